@@ -1,1 +1,19 @@
 //! Sans-IO codecs for the PolarDB-X RPC wire protocol: frames, messages, row values, chunks, auth and error codes.
+//!
+//! This crate does no I/O and reads no clock: every function takes bytes (and, where it matters,
+//! the time) as arguments and returns bytes or typed values. The data node, the clients and the
+//! fuzzers all drive the same code.
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`frame`] | the 13-byte standard and 14-byte galaxy headers, and the incremental frame decoder |
+//! | [`codes`] | the stable table of wire error codes and SQL states |
+//! | [`error`] | error types per operation and their mapping to wire errors |
+
+pub mod codes;
+pub mod error;
+pub mod frame;
+
+pub use codes::{ErrorCode, Severity};
+pub use error::{FrameConfigError, FrameError, WireError};
+pub use frame::{Frame, FrameConfig, FrameDecoder, FrameHeader, HeaderFormat};

@@ -1,0 +1,248 @@
+//! The stable table of wire error codes, SQL states and messages.
+//!
+//! Every error that xrpc sends or synthesises names one [`ErrorCode`] from [`ALL`]. Clients match on
+//! `code` (and the Java client on `sql_state`), so a row's code and SQL state never change once
+//! released; new conditions get new rows. Codes come from MySQL where MySQL has a fitting one, so
+//! that existing MySQL and PolarDB-X clients map them to the right exception; the 6000 and 8000 cache
+//! misses are PolarDB-X's; the 7xxx rows are xrpc's own.
+//!
+//! `docs/PROTOCOL.md` holds the same table, rendered by [`markdown_table`]; a test fails when the two
+//! drift apart.
+
+use std::fmt;
+
+/// How hard an error hits: an ERROR ends the request, a FATAL ends the session (or, on sid 0, the
+/// connection).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum Severity {
+    /// The request failed; the session stays usable.
+    Error = 0,
+    /// The session (or, on sid 0, the connection) is gone.
+    Fatal = 1,
+}
+
+impl Severity {
+    /// The wire value of the `severity` field.
+    pub const fn as_u32(self) -> u32 {
+        self as u32
+    }
+
+    /// Parses the wire value; anything but 1 is treated as ERROR, as proto2 defaults it.
+    pub const fn from_u32(value: u32) -> Self {
+        if value == 1 {
+            Severity::Fatal
+        } else {
+            Severity::Error
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Error => "ERROR",
+            Severity::Fatal => "FATAL",
+        })
+    }
+}
+
+/// One row of the error table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ErrorCode {
+    /// The symbolic name, as used in logs and docs.
+    pub name: &'static str,
+    /// The numeric code on the wire.
+    pub code: u32,
+    /// The five-character SQL state.
+    pub sql_state: &'static str,
+    /// The severity xrpc sends it with.
+    pub severity: Severity,
+    /// The message, or the fixed part of it when details follow.
+    pub message: &'static str,
+    /// When it is sent.
+    pub when: &'static str,
+}
+
+macro_rules! error_codes {
+    ($($name:ident = $code:literal, $state:literal, $severity:ident, $message:literal, $when:literal;)*) => {
+        $(
+            #[doc = concat!("`", $code, "` / `", $state, "`: ", $when)]
+            pub const $name: ErrorCode = ErrorCode {
+                name: stringify!($name),
+                code: $code,
+                sql_state: $state,
+                severity: Severity::$severity,
+                message: $message,
+                when: $when,
+            };
+        )*
+        /// Every row, in the order of the table in `docs/PROTOCOL.md`.
+        pub const ALL: &[ErrorCode] = &[$($name),*];
+    };
+}
+
+error_codes! {
+    ACCESS_DENIED = 1045, "28000", Error,
+        "Access denied for user",
+        "Wrong user or password, or any request other than the capabilities probe before authentication.";
+    NOT_SUPPORTED_AUTH_MODE = 1251, "08004", Error,
+        "Authentication mechanism not supported",
+        "An authentication mechanism other than MYSQL41 (PLAIN needs TLS, which xrpc does not offer yet).";
+    TOO_MANY_AUTH_FAILURES = 1129, "HY000", Fatal,
+        "Too many authentication failures; connection closed",
+        "A connection exceeded the configured number of failed authentications; it is closed after this.";
+    PACKET_TOO_LARGE = 1153, "S1000", Fatal,
+        "Got a packet bigger than 'max_allowed_packet' bytes",
+        "A frame header announces more than `max_allowed_packet`; the connection is closed after this.";
+    MALFORMED_FRAME = 5000, "HY000", Fatal,
+        "Malformed frame",
+        "A header with length 0, a galaxy version mismatch, or a body that does not decode; the connection is closed after this when on sid 0.";
+    UNKNOWN_MESSAGE_TYPE = 1047, "08S01", Fatal,
+        "Unknown message type",
+        "A type id that no client message has; the connection is closed after this.";
+    UNEXPECTED_MESSAGE = 7001, "HY000", Error,
+        "Unexpected message",
+        "A known message on a sid that cannot take it, e.g. anything but EXEC_SQL on an auto-commit sid.";
+    SESSION_NOT_FOUND = 7002, "HY000", Fatal,
+        "Session not found.",
+        "A request names a sid with no session on this connection.";
+    SESSION_QUEUE_OVERFLOW = 7003, "HY000", Fatal,
+        "Session max_queued_messages limit exceed.",
+        "A session's command queue is full; the session is removed.";
+    WORK_QUEUE_OVERFLOW = 7004, "70100", Fatal,
+        "Work queue overflow.",
+        "The epoll group's task queue is full; the session is removed.";
+    SESSION_KILLED = 7005, "70100", Fatal,
+        "Session is killing.",
+        "SESS_KILL with type CONNECTION removed the session.";
+    DUPLICATE_SESSION = 7006, "HY000", Fatal,
+        "Duplicate session ID.",
+        "SESS_NEW for a sid that already has a session.";
+    TOO_MANY_SESSIONS = 1040, "08004", Fatal,
+        "Too many sessions",
+        "SESS_NEW over the node's `max_sessions`.";
+    UNSUPPORTED_OPTION = 7007, "HY000", Error,
+        "Unsupported request option",
+        "An option the sid cannot honour, e.g. chunk results, feedback or a digest-only request on an auto-commit sid.";
+    INVALID_TOKEN = 7008, "HY000", Error,
+        "Invalid flow-control token",
+        "A `token` below -1.";
+    SQL_CACHE_MISS = 6000, "HY000", Error,
+        "SQL digest not found in cache",
+        "A digest-only EXEC_SQL whose digest is not cached; the client resends the full statement.";
+    PLAN_CACHE_MISS = 8000, "HY000", Error,
+        "Plan digest not found in cache",
+        "A digest-only EXEC_PLAN_READ whose digest is not cached; the client resends the full plan.";
+    SERVER_SHUTDOWN = 1053, "08S01", Fatal,
+        "Server shutdown in progress",
+        "A queued request that the node will not run because it is draining.";
+    QUERY_INTERRUPTED = 1317, "70100", Error,
+        "Query execution was interrupted",
+        "SESS_KILL with type QUERY stopped the running statement.";
+    DUP_ENTRY = 1062, "23000", Error,
+        "Duplicate entry",
+        "A unique or primary key constraint failed.";
+    PARSE_ERROR = 1064, "42000", Error,
+        "You have an error in your SQL syntax",
+        "The engine could not parse the statement.";
+    NO_SUCH_TABLE = 1146, "42S02", Error,
+        "Table doesn't exist",
+        "The statement names an unknown table.";
+    BAD_FIELD = 1054, "42S22", Error,
+        "Unknown column",
+        "The statement names an unknown column.";
+    BAD_DB = 1049, "42000", Error,
+        "Unknown database",
+        "`schema_name` names no attached database.";
+    LOCK_WAIT_TIMEOUT = 1205, "HY000", Error,
+        "Lock wait timeout exceeded; try restarting transaction",
+        "The engine's busy timeout ran out while waiting for a lock.";
+    WRONG_ARGUMENTS = 1210, "HY000", Error,
+        "Incorrect arguments",
+        "Statement arguments that do not match its placeholders, or a value of an unsupported type.";
+    UNKNOWN_SYSTEM_VARIABLE = 1193, "HY000", Error,
+        "Unknown system variable",
+        "SET or SHOW names a variable the node does not have.";
+    WRONG_VALUE_FOR_VAR = 1231, "42000", Error,
+        "Variable can't be set to the value",
+        "SET GLOBAL with a value outside the variable's range.";
+    ENGINE_ERROR = 1105, "HY000", Error,
+        "Unknown error",
+        "Any other engine error; the message keeps the engine's own words.";
+}
+
+/// Looks up a row by its numeric code.
+pub fn by_code(code: u32) -> Option<&'static ErrorCode> {
+    ALL.iter().find(|row| row.code == code)
+}
+
+/// The error table as Markdown, exactly as it stands in `docs/PROTOCOL.md`.
+pub fn markdown_table() -> String {
+    let mut out = String::from(
+        "| code | SQL state | severity | name | message | when |\n|---:|---|---|---|---|---|\n",
+    );
+    for row in ALL {
+        out.push_str(&format!(
+            "| {} | `{}` | {} | `{}` | {} | {} |\n",
+            row.code, row.sql_state, row.severity, row.name, row.message, row.when
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    #[test]
+    fn codes_and_names_are_unique() {
+        let codes: HashSet<u32> = ALL.iter().map(|row| row.code).collect();
+        let names: HashSet<&str> = ALL.iter().map(|row| row.name).collect();
+        assert_eq!(codes.len(), ALL.len());
+        assert_eq!(names.len(), ALL.len());
+    }
+
+    #[test]
+    fn sql_states_are_five_characters() {
+        for row in ALL {
+            assert_eq!(row.sql_state.len(), 5, "{}", row.name);
+            assert!(
+                row.sql_state.chars().all(|c| c.is_ascii_alphanumeric()),
+                "{}",
+                row.name
+            );
+        }
+    }
+
+    #[test]
+    fn the_codes_clients_interpret_are_pinned() {
+        // The Java client recognises these numbers; changing them breaks it.
+        assert_eq!(
+            (ACCESS_DENIED.code, ACCESS_DENIED.sql_state),
+            (1045, "28000")
+        );
+        assert_eq!(
+            (PACKET_TOO_LARGE.code, PACKET_TOO_LARGE.sql_state),
+            (1153, "S1000")
+        );
+        assert_eq!((DUP_ENTRY.code, DUP_ENTRY.sql_state), (1062, "23000"));
+        assert_eq!(SQL_CACHE_MISS.code, 6000);
+        assert_eq!(PLAN_CACHE_MISS.code, 8000);
+        assert_eq!(SQL_CACHE_MISS.severity, Severity::Error);
+        assert_eq!(SESSION_KILLED.sql_state, "70100");
+        assert_eq!(SESSION_NOT_FOUND.message, "Session not found.");
+    }
+
+    #[test]
+    fn protocol_doc_carries_the_same_table() {
+        let doc = include_str!("../../../docs/PROTOCOL.md");
+        let table = markdown_table();
+        assert!(
+            doc.contains(&table),
+            "docs/PROTOCOL.md's error table is stale; replace it with:\n{table}"
+        );
+    }
+}
