@@ -6,10 +6,12 @@
 //!
 //! | module | what it holds |
 //! |---|---|
+//! | [`auth`] | the MYSQL41 challenge-response, password hashes and PLAIN parsing |
 //! | [`frame`] | the 13-byte standard and 14-byte galaxy headers, and the incremental frame decoder |
 //! | [`codes`] | the stable table of wire error codes and SQL states |
 //! | [`error`] | error types per operation and their mapping to wire errors |
 
+pub mod auth;
 pub mod codes;
 pub mod error;
 pub mod frame;
