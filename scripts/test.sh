@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs every check a submission must pass: formatting, lints and the whole test suite.
+# Installs what it needs first, so it works on a fresh Debian machine; CI calls exactly this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export CARGO_INCREMENTAL=0
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+export RUST_BACKTRACE=1
+
+log() { printf '\n==> %s\n' "$*"; }
+
+need_apt=()
+command -v cc >/dev/null 2>&1 || need_apt+=(gcc libc6-dev)
+command -v make >/dev/null 2>&1 || need_apt+=(make)
+if [ "${#need_apt[@]}" -gt 0 ]; then
+    log "installing ${need_apt[*]}"
+    apt-get update -qq && apt-get install -y -qq "${need_apt[@]}"
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+    if [ -x "$HOME/.cargo/bin/cargo" ]; then
+        export PATH="$HOME/.cargo/bin:$PATH"
+    else
+        echo "error: no Rust toolchain found; install Rust 1.85 or newer (rustup, or your distribution's cargo)" >&2
+        exit 1
+    fi
+fi
+if command -v rustup >/dev/null 2>&1; then
+    rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt
+    rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
+fi
+
+log "toolchain: $(rustc --version)"
+log "cargo fmt --check"
+cargo fmt --all -- --check
+
+log "cargo clippy"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+log "cargo test"
+cargo test --workspace --locked
+
+log "all checks passed"
