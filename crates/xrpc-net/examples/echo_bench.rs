@@ -1,0 +1,2 @@
+//! Echo benchmark harness (placeholder).
+fn main() {}

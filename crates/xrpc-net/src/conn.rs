@@ -1,0 +1,639 @@
+//! TCP contexts: the receive path, dispatch, the send path and the connection's lifetime.
+//!
+//! # Receive path
+//!
+//! Each connection has a fixed receive buffer (`fixed_recv_buf`, 4 KiB by default) reused for the
+//! whole life of the connection, behind the lock-free [`RecvGate`](crate::gate). One *pass* reads
+//! once into the free end of the buffer, cuts every complete frame (validating each header against
+//! `max_allowed_packet` before anything is reserved for its body) and hands them to the handler in
+//! one [`FrameBatch`], then moves the incomplete tail to the front. A frame too large for the fixed
+//! buffer switches the connection to a dynamic buffer sized exactly for that frame (at most
+//! `max_allowed_packet`); after the frame is delivered the connection goes back to the fixed
+//! buffer, and the dynamic one is freed once it has been unused for `dynamic_buf_shrink` (10 s),
+//! either by the next pass or by a timer.
+//!
+//! Sockets are edge-triggered (see [`crate::sys`]). A pass that read fewer bytes than it asked for
+//! has drained the socket (`epoll(7)`: for stream sockets a short read means the receive queue is
+//! empty), so the reader stops without the extra `read` that would return `EAGAIN`; anything that
+//! arrives later produces a new edge, whose thread knocks on the gate. When the event carries
+//! `EPOLLRDHUP` the reader keeps reading until it sees the end of the stream.
+//!
+//! # Dispatch
+//!
+//! The handler reports the units that became runnable during the receive. After the gate is
+//! released, the last of them runs inline on this thread if this event is the last of its
+//! `epoll_wait` batch (the article's local execution: no queue, no wake-up, warm caches); every
+//! other unit becomes a task. A unit that cannot be queued is reported to
+//! [`Handler::on_queue_full`].
+//!
+//! # Send path
+//!
+//! Senders encode into their own buffers ([`crate::OutPages`]) and take the connection's send lock
+//! only to write, with one `sendmsg` over all pages. The send blocks: on `EAGAIN` it polls for
+//! `POLLOUT` for up to `net_write_timeout`, counting as a blocking section
+//! ([`crate::GroupHandle::enter_wait`]) meanwhile; `EINTR` is retried up to ten times. A timeout or
+//! any other error finishes this connection only.
+//!
+//! # Lifetime
+//!
+//! See [`crate::table`] for why an `Arc` held per event, per task and per timer, plus a table slot
+//! emptied by `fin()`, is the article's reference count with delayed release. `fin()` is idempotent:
+//! the first call shuts the socket down, removes it from epoll and from the table, and queues the
+//! handler's `on_close` for a worker; the fd itself is closed when the last [`ConnRef`] drops, so
+//! its number cannot be reused while any thread might still issue a call on it.
+
+use std::fmt;
+use std::io;
+use std::net::SocketAddr;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, Weak};
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+use xrpc_proto::FrameHeader;
+
+use crate::gate::{Pass, RecvGate};
+use crate::group::{
+    ConnFactory, ConnTask, EventCx, GroupHandle, QueueFull, ShrinkOutcome, Task, run_unit_counted,
+};
+use crate::handler::{FrameBatch, Handler, RunContext, UnitId};
+use crate::hist::Stage;
+use crate::pages::OutPages;
+use crate::stats::NetCounters;
+use crate::sys::{self, IoSlice, Ready, RecvResult, SysErrno};
+
+/// Most slices handed to one `sendmsg`.
+const MAX_IOV: usize = 64;
+/// `EINTR` retries before a send gives up (XRPC: 10).
+const MAX_EINTR: u32 = 10;
+
+/// A shared handle to a connection: send from any thread, finish it, schedule its units.
+///
+/// Cloning is cheap. The socket stays open until the last `ConnRef` drops, so hold a
+/// [`WeakConnRef`] in long-lived structures owned by the connection itself.
+#[derive(Clone)]
+pub struct ConnRef(Arc<ConnShared>);
+
+/// A weak handle to a connection; see [`ConnRef`].
+#[derive(Clone)]
+pub struct WeakConnRef(Weak<ConnShared>);
+
+struct ConnShared {
+    id: u64,
+    fd: OwnedFd,
+    peer: Option<SocketAddr>,
+    token: u64,
+    group: GroupHandle,
+    send_lock: Mutex<()>,
+    closed: AtomicBool,
+    task: OnceLock<Weak<dyn ConnTask>>,
+}
+
+/// Why a send failed. The connection has been finished, except for [`SendError::Closed`] where it
+/// already was.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum SendError {
+    /// The connection was already finished.
+    Closed,
+    /// The socket took no data for `net_write_timeout`.
+    Timeout,
+    /// The send was interrupted by signals ten times in a row.
+    Interrupted,
+    /// Any other error from the socket.
+    Io(io::Error),
+}
+
+impl fmt::Display for SendError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SendError::Closed => f.write_str("connection is closed"),
+            SendError::Timeout => f.write_str("net write timeout"),
+            SendError::Interrupted => f.write_str("send interrupted 10 times in a row"),
+            SendError::Io(e) => write!(f, "send failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SendError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SendError::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl ConnRef {
+    /// A process-unique connection id.
+    pub fn id(&self) -> u64 {
+        self.0.id
+    }
+
+    /// The peer's address, if known.
+    pub fn peer_addr(&self) -> Option<SocketAddr> {
+        self.0.peer
+    }
+
+    /// The group serving this connection.
+    pub fn group(&self) -> &GroupHandle {
+        &self.0.group
+    }
+
+    /// Whether `fin()` has been called.
+    pub fn is_closed(&self) -> bool {
+        self.0.closed.load(Ordering::Acquire)
+    }
+
+    /// A weak handle.
+    pub fn downgrade(&self) -> WeakConnRef {
+        WeakConnRef(Arc::downgrade(&self.0))
+    }
+
+    pub(crate) fn fd(&self) -> BorrowedFd<'_> {
+        self.0.fd.as_fd()
+    }
+
+    /// Finishes the connection; idempotent. Shuts the socket down, removes it from epoll and from
+    /// the group, and queues [`Handler::on_close`] for a worker. The fd is closed when the last
+    /// handle drops.
+    pub fn fin(&self) {
+        let s = &*self.0;
+        if s.closed.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let g = &s.group.0;
+        NetCounters::incr(&g.counters.closing);
+        sys::shutdown(s.fd.as_fd());
+        let _ = g.epoll.delete(s.fd.as_fd());
+        if let Some(task) = g.table.remove(s.token) {
+            s.group.defer_close(task);
+        }
+    }
+
+    /// Queues `unit` of this connection to run on a worker.
+    pub fn schedule(&self, unit: UnitId) -> Result<(), QueueFull> {
+        let conn = self.0.task.get().and_then(Weak::upgrade).ok_or(QueueFull)?;
+        let since = self.0.group.perf().start();
+        self.0
+            .group
+            .push(Task::Unit { conn, unit, since })
+            .map_err(|_| QueueFull)
+    }
+
+    /// Sends `data` whole, blocking as described in the [module docs](self).
+    pub fn send(&self, data: &[u8]) -> Result<(), SendError> {
+        self.send_vectored(&[IoSlice::new(data)])
+    }
+
+    /// Sends every slice whole, in order, under the send lock.
+    pub fn send_vectored(&self, bufs: &[IoSlice<'_>]) -> Result<(), SendError> {
+        if self.is_closed() {
+            return Err(SendError::Closed);
+        }
+        let _guard = self.0.send_lock.lock();
+        if self.is_closed() {
+            return Err(SendError::Closed);
+        }
+        self.write_all(bufs)
+    }
+
+    /// Sends every page of `pages` with vectored writes, then returns the pages to the group's
+    /// pool (whether or not the send succeeded).
+    pub fn send_pages(&self, pages: &mut OutPages) -> Result<(), SendError> {
+        pages.commit();
+        let result = if pages.is_empty() {
+            Ok(())
+        } else {
+            let mut slices = [IoSlice::new(&[]); MAX_IOV];
+            let all = pages.pages();
+            let mut result = Ok(());
+            if self.is_closed() {
+                result = Err(SendError::Closed);
+            } else {
+                let _guard = self.0.send_lock.lock();
+                for chunk in all.chunks(MAX_IOV) {
+                    for (slot, page) in slices.iter_mut().zip(chunk) {
+                        *slot = IoSlice::new(page);
+                    }
+                    if let Err(e) = self.write_all(&slices[..chunk.len()]) {
+                        result = Err(e);
+                        break;
+                    }
+                }
+            }
+            result
+        };
+        pages.recycle(self.0.group.pages());
+        result
+    }
+
+    /// Writes everything; the send lock is held by the caller.
+    fn write_all(&self, bufs: &[IoSlice<'_>]) -> Result<(), SendError> {
+        let s = &*self.0;
+        let g = &s.group.0;
+        let fd = s.fd.as_fd();
+        for chunk in bufs.chunks(MAX_IOV) {
+            let mut arr = [IoSlice::new(&[]); MAX_IOV];
+            arr[..chunk.len()].copy_from_slice(chunk);
+            let mut slices: &mut [IoSlice<'_>] = &mut arr[..chunk.len()];
+            IoSlice::advance_slices(&mut slices, 0);
+            let mut eintr = 0;
+            while !slices.is_empty() {
+                match sys::send_vectored(fd, slices) {
+                    Ok(n) => {
+                        eintr = 0;
+                        NetCounters::add(&g.counters.bytes_sent, n as u64);
+                        IoSlice::advance_slices(&mut slices, n);
+                    }
+                    Err(SysErrno::AGAIN) => {
+                        let _stall = s.group.enter_wait();
+                        match sys::poll_writable(fd, g.cfg.net_write_timeout) {
+                            Ok(true) => {}
+                            Ok(false) => {
+                                NetCounters::incr(&g.counters.write_timeouts);
+                                self.fin();
+                                return Err(SendError::Timeout);
+                            }
+                            Err(e) => {
+                                self.fin();
+                                return Err(SendError::Io(io::Error::from_raw_os_error(
+                                    e.raw_os_error(),
+                                )));
+                            }
+                        }
+                    }
+                    Err(SysErrno::INTR) => {
+                        eintr += 1;
+                        if eintr >= MAX_EINTR {
+                            self.fin();
+                            return Err(SendError::Interrupted);
+                        }
+                    }
+                    Err(e) => {
+                        self.fin();
+                        return Err(SendError::Io(io::Error::from_raw_os_error(
+                            e.raw_os_error(),
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Bytes held by the connection's dynamic receive buffer, or `None` if a reader holds the
+    /// receive gate right now. A diagnostic (and a test hook for the 10-second shrink).
+    pub fn recv_dynamic_capacity(&self) -> Option<usize> {
+        self.0
+            .task
+            .get()
+            .and_then(Weak::upgrade)
+            .and_then(|t| t.dynamic_capacity())
+    }
+}
+
+impl fmt::Debug for ConnRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ConnRef")
+            .field("id", &self.0.id)
+            .field("peer", &self.0.peer)
+            .field("group", &self.0.group.id())
+            .field("closed", &self.is_closed())
+            .finish()
+    }
+}
+
+impl WeakConnRef {
+    /// The connection, if any handle to it is still alive.
+    pub fn upgrade(&self) -> Option<ConnRef> {
+        self.0.upgrade().map(ConnRef)
+    }
+}
+
+impl fmt::Debug for WeakConnRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("WeakConnRef(..)")
+    }
+}
+
+impl Drop for ConnShared {
+    fn drop(&mut self) {
+        // The fd closes right after this, when `self.fd` drops.
+        if self.closed.load(Ordering::Acquire) {
+            NetCounters::decr(&self.group.0.counters.closing);
+        }
+    }
+}
+
+/// Receive state, owned by whichever thread holds the gate.
+struct RecvState {
+    fixed: Box<[u8]>,
+    /// Bytes of `fixed` holding data; complete frames are cut from the front.
+    filled: usize,
+    /// Backing store for one frame larger than `fixed`; `dynamic.len()` is its allocated size.
+    dynamic: Vec<u8>,
+    /// Wire size of the large frame being received into `dynamic`; 0 in fixed mode.
+    dyn_need: usize,
+    dyn_filled: usize,
+    last_large: Option<Instant>,
+    shrink_armed: bool,
+}
+
+impl RecvState {
+    fn new(fixed: usize) -> Self {
+        Self {
+            fixed: vec![0; fixed].into_boxed_slice(),
+            filled: 0,
+            dynamic: Vec::new(),
+            dyn_need: 0,
+            dyn_filled: 0,
+            last_large: None,
+            shrink_armed: false,
+        }
+    }
+}
+
+/// A connection with its handler state.
+pub(crate) struct Conn<H: Handler> {
+    conn: ConnRef,
+    handler: Arc<H>,
+    state: H::Conn,
+    gate: RecvGate<RecvState>,
+}
+
+impl<H: Handler> Conn<H> {
+    fn weak_task(&self) -> Option<Weak<dyn ConnTask>> {
+        self.conn.0.task.get().cloned()
+    }
+
+    /// One read and the decoding of everything it completed.
+    fn recv_pass(
+        &self,
+        st: &mut RecvState,
+        group: &GroupHandle,
+        ready: Ready,
+        runnable: &mut Vec<UnitId>,
+    ) -> Pass {
+        let g = &group.0;
+        let fd = self.conn.fd();
+        let frame_cfg = &g.cfg.frame;
+        if st.dyn_need > 0 {
+            let want = st.dyn_need - st.dyn_filled;
+            let n = match sys::recv(fd, &mut st.dynamic[st.dyn_filled..st.dyn_need]) {
+                RecvResult::Data(n) => n,
+                RecvResult::WouldBlock => return Pass::Drained,
+                RecvResult::Interrupted => return Pass::More,
+                RecvResult::Eof | RecvResult::Error(_) => {
+                    self.conn.fin();
+                    return Pass::Stop;
+                }
+            };
+            NetCounters::add(&g.counters.bytes_received, n as u64);
+            st.dyn_filled += n;
+            if st.dyn_filled < st.dyn_need {
+                return if n == want || ready.is_closed() {
+                    Pass::More
+                } else {
+                    Pass::Drained
+                };
+            }
+            let t = g.perf.start();
+            let need = st.dyn_need;
+            st.dyn_need = 0;
+            st.dyn_filled = 0;
+            let mut batch = FrameBatch::new(&st.dynamic[..need], frame_cfg, 1);
+            self.handler
+                .on_frames(&self.conn, &self.state, &mut batch, runnable);
+            NetCounters::incr(&g.counters.frames_received);
+            g.perf.record_since(Stage::Decode, t);
+            let now = Instant::now();
+            st.last_large = Some(now);
+            if !st.shrink_armed {
+                if let Some(weak) = self.weak_task() {
+                    st.shrink_armed = true;
+                    arm_shrink_timer(group, weak, now + g.cfg.dynamic_buf_shrink);
+                }
+            }
+            return Pass::More;
+        }
+
+        if !st.dynamic.is_empty() {
+            if let Some(last) = st.last_large {
+                if last.elapsed() >= g.cfg.dynamic_buf_shrink {
+                    st.dynamic = Vec::new();
+                }
+            }
+        }
+        let want = st.fixed.len() - st.filled;
+        let n = match sys::recv(fd, &mut st.fixed[st.filled..]) {
+            RecvResult::Data(n) => n,
+            RecvResult::WouldBlock => return Pass::Drained,
+            RecvResult::Interrupted => return Pass::More,
+            RecvResult::Eof | RecvResult::Error(_) => {
+                self.conn.fin();
+                return Pass::Stop;
+            }
+        };
+        NetCounters::add(&g.counters.bytes_received, n as u64);
+        st.filled += n;
+        let t = g.perf.start();
+        let header_len = frame_cfg.format.header_len();
+        let buf = &st.fixed[..st.filled];
+        let mut pos = 0;
+        let mut count = 0usize;
+        let mut large = 0usize;
+        let mut error = None;
+        loop {
+            match FrameHeader::parse(&buf[pos..], frame_cfg) {
+                Ok(Some(h)) => {
+                    let wire = header_len + h.body_len as usize;
+                    if buf.len() - pos >= wire {
+                        pos += wire;
+                        count += 1;
+                    } else {
+                        if wire > st.fixed.len() {
+                            large = wire;
+                        }
+                        break;
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    error = Some(e);
+                    break;
+                }
+            }
+        }
+        if count > 0 {
+            let mut batch = FrameBatch::new(&buf[..pos], frame_cfg, count);
+            self.handler
+                .on_frames(&self.conn, &self.state, &mut batch, runnable);
+            NetCounters::add(&g.counters.frames_received, count as u64);
+        }
+        if let Some(e) = error {
+            self.handler.on_frame_error(&self.conn, &self.state, &e);
+            self.conn.fin();
+            return Pass::Stop;
+        }
+        if pos > 0 {
+            st.fixed.copy_within(pos..st.filled, 0);
+            st.filled -= pos;
+        }
+        g.perf.record_since(Stage::Decode, t);
+        if large > 0 {
+            if st.dynamic.len() < large {
+                st.dynamic.resize(large, 0);
+            }
+            st.dynamic[..st.filled].copy_from_slice(&st.fixed[..st.filled]);
+            st.dyn_filled = st.filled;
+            st.dyn_need = large;
+            st.filled = 0;
+            return Pass::More;
+        }
+        if n == want || ready.is_closed() {
+            Pass::More
+        } else {
+            Pass::Drained
+        }
+    }
+}
+
+/// Frees a connection's idle dynamic receive buffer at `at`, retrying while it is in use.
+fn arm_shrink_timer(group: &GroupHandle, weak: Weak<dyn ConnTask>, at: Instant) {
+    let cb = move |g: &GroupHandle| {
+        let Some(conn) = weak.upgrade() else { return };
+        if conn.conn_ref().is_closed() {
+            return;
+        }
+        if let ShrinkOutcome::RetryAt(t) = conn.shrink_recv(Instant::now()) {
+            arm_shrink_timer(g, weak.clone(), t);
+        }
+    };
+    group.schedule_timer_at(at, None, Arc::new(cb));
+}
+
+impl<H: Handler> ConnTask for Conn<H> {
+    fn conn_ref(&self) -> &ConnRef {
+        &self.conn
+    }
+
+    fn on_event(&self, me: &Arc<dyn ConnTask>, ready: Ready, cx: &mut EventCx<'_>) {
+        if self.conn.is_closed() {
+            return;
+        }
+        let group = cx.group;
+        let g = &group.0;
+        let t0 = g.perf.start();
+        let mut first = true;
+        let runnable = &mut *cx.runnable;
+        runnable.clear();
+        self.gate.drive(|st| {
+            let pass = self.recv_pass(st, group, ready, runnable);
+            if first {
+                first = false;
+                g.perf.record_since(Stage::RecvFirst, t0);
+            }
+            pass
+        });
+        g.perf.record_since(Stage::RecvAll, t0);
+        if runnable.is_empty() {
+            return;
+        }
+        let t_ready = g.perf.start();
+        let n = runnable.len();
+        let mut inline = None;
+        for (i, unit) in runnable.drain(..).enumerate() {
+            if cx.last_event && i + 1 == n {
+                inline = Some(unit);
+                break;
+            }
+            let task = Task::Unit {
+                conn: me.clone(),
+                unit,
+                since: t_ready,
+            };
+            if group.push(task).is_err() {
+                self.handler.on_queue_full(&self.conn, &self.state, unit);
+            }
+        }
+        if let Some(unit) = inline {
+            g.perf.record_since(Stage::Schedule, t_ready);
+            NetCounters::incr(&g.counters.run_inline);
+            let rcx = RunContext {
+                group,
+                inline: true,
+                runnable_since: t_ready,
+            };
+            run_unit_counted(group, self, unit, &rcx);
+        }
+    }
+
+    fn run_unit(&self, unit: UnitId, cx: &RunContext<'_>) {
+        self.handler.run_unit(&self.conn, &self.state, unit, cx);
+    }
+
+    fn closed(&self) {
+        self.handler.on_close(&self.conn, &self.state);
+    }
+
+    fn shrink_recv(&self, now: Instant) -> ShrinkOutcome {
+        let shrink = self.conn.group().config().dynamic_buf_shrink;
+        self.gate
+            .try_with(|st| {
+                if st.dyn_need > 0 {
+                    return ShrinkOutcome::RetryAt(now + shrink);
+                }
+                match st.last_large {
+                    Some(last) if now < last + shrink => ShrinkOutcome::RetryAt(last + shrink),
+                    _ => {
+                        st.dynamic = Vec::new();
+                        st.shrink_armed = false;
+                        ShrinkOutcome::Done
+                    }
+                }
+            })
+            .unwrap_or(ShrinkOutcome::RetryAt(now + Duration::from_millis(100)))
+    }
+
+    fn dynamic_capacity(&self) -> Option<usize> {
+        self.gate.try_with(|st| st.dynamic.capacity())
+    }
+}
+
+/// Builds [`Conn`]s for one handler type.
+pub(crate) struct Factory<H: Handler> {
+    pub(crate) handler: Arc<H>,
+    pub(crate) next_id: Arc<AtomicU64>,
+}
+
+impl<H: Handler> ConnFactory for Factory<H> {
+    fn create(
+        &self,
+        group: &GroupHandle,
+        fd: OwnedFd,
+        peer: Option<SocketAddr>,
+        token: u64,
+    ) -> Arc<dyn ConnTask> {
+        let shared = ConnRef(Arc::new(ConnShared {
+            id: self.next_id.fetch_add(1, Ordering::Relaxed),
+            fd,
+            peer,
+            token,
+            group: group.clone(),
+            send_lock: Mutex::new(()),
+            closed: AtomicBool::new(false),
+            task: OnceLock::new(),
+        }));
+        let state = self.handler.on_connect(&shared);
+        let conn: Arc<dyn ConnTask> = Arc::new(Conn {
+            conn: shared.clone(),
+            handler: self.handler.clone(),
+            state,
+            gate: RecvGate::new(RecvState::new(group.config().fixed_recv_buf)),
+        });
+        let _ = shared.0.task.set(Arc::downgrade(&conn));
+        conn
+    }
+}

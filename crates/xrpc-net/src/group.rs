@@ -1,0 +1,823 @@
+//! Epoll groups and their workers: the event loop, the task queue, timers and the dynamic pool.
+//!
+//! A group is one epoll instance with its own listener (`SO_REUSEPORT`), eventfd, bounded
+//! lock-free task queue, timer heap and connection table, served by equal, stateless workers.
+//!
+//! # The worker loop
+//!
+//! ```text
+//! loop {
+//!     pop and run tasks until the queue is empty
+//!     run due timers if this worker wins the timer try-lock
+//!     run deferred on_close callbacks
+//!     (extra workers) exit after shrink_time without work
+//!     waiting += 1; fence; if the queue is not empty { waiting -= 1; continue }   // crate::wake
+//!     epoll_wait(events_per_thread, min(epoll_timeout, next timer))   // or, over the waiter cap,
+//!     waiting -= 1                                                     // poll the eventfd only
+//!     for each event: eventfd -> reset it first; listener -> accept all; socket -> receive + dispatch
+//! }
+//! ```
+//!
+//! Receiving and dispatch live in [`crate::conn`]: the last runnable unit of the last event of a
+//! batch runs inline; every other one becomes a task, and a push writes the eventfd only when some
+//! worker is waiting ([`crate::wake`]).
+//!
+//! # The dynamic pool
+//!
+//! * **Stalls.** A handler about to block calls [`GroupHandle::enter_wait`]; the guard counts the
+//!   worker as stalled until dropped. When `stalled > workers - base + scale_thresh` an extra worker
+//!   starts at once.
+//! * **Watchdog.** Every `deadlock_check_interval` a watchdog thread looks at each group. If the
+//!   queue is non-empty and its head has not moved, or no worker is waiting and no worker loop
+//!   advanced, it forces one extra worker (deadlock prevention: every worker may be blocked on
+//!   something only a queued task can release). If pending tasks exceed `tasker_multiply ×
+//!   workers`, it adds up to `tasker_extend_step` workers.
+//! * **Shrink.** An extra worker that found no work for `shrink_time` exits. Workers are reused, never
+//!   spawned per request (gRPC-Go #3204), and the total is capped.
+
+use std::io;
+use std::os::fd::{AsFd, OwnedFd};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+
+use crate::config::NetConfig;
+use crate::handler::{RunContext, UnitId};
+use crate::hist::{PerfHistograms, Stage};
+use crate::pages::PagePool;
+use crate::queue::TaskQueue;
+use crate::stats::NetCounters;
+use crate::sys::{self, Epoll, EventFd, Events, Ready};
+use crate::table::ConnTable;
+use crate::timer::{TimerHeap, TimerId};
+use crate::wake::Waiters;
+
+/// Token of the group's eventfd in its epoll set.
+const EVENTFD_TOKEN: u64 = u64::MAX;
+/// Token of the group's listener in its epoll set.
+const LISTENER_TOKEN: u64 = u64::MAX - 1;
+
+/// A timer callback.
+pub(crate) type TimerFn = Arc<dyn Fn(&GroupHandle) + Send + Sync>;
+
+/// What the framework needs from a connection, with the handler type erased.
+pub(crate) trait ConnTask: Send + Sync {
+    /// The connection's shared part.
+    fn conn_ref(&self) -> &crate::ConnRef;
+    /// A readiness event arrived: receive, decode, dispatch.
+    fn on_event(&self, me: &Arc<dyn ConnTask>, ready: Ready, cx: &mut EventCx<'_>);
+    /// Runs one unit.
+    fn run_unit(&self, unit: UnitId, cx: &RunContext<'_>);
+    /// Calls the handler's `on_close`.
+    fn closed(&self);
+    /// Frees the dynamic receive buffer if it is idle; used by the shrink timer.
+    fn shrink_recv(&self, now: Instant) -> ShrinkOutcome;
+    /// Capacity of the dynamic receive buffer, if the receive gate is free.
+    fn dynamic_capacity(&self) -> Option<usize>;
+}
+
+/// Result of a dynamic-buffer shrink attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ShrinkOutcome {
+    /// Nothing left to shrink.
+    Done,
+    /// Try again at this instant (the buffer is in use, busy, or not idle long enough).
+    RetryAt(Instant),
+}
+
+/// Creates connections for accepted sockets.
+pub(crate) trait ConnFactory: Send + Sync {
+    /// Builds the connection (calling the handler's `on_connect`) for a reserved table token.
+    fn create(
+        &self,
+        group: &GroupHandle,
+        fd: OwnedFd,
+        peer: Option<std::net::SocketAddr>,
+        token: u64,
+    ) -> Arc<dyn ConnTask>;
+}
+
+/// A queued piece of work.
+pub(crate) enum Task {
+    /// Run `unit` of `conn`.
+    Unit {
+        conn: Arc<dyn ConnTask>,
+        unit: UnitId,
+        /// When it became runnable (histograms on) and when it was queued.
+        since: Option<Instant>,
+    },
+    /// Run a closure.
+    Call(Box<dyn FnOnce(&GroupHandle) + Send>, Option<Instant>),
+}
+
+/// Per-event scratch handed to [`ConnTask::on_event`].
+pub(crate) struct EventCx<'a> {
+    pub(crate) group: &'a GroupHandle,
+    /// Whether this is the last event of the `epoll_wait` batch.
+    pub(crate) last_event: bool,
+    pub(crate) runnable: &'a mut Vec<UnitId>,
+}
+
+/// Why a worker is started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SpawnReason {
+    Base(usize),
+    Stall,
+    Queue,
+    Watchdog,
+}
+
+/// One epoll group. Shared through [`GroupHandle`].
+pub(crate) struct Group {
+    pub(crate) id: usize,
+    pub(crate) cfg: Arc<NetConfig>,
+    pub(crate) epoll: Epoll,
+    eventfd: EventFd,
+    listener: Mutex<Option<OwnedFd>>,
+    factory: Arc<dyn ConnFactory>,
+    pub(crate) queue: TaskQueue<Task>,
+    waiters: Waiters,
+    epoll_waiters: AtomicUsize,
+    timers: Mutex<TimerHeap<TimerFn>>,
+    /// Next timer deadline in ns since `epoch`, `u64::MAX` if none. Written under `timers`.
+    next_deadline: AtomicU64,
+    epoch: Instant,
+    pub(crate) table: ConnTable<dyn ConnTask>,
+    closing: Mutex<Vec<Arc<dyn ConnTask>>>,
+    closing_pending: AtomicBool,
+    pub(crate) counters: Arc<NetCounters>,
+    pub(crate) perf: Arc<PerfHistograms>,
+    pub(crate) pages: PagePool,
+    workers: AtomicUsize,
+    stalled: AtomicUsize,
+    /// Worker-loop iterations and tasks run; the watchdog checks that it advances.
+    loops: AtomicU64,
+    /// Units running right now (for graceful shutdown).
+    pub(crate) running: AtomicUsize,
+    stopping: AtomicBool,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+    cpus: Mutex<Arc<[usize]>>,
+    cpu_gen: AtomicU64,
+    worker_seq: AtomicUsize,
+}
+
+/// A handle to an epoll group: push tasks, schedule timers, mark blocking sections, take output
+/// pages, read counters. Cheap to clone.
+#[derive(Clone)]
+pub struct GroupHandle(pub(crate) Arc<Group>);
+
+impl std::fmt::Debug for GroupHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GroupHandle")
+            .field("id", &self.0.id)
+            .field("workers", &self.0.workers.load(Ordering::Relaxed))
+            .field("queued", &self.0.queue.len())
+            .finish()
+    }
+}
+
+/// A task could not be queued because the group's queue is full.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueFull;
+
+impl std::fmt::Display for QueueFull {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the group's task queue is full")
+    }
+}
+
+impl std::error::Error for QueueFull {}
+
+/// Marks a blocking section of a handler; the worker counts as stalled until the guard drops.
+#[must_use = "the worker counts as stalled only while the guard lives"]
+pub struct WaitGuard {
+    group: GroupHandle,
+}
+
+impl std::fmt::Debug for WaitGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WaitGuard")
+            .field("group", &self.group.0.id)
+            .finish()
+    }
+}
+
+impl Drop for WaitGuard {
+    fn drop(&mut self) {
+        let g = &self.group.0;
+        g.stalled.fetch_sub(1, Ordering::AcqRel);
+        NetCounters::decr(&g.counters.stalled_threads);
+    }
+}
+
+impl Group {
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "internal constructor called once per group"
+    )]
+    pub(crate) fn create(
+        id: usize,
+        cfg: Arc<NetConfig>,
+        listener: Option<OwnedFd>,
+        factory: Arc<dyn ConnFactory>,
+        counters: Arc<NetCounters>,
+        perf: Arc<PerfHistograms>,
+        cpus: Vec<usize>,
+    ) -> io::Result<GroupHandle> {
+        let epoll = Epoll::new()?;
+        let eventfd = EventFd::new()?;
+        epoll.add_edge_read(eventfd.as_fd(), EVENTFD_TOKEN)?;
+        if let Some(l) = &listener {
+            epoll.add_edge_read(l.as_fd(), LISTENER_TOKEN)?;
+        }
+        let group = Group {
+            id,
+            pages: PagePool::new(cfg.cached_output_pages),
+            queue: TaskQueue::new(cfg.work_queue_capacity),
+            cfg,
+            epoll,
+            eventfd,
+            listener: Mutex::new(listener),
+            factory,
+            waiters: Waiters::new(),
+            epoll_waiters: AtomicUsize::new(0),
+            timers: Mutex::new(TimerHeap::new()),
+            next_deadline: AtomicU64::new(u64::MAX),
+            epoch: Instant::now(),
+            table: ConnTable::new(),
+            closing: Mutex::new(Vec::new()),
+            closing_pending: AtomicBool::new(false),
+            counters,
+            perf,
+            workers: AtomicUsize::new(0),
+            stalled: AtomicUsize::new(0),
+            loops: AtomicU64::new(0),
+            running: AtomicUsize::new(0),
+            stopping: AtomicBool::new(false),
+            threads: Mutex::new(Vec::new()),
+            cpus: Mutex::new(cpus.into()),
+            cpu_gen: AtomicU64::new(0),
+            worker_seq: AtomicUsize::new(0),
+        };
+        Ok(GroupHandle(Arc::new(group)))
+    }
+
+    fn ns_since_epoch(&self, t: Instant) -> u64 {
+        t.saturating_duration_since(self.epoch)
+            .as_nanos()
+            .min(u128::from(u64::MAX - 1)) as u64
+    }
+
+    fn wake_one(&self) {
+        NetCounters::incr(&self.counters.eventfd_notifies);
+        self.eventfd.notify();
+    }
+
+    fn is_stopping(&self) -> bool {
+        self.stopping.load(Ordering::Acquire)
+    }
+}
+
+impl GroupHandle {
+    /// The group's index.
+    pub fn id(&self) -> usize {
+        self.0.id
+    }
+
+    /// The framework's configuration.
+    pub fn config(&self) -> &NetConfig {
+        &self.0.cfg
+    }
+
+    /// The server-wide counters.
+    pub fn counters(&self) -> &NetCounters {
+        &self.0.counters
+    }
+
+    /// The server-wide per-stage histograms.
+    pub fn perf(&self) -> &PerfHistograms {
+        &self.0.perf
+    }
+
+    /// The group's output page pool.
+    pub fn pages(&self) -> &PagePool {
+        &self.0.pages
+    }
+
+    /// Workers currently running in this group (base and extra).
+    pub fn workers(&self) -> usize {
+        self.0.workers.load(Ordering::Relaxed)
+    }
+
+    /// Tasks waiting in the queue.
+    pub fn queued(&self) -> usize {
+        self.0.queue.len()
+    }
+
+    /// Marks the start of a blocking section (a lock wait, a flow-control wait, I/O to an engine).
+    /// While the guard lives the worker counts as stalled, and enough stalls start an extra worker
+    /// at once so that the group keeps serving other connections.
+    pub fn enter_wait(&self) -> WaitGuard {
+        let g = &self.0;
+        NetCounters::incr(&g.counters.waits);
+        NetCounters::incr(&g.counters.stalled_threads);
+        let stalled = g.stalled.fetch_add(1, Ordering::AcqRel) + 1;
+        if g.cfg.enable_tasker && !g.is_stopping() {
+            let workers = g.workers.load(Ordering::Acquire);
+            let base = g.cfg.threads_per_group;
+            if stalled > workers.saturating_sub(base) + g.cfg.effective_scale_thresh() {
+                self.spawn_worker(SpawnReason::Stall);
+            }
+        }
+        WaitGuard {
+            group: self.clone(),
+        }
+    }
+
+    /// Queues a closure to run on one of the group's workers. If the queue is full the closure is
+    /// dropped unrun and `QueueFull` is returned.
+    pub fn push_task<F>(&self, f: F) -> Result<(), QueueFull>
+    where
+        F: FnOnce(&GroupHandle) + Send + 'static,
+    {
+        self.push(Task::Call(Box::new(f), self.0.perf.start()))
+            .map_err(|_| QueueFull)
+    }
+
+    /// Pushes a task and wakes a waiting worker if there is one.
+    pub(crate) fn push(&self, task: Task) -> Result<(), Task> {
+        let g = &self.0;
+        if let Err(task) = g.queue.push(task) {
+            NetCounters::incr(&g.counters.queue_full_total);
+            return Err(task);
+        }
+        NetCounters::incr(&g.counters.tasks_queued);
+        if g.waiters.must_notify() {
+            g.wake_one();
+        }
+        Ok(())
+    }
+
+    /// Schedules `f` to run once after `after`, then every `period` if given. Timers run on
+    /// whichever worker wins the timer try-lock, outside the lock; keep them short.
+    pub fn schedule_timer<F>(&self, after: Duration, period: Option<Duration>, f: F) -> TimerId
+    where
+        F: Fn(&GroupHandle) + Send + Sync + 'static,
+    {
+        self.schedule_timer_at(Instant::now() + after, period, Arc::new(f))
+    }
+
+    pub(crate) fn schedule_timer_at(
+        &self,
+        deadline: Instant,
+        period: Option<Duration>,
+        f: TimerFn,
+    ) -> TimerId {
+        let g = &self.0;
+        let (id, earliest) = {
+            let mut timers = g.timers.lock();
+            let id = timers.schedule(deadline, period, f);
+            let next = timers
+                .next_deadline()
+                .map_or(u64::MAX, |d| g.ns_since_epoch(d));
+            let before = g.next_deadline.swap(next, Ordering::AcqRel);
+            (id, next < before)
+        };
+        // A timer earlier than every other shortens some waiter's timeout: wake one.
+        if earliest && g.waiters.must_notify() {
+            g.wake_one();
+        }
+        id
+    }
+
+    /// Cancels a timer; returns whether it was still pending.
+    pub fn cancel_timer(&self, id: TimerId) -> bool {
+        let g = &self.0;
+        let mut timers = g.timers.lock();
+        let was = timers.cancel(id);
+        let next = timers
+            .next_deadline()
+            .map_or(u64::MAX, |d| g.ns_since_epoch(d));
+        g.next_deadline.store(next, Ordering::Release);
+        was
+    }
+
+    /// Runs due timers if this thread wins the try-lock. Returns whether any ran.
+    fn run_timers(&self, due: &mut Vec<(TimerId, TimerFn)>) -> bool {
+        let g = &self.0;
+        let now = Instant::now();
+        if g.next_deadline.load(Ordering::Acquire) > g.ns_since_epoch(now) {
+            return false;
+        }
+        {
+            let Some(mut timers) = g.timers.try_lock() else {
+                return false;
+            };
+            timers.pop_due(now, due);
+            let next = timers
+                .next_deadline()
+                .map_or(u64::MAX, |d| g.ns_since_epoch(d));
+            g.next_deadline.store(next, Ordering::Release);
+        }
+        let ran = !due.is_empty();
+        for (_, f) in due.drain(..) {
+            NetCounters::incr(&g.counters.timers_fired);
+            f(self);
+        }
+        ran
+    }
+
+    /// Time until the next timer, if any.
+    fn timer_timeout(&self, now: Instant) -> Option<Duration> {
+        let g = &self.0;
+        let next = g.next_deadline.load(Ordering::Acquire);
+        if next == u64::MAX {
+            return None;
+        }
+        Some(Duration::from_nanos(
+            next.saturating_sub(g.ns_since_epoch(now)),
+        ))
+    }
+
+    /// Queues `conn` for its `on_close` callback on a worker.
+    pub(crate) fn defer_close(&self, conn: Arc<dyn ConnTask>) {
+        let g = &self.0;
+        g.closing.lock().push(conn);
+        g.closing_pending.store(true, Ordering::Release);
+        if g.waiters.must_notify() {
+            g.wake_one();
+        }
+    }
+
+    /// Runs the deferred `on_close` callbacks.
+    pub(crate) fn run_closing(&self) {
+        let g = &self.0;
+        if !g.closing_pending.swap(false, Ordering::AcqRel) {
+            return;
+        }
+        let list = std::mem::take(&mut *g.closing.lock());
+        for conn in list {
+            conn.closed();
+            NetCounters::decr(&g.counters.connections);
+            NetCounters::incr(&g.counters.closed_total);
+        }
+    }
+
+    fn run_task(&self, task: Task) {
+        let g = &self.0;
+        g.loops.fetch_add(1, Ordering::Relaxed);
+        match task {
+            Task::Unit { conn, unit, since } => {
+                if let Some(t) = since {
+                    g.perf.record(Stage::WorkQueue, t.elapsed());
+                    g.perf.record(Stage::Schedule, t.elapsed());
+                }
+                NetCounters::incr(&g.counters.run_queued);
+                let cx = RunContext {
+                    group: self,
+                    inline: false,
+                    runnable_since: since,
+                };
+                run_unit_counted(self, &*conn, unit, &cx);
+            }
+            Task::Call(f, since) => {
+                g.perf.record_since(Stage::WorkQueue, since);
+                g.running.fetch_add(1, Ordering::AcqRel);
+                f(self);
+                g.running.fetch_sub(1, Ordering::AcqRel);
+            }
+        }
+    }
+
+    /// Starts a worker unless the group is stopping or at its cap. Returns whether one started.
+    pub(crate) fn spawn_worker(&self, reason: SpawnReason) -> bool {
+        let g = &self.0;
+        if g.is_stopping() {
+            return false;
+        }
+        let base = matches!(reason, SpawnReason::Base(_));
+        let cap = g.cfg.effective_max_threads();
+        let mut cur = g.workers.load(Ordering::Acquire);
+        loop {
+            if !base && cur >= cap {
+                return false;
+            }
+            match g
+                .workers
+                .compare_exchange_weak(cur, cur + 1, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => break,
+                Err(now) => cur = now,
+            }
+        }
+        let c = &g.counters;
+        match reason {
+            SpawnReason::Base(_) => NetCounters::incr(&c.base_threads),
+            SpawnReason::Stall => {
+                NetCounters::incr(&c.extra_threads);
+                NetCounters::incr(&c.threads_by_stall);
+            }
+            SpawnReason::Queue => {
+                NetCounters::incr(&c.extra_threads);
+                NetCounters::incr(&c.threads_by_queue);
+            }
+            SpawnReason::Watchdog => {
+                NetCounters::incr(&c.extra_threads);
+                NetCounters::incr(&c.watchdog_wakeups);
+            }
+        }
+        let seq = g.worker_seq.fetch_add(1, Ordering::Relaxed);
+        let name = format!("xrpc-g{}-w{}", g.id, seq);
+        let handle = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name(name)
+            .spawn(move || worker_main(handle, reason));
+        match spawned {
+            Ok(join) => {
+                let mut threads = g.threads.lock();
+                threads.retain(|t| !t.is_finished());
+                threads.push(join);
+                true
+            }
+            Err(_) => {
+                g.workers.fetch_sub(1, Ordering::AcqRel);
+                let gauge = if base {
+                    &c.base_threads
+                } else {
+                    &c.extra_threads
+                };
+                NetCounters::decr(gauge);
+                false
+            }
+        }
+    }
+
+    /// Accepts every pending connection on the group's listener.
+    fn accept_all(&self) {
+        let g = &self.0;
+        let listener = g.listener.lock();
+        let Some(listener) = listener.as_ref() else {
+            return;
+        };
+        let opts = sys::SocketOptions {
+            keepalive: g.cfg.tcp_keepalive,
+            send_buffer: g.cfg.tcp_send_buf,
+            recv_buffer: g.cfg.tcp_recv_buf,
+        };
+        loop {
+            match sys::accept(listener.as_fd(), &opts) {
+                sys::Accepted::Conn(fd, peer) => self.register(fd, peer),
+                sys::Accepted::WouldBlock => return,
+                sys::Accepted::Error(_) => {
+                    // Out of fds or memory: the edge is consumed, so retry from a timer.
+                    self.schedule_timer(Duration::from_millis(50), None, |g| g.accept_all());
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Adds an accepted socket to the group.
+    pub(crate) fn register(&self, fd: OwnedFd, peer: Option<std::net::SocketAddr>) {
+        let g = &self.0;
+        let Some(token) = g.table.reserve() else {
+            return; // table full: dropping `fd` closes it
+        };
+        NetCounters::incr(&g.counters.connections);
+        NetCounters::incr(&g.counters.accepted_total);
+        let conn = g.factory.create(self, fd, peer, token);
+        g.table.fill(token, conn.clone());
+        let r = conn.conn_ref();
+        if g.epoll.add_edge_read(r.fd(), token).is_err() {
+            r.fin();
+        }
+    }
+
+    /// Removes the listener so that no new connection is accepted.
+    pub(crate) fn stop_accepting(&self) {
+        let g = &self.0;
+        if let Some(l) = g.listener.lock().take() {
+            let _ = g.epoll.delete(l.as_fd());
+        }
+    }
+
+    /// Marks the group stopping and wakes every worker (each one passes the wake on).
+    pub(crate) fn stop(&self) {
+        self.0.stopping.store(true, Ordering::Release);
+        self.0.wake_one();
+    }
+
+    /// Joins every worker thread that has been started. Call after [`GroupHandle::stop`].
+    pub(crate) fn join_workers(&self) {
+        loop {
+            let threads = std::mem::take(&mut *self.0.threads.lock());
+            if threads.is_empty() {
+                return;
+            }
+            for t in threads {
+                let _ = t.join();
+            }
+        }
+    }
+
+    /// After the workers are gone: runs leftover close callbacks, drops queued tasks and timers.
+    pub(crate) fn drain_after_stop(&self) {
+        let g = &self.0;
+        self.run_closing();
+        while let Some(task) = g.queue.pop() {
+            drop(task);
+        }
+        g.timers.lock().clear();
+        self.run_closing();
+    }
+
+    /// Whether any unit is running or queued.
+    pub(crate) fn busy(&self) -> bool {
+        self.0.running.load(Ordering::Acquire) > 0 || !self.0.queue.is_empty()
+    }
+
+    /// Replaces the group's CPU set; workers re-pin themselves.
+    pub(crate) fn set_cpus(&self, cpus: Vec<usize>) {
+        *self.0.cpus.lock() = cpus.into();
+        self.0.cpu_gen.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// The watchdog's periodic check.
+    pub(crate) fn watchdog_tick(&self, st: &mut WatchState) {
+        let g = &self.0;
+        let pops = g.queue.pops();
+        let loops = g.loops.load(Ordering::Relaxed);
+        let pending = g.queue.len();
+        let waiting = g.waiters.count();
+        let head_stuck = pending > 0 && pops == st.last_pops;
+        let no_progress = waiting == 0 && loops == st.last_loops;
+        st.last_pops = pops;
+        st.last_loops = loops;
+        if !g.cfg.enable_tasker || g.is_stopping() {
+            return;
+        }
+        if head_stuck || no_progress {
+            self.spawn_worker(SpawnReason::Watchdog);
+        } else if pending > g.cfg.tasker_multiply * g.workers.load(Ordering::Acquire) {
+            for _ in 0..g.cfg.tasker_extend_step {
+                if !self.spawn_worker(SpawnReason::Queue) {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// Watchdog memory of one group between ticks.
+#[derive(Debug, Default)]
+pub(crate) struct WatchState {
+    last_pops: u64,
+    last_loops: u64,
+}
+
+/// Runs a unit with the `running` count and the run histogram.
+pub(crate) fn run_unit_counted(
+    group: &GroupHandle,
+    conn: &dyn ConnTask,
+    unit: UnitId,
+    cx: &RunContext<'_>,
+) {
+    let g = &group.0;
+    g.running.fetch_add(1, Ordering::AcqRel);
+    let t = g.perf.start();
+    conn.run_unit(unit, cx);
+    g.perf.record_since(Stage::Run, t);
+    g.running.fetch_sub(1, Ordering::AcqRel);
+}
+
+fn pin(group: &GroupHandle, reason: SpawnReason) {
+    let g = &group.0;
+    if !g.cfg.bind_cores {
+        return;
+    }
+    let cpus = g.cpus.lock().clone();
+    if cpus.is_empty() {
+        return;
+    }
+    let _ = match reason {
+        SpawnReason::Base(i) if !g.cfg.multi_affinity_in_group => {
+            crate::affinity::pin_current_thread(&[cpus[i % cpus.len()]])
+        }
+        _ => crate::affinity::pin_current_thread(&cpus),
+    };
+}
+
+/// The body of every worker thread.
+fn worker_main(group: GroupHandle, reason: SpawnReason) {
+    let g = &*group.0;
+    let extra = !matches!(reason, SpawnReason::Base(_));
+    let mut cpu_gen = g.cpu_gen.load(Ordering::Acquire);
+    pin(&group, reason);
+    let mut events = Events::with_capacity(g.cfg.events_per_thread);
+    let mut due = Vec::new();
+    let mut runnable = Vec::new();
+    let mut last_work = Instant::now();
+    let max_waiters = g.cfg.effective_max_waiters();
+    loop {
+        if g.is_stopping() {
+            break;
+        }
+        let gen_now = g.cpu_gen.load(Ordering::Acquire);
+        if gen_now != cpu_gen {
+            cpu_gen = gen_now;
+            pin(&group, reason);
+        }
+        let mut worked = false;
+        while let Some(task) = g.queue.pop() {
+            worked = true;
+            group.run_task(task);
+            if g.is_stopping() {
+                break;
+            }
+        }
+        worked |= group.run_timers(&mut due);
+        group.run_closing();
+        let now = Instant::now();
+        if extra {
+            if worked {
+                last_work = now;
+            } else if now.duration_since(last_work) >= g.cfg.shrink_time {
+                break;
+            }
+        }
+        g.loops.fetch_add(1, Ordering::Relaxed);
+
+        // Announce the wait, then re-check the queue (crate::wake).
+        g.waiters.begin_wait();
+        NetCounters::incr(&g.counters.waiting_threads);
+        if !g.queue.is_empty() || g.is_stopping() {
+            g.waiters.end_wait();
+            NetCounters::decr(&g.counters.waiting_threads);
+            continue;
+        }
+        let mut timeout = g.cfg.epoll_timeout;
+        if let Some(t) = group.timer_timeout(now) {
+            timeout = timeout.min(t);
+        }
+        if extra {
+            let left = g
+                .cfg
+                .shrink_time
+                .saturating_sub(now.duration_since(last_work));
+            timeout = timeout.min(left.max(Duration::from_millis(1)));
+        }
+        let in_epoll = g.epoll_waiters.fetch_add(1, Ordering::AcqRel) < max_waiters;
+        let n = if in_epoll {
+            let n = g.epoll.wait(&mut events, Some(timeout)).unwrap_or(0);
+            g.epoll_waiters.fetch_sub(1, Ordering::AcqRel);
+            n
+        } else {
+            g.epoll_waiters.fetch_sub(1, Ordering::AcqRel);
+            if g.eventfd.wait_readable(Some(timeout)) {
+                g.eventfd.reset();
+            }
+            0
+        };
+        g.waiters.end_wait();
+        NetCounters::decr(&g.counters.waiting_threads);
+        if n > 0 {
+            last_work = Instant::now();
+        }
+        for i in 0..n {
+            let (token, ready) = events.get(i);
+            match token {
+                EVENTFD_TOKEN => {
+                    g.eventfd.reset();
+                }
+                LISTENER_TOKEN => group.accept_all(),
+                token => {
+                    if let Some(conn) = g.table.get(token) {
+                        let mut cx = EventCx {
+                            group: &group,
+                            last_event: i + 1 == n,
+                            runnable: &mut runnable,
+                        };
+                        conn.on_event(&conn, ready, &mut cx);
+                    }
+                }
+            }
+        }
+    }
+    // Pass a stop wake-up on to the next sleeper.
+    if g.is_stopping() {
+        g.wake_one();
+    }
+    g.workers.fetch_sub(1, Ordering::AcqRel);
+    let gauge = if extra {
+        if !g.is_stopping() {
+            NetCounters::incr(&g.counters.threads_exited);
+        }
+        &g.counters.extra_threads
+    } else {
+        &g.counters.base_threads
+    };
+    NetCounters::decr(gauge);
+}

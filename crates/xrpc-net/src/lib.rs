@@ -1,0 +1,89 @@
+//! The XRPC multi-threaded epoll event and execution framework.
+//!
+//! This crate is the network and scheduling layer of the data node, after the design in the XRPC
+//! article (PolarDB-X proprietary protocol 2.0). It is generic over a connection [`Handler`] and
+//! knows nothing about SQL.
+//!
+//! * **Epoll groups** ([`group`]): each has an epoll fd, an edge-triggered eventfd, a bounded
+//!   lock-free task queue ([`queue`]), a min-heap of timers ([`timer`]) and its own `SO_REUSEPORT`
+//!   listener. The group count follows the allowed cores and `threads_per_group`.
+//! * **Workers** are equal and stateless: any of them may `epoll_wait`, run tasks and run timers.
+//!   Under light load the thread woken by the socket receives, decodes and runs the request itself;
+//!   under heavy load requests go through the queue.
+//! * **Receive path** ([`conn`]; the gate is `src/gate.rs`): the article's lock-free try-lock + recheck protocol,
+//!   a fixed 4 KiB buffer per connection plus a dynamic buffer for large packets, all complete
+//!   frames decoded in one pass.
+//! * **Send path** ([`conn`], [`pages`]): a per-connection send lock, vectored writes of pooled
+//!   pages, blocking with `poll(POLLOUT)` up to `net_write_timeout`.
+//! * **Dynamic pool** ([`group`]): `enter_wait` guards, stall-based growth, a watchdog against
+//!   deadlocks and deep queues, shrinking after `shrink_time`.
+//! * **Core binding** ([`affinity`]), **counters** ([`stats`]) and **per-stage histograms**
+//!   ([`hist`]).
+//!
+//! # Example
+//!
+//! ```no_run
+//! use std::sync::Mutex;
+//! use xrpc_net::{ConnRef, FrameBatch, Handler, NetConfig, RunContext, Server, UnitId};
+//!
+//! /// Echoes every frame back.
+//! struct Echo;
+//!
+//! impl Handler for Echo {
+//!     type Conn = Mutex<Vec<u8>>;
+//!
+//!     fn on_connect(&self, _conn: &ConnRef) -> Self::Conn {
+//!         Mutex::new(Vec::new())
+//!     }
+//!
+//!     fn on_frames(&self, _: &ConnRef, out: &Self::Conn, frames: &mut FrameBatch<'_>, runnable: &mut Vec<UnitId>) {
+//!         out.lock().unwrap().extend_from_slice(frames.take_raw());
+//!         runnable.push(UnitId(0));
+//!     }
+//!
+//!     fn run_unit(&self, conn: &ConnRef, out: &Self::Conn, _: UnitId, _: &RunContext<'_>) {
+//!         let bytes = std::mem::take(&mut *out.lock().unwrap());
+//!         let _ = conn.send(&bytes);
+//!     }
+//! }
+//!
+//! let server = Server::start(NetConfig::default(), Echo)?;
+//! println!("listening on {}", server.local_addr());
+//! server.shutdown();
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! # Hot-path rules
+//!
+//! On the receive, dispatch and send paths: no allocation per frame (buffers are reused), no
+//! global lock (the connection table lock is per slot), no clock read unless the histograms are on,
+//! no logging.
+
+pub mod affinity;
+pub mod config;
+pub mod conn;
+pub mod echo;
+mod gate;
+pub mod group;
+pub mod handler;
+pub mod hist;
+pub(crate) mod loom;
+pub mod pages;
+pub mod queue;
+pub mod server;
+pub mod stats;
+pub mod sys;
+mod table;
+pub mod timer;
+mod wake;
+
+pub use config::{ConfigError, NetConfig};
+pub use conn::{ConnRef, SendError, WeakConnRef};
+pub use group::{GroupHandle, QueueFull, WaitGuard};
+pub use handler::{FrameBatch, FrameRef, Handler, RunContext, UnitId};
+pub use hist::{PerfHistograms, Stage};
+pub use pages::{OutPages, PagePool};
+pub use server::Server;
+pub use stats::{NetCounters, NetStats};
+pub use timer::TimerId;
+pub use xrpc_proto::{FrameConfig, HeaderFormat};

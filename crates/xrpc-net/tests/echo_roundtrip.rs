@@ -1,0 +1,46 @@
+//! The echo handler answers every frame with the same sid, type and payload, for small frames,
+//! pipelined frames and frames larger than the fixed receive buffer.
+
+mod common;
+
+use common::*;
+use xrpc_net::Server;
+use xrpc_net::echo::EchoHandler;
+
+#[test]
+fn echo_returns_each_frame_with_the_same_sid_and_type() {
+    let server = Server::start(test_config(), EchoHandler).unwrap();
+    let mut s = connect(server.local_addr());
+    write_all(&mut s, &frame(7, 101, b"hello"));
+    assert_eq!(read_frame(&mut s).unwrap(), (7, 101, b"hello".to_vec()));
+
+    // Pipelined: many frames in one write come back in order.
+    let mut burst = Vec::new();
+    for i in 0..100u64 {
+        burst.extend(frame(i, (i % 250) as u8, &i.to_le_bytes()));
+    }
+    write_all(&mut s, &burst);
+    for i in 0..100u64 {
+        assert_eq!(
+            read_frame(&mut s).unwrap(),
+            (i, (i % 250) as u8, i.to_le_bytes().to_vec())
+        );
+    }
+
+    // Larger than the 4 KiB fixed buffer: goes through the dynamic buffer.
+    let big: Vec<u8> = (0..300_000u32).map(|i| i as u8).collect();
+    write_all(&mut s, &frame(9, 3, &big));
+    write_all(&mut s, &frame(10, 4, b"after"));
+    assert_eq!(read_frame(&mut s).unwrap(), (9, 3, big));
+    assert_eq!(read_frame(&mut s).unwrap(), (10, 4, b"after".to_vec()));
+
+    let stats = server.stats();
+    assert!(stats.frames_received >= 103);
+    assert_eq!(stats.connections, 1);
+    drop(s);
+    assert!(wait_until(std::time::Duration::from_secs(5), || server
+        .stats()
+        .connections
+        == 0));
+    server.shutdown();
+}
