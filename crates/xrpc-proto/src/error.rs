@@ -136,6 +136,22 @@ pub enum FrameConfigError {
     },
 }
 
+impl crate::messages::MessageError {
+    /// The error the server sends before closing the connection: an unknown type means the peer speaks
+    /// another protocol, and an undecodable body means its encoder cannot be trusted with the rest of the
+    /// stream.
+    pub fn to_wire(&self) -> WireError {
+        match self {
+            crate::messages::MessageError::UnknownType { .. } => {
+                WireError::with_message(&codes::UNKNOWN_MESSAGE_TYPE, self.to_string())
+            }
+            crate::messages::MessageError::Body { .. } => {
+                WireError::with_message(&codes::MALFORMED_FRAME, self.to_string())
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,6 +176,23 @@ mod tests {
         assert_eq!(wire.code, codes::MALFORMED_FRAME.code);
         assert_eq!(wire.severity, Severity::Fatal);
         assert!(wire.closes_connection());
+    }
+
+    #[test]
+    fn unknown_types_and_bad_bodies_are_fatal_and_close() {
+        use crate::messages::ClientMessage;
+        let unknown = ClientMessage::decode(250, bytes::Bytes::new())
+            .unwrap_err()
+            .to_wire();
+        assert_eq!((unknown.code, unknown.sql_state.as_str()), (1047, "08S01"));
+        assert_eq!(unknown.severity, Severity::Fatal);
+        assert!(unknown.closes_connection());
+        // A KillSession without its required fields.
+        let bad = ClientMessage::decode(111, bytes::Bytes::new())
+            .unwrap_err()
+            .to_wire();
+        assert_eq!(bad.code, codes::MALFORMED_FRAME.code);
+        assert!(bad.closes_connection());
     }
 
     #[test]

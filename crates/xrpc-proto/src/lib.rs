@@ -9,12 +9,17 @@
 //! | [`auth`] | the MYSQL41 challenge-response, password hashes and PLAIN parsing |
 //! | [`frame`] | the 13-byte standard and 14-byte galaxy headers, and the incremental frame decoder |
 //! | [`codes`] | the stable table of wire error codes and SQL states |
+//! | [`value`] | X-protocol row and chunk value encodings (varints, zigzag, decimal BCD, packed times) |
+//! | [`chunk`] | the columnar chunk encoder and the reassembling decoder |
 //! | [`error`] | error types per operation and their mapping to wire errors |
 
 pub mod auth;
+pub mod chunk;
 pub mod codes;
 pub mod error;
 pub mod frame;
+pub mod messages;
+pub mod value;
 
 pub use codes::{ErrorCode, Severity};
 pub use error::{FrameConfigError, FrameError, WireError};

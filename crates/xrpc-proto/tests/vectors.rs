@@ -10,14 +10,15 @@ use std::path::PathBuf;
 
 use bytes::Bytes;
 use serde_json::{Value as Json, json};
+use xrpc_proto::FrameError;
 use xrpc_proto::frame::{
-    DEFAULT_MAX_PACKET, Frame, FrameConfig, FrameDecoder, HeaderFormat, MIN_MAX_PACKET, encode_frame,
+    DEFAULT_MAX_PACKET, Frame, FrameConfig, FrameDecoder, HeaderFormat, MIN_MAX_PACKET,
+    encode_frame,
 };
 use xrpc_proto::value::{
     ColumnType, Value, XDateTime, XDecimal, XTime, decode_chunk_value, decode_row_field,
     encode_chunk_value, encode_row_field,
 };
-use xrpc_proto::FrameError;
 
 const SCHEMA: &str = "xrpc-test-vectors/1";
 
@@ -67,17 +68,45 @@ fn value_catalogue() -> Vec<(&'static str, ColumnType, Value)> {
         ("uint 300", ColumnType::Uint, Value::Uint(300)),
         ("uint max", ColumnType::Uint, Value::Uint(u64::MAX)),
         ("double one", ColumnType::Double, Value::Double(1.0)),
-        ("double negative fraction", ColumnType::Double, Value::Double(-0.1)),
+        (
+            "double negative fraction",
+            ColumnType::Double,
+            Value::Double(-0.1),
+        ),
         ("float 1.5", ColumnType::Float, Value::Float(1.5)),
         ("bytes ab", ColumnType::Bytes, Value::Bytes(b(b"ab"))),
         ("bytes empty", ColumnType::Bytes, Value::Bytes(b(b""))),
-        ("bytes with nul", ColumnType::Bytes, Value::Bytes(b(b"a\0b"))),
-        ("bytes utf8", ColumnType::Bytes, Value::Bytes(b("é€".as_bytes()))),
+        (
+            "bytes with nul",
+            ColumnType::Bytes,
+            Value::Bytes(b(b"a\0b")),
+        ),
+        (
+            "bytes utf8",
+            ColumnType::Bytes,
+            Value::Bytes(b("é€".as_bytes())),
+        ),
         ("enum red", ColumnType::Enum, Value::Enum(b(b"red"))),
-        ("time zero", ColumnType::Time, Value::Time(XTime::new(false, 0, 0, 0, 0).unwrap())),
-        ("time negative max", ColumnType::Time, Value::Time(XTime::new(true, 838, 59, 59, 0).unwrap())),
-        ("time micros", ColumnType::Time, Value::Time(XTime::new(false, 1, 2, 3, 456_789).unwrap())),
-        ("date", ColumnType::DateTime, Value::DateTime(XDateTime::date(2024, 2, 29).unwrap())),
+        (
+            "time zero",
+            ColumnType::Time,
+            Value::Time(XTime::new(false, 0, 0, 0, 0).unwrap()),
+        ),
+        (
+            "time negative max",
+            ColumnType::Time,
+            Value::Time(XTime::new(true, 838, 59, 59, 0).unwrap()),
+        ),
+        (
+            "time micros",
+            ColumnType::Time,
+            Value::Time(XTime::new(false, 1, 2, 3, 456_789).unwrap()),
+        ),
+        (
+            "date",
+            ColumnType::DateTime,
+            Value::DateTime(XDateTime::date(2024, 2, 29).unwrap()),
+        ),
         (
             "datetime",
             ColumnType::DateTime,
@@ -88,10 +117,26 @@ fn value_catalogue() -> Vec<(&'static str, ColumnType, Value)> {
             ColumnType::DateTime,
             Value::DateTime(XDateTime::new(1999, 12, 31, 0, 0, 0, 0).unwrap()),
         ),
-        ("decimal -12.34", ColumnType::Decimal, Value::Decimal(XDecimal::new(true, "1234", 2).unwrap())),
-        ("decimal odd digits", ColumnType::Decimal, Value::Decimal(XDecimal::new(false, "123", 1).unwrap())),
-        ("decimal zero", ColumnType::Decimal, Value::Decimal(XDecimal::new(false, "0", 0).unwrap())),
-        ("set two items", ColumnType::Set, Value::Set(vec![b(b"a"), b(b"bc")])),
+        (
+            "decimal -12.34",
+            ColumnType::Decimal,
+            Value::Decimal(XDecimal::new(true, "1234", 2).unwrap()),
+        ),
+        (
+            "decimal odd digits",
+            ColumnType::Decimal,
+            Value::Decimal(XDecimal::new(false, "123", 1).unwrap()),
+        ),
+        (
+            "decimal zero",
+            ColumnType::Decimal,
+            Value::Decimal(XDecimal::new(false, "0", 0).unwrap()),
+        ),
+        (
+            "set two items",
+            ColumnType::Set,
+            Value::Set(vec![b(b"a"), b(b"bc")]),
+        ),
         ("bit 5", ColumnType::Bit, Value::Bit(5)),
         ("bit max", ColumnType::Bit, Value::Bit(u64::MAX)),
         ("null sint", ColumnType::Sint, Value::Null),
@@ -115,7 +160,9 @@ fn value_to_json(value: &Value) -> Json {
             "year": d.year(), "month": d.month(), "day": d.day(), "has_time": d.has_time(),
             "hour": d.hour(), "minute": d.minute(), "second": d.second(), "micros": d.micros(),
         }),
-        Value::Decimal(d) => json!({"negative": d.is_negative(), "digits": d.digits(), "scale": d.scale()}),
+        Value::Decimal(d) => {
+            json!({"negative": d.is_negative(), "digits": d.digits(), "scale": d.scale()})
+        }
         Value::Set(items) => Json::Array(items.iter().map(|i| json!(hex_of(i))).collect()),
     }
 }
@@ -131,7 +178,9 @@ fn value_from_json(ty: ColumnType, json: &Json) -> Value {
         ColumnType::Sint => Value::Sint(text().parse().unwrap()),
         ColumnType::Uint => Value::Uint(text().parse().unwrap()),
         ColumnType::Bit => Value::Bit(text().parse().unwrap()),
-        ColumnType::Double => Value::Double(f64::from_bits(u64::from_str_radix(text(), 16).unwrap())),
+        ColumnType::Double => {
+            Value::Double(f64::from_bits(u64::from_str_radix(text(), 16).unwrap()))
+        }
         ColumnType::Float => Value::Float(f32::from_bits(u32::from_str_radix(text(), 16).unwrap())),
         ColumnType::Bytes => Value::Bytes(bytes_of(json).into()),
         ColumnType::Enum => Value::Enum(bytes_of(json).into()),
@@ -167,7 +216,13 @@ fn value_from_json(ty: ColumnType, json: &Json) -> Value {
             )
             .unwrap(),
         ),
-        ColumnType::Set => Value::Set(json.as_array().unwrap().iter().map(|i| bytes_of(i).into()).collect()),
+        ColumnType::Set => Value::Set(
+            json.as_array()
+                .unwrap()
+                .iter()
+                .map(|i| bytes_of(i).into())
+                .collect(),
+        ),
     }
 }
 
@@ -202,7 +257,8 @@ fn value_vectors_hold_both_ways() {
 
     for vector in file["values"].as_array().unwrap() {
         let name = vector["name"].as_str().unwrap();
-        let ty = ColumnType::try_from(u32::try_from(vector["type_id"].as_u64().unwrap()).unwrap()).unwrap();
+        let ty = ColumnType::try_from(u32::try_from(vector["type_id"].as_u64().unwrap()).unwrap())
+            .unwrap();
         assert_eq!(vector["type"], ty.name(), "{name}");
         let value = value_from_json(ty, &vector["value"]);
         let row = bytes_of(&vector["row_hex"]);
@@ -212,7 +268,10 @@ fn value_vectors_hold_both_ways() {
         encode_row_field(&value, &mut encoded);
         assert_eq!(hex_of(&encoded), hex_of(&row), "{name}: row encoding");
         let decoded = decode_row_field(ty, &row).unwrap();
-        assert!(same_value(&decoded, &value), "{name}: row decoding gave {decoded:?}");
+        assert!(
+            same_value(&decoded, &value),
+            "{name}: row decoding gave {decoded:?}"
+        );
 
         if value.is_null() {
             assert!(chunk.is_empty(), "{name}: a NULL writes no chunk bytes");
@@ -228,7 +287,10 @@ fn value_vectors_hold_both_ways() {
         if let (Value::DateTime(d), Value::DateTime(got)) = (&value, &decoded) {
             assert_eq!(d.to_packed(), got.to_packed(), "{name}");
         } else {
-            assert!(same_value(&decoded, &value), "{name}: chunk decoding gave {decoded:?}");
+            assert!(
+                same_value(&decoded, &value),
+                "{name}: chunk decoding gave {decoded:?}"
+            );
         }
     }
 }
@@ -256,11 +318,41 @@ fn format_from_json(vector: &Json) -> HeaderFormat {
 #[test]
 fn frame_vectors_hold_both_ways() {
     let frames = [
-        ("select 1 on sid 1", HeaderFormat::Standard, 1, 101, &b"\x0a\x08select 1"[..]),
-        ("capabilities probe on sid 0", HeaderFormat::Standard, 0, 1, &b""[..]),
-        ("auto-commit sid", HeaderFormat::Standard, 0x8000_0000_0000_0007, 101, &b"\x0a\x01x"[..]),
-        ("galaxy version 3", HeaderFormat::Galaxy { version: 3 }, 42, 110, &b""[..]),
-        ("largest sid", HeaderFormat::Standard, u64::MAX, 0, &b"\x0a\x02ok"[..]),
+        (
+            "select 1 on sid 1",
+            HeaderFormat::Standard,
+            1,
+            101,
+            &b"\x0a\x08select 1"[..],
+        ),
+        (
+            "capabilities probe on sid 0",
+            HeaderFormat::Standard,
+            0,
+            1,
+            &b""[..],
+        ),
+        (
+            "auto-commit sid",
+            HeaderFormat::Standard,
+            0x8000_0000_0000_0007,
+            101,
+            &b"\x0a\x01x"[..],
+        ),
+        (
+            "galaxy version 3",
+            HeaderFormat::Galaxy { version: 3 },
+            42,
+            110,
+            &b""[..],
+        ),
+        (
+            "largest sid",
+            HeaderFormat::Standard,
+            u64::MAX,
+            0,
+            &b"\x0a\x02ok"[..],
+        ),
     ];
     let frame_vectors: Vec<Json> = frames
         .iter()
@@ -312,13 +404,18 @@ fn frame_vectors_hold_both_ways() {
         assert_eq!(hex_of(&encoded), hex_of(&wire), "{name}: encoding");
         let mut decoder = FrameDecoder::new(FrameConfig::new(format, DEFAULT_MAX_PACKET).unwrap());
         decoder.feed(&wire);
-        assert_eq!(decoder.next_frame().unwrap(), Some(frame), "{name}: decoding");
+        assert_eq!(
+            decoder.next_frame().unwrap(),
+            Some(frame),
+            "{name}: decoding"
+        );
         assert_eq!(decoder.buffered(), 0, "{name}");
     }
     for vector in file["frame_errors"].as_array().unwrap() {
         let name = vector["name"].as_str().unwrap();
         let max = u32::try_from(vector["max_packet"].as_u64().unwrap()).unwrap();
-        let mut decoder = FrameDecoder::new(FrameConfig::new(format_from_json(vector), max).unwrap());
+        let mut decoder =
+            FrameDecoder::new(FrameConfig::new(format_from_json(vector), max).unwrap());
         decoder.feed(&bytes_of(&vector["wire_hex"]));
         let err = decoder.next_frame().expect_err(name);
         let kind = match err {
