@@ -1,0 +1,232 @@
+//! Status counters of the framework: what `SHOW STATUS` lists and the metrics endpoint exports.
+//!
+//! [`NetCounters`] is a block of `AtomicU64`s updated with `Relaxed` operations from any thread.
+//! They order nothing (the scheduling logic keeps its own synchronized state) and so use `std`
+//! atomics, not `crate::loom`. [`NetCounters::snapshot`] copies them into a plain [`NetStats`];
+//! since each field is read separately, a snapshot is not an atomic cut across fields.
+//!
+//! Each field is either a **gauge** (a level that goes up and down, such as open connections) or a
+//! **counter** (a monotonic total since start). The kind decides the Prometheus `# TYPE` and, for
+//! counters, the `_total` suffix of the metric name. All fields are declared once, in the `net_stats!`
+//! table below, which generates both structs and their listings.
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Declares the fields once and generates [`NetCounters`], [`NetStats`] and their listings.
+macro_rules! net_stats {
+    ($($kind:ident $name:ident : $help:literal,)*) => {
+        /// The framework's live counters; update with `Relaxed` atomics (see the [module docs](self)).
+        #[derive(Debug, Default)]
+        pub struct NetCounters {
+            $(
+                #[doc = $help]
+                pub $name: AtomicU64,
+            )*
+        }
+
+        impl NetCounters {
+            /// Creates zeroed counters.
+            pub const fn new() -> Self {
+                Self { $($name: AtomicU64::new(0),)* }
+            }
+
+            /// Copies every field.
+            pub fn snapshot(&self) -> NetStats {
+                NetStats { $($name: self.$name.load(Ordering::Relaxed),)* }
+            }
+        }
+
+        /// A plain copy of [`NetCounters`] at one moment.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct NetStats {
+            $(
+                #[doc = $help]
+                pub $name: u64,
+            )*
+        }
+
+        impl NetStats {
+            /// Name, kind and help of every field, in declaration order.
+            pub const DESCRIPTORS: &'static [MetricDesc] = &[
+                $(MetricDesc { name: stringify!($name), kind: MetricKind::$kind, help: $help },)*
+            ];
+
+            fn values(&self) -> [u64; Self::DESCRIPTORS.len()] {
+                [$(self.$name,)*]
+            }
+        }
+    };
+}
+
+net_stats! {
+    Gauge connections: "Open TCP connections.",
+    Gauge closing: "Connections shut down and waiting for delayed release.",
+    Gauge base_threads: "Running base workers.",
+    Gauge extra_threads: "Running extra (dynamically added) workers.",
+    Gauge waiting_threads: "Workers blocked in epoll_wait.",
+    Gauge stalled_threads: "Workers inside a handler's blocking section (enter_wait).",
+    Counter accepted_total: "Connections accepted.",
+    Counter closed_total: "Connections closed.",
+    Counter tasks_queued: "Tasks pushed to a group's work queue.",
+    Counter queue_full_total: "Tasks refused because the work queue was full.",
+    Counter run_inline: "Units run inline on the thread that received their request.",
+    Counter run_queued: "Units run from the work queue.",
+    Counter waits: "Blocking sections entered by handlers (enter_wait).",
+    Counter eventfd_notifies: "Eventfd writes to wake a waiting worker.",
+    Counter threads_by_stall: "Extra workers started because workers were stalled.",
+    Counter threads_by_queue: "Extra workers started because the queue was deep.",
+    Counter threads_exited: "Extra workers that exited after shrink_time without pressure.",
+    Counter watchdog_wakeups: "Workers the watchdog forced because no progress was seen.",
+    Counter timers_fired: "Timer callbacks run.",
+    Counter frames_received: "Frames decoded from connections.",
+    Counter bytes_received: "Bytes read from sockets.",
+    Counter bytes_sent: "Bytes written to sockets.",
+    Counter write_timeouts: "Connections closed by net_write_timeout.",
+}
+
+/// Whether a field is a level or a monotonic total.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetricKind {
+    /// A level that goes up and down.
+    Gauge,
+    /// A monotonic total since start.
+    Counter,
+}
+
+impl MetricKind {
+    /// The Prometheus `# TYPE` keyword.
+    pub const fn prometheus_type(self) -> &'static str {
+        match self {
+            MetricKind::Gauge => "gauge",
+            MetricKind::Counter => "counter",
+        }
+    }
+}
+
+/// Describes one field of [`NetStats`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetricDesc {
+    /// The field name, also the `SHOW STATUS` name.
+    pub name: &'static str,
+    /// Gauge or counter.
+    pub kind: MetricKind,
+    /// One-line description for `# HELP`.
+    pub help: &'static str,
+}
+
+impl NetCounters {
+    /// Adds one to a counter or gauge.
+    #[inline]
+    pub fn incr(field: &AtomicU64) {
+        field.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Subtracts one from a gauge, saturating at zero so a stray double decrement cannot wrap.
+    #[inline]
+    pub fn decr(field: &AtomicU64) {
+        let _ = field.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| v.checked_sub(1));
+    }
+
+    /// Adds `n` to a counter or gauge.
+    #[inline]
+    pub fn add(field: &AtomicU64, n: u64) {
+        field.fetch_add(n, Ordering::Relaxed);
+    }
+}
+
+impl NetStats {
+    /// The fields as `(name, value)` pairs in declaration order, for `SHOW STATUS`.
+    pub fn rows(&self) -> Vec<(&'static str, u64)> {
+        Self::DESCRIPTORS
+            .iter()
+            .zip(self.values())
+            .map(|(d, v)| (d.name, v))
+            .collect()
+    }
+
+    /// The stats in Prometheus text format, each metric named `{prefix}_{name}` (plus `_total` for
+    /// counters whose name does not already end in it), with `# HELP` and `# TYPE` lines.
+    pub fn to_prometheus(&self, prefix: &str) -> String {
+        let mut out = String::new();
+        for (d, v) in Self::DESCRIPTORS.iter().zip(self.values()) {
+            let suffix = match d.kind {
+                MetricKind::Counter if !d.name.ends_with("_total") => "_total",
+                _ => "",
+            };
+            let name = format!("{prefix}_{}{suffix}", d.name);
+            let _ = writeln!(out, "# HELP {name} {}", d.help);
+            let _ = writeln!(out, "# TYPE {name} {}", d.kind.prometheus_type());
+            let _ = writeln!(out, "{name} {v}");
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snapshot_copies_fields() {
+        let c = NetCounters::new();
+        NetCounters::incr(&c.connections);
+        NetCounters::incr(&c.connections);
+        NetCounters::decr(&c.connections);
+        NetCounters::decr(&c.closing); // saturates at zero
+        NetCounters::add(&c.bytes_sent, 4096);
+        let s = c.snapshot();
+        assert_eq!(s.connections, 1);
+        assert_eq!(s.closing, 0);
+        assert_eq!(s.bytes_sent, 4096);
+        assert_eq!(s.clone(), s);
+    }
+
+    #[test]
+    fn rows_list_every_field_in_order() {
+        let c = NetCounters::new();
+        c.tasks_queued.store(7, Ordering::Relaxed);
+        let rows = c.snapshot().rows();
+        assert_eq!(rows.len(), NetStats::DESCRIPTORS.len());
+        assert_eq!(rows[0], ("connections", 0));
+        assert!(rows.contains(&("tasks_queued", 7)));
+        for required in [
+            "connections",
+            "closing",
+            "base_threads",
+            "extra_threads",
+            "tasks_queued",
+            "run_inline",
+            "run_queued",
+            "waits",
+            "threads_by_stall",
+            "threads_by_queue",
+            "watchdog_wakeups",
+            "accepted_total",
+            "closed_total",
+            "queue_full_total",
+        ] {
+            assert!(
+                rows.iter().any(|(n, _)| *n == required),
+                "{required} missing"
+            );
+        }
+    }
+
+    #[test]
+    fn prometheus_types_gauges_and_counters() {
+        let c = NetCounters::new();
+        c.connections.store(3, Ordering::Relaxed);
+        c.run_inline.store(5, Ordering::Relaxed);
+        c.accepted_total.store(9, Ordering::Relaxed);
+        let text = c.snapshot().to_prometheus("xrpc");
+        assert!(text.contains("# HELP xrpc_connections Open TCP connections.\n"));
+        assert!(text.contains("# TYPE xrpc_connections gauge\nxrpc_connections 3\n"));
+        assert!(text.contains("# TYPE xrpc_run_inline_total counter\nxrpc_run_inline_total 5\n"));
+        // No doubled suffix.
+        assert!(text.contains("# TYPE xrpc_accepted_total counter\nxrpc_accepted_total 9\n"));
+        assert!(!text.contains("_total_total"));
+        let samples = text.lines().filter(|l| !l.starts_with('#')).count();
+        assert_eq!(samples, NetStats::DESCRIPTORS.len());
+    }
+}
