@@ -41,4 +41,7 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 log "cargo test"
 cargo test --workspace --locked
 
+log "fuzz smoke: every decoder target for ${XRPC_FUZZ_SECONDS:-5}s"
+bash scripts/fuzz.sh "${XRPC_FUZZ_SECONDS:-5}"
+
 log "all checks passed"

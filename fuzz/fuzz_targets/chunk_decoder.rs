@@ -25,7 +25,11 @@ fuzz_target!(|data: &[u8]| {
         .collect();
     let mut assembler = ChunkAssembler::new(types);
     let third = bodies.len() / 3;
-    for body in [&bodies[..third], &bodies[third..2 * third], &bodies[2 * third..]] {
+    for body in [
+        &bodies[..third],
+        &bodies[third..2 * third],
+        &bodies[2 * third..],
+    ] {
         let Ok(chunk) = Chunk::decode(body) else {
             continue;
         };

@@ -12,7 +12,9 @@ fuzz_target!(|data: &[u8]| {
     let format = if control & 1 == 0 {
         HeaderFormat::Standard
     } else {
-        HeaderFormat::Galaxy { version: control >> 1 }
+        HeaderFormat::Galaxy {
+            version: control >> 1,
+        }
     };
     let config = FrameConfig::new(format, MIN_MAX_PACKET).expect("valid config");
 
@@ -23,7 +25,10 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(whole, split, "decoding depends on how the stream was split");
 });
 
-fn decode_all(config: FrameConfig, pieces: &[&[u8]]) -> (Vec<xrpc_proto::Frame>, Option<xrpc_proto::FrameError>) {
+fn decode_all(
+    config: FrameConfig,
+    pieces: &[&[u8]],
+) -> (Vec<xrpc_proto::Frame>, Option<xrpc_proto::FrameError>) {
     let mut decoder = FrameDecoder::new(config);
     let mut frames = Vec::new();
     for piece in pieces {

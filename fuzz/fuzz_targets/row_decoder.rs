@@ -17,7 +17,10 @@ fuzz_target!(|data: &[u8]| {
         let mut again = Vec::new();
         encode_row_field(&value, &mut again);
         let reparsed = decode_row_field(ty, &again).expect("re-encoded row field decodes");
-        assert!(same(&reparsed, &value), "{ty}: {value:?} became {reparsed:?}");
+        assert!(
+            same(&reparsed, &value),
+            "{ty}: {value:?} became {reparsed:?}"
+        );
     }
 
     let mut cursor = field;
@@ -25,7 +28,10 @@ fuzz_target!(|data: &[u8]| {
         let before = cursor.len();
         match decode_chunk_value(ty, &mut cursor) {
             Ok(value) => {
-                assert!(cursor.len() < before, "a decoded chunk value consumed nothing");
+                assert!(
+                    cursor.len() < before,
+                    "a decoded chunk value consumed nothing"
+                );
                 let mut again = Vec::new();
                 encode_chunk_value(&value, &mut again);
                 let mut slice = &again[..];
