@@ -15,6 +15,7 @@ use xrpc_proto::frame::{
     DEFAULT_MAX_PACKET, Frame, FrameConfig, FrameDecoder, HeaderFormat, MIN_MAX_PACKET,
     encode_frame,
 };
+use xrpc_proto::messages::{ClientMessage, ServerMessage, pb};
 use xrpc_proto::value::{
     ColumnType, Value, XDateTime, XDecimal, XTime, decode_chunk_value, decode_row_field,
     encode_chunk_value, encode_row_field,
@@ -428,3 +429,280 @@ fn frame_vectors_hold_both_ways() {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Messages
+
+/// A message vector: a name, the message, and the human-readable fields recorded beside its bytes.
+enum Catalogued {
+    Client(ClientMessage),
+    Server(ServerMessage),
+}
+
+fn scalar_uint(value: u64) -> pb::datatypes::Scalar {
+    pb::datatypes::Scalar {
+        r#type: pb::datatypes::scalar::Type::VUint as i32,
+        v_unsigned_int: Some(value),
+        ..Default::default()
+    }
+}
+
+fn notice(param: pb::notice::session_state_changed::Parameter, value: u64) -> pb::notice::Frame {
+    let payload = pb::notice::SessionStateChanged {
+        param: param as i32,
+        value: Some(scalar_uint(value)),
+    };
+    pb::notice::Frame {
+        r#type: pb::notice::frame::Type::SessionStateChanged as u32,
+        scope: Some(pb::notice::frame::Scope::Local as i32),
+        payload: Some(Bytes::from(prost::Message::encode_to_vec(&payload))),
+    }
+}
+
+fn message_catalogue() -> Vec<(&'static str, Json, Catalogued)> {
+    use Catalogued::{Client, Server};
+    let b = |s: &'static [u8]| Bytes::from_static(s);
+    vec![
+        (
+            "capabilities probe",
+            json!({}),
+            Client(ClientMessage::CapabilitiesGet(Default::default())),
+        ),
+        (
+            "start MYSQL41",
+            json!({"mech_name": "MYSQL41"}),
+            Client(ClientMessage::AuthenticateStart(
+                pb::session::AuthenticateStart {
+                    mech_name: "MYSQL41".into(),
+                    ..Default::default()
+                },
+            )),
+        ),
+        (
+            "MYSQL41 answer with empty password",
+            json!({"auth_data": "\\0root\\0"}),
+            Client(ClientMessage::AuthenticateContinue(
+                pb::session::AuthenticateContinue {
+                    auth_data: b(b"\0root\0"),
+                },
+            )),
+        ),
+        (
+            "new session",
+            json!({}),
+            Client(ClientMessage::NewSession(Default::default())),
+        ),
+        (
+            "select 1",
+            json!({"stmt": "select 1"}),
+            Client(ClientMessage::ExecSql(pb::sql::StmtExecute {
+                stmt: Some(b(b"select 1")),
+                ..Default::default()
+            })),
+        ),
+        (
+            "pipelined query with an argument, token and reset_error false",
+            json!({"stmt": "select ?", "args": [{"type": "SCALAR", "scalar": {"type": "V_UINT", "v_unsigned_int": 7}}],
+                   "token": 10240, "reset_error": false, "chunk_result": true}),
+            Client(ClientMessage::ExecSql(pb::sql::StmtExecute {
+                stmt: Some(b(b"select ?")),
+                args: vec![pb::datatypes::Any {
+                    r#type: pb::datatypes::any::Type::Scalar as i32,
+                    scalar: Some(scalar_uint(7)),
+                    ..Default::default()
+                }],
+                token: Some(10240),
+                reset_error: Some(false),
+                chunk_result: Some(true),
+                ..Default::default()
+            })),
+        ),
+        (
+            "digest-only request",
+            json!({"stmt_digest": "0102"}),
+            Client(ClientMessage::ExecSql(pb::sql::StmtExecute {
+                stmt_digest: Some(b(b"\x01\x02")),
+                ..Default::default()
+            })),
+        ),
+        (
+            "kill query",
+            json!({"type": "QUERY", "x_session_id": 0}),
+            Client(ClientMessage::KillSession(pb::session::KillSession {
+                r#type: pb::session::kill_session::KillType::Query as i32,
+                x_session_id: 0,
+            })),
+        ),
+        (
+            "token offer 64 KiB",
+            json!({"token": 64}),
+            Client(ClientMessage::TokenOffer(pb::sql::TokenOffer {
+                token: Some(64),
+            })),
+        ),
+        (
+            "close session",
+            json!({}),
+            Client(ClientMessage::SessionClose(Default::default())),
+        ),
+        (
+            "ok",
+            json!({}),
+            Server(ServerMessage::Ok(Default::default())),
+        ),
+        (
+            "packet too large",
+            json!({"severity": "FATAL", "code": 1153, "msg": "too large", "sql_state": "S1000"}),
+            Server(ServerMessage::Error(pb::Error {
+                severity: Some(pb::error::Severity::Fatal as i32),
+                code: 1153,
+                msg: "too large".into(),
+                sql_state: "S1000".into(),
+            })),
+        ),
+        (
+            "capabilities polarx_rpc = 1",
+            json!({"capabilities": [{"name": "polarx_rpc", "value": {"type": "SCALAR", "scalar": {"type": "V_UINT", "v_unsigned_int": 1}}}]}),
+            Server(ServerMessage::Capabilities(pb::connection::Capabilities {
+                capabilities: vec![pb::connection::Capability {
+                    name: "polarx_rpc".into(),
+                    value: pb::datatypes::Any {
+                        r#type: pb::datatypes::any::Type::Scalar as i32,
+                        scalar: Some(scalar_uint(1)),
+                        ..Default::default()
+                    },
+                }],
+            })),
+        ),
+        (
+            "challenge",
+            json!({"auth_data": "abcdefghijklmnopqrst"}),
+            Server(ServerMessage::AuthenticateContinue(
+                pb::session::AuthenticateContinue {
+                    auth_data: b(b"abcdefghijklmnopqrst"),
+                },
+            )),
+        ),
+        (
+            "authenticated",
+            json!({}),
+            Server(ServerMessage::AuthenticateOk(Default::default())),
+        ),
+        (
+            "column metadata for a BIGINT named 1",
+            json!({"type": "SINT", "original_type": 8, "name": "1", "collation": 63}),
+            Server(ServerMessage::ColumnMetaData(
+                pb::resultset::ColumnMetaData {
+                    r#type: pb::resultset::column_meta_data::FieldType::Sint as i32,
+                    original_type: 8,
+                    name: Some(b(b"1")),
+                    collation: Some(63),
+                    ..Default::default()
+                },
+            )),
+        ),
+        (
+            "row with 1 and NULL",
+            json!({"field": ["02", ""]}),
+            Server(ServerMessage::Row(pb::resultset::Row {
+                field: vec![b(b"\x02"), Bytes::new()],
+            })),
+        ),
+        (
+            "fetch done",
+            json!({}),
+            Server(ServerMessage::FetchDone(Default::default())),
+        ),
+        (
+            "rows affected 0, scope LOCAL",
+            json!({"type": 3, "scope": "LOCAL", "payload": {"param": "ROWS_AFFECTED", "value": {"type": "V_UINT", "v_unsigned_int": 0}}}),
+            Server(ServerMessage::Notice(notice(
+                pb::notice::session_state_changed::Parameter::RowsAffected,
+                0,
+            ))),
+        ),
+        (
+            "generated insert id 42",
+            json!({"type": 3, "scope": "LOCAL", "payload": {"param": "GENERATED_INSERT_ID", "value": {"type": "V_UINT", "v_unsigned_int": 42}}}),
+            Server(ServerMessage::Notice(notice(
+                pb::notice::session_state_changed::Parameter::GeneratedInsertId,
+                42,
+            ))),
+        ),
+        (
+            "statement ok",
+            json!({}),
+            Server(ServerMessage::StmtExecuteOk(Default::default())),
+        ),
+        (
+            "token done",
+            json!({"token_left": -12}),
+            Server(ServerMessage::TokenDone(pb::resultset::TokenDone {
+                token_left: Some(-12),
+            })),
+        ),
+        (
+            "chunk of two SINT rows, second NULL",
+            json!({"row_count": 2, "columns": [{"null_bitmap": "40", "fixed_size_column": {"value": "02"}}]}),
+            Server(ServerMessage::Chunk(pb::resultset::Chunk {
+                row_count: 2,
+                columns: vec![pb::resultset::Column {
+                    null_bitmap: Some(b(b"\x40")),
+                    fixed_size_column: Some(pb::resultset::FixedSizeColumn { value: b(b"\x02") }),
+                    variable_size_column: None,
+                }],
+            })),
+        ),
+    ]
+}
+
+#[test]
+fn message_vectors_hold_both_ways() {
+    let catalogue = message_catalogue();
+    let vectors: Vec<Json> = catalogue
+        .iter()
+        .map(|(name, fields, message)| {
+            let (direction, type_id, proto, body) = match message {
+                Catalogued::Client(m) => {
+                    let mut body = Vec::new();
+                    m.encode(&mut body);
+                    ("client", m.type_id(), m.message_type().name(), body)
+                }
+                Catalogued::Server(m) => {
+                    let mut body = Vec::new();
+                    m.encode(&mut body);
+                    ("server", m.type_id(), m.message_type().name(), body)
+                }
+            };
+            json!({"name": name, "direction": direction, "type": type_id, "message": proto,
+                   "fields": fields, "body_hex": hex_of(&body)})
+        })
+        .collect();
+    let file = check_file(
+        "messages.json",
+        &json!({"schema": SCHEMA, "messages": vectors}),
+    );
+
+    for (vector, (name, _, message)) in file["messages"].as_array().unwrap().iter().zip(&catalogue)
+    {
+        assert_eq!(vector["name"], *name);
+        let type_id = u8::try_from(vector["type"].as_u64().unwrap()).unwrap();
+        let body = Bytes::from(bytes_of(&vector["body_hex"]));
+        match message {
+            Catalogued::Client(expected) => {
+                assert_eq!(vector["direction"], "client", "{name}");
+                assert_eq!(
+                    &ClientMessage::decode(type_id, body).unwrap(),
+                    expected,
+                    "{name}: decoding"
+                );
+            }
+            Catalogued::Server(expected) => {
+                assert_eq!(vector["direction"], "server", "{name}");
+                assert_eq!(
+                    &ServerMessage::decode(type_id, body).unwrap(),
+                    expected,
+                    "{name}: decoding"
+                );
+            }
+        }
+    }
+}
