@@ -1,0 +1,79 @@
+//! The engine layer: where SQL actually runs.
+//!
+//! The session layer talks to engines only through [`Engine`] and [`EngineConn`], so that SQLite
+//! (the default, [`sqlite`]), MariaDB/MySQL and PostgreSQL can be plugged in without touching
+//! sessions.
+//!
+//! # Connection ownership
+//!
+//! A session does not own an engine connection while it is idle. It borrows one from the engine's
+//! pool for each statement ([`Engine::acquire`]) and gives it back afterwards, unless the connection
+//! now holds session state ([`EngineConn::holds_session_state`]: an open transaction, `autocommit =
+//! 0`, temp tables, attached databases), in which case the session keeps it until that state is
+//! gone. That is how 100k idle sessions stay cheap.
+
+use std::sync::Arc;
+
+use xrpc_proto::value::Value;
+
+use crate::result::{ExecSummary, ResultSink, SqlError};
+
+pub mod sqlite;
+
+/// A source of engine connections.
+pub trait Engine: Send + Sync + 'static {
+    /// A short name for logs and `SHOW VARIABLES` (`sqlite`, `mysql`, `postgres`).
+    fn name(&self) -> &'static str;
+
+    /// The engine's version string, reported as part of `version`.
+    fn version(&self) -> String;
+
+    /// Takes an idle connection from the pool, or opens one.
+    fn acquire(&self) -> Result<Box<dyn EngineConn>, SqlError>;
+
+    /// Returns a connection that holds no session state to the pool.
+    fn release(&self, conn: Box<dyn EngineConn>);
+
+    /// Makes everything committed so far durable and compacts the log (SQLite: a WAL checkpoint).
+    /// Called on shutdown.
+    fn checkpoint(&self) -> Result<(), SqlError>;
+}
+
+/// One connection to the engine, used by one session at a time.
+pub trait EngineConn: Send {
+    /// Runs one statement with `?` placeholders bound to `args`, in `schema` when given, pushing
+    /// any result set into `sink`.
+    ///
+    /// The caller has already handled the node's own admin SQL. The engine handles the MySQL
+    /// statements a MySQL client sends that it does not itself know (`SET autocommit`, `SET NAMES`,
+    /// `START TRANSACTION`, `select connection_id()`, …).
+    fn execute(
+        &mut self,
+        sql: &str,
+        args: &[Value],
+        schema: Option<&str>,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError>;
+
+    /// Whether the connection carries state that must stay with its session (transaction,
+    /// `autocommit = 0`, temp tables, attached databases, changed session variables).
+    fn holds_session_state(&self) -> bool;
+
+    /// A handle that interrupts the statement running on this connection from another thread.
+    fn interrupter(&self) -> Arc<dyn Interrupt>;
+
+    /// Sets the number `connection_id()` returns, so it names the session rather than the pooled
+    /// connection.
+    fn set_connection_id(&mut self, id: u64);
+
+    /// Rolls back any open transaction and drops session state, so the connection can go back to
+    /// the pool (a session closed or killed while it held state).
+    fn reset(&mut self) -> Result<(), SqlError>;
+}
+
+/// Interrupts a running statement; `KILL QUERY`.
+pub trait Interrupt: Send + Sync {
+    /// Makes the running statement (if any) fail with [`xrpc_proto::codes::QUERY_INTERRUPTED`] at
+    /// its next check. Does nothing when no statement runs.
+    fn interrupt(&self);
+}

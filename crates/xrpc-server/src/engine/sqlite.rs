@@ -1,0 +1,1 @@
+//! The embedded SQLite engine (placeholder until the engine lands).

@@ -1,0 +1,4 @@
+//! The xrpc data node: sessions multiplexed over connections, SQL on embedded SQLite, admin SQL and metrics.
+
+pub mod engine;
+pub mod result;

@@ -1,0 +1,248 @@
+//! What a statement produces, independent of who runs it and of how it goes on the wire.
+//!
+//! An engine (SQLite, MariaDB, PostgreSQL) or the node's own admin SQL executes a statement and
+//! pushes its result into a [`ResultSink`]: column metadata once, then rows of typed
+//! [`Value`]s, and returns an [`ExecSummary`]. The session layer's sink encodes them as
+//! ColumnMetaData, Row or Chunk frames, with flow control, into the session's output pages. Keeping
+//! this boundary small is what lets engines be added without touching sessions.
+//!
+//! # Contract
+//!
+//! - `metadata` is called at most once per statement, before any `row`. A statement without a
+//!   result set (DDL, INSERT, …) calls neither.
+//! - Every row has exactly one value per column, each `Value::Null` or of the column's X type.
+//! - A sink error (the client went away, the statement was killed while waiting for flow-control
+//!   tokens) aborts the statement: the producer stops and returns [`SqlError`] built from it.
+
+use xrpc_proto::codes::{self, ErrorCode};
+use xrpc_proto::value::{ColumnType, Value};
+use xrpc_proto::{Severity, WireError};
+
+/// MySQL's binary collation: the Java client returns raw bytes only for this one.
+pub const COLLATION_BINARY: u64 = 63;
+/// `utf8mb4_general_ci`: text columns.
+pub const COLLATION_UTF8MB4: u64 = 45;
+
+/// MySQL field types (`enum_field_types`), which ColumnMetaData carries as `original_type`.
+pub mod mysql_type {
+    /// DECIMAL (new decimal).
+    pub const NEWDECIMAL: u32 = 246;
+    /// TINYINT.
+    pub const TINY: u32 = 1;
+    /// INT.
+    pub const LONG: u32 = 3;
+    /// FLOAT.
+    pub const FLOAT: u32 = 4;
+    /// DOUBLE.
+    pub const DOUBLE: u32 = 5;
+    /// NULL-typed column.
+    pub const NULL: u32 = 6;
+    /// TIMESTAMP.
+    pub const TIMESTAMP: u32 = 7;
+    /// BIGINT.
+    pub const LONGLONG: u32 = 8;
+    /// DATE.
+    pub const DATE: u32 = 10;
+    /// TIME.
+    pub const TIME: u32 = 11;
+    /// DATETIME.
+    pub const DATETIME: u32 = 12;
+    /// BIT.
+    pub const BIT: u32 = 16;
+    /// ENUM.
+    pub const ENUM: u32 = 247;
+    /// SET.
+    pub const SET: u32 = 248;
+    /// BLOB and TEXT.
+    pub const BLOB: u32 = 252;
+    /// VARCHAR and VARBINARY.
+    pub const VAR_STRING: u32 = 253;
+    /// CHAR and BINARY.
+    pub const STRING: u32 = 254;
+}
+
+/// ColumnMetaData `flags` bits the node sets (MySQL X protocol meanings).
+pub mod column_flags {
+    /// UINT columns: the value is ZEROFILL.
+    pub const UINT_ZEROFILL: u32 = 0x0001;
+    /// The column is NOT NULL.
+    pub const NOT_NULL: u32 = 0x0010;
+    /// The column is part of the primary key.
+    pub const PRIMARY_KEY: u32 = 0x0020;
+}
+
+/// One column of a result set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnInfo {
+    /// Name as the client sees it (the alias, if any).
+    pub name: String,
+    /// Name in the table, when the column is a table column.
+    pub original_name: String,
+    /// Table alias, when known.
+    pub table: String,
+    /// Table name, when known.
+    pub original_table: String,
+    /// Schema (attached database), when known.
+    pub schema: String,
+    /// The X type: selects the value encoding.
+    pub x_type: ColumnType,
+    /// The MySQL field type ([`mysql_type`]); the Java client requires a known one.
+    pub mysql_type: u32,
+    /// Collation id: [`COLLATION_BINARY`] only for binary data, [`COLLATION_UTF8MB4`] for text.
+    pub collation: u64,
+    /// Digits after the point, for DECIMAL, DOUBLE and time types.
+    pub fractional_digits: u32,
+    /// Display length.
+    pub length: u32,
+    /// [`column_flags`].
+    pub flags: u32,
+}
+
+impl ColumnInfo {
+    /// A column of the given types with no table, schema, length or flags.
+    pub fn new(name: impl Into<String>, x_type: ColumnType, mysql_type: u32) -> Self {
+        let collation = match x_type {
+            ColumnType::Bytes | ColumnType::Enum | ColumnType::Set => COLLATION_UTF8MB4,
+            _ => COLLATION_BINARY,
+        };
+        Self {
+            name: name.into(),
+            original_name: String::new(),
+            table: String::new(),
+            original_table: String::new(),
+            schema: String::new(),
+            x_type,
+            mysql_type,
+            collation,
+            fractional_digits: 0,
+            length: 0,
+            flags: 0,
+        }
+    }
+
+    /// A UTF-8 text column (VARCHAR, utf8mb4): what admin SQL returns.
+    pub fn text(name: impl Into<String>) -> Self {
+        Self::new(name, ColumnType::Bytes, mysql_type::VAR_STRING)
+    }
+
+    /// A BIGINT column.
+    pub fn bigint(name: impl Into<String>) -> Self {
+        Self::new(name, ColumnType::Sint, mysql_type::LONGLONG)
+    }
+
+    /// A BIGINT UNSIGNED column.
+    pub fn bigint_unsigned(name: impl Into<String>) -> Self {
+        Self::new(name, ColumnType::Uint, mysql_type::LONGLONG)
+    }
+
+    /// A DOUBLE column.
+    pub fn double(name: impl Into<String>) -> Self {
+        Self::new(name, ColumnType::Double, mysql_type::DOUBLE)
+    }
+
+    /// A binary column (VARBINARY/BLOB): collation 63, so clients return raw bytes.
+    pub fn binary(name: impl Into<String>) -> Self {
+        let mut column = Self::new(name, ColumnType::Bytes, mysql_type::BLOB);
+        column.collation = COLLATION_BINARY;
+        column
+    }
+}
+
+/// Receives a statement's result set.
+pub trait ResultSink {
+    /// The result set's columns; called once, before any row.
+    fn metadata(&mut self, columns: &[ColumnInfo]) -> Result<(), SinkError>;
+
+    /// One row, one value per column.
+    fn row(&mut self, row: &[Value]) -> Result<(), SinkError>;
+}
+
+/// Why a sink refused more output. The statement stops and reports it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SinkError {
+    /// The connection is closed or the write timed out; nobody is listening any more.
+    #[error("the client connection is gone")]
+    Disconnected,
+    /// The statement was killed while it streamed (for example while waiting for flow-control tokens).
+    #[error("Query execution was interrupted")]
+    Interrupted,
+    /// A row that does not fit the metadata: a bug in the producer, reported rather than sent.
+    #[error("result row does not match its metadata: {0}")]
+    Malformed(String),
+}
+
+/// What a statement did, besides its result set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ExecSummary {
+    /// Whether the statement produced a result set (metadata was sent).
+    pub has_result_set: bool,
+    /// Rows inserted, updated or deleted (0 for queries).
+    pub rows_affected: u64,
+    /// The id generated by an INSERT, if any.
+    pub last_insert_id: Option<u64>,
+}
+
+/// A failed statement, as the client will see it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{code} ({sql_state}): {message}")]
+pub struct SqlError {
+    /// Wire code, from [`xrpc_proto::codes`] where one fits.
+    pub code: u32,
+    /// SQL state.
+    pub sql_state: String,
+    /// Message, keeping the engine's own words.
+    pub message: String,
+}
+
+impl SqlError {
+    /// An error from a table row with a specific message.
+    pub fn new(code: &ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code: code.code,
+            sql_state: code.sql_state.to_owned(),
+            message: message.into(),
+        }
+    }
+
+    /// The ERROR frame for this failure; SQL errors never end the session.
+    pub fn to_wire(&self) -> WireError {
+        WireError {
+            severity: Severity::Error,
+            code: self.code,
+            sql_state: self.sql_state.clone(),
+            message: self.message.clone(),
+        }
+    }
+}
+
+impl From<SinkError> for SqlError {
+    fn from(err: SinkError) -> Self {
+        match err {
+            SinkError::Interrupted => SqlError::new(&codes::QUERY_INTERRUPTED, err.to_string()),
+            SinkError::Disconnected | SinkError::Malformed(_) => {
+                SqlError::new(&codes::ENGINE_ERROR, err.to_string())
+            }
+        }
+    }
+}
+
+/// A sink that keeps everything in memory: for tests and for admin statements run internally.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct CollectedResult {
+    /// The columns, if a result set was produced.
+    pub columns: Option<Vec<ColumnInfo>>,
+    /// The rows.
+    pub rows: Vec<Vec<Value>>,
+}
+
+impl ResultSink for CollectedResult {
+    fn metadata(&mut self, columns: &[ColumnInfo]) -> Result<(), SinkError> {
+        self.columns = Some(columns.to_vec());
+        Ok(())
+    }
+
+    fn row(&mut self, row: &[Value]) -> Result<(), SinkError> {
+        self.rows.push(row.to_vec());
+        Ok(())
+    }
+}
