@@ -1,2 +1,534 @@
-//! Echo benchmark harness (placeholder).
-fn main() {}
+//! The echo benchmark: xrpc-net against a raw single-threaded epoll loop (the practical limit) and
+//! a tokio server (what a Rust user would pick), all with the same framing, in one invocation.
+//!
+//! ```text
+//! cargo run --release -p xrpc-net --example echo-bench -- \
+//!     [--duration 3] [--warmup 1] [--cases 1x1,4x16,4x128,64x8,1024x1] \
+//!     [--servers xrpc,raw,tokio] [--payload 16] [--server-threads 1] [--no-pin] [--json FILE]
+//! ```
+//!
+//! Each case `NxM` opens N connections and keeps M requests in flight on each. The load generator
+//! is one thread running its own edge-triggered epoll loop: per readiness it reads everything,
+//! matches each response with the send time of the oldest outstanding request on that connection
+//! (echo keeps order), records the latency in an hdrhistogram and sends as many new requests as it
+//! received answers, in one write. Warm-up traffic is not measured.
+//!
+//! On a machine with at least two CPUs the servers run on CPU 0 and the load generator on CPU 1
+//! (`--no-pin` turns this off), so every server gets the same single core. `--server-threads`
+//! sets xrpc's `threads_per_group` and tokio's worker threads; the raw loop is single-threaded by
+//! definition.
+
+use std::collections::VecDeque;
+use std::io::Write;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::fd::AsFd;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use xrpc_net::echo::EchoHandler;
+use xrpc_net::sys::{self, Epoll, Events, IoSlice, RecvResult};
+use xrpc_net::{NetConfig, Server};
+use xrpc_proto::frame::{FrameConfig, FrameHeader, HeaderFormat, encode_frame};
+
+#[derive(Debug, Clone)]
+struct Opts {
+    duration: Duration,
+    warmup: Duration,
+    cases: Vec<(usize, usize)>,
+    servers: Vec<String>,
+    payload: usize,
+    server_threads: usize,
+    pin: bool,
+    json: Option<String>,
+    xrpc_events: usize,
+    xrpc_recv_buf: usize,
+    xrpc_tasker: bool,
+}
+
+fn parse_opts() -> Opts {
+    let mut o = Opts {
+        duration: Duration::from_secs(3),
+        warmup: Duration::from_secs(1),
+        cases: vec![(1, 1), (4, 16), (4, 128), (64, 8), (1024, 1)],
+        servers: vec!["xrpc".into(), "raw".into(), "tokio".into()],
+        payload: 16,
+        server_threads: 1,
+        pin: true,
+        json: None,
+        xrpc_events: 4,
+        xrpc_recv_buf: 4096,
+        xrpc_tasker: true,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut v = || args.next().expect("missing value");
+        match a.as_str() {
+            "--duration" => o.duration = Duration::from_secs_f64(v().parse().unwrap()),
+            "--warmup" => o.warmup = Duration::from_secs_f64(v().parse().unwrap()),
+            "--cases" => {
+                o.cases = v()
+                    .split(',')
+                    .map(|c| {
+                        let (n, m) = c.split_once('x').expect("case is NxM");
+                        (n.parse().unwrap(), m.parse().unwrap())
+                    })
+                    .collect()
+            }
+            "--servers" => o.servers = v().split(',').map(str::to_owned).collect(),
+            "--payload" => o.payload = v().parse().unwrap(),
+            "--server-threads" => o.server_threads = v().parse().unwrap(),
+            "--no-pin" => o.pin = false,
+            "--json" => o.json = Some(v()),
+            "--xrpc-events" => o.xrpc_events = v().parse().unwrap(),
+            "--xrpc-recv-buf" => o.xrpc_recv_buf = v().parse().unwrap(),
+            "--xrpc-no-tasker" => o.xrpc_tasker = false,
+            "--bench" => {} // passed by `cargo bench`
+            other => panic!("unknown argument {other}"),
+        }
+    }
+    o
+}
+
+/// Length of the prefix of `buf` made of complete frames.
+fn complete_prefix(buf: &[u8], cfg: &FrameConfig) -> usize {
+    let hl = cfg.format.header_len();
+    let mut pos = 0;
+    while let Ok(Some(h)) = FrameHeader::parse(&buf[pos..], cfg) {
+        let wire = hl + h.body_len as usize;
+        if buf.len() - pos < wire {
+            break;
+        }
+        pos += wire;
+    }
+    pos
+}
+
+// ---------------------------------------------------------------------------------------------
+// Servers.
+
+/// A running server under test.
+enum Running {
+    Xrpc(Server<EchoHandler>),
+    Raw(Arc<AtomicBool>, std::thread::JoinHandle<()>),
+    Tokio(tokio::runtime::Runtime),
+}
+
+impl Running {
+    fn stop(self) {
+        match self {
+            Running::Xrpc(s) => s.shutdown(),
+            Running::Raw(stop, t) => {
+                stop.store(true, Ordering::Release);
+                t.join().unwrap();
+            }
+            Running::Tokio(rt) => rt.shutdown_timeout(Duration::from_secs(1)),
+        }
+    }
+}
+
+fn start_server(kind: &str, opts: &Opts) -> (Running, SocketAddr) {
+    let threads = opts.server_threads;
+    let any = SocketAddr::from(([127, 0, 0, 1], 0));
+    match kind {
+        "xrpc" => {
+            let cfg = NetConfig {
+                listen: any,
+                groups: 1,
+                threads_per_group: threads,
+                events_per_thread: opts.xrpc_events,
+                fixed_recv_buf: opts.xrpc_recv_buf,
+                enable_tasker: opts.xrpc_tasker,
+                listen_backlog: 4096,
+                ..NetConfig::default()
+            };
+            let s = Server::start(cfg, EchoHandler).expect("start xrpc");
+            let addr = s.local_addr();
+            (Running::Xrpc(s), addr)
+        }
+        "raw" => {
+            let l = TcpListener::bind(any).unwrap();
+            l.set_nonblocking(true).unwrap();
+            let addr = l.local_addr().unwrap();
+            let stop = Arc::new(AtomicBool::new(false));
+            let st = stop.clone();
+            let t = std::thread::spawn(move || raw_server(l, &st));
+            (Running::Raw(stop, t), addr)
+        }
+        "tokio" => {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(threads)
+                .enable_all()
+                .build()
+                .unwrap();
+            let l = rt.block_on(tokio::net::TcpListener::bind(any)).unwrap();
+            let addr = l.local_addr().unwrap();
+            rt.spawn(tokio_server(l));
+            (Running::Tokio(rt), addr)
+        }
+        other => panic!("unknown server {other}"),
+    }
+}
+
+/// The practical limit: one thread, level-triggered epoll, one read and one write per readiness,
+/// no framework.
+fn raw_server(listener: TcpListener, stop: &AtomicBool) {
+    const LISTENER: u64 = u64::MAX;
+    let cfg = FrameConfig::default();
+    let ep = Epoll::new().unwrap();
+    ep.add_level_read(listener.as_fd(), LISTENER).unwrap();
+    let mut conns: Vec<Option<(TcpStream, Vec<u8>, usize)>> = Vec::new();
+    let mut events = Events::with_capacity(256);
+    while !stop.load(Ordering::Acquire) {
+        let n = ep
+            .wait(&mut events, Some(Duration::from_millis(50)))
+            .unwrap();
+        for i in 0..n {
+            let (token, _) = events.get(i);
+            if token == LISTENER {
+                while let Ok((s, _)) = listener.accept() {
+                    s.set_nodelay(true).unwrap();
+                    s.set_nonblocking(true).unwrap();
+                    let slot = conns.iter().position(Option::is_none).unwrap_or_else(|| {
+                        conns.push(None);
+                        conns.len() - 1
+                    });
+                    ep.add_level_read(s.as_fd(), slot as u64).unwrap();
+                    conns[slot] = Some((s, vec![0; 64 * 1024], 0));
+                }
+                continue;
+            }
+            let slot = token as usize;
+            let Some((s, buf, filled)) = conns[slot].as_mut() else {
+                continue;
+            };
+            let close = match sys::recv(s.as_fd(), &mut buf[*filled..]) {
+                RecvResult::Data(n) => {
+                    *filled += n;
+                    let end = complete_prefix(&buf[..*filled], &cfg);
+                    let ok = end == 0 || write_blocking(s, &buf[..end]);
+                    buf.copy_within(end..*filled, 0);
+                    *filled -= end;
+                    if *filled == buf.len() {
+                        buf.resize(buf.len() * 2, 0);
+                    }
+                    !ok
+                }
+                RecvResult::WouldBlock | RecvResult::Interrupted => false,
+                RecvResult::Eof | RecvResult::Error(_) => true,
+            };
+            if close {
+                let (s, _, _) = conns[slot].take().unwrap();
+                let _ = ep.delete(s.as_fd());
+            }
+        }
+    }
+}
+
+fn write_blocking(s: &mut TcpStream, mut data: &[u8]) -> bool {
+    while !data.is_empty() {
+        match s.write(data) {
+            Ok(n) => data = &data[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                if !matches!(
+                    sys::poll_writable(s.as_fd(), Duration::from_secs(10)),
+                    Ok(true)
+                ) {
+                    return false;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
+    true
+}
+
+/// The tokio reference: a task per connection that answers the complete frames of each read.
+async fn tokio_server(listener: tokio::net::TcpListener) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    loop {
+        let Ok((mut s, _)) = listener.accept().await else {
+            continue;
+        };
+        tokio::spawn(async move {
+            let _ = s.set_nodelay(true);
+            let cfg = FrameConfig::default();
+            let mut buf = vec![0u8; 64 * 1024];
+            let mut filled = 0;
+            loop {
+                let n = match s.read(&mut buf[filled..]).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => n,
+                };
+                filled += n;
+                let end = complete_prefix(&buf[..filled], &cfg);
+                if end > 0 {
+                    if s.write_all(&buf[..end]).await.is_err() {
+                        return;
+                    }
+                    buf.copy_within(end..filled, 0);
+                    filled -= end;
+                }
+                if filled == buf.len() {
+                    buf.resize(buf.len() * 2, 0);
+                }
+            }
+        });
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load generator.
+
+struct Client {
+    stream: TcpStream,
+    sent: VecDeque<Instant>,
+    buf: Vec<u8>,
+    filled: usize,
+    out: Vec<u8>,
+}
+
+#[derive(Debug, Clone)]
+struct CaseResult {
+    server: String,
+    conns: usize,
+    inflight: usize,
+    qps: f64,
+    p50_us: f64,
+    p99_us: f64,
+    p999_us: f64,
+    max_us: f64,
+    requests: u64,
+}
+
+fn run_case(
+    server: &str,
+    addr: SocketAddr,
+    conns: usize,
+    inflight: usize,
+    opts: &Opts,
+) -> CaseResult {
+    let cfg = FrameConfig::default();
+    let body = vec![0x5a; opts.payload];
+    let mut request = Vec::new();
+    encode_frame(&mut request, HeaderFormat::Standard, 1, 1, &body);
+    let ep = Epoll::new().unwrap();
+    let mut clients = Vec::with_capacity(conns);
+    for i in 0..conns {
+        let s = TcpStream::connect(addr).expect("connect");
+        s.set_nodelay(true).unwrap();
+        s.set_nonblocking(true).unwrap();
+        ep.add_edge_read(s.as_fd(), i as u64).unwrap();
+        clients.push(Client {
+            stream: s,
+            sent: VecDeque::with_capacity(inflight),
+            buf: vec![0; 64 * 1024],
+            filled: 0,
+            out: Vec::with_capacity(request.len() * inflight),
+        });
+    }
+    let start = Instant::now();
+    for c in &mut clients {
+        for _ in 0..inflight {
+            c.out.extend_from_slice(&request);
+            c.sent.push_back(start);
+        }
+        assert!(write_blocking(&mut c.stream, &c.out));
+        c.out.clear();
+    }
+    let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).unwrap();
+    let mut events = Events::with_capacity(256);
+    let warm_end = start + opts.warmup;
+    let end = warm_end + opts.duration;
+    let mut measuring = false;
+    let mut count = 0u64;
+    let mut measure_start = warm_end;
+    loop {
+        let now = Instant::now();
+        if !measuring && now >= warm_end {
+            measuring = true;
+            hist.reset();
+            count = 0;
+            measure_start = now;
+        }
+        if now >= end {
+            break;
+        }
+        let n = ep
+            .wait(&mut events, Some(Duration::from_millis(5)))
+            .unwrap();
+        for i in 0..n {
+            let (token, _) = events.get(i);
+            let c = &mut clients[token as usize];
+            loop {
+                let want = c.buf.len() - c.filled;
+                let got = match sys::recv(c.stream.as_fd(), &mut c.buf[c.filled..]) {
+                    RecvResult::Data(n) => n,
+                    RecvResult::Interrupted => continue,
+                    RecvResult::WouldBlock => break,
+                    RecvResult::Eof | RecvResult::Error(_) => panic!("server closed a connection"),
+                };
+                c.filled += got;
+                let now = Instant::now();
+                let hl = cfg.format.header_len();
+                let mut pos = 0;
+                let mut answered = 0;
+                while let Ok(Some(h)) = FrameHeader::parse(&c.buf[pos..c.filled], &cfg) {
+                    let wire = hl + h.body_len as usize;
+                    if c.filled - pos < wire {
+                        break;
+                    }
+                    pos += wire;
+                    answered += 1;
+                    let sent = c.sent.pop_front().expect("answer without request");
+                    if measuring {
+                        let _ = hist.record(now.duration_since(sent).as_nanos() as u64);
+                        count += 1;
+                    }
+                }
+                c.buf.copy_within(pos..c.filled, 0);
+                c.filled -= pos;
+                for _ in 0..answered {
+                    c.out.extend_from_slice(&request);
+                    c.sent.push_back(now);
+                }
+                if !c.out.is_empty() {
+                    let mut written = 0;
+                    while written < c.out.len() {
+                        match sys::send_vectored(
+                            c.stream.as_fd(),
+                            &[IoSlice::new(&c.out[written..])],
+                        ) {
+                            Ok(n) => written += n,
+                            Err(_) => {
+                                let _ =
+                                    sys::poll_writable(c.stream.as_fd(), Duration::from_secs(1));
+                            }
+                        }
+                    }
+                    c.out.clear();
+                }
+                if got < want {
+                    // Short read: the socket is drained (edge-triggered).
+                    break;
+                }
+            }
+        }
+    }
+    let elapsed = measure_start.elapsed().max(Duration::from_millis(1));
+    let us = |ns: u64| ns as f64 / 1000.0;
+    CaseResult {
+        server: server.to_owned(),
+        conns,
+        inflight,
+        qps: count as f64 / elapsed.as_secs_f64(),
+        p50_us: us(hist.value_at_quantile(0.50)),
+        p99_us: us(hist.value_at_quantile(0.99)),
+        p999_us: us(hist.value_at_quantile(0.999)),
+        max_us: us(hist.max()),
+        requests: count,
+    }
+}
+
+fn main() {
+    let opts = parse_opts();
+    let cpus = xrpc_net::affinity::allowed_cpus().unwrap_or_default();
+    let pin = opts.pin && cpus.len() >= 2;
+    if pin {
+        // Servers (started from this thread) inherit CPU 0; the load generator moves to CPU 1.
+        xrpc_net::affinity::pin_current_thread(&cpus[..1]).unwrap();
+    }
+    let client_cpu = cpus.get(1).copied();
+    let mut results = Vec::new();
+    for &(conns, inflight) in &opts.cases {
+        for server in &opts.servers {
+            let (running, addr) = start_server(server, &opts);
+            let o = opts.clone();
+            let name = server.clone();
+            let r = std::thread::spawn(move || {
+                if pin {
+                    xrpc_net::affinity::pin_current_thread(&[client_cpu.unwrap()]).unwrap();
+                }
+                run_case(&name, addr, conns, inflight, &o)
+            })
+            .join()
+            .unwrap();
+            if let Running::Xrpc(s) = &running {
+                let st = s.stats();
+                eprintln!(
+                    "      xrpc: inline {} queued {} extra threads started {}/{}/{} (stall/queue/watchdog) eventfd writes {}",
+                    st.run_inline,
+                    st.run_queued,
+                    st.threads_by_stall,
+                    st.threads_by_queue,
+                    st.watchdog_wakeups,
+                    st.eventfd_notifies
+                );
+            }
+            running.stop();
+            eprintln!(
+                "{:>5} {:>4}x{:<4} qps {:>10.0}  p50 {:>8.1}us  p99 {:>8.1}us  p999 {:>8.1}us",
+                r.server, r.conns, r.inflight, r.qps, r.p50_us, r.p99_us, r.p999_us
+            );
+            results.push(r);
+            // Let TIME_WAIT sockets and threads settle between runs.
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    println!(
+        "| case | server | QPS | p50 (µs) | p99 (µs) | xrpc/limit | xrpc/tokio |\n|---|---|---:|---:|---:|---:|---:|"
+    );
+    for &(conns, inflight) in &opts.cases {
+        let find = |s: &str| {
+            results
+                .iter()
+                .find(|r| r.server == s && r.conns == conns && r.inflight == inflight)
+        };
+        let x = find("xrpc").map(|r| r.qps);
+        for r in results
+            .iter()
+            .filter(|r| r.conns == conns && r.inflight == inflight)
+        {
+            let (lim, tok) = if r.server == "xrpc" {
+                let ratio = |o: Option<&CaseResult>| match (x, o) {
+                    (Some(x), Some(o)) if o.qps > 0.0 => format!("{:.2}", x / o.qps),
+                    _ => "-".into(),
+                };
+                (ratio(find("raw")), ratio(find("tokio")))
+            } else {
+                (String::new(), String::new())
+            };
+            println!(
+                "| {}×{} | {} | {:.0} | {:.1} | {:.1} | {} | {} |",
+                conns, inflight, r.server, r.qps, r.p50_us, r.p99_us, lim, tok
+            );
+        }
+    }
+    if let Some(path) = &opts.json {
+        let json: Vec<_> = results
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "server": r.server, "conns": r.conns, "inflight": r.inflight,
+                    "qps": r.qps, "p50_us": r.p50_us, "p99_us": r.p99_us,
+                    "p999_us": r.p999_us, "max_us": r.max_us, "requests": r.requests,
+                })
+            })
+            .collect();
+        let doc = serde_json::json!({
+            "duration_s": opts.duration.as_secs_f64(),
+            "warmup_s": opts.warmup.as_secs_f64(),
+            "payload": opts.payload,
+            "server_threads": opts.server_threads,
+            "pinned": pin,
+            "results": json,
+        });
+        std::fs::File::create(path)
+            .and_then(|mut f| f.write_all(serde_json::to_string_pretty(&doc).unwrap().as_bytes()))
+            .expect("write json");
+    }
+    let _ = std::io::stdout().flush();
+}

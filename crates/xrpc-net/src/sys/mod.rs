@@ -3,8 +3,10 @@
 //! Everything above this module speaks in [`OwnedFd`]s, tokens and [`Duration`]s; everything in it
 //! is a thin wrapper over one or two calls of [`rustix`] (epoll, eventfd, `read`, `sendmsg`,
 //! `poll`, `shutdown`) or [`socket2`] (listening sockets and socket options). The layout follows
-//! mio's `src/sys`: one file per kind of OS object, `OwnedFd` at the boundary, and no `unsafe` at
-//! all, because both crates already expose safe interfaces for every call this crate needs.
+//! mio's `src/sys` in spirit: every OS call of the crate is here, `OwnedFd` is the boundary, and
+//! there is no `unsafe` at all, because both crates already expose safe interfaces for every call
+//! this crate needs. (CPU affinity, `sched_{get,set}affinity` through rustix, lives with its
+//! topology logic in [`crate::affinity`].)
 //!
 //! # What the OS layer provides
 //!
@@ -95,6 +97,14 @@ impl Epoll {
     /// Registers `fd` edge-triggered for input and hang-up, reporting `token`.
     pub fn add_edge_read(&self, fd: BorrowedFd<'_>, token: u64) -> io::Result<()> {
         let flags = epoll::EventFlags::IN | epoll::EventFlags::RDHUP | epoll::EventFlags::ET;
+        epoll::add(&self.fd, fd, epoll::EventData::new_u64(token), flags).map_err(err)
+    }
+
+    /// Registers `fd` level-triggered for input and hang-up, reporting `token`. The framework
+    /// itself uses only edge-triggered registration; this serves simple single-threaded loops
+    /// (the raw-epoll reference server of the benchmark).
+    pub fn add_level_read(&self, fd: BorrowedFd<'_>, token: u64) -> io::Result<()> {
+        let flags = epoll::EventFlags::IN | epoll::EventFlags::RDHUP;
         epoll::add(&self.fd, fd, epoll::EventData::new_u64(token), flags).map_err(err)
     }
 
