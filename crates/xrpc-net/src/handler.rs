@@ -101,8 +101,8 @@ impl FrameRef<'_> {
 }
 
 /// The complete frames of one receive pass, in stream order. Headers were validated when the batch
-/// was cut, so iterating cannot fail.
-#[derive(Debug)]
+/// was cut, so iterating cannot fail. Cloning it gives an independent cursor (to peek ahead).
+#[derive(Debug, Clone)]
 pub struct FrameBatch<'a> {
     buf: &'a [u8],
     config: &'a FrameConfig,
