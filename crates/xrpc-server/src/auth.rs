@@ -1,0 +1,486 @@
+//! Connection authentication: accounts and the per-connection MYSQL41 state machine.
+//!
+//! The state machine is sans-IO: it takes the decoded authentication messages and the random
+//! challenge bytes as inputs and returns the reply to send plus what the connection must do next.
+//! Authentication happens once per connection; every session on it then runs as that user.
+//!
+//! ```text
+//!            AuthenticateStart(MYSQL41)              AuthenticateContinue(ok)
+//!  Start ───────────────────────────────▶ Challenged ─────────────────────────▶ Authenticated
+//!    ▲                                        │ wrong password / malformed
+//!    └────────────────────────────────────────┘ (failure counted; closed after `max_failures`)
+//! ```
+
+use std::net::IpAddr;
+
+use xrpc_proto::auth::{CHALLENGE_LEN, Challenge, MECH_MYSQL41, Mysql41Response, PasswordHash};
+use xrpc_proto::codes;
+use xrpc_proto::messages::pb;
+use xrpc_proto::{Severity, WireError};
+
+/// Which client addresses may use an account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostPattern {
+    /// Any address (`%`).
+    Any,
+    /// Loopback addresses only (`localhost`).
+    Loopback,
+    /// One address or a network: `10.0.0.0/8`, `::1/128`, `192.168.1.7`.
+    Net {
+        /// The network address.
+        addr: IpAddr,
+        /// Prefix length in bits.
+        prefix: u8,
+    },
+}
+
+impl HostPattern {
+    /// Parses `%`, `localhost`, an address, or `address/prefix`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        match text {
+            "%" | "*" => return Ok(HostPattern::Any),
+            "localhost" => return Ok(HostPattern::Loopback),
+            _ => {}
+        }
+        let (addr, prefix) = match text.split_once('/') {
+            Some((addr, prefix)) => (addr, Some(prefix)),
+            None => (text, None),
+        };
+        let addr: IpAddr = addr.parse().map_err(|_| {
+            format!("host `{text}` is not %, localhost, an IP address or a CIDR network")
+        })?;
+        let max = if addr.is_ipv4() { 32 } else { 128 };
+        let prefix = match prefix {
+            None => max,
+            Some(p) => p
+                .parse::<u8>()
+                .ok()
+                .filter(|p| *p <= max)
+                .ok_or_else(|| format!("host `{text}` has a prefix outside 0..={max}"))?,
+        };
+        Ok(HostPattern::Net { addr, prefix })
+    }
+
+    /// Whether `peer` matches.
+    pub fn matches(&self, peer: IpAddr) -> bool {
+        match self {
+            HostPattern::Any => true,
+            HostPattern::Loopback => peer.is_loopback(),
+            HostPattern::Net { addr, prefix } => match (addr, canonical(peer)) {
+                (IpAddr::V4(net), IpAddr::V4(ip)) => {
+                    let mask = u32::MAX.checked_shl(32 - u32::from(*prefix)).unwrap_or(0);
+                    u32::from(*net) & mask == u32::from(ip) & mask
+                }
+                (IpAddr::V6(net), IpAddr::V6(ip)) => {
+                    let mask = u128::MAX.checked_shl(128 - u32::from(*prefix)).unwrap_or(0);
+                    u128::from(*net) & mask == u128::from(ip) & mask
+                }
+                _ => false,
+            },
+        }
+    }
+}
+
+/// IPv4-mapped IPv6 addresses match IPv4 patterns.
+fn canonical(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
+    }
+}
+
+/// One account.
+#[derive(Debug, Clone)]
+pub struct Account {
+    /// User name.
+    pub name: String,
+    /// `SHA1(SHA1(password))`, or empty for no password.
+    pub password: PasswordHash,
+    /// Addresses the account may connect from; empty means nowhere.
+    pub hosts: Vec<HostPattern>,
+}
+
+impl Account {
+    /// The built-in account: `root` with no password, from loopback only.
+    pub fn default_root() -> Self {
+        Self {
+            name: "root".into(),
+            password: PasswordHash::EMPTY,
+            hosts: vec![HostPattern::Loopback],
+        }
+    }
+}
+
+/// The node's accounts.
+#[derive(Debug, Clone, Default)]
+pub struct Accounts {
+    accounts: Vec<Account>,
+}
+
+impl Accounts {
+    /// A set of accounts; later duplicates of a name are ignored.
+    pub fn new(accounts: Vec<Account>) -> Self {
+        Self { accounts }
+    }
+
+    fn find(&self, name: &str) -> Option<&Account> {
+        self.accounts.iter().find(|a| a.name == name)
+    }
+}
+
+/// What the connection does after an authentication message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthStep {
+    /// Send this challenge in an AuthenticateContinue.
+    Challenge(Vec<u8>),
+    /// Send AuthenticateOk; the connection now runs as `user`.
+    Authenticated {
+        /// The authenticated user.
+        user: String,
+        /// The default schema the client asked for, possibly empty.
+        schema: String,
+    },
+    /// Send this error; the connection stays open for a retry.
+    Refused(WireError),
+    /// Send this error and close the connection.
+    RefusedAndClose(WireError),
+}
+
+#[derive(Debug)]
+enum State {
+    Start,
+    Challenged(Challenge),
+    Authenticated { user: String },
+}
+
+/// The authentication state of one connection.
+#[derive(Debug)]
+pub struct Authenticator {
+    state: State,
+    failures: u32,
+    max_failures: u32,
+    peer: Option<IpAddr>,
+}
+
+impl Authenticator {
+    /// A fresh connection from `peer`, closed after `max_failures` failed attempts.
+    pub fn new(peer: Option<IpAddr>, max_failures: u32) -> Self {
+        Self {
+            state: State::Start,
+            failures: 0,
+            max_failures: max_failures.max(1),
+            peer,
+        }
+    }
+
+    /// The authenticated user, once there is one.
+    pub fn user(&self) -> Option<&str> {
+        match &self.state {
+            State::Authenticated { user } => Some(user),
+            _ => None,
+        }
+    }
+
+    /// Handles AuthenticateStart. `random` supplies the challenge bytes.
+    pub fn start(
+        &mut self,
+        msg: &pb::session::AuthenticateStart,
+        random: [u8; CHALLENGE_LEN],
+    ) -> AuthStep {
+        if matches!(self.state, State::Authenticated { .. }) {
+            return AuthStep::Refused(WireError::with_message(
+                &codes::UNEXPECTED_MESSAGE,
+                "Connection is already authenticated",
+            ));
+        }
+        if !msg.mech_name.eq_ignore_ascii_case(MECH_MYSQL41) {
+            self.state = State::Start;
+            return self.fail(WireError::with_message(
+                &codes::NOT_SUPPORTED_AUTH_MODE,
+                format!(
+                    "Authentication mechanism '{}' is not supported; use MYSQL41 (PLAIN needs TLS, which this node does not offer)",
+                    msg.mech_name
+                ),
+            ));
+        }
+        let challenge = Challenge::from_random(random);
+        self.state = State::Challenged(challenge);
+        AuthStep::Challenge(challenge.as_bytes().to_vec())
+    }
+
+    /// Handles AuthenticateContinue.
+    pub fn continue_(
+        &mut self,
+        msg: &pb::session::AuthenticateContinue,
+        accounts: &Accounts,
+    ) -> AuthStep {
+        let State::Challenged(challenge) = self.state else {
+            return self.fail(WireError::with_message(
+                &codes::ACCESS_DENIED,
+                "Access denied: AuthenticateContinue without AuthenticateStart",
+            ));
+        };
+        self.state = State::Start;
+        let response = match Mysql41Response::parse(&msg.auth_data) {
+            Ok(response) => response,
+            Err(err) => {
+                return self.fail(WireError::with_message(
+                    &codes::ACCESS_DENIED,
+                    format!("Access denied: malformed MYSQL41 response ({err})"),
+                ));
+            }
+        };
+        let host_allowed = |account: &Account| {
+            self.peer
+                .is_some_and(|peer| account.hosts.iter().any(|h| h.matches(peer)))
+        };
+        let verified = accounts.find(&response.user).is_some_and(|account| {
+            host_allowed(account)
+                && account
+                    .password
+                    .verify(&challenge, response.scramble.as_ref())
+        });
+        if verified {
+            self.state = State::Authenticated {
+                user: response.user.clone(),
+            };
+            return AuthStep::Authenticated {
+                user: response.user,
+                schema: response.schema,
+            };
+        }
+        let host = self
+            .peer
+            .map_or_else(|| "unknown".to_owned(), |p| p.to_string());
+        let using = if response.scramble.is_some() {
+            "YES"
+        } else {
+            "NO"
+        };
+        self.fail(WireError::with_message(
+            &codes::ACCESS_DENIED,
+            format!(
+                "Access denied for user '{}'@'{host}' (using password: {using})",
+                response.user
+            ),
+        ))
+    }
+
+    /// The error for any other request before authentication.
+    pub fn not_authenticated() -> WireError {
+        WireError::with_message(
+            &codes::ACCESS_DENIED,
+            "Access denied: authenticate with MYSQL41 before sending requests",
+        )
+    }
+
+    fn fail(&mut self, err: WireError) -> AuthStep {
+        self.failures += 1;
+        if self.failures >= self.max_failures {
+            let closing = WireError::with_message(
+                &codes::TOO_MANY_AUTH_FAILURES,
+                format!(
+                    "{}; {} failed attempts, closing the connection",
+                    err.message, self.failures
+                ),
+            )
+            .with_severity(Severity::Fatal);
+            AuthStep::RefusedAndClose(closing)
+        } else {
+            AuthStep::Refused(err)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::Ipv4Addr;
+
+    use bytes::Bytes;
+    use xrpc_proto::auth::mysql41_client_response;
+
+    use super::*;
+
+    const LOCAL: Option<IpAddr> = Some(IpAddr::V4(Ipv4Addr::LOCALHOST));
+
+    fn start(mech: &str) -> pb::session::AuthenticateStart {
+        pb::session::AuthenticateStart {
+            mech_name: mech.into(),
+            ..Default::default()
+        }
+    }
+
+    fn answer(challenge: &[u8], user: &str, password: &str) -> pb::session::AuthenticateContinue {
+        let challenge = Challenge::from_bytes(challenge.try_into().unwrap());
+        pb::session::AuthenticateContinue {
+            auth_data: Bytes::from(mysql41_client_response(
+                "db",
+                user,
+                password.as_bytes(),
+                &challenge,
+            )),
+        }
+    }
+
+    fn accounts() -> Accounts {
+        Accounts::new(vec![
+            Account::default_root(),
+            Account {
+                name: "app".into(),
+                password: PasswordHash::from_password(b"s3cret"),
+                hosts: vec![
+                    HostPattern::parse("10.0.0.0/8").unwrap(),
+                    HostPattern::Loopback,
+                ],
+            },
+        ])
+    }
+
+    fn challenge_of(step: AuthStep) -> Vec<u8> {
+        match step {
+            AuthStep::Challenge(c) => c,
+            other => panic!("expected a challenge, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn right_password_authenticates() {
+        let mut auth = Authenticator::new(LOCAL, 3);
+        let challenge = challenge_of(auth.start(&start("MYSQL41"), [5; 20]));
+        assert_eq!(challenge.len(), 20);
+        let step = auth.continue_(&answer(&challenge, "app", "s3cret"), &accounts());
+        assert_eq!(
+            step,
+            AuthStep::Authenticated {
+                user: "app".into(),
+                schema: "db".into()
+            }
+        );
+        assert_eq!(auth.user(), Some("app"));
+    }
+
+    #[test]
+    fn wrong_password_is_access_denied_and_the_connection_may_retry() {
+        let mut auth = Authenticator::new(LOCAL, 3);
+        let challenge = challenge_of(auth.start(&start("MYSQL41"), [1; 20]));
+        let AuthStep::Refused(err) =
+            auth.continue_(&answer(&challenge, "app", "nope"), &accounts())
+        else {
+            panic!("expected a refusal");
+        };
+        assert_eq!((err.code, err.sql_state.as_str()), (1045, "28000"));
+        assert_eq!(err.severity, Severity::Error);
+        assert_eq!(
+            err.message,
+            "Access denied for user 'app'@'127.0.0.1' (using password: YES)"
+        );
+        // Retry on the same connection with a fresh challenge.
+        let challenge = challenge_of(auth.start(&start("mysql41"), [2; 20]));
+        assert!(matches!(
+            auth.continue_(&answer(&challenge, "app", "s3cret"), &accounts()),
+            AuthStep::Authenticated { .. }
+        ));
+    }
+
+    #[test]
+    fn root_without_password_only_from_loopback() {
+        let mut local = Authenticator::new(LOCAL, 3);
+        let challenge = challenge_of(local.start(&start("MYSQL41"), [3; 20]));
+        assert!(matches!(
+            local.continue_(&answer(&challenge, "root", ""), &accounts()),
+            AuthStep::Authenticated { .. }
+        ));
+
+        let remote = Some(IpAddr::V4(Ipv4Addr::new(192, 168, 1, 9)));
+        let mut far = Authenticator::new(remote, 3);
+        let challenge = challenge_of(far.start(&start("MYSQL41"), [3; 20]));
+        let AuthStep::Refused(err) = far.continue_(&answer(&challenge, "root", ""), &accounts())
+        else {
+            panic!("root must be refused from a remote address");
+        };
+        assert!(
+            err.message.contains("using password: NO"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn a_scramble_for_a_passwordless_account_is_refused() {
+        let mut auth = Authenticator::new(LOCAL, 3);
+        let challenge = challenge_of(auth.start(&start("MYSQL41"), [4; 20]));
+        assert!(matches!(
+            auth.continue_(&answer(&challenge, "root", "guess"), &accounts()),
+            AuthStep::Refused(_)
+        ));
+    }
+
+    #[test]
+    fn plain_and_unknown_mechanisms_are_refused() {
+        let mut auth = Authenticator::new(LOCAL, 5);
+        let AuthStep::Refused(err) = auth.start(&start("PLAIN"), [0; 20]) else {
+            panic!("PLAIN must be refused");
+        };
+        assert_eq!(err.code, codes::NOT_SUPPORTED_AUTH_MODE.code);
+        assert!(matches!(
+            auth.start(&start("SHA256_MEMORY"), [0; 20]),
+            AuthStep::Refused(_)
+        ));
+    }
+
+    #[test]
+    fn continue_without_start_is_refused() {
+        let mut auth = Authenticator::new(LOCAL, 5);
+        let step = auth.continue_(&answer(&[b'a'; 20], "root", ""), &accounts());
+        assert!(matches!(step, AuthStep::Refused(e) if e.code == 1045));
+    }
+
+    #[test]
+    fn too_many_failures_close_the_connection() {
+        let mut auth = Authenticator::new(LOCAL, 2);
+        let challenge = challenge_of(auth.start(&start("MYSQL41"), [1; 20]));
+        assert!(matches!(
+            auth.continue_(&answer(&challenge, "app", "x"), &accounts()),
+            AuthStep::Refused(_)
+        ));
+        let challenge = challenge_of(auth.start(&start("MYSQL41"), [1; 20]));
+        let AuthStep::RefusedAndClose(err) =
+            auth.continue_(&answer(&challenge, "app", "y"), &accounts())
+        else {
+            panic!("the second failure must close");
+        };
+        assert_eq!(err.severity, Severity::Fatal);
+        assert_eq!(err.code, codes::TOO_MANY_AUTH_FAILURES.code);
+    }
+
+    #[test]
+    fn host_patterns_match_networks_and_mapped_addresses() {
+        let net = HostPattern::parse("10.1.0.0/16").unwrap();
+        assert!(net.matches("10.1.200.3".parse().unwrap()));
+        assert!(!net.matches("10.2.0.1".parse().unwrap()));
+        assert!(net.matches("::ffff:10.1.0.1".parse().unwrap()));
+        assert!(
+            HostPattern::parse("::1")
+                .unwrap()
+                .matches("::1".parse().unwrap())
+        );
+        assert!(
+            HostPattern::parse("%")
+                .unwrap()
+                .matches("8.8.8.8".parse().unwrap())
+        );
+        assert!(
+            HostPattern::parse("localhost")
+                .unwrap()
+                .matches("127.0.0.2".parse().unwrap())
+        );
+        assert!(HostPattern::parse("10.0.0.0/33").is_err());
+        assert!(HostPattern::parse("example.com").is_err());
+        assert!(
+            HostPattern::parse("0.0.0.0/0")
+                .unwrap()
+                .matches("1.2.3.4".parse().unwrap())
+        );
+    }
+}
