@@ -2,4 +2,5 @@
 
 pub mod auth;
 pub mod engine;
+pub mod flow;
 pub mod result;
