@@ -1,6 +1,11 @@
 //! The xrpc data node: sessions multiplexed over connections, SQL on embedded SQLite, admin SQL and metrics.
 
 pub mod auth;
+pub mod cache;
+pub mod conn;
+pub mod encode;
 pub mod engine;
 pub mod flow;
+pub mod node;
 pub mod result;
+pub mod session;

@@ -1,0 +1,450 @@
+//! The connection handler: what the data node does with each frame the framework decodes.
+//!
+//! The framework (`xrpc-net`) calls [`NodeHandler::on_frames`] on the receiving thread, in stream
+//! order, never concurrently for one connection. Connection-level work is done right there:
+//! the capabilities probe, authentication, SESS_NEW, SESS_KILL, TOKEN_OFFER and GET_TSO are answered
+//! at once, so a kill or a token offer never waits behind the session it is about. Everything else
+//! is pushed onto its session's queue, and the sessions whose queue was empty are reported runnable;
+//! the framework then runs them inline or from its task queue ([`NodeHandler::run_unit`]).
+//!
+//! # Invariants
+//!
+//! - A session is in its connection's map from SESS_NEW (or its first auto-commit request) until it
+//!   is removed, exactly once, by close, kill, overflow or the end of the connection; the node's
+//!   session count moves only at insertion and removal.
+//! - The first frame the server sends on a new session is its OK or a FATAL error.
+//! - A frame that cannot be decoded ends the connection after one FATAL error; other connections
+//!   are untouched.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use bytes::Bytes;
+use parking_lot::{Mutex, RwLock};
+use rand::RngCore;
+use xrpc_net::ConnRef;
+use xrpc_net::handler::{FrameBatch, FrameRef, Handler, RunContext, UnitId};
+use xrpc_proto::codes;
+use xrpc_proto::frame::{CONNECTION_SID, encode_message_frame, is_auto_commit_sid};
+use xrpc_proto::messages::{ClientMessage, ServerType, pb};
+use xrpc_proto::{FrameError, Severity, WireError};
+
+use crate::auth::{AuthStep, Authenticator};
+use crate::node::NodeShared;
+use crate::session::{Pushed, Request, RunOutcome, Session, send_error, send_fatal};
+
+/// The data node's [`Handler`].
+#[derive(Debug)]
+pub struct NodeHandler {
+    node: Arc<NodeShared>,
+}
+
+impl NodeHandler {
+    /// A handler serving `node`.
+    pub fn new(node: Arc<NodeShared>) -> Self {
+        Self { node }
+    }
+}
+
+/// Per-connection state.
+#[derive(Debug)]
+pub struct ConnState {
+    peer: Option<SocketAddr>,
+    auth: Mutex<Authenticator>,
+    authenticated: AtomicBool,
+    sessions: RwLock<HashMap<u64, Arc<Session>>>,
+}
+
+impl ConnState {
+    fn session(&self, sid: u64) -> Option<Arc<Session>> {
+        self.sessions.read().get(&sid).cloned()
+    }
+}
+
+impl NodeHandler {
+    /// Removes `session` from its connection if it is still the one under its sid.
+    fn remove(&self, state: &ConnState, session: &Arc<Session>) {
+        let removed = {
+            let mut sessions = state.sessions.write();
+            match sessions.get(&session.sid()) {
+                Some(current) if Arc::ptr_eq(current, session) => sessions.remove(&session.sid()),
+                _ => None,
+            }
+        };
+        if let Some(session) = removed {
+            self.node.session_removed(session.is_auto_commit());
+            session.shut_down(&self.node);
+        }
+    }
+
+    fn on_frame(
+        &self,
+        conn: &ConnRef,
+        state: &ConnState,
+        frame: FrameRef<'_>,
+        runnable: &mut Vec<UnitId>,
+    ) {
+        let format = self.node.format;
+        let sid = frame.sid;
+        let message = match ClientMessage::decode(frame.type_id, Bytes::copy_from_slice(frame.body))
+        {
+            Ok(message) => message,
+            Err(err) => {
+                tracing::warn!(peer = ?state.peer, sid, type_id = frame.type_id, %err, "closing connection on an undecodable frame");
+                send_error(conn, format, sid, &err.to_wire());
+                conn.fin();
+                return;
+            }
+        };
+        if sid == CONNECTION_SID {
+            self.on_connection_message(conn, state, message);
+            return;
+        }
+        if !state.authenticated.load(Ordering::Acquire) {
+            send_error(conn, format, sid, &Authenticator::not_authenticated());
+            return;
+        }
+        if is_auto_commit_sid(sid) {
+            self.on_auto_commit_message(conn, state, sid, message, runnable);
+            return;
+        }
+        match message {
+            ClientMessage::NewSession(_) => self.new_session(conn, state, sid),
+            ClientMessage::KillSession(kill) => self.kill_session(conn, state, sid, &kill),
+            ClientMessage::TokenOffer(offer) => match state.session(sid) {
+                Some(session) => session.offer_tokens(offer.token.unwrap_or(-1)),
+                None => send_fatal(conn, format, sid, &codes::SESSION_NOT_FOUND),
+            },
+            ClientMessage::GetTso(request) => self.get_tso(conn, sid, &request),
+            ClientMessage::ExecSql(stmt) => {
+                self.enqueue(conn, state, sid, Request::Sql(Box::new(stmt)), runnable)
+            }
+            ClientMessage::ExecPlanRead(plan) => {
+                self.enqueue(conn, state, sid, Request::Plan(Box::new(plan)), runnable)
+            }
+            ClientMessage::AutoSp(sp) => {
+                self.enqueue(conn, state, sid, Request::Savepoint(sp), runnable)
+            }
+            ClientMessage::SessionClose(_) => {
+                self.enqueue(conn, state, sid, Request::Close, runnable)
+            }
+            other => {
+                let err = WireError::with_message(
+                    &codes::UNEXPECTED_MESSAGE,
+                    format!(
+                        "{} is not supported on a session",
+                        other.message_type().name()
+                    ),
+                );
+                send_error(conn, format, sid, &err);
+            }
+        }
+    }
+
+    fn on_connection_message(&self, conn: &ConnRef, state: &ConnState, message: ClientMessage) {
+        let format = self.node.format;
+        match message {
+            ClientMessage::CapabilitiesGet(_) => {
+                let reply = pb::connection::Capabilities {
+                    capabilities: vec![pb::connection::Capability {
+                        name: "polarx_rpc".into(),
+                        value: any_uint(1),
+                    }],
+                };
+                send_message(
+                    conn,
+                    format,
+                    CONNECTION_SID,
+                    ServerType::Capabilities,
+                    &reply,
+                );
+            }
+            ClientMessage::AuthenticateStart(start) => {
+                let mut random = [0u8; 20];
+                rand::thread_rng().fill_bytes(&mut random);
+                let step = state.auth.lock().start(&start, random);
+                self.auth_step(conn, state, step);
+            }
+            ClientMessage::AuthenticateContinue(answer) => {
+                let step = state.auth.lock().continue_(&answer, &self.node.accounts);
+                self.auth_step(conn, state, step);
+            }
+            other if !state.authenticated.load(Ordering::Acquire) => {
+                let _ = other;
+                send_error(
+                    conn,
+                    format,
+                    CONNECTION_SID,
+                    &Authenticator::not_authenticated(),
+                );
+            }
+            other => {
+                let err = WireError::with_message(
+                    &codes::UNEXPECTED_MESSAGE,
+                    format!("{} is not supported on sid 0", other.message_type().name()),
+                );
+                send_error(conn, format, CONNECTION_SID, &err);
+            }
+        }
+    }
+
+    fn auth_step(&self, conn: &ConnRef, state: &ConnState, step: AuthStep) {
+        let format = self.node.format;
+        match step {
+            AuthStep::Challenge(challenge) => {
+                let reply = pb::session::AuthenticateContinue {
+                    auth_data: challenge.into(),
+                };
+                send_message(
+                    conn,
+                    format,
+                    CONNECTION_SID,
+                    ServerType::AuthenticateContinue,
+                    &reply,
+                );
+            }
+            AuthStep::Authenticated { user, .. } => {
+                state.authenticated.store(true, Ordering::Release);
+                tracing::debug!(peer = ?state.peer, %user, "authenticated");
+                send_message(
+                    conn,
+                    format,
+                    CONNECTION_SID,
+                    ServerType::AuthenticateOk,
+                    &pb::session::AuthenticateOk::default(),
+                );
+            }
+            AuthStep::Refused(err) => {
+                tracing::info!(peer = ?state.peer, message = %err.message, "authentication refused");
+                send_error(conn, format, CONNECTION_SID, &err);
+            }
+            AuthStep::RefusedAndClose(err) => {
+                tracing::warn!(peer = ?state.peer, message = %err.message, "closing connection after failed authentications");
+                send_error(conn, format, CONNECTION_SID, &err);
+                conn.fin();
+            }
+        }
+    }
+
+    fn new_session(&self, conn: &ConnRef, state: &ConnState, sid: u64) {
+        let format = self.node.format;
+        if state.sessions.read().contains_key(&sid) {
+            send_fatal(conn, format, sid, &codes::DUPLICATE_SESSION);
+            return;
+        }
+        let Some(number) = self.node.session_added(false) else {
+            let err = WireError::with_message(
+                &codes::TOO_MANY_SESSIONS,
+                format!(
+                    "Too many sessions (max_sessions = {})",
+                    self.node.max_sessions()
+                ),
+            );
+            send_error(conn, format, sid, &err);
+            return;
+        };
+        state
+            .sessions
+            .write()
+            .insert(sid, Arc::new(Session::new(sid, number, false)));
+        send_message(conn, format, sid, ServerType::Ok, &pb::Ok::default());
+    }
+
+    fn kill_session(
+        &self,
+        conn: &ConnRef,
+        state: &ConnState,
+        sid: u64,
+        kill: &pb::session::KillSession,
+    ) {
+        let format = self.node.format;
+        let Some(session) = state.session(sid) else {
+            send_fatal(conn, format, sid, &codes::SESSION_NOT_FOUND);
+            return;
+        };
+        if kill.r#type == pb::session::kill_session::KillType::Connection as i32 {
+            self.remove(state, &session);
+            send_fatal(conn, format, sid, &codes::SESSION_KILLED);
+        } else {
+            // The running statement ends with its own ERROR; the kill itself has no reply.
+            session.kill_query();
+        }
+    }
+
+    fn get_tso(&self, conn: &ConnRef, sid: u64, request: &pb::exec_plan::GetTso) {
+        let ts = self.node.tso.next(request.batch_count.max(1) as u32);
+        let reply = pb::exec_plan::ResultTso { error_no: 0, ts };
+        send_message(conn, self.node.format, sid, ServerType::Tso, &reply);
+    }
+
+    fn enqueue(
+        &self,
+        conn: &ConnRef,
+        state: &ConnState,
+        sid: u64,
+        request: Request,
+        runnable: &mut Vec<UnitId>,
+    ) {
+        let format = self.node.format;
+        let Some(session) = state.session(sid) else {
+            send_fatal(conn, format, sid, &codes::SESSION_NOT_FOUND);
+            return;
+        };
+        match session.push(request, self.node.max_queued_messages()) {
+            Pushed::Runnable => runnable.push(UnitId(sid)),
+            Pushed::Queued => {}
+            Pushed::Overflow => {
+                send_fatal(conn, format, sid, &codes::SESSION_QUEUE_OVERFLOW);
+                self.remove(state, &session);
+            }
+        }
+    }
+
+    fn on_auto_commit_message(
+        &self,
+        conn: &ConnRef,
+        state: &ConnState,
+        sid: u64,
+        message: ClientMessage,
+        runnable: &mut Vec<UnitId>,
+    ) {
+        let format = self.node.format;
+        let ClientMessage::ExecSql(stmt) = message else {
+            let err = WireError::with_message(
+                &codes::UNEXPECTED_MESSAGE,
+                format!(
+                    "{} is not supported on an auto-commit sid; only EXEC_SQL is",
+                    message.message_type().name()
+                ),
+            );
+            send_error(conn, format, sid, &err);
+            return;
+        };
+        let session = match state.session(sid) {
+            Some(session) => session,
+            None => {
+                let Some(number) = self.node.session_added(true) else {
+                    let err =
+                        WireError::with_message(&codes::TOO_MANY_SESSIONS, "Too many sessions")
+                            .with_severity(Severity::Error);
+                    send_error(conn, format, sid, &err);
+                    return;
+                };
+                let session = Arc::new(Session::new(sid, number, true));
+                state.sessions.write().insert(sid, Arc::clone(&session));
+                session
+            }
+        };
+        match session.push(Request::Sql(Box::new(stmt)), 1) {
+            Pushed::Runnable => runnable.push(UnitId(sid)),
+            Pushed::Queued | Pushed::Overflow => {
+                let err = WireError::with_message(
+                    &codes::UNEXPECTED_MESSAGE,
+                    "An auto-commit sid runs one request at a time; wait for the previous answer",
+                );
+                send_error(conn, format, sid, &err);
+            }
+        }
+    }
+}
+
+impl Handler for NodeHandler {
+    type Conn = ConnState;
+
+    fn on_connect(&self, conn: &ConnRef) -> ConnState {
+        let peer = conn.peer_addr();
+        tracing::debug!(peer = ?peer, "connection accepted");
+        ConnState {
+            peer,
+            auth: Mutex::new(Authenticator::new(
+                peer.map(|p| p.ip()),
+                self.node.auth_max_failures(),
+            )),
+            authenticated: AtomicBool::new(false),
+            sessions: RwLock::new(HashMap::new()),
+        }
+    }
+
+    fn on_frames(
+        &self,
+        conn: &ConnRef,
+        state: &ConnState,
+        frames: &mut FrameBatch<'_>,
+        runnable: &mut Vec<UnitId>,
+    ) {
+        for frame in frames {
+            if conn.is_closed() {
+                break;
+            }
+            self.on_frame(conn, state, frame, runnable);
+        }
+    }
+
+    fn run_unit(&self, conn: &ConnRef, state: &ConnState, unit: UnitId, _cx: &RunContext<'_>) {
+        let Some(session) = state.session(unit.0) else {
+            return;
+        };
+        let outcome = session.run(conn, &self.node);
+        if outcome == RunOutcome::Closed
+            || session.is_gone()
+            || (session.is_auto_commit() && !session.is_busy())
+        {
+            self.remove(state, &session);
+        }
+    }
+
+    fn on_queue_full(&self, conn: &ConnRef, state: &ConnState, unit: UnitId) {
+        if let Some(session) = state.session(unit.0) {
+            tracing::warn!(peer = ?state.peer, sid = unit.0, "work queue full; failing the session");
+            send_fatal(conn, self.node.format, unit.0, &codes::WORK_QUEUE_OVERFLOW);
+            self.remove(state, &session);
+        }
+    }
+
+    fn on_frame_error(&self, conn: &ConnRef, state: &ConnState, err: &FrameError) {
+        tracing::warn!(peer = ?state.peer, %err, "closing connection on a framing error");
+        send_error(
+            conn,
+            self.node.format,
+            err.sid().unwrap_or(CONNECTION_SID),
+            &err.to_wire(),
+        );
+    }
+
+    fn on_close(&self, _conn: &ConnRef, state: &ConnState) {
+        let sessions: Vec<Arc<Session>> = state.sessions.write().drain().map(|(_, s)| s).collect();
+        tracing::debug!(peer = ?state.peer, sessions = sessions.len(), "connection closed");
+        for session in sessions {
+            self.node.session_removed(session.is_auto_commit());
+            session.shut_down(&self.node);
+        }
+    }
+}
+
+/// An `Any` holding an unsigned scalar.
+fn any_uint(value: u64) -> pb::datatypes::Any {
+    pb::datatypes::Any {
+        r#type: pb::datatypes::any::Type::Scalar as i32,
+        scalar: Some(pb::datatypes::Scalar {
+            r#type: pb::datatypes::scalar::Type::VUint as i32,
+            v_unsigned_int: Some(value),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// Encodes one message and sends it at once.
+fn send_message<M: prost::Message>(
+    conn: &ConnRef,
+    format: xrpc_proto::HeaderFormat,
+    sid: u64,
+    message_type: ServerType,
+    message: &M,
+) {
+    let mut buf = Vec::with_capacity(32 + message.encoded_len());
+    encode_message_frame(&mut buf, format, sid, message_type.id(), message);
+    let _ = conn.send(&buf);
+}

@@ -1,0 +1,631 @@
+//! Sessions: the logical units that many clients multiplex over one connection.
+//!
+//! A session is named by its sid on its connection. It owns a bounded command queue and runs its
+//! requests one at a time, in order, on whichever worker the framework gives it. Different sessions
+//! run in parallel.
+//!
+//! # Single-threaded execution without a blocking lock
+//!
+//! Like the receive gate in `xrpc-net`, a session runs under a try-lock with recheck
+//! ([`Session::run`]): a worker that finds the session already running leaves at once, and the
+//! runner drains the queue and rechecks it after releasing the lock, so no pushed request is ever
+//! stranded. The receive path reports a session runnable only when its queue was empty before the
+//! push, which bounds the number of tasks per session to one in flight plus one recheck.
+//!
+//! # State
+//!
+//! - The queue holds decoded requests; [`Session::push`] refuses more than `max_queued_messages`.
+//! - The session remembers its last error for cascading (`reset_error = false`), and keeps an engine
+//!   connection only while that connection holds session state (see [`crate::engine`]).
+//! - Kill and close come from the receive path, concurrently with a running request: they set
+//!   flags, interrupt the engine and cancel a flow-control wait; the runner cleans up.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use xrpc_net::ConnRef;
+use xrpc_net::hist::Stage;
+use xrpc_proto::codes;
+use xrpc_proto::frame::HeaderFormat;
+use xrpc_proto::messages::pb;
+use xrpc_proto::value::Value;
+use xrpc_proto::{Severity, WireError};
+
+use crate::encode::{FrameOutput, ResultEncoder, write_error, write_ok};
+use crate::engine::{EngineConn, Interrupt};
+use crate::flow::FlowControl;
+use crate::node::NodeShared;
+use crate::result::{ExecSummary, ResultSink, SinkError, SqlError};
+
+/// Bytes buffered before the output is flushed mid-result: five 4 KiB pages.
+const FLUSH_THRESHOLD: usize = 5 * 4096;
+/// How often a flow-control wait checks that the client is still there.
+const FLOW_POLL: Duration = Duration::from_millis(100);
+
+/// A decoded request waiting in a session's queue.
+#[derive(Debug)]
+pub enum Request {
+    /// EXEC_SQL.
+    Sql(Box<pb::sql::StmtExecute>),
+    /// EXEC_PLAN_READ.
+    Plan(Box<pb::exec_plan::ExecPlan>),
+    /// AUTO_SP.
+    Savepoint(pb::exec_plan::AutoSp),
+    /// SESS_CLOSE: answered with OK once every earlier request is done.
+    Close,
+}
+
+/// What [`Session::push`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pushed {
+    /// The queue was empty: the session must be scheduled.
+    Runnable,
+    /// Queued behind earlier requests; whoever runs the session will get to it.
+    Queued,
+    /// The queue is full; the session must be failed.
+    Overflow,
+}
+
+#[derive(Default)]
+struct Core {
+    engine: Option<Box<dyn EngineConn>>,
+    last_error: Option<WireError>,
+}
+
+/// One logical session.
+pub struct Session {
+    sid: u64,
+    /// The number `connection_id()` returns.
+    number: u64,
+    auto_commit: bool,
+    queue: Mutex<VecDeque<Request>>,
+    running: AtomicBool,
+    core: Mutex<Core>,
+    flow: FlowControl,
+    interrupt: Mutex<Option<Arc<dyn Interrupt>>>,
+    /// Set once the session is removed (close, kill, overflow, connection end).
+    gone: AtomicBool,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("sid", &self.sid)
+            .field("auto_commit", &self.auto_commit)
+            .field("queued", &self.queue.lock().len())
+            .field("gone", &self.gone.load(Ordering::Relaxed))
+            .finish()
+    }
+}
+
+impl Session {
+    /// A new session for `sid`.
+    pub fn new(sid: u64, number: u64, auto_commit: bool) -> Self {
+        Self {
+            sid,
+            number,
+            auto_commit,
+            queue: Mutex::new(VecDeque::new()),
+            running: AtomicBool::new(false),
+            core: Mutex::new(Core::default()),
+            flow: FlowControl::default(),
+            interrupt: Mutex::new(None),
+            gone: AtomicBool::new(false),
+        }
+    }
+
+    /// The session id.
+    pub fn sid(&self) -> u64 {
+        self.sid
+    }
+
+    /// Whether this is a shared auto-commit session.
+    pub fn is_auto_commit(&self) -> bool {
+        self.auto_commit
+    }
+
+    /// Whether the session was removed.
+    pub fn is_gone(&self) -> bool {
+        self.gone.load(Ordering::Acquire)
+    }
+
+    /// Whether a request is queued or running.
+    pub fn is_busy(&self) -> bool {
+        self.running.load(Ordering::Acquire) || !self.queue.lock().is_empty()
+    }
+
+    /// Appends a request, refusing more than `max_queued` waiting requests.
+    pub fn push(&self, request: Request, max_queued: usize) -> Pushed {
+        let mut queue = self.queue.lock();
+        if queue.len() >= max_queued {
+            return Pushed::Overflow;
+        }
+        let was_empty = queue.is_empty();
+        queue.push_back(request);
+        if was_empty {
+            Pushed::Runnable
+        } else {
+            Pushed::Queued
+        }
+    }
+
+    /// The client's TOKEN_OFFER, handled at once by the receive path.
+    pub fn offer_tokens(&self, token: i32) {
+        self.flow.offer(token);
+    }
+
+    /// KILL QUERY: stops the running statement (it ends with its own error); the session stays.
+    pub fn kill_query(&self) {
+        if let Some(interrupt) = self.interrupt.lock().as_ref() {
+            interrupt.interrupt();
+        }
+        self.flow.cancel();
+    }
+
+    /// Marks the session removed and stops whatever it runs. Requests still queued are dropped
+    /// unanswered, as the session no longer exists for the client. The engine connection is given
+    /// back by whoever holds the run lock next.
+    pub fn shut_down(&self, node: &NodeShared) {
+        if self.gone.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        self.queue.lock().clear();
+        self.kill_query();
+        // If nobody runs the session, clean up here; otherwise the runner does on its way out.
+        if self
+            .running
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            self.release_engine(node);
+            self.running.store(false, Ordering::Release);
+        }
+    }
+
+    fn release_engine(&self, node: &NodeShared) {
+        if let Some(mut engine) = self.core.lock().engine.take() {
+            match engine.reset() {
+                Ok(()) => node.engine.release(engine),
+                Err(err) => {
+                    tracing::warn!(sid = self.sid, %err, "dropping an engine connection that failed to reset")
+                }
+            }
+        }
+    }
+
+    /// Runs queued requests until the queue is empty; returns at once if another worker runs the
+    /// session. Returns whether the session finished (closed) during the run.
+    pub fn run(&self, conn: &ConnRef, node: &NodeShared) -> RunOutcome {
+        let mut outcome = RunOutcome::Idle;
+        loop {
+            if self
+                .running
+                .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+                .is_err()
+            {
+                return outcome;
+            }
+            loop {
+                if self.is_gone() {
+                    self.queue.lock().clear();
+                    self.release_engine(node);
+                    break;
+                }
+                let Some(request) = self.queue.lock().pop_front() else {
+                    break;
+                };
+                if node.is_draining() {
+                    let err = WireError::with_message(
+                        &codes::SERVER_SHUTDOWN,
+                        "Server shutdown in progress; request not run",
+                    );
+                    self.send_now(conn, node, |out| {
+                        write_error(out, node.format, self.sid, &err)
+                    });
+                    self.queue.lock().clear();
+                    outcome = RunOutcome::Closed;
+                    break;
+                }
+                if self.handle(conn, node, request) {
+                    outcome = RunOutcome::Closed;
+                }
+            }
+            self.running.store(false, Ordering::Release);
+            // Recheck: a request pushed after the last pop saw a non-empty queue or a running
+            // session and did not schedule us, so it is ours to run.
+            if self.is_gone() || self.queue.lock().is_empty() {
+                if self.is_gone() {
+                    self.try_release_after_gone(node);
+                }
+                return outcome;
+            }
+        }
+    }
+
+    fn try_release_after_gone(&self, node: &NodeShared) {
+        if self
+            .running
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            self.release_engine(node);
+            self.running.store(false, Ordering::Release);
+        }
+    }
+
+    /// Handles one request; returns true if it closed the session.
+    fn handle(&self, conn: &ConnRef, node: &NodeShared, request: Request) -> bool {
+        let perf = conn.group().perf();
+        let started = perf.start();
+        let closed = match request {
+            Request::Close => {
+                self.gone.store(true, Ordering::Release);
+                self.release_engine(node);
+                self.send_now(conn, node, |out| {
+                    write_ok(out, node.format, self.sid, "bye")
+                });
+                true
+            }
+            Request::Sql(stmt) => {
+                self.exec_sql(conn, node, *stmt);
+                false
+            }
+            Request::Plan(plan) => {
+                let reset_error = plan.reset_error;
+                self.run_cascading(conn, node, reset_error, |_, _| {
+                    Err(SqlError::new(
+                        &codes::UNSUPPORTED_OPTION,
+                        "EXEC_PLAN_READ is not supported by this node's engine; send SQL instead",
+                    ))
+                });
+                false
+            }
+            Request::Savepoint(sp) => {
+                self.savepoint(conn, node, &sp);
+                false
+            }
+        };
+        perf.record_since(Stage::Run, started);
+        closed
+    }
+
+    fn exec_sql(&self, conn: &ConnRef, node: &NodeShared, stmt: pb::sql::StmtExecute) {
+        if self.auto_commit
+            && (stmt.chunk_result == Some(true)
+                || stmt.feed_back == Some(true)
+                || stmt.stmt.is_none())
+        {
+            let err = WireError::with_message(
+                &codes::UNSUPPORTED_OPTION,
+                "Auto-commit sessions do not support chunk results, feedback or digest-only requests",
+            );
+            self.send_now(conn, node, |out| {
+                write_error(out, node.format, self.sid, &err)
+            });
+            return;
+        }
+        // A digest-only request that misses the cache is answered before anything runs and does not
+        // touch the stored error: the client resends the full statement next.
+        let text = match (&stmt.stmt, &stmt.stmt_digest) {
+            (Some(text), Some(digest)) => {
+                node.cache.insert(digest.clone(), text.clone());
+                text.clone()
+            }
+            (Some(text), None) => text.clone(),
+            (None, Some(digest)) => match node.cache.get(digest) {
+                Some(text) => text,
+                None => {
+                    let err = WireError::from_code(&codes::SQL_CACHE_MISS);
+                    self.send_now(conn, node, |out| {
+                        write_error(out, node.format, self.sid, &err)
+                    });
+                    return;
+                }
+            },
+            (None, None) => {
+                let err = SqlError::new(
+                    &codes::WRONG_ARGUMENTS,
+                    "StmtExecute needs stmt or stmt_digest",
+                );
+                self.finish_request(conn, node, Err(err));
+                return;
+            }
+        };
+        let token = if self.auto_commit {
+            -1
+        } else {
+            stmt.token.unwrap_or(-1)
+        };
+        let chunk = stmt.chunk_result == Some(true);
+        let schema = stmt.schema_name.clone().filter(|s| !s.is_empty());
+        self.run_cascading(conn, node, stmt.reset_error, |session, out| {
+            if token < -1 {
+                return Err(SqlError::new(
+                    &codes::INVALID_TOKEN,
+                    format!("token must be -1 or at least 0, got {token}"),
+                ));
+            }
+            let sql = std::str::from_utf8(&text).map_err(|_| {
+                SqlError::new(&codes::WRONG_ARGUMENTS, "statement is not valid UTF-8")
+            })?;
+            let args = stmt
+                .args
+                .iter()
+                .map(value_of_arg)
+                .collect::<Result<Vec<_>, _>>()?;
+            session.flow.begin(token);
+            let mut encoder = ResultEncoder::new(out, node.format, session.sid, chunk);
+            let summary = session.execute(node, sql, &args, schema.as_deref(), &mut encoder)?;
+            encoder.finish_result(&summary).map_err(SqlError::from)?;
+            Ok(())
+        });
+    }
+
+    fn savepoint(&self, conn: &ConnRef, node: &NodeShared, sp: &pb::exec_plan::AutoSp) {
+        let name = String::from_utf8_lossy(&sp.sp_name).replace('"', "\"\"");
+        let sql = match pb::exec_plan::auto_sp::Operation::try_from(sp.op) {
+            Ok(pb::exec_plan::auto_sp::Operation::Set) => format!("SAVEPOINT \"{name}\""),
+            Ok(pb::exec_plan::auto_sp::Operation::Release) => {
+                format!("RELEASE SAVEPOINT \"{name}\"")
+            }
+            Ok(pb::exec_plan::auto_sp::Operation::Rollback) => {
+                format!("ROLLBACK TO SAVEPOINT \"{name}\"")
+            }
+            Err(_) => {
+                let err = SqlError::new(
+                    &codes::WRONG_ARGUMENTS,
+                    format!("unknown AUTO_SP operation {}", sp.op),
+                );
+                self.finish_request(conn, node, Err(err));
+                return;
+            }
+        };
+        self.run_cascading(conn, node, sp.reset_error, |session, out| {
+            session.flow.begin(-1);
+            let mut encoder = ResultEncoder::new(out, node.format, session.sid, false);
+            let summary = session.execute(node, &sql, &[], None, &mut encoder)?;
+            encoder.finish_result(&summary).map_err(SqlError::from)?;
+            Ok(())
+        });
+    }
+
+    /// Runs `body` unless the cascading-error rule answers for it, then records its outcome.
+    fn run_cascading(
+        &self,
+        conn: &ConnRef,
+        node: &NodeShared,
+        reset_error: Option<bool>,
+        body: impl FnOnce(&Self, &mut SessionOutput<'_>) -> Result<(), SqlError>,
+    ) {
+        if reset_error == Some(false) {
+            let stored = self.core.lock().last_error.clone();
+            if let Some(err) = stored {
+                self.send_now(conn, node, |out| {
+                    write_error(out, node.format, self.sid, &err)
+                });
+                return;
+            }
+        }
+        let mut out = SessionOutput::new(conn, node, self);
+        let result = body(self, &mut out);
+        match &result {
+            Ok(()) => {}
+            Err(err) => {
+                // Whatever part of a result went out, the error ends the request; nothing follows it.
+                write_error(out.buf(), node.format, self.sid, &err.to_wire());
+            }
+        }
+        let _ = out.flush();
+        self.core.lock().last_error = result.err().map(|e| e.to_wire());
+    }
+
+    fn finish_request(&self, conn: &ConnRef, node: &NodeShared, result: Result<(), SqlError>) {
+        self.run_cascading(conn, node, None, |_, _| result);
+    }
+
+    /// Runs one statement on the session's engine connection, borrowing one if it holds none.
+    fn execute(
+        &self,
+        node: &NodeShared,
+        sql: &str,
+        args: &[Value],
+        schema: Option<&str>,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        if args.is_empty() {
+            if let Some(result) = node.admin.try_admin(sql, sink) {
+                return result;
+            }
+        }
+        let held = self.core.lock().engine.take();
+        let mut engine = match held {
+            Some(engine) => engine,
+            None => node.engine.acquire()?,
+        };
+        engine.set_connection_id(self.number);
+        *self.interrupt.lock() = Some(engine.interrupter());
+        let result = engine.execute(sql, args, schema, sink);
+        *self.interrupt.lock() = None;
+        if engine.holds_session_state() && !self.auto_commit && !self.is_gone() {
+            self.core.lock().engine = Some(engine);
+        } else if engine.holds_session_state() {
+            // An auto-commit or removed session cannot keep state: roll it back before pooling.
+            if engine.reset().is_ok() {
+                node.engine.release(engine);
+            }
+        } else {
+            node.engine.release(engine);
+        }
+        result
+    }
+
+    /// Encodes with `write` and sends at once; for replies that are not part of a result.
+    fn send_now(&self, conn: &ConnRef, node: &NodeShared, write: impl FnOnce(&mut Vec<u8>)) {
+        let mut out = SessionOutput::new(conn, node, self);
+        write(out.buf());
+        let _ = out.flush();
+    }
+}
+
+/// Whether a run ended the session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunOutcome {
+    /// The session is still there.
+    Idle,
+    /// The session closed (SESS_CLOSE, or the node is draining).
+    Closed,
+}
+
+/// Converts a StmtExecute argument into a value to bind.
+fn value_of_arg(any: &pb::datatypes::Any) -> Result<Value, SqlError> {
+    use pb::datatypes::scalar::Type;
+    let bad = |what: &str| {
+        SqlError::new(
+            &codes::WRONG_ARGUMENTS,
+            format!("unsupported statement argument: {what}"),
+        )
+    };
+    if any.r#type != pb::datatypes::any::Type::Scalar as i32 {
+        return Err(bad("only scalars can be bound"));
+    }
+    let scalar = any
+        .scalar
+        .as_ref()
+        .ok_or_else(|| bad("SCALAR without a scalar"))?;
+    let missing = || bad("scalar without its value");
+    Ok(match Type::try_from(scalar.r#type) {
+        Ok(Type::VSint) => Value::Sint(scalar.v_signed_int.ok_or_else(missing)?),
+        Ok(Type::VUint) => Value::Uint(scalar.v_unsigned_int.ok_or_else(missing)?),
+        Ok(Type::VNull) => Value::Null,
+        Ok(Type::VOctets) => {
+            Value::Bytes(scalar.v_octets.as_ref().ok_or_else(missing)?.value.clone())
+        }
+        Ok(Type::VDouble) => Value::Double(scalar.v_double.ok_or_else(missing)?),
+        Ok(Type::VFloat) => Value::Float(scalar.v_float.ok_or_else(missing)?),
+        Ok(Type::VBool) => Value::Sint(i64::from(scalar.v_bool.ok_or_else(missing)?)),
+        Ok(Type::VString) => {
+            Value::Bytes(scalar.v_string.as_ref().ok_or_else(missing)?.value.clone())
+        }
+        _ => return Err(bad("placeholders, identifiers and raw strings")),
+    })
+}
+
+/// A session's output for one request: frames accumulate in a pooled buffer and go out under the
+/// connection's send lock at [`FLUSH_THRESHOLD`] and at the end; rows are charged to flow control.
+pub struct SessionOutput<'a> {
+    conn: &'a ConnRef,
+    node: &'a NodeShared,
+    session: &'a Session,
+    buf: Vec<u8>,
+    failed: bool,
+}
+
+impl std::fmt::Debug for SessionOutput<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionOutput")
+            .field("buffered", &self.buf.len())
+            .finish()
+    }
+}
+
+impl<'a> SessionOutput<'a> {
+    fn new(conn: &'a ConnRef, node: &'a NodeShared, session: &'a Session) -> Self {
+        Self {
+            conn,
+            node,
+            session,
+            buf: conn.group().pages().take(4096),
+            failed: false,
+        }
+    }
+
+    fn flush(&mut self) -> Result<(), SinkError> {
+        if self.failed {
+            self.buf.clear();
+            return Err(SinkError::Disconnected);
+        }
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let result = self.conn.send(&self.buf);
+        self.buf.clear();
+        result.map_err(|_| {
+            self.failed = true;
+            SinkError::Disconnected
+        })
+    }
+}
+
+impl FrameOutput for SessionOutput<'_> {
+    fn buf(&mut self) -> &mut Vec<u8> {
+        &mut self.buf
+    }
+
+    fn maybe_flush(&mut self) -> Result<(), SinkError> {
+        if self.buf.len() >= FLUSH_THRESHOLD {
+            self.flush()
+        } else if self.failed {
+            Err(SinkError::Disconnected)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn row_done(&mut self, bytes: usize) -> Result<(), SinkError> {
+        if self.session.is_gone() {
+            return Err(SinkError::Interrupted);
+        }
+        let Some(left) = self.session.flow.consume(bytes) else {
+            return self.maybe_flush();
+        };
+        write_token_done(&mut self.buf, self.node.format, self.session.sid, left);
+        self.flush()?;
+        // The wait blocks this worker; counting it as stalled lets the pool grow instead of starving.
+        let _stalled = self.conn.group().enter_wait();
+        let conn = self.conn;
+        self.session
+            .flow
+            .wait_for_offer(FLOW_POLL, || !conn.is_closed())
+    }
+}
+
+impl Drop for SessionOutput<'_> {
+    fn drop(&mut self) {
+        let buf = std::mem::take(&mut self.buf);
+        self.conn.group().pages().give(buf);
+    }
+}
+
+/// Appends a TOKEN_DONE frame carrying the (negative) budget left.
+fn write_token_done(out: &mut Vec<u8>, format: HeaderFormat, sid: u64, left: i64) {
+    let message = pb::resultset::TokenDone {
+        token_left: Some(i32::try_from(left).unwrap_or(i32::MIN)),
+    };
+    xrpc_proto::frame::encode_message_frame(
+        out,
+        format,
+        sid,
+        xrpc_proto::messages::ServerType::TokenDone.id(),
+        &message,
+    );
+}
+
+/// Sends an error on `sid` straight away, outside any session (unknown sid, refused SESS_NEW).
+pub fn send_error(conn: &ConnRef, format: HeaderFormat, sid: u64, err: &WireError) {
+    let mut buf = Vec::with_capacity(64 + err.message.len());
+    write_error(&mut buf, format, sid, err);
+    let _ = conn.send(&buf);
+}
+
+/// Sends FATAL `code` on `sid`.
+pub fn send_fatal(conn: &ConnRef, format: HeaderFormat, sid: u64, code: &codes::ErrorCode) {
+    send_error(
+        conn,
+        format,
+        sid,
+        &WireError::from_code(code).with_severity(Severity::Fatal),
+    );
+}
