@@ -167,6 +167,12 @@ error_codes! {
     WRONG_VALUE_FOR_VAR = 1231, "42000", Error,
         "Variable can't be set to the value",
         "SET GLOBAL with a value outside the variable's range.";
+    READ_ONLY_VARIABLE = 1238, "HY000", Error,
+        "Variable is a read only variable",
+        "SET GLOBAL of a variable fixed at start-up (ER_INCORRECT_GLOBAL_LOCAL_VAR).";
+    GLOBAL_VARIABLE = 1229, "HY000", Error,
+        "Variable is a GLOBAL variable and should be set with SET GLOBAL",
+        "A session-scope SET of one of the node's global `xrpc_*` variables.";
     ENGINE_ERROR = 1105, "HY000", Error,
         "Unknown error",
         "Any other engine error; the message keeps the engine's own words.";

@@ -2,6 +2,7 @@
 
 pub mod auth;
 pub mod cache;
+pub mod config;
 pub mod conn;
 pub mod encode;
 pub mod engine;
@@ -9,3 +10,4 @@ pub mod flow;
 pub mod node;
 pub mod result;
 pub mod session;
+pub mod vars;

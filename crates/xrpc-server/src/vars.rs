@@ -1,0 +1,1154 @@
+//! The node's system variables: every tunable, plus the MySQL variables the PolarDB-X client reads.
+//!
+//! # The table
+//!
+//! [`VarId`] and the static definitions behind [`VarId::def`] are generated from one table (the
+//! `variables!` invocation below), so an id and its definition cannot drift apart. Each
+//! [`VarDef`] has a name, a [`VarKind`] (ON/OFF, integer with an inclusive range, one of a list,
+//! free text), a default and an [`Access`] class:
+//!
+//! - [`Access::Dynamic`]: `SET GLOBAL` changes it, and readers see the new value at their next read
+//!   (the session layer reads `max_queued_messages` for every push, for example).
+//! - [`Access::Applied`]: a component copied the value at start-up (the `xrpc-net` framework keeps
+//!   its `NetConfig` in an `Arc`), so a change takes effect only through an applier registered with
+//!   [`Variables::on_change`]. Until one is registered, `SET GLOBAL` refuses it as read-only rather
+//!   than pretending: `SHOW VARIABLES` never shows a value that is not in force.
+//! - [`Access::Startup`]: settable by flag, environment or file (see `config.rs`), read-only at
+//!   runtime (group counts, queue capacity, TCP buffers…).
+//! - [`Access::ReadOnly`]: not configurable: MySQL compatibility variables and derived values.
+//!
+//! Names follow the XRPC article's parameter table with `xrpc_` in place of `polarx_rpc_`. Every
+//! `xrpc_` variable that is not read-only is also a start-up setting whose key is the name without
+//! the prefix (`xrpc_max_queued_messages` ⇔ `max_queued_messages` in the file, the flag
+//! `--max-queued-messages` and `XRPC_MAX_QUEUED_MESSAGES`). Parameters of the article that do not
+//! apply to xrpc are left out rather than shown without effect: `enable_thread_pool_log` (xrpc logs
+//! with `tracing` filters), `mcs_spin_cnt` and `session_poll_rwlock_spin_cnt` (xrpc has no spin
+//! locks of that kind), `epoll_group_dynamic_threads` (`xrpc-net` starts no extra workers
+//! up front) and `rpc_use_legacy_port` (there is no other port).
+//!
+//! # Storage and invariants
+//!
+//! [`Variables`] keeps one slot per variable: `AtomicBool`/`AtomicI64`/`AtomicUsize` (an index into
+//! the choice list) for the kinds read on hot paths, so a typed getter is one `Relaxed` load;
+//! text sits behind an `RwLock`. `Relaxed` suffices because each variable is independent and
+//! nothing else is published through it. Every stored value is within its kind's range: values
+//! are checked before they are stored, by [`VarDef::coerce`] or [`VarDef::check`]. Changes are
+//! serialized by one mutex, held while the value is stored and the observers run, so observers see
+//! changes in the order they were made. An observer therefore must not set variables itself.
+//!
+//! An alias ([`VarDef::alias_of`]; `max_allowed_packet` for `xrpc_max_allowed_packet`) has no slot
+//! of its own: reading or setting it reads or sets its target.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use parking_lot::{Mutex, RwLock};
+use xrpc_proto::codes;
+use xrpc_proto::{FrameConfig, HeaderFormat};
+
+use crate::result::SqlError;
+
+/// The `version` the node reports: MySQL 8.0 syntax level, then xrpc and its crate version.
+pub const VERSION: &str = concat!("8.0.32-xrpc-", env!("CARGO_PKG_VERSION"));
+
+/// The choices of `xrpc_sqlite_synchronous`, SQLite's `PRAGMA synchronous` levels.
+pub const SQLITE_SYNCHRONOUS: &[&str] = &["OFF", "NORMAL", "FULL", "EXTRA"];
+
+/// A variable's value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VarValue {
+    /// An ON/OFF variable.
+    Bool(bool),
+    /// An integer variable.
+    Int(i64),
+    /// A choice (its canonical spelling) or text.
+    Str(Cow<'static, str>),
+}
+
+impl VarValue {
+    /// The value of an ON/OFF variable.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            VarValue::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The value of an integer variable.
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            VarValue::Int(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// The value of a choice or text variable.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            VarValue::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for VarValue {
+    /// Renders the value as `SHOW VARIABLES` does: `ON`/`OFF`, decimal, or the text.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VarValue::Bool(true) => f.write_str("ON"),
+            VarValue::Bool(false) => f.write_str("OFF"),
+            VarValue::Int(n) => write!(f, "{n}"),
+            VarValue::Str(s) => f.write_str(s),
+        }
+    }
+}
+
+/// What values a variable takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VarKind {
+    /// ON or OFF.
+    Bool,
+    /// An integer in `min..=max`.
+    Int {
+        /// Smallest allowed value.
+        min: i64,
+        /// Largest allowed value.
+        max: i64,
+    },
+    /// One of a list, matched case-insensitively and stored in the list's spelling.
+    Choice(&'static [&'static str]),
+    /// Any text.
+    Text,
+}
+
+impl VarKind {
+    /// The allowed values, as SET GLOBAL's error message shows them: `16..=4096`, `ON, OFF`.
+    pub fn allowed(&self) -> String {
+        match self {
+            VarKind::Bool => "ON, OFF".to_owned(),
+            VarKind::Int { min, max } => format!("{min}..={max}"),
+            VarKind::Choice(list) => list.join(", "),
+            VarKind::Text => "any text".to_owned(),
+        }
+    }
+
+    /// What a start-up value must be, for the configuration error line
+    /// (`… must be between 16 and 4096, got 5`).
+    pub fn expected(&self) -> String {
+        match self {
+            VarKind::Bool => "ON or OFF".to_owned(),
+            VarKind::Int { min, max } => format!("between {min} and {max}"),
+            VarKind::Choice(list) => format!("one of {}", list.join(", ")),
+            VarKind::Text => "text".to_owned(),
+        }
+    }
+}
+
+/// Who may change a variable, and when. See the [module docs](self).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Start-up setting; `SET GLOBAL` changes it and readers see it at their next read.
+    Dynamic,
+    /// Start-up setting; `SET GLOBAL` changes it only once an applier is registered with
+    /// [`Variables::on_change`].
+    Applied,
+    /// Start-up setting only.
+    Startup,
+    /// Not configurable.
+    ReadOnly,
+}
+
+/// A value of `SET GLOBAL name = value`, as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SetValue {
+    /// `DEFAULT`: the variable's default.
+    Default,
+    /// An integer literal or product of integer literals.
+    Int(i64),
+    /// An unquoted word (`ON`, `FULL`).
+    Word(String),
+    /// A quoted string.
+    Text(String),
+}
+
+impl fmt::Display for SetValue {
+    /// Renders the value as the user wrote it, for error messages.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SetValue::Default => f.write_str("DEFAULT"),
+            SetValue::Int(n) => write!(f, "{n}"),
+            SetValue::Word(s) | SetValue::Text(s) => f.write_str(s),
+        }
+    }
+}
+
+/// The definition of one variable.
+#[derive(Debug)]
+pub struct VarDef {
+    /// The name, lower case.
+    pub name: &'static str,
+    /// The values it takes.
+    pub kind: VarKind,
+    /// The default (for an alias, its target's).
+    pub default: VarValue,
+    /// Who may change it.
+    pub access: Access,
+    /// For an alias, the variable it stands for.
+    pub alias_of: Option<VarId>,
+    /// One line: what it does, with its unit.
+    pub help: &'static str,
+}
+
+impl VarDef {
+    /// The start-up setting key (`max_queued_messages`), for `xrpc_` variables that are not
+    /// read-only.
+    pub fn config_key(&self) -> Option<&'static str> {
+        if self.access == Access::ReadOnly || self.alias_of.is_some() {
+            return None;
+        }
+        self.name.strip_prefix("xrpc_")
+    }
+
+    /// Parses a start-up value from a flag, the environment or the file: `ON`/`OFF`/`TRUE`/
+    /// `FALSE`/`1`/`0` for ON/OFF variables, integers with an optional `K`, `M` or `G` suffix
+    /// (powers of 1024), choices case-insensitively. `None` when it is not a valid value.
+    pub fn parse_setting(&self, text: &str) -> Option<VarValue> {
+        let text = text.trim();
+        let value = match self.kind {
+            VarKind::Bool => VarValue::Bool(parse_bool(text)?),
+            VarKind::Int { .. } => VarValue::Int(parse_int_with_suffix(text)?),
+            VarKind::Choice(list) => VarValue::Str(Cow::Borrowed(
+                list.iter().find(|c| c.eq_ignore_ascii_case(text))?,
+            )),
+            VarKind::Text => VarValue::Str(Cow::Owned(text.to_owned())),
+        };
+        self.check(&value).then_some(value)
+    }
+
+    /// Converts a `SET GLOBAL` value: ON/OFF variables take `ON`, `OFF`, `TRUE`, `FALSE`, `1` and
+    /// `0`, quoted or not; integer variables take integers (also quoted); choices take their names.
+    /// `None` when it is not a valid value, in range.
+    pub fn coerce(&self, value: &SetValue) -> Option<VarValue> {
+        let converted = match (value, self.kind) {
+            (SetValue::Default, _) => self.default.clone(),
+            (SetValue::Int(n), VarKind::Bool) => match n {
+                0 => VarValue::Bool(false),
+                1 => VarValue::Bool(true),
+                _ => return None,
+            },
+            (SetValue::Word(s) | SetValue::Text(s), VarKind::Bool) => {
+                VarValue::Bool(parse_bool(s)?)
+            }
+            (SetValue::Int(n), VarKind::Int { .. }) => VarValue::Int(*n),
+            (SetValue::Text(s), VarKind::Int { .. }) => VarValue::Int(s.trim().parse().ok()?),
+            (SetValue::Word(_), VarKind::Int { .. }) => return None,
+            (SetValue::Word(s) | SetValue::Text(s), VarKind::Choice(list)) => VarValue::Str(
+                Cow::Borrowed(list.iter().find(|c| c.eq_ignore_ascii_case(s))?),
+            ),
+            (SetValue::Int(_), VarKind::Choice(_)) => return None,
+            (SetValue::Word(s) | SetValue::Text(s), VarKind::Text) => {
+                VarValue::Str(Cow::Owned(s.clone()))
+            }
+            (SetValue::Int(n), VarKind::Text) => VarValue::Str(Cow::Owned(n.to_string())),
+        };
+        self.check(&converted).then_some(converted)
+    }
+
+    /// Whether `value` is of this variable's kind and in its range.
+    pub fn check(&self, value: &VarValue) -> bool {
+        match (self.kind, value) {
+            (VarKind::Bool, VarValue::Bool(_)) | (VarKind::Text, VarValue::Str(_)) => true,
+            (VarKind::Int { min, max }, VarValue::Int(n)) => (min..=max).contains(n),
+            (VarKind::Choice(list), VarValue::Str(s)) => list.contains(&s.as_ref()),
+            _ => false,
+        }
+    }
+
+    /// Compile-time constructor of an ON/OFF variable.
+    const fn flag(name: &'static str, default: bool, access: Access, help: &'static str) -> Self {
+        Self {
+            name,
+            kind: VarKind::Bool,
+            default: VarValue::Bool(default),
+            access,
+            alias_of: None,
+            help,
+        }
+    }
+
+    /// Compile-time constructor of an integer variable.
+    const fn int(
+        name: &'static str,
+        min: i64,
+        max: i64,
+        default: i64,
+        access: Access,
+        help: &'static str,
+    ) -> Self {
+        Self {
+            name,
+            kind: VarKind::Int { min, max },
+            default: VarValue::Int(default),
+            access,
+            alias_of: None,
+            help,
+        }
+    }
+
+    /// Compile-time constructor of a choice variable.
+    const fn choice(
+        name: &'static str,
+        list: &'static [&'static str],
+        default: &'static str,
+        access: Access,
+        help: &'static str,
+    ) -> Self {
+        Self {
+            name,
+            kind: VarKind::Choice(list),
+            default: VarValue::Str(Cow::Borrowed(default)),
+            access,
+            alias_of: None,
+            help,
+        }
+    }
+
+    /// Compile-time constructor of a read-only text variable.
+    const fn text(name: &'static str, value: &'static str, help: &'static str) -> Self {
+        Self {
+            name,
+            kind: VarKind::Text,
+            default: VarValue::Str(Cow::Borrowed(value)),
+            access: Access::ReadOnly,
+            alias_of: None,
+            help,
+        }
+    }
+
+    /// Compile-time constructor of an alias; kind and default repeat the target's (a test checks).
+    const fn alias(name: &'static str, target: VarId, kind: VarKind, default: VarValue) -> Self {
+        Self {
+            name,
+            kind,
+            default,
+            access: Access::ReadOnly,
+            alias_of: Some(target),
+            help: "MySQL's name for the variable it aliases.",
+        }
+    }
+}
+
+/// Generates [`VarId`] and the definition table from one list, in the same order.
+macro_rules! variables {
+    ($($id:ident => $ctor:ident($name:literal $(, $arg:expr)* $(,)?),)*) => {
+        /// Identifies a variable; see [`VarId::def`].
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum VarId {
+            $(
+                #[doc = concat!("`", $name, "`")]
+                $id,
+            )*
+        }
+
+        impl VarId {
+            /// Every variable, in table order.
+            pub const ALL: &'static [VarId] = &[$(VarId::$id,)*];
+        }
+
+        /// The definitions, indexed by `VarId as usize`.
+        static VAR_DEFS: &[VarDef] = &[$(VarDef::$ctor($name $(, $arg)*),)*];
+    };
+}
+
+use Access::{Applied, Dynamic, ReadOnly, Startup};
+
+variables! {
+    // Read by the session layer and the cache at every use.
+    MaxQueuedMessages => int("xrpc_max_queued_messages", 16, 4096, 128, Dynamic,
+        "Requests queued per session; one more gets FATAL and removes the session."),
+    MaxSessions => int("xrpc_max_sessions", 1, 10_000_000, 100_000, Dynamic,
+        "Sessions on the node; SESS_NEW beyond it gets FATAL."),
+    AuthMaxFailures => int("xrpc_auth_max_failures", 1, 1000, 10, Dynamic,
+        "Failed authentications after which a connection is closed."),
+    SharedSessionLifetime => int("xrpc_shared_session_lifetime", 1000, 3_600_000, 60_000, Dynamic,
+        "Milliseconds a pooled shared session (auto-commit sids) lives before it is replaced."),
+    CtxRefreshTime => int("xrpc_epoll_group_ctx_refresh_time", 1000, 60_000, 10_000, Dynamic,
+        "Milliseconds between each epoll group's sweeps that free expired shared sessions."),
+    RequestCacheMaxLength => int("xrpc_request_cache_max_length", 128, 1 << 30, 1 << 20, Dynamic,
+        "Bytes: the longest statement the digest cache keeps."),
+    ChunkResultDefault => flag("xrpc_chunk_result_default", false, Dynamic,
+        "Whether a request that does not set chunk_result gets chunk results."),
+    EnablePerfHist => flag("xrpc_enable_perf_hist", false, Dynamic,
+        "Whether the per-stage latency histograms record; read them with CALL xrpc.perf_hist('all')."),
+    // Copied into the running framework or engine; dynamic once an applier is registered.
+    EnableTasker => flag("xrpc_enable_tasker", true, Applied,
+        "Whether epoll groups may add workers beyond the base ones."),
+    ShrinkTime => int("xrpc_epoll_group_dynamic_threads_shrink_time", 1000, 600_000, 10_000, Applied,
+        "Milliseconds an extra worker lingers without pressure before it exits."),
+    TaskerExtendStep => int("xrpc_epoll_group_tasker_extend_step", 1, 50, 2, Applied,
+        "Workers added at once when a group's queue is deep."),
+    TaskerMultiply => int("xrpc_epoll_group_tasker_multiply", 1, 50, 3, Applied,
+        "A queue is deep when it holds more than this many tasks per worker."),
+    DeadlockCheckInterval => int("xrpc_epoll_group_thread_deadlock_check_interval", 1, 10_000, 500, Applied,
+        "Milliseconds between watchdog checks for stuck groups."),
+    ScaleThresh => int("xrpc_epoll_group_thread_scale_thresh", 0, 100, 2, Applied,
+        "Stalled workers, beyond the extra ones, that add a worker (capped at threads per group - 1)."),
+    NetWriteTimeout => int("xrpc_net_write_timeout", 1, 7_200_000, 10_000, Applied,
+        "Milliseconds a send may wait for a slow client before its connection is closed."),
+    MaxAllowedPacket => int("xrpc_max_allowed_packet", 4096, 1 << 30, 64 << 20, Applied,
+        "Bytes: the largest frame accepted; a larger one gets FATAL 1153 and closes the connection."),
+    SqliteBusyTimeout => int("xrpc_sqlite_busy_timeout", 0, 3_600_000, 5000, Applied,
+        "Milliseconds a statement waits for an SQLite lock before failing with 1205."),
+    // Start-up only.
+    SqliteSynchronous => choice("xrpc_sqlite_synchronous", SQLITE_SYNCHRONOUS, "FULL", Startup,
+        "SQLite PRAGMA synchronous; FULL makes every acknowledged commit survive power loss."),
+    RequestCacheInstances => int("xrpc_request_cache_instances", 1, 128, 16, Startup,
+        "Shards of the digest cache."),
+    RequestCacheNumber => int("xrpc_request_cache_number", 128, 16_384, 1024, Startup,
+        "Entries of the digest cache, over all shards."),
+    DrainTimeout => int("xrpc_drain_timeout", 0, 3_600_000, 10_000, Startup,
+        "Milliseconds a shutdown lets running statements finish before closing connections."),
+    GalaxyProtocol => flag("xrpc_galaxy_protocol", false, Startup,
+        "Whether frames use the 14-byte galaxy header."),
+    GalaxyVersion => int("xrpc_galaxy_version", 0, 127, 0, Startup,
+        "The galaxy header's version byte; frames with another are refused."),
+    EpollGroups => int("xrpc_epoll_groups", 0, 128, 0, Startup,
+        "Epoll groups; 0 derives them from the allowed cores and threads per group."),
+    EpollExtraGroups => int("xrpc_epoll_extra_groups", 0, 32, 0, Startup,
+        "Groups added to the configured or derived number."),
+    MinAutoEpollGroups => int("xrpc_min_auto_epoll_groups", 1, 128, 1, Startup,
+        "Least number of groups when derived from the cores."),
+    EpollThreadsPerGroup => int("xrpc_epoll_threads_per_group", 1, 128, 4, Startup,
+        "Base workers per epoll group."),
+    EpollGroupMaxThreads => int("xrpc_epoll_group_max_threads", 0, 4096, 0, Startup,
+        "Most workers per group, base included; 0 means 16 times the base workers."),
+    EpollEventsPerThread => int("xrpc_epoll_events_per_thread", 1, 16, 4, Startup,
+        "Events one epoll_wait takes."),
+    EpollTimeout => int("xrpc_epoll_timeout", 1, 60_000, 10_000, Startup,
+        "Milliseconds of the longest single epoll_wait."),
+    EpollWorkQueueCapacity => int("xrpc_epoll_work_queue_capacity", 128, 4096, 256, Startup,
+        "Tasks each group's work queue holds; a push beyond gets FATAL 'Work queue overflow.'."),
+    MaxEpollWaitTotalThreads => int("xrpc_max_epoll_wait_total_threads", 0, 128, 0, Startup,
+        "Workers of all groups inside epoll_wait at once; 0 means every base worker."),
+    MaxCachedOutputBufferPages => int("xrpc_max_cached_output_buffer_pages", 1, 256, 64, Startup,
+        "4 KiB output pages kept for reuse per epoll group."),
+    BindCores => flag("xrpc_bind_cores", true, Startup,
+        "Whether workers are pinned to cores of their group."),
+    ForceAllCores => flag("xrpc_force_all_cores", false, Startup,
+        "Whether to bind to every online CPU rather than the allowed set."),
+    MultiAffinityInGroup => flag("xrpc_multi_affinity_in_group", false, Startup,
+        "Whether base workers float over all cores of their group instead of one each."),
+    TcpFixedDealingBuf => int("xrpc_tcp_fixed_dealing_buf", 4096, 65_536, 4096, Startup,
+        "Bytes of each connection's fixed receive buffer."),
+    TcpKeepAlive => int("xrpc_tcp_keep_alive", 1, 7200, 30, Startup,
+        "Seconds of TCP keepalive idle time."),
+    TcpListenQueue => int("xrpc_tcp_listen_queue", 128, 4096, 128, Startup,
+        "Listen backlog."),
+    TcpRecvBuf => int("xrpc_tcp_recv_buf", 0, 2 << 20, 0, Startup,
+        "SO_RCVBUF bytes; 0 keeps the system default."),
+    TcpSendBuf => int("xrpc_tcp_send_buf", 0, 2 << 20, 0, Startup,
+        "SO_SNDBUF bytes; 0 keeps the system default."),
+    // Derived and compatibility variables.
+    RpcPort => int("rpc_port", 0, 65_535, 33_660, ReadOnly,
+        "The port the node listens on (from the listen setting)."),
+    XrpcEngine => text("xrpc_engine", "sqlite",
+        "The engine that runs SQL."),
+    Datadir => text("datadir", "./xrpc-data",
+        "The directory of the node's data."),
+    NewRpc => flag("new_rpc", true, ReadOnly,
+        "ON: the node speaks XRPC (the PolarDB-X client enables chunks and caches on it)."),
+    Version => text("version", VERSION,
+        "MySQL-compatible version: 8.0 syntax level, then xrpc's version."),
+    VersionComment => text("version_comment", "xrpc data node (PolarDB-X RPC protocol, SQL on SQLite)",
+        "What the node is."),
+    CharacterSetClient => text("character_set_client", "utf8mb4", "Statements are UTF-8."),
+    CharacterSetConnection => text("character_set_connection", "utf8mb4", "Literals are UTF-8."),
+    CharacterSetResults => text("character_set_results", "utf8mb4", "Results are UTF-8."),
+    CharacterSetServer => text("character_set_server", "utf8mb4", "Text is stored as UTF-8."),
+    CharacterSetDatabase => text("character_set_database", "utf8mb4", "Text is stored as UTF-8."),
+    CollationConnection => text("collation_connection", "utf8mb4_general_ci", "Collation of text columns (id 45)."),
+    CollationServer => text("collation_server", "utf8mb4_general_ci", "Collation of text columns (id 45)."),
+    CollationDatabase => text("collation_database", "utf8mb4_general_ci", "Collation of text columns (id 45)."),
+    TimeZone => text("time_zone", "SYSTEM", "Times are in the system time zone."),
+    SystemTimeZone => text("system_time_zone", "UTC", "SQLite's clock functions are UTC."),
+    TransactionIsolation => text("transaction_isolation", "SERIALIZABLE",
+        "SQLite transactions are serializable: one writer at a time, readers see a snapshot."),
+    TxIsolation => text("tx_isolation", "SERIALIZABLE", "Old name of transaction_isolation."),
+    InnodbMarkDistributed => flag("innodb_mark_distributed", false, ReadOnly,
+        "No distributed-transaction marking (PolarDB-X client reads it)."),
+    OptFlashbackArea => flag("opt_flashback_area", false, ReadOnly,
+        "No flashback area (PolarDB-X client reads it)."),
+    Autocommit => flag("autocommit", true, ReadOnly,
+        "Sessions start in autocommit mode; SET autocommit changes a session's own."),
+    MaxAllowedPacketAlias => alias("max_allowed_packet", VarId::MaxAllowedPacket,
+        VarKind::Int { min: 4096, max: 1 << 30 }, VarValue::Int(64 << 20)),
+    LowerCaseTableNames => int("lower_case_table_names", 0, 2, 0, ReadOnly,
+        "Table names are stored as given."),
+    SqlMode => text("sql_mode", "",
+        "Empty: SQLite applies no MySQL strict modes."),
+    ReadOnlyMode => flag("read_only", false, ReadOnly, "The node accepts writes."),
+}
+
+impl VarId {
+    /// The variable's definition.
+    pub fn def(self) -> &'static VarDef {
+        &VAR_DEFS[self as usize]
+    }
+
+    /// The variable named `name`, case-insensitively.
+    pub fn lookup(name: &str) -> Option<VarId> {
+        VarId::ALL
+            .iter()
+            .copied()
+            .find(|id| id.def().name.eq_ignore_ascii_case(name))
+    }
+
+    /// The variable whose start-up setting key is `key` (`max_queued_messages`).
+    pub fn by_config_key(key: &str) -> Option<VarId> {
+        VarId::ALL
+            .iter()
+            .copied()
+            .find(|id| id.def().config_key() == Some(key))
+    }
+
+    /// The variable an alias stands for, or itself.
+    pub fn target(self) -> VarId {
+        self.def().alias_of.unwrap_or(self)
+    }
+}
+
+/// Parses ON/OFF/TRUE/FALSE/1/0, case-insensitively.
+fn parse_bool(text: &str) -> Option<bool> {
+    const TRUE: &[&str] = &["ON", "TRUE", "1"];
+    const FALSE: &[&str] = &["OFF", "FALSE", "0"];
+    let text = text.trim();
+    if TRUE.iter().any(|t| t.eq_ignore_ascii_case(text)) {
+        Some(true)
+    } else if FALSE.iter().any(|t| t.eq_ignore_ascii_case(text)) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// Parses an integer with an optional `K`/`M`/`G` suffix (powers of 1024), as MySQL option files
+/// allow.
+pub(crate) fn parse_int_with_suffix(text: &str) -> Option<i64> {
+    let (digits, shift) = match text.as_bytes().last()? {
+        b'k' | b'K' => (&text[..text.len() - 1], 10),
+        b'm' | b'M' => (&text[..text.len() - 1], 20),
+        b'g' | b'G' => (&text[..text.len() - 1], 30),
+        _ => (text, 0),
+    };
+    let n: i64 = digits.trim().parse().ok()?;
+    n.checked_mul(1 << shift)
+}
+
+/// One variable's storage; see the [module docs](self).
+#[derive(Debug)]
+enum Slot {
+    Bool(AtomicBool),
+    Int(AtomicI64),
+    /// Index into the choice list.
+    Choice(AtomicUsize),
+    Text(RwLock<Cow<'static, str>>),
+    /// An alias: reads and writes go to the target's slot.
+    Alias,
+}
+
+/// A callback run after a variable changed, with its new value.
+type Observer = Arc<dyn Fn(&VarValue) + Send + Sync>;
+
+/// The live variables of a running node. See the [module docs](self).
+pub struct Variables {
+    slots: Box<[Slot]>,
+    observers: RwLock<Vec<(VarId, Observer)>>,
+    /// Serializes changes with their observers.
+    set_lock: Mutex<()>,
+}
+
+impl Variables {
+    /// Every variable at its default.
+    pub fn new() -> Self {
+        let slots = VarId::ALL
+            .iter()
+            .map(|id| {
+                let def = id.def();
+                match (&def.default, def.kind, def.alias_of) {
+                    (_, _, Some(_)) => Slot::Alias,
+                    (VarValue::Bool(b), _, _) => Slot::Bool(AtomicBool::new(*b)),
+                    (VarValue::Int(n), _, _) => Slot::Int(AtomicI64::new(*n)),
+                    (VarValue::Str(s), VarKind::Choice(list), _) => Slot::Choice(AtomicUsize::new(
+                        list.iter().position(|c| *c == s.as_ref()).unwrap_or(0),
+                    )),
+                    (VarValue::Str(s), _, _) => Slot::Text(RwLock::new(s.clone())),
+                }
+            })
+            .collect();
+        Self {
+            slots,
+            observers: RwLock::new(Vec::new()),
+            set_lock: Mutex::new(()),
+        }
+    }
+
+    /// The variables a node started with `config` has: every start-up setting, `rpc_port` from
+    /// the listen address and `datadir`.
+    pub fn from_config(config: &crate::config::ServerConfig) -> Self {
+        let vars = Self::new();
+        for &id in VarId::ALL {
+            if id.def().config_key().is_some() {
+                vars.store(id, config.get(id));
+            }
+        }
+        vars.store(VarId::RpcPort, &VarValue::Int(config.listen.port().into()));
+        vars.store(
+            VarId::Datadir,
+            &VarValue::Str(Cow::Owned(config.data_dir.display().to_string())),
+        );
+        vars
+    }
+
+    /// The current value of `id` (of its target, for an alias).
+    pub fn get(&self, id: VarId) -> VarValue {
+        let id = id.target();
+        match &self.slots[id as usize] {
+            Slot::Bool(b) => VarValue::Bool(b.load(Ordering::Relaxed)),
+            Slot::Int(n) => VarValue::Int(n.load(Ordering::Relaxed)),
+            Slot::Choice(i) => VarValue::Str(Cow::Borrowed(self.choice(id, i))),
+            Slot::Text(s) => VarValue::Str(s.read().clone()),
+            Slot::Alias => unreachable!("an alias target is never an alias"),
+        }
+    }
+
+    /// The current value of the variable named `name`, case-insensitively.
+    pub fn get_by_name(&self, name: &str) -> Option<VarValue> {
+        VarId::lookup(name).map(|id| self.get(id))
+    }
+
+    /// Every variable with its current value, sorted by name (as `SHOW VARIABLES` lists them).
+    pub fn snapshot(&self) -> Vec<(&'static str, VarValue)> {
+        let mut all: Vec<_> = VarId::ALL
+            .iter()
+            .map(|&id| (id.def().name, self.get(id)))
+            .collect();
+        all.sort_unstable_by_key(|(name, _)| *name);
+        all
+    }
+
+    /// `SET GLOBAL name = value`: checks the name, the access class and the value, stores it and
+    /// runs the observers. Returns the value stored.
+    ///
+    /// Errors are the MySQL ones: 1193 for an unknown name, 1238 for a variable that cannot change
+    /// at runtime, 1231 for a value of the wrong kind or out of range (naming the allowed values).
+    pub fn set_global(&self, name: &str, value: &SetValue) -> Result<VarValue, SqlError> {
+        let id = VarId::lookup(name).ok_or_else(|| unknown_variable(name))?;
+        let def = id.def();
+        let target = id.target();
+        let settable = match target.def().access {
+            Access::Dynamic => true,
+            Access::Applied => self.has_observer(target),
+            Access::Startup | Access::ReadOnly => false,
+        };
+        if !settable {
+            return Err(SqlError::new(
+                &codes::READ_ONLY_VARIABLE,
+                format!("Variable '{}' is a read only variable", def.name),
+            ));
+        }
+        let converted = def.coerce(value).ok_or_else(|| {
+            SqlError::new(
+                &codes::WRONG_VALUE_FOR_VAR,
+                format!(
+                    "Variable '{}' can't be set to the value of '{}' (allowed {})",
+                    def.name,
+                    value,
+                    def.kind.allowed()
+                ),
+            )
+        })?;
+        self.set_checked(target, converted.clone());
+        Ok(converted)
+    }
+
+    /// Stores `value` regardless of the access class, for values the node itself derives (the
+    /// real `rpc_port` after binding port 0, `xrpc_engine`, `version_comment`), and runs the
+    /// observers. Fails with 1231 when the value does not fit the variable.
+    pub fn set_internal(&self, id: VarId, value: VarValue) -> Result<(), SqlError> {
+        let target = id.target();
+        if !target.def().check(&value) {
+            return Err(SqlError::new(
+                &codes::WRONG_VALUE_FOR_VAR,
+                format!(
+                    "Variable '{}' can't be set to the value of '{}' (allowed {})",
+                    id.def().name,
+                    value,
+                    target.def().kind.allowed()
+                ),
+            ));
+        }
+        self.set_checked(target, value);
+        Ok(())
+    }
+
+    /// Registers `observer`, run with the new value after every change of `id` (of its target,
+    /// for an alias). For an [`Access::Applied`] variable this is the applier: once one is
+    /// registered, `SET GLOBAL` may change it. Observers run with the change lock held and must not
+    /// set variables.
+    pub fn on_change(&self, id: VarId, observer: impl Fn(&VarValue) + Send + Sync + 'static) {
+        self.observers
+            .write()
+            .push((id.target(), Arc::new(observer)));
+    }
+
+    fn has_observer(&self, id: VarId) -> bool {
+        self.observers.read().iter().any(|(v, _)| *v == id)
+    }
+
+    /// Stores a checked value into the target's slot and runs its observers, in change order.
+    fn set_checked(&self, target: VarId, value: VarValue) {
+        let _serial = self.set_lock.lock();
+        self.store(target, &value);
+        let observers: Vec<Observer> = self
+            .observers
+            .read()
+            .iter()
+            .filter(|(v, _)| *v == target)
+            .map(|(_, o)| o.clone())
+            .collect();
+        for observer in observers {
+            observer(&value);
+        }
+    }
+
+    /// Writes a value already checked against the kind; a value of another kind is ignored.
+    fn store(&self, id: VarId, value: &VarValue) {
+        let id = id.target();
+        match (&self.slots[id as usize], value) {
+            (Slot::Bool(b), VarValue::Bool(v)) => b.store(*v, Ordering::Relaxed),
+            (Slot::Int(n), VarValue::Int(v)) => n.store(*v, Ordering::Relaxed),
+            (Slot::Choice(i), VarValue::Str(s)) => {
+                if let VarKind::Choice(list) = id.def().kind {
+                    if let Some(pos) = list.iter().position(|c| *c == s.as_ref()) {
+                        i.store(pos, Ordering::Relaxed);
+                    }
+                }
+            }
+            (Slot::Text(t), VarValue::Str(s)) => *t.write() = s.clone(),
+            _ => debug_assert!(false, "value of the wrong kind for {}", id.def().name),
+        }
+    }
+
+    fn choice(&self, id: VarId, index: &AtomicUsize) -> &'static str {
+        match id.def().kind {
+            VarKind::Choice(list) => list[index.load(Ordering::Relaxed).min(list.len() - 1)],
+            _ => "",
+        }
+    }
+
+    /// The value of an ON/OFF variable; `false` for another kind.
+    pub(crate) fn read_bool(&self, id: VarId) -> bool {
+        match &self.slots[id.target() as usize] {
+            Slot::Bool(b) => b.load(Ordering::Relaxed),
+            _ => false,
+        }
+    }
+
+    /// The value of an integer variable (never negative in this table); 0 for another kind.
+    pub(crate) fn read_int(&self, id: VarId) -> i64 {
+        match &self.slots[id.target() as usize] {
+            Slot::Int(n) => n.load(Ordering::Relaxed),
+            _ => 0,
+        }
+    }
+
+    /// The value of a choice variable; empty for another kind.
+    pub(crate) fn read_choice(&self, id: VarId) -> &'static str {
+        match &self.slots[id.target() as usize] {
+            Slot::Choice(i) => self.choice(id.target(), i),
+            _ => "",
+        }
+    }
+
+    /// `rpc_port`: the port the node listens on.
+    pub fn rpc_port(&self) -> u16 {
+        self.read_int(VarId::RpcPort) as u16
+    }
+}
+
+impl Default for Variables {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for Variables {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Variables")
+            .field("variables", &self.slots.len())
+            .field("observers", &self.observers.read().len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The 1193 error for `name`.
+pub(crate) fn unknown_variable(name: &str) -> SqlError {
+    SqlError::new(
+        &codes::UNKNOWN_SYSTEM_VARIABLE,
+        format!("Unknown system variable '{name}'"),
+    )
+}
+
+/// Typed getters shared by [`Variables`] (live values) and `ServerConfig` (start-up values). The
+/// type needs `read_bool`, `read_int` and `read_choice`; values are in range, so the casts are
+/// exact.
+macro_rules! typed_getters {
+    ($ty:ty) => {
+        impl $ty {
+            /// `xrpc_enable_perf_hist`.
+            pub fn perf_hist_enabled(&self) -> bool {
+                self.read_bool($crate::vars::VarId::EnablePerfHist)
+            }
+
+            /// `xrpc_max_queued_messages`.
+            pub fn max_queued_messages(&self) -> usize {
+                self.read_int($crate::vars::VarId::MaxQueuedMessages) as usize
+            }
+
+            /// `xrpc_max_sessions`.
+            pub fn max_sessions(&self) -> usize {
+                self.read_int($crate::vars::VarId::MaxSessions) as usize
+            }
+
+            /// `xrpc_auth_max_failures`.
+            pub fn auth_max_failures(&self) -> u32 {
+                self.read_int($crate::vars::VarId::AuthMaxFailures) as u32
+            }
+
+            /// `xrpc_shared_session_lifetime`.
+            pub fn shared_session_lifetime(&self) -> std::time::Duration {
+                $crate::vars::millis(self.read_int($crate::vars::VarId::SharedSessionLifetime))
+            }
+
+            /// `xrpc_epoll_group_ctx_refresh_time`.
+            pub fn ctx_refresh_time(&self) -> std::time::Duration {
+                $crate::vars::millis(self.read_int($crate::vars::VarId::CtxRefreshTime))
+            }
+
+            /// `xrpc_request_cache_max_length`.
+            pub fn request_cache_max_length(&self) -> usize {
+                self.read_int($crate::vars::VarId::RequestCacheMaxLength) as usize
+            }
+
+            /// `xrpc_request_cache_instances`.
+            pub fn request_cache_instances(&self) -> usize {
+                self.read_int($crate::vars::VarId::RequestCacheInstances) as usize
+            }
+
+            /// `xrpc_request_cache_number`.
+            pub fn request_cache_number(&self) -> usize {
+                self.read_int($crate::vars::VarId::RequestCacheNumber) as usize
+            }
+
+            /// `xrpc_chunk_result_default`.
+            pub fn chunk_result_default(&self) -> bool {
+                self.read_bool($crate::vars::VarId::ChunkResultDefault)
+            }
+
+            /// `xrpc_net_write_timeout`.
+            pub fn net_write_timeout(&self) -> std::time::Duration {
+                $crate::vars::millis(self.read_int($crate::vars::VarId::NetWriteTimeout))
+            }
+
+            /// `xrpc_max_allowed_packet`.
+            pub fn max_allowed_packet(&self) -> u32 {
+                self.read_int($crate::vars::VarId::MaxAllowedPacket) as u32
+            }
+
+            /// `xrpc_sqlite_synchronous`: `OFF`, `NORMAL`, `FULL` or `EXTRA`, ready for the PRAGMA.
+            pub fn sqlite_synchronous(&self) -> &'static str {
+                self.read_choice($crate::vars::VarId::SqliteSynchronous)
+            }
+
+            /// `xrpc_sqlite_busy_timeout`.
+            pub fn sqlite_busy_timeout(&self) -> std::time::Duration {
+                $crate::vars::millis(self.read_int($crate::vars::VarId::SqliteBusyTimeout))
+            }
+
+            /// `xrpc_drain_timeout`.
+            pub fn drain_timeout(&self) -> std::time::Duration {
+                $crate::vars::millis(self.read_int($crate::vars::VarId::DrainTimeout))
+            }
+
+            /// The frame format (`xrpc_galaxy_protocol`, `xrpc_galaxy_version`) and
+            /// `xrpc_max_allowed_packet`.
+            pub fn frame_config(&self) -> xrpc_proto::FrameConfig {
+                $crate::vars::frame_config(
+                    self.read_bool($crate::vars::VarId::GalaxyProtocol),
+                    self.read_int($crate::vars::VarId::GalaxyVersion),
+                    self.read_int($crate::vars::VarId::MaxAllowedPacket),
+                )
+            }
+        }
+    };
+}
+pub(crate) use typed_getters;
+
+typed_getters!(Variables);
+
+/// A non-negative millisecond count as a duration.
+pub(crate) fn millis(ms: i64) -> Duration {
+    Duration::from_millis(ms.max(0) as u64)
+}
+
+/// The frame configuration for checked values.
+pub(crate) fn frame_config(galaxy: bool, version: i64, max_packet: i64) -> FrameConfig {
+    let format = if galaxy {
+        HeaderFormat::Galaxy {
+            version: version as u8,
+        }
+    } else {
+        HeaderFormat::Standard
+    };
+    FrameConfig {
+        format,
+        max_packet: max_packet as u32,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+    use std::sync::atomic::AtomicU64;
+
+    use super::*;
+
+    #[test]
+    fn table_is_consistent() {
+        let mut names = HashSet::new();
+        let mut keys = HashSet::new();
+        for (i, &id) in VarId::ALL.iter().enumerate() {
+            assert_eq!(id as usize, i);
+            let def = id.def();
+            assert!(names.insert(def.name), "duplicate {}", def.name);
+            assert_eq!(def.name, def.name.to_ascii_lowercase());
+            assert!(def.check(&def.default), "{} default out of range", def.name);
+            if let Some(key) = def.config_key() {
+                assert!(keys.insert(key));
+                assert!(def.name.starts_with("xrpc_"));
+            }
+            if let Some(target) = def.alias_of {
+                assert_eq!(target.def().kind, def.kind, "{}", def.name);
+                assert_eq!(target.def().default, def.default, "{}", def.name);
+                assert!(target.def().alias_of.is_none());
+            }
+        }
+        // The article's parameters that apply here are all present.
+        for name in [
+            "xrpc_enable_perf_hist",
+            "xrpc_enable_tasker",
+            "xrpc_epoll_events_per_thread",
+            "xrpc_epoll_extra_groups",
+            "xrpc_epoll_group_ctx_refresh_time",
+            "xrpc_epoll_group_dynamic_threads_shrink_time",
+            "xrpc_epoll_group_tasker_extend_step",
+            "xrpc_epoll_group_tasker_multiply",
+            "xrpc_epoll_group_thread_deadlock_check_interval",
+            "xrpc_epoll_group_thread_scale_thresh",
+            "xrpc_epoll_groups",
+            "xrpc_epoll_threads_per_group",
+            "xrpc_epoll_timeout",
+            "xrpc_epoll_work_queue_capacity",
+            "xrpc_force_all_cores",
+            "xrpc_galaxy_protocol",
+            "xrpc_galaxy_version",
+            "xrpc_max_allowed_packet",
+            "xrpc_max_cached_output_buffer_pages",
+            "xrpc_max_epoll_wait_total_threads",
+            "xrpc_max_queued_messages",
+            "xrpc_min_auto_epoll_groups",
+            "xrpc_multi_affinity_in_group",
+            "xrpc_net_write_timeout",
+            "xrpc_request_cache_instances",
+            "xrpc_request_cache_max_length",
+            "xrpc_request_cache_number",
+            "xrpc_shared_session_lifetime",
+            "xrpc_tcp_fixed_dealing_buf",
+            "xrpc_tcp_keep_alive",
+            "xrpc_tcp_listen_queue",
+            "xrpc_tcp_recv_buf",
+            "xrpc_tcp_send_buf",
+            "rpc_port",
+            "new_rpc",
+            "version",
+            "character_set_client",
+            "character_set_results",
+            "time_zone",
+            "system_time_zone",
+            "transaction_isolation",
+            "innodb_mark_distributed",
+            "opt_flashback_area",
+        ] {
+            assert!(VarId::lookup(name).is_some(), "{name} missing");
+        }
+    }
+
+    #[test]
+    fn defaults_and_typed_getters() {
+        let v = Variables::new();
+        assert_eq!(v.max_queued_messages(), 128);
+        assert_eq!(v.max_sessions(), 100_000);
+        assert_eq!(v.net_write_timeout(), Duration::from_secs(10));
+        assert_eq!(v.max_allowed_packet(), 64 << 20);
+        assert_eq!(v.sqlite_synchronous(), "FULL");
+        assert!(!v.perf_hist_enabled());
+        assert_eq!(v.frame_config(), FrameConfig::default());
+        assert_eq!(v.get(VarId::NewRpc).to_string(), "ON");
+        assert_eq!(v.get(VarId::Version).to_string(), VERSION);
+        assert!(VERSION.starts_with("8.0.32-xrpc-"));
+        assert_eq!(
+            v.get_by_name("MAX_ALLOWED_PACKET"),
+            Some(VarValue::Int(64 << 20))
+        );
+    }
+
+    #[test]
+    fn set_global_checks_access_kind_and_range() {
+        let v = Variables::new();
+        let ok = v
+            .set_global("xrpc_max_queued_messages", &SetValue::Int(4096))
+            .unwrap();
+        assert_eq!(ok, VarValue::Int(4096));
+        assert_eq!(v.max_queued_messages(), 4096);
+
+        let err = v
+            .set_global("xrpc_max_queued_messages", &SetValue::Int(5))
+            .unwrap_err();
+        assert_eq!((err.code, err.sql_state.as_str()), (1231, "42000"));
+        assert_eq!(
+            err.message,
+            "Variable 'xrpc_max_queued_messages' can't be set to the value of '5' (allowed 16..=4096)"
+        );
+        assert_eq!(
+            v.max_queued_messages(),
+            4096,
+            "a refused value is not stored"
+        );
+
+        let err = v
+            .set_global("xrpc_epoll_groups", &SetValue::Int(2))
+            .unwrap_err();
+        assert_eq!((err.code, err.sql_state.as_str()), (1238, "HY000"));
+        assert_eq!(
+            err.message,
+            "Variable 'xrpc_epoll_groups' is a read only variable"
+        );
+
+        let err = v.set_global("no_such", &SetValue::Int(1)).unwrap_err();
+        assert_eq!(
+            (err.code, err.message.as_str()),
+            (1193, "Unknown system variable 'no_such'")
+        );
+
+        // Booleans in every spelling.
+        for (value, expect) in [
+            (SetValue::Word("on".into()), true),
+            (SetValue::Text("OFF".into()), false),
+            (SetValue::Int(1), true),
+            (SetValue::Word("false".into()), false),
+        ] {
+            v.set_global("xrpc_chunk_result_default", &value).unwrap();
+            assert_eq!(v.chunk_result_default(), expect);
+        }
+        let err = v
+            .set_global("xrpc_chunk_result_default", &SetValue::Int(2))
+            .unwrap_err();
+        assert!(
+            err.message.ends_with("(allowed ON, OFF)"),
+            "{}",
+            err.message
+        );
+
+        // DEFAULT restores the default.
+        v.set_global("xrpc_max_queued_messages", &SetValue::Default)
+            .unwrap();
+        assert_eq!(v.max_queued_messages(), 128);
+    }
+
+    #[test]
+    fn applied_variables_need_an_applier() {
+        let v = Variables::new();
+        let err = v
+            .set_global("xrpc_net_write_timeout", &SetValue::Int(500))
+            .unwrap_err();
+        assert_eq!(err.code, 1238);
+        let seen = Arc::new(AtomicU64::new(0));
+        let s = seen.clone();
+        v.on_change(VarId::NetWriteTimeout, move |value| {
+            s.store(value.as_int().unwrap() as u64, Ordering::Relaxed);
+        });
+        v.set_global("xrpc_net_write_timeout", &SetValue::Int(500))
+            .unwrap();
+        assert_eq!(seen.load(Ordering::Relaxed), 500);
+        assert_eq!(v.net_write_timeout(), Duration::from_millis(500));
+    }
+
+    #[test]
+    fn alias_reads_and_writes_its_target() {
+        let v = Variables::new();
+        v.on_change(VarId::MaxAllowedPacket, |_| {});
+        v.set_global("max_allowed_packet", &SetValue::Int(1 << 20))
+            .unwrap();
+        assert_eq!(v.max_allowed_packet(), 1 << 20);
+        assert_eq!(v.get(VarId::MaxAllowedPacketAlias), VarValue::Int(1 << 20));
+    }
+
+    #[test]
+    fn set_internal_bypasses_access_but_not_range() {
+        let v = Variables::new();
+        v.set_internal(VarId::RpcPort, VarValue::Int(40_000))
+            .unwrap();
+        assert_eq!(v.rpc_port(), 40_000);
+        assert!(
+            v.set_internal(VarId::RpcPort, VarValue::Int(70_000))
+                .is_err()
+        );
+        assert!(
+            v.set_internal(VarId::RpcPort, VarValue::Bool(true))
+                .is_err()
+        );
+        v.set_internal(VarId::XrpcEngine, VarValue::Str("sqlite 3.46".into()))
+            .unwrap();
+        assert_eq!(v.get(VarId::XrpcEngine).to_string(), "sqlite 3.46");
+    }
+
+    #[test]
+    fn choices_are_case_insensitive_and_canonical() {
+        let def = VarId::SqliteSynchronous.def();
+        assert_eq!(
+            def.parse_setting("normal"),
+            Some(VarValue::Str(Cow::Borrowed("NORMAL")))
+        );
+        assert_eq!(def.parse_setting("sometimes"), None);
+        assert_eq!(
+            VarId::MaxAllowedPacket.def().parse_setting("64M"),
+            Some(VarValue::Int(64 << 20))
+        );
+        assert_eq!(
+            VarId::MaxAllowedPacket.def().parse_setting("2G"),
+            None,
+            "out of range after the suffix"
+        );
+    }
+
+    #[test]
+    fn snapshot_is_sorted_and_complete() {
+        let v = Variables::new();
+        let snap = v.snapshot();
+        assert_eq!(snap.len(), VarId::ALL.len());
+        assert!(snap.windows(2).all(|w| w[0].0 < w[1].0));
+    }
+}
