@@ -40,6 +40,7 @@ fn uncontended(c: &mut Criterion) {
             }
         })
     });
+    g.throughput(Throughput::Elements(1));
     g.bench_function("pop_empty", |b| b.iter(|| black_box(q.pop())));
     g.finish();
 }

@@ -34,6 +34,7 @@
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
+use std::collections::binary_heap::PeekMut;
 use std::time::{Duration, Instant};
 
 /// Identifies a scheduled timer; stays valid across the re-insertions of a repeating timer.
@@ -264,35 +265,38 @@ impl<T: Clone> TimerHeap<T> {
     /// One-shot timers are removed and their item moved out; repeating timers yield a clone and are
     /// re-inserted at their next slot after `now`, keeping their phase (see the [module docs](self)).
     pub fn pop_due(&mut self, now: Instant, out: &mut Vec<(TimerId, T)>) {
-        while let Some(&Reverse(node)) = self.heap.peek() {
+        while let Some(mut top) = self.heap.peek_mut() {
+            let node = top.0;
             if node.deadline > now {
                 break;
             }
-            self.heap.pop();
-            if !self.is_live(&node) {
+            let slot = node.slot as usize;
+            let Some(entry) = self.slab[slot].as_mut().filter(|e| e.seq == node.seq) else {
+                // Stale (3): the timer was cancelled.
+                PeekMut::pop(top);
                 self.stale -= 1;
                 continue;
-            }
-            let slot = node.slot as usize;
-            let entry = self.slab[slot].as_ref().expect("checked live");
+            };
             let id = TimerId {
                 slot: node.slot,
                 uid: entry.uid,
             };
             match entry.period.and_then(|p| next_slot(node.deadline, p, now)) {
                 Some(next) => {
-                    let seq = self.bump_seq();
-                    let entry = self.slab[slot].as_mut().expect("checked live");
+                    // Re-arm in place: one sift-down instead of a pop and a push.
+                    let seq = self.next_seq;
+                    self.next_seq += 1;
                     entry.seq = seq;
                     out.push((id, entry.item.clone()));
-                    self.heap.push(Reverse(Node {
+                    top.0 = Node {
                         deadline: next,
                         seq,
                         slot: node.slot,
-                    }));
+                    };
                 }
                 None => {
                     // One-shot, or a period so long that the next slot is not representable.
+                    PeekMut::pop(top);
                     let entry = self.slab[slot].take().expect("checked live");
                     self.free.push(node.slot);
                     self.live -= 1;
