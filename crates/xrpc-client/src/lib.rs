@@ -1,0 +1,36 @@
+//! Client for xrpc data nodes: a sans-IO connection core, blocking and tokio transports, a session pool and a shard-routing multi-node client.
+//!
+//! xrpc speaks the PolarDB-X RPC protocol: many logical sessions multiplexed over a few TCP
+//! connections per data node, each frame naming its session id (`docs/PROTOCOL.md`). This crate is
+//! the client side, in layers:
+//!
+//! | module | role |
+//! |---|---|
+//! | [`proto`] | [`proto::ClientConnection`], the sans-IO state machine of one connection: handshake, sessions, requests, result assembly, cascading errors, flow control, digest cache, timeouts, heartbeat. No I/O, time passed in. |
+//! | [`blocking`] | A transport over `std::net::TcpStream`: a reader thread per connection, callers parked per request, coalesced writes. |
+//! | `aio` (feature `async`) | The same API on tokio. |
+//! | [`pool`] | Connections and sessions per data node, reusing only clean sessions. |
+//! | [`cluster`] | Several data nodes, one picked per shard key. |
+//!
+//! ```ignore
+//! use xrpc_client::pool::{Pool, PoolOptions};
+//! use xrpc_client::blocking::ConnectOptions;
+//!
+//! let pool = Pool::new("127.0.0.1:33660", PoolOptions::new(ConnectOptions::new("root", "")));
+//! let mut session = pool.session()?;
+//! session.execute("insert into t values (?, ?)", &[1i64.into(), "one".into()])?;
+//! let rows = session.query("select * from t")?;
+//! println!("{} rows", rows.rows.len());
+//! # Ok::<(), xrpc_client::ClientError>(())
+//! ```
+
+mod error;
+pub mod proto;
+mod types;
+
+pub use error::{ClientError, ServerError};
+pub use types::{
+    Column, DEFAULT_TOKEN_KIB, ExecOptions, ExecResult, KillKind, Param, RequestId, ResultSet,
+    SessionId, Warning,
+};
+pub use xrpc_proto::value::{ColumnType, Value};
