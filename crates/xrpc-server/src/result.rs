@@ -29,6 +29,8 @@ pub mod mysql_type {
     pub const NEWDECIMAL: u32 = 246;
     /// TINYINT.
     pub const TINY: u32 = 1;
+    /// SMALLINT.
+    pub const SHORT: u32 = 2;
     /// INT.
     pub const LONG: u32 = 3;
     /// FLOAT.
@@ -41,6 +43,8 @@ pub mod mysql_type {
     pub const TIMESTAMP: u32 = 7;
     /// BIGINT.
     pub const LONGLONG: u32 = 8;
+    /// MEDIUMINT.
+    pub const INT24: u32 = 9;
     /// DATE.
     pub const DATE: u32 = 10;
     /// TIME.

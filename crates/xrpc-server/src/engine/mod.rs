@@ -12,6 +12,7 @@
 //! 0`, temp tables, attached databases), in which case the session keeps it until that state is
 //! gone. That is how 100k idle sessions stay cheap.
 
+use std::any::Any;
 use std::sync::Arc;
 
 use xrpc_proto::value::Value;
@@ -69,7 +70,21 @@ pub trait EngineConn: Send {
     /// Rolls back any open transaction and drops session state, so the connection can go back to
     /// the pool (a session closed or killed while it held state).
     fn reset(&mut self) -> Result<(), SqlError>;
+
+    /// Installs (or, with `None`, removes) the hook called when a statement starts waiting for a
+    /// lock held by another connection. The hook runs on the executing thread, at most once per
+    /// statement, and the guard it returns is dropped when the statement finishes; the session
+    /// layer passes `GroupHandle::enter_wait`, so a worker blocked on a lock counts as stalled
+    /// and the pool grows instead of deadlocking. Engines that never block on locks ignore it.
+    /// The hook stays installed until replaced; [`Engine::release`] removes it.
+    fn set_wait_hook(&mut self, hook: Option<WaitHook>) {
+        let _ = hook;
+    }
 }
+
+/// Marks a lock wait: called when the wait starts, and the returned guard is held until the
+/// statement finishes. See [`EngineConn::set_wait_hook`].
+pub type WaitHook = Arc<dyn Fn() -> Box<dyn Any> + Send + Sync>;
 
 /// Interrupts a running statement; `KILL QUERY`.
 pub trait Interrupt: Send + Sync {

@@ -1,1 +1,1044 @@
-//! The embedded SQLite engine (placeholder until the engine lands).
+//! The embedded SQLite engine (`rusqlite`, bundled SQLite).
+//!
+//! # Connections and the pool
+//!
+//! [`SqliteEngine`] keeps a pool of idle [`SqliteConn`]s (a `parking_lot` mutex around a `Vec`,
+//! at most [`SqliteOptions::max_idle`] of them). [`Engine::acquire`] pops one or opens a new one;
+//! [`Engine::release`] resets it if it still holds session state, removes its wait hook and
+//! pushes it back, or drops it when the pool is full. The database is opened in WAL mode
+//! (persistent in the file), so readers never block the writer. Each connection sets
+//! `synchronous` (FULL by default: an acknowledged commit survives `kill -9` and power loss),
+//! `foreign_keys`, its prepared-statement cache capacity, the busy handler below, and the SQL
+//! functions `connection_id()`, `database()`, `version()` and `last_insert_id()`.
+//!
+//! # Lock waits
+//!
+//! SQLite's busy handler is a plain `fn` pointer, so it cannot capture the connection. Instead
+//! every statement runs inside a [`BusyScope`] that puts the connection's busy timeout, wait hook
+//! and interrupt flag into a thread-local; the handler (the same for every connection) reads it.
+//! On the first busy callback of a statement the handler calls the wait hook
+//! ([`EngineConn::set_wait_hook`], the session passes `GroupHandle::enter_wait`) and keeps the
+//! returned guard in the thread-local until the scope ends with the statement. It then sleeps
+//! in short steps (1 ms growing to 50 ms) until the lock frees, the busy timeout runs out (→
+//! 1205) or the statement is killed (→ 1317; the kill flag is checked at every step, so a kill
+//! lands within 50 ms even while waiting).
+//!
+//! # MySQL statements
+//!
+//! `compat` recognises the MySQL statements SQLite does not know and the engine runs them itself;
+//! they return no result set and 0 rows affected:
+//!
+//! - `BEGIN [WORK]`, `START TRANSACTION […]` open a transaction (deferred by default, or
+//!   immediate with [`SqliteOptions::begin_immediate`]; `READ ONLY` is always deferred). As in
+//!   MySQL, a BEGIN inside a transaction commits it first.
+//! - `COMMIT [WORK]`, `ROLLBACK [WORK]` end the open transaction; without one they do nothing.
+//! - `SET autocommit = 0` makes the next statement (other than COMMIT, ROLLBACK, SET, ATTACH,
+//!   DETACH, VACUUM and PRAGMA) open a transaction implicitly, lasting until COMMIT or ROLLBACK;
+//!   `SET autocommit = 1` commits an open transaction when autocommit was 0. Values: 0/1,
+//!   ON/OFF, TRUE/FALSE, DEFAULT; anything else is 1231.
+//! - `SET NAMES`, `SET CHARACTER SET`, `SET … TRANSACTION …` and any other `SET [scope] name =
+//!   value` are accepted and have no effect. They are deliberately not kept: remembered
+//!   variables would be session state, and would pin a pooled connection to every session.
+//! - DDL is transactional in SQLite: under `autocommit = 0` a CREATE TABLE waits for COMMIT,
+//!   where MySQL would commit implicitly.
+//!
+//! One request runs one statement: SQL with a second statement after a `;` is refused with
+//! 1064 before anything runs, because the protocol allows one result set per request.
+//!
+//! # Schemas
+//!
+//! `schema_name` must be empty, `main`, `temp` or the name of an attached database; anything else
+//! is 1049 "Unknown database". Nothing is qualified: SQLite resolves an unqualified table in
+//! `temp`, then `main`, then the attached databases in order, so a table of an attached database
+//! must be qualified or have a unique name. `database()` returns the request's schema (`main`
+//! when none).
+//!
+//! # Column types
+//!
+//! A column's X type is fixed before its metadata is sent, from its declared type (`decltype`)
+//! and, where that does not settle it, the first rows: up to 64 rows or 256 KiB are read ahead
+//! before the metadata when some column needs them, otherwise just the first row.
+//!
+//! | declared type | X type | MySQL type | collation |
+//! | --- | --- | --- | --- |
+//! | contains `INT` (INTEGER, BIGINT, …) | SINT | LONGLONG (TINY, SHORT, INT24 for TINYINT, SMALLINT, MEDIUMINT) | 63 |
+//! | BOOL, BOOLEAN | SINT | TINY | 63 |
+//! | REAL, DOUBLE, FLOAT | DOUBLE | DOUBLE | 63 |
+//! | DECIMAL(p,s), NUMERIC, DEC, FIXED | DECIMAL, rescaled to `s` when declared | NEWDECIMAL | 63 |
+//! | CHAR, VARCHAR, TEXT, CLOB, JSON, ENUM | BYTES | VAR_STRING | 45 (utf8mb4) |
+//! | BLOB / VARBINARY / BINARY | BYTES | BLOB / VAR_STRING / STRING | 63 (binary) |
+//! | DATETIME, TIMESTAMP | DATETIME if every read-ahead value is date text, else BYTES text | DATETIME, TIMESTAMP | 63 |
+//! | DATE | DATETIME without time, same condition | DATE | 63 |
+//! | TIME | TIME if every read-ahead value is time text, else BYTES text | TIME | 63 |
+//! | none (expressions) or unknown | from the read-ahead values' storage classes, below | | |
+//!
+//! Without a usable declaration: only INTEGER values → SINT (LONGLONG); INTEGER and REAL, or
+//! REAL → DOUBLE; any BLOB → BYTES binary (BLOB, 63); otherwise TEXT → BYTES text (VAR_STRING,
+//! 45). A column that is NULL in every row of a result that ended within the read-ahead is MySQL's
+//! `select null`: BYTES with MySQL type NULL (6), collation 63. A column NULL in every read-ahead
+//! row of a longer result is BYTES text.
+//!
+//! SQLite is dynamically typed, so a value can still differ from its column's type (a declared
+//! column holding another storage class, or a row after the read-ahead). It is converted to the
+//! column's type by SQLite's CAST rules, which are also MySQL's non-strict rules: text that is
+//! not a number reads as its numeric prefix or 0; a real in a SINT column is truncated (and
+//! saturated); numbers in a BYTES column become their text (reals in the shortest form that
+//! reads back, `1.0` for whole numbers); text that is not a date or time becomes the zero value
+//! (`0000-00-00`, `00:00:00`). An infinite real in a DECIMAL column is error 1105. So every row
+//! value is `Null` or exactly the column's type. `table`, `original_table` and `original_name`
+//! are left empty (rusqlite 0.32 does not expose SQLite's column origin); `schema` is set for
+//! declared columns.
+//!
+//! # Arguments
+//!
+//! `?` placeholders bind `args` in order, and the count must match (else 1210). Sint, Bit and
+//! Uint up to `i64::MAX` bind as INTEGER (a larger Uint or Bit is 1210); Double as REAL; Float as
+//! the REAL of its shortest decimal form (0.1f32 is 0.1); Bytes and Enum as TEXT when valid
+//! UTF-8, else BLOB (the protocol's strings and octets both arrive as Bytes, and TEXT compares
+//! equal to TEXT columns); Set as its items joined by `,`; Decimal, DateTime (`YYYY-MM-DD[
+//! HH:MM:SS[.ffffff]]`) and Time (`[-]HH:MM:SS[.ffffff]`) as TEXT; Null as NULL.
+//!
+//! # Errors
+//!
+//! | SQLite | code | SQL state |
+//! | --- | --- | --- |
+//! | UNIQUE or PRIMARY KEY constraint | 1062 DUP_ENTRY | 23000 |
+//! | syntax error, incomplete input, unrecognized token; several statements; empty query | 1064 PARSE_ERROR | 42000 |
+//! | no such table | 1146 NO_SUCH_TABLE | 42S02 |
+//! | no such column | 1054 BAD_FIELD | 42S22 |
+//! | SQLITE_BUSY / SQLITE_LOCKED (busy timeout ran out, or a stale snapshot) | 1205 LOCK_WAIT_TIMEOUT | HY000 |
+//! | SQLITE_INTERRUPT, or busy while killed | 1317 QUERY_INTERRUPTED | 70100 |
+//! | wrong argument count or unbindable argument | 1210 WRONG_ARGUMENTS | HY000 |
+//! | anything else (NOT NULL, CHECK, FOREIGN KEY constraints included) | 1105 ENGINE_ERROR | HY000 |
+//!
+//! The message is SQLite's own.
+//!
+//! # Session state
+//!
+//! [`EngineConn::holds_session_state`] is true while a transaction is open, under
+//! `autocommit = 0`, while temp objects exist, or while databases are attached. Temp objects and
+//! attachments are re-read only after CREATE, DROP, ATTACH and DETACH statements.
+//! [`EngineConn::reset`] rolls back, restores `autocommit = 1`, detaches every attached database
+//! and drops every temp trigger, view and table.
+
+mod compat;
+mod types;
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+use rusqlite::functions::FunctionFlags;
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Batch, Connection, ErrorCode, InterruptHandle, OpenFlags, Statement, ffi};
+use xrpc_proto::codes;
+use xrpc_proto::value::Value;
+
+use self::compat::{BeginMode, Compat, SqlInfo};
+use self::types::{Arg, Conv, LOOKAHEAD_BYTES, LOOKAHEAD_ROWS};
+use super::{Engine, EngineConn, Interrupt, WaitHook};
+use crate::result::{ExecSummary, ResultSink, SqlError};
+
+/// SQLite's `synchronous` setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Synchronous {
+    /// No syncs: fastest, and a power loss may lose recent commits or corrupt the database.
+    Off,
+    /// In WAL mode, commits are durable once the WAL is checkpointed; a power loss may lose the
+    /// last commits, never consistency.
+    Normal,
+    /// The WAL is synced at every commit: an acknowledged commit survives a crash or power loss.
+    #[default]
+    Full,
+    /// FULL, and the directory is synced too.
+    Extra,
+}
+
+impl Synchronous {
+    /// The pragma value, as `PRAGMA synchronous` reads back (0–3).
+    pub const fn level(self) -> i64 {
+        match self {
+            Synchronous::Off => 0,
+            Synchronous::Normal => 1,
+            Synchronous::Full => 2,
+            Synchronous::Extra => 3,
+        }
+    }
+
+    /// The setting's name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Synchronous::Off => "OFF",
+            Synchronous::Normal => "NORMAL",
+            Synchronous::Full => "FULL",
+            Synchronous::Extra => "EXTRA",
+        }
+    }
+}
+
+impl fmt::Display for Synchronous {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A `synchronous` value that is not OFF, NORMAL, FULL or EXTRA (or 0–3).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid synchronous setting {0:?}: expected OFF, NORMAL, FULL or EXTRA")]
+pub struct ParseSynchronousError(pub String);
+
+impl FromStr for Synchronous {
+    type Err = ParseSynchronousError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        [
+            Synchronous::Off,
+            Synchronous::Normal,
+            Synchronous::Full,
+            Synchronous::Extra,
+        ]
+        .into_iter()
+        .find(|v| s.eq_ignore_ascii_case(v.name()) || s == v.level().to_string())
+        .ok_or_else(|| ParseSynchronousError(s.to_owned()))
+    }
+}
+
+/// How [`SqliteEngine`] opens and pools connections.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SqliteOptions {
+    /// `PRAGMA synchronous`; FULL by default.
+    pub synchronous: Synchronous,
+    /// How long a statement waits for a lock before failing with 1205; 5 s by default.
+    pub busy_timeout: Duration,
+    /// Most idle connections kept in the pool; more are closed on release. 32 by default.
+    pub max_idle: usize,
+    /// Prepared statements cached per connection; 64 by default.
+    pub statement_cache_capacity: usize,
+    /// `PRAGMA foreign_keys`; on by default, as MySQL (InnoDB) enforces them.
+    pub foreign_keys: bool,
+    /// Whether BEGIN takes the write lock at once (`BEGIN IMMEDIATE`). Off by default: a deferred
+    /// transaction lets readers run concurrently, but one that reads and then writes after
+    /// another connection committed fails with 1205 (SQLite's stale snapshot).
+    pub begin_immediate: bool,
+    /// What the SQL function `version()` returns.
+    pub server_version: String,
+}
+
+impl Default for SqliteOptions {
+    fn default() -> Self {
+        Self {
+            synchronous: Synchronous::Full,
+            busy_timeout: Duration::from_secs(5),
+            max_idle: 32,
+            statement_cache_capacity: 64,
+            foreign_keys: true,
+            begin_immediate: false,
+            server_version: format!("8.0.32-xrpc-{}", env!("CARGO_PKG_VERSION")),
+        }
+    }
+}
+
+/// The SQLite engine: a database file and a pool of connections to it.
+pub struct SqliteEngine {
+    path: PathBuf,
+    options: Arc<SqliteOptions>,
+    pool: Mutex<Vec<Box<dyn EngineConn>>>,
+    opened: AtomicU64,
+}
+
+impl SqliteEngine {
+    /// Opens (creating if needed) the database at `path` in WAL mode. The parent directory must
+    /// exist.
+    pub fn open(path: &Path, options: SqliteOptions) -> Result<Self, SqlError> {
+        let engine = Self {
+            path: path.to_owned(),
+            options: Arc::new(options),
+            pool: Mutex::new(Vec::new()),
+            opened: AtomicU64::new(0),
+        };
+        let first = engine.open_conn()?;
+        let mode: String = first
+            .conn
+            .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+            .map_err(|err| map_error(err, false))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(SqlError::new(
+                &codes::ENGINE_ERROR,
+                format!(
+                    "{}: cannot use WAL journal mode (got {mode})",
+                    path.display()
+                ),
+            ));
+        }
+        engine.pool.lock().push(Box::new(first));
+        Ok(engine)
+    }
+
+    /// Opens a new connection, outside the pool.
+    pub fn open_conn(&self) -> Result<SqliteConn, SqlError> {
+        let conn = SqliteConn::open(&self.path, Arc::clone(&self.options))?;
+        self.opened.fetch_add(1, Ordering::Relaxed);
+        Ok(conn)
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The options the engine was opened with.
+    pub fn options(&self) -> &SqliteOptions {
+        &self.options
+    }
+
+    /// Idle connections in the pool.
+    pub fn idle_connections(&self) -> usize {
+        self.pool.lock().len()
+    }
+
+    /// Connections opened since the engine started.
+    pub fn connections_opened(&self) -> u64 {
+        self.opened.load(Ordering::Relaxed)
+    }
+}
+
+impl fmt::Debug for SqliteEngine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SqliteEngine")
+            .field("path", &self.path)
+            .field("options", &self.options)
+            .field("idle", &self.idle_connections())
+            .field("opened", &self.connections_opened())
+            .finish()
+    }
+}
+
+impl Engine for SqliteEngine {
+    fn name(&self) -> &'static str {
+        "sqlite"
+    }
+
+    fn version(&self) -> String {
+        format!("SQLite {}", rusqlite::version())
+    }
+
+    fn acquire(&self) -> Result<Box<dyn EngineConn>, SqlError> {
+        let idle = self.pool.lock().pop();
+        match idle {
+            Some(conn) => Ok(conn),
+            None => Ok(Box::new(self.open_conn()?)),
+        }
+    }
+
+    fn release(&self, mut conn: Box<dyn EngineConn>) {
+        if conn.holds_session_state() {
+            if let Err(err) = conn.reset() {
+                tracing::warn!(%err, "closing an engine connection that could not be reset");
+                return;
+            }
+        }
+        conn.set_wait_hook(None);
+        let mut pool = self.pool.lock();
+        if pool.len() < self.options.max_idle {
+            pool.push(conn);
+        } else {
+            // Closing a connection takes a moment; not under the pool lock.
+            drop(pool);
+            drop(conn);
+        }
+    }
+
+    fn checkpoint(&self) -> Result<(), SqlError> {
+        let conn = self.open_conn()?;
+        let _scope = BusyScope::enter(self.options.busy_timeout, None, None);
+        let (busy, log, done): (i64, i64, i64) = conn
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+            })
+            .map_err(|err| map_error(err, false))?;
+        if busy != 0 {
+            return Err(SqlError::new(
+                &codes::LOCK_WAIT_TIMEOUT,
+                format!("WAL checkpoint blocked by another connection ({done} of {log} frames)"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// State shared between a connection, its SQL functions and its interrupter.
+#[derive(Debug)]
+struct Shared {
+    connection_id: AtomicU64,
+    last_insert_id: AtomicU64,
+    /// Set by a kill; cleared when the next statement starts.
+    interrupted: AtomicBool,
+    /// What `database()` returns.
+    schema: Mutex<String>,
+}
+
+/// One SQLite connection with its MySQL-compatibility state.
+pub struct SqliteConn {
+    conn: Connection,
+    options: Arc<SqliteOptions>,
+    shared: Arc<Shared>,
+    interrupter: Arc<SqliteInterrupter>,
+    wait_hook: Option<WaitHook>,
+    /// `SET autocommit = 0` is in force.
+    autocommit_off: bool,
+    /// Temp tables, views or triggers exist.
+    has_temp: bool,
+    /// Attached databases (not `main` or `temp`).
+    attached: Vec<String>,
+}
+
+impl SqliteConn {
+    fn open(path: &Path, options: Arc<SqliteOptions>) -> Result<Self, SqlError> {
+        let map = |err| map_error(err, false);
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_URI
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(map)?;
+        conn.busy_handler(Some(busy_handler)).map_err(map)?;
+        conn.pragma_update(None, "synchronous", options.synchronous.name())
+            .map_err(map)?;
+        conn.pragma_update(None, "foreign_keys", options.foreign_keys)
+            .map_err(map)?;
+        conn.set_prepared_statement_cache_capacity(options.statement_cache_capacity);
+        let shared = Arc::new(Shared {
+            connection_id: AtomicU64::new(0),
+            last_insert_id: AtomicU64::new(0),
+            interrupted: AtomicBool::new(false),
+            schema: Mutex::new("main".to_owned()),
+        });
+        register_functions(&conn, &shared, &options).map_err(map)?;
+        let interrupter = Arc::new(SqliteInterrupter {
+            handle: conn.get_interrupt_handle(),
+            shared: Arc::clone(&shared),
+        });
+        Ok(Self {
+            conn,
+            options,
+            shared,
+            interrupter,
+            wait_hook: None,
+            autocommit_off: false,
+            has_temp: false,
+            attached: Vec::new(),
+        })
+    }
+
+    /// The underlying rusqlite connection (tests and diagnostics).
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Whether `SET autocommit = 0` is in force.
+    pub fn autocommit_off(&self) -> bool {
+        self.autocommit_off
+    }
+
+    /// Whether SQLite has a transaction open.
+    pub fn in_transaction(&self) -> bool {
+        !self.conn.is_autocommit()
+    }
+
+    fn map(&self, err: rusqlite::Error) -> SqlError {
+        map_error(err, self.shared.interrupted.load(Ordering::Acquire))
+    }
+
+    fn exec(&self, sql: &str) -> Result<(), SqlError> {
+        self.conn.execute_batch(sql).map_err(|err| self.map(err))
+    }
+
+    fn begin(&self, mode: BeginMode) -> Result<(), SqlError> {
+        self.exec(match mode {
+            BeginMode::Default if self.options.begin_immediate => "BEGIN IMMEDIATE",
+            BeginMode::Default | BeginMode::ReadOnly | BeginMode::Deferred => "BEGIN DEFERRED",
+            BeginMode::Immediate => "BEGIN IMMEDIATE",
+            BeginMode::Exclusive => "BEGIN EXCLUSIVE",
+        })
+    }
+
+    /// Checks `schema_name` and makes it what `database()` returns.
+    fn use_schema(&self, schema: Option<&str>) -> Result<(), SqlError> {
+        let name = match schema {
+            None | Some("") => "main",
+            Some(name) => name,
+        };
+        let known = name.eq_ignore_ascii_case("main")
+            || name.eq_ignore_ascii_case("temp")
+            || self.attached.iter().any(|a| a.eq_ignore_ascii_case(name));
+        if !known {
+            return Err(SqlError::new(
+                &codes::BAD_DB,
+                format!("Unknown database '{name}'"),
+            ));
+        }
+        let mut current = self.shared.schema.lock();
+        if *current != name {
+            name.clone_into(&mut current);
+        }
+        Ok(())
+    }
+
+    /// Re-reads whether temp objects exist and which databases are attached.
+    fn refresh_state(&mut self) {
+        let temp: rusqlite::Result<bool> = self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM temp.sqlite_master)",
+            [],
+            |row| row.get(0),
+        );
+        // When in doubt, keep the connection with its session.
+        self.has_temp = temp.unwrap_or(true);
+        let attached = self
+            .conn
+            .prepare("PRAGMA database_list")
+            .and_then(|mut stmt| {
+                stmt.query_map([], |row| row.get::<_, String>(1))?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+            });
+        match attached {
+            Ok(names) => {
+                self.attached = names
+                    .into_iter()
+                    .filter(|n| n != "main" && n != "temp")
+                    .collect();
+            }
+            Err(err) => tracing::warn!(%err, "cannot list attached databases"),
+        }
+    }
+
+    /// Runs one statement for SQLite.
+    fn run(
+        &mut self,
+        sql: &str,
+        args: &[Value],
+        info: SqlInfo,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        let args = args
+            .iter()
+            .enumerate()
+            .map(|(index, value)| types::to_arg(index, value))
+            .collect::<Result<Vec<Arg<'_>>, SqlError>>()?;
+        self.check_single_statement(sql)?;
+        let interrupted = || self.shared.interrupted.load(Ordering::Acquire);
+        let map = |err| map_error(err, interrupted());
+        let mut stmt = self.conn.prepare_cached(sql).map_err(map)?;
+        if stmt.parameter_count() != args.len() {
+            return Err(SqlError::new(
+                &codes::WRONG_ARGUMENTS,
+                format!(
+                    "Incorrect arguments: the statement has {} placeholders but {} arguments were given",
+                    stmt.parameter_count(),
+                    args.len()
+                ),
+            ));
+        }
+        for (index, arg) in args.iter().enumerate() {
+            stmt.raw_bind_parameter(index + 1, arg).map_err(map)?;
+        }
+        // A kill that came while preparing: SQLite forgets it when the statement starts.
+        if interrupted() {
+            return Err(SqlError::new(
+                &codes::QUERY_INTERRUPTED,
+                codes::QUERY_INTERRUPTED.message,
+            ));
+        }
+        let total_before = self.conn.total_changes();
+        let has_result_set = stmt.column_count() > 0;
+        if has_result_set {
+            let schema = self.shared.schema.lock().clone();
+            stream(&mut stmt, sink, &schema, &map)?;
+        } else {
+            stmt.raw_execute().map_err(map)?;
+        }
+        drop(stmt);
+        let rows_affected = if self.conn.total_changes() != total_before {
+            self.conn.changes()
+        } else {
+            0
+        };
+        let last_insert_id = (info.insert && rows_affected > 0)
+            .then(|| self.conn.last_insert_rowid())
+            .and_then(|id| u64::try_from(id).ok())
+            .filter(|&id| id > 0);
+        if let Some(id) = last_insert_id {
+            self.shared.last_insert_id.store(id, Ordering::Relaxed);
+        }
+        Ok(ExecSummary {
+            has_result_set,
+            rows_affected,
+            last_insert_id,
+        })
+    }
+
+    /// Refuses SQL holding more than one statement. Only text with a `;` before its end can, so
+    /// only that pays for compiling the statements.
+    fn check_single_statement(&self, sql: &str) -> Result<(), SqlError> {
+        if !compat::trim_statement(sql).contains(';') {
+            return Ok(());
+        }
+        let mut batch = Batch::new(&self.conn, sql);
+        let mut statements = 0;
+        loop {
+            match batch.next() {
+                Ok(Some(_)) => statements += 1,
+                Ok(None) => break,
+                // The first statement's own error is reported by the real prepare.
+                Err(_) => {
+                    statements += usize::from(statements > 0);
+                    break;
+                }
+            }
+            if statements > 1 {
+                break;
+            }
+        }
+        if statements > 1 {
+            return Err(SqlError::new(
+                &codes::PARSE_ERROR,
+                "You have an error in your SQL syntax: one request runs one statement, but this one holds several",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Drops every temp trigger, view and table.
+    fn drop_temp_objects(&self) -> Result<(), SqlError> {
+        let objects: Vec<(String, String)> = self
+            .conn
+            .prepare(
+                "SELECT type, name FROM temp.sqlite_master WHERE type IN ('trigger', 'view', 'table') \
+                 ORDER BY CASE type WHEN 'trigger' THEN 0 WHEN 'view' THEN 1 ELSE 2 END",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+                    .collect()
+            })
+            .map_err(|err| self.map(err))?;
+        for (kind, name) in objects {
+            let sql = format!(
+                "DROP {} IF EXISTS temp.{}",
+                kind.to_ascii_uppercase(),
+                quote(&name)
+            );
+            self.exec(&sql)?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for SqliteConn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SqliteConn")
+            .field("connection_id", &self.shared.connection_id)
+            .field("in_transaction", &self.in_transaction())
+            .field("autocommit_off", &self.autocommit_off)
+            .field("has_temp", &self.has_temp)
+            .field("attached", &self.attached)
+            .field("wait_hook", &self.wait_hook.is_some())
+            .finish()
+    }
+}
+
+impl EngineConn for SqliteConn {
+    fn execute(
+        &mut self,
+        sql: &str,
+        args: &[Value],
+        schema: Option<&str>,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        self.shared.interrupted.store(false, Ordering::Release);
+        let _scope = BusyScope::enter(
+            self.options.busy_timeout,
+            self.wait_hook.clone(),
+            Some(Arc::clone(&self.shared)),
+        );
+        self.use_schema(schema)?;
+        let done = ExecSummary::default();
+        match compat::classify(sql) {
+            Compat::Empty => Err(SqlError::new(&codes::PARSE_ERROR, "Query was empty")),
+            Compat::Begin(mode) => {
+                if self.in_transaction() {
+                    self.exec("COMMIT")?;
+                }
+                self.begin(mode)?;
+                Ok(done)
+            }
+            Compat::Commit => {
+                if self.in_transaction() {
+                    self.exec("COMMIT")?;
+                }
+                Ok(done)
+            }
+            Compat::Rollback => {
+                if self.in_transaction() {
+                    self.exec("ROLLBACK")?;
+                }
+                Ok(done)
+            }
+            Compat::Set { autocommit } => {
+                if let Some(on) = autocommit {
+                    if on && self.autocommit_off && self.in_transaction() {
+                        self.exec("COMMIT")?;
+                    }
+                    self.autocommit_off = !on;
+                }
+                Ok(done)
+            }
+            Compat::BadAutocommit(value) => Err(SqlError::new(
+                &codes::WRONG_VALUE_FOR_VAR,
+                format!("Variable 'autocommit' can't be set to the value of '{value}'"),
+            )),
+            Compat::Sql(info) => {
+                if self.autocommit_off && info.implicit_txn && !self.in_transaction() {
+                    self.begin(BeginMode::Default)?;
+                }
+                let result = self.run(sql, args, info, sink);
+                if info.state_change && result.is_ok() {
+                    self.refresh_state();
+                }
+                result
+            }
+        }
+    }
+
+    fn holds_session_state(&self) -> bool {
+        self.in_transaction() || self.autocommit_off || self.has_temp || !self.attached.is_empty()
+    }
+
+    fn interrupter(&self) -> Arc<dyn Interrupt> {
+        self.interrupter.clone()
+    }
+
+    fn set_connection_id(&mut self, id: u64) {
+        self.shared.connection_id.store(id, Ordering::Relaxed);
+    }
+
+    fn reset(&mut self) -> Result<(), SqlError> {
+        self.shared.interrupted.store(false, Ordering::Release);
+        let _scope = BusyScope::enter(
+            self.options.busy_timeout,
+            None,
+            Some(Arc::clone(&self.shared)),
+        );
+        if self.in_transaction() {
+            self.exec("ROLLBACK")?;
+        }
+        self.autocommit_off = false;
+        for name in std::mem::take(&mut self.attached) {
+            self.exec(&format!("DETACH DATABASE {}", quote(&name)))?;
+        }
+        self.drop_temp_objects()?;
+        self.refresh_state();
+        if self.holds_session_state() {
+            return Err(SqlError::new(
+                &codes::ENGINE_ERROR,
+                "the connection still holds session state after a reset",
+            ));
+        }
+        Ok(())
+    }
+
+    fn set_wait_hook(&mut self, hook: Option<WaitHook>) {
+        self.wait_hook = hook;
+    }
+}
+
+/// Streams a query's rows into the sink: reads ahead as the column types need, sends the
+/// metadata, then every row.
+fn stream(
+    stmt: &mut Statement<'_>,
+    sink: &mut dyn ResultSink,
+    schema: &str,
+    map: &dyn Fn(rusqlite::Error) -> SqlError,
+) -> Result<(), SqlError> {
+    let (names, kinds): (Vec<String>, Vec<types::DeclKind>) = stmt
+        .columns()
+        .iter()
+        .map(|c| (c.name().to_owned(), types::classify_decl(c.decl_type())))
+        .unzip();
+    let width = names.len();
+    let read_ahead = kinds.iter().any(|k| k.needs_values());
+    let mut rows = stmt.raw_query();
+    let mut window: Vec<Vec<SqlValue>> = Vec::new();
+    let mut window_bytes = 0;
+    let mut ended = false;
+    loop {
+        let Some(row) = rows.next().map_err(map)? else {
+            ended = true;
+            break;
+        };
+        let mut values = Vec::with_capacity(width);
+        for index in 0..width {
+            let value = SqlValue::from(row.get_ref(index).map_err(map)?);
+            window_bytes += match &value {
+                SqlValue::Text(s) => s.len(),
+                SqlValue::Blob(b) => b.len(),
+                _ => 8,
+            };
+            values.push(value);
+        }
+        window.push(values);
+        if !read_ahead || window.len() >= LOOKAHEAD_ROWS || window_bytes >= LOOKAHEAD_BYTES {
+            break;
+        }
+    }
+    let plans = types::plan_columns(&names, &kinds, &window, ended, schema);
+    let infos: Vec<_> = plans.iter().map(|p| p.info.clone()).collect();
+    let convs: Vec<Conv> = plans.iter().map(|p| p.conv).collect();
+    sink.metadata(&infos)?;
+    let mut out = Vec::with_capacity(width);
+    for values in &window {
+        out.clear();
+        for (value, &conv) in values.iter().zip(&convs) {
+            out.push(types::convert(conv, value.into())?);
+        }
+        sink.row(&out)?;
+    }
+    drop(window);
+    if !ended {
+        while let Some(row) = rows.next().map_err(map)? {
+            out.clear();
+            for (index, &conv) in convs.iter().enumerate() {
+                out.push(types::convert(conv, row.get_ref(index).map_err(map)?)?);
+            }
+            sink.row(&out)?;
+        }
+    }
+    Ok(())
+}
+
+/// Registers `connection_id()`, `database()`, `version()` and `last_insert_id()`.
+fn register_functions(
+    conn: &Connection,
+    shared: &Arc<Shared>,
+    options: &SqliteOptions,
+) -> rusqlite::Result<()> {
+    // Not deterministic: the values change between statements.
+    let flags = FunctionFlags::SQLITE_UTF8;
+    let s = Arc::clone(shared);
+    conn.create_scalar_function("connection_id", 0, flags, move |_| {
+        Ok(s.connection_id.load(Ordering::Relaxed) as i64)
+    })?;
+    let s = Arc::clone(shared);
+    conn.create_scalar_function("database", 0, flags, move |_| Ok(s.schema.lock().clone()))?;
+    let s = Arc::clone(shared);
+    conn.create_scalar_function("last_insert_id", 0, flags, move |_| {
+        Ok(s.last_insert_id.load(Ordering::Relaxed) as i64)
+    })?;
+    let version = options.server_version.clone();
+    conn.create_scalar_function(
+        "version",
+        0,
+        flags | FunctionFlags::SQLITE_DETERMINISTIC,
+        move |_| Ok(version.clone()),
+    )
+}
+
+/// An SQL identifier in double quotes.
+fn quote(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// Maps a rusqlite error onto the wire error table; `interrupted` says whether the statement
+/// was killed (a busy wait cut short by a kill reports as interrupted).
+fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
+    let (sqlite, message) = match &err {
+        rusqlite::Error::SqliteFailure(e, msg) => {
+            (Some(*e), msg.clone().unwrap_or_else(|| e.to_string()))
+        }
+        rusqlite::Error::SqlInputError { error, msg, .. } => (Some(*error), msg.clone()),
+        rusqlite::Error::InvalidParameterCount(..)
+        | rusqlite::Error::InvalidParameterName(_)
+        | rusqlite::Error::ToSqlConversionFailure(_) => {
+            return SqlError::new(&codes::WRONG_ARGUMENTS, err.to_string());
+        }
+        rusqlite::Error::MultipleStatement => {
+            return SqlError::new(&codes::PARSE_ERROR, err.to_string());
+        }
+        _ => (None, err.to_string()),
+    };
+    let Some(e) = sqlite else {
+        return SqlError::new(&codes::ENGINE_ERROR, message);
+    };
+    let code = match e.code {
+        ErrorCode::ConstraintViolation
+            if matches!(
+                e.extended_code,
+                ffi::SQLITE_CONSTRAINT_UNIQUE | ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+            ) =>
+        {
+            &codes::DUP_ENTRY
+        }
+        ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked if interrupted => {
+            &codes::QUERY_INTERRUPTED
+        }
+        ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => &codes::LOCK_WAIT_TIMEOUT,
+        ErrorCode::OperationInterrupted => &codes::QUERY_INTERRUPTED,
+        ErrorCode::Unknown => {
+            if message.contains("syntax error")
+                || message.starts_with("incomplete input")
+                || message.starts_with("unrecognized token")
+            {
+                &codes::PARSE_ERROR
+            } else if message.starts_with("no such table") {
+                &codes::NO_SUCH_TABLE
+            } else if message.starts_with("no such column") {
+                &codes::BAD_FIELD
+            } else {
+                &codes::ENGINE_ERROR
+            }
+        }
+        _ => &codes::ENGINE_ERROR,
+    };
+    SqlError::new(code, message)
+}
+
+/// Interrupts the statement running on one connection.
+struct SqliteInterrupter {
+    handle: InterruptHandle,
+    shared: Arc<Shared>,
+}
+
+impl fmt::Debug for SqliteInterrupter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SqliteInterrupter")
+            .field("interrupted", &self.shared.interrupted)
+            .finish()
+    }
+}
+
+impl Interrupt for SqliteInterrupter {
+    fn interrupt(&self) {
+        // The flag first: a statement blocked in the busy handler sees it at its next step.
+        self.shared.interrupted.store(true, Ordering::Release);
+        self.handle.interrupt();
+    }
+}
+
+/// What the busy handler needs to know about the statement running on this thread.
+struct BusyState {
+    timeout: Duration,
+    hook: Option<WaitHook>,
+    shared: Option<Arc<Shared>>,
+    /// When the current lock wait started.
+    started: Option<Instant>,
+    /// Whether this statement has already called its hook.
+    hooked: bool,
+    /// The hook's guard, held until the statement ends.
+    guard: Option<Box<dyn Any>>,
+}
+
+impl BusyState {
+    fn new(timeout: Duration, hook: Option<WaitHook>, shared: Option<Arc<Shared>>) -> Self {
+        Self {
+            timeout,
+            hook,
+            shared,
+            started: None,
+            hooked: false,
+            guard: None,
+        }
+    }
+}
+
+thread_local! {
+    /// The running statement's busy settings; the default outside any scope.
+    static BUSY: RefCell<BusyState> = RefCell::new(BusyState::new(
+        SqliteOptions::default().busy_timeout,
+        None,
+        None,
+    ));
+}
+
+/// Installs a statement's busy settings for its thread; restores the previous ones, dropping
+/// the wait guard if one was taken, when dropped.
+struct BusyScope {
+    previous: Option<BusyState>,
+}
+
+impl BusyScope {
+    fn enter(timeout: Duration, hook: Option<WaitHook>, shared: Option<Arc<Shared>>) -> Self {
+        let state = BusyState::new(timeout, hook, shared);
+        let previous = BUSY.with(|cell| std::mem::replace(&mut *cell.borrow_mut(), state));
+        Self {
+            previous: Some(previous),
+        }
+    }
+}
+
+impl Drop for BusyScope {
+    fn drop(&mut self) {
+        if let Some(previous) = self.previous.take() {
+            let finished = BUSY.with(|cell| std::mem::replace(&mut *cell.borrow_mut(), previous));
+            // The guard (if any) drops here, outside the RefCell borrow.
+            drop(finished);
+        }
+    }
+}
+
+/// Sleep steps while waiting for a lock: short at first, for the common brief wait, then 50 ms,
+/// which also bounds how long a kill takes to land.
+const BUSY_STEPS_MS: [u64; 10] = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50];
+
+/// The busy handler of every connection: `count` is how many times it was called for the
+/// current lock wait. Returns whether SQLite should try again.
+fn busy_handler(count: i32) -> bool {
+    let step = BUSY.with(|cell| {
+        let mut state = cell.borrow_mut();
+        if state
+            .shared
+            .as_ref()
+            .is_some_and(|s| s.interrupted.load(Ordering::Acquire))
+        {
+            return None;
+        }
+        let now = Instant::now();
+        let started = match state.started {
+            Some(started) if count > 0 => started,
+            _ => {
+                state.started = Some(now);
+                now
+            }
+        };
+        let left = state
+            .timeout
+            .checked_sub(now - started)
+            .filter(|d| !d.is_zero())?;
+        let hook = if state.hooked {
+            None
+        } else {
+            state.hooked = true;
+            state.hook.clone()
+        };
+        let index = usize::try_from(count)
+            .unwrap_or(0)
+            .min(BUSY_STEPS_MS.len() - 1);
+        Some((hook, left.min(Duration::from_millis(BUSY_STEPS_MS[index]))))
+    });
+    let Some((hook, sleep)) = step else {
+        return false;
+    };
+    if let Some(hook) = hook {
+        // Called outside the borrow: the hook is foreign code.
+        let guard = hook();
+        BUSY.with(|cell| cell.borrow_mut().guard = Some(guard));
+    }
+    std::thread::sleep(sleep);
+    true
+}

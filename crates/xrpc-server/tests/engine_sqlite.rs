@@ -1,0 +1,844 @@
+//! The SQLite engine through the `Engine`/`EngineConn` traits: type mapping, arguments, MySQL
+//! transaction statements, functions, error codes, schemas, kills, lock waits and session state.
+
+use std::any::Any;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use xrpc_proto::value::{ColumnType, Value, XDateTime, XDecimal, XTime};
+use xrpc_server::engine::sqlite::{SqliteEngine, SqliteOptions, Synchronous};
+use xrpc_server::engine::{Engine, EngineConn, WaitHook};
+use xrpc_server::result::{
+    COLLATION_BINARY, COLLATION_UTF8MB4, CollectedResult, ColumnInfo, ExecSummary, ResultSink,
+    SinkError, SqlError, mysql_type,
+};
+
+fn engine_with(options: SqliteOptions) -> (tempfile::TempDir, SqliteEngine) {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("test.db"), options).unwrap();
+    (dir, engine)
+}
+
+fn engine() -> (tempfile::TempDir, SqliteEngine) {
+    engine_with(SqliteOptions::default())
+}
+
+fn exec_args(
+    conn: &mut dyn EngineConn,
+    sql: &str,
+    args: &[Value],
+) -> Result<(CollectedResult, ExecSummary), SqlError> {
+    let mut result = CollectedResult::default();
+    let summary = conn.execute(sql, args, None, &mut result)?;
+    assert_eq!(summary.has_result_set, result.columns.is_some(), "{sql}");
+    Ok((result, summary))
+}
+
+fn exec(conn: &mut dyn EngineConn, sql: &str) -> (CollectedResult, ExecSummary) {
+    exec_args(conn, sql, &[]).unwrap_or_else(|err| panic!("{sql}: {err}"))
+}
+
+fn rows(conn: &mut dyn EngineConn, sql: &str) -> Vec<Vec<Value>> {
+    exec(conn, sql).0.rows
+}
+
+fn err(conn: &mut dyn EngineConn, sql: &str) -> SqlError {
+    match exec_args(conn, sql, &[]) {
+        Ok(_) => panic!("{sql} succeeded"),
+        Err(err) => err,
+    }
+}
+
+fn count(conn: &mut dyn EngineConn, table: &str) -> i64 {
+    match &rows(conn, &format!("select count(*) from {table}"))[0][0] {
+        Value::Sint(n) => *n,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn text(s: &str) -> Value {
+    Value::Bytes(Bytes::copy_from_slice(s.as_bytes()))
+}
+
+fn dec(s: &str) -> Value {
+    Value::Decimal(XDecimal::parse(s).unwrap())
+}
+
+/// (X type, MySQL type, collation) of each column.
+fn shapes(columns: &[ColumnInfo]) -> Vec<(ColumnType, u32, u64)> {
+    columns
+        .iter()
+        .map(|c| (c.x_type, c.mysql_type, c.collation))
+        .collect()
+}
+
+#[test]
+fn synchronous_is_full_and_journal_is_wal_by_default() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    assert_eq!(
+        rows(&mut *conn, "PRAGMA synchronous"),
+        [[Value::Sint(Synchronous::Full.level())]]
+    );
+    assert_eq!(rows(&mut *conn, "PRAGMA journal_mode"), [[text("wal")]]);
+    assert_eq!(rows(&mut *conn, "PRAGMA foreign_keys"), [[Value::Sint(1)]]);
+    engine.release(conn);
+
+    let (_dir, engine) = engine_with(SqliteOptions {
+        synchronous: Synchronous::Normal,
+        ..SqliteOptions::default()
+    });
+    let mut conn = engine.acquire().unwrap();
+    assert_eq!(rows(&mut *conn, "PRAGMA synchronous"), [[Value::Sint(1)]]);
+    assert_eq!("extra".parse::<Synchronous>().unwrap(), Synchronous::Extra);
+    assert!("fast".parse::<Synchronous>().is_err());
+}
+
+#[test]
+fn declared_types_map_to_x_types() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    exec(
+        &mut *conn,
+        "create table t (i INTEGER, ti TINYINT, b BOOLEAN, r REAL, d DECIMAL(10,2), n NUMERIC, \
+         v VARCHAR(10), tx TEXT, bl BLOB, vb VARBINARY(4), dt DATETIME, ts TIMESTAMP(3), \
+         da DATE, tm TIME)",
+    );
+    exec(
+        &mut *conn,
+        "insert into t values (-7, 1, 1, 2.5, 3.14159, '12.500', 'héllo', '', x'00ff', x'01', \
+         '2024-02-29 13:14:15', '2024-01-02 03:04:05.678', '2024-12-31', '-12:34:56.5')",
+    );
+    exec(
+        &mut *conn,
+        "insert into t values (null, null, null, null, null, null, null, null, null, null, null, \
+         null, null, null)",
+    );
+    let (result, summary) = exec(&mut *conn, "select * from t");
+    assert!(summary.has_result_set);
+    let cols = result.columns.unwrap();
+    use ColumnType as X;
+    use mysql_type as M;
+    assert_eq!(
+        shapes(&cols),
+        [
+            (X::Sint, M::LONGLONG, COLLATION_BINARY),
+            (X::Sint, M::TINY, COLLATION_BINARY),
+            (X::Sint, M::TINY, COLLATION_BINARY),
+            (X::Double, M::DOUBLE, COLLATION_BINARY),
+            (X::Decimal, M::NEWDECIMAL, COLLATION_BINARY),
+            (X::Decimal, M::NEWDECIMAL, COLLATION_BINARY),
+            (X::Bytes, M::VAR_STRING, COLLATION_UTF8MB4),
+            (X::Bytes, M::VAR_STRING, COLLATION_UTF8MB4),
+            (X::Bytes, M::BLOB, COLLATION_BINARY),
+            (X::Bytes, M::VAR_STRING, COLLATION_BINARY),
+            (X::DateTime, M::DATETIME, COLLATION_BINARY),
+            (X::DateTime, M::TIMESTAMP, COLLATION_BINARY),
+            (X::DateTime, M::DATE, COLLATION_BINARY),
+            (X::Time, M::TIME, COLLATION_BINARY),
+        ]
+    );
+    assert_eq!(cols[0].name, "i");
+    assert_eq!(cols[0].schema, "main");
+    assert_eq!(cols[4].fractional_digits, 2);
+    // NUMERIC affinity stored '12.500' as the REAL 12.5; the scale comes from the values.
+    assert_eq!(cols[5].fractional_digits, 1);
+    assert_eq!(cols[6].length, 40);
+    assert_eq!(cols[11].fractional_digits, 3);
+    assert_eq!(cols[13].fractional_digits, 1);
+    assert_eq!(
+        result.rows[0],
+        [
+            Value::Sint(-7),
+            Value::Sint(1),
+            Value::Sint(1),
+            Value::Double(2.5),
+            dec("3.14"),
+            dec("12.5"),
+            text("héllo"),
+            text(""),
+            Value::Bytes(Bytes::from_static(b"\x00\xff")),
+            Value::Bytes(Bytes::from_static(b"\x01")),
+            Value::DateTime(XDateTime::new(2024, 2, 29, 13, 14, 15, 0).unwrap()),
+            Value::DateTime(XDateTime::new(2024, 1, 2, 3, 4, 5, 678_000).unwrap()),
+            Value::DateTime(XDateTime::date(2024, 12, 31).unwrap()),
+            Value::Time(XTime::new(true, 12, 34, 56, 500_000).unwrap()),
+        ]
+    );
+    assert!(result.rows[1].iter().all(Value::is_null));
+}
+
+#[test]
+fn expression_columns_are_typed_from_their_values() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    let (result, _) = exec(
+        &mut *conn,
+        "select 1 as a, 1.5, 'x', x'00', null, 9223372036854775807, -0.0",
+    );
+    let cols = result.columns.unwrap();
+    assert_eq!(cols[0].name, "a");
+    assert_eq!(cols[0].schema, "", "expressions have no schema");
+    assert_eq!(
+        shapes(&cols),
+        [
+            (ColumnType::Sint, mysql_type::LONGLONG, COLLATION_BINARY),
+            (ColumnType::Double, mysql_type::DOUBLE, COLLATION_BINARY),
+            (ColumnType::Bytes, mysql_type::VAR_STRING, COLLATION_UTF8MB4),
+            (ColumnType::Bytes, mysql_type::BLOB, COLLATION_BINARY),
+            (ColumnType::Bytes, mysql_type::NULL, COLLATION_BINARY),
+            (ColumnType::Sint, mysql_type::LONGLONG, COLLATION_BINARY),
+            (ColumnType::Double, mysql_type::DOUBLE, COLLATION_BINARY),
+        ]
+    );
+    assert_eq!(
+        result.rows,
+        [[
+            Value::Sint(1),
+            Value::Double(1.5),
+            text("x"),
+            Value::Bytes(Bytes::from_static(b"\x00")),
+            Value::Null,
+            Value::Sint(i64::MAX),
+            Value::Double(-0.0),
+        ]]
+    );
+
+    // Mixed storage classes in the read-ahead widen the type.
+    let (result, _) = exec(
+        &mut *conn,
+        "select 1 union all select 2.5 union all select null",
+    );
+    assert_eq!(result.columns.unwrap()[0].x_type, ColumnType::Double);
+    assert_eq!(
+        result.rows,
+        [[Value::Double(1.0)], [Value::Double(2.5)], [Value::Null]]
+    );
+    let (result, _) = exec(&mut *conn, "select 1 union all select 'b'");
+    assert_eq!(
+        shapes(&result.columns.unwrap()),
+        [(ColumnType::Bytes, mysql_type::VAR_STRING, COLLATION_UTF8MB4)]
+    );
+    assert_eq!(result.rows, [[text("1")], [text("b")]]);
+    let (result, _) = exec(&mut *conn, "select 'a' union all select x'ff'");
+    assert_eq!(result.columns.unwrap()[0].collation, COLLATION_BINARY);
+    assert_eq!(
+        result.rows,
+        [[text("a")], [Value::Bytes(Bytes::from_static(b"\xff"))]]
+    );
+}
+
+#[test]
+fn values_after_the_read_ahead_are_coerced_to_the_column_type() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    exec(&mut *conn, "create table n (k INTEGER PRIMARY KEY, v)");
+    exec(
+        &mut *conn,
+        "with recursive c(x) as (select 1 union all select x + 1 from c where x < 100) \
+         insert into n select x, x from c",
+    );
+    exec(&mut *conn, "update n set v = 7.9 where k = 99");
+    exec(&mut *conn, "update n set v = '12abc' where k = 100");
+    let (result, _) = exec(&mut *conn, "select v from n order by k");
+    assert_eq!(result.columns.unwrap()[0].x_type, ColumnType::Sint);
+    assert_eq!(result.rows[97], [Value::Sint(98)]);
+    assert_eq!(
+        result.rows[98],
+        [Value::Sint(7)],
+        "reals truncate as CAST does"
+    );
+    assert_eq!(
+        result.rows[99],
+        [Value::Sint(12)],
+        "text reads its numeric prefix"
+    );
+
+    // A declared INTEGER column holding text, and a DATETIME column that does not parse.
+    exec(&mut *conn, "create table m (i INTEGER, d DATETIME)");
+    exec(
+        &mut *conn,
+        "insert into m values ('abc', 'not a date'), (2, '2024-01-01')",
+    );
+    let (result, _) = exec(&mut *conn, "select i, d from m");
+    let cols = result.columns.unwrap();
+    assert_eq!(cols[0].x_type, ColumnType::Sint);
+    assert_eq!(
+        shapes(&cols[1..]),
+        [(ColumnType::Bytes, mysql_type::VAR_STRING, COLLATION_UTF8MB4)]
+    );
+    assert_eq!(
+        result.rows,
+        [
+            [Value::Sint(0), text("not a date")],
+            [Value::Sint(2), text("2024-01-01")]
+        ]
+    );
+}
+
+#[test]
+fn null_columns_of_long_results_are_text() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    let (result, _) = exec(
+        &mut *conn,
+        "with recursive c(x) as (select 1 union all select x + 1 from c where x < 100) \
+         select case when x = 100 then 'late' end from c",
+    );
+    assert_eq!(
+        shapes(&result.columns.unwrap()),
+        [(ColumnType::Bytes, mysql_type::VAR_STRING, COLLATION_UTF8MB4)]
+    );
+    assert_eq!(result.rows.len(), 100);
+    assert_eq!(result.rows[99], [text("late")]);
+}
+
+#[test]
+fn arguments_bind_in_order() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    exec(
+        &mut *conn,
+        "create table a (i INTEGER, u INTEGER, r REAL, f REAL, s TEXT, b BLOB, d DECIMAL(6,2), \
+         dt DATETIME, tm TIME, n TEXT)",
+    );
+    let args = [
+        Value::Sint(-5),
+        Value::Uint(u64::try_from(i64::MAX).unwrap()),
+        Value::Double(0.25),
+        Value::Float(0.1),
+        text("héllo"),
+        Value::Bytes(Bytes::from_static(b"\xff\xfe")),
+        dec("-1.5"),
+        Value::DateTime(XDateTime::new(2020, 5, 6, 7, 8, 9, 10).unwrap()),
+        Value::Time(XTime::new(false, 100, 0, 1, 0).unwrap()),
+        Value::Null,
+    ];
+    let (_, summary) = exec_args(
+        &mut *conn,
+        "insert into a values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        &args,
+    )
+    .unwrap();
+    assert_eq!(summary.rows_affected, 1);
+    assert_eq!(
+        rows(&mut *conn, "select * from a"),
+        [[
+            Value::Sint(-5),
+            Value::Sint(i64::MAX),
+            Value::Double(0.25),
+            Value::Double(0.1),
+            text("héllo"),
+            Value::Bytes(Bytes::from_static(b"\xff\xfe")),
+            dec("-1.50"),
+            Value::DateTime(XDateTime::new(2020, 5, 6, 7, 8, 9, 10).unwrap()),
+            Value::Time(XTime::new(false, 100, 0, 1, 0).unwrap()),
+            Value::Null,
+        ]]
+    );
+    assert_eq!(
+        rows(&mut *conn, "select typeof(s), typeof(b) from a"),
+        [[text("text"), text("blob")]]
+    );
+    // Text arguments compare equal to text columns.
+    let (result, _) =
+        exec_args(&mut *conn, "select i from a where s = ?", &[text("héllo")]).unwrap();
+    assert_eq!(result.rows, [[Value::Sint(-5)]]);
+
+    let wrong = exec_args(&mut *conn, "select ?, ?", &[Value::Sint(1)]).unwrap_err();
+    assert_eq!((wrong.code, &*wrong.sql_state), (1210, "HY000"));
+    let big = exec_args(&mut *conn, "select ?", &[Value::Uint(u64::MAX)]).unwrap_err();
+    assert_eq!(big.code, 1210);
+}
+
+#[test]
+fn dml_summaries_count_rows_and_insert_ids() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    let (_, s) = exec(
+        &mut *conn,
+        "create table t (id INTEGER PRIMARY KEY, v INTEGER)",
+    );
+    assert_eq!(s, ExecSummary::default());
+    let (_, s) = exec(&mut *conn, "insert into t (v) values (10), (20), (30)");
+    assert_eq!(
+        s,
+        ExecSummary {
+            has_result_set: false,
+            rows_affected: 3,
+            last_insert_id: Some(3)
+        }
+    );
+    assert_eq!(
+        rows(&mut *conn, "select last_insert_id()"),
+        [[Value::Sint(3)]]
+    );
+    let (_, s) = exec(&mut *conn, "update t set v = v + 1 where v >= 20");
+    assert_eq!((s.rows_affected, s.last_insert_id), (2, None));
+    let (_, s) = exec(&mut *conn, "update t set v = 0 where v > 1000");
+    assert_eq!(s.rows_affected, 0);
+    // DDL after DML reports 0, not the previous statement's count.
+    let (_, s) = exec(&mut *conn, "create index tv on t (v)");
+    assert_eq!(s.rows_affected, 0);
+    let (_, s) = exec(&mut *conn, "delete from t");
+    assert_eq!(s.rows_affected, 3);
+    let (result, s) = exec(&mut *conn, "select * from t");
+    assert!(s.has_result_set && result.rows.is_empty());
+    assert_eq!(s.rows_affected, 0);
+    // The table is empty, so SQLite hands out rowid 1 again.
+    let (result, s) = exec(&mut *conn, "insert into t (v) values (5) returning id");
+    assert_eq!(result.rows, [[Value::Sint(1)]]);
+    assert_eq!((s.rows_affected, s.last_insert_id), (1, Some(1)));
+}
+
+#[test]
+fn autocommit_off_opens_transactions_implicitly() {
+    let (_dir, engine) = engine();
+    let mut a = engine.acquire().unwrap();
+    let mut b = engine.acquire().unwrap();
+    exec(&mut *a, "create table t (v INTEGER)");
+    assert!(!a.holds_session_state());
+
+    let (_, s) = exec(&mut *a, "SET autocommit = 0");
+    assert_eq!(s, ExecSummary::default());
+    assert!(
+        a.holds_session_state(),
+        "autocommit = 0 pins the connection"
+    );
+    exec(&mut *a, "insert into t values (1)");
+    assert_eq!(count(&mut *b, "t"), 0, "not committed yet");
+    exec(&mut *a, "COMMIT");
+    assert_eq!(count(&mut *b, "t"), 1);
+    assert!(a.holds_session_state());
+
+    // The next statement opens the next transaction; ROLLBACK ends it.
+    exec(&mut *a, "insert into t values (2)");
+    exec(&mut *a, "rollback work;");
+    assert_eq!(count(&mut *b, "t"), 1);
+
+    // Going back to autocommit = 1 commits what is open.
+    exec(&mut *a, "insert into t values (3)");
+    exec(&mut *a, "set @@session.autocommit = ON");
+    assert_eq!(count(&mut *b, "t"), 2);
+    assert!(!a.holds_session_state());
+    exec(&mut *a, "insert into t values (4)");
+    assert_eq!(count(&mut *b, "t"), 3, "autocommit again");
+
+    // SET statements never open a transaction.
+    exec(&mut *a, "set autocommit=0");
+    exec(&mut *a, "SET NAMES utf8mb4");
+    exec(
+        &mut *a,
+        "SET SESSION sql_mode = 'STRICT_TRANS_TABLES', time_zone = '+08:00'",
+    );
+    assert!(a.holds_session_state());
+    let bad = err(&mut *a, "set autocommit = 2");
+    assert_eq!((bad.code, &*bad.sql_state), (1231, "42000"));
+    a.reset().unwrap();
+    assert!(!a.holds_session_state());
+}
+
+#[test]
+fn start_transaction_commit_and_rollback() {
+    let (_dir, engine) = engine();
+    let mut a = engine.acquire().unwrap();
+    let mut b = engine.acquire().unwrap();
+    exec(&mut *a, "create table t (v INTEGER)");
+    exec(&mut *a, "START TRANSACTION");
+    assert!(a.holds_session_state());
+    exec(&mut *a, "insert into t values (1)");
+    exec(&mut *a, "ROLLBACK");
+    assert!(!a.holds_session_state());
+    assert_eq!(count(&mut *b, "t"), 0);
+
+    exec(&mut *a, "begin work");
+    exec(&mut *a, "insert into t values (1)");
+    // As in MySQL, BEGIN inside a transaction commits it first.
+    exec(&mut *a, "start transaction read write");
+    assert_eq!(count(&mut *b, "t"), 1);
+    exec(&mut *a, "insert into t values (2)");
+    exec(&mut *a, "COMMIT WORK ;");
+    assert_eq!(count(&mut *b, "t"), 2);
+    // COMMIT and ROLLBACK without a transaction do nothing.
+    exec(&mut *a, "commit");
+    exec(&mut *a, "rollback");
+    exec(
+        &mut *a,
+        "START TRANSACTION READ ONLY, WITH CONSISTENT SNAPSHOT",
+    );
+    assert_eq!(count(&mut *a, "t"), 2);
+    exec(&mut *a, "end");
+    assert!(!a.holds_session_state());
+}
+
+#[test]
+fn connection_id_database_and_version() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    conn.set_connection_id(4242);
+    let (result, _) = exec(&mut *conn, "select connection_id()");
+    assert_eq!(result.columns.unwrap()[0].x_type, ColumnType::Sint);
+    assert_eq!(result.rows, [[Value::Sint(4242)]]);
+    assert_eq!(
+        rows(&mut *conn, "SELECT database(), version()"),
+        [[text("main"), text(&engine.options().server_version)]]
+    );
+    assert!(engine.version().starts_with("SQLite 3."));
+    assert_eq!(engine.name(), "sqlite");
+}
+
+#[test]
+fn error_codes_follow_mysql() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    exec(
+        &mut *conn,
+        "create table t (id INTEGER PRIMARY KEY, u TEXT UNIQUE, nn TEXT NOT NULL)",
+    );
+    exec(&mut *conn, "insert into t values (1, 'a', 'x')");
+    let cases: &[(&str, u32, &str, &str)] = &[
+        (
+            "insert into t values (1, 'b', 'x')",
+            1062,
+            "23000",
+            "UNIQUE constraint failed: t.id",
+        ),
+        (
+            "insert into t values (2, 'a', 'x')",
+            1062,
+            "23000",
+            "UNIQUE constraint failed: t.u",
+        ),
+        ("selec 1", 1064, "42000", "near \"selec\": syntax error"),
+        ("select (1", 1064, "42000", "incomplete input"),
+        ("select 1; select 2", 1064, "42000", "several"),
+        (" ; ", 1064, "42000", "Query was empty"),
+        ("select * from nope", 1146, "42S02", "no such table: nope"),
+        ("select nope from t", 1054, "42S22", "no such column: nope"),
+        (
+            "insert into t values (3, 'c', null)",
+            1105,
+            "HY000",
+            "NOT NULL constraint failed: t.nn",
+        ),
+    ];
+    for &(sql, code, state, words) in cases {
+        let e = err(&mut *conn, sql);
+        assert_eq!((e.code, &*e.sql_state), (code, state), "{sql}: {e}");
+        assert!(e.message.contains(words), "{sql}: {e}");
+        assert_eq!(e.to_wire().code, code);
+    }
+    // A trailing semicolon, or a semicolon in a literal, is still one statement.
+    assert_eq!(rows(&mut *conn, "select ';' ; "), [[text(";")]]);
+    // The connection stays usable after every error.
+    assert_eq!(count(&mut *conn, "t"), 1);
+}
+
+#[test]
+fn schema_names_select_attached_databases() {
+    let (dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    let mut result = CollectedResult::default();
+    let e = conn
+        .execute("select 1", &[], Some("shop"), &mut result)
+        .unwrap_err();
+    assert_eq!(
+        (e.code, &*e.sql_state, &*e.message),
+        (1049, "42000", "Unknown database 'shop'")
+    );
+    assert!(conn.execute("select 1", &[], Some(""), &mut result).is_ok());
+    assert!(
+        conn.execute("select 1", &[], Some("main"), &mut result)
+            .is_ok()
+    );
+
+    let path = dir.path().join("shop.db");
+    exec(
+        &mut *conn,
+        &format!("ATTACH DATABASE '{}' AS shop", path.display()),
+    );
+    assert!(
+        conn.holds_session_state(),
+        "attachments stay with the session"
+    );
+    exec(&mut *conn, "create table shop.items (name TEXT)");
+    let mut result = CollectedResult::default();
+    conn.execute(
+        "insert into items values ('pen')",
+        &[],
+        Some("shop"),
+        &mut result,
+    )
+    .unwrap();
+    let mut result = CollectedResult::default();
+    conn.execute(
+        "select database(), name from shop.items",
+        &[],
+        Some("SHOP"),
+        &mut result,
+    )
+    .unwrap();
+    assert_eq!(result.rows, [[text("SHOP"), text("pen")]]);
+    assert_eq!(result.columns.unwrap()[1].schema, "SHOP");
+
+    conn.reset().unwrap();
+    assert!(!conn.holds_session_state());
+    let e = conn
+        .execute(
+            "select 1",
+            &[],
+            Some("shop"),
+            &mut CollectedResult::default(),
+        )
+        .unwrap_err();
+    assert_eq!(e.code, 1049);
+}
+
+#[test]
+fn temp_objects_hold_session_state_until_reset() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    exec(&mut *conn, "create table base (v INTEGER)");
+    assert!(!conn.holds_session_state());
+    exec(&mut *conn, "create temp table scratch (v INTEGER)");
+    assert!(conn.holds_session_state());
+    exec(&mut *conn, "drop table scratch");
+    assert!(!conn.holds_session_state());
+
+    exec(&mut *conn, "create temporary table scratch (v INTEGER)");
+    exec(&mut *conn, "create temp view sv as select * from scratch");
+    exec(
+        &mut *conn,
+        "create temp trigger tr after insert on base begin insert into scratch values (new.v); end",
+    );
+    exec(&mut *conn, "begin");
+    exec(&mut *conn, "insert into base values (1)");
+    assert!(conn.holds_session_state());
+    conn.reset().unwrap();
+    assert!(!conn.holds_session_state());
+    assert_eq!(count(&mut *conn, "base"), 0, "reset rolled back");
+    assert_eq!(
+        count(&mut *conn, "temp.sqlite_master"),
+        0,
+        "temp objects dropped"
+    );
+
+    // Released with state, a connection is reset before it is pooled.
+    exec(&mut *conn, "create temp table again (v)");
+    exec(&mut *conn, "begin");
+    engine.release(conn);
+    let mut conn = engine.acquire().unwrap();
+    assert!(!conn.holds_session_state());
+    assert_eq!(count(&mut *conn, "temp.sqlite_master"), 0);
+}
+
+#[test]
+fn pool_reuses_idle_connections() {
+    let (_dir, engine) = engine_with(SqliteOptions {
+        max_idle: 2,
+        ..SqliteOptions::default()
+    });
+    assert_eq!(engine.idle_connections(), 1);
+    let conns: Vec<_> = (0..4).map(|_| engine.acquire().unwrap()).collect();
+    assert_eq!(engine.connections_opened(), 4);
+    for conn in conns {
+        engine.release(conn);
+    }
+    assert_eq!(engine.idle_connections(), 2);
+    let mut conn = engine.acquire().unwrap();
+    exec(&mut *conn, "select 1");
+    engine.release(conn);
+    assert_eq!(
+        engine.connections_opened(),
+        4,
+        "no new connection was needed"
+    );
+}
+
+#[test]
+fn interrupt_stops_a_long_query() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    let interrupter = conn.interrupter();
+    let killer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        interrupter.interrupt();
+    });
+    let started = Instant::now();
+    let e = err(
+        &mut *conn,
+        "with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c",
+    );
+    killer.join().unwrap();
+    assert_eq!((e.code, &*e.sql_state), (1317, "70100"), "{e}");
+    assert!(started.elapsed() < Duration::from_secs(3));
+    // The session stays usable, and an old kill does not hit the next statement.
+    assert_eq!(rows(&mut *conn, "select 2"), [[Value::Sint(2)]]);
+}
+
+/// A wait hook that counts the waits it marks and the guards dropped.
+fn counting_hook() -> (WaitHook, Arc<AtomicUsize>, Arc<AtomicUsize>) {
+    struct Guard(Arc<AtomicUsize>);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let entered = Arc::new(AtomicUsize::new(0));
+    let left = Arc::new(AtomicUsize::new(0));
+    let (e, l) = (Arc::clone(&entered), Arc::clone(&left));
+    let hook: WaitHook = Arc::new(move || {
+        e.fetch_add(1, Ordering::SeqCst);
+        Box::new(Guard(Arc::clone(&l))) as Box<dyn Any>
+    });
+    (hook, entered, left)
+}
+
+#[test]
+fn lock_wait_runs_inside_the_wait_hook() {
+    let (_dir, engine) = engine();
+    let mut holder = engine.acquire().unwrap();
+    let mut waiter = engine.acquire().unwrap();
+    exec(&mut *holder, "create table t (v INTEGER)");
+    exec(&mut *holder, "begin");
+    exec(&mut *holder, "insert into t values (1)");
+    assert!(holder.holds_session_state());
+
+    let (hook, entered, left) = counting_hook();
+    waiter.set_wait_hook(Some(hook));
+    let waiting = std::thread::spawn(move || {
+        let started = Instant::now();
+        let result = exec_args(&mut *waiter, "insert into t values (2)", &[]);
+        (result, started.elapsed(), waiter)
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        entered.load(Ordering::SeqCst),
+        1,
+        "the waiter is marked as waiting"
+    );
+    assert_eq!(left.load(Ordering::SeqCst), 0, "and still waits");
+    exec(&mut *holder, "commit");
+    let (result, waited, mut waiter) = waiting.join().unwrap();
+    let (_, summary) = result.unwrap();
+    assert_eq!(summary.rows_affected, 1);
+    assert!(waited >= Duration::from_millis(250), "{waited:?}");
+    assert_eq!(entered.load(Ordering::SeqCst), 1, "one wait, one hook call");
+    assert_eq!(
+        left.load(Ordering::SeqCst),
+        1,
+        "the guard ends with the statement"
+    );
+    assert_eq!(count(&mut *waiter, "t"), 2);
+    // Statements that do not wait never call the hook.
+    exec(&mut *waiter, "insert into t values (3)");
+    assert_eq!(entered.load(Ordering::SeqCst), 1);
+    engine.release(waiter);
+}
+
+#[test]
+fn lock_wait_times_out_with_1205() {
+    let (_dir, engine) = engine_with(SqliteOptions {
+        busy_timeout: Duration::from_millis(200),
+        ..SqliteOptions::default()
+    });
+    let mut holder = engine.acquire().unwrap();
+    let mut waiter = engine.acquire().unwrap();
+    exec(&mut *holder, "create table t (v INTEGER)");
+    exec(&mut *holder, "begin immediate");
+    let (hook, entered, left) = counting_hook();
+    waiter.set_wait_hook(Some(hook));
+    let started = Instant::now();
+    let e = err(&mut *waiter, "insert into t values (1)");
+    assert_eq!((e.code, &*e.sql_state), (1205, "HY000"), "{e}");
+    assert!(e.message.contains("locked"), "SQLite's words: {e}");
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_millis(190) && waited < Duration::from_secs(2),
+        "{waited:?}"
+    );
+    assert_eq!(
+        (entered.load(Ordering::SeqCst), left.load(Ordering::SeqCst)),
+        (1, 1)
+    );
+    // Reads are not blocked by the writer (WAL).
+    assert_eq!(count(&mut *waiter, "t"), 0);
+}
+
+#[test]
+fn kill_during_lock_wait_is_1317() {
+    let (_dir, engine) = engine();
+    let mut holder = engine.acquire().unwrap();
+    let mut waiter = engine.acquire().unwrap();
+    exec(&mut *holder, "create table t (v INTEGER)");
+    exec(&mut *holder, "begin immediate");
+    let interrupter = waiter.interrupter();
+    let killer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        interrupter.interrupt();
+    });
+    let started = Instant::now();
+    let e = err(&mut *waiter, "insert into t values (1)");
+    killer.join().unwrap();
+    assert_eq!(e.code, 1317, "{e}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "the kill lands before the 5 s timeout"
+    );
+    exec(&mut *holder, "commit");
+    exec(&mut *waiter, "insert into t values (1)");
+}
+
+/// A sink that refuses rows after the first few, as a killed stream does.
+#[derive(Debug, Default)]
+struct RefusingSink {
+    rows: usize,
+}
+
+impl ResultSink for RefusingSink {
+    fn metadata(&mut self, _columns: &[ColumnInfo]) -> Result<(), SinkError> {
+        Ok(())
+    }
+
+    fn row(&mut self, _row: &[Value]) -> Result<(), SinkError> {
+        self.rows += 1;
+        if self.rows > 3 {
+            Err(SinkError::Interrupted)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+#[test]
+fn sink_errors_stop_the_statement() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    let mut sink = RefusingSink::default();
+    let e = conn
+        .execute(
+            "with recursive c(x) as (select 1 union all select x + 1 from c) select x from c",
+            &[],
+            None,
+            &mut sink,
+        )
+        .unwrap_err();
+    assert_eq!(e.code, 1317);
+    assert_eq!(sink.rows, 4);
+    assert_eq!(rows(&mut *conn, "select 1"), [[Value::Sint(1)]]);
+}
+
+#[test]
+fn checkpoint_truncates_the_wal() {
+    let (dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    exec(&mut *conn, "create table t (v)");
+    exec(&mut *conn, "insert into t values (randomblob(100000))");
+    engine.release(conn);
+    let wal = dir.path().join("test.db-wal");
+    assert!(std::fs::metadata(&wal).unwrap().len() > 0);
+    engine.checkpoint().unwrap();
+    assert_eq!(std::fs::metadata(&wal).unwrap().len(), 0);
+}
