@@ -188,8 +188,10 @@ impl ServerConfig {
             None => FileConfig::default(),
         };
 
-        let mut config = ServerConfig::default();
-        config.config_file = config_file;
+        let mut config = ServerConfig {
+            config_file,
+            ..ServerConfig::default()
+        };
         let own_flags = [cli.listen, cli.data_dir, cli.metrics, cli.log];
         for (key, flag) in OWN_KEYS.iter().zip(own_flags) {
             if let Some(text) = flag
@@ -949,7 +951,9 @@ mod tests {
 
     #[test]
     fn invalid_settings_give_one_exact_line() {
-        let cases: &[(&[&str], &[(&str, &str)], &str)] = &[
+        /// Arguments, environment, expected line.
+        type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+        let cases: &[Case<'_>] = &[
             (
                 &["--max-queued-messages", "5"],
                 &[],

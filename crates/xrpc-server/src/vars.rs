@@ -645,6 +645,15 @@ impl Variables {
     /// Errors are the MySQL ones: 1193 for an unknown name, 1238 for a variable that cannot change
     /// at runtime, 1231 for a value of the wrong kind or out of range (naming the allowed values).
     pub fn set_global(&self, name: &str, value: &SetValue) -> Result<VarValue, SqlError> {
+        let (id, converted) = self.prepare_set(name, value)?;
+        self.set_checked(id, converted.clone());
+        Ok(converted)
+    }
+
+    /// The checks of [`set_global`](Self::set_global) without the change: the variable to store
+    /// into (an alias's target) and the converted value. A statement that sets several variables
+    /// prepares all of them before it commits any.
+    pub fn prepare_set(&self, name: &str, value: &SetValue) -> Result<(VarId, VarValue), SqlError> {
         let id = VarId::lookup(name).ok_or_else(|| unknown_variable(name))?;
         let def = id.def();
         let target = id.target();
@@ -670,8 +679,13 @@ impl Variables {
                 ),
             )
         })?;
-        self.set_checked(target, converted.clone());
-        Ok(converted)
+        Ok((target, converted))
+    }
+
+    /// Stores a value returned by [`prepare_set`](Self::prepare_set) and runs the observers.
+    pub fn commit_set(&self, id: VarId, value: VarValue) {
+        debug_assert!(id.def().check(&value));
+        self.set_checked(id, value);
     }
 
     /// Stores `value` regardless of the access class, for values the node itself derives (the
