@@ -18,7 +18,7 @@
 //! - A shard holds at most `ceil(capacity / shards)` entries (at least one). Inserting a new digest
 //!   into a full shard first evicts that shard's least recently used entry and reuses its slot,
 //!   so slots never have holes: `slots.len() == map.len()`.
-//! - `head` is the most recently used slot, `tail` the least; both are [`NIL`] exactly when the
+//! - `head` is the most recently used slot, `tail` the least; both are `NIL` exactly when the
 //!   shard is empty. A `get` hit or a re-insert moves the entry to `head`.
 //! - Statements longer than `max_len` bytes are never stored (the protocol's 1 MiB default).
 //! - The hit, miss and eviction counters only grow; they feed `SHOW STATUS` (`xrpc_sql_hit`,

@@ -14,7 +14,7 @@
 //! # Lock waits
 //!
 //! SQLite's busy handler is a plain `fn` pointer, so it cannot capture the connection. Instead
-//! every statement runs inside a [`BusyScope`] that puts the connection's busy timeout, wait hook
+//! every statement runs inside a `BusyScope` that puts the connection's busy timeout, wait hook
 //! and interrupt flag into a thread-local; the handler (the same for every connection) reads it.
 //! On the first busy callback of a statement the handler calls the wait hook
 //! ([`EngineConn::set_wait_hook`], the session passes `GroupHandle::enter_wait`) and keeps the
