@@ -1159,6 +1159,23 @@ mod tests {
     }
 
     #[test]
+    fn from_config_takes_settings_port_and_datadir() {
+        let mut config = crate::config::ServerConfig::default();
+        config.listen = "127.0.0.1:4242".parse().unwrap();
+        config.data_dir = "/var/lib/xrpc".into();
+        config.set_setting("max_queued_messages", "512").unwrap();
+        config.set_setting("sqlite_synchronous", "normal").unwrap();
+        config.set_setting("enable_perf_hist", "ON").unwrap();
+        let v = Variables::from_config(&config);
+        assert_eq!(v.max_queued_messages(), 512);
+        assert_eq!(v.sqlite_synchronous(), "NORMAL");
+        assert!(v.perf_hist_enabled());
+        assert_eq!(v.rpc_port(), 4242);
+        assert_eq!(v.get(VarId::Datadir).to_string(), "/var/lib/xrpc");
+        assert_eq!(v.get(VarId::NewRpc), VarValue::Bool(true));
+    }
+
+    #[test]
     fn snapshot_is_sorted_and_complete() {
         let v = Variables::new();
         let snap = v.snapshot();
