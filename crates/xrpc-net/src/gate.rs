@@ -9,12 +9,12 @@
 //! ```text
 //! loop {
 //!     if !try_lock() {
-//!         recheck = true (release); fence(SeqCst);
+//!         swap(recheck, true) (acq_rel); fence(SeqCst);   // the article: a release store
 //!         if !try_lock() { break }          // the holder will see `recheck`
 //!     }
 //!     loop {
-//!         recheck = false (relaxed);
-//!         match pass() { More => recheck = true, Drained => {}, Stop => { unlock; return } }
+//!         swap(recheck, false) (acq_rel);     // the article: a relaxed store
+//!         match pass() { More => continue, Drained => {}, Stop => { unlock; return } }
 //!         if !recheck (acquire) { break }
 //!     }
 //!     unlock (release); fence(SeqCst);
@@ -32,6 +32,16 @@
 //!    `recheck`. By the fence rules either the failing thread's second `try_lock` observes the
 //!    unlock (and it becomes the reader), or the holder's load observes `true` (and it reads again).
 //!    A knock that lands while the holder is inside its pass is seen by the inner loop's load.
+//! 3. Every write to `recheck` is a read-modify-write: knocks are `swap(true)` (release) and the
+//!    holder clears with `swap(false)` (acquire) before each pass, and a pass that found more data
+//!    loops without writing `recheck`. The article uses plain stores (a relaxed clear, a release
+//!    knock, and `recheck = true` after a successful read). With plain stores the loom model below
+//!    finds lost wake-ups that are legal in the C++/Rust memory model (x86 and the kernel's socket
+//!    locking hide them in practice): a knock overwritten by the holder's own `true`, or followed
+//!    by another knock, is never *read* by the holder, so nothing orders the knocking thread's
+//!    data before the holder's next read. With RMWs, the knocks form one release sequence, so the
+//!    first holder swap after a knock in `recheck`'s modification order synchronizes with it and
+//!    its pass sees the data; if no swap follows the knock, the fence pair of invariant 2 applies.
 //!
 //! Both properties are checked by the loom model at the bottom of this file.
 
@@ -93,7 +103,8 @@ impl<T> RecvGate<T> {
         let mut ran = false;
         loop {
             if !self.try_lock() {
-                self.recheck.store(true, Ordering::Release);
+                // Knock (invariant 3: an RMW, so that knocks form one release sequence).
+                self.recheck.swap(true, Ordering::AcqRel);
                 fence(Ordering::SeqCst);
                 if !self.try_lock() {
                     return ran;
@@ -101,11 +112,14 @@ impl<T> RecvGate<T> {
             }
             ran = true;
             loop {
-                self.recheck.store(false, Ordering::Relaxed);
+                // Clear before reading; reading a knock here synchronizes with it (invariant 3).
+                self.recheck.swap(false, Ordering::AcqRel);
                 // SAFETY: this thread holds `lock` (invariant 1), so the access is exclusive.
                 let outcome = self.data.with_mut(|p| pass(unsafe { &mut *p }));
                 match outcome {
-                    Pass::More => self.recheck.store(true, Ordering::Relaxed),
+                    // The article stores `recheck = true` here; looping directly is equivalent
+                    // and cannot absorb a knock without reading it (invariant 3).
+                    Pass::More => continue,
                     Pass::Drained => {}
                     Pass::Stop => {
                         self.unlock();
@@ -191,6 +205,21 @@ mod loom_tests {
         gate: RecvGate<usize>,
     }
 
+    /// Runs `f` under loom with a preemption bound of 3 (tokio's CI uses 2–3).
+    ///
+    /// Without a bound loom reports "exceeded maximum number of branches": an adversarial
+    /// scheduler can make two threads trade the gate forever, each one's knock landing just as the
+    /// other unlocks, so each sees a knock and retries. Every round of that ping-pong performs a
+    /// real pass (a `read` that returns `EAGAIN`), so it is a livelock only under a scheduler that
+    /// never lets either thread run two steps alone, which no kernel is; the same holds for the
+    /// article's protocol. Safety (no lost wake-up, one reader) is checked for every interleaving
+    /// within the bound, which is where the plain-store version of the protocol fails.
+    fn model(f: impl Fn() + Sync + Send + 'static) {
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = Some(3);
+        builder.check(f);
+    }
+
     fn reader_pass(sock: &Sock, consumed: &mut usize) -> Pass {
         // One "read": takes everything that arrived so far; like a short read it reports the
         // socket drained, relying on the next arrival's edge for anything later.
@@ -206,7 +235,7 @@ mod loom_tests {
     /// (no lost wake-up), and loom's `UnsafeCell` tracking proves no two readers overlapped.
     #[test]
     fn loom_recv_gate_no_lost_wakeup_and_single_reader() {
-        loom::model(|| {
+        model(|| {
             let sock = Arc::new(Sock {
                 arrived: AtomicUsize::new(0),
                 gate: RecvGate::new(0),
@@ -234,7 +263,7 @@ mod loom_tests {
     /// that loop must still be honoured.
     #[test]
     fn loom_recv_gate_more_then_drained() {
-        loom::model(|| {
+        model(|| {
             let sock = Arc::new(Sock {
                 arrived: AtomicUsize::new(0),
                 gate: RecvGate::new(0),
