@@ -357,8 +357,10 @@ impl Session {
                 .map(value_of_arg)
                 .collect::<Result<Vec<_>, _>>()?;
             session.flow.begin(token);
+            let conn = out.conn;
             let mut encoder = ResultEncoder::new(out, node.format, session.sid, chunk);
-            let summary = session.execute(node, sql, &args, schema.as_deref(), &mut encoder)?;
+            let summary =
+                session.execute(conn, node, sql, &args, schema.as_deref(), &mut encoder)?;
             encoder.finish_result(&summary).map_err(SqlError::from)?;
             Ok(())
         });
@@ -385,8 +387,9 @@ impl Session {
         };
         self.run_cascading(conn, node, sp.reset_error, |session, out| {
             session.flow.begin(-1);
+            let conn = out.conn;
             let mut encoder = ResultEncoder::new(out, node.format, session.sid, false);
-            let summary = session.execute(node, &sql, &[], None, &mut encoder)?;
+            let summary = session.execute(conn, node, &sql, &[], None, &mut encoder)?;
             encoder.finish_result(&summary).map_err(SqlError::from)?;
             Ok(())
         });
@@ -429,6 +432,7 @@ impl Session {
     /// Runs one statement on the session's engine connection, borrowing one if it holds none.
     fn execute(
         &self,
+        conn: &ConnRef,
         node: &NodeShared,
         sql: &str,
         args: &[Value],
@@ -446,6 +450,10 @@ impl Session {
             None => node.engine.acquire()?,
         };
         engine.set_connection_id(self.number);
+        // A lock wait blocks this worker; inside the guard the pool counts it as stalled and grows
+        // instead of deadlocking when every worker waits on a lock held by a queued session.
+        let group = conn.group().clone();
+        engine.set_wait_hook(Some(Arc::new(move || Box::new(group.enter_wait()))));
         *self.interrupt.lock() = Some(engine.interrupter());
         let result = engine.execute(sql, args, schema, sink);
         *self.interrupt.lock() = None;

@@ -1,0 +1,755 @@
+//! End-to-end: the data node over real TCP, checked against the flows of `docs/PROTOCOL.md`.
+
+mod common;
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use common::{Client, TestNode, arg_sint, arg_text, sql_stmt, text};
+use xrpc_proto::codes;
+use xrpc_proto::messages::{ClientType, ServerMessage, pb};
+use xrpc_proto::value::Value;
+
+const AUTO: u64 = 0x8000_0000_0000_0000;
+
+// ---------------------------------------------------------------------------------------------
+// Connection level
+
+#[test]
+fn capabilities_probe_works_before_and_after_authentication() {
+    let node = TestNode::start();
+    let mut client = Client::connect(node.addr());
+    for round in 0..2 {
+        client.send(
+            0,
+            ClientType::CapabilitiesGet,
+            &pb::connection::CapabilitiesGet::default(),
+        );
+        let Some(ServerMessage::Capabilities(caps)) = client.recv_on(0) else {
+            panic!("round {round}: no capabilities");
+        };
+        assert_eq!(caps.capabilities[0].name, "polarx_rpc");
+        let scalar = caps.capabilities[0].value.scalar.as_ref().unwrap();
+        assert_eq!(scalar.v_unsigned_int, Some(1));
+        if round == 0 {
+            client.authenticate("root", "").unwrap();
+        }
+    }
+}
+
+#[test]
+fn right_password_authenticates_and_wrong_one_is_access_denied() {
+    let node = TestNode::start();
+    let mut client = Client::connect(node.addr());
+    let err = client.authenticate("app", "wrong").unwrap_err();
+    assert_eq!((err.code, err.sql_state.as_str()), (1045, "28000"));
+    assert_eq!(
+        err.severity,
+        Some(0),
+        "a wrong password is an ERROR, not FATAL"
+    );
+    // The connection stays open for a retry.
+    client.authenticate("app", "s3cret").unwrap();
+    client.new_session(1);
+    assert_eq!(client.query(1, "select 1").scalar(), &Value::Sint(1));
+}
+
+#[test]
+fn unknown_user_is_access_denied() {
+    let node = TestNode::start();
+    let mut client = Client::connect(node.addr());
+    assert_eq!(client.authenticate("nobody", "").unwrap_err().code, 1045);
+}
+
+#[test]
+fn requests_before_authentication_are_denied() {
+    let node = TestNode::start();
+    let mut client = Client::connect(node.addr());
+    client.send(
+        1,
+        ClientType::NewSession,
+        &pb::session::NewSession::default(),
+    );
+    let Some(ServerMessage::Error(err)) = client.recv_on(1) else {
+        panic!("expected access denied");
+    };
+    assert_eq!(err.code, 1045);
+}
+
+#[test]
+fn repeated_authentication_failures_close_the_connection() {
+    let node = TestNode::start_with(|_, shared| {
+        shared
+            .settings
+            .auth_max_failures
+            .store(2, std::sync::atomic::Ordering::Relaxed);
+    });
+    let mut client = Client::connect(node.addr());
+    assert!(client.authenticate("app", "x").is_err());
+    let err = client.authenticate("app", "y").unwrap_err();
+    assert_eq!(err.code, codes::TOO_MANY_AUTH_FAILURES.code);
+    assert!(client.is_closed_by_server(Duration::from_secs(5)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sessions
+
+#[test]
+fn session_lifecycle_new_query_close() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(7);
+    assert_eq!(client.query(7, "select 40 + 2").scalar(), &Value::Sint(42));
+    client.send(7, ClientType::SessionClose, &pb::session::Close::default());
+    assert!(matches!(client.recv_on(7), Some(ServerMessage::Ok(_))));
+    // The sid is gone now.
+    client.send_sql(7, sql_stmt("select 1"));
+    let Some(ServerMessage::Error(err)) = client.recv_on(7) else {
+        panic!("expected Session not found");
+    };
+    assert_eq!(err.msg, "Session not found.");
+    assert_eq!(err.severity, Some(1));
+}
+
+#[test]
+fn unknown_sid_gets_fatal_session_not_found() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.send_sql(99, sql_stmt("select 1"));
+    let Some(ServerMessage::Error(err)) = client.recv_on(99) else {
+        panic!("expected an error");
+    };
+    assert_eq!(
+        (err.code, err.msg.as_str(), err.sql_state.as_str()),
+        (7002, "Session not found.", "HY000")
+    );
+}
+
+#[test]
+fn sess_new_and_first_query_may_be_sent_back_to_back() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.send(
+        3,
+        ClientType::NewSession,
+        &pb::session::NewSession::default(),
+    );
+    client.send_sql(3, sql_stmt("select 'x'"));
+    assert!(
+        matches!(client.recv_on(3), Some(ServerMessage::Ok(_))),
+        "OK comes first"
+    );
+    assert_eq!(text(client.read_outcome(3).scalar()), "x");
+}
+
+#[test]
+fn duplicate_sess_new_is_fatal() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(5);
+    client.send(
+        5,
+        ClientType::NewSession,
+        &pb::session::NewSession::default(),
+    );
+    let Some(ServerMessage::Error(err)) = client.recv_on(5) else {
+        panic!("expected an error");
+    };
+    assert_eq!(err.code, codes::DUPLICATE_SESSION.code);
+}
+
+#[test]
+fn statements_without_result_set_send_rows_affected_local_then_ok() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    let created = client.query(1, "create table t (id integer primary key, v text)");
+    assert_eq!(
+        created.rows_affected(),
+        Some(0),
+        "always a ROWS_AFFECTED notice, even for 0"
+    );
+    let inserted = client.query(1, "insert into t (v) values ('a'), ('b')");
+    assert_eq!(inserted.rows_affected(), Some(2));
+    assert_eq!(inserted.last_insert_id(), Some(2));
+    // The notice is explicitly LOCAL and comes right before StmtExecuteOk.
+    let n = inserted.messages.len();
+    assert!(matches!(
+        inserted.messages[n - 1],
+        ServerMessage::StmtExecuteOk(_)
+    ));
+    let ServerMessage::Notice(frame) = &inserted.messages[0] else {
+        panic!("first message must be the notice: {:?}", inserted.messages);
+    };
+    assert_eq!(frame.scope, Some(pb::notice::frame::Scope::Local as i32));
+}
+
+#[test]
+fn query_sends_metadata_rows_fetch_done_then_ok() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    let outcome = client.query(1, "select 1 as a, 'two' as b");
+    let kinds: Vec<&str> = outcome
+        .messages
+        .iter()
+        .map(|m| match m {
+            ServerMessage::ColumnMetaData(_) => "meta",
+            ServerMessage::Row(_) => "row",
+            ServerMessage::FetchDone(_) => "done",
+            ServerMessage::StmtExecuteOk(_) => "ok",
+            ServerMessage::Notice(_) => "notice",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(kinds, ["meta", "meta", "row", "done", "ok"]);
+    assert_eq!(
+        outcome.columns[1].collation,
+        Some(45),
+        "text is not binary collation"
+    );
+}
+
+#[test]
+fn sql_error_sends_error_and_nothing_after_and_the_session_stays_usable() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    let failed = client.query(1, "selec 1");
+    let err = failed.error.as_ref().unwrap();
+    assert_eq!((err.code, err.sql_state.as_str()), (1064, "42000"));
+    assert_eq!(err.severity, Some(0));
+    assert!(client.query(1, "select * from missing").error_code() == Some(1146));
+    // Nothing followed the errors: the next answer is this query's.
+    assert_eq!(client.query(1, "select 2").scalar(), &Value::Sint(2));
+}
+
+#[test]
+fn cascading_error_returns_the_stored_error_without_running() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    client.query(1, "create table c (v integer)");
+    // Fire-and-forget: a failing statement, then a pipelined insert with reset_error = false.
+    client.send_sql(1, sql_stmt("insert into nowhere values (1)"));
+    let mut guarded = sql_stmt("insert into c values (1)");
+    guarded.reset_error = Some(false);
+    client.send_sql(1, guarded);
+    let first = client.read_outcome(1);
+    let second = client.read_outcome(1);
+    assert_eq!(first.error_code(), Some(1146));
+    assert_eq!(second.error, first.error, "the stored error comes back");
+    // The insert did not run.
+    assert_eq!(
+        client.query(1, "select count(*) from c").scalar(),
+        &Value::Sint(0)
+    );
+    // A request without reset_error runs, and its success clears the stored error.
+    let mut after = sql_stmt("select 1");
+    after.reset_error = Some(false);
+    client.send_sql(1, after);
+    assert_eq!(client.read_outcome(1).scalar(), &Value::Sint(1));
+}
+
+#[test]
+fn statement_arguments_bind_to_placeholders() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    let mut stmt = sql_stmt("select ? + 1, ?");
+    stmt.args = vec![arg_sint(41), arg_text("hi")];
+    client.send_sql(1, stmt);
+    let outcome = client.read_outcome(1);
+    assert_eq!(
+        outcome.rows,
+        vec![vec![
+            Value::Sint(42),
+            Value::Bytes(Bytes::from_static(b"hi"))
+        ]]
+    );
+}
+
+#[test]
+fn ten_thousand_pipelined_requests_answer_in_order() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    let total = 10_000;
+    let mut sent = 0;
+    let mut received = 0;
+    // Keep under max_queued_messages (128) in flight.
+    while received < total {
+        while sent < total && sent - received < 100 {
+            client.send_sql(1, sql_stmt(&format!("select {sent}")));
+            sent += 1;
+        }
+        let outcome = client.read_outcome(1);
+        assert_eq!(
+            outcome.scalar(),
+            &Value::Sint(received as i64),
+            "answers in order"
+        );
+        received += 1;
+    }
+}
+
+#[test]
+fn a_thousand_sessions_on_one_connection() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    // In waves below the work queue's capacity (256): a burst of more runnable sessions than the
+    // queue holds fails the excess with "Work queue overflow.", as the next test shows.
+    for wave in (1..=1000u64).collect::<Vec<_>>().chunks(200) {
+        for &sid in wave {
+            client.send(
+                sid,
+                ClientType::NewSession,
+                &pb::session::NewSession::default(),
+            );
+            client.send_sql(sid, sql_stmt(&format!("select {sid}")));
+        }
+        for &sid in wave {
+            assert!(matches!(client.recv_on(sid), Some(ServerMessage::Ok(_))));
+            assert_eq!(client.read_outcome(sid).scalar(), &Value::Sint(sid as i64));
+        }
+    }
+    // All thousand are still open and usable.
+    for sid in (1..=1000u64).step_by(97) {
+        assert_eq!(client.query(sid, "select 1").scalar(), &Value::Sint(1));
+    }
+}
+
+#[test]
+fn a_full_work_queue_fails_the_excess_sessions_with_fatal_and_serves_the_rest() {
+    let node = TestNode::start_with(|net, _| net.work_queue_capacity = 128);
+    let mut client = node.client();
+    let sessions = 600u64;
+    for sid in 1..=sessions {
+        client.new_session(sid);
+    }
+    // One write makes every session runnable in the same receive pass.
+    let mut burst = Vec::new();
+    for sid in 1..=sessions {
+        xrpc_proto::frame::encode_message_frame(
+            &mut burst,
+            xrpc_proto::HeaderFormat::Standard,
+            sid,
+            ClientType::ExecSql.id(),
+            &sql_stmt("select 1"),
+        );
+    }
+    client.send_raw(&burst);
+    let (mut served, mut overflowed) = (0, 0);
+    for sid in 1..=sessions {
+        let outcome = client.read_outcome(sid);
+        match outcome.error {
+            None => served += 1,
+            Some(err) => {
+                assert_eq!(
+                    (err.code, err.msg.as_str(), err.severity),
+                    (7004, "Work queue overflow.", Some(1))
+                );
+                overflowed += 1;
+            }
+        }
+    }
+    assert!(served >= 128, "served {served}");
+    assert!(
+        overflowed > 0,
+        "a burst of {sessions} must overflow a queue of 128"
+    );
+    assert_node_still_serves(&node);
+}
+
+#[test]
+fn queue_overflow_is_fatal_and_removes_the_session() {
+    let node = TestNode::start_with(|_, shared| {
+        shared
+            .settings
+            .max_queued_messages
+            .store(16, std::sync::atomic::Ordering::Relaxed);
+    });
+    let mut client = node.client();
+    client.new_session(1);
+    // One slow statement keeps the session busy while the queue fills up.
+    let slow = "with recursive n(i) as (select 1 union all select i + 1 from n where i < 3000000) select count(*) from n";
+    for _ in 0..40 {
+        client.send_sql(1, sql_stmt(slow));
+    }
+    let mut saw_overflow = false;
+    while let Some(message) = client.recv_on(1) {
+        if let ServerMessage::Error(err) = message {
+            if err.code == codes::SESSION_QUEUE_OVERFLOW.code {
+                assert_eq!(err.msg, "Session max_queued_messages limit exceed.");
+                saw_overflow = true;
+                break;
+            }
+        }
+    }
+    assert!(saw_overflow);
+    // Other sessions keep working.
+    client.new_session(2);
+    assert_eq!(client.query(2, "select 5").scalar(), &Value::Sint(5));
+}
+
+#[test]
+fn too_many_sessions_is_fatal_on_sess_new() {
+    let node = TestNode::start_with(|_, shared| {
+        shared
+            .settings
+            .max_sessions
+            .store(3, std::sync::atomic::Ordering::Relaxed);
+    });
+    let mut client = node.client();
+    for sid in 1..=3 {
+        client.new_session(sid);
+    }
+    client.send(
+        4,
+        ClientType::NewSession,
+        &pb::session::NewSession::default(),
+    );
+    let Some(ServerMessage::Error(err)) = client.recv_on(4) else {
+        panic!("expected an error");
+    };
+    assert_eq!((err.code, err.severity), (1040, Some(1)));
+    client.send(1, ClientType::SessionClose, &pb::session::Close::default());
+    assert!(matches!(client.recv_on(1), Some(ServerMessage::Ok(_))));
+    client.new_session(4);
+}
+
+#[test]
+fn kill_query_interrupts_the_statement_and_keeps_the_session() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    client.send_sql(
+        1,
+        sql_stmt("with recursive n(i) as (select 1 union all select i + 1 from n) select count(*) from n"),
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    client.send(
+        1,
+        ClientType::KillSession,
+        &pb::session::KillSession {
+            r#type: pb::session::kill_session::KillType::Query as i32,
+            x_session_id: 0,
+        },
+    );
+    let outcome = client.read_outcome(1);
+    let err = outcome.error.expect("the statement ends with an error");
+    assert_eq!((err.code, err.sql_state.as_str()), (1317, "70100"));
+    assert_eq!(client.query(1, "select 3").scalar(), &Value::Sint(3));
+}
+
+#[test]
+fn kill_connection_removes_the_session_with_fatal() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    client.send(
+        1,
+        ClientType::KillSession,
+        &pb::session::KillSession {
+            r#type: pb::session::kill_session::KillType::Connection as i32,
+            x_session_id: 0,
+        },
+    );
+    let Some(ServerMessage::Error(err)) = client.recv_on(1) else {
+        panic!("expected FATAL");
+    };
+    assert_eq!(
+        (err.msg.as_str(), err.sql_state.as_str(), err.severity),
+        ("Session is killing.", "70100", Some(1))
+    );
+    assert_eq!(
+        client.query(1, "select 1").error.unwrap().msg,
+        "Session not found."
+    );
+}
+
+#[test]
+fn auto_commit_sids_need_no_sess_new_and_refuse_other_messages() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    assert_eq!(client.query(AUTO | 1, "select 9").scalar(), &Value::Sint(9));
+    // Again on the same sid: a fresh shared session each time.
+    assert_eq!(
+        client.query(AUTO | 1, "select 10").scalar(),
+        &Value::Sint(10)
+    );
+    let mut chunked = sql_stmt("select 1");
+    chunked.chunk_result = Some(true);
+    client.send_sql(AUTO | 2, chunked);
+    assert_eq!(
+        client.read_outcome(AUTO | 2).error_code(),
+        Some(codes::UNSUPPORTED_OPTION.code)
+    );
+    client.send(
+        AUTO | 3,
+        ClientType::SessionClose,
+        &pb::session::Close::default(),
+    );
+    let Some(ServerMessage::Error(err)) = client.recv_on(AUTO | 3) else {
+        panic!("expected an error");
+    };
+    assert_eq!(err.code, codes::UNEXPECTED_MESSAGE.code);
+}
+
+#[test]
+fn digest_only_request_misses_then_hits_after_the_full_statement() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    let digest = Bytes::from_static(b"digest-of-select-7");
+    let only_digest = pb::sql::StmtExecute {
+        stmt_digest: Some(digest.clone()),
+        ..Default::default()
+    };
+    client.send_sql(1, only_digest.clone());
+    let miss = client.read_outcome(1);
+    let err = miss.error.unwrap();
+    assert_eq!((err.code, err.severity), (6000, Some(0)));
+    assert_eq!(miss.messages.len(), 1, "the miss comes before any metadata");
+    let mut full = sql_stmt("select 7");
+    full.stmt_digest = Some(digest);
+    client.send_sql(1, full);
+    assert_eq!(client.read_outcome(1).scalar(), &Value::Sint(7));
+    client.send_sql(1, only_digest);
+    assert_eq!(client.read_outcome(1).scalar(), &Value::Sint(7));
+}
+
+#[test]
+fn a_miss_does_not_set_the_stored_error() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    client.send_sql(
+        1,
+        pb::sql::StmtExecute {
+            stmt_digest: Some(Bytes::from_static(b"unknown")),
+            ..Default::default()
+        },
+    );
+    assert_eq!(client.read_outcome(1).error_code(), Some(6000));
+    let mut guarded = sql_stmt("select 1");
+    guarded.reset_error = Some(false);
+    client.send_sql(1, guarded);
+    assert_eq!(client.read_outcome(1).scalar(), &Value::Sint(1));
+}
+
+#[test]
+fn rows_and_chunks_carry_the_same_values() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    client.query(
+        1,
+        "create table v (i integer, r real, t text, b blob, n integer)",
+    );
+    client.query(
+        1,
+        "insert into v values (-5, 2.5, 'txt', x'00ff', null), (9223372036854775807, -0.0, '', x'', 1)",
+    );
+    let rows = client.query(1, "select i, r, t, b, n from v order by rowid");
+    let mut chunked = sql_stmt("select i, r, t, b, n from v order by rowid");
+    chunked.chunk_result = Some(true);
+    client.send_sql(1, chunked);
+    let chunks = client.read_outcome(1);
+    assert!(
+        chunks
+            .messages
+            .iter()
+            .any(|m| matches!(m, ServerMessage::Chunk(_)))
+    );
+    assert!(
+        !chunks
+            .messages
+            .iter()
+            .any(|m| matches!(m, ServerMessage::Row(_)))
+    );
+    assert_eq!(rows.rows, chunks.rows);
+    assert_eq!(rows.rows.len(), 2);
+}
+
+#[test]
+fn token_flow_control_pauses_until_offered() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    let mut stmt = sql_stmt(
+        "with recursive n(i) as (select 1 union all select i + 1 from n where i < 2000) select i, printf('%0100d', i) from n",
+    );
+    stmt.token = Some(1); // 1 KiB
+    client.send_sql(1, stmt);
+    let mut rows = 0;
+    let mut token_dones = 0;
+    loop {
+        match client.recv_on(1).unwrap() {
+            ServerMessage::Row(_) => rows += 1,
+            ServerMessage::TokenDone(_) => {
+                token_dones += 1;
+                client.send(
+                    1,
+                    ClientType::TokenOffer,
+                    &pb::sql::TokenOffer { token: Some(16) },
+                );
+            }
+            ServerMessage::StmtExecuteOk(_) => break,
+            ServerMessage::Error(e) => panic!("{e:?}"),
+            _ => {}
+        }
+    }
+    assert_eq!(rows, 2000);
+    assert!(token_dones >= 10, "only {token_dones} TOKEN_DONE");
+}
+
+#[test]
+fn token_below_minus_one_is_an_error() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    let mut stmt = sql_stmt("select 1");
+    stmt.token = Some(-2);
+    client.send_sql(1, stmt);
+    assert_eq!(
+        client.read_outcome(1).error_code(),
+        Some(codes::INVALID_TOKEN.code)
+    );
+}
+
+#[test]
+fn get_tso_is_monotonic() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    let mut last = 0;
+    for _ in 0..3 {
+        client.send(
+            1,
+            ClientType::GetTso,
+            &pb::exec_plan::GetTso {
+                leader_name: Bytes::new(),
+                batch_count: 10,
+            },
+        );
+        let Some(ServerMessage::Tso(tso)) = client.recv_on(1) else {
+            panic!("expected a TSO");
+        };
+        assert!(tso.ts >= last + 10);
+        last = tso.ts;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad input: each gets its documented error and the node keeps serving everyone else.
+
+fn assert_node_still_serves(node: &TestNode) {
+    let mut other = node.client();
+    other.new_session(1);
+    assert_eq!(other.query(1, "select 11").scalar(), &Value::Sint(11));
+}
+
+#[test]
+fn oversized_packet_gets_fatal_1153_and_close() {
+    let node = TestNode::start_with(|net, _| net.frame.max_packet = 64 * 1024);
+    let mut client = node.client();
+    let mut header = Vec::new();
+    header.extend_from_slice(&1u64.to_le_bytes());
+    header.extend_from_slice(&(64 * 1024 + 2u32).to_le_bytes());
+    header.push(101);
+    client.send_raw(&header);
+    let Some(reply) = client.recv() else {
+        panic!("expected FATAL before close");
+    };
+    let ServerMessage::Error(err) = reply.message else {
+        panic!("expected an error, got {reply:?}");
+    };
+    assert_eq!(
+        (err.code, err.sql_state.as_str(), err.severity),
+        (1153, "S1000", Some(1))
+    );
+    assert!(client.is_closed_by_server(Duration::from_secs(5)));
+    assert_node_still_serves(&node);
+}
+
+#[test]
+fn malformed_body_closes_only_that_connection() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    // A KillSession body without its required fields.
+    client.send_frame(1, 111, b"\xff\xff");
+    let reply = client.recv().expect("an error before close");
+    let ServerMessage::Error(err) = reply.message else {
+        panic!("expected an error");
+    };
+    assert_eq!(err.code, codes::MALFORMED_FRAME.code);
+    assert!(client.is_closed_by_server(Duration::from_secs(5)));
+    assert_node_still_serves(&node);
+}
+
+#[test]
+fn unknown_message_type_closes_only_that_connection() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.send_frame(1, 200, b"");
+    let ServerMessage::Error(err) = client.recv().unwrap().message else {
+        panic!("expected an error");
+    };
+    assert_eq!((err.code, err.sql_state.as_str()), (1047, "08S01"));
+    assert!(client.is_closed_by_server(Duration::from_secs(5)));
+    assert_node_still_serves(&node);
+}
+
+#[test]
+fn zero_length_header_closes_only_that_connection() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    let mut header = Vec::new();
+    header.extend_from_slice(&1u64.to_le_bytes());
+    header.extend_from_slice(&0u32.to_le_bytes());
+    header.push(101);
+    client.send_raw(&header);
+    let ServerMessage::Error(err) = client.recv().unwrap().message else {
+        panic!("expected an error");
+    };
+    assert_eq!(err.code, codes::MALFORMED_FRAME.code);
+    assert!(client.is_closed_by_server(Duration::from_secs(5)));
+    assert_node_still_serves(&node);
+}
+
+#[test]
+fn a_vanished_client_mid_result_does_not_disturb_others() {
+    let node = TestNode::start();
+    {
+        let mut client = node.client();
+        client.new_session(1);
+        client.send_sql(
+            1,
+            sql_stmt("with recursive n(i) as (select 1 union all select i + 1 from n where i < 200000) select i, printf('%0200d', i) from n"),
+        );
+        // Dropped without reading.
+    }
+    assert_node_still_serves(&node);
+}
+
+#[test]
+fn a_slow_client_is_closed_at_net_write_timeout_while_others_are_served() {
+    let node = TestNode::start_with(|net, _| net.net_write_timeout = Duration::from_millis(500));
+    let mut slow = node.client();
+    slow.new_session(1);
+    // A large result the client never reads fills both socket buffers.
+    slow.send_sql(
+        1,
+        sql_stmt("with recursive n(i) as (select 1 union all select i + 1 from n where i < 300000) select i, printf('%0500d', i) from n"),
+    );
+    let started = std::time::Instant::now();
+    assert_node_still_serves(&node);
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(
+        slow.is_closed_by_server(Duration::from_secs(10)),
+        "closed after the write timeout"
+    );
+    assert!(started.elapsed() < Duration::from_secs(15));
+    assert_node_still_serves(&node);
+}
