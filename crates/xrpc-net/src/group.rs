@@ -786,12 +786,15 @@ fn worker_main(group: GroupHandle, reason: SpawnReason) {
         if n > 0 {
             last_work = Instant::now();
         }
+        // A woken worker resets the eventfd before anything else, so that pushes made while it
+        // handles its events produce fresh edges and wake further workers.
+        if (0..n).any(|i| events.get(i).0 == EVENTFD_TOKEN) {
+            g.eventfd.reset();
+        }
         for i in 0..n {
             let (token, ready) = events.get(i);
             match token {
-                EVENTFD_TOKEN => {
-                    g.eventfd.reset();
-                }
+                EVENTFD_TOKEN => {}
                 LISTENER_TOKEN => group.accept_all(),
                 token => {
                     if let Some(conn) = g.table.get(token) {

@@ -163,7 +163,7 @@ impl<H: Handler> Server<H> {
         &self.perf
     }
 
-    /// Counters and histograms in the Prometheus text format, every name prefixed with `prefix`.
+    /// Counters and histograms in the Prometheus text format, every name prefixed with `prefix_`.
     pub fn prometheus(&self, prefix: &str) -> String {
         let mut out = self.stats().to_prometheus(prefix);
         out.push_str(&self.perf.to_prometheus(prefix));

@@ -44,3 +44,48 @@ fn echo_returns_each_frame_with_the_same_sid_and_type() {
         == 0));
     server.shutdown();
 }
+
+#[test]
+fn stage_histograms_switch_on_at_runtime_and_render_as_prometheus() {
+    use xrpc_net::Stage;
+    let server = Server::start(test_config(), EchoHandler).unwrap();
+    let mut s = connect(server.local_addr());
+    write_all(&mut s, &frame(1, 1, b"off"));
+    read_frame(&mut s).unwrap();
+    assert_eq!(
+        server.perf().snapshot(Stage::Run).count(),
+        0,
+        "off by default"
+    );
+
+    server.perf().set_enabled(true);
+    for i in 0..50u64 {
+        write_all(&mut s, &frame(i, 1, b"on"));
+        read_frame(&mut s).unwrap();
+    }
+    for stage in [
+        Stage::RecvFirst,
+        Stage::RecvAll,
+        Stage::Decode,
+        Stage::Schedule,
+        Stage::Run,
+    ] {
+        // A frame that arrives while the echo unit is still draining joins that run without a new
+        // schedule, so not every request has its own schedule/run record.
+        assert!(
+            wait_until(std::time::Duration::from_secs(2), || server
+                .perf()
+                .snapshot(stage)
+                .count()
+                >= 25),
+            "{stage}: {}",
+            server.perf().snapshot(stage).count()
+        );
+    }
+    let text = server.prometheus("xrpc");
+    assert!(text.contains("xrpc_connections"), "{text}");
+    assert!(text.contains("run"), "{text}");
+    server.perf().reset();
+    assert_eq!(server.perf().snapshot(Stage::Run).count(), 0);
+    server.shutdown();
+}

@@ -121,7 +121,7 @@ fn frames_are_neither_lost_duplicated_nor_reordered_with_random_partial_writes()
                 loop {
                     let mut busy = false;
                     for (s, seq, pending) in conns.iter_mut() {
-                        while pending.len() < 256 && *seq < FRAMES {
+                        while pending.len() < 1024 && *seq < FRAMES {
                             pending.extend(data_frame(*seq, &mut rng));
                             *seq += 1;
                         }
@@ -129,7 +129,7 @@ fn frames_are_neither_lost_duplicated_nor_reordered_with_random_partial_writes()
                             continue;
                         }
                         busy = true;
-                        let n = rng.gen_range(1..=pending.len().min(600));
+                        let n = rng.gen_range(1..=pending.len().min(1500));
                         s.write_all(&pending[..n]).unwrap();
                         pending.drain(..n);
                     }

@@ -49,7 +49,7 @@ fn main() -> std::io::Result<()> {
             std::thread::sleep(Duration::from_secs(3600));
         },
     }
-    print!("{}", server.prometheus("xrpc_"));
+    print!("{}", server.prometheus("xrpc"));
     server.shutdown();
     Ok(())
 }
