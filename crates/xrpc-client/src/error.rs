@@ -127,7 +127,6 @@ enum Kind {
     #[error("I/O error: {0}")]
     Io(Arc<io::Error>),
     /// Every connection and session slot of a pool is in use.
-    #[allow(dead_code, reason = "the pool, which uses it, is not written yet")]
     #[error("pool exhausted: {0}")]
     PoolExhausted(String),
     /// The caller asked for something this client cannot do (bad option, unknown session, …).
@@ -140,7 +139,7 @@ enum Kind {
 /// Ask it what happened with the `is_*` predicates, and read the server's code, SQL state and
 /// message with [`code`](Self::code), [`sql_state`](Self::sql_state) and [`server`](Self::server).
 ///
-/// ```ignore
+/// ```no_run
 /// use xrpc_client::blocking::{ConnectOptions, Connection};
 ///
 /// let conn = Connection::connect("127.0.0.1:33660", ConnectOptions::new("root", ""))?;
@@ -200,7 +199,6 @@ impl ClientError {
         Self::new(Kind::Io(Arc::new(err)))
     }
 
-    #[allow(dead_code, reason = "the pool, which uses it, is not written yet")]
     pub(crate) fn pool_exhausted(message: impl Into<String>) -> Self {
         Self::new(Kind::PoolExhausted(message.into()))
     }

@@ -12,7 +12,7 @@
 //! | [`pool`] | Connections and sessions per data node, reusing only clean sessions. |
 //! | [`cluster`] | Several data nodes, one picked per shard key. |
 //!
-//! ```ignore
+//! ```no_run
 //! use xrpc_client::pool::{Pool, PoolOptions};
 //! use xrpc_client::blocking::ConnectOptions;
 //!
@@ -24,9 +24,13 @@
 //! # Ok::<(), xrpc_client::ClientError>(())
 //! ```
 
+pub mod blocking;
+pub mod cluster;
 mod error;
+pub mod pool;
 pub mod proto;
 mod types;
+mod waiter;
 
 pub use error::{ClientError, ServerError};
 pub use types::{

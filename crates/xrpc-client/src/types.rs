@@ -315,7 +315,7 @@ impl Column {
 
 /// A result set: its columns and every row, typed.
 ///
-/// ```ignore
+/// ```no_run
 /// # use xrpc_client::blocking::{ConnectOptions, Connection};
 /// # let conn = Connection::connect("127.0.0.1:33660", ConnectOptions::new("root", ""))?;
 /// let rs = conn.query_once("select 1 as one, 'a' as letter")?;

@@ -25,6 +25,8 @@
     reason = "each test binary uses a different part"
 )]
 
+pub mod tcp;
+
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use bytes::Bytes;
@@ -401,7 +403,7 @@ impl FakeServer {
         let text = String::from_utf8_lossy(&stmt).into_owned();
         let words: Vec<&str> = text.split_whitespace().collect();
         match words.as_slice() {
-            ["select", n] if n.parse::<i64>().is_ok() => {
+            ["select", n, ..] if n.parse::<i64>().is_ok() => {
                 let n: i64 = n.parse().expect("checked");
                 self.result(sid, &[("n", ColumnType::Sint)], &[vec![Value::Sint(n)]]);
             }

@@ -1,0 +1,1031 @@
+//! The blocking transport: the sans-IO core over a `std::net::TcpStream`, for threaded callers.
+//!
+//! # Design
+//!
+//! One [`Connection`] owns one socket and one [`ClientConnection`](crate::proto::ClientConnection)
+//! behind a mutex, and one reader thread.
+//!
+//! - **Reader thread.** It reads up to 64 KiB at a time, so one `read` usually carries a batch of
+//!   frames, feeds them to the core, and turns the core's events into wake-ups: each request has a
+//!   [`Waiter`] slot, and only the thread waiting on that request is woken. Wake-ups are delivered
+//!   after the connection lock is released. The reader's socket timeout is the core's next timer
+//!   (the heartbeat), so it also drives the heartbeat; it never writes while another thread is
+//!   writing (see below), so a slow peer cannot stall reading.
+//! - **Callers.** A query locks the core, issues the request (which only appends bytes to the
+//!   core's output buffer), unlocks, flushes, and parks on its waiter. A caller whose request has
+//!   a timeout parks until that deadline, then fires the core's timers itself, which fails the
+//!   request and sends `SESS_KILL QUERY`; no thread has to be woken for timers.
+//! - **Coalesced writes.** Output of all sessions accumulates in the core's buffer. A flush takes a
+//!   writer lock with `try_lock`; the thread that gets it swaps the core's buffer with its own (empty)
+//!   one and writes everything pending in one `write_all`, and repeats until the buffer stays empty.
+//!   Threads that fail to get the lock return at once: their bytes are already in the buffer and
+//!   the holder writes them. After releasing the lock the holder checks once more, so bytes added
+//!   between its last swap and its release are never stranded.
+//! - **Lifetime.** Clones of a `Connection` and every [`Session`] share a guard; when the last one
+//!   is dropped the socket is shut down, which ends the reader thread.
+//!
+//! A broken socket (read or write error, end of stream), a FATAL on sid 0 or failed heartbeats
+//! fail every request and session of the connection with a connection-lost error, and
+//! [`Connection::is_broken`] turns true; the pool then replaces the connection.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use parking_lot::Mutex;
+use xrpc_proto::frame::DEFAULT_MAX_PACKET;
+use xrpc_proto::{FrameConfig, HeaderFormat};
+
+use crate::error::ClientError;
+use crate::proto::{ClientConfig, ClientConnection, Event, StreamRead};
+use crate::types::{
+    Column, ExecOptions, ExecResult, KillKind, Param, RequestId, ResultSet, SessionId,
+};
+use crate::waiter::{Signal, Waiter};
+
+type Reply = Result<ExecResult, ClientError>;
+
+/// How to reach and log in to a data node, and the connection's limits.
+///
+/// ```
+/// use std::time::Duration;
+/// use xrpc_client::blocking::ConnectOptions;
+///
+/// let opts = ConnectOptions::new("app", "secret")
+///     .schema("shop")
+///     .query_timeout(Duration::from_secs(5));
+/// assert_eq!(opts.connect_timeout, Duration::from_secs(5));
+/// ```
+#[derive(Clone)]
+pub struct ConnectOptions {
+    /// Account name.
+    pub user: String,
+    /// Password; empty sends no scramble.
+    pub password: String,
+    /// Default schema.
+    pub schema: String,
+    /// Limit for the TCP connect and, separately, for the handshake.
+    pub connect_timeout: Duration,
+    /// Default per-query timeout of sessions; `None` waits for ever.
+    pub query_timeout: Option<Duration>,
+    /// Header format; must match the server's.
+    pub header_format: HeaderFormat,
+    /// `max_allowed_packet`; must match the server's (4 KiB–1 GiB).
+    pub max_packet: u32,
+    /// Heartbeat after this much silence; `None` disables it.
+    pub heartbeat_interval: Option<Duration>,
+    /// How long a heartbeat may go unanswered.
+    pub heartbeat_timeout: Duration,
+    /// Unanswered heartbeats in a row that declare the connection lost.
+    pub heartbeat_max_failures: u32,
+    /// Use the digest cache.
+    pub digest_cache: bool,
+}
+
+impl ConnectOptions {
+    /// Options with the defaults: 5 s connect timeout, no query timeout, standard header, 64 MiB
+    /// packets, heartbeat every 10 s with 5 failures allowed, digest cache on.
+    pub fn new(user: impl Into<String>, password: impl Into<String>) -> Self {
+        Self {
+            user: user.into(),
+            password: password.into(),
+            schema: String::new(),
+            connect_timeout: Duration::from_secs(5),
+            query_timeout: None,
+            header_format: HeaderFormat::Standard,
+            max_packet: DEFAULT_MAX_PACKET,
+            heartbeat_interval: Some(Duration::from_secs(10)),
+            heartbeat_timeout: Duration::from_secs(10),
+            heartbeat_max_failures: 5,
+            digest_cache: true,
+        }
+    }
+
+    /// Sets the default schema.
+    pub fn schema(mut self, schema: impl Into<String>) -> Self {
+        self.schema = schema.into();
+        self
+    }
+
+    /// Sets the default per-query timeout.
+    pub fn query_timeout(mut self, timeout: Duration) -> Self {
+        self.query_timeout = Some(timeout);
+        self
+    }
+
+    /// Sets the connect and handshake timeout.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Sets the header format.
+    pub fn header_format(mut self, format: HeaderFormat) -> Self {
+        self.header_format = format;
+        self
+    }
+
+    /// Sets `max_allowed_packet`.
+    pub fn max_packet(mut self, max_packet: u32) -> Self {
+        self.max_packet = max_packet;
+        self
+    }
+
+    /// Sets the heartbeat interval (`None` disables it).
+    pub fn heartbeat_interval(mut self, interval: Option<Duration>) -> Self {
+        self.heartbeat_interval = interval;
+        self
+    }
+
+    /// The core's configuration.
+    pub fn client_config(&self) -> Result<ClientConfig, ClientError> {
+        let frame = FrameConfig::new(self.header_format, self.max_packet)
+            .map_err(|err| ClientError::usage(err.to_string()))?;
+        let mut config = ClientConfig::new(self.user.clone(), self.password.clone());
+        config.schema = self.schema.clone();
+        config.frame = frame;
+        config.heartbeat_interval = self.heartbeat_interval;
+        config.heartbeat_timeout = self.heartbeat_timeout;
+        config.heartbeat_max_failures = self.heartbeat_max_failures;
+        config.handshake_timeout = Some(self.connect_timeout);
+        config.digest_cache = self.digest_cache;
+        Ok(config)
+    }
+}
+
+impl fmt::Debug for ConnectOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ConnectOptions")
+            .field("user", &self.user)
+            .field("password", &"<redacted>")
+            .field("schema", &self.schema)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("query_timeout", &self.query_timeout)
+            .field("header_format", &self.header_format)
+            .field("max_packet", &self.max_packet)
+            .field("heartbeat_interval", &self.heartbeat_interval)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One TCP connection to a data node, shared by any number of sessions.
+///
+/// Cloning is cheap and gives another handle to the same connection.
+///
+/// ```no_run
+/// use xrpc_client::blocking::{ConnectOptions, Connection};
+///
+/// let conn = Connection::connect("127.0.0.1:33660", ConnectOptions::new("root", ""))?;
+/// let rs = conn.query_once("select 1")?;
+/// assert_eq!(rs.rows.len(), 1);
+/// let mut session = conn.session()?;
+/// session.execute("create table t (id integer primary key, v text)", &[])?;
+/// # Ok::<(), xrpc_client::ClientError>(())
+/// ```
+#[derive(Clone)]
+pub struct Connection {
+    inner: Arc<Inner>,
+    /// Held, never read: its drop is what shuts the socket down.
+    _guard: Arc<Guard>,
+}
+
+/// Shuts the socket down when the last user handle goes, which ends the reader thread.
+struct Guard {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    state: Mutex<State>,
+    writer: Mutex<Writer>,
+    /// A handle for `shutdown`, which needs no lock.
+    socket: TcpStream,
+    peer: SocketAddr,
+    handshake: Waiter<Result<(), ClientError>>,
+    broken: AtomicBool,
+    query_timeout: Option<Duration>,
+}
+
+struct State {
+    core: ClientConnection,
+    waiters: std::collections::HashMap<RequestId, Arc<Waiter<Reply>>>,
+}
+
+struct Writer {
+    stream: TcpStream,
+    buf: Vec<u8>,
+}
+
+/// A wake-up to deliver once the lock is released.
+enum Wake {
+    Done(Arc<Waiter<Reply>>, Reply),
+    Rows(Arc<Waiter<Reply>>),
+    Handshake(Result<(), ClientError>),
+}
+
+impl Connection {
+    /// Connects, authenticates, and starts the reader thread.
+    ///
+    /// Tries each address `addr` resolves to in turn. Fails with a timeout error if the TCP connect
+    /// or the handshake takes longer than [`ConnectOptions::connect_timeout`], and with an auth error
+    /// if the server refuses the credentials.
+    pub fn connect(addr: impl ToSocketAddrs, options: ConnectOptions) -> Result<Self, ClientError> {
+        let config = options.client_config()?;
+        let mut last_err = None;
+        let mut stream = None;
+        for addr in addr.to_socket_addrs()? {
+            match TcpStream::connect_timeout(&addr, options.connect_timeout) {
+                Ok(s) => {
+                    stream = Some(s);
+                    break;
+                }
+                Err(err) => last_err = Some(err),
+            }
+        }
+        let stream = match (stream, last_err) {
+            (Some(stream), _) => stream,
+            (None, Some(err)) if err.kind() == io::ErrorKind::TimedOut => {
+                return Err(ClientError::timeout("connect", options.connect_timeout));
+            }
+            (None, Some(err)) => return Err(err.into()),
+            (None, None) => {
+                return Err(ClientError::usage("the address resolved to nothing"));
+            }
+        };
+        stream.set_nodelay(true)?;
+        let peer = stream.peer_addr()?;
+        let now = Instant::now();
+        let inner = Arc::new(Inner {
+            state: Mutex::new(State {
+                core: ClientConnection::new(config, now),
+                waiters: std::collections::HashMap::new(),
+            }),
+            writer: Mutex::new(Writer {
+                stream: stream.try_clone()?,
+                buf: Vec::with_capacity(64 * 1024),
+            }),
+            socket: stream.try_clone()?,
+            peer,
+            handshake: Waiter::new(),
+            broken: AtomicBool::new(false),
+            query_timeout: options.query_timeout,
+        });
+        let reader = Arc::clone(&inner);
+        std::thread::Builder::new()
+            .name(format!("xrpc-reader-{peer}"))
+            .spawn(move || reader.read_loop(stream))?;
+        inner.flush();
+        let conn = Connection {
+            _guard: Arc::new(Guard {
+                inner: Arc::clone(&inner),
+            }),
+            inner,
+        };
+        let deadline = now + options.connect_timeout;
+        loop {
+            match conn.inner.handshake.wait_until(Some(deadline)) {
+                Some(Ok(())) => return Ok(conn),
+                Some(Err(err)) => return Err(err),
+                // The core's handshake deadline is the same instant: firing its timers fails the
+                // connection and completes the handshake slot.
+                None => conn.inner.drive_timers(),
+            }
+        }
+    }
+
+    /// Opens a new session. Nothing is sent until its first statement, which carries SESS_NEW.
+    pub fn session(&self) -> Result<Session, ClientError> {
+        let sid = self.inner.state.lock().core.open_session()?;
+        Ok(Session {
+            conn: self.clone(),
+            sid,
+            timeout: self.inner.query_timeout,
+            home: None,
+            closed: false,
+        })
+    }
+
+    /// Runs one statement on an auto-commit sid and returns its rows.
+    pub fn query_once(&self, sql: &str) -> Result<ResultSet, ClientError> {
+        self.execute_once(sql, &[]).map(ExecResult::into_result_set)
+    }
+
+    /// Runs one statement with arguments on an auto-commit sid.
+    pub fn execute_once(&self, sql: &str, args: &[Param]) -> Result<ExecResult, ClientError> {
+        let opts = ExecOptions {
+            timeout: self.inner.query_timeout,
+            ..ExecOptions::default()
+        };
+        let waiter = Arc::new(Waiter::new());
+        let deadline = {
+            let mut state = self.inner.state.lock();
+            let now = Instant::now();
+            let (_, id) = state.core.execute_once(
+                Bytes::copy_from_slice(sql.as_bytes()),
+                args,
+                &opts,
+                now,
+            )?;
+            state.waiters.insert(id, Arc::clone(&waiter));
+            opts.timeout.map(|t| now + t)
+        };
+        self.inner.flush();
+        self.inner.wait(&waiter, deadline)
+    }
+
+    /// Whether the connection is lost. A lost connection fails every call with the error that
+    /// ended it.
+    pub fn is_broken(&self) -> bool {
+        self.inner.broken.load(Ordering::Acquire)
+    }
+
+    /// Why the connection was lost, if it was.
+    pub fn broken_error(&self) -> Option<ClientError> {
+        self.inner.state.lock().core.closed_error().cloned()
+    }
+
+    /// The server's address.
+    pub fn peer_addr(&self) -> SocketAddr {
+        self.inner.peer
+    }
+
+    /// Sessions open on this connection.
+    pub fn session_count(&self) -> usize {
+        self.inner.state.lock().core.session_count()
+    }
+
+    /// Requests in flight over all sessions.
+    pub fn requests_in_flight(&self) -> usize {
+        self.inner.state.lock().core.requests_in_flight()
+    }
+
+    /// Closes the connection now: every session and request on it fails.
+    pub fn close(&self) {
+        self.inner.with_core(ClientConnection::close);
+        self.inner.shutdown();
+    }
+
+    pub(crate) fn is_session_clean(&self, sid: SessionId) -> bool {
+        !self.is_broken() && self.inner.state.lock().core.is_session_clean(sid)
+    }
+
+    /// Queues SESS_CLOSE for a session no handle owns any more.
+    pub(crate) fn close_session(&self, sid: SessionId) {
+        self.inner.with_core(|core| core.close_session(sid)).ok();
+    }
+
+    /// Wraps an existing session of this connection in a handle that goes `home` when dropped clean.
+    pub(crate) fn adopt_session(&self, sid: SessionId, home: Arc<dyn SessionHome>) -> Session {
+        Session {
+            conn: self.clone(),
+            sid,
+            timeout: self.inner.query_timeout,
+            home: Some(home),
+            closed: false,
+        }
+    }
+
+    /// Opens a session that returns to `home` when dropped clean.
+    pub(crate) fn session_with_home(
+        &self,
+        home: Arc<dyn SessionHome>,
+    ) -> Result<Session, ClientError> {
+        let mut session = self.session()?;
+        session.home = Some(home);
+        Ok(session)
+    }
+
+    pub(crate) fn same_as(&self, other: &Connection) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl fmt::Debug for Connection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Connection")
+            .field("peer", &self.inner.peer)
+            .field("broken", &self.is_broken())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        self.inner.with_core(ClientConnection::close);
+        self.inner.shutdown();
+    }
+}
+
+impl Inner {
+    /// Runs `f` on the core, then delivers its events and writes its output.
+    fn with_core<R>(&self, f: impl FnOnce(&mut ClientConnection) -> R) -> R {
+        let (result, wakes) = {
+            let mut state = self.state.lock();
+            let result = f(&mut state.core);
+            (result, self.drain(&mut state))
+        };
+        self.deliver(wakes);
+        self.flush();
+        result
+    }
+
+    fn drive_timers(&self) {
+        self.with_core(|core| core.handle_timeout(Instant::now()));
+    }
+
+    /// Turns the core's events into wake-ups; called with the lock held.
+    fn drain(&self, state: &mut State) -> Vec<Wake> {
+        let mut wakes = Vec::new();
+        while let Some(event) = state.core.poll_event() {
+            match event {
+                Event::Completed { id, result, .. } => {
+                    if let Some(waiter) = state.waiters.remove(&id) {
+                        wakes.push(Wake::Done(waiter, result));
+                    }
+                }
+                Event::RowsReady { id, .. } => {
+                    if let Some(waiter) = state.waiters.get(&id) {
+                        wakes.push(Wake::Rows(Arc::clone(waiter)));
+                    }
+                }
+                Event::Authenticated => wakes.push(Wake::Handshake(Ok(()))),
+                Event::AuthFailed(err) => wakes.push(Wake::Handshake(Err(err))),
+                Event::ConnectionLost(err) => {
+                    self.broken.store(true, Ordering::Release);
+                    wakes.push(Wake::Handshake(Err(err)));
+                }
+                Event::SessionClosed { .. } => {}
+            }
+        }
+        wakes
+    }
+
+    fn deliver(&self, wakes: Vec<Wake>) {
+        for wake in wakes {
+            match wake {
+                Wake::Done(waiter, result) => waiter.complete(result),
+                Wake::Rows(waiter) => waiter.signal_rows(),
+                Wake::Handshake(result) => self.handshake.complete(result),
+            }
+        }
+    }
+
+    /// Writes everything pending, unless another thread is already doing so (see the module docs).
+    fn flush(&self) {
+        loop {
+            let Some(mut writer) = self.writer.try_lock() else {
+                return;
+            };
+            let Writer { stream, buf } = &mut *writer;
+            loop {
+                if !self.state.lock().core.swap_transmit(buf) {
+                    break;
+                }
+                if let Err(err) = stream.write_all(buf) {
+                    drop(writer);
+                    self.with_core(|core| core.handle_io_error(err));
+                    self.shutdown();
+                    return;
+                }
+            }
+            drop(writer);
+            if !self.state.lock().core.has_transmit() {
+                return;
+            }
+        }
+    }
+
+    fn shutdown(&self) {
+        self.broken.store(true, Ordering::Release);
+        let _ = self.socket.shutdown(Shutdown::Both);
+    }
+
+    fn read_loop(self: Arc<Self>, mut stream: TcpStream) {
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut armed: Option<Instant> = None;
+        loop {
+            let next = self.state.lock().core.poll_timeout();
+            if next != armed {
+                // A zero read timeout is an error; a deadline already past fires after 1 ms.
+                let timeout = next.map(|t| {
+                    t.saturating_duration_since(Instant::now())
+                        .max(Duration::from_millis(1))
+                });
+                if stream.set_read_timeout(timeout).is_err() {
+                    break;
+                }
+                armed = next;
+            }
+            let read = stream.read(&mut buf);
+            let now = Instant::now();
+            let closed = {
+                let mut state = self.state.lock();
+                match read {
+                    Ok(0) => state.core.handle_eof(),
+                    Ok(n) => state.core.handle_input(&buf[..n], now),
+                    Err(err)
+                        if matches!(
+                            err.kind(),
+                            io::ErrorKind::WouldBlock
+                                | io::ErrorKind::TimedOut
+                                | io::ErrorKind::Interrupted
+                        ) => {}
+                    Err(err) => state.core.handle_io_error(err),
+                }
+                if state.core.poll_timeout().is_some_and(|t| t <= now) {
+                    state.core.handle_timeout(now);
+                }
+                let wakes = self.drain(&mut state);
+                let closed = state.core.is_closed();
+                drop(state);
+                self.deliver(wakes);
+                closed
+            };
+            if closed {
+                self.shutdown();
+                break;
+            }
+            self.flush();
+        }
+    }
+
+    /// Parks on `waiter` until it completes, firing the core's timers at `deadline`.
+    fn wait(&self, waiter: &Waiter<Reply>, mut deadline: Option<Instant>) -> Reply {
+        loop {
+            if let Some(reply) = waiter.wait_until(deadline) {
+                return reply;
+            }
+            if waiter.is_done() {
+                return Err(ClientError::usage("the reply was already taken"));
+            }
+            self.drive_timers();
+            // The timers completed the waiter; if the clock was read a hair early, check again soon.
+            deadline = Some(Instant::now() + Duration::from_millis(1));
+        }
+    }
+}
+
+/// A request just issued: its id, its slot, and when to fire the core's timers for it.
+struct Issued {
+    id: RequestId,
+    waiter: Arc<Waiter<Reply>>,
+    deadline: Option<Instant>,
+}
+
+/// Where a pooled session goes when its handle is dropped clean.
+pub(crate) trait SessionHome: Send + Sync {
+    fn give_back(&self, conn: Connection, sid: SessionId);
+}
+
+/// A session: a sid on a connection, with its own transaction, variables and stored error.
+///
+/// Statements on one session run one after another, in order. Dropping the handle closes the
+/// session, or, for a session from a [`Pool`](crate::pool::Pool) that is clean, returns it to the
+/// pool.
+///
+/// ```no_run
+/// use xrpc_client::blocking::{ConnectOptions, Connection};
+///
+/// let conn = Connection::connect("127.0.0.1:33660", ConnectOptions::new("root", ""))?;
+/// let mut session = conn.session()?;
+/// session.execute("begin", &[])?;
+/// let done = session.execute("update t set v = ? where id = ?", &["x".into(), 1i64.into()])?;
+/// session.execute("commit", &[])?;
+/// println!("{} row(s) changed", done.rows_affected);
+/// # Ok::<(), xrpc_client::ClientError>(())
+/// ```
+pub struct Session {
+    conn: Connection,
+    sid: SessionId,
+    timeout: Option<Duration>,
+    home: Option<Arc<dyn SessionHome>>,
+    closed: bool,
+}
+
+impl Session {
+    /// Runs a statement and returns its rows (an empty result for statements without rows).
+    pub fn query(&mut self, sql: &str) -> Result<ResultSet, ClientError> {
+        self.execute(sql, &[]).map(ExecResult::into_result_set)
+    }
+
+    /// Runs a statement with arguments.
+    pub fn execute(&mut self, sql: &str, args: &[Param]) -> Result<ExecResult, ClientError> {
+        let opts = self.default_options();
+        self.execute_with(sql, args, &opts)
+    }
+
+    /// Runs a statement with explicit options (chunked results, flow-control budget, schema, …).
+    pub fn execute_with(
+        &mut self,
+        sql: &str,
+        args: &[Param],
+        opts: &ExecOptions,
+    ) -> Result<ExecResult, ClientError> {
+        let Issued {
+            waiter, deadline, ..
+        } = self.issue(sql, args, opts)?;
+        self.conn.inner.flush();
+        self.conn.inner.wait(&waiter, deadline)
+    }
+
+    /// Runs a query and hands its rows out as they arrive, with flow control following the
+    /// caller's reading speed.
+    ///
+    /// ```no_run
+    /// # use xrpc_client::blocking::{ConnectOptions, Connection};
+    /// # let conn = Connection::connect("127.0.0.1:33660", ConnectOptions::new("root", ""))?;
+    /// let mut session = conn.session()?;
+    /// for row in session.query_stream("select * from big")? {
+    ///     let row = row?;
+    ///     println!("{row:?}");
+    /// }
+    /// # Ok::<(), xrpc_client::ClientError>(())
+    /// ```
+    pub fn query_stream(&mut self, sql: &str) -> Result<RowStream<'_>, ClientError> {
+        let opts = self.default_options().stream(true);
+        let Issued {
+            id,
+            waiter,
+            deadline,
+        } = self.issue(sql, &[], &opts)?;
+        self.conn.inner.flush();
+        Ok(RowStream {
+            session: self,
+            id,
+            waiter,
+            deadline,
+            rows: VecDeque::new(),
+            finished: false,
+            columns: None,
+        })
+    }
+
+    /// Starts a pipeline: statements are sent together, without waiting, and their results read
+    /// back in order.
+    ///
+    /// ```no_run
+    /// # use xrpc_client::blocking::{ConnectOptions, Connection};
+    /// # let conn = Connection::connect("127.0.0.1:33660", ConnectOptions::new("root", ""))?;
+    /// let mut session = conn.session()?;
+    /// let mut results = session
+    ///     .pipeline()
+    ///     .fire_and_forget("set names utf8mb4")
+    ///     .push("select 1")
+    ///     .push("select 2")
+    ///     .send()?;
+    /// while let Some(result) = results.next_result() {
+    ///     println!("{:?}", result?.into_result_set().rows);
+    /// }
+    /// # Ok::<(), xrpc_client::ClientError>(())
+    /// ```
+    pub fn pipeline(&mut self) -> Pipeline<'_> {
+        Pipeline {
+            session: self,
+            items: Vec::new(),
+        }
+    }
+
+    /// Sets the timeout of later statements (`None`: wait for ever). A statement that times out
+    /// is killed with `SESS_KILL QUERY` and fails with an error whose `is_timeout()` is true.
+    pub fn set_timeout(&mut self, timeout: Option<Duration>) {
+        self.timeout = timeout;
+    }
+
+    /// A handle that kills this session's running statement from another thread.
+    pub fn kill_handle(&self) -> KillHandle {
+        KillHandle {
+            conn: self.conn.clone(),
+            sid: self.sid,
+        }
+    }
+
+    /// The session id on its connection.
+    pub fn id(&self) -> SessionId {
+        self.sid
+    }
+
+    /// The connection the session lives on.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Whether the session could be reused by someone else: nothing in flight or unread, no open
+    /// transaction, no stored error.
+    pub fn is_clean(&self) -> bool {
+        self.conn.is_session_clean(self.sid)
+    }
+
+    /// Whether a transaction the client opened is still open.
+    pub fn in_transaction(&self) -> bool {
+        self.conn.inner.state.lock().core.in_transaction(self.sid)
+    }
+
+    /// Closes the session now instead of returning it to a pool.
+    pub fn close(mut self) {
+        self.close_now();
+    }
+
+    fn close_now(&mut self) {
+        if !self.closed {
+            self.closed = true;
+            let sid = self.sid;
+            self.conn
+                .inner
+                .with_core(|core| core.close_session(sid))
+                .ok();
+        }
+    }
+
+    fn default_options(&self) -> ExecOptions {
+        ExecOptions {
+            timeout: self.timeout,
+            ..ExecOptions::default()
+        }
+    }
+
+    /// Issues one request under the lock; returns its waiter and the deadline to drive timers at.
+    fn issue(
+        &mut self,
+        sql: &str,
+        args: &[Param],
+        opts: &ExecOptions,
+    ) -> Result<Issued, ClientError> {
+        let waiter = Arc::new(Waiter::new());
+        let mut state = self.conn.inner.state.lock();
+        let now = Instant::now();
+        let id = state.core.execute(
+            self.sid,
+            Bytes::copy_from_slice(sql.as_bytes()),
+            args,
+            opts,
+            now,
+        )?;
+        state.waiters.insert(id, Arc::clone(&waiter));
+        drop(state);
+        Ok(Issued {
+            id,
+            waiter,
+            deadline: opts.timeout.map(|t| now + t),
+        })
+    }
+}
+
+impl fmt::Debug for Session {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Session")
+            .field("sid", &self.sid)
+            .field("peer", &self.conn.inner.peer)
+            .field("pooled", &self.home.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if self.closed {
+            return;
+        }
+        if let Some(home) = self.home.take() {
+            if self.conn.is_session_clean(self.sid) {
+                self.closed = true;
+                home.give_back(self.conn.clone(), self.sid);
+                return;
+            }
+        }
+        // Dirty sessions are never reused: closing rolls back whatever the server still holds.
+        self.close_now();
+    }
+}
+
+/// Kills a session's running statement from another thread.
+///
+/// ```no_run
+/// # use xrpc_client::blocking::{ConnectOptions, Connection};
+/// # let conn = Connection::connect("127.0.0.1:33660", ConnectOptions::new("root", ""))?;
+/// let mut session = conn.session()?;
+/// let killer = session.kill_handle();
+/// std::thread::spawn(move || {
+///     std::thread::sleep(std::time::Duration::from_secs(1));
+///     let _ = killer.kill_query();
+/// });
+/// let err = session.query("select slow()").unwrap_err();
+/// assert!(err.is_interrupted());
+/// # Ok::<(), xrpc_client::ClientError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct KillHandle {
+    conn: Connection,
+    sid: SessionId,
+}
+
+impl KillHandle {
+    /// Interrupts the running statement, which fails with ERROR 1317.
+    pub fn kill_query(&self) -> Result<(), ClientError> {
+        let sid = self.sid;
+        self.conn
+            .inner
+            .with_core(|core| core.kill(sid, KillKind::Query))
+    }
+
+    /// Ends the session on the server.
+    pub fn kill_session(&self) -> Result<(), ClientError> {
+        let sid = self.sid;
+        self.conn
+            .inner
+            .with_core(|core| core.kill(sid, KillKind::Connection))
+    }
+}
+
+/// Statements to send together; see [`Session::pipeline`].
+#[derive(Debug)]
+pub struct Pipeline<'s> {
+    session: &'s mut Session,
+    items: Vec<(String, Vec<Param>, bool)>,
+}
+
+impl<'s> Pipeline<'s> {
+    /// Adds a statement whose result is read back.
+    pub fn push(mut self, sql: impl Into<String>) -> Self {
+        self.items.push((sql.into(), Vec::new(), false));
+        self
+    }
+
+    /// Adds a statement with arguments whose result is read back.
+    pub fn push_with_args(mut self, sql: impl Into<String>, args: Vec<Param>) -> Self {
+        self.items.push((sql.into(), args, false));
+        self
+    }
+
+    /// Adds a statement whose result is not read back (`SET …`, `BEGIN`). If it fails, the next
+    /// statement fails with its error instead of running.
+    pub fn fire_and_forget(mut self, sql: impl Into<String>) -> Self {
+        self.items.push((sql.into(), Vec::new(), true));
+        self
+    }
+
+    /// Sends every statement, in one write, and returns the results to read in order.
+    pub fn send(self) -> Result<PipelineResults<'s>, ClientError> {
+        let session = self.session;
+        let base = session.default_options();
+        let mut pending = VecDeque::with_capacity(self.items.len());
+        let issued = (|| {
+            let mut state = session.conn.inner.state.lock();
+            let now = Instant::now();
+            for (sql, args, ff) in &self.items {
+                let opts = ExecOptions {
+                    fire_and_forget: *ff,
+                    ..base.clone()
+                };
+                let id = state.core.execute(
+                    session.sid,
+                    Bytes::copy_from_slice(sql.as_bytes()),
+                    args,
+                    &opts,
+                    now,
+                )?;
+                if !ff {
+                    let waiter = Arc::new(Waiter::new());
+                    state.waiters.insert(id, Arc::clone(&waiter));
+                    pending.push_back((waiter, opts.timeout.map(|t| now + t)));
+                }
+            }
+            Ok::<(), ClientError>(())
+        })();
+        session.conn.inner.flush();
+        issued?;
+        Ok(PipelineResults { session, pending })
+    }
+}
+
+/// Results of a pipeline, read in the order the statements were pushed.
+#[derive(Debug)]
+pub struct PipelineResults<'s> {
+    session: &'s mut Session,
+    pending: VecDeque<(Arc<Waiter<Reply>>, Option<Instant>)>,
+}
+
+impl PipelineResults<'_> {
+    /// The next result, waiting for it if needed; `None` once every result was read.
+    pub fn next_result(&mut self) -> Option<Result<ExecResult, ClientError>> {
+        let (waiter, deadline) = self.pending.pop_front()?;
+        Some(self.session.conn.inner.wait(&waiter, deadline))
+    }
+
+    /// Results not read yet.
+    pub fn remaining(&self) -> usize {
+        self.pending.len()
+    }
+}
+
+impl Iterator for PipelineResults<'_> {
+    type Item = Result<ExecResult, ClientError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_result()
+    }
+}
+
+/// Rows of a streamed query, as they arrive; see [`Session::query_stream`].
+pub struct RowStream<'s> {
+    session: &'s mut Session,
+    id: RequestId,
+    waiter: Arc<Waiter<Reply>>,
+    deadline: Option<Instant>,
+    rows: VecDeque<Vec<crate::Value>>,
+    finished: bool,
+    columns: Option<Vec<Column>>,
+}
+
+impl RowStream<'_> {
+    /// The result's columns, once the first rows have arrived (or the query has ended).
+    pub fn columns(&mut self) -> Option<&[Column]> {
+        if self.columns.is_none() {
+            let state = self.session.conn.inner.state.lock();
+            self.columns = state.core.stream_columns(self.id).map(<[Column]>::to_vec);
+        }
+        self.columns.as_deref()
+    }
+
+    fn fetch(&mut self) -> Option<Result<(), ClientError>> {
+        loop {
+            self.waiter.clear_rows();
+            let read = {
+                let mut state = self.session.conn.inner.state.lock();
+                if self.columns.is_none() {
+                    self.columns = state.core.stream_columns(self.id).map(<[Column]>::to_vec);
+                }
+                state.core.take_rows(self.id)
+            };
+            match read {
+                StreamRead::Rows(rows) => {
+                    // Taking rows may have released a flow-control offer.
+                    self.session.conn.inner.flush();
+                    self.rows.extend(rows);
+                    return Some(Ok(()));
+                }
+                StreamRead::Finished => {
+                    self.finished = true;
+                    return match self.waiter.wait_until(self.deadline) {
+                        Some(Ok(result)) => {
+                            if self.columns.is_none() {
+                                self.columns = result.result_set.map(|rs| rs.columns);
+                            }
+                            None
+                        }
+                        Some(Err(err)) => Some(Err(err)),
+                        None => None,
+                    };
+                }
+                StreamRead::Pending => match self.waiter.wait_signal(self.deadline) {
+                    Signal::Rows | Signal::Done => {}
+                    Signal::TimedOut => self.session.conn.inner.drive_timers(),
+                },
+            }
+        }
+    }
+}
+
+impl Iterator for RowStream<'_> {
+    type Item = Result<Vec<crate::Value>, ClientError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(row) = self.rows.pop_front() {
+                return Some(Ok(row));
+            }
+            if self.finished {
+                return None;
+            }
+            match self.fetch()? {
+                Ok(()) => {}
+                Err(err) => return Some(Err(err)),
+            }
+        }
+    }
+}
+
+impl fmt::Debug for RowStream<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RowStream")
+            .field("session", &self.session.sid)
+            .field("buffered", &self.rows.len())
+            .field("finished", &self.finished)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for RowStream<'_> {
+    fn drop(&mut self) {
+        if !self.finished {
+            let id = self.id;
+            self.session
+                .conn
+                .inner
+                .with_core(|core| core.drop_stream(id));
+        }
+    }
+}
