@@ -13,118 +13,26 @@
 
 use std::net::IpAddr;
 
-use xrpc_proto::auth::{CHALLENGE_LEN, Challenge, MECH_MYSQL41, Mysql41Response, PasswordHash};
+use xrpc_proto::auth::{CHALLENGE_LEN, Challenge, MECH_MYSQL41, Mysql41Response};
 use xrpc_proto::codes;
 use xrpc_proto::messages::pb;
 use xrpc_proto::{Severity, WireError};
 
-/// Which client addresses may use an account.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HostPattern {
-    /// Any address (`%`).
-    Any,
-    /// Loopback addresses only (`localhost`).
-    Loopback,
-    /// One address or a network: `10.0.0.0/8`, `::1/128`, `192.168.1.7`.
-    Net {
-        /// The network address.
-        addr: IpAddr,
-        /// Prefix length in bits.
-        prefix: u8,
-    },
-}
+use crate::config::UserConfig;
 
-impl HostPattern {
-    /// Parses `%`, `localhost`, an address, or `address/prefix`.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let text = text.trim();
-        match text {
-            "%" | "*" => return Ok(HostPattern::Any),
-            "localhost" => return Ok(HostPattern::Loopback),
-            _ => {}
-        }
-        let (addr, prefix) = match text.split_once('/') {
-            Some((addr, prefix)) => (addr, Some(prefix)),
-            None => (text, None),
-        };
-        let addr: IpAddr = addr.parse().map_err(|_| {
-            format!("host `{text}` is not %, localhost, an IP address or a CIDR network")
-        })?;
-        let max = if addr.is_ipv4() { 32 } else { 128 };
-        let prefix = match prefix {
-            None => max,
-            Some(p) => p
-                .parse::<u8>()
-                .ok()
-                .filter(|p| *p <= max)
-                .ok_or_else(|| format!("host `{text}` has a prefix outside 0..={max}"))?,
-        };
-        Ok(HostPattern::Net { addr, prefix })
-    }
-
-    /// Whether `peer` matches.
-    pub fn matches(&self, peer: IpAddr) -> bool {
-        match self {
-            HostPattern::Any => true,
-            HostPattern::Loopback => peer.is_loopback(),
-            HostPattern::Net { addr, prefix } => match (addr, canonical(peer)) {
-                (IpAddr::V4(net), IpAddr::V4(ip)) => {
-                    let mask = u32::MAX.checked_shl(32 - u32::from(*prefix)).unwrap_or(0);
-                    u32::from(*net) & mask == u32::from(ip) & mask
-                }
-                (IpAddr::V6(net), IpAddr::V6(ip)) => {
-                    let mask = u128::MAX.checked_shl(128 - u32::from(*prefix)).unwrap_or(0);
-                    u128::from(*net) & mask == u128::from(ip) & mask
-                }
-                _ => false,
-            },
-        }
-    }
-}
-
-/// IPv4-mapped IPv6 addresses match IPv4 patterns.
-fn canonical(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
-        v4 => v4,
-    }
-}
-
-/// One account.
-#[derive(Debug, Clone)]
-pub struct Account {
-    /// User name.
-    pub name: String,
-    /// `SHA1(SHA1(password))`, or empty for no password.
-    pub password: PasswordHash,
-    /// Addresses the account may connect from; empty means nowhere.
-    pub hosts: Vec<HostPattern>,
-}
-
-impl Account {
-    /// The built-in account: `root` with no password, from loopback only.
-    pub fn default_root() -> Self {
-        Self {
-            name: "root".into(),
-            password: PasswordHash::EMPTY,
-            hosts: vec![HostPattern::Loopback],
-        }
-    }
-}
-
-/// The node's accounts.
+/// The node's accounts, as configured ([`crate::config`]).
 #[derive(Debug, Clone, Default)]
 pub struct Accounts {
-    accounts: Vec<Account>,
+    accounts: Vec<UserConfig>,
 }
 
 impl Accounts {
-    /// A set of accounts; later duplicates of a name are ignored.
-    pub fn new(accounts: Vec<Account>) -> Self {
+    /// A set of accounts; the first of several with one name wins.
+    pub fn new(accounts: Vec<UserConfig>) -> Self {
         Self { accounts }
     }
 
-    fn find(&self, name: &str) -> Option<&Account> {
+    fn find(&self, name: &str) -> Option<&UserConfig> {
         self.accounts.iter().find(|a| a.name == name)
     }
 }
@@ -231,10 +139,8 @@ impl Authenticator {
                 ));
             }
         };
-        let host_allowed = |account: &Account| {
-            self.peer
-                .is_some_and(|peer| account.hosts.iter().any(|h| h.matches(peer)))
-        };
+        let host_allowed =
+            |account: &UserConfig| self.peer.is_some_and(|peer| account.allows(peer));
         let verified = accounts.find(&response.user).is_some_and(|account| {
             host_allowed(account)
                 && account
@@ -300,7 +206,10 @@ mod tests {
     use bytes::Bytes;
     use xrpc_proto::auth::mysql41_client_response;
 
+    use xrpc_proto::auth::PasswordHash;
+
     use super::*;
+    use crate::config::HostRule;
 
     const LOCAL: Option<IpAddr> = Some(IpAddr::V4(Ipv4Addr::LOCALHOST));
 
@@ -325,14 +234,11 @@ mod tests {
 
     fn accounts() -> Accounts {
         Accounts::new(vec![
-            Account::default_root(),
-            Account {
+            UserConfig::builtin_root(),
+            UserConfig {
                 name: "app".into(),
                 password: PasswordHash::from_password(b"s3cret"),
-                hosts: vec![
-                    HostPattern::parse("10.0.0.0/8").unwrap(),
-                    HostPattern::Loopback,
-                ],
+                hosts: vec![HostRule::parse("10.0.0.0/8").unwrap(), HostRule::Localhost],
             },
         ])
     }
@@ -452,35 +358,5 @@ mod tests {
         };
         assert_eq!(err.severity, Severity::Fatal);
         assert_eq!(err.code, codes::TOO_MANY_AUTH_FAILURES.code);
-    }
-
-    #[test]
-    fn host_patterns_match_networks_and_mapped_addresses() {
-        let net = HostPattern::parse("10.1.0.0/16").unwrap();
-        assert!(net.matches("10.1.200.3".parse().unwrap()));
-        assert!(!net.matches("10.2.0.1".parse().unwrap()));
-        assert!(net.matches("::ffff:10.1.0.1".parse().unwrap()));
-        assert!(
-            HostPattern::parse("::1")
-                .unwrap()
-                .matches("::1".parse().unwrap())
-        );
-        assert!(
-            HostPattern::parse("%")
-                .unwrap()
-                .matches("8.8.8.8".parse().unwrap())
-        );
-        assert!(
-            HostPattern::parse("localhost")
-                .unwrap()
-                .matches("127.0.0.2".parse().unwrap())
-        );
-        assert!(HostPattern::parse("10.0.0.0/33").is_err());
-        assert!(HostPattern::parse("example.com").is_err());
-        assert!(
-            HostPattern::parse("0.0.0.0/0")
-                .unwrap()
-                .matches("1.2.3.4".parse().unwrap())
-        );
     }
 }

@@ -3,65 +3,24 @@
 //! [`NodeShared`] is what sessions and connection handlers reach for: the engine, the request
 //! cache, accounts, live settings and counters. [`Node`] owns the running framework around it.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use parking_lot::Mutex;
 use xrpc_net::group::GroupHandle;
+use xrpc_net::hist::PerfHistograms;
+use xrpc_net::stats::NetStats;
 use xrpc_net::{NetConfig, Server};
 use xrpc_proto::frame::HeaderFormat;
 
+use crate::admin::{self, AdminContext, StatusSource};
 use crate::auth::Accounts;
 use crate::cache::RequestCache;
 use crate::conn::NodeHandler;
 use crate::engine::Engine;
 use crate::result::{ExecSummary, ResultSink, SqlError};
-
-/// Runs the node's own SQL (SHOW VARIABLES, SET GLOBAL, CALL xrpc.perf_hist, …) before the engine.
-pub trait AdminHook: Send + Sync {
-    /// Answers `sql` if it is admin SQL; `None` passes it to the engine.
-    fn try_admin(
-        &self,
-        sql: &str,
-        sink: &mut dyn ResultSink,
-    ) -> Option<Result<ExecSummary, SqlError>>;
-}
-
-/// An [`AdminHook`] that answers nothing.
-#[derive(Debug, Default)]
-pub struct NoAdmin;
-
-impl AdminHook for NoAdmin {
-    fn try_admin(
-        &self,
-        _sql: &str,
-        _sink: &mut dyn ResultSink,
-    ) -> Option<Result<ExecSummary, SqlError>> {
-        None
-    }
-}
-
-/// Settings that can change while the node runs (`SET GLOBAL`).
-#[derive(Debug)]
-pub struct LiveSettings {
-    /// Per-session command queue bound.
-    pub max_queued_messages: AtomicUsize,
-    /// Node-wide session bound.
-    pub max_sessions: AtomicUsize,
-    /// Failed authentications before a connection is closed.
-    pub auth_max_failures: AtomicU32,
-}
-
-impl Default for LiveSettings {
-    fn default() -> Self {
-        Self {
-            max_queued_messages: AtomicUsize::new(128),
-            max_sessions: AtomicUsize::new(100_000),
-            auth_max_failures: AtomicU32::new(10),
-        }
-    }
-}
+use crate::vars::Variables;
 
 /// Session counters, for limits and `SHOW STATUS`.
 #[derive(Debug, Default)]
@@ -107,14 +66,12 @@ pub struct NodeShared {
     pub engine: Arc<dyn Engine>,
     /// Statement digests → statements.
     pub cache: RequestCache,
-    /// The node's own SQL.
-    pub admin: Box<dyn AdminHook>,
+    /// Variables: settings, live ones included (`SET GLOBAL`).
+    pub vars: Arc<Variables>,
     /// Who may connect.
     pub accounts: Accounts,
     /// Frame header layout.
     pub format: HeaderFormat,
-    /// Live settings.
-    pub settings: LiveSettings,
     /// Session counters.
     pub counters: SessionCounters,
     /// Timestamp oracle for GET_TSO.
@@ -139,15 +96,15 @@ impl NodeShared {
         engine: Arc<dyn Engine>,
         cache: RequestCache,
         accounts: Accounts,
+        vars: Arc<Variables>,
         format: HeaderFormat,
     ) -> Self {
         Self {
             engine,
             cache,
-            admin: Box::new(NoAdmin),
+            vars,
             accounts,
             format,
-            settings: LiveSettings::default(),
             counters: SessionCounters::default(),
             tso: Tso::default(),
             draining: AtomicBool::new(false),
@@ -162,17 +119,17 @@ impl NodeShared {
 
     /// The per-session queue bound in force.
     pub fn max_queued_messages(&self) -> usize {
-        self.settings.max_queued_messages.load(Ordering::Relaxed)
+        self.vars.max_queued_messages()
     }
 
     /// The node-wide session bound in force.
     pub fn max_sessions(&self) -> usize {
-        self.settings.max_sessions.load(Ordering::Relaxed)
+        self.vars.max_sessions()
     }
 
     /// Failed authentications tolerated per connection.
     pub fn auth_max_failures(&self) -> u32 {
-        self.settings.auth_max_failures.load(Ordering::Relaxed)
+        self.vars.auth_max_failures()
     }
 
     /// Counts a new session, unless a normal session would exceed `max_sessions`. Returns the
@@ -206,6 +163,68 @@ impl NodeShared {
     /// The framework's groups, once the node runs.
     pub fn groups(&self) -> &[GroupHandle] {
         self.groups.get().map_or(&[], Vec::as_slice)
+    }
+
+    /// Answers `sql` if it is the node's own SQL (SHOW VARIABLES, SET GLOBAL, CALL xrpc.perf_hist, …);
+    /// `None` passes it to the engine.
+    pub fn try_admin(
+        &self,
+        sql: &str,
+        sink: &mut dyn ResultSink,
+    ) -> Option<Result<ExecSummary, SqlError>> {
+        static IDLE: OnceLock<PerfHistograms> = OnceLock::new();
+        let hist = match self.groups().first() {
+            Some(group) => group.perf(),
+            None => IDLE.get_or_init(|| PerfHistograms::new(false)),
+        };
+        let ctx = AdminContext {
+            vars: &self.vars,
+            status: self,
+            hist,
+        };
+        admin::try_admin(sql, &ctx, sink)
+    }
+}
+
+impl StatusSource for NodeShared {
+    fn status(&self) -> Vec<(String, String)> {
+        let net = self.net_stats();
+        let cache = &self.cache;
+        let load = |counter: &AtomicUsize| counter.load(Ordering::Relaxed).to_string();
+        vec![
+            (
+                "xrpc_inited".into(),
+                if self.groups.get().is_some() {
+                    "ON"
+                } else {
+                    "OFF"
+                }
+                .into(),
+            ),
+            ("xrpc_tcp_connections".into(), net.connections.to_string()),
+            ("xrpc_tcp_closing".into(), net.closing.to_string()),
+            (
+                "xrpc_worker_sessions".into(),
+                load(&self.counters.worker_sessions),
+            ),
+            (
+                "xrpc_total_sessions".into(),
+                load(&self.counters.total_sessions),
+            ),
+            (
+                "xrpc_threads".into(),
+                (net.base_threads + net.extra_threads).to_string(),
+            ),
+            ("xrpc_sql_hit".into(), cache.hits().to_string()),
+            ("xrpc_sql_miss".into(), cache.misses().to_string()),
+            ("xrpc_sql_evict".into(), cache.evictions().to_string()),
+        ]
+    }
+
+    fn net_stats(&self) -> NetStats {
+        self.groups()
+            .first()
+            .map_or_else(NetStats::default, |group| group.counters().snapshot())
     }
 }
 

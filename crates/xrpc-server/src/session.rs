@@ -440,7 +440,7 @@ impl Session {
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
         if args.is_empty() {
-            if let Some(result) = node.admin.try_admin(sql, sink) {
+            if let Some(result) = node.try_admin(sql, sink) {
                 return result;
             }
         }

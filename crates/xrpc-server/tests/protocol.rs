@@ -79,10 +79,7 @@ fn requests_before_authentication_are_denied() {
 #[test]
 fn repeated_authentication_failures_close_the_connection() {
     let node = TestNode::start_with(|_, shared| {
-        shared
-            .settings
-            .auth_max_failures
-            .store(2, std::sync::atomic::Ordering::Relaxed);
+        common::set_var(shared, "xrpc_auth_max_failures", 2);
     });
     let mut client = Client::connect(node.addr());
     assert!(client.authenticate("app", "x").is_err());
@@ -364,10 +361,7 @@ fn a_full_work_queue_fails_the_excess_sessions_with_fatal_and_serves_the_rest() 
 #[test]
 fn queue_overflow_is_fatal_and_removes_the_session() {
     let node = TestNode::start_with(|_, shared| {
-        shared
-            .settings
-            .max_queued_messages
-            .store(16, std::sync::atomic::Ordering::Relaxed);
+        common::set_var(shared, "xrpc_max_queued_messages", 16);
     });
     let mut client = node.client();
     client.new_session(1);
@@ -395,10 +389,7 @@ fn queue_overflow_is_fatal_and_removes_the_session() {
 #[test]
 fn too_many_sessions_is_fatal_on_sess_new() {
     let node = TestNode::start_with(|_, shared| {
-        shared
-            .settings
-            .max_sessions
-            .store(3, std::sync::atomic::Ordering::Relaxed);
+        common::set_var(shared, "xrpc_max_sessions", 3);
     });
     let mut client = node.client();
     for sid in 1..=3 {

@@ -19,10 +19,12 @@ use xrpc_proto::frame::{
 };
 use xrpc_proto::messages::{ClientType, ServerMessage, pb};
 use xrpc_proto::value::{ColumnType, Value, decode_row_field};
-use xrpc_server::auth::{Account, Accounts, HostPattern};
+use xrpc_server::auth::Accounts;
 use xrpc_server::cache::RequestCache;
+use xrpc_server::config::{HostRule, UserConfig};
 use xrpc_server::engine::sqlite::{SqliteEngine, SqliteOptions};
 use xrpc_server::node::{Node, NodeShared};
+use xrpc_server::vars::{SetValue, Variables};
 
 /// A node on an ephemeral loopback port with its data in a temporary directory.
 pub struct TestNode {
@@ -41,17 +43,18 @@ impl TestNode {
         let engine =
             SqliteEngine::open(&dir.path().join("xrpc.db"), SqliteOptions::default()).unwrap();
         let accounts = Accounts::new(vec![
-            Account::default_root(),
-            Account {
+            UserConfig::builtin_root(),
+            UserConfig {
                 name: "app".into(),
                 password: xrpc_proto::auth::PasswordHash::from_password(b"s3cret"),
-                hosts: vec![HostPattern::Loopback],
+                hosts: vec![HostRule::Localhost],
             },
         ]);
         let mut shared = NodeShared::new(
             Arc::new(engine),
             RequestCache::new(16, 1024, 1 << 20),
             accounts,
+            Arc::new(Variables::new()),
             HeaderFormat::Standard,
         );
         let mut net = NetConfig {
@@ -94,6 +97,11 @@ impl Drop for TestNode {
             node.shutdown(Duration::from_secs(2));
         }
     }
+}
+
+/// Sets a variable as `SET GLOBAL` would.
+pub fn set_var(shared: &NodeShared, name: &str, value: i64) {
+    shared.vars.set_global(name, &SetValue::Int(value)).unwrap();
 }
 
 /// A decoded server frame.
