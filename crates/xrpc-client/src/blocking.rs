@@ -41,14 +41,13 @@ use parking_lot::Mutex;
 use xrpc_proto::frame::DEFAULT_MAX_PACKET;
 use xrpc_proto::{FrameConfig, HeaderFormat};
 
+use crate::driver::{Driven, Reply, deliver};
 use crate::error::ClientError;
-use crate::proto::{ClientConfig, ClientConnection, Event, StreamRead};
+use crate::proto::{ClientConfig, ClientConnection, StreamRead};
 use crate::types::{
     Column, ExecOptions, ExecResult, KillKind, Param, RequestId, ResultSet, SessionId,
 };
 use crate::waiter::{Signal, Waiter};
-
-type Reply = Result<ExecResult, ClientError>;
 
 /// How to reach and log in to a data node, and the connection's limits.
 ///
@@ -200,7 +199,7 @@ struct Guard {
 }
 
 struct Inner {
-    state: Mutex<State>,
+    state: Mutex<Driven>,
     writer: Mutex<Writer>,
     /// A handle for `shutdown`, which needs no lock.
     socket: TcpStream,
@@ -210,21 +209,9 @@ struct Inner {
     query_timeout: Option<Duration>,
 }
 
-struct State {
-    core: ClientConnection,
-    waiters: std::collections::HashMap<RequestId, Arc<Waiter<Reply>>>,
-}
-
 struct Writer {
     stream: TcpStream,
     buf: Vec<u8>,
-}
-
-/// A wake-up to deliver once the lock is released.
-enum Wake {
-    Done(Arc<Waiter<Reply>>, Reply),
-    Rows(Arc<Waiter<Reply>>),
-    Handshake(Result<(), ClientError>),
 }
 
 impl Connection {
@@ -260,10 +247,7 @@ impl Connection {
         let peer = stream.peer_addr()?;
         let now = Instant::now();
         let inner = Arc::new(Inner {
-            state: Mutex::new(State {
-                core: ClientConnection::new(config, now),
-                waiters: std::collections::HashMap::new(),
-            }),
+            state: Mutex::new(Driven::new(ClientConnection::new(config, now))),
             writer: Mutex::new(Writer {
                 stream: stream.try_clone()?,
                 buf: Vec::with_capacity(64 * 1024),
@@ -426,52 +410,15 @@ impl Inner {
         let (result, wakes) = {
             let mut state = self.state.lock();
             let result = f(&mut state.core);
-            (result, self.drain(&mut state))
+            (result, state.drain(&self.broken))
         };
-        self.deliver(wakes);
+        deliver(wakes, &self.handshake);
         self.flush();
         result
     }
 
     fn drive_timers(&self) {
         self.with_core(|core| core.handle_timeout(Instant::now()));
-    }
-
-    /// Turns the core's events into wake-ups; called with the lock held.
-    fn drain(&self, state: &mut State) -> Vec<Wake> {
-        let mut wakes = Vec::new();
-        while let Some(event) = state.core.poll_event() {
-            match event {
-                Event::Completed { id, result, .. } => {
-                    if let Some(waiter) = state.waiters.remove(&id) {
-                        wakes.push(Wake::Done(waiter, result));
-                    }
-                }
-                Event::RowsReady { id, .. } => {
-                    if let Some(waiter) = state.waiters.get(&id) {
-                        wakes.push(Wake::Rows(Arc::clone(waiter)));
-                    }
-                }
-                Event::Authenticated => wakes.push(Wake::Handshake(Ok(()))),
-                Event::AuthFailed(err) => wakes.push(Wake::Handshake(Err(err))),
-                Event::ConnectionLost(err) => {
-                    self.broken.store(true, Ordering::Release);
-                    wakes.push(Wake::Handshake(Err(err)));
-                }
-                Event::SessionClosed { .. } => {}
-            }
-        }
-        wakes
-    }
-
-    fn deliver(&self, wakes: Vec<Wake>) {
-        for wake in wakes {
-            match wake {
-                Wake::Done(waiter, result) => waiter.complete(result),
-                Wake::Rows(waiter) => waiter.signal_rows(),
-                Wake::Handshake(result) => self.handshake.complete(result),
-            }
-        }
     }
 
     /// Writes everything pending, unless another thread is already doing so (see the module docs).
@@ -539,10 +486,10 @@ impl Inner {
                 if state.core.poll_timeout().is_some_and(|t| t <= now) {
                     state.core.handle_timeout(now);
                 }
-                let wakes = self.drain(&mut state);
+                let wakes = state.drain(&self.broken);
                 let closed = state.core.is_closed();
                 drop(state);
-                self.deliver(wakes);
+                deliver(wakes, &self.handshake);
                 closed
             };
             if closed {

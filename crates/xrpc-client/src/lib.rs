@@ -26,11 +26,15 @@
 
 pub mod blocking;
 pub mod cluster;
+mod driver;
 mod error;
 pub mod pool;
 pub mod proto;
 mod types;
 mod waiter;
+
+#[cfg(feature = "async")]
+pub mod aio;
 
 pub use error::{ClientError, ServerError};
 pub use types::{

@@ -138,7 +138,10 @@ impl<T> Waiter<T> {
     }
 
     /// The async form of [`wait_until`](Self::wait_until) without a deadline.
-    #[allow(dead_code, reason = "for the async transport, which comes next")]
+    #[cfg_attr(
+        not(feature = "async"),
+        allow(dead_code, reason = "async transport only")
+    )]
     pub(crate) fn poll_take(&self, cx: &mut Context<'_>) -> Poll<Option<T>> {
         let mut state = self.state.lock();
         if let Some(value) = state.value.take() {
@@ -152,7 +155,10 @@ impl<T> Waiter<T> {
     }
 
     /// The async form of [`wait_signal`](Self::wait_signal) without a deadline.
-    #[allow(dead_code, reason = "for the async transport, which comes next")]
+    #[cfg_attr(
+        not(feature = "async"),
+        allow(dead_code, reason = "async transport only")
+    )]
     pub(crate) fn poll_signal(&self, cx: &mut Context<'_>) -> Poll<Signal> {
         let mut state = self.state.lock();
         if state.done {
