@@ -2,12 +2,12 @@
 //!
 //! # Design
 //!
-//! One [`Connection`] owns one socket and one [`ClientConnection`](crate::proto::ClientConnection)
+//! One [`Connection`] owns one socket and one [`ClientConnection`]
 //! behind a mutex, and one reader thread.
 //!
 //! - **Reader thread.** It reads up to 64 KiB at a time, so one `read` usually carries a batch of
 //!   frames, feeds them to the core, and turns the core's events into wake-ups: each request has a
-//!   [`Waiter`] slot, and only the thread waiting on that request is woken. Wake-ups are delivered
+//!   waiter slot, and only the thread waiting on that request is woken. Wake-ups are delivered
 //!   after the connection lock is released. The reader's socket timeout is the core's next timer
 //!   (the heartbeat), so it also drives the heartbeat; it never writes while another thread is
 //!   writing (see below), so a slow peer cannot stall reading.

@@ -149,11 +149,26 @@ impl Pool {
         });
         let mut state = self.inner.state.lock();
         state.prune();
+        // Idle sessions that went bad meanwhile (killed, failed by a FATAL) are closed after the
+        // pool lock is released, since closing writes to the socket.
+        let mut stale = Vec::new();
+        let mut reused = None;
         while let Some((conn, sid)) = state.idle.pop() {
             if conn.is_session_clean(sid) {
-                return Ok(conn.adopt_session(sid, home));
+                reused = Some(conn.adopt_session(sid, Arc::clone(&home)));
+                break;
             }
-            conn.close_session(sid);
+            stale.push((conn, sid));
+        }
+        if reused.is_some() || !stale.is_empty() {
+            drop(state);
+            for (conn, sid) in stale {
+                conn.close_session(sid);
+            }
+            if let Some(session) = reused {
+                return Ok(session);
+            }
+            state = self.inner.state.lock();
         }
         let max = self.inner.options.max_sessions_per_connection;
         let roomiest = state
