@@ -22,6 +22,48 @@
 //! bytes of many requests and sessions accumulate in one buffer between polls, so one `write`
 //! carries all of them.
 //!
+//! A minimal single-threaded driver (the real ones are [`crate::blocking`] and `crate::aio`):
+//!
+//! ```no_run
+//! use std::io::{ErrorKind, Read, Write};
+//! use std::net::TcpStream;
+//! use std::time::{Duration, Instant};
+//! use xrpc_client::ExecOptions;
+//! use xrpc_client::proto::{ClientConfig, ClientConnection, Event};
+//!
+//! let mut socket = TcpStream::connect("127.0.0.1:33660")?;
+//! let mut conn = ClientConnection::new(ClientConfig::new("root", ""), Instant::now());
+//! let sid = conn.open_session()?;
+//! let id = conn.execute(sid, "select 1", &[], &ExecOptions::default(), Instant::now())?;
+//! let mut buf = vec![0u8; 64 * 1024];
+//! loop {
+//!     while let Some(bytes) = conn.poll_transmit() {
+//!         socket.write_all(&bytes)?;
+//!     }
+//!     while let Some(event) = conn.poll_event() {
+//!         if let Event::Completed { id: done, result, .. } = event {
+//!             if done == id {
+//!                 println!("{:?}", result?.into_result_set().rows);
+//!                 return Ok(());
+//!             }
+//!         }
+//!     }
+//!     let wait = conn.poll_timeout().map(|t| {
+//!         t.saturating_duration_since(Instant::now()).max(Duration::from_millis(1))
+//!     });
+//!     socket.set_read_timeout(wait)?;
+//!     match socket.read(&mut buf) {
+//!         Ok(0) => conn.handle_eof(),
+//!         Ok(n) => conn.handle_input(&buf[..n], Instant::now()),
+//!         Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+//!             conn.handle_timeout(Instant::now())
+//!         }
+//!         Err(e) => conn.handle_io_error(e),
+//!     }
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Connection
 //!
 //! [`ClientConnection::new`] queues the capabilities probe and `AuthenticateStart{MYSQL41}` on sid 0.
@@ -103,9 +145,9 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use xrpc_proto::auth::{CHALLENGE_LEN, Challenge, MECH_MYSQL41, mysql41_client_response};
-use xrpc_proto::frame::{AUTO_COMMIT_SID_BIT, CONNECTION_SID, put_header};
+use xrpc_proto::frame::{AUTO_COMMIT_SID_BIT, CONNECTION_SID, encode_message_frame, put_header};
 use xrpc_proto::messages::pb::{connection, session as pb_session, sql};
-use xrpc_proto::messages::{ClientMessage, ServerMessage};
+use xrpc_proto::messages::{ClientMessage, ClientType, ServerMessage};
 use xrpc_proto::{FrameConfig, FrameDecoder, HeaderFormat, codes};
 
 use self::result::ResultBuilder;
@@ -1025,19 +1067,26 @@ impl Shared {
 
     /// Appends a frame; session frames wait in `pre_auth` until authentication succeeds.
     fn send(&mut self, sid: u64, message: &ClientMessage) {
-        let out = if sid != CONNECTION_SID && self.phase != Phase::Ready {
+        let format = self.format;
+        let out = self.out_for(sid);
+        put_header(out, format, sid, message.type_id(), message.encoded_len());
+        message.encode(out);
+    }
+
+    /// Appends an EXEC_SQL frame, encoding the request in place rather than cloning it into a
+    /// [`ClientMessage`].
+    fn send_exec(&mut self, sid: u64, exec: &sql::StmtExecute) {
+        let format = self.format;
+        let out = self.out_for(sid);
+        encode_message_frame(out, format, sid, ClientType::ExecSql.id(), exec);
+    }
+
+    fn out_for(&mut self, sid: u64) -> &mut Vec<u8> {
+        if sid != CONNECTION_SID && self.phase != Phase::Ready {
             &mut self.pre_auth
         } else {
             &mut self.out
-        };
-        put_header(
-            out,
-            self.format,
-            sid,
-            message.type_id(),
-            message.encoded_len(),
-        );
-        message.encode(out);
+        }
     }
 
     fn send_auth_start(&mut self) {
@@ -1241,7 +1290,7 @@ impl Session {
                     exec.digest_only = true;
                     self.holding = true;
                     let stmt = exec.msg.stmt.take();
-                    s.send(sid, &ClientMessage::ExecSql(exec.msg.clone()));
+                    s.send_exec(sid, &exec.msg);
                     exec.msg.stmt = stmt;
                 } else {
                     send_full(sid, exec, s);
@@ -1447,7 +1496,7 @@ fn send_full(sid: u64, exec: &mut Exec, s: &mut Shared) {
         }
         s.digests.insert(d);
     }
-    s.send(sid, &ClientMessage::ExecSql(exec.msg.clone()));
+    s.send_exec(sid, &exec.msg);
 }
 
 impl Exec {
