@@ -1318,3 +1318,64 @@ impl Pair {
         self.auto();
     }
 }
+
+#[test]
+fn several_result_sets_fail_the_request_but_not_the_session() {
+    use xrpc_proto::messages::ServerMessage;
+    use xrpc_proto::messages::pb::resultset as rs;
+    let mut pair = Pair::connected();
+    let sid = pair.client.open_session().unwrap();
+    let id = pair.exec(sid, "call two_results()");
+    pair.client_to_server();
+    pair.server.recv_all();
+    pair.server.adopt_session(sid.raw());
+    pair.server.ok(sid.raw());
+    pair.server.metadata(sid.raw(), &[("a", ColumnType::Sint)]);
+    pair.server.row(sid.raw(), &[Value::Sint(1)]);
+    pair.server.send(
+        sid.raw(),
+        ServerMessage::FetchDoneMoreResultsets(rs::FetchDoneMoreResultsets {}),
+    );
+    pair.server.metadata(sid.raw(), &[("b", ColumnType::Sint)]);
+    pair.server.row(sid.raw(), &[Value::Sint(2)]);
+    let done = pair.server.fetch_done();
+    pair.server.send(sid.raw(), done);
+    pair.server.exec_ok(sid.raw());
+    pair.server_to_client();
+    let err = pair.completion(id).unwrap_err();
+    assert!(err.is_protocol(), "{err}");
+    let next = pair.exec(sid, "select 1");
+    pair.auto();
+    assert!(pair.completion(next).is_ok());
+}
+
+#[test]
+fn dropping_a_stream_releases_a_held_back_offer() {
+    let mut pair = Pair::connected();
+    let sid = pair.client.open_session().unwrap();
+    let opts = ExecOptions::default().token_kib(Some(1)).stream(true);
+    let id = pair.exec_with(sid, "select fat", &opts);
+    pair.client_to_server();
+    pair.server.recv_all();
+    pair.server.ok(sid.raw());
+    pair.server.metadata(sid.raw(), &[("b", ColumnType::Bytes)]);
+    send_fat_rows(&mut pair.server, sid.raw(), 0, 8);
+    pair.server.token_done(sid.raw());
+    pair.server_to_client();
+    pair.client_to_server();
+    assert!(pair.server.received.is_empty());
+    pair.client.drop_stream(id);
+    pair.client_to_server();
+    let offers = pair.server.recv_all();
+    assert!(
+        matches!(offers.as_slice(), [(_, ClientMessage::TokenOffer(_))]),
+        "{offers:?}"
+    );
+    let done = pair.server.fetch_done();
+    pair.server.send(sid.raw(), done);
+    pair.server.exec_ok(sid.raw());
+    pair.server_to_client();
+    assert!(pair.completion(id).is_ok());
+    assert_eq!(pair.client.take_rows(id), StreamRead::Finished);
+    assert!(pair.client.is_session_clean(sid));
+}
