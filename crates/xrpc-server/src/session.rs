@@ -19,6 +19,10 @@
 //!   connection only while that connection holds session state (see [`crate::engine`]).
 //! - Kill and close come from the receive path, concurrently with a running request: they set
 //!   flags, interrupt the engine and cancel a flow-control wait; the runner cleans up.
+//! - `gone` and `running` form a Dekker pair (each side stores one flag, then reads the other), so
+//!   both use `SeqCst`: whichever of the remover and the runner comes last sees the other's flag and
+//!   gives the engine connection back; `release_engine` takes it out of an `Option`, so doing it twice
+//!   is harmless.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -129,7 +133,7 @@ impl Session {
 
     /// Whether the session was removed.
     pub fn is_gone(&self) -> bool {
-        self.gone.load(Ordering::Acquire)
+        self.gone.load(Ordering::SeqCst)
     }
 
     /// Whether a request is queued or running.
@@ -169,20 +173,13 @@ impl Session {
     /// unanswered, as the session no longer exists for the client. The engine connection is given
     /// back by whoever holds the run lock next.
     pub fn shut_down(&self, node: &NodeShared) {
-        if self.gone.swap(true, Ordering::AcqRel) {
+        if self.gone.swap(true, Ordering::SeqCst) {
             return;
         }
         self.queue.lock().clear();
         self.kill_query();
         // If nobody runs the session, clean up here; otherwise the runner does on its way out.
-        if self
-            .running
-            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok()
-        {
-            self.release_engine(node);
-            self.running.store(false, Ordering::Release);
-        }
+        self.try_release_after_gone(node);
     }
 
     fn release_engine(&self, node: &NodeShared) {
@@ -203,7 +200,7 @@ impl Session {
         loop {
             if self
                 .running
-                .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+                .compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst)
                 .is_err()
             {
                 return outcome;
@@ -233,7 +230,7 @@ impl Session {
                     outcome = RunOutcome::Closed;
                 }
             }
-            self.running.store(false, Ordering::Release);
+            self.running.store(false, Ordering::SeqCst);
             // Recheck: a request pushed after the last pop saw a non-empty queue or a running
             // session and did not schedule us, so it is ours to run.
             if self.is_gone() || self.queue.lock().is_empty() {
@@ -248,11 +245,11 @@ impl Session {
     fn try_release_after_gone(&self, node: &NodeShared) {
         if self
             .running
-            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst)
             .is_ok()
         {
             self.release_engine(node);
-            self.running.store(false, Ordering::Release);
+            self.running.store(false, Ordering::SeqCst);
         }
     }
 
@@ -262,7 +259,7 @@ impl Session {
         let started = perf.start();
         let closed = match request {
             Request::Close => {
-                self.gone.store(true, Ordering::Release);
+                self.gone.store(true, Ordering::SeqCst);
                 self.release_engine(node);
                 self.send_now(conn, node, |out| {
                     write_ok(out, node.format, self.sid, "bye")
