@@ -20,7 +20,7 @@ use crate::cache::RequestCache;
 use crate::conn::NodeHandler;
 use crate::engine::Engine;
 use crate::result::{ExecSummary, ResultSink, SqlError};
-use crate::vars::Variables;
+use crate::vars::{VarId, Variables};
 
 /// Session counters, for limits and `SHOW STATUS`.
 #[derive(Debug, Default)]
@@ -160,6 +160,45 @@ impl NodeShared {
         self.counters.total_sessions.fetch_sub(1, Ordering::AcqRel);
     }
 
+    /// Applies `xrpc_shared_session_lifetime` to the engine's pooled connections (which serve
+    /// auto-commit sids and borrowing sessions), now and on every `SET GLOBAL`, and sweeps expired
+    /// idle ones every `xrpc_epoll_group_ctx_refresh_time` from a timer on the first group.
+    fn start_shared_session_refresh(self: &Arc<Self>) {
+        self.engine
+            .set_connection_lifetime(self.vars.shared_session_lifetime());
+        let weak = Arc::downgrade(self);
+        self.vars.on_change(VarId::SharedSessionLifetime, move |_| {
+            if let Some(node) = weak.upgrade() {
+                node.engine
+                    .set_connection_lifetime(node.vars.shared_session_lifetime());
+            }
+        });
+        let Some(group) = self.groups().first() else {
+            return;
+        };
+        // The sweep interval itself can change at runtime, so the timer ticks every second and
+        // sweeps once the configured interval has passed.
+        let weak = Arc::downgrade(self);
+        let last_sweep = Mutex::new(Instant::now());
+        group.schedule_timer(
+            Duration::from_secs(1),
+            Some(Duration::from_secs(1)),
+            move |_| {
+                let Some(node) = weak.upgrade() else {
+                    return;
+                };
+                let mut last = last_sweep.lock();
+                if last.elapsed() >= node.vars.ctx_refresh_time() {
+                    *last = Instant::now();
+                    let closed = node.engine.sweep_expired();
+                    if closed > 0 {
+                        tracing::debug!(closed, "closed expired pooled engine connections");
+                    }
+                }
+            },
+        );
+    }
+
     /// The framework's groups, once the node runs.
     pub fn groups(&self) -> &[GroupHandle] {
         self.groups.get().map_or(&[], Vec::as_slice)
@@ -240,6 +279,7 @@ impl Node {
     pub fn start(net: NetConfig, shared: Arc<NodeShared>) -> std::io::Result<Self> {
         let server = Server::start(net, NodeHandler::new(Arc::clone(&shared)))?;
         let _ = shared.groups.set(server.groups().to_vec());
+        shared.start_shared_session_refresh();
         Ok(Self {
             shared,
             server: Some(server),

@@ -842,3 +842,28 @@ fn checkpoint_truncates_the_wal() {
     engine.checkpoint().unwrap();
     assert_eq!(std::fs::metadata(&wal).unwrap().len(), 0);
 }
+
+#[test]
+fn pooled_connections_are_replaced_after_their_lifetime() {
+    let (_dir, engine) = engine();
+    // Without a lifetime, a released connection is pooled and reused.
+    let conn = engine.acquire().unwrap();
+    engine.release(conn);
+    let idle = engine.idle_connections();
+    assert!(idle >= 1);
+
+    engine.set_connection_lifetime(Duration::from_millis(30));
+    std::thread::sleep(Duration::from_millis(40));
+    // Expired idle connections are swept...
+    assert_eq!(engine.sweep_expired(), idle);
+    assert_eq!(engine.idle_connections(), 0);
+    // ...and an expired connection in use is closed on release instead of pooled.
+    let conn = engine.acquire().unwrap();
+    std::thread::sleep(Duration::from_millis(40));
+    engine.release(conn);
+    assert_eq!(engine.idle_connections(), 0);
+    // A young one is still pooled.
+    let conn = engine.acquire().unwrap();
+    engine.release(conn);
+    assert_eq!(engine.idle_connections(), 1);
+}

@@ -14,6 +14,7 @@
 
 use std::any::Any;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use xrpc_proto::value::Value;
 
@@ -38,6 +39,18 @@ pub trait Engine: Send + Sync + 'static {
     /// Makes everything committed so far durable and compacts the log (SQLite: a WAL checkpoint).
     /// Called on shutdown.
     fn checkpoint(&self) -> Result<(), SqlError>;
+
+    /// Sets how long a pooled connection may live (`xrpc_shared_session_lifetime`): older ones are
+    /// closed instead of being pooled again, and by [`Engine::sweep_expired`].
+    fn set_connection_lifetime(&self, lifetime: Duration) {
+        let _ = lifetime;
+    }
+
+    /// Closes idle connections older than the lifetime; run periodically
+    /// (`xrpc_epoll_group_ctx_refresh_time`). Returns how many were closed.
+    fn sweep_expired(&self) -> usize {
+        0
+    }
 }
 
 /// One connection to the engine, used by one session at a time.
@@ -66,6 +79,12 @@ pub trait EngineConn: Send {
     /// Sets the number `connection_id()` returns, so it names the session rather than the pooled
     /// connection.
     fn set_connection_id(&mut self, id: u64);
+
+    /// When the connection was opened; pooled connections are replaced once they are older than
+    /// the engine's connection lifetime.
+    fn opened_at(&self) -> Instant {
+        Instant::now()
+    }
 
     /// Rolls back any open transaction and drops session state, so the connection can go back to
     /// the pool (a session closed or killed while it held state).

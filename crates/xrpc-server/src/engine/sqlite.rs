@@ -250,6 +250,8 @@ pub struct SqliteEngine {
     options: Arc<SqliteOptions>,
     pool: Mutex<Vec<Box<dyn EngineConn>>>,
     opened: AtomicU64,
+    /// Milliseconds a connection may live before it is closed rather than pooled; 0 is forever.
+    lifetime_ms: AtomicU64,
 }
 
 impl SqliteEngine {
@@ -261,6 +263,7 @@ impl SqliteEngine {
             options: Arc::new(options),
             pool: Mutex::new(Vec::new()),
             opened: AtomicU64::new(0),
+            lifetime_ms: AtomicU64::new(0),
         };
         let first = engine.open_conn()?;
         let mode: String = first
@@ -306,6 +309,11 @@ impl SqliteEngine {
     pub fn connections_opened(&self) -> u64 {
         self.opened.load(Ordering::Relaxed)
     }
+
+    fn is_expired(&self, conn: &dyn EngineConn) -> bool {
+        let lifetime = self.lifetime_ms.load(Ordering::Relaxed);
+        lifetime > 0 && conn.opened_at().elapsed() >= Duration::from_millis(lifetime)
+    }
 }
 
 impl fmt::Debug for SqliteEngine {
@@ -337,6 +345,9 @@ impl Engine for SqliteEngine {
     }
 
     fn release(&self, mut conn: Box<dyn EngineConn>) {
+        if self.is_expired(conn.as_ref()) {
+            return;
+        }
         if conn.holds_session_state() {
             if let Err(err) = conn.reset() {
                 tracing::warn!(%err, "closing an engine connection that could not be reset");
@@ -352,6 +363,24 @@ impl Engine for SqliteEngine {
             drop(pool);
             drop(conn);
         }
+    }
+
+    fn set_connection_lifetime(&self, lifetime: Duration) {
+        let ms = u64::try_from(lifetime.as_millis()).unwrap_or(u64::MAX);
+        self.lifetime_ms.store(ms, Ordering::Relaxed);
+    }
+
+    fn sweep_expired(&self) -> usize {
+        let expired: Vec<Box<dyn EngineConn>> = {
+            let mut pool = self.pool.lock();
+            let (old, young): (Vec<_>, Vec<_>) = std::mem::take(&mut *pool)
+                .into_iter()
+                .partition(|conn| self.is_expired(conn.as_ref()));
+            *pool = young;
+            old
+        };
+        // Closed outside the pool lock: closing a connection takes a moment.
+        expired.len()
     }
 
     fn checkpoint(&self) -> Result<(), SqlError> {
@@ -387,6 +416,7 @@ struct Shared {
 /// One SQLite connection with its MySQL-compatibility state.
 pub struct SqliteConn {
     conn: Connection,
+    opened_at: Instant,
     options: Arc<SqliteOptions>,
     shared: Arc<Shared>,
     interrupter: Arc<SqliteInterrupter>,
@@ -429,6 +459,7 @@ impl SqliteConn {
         });
         Ok(Self {
             conn,
+            opened_at: Instant::now(),
             options,
             shared,
             interrupter,
@@ -655,6 +686,10 @@ impl fmt::Debug for SqliteConn {
 }
 
 impl EngineConn for SqliteConn {
+    fn opened_at(&self) -> Instant {
+        self.opened_at
+    }
+
     fn execute(
         &mut self,
         sql: &str,
