@@ -455,7 +455,9 @@ impl GroupHandle {
     /// Runs the deferred `on_close` callbacks.
     pub(crate) fn run_closing(&self) {
         let g = &self.0;
-        if !g.closing_pending.swap(false, Ordering::AcqRel) {
+        if !g.closing_pending.load(Ordering::Acquire)
+            || !g.closing_pending.swap(false, Ordering::AcqRel)
+        {
             return;
         }
         let list = std::mem::take(&mut *g.closing.lock());
@@ -714,6 +716,7 @@ fn pin(group: &GroupHandle, reason: SpawnReason) {
 fn worker_main(group: GroupHandle, reason: SpawnReason) {
     let g = &*group.0;
     let extra = !matches!(reason, SpawnReason::Base(_));
+    let _exit = WorkerExit { g, extra };
     let mut cpu_gen = g.cpu_gen.load(Ordering::Acquire);
     pin(&group, reason);
     let mut events = Events::with_capacity(g.cfg.events_per_thread);
@@ -809,18 +812,30 @@ fn worker_main(group: GroupHandle, reason: SpawnReason) {
             }
         }
     }
-    // Pass a stop wake-up on to the next sleeper.
-    if g.is_stopping() {
-        g.wake_one();
-    }
-    g.workers.fetch_sub(1, Ordering::AcqRel);
-    let gauge = if extra {
-        if !g.is_stopping() {
-            NetCounters::incr(&g.counters.threads_exited);
+}
+
+/// Keeps the worker accounting right however the worker ends, a handler panic included.
+struct WorkerExit<'a> {
+    g: &'a Group,
+    extra: bool,
+}
+
+impl Drop for WorkerExit<'_> {
+    fn drop(&mut self) {
+        let g = self.g;
+        // Pass a stop wake-up on to the next sleeper.
+        if g.is_stopping() {
+            g.wake_one();
         }
-        &g.counters.extra_threads
-    } else {
-        &g.counters.base_threads
-    };
-    NetCounters::decr(gauge);
+        g.workers.fetch_sub(1, Ordering::AcqRel);
+        let gauge = if self.extra {
+            if !g.is_stopping() {
+                NetCounters::incr(&g.counters.threads_exited);
+            }
+            &g.counters.extra_threads
+        } else {
+            &g.counters.base_threads
+        };
+        NetCounters::decr(gauge);
+    }
 }

@@ -7,7 +7,7 @@
 //!
 //! | pusher | worker |
 //! |---|---|
-//! | push the task into the queue | `waiting += 1` ([`Waiters::begin_wait`]) |
+//! | push the task into the queue | `waiting += 1` (`Waiters::begin_wait`) |
 //! | `fence(SeqCst)` | `fence(SeqCst)` |
 //! | if `waiting > 0`: write the eventfd | if the queue is not empty: `waiting -= 1`, run it; else sleep in `epoll_wait` |
 //!
