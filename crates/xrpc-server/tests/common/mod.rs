@@ -389,3 +389,187 @@ pub fn text(value: &Value) -> String {
         other => panic!("not text: {other:?}"),
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The real binary as a child process, and memory readings
+
+/// A loopback port that was free a moment ago (bound to port 0, then released).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A command for the `xrpc-server` binary built with this test.
+pub fn server_command() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_xrpc-server"))
+}
+
+/// The resident set size of a process (`VmRSS` in `/proc/<pid>/status`), in bytes; `None` reads
+/// this process.
+pub fn rss_bytes(pid: Option<u32>) -> u64 {
+    let path = match pid {
+        Some(pid) => format!("/proc/{pid}/status"),
+        None => "/proc/self/status".to_owned(),
+    };
+    let status = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let line = status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .unwrap_or_else(|| panic!("no VmRSS in {path}"));
+    let kib: u64 = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("bad VmRSS line {line:?}"));
+    kib * 1024
+}
+
+/// The `xrpc-server` binary running as a child process, its stderr going to a log file. It is
+/// killed with SIGKILL on drop if still running.
+pub struct ServerProcess {
+    pub child: std::process::Child,
+    pub addr: SocketAddr,
+    pub log: std::path::PathBuf,
+}
+
+impl ServerProcess {
+    /// Starts the binary on a free loopback port with its data in `data_dir` and its log in
+    /// `log`, plus `extra` arguments, and waits until it accepts connections. Retries on another
+    /// port if the chosen one was taken in the meantime.
+    pub fn spawn(data_dir: &Path, log: &Path, extra: &[&str]) -> Self {
+        for _ in 0..5 {
+            let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+            let mut cmd = server_command();
+            cmd.arg("--listen")
+                .arg(addr.to_string())
+                .arg("--data-dir")
+                .arg(data_dir)
+                .args(extra);
+            match Self::start(cmd, addr, log, Duration::from_secs(20)) {
+                Ok(server) => return server,
+                Err(text) if text.contains("cannot listen") => continue,
+                Err(text) => panic!("xrpc-server did not start: {text}"),
+            }
+        }
+        panic!("xrpc-server found no free port in 5 attempts");
+    }
+
+    /// Runs `cmd` with stderr appended to `log` and waits up to `within` until `addr` accepts.
+    /// On failure returns the log (the child is killed if it still runs).
+    pub fn start(
+        mut cmd: std::process::Command,
+        addr: SocketAddr,
+        log: &Path,
+        within: Duration,
+    ) -> Result<Self, String> {
+        let log_file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .unwrap();
+        let child = cmd
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(log_file)
+            .spawn()
+            .expect("spawn xrpc-server");
+        let mut server = Self {
+            child,
+            addr,
+            log: log.to_owned(),
+        };
+        let deadline = Instant::now() + within;
+        loop {
+            if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+                return Ok(server);
+            }
+            if let Some(status) = server.child.try_wait().unwrap() {
+                return Err(format!("exited with {status}; log:\n{}", server.log_text()));
+            }
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "not accepting on {addr} after {within:?}; log:\n{}",
+                    server.log_text()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// A connected, authenticated client as root.
+    pub fn client(&self) -> Client {
+        let mut client = Client::connect(self.addr);
+        client.authenticate("root", "").expect("root authenticates");
+        client
+    }
+
+    /// Sends SIGTERM (through `kill(1)`).
+    pub fn sigterm(&self) {
+        let status = std::process::Command::new("kill")
+            .arg("-TERM")
+            .arg(self.pid().to_string())
+            .status()
+            .expect("run kill");
+        assert!(status.success(), "kill -TERM {} failed", self.pid());
+    }
+
+    /// `kill -9` and reap.
+    pub fn kill9(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// The exit status, waiting at most `within`; `None` if it still runs.
+    pub fn wait_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some(status);
+            }
+            if Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// What the server logged so far.
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            self.kill9();
+        }
+    }
+}
+
+impl Client {
+    /// Sends EXEC_SQL, returning the error instead of panicking when the server is gone.
+    pub fn try_send_sql(&mut self, sid: u64, stmt: &pb::sql::StmtExecute) -> std::io::Result<()> {
+        let mut buf = Vec::new();
+        encode_message_frame(
+            &mut buf,
+            HeaderFormat::Standard,
+            sid,
+            ClientType::ExecSql.id(),
+            stmt,
+        );
+        self.stream.write_all(&buf)
+    }
+
+    /// Sets the socket read timeout (20 s by default).
+    pub fn set_read_timeout(&mut self, timeout: Duration) {
+        self.stream.set_read_timeout(Some(timeout)).unwrap();
+    }
+}
