@@ -593,7 +593,12 @@ impl GroupHandle {
         let conn = g.factory.create(self, fd, peer, token);
         g.table.fill(token, conn.clone());
         let r = conn.conn_ref();
-        if g.epoll.add_edge_read(r.fd(), token).is_err() {
+        if r.is_closed() {
+            // `on_connect` already called `fin()`, which found the slot still empty.
+            if let Some(conn) = g.table.remove(token) {
+                self.defer_close(conn);
+            }
+        } else if g.epoll.add_edge_read(r.fd(), token).is_err() {
             r.fin();
         }
     }

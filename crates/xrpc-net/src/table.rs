@@ -127,14 +127,15 @@ impl<T: ?Sized> ConnTable<T> {
         }
     }
 
-    /// Empties the slot `token` (if it still holds that generation), retires the generation and
-    /// frees the index. Returns the value that was there.
+    /// Empties the slot `token` (if it still holds that generation and a value), retires the
+    /// generation and frees the index. Returns the value that was there.
     pub(crate) fn remove(&self, token: u64) -> Option<Arc<T>> {
         let (index, generation) = Self::split(token);
         let slot = self.slot(index)?;
         let value = {
             let mut inner = slot.inner.lock();
-            if inner.generation != generation {
+            // A reserved slot not filled yet stays reserved: its owner fills it and removes it.
+            if inner.generation != generation || inner.value.is_none() {
                 return None;
             }
             inner.generation = if inner.generation >= MAX_GEN {

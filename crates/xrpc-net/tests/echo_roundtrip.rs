@@ -89,3 +89,49 @@ fn stage_histograms_switch_on_at_runtime_and_render_as_prometheus() {
     assert_eq!(server.perf().snapshot(Stage::Run).count(), 0);
     server.shutdown();
 }
+
+/// A handler that refuses every connection from `on_connect`.
+struct Refuse;
+
+impl xrpc_net::Handler for Refuse {
+    type Conn = ();
+
+    fn on_connect(&self, conn: &xrpc_net::ConnRef) {
+        let _ = conn.send(&frame(0, 1, b"bye"));
+        conn.fin();
+    }
+
+    fn on_frames(
+        &self,
+        _: &xrpc_net::ConnRef,
+        _: &(),
+        _: &mut xrpc_net::FrameBatch<'_>,
+        _: &mut Vec<xrpc_net::UnitId>,
+    ) {
+        unreachable!("a refused connection receives nothing");
+    }
+
+    fn run_unit(
+        &self,
+        _: &xrpc_net::ConnRef,
+        _: &(),
+        _: xrpc_net::UnitId,
+        _: &xrpc_net::RunContext<'_>,
+    ) {
+    }
+}
+
+#[test]
+fn fin_inside_on_connect_closes_the_connection_once() {
+    let server = Server::start(test_config(), Refuse).unwrap();
+    for _ in 0..20 {
+        let mut s = connect(server.local_addr());
+        assert_eq!(read_frame(&mut s).unwrap().2, b"bye");
+        assert!(read_frame(&mut s).is_err(), "closed after the greeting");
+    }
+    assert!(wait_until(std::time::Duration::from_secs(5), || {
+        let st = server.stats();
+        st.connections == 0 && st.closed_total == 20 && st.closing == 0
+    }));
+    server.shutdown();
+}
