@@ -116,7 +116,7 @@ fn run(config: &ServerConfig) -> Result<(), String> {
     if let Some(metrics) = metrics {
         metrics.shutdown();
     }
-    node.shutdown(config.drain_timeout());
+    node.shutdown();
     tracing::info!("stopped");
     Ok(())
 }

@@ -301,25 +301,17 @@ impl Node {
         self.server.as_ref().expect("running")
     }
 
-    /// Drains and stops: queued requests get a shutdown error, running statements get up to
-    /// `grace` to finish, then connections close, workers are joined and the engine checkpoints.
-    pub fn shutdown(mut self, grace: Duration) {
+    /// Drains and stops: stops accepting, answers each session's queued requests with FATAL 1053
+    /// (the session is removed), lets running statements finish for up to the framework's
+    /// `shutdown_grace` (`xrpc_drain_timeout`), closes every connection, joins every worker, and
+    /// checkpoints the engine.
+    pub fn shutdown(mut self) {
         self.shared.draining.store(true, Ordering::Release);
-        let deadline = Instant::now() + grace;
-        while Instant::now() < deadline && self.busy_sessions() > 0 {
-            std::thread::sleep(Duration::from_millis(20));
-        }
         if let Some(server) = self.server.take() {
             server.shutdown();
         }
         if let Err(err) = self.shared.engine.checkpoint() {
             tracing::warn!(%err, "checkpoint at shutdown failed");
         }
-    }
-
-    fn busy_sessions(&self) -> usize {
-        // Running statements show up as stalled or busy workers; without a direct count, wait for
-        // the task queues to empty, which bounds the drain by the slowest queued statement.
-        self.shared.groups().iter().map(GroupHandle::queued).sum()
     }
 }

@@ -94,7 +94,7 @@ impl TestNode {
 impl Drop for TestNode {
     fn drop(&mut self) {
         if let Some(node) = self.node.take() {
-            node.shutdown(Duration::from_secs(2));
+            node.shutdown();
         }
     }
 }
