@@ -1,0 +1,104 @@
+//! The `echo` workload: frames against an xrpc-net echo server, through the shared closed-loop
+//! generator [`xrpc_net::loadgen`] (the same one the `echo-bench` example uses).
+//!
+//! The concurrency is the number of frames in flight. They are spread over `connections`
+//! connections (fewer if the concurrency is smaller), `concurrency / connections` on each, and the
+//! connections over the driver threads, each running one generator loop. `--spawn-echo` starts
+//! an echo server inside this process (xrpc-net's [`EchoHandler`] with its default
+//! configuration) for the run; the CPU share reported is still the generator threads' own.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use xrpc_net::echo::EchoHandler;
+use xrpc_net::loadgen::{self, EchoLoad};
+use xrpc_net::{NetConfig, Server};
+
+use super::stats::{Recorder, StepClock};
+use super::{Gate, StepSpec};
+
+/// The echo layout of a step: connections and frames in flight on each.
+pub fn layout(spec: &StepSpec) -> (usize, usize) {
+    let connections = spec.connections.clamp(1, spec.concurrency.max(1));
+    (connections, (spec.concurrency / connections).max(1))
+}
+
+/// Starts an in-process echo server on a loopback port.
+pub fn spawn_server() -> std::io::Result<Server<EchoHandler>> {
+    let cfg = NetConfig {
+        listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+        ..NetConfig::default()
+    };
+    Server::start(cfg, EchoHandler)
+}
+
+/// Bridges the generator's callbacks to a step's recorder and live counter.
+struct Bridge<'a> {
+    rec: Recorder,
+    clock: &'a StepClock,
+    unreported: u64,
+}
+
+impl loadgen::Recorder for Bridge<'_> {
+    fn start(&mut self, _now: Instant) {
+        self.rec.cpu_start();
+    }
+
+    fn record(&mut self, latency_ns: u64) {
+        self.rec
+            .record(Duration::from_nanos(latency_ns), true, true);
+        self.unreported += 1;
+    }
+
+    fn tick(&mut self, _now: Instant) {
+        self.clock
+            .add_completed(std::mem::take(&mut self.unreported));
+    }
+}
+
+/// Starts the generator threads of one step.
+pub fn start(
+    addr: SocketAddr,
+    spec: &StepSpec,
+) -> (Arc<Gate>, Vec<JoinHandle<Result<(), String>>>) {
+    let (connections, inflight) = layout(spec);
+    let threads = spec.threads.clamp(1, connections);
+    let gate = Arc::new(Gate::new(threads));
+    let payload = spec.payload;
+    let handles = (0..threads)
+        .map(|t| {
+            let gate = Arc::clone(&gate);
+            // Connections split as evenly as possible; thread t takes its share.
+            let mine = connections / threads + usize::from(t < connections % threads);
+            std::thread::Builder::new()
+                .name(format!("bench-echo-{t}"))
+                .spawn(move || {
+                    let clock = gate.arrive();
+                    let now = Instant::now();
+                    let load = EchoLoad {
+                        addr,
+                        connections: mine,
+                        inflight,
+                        payload,
+                        warmup: clock.measure_from.saturating_duration_since(now),
+                        duration: clock
+                            .measure_until
+                            .saturating_duration_since(clock.measure_from),
+                    };
+                    let mut bridge = Bridge {
+                        rec: Recorder::new(),
+                        clock,
+                        unreported: 0,
+                    };
+                    let result = loadgen::run_echo(&load, &mut bridge);
+                    bridge.rec.cpu_stop();
+                    gate.collector.merge(t, &bridge.rec);
+                    result.map(|_| ()).map_err(|e| format!("echo load: {e}"))
+                })
+                .expect("spawn an echo load thread")
+        })
+        .collect();
+    (gate, handles)
+}

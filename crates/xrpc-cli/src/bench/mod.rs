@@ -1,0 +1,837 @@
+//! `xrpc bench`: one load generator for xrpc nodes, xrpc-net echo servers and their MySQL peers.
+//!
+//! # Runs and steps
+//!
+//! A run is one workload ([`workload`]) against one or more targets, one after another, each at
+//! every concurrency of the sweep. One target at one concurrency is a *step*: fresh connections,
+//! a warm-up, the measured window, and a drain (no transaction is cut off). Steps never overlap,
+//! so each has the machine to itself.
+//!
+//! | target | driver | model |
+//! |---|---|---|
+//! | `xrpc://[user[:pass]@]host:port[/db]` | [`xrpc`] | a few threads multiplexing sessions over the sans-IO client core |
+//! | `mysql://user:pass@host:port/db` | [`mysql`] | one blocking thread and connection per client (the article's JDBC baseline) |
+//! | `--workload echo` with an xrpc address or `--spawn-echo` | [`echo`] | closed-loop frames through [`xrpc_net::loadgen`] |
+//!
+//! # Start-up
+//!
+//! Load threads connect first and then wait at a [`Gate`]; the main thread opens it once all have
+//! connected, and only then fixes the step's clock, so connecting thousands of clients never eats
+//! into the warm-up or the window.
+//!
+//! # What is measured
+//!
+//! Each request's latency is the time from issuing it to reading its last reply byte, recorded
+//! only for requests that complete inside the window (see [`stats`]). QPS counts statements;
+//! for `read-write` TPS counts transactions (20 statements each, `BEGIN` and `COMMIT` included).
+//! Errors count failed statements. Per-second QPS inside the window is kept (`intervals_qps`),
+//! and the generator's own CPU share is reported with every step.
+//!
+//! # Output
+//!
+//! An indicatif progress bar per step on stderr (hidden when stderr is not a terminal, where one
+//! line per finished step is printed instead), then a table on stdout: QPS, p50/p90/p99/p999 in
+//! µs, errors and the generator's CPU share per target × concurrency, with each target's QPS ratio
+//! to the first target and to the best one at that concurrency. `--json FILE` writes every
+//! measurement with the machine and versions; `--plot FILE.png|svg` draws QPS and p99 against
+//! concurrency ([`plot`]).
+
+pub mod echo;
+pub mod mysql;
+pub mod plot;
+pub mod prepare;
+pub mod stats;
+pub mod workload;
+pub mod xrpc;
+
+use std::io::IsTerminal;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
+use std::sync::{Barrier, OnceLock};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use xrpc_client::blocking::{ConnectOptions, Connection};
+
+use self::stats::{Collector, Percentiles, StepClock, cores, process_cpu};
+use self::workload::Workload;
+use self::xrpc::XrpcAddr;
+use crate::format::grid;
+
+/// `xrpc bench` and its `prepare` subcommand.
+#[derive(Debug, Clone, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct BenchCmd {
+    #[command(subcommand)]
+    pub sub: Option<BenchSub>,
+    #[command(flatten)]
+    pub run: BenchArgs,
+}
+
+/// Subcommands of `xrpc bench`.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum BenchSub {
+    /// Create and fill sysbench's sbtest1 table on the targets.
+    Prepare(prepare::PrepareArgs),
+}
+
+/// `xrpc bench` options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BenchArgs {
+    /// What each client does.
+    #[arg(long, short = 'w', value_enum, default_value_t = Workload::Select1)]
+    pub workload: Workload,
+    /// A target: `xrpc://[user[:pass]@]host:port[/db]` or `mysql://user:pass@host:port/db`.
+    /// Repeat to compare targets; they run one after another. Default: xrpc://127.0.0.1:33660.
+    #[arg(long = "target")]
+    pub targets: Vec<String>,
+    /// With `--workload echo`: start an xrpc-net echo server in this process and measure it.
+    #[arg(long)]
+    pub spawn_echo: bool,
+    /// Concurrent clients (echo: frames in flight); a comma-separated list is a sweep.
+    #[arg(long, short = 'c', value_delimiter = ',', default_value = "1")]
+    pub concurrency: Vec<usize>,
+    /// TCP connections per xrpc (or echo) target; sessions are spread over them.
+    #[arg(long, default_value_t = 4)]
+    pub connections: usize,
+    /// Load-generator threads for xrpc and echo targets (default: half the cores, at least 1).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Measured seconds per step.
+    #[arg(long, short = 'd', default_value_t = 10.0)]
+    pub duration: f64,
+    /// Warm-up seconds per step, not measured.
+    #[arg(long, default_value_t = 2.0)]
+    pub warmup: f64,
+    /// Statements each xrpc client keeps in flight on its session.
+    #[arg(long, default_value_t = 1)]
+    pub pipeline_depth: usize,
+    /// Ask xrpc targets for chunk (columnar) results.
+    #[arg(long)]
+    pub chunk: bool,
+    /// Ids to pick from (default: `MAX(id)` of each target's sbtest1).
+    #[arg(long)]
+    pub table_size: Option<u64>,
+    /// Echo frame body bytes.
+    #[arg(long, default_value_t = 16)]
+    pub payload: usize,
+    /// Write every measurement, the machine and the versions as JSON.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Draw QPS and p99 against concurrency (`.png` or `.svg`).
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+}
+
+/// A parsed target.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// An xrpc node.
+    Xrpc {
+        /// For tables and JSON (no password).
+        name: String,
+        /// Connection settings.
+        addr: XrpcAddr,
+    },
+    /// MySQL or MariaDB.
+    Mysql {
+        /// For tables and JSON (no password).
+        name: String,
+        /// The URL for the `mysql` crate.
+        url: String,
+    },
+    /// An echo server.
+    Echo {
+        /// For tables and JSON.
+        name: String,
+        /// Its address.
+        addr: SocketAddr,
+    },
+}
+
+impl Target {
+    /// Parses `xrpc://…`, `mysql://…` or a bare `host:port` (xrpc).
+    pub fn parse(spec: &str) -> Result<Self, String> {
+        if spec.starts_with("mysql://") {
+            let redacted = redact(spec);
+            return Ok(Target::Mysql {
+                name: redacted,
+                url: spec.to_owned(),
+            });
+        }
+        let rest = spec.strip_prefix("xrpc://").unwrap_or(spec);
+        if rest.contains("://") {
+            return Err(format!(
+                "unknown target '{spec}': use xrpc://host:port or mysql://user:pass@host:port/db"
+            ));
+        }
+        let (userinfo, hostpart) = match rest.rsplit_once('@') {
+            Some((u, h)) => (Some(u), h),
+            None => (None, rest),
+        };
+        let (hostport, db) = match hostpart.split_once('/') {
+            Some((h, d)) => (h, (!d.is_empty()).then(|| d.to_owned())),
+            None => (hostpart, None),
+        };
+        if hostport.is_empty() {
+            return Err(format!("target '{spec}' has no host:port"));
+        }
+        let hostport = if hostport
+            .rsplit_once(':')
+            .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
+        {
+            hostport.to_owned()
+        } else {
+            format!("{hostport}:33660")
+        };
+        let (user, password) = match userinfo.map(|u| u.split_once(':').unwrap_or((u, ""))) {
+            Some((u, p)) => (u.to_owned(), p.to_owned()),
+            None => ("root".to_owned(), String::new()),
+        };
+        let mut name = format!("xrpc://{hostport}");
+        if let Some(db) = &db {
+            name.push('/');
+            name.push_str(db);
+        }
+        Ok(Target::Xrpc {
+            name,
+            addr: XrpcAddr {
+                addr: hostport,
+                user,
+                password,
+                schema: db,
+            },
+        })
+    }
+
+    /// The target's name in output.
+    pub fn name(&self) -> &str {
+        match self {
+            Target::Xrpc { name, .. } | Target::Mysql { name, .. } | Target::Echo { name, .. } => {
+                name
+            }
+        }
+    }
+
+    /// A function that runs one SQL statement on a fresh connection to the target.
+    pub fn executor(&self) -> Result<Executor, String> {
+        match self {
+            Target::Xrpc { addr, .. } => {
+                let mut options = ConnectOptions::new(addr.user.clone(), addr.password.clone());
+                if let Some(s) = &addr.schema {
+                    options = options.schema(s.clone());
+                }
+                let conn =
+                    Connection::connect(addr.addr.as_str(), options).map_err(|e| e.to_string())?;
+                let mut session = conn.session().map_err(|e| e.to_string())?;
+                Ok(Box::new(move |sql| {
+                    session
+                        .execute(sql, &[])
+                        .map(|_| ())
+                        .map_err(|e| e.to_string())
+                }))
+            }
+            Target::Mysql { url, .. } => {
+                let mut conn = mysql::connect(url)?;
+                Ok(Box::new(move |sql| {
+                    mysql::execute(&mut conn, sql, Vec::new()).map_err(|e| e.to_string())
+                }))
+            }
+            Target::Echo { .. } => Err("an echo server runs no SQL".into()),
+        }
+    }
+}
+
+/// Runs one SQL statement on a target's connection.
+pub type Executor = Box<dyn FnMut(&str) -> Result<(), String>>;
+
+/// `scheme://user:pass@rest` → `scheme://user@rest`.
+fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    match rest.rsplit_once('@') {
+        Some((userinfo, host)) => {
+            let user = userinfo.split_once(':').map_or(userinfo, |(u, _)| u);
+            format!("{scheme}://{user}@{host}")
+        }
+        None => url.to_owned(),
+    }
+}
+
+/// What one step runs.
+#[derive(Debug, Clone)]
+pub struct StepSpec {
+    /// The workload.
+    pub workload: Workload,
+    /// Clients (echo: frames in flight).
+    pub concurrency: usize,
+    /// Connections for xrpc and echo targets.
+    pub connections: usize,
+    /// Load threads for xrpc and echo targets.
+    pub threads: usize,
+    /// Statements in flight per xrpc client.
+    pub pipeline_depth: usize,
+    /// Chunk results.
+    pub chunk: bool,
+    /// Ids range over `1..=table_size`.
+    pub table_size: u64,
+    /// Echo body bytes.
+    pub payload: usize,
+}
+
+/// Where a step's load threads wait until all have connected, and where they find the step's
+/// clock and collector; see the [module docs](self).
+#[derive(Debug)]
+pub struct Gate {
+    ready: Barrier,
+    go: Barrier,
+    clock: OnceLock<StepClock>,
+    /// Where the threads leave their measurements.
+    pub collector: Collector,
+}
+
+impl Gate {
+    /// A gate for `threads` load threads and the main thread.
+    pub fn new(threads: usize) -> Self {
+        Self {
+            ready: Barrier::new(threads + 1),
+            go: Barrier::new(threads + 1),
+            clock: OnceLock::new(),
+            collector: Collector::new(threads),
+        }
+    }
+
+    /// A load thread is ready; returns the clock once the main thread has opened the gate.
+    pub fn arrive(&self) -> &StepClock {
+        self.ready.wait();
+        self.go.wait();
+        self.clock
+            .get()
+            .expect("the clock is set before the gate opens")
+    }
+
+    /// Waits for every load thread, then starts the step's clock and lets them go.
+    pub fn open(&self, warmup: Duration, duration: Duration) -> &StepClock {
+        self.ready.wait();
+        let _ = self.clock.set(StepClock::new(warmup, duration));
+        self.go.wait();
+        self.clock.get().expect("just set")
+    }
+}
+
+/// One measurement: a target at one concurrency.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Measurement {
+    /// Workload name.
+    pub workload: &'static str,
+    /// Target name (no password).
+    pub target: String,
+    /// Clients (echo: requested frames in flight).
+    pub concurrency: usize,
+    /// Connections used (mysql: one per client).
+    pub connections: usize,
+    /// Load threads.
+    pub threads: usize,
+    /// Echo only: frames actually in flight (connections × per-connection depth).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inflight: Option<usize>,
+    /// Statements in flight per client.
+    pub pipeline_depth: usize,
+    /// Statements (or echo frames) per second.
+    pub qps: f64,
+    /// Events (transactions) per second.
+    pub tps: f64,
+    /// Latency percentiles.
+    #[serde(flatten)]
+    pub latency: Percentiles,
+    /// Failed statements in the window.
+    pub errors: u64,
+    /// Statements completed in the window.
+    pub requests: u64,
+    /// The load generator's CPU share of the machine (1.0 = every core busy).
+    pub client_cpu: f64,
+    /// The same in cores.
+    pub client_cores: f64,
+    /// The whole process's CPU share, from /proc/self/stat (includes an in-process echo server).
+    pub process_cpu: Option<f64>,
+    /// Measured seconds.
+    pub duration_s: f64,
+    /// QPS in each second of the window.
+    pub intervals_qps: Vec<f64>,
+    /// The first error seen, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
+}
+
+/// Facts about a target found before its steps: its version and table size.
+struct Probe {
+    version: Option<String>,
+    table_size: u64,
+}
+
+fn probe(target: &Target, args: &BenchArgs) -> Result<Probe, String> {
+    let needs_table = args.workload.needs_table();
+    let missing = |e: String| {
+        format!(
+            "sbtest1 is not readable ({e}); run `xrpc bench prepare --target {}` first",
+            target.name()
+        )
+    };
+    let (version, max_id) = match target {
+        Target::Echo { .. } => (
+            Some(format!("xrpc-net {}", env!("CARGO_PKG_VERSION"))),
+            None,
+        ),
+        Target::Xrpc { addr, .. } => {
+            let mut options = ConnectOptions::new(addr.user.clone(), addr.password.clone());
+            if let Some(s) = &addr.schema {
+                options = options.schema(s.clone());
+            }
+            let conn = Connection::connect(addr.addr.as_str(), options)
+                .map_err(|e| format!("cannot connect: {e}"))?;
+            let version = conn
+                .query_once("SELECT @@version")
+                .ok()
+                .and_then(|rs| rs.text(0, 0).map(str::to_owned));
+            let max_id = if needs_table && args.table_size.is_none() {
+                let rs = conn
+                    .query_once("SELECT MAX(id) FROM sbtest1")
+                    .map_err(|e| missing(e.to_string()))?;
+                rs.rows
+                    .first()
+                    .and_then(|r| r.first())
+                    .and_then(|v| match v {
+                        xrpc_client::Value::Sint(i) => u64::try_from(*i).ok(),
+                        xrpc_client::Value::Uint(u) => Some(*u),
+                        _ => None,
+                    })
+            } else {
+                None
+            };
+            (version.map(|v| format!("xrpc {v}")), max_id)
+        }
+        Target::Mysql { url, .. } => {
+            use ::mysql::prelude::Queryable;
+            let mut conn = mysql::connect(url)?;
+            let version = mysql::version(&mut conn);
+            let max_id = if needs_table && args.table_size.is_none() {
+                conn.query_first::<Option<u64>, _>("SELECT MAX(id) FROM sbtest1")
+                    .map_err(|e| missing(e.to_string()))?
+                    .flatten()
+            } else {
+                None
+            };
+            (version, max_id)
+        }
+    };
+    if needs_table && args.table_size.is_none() && max_id.unwrap_or(0) == 0 {
+        return Err(missing("it is empty".into()));
+    }
+    Ok(Probe {
+        version,
+        table_size: args.table_size.or(max_id).unwrap_or(100_000),
+    })
+}
+
+/// Runs one step and measures it.
+fn run_step(
+    target: &Target,
+    spec: &StepSpec,
+    args: &BenchArgs,
+    show: bool,
+) -> Result<Measurement, String> {
+    let warmup = Duration::from_secs_f64(args.warmup.max(0.0));
+    let duration = Duration::from_secs_f64(args.duration.max(0.1));
+    let (gate, handles) = match target {
+        Target::Xrpc { addr, .. } => xrpc::start(addr, spec),
+        Target::Mysql { url, .. } => mysql::start(url, spec),
+        Target::Echo { addr, .. } => echo::start(*addr, spec),
+    };
+    let threads = handles.len();
+    let bar = if show {
+        ProgressBar::new((warmup + duration).as_millis() as u64)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{prefix:.bold} [{bar:30}] {msg}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(format!("{} c={}", target.name(), spec.concurrency));
+    bar.set_message("connecting");
+    let clock = gate.open(warmup, duration);
+    let mut intervals = Vec::new();
+    let mut proc_start = None;
+    let mut mark: Option<(Instant, u64)> = None;
+    let mut last: (Instant, u64) = (clock.start, 0);
+    let mut live_qps = 0.0;
+    let proc_end = loop {
+        std::thread::sleep(Duration::from_millis(100));
+        let now = Instant::now();
+        let done = clock.completed.load(std::sync::atomic::Ordering::Relaxed);
+        let since = now.duration_since(last.0).as_secs_f64();
+        if since >= 0.5 {
+            live_qps = (done - last.1) as f64 / since;
+            last = (now, done);
+        }
+        bar.set_position(now.duration_since(clock.start).as_millis() as u64);
+        let phase = if now < clock.measure_from {
+            "warm-up"
+        } else {
+            "measuring"
+        };
+        bar.set_message(format!("{phase} {live_qps:.0} qps"));
+        if now >= clock.measure_from && mark.is_none() {
+            proc_start = process_cpu();
+            mark = Some((now, done));
+        }
+        if let Some((t, n)) = mark {
+            // Per-second intervals inside the window.
+            if now.duration_since(t) >= Duration::from_secs(1) || now >= clock.measure_until {
+                let secs = now.duration_since(t).as_secs_f64();
+                if secs >= 0.5 {
+                    intervals.push(((done - n) as f64 / secs).round());
+                }
+                mark = Some((now, done));
+            }
+        }
+        if now >= clock.measure_until {
+            break process_cpu();
+        }
+    };
+    bar.set_message("draining");
+    let mut thread_errors = Vec::new();
+    for h in handles {
+        match h.join() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => thread_errors.push(e),
+            Err(_) => thread_errors.push("a load thread panicked".into()),
+        }
+    }
+    bar.finish_and_clear();
+    let total = gate.collector.total();
+    if total.requests == 0 {
+        if let Some(e) = thread_errors.first().or(total.first_error.as_ref()) {
+            return Err(e.clone());
+        }
+    }
+    let window = clock
+        .measure_until
+        .duration_since(clock.measure_from)
+        .as_secs_f64();
+    let cores = cores() as f64;
+    let (connections, inflight) = match target {
+        Target::Mysql { .. } => (spec.concurrency, None),
+        Target::Echo { .. } => {
+            let (c, per) = echo::layout(spec);
+            (c, Some(c * per))
+        }
+        Target::Xrpc { .. } => (spec.connections.clamp(1, spec.concurrency.max(1)), None),
+    };
+    Ok(Measurement {
+        workload: spec.workload.name(),
+        target: target.name().to_owned(),
+        concurrency: spec.concurrency,
+        connections,
+        threads,
+        inflight,
+        pipeline_depth: if matches!(target, Target::Xrpc { .. }) {
+            spec.pipeline_depth
+        } else {
+            1
+        },
+        qps: (total.requests as f64 / window).round(),
+        tps: (total.events as f64 / window).round(),
+        latency: Percentiles::of(&total.hist),
+        errors: total.errors,
+        requests: total.requests,
+        client_cpu: round3(total.cpu.as_secs_f64() / (window * cores)),
+        client_cores: round3(total.cpu.as_secs_f64() / window),
+        process_cpu: proc_start
+            .zip(proc_end)
+            .map(|(a, b)| round3(b.saturating_sub(a).as_secs_f64() / (window * cores))),
+        duration_s: window,
+        intervals_qps: intervals,
+        first_error: total
+            .first_error
+            .or_else(|| thread_errors.into_iter().next()),
+    })
+}
+
+fn round3(v: f64) -> f64 {
+    (v * 1000.0).round() / 1000.0
+}
+
+/// Runs `xrpc bench`; the exit code.
+pub fn run(args: &BenchArgs) -> i32 {
+    match run_inner(args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("ERROR: {e}");
+            2
+        }
+    }
+}
+
+fn run_inner(args: &BenchArgs) -> Result<i32, String> {
+    if args.concurrency.is_empty() || args.concurrency.contains(&0) {
+        return Err("--concurrency takes positive numbers".into());
+    }
+    let mut targets = Vec::new();
+    let mut specs = args.targets.clone();
+    if specs.is_empty() && !(args.workload == Workload::Echo && args.spawn_echo) {
+        specs.push("xrpc://127.0.0.1:33660".into());
+    }
+    for spec in &specs {
+        let t = Target::parse(spec)?;
+        targets.push(match (args.workload, t) {
+            (Workload::Echo, Target::Xrpc { addr, .. }) => {
+                let sock = addr
+                    .addr
+                    .to_socket_addrs()
+                    .map_err(|e| format!("{}: {e}", addr.addr))?
+                    .next()
+                    .ok_or_else(|| format!("{} resolves to nothing", addr.addr))?;
+                Target::Echo {
+                    name: format!("echo://{}", addr.addr),
+                    addr: sock,
+                }
+            }
+            (Workload::Echo, Target::Mysql { name, .. }) => {
+                return Err(format!(
+                    "{name}: the echo workload needs an echo server, not MySQL"
+                ));
+            }
+            (_, t) => t,
+        });
+    }
+    if args.spawn_echo && args.workload != Workload::Echo {
+        return Err("--spawn-echo goes with --workload echo".into());
+    }
+    let echo_server = if args.spawn_echo {
+        let server = echo::spawn_server().map_err(|e| format!("start the echo server: {e}"))?;
+        targets.insert(
+            0,
+            Target::Echo {
+                name: "echo://in-process".into(),
+                addr: server.local_addr(),
+            },
+        );
+        Some(server)
+    } else {
+        None
+    };
+    let threads = args.threads.unwrap_or_else(|| (cores() / 2).max(1));
+    let show = std::io::stderr().is_terminal();
+    let started_at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    eprintln!(
+        "xrpc bench: {} on {} target(s), concurrency {:?}, {} s after {} s warm-up, {} connection(s), {} thread(s), pipeline depth {}, {} cores",
+        args.workload.name(),
+        targets.len(),
+        args.concurrency,
+        args.duration,
+        args.warmup,
+        args.connections,
+        threads,
+        args.pipeline_depth,
+        cores()
+    );
+    let mut results: Vec<Measurement> = Vec::new();
+    let mut versions = serde_json::Map::new();
+    let mut failed = false;
+    for target in &targets {
+        let probe = match probe(target, args) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("ERROR: {}: {e}", target.name());
+                failed = true;
+                continue;
+            }
+        };
+        versions.insert(target.name().to_owned(), probe.version.clone().into());
+        for &c in &args.concurrency {
+            let spec = StepSpec {
+                workload: args.workload,
+                concurrency: c,
+                connections: args.connections.max(1),
+                threads,
+                pipeline_depth: args.pipeline_depth.max(1),
+                chunk: args.chunk,
+                table_size: probe.table_size,
+                payload: args.payload,
+            };
+            match run_step(target, &spec, args, show) {
+                Ok(m) => {
+                    eprintln!(
+                        "  {} c={}: {:.0} qps, p50 {} µs, p99 {} µs, {} errors, client CPU {:.0}%",
+                        m.target,
+                        m.concurrency,
+                        m.qps,
+                        m.latency.p50_us,
+                        m.latency.p99_us,
+                        m.errors,
+                        m.client_cpu * 100.0
+                    );
+                    if let Some(e) = &m.first_error {
+                        eprintln!("    first error: {e}");
+                    }
+                    failed |= m.requests == 0;
+                    results.push(m);
+                }
+                Err(e) => {
+                    eprintln!("ERROR: {} c={c}: {e}", target.name());
+                    failed = true;
+                }
+            }
+        }
+    }
+    if let Some(server) = echo_server {
+        server.shutdown();
+    }
+    print!("{}", render_table(&results, args.workload));
+    if let Some(path) = &args.json {
+        let doc = serde_json::json!({
+            "tool": "xrpc bench",
+            "started_at_unix": started_at,
+            "command": std::env::args().collect::<Vec<_>>(),
+            "machine": stats::machine(),
+            "versions": {
+                "xrpc-cli": env!("CARGO_PKG_VERSION"),
+                "rustc": env!("XRPC_RUSTC_VERSION"),
+                "targets": versions,
+            },
+            "settings": {
+                "workload": args.workload.name(),
+                "duration_s": args.duration,
+                "warmup_s": args.warmup,
+                "connections": args.connections,
+                "threads": threads,
+                "pipeline_depth": args.pipeline_depth,
+                "chunk": args.chunk,
+            },
+            "results": results,
+        });
+        let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
+        std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    if let Some(path) = &args.plot {
+        let mut lines: Vec<plot::Line> = Vec::new();
+        for m in &results {
+            let point = (m.concurrency as f64, m.qps, m.latency.p99_us);
+            match lines.iter_mut().find(|l| l.name == m.target) {
+                Some(l) => l.points.push(point),
+                None => lines.push(plot::Line {
+                    name: m.target.clone(),
+                    points: vec![point],
+                }),
+            }
+        }
+        for l in &mut lines {
+            l.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        }
+        let title = format!("xrpc bench {} ({} cores)", args.workload.name(), cores());
+        plot::plot(path, &title, &lines)?;
+    }
+    Ok(i32::from(failed))
+}
+
+/// The final table, with ratios when there are several targets.
+pub fn render_table(results: &[Measurement], workload: Workload) -> String {
+    let many = results
+        .iter()
+        .any(|m| m.target != results.first().map_or("", |f| f.target.as_str()));
+    let first = results
+        .first()
+        .map(|m| m.target.clone())
+        .unwrap_or_default();
+    let mut headers = vec!["target", "clients", "conns", "QPS"];
+    if workload == Workload::ReadWrite {
+        headers.push("TPS");
+    }
+    headers.extend([
+        "p50 µs",
+        "p90 µs",
+        "p99 µs",
+        "p999 µs",
+        "errors",
+        "client CPU",
+    ]);
+    if many {
+        headers.extend(["× first", "× best"]);
+    }
+    let rows: Vec<Vec<String>> = results
+        .iter()
+        .map(|m| {
+            let mut row = vec![
+                m.target.clone(),
+                m.concurrency.to_string(),
+                m.connections.to_string(),
+                format!("{:.0}", m.qps),
+            ];
+            if workload == Workload::ReadWrite {
+                row.push(format!("{:.0}", m.tps));
+            }
+            row.extend([
+                format!("{:.1}", m.latency.p50_us),
+                format!("{:.1}", m.latency.p90_us),
+                format!("{:.1}", m.latency.p99_us),
+                format!("{:.1}", m.latency.p999_us),
+                m.errors.to_string(),
+                format!("{:.1}%", m.client_cpu * 100.0),
+            ]);
+            if many {
+                let same: Vec<&Measurement> = results
+                    .iter()
+                    .filter(|o| o.concurrency == m.concurrency)
+                    .collect();
+                let ratio = |base: Option<f64>| match base {
+                    Some(b) if b > 0.0 => format!("{:.2}", m.qps / b),
+                    _ => "-".into(),
+                };
+                let first_qps = same.iter().find(|o| o.target == first).map(|o| o.qps);
+                let best = same
+                    .iter()
+                    .map(|o| o.qps)
+                    .fold(None, |a: Option<f64>, q| Some(a.map_or(q, |a| a.max(q))));
+                row.push(ratio(first_qps));
+                row.push(ratio(best));
+            }
+            row
+        })
+        .collect();
+    let right: Vec<bool> = headers.iter().enumerate().map(|(i, _)| i > 0).collect();
+    grid(&headers, &rows, &right)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_parse_with_defaults_and_hide_passwords() {
+        let Target::Xrpc { name, addr } = Target::parse("xrpc://app:s3cret@db1:4000/shop").unwrap()
+        else {
+            panic!("xrpc");
+        };
+        assert_eq!(name, "xrpc://db1:4000/shop");
+        assert_eq!(
+            (addr.user.as_str(), addr.password.as_str()),
+            ("app", "s3cret")
+        );
+        assert_eq!(addr.schema.as_deref(), Some("shop"));
+        let Target::Xrpc { addr, .. } = Target::parse("127.0.0.1").unwrap() else {
+            panic!("bare host");
+        };
+        assert_eq!(
+            (addr.addr.as_str(), addr.user.as_str()),
+            ("127.0.0.1:33660", "root")
+        );
+        let m = Target::parse("mysql://root:pw@127.0.0.1:3306/sbtest").unwrap();
+        assert_eq!(m.name(), "mysql://root@127.0.0.1:3306/sbtest");
+        assert!(Target::parse("http://x").is_err());
+    }
+}

@@ -1,0 +1,423 @@
+//! The xrpc target's load driver: a few threads, each multiplexing many sessions over its own
+//! connections through the sans-IO [`ClientConnection`].
+//!
+//! # Why not the blocking pool
+//!
+//! The blocking transport parks one caller thread per outstanding request, so thousands of
+//! concurrent clients would need thousands of threads, and every completion would be a futex wake
+//! and a context switch on the load generator's side. On a machine whose cores the server shares,
+//! that cost lands in the measurement. Here a client is a small struct, not a thread: one driver
+//! thread owns a set of connections and all their sessions, and per turn of its loop it reads
+//! every ready socket, feeds the bytes to the core, answers each completion by issuing that
+//! client's next statement, and writes each connection's accumulated requests in one `sendmsg`.
+//! The CPU the driver threads use is measured and reported (see [`super::stats`]).
+//!
+//! # Layout
+//!
+//! With `T` threads and `N` connections, connection `i` belongs to thread `i mod T`, and client
+//! `c` (one session each) to connection `c mod N`. Each client keeps up to `pipeline_depth`
+//! statements in flight on its session (the server runs a session's statements in order).
+//!
+//! # Invariants
+//!
+//! - A client's in-flight queue mirrors its session's requests in order: every
+//!   [`Event::Completed`] for a sid pops the head of that client's queue, and its id matches.
+//! - After the measured window ends a client issues nothing that starts a new event, and the
+//!   thread stops once every in-flight request has completed (or after [`DRAIN_TIMEOUT`]), so no
+//!   transaction is left open on the server.
+//! - Edge-triggered reads drain each socket until it would block (`xrpc_net::sys` docs); writes
+//!   that would block keep their remainder and are retried on the next turn, which then waits at
+//!   most 1 ms.
+
+use std::collections::{HashMap, VecDeque};
+use std::io;
+use std::net::TcpStream;
+use std::os::fd::AsFd;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use xrpc_client::proto::{ClientConfig, ClientConnection, Event};
+use xrpc_client::{ExecOptions, Param, RequestId, SessionId};
+use xrpc_net::sys::{self, Epoll, Events, IoSlice, RecvResult, SysErrno};
+
+use super::stats::{Recorder, StepClock};
+use super::workload::{Arg, Script};
+use super::{Gate, StepSpec};
+
+/// How long a stopping thread waits for its in-flight requests.
+pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Where an xrpc node is and how to log in.
+#[derive(Debug, Clone)]
+pub struct XrpcAddr {
+    /// `host:port`.
+    pub addr: String,
+    /// Account.
+    pub user: String,
+    /// Password.
+    pub password: String,
+    /// Default schema.
+    pub schema: Option<String>,
+}
+
+impl XrpcAddr {
+    fn config(&self) -> ClientConfig {
+        let mut config = ClientConfig::new(self.user.clone(), self.password.clone());
+        if let Some(s) = &self.schema {
+            config = config.schema(s.clone());
+        }
+        config
+    }
+}
+
+/// Starts the driver threads of one step; they wait at `gate` until the main thread opens it.
+pub fn start(
+    target: &XrpcAddr,
+    spec: &StepSpec,
+) -> (Arc<Gate>, Vec<JoinHandle<Result<(), String>>>) {
+    let connections = spec.connections.clamp(1, spec.concurrency.max(1));
+    let threads = spec.threads.clamp(1, connections);
+    let gate = Arc::new(Gate::new(threads));
+    let handles = (0..threads)
+        .map(|t| {
+            let gate = Arc::clone(&gate);
+            let target = target.clone();
+            let spec = spec.clone();
+            std::thread::Builder::new()
+                .name(format!("bench-xrpc-{t}"))
+                .spawn(move || {
+                    let conns: Vec<usize> = (t..connections).step_by(threads).collect();
+                    let driver = Driver::connect(&target, &spec, &conns, connections);
+                    let clock = gate.arrive();
+                    let rec = driver?.run(clock, &spec)?;
+                    gate.collector.merge(t, &rec);
+                    Ok(())
+                })
+                .expect("spawn a driver thread")
+        })
+        .collect();
+    (gate, handles)
+}
+
+/// One connection of a driver thread.
+struct Conn {
+    stream: TcpStream,
+    core: ClientConnection,
+    /// Bytes taken from the core and not yet fully written.
+    out: Vec<u8>,
+    written: usize,
+    /// Client index by raw sid.
+    clients: HashMap<u64, usize>,
+    lost: bool,
+}
+
+/// One simulated client: a session and its statement stream.
+struct Client {
+    conn: usize,
+    sid: SessionId,
+    script: Script,
+    inflight: VecDeque<(RequestId, Instant, bool)>,
+    dead: bool,
+}
+
+/// A driver thread's state.
+struct Driver {
+    epoll: Epoll,
+    conns: Vec<Conn>,
+    clients: Vec<Client>,
+    opts: ExecOptions,
+    rec: Recorder,
+}
+
+impl Driver {
+    /// Opens this thread's connections and sessions; nothing is sent until [`Driver::run`].
+    fn connect(
+        target: &XrpcAddr,
+        spec: &StepSpec,
+        mine: &[usize],
+        connections: usize,
+    ) -> Result<Self, String> {
+        let epoll = Epoll::new().map_err(|e| format!("epoll: {e}"))?;
+        let mut conns = Vec::with_capacity(mine.len());
+        let mut clients = Vec::new();
+        let now = Instant::now();
+        for (local, &global) in mine.iter().enumerate() {
+            let stream = TcpStream::connect(&target.addr)
+                .map_err(|e| format!("connect to {}: {e}", target.addr))?;
+            stream.set_nodelay(true).map_err(|e| e.to_string())?;
+            stream.set_nonblocking(true).map_err(|e| e.to_string())?;
+            epoll
+                .add_edge_read(stream.as_fd(), local as u64)
+                .map_err(|e| format!("epoll: {e}"))?;
+            let mut core = ClientConnection::new(target.config(), now);
+            let mut sids = HashMap::new();
+            for c in (global..spec.concurrency).step_by(connections) {
+                let sid = core.open_session().map_err(|e| e.to_string())?;
+                sids.insert(sid.raw(), clients.len());
+                clients.push(Client {
+                    conn: local,
+                    sid,
+                    script: Script::new(spec.workload, spec.table_size, c as u64 + 1),
+                    inflight: VecDeque::with_capacity(spec.pipeline_depth),
+                    dead: false,
+                });
+            }
+            conns.push(Conn {
+                stream,
+                core,
+                out: Vec::with_capacity(64 * 1024),
+                written: 0,
+                clients: sids,
+                lost: false,
+            });
+        }
+        Ok(Self {
+            epoll,
+            conns,
+            clients,
+            opts: ExecOptions::default().chunk_result(spec.chunk),
+            rec: Recorder::new(),
+        })
+    }
+
+    /// Runs the load until the window closes and the in-flight requests have drained.
+    fn run(mut self, clock: &StepClock, spec: &StepSpec) -> Result<Recorder, String> {
+        let depth = spec.pipeline_depth.max(1);
+        let now = Instant::now();
+        for ci in 0..self.clients.len() {
+            self.issue(ci, depth, false, now);
+        }
+        for c in 0..self.conns.len() {
+            self.flush(c);
+        }
+        let mut events = Events::with_capacity(256);
+        let mut buf = vec![0u8; 256 * 1024];
+        let mut stopping = false;
+        loop {
+            let now = Instant::now();
+            if now >= clock.measure_from && !stopping {
+                self.rec.cpu_start();
+            }
+            if now >= clock.measure_until && !stopping {
+                stopping = true;
+                self.rec.cpu_stop();
+                // Clients idle at an event boundary have nothing left to do.
+                for ci in 0..self.clients.len() {
+                    self.issue(ci, depth, true, now);
+                }
+            }
+            if stopping
+                && (self.clients.iter().all(|c| c.dead || c.inflight.is_empty())
+                    || now >= clock.measure_until + DRAIN_TIMEOUT)
+            {
+                break;
+            }
+            if self.conns.iter().all(|c| c.lost) {
+                break;
+            }
+            let pending_out = self
+                .conns
+                .iter()
+                .any(|c| !c.lost && (c.written < c.out.len() || c.core.has_transmit()));
+            let mut wait = if pending_out {
+                Duration::from_millis(1)
+            } else {
+                Duration::from_millis(5)
+            };
+            for c in &self.conns {
+                if let Some(t) = c.core.poll_timeout() {
+                    wait = wait.min(t.saturating_duration_since(now));
+                }
+            }
+            let n = self
+                .epoll
+                .wait(&mut events, Some(wait))
+                .map_err(|e| format!("epoll_wait: {e}"))?;
+            let mut done = 0u64;
+            for i in 0..n {
+                let (token, _) = events.get(i);
+                let c = token as usize;
+                let now = self.read(c, &mut buf);
+                done += self.dispatch(c, clock, depth, stopping, now);
+            }
+            let now = Instant::now();
+            for c in 0..self.conns.len() {
+                if self.conns[c].core.poll_timeout().is_some_and(|t| t <= now) {
+                    self.conns[c].core.handle_timeout(now);
+                    done += self.dispatch(c, clock, depth, stopping, now);
+                }
+                self.flush(c);
+                if self.conns[c].core.is_closed() && !self.conns[c].lost {
+                    // A failed write closed the core: fail its clients now.
+                    done += self.dispatch(c, clock, depth, stopping, now);
+                }
+            }
+            clock.add_completed(done);
+        }
+        self.rec.cpu_stop();
+        for c in &mut self.conns {
+            c.core.close();
+            sys::shutdown(c.stream.as_fd());
+        }
+        Ok(self.rec)
+    }
+
+    /// Reads everything the socket has into the core; returns the time the data was read.
+    fn read(&mut self, c: usize, buf: &mut [u8]) -> Instant {
+        let conn = &mut self.conns[c];
+        let mut now = Instant::now();
+        if conn.lost {
+            return now;
+        }
+        loop {
+            match sys::recv(conn.stream.as_fd(), buf) {
+                RecvResult::Data(n) => {
+                    now = Instant::now();
+                    conn.core.handle_input(&buf[..n], now);
+                    if n < buf.len() {
+                        // Short read: drained (edge-triggered).
+                        break;
+                    }
+                }
+                RecvResult::Interrupted => {}
+                RecvResult::WouldBlock => break,
+                RecvResult::Eof => {
+                    conn.core.handle_eof();
+                    break;
+                }
+                RecvResult::Error(e) => {
+                    conn.core.handle_io_error(e);
+                    break;
+                }
+            }
+        }
+        now
+    }
+
+    /// Handles the core's events for connection `c`; returns the requests completed.
+    fn dispatch(
+        &mut self,
+        c: usize,
+        clock: &StepClock,
+        depth: usize,
+        stopping: bool,
+        now: Instant,
+    ) -> u64 {
+        let mut done = 0;
+        let measuring = clock.measuring(now);
+        while let Some(event) = self.conns[c].core.poll_event() {
+            match event {
+                Event::Completed { sid, id, result } => {
+                    let Some(&ci) = self.conns[c].clients.get(&sid.raw()) else {
+                        continue;
+                    };
+                    let client = &mut self.clients[ci];
+                    let Some((head, sent, ends_event)) = client.inflight.pop_front() else {
+                        continue;
+                    };
+                    debug_assert_eq!(head, id, "completions arrive in issue order");
+                    done += 1;
+                    let ok = result.is_ok();
+                    if measuring {
+                        self.rec
+                            .record(now.saturating_duration_since(sent), ok, ends_event);
+                    }
+                    if let Err(err) = result {
+                        if measuring {
+                            self.rec.note_error(|| err.to_string());
+                        }
+                        client.script.abort();
+                    }
+                    self.issue(ci, depth, stopping, now);
+                }
+                Event::SessionClosed {
+                    sid,
+                    error: Some(err),
+                } => {
+                    if let Some(&ci) = self.conns[c].clients.get(&sid.raw()) {
+                        self.clients[ci].dead = true;
+                        self.rec.note_error(|| format!("session closed: {err}"));
+                    }
+                }
+                Event::ConnectionLost(err) | Event::AuthFailed(err) => {
+                    self.conns[c].lost = true;
+                    self.rec.note_error(|| err.to_string());
+                    for client in self.clients.iter_mut().filter(|cl| cl.conn == c) {
+                        client.dead = true;
+                        if measuring {
+                            self.rec.errors += client.inflight.len() as u64;
+                        }
+                        client.inflight.clear();
+                    }
+                }
+                _ => {}
+            }
+        }
+        done
+    }
+
+    /// Tops client `ci` up to `depth` statements in flight; when `stopping`, only finishes the
+    /// event in progress.
+    fn issue(&mut self, ci: usize, depth: usize, stopping: bool, now: Instant) {
+        let client = &mut self.clients[ci];
+        let conn = &mut self.conns[client.conn];
+        while !client.dead && client.inflight.len() < depth {
+            if stopping && client.script.at_boundary() {
+                break;
+            }
+            let stmt = client.script.next_stmt();
+            let args: Vec<Param> = stmt
+                .args
+                .into_iter()
+                .map(|a| match a {
+                    Arg::Int(v) => Param::Int(v),
+                    Arg::Str(s) => Param::Str(s),
+                })
+                .collect();
+            match conn.core.execute(
+                client.sid,
+                Bytes::from_static(stmt.sql.as_bytes()),
+                &args,
+                &self.opts,
+                now,
+            ) {
+                Ok(id) => client.inflight.push_back((id, now, stmt.ends_event)),
+                Err(err) => {
+                    client.dead = true;
+                    self.rec.note_error(|| err.to_string());
+                }
+            }
+        }
+    }
+
+    /// Writes what connection `c` has to send, as far as the socket takes it.
+    fn flush(&mut self, c: usize) {
+        let conn = &mut self.conns[c];
+        if conn.lost {
+            return;
+        }
+        loop {
+            if conn.written == conn.out.len() {
+                conn.written = 0;
+                if !conn.core.swap_transmit(&mut conn.out) {
+                    return;
+                }
+            }
+            match sys::send_vectored(
+                conn.stream.as_fd(),
+                &[IoSlice::new(&conn.out[conn.written..])],
+            ) {
+                Ok(n) => conn.written += n,
+                Err(SysErrno::INTR) => {}
+                Err(SysErrno::AGAIN) => return,
+                Err(e) => {
+                    conn.core
+                        .handle_io_error(io::Error::from_raw_os_error(e.raw_os_error()));
+                    return;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! `xrpc`: the command-line client of xrpc data nodes (shell, exec, status) and the benchmark
+//! load generator (`xrpc bench`). See the library's docs for each command.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use xrpc_cli::bench::{self, BenchCmd, BenchSub};
+use xrpc_cli::conn::ConnArgs;
+use xrpc_cli::shell::{self, ExecArgs, ShellArgs};
+use xrpc_cli::status;
+
+/// The xrpc client: SQL shell, scripted statements, node status and benchmarks.
+#[derive(Debug, Parser)]
+#[command(name = "xrpc", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Interactive SQL (or SQL from stdin when it is not a terminal).
+    Shell(ShellArgs),
+    /// Run statements given as an argument and print their results.
+    Exec(ExecArgs),
+    /// Show the node's status variables and stage histograms.
+    Status(ConnArgs),
+    /// Measure throughput and latency of xrpc nodes, echo servers and MySQL peers.
+    Bench(BenchCmd),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code = match &cli.command {
+        Command::Shell(args) => shell::run_shell(args),
+        Command::Exec(args) => shell::run_exec(args),
+        Command::Status(args) => match args.session().and_then(|mut s| status::render(&mut s)) {
+            Ok(text) => {
+                print!("{text}");
+                0
+            }
+            Err(err) => {
+                eprintln!("{}", shell::error_text(&err));
+                1
+            }
+        },
+        Command::Bench(cmd) => match &cmd.sub {
+            Some(BenchSub::Prepare(args)) => bench::prepare::run(args),
+            None => bench::run(&cmd.run),
+        },
+    };
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
