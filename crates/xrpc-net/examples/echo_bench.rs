@@ -12,17 +12,17 @@
 //! median QPS is reported (useful on a shared machine).
 //!
 //! Each case `NxM` opens N connections and keeps M requests in flight on each. The load generator
-//! is one thread running its own edge-triggered epoll loop: per readiness it reads everything,
-//! matches each response with the send time of the oldest outstanding request on that connection
-//! (echo keeps order), records the latency in an hdrhistogram and sends as many new requests as it
-//! received answers, in one write. Warm-up traffic is not measured.
+//! is [`xrpc_net::loadgen`] (shared with `xrpc bench --workload echo`): one thread running its own
+//! edge-triggered epoll loop that matches each response with the send time of the oldest
+//! outstanding request on its connection (echo keeps order) and sends as many new requests as it
+//! received answers, in one write. Latencies go to an hdrhistogram; warm-up traffic is not
+//! measured.
 //!
 //! On a machine with at least two CPUs the servers run on CPU 0 and the load generator on CPU 1
 //! (`--no-pin` turns this off), so every server gets the same single core. `--server-threads`
 //! sets xrpc's `threads_per_group` and tokio's worker threads; the raw loop is single-threaded by
 //! definition.
 
-use std::collections::VecDeque;
 use std::io::Write;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::fd::AsFd;
@@ -32,9 +32,10 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 use xrpc_net::echo::EchoHandler;
-use xrpc_net::sys::{self, Epoll, Events, IoSlice, RecvResult};
+use xrpc_net::loadgen::{self, EchoLoad};
+use xrpc_net::sys::{self, Epoll, Events, RecvResult};
 use xrpc_net::{NetConfig, Server};
-use xrpc_proto::frame::{FrameConfig, FrameHeader, HeaderFormat, encode_frame};
+use xrpc_proto::frame::{FrameConfig, FrameHeader};
 
 #[derive(Debug, Clone)]
 struct Opts {
@@ -287,15 +288,7 @@ async fn tokio_server(listener: tokio::net::TcpListener) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Load generator.
-
-struct Client {
-    stream: TcpStream,
-    sent: VecDeque<Instant>,
-    buf: Vec<u8>,
-    filled: usize,
-    out: Vec<u8>,
-}
+// Load generator: the shared closed loop in `xrpc_net::loadgen`.
 
 #[derive(Debug, Clone)]
 struct CaseResult {
@@ -310,6 +303,20 @@ struct CaseResult {
     requests: u64,
 }
 
+/// Latencies of the measured window, from the shared generator.
+struct Hist(Histogram<u64>);
+
+impl loadgen::Recorder for Hist {
+    fn start(&mut self, _now: Instant) {
+        self.0.reset();
+    }
+
+    fn record(&mut self, latency_ns: u64) {
+        let _ = self.0.record(latency_ns.max(1));
+    }
+}
+
+/// Runs one case through [`xrpc_net::loadgen`], the generator `xrpc bench --workload echo` uses.
 fn run_case(
     server: &str,
     addr: SocketAddr,
@@ -317,125 +324,28 @@ fn run_case(
     inflight: usize,
     opts: &Opts,
 ) -> CaseResult {
-    let cfg = FrameConfig::default();
-    let body = vec![0x5a; opts.payload];
-    let mut request = Vec::new();
-    encode_frame(&mut request, HeaderFormat::Standard, 1, 1, &body);
-    let ep = Epoll::new().unwrap();
-    let mut clients = Vec::with_capacity(conns);
-    for i in 0..conns {
-        let s = TcpStream::connect(addr).expect("connect");
-        s.set_nodelay(true).unwrap();
-        s.set_nonblocking(true).unwrap();
-        ep.add_edge_read(s.as_fd(), i as u64).unwrap();
-        clients.push(Client {
-            stream: s,
-            sent: VecDeque::with_capacity(inflight),
-            buf: vec![0; 64 * 1024],
-            filled: 0,
-            out: Vec::with_capacity(request.len() * inflight),
-        });
-    }
-    let start = Instant::now();
-    for c in &mut clients {
-        for _ in 0..inflight {
-            c.out.extend_from_slice(&request);
-            c.sent.push_back(start);
-        }
-        assert!(write_blocking(&mut c.stream, &c.out));
-        c.out.clear();
-    }
-    let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).unwrap();
-    let mut events = Events::with_capacity(256);
-    let warm_end = start + opts.warmup;
-    let end = warm_end + opts.duration;
-    let mut measuring = false;
-    let mut count = 0u64;
-    let mut measure_start = warm_end;
-    loop {
-        let now = Instant::now();
-        if !measuring && now >= warm_end {
-            measuring = true;
-            hist.reset();
-            count = 0;
-            measure_start = now;
-        }
-        if now >= end {
-            break;
-        }
-        let n = ep
-            .wait(&mut events, Some(Duration::from_millis(5)))
-            .unwrap();
-        for i in 0..n {
-            let (token, _) = events.get(i);
-            let c = &mut clients[token as usize];
-            loop {
-                let want = c.buf.len() - c.filled;
-                let got = match sys::recv(c.stream.as_fd(), &mut c.buf[c.filled..]) {
-                    RecvResult::Data(n) => n,
-                    RecvResult::Interrupted => continue,
-                    RecvResult::WouldBlock => break,
-                    RecvResult::Eof | RecvResult::Error(_) => panic!("server closed a connection"),
-                };
-                c.filled += got;
-                let now = Instant::now();
-                let hl = cfg.format.header_len();
-                let mut pos = 0;
-                let mut answered = 0;
-                while let Ok(Some(h)) = FrameHeader::parse(&c.buf[pos..c.filled], &cfg) {
-                    let wire = hl + h.body_len as usize;
-                    if c.filled - pos < wire {
-                        break;
-                    }
-                    pos += wire;
-                    answered += 1;
-                    let sent = c.sent.pop_front().expect("answer without request");
-                    if measuring {
-                        let _ = hist.record(now.duration_since(sent).as_nanos() as u64);
-                        count += 1;
-                    }
-                }
-                c.buf.copy_within(pos..c.filled, 0);
-                c.filled -= pos;
-                for _ in 0..answered {
-                    c.out.extend_from_slice(&request);
-                    c.sent.push_back(now);
-                }
-                if !c.out.is_empty() {
-                    let mut written = 0;
-                    while written < c.out.len() {
-                        match sys::send_vectored(
-                            c.stream.as_fd(),
-                            &[IoSlice::new(&c.out[written..])],
-                        ) {
-                            Ok(n) => written += n,
-                            Err(_) => {
-                                let _ =
-                                    sys::poll_writable(c.stream.as_fd(), Duration::from_secs(1));
-                            }
-                        }
-                    }
-                    c.out.clear();
-                }
-                if got < want {
-                    // Short read: the socket is drained (edge-triggered).
-                    break;
-                }
-            }
-        }
-    }
-    let elapsed = measure_start.elapsed().max(Duration::from_millis(1));
+    let load = EchoLoad {
+        addr,
+        connections: conns,
+        inflight,
+        payload: opts.payload,
+        warmup: opts.warmup,
+        duration: opts.duration,
+    };
+    let mut hist = Hist(Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).unwrap());
+    let report = loadgen::run_echo(&load, &mut hist).expect("echo load");
+    let hist = hist.0;
     let us = |ns: u64| ns as f64 / 1000.0;
     CaseResult {
         server: server.to_owned(),
         conns,
         inflight,
-        qps: count as f64 / elapsed.as_secs_f64(),
+        qps: report.qps(),
         p50_us: us(hist.value_at_quantile(0.50)),
         p99_us: us(hist.value_at_quantile(0.99)),
         p999_us: us(hist.value_at_quantile(0.999)),
         max_us: us(hist.max()),
-        requests: count,
+        requests: report.requests,
     }
 }
 
