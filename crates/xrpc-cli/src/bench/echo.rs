@@ -8,8 +8,6 @@
 //! configuration) for the run; the CPU share reported is still the generator threads' own.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use xrpc_net::echo::EchoHandler;
@@ -17,7 +15,7 @@ use xrpc_net::loadgen::{self, EchoLoad};
 use xrpc_net::{NetConfig, Server};
 
 use super::stats::{Recorder, StepClock};
-use super::{Gate, StepSpec};
+use super::{Started, StepSpec, spawn_load};
 
 /// The echo layout of a step: connections and frames in flight on each.
 pub fn layout(spec: &StepSpec) -> (usize, usize) {
@@ -59,46 +57,33 @@ impl loadgen::Recorder for Bridge<'_> {
 }
 
 /// Starts the generator threads of one step.
-pub fn start(
-    addr: SocketAddr,
-    spec: &StepSpec,
-) -> (Arc<Gate>, Vec<JoinHandle<Result<(), String>>>) {
+pub fn start(addr: SocketAddr, spec: &StepSpec) -> Started {
     let (connections, inflight) = layout(spec);
     let threads = spec.threads.clamp(1, connections);
-    let gate = Arc::new(Gate::new(threads));
     let payload = spec.payload;
-    let handles = (0..threads)
-        .map(|t| {
-            let gate = Arc::clone(&gate);
-            // Connections split as evenly as possible; thread t takes its share.
-            let mine = connections / threads + usize::from(t < connections % threads);
-            std::thread::Builder::new()
-                .name(format!("bench-echo-{t}"))
-                .spawn(move || {
-                    let clock = gate.arrive();
-                    let now = Instant::now();
-                    let load = EchoLoad {
-                        addr,
-                        connections: mine,
-                        inflight,
-                        payload,
-                        warmup: clock.measure_from.saturating_duration_since(now),
-                        duration: clock
-                            .measure_until
-                            .saturating_duration_since(clock.measure_from),
-                    };
-                    let mut bridge = Bridge {
-                        rec: Recorder::new(),
-                        clock,
-                        unreported: 0,
-                    };
-                    let result = loadgen::run_echo(&load, &mut bridge);
-                    bridge.rec.cpu_stop();
-                    gate.collector.merge(t, &bridge.rec);
-                    result.map(|_| ()).map_err(|e| format!("echo load: {e}"))
-                })
-                .expect("spawn an echo load thread")
-        })
-        .collect();
-    (gate, handles)
+    spawn_load(threads, "bench-echo", None, move |t, gate| {
+        // Connections split as evenly as possible; thread t takes its share.
+        let mine = connections / threads + usize::from(t < connections % threads);
+        let clock = gate.arrive();
+        let now = Instant::now();
+        let load = EchoLoad {
+            addr,
+            connections: mine,
+            inflight,
+            payload,
+            warmup: clock.measure_from.saturating_duration_since(now),
+            duration: clock
+                .measure_until
+                .saturating_duration_since(clock.measure_from),
+        };
+        let mut bridge = Bridge {
+            rec: Recorder::new(),
+            clock,
+            unreported: 0,
+        };
+        let result = loadgen::run_echo(&load, &mut bridge);
+        bridge.rec.cpu_stop();
+        gate.collector.merge(t, &bridge.rec);
+        result.map(|_| ()).map_err(|e| format!("echo load: {e}"))
+    })
 }

@@ -47,7 +47,8 @@ pub mod xrpc;
 use std::io::IsTerminal;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
-use std::sync::{Barrier, OnceLock};
+use std::sync::{Arc, Barrier, OnceLock};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -318,6 +319,34 @@ impl Gate {
         self.go.wait();
         self.clock.get().expect("just set")
     }
+}
+
+/// A step's load threads and the gate they wait at.
+pub type Started = (Arc<Gate>, Vec<JoinHandle<Result<(), String>>>);
+
+/// Spawns `threads` load threads named `{name}-{i}` (with `stack` bytes of stack if given), each
+/// running `body(i, &gate)`; they are expected to connect, call [`Gate::arrive`], run, and leave
+/// their measurements in the gate's collector.
+pub fn spawn_load<F>(threads: usize, name: &str, stack: Option<usize>, body: F) -> Started
+where
+    F: Fn(usize, &Gate) -> Result<(), String> + Send + Sync + 'static,
+{
+    let gate = Arc::new(Gate::new(threads));
+    let body = Arc::new(body);
+    let handles = (0..threads)
+        .map(|t| {
+            let gate = Arc::clone(&gate);
+            let body = Arc::clone(&body);
+            let mut builder = std::thread::Builder::new().name(format!("{name}-{t}"));
+            if let Some(bytes) = stack {
+                builder = builder.stack_size(bytes);
+            }
+            builder
+                .spawn(move || body(t, &gate))
+                .expect("spawn a load thread")
+        })
+        .collect();
+    (gate, handles)
 }
 
 /// One measurement: a target at one concurrency.

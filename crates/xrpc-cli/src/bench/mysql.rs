@@ -21,8 +21,6 @@
 //! buffers its samples and merges every [`FLUSH_EVERY`] of them into one of the step's shared
 //! recorder shards (`thread mod shards`), under that shard's lock.
 
-use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
@@ -30,7 +28,7 @@ use mysql::{Conn, Opts, Params, Value};
 
 use super::stats::{Batch, thread_cpu};
 use super::workload::{Arg, Script};
-use super::{Gate, StepSpec};
+use super::{Started, StepSpec, spawn_load};
 
 /// Samples a thread buffers before merging them into its shard.
 const FLUSH_EVERY: usize = 128;
@@ -66,74 +64,67 @@ pub fn execute(conn: &mut Conn, sql: &str, args: Vec<Arg>) -> Result<(), mysql::
     }
 }
 
-/// Starts one thread per client; they connect, then wait at `gate`.
-pub fn start(url: &str, spec: &StepSpec) -> (Arc<Gate>, Vec<JoinHandle<Result<(), String>>>) {
-    let threads = spec.concurrency.max(1);
-    let gate = Arc::new(Gate::new(threads));
-    let handles = (0..threads)
-        .map(|t| {
-            let gate = Arc::clone(&gate);
-            let url = url.to_owned();
-            let spec = spec.clone();
-            std::thread::Builder::new()
-                .name(format!("bench-mysql-{t}"))
-                .stack_size(STACK)
-                .spawn(move || {
-                    let conn = connect(&url);
-                    let clock = gate.arrive();
-                    let mut conn = conn?;
-                    let mut script = Script::new(spec.workload, spec.table_size, t as u64 + 1);
-                    let mut batch = Batch::default();
-                    let mut cpu_mark = None;
-                    let mut cpu = Duration::ZERO;
-                    let mut measured = false;
-                    loop {
-                        let sent = Instant::now();
-                        if sent >= clock.measure_from && !measured {
-                            measured = true;
-                            cpu_mark = Some(thread_cpu());
-                        }
-                        if sent >= clock.measure_until {
-                            if let Some(m) = cpu_mark.take() {
-                                cpu = thread_cpu().saturating_sub(m);
-                            }
-                            if script.at_boundary() {
-                                break;
-                            }
-                        }
-                        let stmt = script.next_stmt();
-                        let result = execute(&mut conn, stmt.sql, stmt.args);
-                        let done = Instant::now();
-                        let failed = result.is_err();
-                        let lost = matches!(
-                            &result,
-                            Err(mysql::Error::IoError(_) | mysql::Error::DriverError(_))
-                        );
-                        if clock.measuring(done) {
-                            batch.push(done - sent, !failed, stmt.ends_event);
-                            if let Err(e) = &result {
-                                batch.note_error(e.to_string());
-                            }
-                        }
-                        clock.add_completed(1);
-                        if failed {
-                            script.abort();
-                        }
-                        if batch.len() >= FLUSH_EVERY {
-                            gate.collector.merge_batch(t, &mut batch, Duration::ZERO);
-                        }
-                        if lost {
-                            break;
-                        }
-                    }
-                    if let Some(m) = cpu_mark {
+/// Starts one thread per client; they connect, then wait at the gate.
+pub fn start(url: &str, spec: &StepSpec) -> Started {
+    let (url, spec) = (url.to_owned(), spec.clone());
+    spawn_load(
+        spec.concurrency.max(1),
+        "bench-mysql",
+        Some(STACK),
+        move |t, gate| {
+            let conn = connect(&url);
+            let clock = gate.arrive();
+            let mut conn = conn?;
+            let mut script = Script::new(spec.workload, spec.table_size, t as u64 + 1);
+            let mut batch = Batch::default();
+            let mut cpu_mark = None;
+            let mut cpu = Duration::ZERO;
+            let mut measured = false;
+            loop {
+                let sent = Instant::now();
+                if sent >= clock.measure_from && !measured {
+                    measured = true;
+                    cpu_mark = Some(thread_cpu());
+                }
+                if sent >= clock.measure_until {
+                    if let Some(m) = cpu_mark.take() {
                         cpu = thread_cpu().saturating_sub(m);
                     }
-                    gate.collector.merge_batch(t, &mut batch, cpu);
-                    Ok(())
-                })
-                .expect("spawn a client thread")
-        })
-        .collect();
-    (gate, handles)
+                    if script.at_boundary() {
+                        break;
+                    }
+                }
+                let stmt = script.next_stmt();
+                let counts_event = stmt.counts_event();
+                let result = execute(&mut conn, stmt.sql, stmt.args);
+                let done = Instant::now();
+                let failed = result.is_err();
+                let lost = matches!(
+                    &result,
+                    Err(mysql::Error::IoError(_) | mysql::Error::DriverError(_))
+                );
+                if clock.measuring(done) {
+                    batch.push(done - sent, !failed, counts_event && !failed);
+                    if let Err(e) = &result {
+                        batch.note_error(e.to_string());
+                    }
+                }
+                clock.add_completed(1);
+                if failed {
+                    script.abort();
+                }
+                if batch.len() >= FLUSH_EVERY {
+                    gate.collector.merge_batch(t, &mut batch, Duration::ZERO);
+                }
+                if lost {
+                    break;
+                }
+            }
+            if let Some(m) = cpu_mark {
+                cpu = thread_cpu().saturating_sub(m);
+            }
+            gate.collector.merge_batch(t, &mut batch, cpu);
+            Ok(())
+        },
+    )
 }

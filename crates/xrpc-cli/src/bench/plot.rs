@@ -80,64 +80,45 @@ where
     let lmin = lat().fold(f64::MAX, f64::min).min(1e9) / 1.5;
     let lmax = lat().fold(1.0, f64::max) * 1.5;
 
-    let mut qps = ChartBuilder::on(&left)
-        .caption("throughput", (FONT, 18))
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(80)
-        .build_cartesian_2d((xmin..xmax).log_scale(), 0.0..qmax)?;
-    qps.configure_mesh()
-        .x_desc("concurrency")
-        .y_desc("queries per second")
-        .x_label_formatter(&|x| format!("{x:.0}"))
-        .y_label_formatter(&|y| human(*y))
-        .label_style((FONT, 13))
-        .light_line_style(WHITE)
-        .draw()?;
-    for (i, line) in lines.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
-        let pts: Vec<(f64, f64)> = line.points.iter().map(|p| (p.0, p.1)).collect();
-        qps.draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))?
-            .label(line.name.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-        qps.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled())))?;
-    }
-    qps.configure_series_labels()
-        .label_font((FONT, 13))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()?;
-
+    let qps = frame(&left, "throughput").build_cartesian_2d((xmin..xmax).log_scale(), 0.0..qmax)?;
+    line_chart(qps, lines, "queries per second", |p| Some(p.1))?;
     // A logarithmic latency axis only when the values span enough to need one; a narrow range
     // would get a single tick label.
+    let p99 = |p: &(f64, f64, f64)| (p.2 > 0.0).then_some(p.2);
     if lmax / lmin >= 20.0 {
-        let chart = ChartBuilder::on(&right)
-            .caption("p99 latency", (FONT, 18))
-            .margin(12)
-            .x_label_area_size(45)
-            .y_label_area_size(80)
+        let chart = frame(&right, "p99 latency")
             .build_cartesian_2d((xmin..xmax).log_scale(), (lmin..lmax).log_scale())?;
-        latency_chart(chart, lines)?;
+        line_chart(chart, lines, "p99 (µs)", p99)?;
     } else {
-        let chart = ChartBuilder::on(&right)
-            .caption("p99 latency", (FONT, 18))
-            .margin(12)
-            .x_label_area_size(45)
-            .y_label_area_size(80)
-            .build_cartesian_2d((xmin..xmax).log_scale(), 0.0..lmax)?;
-        latency_chart(chart, lines)?;
+        let chart =
+            frame(&right, "p99 latency").build_cartesian_2d((xmin..xmax).log_scale(), 0.0..lmax)?;
+        line_chart(chart, lines, "p99 (µs)", p99)?;
     }
     root.present()?;
     Ok(())
 }
 
-/// Draws the p99 lines on a chart whose y axis may be linear or logarithmic.
-fn latency_chart<'a, DB, Y>(
+/// A chart frame with the common caption, margins and label areas.
+fn frame<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    caption: &str,
+) -> ChartBuilder<'a, 'static, DB> {
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .caption(caption, (FONT, 18))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(80);
+    builder
+}
+
+/// Draws one line per target, `y` picking each point's value (or skipping it), on a chart whose
+/// y axis may be linear or logarithmic.
+fn line_chart<'a, DB, Y>(
     mut chart: ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, Y>>,
     lines: &[Line],
+    y_desc: &str,
+    y: impl Fn(&(f64, f64, f64)) -> Option<f64>,
 ) -> Result<(), Box<dyn Error>>
 where
     DB: DrawingBackend + 'a,
@@ -147,7 +128,7 @@ where
     chart
         .configure_mesh()
         .x_desc("concurrency")
-        .y_desc("p99 (µs)")
+        .y_desc(y_desc)
         .x_label_formatter(&|x| format!("{x:.0}"))
         .y_label_formatter(&|y| human(*y))
         .label_style((FONT, 13))
@@ -158,8 +139,7 @@ where
         let pts: Vec<(f64, f64)> = line
             .points
             .iter()
-            .filter(|p| p.2 > 0.0)
-            .map(|p| (p.0, p.2))
+            .filter_map(|p| y(p).map(|v| (p.0, v)))
             .collect();
         chart
             .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))?

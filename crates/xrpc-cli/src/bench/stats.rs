@@ -105,7 +105,7 @@ impl Recorder {
         }
     }
 
-    /// Records a completed request.
+    /// Records a completed request; `ends_event` when it completed an event (a transaction).
     pub fn record(&mut self, latency: Duration, ok: bool, ends_event: bool) {
         self.requests += 1;
         if ends_event {

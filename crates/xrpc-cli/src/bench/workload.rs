@@ -71,6 +71,12 @@ pub struct Stmt {
 }
 
 impl Stmt {
+    /// Whether completing this statement successfully completes an event (a transaction): the
+    /// last statement of one, unless it is the `ROLLBACK` of an abandoned one.
+    pub fn counts_event(&self) -> bool {
+        self.ends_event && self.sql != "ROLLBACK"
+    }
+
     fn new(sql: &'static str, args: Vec<Arg>) -> Self {
         Self {
             sql,
@@ -309,7 +315,10 @@ mod tests {
         s.next_stmt();
         s.abort();
         let r = s.next_stmt();
-        assert_eq!((r.sql, r.ends_event), ("ROLLBACK", true));
+        assert_eq!(
+            (r.sql, r.ends_event, r.counts_event()),
+            ("ROLLBACK", true, false)
+        );
         assert!(s.at_boundary());
         let mut p = Script::new(Workload::PointSelect, 10, 3);
         p.next_stmt();

@@ -33,8 +33,6 @@ use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::net::TcpStream;
 use std::os::fd::AsFd;
-use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -44,7 +42,7 @@ use xrpc_net::sys::{self, Epoll, Events, IoSlice, RecvResult, SysErrno};
 
 use super::stats::{Recorder, StepClock};
 use super::workload::{Arg, Script};
-use super::{Gate, StepSpec};
+use super::{Started, StepSpec, spawn_load};
 
 /// How long a stopping thread waits for its in-flight requests.
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
@@ -72,33 +70,19 @@ impl XrpcAddr {
     }
 }
 
-/// Starts the driver threads of one step; they wait at `gate` until the main thread opens it.
-pub fn start(
-    target: &XrpcAddr,
-    spec: &StepSpec,
-) -> (Arc<Gate>, Vec<JoinHandle<Result<(), String>>>) {
+/// Starts the driver threads of one step; they connect, then wait at the gate.
+pub fn start(target: &XrpcAddr, spec: &StepSpec) -> Started {
     let connections = spec.connections.clamp(1, spec.concurrency.max(1));
     let threads = spec.threads.clamp(1, connections);
-    let gate = Arc::new(Gate::new(threads));
-    let handles = (0..threads)
-        .map(|t| {
-            let gate = Arc::clone(&gate);
-            let target = target.clone();
-            let spec = spec.clone();
-            std::thread::Builder::new()
-                .name(format!("bench-xrpc-{t}"))
-                .spawn(move || {
-                    let conns: Vec<usize> = (t..connections).step_by(threads).collect();
-                    let driver = Driver::connect(&target, &spec, &conns, connections);
-                    let clock = gate.arrive();
-                    let rec = driver?.run(clock, &spec)?;
-                    gate.collector.merge(t, &rec);
-                    Ok(())
-                })
-                .expect("spawn a driver thread")
-        })
-        .collect();
-    (gate, handles)
+    let (target, spec) = (target.clone(), spec.clone());
+    spawn_load(threads, "bench-xrpc", None, move |t, gate| {
+        let conns: Vec<usize> = (t..connections).step_by(threads).collect();
+        let driver = Driver::connect(&target, &spec, &conns, connections);
+        let clock = gate.arrive();
+        let rec = driver?.run(clock, &spec)?;
+        gate.collector.merge(t, &rec);
+        Ok(())
+    })
 }
 
 /// One connection of a driver thread.
@@ -314,15 +298,18 @@ impl Driver {
                         continue;
                     };
                     let client = &mut self.clients[ci];
-                    let Some((head, sent, ends_event)) = client.inflight.pop_front() else {
+                    let Some((head, sent, counts_event)) = client.inflight.pop_front() else {
                         continue;
                     };
                     debug_assert_eq!(head, id, "completions arrive in issue order");
                     done += 1;
                     let ok = result.is_ok();
                     if measuring {
-                        self.rec
-                            .record(now.saturating_duration_since(sent), ok, ends_event);
+                        self.rec.record(
+                            now.saturating_duration_since(sent),
+                            ok,
+                            counts_event && ok,
+                        );
                     }
                     if let Err(err) = result {
                         if measuring {
@@ -368,6 +355,7 @@ impl Driver {
                 break;
             }
             let stmt = client.script.next_stmt();
+            let counts_event = stmt.counts_event();
             let args: Vec<Param> = stmt
                 .args
                 .into_iter()
@@ -383,7 +371,7 @@ impl Driver {
                 &self.opts,
                 now,
             ) {
-                Ok(id) => client.inflight.push_back((id, now, stmt.ends_event)),
+                Ok(id) => client.inflight.push_back((id, now, counts_event)),
                 Err(err) => {
                     client.dead = true;
                     self.rec.note_error(|| err.to_string());
