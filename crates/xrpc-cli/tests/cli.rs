@@ -1,0 +1,378 @@
+//! The `xrpc` binary against a real node started in this process: `exec` in every format, the
+//! shell reading stdin, `status`, `bench prepare`, and `bench` runs whose JSON and PNG are checked.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+
+use xrpc_net::NetConfig;
+use xrpc_proto::HeaderFormat;
+use xrpc_server::auth::Accounts;
+use xrpc_server::cache::RequestCache;
+use xrpc_server::config::UserConfig;
+use xrpc_server::engine::sqlite::{SqliteEngine, SqliteOptions};
+use xrpc_server::node::{Node, NodeShared};
+use xrpc_server::vars::Variables;
+
+/// A node on an ephemeral loopback port with its data in a temporary directory (root, no
+/// password).
+struct TestNode {
+    node: Option<Node>,
+    _dir: tempfile::TempDir,
+}
+
+impl TestNode {
+    fn start() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let engine =
+            SqliteEngine::open(&dir.path().join("xrpc.db"), SqliteOptions::default()).unwrap();
+        let shared = NodeShared::new(
+            Arc::new(engine),
+            RequestCache::new(16, 1024, 1 << 20),
+            Accounts::new(vec![UserConfig::builtin_root()]),
+            Arc::new(Variables::new()),
+            HeaderFormat::Standard,
+        );
+        let net = NetConfig {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            groups: 1,
+            threads_per_group: 2,
+            ..NetConfig::default()
+        };
+        let node = Node::start(net, Arc::new(shared)).unwrap();
+        Self {
+            node: Some(node),
+            _dir: dir,
+        }
+    }
+
+    fn port(&self) -> String {
+        self.node.as_ref().unwrap().local_addr().port().to_string()
+    }
+
+    fn target(&self) -> String {
+        format!("xrpc://{}", self.node.as_ref().unwrap().local_addr())
+    }
+
+    /// Runs `xrpc <args>` with `--port` appended where the command takes one.
+    fn xrpc(&self, args: &[&str]) -> Output {
+        let mut all: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
+        if matches!(args.first(), Some(&"exec" | &"status" | &"shell")) {
+            all.extend(["--port".to_owned(), self.port()]);
+        }
+        Command::new(env!("CARGO_BIN_EXE_xrpc"))
+            .args(&all)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    }
+
+    /// Runs `xrpc shell` with `input` on stdin.
+    fn shell(&self, input: &str, extra: &[&str]) -> Output {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_xrpc"))
+            .args(["shell", "--port", &self.port()])
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    }
+}
+
+impl Drop for TestNode {
+    fn drop(&mut self) {
+        if let Some(node) = self.node.take() {
+            node.shutdown();
+        }
+    }
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        stdout(out),
+        stderr(out)
+    );
+    stdout(out)
+}
+
+fn people(node: &TestNode) {
+    ok(&node.xrpc(&[
+        "exec",
+        "CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT, score DOUBLE); \
+         INSERT INTO people VALUES (1, 'alice', 1.5), (2, NULL, NULL), (3, 'b,\"c\"', -2)",
+    ]));
+}
+
+const QUERY: &str = "SELECT id, name, score FROM people ORDER BY id";
+
+#[test]
+fn exec_prints_tables_like_the_mysql_client() {
+    let node = TestNode::start();
+    people(&node);
+    assert_eq!(
+        ok(&node.xrpc(&["exec", QUERY])),
+        "+----+-------+-------+\n\
+         | id | name  | score |\n\
+         +----+-------+-------+\n\
+         |  1 | alice |   1.5 |\n\
+         |  2 | NULL  |  NULL |\n\
+         |  3 | b,\"c\" |    -2 |\n\
+         +----+-------+-------+\n"
+    );
+    assert_eq!(
+        ok(&node.xrpc(&["exec", "UPDATE people SET score = 0 WHERE id > 1"])),
+        "Query OK, 2 rows affected\n"
+    );
+}
+
+#[test]
+fn exec_prints_csv_and_json() {
+    let node = TestNode::start();
+    people(&node);
+    assert_eq!(
+        ok(&node.xrpc(&["exec", "--format", "csv", QUERY])),
+        "id,name,score\n1,alice,1.5\n2,,\n3,\"b,\"\"c\"\"\",-2\n"
+    );
+    assert_eq!(
+        ok(&node.xrpc(&["exec", "--format", "json", QUERY])),
+        "[{\"id\":1,\"name\":\"alice\",\"score\":1.5},{\"id\":2,\"name\":null,\"score\":null},\
+         {\"id\":3,\"name\":\"b,\\\"c\\\"\",\"score\":-2.0}]\n"
+    );
+}
+
+#[test]
+fn exec_fails_with_the_server_error_and_exit_code_1() {
+    let node = TestNode::start();
+    let out = node.xrpc(&["exec", "SELECT 1; SELEC 2; SELECT 3"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).starts_with("ERROR 1064 (42000): "),
+        "{}",
+        stderr(&out)
+    );
+    // The statement before the error ran and printed; the one after did not.
+    assert_eq!(stdout(&out), "+---+\n| 1 |\n+---+\n| 1 |\n+---+\n");
+}
+
+#[test]
+fn shell_reads_statements_from_stdin() {
+    let node = TestNode::start();
+    people(&node);
+    let out = node.shell(
+        "SELECT name FROM people WHERE id = 1; SELECT id\n  FROM people WHERE id > 5;\n\
+         -- a comment; not a statement\nUPDATE people SET score = 3 WHERE id = 1;\n",
+        &[],
+    );
+    assert_eq!(
+        ok(&out),
+        "+-------+\n| name  |\n+-------+\n| alice |\n+-------+\n1 row in set\n\n\
+         Empty set\n\nQuery OK, 1 row affected\n\n"
+    );
+}
+
+#[test]
+fn shell_stops_at_the_first_error_unless_forced() {
+    let node = TestNode::start();
+    let input = "SELECT 1 AS a;\nSELEC 2;\nSELECT 3 AS b;\n";
+    let out = node.shell(input, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).starts_with("ERROR 1064 (42000)"));
+    assert!(stdout(&out).contains("| a |") && !stdout(&out).contains("| b |"));
+    let forced = node.shell(input, &["--force"]);
+    assert_eq!(forced.status.code(), Some(1));
+    assert!(stdout(&forced).contains("| b |"));
+    // \timing adds the elapsed time to footers; \q ends the input early.
+    let timed = node.shell("\\timing\nSELECT 1;\n\\q\nSELECT 2;\n", &[]);
+    let text = ok(&timed);
+    assert!(text.starts_with("Timing is on.\n"), "{text}");
+    assert!(text.contains("1 row in set (0.0"), "{text}");
+    assert!(!text.contains("| 2 |"), "{text}");
+}
+
+#[test]
+fn status_shows_variables_and_histograms() {
+    let node = TestNode::start();
+    let text = ok(&node.xrpc(&["status"]));
+    assert!(text.contains("| xrpc_tcp_connections"), "{text}");
+    assert!(text.contains("xrpc_net_frames_received"), "{text}");
+    assert!(
+        text.contains("Stage histograms (CALL xrpc.perf_hist('all'))"),
+        "{text}"
+    );
+}
+
+/// Reads a bench JSON file and returns its only result object.
+fn single_result(path: &Path) -> serde_json::Value {
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert!(doc["machine"]["nproc"].as_u64().unwrap() >= 1, "{doc}");
+    assert!(doc["versions"]["xrpc-cli"].is_string(), "{doc}");
+    let results = doc["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{doc}");
+    results[0].clone()
+}
+
+fn check_measurement(m: &serde_json::Value) {
+    let f = |k: &str| m[k].as_f64().unwrap_or_else(|| panic!("{k} in {m}"));
+    assert!(f("qps") > 0.0, "{m}");
+    assert!(f("p50_us") > 0.0, "{m}");
+    assert!(f("p90_us") >= f("p50_us"), "{m}");
+    assert!(f("p99_us") >= f("p90_us"), "{m}");
+    assert!(f("p999_us") >= f("p99_us"), "{m}");
+    assert_eq!(m["errors"].as_u64(), Some(0), "{m}");
+    assert!(f("client_cpu") > 0.0 && f("client_cpu") <= 1.0, "{m}");
+}
+
+#[test]
+fn bench_select1_writes_json_and_a_png() {
+    let node = TestNode::start();
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("out.json");
+    let png = dir.path().join("out.png");
+    let out = node.xrpc(&[
+        "bench",
+        "--target",
+        &node.target(),
+        "--workload",
+        "select1",
+        "--duration",
+        "2",
+        "--warmup",
+        "0.5",
+        "--concurrency",
+        "4",
+        "--json",
+        json.to_str().unwrap(),
+        "--plot",
+        png.to_str().unwrap(),
+    ]);
+    let table = ok(&out);
+    assert!(table.contains("| p99 µs"), "{table}");
+    let m = single_result(&json);
+    check_measurement(&m);
+    assert_eq!(m["workload"], "select1");
+    assert_eq!(m["concurrency"], 4);
+    assert_eq!(m["connections"], 4);
+    assert_eq!(m["target"].as_str(), Some(node.target().as_str()));
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "PNG signature");
+    assert_eq!(&bytes[8..16], b"\0\0\0\x0dIHDR", "IHDR comes first");
+    let width = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+    let height = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+    assert_eq!((width, height), (1280, 520));
+}
+
+#[test]
+fn bench_prepare_then_point_select() {
+    let node = TestNode::start();
+    let target = node.target();
+    let out = ok(&node.xrpc(&[
+        "bench",
+        "prepare",
+        "--target",
+        &target,
+        "--table-size",
+        "1000",
+    ]));
+    assert!(out.contains("sbtest1 created with 1000 rows"), "{out}");
+    assert_eq!(
+        ok(&node.xrpc(&[
+            "exec",
+            "--format",
+            "csv",
+            "SELECT COUNT(*) AS n, MIN(LENGTH(c)) AS c, MAX(LENGTH(pad)) AS pad, \
+             MIN(k) >= 1 AND MAX(k) <= 1000 AS k_ok FROM sbtest1",
+        ])),
+        "n,c,pad,k_ok\n1000,119,59,1\n"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("point.json");
+    ok(&node.xrpc(&[
+        "bench",
+        "--target",
+        &target,
+        "--workload",
+        "point-select",
+        "--duration",
+        "1",
+        "--warmup",
+        "0.2",
+        "--concurrency",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+    ]));
+    let m = single_result(&json);
+    check_measurement(&m);
+    assert_eq!(m["workload"], "point-select");
+}
+
+#[test]
+fn bench_point_select_without_the_table_says_to_prepare() {
+    let node = TestNode::start();
+    let out = node.xrpc(&[
+        "bench",
+        "--target",
+        &node.target(),
+        "--workload",
+        "point-select",
+        "--duration",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("xrpc bench prepare"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn bench_echo_against_an_in_process_echo_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("echo.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_xrpc"))
+        .args([
+            "bench",
+            "--workload",
+            "echo",
+            "--spawn-echo",
+            "--duration",
+            "1",
+            "--warmup",
+            "0.2",
+            "--concurrency",
+            "8",
+            "--connections",
+            "2",
+            "--json",
+            json.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    ok(&out);
+    let m = single_result(&json);
+    check_measurement(&m);
+    assert_eq!(m["inflight"], 8);
+    assert_eq!(m["target"], "echo://in-process");
+}
