@@ -5,7 +5,7 @@
 //! cargo run --release -p xrpc-net --example echo-bench -- \
 //!     [--duration 3] [--warmup 1] [--cases 1x1,4x16,4x128,64x8,1024x1] \
 //!     [--servers xrpc,raw,tokio] [--payload 16] [--server-threads 1] [--no-pin] [--json FILE] \
-//!     [--repeat 1] [--xrpc-events 4] [--xrpc-recv-buf 4096] [--xrpc-no-tasker]
+//!     [--repeat 1] [--xrpc-events 4] [--xrpc-recv-buf 4096] [--xrpc-no-tasker] [--xrpc-no-bind]
 //! ```
 //!
 //! With `--repeat R` each case runs R times, the servers taking turns, and the run with the
@@ -50,6 +50,7 @@ struct Opts {
     xrpc_events: usize,
     xrpc_recv_buf: usize,
     xrpc_tasker: bool,
+    xrpc_bind: bool,
     repeat: usize,
 }
 
@@ -66,6 +67,7 @@ fn parse_opts() -> Opts {
         xrpc_events: 4,
         xrpc_recv_buf: 4096,
         xrpc_tasker: true,
+        xrpc_bind: true,
         repeat: 1,
     };
     let mut args = std::env::args().skip(1);
@@ -91,6 +93,7 @@ fn parse_opts() -> Opts {
             "--xrpc-events" => o.xrpc_events = v().parse().unwrap(),
             "--xrpc-recv-buf" => o.xrpc_recv_buf = v().parse().unwrap(),
             "--xrpc-no-tasker" => o.xrpc_tasker = false,
+            "--xrpc-no-bind" => o.xrpc_bind = false,
             "--repeat" => o.repeat = v().parse::<usize>().unwrap().max(1),
             "--bench" => {} // passed by `cargo bench`
             other => panic!("unknown argument {other}"),
@@ -148,6 +151,7 @@ fn start_server(kind: &str, opts: &Opts) -> (Running, SocketAddr) {
                 events_per_thread: opts.xrpc_events,
                 fixed_recv_buf: opts.xrpc_recv_buf,
                 enable_tasker: opts.xrpc_tasker,
+                bind_cores: opts.xrpc_bind,
                 listen_backlog: 4096,
                 ..NetConfig::default()
             };
@@ -452,6 +456,7 @@ fn main() {
             "repeat": opts.repeat,
             "xrpc_events_per_thread": opts.xrpc_events,
             "xrpc_fixed_recv_buf": opts.xrpc_recv_buf,
+            "xrpc_bind_cores": opts.xrpc_bind,
             "pinned": pin,
             "results": json,
         });
