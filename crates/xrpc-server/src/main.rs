@@ -76,17 +76,6 @@ fn run(config: &ServerConfig) -> Result<(), String> {
         Arc::clone(&vars),
         net.frame.format,
     ));
-    {
-        let shared = Arc::downgrade(&shared);
-        vars.on_change(VarId::RequestCacheMaxLength, move |value| {
-            if let (Some(shared), Some(len)) = (shared.upgrade(), value.as_int()) {
-                shared
-                    .cache
-                    .set_max_len(usize::try_from(len).unwrap_or(usize::MAX));
-            }
-        });
-    }
-
     let node = Node::start(net, Arc::clone(&shared))
         .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
     let addr = node.local_addr();

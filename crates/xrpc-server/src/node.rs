@@ -3,6 +3,7 @@
 //! [`NodeShared`] is what sessions and connection handlers reach for: the engine, the request
 //! cache, accounts, live settings and counters. [`Node`] owns the running framework around it.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -18,7 +19,7 @@ use crate::admin::{self, AdminContext, StatusSource};
 use crate::auth::Accounts;
 use crate::cache::RequestCache;
 use crate::conn::NodeHandler;
-use crate::engine::Engine;
+use crate::engine::{Engine, Interrupt};
 use crate::result::{ExecSummary, ResultSink, SqlError};
 use crate::vars::{VarId, Variables};
 
@@ -78,6 +79,8 @@ pub struct NodeShared {
     pub tso: Tso,
     draining: AtomicBool,
     groups: OnceLock<Vec<GroupHandle>>,
+    /// The interrupters of the statements running now, by session number, for the drain.
+    running: Mutex<HashMap<u64, Arc<dyn Interrupt>>>,
 }
 
 impl std::fmt::Debug for NodeShared {
@@ -109,6 +112,7 @@ impl NodeShared {
             tso: Tso::default(),
             draining: AtomicBool::new(false),
             groups: OnceLock::new(),
+            running: Mutex::new(HashMap::new()),
         }
     }
 
@@ -199,6 +203,42 @@ impl NodeShared {
         );
     }
 
+    /// Session `number` starts running a statement that `interrupt` stops.
+    pub(crate) fn statement_started(&self, number: u64, interrupt: Arc<dyn Interrupt>) {
+        self.running.lock().insert(number, interrupt);
+    }
+
+    /// Session `number`'s statement ended.
+    pub(crate) fn statement_ended(&self, number: u64) {
+        self.running.lock().remove(&number);
+    }
+
+    /// Statements running now, over every session.
+    pub fn running_statements(&self) -> usize {
+        self.running.lock().len()
+    }
+
+    /// Interrupts every running statement (each ends with 1317); returns how many there were.
+    fn interrupt_running(&self) -> usize {
+        let running: Vec<_> = self.running.lock().values().cloned().collect();
+        for interrupt in &running {
+            interrupt.interrupt();
+        }
+        running.len()
+    }
+
+    /// Applies `SET GLOBAL xrpc_request_cache_max_length` to the request cache.
+    fn apply_request_cache_max_length(self: &Arc<Self>) {
+        let weak = Arc::downgrade(self);
+        self.vars
+            .on_change(VarId::RequestCacheMaxLength, move |value| {
+                if let (Some(node), Some(len)) = (weak.upgrade(), value.as_int()) {
+                    node.cache
+                        .set_max_len(usize::try_from(len).unwrap_or(usize::MAX));
+                }
+            });
+    }
+
     /// The framework's groups, once the node runs.
     pub fn groups(&self) -> &[GroupHandle] {
         self.groups.get().map_or(&[], Vec::as_slice)
@@ -280,6 +320,7 @@ impl Node {
         let server = Server::start(net, NodeHandler::new(Arc::clone(&shared)))?;
         let _ = shared.groups.set(server.groups().to_vec());
         shared.start_shared_session_refresh();
+        shared.apply_request_cache_max_length();
         Ok(Self {
             shared,
             server: Some(server),
@@ -303,11 +344,24 @@ impl Node {
 
     /// Drains and stops: stops accepting, answers each session's queued requests with FATAL 1053
     /// (the session is removed), lets running statements finish for up to the framework's
-    /// `shutdown_grace` (`xrpc_drain_timeout`), closes every connection, joins every worker, and
-    /// checkpoints the engine.
+    /// `shutdown_grace` (`xrpc_drain_timeout`) and interrupts those still running (1317), closes
+    /// every connection, joins every worker, and checkpoints the engine.
     pub fn shutdown(mut self) {
         self.shared.draining.store(true, Ordering::Release);
         if let Some(server) = self.server.take() {
+            // The framework joins its workers after its grace, and runs the connections' close
+            // callbacks (which kill their statements) only after that join: a statement still
+            // running would keep its worker, and so this call, waiting until it ends by itself.
+            // So statements get the same grace here, then are interrupted (twice, as a statement
+            // just starting clears its engine's interrupt flag).
+            let deadline = Instant::now() + server.config().shutdown_grace;
+            while Instant::now() < deadline && self.shared.running_statements() > 0 {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            if self.shared.interrupt_running() > 0 {
+                std::thread::sleep(Duration::from_millis(20));
+                self.shared.interrupt_running();
+            }
             server.shutdown();
         }
         if let Err(err) = self.shared.engine.checkpoint() {

@@ -451,8 +451,11 @@ impl Session {
         // instead of deadlocking when every worker waits on a lock held by a queued session.
         let group = conn.group().clone();
         engine.set_wait_hook(Some(Arc::new(move || Box::new(group.enter_wait()))));
-        *self.interrupt.lock() = Some(engine.interrupter());
+        let interrupter = engine.interrupter();
+        *self.interrupt.lock() = Some(Arc::clone(&interrupter));
+        node.statement_started(self.number, interrupter);
         let result = engine.execute(sql, args, schema, sink);
+        node.statement_ended(self.number);
         *self.interrupt.lock() = None;
         if engine.holds_session_state() && !self.auto_commit && !self.is_gone() {
             self.core.lock().engine = Some(engine);
