@@ -30,6 +30,7 @@ pub struct Server<H: Handler> {
     local_addr: SocketAddr,
     watchdog: Option<JoinHandle<()>>,
     watchdog_stop: Arc<(Mutex<bool>, Condvar)>,
+    stopped: bool,
 }
 
 impl<H: Handler> std::fmt::Debug for Server<H> {
@@ -108,6 +109,7 @@ impl<H: Handler> Server<H> {
             local_addr: addr,
             watchdog: None,
             watchdog_stop: Arc::new((Mutex::new(false), Condvar::new())),
+            stopped: false,
         };
         for g in &server.groups {
             for i in 0..cfg.threads_per_group {
@@ -172,21 +174,24 @@ impl<H: Handler> Server<H> {
 
     /// Shuts down gracefully: stops accepting, lets running and queued units finish for up to
     /// `shutdown_grace`, finishes every connection, runs the `on_close` callbacks and joins every
-    /// thread. Units blocked forever keep their worker, and so this call, waiting.
+    /// thread. Units blocked forever keep their worker, and so this call, waiting. The fd of a
+    /// connection whose [`crate::ConnRef`] the handler still holds is closed when that handle drops.
     pub fn shutdown(mut self) {
         self.shutdown_inner();
     }
 
     fn shutdown_inner(&mut self) {
-        let Some(watchdog) = self.watchdog.take() else {
+        if std::mem::replace(&mut self.stopped, true) {
             return;
-        };
+        }
         {
             let (lock, cv) = &*self.watchdog_stop;
             *lock.lock() = true;
             cv.notify_all();
         }
-        let _ = watchdog.join();
+        if let Some(watchdog) = self.watchdog.take() {
+            let _ = watchdog.join();
+        }
         for g in &self.groups {
             g.stop_accepting();
         }
