@@ -97,9 +97,11 @@ fn a_client_that_stops_reading_is_closed_at_the_write_timeout_while_others_keep_
         worst = worst.max(t.elapsed());
         round_trips += 1;
     }
-    assert!(round_trips >= 50, "only {round_trips} round trips");
+    // Loose bounds for loaded CI machines; the point is that no round trip waits for the stuck
+    // send, which lasts 600 ms.
+    assert!(round_trips >= 20, "only {round_trips} round trips");
     assert!(
-        worst < Duration::from_millis(250),
+        worst < Duration::from_millis(450),
         "worst round trip {worst:?}"
     );
     // The flood ends with a timeout about 600 ms after the socket filled up.
