@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""JSON helpers and output parsers for the bench/ scripts (standard library only).
+
+    benchjson.py json key=value ... [key:=RAW_JSON ...]
+        one JSON object; a value that parses as a number becomes a number
+    benchjson.py merge key=value ... < line.json
+        adds fields to a JSON object read from stdin (existing keys are overwritten)
+    benchjson.py check FILE [TARGET ...]
+        checks every measurement line of FILE (schema fields present, qps > 0) and that each
+        TARGET has at least one; prints a summary table to stderr; exits 1 on a failure
+    benchjson.py sysbench|sockperf|redis key=value ... < tool-output
+        parses the tool's text output into one measurement line; key=value pairs are the
+        fields the output does not carry (workload, target, concurrency, connections, ...)
+
+Every measurement line has at least: workload, target, concurrency, connections, qps,
+p50_us, p99_us, p999_us, errors (latencies in microseconds; a percentile the tool cannot give
+is null).
+"""
+
+import json
+import re
+import sys
+
+SCHEMA = ["workload", "target", "concurrency", "connections", "qps", "p50_us", "p99_us", "p999_us", "errors"]
+
+
+def typed(v):
+    if re.fullmatch(r"-?\d+", v):
+        return int(v)
+    if re.fullmatch(r"-?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?", v):
+        return float(v)
+    return v
+
+
+# Fields that stay strings even when they look like numbers.
+STRING_KEYS = {"server_cpus", "client_cpus", "version", "package", "cmd", "server_cmd", "mode", "kernel", "target"}
+
+
+def kv(args):
+    out = {}
+    for a in args:
+        if ":=" in a and a.index(":=") + 1 == a.index("="):
+            k, v = a.split(":=", 1)
+            out[k] = json.loads(v)
+        else:
+            k, _, v = a.partition("=")
+            out[k] = v if k in STRING_KEYS else typed(v)
+    return out
+
+
+def emit(obj):
+    """Measurement lines get the schema fields first, in order."""
+    if "workload" in obj:
+        ordered = {k: obj.get(k) for k in SCHEMA}
+        ordered.update({k: v for k, v in obj.items() if k not in ordered})
+        obj = ordered
+    print(json.dumps(obj, separators=(",", ":")))
+
+
+def r1(x):
+    return None if x is None else round(float(x), 1)
+
+
+def fail(msg, text):
+    sys.stderr.write(f"benchjson: {msg}\n--- output was ---\n{text[-3000:]}\n")
+    sys.exit(1)
+
+
+def parse_sysbench(text):
+    """sysbench 1.0 `run` output with --histogram=on."""
+    m = re.search(r"queries:\s+(\d+)\s+\(([\d.]+) per sec\.\)", text)
+    if not m:
+        fail("no 'queries: N (X per sec.)' in sysbench output", text)
+    out = {"qps": round(float(m.group(2)), 1), "requests": int(m.group(1))}
+    errs = re.search(r"ignored errors:\s+(\d+)", text)
+    reconn = re.search(r"reconnects:\s+(\d+)", text)
+    out["errors"] = (int(errs.group(1)) if errs else 0) + (int(reconn.group(1)) if reconn else 0)
+    tps = re.search(r"transactions:\s+\d+\s+\(([\d.]+) per sec\.\)", text)
+    if tps:
+        out["tps"] = round(float(tps.group(1)), 1)
+    t = re.search(r"total time:\s+([\d.]+)s", text)
+    if t:
+        out["duration_s"] = float(t.group(1))
+    # Histogram lines: "       0.087 |**********                               1234"
+    buckets = []
+    hist = text.split("Latency histogram", 1)
+    if len(hist) == 2:
+        for line in hist[1].splitlines():
+            hm = re.match(r"^\s*([\d.]+)\s+\|[*\s]*?(\d+)\s*$", line)
+            if hm:
+                buckets.append((float(hm.group(1)), int(hm.group(2))))
+            elif buckets and line.strip() == "":
+                break
+    total = sum(c for _, c in buckets)
+    if total:
+        def pct(q):
+            need, acc = q * total, 0
+            for v, c in buckets:
+                acc += c
+                if acc >= need:
+                    return v * 1000.0  # ms -> us
+            return buckets[-1][0] * 1000.0
+        out.update(p50_us=r1(pct(0.50)), p99_us=r1(pct(0.99)), p999_us=r1(pct(0.999)))
+    else:
+        # No histogram: fall back on the summary (avg and the --percentile line).
+        p = re.search(r"(\d+)th percentile:\s+([\d.]+)", text)
+        out.update(p50_us=None, p99_us=None, p999_us=None)
+        if p and p.group(1) == "99":
+            out["p99_us"] = r1(float(p.group(2)) * 1000)
+    avg = re.search(r"avg:\s+([\d.]+)", text)
+    if avg:
+        out["avg_us"] = r1(float(avg.group(1)) * 1000)
+    return out
+
+
+def parse_sockperf(text):
+    """sockperf 3.x ping-pong output (use --full-rtt so latencies are round trips)."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", text)
+    m = re.search(r"\[Valid Duration\] RunTime=([\d.]+) sec; SentMessages=(\d+); ReceivedMessages=(\d+)", text)
+    if not m:
+        fail("no '[Valid Duration]' line in sockperf output", text)
+    run, sent, recv = float(m.group(1)), int(m.group(2)), int(m.group(3))
+    out = {"qps": round(recv / run, 1) if run > 0 else 0.0, "requests": recv, "duration_s": run}
+    d = re.search(r"# dropped messages = (\d+)", text)
+    out["errors"] = (int(d.group(1)) if d else 0) + max(0, sent - recv)
+    pcts = {float(p): float(v) for p, v in re.findall(r"percentile\s+([\d.]+)\s+=\s+([\d.]+)", text)}
+    out["p50_us"] = r1(pcts.get(50.0))
+    out["p99_us"] = r1(pcts.get(99.0))
+    out["p999_us"] = r1(pcts.get(99.9))
+    rtt = re.search(r"(?:avg-rtt|avg-lat)=([\d.]+)", text)
+    if rtt:
+        out["avg_us"] = r1(rtt.group(1))
+    out["latency"] = "rtt" if "Round trip" in text or "avg-rtt" in text else "one-way (rtt/2)"
+    return out
+
+
+def parse_redis(text):
+    """redis-benchmark 7.x plain output (not --csv, which lacks p99.9) for one test."""
+    text = text.replace("\r", "\n")
+    m = re.search(r"throughput summary:\s+([\d.]+) requests per second", text)
+    if not m:
+        fail("no 'throughput summary' in redis-benchmark output", text)
+    out = {"qps": round(float(m.group(1)), 1)}
+    n = re.search(r"(\d+) requests completed in ([\d.]+) seconds", text)
+    if n:
+        out["requests"] = int(n.group(1))
+        out["duration_s"] = float(n.group(2))
+    s = re.search(r"avg\s+min\s+p50\s+p95\s+p99\s+max\s*\n\s*([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", text)
+    if not s:
+        fail("no latency summary in redis-benchmark output", text)
+    avg, _mn, p50, _p95, p99, _mx = (float(x) for x in s.groups())
+    out.update(p50_us=r1(p50 * 1000), p99_us=r1(p99 * 1000), avg_us=r1(avg * 1000))
+    # p99.9: the first line of the percentile distribution at or above 99.9% (an upper bound;
+    # the distribution is printed at halving steps: ..., 99.805%, 99.902%, ...).
+    p999 = None
+    dist = text.split("Latency by percentile distribution:", 1)
+    if len(dist) == 2:
+        for p, v in re.findall(r"^([\d.]+)% <= ([\d.]+) milliseconds", dist[1].split("Cumulative distribution", 1)[0], re.M):
+            if float(p) >= 99.9:
+                p999 = float(v) * 1000
+                break
+    out["p999_us"] = r1(p999)
+    out["errors"] = 0
+    return out
+
+
+def check(path, targets):
+    rows, bad = [], []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError as e:
+                bad.append(f"line {n}: not JSON ({e})")
+                continue
+            if "workload" not in obj:
+                continue
+            missing = [k for k in SCHEMA if k not in obj]
+            if missing:
+                bad.append(f"line {n}: {obj.get('target')} lacks {', '.join(missing)}")
+            elif not isinstance(obj["qps"], (int, float)) or obj["qps"] <= 0:
+                bad.append(f"line {n}: {obj['target']} has qps {obj['qps']}")
+            rows.append(obj)
+    seen = {r.get("target") for r in rows}
+    bad += [f"no measurement for {t}" for t in targets if t not in seen]
+    fmt = "{:<14} {:<36} {:>6} {:>6} {:>11} {:>10} {:>10} {:>10} {:>6}\n"
+    sys.stderr.write(fmt.format("workload", "target", "conc", "conns", "qps", "p50_us", "p99_us", "p999_us", "errors"))
+    for r in rows:
+        sys.stderr.write(fmt.format(*(str(r.get(k)) for k in SCHEMA)))
+    for b in bad:
+        sys.stderr.write(f"FAILED: {b}\n")
+    sys.stderr.write(f"{len(rows)} measurements, {len(bad)} problems\n")
+    return 1 if bad else 0
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == "json":
+        print(json.dumps(kv(args), separators=(",", ":")))
+    elif cmd == "merge":
+        line = sys.stdin.read().strip().splitlines()
+        if not line:
+            sys.exit("benchjson merge: no input line")
+        obj = json.loads(line[-1])
+        obj.update(kv(args))
+        emit(obj)
+    elif cmd == "check":
+        sys.exit(check(args[0], args[1:]))
+    elif cmd in ("sysbench", "sockperf", "redis"):
+        text = sys.stdin.read()
+        obj = kv(args)
+        obj.update({"sysbench": parse_sysbench, "sockperf": parse_sockperf, "redis": parse_redis}[cmd](text))
+        emit(obj)
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
