@@ -24,7 +24,9 @@
 //! Each request's latency is the time from issuing it to reading its last reply byte, recorded
 //! only for requests that complete inside the window (see [`stats`]). QPS counts statements;
 //! for `read-write` TPS counts transactions (20 statements each, `BEGIN` and `COMMIT` included).
-//! Errors count failed statements. Per-second QPS inside the window is kept (`intervals_qps`),
+//! Errors count failed statements in the window; a client whose session or connection the target
+//! ends (a FATAL error, a dropped connection) stops and is counted in `lost_clients`, since the
+//! concurrency actually applied is then lower than asked. Per-second QPS inside the window is kept (`intervals_qps`),
 //! and the generator's own CPU share is reported with every step.
 //!
 //! # Output
@@ -378,6 +380,8 @@ pub struct Measurement {
     pub errors: u64,
     /// Statements completed in the window.
     pub requests: u64,
+    /// Clients whose session or connection ended during the step (warm-up included).
+    pub lost_clients: u64,
     /// The load generator's CPU share of the machine (1.0 = every core busy).
     pub client_cpu: f64,
     /// The same in cores.
@@ -576,6 +580,7 @@ fn run_step(
         latency: Percentiles::of(&total.hist),
         errors: total.errors,
         requests: total.requests,
+        lost_clients: total.lost_clients,
         client_cpu: round3(total.cpu.as_secs_f64() / (window * cores)),
         client_cores: round3(total.cpu.as_secs_f64() / window),
         process_cpu: proc_start
@@ -696,13 +701,14 @@ fn run_inner(args: &BenchArgs) -> Result<i32, String> {
             match run_step(target, &spec, args, show) {
                 Ok(m) => {
                     eprintln!(
-                        "  {} c={}: {:.0} qps, p50 {} µs, p99 {} µs, {} errors, client CPU {:.0}%",
+                        "  {} c={}: {:.0} qps, p50 {} µs, p99 {} µs, {} errors, {} clients lost, client CPU {:.0}%",
                         m.target,
                         m.concurrency,
                         m.qps,
                         m.latency.p50_us,
                         m.latency.p99_us,
                         m.errors,
+                        m.lost_clients,
                         m.client_cpu * 100.0
                     );
                     if let Some(e) = &m.first_error {
@@ -809,7 +815,11 @@ pub fn render_table(results: &[Measurement], workload: Workload) -> String {
                 format!("{:.1}", m.latency.p90_us),
                 format!("{:.1}", m.latency.p99_us),
                 format!("{:.1}", m.latency.p999_us),
-                m.errors.to_string(),
+                if m.lost_clients > 0 {
+                    format!("{} ({} clients lost)", m.errors, m.lost_clients)
+                } else {
+                    m.errors.to_string()
+                },
                 format!("{:.1}%", m.client_cpu * 100.0),
             ]);
             if many {

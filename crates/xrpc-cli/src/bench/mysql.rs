@@ -117,6 +117,7 @@ pub fn start(url: &str, spec: &StepSpec) -> Started {
                     gate.collector.merge_batch(t, &mut batch, Duration::ZERO);
                 }
                 if lost {
+                    batch.lost_clients += 1;
                     break;
                 }
             }

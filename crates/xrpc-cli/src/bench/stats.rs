@@ -78,8 +78,11 @@ pub struct Recorder {
     pub events: u64,
     /// Failed requests in the window.
     pub errors: u64,
-    /// The first error seen, to show the user what went wrong.
+    /// The first error seen (warm-up included), to show the user what went wrong.
     pub first_error: Option<String>,
+    /// Clients whose session or connection ended during the step, so that they stopped issuing
+    /// (the effective concurrency dropped).
+    pub lost_clients: u64,
     /// CPU time of the thread inside the window.
     pub cpu: Duration,
     cpu_mark: Option<Duration>,
@@ -100,6 +103,7 @@ impl Recorder {
             events: 0,
             errors: 0,
             first_error: None,
+            lost_clients: 0,
             cpu: Duration::ZERO,
             cpu_mark: None,
         }
@@ -147,6 +151,7 @@ impl Recorder {
         self.requests += other.requests;
         self.events += other.events;
         self.errors += other.errors;
+        self.lost_clients += other.lost_clients;
         self.cpu += other.cpu;
         if self.first_error.is_none() {
             self.first_error.clone_from(&other.first_error);
@@ -159,6 +164,8 @@ impl Recorder {
 pub struct Batch {
     samples: Vec<(Duration, bool, bool)>,
     first_error: Option<String>,
+    /// Clients lost (their connection failed).
+    pub lost_clients: u64,
 }
 
 impl Batch {
@@ -225,6 +232,7 @@ impl Collector {
             shard.note_error(|| e);
         }
         shard.cpu += cpu;
+        shard.lost_clients += std::mem::take(&mut batch.lost_clients);
     }
 
     /// Everything merged.

@@ -16,7 +16,11 @@
 //!
 //! With `T` threads and `N` connections, connection `i` belongs to thread `i mod T`, and client
 //! `c` (one session each) to connection `c mod N`. Each client keeps up to `pipeline_depth`
-//! statements in flight on its session (the server runs a session's statements in order).
+//! statements in flight on its session (the server runs a session's statements in order; a depth
+//! above the node's `xrpc_max_queued_messages`, 128 by default, gets the session ended with a
+//! FATAL error, which the run reports). A failure aborts the transaction in progress when it is
+//! seen, so with pipelining a `read-write` client may already have sent statements past the one
+//! that failed.
 //!
 //! # Invariants
 //!
@@ -104,6 +108,16 @@ struct Client {
     script: Script,
     inflight: VecDeque<(RequestId, Instant, bool)>,
     dead: bool,
+}
+
+impl Client {
+    /// The client's session is gone: it issues nothing more, and the run counts it as lost.
+    fn lose(&mut self, rec: &mut Recorder) {
+        if !self.dead {
+            self.dead = true;
+            rec.lost_clients += 1;
+        }
+    }
 }
 
 /// A driver thread's state.
@@ -312,9 +326,8 @@ impl Driver {
                         );
                     }
                     if let Err(err) = result {
-                        if measuring {
-                            self.rec.note_error(|| err.to_string());
-                        }
+                        // Kept even from the warm-up: it explains what went wrong.
+                        self.rec.note_error(|| err.to_string());
                         client.script.abort();
                     }
                     self.issue(ci, depth, stopping, now);
@@ -324,7 +337,7 @@ impl Driver {
                     error: Some(err),
                 } => {
                     if let Some(&ci) = self.conns[c].clients.get(&sid.raw()) {
-                        self.clients[ci].dead = true;
+                        self.clients[ci].lose(&mut self.rec);
                         self.rec.note_error(|| format!("session closed: {err}"));
                     }
                 }
@@ -332,7 +345,7 @@ impl Driver {
                     self.conns[c].lost = true;
                     self.rec.note_error(|| err.to_string());
                     for client in self.clients.iter_mut().filter(|cl| cl.conn == c) {
-                        client.dead = true;
+                        client.lose(&mut self.rec);
                         if measuring {
                             self.rec.errors += client.inflight.len() as u64;
                         }
@@ -373,7 +386,7 @@ impl Driver {
             ) {
                 Ok(id) => client.inflight.push_back((id, now, counts_event)),
                 Err(err) => {
-                    client.dead = true;
+                    client.lose(&mut self.rec);
                     self.rec.note_error(|| err.to_string());
                 }
             }
