@@ -1,0 +1,862 @@
+//! The blocking client, pool and cluster against real `xrpc-server` nodes started in-process
+//! (SQLite in a temporary directory, loopback port 0): issue 5's "Tests" list.
+//!
+//! Connection failures and hung peers are staged with `real::Proxy`, a TCP relay in front of a node
+//! that can cut or freeze its connections; restarting a node on the same port covers the process
+//! going away.
+
+mod real;
+
+use std::time::{Duration, Instant};
+
+use real::{APP_PASSWORD, ENDLESS, Proxy, TestNode, wait_until};
+use xrpc_client::blocking::{ConnectOptions, Connection};
+use xrpc_client::cluster::Cluster;
+use xrpc_client::pool::{Pool, PoolOptions};
+use xrpc_client::{ColumnType, ExecOptions, Param, Value};
+use xrpc_proto::value::{XDateTime, XDecimal, XTime};
+
+fn options() -> ConnectOptions {
+    ConnectOptions::new("app", APP_PASSWORD)
+}
+
+fn pool(addr: String) -> Pool {
+    Pool::new(addr, PoolOptions::new(options()).max_connections(1))
+}
+
+fn int(value: &Value) -> i64 {
+    match value {
+        Value::Sint(n) => *n,
+        other => panic!("not a SINT: {other:?}"),
+    }
+}
+
+fn bytes(text: &str) -> Value {
+    Value::Bytes(bytes::Bytes::copy_from_slice(text.as_bytes()))
+}
+
+fn decimal(text: &str) -> Value {
+    Value::Decimal(XDecimal::parse(text).unwrap())
+}
+
+fn date(y: u32, m: u32, d: u32) -> Value {
+    Value::DateTime(XDateTime::date(y, m, d).unwrap())
+}
+
+fn datetime(y: u32, mo: u32, d: u32, h: u32, mi: u32, s: u32, us: u32) -> Value {
+    Value::DateTime(XDateTime::new(y, mo, d, h, mi, s, us).unwrap())
+}
+
+fn time(negative: bool, h: u32, m: u32, s: u32) -> Value {
+    Value::Time(XTime::new(negative, h, m, s, 0).unwrap())
+}
+
+/// `select count(*) from c` where `c` counts to `n`: roughly `n / 3` µs of SQLite work.
+fn counting(n: u64) -> String {
+    format!(
+        "with recursive c(i) as (select 1 union all select i + 1 from c where i < {n}) \
+         select count(*) from c"
+    )
+}
+
+// ---- every result type ----
+
+const ALL_TYPES: &str = "create table all_types (id integer primary key, i integer, r real, \
+                         s text, b blob, d decimal(10,2), dt date, ts datetime, tm time, \
+                         vc varchar(20), bi bigint, f double)";
+
+/// Every type the SQLite engine produces (SINT, DOUBLE, BYTES text and binary, DECIMAL, DATE and
+/// DATETIME, TIME, the NULL column), in 12 columns with NULLs, read as rows, as chunks and on an
+/// auto-commit sid: the same typed values each time.
+#[test]
+fn every_result_type_as_rows_chunks_and_auto_commit() {
+    let node = TestNode::start();
+    let pool = pool(node.addr_string());
+    let mut session = pool.session().unwrap();
+    session.query(ALL_TYPES).unwrap();
+    let insert = "insert into all_types values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    let first: Vec<Param> = vec![
+        1i64.into(),
+        (-42i64).into(),
+        2.5f64.into(),
+        "héllo".into(),
+        vec![0u8, 0xff, 1].into(),
+        "12.5".into(),
+        "2024-02-29".into(),
+        "2024-02-29 13:14:15".into(),
+        "-12:34:56".into(),
+        "abc".into(),
+        9_007_199_254_740_993i64.into(),
+        (-0.125f64).into(),
+    ];
+    assert_eq!(session.execute(insert, &first).unwrap().rows_affected, 1);
+    let mut nulls = vec![Param::Null; 12];
+    nulls[0] = 2i64.into();
+    session.execute(insert, &nulls).unwrap();
+    session
+        .query(
+            "insert into all_types values (3, 9223372036854775807, -1e300, '', x'', '-0.05', \
+             '1970-01-01', '2038-01-19 03:14:07.123456', '838:59:59', '', \
+             -9223372036854775808, 0.0)",
+        )
+        .unwrap();
+
+    let expected = vec![
+        vec![
+            Value::Sint(1),
+            Value::Sint(-42),
+            Value::Double(2.5),
+            bytes("héllo"),
+            Value::Bytes(bytes::Bytes::from_static(&[0, 0xff, 1])),
+            decimal("12.50"),
+            date(2024, 2, 29),
+            datetime(2024, 2, 29, 13, 14, 15, 0),
+            time(true, 12, 34, 56),
+            bytes("abc"),
+            Value::Sint(9_007_199_254_740_993),
+            Value::Double(-0.125),
+        ],
+        std::iter::once(Value::Sint(2))
+            .chain(std::iter::repeat_n(Value::Null, 11))
+            .collect(),
+        vec![
+            Value::Sint(3),
+            Value::Sint(i64::MAX),
+            Value::Double(-1e300),
+            bytes(""),
+            bytes(""),
+            decimal("-0.05"),
+            date(1970, 1, 1),
+            datetime(2038, 1, 19, 3, 14, 7, 123_456),
+            time(false, 838, 59, 59),
+            bytes(""),
+            Value::Sint(i64::MIN),
+            Value::Double(0.0),
+        ],
+    ];
+    let select = "select * from all_types order by id";
+    let rows = session.query(select).unwrap();
+    assert_eq!(rows.rows, expected);
+    let types: Vec<ColumnType> = rows.columns.iter().map(|c| c.ty).collect();
+    use ColumnType::*;
+    assert_eq!(
+        types,
+        [
+            Sint, Sint, Double, Bytes, Bytes, Decimal, DateTime, DateTime, Time, Bytes, Sint,
+            Double
+        ]
+    );
+    let names: Vec<&str> = rows.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "id", "i", "r", "s", "b", "d", "dt", "ts", "tm", "vc", "bi", "f"
+        ]
+    );
+    let col = |name: &str| &rows.columns[rows.column_index(name).unwrap()];
+    assert!(col("b").is_binary() && !col("s").is_binary());
+    assert_eq!(col("d").fractional_digits, Some(2));
+    // DATE and DATETIME share the X type; the MySQL type and `has_time` tell them apart.
+    assert_eq!((col("dt").original_type, col("ts").original_type), (10, 12));
+    assert_eq!(rows.text(0, 3), Some("héllo"));
+
+    let chunks = session
+        .execute_with(select, &[], &ExecOptions::default().chunk_result(true))
+        .unwrap()
+        .into_result_set();
+    assert_eq!(chunks, rows, "chunks decode to the same columns and values");
+    let once = pool.query_once(select).unwrap();
+    assert_eq!(once, rows, "an auto-commit sid returns the same result");
+
+    // Expressions without a declared type: SINT, DOUBLE, text, MySQL's `select null`, binary.
+    let exprs = session.query("select 7, 0.5, 'x', null, x'00ff'").unwrap();
+    assert_eq!(
+        exprs.rows,
+        vec![vec![
+            Value::Sint(7),
+            Value::Double(0.5),
+            bytes("x"),
+            Value::Null,
+            Value::Bytes(bytes::Bytes::from_static(&[0, 0xff])),
+        ]]
+    );
+    assert_eq!(exprs.columns[3].original_type, 6, "MYSQL_TYPE_NULL");
+}
+
+/// Thousands of rows of every type with scattered NULLs: the chunked result (several chunks) is
+/// the row result, value for value.
+#[test]
+fn many_rows_as_chunks_equal_rows() {
+    let node = TestNode::start();
+    let pool = pool(node.addr_string());
+    let mut session = pool.session().unwrap();
+    session
+        .query(
+            "create table wide (i integer, r real, s text, b blob, d decimal(12,2), dt date, \
+             ts datetime, tm time, n integer, t2 text, r2 real)",
+        )
+        .unwrap();
+    session
+        .query(
+            "insert into wide with recursive c(i) as (select 1 union all select i + 1 from c \
+             where i < 3000) select i, \
+             case when i % 7 = 0 then null else i / 8.0 end, \
+             case when i % 5 = 0 then null else printf('row-%d', i) end, \
+             case when i % 11 = 0 then null else randomblob(i % 17) end, \
+             i * 0.25, \
+             date('2000-01-01', printf('+%d days', i)), \
+             case when i % 3 = 0 then null else datetime('2000-01-01 00:00:00', printf('+%d seconds', i * 61)) end, \
+             printf('%02d:%02d:%02d', i % 24, i % 60, (i * 7) % 60), \
+             null, 'same', -i from c",
+        )
+        .unwrap();
+    let select = "select * from wide order by i";
+    let rows = session.query(select).unwrap();
+    assert_eq!(rows.rows.len(), 3000);
+    let chunks = session
+        .execute_with(select, &[], &ExecOptions::default().chunk_result(true))
+        .unwrap()
+        .into_result_set();
+    assert_eq!(chunks, rows);
+    for (n, row) in rows.rows.iter().enumerate() {
+        let i = n as i64 + 1;
+        assert_eq!(row[0], Value::Sint(i));
+        let quarter = format!("{}.{:02}", i / 4, (i % 4) * 25);
+        assert_eq!(row[4], decimal(&quarter), "row {i}");
+        assert_eq!(row[2].is_null(), i % 5 == 0, "row {i}");
+        assert_eq!(row[1].is_null(), i % 7 == 0, "row {i}");
+        assert_eq!(row[8], Value::Null);
+        assert_eq!(row[10], Value::Double(-(i as f64)));
+        let Value::Time(t) = &row[7] else {
+            panic!("row {i}: {:?}", row[7])
+        };
+        assert_eq!(
+            (t.hours(), t.minutes(), t.seconds()),
+            ((i % 24) as u32, (i % 60) as u32, ((i * 7) % 60) as u32)
+        );
+    }
+}
+
+// ---- pipelining ----
+
+/// Statements sent together come back in order; a fire-and-forget statement that fails makes the
+/// next one fail with its error instead of running, and the one after runs normally.
+#[test]
+fn pipelines_run_in_order_and_a_failed_set_cascades() {
+    let node = TestNode::start();
+    let pool = pool(node.addr_string());
+    let mut session = pool.session().unwrap();
+    session
+        .query("create table p (id integer primary key, v text)")
+        .unwrap();
+
+    let mut pipeline = session.pipeline().fire_and_forget("set names utf8mb4");
+    for i in 1..=50i64 {
+        pipeline =
+            pipeline.push_with_args("insert into p (v) values (?)", vec![format!("v{i}").into()]);
+    }
+    let mut results = pipeline
+        .push("select count(*), max(v) from p")
+        .send()
+        .unwrap();
+    assert_eq!(results.remaining(), 51);
+    for i in 1..=50u64 {
+        let done = results.next_result().unwrap().unwrap();
+        assert_eq!((done.rows_affected, done.last_insert_id), (1, Some(i)));
+    }
+    let last = results.next_result().unwrap().unwrap().into_result_set();
+    assert_eq!(last.rows, vec![vec![Value::Sint(50), bytes("v9")]]);
+    assert!(results.next_result().is_none());
+
+    let results: Vec<_> = session
+        .pipeline()
+        .fire_and_forget("set global no_such_variable = 1")
+        .push("insert into p (v) values ('must not run')")
+        .push("select count(*) from p")
+        .send()
+        .unwrap()
+        .collect();
+    let err = results[0].as_ref().unwrap_err();
+    assert_eq!(
+        err.code(),
+        Some(1193),
+        "the failed SET's error cascades: {err}"
+    );
+    assert!(err.to_string().contains("no_such_variable"), "{err}");
+    let count = results[1].as_ref().unwrap().clone().into_result_set();
+    assert_eq!(
+        count.rows,
+        vec![vec![Value::Sint(50)]],
+        "the insert did not run"
+    );
+    assert!(session.is_clean());
+}
+
+/// Many threads pipeline on sessions of one shared connection at once.
+#[test]
+fn concurrent_pipelines_share_one_connection() {
+    let node = TestNode::start();
+    let conn = Connection::connect(node.addr(), options()).unwrap();
+    std::thread::scope(|scope| {
+        for t in 0..6i64 {
+            let conn = conn.clone();
+            scope.spawn(move || {
+                let mut session = conn.session().unwrap();
+                for round in 0..5i64 {
+                    let mut pipeline = session.pipeline();
+                    for k in 0..20i64 {
+                        pipeline = pipeline.push(format!("select {t}, {round}, {k}"));
+                    }
+                    for (k, result) in pipeline.send().unwrap().enumerate() {
+                        let rs = result.unwrap().into_result_set();
+                        assert_eq!(
+                            rs.rows,
+                            vec![vec![
+                                Value::Sint(t),
+                                Value::Sint(round),
+                                Value::Sint(k as i64)
+                            ]]
+                        );
+                    }
+                }
+            });
+        }
+    });
+    let sessions = || {
+        node.shared()
+            .counters
+            .total_sessions
+            .load(std::sync::atomic::Ordering::Acquire)
+    };
+    assert!(
+        wait_until(Duration::from_secs(2), || sessions() == 0),
+        "every session was closed: {} left",
+        sessions()
+    );
+}
+
+// ---- pool reuse ----
+
+/// Live sessions on the node, as its counter says.
+fn node_sessions(node: &TestNode) -> usize {
+    node.shared()
+        .counters
+        .worker_sessions
+        .load(std::sync::atomic::Ordering::Acquire)
+}
+
+/// A clean session comes back with its sid; one left in a transaction, with a stored error, with
+/// unread results or with an unfinished stream is closed on the node (which rolls back) and never
+/// handed out again.
+#[test]
+fn pool_reuses_clean_sessions_and_never_dirty_ones() {
+    let node = TestNode::start();
+    let pool = pool(node.addr_string());
+    pool.query_once("create table r (id integer primary key)")
+        .unwrap();
+
+    let sid = {
+        let mut s = pool.session().unwrap();
+        s.query("select 1").unwrap();
+        s.id()
+    };
+    assert_eq!(pool.status().idle_sessions, 1);
+    let mut s = pool.session().unwrap();
+    assert_eq!(s.id(), sid, "the clean session is reused");
+
+    // Left in a transaction holding SQLite's write lock.
+    s.execute("begin", &[]).unwrap();
+    s.execute("insert into r values (1)", &[]).unwrap();
+    assert!(s.in_transaction() && !s.is_clean());
+    drop(s);
+    assert_eq!(pool.status().idle_sessions, 0, "not pooled");
+    assert!(
+        wait_until(Duration::from_secs(2), || pool.status().sessions == 0
+            && node_sessions(&node) == 0),
+        "the node closed the session: {:?}",
+        pool.status()
+    );
+    let mut s = pool.session().unwrap();
+    assert_ne!(s.id(), sid, "a dirty session is never handed out again");
+    assert_eq!(
+        s.query("select count(*) from r").unwrap().rows[0][0],
+        Value::Sint(0),
+        "closing rolled the transaction back"
+    );
+    let started = Instant::now();
+    s.execute("insert into r values (2)", &[]).unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "the write lock was released"
+    );
+
+    // A stored error.
+    let sid2 = s.id();
+    let err = s.query("select * from no_such_table").unwrap_err();
+    assert_eq!(err.code(), Some(1146));
+    drop(s);
+    assert_eq!(pool.status().idle_sessions, 0);
+
+    // Unread pipeline results.
+    let mut s = pool.session().unwrap();
+    let sid3 = s.id();
+    assert_ne!(sid3, sid2);
+    let results = s
+        .pipeline()
+        .push("select 1")
+        .push(counting(300_000))
+        .send()
+        .unwrap();
+    drop(results);
+    drop(s);
+    assert_eq!(pool.status().idle_sessions, 0);
+
+    // A stream dropped before its end (20 MB: far from done when the handle goes).
+    let mut s = pool.session().unwrap();
+    let sid4 = s.id();
+    assert_ne!(sid4, sid3);
+    {
+        let mut stream = s
+            .query_stream(
+                "with recursive c(i) as (select 1 union all select i + 1 from c where i < 20000) \
+                 select i, printf('%01000d', i) from c",
+            )
+            .unwrap();
+        assert_eq!(stream.next().unwrap().unwrap()[0], Value::Sint(1));
+    }
+    assert!(!s.is_clean());
+    drop(s);
+    assert_eq!(pool.status().idle_sessions, 0);
+
+    assert!(
+        wait_until(Duration::from_secs(5), || pool.status().sessions == 0
+            && node_sessions(&node) == 0),
+        "every dirty session was closed on the node: {:?}",
+        pool.status()
+    );
+    let mut s = pool.session().unwrap();
+    assert!(![sid, sid2, sid3, sid4].contains(&s.id()));
+    assert_eq!(
+        s.query("select count(*) from r").unwrap().rows[0][0],
+        Value::Sint(1)
+    );
+    drop(s);
+    assert_eq!(pool.status().idle_sessions, 1);
+    assert_eq!(pool.status().connections, 1, "one connection served it all");
+}
+
+// ---- broken connections ----
+
+/// The connection under a pool breaks while two statements run on it: both fail with a
+/// connection-lost error naming the cause, as does an idle session's next statement, the node
+/// stops the statements, and the pool's next session connects again.
+#[test]
+fn a_connection_cut_mid_query_fails_its_sessions_and_the_pool_reconnects() {
+    let node = TestNode::start();
+    let proxy = Proxy::start(node.addr());
+    let pool = pool(proxy.addr_string());
+    let mut idle = pool.session().unwrap();
+    idle.query("select 1").unwrap();
+    let running: Vec<_> = (0..2)
+        .map(|_| {
+            let mut s = pool.session().unwrap();
+            std::thread::spawn(move || {
+                let started = Instant::now();
+                (s.query(ENDLESS).unwrap_err(), started.elapsed())
+            })
+        })
+        .collect();
+    assert!(wait_until(Duration::from_secs(2), || {
+        node.shared().running_statements() == 2
+    }));
+    proxy.cut();
+    for thread in running {
+        let (err, took) = thread.join().unwrap();
+        assert!(err.is_connection_lost(), "{err}");
+        assert!(err.to_string().contains("closed the connection"), "{err}");
+        assert!(took < Duration::from_secs(5), "{took:?}");
+    }
+    let err = idle.query("select 1").unwrap_err();
+    assert!(err.is_connection_lost(), "{err}");
+    assert!(
+        wait_until(Duration::from_secs(2), || node
+            .shared()
+            .running_statements()
+            == 0),
+        "the node interrupted the statements of the lost connection"
+    );
+    drop(idle);
+
+    assert_eq!(
+        pool.status().connections,
+        0,
+        "the broken connection is dropped"
+    );
+    let mut s = pool.session().unwrap();
+    assert_eq!(s.query("select 5").unwrap().rows[0][0], Value::Sint(5));
+    assert_eq!(proxy.accepted(), 2, "one reconnection");
+    assert_eq!(pool.status().connections, 1);
+}
+
+/// The node itself goes away mid-query and comes back on the same port with the same data: the
+/// running statement is interrupted by the drain (1317), an idle session of the same connection
+/// fails with a connection-lost error, and the pool reconnects.
+#[test]
+fn a_node_restarted_mid_query_fails_the_statement_and_the_pool_recovers() {
+    let mut node = TestNode::start();
+    let pool = pool(node.addr_string());
+    pool.query_once("create table kept (v integer)").unwrap();
+    pool.query_once("insert into kept values (7)").unwrap();
+    let mut idle = pool.session().unwrap();
+    idle.query("select 1").unwrap();
+    let running = {
+        let mut s = pool.session().unwrap();
+        std::thread::spawn(move || s.query(ENDLESS).unwrap_err())
+    };
+    assert!(wait_until(Duration::from_secs(2), || {
+        node.shared().running_statements() == 1
+    }));
+    let started = Instant::now();
+    node.restart();
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    // The drain gave the statement its grace, then interrupted it, before closing.
+    let err = running.join().unwrap();
+    assert!(err.is_interrupted(), "{err}");
+    let err = idle.query("select 1").unwrap_err();
+    assert!(err.is_connection_lost(), "{err}");
+    drop(idle);
+    assert_eq!(pool.status().connections, 0, "the old connection is gone");
+    let rows = pool.query_once("select v from kept").unwrap();
+    assert_eq!(rows.rows, vec![vec![Value::Sint(7)]]);
+    let mut s = pool.session().unwrap();
+    assert_eq!(s.query("select 2").unwrap().rows[0][0], Value::Sint(2));
+}
+
+// ---- heartbeat ----
+
+/// With a short interval the client probes an idle connection and the node answers; once the
+/// peer hangs (the relay freezes), five unanswered probes declare the connection lost, and the
+/// pool connects again.
+#[test]
+fn heartbeats_keep_an_idle_connection_and_drop_a_hung_one() {
+    let node = TestNode::start();
+    let proxy = Proxy::start(node.addr());
+    let mut opts = options().heartbeat_interval(Some(Duration::from_millis(100)));
+    opts.heartbeat_timeout = Duration::from_millis(100);
+    let pool = Pool::new(
+        proxy.addr_string(),
+        PoolOptions::new(opts).max_connections(1),
+    );
+    let conn = {
+        let mut s = pool.session().unwrap();
+        s.query("select 1").unwrap();
+        s.connection().clone()
+    };
+    let (up, down) = (proxy.bytes_up(), proxy.bytes_down());
+    std::thread::sleep(Duration::from_millis(650));
+    assert!(!conn.is_broken());
+    // CapabilitiesGet is a 9-byte frame; each answer is larger. Five or so in 650 ms.
+    assert!(
+        proxy.bytes_up() - up >= 3 * 9,
+        "probes sent: {} bytes",
+        proxy.bytes_up() - up
+    );
+    assert!(
+        proxy.bytes_down() - down >= 3 * 9,
+        "probes answered: {} bytes",
+        proxy.bytes_down() - down
+    );
+
+    proxy.freeze(true);
+    let frozen = Instant::now();
+    assert!(
+        wait_until(Duration::from_secs(3), || conn.is_broken()),
+        "a hung peer is dropped"
+    );
+    let took = frozen.elapsed();
+    // 100 ms idle, then five probes 100 ms apart.
+    assert!(took >= Duration::from_millis(500), "{took:?}");
+    let err = conn.broken_error().unwrap();
+    assert!(err.is_connection_lost(), "{err}");
+    assert!(err.to_string().contains("5 heartbeats"), "{err}");
+
+    proxy.cut();
+    proxy.freeze(false);
+    let mut s = pool.session().unwrap();
+    assert_eq!(s.query("select 3").unwrap().rows[0][0], Value::Sint(3));
+    assert_eq!(proxy.accepted(), 2);
+}
+
+// ---- flow control ----
+
+/// 5 MB under a 16 KiB budget (about 400 TokenDone/TokenOffer rounds, most of them offered
+/// early), as rows and as chunks, and 300 KB under 1 KiB arrive whole and in order.
+#[test]
+fn results_much_larger_than_the_token_arrive_whole_and_in_order() {
+    let node = TestNode::start();
+    let proxy = Proxy::start(node.addr());
+    let conn = Connection::connect(proxy.addr(), options()).unwrap();
+    let mut session = conn.session().unwrap();
+    let cases = [
+        (5000u64, 1000usize, 16u32, false),
+        (5000, 1000, 16, true),
+        (300, 1000, 1, false),
+    ];
+    for (rows, width, token, chunks) in cases {
+        let sql = format!(
+            "with recursive c(i) as (select 1 union all select i + 1 from c where i < {rows}) \
+             select i, printf('%0{width}d', i) from c"
+        );
+        let up = proxy.bytes_up();
+        let rs = session
+            .execute_with(
+                &sql,
+                &[],
+                &ExecOptions::default()
+                    .token_kib(Some(token))
+                    .chunk_result(chunks),
+            )
+            .unwrap()
+            .into_result_set();
+        assert_eq!(rs.rows.len() as u64, rows);
+        for (n, row) in rs.rows.iter().enumerate() {
+            let i = n as i64 + 1;
+            assert_eq!(row[0], Value::Sint(i));
+            assert_eq!(row[1], bytes(&format!("{i:0width$}")));
+        }
+        // Each TokenOffer is a frame of 15 bytes or so: the client kept offering.
+        let offers = (rows * width as u64) / (u64::from(token) * 1024);
+        let sent = proxy.bytes_up() - up;
+        assert!(
+            sent >= offers * 10,
+            "{sent} bytes sent for {rows} rows under {token} KiB"
+        );
+    }
+}
+
+/// A streamed query whose reader stops: the node stops at the budget (10 MiB) instead of sending
+/// the whole 24 MB, and resumes as the reader catches up.
+#[test]
+fn a_slow_stream_reader_stalls_the_node_and_reading_resumes_it() {
+    let node = TestNode::start();
+    let proxy = Proxy::start(node.addr());
+    let conn = Connection::connect(proxy.addr(), options()).unwrap();
+    let mut session = conn.session().unwrap();
+    let rows = 24_000i64;
+    let mut stream = session
+        .query_stream(&format!(
+            "with recursive c(i) as (select 1 union all select i + 1 from c where i < {rows}) \
+             select i, printf('%01000d', i) from c"
+        ))
+        .unwrap();
+    let budget = u64::from(xrpc_client::DEFAULT_TOKEN_KIB) * 1024;
+    assert!(
+        wait_until(Duration::from_secs(5), || proxy.bytes_down() >= budget),
+        "the first 10 MiB arrive"
+    );
+    // Then the transfer stops: nothing moves for 150 ms.
+    let mut last = proxy.bytes_down();
+    let stalled = wait_until(Duration::from_secs(5), || {
+        std::thread::sleep(Duration::from_millis(150));
+        let now = proxy.bytes_down();
+        std::mem::replace(&mut last, now) == now
+    });
+    assert!(stalled, "the transfer stalls");
+    assert!(
+        (budget..budget + 1024 * 1024).contains(&last),
+        "the node stopped at the 10 MiB budget, after {last} bytes"
+    );
+    let mut expected = 1;
+    for row in stream.by_ref() {
+        let row = row.unwrap();
+        assert_eq!(row[0], Value::Sint(expected));
+        expected += 1;
+    }
+    assert_eq!(expected, rows + 1);
+    assert!(proxy.bytes_down() > 24_000_000);
+    drop(stream);
+    assert!(session.is_clean());
+}
+
+// ---- digest cache ----
+
+/// A statement sent before goes as its digest alone: the node answers from its cache. When the
+/// node cannot have it (its cache keeps nothing this long), the client resends the statement on
+/// the 6000 miss transparently, in a pipeline too, with the results in order.
+#[test]
+fn digest_hits_and_transparent_resends_on_a_miss() {
+    let node = TestNode::start();
+    let cache = &node.shared().cache;
+    let conn = Connection::connect(node.addr(), options()).unwrap();
+    let mut session = conn.session().unwrap();
+    let long = |n: i64| {
+        format!(
+            "select {n} as n, 'a statement that is well over one hundred and twenty-eight bytes \
+             long, so that the digest cache is in play' as padding"
+        )
+    };
+    assert!(long(1).len() > 128);
+    for _ in 0..3 {
+        assert_eq!(session.query(&long(1)).unwrap().rows[0][0], Value::Sint(1));
+    }
+    assert_eq!(
+        (cache.hits(), cache.misses()),
+        (2, 0),
+        "sent once, then by digest"
+    );
+
+    session
+        .query("set global xrpc_request_cache_max_length = 128")
+        .unwrap();
+    assert_eq!(cache.max_len(), 128);
+    for _ in 0..3 {
+        assert_eq!(session.query(&long(2)).unwrap().rows[0][0], Value::Sint(2));
+    }
+    assert_eq!(
+        cache.misses(),
+        2,
+        "two digest-only sends missed and were resent"
+    );
+
+    // The digest-only head misses; the statements held behind it follow the resend in order.
+    let results: Vec<i64> = session
+        .pipeline()
+        .push(long(2))
+        .push("select 10")
+        .push(long(2))
+        .push_with_args("select ?", vec![11i64.into()])
+        .send()
+        .unwrap()
+        .map(|r| int(&r.unwrap().into_result_set().rows[0][0]))
+        .collect();
+    assert_eq!(results, [2, 10, 2, 11]);
+    assert_eq!(cache.misses(), 3);
+    assert!(session.is_clean(), "a miss leaves no stored error");
+}
+
+// ---- timeouts ----
+
+/// A statement over its timeout fails with a timeout error at the deadline; the client's
+/// `SESS_KILL QUERY` stops it on the node, so the session's next statement runs at once.
+#[test]
+fn a_timed_out_statement_is_killed_and_the_session_goes_on() {
+    let node = TestNode::start();
+    let pool = pool(node.addr_string());
+    let mut session = pool.session().unwrap();
+    session.set_timeout(Some(Duration::from_millis(200)));
+    for attempt in 0..2 {
+        let started = Instant::now();
+        let err = session.query(ENDLESS).unwrap_err();
+        let took = started.elapsed();
+        assert!(err.is_timeout(), "{err}");
+        assert!(
+            (Duration::from_millis(200)..Duration::from_secs(2)).contains(&took),
+            "attempt {attempt}: {took:?}"
+        );
+        // Without the kill the node would run ENDLESS for minutes before this.
+        let started = Instant::now();
+        assert_eq!(
+            session.query("select 9").unwrap().rows[0][0],
+            Value::Sint(9)
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            started.elapsed()
+        );
+        assert!(wait_until(Duration::from_secs(1), || {
+            node.shared().running_statements() == 0
+        }));
+    }
+    assert!(session.is_clean());
+
+    // A per-request timeout, with the session's own lifted.
+    session.set_timeout(None);
+    let err = session
+        .execute_with(
+            ENDLESS,
+            &[],
+            &ExecOptions::default().timeout(Duration::from_millis(150)),
+        )
+        .unwrap_err();
+    assert!(err.is_timeout(), "{err}");
+    assert_eq!(
+        session.query("select 4").unwrap().rows[0][0],
+        Value::Sint(4)
+    );
+    drop(session);
+    assert_eq!(pool.status().idle_sessions, 1, "still clean, so pooled");
+}
+
+// ---- cluster ----
+
+/// Two nodes behind a shard-routing cluster: every key's row lands on `node_for(key)`, each node
+/// holds exactly its keys, and reads by key find them.
+#[test]
+fn the_cluster_routes_every_key_to_its_node() {
+    let nodes = [TestNode::start(), TestNode::start()];
+    let cluster = Cluster::new(
+        nodes.iter().map(TestNode::addr_string),
+        PoolOptions::new(options()),
+    )
+    .unwrap();
+    assert_eq!(cluster.len(), 2);
+    for i in 0..2 {
+        cluster
+            .pool(i)
+            .unwrap()
+            .query_once("create table kv (k integer primary key, v text)")
+            .unwrap();
+    }
+    let mut expected: [Vec<i64>; 2] = [Vec::new(), Vec::new()];
+    for key in 0..60i64 {
+        let shard = key.to_be_bytes();
+        expected[cluster.node_for(&shard)].push(key);
+        if key % 2 == 0 {
+            let mut session = cluster.session(&shard).unwrap();
+            assert_eq!(
+                session.connection().peer_addr(),
+                nodes[cluster.node_for(&shard)].addr()
+            );
+            session
+                .execute(
+                    "insert into kv values (?, ?)",
+                    &[key.into(), format!("v{key}").into()],
+                )
+                .unwrap();
+        } else {
+            cluster
+                .execute_once(
+                    &shard,
+                    "insert into kv values (?, ?)",
+                    &[key.into(), format!("v{key}").into()],
+                )
+                .unwrap();
+        }
+    }
+    assert!(expected.iter().all(|keys| keys.len() >= 15), "{expected:?}");
+    for (i, keys) in expected.iter().enumerate() {
+        let held: Vec<i64> = cluster
+            .pool(i)
+            .unwrap()
+            .query_once("select k from kv order by k")
+            .unwrap()
+            .rows
+            .iter()
+            .map(|row| int(&row[0]))
+            .collect();
+        assert_eq!(&held, keys, "node {i} holds exactly its keys");
+    }
+    for key in [0i64, 1, 17, 59] {
+        let shard = key.to_be_bytes();
+        let found = cluster
+            .execute_once(&shard, "select v from kv where k = ?", &[key.into()])
+            .unwrap()
+            .into_result_set();
+        assert_eq!(found.rows, vec![vec![bytes(&format!("v{key}"))]]);
+    }
+}
