@@ -5,7 +5,10 @@
 //! connections (fewer if the concurrency is smaller), `concurrency / connections` on each, and the
 //! connections over the driver threads, each running one generator loop. `--spawn-echo` starts
 //! an echo server inside this process (xrpc-net's [`EchoHandler`] with its default
-//! configuration) for the run; the CPU share reported is still the generator threads' own.
+//! configuration) for the run; the CPU share reported is still the generator threads' own. Its
+//! workers float over the cores unless `--echo-bind-cores` pins them as xrpc-net does by default:
+//! on a machine whose cores the generator (and anything else) shares, a pinned worker waits for
+//! its one core even when another is idle, which shows up as millisecond tails at low load.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -23,10 +26,11 @@ pub fn layout(spec: &StepSpec) -> (usize, usize) {
     (connections, (spec.concurrency / connections).max(1))
 }
 
-/// Starts an in-process echo server on a loopback port.
-pub fn spawn_server() -> std::io::Result<Server<EchoHandler>> {
+/// Starts an in-process echo server on a loopback port, its workers pinned to cores or not.
+pub fn spawn_server(bind_cores: bool) -> std::io::Result<Server<EchoHandler>> {
     let cfg = NetConfig {
         listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+        bind_cores,
         ..NetConfig::default()
     };
     Server::start(cfg, EchoHandler)

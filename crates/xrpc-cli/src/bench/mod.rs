@@ -91,6 +91,9 @@ pub struct BenchArgs {
     /// With `--workload echo`: start an xrpc-net echo server in this process and measure it.
     #[arg(long)]
     pub spawn_echo: bool,
+    /// Pin the in-process echo server's workers to cores (xrpc-net's default; off here).
+    #[arg(long)]
+    pub echo_bind_cores: bool,
     /// Concurrent clients (echo: frames in flight); a comma-separated list is a sweep.
     #[arg(long, short = 'c', value_delimiter = ',', default_value = "1")]
     pub concurrency: Vec<usize>,
@@ -645,7 +648,8 @@ fn run_inner(args: &BenchArgs) -> Result<i32, String> {
         return Err("--spawn-echo goes with --workload echo".into());
     }
     let echo_server = if args.spawn_echo {
-        let server = echo::spawn_server().map_err(|e| format!("start the echo server: {e}"))?;
+        let server = echo::spawn_server(args.echo_bind_cores)
+            .map_err(|e| format!("start the echo server: {e}"))?;
         targets.insert(
             0,
             Target::Echo {
