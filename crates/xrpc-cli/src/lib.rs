@@ -7,10 +7,10 @@
 //! |---|---|
 //! | [`conn`] | the `--host --port --user --password --database` flags and opening a session |
 //! | [`split`] | splitting SQL text into statements at `;`, outside quotes and comments |
-//! | [`format`] | results as mysql-client tables, CSV or JSON |
+//! | [`format`](mod@format) | results as mysql-client tables, CSV or JSON |
 //! | [`shell`] | `xrpc shell` (interactive or from stdin) and `xrpc exec` |
 //! | [`status`] | `xrpc status` and `\status`: `SHOW STATUS` and the stage histograms |
-//! | [`bench`] | `xrpc bench` and `xrpc bench prepare` |
+//! | [`bench`](mod@bench) | `xrpc bench` and `xrpc bench prepare` |
 //!
 //! Exit codes: 0 on success, 1 when a statement or a benchmark step failed, 2 for bad usage.
 

@@ -18,7 +18,7 @@
 //! # Recording
 //!
 //! A per-thread histogram would cost hundreds of KiB × thousands of threads, so each thread
-//! buffers its samples and merges every [`FLUSH_EVERY`] of them into one of the step's shared
+//! buffers its samples and merges every `FLUSH_EVERY` (128) of them into one of the step's shared
 //! recorder shards (`thread mod shards`), under that shard's lock.
 
 use std::time::{Duration, Instant};

@@ -1,7 +1,7 @@
 //! The SQL workloads: what each simulated client sends, independent of the target.
 //!
 //! A [`Script`] is one client's endless sequence of statements, generated a transaction at a time.
-//! Both drivers (xrpc and mysql) pull statements from it with [`Script::next`] and report each
+//! Both drivers (xrpc and mysql) pull statements from it with [`Script::next_stmt`] and report each
 //! outcome, so the same workload runs against every target, statement for statement.
 //!
 //! | workload | one transaction (event) |
