@@ -295,6 +295,7 @@ impl NodeHandler {
         match session.push(request, self.node.max_queued_messages()) {
             Pushed::Runnable => runnable.push(UnitId(sid)),
             Pushed::Queued => {}
+            Pushed::Gone(_) => send_fatal(conn, format, sid, &codes::SESSION_NOT_FOUND),
             Pushed::Overflow => {
                 send_fatal(conn, format, sid, &codes::SESSION_QUEUE_OVERFLOW);
                 self.remove(state, &session);
@@ -322,24 +323,25 @@ impl NodeHandler {
             send_error(conn, format, sid, &err);
             return;
         };
-        let session = match state.session(sid) {
+        let request = Request::Sql(Box::new(stmt));
+        // A session that retired since the lookup refuses the push; a fresh one takes it.
+        let session = match state.session(sid).filter(|s| !s.is_gone()) {
             Some(session) => session,
-            None => {
-                let Some(number) = self.node.session_added(true) else {
-                    let err =
-                        WireError::with_message(&codes::TOO_MANY_SESSIONS, "Too many sessions")
-                            .with_severity(Severity::Error);
-                    send_error(conn, format, sid, &err);
-                    return;
-                };
-                let session = Arc::new(Session::new(sid, number, true));
-                state.sessions.write().insert(sid, Arc::clone(&session));
-                session
-            }
+            None => match self.new_auto_commit_session(conn, state, sid) {
+                Some(session) => session,
+                None => return,
+            },
         };
-        match session.push(Request::Sql(Box::new(stmt)), 1) {
+        let pushed = match session.push(request, 1) {
+            Pushed::Gone(request) => match self.new_auto_commit_session(conn, state, sid) {
+                Some(fresh) => fresh.push(request, 1),
+                None => return,
+            },
+            other => other,
+        };
+        match pushed {
             Pushed::Runnable => runnable.push(UnitId(sid)),
-            Pushed::Queued | Pushed::Overflow => {
+            Pushed::Gone(_) | Pushed::Queued | Pushed::Overflow => {
                 let err = WireError::with_message(
                     &codes::UNEXPECTED_MESSAGE,
                     "An auto-commit sid runs one request at a time; wait for the previous answer",
@@ -347,6 +349,32 @@ impl NodeHandler {
                 send_error(conn, format, sid, &err);
             }
         }
+    }
+}
+
+impl NodeHandler {
+    /// A new auto-commit session for `sid`, counted; `None` (after answering) at the session limit.
+    fn new_auto_commit_session(
+        &self,
+        conn: &ConnRef,
+        state: &ConnState,
+        sid: u64,
+    ) -> Option<Arc<Session>> {
+        let Some(number) = self.node.session_added(true) else {
+            let err = WireError::with_message(&codes::TOO_MANY_SESSIONS, "Too many sessions")
+                .with_severity(Severity::Error);
+            send_error(conn, self.node.format, sid, &err);
+            return None;
+        };
+        let session = Arc::new(Session::new(sid, number, true));
+        let replaced = state.sessions.write().insert(sid, Arc::clone(&session));
+        if let Some(old) = replaced {
+            // The retired session's removal raced with this insert; count it out here.
+            if old.is_gone() {
+                self.node.session_removed(true);
+            }
+        }
+        Some(session)
     }
 }
 
@@ -389,7 +417,7 @@ impl Handler for NodeHandler {
         let outcome = session.run(conn, &self.node);
         if outcome == RunOutcome::Closed
             || session.is_gone()
-            || (session.is_auto_commit() && !session.is_busy())
+            || (session.is_auto_commit() && session.retire_if_idle())
         {
             self.remove(state, &session);
         }

@@ -63,7 +63,7 @@ pub enum Request {
 }
 
 /// What [`Session::push`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Pushed {
     /// The queue was empty: the session must be scheduled.
     Runnable,
@@ -71,6 +71,8 @@ pub enum Pushed {
     Queued,
     /// The queue is full; the session must be failed.
     Overflow,
+    /// The session was removed before the request arrived; the request comes back unqueued.
+    Gone(Request),
 }
 
 #[derive(Default)]
@@ -144,6 +146,11 @@ impl Session {
     /// Appends a request, refusing more than `max_queued` waiting requests.
     pub fn push(&self, request: Request, max_queued: usize) -> Pushed {
         let mut queue = self.queue.lock();
+        // Checked under the queue lock, which `retire_if_idle` and `shut_down` also take, so a
+        // request is either queued before the session goes or refused: never queued and dropped.
+        if self.is_gone() {
+            return Pushed::Gone(request);
+        }
         if queue.len() >= max_queued {
             return Pushed::Overflow;
         }
@@ -154,6 +161,17 @@ impl Session {
         } else {
             Pushed::Queued
         }
+    }
+
+    /// Marks an idle session removed; returns false, leaving it alone, if a request is queued or
+    /// running. Auto-commit sessions retire this way after each request.
+    pub fn retire_if_idle(&self) -> bool {
+        let queue = self.queue.lock();
+        if !queue.is_empty() || self.running.load(Ordering::SeqCst) {
+            return false;
+        }
+        self.gone.store(true, Ordering::SeqCst);
+        true
     }
 
     /// The client's TOKEN_OFFER, handled at once by the receive path.
@@ -173,10 +191,13 @@ impl Session {
     /// unanswered, as the session no longer exists for the client. The engine connection is given
     /// back by whoever holds the run lock next.
     pub fn shut_down(&self, node: &NodeShared) {
-        if self.gone.swap(true, Ordering::SeqCst) {
-            return;
+        {
+            let mut queue = self.queue.lock();
+            queue.clear();
+            if self.gone.swap(true, Ordering::SeqCst) {
+                return;
+            }
         }
-        self.queue.lock().clear();
         self.kill_query();
         // If nobody runs the session, clean up here; otherwise the runner does on its way out.
         self.try_release_after_gone(node);

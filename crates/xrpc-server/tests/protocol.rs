@@ -744,3 +744,31 @@ fn a_slow_client_is_closed_at_net_write_timeout_while_others_are_served() {
     assert!(started.elapsed() < Duration::from_secs(15));
     assert_node_still_serves(&node);
 }
+
+#[test]
+fn back_to_back_requests_on_one_auto_commit_sid_are_all_answered_and_counted_out() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    // Each request arrives while the previous one's shared session may be retiring: none may be
+    // lost, and every retired session must leave the session count.
+    for i in 0..2000 {
+        assert_eq!(
+            client.query(AUTO | 5, &format!("select {i}")).scalar(),
+            &Value::Sint(i)
+        );
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    let shared = node.node().shared();
+    while shared
+        .counters
+        .total_sessions
+        .load(std::sync::atomic::Ordering::Relaxed)
+        != 0
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "auto-commit sessions were not counted out"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
