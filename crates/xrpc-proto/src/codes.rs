@@ -112,7 +112,7 @@ error_codes! {
         "A session's command queue is full; the session is removed.";
     WORK_QUEUE_OVERFLOW = 7004, "70100", Fatal,
         "Work queue overflow.",
-        "The epoll group's task queue is full; the session is removed.";
+        "The epoll group's task queue is full and `xrpc_work_queue_spill` is OFF; the session is removed.";
     SESSION_KILLED = 7005, "70100", Fatal,
         "Session is killing.",
         "SESS_KILL with type CONNECTION removed the session.";

@@ -16,10 +16,11 @@
 //! - A frame that cannot be decoded ends the connection after one FATAL error; other connections
 //!   are untouched.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use bytes::Bytes;
 use parking_lot::{Mutex, RwLock};
@@ -55,6 +56,56 @@ pub struct ConnState {
     auth: Mutex<Authenticator>,
     authenticated: AtomicBool,
     sessions: RwLock<HashMap<u64, Arc<Session>>>,
+    spill: Arc<Spill>,
+}
+
+/// Sessions that became runnable while their group's work queue was full.
+///
+/// They wait here, in order, instead of being failed, and go back to the queue as soon as it has
+/// room: whenever a session of this connection finishes a run, and from a 1 ms timer while any
+/// are waiting (a connection whose sessions all spilled has no run to piggyback on). A session is
+/// runnable at most once at a time, so the list never holds more entries than the connection has
+/// sessions.
+#[derive(Debug, Default)]
+struct Spill {
+    units: Mutex<VecDeque<UnitId>>,
+    timer_armed: AtomicBool,
+}
+
+impl Spill {
+    fn push(self: &Arc<Self>, conn: &ConnRef, unit: UnitId) {
+        self.units.lock().push_back(unit);
+        self.arm(conn);
+    }
+
+    /// Moves waiting units to the work queue until it is full again or none wait.
+    fn drain(self: &Arc<Self>, conn: &ConnRef) {
+        loop {
+            let Some(unit) = self.units.lock().pop_front() else {
+                return;
+            };
+            if conn.schedule(unit).is_err() {
+                self.units.lock().push_front(unit);
+                self.arm(conn);
+                return;
+            }
+        }
+    }
+
+    fn arm(self: &Arc<Self>, conn: &ConnRef) {
+        if self.timer_armed.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let spill = Arc::clone(self);
+        let weak = conn.downgrade();
+        conn.group()
+            .schedule_timer(Duration::from_millis(1), None, move |_| {
+                spill.timer_armed.store(false, Ordering::Release);
+                if let Some(conn) = weak.upgrade().filter(|c| !c.is_closed()) {
+                    spill.drain(&conn);
+                }
+            });
+    }
 }
 
 impl ConnState {
@@ -392,6 +443,7 @@ impl Handler for NodeHandler {
             )),
             authenticated: AtomicBool::new(false),
             sessions: RwLock::new(HashMap::new()),
+            spill: Arc::default(),
         }
     }
 
@@ -415,6 +467,7 @@ impl Handler for NodeHandler {
             return;
         };
         let outcome = session.run(conn, &self.node);
+        state.spill.drain(conn);
         if outcome == RunOutcome::Closed
             || session.is_gone()
             || (session.is_auto_commit() && session.retire_if_idle())
@@ -424,6 +477,10 @@ impl Handler for NodeHandler {
     }
 
     fn on_queue_full(&self, conn: &ConnRef, state: &ConnState, unit: UnitId) {
+        if self.node.vars.work_queue_spill() {
+            state.spill.push(conn, unit);
+            return;
+        }
         if let Some(session) = state.session(unit.0) {
             tracing::warn!(peer = ?state.peer, sid = unit.0, "work queue full; failing the session");
             send_fatal(conn, self.node.format, unit.0, &codes::WORK_QUEUE_OVERFLOW);

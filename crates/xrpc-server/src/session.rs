@@ -357,7 +357,10 @@ impl Session {
         } else {
             stmt.token.unwrap_or(-1)
         };
-        let chunk = stmt.chunk_result == Some(true);
+        let chunk = !self.auto_commit
+            && stmt
+                .chunk_result
+                .unwrap_or_else(|| node.vars.chunk_result_default());
         let schema = stmt.schema_name.clone().filter(|s| !s.is_empty());
         self.run_cascading(conn, node, stmt.reset_error, |session, out| {
             if token < -1 {

@@ -379,6 +379,8 @@ variables! {
         "Milliseconds between each epoll group's sweeps that free expired shared sessions."),
     RequestCacheMaxLength => int("xrpc_request_cache_max_length", 128, 1 << 30, 1 << 20, Dynamic,
         "Bytes: the longest statement the digest cache keeps."),
+    WorkQueueSpill => flag("xrpc_work_queue_spill", true, Dynamic,
+        "Whether a session that finds its group's work queue full waits in its connection's spill list until a worker frees up (ON), or is failed with FATAL 'Work queue overflow.' as PolarDB-X does (OFF)."),
     ChunkResultDefault => flag("xrpc_chunk_result_default", false, Dynamic,
         "Whether a request that does not set chunk_result gets chunk results."),
     EnablePerfHist => flag("xrpc_enable_perf_hist", false, Dynamic,
@@ -430,7 +432,7 @@ variables! {
     EpollTimeout => int("xrpc_epoll_timeout", 1, 60_000, 10_000, Startup,
         "Milliseconds of the longest single epoll_wait."),
     EpollWorkQueueCapacity => int("xrpc_epoll_work_queue_capacity", 128, 4096, 256, Startup,
-        "Tasks each group's work queue holds; a push beyond gets FATAL 'Work queue overflow.'."),
+        "Tasks each group's work queue holds; beyond it sessions spill (see work_queue_spill)."),
     MaxEpollWaitTotalThreads => int("xrpc_max_epoll_wait_total_threads", 0, 128, 0, Startup,
         "Workers of all groups inside epoll_wait at once; 0 means every base worker."),
     MaxCachedOutputBufferPages => int("xrpc_max_cached_output_buffer_pages", 1, 256, 64, Startup,
@@ -822,6 +824,11 @@ pub(crate) fn unknown_variable(name: &str) -> SqlError {
 macro_rules! typed_getters {
     ($ty:ty) => {
         impl $ty {
+            /// `xrpc_work_queue_spill`.
+            pub fn work_queue_spill(&self) -> bool {
+                self.read_bool($crate::vars::VarId::WorkQueueSpill)
+            }
+
             /// `xrpc_enable_perf_hist`.
             pub fn perf_hist_enabled(&self) -> bool {
                 self.read_bool($crate::vars::VarId::EnablePerfHist)

@@ -166,3 +166,41 @@ fn perf_hist_records_stages_when_enabled_and_resets() {
     let unknown = client.query(1, "call xrpc.perf_hist('bogus')");
     assert!(unknown.error.is_some());
 }
+
+#[test]
+fn chunk_result_default_applies_to_requests_that_do_not_choose() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    let rows = client.query(1, "select 1, 'a'");
+    assert!(
+        rows.messages
+            .iter()
+            .any(|m| matches!(m, xrpc_proto::messages::ServerMessage::Row(_)))
+    );
+    assert!(
+        client
+            .query(1, "set global xrpc_chunk_result_default = ON")
+            .error
+            .is_none()
+    );
+    let chunks = client.query(1, "select 1, 'a'");
+    assert!(
+        chunks
+            .messages
+            .iter()
+            .any(|m| matches!(m, xrpc_proto::messages::ServerMessage::Chunk(_)))
+    );
+    assert_eq!(rows.rows, chunks.rows);
+    // An explicit chunk_result = false still gets rows.
+    let mut explicit = sql_stmt("select 1, 'a'");
+    explicit.chunk_result = Some(false);
+    client.send_sql(1, explicit);
+    let explicit = client.read_outcome(1);
+    assert!(
+        explicit
+            .messages
+            .iter()
+            .any(|m| matches!(m, xrpc_proto::messages::ServerMessage::Row(_)))
+    );
+}

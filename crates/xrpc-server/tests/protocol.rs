@@ -317,8 +317,45 @@ fn a_thousand_sessions_on_one_connection() {
 }
 
 #[test]
-fn a_full_work_queue_fails_the_excess_sessions_with_fatal_and_serves_the_rest() {
+fn a_burst_beyond_the_work_queue_spills_and_every_session_is_served() {
     let node = TestNode::start_with(|net, _| net.work_queue_capacity = 128);
+    let mut client = node.client();
+    let sessions = 600u64;
+    for sid in 1..=sessions {
+        client.new_session(sid);
+    }
+    let mut burst = Vec::new();
+    for sid in 1..=sessions {
+        xrpc_proto::frame::encode_message_frame(
+            &mut burst,
+            xrpc_proto::HeaderFormat::Standard,
+            sid,
+            ClientType::ExecSql.id(),
+            &sql_stmt(&format!("select {sid}")),
+        );
+    }
+    client.send_raw(&burst);
+    for sid in 1..=sessions {
+        assert_eq!(
+            client.read_outcome(sid).scalar(),
+            &Value::Sint(sid as i64),
+            "session {sid}"
+        );
+    }
+}
+
+#[test]
+fn with_spill_off_a_full_work_queue_fails_the_excess_sessions_with_fatal() {
+    let node = TestNode::start_with(|net, shared| {
+        net.work_queue_capacity = 128;
+        shared
+            .vars
+            .set_global(
+                "xrpc_work_queue_spill",
+                &xrpc_server::vars::SetValue::Word("OFF".into()),
+            )
+            .unwrap();
+    });
     let mut client = node.client();
     let sessions = 600u64;
     for sid in 1..=sessions {
