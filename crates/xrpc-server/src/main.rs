@@ -57,6 +57,7 @@ fn run(config: &ServerConfig) -> Result<(), String> {
             .parse()
             .map_err(|e| format!("sqlite_synchronous: {e}"))?,
         busy_timeout: config.sqlite_busy_timeout(),
+        begin_immediate: config.sqlite_begin_immediate(),
         ..SqliteOptions::default()
     };
     let db_path = config.db_path();

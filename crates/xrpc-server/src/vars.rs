@@ -405,6 +405,8 @@ variables! {
     SqliteBusyTimeout => int("xrpc_sqlite_busy_timeout", 0, 3_600_000, 5000, Applied,
         "Milliseconds a statement waits for an SQLite lock before failing with 1205."),
     // Start-up only.
+    SqliteBeginImmediate => flag("xrpc_sqlite_begin_immediate", false, Startup,
+        "Whether BEGIN takes SQLite's write lock at once: read-write transactions then queue for the lock instead of failing with 1205 when two upgrade at the same time; read-only ones (START TRANSACTION READ ONLY) stay deferred."),
     SqliteSynchronous => choice("xrpc_sqlite_synchronous", SQLITE_SYNCHRONOUS, "FULL", Startup,
         "SQLite PRAGMA synchronous; FULL makes every acknowledged commit survive power loss."),
     RequestCacheInstances => int("xrpc_request_cache_instances", 1, 128, 16, Startup,
@@ -892,6 +894,11 @@ macro_rules! typed_getters {
             /// `xrpc_sqlite_synchronous`: `OFF`, `NORMAL`, `FULL` or `EXTRA`, ready for the PRAGMA.
             pub fn sqlite_synchronous(&self) -> &'static str {
                 self.read_choice($crate::vars::VarId::SqliteSynchronous)
+            }
+
+            /// `xrpc_sqlite_begin_immediate`.
+            pub fn sqlite_begin_immediate(&self) -> bool {
+                self.read_bool($crate::vars::VarId::SqliteBeginImmediate)
             }
 
             /// `xrpc_sqlite_busy_timeout`.
