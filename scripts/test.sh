@@ -41,7 +41,17 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 log "cargo test"
 cargo test --workspace --locked
 
+log "the tokio client transport (feature async): lints and tests against a real node"
+cargo clippy -p xrpc-client --all-targets --all-features --locked -- -D warnings
+cargo test -p xrpc-client --all-features --locked
+
+log "loom models of the lock-free parts of xrpc-net"
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p xrpc-net --release --locked --lib loom
+
 log "fuzz smoke: every decoder target for ${XRPC_FUZZ_SECONDS:-5}s"
 bash scripts/fuzz.sh "${XRPC_FUZZ_SECONDS:-5}"
+
+log "benchmark smoke: bash bench/run-all.sh --smoke (every peer once, 2 s, one concurrency; installs the peers with apt, Go modules and crates; writes only to a temporary directory)"
+bash bench/run-all.sh --smoke
 
 log "all checks passed"
