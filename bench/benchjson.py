@@ -7,10 +7,19 @@
         adds fields to a JSON object read from stdin (existing keys are overwritten)
     benchjson.py check FILE [TARGET ...]
         checks every measurement line of FILE (schema fields present, qps > 0) and that each
-        TARGET has at least one; prints a summary table to stderr; exits 1 on a failure
+        TARGET (a target name, or WORKLOAD:TARGET) has at least one; prints a summary table to stderr; exits 1 on a failure
     benchjson.py sysbench|sockperf|redis key=value ... < tool-output
         parses the tool's text output into one measurement line; key=value pairs are the
         fields the output does not carry (workload, target, concurrency, connections, ...)
+    benchjson.py echobench key=value ... < echo-bench.json
+        one measurement line per server of crates/xrpc-net's `echo-bench --json` (targets xrpc,
+        raw-epoll, tokio; concurrency = conns x inflight)
+    benchjson.py xrpcbench [port:PORT=TARGET ...] key=value ... < xrpc-bench.json
+        one measurement line per step of `xrpc bench --json`; xrpc:// targets become "xrpc",
+        mysql:// targets on PORT become TARGET (e.g. port:13306=mariadb-pool-of-threads)
+    benchjson.py assemble LINES.jsonl > results.json
+        folds the meta lines into one "meta" object and the measurement lines into
+        "measurements": the shape of bench/results/*.json
 
 Every measurement line has at least: workload, target, concurrency, connections, qps,
 p50_us, p99_us, p999_us, errors (latencies in microseconds; a percentile the tool cannot give
@@ -164,6 +173,92 @@ def parse_redis(text):
     return out
 
 
+ECHO_TARGETS = {"xrpc": "xrpc", "raw": "raw-epoll", "tokio": "tokio"}
+
+
+def convert_echobench(doc, extra):
+    for r in doc["results"]:
+        obj = {
+            "workload": "echo",
+            "target": ECHO_TARGETS.get(r["server"], r["server"]),
+            "case": f"{r['conns']}x{r['inflight']}",
+            "concurrency": r["conns"] * r["inflight"],
+            "connections": r["conns"],
+            "qps": round(r["qps"], 1),
+            "p50_us": r1(r["p50_us"]),
+            "p99_us": r1(r["p99_us"]),
+            "p999_us": r1(r["p999_us"]),
+            "errors": 0,
+            "loadgen": "echo-bench",
+            "requests": r.get("requests"),
+            "max_us": r1(r.get("max_us")),
+            "duration_s": doc.get("duration_s"),
+            "warmup_s": doc.get("warmup_s"),
+            "payload_bytes": doc.get("payload"),
+            "server_threads": doc.get("server_threads"),
+            "pinned": doc.get("pinned"),
+        }
+        if r["server"] == "xrpc":
+            obj["xrpc_bind_cores"] = doc.get("xrpc_bind_cores")
+        obj.update(extra)
+        emit(obj)
+
+
+def convert_xrpcbench(doc, ports, extra):
+    workloads = {"point-select": "point_select", "read-write": "read_write"}
+    for r in doc["results"]:
+        name = r["target"]
+        if name.startswith("xrpc://") or name.startswith("echo://"):
+            target = "xrpc"
+        else:
+            m = re.search(r":(\d+)(/|$)", name.split("@")[-1])
+            target = ports.get(m.group(1), name) if m else name
+        obj = {k: r.get(k) for k in SCHEMA}
+        obj.update(
+            workload=workloads.get(r["workload"], r["workload"]),
+            target=target,
+            url=name,
+            loadgen="xrpc bench",
+            version=(doc.get("versions", {}).get("targets", {}) or {}).get(name),
+        )
+        for k in ("p90_us", "max_us", "tps", "requests", "lost_clients", "threads", "pipeline_depth",
+                  "client_cpu", "client_cores", "duration_s", "intervals_qps", "first_error"):
+            if k in r:
+                obj[k] = r[k]
+        obj["warmup_s"] = doc.get("settings", {}).get("warmup_s")
+        obj["cmd"] = " ".join(doc.get("command", []))
+        obj.update(extra)
+        emit(obj)
+
+
+def assemble(path):
+    meta = {"versions": {}, "servers": [], "failures": [], "commands": [], "load": []}
+    measurements = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            obj = json.loads(line)
+            if "workload" in obj:
+                measurements.append(obj)
+                continue
+            kind = obj.pop("meta", None)
+            if kind == "version":
+                meta["versions"][obj.pop("peer")] = obj
+            elif kind == "server":
+                meta["servers"].append(obj)
+            elif kind == "failure":
+                meta["failures"].append(obj)
+            elif kind == "command":
+                meta["commands"].append(obj)
+            elif kind == "load":
+                meta["load"].append(obj)
+            elif kind is not None:
+                meta.setdefault(kind, {}).update(obj)
+    print(json.dumps({"meta": meta, "measurements": measurements}, indent=1))
+
+
 def check(path, targets):
     rows, bad = [], []
     with open(path) as f:
@@ -184,7 +279,7 @@ def check(path, targets):
             elif not isinstance(obj["qps"], (int, float)) or obj["qps"] <= 0:
                 bad.append(f"line {n}: {obj['target']} has qps {obj['qps']}")
             rows.append(obj)
-    seen = {r.get("target") for r in rows}
+    seen = {r.get("target") for r in rows} | {f"{r.get('workload')}:{r.get('target')}" for r in rows}
     bad += [f"no measurement for {t}" for t in targets if t not in seen]
     fmt = "{:<14} {:<36} {:>6} {:>6} {:>11} {:>10} {:>10} {:>10} {:>6}\n"
     sys.stderr.write(fmt.format("workload", "target", "conc", "conns", "qps", "p50_us", "p99_us", "p999_us", "errors"))
@@ -209,6 +304,13 @@ def main():
         obj = json.loads(line[-1])
         obj.update(kv(args))
         emit(obj)
+    elif cmd == "echobench":
+        convert_echobench(json.load(sys.stdin), kv(args))
+    elif cmd == "xrpcbench":
+        ports = dict(a[5:].split("=", 1) for a in args if a.startswith("port:"))
+        convert_xrpcbench(json.load(sys.stdin), ports, kv([a for a in args if not a.startswith("port:")]))
+    elif cmd == "assemble":
+        assemble(args[0])
     elif cmd == "check":
         sys.exit(check(args[0], args[1:]))
     elif cmd in ("sysbench", "sockperf", "redis"):

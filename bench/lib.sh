@@ -316,3 +316,17 @@ bench_quote() {
     for a in "$@"; do quoted+="$(printf '%q' "$a") "; done
     echo "${quoted% }"
 }
+
+# bench_peer_version_json PEER: the meta:version line of one peer (sockperf, redis, grpc-go,
+# tonic, mariadb, sysbench), as peers.sh prints them.
+bench_peer_version_json() {
+    case "$1" in
+    sockperf) bench_version_json sockperf "$(bench_pkg_version sockperf)" source=debian ;;
+    redis) bench_version_json redis "$(redis-server --version | sed -n 's/.* v=\([^ ]*\).*/\1/p')" package="$(bench_pkg_version redis-server)" source=debian ;;
+    grpc-go) bench_version_json grpc-go "$(awk '$1 == "google.golang.org/grpc" {print $2} $1 == "require" && $2 == "google.golang.org/grpc" {print $3}' "$BENCH_DIR/peers/grpc-go/go.mod" | head -1)" go="$(go env GOVERSION)" source=go-module-proxy ;;
+    tonic) bench_version_json tonic "$(awk '/^name = "tonic"$/ {getline; gsub(/"/, "", $3); print $3}' "$BENCH_DIR/peers/tonic-echo/Cargo.lock" | head -1)" rustc="$(rustc --version | awk '{print $2}')" source=crates.io ;;
+    mariadb) bench_version_json mariadb "$(mariadbd --version | awk '{print $3}')" package="$(bench_pkg_version mariadb-server)" source=debian ;;
+    sysbench) bench_version_json sysbench "$(sysbench --version | awk '{print $2}')" package="$(bench_pkg_version sysbench)" source=debian ;;
+    *) bench_die "no version rule for $1" ;;
+    esac
+}

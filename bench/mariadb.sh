@@ -13,12 +13,18 @@
 # {"meta":"server","peer":"mariadb",...} with the settings in force. The server keeps running
 # after start returns; stop (or bench_stop_all) ends it by its recorded pid. clean also deletes
 # the data directory.
+#
+# BENCH_MARIADB_NAME (default "mariadb") names the instance: its directory bench/.run/<name>/
+# and its record in bench/.pids. With different names and ports (BENCH_MARIADB_PORT), two
+# instances run side by side; run-all.sh keeps one per thread_handling mode, so that one
+# `xrpc bench` invocation can drive both.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 PORT=${BENCH_MARIADB_PORT:-13306}
-DIR=$BENCH_RUN/mariadb
+NAME=${BENCH_MARIADB_NAME:-mariadb}
+DIR=$BENCH_RUN/$NAME
 DATA=$DIR/data
 SOCK=$DIR/mariadbd.sock
 MODE_FILE=$DIR/mode
@@ -27,7 +33,7 @@ ME=$(id -un)
 
 root_sql() { mariadb --no-defaults -uroot --socket="$SOCK" -N -B -e "$1"; }
 
-running_pid() { bench_pids_of mariadb | head -1; }
+running_pid() { bench_pids_of "$NAME" | head -1; }
 
 start() {
     local mode=${1:-one-thread-per-connection}
@@ -42,12 +48,12 @@ start() {
     pid=$(running_pid)
     if [ -n "$pid" ]; then
         if [ "$(cat "$MODE_FILE" 2>/dev/null)" = "$mode" ] && bench_port_listening "$PORT"; then
-            bench_log "mariadb already running in $mode (pid $pid)"
+            bench_log "$NAME already running in $mode (pid $pid)"
             report "$pid" "$mode" "(already running)"
             return 0
         fi
-        bench_log "restarting mariadb in $mode"
-        bench_stop mariadb
+        bench_log "restarting $NAME in $mode"
+        bench_stop "$NAME"
     fi
     bench_require_free_port "$PORT" BENCH_MARIADB_PORT
 
@@ -71,7 +77,7 @@ start() {
         --innodb-buffer-pool-size=512M --innodb-flush-log-at-trx-commit=2
         --performance-schema=OFF --skip-log-bin)
     echo "$mode" >"$MODE_FILE"
-    bench_start mariadb "$DIR/mariadbd.out" "${BENCH_SERVER_PREFIX[@]}" "${cmd[@]}"
+    bench_start "$NAME" "$DIR/mariadbd.out" "${BENCH_SERVER_PREFIX[@]}" "${cmd[@]}"
     pid=$BENCH_LAST_PID
     bench_wait_port "$PORT" 60 "$pid" || {
         tail -20 "$DIR/error.log" >&2 || true
@@ -102,23 +108,23 @@ report() {
     [ "$handling" = "$mode" ] || bench_die "thread_handling is $handling, wanted $mode"
     [ "$maxc" -ge 5000 ] || bench_die "max_connections is $maxc (< 5000): raise the open-file limit"
     bench_log "mariadb $version on 127.0.0.1:$PORT: thread_handling=$handling max_connections=$maxc open_files_limit=$files thread_pool_size=$pool"
-    bench_emit "$(bench_json meta=server peer=mariadb version="$version" package="$(bench_pkg_version mariadb-server)" \
+    bench_emit "$(bench_json meta=server peer=mariadb instance="$NAME" version="$version" package="$(bench_pkg_version mariadb-server)" \
         mode="$handling" host=127.0.0.1 port="$PORT" user=bench database=sbtest pid="$pid" \
         max_connections="$maxc" open_files_limit="$files" thread_pool_size="$pool" table_open_cache="$toc" \
         server_cpus="$BENCH_SERVER_CPUSET" cmd="$cmdline")"
 }
 
 stop() {
-    bench_stop mariadb
+    bench_stop "$NAME"
 }
 
 status() {
     local pid
     pid=$(running_pid)
     if [ -n "$pid" ]; then
-        echo "mariadb running: pid $pid, $(cat "$MODE_FILE" 2>/dev/null), 127.0.0.1:$PORT"
+        echo "$NAME running: pid $pid, $(cat "$MODE_FILE" 2>/dev/null), 127.0.0.1:$PORT"
     else
-        echo "mariadb not running"
+        echo "$NAME not running"
         return 1
     fi
 }

@@ -11,7 +11,8 @@
 # (default "mariadb-<thread_handling>"; loadgen "sysbench"), concurrency = connections = N, qps,
 # p50/p99/p999 in µs computed from sysbench's latency histogram, errors (ignored errors +
 # reconnects), plus requests, tps, avg_us, version and the exact command.
-# MariaDB must be running (bench/mariadb.sh start ...).
+# MariaDB must be running (bench/mariadb.sh start ...); BENCH_MARIADB_PORT and
+# BENCH_MARIADB_NAME select the instance, as for mariadb.sh.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -56,7 +57,7 @@ point_select() {
     done
     [ "$(rows)" = "$ROWS" ] || bench_die "sbtest1 is not prepared (run bench/sysbench.sh prepare)"
     local mode
-    mode=$(cat "$BENCH_RUN/mariadb/mode" 2>/dev/null || echo unknown)
+    mode=$(cat "$BENCH_RUN/${BENCH_MARIADB_NAME:-mariadb}/mode" 2>/dev/null || echo unknown)
     [ -n "$target" ] || target="mariadb-$mode"
     bench_raise_nofile >/dev/null
     local cmd=("${BENCH_CLIENT_PREFIX[@]}" sysbench oltp_point_select "${CONN[@]}"

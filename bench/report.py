@@ -1,0 +1,569 @@
+#!/usr/bin/env python3
+"""Generates docs/BENCHMARKS.md from a results file of bench/run-all.sh (standard library only).
+
+    bench/report.py bench/results/latest.json [--out docs/BENCHMARKS.md] [--img-dir docs/img]
+
+The results file is {"meta": {...}, "measurements": [...]} (see bench/README.md). For every
+table the figures are the median over the repetitions, with [min–max] when there are several;
+xrpc's ratio to the best peer is computed within each repetition (same run, same minutes of a
+shared machine) and its median [min–max] is reported. The issue's targets are checked against
+the same figures and reported met or NOT met. Plots found in --img-dir are linked.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+from collections import defaultdict
+
+MODES = {"mariadb-one-thread-per-connection": "MariaDB one-thread-per-connection",
+         "mariadb-pool-of-threads": "MariaDB pool-of-threads"}
+
+# Echo columns: (key, header, is a peer for "best peer"). The raw-epoll loop and sockperf are
+# references (the practical limit and the kernel floor), not peers.
+ECHO_COLS = [
+    ("xrpc", "xrpc", False),
+    ("raw-epoll", "raw epoll (limit)", False),
+    ("sockperf", "sockperf (kernel floor)", False),
+    ("tokio", "tokio", True),
+    ("redis", "Redis", True),
+    ("redis-P16", "Redis -P 16", True),
+    ("grpc-go-workers0", "grpc-go workers 0", True),
+    ("grpc-go-workers1", "grpc-go workers 1", True),
+    ("grpc-go-workers2", "grpc-go workers 2", True),
+    ("tonic", "tonic", True),
+    ("tonic-goclient", "tonic (grpc-go client)", True),
+]
+
+
+def fmt_qps(q):
+    if q is None:
+        return "–"
+    if q >= 100000:
+        return f"{q / 1000:.0f}k"
+    if q >= 10000:
+        return f"{q / 1000:.1f}k"
+    return f"{q:.0f}"
+
+
+def fmt_ratio(r):
+    return "–" if r is None else f"{r:.2f}"
+
+
+def fmt_us(v):
+    if v is None:
+        return "–"
+    if v >= 10000:
+        return f"{v / 1000:.0f} ms"
+    if v >= 1000:
+        return f"{v / 1000:.1f} ms"
+    return f"{v:.0f} µs"
+
+
+def spread(values, fmt):
+    values = [v for v in values if v is not None]
+    if not values:
+        return "–"
+    med = statistics.median(values)
+    if len(values) == 1:
+        return fmt(med)
+    return f"{fmt(med)} [{fmt(min(values))}–{fmt(max(values))}]"
+
+
+class Results:
+    def __init__(self, doc):
+        self.meta = doc["meta"]
+        self.rows = doc["measurements"]
+        self.reps = sorted({m.get("rep", 1) for m in self.rows}) or [1]
+
+    def key(self, m):
+        """The column a measurement belongs to."""
+        t = m["target"]
+        if m["workload"] == "point_select" and m.get("loadgen") == "sysbench":
+            return t + " (sysbench)"
+        return t
+
+    def table(self, workload, rowkey):
+        """{row: {column: {rep: measurement}}}"""
+        out = defaultdict(lambda: defaultdict(dict))
+        for m in self.rows:
+            if m["workload"] == workload:
+                out[rowkey(m)][self.key(m)][m.get("rep", 1)] = m
+        return out
+
+    def med(self, cell):
+        qs = [m["qps"] for m in cell.values()] if cell else []
+        return statistics.median(qs) if qs else None
+
+    def median_rep(self, cell):
+        """The measurement of the repetition with the median QPS (for latencies)."""
+        ms = sorted(cell.values(), key=lambda m: m["qps"])
+        return ms[len(ms) // 2] if ms else None
+
+
+def ratios(row, xkey, peers):
+    """xrpc / best peer, per repetition: (list of ratios, list of best-peer names)."""
+    out, names = [], []
+    for rep, xm in row.get(xkey, {}).items():
+        best, name = None, None
+        for p in peers:
+            m = row.get(p, {}).get(rep)
+            if m and (best is None or m["qps"] > best):
+                best, name = m["qps"], p
+        if best:
+            out.append(xm["qps"] / best)
+            names.append(name)
+    return out, names
+
+
+def summary(table, rows, xkey, peers, what, label):
+    """One generated sentence: where xrpc is ahead of the best peer in this run, where behind."""
+    ahead, behind = [], []
+    for r in rows:
+        rs, _ = ratios(table[r], xkey, peers)
+        if rs:
+            (ahead if statistics.median(rs) >= 1 else behind).append((label(r), statistics.median(rs)))
+    if not ahead and not behind:
+        return "*In this run:* no row has both xrpc and a peer."
+    parts = []
+    if ahead:
+        parts.append(f"xrpc is ahead of the best peer at {len(ahead)} of {len(ahead) + len(behind)} {what}s "
+                     f"({', '.join(f'{k}: {v:.2f}×' for k, v in ahead)})")
+    if behind:
+        parts.append(f"behind at {', '.join(f'{k} ({v:.2f}×)' for k, v in behind)}")
+    return "*In this run:* " + "; ".join(parts) + "."
+
+
+def most_common(names):
+    return max(set(names), key=names.count) if names else None
+
+
+def status(ok):
+    return "**met**" if ok else "**NOT met**"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("results")
+    ap.add_argument("--out", default="docs/BENCHMARKS.md")
+    ap.add_argument("--img-dir", default="docs/img")
+    a = ap.parse_args()
+    with open(a.results) as f:
+        res = Results(json.load(f))
+    meta = res.meta
+    suite = meta.get("suite", {})
+    machine = meta.get("machine", {})
+    out_dir = os.path.dirname(os.path.abspath(a.out))
+    L = []
+    w = L.append
+    nreps = len(res.reps)
+    spread_note = (f"median of {nreps} repetitions, [min–max] in brackets" if nreps > 1
+                   else "one repetition (quick or smoke suite): no spread")
+
+    w("# Benchmarks")
+    w("")
+    w(f"<!-- Generated by bench/report.py from {os.path.basename(a.results)}; do not edit: rerun bench/run-all.sh. -->")
+    w("")
+    w("xrpc against its peers, measured side by side on one machine in one run by `bench/run-all.sh` (issue 6). "
+      "Client and server share the machine's two cores, so **only the ratios between figures of the same run "
+      "mean anything**; the absolute numbers are those of a small, shared virtual machine.")
+    w("")
+    w("## The run")
+    w("")
+    w(f"- **Command:** `{suite.get('command', 'bench/run-all.sh')}` — suite `{suite.get('suite')}`, "
+      f"{suite.get('reps')} repetition(s), started {suite.get('started')}, finished "
+      f"{meta.get('suite_end', {}).get('finished')} ({meta.get('suite_end', {}).get('elapsed_s')} s including builds).")
+    w(f"- **Steps:** echo cases `{suite.get('echo_cases')}` (N connections × M in flight each), "
+      f"{suite.get('echo_time_s')} s measured after {suite.get('echo_warmup_s')} s warm-up; SQL at "
+      f"`{suite.get('sql_concurrency')}` clients, {suite.get('sql_time_s')} s after {suite.get('sql_warmup_s')} s "
+      f"warm-up (sysbench has no warm-up option in 1.0.20, so its runs include their first second).")
+    w(f"- **Figures:** {spread_note}. Ratios are computed per repetition and then summarised the same way.")
+    w(f"- **xrpc build:** `{suite.get('build')}` at commit `{suite.get('git_commit')}`"
+      + (" (with uncommitted changes under crates/)" if suite.get("git_dirty") == "yes" else "") + ".")
+    w("")
+    w("### Machine")
+    w("")
+    w(f"{machine.get('nproc')} vCPUs, {machine.get('cpu_model')} ({machine.get('arch')}), Linux {machine.get('kernel')}, "
+      f"{round((machine.get('mem_kib') or 0) / 1048576)} GiB, {machine.get('os')}. Servers run on CPU "
+      f"{machine.get('server_cpus')} and load generators on CPU {machine.get('client_cpus')} (`taskset`; echo-bench "
+      "pins itself the same way), so every server gets the same single core.")
+    w("")
+    w("**The machine is shared.** Other engineers compile and run test suites on the same two CPUs while the "
+      "suite runs; a server or load generator loses whole time slices to them, which shows as p99 values of "
+      "several milliseconds and as run-to-run differences of up to 2× for the same case. The load averages "
+      "recorded during this run:")
+    w("")
+    loads = meta.get("load", [])
+    if loads:
+        w("| at | time (UTC) | load average (1, 5, 15 min) |")
+        w("|---|---|---|")
+        for ld in loads:
+            w(f"| {ld.get('at')} | {ld.get('time')} | {ld.get('loadavg')} |")
+        w("")
+    w("### Versions")
+    w("")
+    w("| peer | version | from |")
+    w("|---|---|---|")
+    for peer, v in meta.get("versions", {}).items():
+        extra = ", ".join(f"{k} {v[k]}" for k in ("package", "go", "rustc", "profile") if k in v)
+        w(f"| {peer} | {v.get('version')} | {v.get('source')}{' (' + extra + ')' if extra else ''} |")
+    w("")
+    servers = meta.get("servers", [])
+    for s in servers:
+        if s.get("peer") == "mariadb":
+            w(f"- MariaDB `{s.get('instance')}`: port {s.get('port')}, thread_handling={s.get('mode')}, "
+              f"max_connections={s.get('max_connections')}, open_files_limit={s.get('open_files_limit')}, "
+              f"thread_pool_size={s.get('thread_pool_size')}.")
+        elif s.get("peer") == "xrpc":
+            w(f"- xrpc-server: port {s.get('port')}, {s.get('settings')} (one epoll group of 4 base workers bound to "
+              "the server CPU, tasker on, SQLite synchronous=FULL).")
+    w("")
+    if meta.get("failures"):
+        w("### Failures in this run")
+        w("")
+        for fl in meta["failures"]:
+            w(f"- **{fl.get('peer')}** failed: `{fl.get('cmd')}`")
+        w("")
+
+    targets = []  # (text, measured, ok or None)
+
+    # ------------------------------------------------------------------------------------- echo
+    echo = res.table("echo", lambda m: m.get("case") or f"{m['connections']}x{m['concurrency'] // max(m['connections'], 1)}")
+    if echo:
+        w("## Echo (1-byte payload)")
+        w("")
+        w("Requests per second, one core per server. A case N×M is N connections with M requests in flight on "
+          "each (N·M in flight in total); Redis gets the same total in flight with N·M clients, or N·M/16 clients "
+          "with `-P 16`. Each peer is driven by its own load generator (`echo-bench` for xrpc, the raw epoll loop "
+          "and tokio; `sockperf ping-pong`; `redis-benchmark`; our grpc-go client; the tonic client), all on the "
+          "load-generator CPU. \"best peer\" excludes the raw epoll loop and sockperf, which are references, not "
+          "peers.")
+        w("")
+        cases = sorted(echo, key=lambda c: (int(c.split("x")[0]) * int(c.split("x")[1]), int(c.split("x")[0])))
+        cols = [c for c in ECHO_COLS if any(c[0] in echo[r] for r in cases)]
+        peers = [c[0] for c in cols if c[2]]
+        w("| case | in flight | " + " | ".join(c[1] for c in cols) + " | best peer | xrpc ÷ best peer | xrpc ÷ raw limit |")
+        w("|---|---:|" + "---:|" * len(cols) + "---|---:|---:|")
+        for case in cases:
+            row = echo[case]
+            n, m = (int(x) for x in case.split("x"))
+            cells = [spread([x["qps"] for x in row.get(c[0], {}).values()], fmt_qps) for c in cols]
+            rs, names = ratios(row, "xrpc", peers)
+            rl, _ = ratios(row, "xrpc", ["raw-epoll"])
+            w(f"| {n}×{m} | {n * m} | " + " | ".join(cells) + f" | {most_common(names) or '–'} | "
+              f"{spread(rs, fmt_ratio)} | {spread(rl, fmt_ratio)} |")
+        w("")
+        w(summary(echo, cases, "xrpc", peers, "in-flight case", lambda c: c.replace("x", "×")))
+        w("")
+        w("Latency of the repetition with the median QPS, p50 / p99 / p99.9:")
+        w("")
+        w("| case | " + " | ".join(c[1] for c in cols) + " |")
+        w("|---|" + "---|" * len(cols))
+        for case in cases:
+            row = echo[case]
+            cells = []
+            for c in cols:
+                mm = res.median_rep(row.get(c[0], {}))
+                cells.append("–" if mm is None else f"{fmt_us(mm['p50_us'])} / {fmt_us(mm['p99_us'])} / {fmt_us(mm['p999_us'])}")
+            w(f"| {case.replace('x', '×')} | " + " | ".join(cells) + " |")
+        w("")
+        # Targets: >= 15x grpc-go at 512 in flight; >= 1.0x Redis -P 16 at equal in flight.
+        for case in cases:
+            n, m = (int(x) for x in case.split("x"))
+            row = echo[case]
+            if n * m == 512:
+                g = [k for k in row if k.startswith("grpc-go")]
+                rs, names = ratios(row, "xrpc", g)
+                if rs:
+                    med = statistics.median(rs)
+                    targets.append((f"echo ≥ 15× grpc-go (best of NumStreamWorkers 0 / = cores) at 512 in flight ({case.replace('x', '×')})",
+                                    f"{spread(rs, fmt_ratio)}× (vs {most_common(names)})", med >= 15))
+            if "redis-P16" in row:
+                rs, _ = ratios(row, "xrpc", ["redis-P16"])
+                if rs:
+                    med = statistics.median(rs)
+                    targets.append((f"echo ≥ 1.0× Redis -P 16 at {n * m} in flight ({case.replace('x', '×')})",
+                                    f"{spread(rs, fmt_ratio)}×", med >= 1.0))
+
+    # ------------------------------------------------------------------------------- select 1
+    def sql_table(workload, title, intro, cols):
+        t = res.table(workload, lambda m: m["concurrency"])
+        if not t:
+            return None
+        present = [c for c in cols if any(c[0] in t[r] for r in t)]
+        peers = [c[0] for c in present if c[2]]
+        w(f"## {title}")
+        w("")
+        w(intro)
+        w("")
+        w("| clients | " + " | ".join(c[1] for c in present) + " | best peer | xrpc ÷ best peer |")
+        w("|---:|" + "---:|" * len(present) + "---|---:|")
+        for conc in sorted(t):
+            row = t[conc]
+            cells = [spread([x["qps"] for x in row.get(c[0], {}).values()], fmt_qps) for c in present]
+            rs, names = ratios(row, "xrpc", peers)
+            best = most_common(names)
+            w(f"| {conc} | " + " | ".join(cells) + f" | {dict((c[0], c[1]) for c in present).get(best, '–')} | {spread(rs, fmt_ratio)} |")
+        w("")
+        w(summary(t, sorted(t), "xrpc", peers, "client count", str))
+        w("")
+        w("p50 / p99 / p99.9 of the repetition with the median QPS; errors and clients lost (sessions the server "
+          "ended) over all repetitions:")
+        w("")
+        w("| clients | " + " | ".join(c[1] for c in present) + " |")
+        w("|---:|" + "---|" * len(present))
+        for conc in sorted(t):
+            row = t[conc]
+            cells = []
+            for c in present:
+                mm = res.median_rep(row.get(c[0], {}))
+                if mm is None:
+                    cells.append("–")
+                    continue
+                errs = sum(x.get("errors") or 0 for x in row[c[0]].values())
+                lost = sum(x.get("lost_clients") or 0 for x in row[c[0]].values())
+                tail = f"; {errs} errors" if errs else ""
+                tail += f", {lost} lost" if lost else ""
+                cells.append(f"{fmt_us(mm['p50_us'])} / {fmt_us(mm['p99_us'])} / {fmt_us(mm['p999_us'])}{tail}")
+            w(f"| {conc} | " + " | ".join(cells) + " |")
+        w("")
+        return t, peers
+
+    sel = sql_table(
+        "select1", "`select 1`",
+        "Queries per second. One `xrpc bench --workload select1` invocation drives the three targets one after "
+        "another at every concurrency: xrpc (sessions multiplexed over 4 TCP connections, one load thread) and "
+        "each MariaDB (one blocking thread and connection per client, the article's JDBC model).",
+        [("xrpc", "xrpc", False),
+         ("mariadb-one-thread-per-connection", MODES["mariadb-one-thread-per-connection"], True),
+         ("mariadb-pool-of-threads", MODES["mariadb-pool-of-threads"], True)])
+    if sel:
+        t, peers = sel
+        big = [c for c in sorted(t) if c >= 256]
+        if big:
+            rs_all = {c: ratios(t[c], "xrpc", peers)[0] for c in big}
+            meds = {c: statistics.median(v) for c, v in rs_all.items() if v}
+            if meds:
+                worst = min(meds, key=meds.get)
+                targets.append(("`select 1` ≥ 2× the best MariaDB at every concurrency ≥ 256",
+                                "; ".join(f"{c}: {meds[c]:.2f}×" for c in sorted(meds)) + f" (lowest at {worst})",
+                                all(v >= 2 for v in meds.values())))
+        if 4096 in t:
+            rs, _ = ratios(t[4096], "xrpc", peers)
+            if rs:
+                targets.append(("`select 1` ≥ 5× the best MariaDB at 4096", f"{spread(rs, fmt_ratio)}×",
+                                statistics.median(rs) >= 5))
+            meds = {c: res.med(t[c].get("xrpc", {})) for c in t if t[c].get("xrpc")}
+            if meds and meds.get(4096):
+                peak_c = max(meds, key=meds.get)
+                frac = meds[4096] / meds[peak_c]
+                targets.append(("`select 1`: xrpc's QPS at 4096 ≥ 90% of its peak",
+                                f"{frac * 100:.0f}% ({fmt_qps(meds[4096])} at 4096, peak {fmt_qps(meds[peak_c])} at {peak_c})",
+                                frac >= 0.9))
+        else:
+            targets.append(("`select 1` at 4096 (≥ 5× best MariaDB; ≥ 90% of xrpc's peak)", "not measured in this suite", None))
+
+    pt = sql_table(
+        "point_select", "Point select (sysbench `oltp_point_select`, 100 000 rows)",
+        "Queries per second of `SELECT c FROM sbtest1 WHERE id=?` with uniformly random ids. The first three "
+        "columns come from one `xrpc bench --workload point-select` invocation (MariaDB through prepared "
+        "statements, as sysbench does); the two sysbench columns are `sysbench oltp_point_select` itself against "
+        "the same MariaDB instances, the reference figure for the load generator. \"best peer\" is the best "
+        "MariaDB under `xrpc bench`, the same load generator as xrpc's figure.",
+        [("xrpc", "xrpc", False),
+         ("mariadb-one-thread-per-connection", MODES["mariadb-one-thread-per-connection"], True),
+         ("mariadb-pool-of-threads", MODES["mariadb-pool-of-threads"], True),
+         ("mariadb-one-thread-per-connection (sysbench)", "one-thread-per-connection (sysbench)", False),
+         ("mariadb-pool-of-threads (sysbench)", "pool-of-threads (sysbench)", False)])
+    if pt:
+        t, peers = pt
+        if 64 in t:
+            rs, _ = ratios(t[64], "xrpc", peers)
+            rsb, _ = ratios(t[64], "xrpc", ["mariadb-one-thread-per-connection (sysbench)", "mariadb-pool-of-threads (sysbench)"])
+            if rs:
+                targets.append(("point select ≥ 1.5× the best MariaDB at 64 clients",
+                                f"{spread(rs, fmt_ratio)}× under xrpc bench; {spread(rsb, fmt_ratio)}× against sysbench's figure",
+                                statistics.median(rs) >= 1.5))
+        else:
+            targets.append(("point select ≥ 1.5× the best MariaDB at 64 clients", "not measured in this suite", None))
+
+    # ------------------------------------------------------------------------------- targets
+    tgt = ["## The issue's targets", "",
+           "Checked against the medians above. A missed target is reported, not hidden.", "",
+           "| target | measured | status |", "|---|---|---|"]
+    for text, measured, ok in targets:
+        tgt.append(f"| {text} | {measured} | {'not measured' if ok is None else status(ok)} |")
+    tgt.append("")
+    # Insert the targets right after the run description (before the first table).
+    first_table = next((i for i, line in enumerate(L) if line.startswith("## Echo") or line.startswith("## `select")), len(L))
+    L[first_table:first_table] = tgt
+
+    # ------------------------------------------------------------------------------- plots
+    imgs = [("select1.png", "`select 1`: QPS and p99 against clients"),
+            ("point-select.png", "Point select: QPS and p99 against clients")]
+    found = [(f, t) for f, t in imgs if os.path.exists(os.path.join(a.img_dir, f))]
+    if found:
+        w("## Plots")
+        w("")
+        w("Drawn by `xrpc bench --plot` in the last repetition (log-scale clients; mysql://…:"
+          f"{port_of(servers, 'one-thread-per-connection')} is one-thread-per-connection, "
+          f":{port_of(servers, 'pool-of-threads')} pool-of-threads).")
+        w("")
+        for f, t in found:
+            rel = os.path.relpath(os.path.join(a.img_dir, f), out_dir)
+            w(f"![{t}]({rel})")
+            w("")
+
+    w(READING)
+    w("## Exact commands")
+    w("")
+    w("Every measurement in the results file carries its exact load-generator command (`cmd`) and, for the echo "
+      "peers, the server's (`server_cmd`). One of each:")
+    w("")
+    w("```sh")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + "/"
+    cmds = []
+    seen = set()
+    for s in servers:
+        cmds += [f"# server: {s.get('instance') or s.get('peer')}", s.get("cmd", "")]
+    for c in meta.get("commands", []):
+        cmds += [f"# {c.get('name')}", c.get("cmd", "")]
+    for m in res.rows:
+        label = (m["workload"], m["target"], m.get("loadgen"))
+        if label in seen or m.get("cmd") in seen or not m.get("cmd"):
+            continue
+        seen.update([label, m["cmd"]])
+        who = "xrpc, raw epoll, tokio" if m.get("loadgen") == "echo-bench" else \
+            "all SQL targets" if m.get("loadgen") == "xrpc bench" else m["target"]
+        cmds.append(f"# {m['workload']}: {who} ({m.get('loadgen')})")
+        if m.get("server_cmd"):
+            cmds.append(m["server_cmd"] + "   # server")
+        cmds.append(m["cmd"])
+    w("\n".join(cmds).replace(root, ""))
+    w("```")
+    w("")
+    w(METHOD)
+    text = "\n".join(L).rstrip() + "\n"
+    with open(a.out, "w") as f:
+        f.write(text)
+    missed = sum(1 for _, _, ok in targets if ok is False)
+    sys.stderr.write(f"report: {a.out}: {len(res.rows)} measurements, {len(targets)} targets, {missed} not met\n")
+
+
+def port_of(servers, mode):
+    for s in servers:
+        if s.get("mode") == mode:
+            return s.get("port")
+    return "?"
+
+
+READING = """## Reading
+
+The sentences marked *In this run* above are generated from the figures; what follows explains them
+and holds across runs on this machine (it was written from the quick and full runs of 2026-11-21 and
+the profiles in `bench/results/profiles/`). Where a run disagrees, trust the figures.
+
+**Echo.** On one core per server, xrpc-net is at the raw epoll loop's level (0.9–1.3× in the runs so
+far) and within noise of tokio: all three make the same system calls per request and are bound by
+the loopback TCP stack, not by user-space code (method notes below). Against the *other* peers the
+ratios are large but are not a like-for-like contest of servers: grpc-go and tonic pay for HTTP/2
+framing, HPACK and a goroutine or task per call on both the server and their own client, so at 512
+in flight they stay near 20–35 k calls/s while the framed, pipelined echo-bench client drives several
+million; the 15× grpc-go target is met by two orders of magnitude, and NumStreamWorkers (PR #3204)
+changes grpc-go's figure by well under 2× on one server core. Redis at `-P 16` is the fair
+comparison for pipelining (same in flight, one event loop): xrpc is ahead of it at 64 and 512 in
+flight, while plain Redis (one request per client round trip, N·M clients) is limited by
+redis-benchmark's own loop. At 1 in flight xrpc, the raw loop, tokio and Redis are all at or above
+sockperf's figure (sockperf's own client is the slower generator there) and the gRPC servers at about
+half of it: that row measures wake-up latency more than the server. The 4×16 row is the noisiest: tokio has beaten
+xrpc there in some runs and lost in others.
+
+**`select 1`.** From 64 clients up xrpc is ahead of both MariaDB modes, because it multiplexes all
+sessions over 4 connections driven by one load thread, while each MariaDB client is a connection and
+a blocking thread on both sides: at 1024–4096 clients MariaDB's one-thread-per-connection holds about
+21 k QPS with p99 in the hundreds of ms, and pool-of-threads with `thread_pool_size = 1` (one group
+for the one server CPU) does worse still (not profiled). At 2–8 clients xrpc is at or below MariaDB:
+each client has one statement in flight, so both servers do a wake-up per statement, and the profile
+of xrpc-server at 2 clients (`profiles/select1-2-server.txt`) is almost all kernel scheduling, epoll
+and TCP, with xrpc's and SQLite's own code at a few percent. The gap there is in wake-up paths and
+moves between runs (the profiled rerun reached 27 k QPS at 2 clients, against 16 k in the quick run
+and 31 k for MariaDB). xrpc's own QPS falls after its peak at 256
+clients: the profile at 4096 clients (`profiles/select1-4096-server.txt`) shows about 30% of the
+server's CPU in context switches and `eventfd_write` from `GroupHandle::push`, i.e. requests queued
+to other workers of the same group and the wake-ups that hand-off costs on a single CPU, plus 5% in
+`ConnState::session` (finding the session of each request among 4096). That decline is why the
+"≥ 90% of peak at 4096" and "≥ 5× at 4096" targets are missed; the article's 5× was measured with the
+server on its own many-core machine and with JDBC clients on others, where MariaDB's 4096 threads
+compete with each other rather than with the load generator.
+
+**Point select.** The same shape as `select 1` with real work per statement (a primary-key lookup in
+SQLite against InnoDB): xrpc is behind at 2–8 clients, ahead at 64 (by less than the target) and
+about 2× from 256 up.
+At 64 clients the 1.5× target is missed under the same load generator. sysbench's own figures for
+MariaDB are mostly lower than those of `xrpc bench`'s MariaDB driver, so the ratio against them is
+higher; the ratio under the same generator is the conservative one and the one the target is
+checked against. Which MariaDB mode is best flips
+between runs at low concurrency; the ratio is always taken against the better of the two.
+"""
+
+METHOD = """## Method notes
+
+### Echo: echo-bench (xrpc, raw epoll, tokio)
+
+`crates/xrpc-net/examples/echo_bench.rs` serves the same framing three ways in one process and measures
+each with the same load generator:
+
+- **xrpc** — the `xrpc-net` framework serving `EchoHandler` (each frame goes back with the same sid, type
+  and payload): one group, `threads_per_group = 1`, otherwise default settings (`events_per_thread = 4`,
+  4 KiB fixed receive buffer, tasker on, core binding on);
+- **raw epoll** — one thread, level-triggered epoll, one `read` and one `write` per readiness, no
+  framework: the practical limit;
+- **tokio** — a runtime with one worker thread, a task per connection that answers the complete frames
+  of each read with one `write_all`: what a Rust user would pick instead.
+
+The load generator (`xrpc_net::loadgen`, shared with `xrpc bench --workload echo`) is one thread with its
+own edge-triggered epoll loop: N connections × M requests in flight, latency per request from an
+hdrhistogram, warm-up not measured. The servers run on CPU 0 and the load generator on CPU 1. Here the
+payload is 1 byte (`--payload 1`), as for the gRPC peers; Redis's PING is 4 bytes and sockperf's smallest
+message 14 bytes (its header), at 1 in flight only.
+
+Earlier hand runs of echo-bench (2026-11-21, 22:51–23:20 UTC, 16-byte payload, same machine, same
+background load) found the same parity of xrpc, the raw loop and tokio at one core per server
+(0.84–1.22× tokio). With **two** server threads and xrpc's core binding on, xrpc was 1.5–2.7× both
+references in every pipelined case and kept p99 near 150 µs where they lost whole time slices, but at
+1×1 binding cost 4× (0.26 of the raw limit): the woken worker is pinned to the CPU where the load
+generator or a compile job runs and cannot move to the idle one. Unbound (`--xrpc-no-bind`), 1×1 was
+at or above the limit. Binding suits a dedicated data node with remote clients, not a shared 2-CPU box
+with a local client; `bind_cores = false` turns it off. `strace -c` of a 1×1 run shows the same system
+calls per request for xrpc and the raw loop (one `epoll_pwait`, one `read`, one `sendmsg`), and a `perf`
+profile of xrpc at 1024×1 has under 10% of its samples in user space: on one core every server here is
+bound by the loopback TCP stack.
+
+### The other echo peers
+
+Each is driven by its own load generator on CPU 1 (bench/README.md has the details): `sockperf
+ping-pong --tcp --full-rtt` (the kernel floor, 1 in flight), `redis-benchmark -t ping_mbulk` (p99.9 is
+an upper bound from its distribution steps), our grpc-go client (`bench/peers/grpc-go`: raw-bytes codec,
+one unary method; C ClientConns × M goroutines), and tonic's own client (`bench/peers/tonic-echo`). The
+tonic client is a heavier load generator than grpc-go's; the "tonic (grpc-go client)" column is the
+same tonic server under grpc-go's client. "NumStreamWorkers = cores" is `grpc.NumStreamWorkers(1)`,
+since the server has one CPU.
+
+### SQL: xrpc bench
+
+`xrpc bench` runs one target at one concurrency at a time (a *step*): fresh connections, all clients
+connected before the clock starts, the warm-up, the measured window, and a drain. A request's latency is
+from issuing it to reading its last reply byte, recorded only for requests completed inside the
+window. xrpc clients are sessions multiplexed over 4 TCP connections by one load thread; MariaDB
+clients are one blocking thread and one connection each (the article's JDBC baseline), so at 4096
+clients the load generator runs 4096 threads on one CPU, a cost that is part of what the article
+measured. The generator's own CPU share is in the results file (`client_cpu`). MariaDB runs with
+`--no-defaults`, a 512 MiB buffer pool, `innodb_flush_log_at_trx_commit=2`, no binary log and no
+performance schema (bench/mariadb.sh); both instances are up during the whole run, the idle one
+costing next to nothing. xrpc-server runs with its defaults on SQLite.
+"""
+
+
+if __name__ == "__main__":
+    main()
