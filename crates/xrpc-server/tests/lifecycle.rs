@@ -186,8 +186,9 @@ fn sigterm_drains_finishes_the_running_statement_refuses_the_queue_checkpoints_a
     }
     assert_eq!(drained.ran, 0, "no queued request may run after SIGTERM");
     // One FATAL ends the session, so the rest of its queue goes unanswered with it.
+    // (If the drain began before the long statement started, that statement took the one 1053.)
     assert!(
-        !drained.errors.is_empty(),
+        !drained.errors.is_empty() || matches!(drained.running, Some(Err(1053))),
         "the queued requests are refused with FATAL 1053: {drained:?}"
     );
     for err in &drained.errors {
