@@ -31,7 +31,6 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 use xrpc_net::ConnRef;
-use xrpc_net::hist::Stage;
 use xrpc_proto::codes;
 use xrpc_proto::frame::HeaderFormat;
 use xrpc_proto::messages::pb;
@@ -274,11 +273,10 @@ impl Session {
         }
     }
 
-    /// Handles one request; returns true if it closed the session.
+    /// Handles one request; returns true if it closed the session. (The `run` stage histogram is
+    /// recorded by the framework around the whole run of the session.)
     fn handle(&self, conn: &ConnRef, node: &NodeShared, request: Request) -> bool {
-        let perf = conn.group().perf();
-        let started = perf.start();
-        let closed = match request {
+        match request {
             Request::Close => {
                 self.gone.store(true, Ordering::SeqCst);
                 self.release_engine(node);
@@ -305,9 +303,7 @@ impl Session {
                 self.savepoint(conn, node, &sp);
                 false
             }
-        };
-        perf.record_since(Stage::Run, started);
-        closed
+        }
     }
 
     fn exec_sql(&self, conn: &ConnRef, node: &NodeShared, stmt: pb::sql::StmtExecute) {
