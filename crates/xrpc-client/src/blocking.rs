@@ -41,7 +41,7 @@ use parking_lot::Mutex;
 use xrpc_proto::frame::DEFAULT_MAX_PACKET;
 use xrpc_proto::{FrameConfig, HeaderFormat};
 
-use crate::driver::{Driven, Reply, deliver};
+use crate::driver::{Driven, PipelineItem, PipelinePending, Reply, deliver};
 use crate::error::ClientError;
 use crate::proto::{ClientConfig, ClientConnection, StreamRead};
 use crate::types::{
@@ -791,7 +791,7 @@ impl KillHandle {
 #[derive(Debug)]
 pub struct Pipeline<'s> {
     session: &'s mut Session,
-    items: Vec<(String, Vec<Param>, bool)>,
+    items: Vec<PipelineItem>,
 }
 
 impl<'s> Pipeline<'s> {
@@ -818,32 +818,14 @@ impl<'s> Pipeline<'s> {
     pub fn send(self) -> Result<PipelineResults<'s>, ClientError> {
         let session = self.session;
         let base = session.default_options();
-        let mut pending = VecDeque::with_capacity(self.items.len());
-        let issued = (|| {
-            let mut state = session.conn.inner.state.lock();
-            let now = Instant::now();
-            for (sql, args, ff) in &self.items {
-                let opts = ExecOptions {
-                    fire_and_forget: *ff,
-                    ..base.clone()
-                };
-                let id = state.core.execute(
-                    session.sid,
-                    Bytes::copy_from_slice(sql.as_bytes()),
-                    args,
-                    &opts,
-                    now,
-                )?;
-                if !ff {
-                    let waiter = Arc::new(Waiter::new());
-                    state.waiters.insert(id, Arc::clone(&waiter));
-                    pending.push_back((waiter, opts.timeout.map(|t| now + t)));
-                }
-            }
-            Ok::<(), ClientError>(())
-        })();
+        let issued = session.conn.inner.state.lock().issue_pipeline(
+            session.sid,
+            &self.items,
+            &base,
+            Instant::now(),
+        );
         session.conn.inner.flush();
-        issued?;
+        let pending = issued?;
         Ok(PipelineResults { session, pending })
     }
 }
@@ -852,7 +834,7 @@ impl<'s> Pipeline<'s> {
 #[derive(Debug)]
 pub struct PipelineResults<'s> {
     session: &'s mut Session,
-    pending: VecDeque<(Arc<Waiter<Reply>>, Option<Instant>)>,
+    pending: PipelinePending,
 }
 
 impl PipelineResults<'_> {

@@ -5,13 +5,16 @@
 //! [`deliver`] once the lock is released, so woken callers never contend for a lock the waker
 //! still holds.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use bytes::Bytes;
 
 use crate::error::ClientError;
 use crate::proto::{ClientConnection, Event};
-use crate::types::{ExecResult, RequestId};
+use crate::types::{ExecOptions, ExecResult, Param, RequestId, SessionId};
 use crate::waiter::Waiter;
 
 /// A request's outcome, as its waiter receives it.
@@ -23,6 +26,12 @@ pub(crate) struct Driven {
     pub(crate) core: ClientConnection,
     pub(crate) waiters: HashMap<RequestId, Arc<Waiter<Reply>>>,
 }
+
+/// One statement of a pipeline: its text, its arguments, and whether its result is read back.
+pub(crate) type PipelineItem = (String, Vec<Param>, bool);
+
+/// The requests of a pipeline whose results are read back, in order, with their deadlines.
+pub(crate) type PipelinePending = VecDeque<(Arc<Waiter<Reply>>, Option<Instant>)>;
 
 /// A wake-up to deliver once the lock is released.
 #[derive(Debug)]
@@ -38,6 +47,37 @@ impl Driven {
             core,
             waiters: HashMap::new(),
         }
+    }
+
+    /// Issues every statement of a pipeline on `sid` and registers a waiter for each one whose
+    /// result is read back. Both transports send the pipeline with one write afterwards.
+    pub(crate) fn issue_pipeline(
+        &mut self,
+        sid: SessionId,
+        items: &[PipelineItem],
+        base: &ExecOptions,
+        now: Instant,
+    ) -> Result<PipelinePending, ClientError> {
+        let mut pending = VecDeque::with_capacity(items.len());
+        for (sql, args, fire_and_forget) in items {
+            let opts = ExecOptions {
+                fire_and_forget: *fire_and_forget,
+                ..base.clone()
+            };
+            let id = self.core.execute(
+                sid,
+                Bytes::copy_from_slice(sql.as_bytes()),
+                args,
+                &opts,
+                now,
+            )?;
+            if !fire_and_forget {
+                let waiter = Arc::new(Waiter::new());
+                self.waiters.insert(id, Arc::clone(&waiter));
+                pending.push_back((waiter, opts.timeout.map(|t| now + t)));
+            }
+        }
+        Ok(pending)
     }
 
     /// Turns the core's pending events into wake-ups; sets `broken` when the connection is lost.
