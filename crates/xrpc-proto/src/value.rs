@@ -321,10 +321,6 @@ impl XTime {
             micros: micros as u32,
         })
     }
-
-    const fn is_zero(self) -> bool {
-        self.hours == 0 && self.minutes == 0 && self.seconds == 0 && self.micros == 0
-    }
 }
 
 impl fmt::Display for XTime {
@@ -899,21 +895,26 @@ pub fn decode_chunk_value(ty: ColumnType, buf: &mut &[u8]) -> Result<Value, Valu
 
 fn encode_row_time(time: XTime, out: &mut Vec<u8>) {
     out.push(u8::from(time.negative));
-    // Each part is written only when it or a part after it is not zero.
-    if time.is_zero() {
-        return;
-    }
-    put_varint(u64::from(time.hours), out);
-    if time.minutes == 0 && time.seconds == 0 && time.micros == 0 {
-        return;
-    }
-    put_varint(u64::from(time.minutes), out);
-    if time.seconds == 0 && time.micros == 0 {
-        return;
-    }
-    put_varint(u64::from(time.seconds), out);
-    if time.micros != 0 {
-        put_varint(u64::from(time.micros), out);
+    put_varints_up_to_last_nonzero(
+        &[
+            u64::from(time.hours),
+            u64::from(time.minutes),
+            u64::from(time.seconds),
+            u64::from(time.micros),
+        ],
+        out,
+    );
+}
+
+/// Writes `parts` as varints, leaving out the trailing zero ones: the row encodings of TIME and
+/// of a DATETIME's time omit trailing zero parts.
+fn put_varints_up_to_last_nonzero(parts: &[u64], out: &mut Vec<u8>) {
+    let len = parts
+        .iter()
+        .rposition(|&part| part != 0)
+        .map_or(0, |i| i + 1);
+    for &part in &parts[..len] {
+        put_varint(part, out);
     }
 }
 
@@ -942,17 +943,14 @@ fn encode_row_datetime(dt: XDateTime, out: &mut Vec<u8>) {
     }
     // The hour is written even when the whole time is zero, so that a DATETIME stays one.
     put_varint(u64::from(dt.hour), out);
-    if dt.minute == 0 && dt.second == 0 && dt.micros == 0 {
-        return;
-    }
-    put_varint(u64::from(dt.minute), out);
-    if dt.second == 0 && dt.micros == 0 {
-        return;
-    }
-    put_varint(u64::from(dt.second), out);
-    if dt.micros != 0 {
-        put_varint(u64::from(dt.micros), out);
-    }
+    put_varints_up_to_last_nonzero(
+        &[
+            u64::from(dt.minute),
+            u64::from(dt.second),
+            u64::from(dt.micros),
+        ],
+        out,
+    );
 }
 
 fn decode_row_datetime(field: &[u8]) -> Result<XDateTime, ValueError> {
