@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use xrpc_proto::value::{ColumnType, Value, XDateTime, XDecimal, XTime};
 use xrpc_server::engine::sqlite::{SqliteEngine, SqliteOptions, Synchronous};
-use xrpc_server::engine::{Engine, EngineConn, WaitHook};
+use xrpc_server::engine::{Engine, EngineConn, Interrupt, WaitHook};
 use xrpc_server::result::{
     COLLATION_BINARY, COLLATION_UTF8MB4, CollectedResult, ColumnInfo, ExecSummary, ResultSink,
     SinkError, SqlError, mysql_type,
@@ -657,13 +657,14 @@ fn pool_reuses_idle_connections() {
     );
 }
 
-#[test]
-fn interrupt_stops_a_long_query() {
-    let (_dir, engine) = engine();
-    let mut conn = engine.acquire().unwrap();
-    let interrupter = conn.interrupter();
-    // Interrupts until the statement has returned: a single early interrupt could land before the
-    // statement starts (a no-op) on a loaded machine and leave the test waiting.
+/// Interrupts every 50 ms, from 200 ms on, until `done` is set: a single early interrupt could land
+/// before the statement starts (a no-op) on a loaded machine and leave the test waiting.
+fn keep_interrupting(
+    interrupter: Arc<dyn Interrupt>,
+) -> (
+    Arc<std::sync::atomic::AtomicBool>,
+    std::thread::JoinHandle<()>,
+) {
     let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let killer = {
         let done = Arc::clone(&done);
@@ -675,6 +676,15 @@ fn interrupt_stops_a_long_query() {
             }
         })
     };
+    (done, killer)
+}
+
+#[test]
+fn interrupt_stops_a_long_query() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    let interrupter = conn.interrupter();
+    let (done, killer) = keep_interrupting(interrupter);
     let started = Instant::now();
     let e = err(
         &mut *conn,
@@ -785,19 +795,7 @@ fn kill_during_lock_wait_is_1317() {
     exec(&mut *holder, "create table t (v INTEGER)");
     exec(&mut *holder, "begin immediate");
     let interrupter = waiter.interrupter();
-    // Interrupts until the statement has returned: a single early interrupt could land before the
-    // statement starts (a no-op) on a loaded machine and leave the test waiting.
-    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let killer = {
-        let done = Arc::clone(&done);
-        std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(200));
-            while !done.load(Ordering::SeqCst) {
-                interrupter.interrupt();
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        })
-    };
+    let (done, killer) = keep_interrupting(interrupter);
     let started = Instant::now();
     let e = err(&mut *waiter, "insert into t values (1)");
     done.store(true, Ordering::SeqCst);

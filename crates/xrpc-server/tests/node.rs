@@ -20,13 +20,7 @@ fn shutdown_interrupts_a_statement_that_outlives_the_grace() {
     let mut client = node.client();
     client.new_session(1);
     client.send_sql(1, sql_stmt(ENDLESS));
-    // The drain is about a statement that is running, not one still queued: wait until it runs.
-    let shared = std::sync::Arc::clone(node.node().shared());
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while shared.running_statements() == 0 {
-        assert!(Instant::now() < deadline, "the statement never started");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    node.wait_until_a_statement_runs();
     let started = Instant::now();
     let stopper = {
         let node = node.node.take().unwrap();

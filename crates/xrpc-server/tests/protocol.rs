@@ -456,15 +456,7 @@ fn kill_query_interrupts_the_statement_and_keeps_the_session() {
         sql_stmt("with recursive n(i) as (select 1 union all select i + 1 from n) select count(*) from n"),
     );
     // Kill a statement that runs, not one still queued: a kill with nothing running is a no-op.
-    let shared = node.node().shared();
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while shared.running_statements() == 0 {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the statement never started"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    node.wait_until_a_statement_runs();
     client.send(
         1,
         ClientType::KillSession,

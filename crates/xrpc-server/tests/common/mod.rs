@@ -79,6 +79,16 @@ impl TestNode {
         self.node.as_ref().unwrap()
     }
 
+    /// Waits until a statement runs: a kill or a drain is about a running statement, and one sent
+    /// a moment ago may still be queued on a loaded machine.
+    pub fn wait_until_a_statement_runs(&self) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.node().shared().running_statements() == 0 {
+            assert!(Instant::now() < deadline, "the statement never started");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
     pub fn data_dir(&self) -> &Path {
         self.dir.path()
     }
