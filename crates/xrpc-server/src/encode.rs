@@ -322,6 +322,14 @@ pub fn write_ok(out: &mut Vec<u8>, format: HeaderFormat, sid: u64, msg: &str) {
     encode_message_frame(out, format, sid, ServerType::Ok.id(), &message);
 }
 
+/// Appends a TOKEN_DONE frame carrying the (negative) flow-control budget left.
+pub fn write_token_done(out: &mut Vec<u8>, format: HeaderFormat, sid: u64, left: i64) {
+    let message = pb::resultset::TokenDone {
+        token_left: Some(i32::try_from(left).unwrap_or(i32::MIN)),
+    };
+    encode_message_frame(out, format, sid, ServerType::TokenDone.id(), &message);
+}
+
 /// Appends a SessionStateChanged notice with an unsigned value, scope LOCAL.
 pub fn write_state_notice(
     out: &mut Vec<u8>,

@@ -37,7 +37,7 @@ use xrpc_proto::messages::pb;
 use xrpc_proto::value::Value;
 use xrpc_proto::{Severity, WireError};
 
-use crate::encode::{FrameOutput, ResultEncoder, write_error, write_ok};
+use crate::encode::{FrameOutput, ResultEncoder, write_error, write_ok, write_token_done};
 use crate::engine::{EngineConn, Interrupt};
 use crate::flow::FlowControl;
 use crate::node::NodeShared;
@@ -625,20 +625,6 @@ impl Drop for SessionOutput<'_> {
         let buf = std::mem::take(&mut self.buf);
         self.conn.group().pages().give(buf);
     }
-}
-
-/// Appends a TOKEN_DONE frame carrying the (negative) budget left.
-fn write_token_done(out: &mut Vec<u8>, format: HeaderFormat, sid: u64, left: i64) {
-    let message = pb::resultset::TokenDone {
-        token_left: Some(i32::try_from(left).unwrap_or(i32::MIN)),
-    };
-    xrpc_proto::frame::encode_message_frame(
-        out,
-        format,
-        sid,
-        xrpc_proto::messages::ServerType::TokenDone.id(),
-        &message,
-    );
 }
 
 /// Sends an error on `sid` straight away, outside any session (unknown sid, refused SESS_NEW).
