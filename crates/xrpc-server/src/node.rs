@@ -79,8 +79,10 @@ pub struct NodeShared {
     pub tso: Tso,
     draining: AtomicBool,
     groups: OnceLock<Vec<GroupHandle>>,
-    /// The interrupters of the statements running now, by session number, for the drain.
-    running: Mutex<HashMap<u64, Arc<dyn Interrupt>>>,
+    /// The interrupters of the statements running now, by session number, for the drain. Sharded
+    /// by session number, because every statement registers here: one mutex would be a node-wide
+    /// lock on the hot path.
+    running: Box<[RunningShard]>,
 }
 
 impl std::fmt::Debug for NodeShared {
@@ -112,7 +114,7 @@ impl NodeShared {
             tso: Tso::default(),
             draining: AtomicBool::new(false),
             groups: OnceLock::new(),
-            running: Mutex::new(HashMap::new()),
+            running: (0..RUNNING_SHARDS).map(|_| Mutex::default()).collect(),
         }
     }
 
@@ -203,24 +205,32 @@ impl NodeShared {
         );
     }
 
+    fn running_shard(&self, number: u64) -> &RunningShard {
+        &self.running[(number % RUNNING_SHARDS as u64) as usize]
+    }
+
     /// Session `number` starts running a statement that `interrupt` stops.
     pub(crate) fn statement_started(&self, number: u64, interrupt: Arc<dyn Interrupt>) {
-        self.running.lock().insert(number, interrupt);
+        self.running_shard(number).lock().insert(number, interrupt);
     }
 
     /// Session `number`'s statement ended.
     pub(crate) fn statement_ended(&self, number: u64) {
-        self.running.lock().remove(&number);
+        self.running_shard(number).lock().remove(&number);
     }
 
     /// Statements running now, over every session.
     pub fn running_statements(&self) -> usize {
-        self.running.lock().len()
+        self.running.iter().map(|shard| shard.lock().len()).sum()
     }
 
     /// Interrupts every running statement (each ends with 1317); returns how many there were.
     fn interrupt_running(&self) -> usize {
-        let running: Vec<_> = self.running.lock().values().cloned().collect();
+        let running: Vec<_> = self
+            .running
+            .iter()
+            .flat_map(|shard| shard.lock().values().cloned().collect::<Vec<_>>())
+            .collect();
         for interrupt in &running {
             interrupt.interrupt();
         }
@@ -306,6 +316,12 @@ impl StatusSource for NodeShared {
             .map_or_else(NetStats::default, |group| group.counters().snapshot())
     }
 }
+
+/// Shards of the running-statement registry.
+const RUNNING_SHARDS: usize = 16;
+
+/// One shard of the running-statement registry: interrupters by session number.
+type RunningShard = Mutex<HashMap<u64, Arc<dyn Interrupt>>>;
 
 /// A running data node.
 #[derive(Debug)]
