@@ -520,7 +520,7 @@ METHOD = """## Method notes
 
 ### Echo: echo-bench (xrpc, raw epoll, tokio)
 
-`crates/xrpc-net/examples/echo_bench.rs` serves the same framing three ways in one process and measures
+`crates/xrpc-bench/examples/echo_bench.rs` serves the same framing three ways in one process and measures
 each with the same load generator:
 
 - **xrpc** — the `xrpc-net` framework serving `EchoHandler` (each frame goes back with the same sid, type

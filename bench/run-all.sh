@@ -123,7 +123,7 @@ if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then export P
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 if [ "$PROFILE" = release ]; then BIN=$TARGET_DIR/release; else BIN=$TARGET_DIR/debug; fi
 BUILD1=(cargo build --locked --profile "$PROFILE" -p xrpc-server -p xrpc-cli --bins)
-BUILD2=(cargo build --locked --profile "$PROFILE" -p xrpc-net --example echo-bench)
+BUILD2=(cargo build --locked --profile "$PROFILE" -p xrpc-bench --example echo-bench)
 bench_log "building xrpc ($PROFILE): ${BUILD1[*]}; ${BUILD2[*]}"
 t=$SECONDS
 (cd "$ROOT" && "${BUILD1[@]}" && "${BUILD2[@]}") >"$OUTDIR/cargo-build.log" 2>&1 || {

@@ -3,7 +3,7 @@
 //! # Receive path
 //!
 //! Each connection has a fixed receive buffer (`fixed_recv_buf`, 4 KiB by default) reused for the
-//! whole life of the connection, behind the lock-free [`RecvGate`](crate::gate). One *pass* reads
+//! whole life of the connection, behind the lock-free `RecvGate` (`gate.rs`). One *pass* reads
 //! once into the free end of the buffer, cuts every complete frame (validating each header against
 //! `max_allowed_packet` before anything is reserved for its body) and hands them to the handler in
 //! one [`FrameBatch`], then moves the incomplete tail to the front. A frame too large for the fixed
@@ -12,7 +12,7 @@
 //! buffer, and the dynamic one is freed once it has been unused for `dynamic_buf_shrink` (10 s),
 //! either by the next pass or by a timer.
 //!
-//! Sockets are edge-triggered (see [`crate::sys`]). A pass that read fewer bytes than it asked for
+//! Sockets are edge-triggered (see `sys/mod.rs`). A pass that read fewer bytes than it asked for
 //! has drained the socket (`epoll(7)`: for stream sockets a short read means the receive queue is
 //! empty), so the reader stops without the extra `read` that would return `EAGAIN`; anything that
 //! arrives later produces a new edge, whose thread knocks on the gate. When the event carries
@@ -36,7 +36,7 @@
 //!
 //! # Lifetime
 //!
-//! See [`crate::table`] for why an `Arc` held per event, per task and per timer, plus a table slot
+//! See `table.rs` for why an `Arc` held per event, per task and per timer, plus a table slot
 //! emptied by `fin()`, is the article's reference count with delayed release. `fin()` is idempotent:
 //! the first call shuts the socket down, removes it from epoll and from the table, and queues the
 //! handler's `on_close` for a worker; the fd itself is closed when the last [`ConnRef`] drops, so
@@ -385,7 +385,7 @@ impl<H: Handler> Conn<H> {
                 RecvResult::Data(n) => n,
                 RecvResult::WouldBlock => return Pass::Drained,
                 RecvResult::Interrupted => return Pass::More,
-                RecvResult::Eof | RecvResult::Error(_) => {
+                RecvResult::Eof | RecvResult::Error => {
                     self.conn.fin();
                     return Pass::Stop;
                 }
@@ -431,7 +431,7 @@ impl<H: Handler> Conn<H> {
             RecvResult::Data(n) => n,
             RecvResult::WouldBlock => return Pass::Drained,
             RecvResult::Interrupted => return Pass::More,
-            RecvResult::Eof | RecvResult::Error(_) => {
+            RecvResult::Eof | RecvResult::Error => {
                 self.conn.fin();
                 return Pass::Stop;
             }

@@ -20,7 +20,7 @@
 //!
 //! Receiving and dispatch live in [`crate::conn`]: the last runnable unit of the last event of a
 //! batch runs inline; every other one becomes a task, and a push writes the eventfd only when some
-//! worker is waiting ([`crate::wake`]).
+//! worker is waiting (`wake.rs`).
 //!
 //! # The dynamic pool
 //!
@@ -573,7 +573,7 @@ impl GroupHandle {
             match sys::accept(listener.as_fd(), &opts) {
                 sys::Accepted::Conn(fd, peer) => self.register(fd, peer),
                 sys::Accepted::WouldBlock => return,
-                sys::Accepted::Error(_) => {
+                sys::Accepted::Error => {
                     // Out of fds or memory: the edge is consumed, so retry from a timer.
                     self.schedule_timer(Duration::from_millis(50), None, |g| g.accept_all());
                     return;

@@ -10,7 +10,7 @@
 //! * **Workers** are equal and stateless: any of them may `epoll_wait`, run tasks and run timers.
 //!   Under light load the thread woken by the socket receives, decodes and runs the request itself;
 //!   under heavy load requests go through the queue.
-//! * **Receive path** ([`conn`], [`gate`]): the article's lock-free try-lock + recheck protocol,
+//! * **Receive path** ([`conn`], `gate.rs`): the article's lock-free try-lock + recheck protocol,
 //!   a fixed 4 KiB buffer per connection plus a dynamic buffer for large packets, all complete
 //!   frames decoded in one pass.
 //! * **Send path** ([`conn`], [`pages`]): a per-connection send lock, vectored writes of pooled
@@ -62,21 +62,19 @@
 pub mod affinity;
 pub mod config;
 pub mod conn;
-pub mod echo;
-pub mod gate;
+mod gate;
 pub mod group;
 pub mod handler;
 pub mod hist;
-pub mod loadgen;
 pub(crate) mod loom;
 pub mod pages;
 pub mod queue;
 pub mod server;
 pub mod stats;
-pub mod sys;
-pub mod table;
+mod sys;
+mod table;
 pub mod timer;
-pub mod wake;
+mod wake;
 
 pub use config::{ConfigError, NetConfig};
 pub use conn::{ConnRef, SendError, WeakConnRef};

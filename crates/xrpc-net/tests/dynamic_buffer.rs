@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use common::*;
 use parking_lot::Mutex;
-use xrpc_net::echo::{EchoConn, EchoHandler};
+use xrpc_bench::echo::{EchoConn, EchoHandler};
 use xrpc_net::{ConnRef, FrameBatch, Handler, NetConfig, RunContext, Server, UnitId, WeakConnRef};
 
 /// Echo that remembers its connections.

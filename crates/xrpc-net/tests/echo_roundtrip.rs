@@ -4,8 +4,8 @@
 mod common;
 
 use common::*;
+use xrpc_bench::echo::EchoHandler;
 use xrpc_net::Server;
-use xrpc_net::echo::EchoHandler;
 
 #[test]
 fn echo_returns_each_frame_with_the_same_sid_and_type() {

@@ -6,8 +6,8 @@ mod common;
 use std::time::Duration;
 
 use common::*;
+use xrpc_bench::echo::EchoHandler;
 use xrpc_net::Server;
-use xrpc_net::echo::EchoHandler;
 
 fn thread_count() -> usize {
     std::fs::read_dir("/proc/self/task")

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use parking_lot::Mutex;
-use xrpc_net::echo::EchoHandler;
+use xrpc_bench::echo::EchoHandler;
 use xrpc_net::{NetConfig, Server};
 
 #[test]

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use parking_lot::Mutex;
-use xrpc_net::echo::{EchoConn, EchoHandler};
+use xrpc_bench::echo::{EchoConn, EchoHandler};
 use xrpc_net::{ConnRef, FrameBatch, Handler, NetConfig, RunContext, SendError, Server, UnitId};
 
 /// Echo, except that a frame of type 9 makes the connection's unit send 64 MiB.

@@ -1,10 +1,10 @@
 //! The `echo` workload: frames against an xrpc-net echo server, through the shared closed-loop
-//! generator [`xrpc_net::loadgen`] (the same one the `echo-bench` example uses).
+//! generator [`xrpc_bench::loadgen`] (the same one the `echo-bench` example uses).
 //!
 //! The concurrency is the number of frames in flight. They are spread over `connections`
 //! connections (fewer if the concurrency is smaller), `concurrency / connections` on each, and the
 //! connections over the driver threads, each running one generator loop. `--spawn-echo` starts
-//! an echo server inside this process (xrpc-net's [`EchoHandler`] with its default
+//! an echo server inside this process (xrpc-bench's [`EchoHandler`](xrpc_bench::echo::EchoHandler) with its default
 //! configuration) for the run; the CPU share reported is still the generator threads' own. Its
 //! workers float over the cores unless `--echo-bind-cores` pins them as xrpc-net does by default:
 //! on a machine whose cores the generator (and anything else) shares, a pinned worker waits for
@@ -13,9 +13,8 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use xrpc_net::echo::EchoHandler;
-use xrpc_net::loadgen::{self, EchoLoad};
-use xrpc_net::{NetConfig, Server};
+use xrpc_bench::echo::{self, EchoServer};
+use xrpc_bench::loadgen::{self, EchoLoad};
 
 use super::stats::{Recorder, StepClock};
 use super::{Started, StepSpec, spawn_load};
@@ -27,13 +26,8 @@ pub fn layout(spec: &StepSpec) -> (usize, usize) {
 }
 
 /// Starts an in-process echo server on a loopback port, its workers pinned to cores or not.
-pub fn spawn_server(bind_cores: bool) -> std::io::Result<Server<EchoHandler>> {
-    let cfg = NetConfig {
-        listen: SocketAddr::from(([127, 0, 0, 1], 0)),
-        bind_cores,
-        ..NetConfig::default()
-    };
-    Server::start(cfg, EchoHandler)
+pub fn spawn_server(bind_cores: bool) -> std::io::Result<EchoServer> {
+    echo::start_loopback(bind_cores)
 }
 
 /// Bridges the generator's callbacks to a step's recorder and live counter.

@@ -11,7 +11,7 @@
 //! |---|---|---|
 //! | `xrpc://[user[:pass]@]host:port[/db]` | [`xrpc`] | a few threads multiplexing sessions over the sans-IO client core |
 //! | `mysql://user:pass@host:port/db` | [`mysql`] | one blocking thread and connection per client (the article's JDBC baseline) |
-//! | `--workload echo` with an xrpc address or `--spawn-echo` | [`echo`] | closed-loop frames through [`xrpc_net::loadgen`] |
+//! | `--workload echo` with an xrpc address or `--spawn-echo` | [`echo`] | closed-loop frames through [`xrpc_bench::loadgen`] |
 //!
 //! # Start-up
 //!

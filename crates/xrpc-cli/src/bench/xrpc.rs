@@ -29,7 +29,7 @@
 //! - After the measured window ends a client issues nothing that starts a new event, and the
 //!   thread stops once every in-flight request has completed (or after [`DRAIN_TIMEOUT`]), so no
 //!   transaction is left open on the server.
-//! - Edge-triggered reads drain each socket until it would block (`xrpc_net::sys` docs); writes
+//! - Edge-triggered reads drain each socket until it would block ([`xrpc_bench::poll`] docs); writes
 //!   that would block keep their remainder and are retried on the next turn, which then waits at
 //!   most 1 ms.
 
@@ -40,9 +40,9 @@ use std::os::fd::AsFd;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use xrpc_bench::poll::{self, Epoll, Errno, Events, RecvResult};
 use xrpc_client::proto::{ClientConfig, ClientConnection, Event};
 use xrpc_client::{ExecOptions, Param, RequestId, SessionId};
-use xrpc_net::sys::{self, Epoll, Events, IoSlice, RecvResult, SysErrno};
 
 use super::stats::{Recorder, StepClock};
 use super::workload::{Arg, Script};
@@ -257,7 +257,7 @@ impl Driver {
         self.rec.cpu_stop();
         for c in &mut self.conns {
             c.core.close();
-            sys::shutdown(c.stream.as_fd());
+            poll::shutdown(c.stream.as_fd());
         }
         Ok(self.rec)
     }
@@ -270,7 +270,7 @@ impl Driver {
             return now;
         }
         loop {
-            match sys::recv(conn.stream.as_fd(), buf) {
+            match poll::recv(conn.stream.as_fd(), buf) {
                 RecvResult::Data(n) => {
                     now = Instant::now();
                     conn.core.handle_input(&buf[..n], now);
@@ -406,13 +406,10 @@ impl Driver {
                     return;
                 }
             }
-            match sys::send_vectored(
-                conn.stream.as_fd(),
-                &[IoSlice::new(&conn.out[conn.written..])],
-            ) {
+            match poll::send(conn.stream.as_fd(), &conn.out[conn.written..]) {
                 Ok(n) => conn.written += n,
-                Err(SysErrno::INTR) => {}
-                Err(SysErrno::AGAIN) => return,
+                Err(Errno::INTR) => {}
+                Err(Errno::AGAIN) => return,
                 Err(e) => {
                     conn.core
                         .handle_io_error(io::Error::from_raw_os_error(e.raw_os_error()));

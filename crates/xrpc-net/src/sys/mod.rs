@@ -43,7 +43,7 @@ use rustix::io::Errno;
 use rustix::net::{SendAncillaryBuffer, SendFlags};
 use socket2::{Domain, Protocol, SockRef, Socket, TcpKeepalive, Type};
 
-pub use std::io::IoSlice;
+pub(crate) use std::io::IoSlice;
 
 /// Converts a rustix error into `std::io::Error`.
 #[inline]
@@ -61,18 +61,12 @@ fn timespec(timeout: Option<Duration>) -> Option<rustix::time::Timespec> {
 
 /// Readiness reported for one registered fd.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Ready(u32);
+pub(crate) struct Ready(u32);
 
 impl Ready {
-    /// Data (or a connection, for a listener) can be read.
-    #[inline]
-    pub fn is_readable(self) -> bool {
-        self.0 & (epoll::EventFlags::IN.bits() | epoll::EventFlags::PRI.bits()) != 0
-    }
-
     /// The peer closed its half, or the socket hung up or failed.
     #[inline]
-    pub fn is_closed(self) -> bool {
+    pub(crate) fn is_closed(self) -> bool {
         self.0
             & (epoll::EventFlags::RDHUP.bits()
                 | epoll::EventFlags::HUP.bits()
@@ -83,40 +77,32 @@ impl Ready {
 
 /// An epoll instance.
 #[derive(Debug)]
-pub struct Epoll {
+pub(crate) struct Epoll {
     fd: OwnedFd,
 }
 
 impl Epoll {
     /// Creates a close-on-exec epoll instance.
-    pub fn new() -> io::Result<Self> {
+    pub(crate) fn new() -> io::Result<Self> {
         let fd = epoll::create(epoll::CreateFlags::CLOEXEC).map_err(err)?;
         Ok(Self { fd })
     }
 
     /// Registers `fd` edge-triggered for input and hang-up, reporting `token`.
-    pub fn add_edge_read(&self, fd: BorrowedFd<'_>, token: u64) -> io::Result<()> {
+    pub(crate) fn add_edge_read(&self, fd: BorrowedFd<'_>, token: u64) -> io::Result<()> {
         let flags = epoll::EventFlags::IN | epoll::EventFlags::RDHUP | epoll::EventFlags::ET;
         epoll::add(&self.fd, fd, epoll::EventData::new_u64(token), flags).map_err(err)
     }
 
-    /// Registers `fd` level-triggered for input and hang-up, reporting `token`. The framework
-    /// itself uses only edge-triggered registration; this serves simple single-threaded loops
-    /// (the raw-epoll reference server of the benchmark).
-    pub fn add_level_read(&self, fd: BorrowedFd<'_>, token: u64) -> io::Result<()> {
-        let flags = epoll::EventFlags::IN | epoll::EventFlags::RDHUP;
-        epoll::add(&self.fd, fd, epoll::EventData::new_u64(token), flags).map_err(err)
-    }
-
     /// Removes `fd` from the interest list.
-    pub fn delete(&self, fd: BorrowedFd<'_>) -> io::Result<()> {
+    pub(crate) fn delete(&self, fd: BorrowedFd<'_>) -> io::Result<()> {
         epoll::delete(&self.fd, fd).map_err(err)
     }
 
     /// Waits up to `timeout` (`None`: forever) and fills `events`; returns the number filled.
     ///
     /// `EINTR` is reported as zero events, so callers simply loop.
-    pub fn wait(&self, events: &mut Events, timeout: Option<Duration>) -> io::Result<usize> {
+    pub(crate) fn wait(&self, events: &mut Events, timeout: Option<Duration>) -> io::Result<usize> {
         let ts = timespec(timeout);
         match epoll::wait(&self.fd, &mut events.buf[..], ts.as_ref()) {
             Ok(n) => {
@@ -136,14 +122,14 @@ impl Epoll {
 }
 
 /// A reusable buffer of epoll events.
-pub struct Events {
+pub(crate) struct Events {
     buf: Vec<epoll::Event>,
     len: usize,
 }
 
 impl Events {
     /// Room for `capacity` events per wait (at least one).
-    pub fn with_capacity(capacity: usize) -> Self {
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
         let empty = epoll::Event {
             flags: epoll::EventFlags::empty(),
             data: epoll::EventData::new_u64(0),
@@ -154,21 +140,9 @@ impl Events {
         }
     }
 
-    /// Number of events filled by the last wait.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the last wait returned no events.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// The `i`-th event of the last wait: its token and readiness.
     #[inline]
-    pub fn get(&self, i: usize) -> (u64, Ready) {
+    pub(crate) fn get(&self, i: usize) -> (u64, Ready) {
         let ev = self.buf[..self.len][i];
         let flags = ev.flags;
         let data = ev.data;
@@ -187,20 +161,20 @@ impl std::fmt::Debug for Events {
 
 /// A non-blocking eventfd used to wake threads waiting in epoll.
 #[derive(Debug)]
-pub struct EventFd {
+pub(crate) struct EventFd {
     fd: OwnedFd,
 }
 
 impl EventFd {
     /// Creates a non-blocking, close-on-exec eventfd with counter zero.
-    pub fn new() -> io::Result<Self> {
+    pub(crate) fn new() -> io::Result<Self> {
         let flags = rustix::event::EventfdFlags::NONBLOCK | rustix::event::EventfdFlags::CLOEXEC;
         let fd = rustix::event::eventfd(0, flags).map_err(err)?;
         Ok(Self { fd })
     }
 
     /// Adds one to the counter, which makes the fd readable and produces a new edge.
-    pub fn notify(&self) {
+    pub(crate) fn notify(&self) {
         loop {
             match rustix::io::write(&self.fd, &1u64.to_ne_bytes()) {
                 // EAGAIN: the counter is at its maximum, so the fd is readable already.
@@ -212,7 +186,7 @@ impl EventFd {
     }
 
     /// Resets the counter to zero; returns whether it was non-zero.
-    pub fn reset(&self) -> bool {
+    pub(crate) fn reset(&self) -> bool {
         let mut buf = [0u8; 8];
         loop {
             match rustix::io::read(&self.fd, &mut buf) {
@@ -224,7 +198,7 @@ impl EventFd {
     }
 
     /// Waits until the counter is non-zero or `timeout` passes; returns whether it is non-zero.
-    pub fn wait_readable(&self, timeout: Option<Duration>) -> bool {
+    pub(crate) fn wait_readable(&self, timeout: Option<Duration>) -> bool {
         let mut fds = [PollFd::new(&self.fd, PollFlags::IN)];
         let ts = timespec(timeout);
         matches!(rustix::event::poll(&mut fds, ts.as_ref()), Ok(n) if n > 0)
@@ -239,19 +213,19 @@ impl AsFd for EventFd {
 
 /// Options applied to every accepted socket.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SocketOptions {
+pub(crate) struct SocketOptions {
     /// TCP keepalive idle time; `None` leaves keepalive off.
-    pub keepalive: Option<Duration>,
+    pub(crate) keepalive: Option<Duration>,
     /// `SO_SNDBUF` in bytes; 0 keeps the system default.
-    pub send_buffer: usize,
+    pub(crate) send_buffer: usize,
     /// `SO_RCVBUF` in bytes; 0 keeps the system default.
-    pub recv_buffer: usize,
+    pub(crate) recv_buffer: usize,
 }
 
 /// Creates a non-blocking listening socket on `addr` with `SO_REUSEADDR` and `SO_REUSEPORT`, so
 /// that several listeners (one per epoll group) can share the address and the kernel spreads the
 /// incoming connections over them.
-pub fn listen_reuseport(addr: SocketAddr, backlog: i32) -> io::Result<OwnedFd> {
+pub(crate) fn listen_reuseport(addr: SocketAddr, backlog: i32) -> io::Result<OwnedFd> {
     let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
     socket.set_cloexec(true)?;
     socket.set_reuse_address(true)?;
@@ -263,7 +237,7 @@ pub fn listen_reuseport(addr: SocketAddr, backlog: i32) -> io::Result<OwnedFd> {
 }
 
 /// The local address a socket is bound to.
-pub fn local_addr(fd: BorrowedFd<'_>) -> io::Result<SocketAddr> {
+pub(crate) fn local_addr(fd: BorrowedFd<'_>) -> io::Result<SocketAddr> {
     SockRef::from(&fd)
         .local_addr()?
         .as_socket()
@@ -272,19 +246,20 @@ pub fn local_addr(fd: BorrowedFd<'_>) -> io::Result<SocketAddr> {
 
 /// The outcome of one `accept`.
 #[derive(Debug)]
-pub enum Accepted {
+pub(crate) enum Accepted {
     /// A new connection, configured, with its peer address.
     Conn(OwnedFd, Option<SocketAddr>),
     /// The accept queue is empty.
     WouldBlock,
     /// A failure that concerns only this attempt (the peer reset before accept, fd limits): the
-    /// listener is still fine, but the caller should stop draining for now.
-    Error(io::Error),
+    /// listener is still fine, but the caller should stop draining for now. Which failure it was
+    /// does not change what the caller does, so it is not kept.
+    Error,
 }
 
 /// Accepts one connection from a non-blocking listener and applies `opts`, `TCP_NODELAY`,
 /// non-blocking mode and close-on-exec.
-pub fn accept(listener: BorrowedFd<'_>, opts: &SocketOptions) -> Accepted {
+pub(crate) fn accept(listener: BorrowedFd<'_>, opts: &SocketOptions) -> Accepted {
     let flags = rustix::net::SocketFlags::NONBLOCK | rustix::net::SocketFlags::CLOEXEC;
     let fd = loop {
         match rustix::net::accept_with(listener, flags) {
@@ -293,7 +268,7 @@ pub fn accept(listener: BorrowedFd<'_>, opts: &SocketOptions) -> Accepted {
             Err(Errno::AGAIN) => return Accepted::WouldBlock,
             // The connection died in the queue; try the next one.
             Err(Errno::CONNABORTED) => continue,
-            Err(e) => return Accepted::Error(err(e)),
+            Err(_) => return Accepted::Error,
         }
     };
     let sock = SockRef::from(&fd);
@@ -315,7 +290,7 @@ pub fn accept(listener: BorrowedFd<'_>, opts: &SocketOptions) -> Accepted {
 
 /// The outcome of one `read`.
 #[derive(Debug)]
-pub enum RecvResult {
+pub(crate) enum RecvResult {
     /// This many bytes were read (never zero).
     Data(usize),
     /// The peer closed its half of the connection.
@@ -324,32 +299,32 @@ pub enum RecvResult {
     WouldBlock,
     /// Interrupted by a signal; the caller retries.
     Interrupted,
-    /// A fatal error; the connection is finished.
-    Error(io::Error),
+    /// A fatal error; the connection is finished (which error it was does not matter).
+    Error,
 }
 
 /// Reads what is available into `buf`.
 #[inline]
-pub fn recv(fd: BorrowedFd<'_>, buf: &mut [u8]) -> RecvResult {
+pub(crate) fn recv(fd: BorrowedFd<'_>, buf: &mut [u8]) -> RecvResult {
     match rustix::io::read(fd, buf) {
         Ok(0) => RecvResult::Eof,
         Ok(n) => RecvResult::Data(n),
         Err(Errno::AGAIN) => RecvResult::WouldBlock,
         Err(Errno::INTR) => RecvResult::Interrupted,
-        Err(e) => RecvResult::Error(err(e)),
+        Err(_) => RecvResult::Error,
     }
 }
 
 /// Writes as much of `bufs` as the socket takes now, with `MSG_NOSIGNAL`.
 #[inline]
-pub fn send_vectored(fd: BorrowedFd<'_>, bufs: &[IoSlice<'_>]) -> Result<usize, Errno> {
+pub(crate) fn send_vectored(fd: BorrowedFd<'_>, bufs: &[IoSlice<'_>]) -> Result<usize, Errno> {
     let mut control = SendAncillaryBuffer::default();
     rustix::net::sendmsg(fd, bufs, &mut control, SendFlags::NOSIGNAL)
 }
 
 /// Waits up to `timeout` for the socket to accept more data. Returns `Ok(true)` when writable (or
 /// failed, which the next send reports), `Ok(false)` on timeout.
-pub fn poll_writable(fd: BorrowedFd<'_>, timeout: Duration) -> Result<bool, Errno> {
+pub(crate) fn poll_writable(fd: BorrowedFd<'_>, timeout: Duration) -> Result<bool, Errno> {
     let mut fds = [PollFd::from_borrowed_fd(
         fd,
         PollFlags::OUT | PollFlags::ERR,
@@ -366,9 +341,9 @@ pub fn poll_writable(fd: BorrowedFd<'_>, timeout: Duration) -> Result<bool, Errn
 
 /// Shuts both directions of a socket down. Errors (the socket is already disconnected) are
 /// ignored: the only goal is that no more data flows.
-pub fn shutdown(fd: BorrowedFd<'_>) {
+pub(crate) fn shutdown(fd: BorrowedFd<'_>) {
     let _ = rustix::net::shutdown(fd, rustix::net::Shutdown::Both);
 }
 
 /// Re-exported errno type, for callers that match on send errors.
-pub use rustix::io::Errno as SysErrno;
+pub(crate) use rustix::io::Errno as SysErrno;

@@ -2,7 +2,7 @@
 //! a tokio server (what a Rust user would pick), all with the same framing, in one invocation.
 //!
 //! ```text
-//! cargo run --release -p xrpc-net --example echo-bench -- \
+//! cargo run --release -p xrpc-bench --example echo-bench -- \
 //!     [--duration 3] [--warmup 1] [--cases 1x1,4x16,4x128,64x8,1024x1] \
 //!     [--servers xrpc,raw,tokio] [--payload 16] [--server-threads 1] [--no-pin] [--json FILE] \
 //!     [--repeat 1] [--xrpc-events 4] [--xrpc-recv-buf 4096] [--xrpc-no-tasker] [--xrpc-no-bind]
@@ -12,7 +12,7 @@
 //! median QPS is reported (useful on a shared machine).
 //!
 //! Each case `NxM` opens N connections and keeps M requests in flight on each. The load generator
-//! is [`xrpc_net::loadgen`] (shared with `xrpc bench --workload echo`): one thread running its own
+//! is [`xrpc_bench::loadgen`] (shared with `xrpc bench --workload echo`): one thread running its own
 //! edge-triggered epoll loop that matches each response with the send time of the oldest
 //! outstanding request on its connection (echo keeps order) and sends as many new requests as it
 //! received answers, in one write. Latencies go to an hdrhistogram; warm-up traffic is not
@@ -30,76 +30,81 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use clap::{ArgAction, Parser};
 use hdrhistogram::Histogram;
-use xrpc_net::echo::EchoHandler;
-use xrpc_net::loadgen::{self, EchoLoad};
-use xrpc_net::sys::{self, Epoll, Events, RecvResult};
+use xrpc_bench::echo::EchoHandler;
+use xrpc_bench::loadgen::{self, EchoLoad};
+use xrpc_bench::poll::{self, Epoll, Events, RecvResult};
 use xrpc_net::{NetConfig, Server};
 use xrpc_proto::frame::{FrameConfig, FrameHeader};
 
-#[derive(Debug, Clone)]
+/// Runs the echo benchmark: xrpc-net against a raw epoll loop and a tokio server.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "echo-bench")]
 struct Opts {
+    /// Seconds measured per case and server.
+    #[arg(long, default_value = "3", value_parser = seconds)]
     duration: Duration,
+    /// Seconds of unmeasured traffic before each measurement.
+    #[arg(long, default_value = "1", value_parser = seconds)]
     warmup: Duration,
+    /// Cases `NxM`: N connections with M frames in flight on each, comma-separated.
+    #[arg(long, default_value = "1x1,4x16,4x128,64x8,1024x1", value_delimiter = ',', value_parser = case)]
     cases: Vec<(usize, usize)>,
+    /// Servers to measure, comma-separated.
+    #[arg(long, default_value = "xrpc,raw,tokio", value_delimiter = ',',
+          value_parser = ["xrpc", "raw", "tokio"])]
     servers: Vec<String>,
+    /// Body bytes per frame.
+    #[arg(long, default_value_t = 16)]
     payload: usize,
+    /// xrpc's `threads_per_group` and tokio's worker threads.
+    #[arg(long, default_value_t = 1)]
     server_threads: usize,
+    /// Do not pin the servers to CPU 0 and the load generator to CPU 1.
+    #[arg(long = "no-pin", action = ArgAction::SetFalse)]
     pin: bool,
+    /// Also write the results as JSON to this file.
+    #[arg(long)]
     json: Option<String>,
+    /// xrpc's `events_per_thread`.
+    #[arg(long, default_value_t = 4)]
     xrpc_events: usize,
+    /// xrpc's fixed receive buffer, in bytes.
+    #[arg(long, default_value_t = 4096)]
     xrpc_recv_buf: usize,
+    /// Turn xrpc's dynamic pool (tasker) off.
+    #[arg(long = "xrpc-no-tasker", action = ArgAction::SetFalse)]
     xrpc_tasker: bool,
+    /// Do not pin xrpc's workers to cores.
+    #[arg(long = "xrpc-no-bind", action = ArgAction::SetFalse)]
     xrpc_bind: bool,
-    repeat: usize,
+    /// Runs per case and server; the run with the median QPS is reported.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    repeat: u64,
+    /// Passed by `cargo bench`; ignored.
+    #[arg(long, hide = true)]
+    bench: bool,
 }
 
-fn parse_opts() -> Opts {
-    let mut o = Opts {
-        duration: Duration::from_secs(3),
-        warmup: Duration::from_secs(1),
-        cases: vec![(1, 1), (4, 16), (4, 128), (64, 8), (1024, 1)],
-        servers: vec!["xrpc".into(), "raw".into(), "tokio".into()],
-        payload: 16,
-        server_threads: 1,
-        pin: true,
-        json: None,
-        xrpc_events: 4,
-        xrpc_recv_buf: 4096,
-        xrpc_tasker: true,
-        xrpc_bind: true,
-        repeat: 1,
+/// Parses a non-negative number of seconds, fractions allowed.
+fn seconds(s: &str) -> Result<Duration, String> {
+    let secs: f64 = s
+        .parse()
+        .map_err(|e| format!("{s:?} is not a number of seconds: {e}"))?;
+    Duration::try_from_secs_f64(secs).map_err(|e| format!("{s:?} is not a duration: {e}"))
+}
+
+/// Parses a case `NxM` with N and M at least 1.
+fn case(s: &str) -> Result<(usize, usize), String> {
+    let (n, m) = s
+        .split_once('x')
+        .ok_or_else(|| format!("case {s:?} is not NxM"))?;
+    let count = |part: &str| match part.parse::<usize>() {
+        Ok(v) if v > 0 => Ok(v),
+        _ => Err(format!("case {s:?}: {part:?} is not a positive count")),
     };
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        let mut v = || args.next().expect("missing value");
-        match a.as_str() {
-            "--duration" => o.duration = Duration::from_secs_f64(v().parse().unwrap()),
-            "--warmup" => o.warmup = Duration::from_secs_f64(v().parse().unwrap()),
-            "--cases" => {
-                o.cases = v()
-                    .split(',')
-                    .map(|c| {
-                        let (n, m) = c.split_once('x').expect("case is NxM");
-                        (n.parse().unwrap(), m.parse().unwrap())
-                    })
-                    .collect()
-            }
-            "--servers" => o.servers = v().split(',').map(str::to_owned).collect(),
-            "--payload" => o.payload = v().parse().unwrap(),
-            "--server-threads" => o.server_threads = v().parse().unwrap(),
-            "--no-pin" => o.pin = false,
-            "--json" => o.json = Some(v()),
-            "--xrpc-events" => o.xrpc_events = v().parse().unwrap(),
-            "--xrpc-recv-buf" => o.xrpc_recv_buf = v().parse().unwrap(),
-            "--xrpc-no-tasker" => o.xrpc_tasker = false,
-            "--xrpc-no-bind" => o.xrpc_bind = false,
-            "--repeat" => o.repeat = v().parse::<usize>().unwrap().max(1),
-            "--bench" => {} // passed by `cargo bench`
-            other => panic!("unknown argument {other}"),
-        }
-    }
-    o
+    Ok((count(n)?, count(m)?))
 }
 
 /// Length of the prefix of `buf` made of complete frames.
@@ -215,7 +220,7 @@ fn raw_server(listener: TcpListener, stop: &AtomicBool) {
             let Some((s, buf, filled)) = conns[slot].as_mut() else {
                 continue;
             };
-            let close = match sys::recv(s.as_fd(), &mut buf[*filled..]) {
+            let close = match poll::recv(s.as_fd(), &mut buf[*filled..]) {
                 RecvResult::Data(n) => {
                     *filled += n;
                     let end = complete_prefix(&buf[..*filled], &cfg);
@@ -244,7 +249,7 @@ fn write_blocking(s: &mut TcpStream, mut data: &[u8]) -> bool {
             Ok(n) => data = &data[n..],
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 if !matches!(
-                    sys::poll_writable(s.as_fd(), Duration::from_secs(10)),
+                    poll::poll_writable(s.as_fd(), Duration::from_secs(10)),
                     Ok(true)
                 ) {
                     return false;
@@ -292,7 +297,7 @@ async fn tokio_server(listener: tokio::net::TcpListener) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Load generator: the shared closed loop in `xrpc_net::loadgen`.
+// Load generator: the shared closed loop in `xrpc_bench::loadgen`.
 
 #[derive(Debug, Clone)]
 struct CaseResult {
@@ -320,7 +325,7 @@ impl loadgen::Recorder for Hist {
     }
 }
 
-/// Runs one case through [`xrpc_net::loadgen`], the generator `xrpc bench --workload echo` uses.
+/// Runs one case through [`xrpc_bench::loadgen`], the generator `xrpc bench --workload echo` uses.
 fn run_case(
     server: &str,
     addr: SocketAddr,
@@ -354,7 +359,7 @@ fn run_case(
 }
 
 fn main() {
-    let opts = parse_opts();
+    let opts = Opts::parse();
     let cpus = xrpc_net::affinity::allowed_cpus().unwrap_or_default();
     let pin = opts.pin && cpus.len() >= 2;
     if pin {

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use xrpc_proto::frame::{FrameConfig, FrameHeader, HeaderFormat, encode_frame};
 
-use crate::sys::{self, Epoll, Events, IoSlice, RecvResult};
+use crate::poll::{self, Epoll, Errno, Events, RecvResult};
 
 /// How long the loop may sleep in `epoll_wait` before checking its deadline.
 const TICK: Duration = Duration::from_millis(5);
@@ -90,7 +90,7 @@ struct Client {
 ///
 /// ```no_run
 /// use std::time::Duration;
-/// use xrpc_net::loadgen::{EchoLoad, Recorder, run_echo};
+/// use xrpc_bench::loadgen::{EchoLoad, Recorder, run_echo};
 ///
 /// struct Count(u64);
 /// impl Recorder for Count {
@@ -166,7 +166,7 @@ pub fn run_echo(load: &EchoLoad, recorder: &mut impl Recorder) -> io::Result<Ech
             let c = &mut clients[token as usize];
             loop {
                 let want = c.buf.len() - c.filled;
-                let got = match sys::recv(c.stream.as_fd(), &mut c.buf[c.filled..]) {
+                let got = match poll::recv(c.stream.as_fd(), &mut c.buf[c.filled..]) {
                     RecvResult::Data(n) => n,
                     RecvResult::Interrupted => continue,
                     RecvResult::WouldBlock => break,
@@ -233,7 +233,7 @@ fn write_all(s: &mut TcpStream, mut data: &[u8]) -> io::Result<()> {
         match s.write(data) {
             Ok(n) => data = &data[n..],
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                if !sys::poll_writable(s.as_fd(), Duration::from_secs(10))? {
+                if !poll::poll_writable(s.as_fd(), Duration::from_secs(10))? {
                     return Err(io::Error::new(
                         io::ErrorKind::TimedOut,
                         "the echo server stopped reading for 10 s",
@@ -251,10 +251,10 @@ fn write_all(s: &mut TcpStream, mut data: &[u8]) -> io::Result<()> {
 fn send_all(s: &TcpStream, data: &[u8]) -> io::Result<()> {
     let mut written = 0;
     while written < data.len() {
-        match sys::send_vectored(s.as_fd(), &[IoSlice::new(&data[written..])]) {
+        match poll::send(s.as_fd(), &data[written..]) {
             Ok(n) => written += n,
-            Err(sys::SysErrno::AGAIN | sys::SysErrno::INTR) => {
-                let _ = sys::poll_writable(s.as_fd(), Duration::from_secs(1));
+            Err(Errno::AGAIN | Errno::INTR) => {
+                let _ = poll::poll_writable(s.as_fd(), Duration::from_secs(1));
             }
             Err(e) => return Err(io::Error::from_raw_os_error(e.raw_os_error())),
         }
@@ -265,8 +265,9 @@ fn send_all(s: &TcpStream, data: &[u8]) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use xrpc_net::{NetConfig, Server};
+
     use crate::echo::EchoHandler;
-    use crate::{NetConfig, Server};
 
     #[derive(Default)]
     struct Count {

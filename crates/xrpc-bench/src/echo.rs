@@ -7,10 +7,25 @@
 //! and replies keep their order. Since an echoed frame is byte-for-byte the request frame, the
 //! handler copies the raw frames once from the receive buffer and never re-encodes them.
 
-use parking_lot::Mutex;
+use std::io;
+use std::net::SocketAddr;
 
-use crate::conn::ConnRef;
-use crate::handler::{FrameBatch, Handler, RunContext, UnitId};
+use parking_lot::Mutex;
+use xrpc_net::{ConnRef, FrameBatch, Handler, NetConfig, RunContext, Server, UnitId};
+
+/// The framework serving [`EchoHandler`].
+pub type EchoServer = Server<EchoHandler>;
+
+/// Starts an echo server with the framework's default configuration on an ephemeral loopback
+/// port, its workers pinned to cores or not; [`Server::local_addr`] tells where.
+pub fn start_loopback(bind_cores: bool) -> io::Result<EchoServer> {
+    let cfg = NetConfig {
+        listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+        bind_cores,
+        ..NetConfig::default()
+    };
+    Server::start(cfg, EchoHandler)
+}
 
 /// The echo handler.
 #[derive(Debug, Default, Clone, Copy)]
