@@ -3,7 +3,8 @@
 use std::time::Duration;
 
 use xrpc_client::ClientError;
-use xrpc_client::blocking::{ConnectOptions, Connection, Session};
+use xrpc_client::ConnectOptions;
+use xrpc_client::blocking::{Connection, Session};
 
 /// Where and as whom to connect.
 #[derive(Debug, Clone, clap::Args)]

@@ -36,9 +36,9 @@ use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpStream, ToSocketAddrs};
 use tokio::sync::Notify;
 
-use crate::blocking::ConnectOptions;
-use crate::driver::{Driven, PipelineItem, PipelinePending, Reply, deliver};
+use crate::driver::{Driven, PipelinePending, Reply, deliver};
 use crate::error::ClientError;
+pub use crate::options::ConnectOptions;
 use crate::proto::{ClientConnection, StreamRead};
 use crate::types::{Column, ExecOptions, ExecResult, KillKind, Param, ResultSet, SessionId};
 use crate::waiter::{Signal, Waiter};
@@ -47,7 +47,7 @@ use crate::waiter::{Signal, Waiter};
 ///
 /// ```no_run
 /// use xrpc_client::aio::Connection;
-/// use xrpc_client::blocking::ConnectOptions;
+/// use xrpc_client::ConnectOptions;
 ///
 /// # async fn run() -> Result<(), xrpc_client::ClientError> {
 /// let conn = Connection::connect("127.0.0.1:33660", ConnectOptions::new("root", "")).await?;
@@ -318,7 +318,7 @@ impl Inner {
 ///
 /// ```no_run
 /// # use xrpc_client::aio::Connection;
-/// # use xrpc_client::blocking::ConnectOptions;
+/// # use xrpc_client::ConnectOptions;
 /// # async fn run(conn: Connection) -> Result<(), xrpc_client::ClientError> {
 /// let mut session = conn.session()?;
 /// let done = session.execute("insert into t values (?)", &[7i64.into()]).await?;
@@ -397,10 +397,7 @@ impl Session {
     /// # }
     /// ```
     pub fn pipeline(&mut self) -> Pipeline<'_> {
-        Pipeline {
-            session: self,
-            items: Vec::new(),
-        }
+        Pipeline::new(self)
     }
 
     /// Sets the timeout of later statements (`None`: wait for ever).
@@ -489,33 +486,10 @@ impl Drop for Session {
     }
 }
 
-/// Statements to send together; see [`Session::pipeline`].
-#[derive(Debug)]
-pub struct Pipeline<'s> {
-    session: &'s mut Session,
-    items: Vec<PipelineItem>,
-}
+/// Statements to send together on a [`Session`]; see [`Session::pipeline`].
+pub type Pipeline<'s> = crate::pipeline::Pipeline<'s, Session>;
 
 impl<'s> Pipeline<'s> {
-    /// Adds a statement whose result is read back.
-    pub fn push(mut self, sql: impl Into<String>) -> Self {
-        self.items.push((sql.into(), Vec::new(), false));
-        self
-    }
-
-    /// Adds a statement with arguments whose result is read back.
-    pub fn push_with_args(mut self, sql: impl Into<String>, args: Vec<Param>) -> Self {
-        self.items.push((sql.into(), args, false));
-        self
-    }
-
-    /// Adds a statement whose result is not read back; if it fails, the next statement fails with
-    /// its error instead of running.
-    pub fn fire_and_forget(mut self, sql: impl Into<String>) -> Self {
-        self.items.push((sql.into(), Vec::new(), true));
-        self
-    }
-
     /// Sends every statement in one write; the results are read with
     /// [`PipelineResults::next_result`].
     pub fn send(self) -> Result<PipelineResults<'s>, ClientError> {

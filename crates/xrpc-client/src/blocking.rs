@@ -38,146 +38,23 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use parking_lot::Mutex;
-use xrpc_proto::frame::DEFAULT_MAX_PACKET;
-use xrpc_proto::{FrameConfig, HeaderFormat};
 
-use crate::driver::{Driven, PipelineItem, PipelinePending, Reply, deliver};
+use crate::driver::{Driven, PipelinePending, Reply, deliver};
 use crate::error::ClientError;
-use crate::proto::{ClientConfig, ClientConnection, StreamRead};
+pub use crate::options::ConnectOptions;
+use crate::proto::{ClientConnection, StreamRead};
 use crate::types::{
     Column, ExecOptions, ExecResult, KillKind, Param, RequestId, ResultSet, SessionId,
 };
 use crate::waiter::{Signal, Waiter};
-
-/// How to reach and log in to a data node, and the connection's limits.
-///
-/// ```
-/// use std::time::Duration;
-/// use xrpc_client::blocking::ConnectOptions;
-///
-/// let opts = ConnectOptions::new("app", "secret")
-///     .schema("shop")
-///     .query_timeout(Duration::from_secs(5));
-/// assert_eq!(opts.connect_timeout, Duration::from_secs(5));
-/// ```
-#[derive(Clone)]
-pub struct ConnectOptions {
-    /// Account name.
-    pub user: String,
-    /// Password; empty sends no scramble.
-    pub password: String,
-    /// Default schema.
-    pub schema: String,
-    /// Limit for the TCP connect and, separately, for the handshake.
-    pub connect_timeout: Duration,
-    /// Default per-query timeout of sessions; `None` waits for ever.
-    pub query_timeout: Option<Duration>,
-    /// Header format; must match the server's.
-    pub header_format: HeaderFormat,
-    /// `max_allowed_packet`; must match the server's (4 KiB–1 GiB).
-    pub max_packet: u32,
-    /// Heartbeat after this much silence; `None` disables it.
-    pub heartbeat_interval: Option<Duration>,
-    /// How long a heartbeat may go unanswered.
-    pub heartbeat_timeout: Duration,
-    /// Unanswered heartbeats in a row that declare the connection lost.
-    pub heartbeat_max_failures: u32,
-    /// Use the digest cache.
-    pub digest_cache: bool,
-}
-
-impl ConnectOptions {
-    /// Options with the defaults: 5 s connect timeout, no query timeout, standard header, 64 MiB
-    /// packets, heartbeat every 10 s with 5 failures allowed, digest cache on.
-    pub fn new(user: impl Into<String>, password: impl Into<String>) -> Self {
-        Self {
-            user: user.into(),
-            password: password.into(),
-            schema: String::new(),
-            connect_timeout: Duration::from_secs(5),
-            query_timeout: None,
-            header_format: HeaderFormat::Standard,
-            max_packet: DEFAULT_MAX_PACKET,
-            heartbeat_interval: Some(Duration::from_secs(10)),
-            heartbeat_timeout: Duration::from_secs(10),
-            heartbeat_max_failures: 5,
-            digest_cache: true,
-        }
-    }
-
-    /// Sets the default schema.
-    pub fn schema(mut self, schema: impl Into<String>) -> Self {
-        self.schema = schema.into();
-        self
-    }
-
-    /// Sets the default per-query timeout.
-    pub fn query_timeout(mut self, timeout: Duration) -> Self {
-        self.query_timeout = Some(timeout);
-        self
-    }
-
-    /// Sets the connect and handshake timeout.
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
-        self
-    }
-
-    /// Sets the header format.
-    pub fn header_format(mut self, format: HeaderFormat) -> Self {
-        self.header_format = format;
-        self
-    }
-
-    /// Sets `max_allowed_packet`.
-    pub fn max_packet(mut self, max_packet: u32) -> Self {
-        self.max_packet = max_packet;
-        self
-    }
-
-    /// Sets the heartbeat interval (`None` disables it).
-    pub fn heartbeat_interval(mut self, interval: Option<Duration>) -> Self {
-        self.heartbeat_interval = interval;
-        self
-    }
-
-    /// The core's configuration.
-    pub fn client_config(&self) -> Result<ClientConfig, ClientError> {
-        let frame = FrameConfig::new(self.header_format, self.max_packet)
-            .map_err(|err| ClientError::usage(err.to_string()))?;
-        let mut config = ClientConfig::new(self.user.clone(), self.password.clone());
-        config.schema = self.schema.clone();
-        config.frame = frame;
-        config.heartbeat_interval = self.heartbeat_interval;
-        config.heartbeat_timeout = self.heartbeat_timeout;
-        config.heartbeat_max_failures = self.heartbeat_max_failures;
-        config.handshake_timeout = Some(self.connect_timeout);
-        config.digest_cache = self.digest_cache;
-        Ok(config)
-    }
-}
-
-impl fmt::Debug for ConnectOptions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ConnectOptions")
-            .field("user", &self.user)
-            .field("password", &"<redacted>")
-            .field("schema", &self.schema)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("query_timeout", &self.query_timeout)
-            .field("header_format", &self.header_format)
-            .field("max_packet", &self.max_packet)
-            .field("heartbeat_interval", &self.heartbeat_interval)
-            .finish_non_exhaustive()
-    }
-}
 
 /// One TCP connection to a data node, shared by any number of sessions.
 ///
 /// Cloning is cheap and gives another handle to the same connection.
 ///
 /// ```no_run
-/// use xrpc_client::blocking::{ConnectOptions, Connection};
+/// use xrpc_client::ConnectOptions;
+/// use xrpc_client::blocking::Connection;
 ///
 /// let conn = Connection::connect("127.0.0.1:33660", ConnectOptions::new("root", ""))?;
 /// let rs = conn.query_once("select 1")?;
@@ -535,7 +412,8 @@ pub(crate) trait SessionHome: Send + Sync {
 /// pool.
 ///
 /// ```no_run
-/// use xrpc_client::blocking::{ConnectOptions, Connection};
+/// use xrpc_client::ConnectOptions;
+/// use xrpc_client::blocking::Connection;
 ///
 /// let conn = Connection::connect("127.0.0.1:33660", ConnectOptions::new("root", ""))?;
 /// let mut session = conn.session()?;
@@ -583,7 +461,8 @@ impl Session {
     /// caller's reading speed.
     ///
     /// ```no_run
-    /// # use xrpc_client::blocking::{ConnectOptions, Connection};
+    /// # use xrpc_client::ConnectOptions;
+    /// # use xrpc_client::blocking::Connection;
     /// # let conn = Connection::connect("127.0.0.1:33660", ConnectOptions::new("root", ""))?;
     /// let mut session = conn.session()?;
     /// for row in session.query_stream("select * from big")? {
@@ -615,7 +494,8 @@ impl Session {
     /// back in order.
     ///
     /// ```no_run
-    /// # use xrpc_client::blocking::{ConnectOptions, Connection};
+    /// # use xrpc_client::ConnectOptions;
+    /// # use xrpc_client::blocking::Connection;
     /// # let conn = Connection::connect("127.0.0.1:33660", ConnectOptions::new("root", ""))?;
     /// let mut session = conn.session()?;
     /// let mut results = session
@@ -630,10 +510,7 @@ impl Session {
     /// # Ok::<(), xrpc_client::ClientError>(())
     /// ```
     pub fn pipeline(&mut self) -> Pipeline<'_> {
-        Pipeline {
-            session: self,
-            items: Vec::new(),
-        }
+        Pipeline::new(self)
     }
 
     /// Sets the timeout of later statements (`None`: wait for ever). A statement that times out
@@ -751,7 +628,8 @@ impl Drop for Session {
 /// Kills a session's running statement from another thread.
 ///
 /// ```no_run
-/// # use xrpc_client::blocking::{ConnectOptions, Connection};
+/// # use xrpc_client::ConnectOptions;
+/// # use xrpc_client::blocking::Connection;
 /// # let conn = Connection::connect("127.0.0.1:33660", ConnectOptions::new("root", ""))?;
 /// let mut session = conn.session()?;
 /// let killer = session.kill_handle();
@@ -787,33 +665,10 @@ impl KillHandle {
     }
 }
 
-/// Statements to send together; see [`Session::pipeline`].
-#[derive(Debug)]
-pub struct Pipeline<'s> {
-    session: &'s mut Session,
-    items: Vec<PipelineItem>,
-}
+/// Statements to send together on a [`Session`]; see [`Session::pipeline`].
+pub type Pipeline<'s> = crate::pipeline::Pipeline<'s, Session>;
 
 impl<'s> Pipeline<'s> {
-    /// Adds a statement whose result is read back.
-    pub fn push(mut self, sql: impl Into<String>) -> Self {
-        self.items.push((sql.into(), Vec::new(), false));
-        self
-    }
-
-    /// Adds a statement with arguments whose result is read back.
-    pub fn push_with_args(mut self, sql: impl Into<String>, args: Vec<Param>) -> Self {
-        self.items.push((sql.into(), args, false));
-        self
-    }
-
-    /// Adds a statement whose result is not read back (`SET …`, `BEGIN`). If it fails, the next
-    /// statement fails with its error instead of running.
-    pub fn fire_and_forget(mut self, sql: impl Into<String>) -> Self {
-        self.items.push((sql.into(), Vec::new(), true));
-        self
-    }
-
     /// Sends every statement, in one write, and returns the results to read in order.
     pub fn send(self) -> Result<PipelineResults<'s>, ClientError> {
         let session = self.session;

@@ -48,7 +48,7 @@ fn fnv1a_64(key: &[u8]) -> u64 {
 /// Several data nodes, one [`Pool`] each, picked by shard key.
 ///
 /// ```no_run
-/// use xrpc_client::blocking::ConnectOptions;
+/// use xrpc_client::ConnectOptions;
 /// use xrpc_client::cluster::Cluster;
 /// use xrpc_client::pool::PoolOptions;
 ///

@@ -140,7 +140,8 @@ enum Kind {
 /// message with [`code`](Self::code), [`sql_state`](Self::sql_state) and [`server`](Self::server).
 ///
 /// ```no_run
-/// use xrpc_client::blocking::{ConnectOptions, Connection};
+/// use xrpc_client::ConnectOptions;
+/// use xrpc_client::blocking::Connection;
 ///
 /// let conn = Connection::connect("127.0.0.1:33660", ConnectOptions::new("root", ""))?;
 /// let mut session = conn.session()?;

@@ -9,12 +9,13 @@
 //! | [`proto`] | [`proto::ClientConnection`], the sans-IO state machine of one connection: handshake, sessions, requests, result assembly, cascading errors, flow control, digest cache, timeouts, heartbeat. No I/O, time passed in. |
 //! | [`blocking`] | A transport over `std::net::TcpStream`: a reader thread per connection, callers parked per request, coalesced writes. |
 //! | `aio` (feature `async`) | The same API on tokio. |
+//! | `options`, `pipeline` | [`ConnectOptions`] and the [`Pipeline`] builder, shared by both transports. |
 //! | [`pool`] | Connections and sessions per data node, reusing only clean sessions. |
 //! | [`cluster`] | Several data nodes, one picked per shard key. |
 //!
 //! ```no_run
 //! use xrpc_client::pool::{Pool, PoolOptions};
-//! use xrpc_client::blocking::ConnectOptions;
+//! use xrpc_client::ConnectOptions;
 //!
 //! let pool = Pool::new("127.0.0.1:33660", PoolOptions::new(ConnectOptions::new("root", "")));
 //! let mut session = pool.session()?;
@@ -28,6 +29,8 @@ pub mod blocking;
 pub mod cluster;
 mod driver;
 mod error;
+mod options;
+mod pipeline;
 pub mod pool;
 pub mod proto;
 mod types;
@@ -37,6 +40,8 @@ mod waiter;
 pub mod aio;
 
 pub use error::{ClientError, ServerError};
+pub use options::ConnectOptions;
+pub use pipeline::Pipeline;
 pub use types::{
     Column, DEFAULT_TOKEN_KIB, ExecOptions, ExecResult, KillKind, Param, RequestId, ResultSet,
     SessionId, Warning,

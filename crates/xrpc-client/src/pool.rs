@@ -29,14 +29,15 @@ use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
 
-use crate::blocking::{ConnectOptions, Connection, Session, SessionHome};
+use crate::blocking::{Connection, Session, SessionHome};
 use crate::error::ClientError;
+use crate::options::ConnectOptions;
 use crate::types::{ExecResult, Param, ResultSet, SessionId};
 
 /// Sizing of a [`Pool`].
 ///
 /// ```
-/// use xrpc_client::blocking::ConnectOptions;
+/// use xrpc_client::ConnectOptions;
 /// use xrpc_client::pool::PoolOptions;
 ///
 /// let opts = PoolOptions::new(ConnectOptions::new("app", "secret")).max_connections(8);
@@ -78,7 +79,7 @@ impl PoolOptions {
 /// Connections and sessions for one data node. Cloning gives another handle to the same pool.
 ///
 /// ```no_run
-/// use xrpc_client::blocking::ConnectOptions;
+/// use xrpc_client::ConnectOptions;
 /// use xrpc_client::pool::{Pool, PoolOptions};
 ///
 /// let pool = Pool::new("10.0.0.7:33660", PoolOptions::new(ConnectOptions::new("app", "secret")));

@@ -316,7 +316,8 @@ impl Column {
 /// A result set: its columns and every row, typed.
 ///
 /// ```no_run
-/// # use xrpc_client::blocking::{ConnectOptions, Connection};
+/// # use xrpc_client::ConnectOptions;
+/// # use xrpc_client::blocking::Connection;
 /// # let conn = Connection::connect("127.0.0.1:33660", ConnectOptions::new("root", ""))?;
 /// let rs = conn.query_once("select 1 as one, 'a' as letter")?;
 /// assert_eq!(rs.column_index("letter"), Some(1));

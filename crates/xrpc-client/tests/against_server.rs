@@ -10,7 +10,8 @@ mod real;
 use std::time::{Duration, Instant};
 
 use real::{APP_PASSWORD, ENDLESS, Proxy, TestNode, wait_until};
-use xrpc_client::blocking::{ConnectOptions, Connection};
+use xrpc_client::ConnectOptions;
+use xrpc_client::blocking::Connection;
 use xrpc_client::cluster::Cluster;
 use xrpc_client::pool::{Pool, PoolOptions};
 use xrpc_client::{ColumnType, ExecOptions, Param, Value};

@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use common::PASSWORD;
 use common::tcp::TcpFake;
+use xrpc_client::ConnectOptions;
 use xrpc_client::Value;
 use xrpc_client::aio::Connection;
-use xrpc_client::blocking::ConnectOptions;
 
 fn options() -> ConnectOptions {
     ConnectOptions::new("app", PASSWORD)

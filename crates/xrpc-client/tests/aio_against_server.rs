@@ -10,8 +10,8 @@ mod real;
 use std::time::{Duration, Instant};
 
 use real::{APP_PASSWORD, ENDLESS, Proxy, TestNode, wait_until};
+use xrpc_client::ConnectOptions;
 use xrpc_client::aio::Connection;
-use xrpc_client::blocking::ConnectOptions;
 use xrpc_client::{ExecOptions, Param, Value};
 use xrpc_proto::value::{XDateTime, XDecimal, XTime};
 

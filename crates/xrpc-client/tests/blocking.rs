@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use common::PASSWORD;
 use common::tcp::TcpFake;
-use xrpc_client::blocking::{ConnectOptions, Connection};
+use xrpc_client::ConnectOptions;
+use xrpc_client::blocking::Connection;
 use xrpc_client::cluster::Cluster;
 use xrpc_client::pool::{Pool, PoolOptions};
 use xrpc_client::{ExecOptions, Value};

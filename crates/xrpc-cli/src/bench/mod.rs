@@ -54,7 +54,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use xrpc_client::blocking::{ConnectOptions, Connection};
+use xrpc_client::ConnectOptions;
+use xrpc_client::blocking::Connection;
 
 use self::stats::{Collector, Percentiles, StepClock, cores, process_cpu};
 use self::workload::Workload;

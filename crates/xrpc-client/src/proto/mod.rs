@@ -135,8 +135,18 @@
 //!   none), whether it succeeds, fails, times out, or its session or connection dies.
 //! - Once the connection is lost, every call that would send fails with the same
 //!   connection-lost error, and no bytes are produced.
+//!
+//! # Files
+//!
+//! | file | what it holds |
+//! |---|---|
+//! | `mod.rs` | [`ClientConnection`]: the handshake, the session table, routing frames by sid, deadlines, heartbeat, streams |
+//! | `session.rs` | one session's state machine: its requests in flight and held, and what each reply does to the head request |
+//! | `result.rs` | assembling a result set from metadata, rows and chunks |
+//! | `stmt.rs` | statement digests and the transaction effect of a statement |
 
 mod result;
+mod session;
 mod stmt;
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
@@ -148,10 +158,11 @@ use xrpc_proto::auth::{CHALLENGE_LEN, Challenge, MECH_MYSQL41, mysql41_client_re
 use xrpc_proto::frame::{AUTO_COMMIT_SID_BIT, CONNECTION_SID, encode_message_frame, put_header};
 use xrpc_proto::messages::pb::{connection, session as pb_session, sql};
 use xrpc_proto::messages::{ClientMessage, ClientType, ServerMessage};
-use xrpc_proto::{FrameConfig, FrameDecoder, HeaderFormat, codes};
+use xrpc_proto::{FrameConfig, FrameDecoder, HeaderFormat};
 
 use self::result::ResultBuilder;
-use self::stmt::{Digest, TxEffect};
+use self::session::{Body, Exec, Open, Request, Session};
+use self::stmt::Digest;
 use crate::error::{ClientError, ServerError};
 use crate::types::{Column, ExecOptions, ExecResult, KillKind, Param, RequestId, SessionId};
 
@@ -340,77 +351,6 @@ struct StreamBuf {
     unread_bytes: usize,
     done: bool,
     notified: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Open {
-    /// Nothing sent yet: SESS_NEW goes out with the first request.
-    Unsent,
-    /// SESS_NEW sent; the server's OK has not arrived.
-    Sent,
-    /// Open (auto-commit sids start here).
-    Confirmed,
-}
-
-#[derive(Debug)]
-struct Session {
-    auto_commit: bool,
-    open: Open,
-    /// SESS_CLOSE is queued; no more requests.
-    closing: bool,
-    /// Sent, in order; the head is the one the server answers.
-    inflight: VecDeque<Request>,
-    /// Issued but held back behind a digest-only request awaiting its first reply.
-    held: VecDeque<Request>,
-    holding: bool,
-    /// The last request issued was fire-and-forget: the next one carries `reset_error = false`.
-    ff_chain: bool,
-    last_error: Option<ClientError>,
-    in_tx: bool,
-    autocommit_off: bool,
-}
-
-#[derive(Debug)]
-struct Request {
-    id: RequestId,
-    body: Body,
-    deadline: Option<(Instant, Duration)>,
-    /// Failed with a timeout already; its replies are consumed silently.
-    timed_out: bool,
-    kill_sent: bool,
-}
-
-#[derive(Debug)]
-enum Body {
-    Exec(Box<Exec>),
-    Close,
-}
-
-#[derive(Debug)]
-struct Exec {
-    /// The full message, `stmt` included; a digest-only send takes `stmt` out for the encoding.
-    msg: sql::StmtExecute,
-    digest: Option<Digest>,
-    digest_only: bool,
-    fire_and_forget: bool,
-    stream: bool,
-    tx: TxEffect,
-    builder: ResultBuilder,
-    replied: bool,
-    /// Flow-control budget in KiB, if any.
-    token: Option<u32>,
-    /// Reply bytes since the last offer.
-    used: u64,
-    offer_owed: bool,
-    /// Bytes of the row messages whose rows have not been moved to the stream yet.
-    row_bytes: usize,
-}
-
-/// What one reply did to the head request.
-enum Step {
-    Continue,
-    Done(Result<ExecResult, ClientError>),
-    Resend,
 }
 
 impl ClientConnection {
@@ -1231,313 +1171,5 @@ impl Shared {
             id: request.id,
             result,
         });
-    }
-}
-
-impl Session {
-    fn new(auto_commit: bool) -> Self {
-        Self {
-            auto_commit,
-            open: if auto_commit {
-                Open::Confirmed
-            } else {
-                Open::Unsent
-            },
-            closing: false,
-            inflight: VecDeque::new(),
-            held: VecDeque::new(),
-            holding: false,
-            ff_chain: false,
-            last_error: None,
-            in_tx: false,
-            autocommit_off: false,
-        }
-    }
-
-    /// Takes a new request in issue order: fixes its `reset_error` and sends or holds it.
-    fn enqueue(&mut self, sid: u64, mut request: Request, s: &mut Shared) {
-        if let Body::Exec(exec) = &mut request.body {
-            if self.ff_chain {
-                exec.msg.reset_error = Some(false);
-            }
-            self.ff_chain = exec.fire_and_forget;
-            match exec.tx {
-                // Dirty from the moment it is issued, whatever the outcome.
-                TxEffect::Begin => self.in_tx = true,
-                TxEffect::AutocommitOff => self.autocommit_off = true,
-                TxEffect::None | TxEffect::End | TxEffect::AutocommitOn => {}
-            }
-        }
-        if self.holding {
-            self.held.push_back(request);
-        } else {
-            self.transmit(sid, request, s);
-        }
-    }
-
-    fn transmit(&mut self, sid: u64, mut request: Request, s: &mut Shared) {
-        if self.open == Open::Unsent {
-            s.send(sid, &ClientMessage::NewSession(pb_session::NewSession {}));
-            self.open = Open::Sent;
-        }
-        match &mut request.body {
-            Body::Close => s.send(sid, &ClientMessage::SessionClose(pb_session::Close {})),
-            Body::Exec(exec) => {
-                let digest_only = exec
-                    .digest
-                    .is_some_and(|d| s.digests.contains(&d) && self.inflight.is_empty());
-                if digest_only {
-                    exec.digest_only = true;
-                    self.holding = true;
-                    let stmt = exec.msg.stmt.take();
-                    s.send_exec(sid, &exec.msg);
-                    exec.msg.stmt = stmt;
-                } else {
-                    send_full(sid, exec, s);
-                }
-            }
-        }
-        self.inflight.push_back(request);
-    }
-
-    /// Handles one reply; returns whether the session is gone.
-    fn on_message(
-        &mut self,
-        sid: u64,
-        message: ServerMessage,
-        wire_len: usize,
-        s: &mut Shared,
-    ) -> bool {
-        if let ServerMessage::Error(err) = &message {
-            let err = ServerError::from_pb(err);
-            if err.is_fatal() {
-                let reason = format!("the server ended {}: {err}", SessionId(sid));
-                return self.end(sid, ClientError::session_closed(reason, Some(err)), s);
-            }
-        }
-        if self.open == Open::Sent {
-            self.open = Open::Confirmed;
-            match message {
-                ServerMessage::Ok(_) => return false,
-                ServerMessage::Error(err) => {
-                    let err = ServerError::from_pb(&err);
-                    let reason = format!("the server refused {}: {err}", SessionId(sid));
-                    return self.end(sid, ClientError::session_closed(reason, Some(err)), s);
-                }
-                other => {
-                    let reason = format!(
-                        "the first reply on {} was {} instead of OK",
-                        SessionId(sid),
-                        other.message_type()
-                    );
-                    return self.end(sid, ClientError::protocol(reason), s);
-                }
-            }
-        }
-        let Some(head) = self.inflight.front_mut() else {
-            // Nothing is waiting: a stray reply, which has nobody to go to.
-            return false;
-        };
-        let id = head.id;
-        let step = match &mut head.body {
-            Body::Close => {
-                return match message {
-                    ServerMessage::Ok(_) => {
-                        let head = self.inflight.pop_front().expect("head exists");
-                        let _ = head;
-                        self.fail_all(sid, &ClientError::session_closed("closed", None), s);
-                        s.events.push_back(Event::SessionClosed {
-                            sid: SessionId(sid),
-                            error: None,
-                        });
-                        true
-                    }
-                    ServerMessage::Error(err) => {
-                        let err = ServerError::from_pb(&err);
-                        let reason = format!("closing {} failed: {err}", SessionId(sid));
-                        self.end(sid, ClientError::session_closed(reason, Some(err)), s)
-                    }
-                    _ => false,
-                };
-            }
-            Body::Exec(exec) => exec.on_message(message, wire_len),
-        };
-        match step {
-            Step::Continue => {
-                let Body::Exec(exec) = &mut head.body else {
-                    unreachable!("close handled above")
-                };
-                let first_reply = !exec.replied;
-                exec.replied = true;
-                if exec.stream && !exec.builder.rows.is_empty() {
-                    if let Some(buf) = s.streams.get_mut(&id) {
-                        if buf.columns.is_empty() {
-                            buf.columns = exec.builder.columns().to_vec();
-                        }
-                        buf.rows.extend(exec.builder.rows.drain(..));
-                        buf.unread_bytes += exec.row_bytes;
-                        if !buf.notified {
-                            buf.notified = true;
-                            s.events.push_back(Event::RowsReady {
-                                sid: SessionId(sid),
-                                id,
-                            });
-                        }
-                    } else {
-                        exec.builder.rows.clear();
-                    }
-                    exec.row_bytes = 0;
-                } else if head.timed_out {
-                    exec.builder.rows.clear();
-                }
-                let auto_commit = self.auto_commit;
-                s.maybe_offer(sid, id, exec, auto_commit);
-                let release = first_reply && exec.digest_only;
-                if release {
-                    self.release_held(sid, s);
-                }
-                false
-            }
-            Step::Resend => {
-                let Body::Exec(exec) = &mut head.body else {
-                    unreachable!("close handled above")
-                };
-                // Same request, now in full; it stays at the head, and nothing was sent behind it.
-                exec.digest_only = false;
-                exec.replied = false;
-                exec.used = 0;
-                exec.offer_owed = false;
-                exec.builder = ResultBuilder::default();
-                send_full(sid, exec, s);
-                self.release_held(sid, s);
-                false
-            }
-            Step::Done(result) => {
-                let request = self.inflight.pop_front().expect("head exists");
-                let Body::Exec(exec) = &request.body else {
-                    unreachable!("close handled above")
-                };
-                match &result {
-                    Ok(_) => {
-                        self.last_error = None;
-                        match exec.tx {
-                            TxEffect::End => self.in_tx = false,
-                            TxEffect::AutocommitOn => {
-                                self.in_tx = false;
-                                self.autocommit_off = false;
-                            }
-                            TxEffect::None | TxEffect::Begin | TxEffect::AutocommitOff => {}
-                        }
-                    }
-                    Err(err) => self.last_error = Some(err.clone()),
-                }
-                let was_digest_only = exec.digest_only && !exec.replied;
-                s.complete(sid, &request, result);
-                if was_digest_only {
-                    self.release_held(sid, s);
-                }
-                self.kill_timed_out_head(sid, s);
-                self.auto_commit && self.inflight.is_empty() && self.held.is_empty()
-            }
-        }
-    }
-
-    fn release_held(&mut self, sid: u64, s: &mut Shared) {
-        self.holding = false;
-        while !self.holding {
-            let Some(request) = self.held.pop_front() else {
-                break;
-            };
-            self.transmit(sid, request, s);
-        }
-    }
-
-    /// A request that timed out while queued is killed once it is the one running.
-    fn kill_timed_out_head(&mut self, sid: u64, s: &mut Shared) {
-        if self.auto_commit {
-            return;
-        }
-        if let Some(head) = self.inflight.front_mut() {
-            if head.timed_out && !head.kill_sent {
-                head.kill_sent = true;
-                s.send_kill(sid, KillKind::Query);
-            }
-        }
-    }
-
-    /// Ends the session with `err`; returns `true` (the session is gone).
-    fn end(&mut self, sid: u64, err: ClientError, s: &mut Shared) -> bool {
-        self.fail_all(sid, &err, s);
-        s.events.push_back(Event::SessionClosed {
-            sid: SessionId(sid),
-            error: Some(err),
-        });
-        true
-    }
-
-    fn fail_all(&mut self, sid: u64, err: &ClientError, s: &mut Shared) {
-        for request in self.inflight.drain(..).chain(self.held.drain(..)) {
-            s.streams.remove(&request.id);
-            if matches!(request.body, Body::Close) {
-                if let Some((deadline, _)) = request.deadline {
-                    s.deadlines.remove(&(deadline, request.id.0, sid));
-                }
-                continue;
-            }
-            s.complete(sid, &request, Err(err.clone()));
-        }
-    }
-}
-
-fn send_full(sid: u64, exec: &mut Exec, s: &mut Shared) {
-    if let Some(d) = exec.digest {
-        if s.digests.len() >= s.config.digest_capacity {
-            s.digests.clear();
-        }
-        s.digests.insert(d);
-    }
-    s.send_exec(sid, &exec.msg);
-}
-
-impl Exec {
-    fn on_message(&mut self, message: ServerMessage, wire_len: usize) -> Step {
-        self.used += wire_len as u64;
-        match message {
-            ServerMessage::ColumnMetaData(meta) => self.builder.column(&meta),
-            ServerMessage::Row(row) => {
-                self.row_bytes += wire_len;
-                self.builder.row(&row);
-            }
-            ServerMessage::Chunk(chunk) => {
-                self.row_bytes += wire_len;
-                self.builder.chunk(&chunk);
-            }
-            ServerMessage::FetchDone(_) | ServerMessage::FetchSuspended(_) => {
-                self.builder.fetch_done();
-            }
-            ServerMessage::FetchDoneMoreResultsets(_)
-            | ServerMessage::FetchDoneMoreOutParams(_) => {
-                self.builder.more_resultsets();
-            }
-            ServerMessage::Notice(frame) => self.builder.notice(&frame),
-            ServerMessage::TokenDone(_) => self.offer_owed = true,
-            ServerMessage::StmtExecuteOk(_) => {
-                return Step::Done(std::mem::take(&mut self.builder).finish());
-            }
-            ServerMessage::Error(err) => {
-                let err = ServerError::from_pb(&err);
-                if err.code() == codes::SQL_CACHE_MISS.code
-                    && self.digest_only
-                    && !self.replied
-                    && !self.builder.has_metadata()
-                {
-                    return Step::Resend;
-                }
-                return Step::Done(Err(ClientError::server_error(err)));
-            }
-            // Connection-level replies on a session sid answer nothing this request asked.
-            _ => {}
-        }
-        Step::Continue
     }
 }
