@@ -8,13 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use xrpc_server::auth::Accounts;
-use xrpc_server::cache::RequestCache;
 use xrpc_server::config::ServerConfig;
-use xrpc_server::engine::sqlite::{SqliteEngine, SqliteOptions};
 use xrpc_server::metrics::{self, MetricsServer};
-use xrpc_server::node::{Node, NodeShared};
-use xrpc_server::vars::{VarId, VarValue, Variables};
+use xrpc_server::server::NodeBuilder;
 
 fn main() -> ExitCode {
     let config = match ServerConfig::load() {
@@ -43,45 +39,16 @@ fn init_logging(filter: &str) {
 }
 
 fn run(config: &ServerConfig) -> Result<(), String> {
-    std::fs::create_dir_all(&config.data_dir).map_err(|e| {
-        format!(
-            "cannot create data directory {}: {e}",
-            config.data_dir.display()
-        )
-    })?;
-    let vars = Arc::new(Variables::from_config(config));
-
-    let options = SqliteOptions {
-        synchronous: config
-            .sqlite_synchronous()
-            .parse()
-            .map_err(|e| format!("sqlite_synchronous: {e}"))?,
-        busy_timeout: config.sqlite_busy_timeout(),
-        begin_immediate: config.sqlite_begin_immediate(),
-        ..SqliteOptions::default()
-    };
-    let db_path = config.db_path();
-    let engine = SqliteEngine::open(&db_path, options)
-        .map_err(|e| format!("cannot open {}: {}", db_path.display(), e.message))?;
-
-    let cache = RequestCache::new(
-        config.request_cache_instances(),
-        config.request_cache_number(),
-        config.request_cache_max_length(),
+    let node = NodeBuilder::from_config(config)
+        .and_then(NodeBuilder::start)
+        .map_err(|e| e.to_string())?;
+    let shared = Arc::clone(node.shared());
+    tracing::info!(
+        addr = %node.local_addr(),
+        data = %config.db_path().display(),
+        users = config.users.len(),
+        "xrpc data node ready"
     );
-    let net = config.net_config();
-    let shared = Arc::new(NodeShared::new(
-        Arc::new(engine),
-        cache,
-        Accounts::new(config.users.clone()),
-        Arc::clone(&vars),
-        net.frame.format,
-    ));
-    let node = Node::start(net, Arc::clone(&shared))
-        .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
-    let addr = node.local_addr();
-    let _ = vars.set_internal(VarId::RpcPort, VarValue::Int(i64::from(addr.port())));
-    tracing::info!(%addr, data = %db_path.display(), users = config.users.len(), "xrpc data node ready");
 
     let metrics = match config.metrics {
         Some(metrics_addr) => {

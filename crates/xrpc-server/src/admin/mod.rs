@@ -30,11 +30,11 @@
 //!
 //! # Layout
 //!
-//! - [`lex`]: the leading-keyword check and the tokenizer.
-//! - [`parse`]: the statements' syntax tree and the recursive-descent parser.
-//! - [`like`]: MySQL's LIKE matcher, for `SHOW … LIKE` and `WHERE … LIKE`.
-//! - [`exec`]: runs a parsed statement against the variables and the status source.
-//! - [`perf_hist`]: `CALL xrpc.perf_hist`, the stage histograms as a result set.
+//! - `lex`: the leading-keyword check and the tokenizer.
+//! - `parse`: the statements' syntax tree and the recursive-descent parser.
+//! - `like`: MySQL's LIKE matcher, for `SHOW … LIKE` and `WHERE … LIKE`.
+//! - `exec`: runs a parsed statement against the variables and the status source.
+//! - `perf_hist`: `CALL xrpc.perf_hist`, the stage histograms as a result set.
 
 mod exec;
 mod lex;
@@ -46,7 +46,7 @@ use xrpc_net::hist::PerfHistograms;
 use xrpc_net::stats::NetStats;
 
 use crate::result::{ExecSummary, ResultSink, SqlError};
-use crate::vars::Variables;
+use crate::var_store::Variables;
 
 /// Where `SHOW STATUS` and the metrics endpoint get the node's status. The node implements it.
 pub trait StatusSource: Send + Sync {
@@ -103,6 +103,7 @@ mod tests {
     use super::exec::text;
     use super::*;
     use crate::result::{COLLATION_UTF8MB4, CollectedResult};
+    use crate::settings::Settings;
     use crate::vars::VarId;
 
     struct FakeStatus;
