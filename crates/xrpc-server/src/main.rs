@@ -5,9 +5,9 @@
 
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
+use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
 use xrpc_server::config::ServerConfig;
 use xrpc_server::metrics::{self, MetricsServer};
 use xrpc_server::server::NodeBuilder;
@@ -39,6 +39,8 @@ fn init_logging(filter: &str) {
 }
 
 fn run(config: &ServerConfig) -> Result<(), String> {
+    // Caught before the node starts, so a signal during start-up drains it once it runs.
+    let mut signals = catch_termination()?;
     let node = NodeBuilder::from_config(config)
         .and_then(NodeBuilder::start)
         .map_err(|e| e.to_string())?;
@@ -68,7 +70,7 @@ fn run(config: &ServerConfig) -> Result<(), String> {
         None => None,
     };
 
-    wait_for_termination()?;
+    wait_for_termination(&mut signals);
     tracing::info!("draining");
     if let Some(metrics) = metrics {
         metrics.shutdown();
@@ -78,15 +80,15 @@ fn run(config: &ServerConfig) -> Result<(), String> {
     Ok(())
 }
 
-/// Blocks until SIGTERM or SIGINT.
-fn wait_for_termination() -> Result<(), String> {
-    let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
-        signal_hook::flag::register(signal, Arc::clone(&stop))
-            .map_err(|e| format!("cannot install the signal handler: {e}"))?;
+/// SIGTERM and SIGINT, caught from now on: their handler only writes to a self-pipe, which
+/// [`wait_for_termination`] reads.
+fn catch_termination() -> Result<Signals, String> {
+    Signals::new([SIGTERM, SIGINT]).map_err(|e| format!("cannot install the signal handler: {e}"))
+}
+
+/// Blocks (in the kernel, without polling) until SIGTERM or SIGINT arrives.
+fn wait_for_termination(signals: &mut Signals) {
+    if let Some(signal) = signals.forever().next() {
+        tracing::info!(signal, "termination signal received");
     }
-    while !stop.load(Ordering::Acquire) {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Ok(())
 }
