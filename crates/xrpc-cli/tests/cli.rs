@@ -4,16 +4,9 @@
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::sync::Arc;
 
-use xrpc_net::NetConfig;
-use xrpc_proto::HeaderFormat;
-use xrpc_server::auth::Accounts;
-use xrpc_server::cache::RequestCache;
-use xrpc_server::config::UserConfig;
-use xrpc_server::engine::sqlite::{SqliteEngine, SqliteOptions};
-use xrpc_server::node::{Node, NodeShared};
-use xrpc_server::vars::Variables;
+use xrpc_server::engine::sqlite::SqliteOptions;
+use xrpc_server::server::{Node, NodeBuilder};
 
 /// A node on an ephemeral loopback port with its data in a temporary directory (root, no
 /// password).
@@ -25,22 +18,11 @@ struct TestNode {
 impl TestNode {
     fn start() -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let engine =
-            SqliteEngine::open(&dir.path().join("xrpc.db"), SqliteOptions::default()).unwrap();
-        let shared = NodeShared::new(
-            Arc::new(engine),
-            RequestCache::new(16, 1024, 1 << 20),
-            Accounts::new(vec![UserConfig::builtin_root()]),
-            Arc::new(Variables::new()),
-            HeaderFormat::Standard,
-        );
-        let net = NetConfig {
-            listen: "127.0.0.1:0".parse().unwrap(),
-            groups: 1,
-            threads_per_group: 2,
-            ..NetConfig::default()
-        };
-        let node = Node::start(net, Arc::new(shared)).unwrap();
+        let node = NodeBuilder::sqlite(&dir.path().join("xrpc.db"), SqliteOptions::default())
+            .unwrap()
+            .loopback("127.0.0.1:0".parse().unwrap())
+            .start()
+            .unwrap();
         Self {
             node: Some(node),
             _dir: dir,

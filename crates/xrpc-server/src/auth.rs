@@ -18,7 +18,7 @@ use xrpc_proto::codes;
 use xrpc_proto::messages::pb;
 use xrpc_proto::{Severity, WireError};
 
-use crate::config::UserConfig;
+use crate::users::UserConfig;
 
 /// The node's accounts, as configured ([`crate::config`]).
 #[derive(Debug, Clone, Default)]
@@ -209,7 +209,7 @@ mod tests {
     use xrpc_proto::auth::PasswordHash;
 
     use super::*;
-    use crate::config::HostRule;
+    use crate::users::HostRule;
 
     const LOCAL: Option<IpAddr> = Some(IpAddr::V4(Ipv4Addr::LOCALHOST));
 

@@ -27,9 +27,8 @@
 //! or error messages, since a MYSQL41 hash is password-equivalent.
 
 use std::ffi::OsString;
-use std::fmt;
 use std::io;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -38,7 +37,10 @@ use serde::Deserialize;
 use xrpc_net::NetConfig;
 use xrpc_proto::auth::PasswordHash;
 
-use crate::vars::{self, VarId, VarKind, VarValue, typed_getters};
+use crate::settings::{self, Settings};
+use crate::users::{HostRule, UserConfig};
+use crate::var_store::Variables;
+use crate::vars::{self, VarId, VarKind, VarValue};
 
 /// The default listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:33660";
@@ -302,6 +304,23 @@ impl ServerConfig {
         &self.values[id.target() as usize]
     }
 
+    /// The variables a node started with this configuration has: every start-up setting,
+    /// `rpc_port` from the listen address and `datadir`.
+    pub fn variables(&self) -> Variables {
+        let vars = Variables::new();
+        for &id in VarId::ALL {
+            if id.def().config_key().is_some() {
+                vars.store(id, self.get(id));
+            }
+        }
+        vars.store(VarId::RpcPort, &VarValue::Int(self.listen.port().into()));
+        vars.store(
+            VarId::Datadir,
+            &VarValue::Str(self.data_dir.display().to_string().into()),
+        );
+        vars
+    }
+
     /// The SQLite database file: `data_dir/xrpc.db`.
     pub fn db_path(&self) -> PathBuf {
         self.data_dir.join(DB_FILE)
@@ -333,15 +352,15 @@ impl ServerConfig {
             min_auto_groups: self.read_int(VarId::MinAutoEpollGroups) as usize,
             threads_per_group: self.read_int(VarId::EpollThreadsPerGroup) as usize,
             events_per_thread: self.read_int(VarId::EpollEventsPerThread) as usize,
-            epoll_timeout: vars::millis(self.read_int(VarId::EpollTimeout)),
+            epoll_timeout: settings::millis(self.read_int(VarId::EpollTimeout)),
             max_epoll_waiters,
             work_queue_capacity: self.read_int(VarId::EpollWorkQueueCapacity) as usize,
             enable_tasker: self.read_bool(VarId::EnableTasker),
             scale_thresh: self.read_int(VarId::ScaleThresh) as usize,
-            deadlock_check_interval: vars::millis(self.read_int(VarId::DeadlockCheckInterval)),
+            deadlock_check_interval: settings::millis(self.read_int(VarId::DeadlockCheckInterval)),
             tasker_extend_step: self.read_int(VarId::TaskerExtendStep) as usize,
             tasker_multiply: self.read_int(VarId::TaskerMultiply) as usize,
-            shrink_time: vars::millis(self.read_int(VarId::ShrinkTime)),
+            shrink_time: settings::millis(self.read_int(VarId::ShrinkTime)),
             max_threads_per_group: self.read_int(VarId::EpollGroupMaxThreads) as usize,
             fixed_recv_buf: self.read_int(VarId::TcpFixedDealingBuf) as usize,
             net_write_timeout: self.net_write_timeout(),
@@ -408,7 +427,9 @@ impl ServerConfig {
         }
         Ok(())
     }
+}
 
+impl Settings for ServerConfig {
     fn read_bool(&self, id: VarId) -> bool {
         self.get(id).as_bool().unwrap_or(false)
     }
@@ -426,8 +447,6 @@ impl ServerConfig {
     }
 }
 
-typed_getters!(ServerConfig);
-
 impl Default for ServerConfig {
     /// The configuration of `xrpc-server` with no arguments: 127.0.0.1:33660, `./xrpc-data`,
     /// root with an empty password from loopback, every tunable at its default.
@@ -443,115 +462,6 @@ impl Default for ServerConfig {
                 .iter()
                 .map(|id| id.target().def().default.clone())
                 .collect(),
-        }
-    }
-}
-
-/// An account.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UserConfig {
-    /// The user name, compared exactly.
-    pub name: String,
-    /// `SHA1(SHA1(password))`, or empty for no password.
-    pub password: PasswordHash,
-    /// Where the user may connect from; never empty.
-    pub hosts: Vec<HostRule>,
-}
-
-impl UserConfig {
-    /// `root` with an empty password, from loopback only: the account when the file lists none.
-    pub fn builtin_root() -> Self {
-        Self {
-            name: "root".to_owned(),
-            password: PasswordHash::EMPTY,
-            hosts: vec![HostRule::Localhost],
-        }
-    }
-
-    /// Whether the user may connect from `peer`.
-    pub fn allows(&self, peer: IpAddr) -> bool {
-        self.hosts.iter().any(|rule| rule.matches(peer))
-    }
-}
-
-/// Where a user may connect from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HostRule {
-    /// `%`: anywhere.
-    Any,
-    /// `localhost`: 127.0.0.0/8 and ::1.
-    Localhost,
-    /// An address (`prefix` = full length) or a CIDR block.
-    Net {
-        /// The network address, host bits cleared.
-        addr: IpAddr,
-        /// Prefix length in bits.
-        prefix: u8,
-    },
-}
-
-impl HostRule {
-    /// Parses `%`, `localhost`, an IPv4 or IPv6 address, or `address/prefix`.
-    pub fn parse(text: &str) -> Option<Self> {
-        let text = text.trim();
-        if text == "%" {
-            return Some(HostRule::Any);
-        }
-        if text.eq_ignore_ascii_case("localhost") {
-            return Some(HostRule::Localhost);
-        }
-        let (addr, prefix) = match text.split_once('/') {
-            Some((addr, prefix)) => (
-                addr.parse::<IpAddr>().ok()?,
-                Some(prefix.parse::<u8>().ok()?),
-            ),
-            None => (text.parse::<IpAddr>().ok()?, None),
-        };
-        let addr = addr.to_canonical();
-        let bits = if addr.is_ipv4() { 32 } else { 128 };
-        let prefix = prefix.unwrap_or(bits);
-        if prefix > bits {
-            return None;
-        }
-        Some(HostRule::Net {
-            addr: mask(addr, prefix),
-            prefix,
-        })
-    }
-
-    /// Whether `peer` matches; IPv4-mapped IPv6 addresses match as IPv4.
-    pub fn matches(&self, peer: IpAddr) -> bool {
-        let peer = peer.to_canonical();
-        match *self {
-            HostRule::Any => true,
-            HostRule::Localhost => peer.is_loopback(),
-            HostRule::Net { addr, prefix } => {
-                addr.is_ipv4() == peer.is_ipv4() && mask(peer, prefix) == addr
-            }
-        }
-    }
-}
-
-impl fmt::Display for HostRule {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            HostRule::Any => f.write_str("%"),
-            HostRule::Localhost => f.write_str("localhost"),
-            HostRule::Net { addr, prefix } => write!(f, "{addr}/{prefix}"),
-        }
-    }
-}
-
-/// `addr` with all but the first `prefix` bits cleared.
-fn mask(addr: IpAddr, prefix: u8) -> IpAddr {
-    match addr {
-        IpAddr::V4(v4) => {
-            let m = u32::MAX.checked_shl(32 - u32::from(prefix)).unwrap_or(0);
-            IpAddr::V4((u32::from(v4) & m).into())
-        }
-        IpAddr::V6(v6) => {
-            let m = u128::MAX.checked_shl(128 - u32::from(prefix)).unwrap_or(0);
-            IpAddr::V6((u128::from(v6) & m).into())
         }
     }
 }
@@ -1224,21 +1134,21 @@ password_hash = ""
     }
 
     #[test]
-    fn host_rules_parse_and_match() {
-        assert_eq!(HostRule::parse("%"), Some(HostRule::Any));
-        assert_eq!(HostRule::parse("LocalHost"), Some(HostRule::Localhost));
-        let r = HostRule::parse("192.168.1.77/24").unwrap();
-        assert_eq!(r.to_string(), "192.168.1.0/24");
-        assert!(r.matches("192.168.1.1".parse().unwrap()));
-        assert!(!r.matches("192.168.2.1".parse().unwrap()));
-        assert!(!r.matches("::1".parse().unwrap()));
-        assert!(
-            HostRule::parse("0.0.0.0/0")
-                .unwrap()
-                .matches("8.8.8.8".parse().unwrap())
-        );
-        assert_eq!(HostRule::parse("example.com"), None);
-        assert_eq!(HostRule::parse("10.0.0.0/x"), None);
-        assert_eq!(HostRule::parse("::/129"), None);
+    fn variables_take_settings_port_and_datadir() {
+        let mut config = ServerConfig {
+            listen: "127.0.0.1:4242".parse().unwrap(),
+            data_dir: "/var/lib/xrpc".into(),
+            ..ServerConfig::default()
+        };
+        config.set_setting("max_queued_messages", "512").unwrap();
+        config.set_setting("sqlite_synchronous", "normal").unwrap();
+        config.set_setting("enable_perf_hist", "ON").unwrap();
+        let v = config.variables();
+        assert_eq!(v.max_queued_messages(), 512);
+        assert_eq!(v.sqlite_synchronous(), "NORMAL");
+        assert!(v.perf_hist_enabled());
+        assert_eq!(v.rpc_port(), 4242);
+        assert_eq!(v.get(VarId::Datadir).to_string(), "/var/lib/xrpc");
+        assert_eq!(v.get(VarId::NewRpc), VarValue::Bool(true));
     }
 }

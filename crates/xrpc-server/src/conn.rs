@@ -35,6 +35,7 @@ use xrpc_proto::{FrameError, Severity, WireError};
 use crate::auth::{AuthStep, Authenticator};
 use crate::node::NodeShared;
 use crate::session::{Pushed, Request, RunOutcome, Session, send_error, send_fatal};
+use crate::settings::Settings;
 
 /// The data node's [`Handler`].
 #[derive(Debug)]

@@ -1,4 +1,29 @@
-//! The xrpc data node: sessions multiplexed over connections, SQL on embedded SQLite, admin SQL and metrics.
+//! The xrpc data node: sessions multiplexed over connections, SQL on embedded SQLite, admin SQL and
+//! metrics.
+//!
+//! # Module map
+//!
+//! A request's path, from the framework (`xrpc-net`) down to the engine and back:
+//!
+//! * **Start and drain** ([`server`]): [`server::NodeBuilder`] wires an engine, accounts,
+//!   variables and the request cache into the shared state and starts the framework with the
+//!   connection handler; [`server::Node::shutdown`] drains. The binary and every test harness start
+//!   nodes through it.
+//! * **Shared state** ([`node`]): [`node::NodeShared`], what every connection and session reaches
+//!   for: the engine, the request cache ([`cache`]), accounts, live variables, session counters,
+//!   the timestamp oracle and the registry of running statements.
+//! * **Connections** ([`conn`]): the framework's handler; decodes frames, authenticates
+//!   ([`auth`] over the accounts of [`users`]) and routes requests to sessions.
+//! * **Sessions** ([`session`]): a session's queue and its run loop, one statement at a time;
+//!   flow control of large results ([`flow`]).
+//! * **Admin SQL** ([`admin`]): `SHOW VARIABLES`/`STATUS`, `SET GLOBAL`, `SELECT @@…` and
+//!   `CALL xrpc.perf_hist`, answered before the engine sees the statement.
+//! * **Engine** ([`engine`]): the [`engine::Engine`] contract and the embedded SQLite engine;
+//!   results flow through the sinks of [`result`] into the frame writers of [`encode`].
+//! * **Settings**: the variable table ([`vars`]), the live store ([`var_store`]), typed getters
+//!   shared with the start-up configuration ([`settings`]), and the configuration itself
+//!   ([`config`]: flags, environment, TOML file).
+//! * **Metrics** ([`metrics`]): the Prometheus endpoint.
 
 pub mod admin;
 pub mod auth;
@@ -11,5 +36,9 @@ pub mod flow;
 pub mod metrics;
 pub mod node;
 pub mod result;
+pub mod server;
 pub mod session;
+pub mod settings;
+pub mod users;
+pub mod var_store;
 pub mod vars;

@@ -5,16 +5,12 @@
 
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
-use xrpc_server::auth::Accounts;
-use xrpc_server::cache::RequestCache;
+use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
 use xrpc_server::config::ServerConfig;
-use xrpc_server::engine::sqlite::{SqliteEngine, SqliteOptions};
 use xrpc_server::metrics::{self, MetricsServer};
-use xrpc_server::node::{Node, NodeShared};
-use xrpc_server::vars::{VarId, VarValue, Variables};
+use xrpc_server::server::NodeBuilder;
 
 fn main() -> ExitCode {
     let config = match ServerConfig::load() {
@@ -43,45 +39,18 @@ fn init_logging(filter: &str) {
 }
 
 fn run(config: &ServerConfig) -> Result<(), String> {
-    std::fs::create_dir_all(&config.data_dir).map_err(|e| {
-        format!(
-            "cannot create data directory {}: {e}",
-            config.data_dir.display()
-        )
-    })?;
-    let vars = Arc::new(Variables::from_config(config));
-
-    let options = SqliteOptions {
-        synchronous: config
-            .sqlite_synchronous()
-            .parse()
-            .map_err(|e| format!("sqlite_synchronous: {e}"))?,
-        busy_timeout: config.sqlite_busy_timeout(),
-        begin_immediate: config.sqlite_begin_immediate(),
-        ..SqliteOptions::default()
-    };
-    let db_path = config.db_path();
-    let engine = SqliteEngine::open(&db_path, options)
-        .map_err(|e| format!("cannot open {}: {}", db_path.display(), e.message))?;
-
-    let cache = RequestCache::new(
-        config.request_cache_instances(),
-        config.request_cache_number(),
-        config.request_cache_max_length(),
+    // Caught before the node starts, so a signal during start-up drains it once it runs.
+    let mut signals = catch_termination()?;
+    let node = NodeBuilder::from_config(config)
+        .and_then(NodeBuilder::start)
+        .map_err(|e| e.to_string())?;
+    let shared = Arc::clone(node.shared());
+    tracing::info!(
+        addr = %node.local_addr(),
+        data = %config.db_path().display(),
+        users = config.users.len(),
+        "xrpc data node ready"
     );
-    let net = config.net_config();
-    let shared = Arc::new(NodeShared::new(
-        Arc::new(engine),
-        cache,
-        Accounts::new(config.users.clone()),
-        Arc::clone(&vars),
-        net.frame.format,
-    ));
-    let node = Node::start(net, Arc::clone(&shared))
-        .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
-    let addr = node.local_addr();
-    let _ = vars.set_internal(VarId::RpcPort, VarValue::Int(i64::from(addr.port())));
-    tracing::info!(%addr, data = %db_path.display(), users = config.users.len(), "xrpc data node ready");
 
     let metrics = match config.metrics {
         Some(metrics_addr) => {
@@ -101,7 +70,7 @@ fn run(config: &ServerConfig) -> Result<(), String> {
         None => None,
     };
 
-    wait_for_termination()?;
+    wait_for_termination(&mut signals);
     tracing::info!("draining");
     if let Some(metrics) = metrics {
         metrics.shutdown();
@@ -111,15 +80,15 @@ fn run(config: &ServerConfig) -> Result<(), String> {
     Ok(())
 }
 
-/// Blocks until SIGTERM or SIGINT.
-fn wait_for_termination() -> Result<(), String> {
-    let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
-        signal_hook::flag::register(signal, Arc::clone(&stop))
-            .map_err(|e| format!("cannot install the signal handler: {e}"))?;
+/// SIGTERM and SIGINT, caught from now on: their handler only writes to a self-pipe, which
+/// [`wait_for_termination`] reads.
+fn catch_termination() -> Result<Signals, String> {
+    Signals::new([SIGTERM, SIGINT]).map_err(|e| format!("cannot install the signal handler: {e}"))
+}
+
+/// Blocks (in the kernel, without polling) until SIGTERM or SIGINT arrives.
+fn wait_for_termination(signals: &mut Signals) {
+    if let Some(signal) = signals.forever().next() {
+        tracing::info!(signal, "termination signal received");
     }
-    while !stop.load(Ordering::Acquire) {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Ok(())
 }

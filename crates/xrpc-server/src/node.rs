@@ -1,7 +1,10 @@
-//! The data node: shared state of every connection and session, and its start-up and drain.
+//! The data node's shared state: what every connection and session reaches for.
 //!
-//! [`NodeShared`] is what sessions and connection handlers reach for: the engine, the request
-//! cache, accounts, live settings and counters. [`Node`] owns the running framework around it.
+//! [`NodeShared`] holds the engine, the request cache, accounts, live settings, session counters,
+//! the timestamp oracle and the registry of running statements, and answers `SHOW STATUS`. It
+//! knows nothing of the framework's handler: starting and draining the node live in
+//! [`crate::server`], which depends on this module and on the connection handler, never the
+//! other way round.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -12,16 +15,16 @@ use parking_lot::Mutex;
 use xrpc_net::group::GroupHandle;
 use xrpc_net::hist::PerfHistograms;
 use xrpc_net::stats::NetStats;
-use xrpc_net::{NetConfig, Server};
 use xrpc_proto::frame::HeaderFormat;
 
 use crate::admin::{self, AdminContext, StatusSource};
 use crate::auth::Accounts;
 use crate::cache::RequestCache;
-use crate::conn::NodeHandler;
 use crate::engine::{Engine, Interrupt};
 use crate::result::{ExecSummary, ResultSink, SqlError};
-use crate::vars::{VarId, Variables};
+use crate::settings::Settings;
+use crate::var_store::Variables;
+use crate::vars::VarId;
 
 /// Session counters, for limits and `SHOW STATUS`.
 #[derive(Debug, Default)]
@@ -166,6 +169,19 @@ impl NodeShared {
         self.counters.total_sessions.fetch_sub(1, Ordering::AcqRel);
     }
 
+    /// The framework runs with `groups`: the node counts as inited, and the settings that act on
+    /// the engine and the cache start to apply (see [`crate::server::Node::start`]).
+    pub(crate) fn started(self: &Arc<Self>, groups: Vec<GroupHandle>) {
+        let _ = self.groups.set(groups);
+        self.start_shared_session_refresh();
+        self.apply_request_cache_max_length();
+    }
+
+    /// From now on queued requests are answered with an error instead of run.
+    pub(crate) fn begin_drain(&self) {
+        self.draining.store(true, Ordering::Release);
+    }
+
     /// Applies `xrpc_shared_session_lifetime` to the engine's pooled connections (which serve
     /// auto-commit sids and borrowing sessions), now and on every `SET GLOBAL`, and sweeps expired
     /// idle ones every `xrpc_epoll_group_ctx_refresh_time` from a timer on the first group.
@@ -225,7 +241,7 @@ impl NodeShared {
     }
 
     /// Interrupts every running statement (each ends with 1317); returns how many there were.
-    fn interrupt_running(&self) -> usize {
+    pub(crate) fn interrupt_running(&self) -> usize {
         let running: Vec<_> = self
             .running
             .iter()
@@ -322,66 +338,3 @@ const RUNNING_SHARDS: usize = 16;
 
 /// One shard of the running-statement registry: interrupters by session number.
 type RunningShard = Mutex<HashMap<u64, Arc<dyn Interrupt>>>;
-
-/// A running data node.
-#[derive(Debug)]
-pub struct Node {
-    shared: Arc<NodeShared>,
-    server: Option<Server<NodeHandler>>,
-}
-
-impl Node {
-    /// Starts serving `shared` with the framework configured by `net`.
-    pub fn start(net: NetConfig, shared: Arc<NodeShared>) -> std::io::Result<Self> {
-        let server = Server::start(net, NodeHandler::new(Arc::clone(&shared)))?;
-        let _ = shared.groups.set(server.groups().to_vec());
-        shared.start_shared_session_refresh();
-        shared.apply_request_cache_max_length();
-        Ok(Self {
-            shared,
-            server: Some(server),
-        })
-    }
-
-    /// The address the node listens on.
-    pub fn local_addr(&self) -> std::net::SocketAddr {
-        self.server.as_ref().expect("running").local_addr()
-    }
-
-    /// The shared state.
-    pub fn shared(&self) -> &Arc<NodeShared> {
-        &self.shared
-    }
-
-    /// The framework.
-    pub fn server(&self) -> &Server<NodeHandler> {
-        self.server.as_ref().expect("running")
-    }
-
-    /// Drains and stops: stops accepting, answers each session's queued requests with FATAL 1053
-    /// (the session is removed), lets running statements finish for up to the framework's
-    /// `shutdown_grace` (`xrpc_drain_timeout`) and interrupts those still running (1317), closes
-    /// every connection, joins every worker, and checkpoints the engine.
-    pub fn shutdown(mut self) {
-        self.shared.draining.store(true, Ordering::Release);
-        if let Some(server) = self.server.take() {
-            // The framework joins its workers after its grace, and runs the connections' close
-            // callbacks (which kill their statements) only after that join: a statement still
-            // running would keep its worker, and so this call, waiting until it ends by itself.
-            // So statements get the same grace here, then are interrupted (twice, as a statement
-            // just starting clears its engine's interrupt flag).
-            let deadline = Instant::now() + server.config().shutdown_grace;
-            while Instant::now() < deadline && self.shared.running_statements() > 0 {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            if self.shared.interrupt_running() > 0 {
-                std::thread::sleep(Duration::from_millis(20));
-                self.shared.interrupt_running();
-            }
-            server.shutdown();
-        }
-        if let Err(err) = self.shared.engine.checkpoint() {
-            tracing::warn!(%err, "checkpoint at shutdown failed");
-        }
-    }
-}

@@ -42,6 +42,7 @@ use crate::engine::{EngineConn, Interrupt};
 use crate::flow::FlowControl;
 use crate::node::NodeShared;
 use crate::result::{ExecSummary, ResultSink, SinkError, SqlError};
+use crate::settings::Settings;
 
 /// Bytes buffered before the output is flushed mid-result: five 4 KiB pages.
 const FLUSH_THRESHOLD: usize = 5 * 4096;

@@ -13,13 +13,10 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
-use xrpc_net::NetConfig;
-use xrpc_server::auth::Accounts;
-use xrpc_server::cache::RequestCache;
-use xrpc_server::config::{HostRule, UserConfig};
-use xrpc_server::engine::sqlite::{SqliteEngine, SqliteOptions};
-use xrpc_server::node::{Node, NodeShared};
-use xrpc_server::vars::Variables;
+use xrpc_server::engine::sqlite::SqliteOptions;
+use xrpc_server::node::NodeShared;
+use xrpc_server::server::{Node, NodeBuilder, StartError};
+use xrpc_server::users::{HostRule, UserConfig};
 
 /// The password of the `app` account every test node has (root has none).
 pub const APP_PASSWORD: &str = "s3cret";
@@ -106,31 +103,15 @@ fn start_node(db: &std::path::Path, listen: SocketAddr) -> Node {
     try_start_node(db, listen).unwrap()
 }
 
-fn try_start_node(db: &std::path::Path, listen: SocketAddr) -> std::io::Result<Node> {
-    let engine = SqliteEngine::open(db, SqliteOptions::default()).unwrap();
-    let accounts = Accounts::new(vec![
-        UserConfig::builtin_root(),
-        UserConfig {
-            name: "app".into(),
-            password: xrpc_proto::auth::PasswordHash::from_password(APP_PASSWORD.as_bytes()),
-            hosts: vec![HostRule::Localhost],
-        },
-    ]);
-    let shared = NodeShared::new(
-        Arc::new(engine),
-        RequestCache::new(16, 1024, 1 << 20),
-        accounts,
-        Arc::new(Variables::new()),
-        xrpc_proto::HeaderFormat::Standard,
-    );
-    let net = NetConfig {
-        listen,
-        groups: 1,
-        threads_per_group: 2,
-        shutdown_grace: GRACE,
-        ..NetConfig::default()
-    };
-    Node::start(net, Arc::new(shared))
+fn try_start_node(db: &std::path::Path, listen: SocketAddr) -> Result<Node, StartError> {
+    NodeBuilder::sqlite(db, SqliteOptions::default())?
+        .loopback(listen)
+        .tune_net(|net| net.shutdown_grace = GRACE)
+        .users(vec![
+            UserConfig::builtin_root(),
+            UserConfig::with_password("app", APP_PASSWORD, vec![HostRule::Localhost]),
+        ])
+        .start()
 }
 
 /// Waits until `cond` holds, for at most `within`; returns whether it did.

@@ -8,7 +8,6 @@
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -19,12 +18,11 @@ use xrpc_proto::frame::{
 };
 use xrpc_proto::messages::{ClientType, ServerMessage, pb};
 use xrpc_proto::value::{ColumnType, Value, decode_row_field};
-use xrpc_server::auth::Accounts;
-use xrpc_server::cache::RequestCache;
-use xrpc_server::config::{HostRule, UserConfig};
-use xrpc_server::engine::sqlite::{SqliteEngine, SqliteOptions};
-use xrpc_server::node::{Node, NodeShared};
-use xrpc_server::vars::{SetValue, Variables};
+use xrpc_server::engine::sqlite::SqliteOptions;
+use xrpc_server::node::NodeShared;
+use xrpc_server::server::{Node, NodeBuilder};
+use xrpc_server::users::{HostRule, UserConfig};
+use xrpc_server::vars::SetValue;
 
 /// A node on an ephemeral loopback port with its data in a temporary directory.
 pub struct TestNode {
@@ -38,33 +36,18 @@ impl TestNode {
     }
 
     /// Starts a node after letting `tune` adjust the framework config and the shared state.
-    pub fn start_with(tune: impl FnOnce(&mut NetConfig, &mut NodeShared)) -> Self {
+    pub fn start_with(tune: impl FnOnce(&mut NetConfig, &mut NodeShared) + 'static) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let engine =
-            SqliteEngine::open(&dir.path().join("xrpc.db"), SqliteOptions::default()).unwrap();
-        let accounts = Accounts::new(vec![
-            UserConfig::builtin_root(),
-            UserConfig {
-                name: "app".into(),
-                password: xrpc_proto::auth::PasswordHash::from_password(b"s3cret"),
-                hosts: vec![HostRule::Localhost],
-            },
-        ]);
-        let mut shared = NodeShared::new(
-            Arc::new(engine),
-            RequestCache::new(16, 1024, 1 << 20),
-            accounts,
-            Arc::new(Variables::new()),
-            HeaderFormat::Standard,
-        );
-        let mut net = NetConfig {
-            listen: "127.0.0.1:0".parse().unwrap(),
-            groups: 1,
-            threads_per_group: 2,
-            ..NetConfig::default()
-        };
-        tune(&mut net, &mut shared);
-        let node = Node::start(net, Arc::new(shared)).unwrap();
+        let node = NodeBuilder::sqlite(&dir.path().join("xrpc.db"), SqliteOptions::default())
+            .unwrap()
+            .loopback("127.0.0.1:0".parse().unwrap())
+            .users(vec![
+                UserConfig::builtin_root(),
+                UserConfig::with_password("app", "s3cret", vec![HostRule::Localhost]),
+            ])
+            .tune(tune)
+            .start()
+            .unwrap();
         Self {
             node: Some(node),
             dir,

@@ -1,0 +1,482 @@
+//! Admin SQL: the statements the node answers itself, before any engine sees them.
+//!
+//! [`try_admin`] recognises, case-insensitively, with any whitespace, comments and trailing `;`:
+//!
+//! - `SHOW [GLOBAL|SESSION|LOCAL] VARIABLES [LIKE 'pat' | WHERE cond]`: every variable of
+//!   [`Variables`], sorted by name, as two text columns `Variable_name` and `Value` (collation
+//!   utf8mb4, never binary: the Java client decodes only non-binary columns as text).
+//! - `SHOW [GLOBAL|SESSION|LOCAL] STATUS [LIKE 'pat' | WHERE cond]`: the node's status from a
+//!   [`StatusSource`], plus the framework's counters as `xrpc_net_<name>`, in the same two columns.
+//! - `SET GLOBAL name = value [, …]` and `SET @@global.name = value`: every assignment is checked
+//!   (name, access, kind, range) before any is stored, so a statement changes all its variables or
+//!   none. A session-scope SET of an `xrpc_` tunable gets 1229; other session SETs (`SET
+//!   autocommit = 0`, `SET NAMES …`) are the engine's.
+//! - `SELECT @@[global.|session.|local.]name [[AS] alias] [, …] [FROM DUAL] [LIMIT n]`: one row;
+//!   integers and ON/OFF values as BIGINT (MySQL gives `SELECT @@autocommit` as 1), the rest as
+//!   text. The values are the node's global ones: session overrides live in the engine.
+//! - `CALL xrpc.perf_hist('all' | '<stage>' | 'reset')`: the stage histograms' non-empty buckets,
+//!   or a reset.
+//!
+//! LIKE patterns take `%`, `_` and `\` escapes and match case-insensitively, as MySQL's default
+//! collation does. WHERE takes `Variable_name` or `Value` compared with `=`, `<>`/`!=`,
+//! `[NOT] LIKE` or `[NOT] IN (…)`, combined with AND, OR, NOT and parentheses.
+//!
+//! # Cost for other statements
+//!
+//! `try_admin` runs before every statement, so it first looks at the leading keyword without
+//! allocating, and lexes only statements that start like admin SQL (`SHOW VARIABLES`, `SELECT @@`,
+//! a `SET` that mentions `global` or `xrpc_`, a `CALL` of `perf_hist`). Everything else returns
+//! `None` at once.
+//!
+//! # Layout
+//!
+//! - `lex`: the leading-keyword check and the tokenizer.
+//! - `parse`: the statements' syntax tree and the recursive-descent parser.
+//! - `like`: MySQL's LIKE matcher, for `SHOW … LIKE` and `WHERE … LIKE`.
+//! - `exec`: runs a parsed statement against the variables and the status source.
+//! - `perf_hist`: `CALL xrpc.perf_hist`, the stage histograms as a result set.
+
+mod exec;
+mod lex;
+mod like;
+mod parse;
+mod perf_hist;
+
+use xrpc_net::hist::PerfHistograms;
+use xrpc_net::stats::NetStats;
+
+use crate::result::{ExecSummary, ResultSink, SqlError};
+use crate::var_store::Variables;
+
+/// Where `SHOW STATUS` and the metrics endpoint get the node's status. The node implements it.
+pub trait StatusSource: Send + Sync {
+    /// The node's status variables, each `(name, value)`: `xrpc_inited` (`ON`/`OFF`),
+    /// `xrpc_tcp_connections`, `xrpc_tcp_closing`, `xrpc_worker_sessions`, `xrpc_total_sessions`,
+    /// `xrpc_threads`, `xrpc_sql_hit`, `xrpc_sql_miss`, `xrpc_sql_evict`, ….
+    fn status(&self) -> Vec<(String, String)>;
+
+    /// The framework's counters; `SHOW STATUS` lists them as `xrpc_net_<name>`, and the metrics
+    /// endpoint exports them with their gauge or counter types.
+    fn net_stats(&self) -> NetStats;
+}
+
+/// What admin SQL reads and changes.
+#[derive(Clone, Copy)]
+pub struct AdminContext<'a> {
+    /// The live variables.
+    pub vars: &'a Variables,
+    /// The node's status.
+    pub status: &'a dyn StatusSource,
+    /// The framework's stage histograms (`xrpc_enable_perf_hist` switches them).
+    pub hist: &'a PerfHistograms,
+}
+
+impl std::fmt::Debug for AdminContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AdminContext").finish_non_exhaustive()
+    }
+}
+
+/// Runs `sql` if it is admin SQL, pushing any result set into `sink`; `None` when it is not, and
+/// the engine should run it.
+pub fn try_admin(
+    sql: &str,
+    ctx: &AdminContext<'_>,
+    sink: &mut dyn ResultSink,
+) -> Option<Result<ExecSummary, SqlError>> {
+    let stmt = match parse::parse(sql)? {
+        Ok(stmt) => stmt,
+        Err(err) => return Some(Err(err)),
+    };
+    Some(exec::execute(stmt, ctx, sink))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use xrpc_proto::value::ColumnType;
+
+    use xrpc_net::hist::Stage;
+    use xrpc_proto::value::Value;
+
+    use super::exec::text;
+    use super::*;
+    use crate::result::{COLLATION_UTF8MB4, CollectedResult};
+    use crate::settings::Settings;
+    use crate::vars::VarId;
+
+    struct FakeStatus;
+
+    impl StatusSource for FakeStatus {
+        fn status(&self) -> Vec<(String, String)> {
+            vec![
+                ("xrpc_tcp_connections".into(), "3".into()),
+                ("xrpc_inited".into(), "ON".into()),
+                ("xrpc_sql_hit".into(), "42".into()),
+                ("xrpc_sql_miss".into(), "7".into()),
+            ]
+        }
+
+        fn net_stats(&self) -> NetStats {
+            NetStats {
+                connections: 3,
+                tasks_queued: 11,
+                ..NetStats::default()
+            }
+        }
+    }
+
+    struct Node {
+        vars: Variables,
+        hist: PerfHistograms,
+    }
+
+    impl Node {
+        fn new() -> Self {
+            Self {
+                vars: Variables::new(),
+                hist: PerfHistograms::new(false),
+            }
+        }
+
+        fn run(&self, sql: &str) -> Option<Result<CollectedResult, SqlError>> {
+            let ctx = AdminContext {
+                vars: &self.vars,
+                status: &FakeStatus,
+                hist: &self.hist,
+            };
+            let mut sink = CollectedResult::default();
+            Some(try_admin(sql, &ctx, &mut sink)?.map(|summary| {
+                assert_eq!(summary.has_result_set, sink.columns.is_some());
+                sink
+            }))
+        }
+
+        fn ok(&self, sql: &str) -> CollectedResult {
+            self.run(sql)
+                .unwrap_or_else(|| panic!("{sql} is not admin SQL"))
+                .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        }
+
+        fn err(&self, sql: &str) -> SqlError {
+            self.run(sql)
+                .unwrap_or_else(|| panic!("{sql} is not admin SQL"))
+                .expect_err(sql)
+        }
+
+        /// The `(name, value)` rows of a SHOW.
+        fn pairs(&self, sql: &str) -> Vec<(String, String)> {
+            self.ok(sql)
+                .rows
+                .iter()
+                .map(|r| (s(&r[0]), s(&r[1])))
+                .collect()
+        }
+    }
+
+    fn s(v: &Value) -> String {
+        match v {
+            Value::Bytes(b) => String::from_utf8(b.to_vec()).unwrap(),
+            other => panic!("not text: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn other_statements_are_not_admin() {
+        let n = Node::new();
+        for sql in [
+            "select 1",
+            "select connection_id()",
+            "SET autocommit = 0",
+            "set names utf8mb4",
+            "SET @a = 1",
+            "set sql_mode = ''",
+            "SET SESSION transaction_isolation = 'SERIALIZABLE'",
+            "show tables",
+            "SHOW CREATE TABLE t",
+            "call other.proc()",
+            "insert into t values ('show variables')",
+            "begin",
+            "",
+            "   ;",
+            "select @@version, now()",
+            "select @@version from t",
+        ] {
+            assert!(n.run(sql).is_none(), "{sql}");
+        }
+    }
+
+    #[test]
+    fn show_variables_lists_everything_as_text() {
+        let n = Node::new();
+        let result = n.ok("SHOW VARIABLES");
+        let columns = result.columns.unwrap();
+        assert_eq!(columns.len(), 2);
+        assert_eq!(columns[0].name, "Variable_name");
+        assert_eq!(columns[1].name, "Value");
+        for c in &columns {
+            assert_eq!(c.x_type, ColumnType::Bytes);
+            assert_eq!(c.collation, COLLATION_UTF8MB4);
+        }
+        assert_eq!(result.rows.len(), VarId::ALL.len());
+        let all = n.pairs("  show   GLOBAL\n variables ;");
+        let get = |name: &str| all.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
+        assert_eq!(get("new_rpc").as_deref(), Some("ON"));
+        assert_eq!(get("xrpc_max_queued_messages").as_deref(), Some("128"));
+        assert_eq!(
+            get("transaction_isolation").as_deref(),
+            Some("SERIALIZABLE")
+        );
+        assert_eq!(get("innodb_mark_distributed").as_deref(), Some("OFF"));
+        assert_eq!(get("character_set_client").as_deref(), Some("utf8mb4"));
+        assert!(get("version").unwrap().starts_with("8.0.32-xrpc-"));
+    }
+
+    #[test]
+    fn show_variables_like_filters_case_insensitively() {
+        let n = Node::new();
+        assert_eq!(
+            n.pairs("show variables like '%PERF_hist%'"),
+            vec![("xrpc_enable_perf_hist".to_owned(), "OFF".to_owned())]
+        );
+        let names: Vec<_> = n
+            .pairs("SHOW SESSION VARIABLES LIKE 'character\\_set\\_%'")
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "character_set_client",
+                "character_set_connection",
+                "character_set_database",
+                "character_set_results",
+                "character_set_server"
+            ]
+        );
+        assert_eq!(n.pairs("show variables like 'xrpc_tcp_send_bu_'").len(), 1);
+        assert!(n.pairs("show variables like 'nothing%'").is_empty());
+        // The underscore is a wildcard unless escaped.
+        assert_eq!(n.pairs("show variables like 'new_rpc'").len(), 1);
+        assert!(n.pairs("show variables like 'new\\_rpcx'").is_empty());
+    }
+
+    #[test]
+    fn show_variables_where() {
+        let n = Node::new();
+        assert_eq!(
+            n.pairs("show global variables where Variable_name = 'NEW_RPC'"),
+            vec![("new_rpc".to_owned(), "ON".to_owned())]
+        );
+        let rows = n.pairs(
+            "show variables where `variable_name` in ('time_zone', 'system_time_zone') or (variable_name like 'xrpc_galaxy%' and value <> 'OFF')",
+        );
+        let names: Vec<_> = rows.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            ["system_time_zone", "time_zone", "xrpc_galaxy_version"]
+        );
+        let err = n.err("show variables where nope = 'x'");
+        assert_eq!(
+            (err.code, err.message.as_str()),
+            (1054, "Unknown column 'nope' in 'where clause'")
+        );
+        let err = n.err("show variables where variable_name = ");
+        assert_eq!(err.code, 1064);
+        let err = n.err("show variables like");
+        assert_eq!(err.code, 1064);
+        let err = n.err("show variables like 'x' extra");
+        assert_eq!(err.code, 1064);
+    }
+
+    #[test]
+    fn show_status_merges_node_and_framework_counters() {
+        let n = Node::new();
+        let rows = n.pairs("SHOW GLOBAL STATUS");
+        let names: Vec<_> = rows.iter().map(|(n, _)| n.as_str()).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted);
+        assert!(rows.contains(&("xrpc_inited".to_owned(), "ON".to_owned())));
+        assert!(rows.contains(&("xrpc_net_tasks_queued".to_owned(), "11".to_owned())));
+        assert_eq!(rows.len(), 4 + NetStats::DESCRIPTORS.len());
+        assert_eq!(
+            n.pairs("show status like 'xrpc_sql%'"),
+            vec![
+                ("xrpc_sql_hit".to_owned(), "42".to_owned()),
+                ("xrpc_sql_miss".to_owned(), "7".to_owned())
+            ]
+        );
+        assert_eq!(
+            n.pairs("show status where variable_name = 'xrpc_net_connections'"),
+            vec![("xrpc_net_connections".to_owned(), "3".to_owned())]
+        );
+    }
+
+    #[test]
+    fn set_global_in_and_out_of_range() {
+        let n = Node::new();
+        let r = n.ok("SET GLOBAL xrpc_max_queued_messages = 256");
+        assert!(r.columns.is_none());
+        assert_eq!(n.vars.max_queued_messages(), 256);
+        n.ok("set @@global.xrpc_max_queued_messages:=16*2;");
+        assert_eq!(n.vars.max_queued_messages(), 32);
+        n.ok("SET GLOBAL xrpc_max_queued_messages = '64'");
+        assert_eq!(n.vars.max_queued_messages(), 64);
+
+        let err = n.err("SET GLOBAL xrpc_max_queued_messages = 5");
+        assert_eq!((err.code, err.sql_state.as_str()), (1231, "42000"));
+        assert_eq!(
+            err.message,
+            "Variable 'xrpc_max_queued_messages' can't be set to the value of '5' (allowed 16..=4096)"
+        );
+        let err = n.err("SET GLOBAL xrpc_max_queued_messages = -1");
+        assert_eq!(err.code, 1231);
+        let err = n.err("SET GLOBAL xrpc_max_queued_messages = ON");
+        assert_eq!(err.code, 1231);
+        assert_eq!(n.vars.max_queued_messages(), 64);
+
+        n.ok("SET GLOBAL xrpc_max_queued_messages = DEFAULT");
+        assert_eq!(n.vars.max_queued_messages(), 128);
+    }
+
+    #[test]
+    fn set_global_read_only_and_unknown() {
+        let n = Node::new();
+        let err = n.err("SET GLOBAL xrpc_epoll_threads_per_group = 8");
+        assert_eq!((err.code, err.sql_state.as_str()), (1238, "HY000"));
+        assert_eq!(
+            err.message,
+            "Variable 'xrpc_epoll_threads_per_group' is a read only variable"
+        );
+        let err = n.err("SET GLOBAL version = 'x'");
+        assert_eq!(err.code, 1238);
+        let err = n.err("set global no_such_var = 1");
+        assert_eq!((err.code, err.sql_state.as_str()), (1193, "HY000"));
+        assert_eq!(err.message, "Unknown system variable 'no_such_var'");
+        let err = n.err("SET xrpc_max_sessions = 10");
+        assert_eq!(err.code, 1229);
+        let err = n.err("SET SESSION xrpc_max_sessions = 10");
+        assert_eq!(err.code, 1229);
+        let err = n.err("SET GLOBAL xrpc_max_sessions = now()");
+        assert_eq!(err.code, 1064);
+        let err = n.err("SET GLOBAL xrpc_max_sessions = 10, SESSION autocommit = 1");
+        assert_eq!(err.code, 1064);
+    }
+
+    #[test]
+    fn set_global_is_all_or_nothing() {
+        let n = Node::new();
+        let err = n.err("SET GLOBAL xrpc_max_sessions = 10, xrpc_max_queued_messages = 1");
+        assert_eq!(err.code, 1231);
+        assert_eq!(n.vars.max_sessions(), 100_000, "nothing was stored");
+        n.ok("SET GLOBAL xrpc_max_sessions = 10, @@global.xrpc_auth_max_failures = 3");
+        assert_eq!(n.vars.max_sessions(), 10);
+        assert_eq!(n.vars.auth_max_failures(), 3);
+    }
+
+    #[test]
+    fn set_global_perf_hist_switches_the_histograms() {
+        let n = Node::new();
+        n.ok("set global xrpc_enable_perf_hist = 'ON'");
+        assert!(n.hist.is_enabled());
+        assert!(n.vars.perf_hist_enabled());
+        assert_eq!(
+            n.pairs("show variables like '%perf_hist%'"),
+            vec![("xrpc_enable_perf_hist".to_owned(), "ON".to_owned())]
+        );
+        n.ok("set global xrpc_enable_perf_hist = OFF");
+        assert!(!n.hist.is_enabled());
+    }
+
+    #[test]
+    fn select_system_variables() {
+        let n = Node::new();
+        let r = n.ok("SELECT @@version_comment LIMIT 1");
+        assert_eq!(r.columns.as_ref().unwrap()[0].name, "@@version_comment");
+        assert_eq!(r.rows.len(), 1);
+
+        let r = n.ok(
+            "select @@global.new_rpc, @@session.autocommit AS ac, @@max_allowed_packet, @@time_zone tz",
+        );
+        let cols = r.columns.unwrap();
+        let names: Vec<_> = cols.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["@@global.new_rpc", "ac", "@@max_allowed_packet", "tz"]
+        );
+        assert_eq!(cols[0].x_type, ColumnType::Sint);
+        assert_eq!(cols[3].x_type, ColumnType::Bytes);
+        assert_eq!(
+            r.rows,
+            vec![vec![
+                Value::Sint(1),
+                Value::Sint(1),
+                Value::Sint(64 << 20),
+                text("SYSTEM")
+            ]]
+        );
+        assert!(n.ok("select @@version limit 0").rows.is_empty());
+        let err = n.err("select @@nope");
+        assert_eq!(
+            (err.code, err.message.as_str()),
+            (1193, "Unknown system variable 'nope'")
+        );
+    }
+
+    #[test]
+    fn perf_hist_all_stage_reset_and_unknown() {
+        let n = Node::new();
+        n.hist.set_enabled(true);
+        n.hist.record(Stage::Run, Duration::from_micros(10));
+        n.hist.record(Stage::Run, Duration::from_micros(10));
+        n.hist.record(Stage::Decode, Duration::from_nanos(300));
+
+        let r = n.ok("CALL xrpc.perf_hist('all')");
+        let cols: Vec<_> = r.columns.unwrap().iter().map(|c| c.name.clone()).collect();
+        assert_eq!(
+            cols,
+            [
+                "stage",
+                "lower",
+                "upper",
+                "count",
+                "percent",
+                "cumulative_percent"
+            ]
+        );
+        assert_eq!(r.rows.len(), 2);
+        assert_eq!(s(&r.rows[0][0]), "decode");
+        assert_eq!(r.rows[1][3], Value::Uint(2));
+        assert_eq!(r.rows[1][4], Value::Double(100.0));
+
+        let r = n.ok("call `xrpc`.`perf_hist` ( 'RUN' );");
+        assert_eq!(r.rows.len(), 1);
+        assert_eq!(s(&r.rows[0][0]), "run");
+
+        let r = n.ok("CALL xrpc.perf_hist('reset')");
+        assert!(r.columns.is_none());
+        assert!(n.ok("CALL xrpc.perf_hist('all')").rows.is_empty());
+
+        let err = n.err("CALL xrpc.perf_hist('warp')");
+        assert_eq!(err.code, 1210);
+        assert_eq!(
+            err.message,
+            "Unknown perf_hist stage 'warp'; expected 'all', 'reset' or one of work_queue, recv_first, recv_all, decode, schedule, run"
+        );
+        assert_eq!(n.err("CALL xrpc.perf_hist()").code, 1210);
+    }
+
+    #[test]
+    fn comments_and_unterminated_strings_through_try_admin() {
+        let n = Node::new();
+        assert_eq!(n.err("SET GLOBAL xrpc_max_sessions = 'open").code, 1064);
+        assert_eq!(
+            n.ok("/* hint */ show /* x */ variables like 'new_rpc'")
+                .rows
+                .len(),
+            1
+        );
+    }
+}

@@ -1,0 +1,275 @@
+//! Starting and draining the data node: [`NodeBuilder`] wires an engine, accounts, variables and
+//! the request cache into a [`NodeShared`] and starts the framework with the connection handler;
+//! [`Node`] is the running node, and [`Node::shutdown`] drains it.
+//!
+//! The binary and every test harness (this crate's, the client's, the CLI's) start nodes through
+//! the builder, so they run the same wiring. This module sits on top of the server's modules:
+//! it depends on [`crate::conn`] (the handler) and [`crate::node`] (the shared state), and
+//! neither depends on it.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use xrpc_net::{NetConfig, Server};
+
+use crate::auth::Accounts;
+use crate::cache::RequestCache;
+use crate::config::ServerConfig;
+use crate::conn::NodeHandler;
+use crate::engine::Engine;
+use crate::engine::sqlite::{ParseSynchronousError, SqliteEngine, SqliteOptions};
+use crate::node::NodeShared;
+use crate::settings::Settings;
+use crate::users::UserConfig;
+use crate::var_store::Variables;
+use crate::vars::{VarId, VarValue};
+
+/// Why a node could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The data directory could not be created.
+    #[error("cannot create data directory {}: {source}", path.display())]
+    DataDir {
+        /// The directory.
+        path: PathBuf,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+    /// A setting's value is not usable.
+    #[error("{name}: {message}")]
+    Setting {
+        /// The setting's name.
+        name: &'static str,
+        /// What is wrong with its value.
+        message: String,
+    },
+    /// The engine could not open the database.
+    #[error("cannot open {}: {message}", path.display())]
+    OpenEngine {
+        /// The database file.
+        path: PathBuf,
+        /// The engine's error message.
+        message: String,
+    },
+    /// The framework could not listen.
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+}
+
+/// A last adjustment of the framework settings and the shared state before the node starts.
+type Tune = Box<dyn FnOnce(&mut NetConfig, &mut NodeShared)>;
+
+/// How to start a node. Every part has the server's default except the engine; tests usually set
+/// [`loopback`](Self::loopback) and their accounts.
+pub struct NodeBuilder {
+    engine: Arc<dyn Engine>,
+    net: NetConfig,
+    users: Vec<UserConfig>,
+    vars: Arc<Variables>,
+    cache: RequestCache,
+    tune: Option<Tune>,
+}
+
+impl std::fmt::Debug for NodeBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NodeBuilder")
+            .field("engine", &self.engine.name())
+            .field("listen", &self.net.listen)
+            .field("users", &self.users.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl NodeBuilder {
+    /// A node over `engine` with the default framework settings, variables and request cache, and
+    /// the built-in `root` account (no password, local connections only).
+    pub fn new(engine: Arc<dyn Engine>) -> Self {
+        Self {
+            engine,
+            net: NetConfig::default(),
+            users: vec![UserConfig::builtin_root()],
+            vars: Arc::new(Variables::new()),
+            cache: RequestCache::default(),
+            tune: None,
+        }
+    }
+
+    /// A node over an SQLite database at `db`, opened with `options`.
+    pub fn sqlite(db: &Path, options: SqliteOptions) -> Result<Self, StartError> {
+        let engine = SqliteEngine::open(db, options).map_err(|e| StartError::OpenEngine {
+            path: db.to_owned(),
+            message: e.message,
+        })?;
+        Ok(Self::new(Arc::new(engine)))
+    }
+
+    /// The node `config` describes, as the `xrpc-server` binary runs it: the data directory is
+    /// created if missing and the SQLite database in it opened with the configured options.
+    pub fn from_config(config: &ServerConfig) -> Result<Self, StartError> {
+        std::fs::create_dir_all(&config.data_dir).map_err(|source| StartError::DataDir {
+            path: config.data_dir.clone(),
+            source,
+        })?;
+        let options = SqliteOptions {
+            synchronous: config.sqlite_synchronous().parse().map_err(
+                |e: ParseSynchronousError| StartError::Setting {
+                    name: "sqlite_synchronous",
+                    message: e.to_string(),
+                },
+            )?,
+            busy_timeout: config.sqlite_busy_timeout(),
+            begin_immediate: config.sqlite_begin_immediate(),
+            ..SqliteOptions::default()
+        };
+        let builder = Self::sqlite(&config.db_path(), options)?
+            .net(config.net_config())
+            .users(config.users.clone())
+            .vars(Arc::new(config.variables()))
+            .request_cache(RequestCache::new(
+                config.request_cache_instances(),
+                config.request_cache_number(),
+                config.request_cache_max_length(),
+            ));
+        Ok(builder)
+    }
+
+    /// The framework's settings, replacing the defaults.
+    pub fn net(mut self, net: NetConfig) -> Self {
+        self.net = net;
+        self
+    }
+
+    /// Adjusts the framework's settings in place.
+    pub fn tune_net(mut self, tune: impl FnOnce(&mut NetConfig)) -> Self {
+        tune(&mut self.net);
+        self
+    }
+
+    /// Listens on `listen` (port 0: a free one) with one group of two workers: the shape every
+    /// in-process test node has, small enough for a loaded machine.
+    pub fn loopback(self, listen: SocketAddr) -> Self {
+        self.tune_net(|net| {
+            net.listen = listen;
+            net.groups = 1;
+            net.threads_per_group = 2;
+        })
+    }
+
+    /// The accounts that may connect, replacing the built-in `root`.
+    pub fn users(mut self, users: Vec<UserConfig>) -> Self {
+        self.users = users;
+        self
+    }
+
+    /// The variables the node runs with.
+    pub fn vars(mut self, vars: Arc<Variables>) -> Self {
+        self.vars = vars;
+        self
+    }
+
+    /// The statement-digest cache.
+    pub fn request_cache(mut self, cache: RequestCache) -> Self {
+        self.cache = cache;
+        self
+    }
+
+    /// Lets `tune` adjust the framework settings and the shared state just before the node starts
+    /// (tests set variables here).
+    pub fn tune(mut self, tune: impl FnOnce(&mut NetConfig, &mut NodeShared) + 'static) -> Self {
+        self.tune = Some(Box::new(tune));
+        self
+    }
+
+    /// Starts the node: the framework listens, and the read-only `rpc_port` variable says on
+    /// which port.
+    pub fn start(self) -> Result<Node, StartError> {
+        let Self {
+            engine,
+            mut net,
+            users,
+            vars,
+            cache,
+            tune,
+        } = self;
+        let mut shared =
+            NodeShared::new(engine, cache, Accounts::new(users), vars, net.frame.format);
+        if let Some(tune) = tune {
+            tune(&mut net, &mut shared);
+        }
+        let addr = net.listen;
+        Node::start(net, Arc::new(shared)).map_err(|source| StartError::Listen { addr, source })
+    }
+}
+
+/// A running data node.
+#[derive(Debug)]
+pub struct Node {
+    shared: Arc<NodeShared>,
+    server: Option<Server<NodeHandler>>,
+}
+
+impl Node {
+    /// Starts serving `shared` with the framework configured by `net`. [`NodeBuilder`] is the
+    /// usual way in.
+    pub fn start(net: NetConfig, shared: Arc<NodeShared>) -> std::io::Result<Self> {
+        let server = Server::start(net, NodeHandler::new(Arc::clone(&shared)))?;
+        shared.started(server.groups().to_vec());
+        let port = server.local_addr().port();
+        let _ = shared
+            .vars
+            .set_internal(VarId::RpcPort, VarValue::Int(i64::from(port)));
+        Ok(Self {
+            shared,
+            server: Some(server),
+        })
+    }
+
+    /// The address the node listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.server().local_addr()
+    }
+
+    /// The shared state.
+    pub fn shared(&self) -> &Arc<NodeShared> {
+        &self.shared
+    }
+
+    /// The framework.
+    pub fn server(&self) -> &Server<NodeHandler> {
+        self.server.as_ref().expect("running")
+    }
+
+    /// Drains and stops: stops accepting, answers each session's queued requests with FATAL 1053
+    /// (the session is removed), lets running statements finish for up to the framework's
+    /// `shutdown_grace` (`xrpc_drain_timeout`) and interrupts those still running (1317), closes
+    /// every connection, joins every worker, and checkpoints the engine.
+    pub fn shutdown(mut self) {
+        self.shared.begin_drain();
+        if let Some(server) = self.server.take() {
+            // The framework joins its workers after its grace, and runs the connections' close
+            // callbacks (which kill their statements) only after that join: a statement still
+            // running would keep its worker, and so this call, waiting until it ends by itself.
+            // So statements get the same grace here, then are interrupted (twice, as a statement
+            // just starting clears its engine's interrupt flag).
+            let deadline = Instant::now() + server.config().shutdown_grace;
+            while Instant::now() < deadline && self.shared.running_statements() > 0 {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            if self.shared.interrupt_running() > 0 {
+                std::thread::sleep(Duration::from_millis(20));
+                self.shared.interrupt_running();
+            }
+            server.shutdown();
+        }
+        if let Err(err) = self.shared.engine.checkpoint() {
+            tracing::warn!(%err, "checkpoint at shutdown failed");
+        }
+    }
+}

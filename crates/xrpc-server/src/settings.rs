@@ -1,0 +1,146 @@
+//! Typed getters over the variables, shared by the live values and the start-up configuration.
+//!
+//! [`Settings`] has three required methods that read one variable's slot by kind, and provides a
+//! getter per variable the node reads by name (`max_sessions()`, `frame_config()`, …).
+//! [`crate::var_store::Variables`] implements it over the live values, and
+//! [`crate::config::ServerConfig`] over the start-up ones, so both read a variable the same way
+//! and the getters are written once. Values are within their kind's range (both stores check
+//! them before storing), so the casts below are exact.
+
+use std::time::Duration;
+
+use xrpc_proto::{FrameConfig, HeaderFormat};
+
+use crate::vars::VarId;
+
+/// Typed access to variable values; implement the three `read_*` methods, get the rest.
+pub trait Settings {
+    /// The value of an ON/OFF variable; `false` for another kind.
+    fn read_bool(&self, id: VarId) -> bool;
+
+    /// The value of an integer variable (never negative in this table); 0 for another kind.
+    fn read_int(&self, id: VarId) -> i64;
+
+    /// The value of a choice variable; empty for another kind.
+    fn read_choice(&self, id: VarId) -> &'static str;
+
+    /// `xrpc_work_queue_spill`.
+    fn work_queue_spill(&self) -> bool {
+        self.read_bool(VarId::WorkQueueSpill)
+    }
+
+    /// `xrpc_enable_perf_hist`.
+    fn perf_hist_enabled(&self) -> bool {
+        self.read_bool(VarId::EnablePerfHist)
+    }
+
+    /// `xrpc_max_queued_messages`.
+    fn max_queued_messages(&self) -> usize {
+        self.read_int(VarId::MaxQueuedMessages) as usize
+    }
+
+    /// `xrpc_max_sessions`.
+    fn max_sessions(&self) -> usize {
+        self.read_int(VarId::MaxSessions) as usize
+    }
+
+    /// `xrpc_auth_max_failures`.
+    fn auth_max_failures(&self) -> u32 {
+        self.read_int(VarId::AuthMaxFailures) as u32
+    }
+
+    /// `xrpc_shared_session_lifetime`.
+    fn shared_session_lifetime(&self) -> Duration {
+        millis(self.read_int(VarId::SharedSessionLifetime))
+    }
+
+    /// `xrpc_epoll_group_ctx_refresh_time`.
+    fn ctx_refresh_time(&self) -> Duration {
+        millis(self.read_int(VarId::CtxRefreshTime))
+    }
+
+    /// `xrpc_request_cache_max_length`.
+    fn request_cache_max_length(&self) -> usize {
+        self.read_int(VarId::RequestCacheMaxLength) as usize
+    }
+
+    /// `xrpc_request_cache_instances`.
+    fn request_cache_instances(&self) -> usize {
+        self.read_int(VarId::RequestCacheInstances) as usize
+    }
+
+    /// `xrpc_request_cache_number`.
+    fn request_cache_number(&self) -> usize {
+        self.read_int(VarId::RequestCacheNumber) as usize
+    }
+
+    /// `xrpc_chunk_result_default`.
+    fn chunk_result_default(&self) -> bool {
+        self.read_bool(VarId::ChunkResultDefault)
+    }
+
+    /// `xrpc_net_write_timeout`.
+    fn net_write_timeout(&self) -> Duration {
+        millis(self.read_int(VarId::NetWriteTimeout))
+    }
+
+    /// `xrpc_max_allowed_packet`.
+    fn max_allowed_packet(&self) -> u32 {
+        self.read_int(VarId::MaxAllowedPacket) as u32
+    }
+
+    /// `xrpc_sqlite_synchronous`: `OFF`, `NORMAL`, `FULL` or `EXTRA`, ready for the PRAGMA.
+    fn sqlite_synchronous(&self) -> &'static str {
+        self.read_choice(VarId::SqliteSynchronous)
+    }
+
+    /// `xrpc_sqlite_begin_immediate`.
+    fn sqlite_begin_immediate(&self) -> bool {
+        self.read_bool(VarId::SqliteBeginImmediate)
+    }
+
+    /// `xrpc_sqlite_busy_timeout`.
+    fn sqlite_busy_timeout(&self) -> Duration {
+        millis(self.read_int(VarId::SqliteBusyTimeout))
+    }
+
+    /// `xrpc_drain_timeout`.
+    fn drain_timeout(&self) -> Duration {
+        millis(self.read_int(VarId::DrainTimeout))
+    }
+
+    /// The frame format (`xrpc_galaxy_protocol`, `xrpc_galaxy_version`) and
+    /// `xrpc_max_allowed_packet`.
+    fn frame_config(&self) -> FrameConfig {
+        frame_config(
+            self.read_bool(VarId::GalaxyProtocol),
+            self.read_int(VarId::GalaxyVersion),
+            self.read_int(VarId::MaxAllowedPacket),
+        )
+    }
+
+    /// `rpc_port`: the port the node listens on.
+    fn rpc_port(&self) -> u16 {
+        self.read_int(VarId::RpcPort) as u16
+    }
+}
+
+/// A non-negative millisecond count as a duration.
+pub(crate) fn millis(ms: i64) -> Duration {
+    Duration::from_millis(ms.max(0) as u64)
+}
+
+/// The frame configuration for checked values.
+fn frame_config(galaxy: bool, version: i64, max_packet: i64) -> FrameConfig {
+    let format = if galaxy {
+        HeaderFormat::Galaxy {
+            version: version as u8,
+        }
+    } else {
+        HeaderFormat::Standard
+    };
+    FrameConfig {
+        format,
+        max_packet: max_packet as u32,
+    }
+}
