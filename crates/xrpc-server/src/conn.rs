@@ -13,8 +13,12 @@
 //!   is removed, exactly once, by close, kill, overflow or the end of the connection; the node's
 //!   session count moves only at insertion and removal.
 //! - The first frame the server sends on a new session is its OK or a FATAL error.
-//! - A frame that cannot be decoded ends the connection after one FATAL error; other connections
-//!   are untouched.
+//! - A frame that cannot be decoded ends the connection after one FATAL error on sid 0; other
+//!   connections are untouched.
+//! - FATAL has one meaning: on sid 0 the connection ends, on any other sid that sid's session is
+//!   gone (or never existed). A live session is ended only through [`Session::send_last`], so its
+//!   FATAL (or SESS_CLOSE's OK) is the last frame the client sees from it; requests still queued
+//!   are not run and get no answer of their own; the FATAL answers them all.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
@@ -28,13 +32,14 @@ use rand::RngCore;
 use xrpc_net::ConnRef;
 use xrpc_net::handler::{FrameBatch, FrameRef, Handler, RunContext, UnitId};
 use xrpc_proto::codes;
-use xrpc_proto::frame::{CONNECTION_SID, encode_message_frame, is_auto_commit_sid};
+use xrpc_proto::frame::{CONNECTION_SID, is_auto_commit_sid};
 use xrpc_proto::messages::{ClientMessage, ServerType, pb};
 use xrpc_proto::{FrameError, Severity, WireError};
 
 use crate::auth::{AuthStep, Authenticator};
+use crate::encode::{send_error, send_fatal, send_message};
 use crate::node::NodeShared;
-use crate::session::{Pushed, Request, RunOutcome, Session, send_error, send_fatal};
+use crate::session::{Pushed, Request, RunOutcome, Session};
 
 /// The data node's [`Handler`].
 #[derive(Debug)]
@@ -130,6 +135,19 @@ impl NodeHandler {
         }
     }
 
+    /// Ends `session` with FATAL `code` as its last frame, then removes it. Whatever its running
+    /// statement still produces is dropped by the session's send gate.
+    fn end_session(
+        &self,
+        conn: &ConnRef,
+        state: &ConnState,
+        session: &Arc<Session>,
+        code: &codes::ErrorCode,
+    ) {
+        session.send_last_fatal(conn, self.node.format, &WireError::from_code(code));
+        self.remove(state, session);
+    }
+
     fn on_frame(
         &self,
         conn: &ConnRef,
@@ -144,7 +162,8 @@ impl NodeHandler {
             Ok(message) => message,
             Err(err) => {
                 tracing::warn!(peer = ?state.peer, sid, type_id = frame.type_id, %err, "closing connection on an undecodable frame");
-                send_error(conn, format, sid, &err.to_wire());
+                // It ends the connection, so it goes on sid 0 (docs/PROTOCOL.md, "FATAL").
+                send_error(conn, format, CONNECTION_SID, &err.to_wire());
                 conn.fin();
                 return;
             }
@@ -281,8 +300,10 @@ impl NodeHandler {
 
     fn new_session(&self, conn: &ConnRef, state: &ConnState, sid: u64) {
         let format = self.node.format;
-        if state.sessions.read().contains_key(&sid) {
-            send_fatal(conn, format, sid, &codes::DUPLICATE_SESSION);
+        if let Some(existing) = state.session(sid) {
+            // The client believes the sid is free, so its view and ours differ: end the session
+            // it forgot (FATAL always means the sid's session is gone) and let it start over.
+            self.end_session(conn, state, &existing, &codes::DUPLICATE_SESSION);
             return;
         }
         let Some(number) = self.node.session_added(false) else {
@@ -316,8 +337,7 @@ impl NodeHandler {
             return;
         };
         if kill.r#type == pb::session::kill_session::KillType::Connection as i32 {
-            self.remove(state, &session);
-            send_fatal(conn, format, sid, &codes::SESSION_KILLED);
+            self.end_session(conn, state, &session, &codes::SESSION_KILLED);
         } else {
             // The running statement ends with its own ERROR; the kill itself has no reply.
             session.kill_query();
@@ -348,8 +368,7 @@ impl NodeHandler {
             Pushed::Queued => {}
             Pushed::Gone(_) => send_fatal(conn, format, sid, &codes::SESSION_NOT_FOUND),
             Pushed::Overflow => {
-                send_fatal(conn, format, sid, &codes::SESSION_QUEUE_OVERFLOW);
-                self.remove(state, &session);
+                self.end_session(conn, state, &session, &codes::SESSION_QUEUE_OVERFLOW)
             }
         }
     }
@@ -383,22 +402,26 @@ impl NodeHandler {
                 None => return,
             },
         };
-        let pushed = match session.push(request, 1) {
+        // Pipelined requests queue behind each other as on a normal session, so the answers
+        // follow request order; the shared session retires once its queue is empty.
+        let max_queued = self.node.max_queued_messages();
+        let (session, pushed) = match session.push(request, max_queued) {
             Pushed::Gone(request) => match self.new_auto_commit_session(conn, state, sid) {
-                Some(fresh) => fresh.push(request, 1),
+                Some(fresh) => {
+                    let pushed = fresh.push(request, max_queued);
+                    (fresh, pushed)
+                }
                 None => return,
             },
-            other => other,
+            other => (session, other),
         };
         match pushed {
             Pushed::Runnable => runnable.push(UnitId(sid)),
-            Pushed::Gone(_) | Pushed::Queued | Pushed::Overflow => {
-                let err = WireError::with_message(
-                    &codes::UNEXPECTED_MESSAGE,
-                    "An auto-commit sid runs one request at a time; wait for the previous answer",
-                );
-                send_error(conn, format, sid, &err);
+            Pushed::Queued => {}
+            Pushed::Overflow => {
+                self.end_session(conn, state, &session, &codes::SESSION_QUEUE_OVERFLOW)
             }
+            Pushed::Gone(_) => send_fatal(conn, format, sid, &codes::SESSION_NOT_FOUND),
         }
     }
 }
@@ -483,19 +506,14 @@ impl Handler for NodeHandler {
         }
         if let Some(session) = state.session(unit.0) {
             tracing::warn!(peer = ?state.peer, sid = unit.0, "work queue full; failing the session");
-            send_fatal(conn, self.node.format, unit.0, &codes::WORK_QUEUE_OVERFLOW);
-            self.remove(state, &session);
+            self.end_session(conn, state, &session, &codes::WORK_QUEUE_OVERFLOW);
         }
     }
 
     fn on_frame_error(&self, conn: &ConnRef, state: &ConnState, err: &FrameError) {
         tracing::warn!(peer = ?state.peer, %err, "closing connection on a framing error");
-        send_error(
-            conn,
-            self.node.format,
-            err.sid().unwrap_or(CONNECTION_SID),
-            &err.to_wire(),
-        );
+        // It ends the connection, so it goes on sid 0 whatever sid the header named.
+        send_error(conn, self.node.format, CONNECTION_SID, &err.to_wire());
     }
 
     fn on_close(&self, _conn: &ConnRef, state: &ConnState) {
@@ -519,17 +537,4 @@ fn any_uint(value: u64) -> pb::datatypes::Any {
         }),
         ..Default::default()
     }
-}
-
-/// Encodes one message and sends it at once.
-fn send_message<M: prost::Message>(
-    conn: &ConnRef,
-    format: xrpc_proto::HeaderFormat,
-    sid: u64,
-    message_type: ServerType,
-    message: &M,
-) {
-    let mut buf = Vec::with_capacity(32 + message.encoded_len());
-    encode_message_frame(&mut buf, format, sid, message_type.id(), message);
-    let _ = conn.send(&buf);
 }
