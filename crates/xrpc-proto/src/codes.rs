@@ -85,13 +85,13 @@ macro_rules! error_codes {
 error_codes! {
     ACCESS_DENIED = 1045, "28000", Error,
         "Access denied for user",
-        "Wrong user or password, or any request other than the capabilities probe before authentication.";
+        "Wrong user or password, or any request other than the capabilities probe before authentication. FATAL on sid 0, and the connection is closed, at the `xrpc_auth_max_failures`-th failure.";
     NOT_SUPPORTED_AUTH_MODE = 1251, "08004", Error,
         "Authentication mechanism not supported",
         "An authentication mechanism other than MYSQL41 (PLAIN needs TLS, which xrpc does not offer yet).";
-    TOO_MANY_AUTH_FAILURES = 1129, "HY000", Fatal,
-        "Too many authentication failures; connection closed",
-        "A connection exceeded the configured number of failed authentications; it is closed after this.";
+    HANDSHAKE_TIMEOUT = 1043, "08S01", Fatal,
+        "Bad handshake",
+        "A connection did not authenticate within `connect_timeout` seconds; sent on sid 0, and the connection is closed.";
     PACKET_TOO_LARGE = 1153, "S1000", Fatal,
         "Got a packet bigger than 'max_allowed_packet' bytes",
         "A frame header announces more than `max_allowed_packet`; the connection is closed after this.";
@@ -121,7 +121,7 @@ error_codes! {
         "SESS_NEW for a sid that already has a session; that session is ended (this is its last frame).";
     TOO_MANY_SESSIONS = 1040, "08004", Fatal,
         "Too many sessions",
-        "SESS_NEW over the node's `max_sessions`.";
+        "SESS_NEW over the node's `max_sessions` (\"Too many sessions\"), or a connection over `max_connections` (\"Too many connections\", on sid 0, and the connection is closed).";
     UNSUPPORTED_OPTION = 7007, "HY000", Error,
         "Unsupported request option",
         "An option the sid cannot honour, e.g. chunk results, feedback or a digest-only request on an auto-commit sid, or a statement that would leave state on one (BEGIN, START TRANSACTION, SET autocommit = 0, a temporary table).";

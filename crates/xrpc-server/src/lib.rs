@@ -10,6 +10,7 @@ pub mod engine;
 pub mod flow;
 pub mod metrics;
 pub mod node;
+pub mod peer_log;
 pub mod result;
 pub mod session;
 pub mod vars;

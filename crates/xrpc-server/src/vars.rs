@@ -373,6 +373,11 @@ variables! {
         "Sessions on the node; SESS_NEW beyond it gets FATAL."),
     AuthMaxFailures => int("xrpc_auth_max_failures", 1, 1000, 10, Dynamic,
         "Failed authentications after which a connection is closed."),
+    // Connection admission (MySQL's names are aliases, below).
+    ConnectTimeout => int("xrpc_connect_timeout", 2, 31_536_000, 10, Dynamic,
+        "Seconds a new connection may take to authenticate; then it gets FATAL 1043 and is closed."),
+    MaxConnections => int("xrpc_max_connections", 1, 100_000, 1024, Dynamic,
+        "Client connections; one more is refused with 1040, except one extra kept for root. Keep it below the fd limit."),
     SharedSessionLifetime => int("xrpc_shared_session_lifetime", 1000, 3_600_000, 60_000, Dynamic,
         "Milliseconds a pooled shared session (auto-commit sids) lives before it is replaced."),
     CtxRefreshTime => int("xrpc_epoll_group_ctx_refresh_time", 1000, 60_000, 10_000, Dynamic,
@@ -489,6 +494,10 @@ variables! {
         "Sessions start in autocommit mode; SET autocommit changes a session's own."),
     MaxAllowedPacketAlias => alias("max_allowed_packet", VarId::MaxAllowedPacket,
         VarKind::Int { min: 4096, max: 1 << 30 }, VarValue::Int(64 << 20)),
+    ConnectTimeoutAlias => alias("connect_timeout", VarId::ConnectTimeout,
+        VarKind::Int { min: 2, max: 31_536_000 }, VarValue::Int(10)),
+    MaxConnectionsAlias => alias("max_connections", VarId::MaxConnections,
+        VarKind::Int { min: 1, max: 100_000 }, VarValue::Int(1024)),
     LowerCaseTableNames => int("lower_case_table_names", 0, 2, 0, ReadOnly,
         "Table names are stored as given."),
     SqlMode => text("sql_mode", "",
@@ -849,6 +858,18 @@ macro_rules! typed_getters {
             /// `xrpc_auth_max_failures`.
             pub fn auth_max_failures(&self) -> u32 {
                 self.read_int($crate::vars::VarId::AuthMaxFailures) as u32
+            }
+
+            /// `xrpc_connect_timeout` (MySQL's `connect_timeout`).
+            pub fn connect_timeout(&self) -> std::time::Duration {
+                std::time::Duration::from_secs(
+                    self.read_int($crate::vars::VarId::ConnectTimeout) as u64
+                )
+            }
+
+            /// `xrpc_max_connections` (MySQL's `max_connections`).
+            pub fn max_connections(&self) -> usize {
+                self.read_int($crate::vars::VarId::MaxConnections) as usize
             }
 
             /// `xrpc_shared_session_lifetime`.
