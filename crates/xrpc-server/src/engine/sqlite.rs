@@ -142,7 +142,9 @@ use std::time::{Duration, Instant};
 use parking_lot::Mutex;
 use rusqlite::functions::FunctionFlags;
 use rusqlite::types::Value as SqlValue;
-use rusqlite::{Batch, Connection, ErrorCode, InterruptHandle, OpenFlags, Statement, ffi};
+use rusqlite::{
+    Batch, CachedStatement, Connection, ErrorCode, InterruptHandle, OpenFlags, Statement, ffi,
+};
 use xrpc_proto::codes;
 use xrpc_proto::value::Value;
 
@@ -578,9 +580,10 @@ impl SqliteConn {
         self.check_single_statement(sql)?;
         let interrupted = || self.shared.interrupted.load(Ordering::Acquire);
         let map = |err| map_error(err, interrupted());
-        let (mut cached, mut uncached) = (None, None);
+        let mut cached: Option<CachedStatement<'_>> = None;
+        let mut uncached: Option<Statement<'_>> = None;
         let stmt: &mut Statement<'_> = if sql.len() <= CACHED_STATEMENT_MAX_LEN {
-            &mut **cached.insert(self.conn.prepare_cached(sql).map_err(map)?)
+            cached.insert(self.conn.prepare_cached(sql).map_err(map)?)
         } else {
             uncached.insert(self.conn.prepare(sql).map_err(map)?)
         };
