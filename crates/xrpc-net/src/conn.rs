@@ -46,12 +46,12 @@ use std::fmt;
 use std::io;
 use std::net::SocketAddr;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
-use xrpc_proto::FrameHeader;
+use xrpc_proto::{FrameConfig, FrameHeader};
 
 use crate::gate::{Pass, RecvGate};
 use crate::group::{
@@ -88,6 +88,8 @@ struct ConnShared {
     send_lock: Mutex<()>,
     closed: AtomicBool,
     task: OnceLock<Weak<dyn ConnTask>>,
+    /// This connection's own, lower `max_allowed_packet`, or 0 for the configured one.
+    max_packet: AtomicU32,
 }
 
 /// Why a send failed. The connection has been finished, except for [`SendError::Closed`] where it
@@ -170,6 +172,27 @@ impl ConnRef {
         if let Some(task) = g.table.remove(s.token) {
             s.group.defer_close(task);
         }
+    }
+
+    /// Lowers `max_allowed_packet` for this connection alone, or with `None` restores the configured
+    /// one. A server uses it to refuse large frames before a client authenticates. It applies from
+    /// the next header the receive path reads; a header over it is a framing error
+    /// ([`Handler::on_frame_error`]), found before any memory is reserved for the body. A limit at
+    /// or above the configured one changes nothing.
+    pub fn limit_max_packet(&self, limit: Option<u32>) {
+        self.0
+            .max_packet
+            .store(limit.unwrap_or(0), Ordering::Release);
+    }
+
+    /// The frame configuration in force for this connection.
+    fn frame_config(&self) -> FrameConfig {
+        let mut config = self.0.group.0.cfg.frame;
+        let limit = self.0.max_packet.load(Ordering::Acquire);
+        if limit != 0 && limit < config.max_packet {
+            config.max_packet = limit;
+        }
+        config
     }
 
     /// Queues `unit` of this connection to run on a worker.
@@ -442,40 +465,54 @@ impl<H: Handler> Conn<H> {
         let header_len = frame_cfg.format.header_len();
         let buf = &st.fixed[..st.filled];
         let mut pos = 0;
-        let mut count = 0usize;
         let mut large = 0usize;
-        let mut error = None;
+        // Usually one round. The frames a round delivers may raise this connection's own packet
+        // limit (authentication does); a frame that failed the old limit is then cut again under
+        // the new one instead of failing the connection.
         loop {
-            match FrameHeader::parse(&buf[pos..], frame_cfg) {
-                Ok(Some(h)) => {
-                    let wire = header_len + h.body_len as usize;
-                    if buf.len() - pos >= wire {
-                        pos += wire;
-                        count += 1;
-                    } else {
-                        if wire > st.fixed.len() {
-                            large = wire;
+            let limits = self.conn.frame_config();
+            let start = pos;
+            let mut count = 0usize;
+            let mut error = None;
+            loop {
+                match FrameHeader::parse(&buf[pos..], &limits) {
+                    Ok(Some(h)) => {
+                        let wire = header_len + h.body_len as usize;
+                        if buf.len() - pos >= wire {
+                            pos += wire;
+                            count += 1;
+                        } else {
+                            if wire > st.fixed.len() {
+                                large = wire;
+                            }
+                            break;
                         }
+                    }
+                    Ok(None) => break,
+                    Err(e) => {
+                        error = Some(e);
                         break;
                     }
                 }
-                Ok(None) => break,
-                Err(e) => {
-                    error = Some(e);
-                    break;
-                }
             }
-        }
-        if count > 0 {
-            let mut batch = FrameBatch::new(&buf[..pos], frame_cfg, count);
-            self.handler
-                .on_frames(&self.conn, &self.state, &mut batch, runnable);
-            NetCounters::add(&g.counters.frames_received, count as u64);
-        }
-        if let Some(e) = error {
-            self.handler.on_frame_error(&self.conn, &self.state, &e);
-            self.conn.fin();
-            return Pass::Stop;
+            if count > 0 {
+                let mut batch = FrameBatch::new(&buf[start..pos], frame_cfg, count);
+                self.handler
+                    .on_frames(&self.conn, &self.state, &mut batch, runnable);
+                NetCounters::add(&g.counters.frames_received, count as u64);
+            }
+            if let Some(e) = error {
+                if count > 0
+                    && !self.conn.is_closed()
+                    && self.conn.frame_config().max_packet > limits.max_packet
+                {
+                    continue;
+                }
+                self.handler.on_frame_error(&self.conn, &self.state, &e);
+                self.conn.fin();
+                return Pass::Stop;
+            }
+            break;
         }
         if pos > 0 {
             st.fixed.copy_within(pos..st.filled, 0);
@@ -609,6 +646,10 @@ pub(crate) struct Factory<H: Handler> {
 }
 
 impl<H: Handler> ConnFactory for Factory<H> {
+    fn accept_failed(&self, err: &io::Error) {
+        self.handler.on_accept_error(err);
+    }
+
     fn create(
         &self,
         group: &GroupHandle,
@@ -625,6 +666,7 @@ impl<H: Handler> ConnFactory for Factory<H> {
             send_lock: Mutex::new(()),
             closed: AtomicBool::new(false),
             task: OnceLock::new(),
+            max_packet: AtomicU32::new(0),
         }));
         let state = self.handler.on_connect(&shared);
         let conn: Arc<dyn ConnTask> = Arc::new(Conn {

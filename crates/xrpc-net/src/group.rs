@@ -98,6 +98,9 @@ pub(crate) trait ConnFactory: Send + Sync {
         peer: Option<std::net::SocketAddr>,
         token: u64,
     ) -> Arc<dyn ConnTask>;
+
+    /// `accept` failed; reported to the handler's `on_accept_error`.
+    fn accept_failed(&self, err: &std::io::Error);
 }
 
 /// A queued piece of work.
@@ -573,7 +576,8 @@ impl GroupHandle {
             match sys::accept(listener.as_fd(), &opts) {
                 sys::Accepted::Conn(fd, peer) => self.register(fd, peer),
                 sys::Accepted::WouldBlock => return,
-                sys::Accepted::Error => {
+                sys::Accepted::Error(err) => {
+                    g.factory.accept_failed(&err);
                     // Out of fds or memory: the edge is consumed, so retry from a timer.
                     self.schedule_timer(Duration::from_millis(50), None, |g| g.accept_all());
                     return;

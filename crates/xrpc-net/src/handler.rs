@@ -76,6 +76,13 @@ pub trait Handler: Send + Sync + 'static {
     fn on_close(&self, conn: &ConnRef, state: &Self::Conn) {
         let _ = (conn, state);
     }
+
+    /// `accept` failed on a group's listener, typically because the process is out of file
+    /// descriptors (`EMFILE`/`ENFILE`) or memory. The framework retries after 50 ms; this is the
+    /// place to log it (rate-limited: it repeats while the shortage lasts).
+    fn on_accept_error(&self, err: &std::io::Error) {
+        let _ = err;
+    }
 }
 
 /// One decoded frame, borrowing the receive buffer.

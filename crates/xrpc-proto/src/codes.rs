@@ -85,19 +85,19 @@ macro_rules! error_codes {
 error_codes! {
     ACCESS_DENIED = 1045, "28000", Error,
         "Access denied for user",
-        "Wrong user or password, or any request other than the capabilities probe before authentication.";
+        "Wrong user or password, or any request other than the capabilities probe before authentication. FATAL on sid 0, and the connection is closed, at the `xrpc_auth_max_failures`-th failure.";
     NOT_SUPPORTED_AUTH_MODE = 1251, "08004", Error,
         "Authentication mechanism not supported",
         "An authentication mechanism other than MYSQL41 (PLAIN needs TLS, which xrpc does not offer yet).";
-    TOO_MANY_AUTH_FAILURES = 1129, "HY000", Fatal,
-        "Too many authentication failures; connection closed",
-        "A connection exceeded the configured number of failed authentications; it is closed after this.";
+    HANDSHAKE_TIMEOUT = 1043, "08S01", Fatal,
+        "Bad handshake",
+        "A connection did not authenticate within `connect_timeout` seconds; sent on sid 0, and the connection is closed.";
     PACKET_TOO_LARGE = 1153, "S1000", Fatal,
         "Got a packet bigger than 'max_allowed_packet' bytes",
         "A frame header announces more than `max_allowed_packet`; the connection is closed after this.";
     MALFORMED_FRAME = 5000, "HY000", Fatal,
         "Malformed frame",
-        "A header with length 0, a galaxy version mismatch, or a body that does not decode; the connection is closed after this when on sid 0.";
+        "A header with length 0, a galaxy version mismatch, or a body that does not decode; sent on sid 0, and the connection is closed after this.";
     UNKNOWN_MESSAGE_TYPE = 1047, "08S01", Fatal,
         "Unknown message type",
         "A type id that no client message has; the connection is closed after this.";
@@ -109,22 +109,22 @@ error_codes! {
         "A request names a sid with no session on this connection.";
     SESSION_QUEUE_OVERFLOW = 7003, "HY000", Fatal,
         "Session max_queued_messages limit exceed.",
-        "A session's command queue is full; the session is removed.";
+        "A session's command queue is full; the session is removed and its queued requests are not run (this is its last frame).";
     WORK_QUEUE_OVERFLOW = 7004, "70100", Fatal,
         "Work queue overflow.",
         "The epoll group's task queue is full and `xrpc_work_queue_spill` is OFF; the session is removed.";
     SESSION_KILLED = 7005, "70100", Fatal,
         "Session is killing.",
-        "SESS_KILL with type CONNECTION removed the session.";
+        "SESS_KILL with type CONNECTION removed the session; this is its last frame.";
     DUPLICATE_SESSION = 7006, "HY000", Fatal,
         "Duplicate session ID.",
-        "SESS_NEW for a sid that already has a session.";
+        "SESS_NEW for a sid that already has a session; that session is ended (this is its last frame).";
     TOO_MANY_SESSIONS = 1040, "08004", Fatal,
         "Too many sessions",
-        "SESS_NEW over the node's `max_sessions`.";
+        "SESS_NEW over the node's `max_sessions` (\"Too many sessions\"), or a connection over `max_connections` (\"Too many connections\", on sid 0, and the connection is closed).";
     UNSUPPORTED_OPTION = 7007, "HY000", Error,
         "Unsupported request option",
-        "An option the sid cannot honour, e.g. chunk results, feedback or a digest-only request on an auto-commit sid.";
+        "An option the sid cannot honour, e.g. chunk results, feedback or a digest-only request on an auto-commit sid, or a statement that would leave state on one (BEGIN, START TRANSACTION, SET autocommit = 0, a temporary table).";
     INVALID_TOKEN = 7008, "HY000", Error,
         "Invalid flow-control token",
         "A `token` below -1.";

@@ -43,15 +43,10 @@ impl WireError {
         self
     }
 
-    /// Whether a peer that sends this error on sid 0 closes the connection afterwards.
+    /// Whether a peer that sends this error on sid 0 closes the connection afterwards: every
+    /// FATAL on sid 0 does (docs/PROTOCOL.md, "FATAL: one rule").
     pub fn closes_connection(&self) -> bool {
-        [
-            codes::PACKET_TOO_LARGE.code,
-            codes::MALFORMED_FRAME.code,
-            codes::UNKNOWN_MESSAGE_TYPE.code,
-            codes::TOO_MANY_AUTH_FAILURES.code,
-        ]
-        .contains(&self.code)
+        self.severity == Severity::Fatal
     }
 }
 

@@ -184,8 +184,10 @@ impl Authenticator {
     fn fail(&mut self, err: WireError) -> AuthStep {
         self.failures += 1;
         if self.failures >= self.max_failures {
+            // Still an access denial (MySQL's 1129 means a blocked host, which this is not), but
+            // FATAL on sid 0: the connection ends.
             let closing = WireError::with_message(
-                &codes::TOO_MANY_AUTH_FAILURES,
+                &codes::ACCESS_DENIED,
                 format!(
                     "{}; {} failed attempts, closing the connection",
                     err.message, self.failures
@@ -357,6 +359,10 @@ mod tests {
             panic!("the second failure must close");
         };
         assert_eq!(err.severity, Severity::Fatal);
-        assert_eq!(err.code, codes::TOO_MANY_AUTH_FAILURES.code);
+        assert_eq!(
+            (err.code, err.sql_state.as_str()),
+            (codes::ACCESS_DENIED.code, "28000")
+        );
+        assert!(err.message.contains("2 failed attempts"), "{}", err.message);
     }
 }

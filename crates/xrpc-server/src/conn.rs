@@ -13,13 +13,17 @@
 //!   is removed, exactly once, by close, kill, overflow or the end of the connection; the node's
 //!   session count moves only at insertion and removal.
 //! - The first frame the server sends on a new session is its OK or a FATAL error.
-//! - A frame that cannot be decoded ends the connection after one FATAL error; other connections
-//!   are untouched.
+//! - A frame that cannot be decoded ends the connection after one FATAL error on sid 0; other
+//!   connections are untouched.
+//! - FATAL has one meaning: on sid 0 the connection ends, on any other sid that sid's session is
+//!   gone (or never existed). A live session is ended only through [`Session::send_last`], so its
+//!   FATAL (or SESS_CLOSE's OK) is the last frame the client sees from it; requests still queued
+//!   are not run and get no answer of their own; the FATAL answers them all.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -28,25 +32,49 @@ use rand::RngCore;
 use xrpc_net::ConnRef;
 use xrpc_net::handler::{FrameBatch, FrameRef, Handler, RunContext, UnitId};
 use xrpc_proto::codes;
-use xrpc_proto::frame::{CONNECTION_SID, encode_message_frame, is_auto_commit_sid};
+use xrpc_proto::frame::{CONNECTION_SID, is_auto_commit_sid};
 use xrpc_proto::messages::{ClientMessage, ServerType, pb};
 use xrpc_proto::{FrameError, Severity, WireError};
 
 use crate::auth::{AuthStep, Authenticator};
+use crate::encode::{send_error, send_fatal, send_message};
 use crate::node::NodeShared;
-use crate::session::{Pushed, Request, RunOutcome, Session, send_error, send_fatal};
+use crate::peer_log::{PeerEvent, PeerLog};
+use crate::session::{Pushed, Request, RunOutcome, Session};
 use crate::settings::Settings;
+
+/// The largest frame (`length`: type byte plus body) accepted before a connection authenticates.
+/// Authentication messages and the capabilities probe take a few hundred bytes; a larger header is
+/// refused with FATAL 1153 before anything is read or reserved for its body, so an unauthenticated
+/// client cannot make the node buffer up to `max_allowed_packet`.
+pub const PRE_AUTH_MAX_PACKET: u32 = 4096;
+
+/// The account that may take the connection slot kept free beyond `max_connections`.
+pub const RESERVED_SLOT_USER: &str = "root";
 
 /// The data node's [`Handler`].
 #[derive(Debug)]
 pub struct NodeHandler {
     node: Arc<NodeShared>,
+    /// Client connections now open (counted at accept, uncounted at close).
+    connections: AtomicUsize,
+    /// Rate limits the log lines that clients can provoke.
+    peer_log: Arc<PeerLog>,
 }
 
 impl NodeHandler {
     /// A handler serving `node`.
     pub fn new(node: Arc<NodeShared>) -> Self {
-        Self { node }
+        Self {
+            node,
+            connections: AtomicUsize::new(0),
+            peer_log: Arc::default(),
+        }
+    }
+
+    /// Client connections now open.
+    pub fn connections(&self) -> usize {
+        self.connections.load(Ordering::Relaxed)
     }
 }
 
@@ -55,7 +83,10 @@ impl NodeHandler {
 pub struct ConnState {
     peer: Option<SocketAddr>,
     auth: Mutex<Authenticator>,
-    authenticated: AtomicBool,
+    /// Shared with the `connect_timeout` timer.
+    authenticated: Arc<AtomicBool>,
+    /// Admitted into the slot beyond `max_connections`: only [`RESERVED_SLOT_USER`] may stay.
+    reserved_slot: bool,
     sessions: RwLock<HashMap<u64, Arc<Session>>>,
     spill: Arc<Spill>,
 }
@@ -113,6 +144,10 @@ impl ConnState {
     fn session(&self, sid: u64) -> Option<Arc<Session>> {
         self.sessions.read().get(&sid).cloned()
     }
+
+    fn peer_ip(&self) -> Option<std::net::IpAddr> {
+        self.peer.map(|p| p.ip())
+    }
 }
 
 impl NodeHandler {
@@ -131,6 +166,19 @@ impl NodeHandler {
         }
     }
 
+    /// Ends `session` with FATAL `code` as its last frame, then removes it. Whatever its running
+    /// statement still produces is dropped by the session's send gate.
+    fn end_session(
+        &self,
+        conn: &ConnRef,
+        state: &ConnState,
+        session: &Arc<Session>,
+        code: &codes::ErrorCode,
+    ) {
+        session.send_last_fatal(conn, self.node.format, &WireError::from_code(code));
+        self.remove(state, session);
+    }
+
     fn on_frame(
         &self,
         conn: &ConnRef,
@@ -144,8 +192,12 @@ impl NodeHandler {
         {
             Ok(message) => message,
             Err(err) => {
-                tracing::warn!(peer = ?state.peer, sid, type_id = frame.type_id, %err, "closing connection on an undecodable frame");
-                send_error(conn, format, sid, &err.to_wire());
+                if let Some(suppressed) = self.peer_log.admit(state.peer_ip(), PeerEvent::BadFrame)
+                {
+                    tracing::warn!(peer = ?state.peer, sid, type_id = frame.type_id, %err, suppressed, "closing connection on an undecodable frame");
+                }
+                // It ends the connection, so it goes on sid 0 (docs/PROTOCOL.md, "FATAL").
+                send_error(conn, format, CONNECTION_SID, &err.to_wire());
                 conn.fin();
                 return;
             }
@@ -223,6 +275,21 @@ impl NodeHandler {
                 let step = state.auth.lock().continue_(&answer, &self.node.accounts);
                 self.auth_step(conn, state, step);
             }
+            ClientMessage::ConnectionClose(_) => {
+                // The X Protocol's connection close, before or after authentication: OK, then
+                // the node closes (the PolarDB-X client itself just closes its socket).
+                send_message(
+                    conn,
+                    format,
+                    CONNECTION_SID,
+                    ServerType::Ok,
+                    &pb::Ok {
+                        msg: Some("bye!".into()),
+                        connection_id: None,
+                    },
+                );
+                conn.fin();
+            }
             other if !state.authenticated.load(Ordering::Acquire) => {
                 let _ = other;
                 send_error(
@@ -258,6 +325,11 @@ impl NodeHandler {
                 );
             }
             AuthStep::Authenticated { user, .. } => {
+                if state.reserved_slot && user != RESERVED_SLOT_USER {
+                    self.refuse_connection(conn, state, "only root may use the reserved slot");
+                    return;
+                }
+                conn.limit_max_packet(None);
                 state.authenticated.store(true, Ordering::Release);
                 tracing::debug!(peer = ?state.peer, %user, "authenticated");
                 send_message(
@@ -269,11 +341,19 @@ impl NodeHandler {
                 );
             }
             AuthStep::Refused(err) => {
-                tracing::info!(peer = ?state.peer, message = %err.message, "authentication refused");
+                if let Some(suppressed) =
+                    self.peer_log.admit(state.peer_ip(), PeerEvent::AuthFailed)
+                {
+                    tracing::info!(peer = ?state.peer, message = %err.message, suppressed, "authentication refused");
+                }
                 send_error(conn, format, CONNECTION_SID, &err);
             }
             AuthStep::RefusedAndClose(err) => {
-                tracing::warn!(peer = ?state.peer, message = %err.message, "closing connection after failed authentications");
+                if let Some(suppressed) =
+                    self.peer_log.admit(state.peer_ip(), PeerEvent::AuthFailed)
+                {
+                    tracing::warn!(peer = ?state.peer, message = %err.message, suppressed, "closing connection after failed authentications");
+                }
                 send_error(conn, format, CONNECTION_SID, &err);
                 conn.fin();
             }
@@ -282,8 +362,10 @@ impl NodeHandler {
 
     fn new_session(&self, conn: &ConnRef, state: &ConnState, sid: u64) {
         let format = self.node.format;
-        if state.sessions.read().contains_key(&sid) {
-            send_fatal(conn, format, sid, &codes::DUPLICATE_SESSION);
+        if let Some(existing) = state.session(sid) {
+            // The client believes the sid is free, so its view and ours differ: end the session
+            // it forgot (FATAL always means the sid's session is gone) and let it start over.
+            self.end_session(conn, state, &existing, &codes::DUPLICATE_SESSION);
             return;
         }
         let Some(number) = self.node.session_added(false) else {
@@ -317,8 +399,7 @@ impl NodeHandler {
             return;
         };
         if kill.r#type == pb::session::kill_session::KillType::Connection as i32 {
-            self.remove(state, &session);
-            send_fatal(conn, format, sid, &codes::SESSION_KILLED);
+            self.end_session(conn, state, &session, &codes::SESSION_KILLED);
         } else {
             // The running statement ends with its own ERROR; the kill itself has no reply.
             session.kill_query();
@@ -349,8 +430,7 @@ impl NodeHandler {
             Pushed::Queued => {}
             Pushed::Gone(_) => send_fatal(conn, format, sid, &codes::SESSION_NOT_FOUND),
             Pushed::Overflow => {
-                send_fatal(conn, format, sid, &codes::SESSION_QUEUE_OVERFLOW);
-                self.remove(state, &session);
+                self.end_session(conn, state, &session, &codes::SESSION_QUEUE_OVERFLOW)
             }
         }
     }
@@ -384,27 +464,83 @@ impl NodeHandler {
                 None => return,
             },
         };
-        let pushed = match session.push(request, 1) {
+        // Pipelined requests queue behind each other as on a normal session, so the answers
+        // follow request order; the shared session retires once its queue is empty.
+        let max_queued = self.node.max_queued_messages();
+        let (session, pushed) = match session.push(request, max_queued) {
             Pushed::Gone(request) => match self.new_auto_commit_session(conn, state, sid) {
-                Some(fresh) => fresh.push(request, 1),
+                Some(fresh) => {
+                    let pushed = fresh.push(request, max_queued);
+                    (fresh, pushed)
+                }
                 None => return,
             },
-            other => other,
+            other => (session, other),
         };
         match pushed {
             Pushed::Runnable => runnable.push(UnitId(sid)),
-            Pushed::Gone(_) | Pushed::Queued | Pushed::Overflow => {
-                let err = WireError::with_message(
-                    &codes::UNEXPECTED_MESSAGE,
-                    "An auto-commit sid runs one request at a time; wait for the previous answer",
-                );
-                send_error(conn, format, sid, &err);
+            Pushed::Queued => {}
+            Pushed::Overflow => {
+                self.end_session(conn, state, &session, &codes::SESSION_QUEUE_OVERFLOW)
             }
+            Pushed::Gone(_) => send_fatal(conn, format, sid, &codes::SESSION_NOT_FOUND),
         }
     }
 }
 
 impl NodeHandler {
+    /// Refuses a connection over `max_connections`: FATAL 1040 on sid 0, then close.
+    fn refuse_connection(&self, conn: &ConnRef, state: &ConnState, why: &str) {
+        let max = self.node.vars.max_connections();
+        if let Some(suppressed) = self.peer_log.admit(state.peer_ip(), PeerEvent::Refused) {
+            tracing::warn!(peer = ?state.peer, max_connections = max, suppressed, "refusing a connection: {why}");
+        }
+        let err = WireError::with_message(
+            &codes::TOO_MANY_SESSIONS,
+            format!("Too many connections (max_connections = {max}; {why})"),
+        )
+        .with_severity(Severity::Fatal);
+        send_error(conn, self.node.format, CONNECTION_SID, &err);
+        conn.fin();
+    }
+
+    /// Closes `conn` at `connect_timeout` unless it has authenticated by then.
+    fn arm_connect_timeout(&self, conn: &ConnRef, state: &ConnState) {
+        let timeout = self.node.vars.connect_timeout();
+        let weak = conn.downgrade();
+        let authenticated = Arc::clone(&state.authenticated);
+        let peer = state.peer;
+        let peer_log = Arc::clone(&self.peer_log);
+        let format = self.node.format;
+        conn.group().schedule_timer(timeout, None, move |_| {
+            if authenticated.load(Ordering::Acquire) {
+                return;
+            }
+            let Some(conn) = weak.upgrade().filter(|c| !c.is_closed()) else {
+                return;
+            };
+            if let Some(suppressed) =
+                peer_log.admit(peer.map(|p| p.ip()), PeerEvent::ConnectTimeout)
+            {
+                tracing::info!(
+                    ?peer,
+                    ?timeout,
+                    suppressed,
+                    "closing a connection that did not authenticate within connect_timeout"
+                );
+            }
+            let err = WireError::with_message(
+                &codes::HANDSHAKE_TIMEOUT,
+                format!(
+                    "Bad handshake: no authentication within connect_timeout ({} s)",
+                    timeout.as_secs()
+                ),
+            );
+            send_error(&conn, format, CONNECTION_SID, &err);
+            conn.fin();
+        });
+    }
+
     /// A new auto-commit session for `sid`, counted; `None` (after answering) at the session limit.
     fn new_auto_commit_session(
         &self,
@@ -436,16 +572,28 @@ impl Handler for NodeHandler {
     fn on_connect(&self, conn: &ConnRef) -> ConnState {
         let peer = conn.peer_addr();
         tracing::debug!(peer = ?peer, "connection accepted");
-        ConnState {
+        // Counted here and uncounted in `on_close`, which the framework calls once for every
+        // connection, refused ones included.
+        let open = self.connections.fetch_add(1, Ordering::AcqRel) + 1;
+        let max = self.node.vars.max_connections();
+        let state = ConnState {
             peer,
             auth: Mutex::new(Authenticator::new(
                 peer.map(|p| p.ip()),
                 self.node.auth_max_failures(),
             )),
-            authenticated: AtomicBool::new(false),
+            authenticated: Arc::new(AtomicBool::new(false)),
+            reserved_slot: open == max + 1,
             sessions: RwLock::new(HashMap::new()),
             spill: Arc::default(),
+        };
+        if open > max + 1 {
+            self.refuse_connection(conn, &state, "no free slot");
+            return state;
         }
+        conn.limit_max_packet(Some(PRE_AUTH_MAX_PACKET));
+        self.arm_connect_timeout(conn, &state);
+        state
     }
 
     fn on_frames(
@@ -484,22 +632,34 @@ impl Handler for NodeHandler {
         }
         if let Some(session) = state.session(unit.0) {
             tracing::warn!(peer = ?state.peer, sid = unit.0, "work queue full; failing the session");
-            send_fatal(conn, self.node.format, unit.0, &codes::WORK_QUEUE_OVERFLOW);
-            self.remove(state, &session);
+            self.end_session(conn, state, &session, &codes::WORK_QUEUE_OVERFLOW);
         }
     }
 
     fn on_frame_error(&self, conn: &ConnRef, state: &ConnState, err: &FrameError) {
-        tracing::warn!(peer = ?state.peer, %err, "closing connection on a framing error");
-        send_error(
-            conn,
-            self.node.format,
-            err.sid().unwrap_or(CONNECTION_SID),
-            &err.to_wire(),
-        );
+        if let Some(suppressed) = self.peer_log.admit(state.peer_ip(), PeerEvent::BadFrame) {
+            tracing::warn!(peer = ?state.peer, %err, suppressed, "closing connection on a framing error");
+        }
+        let mut wire = err.to_wire();
+        if let FrameError::PacketTooLarge { length, .. } = err {
+            if !state.authenticated.load(Ordering::Acquire) {
+                wire.message = format!(
+                    "Got a packet of {length} bytes before authentication; at most {PRE_AUTH_MAX_PACKET} are accepted until the connection authenticates"
+                );
+            }
+        }
+        // It ends the connection, so it goes on sid 0 whatever sid the header named.
+        send_error(conn, self.node.format, CONNECTION_SID, &wire);
+    }
+
+    fn on_accept_error(&self, err: &std::io::Error) {
+        if let Some(suppressed) = self.peer_log.admit(None, PeerEvent::AcceptFailed) {
+            tracing::error!(%err, suppressed, open_connections = self.connections(), "cannot accept connections (out of file descriptors? raise the fd limit or lower max_connections); retrying every 50 ms");
+        }
     }
 
     fn on_close(&self, _conn: &ConnRef, state: &ConnState) {
+        self.connections.fetch_sub(1, Ordering::AcqRel);
         let sessions: Vec<Arc<Session>> = state.sessions.write().drain().map(|(_, s)| s).collect();
         tracing::debug!(peer = ?state.peer, sessions = sessions.len(), "connection closed");
         for session in sessions {
@@ -520,17 +680,4 @@ fn any_uint(value: u64) -> pb::datatypes::Any {
         }),
         ..Default::default()
     }
-}
-
-/// Encodes one message and sends it at once.
-fn send_message<M: prost::Message>(
-    conn: &ConnRef,
-    format: xrpc_proto::HeaderFormat,
-    sid: u64,
-    message_type: ServerType,
-    message: &M,
-) {
-    let mut buf = Vec::with_capacity(32 + message.encoded_len());
-    encode_message_frame(&mut buf, format, sid, message_type.id(), message);
-    let _ = conn.send(&buf);
 }

@@ -28,8 +28,9 @@
 //!   several CHUNK messages with the same `row_count`.
 
 use bytes::Bytes;
-use xrpc_proto::WireError;
+use xrpc_net::ConnRef;
 use xrpc_proto::chunk::ChunkEncoder;
+use xrpc_proto::codes;
 use xrpc_proto::frame::{HeaderFormat, encode_message_frame, put_header};
 use xrpc_proto::messages::ServerType;
 use xrpc_proto::messages::pb;
@@ -37,6 +38,7 @@ use xrpc_proto::messages::pb::datatypes::{Scalar, scalar};
 use xrpc_proto::messages::pb::notice::{self, SessionStateChanged, session_state_changed};
 use xrpc_proto::messages::pb::resultset::{ColumnMetaData, FetchDone};
 use xrpc_proto::value::{ColumnType, Value, encode_row_field, put_varint, varint_len};
+use xrpc_proto::{Severity, WireError};
 
 use crate::result::{ColumnInfo, ExecSummary, ResultSink, SinkError};
 
@@ -352,6 +354,39 @@ pub fn write_state_notice(
         payload: Some(Bytes::from(prost::Message::encode_to_vec(&payload))),
     };
     encode_message_frame(out, format, sid, ServerType::Notice.id(), &frame);
+}
+
+/// Encodes one message and sends it at once, outside any session's output (connection-level
+/// replies: capabilities, authentication, SESS_NEW's OK, TSO).
+pub fn send_message<M: prost::Message>(
+    conn: &ConnRef,
+    format: HeaderFormat,
+    sid: u64,
+    message_type: ServerType,
+    message: &M,
+) {
+    let mut buf = Vec::with_capacity(32 + message.encoded_len());
+    encode_message_frame(&mut buf, format, sid, message_type.id(), message);
+    let _ = conn.send(&buf);
+}
+
+/// Sends an error on `sid` straight away, outside any session (unknown sid, refused SESS_NEW,
+/// requests before authentication). A session's own errors go through its output instead, so
+/// that they can never follow the session's last frame.
+pub fn send_error(conn: &ConnRef, format: HeaderFormat, sid: u64, err: &WireError) {
+    let mut buf = Vec::with_capacity(64 + err.message.len());
+    write_error(&mut buf, format, sid, err);
+    let _ = conn.send(&buf);
+}
+
+/// Sends FATAL `code` on `sid`, outside any session.
+pub fn send_fatal(conn: &ConnRef, format: HeaderFormat, sid: u64, code: &codes::ErrorCode) {
+    send_error(
+        conn,
+        format,
+        sid,
+        &WireError::from_code(code).with_severity(Severity::Fatal),
+    );
 }
 
 #[cfg(test)]

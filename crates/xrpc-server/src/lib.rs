@@ -35,6 +35,7 @@ pub mod engine;
 pub mod flow;
 pub mod metrics;
 pub mod node;
+pub mod peer_log;
 pub mod result;
 pub mod server;
 pub mod session;

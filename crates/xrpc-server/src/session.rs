@@ -19,6 +19,13 @@
 //!   connection only while that connection holds session state (see [`crate::engine`]).
 //! - Kill and close come from the receive path, concurrently with a running request: they set
 //!   flags, interrupt the engine and cancel a flow-control wait; the runner cleans up.
+//! - Everything a session sends goes through its *send gate* ([`Session::send_gated`]): the
+//!   gate's mutex is held across the `send`, and once the session has sent its last frame
+//!   ([`Session::send_last`]: FATAL for kill, overflow or drain, OK for SESS_CLOSE) or has been
+//!   removed, the gate drops whatever a still-running statement flushes. So the last frame is the
+//!   last one the client ever sees on the sid for this session, whatever the race between the
+//!   receive path ending it and a worker finishing its statement; a client may reuse the sid at
+//!   once.
 //! - `gone` and `running` form a Dekker pair (each side stores one flag, then reads the other), so
 //!   both use `SeqCst`: whichever of the remover and the runner comes last sees the other's flag and
 //!   gives the engine connection back; `release_engine` takes it out of an `Option`, so doing it twice
@@ -94,6 +101,8 @@ pub struct Session {
     interrupt: Mutex<Option<Arc<dyn Interrupt>>>,
     /// Set once the session is removed (close, kill, overflow, connection end).
     gone: AtomicBool,
+    /// The send gate: `true` once the session's last frame went out. Held across every send.
+    ended: Mutex<bool>,
 }
 
 impl std::fmt::Debug for Session {
@@ -120,7 +129,39 @@ impl Session {
             flow: FlowControl::default(),
             interrupt: Mutex::new(None),
             gone: AtomicBool::new(false),
+            ended: Mutex::new(false),
         }
+    }
+
+    /// Sends `frames` through the send gate: dropped, with [`SinkError::Interrupted`], once the
+    /// session has sent its last frame or was removed.
+    fn send_gated(&self, conn: &ConnRef, frames: &[u8]) -> Result<(), SinkError> {
+        let ended = self.ended.lock();
+        if *ended || self.is_gone() {
+            return Err(SinkError::Interrupted);
+        }
+        conn.send(frames).map_err(|_| SinkError::Disconnected)
+    }
+
+    /// Sends the session's last frame, written by `write`, and closes the send gate behind it.
+    /// Returns false, sending nothing, if the session already sent its last frame. Call it before
+    /// removing the session, then remove it: a statement still running ends without another word.
+    pub fn send_last(&self, conn: &ConnRef, write: impl FnOnce(&mut Vec<u8>)) -> bool {
+        let mut ended = self.ended.lock();
+        if *ended {
+            return false;
+        }
+        *ended = true;
+        let mut frame = Vec::with_capacity(128);
+        write(&mut frame);
+        let _ = conn.send(&frame);
+        true
+    }
+
+    /// Ends the session with FATAL `err` (severity forced to FATAL); see [`Session::send_last`].
+    pub fn send_last_fatal(&self, conn: &ConnRef, format: HeaderFormat, err: &WireError) -> bool {
+        let err = err.clone().with_severity(Severity::Fatal);
+        self.send_last(conn, |out| write_error(out, format, self.sid, &err))
     }
 
     /// The session id.
@@ -240,9 +281,7 @@ impl Session {
                         &codes::SERVER_SHUTDOWN,
                         "Server shutdown in progress; request not run",
                     );
-                    self.send_now(conn, node, |out| {
-                        write_error(out, node.format, self.sid, &err)
-                    });
+                    self.send_last_fatal(conn, node.format, &err);
                     self.queue.lock().clear();
                     outcome = RunOutcome::Closed;
                     break;
@@ -279,11 +318,9 @@ impl Session {
     fn handle(&self, conn: &ConnRef, node: &NodeShared, request: Request) -> bool {
         match request {
             Request::Close => {
+                self.send_last(conn, |out| write_ok(out, node.format, self.sid, "bye"));
                 self.gone.store(true, Ordering::SeqCst);
                 self.release_engine(node);
-                self.send_now(conn, node, |out| {
-                    write_ok(out, node.format, self.sid, "bye")
-                });
                 true
             }
             Request::Sql(stmt) => {
@@ -478,15 +515,26 @@ impl Session {
         let result = engine.execute(sql, args, schema, sink);
         node.statement_ended(self.number);
         *self.interrupt.lock() = None;
-        if engine.holds_session_state() && !self.auto_commit && !self.is_gone() {
+        let holds_state = engine.holds_session_state();
+        if holds_state && !self.auto_commit && !self.is_gone() {
             self.core.lock().engine = Some(engine);
-        } else if engine.holds_session_state() {
+        } else if holds_state {
             // An auto-commit or removed session cannot keep state: roll it back before pooling.
             if engine.reset().is_ok() {
                 node.engine.release(engine);
             }
         } else {
             node.engine.release(engine);
+        }
+        if holds_state && self.auto_commit && result.is_ok() {
+            // BEGIN, START TRANSACTION, SET autocommit = 0, a temporary table or ATTACH would
+            // silently vanish with the pooled session: say so instead of answering OK.
+            return Err(SqlError::new(
+                &codes::UNSUPPORTED_OPTION,
+                "An auto-commit sid keeps no state between requests, so it cannot open a transaction \
+                 (BEGIN, START TRANSACTION, SET autocommit = 0), create a temporary table or attach a \
+                 database; the statement was rolled back. Open a session with SESS_NEW for that",
+            ));
         }
         result
     }
@@ -579,12 +627,9 @@ impl<'a> SessionOutput<'a> {
         if self.buf.is_empty() {
             return Ok(());
         }
-        let result = self.conn.send(&self.buf);
+        let result = self.session.send_gated(self.conn, &self.buf);
         self.buf.clear();
-        result.map_err(|_| {
-            self.failed = true;
-            SinkError::Disconnected
-        })
+        result.inspect_err(|_| self.failed = true)
     }
 }
 
@@ -626,21 +671,4 @@ impl Drop for SessionOutput<'_> {
         let buf = std::mem::take(&mut self.buf);
         self.conn.group().pages().give(buf);
     }
-}
-
-/// Sends an error on `sid` straight away, outside any session (unknown sid, refused SESS_NEW).
-pub fn send_error(conn: &ConnRef, format: HeaderFormat, sid: u64, err: &WireError) {
-    let mut buf = Vec::with_capacity(64 + err.message.len());
-    write_error(&mut buf, format, sid, err);
-    let _ = conn.send(&buf);
-}
-
-/// Sends FATAL `code` on `sid`.
-pub fn send_fatal(conn: &ConnRef, format: HeaderFormat, sid: u64, code: &codes::ErrorCode) {
-    send_error(
-        conn,
-        format,
-        sid,
-        &WireError::from_code(code).with_severity(Severity::Fatal),
-    );
 }

@@ -49,6 +49,16 @@ pub trait Settings {
         self.read_int(VarId::AuthMaxFailures) as u32
     }
 
+    /// `xrpc_connect_timeout` (MySQL's `connect_timeout`).
+    fn connect_timeout(&self) -> Duration {
+        Duration::from_secs(self.read_int(VarId::ConnectTimeout) as u64)
+    }
+
+    /// `xrpc_max_connections` (MySQL's `max_connections`).
+    fn max_connections(&self) -> usize {
+        self.read_int(VarId::MaxConnections) as usize
+    }
+
     /// `xrpc_shared_session_lifetime`.
     fn shared_session_lifetime(&self) -> Duration {
         millis(self.read_int(VarId::SharedSessionLifetime))

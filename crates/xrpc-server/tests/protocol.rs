@@ -84,7 +84,11 @@ fn repeated_authentication_failures_close_the_connection() {
     let mut client = Client::connect(node.addr());
     assert!(client.authenticate("app", "x").is_err());
     let err = client.authenticate("app", "y").unwrap_err();
-    assert_eq!(err.code, codes::TOO_MANY_AUTH_FAILURES.code);
+    // 1045 again, not MySQL's 1129 ("host blocked"), but FATAL: the connection ends.
+    assert_eq!(
+        (err.code, err.sql_state.as_str(), err.severity),
+        (codes::ACCESS_DENIED.code, "28000", Some(1))
+    );
     assert!(client.is_closed_by_server(Duration::from_secs(5)));
 }
 
@@ -809,4 +813,226 @@ fn back_to_back_requests_on_one_auto_commit_sid_are_all_answered_and_counted_out
         );
         std::thread::sleep(Duration::from_millis(10));
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// FATAL is a session's last frame
+
+fn kill_connection(client: &mut Client, sid: u64) {
+    client.send(
+        sid,
+        ClientType::KillSession,
+        &pb::session::KillSession {
+            r#type: pb::session::kill_session::KillType::Connection as i32,
+            x_session_id: 0,
+        },
+    );
+}
+
+/// Reads `sid` up to its FATAL, checking that everything before it belongs to the killed
+/// statement's answer; returns the FATAL.
+fn read_through_fatal(client: &mut Client, sid: u64) -> pb::Error {
+    loop {
+        match client
+            .recv_on(sid)
+            .expect("connection closed before the FATAL")
+        {
+            ServerMessage::Error(err) if err.severity == Some(1) => return err,
+            ServerMessage::Error(err) => assert_eq!(
+                err.code,
+                codes::QUERY_INTERRUPTED.code,
+                "only the interrupted statement's error may precede the FATAL"
+            ),
+            ServerMessage::ColumnMetaData(_)
+            | ServerMessage::Row(_)
+            | ServerMessage::FetchDone(_)
+            | ServerMessage::Notice(_)
+            | ServerMessage::StmtExecuteOk(_) => {}
+            other => panic!("unexpected frame before the FATAL: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn fatal_is_the_last_frame_of_a_session_killed_at_random_moments() {
+    use rand::Rng;
+    let node = TestNode::start();
+    let mut client = node.client();
+    let mut rng = rand::thread_rng();
+    client.new_session(1);
+    for round in 0..300u32 {
+        // A statement that streams a random number of rows, killed a random moment later.
+        let rows = rng.gen_range(1..40_000);
+        client.send_sql(
+            1,
+            sql_stmt(&format!(
+                "with recursive n(i) as (select 1 union all select i + 1 from n where i < {rows}) select i from n"
+            )),
+        );
+        std::thread::sleep(Duration::from_micros(rng.gen_range(0..3000)));
+        kill_connection(&mut client, 1);
+        // The sid is reused at once: anything of the old session arriving after its FATAL would be
+        // read as the answer to these.
+        client.send(
+            1,
+            ClientType::NewSession,
+            &pb::session::NewSession::default(),
+        );
+        client.send_sql(1, sql_stmt(&format!("select {round}")));
+        let fatal = read_through_fatal(&mut client, 1);
+        assert_eq!(fatal.code, codes::SESSION_KILLED.code);
+        match client.recv_on(1) {
+            Some(ServerMessage::Ok(_)) => {}
+            other => panic!("round {round}: a frame followed the FATAL: {other:?}"),
+        }
+        assert_eq!(
+            client.read_outcome(1).scalar(),
+            &Value::Sint(i64::from(round)),
+            "round {round}"
+        );
+    }
+}
+
+#[test]
+fn queue_overflow_ends_the_session_with_one_fatal_and_later_frames_get_session_not_found() {
+    let node = TestNode::start_with(|_, shared| {
+        common::set_var(shared, "xrpc_max_queued_messages", 16);
+    });
+    let mut client = node.client();
+    client.new_session(1);
+    let slow =
+        "with recursive n(i) as (select 1 union all select i + 1 from n) select count(*) from n";
+    client.send_sql(1, sql_stmt(slow));
+    node.wait_until_a_statement_runs();
+    // Sixteen fill the queue, the 17th overflows, and the last two arrive after the session is gone.
+    for i in 0..19 {
+        client.send_sql(1, sql_stmt(&format!("select {i}")));
+    }
+    let fatal = read_through_fatal(&mut client, 1);
+    assert_eq!(
+        (fatal.code, fatal.msg.as_str()),
+        (
+            codes::SESSION_QUEUE_OVERFLOW.code,
+            "Session max_queued_messages limit exceed."
+        )
+    );
+    for _ in 0..2 {
+        let Some(ServerMessage::Error(err)) = client.recv_on(1) else {
+            panic!("each later frame gets its own answer");
+        };
+        assert_eq!(
+            (err.code, err.severity),
+            (codes::SESSION_NOT_FOUND.code, Some(1))
+        );
+    }
+    // Nothing else follows on the sid: the next frame is the answer to a new SESS_NEW.
+    client.new_session(1);
+    assert_eq!(client.query(1, "select 5").scalar(), &Value::Sint(5));
+    // The running statement was interrupted, not left to run forever.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while node.node().shared().running_statements() > 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the overflowed session's statement still runs"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn duplicate_sess_new_ends_the_existing_session_with_its_fatal() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(5);
+    assert_eq!(client.query(5, "begin").error, None);
+    client.send(
+        5,
+        ClientType::NewSession,
+        &pb::session::NewSession::default(),
+    );
+    let Some(ServerMessage::Error(err)) = client.recv_on(5) else {
+        panic!("expected an error");
+    };
+    assert_eq!(
+        (err.code, err.severity),
+        (codes::DUPLICATE_SESSION.code, Some(1))
+    );
+    // One rule: after FATAL on a sid the session is gone, and the sid is free.
+    client.send_sql(5, sql_stmt("select 1"));
+    let Some(ServerMessage::Error(err)) = client.recv_on(5) else {
+        panic!("expected an error");
+    };
+    assert_eq!(err.code, codes::SESSION_NOT_FOUND.code);
+    client.new_session(5);
+    assert_eq!(client.query(5, "select 6").scalar(), &Value::Sint(6));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Auto-commit sids
+
+#[test]
+fn pipelined_requests_on_an_auto_commit_sid_are_answered_in_order() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    for round in 0..20 {
+        // A slow first request makes the later ones arrive while it runs.
+        client.send_sql(
+            AUTO | 7,
+            sql_stmt("with recursive n(i) as (select 1 union all select i + 1 from n where i < 20000) select count(*) from n"),
+        );
+        for i in 0..10 {
+            client.send_sql(AUTO | 7, sql_stmt(&format!("select {}", round * 100 + i)));
+        }
+        assert_eq!(client.read_outcome(AUTO | 7).scalar(), &Value::Sint(20000));
+        for i in 0..10 {
+            assert_eq!(
+                client.read_outcome(AUTO | 7).scalar(),
+                &Value::Sint(round * 100 + i),
+                "answers come in request order"
+            );
+        }
+    }
+}
+
+#[test]
+fn transactions_on_an_auto_commit_sid_are_refused_with_a_reason() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    for sql in [
+        "BEGIN",
+        "begin work",
+        "START TRANSACTION",
+        "start transaction read only",
+        "SET autocommit = 0",
+        "set @@autocommit=OFF",
+        "create temp table t(x)",
+    ] {
+        let outcome = client.query(AUTO | 1, sql);
+        let err = outcome
+            .error
+            .unwrap_or_else(|| panic!("{sql} was accepted"));
+        assert_eq!(err.code, codes::UNSUPPORTED_OPTION.code, "{sql}");
+        assert!(err.msg.contains("SESS_NEW"), "{sql}: {}", err.msg);
+    }
+    // Statements that leave no state are fine, and the refused ones left none behind.
+    for sql in [
+        "SET NAMES utf8mb4",
+        "COMMIT",
+        "ROLLBACK",
+        "SET autocommit = 1",
+    ] {
+        assert_eq!(client.query(AUTO | 1, sql).error, None, "{sql}");
+    }
+    client.query(AUTO | 1, "create table t(x)");
+    assert_eq!(
+        client.query(AUTO | 1, "insert into t values (1)").error,
+        None
+    );
+    // A session on another connection sees the insert: no transaction held it back.
+    let mut other = node.client();
+    other.new_session(1);
+    assert_eq!(
+        other.query(1, "select count(*) from t").scalar(),
+        &Value::Sint(1)
+    );
 }

@@ -252,9 +252,9 @@ pub(crate) enum Accepted {
     /// The accept queue is empty.
     WouldBlock,
     /// A failure that concerns only this attempt (the peer reset before accept, fd limits): the
-    /// listener is still fine, but the caller should stop draining for now. Which failure it was
-    /// does not change what the caller does, so it is not kept.
-    Error,
+    /// listener is still fine, but the caller should stop draining for now. The error is kept so
+    /// the handler can report running out of fds.
+    Error(io::Error),
 }
 
 /// Accepts one connection from a non-blocking listener and applies `opts`, `TCP_NODELAY`,
@@ -268,7 +268,7 @@ pub(crate) fn accept(listener: BorrowedFd<'_>, opts: &SocketOptions) -> Accepted
             Err(Errno::AGAIN) => return Accepted::WouldBlock,
             // The connection died in the queue; try the next one.
             Err(Errno::CONNABORTED) => continue,
-            Err(_) => return Accepted::Error,
+            Err(e) => return Accepted::Error(err(e)),
         }
     };
     let sock = SockRef::from(&fd);

@@ -11,6 +11,12 @@
 //! `foreign_keys`, its prepared-statement cache capacity, the busy handler below, and the SQL
 //! functions `connection_id()`, `database()`, `version()` and `last_insert_id()`.
 //!
+//! The prepared-statement cache is bounded by bytes as well as by count: only statements of at
+//! most [`CACHED_STATEMENT_MAX_LEN`] bytes are cached, so one connection's cache holds at most
+//! `statement_cache_capacity × CACHED_STATEMENT_MAX_LEN` bytes of SQL (1 MiB by default) and
+//! their compiled forms. A longer statement is compiled for its run and freed after it: a client
+//! sending a few 30 MiB statements no longer leaves them resident in every pooled connection.
+//!
 //! # Lock waits
 //!
 //! SQLite's busy handler is a plain `fn` pointer, so it cannot capture the connection. Instead
@@ -135,7 +141,9 @@ use std::time::{Duration, Instant};
 use parking_lot::Mutex;
 use rusqlite::functions::FunctionFlags;
 use rusqlite::types::Value as SqlValue;
-use rusqlite::{Batch, Connection, ErrorCode, InterruptHandle, OpenFlags, Statement, ffi};
+use rusqlite::{
+    Batch, CachedStatement, Connection, ErrorCode, InterruptHandle, OpenFlags, Statement, ffi,
+};
 use xrpc_proto::codes;
 use xrpc_proto::value::Value;
 
@@ -208,6 +216,11 @@ impl FromStr for Synchronous {
         .ok_or_else(|| ParseSynchronousError(s.to_owned()))
     }
 }
+
+/// The longest statement (bytes of SQL) kept in a connection's prepared-statement cache; see
+/// the module docs. Statements the PolarDB-X client repeats are short; long ones (bulk inserts
+/// with literal values) rarely repeat and would pin their size in memory.
+pub const CACHED_STATEMENT_MAX_LEN: usize = 16 * 1024;
 
 /// How [`SqliteEngine`] opens and pools connections.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -567,7 +580,13 @@ impl SqliteConn {
         self.check_single_statement(sql)?;
         let interrupted = || self.shared.interrupted.load(Ordering::Acquire);
         let map = |err| map_error(err, interrupted());
-        let mut stmt = self.conn.prepare_cached(sql).map_err(map)?;
+        let mut cached: Option<CachedStatement<'_>> = None;
+        let mut uncached: Option<Statement<'_>> = None;
+        let stmt: &mut Statement<'_> = if sql.len() <= CACHED_STATEMENT_MAX_LEN {
+            cached.insert(self.conn.prepare_cached(sql).map_err(map)?)
+        } else {
+            uncached.insert(self.conn.prepare(sql).map_err(map)?)
+        };
         if stmt.parameter_count() != args.len() {
             return Err(SqlError::new(
                 &codes::WRONG_ARGUMENTS,
@@ -592,11 +611,12 @@ impl SqliteConn {
         let has_result_set = stmt.column_count() > 0;
         if has_result_set {
             let schema = self.shared.schema.lock().clone();
-            stream(&mut stmt, sink, &schema, &map)?;
+            stream(stmt, sink, &schema, &map)?;
         } else {
             stmt.raw_execute().map_err(map)?;
         }
-        drop(stmt);
+        // Back to the cache (reset), or freed.
+        drop((cached, uncached));
         let rows_affected = if self.conn.total_changes() != total_before {
             self.conn.changes()
         } else {
