@@ -95,7 +95,8 @@ impl Problem {
     }
 }
 
-/// A value as MySQL quotes it in messages: text as is, bytes in hex, numbers in their text form.
+/// A value as MySQL quotes it in messages: text as is (at most 64 characters), blobs and
+/// invalid UTF-8 as `\xNN` escapes (at most 32 bytes), numbers in their text form.
 pub(crate) struct Shown<'a>(pub(crate) ValueRef<'a>);
 
 impl fmt::Display for Shown<'_> {
@@ -105,8 +106,10 @@ impl fmt::Display for Shown<'_> {
             ValueRef::Integer(i) => write!(f, "{i}"),
             ValueRef::Real(r) => write!(f, "{r}"),
             ValueRef::Text(t) | ValueRef::Blob(t) => match std::str::from_utf8(t) {
-                Ok(s) => f.write_str(&s.chars().take(64).collect::<String>()),
-                Err(_) => {
+                Ok(s) if matches!(self.0, ValueRef::Text(_)) => {
+                    f.write_str(&s.chars().take(64).collect::<String>())
+                }
+                _ => {
                     for b in t.iter().take(32) {
                         write!(f, "\\x{b:02X}")?;
                     }
