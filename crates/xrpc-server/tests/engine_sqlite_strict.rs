@@ -180,6 +180,7 @@ fn cases() -> Vec<Case> {
                 ("'héll'", text("héll")),
                 ("12", text("12")),
                 ("''", text("")),
+                ("'ab    '", text("ab  ")),
             ],
             refused: refused(&[("'héllo'", TOO_LONG), ("x'c328'", INCORRECT)]),
         },
@@ -202,7 +203,13 @@ fn cases() -> Vec<Case> {
                 ("x'ff00'", Value::Bytes(Bytes::from_static(b"\xff\x00"))),
                 ("'ab'", Value::Bytes(Bytes::from_static(b"ab"))),
             ],
-            refused: refused(&[("'abc'", TOO_LONG)]),
+            // NUMERIC affinity would have turned '0012' into 12: numbers are refused.
+            refused: refused(&[("'abc'", TOO_LONG), ("'0012'", INCORRECT), ("1.5", INCORRECT)]),
+        },
+        Case {
+            decl: "BLOB",
+            accepted: vec![("12", Value::Bytes(Bytes::from_static(b"12")))],
+            refused: vec![],
         },
         Case {
             decl: "DATE",

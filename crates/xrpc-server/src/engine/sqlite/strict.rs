@@ -148,6 +148,12 @@ pub(crate) fn check(kind: &DeclKind, value: ValueRef<'_>) -> Result<(), Problem>
             ..
         } => {
             let text = text_value(value)?;
+            // As in MySQL, trailing spaces beyond the length are dropped, not refused (reads
+            // cut them).
+            let text = match max_chars {
+                Some(n) => cut_chars(&text, n),
+                None => &text,
+            };
             if max_chars.is_some_and(|n| text.chars().count() as u64 > n)
                 || text.len() as u64 > max_bytes
             {
@@ -158,12 +164,30 @@ pub(crate) fn check(kind: &DeclKind, value: ValueRef<'_>) -> Result<(), Problem>
             }
             Ok(())
         }
-        DeclKind::Binary { max_bytes, .. } => {
+        DeclKind::Binary {
+            max_bytes, mysql, ..
+        } => {
+            // BINARY and VARBINARY have SQLite's NUMERIC affinity, which turns '0012' or '1.50'
+            // into a number before any check sees it: a number there may not be what was
+            // written, so it is refused rather than stored changed. (BLOBs keep what they get.)
+            if matches!(value, ValueRef::Integer(_) | ValueRef::Real(_))
+                && mysql != crate::result::mysql_type::BLOB
+            {
+                return Err(Problem::Incorrect);
+            }
             if bytes_value(value).len() as u64 > max_bytes {
                 return Err(Problem::TooLong);
             }
             Ok(())
         }
+    }
+}
+
+/// `text` without the trailing spaces beyond `n` characters.
+pub(crate) fn cut_chars(text: &str, n: u64) -> &str {
+    match text.char_indices().nth(usize::try_from(n).unwrap_or(usize::MAX)) {
+        Some((at, _)) if text[at..].bytes().all(|b| b == b' ') => &text[..at],
+        _ => text,
     }
 }
 

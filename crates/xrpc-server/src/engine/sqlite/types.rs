@@ -509,9 +509,13 @@ fn declared_value(kind: DeclKind, value: ValueRef<'_>) -> Result<Value, Problem>
                     .map_err(|_| Problem::BadTemporal)?,
             )
         }
-        DeclKind::Text { pad, .. } => {
+        DeclKind::Text { pad, max_chars, .. } => {
             let text = strict::text_value(value)?;
-            let text = if pad { text.trim_end_matches(' ') } else { &text };
+            let text = match max_chars {
+                _ if pad => text.trim_end_matches(' '),
+                Some(n) => strict::cut_chars(&text, n),
+                None => &text,
+            };
             Value::Bytes(Bytes::copy_from_slice(text.as_bytes()))
         }
         DeclKind::Binary { fixed, .. } => {
