@@ -297,13 +297,25 @@ fn values_that_do_not_fit_the_sent_type_end_the_result_with_an_error() {
         [Value::DateTime(XDateTime::date(2002, 9, 26).unwrap())]
     );
     assert_eq!(e.code, 1366);
-    assert!(e.message.contains("'garbage'") && e.message.contains("row 1001"), "{e}");
-    exec(&mut *conn, "update m set d = null, i = 'text!' where rowid = 1001");
+    assert!(
+        e.message.contains("'garbage'") && e.message.contains("row 1001"),
+        "{e}"
+    );
+    exec(
+        &mut *conn,
+        "update m set d = null, i = 'text!' where rowid = 1001",
+    );
     let (_, e) = rows_then_error(&mut *conn, "select i from m order by rowid");
     assert!(e.message.contains("'text!'"), "{e}");
-    exec(&mut *conn, "update m set i = 1, f = x'00' where rowid = 1001");
+    exec(
+        &mut *conn,
+        "update m set i = 1, f = x'00' where rowid = 1001",
+    );
     let (_, e) = rows_then_error(&mut *conn, "select f from m order by rowid");
-    assert!(e.message.contains("double") && e.message.contains("\\x00"), "{e}");
+    assert!(
+        e.message.contains("double") && e.message.contains("\\x00"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -409,7 +421,11 @@ fn dml_summaries_count_rows_and_insert_ids() {
     let (_, s) = exec(&mut *conn, "insert into plain values (1), (2)");
     assert_eq!((s.rows_affected, s.last_insert_id), (2, None));
     let (_, s) = exec(&mut *conn, "insert into t (id, v) values (40, 1)");
-    assert_eq!(s.last_insert_id, Some(40), "an explicit id is reported as MySQL does");
+    assert_eq!(
+        s.last_insert_id,
+        Some(40),
+        "an explicit id is reported as MySQL does"
+    );
     exec(&mut *conn, "delete from t where id = 40");
     let (_, s) = exec(&mut *conn, "update t set v = v + 1 where v >= 20");
     assert_eq!((s.rows_affected, s.last_insert_id), (2, None));

@@ -81,7 +81,10 @@ fn cases() -> Vec<Case> {
         },
         Case {
             decl: "SMALLINT",
-            accepted: vec![("-32768", Value::Sint(-32768)), ("32767", Value::Sint(32767))],
+            accepted: vec![
+                ("-32768", Value::Sint(-32768)),
+                ("32767", Value::Sint(32767)),
+            ],
             refused: refused(&[("32768", RANGE)]),
         },
         Case {
@@ -171,7 +174,11 @@ fn cases() -> Vec<Case> {
         },
         Case {
             decl: "CHAR(3)",
-            accepted: vec![("'abc'", text("abc")), ("'é'", text("é")), ("'a  '", text("a"))],
+            accepted: vec![
+                ("'abc'", text("abc")),
+                ("'é'", text("é")),
+                ("'a  '", text("a")),
+            ],
             refused: refused(&[("'abcd'", TOO_LONG), ("x'ff'", INCORRECT)]),
         },
         Case {
@@ -192,7 +199,10 @@ fn cases() -> Vec<Case> {
         Case {
             decl: "BINARY(3)",
             accepted: vec![
-                ("x'010203'", Value::Bytes(Bytes::from_static(b"\x01\x02\x03"))),
+                (
+                    "x'010203'",
+                    Value::Bytes(Bytes::from_static(b"\x01\x02\x03")),
+                ),
                 ("x'01'", Value::Bytes(Bytes::from_static(b"\x01\0\0"))),
             ],
             refused: refused(&[("x'01020304'", TOO_LONG)]),
@@ -204,7 +214,11 @@ fn cases() -> Vec<Case> {
                 ("'ab'", Value::Bytes(Bytes::from_static(b"ab"))),
             ],
             // NUMERIC affinity would have turned '0012' into 12: numbers are refused.
-            refused: refused(&[("'abc'", TOO_LONG), ("'0012'", INCORRECT), ("1.5", INCORRECT)]),
+            refused: refused(&[
+                ("'abc'", TOO_LONG),
+                ("'0012'", INCORRECT),
+                ("1.5", INCORRECT),
+            ]),
         },
         Case {
             decl: "BLOB",
@@ -245,10 +259,7 @@ fn cases() -> Vec<Case> {
         },
         Case {
             decl: "TIMESTAMP",
-            accepted: vec![(
-                "'2038-01-19 03:14:07'",
-                datetime(2038, 1, 19, 3, 14, 7, 0),
-            )],
+            accepted: vec![("'2038-01-19 03:14:07'", datetime(2038, 1, 19, 3, 14, 7, 0))],
             refused: refused(&[
                 ("'2038-01-19 03:14:08'", TEMPORAL),
                 ("'1970-01-01 00:00:00'", TEMPORAL),
@@ -286,10 +297,7 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-fn exec(
-    conn: &mut dyn EngineConn,
-    sql: &str,
-) -> Result<CollectedResult, SqlError> {
+fn exec(conn: &mut dyn EngineConn, sql: &str) -> Result<CollectedResult, SqlError> {
     let mut result = CollectedResult::default();
     conn.execute(sql, &[], None, &mut result)?;
     Ok(result)
@@ -298,8 +306,8 @@ fn exec(
 #[test]
 fn every_declared_type_accepts_exact_values_and_refuses_others_with_mysql_codes() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = SqliteEngine::open(&dir.path().join("strict.db"), SqliteOptions::default())
-        .unwrap();
+    let engine =
+        SqliteEngine::open(&dir.path().join("strict.db"), SqliteOptions::default()).unwrap();
     let mut conn = engine.acquire().unwrap();
     let conn = &mut *conn;
     let mut checked = 0;
@@ -307,13 +315,19 @@ fn every_declared_type_accepts_exact_values_and_refuses_others_with_mysql_codes(
         let table = format!("t{index}");
         exec(
             conn,
-            &format!("create table {table} (k INTEGER PRIMARY KEY, v {})", case.decl),
+            &format!(
+                "create table {table} (k INTEGER PRIMARY KEY, v {})",
+                case.decl
+            ),
         )
         .unwrap();
         for (row, (literal, expected)) in case.accepted.iter().enumerate() {
             let k = row + 1;
-            exec(conn, &format!("insert into {table} values ({k}, {literal})"))
-                .unwrap_or_else(|e| panic!("{}: {literal} refused: {e}", case.decl));
+            exec(
+                conn,
+                &format!("insert into {table} values ({k}, {literal})"),
+            )
+            .unwrap_or_else(|e| panic!("{}: {literal} refused: {e}", case.decl));
             let got = exec(conn, &format!("select v from {table} where k = {k}")).unwrap();
             assert_eq!(got.rows, [[expected.clone()]], "{}: {literal}", case.decl);
             checked += 1;
@@ -329,7 +343,11 @@ fn every_declared_type_accepts_exact_values_and_refuses_others_with_mysql_codes(
                 let err = exec(conn, &sql)
                     .err()
                     .unwrap_or_else(|| panic!("{what} accepted by {sql}"));
-                assert_eq!((err.code, &*err.sql_state), (*code, *state), "{what}: {err}");
+                assert_eq!(
+                    (err.code, &*err.sql_state),
+                    (*code, *state),
+                    "{what}: {err}"
+                );
                 assert!(err.message.contains("'v'"), "{what}: {err}");
             }
             checked += 1;
@@ -349,8 +367,7 @@ fn every_declared_type_accepts_exact_values_and_refuses_others_with_mysql_codes(
 #[test]
 fn refusals_name_the_row_as_mysql_does() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = SqliteEngine::open(&dir.path().join("rows.db"), SqliteOptions::default())
-        .unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("rows.db"), SqliteOptions::default()).unwrap();
     let mut conn = engine.acquire().unwrap();
     let conn = &mut *conn;
     exec(conn, "create table t (a TINYINT, b VARCHAR(2))").unwrap();
@@ -380,13 +397,18 @@ fn refusals_name_the_row_as_mysql_does() {
 #[test]
 fn alter_table_keeps_and_extends_the_checks() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = SqliteEngine::open(&dir.path().join("alter.db"), SqliteOptions::default())
-        .unwrap();
+    let engine =
+        SqliteEngine::open(&dir.path().join("alter.db"), SqliteOptions::default()).unwrap();
     let mut conn = engine.acquire().unwrap();
     let conn = &mut *conn;
     exec(conn, "create table t (a TINYINT, b INT)").unwrap();
     exec(conn, "alter table t add column c DATE").unwrap();
-    assert_eq!(exec(conn, "insert into t (c) values ('2024-02-30')").unwrap_err().code, 1292);
+    assert_eq!(
+        exec(conn, "insert into t (c) values ('2024-02-30')")
+            .unwrap_err()
+            .code,
+        1292
+    );
     exec(conn, "alter table t drop column b").unwrap();
     exec(conn, "alter table t rename to u").unwrap();
     exec(conn, "alter table u rename column a to aa").unwrap();
@@ -396,5 +418,10 @@ fn alter_table_keeps_and_extends_the_checks() {
     exec(conn, "insert into u values (1, '2024-02-29')").unwrap();
     // A failed ALTER leaves the table and its checks as they were.
     assert!(exec(conn, "alter table u add column d INT NOT NULL").is_err());
-    assert_eq!(exec(conn, "insert into u (aa) values (1000)").unwrap_err().code, 1264);
+    assert_eq!(
+        exec(conn, "insert into u (aa) values (1000)")
+            .unwrap_err()
+            .code,
+        1264
+    );
 }

@@ -75,8 +75,8 @@ impl MariaDb {
     /// Installs a data directory, starts `mariadbd` and waits until it accepts connections.
     pub fn start() -> Result<Self, MariaDbError> {
         let server = find("mariadbd").ok_or(MariaDbError::NotInstalled("mariadbd"))?;
-        let install = find("mariadb-install-db")
-            .ok_or(MariaDbError::NotInstalled("mariadb-install-db"))?;
+        let install =
+            find("mariadb-install-db").ok_or(MariaDbError::NotInstalled("mariadb-install-db"))?;
         let dir = tempfile::Builder::new().prefix("xrpc-mariadb-").tempdir()?;
         let data = dir.path().join("data");
         let socket = dir.path().join("mariadbd.sock");
@@ -111,7 +111,10 @@ impl MariaDb {
             .args(user)
             .arg(format!("--datadir={}", data.display()))
             .arg(format!("--socket={}", socket.display()))
-            .arg(format!("--pid-file={}", dir.path().join("mariadbd.pid").display()))
+            .arg(format!(
+                "--pid-file={}",
+                dir.path().join("mariadbd.pid").display()
+            ))
             .arg(format!("--log-error={}", error_log.display()))
             .arg(format!("--port={port}"))
             .args([
@@ -153,7 +156,11 @@ impl MariaDb {
             .user(Some("root"))
             .prefer_socket(true);
         loop {
-            if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
+            if let Some(status) = self
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten())
+            {
                 return Err(MariaDbError::NotReady {
                     reason: format!("it exited with {status}"),
                     log: tail(error_log),

@@ -521,9 +521,11 @@ impl SqliteConn {
     }
 
     fn map(&self, err: rusqlite::Error) -> SqlError {
-        self.shared.check_error.lock().take().unwrap_or_else(|| {
-            map_error(err, self.shared.interrupted.load(Ordering::Acquire))
-        })
+        self.shared
+            .check_error
+            .lock()
+            .take()
+            .unwrap_or_else(|| map_error(err, self.shared.interrupted.load(Ordering::Acquire)))
     }
 
     fn exec(&self, sql: &str) -> Result<(), SqlError> {
@@ -690,7 +692,10 @@ impl SqliteConn {
                         .collect()
                 })
                 .map_err(|err| self.map(err))?;
-            tables.extend(rows.into_iter().map(|(name, root)| (db.clone(), name, root)));
+            tables.extend(
+                rows.into_iter()
+                    .map(|(name, root)| (db.clone(), name, root)),
+            );
         }
         Ok(tables)
     }
@@ -1082,7 +1087,11 @@ fn stream(
             row_number += 1;
             out.clear();
             for index in 0..width {
-                out.push(convert(index, row_number, row.get_ref(index).map_err(map)?)?);
+                out.push(convert(
+                    index,
+                    row_number,
+                    row.get_ref(index).map_err(map)?,
+                )?);
             }
             sink.row(&out)?;
         }

@@ -87,9 +87,9 @@ impl Problem {
             ),
             Problem::TooLong => format!("Data too long for column '{column}' at row {row}"),
             Problem::Truncated => format!("Data truncated for column '{column}' at row {row}"),
-            Problem::BadJson => format!(
-                "Invalid JSON text: '{value}' for column '{column}' at row {row}"
-            ),
+            Problem::BadJson => {
+                format!("Invalid JSON text: '{value}' for column '{column}' at row {row}")
+            }
         };
         SqlError::new(self.code(), message)
     }
@@ -133,9 +133,7 @@ pub(crate) fn check(kind: &DeclKind, value: ValueRef<'_>) -> Result<(), Problem>
         DeclKind::Bit { bits } => bit_value(value, bits).map(drop),
         DeclKind::Float => float_value(value, true).map(drop),
         DeclKind::Double => float_value(value, false).map(drop),
-        DeclKind::Decimal { precision, scale } => {
-            decimal_value(value, precision, scale).map(drop)
-        }
+        DeclKind::Decimal { precision, scale } => decimal_value(value, precision, scale).map(drop),
         DeclKind::Date => date_value(value).map(drop),
         DeclKind::DateTime { mysql, .. } => {
             datetime_value(value, mysql == crate::result::mysql_type::TIMESTAMP).map(drop)
@@ -159,7 +157,7 @@ pub(crate) fn check(kind: &DeclKind, value: ValueRef<'_>) -> Result<(), Problem>
             {
                 return Err(Problem::TooLong);
             }
-            if json && serde_json::from_str::<serde::de::IgnoredAny>(&text).is_err() {
+            if json && serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
                 return Err(Problem::BadJson);
             }
             Ok(())
@@ -185,7 +183,10 @@ pub(crate) fn check(kind: &DeclKind, value: ValueRef<'_>) -> Result<(), Problem>
 
 /// `text` without the trailing spaces beyond `n` characters.
 pub(crate) fn cut_chars(text: &str, n: u64) -> &str {
-    match text.char_indices().nth(usize::try_from(n).unwrap_or(usize::MAX)) {
+    match text
+        .char_indices()
+        .nth(usize::try_from(n).unwrap_or(usize::MAX))
+    {
         Some((at, _)) if text[at..].bytes().all(|b| b == b' ') => &text[..at],
         _ => text,
     }
@@ -239,7 +240,8 @@ impl ExactNumber {
     pub(crate) fn round(&self, scale: usize) -> Self {
         let mut out = self.clone();
         if out.frac.len() <= scale {
-            out.frac.extend(std::iter::repeat_n('0', scale - out.frac.len()));
+            out.frac
+                .extend(std::iter::repeat_n('0', scale - out.frac.len()));
             return out;
         }
         let up = out.frac.as_bytes()[scale] >= b'5';
@@ -367,7 +369,7 @@ pub(crate) fn exact_value(value: ValueRef<'_>) -> Result<ExactNumber, Problem> {
 pub(crate) fn int_value(value: ValueRef<'_>, min: i64, max: u64) -> Result<i128, Problem> {
     let number = match value {
         ValueRef::Integer(i) => ExactNumber::from_i64(i),
-        ValueRef::Real(r) if r.is_finite() && r.abs() >= 9.223_372_036_854_775_807e18 => {
+        ValueRef::Real(r) if r.is_finite() && r.abs() >= 9.223_372_036_854_776e18 => {
             // SQLite turned an integer too big for 64-bit signed into an inexact REAL.
             return Err(Problem::OutOfRange);
         }
@@ -384,7 +386,11 @@ pub(crate) fn int_value(value: ValueRef<'_>, min: i64, max: u64) -> Result<i128,
     } else {
         number.int.parse().map_err(|_| Problem::OutOfRange)?
     };
-    let v = if number.negative { -magnitude } else { magnitude };
+    let v = if number.negative {
+        -magnitude
+    } else {
+        magnitude
+    };
     if v < i128::from(min) || v > i128::from(max) {
         return Err(Problem::OutOfRange);
     }
@@ -532,7 +538,11 @@ pub(crate) fn parse_date_parts(value: ValueRef<'_>) -> Option<Parts> {
     match value {
         ValueRef::Integer(i) => {
             let i = u64::try_from(i).ok()?;
-            let (date, time) = if i > 99_991_231 { (i / 1_000_000, i % 1_000_000) } else { (i, 0) };
+            let (date, time) = if i > 99_991_231 {
+                (i / 1_000_000, i % 1_000_000)
+            } else {
+                (i, 0)
+            };
             p.year = (date / 10_000) as u32;
             p.month = (date / 100 % 100) as u32;
             p.day = (date % 100) as u32;
@@ -576,7 +586,7 @@ pub(crate) fn datetime_value(value: ValueRef<'_>, timestamp: bool) -> Result<Par
     let p = parse_date_parts(value).ok_or(Problem::BadTemporal)?;
     if timestamp {
         let key = (p.year, p.month, p.day, p.hour, p.minute, p.second);
-        if key < (1970, 1, 1, 0, 0, 1) || key > (2038, 1, 19, 3, 14, 7) {
+        if !((1970, 1, 1, 0, 0, 1)..=(2038, 1, 19, 3, 14, 7)).contains(&key) {
             return Err(Problem::BadTemporal);
         }
     }
@@ -629,12 +639,7 @@ pub(crate) fn time_value(value: ValueRef<'_>) -> Result<(bool, u32, u32, u32, u3
 pub(crate) fn trigger_sql(schema: &str, table: &str, columns: &[(String, String)]) -> Vec<String> {
     let checks: Vec<String> = columns
         .iter()
-        .filter(|(_, decl)| {
-            !matches!(
-                super::types::classify_decl(Some(decl)),
-                DeclKind::Runtime
-            )
-        })
+        .filter(|(_, decl)| !matches!(super::types::classify_decl(Some(decl)), DeclKind::Runtime))
         .enumerate()
         .map(|(ordinal, (name, decl))| {
             format!(
@@ -708,9 +713,18 @@ mod tests {
     fn integers() {
         let t = |s: &'static str| ValueRef::Text(s.as_bytes());
         assert_eq!(int_value(ValueRef::Integer(127), -128, 127), Ok(127));
-        assert_eq!(int_value(ValueRef::Integer(128), -128, 127), Err(Problem::OutOfRange));
-        assert_eq!(int_value(ValueRef::Integer(-1), 0, 255), Err(Problem::OutOfRange));
-        assert_eq!(int_value(ValueRef::Real(1.5), -128, 127), Err(Problem::Truncated));
+        assert_eq!(
+            int_value(ValueRef::Integer(128), -128, 127),
+            Err(Problem::OutOfRange)
+        );
+        assert_eq!(
+            int_value(ValueRef::Integer(-1), 0, 255),
+            Err(Problem::OutOfRange)
+        );
+        assert_eq!(
+            int_value(ValueRef::Real(1.5), -128, 127),
+            Err(Problem::Truncated)
+        );
         assert_eq!(int_value(t("abc"), -128, 127), Err(Problem::Incorrect));
         assert_eq!(int_value(t("12abc"), -128, 127), Err(Problem::Truncated));
         assert_eq!(
@@ -718,7 +732,10 @@ mod tests {
             Err(Problem::OutOfRange)
         );
         assert_eq!(year_value(ValueRef::Integer(5)), Ok(2005));
-        assert_eq!(year_value(ValueRef::Integer(1900)), Err(Problem::OutOfRange));
+        assert_eq!(
+            year_value(ValueRef::Integer(1900)),
+            Err(Problem::OutOfRange)
+        );
         assert_eq!(bit_value(ValueRef::Integer(8), 3), Err(Problem::TooLong));
         assert_eq!(bit_value(ValueRef::Integer(7), 3), Ok(7));
     }
@@ -741,6 +758,9 @@ mod tests {
         );
         assert_eq!(time_value(t("-838:59:59")), Ok((true, 838, 59, 59, 0)));
         assert_eq!(time_value(t("839:00:00")), Err(Problem::BadTemporal));
-        assert_eq!(time_value(ValueRef::Integer(123456)), Ok((false, 12, 34, 56, 0)));
+        assert_eq!(
+            time_value(ValueRef::Integer(123456)),
+            Ok((false, 12, 34, 56, 0))
+        );
     }
 }

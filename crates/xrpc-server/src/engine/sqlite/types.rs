@@ -167,7 +167,7 @@ pub(crate) fn classify_decl(decl: Option<&str>) -> DeclKind {
         json: false,
     };
     let chars = |default: u64| u64::from(first.unwrap_or(default as u32));
-    let varying = words.iter().any(|w| *w == "VARYING");
+    let varying = words.contains(&"VARYING");
     match head {
         "TINYINT" | "INT1" => int(mysql_type::TINY, 8, 4, 3),
         "SMALLINT" | "INT2" => int(mysql_type::SHORT, 16, 6, 5),
@@ -761,7 +761,10 @@ mod tests {
             Err(Problem::BadTemporal)
         );
         assert_eq!(c("int", ValueRef::Text(b"text!")), Err(Problem::Incorrect));
-        assert_eq!(c("double", ValueRef::Blob(b"\x00")), Err(Problem::Incorrect));
+        assert_eq!(
+            c("double", ValueRef::Blob(b"\x00")),
+            Err(Problem::Incorrect)
+        );
         assert_eq!(
             c("char(4)", ValueRef::Text(b"ab  ")),
             Ok(Value::Bytes(Bytes::from_static(b"ab")))
@@ -778,7 +781,10 @@ mod tests {
         );
         assert_eq!(c("year", ValueRef::Integer(99)), Ok(Value::Uint(1999)));
         // Expression columns keep to the type their read-ahead chose.
-        assert_eq!(convert(Conv::Sint, ValueRef::Real(1.5)), Err(Problem::Incorrect));
+        assert_eq!(
+            convert(Conv::Sint, ValueRef::Real(1.5)),
+            Err(Problem::Incorrect)
+        );
         assert_eq!(
             convert(Conv::Double, ValueRef::Integer(3)),
             Ok(Value::Double(3.0))
