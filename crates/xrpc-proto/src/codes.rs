@@ -173,6 +173,27 @@ error_codes! {
     GLOBAL_VARIABLE = 1229, "HY000", Error,
         "Variable is a GLOBAL variable and should be set with SET GLOBAL",
         "A session-scope SET of one of the node's global `xrpc_*` variables.";
+    BAD_NULL = 1048, "23000", Error,
+        "Column cannot be null",
+        "A NULL written to a NOT NULL column.";
+    INCORRECT_VALUE = 1366, "HY000", Error,
+        "Incorrect value for column",
+        "A write of a value that is not of the column's declared type ('abc' into an INT, invalid UTF-8 into text), or a stored value that does not fit the column type already sent in a result.";
+    OUT_OF_RANGE = 1264, "22003", Error,
+        "Out of range value for column",
+        "A write of a number outside the declared type's range.";
+    INCORRECT_DATETIME = 1292, "22007", Error,
+        "Incorrect date or time value",
+        "A write of text that is not a valid date, datetime, timestamp or time for the column (calendar-checked).";
+    DATA_TOO_LONG = 1406, "22001", Error,
+        "Data too long for column",
+        "A write of text, bytes or bits longer than the declared length.";
+    DATA_TRUNCATED = 1265, "01000", Error,
+        "Data truncated for column",
+        "A write of a number followed by junk ('12abc'), or a fraction into an integer column.";
+    INVALID_JSON = 3140, "22032", Error,
+        "Invalid JSON text",
+        "A write of text that is not valid JSON into a JSON column.";
     ENGINE_ERROR = 1105, "HY000", Error,
         "Unknown error",
         "Any other engine error; the message keeps the engine's own words.";

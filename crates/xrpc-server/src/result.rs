@@ -51,6 +51,8 @@ pub mod mysql_type {
     pub const TIME: u32 = 11;
     /// DATETIME.
     pub const DATETIME: u32 = 12;
+    /// YEAR.
+    pub const YEAR: u32 = 13;
     /// BIT.
     pub const BIT: u32 = 16;
     /// ENUM.

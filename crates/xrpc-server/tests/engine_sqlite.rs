@@ -102,19 +102,21 @@ fn declared_types_map_to_x_types() {
     let mut conn = engine.acquire().unwrap();
     exec(
         &mut *conn,
-        "create table t (i INTEGER, ti TINYINT, b BOOLEAN, r REAL, d DECIMAL(10,2), n NUMERIC, \
-         v VARCHAR(10), tx TEXT, bl BLOB, vb VARBINARY(4), dt DATETIME, ts TIMESTAMP(3), \
-         da DATE, tm TIME)",
+        "create table t (i INTEGER, ti TINYINT, b BOOLEAN, r REAL, d DECIMAL(10,2), \
+         n NUMERIC(6,3), v VARCHAR(10), tx TEXT, bl BLOB, vb VARBINARY(4), dt DATETIME, \
+         ts TIMESTAMP(3), da DATE, tm TIME(1), ub BIGINT UNSIGNED, y YEAR, bt BIT(4), fl FLOAT, \
+         c CHAR(4), bn BINARY(3), j JSON)",
     );
     exec(
         &mut *conn,
         "insert into t values (-7, 1, 1, 2.5, 3.14159, '12.500', 'héllo', '', x'00ff', x'01', \
-         '2024-02-29 13:14:15', '2024-01-02 03:04:05.678', '2024-12-31', '-12:34:56.5')",
+         '2024-02-29 13:14:15', '2024-01-02 03:04:05.678', '2024-12-31', '-12:34:56.5', \
+         9223372036854775807, 24, 9, 0.1, 'ab  ', x'61', '[1, 2]')",
     );
     exec(
         &mut *conn,
         "insert into t values (null, null, null, null, null, null, null, null, null, null, null, \
-         null, null, null)",
+         null, null, null, null, null, null, null, null, null, null)",
     );
     let (result, summary) = exec(&mut *conn, "select * from t");
     assert!(summary.has_result_set);
@@ -138,16 +140,26 @@ fn declared_types_map_to_x_types() {
             (X::DateTime, M::TIMESTAMP, COLLATION_BINARY),
             (X::DateTime, M::DATE, COLLATION_BINARY),
             (X::Time, M::TIME, COLLATION_BINARY),
+            (X::Uint, M::LONGLONG, COLLATION_BINARY),
+            (X::Uint, M::YEAR, COLLATION_BINARY),
+            (X::Bit, M::BIT, COLLATION_BINARY),
+            (X::Float, M::FLOAT, COLLATION_BINARY),
+            (X::Bytes, M::STRING, COLLATION_UTF8MB4),
+            (X::Bytes, M::STRING, COLLATION_BINARY),
+            (X::Bytes, M::VAR_STRING, COLLATION_UTF8MB4),
         ]
     );
     assert_eq!(cols[0].name, "i");
     assert_eq!(cols[0].schema, "main");
     assert_eq!(cols[4].fractional_digits, 2);
-    // NUMERIC affinity stored '12.500' as the REAL 12.5; the scale comes from the values.
-    assert_eq!(cols[5].fractional_digits, 1);
+    assert_eq!(cols[4].length, 12);
+    // The scale is the declared one, not the values'.
+    assert_eq!(cols[5].fractional_digits, 3);
     assert_eq!(cols[6].length, 40);
+    assert_eq!(cols[10].fractional_digits, 0);
     assert_eq!(cols[11].fractional_digits, 3);
     assert_eq!(cols[13].fractional_digits, 1);
+    assert_eq!(cols[16].length, 4);
     assert_eq!(
         result.rows[0],
         [
@@ -156,7 +168,7 @@ fn declared_types_map_to_x_types() {
             Value::Sint(1),
             Value::Double(2.5),
             dec("3.14"),
-            dec("12.5"),
+            dec("12.500"),
             text("héllo"),
             text(""),
             Value::Bytes(Bytes::from_static(b"\x00\xff")),
@@ -165,6 +177,13 @@ fn declared_types_map_to_x_types() {
             Value::DateTime(XDateTime::new(2024, 1, 2, 3, 4, 5, 678_000).unwrap()),
             Value::DateTime(XDateTime::date(2024, 12, 31).unwrap()),
             Value::Time(XTime::new(true, 12, 34, 56, 500_000).unwrap()),
+            Value::Uint(i64::MAX as u64),
+            Value::Uint(2024),
+            Value::Bit(9),
+            Value::Float(0.1),
+            text("ab"),
+            Value::Bytes(Bytes::from_static(b"a\0\0")),
+            text("[1, 2]"),
         ]
     );
     assert!(result.rows[1].iter().all(Value::is_null));
@@ -230,10 +249,20 @@ fn expression_columns_are_typed_from_their_values() {
     );
 }
 
+/// Runs a query that must fail part-way: returns the rows sent before the error, and the error.
+fn rows_then_error(conn: &mut dyn EngineConn, sql: &str) -> (Vec<Vec<Value>>, SqlError) {
+    let mut result = CollectedResult::default();
+    match conn.execute(sql, &[], None, &mut result) {
+        Ok(_) => panic!("{sql} succeeded"),
+        Err(err) => (result.rows, err),
+    }
+}
+
 #[test]
-fn values_after_the_read_ahead_are_coerced_to_the_column_type() {
+fn values_that_do_not_fit_the_sent_type_end_the_result_with_an_error() {
     let (_dir, engine) = engine();
     let mut conn = engine.acquire().unwrap();
+    // An expression column typed SINT by its read-ahead, with a real and text after it.
     exec(&mut *conn, "create table n (k INTEGER PRIMARY KEY, v)");
     exec(
         &mut *conn,
@@ -241,40 +270,51 @@ fn values_after_the_read_ahead_are_coerced_to_the_column_type() {
          insert into n select x, x from c",
     );
     exec(&mut *conn, "update n set v = 7.9 where k = 99");
-    exec(&mut *conn, "update n set v = '12abc' where k = 100");
-    let (result, _) = exec(&mut *conn, "select v from n order by k");
-    assert_eq!(result.columns.unwrap()[0].x_type, ColumnType::Sint);
-    assert_eq!(result.rows[97], [Value::Sint(98)]);
-    assert_eq!(
-        result.rows[98],
-        [Value::Sint(7)],
-        "reals truncate as CAST does"
-    );
-    assert_eq!(
-        result.rows[99],
-        [Value::Sint(12)],
-        "text reads its numeric prefix"
+    let (sent, e) = rows_then_error(&mut *conn, "select v from n order by k");
+    assert_eq!(sent.len(), 98, "the rows before the misfit are sent");
+    assert_eq!(sent[97], [Value::Sint(98)]);
+    assert_eq!((e.code, &*e.sql_state), (1366, "HY000"));
+    assert!(
+        e.message.contains("'7.9'") && e.message.contains("row 99") && e.message.contains("SINT"),
+        "{e}"
     );
 
-    // A declared INTEGER column holding text, and a DATETIME column that does not parse.
-    exec(&mut *conn, "create table m (i INTEGER, d DATETIME)");
+    // A table without the strict-write checks (created before them, or by another tool): what
+    // it holds is never sent converted. After 1,000 dates, 'garbage' is an error, not 0000-00-00.
+    exec(&mut *conn, "create table m (d DATE, i INTEGER, f DOUBLE)");
+    exec(&mut *conn, "drop trigger xrpc_strict_insert_m");
+    exec(&mut *conn, "drop trigger xrpc_strict_update_m");
     exec(
         &mut *conn,
-        "insert into m values ('abc', 'not a date'), (2, '2024-01-01')",
+        "with recursive c(x) as (select 0 union all select x + 1 from c where x < 999) \
+         insert into m select date('2000-01-01', '+' || x || ' days'), x, x from c",
     );
-    let (result, _) = exec(&mut *conn, "select i, d from m");
-    let cols = result.columns.unwrap();
-    assert_eq!(cols[0].x_type, ColumnType::Sint);
+    exec(&mut *conn, "insert into m values ('garbage', 1, 1)");
+    let (sent, e) = rows_then_error(&mut *conn, "select d from m order by rowid");
+    assert_eq!(sent.len(), 1000);
     assert_eq!(
-        shapes(&cols[1..]),
-        [(ColumnType::Bytes, mysql_type::VAR_STRING, COLLATION_UTF8MB4)]
+        sent[999],
+        [Value::DateTime(XDateTime::date(2002, 9, 26).unwrap())]
     );
-    assert_eq!(
-        result.rows,
-        [
-            [Value::Sint(0), text("not a date")],
-            [Value::Sint(2), text("2024-01-01")]
-        ]
+    assert_eq!(e.code, 1366);
+    assert!(
+        e.message.contains("'garbage'") && e.message.contains("row 1001"),
+        "{e}"
+    );
+    exec(
+        &mut *conn,
+        "update m set d = null, i = 'text!' where rowid = 1001",
+    );
+    let (_, e) = rows_then_error(&mut *conn, "select i from m order by rowid");
+    assert!(e.message.contains("'text!'"), "{e}");
+    exec(
+        &mut *conn,
+        "update m set i = 1, f = x'00' where rowid = 1001",
+    );
+    let (_, e) = rows_then_error(&mut *conn, "select f from m order by rowid");
+    assert!(
+        e.message.contains("double") && e.message.contains("\\x00"),
+        "{e}"
     );
 }
 
@@ -302,7 +342,7 @@ fn arguments_bind_in_order() {
     exec(
         &mut *conn,
         "create table a (i INTEGER, u INTEGER, r REAL, f REAL, s TEXT, b BLOB, d DECIMAL(6,2), \
-         dt DATETIME, tm TIME, n TEXT)",
+         dt DATETIME(6), tm TIME, n TEXT)",
     );
     let args = [
         Value::Sint(-5),
@@ -368,13 +408,25 @@ fn dml_summaries_count_rows_and_insert_ids() {
         ExecSummary {
             has_result_set: false,
             rows_affected: 3,
-            last_insert_id: Some(3)
+            last_insert_id: Some(1)
         }
     );
+    // As in MySQL: the first id of a multi-row insert, in the notice and in LAST_INSERT_ID().
     assert_eq!(
         rows(&mut *conn, "select last_insert_id()"),
-        [[Value::Sint(3)]]
+        [[Value::Sint(1)]]
     );
+    // A table without an AUTO_INCREMENT (rowid alias) column reports no id.
+    exec(&mut *conn, "create table plain (v INTEGER)");
+    let (_, s) = exec(&mut *conn, "insert into plain values (1), (2)");
+    assert_eq!((s.rows_affected, s.last_insert_id), (2, None));
+    let (_, s) = exec(&mut *conn, "insert into t (id, v) values (40, 1)");
+    assert_eq!(
+        s.last_insert_id,
+        Some(40),
+        "an explicit id is reported as MySQL does"
+    );
+    exec(&mut *conn, "delete from t where id = 40");
     let (_, s) = exec(&mut *conn, "update t set v = v + 1 where v >= 20");
     assert_eq!((s.rows_affected, s.last_insert_id), (2, None));
     let (_, s) = exec(&mut *conn, "update t set v = 0 where v > 1000");
@@ -519,9 +571,9 @@ fn error_codes_follow_mysql() {
         ("select nope from t", 1054, "42S22", "no such column: nope"),
         (
             "insert into t values (3, 'c', null)",
-            1105,
-            "HY000",
-            "NOT NULL constraint failed: t.nn",
+            1048,
+            "23000",
+            "Column 'nn' cannot be null",
         ),
     ];
     for &(sql, code, state, words) in cases {

@@ -129,6 +129,7 @@
 
 mod busy;
 mod compat;
+mod strict;
 mod types;
 
 use std::fmt;
@@ -140,7 +141,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 use rusqlite::functions::FunctionFlags;
-use rusqlite::types::Value as SqlValue;
+use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{
     Batch, CachedStatement, Connection, ErrorCode, InterruptHandle, OpenFlags, Statement, ffi,
 };
@@ -148,10 +149,11 @@ use xrpc_proto::codes;
 use xrpc_proto::value::Value;
 
 use self::busy::{BusyScope, busy_handler};
-use self::compat::{BeginMode, Compat, SqlInfo};
-use self::types::{Arg, Conv, LOOKAHEAD_BYTES, LOOKAHEAD_ROWS};
+use self::compat::{BeginMode, Compat, SqlInfo, TableDdl};
+use self::strict::Shown;
+use self::types::{Arg, Conv, DeclKind, LOOKAHEAD_BYTES, LOOKAHEAD_ROWS};
 use super::{Engine, EngineConn, Interrupt, WaitHook};
-use crate::result::{ExecSummary, ResultSink, SqlError};
+use crate::result::{ColumnInfo, ExecSummary, ResultSink, SqlError};
 
 /// SQLite's `synchronous` setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -424,6 +426,21 @@ struct Shared {
     interrupted: AtomicBool,
     /// What `database()` returns.
     schema: Mutex<String>,
+    /// The error `xrpc_check` failed the running statement with: SQLite only passes its text on.
+    check_error: Mutex<Option<SqlError>>,
+    /// Rows `xrpc_check` has seen in the running statement (for "at row N").
+    check_rows: AtomicU64,
+    /// The first row the running statement inserted: (database, table, rowid).
+    first_insert: Mutex<Option<(String, String, i64)>>,
+}
+
+impl Shared {
+    /// Clears the per-statement state before a statement runs.
+    fn start_statement(&self) {
+        self.check_error.lock().take();
+        self.check_rows.store(0, Ordering::Relaxed);
+        self.first_insert.lock().take();
+    }
 }
 
 /// One SQLite connection with its MySQL-compatibility state.
@@ -440,6 +457,8 @@ pub struct SqliteConn {
     has_temp: bool,
     /// Attached databases (not `main` or `temp`).
     attached: Vec<String>,
+    /// Whether a table (database, name) has an auto-increment column; forgotten after DDL.
+    auto_increment: std::collections::HashMap<(String, String), bool>,
 }
 
 impl SqliteConn {
@@ -464,8 +483,23 @@ impl SqliteConn {
             last_insert_id: AtomicU64::new(0),
             interrupted: AtomicBool::new(false),
             schema: Mutex::new("main".to_owned()),
+            check_error: Mutex::new(None),
+            check_rows: AtomicU64::new(0),
+            first_insert: Mutex::new(None),
         });
+        let s = Arc::clone(&shared);
+        conn.update_hook(Some(
+            move |action: rusqlite::hooks::Action, db: &str, table: &str, rowid: i64| {
+                if action == rusqlite::hooks::Action::SQLITE_INSERT {
+                    let mut first = s.first_insert.lock();
+                    if first.is_none() {
+                        *first = Some((db.to_owned(), table.to_owned(), rowid));
+                    }
+                }
+            },
+        ));
         register_functions(&conn, &shared, &options).map_err(map)?;
+        register_check(&conn, &shared).map_err(map)?;
         let interrupter = Arc::new(SqliteInterrupter {
             handle: conn.get_interrupt_handle(),
             shared: Arc::clone(&shared),
@@ -480,6 +514,7 @@ impl SqliteConn {
             autocommit_off: false,
             has_temp: false,
             attached: Vec::new(),
+            auto_increment: std::collections::HashMap::new(),
         })
     }
 
@@ -499,7 +534,11 @@ impl SqliteConn {
     }
 
     fn map(&self, err: rusqlite::Error) -> SqlError {
-        map_error(err, self.shared.interrupted.load(Ordering::Acquire))
+        self.shared
+            .check_error
+            .lock()
+            .take()
+            .unwrap_or_else(|| map_error(err, self.shared.interrupted.load(Ordering::Acquire)))
     }
 
     fn exec(&self, sql: &str) -> Result<(), SqlError> {
@@ -578,8 +617,193 @@ impl SqliteConn {
             .map(|(index, value)| types::to_arg(index, value))
             .collect::<Result<Vec<Arg<'_>>, SqlError>>()?;
         self.check_single_statement(sql)?;
+        self.shared.start_statement();
+        if info.table_ddl != TableDdl::None {
+            self.auto_increment.clear();
+            return self.run_table_ddl(sql, &args, info, sink);
+        }
+        self.run_prepared(sql, &args, info, sink)
+    }
+
+    /// Runs CREATE TABLE or ALTER TABLE inside a savepoint together with the strict-write
+    /// triggers it needs (see [`strict`]): the statement and its triggers commit together or
+    /// not at all.
+    fn run_table_ddl(
+        &mut self,
+        sql: &str,
+        args: &[Arg<'_>],
+        info: SqlInfo,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        self.exec("SAVEPOINT xrpc_table_ddl")?;
+        let result = (|| {
+            let summary = match info.table_ddl {
+                TableDdl::Create => {
+                    let before = self.tables()?;
+                    let summary = self.run_prepared(sql, args, info, sink)?;
+                    let created: Vec<(String, String, i64)> = self
+                        .tables()?
+                        .into_iter()
+                        .filter(|t| !before.contains(t))
+                        .collect();
+                    for (schema, table, _) in created {
+                        self.create_strict_triggers(&schema, &table)?;
+                    }
+                    summary
+                }
+                _ => {
+                    // Dropped first: SQLite refuses to drop a column a trigger names. Tables are
+                    // found again by their root page, which a rename keeps.
+                    let strict = self.drop_strict_triggers()?;
+                    let summary = self.run_prepared(sql, args, info, sink)?;
+                    let now = self.tables()?;
+                    for (schema, _, root) in strict {
+                        if let Some((_, table, _)) =
+                            now.iter().find(|(s, _, r)| *s == schema && *r == root)
+                        {
+                            self.create_strict_triggers(&schema, table)?;
+                        }
+                    }
+                    summary
+                }
+            };
+            Ok(summary)
+        })();
+        match result {
+            Ok(summary) => {
+                self.exec("RELEASE xrpc_table_ddl")?;
+                Ok(summary)
+            }
+            Err(err) => {
+                // The statement's error is the one to report; the rollback restores the schema.
+                let _ = self.exec("ROLLBACK TO xrpc_table_ddl");
+                let _ = self.exec("RELEASE xrpc_table_ddl");
+                Err(err)
+            }
+        }
+    }
+
+    /// Every ordinary table: (database, name, root page).
+    fn tables(&self) -> Result<Vec<(String, String, i64)>, SqlError> {
+        let databases: Vec<String> = self
+            .conn
+            .prepare("SELECT name FROM pragma_database_list")
+            .and_then(|mut stmt| stmt.query_map([], |row| row.get(0))?.collect())
+            .map_err(|err| self.map(err))?;
+        let mut tables = Vec::new();
+        for db in databases {
+            let sql = format!(
+                "SELECT name, rootpage FROM {}.sqlite_master WHERE type = 'table' \
+                 AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+                quote(&db)
+            );
+            let rows: Vec<(String, i64)> = self
+                .conn
+                .prepare(&sql)
+                .and_then(|mut stmt| {
+                    stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+                        .collect()
+                })
+                .map_err(|err| self.map(err))?;
+            tables.extend(
+                rows.into_iter()
+                    .map(|(name, root)| (db.clone(), name, root)),
+            );
+        }
+        Ok(tables)
+    }
+
+    /// Creates the strict-write triggers of one table.
+    fn create_strict_triggers(&self, schema: &str, table: &str) -> Result<(), SqlError> {
+        let sql = format!("PRAGMA {}.table_info({})", quote(schema), quote(table));
+        let columns: Vec<(String, String)> = self
+            .conn
+            .prepare(&sql)
+            .and_then(|mut stmt| {
+                stmt.query_map([], |row| Ok((row.get(1)?, row.get(2)?)))?
+                    .collect()
+            })
+            .map_err(|err| self.map(err))?;
+        for trigger in strict::trigger_sql(schema, table, &columns) {
+            self.exec(&trigger)?;
+        }
+        Ok(())
+    }
+
+    /// Drops every strict-write trigger; returns the tables that had them (database, name, root
+    /// page).
+    fn drop_strict_triggers(&self) -> Result<Vec<(String, String, i64)>, SqlError> {
+        let tables = self.tables()?;
+        let mut strict_tables = Vec::new();
+        for (schema, table, root) in tables {
+            let mut had = false;
+            for event in ["insert", "update"] {
+                let name = strict::trigger_name(event, &table);
+                let exists: bool = self
+                    .conn
+                    .query_row(
+                        &format!(
+                            "SELECT EXISTS (SELECT 1 FROM {}.sqlite_master WHERE type = 'trigger' \
+                             AND name = ?1)",
+                            quote(&schema)
+                        ),
+                        [&name],
+                        |row| row.get(0),
+                    )
+                    .map_err(|err| self.map(err))?;
+                if exists {
+                    self.exec(&format!("DROP TRIGGER {}.{}", quote(&schema), quote(&name)))?;
+                    had = true;
+                }
+            }
+            if had {
+                strict_tables.push((schema, table, root));
+            }
+        }
+        Ok(strict_tables)
+    }
+
+    /// Whether a table has a column that generates ids: SQLite's rowid alias (a single
+    /// `INTEGER PRIMARY KEY` column, with or without AUTOINCREMENT), which is what MySQL's
+    /// AUTO_INCREMENT maps to.
+    fn has_auto_increment(&mut self, schema: &str, table: &str) -> bool {
+        let key = (schema.to_owned(), table.to_owned());
+        if let Some(&known) = self.auto_increment.get(&key) {
+            return known;
+        }
+        let sql = format!("PRAGMA {}.table_info({})", quote(schema), quote(table));
+        let keys: rusqlite::Result<Vec<(String, i64)>> =
+            self.conn.prepare(&sql).and_then(|mut stmt| {
+                stmt.query_map([], |row| Ok((row.get(2)?, row.get(5)?)))?
+                    .collect()
+            });
+        let known = match keys {
+            Ok(columns) => {
+                let keys: Vec<&(String, i64)> = columns.iter().filter(|(_, pk)| *pk > 0).collect();
+                keys.len() == 1 && keys[0].0.eq_ignore_ascii_case("INTEGER")
+            }
+            Err(_) => false,
+        };
+        self.auto_increment.insert(key, known);
+        known
+    }
+
+    /// Prepares, binds and runs one statement.
+    fn run_prepared(
+        &mut self,
+        sql: &str,
+        args: &[Arg<'_>],
+        info: SqlInfo,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
         let interrupted = || self.shared.interrupted.load(Ordering::Acquire);
-        let map = |err| map_error(err, interrupted());
+        let map = |err| {
+            self.shared
+                .check_error
+                .lock()
+                .take()
+                .unwrap_or_else(|| map_error(err, interrupted()))
+        };
         let mut cached: Option<CachedStatement<'_>> = None;
         let mut uncached: Option<Statement<'_>> = None;
         let stmt: &mut Statement<'_> = if sql.len() <= CACHED_STATEMENT_MAX_LEN {
@@ -622,10 +846,16 @@ impl SqliteConn {
         } else {
             0
         };
-        let last_insert_id = (info.insert && rows_affected > 0)
-            .then(|| self.conn.last_insert_rowid())
-            .and_then(|id| u64::try_from(id).ok())
-            .filter(|&id| id > 0);
+        // MySQL reports the first id of a multi-row insert, and only for AUTO_INCREMENT tables.
+        let first_insert = self.shared.first_insert.lock().take();
+        let last_insert_id = match first_insert {
+            Some((schema, table, rowid)) if info.insert && rows_affected > 0 => self
+                .has_auto_increment(&schema, &table)
+                .then_some(rowid)
+                .and_then(|id| u64::try_from(id).ok())
+                .filter(|&id| id > 0),
+            _ => None,
+        };
         if let Some(id) = last_insert_id {
             self.shared.last_insert_id.store(id, Ordering::Relaxed);
         }
@@ -857,25 +1087,94 @@ fn stream(
     let infos: Vec<_> = plans.iter().map(|p| p.info.clone()).collect();
     let convs: Vec<Conv> = plans.iter().map(|p| p.conv).collect();
     sink.metadata(&infos)?;
+    let convert = |index: usize, row: u64, value: ValueRef<'_>| {
+        types::convert(convs[index], value)
+            .map_err(|_| does_not_fit(&infos[index], convs[index], row, value))
+    };
     let mut out = Vec::with_capacity(width);
+    let mut row_number = 0;
     for values in &window {
+        row_number += 1;
         out.clear();
-        for (value, &conv) in values.iter().zip(&convs) {
-            out.push(types::convert(conv, value.into())?);
+        for (index, value) in values.iter().enumerate() {
+            out.push(convert(index, row_number, value.into())?);
         }
         sink.row(&out)?;
     }
     drop(window);
     if !ended {
         while let Some(row) = rows.next().map_err(map)? {
+            row_number += 1;
             out.clear();
-            for (index, &conv) in convs.iter().enumerate() {
-                out.push(types::convert(conv, row.get_ref(index).map_err(map)?)?);
+            for index in 0..width {
+                out.push(convert(
+                    index,
+                    row_number,
+                    row.get_ref(index).map_err(map)?,
+                )?);
             }
             sink.row(&out)?;
         }
     }
     Ok(())
+}
+
+/// The error that ends a result when a stored value does not fit the type its column was sent
+/// with (a table written before it had strict checks, or an expression whose later rows change
+/// type): 1366, naming the value, the column, the row and the type.
+fn does_not_fit(column: &ColumnInfo, conv: Conv, row: u64, value: ValueRef<'_>) -> SqlError {
+    let noun = match conv {
+        Conv::Declared(kind) => kind.value_noun(),
+        Conv::Sint => "integer",
+        Conv::Double => "double",
+        Conv::Bytes => "string",
+    };
+    SqlError::new(
+        &codes::INCORRECT_VALUE,
+        format!(
+            "Incorrect {noun} value: '{}' stored in column '{}' at row {row}: it does not fit the \
+             column's type {} (MySQL type {}), so the result ends here",
+            Shown(value),
+            column.name,
+            column.x_type,
+            column.mysql_type
+        ),
+    )
+}
+
+/// Registers `xrpc_check(ordinal, column, declared_type, value)`, which the strict-write
+/// triggers call for each column of each written row (see [`strict`]).
+fn register_check(conn: &Connection, shared: &Arc<Shared>) -> rusqlite::Result<()> {
+    let s = Arc::clone(shared);
+    let mut kinds: std::collections::HashMap<String, DeclKind> = std::collections::HashMap::new();
+    conn.create_scalar_function("xrpc_check", 4, FunctionFlags::SQLITE_UTF8, move |ctx| {
+        let ordinal = ctx.get_raw(0).as_i64().unwrap_or(0);
+        let row = if ordinal == 0 {
+            s.check_rows.fetch_add(1, Ordering::Relaxed) + 1
+        } else {
+            s.check_rows.load(Ordering::Relaxed)
+        };
+        let decl = ctx.get_raw(2).as_str().unwrap_or("");
+        let kind = match kinds.get(decl) {
+            Some(kind) => *kind,
+            None => {
+                let kind = types::classify_decl(Some(decl));
+                kinds.insert(decl.to_owned(), kind);
+                kind
+            }
+        };
+        let value = ctx.get_raw(3);
+        match strict::check(&kind, value) {
+            Ok(()) => Ok(rusqlite::types::Null),
+            Err(problem) => {
+                let column = ctx.get_raw(1).as_str().unwrap_or("?");
+                let err = problem.error(&kind, column, row.max(1), &Shown(value).to_string());
+                let message = err.message.clone();
+                *s.check_error.lock() = Some(err);
+                Err(rusqlite::Error::UserFunctionError(message.into()))
+            }
+        }
+    })
 }
 
 /// Registers `connection_id()`, `database()`, `version()` and `last_insert_id()`.
@@ -939,6 +1238,14 @@ fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
             ) =>
         {
             &codes::DUP_ENTRY
+        }
+        ErrorCode::ConstraintViolation if e.extended_code == ffi::SQLITE_CONSTRAINT_NOTNULL => {
+            // SQLite says "NOT NULL constraint failed: t.c"; MySQL "Column 'c' cannot be null".
+            let column = message.rsplit(['.', ' ']).next().unwrap_or("");
+            return SqlError::new(
+                &codes::BAD_NULL,
+                format!("Column '{column}' cannot be null ({message})"),
+            );
         }
         ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked if interrupted => {
             &codes::QUERY_INTERRUPTED

@@ -39,6 +39,19 @@ pub(crate) struct SqlInfo {
     /// Whether `autocommit = 0` opens a transaction before it. SQLite refuses ATTACH, DETACH and
     /// VACUUM inside a transaction, and PRAGMAs are settings rather than data.
     pub(crate) implicit_txn: bool,
+    /// CREATE TABLE or ALTER TABLE: the strict-write triggers are generated afterwards.
+    pub(crate) table_ddl: TableDdl,
+}
+
+/// A statement that creates or alters tables (see the `strict` module).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TableDdl {
+    /// Neither.
+    None,
+    /// `CREATE [TEMP | TEMPORARY] TABLE …`.
+    Create,
+    /// `ALTER TABLE …`.
+    Alter,
 }
 
 /// A classified statement.
@@ -116,7 +129,24 @@ pub(crate) fn classify(sql: &str) -> Compat {
             return set;
         }
     }
+    let second = words()
+        .nth(1)
+        .map(|w| w.split('(').next().unwrap_or(w))
+        .unwrap_or("");
+    let third = words().nth(2).unwrap_or("");
+    let table_ddl = if keyword("create")
+        && (second.eq_ignore_ascii_case("table")
+            || (second.eq_ignore_ascii_case("temp") || second.eq_ignore_ascii_case("temporary"))
+                && third.eq_ignore_ascii_case("table"))
+    {
+        TableDdl::Create
+    } else if keyword("alter") && second.eq_ignore_ascii_case("table") {
+        TableDdl::Alter
+    } else {
+        TableDdl::None
+    };
     Compat::Sql(SqlInfo {
+        table_ddl,
         insert: keyword("insert") || keyword("replace"),
         state_change: keyword("create")
             || keyword("drop")
@@ -445,7 +475,8 @@ mod tests {
             Compat::Sql(SqlInfo {
                 insert: true,
                 state_change: false,
-                implicit_txn: true
+                implicit_txn: true,
+                table_ddl: TableDdl::None,
             })
         );
         assert_eq!(
@@ -453,7 +484,8 @@ mod tests {
             Compat::Sql(SqlInfo {
                 insert: false,
                 state_change: true,
-                implicit_txn: false
+                implicit_txn: false,
+                table_ddl: TableDdl::None,
             })
         );
         assert_eq!(
@@ -461,9 +493,17 @@ mod tests {
             Compat::Sql(SqlInfo {
                 insert: false,
                 state_change: true,
-                implicit_txn: true
+                implicit_txn: true,
+                table_ddl: TableDdl::Create,
             })
         );
+        assert!(matches!(
+            classify("ALTER TABLE t ADD COLUMN c INT"),
+            Compat::Sql(SqlInfo {
+                table_ddl: TableDdl::Alter,
+                ..
+            })
+        ));
         assert_eq!(trim_statement("/* a */ -- b\n select 1 ; \n"), "select 1");
     }
 }

@@ -1,9 +1,10 @@
 //! Mapping between SQLite's dynamic types and the X protocol's column types, both ways.
 //!
 //! See the parent module's docs for the rules; this module implements them:
-//! [`classify_decl`] reads a declared type, [`plan_columns`] fixes each column's X type from its
-//! declaration and the first rows, [`convert`] turns one SQLite value into a [`Value`] of the
-//! column's type, and [`to_arg`] turns a statement argument into something SQLite can bind.
+//! [`classify_decl`] reads a declared MySQL type, [`plan_columns`] fixes each column's X type
+//! from its declaration (or, for expressions, from the first rows), [`convert`] turns one
+//! SQLite value into a [`Value`] of the column's type or reports that it does not fit, and
+//! [`to_arg`] turns a statement argument into something SQLite can bind.
 
 use std::borrow::Cow;
 
@@ -13,73 +14,96 @@ use rusqlite::types::{ToSqlOutput, Value as SqlValue, ValueRef};
 use xrpc_proto::codes;
 use xrpc_proto::value::{ColumnType, Value, XDateTime, XDecimal, XTime};
 
-use crate::result::{COLLATION_BINARY, ColumnInfo, SqlError, mysql_type};
+use super::strict::{self, Problem};
+use crate::result::{ColumnInfo, SqlError, mysql_type};
 
-/// Rows read ahead, at most, to type columns whose declaration does not settle their type.
+/// Rows read ahead, at most, to type expression columns (no declared type).
 pub(crate) const LOOKAHEAD_ROWS: usize = 64;
 /// Bytes read ahead, at most (a row that crosses it still counts).
 pub(crate) const LOOKAHEAD_BYTES: usize = 256 * 1024;
 
-/// MySQL's "not fixed" decimals for DOUBLE columns without a declared scale.
+/// MySQL's "not fixed" decimals for FLOAT and DOUBLE columns without a declared scale.
 const NOT_FIXED_DEC: u32 = 31;
 
-/// What a declared type says about a column.
+/// What a declared type says about a column: the MySQL type it names, with its limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum DeclKind {
-    /// Integer types (SQLite INTEGER affinity, or BOOL): SINT with this MySQL type and length.
-    Int { mysql: u32, length: u32 },
-    /// REAL, DOUBLE, FLOAT: DOUBLE.
-    Double,
-    /// DECIMAL(p, s), NUMERIC: DECIMAL.
-    Decimal {
-        precision: Option<u32>,
-        scale: Option<u8>,
+    /// The integer family and BOOLEAN: SINT, or UINT when `UNSIGNED`; values in `min..=max`.
+    Int {
+        mysql: u32,
+        length: u32,
+        unsigned: bool,
+        min: i64,
+        max: u64,
     },
-    /// DATE: DATETIME without a time, if the values parse.
+    /// YEAR: UINT, 0 or 1901–2155.
+    Year,
+    /// BIT(n): BIT, n ≤ 64.
+    Bit { bits: u32 },
+    /// FLOAT: FLOAT (single precision).
+    Float,
+    /// DOUBLE, REAL: DOUBLE.
+    Double,
+    /// DECIMAL(p, s), NUMERIC, DEC, FIXED: DECIMAL; `DECIMAL` alone is DECIMAL(10, 0).
+    Decimal { precision: u32, scale: u8 },
+    /// DATE: DATETIME without a time.
     Date,
-    /// DATETIME or TIMESTAMP (`mysql` tells which), if the values parse.
-    DateTime { mysql: u32, fsp: Option<u32> },
-    /// TIME, if the values parse.
-    Time { fsp: Option<u32> },
-    /// CHAR, VARCHAR, TEXT, CLOB, JSON, ENUM…: text.
-    Text { length: Option<u32> },
-    /// BLOB, BINARY, VARBINARY: binary bytes.
-    Binary { mysql: u32, length: Option<u32> },
-    /// No declaration, or one that names no type we know: typed from the values.
+    /// DATETIME(fsp) or TIMESTAMP(fsp) (`mysql` tells which): DATETIME.
+    DateTime { mysql: u32, fsp: u32 },
+    /// TIME(fsp): TIME.
+    Time { fsp: u32 },
+    /// CHAR(n), VARCHAR(n), the TEXT family, JSON, ENUM, SET: BYTES text. `max_chars` and
+    /// `max_bytes` bound the length; `pad` (CHAR) drops trailing spaces on reads.
+    Text {
+        mysql: u32,
+        max_chars: Option<u64>,
+        max_bytes: u64,
+        pad: bool,
+        json: bool,
+    },
+    /// BINARY(n), VARBINARY(n), the BLOB family: BYTES binary. `fixed` (BINARY) pads reads
+    /// with zero bytes to that length.
+    Binary {
+        mysql: u32,
+        max_bytes: u64,
+        fixed: Option<u32>,
+    },
+    /// No declaration, or one that names no MySQL type: typed from the values.
     Runtime,
 }
 
 impl DeclKind {
     /// Whether the column's type depends on the values read ahead.
     pub(crate) fn needs_values(self) -> bool {
-        matches!(
-            self,
-            DeclKind::Runtime
-                | DeclKind::Date
-                | DeclKind::DateTime { .. }
-                | DeclKind::Time { .. }
-                | DeclKind::Decimal { scale: None, .. }
-        )
+        matches!(self, DeclKind::Runtime)
+    }
+
+    /// The type as MySQL names it in "Incorrect … value" messages.
+    pub(crate) fn value_noun(&self) -> &'static str {
+        match self {
+            DeclKind::Int { .. } | DeclKind::Year | DeclKind::Bit { .. } => "integer",
+            DeclKind::Float | DeclKind::Double => "double",
+            DeclKind::Decimal { .. } => "decimal",
+            DeclKind::Date => "date",
+            DeclKind::DateTime { mysql, .. } if *mysql == mysql_type::TIMESTAMP => "timestamp",
+            DeclKind::DateTime { .. } => "datetime",
+            DeclKind::Time { .. } => "time",
+            DeclKind::Text { .. } | DeclKind::Binary { .. } | DeclKind::Runtime => "string",
+        }
     }
 }
 
 /// How values of a column are converted; fixed once the metadata is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Conv {
-    /// SINT.
+    /// A declared column: the value must fit the declaration.
+    Declared(DeclKind),
+    /// An expression column typed SINT from the read-ahead: integers only.
     Sint,
-    /// DOUBLE.
+    /// An expression column typed DOUBLE: reals, and integers that a double holds exactly.
     Double,
-    /// BYTES (text or binary: the conversion is the same, only the collation differs).
+    /// An expression column typed BYTES: anything, numbers as their text.
     Bytes,
-    /// DECIMAL, rescaled to the declared scale when there is one.
-    Decimal(Option<u8>),
-    /// DATETIME without a time part.
-    Date,
-    /// DATETIME.
-    DateTime,
-    /// TIME.
-    Time,
 }
 
 /// A column's metadata and conversion.
@@ -89,78 +113,156 @@ pub(crate) struct ColumnPlan {
     pub(crate) conv: Conv,
 }
 
-/// Reads a declared type. Temporal and decimal names are checked first (SQLite gives them
-/// NUMERIC affinity), then SQLite's own affinity rules in their order (`INT`; `CHAR`, `CLOB`,
-/// `TEXT`; `BLOB`; `REAL`, `FLOA`, `DOUB`), with MySQL names for the MySQL type.
+/// The largest lengths of the TEXT and BLOB families: TINY, plain, MEDIUM, LONG.
+const TINY_LEN: u64 = 255;
+const PLAIN_LEN: u64 = 65_535;
+const MEDIUM_LEN: u64 = 16_777_215;
+const LONG_LEN: u64 = 4_294_967_295;
+
+/// Reads a declared type as MySQL DDL means it (`BIGINT UNSIGNED`, `DECIMAL(30,10)`,
+/// `VARCHAR(20)`, `DATETIME(6)`, …). `INTEGER` stays SQLite's 64-bit integer (the rowid idiom);
+/// `INT` is MySQL's 32-bit INT. Names MySQL does not have fall back to SQLite's affinity rules
+/// (`INT`; `CHAR`, `CLOB`, `TEXT`; `BLOB`; `REAL`, `FLOA`, `DOUB`), else [`DeclKind::Runtime`].
 pub(crate) fn classify_decl(decl: Option<&str>) -> DeclKind {
     let Some(decl) = decl else {
         return DeclKind::Runtime;
     };
     let upper = decl.to_ascii_uppercase();
-    let (base, args) = match upper.split_once('(') {
-        Some((base, rest)) => (base.trim(), rest.split(')').next().unwrap_or("")),
-        None => (upper.trim(), ""),
+    let (base, args, after) = match upper.split_once('(') {
+        Some((base, rest)) => {
+            let (args, after) = rest.split_once(')').unwrap_or((rest, ""));
+            (base.trim(), args, after)
+        }
+        None => (upper.trim(), "", ""),
     };
     let mut nums = args.split(',').map(|n| n.trim().parse::<u32>().ok());
     let first = nums.next().flatten();
     let second = nums.next().flatten();
-    let has = |word: &str| base.contains(word);
-    if has("DATETIME") {
-        DeclKind::DateTime {
-            mysql: mysql_type::DATETIME,
-            fsp: first,
-        }
-    } else if has("TIMESTAMP") {
-        DeclKind::DateTime {
-            mysql: mysql_type::TIMESTAMP,
-            fsp: first,
-        }
-    } else if has("DATE") {
-        DeclKind::Date
-    } else if has("TIME") {
-        DeclKind::Time { fsp: first }
-    } else if has("INT") {
-        let (mysql, length) = if has("TINYINT") {
-            (mysql_type::TINY, 4)
-        } else if has("SMALLINT") {
-            (mysql_type::SHORT, 6)
-        } else if has("MEDIUMINT") {
-            (mysql_type::INT24, 9)
-        } else {
-            (mysql_type::LONGLONG, 20)
+    let words: Vec<&str> = base
+        .split_ascii_whitespace()
+        .chain(after.split_ascii_whitespace())
+        .collect();
+    let unsigned = words.iter().any(|w| *w == "UNSIGNED" || *w == "ZEROFILL");
+    let head = words.first().copied().unwrap_or("");
+    let int = |mysql: u32, bits: u32, signed_len: u32, unsigned_len: u32| {
+        let (min, max) = match (unsigned, bits) {
+            (true, 64) => (0, u64::MAX),
+            (true, _) => (0, (1u64 << bits) - 1),
+            (false, 64) => (i64::MIN, i64::MAX as u64),
+            (false, _) => (-(1i64 << (bits - 1)), (1u64 << (bits - 1)) - 1),
         };
-        DeclKind::Int { mysql, length }
-    } else if has("DECIMAL") || has("NUMERIC") || base == "DEC" || has("FIXED") {
-        DeclKind::Decimal {
-            precision: first,
-            scale: first.map(|_| second.unwrap_or(0).min(255) as u8),
-        }
-    } else if has("CHAR") || has("CLOB") || has("TEXT") || has("JSON") || has("ENUM") {
-        DeclKind::Text { length: first }
-    } else if has("BLOB") {
-        DeclKind::Binary {
-            mysql: mysql_type::BLOB,
-            length: first,
-        }
-    } else if has("BINARY") {
-        let mysql = if has("VARBINARY") {
-            mysql_type::VAR_STRING
-        } else {
-            mysql_type::STRING
-        };
-        DeclKind::Binary {
-            mysql,
-            length: first,
-        }
-    } else if has("REAL") || has("FLOA") || has("DOUB") {
-        DeclKind::Double
-    } else if has("BOOL") {
         DeclKind::Int {
+            mysql,
+            length: if unsigned { unsigned_len } else { signed_len },
+            unsigned,
+            min,
+            max,
+        }
+    };
+    let text = |mysql: u32, max_chars: Option<u64>, max_bytes: u64, pad: bool| DeclKind::Text {
+        mysql,
+        max_chars,
+        max_bytes,
+        pad,
+        json: false,
+    };
+    let chars = |default: u64| u64::from(first.unwrap_or(default as u32));
+    let varying = words.contains(&"VARYING");
+    match head {
+        "TINYINT" | "INT1" => int(mysql_type::TINY, 8, 4, 3),
+        "SMALLINT" | "INT2" => int(mysql_type::SHORT, 16, 6, 5),
+        "MEDIUMINT" | "INT3" | "MIDDLEINT" => int(mysql_type::INT24, 24, 9, 8),
+        "INT" | "INT4" => int(mysql_type::LONG, 32, 11, 10),
+        "BIGINT" | "INT8" | "INTEGER" => int(mysql_type::LONGLONG, 64, 20, 20),
+        "BOOL" | "BOOLEAN" => DeclKind::Int {
             mysql: mysql_type::TINY,
             length: 1,
+            unsigned: false,
+            min: -128,
+            max: 127,
+        },
+        "BIT" => DeclKind::Bit {
+            bits: first.unwrap_or(1).clamp(1, 64),
+        },
+        "YEAR" => DeclKind::Year,
+        "FLOAT" if first.is_some_and(|p| p > 24) && second.is_none() => DeclKind::Double,
+        "FLOAT" | "FLOAT4" => DeclKind::Float,
+        "DOUBLE" | "REAL" | "FLOAT8" => DeclKind::Double,
+        "DECIMAL" | "DEC" | "NUMERIC" | "FIXED" => DeclKind::Decimal {
+            precision: first.unwrap_or(10).clamp(1, 65),
+            scale: second.unwrap_or(0).min(30) as u8,
+        },
+        "DATE" => DeclKind::Date,
+        "DATETIME" => DeclKind::DateTime {
+            mysql: mysql_type::DATETIME,
+            fsp: first.unwrap_or(0).min(6),
+        },
+        "TIMESTAMP" => DeclKind::DateTime {
+            mysql: mysql_type::TIMESTAMP,
+            fsp: first.unwrap_or(0).min(6),
+        },
+        "TIME" => DeclKind::Time {
+            fsp: first.unwrap_or(0).min(6),
+        },
+        "CHAR" | "CHARACTER" | "NCHAR" if varying => {
+            let n = chars(1);
+            text(mysql_type::VAR_STRING, Some(n), n * 4, false)
         }
-    } else {
-        DeclKind::Runtime
+        "CHAR" | "CHARACTER" | "NCHAR" => {
+            let n = chars(1);
+            text(mysql_type::STRING, Some(n), n * 4, true)
+        }
+        "VARCHAR" | "NVARCHAR" | "VARCHARACTER" => {
+            let n = chars(PLAIN_LEN);
+            text(mysql_type::VAR_STRING, Some(n), n * 4, false)
+        }
+        "TINYTEXT" => text(mysql_type::VAR_STRING, None, TINY_LEN, false),
+        "TEXT" => text(mysql_type::VAR_STRING, None, PLAIN_LEN, false),
+        "MEDIUMTEXT" => text(mysql_type::VAR_STRING, None, MEDIUM_LEN, false),
+        "LONGTEXT" | "CLOB" | "ENUM" | "SET" => text(mysql_type::VAR_STRING, None, LONG_LEN, false),
+        "JSON" => DeclKind::Text {
+            mysql: mysql_type::VAR_STRING,
+            max_chars: None,
+            max_bytes: LONG_LEN,
+            pad: false,
+            json: true,
+        },
+        "BINARY" => {
+            let n = first.unwrap_or(1);
+            DeclKind::Binary {
+                mysql: mysql_type::STRING,
+                max_bytes: u64::from(n),
+                fixed: Some(n),
+            }
+        }
+        "VARBINARY" => DeclKind::Binary {
+            mysql: mysql_type::VAR_STRING,
+            max_bytes: first.map_or(PLAIN_LEN, u64::from),
+            fixed: None,
+        },
+        "TINYBLOB" | "BLOB" | "MEDIUMBLOB" | "LONGBLOB" => DeclKind::Binary {
+            mysql: mysql_type::BLOB,
+            max_bytes: match head {
+                "TINYBLOB" => TINY_LEN,
+                "BLOB" => first.map_or(PLAIN_LEN, u64::from),
+                "MEDIUMBLOB" => MEDIUM_LEN,
+                _ => LONG_LEN,
+            },
+            fixed: None,
+        },
+        _ if base.contains("INT") => int(mysql_type::LONGLONG, 64, 20, 20),
+        _ if base.contains("CHAR") || base.contains("CLOB") || base.contains("TEXT") => {
+            text(mysql_type::VAR_STRING, None, LONG_LEN, false)
+        }
+        _ if base.contains("BLOB") => DeclKind::Binary {
+            mysql: mysql_type::BLOB,
+            max_bytes: LONG_LEN,
+            fixed: None,
+        },
+        _ if base.contains("REAL") || base.contains("FLOA") || base.contains("DOUB") => {
+            DeclKind::Double
+        }
+        _ => DeclKind::Runtime,
     }
 }
 
@@ -184,8 +286,13 @@ pub(crate) fn plan_columns(
         .zip(kinds)
         .enumerate()
         .map(|(index, (name, &kind))| {
-            let values = || window.iter().map(move |row| ValueRef::from(&row[index]));
-            let (mut info, conv) = plan_column(name, kind, values, ended);
+            let (mut info, conv) = match kind {
+                DeclKind::Runtime => {
+                    let values = window.iter().map(|row| ValueRef::from(&row[index]));
+                    runtime_column(name, values, ended)
+                }
+                declared => (declared_column(name, declared), Conv::Declared(declared)),
+            };
             if !matches!(kind, DeclKind::Runtime) {
                 // A declared type means a table column (or a view or subquery over one).
                 info.schema = schema.to_owned();
@@ -195,208 +302,234 @@ pub(crate) fn plan_columns(
         .collect()
 }
 
-fn plan_column<'a, I>(
+/// The metadata of a column with a declared type.
+fn declared_column(name: &str, kind: DeclKind) -> ColumnInfo {
+    let with = |x: ColumnType, mysql: u32, length: u32, fractional: u32| {
+        let mut info = ColumnInfo::new(name, x, mysql);
+        info.length = length;
+        info.fractional_digits = fractional;
+        info
+    };
+    let clamp = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+    match kind {
+        DeclKind::Int {
+            mysql,
+            length,
+            unsigned,
+            ..
+        } => {
+            let x = if unsigned {
+                ColumnType::Uint
+            } else {
+                ColumnType::Sint
+            };
+            with(x, mysql, length, 0)
+        }
+        DeclKind::Year => with(ColumnType::Uint, mysql_type::YEAR, 4, 0),
+        DeclKind::Bit { bits } => with(ColumnType::Bit, mysql_type::BIT, bits, 0),
+        DeclKind::Float => with(ColumnType::Float, mysql_type::FLOAT, 12, NOT_FIXED_DEC),
+        DeclKind::Double => with(ColumnType::Double, mysql_type::DOUBLE, 22, NOT_FIXED_DEC),
+        DeclKind::Decimal { precision, scale } => {
+            let length = precision + u32::from(scale > 0) + 1;
+            with(
+                ColumnType::Decimal,
+                mysql_type::NEWDECIMAL,
+                length,
+                u32::from(scale),
+            )
+        }
+        DeclKind::Date => with(ColumnType::DateTime, mysql_type::DATE, 10, 0),
+        DeclKind::DateTime { mysql, fsp } => with(
+            ColumnType::DateTime,
+            mysql,
+            19 + if fsp > 0 { fsp + 1 } else { 0 },
+            fsp,
+        ),
+        DeclKind::Time { fsp } => with(
+            ColumnType::Time,
+            mysql_type::TIME,
+            10 + if fsp > 0 { fsp + 1 } else { 0 },
+            fsp,
+        ),
+        DeclKind::Text {
+            mysql,
+            max_chars,
+            max_bytes,
+            ..
+        } => {
+            let mut info = ColumnInfo::text(name);
+            info.mysql_type = mysql;
+            info.length = clamp(max_chars.map_or(max_bytes, |n| n.saturating_mul(4)));
+            info
+        }
+        DeclKind::Binary {
+            mysql, max_bytes, ..
+        } => {
+            let mut info = ColumnInfo::binary(name);
+            info.mysql_type = mysql;
+            info.length = clamp(max_bytes);
+            info
+        }
+        DeclKind::Runtime => unreachable!("runtime columns are typed from their values"),
+    }
+}
+
+/// The metadata and conversion of an expression column, from the storage classes read ahead.
+fn runtime_column<'a>(
     name: &str,
-    kind: DeclKind,
-    values: impl Fn() -> I,
+    values: impl Iterator<Item = ValueRef<'a>>,
     ended: bool,
-) -> (ColumnInfo, Conv)
-where
-    I: Iterator<Item = ValueRef<'a>>,
-{
+) -> (ColumnInfo, Conv) {
+    let seen = values.fold(0u8, |seen, v| {
+        seen | match v {
+            ValueRef::Null => 0,
+            ValueRef::Integer(_) => SEEN_INT,
+            ValueRef::Real(_) => SEEN_REAL,
+            ValueRef::Text(_) => SEEN_TEXT,
+            ValueRef::Blob(_) => SEEN_BLOB,
+        }
+    });
     let text_column = |length: u32| {
         let mut info = ColumnInfo::text(name);
         info.length = length;
         (info, Conv::Bytes)
     };
-    match kind {
-        DeclKind::Int { mysql, length } => {
-            let mut info = ColumnInfo::new(name, ColumnType::Sint, mysql);
-            info.length = length;
-            (info, Conv::Sint)
-        }
-        DeclKind::Double => {
-            let mut info = ColumnInfo::double(name);
-            info.length = 22;
-            info.fractional_digits = NOT_FIXED_DEC;
-            (info, Conv::Double)
-        }
-        DeclKind::Decimal { precision, scale } => {
-            let mut info = ColumnInfo::new(name, ColumnType::Decimal, mysql_type::NEWDECIMAL);
-            info.collation = COLLATION_BINARY;
-            let fractional = match scale {
-                Some(scale) => u32::from(scale),
-                None => values()
-                    .filter_map(|v| to_decimal(v, None).ok())
-                    .map(|d| u32::from(d.scale()))
-                    .max()
-                    .unwrap_or(0),
-            };
-            info.fractional_digits = fractional;
-            info.length = precision.map_or(65, |p| p + 2);
-            (info, Conv::Decimal(scale))
-        }
-        DeclKind::Date => {
-            if !all_text_parse(values(), |s| parse_datetime(s).is_some()) {
-                return text_column(0);
-            }
-            let mut info = ColumnInfo::new(name, ColumnType::DateTime, mysql_type::DATE);
-            info.length = 10;
-            (info, Conv::Date)
-        }
-        DeclKind::DateTime { mysql, fsp } => {
-            if !all_text_parse(values(), |s| parse_datetime(s).is_some()) {
-                return text_column(0);
-            }
-            let fsp = fsp.unwrap_or_else(|| max_fraction(values())).min(6);
-            let mut info = ColumnInfo::new(name, ColumnType::DateTime, mysql);
-            info.fractional_digits = fsp;
-            info.length = 19 + if fsp > 0 { fsp + 1 } else { 0 };
-            (info, Conv::DateTime)
-        }
-        DeclKind::Time { fsp } => {
-            if !all_text_parse(values(), |s| parse_time(s).is_some()) {
-                return text_column(0);
-            }
-            let fsp = fsp.unwrap_or_else(|| max_fraction(values())).min(6);
-            let mut info = ColumnInfo::new(name, ColumnType::Time, mysql_type::TIME);
-            info.fractional_digits = fsp;
-            info.length = 10 + if fsp > 0 { fsp + 1 } else { 0 };
-            (info, Conv::Time)
-        }
-        DeclKind::Text { length } => text_column(length.map_or(262_140, |n| n.saturating_mul(4))),
-        DeclKind::Binary { mysql, length } => {
+    if seen == 0 {
+        if ended {
+            // Every value is NULL: MySQL's NULL-typed column (`select null`).
             let mut info = ColumnInfo::binary(name);
-            info.mysql_type = mysql;
-            info.length = length.unwrap_or(65_535);
+            info.mysql_type = mysql_type::NULL;
+            info.length = 0;
             (info, Conv::Bytes)
+        } else {
+            text_column(0)
         }
-        DeclKind::Runtime => {
-            let seen = values().fold(0u8, |seen, v| {
-                seen | match v {
-                    ValueRef::Null => 0,
-                    ValueRef::Integer(_) => SEEN_INT,
-                    ValueRef::Real(_) => SEEN_REAL,
-                    ValueRef::Text(_) => SEEN_TEXT,
-                    ValueRef::Blob(_) => SEEN_BLOB,
-                }
-            });
-            if seen == 0 {
-                if ended {
-                    // Every value is NULL: MySQL's NULL-typed column (`select null`).
-                    let mut info = ColumnInfo::binary(name);
-                    info.mysql_type = mysql_type::NULL;
-                    info.length = 0;
-                    (info, Conv::Bytes)
-                } else {
-                    text_column(0)
-                }
-            } else if seen == SEEN_INT {
-                let mut info = ColumnInfo::bigint(name);
-                info.length = 21;
-                (info, Conv::Sint)
-            } else if seen & (SEEN_TEXT | SEEN_BLOB) == 0 {
-                let mut info = ColumnInfo::double(name);
-                info.length = 22;
-                info.fractional_digits = NOT_FIXED_DEC;
-                (info, Conv::Double)
-            } else if seen & SEEN_BLOB != 0 {
-                let mut info = ColumnInfo::binary(name);
-                info.length = 65_535;
-                (info, Conv::Bytes)
-            } else {
-                text_column(262_140)
-            }
-        }
+    } else if seen == SEEN_INT {
+        let mut info = ColumnInfo::bigint(name);
+        info.length = 21;
+        (info, Conv::Sint)
+    } else if seen & (SEEN_TEXT | SEEN_BLOB) == 0 {
+        let mut info = ColumnInfo::double(name);
+        info.length = 22;
+        info.fractional_digits = NOT_FIXED_DEC;
+        (info, Conv::Double)
+    } else if seen & SEEN_BLOB != 0 {
+        let mut info = ColumnInfo::binary(name);
+        info.length = 65_535;
+        (info, Conv::Bytes)
+    } else {
+        text_column(262_140)
     }
 }
 
-/// Whether every non-NULL value is text that `parses`.
-fn all_text_parse<'a>(
-    mut values: impl Iterator<Item = ValueRef<'a>>,
-    parses: impl Fn(&str) -> bool,
-) -> bool {
-    values.all(|v| match v {
-        ValueRef::Null => true,
-        ValueRef::Text(t) => std::str::from_utf8(t).is_ok_and(&parses),
-        _ => false,
-    })
-}
-
-/// The most fractional-second digits among the text values (for DATETIME and TIME without a
-/// declared precision).
-fn max_fraction<'a>(values: impl Iterator<Item = ValueRef<'a>>) -> u32 {
-    values
-        .filter_map(|v| match v {
-            ValueRef::Text(t) => std::str::from_utf8(t).ok(),
-            _ => None,
-        })
-        .filter_map(|s| {
-            let (_, frac) = s.trim().rsplit_once('.')?;
-            Some(frac.bytes().take_while(u8::is_ascii_digit).count() as u32)
-        })
-        .max()
-        .unwrap_or(0)
-}
-
-/// Converts one SQLite value to the column's type. Conversions follow SQLite's CAST rules (and
-/// MySQL's non-strict mode): text that is not a number reads as its numeric prefix, or 0; a
-/// real in an integer column is truncated; text that is not a date or time reads as the zero
-/// value. The only failure is an infinite real in a DECIMAL column.
-pub(crate) fn convert(conv: Conv, value: ValueRef<'_>) -> Result<Value, SqlError> {
+/// Converts one SQLite value to its column's type: exactly, or not at all. A declared column
+/// returns what MySQL would have stored for the value (see [`strict`]); an expression column
+/// takes only values of the type its read-ahead chose (integers in a DOUBLE column when the
+/// double holds them exactly; anything in a BYTES column, numbers as their text). `Err` means
+/// the value does not fit: the statement ends with an error rather than a converted value.
+pub(crate) fn convert(conv: Conv, value: ValueRef<'_>) -> Result<Value, Problem> {
     if let ValueRef::Null = value {
         return Ok(Value::Null);
     }
     Ok(match conv {
-        Conv::Sint => Value::Sint(match value {
-            ValueRef::Integer(i) => i,
-            // `as` saturates and maps NaN to 0, which is SQLite's CAST.
-            ValueRef::Real(f) => f as i64,
-            ValueRef::Text(t) | ValueRef::Blob(t) => text_to_i64(t),
-            ValueRef::Null => unreachable!("handled above"),
-        }),
-        Conv::Double => Value::Double(match value {
-            ValueRef::Integer(i) => i as f64,
-            ValueRef::Real(f) => f,
-            ValueRef::Text(t) | ValueRef::Blob(t) => text_to_f64(t),
-            ValueRef::Null => unreachable!("handled above"),
-        }),
-        Conv::Bytes => Value::Bytes(match value {
-            ValueRef::Integer(i) => Bytes::from(i.to_string()),
-            ValueRef::Real(f) => Bytes::from(format_real(f)),
-            ValueRef::Text(t) | ValueRef::Blob(t) => Bytes::copy_from_slice(t),
-            ValueRef::Null => unreachable!("handled above"),
-        }),
-        Conv::Decimal(scale) => Value::Decimal(to_decimal(value, scale)?),
-        Conv::Date => Value::DateTime(
-            text_of(value)
-                .and_then(parse_datetime)
-                .and_then(|dt| XDateTime::date(dt.year(), dt.month(), dt.day()).ok())
-                .unwrap_or_default(),
-        ),
-        Conv::DateTime => Value::DateTime(
-            text_of(value)
-                .and_then(parse_datetime)
-                .map(|dt| {
-                    if dt.has_time() {
-                        dt
-                    } else {
-                        XDateTime::new(dt.year(), dt.month(), dt.day(), 0, 0, 0, 0).unwrap_or(dt)
-                    }
-                })
-                .unwrap_or_else(|| {
-                    XDateTime::new(0, 0, 0, 0, 0, 0, 0).expect("the zero datetime is valid")
-                }),
-        ),
-        Conv::Time => Value::Time(text_of(value).and_then(parse_time).unwrap_or_default()),
+        Conv::Sint => match value {
+            ValueRef::Integer(i) => Value::Sint(i),
+            _ => return Err(Problem::Incorrect),
+        },
+        Conv::Double => match value {
+            ValueRef::Real(f) => Value::Double(f),
+            ValueRef::Integer(i) if (i as f64) as i64 == i && i.unsigned_abs() <= 1 << 53 => {
+                Value::Double(i as f64)
+            }
+            _ => return Err(Problem::Incorrect),
+        },
+        Conv::Bytes => Value::Bytes(Bytes::from(strict::bytes_value(value))),
+        Conv::Declared(kind) => declared_value(kind, value)?,
     })
 }
 
-fn text_of(value: ValueRef<'_>) -> Option<&str> {
-    match value {
-        ValueRef::Text(t) => std::str::from_utf8(t).ok(),
-        _ => None,
-    }
+fn declared_value(kind: DeclKind, value: ValueRef<'_>) -> Result<Value, Problem> {
+    let datetime = |p: strict::Parts, fsp: u32| {
+        let unit = 10u32.pow(6 - fsp.min(6));
+        XDateTime::new(
+            p.year,
+            p.month,
+            p.day,
+            p.hour,
+            p.minute,
+            p.second,
+            p.micros - p.micros % unit,
+        )
+        .map_err(|_| Problem::BadTemporal)
+    };
+    Ok(match kind {
+        // Reads check only that the X type holds the value: a value beyond the declared range
+        // (written before the table had its checks) is still sent exactly.
+        DeclKind::Int { unsigned, .. } => {
+            let (min, max) = if unsigned {
+                (0, u64::MAX)
+            } else {
+                (i64::MIN, i64::MAX as u64)
+            };
+            let v = strict::int_value(value, min, max)?;
+            if unsigned {
+                Value::Uint(u64::try_from(v).map_err(|_| Problem::OutOfRange)?)
+            } else {
+                Value::Sint(i64::try_from(v).map_err(|_| Problem::OutOfRange)?)
+            }
+        }
+        DeclKind::Year => Value::Uint(strict::year_value(value)?),
+        DeclKind::Bit { bits } => Value::Bit(strict::bit_value(value, bits)?),
+        // MySQL stores FLOAT in single precision.
+        DeclKind::Float => Value::Float(strict::float_value(value, true)? as f32),
+        DeclKind::Double => Value::Double(strict::float_value(value, false)?),
+        DeclKind::Decimal { scale, .. } => {
+            let n = strict::decimal_value(value, 65, scale)?;
+            let int = if n.int.is_empty() { "0" } else { &n.int };
+            Value::Decimal(
+                XDecimal::new(n.negative, &format!("{int}{}", n.frac), scale)
+                    .map_err(|_| Problem::Incorrect)?,
+            )
+        }
+        DeclKind::Date => {
+            let p = strict::date_value(value)?;
+            Value::DateTime(
+                XDateTime::date(p.year, p.month, p.day).map_err(|_| Problem::BadTemporal)?,
+            )
+        }
+        DeclKind::DateTime { mysql, fsp } => Value::DateTime(datetime(
+            strict::datetime_value(value, mysql == mysql_type::TIMESTAMP)?,
+            fsp,
+        )?),
+        DeclKind::Time { fsp } => {
+            let (negative, h, m, s, micros) = strict::time_value(value)?;
+            let unit = 10u32.pow(6 - fsp.min(6));
+            Value::Time(
+                XTime::new(negative, h, m, s, micros - micros % unit)
+                    .map_err(|_| Problem::BadTemporal)?,
+            )
+        }
+        DeclKind::Text { pad, max_chars, .. } => {
+            let text = strict::text_value(value)?;
+            let text = match max_chars {
+                _ if pad => text.trim_end_matches(' '),
+                Some(n) => strict::cut_chars(&text, n),
+                None => &text,
+            };
+            Value::Bytes(Bytes::copy_from_slice(text.as_bytes()))
+        }
+        DeclKind::Binary { fixed, .. } => {
+            let mut bytes = strict::bytes_value(value);
+            if let Some(n) = fixed {
+                let n = n as usize;
+                if bytes.len() < n {
+                    bytes.resize(n, 0);
+                }
+            }
+            Value::Bytes(Bytes::from(bytes))
+        }
+        DeclKind::Runtime => Value::Bytes(Bytes::from(strict::bytes_value(value))),
+    })
 }
 
 /// A real as text: the shortest form that reads back the same, with `.0` on whole numbers as
@@ -410,226 +543,6 @@ pub(crate) fn format_real(f: f64) -> String {
         s.push_str(".0");
     }
     s
-}
-
-/// The longest prefix of `text` (after leading whitespace) that reads as a number, SQLite's
-/// rule for CAST; and whether it has a point or an exponent.
-fn numeric_prefix(text: &[u8]) -> (&str, bool) {
-    let start = text
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .unwrap_or(text.len());
-    let s = &text[start..];
-    let mut i = 0;
-    if matches!(s.first(), Some(b'+' | b'-')) {
-        i += 1;
-    }
-    let digits = |from: usize| s[from..].iter().take_while(|b| b.is_ascii_digit()).count();
-    let int_digits = digits(i);
-    i += int_digits;
-    let mut real = false;
-    let mut frac_digits = 0;
-    if s.get(i) == Some(&b'.') {
-        frac_digits = digits(i + 1);
-        if int_digits + frac_digits > 0 {
-            i += 1 + frac_digits;
-            real = true;
-        }
-    }
-    if int_digits + frac_digits == 0 {
-        return ("", false);
-    }
-    if matches!(s.get(i), Some(b'e' | b'E')) {
-        let mut j = i + 1;
-        if matches!(s.get(j), Some(b'+' | b'-')) {
-            j += 1;
-        }
-        let exp_digits = digits(j);
-        if exp_digits > 0 {
-            i = j + exp_digits;
-            real = true;
-        }
-    }
-    // Only ASCII was consumed, so this is valid UTF-8.
-    (std::str::from_utf8(&s[..i]).unwrap_or(""), real)
-}
-
-/// Text as an integer, as SQLite's `CAST(x AS INTEGER)`: saturating, 0 when not a number.
-pub(crate) fn text_to_i64(text: &[u8]) -> i64 {
-    let (prefix, real) = numeric_prefix(text);
-    if prefix.is_empty() {
-        0
-    } else if real {
-        prefix.parse::<f64>().map_or(0, |f| f as i64)
-    } else {
-        prefix.parse::<i64>().unwrap_or_else(|_| {
-            if prefix.starts_with('-') {
-                i64::MIN
-            } else {
-                i64::MAX
-            }
-        })
-    }
-}
-
-/// Text as a real, as SQLite's `CAST(x AS REAL)`: 0 when not a number.
-pub(crate) fn text_to_f64(text: &[u8]) -> f64 {
-    let (prefix, _) = numeric_prefix(text);
-    prefix.parse::<f64>().unwrap_or(0.0)
-}
-
-/// A value as an exact decimal, rescaled (rounding half away from zero) when `scale` is given.
-pub(crate) fn to_decimal(value: ValueRef<'_>, scale: Option<u8>) -> Result<XDecimal, SqlError> {
-    let decimal = match value {
-        ValueRef::Null => zero_decimal(),
-        ValueRef::Integer(i) => XDecimal::new(i < 0, &i.unsigned_abs().to_string(), 0)
-            .map_err(|err| SqlError::new(&codes::ENGINE_ERROR, err.to_string()))?,
-        ValueRef::Real(f) => real_to_decimal(f)?,
-        ValueRef::Text(t) | ValueRef::Blob(t) => {
-            let trimmed = std::str::from_utf8(t).map(str::trim).unwrap_or("");
-            match XDecimal::parse(trimmed) {
-                Ok(d) => d,
-                Err(_) => match numeric_prefix(t) {
-                    ("", _) => zero_decimal(),
-                    (prefix, true) => real_to_decimal(prefix.parse::<f64>().unwrap_or(0.0))?,
-                    (prefix, false) => XDecimal::parse(prefix).unwrap_or_else(|_| zero_decimal()),
-                },
-            }
-        }
-    };
-    Ok(rescale(decimal, scale))
-}
-
-fn zero_decimal() -> XDecimal {
-    XDecimal::new(false, "0", 0).expect("0 is a decimal")
-}
-
-fn real_to_decimal(f: f64) -> Result<XDecimal, SqlError> {
-    if !f.is_finite() {
-        return Err(SqlError::new(
-            &codes::ENGINE_ERROR,
-            format!("the value {f} cannot be represented as DECIMAL"),
-        ));
-    }
-    // Rust prints finite floats without an exponent, in the shortest form that reads back.
-    XDecimal::parse(&f.to_string())
-        .map_err(|err| SqlError::new(&codes::ENGINE_ERROR, err.to_string()))
-}
-
-/// Rescales to `scale` digits after the point, and turns negative zero into zero.
-fn rescale(decimal: XDecimal, scale: Option<u8>) -> XDecimal {
-    let mut digits = decimal.digits().to_owned();
-    let mut current = decimal.scale();
-    if let Some(scale) = scale {
-        if current < scale {
-            digits.extend(std::iter::repeat_n('0', usize::from(scale - current)));
-        } else if current > scale {
-            let drop = usize::from(current - scale);
-            if digits.len() <= drop {
-                digits.insert_str(0, &"0".repeat(drop + 1 - digits.len()));
-            }
-            let keep = digits.len() - drop;
-            let round_up = digits.as_bytes()[keep] >= b'5';
-            digits.truncate(keep);
-            if round_up {
-                increment(&mut digits);
-            }
-        }
-        current = scale;
-    }
-    let negative = decimal.is_negative() && digits.bytes().any(|b| b != b'0');
-    XDecimal::new(negative, &digits, current).unwrap_or(decimal)
-}
-
-/// Adds one to a string of decimal digits.
-fn increment(digits: &mut String) {
-    let mut bytes = std::mem::take(digits).into_bytes();
-    let mut carry = true;
-    for b in bytes.iter_mut().rev() {
-        if *b == b'9' {
-            *b = b'0';
-        } else {
-            *b += 1;
-            carry = false;
-            break;
-        }
-    }
-    if carry {
-        bytes.insert(0, b'1');
-    }
-    *digits = String::from_utf8(bytes).expect("ASCII digits");
-}
-
-/// `YYYY-MM-DD` with an optional time `HH:MM[:SS[.fraction]]` after a space or `T`.
-pub(crate) fn parse_datetime(s: &str) -> Option<XDateTime> {
-    let s = s.trim();
-    let (date, time) = match s.find([' ', 'T']) {
-        Some(at) => (&s[..at], Some(s[at + 1..].trim_start())),
-        None => (s, None),
-    };
-    let mut parts = date.split('-');
-    let year = number(parts.next()?, 1, 4)?;
-    let month = number(parts.next()?, 1, 2)?;
-    let day = number(parts.next()?, 1, 2)?;
-    if parts.next().is_some() {
-        return None;
-    }
-    match time {
-        None => XDateTime::date(year, month, day).ok(),
-        Some(time) => {
-            let (negative, hour, minute, second, micros) = parse_clock(time, 2)?;
-            if negative {
-                return None;
-            }
-            XDateTime::new(year, month, day, hour, minute, second, micros).ok()
-        }
-    }
-}
-
-/// `[-]H…H:MM[:SS[.fraction]]`, hours up to 838.
-pub(crate) fn parse_time(s: &str) -> Option<XTime> {
-    let (negative, hours, minutes, seconds, micros) = parse_clock(s.trim(), 3)?;
-    XTime::new(negative, hours, minutes, seconds, micros).ok()
-}
-
-/// Sign, hours, minutes, seconds and microseconds of `[-]H:MM[:SS[.fraction]]`; the fraction is
-/// truncated to microseconds.
-fn parse_clock(s: &str, max_hour_digits: usize) -> Option<(bool, u32, u32, u32, u32)> {
-    let (negative, s) = match s.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, s),
-    };
-    let (clock, fraction) = match s.split_once('.') {
-        Some((clock, fraction)) => (clock, Some(fraction)),
-        None => (s, None),
-    };
-    let mut parts = clock.split(':');
-    let hours = number(parts.next()?, 1, max_hour_digits)?;
-    let minutes = number(parts.next()?, 2, 2)?;
-    let seconds = match parts.next() {
-        Some(p) => number(p, 2, 2)?,
-        None if fraction.is_none() => 0,
-        None => return None,
-    };
-    if parts.next().is_some() {
-        return None;
-    }
-    let micros = match fraction {
-        None => 0,
-        Some(f) if !f.is_empty() && f.len() <= 9 && f.bytes().all(|b| b.is_ascii_digit()) => {
-            let six: String = f.chars().chain(std::iter::repeat('0')).take(6).collect();
-            six.parse().ok()?
-        }
-        Some(_) => return None,
-    };
-    Some((negative, hours, minutes, seconds, micros))
-}
-
-/// A run of `min..=max` ASCII digits.
-fn number(s: &str, min: usize, max: usize) -> Option<u32> {
-    (s.len() >= min && s.len() <= max && s.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| s.parse().ok())
-        .flatten()
 }
 
 /// A statement argument, ready to bind.
@@ -702,137 +615,184 @@ mod tests {
     #[test]
     fn declared_types() {
         let k = |d: &str| classify_decl(Some(d));
-        assert_eq!(
+        assert!(matches!(
             k("INTEGER"),
             DeclKind::Int {
                 mysql: mysql_type::LONGLONG,
-                length: 20
+                unsigned: false,
+                min: i64::MIN,
+                max: 0x7fff_ffff_ffff_ffff,
+                ..
             }
-        );
-        assert_eq!(
+        ));
+        assert!(matches!(
+            k("bigint unsigned"),
+            DeclKind::Int {
+                unsigned: true,
+                min: 0,
+                max: u64::MAX,
+                ..
+            }
+        ));
+        assert!(matches!(
             k("tinyint(1)"),
             DeclKind::Int {
                 mysql: mysql_type::TINY,
-                length: 4
+                length: 4,
+                min: -128,
+                max: 127,
+                ..
             }
-        );
-        assert_eq!(
-            k("BOOLEAN"),
+        ));
+        assert!(matches!(
+            k("INT(10) UNSIGNED"),
             DeclKind::Int {
-                mysql: mysql_type::TINY,
-                length: 1
+                mysql: mysql_type::LONG,
+                max: 4_294_967_295,
+                ..
             }
-        );
+        ));
+        assert!(matches!(
+            k("mediumint"),
+            DeclKind::Int {
+                min: -8_388_608,
+                max: 8_388_607,
+                ..
+            }
+        ));
+        assert!(matches!(k("BOOLEAN"), DeclKind::Int { length: 1, .. }));
         assert_eq!(
             k("decimal(10, 2)"),
             DeclKind::Decimal {
-                precision: Some(10),
-                scale: Some(2)
+                precision: 10,
+                scale: 2
             }
         );
         assert_eq!(
             k("NUMERIC"),
             DeclKind::Decimal {
-                precision: None,
-                scale: None
+                precision: 10,
+                scale: 0
             }
         );
-        assert_eq!(k("varchar(20)"), DeclKind::Text { length: Some(20) });
-        assert_eq!(k("CLOB"), DeclKind::Text { length: None });
+        assert!(matches!(
+            k("varchar(20)"),
+            DeclKind::Text {
+                max_chars: Some(20),
+                pad: false,
+                ..
+            }
+        ));
+        assert!(matches!(
+            k("char(3)"),
+            DeclKind::Text {
+                mysql: mysql_type::STRING,
+                max_chars: Some(3),
+                pad: true,
+                ..
+            }
+        ));
+        assert!(matches!(k("json"), DeclKind::Text { json: true, .. }));
+        assert!(matches!(
+            k("CLOB"),
+            DeclKind::Text {
+                max_chars: None,
+                ..
+            }
+        ));
         assert_eq!(
             k("varbinary(16)"),
             DeclKind::Binary {
                 mysql: mysql_type::VAR_STRING,
-                length: Some(16)
+                max_bytes: 16,
+                fixed: None
+            }
+        );
+        assert_eq!(
+            k("binary(4)"),
+            DeclKind::Binary {
+                mysql: mysql_type::STRING,
+                max_bytes: 4,
+                fixed: Some(4)
             }
         );
         assert_eq!(k("double precision"), DeclKind::Double);
-        assert_eq!(k("FLOAT"), DeclKind::Double);
+        assert_eq!(k("FLOAT"), DeclKind::Float);
+        assert_eq!(k("float(53)"), DeclKind::Double);
         assert_eq!(
             k("datetime(3)"),
             DeclKind::DateTime {
                 mysql: mysql_type::DATETIME,
-                fsp: Some(3)
+                fsp: 3
             }
         );
         assert_eq!(
             k("TIMESTAMP"),
             DeclKind::DateTime {
                 mysql: mysql_type::TIMESTAMP,
-                fsp: None
+                fsp: 0
             }
         );
         assert_eq!(k("date"), DeclKind::Date);
-        assert_eq!(k("time"), DeclKind::Time { fsp: None });
+        assert_eq!(k("time(6)"), DeclKind::Time { fsp: 6 });
+        assert_eq!(k("year"), DeclKind::Year);
+        assert_eq!(k("bit(5)"), DeclKind::Bit { bits: 5 });
         assert_eq!(k("whatever"), DeclKind::Runtime);
         assert_eq!(classify_decl(None), DeclKind::Runtime);
     }
 
     #[test]
-    fn sqlite_cast_rules() {
-        assert_eq!(text_to_i64(b" 42abc"), 42);
-        assert_eq!(text_to_i64(b"-1.9"), -1);
-        assert_eq!(text_to_i64(b"1e3"), 1000);
-        assert_eq!(text_to_i64(b"abc"), 0);
-        assert_eq!(text_to_i64(b"99999999999999999999"), i64::MAX);
-        assert_eq!(text_to_i64(b"-99999999999999999999"), i64::MIN);
-        assert_eq!(text_to_f64(b"2.5x"), 2.5);
-        assert_eq!(text_to_f64(b".5"), 0.5);
-        assert_eq!(text_to_f64(b"."), 0.0);
-        assert_eq!(format_real(1.0), "1.0");
-        assert_eq!(format_real(0.1), "0.1");
-        assert_eq!(format_real(-2.5e-7), "-0.00000025");
-        assert_eq!(format_real(f64::NEG_INFINITY), "-Inf");
-    }
-
-    #[test]
-    fn decimals() {
-        let d = |v: ValueRef<'_>, s| to_decimal(v, s).unwrap().to_string();
-        assert_eq!(d(ValueRef::Integer(-3), None), "-3");
-        assert_eq!(d(ValueRef::Integer(3), Some(2)), "3.00");
-        assert_eq!(d(ValueRef::Real(1.005), Some(2)), "1.01");
-        assert_eq!(d(ValueRef::Real(0.1), None), "0.1");
-        assert_eq!(d(ValueRef::Text(b"12.345"), Some(2)), "12.35");
-        assert_eq!(d(ValueRef::Text(b"-0.004"), Some(2)), "0.00");
-        assert_eq!(d(ValueRef::Text(b"9.995"), Some(2)), "10.00");
-        assert_eq!(d(ValueRef::Text(b"1.5e2"), None), "150");
-        assert_eq!(d(ValueRef::Text(b"junk"), Some(1)), "0.0");
-        assert!(to_decimal(ValueRef::Real(f64::INFINITY), None).is_err());
-    }
-
-    #[test]
-    fn temporal_parsing() {
+    fn declared_reads_are_exact_or_refused() {
+        let c = |d: &str, v: ValueRef<'_>| convert(Conv::Declared(classify_decl(Some(d))), v);
         assert_eq!(
-            parse_datetime("2024-02-29 13:14:15.5"),
-            Some(XDateTime::new(2024, 2, 29, 13, 14, 15, 500_000).unwrap())
+            c("bigint unsigned", ValueRef::Integer(5)),
+            Ok(Value::Uint(5))
         );
         assert_eq!(
-            parse_datetime("2024-02-29T13:14"),
-            Some(XDateTime::new(2024, 2, 29, 13, 14, 0, 0).unwrap())
+            c("decimal(10,2)", ValueRef::Real(1.005)),
+            Ok(Value::Decimal(XDecimal::parse("1.01").unwrap()))
         );
         assert_eq!(
-            parse_datetime("2024-2-9"),
-            Some(XDateTime::date(2024, 2, 9).unwrap())
-        );
-        for bad in [
-            "2024-13-01",
-            "2024-01-01 25:00:00",
-            "20240101",
-            "2024-01-01 1:2:3x",
-            "",
-        ] {
-            assert_eq!(parse_datetime(bad), None, "{bad}");
-        }
-        assert_eq!(
-            parse_time("-838:59:59.000001"),
-            Some(XTime::new(true, 838, 59, 59, 1).unwrap())
+            c("decimal(10,2)", ValueRef::Text(b"-0.004")),
+            Ok(Value::Decimal(XDecimal::parse("0.00").unwrap()))
         );
         assert_eq!(
-            parse_time("10:30"),
-            Some(XTime::new(false, 10, 30, 0, 0).unwrap())
+            c("date", ValueRef::Text(b"garbage")),
+            Err(Problem::BadTemporal)
         );
-        assert_eq!(parse_time("839:00:00"), None);
-        assert_eq!(parse_time("1:2:3"), None);
+        assert_eq!(c("int", ValueRef::Text(b"text!")), Err(Problem::Incorrect));
+        assert_eq!(
+            c("double", ValueRef::Blob(b"\x00")),
+            Err(Problem::Incorrect)
+        );
+        assert_eq!(
+            c("char(4)", ValueRef::Text(b"ab  ")),
+            Ok(Value::Bytes(Bytes::from_static(b"ab")))
+        );
+        assert_eq!(
+            c("binary(3)", ValueRef::Blob(b"a")),
+            Ok(Value::Bytes(Bytes::from_static(b"a\0\0")))
+        );
+        assert_eq!(
+            c("datetime(2)", ValueRef::Text(b"2024-01-02 03:04:05.678")),
+            Ok(Value::DateTime(
+                XDateTime::new(2024, 1, 2, 3, 4, 5, 670_000).unwrap()
+            ))
+        );
+        assert_eq!(c("year", ValueRef::Integer(99)), Ok(Value::Uint(1999)));
+        // Expression columns keep to the type their read-ahead chose.
+        assert_eq!(
+            convert(Conv::Sint, ValueRef::Real(1.5)),
+            Err(Problem::Incorrect)
+        );
+        assert_eq!(
+            convert(Conv::Double, ValueRef::Integer(3)),
+            Ok(Value::Double(3.0))
+        );
+        assert_eq!(
+            convert(Conv::Bytes, ValueRef::Real(1.0)),
+            Ok(Value::Bytes(Bytes::from_static(b"1.0")))
+        );
     }
 
     #[test]

@@ -1,0 +1,427 @@
+//! Strict writes on the SQLite engine, one table per declared MySQL type: the values that must
+//! be accepted and read back exactly, and the values that must be refused with MySQL's code and
+//! SQL state (1366, 1264, 1292, 1406, 1265, 3140), for INSERT, UPDATE and REPLACE, on the row
+//! path and the chunk path alike (both read the same `Value`s through the engine; the chunk
+//! encoding of those values is checked in the server's protocol tests).
+
+use bytes::Bytes;
+use xrpc_proto::value::{Value, XDateTime, XDecimal, XTime};
+use xrpc_server::engine::sqlite::{SqliteEngine, SqliteOptions};
+use xrpc_server::engine::{Engine, EngineConn};
+use xrpc_server::result::{CollectedResult, SqlError};
+
+/// One declared type: literals that are stored and read back as the given value, and literals
+/// refused with (code, SQL state).
+struct Case {
+    decl: &'static str,
+    accepted: Vec<(&'static str, Value)>,
+    refused: Vec<(&'static str, u32, &'static str)>,
+}
+
+fn text(s: &str) -> Value {
+    Value::Bytes(Bytes::copy_from_slice(s.as_bytes()))
+}
+
+fn dec(s: &str) -> Value {
+    Value::Decimal(XDecimal::parse(s).unwrap())
+}
+
+fn date(y: u32, m: u32, d: u32) -> Value {
+    Value::DateTime(XDateTime::date(y, m, d).unwrap())
+}
+
+fn datetime(y: u32, mo: u32, d: u32, h: u32, mi: u32, s: u32, us: u32) -> Value {
+    Value::DateTime(XDateTime::new(y, mo, d, h, mi, s, us).unwrap())
+}
+
+fn time(neg: bool, h: u32, m: u32, s: u32, us: u32) -> Value {
+    Value::Time(XTime::new(neg, h, m, s, us).unwrap())
+}
+
+const INCORRECT: (u32, &str) = (1366, "HY000");
+const RANGE: (u32, &str) = (1264, "22003");
+const TEMPORAL: (u32, &str) = (1292, "22007");
+const TOO_LONG: (u32, &str) = (1406, "22001");
+const TRUNCATED: (u32, &str) = (1265, "01000");
+const JSON: (u32, &str) = (3140, "22032");
+
+fn refused(
+    cases: &[(&'static str, (u32, &'static str))],
+) -> Vec<(&'static str, u32, &'static str)> {
+    cases
+        .iter()
+        .map(|&(lit, (code, state))| (lit, code, state))
+        .collect()
+}
+
+fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            decl: "TINYINT",
+            accepted: vec![
+                ("-128", Value::Sint(-128)),
+                ("127", Value::Sint(127)),
+                ("'12'", Value::Sint(12)),
+                ("' 7 '", Value::Sint(7)),
+                ("1e2", Value::Sint(100)),
+            ],
+            refused: refused(&[
+                ("128", RANGE),
+                ("-129", RANGE),
+                ("'abc'", INCORRECT),
+                ("''", INCORRECT),
+                ("'12abc'", TRUNCATED),
+                ("1.5", TRUNCATED),
+            ]),
+        },
+        Case {
+            decl: "TINYINT UNSIGNED",
+            accepted: vec![("0", Value::Uint(0)), ("255", Value::Uint(255))],
+            refused: refused(&[("256", RANGE), ("-1", RANGE)]),
+        },
+        Case {
+            decl: "SMALLINT",
+            accepted: vec![
+                ("-32768", Value::Sint(-32768)),
+                ("32767", Value::Sint(32767)),
+            ],
+            refused: refused(&[("32768", RANGE)]),
+        },
+        Case {
+            decl: "SMALLINT UNSIGNED",
+            accepted: vec![("65535", Value::Uint(65535))],
+            refused: refused(&[("65536", RANGE), ("-1", RANGE)]),
+        },
+        Case {
+            decl: "MEDIUMINT",
+            accepted: vec![("-8388608", Value::Sint(-8_388_608))],
+            refused: refused(&[("8388608", RANGE)]),
+        },
+        Case {
+            decl: "MEDIUMINT UNSIGNED",
+            accepted: vec![("16777215", Value::Uint(16_777_215))],
+            refused: refused(&[("16777216", RANGE)]),
+        },
+        Case {
+            decl: "INT",
+            accepted: vec![
+                ("-2147483648", Value::Sint(-2_147_483_648)),
+                ("2147483647", Value::Sint(2_147_483_647)),
+            ],
+            refused: refused(&[("2147483648", RANGE), ("'text!'", INCORRECT)]),
+        },
+        Case {
+            decl: "INT UNSIGNED",
+            accepted: vec![("4294967295", Value::Uint(4_294_967_295))],
+            refused: refused(&[("4294967296", RANGE), ("-1", RANGE)]),
+        },
+        Case {
+            decl: "BIGINT",
+            accepted: vec![
+                ("-9223372036854775808", Value::Sint(i64::MIN)),
+                ("9223372036854775807", Value::Sint(i64::MAX)),
+            ],
+            refused: refused(&[("9223372036854775808", RANGE), ("x'01'", INCORRECT)]),
+        },
+        Case {
+            decl: "BIGINT UNSIGNED",
+            accepted: vec![
+                ("0", Value::Uint(0)),
+                ("9223372036854775807", Value::Uint(i64::MAX as u64)),
+            ],
+            // Above 2^63-1 SQLite holds only an inexact REAL: refused rather than rounded.
+            refused: refused(&[
+                ("-1", RANGE),
+                ("18446744073709551615", RANGE),
+                ("18446744073709551616", RANGE),
+            ]),
+        },
+        Case {
+            decl: "BOOLEAN",
+            accepted: vec![("true", Value::Sint(1)), ("0", Value::Sint(0))],
+            refused: refused(&[("128", RANGE)]),
+        },
+        Case {
+            decl: "DECIMAL(5,2)",
+            accepted: vec![
+                ("123.45", dec("123.45")),
+                ("-999.99", dec("-999.99")),
+                ("'1.005'", dec("1.01")),
+                ("7", dec("7.00")),
+                ("'-0.001'", dec("0.00")),
+            ],
+            refused: refused(&[
+                ("1000", RANGE),
+                ("999.995", RANGE),
+                ("'abc'", INCORRECT),
+                ("'1.5x'", TRUNCATED),
+            ]),
+        },
+        Case {
+            decl: "DECIMAL",
+            accepted: vec![("9999999999", dec("9999999999")), ("'0.5'", dec("1"))],
+            refused: refused(&[("10000000000", RANGE)]),
+        },
+        Case {
+            decl: "FLOAT",
+            accepted: vec![("0.5", Value::Float(0.5)), ("'-2.25'", Value::Float(-2.25))],
+            refused: refused(&[("1e39", RANGE), ("'x'", INCORRECT)]),
+        },
+        Case {
+            decl: "DOUBLE",
+            accepted: vec![("0.1", Value::Double(0.1)), ("-3", Value::Double(-3.0))],
+            refused: refused(&[("'nan'", INCORRECT), ("x'00'", INCORRECT)]),
+        },
+        Case {
+            decl: "CHAR(3)",
+            accepted: vec![
+                ("'abc'", text("abc")),
+                ("'é'", text("é")),
+                ("'a  '", text("a")),
+            ],
+            refused: refused(&[("'abcd'", TOO_LONG), ("x'ff'", INCORRECT)]),
+        },
+        Case {
+            decl: "VARCHAR(4)",
+            accepted: vec![
+                ("'héll'", text("héll")),
+                ("12", text("12")),
+                ("''", text("")),
+                ("'ab    '", text("ab  ")),
+            ],
+            refused: refused(&[("'héllo'", TOO_LONG), ("x'c328'", INCORRECT)]),
+        },
+        Case {
+            decl: "TINYTEXT",
+            accepted: vec![("'x'", text("x"))],
+            refused: refused(&[("printf('%.256c', 'a')", TOO_LONG)]),
+        },
+        Case {
+            decl: "BINARY(3)",
+            accepted: vec![
+                (
+                    "x'010203'",
+                    Value::Bytes(Bytes::from_static(b"\x01\x02\x03")),
+                ),
+                ("x'01'", Value::Bytes(Bytes::from_static(b"\x01\0\0"))),
+            ],
+            refused: refused(&[("x'01020304'", TOO_LONG)]),
+        },
+        Case {
+            decl: "VARBINARY(2)",
+            accepted: vec![
+                ("x'ff00'", Value::Bytes(Bytes::from_static(b"\xff\x00"))),
+                ("'ab'", Value::Bytes(Bytes::from_static(b"ab"))),
+            ],
+            // NUMERIC affinity would have turned '0012' into 12: numbers are refused.
+            refused: refused(&[
+                ("'abc'", TOO_LONG),
+                ("'0012'", INCORRECT),
+                ("1.5", INCORRECT),
+            ]),
+        },
+        Case {
+            decl: "BLOB",
+            accepted: vec![("12", Value::Bytes(Bytes::from_static(b"12")))],
+            refused: vec![],
+        },
+        Case {
+            decl: "DATE",
+            accepted: vec![
+                ("'2024-02-29'", date(2024, 2, 29)),
+                ("'2024-2-9'", date(2024, 2, 9)),
+                ("20240101", date(2024, 1, 1)),
+                ("'9999-12-31'", date(9999, 12, 31)),
+            ],
+            refused: refused(&[
+                ("'2023-02-29'", TEMPORAL),
+                ("'2024-04-31'", TEMPORAL),
+                ("'garbage'", TEMPORAL),
+                ("'0000-00-00'", TEMPORAL),
+                ("'2024-00-10'", TEMPORAL),
+                ("1.5", TEMPORAL),
+            ]),
+        },
+        Case {
+            decl: "DATETIME(6)",
+            accepted: vec![
+                (
+                    "'2024-02-29 23:59:59.999999'",
+                    datetime(2024, 2, 29, 23, 59, 59, 999_999),
+                ),
+                ("'1000-01-01 00:00:00'", datetime(1000, 1, 1, 0, 0, 0, 0)),
+                ("'2024-01-01'", datetime(2024, 1, 1, 0, 0, 0, 0)),
+            ],
+            refused: refused(&[
+                ("'2024-01-01 24:00:00'", TEMPORAL),
+                ("'2024-01-01 10:60'", TEMPORAL),
+            ]),
+        },
+        Case {
+            decl: "TIMESTAMP",
+            accepted: vec![("'2038-01-19 03:14:07'", datetime(2038, 1, 19, 3, 14, 7, 0))],
+            refused: refused(&[
+                ("'2038-01-19 03:14:08'", TEMPORAL),
+                ("'1970-01-01 00:00:00'", TEMPORAL),
+            ]),
+        },
+        Case {
+            decl: "TIME(3)",
+            accepted: vec![
+                ("'-838:59:59.123'", time(true, 838, 59, 59, 123_000)),
+                ("'10:30'", time(false, 10, 30, 0, 0)),
+                ("123456", time(false, 12, 34, 56, 0)),
+            ],
+            refused: refused(&[("'839:00:00'", TEMPORAL), ("'10:61:00'", TEMPORAL)]),
+        },
+        Case {
+            decl: "YEAR",
+            accepted: vec![
+                ("2024", Value::Uint(2024)),
+                ("69", Value::Uint(2069)),
+                ("70", Value::Uint(1970)),
+                ("0", Value::Uint(0)),
+            ],
+            refused: refused(&[("1900", RANGE), ("2156", RANGE)]),
+        },
+        Case {
+            decl: "BIT(4)",
+            accepted: vec![("15", Value::Bit(15)), ("0", Value::Bit(0))],
+            refused: refused(&[("16", TOO_LONG), ("-1", TOO_LONG)]),
+        },
+        Case {
+            decl: "JSON",
+            accepted: vec![("'{\"a\": [1, 2]}'", text("{\"a\": [1, 2]}"))],
+            refused: refused(&[("'{a: 1}'", JSON), ("'[1,'", JSON)]),
+        },
+    ]
+}
+
+fn exec(conn: &mut dyn EngineConn, sql: &str) -> Result<CollectedResult, SqlError> {
+    let mut result = CollectedResult::default();
+    conn.execute(sql, &[], None, &mut result)?;
+    Ok(result)
+}
+
+#[test]
+fn every_declared_type_accepts_exact_values_and_refuses_others_with_mysql_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine =
+        SqliteEngine::open(&dir.path().join("strict.db"), SqliteOptions::default()).unwrap();
+    let mut conn = engine.acquire().unwrap();
+    let conn = &mut *conn;
+    let mut checked = 0;
+    for (index, case) in cases().into_iter().enumerate() {
+        let table = format!("t{index}");
+        exec(
+            conn,
+            &format!(
+                "create table {table} (k INTEGER PRIMARY KEY, v {})",
+                case.decl
+            ),
+        )
+        .unwrap();
+        for (row, (literal, expected)) in case.accepted.iter().enumerate() {
+            let k = row + 1;
+            exec(
+                conn,
+                &format!("insert into {table} values ({k}, {literal})"),
+            )
+            .unwrap_or_else(|e| panic!("{}: {literal} refused: {e}", case.decl));
+            let got = exec(conn, &format!("select v from {table} where k = {k}")).unwrap();
+            assert_eq!(got.rows, [[expected.clone()]], "{}: {literal}", case.decl);
+            checked += 1;
+        }
+        for (literal, code, state) in &case.refused {
+            let what = format!("{}: {literal}", case.decl);
+            // INSERT, UPDATE and REPLACE are all checked, with MySQL's code and SQL state.
+            for sql in [
+                format!("insert into {table} values (1000, {literal})"),
+                format!("update {table} set v = {literal} where k = 1"),
+                format!("replace into {table} values (1, {literal})"),
+            ] {
+                let err = exec(conn, &sql)
+                    .err()
+                    .unwrap_or_else(|| panic!("{what} accepted by {sql}"));
+                assert_eq!(
+                    (err.code, &*err.sql_state),
+                    (*code, *state),
+                    "{what}: {err}"
+                );
+                assert!(err.message.contains("'v'"), "{what}: {err}");
+            }
+            checked += 1;
+        }
+        // Nothing refused was stored: the accepted rows are all there is.
+        let count = exec(conn, &format!("select count(*) from {table}")).unwrap();
+        assert_eq!(
+            count.rows,
+            [[Value::Sint(case.accepted.len() as i64)]],
+            "{}",
+            case.decl
+        );
+    }
+    assert!(checked > 100, "{checked} values checked");
+}
+
+#[test]
+fn refusals_name_the_row_as_mysql_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("rows.db"), SqliteOptions::default()).unwrap();
+    let mut conn = engine.acquire().unwrap();
+    let conn = &mut *conn;
+    exec(conn, "create table t (a TINYINT, b VARCHAR(2))").unwrap();
+    let err = exec(conn, "insert into t values (1, 'x'), (2, 'y'), (3, 'long')").unwrap_err();
+    assert_eq!(err.code, 1406);
+    assert_eq!(err.message, "Data too long for column 'b' at row 3");
+    // The statement is atomic: no row of it was kept.
+    assert_eq!(
+        exec(conn, "select count(*) from t").unwrap().rows,
+        [[Value::Sint(0)]]
+    );
+    let err = exec(conn, "insert into t select 300, 'z'").unwrap_err();
+    assert_eq!(err.message, "Out of range value for column 'a' at row 1");
+    // Bound arguments are checked the same way.
+    let mut result = CollectedResult::default();
+    let err = conn
+        .execute(
+            "insert into t values (?, ?)",
+            &[Value::Sint(1), Value::Bytes(Bytes::from_static(b"abc"))],
+            None,
+            &mut result,
+        )
+        .unwrap_err();
+    assert_eq!(err.code, 1406);
+}
+
+#[test]
+fn alter_table_keeps_and_extends_the_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine =
+        SqliteEngine::open(&dir.path().join("alter.db"), SqliteOptions::default()).unwrap();
+    let mut conn = engine.acquire().unwrap();
+    let conn = &mut *conn;
+    exec(conn, "create table t (a TINYINT, b INT)").unwrap();
+    exec(conn, "alter table t add column c DATE").unwrap();
+    assert_eq!(
+        exec(conn, "insert into t (c) values ('2024-02-30')")
+            .unwrap_err()
+            .code,
+        1292
+    );
+    exec(conn, "alter table t drop column b").unwrap();
+    exec(conn, "alter table t rename to u").unwrap();
+    exec(conn, "alter table u rename column a to aa").unwrap();
+    let err = exec(conn, "insert into u (aa) values (1000)").unwrap_err();
+    assert_eq!(err.code, 1264);
+    assert!(err.message.contains("'aa'"), "{err}");
+    exec(conn, "insert into u values (1, '2024-02-29')").unwrap();
+    // A failed ALTER leaves the table and its checks as they were.
+    assert!(exec(conn, "alter table u add column d INT NOT NULL").is_err());
+    assert_eq!(
+        exec(conn, "insert into u (aa) values (1000)")
+            .unwrap_err()
+            .code,
+        1264
+    );
+}
