@@ -14,8 +14,8 @@
 //!   the timestamp oracle and the registry of running statements.
 //! * **Connections** ([`conn`]): the framework's handler; decodes frames, authenticates
 //!   ([`auth`] over the accounts of [`users`]) and routes requests to sessions.
-//! * **Sessions** ([`session`]): a session's queue and its run loop, one statement at a time;
-//!   flow control of large results ([`flow`]).
+//! * **Sessions** ([`session`]): a session's queue and its run loop, one statement at a time,
+//!   under the crate's `run_gate` (checked by loom through the crate's `loom` shim); flow control of large results ([`flow`]).
 //! * **Admin SQL** ([`admin`]): `SHOW VARIABLES`/`STATUS`, `SET GLOBAL`, `SELECT @@…` and
 //!   `CALL xrpc.perf_hist`, answered before the engine sees the statement.
 //! * **Engine** ([`engine`]): the [`engine::Engine`] contract and the embedded SQLite engine;
@@ -33,9 +33,11 @@ pub mod conn;
 pub mod encode;
 pub mod engine;
 pub mod flow;
+mod loom;
 pub mod metrics;
 pub mod node;
 pub mod result;
+mod run_gate;
 pub mod server;
 pub mod session;
 pub mod settings;
