@@ -244,10 +244,31 @@ impl Default for SqliteOptions {
     }
 }
 
+/// Where the engine reads the time that ages its connections (`xrpc_shared_session_lifetime`):
+/// [`SystemClock`] in production; a test that depends on lifetimes passes its own to
+/// [`SqliteEngine::open_with_clock`] and moves it forward instead of sleeping, as the client core
+/// takes `now` from its caller.
+pub trait Clock: Send + Sync + fmt::Debug {
+    /// The current instant; never goes backwards.
+    fn now(&self) -> Instant;
+}
+
+/// The monotonic system clock, `Instant::now`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+}
+
 /// The SQLite engine: a database file and a pool of connections to it.
 pub struct SqliteEngine {
     path: PathBuf,
     options: Arc<SqliteOptions>,
+    /// Stamps connections when they open and ages them.
+    clock: Arc<dyn Clock>,
     pool: Mutex<Vec<Box<dyn EngineConn>>>,
     opened: AtomicU64,
     /// Milliseconds a connection may live before it is closed rather than pooled; 0 is forever.
@@ -258,9 +279,19 @@ impl SqliteEngine {
     /// Opens (creating if needed) the database at `path` in WAL mode. The parent directory must
     /// exist.
     pub fn open(path: &Path, options: SqliteOptions) -> Result<Self, SqlError> {
+        Self::open_with_clock(path, options, Arc::new(SystemClock))
+    }
+
+    /// [`open`](Self::open) with connection ages read from `clock`.
+    pub fn open_with_clock(
+        path: &Path,
+        options: SqliteOptions,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self, SqlError> {
         let engine = Self {
             path: path.to_owned(),
             options: Arc::new(options),
+            clock,
             pool: Mutex::new(Vec::new()),
             opened: AtomicU64::new(0),
             lifetime_ms: AtomicU64::new(0),
@@ -285,7 +316,7 @@ impl SqliteEngine {
 
     /// Opens a new connection, outside the pool.
     pub fn open_conn(&self) -> Result<SqliteConn, SqlError> {
-        let conn = SqliteConn::open(&self.path, Arc::clone(&self.options))?;
+        let conn = SqliteConn::open(&self.path, Arc::clone(&self.options), self.clock.now())?;
         self.opened.fetch_add(1, Ordering::Relaxed);
         Ok(conn)
     }
@@ -312,7 +343,9 @@ impl SqliteEngine {
 
     fn is_expired(&self, conn: &dyn EngineConn) -> bool {
         let lifetime = self.lifetime_ms.load(Ordering::Relaxed);
-        lifetime > 0 && conn.opened_at().elapsed() >= Duration::from_millis(lifetime)
+        lifetime > 0
+            && self.clock.now().saturating_duration_since(conn.opened_at())
+                >= Duration::from_millis(lifetime)
     }
 }
 
@@ -430,7 +463,11 @@ pub struct SqliteConn {
 }
 
 impl SqliteConn {
-    fn open(path: &Path, options: Arc<SqliteOptions>) -> Result<Self, SqlError> {
+    fn open(
+        path: &Path,
+        options: Arc<SqliteOptions>,
+        opened_at: Instant,
+    ) -> Result<Self, SqlError> {
         let map = |err| map_error(err, false);
         let conn = Connection::open_with_flags(
             path,
@@ -459,7 +496,7 @@ impl SqliteConn {
         });
         Ok(Self {
             conn,
-            opened_at: Instant::now(),
+            opened_at,
             options,
             shared,
             interrupter,
