@@ -24,6 +24,11 @@
 //!   shared with the start-up configuration ([`settings`]), and the configuration itself
 //!   ([`config`]: flags, environment, TOML file).
 //! * **Metrics** ([`metrics`]): the Prometheus endpoint.
+//!
+//! Imports between files point one way: `server` → `conn` → `session` → `engine`, `encode`,
+//! `flow`, `result`; all of them → `node` → `admin`, `auth`, `cache`, `var_store` → `settings` →
+//! `vars`; `config` → `users`, `var_store`. The one file-level circle left is between
+//! `engine/sqlite.rs` and its child `engine/sqlite/busy.rs`, explained where `busy` is declared.
 
 pub mod admin;
 pub mod auth;

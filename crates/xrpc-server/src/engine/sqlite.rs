@@ -11,6 +11,11 @@
 //! `foreign_keys`, its prepared-statement cache capacity, the busy handler below, and the SQL
 //! functions `connection_id()`, `database()`, `version()` and `last_insert_id()`.
 //!
+//! Connections older than `xrpc_shared_session_lifetime` are closed on release instead of pooled,
+//! and swept from the pool periodically. Their age is read from a [`Clock`] ([`SystemClock`]
+//! unless [`SqliteEngine::open_with_clock`] is given another), so tests move time instead of
+//! sleeping.
+//!
 //! # Lock waits
 //!
 //! SQLite's busy handler is a plain `fn` pointer, so it cannot capture the connection. Instead
@@ -121,6 +126,9 @@
 //! [`EngineConn::reset`] rolls back, restores `autocommit = 1`, detaches every attached database
 //! and drops every temp trigger, view and table.
 
+// `busy` reads the running connection's kill flag from this file's `Shared`, so the two import
+// each other: the handler is a plain `fn` with no way to be handed the connection (see "Lock waits"
+// above), and the flag is connection state that belongs here.
 mod busy;
 mod compat;
 mod types;
