@@ -7,7 +7,7 @@
 //! `#[cfg(all(test, loom))]`, and run with
 //!
 //! ```text
-//! RUSTFLAGS="--cfg loom" cargo test -p xrpc-server --release --lib loom_models
+//! RUSTFLAGS="--cfg loom" cargo test -p xrpc-server --release --lib loom
 //! ```
 //!
 //! Everything else in the server synchronizes through `parking_lot` mutexes, or uses atomics as
