@@ -47,8 +47,9 @@ log "the tokio client transport (feature async): lints and tests against a real 
 cargo clippy -p xrpc-client --all-targets --all-features --locked -- -D warnings
 cargo test -p xrpc-client --all-features --locked
 
-log "loom models of the lock-free parts of xrpc-net"
+log "loom models of the lock-free parts of xrpc-net and of xrpc-server (the session run gate)"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p xrpc-net --release --locked --lib loom
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p xrpc-server --release --locked --lib loom
 
 log "fuzz smoke: every decoder target for ${XRPC_FUZZ_SECONDS:-5}s"
 bash scripts/fuzz.sh "${XRPC_FUZZ_SECONDS:-5}"

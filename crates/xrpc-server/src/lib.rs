@@ -14,8 +14,8 @@
 //!   the timestamp oracle and the registry of running statements.
 //! * **Connections** ([`conn`]): the framework's handler; decodes frames, authenticates
 //!   ([`auth`] over the accounts of [`users`]) and routes requests to sessions.
-//! * **Sessions** ([`session`]): a session's queue and its run loop, one statement at a time;
-//!   flow control of large results ([`flow`]).
+//! * **Sessions** ([`session`]): a session's queue and its run loop, one statement at a time,
+//!   under the crate's `run_gate` (checked by loom through the crate's `loom` shim); flow control of large results ([`flow`]).
 //! * **Admin SQL** ([`admin`]): `SHOW VARIABLES`/`STATUS`, `SET GLOBAL`, `SELECT @@…` and
 //!   `CALL xrpc.perf_hist`, answered before the engine sees the statement.
 //! * **Engine** ([`engine`]): the [`engine::Engine`] contract and the embedded SQLite engine;
@@ -24,6 +24,11 @@
 //!   shared with the start-up configuration ([`settings`]), and the configuration itself
 //!   ([`config`]: flags, environment, TOML file).
 //! * **Metrics** ([`metrics`]): the Prometheus endpoint.
+//!
+//! Imports between files point one way: `server` → `conn` → `session` → `engine`, `encode`,
+//! `flow`, `result`; all of them → `node` → `admin`, `auth`, `cache`, `var_store` → `settings` →
+//! `vars`; `config` → `users`, `var_store`. The one file-level circle left is between
+//! `engine/sqlite.rs` and its child `engine/sqlite/busy.rs`, explained where `busy` is declared.
 
 pub mod admin;
 pub mod auth;
@@ -33,10 +38,12 @@ pub mod conn;
 pub mod encode;
 pub mod engine;
 pub mod flow;
+mod loom;
 pub mod metrics;
 pub mod node;
 pub mod peer_log;
 pub mod result;
+mod run_gate;
 pub mod server;
 pub mod session;
 pub mod settings;

@@ -7,7 +7,8 @@
 //! # Single-threaded execution without a blocking lock
 //!
 //! Like the receive gate in `xrpc-net`, a session runs under a try-lock with recheck
-//! ([`Session::run`]): a worker that finds the session already running leaves at once, and the
+//! ([`Session::run`], through the crate's `run_gate`, which has the protocol and its loom model):
+//! a worker that finds the session already running leaves at once, and the
 //! runner drains the queue and rechecks it after releasing the lock, so no pushed request is ever
 //! stranded. The receive path reports a session runnable only when its queue was empty before the
 //! push, which bounds the number of tasks per session to one in flight plus one recheck.
@@ -26,14 +27,13 @@
 //!   last one the client ever sees on the sid for this session, whatever the race between the
 //!   receive path ending it and a worker finishing its statement; a client may reuse the sid at
 //!   once.
-//! - `gone` and `running` form a Dekker pair (each side stores one flag, then reads the other), so
-//!   both use `SeqCst`: whichever of the remover and the runner comes last sees the other's flag and
+//! - The gate's closed flag (`is_gone`) and its run lock form a Dekker pair (each side stores one
+//!   flag, then reads the other), so both use `SeqCst`: whichever of the remover and the runner comes last sees the other's flag and
 //!   gives the engine connection back; `release_engine` takes it out of an `Option`, so doing it twice
 //!   is harmless.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use parking_lot::Mutex;
@@ -49,6 +49,7 @@ use crate::engine::{EngineConn, Interrupt};
 use crate::flow::FlowControl;
 use crate::node::NodeShared;
 use crate::result::{ExecSummary, ResultSink, SinkError, SqlError};
+use crate::run_gate::RunGate;
 use crate::settings::Settings;
 
 /// Bytes buffered before the output is flushed mid-result: five 4 KiB pages.
@@ -95,12 +96,12 @@ pub struct Session {
     number: u64,
     auto_commit: bool,
     queue: Mutex<VecDeque<Request>>,
-    running: AtomicBool,
+    /// The run lock, and (closed) whether the session was removed: close, kill, overflow,
+    /// connection end.
+    gate: RunGate,
     core: Mutex<Core>,
     flow: FlowControl,
     interrupt: Mutex<Option<Arc<dyn Interrupt>>>,
-    /// Set once the session is removed (close, kill, overflow, connection end).
-    gone: AtomicBool,
     /// The send gate: `true` once the session's last frame went out. Held across every send.
     ended: Mutex<bool>,
 }
@@ -111,7 +112,7 @@ impl std::fmt::Debug for Session {
             .field("sid", &self.sid)
             .field("auto_commit", &self.auto_commit)
             .field("queued", &self.queue.lock().len())
-            .field("gone", &self.gone.load(Ordering::Relaxed))
+            .field("gone", &self.gate.is_closed())
             .finish()
     }
 }
@@ -124,11 +125,10 @@ impl Session {
             number,
             auto_commit,
             queue: Mutex::new(VecDeque::new()),
-            running: AtomicBool::new(false),
+            gate: RunGate::new(),
             core: Mutex::new(Core::default()),
             flow: FlowControl::default(),
             interrupt: Mutex::new(None),
-            gone: AtomicBool::new(false),
             ended: Mutex::new(false),
         }
     }
@@ -176,12 +176,12 @@ impl Session {
 
     /// Whether the session was removed.
     pub fn is_gone(&self) -> bool {
-        self.gone.load(Ordering::SeqCst)
+        self.gate.is_closed()
     }
 
     /// Whether a request is queued or running.
     pub fn is_busy(&self) -> bool {
-        self.running.load(Ordering::Acquire) || !self.queue.lock().is_empty()
+        self.gate.is_running() || !self.queue.lock().is_empty()
     }
 
     /// Appends a request, refusing more than `max_queued` waiting requests.
@@ -208,10 +208,10 @@ impl Session {
     /// running. Auto-commit sessions retire this way after each request.
     pub fn retire_if_idle(&self) -> bool {
         let queue = self.queue.lock();
-        if !queue.is_empty() || self.running.load(Ordering::SeqCst) {
+        if !queue.is_empty() || self.gate.is_running() {
             return false;
         }
-        self.gone.store(true, Ordering::SeqCst);
+        self.gate.close();
         true
     }
 
@@ -235,7 +235,7 @@ impl Session {
         {
             let mut queue = self.queue.lock();
             queue.clear();
-            if self.gone.swap(true, Ordering::SeqCst) {
+            if !self.gate.close() {
                 return;
             }
         }
@@ -259,15 +259,8 @@ impl Session {
     /// session. Returns whether the session finished (closed) during the run.
     pub fn run(&self, conn: &ConnRef, node: &NodeShared) -> RunOutcome {
         let mut outcome = RunOutcome::Idle;
-        loop {
-            if self
-                .running
-                .compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst)
-                .is_err()
-            {
-                return outcome;
-            }
-            loop {
+        self.gate.run(
+            || loop {
                 if self.is_gone() {
                     self.queue.lock().clear();
                     self.release_engine(node);
@@ -289,28 +282,17 @@ impl Session {
                 if self.handle(conn, node, request) {
                     outcome = RunOutcome::Closed;
                 }
-            }
-            self.running.store(false, Ordering::SeqCst);
+            },
             // Recheck: a request pushed after the last pop saw a non-empty queue or a running
             // session and did not schedule us, so it is ours to run.
-            if self.is_gone() || self.queue.lock().is_empty() {
-                if self.is_gone() {
-                    self.try_release_after_gone(node);
-                }
-                return outcome;
-            }
-        }
+            || !self.queue.lock().is_empty(),
+            || self.release_engine(node),
+        );
+        outcome
     }
 
     fn try_release_after_gone(&self, node: &NodeShared) {
-        if self
-            .running
-            .compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst)
-            .is_ok()
-        {
-            self.release_engine(node);
-            self.running.store(false, Ordering::SeqCst);
-        }
+        self.gate.cleanup_if_idle(|| self.release_engine(node));
     }
 
     /// Handles one request; returns true if it closed the session. (The `run` stage histogram is
@@ -319,7 +301,7 @@ impl Session {
         match request {
             Request::Close => {
                 self.send_last(conn, |out| write_ok(out, node.format, self.sid, "bye"));
-                self.gone.store(true, Ordering::SeqCst);
+                self.gate.close();
                 self.release_engine(node);
                 true
             }

@@ -128,11 +128,6 @@ pub trait Settings {
             self.read_int(VarId::MaxAllowedPacket),
         )
     }
-
-    /// `rpc_port`: the port the node listens on.
-    fn rpc_port(&self) -> u16 {
-        self.read_int(VarId::RpcPort) as u16
-    }
 }
 
 /// A non-negative millisecond count as a duration.

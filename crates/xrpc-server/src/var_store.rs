@@ -226,6 +226,14 @@ impl Variables {
     }
 }
 
+impl Variables {
+    /// `rpc_port`: the port the node listens on (a live value only: the configuration has the
+    /// listen address instead).
+    pub fn rpc_port(&self) -> u16 {
+        self.read_int(VarId::RpcPort) as u16
+    }
+}
+
 impl Settings for Variables {
     fn read_bool(&self, id: VarId) -> bool {
         match &self.slots[id.target() as usize] {

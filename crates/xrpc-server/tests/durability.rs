@@ -22,7 +22,7 @@ use std::path::Path;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{Client, ServerProcess, arg_sint, sql_stmt};
+use common::{Client, Outcome, ServerProcess, arg_sint, sql_stmt};
 use rand::Rng;
 use xrpc_proto::messages::{ServerMessage, pb};
 use xrpc_proto::value::Value;
@@ -86,12 +86,74 @@ struct Written {
     acked: Vec<i64>,
 }
 
-/// Inserts rows `first, first + 1, …` one auto-commit statement at a time until the connection
-/// dies; a row counts as acknowledged once its StmtExecuteOk is read.
-fn insert_until_killed(addr: SocketAddr, first: i64) -> Written {
+/// Everything sent and acknowledged so far, over all trials.
+#[derive(Default)]
+struct Ledger {
+    sent: BTreeSet<i64>,
+    acked: BTreeSet<i64>,
+}
+
+/// Starts a node on `data_dir` and runs `ddl` on it.
+fn create_table(data_dir: &Path, ddl: &str) {
+    let (_server, _client, created) = start_and_query(data_dir, ddl);
+    assert!(created.error.is_none(), "{ddl}: {:?}", created.error);
+}
+
+/// Starts a node on `data_dir` and runs `sql` on a new session; the node and the client stay up
+/// for more queries.
+fn start_and_query(data_dir: &Path, sql: &str) -> (ServerProcess, Client, Outcome) {
+    let server = start(data_dir);
+    let mut client = server.client();
+    client.new_session(1);
+    let outcome = client.query(1, sql);
+    (server, client, outcome)
+}
+
+/// A client authenticated as root with session 1 open, for a writer thread.
+fn writer_session(addr: SocketAddr) -> Client {
     let mut client = Client::connect(addr);
     client.authenticate("root", "").expect("root authenticates");
     client.new_session(1);
+    client
+}
+
+/// One trial's writing half: starts the node, runs [`WRITERS`] threads of `write` (each given its
+/// own first id) until the node is killed after a random delay, and records what they sent and
+/// what was acknowledged. Returns the delay and how many writes this trial acknowledged (at least
+/// one).
+fn write_until_killed(
+    data_dir: &Path,
+    trial: i64,
+    ledger: &mut Ledger,
+    write: fn(SocketAddr, i64) -> Written,
+) -> (Duration, usize) {
+    let mut server = start(data_dir);
+    let addr = server.addr;
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|w| {
+            let first = (trial * WRITERS + w) * 1_000_000;
+            thread::spawn(move || write(addr, first))
+        })
+        .collect();
+    let delay = kill_after_random_delay(&mut server);
+    let mut trial_acked = 0;
+    for writer in writers {
+        let written = writer.join().expect("writer thread");
+        trial_acked += written.acked.len();
+        ledger.acked.extend(written.acked);
+        ledger.sent.extend(written.sent);
+    }
+    assert!(
+        trial_acked > 0,
+        "trial {trial}: nothing was acknowledged in {delay:?}"
+    );
+    (delay, trial_acked)
+}
+
+/// Inserts rows `first, first + 1, …` one auto-commit statement at a time until the connection
+/// dies; a row counts as acknowledged once its StmtExecuteOk is read.
+fn insert_until_killed(addr: SocketAddr, first: i64) -> Written {
+    let mut client = writer_session(addr);
     let mut written = Written::default();
     let started = Instant::now();
     for id in first.. {
@@ -114,45 +176,19 @@ fn insert_until_killed(addr: SocketAddr, first: i64) -> Written {
 fn acknowledged_commits_survive_kill_9_in_every_trial() {
     const TRIALS: i64 = 5;
     let dir = tempfile::tempdir().unwrap();
-    {
-        let server = start(dir.path());
-        let mut client = server.client();
-        client.new_session(1);
-        let created = client.query(
-            1,
-            "create table acked (id integer primary key, at integer not null)",
-        );
-        assert!(created.error.is_none(), "create table: {:?}", created.error);
-    }
+    create_table(
+        dir.path(),
+        "create table acked (id integer primary key, at integer not null)",
+    );
 
-    let mut acked = BTreeSet::new();
-    let mut sent = BTreeSet::new();
+    let mut ledger = Ledger::default();
     for trial in 0..TRIALS {
-        let mut server = start(dir.path());
-        let addr = server.addr;
-        let writers: Vec<_> = (0..WRITERS)
-            .map(|w| {
-                let first = (trial * WRITERS + w) * 1_000_000;
-                thread::spawn(move || insert_until_killed(addr, first))
-            })
-            .collect();
-        let delay = kill_after_random_delay(&mut server);
-        let mut trial_acked = 0;
-        for writer in writers {
-            let written = writer.join().expect("writer thread");
-            trial_acked += written.acked.len();
-            acked.extend(written.acked);
-            sent.extend(written.sent);
-        }
-        assert!(
-            trial_acked > 0,
-            "trial {trial}: no insert was acknowledged in {delay:?}"
-        );
+        let (delay, trial_acked) =
+            write_until_killed(dir.path(), trial, &mut ledger, insert_until_killed);
+        let Ledger { sent, acked } = &ledger;
 
-        let server = start(dir.path());
-        let mut client = server.client();
-        client.new_session(1);
-        let result = client.query(1, "select id, at from acked order by id");
+        let (_server, mut client, result) =
+            start_and_query(dir.path(), "select id, at from acked order by id");
         assert!(result.error.is_none(), "read back: {:?}", result.error);
         let present: BTreeSet<i64> = result
             .rows
@@ -170,7 +206,7 @@ fn acknowledged_commits_survive_kill_9_in_every_trial() {
             lost.len(),
             &lost[..lost.len().min(10)]
         );
-        let phantom: Vec<_> = present.difference(&sent).collect();
+        let phantom: Vec<_> = present.difference(sent).collect();
         assert!(
             phantom.is_empty(),
             "trial {trial}: rows that were never sent appeared: {phantom:?}"
@@ -191,9 +227,7 @@ fn acknowledged_commits_survive_kill_9_in_every_trial() {
 /// as one pipelined burst (BEGIN, the inserts, COMMIT), until the connection dies. A transaction
 /// counts as acknowledged once its COMMIT's StmtExecuteOk is read.
 fn transactions_until_killed(addr: SocketAddr, first: i64) -> Written {
-    let mut client = Client::connect(addr);
-    client.authenticate("root", "").expect("root authenticates");
-    client.new_session(1);
+    let mut client = writer_session(addr);
     let mut written = Written::default();
     let started = Instant::now();
     'txns: for txn in first.. {
@@ -230,45 +264,21 @@ fn transactions_until_killed(addr: SocketAddr, first: i64) -> Written {
 fn acknowledged_transactions_survive_kill_9_whole_and_the_rest_all_or_nothing() {
     const TRIALS: i64 = 3;
     let dir = tempfile::tempdir().unwrap();
-    {
-        let server = start(dir.path());
-        let mut client = server.client();
-        client.new_session(1);
-        let created = client.query(
-            1,
-            "create table txn_rows (txn integer not null, k integer not null, primary key (txn, k))",
-        );
-        assert!(created.error.is_none(), "create table: {:?}", created.error);
-    }
+    create_table(
+        dir.path(),
+        "create table txn_rows (txn integer not null, k integer not null, primary key (txn, k))",
+    );
 
-    let mut acked = BTreeSet::new();
-    let mut sent = BTreeSet::new();
+    let mut ledger = Ledger::default();
     for trial in 0..TRIALS {
-        let mut server = start(dir.path());
-        let addr = server.addr;
-        let writers: Vec<_> = (0..WRITERS)
-            .map(|w| {
-                let first = (trial * WRITERS + w) * 1_000_000;
-                thread::spawn(move || transactions_until_killed(addr, first))
-            })
-            .collect();
-        let delay = kill_after_random_delay(&mut server);
-        let mut trial_acked = 0;
-        for writer in writers {
-            let written = writer.join().expect("writer thread");
-            trial_acked += written.acked.len();
-            acked.extend(written.acked);
-            sent.extend(written.sent);
-        }
-        assert!(
-            trial_acked > 0,
-            "trial {trial}: no transaction was acknowledged in {delay:?}"
-        );
+        let (delay, trial_acked) =
+            write_until_killed(dir.path(), trial, &mut ledger, transactions_until_killed);
+        let Ledger { sent, acked } = &ledger;
 
-        let server = start(dir.path());
-        let mut client = server.client();
-        client.new_session(1);
-        let result = client.query(1, "select txn, count(*) from txn_rows group by txn");
+        let (_server, _client, result) = start_and_query(
+            dir.path(),
+            "select txn, count(*) from txn_rows group by txn",
+        );
         assert!(result.error.is_none(), "read back: {:?}", result.error);
         let rows_per_txn: BTreeMap<i64, i64> = result
             .rows

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use xrpc_proto::value::{ColumnType, Value, XDateTime, XDecimal, XTime};
-use xrpc_server::engine::sqlite::{SqliteEngine, SqliteOptions, Synchronous};
+use xrpc_server::engine::sqlite::{Clock, SqliteEngine, SqliteOptions, Synchronous};
 use xrpc_server::engine::{Engine, EngineConn, Interrupt, WaitHook};
 use xrpc_server::result::{
     COLLATION_BINARY, COLLATION_UTF8MB4, CollectedResult, ColumnInfo, ExecSummary, ResultSink,
@@ -781,22 +781,28 @@ fn lock_wait_runs_inside_the_wait_hook() {
     let (hook, entered, left) = counting_hook();
     waiter.set_wait_hook(Some(hook));
     let waiting = std::thread::spawn(move || {
-        let started = Instant::now();
         let result = exec_args(&mut *waiter, "insert into t values (2)", &[]);
-        (result, started.elapsed(), waiter)
+        (result, Instant::now(), waiter)
     });
-    std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(
-        entered.load(Ordering::SeqCst),
-        1,
-        "the waiter is marked as waiting"
-    );
-    assert_eq!(left.load(Ordering::SeqCst), 0, "and still waits");
+    // The hook is called on the first busy callback: wait for it rather than for a guessed time.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while entered.load(Ordering::SeqCst) == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the waiter never reached the lock wait"
+        );
+        std::thread::yield_now();
+    }
+    assert_eq!(left.load(Ordering::SeqCst), 0, "the waiter still waits");
+    let commit_started = Instant::now();
     exec(&mut *holder, "commit");
-    let (result, waited, mut waiter) = waiting.join().unwrap();
+    let (result, finished, mut waiter) = waiting.join().unwrap();
     let (_, summary) = result.unwrap();
     assert_eq!(summary.rows_affected, 1);
-    assert!(waited >= Duration::from_millis(250), "{waited:?}");
+    assert!(
+        finished >= commit_started,
+        "the insert finished before the lock it waited for was released"
+    );
     assert_eq!(entered.load(Ordering::SeqCst), 1, "one wait, one hook call");
     assert_eq!(
         left.load(Ordering::SeqCst),
@@ -913,9 +919,32 @@ fn checkpoint_truncates_the_wal() {
     assert_eq!(std::fs::metadata(&wal).unwrap().len(), 0);
 }
 
+/// A clock the test moves by hand.
+#[derive(Debug)]
+struct ManualClock(std::sync::Mutex<Instant>);
+
+impl ManualClock {
+    fn advance(&self, by: Duration) {
+        *self.0.lock().unwrap() += by;
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> Instant {
+        *self.0.lock().unwrap()
+    }
+}
+
 #[test]
 fn pooled_connections_are_replaced_after_their_lifetime() {
-    let (_dir, engine) = engine();
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock(std::sync::Mutex::new(Instant::now())));
+    let engine = SqliteEngine::open_with_clock(
+        &dir.path().join("test.db"),
+        SqliteOptions::default(),
+        Arc::clone(&clock) as Arc<dyn Clock>,
+    )
+    .unwrap();
     // Without a lifetime, a released connection is pooled and reused.
     let conn = engine.acquire().unwrap();
     engine.release(conn);
@@ -923,13 +952,15 @@ fn pooled_connections_are_replaced_after_their_lifetime() {
     assert!(idle >= 1);
 
     engine.set_connection_lifetime(Duration::from_millis(30));
-    std::thread::sleep(Duration::from_millis(40));
-    // Expired idle connections are swept...
+    clock.advance(Duration::from_millis(29));
+    assert_eq!(engine.sweep_expired(), 0, "younger than the lifetime");
+    clock.advance(Duration::from_millis(1));
+    // Expired idle connections are swept, from the lifetime on...
     assert_eq!(engine.sweep_expired(), idle);
     assert_eq!(engine.idle_connections(), 0);
     // ...and an expired connection in use is closed on release instead of pooled.
     let conn = engine.acquire().unwrap();
-    std::thread::sleep(Duration::from_millis(40));
+    clock.advance(Duration::from_millis(30));
     engine.release(conn);
     assert_eq!(engine.idle_connections(), 0);
     // A young one is still pooled.

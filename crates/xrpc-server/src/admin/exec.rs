@@ -1,25 +1,68 @@
-//! Runs a parsed admin statement: reads and sets variables, lists status, filters SHOW output.
+//! The entry point of admin SQL ([`try_admin`], with what it reads: [`AdminContext`] and
+//! [`StatusSource`]), and the executor that runs a parsed statement: reads and sets variables,
+//! lists status, filters SHOW output.
 
-use bytes::Bytes;
+use xrpc_net::hist::PerfHistograms;
+use xrpc_net::stats::NetStats;
 use xrpc_proto::value::Value;
 
-use super::AdminContext;
 use super::like::like;
-use super::parse::{Col, Cond, Filter, Stmt};
+use super::parse::{self, Col, Cond, Filter, Stmt};
 use super::perf_hist::perf_hist;
+use super::row::text;
 use crate::result::{ColumnInfo, ExecSummary, ResultSink, SqlError};
+use crate::var_store::Variables;
 use crate::vars::{VarId, VarKind, VarValue, unknown_variable};
+
+/// Where `SHOW STATUS` and the metrics endpoint get the node's status. The node implements it.
+pub trait StatusSource: Send + Sync {
+    /// The node's status variables, each `(name, value)`: `xrpc_inited` (`ON`/`OFF`),
+    /// `xrpc_tcp_connections`, `xrpc_tcp_closing`, `xrpc_worker_sessions`, `xrpc_total_sessions`,
+    /// `xrpc_threads`, `xrpc_sql_hit`, `xrpc_sql_miss`, `xrpc_sql_evict`, ….
+    fn status(&self) -> Vec<(String, String)>;
+
+    /// The framework's counters; `SHOW STATUS` lists them as `xrpc_net_<name>`, and the metrics
+    /// endpoint exports them with their gauge or counter types.
+    fn net_stats(&self) -> NetStats;
+}
+
+/// What admin SQL reads and changes.
+#[derive(Clone, Copy)]
+pub struct AdminContext<'a> {
+    /// The live variables.
+    pub vars: &'a Variables,
+    /// The node's status.
+    pub status: &'a dyn StatusSource,
+    /// The framework's stage histograms (`xrpc_enable_perf_hist` switches them).
+    pub hist: &'a PerfHistograms,
+}
+
+impl std::fmt::Debug for AdminContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AdminContext").finish_non_exhaustive()
+    }
+}
+
+/// Runs `sql` if it is admin SQL, pushing any result set into `sink`; `None` when it is not, and
+/// the engine should run it.
+pub fn try_admin(
+    sql: &str,
+    ctx: &AdminContext<'_>,
+    sink: &mut dyn ResultSink,
+) -> Option<Result<ExecSummary, SqlError>> {
+    let stmt = match parse::parse(sql)? {
+        Ok(stmt) => stmt,
+        Err(err) => return Some(Err(err)),
+    };
+    Some(execute(stmt, ctx, sink))
+}
 
 /// The two columns of `SHOW VARIABLES` and `SHOW STATUS`.
 fn name_value_columns() -> [ColumnInfo; 2] {
     [ColumnInfo::text("Variable_name"), ColumnInfo::text("Value")]
 }
 
-pub(super) fn text(s: impl Into<String>) -> Value {
-    Value::Bytes(Bytes::from(s.into()))
-}
-
-pub(super) fn execute(
+fn execute(
     stmt: Stmt,
     ctx: &AdminContext<'_>,
     sink: &mut dyn ResultSink,

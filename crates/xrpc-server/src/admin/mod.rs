@@ -3,7 +3,7 @@
 //! [`try_admin`] recognises, case-insensitively, with any whitespace, comments and trailing `;`:
 //!
 //! - `SHOW [GLOBAL|SESSION|LOCAL] VARIABLES [LIKE 'pat' | WHERE cond]`: every variable of
-//!   [`Variables`], sorted by name, as two text columns `Variable_name` and `Value` (collation
+//!   [`Variables`](crate::var_store::Variables), sorted by name, as two text columns `Variable_name` and `Value` (collation
 //!   utf8mb4, never binary: the Java client decodes only non-binary columns as text).
 //! - `SHOW [GLOBAL|SESSION|LOCAL] STATUS [LIKE 'pat' | WHERE cond]`: the node's status from a
 //!   [`StatusSource`], plus the framework's counters as `xrpc_net_<name>`, in the same two columns.
@@ -33,8 +33,13 @@
 //! - `lex`: the leading-keyword check and the tokenizer.
 //! - `parse`: the statements' syntax tree and the recursive-descent parser.
 //! - `like`: MySQL's LIKE matcher, for `SHOW … LIKE` and `WHERE … LIKE`.
-//! - `exec`: runs a parsed statement against the variables and the status source.
+//! - `exec`: the entry point [`try_admin`] with its [`AdminContext`] and [`StatusSource`]; runs a
+//!   parsed statement against the variables and the status source.
 //! - `perf_hist`: `CALL xrpc.perf_hist`, the stage histograms as a result set.
+//! - `row`: building result rows (text values).
+//!
+//! Imports point one way: `mod.rs` → `exec` → `parse` → `lex`, and `exec` → `like`, `perf_hist`
+//! → `row`.
 
 mod exec;
 mod lex;
@@ -42,54 +47,9 @@ mod like;
 mod parse;
 mod perf_hist;
 
-use xrpc_net::hist::PerfHistograms;
-use xrpc_net::stats::NetStats;
+mod row;
 
-use crate::result::{ExecSummary, ResultSink, SqlError};
-use crate::var_store::Variables;
-
-/// Where `SHOW STATUS` and the metrics endpoint get the node's status. The node implements it.
-pub trait StatusSource: Send + Sync {
-    /// The node's status variables, each `(name, value)`: `xrpc_inited` (`ON`/`OFF`),
-    /// `xrpc_tcp_connections`, `xrpc_tcp_closing`, `xrpc_worker_sessions`, `xrpc_total_sessions`,
-    /// `xrpc_threads`, `xrpc_sql_hit`, `xrpc_sql_miss`, `xrpc_sql_evict`, ….
-    fn status(&self) -> Vec<(String, String)>;
-
-    /// The framework's counters; `SHOW STATUS` lists them as `xrpc_net_<name>`, and the metrics
-    /// endpoint exports them with their gauge or counter types.
-    fn net_stats(&self) -> NetStats;
-}
-
-/// What admin SQL reads and changes.
-#[derive(Clone, Copy)]
-pub struct AdminContext<'a> {
-    /// The live variables.
-    pub vars: &'a Variables,
-    /// The node's status.
-    pub status: &'a dyn StatusSource,
-    /// The framework's stage histograms (`xrpc_enable_perf_hist` switches them).
-    pub hist: &'a PerfHistograms,
-}
-
-impl std::fmt::Debug for AdminContext<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AdminContext").finish_non_exhaustive()
-    }
-}
-
-/// Runs `sql` if it is admin SQL, pushing any result set into `sink`; `None` when it is not, and
-/// the engine should run it.
-pub fn try_admin(
-    sql: &str,
-    ctx: &AdminContext<'_>,
-    sink: &mut dyn ResultSink,
-) -> Option<Result<ExecSummary, SqlError>> {
-    let stmt = match parse::parse(sql)? {
-        Ok(stmt) => stmt,
-        Err(err) => return Some(Err(err)),
-    };
-    Some(exec::execute(stmt, ctx, sink))
-}
+pub use exec::{AdminContext, StatusSource, try_admin};
 
 #[cfg(test)]
 mod tests {
@@ -97,13 +57,15 @@ mod tests {
 
     use xrpc_proto::value::ColumnType;
 
-    use xrpc_net::hist::Stage;
+    use xrpc_net::hist::{PerfHistograms, Stage};
+    use xrpc_net::stats::NetStats;
     use xrpc_proto::value::Value;
 
-    use super::exec::text;
+    use super::row::text;
     use super::*;
-    use crate::result::{COLLATION_UTF8MB4, CollectedResult};
+    use crate::result::{COLLATION_UTF8MB4, CollectedResult, SqlError};
     use crate::settings::Settings;
+    use crate::var_store::Variables;
     use crate::vars::VarId;
 
     struct FakeStatus;

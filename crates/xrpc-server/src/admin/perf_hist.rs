@@ -4,7 +4,7 @@ use xrpc_net::hist::{PerfHistograms, Stage, format_duration};
 use xrpc_proto::codes;
 use xrpc_proto::value::Value;
 
-use super::exec::text;
+use super::row::text;
 use crate::result::{ColumnInfo, ExecSummary, ResultSink, SqlError};
 
 /// `CALL xrpc.perf_hist(arg)`.

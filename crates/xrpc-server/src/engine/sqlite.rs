@@ -17,6 +17,11 @@
 //! their compiled forms. A longer statement is compiled for its run and freed after it: a client
 //! sending a few 30 MiB statements no longer leaves them resident in every pooled connection.
 //!
+//! Connections older than `xrpc_shared_session_lifetime` are closed on release instead of pooled,
+//! and swept from the pool periodically. Their age is read from a [`Clock`] ([`SystemClock`]
+//! unless [`SqliteEngine::open_with_clock`] is given another), so tests move time instead of
+//! sleeping.
+//!
 //! # Lock waits
 //!
 //! SQLite's busy handler is a plain `fn` pointer, so it cannot capture the connection. Instead
@@ -127,6 +132,9 @@
 //! [`EngineConn::reset`] rolls back, restores `autocommit = 1`, detaches every attached database
 //! and drops every temp trigger, view and table.
 
+// `busy` reads the running connection's kill flag from this file's `Shared`, so the two import
+// each other: the handler is a plain `fn` with no way to be handed the connection (see "Lock waits"
+// above), and the flag is connection state that belongs here.
 mod busy;
 mod compat;
 mod strict;
@@ -259,10 +267,31 @@ impl Default for SqliteOptions {
     }
 }
 
+/// Where the engine reads the time that ages its connections (`xrpc_shared_session_lifetime`):
+/// [`SystemClock`] in production; a test that depends on lifetimes passes its own to
+/// [`SqliteEngine::open_with_clock`] and moves it forward instead of sleeping, as the client core
+/// takes `now` from its caller.
+pub trait Clock: Send + Sync + fmt::Debug {
+    /// The current instant; never goes backwards.
+    fn now(&self) -> Instant;
+}
+
+/// The monotonic system clock, `Instant::now`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+}
+
 /// The SQLite engine: a database file and a pool of connections to it.
 pub struct SqliteEngine {
     path: PathBuf,
     options: Arc<SqliteOptions>,
+    /// Stamps connections when they open and ages them.
+    clock: Arc<dyn Clock>,
     pool: Mutex<Vec<Box<dyn EngineConn>>>,
     opened: AtomicU64,
     /// Milliseconds a connection may live before it is closed rather than pooled; 0 is forever.
@@ -273,9 +302,19 @@ impl SqliteEngine {
     /// Opens (creating if needed) the database at `path` in WAL mode. The parent directory must
     /// exist.
     pub fn open(path: &Path, options: SqliteOptions) -> Result<Self, SqlError> {
+        Self::open_with_clock(path, options, Arc::new(SystemClock))
+    }
+
+    /// [`open`](Self::open) with connection ages read from `clock`.
+    pub fn open_with_clock(
+        path: &Path,
+        options: SqliteOptions,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self, SqlError> {
         let engine = Self {
             path: path.to_owned(),
             options: Arc::new(options),
+            clock,
             pool: Mutex::new(Vec::new()),
             opened: AtomicU64::new(0),
             lifetime_ms: AtomicU64::new(0),
@@ -300,7 +339,7 @@ impl SqliteEngine {
 
     /// Opens a new connection, outside the pool.
     pub fn open_conn(&self) -> Result<SqliteConn, SqlError> {
-        let conn = SqliteConn::open(&self.path, Arc::clone(&self.options))?;
+        let conn = SqliteConn::open(&self.path, Arc::clone(&self.options), self.clock.now())?;
         self.opened.fetch_add(1, Ordering::Relaxed);
         Ok(conn)
     }
@@ -327,7 +366,9 @@ impl SqliteEngine {
 
     fn is_expired(&self, conn: &dyn EngineConn) -> bool {
         let lifetime = self.lifetime_ms.load(Ordering::Relaxed);
-        lifetime > 0 && conn.opened_at().elapsed() >= Duration::from_millis(lifetime)
+        lifetime > 0
+            && self.clock.now().saturating_duration_since(conn.opened_at())
+                >= Duration::from_millis(lifetime)
     }
 }
 
@@ -462,7 +503,11 @@ pub struct SqliteConn {
 }
 
 impl SqliteConn {
-    fn open(path: &Path, options: Arc<SqliteOptions>) -> Result<Self, SqlError> {
+    fn open(
+        path: &Path,
+        options: Arc<SqliteOptions>,
+        opened_at: Instant,
+    ) -> Result<Self, SqlError> {
         let map = |err| map_error(err, false);
         let conn = Connection::open_with_flags(
             path,
@@ -506,7 +551,7 @@ impl SqliteConn {
         });
         Ok(Self {
             conn,
-            opened_at: Instant::now(),
+            opened_at,
             options,
             shared,
             interrupter,
