@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use xrpc_server::auth::Accounts;
 use xrpc_server::cache::RequestCache;
-use xrpc_server::config::ServerConfig;
+use xrpc_server::config::{EngineChoice, ServerConfig};
+use xrpc_server::engine::Engine;
+use xrpc_server::engine::mysql::{MysqlEngine, PoolOptions};
 use xrpc_server::engine::sqlite::{SqliteEngine, SqliteOptions};
 use xrpc_server::metrics::{self, MetricsServer};
 use xrpc_server::node::{Node, NodeShared};
@@ -51,18 +53,52 @@ fn run(config: &ServerConfig) -> Result<(), String> {
     })?;
     let vars = Arc::new(Variables::from_config(config));
 
-    let options = SqliteOptions {
-        synchronous: config
-            .sqlite_synchronous()
-            .parse()
-            .map_err(|e| format!("sqlite_synchronous: {e}"))?,
-        busy_timeout: config.sqlite_busy_timeout(),
-        begin_immediate: config.sqlite_begin_immediate(),
-        ..SqliteOptions::default()
+    // issue 9 (mysql engine): the engine named by the `engine` setting.
+    let engine: Arc<dyn Engine> = match &config.engine {
+        EngineChoice::Sqlite => {
+            let options = SqliteOptions {
+                synchronous: config
+                    .sqlite_synchronous()
+                    .parse()
+                    .map_err(|e| format!("sqlite_synchronous: {e}"))?,
+                busy_timeout: config.sqlite_busy_timeout(),
+                begin_immediate: config.sqlite_begin_immediate(),
+                ..SqliteOptions::default()
+            };
+            let db_path = config.db_path();
+            let engine = SqliteEngine::open(&db_path, options)
+                .map_err(|e| format!("cannot open {}: {}", db_path.display(), e.message))?;
+            Arc::new(engine)
+        }
+        EngineChoice::Mysql(url) => {
+            let options = PoolOptions {
+                size: config.backend_pool_size(),
+                wait_timeout: config.backend_wait_timeout(),
+                ..PoolOptions::default()
+            };
+            let engine =
+                MysqlEngine::connect_waiting(url, options, config.engine_wait()).map_err(|e| {
+                    format!(
+                        "cannot use the backend {}: {} ({} {})",
+                        config.engine.describe(),
+                        e.message,
+                        e.code,
+                        e.sql_state
+                    )
+                })?;
+            let _ = vars.set_internal(
+                VarId::Version,
+                VarValue::Str(
+                    format!("{}-xrpc-{}", engine.version(), env!("CARGO_PKG_VERSION")).into(),
+                ),
+            );
+            Arc::new(engine)
+        }
     };
-    let db_path = config.db_path();
-    let engine = SqliteEngine::open(&db_path, options)
-        .map_err(|e| format!("cannot open {}: {}", db_path.display(), e.message))?;
+    let _ = vars.set_internal(
+        VarId::XrpcEngine,
+        VarValue::Str(config.engine.describe().into()),
+    );
 
     let cache = RequestCache::new(
         config.request_cache_instances(),
@@ -71,7 +107,7 @@ fn run(config: &ServerConfig) -> Result<(), String> {
     );
     let net = config.net_config();
     let shared = Arc::new(NodeShared::new(
-        Arc::new(engine),
+        engine,
         cache,
         Accounts::new(config.users.clone()),
         Arc::clone(&vars),
@@ -81,7 +117,7 @@ fn run(config: &ServerConfig) -> Result<(), String> {
         .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
     let addr = node.local_addr();
     let _ = vars.set_internal(VarId::RpcPort, VarValue::Int(i64::from(addr.port())));
-    tracing::info!(%addr, data = %db_path.display(), users = config.users.len(), "xrpc data node ready");
+    tracing::info!(%addr, engine = ?config.engine, data = %config.data_dir.display(), users = config.users.len(), "xrpc data node ready");
 
     let metrics = match config.metrics {
         Some(metrics_addr) => {
