@@ -22,6 +22,7 @@ use xrpc_proto::value::{ColumnType, Value, decode_row_field};
 use xrpc_server::auth::Accounts;
 use xrpc_server::cache::RequestCache;
 use xrpc_server::config::{HostRule, UserConfig};
+use xrpc_server::engine::Engine;
 use xrpc_server::engine::sqlite::{SqliteEngine, SqliteOptions};
 use xrpc_server::node::{Node, NodeShared};
 use xrpc_server::vars::{SetValue, Variables};
@@ -42,6 +43,22 @@ impl TestNode {
         let dir = tempfile::tempdir().unwrap();
         let engine =
             SqliteEngine::open(&dir.path().join("xrpc.db"), SqliteOptions::default()).unwrap();
+        Self::start_on(dir, Arc::new(engine), tune)
+    }
+
+    /// Starts a node on `engine` (issue 9: the mysql engine's tests).
+    pub fn start_with_engine(
+        engine: Arc<dyn Engine>,
+        tune: impl FnOnce(&mut NetConfig, &mut NodeShared),
+    ) -> Self {
+        Self::start_on(tempfile::tempdir().unwrap(), engine, tune)
+    }
+
+    fn start_on(
+        dir: tempfile::TempDir,
+        engine: Arc<dyn Engine>,
+        tune: impl FnOnce(&mut NetConfig, &mut NodeShared),
+    ) -> Self {
         let accounts = Accounts::new(vec![
             UserConfig::builtin_root(),
             UserConfig {
@@ -51,7 +68,7 @@ impl TestNode {
             },
         ]);
         let mut shared = NodeShared::new(
-            Arc::new(engine),
+            engine,
             RequestCache::new(16, 1024, 1 << 20),
             accounts,
             Arc::new(Variables::new()),

@@ -335,7 +335,12 @@ impl EngineConn for MysqlConn {
     }
 
     fn holds_session_state(&self) -> bool {
-        self.backend.is_some() || !self.vars.is_empty() || self.schema.is_some()
+        // Without a pinned connection the handle is cheap to keep: it carries what the session
+        // changed (variables, database, the id last_insert_id() returns).
+        self.backend.is_some()
+            || !self.vars.is_empty()
+            || self.schema.is_some()
+            || self.last_insert_id != 0
     }
 
     fn interrupter(&self) -> Arc<dyn Interrupt> {

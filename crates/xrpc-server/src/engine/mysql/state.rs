@@ -114,8 +114,10 @@ pub fn apply(
     result_set: bool,
     several_results: bool,
 ) {
-    let mut replayable = false;
+    // Whether a variable or database change accounts for the state-change flag.
+    let mut explained = false;
     for (name, value) in &changes.vars {
+        explained = true;
         if name == "autocommit" {
             backend.state.autocommit_off = !is_on(value);
             // The default; a changed autocommit is pin state, never replayed.
@@ -124,13 +126,12 @@ pub fn apply(
         } else if pins_instead_of_replay(name) {
             backend.state.other = Some("session tracking settings changed");
         } else {
-            replayable = true;
             backend.vars.insert(name.clone(), value.clone());
             session_vars.insert(name.clone(), value.clone());
         }
     }
     if let Some(schema) = &changes.schema {
-        replayable = true;
+        explained = true;
         backend.schema = Some(schema.clone());
         *session_schema = Some(schema.clone());
     }
@@ -141,14 +142,17 @@ pub fn apply(
     // The state-change tracker also fires for variable and database changes, which are
     // replayed; anything else it reports (user variables, temp tables, prepared statements)
     // pins. A statement that changed both a variable and a user variable is caught by the
-    // lexical check.
-    let unexplained = changes.state_changed && !replayable && changes.transaction.is_none();
+    // lexical check, and so is a row-returning statement that assigns a user variable (its EOF
+    // packet carries no tracker data).
+    let unexplained = changes.state_changed && !explained && changes.transaction.is_none();
     if backend.state.other.is_none() {
         backend.state.other = if several_results {
             Some("several results in one request (only the last one's state is reported)")
         } else if rewritten.named_lock {
             Some("named lock (GET_LOCK)")
-        } else if rewritten.user_variable && (result_set || changes.state_changed) {
+        } else if (result_set && rewritten.user_variable_assigned)
+            || (!result_set && rewritten.user_variable && changes.state_changed)
+        {
             Some("user variables")
         } else if unexplained {
             Some("user variables, temporary tables or prepared statements")

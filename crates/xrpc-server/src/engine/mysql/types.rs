@@ -327,6 +327,9 @@ pub struct Rewritten {
     pub sql: String,
     /// Whether the statement names a user variable (`@name`, not `@@name`) outside literals.
     pub user_variable: bool,
+    /// Whether it assigns one (`@name :=`, `INTO @name`): a statement that returns rows has no
+    /// tracker data to say so.
+    pub user_variable_assigned: bool,
     /// Whether the statement calls GET_LOCK outside literals: named locks are not reported by
     /// the backend's session tracker, so the session keeps its connection.
     pub named_lock: bool,
@@ -346,6 +349,8 @@ pub fn rewrite(
     let bytes = sql.as_bytes();
     let mut out = String::with_capacity(sql.len() + args.len() * 8);
     let mut user_variable = false;
+    let mut user_variable_assigned = false;
+    let mut after_into = false;
     let mut named_lock = false;
     let mut next_arg = 0;
     let mut copied = 0;
@@ -389,6 +394,26 @@ pub fn rewrite(
                     continue;
                 }
                 user_variable = true;
+                i += 1;
+                // `@name`, `@'name'`, `@"name"` or `` @`name` ``.
+                match bytes.get(i) {
+                    Some(&q) if q == b'\'' || q == b'"' || q == b'`' => {
+                        i = skip_quoted(bytes, i, backslash_escapes && q != b'`');
+                    }
+                    _ => {
+                        while i < bytes.len() && (is_ident(bytes[i]) || bytes[i] == b'.') {
+                            i += 1;
+                        }
+                    }
+                }
+                let mut j = i;
+                while bytes.get(j).is_some_and(u8::is_ascii_whitespace) {
+                    j += 1;
+                }
+                if after_into || bytes[j..].starts_with(b":=") {
+                    user_variable_assigned = true;
+                }
+                continue;
             }
             b'?' => {
                 // Past the last argument, placeholders are only counted, for the error.
@@ -405,6 +430,8 @@ pub fn rewrite(
                     i += 1;
                 }
                 let word = &sql[start..i];
+                // `INTO @a, @b`: every variable after INTO until the next word is assigned.
+                after_into = word.eq_ignore_ascii_case("into");
                 let preceded_by_dot = start > 0 && bytes[start - 1] == b'.';
                 if word.eq_ignore_ascii_case("get_lock") {
                     named_lock = true;
@@ -419,7 +446,8 @@ pub fn rewrite(
                 if let (Some(value), false) = (replacement, preceded_by_dot) {
                     if let Some(end) = empty_call(bytes, i) {
                         out.push_str(&sql[copied..start]);
-                        write!(out, "{value}").expect("writing to a String");
+                        // BIGINT UNSIGNED, the functions' own type.
+                        write!(out, "CAST({value} AS UNSIGNED)").expect("writing to a String");
                         i = end;
                         copied = end;
                     }
@@ -443,6 +471,7 @@ pub fn rewrite(
     Ok(Rewritten {
         sql: out,
         user_variable,
+        user_variable_assigned,
         named_lock,
     })
 }
@@ -586,13 +615,25 @@ mod tests {
         .unwrap();
         assert_eq!(
             r.sql,
-            "select 42, 42, 'connection_id()', my_connection_id(), x.connection_id(), 9, last_insert_id(5)"
+            "select CAST(42 AS UNSIGNED), CAST(42 AS UNSIGNED), 'connection_id()', my_connection_id(), x.connection_id(), CAST(9 AS UNSIGNED), last_insert_id(5)"
         );
         assert!(!r.user_variable && !r.named_lock);
     }
 
     #[test]
     fn user_variables_and_named_locks_are_noticed() {
+        let read = rewrite("select @a, @`b` from t where x = @c", &[], 1, 0, true).unwrap();
+        assert!(read.user_variable && !read.user_variable_assigned);
+        for assigning in [
+            "select @a := 1",
+            "select @`a`:=1",
+            "select x into @a from t",
+            "select x, y into @a, @b from t",
+            "select x from t into @a",
+        ] {
+            let r = rewrite(assigning, &[], 1, 0, true).unwrap();
+            assert!(r.user_variable_assigned, "{assigning}");
+        }
         assert!(
             rewrite("set @a = 1", &[], 1, 0, true)
                 .unwrap()
