@@ -620,3 +620,59 @@ fn a_lost_backend_connection_is_2013_and_the_session_stays_usable() {
     let stats = fx.engine.stats();
     assert_eq!((stats.lost, stats.pinned), (1, 0), "{stats:?}");
 }
+
+#[test]
+fn a_kill_that_comes_before_the_statement_reaches_the_backend_is_not_lost() {
+    use xrpc_server::engine::EngineConn;
+    use xrpc_server::result::CollectedResult;
+    let db = MariaDb::start();
+    let engine = MysqlEngine::connect(&db.url(), PoolOptions::default()).unwrap();
+    let mut handle = engine.handle();
+    // The session registered the statement (and so its interrupter), and the kill came before
+    // the engine sent anything.
+    handle.interrupter().interrupt();
+    let mut sink = CollectedResult::default();
+    let err = handle
+        .execute("SELECT SLEEP(5)", &[], None, &mut sink)
+        .unwrap_err();
+    assert_eq!((err.code, err.sql_state.as_str()), (1317, "70100"));
+    // The kill was for that statement only.
+    let mut sink = CollectedResult::default();
+    handle.execute("SELECT 6", &[], None, &mut sink).unwrap();
+    assert_eq!(sink.rows, vec![vec![Value::Sint(6)]]);
+}
+
+#[test]
+fn a_backend_restart_gives_clear_errors_at_once_then_the_pool_reconnects() {
+    let mut fx = Fixture::new(2);
+    let mut c = client_with_sessions(&fx, &[1, 2]);
+    ok(c.query(1, "CREATE TABLE r (x INT)"));
+    ok(c.query(1, "BEGIN"));
+    ok(c.query(1, "INSERT INTO r VALUES (1)"));
+    assert_eq!(ok(c.query(2, "SELECT 1")).scalar(), &Value::Sint(1));
+    fx.db.stop();
+    for sid in [1, 2, 2] {
+        let started = Instant::now();
+        let (code, state, msg) = error_of(&c.query(sid, "SELECT COUNT(*) FROM r"));
+        assert!(
+            [2003, 2013].contains(&code) && state == "HY000",
+            "{code} {state} {msg}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(4),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+    fx.db.restart();
+    // The transaction died with its connection, as with any MySQL client; both sessions work.
+    assert_eq!(
+        ok(c.query(1, "SELECT COUNT(*) FROM r")).scalar(),
+        &Value::Sint(0)
+    );
+    assert_eq!(ok(c.query(2, "SELECT 2")).scalar(), &Value::Sint(2));
+    let stats = fx.engine.stats();
+    assert!(stats.lost >= 2, "{stats:?}");
+    assert!(stats.reconnects >= 1, "{stats:?}");
+    assert_eq!(stats.pinned, 0, "{stats:?}");
+}

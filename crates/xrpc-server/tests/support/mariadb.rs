@@ -22,6 +22,9 @@ pub struct MariaDb {
     child: Option<Child>,
     dir: tempfile::TempDir,
     port: u16,
+    mariadbd: PathBuf,
+    root: bool,
+    extra: Vec<String>,
 }
 
 fn find(env: &str, candidates: &[&str]) -> PathBuf {
@@ -71,47 +74,66 @@ impl MariaDb {
             "XRPC_TEST_MARIADB_INSTALL_DB",
             &["/usr/bin/mariadb-install-db", "/usr/bin/mysql_install_db"],
         );
-        let dir = tempfile::tempdir().unwrap();
-        let data = dir.path().join("data");
         let root = is_root();
-        let mut cmd = Command::new(&install);
-        cmd.arg("--no-defaults")
-            .arg(format!("--datadir={}", data.display()))
-            .arg("--auth-root-authentication-method=normal")
-            .arg("--skip-test-db");
-        if root {
-            cmd.arg("--user=root");
+        // The bootstrap fails now and then when the machine is loaded; a fresh directory and a
+        // second try settle it. The last failure's output goes into the panic.
+        let mut failure = String::new();
+        let mut installed = None;
+        for _ in 0..3 {
+            let dir = tempfile::tempdir().unwrap();
+            let mut cmd = Command::new(&install);
+            cmd.arg("--no-defaults")
+                .arg(format!("--datadir={}", dir.path().join("data").display()))
+                .arg("--auth-root-authentication-method=normal")
+                .arg("--skip-test-db");
+            if root {
+                cmd.arg("--user=root");
+            }
+            cmd.arg("--innodb-use-native-aio=0")
+                .arg("--innodb-log-file-size=8M")
+                .arg("--innodb-buffer-pool-size=16M");
+            // Installs run one at a time within a test binary.
+            let out = {
+                let _one_at_a_time = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
+                cmd.stdin(Stdio::null()).output().unwrap_or_else(|err| {
+                    panic!("cannot run {}: {err}", install.display());
+                })
+            };
+            if out.status.success() {
+                installed = Some(dir);
+                break;
+            }
+            failure = format!(
+                "{} failed ({}):\n{}\n{}",
+                install.display(),
+                out.status,
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            eprintln!("{failure}");
         }
-        cmd.arg("--innodb-use-native-aio=0")
-            .arg("--innodb-log-file-size=8M")
-            .arg("--innodb-buffer-pool-size=16M");
-        // Installs run one at a time: several bootstraps at once on a small machine fail.
-        let out = {
-            let _one_at_a_time = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
-            cmd.stdin(Stdio::null()).output().unwrap_or_else(|err| {
-                panic!("cannot run {}: {err}", install.display());
-            })
-        };
-        assert!(
-            out.status.success(),
-            "{} failed: {}\n{}",
-            install.display(),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let dir = installed.unwrap_or_else(|| panic!("{failure}"));
         let mut server = Self {
             child: None,
             dir,
-            port: 0,
+            port: free_port(),
+            mariadbd,
+            root,
+            extra: extra.iter().map(|s| (*s).to_owned()).collect(),
         };
-        server.launch(&mariadbd, root, extra);
+        server.launch();
         server
     }
 
-    fn launch(&mut self, mariadbd: &Path, root: bool, extra: &[&str]) {
+    /// Starts the server again after [`MariaDb::stop`], on the same port and data.
+    pub fn restart(&mut self) {
+        self.stop();
+        self.launch();
+    }
+
+    fn launch(&mut self) {
         let data = self.dir.path().join("data");
-        self.port = free_port();
-        let mut cmd = Command::new(mariadbd);
+        let mut cmd = Command::new(&self.mariadbd);
         cmd.arg("--no-defaults")
             .arg(format!("--datadir={}", data.display()))
             .arg(format!(
@@ -129,8 +151,8 @@ impl MariaDb {
             .arg("--innodb-buffer-pool-size=16M")
             .arg("--innodb-log-file-size=8M")
             .arg("--innodb-use-native-aio=0")
-            .args(extra);
-        if root {
+            .args(&self.extra);
+        if self.root {
             cmd.arg("--user=root");
         }
         let child = cmd
@@ -138,7 +160,7 @@ impl MariaDb {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .unwrap_or_else(|err| panic!("cannot start {}: {err}", mariadbd.display()));
+            .unwrap_or_else(|err| panic!("cannot start {}: {err}", self.mariadbd.display()));
         self.child = Some(child);
         self.wait_ready();
     }

@@ -5,10 +5,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex};
 use xrpc_proto::codes;
 use xrpc_proto::value::Value;
 
@@ -90,7 +90,7 @@ impl MysqlConn {
     pub fn new(shared: Arc<Shared>) -> Self {
         let interrupt = Arc::new(MysqlInterrupt {
             shared: Arc::clone(&shared),
-            state: Mutex::new(KillState::default()),
+            sync: Arc::default(),
         });
         Self {
             shared,
@@ -208,6 +208,7 @@ impl MysqlConn {
                 pool.counters.lost.fetch_add(1, Ordering::Relaxed);
                 pool.counters.backend_errors.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(thread_id = backend.thread_id, %err, "lost a backend connection");
+                self.interrupt.end();
                 pool.discard_lent(backend);
                 self.update_pinned(false);
                 Err(SqlError::new(
@@ -231,48 +232,15 @@ impl MysqlConn {
         self.interrupt.begin(backend.thread_id)?;
         let mut summary = ExecSummary::default();
         let mut results = 0;
-        {
-            let mut result = backend.conn.query_iter(&rewritten.sql)?;
-            while let Some(mut set) = result.iter() {
-                results += 1;
-                if results > 1 {
-                    // Drained: one request answers with one result.
-                    for row in set.by_ref() {
-                        row?;
-                    }
-                    continue;
-                }
-                let (infos, convs): (Vec<ColumnInfo>, Vec<Conv>) =
-                    set.columns().as_ref().iter().map(types::map_column).unzip();
-                if !infos.is_empty() {
-                    summary.has_result_set = true;
-                    sink.metadata(&infos)?;
-                    let mut out = Vec::with_capacity(convs.len());
-                    for row in set.by_ref() {
-                        let row = row?;
-                        out.clear();
-                        for (index, &conv) in convs.iter().enumerate() {
-                            let raw = match row.as_ref(index) {
-                                None | Some(mysql::Value::NULL) => None,
-                                Some(mysql::Value::Bytes(bytes)) => Some(bytes.as_slice()),
-                                Some(other) => {
-                                    return Err(Failure::Node(SqlError::new(
-                                        &codes::ENGINE_ERROR,
-                                        format!(
-                                            "unexpected binary value {other:?} in a text result"
-                                        ),
-                                    )));
-                                }
-                            };
-                            out.push(types::convert(conv, raw)?);
-                        }
-                        sink.row(&out)?;
-                    }
-                }
-                summary.rows_affected = set.affected_rows();
-                summary.last_insert_id = set.last_insert_id().filter(|&id| id > 0);
-            }
+        let mut result = backend.conn.query_iter(&rewritten.sql)?;
+        let streamed = stream(&mut result, sink, &mut summary, &mut results);
+        if let Err(Failure::Node(_)) = &streamed {
+            // The client is gone or the statement was killed while streaming: stop the backend,
+            // so that draining the rest of the result (when it drops) is short.
+            self.interrupt.interrupt();
         }
+        drop(result);
+        streamed?;
         let changes = Changes::read(&backend.conn);
         state::apply(
             backend,
@@ -288,6 +256,8 @@ impl MysqlConn {
 
     /// Keeps a connection whose state pins it; gives any other back to the pool.
     fn keep_or_give_back(&mut self, backend: Backend) {
+        // A KILL QUERY in flight must land before anyone else can run on this connection.
+        self.interrupt.end();
         if backend.state.pins() {
             self.backend = Some(backend);
             self.update_pinned(true);
@@ -318,6 +288,53 @@ impl MysqlConn {
     }
 }
 
+/// Streams the first result of a query into the sink; further results are read and dropped.
+fn stream(
+    result: &mut mysql::QueryResult<'_, '_, '_, mysql::Text>,
+    sink: &mut dyn ResultSink,
+    summary: &mut ExecSummary,
+    results: &mut usize,
+) -> Result<(), Failure> {
+    while let Some(mut set) = result.iter() {
+        *results += 1;
+        if *results > 1 {
+            // One request answers with one result.
+            for row in set.by_ref() {
+                row?;
+            }
+            continue;
+        }
+        let (infos, convs): (Vec<ColumnInfo>, Vec<Conv>) =
+            set.columns().as_ref().iter().map(types::map_column).unzip();
+        if !infos.is_empty() {
+            summary.has_result_set = true;
+            sink.metadata(&infos)?;
+            let mut out = Vec::with_capacity(convs.len());
+            for row in set.by_ref() {
+                let row = row?;
+                out.clear();
+                for (index, &conv) in convs.iter().enumerate() {
+                    let raw = match row.as_ref(index) {
+                        None | Some(mysql::Value::NULL) => None,
+                        Some(mysql::Value::Bytes(bytes)) => Some(bytes.as_slice()),
+                        Some(other) => {
+                            return Err(Failure::Node(SqlError::new(
+                                &codes::ENGINE_ERROR,
+                                format!("unexpected binary value {other:?} in a text result"),
+                            )));
+                        }
+                    };
+                    out.push(types::convert(conv, raw)?);
+                }
+                sink.row(&out)?;
+            }
+        }
+        summary.rows_affected = set.affected_rows();
+        summary.last_insert_id = set.last_insert_id().filter(|&id| id > 0);
+    }
+    Ok(())
+}
+
 impl EngineConn for MysqlConn {
     fn execute(
         &mut self,
@@ -330,6 +347,7 @@ impl EngineConn for MysqlConn {
         // inside the guard the worker counts as stalled and the framework adds a worker.
         let _stalled = self.wait_hook.as_ref().map(|hook| hook());
         let result = self.run(sql, args, schema, sink);
+        // Also when the statement never reached a connection (a kill while waiting for one).
         self.interrupt.end();
         result
     }
@@ -382,33 +400,57 @@ struct KillState {
     thread_id: Option<u32>,
     /// A kill arrived for the current statement.
     killed: bool,
+    /// `KILL QUERY`s sent on side connections that have not finished yet.
+    kills_in_flight: u32,
 }
 
 /// `KILL QUERY` for one handle: a flag checked before the statement is sent (and while it waits
 /// for a connection), and `KILL QUERY <thread id>` on a separate connection once it runs.
+///
+/// A KILL QUERY that lands after its statement ended would hit whatever the connection runs
+/// next, perhaps another session's statement, so [`MysqlInterrupt::end`] waits for kills in
+/// flight before the connection is given back.
 pub struct MysqlInterrupt {
     shared: Arc<Shared>,
+    sync: Arc<KillSync>,
+}
+
+/// The kill state and the signal that a kill in flight finished, shared with the kill thread.
+#[derive(Debug, Default)]
+struct KillSync {
     state: Mutex<KillState>,
+    kill_done: Condvar,
+}
+
+impl KillSync {
+    fn kill_finished(&self) {
+        self.state.lock().kills_in_flight -= 1;
+        self.kill_done.notify_all();
+    }
 }
 
 impl std::fmt::Debug for MysqlInterrupt {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MysqlInterrupt")
-            .field("state", &*self.state.lock())
+            .field("state", &*self.sync.state.lock())
             .finish()
     }
 }
 
+/// The longest [`MysqlInterrupt::end`] waits for a kill in flight; a kill that takes longer
+/// (an unreachable backend) has its connection attempt fail well within it.
+const KILL_WAIT: Duration = Duration::from_secs(30);
+
 impl MysqlInterrupt {
     fn is_killed(&self) -> bool {
-        self.state.lock().killed
+        self.sync.state.lock().killed
     }
 
     /// The statement is about to be sent on `thread_id`; fails if a kill came first. Under the
     /// same lock as [`Interrupt::interrupt`], so a kill either sees the thread id or is seen
     /// here.
     fn begin(&self, thread_id: u32) -> Result<(), SqlError> {
-        let mut state = self.state.lock();
+        let mut state = self.sync.state.lock();
         if state.killed {
             return Err(SqlError::new(
                 &codes::QUERY_INTERRUPTED,
@@ -419,17 +461,27 @@ impl MysqlInterrupt {
         Ok(())
     }
 
-    /// The statement is over; a kill that comes later has nothing to stop.
+    /// The statement is over: waits for kills in flight, then forgets the statement, so a later
+    /// kill has nothing to stop.
     fn end(&self) {
-        *self.state.lock() = KillState::default();
+        let mut state = self.sync.state.lock();
+        let deadline = Instant::now() + KILL_WAIT;
+        while state.kills_in_flight > 0 && Instant::now() < deadline {
+            self.sync.kill_done.wait_until(&mut state, deadline);
+        }
+        state.thread_id = None;
+        state.killed = false;
     }
 }
 
 impl Interrupt for MysqlInterrupt {
     fn interrupt(&self) {
         let thread_id = {
-            let mut state = self.state.lock();
+            let mut state = self.sync.state.lock();
             state.killed = true;
+            if state.thread_id.is_some() {
+                state.kills_in_flight += 1;
+            }
             state.thread_id
         };
         let Some(thread_id) = thread_id else {
@@ -438,6 +490,7 @@ impl Interrupt for MysqlInterrupt {
         // Called from the receive path: the kill connection is opened on its own thread so a
         // slow or unreachable backend never blocks the node's I/O.
         let shared = Arc::clone(&self.shared);
+        let sync = Arc::clone(&self.sync);
         let spawned = std::thread::Builder::new()
             .name("xrpc-backend-kill".into())
             .spawn(move || {
@@ -448,9 +501,11 @@ impl Interrupt for MysqlInterrupt {
                 if let Err(err) = result {
                     tracing::warn!(thread_id, %err, "KILL QUERY on the backend failed");
                 }
+                sync.kill_finished();
             });
         if let Err(err) = spawned {
             tracing::warn!(%err, "cannot start the backend kill thread");
+            self.sync.kill_finished();
         }
     }
 }

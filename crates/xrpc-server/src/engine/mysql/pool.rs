@@ -160,6 +160,9 @@ struct PoolState {
     idle: Vec<Backend>,
     /// Idle, borrowed and being opened.
     open: usize,
+    /// Connections lost or expired and not yet replaced: the next ones opened count as
+    /// reconnects.
+    to_replace: usize,
 }
 
 /// The bounded pool.
@@ -225,20 +228,17 @@ impl Pool {
     pub fn acquire(&self, killed: &dyn Fn() -> bool) -> Result<Backend, SqlError> {
         let mut waited_since: Option<Instant> = None;
         let deadline = Instant::now() + self.options.wait_timeout;
-        let mut replacing = false;
         let mut state = self.state.lock();
         loop {
             if let Some(mut backend) = state.idle.pop() {
                 drop(state);
                 if backend.opened_at.elapsed() >= self.options.lifetime {
-                    self.discard(backend);
-                    replacing = true;
+                    self.discard_for_replacement(backend);
                 } else if backend.last_used.elapsed() >= self.options.ping_after_idle
                     && backend.conn.ping().is_err()
                 {
                     self.counters.lost.fetch_add(1, Ordering::Relaxed);
-                    self.discard(backend);
-                    replacing = true;
+                    self.discard_for_replacement(backend);
                 } else {
                     self.lent(waited_since);
                     return Ok(backend);
@@ -251,6 +251,12 @@ impl Pool {
                 drop(state);
                 return match self.open_backend() {
                     Ok(backend) => {
+                        let replacing = {
+                            let mut state = self.state.lock();
+                            let replacing = state.to_replace > 0;
+                            state.to_replace = state.to_replace.saturating_sub(1);
+                            replacing
+                        };
                         if replacing {
                             self.counters.reconnects.fetch_add(1, Ordering::Relaxed);
                         }
@@ -342,15 +348,20 @@ impl Pool {
         self.freed.notify_one();
     }
 
-    /// Closes a lent connection (lost, or its state could not be cleared).
+    /// Closes a lent connection that broke; the next one opened counts as a reconnect.
     pub fn discard_lent(&self, backend: Backend) {
         self.counters.borrowed.fetch_sub(1, Ordering::Relaxed);
-        self.forget(backend);
+        self.discard_for_replacement(backend);
     }
 
-    /// Closes an idle connection taken out of the pool.
-    fn discard(&self, backend: Backend) {
-        self.forget(backend);
+    /// Closes a connection that broke or expired; the next one opened counts as a reconnect.
+    fn discard_for_replacement(&self, backend: Backend) {
+        drop(backend);
+        let mut state = self.state.lock();
+        state.open -= 1;
+        state.to_replace += 1;
+        drop(state);
+        self.freed.notify_one();
     }
 
     fn forget(&self, backend: Backend) {
