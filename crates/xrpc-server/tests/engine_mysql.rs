@@ -676,3 +676,53 @@ fn a_backend_restart_gives_clear_errors_at_once_then_the_pool_reconnects() {
     assert!(stats.reconnects >= 1, "{stats:?}");
     assert_eq!(stats.pinned, 0, "{stats:?}");
 }
+
+#[test]
+fn the_binary_fronts_mariadb_with_the_engine_setting() {
+    let db = MariaDb::start();
+    db.admin().query_drop("CREATE DATABASE t").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("server.log");
+    let url = db.url_db("t");
+    let server = common::ServerProcess::spawn(
+        dir.path(),
+        &log,
+        &["--engine", &url, "--backend-pool-size", "3"],
+    );
+    let mut c = server.client();
+    c.new_session(1);
+    let vars = ok(c.query(1, "SHOW VARIABLES LIKE 'xrpc_engine'"));
+    assert_eq!(text(&vars.rows[0][1]), url);
+    let pool = ok(c.query(1, "SHOW VARIABLES LIKE 'xrpc_backend_pool_size'"));
+    assert_eq!(text(&pool.rows[0][1]), "3");
+    let version = ok(c.query(1, "SHOW VARIABLES LIKE 'version'"));
+    let version = text(&version.rows[0][1]);
+    assert!(version.contains("MariaDB") && version.contains("-xrpc-"), "{version}");
+    ok(c.query(1, "CREATE TABLE via_binary (x INT)"));
+    ok(c.query(1, "INSERT INTO via_binary VALUES (5)"));
+    let count: Option<u64> = db
+        .admin()
+        .query_first("SELECT COUNT(*) FROM t.via_binary WHERE x = 5")
+        .unwrap();
+    assert_eq!(count, Some(1), "the row went to the backend");
+    drop(server);
+
+    // A refused login stops start-up with one clear line that does not show the password.
+    let mut cmd = common::server_command();
+    cmd.arg("--listen")
+        .arg(format!("127.0.0.1:{}", common::free_port()))
+        .arg("--data-dir")
+        .arg(dir.path())
+        .arg("--engine")
+        .arg(format!("mysql://nobody:s3cret@127.0.0.1:{}/t", db.port()))
+        .stdin(std::process::Stdio::null());
+    let out = cmd.output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("error:"))
+        .unwrap_or_else(|| panic!("no error line in {stderr}"));
+    assert!(line.contains("1045") && line.contains("nobody:***@"), "{line}");
+    assert!(!stderr.contains("s3cret"), "{stderr}");
+}
