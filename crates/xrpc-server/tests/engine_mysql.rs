@@ -697,7 +697,10 @@ fn the_binary_fronts_mariadb_with_the_engine_setting() {
     assert_eq!(text(&pool.rows[0][1]), "3");
     let version = ok(c.query(1, "SHOW VARIABLES LIKE 'version'"));
     let version = text(&version.rows[0][1]);
-    assert!(version.contains("MariaDB") && version.contains("-xrpc-"), "{version}");
+    assert!(
+        version.contains("MariaDB") && version.contains("-xrpc-"),
+        "{version}"
+    );
     ok(c.query(1, "CREATE TABLE via_binary (x INT)"));
     ok(c.query(1, "INSERT INTO via_binary VALUES (5)"));
     let count: Option<u64> = db
@@ -723,6 +726,76 @@ fn the_binary_fronts_mariadb_with_the_engine_setting() {
         .lines()
         .find(|l| l.starts_with("error:"))
         .unwrap_or_else(|| panic!("no error line in {stderr}"));
-    assert!(line.contains("1045") && line.contains("nobody:***@"), "{line}");
+    assert!(
+        line.contains("1045") && line.contains("nobody:***@"),
+        "{line}"
+    );
     assert!(!stderr.contains("s3cret"), "{stderr}");
+}
+
+#[test]
+fn a_100_mib_backend_result_streams_with_a_small_token_in_bounded_server_memory() {
+    const ROWS: u64 = 102_400;
+    const ROW_BYTES: u64 = 1024;
+    const TOKEN_KIB: i32 = 64;
+    const MAX_GROWTH: u64 = 64 * 1024 * 1024;
+    let db = MariaDb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let server = common::ServerProcess::spawn(
+        dir.path(),
+        &dir.path().join("server.log"),
+        &["--engine", &db.url(), "--log", "warn"],
+    );
+    let pid = server.pid();
+    let mut c = server.client();
+    c.new_session(1);
+    // MariaDB's sequence engine makes the rows; the warm-up has the same shape.
+    let sql = |n: u64| format!("SELECT seq, REPEAT('x', {ROW_BYTES}) FROM mysql.seq_1_to_{n}");
+    assert_eq!(ok(c.query(1, &sql(1000))).rows.len(), 1000);
+    let baseline = common::rss_bytes(Some(pid));
+    let started = Instant::now();
+    let mut stmt = sql_stmt(&sql(ROWS));
+    stmt.token = Some(TOKEN_KIB);
+    c.send_sql(1, stmt);
+    let (mut rows, mut row_bytes, mut token_dones, mut peak) = (0u64, 0u64, 0u64, baseline);
+    loop {
+        match c.recv_on(1).expect("the connection stays open") {
+            xrpc_proto::messages::ServerMessage::Row(row) => {
+                rows += 1;
+                row_bytes += row.field.iter().map(|f| f.len() as u64).sum::<u64>();
+            }
+            xrpc_proto::messages::ServerMessage::TokenDone(_) => {
+                token_dones += 1;
+                if token_dones % 16 == 0 {
+                    peak = peak.max(common::rss_bytes(Some(pid)));
+                }
+                c.send(
+                    1,
+                    ClientType::TokenOffer,
+                    &pb::sql::TokenOffer {
+                        token: Some(TOKEN_KIB),
+                    },
+                );
+            }
+            xrpc_proto::messages::ServerMessage::StmtExecuteOk(_) => break,
+            xrpc_proto::messages::ServerMessage::Error(err) => {
+                panic!("the stream failed after {rows} rows: {err:?}")
+            }
+            _ => {}
+        }
+    }
+    peak = peak.max(common::rss_bytes(Some(pid)));
+    let growth = peak.saturating_sub(baseline);
+    eprintln!(
+        "mysql engine: streamed {:.1} MiB ({rows} rows) with token = {TOKEN_KIB} KiB: {token_dones} \
+         TOKEN_DONE, xrpc RSS {:.1} MiB at start, peak growth {:.1} MiB, in {:?}",
+        row_bytes as f64 / 1048576.0,
+        baseline as f64 / 1048576.0,
+        growth as f64 / 1048576.0,
+        started.elapsed()
+    );
+    assert_eq!(rows, ROWS);
+    assert!(row_bytes >= ROWS * ROW_BYTES);
+    assert!(token_dones >= ROWS * ROW_BYTES / (TOKEN_KIB as u64 * 1024) / 2);
+    assert!(growth < MAX_GROWTH, "xrpc's RSS grew by {growth} bytes");
 }
