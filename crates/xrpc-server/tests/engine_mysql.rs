@@ -799,3 +799,102 @@ fn a_100_mib_backend_result_streams_with_a_small_token_in_bounded_server_memory(
     assert!(token_dones >= ROWS * ROW_BYTES / (TOKEN_KIB as u64 * 1024) / 2);
     assert!(growth < MAX_GROWTH, "xrpc's RSS grew by {growth} bytes");
 }
+
+#[test]
+fn idle_connections_are_pinged_and_expired_ones_replaced() {
+    let fx = Fixture::with_options(PoolOptions {
+        size: 2,
+        ping_after_idle: Duration::ZERO,
+        ..PoolOptions::default()
+    });
+    let mut c = client_with_sessions(&fx, &[1]);
+    let first = ok(c.query(1, "SELECT 0 + @@pseudo_thread_id"))
+        .rows
+        .remove(0);
+    // The backend drops the idle connection; the ping before the next loan notices, and the
+    // statement runs on a new connection instead of failing.
+    let Value::Uint(thread) = first[0] else {
+        panic!("{first:?}")
+    };
+    fx.db
+        .admin()
+        .query_drop(format!("KILL CONNECTION {thread}"))
+        .unwrap();
+    let second = ok(c.query(1, "SELECT 0 + @@pseudo_thread_id"))
+        .rows
+        .remove(0);
+    assert_ne!(first, second);
+    let stats = fx.engine.stats();
+    assert_eq!(
+        (stats.lost, stats.reconnects, stats.open),
+        (1, 1, 1),
+        "{stats:?}"
+    );
+    drop(c);
+
+    // A connection past its lifetime is closed instead of lent.
+    let db = MariaDb::start();
+    let engine = MysqlEngine::connect(
+        &db.url(),
+        PoolOptions {
+            lifetime: Duration::from_millis(200),
+            ..PoolOptions::default()
+        },
+    )
+    .unwrap();
+    let mut handle = engine.handle();
+    let mut run = |sql: &str| {
+        use xrpc_server::engine::EngineConn;
+        let mut sink = xrpc_server::result::CollectedResult::default();
+        handle.execute(sql, &[], None, &mut sink).unwrap();
+        sink.rows.remove(0).remove(0)
+    };
+    let before = run("SELECT 0 + @@pseudo_thread_id");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_ne!(run("SELECT 0 + @@pseudo_thread_id"), before);
+    assert_eq!(engine.stats().reconnects, 1);
+}
+
+#[test]
+fn a_backend_refusing_connections_is_a_clear_error_not_a_crash() {
+    // MariaDB's max_connections cannot go below 10; a per-account limit refuses the third
+    // connection the same way (1226 instead of 1040), which is what this test needs.
+    let db = MariaDb::start();
+    let mut admin = db.admin();
+    admin
+        .query_drop("CREATE USER app@'%' IDENTIFIED BY 'pw' WITH MAX_USER_CONNECTIONS 2")
+        .unwrap();
+    admin.query_drop("GRANT SELECT ON *.* TO app@'%'").unwrap();
+    drop(admin);
+    let url = format!("mysql://app:pw@127.0.0.1:{}", db.port());
+    let engine = Arc::new(
+        MysqlEngine::connect(
+            &url,
+            PoolOptions {
+                size: 4,
+                ..PoolOptions::default()
+            },
+        )
+        .unwrap(),
+    );
+    let node = TestNode::start_with_engine(engine.clone(), |_, _| {});
+    let mut c = node.client();
+    for sid in 1..=3 {
+        c.new_session(sid);
+    }
+    ok(c.query(1, "BEGIN"));
+    ok(c.query(1, "SELECT 1"));
+    ok(c.query(2, "BEGIN"));
+    ok(c.query(2, "SELECT 1"));
+    let started = Instant::now();
+    let (code, state, msg) = error_of(&c.query(3, "SELECT 3"));
+    assert_eq!((code, state.as_str()), (1226, "42000"), "{msg}");
+    assert!(msg.contains("max_user_connections"), "{msg}");
+    assert!(started.elapsed() < Duration::from_secs(3));
+    assert_eq!(engine.stats().connect_errors, 1);
+    // Once a connection is free again, everyone is served.
+    ok(c.query(1, "COMMIT"));
+    assert_eq!(ok(c.query(3, "SELECT 3")).scalar(), &Value::Sint(3));
+    let stats = engine.stats();
+    assert!(stats.open <= 2, "{stats:?}");
+}

@@ -308,4 +308,23 @@ mod tests {
         assert_eq!(err.code, codes::BACKEND_UNREACHABLE.code);
         assert!(err.message.contains(&port.to_string()), "{}", err.message);
     }
+
+    #[test]
+    fn start_up_may_wait_for_the_backend_then_gives_up_clearly() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        drop(listener);
+        let started = std::time::Instant::now();
+        let err = MysqlEngine::connect_waiting(
+            &format!("mysql://root@127.0.0.1:{port}"),
+            PoolOptions::default(),
+            Duration::from_millis(700),
+        )
+        .unwrap_err();
+        let waited = started.elapsed();
+        assert_eq!(err.code, codes::BACKEND_UNREACHABLE.code);
+        // Retried with backoff (100, 200, 400 ms) until the next pause would pass the wait.
+        assert!(waited >= Duration::from_millis(300), "{waited:?}");
+        assert!(waited < Duration::from_secs(5), "{waited:?}");
+    }
 }
