@@ -6,6 +6,11 @@
 //! idle connection older than the lifetime is closed instead of lent; one idle longer than
 //! [`PoolOptions::ping_after_idle`] is pinged first, and replaced when the ping fails.
 //!
+//! A failed connect starts a backoff: until it ends (100 ms, doubling to 5 s, reset by a
+//! successful connect) statements that need a new connection fail at once with the last connect
+//! error instead of each trying again, so a backend that is down or at `max_connections` is not
+//! hit by a retry storm; once it is back, the next attempt after the pause reconnects.
+//!
 //! Invariant: `open` counts every connection that exists (idle, borrowed, or being opened), so
 //! every path that drops a [`Backend`] outside the pool goes through [`Pool::discard`] (or
 //! [`Pool::give_back`], which may discard) and wakes one waiter.
@@ -66,6 +71,8 @@ pub struct PoolCounters {
     pub waits: AtomicU64,
     /// Total microseconds spent in those waits.
     pub wait_micros: AtomicU64,
+    /// Waits by duration, in the buckets of [`WAIT_BUCKETS_MS`].
+    pub wait_histogram: [AtomicU64; WAIT_BUCKETS],
     /// Waits that ran out ([`codes::BACKEND_BUSY`]).
     pub wait_timeouts: AtomicU64,
     /// Connections opened, the first ones included.
@@ -95,6 +102,9 @@ pub struct PoolStats {
     pub waits: u64,
     /// Microseconds spent waiting, in total.
     pub wait_micros: u64,
+    /// Waits by duration: bucket `i` counts waits up to [`WAIT_BUCKETS_MS`]`[i]` ms, the last
+    /// one longer waits.
+    pub wait_histogram: [u64; WAIT_BUCKETS],
     /// Waits that timed out.
     pub wait_timeouts: u64,
     /// Connections opened.
@@ -171,6 +181,7 @@ pub struct Pool {
     options: PoolOptions,
     state: Mutex<PoolState>,
     freed: Condvar,
+    backoff: Mutex<Backoff>,
     /// The counters.
     pub counters: PoolCounters,
 }
@@ -182,6 +193,32 @@ impl std::fmt::Debug for Pool {
             .field("stats", &self.stats())
             .finish()
     }
+}
+
+/// Upper bounds, in milliseconds, of the buckets of [`PoolStats::wait_histogram`]; the last
+/// bucket holds longer waits.
+pub const WAIT_BUCKETS_MS: [u64; WAIT_BUCKETS - 1] =
+    [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000];
+/// Buckets of the wait histogram.
+pub const WAIT_BUCKETS: usize = 13;
+
+fn wait_bucket(micros: u64) -> usize {
+    WAIT_BUCKETS_MS
+        .iter()
+        .position(|&ms| micros <= ms * 1000)
+        .unwrap_or(WAIT_BUCKETS - 1)
+}
+
+/// The first pause after a failed connect; it doubles up to [`BACKOFF_MAX`].
+const BACKOFF_MIN: Duration = Duration::from_millis(100);
+const BACKOFF_MAX: Duration = Duration::from_secs(5);
+
+/// When the next connection attempt may be made.
+#[derive(Debug, Default)]
+struct Backoff {
+    pause: Duration,
+    until: Option<Instant>,
+    last: Option<SqlError>,
 }
 
 /// How often a waiting borrower checks whether its statement was killed.
@@ -201,6 +238,7 @@ impl Pool {
             options,
             state: Mutex::new(PoolState::default()),
             freed: Condvar::new(),
+            backoff: Mutex::new(Backoff::default()),
             counters: PoolCounters::default(),
         }
     }
@@ -310,11 +348,41 @@ impl Pool {
             self.counters
                 .wait_micros
                 .fetch_add(micros, Ordering::Relaxed);
+            self.counters.wait_histogram[wait_bucket(micros)].fetch_add(1, Ordering::Relaxed);
         }
     }
 
     fn open_backend(&self) -> Result<Backend, SqlError> {
-        let conn = self.connect_unpooled()?;
+        // After a failed connect, others fail at once with the same error until the backoff
+        // pause ends: a backend that is down or full gets one attempt per pause, not a storm.
+        {
+            let backoff = self.backoff.lock();
+            if let (Some(until), Some(last)) = (backoff.until, &backoff.last) {
+                let left = until.saturating_duration_since(Instant::now());
+                if !left.is_zero() {
+                    let mut err = last.clone();
+                    err.message = format!(
+                        "{} (the next attempt to connect is in {} ms)",
+                        err.message,
+                        left.as_millis()
+                    );
+                    return Err(err);
+                }
+            }
+        }
+        let conn = match self.connect_unpooled() {
+            Ok(conn) => {
+                *self.backoff.lock() = Backoff::default();
+                conn
+            }
+            Err(err) => {
+                let mut backoff = self.backoff.lock();
+                backoff.pause = (backoff.pause * 2).clamp(BACKOFF_MIN, BACKOFF_MAX);
+                backoff.until = Some(Instant::now() + backoff.pause);
+                backoff.last = Some(err.clone());
+                return Err(err);
+            }
+        };
         self.counters.connects.fetch_add(1, Ordering::Relaxed);
         let now = Instant::now();
         Ok(Backend {
@@ -407,6 +475,7 @@ impl Pool {
             pinned: load(&c.pinned),
             waits: load(&c.waits),
             wait_micros: load(&c.wait_micros),
+            wait_histogram: std::array::from_fn(|i| load(&c.wait_histogram[i])),
             wait_timeouts: load(&c.wait_timeouts),
             connects: load(&c.connects),
             reconnects: load(&c.reconnects),
@@ -440,4 +509,41 @@ pub fn connect_error(opts: &Opts, err: &mysql::Error) -> SqlError {
 /// Runs a statement on a connection that returns no rows we need.
 pub fn exec(conn: &mut Conn, sql: &str) -> Result<(), mysql::Error> {
     conn.query_drop(sql)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waits_fall_into_their_buckets() {
+        assert_eq!(wait_bucket(0), 0);
+        assert_eq!(wait_bucket(1000), 0);
+        assert_eq!(wait_bucket(1001), 1);
+        assert_eq!(wait_bucket(5_000_000), WAIT_BUCKETS - 2);
+        assert_eq!(wait_bucket(5_000_001), WAIT_BUCKETS - 1);
+    }
+
+    #[test]
+    fn a_refused_connect_backs_off_instead_of_retrying_at_once() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        drop(listener);
+        let pool = Pool::new(
+            Opts::from_url(&format!("mysql://root@127.0.0.1:{port}")).unwrap(),
+            PoolOptions::default(),
+        );
+        let first = pool.acquire(&|| false).unwrap_err();
+        assert_eq!(first.code, codes::BACKEND_UNREACHABLE.code);
+        let second = pool.acquire(&|| false).unwrap_err();
+        assert_eq!(second.code, first.code);
+        assert!(
+            second.message.contains("next attempt"),
+            "{}",
+            second.message
+        );
+        // Only the first one tried.
+        assert_eq!(pool.stats().connect_errors, 1);
+        assert_eq!(pool.stats().open, 0);
+    }
 }
