@@ -87,6 +87,16 @@ fn run(config: &ServerConfig) -> Result<(), String> {
                     )
                 })?;
             let _ = vars.set_internal(
+                VarId::VersionComment,
+                VarValue::Str(
+                    format!(
+                        "xrpc data node (PolarDB-X RPC protocol, SQL on {})",
+                        engine.version()
+                    )
+                    .into(),
+                ),
+            );
+            let _ = vars.set_internal(
                 VarId::Version,
                 VarValue::Str(
                     format!("{}-xrpc-{}", engine.version(), env!("CARGO_PKG_VERSION")).into(),

@@ -20,7 +20,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use mysql::consts::CapabilityFlags;
-use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, OptsBuilder};
 use parking_lot::{Condvar, Mutex};
 use xrpc_proto::codes;
@@ -504,11 +503,6 @@ pub fn connect_error(opts: &Opts, err: &mysql::Error) -> SqlError {
             ),
         ),
     }
-}
-
-/// Runs a statement on a connection that returns no rows we need.
-pub fn exec(conn: &mut Conn, sql: &str) -> Result<(), mysql::Error> {
-    conn.query_drop(sql)
 }
 
 #[cfg(test)]
