@@ -16,13 +16,18 @@
 //!
 //! Every backend connection runs [`pool::TRACKING_INIT`] when it opens and after every
 //! COM_RESET_CONNECTION: `session_track_state_change`, `session_track_schema`,
-//! `session_track_system_variables = '*'` and `session_track_transaction_info = STATE`, with
+//! `session_track_system_variables = '*'` and `session_track_transaction_info = CHARACTERISTICS`
+//! (the state and the characteristics), with
 //! CLIENT_SESSION_TRACK negotiated. After each statement the engine reads the tracker data of its
 //! final OK packet ([`state::Changes`]):
 //!
 //! - the transaction state (`T_______`, `I___W___`, `_______L` for LOCK TABLES, …): while it is
 //!   not all `_` the connection is pinned; the pin ends when the backend reports `________`;
 //! - `autocommit`: OFF pins until it is ON again;
+//! - the transaction characteristics: a `SET TRANSACTION …` for the next transaction only pins
+//!   until that transaction ends (the tracker then reports them empty); XA transactions pin
+//!   from `XA START` through `XA PREPARE` until `XA COMMIT`/`XA ROLLBACK`, as their state stays
+//!   open;
 //! - any other session variable, and the current database: recorded on the handle and on the
 //!   connection, not pinned. The next connection the session borrows gets them back: a
 //!   connection whose own changed variables all match the session's is brought level with one

@@ -30,7 +30,7 @@ use crate::result::SqlError;
 /// COM_RESET_CONNECTION): the session trackers the engine learns session state from.
 pub const TRACKING_INIT: &str = "SET SESSION session_track_state_change = ON, \
      session_track_schema = ON, session_track_system_variables = '*', \
-     session_track_transaction_info = 'STATE'";
+     session_track_transaction_info = 'CHARACTERISTICS'";
 
 /// How the pool opens and keeps backend connections.
 #[derive(Debug, Clone, PartialEq, Eq)]

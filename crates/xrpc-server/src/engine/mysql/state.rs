@@ -18,6 +18,10 @@ pub struct PinState {
     pub transaction: Option<String>,
     /// `autocommit` is OFF.
     pub autocommit_off: bool,
+    /// The characteristics tracker reports a pending `SET TRANSACTION …` (isolation level or
+    /// access mode for the next transaction only), which would otherwise apply to whichever
+    /// session runs the next transaction on this connection.
+    pub next_transaction: Option<String>,
     /// State the engine cannot restore elsewhere and cannot see end: user variables, temporary
     /// tables, server-side prepared statements, named locks, changed tracking settings. Stays
     /// until the connection is reset.
@@ -27,7 +31,10 @@ pub struct PinState {
 impl PinState {
     /// Whether anything pins the connection.
     pub fn pins(&self) -> bool {
-        self.transaction.is_some() || self.autocommit_off || self.other.is_some()
+        self.transaction.is_some()
+            || self.autocommit_off
+            || self.next_transaction.is_some()
+            || self.other.is_some()
     }
 
     /// Why, in words (for logs and tests).
@@ -37,6 +44,9 @@ impl PinState {
         }
         if self.autocommit_off {
             return Some("autocommit is OFF".to_owned());
+        }
+        if let Some(pending) = &self.next_transaction {
+            return Some(format!("pending transaction characteristics {pending}"));
         }
         self.other.map(str::to_owned)
     }
@@ -53,6 +63,9 @@ pub struct Changes {
     pub state_changed: bool,
     /// The new transaction state (8 characters).
     pub transaction: Option<String>,
+    /// The new transaction characteristics (`SET TRANSACTION …; START TRANSACTION;`, empty
+    /// once the transaction ended).
+    pub characteristics: Option<String>,
 }
 
 impl Changes {
@@ -88,7 +101,15 @@ impl Changes {
                 Ok(SessionStateChange::TransactionState(state)) => {
                     changes.transaction = Some(String::from_utf8_lossy(state.as_bytes()).into());
                 }
-                Ok(_) if kind == SessionStateType::SESSION_TRACK_TRANSACTION_CHARACTERISTICS => {}
+                Ok(SessionStateChange::TransactionCharacteristics(chars)) => {
+                    changes.characteristics =
+                        Some(String::from_utf8_lossy(chars.as_bytes()).into());
+                }
+                // MariaDB sends a state-change record this parser cannot read together with
+                // some variable changes; it only means "state changed".
+                Err(_) if kind == SessionStateType::SESSION_TRACK_STATE_CHANGE => {
+                    changes.state_changed = true;
+                }
                 Ok(_) | Err(_) => changes.state_changed = true,
             }
         }
@@ -139,12 +160,20 @@ pub fn apply(
         let open = state.bytes().any(|b| b != b'_');
         backend.state.transaction = open.then(|| state.clone());
     }
+    if let Some(chars) = &changes.characteristics {
+        // Inside a transaction they describe it (already pinned by its state); outside one,
+        // they are a `SET TRANSACTION` waiting for the next transaction.
+        backend.state.next_transaction = (!chars.is_empty()).then(|| chars.clone());
+    }
     // The state-change tracker also fires for variable and database changes, which are
     // replayed; anything else it reports (user variables, temp tables, prepared statements)
     // pins. A statement that changed both a variable and a user variable is caught by the
     // lexical check, and so is a row-returning statement that assigns a user variable (its EOF
     // packet carries no tracker data).
-    let unexplained = changes.state_changed && !explained && changes.transaction.is_none();
+    let unexplained = changes.state_changed
+        && !explained
+        && changes.transaction.is_none()
+        && changes.characteristics.is_none();
     if backend.state.other.is_none() {
         backend.state.other = if several_results {
             Some("several results in one request (only the last one's state is reported)")
