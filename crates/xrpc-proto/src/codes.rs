@@ -197,6 +197,15 @@ error_codes! {
     ENGINE_ERROR = 1105, "HY000", Error,
         "Unknown error",
         "Any other engine error; the message keeps the engine's own words.";
+    BACKEND_BUSY = 7009, "HY000", Error,
+        "No backend connection became free in time",
+        "`mysql` engine: every backend connection stayed busy for `xrpc_backend_wait_timeout`; retry, or raise the backend pool size.";
+    BACKEND_UNREACHABLE = 2003, "HY000", Error,
+        "Can't connect to the backend MySQL server",
+        "`mysql` engine: a new backend connection could not be opened (refused, timed out, unknown host). The backend's own refusals (1045, 1040) keep their codes.";
+    BACKEND_LOST = 2013, "HY000", Error,
+        "Lost connection to the backend MySQL server during query",
+        "`mysql` engine: the backend connection broke during the statement; a transaction it held is gone. The session stays usable.";
 }
 
 /// Looks up a row by its numeric code.

@@ -52,7 +52,7 @@ pub const DB_FILE: &str = "xrpc.db";
 pub const DEFAULT_LOG: &str = "info";
 
 /// The node's own settings (not variables), in resolution order.
-const OWN_KEYS: &[&str] = &["listen", "data_dir", "metrics", "log"];
+const OWN_KEYS: &[&str] = &["listen", "data_dir", "metrics", "log", "engine"];
 
 /// Printed after the flag list by `--help`.
 const AFTER_HELP: &str = "\
@@ -83,6 +83,12 @@ struct Cli {
     /// Log filter in tracing's EnvFilter syntax [default: info]
     #[arg(long, value_name = "FILTER")]
     log: Option<String>,
+    // issue 9 (mysql engine): the engine setting.
+    /// Where SQL runs: sqlite (embedded, in --data-dir) or mysql://user:password@host:port[/database]
+    /// to front a MariaDB/MySQL server; keep the password out of the process list by setting it
+    /// in the --config file or XRPC_ENGINE [default: sqlite]
+    #[arg(long, value_name = "sqlite|URL")]
+    engine: Option<String>,
 }
 
 /// The command line: the node's own flags, then one flag per tunable, each help line ending with
@@ -153,6 +159,8 @@ pub struct ServerConfig {
     pub metrics: Option<SocketAddr>,
     /// Log filter in `tracing_subscriber::EnvFilter` syntax.
     pub log: String,
+    /// Where SQL runs (issue 9).
+    pub engine: EngineChoice,
     /// The file the configuration was read from, if any.
     pub config_file: Option<PathBuf>,
     /// One value per [`VarId`], indexed by `id as usize`.
@@ -194,7 +202,7 @@ impl ServerConfig {
             config_file,
             ..ServerConfig::default()
         };
-        let own_flags = [cli.listen, cli.data_dir, cli.metrics, cli.log];
+        let own_flags = [cli.listen, cli.data_dir, cli.metrics, cli.log, cli.engine];
         for (key, flag) in OWN_KEYS.iter().zip(own_flags) {
             if let Some(text) = flag
                 .or_else(|| env(&env_name(key)))
@@ -261,6 +269,8 @@ impl ServerConfig {
                 }
                 self.log = text.trim().to_owned();
             }
+            // issue 9 (mysql engine).
+            "engine" => self.engine = EngineChoice::parse(text)?,
             _ => {
                 let id = VarId::by_config_key(key).ok_or_else(|| ConfigError::UnknownSetting {
                     key: key.to_owned(),
@@ -457,12 +467,68 @@ impl Default for ServerConfig {
             users: vec![UserConfig::builtin_root()],
             metrics: None,
             log: DEFAULT_LOG.to_owned(),
+            engine: EngineChoice::Sqlite,
             config_file: None,
             values: VarId::ALL
                 .iter()
                 .map(|id| id.target().def().default.clone())
                 .collect(),
         }
+    }
+}
+
+/// The `engine` setting (issue 9): embedded SQLite, or a MariaDB/MySQL server to front.
+#[derive(Clone, PartialEq, Eq, Default)]
+pub enum EngineChoice {
+    /// Embedded SQLite in the data directory (the default).
+    #[default]
+    Sqlite,
+    /// A `mysql://user:password@host:port[/database]` URL.
+    Mysql(String),
+}
+
+impl EngineChoice {
+    /// Parses `sqlite` or a `mysql://` URL (checked here, so a bad one stops start-up with one
+    /// line that does not show the password).
+    pub fn parse(text: &str) -> Result<Self, ConfigError> {
+        let text = text.trim();
+        if text.eq_ignore_ascii_case("sqlite") {
+            return Ok(Self::Sqlite);
+        }
+        let redacted = crate::engine::mysql::redact_url(text);
+        if !text.starts_with("mysql://") {
+            return Err(ConfigError::invalid(
+                "engine",
+                "sqlite or mysql://user:password@host:port[/database]",
+                &redacted,
+            ));
+        }
+        crate::engine::mysql::parse_url(text).map_err(|err| {
+            ConfigError::invalid(
+                "engine",
+                &format!(
+                    "mysql://user:password@host:port[/database] ({})",
+                    err.reason
+                ),
+                &redacted,
+            )
+        })?;
+        Ok(Self::Mysql(text.to_owned()))
+    }
+
+    /// What SHOW VARIABLES shows as `xrpc_engine`: `sqlite`, or the URL without its password.
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Sqlite => "sqlite".to_owned(),
+            Self::Mysql(url) => crate::engine::mysql::redact_url(url),
+        }
+    }
+}
+
+impl std::fmt::Debug for EngineChoice {
+    // Never the password.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.describe())
     }
 }
 
@@ -1150,5 +1216,35 @@ password_hash = ""
         assert_eq!(v.rpc_port(), 4242);
         assert_eq!(v.get(VarId::Datadir).to_string(), "/var/lib/xrpc");
         assert_eq!(v.get(VarId::NewRpc), VarValue::Bool(true));
+    }
+
+    // issue 9 (mysql engine).
+    #[test]
+    fn the_engine_setting_parses_from_every_source_and_never_shows_the_password() {
+        assert_eq!(load(&[], &[]).unwrap().engine, EngineChoice::Sqlite);
+        let url = "mysql://app:s3cret@127.0.0.1:3306/shop";
+        let c = load(&["--engine", url], &[]).unwrap();
+        assert_eq!(c.engine, EngineChoice::Mysql(url.to_owned()));
+        assert_eq!(c.engine.describe(), "mysql://app:***@127.0.0.1:3306/shop");
+        assert!(!format!("{c:?}").contains("s3cret"));
+        let c = load(&[], &[("XRPC_ENGINE", url)]).unwrap();
+        assert_eq!(c.engine, EngineChoice::Mysql(url.to_owned()));
+        let c = load(&[], &[("XRPC_ENGINE", "SQLite")]).unwrap();
+        assert_eq!(c.engine, EngineChoice::Sqlite);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.toml");
+        std::fs::write(
+            &path,
+            format!("engine = \"{url}\"\nbackend_pool_size = 4\n"),
+        )
+        .unwrap();
+        let c = load(&["--config", path.to_str().unwrap()], &[]).unwrap();
+        assert_eq!(c.engine, EngineChoice::Mysql(url.to_owned()));
+        assert_eq!(c.backend_pool_size(), 4);
+        for bad in ["postgres://u:s3cret@h/db", "mysql://u:s3cret@h:port"] {
+            let err = load(&["--engine", bad], &[]).unwrap_err().to_string();
+            assert!(err.contains("engine"), "{err}");
+            assert!(!err.contains("s3cret"), "{err}");
+        }
     }
 }

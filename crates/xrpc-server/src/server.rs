@@ -16,9 +16,10 @@ use xrpc_net::{NetConfig, Server};
 
 use crate::auth::Accounts;
 use crate::cache::RequestCache;
-use crate::config::ServerConfig;
+use crate::config::{EngineChoice, ServerConfig};
 use crate::conn::NodeHandler;
 use crate::engine::Engine;
+use crate::engine::mysql::{MysqlEngine, PoolOptions};
 use crate::engine::sqlite::{ParseSynchronousError, SqliteEngine, SqliteOptions};
 use crate::node::NodeShared;
 use crate::settings::Settings;
@@ -52,6 +53,18 @@ pub enum StartError {
         path: PathBuf,
         /// The engine's error message.
         message: String,
+    },
+    /// The backend of the mysql engine could not be used (unreachable, refused login, …).
+    #[error("cannot use the backend {backend}: {message} ({code} {sql_state})")]
+    Backend {
+        /// The backend URL, without its password.
+        backend: String,
+        /// The error's message.
+        message: String,
+        /// The MySQL error code.
+        code: u32,
+        /// The SQL state.
+        sql_state: String,
     },
     /// The framework could not listen.
     #[error("cannot listen on {addr}: {source}")]
@@ -117,27 +130,68 @@ impl NodeBuilder {
             path: config.data_dir.clone(),
             source,
         })?;
-        let options = SqliteOptions {
-            synchronous: config.sqlite_synchronous().parse().map_err(
-                |e: ParseSynchronousError| StartError::Setting {
-                    name: "sqlite_synchronous",
-                    message: e.to_string(),
-                },
-            )?,
-            busy_timeout: config.sqlite_busy_timeout(),
-            begin_immediate: config.sqlite_begin_immediate(),
-            ..SqliteOptions::default()
+        let vars = Arc::new(config.variables());
+        let _ = vars.set_internal(
+            VarId::XrpcEngine,
+            VarValue::Str(config.engine.describe().into()),
+        );
+        let builder = match &config.engine {
+            EngineChoice::Sqlite => {
+                let options = SqliteOptions {
+                    synchronous: config.sqlite_synchronous().parse().map_err(
+                        |e: ParseSynchronousError| StartError::Setting {
+                            name: "sqlite_synchronous",
+                            message: e.to_string(),
+                        },
+                    )?,
+                    busy_timeout: config.sqlite_busy_timeout(),
+                    begin_immediate: config.sqlite_begin_immediate(),
+                    ..SqliteOptions::default()
+                };
+                Self::sqlite(&config.db_path(), options)?
+            }
+            EngineChoice::Mysql(url) => {
+                let options = PoolOptions {
+                    size: config.backend_pool_size(),
+                    wait_timeout: config.backend_wait_timeout(),
+                    ..PoolOptions::default()
+                };
+                let engine = MysqlEngine::connect_waiting(url, options, config.engine_wait())
+                    .map_err(|e| StartError::Backend {
+                        backend: config.engine.describe(),
+                        message: e.message,
+                        code: e.code,
+                        sql_state: e.sql_state,
+                    })?;
+                // Clients see the backend's version, as they would connecting to it directly.
+                let _ = vars.set_internal(
+                    VarId::VersionComment,
+                    VarValue::Str(
+                        format!(
+                            "xrpc data node (PolarDB-X RPC protocol, SQL on {})",
+                            engine.version()
+                        )
+                        .into(),
+                    ),
+                );
+                let _ = vars.set_internal(
+                    VarId::Version,
+                    VarValue::Str(
+                        format!("{}-xrpc-{}", engine.version(), env!("CARGO_PKG_VERSION")).into(),
+                    ),
+                );
+                Self::new(Arc::new(engine))
+            }
         };
-        let builder = Self::sqlite(&config.db_path(), options)?
+        Ok(builder
             .net(config.net_config())
             .users(config.users.clone())
-            .vars(Arc::new(config.variables()))
+            .vars(vars)
             .request_cache(RequestCache::new(
                 config.request_cache_instances(),
                 config.request_cache_number(),
                 config.request_cache_max_length(),
-            ));
-        Ok(builder)
+            )))
     }
 
     /// The framework's settings, replacing the defaults.

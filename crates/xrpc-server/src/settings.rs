@@ -49,6 +49,21 @@ pub trait Settings {
         self.read_int(VarId::AuthMaxFailures) as u32
     }
 
+    /// `xrpc_backend_pool_size`: backend connections of the mysql engine.
+    fn backend_pool_size(&self) -> usize {
+        self.read_int(VarId::BackendPoolSize) as usize
+    }
+
+    /// `xrpc_backend_wait_timeout`: how long a statement waits for a free backend connection.
+    fn backend_wait_timeout(&self) -> Duration {
+        Duration::from_millis(self.read_int(VarId::BackendWaitTimeout).max(0) as u64)
+    }
+
+    /// `xrpc_engine_wait`: how long start-up waits for the backend to accept connections.
+    fn engine_wait(&self) -> Duration {
+        Duration::from_secs(self.read_int(VarId::EngineWait).unsigned_abs())
+    }
+
     /// `xrpc_connect_timeout` (MySQL's `connect_timeout`).
     fn connect_timeout(&self) -> Duration {
         Duration::from_secs(self.read_int(VarId::ConnectTimeout) as u64)

@@ -397,6 +397,13 @@ variables! {
     SqliteBusyTimeout => int("xrpc_sqlite_busy_timeout", 0, 3_600_000, 5000, Applied,
         "Milliseconds a statement waits for an SQLite lock before failing with 1205."),
     // Start-up only.
+    // issue 9 (mysql engine): the backend pool.
+    BackendPoolSize => int("xrpc_backend_pool_size", 1, 4096, 16, Startup,
+        "mysql engine: most connections to the backend server, idle and busy."),
+    BackendWaitTimeout => int("xrpc_backend_wait_timeout", 0, 3_600_000, 10_000, Startup,
+        "mysql engine: milliseconds a statement waits for a free backend connection before failing with 7009."),
+    EngineWait => int("xrpc_engine_wait", 0, 3600, 0, Startup,
+        "mysql engine: seconds start-up keeps retrying an unreachable backend (orchestrated start-up); 0 fails at once."),
     SqliteBeginImmediate => flag("xrpc_sqlite_begin_immediate", false, Startup,
         "Whether BEGIN takes SQLite's write lock at once: read-write transactions then queue for the lock instead of failing with 1205 when two upgrade at the same time; read-only ones (START TRANSACTION READ ONLY) stay deferred."),
     SqliteSynchronous => choice("xrpc_sqlite_synchronous", SQLITE_SYNCHRONOUS, "FULL", Startup,

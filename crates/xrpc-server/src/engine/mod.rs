@@ -20,6 +20,7 @@ use xrpc_proto::value::Value;
 
 use crate::result::{ExecSummary, ResultSink, SqlError};
 
+pub mod mysql;
 pub mod sqlite;
 
 /// A source of engine connections.

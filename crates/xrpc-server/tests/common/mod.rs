@@ -8,6 +8,7 @@
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -18,6 +19,7 @@ use xrpc_proto::frame::{
 };
 use xrpc_proto::messages::{ClientType, ServerMessage, pb};
 use xrpc_proto::value::{ColumnType, Value, decode_row_field};
+use xrpc_server::engine::Engine;
 use xrpc_server::engine::sqlite::SqliteOptions;
 use xrpc_server::node::NodeShared;
 use xrpc_server::server::{Node, NodeBuilder};
@@ -38,8 +40,25 @@ impl TestNode {
     /// Starts a node after letting `tune` adjust the framework config and the shared state.
     pub fn start_with(tune: impl FnOnce(&mut NetConfig, &mut NodeShared) + 'static) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let node = NodeBuilder::sqlite(&dir.path().join("xrpc.db"), SqliteOptions::default())
-            .unwrap()
+        let builder = NodeBuilder::sqlite(&dir.path().join("xrpc.db"), SqliteOptions::default())
+            .unwrap();
+        Self::start_on(dir, builder, tune)
+    }
+
+    /// Starts a node on `engine` (the mysql engine's tests use it).
+    pub fn start_with_engine(
+        engine: Arc<dyn Engine>,
+        tune: impl FnOnce(&mut NetConfig, &mut NodeShared) + 'static,
+    ) -> Self {
+        Self::start_on(tempfile::tempdir().unwrap(), NodeBuilder::new(engine), tune)
+    }
+
+    fn start_on(
+        dir: tempfile::TempDir,
+        builder: NodeBuilder,
+        tune: impl FnOnce(&mut NetConfig, &mut NodeShared) + 'static,
+    ) -> Self {
+        let node = builder
             .loopback("127.0.0.1:0".parse().unwrap())
             .users(vec![
                 UserConfig::builtin_root(),

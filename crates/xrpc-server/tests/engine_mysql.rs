@@ -1,0 +1,920 @@
+//! End-to-end: a node on the `mysql` engine in front of a real MariaDB (started per test by
+//! `support/mariadb.rs`), over real TCP with the raw-frame client.
+
+mod common;
+#[path = "support/mariadb.rs"]
+mod mariadb;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use common::{Client, Outcome, TestNode, arg_sint, arg_text, sql_stmt, text};
+use mariadb::MariaDb;
+use mysql::prelude::Queryable;
+use xrpc_proto::messages::{ClientType, pb};
+use xrpc_proto::value::{ColumnType, Value, XDateTime, XDecimal, XTime};
+use xrpc_server::engine::mysql::{MysqlEngine, PoolOptions};
+
+/// The high bit of a sid: an auto-commit session.
+const AUTO: u64 = 0x8000_0000_0000_0000;
+
+/// A MariaDB with database `t`, an engine on it and a node on the engine. Dropped in field
+/// order: the node, the engine, then the server.
+struct Fixture {
+    node: TestNode,
+    engine: Arc<MysqlEngine>,
+    db: MariaDb,
+}
+
+impl Fixture {
+    fn new(pool_size: usize) -> Self {
+        Self::with_options(PoolOptions {
+            size: pool_size,
+            ..PoolOptions::default()
+        })
+    }
+
+    fn with_options(options: PoolOptions) -> Self {
+        let db = MariaDb::start();
+        db.admin().query_drop("CREATE DATABASE t").unwrap();
+        let engine = Arc::new(MysqlEngine::connect(&db.url_db("t"), options).unwrap());
+        let node = TestNode::start_with_engine(engine.clone(), |_, _| {});
+        Self { node, engine, db }
+    }
+
+    fn client(&self) -> Client {
+        self.node.client()
+    }
+}
+
+/// A client with sessions `sids` open.
+fn client_with_sessions(fixture: &Fixture, sids: &[u64]) -> Client {
+    let mut client = fixture.client();
+    for &sid in sids {
+        client.new_session(sid);
+    }
+    client
+}
+
+fn ok(outcome: Outcome) -> Outcome {
+    assert!(
+        outcome.error.is_none(),
+        "request failed: {:?}",
+        outcome.error
+    );
+    outcome
+}
+
+fn query_args(client: &mut Client, sid: u64, sql: &str, args: Vec<pb::datatypes::Any>) -> Outcome {
+    let mut stmt = sql_stmt(sql);
+    stmt.args = args;
+    client.send_sql(sid, stmt);
+    client.read_outcome(sid)
+}
+
+fn error_of(outcome: &Outcome) -> (u32, String, String) {
+    let err = outcome
+        .error
+        .as_ref()
+        .unwrap_or_else(|| panic!("expected an error, got {outcome:?}"));
+    (err.code, err.sql_state.clone(), err.msg.clone())
+}
+
+fn close_session(client: &mut Client, sid: u64) {
+    client.send(
+        sid,
+        ClientType::SessionClose,
+        &pb::session::Close::default(),
+    );
+    match client.recv_on(sid) {
+        Some(xrpc_proto::messages::ServerMessage::Ok(_)) => {}
+        other => panic!("SESS_CLOSE on {sid} answered {other:?}"),
+    }
+}
+
+fn kill_query(client: &mut Client, sid: u64) {
+    client.send(
+        sid,
+        ClientType::KillSession,
+        &pb::session::KillSession {
+            r#type: pb::session::kill_session::KillType::Query as i32,
+            x_session_id: 0,
+        },
+    );
+}
+
+/// Waits (bounded) until `condition` holds.
+fn wait_for(what: &str, mut condition: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !condition() {
+        assert!(Instant::now() < deadline, "timed out waiting until {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn statements_round_trip_and_backend_errors_keep_their_codes() {
+    let fx = Fixture::new(2);
+    let mut c = client_with_sessions(&fx, &[1]);
+    ok(c.query(
+        1,
+        "CREATE TABLE items (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(40) NOT NULL UNIQUE, qty INT)",
+    ));
+    let inserted = ok(query_args(
+        &mut c,
+        1,
+        "INSERT INTO items (name, qty) VALUES (?, ?), (?, ?)",
+        vec![
+            arg_text("it's a \"test\" \\ ?"),
+            arg_sint(3),
+            arg_text("b"),
+            arg_sint(-1),
+        ],
+    ));
+    assert_eq!(inserted.rows_affected(), Some(2));
+    assert_eq!(inserted.last_insert_id(), Some(1));
+    let found = ok(query_args(
+        &mut c,
+        1,
+        "SELECT id, name, qty FROM items WHERE name = ?",
+        vec![arg_text("it's a \"test\" \\ ?")],
+    ));
+    assert_eq!(
+        found.rows,
+        vec![vec![
+            Value::Sint(1),
+            Value::Bytes(Bytes::from_static(b"it's a \"test\" \\ ?")),
+            Value::Sint(3)
+        ]]
+    );
+    let names: Vec<_> = found
+        .columns
+        .iter()
+        .map(|c| String::from_utf8_lossy(c.name.as_deref().unwrap_or_default()).into_owned())
+        .collect();
+    assert_eq!(names, ["id", "name", "qty"]);
+    let id = &found.columns[0];
+    assert_eq!(
+        String::from_utf8_lossy(id.table.as_deref().unwrap_or_default()),
+        "items"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(id.schema.as_deref().unwrap_or_default()),
+        "t"
+    );
+    // NOT NULL, primary key, auto increment.
+    assert_eq!(id.flags.unwrap_or(0) & 0x0130, 0x0130, "{id:?}");
+    let updated = ok(query_args(
+        &mut c,
+        1,
+        "UPDATE items SET qty = qty + ? WHERE qty < 0",
+        vec![arg_sint(10)],
+    ));
+    assert_eq!(updated.rows_affected(), Some(1));
+    assert_eq!(
+        ok(c.query(1, "DELETE FROM items WHERE id = 2")).rows_affected(),
+        Some(1)
+    );
+    assert_eq!(
+        ok(c.query(1, "SELECT last_insert_id()")).scalar(),
+        &Value::Uint(1)
+    );
+
+    // The backend's errors, code, state and message as MariaDB words them.
+    let (code, state, msg) = error_of(&c.query(1, "SELECT * FROM nope"));
+    assert_eq!((code, state.as_str()), (1146, "42S02"));
+    assert_eq!(msg, "Table 't.nope' doesn't exist");
+    let (code, state, _) = error_of(&c.query(1, "SELEKT 1"));
+    assert_eq!((code, state.as_str()), (1064, "42000"));
+    let (code, state, msg) = error_of(&query_args(
+        &mut c,
+        1,
+        "INSERT INTO items (name) VALUES (?)",
+        vec![arg_text("it's a \"test\" \\ ?")],
+    ));
+    assert_eq!((code, state.as_str()), (1062, "23000"));
+    assert!(msg.contains("Duplicate entry 'it"), "{msg}");
+    let (code, _, _) = error_of(&query_args(&mut c, 1, "SELECT ?", vec![]));
+    assert_eq!(code, 1210);
+    // MySQL's own SQL reaches the backend unchanged.
+    ok(c.query(1, "CREATE DATABASE other"));
+    let tables = ok(c.query(
+        1,
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 't'",
+    ));
+    assert_eq!(tables.rows.len(), 1);
+    let create = ok(c.query(1, "SHOW CREATE TABLE items"));
+    assert!(text(&create.rows[0][1]).contains("AUTO_INCREMENT"));
+    // The session still works after all those errors, on the auto-commit sid too.
+    assert_eq!(
+        ok(c.query(AUTO | 1, "SELECT COUNT(*) FROM items")).scalar(),
+        &Value::Sint(1)
+    );
+    assert_eq!(fx.engine.stats().borrowed, 0);
+}
+
+#[test]
+fn connection_id_names_the_xrpc_session_not_the_backend_connection() {
+    let fx = Fixture::new(1);
+    let mut c = client_with_sessions(&fx, &[1, 2]);
+    let sql = "SELECT connection_id(), @@pseudo_thread_id";
+    let a = ok(c.query(1, sql));
+    let b = ok(c.query(2, sql));
+    // One backend connection serves both sessions…
+    assert_eq!(a.rows[0][1], b.rows[0][1]);
+    // …and each session keeps its own number.
+    assert_ne!(a.rows[0][0], b.rows[0][0]);
+    assert_eq!(ok(c.query(1, sql)).rows[0][0], a.rows[0][0]);
+    assert_ne!(a.rows[0][0], a.rows[0][1]);
+}
+
+fn bytes(b: &'static [u8]) -> Value {
+    Value::Bytes(Bytes::from_static(b))
+}
+
+#[test]
+fn every_type_round_trips_with_edge_values_and_nulls() {
+    let fx = Fixture::new(2);
+    let mut c = client_with_sessions(&fx, &[1]);
+    // Zero dates need a permissive sql_mode; the SET is replayed on whichever connection runs
+    // the session's next statement.
+    ok(c.query(1, "SET SESSION sql_mode = '', time_zone = '+00:00'"));
+    ok(c.query(
+        1,
+        "CREATE TABLE ty (ti TINYINT, tu TINYINT UNSIGNED, bi BIGINT, bu BIGINT UNSIGNED, \
+         zf INT(5) UNSIGNED ZEROFILL, yr YEAR, fl FLOAT, db DOUBLE, dc DECIMAL(65,30), d DATE, \
+         dt DATETIME(6), ts TIMESTAMP(6) NULL DEFAULT NULL, tm TIME(6), bt BIT(64), en ENUM('a','b'), \
+         st SET('x','y','z'), vc VARCHAR(10), ch CHAR(3), bl BLOB, vb VARBINARY(8), js JSON, tx TEXT)",
+    ));
+    let decimal = "-99999999999999999999999999999999999.999999999999999999999999999999";
+    ok(c.query(
+        1,
+        &format!(
+            "INSERT INTO ty VALUES (-128, 255, -9223372036854775808, 18446744073709551615, 42, 2155, \
+             3.5, -1.7976931348623157e308, {decimal}, '0000-00-00', '0000-00-00 00:00:00', \
+             '2038-01-19 03:14:07.999999', '-838:59:59', b'{}', 'b', 'z,x', 'héllo', 'ab', X'00FF', \
+             X'0102', '{{\"a\": 1}}', '')",
+            "1".repeat(64)
+        ),
+    ));
+    ok(c.query(1, "INSERT INTO ty () VALUES ()"));
+    let out = ok(c.query(1, "SELECT * FROM ty"));
+    let types: Vec<_> = out
+        .columns
+        .iter()
+        .map(|col| ColumnType::try_from(col.r#type as u32).unwrap())
+        .collect();
+    use ColumnType::*;
+    assert_eq!(
+        types,
+        [
+            Sint, Uint, Sint, Uint, Uint, Uint, Float, Double, Decimal, DateTime, DateTime,
+            DateTime, Time, Bit, Enum, Set, Bytes, Bytes, Bytes, Bytes, Bytes, Bytes
+        ]
+    );
+    let collation = |i: usize| out.columns[i].collation.unwrap_or(0);
+    assert_eq!(collation(18), 63, "BLOB is binary");
+    assert_eq!(collation(19), 63, "VARBINARY is binary");
+    assert_ne!(collation(16), 63, "VARCHAR is text");
+    assert_eq!(out.columns[4].flags.unwrap_or(0) & 1, 1, "ZEROFILL");
+    assert_eq!(out.columns[8].fractional_digits, Some(30));
+    assert_eq!(out.columns[9].original_type, 10, "DATE");
+    assert_eq!(out.columns[11].original_type, 7, "TIMESTAMP");
+    assert_eq!(out.columns[14].original_type, 247, "ENUM");
+    assert_eq!(out.columns[15].original_type, 248, "SET");
+    assert_eq!(
+        out.rows[0],
+        vec![
+            Value::Sint(-128),
+            Value::Uint(255),
+            Value::Sint(i64::MIN),
+            Value::Uint(u64::MAX),
+            Value::Uint(42),
+            Value::Uint(2155),
+            Value::Float(3.5),
+            Value::Double(-1.797_693_134_862_315_7e308),
+            Value::Decimal(XDecimal::parse(decimal).unwrap()),
+            Value::DateTime(XDateTime::date(0, 0, 0).unwrap()),
+            Value::DateTime(XDateTime::new(0, 0, 0, 0, 0, 0, 0).unwrap()),
+            Value::DateTime(XDateTime::new(2038, 1, 19, 3, 14, 7, 999_999).unwrap()),
+            Value::Time(XTime::new(true, 838, 59, 59, 0).unwrap()),
+            Value::Bit(u64::MAX),
+            Value::Enum(bytes::Bytes::from_static(b"b")),
+            Value::Set(vec![
+                bytes::Bytes::from_static(b"x"),
+                bytes::Bytes::from_static(b"z")
+            ]),
+            bytes("héllo".as_bytes()),
+            bytes(b"ab"),
+            bytes(b"\x00\xff"),
+            bytes(b"\x01\x02"),
+            bytes(br#"{"a": 1}"#),
+            bytes(b""),
+        ]
+    );
+    assert_eq!(out.rows[1], vec![Value::Null; 22]);
+    // The same through chunk results.
+    let mut chunked = sql_stmt("SELECT * FROM ty");
+    chunked.chunk_result = Some(true);
+    c.send_sql(1, chunked);
+    let mut chunks = ok(c.read_outcome(1));
+    // A chunk packs DATETIME, and a zero one packs to 0, which reads back without its time part.
+    assert_eq!(
+        chunks.rows[0][10],
+        Value::DateTime(XDateTime::date(0, 0, 0).unwrap())
+    );
+    chunks.rows[0][10] = out.rows[0][10].clone();
+    assert_eq!(chunks.rows, out.rows);
+    // Arguments of every type come back as they went.
+    let back = ok(query_args(
+        &mut c,
+        1,
+        "SELECT ?, ?, ?, ?",
+        vec![
+            arg_sint(i64::MIN),
+            arg_text("a'b\\c"),
+            arg_sint(0),
+            arg_text(""),
+        ],
+    ));
+    assert_eq!(
+        back.rows[0],
+        vec![
+            Value::Sint(i64::MIN),
+            bytes(b"a'b\\c"),
+            Value::Sint(0),
+            bytes(b"")
+        ]
+    );
+}
+
+/// A probe's single value, minus its error code, or NULL when it returned no rows.
+fn seen(outcome: &Outcome) -> Value {
+    match &outcome.error {
+        Some(err) => Value::Sint(-i64::from(err.code)),
+        None if outcome.columns.is_empty() => Value::Null,
+        None => outcome.scalar().clone(),
+    }
+}
+
+#[test]
+fn no_state_leaks_between_sessions_sharing_a_pool_of_two() {
+    let fx = Fixture::new(2);
+    let mut c = client_with_sessions(&fx, &[21, 22, 23, 24]);
+    let others = [21, 22, 23, 24];
+    ok(c.query(21, "CREATE TABLE tx (x INT) ENGINE=InnoDB"));
+    // Each kind of state: (statements that create it in session 1, a probe, what session 1
+    // sees, what every other session sees).
+    type Probe = (&'static [&'static str], &'static str, Value, Value);
+    let cases: Vec<Probe> = vec![
+        (
+            &["SET @secret = 42"],
+            "SELECT @secret",
+            Value::Sint(42),
+            Value::Null,
+        ),
+        (
+            &["SELECT @picked := 7"],
+            "SELECT @picked",
+            Value::Sint(7),
+            Value::Null,
+        ),
+        (
+            &[
+                "CREATE TEMPORARY TABLE tmp (x INT)",
+                "INSERT INTO tmp VALUES (7)",
+            ],
+            // Others get 1146: the table does not exist for them.
+            "SELECT COUNT(*) FROM tmp",
+            Value::Sint(1),
+            Value::Sint(-1146),
+        ),
+        (
+            &["BEGIN", "INSERT INTO tx VALUES (1)"],
+            "SELECT COUNT(*) FROM tx",
+            Value::Sint(1),
+            Value::Sint(0),
+        ),
+        (
+            &["XA START 'xid1'", "INSERT INTO tx VALUES (1)"],
+            "SELECT COUNT(*) FROM tx",
+            Value::Sint(1),
+            Value::Sint(0),
+        ),
+        (
+            // One-shot, for the next transaction: a write in it is refused with 1792.
+            &["SET TRANSACTION READ ONLY"],
+            "DELETE FROM tx WHERE x = 99",
+            Value::Sint(-1792),
+            Value::Null,
+        ),
+        (
+            &["LOCK TABLES tx READ"],
+            "SELECT COUNT(*) FROM information_schema.processlist WHERE 0",
+            Value::Sint(0),
+            Value::Sint(0),
+        ),
+        (
+            &["SET autocommit = 0", "INSERT INTO tx VALUES (1)"],
+            "SELECT COUNT(*) FROM tx",
+            Value::Sint(1),
+            Value::Sint(0),
+        ),
+        (
+            &["PREPARE ps FROM 'SELECT 5'"],
+            "SELECT COUNT(*) FROM information_schema.processlist WHERE 0",
+            Value::Sint(0),
+            Value::Sint(0),
+        ),
+        (
+            &["SELECT GET_LOCK('named', 0)"],
+            "SELECT IFNULL(IS_USED_LOCK('named') = @@pseudo_thread_id, 0)",
+            Value::Sint(1),
+            Value::Sint(0),
+        ),
+        (
+            &["SET SESSION time_zone = '+05:00'"],
+            // Not `SELECT @@…` alone: the node's admin SQL answers that itself.
+            "SELECT CAST(@@time_zone AS CHAR)",
+            bytes(b"+05:00"),
+            bytes(b"SYSTEM"),
+        ),
+        (
+            &["USE other_db"],
+            "SELECT DATABASE()",
+            bytes(b"other_db"),
+            bytes(b"t"),
+        ),
+    ];
+    ok(c.query(21, "CREATE DATABASE other_db"));
+    for (index, (setup, probe, own, theirs)) in cases.into_iter().enumerate() {
+        let sid = 100 + index as u64;
+        c.new_session(sid);
+        let pool = |fx: &Fixture| format!("{setup:?}: {:?}", fx.engine.stats());
+        for sql in setup {
+            let out = c.query(sid, sql);
+            assert!(
+                out.error.is_none(),
+                "{sql}: {:?} ({})",
+                out.error,
+                pool(&fx)
+            );
+        }
+        // Many statements of other sessions, on the same small pool.
+        for _ in 0..3 {
+            for other in others {
+                let out = c.query(other, probe);
+                assert_eq!(
+                    seen(&out),
+                    theirs,
+                    "{setup:?} leaked into session {other} ({})",
+                    pool(&fx)
+                );
+            }
+        }
+        assert_eq!(
+            seen(&c.query(sid, probe)),
+            own,
+            "{setup:?}: the session lost its own state"
+        );
+        if setup[0].starts_with("PREPARE") {
+            assert_eq!(ok(c.query(sid, "EXECUTE ps")).scalar(), &Value::Sint(5));
+            for other in others {
+                assert_eq!(
+                    error_of(&c.query(other, "EXECUTE ps")).0,
+                    1243,
+                    "a prepared statement leaked"
+                );
+            }
+        }
+        close_session(&mut c, sid);
+        // The connection it held was reset before going back: nobody sees the state now.
+        for other in others {
+            assert_eq!(
+                seen(&c.query(other, probe)),
+                theirs,
+                "{setup:?} survived the session's end"
+            );
+        }
+        let stats = fx.engine.stats();
+        assert_eq!(stats.pinned, 0, "{setup:?}: {stats:?}");
+        assert!(stats.open <= 2, "{stats:?}");
+    }
+    // Nothing was left uncommitted.
+    assert_eq!(
+        ok(c.query(21, "SELECT COUNT(*) FROM tx")).scalar(),
+        &Value::Sint(0)
+    );
+}
+
+#[test]
+fn a_set_alone_does_not_pin_and_is_replayed_on_another_connection() {
+    let fx = Fixture::new(2);
+    let mut c = client_with_sessions(&fx, &[1, 2]);
+    ok(c.query(
+        1,
+        "SET NAMES utf8mb4, SESSION sql_mode = 'ANSI_QUOTES', time_zone = '-03:00'",
+    ));
+    assert_eq!(fx.engine.stats().pinned, 0);
+    // Session 2 holds one connection in a transaction, so session 1's statements land on
+    // whichever is free; its variables follow it.
+    ok(c.query(2, "BEGIN"));
+    ok(c.query(2, "SELECT 1"));
+    assert_eq!(fx.engine.stats().pinned, 1);
+    let row = ok(c.query(
+        1,
+        "SELECT CAST(@@sql_mode AS CHAR), CAST(@@time_zone AS CHAR)",
+    ))
+    .rows
+    .remove(0);
+    assert_eq!(row, vec![bytes(b"ANSI_QUOTES"), bytes(b"-03:00")]);
+    ok(c.query(2, "COMMIT"));
+    assert_eq!(fx.engine.stats().pinned, 0);
+    let row = ok(c.query(
+        2,
+        "SELECT @@sql_mode = 'ANSI_QUOTES', CAST(@@time_zone AS CHAR)",
+    ))
+    .rows
+    .remove(0);
+    assert_eq!(row, vec![Value::Sint(0), bytes(b"SYSTEM")]);
+    let row = ok(c.query(
+        1,
+        "SELECT CAST(@@sql_mode AS CHAR), CAST(@@time_zone AS CHAR)",
+    ))
+    .rows
+    .remove(0);
+    assert_eq!(row, vec![bytes(b"ANSI_QUOTES"), bytes(b"-03:00")]);
+}
+
+#[test]
+fn an_exhausted_pool_makes_statements_wait_then_fail_clearly() {
+    let fx = Fixture::with_options(PoolOptions {
+        size: 1,
+        wait_timeout: Duration::from_millis(1500),
+        ..PoolOptions::default()
+    });
+    let mut c = client_with_sessions(&fx, &[1, 2]);
+    ok(c.query(1, "BEGIN"));
+    ok(c.query(1, "SELECT 1"));
+    let started = Instant::now();
+    let (code, state, msg) = error_of(&c.query(2, "SELECT 2"));
+    let waited = started.elapsed();
+    assert_eq!((code, state.as_str()), (7009, "HY000"), "{msg}");
+    assert!(msg.contains("xrpc_backend_pool_size"), "{msg}");
+    assert!(
+        waited >= Duration::from_millis(1400),
+        "gave up after {waited:?}"
+    );
+    assert!(waited < Duration::from_secs(8), "waited {waited:?}");
+    assert_eq!(fx.engine.stats().wait_timeouts, 1);
+    // A statement that waits gets the connection as soon as it is free.
+    let waits = fx.engine.stats().waits;
+    c.send_sql(2, sql_stmt("SELECT 3"));
+    wait_for("session 2 waits for the connection", || {
+        fx.engine.stats().waits > waits
+    });
+    ok(c.query(1, "COMMIT"));
+    assert_eq!(ok(c.read_outcome(2)).scalar(), &Value::Sint(3));
+    let stats = fx.engine.stats();
+    assert_eq!(
+        (stats.open, stats.pinned, stats.borrowed),
+        (1, 0, 0),
+        "{stats:?}"
+    );
+}
+
+#[test]
+fn kill_query_stops_a_backend_sleep_and_keeps_the_session() {
+    let fx = Fixture::new(2);
+    let mut c = client_with_sessions(&fx, &[1]);
+    let started = Instant::now();
+    c.send_sql(1, sql_stmt("SELECT SLEEP(10)"));
+    fx.node.wait_until_a_statement_runs();
+    // Wait until the backend runs it, so the kill goes through KILL QUERY on the backend.
+    let mut admin = fx.db.admin();
+    wait_for("the backend runs the sleep", || {
+        admin
+            .query_first::<u64, _>("SELECT COUNT(*) FROM information_schema.processlist WHERE info = 'SELECT SLEEP(10)'")
+            .unwrap()
+            == Some(1)
+    });
+    kill_query(&mut c, 1);
+    let outcome = c.read_outcome(1);
+    let elapsed = started.elapsed();
+    // MariaDB answers a killed SLEEP with 1 (interrupted sleep) or with 1317.
+    match &outcome.error {
+        Some(err) => assert_eq!((err.code, err.sql_state.as_str()), (1317, "70100")),
+        None => assert_eq!(outcome.scalar(), &Value::Sint(1)),
+    }
+    assert!(
+        elapsed < Duration::from_secs(8),
+        "the kill took {elapsed:?}"
+    );
+    assert_eq!(ok(c.query(1, "SELECT 4")).scalar(), &Value::Sint(4));
+}
+
+#[test]
+fn a_lost_backend_connection_is_2013_and_the_session_stays_usable() {
+    let fx = Fixture::new(2);
+    let mut c = client_with_sessions(&fx, &[1]);
+    ok(c.query(1, "BEGIN"));
+    c.send_sql(1, sql_stmt("SELECT SLEEP(10)"));
+    let mut admin = fx.db.admin();
+    let mut thread = None;
+    wait_for("the backend runs the sleep", || {
+        thread = admin
+            .query_first::<u64, _>(
+                "SELECT id FROM information_schema.processlist WHERE info = 'SELECT SLEEP(10)'",
+            )
+            .unwrap();
+        thread.is_some()
+    });
+    admin
+        .query_drop(format!("KILL CONNECTION {}", thread.unwrap()))
+        .unwrap();
+    let (code, state, msg) = error_of(&c.read_outcome(1));
+    assert_eq!((code, state.as_str()), (2013, "HY000"), "{msg}");
+    assert!(msg.contains("Lost connection"), "{msg}");
+    assert_eq!(ok(c.query(1, "SELECT 5")).scalar(), &Value::Sint(5));
+    let stats = fx.engine.stats();
+    assert_eq!((stats.lost, stats.pinned), (1, 0), "{stats:?}");
+}
+
+#[test]
+fn a_kill_that_comes_before_the_statement_reaches_the_backend_is_not_lost() {
+    use xrpc_server::engine::EngineConn;
+    use xrpc_server::result::CollectedResult;
+    let db = MariaDb::start();
+    let engine = MysqlEngine::connect(&db.url(), PoolOptions::default()).unwrap();
+    let mut handle = engine.handle();
+    // The session registered the statement (and so its interrupter), and the kill came before
+    // the engine sent anything.
+    handle.interrupter().interrupt();
+    let mut sink = CollectedResult::default();
+    let err = handle
+        .execute("SELECT SLEEP(5)", &[], None, &mut sink)
+        .unwrap_err();
+    assert_eq!((err.code, err.sql_state.as_str()), (1317, "70100"));
+    // The kill was for that statement only.
+    let mut sink = CollectedResult::default();
+    handle.execute("SELECT 6", &[], None, &mut sink).unwrap();
+    assert_eq!(sink.rows, vec![vec![Value::Sint(6)]]);
+}
+
+#[test]
+fn a_backend_restart_gives_clear_errors_at_once_then_the_pool_reconnects() {
+    let mut fx = Fixture::new(2);
+    let mut c = client_with_sessions(&fx, &[1, 2]);
+    ok(c.query(1, "CREATE TABLE r (x INT)"));
+    ok(c.query(1, "BEGIN"));
+    ok(c.query(1, "INSERT INTO r VALUES (1)"));
+    assert_eq!(ok(c.query(2, "SELECT 1")).scalar(), &Value::Sint(1));
+    fx.db.stop();
+    for sid in [1, 2, 2] {
+        let started = Instant::now();
+        let (code, state, msg) = error_of(&c.query(sid, "SELECT COUNT(*) FROM r"));
+        assert!(
+            [2003, 2013].contains(&code) && state == "HY000",
+            "{code} {state} {msg}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(4),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+    fx.db.restart();
+    // The transaction died with its connection, as with any MySQL client; both sessions work.
+    assert_eq!(
+        ok(c.query(1, "SELECT COUNT(*) FROM r")).scalar(),
+        &Value::Sint(0)
+    );
+    assert_eq!(ok(c.query(2, "SELECT 2")).scalar(), &Value::Sint(2));
+    let stats = fx.engine.stats();
+    assert!(stats.lost >= 2, "{stats:?}");
+    assert!(stats.reconnects >= 1, "{stats:?}");
+    assert_eq!(stats.pinned, 0, "{stats:?}");
+}
+
+#[test]
+fn the_binary_fronts_mariadb_with_the_engine_setting() {
+    let db = MariaDb::start();
+    db.admin().query_drop("CREATE DATABASE t").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("server.log");
+    let url = db.url_db("t");
+    let server = common::ServerProcess::spawn(
+        dir.path(),
+        &log,
+        &["--engine", &url, "--backend-pool-size", "3"],
+    );
+    let mut c = server.client();
+    c.new_session(1);
+    let vars = ok(c.query(1, "SHOW VARIABLES LIKE 'xrpc_engine'"));
+    assert_eq!(text(&vars.rows[0][1]), url);
+    let pool = ok(c.query(1, "SHOW VARIABLES LIKE 'xrpc_backend_pool_size'"));
+    assert_eq!(text(&pool.rows[0][1]), "3");
+    let version = ok(c.query(1, "SHOW VARIABLES LIKE 'version'"));
+    let version = text(&version.rows[0][1]);
+    assert!(
+        version.contains("MariaDB") && version.contains("-xrpc-"),
+        "{version}"
+    );
+    ok(c.query(1, "CREATE TABLE via_binary (x INT)"));
+    ok(c.query(1, "INSERT INTO via_binary VALUES (5)"));
+    let count: Option<u64> = db
+        .admin()
+        .query_first("SELECT COUNT(*) FROM t.via_binary WHERE x = 5")
+        .unwrap();
+    assert_eq!(count, Some(1), "the row went to the backend");
+    drop(server);
+
+    // A refused login stops start-up with one clear line that does not show the password.
+    let mut cmd = common::server_command();
+    cmd.arg("--listen")
+        .arg(format!("127.0.0.1:{}", common::free_port()))
+        .arg("--data-dir")
+        .arg(dir.path())
+        .arg("--engine")
+        .arg(format!("mysql://nobody:s3cret@127.0.0.1:{}/t", db.port()))
+        .stdin(std::process::Stdio::null());
+    let out = cmd.output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("error:"))
+        .unwrap_or_else(|| panic!("no error line in {stderr}"));
+    assert!(
+        line.contains("1045") && line.contains("nobody:***@"),
+        "{line}"
+    );
+    assert!(!stderr.contains("s3cret"), "{stderr}");
+}
+
+#[test]
+fn a_100_mib_backend_result_streams_with_a_small_token_in_bounded_server_memory() {
+    const ROWS: u64 = 102_400;
+    const ROW_BYTES: u64 = 1024;
+    const TOKEN_KIB: i32 = 64;
+    const MAX_GROWTH: u64 = 64 * 1024 * 1024;
+    let db = MariaDb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let server = common::ServerProcess::spawn(
+        dir.path(),
+        &dir.path().join("server.log"),
+        &["--engine", &db.url(), "--log", "warn"],
+    );
+    let pid = server.pid();
+    let mut c = server.client();
+    c.new_session(1);
+    // MariaDB's sequence engine makes the rows; the warm-up has the same shape.
+    let sql = |n: u64| format!("SELECT seq, REPEAT('x', {ROW_BYTES}) FROM mysql.seq_1_to_{n}");
+    assert_eq!(ok(c.query(1, &sql(1000))).rows.len(), 1000);
+    let baseline = common::rss_bytes(Some(pid));
+    let started = Instant::now();
+    let mut stmt = sql_stmt(&sql(ROWS));
+    stmt.token = Some(TOKEN_KIB);
+    c.send_sql(1, stmt);
+    let (mut rows, mut row_bytes, mut token_dones, mut peak) = (0u64, 0u64, 0u64, baseline);
+    loop {
+        match c.recv_on(1).expect("the connection stays open") {
+            xrpc_proto::messages::ServerMessage::Row(row) => {
+                rows += 1;
+                row_bytes += row.field.iter().map(|f| f.len() as u64).sum::<u64>();
+            }
+            xrpc_proto::messages::ServerMessage::TokenDone(_) => {
+                token_dones += 1;
+                if token_dones % 16 == 0 {
+                    peak = peak.max(common::rss_bytes(Some(pid)));
+                }
+                c.send(
+                    1,
+                    ClientType::TokenOffer,
+                    &pb::sql::TokenOffer {
+                        token: Some(TOKEN_KIB),
+                    },
+                );
+            }
+            xrpc_proto::messages::ServerMessage::StmtExecuteOk(_) => break,
+            xrpc_proto::messages::ServerMessage::Error(err) => {
+                panic!("the stream failed after {rows} rows: {err:?}")
+            }
+            _ => {}
+        }
+    }
+    peak = peak.max(common::rss_bytes(Some(pid)));
+    let growth = peak.saturating_sub(baseline);
+    eprintln!(
+        "mysql engine: streamed {:.1} MiB ({rows} rows) with token = {TOKEN_KIB} KiB: {token_dones} \
+         TOKEN_DONE, xrpc RSS {:.1} MiB at start, peak growth {:.1} MiB, in {:?}",
+        row_bytes as f64 / 1048576.0,
+        baseline as f64 / 1048576.0,
+        growth as f64 / 1048576.0,
+        started.elapsed()
+    );
+    assert_eq!(rows, ROWS);
+    assert!(row_bytes >= ROWS * ROW_BYTES);
+    assert!(token_dones >= ROWS * ROW_BYTES / (TOKEN_KIB as u64 * 1024) / 2);
+    assert!(growth < MAX_GROWTH, "xrpc's RSS grew by {growth} bytes");
+}
+
+#[test]
+fn idle_connections_are_pinged_and_expired_ones_replaced() {
+    let fx = Fixture::with_options(PoolOptions {
+        size: 2,
+        ping_after_idle: Duration::ZERO,
+        ..PoolOptions::default()
+    });
+    let mut c = client_with_sessions(&fx, &[1]);
+    let first = ok(c.query(1, "SELECT 0 + @@pseudo_thread_id"))
+        .rows
+        .remove(0);
+    // The backend drops the idle connection; the ping before the next loan notices, and the
+    // statement runs on a new connection instead of failing.
+    let Value::Uint(thread) = first[0] else {
+        panic!("{first:?}")
+    };
+    fx.db
+        .admin()
+        .query_drop(format!("KILL CONNECTION {thread}"))
+        .unwrap();
+    let second = ok(c.query(1, "SELECT 0 + @@pseudo_thread_id"))
+        .rows
+        .remove(0);
+    assert_ne!(first, second);
+    let stats = fx.engine.stats();
+    assert_eq!(
+        (stats.lost, stats.reconnects, stats.open),
+        (1, 1, 1),
+        "{stats:?}"
+    );
+    drop(c);
+
+    // A connection past its lifetime is closed instead of lent.
+    let db = MariaDb::start();
+    let engine = MysqlEngine::connect(
+        &db.url(),
+        PoolOptions {
+            lifetime: Duration::from_millis(200),
+            ..PoolOptions::default()
+        },
+    )
+    .unwrap();
+    let mut handle = engine.handle();
+    let mut run = |sql: &str| {
+        use xrpc_server::engine::EngineConn;
+        let mut sink = xrpc_server::result::CollectedResult::default();
+        handle.execute(sql, &[], None, &mut sink).unwrap();
+        sink.rows.remove(0).remove(0)
+    };
+    let before = run("SELECT 0 + @@pseudo_thread_id");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_ne!(run("SELECT 0 + @@pseudo_thread_id"), before);
+    assert_eq!(engine.stats().reconnects, 1);
+}
+
+#[test]
+fn a_backend_refusing_connections_is_a_clear_error_not_a_crash() {
+    // MariaDB's max_connections cannot go below 10; a per-account limit refuses the third
+    // connection the same way (1226 instead of 1040), which is what this test needs.
+    let db = MariaDb::start();
+    let mut admin = db.admin();
+    admin
+        .query_drop("CREATE USER app@'%' IDENTIFIED BY 'pw' WITH MAX_USER_CONNECTIONS 2")
+        .unwrap();
+    admin.query_drop("GRANT SELECT ON *.* TO app@'%'").unwrap();
+    drop(admin);
+    let url = format!("mysql://app:pw@127.0.0.1:{}", db.port());
+    let engine = Arc::new(
+        MysqlEngine::connect(
+            &url,
+            PoolOptions {
+                size: 4,
+                ..PoolOptions::default()
+            },
+        )
+        .unwrap(),
+    );
+    let node = TestNode::start_with_engine(engine.clone(), |_, _| {});
+    let mut c = node.client();
+    for sid in 1..=3 {
+        c.new_session(sid);
+    }
+    ok(c.query(1, "BEGIN"));
+    ok(c.query(1, "SELECT 1"));
+    ok(c.query(2, "BEGIN"));
+    ok(c.query(2, "SELECT 1"));
+    let started = Instant::now();
+    let (code, state, msg) = error_of(&c.query(3, "SELECT 3"));
+    assert_eq!((code, state.as_str()), (1226, "42000"), "{msg}");
+    assert!(msg.contains("max_user_connections"), "{msg}");
+    assert!(started.elapsed() < Duration::from_secs(3));
+    assert_eq!(engine.stats().connect_errors, 1);
+    // Once a connection is free again, everyone is served.
+    ok(c.query(1, "COMMIT"));
+    assert_eq!(ok(c.query(3, "SELECT 3")).scalar(), &Value::Sint(3));
+    let stats = engine.stats();
+    assert!(stats.open <= 2, "{stats:?}");
+}
