@@ -548,8 +548,13 @@ fn digest_only_request_misses_then_hits_after_the_full_statement() {
     full.stmt_digest = Some(digest);
     client.send_sql(1, full);
     assert_eq!(client.read_outcome(1).scalar(), &Value::Sint(7));
-    client.send_sql(1, only_digest);
+    client.send_sql(1, only_digest.clone());
     assert_eq!(client.read_outcome(1).scalar(), &Value::Sint(7));
+    // The cache is the node's: another connection finds the statement by its digest alone.
+    let mut other = node.client();
+    other.new_session(1);
+    other.send_sql(1, only_digest);
+    assert_eq!(other.read_outcome(1).scalar(), &Value::Sint(7));
 }
 
 #[test]
@@ -695,6 +700,7 @@ fn oversized_packet_gets_fatal_1153_and_close() {
     let Some(reply) = client.recv() else {
         panic!("expected FATAL before close");
     };
+    assert_eq!(reply.sid, 0, "a connection-ending error goes on sid 0");
     let ServerMessage::Error(err) = reply.message else {
         panic!("expected an error, got {reply:?}");
     };
@@ -713,6 +719,7 @@ fn malformed_body_closes_only_that_connection() {
     // A KillSession body without its required fields.
     client.send_frame(1, 111, b"\xff\xff");
     let reply = client.recv().expect("an error before close");
+    assert_eq!(reply.sid, 0, "a connection-ending error goes on sid 0");
     let ServerMessage::Error(err) = reply.message else {
         panic!("expected an error");
     };
