@@ -1043,3 +1043,36 @@ fn transactions_on_an_auto_commit_sid_are_refused_with_a_reason() {
         &Value::Sint(1)
     );
 }
+
+#[test]
+fn an_overflow_on_an_auto_commit_sid_is_fatal_and_the_next_request_starts_afresh() {
+    let node = TestNode::start_with(|_, shared| {
+        common::set_var(shared, "xrpc_max_queued_messages", 16);
+    });
+    let mut client = node.client();
+    let slow =
+        "with recursive n(i) as (select 1 union all select i + 1 from n) select count(*) from n";
+    client.send_sql(AUTO | 3, sql_stmt(slow));
+    node.wait_until_a_statement_runs();
+    for i in 0..17 {
+        client.send_sql(AUTO | 3, sql_stmt(&format!("select {i}")));
+    }
+    let fatal = read_through_fatal(&mut client, AUTO | 3);
+    assert_eq!(fatal.code, codes::SESSION_QUEUE_OVERFLOW.code);
+    // No SESS_NEW on an auto-commit sid: the next request gets a fresh shared session.
+    assert_eq!(client.query(AUTO | 3, "select 8").scalar(), &Value::Sint(8));
+    let shared = node.node().shared();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while shared
+        .counters
+        .total_sessions
+        .load(std::sync::atomic::Ordering::Relaxed)
+        != 0
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the overflowed auto-commit session was not counted out"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
