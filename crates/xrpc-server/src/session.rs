@@ -19,7 +19,7 @@
 //!   connection only while that connection holds session state (see [`crate::engine`]).
 //! - Kill and close come from the receive path, concurrently with a running request: they set
 //!   flags, interrupt the engine and cancel a flow-control wait; the runner cleans up.
-//! - Everything a session sends goes through its *send gate* ([`Session::send_gated`]): the
+//! - Everything a session sends goes through its *send gate* (`Session::send_gated`): the
 //!   gate's mutex is held across the `send`, and once the session has sent its last frame
 //!   ([`Session::send_last`]: FATAL for kill, overflow or drain, OK for SESS_CLOSE) or has been
 //!   removed, the gate drops whatever a still-running statement flushes. So the last frame is the
