@@ -296,3 +296,56 @@ fn a_request_before_authentication_is_denied_on_its_own_sid() {
     // Still open, and a login still works.
     client.authenticate("root", "").unwrap();
 }
+
+#[test]
+fn running_out_of_file_descriptors_is_logged_once_per_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    let addr: std::net::SocketAddr = format!("127.0.0.1:{}", common::free_port())
+        .parse()
+        .unwrap();
+    // A node with 64 file descriptors: a few dozen connections exhaust them.
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c")
+        .arg("ulimit -n 64 && exec \"$@\"")
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_xrpc-server"))
+        .arg("--listen")
+        .arg(addr.to_string())
+        .arg("--data-dir")
+        .arg(dir.path().join("data"))
+        .args(["--log", "info"]);
+    let server = ServerProcess::start(
+        cmd,
+        addr,
+        &dir.path().join("server.log"),
+        Duration::from_secs(20),
+    )
+    .unwrap_or_else(|log| panic!("the node did not start: {log}"));
+    // The kernel completes these handshakes from the listen backlog even when the node cannot
+    // accept them.
+    let clients: Vec<std::net::TcpStream> = (0..100)
+        .map(|_| std::net::TcpStream::connect(addr).unwrap())
+        .collect();
+    let shortage = |log: &str| {
+        log.lines()
+            .filter(|l| l.contains("cannot accept connections"))
+            .count()
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while shortage(&server.log_text()) == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the fd shortage was not logged:\n{}",
+            server.log_text()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The node retries every 50 ms; for the next second those retries must not add lines.
+    let logged_at = Instant::now();
+    while logged_at.elapsed() < Duration::from_secs(1) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let log = server.log_text();
+    assert_eq!(shortage(&log), 1, "{log}");
+    drop(clients);
+}
