@@ -44,7 +44,9 @@ use xrpc_proto::messages::pb;
 use xrpc_proto::value::Value;
 use xrpc_proto::{Severity, WireError};
 
-use crate::encode::{FrameOutput, ResultEncoder, write_error, write_ok, write_token_done};
+use crate::encode::{
+    FrameOutput, ResultEncoder, send_fatal, write_error, write_ok, write_token_done,
+};
 use crate::engine::{EngineConn, Interrupt};
 use crate::flow::FlowControl;
 use crate::node::NodeShared;
@@ -317,8 +319,18 @@ impl Session {
     fn handle(&self, conn: &ConnRef, node: &NodeShared, request: Request) -> bool {
         match request {
             Request::Close => {
-                self.send_last(conn, |out| write_ok(out, node.format, self.sid, "bye"));
+                // Under the queue lock, which `push` and `shut_down` take too: a request or a
+                // SESS_NEW that arrives meanwhile finds the session gone only after the OK and
+                // the answers below went out, so the sid's frames stay in request order.
+                let mut queue = self.queue.lock();
                 self.gone.store(true, Ordering::SeqCst);
+                self.send_last(conn, |out| write_ok(out, node.format, self.sid, "bye"));
+                // Requests pipelined behind the close get what a request on a sid without a
+                // session gets.
+                for _ in queue.drain(..) {
+                    send_fatal(conn, node.format, self.sid, &codes::SESSION_NOT_FOUND);
+                }
+                drop(queue);
                 self.release_engine(node);
                 true
             }

@@ -1076,3 +1076,45 @@ fn an_overflow_on_an_auto_commit_sid_is_fatal_and_the_next_request_starts_afresh
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+#[test]
+fn requests_pipelined_behind_sess_close_get_session_not_found_and_the_sid_is_free_after_its_ok() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    for round in 0..50 {
+        client.new_session(1);
+        // Close and two requests without waiting.
+        client.send(1, ClientType::SessionClose, &pb::session::Close::default());
+        client.send_sql(1, sql_stmt("select 1"));
+        client.send_sql(1, sql_stmt("select 2"));
+        let Some(ServerMessage::Ok(bye)) = client.recv_on(1) else {
+            panic!("round {round}: SESS_CLOSE is answered first");
+        };
+        assert_eq!(bye.msg.as_deref(), Some("bye"), "round {round}");
+        for _ in 0..2 {
+            let Some(ServerMessage::Error(err)) = client.recv_on(1) else {
+                panic!("round {round}: a request behind the close gets an error");
+            };
+            assert_eq!(err.code, codes::SESSION_NOT_FOUND.code, "round {round}");
+        }
+        // The sid is free at once after the OK, even if the node has not yet dropped the closed
+        // session.
+        client.send(
+            1,
+            ClientType::NewSession,
+            &pb::session::NewSession::default(),
+        );
+        client.send_sql(1, sql_stmt(&format!("select {round}")));
+        let Some(ServerMessage::Ok(new)) = client.recv_on(1) else {
+            panic!("round {round}: then the new session's OK");
+        };
+        assert_eq!(new.msg, None, "round {round}");
+        assert_eq!(
+            client.read_outcome(1).scalar(),
+            &Value::Sint(round),
+            "round {round}"
+        );
+        client.send(1, ClientType::SessionClose, &pb::session::Close::default());
+        assert!(matches!(client.recv_on(1), Some(ServerMessage::Ok(_))));
+    }
+}
