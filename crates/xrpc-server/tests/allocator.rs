@@ -40,8 +40,13 @@ fn trim(server: &ServerProcess) -> bool {
 
 fn settle() {
     // Lets the node finish closing the connections the client just dropped; the figures are
-    // read after it, so this is a measurement delay, not synchronisation.
-    std::thread::sleep(Duration::from_secs(2));
+    // read after it, so this is a measurement delay, not synchronisation. XRPC_PROBE_SETTLE_SECS
+    // (default 2) lengthens it, e.g. past the 10 s after which extra workers exit.
+    let secs = std::env::var("XRPC_PROBE_SETTLE_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2);
+    std::thread::sleep(Duration::from_secs(secs));
 }
 
 fn probe(label: &str, env: &[(&str, &str)]) {
