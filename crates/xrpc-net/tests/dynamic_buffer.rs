@@ -95,3 +95,51 @@ fn a_packet_over_max_packet_is_a_frame_error_that_closes_the_connection() {
         == 0));
     server.shutdown();
 }
+
+/// Echo whose connections start limited to 64-byte packets; a frame of type 9 lifts the limit.
+struct Limited;
+
+impl Handler for Limited {
+    type Conn = EchoConn;
+
+    fn on_connect(&self, conn: &ConnRef) -> EchoConn {
+        conn.limit_max_packet(Some(64));
+        EchoHandler.on_connect(conn)
+    }
+
+    fn on_frames(
+        &self,
+        conn: &ConnRef,
+        state: &EchoConn,
+        frames: &mut FrameBatch<'_>,
+        runnable: &mut Vec<UnitId>,
+    ) {
+        let lifts = frames.clone().any(|f| f.type_id == 9);
+        EchoHandler.on_frames(conn, state, frames, runnable);
+        if lifts {
+            conn.limit_max_packet(None);
+        }
+    }
+
+    fn run_unit(&self, conn: &ConnRef, state: &EchoConn, unit: UnitId, cx: &RunContext<'_>) {
+        EchoHandler.run_unit(conn, state, unit, cx)
+    }
+}
+
+#[test]
+fn a_connection_limit_refuses_from_the_header_and_lifting_it_applies_to_the_next_frame() {
+    let server = Server::start(test_config(), Limited).unwrap();
+    // Over the connection's own limit: refused from the header alone.
+    let mut s = connect(server.local_addr());
+    write_all(&mut s, &frame(1, 2, &[0; 100])[..13]);
+    assert!(read_frame(&mut s).is_err(), "the connection was closed");
+    // The lifting frame and a large one in one write: the large one is judged by the new limit.
+    let mut s = connect(server.local_addr());
+    let big = vec![5u8; 10_000];
+    let mut both = frame(1, 9, b"lift");
+    both.extend(frame(1, 2, &big));
+    write_all(&mut s, &both);
+    assert_eq!(read_frame(&mut s).unwrap().2, b"lift");
+    assert_eq!(read_frame(&mut s).unwrap().2, big);
+    server.shutdown();
+}

@@ -478,7 +478,7 @@ fn message_catalogue() -> Vec<(&'static str, Json, Catalogued)> {
         ),
         (
             "MYSQL41 answer with empty password",
-            json!({"auth_data": "\\0root\\0"}),
+            json!({"auth_data": hex_of(b"\0root\0")}),
             Client(ClientMessage::AuthenticateContinue(
                 pb::session::AuthenticateContinue {
                     auth_data: b(b"\0root\0"),
@@ -492,7 +492,7 @@ fn message_catalogue() -> Vec<(&'static str, Json, Catalogued)> {
         ),
         (
             "select 1",
-            json!({"stmt": "select 1"}),
+            json!({"stmt": hex_of(b"select 1")}),
             Client(ClientMessage::ExecSql(pb::sql::StmtExecute {
                 stmt: Some(b(b"select 1")),
                 ..Default::default()
@@ -500,7 +500,7 @@ fn message_catalogue() -> Vec<(&'static str, Json, Catalogued)> {
         ),
         (
             "pipelined query with an argument, token and reset_error false",
-            json!({"stmt": "select ?", "args": [{"type": "SCALAR", "scalar": {"type": "V_UINT", "v_unsigned_int": 7}}],
+            json!({"stmt": hex_of(b"select ?"), "args": [{"type": "SCALAR", "scalar": {"type": "V_UINT", "v_unsigned_int": 7}}],
                    "token": 10240, "reset_error": false, "chunk_result": true}),
             Client(ClientMessage::ExecSql(pb::sql::StmtExecute {
                 stmt: Some(b(b"select ?")),
@@ -574,7 +574,7 @@ fn message_catalogue() -> Vec<(&'static str, Json, Catalogued)> {
         ),
         (
             "challenge",
-            json!({"auth_data": "abcdefghijklmnopqrst"}),
+            json!({"auth_data": hex_of(b"abcdefghijklmnopqrst")}),
             Server(ServerMessage::AuthenticateContinue(
                 pb::session::AuthenticateContinue {
                     auth_data: b(b"abcdefghijklmnopqrst"),
@@ -588,7 +588,7 @@ fn message_catalogue() -> Vec<(&'static str, Json, Catalogued)> {
         ),
         (
             "column metadata for a BIGINT named 1",
-            json!({"type": "SINT", "original_type": 8, "name": "1", "collation": 63}),
+            json!({"type": "SINT", "original_type": 8, "name": hex_of(b"1"), "collation": 63}),
             Server(ServerMessage::ColumnMetaData(
                 pb::resultset::ColumnMetaData {
                     r#type: pb::resultset::column_meta_data::FieldType::Sint as i32,

@@ -363,10 +363,15 @@ impl NodeHandler {
     fn new_session(&self, conn: &ConnRef, state: &ConnState, sid: u64) {
         let format = self.node.format;
         if let Some(existing) = state.session(sid) {
-            // The client believes the sid is free, so its view and ours differ: end the session
-            // it forgot (FATAL always means the sid's session is gone) and let it start over.
-            self.end_session(conn, state, &existing, &codes::DUPLICATE_SESSION);
-            return;
+            if existing.is_gone() {
+                // Closed (SESS_CLOSE ran) but not yet taken out of the map: the sid is free.
+                self.remove(state, &existing);
+            } else {
+                // The client believes the sid is free, so its view and ours differ: end the
+                // session it forgot (FATAL always means the sid's session is gone).
+                self.end_session(conn, state, &existing, &codes::DUPLICATE_SESSION);
+                return;
+            }
         }
         let Some(number) = self.node.session_added(false) else {
             let err = WireError::with_message(

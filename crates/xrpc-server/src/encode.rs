@@ -1,4 +1,12 @@
-//! Encodes a statement's result as server frames for one session.
+//! Encodes a statement's result as server frames for one session, and every other frame the node
+//! writes.
+//!
+//! This is the only module that builds frames. A request's path reads in one direction: the
+//! connection handler (`conn.rs`) receives and decodes, the session (`session.rs`) runs it on the
+//! engine, and the frames are built here: `write_*` append frames to a buffer (a session's output,
+//! which goes out through the session's send gate so that nothing follows its last frame), and
+//! `send_*` build and send at once the frames that belong to no session (connection-level
+//! replies, errors for a sid without a session).
 //!
 //! [`ResultEncoder`] is the session layer's [`ResultSink`]: an engine pushes column metadata and
 //! rows into it, and it appends the frames to the session's output through [`FrameOutput`]. After

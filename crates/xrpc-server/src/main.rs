@@ -13,6 +13,7 @@ use xrpc_server::metrics::{self, MetricsServer};
 use xrpc_server::server::NodeBuilder;
 
 fn main() -> ExitCode {
+    tune_allocator();
     let config = match ServerConfig::load() {
         Ok(config) => config,
         Err(err) => err.exit(),
@@ -25,6 +26,20 @@ fn main() -> ExitCode {
             eprintln!("error: {message}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Sends allocations of 256 KiB and more to `mmap`, so they go back to the system when freed.
+///
+/// glibc raises its mmap threshold each time a large mmapped block is freed (up to 32 MiB), after
+/// which large buffers come from the heap and stay resident: six 30 MiB statements left 251 MiB
+/// resident on an 11 MiB node. A fixed threshold turns that adjustment off; the same run then ends
+/// at 11 MiB, as with jemalloc or mimalloc, without replacing the allocator (docs/MEMORY.md).
+fn tune_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a malloc parameter; it runs before any other thread exists.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 * 1024);
     }
 }
 

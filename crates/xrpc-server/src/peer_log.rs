@@ -8,7 +8,7 @@
 //! # Invariants
 //!
 //! - The first event of a (peer, kind) is always logged, so a single failure is never hidden.
-//! - Memory is bounded: at most [`MAX_TRACKED`] entries; when full, entries idle for longer than
+//! - Memory is bounded: at most `MAX_TRACKED` (4096) entries; when full, entries idle for longer than
 //!   the interval are dropped first, and if none is, the table is cleared (the next events of
 //!   every peer are then logged once more, which is the safe side).
 

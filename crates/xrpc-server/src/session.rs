@@ -20,7 +20,7 @@
 //!   connection only while that connection holds session state (see [`crate::engine`]).
 //! - Kill and close come from the receive path, concurrently with a running request: they set
 //!   flags, interrupt the engine and cancel a flow-control wait; the runner cleans up.
-//! - Everything a session sends goes through its *send gate* ([`Session::send_gated`]): the
+//! - Everything a session sends goes through its *send gate* (`Session::send_gated`): the
 //!   gate's mutex is held across the `send`, and once the session has sent its last frame
 //!   ([`Session::send_last`]: FATAL for kill, overflow or drain, OK for SESS_CLOSE) or has been
 //!   removed, the gate drops whatever a still-running statement flushes. So the last frame is the
@@ -44,7 +44,9 @@ use xrpc_proto::messages::pb;
 use xrpc_proto::value::Value;
 use xrpc_proto::{Severity, WireError};
 
-use crate::encode::{FrameOutput, ResultEncoder, write_error, write_ok, write_token_done};
+use crate::encode::{
+    FrameOutput, ResultEncoder, send_fatal, write_error, write_ok, write_token_done,
+};
 use crate::engine::{EngineConn, Interrupt};
 use crate::flow::FlowControl;
 use crate::node::NodeShared;
@@ -300,8 +302,18 @@ impl Session {
     fn handle(&self, conn: &ConnRef, node: &NodeShared, request: Request) -> bool {
         match request {
             Request::Close => {
-                self.send_last(conn, |out| write_ok(out, node.format, self.sid, "bye"));
+                // Under the queue lock, which `push` and `shut_down` take too: a request or a
+                // SESS_NEW that arrives meanwhile finds the session gone only after the OK and
+                // the answers below went out, so the sid's frames stay in request order.
+                let mut queue = self.queue.lock();
                 self.gate.close();
+                self.send_last(conn, |out| write_ok(out, node.format, self.sid, "bye"));
+                // Requests pipelined behind the close get what a request on a sid without a
+                // session gets.
+                for _ in queue.drain(..) {
+                    send_fatal(conn, node.format, self.sid, &codes::SESSION_NOT_FOUND);
+                }
+                drop(queue);
                 self.release_engine(node);
                 true
             }

@@ -219,3 +219,133 @@ fn failed_logins_and_bad_frames_are_logged_once_per_interval_per_peer() {
         "{frame_lines} lines for 50 bad frames:\n{log}"
     );
 }
+
+/// Authenticates with the scramble's hex digits in upper case.
+fn authenticate_upper_case(client: &mut Client, user: &str, password: &str) -> ServerMessage {
+    client.send(
+        0,
+        ClientType::AuthenticateStart,
+        &pb::session::AuthenticateStart {
+            mech_name: "MYSQL41".into(),
+            ..Default::default()
+        },
+    );
+    let Some(ServerMessage::AuthenticateContinue(challenge)) = client.recv_on(0) else {
+        panic!("expected a challenge");
+    };
+    let challenge = Challenge::from_bytes(challenge.auth_data.as_ref().try_into().unwrap());
+    let response = mysql41_client_response("", user, password.as_bytes(), &challenge);
+    let star = response.iter().position(|&b| b == b'*').unwrap();
+    let mut upper = response[..star].to_vec();
+    upper.extend(response[star..].to_ascii_uppercase());
+    assert_ne!(upper, response, "the scramble has letters to change");
+    client.send(
+        0,
+        ClientType::AuthenticateContinue,
+        &pb::session::AuthenticateContinue {
+            auth_data: Bytes::from(upper),
+        },
+    );
+    client.recv_on(0).expect("an answer to the authentication")
+}
+
+#[test]
+fn upper_case_hex_authenticates_and_a_second_authentication_gets_7001() {
+    let node = TestNode::start();
+    let mut client = Client::connect(node.addr());
+    let reply = authenticate_upper_case(&mut client, "app", "s3cret");
+    assert!(
+        matches!(reply, ServerMessage::AuthenticateOk(_)),
+        "{reply:?}"
+    );
+    client.send(
+        0,
+        ClientType::AuthenticateStart,
+        &pb::session::AuthenticateStart {
+            mech_name: "MYSQL41".into(),
+            ..Default::default()
+        },
+    );
+    let Some(ServerMessage::Error(err)) = client.recv_on(0) else {
+        panic!("expected an error");
+    };
+    assert_eq!(
+        (err.code, err.severity),
+        (codes::UNEXPECTED_MESSAGE.code, Some(0))
+    );
+    // The connection keeps its user and works.
+    client.new_session(1);
+    assert_eq!(client.query(1, "select 4").scalar(), &Value::Sint(4));
+}
+
+#[test]
+fn a_request_before_authentication_is_denied_on_its_own_sid() {
+    let node = TestNode::start();
+    let mut client = Client::connect(node.addr());
+    client.send_sql(AUTO | 9, sql_stmt("select 1"));
+    client.send(0, ClientType::ExecSql, &sql_stmt("select 1"));
+    let first = client.recv().expect("an answer");
+    let second = client.recv().expect("an answer");
+    for (reply, sid) in [(first, AUTO | 9), (second, 0)] {
+        assert_eq!(reply.sid, sid);
+        let ServerMessage::Error(err) = reply.message else {
+            panic!("expected access denied, got {reply:?}");
+        };
+        assert_eq!((err.code, err.severity), (1045, Some(0)));
+    }
+    // Still open, and a login still works.
+    client.authenticate("root", "").unwrap();
+}
+
+#[test]
+fn running_out_of_file_descriptors_is_logged_once_per_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    let addr: std::net::SocketAddr = format!("127.0.0.1:{}", common::free_port())
+        .parse()
+        .unwrap();
+    // A node with 64 file descriptors: a few dozen connections exhaust them.
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c")
+        .arg("ulimit -n 64 && exec \"$@\"")
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_xrpc-server"))
+        .arg("--listen")
+        .arg(addr.to_string())
+        .arg("--data-dir")
+        .arg(dir.path().join("data"))
+        .args(["--log", "info"]);
+    let server = ServerProcess::start(
+        cmd,
+        addr,
+        &dir.path().join("server.log"),
+        Duration::from_secs(20),
+    )
+    .unwrap_or_else(|log| panic!("the node did not start: {log}"));
+    // The kernel completes these handshakes from the listen backlog even when the node cannot
+    // accept them.
+    let clients: Vec<std::net::TcpStream> = (0..100)
+        .map(|_| std::net::TcpStream::connect(addr).unwrap())
+        .collect();
+    let shortage = |log: &str| {
+        log.lines()
+            .filter(|l| l.contains("cannot accept connections"))
+            .count()
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while shortage(&server.log_text()) == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the fd shortage was not logged:\n{}",
+            server.log_text()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The node retries every 50 ms; for the next second those retries must not add lines.
+    let logged_at = Instant::now();
+    while logged_at.elapsed() < Duration::from_secs(1) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let log = server.log_text();
+    assert_eq!(shortage(&log), 1, "{log}");
+    drop(clients);
+}

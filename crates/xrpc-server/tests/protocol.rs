@@ -549,8 +549,13 @@ fn digest_only_request_misses_then_hits_after_the_full_statement() {
     full.stmt_digest = Some(digest);
     client.send_sql(1, full);
     assert_eq!(client.read_outcome(1).scalar(), &Value::Sint(7));
-    client.send_sql(1, only_digest);
+    client.send_sql(1, only_digest.clone());
     assert_eq!(client.read_outcome(1).scalar(), &Value::Sint(7));
+    // The cache is the node's: another connection finds the statement by its digest alone.
+    let mut other = node.client();
+    other.new_session(1);
+    other.send_sql(1, only_digest);
+    assert_eq!(other.read_outcome(1).scalar(), &Value::Sint(7));
 }
 
 #[test]
@@ -696,6 +701,7 @@ fn oversized_packet_gets_fatal_1153_and_close() {
     let Some(reply) = client.recv() else {
         panic!("expected FATAL before close");
     };
+    assert_eq!(reply.sid, 0, "a connection-ending error goes on sid 0");
     let ServerMessage::Error(err) = reply.message else {
         panic!("expected an error, got {reply:?}");
     };
@@ -714,6 +720,7 @@ fn malformed_body_closes_only_that_connection() {
     // A KillSession body without its required fields.
     client.send_frame(1, 111, b"\xff\xff");
     let reply = client.recv().expect("an error before close");
+    assert_eq!(reply.sid, 0, "a connection-ending error goes on sid 0");
     let ServerMessage::Error(err) = reply.message else {
         panic!("expected an error");
     };
@@ -1036,4 +1043,79 @@ fn transactions_on_an_auto_commit_sid_are_refused_with_a_reason() {
         other.query(1, "select count(*) from t").scalar(),
         &Value::Sint(1)
     );
+}
+
+#[test]
+fn an_overflow_on_an_auto_commit_sid_is_fatal_and_the_next_request_starts_afresh() {
+    let node = TestNode::start_with(|_, shared| {
+        common::set_var(shared, "xrpc_max_queued_messages", 16);
+    });
+    let mut client = node.client();
+    let slow =
+        "with recursive n(i) as (select 1 union all select i + 1 from n) select count(*) from n";
+    client.send_sql(AUTO | 3, sql_stmt(slow));
+    node.wait_until_a_statement_runs();
+    for i in 0..17 {
+        client.send_sql(AUTO | 3, sql_stmt(&format!("select {i}")));
+    }
+    let fatal = read_through_fatal(&mut client, AUTO | 3);
+    assert_eq!(fatal.code, codes::SESSION_QUEUE_OVERFLOW.code);
+    // No SESS_NEW on an auto-commit sid: the next request gets a fresh shared session.
+    assert_eq!(client.query(AUTO | 3, "select 8").scalar(), &Value::Sint(8));
+    let shared = node.node().shared();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while shared
+        .counters
+        .total_sessions
+        .load(std::sync::atomic::Ordering::Relaxed)
+        != 0
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the overflowed auto-commit session was not counted out"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn requests_pipelined_behind_sess_close_get_session_not_found_and_the_sid_is_free_after_its_ok() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    for round in 0..50 {
+        client.new_session(1);
+        // Close and two requests without waiting.
+        client.send(1, ClientType::SessionClose, &pb::session::Close::default());
+        client.send_sql(1, sql_stmt("select 1"));
+        client.send_sql(1, sql_stmt("select 2"));
+        let Some(ServerMessage::Ok(bye)) = client.recv_on(1) else {
+            panic!("round {round}: SESS_CLOSE is answered first");
+        };
+        assert_eq!(bye.msg.as_deref(), Some("bye"), "round {round}");
+        for _ in 0..2 {
+            let Some(ServerMessage::Error(err)) = client.recv_on(1) else {
+                panic!("round {round}: a request behind the close gets an error");
+            };
+            assert_eq!(err.code, codes::SESSION_NOT_FOUND.code, "round {round}");
+        }
+        // The sid is free at once after the OK, even if the node has not yet dropped the closed
+        // session.
+        client.send(
+            1,
+            ClientType::NewSession,
+            &pb::session::NewSession::default(),
+        );
+        client.send_sql(1, sql_stmt(&format!("select {round}")));
+        let Some(ServerMessage::Ok(new)) = client.recv_on(1) else {
+            panic!("round {round}: then the new session's OK");
+        };
+        assert_eq!(new.msg, None, "round {round}");
+        assert_eq!(
+            client.read_outcome(1).scalar(),
+            &Value::Sint(round),
+            "round {round}"
+        );
+        client.send(1, ClientType::SessionClose, &pb::session::Close::default());
+        assert!(matches!(client.recv_on(1), Some(ServerMessage::Ok(_))));
+    }
 }
