@@ -86,6 +86,9 @@ pub struct NodeShared {
     /// by session number, because every statement registers here: one mutex would be a node-wide
     /// lock on the hot path.
     running: Box<[RunningShard]>,
+    /// Set by [`NodeShared::interrupt_running`]: from then on a statement is interrupted as it
+    /// registers, so none that starts while the drain interrupts is missed.
+    interrupting_all: AtomicBool,
 }
 
 impl std::fmt::Debug for NodeShared {
@@ -118,6 +121,7 @@ impl NodeShared {
             draining: AtomicBool::new(false),
             groups: OnceLock::new(),
             running: (0..RUNNING_SHARDS).map(|_| Mutex::default()).collect(),
+            interrupting_all: AtomicBool::new(false),
         }
     }
 
@@ -225,9 +229,16 @@ impl NodeShared {
         &self.running[(number % RUNNING_SHARDS as u64) as usize]
     }
 
-    /// Session `number` starts running a statement that `interrupt` stops.
+    /// Session `number` starts running a statement that `interrupt` stops. The session has
+    /// already cleared `interrupt` (see [`crate::session`]), so an interrupt from here on lands.
     pub(crate) fn statement_started(&self, number: u64, interrupt: Arc<dyn Interrupt>) {
-        self.running_shard(number).lock().insert(number, interrupt);
+        let mut shard = self.running_shard(number).lock();
+        // Read under the shard lock that `interrupt_running` takes after setting the flag: the
+        // statement is either in its snapshot or sees the flag here.
+        if self.interrupting_all.load(Ordering::SeqCst) {
+            interrupt.interrupt();
+        }
+        shard.insert(number, interrupt);
     }
 
     /// Session `number`'s statement ended.
@@ -240,8 +251,10 @@ impl NodeShared {
         self.running.iter().map(|shard| shard.lock().len()).sum()
     }
 
-    /// Interrupts every running statement (each ends with 1317); returns how many there were.
+    /// Interrupts every running statement (each ends with 1317), and every statement that starts
+    /// from now on; returns how many were running.
     pub(crate) fn interrupt_running(&self) -> usize {
+        self.interrupting_all.store(true, Ordering::SeqCst);
         let running: Vec<_> = self
             .running
             .iter()

@@ -310,16 +310,13 @@ impl Node {
             // The framework joins its workers after its grace, and runs the connections' close
             // callbacks (which kill their statements) only after that join: a statement still
             // running would keep its worker, and so this call, waiting until it ends by itself.
-            // So statements get the same grace here, then are interrupted (twice, as a statement
-            // just starting clears its engine's interrupt flag).
+            // So statements get the same grace here, then are interrupted, once: a statement that
+            // is just starting is interrupted as it registers (see `interrupt_running`).
             let deadline = Instant::now() + server.config().shutdown_grace;
             while Instant::now() < deadline && self.shared.running_statements() > 0 {
                 std::thread::sleep(Duration::from_millis(10));
             }
-            if self.shared.interrupt_running() > 0 {
-                std::thread::sleep(Duration::from_millis(20));
-                self.shared.interrupt_running();
-            }
+            self.shared.interrupt_running();
             server.shutdown();
         }
         if let Err(err) = self.shared.engine.checkpoint() {

@@ -20,6 +20,26 @@
 //!   connection only while that connection holds session state (see [`crate::engine`]).
 //! - Kill and close come from the receive path, concurrently with a running request: they set
 //!   flags, interrupt the engine and cancel a flow-control wait; the runner cleans up.
+//!
+//! # Which statement a KILL QUERY stops
+//!
+//! A `SESS_KILL QUERY` is meant for the oldest request of the session that is not answered when
+//! the kill arrives: the one being handled (until its answer's last frame is about to go out), or
+//! else the first one queued. Requests are numbered as they are taken from the queue, and the kill
+//! records the number of the one it is meant for (its *target*), so:
+//!
+//! - a kill that arrives before its request's statement is registered (still queued, or taken
+//!   from the queue but not yet on the engine) stops it deterministically: the statement does not
+//!   run and fails with 1317;
+//! - a kill that arrives after registration interrupts the engine (see
+//!   [`crate::engine::Interrupt`]): the statement fails with 1317 at its next check, unless it
+//!   finishes first, in which case the kill came too late, as in MySQL;
+//! - a kill that arrives when nothing is queued or running does nothing, and no kill ever reaches
+//!   a request received after it: a later request has a higher number than any recorded target.
+//!
+//! Registration clears the engine's interrupt flag and publishes its interrupter under the same
+//! lock ([`KillState`]) that a kill takes to read the target and call the interrupter, so no kill
+//! falls between the two. Each kill stops at most one request; requests pipelined behind it run.
 //! - Everything a session sends goes through its *send gate* (`Session::send_gated`): the
 //!   gate's mutex is held across the `send`, and once the session has sent its last frame
 //!   ([`Session::send_last`]: FATAL for kill, overflow or drain, OK for SESS_CLOSE) or has been
@@ -103,7 +123,9 @@ pub struct Session {
     gate: RunGate,
     core: Mutex<Core>,
     flow: FlowControl,
-    interrupt: Mutex<Option<Arc<dyn Interrupt>>>,
+    /// Which request a KILL QUERY is meant for, and the interrupter of the running statement.
+    /// Taken after the queue lock when both are held.
+    kill: Mutex<KillState>,
     /// The send gate: `true` once the session's last frame went out. Held across every send.
     ended: Mutex<bool>,
 }
@@ -130,7 +152,7 @@ impl Session {
             gate: RunGate::new(),
             core: Mutex::new(Core::default()),
             flow: FlowControl::default(),
-            interrupt: Mutex::new(None),
+            kill: Mutex::new(KillState::default()),
             ended: Mutex::new(false),
         }
     }
@@ -222,12 +244,32 @@ impl Session {
         self.flow.offer(token);
     }
 
-    /// KILL QUERY: stops the running statement (it ends with its own error); the session stays.
+    /// KILL QUERY: stops the request being handled, or else the first one queued (it ends with
+    /// 1317); does nothing when the session is idle. The session stays. See the module docs.
     pub fn kill_query(&self) {
-        if let Some(interrupt) = self.interrupt.lock().as_ref() {
-            interrupt.interrupt();
+        {
+            let queue = self.queue.lock();
+            let mut kill = self.kill.lock();
+            if kill.handling {
+                kill.target = kill.taken;
+                if let Some(interrupt) = &kill.running {
+                    interrupt.interrupt();
+                }
+            } else if !queue.is_empty() {
+                kill.target = kill.taken + 1;
+            } else {
+                return;
+            }
         }
+        // The flag holds until the next request begins; a request that began before this kill
+        // (and so may be waiting for tokens) is the one the kill is for.
         self.flow.cancel();
+    }
+
+    /// Whether a kill was meant for the request being handled.
+    fn is_killed(&self) -> bool {
+        let kill = self.kill.lock();
+        kill.target == kill.taken
     }
 
     /// Marks the session removed and stops whatever it runs. Requests still queued are dropped
@@ -268,7 +310,7 @@ impl Session {
                     self.release_engine(node);
                     break;
                 }
-                let Some(request) = self.queue.lock().pop_front() else {
+                let Some(request) = self.take_request() else {
                     break;
                 };
                 if node.is_draining() {
@@ -278,10 +320,15 @@ impl Session {
                     );
                     self.send_last_fatal(conn, node.format, &err);
                     self.queue.lock().clear();
+                    self.request_done();
                     outcome = RunOutcome::Closed;
                     break;
                 }
-                if self.handle(conn, node, request) {
+                let closed = self.handle(conn, node, request);
+                // Every answer already did this before its last frame; also here, for a request
+                // that ended the session without one.
+                self.request_done();
+                if closed {
                     outcome = RunOutcome::Closed;
                 }
             },
@@ -291,6 +338,23 @@ impl Session {
             || self.release_engine(node),
         );
         outcome
+    }
+
+    /// Takes the next request from the queue and numbers it, under the queue lock, so a kill sees
+    /// the request either queued or taken, never neither.
+    fn take_request(&self) -> Option<Request> {
+        let mut queue = self.queue.lock();
+        let request = queue.pop_front()?;
+        let mut kill = self.kill.lock();
+        kill.taken += 1;
+        kill.handling = true;
+        Some(request)
+    }
+
+    /// The request taken last is answered (or about to be: call it before its last frame goes
+    /// out): a kill from now on is for a later one, or none.
+    fn request_done(&self) {
+        self.kill.lock().handling = false;
     }
 
     fn try_release_after_gone(&self, node: &NodeShared) {
@@ -470,6 +534,9 @@ impl Session {
                 write_error(out.buf(), node.format, self.sid, &err.to_wire());
             }
         }
+        // Before the last frame goes out: a client that sends its next statement and a kill as
+        // soon as it reads this answer means the kill for that statement, not this one.
+        self.request_done();
         let _ = out.flush();
         self.core.lock().last_error = result.err().map(|e| e.to_wire());
     }
@@ -488,6 +555,9 @@ impl Session {
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
+        if self.is_killed() {
+            return Err(interrupted());
+        }
         if args.is_empty() {
             if let Some(result) = node.try_admin(sql, sink) {
                 return result;
@@ -503,12 +573,15 @@ impl Session {
         // instead of deadlocking when every worker waits on a lock held by a queued session.
         let group = conn.group().clone();
         engine.set_wait_hook(Some(Arc::new(move || Box::new(group.enter_wait()))));
-        let interrupter = engine.interrupter();
-        *self.interrupt.lock() = Some(Arc::clone(&interrupter));
-        node.statement_started(self.number, interrupter);
-        let result = engine.execute(sql, args, schema, sink);
-        node.statement_ended(self.number);
-        *self.interrupt.lock() = None;
+        let result = if self.register_statement(&*engine) {
+            node.statement_started(self.number, engine.interrupter());
+            let result = engine.execute(sql, args, schema, sink);
+            node.statement_ended(self.number);
+            self.kill.lock().running = None;
+            result
+        } else {
+            Err(interrupted())
+        };
         let holds_state = engine.holds_session_state();
         if holds_state && !self.auto_commit && !self.is_gone() {
             self.core.lock().engine = Some(engine);
@@ -533,12 +606,46 @@ impl Session {
         result
     }
 
+    /// Publishes `engine`'s interrupter for kills, after clearing any interrupt left from an
+    /// earlier statement; returns false, publishing nothing, if a kill was meant for this request.
+    /// Under the kill lock, so a kill either came before (and is judged by its target) or finds the
+    /// interrupter and lands on this statement.
+    fn register_statement(&self, engine: &dyn EngineConn) -> bool {
+        let mut kill = self.kill.lock();
+        if kill.target == kill.taken {
+            return false;
+        }
+        let interrupter = engine.interrupter();
+        interrupter.clear();
+        kill.running = Some(interrupter);
+        true
+    }
+
     /// Encodes with `write` and sends at once; for replies that are not part of a result.
     fn send_now(&self, conn: &ConnRef, node: &NodeShared, write: impl FnOnce(&mut Vec<u8>)) {
         let mut out = SessionOutput::new(conn, node, self);
         write(out.buf());
+        self.request_done();
         let _ = out.flush();
     }
+}
+
+/// What a KILL QUERY needs to know about the session's requests; see the module docs.
+#[derive(Default)]
+struct KillState {
+    /// Requests taken from the queue so far: the one being handled, if any, is number `taken`.
+    taken: u64,
+    /// Whether request `taken` is still being handled.
+    handling: bool,
+    /// The number of the request the last kill was meant for; 0 before any kill.
+    target: u64,
+    /// The interrupter of the engine statement running now.
+    running: Option<Arc<dyn Interrupt>>,
+}
+
+/// The error of a killed statement.
+fn interrupted() -> SqlError {
+    SqlError::new(&codes::QUERY_INTERRUPTED, codes::QUERY_INTERRUPTED.message)
 }
 
 /// Whether a run ended the session.

@@ -107,8 +107,27 @@ pub trait EngineConn: Send {
 pub type WaitHook = Arc<dyn Fn() -> Box<dyn Any> + Send + Sync>;
 
 /// Interrupts a running statement; `KILL QUERY`.
+///
+/// # Contract
+///
+/// An interrupt is a flag on the engine connection, not an event: [`Interrupt::interrupt`] sets
+/// it, and the statement running (or the next one to start, if none runs) fails with
+/// [`xrpc_proto::codes::QUERY_INTERRUPTED`] at its next check. Engines check the flag when
+/// `execute` is entered and keep honouring it until the statement ends — SQLite before each step,
+/// every few thousand VM instructions and in lock waits; MySQL before the statement is sent,
+/// while it waits for a backend connection, and with `KILL QUERY` on the backend once it runs.
+///
+/// The flag is cleared only when a statement ends (the kill was for it) and by
+/// [`Interrupt::clear`] — never when a statement starts, as a kill that lands between the
+/// caller publishing the handle and the engine starting would then be forgotten. The session
+/// layer calls `clear` when it registers a statement, under the lock its kills take, so each
+/// kill is either cleared there (it was for an earlier statement, and the session layer decided
+/// whether it applies to this one) or lands on this statement.
 pub trait Interrupt: Send + Sync {
-    /// Makes the running statement (if any) fail with [`xrpc_proto::codes::QUERY_INTERRUPTED`] at
-    /// its next check. Does nothing when no statement runs.
+    /// Sets the interrupt flag: the running statement, or else the next one to start, fails with
+    /// [`xrpc_proto::codes::QUERY_INTERRUPTED`] at its next check.
     fn interrupt(&self);
+
+    /// Forgets an interrupt that no statement has consumed yet.
+    fn clear(&self);
 }

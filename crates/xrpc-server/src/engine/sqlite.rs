@@ -463,7 +463,8 @@ impl Engine for SqliteEngine {
 struct Shared {
     connection_id: AtomicU64,
     last_insert_id: AtomicU64,
-    /// Set by a kill; cleared when the next statement starts.
+    /// Set by a kill; cleared when a statement ends, by a reset and by `Interrupt::clear`, never
+    /// when a statement starts (see [`Interrupt`]).
     interrupted: AtomicBool,
     /// What `database()` returns.
     schema: Mutex<String>,
@@ -543,6 +544,14 @@ impl SqliteConn {
                 }
             },
         ));
+        // The interrupt flag is the kill's source of truth, and `sqlite3_interrupt` alone can miss:
+        // SQLite forgets it when a statement starts with no other running. So the VM polls the
+        // flag too (an atomic load every `PROGRESS_OPS` instructions).
+        let flag = std::panic::AssertUnwindSafe(Arc::clone(&shared));
+        conn.progress_handler(
+            PROGRESS_OPS,
+            Some(move || flag.interrupted.load(Ordering::Acquire)),
+        );
         register_functions(&conn, &shared, &options).map_err(map)?;
         register_check(&conn, &shared).map_err(map)?;
         let interrupter = Arc::new(SqliteInterrupter {
@@ -992,7 +1001,51 @@ impl EngineConn for SqliteConn {
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
+        // Never cleared here: a kill that came before the statement started is for it (see
+        // `Interrupt`).
+        let result = if self.shared.interrupted.load(Ordering::Acquire) {
+            Err(SqlError::new(
+                &codes::QUERY_INTERRUPTED,
+                codes::QUERY_INTERRUPTED.message,
+            ))
+        } else {
+            self.execute_statement(sql, args, schema, sink)
+        };
+        // The statement is over: a kill that came during it was for it.
         self.shared.interrupted.store(false, Ordering::Release);
+        result
+    }
+
+    fn holds_session_state(&self) -> bool {
+        self.in_transaction() || self.autocommit_off || self.has_temp || !self.attached.is_empty()
+    }
+
+    fn interrupter(&self) -> Arc<dyn Interrupt> {
+        self.interrupter.clone()
+    }
+
+    fn set_connection_id(&mut self, id: u64) {
+        self.shared.connection_id.store(id, Ordering::Relaxed);
+    }
+
+    fn reset(&mut self) -> Result<(), SqlError> {
+        self.reset_state()
+    }
+
+    fn set_wait_hook(&mut self, hook: Option<WaitHook>) {
+        self.set_hook(hook);
+    }
+}
+
+impl SqliteConn {
+    /// Runs one statement; [`EngineConn::execute`] without the interrupt flag's bookkeeping.
+    fn execute_statement(
+        &mut self,
+        sql: &str,
+        args: &[Value],
+        schema: Option<&str>,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
         let _scope = BusyScope::enter(
             self.options.busy_timeout,
             self.wait_hook.clone(),
@@ -1047,19 +1100,9 @@ impl EngineConn for SqliteConn {
         }
     }
 
-    fn holds_session_state(&self) -> bool {
-        self.in_transaction() || self.autocommit_off || self.has_temp || !self.attached.is_empty()
-    }
-
-    fn interrupter(&self) -> Arc<dyn Interrupt> {
-        self.interrupter.clone()
-    }
-
-    fn set_connection_id(&mut self, id: u64) {
-        self.shared.connection_id.store(id, Ordering::Relaxed);
-    }
-
-    fn reset(&mut self) -> Result<(), SqlError> {
+    /// Rolls back and drops session state; [`EngineConn::reset`].
+    fn reset_state(&mut self) -> Result<(), SqlError> {
+        // A reset is not a statement anyone can kill: a leftover flag must not stop its ROLLBACK.
         self.shared.interrupted.store(false, Ordering::Release);
         let _scope = BusyScope::enter(
             self.options.busy_timeout,
@@ -1084,7 +1127,7 @@ impl EngineConn for SqliteConn {
         Ok(())
     }
 
-    fn set_wait_hook(&mut self, hook: Option<WaitHook>) {
+    fn set_hook(&mut self, hook: Option<WaitHook>) {
         self.wait_hook = hook;
     }
 }
@@ -1316,6 +1359,10 @@ fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
     SqlError::new(code, message)
 }
 
+/// VM instructions between two polls of the interrupt flag: a kill lands within microseconds,
+/// and the poll costs an atomic load per thousand instructions.
+const PROGRESS_OPS: std::ffi::c_int = 1000;
+
 /// Interrupts the statement running on one connection.
 struct SqliteInterrupter {
     handle: InterruptHandle,
@@ -1335,5 +1382,9 @@ impl Interrupt for SqliteInterrupter {
         // The flag first: a statement blocked in the busy handler sees it at its next step.
         self.shared.interrupted.store(true, Ordering::Release);
         self.handle.interrupt();
+    }
+
+    fn clear(&self) {
+        self.shared.interrupted.store(false, Ordering::Release);
     }
 }

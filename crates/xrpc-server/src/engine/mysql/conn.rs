@@ -398,7 +398,8 @@ impl Drop for MysqlConn {
 struct KillState {
     /// The backend thread running this handle's statement.
     thread_id: Option<u32>,
-    /// A kill arrived for the current statement.
+    /// A kill arrived for the running statement, or for the next one if none runs. Cleared when
+    /// a statement ends and by `Interrupt::clear`, never when one starts (see [`Interrupt`]).
     killed: bool,
     /// `KILL QUERY`s sent on side connections that have not finished yet.
     kills_in_flight: u32,
@@ -507,5 +508,9 @@ impl Interrupt for MysqlInterrupt {
             tracing::warn!(%err, "cannot start the backend kill thread");
             self.sync.kill_finished();
         }
+    }
+
+    fn clear(&self) {
+        self.sync.state.lock().killed = false;
     }
 }
