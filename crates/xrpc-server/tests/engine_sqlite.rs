@@ -750,6 +750,29 @@ fn interrupt_stops_a_long_query() {
     assert_eq!(rows(&mut *conn, "select 2"), [[Value::Sint(2)]]);
 }
 
+#[test]
+fn a_kill_before_the_statement_is_for_it_and_clear_forgets_it() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    // A kill that lands between the session publishing the interrupter and the engine starting
+    // stops the statement: starting does not clear the flag.
+    // (Bounded, so that a lost kill fails the test instead of hanging it.)
+    conn.interrupter().interrupt();
+    let e = err(
+        &mut *conn,
+        "with recursive c(x) as (select 1 union all select x + 1 from c where x < 2000000) \
+         select count(*) from c",
+    );
+    assert_eq!(e.code, 1317, "{e}");
+    // Consumed by the statement it stopped.
+    assert_eq!(rows(&mut *conn, "select 1"), [[Value::Sint(1)]]);
+    // A kill meant for a statement that is over is forgotten by `clear`, as the session does
+    // when it registers the next one.
+    conn.interrupter().interrupt();
+    conn.interrupter().clear();
+    assert_eq!(rows(&mut *conn, "select 2"), [[Value::Sint(2)]]);
+}
+
 /// A wait hook that counts the waits it marks and the guards dropped.
 fn counting_hook() -> (WaitHook, Arc<AtomicUsize>, Arc<AtomicUsize>) {
     struct Guard(Arc<AtomicUsize>);

@@ -151,3 +151,20 @@ fn kill_is_never_lost() {
         "only {rounds} rounds ran within {KILL_ROUNDS_BUDGET:?}; too few to mean anything"
     );
 }
+
+/// A kill stops one request, the oldest one not answered: requests pipelined behind it run.
+#[test]
+fn a_kill_stops_one_request_and_those_queued_behind_it_run() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    client.send_sql(1, slow_count());
+    client.send_sql(1, sql_stmt("select 7"));
+    client.send(1, ClientType::KillSession, &kill_query());
+    let killed = client.read_outcome(1);
+    assert_eq!(
+        killed.error.map(|err| err.code),
+        Some(codes::QUERY_INTERRUPTED.code)
+    );
+    assert_eq!(client.read_outcome(1).scalar(), &Value::Sint(7));
+}

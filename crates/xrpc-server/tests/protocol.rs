@@ -460,7 +460,7 @@ fn kill_query_interrupts_the_statement_and_keeps_the_session() {
         1,
         sql_stmt("with recursive n(i) as (select 1 union all select i + 1 from n) select count(*) from n"),
     );
-    // Kill a statement that runs, not one still queued: a kill with nothing running is a no-op.
+    // Kill the statement while it runs (kills that come before it starts: tests/faults.rs).
     node.wait_until_a_statement_runs();
     client.send(
         1,
