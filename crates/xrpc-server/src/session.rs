@@ -20,6 +20,17 @@
 //!   connection only while that connection holds session state (see [`crate::engine`]).
 //! - Kill and close come from the receive path, concurrently with a running request: they set
 //!   flags, interrupt the engine and cancel a flow-control wait; the runner cleans up.
+//! - Everything a session sends goes through its *send gate* (`Session::send_gated`): the
+//!   gate's mutex is held across the `send`, and once the session has sent its last frame
+//!   ([`Session::send_last`]: FATAL for kill, overflow or drain, OK for SESS_CLOSE) or has been
+//!   removed, the gate drops whatever a still-running statement flushes. So the last frame is the
+//!   last one the client ever sees on the sid for this session, whatever the race between the
+//!   receive path ending it and a worker finishing its statement; a client may reuse the sid at
+//!   once.
+//! - The gate's closed flag (`is_gone`) and its run lock form a Dekker pair (each side stores one
+//!   flag, then reads the other), so both use `SeqCst`: whichever of the remover and the runner comes last sees the other's flag and
+//!   gives the engine connection back; `release_engine` takes it out of an `Option`, so doing it twice
+//!   is harmless.
 //!
 //! # Which statement a KILL QUERY stops
 //!
@@ -38,19 +49,8 @@
 //!   a request received after it: a later request has a higher number than any recorded target.
 //!
 //! Registration clears the engine's interrupt flag and publishes its interrupter under the same
-//! lock ([`KillState`]) that a kill takes to read the target and call the interrupter, so no kill
+//! lock (`KillState`) that a kill takes to read the target and call the interrupter, so no kill
 //! falls between the two. Each kill stops at most one request; requests pipelined behind it run.
-//! - Everything a session sends goes through its *send gate* (`Session::send_gated`): the
-//!   gate's mutex is held across the `send`, and once the session has sent its last frame
-//!   ([`Session::send_last`]: FATAL for kill, overflow or drain, OK for SESS_CLOSE) or has been
-//!   removed, the gate drops whatever a still-running statement flushes. So the last frame is the
-//!   last one the client ever sees on the sid for this session, whatever the race between the
-//!   receive path ending it and a worker finishing its statement; a client may reuse the sid at
-//!   once.
-//! - The gate's closed flag (`is_gone`) and its run lock form a Dekker pair (each side stores one
-//!   flag, then reads the other), so both use `SeqCst`: whichever of the remover and the runner comes last sees the other's flag and
-//!   gives the engine connection back; `release_engine` takes it out of an `Option`, so doing it twice
-//!   is harmless.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
