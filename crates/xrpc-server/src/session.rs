@@ -371,6 +371,9 @@ impl Session {
                 // the answers below went out, so the sid's frames stay in request order.
                 let mut queue = self.queue.lock();
                 self.gate.close();
+                // Reset and pooled before the OK: once the client reads it, the session's state
+                // (an open transaction, locks, temporary tables) is gone on every engine.
+                self.release_engine(node);
                 self.send_last(conn, |out| write_ok(out, node.format, self.sid, "bye"));
                 // Requests pipelined behind the close get what a request on a sid without a
                 // session gets.
@@ -378,7 +381,6 @@ impl Session {
                     send_fatal(conn, node.format, self.sid, &codes::SESSION_NOT_FOUND);
                 }
                 drop(queue);
-                self.release_engine(node);
                 true
             }
             Request::Sql(stmt) => {
