@@ -148,7 +148,8 @@ fn kill_rounds(
 
 /// A `SESS_KILL QUERY` sent at any moment around a statement's start always ends that statement
 /// with 1317 (see [`kill_rounds`]), on the SQLite engine; a kill sent while the session is idle is
-/// a no-op. Before the fix, 54 of 75 kills were lost (the loop hit its time budget).
+/// a no-op. Before the fix, 92 of 130 kills were lost (the loop hit its time budget); with the
+/// fix but without the engine's progress handler, 42 of 3000.
 #[test]
 fn kill_is_never_lost() {
     let node = TestNode::start();
@@ -192,6 +193,7 @@ fn kill_is_never_lost() {
 /// The same on the `mysql` engine in front of a MariaDB started for the test: a kill before the
 /// statement reaches the backend fails it there, one after goes to the backend as `KILL QUERY`.
 /// `SELECT SLEEP(0.3)` answers 1 when a kill interrupts it and 0 when it slept to its end.
+/// Before the fix, 129 of 214 kills were lost (the loop hit its time budget).
 #[test]
 fn kill_is_never_lost_on_the_mysql_engine() {
     let db = MariaDb::start();
