@@ -122,6 +122,7 @@
 //! and drops every temp trigger, view and table.
 
 mod compat;
+mod rewrite;
 mod strict;
 mod types;
 
@@ -487,6 +488,12 @@ impl SqliteConn {
         ));
         register_functions(&conn, &shared, &options).map_err(map)?;
         register_check(&conn, &shared).map_err(map)?;
+        for scale in 0..=30 {
+            conn.create_collation(&rewrite::decimal_collation(scale), move |a, b| {
+                rewrite::compare_decimal(a, b, scale)
+            })
+            .map_err(map)?;
+        }
         let interrupter = Arc::new(SqliteInterrupter {
             handle: conn.get_interrupt_handle(),
             shared: Arc::clone(&shared),
@@ -603,6 +610,7 @@ impl SqliteConn {
             .enumerate()
             .map(|(index, value)| types::to_arg(index, value))
             .collect::<Result<Vec<Arg<'_>>, SqlError>>()?;
+        let sql = &*rewrite::quote_long_numbers(sql);
         self.check_single_statement(sql)?;
         self.shared.start_statement();
         if info.table_ddl != TableDdl::None {
@@ -627,6 +635,8 @@ impl SqliteConn {
             let summary = match info.table_ddl {
                 TableDdl::Create => {
                     let before = self.tables()?;
+                    let exact = rewrite::create_table(sql);
+                    let sql = exact.as_deref().unwrap_or(sql);
                     let summary = self.run_prepared(sql, args, info, sink)?;
                     let created: Vec<(String, String, i64)> = self
                         .tables()?
@@ -642,6 +652,8 @@ impl SqliteConn {
                     // Dropped first: SQLite refuses to drop a column a trigger names. Tables are
                     // found again by their root page, which a rename keeps.
                     let strict = self.drop_strict_triggers()?;
+                    let exact = rewrite::alter_table(sql);
+                    let sql = exact.as_deref().unwrap_or(sql);
                     let summary = self.run_prepared(sql, args, info, sink)?;
                     let now = self.tables()?;
                     for (schema, _, root) in strict {

@@ -174,6 +174,8 @@ pub(crate) fn classify_decl(decl: Option<&str>) -> DeclKind {
         "MEDIUMINT" | "INT3" | "MIDDLEINT" => int(mysql_type::INT24, 24, 9, 8),
         "INT" | "INT4" => int(mysql_type::LONG, 32, 11, 10),
         "BIGINT" | "INT8" | "INTEGER" => int(mysql_type::LONGLONG, 64, 20, 20),
+        // How the node declares BIGINT UNSIGNED in SQLite (TEXT affinity, see `rewrite`).
+        "BIG" if unsigned => int(mysql_type::LONGLONG, 64, 20, 20),
         "BOOL" | "BOOLEAN" => DeclKind::Int {
             mysql: mysql_type::TINY,
             length: 1,
