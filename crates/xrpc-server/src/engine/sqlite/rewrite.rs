@@ -316,11 +316,15 @@ pub(crate) fn alter_table(sql: &str) -> Option<String> {
     } else {
         add + 1
     };
-    rewrite_defs(sql, &tokens, vec![start..tokens.len()])
+    rewrite_defs(sql, &tokens, std::iter::once(start..tokens.len()))
 }
 
 /// Rewrites the types of the given column definitions (token ranges).
-fn rewrite_defs(sql: &str, tokens: &[Token], defs: Vec<std::ops::Range<usize>>) -> Option<String> {
+fn rewrite_defs(
+    sql: &str,
+    tokens: &[Token],
+    defs: impl IntoIterator<Item = std::ops::Range<usize>>,
+) -> Option<String> {
     let word =
         |t: &Token, w: &str| t.tok == Tok::Word && sql[t.start..t.end].eq_ignore_ascii_case(w);
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
