@@ -605,11 +605,7 @@ impl SqliteConn {
         info: SqlInfo,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
-        let args = args
-            .iter()
-            .enumerate()
-            .map(|(index, value)| types::to_arg(index, value))
-            .collect::<Result<Vec<Arg<'_>>, SqlError>>()?;
+        let args: Vec<Arg<'_>> = args.iter().map(types::to_arg).collect();
         let sql = &*rewrite::quote_long_numbers(sql);
         self.check_single_statement(sql)?;
         self.shared.start_statement();
