@@ -440,6 +440,27 @@ fn dml_summaries_count_rows_and_insert_ids() {
         "an explicit id is reported as MySQL does"
     );
     exec(&mut *conn, "delete from t where id = 40");
+    // Another connection recreates a table without an id column: no id from it any more.
+    exec(
+        &mut *conn,
+        "create table swap (id INTEGER PRIMARY KEY, v INTEGER)",
+    );
+    assert_eq!(
+        exec(&mut *conn, "insert into swap (v) values (1)")
+            .1
+            .last_insert_id,
+        Some(1)
+    );
+    let mut other = engine.acquire().unwrap();
+    exec(&mut *other, "drop table swap");
+    exec(&mut *other, "create table swap (v INTEGER)");
+    assert_eq!(
+        exec(&mut *conn, "insert into swap (v) values (1)")
+            .1
+            .last_insert_id,
+        None
+    );
+    engine.release(other);
     let (_, s) = exec(&mut *conn, "update t set v = v + 1 where v >= 20");
     assert_eq!((s.rows_affected, s.last_insert_id), (2, None));
     let (_, s) = exec(&mut *conn, "update t set v = 0 where v > 1000");

@@ -483,8 +483,9 @@ pub struct SqliteConn {
     has_temp: bool,
     /// Attached databases (not `main` or `temp`).
     attached: Vec<String>,
-    /// Whether a table (database, name) has an auto-increment column; forgotten after DDL.
-    auto_increment: std::collections::HashMap<(String, String), bool>,
+    /// Whether a table (database, name) has an auto-increment column, with the database's
+    /// `schema_version` it was read at (another connection may have recreated the table).
+    auto_increment: std::collections::HashMap<(String, String), (i64, bool)>,
 }
 
 impl SqliteConn {
@@ -801,8 +802,15 @@ impl SqliteConn {
     /// AUTO_INCREMENT maps to.
     fn has_auto_increment(&mut self, schema: &str, table: &str) -> bool {
         let key = (schema.to_owned(), table.to_owned());
-        if let Some(&known) = self.auto_increment.get(&key) {
-            return known;
+        let version: i64 = self
+            .conn
+            .prepare_cached(&format!("PRAGMA {}.schema_version", quote(schema)))
+            .and_then(|mut stmt| stmt.query_row([], |row| row.get(0)))
+            .unwrap_or(-1);
+        if let Some(&(seen, known)) = self.auto_increment.get(&key) {
+            if seen == version {
+                return known;
+            }
         }
         let sql = format!("PRAGMA {}.table_info({})", quote(schema), quote(table));
         let keys: rusqlite::Result<Vec<(String, i64)>> =
@@ -817,7 +825,7 @@ impl SqliteConn {
             }
             Err(_) => false,
         };
-        self.auto_increment.insert(key, known);
+        self.auto_increment.insert(key, (version, known));
         known
     }
 

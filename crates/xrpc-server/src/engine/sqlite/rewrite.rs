@@ -272,7 +272,10 @@ pub(crate) fn create_table(sql: &str) -> Option<String> {
         |t: &Token, w: &str| t.tok == Tok::Word && sql[t.start..t.end].eq_ignore_ascii_case(w);
     // CREATE [TEMP|TEMPORARY] TABLE [IF NOT EXISTS] name [. name] (
     let open = tokens.iter().position(|t| t.tok == Tok::Punct(b'('))?;
-    if !word(tokens.first()?, "CREATE") || !tokens[..open].iter().any(|t| word(t, "TABLE")) {
+    if !word(tokens.first()?, "CREATE")
+        || !tokens[..open].iter().any(|t| word(t, "TABLE"))
+        || tokens[..open].iter().any(|t| word(t, "AS"))
+    {
         return None;
     }
     // Column definitions: runs of tokens between commas at depth 1.
@@ -469,6 +472,10 @@ mod tests {
         );
         assert_eq!(alter_table("ALTER TABLE t ADD c INT"), None);
         assert_eq!(create_table("create table t as select 1.5 as d"), None);
+        assert_eq!(
+            create_table("create table t as select cast(1 as decimal(10,2)) as d"),
+            None
+        );
     }
 
     #[test]
