@@ -604,6 +604,18 @@ fn error_codes_follow_mysql() {
         ("select * from nope", 1146, "42S02", "no such table: nope"),
         ("select nope from t", 1054, "42S22", "no such column: nope"),
         (
+            "select cast('2024-02-29' as date)",
+            1235,
+            "42000",
+            "CAST … AS DATE",
+        ),
+        (
+            "select cast('1.5' as signed)",
+            1235,
+            "42000",
+            "CAST … AS SIGNED",
+        ),
+        (
             "insert into t values (3, 'c', null)",
             1048,
             "23000",

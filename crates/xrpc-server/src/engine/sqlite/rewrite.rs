@@ -241,6 +241,59 @@ pub(crate) fn quote_long_numbers(sql: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// MySQL CAST targets SQLite would answer differently (it reads them as NUMERIC affinity:
+/// `CAST('2024-02-29' AS DATE)` is 2024, `CAST('1.5' AS SIGNED)` is 1.5).
+const MYSQL_ONLY_CASTS: &[&str] = &[
+    "DATE", "DATETIME", "TIME", "SIGNED", "UNSIGNED", "DECIMAL", "DEC", "NUMERIC", "FIXED",
+    "BINARY",
+];
+
+/// The first `CAST(… AS type)` whose type is one of MySQL's that SQLite would answer
+/// differently, as written (`CAST … AS DATE`); `None` when there is none. The engine refuses
+/// such statements (1235) rather than return a wrong value.
+pub(crate) fn mysql_only_cast(sql: &str) -> Option<String> {
+    if !sql
+        .as_bytes()
+        .windows(4)
+        .any(|w| w.eq_ignore_ascii_case(b"cast"))
+    {
+        return None;
+    }
+    let tokens = tokens(sql)?;
+    let word =
+        |t: &Token, w: &str| t.tok == Tok::Word && sql[t.start..t.end].eq_ignore_ascii_case(w);
+    for (i, t) in tokens.iter().enumerate() {
+        if !word(t, "CAST") || tokens.get(i + 1).map(|t| t.tok) != Some(Tok::Punct(b'(')) {
+            continue;
+        }
+        let mut depth = 0usize;
+        let mut target = None;
+        for (j, inner) in tokens.iter().enumerate().skip(i + 1) {
+            match inner.tok {
+                Tok::Punct(b'(') => depth += 1,
+                Tok::Punct(b')') => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ if depth == 1 && word(inner, "AS") => target = tokens.get(j + 1),
+                _ => {}
+            }
+        }
+        if let Some(target) = target {
+            let name = &sql[target.start..target.end];
+            if MYSQL_ONLY_CASTS
+                .iter()
+                .any(|w| w.eq_ignore_ascii_case(name))
+            {
+                return Some(format!("CAST … AS {}", name.to_ascii_uppercase()));
+            }
+        }
+    }
+    None
+}
+
 /// Words that end a column's type in a column definition.
 const CONSTRAINT_WORDS: &[&str] = &[
     "CONSTRAINT",
@@ -476,6 +529,24 @@ mod tests {
             create_table("create table t as select cast(1 as decimal(10,2)) as d"),
             None
         );
+    }
+
+    #[test]
+    fn mysql_only_casts_are_found() {
+        assert_eq!(
+            mysql_only_cast("select cast('2024-02-29' as date)").as_deref(),
+            Some("CAST … AS DATE")
+        );
+        assert_eq!(
+            mysql_only_cast("SELECT CAST(CAST(x AS TEXT) AS decimal(10,2)) FROM t").as_deref(),
+            Some("CAST … AS DECIMAL")
+        );
+        assert_eq!(
+            mysql_only_cast("select cast(x as integer), cast(y as text)"),
+            None
+        );
+        assert_eq!(mysql_only_cast("select 'cast(x as date)'"), None);
+        assert_eq!(mysql_only_cast("select 1"), None);
     }
 
     #[test]
