@@ -63,7 +63,7 @@ fn counting(n: u64) -> String {
 // ---- every result type ----
 
 const ALL_TYPES: &str = "create table all_types (id integer primary key, i integer, r real, \
-                         s text, b blob, d decimal(10,2), dt date, ts datetime, tm time, \
+                         s text, b blob, d decimal(10,2), dt date, ts datetime(6), tm time, \
                          vc varchar(20), bi bigint, f double)";
 
 /// Every type the SQLite engine produces (SINT, DOUBLE, BYTES text and binary, DECIMAL, DATE and

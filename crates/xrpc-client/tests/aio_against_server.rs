@@ -32,7 +32,7 @@ async fn async_result_types_as_rows_chunks_and_auto_commit() {
     session
         .query(
             "create table t (id integer primary key, r real, s text, b blob, \
-             d decimal(10,2), dt date, ts datetime, tm time)",
+             d decimal(10,2), dt date, ts datetime(1), tm time)",
         )
         .await
         .unwrap();

@@ -194,6 +194,9 @@ error_codes! {
     INVALID_JSON = 3140, "22032", Error,
         "Invalid JSON text",
         "A write of text that is not valid JSON into a JSON column.";
+    NOT_SUPPORTED_YET = 1235, "42000", Error,
+        "This version doesn't yet support it",
+        "SQL the engine would answer differently from MySQL, refused rather than answered wrongly: CAST to DATE, DATETIME, TIME, SIGNED, UNSIGNED, DECIMAL or BINARY on SQLite.";
     ENGINE_ERROR = 1105, "HY000", Error,
         "Unknown error",
         "Any other engine error; the message keeps the engine's own words.";

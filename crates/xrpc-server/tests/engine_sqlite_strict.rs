@@ -127,13 +127,15 @@ fn cases() -> Vec<Case> {
             decl: "BIGINT UNSIGNED",
             accepted: vec![
                 ("0", Value::Uint(0)),
-                ("9223372036854775807", Value::Uint(i64::MAX as u64)),
+                ("9223372036854775808", Value::Uint(1 << 63)),
+                ("18446744073709551615", Value::Uint(u64::MAX)),
+                ("'18446744073709551615'", Value::Uint(u64::MAX)),
+                ("1e19", Value::Uint(10_000_000_000_000_000_000)),
             ],
-            // Above 2^63-1 SQLite holds only an inexact REAL: refused rather than rounded.
             refused: refused(&[
                 ("-1", RANGE),
-                ("18446744073709551615", RANGE),
                 ("18446744073709551616", RANGE),
+                ("1.5", TRUNCATED),
             ]),
         },
         Case {
@@ -156,6 +158,24 @@ fn cases() -> Vec<Case> {
                 ("'abc'", INCORRECT),
                 ("'1.5x'", TRUNCATED),
             ]),
+        },
+        Case {
+            decl: "DECIMAL(65,30)",
+            accepted: vec![
+                (
+                    "12345678901234567890123456789012345.123456789012345678901234567891",
+                    dec("12345678901234567890123456789012345.123456789012345678901234567891"),
+                ),
+                (
+                    "-0.000000000000000000000000000001",
+                    dec("-0.000000000000000000000000000001"),
+                ),
+                (
+                    "'1.0000000000000000001'",
+                    dec("1.000000000000000000100000000000"),
+                ),
+            ],
+            refused: refused(&[("123456789012345678901234567890123456", RANGE)]),
         },
         Case {
             decl: "DECIMAL",
@@ -403,6 +423,17 @@ fn alter_table_keeps_and_extends_the_checks() {
     let conn = &mut *conn;
     exec(conn, "create table t (a TINYINT, b INT)").unwrap();
     exec(conn, "alter table t add column c DATE").unwrap();
+    exec(conn, "alter table t add column e DECIMAL(40,0)").unwrap();
+    exec(
+        conn,
+        "insert into t (e) values (1234567890123456789012345678901234567890)",
+    )
+    .unwrap();
+    assert_eq!(
+        exec(conn, "select e from t").unwrap().rows,
+        [[dec("1234567890123456789012345678901234567890")]]
+    );
+    exec(conn, "delete from t").unwrap();
     assert_eq!(
         exec(conn, "insert into t (c) values ('2024-02-30')")
             .unwrap_err()
@@ -415,7 +446,7 @@ fn alter_table_keeps_and_extends_the_checks() {
     let err = exec(conn, "insert into u (aa) values (1000)").unwrap_err();
     assert_eq!(err.code, 1264);
     assert!(err.message.contains("'aa'"), "{err}");
-    exec(conn, "insert into u values (1, '2024-02-29')").unwrap();
+    exec(conn, "insert into u (aa, c) values (1, '2024-02-29')").unwrap();
     // A failed ALTER leaves the table and its checks as they were.
     assert!(exec(conn, "alter table u add column d INT NOT NULL").is_err());
     assert_eq!(
@@ -424,4 +455,51 @@ fn alter_table_keeps_and_extends_the_checks() {
             .code,
         1264
     );
+}
+
+#[test]
+fn exact_numbers_compare_order_and_index_as_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine =
+        SqliteEngine::open(&dir.path().join("exact.db"), SqliteOptions::default()).unwrap();
+    let mut conn = engine.acquire().unwrap();
+    let conn = &mut *conn;
+    exec(
+        conn,
+        "create table t (k INTEGER PRIMARY KEY, d DECIMAL(30,10) UNIQUE, u BIGINT UNSIGNED)",
+    )
+    .unwrap();
+    for (k, d, u) in [
+        (1, "10", "18446744073709551615"),
+        (2, "9.5", "9"),
+        (3, "-100.25", "18446744073709551614"),
+        (4, "12345678901234567890.0123456789", "0"),
+    ] {
+        exec(conn, &format!("insert into t values ({k}, {d}, {u})")).unwrap();
+    }
+    let order = |conn: &mut dyn EngineConn, sql: &str| -> Vec<Value> {
+        exec(conn, sql)
+            .unwrap()
+            .rows
+            .into_iter()
+            .map(|r| r[0].clone())
+            .collect()
+    };
+    let ks = |v: &[i64]| v.iter().map(|&k| Value::Sint(k)).collect::<Vec<_>>();
+    assert_eq!(order(conn, "select k from t order by d"), ks(&[3, 2, 1, 4]));
+    assert_eq!(order(conn, "select k from t order by u"), ks(&[4, 2, 3, 1]));
+    assert_eq!(
+        order(conn, "select k from t where u = 18446744073709551615"),
+        ks(&[1])
+    );
+    assert_eq!(order(conn, "select k from t where d > 9.75"), ks(&[1, 4]));
+    assert_eq!(order(conn, "select k from t where d = 9.5000"), ks(&[2]));
+    assert_eq!(order(conn, "select k from t where d = '10.0'"), ks(&[1]));
+    assert_eq!(
+        order(conn, "select d from t where k = 4"),
+        [dec("12345678901234567890.0123456789")]
+    );
+    // Values equal at the column's scale are duplicates, as MySQL stores them rounded.
+    let err = exec(conn, "insert into t (k, d) values (5, '9.50000000001')").unwrap_err();
+    assert_eq!(err.code, 1062, "{err}");
 }

@@ -172,7 +172,7 @@ fn statements_without_result_set_send_rows_affected_local_then_ok() {
     );
     let inserted = client.query(1, "insert into t (v) values ('a'), ('b')");
     assert_eq!(inserted.rows_affected(), Some(2));
-    // As MySQL reports it: the first id a multi-row insert generated.
+    // The first id of a multi-row insert, as MySQL reports it.
     assert_eq!(inserted.last_insert_id(), Some(1));
     // The notice is explicitly LOCAL and comes right before StmtExecuteOk.
     let n = inserted.messages.len();

@@ -2,7 +2,7 @@
 //!
 //! [`MariaDb`] starts a private MariaDB server for one test (or one test binary): a fresh data
 //! directory made by `mariadb-install-db` in a temporary directory, `mariadbd` on a free
-//! 127.0.0.1 port with its own socket, a user `xrpc`/`xrpc` with every privilege and a database
+//! 127.0.0.1 port with its own socket and temporary directory (so several start at once), a user `xrpc`/`xrpc` with every privilege and a database
 //! `xrpc` (utf8mb4). It is ready when [`MariaDb::start`] returns, and dropping it stops the server (SIGTERM,
 //! then SIGKILL after 20 s) and deletes the directory. Nothing else on the machine is touched:
 //! the system's MariaDB service and its configuration files (`--no-defaults`) are ignored.
@@ -81,9 +81,14 @@ impl MariaDb {
         let data = dir.path().join("data");
         let socket = dir.path().join("mariadbd.sock");
         let error_log = dir.path().join("error.log");
+        // Its own temporary directory: two servers bootstrapping at once in /tmp collide on their
+        // temporary tables and mariadb-install-db fails.
+        let tmp = dir.path().join("tmp");
+        std::fs::create_dir(&tmp)?;
         let user = if is_root() { Some("--user=root") } else { None };
 
         let output = Command::new(install)
+            .env("TMPDIR", &tmp)
             .arg("--no-defaults")
             .arg(format!("--datadir={}", data.display()))
             .args(user)
@@ -107,8 +112,10 @@ impl MariaDb {
 
         let port = free_port()?;
         let child = Command::new(server)
+            .env("TMPDIR", &tmp)
             .arg("--no-defaults")
             .args(user)
+            .arg(format!("--tmpdir={}", tmp.display()))
             .arg(format!("--datadir={}", data.display()))
             .arg(format!("--socket={}", socket.display()))
             .arg(format!(

@@ -66,63 +66,102 @@
 //!
 //! # Column types
 //!
-//! A column's X type is fixed before its metadata is sent, from its declared type (`decltype`)
-//! and, where that does not settle it, the first rows: up to 64 rows or 256 KiB are read ahead
-//! before the metadata when some column needs them, otherwise just the first row.
+//! A column with a declared type takes its X type, MySQL type, length and fractional digits
+//! from the declaration, read as MySQL DDL (`types::classify_decl`), never from the values. An
+//! expression column (no declaration, or one naming no MySQL type) is typed from the first rows:
+//! up to 64 rows or 256 KiB are read ahead before the metadata when some column needs it.
 //!
-//! | declared type | X type | MySQL type | collation |
-//! | --- | --- | --- | --- |
-//! | contains `INT` (INTEGER, BIGINT, …) | SINT | LONGLONG (TINY, SHORT, INT24 for TINYINT, SMALLINT, MEDIUMINT) | 63 |
-//! | BOOL, BOOLEAN | SINT | TINY | 63 |
-//! | REAL, DOUBLE, FLOAT | DOUBLE | DOUBLE | 63 |
-//! | DECIMAL(p,s), NUMERIC, DEC, FIXED | DECIMAL, rescaled to `s` when declared | NEWDECIMAL | 63 |
-//! | CHAR, VARCHAR, TEXT, CLOB, JSON, ENUM | BYTES | VAR_STRING | 45 (utf8mb4) |
-//! | BLOB / VARBINARY / BINARY | BYTES | BLOB / VAR_STRING / STRING | 63 (binary) |
-//! | DATETIME, TIMESTAMP | DATETIME if every read-ahead value is date text, else BYTES text | DATETIME, TIMESTAMP | 63 |
-//! | DATE | DATETIME without time, same condition | DATE | 63 |
-//! | TIME | TIME if every read-ahead value is time text, else BYTES text | TIME | 63 |
-//! | none (expressions) or unknown | from the read-ahead values' storage classes, below | | |
+//! | declared type | X type | MySQL type | length | fractional digits |
+//! | --- | --- | --- | --- | --- |
+//! | TINYINT, SMALLINT, MEDIUMINT, INT, BIGINT (INTEGER is BIGINT, SQLite's rowid idiom) | SINT | TINY, SHORT, INT24, LONG, LONGLONG | 4, 6, 9, 11, 20 | 0 |
+//! | the same `UNSIGNED` (or ZEROFILL) | UINT | the same | 3, 5, 8, 10, 20 | 0 |
+//! | BOOL, BOOLEAN | SINT | TINY | 1 | 0 |
+//! | YEAR | UINT | YEAR (13) | 4 | 0 |
+//! | BIT(n) | BIT | BIT | n | 0 |
+//! | FLOAT (FLOAT(p ≤ 24)) | FLOAT | FLOAT | 12 | 31 |
+//! | DOUBLE, REAL, FLOAT(p > 24) | DOUBLE | DOUBLE | 22 | 31 |
+//! | DECIMAL(p,s), NUMERIC, DEC, FIXED (alone: (10,0)) | DECIMAL | NEWDECIMAL | p + 2 (p + 1 when s = 0) | s |
+//! | DATE | DATETIME | DATE | 10 | 0 |
+//! | DATETIME(fsp), TIMESTAMP(fsp) | DATETIME | DATETIME, TIMESTAMP | 19 (+ fsp + 1) | fsp |
+//! | TIME(fsp) | TIME | TIME | 10 (+ fsp + 1) | fsp |
+//! | CHAR(n) | BYTES, collation 45 | STRING | 4n | 0 |
+//! | VARCHAR(n), TEXT family, CLOB, JSON, ENUM, SET | BYTES, collation 45 | VAR_STRING | 4n or the type's bytes | 0 |
+//! | BINARY(n), VARBINARY(n) | BYTES, collation 63 | STRING, VAR_STRING | n | 0 |
+//! | BLOB family | BYTES, collation 63 | BLOB | the type's bytes | 0 |
 //!
-//! Without a usable declaration: only INTEGER values → SINT (LONGLONG); INTEGER and REAL, or
-//! REAL → DOUBLE; any BLOB → BYTES binary (BLOB, 63); otherwise TEXT → BYTES text (VAR_STRING,
-//! 45). A column that is NULL in every row of a result that ended within the read-ahead is MySQL's
-//! `select null`: BYTES with MySQL type NULL (6), collation 63. A column NULL in every read-ahead
-//! row of a longer result is BYTES text.
+//! Expression columns: only INTEGER values → SINT (LONGLONG); INTEGER and REAL, or REAL →
+//! DOUBLE; any BLOB → BYTES binary (BLOB, 63); otherwise TEXT → BYTES text (VAR_STRING, 45). A
+//! column NULL in every row of a result that ended within the read-ahead is MySQL's `select
+//! null`: BYTES with MySQL type NULL (6), collation 63; NULL in every read-ahead row of a longer
+//! result, BYTES text.
 //!
-//! SQLite is dynamically typed, so a value can still differ from its column's type (a declared
-//! column holding another storage class, or a row after the read-ahead). It is converted to the
-//! column's type by SQLite's CAST rules, which are also MySQL's non-strict rules: text that is
-//! not a number reads as its numeric prefix or 0; a real in a SINT column is truncated (and
-//! saturated); numbers in a BYTES column become their text (reals in the shortest form that
-//! reads back, `1.0` for whole numbers); text that is not a date or time becomes the zero value
-//! (`0000-00-00`, `00:00:00`). An infinite real in a DECIMAL column is error 1105. So every row
-//! value is `Null` or exactly the column's type. `table`, `original_table` and `original_name`
-//! are left empty (rusqlite 0.32 does not expose SQLite's column origin); `schema` is set for
-//! declared columns.
+//! A value is sent exactly or not at all. Declared columns send what MySQL would have stored
+//! (`types::convert`): a DECIMAL rounded half away from zero to its scale, a CHAR without
+//! trailing spaces, a BINARY(n) padded with zero bytes, a YEAR of 1–99 widened, fractional
+//! seconds beyond the declared precision truncated. A stored value that is not of the column's
+//! type (a table written before the strict checks, or a later row of an expression column of
+//! another type) ends the result with ERROR 1366 naming the value, the column, the row and the
+//! type; the rows before it have been sent. `table`, `original_table` and `original_name` are
+//! left empty and NOT NULL / key flags are not set (rusqlite 0.32 does not expose SQLite's
+//! column origin); `schema` is set for declared columns.
+//!
+//! # Strict writes and exact numbers
+//!
+//! Writes are checked as MySQL's strict mode checks them, by triggers the node generates on
+//! every table it creates; the `strict` module has the rules and the reasons for the design,
+//! the `rewrite` module the storage of exact numbers:
+//!
+//! - INSERT, UPDATE, REPLACE and upserts refuse a value that does not fit the declared type
+//!   with MySQL's code, SQL state and message (`Out of range value for column 'c' at row 2`):
+//!   1366 not a value of the type, 1264 out of range, 1292 invalid date or time (calendar
+//!   checked; zero dates refused, as MySQL 8's default `NO_ZERO_DATE`), 1406 too long, 1265
+//!   trailing junk or a fraction into an integer column, 3140 invalid JSON, 1048 NULL into NOT
+//!   NULL. The statement is atomic: none of its rows are kept.
+//! - DECIMAL columns and BIGINT UNSIGNED are declared in SQLite with TEXT affinity and a
+//!   numeric collation (`DECIMAL TEXT(p,s) COLLATE xrpc_decimal_<s>`, `BIG UNSIGNED TEXT`), so
+//!   they keep up to 65 digits, or the whole unsigned range, digit for digit, and compare,
+//!   order and index as numbers. Numeric literals of more than 15 significant digits (other
+//!   than integers up to 2^63−1) are read as exact strings. Arithmetic on them (`d + 1`,
+//!   `SUM(d)`) uses SQLite's 64-bit numbers.
+//! - Tables created before this (or by another tool) have no triggers: their writes are not
+//!   checked and their DECIMAL columns keep NUMERIC affinity (15 significant digits); what they
+//!   hold is still never sent converted.
+//!
+//! # Insert ids
+//!
+//! An INSERT or REPLACE reports GENERATED_INSERT_ID only when its table has an auto-increment
+//! column, which in SQLite is the rowid alias (a single `INTEGER PRIMARY KEY` column, with or
+//! without AUTOINCREMENT), and then reports the id of the first row it inserted, as MySQL does
+//! for a multi-row insert (an explicit id is reported as well, as MySQL's OK packet does).
+//! `last_insert_id()` returns the same number.
 //!
 //! # Arguments
 //!
 //! `?` placeholders bind `args` in order, and the count must match (else 1210). Sint, Bit and
-//! Uint up to `i64::MAX` bind as INTEGER (a larger Uint or Bit is 1210); Double as REAL; Float as
-//! the REAL of its shortest decimal form (0.1f32 is 0.1); Bytes and Enum as TEXT when valid
-//! UTF-8, else BLOB (the protocol's strings and octets both arrive as Bytes, and TEXT compares
-//! equal to TEXT columns); Set as its items joined by `,`; Decimal, DateTime (`YYYY-MM-DD[
-//! HH:MM:SS[.ffffff]]`) and Time (`[-]HH:MM:SS[.ffffff]`) as TEXT; Null as NULL.
+//! Uint up to `i64::MAX` bind as INTEGER, a larger Uint or Bit as the TEXT of its digits (exact
+//! in a BIGINT UNSIGNED column); Double as REAL; Float as the REAL of its shortest decimal form
+//! (0.1f32 is 0.1); Bytes and Enum as TEXT when valid UTF-8, else BLOB (the protocol's strings
+//! and octets both arrive as Bytes, and TEXT compares equal to TEXT columns); Set as its items
+//! joined by `,`; Decimal, DateTime (`YYYY-MM-DD[ HH:MM:SS[.ffffff]]`) and Time
+//! (`[-]HH:MM:SS[.ffffff]`) as TEXT; Null as NULL.
 //!
 //! # Errors
 //!
 //! | SQLite | code | SQL state |
 //! | --- | --- | --- |
 //! | UNIQUE or PRIMARY KEY constraint | 1062 DUP_ENTRY | 23000 |
+//! | NOT NULL constraint | 1048 BAD_NULL | 23000 |
+//! | the strict-write checks | 1366, 1264, 1292, 1406, 1265, 3140 | HY000, 22003, 22007, 22001, 01000, 22032 |
 //! | syntax error, incomplete input, unrecognized token; several statements; empty query | 1064 PARSE_ERROR | 42000 |
 //! | no such table | 1146 NO_SUCH_TABLE | 42S02 |
 //! | no such column | 1054 BAD_FIELD | 42S22 |
 //! | SQLITE_BUSY / SQLITE_LOCKED (busy timeout ran out, or a stale snapshot) | 1205 LOCK_WAIT_TIMEOUT | HY000 |
 //! | SQLITE_INTERRUPT, or busy while killed | 1317 QUERY_INTERRUPTED | 70100 |
 //! | wrong argument count or unbindable argument | 1210 WRONG_ARGUMENTS | HY000 |
-//! | anything else (NOT NULL, CHECK, FOREIGN KEY constraints included) | 1105 ENGINE_ERROR | HY000 |
+//! | MySQL's CAST to DATE, DATETIME, TIME, SIGNED, UNSIGNED, DECIMAL or BINARY, which SQLite answers differently (refused before it runs) | 1235 NOT_SUPPORTED_YET | 42000 |
+//! | anything else (CHECK, FOREIGN KEY constraints included) | 1105 ENGINE_ERROR | HY000 |
 //!
-//! The message is SQLite's own.
+//! The message is SQLite's own, except for the strict checks and NOT NULL, which use MySQL's.
 //!
 //! # Session state
 //!
@@ -137,6 +176,7 @@
 // above), and the flag is connection state that belongs here.
 mod busy;
 mod compat;
+mod rewrite;
 mod strict;
 mod types;
 
@@ -499,8 +539,9 @@ pub struct SqliteConn {
     has_temp: bool,
     /// Attached databases (not `main` or `temp`).
     attached: Vec<String>,
-    /// Whether a table (database, name) has an auto-increment column; forgotten after DDL.
-    auto_increment: std::collections::HashMap<(String, String), bool>,
+    /// Whether a table (database, name) has an auto-increment column, with the database's
+    /// `schema_version` it was read at (another connection may have recreated the table).
+    auto_increment: std::collections::HashMap<(String, String), (i64, bool)>,
 }
 
 impl SqliteConn {
@@ -554,6 +595,12 @@ impl SqliteConn {
         );
         register_functions(&conn, &shared, &options).map_err(map)?;
         register_check(&conn, &shared).map_err(map)?;
+        for scale in 0..=30 {
+            conn.create_collation(&rewrite::decimal_collation(scale), move |a, b| {
+                rewrite::compare_decimal(a, b, scale)
+            })
+            .map_err(map)?;
+        }
         let interrupter = Arc::new(SqliteInterrupter {
             handle: conn.get_interrupt_handle(),
             shared: Arc::clone(&shared),
@@ -665,11 +712,17 @@ impl SqliteConn {
         info: SqlInfo,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
-        let args = args
-            .iter()
-            .enumerate()
-            .map(|(index, value)| types::to_arg(index, value))
-            .collect::<Result<Vec<Arg<'_>>, SqlError>>()?;
+        let args: Vec<Arg<'_>> = args.iter().map(types::to_arg).collect();
+        if let Some(cast) = rewrite::mysql_only_cast(sql) {
+            return Err(SqlError::new(
+                &codes::NOT_SUPPORTED_YET,
+                format!(
+                    "This version doesn't yet support '{cast}': SQLite would answer it differently \
+                     from MySQL (CAST('2024-02-29' AS DATE) is 2024 there)"
+                ),
+            ));
+        }
+        let sql = &*rewrite::quote_long_numbers(sql);
         self.check_single_statement(sql)?;
         self.shared.start_statement();
         if info.table_ddl != TableDdl::None {
@@ -694,6 +747,8 @@ impl SqliteConn {
             let summary = match info.table_ddl {
                 TableDdl::Create => {
                     let before = self.tables()?;
+                    let exact = rewrite::create_table(sql);
+                    let sql = exact.as_deref().unwrap_or(sql);
                     let summary = self.run_prepared(sql, args, info, sink)?;
                     let created: Vec<(String, String, i64)> = self
                         .tables()?
@@ -709,6 +764,8 @@ impl SqliteConn {
                     // Dropped first: SQLite refuses to drop a column a trigger names. Tables are
                     // found again by their root page, which a rename keeps.
                     let strict = self.drop_strict_triggers()?;
+                    let exact = rewrite::alter_table(sql);
+                    let sql = exact.as_deref().unwrap_or(sql);
                     let summary = self.run_prepared(sql, args, info, sink)?;
                     let now = self.tables()?;
                     for (schema, _, root) in strict {
@@ -822,8 +879,15 @@ impl SqliteConn {
     /// AUTO_INCREMENT maps to.
     fn has_auto_increment(&mut self, schema: &str, table: &str) -> bool {
         let key = (schema.to_owned(), table.to_owned());
-        if let Some(&known) = self.auto_increment.get(&key) {
-            return known;
+        let version: i64 = self
+            .conn
+            .prepare_cached(&format!("PRAGMA {}.schema_version", quote(schema)))
+            .and_then(|mut stmt| stmt.query_row([], |row| row.get(0)))
+            .unwrap_or(-1);
+        if let Some(&(seen, known)) = self.auto_increment.get(&key) {
+            if seen == version {
+                return known;
+            }
         }
         let sql = format!("PRAGMA {}.table_info({})", quote(schema), quote(table));
         let keys: rusqlite::Result<Vec<(String, i64)>> =
@@ -838,7 +902,7 @@ impl SqliteConn {
             }
             Err(_) => false,
         };
-        self.auto_increment.insert(key, known);
+        self.auto_increment.insert(key, (version, known));
         known
     }
 

@@ -104,7 +104,8 @@ impl fmt::Display for Shown<'_> {
         match self.0 {
             ValueRef::Null => f.write_str("NULL"),
             ValueRef::Integer(i) => write!(f, "{i}"),
-            ValueRef::Real(r) => write!(f, "{r}"),
+            // Debug keeps huge and tiny reals short (`1e300`), and reads back the same.
+            ValueRef::Real(r) => write!(f, "{r:?}"),
             ValueRef::Text(t) | ValueRef::Blob(t) => match std::str::from_utf8(t) {
                 Ok(s) if matches!(self.0, ValueRef::Text(_)) => {
                     f.write_str(&s.chars().take(64).collect::<String>())

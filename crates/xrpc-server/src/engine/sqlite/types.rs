@@ -11,11 +11,10 @@ use std::borrow::Cow;
 use bytes::Bytes;
 use rusqlite::ToSql;
 use rusqlite::types::{ToSqlOutput, Value as SqlValue, ValueRef};
-use xrpc_proto::codes;
 use xrpc_proto::value::{ColumnType, Value, XDateTime, XDecimal, XTime};
 
 use super::strict::{self, Problem};
-use crate::result::{ColumnInfo, SqlError, mysql_type};
+use crate::result::{ColumnInfo, mysql_type};
 
 /// Rows read ahead, at most, to type expression columns (no declared type).
 pub(crate) const LOOKAHEAD_ROWS: usize = 64;
@@ -174,6 +173,8 @@ pub(crate) fn classify_decl(decl: Option<&str>) -> DeclKind {
         "MEDIUMINT" | "INT3" | "MIDDLEINT" => int(mysql_type::INT24, 24, 9, 8),
         "INT" | "INT4" => int(mysql_type::LONG, 32, 11, 10),
         "BIGINT" | "INT8" | "INTEGER" => int(mysql_type::LONGLONG, 64, 20, 20),
+        // How the node declares BIGINT UNSIGNED in SQLite (TEXT affinity, see `rewrite`).
+        "BIG" if unsigned => int(mysql_type::LONGLONG, 64, 20, 20),
         "BOOL" | "BOOLEAN" => DeclKind::Int {
             mysql: mysql_type::TINY,
             length: 1,
@@ -568,31 +569,22 @@ impl ToSql for Arg<'_> {
 }
 
 /// Converts argument `index` (0-based) for binding; see the parent module for the rules.
-pub(crate) fn to_arg(index: usize, value: &Value) -> Result<Arg<'_>, SqlError> {
-    let out_of_range = |what: &str, v: u64| {
-        SqlError::new(
-            &codes::WRONG_ARGUMENTS,
-            format!(
-                "Incorrect arguments: argument {} is {what} {v}, beyond SQLite's 64-bit signed integers",
-                index + 1
-            ),
-        )
-    };
+pub(crate) fn to_arg(value: &Value) -> Arg<'_> {
     fn text_or_blob(b: &Bytes) -> Arg<'_> {
         match std::str::from_utf8(b) {
             Ok(s) => Arg::Text(Cow::Borrowed(s)),
             Err(_) => Arg::Blob(b),
         }
     }
-    Ok(match value {
+    match value {
         Value::Null => Arg::Null,
         Value::Sint(i) => Arg::Int(*i),
-        Value::Uint(u) => {
-            Arg::Int(i64::try_from(*u).map_err(|_| out_of_range("the unsigned", *u))?)
-        }
-        Value::Bit(u) => {
-            Arg::Int(i64::try_from(*u).map_err(|_| out_of_range("the bit value", *u))?)
-        }
+        // Above 2^63-1 SQLite has no integer: the exact digits, as text, which a BIGINT UNSIGNED
+        // column stores and compares exactly (TEXT affinity and a numeric collation).
+        Value::Uint(u) | Value::Bit(u) => match i64::try_from(*u) {
+            Ok(i) => Arg::Int(i),
+            Err(_) => Arg::Text(Cow::Owned(u.to_string())),
+        },
         Value::Double(f) => Arg::Real(*f),
         // Through the float's shortest decimal form, so 0.1f32 binds as 0.1, not 0.10000000149.
         Value::Float(f) => Arg::Real(f.to_string().parse().unwrap_or(f64::from(*f))),
@@ -605,7 +597,7 @@ pub(crate) fn to_arg(index: usize, value: &Value) -> Result<Arg<'_>, SqlError> {
         Value::Decimal(d) => Arg::Text(Cow::Owned(d.to_string())),
         Value::DateTime(dt) => Arg::Text(Cow::Owned(dt.to_string())),
         Value::Time(t) => Arg::Text(Cow::Owned(t.to_string())),
-    })
+    }
 }
 
 #[cfg(test)]
@@ -797,29 +789,29 @@ mod tests {
 
     #[test]
     fn arguments() {
-        assert_eq!(to_arg(0, &Value::Uint(5)).unwrap(), Arg::Int(5));
-        let err = to_arg(2, &Value::Uint(u64::MAX)).unwrap_err();
-        assert_eq!(err.code, 1210);
-        assert!(err.message.contains("argument 3"), "{}", err.message);
-        assert_eq!(to_arg(0, &Value::Float(0.1)).unwrap(), Arg::Real(0.1));
+        assert_eq!(to_arg(&Value::Uint(5)), Arg::Int(5));
         assert_eq!(
-            to_arg(0, &Value::Bytes(Bytes::from_static(b"hi"))).unwrap(),
+            to_arg(&Value::Uint(u64::MAX)),
+            Arg::Text("18446744073709551615".into())
+        );
+        assert_eq!(to_arg(&Value::Float(0.1)), Arg::Real(0.1));
+        assert_eq!(
+            to_arg(&Value::Bytes(Bytes::from_static(b"hi"))),
             Arg::Text("hi".into())
         );
         assert_eq!(
-            to_arg(0, &Value::Bytes(Bytes::from_static(b"\xff\x00"))).unwrap(),
+            to_arg(&Value::Bytes(Bytes::from_static(b"\xff\x00"))),
             Arg::Blob(b"\xff\x00")
         );
         assert_eq!(
-            to_arg(
-                0,
-                &Value::Set(vec![Bytes::from_static(b"a"), Bytes::from_static(b"b")])
-            )
-            .unwrap(),
+            to_arg(&Value::Set(vec![
+                Bytes::from_static(b"a"),
+                Bytes::from_static(b"b")
+            ])),
             Arg::Text("a,b".into())
         );
         assert_eq!(
-            to_arg(0, &Value::Decimal(XDecimal::parse("-1.50").unwrap())).unwrap(),
+            to_arg(&Value::Decimal(XDecimal::parse("-1.50").unwrap())),
             Arg::Text("-1.50".into())
         );
     }
