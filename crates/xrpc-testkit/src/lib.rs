@@ -12,10 +12,10 @@
 //!   database [`DATABASE`] (utf8mb4, binary collation). `root` has no password and logs in over
 //!   the socket only ([`MariaDb::admin`]).
 //! - **Several at once.** Each instance has its own `TMPDIR` (two bootstraps sharing /tmp collide
-//!   on their temporary files and fail). As a further safety net, `mariadb-install-db` runs are
-//!   serialised across threads and processes by an advisory lock on a file in the system's
-//!   temporary directory, and a failed install is retried in a fresh data directory (up to
-//!   [`INSTALL_ATTEMPTS`] times; the last failure is the error).
+//!   on their temporary files and fail). As a further safety net, `mariadb-install-db` runs one
+//!   at a time within a process (test binary), and a failed install is retried in a fresh data
+//!   directory (up to [`INSTALL_ATTEMPTS`] times; the last failure is the error). Servers
+//!   themselves start and run concurrently.
 //! - **Cleaned up.** Dropping it stops the server (SIGTERM, then SIGKILL after 20 s) and deletes
 //!   the directory.
 //! - **Loud.** A missing `mariadbd` is an error ([`MariaDbError::NotInstalled`]), never a silent
@@ -26,10 +26,10 @@
 //! [`MariaDb::restart`] starts it again on the same port and data; [`MariaDb::start_with`]
 //! passes extra `mariadbd` options, and [`MariaDb::log`] returns its error log.
 
-use std::fs::File;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
@@ -38,6 +38,8 @@ use mysql::prelude::Queryable;
 const READY_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a stopping server may take before it is killed.
 const STOP_TIMEOUT: Duration = Duration::from_secs(20);
+/// Serialises `mariadb-install-db` runs within the process.
+static INSTALL: Mutex<()> = Mutex::new(());
 /// How many times `mariadb-install-db` is tried, each in a fresh data directory.
 pub const INSTALL_ATTEMPTS: usize = 3;
 
@@ -327,19 +329,16 @@ fn tmp_dir(dir: &Path) -> PathBuf {
     dir.join("tmp")
 }
 
-/// Runs `mariadb-install-db` into `dir/data`, one run at a time on the machine, retrying in a
+/// Runs `mariadb-install-db` into `dir/data`, one run at a time in the process, retrying in a
 /// fresh data directory when it fails.
 fn install_data(install: &Path, dir: &Path, as_root: bool) -> Result<(), MariaDbError> {
     let data = dir.join("data");
     let tmp = tmp_dir(dir);
-    // flock(2) on a shared file: serialises runs across threads (each opens its own file) and
-    // across test binaries; the lock goes with the file when this function returns.
-    let lock = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(std::env::temp_dir().join("xrpc-mariadb-install.lock"))?;
-    lock.lock()?;
+    // Held until this function returns. A panic elsewhere while holding it leaves nothing half
+    // done that matters here, so a poisoned lock is still used.
+    let _one_at_a_time = INSTALL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let mut attempt = 1;
     loop {
         match std::fs::remove_dir_all(&data) {
