@@ -1,20 +1,18 @@
 //! End-to-end: a node on the `mysql` engine in front of a real MariaDB (started per test by
-//! `support/mariadb.rs`), over real TCP with the raw-frame client.
+//! `xrpc_testkit`), over real TCP with the raw-frame client.
 
 mod common;
-#[path = "support/mariadb.rs"]
-mod mariadb;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use common::{Client, Outcome, TestNode, arg_sint, arg_text, sql_stmt, text};
-use mariadb::MariaDb;
 use mysql::prelude::Queryable;
 use xrpc_proto::messages::{ClientType, pb};
 use xrpc_proto::value::{ColumnType, Value, XDateTime, XDecimal, XTime};
 use xrpc_server::engine::mysql::{MysqlEngine, PoolOptions};
+use xrpc_testkit::MariaDb;
 
 /// The high bit of a sid: an auto-commit session.
 const AUTO: u64 = 0x8000_0000_0000_0000;
@@ -36,7 +34,7 @@ impl Fixture {
     }
 
     fn with_options(options: PoolOptions) -> Self {
-        let db = MariaDb::start();
+        let db = MariaDb::start().unwrap_or_else(|err| panic!("{err}"));
         db.admin().query_drop("CREATE DATABASE t").unwrap();
         let engine = Arc::new(MysqlEngine::connect(&db.url_db("t"), options).unwrap());
         let node = TestNode::start_with_engine(engine.clone(), |_, _| {});
@@ -645,7 +643,7 @@ fn a_lost_backend_connection_is_2013_and_the_session_stays_usable() {
 fn a_kill_that_comes_before_the_statement_reaches_the_backend_is_not_lost() {
     use xrpc_server::engine::EngineConn;
     use xrpc_server::result::CollectedResult;
-    let db = MariaDb::start();
+    let db = MariaDb::start().unwrap_or_else(|err| panic!("{err}"));
     let engine = MysqlEngine::connect(&db.url(), PoolOptions::default()).unwrap();
     let mut handle = engine.handle();
     // The session registered the statement (and so its interrupter), and the kill came before
@@ -684,7 +682,7 @@ fn a_backend_restart_gives_clear_errors_at_once_then_the_pool_reconnects() {
             started.elapsed()
         );
     }
-    fx.db.restart();
+    fx.db.restart().unwrap_or_else(|err| panic!("{err}"));
     // The transaction died with its connection, as with any MySQL client; both sessions work.
     assert_eq!(
         ok(c.query(1, "SELECT COUNT(*) FROM r")).scalar(),
@@ -699,7 +697,7 @@ fn a_backend_restart_gives_clear_errors_at_once_then_the_pool_reconnects() {
 
 #[test]
 fn the_binary_fronts_mariadb_with_the_engine_setting() {
-    let db = MariaDb::start();
+    let db = MariaDb::start().unwrap_or_else(|err| panic!("{err}"));
     db.admin().query_drop("CREATE DATABASE t").unwrap();
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("server.log");
@@ -712,7 +710,16 @@ fn the_binary_fronts_mariadb_with_the_engine_setting() {
     let mut c = server.client();
     c.new_session(1);
     let vars = ok(c.query(1, "SHOW VARIABLES LIKE 'xrpc_engine'"));
-    assert_eq!(text(&vars.rows[0][1]), url);
+    let shown = format!(
+        "mysql://{0}:***@127.0.0.1:{1}/t",
+        xrpc_testkit::USER,
+        db.port()
+    );
+    assert_eq!(
+        text(&vars.rows[0][1]),
+        shown,
+        "the URL without its password"
+    );
     let pool = ok(c.query(1, "SHOW VARIABLES LIKE 'xrpc_backend_pool_size'"));
     assert_eq!(text(&pool.rows[0][1]), "3");
     let version = ok(c.query(1, "SHOW VARIABLES LIKE 'version'"));
@@ -759,7 +766,7 @@ fn a_100_mib_backend_result_streams_with_a_small_token_in_bounded_server_memory(
     const ROW_BYTES: u64 = 1024;
     const TOKEN_KIB: i32 = 64;
     const MAX_GROWTH: u64 = 64 * 1024 * 1024;
-    let db = MariaDb::start();
+    let db = MariaDb::start().unwrap_or_else(|err| panic!("{err}"));
     let dir = tempfile::tempdir().unwrap();
     let server = common::ServerProcess::spawn(
         dir.path(),
@@ -853,7 +860,7 @@ fn idle_connections_are_pinged_and_expired_ones_replaced() {
     drop(c);
 
     // A connection past its lifetime is closed instead of lent.
-    let db = MariaDb::start();
+    let db = MariaDb::start().unwrap_or_else(|err| panic!("{err}"));
     let engine = MysqlEngine::connect(
         &db.url(),
         PoolOptions {
@@ -879,7 +886,7 @@ fn idle_connections_are_pinged_and_expired_ones_replaced() {
 fn a_backend_refusing_connections_is_a_clear_error_not_a_crash() {
     // MariaDB's max_connections cannot go below 10; a per-account limit refuses the third
     // connection the same way (1226 instead of 1040), which is what this test needs.
-    let db = MariaDb::start();
+    let db = MariaDb::start().unwrap_or_else(|err| panic!("{err}"));
     let mut admin = db.admin();
     admin
         .query_drop("CREATE USER app@'%' IDENTIFIED BY 'pw' WITH MAX_USER_CONNECTIONS 2")
