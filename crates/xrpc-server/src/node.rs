@@ -17,11 +17,11 @@ use xrpc_net::hist::PerfHistograms;
 use xrpc_net::stats::NetStats;
 use xrpc_proto::frame::HeaderFormat;
 
-use crate::admin::{self, AdminContext, StatusSource};
+use crate::admin::{self, AdminContext, AdminOutcome, StatusSource};
 use crate::auth::Accounts;
 use crate::cache::RequestCache;
 use crate::engine::{Engine, Interrupt};
-use crate::result::{ExecSummary, ResultSink, SqlError};
+use crate::result::ResultSink;
 use crate::settings::Settings;
 use crate::var_store::Variables;
 use crate::vars::VarId;
@@ -271,12 +271,8 @@ impl NodeShared {
     }
 
     /// Answers `sql` if it is the node's own SQL (SHOW VARIABLES, SET GLOBAL, CALL xrpc.perf_hist, …);
-    /// `None` passes it to the engine.
-    pub fn try_admin(
-        &self,
-        sql: &str,
-        sink: &mut dyn ResultSink,
-    ) -> Option<Result<ExecSummary, SqlError>> {
+    /// see [`AdminOutcome`] for what the engine then runs.
+    pub fn try_admin(&self, sql: &str, sink: &mut dyn ResultSink) -> AdminOutcome {
         static IDLE: OnceLock<PerfHistograms> = OnceLock::new();
         let hist = match self.groups().first() {
             Some(group) => group.perf(),
@@ -286,6 +282,7 @@ impl NodeShared {
             vars: &self.vars,
             status: self,
             hist,
+            engine_owns_variables: self.engine.owns_system_variables(),
         };
         admin::try_admin(sql, &ctx, sink)
     }

@@ -44,6 +44,7 @@ use xrpc_proto::messages::pb;
 use xrpc_proto::value::Value;
 use xrpc_proto::{Severity, WireError};
 
+use crate::admin::AdminOutcome;
 use crate::encode::{
     FrameOutput, ResultEncoder, send_fatal, write_error, write_ok, write_token_done,
 };
@@ -488,9 +489,12 @@ impl Session {
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
+        let mut node_rows = Vec::new();
         if args.is_empty() {
-            if let Some(result) = node.try_admin(sql, sink) {
-                return result;
+            match node.try_admin(sql, sink) {
+                AdminOutcome::Answered(result) => return result,
+                AdminOutcome::EngineThenRows(rows) => node_rows = rows,
+                AdminOutcome::Engine => {}
             }
         }
         let held = self.core.lock().engine.take();
@@ -506,7 +510,13 @@ impl Session {
         let interrupter = engine.interrupter();
         *self.interrupt.lock() = Some(Arc::clone(&interrupter));
         node.statement_started(self.number, interrupter);
-        let result = engine.execute(sql, args, schema, sink);
+        let result = engine.execute(sql, args, schema, sink).and_then(|summary| {
+            // The node's own rows of a SHOW the engine answered follow the engine's rows.
+            for row in node_rows.iter().filter(|_| summary.has_result_set) {
+                sink.row(row)?;
+            }
+            Ok(summary)
+        });
         node.statement_ended(self.number);
         *self.interrupt.lock() = None;
         let holds_state = engine.holds_session_state();

@@ -229,6 +229,84 @@ fn connection_id_names_the_xrpc_session_not_the_backend_connection() {
     assert_ne!(a.rows[0][0], a.rows[0][1]);
 }
 
+/// The text values of column `col` of a result.
+fn column_texts(outcome: &Outcome, col: usize) -> Vec<String> {
+    outcome.rows.iter().map(|r| text(&r[col])).collect()
+}
+
+#[test]
+fn system_variables_and_status_are_the_backends_except_the_nodes_own() {
+    let fx = Fixture::new(2);
+    let mut c = client_with_sessions(&fx, &[1]);
+    let mut admin = fx.db.admin();
+
+    // SELECT @@name reaches the backend, with the session's own value.
+    ok(c.query(1, "SET sql_mode = 'ANSI_QUOTES'"));
+    assert_eq!(
+        text(ok(c.query(1, "SELECT @@sql_mode")).scalar()),
+        "ANSI_QUOTES"
+    );
+    let backend_version: Option<String> = admin.query_first("SELECT @@version").unwrap();
+    assert_eq!(
+        Some(text(ok(c.query(1, "SELECT @@global.version")).scalar())),
+        backend_version
+    );
+    let backend_max: Option<u64> = admin.query_first("SELECT @@max_connections").unwrap();
+    assert_eq!(
+        ok(c.query(1, "select @@max_connections")).scalar(),
+        &Value::Uint(backend_max.unwrap()),
+        "the node's own max_connections must not shadow the backend's"
+    );
+    // A mix of the node's names and the backend's goes to the backend, which knows only its own.
+    let err = error_of(&c.query(1, "SELECT @@version, @@xrpc_max_sessions"));
+    assert_eq!(err.0, 1193, "{err:?}");
+
+    // The node's own names stay the node's.
+    assert_eq!(
+        ok(c.query(1, "SELECT @@xrpc_max_sessions")).scalar(),
+        &Value::Sint(100_000)
+    );
+    ok(c.query(1, "SET GLOBAL xrpc_max_queued_messages = 64"));
+    assert_eq!(
+        ok(c.query(1, "select @@global.xrpc_max_queued_messages")).scalar(),
+        &Value::Sint(64)
+    );
+    ok(c.query(1, "CALL xrpc.perf_hist('all')"));
+    let err = error_of(&c.query(1, "SET GLOBAL xrpc_max_sessions = 5, max_connections = 5"));
+    assert_eq!(err.0, 1210, "{err:?}");
+
+    // SHOW VARIABLES: the backend's rows, then the node's own ones in the same result set.
+    let shown = ok(c.query(1, "SHOW VARIABLES LIKE 'innodb_buffer_pool_size'"));
+    assert_eq!(column_texts(&shown, 0), ["innodb_buffer_pool_size"]);
+    let shown = ok(c.query(
+        1,
+        "SHOW SESSION VARIABLES WHERE Variable_name IN ('sql_mode', 'xrpc_engine', 'new_rpc')",
+    ));
+    assert_eq!(
+        column_texts(&shown, 0),
+        ["sql_mode", "new_rpc", "xrpc_engine"]
+    );
+    assert_eq!(column_texts(&shown, 1)[0], "ANSI_QUOTES");
+    let all = ok(c.query(1, "SHOW VARIABLES"));
+    let names = column_texts(&all, 0);
+    assert!(names.iter().any(|n| n == "xrpc_backend_pool_size"));
+    assert!(names.iter().any(|n| n == "innodb_page_size"));
+    assert_eq!(
+        names.iter().filter(|n| n.as_str() == "version").count(),
+        1,
+        "version is listed once, the backend's"
+    );
+
+    // SHOW STATUS: the backend's counters and the node's.
+    let status = ok(c.query(
+        1,
+        "SHOW GLOBAL STATUS WHERE Variable_name IN ('Uptime', 'xrpc_sql_hit')",
+    ));
+    assert_eq!(column_texts(&status, 0), ["Uptime", "xrpc_sql_hit"]);
+    let node_status = ok(c.query(1, "SHOW STATUS LIKE 'xrpc\\_net\\_connections'"));
+    assert_eq!(column_texts(&node_status, 0), ["xrpc_net_connections"]);
+}
+
 fn bytes(b: &'static [u8]) -> Value {
     Value::Bytes(Bytes::from_static(b))
 }
@@ -715,12 +793,11 @@ fn the_binary_fronts_mariadb_with_the_engine_setting() {
     assert_eq!(text(&vars.rows[0][1]), url);
     let pool = ok(c.query(1, "SHOW VARIABLES LIKE 'xrpc_backend_pool_size'"));
     assert_eq!(text(&pool.rows[0][1]), "3");
+    // `version` is the backend's variable, which the node does not shadow.
     let version = ok(c.query(1, "SHOW VARIABLES LIKE 'version'"));
     let version = text(&version.rows[0][1]);
-    assert!(
-        version.contains("MariaDB") && version.contains("-xrpc-"),
-        "{version}"
-    );
+    let backend: Option<String> = db.admin().query_first("SELECT @@version").unwrap();
+    assert_eq!(Some(version), backend);
     ok(c.query(1, "CREATE TABLE via_binary (x INT)"));
     ok(c.query(1, "INSERT INTO via_binary VALUES (5)"));
     let count: Option<u64> = db

@@ -41,6 +41,15 @@ pub trait Engine: Send + Sync + 'static {
     /// Called on shutdown.
     fn checkpoint(&self) -> Result<(), SqlError>;
 
+    /// Whether the engine is a server with its own system variables and status (MySQL, MariaDB).
+    /// Then the node's admin SQL answers only the node's own names
+    /// ([`crate::vars::is_node_own`]): `SELECT @@name`, `SET GLOBAL` and `SHOW VARIABLES` /
+    /// `SHOW STATUS` of any other name reach the engine, so the node never shadows the backend's
+    /// values. When false (SQLite), the node answers every variable it defines itself.
+    fn owns_system_variables(&self) -> bool {
+        false
+    }
+
     /// Sets how long a pooled connection may live (`xrpc_shared_session_lifetime`): older ones are
     /// closed instead of being pooled again, and by [`Engine::sweep_expired`].
     fn set_connection_lifetime(&self, lifetime: Duration) {

@@ -222,6 +222,10 @@ impl Engine for MysqlEngine {
         self.version.clone()
     }
 
+    fn owns_system_variables(&self) -> bool {
+        true
+    }
+
     fn acquire(&self) -> Result<Box<dyn EngineConn>, SqlError> {
         Ok(Box::new(self.handle()))
     }
