@@ -40,8 +40,8 @@ impl TestNode {
     /// Starts a node after letting `tune` adjust the framework config and the shared state.
     pub fn start_with(tune: impl FnOnce(&mut NetConfig, &mut NodeShared) + 'static) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let builder = NodeBuilder::sqlite(&dir.path().join("xrpc.db"), SqliteOptions::default())
-            .unwrap();
+        let builder =
+            NodeBuilder::sqlite(&dir.path().join("xrpc.db"), SqliteOptions::default()).unwrap();
         Self::start_on(dir, builder, tune)
     }
 
