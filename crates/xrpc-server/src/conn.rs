@@ -161,7 +161,7 @@ impl NodeHandler {
             }
         };
         if let Some(session) = removed {
-            self.node.session_removed(session.is_auto_commit());
+            self.node.session_removed(&session);
             session.shut_down(&self.node);
         }
     }
@@ -384,10 +384,9 @@ impl NodeHandler {
             send_error(conn, format, sid, &err);
             return;
         };
-        state
-            .sessions
-            .write()
-            .insert(sid, Arc::new(Session::new(sid, number, false)));
+        let session = Arc::new(Session::new(sid, number, false));
+        self.node.session_opened(&session, conn);
+        state.sessions.write().insert(sid, session);
         send_message(conn, format, sid, ServerType::Ok, &pb::Ok::default());
     }
 
@@ -564,7 +563,7 @@ impl NodeHandler {
         if let Some(old) = replaced {
             // The retired session's removal raced with this insert; count it out here.
             if old.is_gone() {
-                self.node.session_removed(true);
+                self.node.session_removed(&old);
             }
         }
         Some(session)
@@ -668,7 +667,7 @@ impl Handler for NodeHandler {
         let sessions: Vec<Arc<Session>> = state.sessions.write().drain().map(|(_, s)| s).collect();
         tracing::debug!(peer = ?state.peer, sessions = sessions.len(), "connection closed");
         for session in sessions {
-            self.node.session_removed(session.is_auto_commit());
+            self.node.session_removed(&session);
             session.shut_down(&self.node);
         }
     }

@@ -167,6 +167,11 @@ impl Session {
         self.send_last(conn, |out| write_error(out, format, self.sid, &err))
     }
 
+    /// The session's number: what `connection_id()` returns and SQL `KILL` names.
+    pub fn number(&self) -> u64 {
+        self.number
+    }
+
     /// The session id.
     pub fn sid(&self) -> u64 {
         self.sid

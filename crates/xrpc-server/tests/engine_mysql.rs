@@ -693,6 +693,22 @@ fn kill_query_stops_a_backend_sleep_and_keeps_the_session() {
 }
 
 #[test]
+fn sql_kill_names_xrpc_sessions_by_connection_id() {
+    let fx = Fixture::new(4);
+    common::check_sql_kill(&fx.node, "SELECT SLEEP(60)");
+    // Both kills reached the backend statement (or stopped it before it was sent).
+    let mut admin = fx.db.admin();
+    wait_for("no killed sleep is left on the backend", || {
+        admin
+            .query_first::<u64, _>(
+                "SELECT COUNT(*) FROM information_schema.processlist WHERE info = 'SELECT SLEEP(60)'",
+            )
+            .unwrap()
+            == Some(0)
+    });
+}
+
+#[test]
 fn a_lost_backend_connection_is_2013_and_the_session_stays_usable() {
     let fx = Fixture::new(2);
     let mut c = client_with_sessions(&fx, &[1]);

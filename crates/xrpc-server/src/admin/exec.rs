@@ -8,7 +8,7 @@ use xrpc_proto::codes;
 use xrpc_proto::value::Value;
 
 use super::like::like;
-use super::parse::{self, Col, Cond, Filter, Stmt};
+use super::parse::{self, Col, Cond, Filter, KillScope, Stmt};
 use super::perf_hist::perf_hist;
 use super::row::text;
 use crate::result::{ColumnInfo, ExecSummary, ResultSink, SqlError};
@@ -27,6 +27,13 @@ pub trait StatusSource: Send + Sync {
     fn net_stats(&self) -> NetStats;
 }
 
+/// Interrupts or ends sessions by their `connection_id()`, for SQL `KILL`. The node implements it.
+pub trait SessionKiller: Send + Sync {
+    /// Applies `scope` to the live session numbered `number` (interrupts its running statement,
+    /// or ends it as SESS_KILL CONNECTION does); false when no live session has that number.
+    fn kill(&self, number: u64, scope: KillScope) -> bool;
+}
+
 /// What admin SQL reads and changes.
 #[derive(Clone, Copy)]
 pub struct AdminContext<'a> {
@@ -36,6 +43,8 @@ pub struct AdminContext<'a> {
     pub status: &'a dyn StatusSource,
     /// The framework's stage histograms (`xrpc_enable_perf_hist` switches them).
     pub hist: &'a PerfHistograms,
+    /// The node's sessions, for `KILL`.
+    pub sessions: &'a dyn SessionKiller,
     /// The engine has its own system variables and status
     /// ([`crate::engine::Engine::owns_system_variables`]): admin SQL then answers only the node's
     /// own names and leaves the rest to the engine.
@@ -203,6 +212,16 @@ fn execute(
             Ok(result_set)
         }
         Stmt::PerfHist(arg) => perf_hist(&arg, ctx.hist, sink),
+        Stmt::Kill { scope, id } => {
+            if ctx.sessions.kill(id, scope) {
+                Ok(ExecSummary::default())
+            } else {
+                Err(SqlError::new(
+                    &codes::UNKNOWN_THREAD_ID,
+                    format!("Unknown thread id: {id}"),
+                ))
+            }
+        }
     }
 }
 

@@ -28,6 +28,11 @@
 //! always the node's.
 //! - `CALL xrpc.perf_hist('all' | '<stage>' | 'reset')`: the stage histograms' non-empty buckets,
 //!   or a reset.
+//! - `KILL [HARD | SOFT] [QUERY | CONNECTION] n`: `n` is a session's `connection_id()`, on every
+//!   engine (a backend's own thread ids are never exposed, so they cannot be named); QUERY
+//!   interrupts its running statement, CONNECTION ends the session as SESS_KILL does, through a
+//!   [`SessionKiller`]; an unknown `n` is 1094 "Unknown thread id: n". MariaDB's `KILL QUERY ID`
+//!   and `KILL USER` are left to the engine.
 //!
 //! LIKE patterns take `%`, `_` and `\` escapes and match case-insensitively, as MySQL's default
 //! collation does. WHERE takes `Variable_name` or `Value` compared with `=`, `<>`/`!=`,
@@ -61,7 +66,8 @@ mod perf_hist;
 
 mod row;
 
-pub use exec::{AdminContext, AdminOutcome, StatusSource, try_admin};
+pub use exec::{AdminContext, AdminOutcome, SessionKiller, StatusSource, try_admin};
+pub use parse::KillScope;
 
 #[cfg(test)]
 mod tests {
@@ -101,9 +107,26 @@ mod tests {
         }
     }
 
+    /// Knows sessions 7 and 8; records the kills.
+    #[derive(Default)]
+    struct FakeSessions {
+        killed: parking_lot::Mutex<Vec<(u64, KillScope)>>,
+    }
+
+    impl SessionKiller for FakeSessions {
+        fn kill(&self, number: u64, scope: KillScope) -> bool {
+            let known = number == 7 || number == 8;
+            if known {
+                self.killed.lock().push((number, scope));
+            }
+            known
+        }
+    }
+
     struct Node {
         vars: Variables,
         hist: PerfHistograms,
+        sessions: FakeSessions,
     }
 
     impl Node {
@@ -111,6 +134,7 @@ mod tests {
             Self {
                 vars: Variables::new(),
                 hist: PerfHistograms::new(false),
+                sessions: FakeSessions::default(),
             }
         }
 
@@ -124,6 +148,7 @@ mod tests {
                 vars: &self.vars,
                 status: &FakeStatus,
                 hist: &self.hist,
+                sessions: &self.sessions,
                 engine_owns_variables,
             };
             try_admin(sql, &ctx, sink)
@@ -520,6 +545,35 @@ mod tests {
             panic!("SHOW STATUS must reach the engine");
         };
         assert_eq!(rows, vec![[text("xrpc_sql_hit"), text("42")]]);
+    }
+
+    #[test]
+    fn kill_names_sessions_by_number() {
+        let n = Node::new();
+        assert!(n.ok("KILL 7").columns.is_none());
+        n.ok("kill query 8;");
+        n.ok("KILL HARD CONNECTION 7");
+        n.ok("kill soft query 7");
+        assert_eq!(
+            *n.sessions.killed.lock(),
+            [
+                (7, KillScope::Connection),
+                (8, KillScope::Query),
+                (7, KillScope::Connection),
+                (7, KillScope::Query)
+            ]
+        );
+        let err = n.err("KILL QUERY 99");
+        assert_eq!(
+            (err.code, err.sql_state.as_str(), err.message.as_str()),
+            (1094, "HY000", "Unknown thread id: 99")
+        );
+        assert_eq!(n.err("KILL").code, 1064);
+        assert_eq!(n.err("KILL CONNECTION x").code, 1064);
+        assert_eq!(n.err("KILL 7 8").code, 1064);
+        assert!(n.run("KILL QUERY ID 5").is_none());
+        assert!(n.run("kill user bob").is_none());
+        assert_eq!(n.sessions.killed.lock().len(), 4);
     }
 
     #[test]
