@@ -89,6 +89,9 @@ pub struct ConnState {
     reserved_slot: bool,
     sessions: RwLock<HashMap<u64, Arc<Session>>>,
     spill: Arc<Spill>,
+    /// The schema named in the authentication data, when not empty: its sessions' default
+    /// database.
+    schema: std::sync::OnceLock<Arc<str>>,
 }
 
 /// Sessions that became runnable while their group's work queue was full.
@@ -143,6 +146,10 @@ impl Spill {
 impl ConnState {
     fn session(&self, sid: u64) -> Option<Arc<Session>> {
         self.sessions.read().get(&sid).cloned()
+    }
+
+    fn default_schema(&self) -> Option<Arc<str>> {
+        self.schema.get().cloned()
     }
 
     fn peer_ip(&self) -> Option<std::net::IpAddr> {
@@ -324,10 +331,13 @@ impl NodeHandler {
                     &reply,
                 );
             }
-            AuthStep::Authenticated { user, .. } => {
+            AuthStep::Authenticated { user, schema } => {
                 if state.reserved_slot && user != RESERVED_SLOT_USER {
                     self.refuse_connection(conn, state, "only root may use the reserved slot");
                     return;
+                }
+                if !schema.is_empty() {
+                    let _ = state.schema.set(schema.into());
                 }
                 conn.limit_max_packet(None);
                 state.authenticated.store(true, Ordering::Release);
@@ -384,7 +394,8 @@ impl NodeHandler {
             send_error(conn, format, sid, &err);
             return;
         };
-        let session = Arc::new(Session::new(sid, number, false));
+        let session =
+            Arc::new(Session::new(sid, number, false).with_default_schema(state.default_schema()));
         self.node.session_opened(&session, conn);
         state.sessions.write().insert(sid, session);
         send_message(conn, format, sid, ServerType::Ok, &pb::Ok::default());
@@ -558,7 +569,8 @@ impl NodeHandler {
             send_error(conn, self.node.format, sid, &err);
             return None;
         };
-        let session = Arc::new(Session::new(sid, number, true));
+        let session =
+            Arc::new(Session::new(sid, number, true).with_default_schema(state.default_schema()));
         let replaced = state.sessions.write().insert(sid, Arc::clone(&session));
         if let Some(old) = replaced {
             // The retired session's removal raced with this insert; count it out here.
@@ -590,6 +602,7 @@ impl Handler for NodeHandler {
             reserved_slot: open == max + 1,
             sessions: RwLock::new(HashMap::new()),
             spill: Arc::default(),
+            schema: std::sync::OnceLock::new(),
         };
         if open > max + 1 {
             self.refuse_connection(conn, &state, "no free slot");

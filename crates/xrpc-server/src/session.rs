@@ -97,6 +97,9 @@ pub struct Session {
     sid: u64,
     /// The number `connection_id()` returns.
     number: u64,
+    /// The schema of the connection's authentication data: the engine's default database for
+    /// this session (see [`EngineConn::set_default_schema`]).
+    default_schema: Option<Arc<str>>,
     auto_commit: bool,
     queue: Mutex<VecDeque<Request>>,
     /// The run lock, and (closed) whether the session was removed: close, kill, overflow,
@@ -126,6 +129,7 @@ impl Session {
         Self {
             sid,
             number,
+            default_schema: None,
             auto_commit,
             queue: Mutex::new(VecDeque::new()),
             gate: RunGate::new(),
@@ -134,6 +138,12 @@ impl Session {
             interrupt: Mutex::new(None),
             ended: Mutex::new(false),
         }
+    }
+
+    /// Makes `schema` (the connection's authentication schema) the session's default database.
+    pub fn with_default_schema(mut self, schema: Option<Arc<str>>) -> Self {
+        self.default_schema = schema;
+        self
     }
 
     /// Sends `frames` through the send gate: dropped, with [`SinkError::Interrupted`], once the
@@ -508,6 +518,7 @@ impl Session {
             None => node.engine.acquire()?,
         };
         engine.set_connection_id(self.number);
+        engine.set_default_schema(self.default_schema.as_deref());
         // A lock wait blocks this worker; inside the guard the pool counts it as stalled and grows
         // instead of deadlocking when every worker waits on a lock held by a queued session.
         let group = conn.group().clone();

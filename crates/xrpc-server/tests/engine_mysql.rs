@@ -693,6 +693,43 @@ fn kill_query_stops_a_backend_sleep_and_keeps_the_session() {
 }
 
 #[test]
+fn the_authentication_schema_is_the_default_database_of_the_connections_sessions() {
+    let fx = Fixture::new(2);
+    fx.db.admin().query_drop("CREATE DATABASE other").unwrap();
+    let mut c = fx.node.client_in("other");
+    c.new_session(1);
+    let database = "SELECT database()";
+    assert_eq!(text(ok(c.query(1, database)).scalar()), "other");
+    assert_eq!(text(ok(c.query(AUTO | 1, database)).scalar()), "other");
+    ok(c.query(1, "CREATE TABLE in_other (x INT)"));
+    let count: Option<u64> = fx
+        .db
+        .admin()
+        .query_first("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'other' AND table_name = 'in_other'")
+        .unwrap();
+    assert_eq!(
+        count,
+        Some(1),
+        "the table went to the authentication schema"
+    );
+    // A request's schema_name and the session's USE still win.
+    let mut stmt = sql_stmt(database);
+    stmt.schema_name = Some("t".into());
+    c.send_sql(1, stmt);
+    assert_eq!(text(ok(c.read_outcome(1)).scalar()), "t");
+    ok(c.query(1, "USE t"));
+    assert_eq!(text(ok(c.query(1, database)).scalar()), "t");
+    // Another connection, without a schema, keeps the URL's database on the same pool.
+    let mut plain = client_with_sessions(&fx, &[1]);
+    assert_eq!(text(ok(plain.query(1, database)).scalar()), "t");
+    assert_eq!(text(ok(plain.query(AUTO | 2, database)).scalar()), "t");
+    // An unknown authentication schema is the backend's 1049 at the first statement.
+    let mut bad = fx.node.client_in("no_such_db");
+    let err = error_of(&bad.query(AUTO | 1, database));
+    assert_eq!(err.0, 1049, "{err:?}");
+}
+
+#[test]
 fn sql_kill_names_xrpc_sessions_by_connection_id() {
     let fx = Fixture::new(4);
     common::check_sql_kill(&fx.node, "SELECT SLEEP(60)");

@@ -90,6 +90,14 @@ pub trait EngineConn: Send {
     /// connection.
     fn set_connection_id(&mut self, id: u64);
 
+    /// Sets the database the session works in when neither the request (`schema_name`) nor the
+    /// session itself (`USE`) chose one: the schema named in the connection's authentication
+    /// data, or `None`. Called before every statement, like [`EngineConn::set_connection_id`];
+    /// it is not session state. Engines without databases (SQLite) ignore it.
+    fn set_default_schema(&mut self, schema: Option<&str>) {
+        let _ = schema;
+    }
+
     /// When the connection was opened; pooled connections are replaced once they are older than
     /// the engine's connection lifetime.
     fn opened_at(&self) -> Instant {

@@ -95,6 +95,15 @@ impl TestNode {
         self.dir.path()
     }
 
+    /// A connected client authenticated as root, naming `schema` in the authentication data.
+    pub fn client_in(&self, schema: &str) -> Client {
+        let mut client = Client::connect(self.addr());
+        client
+            .authenticate_in("root", "", schema)
+            .expect("root authenticates");
+        client
+    }
+
     /// A connected, authenticated client as root.
     pub fn client(&self) -> Client {
         let mut client = Client::connect(self.addr());
@@ -254,6 +263,16 @@ impl Client {
     }
 
     pub fn authenticate(&mut self, user: &str, password: &str) -> Result<(), pb::Error> {
+        self.authenticate_in(user, password, "")
+    }
+
+    /// Authenticates naming `schema` in the authentication data.
+    pub fn authenticate_in(
+        &mut self,
+        user: &str,
+        password: &str,
+        schema: &str,
+    ) -> Result<(), pb::Error> {
         self.send(
             0,
             ClientType::AuthenticateStart,
@@ -272,7 +291,7 @@ impl Client {
             ClientType::AuthenticateContinue,
             &pb::session::AuthenticateContinue {
                 auth_data: Bytes::from(mysql41_client_response(
-                    "",
+                    schema,
                     user,
                     password.as_bytes(),
                     &challenge,
