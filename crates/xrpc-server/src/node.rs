@@ -348,6 +348,10 @@ impl StatusSource for NodeShared {
         ]
     }
 
+    fn engine_status(&self) -> Vec<(String, String)> {
+        self.engine.status_rows()
+    }
+
     fn net_stats(&self) -> NetStats {
         self.groups()
             .first()

@@ -730,6 +730,73 @@ fn the_authentication_schema_is_the_default_database_of_the_connections_sessions
 }
 
 #[test]
+fn show_status_reports_the_backend_pool() {
+    let fx = Fixture::with_options(PoolOptions {
+        size: 1,
+        wait_timeout: Duration::from_millis(200),
+        ..PoolOptions::default()
+    });
+    let mut c = client_with_sessions(&fx, &[1, 2]);
+    let backend_status = |c: &mut Client| -> std::collections::HashMap<String, u64> {
+        let rows = ok(c.query(1, "SHOW GLOBAL STATUS LIKE 'xrpc\\_backend\\_%'"));
+        rows.rows
+            .iter()
+            .map(|r| (text(&r[0]), text(&r[1]).parse().unwrap()))
+            .collect()
+    };
+    // The rows are read before the SHOW itself borrows a connection: open one first.
+    ok(c.query(1, "SELECT 1"));
+    let before = backend_status(&mut c);
+    let mut names: Vec<_> = before.keys().cloned().collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "xrpc_backend_borrowed",
+            "xrpc_backend_connect_errors",
+            "xrpc_backend_connects",
+            "xrpc_backend_errors",
+            "xrpc_backend_idle",
+            "xrpc_backend_lost",
+            "xrpc_backend_open",
+            "xrpc_backend_pinned",
+            "xrpc_backend_reconnects",
+            "xrpc_backend_wait_time_us",
+            "xrpc_backend_wait_timeouts",
+            "xrpc_backend_waits",
+        ]
+    );
+    assert_eq!(before["xrpc_backend_open"], 1);
+    assert_eq!(before["xrpc_backend_idle"], 1);
+    assert_eq!(before["xrpc_backend_borrowed"], 0);
+    assert_eq!(before["xrpc_backend_pinned"], 0);
+    assert_eq!(before["xrpc_backend_waits"], 0);
+
+    // Session 1 pins the only connection; session 2 waits for it and gives up.
+    ok(c.query(1, "BEGIN"));
+    assert_eq!(error_of(&c.query(2, "SELECT 1")).0, 7009);
+    error_of(&c.query(1, "SELECT * FROM no_such_table"));
+    // Read on the pinned session: the SHOW runs on its connection.
+    let after = backend_status(&mut c);
+    assert_eq!(after["xrpc_backend_pinned"], 1);
+    assert_eq!(after["xrpc_backend_borrowed"], 1);
+    assert_eq!(after["xrpc_backend_idle"], 0);
+    assert_eq!(after["xrpc_backend_waits"], 1);
+    assert_eq!(after["xrpc_backend_wait_timeouts"], 1);
+    assert!(after["xrpc_backend_wait_time_us"] >= 200_000, "{after:?}");
+    assert_eq!(
+        after["xrpc_backend_errors"],
+        before["xrpc_backend_errors"] + 1
+    );
+    assert_eq!(
+        fx.engine.stats().waits,
+        1,
+        "the rows are the pool's own counters"
+    );
+    ok(c.query(1, "ROLLBACK"));
+}
+
+#[test]
 fn sql_kill_names_xrpc_sessions_by_connection_id() {
     let fx = Fixture::new(4);
     common::check_sql_kill(&fx.node, "SELECT SLEEP(60)");

@@ -25,6 +25,12 @@ pub trait StatusSource: Send + Sync {
     /// The framework's counters; `SHOW STATUS` lists them as `xrpc_net_<name>`, and the metrics
     /// endpoint exports them with their gauge or counter types.
     fn net_stats(&self) -> NetStats;
+
+    /// The engine's status rows ([`crate::engine::Engine::status_rows`]), for `SHOW STATUS`
+    /// only (the metrics endpoint does not read them yet). None by default.
+    fn engine_status(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
 }
 
 /// Interrupts or ends sessions by their `connection_id()`, for SQL `KILL`. The node implements it.
@@ -122,6 +128,7 @@ pub fn try_admin(sql: &str, ctx: &AdminContext<'_>, sink: &mut dyn ResultSink) -
 /// The node's status rows and the framework's counters (`xrpc_net_<name>`), sorted by name.
 fn status_rows(ctx: &AdminContext<'_>) -> Vec<(String, String)> {
     let mut rows = ctx.status.status();
+    rows.extend(ctx.status.engine_status());
     rows.extend(
         ctx.status
             .net_stats()

@@ -98,6 +98,10 @@ mod tests {
             ]
         }
 
+        fn engine_status(&self) -> Vec<(String, String)> {
+            vec![("xrpc_backend_open".into(), "2".into())]
+        }
+
         fn net_stats(&self) -> NetStats {
             NetStats {
                 connections: 3,
@@ -313,7 +317,8 @@ mod tests {
         assert_eq!(names, sorted);
         assert!(rows.contains(&("xrpc_inited".to_owned(), "ON".to_owned())));
         assert!(rows.contains(&("xrpc_net_tasks_queued".to_owned(), "11".to_owned())));
-        assert_eq!(rows.len(), 4 + NetStats::DESCRIPTORS.len());
+        assert!(rows.contains(&("xrpc_backend_open".to_owned(), "2".to_owned())));
+        assert_eq!(rows.len(), 4 + 1 + NetStats::DESCRIPTORS.len());
         assert_eq!(
             n.pairs("show status like 'xrpc_sql%'"),
             vec![

@@ -50,6 +50,12 @@ pub trait Engine: Send + Sync + 'static {
         false
     }
 
+    /// The engine's own `SHOW STATUS` rows, `(name, value)`, named `xrpc_<engine part>_…` (the
+    /// `mysql` engine: its backend pool, `xrpc_backend_*`). None by default.
+    fn status_rows(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+
     /// Sets how long a pooled connection may live (`xrpc_shared_session_lifetime`): older ones are
     /// closed instead of being pooled again, and by [`Engine::sweep_expired`].
     fn set_connection_lifetime(&self, lifetime: Duration) {

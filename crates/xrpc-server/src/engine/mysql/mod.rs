@@ -226,6 +226,10 @@ impl Engine for MysqlEngine {
         true
     }
 
+    fn status_rows(&self) -> Vec<(String, String)> {
+        self.stats().status_rows()
+    }
+
     fn acquire(&self) -> Result<Box<dyn EngineConn>, SqlError> {
         Ok(Box::new(self.handle()))
     }
