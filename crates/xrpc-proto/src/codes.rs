@@ -170,6 +170,9 @@ error_codes! {
     READ_ONLY_VARIABLE = 1238, "HY000", Error,
         "Variable is a read only variable",
         "SET GLOBAL of a variable fixed at start-up (ER_INCORRECT_GLOBAL_LOCAL_VAR).";
+    UNKNOWN_THREAD_ID = 1094, "HY000", Error,
+        "Unknown thread id",
+        "SQL `KILL [QUERY] n` or `KILL CONNECTION n` where `n` is no live session's `connection_id()`.";
     GLOBAL_VARIABLE = 1229, "HY000", Error,
         "Variable is a GLOBAL variable and should be set with SET GLOBAL",
         "A session-scope SET of one of the node's global `xrpc_*` variables.";

@@ -89,6 +89,9 @@ pub struct ConnState {
     reserved_slot: bool,
     sessions: RwLock<HashMap<u64, Arc<Session>>>,
     spill: Arc<Spill>,
+    /// The schema named in the authentication data, when not empty: its sessions' default
+    /// database.
+    schema: std::sync::OnceLock<Arc<str>>,
 }
 
 /// Sessions that became runnable while their group's work queue was full.
@@ -145,6 +148,10 @@ impl ConnState {
         self.sessions.read().get(&sid).cloned()
     }
 
+    fn default_schema(&self) -> Option<Arc<str>> {
+        self.schema.get().cloned()
+    }
+
     fn peer_ip(&self) -> Option<std::net::IpAddr> {
         self.peer.map(|p| p.ip())
     }
@@ -161,7 +168,7 @@ impl NodeHandler {
             }
         };
         if let Some(session) = removed {
-            self.node.session_removed(session.is_auto_commit());
+            self.node.session_removed(&session);
             session.shut_down(&self.node);
         }
     }
@@ -324,10 +331,13 @@ impl NodeHandler {
                     &reply,
                 );
             }
-            AuthStep::Authenticated { user, .. } => {
+            AuthStep::Authenticated { user, schema } => {
                 if state.reserved_slot && user != RESERVED_SLOT_USER {
                     self.refuse_connection(conn, state, "only root may use the reserved slot");
                     return;
+                }
+                if !schema.is_empty() {
+                    let _ = state.schema.set(schema.into());
                 }
                 conn.limit_max_packet(None);
                 state.authenticated.store(true, Ordering::Release);
@@ -384,10 +394,10 @@ impl NodeHandler {
             send_error(conn, format, sid, &err);
             return;
         };
-        state
-            .sessions
-            .write()
-            .insert(sid, Arc::new(Session::new(sid, number, false)));
+        let session =
+            Arc::new(Session::new(sid, number, false).with_default_schema(state.default_schema()));
+        self.node.session_opened(&session, conn);
+        state.sessions.write().insert(sid, session);
         send_message(conn, format, sid, ServerType::Ok, &pb::Ok::default());
     }
 
@@ -559,12 +569,13 @@ impl NodeHandler {
             send_error(conn, self.node.format, sid, &err);
             return None;
         };
-        let session = Arc::new(Session::new(sid, number, true));
+        let session =
+            Arc::new(Session::new(sid, number, true).with_default_schema(state.default_schema()));
         let replaced = state.sessions.write().insert(sid, Arc::clone(&session));
         if let Some(old) = replaced {
             // The retired session's removal raced with this insert; count it out here.
             if old.is_gone() {
-                self.node.session_removed(true);
+                self.node.session_removed(&old);
             }
         }
         Some(session)
@@ -591,6 +602,7 @@ impl Handler for NodeHandler {
             reserved_slot: open == max + 1,
             sessions: RwLock::new(HashMap::new()),
             spill: Arc::default(),
+            schema: std::sync::OnceLock::new(),
         };
         if open > max + 1 {
             self.refuse_connection(conn, &state, "no free slot");
@@ -668,7 +680,7 @@ impl Handler for NodeHandler {
         let sessions: Vec<Arc<Session>> = state.sessions.write().drain().map(|(_, s)| s).collect();
         tracing::debug!(peer = ?state.peer, sessions = sessions.len(), "connection closed");
         for session in sessions {
-            self.node.session_removed(session.is_auto_commit());
+            self.node.session_removed(&session);
             session.shut_down(&self.node);
         }
     }

@@ -13,15 +13,19 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use parking_lot::Mutex;
 use xrpc_net::group::GroupHandle;
+use xrpc_net::handler::UnitId;
 use xrpc_net::hist::PerfHistograms;
 use xrpc_net::stats::NetStats;
+use xrpc_net::{ConnRef, WeakConnRef};
 use xrpc_proto::frame::HeaderFormat;
+use xrpc_proto::{WireError, codes};
 
-use crate::admin::{self, AdminContext, StatusSource};
+use crate::admin::{self, AdminContext, AdminOutcome, KillScope, SessionKiller, StatusSource};
 use crate::auth::Accounts;
 use crate::cache::RequestCache;
 use crate::engine::{Engine, Interrupt};
-use crate::result::{ExecSummary, ResultSink, SqlError};
+use crate::result::ResultSink;
+use crate::session::Session;
 use crate::settings::Settings;
 use crate::var_store::Variables;
 use crate::vars::VarId;
@@ -89,6 +93,9 @@ pub struct NodeShared {
     /// Set by [`NodeShared::interrupt_running`]: from then on a statement is interrupted as it
     /// registers, so none that starts while the drain interrupts is missed.
     interrupting_all: AtomicBool,
+    /// The live sessions opened with SESS_NEW, by number (`connection_id()`), for SQL `KILL`.
+    /// Sharded like `running`; registered at SESS_NEW, removed with the session.
+    sessions: Box<[SessionShard]>,
 }
 
 impl std::fmt::Debug for NodeShared {
@@ -122,6 +129,7 @@ impl NodeShared {
             groups: OnceLock::new(),
             running: (0..RUNNING_SHARDS).map(|_| Mutex::default()).collect(),
             interrupting_all: AtomicBool::new(false),
+            sessions: (0..RUNNING_SHARDS).map(|_| Mutex::default()).collect(),
         }
     }
 
@@ -165,10 +173,22 @@ impl NodeShared {
         Some(self.counters.created.fetch_add(1, Ordering::Relaxed) + 1)
     }
 
-    /// Uncounts a removed session.
-    pub fn session_removed(&self, auto_commit: bool) {
-        if !auto_commit {
+    /// Registers a session opened with SESS_NEW on `conn`, so SQL `KILL` can find it by number.
+    /// (Auto-commit sessions live for one request and are not registered.)
+    pub(crate) fn session_opened(&self, session: &Arc<Session>, conn: &ConnRef) {
+        let entry = (Arc::downgrade(session), conn.downgrade());
+        self.session_shard(session.number())
+            .lock()
+            .insert(session.number(), entry);
+    }
+
+    /// Uncounts a removed session (and forgets it for `KILL`).
+    pub fn session_removed(&self, session: &Session) {
+        if !session.is_auto_commit() {
             self.counters.worker_sessions.fetch_sub(1, Ordering::AcqRel);
+            self.session_shard(session.number())
+                .lock()
+                .remove(&session.number());
         }
         self.counters.total_sessions.fetch_sub(1, Ordering::AcqRel);
     }
@@ -223,6 +243,10 @@ impl NodeShared {
                 }
             },
         );
+    }
+
+    fn session_shard(&self, number: u64) -> &SessionShard {
+        &self.sessions[(number % RUNNING_SHARDS as u64) as usize]
     }
 
     fn running_shard(&self, number: u64) -> &RunningShard {
@@ -284,12 +308,8 @@ impl NodeShared {
     }
 
     /// Answers `sql` if it is the node's own SQL (SHOW VARIABLES, SET GLOBAL, CALL xrpc.perf_hist, …);
-    /// `None` passes it to the engine.
-    pub fn try_admin(
-        &self,
-        sql: &str,
-        sink: &mut dyn ResultSink,
-    ) -> Option<Result<ExecSummary, SqlError>> {
+    /// see [`AdminOutcome`] for what the engine then runs.
+    pub fn try_admin(&self, sql: &str, sink: &mut dyn ResultSink) -> AdminOutcome {
         static IDLE: OnceLock<PerfHistograms> = OnceLock::new();
         let hist = match self.groups().first() {
             Some(group) => group.perf(),
@@ -299,6 +319,8 @@ impl NodeShared {
             vars: &self.vars,
             status: self,
             hist,
+            sessions: self,
+            engine_owns_variables: self.engine.owns_system_variables(),
         };
         admin::try_admin(sql, &ctx, sink)
     }
@@ -339,12 +361,57 @@ impl StatusSource for NodeShared {
         ]
     }
 
+    fn engine_status(&self) -> Vec<(String, String)> {
+        self.engine.status_rows()
+    }
+
     fn net_stats(&self) -> NetStats {
         self.groups()
             .first()
             .map_or_else(NetStats::default, |group| group.counters().snapshot())
     }
 }
+
+impl SessionKiller for NodeShared {
+    fn kill(&self, number: u64, scope: KillScope) -> bool {
+        let entry = self.session_shard(number).lock().get(&number).cloned();
+        let Some((session, conn)) = entry else {
+            return false;
+        };
+        let (Some(session), Some(conn)) = (session.upgrade(), conn.upgrade()) else {
+            return false;
+        };
+        if session.is_gone() {
+            return false;
+        }
+        match scope {
+            KillScope::Query => session.kill_query(),
+            KillScope::Connection => {
+                // As SESS_KILL CONNECTION: the FATAL is the session's last frame, then it is
+                // removed. Only its connection's handler may take it out of the connection's map:
+                // running it as a unit of its connection finds it gone and does.
+                let err = WireError::from_code(&codes::SESSION_KILLED);
+                session.send_last_fatal(&conn, self.format, &err);
+                session.shut_down(self);
+                let unit = UnitId(session.sid());
+                if conn.schedule(unit).is_err() {
+                    // The work queue is full: try again in a moment, as the spill does.
+                    let weak = conn.downgrade();
+                    conn.group()
+                        .schedule_timer(Duration::from_millis(1), None, move |_| {
+                            if let Some(conn) = weak.upgrade() {
+                                let _ = conn.schedule(unit);
+                            }
+                        });
+                }
+            }
+        }
+        true
+    }
+}
+
+/// One shard of the session registry: sessions and their connections by session number.
+type SessionShard = Mutex<HashMap<u64, (std::sync::Weak<Session>, WeakConnRef)>>;
 
 /// Shards of the running-statement registry.
 const RUNNING_SHARDS: usize = 16;

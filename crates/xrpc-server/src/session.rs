@@ -64,6 +64,7 @@ use xrpc_proto::messages::pb;
 use xrpc_proto::value::Value;
 use xrpc_proto::{Severity, WireError};
 
+use crate::admin::AdminOutcome;
 use crate::encode::{
     FrameOutput, ResultEncoder, send_fatal, write_error, write_ok, write_token_done,
 };
@@ -116,6 +117,9 @@ pub struct Session {
     sid: u64,
     /// The number `connection_id()` returns.
     number: u64,
+    /// The schema of the connection's authentication data: the engine's default database for
+    /// this session (see [`EngineConn::set_default_schema`]).
+    default_schema: Option<Arc<str>>,
     auto_commit: bool,
     queue: Mutex<VecDeque<Request>>,
     /// The run lock, and (closed) whether the session was removed: close, kill, overflow,
@@ -147,6 +151,7 @@ impl Session {
         Self {
             sid,
             number,
+            default_schema: None,
             auto_commit,
             queue: Mutex::new(VecDeque::new()),
             gate: RunGate::new(),
@@ -155,6 +160,12 @@ impl Session {
             kill: Mutex::new(KillState::default()),
             ended: Mutex::new(false),
         }
+    }
+
+    /// Makes `schema` (the connection's authentication schema) the session's default database.
+    pub fn with_default_schema(mut self, schema: Option<Arc<str>>) -> Self {
+        self.default_schema = schema;
+        self
     }
 
     /// Sends `frames` through the send gate: dropped, with [`SinkError::Interrupted`], once the
@@ -186,6 +197,11 @@ impl Session {
     pub fn send_last_fatal(&self, conn: &ConnRef, format: HeaderFormat, err: &WireError) -> bool {
         let err = err.clone().with_severity(Severity::Fatal);
         self.send_last(conn, |out| write_error(out, format, self.sid, &err))
+    }
+
+    /// The session's number: what `connection_id()` returns and SQL `KILL` names.
+    pub fn number(&self) -> u64 {
+        self.number
     }
 
     /// The session id.
@@ -560,9 +576,12 @@ impl Session {
         if self.is_killed() {
             return Err(interrupted());
         }
+        let mut node_rows = Vec::new();
         if args.is_empty() {
-            if let Some(result) = node.try_admin(sql, sink) {
-                return result;
+            match node.try_admin(sql, sink) {
+                AdminOutcome::Answered(result) => return result,
+                AdminOutcome::EngineThenRows(rows) => node_rows = rows,
+                AdminOutcome::Engine => {}
             }
         }
         let held = self.core.lock().engine.take();
@@ -571,13 +590,20 @@ impl Session {
             None => node.engine.acquire()?,
         };
         engine.set_connection_id(self.number);
+        engine.set_default_schema(self.default_schema.as_deref());
         // A lock wait blocks this worker; inside the guard the pool counts it as stalled and grows
         // instead of deadlocking when every worker waits on a lock held by a queued session.
         let group = conn.group().clone();
         engine.set_wait_hook(Some(Arc::new(move || Box::new(group.enter_wait()))));
         let result = if self.register_statement(&*engine) {
             node.statement_started(self.number, engine.interrupter());
-            let result = engine.execute(sql, args, schema, sink);
+            let result = engine.execute(sql, args, schema, sink).and_then(|summary| {
+                // The node's own rows of a SHOW the engine answered follow the engine's rows.
+                for row in node_rows.iter().filter(|_| summary.has_result_set) {
+                    sink.row(row)?;
+                }
+                Ok(summary)
+            });
             node.statement_ended(self.number);
             self.kill.lock().running = None;
             result

@@ -554,6 +554,17 @@ pub(crate) fn parse_int_with_suffix(text: &str) -> Option<i64> {
     n.checked_mul(1 << shift)
 }
 
+/// Whether `name` is one of the node's own variables: an `xrpc_` tunable, or `new_rpc` and
+/// `rpc_port`, which describe the node's RPC server (on a PolarDB-X data node its RPC plugin
+/// defines them). On an engine with its own server variables ([`crate::engine::Engine::
+/// owns_system_variables`]) the node answers only these; every other name is the backend's.
+pub fn is_node_own(name: &str) -> bool {
+    name.get(..5)
+        .is_some_and(|prefix| prefix.eq_ignore_ascii_case("xrpc_"))
+        || name.eq_ignore_ascii_case("new_rpc")
+        || name.eq_ignore_ascii_case("rpc_port")
+}
+
 /// The 1193 error for `name`.
 pub(crate) fn unknown_variable(name: &str) -> SqlError {
     SqlError::new(

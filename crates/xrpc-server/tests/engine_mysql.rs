@@ -227,6 +227,84 @@ fn connection_id_names_the_xrpc_session_not_the_backend_connection() {
     assert_ne!(a.rows[0][0], a.rows[0][1]);
 }
 
+/// The text values of column `col` of a result.
+fn column_texts(outcome: &Outcome, col: usize) -> Vec<String> {
+    outcome.rows.iter().map(|r| text(&r[col])).collect()
+}
+
+#[test]
+fn system_variables_and_status_are_the_backends_except_the_nodes_own() {
+    let fx = Fixture::new(2);
+    let mut c = client_with_sessions(&fx, &[1]);
+    let mut admin = fx.db.admin();
+
+    // SELECT @@name reaches the backend, with the session's own value.
+    ok(c.query(1, "SET sql_mode = 'ANSI_QUOTES'"));
+    assert_eq!(
+        text(ok(c.query(1, "SELECT @@sql_mode")).scalar()),
+        "ANSI_QUOTES"
+    );
+    let backend_version: Option<String> = admin.query_first("SELECT @@version").unwrap();
+    assert_eq!(
+        Some(text(ok(c.query(1, "SELECT @@global.version")).scalar())),
+        backend_version
+    );
+    let backend_max: Option<u64> = admin.query_first("SELECT @@max_connections").unwrap();
+    assert_eq!(
+        ok(c.query(1, "select @@max_connections")).scalar(),
+        &Value::Uint(backend_max.unwrap()),
+        "the node's own max_connections must not shadow the backend's"
+    );
+    // A mix of the node's names and the backend's goes to the backend, which knows only its own.
+    let err = error_of(&c.query(1, "SELECT @@version, @@xrpc_max_sessions"));
+    assert_eq!(err.0, 1193, "{err:?}");
+
+    // The node's own names stay the node's.
+    assert_eq!(
+        ok(c.query(1, "SELECT @@xrpc_max_sessions")).scalar(),
+        &Value::Sint(100_000)
+    );
+    ok(c.query(1, "SET GLOBAL xrpc_max_queued_messages = 64"));
+    assert_eq!(
+        ok(c.query(1, "select @@global.xrpc_max_queued_messages")).scalar(),
+        &Value::Sint(64)
+    );
+    ok(c.query(1, "CALL xrpc.perf_hist('all')"));
+    let err = error_of(&c.query(1, "SET GLOBAL xrpc_max_sessions = 5, max_connections = 5"));
+    assert_eq!(err.0, 1210, "{err:?}");
+
+    // SHOW VARIABLES: the backend's rows, then the node's own ones in the same result set.
+    let shown = ok(c.query(1, "SHOW VARIABLES LIKE 'innodb_buffer_pool_size'"));
+    assert_eq!(column_texts(&shown, 0), ["innodb_buffer_pool_size"]);
+    let shown = ok(c.query(
+        1,
+        "SHOW SESSION VARIABLES WHERE Variable_name IN ('sql_mode', 'xrpc_engine', 'new_rpc')",
+    ));
+    assert_eq!(
+        column_texts(&shown, 0),
+        ["sql_mode", "new_rpc", "xrpc_engine"]
+    );
+    assert_eq!(column_texts(&shown, 1)[0], "ANSI_QUOTES");
+    let all = ok(c.query(1, "SHOW VARIABLES"));
+    let names = column_texts(&all, 0);
+    assert!(names.iter().any(|n| n == "xrpc_backend_pool_size"));
+    assert!(names.iter().any(|n| n == "innodb_page_size"));
+    assert_eq!(
+        names.iter().filter(|n| n.as_str() == "version").count(),
+        1,
+        "version is listed once, the backend's"
+    );
+
+    // SHOW STATUS: the backend's counters and the node's.
+    let status = ok(c.query(
+        1,
+        "SHOW GLOBAL STATUS WHERE Variable_name IN ('Uptime', 'xrpc_sql_hit')",
+    ));
+    assert_eq!(column_texts(&status, 0), ["Uptime", "xrpc_sql_hit"]);
+    let node_status = ok(c.query(1, "SHOW STATUS LIKE 'xrpc\\_net\\_connections'"));
+    assert_eq!(column_texts(&node_status, 0), ["xrpc_net_connections"]);
+}
+
 fn bytes(b: &'static [u8]) -> Value {
     Value::Bytes(Bytes::from_static(b))
 }
@@ -495,8 +573,11 @@ fn no_state_leaks_between_sessions_sharing_a_pool_of_two() {
                 "{setup:?} survived the session's end"
             );
         }
+        // SESS_CLOSE's OK goes out before the session gives its connection back.
+        wait_for("the closed session's connection is unpinned", || {
+            fx.engine.stats().pinned == 0
+        });
         let stats = fx.engine.stats();
-        assert_eq!(stats.pinned, 0, "{setup:?}: {stats:?}");
         assert!(stats.open <= 2, "{stats:?}");
     }
     // Nothing was left uncommitted.
@@ -613,6 +694,126 @@ fn kill_query_stops_a_backend_sleep_and_keeps_the_session() {
 }
 
 #[test]
+fn the_authentication_schema_is_the_default_database_of_the_connections_sessions() {
+    let fx = Fixture::new(2);
+    fx.db.admin().query_drop("CREATE DATABASE other").unwrap();
+    let mut c = fx.node.client_in("other");
+    c.new_session(1);
+    let database = "SELECT database()";
+    assert_eq!(text(ok(c.query(1, database)).scalar()), "other");
+    assert_eq!(text(ok(c.query(AUTO | 1, database)).scalar()), "other");
+    ok(c.query(1, "CREATE TABLE in_other (x INT)"));
+    let count: Option<u64> = fx
+        .db
+        .admin()
+        .query_first("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'other' AND table_name = 'in_other'")
+        .unwrap();
+    assert_eq!(
+        count,
+        Some(1),
+        "the table went to the authentication schema"
+    );
+    // A request's schema_name and the session's USE still win.
+    let mut stmt = sql_stmt(database);
+    stmt.schema_name = Some("t".into());
+    c.send_sql(1, stmt);
+    assert_eq!(text(ok(c.read_outcome(1)).scalar()), "t");
+    ok(c.query(1, "USE t"));
+    assert_eq!(text(ok(c.query(1, database)).scalar()), "t");
+    // Another connection, without a schema, keeps the URL's database on the same pool.
+    let mut plain = client_with_sessions(&fx, &[1]);
+    assert_eq!(text(ok(plain.query(1, database)).scalar()), "t");
+    assert_eq!(text(ok(plain.query(AUTO | 2, database)).scalar()), "t");
+    // An unknown authentication schema is the backend's 1049 at the first statement.
+    let mut bad = fx.node.client_in("no_such_db");
+    let err = error_of(&bad.query(AUTO | 1, database));
+    assert_eq!(err.0, 1049, "{err:?}");
+}
+
+#[test]
+fn show_status_reports_the_backend_pool() {
+    let fx = Fixture::with_options(PoolOptions {
+        size: 1,
+        wait_timeout: Duration::from_millis(200),
+        ..PoolOptions::default()
+    });
+    let mut c = client_with_sessions(&fx, &[1, 2]);
+    let backend_status = |c: &mut Client| -> std::collections::HashMap<String, u64> {
+        let rows = ok(c.query(1, "SHOW GLOBAL STATUS LIKE 'xrpc\\_backend\\_%'"));
+        rows.rows
+            .iter()
+            .map(|r| (text(&r[0]), text(&r[1]).parse().unwrap()))
+            .collect()
+    };
+    // The rows are read before the SHOW itself borrows a connection: open one first.
+    ok(c.query(1, "SELECT 1"));
+    let before = backend_status(&mut c);
+    let mut names: Vec<_> = before.keys().cloned().collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "xrpc_backend_borrowed",
+            "xrpc_backend_connect_errors",
+            "xrpc_backend_connects",
+            "xrpc_backend_errors",
+            "xrpc_backend_idle",
+            "xrpc_backend_lost",
+            "xrpc_backend_open",
+            "xrpc_backend_pinned",
+            "xrpc_backend_reconnects",
+            "xrpc_backend_wait_time_us",
+            "xrpc_backend_wait_timeouts",
+            "xrpc_backend_waits",
+        ]
+    );
+    assert_eq!(before["xrpc_backend_open"], 1);
+    assert_eq!(before["xrpc_backend_idle"], 1);
+    assert_eq!(before["xrpc_backend_borrowed"], 0);
+    assert_eq!(before["xrpc_backend_pinned"], 0);
+    assert_eq!(before["xrpc_backend_waits"], 0);
+
+    // Session 1 pins the only connection; session 2 waits for it and gives up.
+    ok(c.query(1, "BEGIN"));
+    assert_eq!(error_of(&c.query(2, "SELECT 1")).0, 7009);
+    error_of(&c.query(1, "SELECT * FROM no_such_table"));
+    // Read on the pinned session: the SHOW runs on its connection.
+    let after = backend_status(&mut c);
+    assert_eq!(after["xrpc_backend_pinned"], 1);
+    assert_eq!(after["xrpc_backend_borrowed"], 1);
+    assert_eq!(after["xrpc_backend_idle"], 0);
+    assert_eq!(after["xrpc_backend_waits"], 1);
+    assert_eq!(after["xrpc_backend_wait_timeouts"], 1);
+    assert!(after["xrpc_backend_wait_time_us"] >= 200_000, "{after:?}");
+    assert_eq!(
+        after["xrpc_backend_errors"],
+        before["xrpc_backend_errors"] + 1
+    );
+    assert_eq!(
+        fx.engine.stats().waits,
+        1,
+        "the rows are the pool's own counters"
+    );
+    ok(c.query(1, "ROLLBACK"));
+}
+
+#[test]
+fn sql_kill_names_xrpc_sessions_by_connection_id() {
+    let fx = Fixture::new(4);
+    common::check_sql_kill(&fx.node, "SELECT SLEEP(60)");
+    // Both kills reached the backend statement (or stopped it before it was sent).
+    let mut admin = fx.db.admin();
+    wait_for("no killed sleep is left on the backend", || {
+        admin
+            .query_first::<u64, _>(
+                "SELECT COUNT(*) FROM information_schema.processlist WHERE info = 'SELECT SLEEP(60)'",
+            )
+            .unwrap()
+            == Some(0)
+    });
+}
+
+#[test]
 fn a_lost_backend_connection_is_2013_and_the_session_stays_usable() {
     let fx = Fixture::new(2);
     let mut c = client_with_sessions(&fx, &[1]);
@@ -722,12 +923,11 @@ fn the_binary_fronts_mariadb_with_the_engine_setting() {
     );
     let pool = ok(c.query(1, "SHOW VARIABLES LIKE 'xrpc_backend_pool_size'"));
     assert_eq!(text(&pool.rows[0][1]), "3");
+    // `version` is the backend's variable, which the node does not shadow.
     let version = ok(c.query(1, "SHOW VARIABLES LIKE 'version'"));
     let version = text(&version.rows[0][1]);
-    assert!(
-        version.contains("MariaDB") && version.contains("-xrpc-"),
-        "{version}"
-    );
+    let backend: Option<String> = db.admin().query_first("SELECT @@version").unwrap();
+    assert_eq!(Some(version), backend);
     ok(c.query(1, "CREATE TABLE via_binary (x INT)"));
     ok(c.query(1, "INSERT INTO via_binary VALUES (5)"));
     let count: Option<u64> = db

@@ -2,20 +2,18 @@
 //! and count.
 
 mod common;
-#[path = "support/mariadb.rs"]
-mod mariadb;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::{Client, Outcome, TestNode, sql_stmt};
-use mariadb::MariaDb;
 use rand::Rng;
 use xrpc_proto::codes;
 use xrpc_proto::frame::{HeaderFormat, encode_message_frame};
 use xrpc_proto::messages::{ClientType, pb};
 use xrpc_proto::value::Value;
 use xrpc_server::engine::mysql::{MysqlEngine, PoolOptions};
+use xrpc_testkit::MariaDb;
 
 /// Kill rounds to run; the loop also stops at [`KILL_ROUNDS_BUDGET`].
 const KILL_ROUNDS: u32 = 3000;
@@ -196,7 +194,7 @@ fn kill_is_never_lost() {
 /// Before the fix, 129 of 214 kills were lost (the loop hit its time budget).
 #[test]
 fn kill_is_never_lost_on_the_mysql_engine() {
-    let db = MariaDb::start();
+    let db = MariaDb::start().unwrap_or_else(|err| panic!("{err}"));
     let engine = Arc::new(MysqlEngine::connect(&db.url(), PoolOptions::default()).unwrap());
     let node = TestNode::start_with_engine(engine, |_, _| {});
     let mut client = node.client();

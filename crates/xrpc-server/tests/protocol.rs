@@ -477,6 +477,27 @@ fn kill_query_interrupts_the_statement_and_keeps_the_session() {
 }
 
 #[test]
+fn sqlite_ignores_the_authentication_schema() {
+    let node = TestNode::start();
+    let mut client = node.client_in("polardbx_logical");
+    client.new_session(1);
+    assert_eq!(text(client.query(1, "select database()").scalar()), "main");
+    assert_eq!(
+        text(client.query(AUTO | 1, "select database()").scalar()),
+        "main"
+    );
+}
+
+#[test]
+fn sql_kill_names_sessions_by_connection_id() {
+    let node = TestNode::start();
+    common::check_sql_kill(
+        &node,
+        "with recursive n(i) as (select 1 union all select i + 1 from n) select count(*) from n",
+    );
+}
+
+#[test]
 fn kill_connection_removes_the_session_with_fatal() {
     let node = TestNode::start();
     let mut client = node.client();

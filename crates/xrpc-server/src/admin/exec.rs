@@ -4,15 +4,16 @@
 
 use xrpc_net::hist::PerfHistograms;
 use xrpc_net::stats::NetStats;
+use xrpc_proto::codes;
 use xrpc_proto::value::Value;
 
 use super::like::like;
-use super::parse::{self, Col, Cond, Filter, Stmt};
+use super::parse::{self, Col, Cond, Filter, KillScope, Stmt};
 use super::perf_hist::perf_hist;
 use super::row::text;
 use crate::result::{ColumnInfo, ExecSummary, ResultSink, SqlError};
 use crate::var_store::Variables;
-use crate::vars::{VarId, VarKind, VarValue, unknown_variable};
+use crate::vars::{VarId, VarKind, VarValue, is_node_own, unknown_variable};
 
 /// Where `SHOW STATUS` and the metrics endpoint get the node's status. The node implements it.
 pub trait StatusSource: Send + Sync {
@@ -24,6 +25,19 @@ pub trait StatusSource: Send + Sync {
     /// The framework's counters; `SHOW STATUS` lists them as `xrpc_net_<name>`, and the metrics
     /// endpoint exports them with their gauge or counter types.
     fn net_stats(&self) -> NetStats;
+
+    /// The engine's status rows ([`crate::engine::Engine::status_rows`]), for `SHOW STATUS`
+    /// only (the metrics endpoint does not read them yet). None by default.
+    fn engine_status(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+}
+
+/// Interrupts or ends sessions by their `connection_id()`, for SQL `KILL`. The node implements it.
+pub trait SessionKiller: Send + Sync {
+    /// Applies `scope` to the live session numbered `number` (interrupts its running statement,
+    /// or ends it as SESS_KILL CONNECTION does); false when no live session has that number.
+    fn kill(&self, number: u64, scope: KillScope) -> bool;
 }
 
 /// What admin SQL reads and changes.
@@ -35,6 +49,25 @@ pub struct AdminContext<'a> {
     pub status: &'a dyn StatusSource,
     /// The framework's stage histograms (`xrpc_enable_perf_hist` switches them).
     pub hist: &'a PerfHistograms,
+    /// The node's sessions, for `KILL`.
+    pub sessions: &'a dyn SessionKiller,
+    /// The engine has its own system variables and status
+    /// ([`crate::engine::Engine::owns_system_variables`]): admin SQL then answers only the node's
+    /// own names and leaves the rest to the engine.
+    pub engine_owns_variables: bool,
+}
+
+/// What [`try_admin`] made of a statement.
+#[derive(Debug)]
+pub enum AdminOutcome {
+    /// Not the node's to answer: the engine runs it.
+    Engine,
+    /// `SHOW VARIABLES` or `SHOW STATUS` on an engine with its own variables: the engine runs
+    /// it, and these rows (the node's own names that pass the statement's filter, as
+    /// `Variable_name`, `Value` text pairs) follow the engine's rows in the same result set.
+    EngineThenRows(Vec<[Value; 2]>),
+    /// The node answered: the result set (if any) went into the sink.
+    Answered(Result<ExecSummary, SqlError>),
 }
 
 impl std::fmt::Debug for AdminContext<'_> {
@@ -43,18 +76,82 @@ impl std::fmt::Debug for AdminContext<'_> {
     }
 }
 
-/// Runs `sql` if it is admin SQL, pushing any result set into `sink`; `None` when it is not, and
-/// the engine should run it.
-pub fn try_admin(
-    sql: &str,
-    ctx: &AdminContext<'_>,
-    sink: &mut dyn ResultSink,
-) -> Option<Result<ExecSummary, SqlError>> {
-    let stmt = match parse::parse(sql)? {
-        Ok(stmt) => stmt,
-        Err(err) => return Some(Err(err)),
+/// Runs `sql` if it is admin SQL, pushing any result set into `sink`; see [`AdminOutcome`].
+pub fn try_admin(sql: &str, ctx: &AdminContext<'_>, sink: &mut dyn ResultSink) -> AdminOutcome {
+    let stmt = match parse::parse(sql) {
+        None => return AdminOutcome::Engine,
+        Some(Ok(stmt)) => stmt,
+        Some(Err(err)) => return AdminOutcome::Answered(Err(err)),
     };
-    Some(execute(stmt, ctx, sink))
+    if ctx.engine_owns_variables {
+        match stmt {
+            Stmt::ShowVariables(filter) => {
+                let rows = ctx
+                    .vars
+                    .snapshot()
+                    .into_iter()
+                    .filter(|(name, _)| is_node_own(name))
+                    .map(|(name, value)| (name.to_owned(), value.to_string()));
+                return AdminOutcome::EngineThenRows(filtered(rows, filter.as_ref()));
+            }
+            Stmt::ShowStatus(filter) => {
+                return AdminOutcome::EngineThenRows(filtered(
+                    status_rows(ctx).into_iter(),
+                    filter.as_ref(),
+                ));
+            }
+            Stmt::SelectVars { ref items, .. } if !items.iter().all(|i| is_node_own(&i.name)) => {
+                return AdminOutcome::Engine;
+            }
+            Stmt::SetGlobal(ref assignments) => {
+                let own = assignments
+                    .iter()
+                    .filter(|(name, _)| is_node_own(name))
+                    .count();
+                if own == 0 {
+                    return AdminOutcome::Engine;
+                }
+                if own < assignments.len() {
+                    return AdminOutcome::Answered(Err(SqlError::new(
+                        &codes::WRONG_ARGUMENTS,
+                        "SET GLOBAL cannot mix the node's own variables (xrpc_…) with the \
+                         backend's in one statement; set them in two",
+                    )));
+                }
+            }
+            _ => {}
+        }
+    }
+    AdminOutcome::Answered(execute(stmt, ctx, sink))
+}
+
+/// The node's status rows and the framework's counters (`xrpc_net_<name>`), sorted by name.
+fn status_rows(ctx: &AdminContext<'_>) -> Vec<(String, String)> {
+    let mut rows = ctx.status.status();
+    rows.extend(ctx.status.engine_status());
+    rows.extend(
+        ctx.status
+            .net_stats()
+            .rows()
+            .into_iter()
+            .map(|(name, value)| (format!("xrpc_net_{name}"), value.to_string())),
+    );
+    rows.sort_by_cached_key(|(name, _)| name.to_ascii_lowercase());
+    rows
+}
+
+/// The `(name, value)` rows that pass `filter`, as text rows.
+fn filtered(
+    rows: impl Iterator<Item = (String, String)>,
+    filter: Option<&Filter>,
+) -> Vec<[Value; 2]> {
+    rows.filter(|(name, value)| match filter {
+        None => true,
+        Some(Filter::Like(pattern)) => like(pattern, name),
+        Some(Filter::Where(cond)) => cond.eval(name, value),
+    })
+    .map(|(name, value)| [text(name), text(value)])
+    .collect()
 }
 
 /// The two columns of `SHOW VARIABLES` and `SHOW STATUS`.
@@ -82,16 +179,7 @@ fn execute(
             Ok(result_set)
         }
         Stmt::ShowStatus(filter) => {
-            let mut rows = ctx.status.status();
-            rows.extend(
-                ctx.status
-                    .net_stats()
-                    .rows()
-                    .into_iter()
-                    .map(|(name, value)| (format!("xrpc_net_{name}"), value.to_string())),
-            );
-            rows.sort_by_cached_key(|(name, _)| name.to_ascii_lowercase());
-            show(rows.into_iter(), filter.as_ref(), sink)?;
+            show(status_rows(ctx).into_iter(), filter.as_ref(), sink)?;
             Ok(result_set)
         }
         Stmt::SetGlobal(assignments) => {
@@ -131,6 +219,16 @@ fn execute(
             Ok(result_set)
         }
         Stmt::PerfHist(arg) => perf_hist(&arg, ctx.hist, sink),
+        Stmt::Kill { scope, id } => {
+            if ctx.sessions.kill(id, scope) {
+                Ok(ExecSummary::default())
+            } else {
+                Err(SqlError::new(
+                    &codes::UNKNOWN_THREAD_ID,
+                    format!("Unknown thread id: {id}"),
+                ))
+            }
+        }
     }
 }
 
@@ -141,15 +239,8 @@ fn show(
     sink: &mut dyn ResultSink,
 ) -> Result<(), SqlError> {
     sink.metadata(&name_value_columns())?;
-    for (name, value) in rows {
-        let keep = match filter {
-            None => true,
-            Some(Filter::Like(pattern)) => like(pattern, &name),
-            Some(Filter::Where(cond)) => cond.eval(&name, &value),
-        };
-        if keep {
-            sink.row(&[text(name), text(value)])?;
-        }
+    for row in filtered(rows, filter) {
+        sink.row(&row)?;
     }
     Ok(())
 }

@@ -14,8 +14,25 @@
 //! - `SELECT @@[global.|session.|local.]name [[AS] alias] [, …] [FROM DUAL] [LIMIT n]`: one row;
 //!   integers and ON/OFF values as BIGINT (MySQL gives `SELECT @@autocommit` as 1), the rest as
 //!   text. The values are the node's global ones: session overrides live in the engine.
+//!
+//! # Engines with their own variables
+//!
+//! A MySQL or MariaDB backend has its own system variables and status
+//! ([`crate::engine::Engine::owns_system_variables`], passed in as
+//! [`AdminContext::engine_owns_variables`]). The node then never shadows them: it answers only
+//! its own names ([`crate::vars::is_node_own`]: `xrpc_…`, `new_rpc`, `rpc_port`).
+//! `SELECT @@…` is the node's only when every item is its own, and otherwise runs on the backend
+//! whole; `SET GLOBAL` likewise (a statement mixing both is refused, as it could not be atomic);
+//! `SHOW VARIABLES` and `SHOW STATUS` run on the backend and the node's own rows that pass the
+//! same filter follow the backend's ([`AdminOutcome::EngineThenRows`]). `CALL xrpc.perf_hist` is
+//! always the node's.
 //! - `CALL xrpc.perf_hist('all' | '<stage>' | 'reset')`: the stage histograms' non-empty buckets,
 //!   or a reset.
+//! - `KILL [HARD | SOFT] [QUERY | CONNECTION] n`: `n` is a session's `connection_id()`, on every
+//!   engine (a backend's own thread ids are never exposed, so they cannot be named); QUERY
+//!   interrupts its running statement, CONNECTION ends the session as SESS_KILL does, through a
+//!   [`SessionKiller`]; an unknown `n` is 1094 "Unknown thread id: n". MariaDB's `KILL QUERY ID`
+//!   and `KILL USER` are left to the engine.
 //!
 //! LIKE patterns take `%`, `_` and `\` escapes and match case-insensitively, as MySQL's default
 //! collation does. WHERE takes `Variable_name` or `Value` compared with `=`, `<>`/`!=`,
@@ -49,7 +66,8 @@ mod perf_hist;
 
 mod row;
 
-pub use exec::{AdminContext, StatusSource, try_admin};
+pub use exec::{AdminContext, AdminOutcome, SessionKiller, StatusSource, try_admin};
+pub use parse::KillScope;
 
 #[cfg(test)]
 mod tests {
@@ -80,6 +98,10 @@ mod tests {
             ]
         }
 
+        fn engine_status(&self) -> Vec<(String, String)> {
+            vec![("xrpc_backend_open".into(), "2".into())]
+        }
+
         fn net_stats(&self) -> NetStats {
             NetStats {
                 connections: 3,
@@ -89,9 +111,26 @@ mod tests {
         }
     }
 
+    /// Knows sessions 7 and 8; records the kills.
+    #[derive(Default)]
+    struct FakeSessions {
+        killed: parking_lot::Mutex<Vec<(u64, KillScope)>>,
+    }
+
+    impl SessionKiller for FakeSessions {
+        fn kill(&self, number: u64, scope: KillScope) -> bool {
+            let known = number == 7 || number == 8;
+            if known {
+                self.killed.lock().push((number, scope));
+            }
+            known
+        }
+    }
+
     struct Node {
         vars: Variables,
         hist: PerfHistograms,
+        sessions: FakeSessions,
     }
 
     impl Node {
@@ -99,20 +138,36 @@ mod tests {
             Self {
                 vars: Variables::new(),
                 hist: PerfHistograms::new(false),
+                sessions: FakeSessions::default(),
             }
         }
 
-        fn run(&self, sql: &str) -> Option<Result<CollectedResult, SqlError>> {
+        fn outcome(
+            &self,
+            sql: &str,
+            engine_owns_variables: bool,
+            sink: &mut CollectedResult,
+        ) -> AdminOutcome {
             let ctx = AdminContext {
                 vars: &self.vars,
                 status: &FakeStatus,
                 hist: &self.hist,
+                sessions: &self.sessions,
+                engine_owns_variables,
             };
+            try_admin(sql, &ctx, sink)
+        }
+
+        fn run(&self, sql: &str) -> Option<Result<CollectedResult, SqlError>> {
             let mut sink = CollectedResult::default();
-            Some(try_admin(sql, &ctx, &mut sink)?.map(|summary| {
-                assert_eq!(summary.has_result_set, sink.columns.is_some());
-                sink
-            }))
+            match self.outcome(sql, false, &mut sink) {
+                AdminOutcome::Engine => None,
+                AdminOutcome::EngineThenRows(_) => panic!("{sql}: SQLite-style node deferred"),
+                AdminOutcome::Answered(result) => Some(result.map(|summary| {
+                    assert_eq!(summary.has_result_set, sink.columns.is_some());
+                    sink
+                })),
+            }
         }
 
         fn ok(&self, sql: &str) -> CollectedResult {
@@ -262,7 +317,8 @@ mod tests {
         assert_eq!(names, sorted);
         assert!(rows.contains(&("xrpc_inited".to_owned(), "ON".to_owned())));
         assert!(rows.contains(&("xrpc_net_tasks_queued".to_owned(), "11".to_owned())));
-        assert_eq!(rows.len(), 4 + NetStats::DESCRIPTORS.len());
+        assert!(rows.contains(&("xrpc_backend_open".to_owned(), "2".to_owned())));
+        assert_eq!(rows.len(), 4 + 1 + NetStats::DESCRIPTORS.len());
         assert_eq!(
             n.pairs("show status like 'xrpc_sql%'"),
             vec![
@@ -428,6 +484,101 @@ mod tests {
             "Unknown perf_hist stage 'warp'; expected 'all', 'reset' or one of work_queue, recv_first, recv_all, decode, schedule, run"
         );
         assert_eq!(n.err("CALL xrpc.perf_hist()").code, 1210);
+    }
+
+    /// On an engine with its own variables the node answers only its own names.
+    #[test]
+    fn engine_with_own_variables_gets_everything_but_the_nodes_names() {
+        let n = Node::new();
+        let on_backend = |sql: &str| {
+            let mut sink = CollectedResult::default();
+            let outcome = n.outcome(sql, true, &mut sink);
+            if !matches!(outcome, AdminOutcome::Answered(_)) {
+                assert!(sink.columns.is_none(), "{sql}: the engine's to answer");
+            }
+            outcome
+        };
+        for sql in [
+            "select @@version",
+            "SELECT @@sql_mode, @@xrpc_max_sessions",
+            "select @@global.max_connections",
+            "set global max_connections = 10",
+            "select 1",
+        ] {
+            assert!(
+                matches!(on_backend(sql), AdminOutcome::Engine),
+                "{sql} should reach the engine"
+            );
+        }
+        for sql in [
+            "select @@xrpc_max_sessions, @@global.new_rpc",
+            "SET GLOBAL xrpc_max_queued_messages = 64",
+            "CALL xrpc.perf_hist('all')",
+        ] {
+            assert!(
+                matches!(on_backend(sql), AdminOutcome::Answered(Ok(_))),
+                "{sql} should be the node's"
+            );
+        }
+        assert_eq!(n.vars.max_queued_messages(), 64);
+        let AdminOutcome::Answered(Err(err)) =
+            on_backend("set global xrpc_max_sessions = 5, max_connections = 5")
+        else {
+            panic!("a mixed SET GLOBAL must fail");
+        };
+        assert_eq!(err.code, 1210);
+        assert_eq!(n.vars.max_sessions(), 100_000, "nothing was stored");
+
+        let AdminOutcome::EngineThenRows(rows) = on_backend("show variables like '%rpc%'") else {
+            panic!("SHOW VARIABLES must reach the engine");
+        };
+        let names: Vec<_> = rows.iter().map(|r| s(&r[0])).collect();
+        assert!(names.contains(&"new_rpc".to_owned()));
+        assert!(
+            names
+                .iter()
+                .all(|n| n == "new_rpc" || n == "rpc_port" || n.starts_with("xrpc_"))
+        );
+        let AdminOutcome::EngineThenRows(rows) = on_backend("show variables like 'version%'")
+        else {
+            panic!("SHOW VARIABLES must reach the engine");
+        };
+        assert!(rows.is_empty(), "the backend's version is its own");
+        let AdminOutcome::EngineThenRows(rows) =
+            on_backend("show global status where variable_name = 'xrpc_sql_hit'")
+        else {
+            panic!("SHOW STATUS must reach the engine");
+        };
+        assert_eq!(rows, vec![[text("xrpc_sql_hit"), text("42")]]);
+    }
+
+    #[test]
+    fn kill_names_sessions_by_number() {
+        let n = Node::new();
+        assert!(n.ok("KILL 7").columns.is_none());
+        n.ok("kill query 8;");
+        n.ok("KILL HARD CONNECTION 7");
+        n.ok("kill soft query 7");
+        assert_eq!(
+            *n.sessions.killed.lock(),
+            [
+                (7, KillScope::Connection),
+                (8, KillScope::Query),
+                (7, KillScope::Connection),
+                (7, KillScope::Query)
+            ]
+        );
+        let err = n.err("KILL QUERY 99");
+        assert_eq!(
+            (err.code, err.sql_state.as_str(), err.message.as_str()),
+            (1094, "HY000", "Unknown thread id: 99")
+        );
+        assert_eq!(n.err("KILL").code, 1064);
+        assert_eq!(n.err("KILL CONNECTION x").code, 1064);
+        assert_eq!(n.err("KILL 7 8").code, 1064);
+        assert!(n.run("KILL QUERY ID 5").is_none());
+        assert!(n.run("kill user bob").is_none());
+        assert_eq!(n.sessions.killed.lock().len(), 4);
     }
 
     #[test]

@@ -17,6 +17,20 @@ pub(super) enum Stmt {
         limit: Option<u64>,
     },
     PerfHist(String),
+    /// `KILL [HARD | SOFT] [QUERY | CONNECTION] n`.
+    Kill {
+        scope: KillScope,
+        id: u64,
+    },
+}
+
+/// What SQL `KILL` stops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KillScope {
+    /// `KILL QUERY n`: the session's running statement; the session stays.
+    Query,
+    /// `KILL [CONNECTION] n`: the session itself.
+    Connection,
 }
 
 /// `LIKE 'pat'` or `WHERE cond` of a SHOW.
@@ -78,6 +92,8 @@ pub(super) fn parse(sql: &str) -> Option<Result<Stmt, SqlError>> {
             return None;
         }
         Kind::Set
+    } else if first.eq_ignore_ascii_case("kill") {
+        Kind::Kill
     } else if first.eq_ignore_ascii_case("call") {
         if !contains_ignore_case(rest, "perf_hist") {
             return None;
@@ -99,6 +115,7 @@ pub(super) fn parse(sql: &str) -> Option<Result<Stmt, SqlError>> {
         Kind::Select => p.select(),
         Kind::Set => p.set(),
         Kind::Call => p.call(),
+        Kind::Kill => p.kill(),
     }
 }
 
@@ -109,6 +126,7 @@ enum Kind {
     Select,
     Set,
     Call,
+    Kill,
 }
 
 fn syntax_error(detail: &str) -> SqlError {
@@ -179,6 +197,42 @@ impl<'a> Parser<'a> {
             Some(Tok::Ident(s)) => format!("near `{s}`"),
             Some(Tok::Sym(s)) => format!("near '{s}'"),
         }
+    }
+
+    /// `KILL [HARD | SOFT] [QUERY | CONNECTION] n`; `None` for MariaDB's other forms (`KILL
+    /// QUERY ID n`, `KILL USER name`), which are the engine's.
+    fn kill(&mut self) -> Option<Result<Stmt, SqlError>> {
+        let _mariadb_mode = self.eat_kw("hard") || self.eat_kw("soft");
+        let scope = if self.eat_kw("query") {
+            KillScope::Query
+        } else {
+            let _ = self.eat_kw("connection");
+            KillScope::Connection
+        };
+        if self.is_kw("id") || self.is_kw("user") {
+            return None;
+        }
+        let id = match self.peek() {
+            Some(Tok::Word(w)) => match w.parse::<u64>() {
+                Ok(id) => id,
+                Err(_) => {
+                    let err = syntax_error(&format!("expected a thread id {}", self.near()));
+                    return Some(Err(err));
+                }
+            },
+            _ => {
+                let err = syntax_error(&format!("expected a thread id {}", self.near()));
+                return Some(Err(err));
+            }
+        };
+        self.pos += 1;
+        if !self.at_end() {
+            return Some(Err(syntax_error(&format!(
+                "unexpected text {}",
+                self.near()
+            ))));
+        }
+        Some(Ok(Stmt::Kill { scope, id }))
     }
 
     /// `SHOW [GLOBAL|SESSION|LOCAL] VARIABLES|STATUS [LIKE 'pat' | WHERE cond]`.

@@ -41,6 +41,21 @@ pub trait Engine: Send + Sync + 'static {
     /// Called on shutdown.
     fn checkpoint(&self) -> Result<(), SqlError>;
 
+    /// Whether the engine is a server with its own system variables and status (MySQL, MariaDB).
+    /// Then the node's admin SQL answers only the node's own names
+    /// ([`crate::vars::is_node_own`]): `SELECT @@name`, `SET GLOBAL` and `SHOW VARIABLES` /
+    /// `SHOW STATUS` of any other name reach the engine, so the node never shadows the backend's
+    /// values. When false (SQLite), the node answers every variable it defines itself.
+    fn owns_system_variables(&self) -> bool {
+        false
+    }
+
+    /// The engine's own `SHOW STATUS` rows, `(name, value)`, named `xrpc_<engine part>_…` (the
+    /// `mysql` engine: its backend pool, `xrpc_backend_*`). None by default.
+    fn status_rows(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+
     /// Sets how long a pooled connection may live (`xrpc_shared_session_lifetime`): older ones are
     /// closed instead of being pooled again, and by [`Engine::sweep_expired`].
     fn set_connection_lifetime(&self, lifetime: Duration) {
@@ -80,6 +95,14 @@ pub trait EngineConn: Send {
     /// Sets the number `connection_id()` returns, so it names the session rather than the pooled
     /// connection.
     fn set_connection_id(&mut self, id: u64);
+
+    /// Sets the database the session works in when neither the request (`schema_name`) nor the
+    /// session itself (`USE`) chose one: the schema named in the connection's authentication
+    /// data, or `None`. Called before every statement, like [`EngineConn::set_connection_id`];
+    /// it is not session state. Engines without databases (SQLite) ignore it.
+    fn set_default_schema(&mut self, schema: Option<&str>) {
+        let _ = schema;
+    }
 
     /// When the connection was opened; pooled connections are replaced once they are older than
     /// the engine's connection lifetime.

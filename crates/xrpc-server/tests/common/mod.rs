@@ -95,6 +95,15 @@ impl TestNode {
         self.dir.path()
     }
 
+    /// A connected client authenticated as root, naming `schema` in the authentication data.
+    pub fn client_in(&self, schema: &str) -> Client {
+        let mut client = Client::connect(self.addr());
+        client
+            .authenticate_in("root", "", schema)
+            .expect("root authenticates");
+        client
+    }
+
     /// A connected, authenticated client as root.
     pub fn client(&self) -> Client {
         let mut client = Client::connect(self.addr());
@@ -254,6 +263,16 @@ impl Client {
     }
 
     pub fn authenticate(&mut self, user: &str, password: &str) -> Result<(), pb::Error> {
+        self.authenticate_in(user, password, "")
+    }
+
+    /// Authenticates naming `schema` in the authentication data.
+    pub fn authenticate_in(
+        &mut self,
+        user: &str,
+        password: &str,
+        schema: &str,
+    ) -> Result<(), pb::Error> {
         self.send(
             0,
             ClientType::AuthenticateStart,
@@ -272,7 +291,7 @@ impl Client {
             ClientType::AuthenticateContinue,
             &pb::session::AuthenticateContinue {
                 auth_data: Bytes::from(mysql41_client_response(
-                    "",
+                    schema,
                     user,
                     password.as_bytes(),
                     &challenge,
@@ -584,4 +603,93 @@ impl Client {
     pub fn set_read_timeout(&mut self, timeout: Duration) {
         self.stream.set_read_timeout(Some(timeout)).unwrap();
     }
+}
+
+/// A session's `connection_id()`.
+pub fn connection_id(client: &mut Client, sid: u64) -> u64 {
+    match client.query(sid, "SELECT connection_id()").scalar() {
+        Value::Sint(n) => u64::try_from(*n).unwrap(),
+        Value::Uint(n) => *n,
+        other => panic!("connection_id() is {other:?}"),
+    }
+}
+
+/// SQL `KILL` on any engine: `KILL QUERY n` interrupts session `n`'s running statement and keeps
+/// the session, `KILL [CONNECTION] n` ends it as SESS_KILL does (FATAL 7005 last, then gone,
+/// uncounted), both from another connection; an unknown id is 1094. `long_statement` must run
+/// far longer than 10 s unless interrupted.
+pub fn check_sql_kill(node: &TestNode, long_statement: &str) {
+    let mut victim = node.client();
+    victim.new_session(1);
+    victim.new_session(2);
+    let (id1, id2) = (connection_id(&mut victim, 1), connection_id(&mut victim, 2));
+    let mut killer = node.client();
+    killer.new_session(1);
+    let killer_id = connection_id(&mut killer, 1);
+    let worker_sessions = |c: &mut Client| {
+        let status = c.query(1, "SHOW STATUS LIKE 'xrpc_worker_sessions'");
+        text(&status.rows[0][1])
+    };
+    assert_eq!(worker_sessions(&mut killer), "3");
+
+    let err = killer.query(1, "KILL QUERY 999999").error.expect("1094");
+    assert_eq!(
+        (err.code, err.sql_state.as_str(), err.msg.as_str()),
+        (1094, "HY000", "Unknown thread id: 999999")
+    );
+
+    // KILL QUERY: the statement ends (with 1317 where the engine reports it), the session stays.
+    let started = Instant::now();
+    victim.send_sql(1, sql_stmt(long_statement));
+    node.wait_until_a_statement_runs();
+    let killed = killer.query(1, &format!("KILL QUERY {id1}"));
+    assert!(killed.error.is_none(), "{:?}", killed.error);
+    let outcome = victim.read_outcome(1);
+    if let Some(err) = &outcome.error {
+        assert_eq!((err.code, err.sql_state.as_str()), (1317, "70100"));
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the kill took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(victim.query(1, "SELECT 3").scalar(), &Value::Sint(3));
+
+    // KILL CONNECTION (the default): FATAL 7005 is the session's last frame; its neighbour lives.
+    victim.send_sql(2, sql_stmt(long_statement));
+    node.wait_until_a_statement_runs();
+    let killed = killer.query(1, &format!("KILL {id2}"));
+    assert!(killed.error.is_none(), "{:?}", killed.error);
+    let Some(ServerMessage::Error(err)) = victim.recv_on(2) else {
+        panic!("expected FATAL on the killed session");
+    };
+    assert_eq!(
+        (err.code, err.sql_state.as_str(), err.severity),
+        (7005, "70100", Some(1))
+    );
+    assert_eq!(
+        victim.query(2, "SELECT 1").error.unwrap().msg,
+        "Session not found."
+    );
+    let again = killer.query(1, &format!("KILL CONNECTION {id2}"));
+    assert_eq!(again.error.map(|e| e.code), Some(1094));
+    // The session is uncounted once its connection's handler took it out.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while worker_sessions(&mut killer) != "2" {
+        assert!(
+            Instant::now() < deadline,
+            "the killed session stays counted"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(victim.query(1, "SELECT 4").scalar(), &Value::Sint(4));
+    victim.new_session(2);
+    assert_eq!(victim.query(2, "SELECT 5").scalar(), &Value::Sint(5));
+
+    // A session may kill itself.
+    killer.send_sql(1, sql_stmt(&format!("KILL {killer_id}")));
+    let Some(ServerMessage::Error(err)) = killer.recv_on(1) else {
+        panic!("expected FATAL on the session that killed itself");
+    };
+    assert_eq!((err.code, err.severity), (7005, Some(1)));
 }

@@ -41,6 +41,9 @@ pub struct MysqlConn {
     vars: BTreeMap<String, String>,
     /// The database this session switched to with `USE`.
     schema: Option<String>,
+    /// The schema of the session's authentication data, if any: used when neither the request
+    /// nor `USE` chose one, before the URL's database.
+    default_schema: Option<String>,
     connection_id: u64,
     /// The id of the session's last successful INSERT, for `last_insert_id()`.
     last_insert_id: u64,
@@ -98,6 +101,7 @@ impl MysqlConn {
             counted_pinned: false,
             vars: BTreeMap::new(),
             schema: None,
+            default_schema: None,
             connection_id: 0,
             last_insert_id: 0,
             interrupt,
@@ -129,6 +133,7 @@ impl MysqlConn {
     fn sync(&self, backend: &mut Backend, schema: Option<&str>) -> Result<(), mysql::Error> {
         let wanted = schema
             .or(self.schema.as_deref())
+            .or(self.default_schema.as_deref())
             .or(self.shared.default_schema.as_deref());
         // A pinned connection is never reset here: its variables are the session's own (every
         // change is recorded on both), and a reset would lose its transaction.
@@ -367,6 +372,12 @@ impl EngineConn for MysqlConn {
 
     fn set_connection_id(&mut self, id: u64) {
         self.connection_id = id;
+    }
+
+    fn set_default_schema(&mut self, schema: Option<&str>) {
+        if self.default_schema.as_deref() != schema {
+            self.default_schema = schema.map(str::to_owned);
+        }
     }
 
     fn opened_at(&self) -> Instant {

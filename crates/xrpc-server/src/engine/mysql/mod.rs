@@ -222,6 +222,14 @@ impl Engine for MysqlEngine {
         self.version.clone()
     }
 
+    fn owns_system_variables(&self) -> bool {
+        true
+    }
+
+    fn status_rows(&self) -> Vec<(String, String)> {
+        self.stats().status_rows()
+    }
+
     fn acquire(&self) -> Result<Box<dyn EngineConn>, SqlError> {
         Ok(Box::new(self.handle()))
     }

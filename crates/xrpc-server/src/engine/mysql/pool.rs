@@ -118,6 +118,32 @@ pub struct PoolStats {
     pub backend_errors: u64,
 }
 
+impl PoolStats {
+    /// The `SHOW STATUS` rows, `xrpc_backend_<name>`: `open`, `idle`, `borrowed`, `pinned`,
+    /// `waits`, `wait_time_us` (total), `wait_timeouts`, `connects`, `reconnects`,
+    /// `connect_errors`, `lost` and `errors` (statements the backend failed). The wait
+    /// histogram is left to the metrics endpoint.
+    pub fn status_rows(&self) -> Vec<(String, String)> {
+        [
+            ("open", self.open),
+            ("idle", self.idle),
+            ("borrowed", self.borrowed),
+            ("pinned", self.pinned),
+            ("waits", self.waits),
+            ("wait_time_us", self.wait_micros),
+            ("wait_timeouts", self.wait_timeouts),
+            ("connects", self.connects),
+            ("reconnects", self.reconnects),
+            ("connect_errors", self.connect_errors),
+            ("lost", self.lost),
+            ("errors", self.backend_errors),
+        ]
+        .into_iter()
+        .map(|(name, value)| (format!("xrpc_backend_{name}"), value.to_string()))
+        .collect()
+    }
+}
+
 /// One backend connection and what the engine knows of its session state.
 pub struct Backend {
     /// The connection.
