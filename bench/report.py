@@ -531,7 +531,7 @@ each with the same load generator:
 - **tokio** — a runtime with one worker thread, a task per connection that answers the complete frames
   of each read with one `write_all`: what a Rust user would pick instead.
 
-The load generator (`xrpc_net::loadgen`, shared with `xrpc bench --workload echo`) is one thread with its
+The load generator (`xrpc_bench::loadgen`, shared with `xrpc bench --workload echo`) is one thread with its
 own edge-triggered epoll loop: N connections × M requests in flight, latency per request from an
 hdrhistogram, warm-up not measured. The servers run on CPU 0 and the load generator on CPU 1. Here the
 payload is 1 byte (`--payload 1`), as for the gRPC peers; Redis's PING is 4 bytes and sockperf's smallest
