@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole benchmark suite of issue 6 in one command: xrpc against its peers, same machine,
+# The whole benchmark suite in one command: xrpc against its peers, same machine,
 # same run, three tables (echo, `select 1`, point select).
 #
 #   bench/run-all.sh [--smoke|--quick|--full] [--reps N]        (default: --full)

@@ -15,6 +15,8 @@ command -v cc >/dev/null 2>&1 || need_apt+=(gcc libc6-dev)
 command -v make >/dev/null 2>&1 || need_apt+=(make)
 # The differential tests start a private MariaDB (xrpc-testkit); they fail without it.
 command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || need_apt+=(mariadb-server mariadb-client)
+# promtool checks the metrics endpoint's output (xrpc-net and xrpc-server tests).
+command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
 if [ "${#need_apt[@]}" -gt 0 ]; then
     log "installing ${need_apt[*]}"
     apt-get update -qq && apt-get install -y -qq "${need_apt[@]}"

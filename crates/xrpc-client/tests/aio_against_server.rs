@@ -189,7 +189,16 @@ async fn async_broken_and_hung_connections() {
     opts.heartbeat_timeout = Duration::from_millis(100);
     let conn = Connection::connect(proxy.addr(), opts).await.unwrap();
     assert_eq!(conn.query_once("select 1").await.unwrap().rows.len(), 1);
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    // Three probes (9-byte frames, larger answers) sent and answered on the idle connection.
+    let (up, down) = (proxy.bytes_up(), proxy.bytes_down());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while proxy.bytes_up() - up < 3 * 9 || proxy.bytes_down() - down < 3 * 9 {
+        assert!(
+            Instant::now() < deadline,
+            "no heartbeats on an idle connection"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     assert!(!conn.is_broken(), "answered heartbeats keep it");
     proxy.freeze(true);
     let deadline = Instant::now() + Duration::from_secs(3);

@@ -146,14 +146,19 @@ fn kill_handle_interrupts_from_another_thread() {
     let server = TcpFake::start();
     let conn = Connection::connect(server.addr, options()).unwrap();
     let mut session = conn.session().unwrap();
+    // Should the kill miss the statement, the query times out instead of hanging the test.
+    session.set_timeout(Some(Duration::from_secs(20)));
     let killer = session.kill_handle();
-    let thread = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(50));
-        killer.kill_query().unwrap();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            server.wait_until("the statement running", |s| {
+                s.sleeping.load(Ordering::Acquire) == 1
+            });
+            killer.kill_query().unwrap();
+        });
+        let err = session.query("sleep").unwrap_err();
+        assert!(err.is_interrupted(), "{err}");
     });
-    let err = session.query("sleep").unwrap_err();
-    assert!(err.is_interrupted(), "{err}");
-    thread.join().unwrap();
 }
 
 #[test]
@@ -195,7 +200,10 @@ fn a_broken_connection_fails_every_session() {
     let mut a = conn.session().unwrap();
     let mut b = conn.session().unwrap();
     let waiting = std::thread::spawn(move || b.query("sleep").unwrap_err());
-    std::thread::sleep(Duration::from_millis(50));
+    // b's statement is in flight (the server runs it) before the connection breaks.
+    server.wait_until("b's statement running", |s| {
+        s.sleeping.load(Ordering::Acquire) == 1
+    });
     let err = a.query("crash").unwrap_err();
     assert!(err.is_connection_lost(), "{err}");
     assert!(err.to_string().contains("closed the connection"), "{err}");
@@ -211,9 +219,8 @@ fn a_hung_server_is_dropped_after_five_heartbeats() {
     let mut opts = options().heartbeat_interval(Some(Duration::from_millis(40)));
     opts.heartbeat_timeout = Duration::from_millis(40);
     let conn = Connection::connect(server.addr, opts).unwrap();
-    std::thread::sleep(Duration::from_millis(150));
+    server.wait_until("three probes", |s| s.probes.load(Ordering::Acquire) >= 3);
     assert!(!conn.is_broken(), "answered heartbeats keep it alive");
-    assert!(server.shared.probes.load(Ordering::Acquire) >= 1);
     server.shared.silent.store(true, Ordering::Release);
     let deadline = Instant::now() + Duration::from_secs(3);
     while !conn.is_broken() && Instant::now() < deadline {

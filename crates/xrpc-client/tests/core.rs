@@ -41,10 +41,7 @@ impl Pair {
 
     fn connected_with(config: ClientConfig) -> Self {
         let mut pair = Self::new(config);
-        pair.client_to_server();
-        pair.server.answer_handshake_start();
-        pair.server_to_client();
-        pair.client_to_server();
+        pair.reach_auth_response();
         let (_, ok) = pair.server.check_auth_response(PASSWORD);
         assert!(ok);
         pair.server.auth_ok();
@@ -52,6 +49,23 @@ impl Pair {
         assert!(matches!(pair.events.as_slice(), [Event::Authenticated]));
         pair.events.clear();
         pair
+    }
+
+    /// Runs the handshake until the server holds the client's `AuthenticateContinue` (read it
+    /// with `check_auth_response`).
+    fn reach_auth_response(&mut self) {
+        self.client_to_server();
+        self.server.answer_handshake_start();
+        self.server_to_client();
+        self.client_to_server();
+    }
+
+    /// Opens a session, issues `stmt` on it and lets the server answer everything it can.
+    fn open_and_run(&mut self, stmt: &str) -> (SessionId, RequestId) {
+        let sid = self.client.open_session().expect("open a session");
+        let id = self.exec(sid, stmt);
+        self.auto();
+        (sid, id)
     }
 
     /// Moves the client's pending bytes to the server, which decodes them.
@@ -162,10 +176,7 @@ fn auth_good_password_is_scrambled_and_accepted() {
 #[test]
 fn auth_empty_password_sends_no_scramble() {
     let mut pair = Pair::new(ClientConfig::new("guest", ""));
-    pair.client_to_server();
-    pair.server.answer_handshake_start();
-    pair.server_to_client();
-    pair.client_to_server();
+    pair.reach_auth_response();
     let (sid, message) = pair.server.recv();
     assert_eq!(sid, 0);
     let ClientMessage::AuthenticateContinue(cont) = message else {
@@ -179,10 +190,7 @@ fn auth_bad_password_fails_requests_and_allows_a_retry() {
     let mut pair = Pair::new(ClientConfig::new("app", "wrong"));
     let sid = pair.client.open_session().unwrap();
     let id = pair.exec(sid, "select 1");
-    pair.client_to_server();
-    pair.server.answer_handshake_start();
-    pair.server_to_client();
-    pair.client_to_server();
+    pair.reach_auth_response();
     let (_, ok) = pair.server.check_auth_response(PASSWORD);
     assert!(!ok);
     // Nothing but the handshake went out: the request waited for authentication.
@@ -221,10 +229,7 @@ fn requests_issued_during_the_handshake_follow_auth_ok() {
     let mut pair = Pair::new(config());
     let sid = pair.client.open_session().unwrap();
     let id = pair.exec(sid, "select 5");
-    pair.client_to_server();
-    pair.server.answer_handshake_start();
-    pair.server_to_client();
-    pair.client_to_server();
+    pair.reach_auth_response();
     assert!(pair.server.check_auth_response(PASSWORD).1);
     assert!(pair.server.received.is_empty());
     pair.server.authenticated = true;
@@ -704,9 +709,7 @@ fn fatal_answer_to_sess_new_fails_the_session() {
 #[test]
 fn kill_connection_ends_the_session_with_the_servers_fatal() {
     let mut pair = Pair::connected();
-    let sid = pair.client.open_session().unwrap();
-    let id = pair.exec(sid, "sleep");
-    pair.auto();
+    let (sid, id) = pair.open_and_run("sleep");
     pair.client.kill(sid, KillKind::Connection).unwrap();
     pair.auto();
     let err = pair.completion(id).unwrap_err();
@@ -717,9 +720,7 @@ fn kill_connection_ends_the_session_with_the_servers_fatal() {
 #[test]
 fn fatal_on_sid_zero_loses_the_connection() {
     let mut pair = Pair::connected();
-    let sid = pair.client.open_session().unwrap();
-    let id = pair.exec(sid, "sleep");
-    pair.auto();
+    let (_, id) = pair.open_and_run("sleep");
     pair.server.error(
         0,
         true,
@@ -767,9 +768,7 @@ fn broken_connection_fails_every_session_clearly() {
 #[test]
 fn garbage_from_the_server_loses_the_connection() {
     let mut pair = Pair::connected();
-    let sid = pair.client.open_session().unwrap();
-    let id = pair.exec(sid, "sleep");
-    pair.auto();
+    let (sid, id) = pair.open_and_run("sleep");
     // A frame of type 99, which no server message has.
     let mut bytes = Vec::new();
     xrpc_proto::frame::encode_frame(
@@ -1199,9 +1198,7 @@ fn traffic_postpones_the_heartbeat() {
 #[test]
 fn five_unanswered_heartbeats_lose_the_connection() {
     let mut pair = Pair::connected();
-    let sid = pair.client.open_session().unwrap();
-    let id = pair.exec(sid, "sleep");
-    pair.auto();
+    let (_, id) = pair.open_and_run("sleep");
     let mut probes = 0;
     for second in 1..=60 {
         pair.advance(Duration::from_secs(1));

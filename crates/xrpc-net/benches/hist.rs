@@ -1,6 +1,8 @@
 //! Histogram record-path micro-benchmarks: one thread, two threads on one histogram, and the
 //! cost of a disabled `PerfHistograms::record`.
 
+mod common;
+
 use std::hint::black_box;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -68,10 +70,7 @@ fn record(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2))
-        .sample_size(20);
+    config = common::config();
     targets = record
 }
 criterion_main!(benches);

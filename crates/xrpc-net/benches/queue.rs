@@ -1,6 +1,8 @@
 //! Task queue micro-benchmarks: the uncontended push/pop path, and contended producers/consumers,
 //! with a `Mutex<VecDeque>` as the baseline a lock-free queue has to beat.
 
+mod common;
+
 use std::collections::VecDeque;
 use std::hint::black_box;
 use std::sync::Mutex;
@@ -124,10 +126,7 @@ fn contended(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2))
-        .sample_size(20);
+    config = common::config();
     targets = uncontended, contended
 }
 criterion_main!(benches);

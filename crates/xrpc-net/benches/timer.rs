@@ -1,6 +1,8 @@
 //! Timer heap micro-benchmarks: scheduling, cancelling, and popping due one-shot and repeating
 //! timers. Time is virtual (the heap never reads the clock), so only the heap's work is measured.
 
+mod common;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -88,10 +90,7 @@ fn timer(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2))
-        .sample_size(20);
+    config = common::config();
     targets = timer
 }
 criterion_main!(benches);

@@ -47,6 +47,8 @@ use parking_lot::Mutex;
 use crate::config::NetConfig;
 use crate::handler::{RunContext, UnitId};
 use crate::hist::{PerfHistograms, Stage};
+use crate::loom::sync::Mutex as SyncMutex;
+use crate::loom::sync::atomic::{AtomicBool as SyncBool, AtomicU64 as SyncU64};
 use crate::pages::PagePool;
 use crate::queue::TaskQueue;
 use crate::stats::NetCounters;
@@ -145,12 +147,13 @@ pub(crate) struct Group {
     waiters: Waiters,
     epoll_waiters: AtomicUsize,
     timers: Mutex<TimerHeap<TimerFn>>,
-    /// Next timer deadline in ns since `epoch`, `u64::MAX` if none. Written under `timers`.
-    next_deadline: AtomicU64,
+    /// Next timer deadline in ns since `epoch`, `u64::MAX` if none. Written under `timers`; read
+    /// without it as a hint (a stale value costs one early wake-up or one try-lock).
+    next_deadline: SyncU64,
     epoch: Instant,
     pub(crate) table: ConnTable<dyn ConnTask>,
-    closing: Mutex<Vec<Arc<dyn ConnTask>>>,
-    closing_pending: AtomicBool,
+    /// Finished connections whose `on_close` a worker has yet to run.
+    closing: Deferred<Arc<dyn ConnTask>>,
     pub(crate) counters: Arc<NetCounters>,
     pub(crate) perf: Arc<PerfHistograms>,
     pub(crate) pages: PagePool,
@@ -248,11 +251,10 @@ impl Group {
             waiters: Waiters::new(),
             epoll_waiters: AtomicUsize::new(0),
             timers: Mutex::new(TimerHeap::new()),
-            next_deadline: AtomicU64::new(u64::MAX),
+            next_deadline: SyncU64::new(u64::MAX),
             epoch: Instant::now(),
             table: ConnTable::new(),
-            closing: Mutex::new(Vec::new()),
-            closing_pending: AtomicBool::new(false),
+            closing: Deferred::new(),
             counters,
             perf,
             workers: AtomicUsize::new(0),
@@ -448,8 +450,7 @@ impl GroupHandle {
     /// Queues `conn` for its `on_close` callback on a worker.
     pub(crate) fn defer_close(&self, conn: Arc<dyn ConnTask>) {
         let g = &self.0;
-        g.closing.lock().push(conn);
-        g.closing_pending.store(true, Ordering::Release);
+        g.closing.push(conn);
         if g.waiters.must_notify() {
             g.wake_one();
         }
@@ -458,13 +459,7 @@ impl GroupHandle {
     /// Runs the deferred `on_close` callbacks.
     pub(crate) fn run_closing(&self) {
         let g = &self.0;
-        if !g.closing_pending.load(Ordering::Acquire)
-            || !g.closing_pending.swap(false, Ordering::AcqRel)
-        {
-            return;
-        }
-        let list = std::mem::take(&mut *g.closing.lock());
-        for conn in list {
+        for conn in g.closing.take() {
             conn.closed();
             NetCounters::decr(&g.counters.connections);
             NetCounters::incr(&g.counters.closed_total);
@@ -846,5 +841,82 @@ impl Drop for WorkerExit<'_> {
             &g.counters.base_threads
         };
         NetCounters::decr(gauge);
+    }
+}
+
+/// A list handed from any thread to the workers, with a flag that lets a worker skip the lock
+/// when the list is empty: [`push`](Self::push) appends under the lock, then raises the flag;
+/// [`take`](Self::take) lowers the flag, then empties the list under the lock.
+///
+/// An item is never stranded: the flag is raised after every append, and lowered only before a
+/// take that sees every append whose flag store it consumed. A take may find the list empty (its
+/// items were taken by an earlier take that ran between the append and the flag store); that costs
+/// one lock. The synchronisation goes through `crate::loom` and has a model
+/// (`loom_deferred_never_strands_an_item`).
+#[derive(Debug)]
+struct Deferred<T> {
+    list: SyncMutex<Vec<T>>,
+    pending: SyncBool,
+}
+
+impl<T> Deferred<T> {
+    fn new() -> Self {
+        Self {
+            list: SyncMutex::new(Vec::new()),
+            pending: SyncBool::new(false),
+        }
+    }
+
+    fn push(&self, item: T) {
+        self.list
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(item);
+        self.pending.store(true, Ordering::Release);
+    }
+
+    /// Everything pushed so far that no earlier `take` returned; empty without locking when the
+    /// flag is down.
+    fn take(&self) -> Vec<T> {
+        if !self.pending.load(Ordering::Acquire) || !self.pending.swap(false, Ordering::AcqRel) {
+            return Vec::new();
+        }
+        std::mem::take(
+            &mut *self
+                .list
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::Deferred;
+    use crate::loom::sync::Arc;
+    use crate::loom::thread;
+
+    /// Two pushers race a taker; whatever the interleaving, every item is taken exactly once by
+    /// the taker or by a final take that runs after the pushers are done.
+    #[test]
+    fn loom_deferred_never_strands_an_item() {
+        loom::model(|| {
+            let deferred = Arc::new(Deferred::new());
+            let pushers: Vec<_> = [1u32, 2]
+                .into_iter()
+                .map(|item| {
+                    let deferred = Arc::clone(&deferred);
+                    thread::spawn(move || deferred.push(item))
+                })
+                .collect();
+            let mut taken = deferred.take();
+            for pusher in pushers {
+                pusher.join().unwrap();
+            }
+            taken.extend(deferred.take());
+            taken.sort_unstable();
+            assert_eq!(taken, [1, 2]);
+            assert!(deferred.take().is_empty(), "nothing is taken twice");
+        });
     }
 }

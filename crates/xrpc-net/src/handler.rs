@@ -21,6 +21,16 @@
 //! 6. `on_close` exactly once, after `fin()`, on a worker thread, never nested inside another
 //!    callback of the same thread. `run_unit` calls already running may still be in progress, and
 //!    queued ones still run afterwards (with [`crate::ConnRef::is_closed`] true).
+//!
+//! # Where this module sits
+//!
+//! The contract names what a handler is given: a [`ConnRef`] (defined in `conn.rs`) and, through
+//! [`RunContext`], the [`GroupHandle`] (in `group.rs`). Those two import this module back, to
+//! drive a handler (`conn.rs`) and to run a unit (`group.rs`), so the three files refer to each
+//! other. Putting the contract below both would take handler-facing traits over the connection
+//! and the group, a generic parameter on every callback for one implementation each; the circle
+//! is kept instead, and it is the only one: `conn.rs ↔ group.rs` (a connection knows its group, a
+//! group's table holds connections) is the same pair.
 
 use std::time::Instant;
 

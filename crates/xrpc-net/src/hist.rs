@@ -36,11 +36,13 @@
 //! read the clock.
 
 use std::cell::Cell;
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
+
+use crate::metrics::{Exposition, HistogramSeries};
 
 /// Sub-bucket bits: 2 bits, 4 sub-buckets per power of two.
 const SUB_BITS: u32 = 2;
@@ -347,37 +349,27 @@ impl HistogramSnapshot {
         self.max_ns = self.max_ns.max(other.max_ns);
     }
 
-    /// Appends this snapshot in Prometheus histogram text format, without `# HELP`/`# TYPE`.
+    /// This snapshot as one Prometheus histogram series with `labels`, in seconds.
     ///
-    /// `labels` is inserted before `le` (for example `stage="run"`; empty for none). Bucket
-    /// boundaries are the powers of two from 2 ns to 2^37 ns; `le` is the largest whole
-    /// nanosecond below each, in seconds, so every `le` count is exact.
-    pub fn write_prometheus(&self, out: &mut String, name: &str, labels: &str) {
-        let sep = if labels.is_empty() { "" } else { "," };
+    /// Bucket boundaries are the powers of two from 2 ns to 2^37 ns; `le` is the largest whole
+    /// nanosecond below each, in seconds, so every `le` count is exact. The overflow bucket is
+    /// the `+Inf` one, which is the total count.
+    pub fn prometheus_series(&self, labels: Vec<(String, String)>) -> HistogramSeries {
         let mut cumulative = 0u64;
+        let mut buckets = Vec::new();
         for (i, &c) in self.counts[..OVERFLOW].iter().enumerate() {
             cumulative += c;
             let (_, upper) = bucket_bounds(i);
             if upper.is_power_of_two() && upper >= 2 {
-                let le = (upper - 1) as f64 / 1e9;
-                let _ = writeln!(
-                    out,
-                    "{name}_bucket{{{labels}{sep}le=\"{le}\"}} {cumulative}"
-                );
+                buckets.push(((upper - 1) as f64 / 1e9, cumulative));
             }
         }
-        cumulative += self.counts[OVERFLOW];
-        let _ = writeln!(
-            out,
-            "{name}_bucket{{{labels}{sep}le=\"+Inf\"}} {cumulative}"
-        );
-        let braces = if labels.is_empty() {
-            String::new()
-        } else {
-            format!("{{{labels}}}")
-        };
-        let _ = writeln!(out, "{name}_sum{braces} {}", self.sum_ns as f64 / 1e9);
-        let _ = writeln!(out, "{name}_count{braces} {cumulative}");
+        HistogramSeries {
+            labels,
+            buckets,
+            sum: self.sum_ns as f64 / 1e9,
+            count: cumulative + self.counts[OVERFLOW],
+        }
     }
 }
 
@@ -566,27 +558,26 @@ impl PerfHistograms {
         rows
     }
 
-    /// Every stage as one Prometheus histogram family `{prefix}_stage_duration_seconds` with a
-    /// `stage` label, plus a gauge `{prefix}_perf_hist_enabled`.
-    pub fn to_prometheus(&self, prefix: &str) -> String {
-        let mut out = String::new();
-        let name = format!("{prefix}_stage_duration_seconds");
-        let _ = writeln!(
-            out,
-            "# HELP {name} Time spent in each stage of the request path (recorded while perf_hist is enabled)."
+    /// Adds every stage to `exp` as one histogram family `{prefix}_stage_duration_seconds` with
+    /// a `stage` label, plus a gauge `{prefix}_perf_hist_enabled`.
+    pub fn write_metrics(&self, exp: &mut Exposition, prefix: &str) {
+        let series = Stage::ALL
+            .iter()
+            .map(|&stage| {
+                self.snapshot(stage)
+                    .prometheus_series(vec![("stage".to_owned(), stage.name().to_owned())])
+            })
+            .collect();
+        exp.histogram(
+            &format!("{prefix}_stage_duration_seconds"),
+            "Time spent in each stage of the request path (recorded while perf_hist is enabled).",
+            series,
         );
-        let _ = writeln!(out, "# TYPE {name} histogram");
-        for stage in Stage::ALL {
-            let labels = format!("stage=\"{}\"", stage.name());
-            self.snapshot(stage)
-                .write_prometheus(&mut out, &name, &labels);
-        }
-        let _ = writeln!(
-            out,
-            "# HELP {prefix}_perf_hist_enabled Whether the stage histograms are recording.\n# TYPE {prefix}_perf_hist_enabled gauge\n{prefix}_perf_hist_enabled {}",
-            u8::from(self.is_enabled())
+        exp.gauge(
+            &format!("{prefix}_perf_hist_enabled"),
+            "Whether the stage histograms are recording.",
+            f64::from(u8::from(self.is_enabled())),
         );
-        out
     }
 }
 
@@ -788,7 +779,9 @@ mod tests {
         p.record(Stage::Run, Duration::from_nanos(3));
         p.record(Stage::Run, Duration::from_micros(1));
         p.record(Stage::Run, Duration::from_secs(500));
-        let text = p.to_prometheus("xrpc");
+        let mut exp = Exposition::new();
+        p.write_metrics(&mut exp, "xrpc");
+        let text = exp.render();
         assert!(text.contains("# TYPE xrpc_stage_duration_seconds histogram"));
         assert!(
             text.contains("xrpc_stage_duration_seconds_bucket{stage=\"run\",le=\"0.000000003\"} 1")

@@ -17,8 +17,8 @@
 //!   pages, blocking with `poll(POLLOUT)` up to `net_write_timeout`.
 //! * **Dynamic pool** ([`group`]): `enter_wait` guards, stall-based growth, a watchdog against
 //!   deadlocks and deep queues, shrinking after `shrink_time`.
-//! * **Core binding** ([`affinity`]), **counters** ([`stats`]) and **per-stage histograms**
-//!   ([`hist`]).
+//! * **Core binding** ([`affinity`]), **counters** ([`stats`]), **per-stage histograms**
+//!   ([`hist`]) and their **Prometheus exposition** ([`metrics`]).
 //!
 //! # Example
 //!
@@ -67,6 +67,7 @@ pub mod group;
 pub mod handler;
 pub mod hist;
 pub(crate) mod loom;
+pub mod metrics;
 pub mod pages;
 pub mod queue;
 pub mod server;

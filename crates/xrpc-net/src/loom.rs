@@ -14,7 +14,9 @@
 //! Statistics that never publish data to another thread (the counters in [`crate::stats`] and the
 //! histograms in [`crate::hist`]) deliberately use `std` atomics directly: they are `Relaxed`
 //! increments with no ordering role, and routing them through loom would add a scheduling point to
-//! every counter bump in every model without checking anything.
+//! every counter bump in every model without checking anything. The group's hand-off flags
+//! (`closing`'s pending flag and `next_deadline` in `group.rs`) do order data, so they go through
+//! this shim too; the deferred-close hand-off has its own model.
 //!
 //! [`cell::UnsafeCell`] has loom's closure API (`with`, `with_mut`) in both builds, so that loom can
 //! track every access to the cell's contents.

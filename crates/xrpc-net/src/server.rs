@@ -15,6 +15,7 @@ use crate::conn::Factory;
 use crate::group::{ConnFactory, Group, GroupHandle, SpawnReason, WatchState};
 use crate::handler::Handler;
 use crate::hist::PerfHistograms;
+use crate::metrics::Exposition;
 use crate::stats::{NetCounters, NetStats};
 use crate::sys;
 
@@ -165,11 +166,13 @@ impl<H: Handler> Server<H> {
         &self.perf
     }
 
-    /// Counters and histograms in the Prometheus text format, every name prefixed with `prefix_`.
+    /// Counters and histograms in the Prometheus text format ([`crate::metrics`]), every name
+    /// prefixed with `prefix_`.
     pub fn prometheus(&self, prefix: &str) -> String {
-        let mut out = self.stats().to_prometheus(prefix);
-        out.push_str(&self.perf.to_prometheus(prefix));
-        out
+        let mut exp = Exposition::new();
+        self.stats().write_metrics(&mut exp, prefix);
+        self.perf.write_metrics(&mut exp, prefix);
+        exp.render()
     }
 
     /// Shuts down gracefully: stops accepting, lets running and queued units finish for up to

@@ -6,12 +6,14 @@
 //! since each field is read separately, a snapshot is not an atomic cut across fields.
 //!
 //! Each field is either a **gauge** (a level that goes up and down, such as open connections) or a
-//! **counter** (a monotonic total since start). The kind decides the Prometheus `# TYPE` and, for
-//! counters, the `_total` suffix of the metric name. All fields are declared once, in the `net_stats!`
-//! table below, which generates both structs and their listings.
+//! **counter** (a monotonic total since start). The kind decides the Prometheus type and, for
+//! counters, the `_total` suffix of the metric name ([`NetStats::write_metrics`], rendered by
+//! [`crate::metrics`]). All fields are declared once, in the `net_stats!` table below, which
+//! generates both structs and their listings.
 
-use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::metrics::Exposition;
 
 /// Declares the fields once and generates [`NetCounters`], [`NetStats`] and their listings.
 macro_rules! net_stats {
@@ -94,16 +96,6 @@ pub enum MetricKind {
     Counter,
 }
 
-impl MetricKind {
-    /// The Prometheus `# TYPE` keyword.
-    pub const fn prometheus_type(self) -> &'static str {
-        match self {
-            MetricKind::Gauge => "gauge",
-            MetricKind::Counter => "counter",
-        }
-    }
-}
-
 /// Describes one field of [`NetStats`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MetricDesc {
@@ -111,7 +103,7 @@ pub struct MetricDesc {
     pub name: &'static str,
     /// Gauge or counter.
     pub kind: MetricKind,
-    /// One-line description for `# HELP`.
+    /// One-line description, the Prometheus help text.
     pub help: &'static str,
 }
 
@@ -145,21 +137,16 @@ impl NetStats {
             .collect()
     }
 
-    /// The stats in Prometheus text format, each metric named `{prefix}_{name}` (plus `_total` for
-    /// counters whose name does not already end in it), with `# HELP` and `# TYPE` lines.
-    pub fn to_prometheus(&self, prefix: &str) -> String {
-        let mut out = String::new();
+    /// Adds every field to `exp` as `{prefix}_{name}`, a gauge or a counter (whose name gets
+    /// `_total` unless it already ends with it).
+    pub fn write_metrics(&self, exp: &mut Exposition, prefix: &str) {
         for (d, v) in Self::DESCRIPTORS.iter().zip(self.values()) {
-            let suffix = match d.kind {
-                MetricKind::Counter if !d.name.ends_with("_total") => "_total",
-                _ => "",
-            };
-            let name = format!("{prefix}_{}{suffix}", d.name);
-            let _ = writeln!(out, "# HELP {name} {}", d.help);
-            let _ = writeln!(out, "# TYPE {name} {}", d.kind.prometheus_type());
-            let _ = writeln!(out, "{name} {v}");
+            let name = format!("{prefix}_{}", d.name);
+            match d.kind {
+                MetricKind::Gauge => exp.gauge(&name, d.help, v as f64),
+                MetricKind::Counter => exp.counter(&name, d.help, v as f64),
+            }
         }
-        out
     }
 }
 
@@ -219,7 +206,9 @@ mod tests {
         c.connections.store(3, Ordering::Relaxed);
         c.run_inline.store(5, Ordering::Relaxed);
         c.accepted_total.store(9, Ordering::Relaxed);
-        let text = c.snapshot().to_prometheus("xrpc");
+        let mut exp = Exposition::new();
+        c.snapshot().write_metrics(&mut exp, "xrpc");
+        let text = exp.render();
         assert!(text.contains("# HELP xrpc_connections Open TCP connections.\n"));
         assert!(text.contains("# TYPE xrpc_connections gauge\nxrpc_connections 3\n"));
         assert!(text.contains("# TYPE xrpc_run_inline_total counter\nxrpc_run_inline_total 5\n"));

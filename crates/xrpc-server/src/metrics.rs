@@ -16,7 +16,6 @@
 //!   and connects to the listener once to wake it; the thread sees the flag, exits, and is joined.
 //!   Should that connection fail, the thread is left detached rather than blocking shutdown.
 
-use std::fmt::Write as _;
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
@@ -25,6 +24,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use xrpc_net::hist::PerfHistograms;
+use xrpc_net::metrics::{CONTENT_TYPE, Exposition, metric_name};
 
 use crate::admin::StatusSource;
 
@@ -33,11 +33,71 @@ const IO_TIMEOUT: Duration = Duration::from_secs(2);
 /// Largest request head read.
 const MAX_REQUEST: usize = 8 * 1024;
 
-/// The metrics text: status variables (`xrpc_*`, numeric ones only, `ON`/`OFF` as 1/0, typed
-/// `untyped` since the source does not say which are counters), the framework counters
-/// (`xrpc_net_*`, typed) and the stage histograms (`xrpc_stage_duration_seconds`).
+/// How a status variable of `SHOW STATUS` is exported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StatusKind {
+    /// A level read at scrape time; the metric keeps the status name.
+    Gauge,
+    /// A total since start; the metric is the status name plus `_total`.
+    Counter,
+}
+
+/// The node's status variables with their Prometheus type and help, in `SHOW STATUS` order.
+const STATUS_METRICS: &[(&str, StatusKind, &str)] = &[
+    (
+        "xrpc_inited",
+        StatusKind::Gauge,
+        "1 once the node serves (SHOW STATUS ON), 0 before (OFF).",
+    ),
+    (
+        "xrpc_tcp_connections",
+        StatusKind::Gauge,
+        "Open client TCP connections.",
+    ),
+    (
+        "xrpc_tcp_closing",
+        StatusKind::Gauge,
+        "Connections shut down and waiting for delayed release.",
+    ),
+    (
+        "xrpc_worker_sessions",
+        StatusKind::Gauge,
+        "Sessions opened with SESS_NEW and not yet closed.",
+    ),
+    (
+        "xrpc_total_sessions",
+        StatusKind::Gauge,
+        "Live sessions, auto-commit ones included.",
+    ),
+    (
+        "xrpc_threads",
+        StatusKind::Gauge,
+        "Running framework workers, base and extra.",
+    ),
+    (
+        "xrpc_sql_hit",
+        StatusKind::Counter,
+        "Digest-only statements found in the digest cache.",
+    ),
+    (
+        "xrpc_sql_miss",
+        StatusKind::Counter,
+        "Digest-only statements not found in the digest cache (answered with error 6000).",
+    ),
+    (
+        "xrpc_sql_evict",
+        StatusKind::Counter,
+        "Statements evicted from the digest cache.",
+    ),
+];
+
+/// The metrics text, rendered once by [`xrpc_net::metrics::Exposition`]: the status variables
+/// (`xrpc_*`, numeric ones only, `ON`/`OFF` as 1/0) typed by [`STATUS_METRICS`] (counters get
+/// `_total`; a variable missing from the table is exported as a gauge, the type that claims
+/// nothing about monotonicity), the framework counters (`xrpc_net_*`, gauges and `_total`
+/// counters) and the stage histograms (`xrpc_stage_duration_seconds`).
 pub fn render(status: &dyn StatusSource, hist: &PerfHistograms) -> String {
-    let mut out = String::new();
+    let mut exp = Exposition::new();
     for (name, value) in status.status() {
         let number = match value.as_str() {
             "ON" => 1.0,
@@ -47,33 +107,20 @@ pub fn render(status: &dyn StatusSource, hist: &PerfHistograms) -> String {
                 _ => continue,
             },
         };
-        let name = metric_name(&name);
-        let _ = writeln!(out, "# HELP {name} Status variable {name} (SHOW STATUS).");
-        let _ = writeln!(out, "# TYPE {name} untyped");
-        let _ = writeln!(out, "{name} {number}");
+        let metric = metric_name(&name);
+        match STATUS_METRICS.iter().find(|(known, _, _)| *known == name) {
+            Some((_, StatusKind::Counter, help)) => exp.counter(&metric, help, number),
+            Some((_, StatusKind::Gauge, help)) => exp.gauge(&metric, help, number),
+            None => exp.gauge(
+                &metric,
+                &format!("Status variable {name} (SHOW STATUS)."),
+                number,
+            ),
+        }
     }
-    out.push_str(&status.net_stats().to_prometheus("xrpc_net"));
-    out.push_str(&hist.to_prometheus("xrpc"));
-    out
-}
-
-/// `name` with every character outside `[a-zA-Z0-9_:]` replaced by `_`, and a leading digit
-/// prefixed, as Prometheus requires.
-fn metric_name(name: &str) -> String {
-    let mut out: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == ':' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
-        out.insert(0, '_');
-    }
-    out
+    status.net_stats().write_metrics(&mut exp, "xrpc_net");
+    hist.write_metrics(&mut exp, "xrpc");
+    exp.render()
 }
 
 /// The running endpoint. See the [module docs](self).
@@ -199,7 +246,7 @@ fn answer(mut stream: TcpStream, render: &dyn Fn() -> String) -> io::Result<()> 
         _ => ("400 Bad Request", "bad request\n".to_owned(), false),
     };
     let content_type = if status.starts_with("200") {
-        "text/plain; version=0.0.4; charset=utf-8"
+        CONTENT_TYPE
     } else {
         "text/plain; charset=utf-8"
     };
@@ -237,6 +284,7 @@ mod tests {
                 ("xrpc_inited".into(), "ON".into()),
                 ("xrpc_tcp_connections".into(), "4".into()),
                 ("xrpc_engine".into(), "sqlite".into()),
+                ("xrpc_sql_hit".into(), "12".into()),
                 ("weird-name".into(), "1".into()),
             ]
         }
@@ -280,13 +328,14 @@ mod tests {
         assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
         assert!(head.contains("Content-Type: text/plain; version=0.0.4"));
         assert!(head.contains(&format!("Content-Length: {}", body.len())));
-        assert!(body.contains("# TYPE xrpc_inited untyped\nxrpc_inited 1\n"));
-        assert!(body.contains("xrpc_tcp_connections 4\n"));
+        assert!(body.contains("# TYPE xrpc_inited gauge\nxrpc_inited 1\n"));
+        assert!(body.contains("# TYPE xrpc_tcp_connections gauge\nxrpc_tcp_connections 4\n"));
+        assert!(body.contains("# TYPE xrpc_sql_hit_total counter\nxrpc_sql_hit_total 12\n"));
         assert!(
             !body.contains("xrpc_engine"),
             "non-numeric status is skipped"
         );
-        assert!(body.contains("weird_name 1\n"));
+        assert!(body.contains("# TYPE weird_name gauge\nweird_name 1\n"));
         assert!(
             body.contains("# TYPE xrpc_net_accepted_total counter\nxrpc_net_accepted_total 9\n")
         );
@@ -332,12 +381,5 @@ mod tests {
         server.shutdown();
         assert!(started.elapsed() < IO_TIMEOUT * 3);
         assert!(TcpStream::connect(addr).is_err(), "listener closed");
-    }
-
-    #[test]
-    fn metric_names_are_sanitised() {
-        assert_eq!(metric_name("xrpc_sql_hit"), "xrpc_sql_hit");
-        assert_eq!(metric_name("a.b-c"), "a_b_c");
-        assert_eq!(metric_name("9lives"), "_9lives");
     }
 }

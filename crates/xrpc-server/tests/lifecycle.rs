@@ -340,6 +340,31 @@ fn sample(body: &str, name: &str) -> Option<f64> {
         .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
 }
 
+/// Runs `promtool check metrics` (Debian's `prometheus` package, which `scripts/test.sh`
+/// installs) over `text`; returns its verdict and findings.
+fn promtool_check(text: &str) -> (bool, String) {
+    let mut child = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("promtool runs (apt-get install prometheus; scripts/test.sh does)");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let findings = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), findings)
+}
+
 #[test]
 fn metrics_endpoint_serves_xrpc_counters_after_a_query() {
     let dir = tempfile::tempdir().unwrap();
@@ -373,6 +398,8 @@ fn metrics_endpoint_serves_xrpc_counters_after_a_query() {
         ("xrpc_net_accepted_total", 1.0),
         ("xrpc_net_frames_received_total", 4.0),
         ("xrpc_net_bytes_sent_total", 1.0),
+        ("xrpc_sql_miss_total", 0.0),
+        ("xrpc_stage_duration_seconds_count{stage=\"run\"}", 0.0),
     ] {
         let value =
             sample(body, name).unwrap_or_else(|| panic!("/metrics has no sample {name}:\n{body}"));
@@ -387,6 +414,27 @@ fn metrics_endpoint_serves_xrpc_counters_after_a_query() {
             .all(|l| l.starts_with("xrpc_")),
         "every sample is an xrpc_ metric"
     );
+    for family in [
+        "# TYPE xrpc_inited gauge",
+        "# TYPE xrpc_tcp_connections gauge",
+        "# TYPE xrpc_sql_hit_total counter",
+        "# TYPE xrpc_net_accepted_total counter",
+        "# TYPE xrpc_stage_duration_seconds histogram",
+    ] {
+        assert!(body.contains(family), "/metrics lacks {family:?}:\n{body}");
+    }
+    assert!(
+        !body.contains("untyped"),
+        "every family has a type:\n{body}"
+    );
+    let (ok, findings) = promtool_check(body);
+    assert!(
+        ok,
+        "promtool check metrics rejects /metrics:\n{findings}\n{body}"
+    );
+    // The check can fail: a counter without `_total` is one of its lint errors.
+    let (ok, _) = promtool_check("# HELP x_sent Things.\n# TYPE x_sent counter\nx_sent 1\n");
+    assert!(!ok, "promtool accepted a counter without _total");
     let not_found = http_get(metrics, "/nothing");
     assert!(not_found.starts_with("HTTP/1.1 404") || not_found.starts_with("HTTP/1.0 404"));
 }

@@ -54,6 +54,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
+use percent_encoding::percent_decode_str;
+use url::Url;
 use xrpc_client::ConnectOptions;
 use xrpc_client::blocking::Connection;
 
@@ -85,7 +87,8 @@ pub struct BenchArgs {
     /// What each client does.
     #[arg(long, short = 'w', value_enum, default_value_t = Workload::Select1)]
     pub workload: Workload,
-    /// A target: `xrpc://[user[:pass]@]host:port[/db]` or `mysql://user:pass@host:port/db`.
+    /// A target: `xrpc://[user[:pass]@]host:port[/db]` or `mysql://user:pass@host:port/db`;
+    /// percent-encode `@`, `:` and `/` in a user, password or database (`p%40ss` is `p@ss`).
     /// Repeat to compare targets; they run one after another. Default: xrpc://127.0.0.1:33660.
     #[arg(long = "target")]
     pub targets: Vec<String>,
@@ -157,58 +160,66 @@ pub enum Target {
 }
 
 impl Target {
-    /// Parses `xrpc://…`, `mysql://…` or a bare `host:port` (xrpc).
+    /// Parses `xrpc://…`, `mysql://…` or a bare `host[:port]` (xrpc), with the `url` crate: user,
+    /// password and database may be percent-encoded (`p%40ss` is `p@ss`).
     pub fn parse(spec: &str) -> Result<Self, String> {
-        if spec.starts_with("mysql://") {
-            let redacted = redact(spec);
-            return Ok(Target::Mysql {
-                name: redacted,
-                url: spec.to_owned(),
-            });
-        }
-        let rest = spec.strip_prefix("xrpc://").unwrap_or(spec);
-        if rest.contains("://") {
-            return Err(format!(
-                "unknown target '{spec}': use xrpc://host:port or mysql://user:pass@host:port/db"
-            ));
-        }
-        let (userinfo, hostpart) = match rest.rsplit_once('@') {
-            Some((u, h)) => (Some(u), h),
-            None => (None, rest),
+        let unknown = || {
+            format!(
+                "unknown target '{spec}': use xrpc://[user[:pass]@]host[:port][/db] or mysql://user:pass@host:port/db"
+            )
         };
-        let (hostport, db) = match hostpart.split_once('/') {
-            Some((h, d)) => (h, (!d.is_empty()).then(|| d.to_owned())),
-            None => (hostpart, None),
-        };
-        if hostport.is_empty() {
-            return Err(format!("target '{spec}' has no host:port"));
-        }
-        let hostport = if hostport
-            .rsplit_once(':')
-            .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
-        {
-            hostport.to_owned()
+        let with_scheme = if spec.contains("://") {
+            spec.to_owned()
         } else {
-            format!("{hostport}:33660")
+            format!("xrpc://{spec}")
         };
-        let (user, password) = match userinfo.map(|u| u.split_once(':').unwrap_or((u, ""))) {
-            Some((u, p)) => (u.to_owned(), p.to_owned()),
-            None => ("root".to_owned(), String::new()),
+        let url = Url::parse(&with_scheme).map_err(|e| format!("target '{spec}': {e}"))?;
+        let host = match url.host_str() {
+            Some(host) if !host.is_empty() => host.to_owned(),
+            _ => return Err(format!("target '{spec}' has no host")),
         };
-        let mut name = format!("xrpc://{hostport}");
-        if let Some(db) = &db {
-            name.push('/');
-            name.push_str(db);
+        let mut redacted = url.clone();
+        // Only a URL without a host refuses a password change, and this one has a host.
+        let _ = redacted.set_password(None);
+        match url.scheme() {
+            "mysql" => Ok(Target::Mysql {
+                name: redacted.to_string(),
+                url: spec.to_owned(),
+            }),
+            "xrpc" => {
+                let decode = |part: &str, what: &str| {
+                    percent_decode_str(part)
+                        .decode_utf8()
+                        .map(|s| s.into_owned())
+                        .map_err(|e| format!("target '{spec}': the {what} is not UTF-8: {e}"))
+                };
+                let hostport = format!("{host}:{}", url.port().unwrap_or(33660));
+                let user = match url.username() {
+                    "" => "root".to_owned(),
+                    user => decode(user, "user")?,
+                };
+                let password = decode(url.password().unwrap_or(""), "password")?;
+                let db = url.path().trim_start_matches('/');
+                let db = (!db.is_empty())
+                    .then(|| decode(db, "database"))
+                    .transpose()?;
+                let mut name = format!("xrpc://{hostport}");
+                if let Some(db) = &db {
+                    name.push('/');
+                    name.push_str(db);
+                }
+                Ok(Target::Xrpc {
+                    name,
+                    addr: XrpcAddr {
+                        addr: hostport,
+                        user,
+                        password,
+                        schema: db,
+                    },
+                })
+            }
+            _ => Err(unknown()),
         }
-        Ok(Target::Xrpc {
-            name,
-            addr: XrpcAddr {
-                addr: hostport,
-                user,
-                password,
-                schema: db,
-            },
-        })
     }
 
     /// The target's name in output.
@@ -251,20 +262,6 @@ impl Target {
 
 /// Runs one SQL statement on a target's connection.
 pub type Executor = Box<dyn FnMut(&str) -> Result<(), String>>;
-
-/// `scheme://user:pass@rest` → `scheme://user@rest`.
-fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    match rest.rsplit_once('@') {
-        Some((userinfo, host)) => {
-            let user = userinfo.split_once(':').map_or(userinfo, |(u, _)| u);
-            format!("{scheme}://{user}@{host}")
-        }
-        None => url.to_owned(),
-    }
-}
 
 /// What one step runs.
 #[derive(Debug, Clone)]
@@ -877,5 +874,28 @@ mod tests {
         let m = Target::parse("mysql://root:pw@127.0.0.1:3306/sbtest").unwrap();
         assert_eq!(m.name(), "mysql://root@127.0.0.1:3306/sbtest");
         assert!(Target::parse("http://x").is_err());
+        assert!(Target::parse("xrpc://").is_err());
+    }
+
+    #[test]
+    fn target_user_info_and_database_are_percent_decoded() {
+        let Target::Xrpc { name, addr } =
+            Target::parse("xrpc://app%40corp:p%40ss%3Aw%2Fd@[::1]:4000/my%20db").unwrap()
+        else {
+            panic!("xrpc");
+        };
+        assert_eq!(
+            (addr.user.as_str(), addr.password.as_str()),
+            ("app@corp", "p@ss:w/d")
+        );
+        assert_eq!(addr.addr, "[::1]:4000");
+        assert_eq!(addr.schema.as_deref(), Some("my db"));
+        assert_eq!(name, "xrpc://[::1]:4000/my db");
+        let m = Target::parse("mysql://root:p%40ss@db:3306/sbtest").unwrap();
+        assert_eq!(
+            m.name(),
+            "mysql://root@db:3306/sbtest",
+            "no password in names"
+        );
     }
 }

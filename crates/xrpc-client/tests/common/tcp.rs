@@ -1,11 +1,15 @@
 //! The fake server behind a real socket: one thread per accepted connection, auto mode.
+//!
+//! Tests wait on what the server observed ([`TcpFake::wait_until`]: statements sleeping, probes
+//! answered) instead of sleeping for a while and hoping it happened.
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex};
 
 use super::FakeServer;
 
@@ -25,6 +29,11 @@ pub struct Shared {
     pub probes: AtomicUsize,
     /// Digest misses answered, over all connections.
     pub misses: AtomicUsize,
+    /// `sleep` statements running now, over all connections.
+    pub sleeping: AtomicUsize,
+    /// Signalled after every batch a connection handled, for [`TcpFake::wait_until`].
+    progress: Condvar,
+    progress_lock: Mutex<()>,
     streams: Mutex<Vec<TcpStream>>,
     stop: AtomicBool,
 }
@@ -51,6 +60,23 @@ impl TcpFake {
             }
         });
         Self { addr, shared }
+    }
+
+    /// Waits until `cond` holds over the server's counters, re-checking after every batch of
+    /// requests a connection handles; panics with `what` after 10 s.
+    pub fn wait_until(&self, what: &str, cond: impl Fn(&Shared) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut guard = self.shared.progress_lock.lock();
+        while !cond(&self.shared) {
+            if self
+                .shared
+                .progress
+                .wait_until(&mut guard, deadline)
+                .timed_out()
+            {
+                assert!(cond(&self.shared), "the fake server never saw {what}");
+            }
+        }
     }
 
     /// Drops every open connection, as a crashed server would.
@@ -83,17 +109,27 @@ fn serve(mut stream: TcpStream, shared: &Shared) {
             fake.recv_all();
             continue;
         }
-        let (probes, misses) = (fake.probes, fake.misses);
+        let (probes, misses, sleeping) = (fake.probes, fake.misses, fake.sleeping.len());
         fake.auto_respond();
-        shared
-            .probes
-            .fetch_add(fake.probes - probes, Ordering::AcqRel);
-        shared
-            .misses
-            .fetch_add(fake.misses - misses, Ordering::AcqRel);
         let out = fake.take_output();
         if !out.is_empty() && stream.write_all(&out).is_err() {
             return;
+        }
+        // Published after the answers are written, so a waiter that sees a probe counted knows
+        // its answer is on the way.
+        {
+            let _guard = shared.progress_lock.lock();
+            shared
+                .probes
+                .fetch_add(fake.probes - probes, Ordering::AcqRel);
+            shared
+                .misses
+                .fetch_add(fake.misses - misses, Ordering::AcqRel);
+            shared
+                .sleeping
+                .fetch_add(fake.sleeping.len(), Ordering::AcqRel);
+            shared.sleeping.fetch_sub(sleeping, Ordering::AcqRel);
+            shared.progress.notify_all();
         }
         if fake.crashed {
             let _ = stream.shutdown(Shutdown::Both);
