@@ -267,6 +267,15 @@ impl ServerConfig {
                     origin: "the settings".to_owned(),
                 })?;
                 let def = id.def();
+                if let Some(validate) = def.validate {
+                    validate(text.trim()).map_err(|reason| {
+                        ConfigError::invalid(
+                            key,
+                            &format!("a valid {key} setting ({reason})"),
+                            text,
+                        )
+                    })?;
+                }
                 let value = def.parse_setting(text).ok_or_else(|| {
                     let expected = match def.kind {
                         VarKind::Int { min, max }
@@ -444,6 +453,13 @@ impl Settings for ServerConfig {
         };
         let value = self.get(id).as_str().unwrap_or_default();
         list.iter().find(|c| **c == value).copied().unwrap_or("")
+    }
+
+    fn read_text(&self, id: VarId) -> String {
+        match id.target().def().kind {
+            VarKind::Text => self.get(id).as_str().unwrap_or_default().to_owned(),
+            _ => String::new(),
+        }
     }
 }
 

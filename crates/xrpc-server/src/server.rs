@@ -53,6 +53,9 @@ pub enum StartError {
         /// The engine's error message.
         message: String,
     },
+    /// The binary log could not be switched on.
+    #[error("binlog: {0}")]
+    Binlog(#[from] crate::binlog::BinlogError),
     /// The framework could not listen.
     #[error("cannot listen on {addr}: {source}")]
     Listen {
@@ -128,6 +131,11 @@ impl NodeBuilder {
             begin_immediate: config.sqlite_begin_immediate(),
             ..SqliteOptions::default()
         };
+        let binlog_dir = match config.binlog_dir() {
+            dir if dir.is_empty() => config.data_dir.join("binlog"),
+            dir => PathBuf::from(dir),
+        };
+        crate::binlog::global().set_dir(&binlog_dir);
         let builder = Self::sqlite(&config.db_path(), options)?
             .net(config.net_config())
             .users(config.users.clone())
@@ -198,6 +206,21 @@ impl NodeBuilder {
             cache,
             tune,
         } = self;
+        // The process's binary log: SET GLOBAL xrpc_binlog reconfigures it, and a start-up value
+        // switches it on (an empty one leaves alone what another node of the process set).
+        let binlog = crate::binlog::global();
+        binlog.set_default_format(net.frame.format);
+        let config = vars.binlog();
+        if !config.is_empty() {
+            binlog.configure(&config)?;
+        }
+        vars.on_change(VarId::Binlog, |value| {
+            let text = value.as_str().unwrap_or_default();
+            if let Err(err) = crate::binlog::global().configure(text) {
+                // The grammar was checked before the change; only the sink can fail here.
+                tracing::error!(%err, "binlog: cannot switch to the new config; it stays as it was");
+            }
+        });
         let mut shared =
             NodeShared::new(engine, cache, Accounts::new(users), vars, net.frame.format);
         if let Some(tune) = tune {
