@@ -338,11 +338,11 @@ impl BinlogConfig {
     }
 }
 
-/// Checks a config string for the `xrpc_binlog` variable: `Err` carries the [`ConfigError`] text.
+/// Checks a config string for the `xrpc_binlog` variable: `Err` carries [`ConfigError::detail`].
 pub fn validate(text: &str) -> Result<(), String> {
     BinlogConfig::parse(text)
         .map(|_| ())
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.detail())
 }
 
 #[cfg(test)]
