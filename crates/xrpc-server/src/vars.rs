@@ -172,6 +172,9 @@ impl fmt::Display for SetValue {
     }
 }
 
+/// Checks a text value against a grammar of its own; `Err` says what is wrong.
+pub type Validator = fn(&str) -> Result<(), String>;
+
 /// The definition of one variable.
 #[derive(Debug)]
 pub struct VarDef {
@@ -188,7 +191,7 @@ pub struct VarDef {
     /// One line: what it does, with its unit.
     pub help: &'static str,
     /// For a text setting with a grammar of its own: checks a value, `Err` saying what is wrong.
-    pub validate: Option<fn(&str) -> Result<(), String>>,
+    pub validate: Option<Validator>,
 }
 
 impl VarDef {
@@ -331,7 +334,7 @@ impl VarDef {
         name: &'static str,
         default: &'static str,
         access: Access,
-        validate: Option<fn(&str) -> Result<(), String>>,
+        validate: Option<Validator>,
         help: &'static str,
     ) -> Self {
         Self {
