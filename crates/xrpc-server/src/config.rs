@@ -891,6 +891,16 @@ mod tests {
                 "error: max_queued_messages must be between 16 and 4096, got 5000",
             ),
             (
+                &["--binlog", "*,EXEC_SQL{m:0}"],
+                &[],
+                "error: binlog must be a valid binlog setting (item 2 `EXEC_SQL{m:0}` (at byte 2): {m:0} keeps nothing; write {h} for headers only), got *,EXEC_SQL{m:0}",
+            ),
+            (
+                &[],
+                &[("XRPC_BINLOG", "-*")],
+                "error: binlog must be a valid binlog setting (item 1 `-*` (at byte 0): `-*` excludes everything; use the empty string to switch the log off), got -*",
+            ),
+            (
                 &["--max-sessions=abc"],
                 &[],
                 "error: max_sessions must be an integer between 1 and 10000000, got abc",
