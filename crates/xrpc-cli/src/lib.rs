@@ -11,10 +11,12 @@
 //! | [`shell`] | `xrpc shell` (interactive or from stdin) and `xrpc exec` |
 //! | [`status`] | `xrpc status` and `\status`: `SHOW STATUS` and the stage histograms |
 //! | [`bench`](mod@bench) | `xrpc bench` and `xrpc bench prepare` |
+//! | [`binlog`](mod@binlog) | `xrpc binlog FILE…`: a node's binary log as JSON lines, with filters and `--follow` |
 //!
 //! Exit codes: 0 on success, 1 when a statement or a benchmark step failed, 2 for bad usage.
 
 pub mod bench;
+pub mod binlog;
 pub mod conn;
 pub mod format;
 pub mod shell;

@@ -1,10 +1,11 @@
 //! `xrpc`: the command-line client of xrpc data nodes (shell, exec, status) and the benchmark
-//! load generator (`xrpc bench`). See the library's docs for each command.
+//! load generator (`xrpc bench`), and the binary log reader (`xrpc binlog`). See the library's docs for each command.
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use xrpc_cli::bench::{self, BenchCmd, BenchSub};
+use xrpc_cli::binlog::{self, BinlogArgs};
 use xrpc_cli::conn::ConnArgs;
 use xrpc_cli::shell::{self, ExecArgs, ShellArgs};
 use xrpc_cli::status;
@@ -27,6 +28,8 @@ enum Command {
     Status(ConnArgs),
     /// Measure throughput and latency of xrpc nodes, echo servers and MySQL peers.
     Bench(BenchCmd),
+    /// Print a node's binary log files as JSON lines (docs/PROTOCOL.md, "Binary log").
+    Binlog(BinlogArgs),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
             Some(BenchSub::Prepare(args)) => bench::prepare::run(args),
             None => bench::run(&cmd.run),
         },
+        Command::Binlog(args) => binlog::run(args),
     };
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }

@@ -12,8 +12,10 @@
 //! | [`value`] | X-protocol row and chunk value encodings (varints, zigzag, decimal BCD, packed times) |
 //! | [`chunk`] | the columnar chunk encoder and the reassembling decoder |
 //! | [`error`] | error types per operation and their mapping to wire errors |
+//! | [`binlog`] | the binary log's entry message, written by the node and read by `xrpc binlog` |
 
 pub mod auth;
+pub mod binlog;
 pub mod chunk;
 pub mod codes;
 pub mod error;

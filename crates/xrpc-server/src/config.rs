@@ -277,6 +277,15 @@ impl ServerConfig {
                     origin: "the settings".to_owned(),
                 })?;
                 let def = id.def();
+                if let Some(validate) = def.validate {
+                    validate(text.trim()).map_err(|reason| {
+                        ConfigError::invalid(
+                            key,
+                            &format!("a valid {key} setting ({reason})"),
+                            text,
+                        )
+                    })?;
+                }
                 let value = def.parse_setting(text).ok_or_else(|| {
                     let expected = match def.kind {
                         VarKind::Int { min, max }
@@ -454,6 +463,13 @@ impl Settings for ServerConfig {
         };
         let value = self.get(id).as_str().unwrap_or_default();
         list.iter().find(|c| **c == value).copied().unwrap_or("")
+    }
+
+    fn read_text(&self, id: VarId) -> String {
+        match id.target().def().kind {
+            VarKind::Text => self.get(id).as_str().unwrap_or_default().to_owned(),
+            _ => String::new(),
+        }
     }
 }
 
@@ -939,6 +955,16 @@ mod tests {
                 &[],
                 &[("XRPC_MAX_QUEUED_MESSAGES", "5000")],
                 "error: max_queued_messages must be between 16 and 4096, got 5000",
+            ),
+            (
+                &["--binlog", "*,EXEC_SQL{m:0}"],
+                &[],
+                "error: binlog must be a valid binlog setting (item 2 `EXEC_SQL{m:0}` (at byte 2): {m:0} keeps nothing; write {h} for headers only), got *,EXEC_SQL{m:0}",
+            ),
+            (
+                &[],
+                &[("XRPC_BINLOG", "-*")],
+                "error: binlog must be a valid binlog setting (item 1 `-*` (at byte 0): `-*` excludes everything; use the empty string to switch the log off), got -*",
             ),
             (
                 &["--max-sessions=abc"],

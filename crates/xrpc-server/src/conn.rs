@@ -195,6 +195,7 @@ impl NodeHandler {
     ) {
         let format = self.node.format;
         let sid = frame.sid;
+        crate::binlog::received(conn, sid, frame.type_id, frame.body); // binlog hook (issue 15)
         let message = match ClientMessage::decode(frame.type_id, Bytes::copy_from_slice(frame.body))
         {
             Ok(message) => message,
@@ -340,6 +341,7 @@ impl NodeHandler {
                     let _ = state.schema.set(schema.into());
                 }
                 conn.limit_max_packet(None);
+                crate::binlog::authenticated(conn, &user); // binlog hook (issue 15)
                 state.authenticated.store(true, Ordering::Release);
                 tracing::debug!(peer = ?state.peer, %user, "authenticated");
                 send_message(
@@ -356,6 +358,7 @@ impl NodeHandler {
                 {
                     tracing::info!(peer = ?state.peer, message = %err.message, suppressed, "authentication refused");
                 }
+                crate::binlog::auth_refused(conn, &err.message); // binlog hook (issue 15)
                 send_error(conn, format, CONNECTION_SID, &err);
             }
             AuthStep::RefusedAndClose(err) => {
@@ -364,6 +367,7 @@ impl NodeHandler {
                 {
                     tracing::warn!(peer = ?state.peer, message = %err.message, suppressed, "closing connection after failed authentications");
                 }
+                crate::binlog::auth_refused(conn, &err.message); // binlog hook (issue 15)
                 send_error(conn, format, CONNECTION_SID, &err);
                 conn.fin();
             }
@@ -588,6 +592,7 @@ impl Handler for NodeHandler {
     fn on_connect(&self, conn: &ConnRef) -> ConnState {
         let peer = conn.peer_addr();
         tracing::debug!(peer = ?peer, "connection accepted");
+        crate::binlog::opened(conn, self.node.format); // binlog hook (issue 15)
         // Counted here and uncounted in `on_close`, which the framework calls once for every
         // connection, refused ones included.
         let open = self.connections.fetch_add(1, Ordering::AcqRel) + 1;
@@ -675,7 +680,8 @@ impl Handler for NodeHandler {
         }
     }
 
-    fn on_close(&self, _conn: &ConnRef, state: &ConnState) {
+    fn on_close(&self, conn: &ConnRef, state: &ConnState) {
+        crate::binlog::closed(conn); // binlog hook (issue 15)
         self.connections.fetch_sub(1, Ordering::AcqRel);
         let sessions: Vec<Arc<Session>> = state.sessions.write().drain().map(|(_, s)| s).collect();
         tracing::debug!(peer = ?state.peer, sessions = sessions.len(), "connection closed");

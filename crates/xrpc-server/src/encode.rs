@@ -375,6 +375,7 @@ pub fn send_message<M: prost::Message>(
 ) {
     let mut buf = Vec::with_capacity(32 + message.encoded_len());
     encode_message_frame(&mut buf, format, sid, message_type.id(), message);
+    crate::binlog::sent(conn, &buf); // binlog hook (issue 15)
     let _ = conn.send(&buf);
 }
 
@@ -384,6 +385,7 @@ pub fn send_message<M: prost::Message>(
 pub fn send_error(conn: &ConnRef, format: HeaderFormat, sid: u64, err: &WireError) {
     let mut buf = Vec::with_capacity(64 + err.message.len());
     write_error(&mut buf, format, sid, err);
+    crate::binlog::sent(conn, &buf); // binlog hook (issue 15)
     let _ = conn.send(&buf);
 }
 

@@ -24,6 +24,8 @@
 //!   shared with the start-up configuration ([`settings`]), and the configuration itself
 //!   ([`config`]: flags, environment, TOML file).
 //! * **Metrics** ([`metrics`]): the Prometheus endpoint.
+//! * **Binary log** ([`binlog`]): the frames a config string selects, queued for a background
+//!   writer; its hooks are one-line calls in `conn`, `encode` and `session`.
 //!
 //! Imports between files point one way: `server` → `conn` → `session` → `engine`, `encode`,
 //! `flow`, `result`; all of them → `node` → `admin`, `auth`, `cache`, `var_store` → `settings` →
@@ -32,6 +34,7 @@
 
 pub mod admin;
 pub mod auth;
+pub mod binlog;
 pub mod cache;
 pub mod config;
 pub mod conn;

@@ -358,6 +358,15 @@ impl StatusSource for NodeShared {
             ("xrpc_sql_hit".into(), cache.hits().to_string()),
             ("xrpc_sql_miss".into(), cache.misses().to_string()),
             ("xrpc_sql_evict".into(), cache.evictions().to_string()),
+            // The process's binary log (one per process; see binlog/).
+            (
+                "xrpc_binlog_written".into(),
+                crate::binlog::global().written().to_string(),
+            ),
+            (
+                "xrpc_binlog_dropped".into(),
+                crate::binlog::global().dropped().to_string(),
+            ),
         ]
     }
 

@@ -66,6 +66,9 @@ pub enum StartError {
         /// The SQL state.
         sql_state: String,
     },
+    /// The binary log could not be switched on.
+    #[error("binlog: {0}")]
+    Binlog(#[from] crate::binlog::BinlogError),
     /// The framework could not listen.
     #[error("cannot listen on {addr}: {source}")]
     Listen {
@@ -183,6 +186,11 @@ impl NodeBuilder {
                 Self::new(Arc::new(engine))
             }
         };
+        let binlog_dir = match config.binlog_dir() {
+            dir if dir.is_empty() => config.data_dir.join("binlog"),
+            dir => PathBuf::from(dir),
+        };
+        crate::binlog::global().set_dir(&binlog_dir);
         Ok(builder
             .net(config.net_config())
             .users(config.users.clone())
@@ -252,6 +260,21 @@ impl NodeBuilder {
             cache,
             tune,
         } = self;
+        // The process's binary log: SET GLOBAL xrpc_binlog reconfigures it, and a start-up value
+        // switches it on (an empty one leaves alone what another node of the process set).
+        let binlog = crate::binlog::global();
+        binlog.set_default_format(net.frame.format);
+        let config = vars.binlog();
+        if !config.is_empty() {
+            binlog.configure(&config)?;
+        }
+        vars.on_change(VarId::Binlog, |value| {
+            let text = value.as_str().unwrap_or_default();
+            if let Err(err) = crate::binlog::global().configure(text) {
+                // The grammar was checked before the change; only the sink can fail here.
+                tracing::error!(%err, "binlog: cannot switch to the new config; it stays as it was");
+            }
+        });
         let mut shared =
             NodeShared::new(engine, cache, Accounts::new(users), vars, net.frame.format);
         if let Some(tune) = tune {

@@ -175,6 +175,7 @@ impl Session {
         if *ended || self.is_gone() {
             return Err(SinkError::Interrupted);
         }
+        crate::binlog::sent(conn, frames); // binlog hook (issue 15)
         conn.send(frames).map_err(|_| SinkError::Disconnected)
     }
 
@@ -189,6 +190,7 @@ impl Session {
         *ended = true;
         let mut frame = Vec::with_capacity(128);
         write(&mut frame);
+        crate::binlog::sent(conn, &frame); // binlog hook (issue 15)
         let _ = conn.send(&frame);
         true
     }

@@ -1,6 +1,6 @@
 //! Typed getters over the variables, shared by the live values and the start-up configuration.
 //!
-//! [`Settings`] has three required methods that read one variable's slot by kind, and provides a
+//! [`Settings`] has four required methods that read one variable's slot by kind, and provides a
 //! getter per variable the node reads by name (`max_sessions()`, `frame_config()`, …).
 //! [`crate::var_store::Variables`] implements it over the live values, and
 //! [`crate::config::ServerConfig`] over the start-up ones, so both read a variable the same way
@@ -13,7 +13,7 @@ use xrpc_proto::{FrameConfig, HeaderFormat};
 
 use crate::vars::VarId;
 
-/// Typed access to variable values; implement the three `read_*` methods, get the rest.
+/// Typed access to variable values; implement the four `read_*` methods, get the rest.
 pub trait Settings {
     /// The value of an ON/OFF variable; `false` for another kind.
     fn read_bool(&self, id: VarId) -> bool;
@@ -23,6 +23,19 @@ pub trait Settings {
 
     /// The value of a choice variable; empty for another kind.
     fn read_choice(&self, id: VarId) -> &'static str;
+
+    /// The value of a text variable; empty for another kind.
+    fn read_text(&self, id: VarId) -> String;
+
+    /// `xrpc_binlog`: the binary log's config string (empty: off).
+    fn binlog(&self) -> String {
+        self.read_text(VarId::Binlog)
+    }
+
+    /// `xrpc_binlog_dir`: the binary log's directory (empty: `binlog/` in the data directory).
+    fn binlog_dir(&self) -> String {
+        self.read_text(VarId::BinlogDir)
+    }
 
     /// `xrpc_work_queue_spill`.
     fn work_queue_spill(&self) -> bool {

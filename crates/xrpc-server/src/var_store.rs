@@ -129,6 +129,18 @@ impl Variables {
                 format!("Variable '{}' is a read only variable", def.name),
             ));
         }
+        if let (Some(validate), SetValue::Text(text) | SetValue::Word(text)) = (def.validate, value)
+        {
+            validate(text).map_err(|reason| {
+                SqlError::new(
+                    &codes::WRONG_VALUE_FOR_VAR,
+                    format!(
+                        "Variable '{}' can't be set to the value of '{text}': {reason}",
+                        def.name
+                    ),
+                )
+            })?;
+        }
         let converted = def.coerce(value).ok_or_else(|| {
             SqlError::new(
                 &codes::WRONG_VALUE_FOR_VAR,
@@ -253,6 +265,13 @@ impl Settings for Variables {
         match &self.slots[id.target() as usize] {
             Slot::Choice(i) => self.choice(id.target(), i),
             _ => "",
+        }
+    }
+
+    fn read_text(&self, id: VarId) -> String {
+        match &self.slots[id.target() as usize] {
+            Slot::Text(t) => t.read().to_string(),
+            _ => String::new(),
         }
     }
 }

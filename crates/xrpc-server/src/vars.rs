@@ -172,6 +172,9 @@ impl fmt::Display for SetValue {
     }
 }
 
+/// Checks a text value against a grammar of its own; `Err` says what is wrong.
+pub type Validator = fn(&str) -> Result<(), String>;
+
 /// The definition of one variable.
 #[derive(Debug)]
 pub struct VarDef {
@@ -187,6 +190,8 @@ pub struct VarDef {
     pub alias_of: Option<VarId>,
     /// One line: what it does, with its unit.
     pub help: &'static str,
+    /// For a text setting with a grammar of its own: checks a value, `Err` saying what is wrong.
+    pub validate: Option<Validator>,
 }
 
 impl VarDef {
@@ -246,6 +251,11 @@ impl VarDef {
 
     /// Whether `value` is of this variable's kind and in its range.
     pub fn check(&self, value: &VarValue) -> bool {
+        if let (Some(validate), VarValue::Str(text)) = (self.validate, value) {
+            if validate(text).is_err() {
+                return false;
+            }
+        }
         match (self.kind, value) {
             (VarKind::Bool, VarValue::Bool(_)) | (VarKind::Text, VarValue::Str(_)) => true,
             (VarKind::Int { min, max }, VarValue::Int(n)) => (min..=max).contains(n),
@@ -263,6 +273,7 @@ impl VarDef {
             access,
             alias_of: None,
             help,
+            validate: None,
         }
     }
 
@@ -282,6 +293,7 @@ impl VarDef {
             access,
             alias_of: None,
             help,
+            validate: None,
         }
     }
 
@@ -300,6 +312,7 @@ impl VarDef {
             access,
             alias_of: None,
             help,
+            validate: None,
         }
     }
 
@@ -312,6 +325,26 @@ impl VarDef {
             access: Access::ReadOnly,
             alias_of: None,
             help,
+            validate: None,
+        }
+    }
+
+    /// Compile-time constructor of a settable text variable; `validate`, if any, checks values.
+    const fn setting_text(
+        name: &'static str,
+        default: &'static str,
+        access: Access,
+        validate: Option<Validator>,
+        help: &'static str,
+    ) -> Self {
+        Self {
+            name,
+            kind: VarKind::Text,
+            default: VarValue::Str(Cow::Borrowed(default)),
+            access,
+            alias_of: None,
+            help,
+            validate,
         }
     }
 
@@ -324,6 +357,7 @@ impl VarDef {
             access: Access::ReadOnly,
             alias_of: Some(target),
             help: "MySQL's name for the variable it aliases.",
+            validate: None,
         }
     }
 }
@@ -377,6 +411,11 @@ variables! {
         "Whether a request that does not set chunk_result gets chunk results."),
     EnablePerfHist => flag("xrpc_enable_perf_hist", false, Dynamic,
         "Whether the per-stage latency histograms record; read them with CALL xrpc.perf_hist('all')."),
+    // The binary log (binlog/): the process's log is reconfigured by an applier the node registers.
+    Binlog => setting_text("xrpc_binlog", "", Applied, Some(crate::binlog::config::validate),
+        "What the binary log records (docs/PROTOCOL.md, \"Binary log\"): * for every frame, type names, -TYPE, {m:N} or {h} limits, user=, peer=; empty is off. SET GLOBAL at runtime."),
+    BinlogDir => setting_text("xrpc_binlog_dir", "", Startup, None,
+        "Directory of the binary log's files; empty means binlog/ under the data directory."),
     // Copied into the running framework or engine; dynamic once an applier is registered.
     EnableTasker => flag("xrpc_enable_tasker", true, Applied,
         "Whether epoll groups may add workers beyond the base ones."),
