@@ -9,6 +9,9 @@ use mysql::consts::SessionStateType;
 use mysql::session_state_change::SessionStateChange;
 
 use super::types::Rewritten;
+// `pool.rs` and this file import each other: a pooled `pool::Backend` carries its connection's
+// `PinState` (defined here), and `apply` updates the `Backend` it is handed. Both describe one
+// backend connection, split by concern (lending it out versus what it holds).
 
 /// Why a backend connection must stay with its session.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -39,6 +39,9 @@ use std::fmt;
 use rusqlite::types::ValueRef;
 use xrpc_proto::codes::{self, ErrorCode};
 
+// `types.rs` and this file import each other: the checks here are per declared kind
+// (`types::DeclKind`), and the reader in `types.rs` reports a stored value that misfits its
+// column with this file's `Problem`, so a refused write and a refused read say the same thing.
 use super::types::DeclKind;
 use crate::result::SqlError;
 
