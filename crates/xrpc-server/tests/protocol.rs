@@ -807,6 +807,9 @@ fn a_slow_client_is_closed_at_net_write_timeout_while_others_are_served() {
     );
     let started = std::time::Instant::now();
     assert_node_still_serves(&node);
+    // Not synchronisation: this is the slowness under test. The client reads nothing for 4x the
+    // write timeout; reading sooner would drain the socket and let the node's send go through.
+    std::thread::sleep(Duration::from_secs(2));
     assert!(
         slow.is_closed_by_server(Duration::from_secs(10)),
         "closed after the write timeout"
