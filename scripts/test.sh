@@ -42,6 +42,9 @@ cargo fmt --all -- --check
 log "cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+log "cargo doc (intra-doc links must resolve)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
+
 log "cargo test"
 cargo test --workspace --locked
 

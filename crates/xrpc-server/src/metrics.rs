@@ -92,7 +92,7 @@ const STATUS_METRICS: &[(&str, StatusKind, &str)] = &[
 ];
 
 /// The metrics text, rendered once by [`xrpc_net::metrics::Exposition`]: the status variables
-/// (`xrpc_*`, numeric ones only, `ON`/`OFF` as 1/0) typed by [`STATUS_METRICS`] (counters get
+/// (`xrpc_*`, numeric ones only, `ON`/`OFF` as 1/0) typed by `STATUS_METRICS` (counters get
 /// `_total`; a variable missing from the table is exported as a gauge, the type that claims
 /// nothing about monotonicity), the framework counters (`xrpc_net_*`, gauges and `_total`
 /// counters) and the stage histograms (`xrpc_stage_duration_seconds`).

@@ -722,7 +722,7 @@ fn value_of_arg(any: &pb::datatypes::Any) -> Result<Value, SqlError> {
 }
 
 /// A session's output for one request: frames accumulate in a pooled buffer and go out under the
-/// connection's send lock at [`FLUSH_THRESHOLD`] and at the end; rows are charged to flow control.
+/// connection's send lock at `FLUSH_THRESHOLD` and at the end; rows are charged to flow control.
 pub struct SessionOutput<'a> {
     conn: &'a ConnRef,
     node: &'a NodeShared,

@@ -420,7 +420,7 @@ struct KillState {
 /// for a connection), and `KILL QUERY <thread id>` on a separate connection once it runs.
 ///
 /// A KILL QUERY that lands after its statement ended would hit whatever the connection runs
-/// next, perhaps another session's statement, so [`MysqlInterrupt::end`] waits for kills in
+/// next, perhaps another session's statement, so `MysqlInterrupt::end` waits for kills in
 /// flight before the connection is given back.
 pub struct MysqlInterrupt {
     shared: Arc<Shared>,

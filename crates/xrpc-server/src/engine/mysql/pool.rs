@@ -12,7 +12,7 @@
 //! hit by a retry storm; once it is back, the next attempt after the pause reconnects.
 //!
 //! Invariant: `open` counts every connection that exists (idle, borrowed, or being opened), so
-//! every path that drops a [`Backend`] outside the pool goes through [`Pool::discard`] (or
+//! every path that drops a [`Backend`] outside the pool goes through [`Pool::discard_lent`] (or
 //! [`Pool::give_back`], which may discard) and wakes one waiter.
 
 use std::collections::BTreeMap;
