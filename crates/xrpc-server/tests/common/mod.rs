@@ -433,6 +433,46 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// Whether process `pid` holds a listening TCP socket on `port` (any address, IPv4 or IPv6):
+/// the socket inodes of `/proc/net/tcp{,6}` in state LISTEN on that port, matched against the
+/// process's open file descriptors.
+pub fn listens_on(pid: u32, port: u16) -> bool {
+    let mut inodes = Vec::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(text) = std::fs::read_to_string(table) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let (Some(local), Some(state), Some(inode)) =
+                (fields.get(1), fields.get(3), fields.get(9))
+            else {
+                continue;
+            };
+            let local_port = local
+                .rsplit(':')
+                .next()
+                .and_then(|hex| u16::from_str_radix(hex, 16).ok());
+            if local_port == Some(port) && *state == "0A" {
+                inodes.push(format!("socket:[{inode}]"));
+            }
+        }
+    }
+    if inodes.is_empty() {
+        return false;
+    }
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    fds.filter_map(Result::ok)
+        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+        .any(|target| {
+            inodes
+                .iter()
+                .any(|inode| target.as_os_str() == inode.as_str())
+        })
+}
+
 /// A command for the `xrpc-server` binary built with this test.
 pub fn server_command() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_xrpc-server"))
@@ -514,7 +554,12 @@ impl ServerProcess {
         };
         let deadline = Instant::now() + within;
         loop {
-            if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+            // The child itself must hold the listening socket: with ports picked by
+            // `free_port`, another test's server (or MariaDB) may have taken the port meanwhile,
+            // and then a successful connect would reach that one while ours fails to bind.
+            if listens_on(server.child.id(), addr.port())
+                && TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok()
+            {
                 return Ok(server);
             }
             if let Some(status) = server.child.try_wait().unwrap() {
