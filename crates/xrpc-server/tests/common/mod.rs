@@ -433,10 +433,22 @@ pub fn free_port() -> u16 {
         .port()
 }
 
-/// Whether process `pid` holds a listening TCP socket on `port` (any address, IPv4 or IPv6):
+/// Who listens on TCP `port` (any address, IPv4 or IPv6), as far as process `pid` is concerned:
 /// the socket inodes of `/proc/net/tcp{,6}` in state LISTEN on that port, matched against the
 /// process's open file descriptors.
-pub fn listens_on(pid: u32, port: u16) -> bool {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listener {
+    /// Nobody listens on the port, or only other processes do.
+    NotPid,
+    /// Only `pid` listens on it.
+    OnlyPid,
+    /// `pid` and another process both listen on it (SO_REUSEPORT lets sockets of the same user
+    /// share a port): connections would be split between them.
+    Shared,
+}
+
+/// See [`Listener`].
+pub fn listener_on(pid: u32, port: u16) -> Listener {
     let mut inodes = Vec::new();
     for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
         let Ok(text) = std::fs::read_to_string(table) else {
@@ -458,19 +470,20 @@ pub fn listens_on(pid: u32, port: u16) -> bool {
             }
         }
     }
-    if inodes.is_empty() {
-        return false;
-    }
-    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
-        return false;
-    };
-    fds.filter_map(Result::ok)
-        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
-        .any(|target| {
-            inodes
-                .iter()
-                .any(|inode| target.as_os_str() == inode.as_str())
+    let owned: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|fds| {
+            fds.filter_map(Result::ok)
+                .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+                .map(|target| target.to_string_lossy().into_owned())
+                .collect()
         })
+        .unwrap_or_default();
+    let ours = inodes.iter().filter(|inode| owned.contains(inode)).count();
+    match (ours, inodes.len() - ours) {
+        (0, _) => Listener::NotPid,
+        (_, 0) => Listener::OnlyPid,
+        _ => Listener::Shared,
+    }
 }
 
 /// A command for the `xrpc-server` binary built with this test.
@@ -557,10 +570,19 @@ impl ServerProcess {
             // The child itself must hold the listening socket: with ports picked by
             // `free_port`, another test's server (or MariaDB) may have taken the port meanwhile,
             // and then a successful connect would reach that one while ours fails to bind.
-            if listens_on(server.child.id(), addr.port())
-                && TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok()
-            {
-                return Ok(server);
+            match listener_on(server.child.id(), addr.port()) {
+                Listener::OnlyPid
+                    if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() =>
+                {
+                    return Ok(server);
+                }
+                Listener::Shared => {
+                    server.kill9();
+                    return Err(format!(
+                        "cannot listen on {addr} alone: another process listens there too"
+                    ));
+                }
+                _ => {}
             }
             if let Some(status) = server.child.try_wait().unwrap() {
                 return Err(format!("exited with {status}; log:\n{}", server.log_text()));
