@@ -503,3 +503,50 @@ fn exact_numbers_compare_order_and_index_as_numbers() {
     let err = exec(conn, "insert into t (k, d) values (5, '9.50000000001')").unwrap_err();
     assert_eq!(err.code, 1062, "{err}");
 }
+
+/// Literals SQLite's own decimal-to-double conversion reads one unit in the last place off
+/// (found by comparing it with Rust's parser); MySQL reads each as the nearest double. With an
+/// exponent, a literal is a DOUBLE however many digits it has.
+const MISREAD_BY_SQLITE: &[&str] = &[
+    "427703446871307e-20",
+    "665705e-31",
+    "1547679217e-38",
+    "294.3269655",
+    "421.493940197613",
+    "1.581552523616512e-177",
+    "3.184797688015296e277",
+    "8.06162190503599e-163",
+    "4.3796705401895166e81",
+];
+
+#[test]
+fn double_literals_are_read_as_the_nearest_double_as_mysql_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine =
+        SqliteEngine::open(&dir.path().join("reals.db"), SqliteOptions::default()).unwrap();
+    let mut conn = engine.acquire().unwrap();
+    let conn = &mut *conn;
+    exec(conn, "create table d (k INTEGER PRIMARY KEY, v DOUBLE)").unwrap();
+    for (k, literal) in MISREAD_BY_SQLITE.iter().enumerate() {
+        let nearest: f64 = literal.parse().unwrap();
+        exec(conn, &format!("insert into d values ({k}, -{literal})")).unwrap();
+        let stored = exec(conn, &format!("select v from d where k = {k}")).unwrap();
+        assert_eq!(stored.rows, [[Value::Double(-nearest)]], "stored {literal}");
+        // An expression and a comparison see the same double; the column keeps its literal
+        // name, as MySQL names it.
+        let selected = exec(
+            conn,
+            &format!("select {literal}, v = -{literal} from d where k = {k}"),
+        )
+        .unwrap();
+        assert_eq!(
+            selected.rows,
+            [[Value::Double(nearest), Value::Sint(1)]],
+            "{literal}"
+        );
+        assert_eq!(selected.columns.unwrap()[0].name, *literal);
+    }
+    // A literal beyond the double range is refused, not turned into infinity.
+    let err = exec(conn, "select 1e400").unwrap_err();
+    assert!(err.message.contains("1e400"), "{err}");
+}

@@ -722,7 +722,7 @@ impl SqliteConn {
                 ),
             ));
         }
-        let sql = &*rewrite::quote_long_numbers(sql);
+        let sql = &*rewrite::exact_numbers(sql);
         self.check_single_statement(sql)?;
         self.shared.start_statement();
         if info.table_ddl != TableDdl::None {
@@ -1207,7 +1207,10 @@ fn stream(
     let (names, kinds): (Vec<String>, Vec<types::DeclKind>) = stmt
         .columns()
         .iter()
-        .map(|c| (c.name().to_owned(), types::classify_decl(c.decl_type())))
+        .map(|c| {
+            let name = rewrite::literal_column_name(c.name()).into_owned();
+            (name, types::classify_decl(c.decl_type()))
+        })
         .unzip();
     let width = names.len();
     let read_ahead = kinds.iter().any(|k| k.needs_values());
@@ -1329,7 +1332,8 @@ fn register_check(conn: &Connection, shared: &Arc<Shared>) -> rusqlite::Result<(
     })
 }
 
-/// Registers `connection_id()`, `database()`, `version()` and `last_insert_id()`.
+/// Registers `connection_id()`, `database()`, `version()`, `last_insert_id()` and the
+/// `xrpc_real(text)` that REAL literals are wrapped in (see [`rewrite::exact_numbers`]).
 fn register_functions(
     conn: &Connection,
     shared: &Arc<Shared>,
@@ -1347,6 +1351,17 @@ fn register_functions(
     conn.create_scalar_function("last_insert_id", 0, flags, move |_| {
         Ok(s.last_insert_id.load(Ordering::Relaxed) as i64)
     })?;
+    conn.create_scalar_function(
+        rewrite::REAL_FUNCTION,
+        1,
+        flags | FunctionFlags::SQLITE_DETERMINISTIC | FunctionFlags::SQLITE_INNOCUOUS,
+        |ctx| {
+            let text = ctx.get_raw(0).as_str().unwrap_or("");
+            rewrite::parse_real(text).ok_or_else(|| {
+                rusqlite::Error::UserFunctionError(format!("not a number: {text}").into())
+            })
+        },
+    )?;
     let version = options.server_version.clone();
     conn.create_scalar_function(
         "version",

@@ -12,12 +12,22 @@
 //!   collation rounds both sides to the scale: a stored `1.005` in a `DECIMAL(5,2)` equals
 //!   `1.01`, as in MySQL, but so does a literal `1.005` compared with a stored `1.01`, which
 //!   MySQL would call different.
-//! - [`quote_long_numbers`]: SQLite reads a numeric literal as a 64-bit integer or a REAL before
+//! - [`exact_numbers`]: SQLite reads a numeric literal as a 64-bit integer or a REAL before
 //!   anything else sees it, so a literal with more than 15 significant digits
 //!   (`12345678901234567890.5`, `18446744073709551615`) would be rounded, unless it is an
 //!   integer up to 2^63−1, which SQLite reads exactly. Such literals, with
 //!   their unary minus, are turned into string literals: stored exactly in the columns above,
 //!   compared exactly by their collation, and converted to a number by arithmetic as before.
+//!   SQLite's decimal-to-binary conversion is also not correctly rounded: about one literal in
+//!   a few thousand (`427703446871307e-20`, `123.4567890`) lands one unit in the last place
+//!   away from the double MySQL (and every correctly rounding parser) reads. So every other
+//!   literal with a fraction or an exponent (any literal with an exponent: MySQL reads those as
+//!   DOUBLE however long they are) becomes `xrpc_real('…')`, a deterministic function
+//!   that parses the text with Rust's correctly rounded parser; SQLite evaluates such a
+//!   constant call once per statement. Result column names are given back their literal
+//!   ([`literal_column_name`]). Statements SQLite stores as text (`CREATE`, `ALTER`) and
+//!   `PRAGMA`, where SQLite wants a bare literal, keep their REAL literals, so that a database
+//!   file never depends on the function.
 //!
 //! Both work on tokens (strings, quoted identifiers and comments are skipped whole) and leave
 //! any SQL they do not understand unchanged.
@@ -178,34 +188,71 @@ const SIGN_CONTEXT: &[&str] = &[
     "HAVING",
 ];
 
-/// Turns numeric literals of more than 15 significant digits into string literals (see the
-/// module docs). Returns the SQL unchanged when there are none.
-pub(crate) fn quote_long_numbers(sql: &str) -> Cow<'_, str> {
-    // Most statements have no number that long: check cheaply first.
+/// The SQL function [`exact_numbers`] wraps REAL literals in.
+pub(crate) const REAL_FUNCTION: &str = "xrpc_real";
+
+/// Turns numeric literals of more than 15 significant digits into string literals, and other
+/// literals with a fraction or an exponent into `xrpc_real('…')` calls (see the module docs).
+/// Returns the SQL unchanged when there are none.
+pub(crate) fn exact_numbers(sql: &str) -> Cow<'_, str> {
+    // Most statements have no number that needs either: check cheaply first.
     let mut run = 0;
-    let long = sql.bytes().any(|b| {
+    let mut prev = b' ';
+    let candidate = sql.bytes().any(|b| {
         run = if b.is_ascii_digit() { run + 1 } else { 0 };
-        run > 15
+        let real = (prev.is_ascii_digit() && matches!(b, b'.' | b'e' | b'E'))
+            || (prev == b'.' && b.is_ascii_digit());
+        prev = b;
+        run > 15 || real
     });
-    if !long {
+    if !candidate {
         return Cow::Borrowed(sql);
     }
     let Some(tokens) = tokens(sql) else {
         return Cow::Borrowed(sql);
     };
-    let mut out = String::with_capacity(sql.len() + 8);
+    // Stored statements and PRAGMA values must keep bare literals.
+    let wrap_reals = tokens.first().is_none_or(|first| {
+        first.tok != Tok::Word
+            || !["CREATE", "ALTER", "PRAGMA"]
+                .iter()
+                .any(|w| w.eq_ignore_ascii_case(&sql[first.start..first.end]))
+    });
+    let mut out = String::with_capacity(sql.len() + 16);
     let mut copied = 0;
     for (index, token) in tokens.iter().enumerate() {
         if token.tok != Tok::Number || sql[token.start..].starts_with("0x") {
             continue;
         }
         let literal = &sql[token.start..token.end];
+        // `t1.5` is a name and a qualifier SQLite would refuse, not a number to rewrite.
+        let qualified = literal.starts_with('.')
+            && index > 0
+            && tokens[index - 1].end == token.start
+            && matches!(tokens[index - 1].tok, Tok::Word | Tok::QuotedIdent);
+        if qualified {
+            continue;
+        }
+        let integer = literal.bytes().all(|b| b.is_ascii_digit());
         // SQLite reads an integer literal up to 2^63-1 exactly.
-        let exact_integer = literal.bytes().all(|b| b.is_ascii_digit())
+        let exact_integer = integer
             && literal
                 .parse::<u64>()
                 .is_ok_and(|v| i64::try_from(v).is_ok());
-        if exact_integer || significant_digits(literal) <= 15 {
+        if exact_integer {
+            continue;
+        }
+        // A literal with an exponent is a DOUBLE in MySQL however many digits it has.
+        let approximate = literal.contains(['e', 'E']);
+        if significant_digits(literal) <= 15 || (approximate && wrap_reals) {
+            if wrap_reals && !integer {
+                out.push_str(&sql[copied..token.start]);
+                out.push_str(REAL_FUNCTION);
+                out.push_str("('");
+                out.push_str(literal);
+                out.push_str("')");
+                copied = token.end;
+            }
             continue;
         }
         // Take a unary minus along, so `-1234…` stays one exact value.
@@ -239,6 +286,38 @@ pub(crate) fn quote_long_numbers(sql: &str) -> Cow<'_, str> {
     }
     out.push_str(&sql[copied..]);
     Cow::Owned(out)
+}
+
+/// The literal a result column's name had before [`exact_numbers`] wrapped it: SQLite names an
+/// unaliased expression column by its text, and MySQL would call `select 0.5` column `0.5`.
+pub(crate) fn literal_column_name(name: &str) -> Cow<'_, str> {
+    let open = "xrpc_real('";
+    if !name.contains(open) {
+        return Cow::Borrowed(name);
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(at) = rest.find(open) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + open.len()..];
+        match after.find("')") {
+            Some(close) => {
+                out.push_str(&after[..close]);
+                rest = &after[close + 2..];
+            }
+            None => {
+                out.push_str(&rest[at..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+/// Parses the text of a REAL literal as MySQL does: correctly rounded to the nearest double.
+pub(crate) fn parse_real(literal: &str) -> Option<f64> {
+    literal.parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
 /// MySQL CAST targets SQLite would answer differently (it reads them as NUMERIC affinity:
@@ -482,27 +561,66 @@ mod tests {
     #[test]
     fn long_literals_become_strings() {
         assert!(matches!(
-            quote_long_numbers("select 123456789012345, 9223372036854775807"),
+            exact_numbers("select 123456789012345, 9223372036854775807"),
             Cow::Borrowed(_)
         ));
         assert_eq!(
-            quote_long_numbers(
+            exact_numbers(
                 "insert into t values (1, -12345678901234567890.5, 'x1234567890123456789')"
             ),
             "insert into t values (1, '-12345678901234567890.5', 'x1234567890123456789')"
         );
         assert_eq!(
-            quote_long_numbers("select a - 18446744073709551615 from t"),
+            exact_numbers("select a - 18446744073709551615 from t"),
             "select a - '18446744073709551615' from t"
         );
         assert_eq!(
-            quote_long_numbers("select 0.00000000000000001, c1234567890123456789"),
-            "select 0.00000000000000001, c1234567890123456789"
+            exact_numbers("select 0.00000000000000001, c1234567890123456789"),
+            "select xrpc_real('0.00000000000000001'), c1234567890123456789"
         );
         assert_eq!(
-            quote_long_numbers("/* 12345678901234567 */ select 1.0000000000000000001"),
+            exact_numbers("/* 12345678901234567 */ select 1.0000000000000000001"),
             "/* 12345678901234567 */ select '1.0000000000000000001'"
         );
+    }
+
+    #[test]
+    fn reals_are_parsed_by_a_correctly_rounding_function() {
+        assert_eq!(
+            exact_numbers(
+                "insert into d values (1, 427703446871307e-20, -.5, 1.e3, x1.5, 1.5815525236165121e-177)"
+            ),
+            "insert into d values (1, xrpc_real('427703446871307e-20'), -xrpc_real('.5'), \
+             xrpc_real('1.e3'), x1.5, xrpc_real('1.5815525236165121e-177'))"
+        );
+        assert!(matches!(
+            exact_numbers("select 1, 2 from t where a = 'x1.5' and b.c = 3"),
+            Cow::Borrowed(_)
+        ));
+        // Stored SQL and PRAGMA keep bare literals; long numbers are still made exact.
+        for kept in [
+            "CREATE TABLE t (d DOUBLE DEFAULT 0.5)",
+            "alter table t add column e double default 1e-300",
+            "pragma cache_size = 2.5",
+        ] {
+            assert_eq!(exact_numbers(kept), kept);
+        }
+        assert_eq!(
+            exact_numbers("create table t (d decimal(30,2) default 12345678901234567890.5)"),
+            "create table t (d decimal(30,2) default '12345678901234567890.5')"
+        );
+        assert_eq!(parse_real("427703446871307e-20"), Some(4.27703446871307e-6));
+        assert_eq!(parse_real("1e999"), None);
+    }
+
+    #[test]
+    fn wrapped_literals_get_their_names_back() {
+        assert_eq!(literal_column_name("-xrpc_real('0.5')"), "-0.5");
+        assert_eq!(
+            literal_column_name("xrpc_real('1.5') + xrpc_real('2e3')"),
+            "1.5 + 2e3"
+        );
+        assert_eq!(literal_column_name("a.b"), "a.b");
     }
 
     #[test]
