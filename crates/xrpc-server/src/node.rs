@@ -182,8 +182,12 @@ impl NodeShared {
             .insert(session.number(), entry);
     }
 
-    /// Uncounts a removed session (and forgets it for `KILL`).
+    /// Uncounts a removed or closed session (and forgets it for `KILL`); only the first call
+    /// for a session counts.
     pub fn session_removed(&self, session: &Session) {
+        if !session.take_counted() {
+            return;
+        }
         if !session.is_auto_commit() {
             self.counters.worker_sessions.fetch_sub(1, Ordering::AcqRel);
             self.session_shard(session.number())

@@ -132,6 +132,9 @@ pub struct Session {
     kill: Mutex<KillState>,
     /// The send gate: `true` once the session's last frame went out. Held across every send.
     ended: Mutex<bool>,
+    /// Whether the node still counts this session against `max_sessions`: cleared once, by
+    /// whichever of SESS_CLOSE (before its OK) and the removal comes first.
+    counted: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Session {
@@ -159,6 +162,7 @@ impl Session {
             flow: FlowControl::default(),
             kill: Mutex::new(KillState::default()),
             ended: Mutex::new(false),
+            counted: std::sync::atomic::AtomicBool::new(true),
         }
     }
 
@@ -214,6 +218,12 @@ impl Session {
     /// Whether this is a shared auto-commit session.
     pub fn is_auto_commit(&self) -> bool {
         self.auto_commit
+    }
+
+    /// Takes the session out of the node's count; `true` only the first time.
+    pub(crate) fn take_counted(&self) -> bool {
+        self.counted
+            .swap(false, std::sync::atomic::Ordering::AcqRel)
     }
 
     /// Whether the session was removed.
@@ -392,6 +402,9 @@ impl Session {
                 // Reset and pooled before the OK: once the client reads it, the session's state
                 // (an open transaction, locks, temporary tables) is gone on every engine.
                 self.release_engine(node);
+                // Uncounted before the OK too, so a client that reads it may open a session
+                // in its place even at `max_sessions`.
+                node.session_removed(self);
                 self.send_last(conn, |out| write_ok(out, node.format, self.sid, "bye"));
                 // Requests pipelined behind the close get what a request on a sid without a
                 // session gets.

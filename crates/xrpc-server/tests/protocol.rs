@@ -446,9 +446,24 @@ fn too_many_sessions_is_fatal_on_sess_new() {
         panic!("expected an error");
     };
     assert_eq!((err.code, err.severity), (1040, Some(1)));
-    client.send(1, ClientType::SessionClose, &pb::session::Close::default());
-    assert!(matches!(client.recv_on(1), Some(ServerMessage::Ok(_))));
-    client.new_session(4);
+    // A closed session's place is free once its OK is read: at the limit, every close
+    // followed at once by a SESS_NEW is admitted.
+    let mut open = [1u64, 2, 3];
+    for round in 0..300u64 {
+        let slot = (round % 3) as usize;
+        let (closing, opening) = (open[slot], 4 + round);
+        client.send(
+            closing,
+            ClientType::SessionClose,
+            &pb::session::Close::default(),
+        );
+        assert!(matches!(
+            client.recv_on(closing),
+            Some(ServerMessage::Ok(_))
+        ));
+        client.new_session(opening);
+        open[slot] = opening;
+    }
 }
 
 #[test]
