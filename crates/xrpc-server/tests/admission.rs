@@ -300,27 +300,27 @@ fn a_request_before_authentication_is_denied_on_its_own_sid() {
 #[test]
 fn running_out_of_file_descriptors_is_logged_once_per_interval() {
     let dir = tempfile::tempdir().unwrap();
-    let addr: std::net::SocketAddr = format!("127.0.0.1:{}", common::free_port())
-        .parse()
-        .unwrap();
     // A node with 64 file descriptors: a few dozen connections exhaust them.
-    let mut cmd = std::process::Command::new("sh");
-    cmd.arg("-c")
-        .arg("ulimit -n 64 && exec \"$@\"")
-        .arg("sh")
-        .arg(env!("CARGO_BIN_EXE_xrpc-server"))
-        .arg("--listen")
-        .arg(addr.to_string())
-        .arg("--data-dir")
-        .arg(dir.path().join("data"))
-        .args(["--log", "info"]);
-    let server = ServerProcess::start(
-        cmd,
-        addr,
+    let data = dir.path().join("data");
+    let server = ServerProcess::start_on_a_free_port(
         &dir.path().join("server.log"),
         Duration::from_secs(20),
+        |addr| {
+            let mut cmd = std::process::Command::new("sh");
+            cmd.arg("-c")
+                .arg("ulimit -n 64 && exec \"$@\"")
+                .arg("sh")
+                .arg(env!("CARGO_BIN_EXE_xrpc-server"))
+                .arg("--listen")
+                .arg(addr.to_string())
+                .arg("--data-dir")
+                .arg(&data)
+                .args(["--log", "info"]);
+            cmd
+        },
     )
     .unwrap_or_else(|log| panic!("the node did not start: {log}"));
+    let addr = server.addr;
     // The kernel completes these handshakes from the listen backlog even when the node cannot
     // accept them.
     let clients: Vec<std::net::TcpStream> = (0..100)

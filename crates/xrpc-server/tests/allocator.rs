@@ -58,21 +58,19 @@ fn probe(label: &str, env: &[(&str, &str)]) {
     }
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let addr = format!("127.0.0.1:{}", common::free_port())
-        .parse()
-        .unwrap();
-    let mut cmd = server_command();
-    cmd.arg("--listen")
-        .arg(addr_string(addr))
-        .arg("--data-dir")
-        .arg(&data)
-        .args(["--log", "warn"]);
-    cmd.envs(env.iter().copied());
-    let server = ServerProcess::start(
-        cmd,
-        addr,
+    let server = ServerProcess::start_on_a_free_port(
         &dir.path().join("server.log"),
         Duration::from_secs(20),
+        |addr| {
+            let mut cmd = server_command();
+            cmd.arg("--listen")
+                .arg(addr_string(addr))
+                .arg("--data-dir")
+                .arg(&data)
+                .args(["--log", "warn"]);
+            cmd.envs(env.iter().copied());
+            cmd
+        },
     )
     .unwrap();
     {

@@ -368,12 +368,13 @@ fn promtool_check(text: &str) -> (bool, String) {
 #[test]
 fn metrics_endpoint_serves_xrpc_counters_after_a_query() {
     let dir = tempfile::tempdir().unwrap();
-    let metrics: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    // Port 0: the node binds a port no other test can hold and logs it.
     let server = ServerProcess::spawn(
         dir.path(),
         &dir.path().join("server.log"),
-        &["--metrics", &metrics.to_string()],
+        &["--metrics", "127.0.0.1:0"],
     );
+    let metrics = server.logged_addr("metrics endpoint ready");
     let mut client = server.client();
     client.new_session(1);
     assert_eq!(client.query(1, "select 1").scalar(), &Value::Sint(1));

@@ -121,7 +121,20 @@ impl MariaDb {
             extra: extra.iter().map(|arg| (*arg).to_owned()).collect(),
             dir,
         };
-        let mut root = db.launch()?;
+        // `free_port` only says the port was free a moment ago: another test's server may bind
+        // it first, and then mariadbd exits at once. Such a start is retried on another port.
+        let mut attempts = 0;
+        let mut root = loop {
+            match db.launch() {
+                Err(MariaDbError::NotReady { log, .. })
+                    if attempts < 3 && log.contains("Address already in use") =>
+                {
+                    attempts += 1;
+                    db.port = free_port()?;
+                }
+                other => break other?,
+            }
+        };
         root.query_drop(format!(
             "CREATE USER '{USER}'@'%' IDENTIFIED BY '{USER}'; \
              GRANT ALL ON *.* TO '{USER}'@'%' WITH GRANT OPTION; \

@@ -524,21 +524,35 @@ impl ServerProcess {
     /// `log`, plus `extra` arguments, and waits until it accepts connections. Retries on another
     /// port if the chosen one was taken in the meantime.
     pub fn spawn(data_dir: &Path, log: &Path, extra: &[&str]) -> Self {
-        for _ in 0..5 {
-            let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+        Self::start_on_a_free_port(log, Duration::from_secs(20), |addr| {
             let mut cmd = server_command();
             cmd.arg("--listen")
                 .arg(addr.to_string())
                 .arg("--data-dir")
                 .arg(data_dir)
                 .args(extra);
-            match Self::start(cmd, addr, log, Duration::from_secs(20)) {
-                Ok(server) => return server,
-                Err(text) if text.contains("cannot listen") => continue,
-                Err(text) => panic!("xrpc-server did not start: {text}"),
+            cmd
+        })
+        .unwrap_or_else(|text| panic!("xrpc-server did not start: {text}"))
+    }
+
+    /// [`ServerProcess::start`] with the command `build` makes for a free loopback port,
+    /// retried on another port (up to 5 times) when another process took the chosen one.
+    pub fn start_on_a_free_port(
+        log: &Path,
+        within: Duration,
+        build: impl Fn(SocketAddr) -> std::process::Command,
+    ) -> Result<Self, String> {
+        let mut last = String::new();
+        for _ in 0..5 {
+            let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+            match Self::start(build(addr), addr, log, within) {
+                Ok(server) => return Ok(server),
+                Err(text) if text.contains("cannot listen") => last = text,
+                Err(text) => return Err(text),
             }
         }
-        panic!("xrpc-server found no free port in 5 attempts");
+        Err(format!("no free port in 5 attempts; last: {last}"))
     }
 
     /// Runs `cmd` with stderr appended to `log` and waits up to `within` until `addr` accepts.
@@ -599,6 +613,28 @@ impl ServerProcess {
 
     pub fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// The `addr=` of the first log line containing `message` (e.g. the port a listener given
+    /// port 0 bound), waiting up to 20 s for the line to be written.
+    pub fn logged_addr(&self, message: &str) -> SocketAddr {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let text = self.log_text();
+            let found = text
+                .lines()
+                .find(|line| line.contains(message))
+                .and_then(|line| line.split_once("addr=")?.1.split_whitespace().next())
+                .and_then(|addr| addr.parse().ok());
+            if let Some(addr) = found {
+                return addr;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no log line {message:?} with an addr= after 20 s; log:\n{text}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// A connected, authenticated client as root.
