@@ -191,6 +191,8 @@ impl NodeBuilder {
             dir => PathBuf::from(dir),
         };
         crate::binlog::global().set_dir(&binlog_dir);
+        let (max_file_bytes, max_files, queue_entries) = config.binlog_limits();
+        crate::binlog::global().set_limits(max_file_bytes, max_files, queue_entries);
         Ok(builder
             .net(config.net_config())
             .users(config.users.clone())

@@ -37,6 +37,16 @@ pub trait Settings {
         self.read_text(VarId::BinlogDir)
     }
 
+    /// `xrpc_binlog_max_file_size`, `xrpc_binlog_max_files` and `xrpc_binlog_queue_entries`:
+    /// the binary log's rotation size in bytes, files kept and queue capacity in entries.
+    fn binlog_limits(&self) -> (u64, usize, usize) {
+        (
+            self.read_int(VarId::BinlogMaxFileSize) as u64,
+            self.read_int(VarId::BinlogMaxFiles) as usize,
+            self.read_int(VarId::BinlogQueueEntries) as usize,
+        )
+    }
+
     /// `xrpc_work_queue_spill`.
     fn work_queue_spill(&self) -> bool {
         self.read_bool(VarId::WorkQueueSpill)

@@ -416,6 +416,12 @@ variables! {
         "What the binary log records (docs/PROTOCOL.md, \"Binary log\"): * for every frame, type names, -TYPE, {m:N} or {h} limits, user=, peer=; empty is off. SET GLOBAL at runtime."),
     BinlogDir => setting_text("xrpc_binlog_dir", "", Startup, None,
         "Directory of the binary log's files; empty means binlog/ under the data directory."),
+    BinlogMaxFileSize => int("xrpc_binlog_max_file_size", 4096, 1 << 40, 64 << 20, Startup,
+        "Bytes after which the binary log starts a new file."),
+    BinlogMaxFiles => int("xrpc_binlog_max_files", 1, 100_000, 8, Startup,
+        "Binary log files kept; the oldest is deleted when a new one would exceed it."),
+    BinlogQueueEntries => int("xrpc_binlog_queue_entries", 64, 16_777_216, 65_536, Startup,
+        "Entries the binary log's queue holds before new ones are dropped (and counted)."),
     // Copied into the running framework or engine; dynamic once an applier is registered.
     EnableTasker => flag("xrpc_enable_tasker", true, Applied,
         "Whether epoll groups may add workers beyond the base ones."),

@@ -415,3 +415,46 @@ fn invalid_config_strings_are_refused_by_set_global() {
     assert_eq!(err.code, 1231);
     assert!(!binlog::enabled());
 }
+
+/// A node started with small limits (its own process, so its own log) rotates and prunes its
+/// files by them: at most `--binlog-max-files` files, each closed before it would pass
+/// `--binlog-max-file-size`, and the oldest gone.
+#[test]
+fn rotation_follows_the_configured_file_size_and_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("binlog");
+    let server = common::ServerProcess::spawn(
+        dir.path(),
+        &dir.path().join("server.log"),
+        &[
+            "--binlog",
+            "*",
+            "--binlog-max-file-size",
+            "4096",
+            "--binlog-max-files",
+            "2",
+        ],
+    );
+    let mut client = server.client();
+    client.new_session(1);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        for _ in 0..20 {
+            client.query(
+                1,
+                "select 'a statement long enough to fill a few kilobytes of log'",
+            );
+        }
+        let files = binlog::sink::files_in(&logs).unwrap();
+        // File numbers go up from 1: the first files were deleted once later ones came.
+        if files.first().is_some_and(|(number, _)| *number > 2) {
+            assert!(files.len() <= 2, "{files:?}");
+            for (_, path) in &files {
+                let size = std::fs::metadata(path).unwrap().len();
+                assert!(size <= 4096, "{} has {size} bytes", path.display());
+            }
+            break;
+        }
+        assert!(Instant::now() < deadline, "no rotation: {files:?}");
+    }
+}

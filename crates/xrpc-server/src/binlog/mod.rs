@@ -34,7 +34,7 @@ pub mod writer;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use parking_lot::{Mutex, RwLock};
@@ -85,11 +85,14 @@ pub struct Binlog {
     /// A sink installed before the writer started; otherwise a [`FileSink`] in `dir`.
     installed: Mutex<Option<Box<dyn Sink>>>,
     dir: Mutex<PathBuf>,
+    /// The default file sink's rotation size and file count.
+    file_limits: Mutex<(u64, usize)>,
     default_format: Mutex<HeaderFormat>,
     sequence: AtomicU64,
     counters: Arc<Counters>,
     conns: RwLock<HashMap<u64, ConnInfo>>,
-    capacity: usize,
+    /// Entries the queue holds; read when the writer starts.
+    capacity: AtomicUsize,
 }
 
 impl std::fmt::Debug for Binlog {
@@ -184,11 +187,12 @@ impl Binlog {
             writer: OnceLock::new(),
             installed: Mutex::new(None),
             dir: Mutex::new(PathBuf::from(crate::config::DEFAULT_DATA_DIR).join("binlog")),
+            file_limits: Mutex::new((sink::DEFAULT_MAX_FILE_BYTES, sink::DEFAULT_MAX_FILES)),
             default_format: Mutex::new(HeaderFormat::Standard),
             sequence: AtomicU64::new(0),
             counters: Arc::default(),
             conns: RwLock::new(HashMap::new()),
-            capacity,
+            capacity: AtomicUsize::new(capacity),
         }
     }
 
@@ -196,6 +200,14 @@ impl Binlog {
     /// been switched on yet.
     pub fn set_dir(&self, dir: &Path) {
         *self.dir.lock() = dir.to_owned();
+    }
+
+    /// The default file sink's limits (`xrpc_binlog_max_file_size`, `xrpc_binlog_max_files`)
+    /// and the queue's capacity (`xrpc_binlog_queue_entries`); like [`Binlog::set_dir`], they
+    /// take effect if the log has not been switched on yet.
+    pub fn set_limits(&self, max_file_bytes: u64, max_files: usize, queue_entries: usize) {
+        *self.file_limits.lock() = (max_file_bytes, max_files);
+        self.capacity.store(queue_entries, Ordering::Relaxed);
     }
 
     /// The header format of connections the log did not see open (the node's own, set at start).
@@ -234,13 +246,15 @@ impl Binlog {
             Some(sink) => sink,
             None => {
                 let dir = self.dir.lock().clone();
+                let (max_file_bytes, max_files) = *self.file_limits.lock();
                 Box::new(
-                    FileSink::new(&dir, sink::DEFAULT_MAX_FILE_BYTES, sink::DEFAULT_MAX_FILES)
+                    FileSink::new(&dir, max_file_bytes, max_files)
                         .map_err(|source| BinlogError::Sink { dir, source })?,
                 )
             }
         };
-        let writer = Writer::start(sink, self.capacity, Arc::clone(&self.counters))
+        let capacity = self.capacity.load(Ordering::Relaxed);
+        let writer = Writer::start(sink, capacity, Arc::clone(&self.counters))
             .map_err(BinlogError::Thread)?;
         // Two racing first configurations: the loser's writer (and sink) is dropped unused.
         let _ = self.writer.set(writer);
