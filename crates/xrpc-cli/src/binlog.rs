@@ -1,5 +1,6 @@
 //! `xrpc binlog FILE…`: prints a node's binary log (docs/PROTOCOL.md, "Binary log") as one JSON
-//! object per line, oldest first, with filters, and `--follow` for a file still being written.
+//! object per line, oldest first, with filters, and `--follow` for a file still being written
+//! (on into the next one after a rotation).
 //!
 //! Each line has the entry's fields (`seq`, `time_ns`, `time`, `conn`, `peer`, `sid`, `kind`,
 //! `type`, `type_id`, `length`, `truncated`, `user`, `detail`), then the payload: for a whole
@@ -9,7 +10,7 @@
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -38,7 +39,8 @@ pub struct BinlogArgs {
     /// time such as 2026-11-23T05:00:00Z.
     #[arg(long, value_parser = parse_since)]
     pub since: Option<u64>,
-    /// After the last file's end, wait for more entries (Ctrl-C to stop).
+    /// After the last file's end, wait for more entries, and go on into the next file when the node
+    /// rotates (Ctrl-C to stop).
     #[arg(long)]
     pub follow: bool,
 }
@@ -302,14 +304,29 @@ pub fn run(args: &BinlogArgs) -> i32 {
 
 /// Prints the selected entries of `args.files` to `out` (and, with `--follow`, keeps going).
 pub fn print(args: &BinlogArgs, out: &mut impl Write) -> Result<(), BinlogReadError> {
-    let last = args.files.len() - 1;
-    for (index, path) in args.files.iter().enumerate() {
+    print_polling(args, out, || {
+        std::thread::sleep(Duration::from_millis(200));
+        true
+    })
+}
+
+/// [`print`], calling `wait` each time a followed file has nothing new; following ends when
+/// `wait` returns `false` (a test's `wait` writes more or rotates, then stops).
+fn print_polling(
+    args: &BinlogArgs,
+    out: &mut impl Write,
+    mut wait: impl FnMut() -> bool,
+) -> Result<(), BinlogReadError> {
+    let mut files: Vec<PathBuf> = args.files.clone();
+    let mut index = 0;
+    'files: while index < files.len() {
+        let path = files[index].clone();
         let name = path.display().to_string();
         let io_err = |source| BinlogReadError::Io {
             path: name.clone(),
             source,
         };
-        let mut file = File::open(path).map_err(io_err)?;
+        let mut file = File::open(&path).map_err(io_err)?;
         let mut pending = Vec::new();
         let mut offset = 0u64;
         loop {
@@ -327,7 +344,16 @@ pub fn print(args: &BinlogArgs, out: &mut impl Write) -> Result<(), BinlogReadEr
             }
             pending.drain(..used);
             offset += used as u64;
-            if !(args.follow && index == last) {
+            let following = args.follow && index == files.len() - 1;
+            if following && pending.is_empty() && chunk.is_empty() {
+                // The node writes one file at a time: once the next number exists, this file
+                // is complete (read to its end above), and the follower moves on to it.
+                if let Some(next) = next_file(&path) {
+                    files.push(next);
+                    break;
+                }
+            }
+            if !following {
                 if !pending.is_empty() {
                     return Err(BinlogReadError::Damaged {
                         path: name.clone(),
@@ -339,7 +365,9 @@ pub fn print(args: &BinlogArgs, out: &mut impl Write) -> Result<(), BinlogReadEr
             }
             out.flush().map_err(io_err)?;
             // Following a file being written: poll for growth (a CLI loop, not a test).
-            std::thread::sleep(Duration::from_millis(200));
+            if !wait() {
+                break 'files;
+            }
             let position = file.stream_position().map_err(io_err)?;
             if file.metadata().map_err(io_err)?.len() < position {
                 // Truncated or replaced: start over.
@@ -348,11 +376,22 @@ pub fn print(args: &BinlogArgs, out: &mut impl Write) -> Result<(), BinlogReadEr
                 offset = 0;
             }
         }
+        index += 1;
     }
     out.flush().map_err(|source| BinlogReadError::Io {
         path: "stdout".into(),
         source,
     })
+}
+
+/// The binary log file that follows `path` in its directory, if the node has started it.
+fn next_file(path: &Path) -> Option<PathBuf> {
+    let number = path
+        .file_name()?
+        .to_str()
+        .and_then(xrpc_proto::binlog::file_number)?;
+    let next = path.with_file_name(xrpc_proto::binlog::file_name(number + 1));
+    next.exists().then_some(next)
 }
 
 #[cfg(test)]
@@ -439,6 +478,54 @@ mod tests {
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect()
+    }
+
+    #[test]
+    fn follow_reads_on_into_the_next_file_after_a_rotation() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = dir.path().join("binlog-00000007.xbl");
+        let second = dir.path().join("binlog-00000008.xbl");
+        let encoded: Vec<Vec<u8>> = sample()
+            .iter()
+            .map(|e| e.encode_length_delimited_to_vec())
+            .collect();
+        std::fs::write(&first, &encoded[0]).unwrap();
+        let append = |path: &Path, bytes: &[u8]| {
+            let mut file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .unwrap();
+            file.write_all(bytes).unwrap();
+        };
+        let mut a = args(vec![first.clone()]);
+        a.follow = true;
+        let mut out = Vec::new();
+        let mut round = 0;
+        print_polling(&a, &mut out, || {
+            round += 1;
+            match round {
+                // Half an entry, then the rest: nothing is printed until it is whole.
+                1 => append(&first, &encoded[1][..3]),
+                2 => append(&first, &encoded[1][3..]),
+                // The node rotates: the follower finishes the first file and moves on.
+                3 => append(&second, &encoded[2]),
+                4 => append(&second, &encoded[3]),
+                _ => return false,
+            }
+            true
+        })
+        .unwrap();
+        let sequences: Vec<u64> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["seq"]
+                    .as_u64()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(sequences, [1, 2, 3, 4]);
     }
 
     #[test]

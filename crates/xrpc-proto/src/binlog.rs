@@ -7,6 +7,21 @@
 //! ("Binary log") gives the same message as `.proto` text for readers in other languages, and the
 //! field numbers must never change.
 
+/// The name of the binary log's file number `number` (`binlog-00000001.xbl`); numbers go up by
+/// one per rotation, so a reader following a file knows which name comes next.
+pub fn file_name(number: u64) -> String {
+    format!("binlog-{number:08}.xbl")
+}
+
+/// The number of a binary log file named `name`, if it is one.
+pub fn file_number(name: &str) -> Option<u64> {
+    let digits = name.strip_prefix("binlog-")?.strip_suffix(".xbl")?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
 /// What an entry records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, prost::Enumeration)]
 #[repr(i32)]
@@ -90,6 +105,15 @@ mod tests {
     use prost::Message;
 
     use super::*;
+
+    #[test]
+    fn file_names_and_numbers_round_trip() {
+        assert_eq!(file_name(7), "binlog-00000007.xbl");
+        assert_eq!(file_number(&file_name(123_456_789)), Some(123_456_789));
+        for other in ["binlog-.xbl", "binlog-1a.xbl", "binlog-01.log", "x-01.xbl"] {
+            assert_eq!(file_number(other), None, "{other}");
+        }
+    }
 
     #[test]
     fn entries_round_trip_length_delimited() {

@@ -27,9 +27,6 @@ pub const DEFAULT_MAX_FILE_BYTES: u64 = 64 << 20;
 /// The default number of files a [`FileSink`] keeps.
 pub const DEFAULT_MAX_FILES: usize = 8;
 
-const PREFIX: &str = "binlog-";
-const SUFFIX: &str = ".xbl";
-
 /// Writes length-delimited entries to `binlog-NNNNNNNN.xbl` files in a directory, starting a new
 /// file before one would grow past its size limit and deleting the oldest beyond the file limit.
 ///
@@ -72,7 +69,7 @@ impl FileSink {
         }
         let path = self
             .dir
-            .join(format!("{PREFIX}{:08}{SUFFIX}", self.next_number));
+            .join(xrpc_proto::binlog::file_name(self.next_number));
         self.next_number += 1;
         let file = OpenOptions::new()
             .create_new(true)
@@ -94,12 +91,7 @@ pub fn files_in(dir: &Path) -> io::Result<Vec<(u64, PathBuf)>> {
     for entry in fs::read_dir(dir)? {
         let entry = entry?;
         let name = entry.file_name();
-        let Some(number) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(PREFIX))
-            .and_then(|n| n.strip_suffix(SUFFIX))
-            .and_then(|n| n.parse::<u64>().ok())
-        else {
+        let Some(number) = name.to_str().and_then(xrpc_proto::binlog::file_number) else {
             continue;
         };
         files.push((number, entry.path()));
