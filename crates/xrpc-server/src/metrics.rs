@@ -89,6 +89,67 @@ const STATUS_METRICS: &[(&str, StatusKind, &str)] = &[
         StatusKind::Counter,
         "Statements evicted from the digest cache.",
     ),
+    // The mysql engine's backend pool (engine/mysql/pool.rs, `PoolStats::status_rows`).
+    (
+        "xrpc_backend_open",
+        StatusKind::Gauge,
+        "Open backend connections.",
+    ),
+    (
+        "xrpc_backend_idle",
+        StatusKind::Gauge,
+        "Backend connections in the pool, unused.",
+    ),
+    (
+        "xrpc_backend_borrowed",
+        StatusKind::Gauge,
+        "Backend connections running a statement.",
+    ),
+    (
+        "xrpc_backend_pinned",
+        StatusKind::Gauge,
+        "Backend connections held by a session's state.",
+    ),
+    (
+        "xrpc_backend_waits",
+        StatusKind::Counter,
+        "Statements that waited for a backend connection.",
+    ),
+    (
+        "xrpc_backend_wait_time_us",
+        StatusKind::Counter,
+        "Microseconds statements waited for a backend connection.",
+    ),
+    (
+        "xrpc_backend_wait_timeouts",
+        StatusKind::Counter,
+        "Waits for a backend connection that timed out (error 7009).",
+    ),
+    (
+        "xrpc_backend_connects",
+        StatusKind::Counter,
+        "Backend connections opened.",
+    ),
+    (
+        "xrpc_backend_reconnects",
+        StatusKind::Counter,
+        "Backend connections opened again after a loss.",
+    ),
+    (
+        "xrpc_backend_connect_errors",
+        StatusKind::Counter,
+        "Failed attempts to open a backend connection.",
+    ),
+    (
+        "xrpc_backend_lost",
+        StatusKind::Counter,
+        "Backend connections lost while in use.",
+    ),
+    (
+        "xrpc_backend_errors",
+        StatusKind::Counter,
+        "Statements the backend failed.",
+    ),
 ];
 
 /// The metrics text, rendered once by [`xrpc_net::metrics::Exposition`]: the status variables
@@ -98,7 +159,7 @@ const STATUS_METRICS: &[(&str, StatusKind, &str)] = &[
 /// counters) and the stage histograms (`xrpc_stage_duration_seconds`).
 pub fn render(status: &dyn StatusSource, hist: &PerfHistograms) -> String {
     let mut exp = Exposition::new();
-    for (name, value) in status.status() {
+    for (name, value) in status.status().into_iter().chain(status.engine_status()) {
         let number = match value.as_str() {
             "ON" => 1.0,
             "OFF" => 0.0,
@@ -295,6 +356,39 @@ mod tests {
                 ..NetStats::default()
             }
         }
+    }
+
+    /// A node on the mysql engine: its backend pool's rows are typed metrics too.
+    struct FakeBackendStatus;
+
+    impl StatusSource for FakeBackendStatus {
+        fn status(&self) -> Vec<(String, String)> {
+            vec![("xrpc_inited".into(), "ON".into())]
+        }
+
+        fn engine_status(&self) -> Vec<(String, String)> {
+            vec![
+                ("xrpc_backend_open".into(), "3".into()),
+                ("xrpc_backend_waits".into(), "7".into()),
+            ]
+        }
+
+        fn net_stats(&self) -> NetStats {
+            NetStats::default()
+        }
+    }
+
+    #[test]
+    fn backend_pool_rows_are_exported() {
+        let body = render(&FakeBackendStatus, &PerfHistograms::new(false));
+        assert!(
+            body.contains("# TYPE xrpc_backend_open gauge\nxrpc_backend_open 3\n"),
+            "{body}"
+        );
+        assert!(
+            body.contains("# TYPE xrpc_backend_waits_total counter\nxrpc_backend_waits_total 7\n"),
+            "{body}"
+        );
     }
 
     fn start() -> MetricsServer {

@@ -27,7 +27,7 @@ pub trait StatusSource: Send + Sync {
     fn net_stats(&self) -> NetStats;
 
     /// The engine's status rows ([`crate::engine::Engine::status_rows`]), for `SHOW STATUS`
-    /// only (the metrics endpoint does not read them yet). None by default.
+    /// and the metrics endpoint. None by default.
     fn engine_status(&self) -> Vec<(String, String)> {
         Vec::new()
     }
