@@ -153,7 +153,10 @@ pub fn run_echo(load: &EchoLoad, recorder: &mut impl Recorder) -> io::Result<Ech
         if !measuring && now >= warm_end {
             measuring = true;
             count = 0;
-            measure_start = now;
+            // The window starts at the deadline, not when this thread saw it: on a loaded
+            // machine it may see it late (even after `end`), and the answers that arrived
+            // meanwhile are still counted below.
+            measure_start = warm_end;
             recorder.start(now);
         }
         recorder.tick(now);
