@@ -59,8 +59,8 @@
 //! → `row`.
 
 mod exec;
-mod lex;
-mod like;
+pub(crate) mod lex;
+pub(crate) mod like;
 mod parse;
 mod perf_hist;
 
