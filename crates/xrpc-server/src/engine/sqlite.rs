@@ -421,7 +421,11 @@ impl SqliteEngine {
     /// The directory of the databases created with CREATE DATABASE (`databases/` beside the
     /// main file).
     pub fn databases_dir(&self) -> PathBuf {
-        self.databases.path("x").parent().map(Path::to_path_buf).unwrap_or_default()
+        self.databases
+            .path("x")
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
     }
 
     /// Most databases besides `main` (SQLite's limit of attached databases, less one).
@@ -1548,6 +1552,11 @@ fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
                 || message.starts_with("unrecognized token")
             {
                 &codes::PARSE_ERROR
+            } else if let Some(table) = message.strip_prefix("no such table: information_schema.") {
+                return SqlError::new(
+                    &codes::UNKNOWN_TABLE,
+                    format!("Unknown table '{table}' in information_schema"),
+                );
             } else if message.starts_with("no such table") {
                 &codes::NO_SUCH_TABLE
             } else if message.starts_with("no such column") {

@@ -36,8 +36,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use parking_lot::Mutex;
-use rusqlite::Connection;
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
+use rusqlite::{Connection, ffi};
 use xrpc_proto::codes;
 
 use crate::result::SqlError;
@@ -134,6 +134,22 @@ fn refusal(ctx: &AuthContext<'_>) -> Option<SqlError> {
             if function_name.eq_ignore_ascii_case("load_extension") =>
         {
             Some(not_for_clients("load_extension()"))
+        }
+        // rusqlite reports an action whose arguments it cannot read as `Unknown`: SQLite passes
+        // no file name for `ATTACH <expression>` that is not a plain string, for one.
+        AuthAction::Unknown { code, .. } if code == ffi::SQLITE_ATTACH => {
+            Some(not_for_clients("ATTACH"))
+        }
+        AuthAction::Unknown { code, .. } if code == ffi::SQLITE_DETACH => {
+            Some(not_for_clients("DETACH"))
+        }
+        AuthAction::Unknown { code, .. } if code == ffi::SQLITE_PRAGMA => {
+            Some(not_for_clients("PRAGMA"))
+        }
+        AuthAction::Unknown { code, .. }
+            if code == ffi::SQLITE_FUNCTION || code == ffi::SQLITE_READ =>
+        {
+            Some(not_for_clients("an unnamed function or table"))
         }
         AuthAction::Read { table_name, .. } if is_pragma_table(table_name) => {
             Some(not_for_clients(&format!("the table-valued {table_name}")))

@@ -93,14 +93,36 @@ CREATE TABLE information_schema.STATISTICS (
 /// A MySQL statement the engine answers itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Stmt {
-    CreateDatabase { name: String, if_not_exists: bool },
-    DropDatabase { name: String, if_exists: bool },
+    CreateDatabase {
+        name: String,
+        if_not_exists: bool,
+    },
+    DropDatabase {
+        name: String,
+        if_exists: bool,
+    },
     Use(String),
-    ShowDatabases { like: Option<String> },
-    ShowTables { full: bool, db: Option<String>, like: Option<String> },
-    ShowColumns { table: String, db: Option<String>, like: Option<String> },
-    ShowIndex { table: String, db: Option<String> },
-    ShowCreateTable { table: String, db: Option<String> },
+    ShowDatabases {
+        like: Option<String>,
+    },
+    ShowTables {
+        full: bool,
+        db: Option<String>,
+        like: Option<String>,
+    },
+    ShowColumns {
+        table: String,
+        db: Option<String>,
+        like: Option<String>,
+    },
+    ShowIndex {
+        table: String,
+        db: Option<String>,
+    },
+    ShowCreateTable {
+        table: String,
+        db: Option<String>,
+    },
     ShowCreateDatabase(String),
     ShowEngines,
     /// `SHOW WARNINGS` or `SHOW ERRORS`.
@@ -145,8 +167,23 @@ const UNSUPPORTED_SHOW: &[&str] = &[
 
 /// Leading keywords of statements MySQL has and SQLite cannot run.
 const UNSUPPORTED_LEADING: &[&str] = &[
-    "flush", "lock", "unlock", "grant", "revoke", "handler", "install", "uninstall", "change",
-    "reset", "purge", "rename", "checksum", "optimize", "repair", "cache", "load",
+    "flush",
+    "lock",
+    "unlock",
+    "grant",
+    "revoke",
+    "handler",
+    "install",
+    "uninstall",
+    "change",
+    "reset",
+    "purge",
+    "rename",
+    "checksum",
+    "optimize",
+    "repair",
+    "cache",
+    "load",
 ];
 
 /// Parses `sql` if it is one of the statements above: `None` when it is not (it goes to SQLite),
@@ -160,7 +197,9 @@ pub(crate) fn parse(sql: &str) -> Option<Result<Stmt, SqlError>> {
         "xa" => return Some(Ok(Stmt::NotSupported("XA transactions".into()))),
         "call" => return Some(Ok(Stmt::UnknownProcedure(procedure_name(rest)))),
         "start" | "stop" if matches!(second, "slave" | "replica" | "group_replication") => {
-            return Some(Ok(Stmt::NotSupported(format!("{first} {second}").to_uppercase())));
+            return Some(Ok(Stmt::NotSupported(
+                format!("{first} {second}").to_uppercase(),
+            )));
         }
         w if UNSUPPORTED_LEADING.contains(&w) => {
             let what = if second.is_empty() {
@@ -178,11 +217,23 @@ pub(crate) fn parse(sql: &str) -> Option<Result<Stmt, SqlError>> {
         }
         "create" | "drop" if matches!(second, "database" | "schema") => {}
         "use" | "show" | "describe" | "desc" => {}
-        "explain" if !matches!(
-            second,
-            "" | "select" | "insert" | "update" | "delete" | "replace" | "with" | "query" | "format"
-                | "analyze" | "extended" | "partitions" | "values" | "table"
-        ) => {}
+        "explain"
+            if !matches!(
+                second,
+                "" | "select"
+                    | "insert"
+                    | "update"
+                    | "delete"
+                    | "replace"
+                    | "with"
+                    | "query"
+                    | "format"
+                    | "analyze"
+                    | "extended"
+                    | "partitions"
+                    | "values"
+                    | "table"
+            ) => {}
         _ => return None,
     }
     let toks = match lex(sql) {
@@ -566,7 +617,8 @@ pub(crate) fn mysql_type(decl: &str) -> MysqlType {
             } else if head == "ENUM" || head == "SET" {
                 t.data_type = head.to_ascii_lowercase();
                 t.column_type = decl.trim().to_owned();
-                t.column_type.replace_range(..head.len(), &t.data_type.clone());
+                t.column_type
+                    .replace_range(..head.len(), &t.data_type.clone());
             } else if let Some(n) = max_chars {
                 let name = if pad { "char" } else { "varchar" };
                 t.data_type = name.to_owned();
@@ -677,13 +729,20 @@ impl TableEntry {
             self.indexes.iter().any(|i| {
                 i.name != "PRIMARY"
                     && i.unique == unique
-                    && i.columns.first().is_some_and(|c| c.eq_ignore_ascii_case(&column.name))
+                    && i.columns
+                        .first()
+                        .is_some_and(|c| c.eq_ignore_ascii_case(&column.name))
                     && (!unique || i.columns.len() == 1)
             })
         };
         if first_of(true) {
             "UNI"
-        } else if first_of(false) || self.indexes.iter().any(|i| i.columns.first() == Some(&column.name)) {
+        } else if first_of(false)
+            || self
+                .indexes
+                .iter()
+                .any(|i| i.columns.first() == Some(&column.name))
+        {
             "MUL"
         } else {
             ""
@@ -695,7 +754,11 @@ impl TableEntry {
         let mut lines: Vec<String> = Vec::new();
         let auto = self.auto_increment_column();
         for c in &self.columns {
-            let mut line = format!("  {} {}", backquote(&c.name), mysql_type(&c.decl).column_type);
+            let mut line = format!(
+                "  {} {}",
+                backquote(&c.name),
+                mysql_type(&c.decl).column_type
+            );
             if c.not_null || c.pk > 0 {
                 line.push_str(" NOT NULL");
             }
@@ -728,7 +791,11 @@ impl TableEntry {
                     list(&index.columns)
                 )
             } else {
-                format!("  KEY {} ({})", backquote(&index.name), list(&index.columns))
+                format!(
+                    "  KEY {} ({})",
+                    backquote(&index.name),
+                    list(&index.columns)
+                )
             };
             lines.push(line);
         }
@@ -842,8 +909,14 @@ impl SqliteConn {
             }
             Stmt::ShowDatabases { like } => {
                 self.refresh_catalog()?;
-                let mut sql = "SELECT SCHEMA_NAME AS \"Database\" FROM information_schema.SCHEMATA"
-                    .to_owned();
+                let label = match &like {
+                    Some(p) => format!("Database ({p})"),
+                    None => "Database".to_owned(),
+                };
+                let mut sql = format!(
+                    "SELECT SCHEMA_NAME AS {} FROM information_schema.SCHEMATA",
+                    super::quote(&label)
+                );
                 let mut args = Vec::new();
                 if let Some(like) = like {
                     sql.push_str(" WHERE SCHEMA_NAME LIKE ?1 ESCAPE '\\'");
@@ -1070,7 +1143,9 @@ impl SqliteConn {
                         )
                         .map_err(map)?;
                     let list: Vec<(String, bool, String)> = stmt
-                        .query_map([&name, &db], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+                        .query_map([&name, &db], |row| {
+                            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+                        })
                         .and_then(|rows| rows.collect())
                         .map_err(map)?;
                     for (index, unique, origin) in list {
@@ -1166,7 +1241,9 @@ impl SqliteConn {
                 )
             };
             insert_table
-                .execute(rusqlite::params![t.db, t.name, kind, engine, format, collation])
+                .execute(rusqlite::params![
+                    t.db, t.name, kind, engine, format, collation
+                ])
                 .map_err(map)?;
             let auto = t.auto_increment_column();
             for (position, c) in t.columns.iter().enumerate() {
@@ -1258,7 +1335,9 @@ mod tests {
     #[test]
     fn recognises_mysql_statements() {
         assert_eq!(
-            p("create database if not exists `App` character set utf8mb4").unwrap().unwrap(),
+            p("create database if not exists `App` character set utf8mb4")
+                .unwrap()
+                .unwrap(),
             Stmt::CreateDatabase {
                 name: "App".into(),
                 if_not_exists: true
@@ -1302,7 +1381,10 @@ mod tests {
             Stmt::UnknownProcedure("mydb.proc".into())
         );
         assert!(matches!(p("flush tables"), Some(Ok(Stmt::NotSupported(_)))));
-        assert!(matches!(p("show processlist"), Some(Ok(Stmt::NotSupported(_)))));
+        assert!(matches!(
+            p("show processlist"),
+            Some(Ok(Stmt::NotSupported(_)))
+        ));
         assert_eq!(p("show nonsense").unwrap().unwrap_err().code, 1064);
         assert_eq!(p("show tables from").unwrap().unwrap_err().code, 1064);
         for other in [
@@ -1322,7 +1404,11 @@ mod tests {
             ("INT", "int", "int"),
             ("int unsigned", "int", "int unsigned"),
             ("INTEGER", "bigint", "bigint"),
-            ("BIG UNSIGNED TEXT COLLATE xrpc_decimal_0", "bigint", "bigint unsigned"),
+            (
+                "BIG UNSIGNED TEXT COLLATE xrpc_decimal_0",
+                "bigint",
+                "bigint unsigned",
+            ),
             ("VARCHAR(64)", "varchar", "varchar(64)"),
             ("CHAR(3)", "char", "char(3)"),
             ("TEXT", "text", "text"),
@@ -1337,7 +1423,11 @@ mod tests {
         ];
         for (decl, data, column) in cases {
             let t = mysql_type(decl);
-            assert_eq!((t.data_type.as_str(), t.column_type.as_str()), (data, column), "{decl}");
+            assert_eq!(
+                (t.data_type.as_str(), t.column_type.as_str()),
+                (data, column),
+                "{decl}"
+            );
         }
     }
 }

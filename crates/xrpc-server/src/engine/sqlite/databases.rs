@@ -245,7 +245,9 @@ impl Databases {
             match std::fs::remove_file(&file) {
                 Ok(()) => {}
                 Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-                Err(err) => tracing::warn!(%err, file = ?file, "cannot delete a dropped database's file"),
+                Err(err) => {
+                    tracing::warn!(%err, file = ?file, "cannot delete a dropped database's file")
+                }
             }
         }
         Ok(true)
@@ -339,14 +341,27 @@ pub(crate) fn qualify(sql: &str, db: &str, temp_names: &[String]) -> Option<Stri
                 }
                 j += 1;
             }
-            if word(j, "as") && (punct(j + 1, b'(') || word(j + 1, "materialized") || word(j + 1, "not")) {
+            if word(j, "as")
+                && (punct(j + 1, b'(') || word(j + 1, "materialized") || word(j + 1, "not"))
+            {
                 ctes.push(unquote(text(i)).to_ascii_lowercase());
             }
         }
     }
     const CLAUSE_END: &[&str] = &[
-        "where", "group", "order", "limit", "having", "window", "union", "except", "intersect",
-        "set", "values", "select", "returning",
+        "where",
+        "group",
+        "order",
+        "limit",
+        "having",
+        "window",
+        "union",
+        "except",
+        "intersect",
+        "set",
+        "values",
+        "select",
+        "returning",
     ];
     let mut inserts: Vec<usize> = Vec::new();
     // Paren depths at which a FROM list is open.
@@ -390,9 +405,17 @@ pub(crate) fn qualify(sql: &str, db: &str, temp_names: &[String]) -> Option<Stri
                     }
                     "table" | "view" | "trigger" | "index" => {
                         let statement_object = i.checked_sub(1).is_some_and(|b| {
-                            ["create", "drop", "alter", "truncate", "temp", "temporary", "unique"]
-                                .iter()
-                                .any(|k| word(b, k))
+                            [
+                                "create",
+                                "drop",
+                                "alter",
+                                "truncate",
+                                "temp",
+                                "temporary",
+                                "unique",
+                            ]
+                            .iter()
+                            .any(|k| word(b, k))
                         });
                         if statement_object {
                             let mut j = i + 1;
@@ -420,7 +443,8 @@ pub(crate) fn qualify(sql: &str, db: &str, temp_names: &[String]) -> Option<Stri
                 let name = unquote(text(j)).to_ascii_lowercase();
                 let skip = ctes.contains(&name)
                     || temp_names.iter().any(|n| n.eq_ignore_ascii_case(&name))
-                    || i.checked_sub(1).is_some_and(|b| word(b, "temp") || word(b, "temporary"));
+                    || i.checked_sub(1)
+                        .is_some_and(|b| word(b, "temp") || word(b, "temporary"));
                 if !skip {
                     inserts.push(toks[j].start);
                 }
@@ -463,7 +487,11 @@ mod tests {
             &"a".repeat(65),
         ] {
             let err = validate(bad).unwrap_err();
-            assert_eq!((err.code, err.sql_state.as_str()), (1102, "42000"), "{bad:?}");
+            assert_eq!(
+                (err.code, err.sql_state.as_str()),
+                (1102, "42000"),
+                "{bad:?}"
+            );
         }
         assert_eq!(validate("App_1$").unwrap(), "app_1$");
         assert_eq!(validate(&"a".repeat(64)).unwrap().len(), 64);
@@ -477,30 +505,53 @@ mod tests {
     fn qualifies_table_positions_only() {
         assert_eq!(q("select * from t"), "select * from \"app\".t");
         assert_eq!(
-            q("SELECT a.x, b.y FROM t1 a JOIN t2 b ON a.id = b.id, t3 WHERE x IN (SELECT y FROM t4)"),
+            q(
+                "SELECT a.x, b.y FROM t1 a JOIN t2 b ON a.id = b.id, t3 WHERE x IN (SELECT y FROM t4)"
+            ),
             "SELECT a.x, b.y FROM \"app\".t1 a JOIN \"app\".t2 b ON a.id = b.id, \"app\".t3 WHERE x IN (SELECT y FROM \"app\".t4)"
         );
-        assert_eq!(q("insert into t(a) values (1)"), "insert into \"app\".t(a) values (1)");
+        assert_eq!(
+            q("insert into t(a) values (1)"),
+            "insert into \"app\".t(a) values (1)"
+        );
         assert_eq!(
             q("INSERT INTO t VALUES (1) ON DUPLICATE KEY UPDATE a = 2"),
             "INSERT INTO \"app\".t VALUES (1) ON DUPLICATE KEY UPDATE a = 2"
         );
         assert_eq!(q("update `t` set a = 1"), "update \"app\".`t` set a = 1");
-        assert_eq!(q("delete from t where a in (1, 2)"), "delete from \"app\".t where a in (1, 2)");
+        assert_eq!(
+            q("delete from t where a in (1, 2)"),
+            "delete from \"app\".t where a in (1, 2)"
+        );
         assert_eq!(
             q("create table if not exists t (a int)"),
             "create table if not exists \"app\".t (a int)"
         );
-        assert_eq!(q("DROP TABLE IF EXISTS t"), "DROP TABLE IF EXISTS \"app\".t");
-        assert_eq!(q("create index i on t (a)"), "create index \"app\".i on t (a)");
-        assert_eq!(q("select * from main.t, temp.u"), "select * from main.t, temp.u");
+        assert_eq!(
+            q("DROP TABLE IF EXISTS t"),
+            "DROP TABLE IF EXISTS \"app\".t"
+        );
+        assert_eq!(
+            q("create index i on t (a)"),
+            "create index \"app\".i on t (a)"
+        );
+        assert_eq!(
+            q("select * from main.t, temp.u"),
+            "select * from main.t, temp.u"
+        );
         assert_eq!(q("select * from tmp"), "select * from tmp");
-        assert_eq!(q("create temporary table x (a int)"), "create temporary table x (a int)");
+        assert_eq!(
+            q("create temporary table x (a int)"),
+            "create temporary table x (a int)"
+        );
         assert_eq!(
             q("with c as (select 1) select * from c, t"),
             "with c as (select 1) select * from c, \"app\".t"
         );
-        assert_eq!(q("select * from json_each('[1]')"), "select * from json_each('[1]')");
+        assert_eq!(
+            q("select * from json_each('[1]')"),
+            "select * from json_each('[1]')"
+        );
         assert_eq!(q("select 'from t'"), "select 'from t'");
         assert_eq!(q("select 1"), "select 1");
         assert_eq!(
