@@ -426,3 +426,44 @@ fn mysql_statements_on_mariadb() {
         failures.join("\n")
     );
 }
+
+/// `USE` is the session's: it lasts across the session's statements, whichever pooled engine
+/// connection runs them, and another session borrowing the same connections never sees it.
+#[test]
+fn use_follows_the_session_and_never_leaks() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    client.new_session(2);
+    let database = |client: &mut Client, sid: u64| {
+        common::text(client.query(sid, "select database()").scalar())
+    };
+    assert_eq!(client.query(1, "create database app").error, None);
+    assert_eq!(client.query(1, "use app").error, None);
+    assert_eq!(client.query(1, "create table t (a int)").error, None);
+    assert_eq!(client.query(1, "insert into t values (1)").error, None);
+    for _ in 0..10 {
+        assert_eq!(database(&mut client, 1), "app");
+        assert_eq!(database(&mut client, 2), "main");
+    }
+    assert_eq!(client.query(2, "select * from t").error_code(), Some(1146));
+    assert_eq!(
+        client.query(2, "select count(*) from app.t").scalar(),
+        &Value::Sint(1)
+    );
+    // A request's schema_name is for that request only.
+    let mut stmt = common::sql_stmt("select database()");
+    stmt.schema_name = Some("main".into());
+    client.send_sql(1, stmt);
+    assert_eq!(common::text(client.read_outcome(1).scalar()), "main");
+    assert_eq!(database(&mut client, 1), "app");
+    // A transaction pins a connection; USE inside it still follows the session afterwards.
+    assert_eq!(client.query(1, "begin").error, None);
+    assert_eq!(client.query(1, "use main").error, None);
+    assert_eq!(client.query(1, "commit").error, None);
+    assert_eq!(database(&mut client, 1), "main");
+    // Another connection's session starts in main too.
+    let mut other = node.client();
+    other.new_session(1);
+    assert_eq!(database(&mut other, 1), "main");
+}

@@ -1275,11 +1275,15 @@ impl SqliteConn {
                     self.begin(BeginMode::Default)?;
                 }
                 let current = self.shared.schema.lock().clone();
-                let qualified = if current == "main" || current == "temp" {
-                    None
-                } else {
-                    databases::qualify(sql, &current, &self.temp_names())
-                };
+                // Unqualified names would otherwise fall through to the other databases (SQLite
+                // searches temp, main, then every attached one); with no other database there is
+                // nothing to fall through to, and nothing to pay.
+                let qualified =
+                    if current == "temp" || current == "main" && self.attached.names.is_empty() {
+                        None
+                    } else {
+                        databases::qualify(sql, &current, &self.temp_names())
+                    };
                 let sql = qualified.as_deref().unwrap_or(sql);
                 if catalog::mentions_information_schema(sql) {
                     self.refresh_catalog()?;
