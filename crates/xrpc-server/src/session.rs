@@ -649,13 +649,13 @@ impl Session {
             node.engine.release(engine);
         }
         if holds_state && self.auto_commit && result.is_ok() {
-            // BEGIN, START TRANSACTION, SET autocommit = 0, a temporary table or ATTACH would
+            // BEGIN, START TRANSACTION, SET autocommit = 0 or a temporary table would
             // silently vanish with the pooled session: say so instead of answering OK.
             return Err(SqlError::new(
                 &codes::UNSUPPORTED_OPTION,
                 "An auto-commit sid keeps no state between requests, so it cannot open a transaction \
-                 (BEGIN, START TRANSACTION, SET autocommit = 0), create a temporary table or attach a \
-                 database; the statement was rolled back. Open a session with SESS_NEW for that",
+                 (BEGIN, START TRANSACTION, SET autocommit = 0) or create a temporary table; the \
+                 statement was rolled back. Open a session with SESS_NEW for that",
             ));
         }
         result

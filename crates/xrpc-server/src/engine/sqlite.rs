@@ -58,11 +58,15 @@
 //!
 //! # Schemas
 //!
-//! `schema_name` must be empty, `main`, `temp` or the name of an attached database; anything else
-//! is 1049 "Unknown database". Nothing is qualified: SQLite resolves an unqualified table in
-//! `temp`, then `main`, then the attached databases in order, so a table of an attached database
-//! must be qualified or have a unique name. `database()` returns the request's schema (`main`
-//! when none).
+//! MySQL databases are SQLite files attached by the node (`databases`): `main` is the default,
+//! every other one `data_dir/databases/<name>.db`. A statement runs in the request's
+//! `schema_name`, else the session's current database (`USE`, kept by the session layer and
+//! handed in with [`EngineConn::set_session_schema`]), else `main`; an unknown one is 1049
+//! "Unknown database". Unqualified table names are qualified with it (`databases::qualify`) when
+//! it is not `main`, or when other databases exist. `database()` returns it, in lower case.
+//! `CREATE/DROP DATABASE`, `USE`, the SHOW statements, `information_schema` and MySQL's errors
+//! for XA, CALL and the other statements SQLite has no counterpart for are the `catalog`
+//! module's; what client statements may not do (ATTACH, PRAGMA, …) the `authorizer` module's.
 //!
 //! # Column types
 //!
@@ -166,10 +170,10 @@
 //! # Session state
 //!
 //! [`EngineConn::holds_session_state`] is true while a transaction is open, under
-//! `autocommit = 0`, while temp objects exist, or while databases are attached. Temp objects and
-//! attachments are re-read only after CREATE, DROP, ATTACH and DETACH statements.
-//! [`EngineConn::reset`] rolls back, restores `autocommit = 1`, detaches every attached database
-//! and drops every temp trigger, view and table.
+//! `autocommit = 0`, or while temp objects exist; temp objects are re-read only after CREATE
+//! and DROP statements. Attached databases are the node's, the same on every connection, and not
+//! session state. [`EngineConn::reset`] rolls back, restores `autocommit = 1`, forgets the
+//! session's current database and drops every temp trigger, view and table.
 
 // `busy` reads the running connection's kill flag from this file's `Shared`, so the two import
 // each other: the handler is a plain `fn` with no way to be handed the connection (see "Lock waits"
