@@ -355,7 +355,7 @@ impl Parser<'_> {
     }
 
     /// `[FROM | IN db]`.
-    fn from_db(&mut self) -> Result<Option<String>, SqlError> {
+    fn in_database(&mut self) -> Result<Option<String>, SqlError> {
         if self.eat_kw("from") || self.eat_kw("in") {
             Ok(Some(self.name()?))
         } else {
@@ -427,7 +427,7 @@ impl Parser<'_> {
             return Ok(Stmt::ShowDatabases { like });
         }
         if self.eat_kw("tables") {
-            let db = self.from_db()?;
+            let db = self.in_database()?;
             let like = self.like_end()?;
             return Ok(Stmt::ShowTables { full, db, like });
         }
@@ -436,7 +436,7 @@ impl Parser<'_> {
                 return Err(self.error());
             }
             let (mut db, table) = self.qualified()?;
-            if let Some(from) = self.from_db()? {
+            if let Some(from) = self.in_database()? {
                 db = Some(from);
             }
             let like = self.like_end()?;
@@ -447,7 +447,7 @@ impl Parser<'_> {
                 return Err(self.error());
             }
             let (mut db, table) = self.qualified()?;
-            if let Some(from) = self.from_db()? {
+            if let Some(from) = self.in_database()? {
                 db = Some(from);
             }
             self.end()?;

@@ -434,11 +434,10 @@ pub(crate) fn qualify(sql: &str, db: &str, temp_names: &[String]) -> Option<Stri
             _ => {}
         }
         if let Some(j) = target {
-            let qualifiable = is_name(j)
-                && !punct(j + 1, b'.')
-                && !(in_from_list && punct(j + 1, b'('))
-                && !word(j, "select")
-                && !word(j, "lateral");
+            let already_qualified = punct(j + 1, b'.');
+            let table_function = in_from_list && punct(j + 1, b'(');
+            let keyword = word(j, "select") || word(j, "lateral");
+            let qualifiable = is_name(j) && !already_qualified && !table_function && !keyword;
             if qualifiable {
                 let name = unquote(text(j)).to_ascii_lowercase();
                 let skip = ctes.contains(&name)
