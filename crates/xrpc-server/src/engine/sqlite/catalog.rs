@@ -1079,7 +1079,8 @@ impl SqliteConn {
     }
 
     /// Tables and views (of one, when `only` names it) of every attached database, with their
-    /// columns and indexes. The node's own statements: the authorizer does not apply.
+    /// columns and indexes: three queries per database, joining `sqlite_master` with the
+    /// `pragma_…` table functions. The node's own statements: the authorizer does not apply.
     pub(super) fn read_catalog(
         &self,
         only: Option<(&str, &str)>,
@@ -1093,106 +1094,138 @@ impl SqliteConn {
                 dbs.push("temp".to_owned());
             }
         }
+        let table = only.map_or(String::new(), |(_, t)| t.to_owned());
         let mut out = Vec::new();
         for db in dbs {
-            let sql = format!(
-                "SELECT type, name, coalesce(sql, '') FROM {}.sqlite_master WHERE type IN ('table', 'view') \
-                 AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
-                super::quote(&db)
-            );
-            let mut stmt = self.conn.prepare(&sql).map_err(map)?;
+            let master_from = format!("{}.sqlite_master m", super::quote(&db));
+            let master_where = "WHERE m.type IN ('table', 'view') \
+                 AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND (?1 = '' OR m.name = ?1 COLLATE NOCASE)";
+            let mut stmt = self
+                .conn
+                .prepare(&format!(
+                    "SELECT m.type, m.name, coalesce(m.sql, '') FROM {master_from} {master_where} ORDER BY m.name"
+                ))
+                .map_err(map)?;
             let tables: Vec<(String, String, String)> = stmt
-                .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+                .query_map([&table], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
                 .and_then(|rows| rows.collect())
                 .map_err(map)?;
-            for (kind, name, sql) in tables {
-                if only.is_some_and(|(_, t)| !t.eq_ignore_ascii_case(&name)) {
-                    continue;
-                }
-                let mut stmt = self
-                    .conn
-                    .prepare("SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?1, ?2)")
-                    .map_err(map)?;
-                let columns: Vec<ColumnEntry> = stmt
-                    .query_map([&name, &db], |row| {
-                        Ok(ColumnEntry {
-                            name: row.get(0)?,
-                            decl: row.get(1)?,
-                            not_null: row.get(2)?,
-                            default: row.get(3)?,
-                            pk: row.get(4)?,
-                        })
-                    })
-                    .and_then(|rows| rows.collect())
-                    .map_err(map)?;
-                let mut indexes = Vec::new();
-                let mut pk: Vec<&ColumnEntry> = columns.iter().filter(|c| c.pk > 0).collect();
-                pk.sort_by_key(|c| c.pk);
-                if !pk.is_empty() {
-                    indexes.push(IndexEntry {
-                        name: "PRIMARY".to_owned(),
-                        unique: true,
-                        columns: pk.iter().map(|c| c.name.clone()).collect(),
-                    });
-                }
-                if kind == "table" {
-                    let mut stmt = self
-                        .conn
-                        .prepare(
-                            "SELECT name, \"unique\", origin FROM pragma_index_list(?1, ?2) ORDER BY seq DESC",
-                        )
-                        .map_err(map)?;
-                    let list: Vec<(String, bool, String)> = stmt
-                        .query_map([&name, &db], |row| {
-                            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
-                        })
-                        .and_then(|rows| rows.collect())
-                        .map_err(map)?;
-                    for (index, unique, origin) in list {
-                        if origin == "pk" {
-                            continue;
-                        }
-                        let mut stmt = self
-                            .conn
-                            .prepare("SELECT name FROM pragma_index_info(?1, ?2) ORDER BY seqno")
-                            .map_err(map)?;
-                        let cols: Vec<String> = stmt
-                            .query_map([&index, &db], |row| {
-                                Ok(row.get::<_, Option<String>>(0)?.unwrap_or_default())
-                            })
-                            .and_then(|rows| rows.collect())
-                            .map_err(map)?;
-                        // A UNIQUE constraint's index is SQLite's `sqlite_autoindex_t_N`; MySQL
-                        // names it after its first column.
-                        let index = if origin == "u" {
-                            cols.first().cloned().unwrap_or(index)
-                        } else {
-                            index
-                        };
-                        indexes.push(IndexEntry {
-                            name: index,
-                            unique,
-                            columns: cols,
-                        });
-                    }
-                }
-                out.push(TableEntry {
+            let mut entries: Vec<TableEntry> = tables
+                .into_iter()
+                .map(|(kind, name, sql)| TableEntry {
                     db: db.clone(),
                     name,
                     view: kind == "view",
                     sql,
-                    columns,
-                    indexes,
-                });
+                    columns: Vec::new(),
+                    indexes: Vec::new(),
+                })
+                .collect();
+            let find = |entries: &mut Vec<TableEntry>, name: &str| {
+                entries.iter().position(|e| e.name == name)
+            };
+            let mut stmt = self
+                .conn
+                .prepare(&format!(
+                    "SELECT m.name, p.name, p.type, p.\"notnull\", p.dflt_value, p.pk \
+                     FROM {master_from}, pragma_table_info(m.name, ?2) p {master_where} ORDER BY m.name, p.cid",
+                ))
+                .map_err(map)?;
+            let columns: Vec<(String, ColumnEntry)> = stmt
+                .query_map([&table, &db], |row| {
+                    Ok((
+                        row.get(0)?,
+                        ColumnEntry {
+                            name: row.get(1)?,
+                            decl: row.get(2)?,
+                            not_null: row.get(3)?,
+                            default: row.get(4)?,
+                            pk: row.get(5)?,
+                        },
+                    ))
+                })
+                .and_then(|rows| rows.collect())
+                .map_err(map)?;
+            for (table_name, column) in columns {
+                if let Some(at) = find(&mut entries, &table_name) {
+                    entries[at].columns.push(column);
+                }
             }
+            for entry in &mut entries {
+                let mut pk: Vec<&ColumnEntry> = entry.columns.iter().filter(|c| c.pk > 0).collect();
+                pk.sort_by_key(|c| c.pk);
+                if !pk.is_empty() {
+                    let columns = pk.iter().map(|c| c.name.clone()).collect();
+                    entry.indexes.push(IndexEntry {
+                        name: "PRIMARY".to_owned(),
+                        unique: true,
+                        columns,
+                    });
+                }
+            }
+            let mut stmt = self
+                .conn
+                .prepare(&format!(
+                    "SELECT m.name, l.name, l.\"unique\", l.origin, coalesce(i.name, '') \
+                     FROM {master_from}, pragma_index_list(m.name, ?2) l, pragma_index_info(l.name, ?2) i \
+                     {master_where} AND m.type = 'table' AND l.origin <> 'pk' \
+                     ORDER BY m.name, l.seq DESC, i.seqno",
+                ))
+                .map_err(map)?;
+            let index_columns: Vec<(String, String, bool, String, String)> = stmt
+                .query_map([&table, &db], |row| {
+                    Ok((
+                        row.get(0)?,
+                        row.get(1)?,
+                        row.get(2)?,
+                        row.get(3)?,
+                        row.get(4)?,
+                    ))
+                })
+                .and_then(|rows| rows.collect())
+                .map_err(map)?;
+            // (table, SQLite's index name) of the index being collected.
+            let mut current: Option<(String, String)> = None;
+            for (table_name, index, unique, origin, column) in index_columns {
+                let Some(at) = find(&mut entries, &table_name) else {
+                    continue;
+                };
+                let key = (table_name, index.clone());
+                if current.as_ref() != Some(&key) {
+                    // A UNIQUE constraint's index is SQLite's `sqlite_autoindex_t_N`; MySQL names
+                    // it after its first column.
+                    let name = if origin == "u" { column.clone() } else { index };
+                    entries[at].indexes.push(IndexEntry {
+                        name,
+                        unique,
+                        columns: Vec::new(),
+                    });
+                    current = Some(key);
+                }
+                if let Some(last) = entries[at].indexes.last_mut() {
+                    last.columns.push(column);
+                }
+            }
+            out.extend(entries);
         }
         Ok(out)
     }
 
     /// Rebuilds the rows of `information_schema` from every attached database.
     pub(super) fn refresh_catalog(&self) -> Result<(), SqlError> {
-        let map = |err| self.map(err);
         let tables = self.read_catalog(None)?;
+        // One transaction for every row, instead of one per INSERT.
+        self.exec("SAVEPOINT xrpc_catalog")?;
+        let result = self.write_catalog(&tables);
+        if result.is_err() {
+            let _ = self.exec("ROLLBACK TO xrpc_catalog");
+        }
+        self.exec("RELEASE xrpc_catalog")?;
+        result
+    }
+
+    fn write_catalog(&self, tables: &[TableEntry]) -> Result<(), SqlError> {
+        let map = |err| self.map(err);
         self.exec(
             "DELETE FROM information_schema.SCHEMATA; DELETE FROM information_schema.TABLES; \
              DELETE FROM information_schema.COLUMNS; DELETE FROM information_schema.STATISTICS;",
@@ -1229,7 +1262,7 @@ impl SqliteConn {
                  NULL, NULL, NULL, ?7, 'BTREE', '', '', 'YES', NULL)",
             )
             .map_err(map)?;
-        for t in &tables {
+        for t in tables {
             let (kind, engine, format, collation) = if t.view {
                 ("VIEW", None, None, None)
             } else {

@@ -50,6 +50,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::Mutex;
 use rusqlite::{Connection, OpenFlags};
@@ -80,6 +81,8 @@ pub(crate) struct Databases {
     /// Databases besides `main` one connection can attach.
     max: usize,
     state: Mutex<State>,
+    /// A copy of `state.generation`, read before every statement without taking the lock.
+    generation: AtomicU64,
 }
 
 #[derive(Debug, Default)]
@@ -134,6 +137,7 @@ impl Databases {
         Ok(Self {
             dir,
             max,
+            generation: AtomicU64::new(state.generation),
             state: Mutex::new(state),
         })
     }
@@ -150,7 +154,7 @@ impl Databases {
 
     /// The current generation, cheap enough to read before every statement.
     pub(crate) fn generation(&self) -> u64 {
-        self.state.lock().generation
+        self.generation.load(Ordering::Acquire)
     }
 
     /// The generation and every database with its incarnation, by name.
@@ -217,6 +221,7 @@ impl Databases {
         let incarnation = state.next_incarnation;
         state.names.insert(name, incarnation);
         state.generation += 1;
+        self.generation.store(state.generation, Ordering::Release);
         Ok(true)
     }
 
@@ -238,6 +243,7 @@ impl Databases {
             ));
         }
         state.generation += 1;
+        self.generation.store(state.generation, Ordering::Release);
         let path = self.path(&name);
         for suffix in ["", "-wal", "-shm"] {
             let mut file = path.clone().into_os_string();
