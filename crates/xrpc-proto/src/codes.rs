@@ -214,7 +214,7 @@ error_codes! {
         "DROP DATABASE of `main` (the node's default database) or of `information_schema`, and CREATE or DROP of a name the node reserves.";
     SP_DOES_NOT_EXIST = 1305, "42000", Error,
         "PROCEDURE does not exist",
-        "CALL of a procedure the node does not have (every one but `xrpc.perf_hist`).";
+        "CALL of a procedure the node does not have (every one but `xrpc.perf_hist`), and on SQLite a call of a function it does not have (`FUNCTION x does not exist`).";
     UNKNOWN_TABLE = 1109, "42S02", Error,
         "Unknown table",
         "A table of `information_schema` the node does not provide (it has SCHEMATA, TABLES, COLUMNS and STATISTICS).";

@@ -224,6 +224,28 @@ fn table() -> Vec<(&'static str, Expect, Maria)> {
         ("call nope()", Err(1305, "42000"), Same),
         ("call app.nope(1, 'x')", Err(1305, "42000"), Same),
         ("call xrpc.perf_hist('all')", Done, Skip),
+        // What a PolarDB-X compute node probes its data nodes with at start-up.
+        (
+            "call dbms_admin.show_native_procedure()",
+            Err(1305, "42000"),
+            Same,
+        ),
+        (
+            "call DBMS_XA.FIND_BY_XID('0', '0', 1)",
+            Err(1305, "42000"),
+            Same,
+        ),
+        ("select alter_type(1)", Err(1305, "42000"), Same),
+        (
+            "select 1 from information_schema.tables where table_schema = 'information_schema' and table_name = 'VECTOR_INDEXES'",
+            Count(0),
+            CodeOnly,
+        ),
+        (
+            "select enabled, timed from performance_schema.setup_instruments_x",
+            Err(1146, "42S02"),
+            Same,
+        ),
         ("xa start 'x1'", Err(1235, "42000"), Skip),
         ("XA RECOVER", Err(1235, "42000"), Skip),
         ("flush tables", Err(1235, "42000"), Skip),
@@ -467,4 +489,27 @@ fn use_follows_the_session_and_never_leaks() {
     let mut other = node.client();
     other.new_session(1);
     assert_eq!(database(&mut other, 1), "main");
+}
+
+/// The compute node tells "not there" from a failure by the message's words.
+#[test]
+fn unknown_procedures_are_named_as_mysql_names_them() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    for (sql, message) in [
+        (
+            "call DBMS_XA.FIND_BY_XID('0', '0', 1)",
+            "PROCEDURE dbms_xa.FIND_BY_XID does not exist",
+        ),
+        (
+            "call dbms_consensus.get_cidx()",
+            "PROCEDURE dbms_consensus.get_cidx does not exist",
+        ),
+        ("call nope()", "PROCEDURE main.nope does not exist"),
+        ("select alter_type(1)", "FUNCTION alter_type does not exist"),
+    ] {
+        let err = client.query(1, sql).error.expect(sql);
+        assert_eq!((err.code, err.msg.as_str()), (1305, message), "{sql}");
+    }
 }

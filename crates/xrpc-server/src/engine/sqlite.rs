@@ -1567,6 +1567,12 @@ fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
                 );
             } else if message.starts_with("no such table") {
                 &codes::NO_SUCH_TABLE
+            } else if let Some(function) = message.strip_prefix("no such function: ") {
+                // MySQL's answer for an unknown function, which the compute node probes with.
+                return SqlError::new(
+                    &codes::SP_DOES_NOT_EXIST,
+                    format!("FUNCTION {function} does not exist"),
+                );
             } else if message.starts_with("no such column") {
                 &codes::BAD_FIELD
             } else {

@@ -190,6 +190,18 @@ const UNSUPPORTED_LEADING: &[&str] = &[
 /// an error when it is but is malformed.
 pub(crate) fn parse(sql: &str) -> Option<Result<Stmt, SqlError>> {
     let (first, rest) = leading_word(sql)?;
+    // Runs before every statement: the common ones leave before anything is allocated.
+    const CANDIDATES: &[&str] = &[
+        "xa", "call", "start", "stop", "create", "drop", "alter", "use", "show", "describe",
+        "desc", "explain",
+    ];
+    if !CANDIDATES
+        .iter()
+        .chain(UNSUPPORTED_LEADING)
+        .any(|w| first.eq_ignore_ascii_case(w))
+    {
+        return None;
+    }
     let first = first.to_ascii_lowercase();
     let second = leading_word(rest).map(|(w, _)| w.to_ascii_lowercase());
     let second = second.as_deref().unwrap_or("");
@@ -854,10 +866,11 @@ impl SqliteConn {
                 ),
             )),
             Stmt::UnknownProcedure(name) => {
-                let name = if name.contains('.') {
-                    name
-                } else {
-                    format!("{}.{name}", self.shared.schema.lock())
+                // MySQL's wording, database in lower case and the procedure as written: the
+                // compute node matches "PROCEDURE dbms_xa.FIND_BY_XID does not exist".
+                let name = match name.split_once('.') {
+                    Some((db, procedure)) => format!("{}.{procedure}", db.to_ascii_lowercase()),
+                    None => format!("{}.{name}", self.shared.schema.lock()),
                 };
                 Err(SqlError::new(
                     &codes::SP_DOES_NOT_EXIST,
