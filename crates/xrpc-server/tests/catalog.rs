@@ -104,6 +104,12 @@ fn table() -> Vec<(&'static str, Expect, Maria)> {
         ),
         ("select name from app.t", Rows(&["name"], &[&["pen"]]), Same),
         (
+            "create trigger tr after insert on t for each row begin insert into u (code) values ('abc'); end",
+            Done,
+            Same,
+        ),
+        ("drop trigger tr", Done, Same),
+        (
             "show tables",
             Rows(&["Tables_in_app"], &[&["t"], &["u"]]),
             Same,

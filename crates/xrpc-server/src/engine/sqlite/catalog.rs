@@ -13,7 +13,7 @@
 //! | `USE db` | makes `db` the session's current database |
 //! | `SHOW DATABASES \| SCHEMAS [LIKE 'p']` | `Database` |
 //! | `SHOW [FULL] TABLES [FROM \| IN db] [LIKE 'p']` | `Tables_in_db` (and `Table_type` with FULL) |
-//! | `SHOW [FULL] COLUMNS \| FIELDS FROM t [FROM db] [LIKE 'p']`, `DESCRIBE \| DESC \| EXPLAIN t` | `Field`, `Type`, `Null`, `Key`, `Default`, `Extra` |
+//! | `SHOW [FULL] COLUMNS \| FIELDS FROM t [FROM db] [LIKE 'p']`, `DESCRIBE \| DESC \| EXPLAIN t` | `Field`, `Type`, `Null`, `Key`, `Default`, `Extra` (FULL too: no `Collation`, `Privileges`, `Comment`) |
 //! | `SHOW INDEX \| INDEXES \| KEYS FROM t [FROM db]` | MySQL 8's 15 columns, `Table` … `Expression` |
 //! | `SHOW CREATE TABLE t`, `SHOW CREATE DATABASE db` | DDL in MySQL's form, generated from the catalog |
 //! | `SHOW ENGINES` | one row, `SQLite`, `DEFAULT` |
@@ -34,11 +34,13 @@
 //! `ORDER BY` and aggregates work as on any table, and the SHOW statements are themselves
 //! queries on them.
 //!
-//! Why tables rebuilt per statement rather than views or virtual tables: views over
-//! `sqlite_master` cannot call the `pragma_…` functions per table to reach columns and indexes
-//! without a join SQLite cannot express across attached databases, and a virtual table module
-//! would need `unsafe` FFI of its own (rusqlite's `vtab` feature) to serve four tables. A rebuild
-//! costs a few hundred microseconds per hundred tables and is paid only by statements that ask
+//! Why tables rebuilt per statement rather than views or virtual tables: a view in a database
+//! other than `temp` may not refer to another database's tables (SQLite refuses it), and temp
+//! views would be session state that pins a pooled connection to its session; a virtual table
+//! module would need `unsafe` FFI of its own (rusqlite's `vtab` feature) to serve four tables.
+//! The rows are read with three queries per database (`sqlite_master` joined with the
+//! `pragma_table_info`, `pragma_index_list` and `pragma_index_info` table functions) and
+//! written in one savepoint; the cost (REBUILD_COST) is paid only by statements that ask
 //! for the catalog. The attachment counts against SQLite's limit of attached databases (see
 //! `databases`). A table of `information_schema` the node does not have is 1109 "Unknown
 //! table", as in MySQL; `performance_schema` is not a database here, so its tables are 1146.

@@ -373,6 +373,7 @@ pub(crate) fn qualify(sql: &str, db: &str, temp_names: &[String]) -> Option<Stri
     // Paren depths at which a FROM list is open.
     let mut from_depths: Vec<i32> = Vec::new();
     let mut depth = 0i32;
+    let mut trigger_name = false;
     let mut i = 0;
     while i < toks.len() {
         let t = toks[i];
@@ -419,10 +420,14 @@ pub(crate) fn qualify(sql: &str, db: &str, temp_names: &[String]) -> Option<Stri
                                 "temp",
                                 "temporary",
                                 "unique",
+                                "virtual",
                             ]
                             .iter()
                             .any(|k| word(b, k))
                         });
+                        // A trigger's body may not qualify names (SQLite: they are the trigger's
+                        // own database's), so nothing after the trigger's name is rewritten.
+                        trigger_name = lower == "trigger" && statement_object;
                         if statement_object {
                             let mut j = i + 1;
                             if word(j, "if") {
@@ -453,6 +458,9 @@ pub(crate) fn qualify(sql: &str, db: &str, temp_names: &[String]) -> Option<Stri
                 if !skip {
                     inserts.push(toks[j].start);
                 }
+            }
+            if trigger_name {
+                break;
             }
         }
         i += 1;
@@ -556,6 +564,14 @@ mod tests {
         assert_eq!(
             q("select * from json_each('[1]')"),
             "select * from json_each('[1]')"
+        );
+        assert_eq!(
+            q("create trigger tr after insert on t begin insert into log values (1); end"),
+            "create trigger \"app\".tr after insert on t begin insert into log values (1); end"
+        );
+        assert_eq!(
+            q("create virtual table f using fts5(x)"),
+            "create virtual table \"app\".f using fts5(x)"
         );
         assert_eq!(q("select 'from t'"), "select 'from t'");
         assert_eq!(q("select 1"), "select 1");
