@@ -518,8 +518,10 @@ impl Engine for SqliteEngine {
     }
 
     fn checkpoint(&self) -> Result<(), SqlError> {
-        let conn = self.open_conn()?;
+        let mut conn = self.open_conn()?;
         let _scope = BusyScope::enter(self.options.busy_timeout, None, None);
+        // Without a schema name the PRAGMA checkpoints every attached database too.
+        conn.sync_databases()?;
         let (busy, log, done): (i64, i64, i64) = conn
             .conn
             .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
