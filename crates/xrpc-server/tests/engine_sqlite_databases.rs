@@ -137,6 +137,10 @@ fn databases_are_files_under_the_data_dir_and_survive_a_restart() {
             assert!(matches!(err.code, 1102 | 1049), "{bad}: {err}");
         }
         engine.release(conn);
+        // Shutdown's checkpoint empties every database's log, not only main's.
+        engine.checkpoint().unwrap();
+        let wal = data.path().join("databases/app.db-wal");
+        assert_eq!(std::fs::metadata(&wal).map_or(0, |m| m.len()), 0);
     }
     let all = files(data.path());
     assert!(
