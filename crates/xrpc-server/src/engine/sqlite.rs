@@ -587,6 +587,8 @@ pub struct SqliteConn {
     session_schema: Option<String>,
     /// A change of the session's current database by the last statement, for the session layer.
     schema_change: Option<Option<String>>,
+    /// The catalog version `information_schema` was last rebuilt at (see `catalog`).
+    catalog_built: Option<Vec<i64>>,
     /// Whether a table (database, name) has an auto-increment column, with the database's
     /// `schema_version` it was read at (another connection may have recreated the table).
     auto_increment: std::collections::HashMap<(String, String), (i64, bool)>,
@@ -674,6 +676,7 @@ impl SqliteConn {
             guard,
             session_schema: None,
             schema_change: None,
+            catalog_built: None,
             auto_increment: std::collections::HashMap::new(),
         })
     }

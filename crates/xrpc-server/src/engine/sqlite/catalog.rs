@@ -1227,7 +1227,15 @@ impl SqliteConn {
     }
 
     /// Rebuilds the rows of `information_schema` from every attached database.
-    pub(super) fn refresh_catalog(&self) -> Result<(), SqlError> {
+    /// Skipped when nothing changed since the last rebuild on this connection: the same
+    /// databases, each at the same `schema_version` (SQLite bumps it with every CREATE, DROP and
+    /// ALTER). A rebuild inside a transaction is never reused, since a ROLLBACK takes it back.
+    pub(super) fn refresh_catalog(&mut self) -> Result<(), SqlError> {
+        let version = self.catalog_version()?;
+        if self.catalog_built.as_ref() == Some(&version) {
+            return Ok(());
+        }
+        self.catalog_built = None;
         let tables = self.read_catalog(None)?;
         // One transaction for every row, instead of one per INSERT.
         self.exec("SAVEPOINT xrpc_catalog")?;
@@ -1236,7 +1244,28 @@ impl SqliteConn {
             let _ = self.exec("ROLLBACK TO xrpc_catalog");
         }
         self.exec("RELEASE xrpc_catalog")?;
+        if result.is_ok() && !self.in_transaction() {
+            self.catalog_built = Some(version);
+        }
         result
+    }
+
+    /// The databases' generation and every attached database's `schema_version`.
+    fn catalog_version(&self) -> Result<Vec<i64>, SqlError> {
+        let mut version = vec![i64::try_from(self.attached.generation).unwrap_or(i64::MAX)];
+        for db in std::iter::once("main").chain(self.attached.names.iter().map(|(n, _)| n.as_str()))
+        {
+            let v: i64 = self
+                .conn
+                .query_row(
+                    &format!("PRAGMA {}.schema_version", super::quote(db)),
+                    [],
+                    |row| row.get(0),
+                )
+                .map_err(|err| self.map(err))?;
+            version.push(v);
+        }
+        Ok(version)
     }
 
     fn write_catalog(&self, tables: &[TableEntry]) -> Result<(), SqlError> {
