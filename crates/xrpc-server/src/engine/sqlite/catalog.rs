@@ -481,6 +481,12 @@ impl Parser<'_> {
                 self.end()?;
                 return Ok(Stmt::ShowCreateDatabase(name));
             }
+            // SHOW CREATE VIEW, TRIGGER, PROCEDURE, FUNCTION, EVENT, USER: MySQL's, not ours.
+            let what = match self.toks.get(self.pos) {
+                Some(Tok::Word(w)) => w.to_ascii_uppercase(),
+                _ => return Err(self.error()),
+            };
+            return Ok(Stmt::NotSupported(format!("SHOW CREATE {what}")));
         }
         if !full && (self.eat_kw("engines") || self.is_kw("storage") && self.eat_kw("storage")) {
             self.eat_kw("engines");
@@ -1460,6 +1466,10 @@ mod tests {
         assert!(matches!(p("flush tables"), Some(Ok(Stmt::NotSupported(_)))));
         assert!(matches!(
             p("show processlist"),
+            Some(Ok(Stmt::NotSupported(_)))
+        ));
+        assert!(matches!(
+            p("show create view v"),
             Some(Ok(Stmt::NotSupported(_)))
         ));
         assert_eq!(p("show nonsense").unwrap().unwrap_err().code, 1064);
