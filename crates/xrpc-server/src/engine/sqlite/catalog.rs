@@ -40,8 +40,12 @@
 //! module would need `unsafe` FFI of its own (rusqlite's `vtab` feature) to serve four tables.
 //! The rows are read with three queries per database (`sqlite_master` joined with the
 //! `pragma_table_info`, `pragma_index_list` and `pragma_index_info` table functions) and
-//! written in one savepoint; the cost (REBUILD_COST) is paid only by statements that ask
-//! for the catalog. The attachment counts against SQLite's limit of attached databases (see
+//! written in one savepoint. A connection rebuilds only when a database's `schema_version` or
+//! the list of databases changed since its last rebuild (and never reuses one made inside a
+//! transaction, which a ROLLBACK takes back); otherwise a catalog query costs what the same
+//! query on ordinary tables costs. Measured in a debug build on a loaded 2-core machine: a
+//! rebuild over 110 tables is about 50 ms, a query on the rebuilt tables about 1 ms. Only
+//! statements that name `information_schema`, and the SHOW statements, pay either. The attachment counts against SQLite's limit of attached databases (see
 //! `databases`). A table of `information_schema` the node does not have is 1109 "Unknown
 //! table", as in MySQL; `performance_schema` is not a database here, so its tables are 1146.
 //!
