@@ -180,6 +180,10 @@
 // above), and the flag is connection state that belongs here.
 mod authorizer;
 mod busy;
+// `catalog` adds the MySQL statements' methods to `SqliteConn` (they run the node's catalog
+// queries through the connection's own prepare, stream and error mapping), and this file calls
+// them: a file-level circle, kept because the alternative is a trait over every private part of
+// the connection that the catalog needs.
 mod catalog;
 mod compat;
 mod databases;

@@ -123,7 +123,7 @@ fn not_for_clients(what: &str) -> SqlError {
 fn refusal(ctx: &AuthContext<'_>) -> Option<SqlError> {
     let writes_information_schema = ctx
         .database_name
-        .is_some_and(|db| db.eq_ignore_ascii_case(super::catalog::INFORMATION_SCHEMA));
+        .is_some_and(|db| db.eq_ignore_ascii_case(super::databases::INFORMATION_SCHEMA));
     match ctx.action {
         AuthAction::Attach { .. } => Some(not_for_clients("ATTACH")),
         AuthAction::Detach { .. } => Some(not_for_clients("DETACH")),

@@ -66,8 +66,7 @@ use super::types::{self, DeclKind};
 use crate::admin::lex::{Tok, leading_word, lex};
 use crate::result::{ExecSummary, ResultSink, SqlError, mysql_type};
 
-/// The schema name of the node's catalog database.
-pub(crate) const INFORMATION_SCHEMA: &str = "information_schema";
+pub(crate) use super::databases::INFORMATION_SCHEMA;
 
 /// The catalog tables, created in the in-memory `information_schema` of every connection.
 pub(crate) const INFORMATION_SCHEMA_DDL: &str = "

@@ -58,6 +58,9 @@ use xrpc_proto::codes;
 
 use crate::result::SqlError;
 
+/// The schema name of the node's catalog database (see `catalog`).
+pub(crate) const INFORMATION_SCHEMA: &str = "information_schema";
+
 /// MySQL's longest database name.
 pub(crate) const MAX_NAME_LEN: usize = 64;
 
