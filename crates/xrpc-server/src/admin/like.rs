@@ -2,7 +2,7 @@
 
 /// MySQL LIKE: `%` any run, `_` one character, `\` takes the next character literally;
 /// case-insensitive.
-pub(crate) fn like(pattern: &str, text: &str) -> bool {
+pub(super) fn like(pattern: &str, text: &str) -> bool {
     #[derive(Clone, Copy, PartialEq)]
     enum P {
         Any,

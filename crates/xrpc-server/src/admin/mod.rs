@@ -60,7 +60,7 @@
 
 mod exec;
 pub(crate) mod lex;
-pub(crate) mod like;
+mod like;
 mod parse;
 mod perf_hist;
 
