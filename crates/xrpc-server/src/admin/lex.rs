@@ -11,7 +11,7 @@ pub(crate) fn leading_word(sql: &str) -> Option<(&str, &str)> {
 }
 
 /// `s` without leading whitespace and comments.
-pub(crate) fn skip_space_and_comments(mut s: &str) -> &str {
+pub(super) fn skip_space_and_comments(mut s: &str) -> &str {
     loop {
         s = s.trim_start();
         if let Some(rest) = s.strip_prefix("/*") {
