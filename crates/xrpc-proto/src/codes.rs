@@ -154,7 +154,7 @@ error_codes! {
         "The statement names an unknown column.";
     BAD_DB = 1049, "42000", Error,
         "Unknown database",
-        "`schema_name` names no attached database.";
+        "`schema_name`, `USE`, `SHOW … FROM` or the session's current database names no database.";
     LOCK_WAIT_TIMEOUT = 1205, "HY000", Error,
         "Lock wait timeout exceeded; try restarting transaction",
         "The engine's busy timeout ran out while waiting for a lock.";
@@ -200,6 +200,24 @@ error_codes! {
     NOT_SUPPORTED_YET = 1235, "42000", Error,
         "This version doesn't yet support it",
         "SQL the engine would answer differently from MySQL, refused rather than answered wrongly: CAST to DATE, DATETIME, TIME, SIGNED, UNSIGNED, DECIMAL or BINARY on SQLite.";
+    DB_CREATE_EXISTS = 1007, "HY000", Error,
+        "Can't create database; database exists",
+        "CREATE DATABASE (without IF NOT EXISTS) of a database that exists, `main` and `information_schema` included.";
+    DB_DROP_EXISTS = 1008, "HY000", Error,
+        "Can't drop database; database doesn't exist",
+        "DROP DATABASE (without IF EXISTS) of a database that does not exist.";
+    WRONG_DB_NAME = 1102, "42000", Error,
+        "Incorrect database name",
+        "A database name that is empty, over 64 characters, or holds anything but ASCII letters, digits, `_` and `$` (checked before the name comes near a file path).";
+    DB_ACCESS_DENIED = 1044, "42000", Error,
+        "Access denied for user to database",
+        "DROP DATABASE of `main` (the node's default database) or of `information_schema`, and CREATE or DROP of a name the node reserves.";
+    SP_DOES_NOT_EXIST = 1305, "42000", Error,
+        "PROCEDURE does not exist",
+        "CALL of a procedure the node does not have (every one but `xrpc.perf_hist`), and on SQLite a call of a function it does not have (`FUNCTION x does not exist`).";
+    UNKNOWN_TABLE = 1109, "42S02", Error,
+        "Unknown table",
+        "A table of `information_schema` the node does not provide (it has SCHEMATA, TABLES, COLUMNS and STATISTICS).";
     ENGINE_ERROR = 1105, "HY000", Error,
         "Unknown error",
         "Any other engine error; the message keeps the engine's own words.";

@@ -74,7 +74,7 @@ struct Cli {
     /// Address the RPC protocol listens on [default: 127.0.0.1:33660]
     #[arg(long, value_name = "ADDR")]
     listen: Option<String>,
-    /// Directory of the SQLite database xrpc.db [default: ./xrpc-data]
+    /// Directory of the SQLite files: xrpc.db (database main) and databases/<name>.db (CREATE DATABASE) [default: ./xrpc-data]
     #[arg(long, value_name = "DIR")]
     data_dir: Option<String>,
     /// Address of the Prometheus endpoint GET /metrics, or "off" [default: off]

@@ -120,6 +120,9 @@ pub struct Session {
     /// The schema of the connection's authentication data: the engine's default database for
     /// this session (see [`EngineConn::set_default_schema`]).
     default_schema: Option<Arc<str>>,
+    /// The database `USE` chose, handed to the engine connection before every statement
+    /// ([`EngineConn::set_session_schema`]).
+    current_schema: Mutex<Option<Arc<str>>>,
     auto_commit: bool,
     queue: Mutex<VecDeque<Request>>,
     /// The run lock, and (closed) whether the session was removed: close, kill, overflow,
@@ -155,6 +158,7 @@ impl Session {
             sid,
             number,
             default_schema: None,
+            current_schema: Mutex::new(None),
             auto_commit,
             queue: Mutex::new(VecDeque::new()),
             gate: RunGate::new(),
@@ -606,6 +610,8 @@ impl Session {
         };
         engine.set_connection_id(self.number);
         engine.set_default_schema(self.default_schema.as_deref());
+        let current = self.current_schema.lock().clone();
+        engine.set_session_schema(current.as_deref());
         // A lock wait blocks this worker; inside the guard the pool counts it as stalled and grows
         // instead of deadlocking when every worker waits on a lock held by a queued session.
         let group = conn.group().clone();
@@ -625,6 +631,12 @@ impl Session {
         } else {
             Err(interrupted())
         };
+        if let Some(change) = engine.take_session_schema_change() {
+            // An auto-commit sid keeps no state: its USE lasts for the request only.
+            if !self.auto_commit {
+                *self.current_schema.lock() = change.map(Arc::from);
+            }
+        }
         let holds_state = engine.holds_session_state();
         if holds_state && !self.auto_commit && !self.is_gone() {
             self.core.lock().engine = Some(engine);
@@ -637,13 +649,13 @@ impl Session {
             node.engine.release(engine);
         }
         if holds_state && self.auto_commit && result.is_ok() {
-            // BEGIN, START TRANSACTION, SET autocommit = 0, a temporary table or ATTACH would
+            // BEGIN, START TRANSACTION, SET autocommit = 0 or a temporary table would
             // silently vanish with the pooled session: say so instead of answering OK.
             return Err(SqlError::new(
                 &codes::UNSUPPORTED_OPTION,
                 "An auto-commit sid keeps no state between requests, so it cannot open a transaction \
-                 (BEGIN, START TRANSACTION, SET autocommit = 0), create a temporary table or attach a \
-                 database; the statement was rolled back. Open a session with SESS_NEW for that",
+                 (BEGIN, START TRANSACTION, SET autocommit = 0) or create a temporary table; the \
+                 statement was rolled back. Open a session with SESS_NEW for that",
             ));
         }
         result

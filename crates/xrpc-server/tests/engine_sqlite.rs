@@ -74,24 +74,30 @@ fn shapes(columns: &[ColumnInfo]) -> Vec<(ColumnType, u32, u64)> {
         .collect()
 }
 
+/// A PRAGMA read on a connection of the engine's, outside the pool: clients cannot run PRAGMAs.
+fn pragma(engine: &SqliteEngine, name: &str) -> rusqlite::types::Value {
+    let conn = engine.open_conn().unwrap();
+    conn.connection()
+        .query_row(&format!("PRAGMA {name}"), [], |row| row.get(0))
+        .unwrap()
+}
+
 #[test]
 fn synchronous_is_full_and_journal_is_wal_by_default() {
+    use rusqlite::types::Value as Sql;
     let (_dir, engine) = engine();
-    let mut conn = engine.acquire().unwrap();
     assert_eq!(
-        rows(&mut *conn, "PRAGMA synchronous"),
-        [[Value::Sint(Synchronous::Full.level())]]
+        pragma(&engine, "synchronous"),
+        Sql::Integer(Synchronous::Full.level())
     );
-    assert_eq!(rows(&mut *conn, "PRAGMA journal_mode"), [[text("wal")]]);
-    assert_eq!(rows(&mut *conn, "PRAGMA foreign_keys"), [[Value::Sint(1)]]);
-    engine.release(conn);
+    assert_eq!(pragma(&engine, "journal_mode"), Sql::Text("wal".into()));
+    assert_eq!(pragma(&engine, "foreign_keys"), Sql::Integer(1));
 
     let (_dir, engine) = engine_with(SqliteOptions {
         synchronous: Synchronous::Normal,
         ..SqliteOptions::default()
     });
-    let mut conn = engine.acquire().unwrap();
-    assert_eq!(rows(&mut *conn, "PRAGMA synchronous"), [[Value::Sint(1)]]);
+    assert_eq!(pragma(&engine, "synchronous"), Sql::Integer(1));
     assert_eq!("extra".parse::<Synchronous>().unwrap(), Synchronous::Extra);
     assert!("fast".parse::<Synchronous>().is_err());
 }
@@ -635,8 +641,8 @@ fn error_codes_follow_mysql() {
 }
 
 #[test]
-fn schema_names_select_attached_databases() {
-    let (dir, engine) = engine();
+fn schema_names_select_databases() {
+    let (_dir, engine) = engine();
     let mut conn = engine.acquire().unwrap();
     let mut result = CollectedResult::default();
     let e = conn
@@ -652,14 +658,10 @@ fn schema_names_select_attached_databases() {
             .is_ok()
     );
 
-    let path = dir.path().join("shop.db");
-    exec(
-        &mut *conn,
-        &format!("ATTACH DATABASE '{}' AS shop", path.display()),
-    );
+    exec(&mut *conn, "create database shop");
     assert!(
-        conn.holds_session_state(),
-        "attachments stay with the session"
+        !conn.holds_session_state(),
+        "databases are the node's, not the session's"
     );
     exec(&mut *conn, "create table shop.items (name TEXT)");
     let mut result = CollectedResult::default();
@@ -678,11 +680,12 @@ fn schema_names_select_attached_databases() {
         &mut result,
     )
     .unwrap();
-    assert_eq!(result.rows, [[text("SHOP"), text("pen")]]);
-    assert_eq!(result.columns.unwrap()[1].schema, "SHOP");
+    assert_eq!(result.rows, [[text("shop"), text("pen")]]);
+    assert_eq!(result.columns.unwrap()[1].schema, "shop");
+    // The unqualified name was written in shop, not main.
+    assert!(err(&mut *conn, "select * from main.items").code == 1146);
 
-    conn.reset().unwrap();
-    assert!(!conn.holds_session_state());
+    exec(&mut *conn, "drop database shop");
     let e = conn
         .execute(
             "select 1",

@@ -2,7 +2,7 @@
 //! pass without allocating, and the tokenizer for the statements that look like admin SQL.
 
 /// The first word of `sql` after whitespace and comments, and the text after it.
-pub(super) fn leading_word(sql: &str) -> Option<(&str, &str)> {
+pub(crate) fn leading_word(sql: &str) -> Option<(&str, &str)> {
     let s = skip_space_and_comments(sql);
     let end = s
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -35,7 +35,7 @@ pub(super) fn contains_ignore_case(haystack: &str, needle: &str) -> bool {
 
 /// A token of admin SQL.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum Tok<'a> {
+pub(crate) enum Tok<'a> {
     /// A keyword, identifier or number.
     Word(&'a str),
     /// A `'…'` or `"…"` string, escapes resolved.
@@ -47,7 +47,7 @@ pub(super) enum Tok<'a> {
 }
 
 /// Splits `sql` into tokens, skipping whitespace and comments.
-pub(super) fn lex(sql: &str) -> Result<Vec<Tok<'_>>, String> {
+pub(crate) fn lex(sql: &str) -> Result<Vec<Tok<'_>>, String> {
     const SYMS: &[&str] = &[
         "@@", ":=", "<>", "!=", "@", "=", ",", ".", "(", ")", ";", "*", "+", "-",
     ];

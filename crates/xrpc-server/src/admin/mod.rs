@@ -47,7 +47,8 @@
 //!
 //! # Layout
 //!
-//! - `lex`: the leading-keyword check and the tokenizer.
+//! - `lex`: the leading-keyword check and the tokenizer; also the lexer of the SQLite engine's
+//!   MySQL catalog statements (`engine/sqlite/catalog.rs`).
 //! - `parse`: the statements' syntax tree and the recursive-descent parser.
 //! - `like`: MySQL's LIKE matcher, for `SHOW … LIKE` and `WHERE … LIKE`.
 //! - `exec`: the entry point [`try_admin`] with its [`AdminContext`] and [`StatusSource`]; runs a
@@ -59,7 +60,7 @@
 //! → `row`.
 
 mod exec;
-mod lex;
+pub(crate) mod lex;
 mod like;
 mod parse;
 mod perf_hist;

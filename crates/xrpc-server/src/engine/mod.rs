@@ -9,7 +9,7 @@
 //! A session does not own an engine connection while it is idle. It borrows one from the engine's
 //! pool for each statement ([`Engine::acquire`]) and gives it back afterwards, unless the connection
 //! now holds session state ([`EngineConn::holds_session_state`]: an open transaction, `autocommit =
-//! 0`, temp tables, attached databases), in which case the session keeps it until that state is
+//! 0`, temp tables), in which case the session keeps it until that state is
 //! gone. That is how 100k idle sessions stay cheap.
 
 use std::any::Any;
@@ -102,6 +102,20 @@ pub trait EngineConn: Send {
     /// it is not session state. Engines without databases (SQLite) ignore it.
     fn set_default_schema(&mut self, schema: Option<&str>) {
         let _ = schema;
+    }
+
+    /// Sets the session's current database, chosen by an earlier `USE` (`None`: none chosen).
+    /// Called before every statement, like [`EngineConn::set_default_schema`]: the session layer
+    /// keeps it, so it follows the session across pooled connections and never stays behind on
+    /// one. Engines that keep `USE` on their own connection (MySQL) ignore it.
+    fn set_session_schema(&mut self, schema: Option<&str>) {
+        let _ = schema;
+    }
+
+    /// The session's new current database if the last statement changed it (`USE db`, or
+    /// `Some(None)` after DROP DATABASE of the current one); taken once, after each statement.
+    fn take_session_schema_change(&mut self) -> Option<Option<String>> {
+        None
     }
 
     /// When the connection was opened; pooled connections are replaced once they are older than

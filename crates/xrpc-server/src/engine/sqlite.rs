@@ -58,11 +58,15 @@
 //!
 //! # Schemas
 //!
-//! `schema_name` must be empty, `main`, `temp` or the name of an attached database; anything else
-//! is 1049 "Unknown database". Nothing is qualified: SQLite resolves an unqualified table in
-//! `temp`, then `main`, then the attached databases in order, so a table of an attached database
-//! must be qualified or have a unique name. `database()` returns the request's schema (`main`
-//! when none).
+//! MySQL databases are SQLite files attached by the node (`databases`): `main` is the default,
+//! every other one `data_dir/databases/<name>.db`. A statement runs in the request's
+//! `schema_name`, else the session's current database (`USE`, kept by the session layer and
+//! handed in with [`EngineConn::set_session_schema`]), else `main`; an unknown one is 1049
+//! "Unknown database". Unqualified table names are qualified with it (`databases::qualify`) when
+//! it is not `main`, or when other databases exist. `database()` returns it, in lower case.
+//! `CREATE/DROP DATABASE`, `USE`, the SHOW statements, `information_schema` and MySQL's errors
+//! for XA, CALL and the other statements SQLite has no counterpart for are the `catalog`
+//! module's; what client statements may not do (ATTACH, PRAGMA, …) the `authorizer` module's.
 //!
 //! # Column types
 //!
@@ -166,16 +170,23 @@
 //! # Session state
 //!
 //! [`EngineConn::holds_session_state`] is true while a transaction is open, under
-//! `autocommit = 0`, while temp objects exist, or while databases are attached. Temp objects and
-//! attachments are re-read only after CREATE, DROP, ATTACH and DETACH statements.
-//! [`EngineConn::reset`] rolls back, restores `autocommit = 1`, detaches every attached database
-//! and drops every temp trigger, view and table.
+//! `autocommit = 0`, or while temp objects exist; temp objects are re-read only after CREATE
+//! and DROP statements. Attached databases are the node's, the same on every connection, and not
+//! session state. [`EngineConn::reset`] rolls back, restores `autocommit = 1`, forgets the
+//! session's current database and drops every temp trigger, view and table.
 
 // `busy` reads the running connection's kill flag from this file's `Shared`, so the two import
 // each other: the handler is a plain `fn` with no way to be handed the connection (see "Lock waits"
 // above), and the flag is connection state that belongs here.
+mod authorizer;
 mod busy;
+// `catalog` adds the MySQL statements' methods to `SqliteConn` (they run the node's catalog
+// queries through the connection's own prepare, stream and error mapping), and this file calls
+// them: a file-level circle, kept because the alternative is a trait over every private part of
+// the connection that the catalog needs.
+mod catalog;
 mod compat;
+mod databases;
 mod rewrite;
 mod strict;
 mod types;
@@ -189,6 +200,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 use rusqlite::functions::FunctionFlags;
+use rusqlite::limits::Limit;
 use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{
     Batch, CachedStatement, Connection, ErrorCode, InterruptHandle, OpenFlags, Statement, ffi,
@@ -196,8 +208,10 @@ use rusqlite::{
 use xrpc_proto::codes;
 use xrpc_proto::value::Value;
 
+use self::authorizer::ClientSql;
 use self::busy::{BusyScope, busy_handler};
 use self::compat::{BeginMode, Compat, SqlInfo, TableDdl};
+use self::databases::{Attached, Databases};
 use self::strict::Shown;
 use self::types::{Arg, Conv, DeclKind, LOOKAHEAD_BYTES, LOOKAHEAD_ROWS};
 use super::{Engine, EngineConn, Interrupt, WaitHook};
@@ -336,6 +350,8 @@ pub struct SqliteEngine {
     opened: AtomicU64,
     /// Milliseconds a connection may live before it is closed rather than pooled; 0 is forever.
     lifetime_ms: AtomicU64,
+    /// The databases besides `main` (see `databases`).
+    databases: Arc<Databases>,
 }
 
 impl SqliteEngine {
@@ -351,6 +367,11 @@ impl SqliteEngine {
         options: SqliteOptions,
         clock: Arc<dyn Clock>,
     ) -> Result<Self, SqlError> {
+        // SQLite's compile-time limit of attached databases, less the node's information_schema.
+        let attachable = Connection::open_in_memory()
+            .map(|conn| conn.limit(Limit::SQLITE_LIMIT_ATTACHED))
+            .map_err(|err| map_error(err, false))?;
+        let max_databases = usize::try_from(attachable - 1).unwrap_or(0);
         let engine = Self {
             path: path.to_owned(),
             options: Arc::new(options),
@@ -358,6 +379,7 @@ impl SqliteEngine {
             pool: Mutex::new(Vec::new()),
             opened: AtomicU64::new(0),
             lifetime_ms: AtomicU64::new(0),
+            databases: Arc::new(Databases::open(path, max_databases)?),
         };
         let first = engine.open_conn()?;
         let mode: String = first
@@ -379,7 +401,12 @@ impl SqliteEngine {
 
     /// Opens a new connection, outside the pool.
     pub fn open_conn(&self) -> Result<SqliteConn, SqlError> {
-        let conn = SqliteConn::open(&self.path, Arc::clone(&self.options), self.clock.now())?;
+        let conn = SqliteConn::open(
+            &self.path,
+            Arc::clone(&self.options),
+            self.clock.now(),
+            Arc::clone(&self.databases),
+        )?;
         self.opened.fetch_add(1, Ordering::Relaxed);
         Ok(conn)
     }
@@ -397,6 +424,21 @@ impl SqliteEngine {
     /// Idle connections in the pool.
     pub fn idle_connections(&self) -> usize {
         self.pool.lock().len()
+    }
+
+    /// The directory of the databases created with CREATE DATABASE (`databases/` beside the
+    /// main file).
+    pub fn databases_dir(&self) -> PathBuf {
+        self.databases
+            .path("x")
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    }
+
+    /// Most databases besides `main` (SQLite's limit of attached databases, less one).
+    pub fn max_databases(&self) -> usize {
+        self.databases.max()
     }
 
     /// Connections opened since the engine started.
@@ -480,8 +522,10 @@ impl Engine for SqliteEngine {
     }
 
     fn checkpoint(&self) -> Result<(), SqlError> {
-        let conn = self.open_conn()?;
+        let mut conn = self.open_conn()?;
         let _scope = BusyScope::enter(self.options.busy_timeout, None, None);
+        // Without a schema name the PRAGMA checkpoints every attached database too.
+        conn.sync_databases()?;
         let (busy, log, done): (i64, i64, i64) = conn
             .conn
             .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
@@ -537,8 +581,18 @@ pub struct SqliteConn {
     autocommit_off: bool,
     /// Temp tables, views or triggers exist.
     has_temp: bool,
-    /// Attached databases (not `main` or `temp`).
-    attached: Vec<String>,
+    /// The databases the node attached to this connection (see `databases`).
+    attached: Attached,
+    /// The engine's databases.
+    databases: Arc<Databases>,
+    /// What the authorizer refuses client statements (see `authorizer`).
+    guard: Arc<authorizer::Guard>,
+    /// The session's current database (`USE`), handed in before each statement.
+    session_schema: Option<String>,
+    /// A change of the session's current database by the last statement, for the session layer.
+    schema_change: Option<Option<String>>,
+    /// The catalog version `information_schema` was last rebuilt at (see `catalog`).
+    catalog_built: Option<Vec<i64>>,
     /// Whether a table (database, name) has an auto-increment column, with the database's
     /// `schema_version` it was read at (another connection may have recreated the table).
     auto_increment: std::collections::HashMap<(String, String), (i64, bool)>,
@@ -549,6 +603,7 @@ impl SqliteConn {
         path: &Path,
         options: Arc<SqliteOptions>,
         opened_at: Instant,
+        databases: Arc<Databases>,
     ) -> Result<Self, SqlError> {
         let map = |err| map_error(err, false);
         let conn = Connection::open_with_flags(
@@ -601,6 +656,12 @@ impl SqliteConn {
             })
             .map_err(map)?;
         }
+        conn.execute("ATTACH DATABASE ':memory:' AS information_schema", [])
+            .map_err(map)?;
+        conn.execute_batch(catalog::INFORMATION_SCHEMA_DDL)
+            .map_err(map)?;
+        let guard = Arc::new(authorizer::Guard::default());
+        authorizer::install(&conn, &guard);
         let interrupter = Arc::new(SqliteInterrupter {
             handle: conn.get_interrupt_handle(),
             shared: Arc::clone(&shared),
@@ -614,7 +675,12 @@ impl SqliteConn {
             wait_hook: None,
             autocommit_off: false,
             has_temp: false,
-            attached: Vec::new(),
+            attached: Attached::default(),
+            databases,
+            guard,
+            session_schema: None,
+            schema_change: None,
+            catalog_built: None,
             auto_increment: std::collections::HashMap::new(),
         })
     }
@@ -635,10 +701,9 @@ impl SqliteConn {
     }
 
     fn map(&self, err: rusqlite::Error) -> SqlError {
-        self.shared
-            .check_error
-            .lock()
-            .take()
+        self.guard
+            .take_refusal()
+            .or_else(|| self.shared.check_error.lock().take())
             .unwrap_or_else(|| map_error(err, self.shared.interrupted.load(Ordering::Acquire)))
     }
 
@@ -655,15 +720,21 @@ impl SqliteConn {
         })
     }
 
-    /// Checks `schema_name` and makes it what `database()` returns.
+    /// Checks the statement's database (`schema_name`, else the session's current database,
+    /// else `main`) and makes it what `database()` returns.
     fn use_schema(&self, schema: Option<&str>) -> Result<(), SqlError> {
         let name = match schema {
-            None | Some("") => "main",
+            None | Some("") => self.session_schema.as_deref().unwrap_or("main"),
             Some(name) => name,
         };
         let known = name.eq_ignore_ascii_case("main")
             || name.eq_ignore_ascii_case("temp")
-            || self.attached.iter().any(|a| a.eq_ignore_ascii_case(name));
+            || name.eq_ignore_ascii_case(catalog::INFORMATION_SCHEMA)
+            || self
+                .attached
+                .names
+                .iter()
+                .any(|(a, _)| a.eq_ignore_ascii_case(name));
         if !known {
             return Err(SqlError::new(
                 &codes::BAD_DB,
@@ -671,13 +742,65 @@ impl SqliteConn {
             ));
         }
         let mut current = self.shared.schema.lock();
-        if *current != name {
-            name.clone_into(&mut current);
+        if !current.eq_ignore_ascii_case(name) {
+            *current = name.to_ascii_lowercase();
         }
         Ok(())
     }
 
-    /// Re-reads whether temp objects exist and which databases are attached.
+    /// Attaches the databases created and detaches those dropped since this connection last
+    /// looked (see `databases`); not inside a transaction, where SQLite can do neither.
+    fn sync_databases(&mut self) -> Result<(), SqlError> {
+        if self.attached.generation == self.databases.generation() || self.in_transaction() {
+            return Ok(());
+        }
+        let (generation, wanted) = self.databases.snapshot();
+        let stale: Vec<String> = self
+            .attached
+            .names
+            .iter()
+            .filter(|have| !wanted.contains(have))
+            .map(|(name, _)| name.clone())
+            .collect();
+        for name in stale {
+            self.conn
+                .execute("DETACH DATABASE ?1", [&name])
+                .map_err(|err| self.map(err))?;
+            self.attached.names.retain(|(n, _)| *n != name);
+        }
+        for entry in wanted {
+            if self.attached.names.contains(&entry) {
+                continue;
+            }
+            let path = self.databases.path(&entry.0);
+            let path = path.to_str().ok_or_else(|| {
+                SqlError::new(
+                    &codes::ENGINE_ERROR,
+                    format!("the data directory's path is not UTF-8: {}", path.display()),
+                )
+            })?;
+            self.conn
+                .execute("ATTACH DATABASE ?1 AS ?2", [path, &entry.0])
+                .map_err(|err| self.map(err))?;
+            self.attached.names.push(entry);
+        }
+        self.attached.generation = generation;
+        Ok(())
+    }
+
+    /// The temp tables and views, which unqualified names find before the current database's.
+    fn temp_names(&self) -> Vec<String> {
+        if !self.has_temp {
+            return Vec::new();
+        }
+        self.conn
+            .prepare("SELECT name FROM temp.sqlite_master WHERE type IN ('table', 'view')")
+            .and_then(|mut stmt| stmt.query_map([], |row| row.get(0))?.collect())
+            .unwrap_or_default()
+    }
+
+    /// Re-reads whether temp objects exist. (Attached databases are the node's, not session
+    /// state: clients cannot attach.)
     fn refresh_state(&mut self) {
         let temp: rusqlite::Result<bool> = self.conn.query_row(
             "SELECT EXISTS (SELECT 1 FROM temp.sqlite_master)",
@@ -686,22 +809,6 @@ impl SqliteConn {
         );
         // When in doubt, keep the connection with its session.
         self.has_temp = temp.unwrap_or(true);
-        let attached = self
-            .conn
-            .prepare("PRAGMA database_list")
-            .and_then(|mut stmt| {
-                stmt.query_map([], |row| row.get::<_, String>(1))?
-                    .collect::<rusqlite::Result<Vec<_>>>()
-            });
-        match attached {
-            Ok(names) => {
-                self.attached = names
-                    .into_iter()
-                    .filter(|n| n != "main" && n != "temp")
-                    .collect();
-            }
-            Err(err) => tracing::warn!(%err, "cannot list attached databases"),
-        }
     }
 
     /// Runs one statement for SQLite.
@@ -798,7 +905,7 @@ impl SqliteConn {
     fn tables(&self) -> Result<Vec<(String, String, i64)>, SqlError> {
         let databases: Vec<String> = self
             .conn
-            .prepare("SELECT name FROM pragma_database_list")
+            .prepare("SELECT name FROM pragma_database_list WHERE name <> 'information_schema'")
             .and_then(|mut stmt| stmt.query_map([], |row| row.get(0))?.collect())
             .map_err(|err| self.map(err))?;
         let mut tables = Vec::new();
@@ -881,7 +988,8 @@ impl SqliteConn {
         let key = (schema.to_owned(), table.to_owned());
         let version: i64 = self
             .conn
-            .prepare_cached(&format!("PRAGMA {}.schema_version", quote(schema)))
+            // Never through the statement cache: see `authorizer`.
+            .prepare(&format!("PRAGMA {}.schema_version", quote(schema)))
             .and_then(|mut stmt| stmt.query_row([], |row| row.get(0)))
             .unwrap_or(-1);
         if let Some(&(seen, known)) = self.auto_increment.get(&key) {
@@ -922,6 +1030,11 @@ impl SqliteConn {
                 .take()
                 .unwrap_or_else(|| map_error(err, interrupted()))
         };
+        // The authorizer checks what the client's statement does while it is compiled, and
+        // while it runs (SQLite recompiles a statement whose schema changed).
+        let guard = Arc::clone(&self.guard);
+        let client = ClientSql::enter(&guard);
+        let map = |err| guard.take_refusal().unwrap_or_else(|| map(err));
         let mut cached: Option<CachedStatement<'_>> = None;
         let mut uncached: Option<Statement<'_>> = None;
         let stmt: &mut Statement<'_> = if sql.len() <= CACHED_STATEMENT_MAX_LEN {
@@ -959,6 +1072,7 @@ impl SqliteConn {
         }
         // Back to the cache (reset), or freed.
         drop((cached, uncached));
+        drop(client);
         let rows_affected = if self.conn.total_changes() != total_before {
             self.conn.changes()
         } else {
@@ -1081,7 +1195,7 @@ impl EngineConn for SqliteConn {
     }
 
     fn holds_session_state(&self) -> bool {
-        self.in_transaction() || self.autocommit_off || self.has_temp || !self.attached.is_empty()
+        self.in_transaction() || self.autocommit_off || self.has_temp
     }
 
     fn interrupter(&self) -> Arc<dyn Interrupt> {
@@ -1094,6 +1208,17 @@ impl EngineConn for SqliteConn {
 
     fn reset(&mut self) -> Result<(), SqlError> {
         self.reset_state()
+    }
+
+    fn set_session_schema(&mut self, schema: Option<&str>) {
+        if self.session_schema.as_deref() != schema {
+            self.session_schema = schema.map(str::to_owned);
+        }
+        self.schema_change = None;
+    }
+
+    fn take_session_schema_change(&mut self) -> Option<Option<String>> {
+        self.schema_change.take()
     }
 
     fn set_wait_hook(&mut self, hook: Option<WaitHook>) {
@@ -1115,7 +1240,14 @@ impl SqliteConn {
             self.wait_hook.clone(),
             Some(Arc::clone(&self.shared)),
         );
+        self.sync_databases()?;
         self.use_schema(schema)?;
+        if let Some(stmt) = catalog::parse(sql) {
+            return self.run_mysql(stmt?, sink);
+        }
+        if authorizer::is_vacuum(compat::trim_statement(sql)) {
+            return Err(authorizer::vacuum_refused());
+        }
         let done = ExecSummary::default();
         match compat::classify(sql) {
             Compat::Empty => Err(SqlError::new(&codes::PARSE_ERROR, "Query was empty")),
@@ -1155,6 +1287,20 @@ impl SqliteConn {
                 if self.autocommit_off && info.implicit_txn && !self.in_transaction() {
                     self.begin(BeginMode::Default)?;
                 }
+                let current = self.shared.schema.lock().clone();
+                // Unqualified names would otherwise fall through to the other databases (SQLite
+                // searches temp, main, then every attached one); with no other database there is
+                // nothing to fall through to, and nothing to pay.
+                let qualified =
+                    if current == "temp" || current == "main" && self.attached.names.is_empty() {
+                        None
+                    } else {
+                        databases::qualify(sql, &current, &self.temp_names())
+                    };
+                let sql = qualified.as_deref().unwrap_or(sql);
+                if catalog::mentions_information_schema(sql) {
+                    self.refresh_catalog()?;
+                }
                 let result = self.run(sql, args, info, sink);
                 if info.state_change && result.is_ok() {
                     self.refresh_state();
@@ -1177,9 +1323,7 @@ impl SqliteConn {
             self.exec("ROLLBACK")?;
         }
         self.autocommit_off = false;
-        for name in std::mem::take(&mut self.attached) {
-            self.exec(&format!("DETACH DATABASE {}", quote(&name)))?;
-        }
+        self.session_schema = None;
         self.drop_temp_objects()?;
         self.refresh_state();
         if self.holds_session_state() {
@@ -1425,8 +1569,19 @@ fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
                 || message.starts_with("unrecognized token")
             {
                 &codes::PARSE_ERROR
+            } else if let Some(table) = message.strip_prefix("no such table: information_schema.") {
+                return SqlError::new(
+                    &codes::UNKNOWN_TABLE,
+                    format!("Unknown table '{table}' in information_schema"),
+                );
             } else if message.starts_with("no such table") {
                 &codes::NO_SUCH_TABLE
+            } else if let Some(function) = message.strip_prefix("no such function: ") {
+                // MySQL's answer for an unknown function, which the compute node probes with.
+                return SqlError::new(
+                    &codes::SP_DOES_NOT_EXIST,
+                    format!("FUNCTION {function} does not exist"),
+                );
             } else if message.starts_with("no such column") {
                 &codes::BAD_FIELD
             } else {
