@@ -74,6 +74,8 @@ pub struct NodeShared {
     pub engine: Arc<dyn Engine>,
     /// Statement digests → statements.
     pub cache: RequestCache,
+    /// Plan digests → plans (EXEC_PLAN_READ), encoded as `AnyPlan`; same sizes as `cache`.
+    pub plan_cache: RequestCache,
     /// Variables: settings, live ones included (`SET GLOBAL`).
     pub vars: Arc<Variables>,
     /// Who may connect.
@@ -120,6 +122,7 @@ impl NodeShared {
         Self {
             engine,
             cache,
+            plan_cache: RequestCache::default(),
             vars,
             accounts,
             format,
@@ -362,6 +365,12 @@ impl StatusSource for NodeShared {
             ("xrpc_sql_hit".into(), cache.hits().to_string()),
             ("xrpc_sql_miss".into(), cache.misses().to_string()),
             ("xrpc_sql_evict".into(), cache.evictions().to_string()),
+            ("xrpc_plan_hit".into(), self.plan_cache.hits().to_string()),
+            ("xrpc_plan_miss".into(), self.plan_cache.misses().to_string()),
+            (
+                "xrpc_plan_evict".into(),
+                self.plan_cache.evictions().to_string(),
+            ),
             // The process's binary log (one per process; see binlog/).
             (
                 "xrpc_binlog_written".into(),

@@ -419,13 +419,7 @@ impl Session {
                 false
             }
             Request::Plan(plan) => {
-                let reset_error = plan.reset_error;
-                self.run_cascading(conn, node, reset_error, |_, _| {
-                    Err(SqlError::new(
-                        &codes::UNSUPPORTED_OPTION,
-                        "EXEC_PLAN_READ is not supported by this node's engine; send SQL instead",
-                    ))
-                });
+                self.exec_plan(conn, node, *plan);
                 false
             }
             Request::Savepoint(sp) => {
@@ -507,6 +501,98 @@ impl Session {
             let mut encoder = ResultEncoder::new(out, node.format, session.sid, chunk);
             let summary =
                 session.execute(conn, node, sql, &args, schema.as_deref(), &mut encoder)?;
+            encoder.finish_result(&summary).map_err(SqlError::from)?;
+            Ok(())
+        });
+    }
+
+    /// EXEC_PLAN_READ: the plan (or the one cached under its digest) is compiled into one SQL
+    /// statement on the session's engine connection and run like a prepared EXEC_SQL, through the
+    /// same encoder. See [`crate::plan`].
+    fn exec_plan(&self, conn: &ConnRef, node: &NodeShared, request: pb::exec_plan::ExecPlan) {
+        // As for EXEC_SQL: a digest-only request that misses is answered before anything runs and
+        // leaves the stored error alone; the client resends the whole plan.
+        let plan = match (request.plan, &request.plan_digest) {
+            (Some(plan), Some(digest)) => {
+                node.plan_cache
+                    .insert(digest.clone(), prost::Message::encode_to_vec(&*plan).into());
+                plan
+            }
+            (Some(plan), None) => plan,
+            (None, Some(digest)) => {
+                let cached = node.plan_cache.get(digest).map(|bytes| {
+                    <pb::exec_plan::AnyPlan as prost::Message>::decode(bytes)
+                });
+                match cached {
+                    Some(Ok(plan)) => Box::new(plan),
+                    // Only plans that decoded are stored, so a stored one decodes again.
+                    Some(Err(_)) | None => {
+                        let err = WireError::from_code(&codes::PLAN_CACHE_MISS);
+                        self.send_now(conn, node, |out| {
+                            write_error(out, node.format, self.sid, &err)
+                        });
+                        return;
+                    }
+                }
+            }
+            (None, None) => {
+                let err = SqlError::new(
+                    &codes::WRONG_ARGUMENTS,
+                    "bad plan: ExecPlan needs plan or plan_digest",
+                );
+                self.finish_request(conn, node, Err(err));
+                return;
+            }
+        };
+        let refused = if request.snapshot_seq.is_some() || request.commit_seq.is_some() {
+            Some("snapshot_seq and commit_seq (the node keeps no global timestamps)")
+        } else if request.query_via_flashback_area == Some(true) {
+            Some("query_via_flashback_area")
+        } else if request.use_cts_transaction == Some(true) {
+            Some("use_cts_transaction")
+        } else if !request.session_variables.is_empty() {
+            Some("session_variables on EXEC_PLAN_READ (send SET through EXEC_SQL)")
+        } else {
+            None
+        };
+        if let Some(what) = refused {
+            let err = SqlError::new(
+                &codes::NOT_SUPPORTED_YET,
+                format!("This version doesn't yet support {what}"),
+            );
+            self.run_cascading(conn, node, request.reset_error, |_, _| Err(err));
+            return;
+        }
+        let token = if self.auto_commit {
+            -1
+        } else {
+            request.token.unwrap_or(-1)
+        };
+        let chunk = !self.auto_commit
+            && request
+                .chunk_result
+                .unwrap_or_else(|| node.vars.chunk_result_default());
+        let compact = request.compact_metadata == Some(true);
+        let params = request.parameters;
+        self.run_cascading(conn, node, request.reset_error, |session, out| {
+            if token < -1 {
+                return Err(SqlError::new(
+                    &codes::INVALID_TOKEN,
+                    format!("token must be -1 or at least 0, got {token}"),
+                ));
+            }
+            session.flow.begin(token);
+            let conn = out.conn;
+            let mut encoder = ResultEncoder::new(out, node.format, session.sid, chunk)
+                .compact_metadata(compact);
+            let summary = session.with_engine(conn, node, &mut encoder, |engine, sink| {
+                let compiled = crate::plan::compile(
+                    &plan,
+                    &params,
+                    &mut crate::plan::catalog::EngineCatalog { conn: engine },
+                )?;
+                engine.execute(&compiled.sql, &compiled.args, None, sink)
+            })?;
             encoder.finish_result(&summary).map_err(SqlError::from)?;
             Ok(())
         });
@@ -599,6 +685,29 @@ impl Session {
                 AdminOutcome::Engine => {}
             }
         }
+        self.with_engine(conn, node, sink, |engine, sink| {
+            engine.execute(sql, args, schema, sink).and_then(|summary| {
+                // The node's own rows of a SHOW the engine answered follow the engine's rows.
+                for row in node_rows.iter().filter(|_| summary.has_result_set) {
+                    sink.row(row)?;
+                }
+                Ok(summary)
+            })
+        })
+    }
+
+    /// Runs `run` on the session's engine connection, borrowing one if it holds none, as one
+    /// registered statement (a kill interrupts it); keeps or gives back the connection after.
+    fn with_engine(
+        &self,
+        conn: &ConnRef,
+        node: &NodeShared,
+        sink: &mut dyn ResultSink,
+        run: impl FnOnce(&mut dyn EngineConn, &mut dyn ResultSink) -> Result<ExecSummary, SqlError>,
+    ) -> Result<ExecSummary, SqlError> {
+        if self.is_killed() {
+            return Err(interrupted());
+        }
         let held = self.core.lock().engine.take();
         let mut engine = match held {
             Some(engine) => engine,
@@ -612,13 +721,7 @@ impl Session {
         engine.set_wait_hook(Some(Arc::new(move || Box::new(group.enter_wait()))));
         let result = if self.register_statement(&*engine) {
             node.statement_started(self.number, engine.interrupter());
-            let result = engine.execute(sql, args, schema, sink).and_then(|summary| {
-                // The node's own rows of a SHOW the engine answered follow the engine's rows.
-                for row in node_rows.iter().filter(|_| summary.has_result_set) {
-                    sink.row(row)?;
-                }
-                Ok(summary)
-            });
+            let result = run(&mut *engine, sink);
             node.statement_ended(self.number);
             self.kill.lock().running = None;
             result

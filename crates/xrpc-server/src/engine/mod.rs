@@ -85,6 +85,22 @@ pub trait EngineConn: Send {
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError>;
 
+    /// The columns, primary key and indexes of table `table` in `schema` (the session's database
+    /// when `None`), for the plan compiler of EXEC_PLAN_READ ([`crate::plan`]). Each engine reads
+    /// its own catalog ([`crate::plan::catalog`]); an unknown table is
+    /// [`xrpc_proto::codes::NO_SUCH_TABLE`]. Engines that cannot describe tables refuse plans.
+    fn describe_table(
+        &mut self,
+        schema: Option<&str>,
+        table: &str,
+    ) -> Result<crate::plan::TableShape, SqlError> {
+        let _ = (schema, table);
+        Err(SqlError::new(
+            &xrpc_proto::codes::NOT_SUPPORTED_YET,
+            "EXEC_PLAN_READ on this engine; send SQL instead",
+        ))
+    }
+
     /// Whether the connection carries state that must stay with its session (transaction,
     /// `autocommit = 0`, temp tables, attached databases, changed session variables).
     fn holds_session_state(&self) -> bool;

@@ -1054,6 +1054,14 @@ impl fmt::Debug for SqliteConn {
 }
 
 impl EngineConn for SqliteConn {
+    fn describe_table(
+        &mut self,
+        schema: Option<&str>,
+        table: &str,
+    ) -> Result<crate::plan::TableShape, SqlError> {
+        crate::plan::catalog::describe_sqlite(self, schema, table)
+    }
+
     fn opened_at(&self) -> Instant {
         self.opened_at
     }
