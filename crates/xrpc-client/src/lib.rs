@@ -31,6 +31,7 @@ mod driver;
 mod error;
 mod options;
 mod pipeline;
+pub mod plan;
 pub mod pool;
 pub mod proto;
 mod types;

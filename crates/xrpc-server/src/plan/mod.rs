@@ -37,8 +37,8 @@
 //!   prefixes of the index; a reverse scan goes downward, so there `key` is the upper bound. Rows
 //!   come in index order (index parts, then the primary key's other columns), descending when
 //!   `reverse`.
-//! - KEY_ONLY_RANGE_SCAN returns the index's columns followed by the primary key's columns not
-//!   among them (what an InnoDB secondary index holds).
+//! - KEY_ONLY_RANGE_SCAN cannot occur: `AnyPlan` has no plan type or field for it (upstream's
+//!   neither), so no plan can carry one.
 //! - A field is a column name or a 0-based index into the child's output columns (for keys, into
 //!   the table's columns).
 //! - Expressions: IDENT (a child column by name), REF (by index), LITERAL, PLACEHOLDER, OPERATOR
@@ -345,7 +345,6 @@ impl Compiler<'_> {
                     None,
                     None,
                     scan.reverse.unwrap_or(false),
-                    false,
                 )
             }
             Ok(PlanType::RangeScan) => {
@@ -360,7 +359,6 @@ impl Compiler<'_> {
                     scan.key.as_ref(),
                     scan.end_key.as_ref(),
                     scan.reverse.unwrap_or(false),
-                    false,
                 )
             }
             Ok(PlanType::TableProject) => {
@@ -637,14 +635,9 @@ impl Compiler<'_> {
         key: Option<&ep::GetExpr>,
         end_key: Option<&ep::GetExpr>,
         reverse: bool,
-        key_only: bool,
     ) -> Result<Rel, PlanError> {
         let source = self.source(table, index)?;
-        let columns = if key_only {
-            source.order_columns.clone()
-        } else {
-            source.shape.columns.clone()
-        };
+        let columns = source.shape.columns.clone();
         let from = Frag::text(format!("{} AS {TABLE_ALIAS}", source.table_ref));
         let mut rel = self.base(&source, &columns, from, reverse);
         // Forward: key is the lower bound; reverse: the upper one. end_key the other way round.
