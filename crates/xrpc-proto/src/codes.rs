@@ -163,7 +163,7 @@ error_codes! {
         "The engine's busy timeout ran out while waiting for a lock.";
     WRONG_ARGUMENTS = 1210, "HY000", Error,
         "Incorrect arguments",
-        "Statement arguments that do not match its placeholders, or a value of an unsupported type. For EXEC_PLAN_READ: a malformed plan (a missing node or field, an unknown plan or expression type, nesting deeper than 64 plan or 128 expression levels, a placeholder without its parameter, key parts that are not a prefix of the index).";
+        "Statement arguments that do not match its placeholders, or a value of an unsupported type. For EXEC_PLAN_READ: a malformed plan (a missing node or field, an unknown plan or expression type, nesting deeper than 32 plan or 32 expression levels, a placeholder without its parameter, key parts that are not a prefix of the index).";
     UNKNOWN_SYSTEM_VARIABLE = 1193, "HY000", Error,
         "Unknown system variable",
         "SET or SHOW names a variable the node does not have.";

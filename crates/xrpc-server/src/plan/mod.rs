@@ -64,10 +64,12 @@ use pb::datatypes::scalar::Type as ScalarType;
 use pb::exec_plan as ep;
 
 /// Plans nested deeper than this are refused (a protobuf message cannot be cyclic, but it can be
-/// absurdly deep; the compiler recurses once per level).
-pub const MAX_PLAN_DEPTH: usize = 64;
+/// absurdly deep; the compiler recurses once per level). A frame nested much deeper does not even
+/// decode: prost stops at 100 message levels (protobuf's usual limit, upstream's too), about 50
+/// plan levels, and the connection answers it as any undecodable frame.
+pub const MAX_PLAN_DEPTH: usize = 32;
 /// Expressions nested deeper than this are refused, for the same reason.
-pub const MAX_EXPR_DEPTH: usize = 128;
+pub const MAX_EXPR_DEPTH: usize = 32;
 
 /// Why a plan could not be compiled. Each variant has the MySQL code a client sees.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
