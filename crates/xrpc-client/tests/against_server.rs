@@ -880,7 +880,10 @@ fn plans_built_with_the_typed_builder_run_on_a_session() {
     let rows = session.execute_plan(&by_key, &[2i64.into()]).unwrap();
     assert_eq!(rows.rows, [[bytes("two")]]);
     let by_v = Plan::get("kv").index("by_v").key([("v", "three")]).build();
-    assert_eq!(int(&session.execute_plan(&by_v, &[]).unwrap().rows[0][0]), 3);
+    assert_eq!(
+        int(&session.execute_plan(&by_v, &[]).unwrap().rows[0][0]),
+        3
+    );
     let range = Plan::range("kv")
         .from_key([("k", 2i64)])
         .build()
@@ -891,7 +894,10 @@ fn plans_built_with_the_typed_builder_run_on_a_session() {
     let sql = session
         .query("select sum(n) as total from kv where k >= 2 and n is not null")
         .unwrap();
-    assert_eq!(total.rows, sql.rows, "what the same SQL gives on this engine");
+    assert_eq!(
+        total.rows, sql.rows,
+        "what the same SQL gives on this engine"
+    );
     assert_eq!(int(&total.rows[0][0]), 20);
     // A plan error is a server error; the session goes on.
     let err = session

@@ -366,7 +366,10 @@ impl StatusSource for NodeShared {
             ("xrpc_sql_miss".into(), cache.misses().to_string()),
             ("xrpc_sql_evict".into(), cache.evictions().to_string()),
             ("xrpc_plan_hit".into(), self.plan_cache.hits().to_string()),
-            ("xrpc_plan_miss".into(), self.plan_cache.misses().to_string()),
+            (
+                "xrpc_plan_miss".into(),
+                self.plan_cache.misses().to_string(),
+            ),
             (
                 "xrpc_plan_evict".into(),
                 self.plan_cache.evictions().to_string(),

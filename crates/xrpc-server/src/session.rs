@@ -520,9 +520,10 @@ impl Session {
             }
             (Some(plan), None) => plan,
             (None, Some(digest)) => {
-                let cached = node.plan_cache.get(digest).map(|bytes| {
-                    <pb::exec_plan::AnyPlan as prost::Message>::decode(bytes)
-                });
+                let cached = node
+                    .plan_cache
+                    .get(digest)
+                    .map(<pb::exec_plan::AnyPlan as prost::Message>::decode);
                 match cached {
                     Some(Ok(plan)) => Box::new(plan),
                     // Only plans that decoded are stored, so a stored one decodes again.
@@ -583,8 +584,8 @@ impl Session {
             }
             session.flow.begin(token);
             let conn = out.conn;
-            let mut encoder = ResultEncoder::new(out, node.format, session.sid, chunk)
-                .compact_metadata(compact);
+            let mut encoder =
+                ResultEncoder::new(out, node.format, session.sid, chunk).compact_metadata(compact);
             let summary = session.with_engine(conn, node, &mut encoder, |engine, sink| {
                 let compiled = crate::plan::compile(
                     &plan,

@@ -33,8 +33,11 @@ fn sql(client: &mut Client, statement: &str) -> Outcome {
     outcome
 }
 
+/// A column as a client compares it: name, X type, MySQL type.
+type ColumnKey = (String, i32, u32);
+
 /// What a client compares: column names and types, and the rows.
-fn result_of(outcome: &Outcome) -> (Vec<(String, i32, u32)>, Vec<Vec<Value>>) {
+fn result_of(outcome: &Outcome) -> (Vec<ColumnKey>, Vec<Vec<Value>>) {
     assert!(outcome.error.is_none(), "{:?}", outcome.error);
     let columns = outcome
         .columns
@@ -95,7 +98,10 @@ fn point_get_by_unique_secondary_key_matches_sql() {
         .build()
         .project(["id", "balance"]);
     let got = run_plan(&mut client, &plan, &["c@x".into()]);
-    let want = sql(&mut client, "SELECT id, balance FROM users WHERE email = 'c@x'");
+    let want = sql(
+        &mut client,
+        "SELECT id, balance FROM users WHERE email = 'c@x'",
+    );
     assert_eq!(result_of(&got), result_of(&want));
     assert_eq!(got.rows[0][0], Value::Sint(3));
 }
@@ -115,7 +121,10 @@ fn batch_get_returns_each_lookup_in_order_with_sql_types() {
         result_of(&sql(&mut client, "SELECT * FROM users WHERE id = 5"));
     want_rows.extend(result_of(&sql(&mut client, "SELECT * FROM users WHERE id = 1")).1);
     want_rows.extend(result_of(&sql(&mut client, "SELECT * FROM users WHERE id = 5")).1);
-    assert_eq!(got_columns, want_columns, "a UNION ALL keeps the declared types");
+    assert_eq!(
+        got_columns, want_columns,
+        "a UNION ALL keeps the declared types"
+    );
     assert_eq!(got_rows, want_rows);
 }
 
@@ -170,10 +179,30 @@ fn count_over_a_range_and_aggregate_null_rules_match_sql() {
     assert_eq!(got.rows, [[Value::Sint(4)]]);
     // COUNT(col) skips NULLs; SUM over no rows is NULL, COUNT over no rows is 0.
     for (function, expr, column, sql_text) in [
-        (Aggregate::Count, "age", "n", "SELECT COUNT(age) AS n FROM users WHERE id >= 2"),
-        (Aggregate::Sum, "balance", "s", "SELECT SUM(balance) AS s FROM users WHERE id >= 2"),
-        (Aggregate::Max, "age", "m", "SELECT MAX(age) AS m FROM users WHERE id >= 2"),
-        (Aggregate::Avg, "age", "a", "SELECT AVG(age) AS a FROM users WHERE id >= 2"),
+        (
+            Aggregate::Count,
+            "age",
+            "n",
+            "SELECT COUNT(age) AS n FROM users WHERE id >= 2",
+        ),
+        (
+            Aggregate::Sum,
+            "balance",
+            "s",
+            "SELECT SUM(balance) AS s FROM users WHERE id >= 2",
+        ),
+        (
+            Aggregate::Max,
+            "age",
+            "m",
+            "SELECT MAX(age) AS m FROM users WHERE id >= 2",
+        ),
+        (
+            Aggregate::Avg,
+            "age",
+            "a",
+            "SELECT AVG(age) AS a FROM users WHERE id >= 2",
+        ),
         (
             Aggregate::CountDistinct,
             "age",
@@ -186,12 +215,18 @@ fn count_over_a_range_and_aggregate_null_rules_match_sql() {
             &range().aggregate(function, column, Expr::col(expr)),
             &[],
         );
-        assert_eq!(result_of(&got), result_of(&sql(&mut client, sql_text)), "{sql_text}");
+        assert_eq!(
+            result_of(&got),
+            result_of(&sql(&mut client, sql_text)),
+            "{sql_text}"
+        );
     }
     let empty = Plan::range("users").from_key([("id", 100i64)]).build();
     let sum = run_plan(
         &mut client,
-        &empty.clone().aggregate(Aggregate::Sum, "s", Expr::col("age")),
+        &empty
+            .clone()
+            .aggregate(Aggregate::Sum, "s", Expr::col("age")),
         &[],
     );
     assert_eq!(sum.rows, [[Value::Null]]);
@@ -221,7 +256,10 @@ fn bad_plans_get_clear_errors_and_the_session_stays_usable() {
             "Unknown column '#9'",
         ),
         (
-            Plan::get("users").key([("id", placeholder(3))]).build().request(&[]),
+            Plan::get("users")
+                .key([("id", placeholder(3))])
+                .build()
+                .request(&[]),
             1210,
             "placeholder 3 has no parameter",
         ),
@@ -247,7 +285,11 @@ fn bad_plans_get_clear_errors_and_the_session_stays_usable() {
             1210,
             "without its GET node",
         ),
-        (pb::exec_plan::ExecPlan::default(), 1210, "needs plan or plan_digest"),
+        (
+            pb::exec_plan::ExecPlan::default(),
+            1210,
+            "needs plan or plan_digest",
+        ),
         (
             {
                 let mut plan = Plan::table_scan("users");
@@ -355,7 +397,9 @@ fn plan_results_honour_chunks_and_flow_control() {
                 client.send(
                     SID,
                     ClientType::TokenOffer,
-                    &pb::sql::TokenOffer { token: Some(1 << 20) },
+                    &pb::sql::TokenOffer {
+                        token: Some(1 << 20),
+                    },
                 );
             }
             xrpc_proto::messages::ServerMessage::StmtExecuteOk(_) => break,
@@ -381,7 +425,13 @@ struct TableSpec {
 const TABLES: &[TableSpec] = &[
     TableSpec {
         name: "r1",
-        columns: &[("id", false), ("a", false), ("b", true), ("u", false), ("d", false)],
+        columns: &[
+            ("id", false),
+            ("a", false),
+            ("b", true),
+            ("u", false),
+            ("d", false),
+        ],
         primary: &["id"],
         indexes: &[("ab", &["a", "b"]), ("uq", &["u"])],
         ddl: &[
@@ -429,11 +479,17 @@ fn fill(client: &mut Client) {
     // Deterministic data with NULLs and duplicates in the secondary indexes.
     let mut seed = 7u64;
     let mut next = |m: u64| {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (seed >> 33) % m
     };
     for id in 0..40i64 {
-        let a = if next(6) == 0 { "NULL".to_owned() } else { next(5).to_string() };
+        let a = if next(6) == 0 {
+            "NULL".to_owned()
+        } else {
+            next(5).to_string()
+        };
         let b = if next(6) == 0 {
             "NULL".to_owned()
         } else {
@@ -442,7 +498,10 @@ fn fill(client: &mut Client) {
         let d = format!("{}.{}", next(100), next(100));
         sql(
             client,
-            &format!("INSERT INTO r1 VALUES ({id}, {a}, {b}, {}, {d})", 1000 - id * 3),
+            &format!(
+                "INSERT INTO r1 VALUES ({id}, {a}, {b}, {}, {d})",
+                1000 - id * 3
+            ),
         );
     }
     for p in 0..6i64 {
@@ -450,7 +509,11 @@ fn fill(client: &mut Client) {
             if next(3) == 0 {
                 continue;
             }
-            let v = if next(5) == 0 { "NULL".to_owned() } else { next(4).to_string() };
+            let v = if next(5) == 0 {
+                "NULL".to_owned()
+            } else {
+                next(4).to_string()
+            };
             sql(
                 client,
                 &format!(
@@ -487,7 +550,9 @@ enum Access {
         to: Option<(usize, Vec<i64>)>,
         reverse: bool,
     },
-    Scan { reverse: bool },
+    Scan {
+        reverse: bool,
+    },
 }
 
 fn prefix() -> impl Strategy<Value = (usize, Vec<i64>)> {
@@ -511,8 +576,14 @@ fn case() -> impl Strategy<Value = Case> {
         access,
         proptest::option::of((
             0usize..5,
-            prop_oneof![Just("=="), Just("!="), Just("<"), Just(">="), Just("is_null")],
-            -1i64..7
+            prop_oneof![
+                Just("=="),
+                Just("!="),
+                Just("<"),
+                Just(">="),
+                Just("is_null")
+            ],
+            -1i64..7,
         )),
         proptest::option::of(proptest::collection::vec(0usize..5, 1..4)),
         proptest::option::of((0usize..8, 0usize..5)),
@@ -547,8 +618,7 @@ const AGGREGATES: [(Aggregate, &str, bool); 8] = [
 /// expected answer (one per lookup for a GET with several keys).
 fn build(case: &Case) -> (Plan, Vec<Param>, Vec<String>) {
     let spec = &TABLES[case.table];
-    let (index_name, key): (Option<&str>, Vec<&str>) = match case.index % (spec.indexes.len() + 1)
-    {
+    let (index_name, key): (Option<&str>, Vec<&str>) = match case.index % (spec.indexes.len() + 1) {
         0 => (None, spec.primary.to_vec()),
         i => (Some(spec.indexes[i - 1].0), spec.indexes[i - 1].1.to_vec()),
     };
@@ -576,8 +646,7 @@ fn build(case: &Case) -> (Plan, Vec<Param>, Vec<String>) {
             .collect()
     };
     // The WHERE of the SQL for the access path (per lookup for GETs), and the plan.
-    let (plan, access_conditions, direction): (Plan, Vec<Vec<String>>, &str) = match &case.access
-    {
+    let (plan, access_conditions, direction): (Plan, Vec<Vec<String>>, &str) = match &case.access {
         Access::Get(lookups) => {
             let mut get = Plan::get(spec.name);
             if let Some(index) = index_name {
@@ -763,7 +832,12 @@ fn random_plans_give_what_the_equivalent_sql_gives() {
                 want_rows.extend(rows);
             }
             let (got_columns, got_rows) = result_of(&got);
-            prop_assert_eq!(Some(got_columns), want_columns, "columns of {:?}", statements);
+            prop_assert_eq!(
+                Some(got_columns),
+                want_columns,
+                "columns of {:?}",
+                statements
+            );
             prop_assert_eq!(got_rows, want_rows, "rows of {:?}", statements);
             compared.set(compared.get() + 1);
             Ok(())

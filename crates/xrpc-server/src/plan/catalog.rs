@@ -139,7 +139,12 @@ pub fn describe_sqlite(
         )?;
         let mut seq_columns: Vec<(i64, Option<String>)> = parts
             .iter()
-            .map(|p| (p.first().and_then(int).unwrap_or(0), p.get(2).and_then(text)))
+            .map(|p| {
+                (
+                    p.first().and_then(int).unwrap_or(0),
+                    p.get(2).and_then(text),
+                )
+            })
             .collect();
         seq_columns.sort_by_key(|(seq, _)| *seq);
         let Some(columns) = seq_columns
@@ -183,7 +188,9 @@ pub fn describe_mysql(
     schema: Option<&str>,
     name: &str,
 ) -> Result<TableShape, SqlError> {
-    let schema_arg = schema.map_or(Value::Null, |s| Value::Bytes(bytes::Bytes::copy_from_slice(s.as_bytes())));
+    let schema_arg = schema.map_or(Value::Null, |s| {
+        Value::Bytes(bytes::Bytes::copy_from_slice(s.as_bytes()))
+    });
     let name_arg = Value::Bytes(bytes::Bytes::copy_from_slice(name.as_bytes()));
     let columns = rows_of(
         conn,

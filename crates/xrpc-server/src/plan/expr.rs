@@ -139,7 +139,12 @@ impl ExprCompiler<'_> {
                     .function_call
                     .as_ref()
                     .ok_or_else(|| malformed("FUNC_CALL without function_call"))?;
-                if call.name.schema_name.as_deref().is_some_and(|s| !s.is_empty()) {
+                if call
+                    .name
+                    .schema_name
+                    .as_deref()
+                    .is_some_and(|s| !s.is_empty())
+                {
                     return Err(unsupported("schema-qualified functions in plans"));
                 }
                 self.function(&call.name.name, &call.param)
@@ -147,7 +152,10 @@ impl ExprCompiler<'_> {
             Ok(ExprType::Variable) => Err(unsupported("VARIABLE expressions in plans")),
             Ok(ExprType::Object) => Err(unsupported("OBJECT expressions in plans")),
             Ok(ExprType::Array) => Err(unsupported("ARRAY expressions in plans")),
-            Err(_) => Err(malformed(format!("unknown expression type {}", expr.r#type))),
+            Err(_) => Err(malformed(format!(
+                "unknown expression type {}",
+                expr.r#type
+            ))),
         }
     }
 
@@ -250,7 +258,11 @@ impl ExprCompiler<'_> {
             "like" | "not_like" => {
                 arity(2)?;
                 let args = self.args(params)?;
-                let op = if lower == "like" { " LIKE " } else { " NOT LIKE " };
+                let op = if lower == "like" {
+                    " LIKE "
+                } else {
+                    " NOT LIKE "
+                };
                 Ok(join(&args, op))
             }
             _ => Err(unsupported(format!("the operator '{name}' in plans"))),

@@ -268,9 +268,10 @@ impl Rel {
 
     fn column(&self, field: &Field, context: &str) -> Result<&Output, PlanError> {
         match field {
-            Field::Index(index) => self.outputs.get(*index).ok_or_else(|| {
-                PlanError::UnknownColumn(format!("#{index}"), context.to_owned())
-            }),
+            Field::Index(index) => self
+                .outputs
+                .get(*index)
+                .ok_or_else(|| PlanError::UnknownColumn(format!("#{index}"), context.to_owned())),
             Field::Name(name) => self
                 .outputs
                 .iter()
@@ -457,15 +458,13 @@ impl Compiler<'_> {
                     "reading table '{display}' by primary key: it has none; name an index"
                 ))
             })?,
-            Some(index) if index.eq_ignore_ascii_case("PRIMARY") => {
-                shape
-                    .primary_key
-                    .clone()
-                    .ok_or_else(|| PlanError::UnknownIndex {
-                        index: index.to_owned(),
-                        table: display.clone(),
-                    })?
-            }
+            Some(index) if index.eq_ignore_ascii_case("PRIMARY") => shape
+                .primary_key
+                .clone()
+                .ok_or_else(|| PlanError::UnknownIndex {
+                    index: index.to_owned(),
+                    table: display.clone(),
+                })?,
             Some(index) => shape
                 .indexes
                 .iter()
@@ -647,12 +646,14 @@ impl Compiler<'_> {
             let Some(bound) = bound.filter(|b| !b.keys.is_empty()) else {
                 continue;
             };
-            let what = if is_start { "the start key" } else { "the end key" };
+            let what = if is_start {
+                "the start key"
+            } else {
+                "the end key"
+            };
             let parts = self.key_conditions(&source, bound, what)?;
             if parts.iter().any(|(.., v)| *v == Value::Null) {
-                return Err(PlanError::Unsupported(format!(
-                    "NULL in {what} of a range"
-                )));
+                return Err(PlanError::Unsupported(format!("NULL in {what} of a range")));
             }
             let lower = is_start != reverse;
             let op = if lower { ">=" } else { "<=" };

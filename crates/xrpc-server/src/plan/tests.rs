@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use xrpc_client::plan::{Aggregate, Expr, Plan, placeholder};
 use xrpc_client::Param;
+use xrpc_client::plan::{Aggregate, Expr, Plan, placeholder};
 use xrpc_proto::codes;
 use xrpc_proto::messages::pb;
 use xrpc_proto::value::Value;
@@ -145,9 +145,15 @@ fn ranges_bound_a_prefix_and_reverse_swaps_the_bounds() {
         "{}",
         forward.sql
     );
-    assert_eq!(forward.args, [Value::Sint(1), Value::Sint(2), Value::Sint(3)]);
+    assert_eq!(
+        forward.args,
+        [Value::Sint(1), Value::Sint(2), Value::Sint(3)]
+    );
     let reverse = ok(
-        Plan::range("t").from_key([("id", 9i64)]).reverse(true).build(),
+        Plan::range("t")
+            .from_key([("id", 9i64)])
+            .reverse(true)
+            .build(),
         &[],
     );
     assert!(
@@ -182,10 +188,11 @@ fn filter_and_compute_inline_their_inputs() {
 #[test]
 fn count_star_over_a_range_drops_the_order() {
     let compiled = ok(
-        Plan::range("t")
-            .from_key([("id", 1i64)])
-            .build()
-            .aggregate(Aggregate::Count, "n", Expr::star()),
+        Plan::range("t").from_key([("id", 1i64)]).build().aggregate(
+            Aggregate::Count,
+            "n",
+            Expr::star(),
+        ),
         &[],
     );
     assert_eq!(
@@ -217,7 +224,11 @@ fn fields_by_index_and_refs() {
             .compute([("x", Expr::column_ref(1))]),
         &[],
     );
-    assert!(compiled.sql.starts_with("SELECT (`t`.`id`) AS `x`"), "{}", compiled.sql);
+    assert!(
+        compiled.sql.starts_with("SELECT (`t`.`id`) AS `x`"),
+        "{}",
+        compiled.sql
+    );
     assert_eq!(code_of(Plan::table_scan("t").project([4u32]), &[]), 1054);
     assert_eq!(
         code_of(
@@ -256,7 +267,10 @@ fn bad_key_shapes_are_refused() {
         1210
     );
     // a column outside the index.
-    assert_eq!(code_of(Plan::get("t").key([("k", 1i64)]).build(), &[]), 1210);
+    assert_eq!(
+        code_of(Plan::get("t").key([("k", 1i64)]).build(), &[]),
+        1210
+    );
     // use_parts limits the usable parts.
     assert_eq!(
         code_of(
@@ -276,7 +290,10 @@ fn bad_key_shapes_are_refused() {
     );
     assert_eq!(code_of(Plan::get("t").build(), &[]), 1210, "no key at all");
     assert_eq!(
-        code_of(Plan::range("t").from_key([("id", Param::Null)]).build(), &[]),
+        code_of(
+            Plan::range("t").from_key([("id", Param::Null)]).build(),
+            &[]
+        ),
         1235
     );
 }
@@ -316,7 +333,10 @@ fn absurd_depth_is_refused_before_any_work() {
         plan = plan.filter(Expr::value(1i64));
     }
     let err = compile_with(plan, &[]).unwrap_err();
-    assert!(matches!(err, PlanError::Malformed(ref m) if m.contains("nested")), "{err}");
+    assert!(
+        matches!(err, PlanError::Malformed(ref m) if m.contains("nested")),
+        "{err}"
+    );
     let mut expr = Expr::value(1i64);
     for _ in 0..MAX_EXPR_DEPTH {
         expr = expr.not();
