@@ -76,6 +76,8 @@ pub struct NodeShared {
     pub cache: RequestCache,
     /// Plan digests → plans (EXEC_PLAN_READ), encoded as `AnyPlan`; same sizes as `cache`.
     pub plan_cache: RequestCache,
+    /// Table shapes for the plan compiler, kept while no schema changes (engines that see them all).
+    pub plan_shapes: crate::plan::catalog::ShapeCache,
     /// Variables: settings, live ones included (`SET GLOBAL`).
     pub vars: Arc<Variables>,
     /// Who may connect.
@@ -119,10 +121,12 @@ impl NodeShared {
         vars: Arc<Variables>,
         format: HeaderFormat,
     ) -> Self {
+        let sees_all_schema_changes = engine.sees_all_schema_changes();
         Self {
             engine,
             cache,
             plan_cache: RequestCache::default(),
+            plan_shapes: crate::plan::catalog::ShapeCache::new(sees_all_schema_changes),
             vars,
             accounts,
             format,

@@ -110,6 +110,9 @@ pub enum Pushed {
 struct Core {
     engine: Option<Box<dyn EngineConn>>,
     last_error: Option<WireError>,
+    /// The engine connection holds a transaction in which a statement that may change a schema
+    /// ran: the node's plan shape cache is told again when it ends (see `plan::catalog`).
+    schema_dirty: bool,
 }
 
 /// One logical session.
@@ -317,7 +320,13 @@ impl Session {
     }
 
     fn release_engine(&self, node: &NodeShared) {
-        if let Some(mut engine) = self.core.lock().engine.take() {
+        let mut core = self.core.lock();
+        if std::mem::take(&mut core.schema_dirty) {
+            node.plan_shapes.schema_may_have_changed();
+        }
+        let held = core.engine.take();
+        drop(core);
+        if let Some(mut engine) = held {
             match engine.reset() {
                 Ok(()) => node.engine.release(engine),
                 Err(err) => {
@@ -586,14 +595,17 @@ impl Session {
             let conn = out.conn;
             let mut encoder =
                 ResultEncoder::new(out, node.format, session.sid, chunk).compact_metadata(compact);
-            let summary = session.with_engine(conn, node, &mut encoder, |engine, sink| {
-                let compiled = crate::plan::compile(
-                    &plan,
-                    &params,
-                    &mut crate::plan::catalog::EngineCatalog { conn: engine },
-                )?;
-                engine.execute(&compiled.sql, &compiled.args, None, sink)
-            })?;
+            let use_cache = !session.core.lock().schema_dirty;
+            let summary =
+                session.with_engine(conn, node, &mut encoder, false, |engine, sink| {
+                    let mut catalog = crate::plan::catalog::CachingCatalog {
+                        cache: &node.plan_shapes,
+                        conn: engine,
+                        use_cache,
+                    };
+                    let compiled = crate::plan::compile(&plan, &params, &mut catalog)?;
+                    engine.execute(&compiled.sql, &compiled.args, None, sink)
+                })?;
             encoder.finish_result(&summary).map_err(SqlError::from)?;
             Ok(())
         });
@@ -686,7 +698,8 @@ impl Session {
                 AdminOutcome::Engine => {}
             }
         }
-        self.with_engine(conn, node, sink, |engine, sink| {
+        let changes_schema = crate::plan::catalog::may_change_schema(sql);
+        self.with_engine(conn, node, sink, changes_schema, |engine, sink| {
             engine.execute(sql, args, schema, sink).and_then(|summary| {
                 // The node's own rows of a SHOW the engine answered follow the engine's rows.
                 for row in node_rows.iter().filter(|_| summary.has_result_set) {
@@ -699,11 +712,13 @@ impl Session {
 
     /// Runs `run` on the session's engine connection, borrowing one if it holds none, as one
     /// registered statement (a kill interrupts it); keeps or gives back the connection after.
+    /// `changes_schema`: the statement may change a schema, which the plan shape cache is told.
     fn with_engine(
         &self,
         conn: &ConnRef,
         node: &NodeShared,
         sink: &mut dyn ResultSink,
+        changes_schema: bool,
         run: impl FnOnce(&mut dyn EngineConn, &mut dyn ResultSink) -> Result<ExecSummary, SqlError>,
     ) -> Result<ExecSummary, SqlError> {
         if self.is_killed() {
@@ -730,6 +745,18 @@ impl Session {
             Err(interrupted())
         };
         let holds_state = engine.holds_session_state();
+        {
+            // After the statement, whatever its outcome; again when a transaction that ran one
+            // ends, as only then do other sessions see its DDL.
+            let mut core = self.core.lock();
+            if changes_schema {
+                node.plan_shapes.schema_may_have_changed();
+                core.schema_dirty |= holds_state;
+            } else if core.schema_dirty && !holds_state {
+                core.schema_dirty = false;
+                node.plan_shapes.schema_may_have_changed();
+            }
+        }
         if holds_state && !self.auto_commit && !self.is_gone() {
             self.core.lock().engine = Some(engine);
         } else if holds_state {

@@ -331,6 +331,68 @@ fn bad_plans_get_clear_errors_and_the_session_stays_usable() {
 }
 
 #[test]
+fn plans_see_schema_changes_once_they_are_committed() {
+    let (node, mut client) = users_node();
+    let by_email = |index: &str| {
+        Plan::get("users")
+            .index(index)
+            .key([("email", "b@x")])
+            .build()
+            .project(["id"])
+    };
+    // The shape is kept from the first plan on; a new index must still be found.
+    assert_eq!(
+        run_plan(&mut client, &by_email("uk_email"), &[]).rows,
+        [[Value::Sint(2)]]
+    );
+    assert_eq!(
+        run_plan(&mut client, &by_email("by_email2"), &[]).error_code(),
+        Some(1176)
+    );
+    sql(&mut client, "CREATE INDEX by_email2 ON users (email)");
+    assert_eq!(
+        run_plan(&mut client, &by_email("by_email2"), &[]).rows,
+        [[Value::Sint(2)]]
+    );
+    sql(&mut client, "ALTER TABLE users ADD COLUMN note VARCHAR(10)");
+    let scan = run_plan(&mut client, &Plan::table_scan("users"), &[]);
+    assert_eq!(scan.columns.len(), 5, "the added column is read");
+    sql(&mut client, "DROP INDEX by_email2");
+    assert_eq!(
+        run_plan(&mut client, &by_email("by_email2"), &[]).error_code(),
+        Some(1176)
+    );
+    // DDL in an open transaction: its session sees it, another session only after COMMIT.
+    let mut other = node.client();
+    other.new_session(SID);
+    assert_eq!(
+        run_plan(&mut other, &by_email("uk_email"), &[]).rows,
+        [[Value::Sint(2)]]
+    );
+    sql(&mut client, "BEGIN");
+    sql(
+        &mut client,
+        "CREATE INDEX by_age_email ON users (age, email)",
+    );
+    let by_age = Plan::get("users")
+        .index("by_age_email")
+        .key([("age", 25i64)])
+        .build()
+        .project(["id"]);
+    assert_eq!(run_plan(&mut client, &by_age, &[]).rows, [[Value::Sint(2)]]);
+    assert_eq!(run_plan(&mut other, &by_age, &[]).error_code(), Some(1176));
+    sql(&mut client, "COMMIT");
+    assert_eq!(run_plan(&mut other, &by_age, &[]).rows, [[Value::Sint(2)]]);
+    // Rolled back: gone again for everyone.
+    sql(&mut client, "BEGIN");
+    sql(&mut client, "DROP INDEX by_age_email");
+    assert_eq!(run_plan(&mut client, &by_age, &[]).error_code(), Some(1176));
+    sql(&mut client, "ROLLBACK");
+    assert_eq!(run_plan(&mut client, &by_age, &[]).rows, [[Value::Sint(2)]]);
+    assert_eq!(run_plan(&mut other, &by_age, &[]).rows, [[Value::Sint(2)]]);
+}
+
+#[test]
 fn plan_digests_are_cached_and_a_miss_asks_for_the_whole_plan() {
     let (_node, mut client) = users_node();
     let digest = Bytes::from_static(b"0123456789abcdef");
@@ -813,7 +875,10 @@ fn random_plans_give_what_the_equivalent_sql_gives_on_the_mysql_engine() {
     // Upstream's point get by unique key, and an unknown index, on this engine too.
     let mut client = node.client();
     client.new_session(SID);
-    let plan = Plan::get("r1").index("uq").key([("u", placeholder(0))]).build();
+    let plan = Plan::get("r1")
+        .index("uq")
+        .key([("u", placeholder(0))])
+        .build();
     let got = run_plan(&mut client, &plan, &[997i64.into()]);
     let want = sql(&mut client, "SELECT * FROM r1 WHERE u = 997");
     assert_eq!(result_of(&got), result_of(&want));

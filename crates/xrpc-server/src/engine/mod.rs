@@ -50,6 +50,14 @@ pub trait Engine: Send + Sync + 'static {
         false
     }
 
+    /// Whether every change to the engine's schema goes through this node's sessions (an
+    /// embedded engine that owns its files). Then the plan compiler may keep table shapes between
+    /// requests, dropping them whenever a session runs DDL ([`crate::plan::catalog::ShapeCache`]);
+    /// otherwise (a server other clients also change) it reads them for every plan.
+    fn sees_all_schema_changes(&self) -> bool {
+        false
+    }
+
     /// The engine's own `SHOW STATUS` rows, `(name, value)`, named `xrpc_<engine part>_…` (the
     /// `mysql` engine: its backend pool, `xrpc_backend_*`). None by default.
     fn status_rows(&self) -> Vec<(String, String)> {

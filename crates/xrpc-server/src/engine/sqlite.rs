@@ -428,6 +428,11 @@ impl Engine for SqliteEngine {
         "sqlite"
     }
 
+    fn sees_all_schema_changes(&self) -> bool {
+        // The database file is the node's: other processes do not change it.
+        true
+    }
+
     fn version(&self) -> String {
         format!("SQLite {}", rusqlite::version())
     }

@@ -17,7 +17,31 @@
 //! Both run as ordinary statements on the session's engine connection, inside the request, so
 //! they see the session's transaction and a kill stops them like any statement. An unknown table
 //! is 1146 with MySQL's message.
+//!
+//! # The shape cache
+//!
+//! Reading a shape costs several statements, more than the point read a plan usually is. On an
+//! engine whose schema only changes through this node ([`Engine::sees_all_schema_changes`]:
+//! SQLite) shapes are kept in a [`ShapeCache`] shared by the node's sessions, with this
+//! invariant: **an entry is used only if no statement that may change a schema ended since the
+//! shape was read.**
+//!
+//! - A *schema epoch* counts such statements. A shape is stored with the epoch read *before* it
+//!   was described, and used only while the epoch is still that value.
+//! - The session layer calls [`ShapeCache::schema_may_have_changed`] after every statement that may
+//!   change a schema ([`may_change_schema`]: CREATE, ALTER, DROP, RENAME, TRUNCATE, ATTACH,
+//!   DETACH, PRAGMA, VACUUM, REINDEX, whatever their outcome), and again when a transaction in
+//!   which it ran one ends (COMMIT, ROLLBACK, or the session's state being reset), because SQLite's
+//!   DDL is transactional: other sessions see it only then.
+//! - A session with such uncommitted DDL neither stores nor uses cached shapes: what it sees is
+//!   not what the others see.
+//!
+//! [`Engine::sees_all_schema_changes`]: crate::engine::Engine::sees_all_schema_changes
 
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use parking_lot::Mutex;
 use xrpc_proto::codes;
 use xrpc_proto::value::Value;
 
@@ -25,21 +49,117 @@ use super::{Catalog, IndexShape, TableShape};
 use crate::engine::EngineConn;
 use crate::result::{CollectedResult, SqlError};
 
-/// A [`Catalog`] over an engine connection.
-pub struct EngineCatalog<'a> {
-    /// The connection the plan will run on.
-    pub conn: &'a mut dyn EngineConn,
+/// Most shapes kept; the cache is cleared when it would grow beyond.
+const SHAPE_CACHE_CAPACITY: usize = 1024;
+
+/// Table shapes shared by the node's sessions; see the module docs.
+#[derive(Debug)]
+pub struct ShapeCache {
+    enabled: bool,
+    epoch: AtomicU64,
+    /// By (schema, table), lowercased: SQLite compares both case-insensitively, and only SQLite
+    /// enables the cache.
+    shapes: Mutex<HashMap<(Option<String>, String), (u64, TableShape)>>,
 }
 
-impl std::fmt::Debug for EngineCatalog<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EngineCatalog").finish_non_exhaustive()
+impl ShapeCache {
+    /// A cache that keeps shapes only when `enabled` (the engine sees all schema changes).
+    pub fn new(enabled: bool) -> Self {
+        Self {
+            enabled,
+            epoch: AtomicU64::new(0),
+            shapes: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// A statement that may have changed a schema ended, or a transaction that ran one did.
+    pub fn schema_may_have_changed(&self) {
+        self.epoch.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn key(schema: Option<&str>, table: &str) -> (Option<String>, String) {
+        (
+            schema.map(str::to_ascii_lowercase),
+            table.to_ascii_lowercase(),
+        )
     }
 }
 
-impl Catalog for EngineCatalog<'_> {
+/// Whether `sql` may change a schema: its first word (after comments) is one of CREATE, ALTER,
+/// DROP, RENAME, TRUNCATE, ATTACH, DETACH, PRAGMA, VACUUM or REINDEX. Errs towards yes.
+pub fn may_change_schema(sql: &str) -> bool {
+    let mut rest = sql;
+    loop {
+        rest = rest.trim_start();
+        if let Some(after) = rest.strip_prefix("/*") {
+            rest = after.split_once("*/").map_or("", |(_, r)| r);
+        } else if rest.starts_with("--") || rest.starts_with('#') {
+            rest = rest.split_once('\n').map_or("", |(_, r)| r);
+        } else {
+            break;
+        }
+    }
+    let word: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect::<String>()
+        .to_ascii_uppercase();
+    matches!(
+        word.as_str(),
+        "CREATE"
+            | "ALTER"
+            | "DROP"
+            | "RENAME"
+            | "TRUNCATE"
+            | "ATTACH"
+            | "DETACH"
+            | "PRAGMA"
+            | "VACUUM"
+            | "REINDEX"
+    )
+}
+
+/// A [`Catalog`] over an engine connection that keeps shapes in a [`ShapeCache`].
+pub struct CachingCatalog<'a> {
+    /// The node's cache.
+    pub cache: &'a ShapeCache,
+    /// The connection the plan will run on.
+    pub conn: &'a mut dyn EngineConn,
+    /// False while the session holds uncommitted schema changes: then nothing is cached or used.
+    pub use_cache: bool,
+}
+
+impl std::fmt::Debug for CachingCatalog<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CachingCatalog")
+            .field("use_cache", &self.use_cache)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Catalog for CachingCatalog<'_> {
     fn table(&mut self, schema: Option<&str>, name: &str) -> Result<TableShape, SqlError> {
-        self.conn.describe_table(schema, name)
+        if !(self.cache.enabled && self.use_cache) {
+            return self.conn.describe_table(schema, name);
+        }
+        let key = ShapeCache::key(schema, name);
+        // Read before describing: a change that ends meanwhile makes the entry stale at once.
+        let epoch = self.cache.epoch.load(Ordering::SeqCst);
+        if let Some((at, shape)) = self.cache.shapes.lock().get(&key) {
+            if *at == epoch {
+                return Ok(shape.clone());
+            }
+        }
+        let shape = self.conn.describe_table(schema, name)?;
+        let mut shapes = self.cache.shapes.lock();
+        if shapes.len() >= SHAPE_CACHE_CAPACITY {
+            shapes.retain(|_, (at, _)| *at == epoch);
+            if shapes.len() >= SHAPE_CACHE_CAPACITY {
+                shapes.clear();
+            }
+        }
+        shapes.insert(key, (epoch, shape.clone()));
+        Ok(shape)
     }
 }
 
@@ -254,4 +374,144 @@ pub fn describe_mysql(
         primary_key,
         indexes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::engine::Interrupt;
+    use crate::result::{ExecSummary, ResultSink};
+
+    /// An engine connection that only describes one table, counting how often.
+    struct Describing {
+        describes: usize,
+        columns: Vec<String>,
+    }
+
+    struct NoInterrupt;
+
+    impl Interrupt for NoInterrupt {
+        fn interrupt(&self) {}
+        fn clear(&self) {}
+    }
+
+    impl EngineConn for Describing {
+        fn execute(
+            &mut self,
+            _sql: &str,
+            _args: &[Value],
+            _schema: Option<&str>,
+            _sink: &mut dyn ResultSink,
+        ) -> Result<ExecSummary, SqlError> {
+            unreachable!("the test describes tables only")
+        }
+
+        fn describe_table(
+            &mut self,
+            _schema: Option<&str>,
+            table: &str,
+        ) -> Result<TableShape, SqlError> {
+            if !table.eq_ignore_ascii_case("t") {
+                return Err(no_such_table(None, table));
+            }
+            self.describes += 1;
+            Ok(TableShape {
+                columns: self.columns.clone(),
+                primary_key: Some(vec!["id".into()]),
+                indexes: Vec::new(),
+            })
+        }
+
+        fn holds_session_state(&self) -> bool {
+            false
+        }
+
+        fn interrupter(&self) -> Arc<dyn Interrupt> {
+            Arc::new(NoInterrupt)
+        }
+
+        fn set_connection_id(&mut self, _id: u64) {}
+
+        fn reset(&mut self) -> Result<(), SqlError> {
+            Ok(())
+        }
+    }
+
+    fn lookup(cache: &ShapeCache, conn: &mut Describing, use_cache: bool) -> TableShape {
+        CachingCatalog {
+            cache,
+            conn,
+            use_cache,
+        }
+        .table(None, "T")
+        .unwrap()
+    }
+
+    #[test]
+    fn shapes_are_kept_until_a_schema_may_have_changed() {
+        let cache = ShapeCache::new(true);
+        let mut conn = Describing {
+            describes: 0,
+            columns: vec!["id".into()],
+        };
+        lookup(&cache, &mut conn, true);
+        lookup(&cache, &mut conn, true);
+        assert_eq!(conn.describes, 1, "the second plan used the kept shape");
+        conn.columns.push("added".into());
+        cache.schema_may_have_changed();
+        assert_eq!(lookup(&cache, &mut conn, true).columns, ["id", "added"]);
+        assert_eq!(conn.describes, 2);
+        // A session with uncommitted DDL reads for itself, and keeps nothing.
+        lookup(&cache, &mut conn, false);
+        assert_eq!(conn.describes, 3);
+        lookup(&cache, &mut conn, true);
+        assert_eq!(conn.describes, 3);
+        // An unknown table is not kept either.
+        let err = CachingCatalog {
+            cache: &cache,
+            conn: &mut conn,
+            use_cache: true,
+        }
+        .table(None, "nope")
+        .unwrap_err();
+        assert_eq!(err.code, codes::NO_SUCH_TABLE.code);
+    }
+
+    #[test]
+    fn a_disabled_cache_describes_every_time() {
+        let cache = ShapeCache::new(false);
+        let mut conn = Describing {
+            describes: 0,
+            columns: vec!["id".into()],
+        };
+        lookup(&cache, &mut conn, true);
+        lookup(&cache, &mut conn, true);
+        assert_eq!(conn.describes, 2);
+    }
+
+    #[test]
+    fn schema_changing_statements_are_recognised_after_comments() {
+        for sql in [
+            "create index i on t (a)",
+            "  /* hint */ ALTER TABLE t ADD c INT",
+            "-- note\nDROP TABLE t",
+            "# note\nrename table a to b",
+            "PRAGMA foreign_keys = 1",
+            "attach database 'x' as x",
+            "VACUUM",
+        ] {
+            assert!(may_change_schema(sql), "{sql}");
+        }
+        for sql in [
+            "select 1",
+            "insert into t values (1)",
+            "/* create */ select 1",
+            "createx",
+            "",
+        ] {
+            assert!(!may_change_schema(sql), "{sql}");
+        }
+    }
 }
