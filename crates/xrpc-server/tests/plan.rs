@@ -107,6 +107,24 @@ fn point_get_by_unique_secondary_key_matches_sql() {
 }
 
 #[test]
+fn a_plan_may_name_the_schema() {
+    let (_node, mut client) = users_node();
+    let plan = Plan::get("users").schema("main").key([("id", 1i64)]).build();
+    let got = run_plan(&mut client, &plan, &[]);
+    assert_eq!(
+        result_of(&got),
+        result_of(&sql(&mut client, "SELECT * FROM main.users WHERE id = 1"))
+    );
+    let elsewhere = Plan::get("users").schema("nope").key([("id", 1i64)]).build();
+    let err = run_plan(&mut client, &elsewhere, &[]).error.unwrap();
+    assert_eq!(
+        (err.code, err.msg.as_str()),
+        (1146, "Table 'nope.users' doesn't exist"),
+        "as MySQL answers a read of a table in an unknown database"
+    );
+}
+
+#[test]
 fn batch_get_returns_each_lookup_in_order_with_sql_types() {
     let (_node, mut client) = users_node();
     let plan = Plan::get("users")

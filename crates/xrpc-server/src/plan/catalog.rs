@@ -217,7 +217,15 @@ pub fn describe_sqlite(
         conn,
         &format!("PRAGMA {prefix}table_info({})", literal(name)),
         &[],
-    )?;
+    )
+    .map_err(|err| {
+        // MySQL reads a table of an unknown database as an unknown table.
+        if err.message.starts_with("unknown database") {
+            no_such_table(schema, name)
+        } else {
+            err
+        }
+    })?;
     if columns.is_empty() {
         return Err(no_such_table(schema, name));
     }
