@@ -583,6 +583,7 @@ impl Session {
                 .chunk_result
                 .unwrap_or_else(|| node.vars.chunk_result_default());
         let compact = request.compact_metadata == Some(true);
+        let feedback = request.feed_back == Some(true);
         let params = request.parameters;
         self.run_cascading(conn, node, request.reset_error, |session, out| {
             if token < -1 {
@@ -596,6 +597,7 @@ impl Session {
             let mut encoder =
                 ResultEncoder::new(out, node.format, session.sid, chunk).compact_metadata(compact);
             let use_cache = !session.core.lock().schema_dirty;
+            let mut index = String::new();
             let summary =
                 session.with_engine(conn, node, &mut encoder, false, |engine, sink| {
                     let mut catalog = crate::plan::catalog::CachingCatalog {
@@ -604,8 +606,17 @@ impl Session {
                         use_cache,
                     };
                     let compiled = crate::plan::compile(&plan, &params, &mut catalog)?;
+                    index = compiled.index;
                     engine.execute(&compiled.sql, &compiled.args, None, sink)
                 })?;
+            if feedback {
+                // Upstream's feedback: the index read. The engine does not say how many rows it
+                // examined, so `examined_row_count` stays absent rather than guessed.
+                encoder.set_fetch_done(pb::resultset::FetchDone {
+                    examined_row_count: None,
+                    chosen_index: Some(index.into_bytes().into()),
+                });
+            }
             encoder.finish_result(&summary).map_err(SqlError::from)?;
             Ok(())
         });

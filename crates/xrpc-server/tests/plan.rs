@@ -109,19 +109,59 @@ fn point_get_by_unique_secondary_key_matches_sql() {
 #[test]
 fn a_plan_may_name_the_schema() {
     let (_node, mut client) = users_node();
-    let plan = Plan::get("users").schema("main").key([("id", 1i64)]).build();
+    let plan = Plan::get("users")
+        .schema("main")
+        .key([("id", 1i64)])
+        .build();
     let got = run_plan(&mut client, &plan, &[]);
     assert_eq!(
         result_of(&got),
         result_of(&sql(&mut client, "SELECT * FROM main.users WHERE id = 1"))
     );
-    let elsewhere = Plan::get("users").schema("nope").key([("id", 1i64)]).build();
+    let elsewhere = Plan::get("users")
+        .schema("nope")
+        .key([("id", 1i64)])
+        .build();
     let err = run_plan(&mut client, &elsewhere, &[]).error.unwrap();
     assert_eq!(
         (err.code, err.msg.as_str()),
         (1146, "Table 'nope.users' doesn't exist"),
         "as MySQL answers a read of a table in an unknown database"
     );
+}
+
+#[test]
+fn feedback_names_the_index_read_in_fetch_done() {
+    let (_node, mut client) = users_node();
+    let fetch_done = |client: &mut Client, plan: &Plan, feed_back: Option<bool>| {
+        let outcome = run(
+            client,
+            &pb::exec_plan::ExecPlan {
+                feed_back,
+                ..plan.request(&[])
+            },
+        );
+        outcome
+            .messages
+            .iter()
+            .find_map(|m| match m {
+                xrpc_proto::messages::ServerMessage::FetchDone(done) => Some(done.clone()),
+                _ => None,
+            })
+            .expect("a FetchDone")
+    };
+    let by_email = Plan::get("users")
+        .index("uk_email")
+        .key([("email", "a@x")])
+        .build();
+    let done = fetch_done(&mut client, &by_email, Some(true));
+    assert_eq!(done.chosen_index.as_deref(), Some(&b"uk_email"[..]));
+    assert_eq!(done.examined_row_count, None, "not guessed");
+    let scan = Plan::table_scan("users").aggregate(Aggregate::Count, "n", Expr::star());
+    let done = fetch_done(&mut client, &scan, Some(true));
+    assert_eq!(done.chosen_index.as_deref(), Some(&b"PRIMARY"[..]));
+    let done = fetch_done(&mut client, &by_email, None);
+    assert_eq!(done.chosen_index, None, "feedback only when asked");
 }
 
 #[test]

@@ -59,8 +59,11 @@ pub struct ShapeCache {
     epoch: AtomicU64,
     /// By (schema, table), lowercased: SQLite compares both case-insensitively, and only SQLite
     /// enables the cache.
-    shapes: Mutex<HashMap<(Option<String>, String), (u64, TableShape)>>,
+    shapes: Mutex<HashMap<ShapeKey, (u64, TableShape)>>,
 }
+
+/// (schema, table), lowercased.
+type ShapeKey = (Option<String>, String);
 
 impl ShapeCache {
     /// A cache that keeps shapes only when `enabled` (the engine sees all schema changes).
@@ -77,7 +80,7 @@ impl ShapeCache {
         self.epoch.fetch_add(1, Ordering::SeqCst);
     }
 
-    fn key(schema: Option<&str>, table: &str) -> (Option<String>, String) {
+    fn key(schema: Option<&str>, table: &str) -> ShapeKey {
         (
             schema.map(str::to_ascii_lowercase),
             table.to_ascii_lowercase(),

@@ -148,6 +148,8 @@ pub struct CompiledPlan {
     pub sql: String,
     /// One value per `?`, in order.
     pub args: Vec<Value>,
+    /// The index the plan reads (`PRIMARY` for the primary key), for FetchDone's feedback.
+    pub index: String,
 }
 
 /// Compiles `plan`, taking placeholders from `params`.
@@ -160,9 +162,15 @@ pub fn compile(
         params,
         catalog,
         depth: 0,
+        index: String::new(),
     };
     let rel = compiler.plan(plan)?;
-    Ok(rel.into_select())
+    let (sql, args) = rel.into_select();
+    Ok(CompiledPlan {
+        sql,
+        args,
+        index: compiler.index,
+    })
 }
 
 /// An SQL fragment and the arguments of its `?`s, in text order.
@@ -213,7 +221,8 @@ struct Rel {
 }
 
 impl Rel {
-    fn into_select(self) -> CompiledPlan {
+    /// The SELECT and its arguments.
+    fn into_select(self) -> (String, Vec<Value>) {
         let mut frag = Frag::text("SELECT ");
         for (i, output) in self.outputs.iter().enumerate() {
             if i > 0 {
@@ -233,10 +242,7 @@ impl Rel {
         if !self.aggregated && !self.order.is_empty() {
             let _ = write!(frag.sql, " ORDER BY {}", self.order.join(", "));
         }
-        CompiledPlan {
-            sql: frag.sql,
-            args: frag.args,
-        }
+        (frag.sql, frag.args)
     }
 
     /// Makes an aggregated relation (one row) the FROM of a new one, so a node can sit on top.
@@ -246,10 +252,10 @@ impl Rel {
         }
         let alias = format!("xrpc_d{depth}");
         let names: Vec<String> = self.outputs.iter().map(|o| o.name.clone()).collect();
-        let inner = self.into_select();
+        let (inner, args) = self.into_select();
         let from = Frag {
-            sql: format!("({}) AS {}", inner.sql, quote(&alias)),
-            args: inner.args,
+            sql: format!("({inner}) AS {}", quote(&alias)),
+            args,
         };
         Rel {
             from,
@@ -302,6 +308,8 @@ struct Compiler<'a> {
     params: &'a [Scalar],
     catalog: &'a mut dyn Catalog,
     depth: usize,
+    /// The index of the table read, as MySQL names it.
+    index: String,
 }
 
 /// A table resolved for a scan or GET.
@@ -474,6 +482,10 @@ impl Compiler<'_> {
                     index: index.to_owned(),
                     table: display.clone(),
                 })?,
+        };
+        self.index = match index_name {
+            Some(name) if !name.eq_ignore_ascii_case("PRIMARY") => name,
+            _ => "PRIMARY".to_owned(),
         };
         let usable_parts = match index.and_then(|i| i.use_parts) {
             None => key.len(),
