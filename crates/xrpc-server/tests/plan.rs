@@ -451,6 +451,29 @@ fn plans_see_schema_changes_once_they_are_committed() {
 }
 
 #[test]
+fn a_failed_plan_cascades_like_a_failed_statement() {
+    let (_node, mut client) = users_node();
+    let failed = run_plan(&mut client, &Plan::table_scan("nope"), &[]);
+    assert_eq!(failed.error_code(), Some(1146));
+    // reset_error = false: answered with the stored error, without running.
+    let cascaded = run(
+        &mut client,
+        &pb::exec_plan::ExecPlan {
+            reset_error: Some(false),
+            ..Plan::get("users").key([("id", 1i64)]).build().request(&[])
+        },
+    );
+    assert_eq!(cascaded.error_code(), Some(1146));
+    // The default resets it.
+    let ok = run_plan(
+        &mut client,
+        &Plan::get("users").key([("id", 1i64)]).build(),
+        &[],
+    );
+    assert_eq!(ok.rows.len(), 1);
+}
+
+#[test]
 fn plan_digests_are_cached_and_a_miss_asks_for_the_whole_plan() {
     let (_node, mut client) = users_node();
     let digest = Bytes::from_static(b"0123456789abcdef");
