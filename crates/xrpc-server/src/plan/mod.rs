@@ -1,8 +1,7 @@
 //! EXEC_PLAN_READ: the physical plans a compute node pushes down, compiled into one SQL statement.
 //!
-//! A plan (`exec_plan.proto`: GET, TABLE_SCAN, RANGE_SCAN, KEY_ONLY_RANGE_SCAN, TABLE_PROJECT,
-//! PROJECT, FILTER, AGGR, with `expr.proto` expressions and placeholders) is not interpreted row by
-//! row. [`compile`] turns it into one `SELECT` with `?` arguments, which the session then runs
+//! A plan (`exec_plan.proto`: GET, TABLE_SCAN, RANGE_SCAN, TABLE_PROJECT, PROJECT, FILTER, AGGR,
+//! with `expr.proto` expressions and placeholders) is not interpreted row by row. [`compile`] turns it into one `SELECT` with `?` arguments, which the session then runs
 //! through exactly the path of a prepared EXEC_SQL: the same engine call, the same result encoder
 //! (rows or chunks, flow-control tokens, FetchDone, StmtExecuteOk), the same kill and error
 //! handling. `docs/ARCHITECTURE.md` says why.
@@ -23,7 +22,12 @@
 //! - **Identifiers are quoted with backticks**, which both SQLite and MariaDB accept; values are
 //!   always bound as arguments, never spliced into the text.
 //!
-//! # Semantics (see docs/PROTOCOL.md, "EXEC_PLAN_READ")
+//! - **Caches.** The session keeps plans by digest (`NodeShared::plan_cache`, for digest-only
+//!   requests) and table shapes while no schema changes ([`catalog::ShapeCache`]); the compiled
+//!   SQL is rebuilt for every request, and the engine's own prepared-statement cache finds it by
+//!   text.
+//!
+//! # Semantics (see docs/PROTOCOL.md, "Plans (EXEC_PLAN_READ)")
 //!
 //! - Table and index by name, compared case-insensitively as MySQL does for columns and indexes;
 //!   an absent index, or `PRIMARY`, is the primary key. A table without a primary key can be read
