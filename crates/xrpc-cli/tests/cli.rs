@@ -265,7 +265,7 @@ fn bench_select1_writes_json_and_a_png() {
 }
 
 #[test]
-fn bench_prepare_then_point_select() {
+fn bench_prepare_then_point_select_and_point_get() {
     let node = TestNode::start();
     let target = node.target();
     let out = ok(&node.xrpc(&[
@@ -307,6 +307,26 @@ fn bench_prepare_then_point_select() {
     let m = single_result(&json);
     check_measurement(&m);
     assert_eq!(m["workload"], "point-select");
+    // The same read as a GET plan.
+    let json = dir.path().join("point-get.json");
+    ok(&node.xrpc(&[
+        "bench",
+        "--target",
+        &target,
+        "--workload",
+        "point-get",
+        "--duration",
+        "1",
+        "--warmup",
+        "0.2",
+        "--concurrency",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+    ]));
+    let m = single_result(&json);
+    check_measurement(&m);
+    assert_eq!(m["workload"], "point-get");
 }
 
 #[test]

@@ -359,6 +359,31 @@ impl Session {
         self.conn.inner.wait(&waiter, deadline).await
     }
 
+    /// Runs an EXEC_PLAN_READ plan (see [`crate::plan`]) with `params` filling its placeholders.
+    pub async fn execute_plan(
+        &mut self,
+        plan: &crate::plan::Plan,
+        params: &[Param],
+    ) -> Result<ResultSet, ClientError> {
+        let opts = self.default_options();
+        let waiter = Arc::new(Waiter::new());
+        let now = Instant::now();
+        let deadline = opts.timeout.map(|t| now + t);
+        {
+            let mut state = self.conn.inner.state.lock();
+            let id = state
+                .core
+                .execute_plan(self.sid, plan.request(params), &opts, now)?;
+            state.waiters.insert(id, Arc::clone(&waiter));
+        }
+        self.conn.inner.write.notify_one();
+        self.conn
+            .inner
+            .wait(&waiter, deadline)
+            .await
+            .map(ExecResult::into_result_set)
+    }
+
     /// Runs a query and hands its rows out as they arrive, with flow control following the
     /// caller's reading speed.
     ///

@@ -457,6 +457,41 @@ impl Session {
         self.conn.inner.wait(&waiter, deadline)
     }
 
+    /// Runs an EXEC_PLAN_READ plan (see [`crate::plan`]) with `params` filling its placeholders.
+    ///
+    /// ```no_run
+    /// # use xrpc_client::ConnectOptions;
+    /// # use xrpc_client::blocking::Connection;
+    /// use xrpc_client::plan::{Plan, placeholder};
+    /// # let conn = Connection::connect("127.0.0.1:33660", ConnectOptions::new("root", ""))?;
+    /// let mut session = conn.session()?;
+    /// let by_id = Plan::get("users").key([("id", placeholder(0))]).build();
+    /// let rows = session.execute_plan(&by_id, &[42i64.into()])?;
+    /// # Ok::<(), xrpc_client::ClientError>(())
+    /// ```
+    pub fn execute_plan(
+        &mut self,
+        plan: &crate::plan::Plan,
+        params: &[Param],
+    ) -> Result<ResultSet, ClientError> {
+        let opts = self.default_options();
+        let waiter = Arc::new(Waiter::new());
+        let now = Instant::now();
+        let deadline = opts.timeout.map(|t| now + t);
+        {
+            let mut state = self.conn.inner.state.lock();
+            let id = state
+                .core
+                .execute_plan(self.sid, plan.request(params), &opts, now)?;
+            state.waiters.insert(id, Arc::clone(&waiter));
+        }
+        self.conn.inner.flush();
+        self.conn
+            .inner
+            .wait(&waiter, deadline)
+            .map(ExecResult::into_result_set)
+    }
+
     /// Runs a query and hands its rows out as they arrive, with flow control following the
     /// caller's reading speed.
     ///

@@ -10,6 +10,7 @@
 //! | [`blocking`] | A transport over `std::net::TcpStream`: a reader thread per connection, callers parked per request, coalesced writes. |
 //! | `aio` (feature `async`) | The same API on tokio. |
 //! | `options`, `pipeline` | [`ConnectOptions`] and the [`Pipeline`] builder, shared by both transports. |
+//! | [`plan`] | Typed builders for EXEC_PLAN_READ plans (get by key, range, project, filter, aggregate), sent with `Session::execute_plan`. |
 //! | [`pool`] | Connections and sessions per data node, reusing only clean sessions. |
 //! | [`cluster`] | Several data nodes, one picked per shard key. |
 //!
@@ -31,6 +32,7 @@ mod driver;
 mod error;
 mod options;
 mod pipeline;
+pub mod plan;
 pub mod pool;
 pub mod proto;
 mod types;

@@ -859,3 +859,50 @@ fn the_cluster_routes_every_key_to_its_node() {
         assert_eq!(found.rows, vec![vec![bytes(&format!("v{key}"))]]);
     }
 }
+
+#[test]
+fn plans_built_with_the_typed_builder_run_on_a_session() {
+    use xrpc_client::plan::{Aggregate, Expr, Plan, placeholder};
+    let node = TestNode::start();
+    let pool = pool(node.addr_string());
+    let mut session = pool.session().unwrap();
+    session
+        .query("create table kv (k bigint primary key, v varchar(10), n int)")
+        .unwrap();
+    session.query("create unique index by_v on kv (v)").unwrap();
+    session
+        .query("insert into kv values (1, 'one', 10), (2, 'two', 20), (3, 'three', NULL)")
+        .unwrap();
+    let by_key = Plan::get("kv")
+        .key([("k", placeholder(0))])
+        .build()
+        .project(["v"]);
+    let rows = session.execute_plan(&by_key, &[2i64.into()]).unwrap();
+    assert_eq!(rows.rows, [[bytes("two")]]);
+    let by_v = Plan::get("kv").index("by_v").key([("v", "three")]).build();
+    assert_eq!(
+        int(&session.execute_plan(&by_v, &[]).unwrap().rows[0][0]),
+        3
+    );
+    let range = Plan::range("kv")
+        .from_key([("k", 2i64)])
+        .build()
+        .filter(Expr::col("n").is_null().not())
+        .aggregate(Aggregate::Sum, "total", Expr::col("n"));
+    let total = session.execute_plan(&range, &[]).unwrap();
+    assert_eq!(total.columns[0].name, "total");
+    let sql = session
+        .query("select sum(n) as total from kv where k >= 2 and n is not null")
+        .unwrap();
+    assert_eq!(
+        total.rows, sql.rows,
+        "what the same SQL gives on this engine"
+    );
+    assert_eq!(int(&total.rows[0][0]), 20);
+    // A plan error is a server error; the session goes on.
+    let err = session
+        .execute_plan(&Plan::table_scan("missing"), &[])
+        .unwrap_err();
+    assert_eq!(err.server().map(|e| e.code()), Some(1146), "{err}");
+    assert_eq!(int(&session.query("select 1").unwrap().rows[0][0]), 1);
+}

@@ -215,3 +215,27 @@ async fn async_broken_and_hung_connections() {
         Value::Sint(6)
     );
 }
+
+#[tokio::test]
+async fn async_sessions_run_plans() {
+    use xrpc_client::plan::{Plan, placeholder};
+    let node = TestNode::start();
+    let conn = Connection::connect(node.addr_string(), options())
+        .await
+        .unwrap();
+    let mut session = conn.session().unwrap();
+    session
+        .query("create table kv (k bigint primary key, v varchar(10))")
+        .await
+        .unwrap();
+    session
+        .query("insert into kv values (1, 'one'), (2, 'two')")
+        .await
+        .unwrap();
+    let plan = Plan::get("kv")
+        .key([("k", placeholder(0))])
+        .build()
+        .project(["v"]);
+    let rows = session.execute_plan(&plan, &[2i64.into()]).await.unwrap();
+    assert_eq!(rows.rows, [[bytes("two")]]);
+}

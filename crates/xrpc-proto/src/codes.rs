@@ -146,6 +146,9 @@ error_codes! {
     PARSE_ERROR = 1064, "42000", Error,
         "You have an error in your SQL syntax",
         "The engine could not parse the statement.";
+    KEY_DOES_NOT_EXIST = 1176, "42000", Error,
+        "Key doesn't exist in table",
+        "An EXEC_PLAN_READ plan names an index the table does not have (MySQL's ER_KEY_DOES_NOT_EXITS, as for `FORCE INDEX`).";
     NO_SUCH_TABLE = 1146, "42S02", Error,
         "Table doesn't exist",
         "The statement names an unknown table.";
@@ -160,7 +163,7 @@ error_codes! {
         "The engine's busy timeout ran out while waiting for a lock.";
     WRONG_ARGUMENTS = 1210, "HY000", Error,
         "Incorrect arguments",
-        "Statement arguments that do not match its placeholders, or a value of an unsupported type.";
+        "Statement arguments that do not match its placeholders, or a value of an unsupported type. For EXEC_PLAN_READ: a malformed plan (a missing node or field, an unknown plan or expression type, nesting deeper than 32 plan or 32 expression levels, a placeholder without its parameter, key parts that are not a prefix of the index).";
     UNKNOWN_SYSTEM_VARIABLE = 1193, "HY000", Error,
         "Unknown system variable",
         "SET or SHOW names a variable the node does not have.";
@@ -199,7 +202,7 @@ error_codes! {
         "A write of text that is not valid JSON into a JSON column.";
     NOT_SUPPORTED_YET = 1235, "42000", Error,
         "This version doesn't yet support it",
-        "SQL the engine would answer differently from MySQL, refused rather than answered wrongly: CAST to DATE, DATETIME, TIME, SIGNED, UNSIGNED, DECIMAL or BINARY on SQLite.";
+        "SQL the engine would answer differently from MySQL, refused rather than answered wrongly: CAST to DATE, DATETIME, TIME, SIGNED, UNSIGNED, DECIMAL or BINARY on SQLite. In an EXEC_PLAN_READ plan: an operator, function or expression type the node does not compile, a non-zero scan `flag`, a plan option it cannot honour (`snapshot_seq`, `commit_seq`, flashback, session variables), a range key with NULL.";
     DB_CREATE_EXISTS = 1007, "HY000", Error,
         "Can't create database; database exists",
         "CREATE DATABASE (without IF NOT EXISTS) of a database that exists, `main` and `information_schema` included.";

@@ -90,6 +90,8 @@ pub struct ResultEncoder<'o, O: FrameOutput + ?Sized> {
     sid: u64,
     chunked: bool,
     compact: bool,
+    /// What FetchDone carries (EXEC_PLAN_READ feedback); empty otherwise.
+    fetch_done: FetchDone,
     types: Vec<ColumnType>,
     chunk: Option<ChunkEncoder>,
     metadata_sent: bool,
@@ -109,6 +111,7 @@ impl<'o, O: FrameOutput + ?Sized> ResultEncoder<'o, O> {
             sid,
             chunked,
             compact: false,
+            fetch_done: FetchDone::default(),
             types: Vec::new(),
             chunk: None,
             metadata_sent: false,
@@ -123,6 +126,11 @@ impl<'o, O: FrameOutput + ?Sized> ResultEncoder<'o, O> {
     pub fn compact_metadata(mut self, compact: bool) -> Self {
         self.compact = compact;
         self
+    }
+
+    /// Makes FetchDone carry `fetch_done` (a plan's feedback: the index it read).
+    pub fn set_fetch_done(&mut self, fetch_done: FetchDone) {
+        self.fetch_done = fetch_done;
     }
 
     /// Whether column metadata has been written.
@@ -147,7 +155,7 @@ impl<'o, O: FrameOutput + ?Sized> ResultEncoder<'o, O> {
                 self.format,
                 self.sid,
                 ServerType::FetchDone.id(),
-                &FetchDone::default(),
+                &self.fetch_done,
             );
         } else {
             write_state_notice(

@@ -16,6 +16,8 @@
 //!   ([`auth`] over the accounts of [`users`]) and routes requests to sessions.
 //! * **Sessions** ([`session`]): a session's queue and its run loop, one statement at a time,
 //!   under the crate's `run_gate` (checked by loom through the crate's `loom` shim); flow control of large results ([`flow`]).
+//! * **Plans** ([`plan`]): EXEC_PLAN_READ plans compiled into one SQL statement, which the
+//!   session runs like a prepared EXEC_SQL; table shapes come from the engine ([`plan::catalog`]).
 //! * **Admin SQL** ([`admin`]): `SHOW VARIABLES`/`STATUS`, `SET GLOBAL`, `SELECT @@…` and
 //!   `CALL xrpc.perf_hist`, answered before the engine sees the statement.
 //! * **Engine** ([`engine`]): the [`engine::Engine`] contract and the embedded SQLite engine;
@@ -45,6 +47,7 @@ mod loom;
 pub mod metrics;
 pub mod node;
 pub mod peer_log;
+pub mod plan;
 pub mod result;
 mod run_gate;
 pub mod server;

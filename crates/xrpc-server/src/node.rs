@@ -74,6 +74,10 @@ pub struct NodeShared {
     pub engine: Arc<dyn Engine>,
     /// Statement digests → statements.
     pub cache: RequestCache,
+    /// Plan digests → plans (EXEC_PLAN_READ), encoded as `AnyPlan`; same sizes as `cache`.
+    pub plan_cache: RequestCache,
+    /// Table shapes for the plan compiler, kept while no schema changes (engines that see them all).
+    pub plan_shapes: crate::plan::catalog::ShapeCache,
     /// Variables: settings, live ones included (`SET GLOBAL`).
     pub vars: Arc<Variables>,
     /// Who may connect.
@@ -117,9 +121,12 @@ impl NodeShared {
         vars: Arc<Variables>,
         format: HeaderFormat,
     ) -> Self {
+        let sees_all_schema_changes = engine.sees_all_schema_changes();
         Self {
             engine,
             cache,
+            plan_cache: RequestCache::default(),
+            plan_shapes: crate::plan::catalog::ShapeCache::new(sees_all_schema_changes),
             vars,
             accounts,
             format,
@@ -362,6 +369,15 @@ impl StatusSource for NodeShared {
             ("xrpc_sql_hit".into(), cache.hits().to_string()),
             ("xrpc_sql_miss".into(), cache.misses().to_string()),
             ("xrpc_sql_evict".into(), cache.evictions().to_string()),
+            ("xrpc_plan_hit".into(), self.plan_cache.hits().to_string()),
+            (
+                "xrpc_plan_miss".into(),
+                self.plan_cache.misses().to_string(),
+            ),
+            (
+                "xrpc_plan_evict".into(),
+                self.plan_cache.evictions().to_string(),
+            ),
             // The process's binary log (one per process; see binlog/).
             (
                 "xrpc_binlog_written".into(),

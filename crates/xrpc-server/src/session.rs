@@ -110,6 +110,9 @@ pub enum Pushed {
 struct Core {
     engine: Option<Box<dyn EngineConn>>,
     last_error: Option<WireError>,
+    /// The engine connection holds a transaction in which a statement that may change a schema
+    /// ran: the node's plan shape cache is told again when it ends (see `plan::catalog`).
+    schema_dirty: bool,
 }
 
 /// One logical session.
@@ -321,7 +324,13 @@ impl Session {
     }
 
     fn release_engine(&self, node: &NodeShared) {
-        if let Some(mut engine) = self.core.lock().engine.take() {
+        let mut core = self.core.lock();
+        if std::mem::take(&mut core.schema_dirty) {
+            node.plan_shapes.schema_may_have_changed();
+        }
+        let held = core.engine.take();
+        drop(core);
+        if let Some(mut engine) = held {
             match engine.reset() {
                 Ok(()) => node.engine.release(engine),
                 Err(err) => {
@@ -423,13 +432,7 @@ impl Session {
                 false
             }
             Request::Plan(plan) => {
-                let reset_error = plan.reset_error;
-                self.run_cascading(conn, node, reset_error, |_, _| {
-                    Err(SqlError::new(
-                        &codes::UNSUPPORTED_OPTION,
-                        "EXEC_PLAN_READ is not supported by this node's engine; send SQL instead",
-                    ))
-                });
+                self.exec_plan(conn, node, *plan);
                 false
             }
             Request::Savepoint(sp) => {
@@ -511,6 +514,113 @@ impl Session {
             let mut encoder = ResultEncoder::new(out, node.format, session.sid, chunk);
             let summary =
                 session.execute(conn, node, sql, &args, schema.as_deref(), &mut encoder)?;
+            encoder.finish_result(&summary).map_err(SqlError::from)?;
+            Ok(())
+        });
+    }
+
+    /// EXEC_PLAN_READ: the plan (or the one cached under its digest) is compiled into one SQL
+    /// statement on the session's engine connection and run like a prepared EXEC_SQL, through the
+    /// same encoder. See [`crate::plan`].
+    fn exec_plan(&self, conn: &ConnRef, node: &NodeShared, request: pb::exec_plan::ExecPlan) {
+        // As for EXEC_SQL: a digest-only request that misses is answered before anything runs and
+        // leaves the stored error alone; the client resends the whole plan.
+        let plan = match (request.plan, &request.plan_digest) {
+            (Some(plan), Some(digest)) => {
+                node.plan_cache
+                    .insert(digest.clone(), prost::Message::encode_to_vec(&*plan).into());
+                plan
+            }
+            (Some(plan), None) => plan,
+            (None, Some(digest)) => {
+                let cached = node
+                    .plan_cache
+                    .get(digest)
+                    .map(<pb::exec_plan::AnyPlan as prost::Message>::decode);
+                match cached {
+                    Some(Ok(plan)) => Box::new(plan),
+                    // Only plans that decoded are stored, so a stored one decodes again.
+                    Some(Err(_)) | None => {
+                        let err = WireError::from_code(&codes::PLAN_CACHE_MISS);
+                        self.send_now(conn, node, |out| {
+                            write_error(out, node.format, self.sid, &err)
+                        });
+                        return;
+                    }
+                }
+            }
+            (None, None) => {
+                let err = SqlError::new(
+                    &codes::WRONG_ARGUMENTS,
+                    "bad plan: ExecPlan needs plan or plan_digest",
+                );
+                self.finish_request(conn, node, Err(err));
+                return;
+            }
+        };
+        let refused = if request.snapshot_seq.is_some() || request.commit_seq.is_some() {
+            Some("snapshot_seq and commit_seq (the node keeps no global timestamps)")
+        } else if request.query_via_flashback_area == Some(true) {
+            Some("query_via_flashback_area")
+        } else if request.use_cts_transaction == Some(true) {
+            Some("use_cts_transaction")
+        } else if !request.session_variables.is_empty() {
+            Some("session_variables on EXEC_PLAN_READ (send SET through EXEC_SQL)")
+        } else {
+            None
+        };
+        if let Some(what) = refused {
+            let err = SqlError::new(
+                &codes::NOT_SUPPORTED_YET,
+                format!("This version doesn't yet support {what}"),
+            );
+            self.run_cascading(conn, node, request.reset_error, |_, _| Err(err));
+            return;
+        }
+        let token = if self.auto_commit {
+            -1
+        } else {
+            request.token.unwrap_or(-1)
+        };
+        let chunk = !self.auto_commit
+            && request
+                .chunk_result
+                .unwrap_or_else(|| node.vars.chunk_result_default());
+        let compact = request.compact_metadata == Some(true);
+        let feedback = request.feed_back == Some(true);
+        let params = request.parameters;
+        self.run_cascading(conn, node, request.reset_error, |session, out| {
+            if token < -1 {
+                return Err(SqlError::new(
+                    &codes::INVALID_TOKEN,
+                    format!("token must be -1 or at least 0, got {token}"),
+                ));
+            }
+            session.flow.begin(token);
+            let conn = out.conn;
+            let mut encoder =
+                ResultEncoder::new(out, node.format, session.sid, chunk).compact_metadata(compact);
+            let use_cache = !session.core.lock().schema_dirty;
+            let mut index = String::new();
+            let summary =
+                session.with_engine(conn, node, &mut encoder, false, |engine, sink| {
+                    let mut catalog = crate::plan::catalog::CachingCatalog {
+                        cache: &node.plan_shapes,
+                        conn: engine,
+                        use_cache,
+                    };
+                    let compiled = crate::plan::compile(&plan, &params, &mut catalog)?;
+                    index = compiled.index;
+                    engine.execute(&compiled.sql, &compiled.args, None, sink)
+                })?;
+            if feedback {
+                // Upstream's feedback: the index read. The engine does not say how many rows it
+                // examined, so `examined_row_count` stays absent rather than guessed.
+                encoder.set_fetch_done(pb::resultset::FetchDone {
+                    examined_row_count: None,
+                    chosen_index: Some(index.into_bytes().into()),
+                });
+            }
             encoder.finish_result(&summary).map_err(SqlError::from)?;
             Ok(())
         });
@@ -603,6 +713,32 @@ impl Session {
                 AdminOutcome::Engine => {}
             }
         }
+        let changes_schema = crate::plan::catalog::may_change_schema(sql);
+        self.with_engine(conn, node, sink, changes_schema, |engine, sink| {
+            engine.execute(sql, args, schema, sink).and_then(|summary| {
+                // The node's own rows of a SHOW the engine answered follow the engine's rows.
+                for row in node_rows.iter().filter(|_| summary.has_result_set) {
+                    sink.row(row)?;
+                }
+                Ok(summary)
+            })
+        })
+    }
+
+    /// Runs `run` on the session's engine connection, borrowing one if it holds none, as one
+    /// registered statement (a kill interrupts it); keeps or gives back the connection after.
+    /// `changes_schema`: the statement may change a schema, which the plan shape cache is told.
+    fn with_engine(
+        &self,
+        conn: &ConnRef,
+        node: &NodeShared,
+        sink: &mut dyn ResultSink,
+        changes_schema: bool,
+        run: impl FnOnce(&mut dyn EngineConn, &mut dyn ResultSink) -> Result<ExecSummary, SqlError>,
+    ) -> Result<ExecSummary, SqlError> {
+        if self.is_killed() {
+            return Err(interrupted());
+        }
         let held = self.core.lock().engine.take();
         let mut engine = match held {
             Some(engine) => engine,
@@ -618,13 +754,7 @@ impl Session {
         engine.set_wait_hook(Some(Arc::new(move || Box::new(group.enter_wait()))));
         let result = if self.register_statement(&*engine) {
             node.statement_started(self.number, engine.interrupter());
-            let result = engine.execute(sql, args, schema, sink).and_then(|summary| {
-                // The node's own rows of a SHOW the engine answered follow the engine's rows.
-                for row in node_rows.iter().filter(|_| summary.has_result_set) {
-                    sink.row(row)?;
-                }
-                Ok(summary)
-            });
+            let result = run(&mut *engine, sink);
             node.statement_ended(self.number);
             self.kill.lock().running = None;
             result
@@ -638,6 +768,18 @@ impl Session {
             }
         }
         let holds_state = engine.holds_session_state();
+        {
+            // After the statement, whatever its outcome; again when a transaction that ran one
+            // ends, as only then do other sessions see its DDL.
+            let mut core = self.core.lock();
+            if changes_schema {
+                node.plan_shapes.schema_may_have_changed();
+                core.schema_dirty |= holds_state;
+            } else if core.schema_dirty && !holds_state {
+                core.schema_dirty = false;
+                node.plan_shapes.schema_may_have_changed();
+            }
+        }
         if holds_state && !self.auto_commit && !self.is_gone() {
             self.core.lock().engine = Some(engine);
         } else if holds_state {

@@ -639,6 +639,13 @@ fn run_inner(args: &BenchArgs) -> Result<i32, String> {
                     "{name}: the echo workload needs an echo server, not MySQL"
                 ));
             }
+            (workload, Target::Mysql { name, .. }) if workload.sends_plans() => {
+                return Err(format!(
+                    "{name}: the {} workload sends EXEC_PLAN_READ plans, which only xrpc targets \
+                     take; compare with point-select there",
+                    workload.name()
+                ));
+            }
             (_, t) => t,
         });
     }

@@ -8,6 +8,7 @@
 //! |---|---|
 //! | `select1` | `SELECT 1` |
 //! | `point-select` | `SELECT c FROM sbtest1 WHERE id=?` (sysbench `oltp_point_select`) |
+//! | `point-get` | the same read as `point-select`, sent as an EXEC_PLAN_READ plan: a GET on `sbtest1`'s primary key with the id as placeholder 0, projected to `c` ([`point_get_plan`]); xrpc targets only |
 //! | `read-write` | sysbench `oltp_read_write` with its defaults: `BEGIN`; 10 point selects; one simple range, one `SUM(k)`, one `ORDER BY c` and one `DISTINCT c … ORDER BY c` over 100 ids; an index update (`k=k+1`), a non-index update (`c=?`); a delete and an insert of the same id; `COMMIT` |
 //!
 //! Ids are uniform over `1..=table_size` (sysbench 1.1's default distribution; 1.0 defaulted to
@@ -29,6 +30,8 @@ pub enum Workload {
     Select1,
     /// sysbench `oltp_point_select` on `sbtest1`.
     PointSelect,
+    /// `point-select`'s read as a GET plan (EXEC_PLAN_READ) instead of SQL.
+    PointGet,
     /// sysbench `oltp_read_write`-like transactions on `sbtest1`.
     ReadWrite,
 }
@@ -40,14 +43,34 @@ impl Workload {
             Workload::Echo => "echo",
             Workload::Select1 => "select1",
             Workload::PointSelect => "point-select",
+            Workload::PointGet => "point-get",
             Workload::ReadWrite => "read-write",
         }
     }
 
     /// Whether the workload reads `sbtest1`, which `xrpc bench prepare` creates.
     pub fn needs_table(self) -> bool {
-        matches!(self, Workload::PointSelect | Workload::ReadWrite)
+        matches!(
+            self,
+            Workload::PointSelect | Workload::PointGet | Workload::ReadWrite
+        )
     }
+
+    /// Whether the workload sends plans rather than SQL, which only xrpc targets take.
+    pub fn sends_plans(self) -> bool {
+        self == Workload::PointGet
+    }
+}
+
+/// `point-get`'s plan: `SELECT c FROM sbtest1 WHERE id = ?` as a GET on the primary key, the id
+/// being parameter 0. Its statements in a [`Script`] are [`POINT`] with the id as argument; the
+/// xrpc driver sends this plan with the same argument instead of the SQL.
+pub fn point_get_plan() -> xrpc_client::plan::Plan {
+    use xrpc_client::plan::{Plan, placeholder};
+    Plan::get("sbtest1")
+        .key([("id", placeholder(0))])
+        .build()
+        .project(["c"])
 }
 
 /// A statement argument.
@@ -97,7 +120,8 @@ pub const CREATE_TABLE: &str = "CREATE TABLE sbtest1 (id INTEGER NOT NULL PRIMAR
 pub const CREATE_INDEX: &str = "CREATE INDEX k_1 ON sbtest1 (k)";
 
 const SELECT1: &str = "SELECT 1";
-const POINT: &str = "SELECT c FROM sbtest1 WHERE id=?";
+/// sysbench's point select; also what a `point-get` plan reads.
+pub const POINT: &str = "SELECT c FROM sbtest1 WHERE id=?";
 const SIMPLE_RANGE: &str = "SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ?";
 const SUM_RANGE: &str = "SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN ? AND ?";
 const ORDER_RANGE: &str = "SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c";
@@ -232,7 +256,7 @@ impl Script {
             Workload::Echo | Workload::Select1 => {
                 self.queue.push_back(Stmt::new(SELECT1, Vec::new()));
             }
-            Workload::PointSelect => {
+            Workload::PointSelect | Workload::PointGet => {
                 let id = self.id();
                 self.queue.push_back(Stmt::new(POINT, vec![Arg::Int(id)]));
             }

@@ -126,6 +126,8 @@ struct Driver {
     conns: Vec<Conn>,
     clients: Vec<Client>,
     opts: ExecOptions,
+    /// The plan sent instead of each statement's SQL (`point-get`).
+    plan: Option<xrpc_client::plan::Plan>,
     rec: Recorder,
 }
 
@@ -176,6 +178,10 @@ impl Driver {
             conns,
             clients,
             opts: ExecOptions::default().chunk_result(spec.chunk),
+            plan: spec
+                .workload
+                .sends_plans()
+                .then(super::workload::point_get_plan),
             rec: Recorder::new(),
         })
     }
@@ -377,13 +383,20 @@ impl Driver {
                     Arg::Str(s) => Param::Str(s),
                 })
                 .collect();
-            match conn.core.execute(
-                client.sid,
-                Bytes::from_static(stmt.sql.as_bytes()),
-                &args,
-                &self.opts,
-                now,
-            ) {
+            let issued = match &self.plan {
+                Some(plan) => {
+                    conn.core
+                        .execute_plan(client.sid, plan.request(&args), &self.opts, now)
+                }
+                None => conn.core.execute(
+                    client.sid,
+                    Bytes::from_static(stmt.sql.as_bytes()),
+                    &args,
+                    &self.opts,
+                    now,
+                ),
+            };
+            match issued {
                 Ok(id) => client.inflight.push_back((id, now, counts_event)),
                 Err(err) => {
                     client.lose(&mut self.rec);

@@ -156,7 +156,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use xrpc_proto::auth::{CHALLENGE_LEN, Challenge, MECH_MYSQL41, mysql41_client_response};
 use xrpc_proto::frame::{AUTO_COMMIT_SID_BIT, CONNECTION_SID, encode_message_frame, put_header};
-use xrpc_proto::messages::pb::{connection, session as pb_session, sql};
+use xrpc_proto::messages::pb::{connection, exec_plan, session as pb_session, sql};
 use xrpc_proto::messages::{ClientMessage, ClientType, ServerMessage};
 use xrpc_proto::{FrameConfig, FrameDecoder, HeaderFormat};
 
@@ -690,6 +690,46 @@ impl ClientConnection {
             ));
         }
         let exec = self.s.new_exec(stmt, args, opts, session.auto_commit)?;
+        Ok(self.issue(sid, exec, opts, now))
+    }
+
+    /// Issues an EXEC_PLAN_READ on a session (see [`crate::plan`] for building `plan`). The result
+    /// arrives as [`Event::Completed`], like a statement's. Plans are always sent whole.
+    pub fn execute_plan(
+        &mut self,
+        sid: SessionId,
+        plan: exec_plan::ExecPlan,
+        opts: &ExecOptions,
+        now: Instant,
+    ) -> Result<RequestId, ClientError> {
+        self.s.check_open()?;
+        let Some(session) = self.sessions.get(&sid.0) else {
+            return Err(ClientError::session_closed(
+                format!("{sid} does not exist on this connection"),
+                None,
+            ));
+        };
+        if session.closing {
+            return Err(ClientError::session_closed(
+                format!("{sid} is closing"),
+                None,
+            ));
+        }
+        if session.auto_commit {
+            return Err(ClientError::usage(
+                "plans need a session: the server accepts only EXEC_SQL on auto-commit sids",
+            ));
+        }
+        let exec = self.s.new_plan_exec(plan, opts, false);
+        Ok(self.issue(sid, exec, opts, now))
+    }
+
+    /// Queues `exec` on the session `sid` (checked by the caller) and returns its id.
+    fn issue(&mut self, sid: SessionId, exec: Exec, opts: &ExecOptions, now: Instant) -> RequestId {
+        let session = self
+            .sessions
+            .get_mut(&sid.0)
+            .expect("the caller checked that the session exists");
         let id = self.s.next_request_id();
         let request = Request {
             id,
@@ -711,7 +751,7 @@ impl ClientConnection {
             );
         }
         session.enqueue(sid.0, request, &mut self.s);
-        Ok(id)
+        id
     }
 
     /// Runs one statement on a fresh auto-commit sid: no SESS_NEW, no session state, no flow
@@ -1056,6 +1096,40 @@ impl Shared {
         );
     }
 
+    /// An EXEC_PLAN_READ request: `plan` with the options' token and chunking applied.
+    fn new_plan_exec(
+        &self,
+        mut plan: exec_plan::ExecPlan,
+        opts: &ExecOptions,
+        auto_commit: bool,
+    ) -> Exec {
+        let token = if auto_commit { None } else { opts.token_kib };
+        plan.token = token.map(|t| i32::try_from(t).unwrap_or(i32::MAX));
+        plan.chunk_result = (opts.chunk_result && !auto_commit).then_some(true);
+        Exec {
+            msg: sql::StmtExecute::default(),
+            plan: Some(Box::new(plan)),
+            digest: None,
+            digest_only: false,
+            fire_and_forget: opts.fire_and_forget,
+            stream: opts.stream,
+            tx: stmt::TxEffect::None,
+            builder: ResultBuilder::default(),
+            replied: false,
+            token,
+            used: 0,
+            offer_owed: false,
+            row_bytes: 0,
+        }
+    }
+
+    /// Appends an EXEC_PLAN_READ frame.
+    fn send_plan(&mut self, sid: u64, plan: &exec_plan::ExecPlan) {
+        let format = self.format;
+        let out = self.out_for(sid);
+        encode_message_frame(out, format, sid, ClientType::ExecPlanRead.id(), plan);
+    }
+
     fn new_exec(
         &self,
         stmt: Bytes,
@@ -1091,6 +1165,7 @@ impl Shared {
         };
         Ok(Exec {
             msg,
+            plan: None,
             digest,
             digest_only: false,
             fire_and_forget: opts.fire_and_forget,

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use xrpc_proto::codes;
-use xrpc_proto::messages::pb::{session as pb_session, sql};
+use xrpc_proto::messages::pb::{exec_plan, session as pb_session, sql};
 use xrpc_proto::messages::{ClientMessage, ServerMessage};
 
 use super::result::ResultBuilder;
@@ -68,7 +68,10 @@ pub(super) enum Body {
 #[derive(Debug)]
 pub(super) struct Exec {
     /// The full message, `stmt` included; a digest-only send takes `stmt` out for the encoding.
+    /// Unused (default) for a plan.
     pub(super) msg: sql::StmtExecute,
+    /// EXEC_PLAN_READ instead of EXEC_SQL: the plan request, sent whole (never digest-only).
+    pub(super) plan: Option<Box<exec_plan::ExecPlan>>,
     pub(super) digest: Option<Digest>,
     pub(super) digest_only: bool,
     pub(super) fire_and_forget: bool,
@@ -117,6 +120,9 @@ impl Session {
         if let Body::Exec(exec) = &mut request.body {
             if self.ff_chain {
                 exec.msg.reset_error = Some(false);
+                if let Some(plan) = &mut exec.plan {
+                    plan.reset_error = Some(false);
+                }
             }
             self.ff_chain = exec.fire_and_forget;
             match exec.tx {
@@ -354,7 +360,10 @@ pub(super) fn send_full(sid: u64, exec: &mut Exec, s: &mut Shared) {
         }
         s.digests.insert(d);
     }
-    s.send_exec(sid, &exec.msg);
+    match &exec.plan {
+        Some(plan) => s.send_plan(sid, plan),
+        None => s.send_exec(sid, &exec.msg),
+    }
 }
 
 impl Exec {

@@ -50,6 +50,14 @@ pub trait Engine: Send + Sync + 'static {
         false
     }
 
+    /// Whether every change to the engine's schema goes through this node's sessions (an
+    /// embedded engine that owns its files). Then the plan compiler may keep table shapes between
+    /// requests, dropping them whenever a session runs DDL ([`crate::plan::catalog::ShapeCache`]);
+    /// otherwise (a server other clients also change) it reads them for every plan.
+    fn sees_all_schema_changes(&self) -> bool {
+        false
+    }
+
     /// The engine's own `SHOW STATUS` rows, `(name, value)`, named `xrpc_<engine part>_…` (the
     /// `mysql` engine: its backend pool, `xrpc_backend_*`). None by default.
     fn status_rows(&self) -> Vec<(String, String)> {
@@ -84,6 +92,22 @@ pub trait EngineConn: Send {
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError>;
+
+    /// The columns, primary key and indexes of table `table` in `schema` (the session's database
+    /// when `None`), for the plan compiler of EXEC_PLAN_READ ([`crate::plan`]). Each engine reads
+    /// its own catalog ([`crate::plan::catalog`]); an unknown table is
+    /// [`xrpc_proto::codes::NO_SUCH_TABLE`]. Engines that cannot describe tables refuse plans.
+    fn describe_table(
+        &mut self,
+        schema: Option<&str>,
+        table: &str,
+    ) -> Result<crate::plan::TableShape, SqlError> {
+        let _ = (schema, table);
+        Err(SqlError::new(
+            &xrpc_proto::codes::NOT_SUPPORTED_YET,
+            "EXEC_PLAN_READ on this engine; send SQL instead",
+        ))
+    }
 
     /// Whether the connection carries state that must stay with its session (transaction,
     /// `autocommit = 0`, temp tables, attached databases, changed session variables).

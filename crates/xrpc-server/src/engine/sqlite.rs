@@ -470,6 +470,11 @@ impl Engine for SqliteEngine {
         "sqlite"
     }
 
+    fn sees_all_schema_changes(&self) -> bool {
+        // The database file is the node's: other processes do not change it.
+        true
+    }
+
     fn version(&self) -> String {
         format!("SQLite {}", rusqlite::version())
     }
@@ -1168,6 +1173,14 @@ impl fmt::Debug for SqliteConn {
 }
 
 impl EngineConn for SqliteConn {
+    fn describe_table(
+        &mut self,
+        schema: Option<&str>,
+        table: &str,
+    ) -> Result<crate::plan::TableShape, SqlError> {
+        crate::plan::catalog::describe_sqlite(self, schema, table)
+    }
+
     fn opened_at(&self) -> Instant {
         self.opened_at
     }

@@ -341,6 +341,14 @@ fn stream(
 }
 
 impl EngineConn for MysqlConn {
+    fn describe_table(
+        &mut self,
+        schema: Option<&str>,
+        table: &str,
+    ) -> Result<crate::plan::TableShape, SqlError> {
+        crate::plan::catalog::describe_mysql(self, schema, table)
+    }
+
     fn execute(
         &mut self,
         sql: &str,

@@ -1,0 +1,528 @@
+//! Table shapes for the plan compiler, read from the engine.
+//!
+//! Each engine finds a table's columns, primary key and indexes its own way, behind
+//! [`EngineConn::describe_table`]:
+//!
+//! - **SQLite** ([`describe_sqlite`]): `PRAGMA table_info` (columns in order, and the primary
+//!   key's parts by their `pk` position), `PRAGMA index_list` and `PRAGMA index_info` per index.
+//!   The primary key's own index (origin `pk`) is not listed again, and an index on an
+//!   expression is left out (it has no column to look up). SQLite names the index of a `UNIQUE`
+//!   constraint written inside `CREATE TABLE` `sqlite_autoindex_<table>_<n>`; such an index is
+//!   listed under the name MySQL gives an unnamed unique key, its first column (`_2`, `_3`, … on
+//!   a clash), so a plan written for MySQL finds it.
+//! - **MySQL / MariaDB** ([`describe_mysql`]): `information_schema.COLUMNS` and
+//!   `information_schema.STATISTICS` of the table in the request's schema, or in `DATABASE()`
+//!   when the plan names none; the index named `PRIMARY` is the primary key.
+//!
+//! Both run as ordinary statements on the session's engine connection, inside the request, so
+//! they see the session's transaction and a kill stops them like any statement. An unknown table
+//! is 1146 with MySQL's message.
+//!
+//! # The shape cache
+//!
+//! Reading a shape costs several statements, more than the point read a plan usually is. On an
+//! engine whose schema only changes through this node ([`Engine::sees_all_schema_changes`]:
+//! SQLite) shapes are kept in a [`ShapeCache`] shared by the node's sessions, with this
+//! invariant: **an entry is used only if no statement that may change a schema ended since the
+//! shape was read.**
+//!
+//! - A *schema epoch* counts such statements. A shape is stored with the epoch read *before* it
+//!   was described, and used only while the epoch is still that value.
+//! - The session layer calls [`ShapeCache::schema_may_have_changed`] after every statement that may
+//!   change a schema ([`may_change_schema`]: CREATE, ALTER, DROP, RENAME, TRUNCATE, ATTACH,
+//!   DETACH, PRAGMA, VACUUM, REINDEX, whatever their outcome), and again when a transaction in
+//!   which it ran one ends (COMMIT, ROLLBACK, or the session's state being reset), because SQLite's
+//!   DDL is transactional: other sessions see it only then.
+//! - A session with such uncommitted DDL neither stores nor uses cached shapes: what it sees is
+//!   not what the others see.
+//!
+//! [`Engine::sees_all_schema_changes`]: crate::engine::Engine::sees_all_schema_changes
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use parking_lot::Mutex;
+use xrpc_proto::codes;
+use xrpc_proto::value::Value;
+
+use super::{Catalog, IndexShape, TableShape};
+use crate::engine::EngineConn;
+use crate::result::{CollectedResult, SqlError};
+
+/// Most shapes kept; the cache is cleared when it would grow beyond.
+const SHAPE_CACHE_CAPACITY: usize = 1024;
+
+/// Table shapes shared by the node's sessions; see the module docs.
+#[derive(Debug)]
+pub struct ShapeCache {
+    enabled: bool,
+    epoch: AtomicU64,
+    /// By (schema, table), lowercased: SQLite compares both case-insensitively, and only SQLite
+    /// enables the cache.
+    shapes: Mutex<HashMap<ShapeKey, (u64, TableShape)>>,
+}
+
+/// (schema, table), lowercased.
+type ShapeKey = (Option<String>, String);
+
+impl ShapeCache {
+    /// A cache that keeps shapes only when `enabled` (the engine sees all schema changes).
+    pub fn new(enabled: bool) -> Self {
+        Self {
+            enabled,
+            epoch: AtomicU64::new(0),
+            shapes: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// A statement that may have changed a schema ended, or a transaction that ran one did.
+    pub fn schema_may_have_changed(&self) {
+        self.epoch.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn key(schema: Option<&str>, table: &str) -> ShapeKey {
+        (
+            schema.map(str::to_ascii_lowercase),
+            table.to_ascii_lowercase(),
+        )
+    }
+}
+
+/// Whether `sql` may change a schema: its first word (after comments) is one of CREATE, ALTER,
+/// DROP, RENAME, TRUNCATE, ATTACH, DETACH, PRAGMA, VACUUM or REINDEX. Errs towards yes.
+pub fn may_change_schema(sql: &str) -> bool {
+    let mut rest = sql;
+    loop {
+        rest = rest.trim_start();
+        if let Some(after) = rest.strip_prefix("/*") {
+            rest = after.split_once("*/").map_or("", |(_, r)| r);
+        } else if rest.starts_with("--") || rest.starts_with('#') {
+            rest = rest.split_once('\n').map_or("", |(_, r)| r);
+        } else {
+            break;
+        }
+    }
+    let word: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect::<String>()
+        .to_ascii_uppercase();
+    matches!(
+        word.as_str(),
+        "CREATE"
+            | "ALTER"
+            | "DROP"
+            | "RENAME"
+            | "TRUNCATE"
+            | "ATTACH"
+            | "DETACH"
+            | "PRAGMA"
+            | "VACUUM"
+            | "REINDEX"
+    )
+}
+
+/// A [`Catalog`] over an engine connection that keeps shapes in a [`ShapeCache`].
+pub struct CachingCatalog<'a> {
+    /// The node's cache.
+    pub cache: &'a ShapeCache,
+    /// The connection the plan will run on.
+    pub conn: &'a mut dyn EngineConn,
+    /// False while the session holds uncommitted schema changes: then nothing is cached or used.
+    pub use_cache: bool,
+}
+
+impl std::fmt::Debug for CachingCatalog<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CachingCatalog")
+            .field("use_cache", &self.use_cache)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Catalog for CachingCatalog<'_> {
+    fn table(&mut self, schema: Option<&str>, name: &str) -> Result<TableShape, SqlError> {
+        if !(self.cache.enabled && self.use_cache) {
+            return self.conn.describe_table(schema, name);
+        }
+        let key = ShapeCache::key(schema, name);
+        // Read before describing: a change that ends meanwhile makes the entry stale at once.
+        let epoch = self.cache.epoch.load(Ordering::SeqCst);
+        if let Some((at, shape)) = self.cache.shapes.lock().get(&key) {
+            if *at == epoch {
+                return Ok(shape.clone());
+            }
+        }
+        let shape = self.conn.describe_table(schema, name)?;
+        let mut shapes = self.cache.shapes.lock();
+        if shapes.len() >= SHAPE_CACHE_CAPACITY {
+            shapes.retain(|_, (at, _)| *at == epoch);
+            if shapes.len() >= SHAPE_CACHE_CAPACITY {
+                shapes.clear();
+            }
+        }
+        shapes.insert(key, (epoch, shape.clone()));
+        Ok(shape)
+    }
+}
+
+fn rows_of(
+    conn: &mut (impl EngineConn + ?Sized),
+    sql: &str,
+    args: &[Value],
+) -> Result<Vec<Vec<Value>>, SqlError> {
+    let mut collected = CollectedResult::default();
+    conn.execute(sql, args, None, &mut collected)?;
+    Ok(collected.rows)
+}
+
+fn text(value: &Value) -> Option<String> {
+    match value {
+        Value::Bytes(bytes) => Some(String::from_utf8_lossy(bytes).into_owned()),
+        _ => None,
+    }
+}
+
+fn int(value: &Value) -> Option<i64> {
+    match value {
+        Value::Sint(i) => Some(*i),
+        Value::Uint(u) => i64::try_from(*u).ok(),
+        _ => None,
+    }
+}
+
+fn no_such_table(schema: Option<&str>, name: &str) -> SqlError {
+    let qualified = match schema {
+        Some(schema) => format!("{schema}.{name}"),
+        None => name.to_owned(),
+    };
+    SqlError::new(
+        &codes::NO_SUCH_TABLE,
+        format!("Table '{qualified}' doesn't exist"),
+    )
+}
+
+/// A string literal for a PRAGMA argument (PRAGMAs take no bound arguments).
+fn literal(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
+}
+
+/// Describes a table of the SQLite engine; see the module docs.
+pub fn describe_sqlite(
+    conn: &mut (impl EngineConn + ?Sized),
+    schema: Option<&str>,
+    name: &str,
+) -> Result<TableShape, SqlError> {
+    let prefix = schema
+        .map(|s| format!("{}.", super::quote(s)))
+        .unwrap_or_default();
+    let columns = rows_of(
+        conn,
+        &format!("PRAGMA {prefix}table_info({})", literal(name)),
+        &[],
+    )
+    .map_err(|err| {
+        // MySQL reads a table of an unknown database as an unknown table.
+        if err.message.starts_with("unknown database") {
+            no_such_table(schema, name)
+        } else {
+            err
+        }
+    })?;
+    if columns.is_empty() {
+        return Err(no_such_table(schema, name));
+    }
+    // table_info: cid, name, type, notnull, dflt_value, pk.
+    let mut primary: Vec<(i64, String)> = Vec::new();
+    let mut names = Vec::with_capacity(columns.len());
+    for row in &columns {
+        let column = row.get(1).and_then(text).unwrap_or_default();
+        let pk = row.get(5).and_then(int).unwrap_or(0);
+        if pk > 0 {
+            primary.push((pk, column.clone()));
+        }
+        names.push(column);
+    }
+    primary.sort();
+    let primary_key =
+        (!primary.is_empty()).then(|| primary.into_iter().map(|(_, c)| c).collect::<Vec<_>>());
+    // index_list: seq, name, unique, origin, partial.
+    let list = rows_of(
+        conn,
+        &format!("PRAGMA {prefix}index_list({})", literal(name)),
+        &[],
+    )?;
+    let mut indexes: Vec<IndexShape> = Vec::new();
+    let mut autoindexes: Vec<Vec<String>> = Vec::new();
+    for row in &list {
+        let Some(index) = row.get(1).and_then(text) else {
+            continue;
+        };
+        let origin = row.get(3).and_then(text).unwrap_or_default();
+        if origin == "pk" {
+            continue;
+        }
+        // index_info: seqno, cid, name (NULL for an expression).
+        let parts = rows_of(
+            conn,
+            &format!("PRAGMA {prefix}index_info({})", literal(&index)),
+            &[],
+        )?;
+        let mut seq_columns: Vec<(i64, Option<String>)> = parts
+            .iter()
+            .map(|p| {
+                (
+                    p.first().and_then(int).unwrap_or(0),
+                    p.get(2).and_then(text),
+                )
+            })
+            .collect();
+        seq_columns.sort_by_key(|(seq, _)| *seq);
+        let Some(columns) = seq_columns
+            .into_iter()
+            .map(|(_, c)| c)
+            .collect::<Option<Vec<String>>>()
+        else {
+            continue;
+        };
+        if index.starts_with("sqlite_autoindex_") {
+            autoindexes.push(columns);
+        } else {
+            indexes.push(IndexShape {
+                name: index,
+                columns,
+            });
+        }
+    }
+    // index_list lists the newest index first; the constraints of CREATE TABLE in reverse.
+    autoindexes.reverse();
+    for columns in autoindexes {
+        let base = columns[0].clone();
+        let mut name = base.clone();
+        let mut n = 2;
+        while indexes.iter().any(|i| i.name.eq_ignore_ascii_case(&name)) {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        indexes.push(IndexShape { name, columns });
+    }
+    Ok(TableShape {
+        columns: names,
+        primary_key,
+        indexes,
+    })
+}
+
+/// Describes a table of the MySQL engine (MariaDB or MySQL behind it); see the module docs.
+pub fn describe_mysql(
+    conn: &mut (impl EngineConn + ?Sized),
+    schema: Option<&str>,
+    name: &str,
+) -> Result<TableShape, SqlError> {
+    let schema_arg = schema.map_or(Value::Null, |s| {
+        Value::Bytes(bytes::Bytes::copy_from_slice(s.as_bytes()))
+    });
+    let name_arg = Value::Bytes(bytes::Bytes::copy_from_slice(name.as_bytes()));
+    let columns = rows_of(
+        conn,
+        "SELECT COLUMN_NAME FROM information_schema.COLUMNS \
+         WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? \
+         ORDER BY ORDINAL_POSITION",
+        &[schema_arg.clone(), name_arg.clone()],
+    )?;
+    if columns.is_empty() {
+        return Err(no_such_table(schema, name));
+    }
+    let names: Vec<String> = columns
+        .iter()
+        .filter_map(|row| row.first().and_then(text))
+        .collect();
+    let parts = rows_of(
+        conn,
+        "SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS \
+         WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? \
+         ORDER BY INDEX_NAME, SEQ_IN_INDEX",
+        &[schema_arg, name_arg],
+    )?;
+    let mut primary_key = None;
+    let mut indexes: Vec<IndexShape> = Vec::new();
+    let mut current: Option<(String, Option<Vec<String>>)> = None;
+    let mut finish = |entry: Option<(String, Option<Vec<String>>)>| {
+        // An index with an expression part (COLUMN_NAME NULL) cannot be looked up by columns.
+        if let Some((index, Some(columns))) = entry {
+            if index == "PRIMARY" {
+                primary_key = Some(columns);
+            } else {
+                indexes.push(IndexShape {
+                    name: index,
+                    columns,
+                });
+            }
+        }
+    };
+    for row in &parts {
+        let Some(index) = row.first().and_then(text) else {
+            continue;
+        };
+        let column = row.get(1).and_then(text);
+        match &mut current {
+            Some((name, columns)) if *name == index => {
+                if let (Some(columns), Some(column)) = (columns.as_mut(), column) {
+                    columns.push(column);
+                } else {
+                    *columns = None;
+                }
+            }
+            _ => {
+                finish(current.take());
+                current = Some((index, column.map(|c| vec![c])));
+            }
+        }
+    }
+    finish(current.take());
+    Ok(TableShape {
+        columns: names,
+        primary_key,
+        indexes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::engine::Interrupt;
+    use crate::result::{ExecSummary, ResultSink};
+
+    /// An engine connection that only describes one table, counting how often.
+    struct Describing {
+        describes: usize,
+        columns: Vec<String>,
+    }
+
+    struct NoInterrupt;
+
+    impl Interrupt for NoInterrupt {
+        fn interrupt(&self) {}
+        fn clear(&self) {}
+    }
+
+    impl EngineConn for Describing {
+        fn execute(
+            &mut self,
+            _sql: &str,
+            _args: &[Value],
+            _schema: Option<&str>,
+            _sink: &mut dyn ResultSink,
+        ) -> Result<ExecSummary, SqlError> {
+            unreachable!("the test describes tables only")
+        }
+
+        fn describe_table(
+            &mut self,
+            _schema: Option<&str>,
+            table: &str,
+        ) -> Result<TableShape, SqlError> {
+            if !table.eq_ignore_ascii_case("t") {
+                return Err(no_such_table(None, table));
+            }
+            self.describes += 1;
+            Ok(TableShape {
+                columns: self.columns.clone(),
+                primary_key: Some(vec!["id".into()]),
+                indexes: Vec::new(),
+            })
+        }
+
+        fn holds_session_state(&self) -> bool {
+            false
+        }
+
+        fn interrupter(&self) -> Arc<dyn Interrupt> {
+            Arc::new(NoInterrupt)
+        }
+
+        fn set_connection_id(&mut self, _id: u64) {}
+
+        fn reset(&mut self) -> Result<(), SqlError> {
+            Ok(())
+        }
+    }
+
+    fn lookup(cache: &ShapeCache, conn: &mut Describing, use_cache: bool) -> TableShape {
+        CachingCatalog {
+            cache,
+            conn,
+            use_cache,
+        }
+        .table(None, "T")
+        .unwrap()
+    }
+
+    #[test]
+    fn shapes_are_kept_until_a_schema_may_have_changed() {
+        let cache = ShapeCache::new(true);
+        let mut conn = Describing {
+            describes: 0,
+            columns: vec!["id".into()],
+        };
+        lookup(&cache, &mut conn, true);
+        lookup(&cache, &mut conn, true);
+        assert_eq!(conn.describes, 1, "the second plan used the kept shape");
+        conn.columns.push("added".into());
+        cache.schema_may_have_changed();
+        assert_eq!(lookup(&cache, &mut conn, true).columns, ["id", "added"]);
+        assert_eq!(conn.describes, 2);
+        // A session with uncommitted DDL reads for itself, and keeps nothing.
+        lookup(&cache, &mut conn, false);
+        assert_eq!(conn.describes, 3);
+        lookup(&cache, &mut conn, true);
+        assert_eq!(conn.describes, 3);
+        // An unknown table is not kept either.
+        let err = CachingCatalog {
+            cache: &cache,
+            conn: &mut conn,
+            use_cache: true,
+        }
+        .table(None, "nope")
+        .unwrap_err();
+        assert_eq!(err.code, codes::NO_SUCH_TABLE.code);
+    }
+
+    #[test]
+    fn a_disabled_cache_describes_every_time() {
+        let cache = ShapeCache::new(false);
+        let mut conn = Describing {
+            describes: 0,
+            columns: vec!["id".into()],
+        };
+        lookup(&cache, &mut conn, true);
+        lookup(&cache, &mut conn, true);
+        assert_eq!(conn.describes, 2);
+    }
+
+    #[test]
+    fn schema_changing_statements_are_recognised_after_comments() {
+        for sql in [
+            "create index i on t (a)",
+            "  /* hint */ ALTER TABLE t ADD c INT",
+            "-- note\nDROP TABLE t",
+            "# note\nrename table a to b",
+            "PRAGMA foreign_keys = 1",
+            "attach database 'x' as x",
+            "VACUUM",
+        ] {
+            assert!(may_change_schema(sql), "{sql}");
+        }
+        for sql in [
+            "select 1",
+            "insert into t values (1)",
+            "/* create */ select 1",
+            "createx",
+            "",
+        ] {
+            assert!(!may_change_schema(sql), "{sql}");
+        }
+    }
+}
