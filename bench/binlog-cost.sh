@@ -37,9 +37,8 @@ fi
 DATA="$BENCH_RUN/binlog-cost"
 rm -rf "$DATA" && mkdir -p "$DATA"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-pin() { if [ "$1" != all ]; then taskset -c "$1" "${@:2}"; else "${@:2}"; fi; }
-
-pin "$BENCH_SERVER_CPUSET" "$BIN/xrpc-server" --listen "127.0.0.1:$PORT" --data-dir "$DATA" --log warn \
+# Started directly (not through a shell function) so that $! is the node's own pid: taskset execs.
+"${BENCH_SERVER_PREFIX[@]}" "$BIN/xrpc-server" --listen "127.0.0.1:$PORT" --data-dir "$DATA" --log warn \
     --binlog-dir "$DATA/binlog" 2>"$DATA/server.log" &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true' EXIT
@@ -52,7 +51,8 @@ if [ "$WORKLOAD" != select1 ]; then
     "$BIN/xrpc" bench prepare --target "$TARGET" >/dev/null
 fi
 
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$SERVER/stat"; }
+# utime and stime, fields 14 and 15 of /proc/<pid>/stat, counted after the command name's ")".
+cpu_ticks() { sed 's/.*) //' "/proc/$SERVER/stat" | awk '{print $12 + $13}'; }
 TICKS=$(getconf CLK_TCK)
 OUT="$BENCH_DIR/results/binlog-cost.jsonl"
 : >"$OUT"
@@ -62,14 +62,14 @@ for round in $(seq "$ROUNDS"); do
         "$BIN/xrpc" exec -P "$PORT" "SET GLOBAL xrpc_binlog = '$config'" >/dev/null
         json="$DATA/step.json"
         before=$(cpu_ticks)
-        pin "$BENCH_CLIENT_CPUSET" "$BIN/xrpc" bench --target "$TARGET" --workload "$WORKLOAD" \
+        "${BENCH_CLIENT_PREFIX[@]}" "$BIN/xrpc" bench --target "$TARGET" --workload "$WORKLOAD" \
             -c "$CONCURRENCY" -d "$DURATION" --warmup 1 --json "$json" >/dev/null 2>&1
         after=$(cpu_ticks)
         python3 - "$json" "$before" "$after" "$TICKS" "$round" "${config:-off}" "$DURATION" >>"$OUT" <<'EOF'
 import json, sys
 path, before, after, ticks, rnd, config, duration = sys.argv[1:]
 doc = json.load(open(path))
-steps = doc["measurements"] if isinstance(doc, dict) else doc
+steps = doc["results"]
 step = steps[0]
 seconds = float(duration) + 1.0  # measured window plus warm-up, as the CPU window spans both
 requests = step["qps"] * seconds
