@@ -10,6 +10,7 @@
 //! | [`blocking`] | A transport over `std::net::TcpStream`: a reader thread per connection, callers parked per request, coalesced writes. |
 //! | `aio` (feature `async`) | The same API on tokio. |
 //! | `options`, `pipeline` | [`ConnectOptions`] and the [`Pipeline`] builder, shared by both transports. |
+//! | [`tls`] | [`TlsOptions`]: switching a connection to TLS before authenticating (blocking transport). |
 //! | [`pool`] | Connections and sessions per data node, reusing only clean sessions. |
 //! | [`cluster`] | Several data nodes, one picked per shard key. |
 //!
@@ -33,6 +34,7 @@ mod options;
 mod pipeline;
 pub mod pool;
 pub mod proto;
+pub mod tls;
 mod types;
 mod waiter;
 
@@ -42,6 +44,7 @@ pub mod aio;
 pub use error::{ClientError, ServerError};
 pub use options::ConnectOptions;
 pub use pipeline::Pipeline;
+pub use tls::TlsOptions;
 pub use types::{
     Column, DEFAULT_TOKEN_KIB, ExecOptions, ExecResult, KillKind, Param, RequestId, ResultSet,
     SessionId, Warning,
