@@ -166,7 +166,15 @@ fn plain(node: &TestNode) -> Framed<TcpStream> {
 type TlsStream = rustls::StreamOwned<rustls::ClientConnection, TcpStream>;
 
 /// Switches a plain connection to TLS: CapabilitiesSet, the OK in the clear, the handshake.
-fn switch(mut conn: Framed<TcpStream>, ca: &TestCa) -> Framed<TlsStream> {
+fn switch(conn: Framed<TcpStream>, ca: &TestCa) -> Framed<TlsStream> {
+    try_switch(conn, ca).expect("TLS handshake")
+}
+
+/// [`switch`], returning the handshake's error.
+fn try_switch(
+    mut conn: Framed<TcpStream>,
+    ca: &TestCa,
+) -> Result<Framed<TlsStream>, std::io::Error> {
     conn.send(0, ClientType::CapabilitiesSet, &tls_capability(true));
     match conn.recv() {
         Some((0, ServerMessage::Ok(_))) => {}
@@ -186,7 +194,11 @@ fn switch(mut conn: Framed<TcpStream>, ca: &TestCa) -> Framed<TlsStream> {
     let session =
         rustls::ClientConnection::new(Arc::new(config), ServerName::try_from("localhost").unwrap())
             .unwrap();
-    Framed::new(rustls::StreamOwned::new(session, conn.stream))
+    let mut stream = rustls::StreamOwned::new(session, conn.stream);
+    while stream.conn.is_handshaking() {
+        stream.conn.complete_io(&mut stream.sock)?;
+    }
+    Ok(Framed::new(stream))
 }
 
 use rustls::pki_types::pem::PemObject;
@@ -360,4 +372,107 @@ fn handshake_bytes_sent_before_the_ok_close_the_connection() {
     conn.stream.write_all(&bytes).unwrap();
     assert!(matches!(conn.recv(), Some((0, ServerMessage::Ok(_)))));
     assert!(conn.recv().is_none(), "the node must close the connection");
+}
+
+#[test]
+fn sighup_reloads_the_certificate_of_a_running_node() {
+    let pki = TestPki::new();
+    let first_ca = pki.ca("first");
+    let second_ca = pki.ca("second");
+    let cert = pki.server_cert(&first_ca, "node");
+    let data = tempfile::tempdir().unwrap();
+    let log = data.path().join("node.log");
+    let (cert_path, key_path) = (cert.cert.to_str().unwrap(), cert.key.to_str().unwrap());
+    let mut server = common::ServerProcess::spawn(
+        &data.path().join("data"),
+        &log,
+        &["--tls-cert", cert_path, "--tls-key", key_path],
+    );
+    let connect = || {
+        let stream = TcpStream::connect(server.addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        Framed::new(stream)
+    };
+    let mut conn = switch(connect(), &first_ca);
+    assert!(conn.capabilities().contains(&("tls".into(), Some(true))));
+
+    let hup = |expect: &str, count: usize| {
+        let status = std::process::Command::new("kill")
+            .arg("-HUP")
+            .arg(server.pid().to_string())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while server.log_text().matches(expect).count() < count {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no '{expect}' in the log:\n{}",
+                server.log_text()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    // New files at the same paths, then SIGHUP.
+    let next = pki.server_cert(&second_ca, "node-next");
+    std::fs::copy(&next.cert, &cert.cert).unwrap();
+    std::fs::copy(&next.key, &cert.key).unwrap();
+    hup("TLS certificate, key and client CA reloaded", 1);
+    assert!(try_switch(connect(), &first_ca).is_err());
+    switch(connect(), &second_ca);
+    // The connection from before the reload still works.
+    assert!(conn.capabilities().contains(&("tls".into(), Some(true))));
+
+    // A broken key: the node says so and keeps the second certificate.
+    std::fs::write(&cert.key, "not a key").unwrap();
+    hup("TLS not reloaded", 1);
+    switch(connect(), &second_ca);
+
+    server.sigterm();
+    assert!(
+        server
+            .wait_exit(Duration::from_secs(20))
+            .is_some_and(|s| s.success())
+    );
+}
+
+#[test]
+fn unusable_tls_files_stop_start_up_with_one_line() {
+    let pki = TestPki::new();
+    let data = tempfile::tempdir().unwrap();
+    let key = pki.write("key.pem", "not a key");
+    let missing = pki.dir().join("missing.pem");
+    let mut cmd = common::server_command();
+    cmd.arg("--listen")
+        .arg("127.0.0.1:0")
+        .arg("--data-dir")
+        .arg(data.path())
+        .arg("--tls-cert")
+        .arg(&missing)
+        .arg("--tls-key")
+        .arg(&key);
+    let out = cmd.output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = format!(
+        "error: cannot read the TLS certificate from {}",
+        missing.display()
+    );
+    assert!(stderr.contains(&line), "{stderr}");
+    // A key without a certificate is a configuration error, before any file is read.
+    let out = common::server_command()
+        .arg("--data-dir")
+        .arg(data.path())
+        .arg("--tls-key")
+        .arg(&key)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("tls_cert must be set too, since tls_key is set"),
+        "{stderr}"
+    );
 }
