@@ -787,7 +787,7 @@ impl Handler for NodeHandler {
     }
 
     fn on_tls_error(&self, _conn: &ConnRef, state: &ConnState, err: &xrpc_net::rustls::Error) {
-        if let Some(suppressed) = self.peer_log.admit(state.peer_ip(), PeerEvent::BadFrame) {
+        if let Some(suppressed) = self.peer_log.admit(state.peer_ip(), PeerEvent::TlsFailed) {
             tracing::info!(peer = ?state.peer, %err, suppressed, "closing a connection whose TLS session failed");
         }
     }
