@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use xrpc_client::ClientError;
-use xrpc_client::ConnectOptions;
 use xrpc_client::blocking::{Connection, Session};
+use xrpc_client::{ConnectOptions, TlsOptions};
 
 /// Where and as whom to connect.
 #[derive(Debug, Clone, clap::Args)]
@@ -27,6 +27,23 @@ pub struct ConnArgs {
     /// Connect and handshake timeout, in seconds.
     #[arg(long, default_value_t = 10.0)]
     pub connect_timeout: f64,
+    /// Switch to TLS before authenticating, verifying the node's certificate against the
+    /// system's authorities (or --tls-ca) and its name against --host
+    #[arg(long, env = "XRPC_TLS")]
+    pub tls: bool,
+    /// PEM file of the authorities to trust instead of the system's (implies --tls)
+    #[arg(long, value_name = "PATH", env = "XRPC_TLS_CA")]
+    pub tls_ca: Option<String>,
+    /// PEM certificate to present when the node requires client certificates (implies --tls;
+    /// needs --tls-key)
+    #[arg(long, value_name = "PATH", requires = "tls_key")]
+    pub tls_cert: Option<String>,
+    /// PEM private key of --tls-cert
+    #[arg(long, value_name = "PATH", requires = "tls_cert")]
+    pub tls_key: Option<String>,
+    /// Name to check the node's certificate against [default: --host]
+    #[arg(long, value_name = "NAME")]
+    pub tls_server_name: Option<String>,
 }
 
 impl ConnArgs {
@@ -46,6 +63,28 @@ impl ConnArgs {
         if let Some(db) = &self.database {
             options = options.schema(db.clone());
         }
+        if let Some(tls) = self.tls_options()? {
+            options = options.tls(tls);
+        }
         Connection::connect(self.addr(), options)?.session()
+    }
+
+    /// The TLS options the flags ask for, if any.
+    pub fn tls_options(&self) -> Result<Option<TlsOptions>, ClientError> {
+        if !self.tls && self.tls_ca.is_none() && self.tls_cert.is_none() {
+            return Ok(None);
+        }
+        let mut tls = match &self.tls_ca {
+            Some(ca) => TlsOptions::with_ca_file(ca)?,
+            None => TlsOptions::system_roots()?,
+        };
+        if let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) {
+            tls = tls.client_cert_files(cert, key)?;
+        }
+        let name = match &self.tls_server_name {
+            Some(name) => name.as_str(),
+            None => self.host.trim_start_matches('[').trim_end_matches(']'),
+        };
+        Ok(Some(tls.server_name(name)?))
     }
 }

@@ -7,6 +7,7 @@ use std::process::{Command, Output, Stdio};
 
 use xrpc_server::engine::sqlite::SqliteOptions;
 use xrpc_server::server::{Node, NodeBuilder};
+use xrpc_server::tls::{TlsContext, TlsFiles};
 
 /// A node on an ephemeral loopback port with its data in a temporary directory (root, no
 /// password).
@@ -17,10 +18,15 @@ struct TestNode {
 
 impl TestNode {
     fn start() -> Self {
+        Self::start_with_tls(TlsContext::disabled())
+    }
+
+    fn start_with_tls(tls: TlsContext) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let node = NodeBuilder::sqlite(&dir.path().join("xrpc.db"), SqliteOptions::default())
             .unwrap()
             .loopback("127.0.0.1:0".parse().unwrap())
+            .tls(tls)
             .start()
             .unwrap();
         Self {
@@ -154,6 +160,53 @@ fn exec_fails_with_the_server_error_and_exit_code_1() {
     );
     // The statement before the error ran and printed; the one after did not.
     assert_eq!(stdout(&out), "+---+\n| 1 |\n+---+\n| 1 |\n+---+\n");
+}
+
+#[test]
+fn exec_over_tls_checks_the_certificate() {
+    let pki = xrpc_testkit::tls::TestPki::new();
+    let ca = pki.ca("node");
+    let other = pki.ca("other");
+    let cert = pki.server_cert(&ca, "node");
+    let node = TestNode::start_with_tls(
+        TlsContext::load(TlsFiles {
+            cert: cert.cert,
+            key: cert.key,
+            ca: None,
+        })
+        .unwrap(),
+    );
+    let ca_file = ca.cert_file.to_str().unwrap();
+    let out = ok(&node.xrpc(&[
+        "exec",
+        "--tls-ca",
+        ca_file,
+        "SELECT @@xrpc_require_secure_transport AS rst",
+    ]));
+    assert_eq!(out, "+-----+\n| rst |\n+-----+\n|   0 |\n+-----+\n");
+    // The name checked is --host's; 127.0.0.1 is in the certificate, example.com is not.
+    let out = node.xrpc(&[
+        "exec",
+        "--tls-ca",
+        ca_file,
+        "--tls-server-name",
+        "example.com",
+        "SELECT 1",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("not valid for name"),
+        "{}",
+        stderr(&out)
+    );
+    let out = node.xrpc(&[
+        "exec",
+        "--tls-ca",
+        other.cert_file.to_str().unwrap(),
+        "SELECT 1",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("UnknownIssuer"), "{}", stderr(&out));
 }
 
 #[test]

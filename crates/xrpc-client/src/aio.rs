@@ -87,6 +87,11 @@ impl Connection {
         options: ConnectOptions,
     ) -> Result<Self, ClientError> {
         let config = options.client_config()?;
+        if options.tls.is_some() {
+            return Err(ClientError::usage(
+                "TLS is not available on the async transport yet; use the blocking one",
+            ));
+        }
         let stream =
             match tokio::time::timeout(options.connect_timeout, TcpStream::connect(addr)).await {
                 Ok(stream) => stream?,

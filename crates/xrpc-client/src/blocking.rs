@@ -24,6 +24,12 @@
 //! - **Lifetime.** Clones of a `Connection` and every [`Session`] share a guard; when the last one
 //!   is dropped the socket is shut down, which ends the reader thread.
 //!
+//! - **TLS.** With [`ConnectOptions::tls`] the socket is switched to TLS before the core sends its
+//!   first frame ([`crate::tls`]). The rustls session sits behind its own mutex, shared by the
+//!   reader (which decrypts what it read, outside the core's lock) and the writer (which
+//!   encrypts under the writer lock, so records reach the socket in sequence). Records the reader's
+//!   processing produces (alerts, key updates) are written under the writer lock too.
+//!
 //! A broken socket (read or write error, end of stream), a FATAL on sid 0 or failed heartbeats
 //! fail every request and session of the connection with a connection-lost error, and
 //! [`Connection::is_broken`] turns true; the pool then replaces the connection.
@@ -84,11 +90,15 @@ struct Inner {
     handshake: Waiter<Result<(), ClientError>>,
     broken: AtomicBool,
     query_timeout: Option<Duration>,
+    /// The TLS session, when the connection switched to TLS.
+    tls: Option<Arc<Mutex<rustls::ClientConnection>>>,
 }
 
 struct Writer {
     stream: TcpStream,
     buf: Vec<u8>,
+    /// Encrypted records on their way to the socket (TLS only).
+    records: Vec<u8>,
 }
 
 impl Connection {
@@ -110,7 +120,7 @@ impl Connection {
                 Err(err) => last_err = Some(err),
             }
         }
-        let stream = match (stream, last_err) {
+        let mut stream = match (stream, last_err) {
             (Some(stream), _) => stream,
             (None, Some(err)) if err.kind() == io::ErrorKind::TimedOut => {
                 return Err(ClientError::timeout("connect", options.connect_timeout));
@@ -122,18 +132,30 @@ impl Connection {
         };
         stream.set_nodelay(true)?;
         let peer = stream.peer_addr()?;
+        let tls = match &options.tls {
+            Some(tls) => Some(Arc::new(Mutex::new(crate::tls::negotiate(
+                &mut stream,
+                tls,
+                &config.frame,
+                peer.ip(),
+                options.connect_timeout,
+            )?))),
+            None => None,
+        };
         let now = Instant::now();
         let inner = Arc::new(Inner {
             state: Mutex::new(Driven::new(ClientConnection::new(config, now))),
             writer: Mutex::new(Writer {
                 stream: stream.try_clone()?,
                 buf: Vec::with_capacity(64 * 1024),
+                records: Vec::new(),
             }),
             socket: stream.try_clone()?,
             peer,
             handshake: Waiter::new(),
             broken: AtomicBool::new(false),
             query_timeout: options.query_timeout,
+            tls,
         });
         let reader = Arc::clone(&inner);
         std::thread::Builder::new()
@@ -304,12 +326,20 @@ impl Inner {
             let Some(mut writer) = self.writer.try_lock() else {
                 return;
             };
-            let Writer { stream, buf } = &mut *writer;
+            let Writer {
+                stream,
+                buf,
+                records,
+            } = &mut *writer;
             loop {
                 if !self.state.lock().core.swap_transmit(buf) {
                     break;
                 }
-                if let Err(err) = stream.write_all(buf) {
+                let written = match &self.tls {
+                    None => stream.write_all(buf),
+                    Some(tls) => write_through_tls(tls, stream, buf, records),
+                };
+                if let Err(err) = written {
                     drop(writer);
                     self.with_core(|core| core.handle_io_error(err));
                     self.shutdown();
@@ -328,8 +358,46 @@ impl Inner {
         let _ = self.socket.shutdown(Shutdown::Both);
     }
 
+    /// Decrypts what the reader read; returns whether the node closed the TLS session. Records
+    /// that the processing produced are written at once.
+    fn tls_input(
+        &self,
+        tls: &Mutex<rustls::ClientConnection>,
+        mut data: &[u8],
+        plain: &mut Vec<u8>,
+    ) -> io::Result<bool> {
+        plain.clear();
+        let mut closed = false;
+        let mut wants_write = false;
+        {
+            let mut session = tls.lock();
+            while !data.is_empty() {
+                session.read_tls(&mut data)?;
+                let state = session
+                    .process_new_packets()
+                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+                closed |= state.peer_has_closed();
+                match session.reader().read_to_end(plain) {
+                    Ok(_) => closed = true,
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                    Err(e) => return Err(e),
+                }
+                wants_write |= session.wants_write();
+            }
+        }
+        if wants_write {
+            let mut writer = self.writer.lock();
+            let Writer {
+                stream, records, ..
+            } = &mut *writer;
+            write_through_tls(tls, stream, &[], records)?;
+        }
+        Ok(closed)
+    }
+
     fn read_loop(self: Arc<Self>, mut stream: TcpStream) {
         let mut buf = vec![0u8; 64 * 1024];
+        let mut plain = Vec::new();
         let mut armed: Option<Instant> = None;
         loop {
             let next = self.state.lock().core.poll_timeout();
@@ -344,12 +412,27 @@ impl Inner {
                 }
                 armed = next;
             }
-            let read = stream.read(&mut buf);
+            let mut read = stream.read(&mut buf);
+            let mut tls_closed = false;
+            if let (Some(tls), Ok(n @ 1..)) = (&self.tls, &read) {
+                match self.tls_input(tls, &buf[..*n], &mut plain) {
+                    Ok(closed) => tls_closed = closed,
+                    Err(err) => read = Err(err),
+                }
+            }
             let now = Instant::now();
             let closed = {
                 let mut state = self.state.lock();
                 match read {
                     Ok(0) => state.core.handle_eof(),
+                    Ok(_) if self.tls.is_some() => {
+                        if !plain.is_empty() {
+                            state.core.handle_input(&plain, now);
+                        }
+                        if tls_closed {
+                            state.core.handle_eof();
+                        }
+                    }
                     Ok(n) => state.core.handle_input(&buf[..n], now),
                     Err(err)
                         if matches!(
@@ -389,6 +472,35 @@ impl Inner {
             self.drive_timers();
             // The timers completed the waiter; if the clock was read a hair early, check again soon.
             deadline = Some(Instant::now() + Duration::from_millis(1));
+        }
+    }
+}
+
+/// Encrypts `plain` and writes the records, with anything else rustls has queued, to `stream`.
+fn write_through_tls(
+    tls: &Mutex<rustls::ClientConnection>,
+    stream: &mut TcpStream,
+    plain: &[u8],
+    records: &mut Vec<u8>,
+) -> io::Result<()> {
+    let mut rest = plain;
+    loop {
+        records.clear();
+        {
+            let mut session = tls.lock();
+            if !rest.is_empty() {
+                let n = session.writer().write(rest)?;
+                rest = &rest[n..];
+            }
+            while session.wants_write() {
+                session.write_tls(records)?;
+            }
+        }
+        // Written outside the session lock, so the reader can decrypt meanwhile; the writer lock
+        // the caller holds keeps the records in order.
+        stream.write_all(records)?;
+        if rest.is_empty() {
+            return Ok(());
         }
     }
 }

@@ -132,6 +132,13 @@ enum Kind {
     /// The caller asked for something this client cannot do (bad option, unknown session, …).
     #[error("invalid use: {0}")]
     Usage(String),
+    /// TLS could not be set up: the server refused the switch (its error is kept), or the
+    /// handshake failed (an unknown authority, a name mismatch, an expired certificate, …).
+    #[error("TLS: {reason}")]
+    Tls {
+        reason: String,
+        server: Option<ServerError>,
+    },
 }
 
 /// Every failure of the client, from a SQL error to a lost connection.
@@ -208,14 +215,26 @@ impl ClientError {
         Self::new(Kind::Usage(message.into()))
     }
 
+    pub(crate) fn tls(reason: impl Into<String>, server: Option<ServerError>) -> Self {
+        Self::new(Kind::Tls {
+            reason: reason.into(),
+            server,
+        })
+    }
+
+    /// Whether TLS could not be set up (refused by the server, or a failed handshake).
+    pub fn is_tls(&self) -> bool {
+        matches!(*self.kind, Kind::Tls { .. })
+    }
+
     /// The server's error, when the server sent one: a SQL error, an authentication refusal, or the
     /// FATAL that ended a session or connection.
     pub fn server(&self) -> Option<&ServerError> {
         match &*self.kind {
             Kind::Server(err) | Kind::Auth(err) => Some(err),
-            Kind::ConnectionLost { server, .. } | Kind::SessionClosed { server, .. } => {
-                server.as_ref()
-            }
+            Kind::ConnectionLost { server, .. }
+            | Kind::SessionClosed { server, .. }
+            | Kind::Tls { server, .. } => server.as_ref(),
             _ => None,
         }
     }

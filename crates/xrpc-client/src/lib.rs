@@ -11,6 +11,7 @@
 //! | `aio` (feature `async`) | The same API on tokio. |
 //! | `options`, `pipeline` | [`ConnectOptions`] and the [`Pipeline`] builder, shared by both transports. |
 //! | [`plan`] | Typed builders for EXEC_PLAN_READ plans (get by key, range, project, filter, aggregate), sent with `Session::execute_plan`. |
+//! | [`tls`] | [`TlsOptions`]: switching a connection to TLS before authenticating (blocking transport). |
 //! | [`pool`] | Connections and sessions per data node, reusing only clean sessions. |
 //! | [`cluster`] | Several data nodes, one picked per shard key. |
 //!
@@ -35,6 +36,7 @@ mod pipeline;
 pub mod plan;
 pub mod pool;
 pub mod proto;
+pub mod tls;
 mod types;
 mod waiter;
 
@@ -44,6 +46,7 @@ pub mod aio;
 pub use error::{ClientError, ServerError};
 pub use options::ConnectOptions;
 pub use pipeline::Pipeline;
+pub use tls::TlsOptions;
 pub use types::{
     Column, DEFAULT_TOKEN_KIB, ExecOptions, ExecResult, KillKind, Param, RequestId, ResultSet,
     SessionId, Warning,

@@ -46,6 +46,9 @@ pub struct ConnectOptions {
     pub heartbeat_max_failures: u32,
     /// Use the digest cache.
     pub digest_cache: bool,
+    /// Switch to TLS before authenticating (blocking transport and pool only); `None` stays in
+    /// the clear.
+    pub tls: Option<crate::tls::TlsOptions>,
 }
 
 impl ConnectOptions {
@@ -64,7 +67,15 @@ impl ConnectOptions {
             heartbeat_timeout: Duration::from_secs(10),
             heartbeat_max_failures: 5,
             digest_cache: true,
+            tls: None,
         }
+    }
+
+    /// Switches every connection to TLS before authenticating, trusting and checking as `tls`
+    /// says ([`crate::tls`]).
+    pub fn tls(mut self, tls: crate::tls::TlsOptions) -> Self {
+        self.tls = Some(tls);
+        self
     }
 
     /// Sets the default schema.

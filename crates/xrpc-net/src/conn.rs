@@ -34,6 +34,12 @@
 //! ([`crate::GroupHandle::enter_wait`]) meanwhile; `EINTR` is retried up to ten times. A timeout or
 //! any other error finishes this connection only.
 //!
+//! # TLS
+//!
+//! A connection may switch to TLS in-band ([`ConnRef::start_tls`]); see [`crate::tls`] for how the
+//! rustls session sits on these paths. The receive and send paths above are those of a plain
+//! connection, which pays one `OnceLock` load per pass and per send for the possibility.
+//!
 //! # Lifetime
 //!
 //! See `table.rs` for why an `Arc` held per event, per task and per timer, plus a table slot
@@ -43,7 +49,7 @@
 //! its number cannot be reused while any thread might still issue a call on it.
 
 use std::fmt;
-use std::io;
+use std::io::{self, Read, Write};
 use std::net::SocketAddr;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -62,6 +68,7 @@ use crate::hist::Stage;
 use crate::pages::OutPages;
 use crate::stats::NetCounters;
 use crate::sys::{self, IoSlice, Ready, RecvResult, SysErrno};
+use crate::tls::{StartTlsError, TlsSession};
 
 /// Most slices handed to one `sendmsg`.
 const MAX_IOV: usize = 64;
@@ -90,6 +97,8 @@ struct ConnShared {
     task: OnceLock<Weak<dyn ConnTask>>,
     /// This connection's own, lower `max_allowed_packet`, or 0 for the configured one.
     max_packet: AtomicU32,
+    /// Set once, by [`ConnRef::start_tls`], under the send lock.
+    tls: OnceLock<TlsSession>,
 }
 
 /// Why a send failed. The connection has been finished, except for [`SendError::Closed`] where it
@@ -167,6 +176,16 @@ impl ConnRef {
         }
         let g = &s.group.0;
         NetCounters::incr(&g.counters.closing);
+        if let Some(tls) = s.tls.get() {
+            // A courtesy close_notify, so the peer can tell the end from a truncation; only
+            // when nobody is sending (`fin` is also called from inside a failing send).
+            if let Some(_send) = s.send_lock.try_lock() {
+                if let Some(mut session) = tls.session.try_lock() {
+                    session.send_close_notify();
+                    let _ = session.write_tls(&mut sys::SocketIo(s.fd.as_fd()));
+                }
+            }
+        }
         sys::shutdown(s.fd.as_fd());
         let _ = g.epoll.delete(s.fd.as_fd());
         if let Some(task) = g.table.remove(s.token) {
@@ -193,6 +212,38 @@ impl ConnRef {
             config.max_packet = limit;
         }
         config
+    }
+
+    /// Whether the connection runs over TLS ([`ConnRef::start_tls`] succeeded).
+    pub fn is_tls(&self) -> bool {
+        self.0.tls.get().is_some()
+    }
+
+    /// Sends `reply` in the clear, then continues the connection over TLS with `config`: every
+    /// later byte in either direction goes through a rustls server session, starting with the
+    /// client's handshake.
+    ///
+    /// Call it only from [`Handler::on_frames`], for the last frame of the batch: the receive path
+    /// then knows that no byte after the switching frame was read in the clear. Bytes that arrived
+    /// in the same read as that frame (a client that did not wait for `reply`) finish the
+    /// connection. A send failure finishes it too.
+    pub fn start_tls(
+        &self,
+        config: Arc<rustls::ServerConfig>,
+        reply: &[u8],
+    ) -> Result<(), StartTlsError> {
+        if self.is_tls() {
+            return Err(StartTlsError::AlreadyTls);
+        }
+        let session = TlsSession::new(config)?;
+        let _guard = self.0.send_lock.lock();
+        if self.is_closed() {
+            return Err(SendError::Closed.into());
+        }
+        self.write_all_plain(&[IoSlice::new(reply)])?;
+        // Under the send lock: every send that takes the lock after this one encrypts.
+        let _ = self.0.tls.set(session);
+        Ok(())
     }
 
     /// Queues `unit` of this connection to run on a worker.
@@ -252,8 +303,99 @@ impl ConnRef {
         result
     }
 
-    /// Writes everything; the send lock is held by the caller.
+    /// Writes everything, through TLS if the connection switched; the send lock is held by the
+    /// caller.
     fn write_all(&self, bufs: &[IoSlice<'_>]) -> Result<(), SendError> {
+        match self.0.tls.get() {
+            None => self.write_all_plain(bufs),
+            Some(tls) => self.write_all_tls(tls, bufs),
+        }
+    }
+
+    /// Encrypts and writes everything; the send lock is held by the caller.
+    fn write_all_tls(&self, tls: &TlsSession, bufs: &[IoSlice<'_>]) -> Result<(), SendError> {
+        for chunk in bufs.chunks(MAX_IOV) {
+            let mut arr = [IoSlice::new(&[]); MAX_IOV];
+            arr[..chunk.len()].copy_from_slice(chunk);
+            let mut slices: &mut [IoSlice<'_>] = &mut arr[..chunk.len()];
+            IoSlice::advance_slices(&mut slices, 0);
+            while !slices.is_empty() {
+                let mut session = tls.session.lock();
+                // rustls takes what fits under its buffer limit; writing to its buffer cannot fail.
+                let n = session.writer().write_vectored(slices).unwrap_or(0);
+                let stuck = n == 0 && !session.wants_write();
+                drop(session);
+                if stuck {
+                    // Only before the handshake finished: rustls holds the plaintext until then,
+                    // and the server sends nothing large before a client has authenticated.
+                    self.fin();
+                    return Err(SendError::Io(io::Error::other(
+                        "TLS send buffer full before the handshake finished",
+                    )));
+                }
+                IoSlice::advance_slices(&mut slices, n);
+                self.flush_tls(tls)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes every record rustls has queued, blocking like [`ConnRef::send`]; the send lock is
+    /// held by the caller. The session lock is released while waiting for the socket.
+    fn flush_tls(&self, tls: &TlsSession) -> Result<(), SendError> {
+        let g = &self.0.group.0;
+        let mut eintr = 0;
+        loop {
+            let mut session = tls.session.lock();
+            if !session.wants_write() {
+                return Ok(());
+            }
+            let written = session.write_tls(&mut sys::SocketIo(self.fd()));
+            drop(session);
+            match written {
+                Ok(n) => {
+                    eintr = 0;
+                    NetCounters::add(&g.counters.bytes_sent, n as u64);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.wait_writable()?,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+                    eintr += 1;
+                    if eintr >= MAX_EINTR {
+                        self.fin();
+                        return Err(SendError::Interrupted);
+                    }
+                }
+                Err(e) => {
+                    self.fin();
+                    return Err(SendError::Io(e));
+                }
+            }
+        }
+    }
+
+    /// Waits up to `net_write_timeout` for room in the socket's send buffer, as a blocking section;
+    /// finishes the connection on a timeout or an error.
+    fn wait_writable(&self) -> Result<(), SendError> {
+        let g = &self.0.group.0;
+        let _stall = self.0.group.enter_wait();
+        match sys::poll_writable(self.fd(), g.cfg.net_write_timeout) {
+            Ok(true) => Ok(()),
+            Ok(false) => {
+                NetCounters::incr(&g.counters.write_timeouts);
+                self.fin();
+                Err(SendError::Timeout)
+            }
+            Err(e) => {
+                self.fin();
+                Err(SendError::Io(io::Error::from_raw_os_error(
+                    e.raw_os_error(),
+                )))
+            }
+        }
+    }
+
+    /// Writes everything in the clear; the send lock is held by the caller.
+    fn write_all_plain(&self, bufs: &[IoSlice<'_>]) -> Result<(), SendError> {
         let s = &*self.0;
         let g = &s.group.0;
         let fd = s.fd.as_fd();
@@ -270,23 +412,7 @@ impl ConnRef {
                         NetCounters::add(&g.counters.bytes_sent, n as u64);
                         IoSlice::advance_slices(&mut slices, n);
                     }
-                    Err(SysErrno::AGAIN) => {
-                        let _stall = s.group.enter_wait();
-                        match sys::poll_writable(fd, g.cfg.net_write_timeout) {
-                            Ok(true) => {}
-                            Ok(false) => {
-                                NetCounters::incr(&g.counters.write_timeouts);
-                                self.fin();
-                                return Err(SendError::Timeout);
-                            }
-                            Err(e) => {
-                                self.fin();
-                                return Err(SendError::Io(io::Error::from_raw_os_error(
-                                    e.raw_os_error(),
-                                )));
-                            }
-                        }
-                    }
+                    Err(SysErrno::AGAIN) => self.wait_writable()?,
                     Err(SysErrno::INTR) => {
                         eintr += 1;
                         if eintr >= MAX_EINTR {
@@ -391,6 +517,65 @@ impl<H: Handler> Conn<H> {
         self.conn.0.task.get().cloned()
     }
 
+    /// One read of the stream's bytes into `buf`: from the socket, or the plaintext of TLS. The
+    /// flag says whether a read shorter than `buf` means the socket is drained, which is true of
+    /// the socket only: TLS hands plaintext out a record at a time.
+    fn read_some(&self, buf: &mut [u8]) -> (RecvResult, bool) {
+        match self.conn.0.tls.get() {
+            None => {
+                let result = sys::recv(self.conn.fd(), buf);
+                if let RecvResult::Data(n) = result {
+                    NetCounters::add(&self.conn.0.group.0.counters.bytes_received, n as u64);
+                }
+                (result, true)
+            }
+            Some(tls) => (self.tls_recv(tls, buf), false),
+        }
+    }
+
+    /// Plaintext from the TLS session, reading and processing records from the socket until there
+    /// is some, the socket has nothing more (`WouldBlock`) or the stream ends.
+    fn tls_recv(&self, tls: &TlsSession, buf: &mut [u8]) -> RecvResult {
+        let g = &self.conn.0.group.0;
+        loop {
+            let mut session = tls.session.lock();
+            match session.reader().read(buf) {
+                // The peer's close_notify.
+                Ok(0) => return RecvResult::Eof,
+                Ok(n) => return RecvResult::Data(n),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                // The socket ended without a close_notify.
+                Err(_) => return RecvResult::Error,
+            }
+            let read = match session.read_tls(&mut sys::SocketIo(self.conn.fd())) {
+                Ok(0) => return RecvResult::Eof,
+                Ok(n) => n,
+                Err(e) => {
+                    return match e.kind() {
+                        io::ErrorKind::WouldBlock => RecvResult::WouldBlock,
+                        io::ErrorKind::Interrupted => RecvResult::Interrupted,
+                        _ => RecvResult::Error,
+                    };
+                }
+            };
+            NetCounters::add(&g.counters.bytes_received, read as u64);
+            let processed = session.process_new_packets();
+            let wants_write = session.wants_write();
+            drop(session);
+            if wants_write {
+                // Handshake flights and alerts; the lock order is send lock, then session.
+                let _send = self.conn.0.send_lock.lock();
+                if self.conn.flush_tls(tls).is_err() {
+                    return RecvResult::Error;
+                }
+            }
+            if let Err(err) = processed {
+                self.handler.on_tls_error(&self.conn, &self.state, &err);
+                return RecvResult::Error;
+            }
+        }
+    }
+
     /// One read and the decoding of everything it completed.
     fn recv_pass(
         &self,
@@ -400,11 +585,12 @@ impl<H: Handler> Conn<H> {
         runnable: &mut Vec<UnitId>,
     ) -> Pass {
         let g = &group.0;
-        let fd = self.conn.fd();
         let frame_cfg = &g.cfg.frame;
         if st.dyn_need > 0 {
             let want = st.dyn_need - st.dyn_filled;
-            let n = match sys::recv(fd, &mut st.dynamic[st.dyn_filled..st.dyn_need]) {
+            let (result, short_is_drained) =
+                self.read_some(&mut st.dynamic[st.dyn_filled..st.dyn_need]);
+            let n = match result {
                 RecvResult::Data(n) => n,
                 RecvResult::WouldBlock => return Pass::Drained,
                 RecvResult::Interrupted => return Pass::More,
@@ -413,10 +599,9 @@ impl<H: Handler> Conn<H> {
                     return Pass::Stop;
                 }
             };
-            NetCounters::add(&g.counters.bytes_received, n as u64);
             st.dyn_filled += n;
             if st.dyn_filled < st.dyn_need {
-                return if n == want || ready.is_closed() {
+                return if n == want || !short_is_drained || ready.is_closed() {
                     Pass::More
                 } else {
                     Pass::Drained
@@ -450,7 +635,9 @@ impl<H: Handler> Conn<H> {
             }
         }
         let want = st.fixed.len() - st.filled;
-        let n = match sys::recv(fd, &mut st.fixed[st.filled..]) {
+        let was_tls = self.conn.is_tls();
+        let (result, short_is_drained) = self.read_some(&mut st.fixed[st.filled..]);
+        let n = match result {
             RecvResult::Data(n) => n,
             RecvResult::WouldBlock => return Pass::Drained,
             RecvResult::Interrupted => return Pass::More,
@@ -459,7 +646,6 @@ impl<H: Handler> Conn<H> {
                 return Pass::Stop;
             }
         };
-        NetCounters::add(&g.counters.bytes_received, n as u64);
         st.filled += n;
         let t = g.perf.start();
         let header_len = frame_cfg.format.header_len();
@@ -514,6 +700,12 @@ impl<H: Handler> Conn<H> {
             }
             break;
         }
+        if !was_tls && pos < st.filled && self.conn.is_tls() {
+            // Bytes after the frame that switched to TLS were read in the clear: the client did
+            // not wait for the switch's reply (crate::tls).
+            self.conn.fin();
+            return Pass::Stop;
+        }
         if pos > 0 {
             st.fixed.copy_within(pos..st.filled, 0);
             st.filled -= pos;
@@ -529,7 +721,7 @@ impl<H: Handler> Conn<H> {
             st.filled = 0;
             return Pass::More;
         }
-        if n == want || ready.is_closed() {
+        if n == want || !short_is_drained || ready.is_closed() {
             Pass::More
         } else {
             Pass::Drained
@@ -667,6 +859,7 @@ impl<H: Handler> ConnFactory for Factory<H> {
             closed: AtomicBool::new(false),
             task: OnceLock::new(),
             max_packet: AtomicU32::new(0),
+            tls: OnceLock::new(),
         }));
         let state = self.handler.on_connect(&shared);
         let conn: Arc<dyn ConnTask> = Arc::new(Conn {

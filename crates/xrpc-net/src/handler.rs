@@ -17,7 +17,8 @@
 //!    run single-threaded protects itself (XRPC sessions use a try-lock with recheck, like the
 //!    receive gate).
 //! 4. `on_queue_full` instead of `run_unit` when a unit could not be queued.
-//! 5. `on_frame_error` when the stream lost its framing, just before the connection is finished.
+//! 5. `on_frame_error` when the stream lost its framing, and `on_tls_error` when a TLS session
+//!    failed, just before the connection is finished.
 //! 6. `on_close` exactly once, after `fin()`, on a worker thread, never nested inside another
 //!    callback of the same thread. `run_unit` calls already running may still be in progress, and
 //!    queued ones still run afterwards (with [`crate::ConnRef::is_closed`] true).
@@ -79,6 +80,13 @@ pub trait Handler: Send + Sync + 'static {
     /// The stream lost its framing (`err`); the connection is finished right after this returns.
     /// This is the place to send `err.to_wire()` on sid 0.
     fn on_frame_error(&self, conn: &ConnRef, state: &Self::Conn, err: &FrameError) {
+        let _ = (conn, state, err);
+    }
+
+    /// The TLS session failed (a bad handshake, an unknown certificate authority, a corrupt
+    /// record): rustls's alert has been sent and the connection is finished right after this
+    /// returns. This is the place to log it.
+    fn on_tls_error(&self, conn: &ConnRef, state: &Self::Conn, err: &rustls::Error) {
         let _ = (conn, state, err);
     }
 

@@ -17,6 +17,8 @@
 //!   pages, blocking with `poll(POLLOUT)` up to `net_write_timeout`.
 //! * **Dynamic pool** ([`group`]): `enter_wait` guards, stall-based growth, a watchdog against
 //!   deadlocks and deep queues, shrinking after `shrink_time`.
+//! * **TLS** ([`tls`]): a connection may switch to rustls in-band, on the same socket; plain
+//!   connections pay one `OnceLock` load per pass and per send.
 //! * **Core binding** ([`affinity`]), **counters** ([`stats`]), **per-stage histograms**
 //!   ([`hist`]) and their **Prometheus exposition** ([`metrics`]).
 //!
@@ -75,6 +77,7 @@ pub mod stats;
 mod sys;
 mod table;
 pub mod timer;
+pub mod tls;
 mod wake;
 
 pub use config::{ConfigError, NetConfig};
@@ -83,7 +86,11 @@ pub use group::{GroupHandle, QueueFull, WaitGuard};
 pub use handler::{FrameBatch, FrameRef, Handler, RunContext, UnitId};
 pub use hist::{PerfHistograms, Stage};
 pub use pages::{OutPages, PagePool};
+/// The rustls this crate links, for building the [`rustls::ServerConfig`] handed to
+/// [`ConnRef::start_tls`].
+pub use rustls;
 pub use server::Server;
 pub use stats::{NetCounters, NetStats};
 pub use timer::TimerId;
+pub use tls::StartTlsError;
 pub use xrpc_proto::{FrameConfig, HeaderFormat};

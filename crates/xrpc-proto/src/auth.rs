@@ -140,6 +140,18 @@ impl PasswordHash {
     }
 }
 
+impl PasswordHash {
+    /// Checks a clear-text password (mechanism PLAIN, over TLS only) against this hash, in
+    /// constant time.
+    pub fn verify_plain(&self, password: &[u8]) -> bool {
+        match (&self.0, Self::from_password(password).0) {
+            (None, None) => true,
+            (Some(stored), Some(given)) => constant_time_eq(&given, stored),
+            _ => false,
+        }
+    }
+}
+
 impl std::fmt::Debug for PasswordHash {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // The hash is password-equivalent for MYSQL41, so it never reaches a log.

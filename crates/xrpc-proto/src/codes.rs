@@ -88,7 +88,19 @@ error_codes! {
         "Wrong user or password, or any request other than the capabilities probe before authentication. FATAL on sid 0, and the connection is closed, at the `xrpc_auth_max_failures`-th failure.";
     NOT_SUPPORTED_AUTH_MODE = 1251, "08004", Error,
         "Authentication mechanism not supported",
-        "An authentication mechanism other than MYSQL41 (PLAIN needs TLS, which xrpc does not offer yet).";
+        "An authentication mechanism other than MYSQL41 and PLAIN, or PLAIN on a connection that has not switched to TLS.";
+    SECURE_TRANSPORT_REQUIRED = 3159, "HY000", Fatal,
+        "Connections using insecure transport are prohibited while --require_secure_transport=ON.",
+        "AuthenticateStart on a connection that has not switched to TLS while `require_secure_transport` is ON; sent on sid 0, and the connection is closed.";
+    CAPABILITIES_PREPARE_FAILED = 5001, "HY000", Error,
+        "Capability prepare failed",
+        "CapabilitiesSet `tls` that cannot be honoured: the node has no certificate, the connection already uses TLS or has authenticated, the value is not true, or more frames follow it in the same read.";
+    TLS_RELOAD_FAILED = 3889, "HY000", Error,
+        "Failed to set up SSL because of the following SSL library error",
+        "`ALTER INSTANCE RELOAD TLS` when the node was started without a certificate, or the files no longer make a valid configuration; the previous certificate stays in force.";
+    CAPABILITY_NOT_FOUND = 5002, "HY000", Error,
+        "Capability doesn't exist",
+        "CapabilitiesSet naming a capability other than `tls`.";
     HANDSHAKE_TIMEOUT = 1043, "08S01", Fatal,
         "Bad handshake",
         "A connection did not authenticate within `connect_timeout` seconds; sent on sid 0, and the connection is closed.";

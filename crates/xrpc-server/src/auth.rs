@@ -1,4 +1,4 @@
-//! Connection authentication: accounts and the per-connection MYSQL41 state machine.
+//! Connection authentication: accounts and the per-connection MYSQL41 and PLAIN state machine.
 //!
 //! The state machine is sans-IO: it takes the decoded authentication messages and the random
 //! challenge bytes as inputs and returns the reply to send plus what the connection must do next.
@@ -9,11 +9,19 @@
 //!  Start ───────────────────────────────▶ Challenged ─────────────────────────▶ Authenticated
 //!    ▲                                        │ wrong password / malformed
 //!    └────────────────────────────────────────┘ (failure counted; closed after `max_failures`)
+//!
+//!            AuthenticateStart(PLAIN, schema \0 user \0 password), over TLS only
+//!  Start ─────────────────────────────────────────────────────────────────────▶ Authenticated
 //! ```
+//!
+//! PLAIN carries the password itself, so [`Authenticator::start_plain`] is only for connections
+//! that switched to TLS; on a plain connection [`Authenticator::start`] refuses it with 1251 like
+//! any mechanism other than MYSQL41. The check hashes the password the way MYSQL41 accounts are
+//! stored (`SHA1(SHA1(pw))`) and compares in constant time.
 
 use std::net::IpAddr;
 
-use xrpc_proto::auth::{CHALLENGE_LEN, Challenge, MECH_MYSQL41, Mysql41Response};
+use xrpc_proto::auth::{CHALLENGE_LEN, Challenge, MECH_MYSQL41, Mysql41Response, PlainCredentials};
 use xrpc_proto::codes;
 use xrpc_proto::messages::pb;
 use xrpc_proto::{Severity, WireError};
@@ -107,7 +115,7 @@ impl Authenticator {
             return self.fail(WireError::with_message(
                 &codes::NOT_SUPPORTED_AUTH_MODE,
                 format!(
-                    "Authentication mechanism '{}' is not supported; use MYSQL41 (PLAIN needs TLS, which this node does not offer)",
+                    "Authentication mechanism '{}' is not supported on this connection; use MYSQL41 (PLAIN is accepted only after switching to TLS with CapabilitiesSet tls)",
                     msg.mech_name
                 ),
             ));
@@ -115,6 +123,40 @@ impl Authenticator {
         let challenge = Challenge::from_random(random);
         self.state = State::Challenged(challenge);
         AuthStep::Challenge(challenge.as_bytes().to_vec())
+    }
+
+    /// Handles AuthenticateStart with mechanism PLAIN (`auth_data`: `schema \0 user \0 password`).
+    /// The caller makes sure the connection runs over TLS.
+    pub fn start_plain(
+        &mut self,
+        msg: &pb::session::AuthenticateStart,
+        accounts: &Accounts,
+    ) -> AuthStep {
+        if matches!(self.state, State::Authenticated { .. }) {
+            return AuthStep::Refused(WireError::with_message(
+                &codes::UNEXPECTED_MESSAGE,
+                "Connection is already authenticated",
+            ));
+        }
+        self.state = State::Start;
+        let credentials =
+            match PlainCredentials::parse(msg.auth_data.as_deref().unwrap_or_default()) {
+                Ok(credentials) => credentials,
+                Err(err) => {
+                    return self.fail(WireError::with_message(
+                        &codes::ACCESS_DENIED,
+                        format!("Access denied: malformed PLAIN credentials ({err})"),
+                    ));
+                }
+            };
+        let using_password = !credentials.password.is_empty();
+        self.conclude(
+            credentials.user,
+            credentials.schema,
+            accounts,
+            |account| account.password.verify_plain(&credentials.password),
+            using_password,
+        )
     }
 
     /// Handles AuthenticateContinue.
@@ -139,37 +181,46 @@ impl Authenticator {
                 ));
             }
         };
-        let host_allowed =
-            |account: &UserConfig| self.peer.is_some_and(|peer| account.allows(peer));
-        let verified = accounts.find(&response.user).is_some_and(|account| {
-            host_allowed(account)
-                && account
+        let using_password = response.scramble.is_some();
+        self.conclude(
+            response.user,
+            response.schema,
+            accounts,
+            |account| {
+                account
                     .password
                     .verify(&challenge, response.scramble.as_ref())
-        });
+            },
+            using_password,
+        )
+    }
+
+    /// Authenticates `user` if the account exists, allows the peer's host and `verify` accepts
+    /// the credentials; otherwise counts a failure with MySQL's access-denied message.
+    fn conclude(
+        &mut self,
+        user: String,
+        schema: String,
+        accounts: &Accounts,
+        verify: impl FnOnce(&UserConfig) -> bool,
+        using_password: bool,
+    ) -> AuthStep {
+        let host_allowed =
+            |account: &UserConfig| self.peer.is_some_and(|peer| account.allows(peer));
+        let verified = accounts
+            .find(&user)
+            .is_some_and(|account| host_allowed(account) && verify(account));
         if verified {
-            self.state = State::Authenticated {
-                user: response.user.clone(),
-            };
-            return AuthStep::Authenticated {
-                user: response.user,
-                schema: response.schema,
-            };
+            self.state = State::Authenticated { user: user.clone() };
+            return AuthStep::Authenticated { user, schema };
         }
         let host = self
             .peer
             .map_or_else(|| "unknown".to_owned(), |p| p.to_string());
-        let using = if response.scramble.is_some() {
-            "YES"
-        } else {
-            "NO"
-        };
+        let using = if using_password { "YES" } else { "NO" };
         self.fail(WireError::with_message(
             &codes::ACCESS_DENIED,
-            format!(
-                "Access denied for user '{}'@'{host}' (using password: {using})",
-                response.user
-            ),
+            format!("Access denied for user '{user}'@'{host}' (using password: {using})"),
         ))
     }
 

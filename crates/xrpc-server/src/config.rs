@@ -2,8 +2,8 @@
 //!
 //! # Settings
 //!
-//! A setting is either one of the node's own (`listen`, `data_dir`, `metrics`, `log`, and the
-//! file-only `users`), or a tunable: an `xrpc_` system variable that is not read-only (see
+//! A setting is either one of the node's own (`listen`, `data_dir`, `metrics`, `log`, `engine`,
+//! `tls_cert`, `tls_key`, `tls_ca`, and the file-only `users`), or a tunable: an `xrpc_` system variable that is not read-only (see
 //! [`crate::vars`]), whose key is its name without the prefix. Every setting has the same key in
 //! the file, the flag (`--max-queued-messages`, `_` becoming `-`) and the environment
 //! (`XRPC_MAX_QUEUED_MESSAGES`); `--config PATH` / `XRPC_CONFIG` names the file.
@@ -52,7 +52,9 @@ pub const DB_FILE: &str = "xrpc.db";
 pub const DEFAULT_LOG: &str = "info";
 
 /// The node's own settings (not variables), in resolution order.
-const OWN_KEYS: &[&str] = &["listen", "data_dir", "metrics", "log", "engine"];
+const OWN_KEYS: &[&str] = &[
+    "listen", "data_dir", "metrics", "log", "engine", "tls_cert", "tls_key", "tls_ca",
+];
 
 /// Printed after the flag list by `--help`.
 const AFTER_HELP: &str = "\
@@ -89,6 +91,18 @@ struct Cli {
     /// in the --config file or XRPC_ENGINE [default: sqlite]
     #[arg(long, value_name = "sqlite|URL")]
     engine: Option<String>,
+    /// PEM certificate chain of the node (its own certificate first); with --tls-key, clients may
+    /// switch to TLS with CapabilitiesSet tls. Reloaded with the key and CA on SIGHUP or
+    /// ALTER INSTANCE RELOAD TLS [default: no TLS]
+    #[arg(long, value_name = "PATH")]
+    tls_cert: Option<String>,
+    /// PEM private key of --tls-cert
+    #[arg(long, value_name = "PATH")]
+    tls_key: Option<String>,
+    /// PEM certificates of the authorities that sign client certificates; when set, every TLS
+    /// client must present one [default: no client certificates]
+    #[arg(long, value_name = "PATH")]
+    tls_ca: Option<String>,
 }
 
 /// The command line: the node's own flags, then one flag per tunable, each help line ending with
@@ -163,6 +177,12 @@ pub struct ServerConfig {
     pub engine: EngineChoice,
     /// The file the configuration was read from, if any.
     pub config_file: Option<PathBuf>,
+    /// The node's certificate chain, for TLS (with `tls_key`).
+    pub tls_cert: Option<PathBuf>,
+    /// The private key of `tls_cert`.
+    pub tls_key: Option<PathBuf>,
+    /// The authorities of client certificates; set, clients must present one.
+    pub tls_ca: Option<PathBuf>,
     /// One value per [`VarId`], indexed by `id as usize`.
     values: Box<[VarValue]>,
 }
@@ -202,7 +222,16 @@ impl ServerConfig {
             config_file,
             ..ServerConfig::default()
         };
-        let own_flags = [cli.listen, cli.data_dir, cli.metrics, cli.log, cli.engine];
+        let own_flags = [
+            cli.listen,
+            cli.data_dir,
+            cli.metrics,
+            cli.log,
+            cli.engine,
+            cli.tls_cert,
+            cli.tls_key,
+            cli.tls_ca,
+        ];
         for (key, flag) in OWN_KEYS.iter().zip(own_flags) {
             if let Some(text) = flag
                 .or_else(|| env(&env_name(key)))
@@ -271,6 +300,15 @@ impl ServerConfig {
             }
             // issue 9 (mysql engine).
             "engine" => self.engine = EngineChoice::parse(text)?,
+            "tls_cert" | "tls_key" | "tls_ca" => {
+                let path = text.trim();
+                let path = (!path.is_empty()).then(|| PathBuf::from(path));
+                match key {
+                    "tls_cert" => self.tls_cert = path,
+                    "tls_key" => self.tls_key = path,
+                    _ => self.tls_ca = path,
+                }
+            }
             _ => {
                 let id = VarId::by_config_key(key).ok_or_else(|| ConfigError::UnknownSetting {
                     key: key.to_owned(),
@@ -338,6 +376,15 @@ impl ServerConfig {
             &VarValue::Str(self.data_dir.display().to_string().into()),
         );
         vars
+    }
+
+    /// The TLS files, when `tls_cert` and `tls_key` are set.
+    pub fn tls_files(&self) -> Option<crate::tls::TlsFiles> {
+        Some(crate::tls::TlsFiles {
+            cert: self.tls_cert.clone()?,
+            key: self.tls_key.clone()?,
+            ca: self.tls_ca.clone(),
+        })
     }
 
     /// The SQLite database file: `data_dir/xrpc.db`.
@@ -437,6 +484,25 @@ impl ServerConfig {
             });
         }
         self.net_config().validate().map_err(ConfigError::Net)?;
+        if self.tls_cert.is_some() != self.tls_key.is_some() {
+            let (setting, missing) = if self.tls_cert.is_some() {
+                ("tls_key", "tls_cert is")
+            } else {
+                ("tls_cert", "tls_key is")
+            };
+            return Err(ConfigError::Invalid {
+                setting: setting.to_owned(),
+                expected: format!("set too, since {missing} set"),
+                got: "nothing".to_owned(),
+            });
+        }
+        if self.tls_ca.is_some() && self.tls_cert.is_none() {
+            return Err(ConfigError::Invalid {
+                setting: "tls_cert".to_owned(),
+                expected: "set (with tls_key), since tls_ca is set".to_owned(),
+                got: "nothing".to_owned(),
+            });
+        }
         if self.users.is_empty() {
             return Err(ConfigError::User {
                 index: 0,
@@ -485,6 +551,9 @@ impl Default for ServerConfig {
             log: DEFAULT_LOG.to_owned(),
             engine: EngineChoice::Sqlite,
             config_file: None,
+            tls_cert: None,
+            tls_key: None,
+            tls_ca: None,
             values: VarId::ALL
                 .iter()
                 .map(|id| id.target().def().default.clone())

@@ -2,7 +2,7 @@
 //!
 //! The framework (`xrpc-net`) calls [`NodeHandler::on_frames`] on the receiving thread, in stream
 //! order, never concurrently for one connection. Connection-level work is done right there:
-//! the capabilities probe, authentication, SESS_NEW, SESS_KILL, TOKEN_OFFER and GET_TSO are answered
+//! the capabilities probe, the switch to TLS, authentication, SESS_NEW, SESS_KILL, TOKEN_OFFER and GET_TSO are answered
 //! at once, so a kill or a token offer never waits behind the session it is about. Everything else
 //! is pushed onto its session's queue, and the sessions whose queue was empty are reported runnable;
 //! the framework then runs them inline or from its task queue ([`NodeHandler::run_unit`]).
@@ -19,6 +19,10 @@
 //!   gone (or never existed). A live session is ended only through [`Session::send_last`], so its
 //!   FATAL (or SESS_CLOSE's OK) is the last frame the client sees from it; requests still queued
 //!   are not run and get no answer of their own; the FATAL answers them all.
+//! - A connection switches to TLS only before it authenticates, only when the CapabilitiesSet
+//!   `tls` is the last frame of its batch (so no byte after it was read in the clear), and the OK
+//!   that answers it is the last frame sent in the clear. PLAIN authentication is accepted only
+//!   over TLS, and with `require_secure_transport` ON no plain connection authenticates at all.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
@@ -35,6 +39,8 @@ use xrpc_proto::codes;
 use xrpc_proto::frame::{CONNECTION_SID, is_auto_commit_sid};
 use xrpc_proto::messages::{ClientMessage, ServerType, pb};
 use xrpc_proto::{FrameError, Severity, WireError};
+
+use xrpc_proto::auth::MECH_PLAIN;
 
 use crate::auth::{AuthStep, Authenticator};
 use crate::encode::{send_error, send_fatal, send_message};
@@ -191,6 +197,7 @@ impl NodeHandler {
         conn: &ConnRef,
         state: &ConnState,
         frame: FrameRef<'_>,
+        last_in_batch: bool,
         runnable: &mut Vec<UnitId>,
     ) {
         let format = self.node.format;
@@ -211,7 +218,7 @@ impl NodeHandler {
             }
         };
         if sid == CONNECTION_SID {
-            self.on_connection_message(conn, state, message);
+            self.on_connection_message(conn, state, message, last_in_batch);
             return;
         }
         if !state.authenticated.load(Ordering::Acquire) {
@@ -255,16 +262,28 @@ impl NodeHandler {
         }
     }
 
-    fn on_connection_message(&self, conn: &ConnRef, state: &ConnState, message: ClientMessage) {
+    fn on_connection_message(
+        &self,
+        conn: &ConnRef,
+        state: &ConnState,
+        message: ClientMessage,
+        last_in_batch: bool,
+    ) {
         let format = self.node.format;
         match message {
             ClientMessage::CapabilitiesGet(_) => {
-                let reply = pb::connection::Capabilities {
-                    capabilities: vec![pb::connection::Capability {
-                        name: "polarx_rpc".into(),
-                        value: any_uint(1),
-                    }],
-                };
+                let mut capabilities = vec![pb::connection::Capability {
+                    name: "polarx_rpc".into(),
+                    value: any_uint(1),
+                }];
+                if self.node.tls.is_enabled() {
+                    // As the X Protocol does: present when the node can switch, true once it has.
+                    capabilities.push(pb::connection::Capability {
+                        name: "tls".into(),
+                        value: any_bool(conn.is_tls()),
+                    });
+                }
+                let reply = pb::connection::Capabilities { capabilities };
                 send_message(
                     conn,
                     format,
@@ -273,10 +292,35 @@ impl NodeHandler {
                     &reply,
                 );
             }
+            ClientMessage::CapabilitiesSet(set) => {
+                self.set_capabilities(conn, state, &set, last_in_batch);
+            }
             ClientMessage::AuthenticateStart(start) => {
-                let mut random = [0u8; 20];
-                rand::thread_rng().fill_bytes(&mut random);
-                let step = state.auth.lock().start(&start, random);
+                if !conn.is_tls()
+                    && self.node.vars.require_secure_transport()
+                    && !state.authenticated.load(Ordering::Acquire)
+                {
+                    if let Some(suppressed) =
+                        self.peer_log.admit(state.peer_ip(), PeerEvent::AuthFailed)
+                    {
+                        tracing::info!(peer = ?state.peer, suppressed, "refusing a plain connection: require_secure_transport is ON");
+                    }
+                    send_fatal(
+                        conn,
+                        format,
+                        CONNECTION_SID,
+                        &codes::SECURE_TRANSPORT_REQUIRED,
+                    );
+                    conn.fin();
+                    return;
+                }
+                let step = if conn.is_tls() && start.mech_name.eq_ignore_ascii_case(MECH_PLAIN) {
+                    state.auth.lock().start_plain(&start, &self.node.accounts)
+                } else {
+                    let mut random = [0u8; 20];
+                    rand::thread_rng().fill_bytes(&mut random);
+                    state.auth.lock().start(&start, random)
+                };
                 self.auth_step(conn, state, step);
             }
             ClientMessage::AuthenticateContinue(answer) => {
@@ -313,6 +357,73 @@ impl NodeHandler {
                     format!("{} is not supported on sid 0", other.message_type().name()),
                 );
                 send_error(conn, format, CONNECTION_SID, &err);
+            }
+        }
+    }
+
+    /// CapabilitiesSet: `tls = true` switches the connection to TLS (the X Protocol's way); no other
+    /// capability can be set. The list is checked whole before anything changes.
+    fn set_capabilities(
+        &self,
+        conn: &ConnRef,
+        state: &ConnState,
+        set: &pb::connection::CapabilitiesSet,
+        last_in_batch: bool,
+    ) {
+        let format = self.node.format;
+        let capabilities = &set.capabilities.capabilities;
+        if let Some(unknown) = capabilities.iter().find(|c| c.name != "tls") {
+            let err = WireError::with_message(
+                &codes::CAPABILITY_NOT_FOUND,
+                format!("Capability '{}' doesn't exist", unknown.name),
+            );
+            send_error(conn, format, CONNECTION_SID, &err);
+            return;
+        }
+        let ok = pb::Ok {
+            msg: None,
+            connection_id: None,
+        };
+        if capabilities.is_empty() {
+            send_message(conn, format, CONNECTION_SID, ServerType::Ok, &ok);
+            return;
+        }
+        let refuse = |why: &str| {
+            let err = WireError::with_message(
+                &codes::CAPABILITIES_PREPARE_FAILED,
+                format!("Capability prepare failed for 'tls': {why}"),
+            );
+            send_error(conn, format, CONNECTION_SID, &err);
+        };
+        if !capabilities.iter().all(|c| any_is_true(&c.value)) {
+            return refuse("only tls = true can be set");
+        }
+        let Some(config) = self.node.tls.server_config() else {
+            return refuse("the node has no certificate (start it with --tls-cert and --tls-key)");
+        };
+        if conn.is_tls() {
+            return refuse("the connection already uses TLS");
+        }
+        if state.authenticated.load(Ordering::Acquire) {
+            return refuse("TLS must be set before authentication");
+        }
+        if !last_in_batch {
+            return refuse("wait for the answer to CapabilitiesSet before sending anything else");
+        }
+        let mut reply = Vec::with_capacity(32);
+        xrpc_proto::frame::encode_message_frame(
+            &mut reply,
+            format,
+            CONNECTION_SID,
+            ServerType::Ok.id(),
+            &ok,
+        );
+        crate::binlog::sent(conn, &reply); // binlog hook (issue 15)
+        match conn.start_tls(config, &reply) {
+            Ok(()) => tracing::debug!(peer = ?state.peer, "switched to TLS"),
+            Err(err) => {
+                tracing::warn!(peer = ?state.peer, %err, "cannot switch a connection to TLS; closing it");
+                conn.fin();
             }
         }
     }
@@ -625,11 +736,12 @@ impl Handler for NodeHandler {
         frames: &mut FrameBatch<'_>,
         runnable: &mut Vec<UnitId>,
     ) {
-        for frame in frames {
+        while let Some(frame) = frames.next() {
             if conn.is_closed() {
                 break;
             }
-            self.on_frame(conn, state, frame, runnable);
+            let last_in_batch = frames.remaining() == 0;
+            self.on_frame(conn, state, frame, last_in_batch, runnable);
         }
     }
 
@@ -674,6 +786,12 @@ impl Handler for NodeHandler {
         send_error(conn, self.node.format, CONNECTION_SID, &wire);
     }
 
+    fn on_tls_error(&self, _conn: &ConnRef, state: &ConnState, err: &xrpc_net::rustls::Error) {
+        if let Some(suppressed) = self.peer_log.admit(state.peer_ip(), PeerEvent::TlsFailed) {
+            tracing::info!(peer = ?state.peer, %err, suppressed, "closing a connection whose TLS session failed");
+        }
+    }
+
     fn on_accept_error(&self, err: &std::io::Error) {
         if let Some(suppressed) = self.peer_log.admit(None, PeerEvent::AcceptFailed) {
             tracing::error!(%err, suppressed, open_connections = self.connections(), "cannot accept connections (out of file descriptors? raise the fd limit or lower max_connections); retrying every 50 ms");
@@ -689,6 +807,33 @@ impl Handler for NodeHandler {
             self.node.session_removed(&session);
             session.shut_down(&self.node);
         }
+    }
+}
+
+/// An `Any` holding a boolean scalar.
+fn any_bool(value: bool) -> pb::datatypes::Any {
+    pb::datatypes::Any {
+        r#type: pb::datatypes::any::Type::Scalar as i32,
+        scalar: Some(pb::datatypes::Scalar {
+            r#type: pb::datatypes::scalar::Type::VBool as i32,
+            v_bool: Some(value),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// Whether an `Any` is a scalar true: a boolean, or a non-zero integer (clients differ).
+fn any_is_true(value: &pb::datatypes::Any) -> bool {
+    use pb::datatypes::scalar::Type;
+    let Some(scalar) = &value.scalar else {
+        return false;
+    };
+    match Type::try_from(scalar.r#type) {
+        Ok(Type::VBool) => scalar.v_bool == Some(true),
+        Ok(Type::VUint) => scalar.v_unsigned_int.is_some_and(|v| v != 0),
+        Ok(Type::VSint) => scalar.v_signed_int.is_some_and(|v| v != 0),
+        _ => false,
     }
 }
 

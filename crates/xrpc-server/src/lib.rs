@@ -53,6 +53,7 @@ mod run_gate;
 pub mod server;
 pub mod session;
 pub mod settings;
+pub mod tls;
 pub mod users;
 pub mod var_store;
 pub mod vars;

@@ -1,12 +1,13 @@
 //! The `xrpc-server` binary: the data node on embedded SQLite.
 //!
 //! With no arguments it listens on 127.0.0.1:33660 and keeps its data in `./xrpc-data/xrpc.db`.
-//! `xrpc-server --help` lists every setting. SIGTERM or SIGINT drains the node and exits 0.
+//! `xrpc-server --help` lists every setting. SIGTERM or SIGINT drains the node and exits 0;
+//! SIGHUP reloads the TLS certificate, key and client authorities (`--tls-*`) without a restart.
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 use xrpc_server::config::ServerConfig;
 use xrpc_server::metrics::{self, MetricsServer};
@@ -85,7 +86,7 @@ fn run(config: &ServerConfig) -> Result<(), String> {
         None => None,
     };
 
-    wait_for_termination(&mut signals);
+    wait_for_termination(&mut signals, &node);
     tracing::info!("draining");
     if let Some(metrics) = metrics {
         metrics.shutdown();
@@ -95,15 +96,27 @@ fn run(config: &ServerConfig) -> Result<(), String> {
     Ok(())
 }
 
-/// SIGTERM and SIGINT, caught from now on: their handler only writes to a self-pipe, which
-/// [`wait_for_termination`] reads.
+/// SIGTERM, SIGINT and SIGHUP, caught from now on: their handler only writes to a self-pipe,
+/// which [`wait_for_termination`] reads.
 fn catch_termination() -> Result<Signals, String> {
-    Signals::new([SIGTERM, SIGINT]).map_err(|e| format!("cannot install the signal handler: {e}"))
+    Signals::new([SIGTERM, SIGINT, SIGHUP])
+        .map_err(|e| format!("cannot install the signal handler: {e}"))
 }
 
-/// Blocks (in the kernel, without polling) until SIGTERM or SIGINT arrives.
-fn wait_for_termination(signals: &mut Signals) {
-    if let Some(signal) = signals.forever().next() {
+/// Blocks (in the kernel, without polling) until SIGTERM or SIGINT arrives, reloading TLS at
+/// each SIGHUP meanwhile.
+fn wait_for_termination(signals: &mut Signals, node: &xrpc_server::server::Node) {
+    for signal in signals.forever() {
+        if signal == SIGHUP {
+            match node.reload_tls() {
+                Ok(()) => tracing::info!("SIGHUP: TLS certificate, key and client CA reloaded"),
+                Err(err) => {
+                    tracing::error!(%err, "SIGHUP: TLS not reloaded; the previous certificate stays in force")
+                }
+            }
+            continue;
+        }
         tracing::info!(signal, "termination signal received");
+        return;
     }
 }

@@ -1,36 +1,54 @@
-//! The Prometheus endpoint: a tiny HTTP/1.1 server on its own thread, off by default.
+//! The Prometheus endpoint: an HTTP/1.1 server on its own thread, off by default.
 //!
 //! `--metrics 127.0.0.1:9633` starts a [`MetricsServer`]. It answers `GET /metrics` (and `HEAD`)
 //! with the text exposition format 0.0.4, rendered by [`render`]: the node's status variables,
 //! the framework's counters and the per-stage histograms, the same numbers as `SHOW STATUS` and
-//! `CALL xrpc.perf_hist`. Any other path gets 404, another method on `/metrics` 405, and a request
-//! that is not HTTP 400.
+//! `CALL xrpc.perf_hist`. Any other path gets 404, another method on `/metrics` 405 (with
+//! `Allow`), and a request that is not HTTP/1.x is answered by hyper (400, or 431 for a head
+//! over 8 KiB) before this module sees it.
 //!
 //! # Design
 //!
-//! - One thread, one request per connection (`Connection: close`), served in turn. Reads and
-//!   writes have a 2 s timeout and the request head is capped at 8 KiB, so a slow or hostile
-//!   client delays the next scrape by at most a few seconds and never holds memory. The endpoint
-//!   shares nothing with the data path but the status source, which reads atomics.
-//! - The listener blocks in `accept`. [`MetricsServer::shutdown`] (also run on drop) sets a flag
-//!   and connects to the listener once to wake it; the thread sees the flag, exits, and is joined.
-//!   Should that connection fail, the thread is left detached rather than blocking shutdown.
+//! - HTTP is hyper's (`hyper::server::conn::http1`): parsing, framing, HEAD, error answers. This
+//!   module owns only the routes and the limits.
+//! - One thread runs a one-thread tokio runtime: connections are tasks, not threads, so slow
+//!   clients cost a few KiB each, never a thread. Limits: the request head must arrive within
+//!   [`IO_TIMEOUT`] (hyper's header read timeout, against clients that trickle bytes), a whole
+//!   connection lives at most [`CONNECTION_DEADLINE`] (against clients that never read the
+//!   answer), at most [`MAX_CONNECTIONS`] are served at once (more are closed at accept), the
+//!   head is at most 8 KiB, and every connection serves one request (`Connection: close`).
+//! - The endpoint shares nothing with the data path but the status source, which reads atomics:
+//!   whatever arrives on the metrics port, the protocol port is served as before (tested in
+//!   `tests/metrics_http.rs`).
+//! - [`MetricsServer::shutdown`] (also run on drop) signals the accept loop and joins the
+//!   thread; dropping the runtime closes the connections still open.
 
-use std::io::{self, Read, Write};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
+use std::convert::Infallible;
+use std::io;
+use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use http_body_util::Full;
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{ALLOW, CONNECTION, CONTENT_TYPE as CONTENT_TYPE_HEADER};
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::sync::{Semaphore, oneshot};
 use xrpc_net::hist::PerfHistograms;
 use xrpc_net::metrics::{CONTENT_TYPE, Exposition, metric_name};
 
 use crate::admin::StatusSource;
 
-/// Read and write timeout of one scrape.
-const IO_TIMEOUT: Duration = Duration::from_secs(2);
-/// Largest request head read.
+/// How long a client may take to send its request head.
+pub const IO_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long one connection may live, answer included.
+pub const CONNECTION_DEADLINE: Duration = Duration::from_secs(10);
+/// Connections served at once; more are closed as soon as they are accepted.
+pub const MAX_CONNECTIONS: usize = 64;
+/// Largest request head read (hyper's smallest buffer limit).
 const MAX_REQUEST: usize = 8 * 1024;
 
 /// How a status variable of `SHOW STATUS` is exported.
@@ -188,7 +206,7 @@ pub fn render(status: &dyn StatusSource, hist: &PerfHistograms) -> String {
 #[derive(Debug)]
 pub struct MetricsServer {
     local_addr: SocketAddr,
-    stop: Arc<AtomicBool>,
+    stop: Option<oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -197,18 +215,23 @@ impl MetricsServer {
     /// `xrpc-metrics`.
     pub fn start<F>(addr: SocketAddr, render: F) -> io::Result<Self>
     where
-        F: Fn() -> String + Send + 'static,
+        F: Fn() -> String + Send + Sync + 'static,
     {
-        let listener = TcpListener::bind(addr)?;
+        let listener = std::net::TcpListener::bind(addr)?;
+        listener.set_nonblocking(true)?;
         let local_addr = listener.local_addr()?;
-        let stop = Arc::new(AtomicBool::new(false));
-        let thread_stop = stop.clone();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .enable_time()
+            .build()?;
+        let (stop, stopped) = oneshot::channel();
+        let render: Arc<dyn Fn() -> String + Send + Sync> = Arc::new(render);
         let thread = std::thread::Builder::new()
             .name("xrpc-metrics".into())
-            .spawn(move || serve(listener, &thread_stop, &render))?;
+            .spawn(move || runtime.block_on(serve(listener, stopped, render)))?;
         Ok(Self {
             local_addr,
-            stop,
+            stop: Some(stop),
             thread: Some(thread),
         })
     }
@@ -218,31 +241,17 @@ impl MetricsServer {
         self.local_addr
     }
 
-    /// Stops accepting and joins the thread.
+    /// Stops accepting, closes the open connections and joins the thread.
     pub fn shutdown(mut self) {
         self.stop_and_join();
     }
 
     fn stop_and_join(&mut self) {
-        let Some(thread) = self.thread.take() else {
-            return;
-        };
-        self.stop.store(true, Ordering::Release);
-        // Wake the blocking accept; an unspecified bind address is reachable on loopback.
-        let mut wake = self.local_addr;
-        if wake.ip().is_unspecified() {
-            wake.set_ip(match wake.ip() {
-                IpAddr::V4(_) => IpAddr::V4(Ipv4Addr::LOCALHOST),
-                IpAddr::V6(_) => IpAddr::V6(Ipv6Addr::LOCALHOST),
-            });
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
         }
-        match TcpStream::connect_timeout(&wake, IO_TIMEOUT) {
-            Ok(_) => {
-                let _ = thread.join();
-            }
-            Err(err) => {
-                tracing::warn!(addr = %wake, error = %err, "cannot wake the metrics thread; leaving it detached");
-            }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
         }
     }
 }
@@ -253,83 +262,93 @@ impl Drop for MetricsServer {
     }
 }
 
-/// The accept loop.
-fn serve(listener: TcpListener, stop: &AtomicBool, render: &dyn Fn() -> String) {
-    for conn in listener.incoming() {
-        if stop.load(Ordering::Acquire) {
+/// The accept loop, until `stopped`.
+async fn serve(
+    listener: std::net::TcpListener,
+    mut stopped: oneshot::Receiver<()>,
+    render: Arc<dyn Fn() -> String + Send + Sync>,
+) {
+    let listener = match tokio::net::TcpListener::from_std(listener) {
+        Ok(listener) => listener,
+        Err(err) => {
+            tracing::error!(error = %err, "metrics endpoint cannot use its listener");
             return;
         }
-        match conn {
-            Ok(stream) => {
-                if let Err(err) = answer(stream, render) {
-                    tracing::debug!(error = %err, "metrics request failed");
-                }
-            }
+    };
+    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let accepted = tokio::select! {
+            _ = &mut stopped => return,
+            accepted = listener.accept() => accepted,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
             Err(err) => {
                 // Out of descriptors and the like: back off rather than spin.
                 tracing::warn!(error = %err, "metrics accept failed");
-                std::thread::sleep(Duration::from_millis(100));
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
             }
-        }
+        };
+        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+            tracing::debug!(
+                "metrics endpoint busy: {MAX_CONNECTIONS} connections open; closing a new one"
+            );
+            continue;
+        };
+        let render = Arc::clone(&render);
+        tokio::spawn(async move {
+            let _slot = slot;
+            let service = service_fn(move |request: Request<Incoming>| {
+                let response = respond(request.method(), request.uri().path(), &*render);
+                async move { Ok::<_, Infallible>(response) }
+            });
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(IO_TIMEOUT)
+                .max_buf_size(MAX_REQUEST)
+                .keep_alive(false)
+                .serve_connection(TokioIo::new(stream), service);
+            match tokio::time::timeout(CONNECTION_DEADLINE, connection).await {
+                Ok(Ok(())) => {}
+                Ok(Err(err)) => tracing::debug!(error = %err, "metrics request failed"),
+                Err(_) => tracing::debug!("metrics connection closed at its deadline"),
+            }
+        });
     }
 }
 
-/// Reads one request head and writes one response.
-fn answer(mut stream: TcpStream, render: &dyn Fn() -> String) -> io::Result<()> {
-    stream.set_read_timeout(Some(IO_TIMEOUT))?;
-    stream.set_write_timeout(Some(IO_TIMEOUT))?;
-    let mut head = Vec::with_capacity(1024);
-    let mut buf = [0u8; 1024];
-    while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < MAX_REQUEST {
-        let n = stream.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        head.extend_from_slice(&buf[..n]);
-    }
-    let line = head.split(|&b| b == b'\n').next().unwrap_or_default();
-    let line = String::from_utf8_lossy(line);
-    let mut parts = line.split_whitespace();
-    let (method, target, version) = (parts.next(), parts.next(), parts.next());
-    let (status, body, allow) = match (method, target, version) {
-        (Some(method), Some(target), Some(v)) if v.starts_with("HTTP/") => {
-            let path = target.split('?').next().unwrap_or_default();
-            match (method, path) {
-                ("GET" | "HEAD", "/metrics") => ("200 OK", render(), false),
-                (_, "/metrics") => ("405 Method Not Allowed", "GET only\n".to_owned(), true),
-                _ => (
-                    "404 Not Found",
-                    "not found; try /metrics\n".to_owned(),
-                    false,
-                ),
-            }
-        }
-        _ => ("400 Bad Request", "bad request\n".to_owned(), false),
+/// The answer to one request: the routes of the [module docs](self).
+fn respond(method: &Method, path: &str, render: &dyn Fn() -> String) -> Response<Full<Bytes>> {
+    let (status, content_type, body) = match (method, path) {
+        (&Method::GET | &Method::HEAD, "/metrics") => (StatusCode::OK, CONTENT_TYPE, render()),
+        (_, "/metrics") => (
+            StatusCode::METHOD_NOT_ALLOWED,
+            "text/plain; charset=utf-8",
+            "GET only\n".to_owned(),
+        ),
+        _ => (
+            StatusCode::NOT_FOUND,
+            "text/plain; charset=utf-8",
+            "not found; try /metrics\n".to_owned(),
+        ),
     };
-    let content_type = if status.starts_with("200") {
-        CONTENT_TYPE
-    } else {
-        "text/plain; charset=utf-8"
-    };
-    let mut response = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
-    );
-    if allow {
-        response.push_str("Allow: GET, HEAD\r\n");
+    let mut response = Response::builder()
+        .status(status)
+        .header(CONTENT_TYPE_HEADER, content_type)
+        .header(CONNECTION, "close");
+    if status == StatusCode::METHOD_NOT_ALLOWED {
+        response = response.header(ALLOW, "GET, HEAD");
     }
-    response.push_str("\r\n");
-    if method != Some("HEAD") {
-        response.push_str(&body);
-    }
-    stream.write_all(response.as_bytes())?;
-    stream.flush()?;
-    let _ = stream.shutdown(std::net::Shutdown::Write);
-    Ok(())
+    response
+        .body(Full::new(Bytes::from(body)))
+        .expect("a response from valid parts")
 }
 
 #[cfg(test)]
 mod tests {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
     use std::time::Instant;
 
     use xrpc_net::hist::Stage;
@@ -401,14 +420,23 @@ mod tests {
     }
 
     fn request(addr: SocketAddr, head: &str) -> String {
-        let mut stream = TcpStream::connect(addr).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(5)))
-            .unwrap();
-        stream.write_all(head.as_bytes()).unwrap();
+        try_request(addr, head).unwrap()
+    }
+
+    /// The whole response, or the error of a connection the endpoint reset.
+    fn try_request(addr: SocketAddr, head: &str) -> io::Result<String> {
+        let mut stream = TcpStream::connect(addr)?;
+        stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+        stream.write_all(head.as_bytes())?;
         let mut out = String::new();
-        stream.read_to_string(&mut out).unwrap();
-        out
+        stream.read_to_string(&mut out)?;
+        Ok(out)
+    }
+
+    /// The response's head in lower case (hyper writes header names in lower case) and its body.
+    fn split(response: &str) -> (String, &str) {
+        let (head, body) = response.split_once("\r\n\r\n").unwrap();
+        (head.to_ascii_lowercase(), body)
     }
 
     #[test]
@@ -418,10 +446,11 @@ mod tests {
             server.local_addr(),
             "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n",
         );
-        let (head, body) = response.split_once("\r\n\r\n").unwrap();
-        assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
-        assert!(head.contains("Content-Type: text/plain; version=0.0.4"));
-        assert!(head.contains(&format!("Content-Length: {}", body.len())));
+        let (head, body) = split(&response);
+        assert!(head.starts_with("http/1.1 200 ok\r\n"), "{head}");
+        assert!(head.contains("content-type: text/plain; version=0.0.4"));
+        assert!(head.contains(&format!("content-length: {}", body.len())));
+        assert!(head.contains("connection: close"));
         assert!(body.contains("# TYPE xrpc_inited gauge\nxrpc_inited 1\n"));
         assert!(body.contains("# TYPE xrpc_tcp_connections gauge\nxrpc_tcp_connections 4\n"));
         assert!(body.contains("# TYPE xrpc_sql_hit_total counter\nxrpc_sql_hit_total 12\n"));
@@ -449,31 +478,154 @@ mod tests {
         let addr = server.local_addr();
         assert!(request(addr, "GET / HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404 Not Found\r\n"));
         assert!(
-            request(addr, "GET /metricsx HTTP/1.0\r\n\r\n").starts_with("HTTP/1.1 404 Not Found")
+            request(addr, "GET /metricsx HTTP/1.0\r\n\r\n").starts_with("HTTP/1.0 404 Not Found")
         );
         let post = request(addr, "POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n");
         assert!(
             post.starts_with("HTTP/1.1 405 Method Not Allowed\r\n"),
             "{post}"
         );
-        assert!(post.contains("Allow: GET, HEAD\r\n"));
-        assert!(request(addr, "garbage\r\n\r\n").starts_with("HTTP/1.1 400 Bad Request"));
+        assert!(split(&post).0.contains("allow: get, head\r\n"), "{post}");
         let head = request(addr, "HEAD /metrics?x=1 HTTP/1.1\r\n\r\n");
-        assert!(head.starts_with("HTTP/1.1 200 OK"));
+        assert!(head.starts_with("HTTP/1.1 200 OK"), "{head}");
         assert!(head.ends_with("\r\n\r\n"), "HEAD has no body");
         drop(server);
     }
 
     #[test]
-    fn a_silent_client_does_not_block_shutdown_forever() {
+    fn malformed_requests_get_4xx_and_the_endpoint_keeps_serving() {
         let server = start();
         let addr = server.local_addr();
-        // A client that connects and says nothing holds the thread for at most the read timeout.
-        let _idle = TcpStream::connect(addr).unwrap();
-        std::thread::sleep(Duration::from_millis(50));
+        for garbage in [
+            "garbage\r\n\r\n",
+            "GET /metrics HTTP/9.9\r\n\r\n",
+            "GET /metrics HTTP/1.1\r\nno colon here\r\n\r\n",
+            "\u{0}\u{1}\u{2}\u{3}\r\n\r\n",
+        ] {
+            let response = request(addr, garbage);
+            let status: u16 = response
+                .get(9..12)
+                .and_then(|code| code.parse().ok())
+                .unwrap_or(0);
+            assert!(
+                response.is_empty() || (400..500).contains(&status) || status == 505,
+                "{garbage:?} got {response:?}"
+            );
+        }
+        // A head over 8 KiB is refused before it is buffered whole.
+        let huge = format!(
+            "GET /metrics HTTP/1.1\r\nX-Big: {}\r\n\r\n",
+            "a".repeat(64 * 1024)
+        );
+        let mut stream = TcpStream::connect(addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        let _ = stream.write_all(huge.as_bytes());
+        let mut out = Vec::new();
+        let _ = stream.read_to_end(&mut out);
+        let out = String::from_utf8_lossy(&out);
+        assert!(out.is_empty() || out.starts_with("HTTP/1.1 431"), "{out}");
+        // Still serving.
+        let ok = request(addr, "GET /metrics HTTP/1.1\r\n\r\n");
+        assert!(ok.starts_with("HTTP/1.1 200 OK"), "{ok}");
+    }
+
+    #[test]
+    fn slow_clients_do_not_delay_a_scrape_and_are_cut_off() {
+        let server = start();
+        let addr = server.local_addr();
+        // Clients that trickle a request head, and clients that say nothing at all.
+        let mut trickling: Vec<TcpStream> = (0..8)
+            .map(|_| {
+                let mut s = TcpStream::connect(addr).unwrap();
+                s.write_all(b"GET /metr").unwrap();
+                s
+            })
+            .collect();
+        let silent: Vec<TcpStream> = (0..8).map(|_| TcpStream::connect(addr).unwrap()).collect();
+        // A scrape meanwhile is answered at once, well within the slow clients' time limit.
+        let started = Instant::now();
+        let ok = request(addr, "GET /metrics HTTP/1.1\r\n\r\n");
+        assert!(ok.starts_with("HTTP/1.1 200 OK"), "{ok}");
+        assert!(started.elapsed() < IO_TIMEOUT, "{:?}", started.elapsed());
+        for s in &mut trickling {
+            let _ = s.write_all(b"i");
+        }
+        // The endpoint closes them at the header read timeout (hyper may answer 408 first).
+        for mut s in trickling.into_iter().chain(silent) {
+            s.set_read_timeout(Some(IO_TIMEOUT * 3)).unwrap();
+            let mut out = Vec::new();
+            let started = Instant::now();
+            let result = s.read_to_end(&mut out);
+            assert!(
+                result.is_ok(),
+                "closed by the endpoint, not by our timeout: {result:?}"
+            );
+            assert!(started.elapsed() < IO_TIMEOUT * 3);
+            let out = String::from_utf8_lossy(&out);
+            assert!(out.is_empty() || out.starts_with("HTTP/1.1 408"), "{out}");
+        }
+    }
+
+    #[test]
+    fn connections_beyond_the_limit_are_closed_at_once() {
+        let server = start();
+        let addr = server.local_addr();
+        let held: Vec<TcpStream> = (0..MAX_CONNECTIONS)
+            .map(|_| TcpStream::connect(addr).unwrap())
+            .collect();
+        // Wait until the endpoint has accepted them all: one more is then closed without an
+        // answer (EOF), rather than queued behind the slow ones.
+        let mut closed_at_once = false;
+        for _ in 0..100 {
+            let mut extra = TcpStream::connect(addr).unwrap();
+            extra
+                .set_read_timeout(Some(Duration::from_millis(500)))
+                .unwrap();
+            let _ = extra.write_all(b"GET /metrics HTTP/1.1\r\n\r\n");
+            let mut out = Vec::new();
+            match extra.read_to_end(&mut out) {
+                Ok(_) if out.is_empty() => {
+                    closed_at_once = true;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        assert!(
+            closed_at_once,
+            "a connection beyond {MAX_CONNECTIONS} must be closed"
+        );
+        drop(held);
+        // Once they go, scrapes are served again.
+        let mut served = false;
+        for _ in 0..100 {
+            let answer = try_request(addr, "GET /metrics HTTP/1.1\r\n\r\n").unwrap_or_default();
+            if answer.starts_with("HTTP/1.1 200") {
+                served = true;
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(served);
+    }
+
+    #[test]
+    fn shutdown_closes_open_connections_and_the_listener() {
+        let server = start();
+        let addr = server.local_addr();
+        let mut idle = TcpStream::connect(addr).unwrap();
+        idle.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
         let started = Instant::now();
         server.shutdown();
-        assert!(started.elapsed() < IO_TIMEOUT * 3);
+        assert!(started.elapsed() < IO_TIMEOUT, "{:?}", started.elapsed());
+        // Closed: EOF if the endpoint had accepted it, a reset if it was still in the backlog.
+        let mut out = Vec::new();
+        match idle.read_to_end(&mut out) {
+            Ok(_) => assert!(out.is_empty()),
+            Err(err) => assert_eq!(err.kind(), io::ErrorKind::ConnectionReset, "{err}"),
+        }
         assert!(TcpStream::connect(addr).is_err(), "listener closed");
     }
 }

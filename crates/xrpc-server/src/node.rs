@@ -88,6 +88,8 @@ pub struct NodeShared {
     pub counters: SessionCounters,
     /// Timestamp oracle for GET_TSO.
     pub tso: Tso,
+    /// The TLS configuration new handshakes use (disabled unless the node has a certificate).
+    pub tls: crate::tls::TlsContext,
     draining: AtomicBool,
     groups: OnceLock<Vec<GroupHandle>>,
     /// The interrupters of the statements running now, by session number, for the drain. Sharded
@@ -132,6 +134,7 @@ impl NodeShared {
             format,
             counters: SessionCounters::default(),
             tso: Tso::default(),
+            tls: crate::tls::TlsContext::disabled(),
             draining: AtomicBool::new(false),
             groups: OnceLock::new(),
             running: (0..RUNNING_SHARDS).map(|_| Mutex::default()).collect(),
@@ -332,6 +335,7 @@ impl NodeShared {
             hist,
             sessions: self,
             engine_owns_variables: self.engine.owns_system_variables(),
+            tls: &self.tls,
         };
         admin::try_admin(sql, &ctx, sink)
     }

@@ -37,6 +37,8 @@ pub enum PeerEvent {
     Refused,
     /// `accept` failed (out of file descriptors or memory); tracked without a peer.
     AcceptFailed,
+    /// A TLS handshake or record failed.
+    TlsFailed,
 }
 
 #[derive(Debug)]

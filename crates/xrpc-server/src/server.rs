@@ -23,6 +23,7 @@ use crate::engine::mysql::{MysqlEngine, PoolOptions};
 use crate::engine::sqlite::{ParseSynchronousError, SqliteEngine, SqliteOptions};
 use crate::node::NodeShared;
 use crate::settings::Settings;
+use crate::tls::TlsContext;
 use crate::users::UserConfig;
 use crate::var_store::Variables;
 use crate::vars::{VarId, VarValue};
@@ -66,6 +67,9 @@ pub enum StartError {
         /// The SQL state.
         sql_state: String,
     },
+    /// The TLS certificate, key or client authorities could not be loaded.
+    #[error("{0}")]
+    Tls(#[from] crate::tls::TlsLoadError),
     /// The binary log could not be switched on.
     #[error("binlog: {0}")]
     Binlog(#[from] crate::binlog::BinlogError),
@@ -90,6 +94,7 @@ pub struct NodeBuilder {
     users: Vec<UserConfig>,
     vars: Arc<Variables>,
     cache: RequestCache,
+    tls: TlsContext,
     tune: Option<Tune>,
 }
 
@@ -113,6 +118,7 @@ impl NodeBuilder {
             users: vec![UserConfig::builtin_root()],
             vars: Arc::new(Variables::new()),
             cache: RequestCache::default(),
+            tls: TlsContext::disabled(),
             tune: None,
         }
     }
@@ -193,7 +199,12 @@ impl NodeBuilder {
         crate::binlog::global().set_dir(&binlog_dir);
         let (max_file_bytes, max_files, queue_entries) = config.binlog_limits();
         crate::binlog::global().set_limits(max_file_bytes, max_files, queue_entries);
+        let tls = match config.tls_files() {
+            Some(files) => TlsContext::load(files)?,
+            None => TlsContext::disabled(),
+        };
         Ok(builder
+            .tls(tls)
             .net(config.net_config())
             .users(config.users.clone())
             .vars(vars)
@@ -238,6 +249,12 @@ impl NodeBuilder {
         self
     }
 
+    /// TLS for clients that ask for it ([`crate::tls`]); disabled by default.
+    pub fn tls(mut self, tls: TlsContext) -> Self {
+        self.tls = tls;
+        self
+    }
+
     /// The statement-digest cache.
     pub fn request_cache(mut self, cache: RequestCache) -> Self {
         self.cache = cache;
@@ -260,6 +277,7 @@ impl NodeBuilder {
             users,
             vars,
             cache,
+            tls,
             tune,
         } = self;
         // The process's binary log: SET GLOBAL xrpc_binlog reconfigures it, and a start-up value
@@ -279,6 +297,7 @@ impl NodeBuilder {
         });
         let mut shared =
             NodeShared::new(engine, cache, Accounts::new(users), vars, net.frame.format);
+        shared.tls = tls;
         if let Some(tune) = tune {
             tune(&mut net, &mut shared);
         }
@@ -318,6 +337,12 @@ impl Node {
     /// The shared state.
     pub fn shared(&self) -> &Arc<NodeShared> {
         &self.shared
+    }
+
+    /// Reads the TLS certificate, key and client authorities again; new handshakes use them, and
+    /// on error the previous ones stay in force (SIGHUP and `ALTER INSTANCE RELOAD TLS` call it).
+    pub fn reload_tls(&self) -> Result<(), crate::tls::TlsReloadError> {
+        self.shared.tls.reload()
     }
 
     /// The framework.

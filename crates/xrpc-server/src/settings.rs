@@ -92,6 +92,11 @@ pub trait Settings {
         Duration::from_secs(self.read_int(VarId::ConnectTimeout) as u64)
     }
 
+    /// `xrpc_require_secure_transport` (MySQL's `require_secure_transport`).
+    fn require_secure_transport(&self) -> bool {
+        self.read_bool(VarId::RequireSecureTransport)
+    }
+
     /// `xrpc_max_connections` (MySQL's `max_connections`).
     fn max_connections(&self) -> usize {
         self.read_int(VarId::MaxConnections) as usize

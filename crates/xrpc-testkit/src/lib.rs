@@ -1,5 +1,8 @@
 //! Test helpers shared by the xrpc crates.
 //!
+//! [`tls::TestPki`] makes the certificates of TLS tests (an authority, node, client and expired
+//! certificates as PEM files).
+//!
 //! [`MariaDb`] starts a private MariaDB server for one test (or one test binary). What it
 //! guarantees:
 //!
@@ -25,6 +28,8 @@
 //! For failure tests, [`MariaDb::stop`] kills the server as a crash would and
 //! [`MariaDb::restart`] starts it again on the same port and data; [`MariaDb::start_with`]
 //! passes extra `mariadbd` options, and [`MariaDb::log`] returns its error log.
+
+pub mod tls;
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

@@ -18,6 +18,7 @@
 //! | [`accept`] | `accept4` + `setsockopt` | the accepted socket is non-blocking, close-on-exec, `TCP_NODELAY`, with keepalive and buffer sizes applied |
 //! | [`recv`], [`send_vectored`] | `read`, `sendmsg(MSG_NOSIGNAL)` | `EINTR` is returned to the caller; a closed peer is an `EPIPE` error, never a `SIGPIPE` |
 //! | [`poll_writable`] | `poll(POLLOUT)` | waits at most the given timeout |
+//! | [`SocketIo`] | `read`, `sendmsg(MSG_NOSIGNAL)` | `std::io` view of a socket for rustls; `EAGAIN` is `WouldBlock`, nothing is retried |
 //! | [`shutdown`] | `shutdown(SHUT_RDWR)` | the peer sees EOF and the socket stops producing data; the fd stays open until its `OwnedFd` drops |
 //!
 //! # Edge-triggered semantics
@@ -347,3 +348,28 @@ pub(crate) fn shutdown(fd: BorrowedFd<'_>) {
 
 /// Re-exported errno type, for callers that match on send errors.
 pub(crate) use rustix::io::Errno as SysErrno;
+
+/// A connected socket as [`io::Read`] and [`io::Write`], for TLS: `read` and
+/// `sendmsg(MSG_NOSIGNAL)` without retries, so `EAGAIN` comes back as
+/// [`io::ErrorKind::WouldBlock`] and `EINTR` as [`io::ErrorKind::Interrupted`].
+pub(crate) struct SocketIo<'a>(pub(crate) BorrowedFd<'a>);
+
+impl io::Read for SocketIo<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        rustix::io::read(self.0, buf).map_err(io::Error::from)
+    }
+}
+
+impl io::Write for SocketIo<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        send_vectored(self.0, &[IoSlice::new(buf)]).map_err(io::Error::from)
+    }
+
+    fn write_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+        send_vectored(self.0, bufs).map_err(io::Error::from)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}

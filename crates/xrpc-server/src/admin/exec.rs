@@ -55,6 +55,8 @@ pub struct AdminContext<'a> {
     /// ([`crate::engine::Engine::owns_system_variables`]): admin SQL then answers only the node's
     /// own names and leaves the rest to the engine.
     pub engine_owns_variables: bool,
+    /// The node's TLS, for `ALTER INSTANCE RELOAD TLS`.
+    pub tls: &'a crate::tls::TlsContext,
 }
 
 /// What [`try_admin`] made of a statement.
@@ -219,6 +221,13 @@ fn execute(
             Ok(result_set)
         }
         Stmt::PerfHist(arg) => perf_hist(&arg, ctx.hist, sink),
+        Stmt::ReloadTls => match ctx.tls.reload() {
+            Ok(()) => Ok(ExecSummary::default()),
+            Err(err) => Err(SqlError::new(
+                &codes::TLS_RELOAD_FAILED,
+                format!("Failed to reload TLS; the previous certificate stays in force: {err}"),
+            )),
+        },
         Stmt::Kill { scope, id } => {
             if ctx.sessions.kill(id, scope) {
                 Ok(ExecSummary::default())

@@ -33,6 +33,9 @@
 //!   interrupts its running statement, CONNECTION ends the session as SESS_KILL does, through a
 //!   [`SessionKiller`]; an unknown `n` is 1094 "Unknown thread id: n". MariaDB's `KILL QUERY ID`
 //!   and `KILL USER` are left to the engine.
+//! - `ALTER INSTANCE RELOAD TLS`: reads the node's `tls_cert`, `tls_key` and `tls_ca` files again
+//!   ([`crate::tls::TlsContext::reload`]); new handshakes use them. A failure (3889) keeps the
+//!   previous certificate. Always the node's, whatever the engine: it is the node's TLS.
 //!
 //! LIKE patterns take `%`, `_` and `\` escapes and match case-insensitively, as MySQL's default
 //! collation does. WHERE takes `Variable_name` or `Value` compared with `=`, `<>`/`!=`,
@@ -155,6 +158,7 @@ mod tests {
                 hist: &self.hist,
                 sessions: &self.sessions,
                 engine_owns_variables,
+                tls: &crate::tls::TlsContext::disabled(),
             };
             try_admin(sql, &ctx, sink)
         }

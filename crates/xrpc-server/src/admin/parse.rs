@@ -22,6 +22,8 @@ pub(super) enum Stmt {
         scope: KillScope,
         id: u64,
     },
+    /// `ALTER INSTANCE RELOAD TLS [NO ROLLBACK ON ERROR]`.
+    ReloadTls,
 }
 
 /// What SQL `KILL` stops.
@@ -94,6 +96,12 @@ pub(super) fn parse(sql: &str) -> Option<Result<Stmt, SqlError>> {
         Kind::Set
     } else if first.eq_ignore_ascii_case("kill") {
         Kind::Kill
+    } else if first.eq_ignore_ascii_case("alter") {
+        let (second, _) = leading_word(rest)?;
+        if !second.eq_ignore_ascii_case("instance") {
+            return None;
+        }
+        Kind::AlterInstance
     } else if first.eq_ignore_ascii_case("call") {
         if !contains_ignore_case(rest, "perf_hist") {
             return None;
@@ -116,6 +124,7 @@ pub(super) fn parse(sql: &str) -> Option<Result<Stmt, SqlError>> {
         Kind::Set => p.set(),
         Kind::Call => p.call(),
         Kind::Kill => p.kill(),
+        Kind::AlterInstance => Some(p.alter_instance()),
     }
 }
 
@@ -127,6 +136,7 @@ enum Kind {
     Set,
     Call,
     Kill,
+    AlterInstance,
 }
 
 fn syntax_error(detail: &str) -> SqlError {
@@ -201,6 +211,26 @@ impl<'a> Parser<'a> {
 
     /// `KILL [HARD | SOFT] [QUERY | CONNECTION] n`; `None` for MariaDB's other forms (`KILL
     /// QUERY ID n`, `KILL USER name`), which are the engine's.
+    /// `ALTER INSTANCE RELOAD TLS [NO ROLLBACK ON ERROR]`, the one ALTER INSTANCE the node has.
+    /// Without the option a failed reload keeps the old certificate (MySQL's default); with it,
+    /// MySQL would switch TLS off, which the node never does, so the option is refused.
+    fn alter_instance(&mut self) -> Result<Stmt, SqlError> {
+        let _ = self.eat_kw("instance");
+        if !(self.eat_kw("reload") && self.eat_kw("tls")) {
+            return Err(syntax_error(&format!(
+                "only ALTER INSTANCE RELOAD TLS is supported {}",
+                self.near()
+            )));
+        }
+        if !self.at_end() {
+            return Err(syntax_error(&format!(
+                "unexpected text {} (a failed reload always keeps the previous certificate)",
+                self.near()
+            )));
+        }
+        Ok(Stmt::ReloadTls)
+    }
+
     fn kill(&mut self) -> Option<Result<Stmt, SqlError>> {
         let _mariadb_mode = self.eat_kw("hard") || self.eat_kw("soft");
         let scope = if self.eat_kw("query") {
