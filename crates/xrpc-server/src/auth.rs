@@ -13,7 +13,7 @@
 
 use std::net::IpAddr;
 
-use xrpc_proto::auth::{CHALLENGE_LEN, Challenge, MECH_MYSQL41, Mysql41Response};
+use xrpc_proto::auth::{CHALLENGE_LEN, Challenge, MECH_MYSQL41, Mysql41Response, PasswordHash};
 use xrpc_proto::codes;
 use xrpc_proto::messages::pb;
 use xrpc_proto::{Severity, WireError};
@@ -141,12 +141,22 @@ impl Authenticator {
         };
         let host_allowed =
             |account: &UserConfig| self.peer.is_some_and(|peer| account.allows(peer));
-        let verified = accounts.find(&response.user).is_some_and(|account| {
-            host_allowed(account)
-                && account
+        // The scramble is checked whatever else fails (unknown user, host not allowed), against
+        // a stand-in hash for an unknown user, and compared in constant time (see
+        // `PasswordHash::verify`): how long a refusal takes says nothing about which part failed.
+        let verified = match accounts.find(&response.user) {
+            Some(account) => {
+                let password_ok = account
                     .password
-                    .verify(&challenge, response.scramble.as_ref())
-        });
+                    .verify(&challenge, response.scramble.as_ref());
+                host_allowed(account) & password_ok
+            }
+            None => {
+                let stand_in = PasswordHash::from_password(b"no such account");
+                let _ = stand_in.verify(&challenge, response.scramble.as_ref());
+                false
+            }
+        };
         if verified {
             self.state = State::Authenticated {
                 user: response.user.clone(),
@@ -207,8 +217,6 @@ mod tests {
 
     use bytes::Bytes;
     use xrpc_proto::auth::mysql41_client_response;
-
-    use xrpc_proto::auth::PasswordHash;
 
     use super::*;
     use crate::users::HostRule;

@@ -37,6 +37,7 @@ use xrpc_proto::messages::{ClientMessage, ServerType, pb};
 use xrpc_proto::{FrameError, Severity, WireError};
 
 use crate::auth::{AuthStep, Authenticator};
+use crate::host_block::Failure;
 use crate::encode::{send_error, send_fatal, send_message};
 use crate::node::NodeShared;
 use crate::peer_log::{PeerEvent, PeerLog};
@@ -274,6 +275,11 @@ impl NodeHandler {
                 );
             }
             ClientMessage::AuthenticateStart(start) => {
+                // An address blocked since this connection opened may not try again on it.
+                if self.is_blocked(state) {
+                    self.refuse_blocked(conn, state);
+                    return;
+                }
                 let mut random = [0u8; 20];
                 rand::thread_rng().fill_bytes(&mut random);
                 let step = state.auth.lock().start(&start, random);
@@ -340,6 +346,9 @@ impl NodeHandler {
                 if !schema.is_empty() {
                     let _ = state.schema.set(schema.into());
                 }
+                if let Some(ip) = state.peer_ip() {
+                    self.node.hosts.succeeded(ip);
+                }
                 conn.limit_max_packet(None);
                 crate::binlog::authenticated(conn, &user); // binlog hook (issue 15)
                 state.authenticated.store(true, Ordering::Release);
@@ -353,6 +362,7 @@ impl NodeHandler {
                 );
             }
             AuthStep::Refused(err) => {
+                self.count_auth_failure(state);
                 if let Some(suppressed) =
                     self.peer_log.admit(state.peer_ip(), PeerEvent::AuthFailed)
                 {
@@ -362,6 +372,7 @@ impl NodeHandler {
                 send_error(conn, format, CONNECTION_SID, &err);
             }
             AuthStep::RefusedAndClose(err) => {
+                self.count_auth_failure(state);
                 if let Some(suppressed) =
                     self.peer_log.admit(state.peer_ip(), PeerEvent::AuthFailed)
                 {
@@ -508,6 +519,52 @@ impl NodeHandler {
 }
 
 impl NodeHandler {
+    /// Whether the connection's client address is blocked (see [`crate::host_block`]).
+    fn is_blocked(&self, state: &ConnState) -> bool {
+        state.peer_ip().is_some_and(|ip| {
+            self.node
+                .hosts
+                .is_blocked(ip, self.node.vars.host_block_time())
+        })
+    }
+
+    /// Counts a failed authentication against the client's address, which may block it.
+    fn count_auth_failure(&self, state: &ConnState) {
+        let Some(ip) = state.peer_ip() else {
+            return;
+        };
+        let max_errors = self.node.vars.max_connect_errors();
+        match self.node.hosts.failed(ip, max_errors) {
+            Failure::Counted => {}
+            Failure::Blocked => {
+                tracing::warn!(%ip, max_connect_errors = max_errors, block_time = ?self.node.vars.host_block_time(), "blocking a client address after failed authentications in a row; FLUSH HOSTS unblocks it");
+            }
+            Failure::NotTracked => {
+                if let Some(suppressed) = self.peer_log.admit(Some(ip), PeerEvent::AuthFailed) {
+                    tracing::warn!(%ip, suppressed, "the blocked-host table is full of blocked addresses; failures from new ones are not counted until FLUSH HOSTS or their blocks expire");
+                }
+            }
+        }
+    }
+
+    /// Refuses a connection from a blocked address: FATAL 1129 on sid 0, then close.
+    fn refuse_blocked(&self, conn: &ConnRef, state: &ConnState) {
+        let host = state
+            .peer_ip()
+            .map_or_else(|| "unknown".to_owned(), |ip| ip.to_string());
+        if let Some(suppressed) = self.peer_log.admit(state.peer_ip(), PeerEvent::Refused) {
+            tracing::info!(peer = ?state.peer, suppressed, "refusing a connection from a blocked address");
+        }
+        let err = WireError::with_message(
+            &codes::HOST_BLOCKED,
+            format!(
+                "Host '{host}' is blocked because of many connection errors; unblock with 'FLUSH HOSTS'"
+            ),
+        );
+        send_error(conn, self.node.format, CONNECTION_SID, &err);
+        conn.fin();
+    }
+
     /// Refuses a connection over `max_connections`: FATAL 1040 on sid 0, then close.
     fn refuse_connection(&self, conn: &ConnRef, state: &ConnState, why: &str) {
         let max = self.node.vars.max_connections();
@@ -611,6 +668,10 @@ impl Handler for NodeHandler {
         };
         if open > max + 1 {
             self.refuse_connection(conn, &state, "no free slot");
+            return state;
+        }
+        if self.is_blocked(&state) {
+            self.refuse_blocked(conn, &state);
             return state;
         }
         conn.limit_max_packet(Some(PRE_AUTH_MAX_PACKET));

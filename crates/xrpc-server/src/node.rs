@@ -24,6 +24,7 @@ use crate::admin::{self, AdminContext, AdminOutcome, KillScope, SessionKiller, S
 use crate::auth::Accounts;
 use crate::cache::RequestCache;
 use crate::engine::{Engine, Interrupt};
+use crate::host_block::HostBlocker;
 use crate::result::ResultSink;
 use crate::session::Session;
 use crate::settings::Settings;
@@ -84,6 +85,8 @@ pub struct NodeShared {
     pub counters: SessionCounters,
     /// Timestamp oracle for GET_TSO.
     pub tso: Tso,
+    /// Client addresses that failed authentication too often (`xrpc_max_connect_errors`).
+    pub hosts: HostBlocker,
     draining: AtomicBool,
     groups: OnceLock<Vec<GroupHandle>>,
     /// The interrupters of the statements running now, by session number, for the drain. Sharded
@@ -125,6 +128,7 @@ impl NodeShared {
             format,
             counters: SessionCounters::default(),
             tso: Tso::default(),
+            hosts: HostBlocker::default(),
             draining: AtomicBool::new(false),
             groups: OnceLock::new(),
             running: (0..RUNNING_SHARDS).map(|_| Mutex::default()).collect(),
@@ -324,6 +328,7 @@ impl NodeShared {
             status: self,
             hist,
             sessions: self,
+            hosts: &self.hosts,
             engine_owns_variables: self.engine.owns_system_variables(),
         };
         admin::try_admin(sql, &ctx, sink)
@@ -359,6 +364,7 @@ impl StatusSource for NodeShared {
                 "xrpc_threads".into(),
                 (net.base_threads + net.extra_threads).to_string(),
             ),
+            ("xrpc_blocked_hosts".into(), self.hosts.blocked().to_string()),
             ("xrpc_sql_hit".into(), cache.hits().to_string()),
             ("xrpc_sql_miss".into(), cache.misses().to_string()),
             ("xrpc_sql_evict".into(), cache.evictions().to_string()),

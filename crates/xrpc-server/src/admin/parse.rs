@@ -22,6 +22,8 @@ pub(super) enum Stmt {
         scope: KillScope,
         id: u64,
     },
+    /// `FLUSH HOSTS`: unblocks every client address blocked by `xrpc_max_connect_errors`.
+    FlushHosts,
 }
 
 /// What SQL `KILL` stops.
@@ -94,6 +96,13 @@ pub(super) fn parse(sql: &str) -> Option<Result<Stmt, SqlError>> {
         Kind::Set
     } else if first.eq_ignore_ascii_case("kill") {
         Kind::Kill
+    } else if first.eq_ignore_ascii_case("flush") {
+        // Only FLUSH HOSTS is the node's; the other FLUSH forms are the engine's.
+        let (second, _) = leading_word(rest)?;
+        if !second.eq_ignore_ascii_case("hosts") {
+            return None;
+        }
+        Kind::Flush
     } else if first.eq_ignore_ascii_case("call") {
         if !contains_ignore_case(rest, "perf_hist") {
             return None;
@@ -116,6 +125,7 @@ pub(super) fn parse(sql: &str) -> Option<Result<Stmt, SqlError>> {
         Kind::Set => p.set(),
         Kind::Call => p.call(),
         Kind::Kill => p.kill(),
+        Kind::Flush => Some(p.flush_hosts()),
     }
 }
 
@@ -127,6 +137,7 @@ enum Kind {
     Set,
     Call,
     Kill,
+    Flush,
 }
 
 fn syntax_error(detail: &str) -> SqlError {
@@ -233,6 +244,15 @@ impl<'a> Parser<'a> {
             ))));
         }
         Some(Ok(Stmt::Kill { scope, id }))
+    }
+
+    /// `FLUSH HOSTS` (the keyword `HOSTS` was checked before lexing).
+    fn flush_hosts(&mut self) -> Result<Stmt, SqlError> {
+        self.pos += 1;
+        if !self.at_end() {
+            return Err(syntax_error(&format!("unexpected text {}", self.near())));
+        }
+        Ok(Stmt::FlushHosts)
     }
 
     /// `SHOW [GLOBAL|SESSION|LOCAL] VARIABLES|STATUS [LIKE 'pat' | WHERE cond]`.
