@@ -22,7 +22,8 @@ fn main() -> ExitCode {
     match run(&config) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            tracing::error!("{message}");
+            // One line, on stderr where the log goes too (not through the log as well, which
+            // would print it twice), whatever the log filter says.
             eprintln!("error: {message}");
             ExitCode::FAILURE
         }

@@ -10,7 +10,7 @@ use common::{Client, Outcome, TestNode, sql_stmt};
 use rand::Rng;
 use xrpc_proto::codes;
 use xrpc_proto::frame::{HeaderFormat, encode_message_frame};
-use xrpc_proto::messages::{ClientType, pb};
+use xrpc_proto::messages::{ClientType, ServerMessage, pb};
 use xrpc_proto::value::Value;
 use xrpc_server::engine::mysql::{MysqlEngine, PoolOptions};
 use xrpc_testkit::MariaDb;
@@ -234,4 +234,212 @@ fn a_kill_stops_one_request_and_those_queued_behind_it_run() {
         Some(codes::QUERY_INTERRUPTED.code)
     );
     assert_eq!(client.read_outcome(1).scalar(), &Value::Sint(7));
+}
+
+/// Client hosts for the throttling test: distinct loopback addresses.
+const ATTACKER: std::net::IpAddr = std::net::IpAddr::V4(std::net::Ipv4Addr::new(127, 0, 0, 2));
+const NEIGHBOUR: std::net::IpAddr = std::net::IpAddr::V4(std::net::Ipv4Addr::new(127, 0, 0, 3));
+
+/// The first frame on sid 0, which must be an error.
+fn connection_error(client: &mut Client) -> pb::Error {
+    match client.recv_on(0) {
+        Some(ServerMessage::Error(err)) => err,
+        other => panic!("expected an error on sid 0, got {other:?}"),
+    }
+}
+
+/// Wrong passwords from one address block it (1129, FATAL, before any password is tried, on new
+/// connections and at the next AuthenticateStart of one it already has); the right password from
+/// another address works at once, and from the blocked one only after `FLUSH HOSTS`.
+#[test]
+fn auth_bruteforce_is_throttled() {
+    const MAX_CONNECT_ERRORS: i64 = 6;
+    let node = TestNode::start_with(|_, shared| {
+        common::set_var(shared, "max_connect_errors", MAX_CONNECT_ERRORS);
+    });
+    let mut admin = node.client();
+    admin.new_session(1);
+
+    // A connection opened before the block, authenticated later.
+    let mut early = Client::connect_with(node.addr(), Some(ATTACKER), None);
+    // Two wrong passwords per connection, over three connections: six in a row.
+    for _ in 0..MAX_CONNECT_ERRORS / 2 {
+        let mut attacker = Client::connect_with(node.addr(), Some(ATTACKER), None);
+        for _ in 0..2 {
+            let err = attacker.authenticate("app", "guess").unwrap_err();
+            assert_eq!((err.code, err.sql_state.as_str()), (1045, "28000"), "{err:?}");
+        }
+    }
+    assert_eq!(common::status_value(&mut admin, 1, "xrpc_blocked_hosts"), "1");
+
+    // Blocked: refused at once with FATAL 1129 on sid 0, then closed; the right password no
+    // longer gets a chance from there.
+    let mut blocked = Client::connect_with(node.addr(), Some(ATTACKER), None);
+    let err = connection_error(&mut blocked);
+    assert_eq!(
+        (err.code, err.sql_state.as_str(), err.severity),
+        (codes::HOST_BLOCKED.code, "HY000", Some(1)),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.msg,
+        "Host '127.0.0.2' is blocked because of many connection errors; unblock with 'FLUSH HOSTS'"
+    );
+    assert!(blocked.is_closed_by_server(Duration::from_secs(5)));
+    early.send(
+        0,
+        ClientType::AuthenticateStart,
+        &pb::session::AuthenticateStart {
+            mech_name: "MYSQL41".into(),
+            ..Default::default()
+        },
+    );
+    assert_eq!(connection_error(&mut early).code, codes::HOST_BLOCKED.code);
+    assert!(early.is_closed_by_server(Duration::from_secs(5)));
+
+    // Another address is not affected: the right password works at once.
+    let started = Instant::now();
+    let mut neighbour = Client::connect_with(node.addr(), Some(NEIGHBOUR), None);
+    neighbour.authenticate("app", "s3cret").expect("another host authenticates");
+    neighbour.new_session(1);
+    assert_eq!(neighbour.query(1, "select 1").scalar(), &Value::Sint(1));
+    assert!(started.elapsed() < Duration::from_secs(5));
+
+    // FLUSH HOSTS unblocks; the right password then works from the attacker's address too.
+    let flushed = admin.query(1, "FLUSH HOSTS");
+    assert!(flushed.error.is_none(), "{:?}", flushed.error);
+    assert_eq!(common::status_value(&mut admin, 1, "xrpc_blocked_hosts"), "0");
+    let mut forgiven = Client::connect_with(node.addr(), Some(ATTACKER), None);
+    forgiven.authenticate("app", "s3cret").expect("unblocked");
+
+    // A success resets the count: five more failures do not block, the sixth does.
+    for _ in 0..MAX_CONNECT_ERRORS - 1 {
+        let mut attacker = Client::connect_with(node.addr(), Some(ATTACKER), None);
+        attacker.authenticate("app", "guess").unwrap_err();
+    }
+    let mut still_allowed = Client::connect_with(node.addr(), Some(ATTACKER), None);
+    still_allowed.authenticate("app", "guess").unwrap_err();
+    let mut blocked = Client::connect_with(node.addr(), Some(ATTACKER), None);
+    assert_eq!(connection_error(&mut blocked).code, codes::HOST_BLOCKED.code);
+}
+
+/// A database that cannot grow (`max_page_count`, as a full disk): writes fail with 1114 and undo
+/// themselves, a transaction that hit it can be rolled back, reads keep working throughout, space
+/// freed by a delete is written again, and `PRAGMA integrity_check` is clean afterwards.
+#[test]
+fn disk_full_keeps_reads() {
+    const MAX_PAGES: u32 = 64;
+    let options = xrpc_server::engine::sqlite::SqliteOptions {
+        max_page_count: Some(MAX_PAGES),
+        ..Default::default()
+    };
+    let node = TestNode::start_with_sqlite(options, |_, _| {});
+    let mut client = node.client();
+    client.new_session(1);
+    client.new_session(2);
+    let ok = |outcome: Outcome| assert!(outcome.error.is_none(), "{:?}", outcome.error);
+    ok(client.query(1, "create table t (id integer primary key, v text)"));
+    let filler = "x".repeat(2000);
+
+    let mut written = 0i64;
+    let full = loop {
+        assert!(written < 1000, "{MAX_PAGES} pages never filled up");
+        let outcome = client.query(1, &format!("insert into t (v) values ('{filler}')"));
+        match outcome.error {
+            None => written += 1,
+            Some(err) => break err,
+        }
+    };
+    assert_eq!(
+        (full.code, full.sql_state.as_str()),
+        (codes::TABLE_FULL.code, "HY000"),
+        "{full:?}"
+    );
+    assert!(full.msg.starts_with("The table is full"), "{}", full.msg);
+    // Reads keep working, on this session and another, and see every acknowledged row.
+    assert_eq!(client.query(1, "select count(*) from t").scalar(), &Value::Sint(written));
+    assert_eq!(client.query(2, "select count(*) from t").scalar(), &Value::Sint(written));
+
+    // In a transaction: the failing statement's rows are gone, the earlier ones roll back.
+    ok(client.query(2, "begin"));
+    ok(client.query(2, "delete from t where id = 1"));
+    let err = client
+        .query(2, &format!("insert into t (v) values ('{filler}'), ('{filler}'), ('{filler}')"))
+        .error
+        .expect("still full");
+    assert_eq!(err.code, codes::TABLE_FULL.code);
+    ok(client.query(2, "rollback"));
+    assert_eq!(client.query(1, "select count(*) from t").scalar(), &Value::Sint(written));
+
+    // Freed space is used again.
+    ok(client.query(1, "delete from t where id <= 5"));
+    ok(client.query(1, &format!("insert into t (v) values ('{filler}')")));
+    assert_eq!(
+        client.query(2, "select count(*) from t").scalar(),
+        &Value::Sint(written - 4)
+    );
+    let check = client.query(1, "PRAGMA integrity_check");
+    assert!(check.error.is_none(), "{:?}", check.error);
+    assert_eq!(common::text(check.scalar()), "ok");
+}
+
+/// What `xrpc-server` did with a damaged database file: its exit status and its stderr.
+fn start_on_damaged(damage: impl FnOnce(&std::path::Path)) -> (std::process::ExitStatus, String, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("xrpc.db");
+    damage(&db);
+    let port = common::free_port();
+    let output = common::server_command()
+        .arg("--listen")
+        .arg(format!("127.0.0.1:{port}"))
+        .arg("--data-dir")
+        .arg(dir.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run xrpc-server");
+    (
+        output.status,
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+        db,
+    )
+}
+
+/// A database file that is not one, and one whose schema page is damaged: start-up stops with
+/// exit status 1 and one line naming the file; no panic, nothing listens.
+#[test]
+fn corrupt_database_refuses_to_start() {
+    let not_a_database = |db: &std::path::Path| {
+        std::fs::write(db, vec![0x5a; 64 * 1024]).unwrap();
+    };
+    let damaged_schema = |db: &std::path::Path| {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        conn.execute_batch(
+            "create table t (id integer primary key, v text); insert into t values (1, 'a');",
+        )
+        .unwrap();
+        drop(conn);
+        let mut bytes = std::fs::read(db).unwrap();
+        // Page 1 holds the schema's b-tree after the 100-byte file header.
+        for byte in &mut bytes[100..180] {
+            *byte = 0xff;
+        }
+        std::fs::write(db, bytes).unwrap();
+    };
+    for (case, damage) in [
+        ("not a database", &not_a_database as &dyn Fn(&std::path::Path)),
+        ("damaged schema", &damaged_schema),
+    ] {
+        let (status, stderr, db) = start_on_damaged(damage);
+        assert_eq!(status.code(), Some(1), "{case}: {status}; stderr:\n{stderr}");
+        assert!(!stderr.contains("panicked"), "{case}: {stderr}");
+        assert!(!stderr.contains("ready"), "{case}: it started: {stderr}");
+        let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(lines.len(), 1, "{case}: one line expected:\n{stderr}");
+        assert!(
+            lines[0].contains(&db.display().to_string()),
+            "{case}: the line names the file: {}",
+            lines[0]
+        );
+        eprintln!("{case}: {}", lines[0]);
+    }
 }
