@@ -37,8 +37,8 @@ use xrpc_proto::messages::{ClientMessage, ServerType, pb};
 use xrpc_proto::{FrameError, Severity, WireError};
 
 use crate::auth::{AuthStep, Authenticator};
-use crate::host_block::Failure;
 use crate::encode::{send_error, send_fatal, send_message};
+use crate::host_block::Failure;
 use crate::node::NodeShared;
 use crate::peer_log::{PeerEvent, PeerLog};
 use crate::session::{Pushed, Request, RunOutcome, Session};

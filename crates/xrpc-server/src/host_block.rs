@@ -98,7 +98,10 @@ impl HostBlocker {
     /// A successful authentication from `ip`: its failures are forgotten.
     pub fn succeeded(&self, ip: IpAddr) {
         let mut hosts = self.hosts.lock();
-        if hosts.get(&ip).is_some_and(|entry| entry.blocked_at.is_none()) {
+        if hosts
+            .get(&ip)
+            .is_some_and(|entry| entry.blocked_at.is_none())
+        {
             hosts.remove(&ip);
         }
     }
@@ -150,7 +153,10 @@ mod tests {
         assert_eq!(hosts.failed(A, 2), Failure::Counted);
         assert_eq!(hosts.failed(A, 2), Failure::Blocked);
         hosts.succeeded(A);
-        assert!(hosts.is_blocked(A, None), "a block ends only by time or FLUSH HOSTS");
+        assert!(
+            hosts.is_blocked(A, None),
+            "a block ends only by time or FLUSH HOSTS"
+        );
     }
 
     #[test]

@@ -364,7 +364,10 @@ impl StatusSource for NodeShared {
                 "xrpc_threads".into(),
                 (net.base_threads + net.extra_threads).to_string(),
             ),
-            ("xrpc_blocked_hosts".into(), self.hosts.blocked().to_string()),
+            (
+                "xrpc_blocked_hosts".into(),
+                self.hosts.blocked().to_string(),
+            ),
             ("xrpc_sql_hit".into(), cache.hits().to_string()),
             ("xrpc_sql_miss".into(), cache.misses().to_string()),
             ("xrpc_sql_evict".into(), cache.evictions().to_string()),

@@ -267,10 +267,17 @@ fn auth_bruteforce_is_throttled() {
         let mut attacker = Client::connect_with(node.addr(), Some(ATTACKER), None);
         for _ in 0..2 {
             let err = attacker.authenticate("app", "guess").unwrap_err();
-            assert_eq!((err.code, err.sql_state.as_str()), (1045, "28000"), "{err:?}");
+            assert_eq!(
+                (err.code, err.sql_state.as_str()),
+                (1045, "28000"),
+                "{err:?}"
+            );
         }
     }
-    assert_eq!(common::status_value(&mut admin, 1, "xrpc_blocked_hosts"), "1");
+    assert_eq!(
+        common::status_value(&mut admin, 1, "xrpc_blocked_hosts"),
+        "1"
+    );
 
     // Blocked: refused at once with FATAL 1129 on sid 0, then closed; the right password no
     // longer gets a chance from there.
@@ -300,7 +307,9 @@ fn auth_bruteforce_is_throttled() {
     // Another address is not affected: the right password works at once.
     let started = Instant::now();
     let mut neighbour = Client::connect_with(node.addr(), Some(NEIGHBOUR), None);
-    neighbour.authenticate("app", "s3cret").expect("another host authenticates");
+    neighbour
+        .authenticate("app", "s3cret")
+        .expect("another host authenticates");
     neighbour.new_session(1);
     assert_eq!(neighbour.query(1, "select 1").scalar(), &Value::Sint(1));
     assert!(started.elapsed() < Duration::from_secs(5));
@@ -308,7 +317,10 @@ fn auth_bruteforce_is_throttled() {
     // FLUSH HOSTS unblocks; the right password then works from the attacker's address too.
     let flushed = admin.query(1, "FLUSH HOSTS");
     assert!(flushed.error.is_none(), "{:?}", flushed.error);
-    assert_eq!(common::status_value(&mut admin, 1, "xrpc_blocked_hosts"), "0");
+    assert_eq!(
+        common::status_value(&mut admin, 1, "xrpc_blocked_hosts"),
+        "0"
+    );
     let mut forgiven = Client::connect_with(node.addr(), Some(ATTACKER), None);
     forgiven.authenticate("app", "s3cret").expect("unblocked");
 
@@ -320,7 +332,10 @@ fn auth_bruteforce_is_throttled() {
     let mut still_allowed = Client::connect_with(node.addr(), Some(ATTACKER), None);
     still_allowed.authenticate("app", "guess").unwrap_err();
     let mut blocked = Client::connect_with(node.addr(), Some(ATTACKER), None);
-    assert_eq!(connection_error(&mut blocked).code, codes::HOST_BLOCKED.code);
+    assert_eq!(
+        connection_error(&mut blocked).code,
+        codes::HOST_BLOCKED.code
+    );
 }
 
 /// A database that cannot grow (`max_page_count`, as a full disk): writes fail with 1114 and undo
@@ -357,19 +372,31 @@ fn disk_full_keeps_reads() {
     );
     assert!(full.msg.starts_with("The table is full"), "{}", full.msg);
     // Reads keep working, on this session and another, and see every acknowledged row.
-    assert_eq!(client.query(1, "select count(*) from t").scalar(), &Value::Sint(written));
-    assert_eq!(client.query(2, "select count(*) from t").scalar(), &Value::Sint(written));
+    assert_eq!(
+        client.query(1, "select count(*) from t").scalar(),
+        &Value::Sint(written)
+    );
+    assert_eq!(
+        client.query(2, "select count(*) from t").scalar(),
+        &Value::Sint(written)
+    );
 
     // In a transaction: the failing statement's rows are gone, the earlier ones roll back.
     ok(client.query(2, "begin"));
     ok(client.query(2, "delete from t where id = 1"));
     let err = client
-        .query(2, &format!("insert into t (v) values ('{filler}'), ('{filler}'), ('{filler}')"))
+        .query(
+            2,
+            &format!("insert into t (v) values ('{filler}'), ('{filler}'), ('{filler}')"),
+        )
         .error
         .expect("still full");
     assert_eq!(err.code, codes::TABLE_FULL.code);
     ok(client.query(2, "rollback"));
-    assert_eq!(client.query(1, "select count(*) from t").scalar(), &Value::Sint(written));
+    assert_eq!(
+        client.query(1, "select count(*) from t").scalar(),
+        &Value::Sint(written)
+    );
 
     // Freed space is used again.
     ok(client.query(1, "delete from t where id <= 5"));
@@ -384,7 +411,9 @@ fn disk_full_keeps_reads() {
 }
 
 /// What `xrpc-server` did with a damaged database file: its exit status and its stderr.
-fn start_on_damaged(damage: impl FnOnce(&std::path::Path)) -> (std::process::ExitStatus, String, std::path::PathBuf) {
+fn start_on_damaged(
+    damage: impl FnOnce(&std::path::Path),
+) -> (std::process::ExitStatus, String, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("xrpc.db");
     damage(&db);
@@ -426,11 +455,18 @@ fn corrupt_database_refuses_to_start() {
         std::fs::write(db, bytes).unwrap();
     };
     for (case, damage) in [
-        ("not a database", &not_a_database as &dyn Fn(&std::path::Path)),
+        (
+            "not a database",
+            &not_a_database as &dyn Fn(&std::path::Path),
+        ),
         ("damaged schema", &damaged_schema),
     ] {
         let (status, stderr, db) = start_on_damaged(damage);
-        assert_eq!(status.code(), Some(1), "{case}: {status}; stderr:\n{stderr}");
+        assert_eq!(
+            status.code(),
+            Some(1),
+            "{case}: {status}; stderr:\n{stderr}"
+        );
         assert!(!stderr.contains("panicked"), "{case}: {stderr}");
         assert!(!stderr.contains("ready"), "{case}: it started: {stderr}");
         let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
@@ -442,4 +478,225 @@ fn corrupt_database_refuses_to_start() {
         );
         eprintln!("{case}: {}", lines[0]);
     }
+}
+
+/// A statement whose result is `rows` rows of about 500 bytes each.
+fn big_result(rows: u32) -> String {
+    let pad = "p".repeat(500);
+    format!(
+        "with recursive n(i) as (select 1 union all select i + 1 from n where i < {rows}) \
+         select i, '{pad}' from n"
+    )
+}
+
+/// Runs `select 1` in a loop on `clients` fresh connections until `stop`, counting completed
+/// requests in `done`.
+fn steady_load(
+    addr: std::net::SocketAddr,
+    clients: usize,
+    stop: &Arc<std::sync::atomic::AtomicBool>,
+    done: &Arc<std::sync::atomic::AtomicU64>,
+) -> Vec<std::thread::JoinHandle<()>> {
+    use std::sync::atomic::Ordering;
+    (0..clients)
+        .map(|_| {
+            let (stop, done) = (Arc::clone(stop), Arc::clone(done));
+            let mut client = Client::connect(addr);
+            client.authenticate("root", "").unwrap();
+            client.new_session(1);
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    assert_eq!(client.query(1, "select 1").scalar(), &Value::Sint(1));
+                    done.fetch_add(1, Ordering::Relaxed);
+                }
+            })
+        })
+        .collect()
+}
+
+/// Requests the load completed during `window`.
+fn completed_during(done: &std::sync::atomic::AtomicU64, window: Duration) -> u64 {
+    let before = done.load(std::sync::atomic::Ordering::Relaxed);
+    std::thread::sleep(window);
+    done.load(std::sync::atomic::Ordering::Relaxed) - before
+}
+
+/// A client that stops reading in the middle of a large result: its send blocks one worker, and
+/// at `net_write_timeout` its connection (only it) is closed; sessions on other connections are
+/// served all along, at a rate compared with the same load without the stuck client.
+#[test]
+fn slow_reader_only_hurts_itself() {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use xrpc_server::admin::StatusSource;
+    const WRITE_TIMEOUT: Duration = Duration::from_secs(3);
+    const WINDOW: Duration = Duration::from_millis(1500);
+    let node = TestNode::start_with(|net, _| net.net_write_timeout = WRITE_TIMEOUT);
+    let stats = || node.node().shared().net_stats();
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let done = Arc::new(AtomicU64::new(0));
+    let load = steady_load(node.addr(), 3, &stop, &done);
+    let unhindered = completed_during(&done, WINDOW);
+
+    // 20 000 rows of 500 bytes: far more than the socket buffers hold.
+    let mut slow = Client::connect_with(node.addr(), None, Some(4096));
+    slow.authenticate("root", "").unwrap();
+    slow.new_session(1);
+    let sent = Instant::now();
+    slow.send_sql(1, sql_stmt(&big_result(20_000)));
+    common::wait_until(
+        Duration::from_secs(10),
+        "the slow reader's send never blocked",
+        || stats().stalled_threads >= 1,
+    );
+    let stuck_at = sent.elapsed();
+    let while_stuck = completed_during(&done, WINDOW);
+    assert!(
+        stats().stalled_threads >= 1 && stats().write_timeouts == 0,
+        "the window must lie inside the stuck send"
+    );
+
+    // Closed at net_write_timeout, and counted.
+    common::wait_until(
+        WRITE_TIMEOUT * 4,
+        "net_write_timeout never closed the slow connection",
+        || stats().write_timeouts == 1,
+    );
+    let closed_after = sent.elapsed();
+    assert!(slow.is_closed_by_server(Duration::from_secs(10)));
+    let after = completed_during(&done, WINDOW);
+    stop.store(true, Ordering::Relaxed);
+    for thread in load {
+        thread.join().expect("a steady client failed");
+    }
+    eprintln!(
+        "slow_reader_only_hurts_itself: select 1 completed per {WINDOW:?}: {unhindered} without \
+         the slow reader, {while_stuck} while its send was stuck, {after} after; stuck after \
+         {stuck_at:?}, closed after {closed_after:?} (net_write_timeout {WRITE_TIMEOUT:?})"
+    );
+    assert!(
+        closed_after >= WRITE_TIMEOUT && closed_after < stuck_at + WRITE_TIMEOUT * 3,
+        "closed after {closed_after:?}"
+    );
+    // Loose bounds: two cores shared with other jobs make rates noisy, but a node that stopped
+    // serving others during the stuck send would complete (almost) none.
+    assert!(
+        while_stuck * 4 >= unhindered && while_stuck >= 20,
+        "others were served {while_stuck} times while the slow reader was stuck, {unhindered} without it"
+    );
+    assert_eq!(
+        stats().write_timeouts,
+        1,
+        "only the slow connection timed out"
+    );
+    assert_eq!(stats().connections, 0, "every connection is gone");
+}
+
+/// The node's session, connection and engine-pool counts (`SHOW STATUS`) and its fds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Footprint {
+    connections: String,
+    worker_sessions: String,
+    total_sessions: String,
+    engine_borrowed: String,
+    engine_opened: String,
+    fds: usize,
+}
+
+fn footprint(server: &common::ServerProcess, observer: &mut Client) -> Footprint {
+    let mut status = |name: &str| common::status_value(observer, 1, name);
+    Footprint {
+        connections: status("xrpc_tcp_connections"),
+        worker_sessions: status("xrpc_worker_sessions"),
+        total_sessions: status("xrpc_total_sessions"),
+        engine_borrowed: status("xrpc_sqlite_borrowed"),
+        engine_opened: status("xrpc_sqlite_opened"),
+        fds: common::fd_count(server.pid()),
+    }
+}
+
+/// Clients that reset their connection mid-transaction and mid-result (several sessions each):
+/// their transactions roll back (the rows are gone, the write lock is free), their engine
+/// connections go back to the pool clean (none is dropped and reopened), and the node's session,
+/// connection, borrowed-engine-connection and fd counts return to their baseline.
+#[test]
+fn vanished_client_frees_everything() {
+    const ROUNDS: u64 = 10;
+    let dir = tempfile::tempdir().unwrap();
+    let server = common::ServerProcess::spawn(dir.path(), &dir.path().join("log"), &[]);
+    let mut observer = server.client();
+    observer.new_session(1);
+    let ok = |outcome: Outcome| assert!(outcome.error.is_none(), "{:?}", outcome.error);
+    ok(observer.query(1, "create table t (id integer primary key, v text)"));
+    ok(observer.query(1, &format!("insert into t {}", big_result(5000))));
+
+    // One client: session 1 holds a transaction with a write, session 2 a large result it stops
+    // reading, session 3 a (read) transaction mid-result; then it resets the connection.
+    let vanish = |round: u64, server: &common::ServerProcess, observer: &mut Client| {
+        let mut victim = Client::connect_with(server.addr, None, Some(4096));
+        victim.authenticate("root", "").unwrap();
+        for sid in 1..=3 {
+            victim.new_session(sid);
+        }
+        let id = 100_000 + round * 10;
+        ok(victim.query(1, "begin"));
+        ok(victim.query(1, &format!("insert into t values ({id}, 'lost')")));
+        ok(victim.query(3, "begin"));
+        // SQLite has one writer, session 1: this one holds a read snapshot.
+        ok(victim.query(3, &format!("select v from t where id = {}", round + 1)));
+        victim.send_sql(2, sql_stmt("select * from t"));
+        victim.send_sql(3, sql_stmt("select * from t"));
+        victim.read_some(64 * 1024);
+        victim.reset();
+        // The observer then writes where the lost transactions wrote: the locks are free.
+        common::wait_until(
+            Duration::from_secs(20),
+            "the victim's connection stays",
+            || common::status_value(observer, 1, "xrpc_tcp_connections") == "1",
+        );
+        ok(observer.query(1, &format!("insert into t values ({}, 'kept')", id + 1)));
+        let lost = observer.query(1, "select count(*) from t where v = 'lost'");
+        assert_eq!(
+            lost.scalar(),
+            &Value::Sint(0),
+            "round {round}: a lost transaction committed"
+        );
+    };
+
+    // The first round warms the engine pool up (it opens the connections the victim's
+    // sessions use); the baseline is taken after it.
+    vanish(0, &server, &mut observer);
+    let settled = |observer: &mut Client, baseline: &Footprint| {
+        let mut last = None;
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let now = footprint(&server, observer);
+            if &now == baseline {
+                return now;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the node did not return to its baseline {baseline:?}: {now:?} (before: {last:?})"
+            );
+            last = Some(now);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let baseline = footprint(&server, &mut observer);
+    assert_eq!(
+        (
+            baseline.connections.as_str(),
+            baseline.worker_sessions.as_str(),
+            baseline.engine_borrowed.as_str()
+        ),
+        ("1", "1", "0"),
+        "{baseline:?}"
+    );
+    for round in 1..=ROUNDS {
+        vanish(round, &server, &mut observer);
+        settled(&mut observer, &baseline);
+    }
+    let kept = observer.query(1, "select count(*) from t where v = 'kept'");
+    assert_eq!(kept.scalar(), &Value::Sint(ROUNDS as i64 + 1));
+    eprintln!("vanished_client_frees_everything: {ROUNDS} rounds, baseline {baseline:?}");
 }
