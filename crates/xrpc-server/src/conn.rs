@@ -31,6 +31,7 @@ use parking_lot::{Mutex, RwLock};
 use rand::RngCore;
 use xrpc_net::ConnRef;
 use xrpc_net::handler::{FrameBatch, FrameRef, Handler, RunContext, UnitId};
+use xrpc_net::timer::TimerId;
 use xrpc_proto::codes;
 use xrpc_proto::frame::{CONNECTION_SID, is_auto_commit_sid};
 use xrpc_proto::messages::{ClientMessage, ServerType, pb};
@@ -86,6 +87,10 @@ pub struct ConnState {
     auth: Mutex<Authenticator>,
     /// Shared with the `connect_timeout` timer.
     authenticated: Arc<AtomicBool>,
+    /// The `connect_timeout` timer, cancelled when the connection authenticates or closes: a
+    /// pending one holds its closure, and through a weak reference the connection's memory, for
+    /// the whole timeout (10 s by default), which a storm of short connections multiplies.
+    connect_timer: Mutex<Option<TimerId>>,
     /// Admitted into the slot beyond `max_connections`: only [`RESERVED_SLOT_USER`] may stay.
     reserved_slot: bool,
     sessions: RwLock<HashMap<u64, Arc<Session>>>,
@@ -352,6 +357,7 @@ impl NodeHandler {
                 conn.limit_max_packet(None);
                 crate::binlog::authenticated(conn, &user); // binlog hook (issue 15)
                 state.authenticated.store(true, Ordering::Release);
+                cancel_connect_timer(conn, state);
                 tracing::debug!(peer = ?state.peer, %user, "authenticated");
                 send_message(
                     conn,
@@ -582,6 +588,11 @@ impl NodeHandler {
 
     /// Closes `conn` at `connect_timeout` unless it has authenticated by then.
     fn arm_connect_timeout(&self, conn: &ConnRef, state: &ConnState) {
+        let timer = self.connect_timeout_timer(conn, state);
+        *state.connect_timer.lock() = Some(timer);
+    }
+
+    fn connect_timeout_timer(&self, conn: &ConnRef, state: &ConnState) -> TimerId {
         let timeout = self.node.vars.connect_timeout();
         let weak = conn.downgrade();
         let authenticated = Arc::clone(&state.authenticated);
@@ -614,7 +625,7 @@ impl NodeHandler {
             );
             send_error(&conn, format, CONNECTION_SID, &err);
             conn.fin();
-        });
+        })
     }
 
     /// A new auto-commit session for `sid`, counted; `None` (after answering) at the session limit.
@@ -661,6 +672,7 @@ impl Handler for NodeHandler {
                 self.node.auth_max_failures(),
             )),
             authenticated: Arc::new(AtomicBool::new(false)),
+            connect_timer: Mutex::new(None),
             reserved_slot: open == max + 1,
             sessions: RwLock::new(HashMap::new()),
             spill: Arc::default(),
@@ -743,6 +755,7 @@ impl Handler for NodeHandler {
 
     fn on_close(&self, conn: &ConnRef, state: &ConnState) {
         crate::binlog::closed(conn); // binlog hook (issue 15)
+        cancel_connect_timer(conn, state);
         self.connections.fetch_sub(1, Ordering::AcqRel);
         let sessions: Vec<Arc<Session>> = state.sessions.write().drain().map(|(_, s)| s).collect();
         tracing::debug!(peer = ?state.peer, sessions = sessions.len(), "connection closed");
@@ -750,6 +763,13 @@ impl Handler for NodeHandler {
             self.node.session_removed(&session);
             session.shut_down(&self.node);
         }
+    }
+}
+
+/// Cancels the connection's `connect_timeout` timer, if it is still pending.
+fn cancel_connect_timer(conn: &ConnRef, state: &ConnState) {
+    if let Some(timer) = state.connect_timer.lock().take() {
+        conn.group().cancel_timer(timer);
     }
 }
 
