@@ -52,6 +52,10 @@ log "the tokio client transport (feature async): lints and tests against a real 
 cargo clippy -p xrpc-client --all-targets --all-features --locked -- -D warnings
 cargo test -p xrpc-client --all-features --locked
 
+log "fail points (feature failpoints): injected receive, send, engine execute and commit faults"
+cargo clippy -p xrpc-server --features failpoints --lib --test failpoints --locked -- -D warnings
+cargo test -p xrpc-server --features failpoints --locked --test failpoints
+
 log "loom models of the lock-free parts of xrpc-net and of xrpc-server (the session run gate)"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p xrpc-net --release --locked --lib loom
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p xrpc-server --release --locked --lib loom

@@ -698,6 +698,9 @@ impl Handler for NodeHandler {
         frames: &mut FrameBatch<'_>,
         runnable: &mut Vec<UnitId>,
     ) {
+        // Fail point `xrpc_recv` (feature `failpoints`): the read fails as a broken socket's
+        // would, and the connection ends; the frames read are not acted on.
+        fail::fail_point!("xrpc_recv", |_| conn.fin());
         for frame in frames {
             if conn.is_closed() {
                 break;

@@ -1113,6 +1113,14 @@ impl EngineConn for SqliteConn {
                 &codes::QUERY_INTERRUPTED,
                 codes::QUERY_INTERRUPTED.message,
             ))
+        } else if self.commit_fails(sql) {
+            // Fail point `xrpc_engine_commit` (feature `failpoints`): COMMIT fails as a commit
+            // that cannot write does, and the transaction is rolled back.
+            self.exec("ROLLBACK")?;
+            Err(SqlError::new(
+                &codes::ENGINE_ERROR,
+                "fail point xrpc_engine_commit: the transaction was rolled back",
+            ))
         } else {
             self.execute_statement(sql, args, schema, sink)
         };
@@ -1143,6 +1151,17 @@ impl EngineConn for SqliteConn {
 }
 
 impl SqliteConn {
+    /// Whether the fail point `xrpc_engine_commit` fails `sql`, a COMMIT of an open transaction.
+    #[cfg_attr(not(feature = "failpoints"), allow(unused_variables))]
+    fn commit_fails(&self, sql: &str) -> bool {
+        fail::fail_point!("xrpc_engine_commit", |_| {
+            let word = sql.split_whitespace().next().unwrap_or("");
+            let word = word.trim_end_matches(';');
+            self.in_transaction() && word.eq_ignore_ascii_case("commit")
+        });
+        false
+    }
+
     /// Runs one statement; [`EngineConn::execute`] without the interrupt flag's bookkeeping.
     fn execute_statement(
         &mut self,

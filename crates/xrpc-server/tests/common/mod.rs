@@ -373,6 +373,66 @@ impl Client {
         }
     }
 
+    /// Authenticates, or returns `None` when the connection ends first (a test that injects
+    /// faults expects that).
+    pub fn try_authenticate(
+        &mut self,
+        user: &str,
+        password: &str,
+    ) -> Option<Result<(), pb::Error>> {
+        let mut start = Vec::new();
+        encode_message_frame(
+            &mut start,
+            HeaderFormat::Standard,
+            0,
+            ClientType::AuthenticateStart.id(),
+            &pb::session::AuthenticateStart {
+                mech_name: "MYSQL41".into(),
+                ..Default::default()
+            },
+        );
+        self.stream.write_all(&start).ok()?;
+        let challenge = match self.recv_on(0)? {
+            ServerMessage::AuthenticateContinue(c) => c.auth_data,
+            ServerMessage::Error(e) => return Some(Err(e)),
+            other => panic!("expected a challenge, got {other:?}"),
+        };
+        let challenge = Challenge::from_bytes(challenge.as_ref().try_into().unwrap());
+        let mut answer = Vec::new();
+        encode_message_frame(
+            &mut answer,
+            HeaderFormat::Standard,
+            0,
+            ClientType::AuthenticateContinue.id(),
+            &pb::session::AuthenticateContinue {
+                auth_data: Bytes::from(mysql41_client_response(
+                    "",
+                    user,
+                    password.as_bytes(),
+                    &challenge,
+                )),
+            },
+        );
+        self.stream.write_all(&answer).ok()?;
+        match self.recv_on(0)? {
+            ServerMessage::AuthenticateOk(_) => Some(Ok(())),
+            ServerMessage::Error(e) => Some(Err(e)),
+            other => panic!("unexpected auth reply {other:?}"),
+        }
+    }
+
+    /// Sends a message, returning the error instead of panicking when the server is gone.
+    pub fn try_send<M: prost::Message>(
+        &mut self,
+        sid: u64,
+        kind: ClientType,
+        message: &M,
+    ) -> std::io::Result<()> {
+        let mut buf = Vec::new();
+        encode_message_frame(&mut buf, HeaderFormat::Standard, sid, kind.id(), message);
+        self.stream.write_all(&buf)
+    }
+
     pub fn new_session(&mut self, sid: u64) {
         self.send(
             sid,
