@@ -66,4 +66,9 @@ bash scripts/fuzz.sh "${XRPC_FUZZ_SECONDS:-5}"
 log "benchmark smoke: bash bench/run-all.sh --smoke (every peer once, 2 s, one concurrency; installs the peers with apt, Go modules and crates; writes only to a temporary directory)"
 bash bench/run-all.sh --smoke
 
+log "soak: bash scripts/soak.sh ${XRPC_SOAK_MINUTES:-1} (mixed load with kills, timeouts and churn; memory, fds and errors judged); the debug build cargo test made, so no new build"
+if [ "${XRPC_SOAK_MINUTES:-1}" != 0 ]; then
+    XRPC_SOAK_PROFILE=dev bash scripts/soak.sh "${XRPC_SOAK_MINUTES:-1}"
+fi
+
 log "all checks passed"

@@ -581,7 +581,7 @@ fn slow_reader_only_hurts_itself() {
     // Loose bounds: two cores shared with other jobs make rates noisy, but a node that stopped
     // serving others during the stuck send would complete (almost) none.
     assert!(
-        while_stuck * 4 >= unhindered && while_stuck >= 20,
+        while_stuck * 5 >= unhindered && while_stuck >= 20,
         "others were served {while_stuck} times while the slow reader was stuck, {unhindered} without it"
     );
     assert_eq!(
