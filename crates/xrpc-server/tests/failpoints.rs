@@ -57,7 +57,7 @@ fn back_at_baseline(observer: &mut Client) {
             status_value(observer, 1, "xrpc_tcp_connections") == "1"
                 && status_value(observer, 1, "xrpc_worker_sessions") == "1"
                 && status_value(observer, 1, "xrpc_total_sessions") == "1"
-                && status_value(observer, 1, "xrpc_sqlite_borrowed") == "0"
+                && status_value(observer, 1, "xrpc_engine_borrowed") == "0"
         },
     );
 }

@@ -609,8 +609,8 @@ fn footprint(server: &common::ServerProcess, observer: &mut Client) -> Footprint
         connections: status("xrpc_tcp_connections"),
         worker_sessions: status("xrpc_worker_sessions"),
         total_sessions: status("xrpc_total_sessions"),
-        engine_borrowed: status("xrpc_sqlite_borrowed"),
-        engine_opened: status("xrpc_sqlite_opened"),
+        engine_borrowed: status("xrpc_engine_borrowed"),
+        engine_opened: status("xrpc_engine_opened"),
         fds: common::fd_count(server.pid()),
     }
 }

@@ -468,7 +468,7 @@ impl Engine for SqliteEngine {
             ("opened", self.connections_opened()),
         ]
         .into_iter()
-        .map(|(name, value)| (format!("xrpc_sqlite_{name}"), value.to_string()))
+        .map(|(name, value)| (format!("xrpc_engine_{name}"), value.to_string()))
         .collect()
     }
 
