@@ -29,8 +29,8 @@
 //!   writer; its hooks are one-line calls in `conn`, `encode` and `session`.
 //!
 //! Imports between files point one way: `server` → `conn` → `session` → `engine`, `encode`,
-//! `flow`, `result`; all of them → `node` → `admin` → `host_block`; `node` → `auth`, `cache`, `var_store` → `settings` →
-//! `vars`; `config` → `users`, `var_store`. The one file-level circle left is between
+//! `flow`, `result`; all of them → `node` → `admin`, `auth`, `cache`, `var_store` → `settings` →
+//! `vars`; `conn`, `node` and `admin` → `host_block` (a leaf); `config` → `users`, `var_store`. The one file-level circle left is between
 //! `engine/sqlite.rs` and its child `engine/sqlite/busy.rs`, explained where `busy` is declared.
 
 pub mod admin;
