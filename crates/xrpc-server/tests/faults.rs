@@ -578,10 +578,11 @@ fn slow_reader_only_hurts_itself() {
         closed_after >= WRITE_TIMEOUT && closed_after < stuck_at + WRITE_TIMEOUT * 3,
         "closed after {closed_after:?}"
     );
-    // Loose bounds: two cores shared with other jobs make rates noisy, but a node that stopped
-    // serving others during the stuck send would complete (almost) none.
+    // Loose bounds: two cores shared with other jobs make rates noisy (runs measured 15–95 % of
+    // the unhindered rate while stuck, most of them 70–80 %), but a node that stopped serving
+    // others during the stuck send would complete (almost) none.
     assert!(
-        while_stuck * 5 >= unhindered && while_stuck >= 20,
+        while_stuck * 20 >= unhindered && while_stuck >= 100,
         "others were served {while_stuck} times while the slow reader was stuck, {unhindered} without it"
     );
     assert_eq!(
@@ -589,7 +590,10 @@ fn slow_reader_only_hurts_itself() {
         1,
         "only the slow connection timed out"
     );
-    assert_eq!(stats().connections, 0, "every connection is gone");
+    // The steady clients closed as their threads ended; the node sees it a moment later.
+    common::wait_until(Duration::from_secs(10), "connections stay open", || {
+        stats().connections == 0
+    });
 }
 
 /// The node's session, connection and engine-pool counts (`SHOW STATUS`) and its fds.
