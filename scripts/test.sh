@@ -52,6 +52,10 @@ log "the tokio client transport (feature async): lints and tests against a real 
 cargo clippy -p xrpc-client --all-targets --all-features --locked -- -D warnings
 cargo test -p xrpc-client --all-features --locked
 
+log "fail points (feature failpoints): injected receive, send, engine execute and commit faults"
+cargo clippy -p xrpc-server --features failpoints --lib --test failpoints --locked -- -D warnings
+cargo test -p xrpc-server --features failpoints --locked --test failpoints
+
 log "loom models of the lock-free parts of xrpc-net and of xrpc-server (the session run gate)"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p xrpc-net --release --locked --lib loom
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p xrpc-server --release --locked --lib loom
@@ -61,5 +65,10 @@ bash scripts/fuzz.sh "${XRPC_FUZZ_SECONDS:-5}"
 
 log "benchmark smoke: bash bench/run-all.sh --smoke (every peer once, 2 s, one concurrency; installs the peers with apt, Go modules and crates; writes only to a temporary directory)"
 bash bench/run-all.sh --smoke
+
+log "soak: bash scripts/soak.sh ${XRPC_SOAK_MINUTES:-1} (mixed load with kills, timeouts and churn; memory, fds and errors judged); the debug build cargo test made, so no new build"
+if [ "${XRPC_SOAK_MINUTES:-1}" != 0 ]; then
+    XRPC_SOAK_PROFILE=dev bash scripts/soak.sh "${XRPC_SOAK_MINUTES:-1}"
+fi
 
 log "all checks passed"

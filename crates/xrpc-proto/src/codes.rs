@@ -236,6 +236,12 @@ error_codes! {
     ENGINE_ERROR = 1105, "HY000", Error,
         "Unknown error",
         "Any other engine error; the message keeps the engine's own words.";
+    TABLE_FULL = 1114, "HY000", Error,
+        "The table is full",
+        "A write that needs the database to grow when it cannot: the disk is full, or the SQLite database reached its size cap (`xrpc_sqlite_max_page_count`). Reads keep working; the statement's changes are undone.";
+    HOST_BLOCKED = 1129, "HY000", Fatal,
+        "Host is blocked because of many connection errors",
+        "A new connection, or a new AuthenticateStart, from an address that failed authentication `xrpc_max_connect_errors` times in a row; sent on sid 0, and the connection is closed. The block lasts `xrpc_host_block_time` seconds; admin SQL `FLUSH HOSTS` ends every block.";
     BACKEND_BUSY = 7009, "HY000", Error,
         "No backend connection became free in time",
         "`mysql` engine: every backend connection stayed busy for `xrpc_backend_wait_timeout`; retry, or raise the backend pool size.";

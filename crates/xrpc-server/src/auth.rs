@@ -21,7 +21,9 @@
 
 use std::net::IpAddr;
 
-use xrpc_proto::auth::{CHALLENGE_LEN, Challenge, MECH_MYSQL41, Mysql41Response, PlainCredentials};
+use xrpc_proto::auth::{
+    CHALLENGE_LEN, Challenge, MECH_MYSQL41, Mysql41Response, PasswordHash, PlainCredentials,
+};
 use xrpc_proto::codes;
 use xrpc_proto::messages::pb;
 use xrpc_proto::{Severity, WireError};
@@ -207,9 +209,24 @@ impl Authenticator {
     ) -> AuthStep {
         let host_allowed =
             |account: &UserConfig| self.peer.is_some_and(|peer| account.allows(peer));
-        let verified = accounts
-            .find(&user)
-            .is_some_and(|account| host_allowed(account) && verify(account));
+        // The credentials are checked whatever else fails (unknown user, host not allowed),
+        // against a stand-in account for an unknown user, and compared in constant time (see
+        // `PasswordHash::verify`): how long a refusal takes says nothing about which part failed.
+        let verified = match accounts.find(&user) {
+            Some(account) => {
+                let password_ok = verify(account);
+                host_allowed(account) & password_ok
+            }
+            None => {
+                let stand_in = UserConfig {
+                    name: user.clone(),
+                    password: PasswordHash::from_password(b"no such account"),
+                    hosts: Vec::new(),
+                };
+                let _ = verify(&stand_in);
+                false
+            }
+        };
         if verified {
             self.state = State::Authenticated { user: user.clone() };
             return AuthStep::Authenticated { user, schema };
@@ -258,8 +275,6 @@ mod tests {
 
     use bytes::Bytes;
     use xrpc_proto::auth::mysql41_client_response;
-
-    use xrpc_proto::auth::PasswordHash;
 
     use super::*;
     use crate::users::HostRule;

@@ -35,6 +35,7 @@ use parking_lot::{Mutex, RwLock};
 use rand::RngCore;
 use xrpc_net::ConnRef;
 use xrpc_net::handler::{FrameBatch, FrameRef, Handler, RunContext, UnitId};
+use xrpc_net::timer::TimerId;
 use xrpc_proto::codes;
 use xrpc_proto::frame::{CONNECTION_SID, is_auto_commit_sid};
 use xrpc_proto::messages::{ClientMessage, ServerType, pb};
@@ -44,6 +45,7 @@ use xrpc_proto::auth::MECH_PLAIN;
 
 use crate::auth::{AuthStep, Authenticator};
 use crate::encode::{send_error, send_fatal, send_message};
+use crate::host_block::Failure;
 use crate::node::NodeShared;
 use crate::peer_log::{PeerEvent, PeerLog};
 use crate::session::{Pushed, Request, RunOutcome, Session};
@@ -91,6 +93,10 @@ pub struct ConnState {
     auth: Mutex<Authenticator>,
     /// Shared with the `connect_timeout` timer.
     authenticated: Arc<AtomicBool>,
+    /// The `connect_timeout` timer, cancelled when the connection authenticates or closes: a
+    /// pending one holds its closure, and through a weak reference the connection's memory, for
+    /// the whole timeout (10 s by default), which a storm of short connections multiplies.
+    connect_timer: Mutex<Option<TimerId>>,
     /// Admitted into the slot beyond `max_connections`: only [`RESERVED_SLOT_USER`] may stay.
     reserved_slot: bool,
     sessions: RwLock<HashMap<u64, Arc<Session>>>,
@@ -296,6 +302,11 @@ impl NodeHandler {
                 self.set_capabilities(conn, state, &set, last_in_batch);
             }
             ClientMessage::AuthenticateStart(start) => {
+                // An address blocked since this connection opened may not try again on it.
+                if self.is_blocked(state) {
+                    self.refuse_blocked(conn, state);
+                    return;
+                }
                 if !conn.is_tls()
                     && self.node.vars.require_secure_transport()
                     && !state.authenticated.load(Ordering::Acquire)
@@ -451,9 +462,13 @@ impl NodeHandler {
                 if !schema.is_empty() {
                     let _ = state.schema.set(schema.into());
                 }
+                if let Some(ip) = state.peer_ip() {
+                    self.node.hosts.succeeded(ip);
+                }
                 conn.limit_max_packet(None);
                 crate::binlog::authenticated(conn, &user); // binlog hook (issue 15)
                 state.authenticated.store(true, Ordering::Release);
+                cancel_connect_timer(conn, state);
                 tracing::debug!(peer = ?state.peer, %user, "authenticated");
                 send_message(
                     conn,
@@ -464,6 +479,7 @@ impl NodeHandler {
                 );
             }
             AuthStep::Refused(err) => {
+                self.count_auth_failure(state);
                 if let Some(suppressed) =
                     self.peer_log.admit(state.peer_ip(), PeerEvent::AuthFailed)
                 {
@@ -473,6 +489,7 @@ impl NodeHandler {
                 send_error(conn, format, CONNECTION_SID, &err);
             }
             AuthStep::RefusedAndClose(err) => {
+                self.count_auth_failure(state);
                 if let Some(suppressed) =
                     self.peer_log.admit(state.peer_ip(), PeerEvent::AuthFailed)
                 {
@@ -619,6 +636,52 @@ impl NodeHandler {
 }
 
 impl NodeHandler {
+    /// Whether the connection's client address is blocked (see [`crate::host_block`]).
+    fn is_blocked(&self, state: &ConnState) -> bool {
+        state.peer_ip().is_some_and(|ip| {
+            self.node
+                .hosts
+                .is_blocked(ip, self.node.vars.host_block_time())
+        })
+    }
+
+    /// Counts a failed authentication against the client's address, which may block it.
+    fn count_auth_failure(&self, state: &ConnState) {
+        let Some(ip) = state.peer_ip() else {
+            return;
+        };
+        let max_errors = self.node.vars.max_connect_errors();
+        match self.node.hosts.failed(ip, max_errors) {
+            Failure::Counted => {}
+            Failure::Blocked => {
+                tracing::warn!(%ip, max_connect_errors = max_errors, block_time = ?self.node.vars.host_block_time(), "blocking a client address after failed authentications in a row; FLUSH HOSTS unblocks it");
+            }
+            Failure::NotTracked => {
+                if let Some(suppressed) = self.peer_log.admit(Some(ip), PeerEvent::AuthFailed) {
+                    tracing::warn!(%ip, suppressed, "the blocked-host table is full of blocked addresses; failures from new ones are not counted until FLUSH HOSTS or their blocks expire");
+                }
+            }
+        }
+    }
+
+    /// Refuses a connection from a blocked address: FATAL 1129 on sid 0, then close.
+    fn refuse_blocked(&self, conn: &ConnRef, state: &ConnState) {
+        let host = state
+            .peer_ip()
+            .map_or_else(|| "unknown".to_owned(), |ip| ip.to_string());
+        if let Some(suppressed) = self.peer_log.admit(state.peer_ip(), PeerEvent::Refused) {
+            tracing::info!(peer = ?state.peer, suppressed, "refusing a connection from a blocked address");
+        }
+        let err = WireError::with_message(
+            &codes::HOST_BLOCKED,
+            format!(
+                "Host '{host}' is blocked because of many connection errors; unblock with 'FLUSH HOSTS'"
+            ),
+        );
+        send_error(conn, self.node.format, CONNECTION_SID, &err);
+        conn.fin();
+    }
+
     /// Refuses a connection over `max_connections`: FATAL 1040 on sid 0, then close.
     fn refuse_connection(&self, conn: &ConnRef, state: &ConnState, why: &str) {
         let max = self.node.vars.max_connections();
@@ -636,6 +699,11 @@ impl NodeHandler {
 
     /// Closes `conn` at `connect_timeout` unless it has authenticated by then.
     fn arm_connect_timeout(&self, conn: &ConnRef, state: &ConnState) {
+        let timer = self.connect_timeout_timer(conn, state);
+        *state.connect_timer.lock() = Some(timer);
+    }
+
+    fn connect_timeout_timer(&self, conn: &ConnRef, state: &ConnState) -> TimerId {
         let timeout = self.node.vars.connect_timeout();
         let weak = conn.downgrade();
         let authenticated = Arc::clone(&state.authenticated);
@@ -668,7 +736,7 @@ impl NodeHandler {
             );
             send_error(&conn, format, CONNECTION_SID, &err);
             conn.fin();
-        });
+        })
     }
 
     /// A new auto-commit session for `sid`, counted; `None` (after answering) at the session limit.
@@ -715,6 +783,7 @@ impl Handler for NodeHandler {
                 self.node.auth_max_failures(),
             )),
             authenticated: Arc::new(AtomicBool::new(false)),
+            connect_timer: Mutex::new(None),
             reserved_slot: open == max + 1,
             sessions: RwLock::new(HashMap::new()),
             spill: Arc::default(),
@@ -722,6 +791,10 @@ impl Handler for NodeHandler {
         };
         if open > max + 1 {
             self.refuse_connection(conn, &state, "no free slot");
+            return state;
+        }
+        if self.is_blocked(&state) {
+            self.refuse_blocked(conn, &state);
             return state;
         }
         conn.limit_max_packet(Some(PRE_AUTH_MAX_PACKET));
@@ -736,6 +809,9 @@ impl Handler for NodeHandler {
         frames: &mut FrameBatch<'_>,
         runnable: &mut Vec<UnitId>,
     ) {
+        // Fail point `xrpc_recv` (feature `failpoints`): the read fails as a broken socket's
+        // would, and the connection ends; the frames read are not acted on.
+        fail::fail_point!("xrpc_recv", |_| conn.fin());
         while let Some(frame) = frames.next() {
             if conn.is_closed() {
                 break;
@@ -800,6 +876,7 @@ impl Handler for NodeHandler {
 
     fn on_close(&self, conn: &ConnRef, state: &ConnState) {
         crate::binlog::closed(conn); // binlog hook (issue 15)
+        cancel_connect_timer(conn, state);
         self.connections.fetch_sub(1, Ordering::AcqRel);
         let sessions: Vec<Arc<Session>> = state.sessions.write().drain().map(|(_, s)| s).collect();
         tracing::debug!(peer = ?state.peer, sessions = sessions.len(), "connection closed");
@@ -834,6 +911,13 @@ fn any_is_true(value: &pb::datatypes::Any) -> bool {
         Ok(Type::VUint) => scalar.v_unsigned_int.is_some_and(|v| v != 0),
         Ok(Type::VSint) => scalar.v_signed_int.is_some_and(|v| v != 0),
         _ => false,
+    }
+}
+
+/// Cancels the connection's `connect_timeout` timer, if it is still pending.
+fn cancel_connect_timer(conn: &ConnRef, state: &ConnState) {
+    if let Some(timer) = state.connect_timer.lock().take() {
+        conn.group().cancel_timer(timer);
     }
 }
 

@@ -36,7 +36,7 @@
 //!   several CHUNK messages with the same `row_count`.
 
 use bytes::Bytes;
-use xrpc_net::ConnRef;
+use xrpc_net::{ConnRef, SendError};
 use xrpc_proto::chunk::ChunkEncoder;
 use xrpc_proto::codes;
 use xrpc_proto::frame::{HeaderFormat, encode_message_frame, put_header};
@@ -372,6 +372,20 @@ pub fn write_state_notice(
     encode_message_frame(out, format, sid, ServerType::Notice.id(), &frame);
 }
 
+/// Sends `frames` on `conn` whole, through the binary log's hook. Every frame the node sends goes
+/// through here. A failed send has already finished the connection (the framework does it).
+///
+/// Fail point `xrpc_send` (feature `failpoints`): the send fails as a broken socket's would, and
+/// the connection is finished.
+pub(crate) fn send_frames(conn: &ConnRef, frames: &[u8]) -> Result<(), SendError> {
+    fail::fail_point!("xrpc_send", |_| {
+        conn.fin();
+        Err(SendError::Io(std::io::Error::other("fail point xrpc_send")))
+    });
+    crate::binlog::sent(conn, frames); // binlog hook (issue 15)
+    conn.send(frames)
+}
+
 /// Encodes one message and sends it at once, outside any session's output (connection-level
 /// replies: capabilities, authentication, SESS_NEW's OK, TSO).
 pub fn send_message<M: prost::Message>(
@@ -383,8 +397,7 @@ pub fn send_message<M: prost::Message>(
 ) {
     let mut buf = Vec::with_capacity(32 + message.encoded_len());
     encode_message_frame(&mut buf, format, sid, message_type.id(), message);
-    crate::binlog::sent(conn, &buf); // binlog hook (issue 15)
-    let _ = conn.send(&buf);
+    let _ = send_frames(conn, &buf);
 }
 
 /// Sends an error on `sid` straight away, outside any session (unknown sid, refused SESS_NEW,
@@ -393,8 +406,7 @@ pub fn send_message<M: prost::Message>(
 pub fn send_error(conn: &ConnRef, format: HeaderFormat, sid: u64, err: &WireError) {
     let mut buf = Vec::with_capacity(64 + err.message.len());
     write_error(&mut buf, format, sid, err);
-    crate::binlog::sent(conn, &buf); // binlog hook (issue 15)
-    let _ = conn.send(&buf);
+    let _ = send_frames(conn, &buf);
 }
 
 /// Sends FATAL `code` on `sid`, outside any session.

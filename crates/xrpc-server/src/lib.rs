@@ -13,7 +13,8 @@
 //!   for: the engine, the request cache ([`cache`]), accounts, live variables, session counters,
 //!   the timestamp oracle and the registry of running statements.
 //! * **Connections** ([`conn`]): the framework's handler; decodes frames, authenticates
-//!   ([`auth`] over the accounts of [`users`]) and routes requests to sessions.
+//!   ([`auth`] over the accounts of [`users`], with addresses that fail too often blocked by
+//!   [`host_block`]) and routes requests to sessions.
 //! * **Sessions** ([`session`]): a session's queue and its run loop, one statement at a time,
 //!   under the crate's `run_gate` (checked by loom through the crate's `loom` shim); flow control of large results ([`flow`]).
 //! * **Plans** ([`plan`]): EXEC_PLAN_READ plans compiled into one SQL statement, which the
@@ -31,7 +32,7 @@
 //!
 //! Imports between files point one way: `server` → `conn` → `session` → `engine`, `encode`,
 //! `flow`, `result`; all of them → `node` → `admin`, `auth`, `cache`, `var_store` → `settings` →
-//! `vars`; `config` → `users`, `var_store`. The one file-level circle left is between
+//! `vars`; `conn`, `node` and `admin` → `host_block` (a leaf); `config` → `users`, `var_store`. The one file-level circle left is between
 //! `engine/sqlite.rs` and its child `engine/sqlite/busy.rs`, explained where `busy` is declared.
 
 pub mod admin;
@@ -43,6 +44,7 @@ pub mod conn;
 pub mod encode;
 pub mod engine;
 pub mod flow;
+pub mod host_block;
 mod loom;
 pub mod metrics;
 pub mod node;

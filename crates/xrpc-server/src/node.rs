@@ -24,6 +24,7 @@ use crate::admin::{self, AdminContext, AdminOutcome, KillScope, SessionKiller, S
 use crate::auth::Accounts;
 use crate::cache::RequestCache;
 use crate::engine::{Engine, Interrupt};
+use crate::host_block::HostBlocker;
 use crate::result::ResultSink;
 use crate::session::Session;
 use crate::settings::Settings;
@@ -90,6 +91,8 @@ pub struct NodeShared {
     pub tso: Tso,
     /// The TLS configuration new handshakes use (disabled unless the node has a certificate).
     pub tls: crate::tls::TlsContext,
+    /// Client addresses that failed authentication too often (`xrpc_max_connect_errors`).
+    pub hosts: HostBlocker,
     draining: AtomicBool,
     groups: OnceLock<Vec<GroupHandle>>,
     /// The interrupters of the statements running now, by session number, for the drain. Sharded
@@ -135,6 +138,7 @@ impl NodeShared {
             counters: SessionCounters::default(),
             tso: Tso::default(),
             tls: crate::tls::TlsContext::disabled(),
+            hosts: HostBlocker::default(),
             draining: AtomicBool::new(false),
             groups: OnceLock::new(),
             running: (0..RUNNING_SHARDS).map(|_| Mutex::default()).collect(),
@@ -334,6 +338,7 @@ impl NodeShared {
             status: self,
             hist,
             sessions: self,
+            hosts: &self.hosts,
             engine_owns_variables: self.engine.owns_system_variables(),
             tls: &self.tls,
         };
@@ -369,6 +374,10 @@ impl StatusSource for NodeShared {
             (
                 "xrpc_threads".into(),
                 (net.base_threads + net.extra_threads).to_string(),
+            ),
+            (
+                "xrpc_blocked_hosts".into(),
+                self.hosts.blocked().to_string(),
             ),
             ("xrpc_sql_hit".into(), cache.hits().to_string()),
             ("xrpc_sql_miss".into(), cache.misses().to_string()),

@@ -186,8 +186,7 @@ impl Session {
         if *ended || self.is_gone() {
             return Err(SinkError::Interrupted);
         }
-        crate::binlog::sent(conn, frames); // binlog hook (issue 15)
-        conn.send(frames).map_err(|_| SinkError::Disconnected)
+        crate::encode::send_frames(conn, frames).map_err(|_| SinkError::Disconnected)
     }
 
     /// Sends the session's last frame, written by `write`, and closes the send gate behind it.
@@ -201,8 +200,7 @@ impl Session {
         *ended = true;
         let mut frame = Vec::with_capacity(128);
         write(&mut frame);
-        crate::binlog::sent(conn, &frame); // binlog hook (issue 15)
-        let _ = conn.send(&frame);
+        let _ = crate::encode::send_frames(conn, &frame);
         true
     }
 
@@ -715,7 +713,7 @@ impl Session {
         }
         let changes_schema = crate::plan::catalog::may_change_schema(sql);
         self.with_engine(conn, node, sink, changes_schema, |engine, sink| {
-            engine.execute(sql, args, schema, sink).and_then(|summary| {
+            execute_on(engine, sql, args, schema, sink).and_then(|summary| {
                 // The node's own rows of a SHOW the engine answered follow the engine's rows.
                 for row in node_rows.iter().filter(|_| summary.has_result_set) {
                     sink.row(row)?;
@@ -783,10 +781,9 @@ impl Session {
         if holds_state && !self.auto_commit && !self.is_gone() {
             self.core.lock().engine = Some(engine);
         } else if holds_state {
-            // An auto-commit or removed session cannot keep state: roll it back before pooling.
-            if engine.reset().is_ok() {
-                node.engine.release(engine);
-            }
+            // An auto-commit or removed session cannot keep state: the pool rolls it back (and
+            // closes the connection if that fails) before pooling it.
+            node.engine.release(engine);
         } else {
             node.engine.release(engine);
         }
@@ -969,4 +966,22 @@ impl Drop for SessionOutput<'_> {
         let buf = std::mem::take(&mut self.buf);
         self.conn.group().pages().give(buf);
     }
+}
+
+/// Runs `sql` on `engine`.
+///
+/// Fail point `xrpc_engine_execute` (feature `failpoints`): the statement fails with 1105 before
+/// the engine sees it, as an engine error would.
+fn execute_on(
+    engine: &mut dyn EngineConn,
+    sql: &str,
+    args: &[Value],
+    schema: Option<&str>,
+    sink: &mut dyn ResultSink,
+) -> Result<ExecSummary, SqlError> {
+    fail::fail_point!("xrpc_engine_execute", |_| Err(SqlError::new(
+        &codes::ENGINE_ERROR,
+        "fail point xrpc_engine_execute"
+    )));
+    engine.execute(sql, args, schema, sink)
 }

@@ -72,6 +72,28 @@ pub trait Settings {
         self.read_int(VarId::AuthMaxFailures) as u32
     }
 
+    /// `xrpc_max_connect_errors`: failed authentications in a row that block an address.
+    fn max_connect_errors(&self) -> u32 {
+        self.read_int(VarId::MaxConnectErrors) as u32
+    }
+
+    /// `xrpc_host_block_time`: how long a blocked address stays blocked (`None`: until
+    /// `FLUSH HOSTS`).
+    fn host_block_time(&self) -> Option<Duration> {
+        match self.read_int(VarId::HostBlockTime) {
+            0 => None,
+            secs => Some(Duration::from_secs(secs as u64)),
+        }
+    }
+
+    /// `xrpc_sqlite_max_page_count`: the SQLite database's size cap in pages (`None`: none).
+    fn sqlite_max_page_count(&self) -> Option<u32> {
+        match self.read_int(VarId::SqliteMaxPageCount) {
+            0 => None,
+            pages => u32::try_from(pages).ok(),
+        }
+    }
+
     /// `xrpc_backend_pool_size`: backend connections of the mysql engine.
     fn backend_pool_size(&self) -> usize {
         self.read_int(VarId::BackendPoolSize) as usize

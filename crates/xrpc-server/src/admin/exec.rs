@@ -11,6 +11,7 @@ use super::like::like;
 use super::parse::{self, Col, Cond, Filter, KillScope, Stmt};
 use super::perf_hist::perf_hist;
 use super::row::text;
+use crate::host_block::HostBlocker;
 use crate::result::{ColumnInfo, ExecSummary, ResultSink, SqlError};
 use crate::var_store::Variables;
 use crate::vars::{VarId, VarKind, VarValue, is_node_own, unknown_variable};
@@ -51,6 +52,8 @@ pub struct AdminContext<'a> {
     pub hist: &'a PerfHistograms,
     /// The node's sessions, for `KILL`.
     pub sessions: &'a dyn SessionKiller,
+    /// Blocked client addresses, for `FLUSH HOSTS`.
+    pub hosts: &'a HostBlocker,
     /// The engine has its own system variables and status
     /// ([`crate::engine::Engine::owns_system_variables`]): admin SQL then answers only the node's
     /// own names and leaves the rest to the engine.
@@ -228,6 +231,13 @@ fn execute(
                 format!("Failed to reload TLS; the previous certificate stays in force: {err}"),
             )),
         },
+        Stmt::FlushHosts => {
+            let unblocked = ctx.hosts.flush();
+            if unblocked > 0 {
+                tracing::info!(unblocked, "FLUSH HOSTS unblocked client addresses");
+            }
+            Ok(ExecSummary::default())
+        }
         Stmt::Kill { scope, id } => {
             if ctx.sessions.kill(id, scope) {
                 Ok(ExecSummary::default())

@@ -135,6 +135,7 @@ mod tests {
         vars: Variables,
         hist: PerfHistograms,
         sessions: FakeSessions,
+        hosts: crate::host_block::HostBlocker,
     }
 
     impl Node {
@@ -143,6 +144,7 @@ mod tests {
                 vars: Variables::new(),
                 hist: PerfHistograms::new(false),
                 sessions: FakeSessions::default(),
+                hosts: crate::host_block::HostBlocker::default(),
             }
         }
 
@@ -157,6 +159,7 @@ mod tests {
                 status: &FakeStatus,
                 hist: &self.hist,
                 sessions: &self.sessions,
+                hosts: &self.hosts,
                 engine_owns_variables,
                 tls: &crate::tls::TlsContext::disabled(),
             };
@@ -584,6 +587,19 @@ mod tests {
         assert!(n.run("KILL QUERY ID 5").is_none());
         assert!(n.run("kill user bob").is_none());
         assert_eq!(n.sessions.killed.lock().len(), 4);
+    }
+
+    #[test]
+    fn flush_hosts_unblocks_every_address_and_other_flushes_are_the_engines() {
+        let n = Node::new();
+        let ip = std::net::IpAddr::from([10, 1, 2, 3]);
+        n.hosts.failed(ip, 1);
+        assert!(n.hosts.is_blocked(ip, None));
+        assert!(n.ok("flush hosts;").columns.is_none());
+        assert!(!n.hosts.is_blocked(ip, None));
+        assert_eq!(n.err("FLUSH HOSTS now").code, 1064);
+        assert!(n.run("FLUSH TABLES").is_none());
+        assert!(n.run("FLUSH PRIVILEGES").is_none());
     }
 
     #[test]

@@ -24,6 +24,8 @@ pub(super) enum Stmt {
     },
     /// `ALTER INSTANCE RELOAD TLS [NO ROLLBACK ON ERROR]`.
     ReloadTls,
+    /// `FLUSH HOSTS`: unblocks every client address blocked by `xrpc_max_connect_errors`.
+    FlushHosts,
 }
 
 /// What SQL `KILL` stops.
@@ -102,6 +104,13 @@ pub(super) fn parse(sql: &str) -> Option<Result<Stmt, SqlError>> {
             return None;
         }
         Kind::AlterInstance
+    } else if first.eq_ignore_ascii_case("flush") {
+        // Only FLUSH HOSTS is the node's; the other FLUSH forms are the engine's.
+        let (second, _) = leading_word(rest)?;
+        if !second.eq_ignore_ascii_case("hosts") {
+            return None;
+        }
+        Kind::Flush
     } else if first.eq_ignore_ascii_case("call") {
         if !contains_ignore_case(rest, "perf_hist") {
             return None;
@@ -125,6 +134,7 @@ pub(super) fn parse(sql: &str) -> Option<Result<Stmt, SqlError>> {
         Kind::Call => p.call(),
         Kind::Kill => p.kill(),
         Kind::AlterInstance => Some(p.alter_instance()),
+        Kind::Flush => Some(p.flush_hosts()),
     }
 }
 
@@ -137,6 +147,7 @@ enum Kind {
     Call,
     Kill,
     AlterInstance,
+    Flush,
 }
 
 fn syntax_error(detail: &str) -> SqlError {
@@ -263,6 +274,15 @@ impl<'a> Parser<'a> {
             ))));
         }
         Some(Ok(Stmt::Kill { scope, id }))
+    }
+
+    /// `FLUSH HOSTS` (the keyword `HOSTS` was checked before lexing).
+    fn flush_hosts(&mut self) -> Result<Stmt, SqlError> {
+        self.pos += 1;
+        if !self.at_end() {
+            return Err(syntax_error(&format!("unexpected text {}", self.near())));
+        }
+        Ok(Stmt::FlushHosts)
     }
 
     /// `SHOW [GLOBAL|SESSION|LOCAL] VARIABLES|STATUS [LIKE 'pat' | WHERE cond]`.

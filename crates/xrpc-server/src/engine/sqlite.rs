@@ -305,6 +305,10 @@ pub struct SqliteOptions {
     pub begin_immediate: bool,
     /// What the SQL function `version()` returns.
     pub server_version: String,
+    /// `PRAGMA max_page_count`: the most pages the database may grow to (a size cap of pages
+    /// times `page_size`, 4 KiB by default). `None` leaves SQLite's limit (about 4 billion
+    /// pages). A write that would pass it fails with 1114, as one on a full disk does.
+    pub max_page_count: Option<u32>,
 }
 
 impl Default for SqliteOptions {
@@ -317,6 +321,7 @@ impl Default for SqliteOptions {
             foreign_keys: true,
             begin_immediate: false,
             server_version: format!("8.0.32-xrpc-{}", env!("CARGO_PKG_VERSION")),
+            max_page_count: None,
         }
     }
 }
@@ -348,6 +353,9 @@ pub struct SqliteEngine {
     clock: Arc<dyn Clock>,
     pool: Mutex<Vec<Box<dyn EngineConn>>>,
     opened: AtomicU64,
+    /// Connections handed out by `acquire` and not yet given back to `release`: at rest (no
+    /// statement running, no session holding one) it is 0, whatever happened to the clients.
+    borrowed: AtomicU64,
     /// Milliseconds a connection may live before it is closed rather than pooled; 0 is forever.
     lifetime_ms: AtomicU64,
     /// The databases besides `main` (see `databases`).
@@ -378,10 +386,21 @@ impl SqliteEngine {
             clock,
             pool: Mutex::new(Vec::new()),
             opened: AtomicU64::new(0),
+            borrowed: AtomicU64::new(0),
             lifetime_ms: AtomicU64::new(0),
             databases: Arc::new(Databases::open(path, max_databases)?),
         };
         let first = engine.open_conn()?;
+        // Reading the schema checks the file header and the schema pages, so a file that is not
+        // a database, or one whose schema is damaged, stops start-up here instead of failing
+        // every statement later. (Damage inside a table is found when that page is read; the
+        // statement then fails with the engine's "database disk image is malformed".)
+        first
+            .conn
+            .query_row("SELECT count(*) FROM sqlite_schema", [], |row| {
+                row.get::<_, i64>(0)
+            })
+            .map_err(|err| map_error(err, false))?;
         let mode: String = first
             .conn
             .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
@@ -481,13 +500,27 @@ impl Engine for SqliteEngine {
 
     fn acquire(&self) -> Result<Box<dyn EngineConn>, SqlError> {
         let idle = self.pool.lock().pop();
-        match idle {
-            Some(conn) => Ok(conn),
-            None => Ok(Box::new(self.open_conn()?)),
-        }
+        let conn: Box<dyn EngineConn> = match idle {
+            Some(conn) => conn,
+            None => Box::new(self.open_conn()?),
+        };
+        self.borrowed.fetch_add(1, Ordering::Relaxed);
+        Ok(conn)
+    }
+
+    fn status_rows(&self) -> Vec<(String, String)> {
+        [
+            ("idle", self.idle_connections() as u64),
+            ("borrowed", self.borrowed.load(Ordering::Relaxed)),
+            ("opened", self.connections_opened()),
+        ]
+        .into_iter()
+        .map(|(name, value)| (format!("xrpc_engine_{name}"), value.to_string()))
+        .collect()
     }
 
     fn release(&self, mut conn: Box<dyn EngineConn>) {
+        self.borrowed.fetch_sub(1, Ordering::Relaxed);
         if self.is_expired(conn.as_ref()) {
             return;
         }
@@ -624,6 +657,14 @@ impl SqliteConn {
             .map_err(map)?;
         conn.pragma_update(None, "foreign_keys", options.foreign_keys)
             .map_err(map)?;
+        if let Some(pages) = options.max_page_count {
+            // The pragma answers with the limit in force, so it is a query, not an update.
+            let _: i64 = conn
+                .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |row| {
+                    row.get(0)
+                })
+                .map_err(map)?;
+        }
         conn.set_prepared_statement_cache_capacity(options.statement_cache_capacity);
         let shared = Arc::new(Shared {
             connection_id: AtomicU64::new(0),
@@ -1199,6 +1240,14 @@ impl EngineConn for SqliteConn {
                 &codes::QUERY_INTERRUPTED,
                 codes::QUERY_INTERRUPTED.message,
             ))
+        } else if self.commit_fails(sql) {
+            // Fail point `xrpc_engine_commit` (feature `failpoints`): COMMIT fails as a commit
+            // that cannot write does, and the transaction is rolled back.
+            self.exec("ROLLBACK")?;
+            Err(SqlError::new(
+                &codes::ENGINE_ERROR,
+                "fail point xrpc_engine_commit: the transaction was rolled back",
+            ))
         } else {
             self.execute_statement(sql, args, schema, sink)
         };
@@ -1240,6 +1289,17 @@ impl EngineConn for SqliteConn {
 }
 
 impl SqliteConn {
+    /// Whether the fail point `xrpc_engine_commit` fails `sql`, a COMMIT of an open transaction.
+    #[cfg_attr(not(feature = "failpoints"), allow(unused_variables))]
+    fn commit_fails(&self, sql: &str) -> bool {
+        fail::fail_point!("xrpc_engine_commit", |_| {
+            let word = sql.split_whitespace().next().unwrap_or("");
+            let word = word.trim_end_matches(';');
+            self.in_transaction() && word.eq_ignore_ascii_case("commit")
+        });
+        false
+    }
+
     /// Runs one statement; [`EngineConn::execute`] without the interrupt flag's bookkeeping.
     fn execute_statement(
         &mut self,
@@ -1576,6 +1636,13 @@ fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
         }
         ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => &codes::LOCK_WAIT_TIMEOUT,
         ErrorCode::OperationInterrupted => &codes::QUERY_INTERRUPTED,
+        // A full disk, or the size cap of `max_page_count`: MySQL's "The table is full".
+        ErrorCode::DiskFull => {
+            return SqlError::new(
+                &codes::TABLE_FULL,
+                format!("The table is full: the database cannot grow ({message})"),
+            );
+        }
         ErrorCode::Unknown => {
             if message.contains("syntax error")
                 || message.starts_with("incomplete input")

@@ -53,6 +53,16 @@ impl TestNode {
         Self::start_on(tempfile::tempdir().unwrap(), NodeBuilder::new(engine), tune)
     }
 
+    /// Starts a node on SQLite opened with `options`.
+    pub fn start_with_sqlite(
+        options: SqliteOptions,
+        tune: impl FnOnce(&mut NetConfig, &mut NodeShared) + 'static,
+    ) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let builder = NodeBuilder::sqlite(&dir.path().join("xrpc.db"), options).unwrap();
+        Self::start_on(dir, builder, tune)
+    }
+
     fn start_on(
         dir: tempfile::TempDir,
         builder: NodeBuilder,
@@ -193,6 +203,64 @@ impl Client {
         }
     }
 
+    /// Connects from `source` (a loopback address such as 127.0.0.2, so tests can play several
+    /// client hosts), with the socket's receive buffer set to `recv_buffer` bytes when given (a
+    /// small one makes the server's sends block as soon as the client stops reading).
+    pub fn connect_with(
+        addr: SocketAddr,
+        source: Option<std::net::IpAddr>,
+        recv_buffer: Option<usize>,
+    ) -> Self {
+        let socket = socket2::Socket::new(
+            socket2::Domain::for_address(addr),
+            socket2::Type::STREAM,
+            None,
+        )
+        .unwrap();
+        if let Some(ip) = source {
+            socket
+                .bind(&SocketAddr::new(ip, 0).into())
+                .unwrap_or_else(|e| panic!("bind {ip}: {e}"));
+        }
+        if let Some(bytes) = recv_buffer {
+            socket.set_recv_buffer_size(bytes).unwrap();
+        }
+        socket.connect(&addr.into()).unwrap();
+        let stream: TcpStream = socket.into();
+        stream.set_nodelay(true).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        Self {
+            stream,
+            decoder: FrameDecoder::new(FrameConfig::default()),
+            pending: Default::default(),
+        }
+    }
+
+    /// Drops the connection with a TCP reset (SO_LINGER 0), as a client that crashed or whose
+    /// host vanished does: the server sees ECONNRESET instead of an orderly close.
+    pub fn reset(self) {
+        socket2::SockRef::from(&self.stream)
+            .set_linger(Some(Duration::ZERO))
+            .unwrap();
+        drop(self);
+    }
+
+    /// Reads from the socket until at least `bytes` more arrived (frames are not decoded), so a
+    /// test can stop reading in the middle of a result.
+    pub fn read_some(&mut self, bytes: usize) {
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut got = 0;
+        while got < bytes {
+            match self.stream.read(&mut buf) {
+                Ok(0) => panic!("the server closed the connection"),
+                Ok(n) => got += n,
+                Err(e) => panic!("read failed: {e}"),
+            }
+        }
+    }
+
     pub fn send_raw(&mut self, bytes: &[u8]) {
         self.stream.write_all(bytes).unwrap();
     }
@@ -303,6 +371,66 @@ impl Client {
             Some(ServerMessage::Error(e)) => Err(e),
             other => panic!("unexpected auth reply {other:?}"),
         }
+    }
+
+    /// Authenticates, or returns `None` when the connection ends first (a test that injects
+    /// faults expects that).
+    pub fn try_authenticate(
+        &mut self,
+        user: &str,
+        password: &str,
+    ) -> Option<Result<(), pb::Error>> {
+        let mut start = Vec::new();
+        encode_message_frame(
+            &mut start,
+            HeaderFormat::Standard,
+            0,
+            ClientType::AuthenticateStart.id(),
+            &pb::session::AuthenticateStart {
+                mech_name: "MYSQL41".into(),
+                ..Default::default()
+            },
+        );
+        self.stream.write_all(&start).ok()?;
+        let challenge = match self.recv_on(0)? {
+            ServerMessage::AuthenticateContinue(c) => c.auth_data,
+            ServerMessage::Error(e) => return Some(Err(e)),
+            other => panic!("expected a challenge, got {other:?}"),
+        };
+        let challenge = Challenge::from_bytes(challenge.as_ref().try_into().unwrap());
+        let mut answer = Vec::new();
+        encode_message_frame(
+            &mut answer,
+            HeaderFormat::Standard,
+            0,
+            ClientType::AuthenticateContinue.id(),
+            &pb::session::AuthenticateContinue {
+                auth_data: Bytes::from(mysql41_client_response(
+                    "",
+                    user,
+                    password.as_bytes(),
+                    &challenge,
+                )),
+            },
+        );
+        self.stream.write_all(&answer).ok()?;
+        match self.recv_on(0)? {
+            ServerMessage::AuthenticateOk(_) => Some(Ok(())),
+            ServerMessage::Error(e) => Some(Err(e)),
+            other => panic!("unexpected auth reply {other:?}"),
+        }
+    }
+
+    /// Sends a message, returning the error instead of panicking when the server is gone.
+    pub fn try_send<M: prost::Message>(
+        &mut self,
+        sid: u64,
+        kind: ClientType,
+        message: &M,
+    ) -> std::io::Result<()> {
+        let mut buf = Vec::new();
+        encode_message_frame(&mut buf, HeaderFormat::Standard, sid, kind.id(), message);
+        self.stream.write_all(&buf)
     }
 
     pub fn new_session(&mut self, sid: u64) {
@@ -795,4 +923,38 @@ pub fn check_sql_kill(node: &TestNode, long_statement: &str) {
         panic!("expected FATAL on the session that killed itself");
     };
     assert_eq!((err.code, err.severity), (7005, Some(1)));
+}
+
+/// A `SHOW STATUS` value, read on session `sid` of `client`.
+pub fn status_value(client: &mut Client, sid: u64, name: &str) -> String {
+    let outcome = client.query(sid, &format!("SHOW STATUS LIKE '{name}'"));
+    assert!(outcome.error.is_none(), "{:?}", outcome.error);
+    assert_eq!(outcome.rows.len(), 1, "no status row {name}");
+    text(&outcome.rows[0][1])
+}
+
+/// Open file descriptors of process `pid` (`/proc/<pid>/fd`).
+pub fn fd_count(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap_or_else(|e| panic!("/proc/{pid}/fd: {e}"))
+        .count()
+}
+
+/// Threads of process `pid` (`Threads:` in `/proc/<pid>/status`).
+pub fn thread_count(pid: u32) -> usize {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("a Threads line")
+}
+
+/// Polls `condition` every 10 ms until it holds, failing with `what` after `within`.
+pub fn wait_until(within: Duration, what: &str, mut condition: impl FnMut() -> bool) {
+    let deadline = Instant::now() + within;
+    while !condition() {
+        assert!(Instant::now() < deadline, "{what} (waited {within:?})");
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
