@@ -175,6 +175,7 @@
 // each other: the handler is a plain `fn` with no way to be handed the connection (see "Lock waits"
 // above), and the flag is connection state that belongs here.
 mod busy;
+mod cast;
 mod compat;
 mod rewrite;
 mod strict;
@@ -595,6 +596,7 @@ impl SqliteConn {
         );
         register_functions(&conn, &shared, &options).map_err(map)?;
         register_check(&conn, &shared).map_err(map)?;
+        cast::register(&conn, &shared).map_err(map)?;
         for scale in 0..=30 {
             conn.create_collation(&rewrite::decimal_collation(scale), move |a, b| {
                 rewrite::compare_decimal(a, b, scale)
@@ -713,15 +715,20 @@ impl SqliteConn {
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
         let args: Vec<Arg<'_>> = args.iter().map(types::to_arg).collect();
-        if let Some(cast) = rewrite::mysql_only_cast(sql) {
-            return Err(SqlError::new(
-                &codes::NOT_SUPPORTED_YET,
-                format!(
-                    "This version doesn't yet support '{cast}': SQLite would answer it differently \
-                     from MySQL (CAST('2024-02-29' AS DATE) is 2024 there)"
-                ),
-            ));
+        let casts = cast::rewrite(sql)?;
+        let hints = casts.as_ref().map_or(&[][..], |c| &c.hints[..]);
+        if casts.is_none() {
+            if let Some(cast) = rewrite::mysql_only_cast(sql) {
+                return Err(SqlError::new(
+                    &codes::NOT_SUPPORTED_YET,
+                    format!(
+                        "This version doesn't yet support '{cast}' in SQL that SQLite stores \
+                         (CREATE, ALTER): its MySQL semantics are the node's functions"
+                    ),
+                ));
+            }
         }
+        let sql = casts.as_ref().map_or(sql, |c| c.sql.as_str());
         let sql = &*rewrite::exact_numbers(sql);
         self.check_single_statement(sql)?;
         self.shared.start_statement();
@@ -729,7 +736,7 @@ impl SqliteConn {
             self.auto_increment.clear();
             return self.run_table_ddl(sql, &args, info, sink);
         }
-        self.run_prepared(sql, &args, info, sink)
+        self.run_prepared(sql, &args, info, hints, sink)
     }
 
     /// Runs CREATE TABLE or ALTER TABLE inside a savepoint together with the strict-write
@@ -749,7 +756,7 @@ impl SqliteConn {
                     let before = self.tables()?;
                     let exact = rewrite::create_table(sql);
                     let sql = exact.as_deref().unwrap_or(sql);
-                    let summary = self.run_prepared(sql, args, info, sink)?;
+                    let summary = self.run_prepared(sql, args, info, &[], sink)?;
                     let created: Vec<(String, String, i64)> = self
                         .tables()?
                         .into_iter()
@@ -766,7 +773,7 @@ impl SqliteConn {
                     let strict = self.drop_strict_triggers()?;
                     let exact = rewrite::alter_table(sql);
                     let sql = exact.as_deref().unwrap_or(sql);
-                    let summary = self.run_prepared(sql, args, info, sink)?;
+                    let summary = self.run_prepared(sql, args, info, &[], sink)?;
                     let now = self.tables()?;
                     for (schema, _, root) in strict {
                         if let Some((_, table, _)) =
@@ -912,6 +919,7 @@ impl SqliteConn {
         sql: &str,
         args: &[Arg<'_>],
         info: SqlInfo,
+        hints: &[cast::ColumnHint],
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
         let interrupted = || self.shared.interrupted.load(Ordering::Acquire);
@@ -953,7 +961,7 @@ impl SqliteConn {
         let has_result_set = stmt.column_count() > 0;
         if has_result_set {
             let schema = self.shared.schema.lock().clone();
-            stream(stmt, sink, &schema, &map)?;
+            stream(stmt, sink, &schema, hints, &map)?;
         } else {
             stmt.raw_execute().map_err(map)?;
         }
@@ -1202,9 +1210,10 @@ fn stream(
     stmt: &mut Statement<'_>,
     sink: &mut dyn ResultSink,
     schema: &str,
+    hints: &[cast::ColumnHint],
     map: &dyn Fn(rusqlite::Error) -> SqlError,
 ) -> Result<(), SqlError> {
-    let (names, kinds): (Vec<String>, Vec<types::DeclKind>) = stmt
+    let (mut names, mut kinds): (Vec<String>, Vec<types::DeclKind>) = stmt
         .columns()
         .iter()
         .map(|c| {
@@ -1213,6 +1222,7 @@ fn stream(
         })
         .unzip();
     let width = names.len();
+    let hinted = cast::apply_hints(hints, &mut names, &mut kinds);
     let read_ahead = kinds.iter().any(|k| k.needs_values());
     let mut rows = stmt.raw_query();
     let mut window: Vec<Vec<SqlValue>> = Vec::new();
@@ -1238,7 +1248,11 @@ fn stream(
             break;
         }
     }
-    let plans = types::plan_columns(&names, &kinds, &window, ended, schema);
+    let mut plans = types::plan_columns(&names, &kinds, &window, ended, schema);
+    for &index in &hinted {
+        // A cast's column is an expression, not a table column.
+        plans[index].info.schema.clear();
+    }
     let infos: Vec<_> = plans.iter().map(|p| p.info.clone()).collect();
     let convs: Vec<Conv> = plans.iter().map(|p| p.conv).collect();
     sink.metadata(&infos)?;

@@ -38,7 +38,7 @@ use super::types::DeclKind;
 
 /// A token's kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Tok {
+pub(crate) enum Tok {
     Word,
     Number,
     String,
@@ -48,15 +48,15 @@ enum Tok {
 
 /// A token and its byte range.
 #[derive(Debug, Clone, Copy)]
-struct Token {
-    tok: Tok,
-    start: usize,
-    end: usize,
+pub(crate) struct Token {
+    pub(crate) tok: Tok,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
 }
 
 /// Splits SQL into tokens, without whitespace and comments. `None` for an unterminated string
 /// or comment.
-fn tokens(sql: &str) -> Option<Vec<Token>> {
+pub(crate) fn tokens(sql: &str) -> Option<Vec<Token>> {
     let b = sql.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
