@@ -399,15 +399,15 @@ fn cast_at(sql: &str, toks: &[Token], i: usize, hi: usize) -> Result<Option<Cast
     // The separator at depth 1: AS for CAST, `,` or USING for CONVERT.
     let mut depth = 0usize;
     let mut sep = None;
-    for j in i + 1..close {
-        match toks[j].tok {
+    for (j, t) in toks.iter().enumerate().take(close).skip(i + 1) {
+        match t.tok {
             Tok::Punct(b'(') => depth += 1,
             Tok::Punct(b')') => depth -= 1,
             _ if depth == 1 => {
                 let hit = if is_cast {
-                    word(&toks[j], "AS")
+                    word(t, "AS")
                 } else {
-                    toks[j].tok == Tok::Punct(b',') || word(&toks[j], "USING")
+                    t.tok == Tok::Punct(b',') || word(t, "USING")
                 };
                 if hit {
                     sep = Some(j);
@@ -810,7 +810,7 @@ fn to_integer(input: Input<'_>, unsigned: bool) -> Answer {
             let n = strict::parse_exact(text).map_err(|_| unsupported("this DECIMAL literal"))?;
             let integer_literal = !text.contains('.');
             let v = int_part(&n.round(0));
-            if integer_literal && (0..=i128::from(u64::MAX)).contains(&v) {
+            if integer_literal && (i128::from(i64::MIN)..=i128::from(u64::MAX)).contains(&v) {
                 // An integer literal beyond BIGINT is BIGINT UNSIGNED in MySQL: it wraps.
                 return Ok((wrap(v), None));
             }
@@ -866,11 +866,7 @@ fn to_integer(input: Input<'_>, unsigned: bool) -> Answer {
             };
             let v = if negative {
                 let m = i128::from(magnitude);
-                let min = if unsigned {
-                    i128::from(i64::MIN)
-                } else {
-                    i128::from(i64::MIN)
-                };
+                let min = i128::from(i64::MIN);
                 if -m < min {
                     warn = Some(truncated(format!(
                         "Truncated incorrect INTEGER value: '{}'",
@@ -1173,11 +1169,8 @@ fn datetime_input(input: Input<'_>, date: bool) -> Result<Read<Parts>, SqlError>
                     let dropped = frac.bytes().any(|b| b != b'0').then_some(Level::Note);
                     Read::Value(p, dropped)
                 } else {
-                    p.micros = if p.hour + p.minute + p.second > 0 || int > 99_991_231 {
-                        us
-                    } else {
-                        us
-                    };
+                    // A fraction belongs to the seconds: a date-only number drops it.
+                    p.micros = if int > 99_991_231 { us } else { 0 };
                     Read::Value(p, None)
                 }
             }
@@ -1189,7 +1182,7 @@ fn datetime_input(input: Input<'_>, date: bool) -> Result<Read<Parts>, SqlError>
             Ok(n) => number(n, ""),
             Err(_) => Read::Invalid,
         },
-        Input::Double(f) if !(f >= 0.0) || f >= 1e15 => Read::Invalid,
+        Input::Double(f) if !(0.0..1e15).contains(&f) => Read::Invalid,
         Input::Double(f) => {
             let text = f.to_string();
             let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
@@ -1250,16 +1243,44 @@ fn to_datetime(input: Input<'_>, fsp: Option<u32>) -> Answer {
 /// A time: (negative, hours, minutes, seconds, micros).
 type TimeParts = (bool, u64, u32, u32, u32);
 
-/// A number `[-]HHMMSS[.f]` as a time.
-fn number_to_time(negative: bool, n: u64, frac: &str) -> Result<Read<TimeParts>, SqlError> {
-    if n > 99_999_999 {
-        return Err(unsupported("CAST of a number beyond 8 digits AS TIME"));
+/// A number `[-]HHMMSS[.f]` as a time. A number of 8 digits or more is a datetime
+/// (`YYYYMMDD[hhmmss]`) and gives its time, unless it was written as a string, which MySQL
+/// reads as hours and clamps.
+fn number_to_time(
+    negative: bool,
+    n: u64,
+    frac: &str,
+    from_string: bool,
+) -> Result<Read<TimeParts>, SqlError> {
+    let (us, cut) = micros(frac);
+    if n > 9_999_999 {
+        if from_string && n <= 99_999_999 {
+            return Ok(Read::Value((negative, 839, 0, 0, 0), None));
+        }
+        if from_string || n > 99_991_231_235_959 {
+            return Err(unsupported(
+                "CAST of a number of more than 8 digits AS TIME",
+            ));
+        }
+        return Ok(match number_to_parts(n) {
+            Some(p) if !negative => Read::Value(
+                // A date-only number drops its fraction, as for DATETIME.
+                (
+                    false,
+                    u64::from(p.hour),
+                    p.minute,
+                    p.second,
+                    if n > 99_991_231 { us } else { 0 },
+                ),
+                cut.then_some(Level::Note),
+            ),
+            _ => Read::Invalid,
+        });
     }
     let (h, m, s) = (n / 10_000, (n / 100 % 100) as u32, (n % 100) as u32);
     if m > 59 || s > 59 {
         return Ok(Read::Invalid);
     }
-    let (us, cut) = micros(frac);
     Ok(Read::Value(
         (negative, h, m, s, us),
         cut.then_some(Level::Note),
@@ -1268,19 +1289,19 @@ fn number_to_time(negative: bool, n: u64, frac: &str) -> Result<Read<TimeParts>,
 
 fn time_input(input: Input<'_>) -> Result<Read<TimeParts>, SqlError> {
     match input {
-        Input::Int(i) => number_to_time(i < 0, i.unsigned_abs(), ""),
+        Input::Int(i) => number_to_time(i < 0, i.unsigned_abs(), "", false),
         Input::Double(f) if !f.is_finite() => Ok(Read::Invalid),
         Input::Double(f) => {
             let text = f.abs().to_string();
             let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
             match int.parse() {
-                Ok(n) => number_to_time(f < 0.0, n, frac),
+                Ok(n) => number_to_time(f < 0.0, n, frac, false),
                 Err(_) => Err(unsupported("CAST of a large DOUBLE AS TIME")),
             }
         }
         Input::Decimal(t) => match strict::parse_exact(t) {
-            Ok(n) if n.int.len() <= 8 => {
-                number_to_time(n.negative, n.int.parse().unwrap_or(0), &n.frac)
+            Ok(n) if n.int.len() <= 14 => {
+                number_to_time(n.negative, n.int.parse().unwrap_or(0), &n.frac, false)
             }
             _ => Err(unsupported("CAST of a large DECIMAL AS TIME")),
         },
@@ -1295,13 +1316,24 @@ fn time_input(input: Input<'_>) -> Result<Read<TimeParts>, SqlError> {
             }
             // A datetime's time.
             let digits = s.bytes().take_while(u8::is_ascii_digit).count();
-            if digits >= 2 && s[digits..].starts_with('-') {
+            let whole = s.split('.').next().unwrap_or(s);
+            let datetime_digits = (whole.len() == 12 || whole.len() == 14) && whole.len() == digits;
+            if !datetime_digits && digits >= 2 && s[digits..].starts_with('-') && !s.contains(':') {
+                // A date alone: MySQL reads its leading digits as a time ('2024-02-29' is
+                // 00:20:24); not guessed here.
+                return Err(unsupported(&format!("CAST of '{s}' AS TIME")));
+            }
+            if datetime_digits || (digits >= 2 && s[digits..].starts_with('-')) {
                 return Ok(match parse_datetime_text(s)? {
                     Read::Value(p, dropped) => Read::Value(
                         (false, u64::from(p.hour), p.minute, p.second, p.micros),
                         dropped,
                     ),
-                    Read::Invalid => Read::Invalid,
+                    // MySQL reads what is not a datetime in other ways ('1000-0-0' is
+                    // 00:10:00); not guessed here.
+                    Read::Invalid => {
+                        return Err(unsupported(&format!("CAST of '{s}' AS TIME")));
+                    }
                 });
             }
             let (negative, t) = match s.strip_prefix('-') {
@@ -1317,7 +1349,7 @@ fn time_input(input: Input<'_>) -> Result<Read<TimeParts>, SqlError> {
                 {
                     return Err(unsupported(&format!("CAST of '{s}' AS TIME")));
                 }
-                return number_to_time(negative, int.parse().unwrap_or(u64::MAX), frac);
+                return number_to_time(negative, int.parse().unwrap_or(u64::MAX), frac, true);
             }
             // [D ]H:MM[:SS][.f]
             let (days, clock) = match t.split_once(' ') {
@@ -1365,7 +1397,7 @@ fn to_time(input: Input<'_>, fsp: u32) -> Answer {
             });
             let (mut h, mut m, mut s, mut us) = (h, m, s, us);
             if h > 838 {
-                (h, m, s, us) = (838, 59, 59, 0);
+                (h, m, s, us) = (838, 59, 59, 999_999);
                 warn = Some(Warn::warning(
                     &codes::INCORRECT_DATETIME,
                     format!("Truncated incorrect time value: '{shown}'"),
@@ -1430,6 +1462,12 @@ fn to_string(input: Input<'_>, length: Option<u32>, binary: bool) -> Answer {
     if let Some(n) = length {
         let n = n as usize;
         let cut_at = if binary {
+            if bytes.len() > n && !bytes.is_ascii() {
+                // MariaDB cuts such text by characters, not bytes; not guessed here.
+                return Err(unsupported(
+                    "CAST of non-ASCII text AS BINARY(n) shorter than it",
+                ));
+            }
             (bytes.len() > n).then_some(n)
         } else {
             std::str::from_utf8(&bytes)
@@ -1437,14 +1475,22 @@ fn to_string(input: Input<'_>, length: Option<u32>, binary: bool) -> Answer {
                 .and_then(|s| s.char_indices().nth(n).map(|(at, _)| at))
         };
         if let Some(at) = cut_at {
-            warn = Some(Warn::warning(
-                &codes::INCORRECT_DATETIME,
-                format!(
+            // A warning in MySQL; strict mode turns it into an error in a write only when
+            // the argument was a number (MariaDB checked: a cut string is written).
+            let level = if matches!(input, Input::Str(..)) {
+                Level::Note
+            } else {
+                Level::Warning
+            };
+            warn = Some(Warn {
+                level,
+                code: &codes::INCORRECT_DATETIME,
+                message: format!(
                     "Truncated incorrect {}({n}) value: '{}'",
                     if binary { "BINARY" } else { "CHAR" },
                     input.shown()
                 ),
-            ));
+            });
             bytes.truncate(at);
         }
         if binary && bytes.len() < n {
