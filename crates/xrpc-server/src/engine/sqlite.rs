@@ -127,6 +127,12 @@
 //!   checked and their DECIMAL columns keep NUMERIC affinity (15 significant digits); what they
 //!   hold is still never sent converted.
 //!
+//! # CAST and CONVERT
+//!
+//! MySQL's CAST and CONVERT to DATE, DATETIME, TIME, SIGNED, UNSIGNED, DECIMAL, CHAR and BINARY
+//! are rewritten into the node's SQL functions, and a whole cast in the select list types its
+//! result column; the `cast` module has the rules.
+//!
 //! # Insert ids
 //!
 //! An INSERT or REPLACE reports GENERATED_INSERT_ID only when its table has an auto-increment
@@ -158,7 +164,8 @@
 //! | SQLITE_BUSY / SQLITE_LOCKED (busy timeout ran out, or a stale snapshot) | 1205 LOCK_WAIT_TIMEOUT | HY000 |
 //! | SQLITE_INTERRUPT, or busy while killed | 1317 QUERY_INTERRUPTED | 70100 |
 //! | wrong argument count or unbindable argument | 1210 WRONG_ARGUMENTS | HY000 |
-//! | MySQL's CAST to DATE, DATETIME, TIME, SIGNED, UNSIGNED, DECIMAL or BINARY, which SQLite answers differently (refused before it runs) | 1235 NOT_SUPPORTED_YET | 42000 |
+//! | a MySQL-only CAST in CREATE or ALTER; a cast whose MySQL answer the node cannot tell or does not implement (see `cast`) | 1235 NOT_SUPPORTED_YET | 42000 |
+//! | in INSERT, REPLACE or UPDATE, a cast MySQL would warn about (strict mode) | 1292, 1264, 1916 | 22007, 22003, 22003 |
 //! | anything else (CHECK, FOREIGN KEY constraints included) | 1105 ENGINE_ERROR | HY000 |
 //!
 //! The message is SQLite's own, except for the strict checks and NOT NULL, which use MySQL's.
