@@ -5,10 +5,10 @@
 //! encoding of those values is checked in the server's protocol tests).
 
 use bytes::Bytes;
-use xrpc_proto::value::{Value, XDateTime, XDecimal, XTime};
+use xrpc_proto::value::{ColumnType, Value, XDateTime, XDecimal, XTime};
 use xrpc_server::engine::sqlite::{SqliteEngine, SqliteOptions};
 use xrpc_server::engine::{Engine, EngineConn};
-use xrpc_server::result::{CollectedResult, SqlError};
+use xrpc_server::result::{CollectedResult, SqlError, mysql_type};
 
 /// One declared type: literals that are stored and read back as the given value, and literals
 /// refused with (code, SQL state).
@@ -549,4 +549,166 @@ fn double_literals_are_read_as_the_nearest_double_as_mysql_does() {
     // A literal beyond the double range is refused, not turned into infinity.
     let err = exec(conn, "select 1e400").unwrap_err();
     assert!(err.message.contains("1e400"), "{err}");
+}
+
+/// MySQL's CAST and CONVERT: (expression, the value MySQL returns). NULL is MySQL's answer with
+/// a warning.
+fn cast_cases() -> Vec<(&'static str, Value)> {
+    vec![
+        ("CAST('2024-02-29' AS DATE)", date(2024, 2, 29)),
+        ("CAST('2024/2/9' AS DATE)", date(2024, 2, 9)),
+        ("CAST('99-12-31' AS DATE)", date(1999, 12, 31)),
+        ("CAST(20240229 AS DATE)", date(2024, 2, 29)),
+        ("CAST('2024-02-30' AS DATE)", Value::Null),
+        ("CAST('garbage' AS DATE)", Value::Null),
+        ("CAST('0000-00-00' AS DATE)", Value::Null),
+        (
+            "CAST('2024-02-29T10:11:12.345678' AS DATETIME(3))",
+            datetime(2024, 2, 29, 10, 11, 12, 345_000),
+        ),
+        (
+            "CONVERT(20240229123456.5, DATETIME(1))",
+            datetime(2024, 2, 29, 12, 34, 56, 500_000),
+        ),
+        ("CAST('-1 02:03:04' AS TIME)", time(true, 26, 3, 4, 0)),
+        ("CAST(123456 AS TIME)", time(false, 12, 34, 56, 0)),
+        ("CAST('900:00:00' AS TIME)", time(false, 838, 59, 59, 0)),
+        ("CAST(1.5 AS SIGNED)", Value::Sint(2)),
+        ("CAST('1.5' AS SIGNED)", Value::Sint(1)),
+        ("CAST(2.5e0 AS SIGNED)", Value::Sint(2)),
+        ("CAST(' 12abc' AS SIGNED INTEGER)", Value::Sint(12)),
+        ("CAST(-1 AS UNSIGNED)", Value::Uint(u64::MAX)),
+        ("CAST('18446744073709551615' AS SIGNED)", Value::Sint(-1)),
+        ("CAST('1234.567' AS DECIMAL(5,2))", dec("999.99")),
+        ("CAST('1.005' AS DECIMAL(5,2))", dec("1.01")),
+        ("CONVERT('abc', DECIMAL(4,1))", dec("0.0")),
+        (
+            "CAST(12345678901234567890.5 AS DECIMAL(30,1))",
+            dec("12345678901234567890.5"),
+        ),
+        ("CAST('abcdef' AS CHAR(3))", text("abc")),
+        ("CAST(1.5e20 AS CHAR)", text("1.5e20")),
+        ("CAST(1.50 AS CHAR)", text("1.50")),
+        ("CONVERT('é' USING utf8mb4)", text("é")),
+        (
+            "CAST('ab' AS BINARY(4))",
+            Value::Bytes(Bytes::from_static(b"ab\0\0")),
+        ),
+        (
+            "CONVERT('é' USING binary)",
+            Value::Bytes(Bytes::from_static("é".as_bytes())),
+        ),
+    ]
+}
+
+#[test]
+fn casts_return_mysqls_values_types_and_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine =
+        SqliteEngine::open(&dir.path().join("casts.db"), SqliteOptions::default()).unwrap();
+    let mut conn = engine.acquire().unwrap();
+    let conn = &mut *conn;
+    for (expr, expected) in cast_cases() {
+        let result = exec(conn, &format!("select {expr}, {expr} as aliased"))
+            .unwrap_or_else(|err| panic!("{expr}: {err}"));
+        assert_eq!(
+            result.rows,
+            [[expected.clone(), expected.clone()]],
+            "{expr}"
+        );
+        let columns = result.columns.unwrap();
+        assert_eq!(columns[0].name, expr);
+        assert_eq!(columns[1].name, "aliased");
+    }
+    // The column types are the target's, as a declared column of that type would have them.
+    let result = exec(
+        conn,
+        "select cast('2024-02-29' as date), cast('1' as decimal(10,3)), cast(-1 as unsigned), \
+         cast('x' as binary(2)), cast('2024-02-29' as date) + 0",
+    )
+    .unwrap();
+    let columns = result.columns.unwrap();
+    let types: Vec<(ColumnType, u32, u32)> = columns
+        .iter()
+        .map(|c| (c.x_type, c.mysql_type, c.fractional_digits))
+        .collect();
+    assert_eq!(
+        types[..4],
+        [
+            (ColumnType::DateTime, mysql_type::DATE, 0),
+            (ColumnType::Decimal, mysql_type::NEWDECIMAL, 3),
+            (ColumnType::Uint, mysql_type::LONGLONG, 0),
+            (ColumnType::Bytes, mysql_type::VAR_STRING, 0),
+        ]
+    );
+    // Inside an expression the cast's value is SQLite's: the DATE text plus 0 is 2024.
+    assert_eq!(result.rows[0][4], Value::Sint(2024));
+    // Casts of table columns, with a star before them.
+    exec(conn, "create table c (k INT, s VARCHAR(20), n INT)").unwrap();
+    exec(conn, "insert into c values (1, '2024-2-9', 20240229)").unwrap();
+    let result = exec(conn, "select *, cast(s as date), convert(n, date) d from c").unwrap();
+    assert_eq!(result.rows[0][3..], [date(2024, 2, 9), date(2024, 2, 29)]);
+}
+
+#[test]
+fn casts_refuse_in_writes_and_where_the_answer_is_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine =
+        SqliteEngine::open(&dir.path().join("casts.db"), SqliteOptions::default()).unwrap();
+    let mut conn = engine.acquire().unwrap();
+    let conn = &mut *conn;
+    exec(conn, "create table w (k INT, v TEXT, d DECIMAL(5,2))").unwrap();
+    // In a write, strict mode makes MySQL's warning an error.
+    for (insert, code, state) in [
+        (
+            "insert into w (k, v) values (1, cast('garbage' as date))",
+            1292,
+            "22007",
+        ),
+        (
+            "insert into w (k, v) values (1, cast('12abc' as signed))",
+            1292,
+            "22007",
+        ),
+        (
+            "insert into w (k, v) values (1, cast(1234.5 as decimal(4,1)))",
+            1264,
+            "22003",
+        ),
+        (
+            "insert into w (k, v) values (1, cast(-1.5 as unsigned))",
+            1916,
+            "22003",
+        ),
+    ] {
+        let err = exec(conn, insert).unwrap_err();
+        assert_eq!(
+            (err.code, err.sql_state.as_str()),
+            (code, state),
+            "{insert}: {err}"
+        );
+    }
+    // A cut string is written, as MySQL does; a valid cast too.
+    exec(
+        conn,
+        "insert into w (k, v, d) values (1, cast('abcdef' as char(2)), '1.5')",
+    )
+    .unwrap();
+    exec(
+        conn,
+        "update w set v = cast('2024-2-9' as date) where k = 1",
+    )
+    .unwrap();
+    let stored = exec(conn, "select v from w").unwrap();
+    assert_eq!(stored.rows, [[text("2024-02-09")]]);
+    // A DECIMAL column's stored text could round or truncate: refused rather than guessed.
+    let err = exec(conn, "select cast(d as signed) from w").unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
+    // Stored SQL keeps SQLite's syntax only.
+    let err = exec(conn, "create view v as select cast(v as date) from w").unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
+    let err = exec(conn, "select convert(v using latin1) from w").unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
+    let err = exec(conn, "select cast(v as datetime(7)) from w").unwrap_err();
+    assert_eq!(err.code, 1064, "{err}");
 }
