@@ -310,6 +310,37 @@ fn cases() -> Vec<Case> {
             refused: refused(&[("16", TOO_LONG), ("-1", TOO_LONG)]),
         },
         Case {
+            decl: "ENUM('a', 'it''s', 'print')",
+            accepted: vec![
+                ("'a'", Value::Enum(Bytes::from_static(b"a"))),
+                ("'it''s'", Value::Enum(Bytes::from_static(b"it's"))),
+                ("'print'", Value::Enum(Bytes::from_static(b"print"))),
+            ],
+            // Other spellings MySQL normalises ('A', a member's index) are refused too.
+            refused: refused(&[
+                ("'z'", TRUNCATED),
+                ("''", TRUNCATED),
+                ("'A'", TRUNCATED),
+                ("1", TRUNCATED),
+            ]),
+        },
+        Case {
+            decl: "SET('x', 'y', 'z')",
+            accepted: vec![
+                ("''", Value::Set(vec![])),
+                (
+                    "'x,z'",
+                    Value::Set(vec![Bytes::from_static(b"x"), Bytes::from_static(b"z")]),
+                ),
+            ],
+            refused: refused(&[
+                ("'w'", TRUNCATED),
+                ("'x,w'", TRUNCATED),
+                ("'z,x'", TRUNCATED),
+                ("'x,x'", TRUNCATED),
+            ]),
+        },
+        Case {
             decl: "JSON",
             accepted: vec![("'{\"a\": [1, 2]}'", text("{\"a\": [1, 2]}"))],
             refused: refused(&[("'{a: 1}'", JSON), ("'[1,'", JSON)]),

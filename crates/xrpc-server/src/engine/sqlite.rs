@@ -184,6 +184,7 @@
 mod busy;
 mod cast;
 mod compat;
+mod enumset;
 mod rewrite;
 mod strict;
 mod types;
@@ -1340,7 +1341,7 @@ fn register_check(conn: &Connection, shared: &Arc<Shared>) -> rusqlite::Result<(
             }
         };
         let value = ctx.get_raw(3);
-        match strict::check(&kind, value) {
+        match strict::check_decl(&kind, decl, value) {
             Ok(()) => Ok(rusqlite::types::Null),
             Err(problem) => {
                 let column = ctx.get_raw(1).as_str().unwrap_or("?");

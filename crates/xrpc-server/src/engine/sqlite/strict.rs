@@ -124,14 +124,25 @@ impl fmt::Display for Shown<'_> {
     }
 }
 
+/// [`check`], with the members of an ENUM or SET taken from its declaration `decl`.
+pub(crate) fn check_decl(kind: &DeclKind, decl: &str, value: ValueRef<'_>) -> Result<(), Problem> {
+    match kind {
+        DeclKind::Enum { .. } => match super::enumset::members(decl) {
+            Some((set, members)) => super::enumset::check(set, &members, value),
+            None => Ok(()),
+        },
+        _ => check(kind, value),
+    }
+}
+
 /// Checks a value about to be written to a column declared as `kind`. NULL always fits (NOT
-/// NULL is SQLite's own constraint).
+/// NULL is SQLite's own constraint). ENUM and SET need their members: see [`check_decl`].
 pub(crate) fn check(kind: &DeclKind, value: ValueRef<'_>) -> Result<(), Problem> {
     if let ValueRef::Null = value {
         return Ok(());
     }
     match *kind {
-        DeclKind::Runtime => Ok(()),
+        DeclKind::Runtime | DeclKind::Enum { .. } => Ok(()),
         DeclKind::Int { min, max, .. } => int_value(value, min, max).map(drop),
         DeclKind::Year => year_value(value).map(drop),
         DeclKind::Bit { bits } => bit_value(value, bits).map(drop),
