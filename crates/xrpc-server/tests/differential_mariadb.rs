@@ -239,6 +239,45 @@ fn columns() -> Vec<Column> {
                 .boxed(),
         },
         Column {
+            name: "en",
+            decl: "ENUM('a', 'b c', 'it''s', 'print', 'é')",
+            kind: Kind::Text,
+            fits: prop_oneof![
+                Just("'a'"),
+                Just("'b c'"),
+                Just("'it''s'"),
+                Just("'print'"),
+                Just("'é'"),
+                Just("NULL")
+            ]
+            .prop_map(str::to_owned)
+            .boxed(),
+            edges: prop_oneof![Just("'z'"), Just("''"), Just("'prin'"), Just("'a,b c'")]
+                .prop_map(str::to_owned)
+                .boxed(),
+        },
+        Column {
+            name: "st",
+            decl: "SET('x', 'y', 'zz', 'ü')",
+            kind: Kind::Text,
+            // Members in declaration order, each at most once: the form MySQL stores.
+            fits: proptest::collection::vec(any::<bool>(), 4)
+                .prop_map(|chosen| {
+                    let members = ["x", "y", "zz", "ü"];
+                    let picked: Vec<&str> = members
+                        .iter()
+                        .zip(chosen)
+                        .filter(|(_, c)| *c)
+                        .map(|(m, _)| *m)
+                        .collect();
+                    quoted(&picked.join(","))
+                })
+                .boxed(),
+            edges: prop_oneof![Just("'w'"), Just("'x,w'"), Just("'x,,y'"), Just("'zz,q'")]
+                .prop_map(str::to_owned)
+                .boxed(),
+        },
+        Column {
             name: "vb",
             decl: "VARBINARY(6)",
             kind: Kind::Bytes,
@@ -341,7 +380,16 @@ fn from_node(kind: Kind, value: &Value) -> Norm {
         Value::Float(f) => Norm::F32(*f),
         Value::Double(f) => Norm::F64(*f),
         Value::Decimal(d) => Norm::Text(d.to_string()),
-        Value::Bytes(b) if kind == Kind::Text => Norm::Text(String::from_utf8_lossy(b).into()),
+        Value::Bytes(b) | Value::Enum(b) if kind == Kind::Text => {
+            Norm::Text(String::from_utf8_lossy(b).into())
+        }
+        Value::Set(items) if kind == Kind::Text => Norm::Text(
+            items
+                .iter()
+                .map(|i| String::from_utf8_lossy(i).into_owned())
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
         Value::Bytes(b) => Norm::Bytes(b.to_vec()),
         Value::DateTime(dt) => Norm::DateTime([
             dt.year(),
