@@ -181,6 +181,7 @@
 // `busy` reads the running connection's kill flag from this file's `Shared`, so the two import
 // each other: the handler is a plain `fn` with no way to be handed the connection (see "Lock waits"
 // above), and the flag is connection state that belongs here.
+mod autoinc;
 mod busy;
 mod cast;
 mod compat;
@@ -523,6 +524,11 @@ struct Shared {
     check_rows: AtomicU64,
     /// The first row the running statement inserted: (database, table, rowid).
     first_insert: Mutex<Option<(String, String, i64)>>,
+    /// Set by `xrpc_id_generated()` (the AUTO_INCREMENT trigger) for the row being inserted;
+    /// the update hook takes it.
+    generating: AtomicBool,
+    /// The first id the running statement generated (not written explicitly).
+    first_generated: Mutex<Option<i64>>,
 }
 
 impl Shared {
@@ -531,6 +537,8 @@ impl Shared {
         self.check_error.lock().take();
         self.check_rows.store(0, Ordering::Relaxed);
         self.first_insert.lock().take();
+        self.generating.store(false, Ordering::Relaxed);
+        self.first_generated.lock().take();
     }
 }
 
@@ -582,6 +590,8 @@ impl SqliteConn {
             check_error: Mutex::new(None),
             check_rows: AtomicU64::new(0),
             first_insert: Mutex::new(None),
+            generating: AtomicBool::new(false),
+            first_generated: Mutex::new(None),
         });
         let s = Arc::clone(&shared);
         conn.update_hook(Some(
@@ -590,6 +600,9 @@ impl SqliteConn {
                     let mut first = s.first_insert.lock();
                     if first.is_none() {
                         *first = Some((db.to_owned(), table.to_owned(), rowid));
+                    }
+                    if s.generating.swap(false, Ordering::Relaxed) {
+                        s.first_generated.lock().get_or_insert(rowid);
                     }
                 }
             },
@@ -605,6 +618,7 @@ impl SqliteConn {
         register_functions(&conn, &shared, &options).map_err(map)?;
         register_check(&conn, &shared).map_err(map)?;
         cast::register(&conn, &shared).map_err(map)?;
+        autoinc::register(&conn, &shared).map_err(map)?;
         for scale in 0..=30 {
             conn.create_collation(&rewrite::decimal_collation(scale), move |a, b| {
                 rewrite::compare_decimal(a, b, scale)
@@ -762,6 +776,8 @@ impl SqliteConn {
             let summary = match info.table_ddl {
                 TableDdl::Create => {
                     let before = self.tables()?;
+                    let auto = autoinc::rewrite(sql)?;
+                    let sql = auto.as_ref().map_or(sql, |(sql, _)| sql.as_str());
                     let exact = rewrite::create_table(sql);
                     let sql = exact.as_deref().unwrap_or(sql);
                     let summary = self.run_prepared(sql, args, info, &[], sink)?;
@@ -772,6 +788,12 @@ impl SqliteConn {
                         .collect();
                     for (schema, table, _) in created {
                         self.create_strict_triggers(&schema, &table)?;
+                        let triggers =
+                            autoinc::trigger_sql(&self.conn, &schema, &table, auto.is_some())
+                                .map_err(|err| self.map(err))?;
+                        for trigger in triggers {
+                            self.exec(&trigger)?;
+                        }
                     }
                     summary
                 }
@@ -921,6 +943,22 @@ impl SqliteConn {
         known
     }
 
+    /// Whether a table's generated ids are tracked by the node's AUTO_INCREMENT trigger.
+    fn generation_tracked(&self, table: &Option<(String, String)>) -> bool {
+        let Some((schema, table)) = table else {
+            return false;
+        };
+        self.conn
+            .prepare_cached(&format!(
+                "SELECT EXISTS (SELECT 1 FROM {}.sqlite_master WHERE type = 'trigger' AND name = ?1)",
+                quote(schema)
+            ))
+            .and_then(|mut stmt| {
+                stmt.query_row([autoinc::generated_trigger_name(table)], |row| row.get(0))
+            })
+            .unwrap_or(false)
+    }
+
     /// Prepares, binds and runs one statement.
     fn run_prepared(
         &mut self,
@@ -982,6 +1020,9 @@ impl SqliteConn {
         };
         // MySQL reports the first id of a multi-row insert, and only for AUTO_INCREMENT tables.
         let first_insert = self.shared.first_insert.lock().take();
+        let schema_table = first_insert
+            .as_ref()
+            .map(|(schema, table, _)| (schema.clone(), table.clone()));
         let last_insert_id = match first_insert {
             Some((schema, table, rowid)) if info.insert && rows_affected > 0 => self
                 .has_auto_increment(&schema, &table)
@@ -990,7 +1031,16 @@ impl SqliteConn {
                 .filter(|&id| id > 0),
             _ => None,
         };
-        if let Some(id) = last_insert_id {
+        // LAST_INSERT_ID() changes only when an id was generated, not for an explicit id
+        // (MySQL); a table without the node's AUTO_INCREMENT trigger (created before it) counts
+        // every id as generated.
+        let generated = self.shared.first_generated.lock().take();
+        let function_id = match (generated, last_insert_id) {
+            (Some(id), _) => u64::try_from(id).ok().filter(|&id| id > 0),
+            (None, Some(id)) if !self.generation_tracked(&schema_table) => Some(id),
+            _ => None,
+        };
+        if let Some(id) = function_id {
             self.shared.last_insert_id.store(id, Ordering::Relaxed);
         }
         Ok(ExecSummary {
@@ -1435,6 +1485,9 @@ fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
                 &codes::BAD_NULL,
                 format!("Column '{column}' cannot be null ({message})"),
             );
+        }
+        ErrorCode::ConstraintViolation if message.starts_with(autoinc::ZERO_MESSAGE_PREFIX) => {
+            &codes::NOT_SUPPORTED_YET
         }
         ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked if interrupted => {
             &codes::QUERY_INTERRUPTED
