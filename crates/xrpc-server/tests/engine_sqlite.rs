@@ -685,7 +685,8 @@ fn schema_names_select_attached_databases() {
     )
     .unwrap();
     assert_eq!(result.rows, [[text("SHOP"), text("pen")]]);
-    assert_eq!(result.columns.unwrap()[1].schema, "SHOP");
+    // A table column's schema is its table's database, as attached.
+    assert_eq!(result.columns.unwrap()[1].schema, "shop");
 
     conn.reset().unwrap();
     assert!(!conn.holds_session_state());

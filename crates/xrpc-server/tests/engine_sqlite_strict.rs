@@ -743,3 +743,71 @@ fn casts_refuse_in_writes_and_where_the_answer_is_unknown() {
     let err = exec(conn, "select cast(v as datetime(7)) from w").unwrap_err();
     assert_eq!(err.code, 1064, "{err}");
 }
+
+/// Column metadata from the declaration: names, table, schema and MySQL's flags.
+#[test]
+fn table_columns_carry_names_and_key_flags() {
+    use xrpc_server::result::column_flags::{NOT_NULL, PRIMARY_KEY};
+    const UNIQUE_KEY: u32 = 0x0040;
+    const MULTIPLE_KEY: u32 = 0x0080;
+    const AUTO_INCREMENT: u32 = 0x0100;
+    let dir = tempfile::tempdir().unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("meta.db"), SqliteOptions::default()).unwrap();
+    let mut conn = engine.acquire().unwrap();
+    let conn = &mut *conn;
+    exec(
+        conn,
+        "create table m (id INT AUTO_INCREMENT PRIMARY KEY, n VARCHAR(10) NOT NULL, \
+         u INT UNIQUE, i INT, e ENUM('a','b'))",
+    )
+    .unwrap();
+    exec(conn, "create index mi on m (i)").unwrap();
+    exec(conn, "insert into m (n, u, i, e) values ('x', 1, 2, 'a')").unwrap();
+    let result = exec(
+        conn,
+        "select id, n as alias, u, i, e, i + 1, cast(n as char) from m",
+    )
+    .unwrap();
+    let columns = result.columns.unwrap();
+    let got: Vec<(&str, &str, &str, &str, u32)> = columns
+        .iter()
+        .map(|c| {
+            (
+                c.name.as_str(),
+                c.original_name.as_str(),
+                c.original_table.as_str(),
+                c.schema.as_str(),
+                c.flags,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "id",
+                "id",
+                "m",
+                "main",
+                NOT_NULL | PRIMARY_KEY | AUTO_INCREMENT
+            ),
+            ("alias", "n", "m", "main", NOT_NULL),
+            ("u", "u", "m", "main", UNIQUE_KEY),
+            ("i", "i", "m", "main", MULTIPLE_KEY),
+            ("e", "e", "m", "main", 0),
+            ("i + 1", "", "", "", 0),
+            ("cast(n as char)", "", "", "", 0),
+        ]
+    );
+    assert_eq!(columns[1].table, "m");
+    // An explicit 0 in an AUTO_INCREMENT column: MySQL generates an id, SQLite would store 0.
+    let err = exec(conn, "insert into m (id, n) values (0, 'y')").unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
+    // A column that cannot be SQLite's rowid alias is refused rather than left without ids.
+    let err = exec(
+        conn,
+        "create table bad (a INT AUTO_INCREMENT, b INT, PRIMARY KEY (a, b))",
+    )
+    .unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
+}

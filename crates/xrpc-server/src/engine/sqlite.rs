@@ -186,6 +186,7 @@ mod busy;
 mod cast;
 mod compat;
 mod enumset;
+mod origin;
 mod rewrite;
 mod strict;
 mod types;
@@ -559,6 +560,8 @@ pub struct SqliteConn {
     /// Whether a table (database, name) has an auto-increment column, with the database's
     /// `schema_version` it was read at (another connection may have recreated the table).
     auto_increment: std::collections::HashMap<(String, String), (i64, bool)>,
+    /// Column flags of tables read by this connection (see `origin`).
+    keys: origin::KeyCache,
 }
 
 impl SqliteConn {
@@ -640,6 +643,7 @@ impl SqliteConn {
             has_temp: false,
             attached: Vec::new(),
             auto_increment: std::collections::HashMap::new(),
+            keys: origin::KeyCache::default(),
         })
     }
 
@@ -1007,7 +1011,14 @@ impl SqliteConn {
         let has_result_set = stmt.column_count() > 0;
         if has_result_set {
             let schema = self.shared.schema.lock().clone();
-            stream(stmt, sink, &schema, hints, &map)?;
+            let origins = origin::origins(&self.conn, sql, stmt.column_count());
+            let columns = Columns {
+                hints,
+                origins: &origins,
+                keys: &mut self.keys,
+                conn: &self.conn,
+            };
+            stream(stmt, sink, &schema, columns, &map)?;
         } else {
             stmt.raw_execute().map_err(map)?;
         }
@@ -1262,13 +1273,22 @@ impl SqliteConn {
     }
 }
 
+/// What a result's metadata is made of besides the statement: cast hints, column origins
+/// and the flags of their tables.
+struct Columns<'a> {
+    hints: &'a [cast::ColumnHint],
+    origins: &'a [Option<origin::Origin>],
+    keys: &'a mut origin::KeyCache,
+    conn: &'a Connection,
+}
+
 /// Streams a query's rows into the sink: reads ahead as the column types need, sends the
 /// metadata, then every row.
 fn stream(
     stmt: &mut Statement<'_>,
     sink: &mut dyn ResultSink,
     schema: &str,
-    hints: &[cast::ColumnHint],
+    columns: Columns<'_>,
     map: &dyn Fn(rusqlite::Error) -> SqlError,
 ) -> Result<(), SqlError> {
     let (mut names, mut kinds): (Vec<String>, Vec<types::DeclKind>) = stmt
@@ -1280,7 +1300,7 @@ fn stream(
         })
         .unzip();
     let width = names.len();
-    let hinted = cast::apply_hints(hints, &mut names, &mut kinds);
+    let hinted = cast::apply_hints(columns.hints, &mut names, &mut kinds);
     let read_ahead = kinds.iter().any(|k| k.needs_values());
     let mut rows = stmt.raw_query();
     let mut window: Vec<Vec<SqlValue>> = Vec::new();
@@ -1311,7 +1331,10 @@ fn stream(
         // A cast's column is an expression, not a table column.
         plans[index].info.schema.clear();
     }
-    let infos: Vec<_> = plans.iter().map(|p| p.info.clone()).collect();
+    let mut infos: Vec<_> = plans.iter().map(|p| p.info.clone()).collect();
+    columns
+        .keys
+        .apply(columns.conn, columns.origins, &mut infos);
     let convs: Vec<Conv> = plans.iter().map(|p| p.conv).collect();
     sink.metadata(&infos)?;
     let convert = |index: usize, row: u64, value: ValueRef<'_>| {
