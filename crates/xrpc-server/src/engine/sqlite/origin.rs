@@ -100,26 +100,32 @@ impl KeyCache {
         origins: &[Option<Origin>],
         infos: &mut [ColumnInfo],
     ) {
+        // Each database's schema_version, read once per result.
+        let mut versions: Vec<(&str, i64)> = Vec::new();
         for (origin, info) in origins.iter().zip(infos.iter_mut()) {
             let Some(origin) = origin else { continue };
             info.table.clone_from(&origin.table);
             info.original_table.clone_from(&origin.table);
             info.original_name.clone_from(&origin.column);
             info.schema.clone_from(&origin.database);
-            info.flags |= self.flags(conn, origin);
+            let version = match versions.iter().find(|(db, _)| *db == origin.database) {
+                Some(&(_, v)) => v,
+                None => {
+                    let v = schema_version(conn, &origin.database);
+                    versions.push((&origin.database, v));
+                    v
+                }
+            };
+            info.flags |= self.flags(conn, origin, version);
         }
     }
 
-    fn flags(&mut self, conn: &Connection, origin: &Origin) -> u32 {
-        let version: i64 = conn
-            .prepare_cached(&format!(
-                "PRAGMA {}.schema_version",
-                super::strict::ident(&origin.database)
-            ))
-            .and_then(|mut stmt| stmt.query_row([], |row| row.get(0)))
-            .unwrap_or(-1);
+    fn flags(&mut self, conn: &Connection, origin: &Origin, version: i64) -> u32 {
         let key = (origin.database.clone(), origin.table.clone());
-        let fresh = self.tables.get(&key).is_some_and(|(v, _)| *v == version);
+        let fresh = self
+            .tables
+            .get(&key)
+            .is_some_and(|(v, _)| *v == version && version >= 0);
         if !fresh {
             let flags = read_flags(conn, &origin.database, &origin.table).unwrap_or_default();
             self.tables.insert(key.clone(), (version, flags));
@@ -129,6 +135,16 @@ impl KeyCache {
             .and_then(|(_, flags)| flags.get(&origin.column.to_lowercase()).copied())
             .unwrap_or(0)
     }
+}
+
+/// A database's `schema_version` (-1 when it cannot be read, which never matches a cache).
+fn schema_version(conn: &Connection, database: &str) -> i64 {
+    conn.prepare_cached(&format!(
+        "PRAGMA {}.schema_version",
+        super::strict::ident(database)
+    ))
+    .and_then(|mut stmt| stmt.query_row([], |row| row.get(0)))
+    .unwrap_or(-1)
 }
 
 /// Every column's flags in one table.
