@@ -199,7 +199,7 @@ error_codes! {
         "A write of text that is not valid JSON into a JSON column.";
     NOT_SUPPORTED_YET = 1235, "42000", Error,
         "This version doesn't yet support it",
-        "SQL the engine would answer differently from MySQL, refused rather than answered wrongly. SQLite engine: a MySQL-only CAST in SQL SQLite stores (CREATE VIEW, CREATE TRIGGER, DEFAULT), a cast whose MySQL reading of the argument is ambiguous or unknown (see docs/PROTOCOL.md), CONVERT … USING a charset other than utf8mb4 or binary.";
+        "SQL the engine would answer differently from MySQL, refused rather than answered wrongly. SQLite engine: a MySQL-only CAST in SQL SQLite stores (CREATE VIEW, CREATE TRIGGER, DEFAULT), a cast whose MySQL reading of the argument is ambiguous or unknown (see docs/PROTOCOL.md), CONVERT … USING a charset other than utf8mb4 or binary; an explicit 0 written to an AUTO_INCREMENT column (MySQL would generate an id); an AUTO_INCREMENT column that cannot be SQLite's rowid alias.";
     CONVERSION_OVERFLOW = 1916, "22003", Error,
         "Got overflow when converting a value",
         "SQLite engine: in INSERT, REPLACE or UPDATE, a CAST whose value overflowed its type (MySQL's strict mode turns that warning into this error).";

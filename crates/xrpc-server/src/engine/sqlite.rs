@@ -85,7 +85,8 @@
 //! | DATETIME(fsp), TIMESTAMP(fsp) | DATETIME | DATETIME, TIMESTAMP | 19 (+ fsp + 1) | fsp |
 //! | TIME(fsp) | TIME | TIME | 10 (+ fsp + 1) | fsp |
 //! | CHAR(n) | BYTES, collation 45 | STRING | 4n | 0 |
-//! | VARCHAR(n), TEXT family, CLOB, JSON, ENUM, SET | BYTES, collation 45 | VAR_STRING | 4n or the type's bytes | 0 |
+//! | VARCHAR(n), TEXT family, CLOB, JSON | BYTES, collation 45 | VAR_STRING | 4n or the type's bytes | 0 |
+//! | ENUM(…), SET(…) (see `enumset`) | ENUM, SET, collation 45 | ENUM (247), SET (248) | 4 × the longest member, or 4 × all members and commas | 0 |
 //! | BINARY(n), VARBINARY(n) | BYTES, collation 63 | STRING, VAR_STRING | n | 0 |
 //! | BLOB family | BYTES, collation 63 | BLOB | the type's bytes | 0 |
 //!
@@ -101,9 +102,13 @@
 //! seconds beyond the declared precision truncated. A stored value that is not of the column's
 //! type (a table written before the strict checks, or a later row of an expression column of
 //! another type) ends the result with ERROR 1366 naming the value, the column, the row and the
-//! type; the rows before it have been sent. `table`, `original_table` and `original_name` are
-//! left empty and NOT NULL / key flags are not set (rusqlite 0.32 does not expose SQLite's
-//! column origin); `schema` is set for declared columns.
+//! type; the rows before it have been sent.
+//!
+//! A table column (directly, or through a view or subquery) carries `original_name`, `table`
+//! and `original_table` (SQLite does not report aliases: both are the table's name), `schema`
+//! (its database) and MySQL's flags from the declaration: NOT NULL (declared, or a primary key
+//! column), PRIMARY KEY, UNIQUE KEY, MULTIPLE KEY (first column of a non-unique index) and
+//! AUTO_INCREMENT (the rowid alias); see the `origin` module. Expression columns have none.
 //!
 //! # Strict writes and exact numbers
 //!
@@ -135,11 +140,19 @@
 //!
 //! # Insert ids
 //!
+//! MySQL's `AUTO_INCREMENT` DDL (`id INT AUTO_INCREMENT PRIMARY KEY`, or `… AUTO_INCREMENT, …,
+//! PRIMARY KEY (id)`) is rewritten to SQLite's `id INTEGER PRIMARY KEY AUTOINCREMENT` (the
+//! `autoinc` module): ids are never reused, an explicit id moves the counter past it, the
+//! column reads back as BIGINT. An explicit 0 is refused (1235) where MySQL would generate an
+//! id; an AUTO_INCREMENT column that cannot be the rowid alias is refused (1235).
+//!
 //! An INSERT or REPLACE reports GENERATED_INSERT_ID only when its table has an auto-increment
 //! column, which in SQLite is the rowid alias (a single `INTEGER PRIMARY KEY` column, with or
 //! without AUTOINCREMENT), and then reports the id of the first row it inserted, as MySQL does
 //! for a multi-row insert (an explicit id is reported as well, as MySQL's OK packet does).
-//! `last_insert_id()` returns the same number.
+//! `last_insert_id()` changes only when SQLite generated the id (a trigger marks such rows, on
+//! tables created through the node), as MySQL's does; on tables without that trigger it takes
+//! the reported id.
 //!
 //! # Arguments
 //!
