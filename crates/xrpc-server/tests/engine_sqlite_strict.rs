@@ -672,8 +672,10 @@ fn casts_return_mysqls_values_types_and_names() {
             (ColumnType::Bytes, mysql_type::VAR_STRING, 0),
         ]
     );
-    // Inside an expression the cast's value is SQLite's: the DATE text plus 0 is 2024.
+    // Inside an expression the cast's value is SQLite's: the DATE text plus 0 is 2024. The
+    // column is named as written, as MySQL names it.
     assert_eq!(result.rows[0][4], Value::Sint(2024));
+    assert_eq!(columns[4].name, "cast('2024-02-29' as date) + 0");
     // Casts of table columns, with a star before them.
     exec(conn, "create table c (k INT, s VARCHAR(20), n INT)").unwrap();
     exec(conn, "insert into c values (1, '2024-2-9', 20240229)").unwrap();

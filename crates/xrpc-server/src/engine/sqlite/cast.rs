@@ -160,7 +160,8 @@ pub(crate) struct ColumnHint {
     /// Which column.
     pub(crate) at: HintAt,
     /// The kind its values are read as.
-    pub(crate) kind: DeclKind,
+    /// `None`: the column keeps its type, only its name is MySQL's.
+    pub(crate) kind: Option<DeclKind>,
     /// The column's name when the item has no alias: the cast as written.
     pub(crate) name: Option<String>,
 }
@@ -199,11 +200,13 @@ pub(crate) fn apply_hints(
         if !matches!(kinds[index], DeclKind::Runtime) {
             continue;
         }
-        kinds[index] = hint.kind;
         if let Some(name) = &hint.name {
             names[index].clone_from(name);
         }
-        changed.push(index);
+        if let Some(kind) = hint.kind {
+            kinds[index] = kind;
+            changed.push(index);
+        }
     }
     changed
 }
@@ -589,26 +592,52 @@ fn hints(sql: &str, toks: &[Token]) -> Result<Vec<ColumnHint>, SqlError> {
         if a >= b {
             continue;
         }
-        let Some(cast) = cast_at(sql, toks, a, b)? else {
+        // A whole cast, alone or with an alias: its column takes the target's type.
+        let whole = cast_at(sql, toks, a, b)?.and_then(|cast| {
+            let target = cast.target?;
+            let name = match &toks[cast.close + 1..b] {
+                [] => Some(sql[toks[a].start..toks[cast.close].end].to_owned()),
+                [alias] if alias.tok != Tok::Punct(b'.') => None,
+                [as_, _] if word(as_, "AS") => None,
+                _ => return None,
+            };
+            Some((target, name))
+        });
+        let Some((target, name)) = whole else {
+            // An item with a cast inside: SQLite would name it by the rewritten text; MySQL
+            // names it as written.
+            let has_cast = (a..b).any(|i| cast_at(sql, toks, i, b).ok().flatten().is_some());
+            if has_cast && !has_alias(sql, &toks[a..b]) {
+                out.push(ColumnHint {
+                    at,
+                    kind: None,
+                    name: Some(sql[toks[a].start..toks[b - 1].end].to_owned()),
+                });
+            }
             continue;
-        };
-        let Some(target) = cast.target else {
-            continue;
-        };
-        let rest = &toks[cast.close + 1..b];
-        let name = match rest {
-            [] => Some(sql[toks[a].start..toks[cast.close].end].to_owned()),
-            [alias] if alias.tok != Tok::Punct(b'.') => None,
-            [as_, _] if word(as_, "AS") => None,
-            _ => continue,
         };
         out.push(ColumnHint {
             at,
-            kind: target.kind(),
+            kind: Some(target.kind()),
             name,
         });
     }
     Ok(out)
+}
+
+/// Whether a select-list item ends with an alias (`… AS x`, or `… x` after an operand).
+fn has_alias(sql: &str, item: &[Token]) -> bool {
+    let [.., before, last] = item else {
+        return false;
+    };
+    if !matches!(last.tok, Tok::Word | Tok::QuotedIdent) {
+        return false;
+    }
+    (before.tok == Tok::Word && sql[before.start..before.end].eq_ignore_ascii_case("AS"))
+        || matches!(
+            before.tok,
+            Tok::Punct(b')') | Tok::Word | Tok::QuotedIdent | Tok::Number | Tok::String
+        )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1614,20 +1643,25 @@ mod tests {
             vec![
                 ColumnHint {
                     at: HintAt::Start(1),
-                    kind: DeclKind::Date,
+                    kind: Some(DeclKind::Date),
                     name: Some("cast(b as date)".into())
                 },
                 ColumnHint {
                     at: HintAt::Start(2),
-                    kind: Target::Signed.kind(),
+                    kind: Some(Target::Signed.kind()),
                     name: None
                 },
                 ColumnHint {
+                    at: HintAt::Start(3),
+                    kind: None,
+                    name: Some("cast(d as time) + 1".into())
+                },
+                ColumnHint {
                     at: HintAt::End(0),
-                    kind: DeclKind::Decimal {
+                    kind: Some(DeclKind::Decimal {
                         precision: 5,
                         scale: 2
-                    },
+                    }),
                     name: None
                 },
             ]
