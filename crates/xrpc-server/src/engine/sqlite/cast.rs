@@ -1008,21 +1008,11 @@ fn number_to_parts(n: u64) -> Option<Parts> {
     })
 }
 
-fn days_in_month(year: u32, month: u32) -> u32 {
-    match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
-        2 => 28,
-        _ => 0,
-    }
-}
-
 /// The parts when they are a real date and time (no zero month or day).
 fn valid(p: Parts) -> Option<Parts> {
     (p.month >= 1
         && p.day >= 1
-        && p.day <= days_in_month(p.year, p.month)
+        && p.day <= strict::days_in_month(p.year, p.month)
         && p.hour <= 23
         && p.minute <= 59
         && p.second <= 59)
