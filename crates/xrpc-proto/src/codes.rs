@@ -214,7 +214,7 @@ error_codes! {
         "A write of text that is not valid JSON into a JSON column.";
     NOT_SUPPORTED_YET = 1235, "42000", Error,
         "This version doesn't yet support it",
-        "SQL the engine would answer differently from MySQL, refused rather than answered wrongly: CAST to DATE, DATETIME, TIME, SIGNED, UNSIGNED, DECIMAL or BINARY on SQLite. In an EXEC_PLAN_READ plan: an operator, function or expression type the node does not compile, a non-zero scan `flag`, a plan option it cannot honour (`snapshot_seq`, `commit_seq`, flashback, session variables), a range key with NULL.";
+        "SQL the engine would answer differently from MySQL, refused rather than answered wrongly. SQLite engine: a MySQL-only CAST in SQL SQLite stores (CREATE VIEW, CREATE TRIGGER, DEFAULT), a cast whose MySQL reading of the argument is ambiguous or unknown (see docs/PROTOCOL.md), CONVERT … USING a charset other than utf8mb4 or binary; an explicit 0 written to an AUTO_INCREMENT column (MySQL would generate an id); an AUTO_INCREMENT column that cannot be SQLite's rowid alias. In an EXEC_PLAN_READ plan: an operator, function or expression type the node does not compile, a non-zero scan `flag`, a plan option it cannot honour (`snapshot_seq`, `commit_seq`, flashback, session variables), a range key with NULL.";
     DB_CREATE_EXISTS = 1007, "HY000", Error,
         "Can't create database; database exists",
         "CREATE DATABASE (without IF NOT EXISTS) of a database that exists, `main` and `information_schema` included.";
@@ -233,6 +233,9 @@ error_codes! {
     UNKNOWN_TABLE = 1109, "42S02", Error,
         "Unknown table",
         "A table of `information_schema` the node does not provide (it has SCHEMATA, TABLES, COLUMNS and STATISTICS).";
+    CONVERSION_OVERFLOW = 1916, "22003", Error,
+        "Got overflow when converting a value",
+        "SQLite engine: in INSERT, REPLACE or UPDATE, a CAST whose value overflowed its type (MySQL's strict mode turns that warning into this error).";
     ENGINE_ERROR = 1105, "HY000", Error,
         "Unknown error",
         "Any other engine error; the message keeps the engine's own words.";

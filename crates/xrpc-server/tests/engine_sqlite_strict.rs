@@ -5,10 +5,10 @@
 //! encoding of those values is checked in the server's protocol tests).
 
 use bytes::Bytes;
-use xrpc_proto::value::{Value, XDateTime, XDecimal, XTime};
+use xrpc_proto::value::{ColumnType, Value, XDateTime, XDecimal, XTime};
 use xrpc_server::engine::sqlite::{SqliteEngine, SqliteOptions};
 use xrpc_server::engine::{Engine, EngineConn};
-use xrpc_server::result::{CollectedResult, SqlError};
+use xrpc_server::result::{CollectedResult, SqlError, mysql_type};
 
 /// One declared type: literals that are stored and read back as the given value, and literals
 /// refused with (code, SQL state).
@@ -310,6 +310,37 @@ fn cases() -> Vec<Case> {
             refused: refused(&[("16", TOO_LONG), ("-1", TOO_LONG)]),
         },
         Case {
+            decl: "ENUM('a', 'it''s', 'print')",
+            accepted: vec![
+                ("'a'", Value::Enum(Bytes::from_static(b"a"))),
+                ("'it''s'", Value::Enum(Bytes::from_static(b"it's"))),
+                ("'print'", Value::Enum(Bytes::from_static(b"print"))),
+            ],
+            // Other spellings MySQL normalises ('A', a member's index) are refused too.
+            refused: refused(&[
+                ("'z'", TRUNCATED),
+                ("''", TRUNCATED),
+                ("'A'", TRUNCATED),
+                ("1", TRUNCATED),
+            ]),
+        },
+        Case {
+            decl: "SET('x', 'y', 'z')",
+            accepted: vec![
+                ("''", Value::Set(vec![])),
+                (
+                    "'x,z'",
+                    Value::Set(vec![Bytes::from_static(b"x"), Bytes::from_static(b"z")]),
+                ),
+            ],
+            refused: refused(&[
+                ("'w'", TRUNCATED),
+                ("'x,w'", TRUNCATED),
+                ("'z,x'", TRUNCATED),
+                ("'x,x'", TRUNCATED),
+            ]),
+        },
+        Case {
             decl: "JSON",
             accepted: vec![("'{\"a\": [1, 2]}'", text("{\"a\": [1, 2]}"))],
             refused: refused(&[("'{a: 1}'", JSON), ("'[1,'", JSON)]),
@@ -549,4 +580,236 @@ fn double_literals_are_read_as_the_nearest_double_as_mysql_does() {
     // A literal beyond the double range is refused, not turned into infinity.
     let err = exec(conn, "select 1e400").unwrap_err();
     assert!(err.message.contains("1e400"), "{err}");
+}
+
+/// MySQL's CAST and CONVERT: (expression, the value MySQL returns). NULL is MySQL's answer with
+/// a warning.
+fn cast_cases() -> Vec<(&'static str, Value)> {
+    vec![
+        ("CAST('2024-02-29' AS DATE)", date(2024, 2, 29)),
+        ("CAST('2024/2/9' AS DATE)", date(2024, 2, 9)),
+        ("CAST('99-12-31' AS DATE)", date(1999, 12, 31)),
+        ("CAST(20240229 AS DATE)", date(2024, 2, 29)),
+        ("CAST('2024-02-30' AS DATE)", Value::Null),
+        ("CAST('garbage' AS DATE)", Value::Null),
+        ("CAST('0000-00-00' AS DATE)", Value::Null),
+        (
+            "CAST('2024-02-29T10:11:12.345678' AS DATETIME(3))",
+            datetime(2024, 2, 29, 10, 11, 12, 345_000),
+        ),
+        (
+            "CONVERT(20240229123456.5, DATETIME(1))",
+            datetime(2024, 2, 29, 12, 34, 56, 500_000),
+        ),
+        ("CAST('-1 02:03:04' AS TIME)", time(true, 26, 3, 4, 0)),
+        ("CAST(123456 AS TIME)", time(false, 12, 34, 56, 0)),
+        ("CAST('900:00:00' AS TIME)", time(false, 838, 59, 59, 0)),
+        ("CAST(1.5 AS SIGNED)", Value::Sint(2)),
+        ("CAST('1.5' AS SIGNED)", Value::Sint(1)),
+        ("CAST(2.5e0 AS SIGNED)", Value::Sint(2)),
+        ("CAST(' 12abc' AS SIGNED INTEGER)", Value::Sint(12)),
+        ("CAST(-1 AS UNSIGNED)", Value::Uint(u64::MAX)),
+        ("CAST('18446744073709551615' AS SIGNED)", Value::Sint(-1)),
+        ("CAST('1234.567' AS DECIMAL(5,2))", dec("999.99")),
+        ("CAST('1.005' AS DECIMAL(5,2))", dec("1.01")),
+        ("CONVERT('abc', DECIMAL(4,1))", dec("0.0")),
+        (
+            "CAST(12345678901234567890.5 AS DECIMAL(30,1))",
+            dec("12345678901234567890.5"),
+        ),
+        ("CAST('abcdef' AS CHAR(3))", text("abc")),
+        ("CAST(1.5e20 AS CHAR)", text("1.5e20")),
+        ("CAST(1.50 AS CHAR)", text("1.50")),
+        ("CONVERT('é' USING utf8mb4)", text("é")),
+        (
+            "CAST('ab' AS BINARY(4))",
+            Value::Bytes(Bytes::from_static(b"ab\0\0")),
+        ),
+        (
+            "CONVERT('é' USING binary)",
+            Value::Bytes(Bytes::from_static("é".as_bytes())),
+        ),
+    ]
+}
+
+#[test]
+fn casts_return_mysqls_values_types_and_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine =
+        SqliteEngine::open(&dir.path().join("casts.db"), SqliteOptions::default()).unwrap();
+    let mut conn = engine.acquire().unwrap();
+    let conn = &mut *conn;
+    for (expr, expected) in cast_cases() {
+        let result = exec(conn, &format!("select {expr}, {expr} as aliased"))
+            .unwrap_or_else(|err| panic!("{expr}: {err}"));
+        assert_eq!(
+            result.rows,
+            [[expected.clone(), expected.clone()]],
+            "{expr}"
+        );
+        let columns = result.columns.unwrap();
+        assert_eq!(columns[0].name, expr);
+        assert_eq!(columns[1].name, "aliased");
+    }
+    // The column types are the target's, as a declared column of that type would have them.
+    let result = exec(
+        conn,
+        "select cast('2024-02-29' as date), cast('1' as decimal(10,3)), cast(-1 as unsigned), \
+         cast('x' as binary(2)), cast('2024-02-29' as date) + 0",
+    )
+    .unwrap();
+    let columns = result.columns.unwrap();
+    let types: Vec<(ColumnType, u32, u32)> = columns
+        .iter()
+        .map(|c| (c.x_type, c.mysql_type, c.fractional_digits))
+        .collect();
+    assert_eq!(
+        types[..4],
+        [
+            (ColumnType::DateTime, mysql_type::DATE, 0),
+            (ColumnType::Decimal, mysql_type::NEWDECIMAL, 3),
+            (ColumnType::Uint, mysql_type::LONGLONG, 0),
+            (ColumnType::Bytes, mysql_type::VAR_STRING, 0),
+        ]
+    );
+    // Inside an expression the cast's value is SQLite's: the DATE text plus 0 is 2024. The
+    // column is named as written, as MySQL names it.
+    assert_eq!(result.rows[0][4], Value::Sint(2024));
+    assert_eq!(columns[4].name, "cast('2024-02-29' as date) + 0");
+    // Casts of table columns, with a star before them.
+    exec(conn, "create table c (k INT, s VARCHAR(20), n INT)").unwrap();
+    exec(conn, "insert into c values (1, '2024-2-9', 20240229)").unwrap();
+    let result = exec(conn, "select *, cast(s as date), convert(n, date) d from c").unwrap();
+    assert_eq!(result.rows[0][3..], [date(2024, 2, 9), date(2024, 2, 29)]);
+}
+
+#[test]
+fn casts_refuse_in_writes_and_where_the_answer_is_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine =
+        SqliteEngine::open(&dir.path().join("casts.db"), SqliteOptions::default()).unwrap();
+    let mut conn = engine.acquire().unwrap();
+    let conn = &mut *conn;
+    exec(conn, "create table w (k INT, v TEXT, d DECIMAL(5,2))").unwrap();
+    // In a write, strict mode makes MySQL's warning an error.
+    for (insert, code, state) in [
+        (
+            "insert into w (k, v) values (1, cast('garbage' as date))",
+            1292,
+            "22007",
+        ),
+        (
+            "insert into w (k, v) values (1, cast('12abc' as signed))",
+            1292,
+            "22007",
+        ),
+        (
+            "insert into w (k, v) values (1, cast(1234.5 as decimal(4,1)))",
+            1264,
+            "22003",
+        ),
+        (
+            "insert into w (k, v) values (1, cast(-1.5 as unsigned))",
+            1916,
+            "22003",
+        ),
+    ] {
+        let err = exec(conn, insert).unwrap_err();
+        assert_eq!(
+            (err.code, err.sql_state.as_str()),
+            (code, state),
+            "{insert}: {err}"
+        );
+    }
+    // A cut string is written, as MySQL does; a valid cast too.
+    exec(
+        conn,
+        "insert into w (k, v, d) values (1, cast('abcdef' as char(2)), '1.5')",
+    )
+    .unwrap();
+    exec(
+        conn,
+        "update w set v = cast('2024-2-9' as date) where k = 1",
+    )
+    .unwrap();
+    let stored = exec(conn, "select v from w").unwrap();
+    assert_eq!(stored.rows, [[text("2024-02-09")]]);
+    // A DECIMAL column's stored text could round or truncate: refused rather than guessed.
+    let err = exec(conn, "select cast(d as signed) from w").unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
+    // Stored SQL keeps SQLite's syntax only.
+    let err = exec(conn, "create view v as select cast(v as date) from w").unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
+    let err = exec(conn, "select convert(v using latin1) from w").unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
+    let err = exec(conn, "select cast(v as datetime(7)) from w").unwrap_err();
+    assert_eq!(err.code, 1064, "{err}");
+}
+
+/// Column metadata from the declaration: names, table, schema and MySQL's flags.
+#[test]
+fn table_columns_carry_names_and_key_flags() {
+    use xrpc_server::result::column_flags::{NOT_NULL, PRIMARY_KEY};
+    const UNIQUE_KEY: u32 = 0x0040;
+    const MULTIPLE_KEY: u32 = 0x0080;
+    const AUTO_INCREMENT: u32 = 0x0100;
+    let dir = tempfile::tempdir().unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("meta.db"), SqliteOptions::default()).unwrap();
+    let mut conn = engine.acquire().unwrap();
+    let conn = &mut *conn;
+    exec(
+        conn,
+        "create table m (id INT AUTO_INCREMENT PRIMARY KEY, n VARCHAR(10) NOT NULL, \
+         u INT UNIQUE, i INT, e ENUM('a','b'))",
+    )
+    .unwrap();
+    exec(conn, "create index mi on m (i)").unwrap();
+    exec(conn, "insert into m (n, u, i, e) values ('x', 1, 2, 'a')").unwrap();
+    let result = exec(
+        conn,
+        "select id, n as alias, u, i, e, i + 1, cast(n as char) from m",
+    )
+    .unwrap();
+    let columns = result.columns.unwrap();
+    let got: Vec<(&str, &str, &str, &str, u32)> = columns
+        .iter()
+        .map(|c| {
+            (
+                c.name.as_str(),
+                c.original_name.as_str(),
+                c.original_table.as_str(),
+                c.schema.as_str(),
+                c.flags,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "id",
+                "id",
+                "m",
+                "main",
+                NOT_NULL | PRIMARY_KEY | AUTO_INCREMENT
+            ),
+            ("alias", "n", "m", "main", NOT_NULL),
+            ("u", "u", "m", "main", UNIQUE_KEY),
+            ("i", "i", "m", "main", MULTIPLE_KEY),
+            ("e", "e", "m", "main", 0),
+            ("i + 1", "", "", "", 0),
+            ("cast(n as char)", "", "", "", 0),
+        ]
+    );
+    assert_eq!(columns[1].table, "m");
+    // An explicit 0 in an AUTO_INCREMENT column: MySQL generates an id, SQLite would store 0.
+    let err = exec(conn, "insert into m (id, n) values (0, 'y')").unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
+    // A column that cannot be SQLite's rowid alias is refused rather than left without ids.
+    let err = exec(
+        conn,
+        "create table bad (a INT AUTO_INCREMENT, b INT, PRIMARY KEY (a, b))",
+    )
+    .unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
 }

@@ -89,7 +89,8 @@
 //! | DATETIME(fsp), TIMESTAMP(fsp) | DATETIME | DATETIME, TIMESTAMP | 19 (+ fsp + 1) | fsp |
 //! | TIME(fsp) | TIME | TIME | 10 (+ fsp + 1) | fsp |
 //! | CHAR(n) | BYTES, collation 45 | STRING | 4n | 0 |
-//! | VARCHAR(n), TEXT family, CLOB, JSON, ENUM, SET | BYTES, collation 45 | VAR_STRING | 4n or the type's bytes | 0 |
+//! | VARCHAR(n), TEXT family, CLOB, JSON | BYTES, collation 45 | VAR_STRING | 4n or the type's bytes | 0 |
+//! | ENUM(…), SET(…) (see `enumset`) | ENUM, SET, collation 45 | ENUM (247), SET (248) | 4 × the longest member, or 4 × all members and commas | 0 |
 //! | BINARY(n), VARBINARY(n) | BYTES, collation 63 | STRING, VAR_STRING | n | 0 |
 //! | BLOB family | BYTES, collation 63 | BLOB | the type's bytes | 0 |
 //!
@@ -105,9 +106,13 @@
 //! seconds beyond the declared precision truncated. A stored value that is not of the column's
 //! type (a table written before the strict checks, or a later row of an expression column of
 //! another type) ends the result with ERROR 1366 naming the value, the column, the row and the
-//! type; the rows before it have been sent. `table`, `original_table` and `original_name` are
-//! left empty and NOT NULL / key flags are not set (rusqlite 0.32 does not expose SQLite's
-//! column origin); `schema` is set for declared columns.
+//! type; the rows before it have been sent.
+//!
+//! A table column (directly, or through a view or subquery) carries `original_name`, `table`
+//! and `original_table` (SQLite does not report aliases: both are the table's name), `schema`
+//! (its database) and MySQL's flags from the declaration: NOT NULL (declared, or a primary key
+//! column), PRIMARY KEY, UNIQUE KEY, MULTIPLE KEY (first column of a non-unique index) and
+//! AUTO_INCREMENT (the rowid alias); see the `origin` module. Expression columns have none.
 //!
 //! # Strict writes and exact numbers
 //!
@@ -131,13 +136,27 @@
 //!   checked and their DECIMAL columns keep NUMERIC affinity (15 significant digits); what they
 //!   hold is still never sent converted.
 //!
+//! # CAST and CONVERT
+//!
+//! MySQL's CAST and CONVERT to DATE, DATETIME, TIME, SIGNED, UNSIGNED, DECIMAL, CHAR and BINARY
+//! are rewritten into the node's SQL functions, and a whole cast in the select list types its
+//! result column; the `cast` module has the rules.
+//!
 //! # Insert ids
+//!
+//! MySQL's `AUTO_INCREMENT` DDL (`id INT AUTO_INCREMENT PRIMARY KEY`, or `… AUTO_INCREMENT, …,
+//! PRIMARY KEY (id)`) is rewritten to SQLite's `id INTEGER PRIMARY KEY AUTOINCREMENT` (the
+//! `autoinc` module): ids are never reused, an explicit id moves the counter past it, the
+//! column reads back as BIGINT. An explicit 0 is refused (1235) where MySQL would generate an
+//! id; an AUTO_INCREMENT column that cannot be the rowid alias is refused (1235).
 //!
 //! An INSERT or REPLACE reports GENERATED_INSERT_ID only when its table has an auto-increment
 //! column, which in SQLite is the rowid alias (a single `INTEGER PRIMARY KEY` column, with or
 //! without AUTOINCREMENT), and then reports the id of the first row it inserted, as MySQL does
 //! for a multi-row insert (an explicit id is reported as well, as MySQL's OK packet does).
-//! `last_insert_id()` returns the same number.
+//! `last_insert_id()` changes only when SQLite generated the id (a trigger marks such rows, on
+//! tables created through the node), as MySQL's does; on tables without that trigger it takes
+//! the reported id.
 //!
 //! # Arguments
 //!
@@ -162,7 +181,8 @@
 //! | SQLITE_BUSY / SQLITE_LOCKED (busy timeout ran out, or a stale snapshot) | 1205 LOCK_WAIT_TIMEOUT | HY000 |
 //! | SQLITE_INTERRUPT, or busy while killed | 1317 QUERY_INTERRUPTED | 70100 |
 //! | wrong argument count or unbindable argument | 1210 WRONG_ARGUMENTS | HY000 |
-//! | MySQL's CAST to DATE, DATETIME, TIME, SIGNED, UNSIGNED, DECIMAL or BINARY, which SQLite answers differently (refused before it runs) | 1235 NOT_SUPPORTED_YET | 42000 |
+//! | a MySQL-only CAST in CREATE or ALTER; a cast whose MySQL answer the node cannot tell or does not implement (see `cast`) | 1235 NOT_SUPPORTED_YET | 42000 |
+//! | in INSERT, REPLACE or UPDATE, a cast MySQL would warn about (strict mode) | 1292, 1264, 1916 | 22007, 22003, 22003 |
 //! | anything else (CHECK, FOREIGN KEY constraints included) | 1105 ENGINE_ERROR | HY000 |
 //!
 //! The message is SQLite's own, except for the strict checks and NOT NULL, which use MySQL's.
@@ -179,7 +199,9 @@
 // each other: the handler is a plain `fn` with no way to be handed the connection (see "Lock waits"
 // above), and the flag is connection state that belongs here.
 mod authorizer;
+mod autoinc;
 mod busy;
+mod cast;
 // `catalog` adds the MySQL statements' methods to `SqliteConn` (they run the node's catalog
 // queries through the connection's own prepare, stream and error mapping), and this file calls
 // them: a file-level circle, kept because the alternative is a trait over every private part of
@@ -187,6 +209,8 @@ mod busy;
 mod catalog;
 mod compat;
 mod databases;
+mod enumset;
+mod origin;
 mod rewrite;
 mod strict;
 mod types;
@@ -596,6 +620,11 @@ struct Shared {
     check_rows: AtomicU64,
     /// The first row the running statement inserted: (database, table, rowid).
     first_insert: Mutex<Option<(String, String, i64)>>,
+    /// Set by `xrpc_id_generated()` (the AUTO_INCREMENT trigger) for the row being inserted;
+    /// the update hook takes it.
+    generating: AtomicBool,
+    /// The first id the running statement generated (not written explicitly).
+    first_generated: Mutex<Option<i64>>,
 }
 
 impl Shared {
@@ -604,6 +633,8 @@ impl Shared {
         self.check_error.lock().take();
         self.check_rows.store(0, Ordering::Relaxed);
         self.first_insert.lock().take();
+        self.generating.store(false, Ordering::Relaxed);
+        self.first_generated.lock().take();
     }
 }
 
@@ -634,6 +665,8 @@ pub struct SqliteConn {
     /// Whether a table (database, name) has an auto-increment column, with the database's
     /// `schema_version` it was read at (another connection may have recreated the table).
     auto_increment: std::collections::HashMap<(String, String), (i64, bool)>,
+    /// Column flags of tables read by this connection (see `origin`).
+    keys: origin::KeyCache,
 }
 
 impl SqliteConn {
@@ -674,6 +707,8 @@ impl SqliteConn {
             check_error: Mutex::new(None),
             check_rows: AtomicU64::new(0),
             first_insert: Mutex::new(None),
+            generating: AtomicBool::new(false),
+            first_generated: Mutex::new(None),
         });
         let s = Arc::clone(&shared);
         conn.update_hook(Some(
@@ -682,6 +717,9 @@ impl SqliteConn {
                     let mut first = s.first_insert.lock();
                     if first.is_none() {
                         *first = Some((db.to_owned(), table.to_owned(), rowid));
+                    }
+                    if s.generating.swap(false, Ordering::Relaxed) {
+                        s.first_generated.lock().get_or_insert(rowid);
                     }
                 }
             },
@@ -696,6 +734,8 @@ impl SqliteConn {
         );
         register_functions(&conn, &shared, &options).map_err(map)?;
         register_check(&conn, &shared).map_err(map)?;
+        cast::register(&conn, &shared).map_err(map)?;
+        autoinc::register(&conn, &shared).map_err(map)?;
         for scale in 0..=30 {
             conn.create_collation(&rewrite::decimal_collation(scale), move |a, b| {
                 rewrite::compare_decimal(a, b, scale)
@@ -728,6 +768,7 @@ impl SqliteConn {
             schema_change: None,
             catalog_built: None,
             auto_increment: std::collections::HashMap::new(),
+            keys: origin::KeyCache::default(),
         })
     }
 
@@ -866,15 +907,20 @@ impl SqliteConn {
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
         let args: Vec<Arg<'_>> = args.iter().map(types::to_arg).collect();
-        if let Some(cast) = rewrite::mysql_only_cast(sql) {
-            return Err(SqlError::new(
-                &codes::NOT_SUPPORTED_YET,
-                format!(
-                    "This version doesn't yet support '{cast}': SQLite would answer it differently \
-                     from MySQL (CAST('2024-02-29' AS DATE) is 2024 there)"
-                ),
-            ));
+        let casts = cast::rewrite(sql)?;
+        let hints = casts.as_ref().map_or(&[][..], |c| &c.hints[..]);
+        if casts.is_none() {
+            if let Some(cast) = rewrite::mysql_only_cast(sql) {
+                return Err(SqlError::new(
+                    &codes::NOT_SUPPORTED_YET,
+                    format!(
+                        "This version doesn't yet support '{cast}' in SQL that SQLite stores \
+                         (CREATE, ALTER): its MySQL semantics are the node's functions"
+                    ),
+                ));
+            }
         }
+        let sql = casts.as_ref().map_or(sql, |c| c.sql.as_str());
         let sql = &*rewrite::exact_numbers(sql);
         self.check_single_statement(sql)?;
         self.shared.start_statement();
@@ -882,7 +928,7 @@ impl SqliteConn {
             self.auto_increment.clear();
             return self.run_table_ddl(sql, &args, info, sink);
         }
-        self.run_prepared(sql, &args, info, sink)
+        self.run_prepared(sql, &args, info, hints, sink)
     }
 
     /// Runs CREATE TABLE or ALTER TABLE inside a savepoint together with the strict-write
@@ -900,9 +946,11 @@ impl SqliteConn {
             let summary = match info.table_ddl {
                 TableDdl::Create => {
                     let before = self.tables()?;
+                    let auto = autoinc::rewrite(sql)?;
+                    let sql = auto.as_ref().map_or(sql, |(sql, _)| sql.as_str());
                     let exact = rewrite::create_table(sql);
                     let sql = exact.as_deref().unwrap_or(sql);
-                    let summary = self.run_prepared(sql, args, info, sink)?;
+                    let summary = self.run_prepared(sql, args, info, &[], sink)?;
                     let created: Vec<(String, String, i64)> = self
                         .tables()?
                         .into_iter()
@@ -910,6 +958,12 @@ impl SqliteConn {
                         .collect();
                     for (schema, table, _) in created {
                         self.create_strict_triggers(&schema, &table)?;
+                        let triggers =
+                            autoinc::trigger_sql(&self.conn, &schema, &table, auto.is_some())
+                                .map_err(|err| self.map(err))?;
+                        for trigger in triggers {
+                            self.exec(&trigger)?;
+                        }
                     }
                     summary
                 }
@@ -919,7 +973,7 @@ impl SqliteConn {
                     let strict = self.drop_strict_triggers()?;
                     let exact = rewrite::alter_table(sql);
                     let sql = exact.as_deref().unwrap_or(sql);
-                    let summary = self.run_prepared(sql, args, info, sink)?;
+                    let summary = self.run_prepared(sql, args, info, &[], sink)?;
                     let now = self.tables()?;
                     for (schema, _, root) in strict {
                         if let Some((_, table, _)) =
@@ -1060,12 +1114,29 @@ impl SqliteConn {
         known
     }
 
+    /// Whether a table's generated ids are tracked by the node's AUTO_INCREMENT trigger.
+    fn generation_tracked(&self, table: &Option<(String, String)>) -> bool {
+        let Some((schema, table)) = table else {
+            return false;
+        };
+        self.conn
+            .prepare_cached(&format!(
+                "SELECT EXISTS (SELECT 1 FROM {}.sqlite_master WHERE type = 'trigger' AND name = ?1)",
+                quote(schema)
+            ))
+            .and_then(|mut stmt| {
+                stmt.query_row([autoinc::generated_trigger_name(table)], |row| row.get(0))
+            })
+            .unwrap_or(false)
+    }
+
     /// Prepares, binds and runs one statement.
     fn run_prepared(
         &mut self,
         sql: &str,
         args: &[Arg<'_>],
         info: SqlInfo,
+        hints: &[cast::ColumnHint],
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
         let interrupted = || self.shared.interrupted.load(Ordering::Acquire);
@@ -1112,7 +1183,14 @@ impl SqliteConn {
         let has_result_set = stmt.column_count() > 0;
         if has_result_set {
             let schema = self.shared.schema.lock().clone();
-            stream(stmt, sink, &schema, &map)?;
+            let origins = origin::origins(&self.conn, sql, stmt.column_count());
+            let columns = Columns {
+                hints,
+                origins: &origins,
+                keys: &mut self.keys,
+                conn: &self.conn,
+            };
+            stream(stmt, sink, &schema, columns, &map)?;
         } else {
             stmt.raw_execute().map_err(map)?;
         }
@@ -1126,6 +1204,9 @@ impl SqliteConn {
         };
         // MySQL reports the first id of a multi-row insert, and only for AUTO_INCREMENT tables.
         let first_insert = self.shared.first_insert.lock().take();
+        let schema_table = first_insert
+            .as_ref()
+            .map(|(schema, table, _)| (schema.clone(), table.clone()));
         let last_insert_id = match first_insert {
             Some((schema, table, rowid)) if info.insert && rows_affected > 0 => self
                 .has_auto_increment(&schema, &table)
@@ -1134,7 +1215,16 @@ impl SqliteConn {
                 .filter(|&id| id > 0),
             _ => None,
         };
-        if let Some(id) = last_insert_id {
+        // LAST_INSERT_ID() changes only when an id was generated, not for an explicit id
+        // (MySQL); a table without the node's AUTO_INCREMENT trigger (created before it) counts
+        // every id as generated.
+        let generated = self.shared.first_generated.lock().take();
+        let function_id = match (generated, last_insert_id) {
+            (Some(id), _) => u64::try_from(id).ok().filter(|&id| id > 0),
+            (None, Some(id)) if !self.generation_tracked(&schema_table) => Some(id),
+            _ => None,
+        };
+        if let Some(id) = function_id {
             self.shared.last_insert_id.store(id, Ordering::Relaxed);
         }
         Ok(ExecSummary {
@@ -1413,15 +1503,25 @@ impl SqliteConn {
     }
 }
 
+/// What a result's metadata is made of besides the statement: cast hints, column origins
+/// and the flags of their tables.
+struct Columns<'a> {
+    hints: &'a [cast::ColumnHint],
+    origins: &'a [Option<origin::Origin>],
+    keys: &'a mut origin::KeyCache,
+    conn: &'a Connection,
+}
+
 /// Streams a query's rows into the sink: reads ahead as the column types need, sends the
 /// metadata, then every row.
 fn stream(
     stmt: &mut Statement<'_>,
     sink: &mut dyn ResultSink,
     schema: &str,
+    columns: Columns<'_>,
     map: &dyn Fn(rusqlite::Error) -> SqlError,
 ) -> Result<(), SqlError> {
-    let (names, kinds): (Vec<String>, Vec<types::DeclKind>) = stmt
+    let (mut names, mut kinds): (Vec<String>, Vec<types::DeclKind>) = stmt
         .columns()
         .iter()
         .map(|c| {
@@ -1430,6 +1530,7 @@ fn stream(
         })
         .unzip();
     let width = names.len();
+    let hinted = cast::apply_hints(columns.hints, &mut names, &mut kinds);
     let read_ahead = kinds.iter().any(|k| k.needs_values());
     let mut rows = stmt.raw_query();
     let mut window: Vec<Vec<SqlValue>> = Vec::new();
@@ -1455,8 +1556,15 @@ fn stream(
             break;
         }
     }
-    let plans = types::plan_columns(&names, &kinds, &window, ended, schema);
-    let infos: Vec<_> = plans.iter().map(|p| p.info.clone()).collect();
+    let mut plans = types::plan_columns(&names, &kinds, &window, ended, schema);
+    for &index in &hinted {
+        // A cast's column is an expression, not a table column.
+        plans[index].info.schema.clear();
+    }
+    let mut infos: Vec<_> = plans.iter().map(|p| p.info.clone()).collect();
+    columns
+        .keys
+        .apply(columns.conn, columns.origins, &mut infos);
     let convs: Vec<Conv> = plans.iter().map(|p| p.conv).collect();
     sink.metadata(&infos)?;
     let convert = |index: usize, row: u64, value: ValueRef<'_>| {
@@ -1536,7 +1644,7 @@ fn register_check(conn: &Connection, shared: &Arc<Shared>) -> rusqlite::Result<(
             }
         };
         let value = ctx.get_raw(3);
-        match strict::check(&kind, value) {
+        match strict::check_decl(&kind, decl, value) {
             Ok(()) => Ok(rusqlite::types::Null),
             Err(problem) => {
                 let column = ctx.get_raw(1).as_str().unwrap_or("?");
@@ -1630,6 +1738,9 @@ fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
                 &codes::BAD_NULL,
                 format!("Column '{column}' cannot be null ({message})"),
             );
+        }
+        ErrorCode::ConstraintViolation if message.starts_with(autoinc::ZERO_MESSAGE_PREFIX) => {
+            &codes::NOT_SUPPORTED_YET
         }
         ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked if interrupted => {
             &codes::QUERY_INTERRUPTED

@@ -591,6 +591,23 @@ pub(crate) fn mysql_type(decl: &str) -> MysqlType {
             t.scale = Some(0);
         }
         DeclKind::Year => simple(&mut t, "year"),
+        DeclKind::Enum { set, length } => {
+            // The declaration is stored rewritten (`ENUM TEXT x61 x62`, see `enumset`); MySQL
+            // shows the members quoted: enum('a','b').
+            let name = if set { "set" } else { "enum" };
+            let members = super::enumset::members(decl)
+                .map(|(_, members)| members)
+                .unwrap_or_default();
+            let quoted: Vec<String> = members
+                .iter()
+                .map(|m| format!("'{}'", String::from_utf8_lossy(m).replace('\'', "''")))
+                .collect();
+            t.data_type = name.to_owned();
+            t.column_type = format!("{name}({})", quoted.join(","));
+            t.text = true;
+            t.char_len = Some(i64::from(length));
+            t.octet_len = Some(i64::from(length) * 4);
+        }
         DeclKind::Bit { bits } => {
             t.data_type = "bit".to_owned();
             t.column_type = format!("bit({bits})");
@@ -1054,7 +1071,7 @@ impl SqliteConn {
     ) -> Result<ExecSummary, SqlError> {
         let args: Vec<_> = args.iter().map(types::to_arg).collect();
         self.shared.start_statement();
-        self.run_prepared(sql, &args, no_info(), sink)
+        self.run_prepared(sql, &args, no_info(), &[], sink)
     }
 
     /// MySQL commits an open transaction before CREATE and DROP DATABASE; so does the node.

@@ -489,6 +489,10 @@ fn rewrite_defs(
         }
         let (type_start, type_end) = (def[1].start, def[end - 1].end);
         let declared = &sql[type_start..type_end];
+        if let Some(replacement) = super::enumset::declare(declared) {
+            edits.push((type_start, type_end, replacement));
+            continue;
+        }
         let replacement = match super::types::classify_decl(Some(declared)) {
             DeclKind::Decimal { precision, scale } => format!(
                 "DECIMAL TEXT({precision},{scale}) COLLATE {}",

@@ -124,14 +124,25 @@ impl fmt::Display for Shown<'_> {
     }
 }
 
+/// [`check`], with the members of an ENUM or SET taken from its declaration `decl`.
+pub(crate) fn check_decl(kind: &DeclKind, decl: &str, value: ValueRef<'_>) -> Result<(), Problem> {
+    match kind {
+        DeclKind::Enum { .. } => match super::enumset::members(decl) {
+            Some((set, members)) => super::enumset::check(set, &members, value),
+            None => Ok(()),
+        },
+        _ => check(kind, value),
+    }
+}
+
 /// Checks a value about to be written to a column declared as `kind`. NULL always fits (NOT
-/// NULL is SQLite's own constraint).
+/// NULL is SQLite's own constraint). ENUM and SET need their members: see [`check_decl`].
 pub(crate) fn check(kind: &DeclKind, value: ValueRef<'_>) -> Result<(), Problem> {
     if let ValueRef::Null = value {
         return Ok(());
     }
     match *kind {
-        DeclKind::Runtime => Ok(()),
+        DeclKind::Runtime | DeclKind::Enum { .. } => Ok(()),
         DeclKind::Int { min, max, .. } => int_value(value, min, max).map(drop),
         DeclKind::Year => year_value(value).map(drop),
         DeclKind::Bit { bits } => bit_value(value, bits).map(drop),
@@ -480,7 +491,7 @@ pub(crate) struct Parts {
     pub(crate) micros: u32,
 }
 
-fn days_in_month(year: u32, month: u32) -> u32 {
+pub(crate) fn days_in_month(year: u32, month: u32) -> u32 {
     match month {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
         4 | 6 | 9 | 11 => 30,

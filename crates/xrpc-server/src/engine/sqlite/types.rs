@@ -67,6 +67,9 @@ pub(crate) enum DeclKind {
         max_bytes: u64,
         fixed: Option<u32>,
     },
+    /// ENUM or SET (`set`), declared as the `enumset` module writes it: X type ENUM or SET;
+    /// `length` is MySQL's display length. The members stay in the declared type.
+    Enum { set: bool, length: u32 },
     /// No declaration, or one that names no MySQL type: typed from the values.
     Runtime,
 }
@@ -87,7 +90,10 @@ impl DeclKind {
             DeclKind::DateTime { mysql, .. } if *mysql == mysql_type::TIMESTAMP => "timestamp",
             DeclKind::DateTime { .. } => "datetime",
             DeclKind::Time { .. } => "time",
-            DeclKind::Text { .. } | DeclKind::Binary { .. } | DeclKind::Runtime => "string",
+            DeclKind::Text { .. }
+            | DeclKind::Binary { .. }
+            | DeclKind::Enum { .. }
+            | DeclKind::Runtime => "string",
         }
     }
 }
@@ -220,6 +226,13 @@ pub(crate) fn classify_decl(decl: Option<&str>) -> DeclKind {
         "TINYTEXT" => text(mysql_type::VAR_STRING, None, TINY_LEN, false),
         "TEXT" => text(mysql_type::VAR_STRING, None, PLAIN_LEN, false),
         "MEDIUMTEXT" => text(mysql_type::VAR_STRING, None, MEDIUM_LEN, false),
+        "ENUM" | super::enumset::SET_WORD if super::enumset::members(decl).is_some() => {
+            let (set, members) = super::enumset::members(decl).unwrap_or_default();
+            DeclKind::Enum {
+                set,
+                length: super::enumset::max_len(set, &members),
+            }
+        }
         "LONGTEXT" | "CLOB" | "ENUM" | "SET" => text(mysql_type::VAR_STRING, None, LONG_LEN, false),
         "JSON" => DeclKind::Text {
             mysql: mysql_type::VAR_STRING,
@@ -370,6 +383,14 @@ fn declared_column(name: &str, kind: DeclKind) -> ColumnInfo {
             info.mysql_type = mysql;
             info.length = clamp(max_bytes);
             info
+        }
+        DeclKind::Enum { set, length } => {
+            let (x, mysql) = if set {
+                (ColumnType::Set, mysql_type::SET)
+            } else {
+                (ColumnType::Enum, mysql_type::ENUM)
+            };
+            with(x, mysql, length, 0)
         }
         DeclKind::Runtime => unreachable!("runtime columns are typed from their values"),
     }
@@ -528,6 +549,17 @@ fn declared_value(kind: DeclKind, value: ValueRef<'_>) -> Result<Value, Problem>
                 }
             }
             Value::Bytes(Bytes::from(bytes))
+        }
+        DeclKind::Enum { set: false, .. } => Value::Enum(Bytes::from(strict::bytes_value(value))),
+        DeclKind::Enum { set: true, .. } => {
+            let bytes = strict::bytes_value(value);
+            Value::Set(
+                bytes
+                    .split(|&b| b == b',')
+                    .filter(|item| !item.is_empty())
+                    .map(Bytes::copy_from_slice)
+                    .collect(),
+            )
         }
         DeclKind::Runtime => Value::Bytes(Bytes::from(strict::bytes_value(value))),
     })

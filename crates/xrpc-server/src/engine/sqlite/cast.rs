@@ -1,0 +1,1782 @@
+//! MySQL's `CAST(expr AS type)`, `CONVERT(expr, type)` and `CONVERT(expr USING charset)` on
+//! SQLite.
+//!
+//! # Design
+//!
+//! SQLite's own CAST reads a MySQL type name as an affinity (`CAST('2024-02-29' AS DATE)` is
+//! the integer 2024 there), and it has no CONVERT. [`rewrite`] turns every cast to DATE,
+//! DATETIME(fsp), TIME(fsp), SIGNED, UNSIGNED, DECIMAL(p,s), CHAR(n) and BINARY(n), and every
+//! CONVERT, into a call of a deterministic SQL function registered on each connection
+//! ([`register`]): `xrpc_cast_date(expr, mode)`, `xrpc_cast_datetime(expr, fsp, mode)`,
+//! `xrpc_cast_time(expr, fsp, mode)`, `xrpc_cast_signed(expr, mode)`,
+//! `xrpc_cast_unsigned(expr, mode)`, `xrpc_cast_decimal(expr, p, s, mode)`,
+//! `xrpc_cast_char(expr, n, mode)`, `xrpc_cast_binary(expr, n, mode)` (`n` is -1 when no
+//! length is given). The functions implement MySQL's (as MariaDB 10.11 answers them, which the
+//! differential test checks) conversions in Rust:
+//!
+//! - DATE and DATETIME read MySQL's relaxed formats (`2024-2-9`, `2024/02/29`, `24-02-29`,
+//!   `20240229`, `240229`, `20240229123456.5`, a `T` or spaces between date and time) and
+//!   numbers (`20240229`, `240229`, `YYYYMMDDhhmmss`); an invalid or zero date is NULL.
+//! - TIME reads `[-][D ]H:MM[:SS][.f]`, a datetime's time, and `[-]HHMMSS[.f]`; beyond
+//!   ±838:59:59 it is clamped.
+//! - SIGNED and UNSIGNED read the integer a string starts with (0 when none), round a DECIMAL
+//!   half away from zero and a DOUBLE half to even, clamp what overflows and wrap between the
+//!   two (`CAST(-1 AS UNSIGNED)` is 18446744073709551615).
+//! - DECIMAL(p,s) rounds half away from zero and clamps to the largest value of the type.
+//! - CHAR(n) prints numbers as MySQL does (`1.5e20`, `0.0000001`, a DECIMAL literal with its
+//!   scale) and cuts to n characters; BINARY(n) cuts or pads with zero bytes.
+//!
+//! What MySQL reports as a warning (an invalid date, trailing junk, a cut string, an overflow)
+//! is a warning in a query, and the value is what MySQL returns; **no warning notice is sent**
+//! (the SQLite engine has no warning channel). In INSERT, REPLACE and UPDATE, where MySQL's
+//! strict mode turns a cast's warning into an error, the statement fails with MySQL's error
+//! (1292, 1264, 1916), as MariaDB does. Notes (MySQL's level below warning) never fail a
+//! statement.
+//!
+//! `mode` tells the functions what the argument was in the SQL, since SQLite's value alone
+//! does not say: bit 0 a string literal, bit 1 a DECIMAL literal (passed as its text, so it is
+//! exact: MySQL rounds `CAST(1.5 AS SIGNED)` to 2 but truncates `CAST('1.5' AS SIGNED)` to 1),
+//! bit 2 a write statement. Any other argument (a column, an expression, a placeholder) is read
+//! by its SQLite storage class: INTEGER as an integer, REAL as a DOUBLE, BLOB and TEXT as a
+//! string. A DECIMAL column is stored as TEXT, so `CAST(d AS SIGNED)` of a stored `1.5` could be
+//! 1 (string) or 2 (decimal): where the two readings differ the cast is refused (1235) rather
+//! than answered one way. For the same reason a cast reads a DATE, TIME or DECIMAL column's
+//! stored text: `CAST(d AS CHAR)` of a DECIMAL(5,2) written as `1.5` is `1.5`, where MySQL says
+//! `1.50`. Inputs whose MySQL reading this module does not know (a digit string of 7 digits
+//! cast to DATE, a charset other than utf8mb4, utf8mb3 and binary) are refused with 1235, never
+//! guessed.
+//!
+//! # Result column types
+//!
+//! A function's value carries no type SQLite could report. So [`rewrite`] also returns
+//! [`ColumnHint`]s: for each item of the statement's top-level select list that is a whole
+//! cast (`CAST(x AS DATE)`, `CONVERT(x, DECIMAL(10,2)) AS d`), the declared kind its result
+//! column takes (a DATE cast is a DATETIME X column with MySQL type DATE, as a DATE column is)
+//! and, without an alias, the name MySQL gives it (the cast as written). Items are counted from
+//! the start up to the first `*` and from the end after the last one. A cast inside an
+//! expression, a subquery or a compound SELECT (UNION …) gets no hint: its column is typed from
+//! its values like any expression (a DATE cast is then text `2024-02-29`).
+//!
+//! Statements SQLite stores (`CREATE`, `ALTER`) are not rewritten, so that no database file
+//! depends on these functions; a MySQL-only cast there is refused with 1235 as before.
+
+use std::fmt::Write as _;
+
+use rusqlite::Connection;
+use rusqlite::functions::{Context, FunctionFlags};
+use rusqlite::types::{Value as SqlValue, ValueRef};
+use xrpc_proto::codes::{self, ErrorCode};
+
+use super::Shared;
+use super::rewrite::{Tok, Token, tokens};
+use super::strict::{self, ExactNumber, Parts};
+use super::types::DeclKind;
+use crate::result::{SqlError, mysql_type};
+
+/// `mode` bit: the argument is a string literal.
+const MODE_STRING: i64 = 1;
+/// `mode` bit: the argument is a DECIMAL literal, passed as its text.
+const MODE_DECIMAL: i64 = 2;
+/// `mode` bit: the statement writes (INSERT, REPLACE, UPDATE): warnings are errors.
+const MODE_WRITE: i64 = 4;
+
+/// A cast's target type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Target {
+    Date,
+    DateTime(u32),
+    Time(u32),
+    Signed,
+    Unsigned,
+    Decimal(u32, u32),
+    /// CHAR(n), or a conversion to utf8mb4.
+    Char(Option<u32>),
+    /// BINARY(n), or a conversion to binary.
+    Binary(Option<u32>),
+}
+
+impl Target {
+    /// The declared kind a result column of this cast takes.
+    pub(crate) fn kind(self) -> DeclKind {
+        match self {
+            Target::Date => DeclKind::Date,
+            Target::DateTime(fsp) => DeclKind::DateTime {
+                mysql: mysql_type::DATETIME,
+                fsp,
+            },
+            Target::Time(fsp) => DeclKind::Time { fsp },
+            Target::Signed => DeclKind::Int {
+                mysql: mysql_type::LONGLONG,
+                length: 21,
+                unsigned: false,
+                min: i64::MIN,
+                max: i64::MAX as u64,
+            },
+            Target::Unsigned => DeclKind::Int {
+                mysql: mysql_type::LONGLONG,
+                length: 20,
+                unsigned: true,
+                min: 0,
+                max: u64::MAX,
+            },
+            Target::Decimal(precision, scale) => DeclKind::Decimal {
+                precision,
+                scale: scale as u8,
+            },
+            Target::Char(n) => DeclKind::Text {
+                mysql: mysql_type::VAR_STRING,
+                max_chars: n.map(u64::from),
+                max_bytes: n.map_or(4_294_967_295, |n| u64::from(n) * 4),
+                pad: false,
+                json: false,
+            },
+            Target::Binary(n) => DeclKind::Binary {
+                mysql: mysql_type::VAR_STRING,
+                max_bytes: n.map_or(4_294_967_295, u64::from),
+                fixed: None,
+            },
+        }
+    }
+
+    /// The SQL call of this cast's function on `arg`.
+    fn call(self, arg: &str, mode: i64) -> String {
+        let length = |n: Option<u32>| n.map_or(-1, i64::from);
+        match self {
+            Target::Date => format!("xrpc_cast_date({arg}, {mode})"),
+            Target::DateTime(fsp) => format!("xrpc_cast_datetime({arg}, {fsp}, {mode})"),
+            Target::Time(fsp) => format!("xrpc_cast_time({arg}, {fsp}, {mode})"),
+            Target::Signed => format!("xrpc_cast_signed({arg}, {mode})"),
+            Target::Unsigned => format!("xrpc_cast_unsigned({arg}, {mode})"),
+            Target::Decimal(p, s) => format!("xrpc_cast_decimal({arg}, {p}, {s}, {mode})"),
+            Target::Char(n) => format!("xrpc_cast_char({arg}, {}, {mode})", length(n)),
+            Target::Binary(n) => format!("xrpc_cast_binary({arg}, {}, {mode})", length(n)),
+        }
+    }
+}
+
+/// The type a top-level result column of a cast takes (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ColumnHint {
+    /// Which column.
+    pub(crate) at: HintAt,
+    /// The kind its values are read as.
+    /// `None`: the column keeps its type, only its name is MySQL's.
+    pub(crate) kind: Option<DeclKind>,
+    /// The column's name when the item has no alias: the cast as written.
+    pub(crate) name: Option<String>,
+}
+
+/// Where a hinted column is in the result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HintAt {
+    /// Counted from the first column (0-based).
+    Start(usize),
+    /// Counted from the last column (0 is the last).
+    End(usize),
+}
+
+impl HintAt {
+    /// The column index in a result of `width` columns.
+    pub(crate) fn index(self, width: usize) -> Option<usize> {
+        match self {
+            HintAt::Start(i) => (i < width).then_some(i),
+            HintAt::End(i) => width.checked_sub(i + 1),
+        }
+    }
+}
+
+/// Applies hints to a result's columns: a hinted column without a declared type takes the
+/// cast's kind, and its name when the item had no alias. Returns the indexes changed.
+pub(crate) fn apply_hints(
+    hints: &[ColumnHint],
+    names: &mut [String],
+    kinds: &mut [DeclKind],
+) -> Vec<usize> {
+    let mut changed = Vec::new();
+    for hint in hints {
+        let Some(index) = hint.at.index(kinds.len()) else {
+            continue;
+        };
+        if !matches!(kinds[index], DeclKind::Runtime) {
+            continue;
+        }
+        if let Some(name) = &hint.name {
+            names[index].clone_from(name);
+        }
+        if let Some(kind) = hint.kind {
+            kinds[index] = kind;
+            changed.push(index);
+        }
+    }
+    changed
+}
+
+/// A statement with its casts rewritten.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Rewritten {
+    pub(crate) sql: String,
+    pub(crate) hints: Vec<ColumnHint>,
+}
+
+/// Words after `CAST(… AS` that this module implements.
+fn parse_target(sql: &str, toks: &[Token]) -> Result<Option<Target>, SqlError> {
+    let word = |t: &Token| (t.tok == Tok::Word).then(|| sql[t.start..t.end].to_ascii_uppercase());
+    let Some(head) = toks.first().and_then(word) else {
+        return Ok(None);
+    };
+    // `(n)` or `(p, s)` after the head.
+    let mut args: Vec<u32> = Vec::new();
+    let mut rest = &toks[1..];
+    if rest.first().map(|t| t.tok) == Some(Tok::Punct(b'(')) {
+        let close = rest
+            .iter()
+            .position(|t| t.tok == Tok::Punct(b')'))
+            .ok_or_else(|| parse_error(sql, toks))?;
+        for t in &rest[1..close] {
+            match t.tok {
+                Tok::Number => args.push(
+                    sql[t.start..t.end]
+                        .parse()
+                        .map_err(|_| parse_error(sql, toks))?,
+                ),
+                Tok::Punct(b',') => {}
+                _ => return Err(parse_error(sql, toks)),
+            }
+        }
+        rest = &rest[close + 1..];
+    }
+    let tail: Vec<String> = rest.iter().filter_map(word).collect();
+    let tail: Vec<&str> = tail.iter().map(String::as_str).collect();
+    let fsp = |args: &[u32]| -> Result<u32, SqlError> {
+        match args {
+            [] => Ok(0),
+            [n] if *n <= 6 => Ok(*n),
+            [n] => Err(SqlError::new(
+                &codes::PARSE_ERROR,
+                format!("Too big precision {n} specified for 'CAST'. Maximum is 6"),
+            )),
+            _ => Err(parse_error(sql, toks)),
+        }
+    };
+    let target = match (head.as_str(), tail.as_slice()) {
+        ("DATE", []) if args.is_empty() => Target::Date,
+        ("DATETIME", []) => Target::DateTime(fsp(&args)?),
+        ("TIME", []) => Target::Time(fsp(&args)?),
+        ("SIGNED", [] | ["INT" | "INTEGER"]) if args.is_empty() => Target::Signed,
+        ("UNSIGNED", [] | ["INT" | "INTEGER"]) if args.is_empty() => Target::Unsigned,
+        ("DECIMAL", []) => {
+            let (p, s) = match args.as_slice() {
+                [] => (10, 0),
+                [p] => (*p, 0),
+                [p, s] => (*p, *s),
+                _ => return Err(parse_error(sql, toks)),
+            };
+            if p > 65 || s > 30 || s > p || p == 0 {
+                return Err(SqlError::new(
+                    &codes::PARSE_ERROR,
+                    format!(
+                        "Invalid DECIMAL({p},{s}) for CAST: precision 1 to 65, scale 0 to 30 \
+                         and at most the precision"
+                    ),
+                ));
+            }
+            Target::Decimal(p, s)
+        }
+        ("CHAR" | "NCHAR", tail) if args.len() <= 1 => {
+            // CHAR(n) CHARACTER SET utf8mb4 / ASCII / UNICODE: the node's text is utf8mb4.
+            match tail {
+                [] | ["CHARACTER", "SET", "UTF8MB4" | "UTF8" | "UTF8MB3"] | ["UNICODE"] => {
+                    Target::Char(args.first().copied())
+                }
+                ["CHARACTER", "SET", "BINARY"] => Target::Binary(args.first().copied()),
+                _ => return Err(unsupported(&format!("CAST … AS CHAR {}", tail.join(" ")))),
+            }
+        }
+        ("BINARY", []) if args.len() <= 1 => Target::Binary(args.first().copied()),
+        _ => return Ok(None),
+    };
+    Ok(Some(target))
+}
+
+fn parse_error(sql: &str, toks: &[Token]) -> SqlError {
+    let near = toks.first().map_or("", |t| &sql[t.start..]);
+    SqlError::new(
+        &codes::PARSE_ERROR,
+        format!(
+            "You have an error in your SQL syntax near '{}'",
+            near.chars().take(40).collect::<String>()
+        ),
+    )
+}
+
+fn unsupported(what: &str) -> SqlError {
+    SqlError::new(
+        &codes::NOT_SUPPORTED_YET,
+        format!("This version doesn't yet support '{what}' on the SQLite engine"),
+    )
+}
+
+/// Whether `sql` may hold a cast (cheap test before tokenising).
+fn may_cast(sql: &str) -> bool {
+    sql.as_bytes()
+        .windows(4)
+        .any(|w| w.eq_ignore_ascii_case(b"cast") || w.eq_ignore_ascii_case(b"conv"))
+}
+
+/// Rewrites the statement's casts into function calls and finds the result columns they type
+/// (see the module docs). `Ok(None)` when there is nothing to rewrite.
+pub(crate) fn rewrite(sql: &str) -> Result<Option<Rewritten>, SqlError> {
+    if !may_cast(sql) {
+        return Ok(None);
+    }
+    let Some(toks) = tokens(sql) else {
+        return Ok(None);
+    };
+    let first = toks
+        .first()
+        .filter(|t| t.tok == Tok::Word)
+        .map(|t| sql[t.start..t.end].to_ascii_uppercase());
+    if matches!(first.as_deref(), Some("CREATE" | "ALTER")) {
+        return Ok(None);
+    }
+    let write = matches!(first.as_deref(), Some("INSERT" | "REPLACE" | "UPDATE"));
+    let mut out = String::with_capacity(sql.len() + 32);
+    let mut changed = false;
+    emit(sql, &toks, 0, toks.len(), write, &mut out, &mut changed)?;
+    if !changed {
+        return Ok(None);
+    }
+    // Keep what precedes the first token and follows the last (comments, spaces).
+    let lead = toks.first().map_or(0, |t| t.start);
+    let trail = toks.last().map_or(sql.len(), |t| t.end);
+    let rewritten = format!("{}{out}{}", &sql[..lead], &sql[trail..]);
+    Ok(Some(Rewritten {
+        sql: rewritten,
+        hints: hints(sql, &toks)?,
+    }))
+}
+
+/// The index of the `)` closing the `(` at `open`.
+fn closing(toks: &[Token], open: usize, hi: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, t) in toks.iter().enumerate().take(hi).skip(open) {
+        match t.tok {
+            Tok::Punct(b'(') => depth += 1,
+            Tok::Punct(b')') => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A parsed cast: tokens of its argument and its target.
+struct CastAt {
+    /// Token range of the argument.
+    arg: (usize, usize),
+    /// `None`: a cast SQLite answers as MySQL does (`CAST(x AS INTEGER)`), kept.
+    target: Option<Target>,
+    /// The `)` ending the cast.
+    close: usize,
+}
+
+/// The cast starting at token `i` (`CAST` or `CONVERT` followed by `(`), if it is one.
+fn cast_at(sql: &str, toks: &[Token], i: usize, hi: usize) -> Result<Option<CastAt>, SqlError> {
+    let t = &toks[i];
+    let name = &sql[t.start..t.end];
+    let is_cast = name.eq_ignore_ascii_case("CAST");
+    if t.tok != Tok::Word
+        || !(is_cast || name.eq_ignore_ascii_case("CONVERT"))
+        || toks.get(i + 1).map(|t| t.tok) != Some(Tok::Punct(b'('))
+        || (i > 0 && toks[i - 1].tok == Tok::Punct(b'.'))
+    {
+        return Ok(None);
+    }
+    let close = closing(toks, i + 1, hi).ok_or_else(|| parse_error(sql, &toks[i..]))?;
+    let word =
+        |t: &Token, w: &str| t.tok == Tok::Word && sql[t.start..t.end].eq_ignore_ascii_case(w);
+    // The separator at depth 1: AS for CAST, `,` or USING for CONVERT.
+    let mut depth = 0usize;
+    let mut sep = None;
+    for (j, t) in toks.iter().enumerate().take(close).skip(i + 1) {
+        match t.tok {
+            Tok::Punct(b'(') => depth += 1,
+            Tok::Punct(b')') => depth -= 1,
+            _ if depth == 1 => {
+                let hit = if is_cast {
+                    word(t, "AS")
+                } else {
+                    t.tok == Tok::Punct(b',') || word(t, "USING")
+                };
+                if hit {
+                    sep = Some(j);
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(sep) = sep else {
+        return Err(parse_error(sql, &toks[i..]));
+    };
+    let arg = (i + 2, sep);
+    if arg.0 >= arg.1 {
+        return Err(parse_error(sql, &toks[i..]));
+    }
+    let target = if word(&toks[sep], "USING") {
+        let cs = toks
+            .get(sep + 1)
+            .filter(|_| sep + 2 == close)
+            .map(|t| {
+                sql[t.start..t.end]
+                    .trim_matches(['\'', '`', '"'])
+                    .to_ascii_lowercase()
+            })
+            .ok_or_else(|| parse_error(sql, &toks[i..]))?;
+        match cs.as_str() {
+            "utf8mb4" | "utf8" | "utf8mb3" => Some(Target::Char(None)),
+            "binary" => Some(Target::Binary(None)),
+            other => return Err(unsupported(&format!("CONVERT … USING {other}"))),
+        }
+    } else {
+        parse_target(sql, &toks[sep + 1..close])?
+    };
+    Ok(Some(CastAt { arg, target, close }))
+}
+
+/// Writes tokens `lo..hi` of `sql` to `out` with their casts rewritten (the text between
+/// tokens kept).
+fn emit(
+    sql: &str,
+    toks: &[Token],
+    lo: usize,
+    hi: usize,
+    write: bool,
+    out: &mut String,
+    changed: &mut bool,
+) -> Result<(), SqlError> {
+    let mut i = lo;
+    while i < hi {
+        if i > lo {
+            out.push_str(&sql[toks[i - 1].end..toks[i].start]);
+        }
+        let Some(cast) = cast_at(sql, toks, i, hi)? else {
+            out.push_str(&sql[toks[i].start..toks[i].end]);
+            i += 1;
+            continue;
+        };
+        let (a, b) = cast.arg;
+        let mut arg = String::new();
+        emit(sql, toks, a, b, write, &mut arg, changed)?;
+        match cast.target {
+            None if sql[toks[i].start..toks[i].end].eq_ignore_ascii_case("CAST") => {
+                // SQLite's own CAST; only its argument may change.
+                out.push_str(&sql[toks[i].start..toks[a].start]);
+                out.push_str(&arg);
+                out.push_str(&sql[toks[b - 1].end..toks[cast.close].end]);
+            }
+            None => {
+                // CONVERT(x, type) with a type SQLite's CAST reads as MySQL does.
+                let ty = &sql[toks[b + 1].start..toks[cast.close - 1].end];
+                let _ = write!(out, "CAST({arg} AS {ty})");
+                *changed = true;
+            }
+            Some(target) => {
+                let mut mode = if write { MODE_WRITE } else { 0 };
+                let literal = &toks[a..b];
+                let signed_number = match literal {
+                    [n] if n.tok == Tok::Number => Some(&sql[n.start..n.end]),
+                    [s, n] if matches!(s.tok, Tok::Punct(b'-' | b'+')) && n.tok == Tok::Number => {
+                        Some(&sql[s.start..n.end])
+                    }
+                    _ => None,
+                };
+                let arg = match (literal, signed_number) {
+                    ([s], _) if s.tok == Tok::String => {
+                        mode |= MODE_STRING;
+                        arg
+                    }
+                    // A DECIMAL literal (a point, no exponent, not hex): its exact text.
+                    (_, Some(n))
+                        if n.contains('.') && !n.contains(['e', 'E']) && !n.contains("0x") =>
+                    {
+                        mode |= MODE_DECIMAL;
+                        format!("'{}'", n.replace(' ', ""))
+                    }
+                    // An integer literal beyond 64-bit signed is exact as a DECIMAL too.
+                    (_, Some(n))
+                        if n.bytes().filter(u8::is_ascii_digit).count() > 18
+                            && !n.contains(['e', 'E', 'x', 'X']) =>
+                    {
+                        mode |= MODE_DECIMAL;
+                        format!("'{}'", n.replace(' ', ""))
+                    }
+                    _ => arg,
+                };
+                out.push_str(&target.call(&arg, mode));
+                *changed = true;
+            }
+        }
+        i = cast.close + 1;
+    }
+    Ok(())
+}
+
+/// The result columns typed by a whole cast in the top-level select list.
+fn hints(sql: &str, toks: &[Token]) -> Result<Vec<ColumnHint>, SqlError> {
+    let word =
+        |t: &Token, w: &str| t.tok == Tok::Word && sql[t.start..t.end].eq_ignore_ascii_case(w);
+    // Depth-0 token indexes.
+    let mut depth = 0i32;
+    let mut top = Vec::new();
+    for (i, t) in toks.iter().enumerate() {
+        match t.tok {
+            Tok::Punct(b'(') => depth += 1,
+            Tok::Punct(b')') => depth -= 1,
+            _ if depth == 0 => top.push(i),
+            _ => {}
+        }
+    }
+    if top.iter().any(|&i| {
+        ["UNION", "EXCEPT", "INTERSECT"]
+            .iter()
+            .any(|w| word(&toks[i], w))
+    }) {
+        return Ok(Vec::new());
+    }
+    let Some(select) = top.iter().copied().find(|&i| word(&toks[i], "SELECT")) else {
+        return Ok(Vec::new());
+    };
+    let mut start = select + 1;
+    while start < toks.len() && (word(&toks[start], "DISTINCT") || word(&toks[start], "ALL")) {
+        start += 1;
+    }
+    const END: &[&str] = &[
+        "FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "WINDOW",
+    ];
+    let end = top
+        .iter()
+        .copied()
+        .find(|&i| {
+            i >= start && (END.iter().any(|w| word(&toks[i], w)) || toks[i].tok == Tok::Punct(b';'))
+        })
+        .unwrap_or(toks.len());
+    // Items: split at depth-0 commas.
+    let mut items: Vec<(usize, usize)> = Vec::new();
+    let mut item_start = start;
+    for &i in top.iter().filter(|&&i| i >= start && i < end) {
+        if toks[i].tok == Tok::Punct(b',') {
+            items.push((item_start, i));
+            item_start = i + 1;
+        }
+    }
+    items.push((item_start, end));
+    let star = |(a, b): (usize, usize)| {
+        b > a
+            && toks[b - 1].tok == Tok::Punct(b'*')
+            && (b - a == 1 || toks[b - 2].tok == Tok::Punct(b'.'))
+    };
+    let first_star = items.iter().position(|&it| star(it));
+    let last_star = items.iter().rposition(|&it| star(it));
+    let mut out = Vec::new();
+    for (n, &(a, b)) in items.iter().enumerate() {
+        let at = match (first_star, last_star) {
+            (None, _) => HintAt::Start(n),
+            (Some(f), _) if n < f => HintAt::Start(n),
+            (_, Some(l)) if n > l => HintAt::End(items.len() - 1 - n),
+            _ => continue,
+        };
+        if a >= b {
+            continue;
+        }
+        // A whole cast, alone or with an alias: its column takes the target's type.
+        let whole = cast_at(sql, toks, a, b)?.and_then(|cast| {
+            let target = cast.target?;
+            let name = match &toks[cast.close + 1..b] {
+                [] => Some(sql[toks[a].start..toks[cast.close].end].to_owned()),
+                [alias] if alias.tok != Tok::Punct(b'.') => None,
+                [as_, _] if word(as_, "AS") => None,
+                _ => return None,
+            };
+            Some((target, name))
+        });
+        let Some((target, name)) = whole else {
+            // An item with a cast inside: SQLite would name it by the rewritten text; MySQL
+            // names it as written.
+            let has_cast = (a..b).any(|i| cast_at(sql, toks, i, b).ok().flatten().is_some());
+            if has_cast && !has_alias(sql, &toks[a..b]) {
+                out.push(ColumnHint {
+                    at,
+                    kind: None,
+                    name: Some(sql[toks[a].start..toks[b - 1].end].to_owned()),
+                });
+            }
+            continue;
+        };
+        out.push(ColumnHint {
+            at,
+            kind: Some(target.kind()),
+            name,
+        });
+    }
+    Ok(out)
+}
+
+/// Whether a select-list item ends with an alias (`… AS x`, or `… x` after an operand).
+fn has_alias(sql: &str, item: &[Token]) -> bool {
+    let [.., before, last] = item else {
+        return false;
+    };
+    if !matches!(last.tok, Tok::Word | Tok::QuotedIdent) {
+        return false;
+    }
+    (before.tok == Tok::Word && sql[before.start..before.end].eq_ignore_ascii_case("AS"))
+        || matches!(
+            before.tok,
+            Tok::Punct(b')') | Tok::Word | Tok::QuotedIdent | Tok::Number | Tok::String
+        )
+}
+
+// ---------------------------------------------------------------------------------------------
+// The conversions.
+
+/// How loud MySQL is about a conversion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Level {
+    /// Never an error.
+    Note,
+    /// An error in a write statement under strict mode.
+    Warning,
+}
+
+/// What MySQL would report next to a cast's value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Warn {
+    level: Level,
+    code: &'static ErrorCode,
+    message: String,
+}
+
+impl Warn {
+    fn warning(code: &'static ErrorCode, message: String) -> Self {
+        Self {
+            level: Level::Warning,
+            code,
+            message,
+        }
+    }
+
+    fn note(code: &'static ErrorCode, message: String) -> Self {
+        Self {
+            level: Level::Note,
+            code,
+            message,
+        }
+    }
+}
+
+/// A cast's answer: its value and what MySQL would warn, or a refusal.
+type Answer = Result<(SqlValue, Option<Warn>), SqlError>;
+
+/// A cast's argument as MySQL would see it.
+#[derive(Debug, Clone, Copy)]
+enum Input<'a> {
+    Int(i64),
+    Double(f64),
+    /// A DECIMAL literal's text.
+    Decimal(&'a str),
+    /// A string; `typed_unknown` when it came from a column or an expression (it may be a
+    /// DECIMAL or temporal column's stored text).
+    Str(&'a [u8], bool),
+}
+
+impl<'a> Input<'a> {
+    fn of(value: ValueRef<'a>, mode: i64) -> Option<Self> {
+        Some(match value {
+            ValueRef::Null => return None,
+            ValueRef::Integer(i) => Input::Int(i),
+            ValueRef::Real(f) => Input::Double(f),
+            ValueRef::Text(t) if mode & MODE_DECIMAL != 0 => {
+                Input::Decimal(std::str::from_utf8(t).unwrap_or("0"))
+            }
+            ValueRef::Text(t) => Input::Str(t, mode & MODE_STRING == 0),
+            ValueRef::Blob(b) => Input::Str(b, false),
+        })
+    }
+
+    /// The value as MySQL quotes it in messages.
+    fn shown(self) -> String {
+        match self {
+            Input::Int(i) => i.to_string(),
+            Input::Double(f) => format_double(f),
+            Input::Decimal(d) => d.to_owned(),
+            Input::Str(s, _) => String::from_utf8_lossy(s).chars().take(64).collect(),
+        }
+    }
+}
+
+/// A DOUBLE as MySQL prints it: the shortest digits that read back, in plain notation for
+/// decimal exponents −15 to 14 and as `1.5e20` / `1e-16` beyond.
+pub(crate) fn format_double(f: f64) -> String {
+    if f == 0.0 {
+        return "0".to_owned();
+    }
+    if !f.is_finite() {
+        return if f.is_nan() {
+            "nan"
+        } else if f > 0.0 {
+            "inf"
+        } else {
+            "-inf"
+        }
+        .to_owned();
+    }
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if (-15..=14).contains(&exp) {
+        let s = f.to_string();
+        s.strip_suffix(".0").map_or(s.clone(), str::to_owned)
+    } else {
+        format!("{mantissa}e{exp}")
+    }
+}
+
+/// Splits the number a string starts with (MySQL's reading of a string as a number):
+/// `(number text, the rest)`; the number is empty when there is none.
+fn number_prefix(s: &str) -> (&str, &str) {
+    let t = s.trim_start_matches([' ', '\t', '\n', '\r']);
+    let lead = s.len() - t.len();
+    let b = t.as_bytes();
+    let mut i = usize::from(matches!(b.first(), Some(b'-' | b'+')));
+    let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let int = digits(i);
+    i += int;
+    let mut frac = 0;
+    if b.get(i) == Some(&b'.') {
+        frac = digits(i + 1);
+        if int + frac > 0 {
+            i += 1 + frac;
+        }
+    }
+    if int + frac == 0 {
+        return ("", s);
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        let mut j = i + 1;
+        if matches!(b.get(j), Some(b'-' | b'+')) {
+            j += 1;
+        }
+        let e = digits(j);
+        if e > 0 {
+            i = j + e;
+        }
+    }
+    (&s[lead..lead + i], &s[lead + i..])
+}
+
+fn is_space(s: &str) -> bool {
+    s.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+}
+
+fn utf8(s: &[u8]) -> Result<&str, SqlError> {
+    std::str::from_utf8(s).map_err(|_| unsupported("CAST of bytes that are not UTF-8 text"))
+}
+
+/// An exact number's integer part as i128, saturated.
+fn int_part(n: &ExactNumber) -> i128 {
+    let magnitude = if n.int.len() > 30 {
+        i128::MAX / 2
+    } else if n.int.is_empty() {
+        0
+    } else {
+        n.int.parse::<i128>().unwrap_or(i128::MAX / 2)
+    };
+    if n.negative { -magnitude } else { magnitude }
+}
+
+/// CAST(… AS SIGNED) or UNSIGNED.
+fn to_integer(input: Input<'_>, unsigned: bool) -> Answer {
+    let target = if unsigned { "UNSIGNED" } else { "SIGNED" };
+    let wrap = |v: i128| -> SqlValue {
+        // MySQL reinterprets between the signed and unsigned 64-bit forms.
+        let bits = v as u64;
+        if unsigned {
+            match i64::try_from(bits) {
+                Ok(i) => SqlValue::Integer(i),
+                Err(_) => SqlValue::Text(bits.to_string()),
+            }
+        } else {
+            SqlValue::Integer(bits as i64)
+        }
+    };
+    let clamp = |v: i128| -> i128 {
+        if unsigned {
+            v.clamp(0, i128::from(u64::MAX))
+        } else {
+            v.clamp(i128::from(i64::MIN), i128::from(i64::MAX))
+        }
+    };
+    let overflow = |level: Level, shown: String, what: &str| Warn {
+        level,
+        code: &codes::CONVERSION_OVERFLOW,
+        message: format!("Got overflow when converting '{shown}' to {what}. Value truncated"),
+    };
+    match input {
+        Input::Int(i) => Ok((wrap(i128::from(i)), None)),
+        Input::Double(f) => {
+            let r = f.round_ties_even();
+            let v = if r.is_nan() { 0 } else { r as i128 };
+            let c = clamp(v);
+            let warn = (c != v || !f.is_finite())
+                .then(|| overflow(Level::Note, input.shown(), &format!("{target} BIGINT")));
+            Ok((wrap(c), warn))
+        }
+        Input::Decimal(text) => {
+            let n = strict::parse_exact(text).map_err(|_| unsupported("this DECIMAL literal"))?;
+            let integer_literal = !text.contains('.');
+            let v = int_part(&n.round(0));
+            if integer_literal && (i128::from(i64::MIN)..=i128::from(u64::MAX)).contains(&v) {
+                // An integer literal beyond BIGINT is BIGINT UNSIGNED in MySQL: it wraps.
+                return Ok((wrap(v), None));
+            }
+            let c = clamp(v);
+            let warn = (c != v).then(|| {
+                overflow(
+                    Level::Warning,
+                    input.shown(),
+                    if unsigned { "UNSIGNED INT" } else { "INT" },
+                )
+            });
+            Ok((wrap(c), warn))
+        }
+        Input::Str(bytes, typed_unknown) => {
+            let s = utf8(bytes)?;
+            let (number, rest) = number_prefix(s);
+            if typed_unknown {
+                // A DECIMAL column's text rounds; a string truncates. Refuse where they differ.
+                if let Ok(n) = strict::parse_exact(number) {
+                    if is_space(rest) && int_part(&n.round(0)) != int_part(&n) {
+                        return Err(unsupported(&format!(
+                            "CAST of the stored text '{s}' AS {target}: MySQL rounds it if the \
+                             column is DECIMAL and truncates it if it is a string; cast a string \
+                             literal or CAST(x AS DECIMAL(p,s)) first"
+                        )));
+                    }
+                }
+            }
+            // The integer the string starts with: digits only, no fraction or exponent.
+            let t = s.trim_start_matches([' ', '\t', '\n', '\r']);
+            let b = t.as_bytes();
+            let negative = b.first() == Some(&b'-');
+            let sign = usize::from(matches!(b.first(), Some(b'-' | b'+')));
+            let digits = b[sign..].iter().take_while(|c| c.is_ascii_digit()).count();
+            let truncated = |m: String| Warn::warning(&codes::INCORRECT_DATETIME, m);
+            let message = format!("Truncated incorrect INTEGER value: '{}'", input.shown());
+            if digits == 0 {
+                return Ok((SqlValue::Integer(0), Some(truncated(message))));
+            }
+            let text = &t[sign..sign + digits];
+            let after = &t[sign + digits..];
+            let (magnitude, too_big) = match text.trim_start_matches('0').parse::<u64>() {
+                Ok(m) => (m, false),
+                Err(_) if text.trim_start_matches('0').is_empty() => (0, false),
+                Err(_) => (u64::MAX, true),
+            };
+            let mut warn = if !is_space(after) || too_big {
+                Some(truncated(message.clone()))
+            } else if !after.is_empty() || t.len() != s.len() {
+                Some(Warn::note(&codes::INCORRECT_DATETIME, message))
+            } else {
+                None
+            };
+            let v = if negative {
+                let m = i128::from(magnitude);
+                let min = i128::from(i64::MIN);
+                if -m < min {
+                    warn = Some(truncated(format!(
+                        "Truncated incorrect INTEGER value: '{}'",
+                        input.shown()
+                    )));
+                    min
+                } else {
+                    -m
+                }
+            } else {
+                i128::from(magnitude)
+            };
+            Ok((wrap(v), warn))
+        }
+    }
+}
+
+/// An exact number for DECIMAL, and what was dropped reading it.
+fn exact_input(input: Input<'_>) -> Result<(ExactNumber, Option<Warn>), SqlError> {
+    let shown = input.shown();
+    let truncated = || {
+        Some(Warn::warning(
+            &codes::INCORRECT_DATETIME,
+            format!("Truncated incorrect DECIMAL value: '{shown}'"),
+        ))
+    };
+    let zero = || strict::parse_exact("0").expect("zero parses");
+    Ok(match input {
+        Input::Int(i) => (
+            strict::parse_exact(&i.to_string()).unwrap_or_else(|_| zero()),
+            None,
+        ),
+        Input::Double(f) if !f.is_finite() => {
+            return Err(unsupported("CAST of an infinite DOUBLE"));
+        }
+        Input::Double(f) => (
+            strict::parse_exact(&f.to_string()).unwrap_or_else(|_| zero()),
+            None,
+        ),
+        Input::Decimal(t) => (strict::parse_exact(t).unwrap_or_else(|_| zero()), None),
+        Input::Str(bytes, _) => {
+            let s = utf8(bytes)?;
+            let (number, rest) = number_prefix(s);
+            match strict::parse_exact(number) {
+                Ok(n) if is_space(rest) => (n, None),
+                Ok(n) => (n, truncated()),
+                Err(strict::Problem::OutOfRange) => {
+                    return Err(unsupported("CAST of a number with an exponent beyond ±400"));
+                }
+                Err(_) => (zero(), truncated()),
+            }
+        }
+    })
+}
+
+/// CAST(… AS DECIMAL(p, s)): the value's text with exactly `s` fraction digits.
+fn to_decimal(input: Input<'_>, precision: u32, scale: u32) -> Answer {
+    let (n, mut warn) = exact_input(input)?;
+    let mut r = n.round(scale as usize);
+    let max_int = (precision - scale) as usize;
+    if r.int.len() > max_int {
+        r.int = "9".repeat(max_int);
+        r.frac = "9".repeat(scale as usize);
+        warn = Some(Warn::warning(
+            &codes::OUT_OF_RANGE,
+            format!(
+                "Out of range value for column 'CAST({} AS DECIMAL({precision},{scale}))' at row 1",
+                input.shown()
+            ),
+        ));
+    }
+    let zero = r.int.is_empty() && r.frac.bytes().all(|b| b == b'0');
+    let mut text = String::new();
+    if r.negative && !zero {
+        text.push('-');
+    }
+    text.push_str(if r.int.is_empty() { "0" } else { &r.int });
+    if scale > 0 {
+        text.push('.');
+        text.push_str(&r.frac);
+    }
+    Ok((SqlValue::Text(text), warn))
+}
+
+/// Date and time parts from MySQL's numeric form `[YY]YYMMDD[hhmmss]`.
+fn number_to_parts(n: u64) -> Option<Parts> {
+    let (date, time) = match n {
+        0..=100 => return None,
+        101..=691_231 => (n + 20_000_000, 0),
+        691_232..=700_100 => return None,
+        700_101..=991_231 => (n + 19_000_000, 0),
+        991_232..=10_000_100 => return None,
+        10_000_101..=99_991_231 => (n, 0),
+        99_991_232..=100_999_999 => return None,
+        101_000_000..=691_231_235_959 => (n / 1_000_000 + 20_000_000, n % 1_000_000),
+        691_231_235_960..=700_100_999_999 => return None,
+        700_101_000_000..=991_231_235_959 => (n / 1_000_000 + 19_000_000, n % 1_000_000),
+        991_231_235_960..=10_000_100_999_999 => return None,
+        10_000_101_000_000..=99_991_231_235_959 => (n / 1_000_000, n % 1_000_000),
+        _ => return None,
+    };
+    valid(Parts {
+        year: (date / 10_000) as u32,
+        month: (date / 100 % 100) as u32,
+        day: (date % 100) as u32,
+        hour: (time / 10_000) as u32,
+        minute: (time / 100 % 100) as u32,
+        second: (time % 100) as u32,
+        micros: 0,
+    })
+}
+
+/// The parts when they are a real date and time (no zero month or day).
+fn valid(p: Parts) -> Option<Parts> {
+    (p.month >= 1
+        && p.day >= 1
+        && p.day <= strict::days_in_month(p.year, p.month)
+        && p.hour <= 23
+        && p.minute <= 59
+        && p.second <= 59)
+        .then_some(p)
+}
+
+/// Fraction digits as microseconds (truncated) and whether digits were dropped.
+fn micros(fraction: &str) -> (u32, bool) {
+    let six: String = fraction
+        .chars()
+        .chain(std::iter::repeat('0'))
+        .take(6)
+        .collect();
+    (six.parse().unwrap_or(0), fraction.len() > 6)
+}
+
+/// How a string read as a date or time went.
+#[derive(Debug, PartialEq, Eq)]
+enum Read<T> {
+    /// The value; `Some(level)` when something after it was dropped.
+    Value(T, Option<Level>),
+    /// Not a value of the type: NULL and a warning.
+    Invalid,
+}
+
+/// A string in one of MySQL's datetime formats (see the module docs).
+fn parse_datetime_text(s: &str) -> Result<Read<Parts>, SqlError> {
+    let s = s.trim_start_matches([' ', '\t', '\n', '\r']);
+    let b = s.as_bytes();
+    let run = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let lead = run(0);
+    if lead == 0 {
+        return Ok(Read::Invalid);
+    }
+    let num = |from: usize, len: usize| -> u32 { s[from..from + len].parse().unwrap_or(0) };
+    if lead == b.len() || b[lead] == b'.' {
+        // Digits only: YYMMDD, YYYYMMDD, YYMMDDhhmmss, YYYYMMDDhhmmss, then `.fraction`.
+        let (year_len, has_time) = match lead {
+            6 => (2, false),
+            8 => (4, false),
+            12 => (2, true),
+            14 => (4, true),
+            _ => {
+                return Err(unsupported(&format!(
+                    "CAST of '{s}' AS a date (a {lead}-digit number)"
+                )));
+            }
+        };
+        let mut p = Parts::default();
+        let mut year = num(0, year_len);
+        if year_len == 2 {
+            year += if year < 70 { 2000 } else { 1900 };
+        }
+        p.year = year;
+        p.month = num(year_len, 2);
+        p.day = num(year_len + 2, 2);
+        let mut dropped = None;
+        if has_time {
+            p.hour = num(year_len + 4, 2);
+            p.minute = num(year_len + 6, 2);
+            p.second = num(year_len + 8, 2);
+        }
+        if lead < b.len() {
+            let frac_len = run(lead + 1);
+            let (us, cut) = micros(&s[lead + 1..lead + 1 + frac_len]);
+            p.micros = if has_time { us } else { 0 };
+            if cut {
+                dropped = Some(Level::Note);
+            }
+            if !is_space(&s[lead + 1 + frac_len..]) {
+                dropped = Some(Level::Warning);
+            }
+        }
+        return Ok(match valid(p) {
+            Some(p) => Read::Value(p, dropped),
+            None => Read::Invalid,
+        });
+    }
+    // Delimited: Y-M-D with any punctuation between the parts.
+    let mut p = Parts::default();
+    if lead > 4 {
+        return Err(unsupported(&format!(
+            "CAST of '{s}' AS a date (a year of {lead} digits)"
+        )));
+    }
+    p.year = num(0, lead);
+    if lead == 2 {
+        p.year += if p.year < 70 { 2000 } else { 1900 };
+    }
+    let mut i = lead;
+    let part = |i: &mut usize, max: usize| -> Result<Option<u32>, SqlError> {
+        // One punctuation character, then 1..=max digits.
+        if !b.get(*i).is_some_and(u8::is_ascii_punctuation) {
+            return Ok(None);
+        }
+        let n = run(*i + 1);
+        if n == 0 {
+            return Ok(None);
+        }
+        if n > max {
+            return Err(unsupported(&format!(
+                "CAST of '{s}' AS a date (a part of {n} digits)"
+            )));
+        }
+        let v = num(*i + 1, n);
+        *i += 1 + n;
+        Ok(Some(v))
+    };
+    let (Some(month), Some(day)) = (part(&mut i, 2)?, part(&mut i, 2)?) else {
+        return Ok(Read::Invalid);
+    };
+    p.month = month;
+    p.day = day;
+    let mut dropped = None;
+    let rest = &s[i..];
+    if !is_space(rest) {
+        // The time: after a `T` or spaces, H[:M[:S[.f]]] with any punctuation between.
+        let after = if let Some(r) = rest.strip_prefix('T') {
+            Some(r)
+        } else if rest.starts_with([' ', '\t', '\n', '\r']) {
+            Some(rest.trim_start_matches([' ', '\t', '\n', '\r']))
+        } else {
+            None
+        };
+        match after {
+            Some(t) if t.starts_with(|c: char| c.is_ascii_digit()) => {
+                let base = s.len() - t.len();
+                let mut j = base;
+                let h = run(j);
+                if h > 2 {
+                    return Err(unsupported(&format!("CAST of '{s}' AS a datetime")));
+                }
+                p.hour = num(j, h);
+                j += h;
+                if let Some(m) = part(&mut j, 2)? {
+                    p.minute = m;
+                    if let Some(sec) = part(&mut j, 2)? {
+                        p.second = sec;
+                        if b.get(j) == Some(&b'.') {
+                            let n = run(j + 1);
+                            let (us, cut) = micros(&s[j + 1..j + 1 + n]);
+                            p.micros = us;
+                            if cut {
+                                dropped = Some(Level::Note);
+                            }
+                            j += 1 + n;
+                        }
+                    }
+                }
+                if !is_space(&s[j..]) {
+                    return Err(unsupported(&format!("CAST of '{s}' AS a datetime")));
+                }
+            }
+            Some(t) if is_space(t) => {}
+            Some(_) => return Err(unsupported(&format!("CAST of '{s}' AS a datetime"))),
+            None => dropped = Some(Level::Warning),
+        }
+    }
+    Ok(match valid(p) {
+        Some(p) => Read::Value(p, dropped),
+        None => Read::Invalid,
+    })
+}
+
+/// The date and time of an input, for DATE and DATETIME (`date` drops the time).
+fn datetime_input(input: Input<'_>, date: bool) -> Result<Read<Parts>, SqlError> {
+    // A number: its integer part in MySQL's numeric form, its fraction as microseconds.
+    let number = |int: u64, frac: &str| -> Read<Parts> {
+        match number_to_parts(int) {
+            Some(mut p) => {
+                let (us, _) = micros(frac);
+                if date {
+                    let dropped = frac.bytes().any(|b| b != b'0').then_some(Level::Note);
+                    Read::Value(p, dropped)
+                } else {
+                    // A fraction belongs to the seconds: a date-only number drops it.
+                    p.micros = if int > 99_991_231 { us } else { 0 };
+                    Read::Value(p, None)
+                }
+            }
+            None => Read::Invalid,
+        }
+    };
+    Ok(match input {
+        Input::Int(i) => match u64::try_from(i) {
+            Ok(n) => number(n, ""),
+            Err(_) => Read::Invalid,
+        },
+        Input::Double(f) if !(0.0..1e15).contains(&f) => Read::Invalid,
+        Input::Double(f) => {
+            let text = f.to_string();
+            let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
+            number(int.parse().unwrap_or(0), frac)
+        }
+        Input::Decimal(t) => match strict::parse_exact(t) {
+            Ok(n) if !n.negative && n.int.len() <= 14 => {
+                number(n.int.parse().unwrap_or(0), &n.frac)
+            }
+            _ => Read::Invalid,
+        },
+        Input::Str(bytes, _) => parse_datetime_text(utf8(bytes)?)?,
+    })
+}
+
+fn datetime_text(p: Parts, fsp: u32, date_only: bool) -> String {
+    let mut s = format!("{:04}-{:02}-{:02}", p.year, p.month, p.day);
+    if !date_only {
+        let _ = write!(s, " {:02}:{:02}:{:02}", p.hour, p.minute, p.second);
+        if fsp > 0 {
+            let frac = format!("{:06}", p.micros);
+            s.push('.');
+            s.push_str(&frac[..fsp as usize]);
+        }
+    }
+    s
+}
+
+/// CAST(… AS DATE) and CAST(… AS DATETIME(fsp)).
+fn to_datetime(input: Input<'_>, fsp: Option<u32>) -> Answer {
+    let date = fsp.is_none();
+    let shown = input.shown();
+    Ok(match datetime_input(input, date)? {
+        Read::Value(p, dropped) => {
+            let warn = dropped.map(|level| Warn {
+                level,
+                code: &codes::INCORRECT_DATETIME,
+                message: format!(
+                    "Truncated incorrect {} value: '{shown}'",
+                    if date { "date" } else { "datetime" }
+                ),
+            });
+            (
+                SqlValue::Text(datetime_text(p, fsp.unwrap_or(0), date)),
+                warn,
+            )
+        }
+        Read::Invalid => (
+            SqlValue::Null,
+            Some(Warn::warning(
+                &codes::INCORRECT_DATETIME,
+                format!("Incorrect datetime value: '{shown}'"),
+            )),
+        ),
+    })
+}
+
+/// A time: (negative, hours, minutes, seconds, micros).
+type TimeParts = (bool, u64, u32, u32, u32);
+
+/// A number `[-]HHMMSS[.f]` as a time. A number of 8 digits or more is a datetime
+/// (`YYYYMMDD[hhmmss]`) and gives its time, unless it was written as a string, which MySQL
+/// reads as hours and clamps.
+fn number_to_time(
+    negative: bool,
+    n: u64,
+    frac: &str,
+    from_string: bool,
+) -> Result<Read<TimeParts>, SqlError> {
+    let (us, cut) = micros(frac);
+    if n > 9_999_999 {
+        if from_string && n <= 99_999_999 {
+            return Ok(Read::Value((negative, 839, 0, 0, 0), None));
+        }
+        if from_string || n > 99_991_231_235_959 {
+            return Err(unsupported(
+                "CAST of a number of more than 8 digits AS TIME",
+            ));
+        }
+        return Ok(match number_to_parts(n) {
+            Some(p) if !negative => Read::Value(
+                // A date-only number drops its fraction, as for DATETIME.
+                (
+                    false,
+                    u64::from(p.hour),
+                    p.minute,
+                    p.second,
+                    if n > 99_991_231 { us } else { 0 },
+                ),
+                cut.then_some(Level::Note),
+            ),
+            _ => Read::Invalid,
+        });
+    }
+    let (h, m, s) = (n / 10_000, (n / 100 % 100) as u32, (n % 100) as u32);
+    if m > 59 || s > 59 {
+        return Ok(Read::Invalid);
+    }
+    Ok(Read::Value(
+        (negative, h, m, s, us),
+        cut.then_some(Level::Note),
+    ))
+}
+
+fn time_input(input: Input<'_>) -> Result<Read<TimeParts>, SqlError> {
+    match input {
+        Input::Int(i) => number_to_time(i < 0, i.unsigned_abs(), "", false),
+        Input::Double(f) if !f.is_finite() => Ok(Read::Invalid),
+        Input::Double(f) => {
+            let text = f.abs().to_string();
+            let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
+            match int.parse() {
+                Ok(n) => number_to_time(f < 0.0, n, frac, false),
+                Err(_) => Err(unsupported("CAST of a large DOUBLE AS TIME")),
+            }
+        }
+        Input::Decimal(t) => match strict::parse_exact(t) {
+            Ok(n) if n.int.len() <= 14 => {
+                number_to_time(n.negative, n.int.parse().unwrap_or(0), &n.frac, false)
+            }
+            _ => Err(unsupported("CAST of a large DECIMAL AS TIME")),
+        },
+        Input::Str(bytes, _) => {
+            let s = utf8(bytes)?.trim_matches([' ', '\t', '\n', '\r']);
+            if s.is_empty()
+                || !s
+                    .trim_start_matches('-')
+                    .starts_with(|c: char| c.is_ascii_digit())
+            {
+                return Ok(Read::Invalid);
+            }
+            // A datetime's time.
+            let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+            let whole = s.split('.').next().unwrap_or(s);
+            let datetime_digits = (whole.len() == 12 || whole.len() == 14) && whole.len() == digits;
+            if !datetime_digits && digits >= 2 && s[digits..].starts_with('-') && !s.contains(':') {
+                // A date alone: MySQL reads its leading digits as a time ('2024-02-29' is
+                // 00:20:24); not guessed here.
+                return Err(unsupported(&format!("CAST of '{s}' AS TIME")));
+            }
+            if datetime_digits || (digits >= 2 && s[digits..].starts_with('-')) {
+                return Ok(match parse_datetime_text(s)? {
+                    Read::Value(p, dropped) => Read::Value(
+                        (false, u64::from(p.hour), p.minute, p.second, p.micros),
+                        dropped,
+                    ),
+                    // MySQL reads what is not a datetime in other ways ('1000-0-0' is
+                    // 00:10:00); not guessed here.
+                    Read::Invalid => {
+                        return Err(unsupported(&format!("CAST of '{s}' AS TIME")));
+                    }
+                });
+            }
+            let (negative, t) = match s.strip_prefix('-') {
+                Some(r) => (true, r),
+                None => (false, s),
+            };
+            if !t.contains(':') {
+                // [-]HHMMSS[.f]
+                let (int, frac) = t.split_once('.').unwrap_or((t, ""));
+                if int.is_empty()
+                    || !int.bytes().all(|b| b.is_ascii_digit())
+                    || !frac.bytes().all(|b| b.is_ascii_digit())
+                {
+                    return Err(unsupported(&format!("CAST of '{s}' AS TIME")));
+                }
+                return number_to_time(negative, int.parse().unwrap_or(u64::MAX), frac, true);
+            }
+            // [D ]H:MM[:SS][.f]
+            let (days, clock) = match t.split_once(' ') {
+                Some((d, c)) if !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) => {
+                    (d.parse::<u64>().unwrap_or(u64::MAX / 48), c.trim_start())
+                }
+                _ => (0, t),
+            };
+            let (hms, frac) = clock.split_once('.').unwrap_or((clock, ""));
+            let parts: Vec<&str> = hms.split(':').collect();
+            let ok = |p: &str, max: usize| {
+                !p.is_empty() && p.len() <= max && p.bytes().all(|b| b.is_ascii_digit())
+            };
+            if parts.len() > 3
+                || !ok(parts[0], 3)
+                || !parts[1..].iter().all(|p| ok(p, 2))
+                || !frac.bytes().all(|b| b.is_ascii_digit())
+            {
+                return Err(unsupported(&format!("CAST of '{s}' AS TIME")));
+            }
+            let h: u64 = parts[0].parse().unwrap_or(0);
+            let m: u32 = parts.get(1).map_or(0, |p| p.parse().unwrap_or(0));
+            let sec: u32 = parts.get(2).map_or(0, |p| p.parse().unwrap_or(0));
+            if m > 59 || sec > 59 {
+                return Ok(Read::Invalid);
+            }
+            let (us, cut) = micros(frac);
+            Ok(Read::Value(
+                (negative, days * 24 + h, m, sec, us),
+                cut.then_some(Level::Note),
+            ))
+        }
+    }
+}
+
+/// CAST(… AS TIME(fsp)).
+fn to_time(input: Input<'_>, fsp: u32) -> Answer {
+    let shown = input.shown();
+    Ok(match time_input(input)? {
+        Read::Value((negative, h, m, s, us), dropped) => {
+            let mut warn = dropped.map(|level| Warn {
+                level,
+                code: &codes::INCORRECT_DATETIME,
+                message: format!("Truncated incorrect time value: '{shown}'"),
+            });
+            let (mut h, mut m, mut s, mut us) = (h, m, s, us);
+            if h > 838 {
+                (h, m, s, us) = (838, 59, 59, 999_999);
+                warn = Some(Warn::warning(
+                    &codes::INCORRECT_DATETIME,
+                    format!("Truncated incorrect time value: '{shown}'"),
+                ));
+            }
+            let unit = 10u32.pow(6 - fsp);
+            let us = us - us % unit;
+            let zero = h == 0 && m == 0 && s == 0 && us == 0;
+            let mut text = format!(
+                "{}{h:02}:{m:02}:{s:02}",
+                if negative && !zero { "-" } else { "" }
+            );
+            if fsp > 0 {
+                let frac = format!("{us:06}");
+                text.push('.');
+                text.push_str(&frac[..fsp as usize]);
+            }
+            (SqlValue::Text(text), warn)
+        }
+        Read::Invalid => (
+            SqlValue::Null,
+            Some(Warn::warning(
+                &codes::INCORRECT_DATETIME,
+                format!("Incorrect time value: '{shown}'"),
+            )),
+        ),
+    })
+}
+
+/// The text of a DECIMAL literal as MySQL prints it: its digits and scale as written.
+fn decimal_literal_text(t: &str) -> String {
+    let (negative, digits) = match t.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let int = int.trim_start_matches('0');
+    let int = if int.is_empty() { "0" } else { int };
+    let zero = int == "0" && frac.bytes().all(|b| b == b'0');
+    let mut s = String::new();
+    if negative && !zero {
+        s.push('-');
+    }
+    s.push_str(int);
+    if !frac.is_empty() {
+        s.push('.');
+        s.push_str(frac);
+    }
+    s
+}
+
+/// CAST(… AS CHAR(n)) and CAST(… AS BINARY(n)).
+fn to_string(input: Input<'_>, length: Option<u32>, binary: bool) -> Answer {
+    let mut bytes: Vec<u8> = match input {
+        Input::Int(i) => i.to_string().into_bytes(),
+        Input::Double(f) => format_double(f).into_bytes(),
+        Input::Decimal(t) => decimal_literal_text(t).into_bytes(),
+        Input::Str(b, _) if binary => b.to_vec(),
+        Input::Str(b, _) => utf8(b)?.as_bytes().to_vec(),
+    };
+    let mut warn = None;
+    if let Some(n) = length {
+        let n = n as usize;
+        let cut_at = if binary {
+            if bytes.len() > n && !bytes.is_ascii() {
+                // MariaDB cuts such text by characters, not bytes; not guessed here.
+                return Err(unsupported(
+                    "CAST of non-ASCII text AS BINARY(n) shorter than it",
+                ));
+            }
+            (bytes.len() > n).then_some(n)
+        } else {
+            std::str::from_utf8(&bytes)
+                .ok()
+                .and_then(|s| s.char_indices().nth(n).map(|(at, _)| at))
+        };
+        if let Some(at) = cut_at {
+            // A warning in MySQL; strict mode turns it into an error in a write only when
+            // the argument was a number (MariaDB checked: a cut string is written).
+            let level = if matches!(input, Input::Str(..)) {
+                Level::Note
+            } else {
+                Level::Warning
+            };
+            warn = Some(Warn {
+                level,
+                code: &codes::INCORRECT_DATETIME,
+                message: format!(
+                    "Truncated incorrect {}({n}) value: '{}'",
+                    if binary { "BINARY" } else { "CHAR" },
+                    input.shown()
+                ),
+            });
+            bytes.truncate(at);
+        }
+        if binary && bytes.len() < n {
+            bytes.resize(n, 0);
+        }
+    }
+    Ok((
+        if binary {
+            SqlValue::Blob(bytes)
+        } else {
+            SqlValue::Text(String::from_utf8(bytes).expect("checked UTF-8"))
+        },
+        warn,
+    ))
+}
+
+/// Registers the cast functions (see the module docs). A refusal, or a warning in a write
+/// statement, fails the statement with its MySQL error, kept in `shared.check_error` for the
+/// engine to report.
+pub(crate) fn register(conn: &Connection, shared: &std::sync::Arc<Shared>) -> rusqlite::Result<()> {
+    let flags = FunctionFlags::SQLITE_UTF8
+        | FunctionFlags::SQLITE_DETERMINISTIC
+        | FunctionFlags::SQLITE_INNOCUOUS;
+    type Conv = fn(Input<'_>, &[i64]) -> Answer;
+    let functions: [(&str, usize, Conv); 8] = [
+        ("xrpc_cast_date", 0, |i, _| to_datetime(i, None)),
+        ("xrpc_cast_datetime", 1, |i, a| {
+            to_datetime(i, Some(a[0] as u32))
+        }),
+        ("xrpc_cast_time", 1, |i, a| to_time(i, a[0] as u32)),
+        ("xrpc_cast_signed", 0, |i, _| to_integer(i, false)),
+        ("xrpc_cast_unsigned", 0, |i, _| to_integer(i, true)),
+        ("xrpc_cast_decimal", 2, |i, a| {
+            to_decimal(i, a[0] as u32, a[1] as u32)
+        }),
+        ("xrpc_cast_char", 1, |i, a| {
+            to_string(i, u32::try_from(a[0]).ok(), false)
+        }),
+        ("xrpc_cast_binary", 1, |i, a| {
+            to_string(i, u32::try_from(a[0]).ok(), true)
+        }),
+    ];
+    for (name, extra, conv) in functions {
+        let s = std::sync::Arc::clone(shared);
+        conn.create_scalar_function(name, 2 + extra as i32, flags, move |ctx: &Context<'_>| {
+            let mut args = [0i64; 2];
+            for (k, arg) in args.iter_mut().enumerate().take(extra) {
+                *arg = ctx.get_raw(1 + k).as_i64().unwrap_or(0);
+            }
+            let mode = ctx.get_raw(1 + extra).as_i64().unwrap_or(0);
+            let Some(input) = Input::of(ctx.get_raw(0), mode) else {
+                return Ok(SqlValue::Null);
+            };
+            let failed = |err: SqlError| {
+                let message = err.message.clone();
+                *s.check_error.lock() = Some(err);
+                rusqlite::Error::UserFunctionError(message.into())
+            };
+            match conv(input, &args[..extra]) {
+                Ok((_, Some(warn))) if warn.level == Level::Warning && mode & MODE_WRITE != 0 => {
+                    Err(failed(SqlError::new(warn.code, warn.message)))
+                }
+                Ok((value, _)) => Ok(value),
+                Err(err) => Err(failed(err)),
+            }
+        })?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rw(sql: &str) -> String {
+        rewrite(sql)
+            .unwrap()
+            .map_or_else(|| sql.to_owned(), |r| r.sql)
+    }
+
+    #[test]
+    fn casts_become_function_calls() {
+        assert_eq!(
+            rw("select cast('2024-02-29' as date), CONVERT(x, DATETIME(3)) from t"),
+            "select xrpc_cast_date('2024-02-29', 1), xrpc_cast_datetime(x, 3, 0) from t"
+        );
+        assert_eq!(
+            rw(
+                "insert into t values (cast(-1.5 as signed), cast(cast(a as char(3)) as unsigned integer))"
+            ),
+            "insert into t values (xrpc_cast_signed('-1.5', 6), xrpc_cast_unsigned(xrpc_cast_char(a, 3, 4), 4))"
+        );
+        assert_eq!(
+            rw("select convert(b using binary), cast(x as decimal(10, 2)), cast(y as integer)"),
+            "select xrpc_cast_binary(b, -1, 0), xrpc_cast_decimal(x, 10, 2, 0), cast(y as integer)"
+        );
+        assert_eq!(rw("select convert(x, double)"), "select CAST(x AS double)");
+        assert_eq!(rw("select 'cast(x as date)'"), "select 'cast(x as date)'");
+        assert!(
+            rewrite("create view v as select cast(x as date) from t")
+                .unwrap()
+                .is_none()
+        );
+        assert_eq!(
+            rewrite("select convert(x using latin1)").unwrap_err().code,
+            codes::NOT_SUPPORTED_YET.code
+        );
+        assert_eq!(
+            rewrite("select cast(x as datetime(7))").unwrap_err().code,
+            codes::PARSE_ERROR.code
+        );
+    }
+
+    #[test]
+    fn whole_casts_in_the_select_list_type_their_columns() {
+        let r = rewrite("select a, cast(b as date), convert(c, signed) as n, cast(d as time) + 1, t.*, cast(e as decimal(5,2)) e from t")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            r.hints,
+            vec![
+                ColumnHint {
+                    at: HintAt::Start(1),
+                    kind: Some(DeclKind::Date),
+                    name: Some("cast(b as date)".into())
+                },
+                ColumnHint {
+                    at: HintAt::Start(2),
+                    kind: Some(Target::Signed.kind()),
+                    name: None
+                },
+                ColumnHint {
+                    at: HintAt::Start(3),
+                    kind: None,
+                    name: Some("cast(d as time) + 1".into())
+                },
+                ColumnHint {
+                    at: HintAt::End(0),
+                    kind: Some(DeclKind::Decimal {
+                        precision: 5,
+                        scale: 2
+                    }),
+                    name: None
+                },
+            ]
+        );
+        assert_eq!(HintAt::End(0).index(7), Some(6));
+        assert!(
+            rewrite("select cast(a as date) from t union select b from u")
+                .unwrap()
+                .unwrap()
+                .hints
+                .is_empty()
+        );
+    }
+
+    fn value(answer: Answer) -> SqlValue {
+        answer.unwrap().0
+    }
+
+    fn s(t: &str) -> Input<'_> {
+        Input::Str(t.as_bytes(), false)
+    }
+
+    #[test]
+    fn dates_read_mysqls_relaxed_formats() {
+        let d = |i| value(to_datetime(i, None));
+        let text = |t: &str| SqlValue::Text(t.to_owned());
+        assert_eq!(d(s("2024-02-29")), text("2024-02-29"));
+        assert_eq!(d(s("2024/2/9")), text("2024-02-09"));
+        assert_eq!(d(s("24-02-29")), text("2024-02-29"));
+        assert_eq!(d(s("99-12-31")), text("1999-12-31"));
+        assert_eq!(d(s("240229")), text("2024-02-29"));
+        assert_eq!(d(s("2024-02-29T10:11:12")), text("2024-02-29"));
+        assert_eq!(d(s("2024-02-30")), SqlValue::Null);
+        assert_eq!(d(s("garbage")), SqlValue::Null);
+        assert_eq!(d(s("0000-00-00")), SqlValue::Null);
+        assert_eq!(d(Input::Int(20240229)), text("2024-02-29"));
+        assert_eq!(d(Input::Int(123)), text("2000-01-23"));
+        assert_eq!(d(Input::Int(0)), SqlValue::Null);
+        let (v, w) = to_datetime(s("2024-02-29x"), None).unwrap();
+        assert_eq!((v, w.unwrap().level), (text("2024-02-29"), Level::Warning));
+        assert_eq!(
+            value(to_datetime(s("2024-02-29 1:2:3.4567891"), Some(6))),
+            text("2024-02-29 01:02:03.456789")
+        );
+        assert_eq!(
+            value(to_datetime(Input::Decimal("20240229123456.5"), Some(1))),
+            text("2024-02-29 12:34:56.5")
+        );
+        assert_eq!(
+            to_datetime(s("2402291"), None).unwrap_err().code,
+            codes::NOT_SUPPORTED_YET.code
+        );
+    }
+
+    #[test]
+    fn integers_round_wrap_and_clamp_as_mysql() {
+        let i = |input, unsigned| value(to_integer(input, unsigned));
+        assert_eq!(i(Input::Decimal("1.9"), false), SqlValue::Integer(2));
+        assert_eq!(i(Input::Decimal("-1.5"), false), SqlValue::Integer(-2));
+        assert_eq!(i(Input::Double(2.5), false), SqlValue::Integer(2));
+        assert_eq!(i(Input::Double(3.5), false), SqlValue::Integer(4));
+        assert_eq!(i(Input::Str(b"1.9", false), false), SqlValue::Integer(1));
+        assert_eq!(i(s(" 12abc"), false), SqlValue::Integer(12));
+        assert_eq!(i(s("abc"), false), SqlValue::Integer(0));
+        assert_eq!(
+            i(Input::Int(-1), true),
+            SqlValue::Text("18446744073709551615".into())
+        );
+        assert_eq!(i(s("18446744073709551615"), false), SqlValue::Integer(-1));
+        assert_eq!(i(Input::Double(1e30), false), SqlValue::Integer(i64::MAX));
+        assert_eq!(i(Input::Double(-1.5), true), SqlValue::Integer(0));
+        assert_eq!(
+            to_integer(Input::Str(b"1.5", true), false)
+                .unwrap_err()
+                .code,
+            codes::NOT_SUPPORTED_YET.code
+        );
+        assert_eq!(i(Input::Str(b"1.4", true), false), SqlValue::Integer(1));
+    }
+
+    #[test]
+    fn decimals_round_and_clamp() {
+        let d = |input, p, s| value(to_decimal(input, p, s));
+        let text = |t: &str| SqlValue::Text(t.to_owned());
+        assert_eq!(d(s("1234.567"), 5, 2), text("999.99"));
+        assert_eq!(d(Input::Decimal("-1234.567"), 5, 2), text("-999.99"));
+        assert_eq!(d(s("1.005"), 5, 2), text("1.01"));
+        assert_eq!(d(s("abc"), 5, 2), text("0.00"));
+        assert_eq!(d(s("1.5x"), 5, 2), text("1.50"));
+        assert_eq!(d(s("1e2"), 5, 2), text("100.00"));
+        assert_eq!(d(Input::Decimal("2.5"), 10, 0), text("3"));
+        assert_eq!(d(Input::Double(-0.001), 5, 2), text("0.00"));
+    }
+
+    #[test]
+    fn strings_print_numbers_as_mysql() {
+        assert_eq!(format_double(1.5e20), "1.5e20");
+        assert_eq!(format_double(1e15), "1e15");
+        assert_eq!(format_double(1e14), "100000000000000");
+        assert_eq!(format_double(1e-7), "0.0000001");
+        assert_eq!(format_double(1e-16), "1e-16");
+        assert_eq!(format_double(-2.5), "-2.5");
+        assert_eq!(format_double(1234567890123456.0), "1.234567890123456e15");
+        let c = |input, n| value(to_string(input, n, false));
+        assert_eq!(c(s("abcdef"), Some(3)), SqlValue::Text("abc".into()));
+        assert_eq!(
+            c(Input::Decimal("01.50"), None),
+            SqlValue::Text("1.50".into())
+        );
+        assert_eq!(
+            value(to_string(s("ab"), Some(4), true)),
+            SqlValue::Blob(b"ab\0\0".to_vec())
+        );
+    }
+
+    #[test]
+    fn times() {
+        let t = |input, fsp| value(to_time(input, fsp));
+        let text = |t: &str| SqlValue::Text(t.to_owned());
+        assert_eq!(t(s("12:34:56"), 0), text("12:34:56"));
+        assert_eq!(t(s("-1 02:03:04.5"), 1), text("-26:03:04.5"));
+        assert_eq!(t(s("123456"), 0), text("12:34:56"));
+        assert_eq!(t(s("2024-02-29 10:11:12"), 0), text("10:11:12"));
+        assert_eq!(t(s("900:00:00"), 0), text("838:59:59"));
+        assert_eq!(t(Input::Int(-5), 0), text("-00:00:05"));
+        assert_eq!(t(s("12:60:00"), 0), SqlValue::Null);
+    }
+}

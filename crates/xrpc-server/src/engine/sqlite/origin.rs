@@ -1,0 +1,248 @@
+//! Where a result column comes from, and the flags its declaration gives it.
+//!
+//! # Design
+//!
+//! SQLite knows, for a result column that is a table column (directly, or through a view or a
+//! subquery), its database, table and column name (`sqlite3_column_database_name`,
+//! `sqlite3_column_table_name`, `sqlite3_column_origin_name`; the bundled SQLite is built with
+//! `SQLITE_ENABLE_COLUMN_METADATA`). rusqlite 0.32 does not expose these, nor a statement's
+//! handle, so [`origins`] finds the statement among the connection's prepared statements
+//! (`sqlite3_next_stmt`) by its SQL text: every statement prepared from the same text on the
+//! same connection has the same result columns and origins, so any match answers.
+//!
+//! The flags come from the table's declaration ([`KeyCache`]): NOT NULL (declared, or a
+//! primary key column, as MySQL reports it), PRIMARY KEY, UNIQUE KEY (a column of a unique
+//! index or UNIQUE constraint), MULTIPLE KEY (the first column of a non-unique index) and
+//! AUTO_INCREMENT (SQLite's rowid alias, which is what MySQL's AUTO_INCREMENT becomes). They
+//! are read with `PRAGMA table_info` and `PRAGMA index_list` / `index_info` and cached per
+//! connection and table until the database's `schema_version` changes.
+//!
+//! SQLite does not report a table's alias: `table` is the table's name, like `original_table`.
+
+use std::collections::HashMap;
+use std::ffi::{CStr, c_char};
+
+use rusqlite::{Connection, ffi};
+
+use crate::engine::mysql::types::x_flags;
+use crate::result::{ColumnInfo, column_flags};
+
+/// A result column's table column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Origin {
+    pub(crate) database: String,
+    pub(crate) table: String,
+    pub(crate) column: String,
+}
+
+/// A C string SQLite returned, copied; `None` for NULL.
+///
+/// # Safety
+/// `p` is NULL or a NUL-terminated string valid for the duration of the call.
+unsafe fn owned(p: *const c_char) -> Option<String> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: not NULL, and NUL-terminated and valid per the caller's contract.
+    Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+}
+
+/// The origins of the `width` result columns of the statement prepared from `sql` on `conn`
+/// (which must be prepared and alive); `None` for an expression column. All `None` when no
+/// such statement is found.
+pub(crate) fn origins(conn: &Connection, sql: &str, width: usize) -> Vec<Option<Origin>> {
+    let mut out = vec![None; width];
+    // SAFETY: `handle` is the live connection, used only by this thread for the duration of
+    // the call (connections are opened NO_MUTEX and owned by one session at a time); the
+    // statement pointers `sqlite3_next_stmt` returns are valid until finalized, which nothing
+    // does during this call; every string SQLite returns is copied before the next call.
+    unsafe {
+        let db = conn.handle();
+        let mut stmt = ffi::sqlite3_next_stmt(db, std::ptr::null_mut());
+        while !stmt.is_null() {
+            let text = ffi::sqlite3_sql(stmt);
+            let same = !text.is_null() && CStr::from_ptr(text).to_bytes() == sql.as_bytes();
+            if same && usize::try_from(ffi::sqlite3_column_count(stmt)) == Ok(width) {
+                for (i, slot) in out.iter_mut().enumerate() {
+                    let i = i as std::ffi::c_int;
+                    let database = owned(ffi::sqlite3_column_database_name(stmt, i));
+                    let table = owned(ffi::sqlite3_column_table_name(stmt, i));
+                    let column = owned(ffi::sqlite3_column_origin_name(stmt, i));
+                    if let (Some(database), Some(table), Some(column)) = (database, table, column) {
+                        *slot = Some(Origin {
+                            database,
+                            table,
+                            column,
+                        });
+                    }
+                }
+                return out;
+            }
+            stmt = ffi::sqlite3_next_stmt(db, stmt);
+        }
+    }
+    out
+}
+
+/// Column flags per table, read from the declarations (see the module docs).
+#[derive(Debug, Default)]
+pub(crate) struct KeyCache {
+    /// (database, table) → (schema_version read at, column name lowercased → flags).
+    tables: HashMap<(String, String), (i64, HashMap<String, u32>)>,
+}
+
+impl KeyCache {
+    /// Fills `table`, `original_table`, `original_name`, `schema` and the flags of every
+    /// column with an origin.
+    pub(crate) fn apply(
+        &mut self,
+        conn: &Connection,
+        origins: &[Option<Origin>],
+        infos: &mut [ColumnInfo],
+    ) {
+        // Each database's schema_version, read once per result.
+        let mut versions: Vec<(&str, i64)> = Vec::new();
+        for (origin, info) in origins.iter().zip(infos.iter_mut()) {
+            let Some(origin) = origin else { continue };
+            info.table.clone_from(&origin.table);
+            info.original_table.clone_from(&origin.table);
+            info.original_name.clone_from(&origin.column);
+            info.schema.clone_from(&origin.database);
+            let version = match versions.iter().find(|(db, _)| *db == origin.database) {
+                Some(&(_, v)) => v,
+                None => {
+                    let v = schema_version(conn, &origin.database);
+                    versions.push((&origin.database, v));
+                    v
+                }
+            };
+            info.flags |= self.flags(conn, origin, version);
+        }
+    }
+
+    fn flags(&mut self, conn: &Connection, origin: &Origin, version: i64) -> u32 {
+        let key = (origin.database.clone(), origin.table.clone());
+        let fresh = self
+            .tables
+            .get(&key)
+            .is_some_and(|(v, _)| *v == version && version >= 0);
+        if !fresh {
+            let flags = read_flags(conn, &origin.database, &origin.table).unwrap_or_default();
+            self.tables.insert(key.clone(), (version, flags));
+        }
+        self.tables
+            .get(&key)
+            .and_then(|(_, flags)| flags.get(&origin.column.to_lowercase()).copied())
+            .unwrap_or(0)
+    }
+}
+
+/// A database's `schema_version` (-1 when it cannot be read, which never matches a cache).
+fn schema_version(conn: &Connection, database: &str) -> i64 {
+    conn.prepare_cached(&format!(
+        "PRAGMA {}.schema_version",
+        super::strict::ident(database)
+    ))
+    .and_then(|mut stmt| stmt.query_row([], |row| row.get(0)))
+    .unwrap_or(-1)
+}
+
+/// Every column's flags in one table.
+fn read_flags(
+    conn: &Connection,
+    database: &str,
+    table: &str,
+) -> rusqlite::Result<HashMap<String, u32>> {
+    let q = |s: &str| super::strict::ident(s);
+    // (name, declared type, notnull, pk position)
+    let columns: Vec<(String, String, bool, i64)> = conn
+        .prepare(&format!("PRAGMA {}.table_info({})", q(database), q(table)))?
+        .query_map([], |row| {
+            Ok((row.get(1)?, row.get(2)?, row.get(3)?, row.get(5)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut flags: HashMap<String, u32> = HashMap::new();
+    let keys = columns.iter().filter(|c| c.3 > 0).count();
+    for (name, decl, not_null, pk) in &columns {
+        let mut f = 0;
+        if *not_null || *pk > 0 {
+            f |= column_flags::NOT_NULL;
+        }
+        if *pk > 0 {
+            f |= column_flags::PRIMARY_KEY;
+            if keys == 1 && decl.eq_ignore_ascii_case("INTEGER") {
+                f |= x_flags::AUTO_INCREMENT;
+            }
+        }
+        flags.insert(name.to_lowercase(), f);
+    }
+    // (index name, unique, origin: c CREATE INDEX, u UNIQUE, pk PRIMARY KEY)
+    let indexes: Vec<(String, bool, String)> = conn
+        .prepare(&format!("PRAGMA {}.index_list({})", q(database), q(table)))?
+        .query_map([], |row| Ok((row.get(1)?, row.get(2)?, row.get(3)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    for (index, unique, origin) in indexes {
+        if origin == "pk" {
+            continue;
+        }
+        let members: Vec<Option<String>> = conn
+            .prepare(&format!("PRAGMA {}.index_info({})", q(database), q(&index)))?
+            .query_map([], |row| row.get(2))?
+            .collect::<rusqlite::Result<_>>()?;
+        for (position, member) in members.iter().enumerate() {
+            let Some(member) = member else { continue };
+            let entry = flags.entry(member.to_lowercase()).or_default();
+            if unique {
+                *entry |= x_flags::UNIQUE_KEY;
+            } else if position == 0 {
+                *entry |= x_flags::MULTIPLE_KEY;
+            }
+        }
+    }
+    Ok(flags)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_columns_have_origins_and_flags() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "create table t (id INTEGER PRIMARY KEY, a INT NOT NULL, b TEXT UNIQUE, c INT);
+             create index tc on t (c, a);",
+        )
+        .unwrap();
+        let sql = "select id, a, b, c, c + 1 as e from t x";
+        let stmt = conn.prepare(sql).unwrap();
+        let found = origins(&conn, sql, 5);
+        drop(stmt);
+        let names: Vec<Option<&str>> = found
+            .iter()
+            .map(|o| o.as_ref().map(|o| o.column.as_str()))
+            .collect();
+        assert_eq!(names, [Some("id"), Some("a"), Some("b"), Some("c"), None]);
+        assert_eq!(found[0].as_ref().unwrap().table, "t");
+        assert_eq!(found[0].as_ref().unwrap().database, "main");
+        let mut cache = KeyCache::default();
+        let mut infos: Vec<ColumnInfo> =
+            (0..5).map(|i| ColumnInfo::text(format!("c{i}"))).collect();
+        cache.apply(&conn, &found, &mut infos);
+        let flags: Vec<u32> = infos.iter().map(|i| i.flags).collect();
+        assert_eq!(
+            flags,
+            [
+                column_flags::NOT_NULL | column_flags::PRIMARY_KEY | x_flags::AUTO_INCREMENT,
+                column_flags::NOT_NULL,
+                x_flags::UNIQUE_KEY,
+                x_flags::MULTIPLE_KEY,
+                0
+            ]
+        );
+        assert_eq!(infos[1].original_table, "t");
+        assert_eq!(infos[1].original_name, "a");
+        // A statement that is not prepared has no origins.
+        assert_eq!(origins(&conn, "select a from t", 1), [None]);
+    }
+}
