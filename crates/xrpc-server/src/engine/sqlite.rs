@@ -1183,10 +1183,9 @@ impl SqliteConn {
         let has_result_set = stmt.column_count() > 0;
         if has_result_set {
             let schema = self.shared.schema.lock().clone();
-            let origins = origin::origins(&self.conn, sql, stmt.column_count());
             let columns = Columns {
                 hints,
-                origins: &origins,
+                sql,
                 keys: &mut self.keys,
                 conn: &self.conn,
             };
@@ -1507,7 +1506,8 @@ impl SqliteConn {
 /// and the flags of their tables.
 struct Columns<'a> {
     hints: &'a [cast::ColumnHint],
-    origins: &'a [Option<origin::Origin>],
+    /// The statement's text, by which its column origins are found and cached.
+    sql: &'a str,
     keys: &'a mut origin::KeyCache,
     conn: &'a Connection,
 }
@@ -1562,9 +1562,7 @@ fn stream(
         plans[index].info.schema.clear();
     }
     let mut infos: Vec<_> = plans.iter().map(|p| p.info.clone()).collect();
-    columns
-        .keys
-        .apply(columns.conn, columns.origins, &mut infos);
+    columns.keys.decorate(columns.conn, columns.sql, &mut infos);
     let convs: Vec<Conv> = plans.iter().map(|p| p.conv).collect();
     sink.metadata(&infos)?;
     let convert = |index: usize, row: u64, value: ValueRef<'_>| {

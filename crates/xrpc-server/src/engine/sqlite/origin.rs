@@ -15,7 +15,10 @@
 //! index or UNIQUE constraint), MULTIPLE KEY (the first column of a non-unique index) and
 //! AUTO_INCREMENT (SQLite's rowid alias, which is what MySQL's AUTO_INCREMENT becomes). They
 //! are read with `PRAGMA table_info` and `PRAGMA index_list` / `index_info` and cached per
-//! connection and table until the database's `schema_version` changes.
+//! connection and table until the database's `schema_version` changes. What a statement's
+//! columns got is cached by its SQL text too, checked against the `schema_version` of each
+//! database its columns come from, so a repeated statement does not search the prepared
+//! statements again.
 //!
 //! SQLite does not report a table's alias: `table` is the table's name, like `original_table`.
 
@@ -84,39 +87,77 @@ pub(crate) fn origins(conn: &Connection, sql: &str, width: usize) -> Vec<Option<
     out
 }
 
-/// Column flags per table, read from the declarations (see the module docs).
+/// Column flags per table, read from the declarations (see the module docs), and what a
+/// statement's columns got from them, per SQL text.
 #[derive(Debug, Default)]
 pub(crate) struct KeyCache {
     /// (database, table) → (schema_version read at, column name lowercased → flags).
     tables: HashMap<(String, String), (i64, HashMap<String, u32>)>,
+    /// SQL text → its columns' origins and flags, with the `schema_version` of each database
+    /// they come from: a repeated statement costs one `schema_version` read per database
+    /// instead of a search of the prepared statements and a table lookup per column.
+    statements: HashMap<String, Decoration>,
 }
 
+/// What [`KeyCache::decorate`] adds to one statement's columns.
+#[derive(Debug, Clone)]
+struct Decoration {
+    versions: Vec<(String, i64)>,
+    columns: Vec<Option<(Origin, u32)>>,
+}
+
+/// Statements whose decoration is kept; the cache starts over when it is full.
+const MAX_DECORATED_STATEMENTS: usize = 1024;
+
 impl KeyCache {
-    /// Fills `table`, `original_table`, `original_name`, `schema` and the flags of every
-    /// column with an origin.
-    pub(crate) fn apply(
-        &mut self,
-        conn: &Connection,
-        origins: &[Option<Origin>],
-        infos: &mut [ColumnInfo],
-    ) {
-        // Each database's schema_version, read once per result.
-        let mut versions: Vec<(&str, i64)> = Vec::new();
-        for (origin, info) in origins.iter().zip(infos.iter_mut()) {
-            let Some(origin) = origin else { continue };
-            info.table.clone_from(&origin.table);
-            info.original_table.clone_from(&origin.table);
-            info.original_name.clone_from(&origin.column);
-            info.schema.clone_from(&origin.database);
-            let version = match versions.iter().find(|(db, _)| *db == origin.database) {
-                Some(&(_, v)) => v,
-                None => {
-                    let v = schema_version(conn, &origin.database);
-                    versions.push((&origin.database, v));
-                    v
+    /// Fills `table`, `original_table`, `original_name`, `schema` and the flags of the columns
+    /// of the statement prepared from `sql` on `conn` (which must be prepared and alive).
+    pub(crate) fn decorate(&mut self, conn: &Connection, sql: &str, infos: &mut [ColumnInfo]) {
+        let cached = self.statements.get(sql).filter(|d| {
+            d.columns.len() == infos.len()
+                && d.versions
+                    .iter()
+                    .all(|(db, v)| *v >= 0 && schema_version(conn, db) == *v)
+        });
+        let decoration = match cached {
+            Some(decoration) => decoration.clone(),
+            None => {
+                let origins = origins(conn, sql, infos.len());
+                let mut versions: Vec<(String, i64)> = Vec::new();
+                let mut columns = Vec::with_capacity(origins.len());
+                for origin in origins {
+                    let Some(origin) = origin else {
+                        columns.push(None);
+                        continue;
+                    };
+                    let version = match versions.iter().find(|(db, _)| *db == origin.database) {
+                        Some(&(_, v)) => v,
+                        None => {
+                            let v = schema_version(conn, &origin.database);
+                            versions.push((origin.database.clone(), v));
+                            v
+                        }
+                    };
+                    let flags = self.flags(conn, &origin, version);
+                    columns.push(Some((origin, flags)));
                 }
+                let decoration = Decoration { versions, columns };
+                if self.statements.len() >= MAX_DECORATED_STATEMENTS {
+                    self.statements.clear();
+                }
+                self.statements.insert(sql.to_owned(), decoration.clone());
+                decoration
+            }
+        };
+        for (column, info) in decoration.columns.into_iter().zip(infos.iter_mut()) {
+            let Some((origin, flags)) = column else {
+                continue;
             };
-            info.flags |= self.flags(conn, origin, version);
+            info.table.clone_from(&origin.table);
+            info.original_table = origin.table;
+            info.original_name = origin.column;
+            info.schema = origin.database;
+            info.flags |= flags;
         }
     }
 
@@ -217,7 +258,6 @@ mod tests {
         let sql = "select id, a, b, c, c + 1 as e from t x";
         let stmt = conn.prepare(sql).unwrap();
         let found = origins(&conn, sql, 5);
-        drop(stmt);
         let names: Vec<Option<&str>> = found
             .iter()
             .map(|o| o.as_ref().map(|o| o.column.as_str()))
@@ -228,7 +268,8 @@ mod tests {
         let mut cache = KeyCache::default();
         let mut infos: Vec<ColumnInfo> =
             (0..5).map(|i| ColumnInfo::text(format!("c{i}"))).collect();
-        cache.apply(&conn, &found, &mut infos);
+        cache.decorate(&conn, sql, &mut infos);
+        drop(stmt);
         let flags: Vec<u32> = infos.iter().map(|i| i.flags).collect();
         assert_eq!(
             flags,
@@ -244,5 +285,19 @@ mod tests {
         assert_eq!(infos[1].original_name, "a");
         // A statement that is not prepared has no origins.
         assert_eq!(origins(&conn, "select a from t", 1), [None]);
+        // The decoration is kept per SQL text: found again without the statement prepared,
+        // until the schema changes.
+        let mut again: Vec<ColumnInfo> =
+            (0..5).map(|i| ColumnInfo::text(format!("c{i}"))).collect();
+        cache.decorate(&conn, sql, &mut again);
+        assert_eq!(again[1].original_name, "a");
+        conn.execute_batch("create table u (x int)").unwrap();
+        let mut after_ddl: Vec<ColumnInfo> =
+            (0..5).map(|i| ColumnInfo::text(format!("c{i}"))).collect();
+        cache.decorate(&conn, sql, &mut after_ddl);
+        assert_eq!(
+            after_ddl[1].original_name, "",
+            "looked up again, and not prepared now"
+        );
     }
 }
