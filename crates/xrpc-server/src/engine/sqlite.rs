@@ -1308,7 +1308,32 @@ impl EngineConn for SqliteConn {
         schema: Option<&str>,
         table: &str,
     ) -> Result<crate::plan::TableShape, SqlError> {
-        crate::plan::catalog::describe_sqlite(self, schema, table)
+        // The node's own PRAGMAs: run uncached and outside the client check (see
+        // `authorizer`), so a client can neither run them nor reuse their statements.
+        let conn = &self.conn;
+        let map = |err| map_error(err, false);
+        let mut pragma_rows = |sql: &str| -> Result<Vec<Vec<Value>>, SqlError> {
+            let mut stmt = conn.prepare(sql).map_err(map)?;
+            let width = stmt.column_count();
+            let mut rows = stmt.raw_query();
+            let mut out = Vec::new();
+            while let Some(row) = rows.next().map_err(map)? {
+                let mut values = Vec::with_capacity(width);
+                for index in 0..width {
+                    values.push(match row.get_ref(index).map_err(map)? {
+                        ValueRef::Null => Value::Null,
+                        ValueRef::Integer(i) => Value::Sint(i),
+                        ValueRef::Real(f) => Value::Double(f),
+                        ValueRef::Text(t) | ValueRef::Blob(t) => {
+                            Value::Bytes(bytes::Bytes::copy_from_slice(t))
+                        }
+                    });
+                }
+                out.push(values);
+            }
+            Ok(out)
+        };
+        crate::plan::catalog::describe_sqlite(&mut pragma_rows, schema, table)
     }
 
     fn opened_at(&self) -> Instant {

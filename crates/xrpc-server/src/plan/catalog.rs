@@ -208,18 +208,20 @@ fn literal(text: &str) -> String {
 }
 
 /// Describes a table of the SQLite engine; see the module docs.
+///
+/// `pragma_rows` runs one PRAGMA as the node's own statement and returns its rows: clients may
+/// not run PRAGMAs (see `engine/sqlite/authorizer.rs`), so the engine runs them outside the
+/// client check.
 pub fn describe_sqlite(
-    conn: &mut (impl EngineConn + ?Sized),
+    pragma_rows: &mut dyn FnMut(&str) -> Result<Vec<Vec<Value>>, SqlError>,
     schema: Option<&str>,
     name: &str,
 ) -> Result<TableShape, SqlError> {
     let prefix = schema
         .map(|s| format!("{}.", super::quote(s)))
         .unwrap_or_default();
-    let columns = rows_of(
-        conn,
+    let columns = pragma_rows(
         &format!("PRAGMA {prefix}table_info({})", literal(name)),
-        &[],
     )
     .map_err(|err| {
         // MySQL reads a table of an unknown database as an unknown table.
@@ -247,10 +249,8 @@ pub fn describe_sqlite(
     let primary_key =
         (!primary.is_empty()).then(|| primary.into_iter().map(|(_, c)| c).collect::<Vec<_>>());
     // index_list: seq, name, unique, origin, partial.
-    let list = rows_of(
-        conn,
+    let list = pragma_rows(
         &format!("PRAGMA {prefix}index_list({})", literal(name)),
-        &[],
     )?;
     let mut indexes: Vec<IndexShape> = Vec::new();
     let mut autoindexes: Vec<Vec<String>> = Vec::new();
@@ -263,10 +263,8 @@ pub fn describe_sqlite(
             continue;
         }
         // index_info: seqno, cid, name (NULL for an expression).
-        let parts = rows_of(
-            conn,
+        let parts = pragma_rows(
             &format!("PRAGMA {prefix}index_info({})", literal(&index)),
-            &[],
         )?;
         let mut seq_columns: Vec<(i64, Option<String>)> = parts
             .iter()
