@@ -26,11 +26,25 @@ pub(super) fn skip_space_and_comments(mut s: &str) -> &str {
     }
 }
 
-pub(super) fn contains_ignore_case(haystack: &str, needle: &str) -> bool {
-    haystack
-        .as_bytes()
-        .windows(needle.len())
-        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+///
+/// Statements can be tens of megabytes (a long string literal), and this runs on every one of
+/// them in several places, so it compares only where the needle's first byte appears, rather
+/// than at every window.
+pub(crate) fn contains_ignore_case(haystack: &str, needle: &str) -> bool {
+    let (haystack, needle) = (haystack.as_bytes(), needle.as_bytes());
+    let Some(&first) = needle.first() else {
+        return true;
+    };
+    if haystack.len() < needle.len() {
+        return false;
+    }
+    let last_start = haystack.len() - needle.len();
+    let first = first.to_ascii_lowercase();
+    haystack[..=last_start]
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.to_ascii_lowercase() == first)
+        .any(|(at, _)| haystack[at..at + needle.len()].eq_ignore_ascii_case(needle))
 }
 
 /// A token of admin SQL.
@@ -121,6 +135,18 @@ fn quoted(s: &str, quote: char) -> Result<(String, &str), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn contains_ignore_case_finds_the_needle_anywhere() {
+        assert!(contains_ignore_case(
+            "select * from Information_Schema.tables",
+            "INFORMATION_SCHEMA"
+        ));
+        assert!(contains_ignore_case("cast", "CAST"));
+        assert!(!contains_ignore_case("cas", "cast"));
+        assert!(!contains_ignore_case("select 'cas t'", "cast"));
+        assert!(contains_ignore_case("anything", ""));
+    }
 
     #[test]
     fn lexer_handles_comments_quotes_and_escapes() {

@@ -220,17 +220,15 @@ pub fn describe_sqlite(
     let prefix = schema
         .map(|s| format!("{}.", super::quote(s)))
         .unwrap_or_default();
-    let columns = pragma_rows(
-        &format!("PRAGMA {prefix}table_info({})", literal(name)),
-    )
-    .map_err(|err| {
-        // MySQL reads a table of an unknown database as an unknown table.
-        if err.message.starts_with("unknown database") {
-            no_such_table(schema, name)
-        } else {
-            err
-        }
-    })?;
+    let columns =
+        pragma_rows(&format!("PRAGMA {prefix}table_info({})", literal(name))).map_err(|err| {
+            // MySQL reads a table of an unknown database as an unknown table.
+            if err.message.starts_with("unknown database") {
+                no_such_table(schema, name)
+            } else {
+                err
+            }
+        })?;
     if columns.is_empty() {
         return Err(no_such_table(schema, name));
     }
@@ -249,9 +247,7 @@ pub fn describe_sqlite(
     let primary_key =
         (!primary.is_empty()).then(|| primary.into_iter().map(|(_, c)| c).collect::<Vec<_>>());
     // index_list: seq, name, unique, origin, partial.
-    let list = pragma_rows(
-        &format!("PRAGMA {prefix}index_list({})", literal(name)),
-    )?;
+    let list = pragma_rows(&format!("PRAGMA {prefix}index_list({})", literal(name)))?;
     let mut indexes: Vec<IndexShape> = Vec::new();
     let mut autoindexes: Vec<Vec<String>> = Vec::new();
     for row in &list {
@@ -263,9 +259,7 @@ pub fn describe_sqlite(
             continue;
         }
         // index_info: seqno, cid, name (NULL for an expression).
-        let parts = pragma_rows(
-            &format!("PRAGMA {prefix}index_info({})", literal(&index)),
-        )?;
+        let parts = pragma_rows(&format!("PRAGMA {prefix}index_info({})", literal(&index)))?;
         let mut seq_columns: Vec<(i64, Option<String>)> = parts
             .iter()
             .map(|p| {

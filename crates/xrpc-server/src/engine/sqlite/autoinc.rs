@@ -65,11 +65,7 @@ fn unsupported(what: &str) -> SqlError {
 /// The rewritten `CREATE TABLE` and the AUTO_INCREMENT column's name; `Ok(None)` when the
 /// statement has no AUTO_INCREMENT column.
 pub(crate) fn rewrite(sql: &str) -> Result<Option<(String, String)>, SqlError> {
-    if !sql
-        .as_bytes()
-        .windows(14)
-        .any(|w| w.eq_ignore_ascii_case(b"AUTO_INCREMENT"))
-    {
+    if !crate::admin::lex::contains_ignore_case(sql, "AUTO_INCREMENT") {
         return Ok(None);
     }
     let Some(toks) = tokens(sql) else {

@@ -318,9 +318,8 @@ fn unsupported(what: &str) -> SqlError {
 
 /// Whether `sql` may hold a cast (cheap test before tokenising).
 fn may_cast(sql: &str) -> bool {
-    sql.as_bytes()
-        .windows(4)
-        .any(|w| w.eq_ignore_ascii_case(b"cast") || w.eq_ignore_ascii_case(b"conv"))
+    use crate::admin::lex::contains_ignore_case;
+    contains_ignore_case(sql, "cast") || contains_ignore_case(sql, "convert")
 }
 
 /// Rewrites the statement's casts into function calls and finds the result columns they type

@@ -1422,9 +1422,7 @@ fn no_such_table(db: &str, table: &str) -> SqlError {
 
 /// Whether a statement reads the catalog, so `information_schema` must be rebuilt first.
 pub(crate) fn mentions_information_schema(sql: &str) -> bool {
-    sql.as_bytes()
-        .windows(INFORMATION_SCHEMA.len())
-        .any(|w| w.eq_ignore_ascii_case(INFORMATION_SCHEMA.as_bytes()))
+    crate::admin::lex::contains_ignore_case(sql, INFORMATION_SCHEMA)
 }
 
 #[cfg(test)]

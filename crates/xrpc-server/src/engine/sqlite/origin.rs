@@ -109,6 +109,10 @@ struct Decoration {
 /// Statements whose decoration is kept; the cache starts over when it is full.
 const MAX_DECORATED_STATEMENTS: usize = 1024;
 
+/// The longest SQL text kept as a key: a statement can be tens of megabytes (a long literal),
+/// and such a one is not worth holding on to.
+const MAX_DECORATED_SQL_LEN: usize = 16 << 10;
+
 impl KeyCache {
     /// Fills `table`, `original_table`, `original_name`, `schema` and the flags of the columns
     /// of the statement prepared from `sql` on `conn` (which must be prepared and alive).
@@ -142,10 +146,12 @@ impl KeyCache {
                     columns.push(Some((origin, flags)));
                 }
                 let decoration = Decoration { versions, columns };
-                if self.statements.len() >= MAX_DECORATED_STATEMENTS {
-                    self.statements.clear();
+                if sql.len() <= MAX_DECORATED_SQL_LEN {
+                    if self.statements.len() >= MAX_DECORATED_STATEMENTS {
+                        self.statements.clear();
+                    }
+                    self.statements.insert(sql.to_owned(), decoration.clone());
                 }
-                self.statements.insert(sql.to_owned(), decoration.clone());
                 decoration
             }
         };

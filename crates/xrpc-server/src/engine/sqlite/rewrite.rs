@@ -331,11 +331,7 @@ const MYSQL_ONLY_CASTS: &[&str] = &[
 /// differently, as written (`CAST … AS DATE`); `None` when there is none. The engine refuses
 /// such statements (1235) rather than return a wrong value.
 pub(crate) fn mysql_only_cast(sql: &str) -> Option<String> {
-    if !sql
-        .as_bytes()
-        .windows(4)
-        .any(|w| w.eq_ignore_ascii_case(b"cast"))
-    {
+    if !crate::admin::lex::contains_ignore_case(sql, "cast") {
         return None;
     }
     let tokens = tokens(sql)?;
