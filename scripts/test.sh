@@ -46,6 +46,11 @@ log "cargo doc (intra-doc links must resolve)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 
 log "cargo test"
+# The property tests (proptest) walk one fixed sequence of cases here, so that a run can be
+# repeated exactly; `cargo test` on its own explores a new sequence each time, and
+# PROPTEST_RNG_SEED=<n> bash scripts/test.sh walks another fixed one. A case an exploring run
+# finds is fixed in the code, not skipped by changing this seed.
+export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261123}"
 cargo test --workspace --locked
 
 log "the tokio client transport (feature async): lints and tests against a real node"

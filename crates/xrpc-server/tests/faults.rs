@@ -405,9 +405,17 @@ fn disk_full_keeps_reads() {
         client.query(2, "select count(*) from t").scalar(),
         &Value::Sint(written - 4)
     );
-    let check = client.query(1, "PRAGMA integrity_check");
-    assert!(check.error.is_none(), "{:?}", check.error);
-    assert_eq!(common::text(check.scalar()), "ok");
+    // PRAGMA is not for clients (the authorizer refuses it): the file is checked directly, as
+    // an operator would, while the node still has it open.
+    let file = rusqlite::Connection::open_with_flags(
+        node.dir.path().join("xrpc.db"),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    let check: String = file
+        .query_row("PRAGMA integrity_check", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
 }
 
 /// What `xrpc-server` did with a damaged database file: its exit status and its stderr.

@@ -1186,6 +1186,7 @@ impl SqliteConn {
             let columns = Columns {
                 hints,
                 sql,
+                guard: &guard,
                 keys: &mut self.keys,
                 conn: &self.conn,
             };
@@ -1533,6 +1534,8 @@ struct Columns<'a> {
     hints: &'a [cast::ColumnHint],
     /// The statement's text, by which its column origins are found and cached.
     sql: &'a str,
+    /// The client check, lifted while the origins' PRAGMAs run.
+    guard: &'a authorizer::Guard,
     keys: &'a mut origin::KeyCache,
     conn: &'a Connection,
 }
@@ -1587,7 +1590,14 @@ fn stream(
         plans[index].info.schema.clear();
     }
     let mut infos: Vec<_> = plans.iter().map(|p| p.info.clone()).collect();
-    columns.keys.decorate(columns.conn, columns.sql, &mut infos);
+    let Columns {
+        guard,
+        keys,
+        conn,
+        sql,
+        ..
+    } = columns;
+    guard.as_node(|| keys.decorate(conn, sql, &mut infos));
     let convs: Vec<Conv> = plans.iter().map(|p| p.conv).collect();
     sink.metadata(&infos)?;
     let convert = |index: usize, row: u64, value: ValueRef<'_>| {

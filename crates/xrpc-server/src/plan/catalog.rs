@@ -207,13 +207,16 @@ fn literal(text: &str) -> String {
     format!("'{}'", text.replace('\'', "''"))
 }
 
+/// Runs one PRAGMA as the node's own statement and returns its rows.
+pub type PragmaRows<'a> = dyn FnMut(&str) -> Result<Vec<Vec<Value>>, SqlError> + 'a;
+
 /// Describes a table of the SQLite engine; see the module docs.
 ///
 /// `pragma_rows` runs one PRAGMA as the node's own statement and returns its rows: clients may
 /// not run PRAGMAs (see `engine/sqlite/authorizer.rs`), so the engine runs them outside the
 /// client check.
 pub fn describe_sqlite(
-    pragma_rows: &mut dyn FnMut(&str) -> Result<Vec<Vec<Value>>, SqlError>,
+    pragma_rows: &mut PragmaRows<'_>,
     schema: Option<&str>,
     name: &str,
 ) -> Result<TableShape, SqlError> {

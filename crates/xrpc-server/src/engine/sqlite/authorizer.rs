@@ -55,6 +55,16 @@ impl Guard {
     pub(crate) fn take_refusal(&self) -> Option<SqlError> {
         self.refused.lock().take()
     }
+
+    /// Runs `f`, the node's own statements, with the client check lifted, then puts the check
+    /// back as it was: the metadata PRAGMAs the engine reads while a client's result streams
+    /// (see `origin`). Such statements must be prepared uncached, like every node statement.
+    pub(crate) fn as_node<R>(&self, f: impl FnOnce() -> R) -> R {
+        let was_client = self.client.swap(false, Ordering::AcqRel);
+        let out = f();
+        self.client.store(was_client, Ordering::Release);
+        out
+    }
 }
 
 /// Marks the statement compiled or stepped while it lives as a client's.

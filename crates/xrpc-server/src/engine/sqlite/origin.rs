@@ -115,7 +115,8 @@ const MAX_DECORATED_SQL_LEN: usize = 16 << 10;
 
 impl KeyCache {
     /// Fills `table`, `original_table`, `original_name`, `schema` and the flags of the columns
-    /// of the statement prepared from `sql` on `conn` (which must be prepared and alive).
+    /// of the statement prepared from `sql` on `conn` (which must be prepared and alive). Runs
+    /// PRAGMAs: call it with the client check lifted (`authorizer::Guard::as_node`).
     pub(crate) fn decorate(&mut self, conn: &Connection, sql: &str, infos: &mut [ColumnInfo]) {
         let cached = self.statements.get(sql).filter(|d| {
             d.columns.len() == infos.len()
@@ -186,7 +187,9 @@ impl KeyCache {
 
 /// A database's `schema_version` (-1 when it cannot be read, which never matches a cache).
 fn schema_version(conn: &Connection, database: &str) -> i64 {
-    conn.prepare_cached(&format!(
+    // Uncached: a node statement in the cache could be reused by a client sending its text,
+    // without the authorizer's check (see `authorizer`).
+    conn.prepare(&format!(
         "PRAGMA {}.schema_version",
         super::strict::ident(database)
     ))
