@@ -443,6 +443,13 @@ def main():
     w("\n".join(cmds).replace(root, ""))
     w("```")
     w("")
+    # Sections other bench/ scripts wrote (bench/binlog-cost.sh), kept across regenerations.
+    for extra in ["binlog-cost.md"]:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", extra)
+        if os.path.exists(path):
+            with open(path) as f:
+                w(f.read().rstrip())
+            w("")
     w(METHOD)
     text = "\n".join(L).rstrip() + "\n"
     with open(a.out, "w") as f:
