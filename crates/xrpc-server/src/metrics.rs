@@ -590,6 +590,16 @@ mod tests {
                     closed_at_once = true;
                     break;
                 }
+                // Closed with our request unread: the kernel answers with a reset, not an EOF.
+                Err(err)
+                    if matches!(
+                        err.kind(),
+                        std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe
+                    ) =>
+                {
+                    closed_at_once = true;
+                    break;
+                }
                 _ => {}
             }
         }
