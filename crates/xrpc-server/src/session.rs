@@ -482,23 +482,10 @@ impl Session {
                 return;
             }
         };
-        let token = if self.auto_commit {
-            -1
-        } else {
-            stmt.token.unwrap_or(-1)
-        };
-        let chunk = !self.auto_commit
-            && stmt
-                .chunk_result
-                .unwrap_or_else(|| node.vars.chunk_result_default());
+        let (token, chunk) = self.result_mode(node, stmt.token, stmt.chunk_result);
         let schema = stmt.schema_name.clone().filter(|s| !s.is_empty());
         self.run_cascading(conn, node, stmt.reset_error, |session, out| {
-            if token < -1 {
-                return Err(SqlError::new(
-                    &codes::INVALID_TOKEN,
-                    format!("token must be -1 or at least 0, got {token}"),
-                ));
-            }
+            session.begin_flow(token)?;
             let sql = std::str::from_utf8(&text).map_err(|_| {
                 SqlError::new(&codes::WRONG_ARGUMENTS, "statement is not valid UTF-8")
             })?;
@@ -507,7 +494,6 @@ impl Session {
                 .iter()
                 .map(value_of_arg)
                 .collect::<Result<Vec<_>, _>>()?;
-            session.flow.begin(token);
             let conn = out.conn;
             let mut encoder = ResultEncoder::new(out, node.format, session.sid, chunk);
             let summary =
@@ -515,6 +501,33 @@ impl Session {
             encoder.finish_result(&summary).map_err(SqlError::from)?;
             Ok(())
         });
+    }
+
+    /// The token and the chunk mode a result request asks for: an auto-commit sid always gets
+    /// rows without flow control.
+    fn result_mode(
+        &self,
+        node: &NodeShared,
+        token: Option<i32>,
+        chunk_result: Option<bool>,
+    ) -> (i32, bool) {
+        if self.auto_commit {
+            return (-1, false);
+        }
+        let chunk = chunk_result.unwrap_or_else(|| node.vars.chunk_result_default());
+        (token.unwrap_or(-1), chunk)
+    }
+
+    /// Checks a request's token (-1 for none, else at least 0) and starts flow control with it.
+    fn begin_flow(&self, token: i32) -> Result<(), SqlError> {
+        if token < -1 {
+            return Err(SqlError::new(
+                &codes::INVALID_TOKEN,
+                format!("token must be -1 or at least 0, got {token}"),
+            ));
+        }
+        self.flow.begin(token);
+        Ok(())
     }
 
     /// EXEC_PLAN_READ: the plan (or the one cached under its digest) is compiled into one SQL
@@ -575,26 +588,12 @@ impl Session {
             self.run_cascading(conn, node, request.reset_error, |_, _| Err(err));
             return;
         }
-        let token = if self.auto_commit {
-            -1
-        } else {
-            request.token.unwrap_or(-1)
-        };
-        let chunk = !self.auto_commit
-            && request
-                .chunk_result
-                .unwrap_or_else(|| node.vars.chunk_result_default());
+        let (token, chunk) = self.result_mode(node, request.token, request.chunk_result);
         let compact = request.compact_metadata == Some(true);
         let feedback = request.feed_back == Some(true);
         let params = request.parameters;
         self.run_cascading(conn, node, request.reset_error, |session, out| {
-            if token < -1 {
-                return Err(SqlError::new(
-                    &codes::INVALID_TOKEN,
-                    format!("token must be -1 or at least 0, got {token}"),
-                ));
-            }
-            session.flow.begin(token);
+            session.begin_flow(token)?;
             let conn = out.conn;
             let mut encoder =
                 ResultEncoder::new(out, node.format, session.sid, chunk).compact_metadata(compact);
@@ -609,7 +608,7 @@ impl Session {
                     };
                     let compiled = crate::plan::compile(&plan, &params, &mut catalog)?;
                     index = compiled.index;
-                    engine.execute(&compiled.sql, &compiled.args, None, sink)
+                    execute_on(engine, &compiled.sql, &compiled.args, None, sink)
                 })?;
             if feedback {
                 // Upstream's feedback: the index read. The engine does not say how many rows it
