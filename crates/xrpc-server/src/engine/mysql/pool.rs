@@ -4,7 +4,10 @@
 //! finds none idle opens one if the bound allows, else waits on a condition variable until one is
 //! given back or discarded, up to [`PoolOptions::wait_timeout`] (→ [`codes::BACKEND_BUSY`]). An
 //! idle connection older than the lifetime is closed instead of lent; one idle longer than
-//! [`PoolOptions::ping_after_idle`] is pinged first, and replaced when the ping fails.
+//! [`PoolOptions::ping_after_idle`] is pinged first, and replaced when the ping fails. Once a lent
+//! connection is found broken, every connection idle since then is pinged before it is lent too:
+//! after a backend restart, statements then get fresh connections instead of each finding a
+//! dead idle one (2013).
 //!
 //! A failed connect starts a backoff: until it ends (100 ms, doubling to 5 s, reset by a
 //! successful connect) statements that need a new connection fail at once with the last connect
@@ -198,6 +201,10 @@ struct PoolState {
     /// Connections lost or expired and not yet replaced: the next ones opened count as
     /// reconnects.
     to_replace: usize,
+    /// When a lent connection was last found broken. Idle connections last used before then
+    /// are pinged before they are lent: a backend that restarted broke them all, and a statement
+    /// should not find that out one idle connection at a time.
+    lost_at: Option<Instant>,
 }
 
 /// The bounded pool.
@@ -294,13 +301,16 @@ impl Pool {
         let mut state = self.state.lock();
         loop {
             if let Some(mut backend) = state.idle.pop() {
+                let state_lost_at = state.lost_at;
                 drop(state);
+                let suspect = state_lost_at.is_some_and(|lost| backend.last_used <= lost);
                 if backend.opened_at.elapsed() >= self.options.lifetime {
                     self.discard_for_replacement(backend);
-                } else if backend.last_used.elapsed() >= self.options.ping_after_idle
+                } else if (suspect || backend.last_used.elapsed() >= self.options.ping_after_idle)
                     && backend.conn.ping().is_err()
                 {
                     self.counters.lost.fetch_add(1, Ordering::Relaxed);
+                    self.state.lock().lost_at = Some(Instant::now());
                     self.discard_for_replacement(backend);
                 } else {
                     self.lent(waited_since);
@@ -441,9 +451,11 @@ impl Pool {
         self.freed.notify_one();
     }
 
-    /// Closes a lent connection that broke; the next one opened counts as a reconnect.
+    /// Closes a lent connection that broke; the next one opened counts as a reconnect, and the
+    /// idle ones are pinged before they are lent again (they may have broken the same way).
     pub fn discard_lent(&self, backend: Backend) {
         self.counters.borrowed.fetch_sub(1, Ordering::Relaxed);
+        self.state.lock().lost_at = Some(Instant::now());
         self.discard_for_replacement(backend);
     }
 
