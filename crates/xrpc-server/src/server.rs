@@ -163,8 +163,10 @@ impl NodeBuilder {
             EngineChoice::Mysql(url) => {
                 let options = PoolOptions {
                     size: config.backend_pool_size(),
+                    connect_timeout: config.backend_connect_timeout(),
                     wait_timeout: config.backend_wait_timeout(),
-                    ..PoolOptions::default()
+                    lifetime: config.backend_connection_lifetime(),
+                    ping_after_idle: config.backend_ping_after_idle(),
                 };
                 let engine = MysqlEngine::connect_waiting(url, options, config.engine_wait())
                     .map_err(|e| StartError::Backend {
@@ -296,6 +298,7 @@ impl NodeBuilder {
                 tracing::error!(%err, "binlog: cannot switch to the new config; it stays as it was");
             }
         });
+        engine.bind_variables(&vars);
         let mut shared =
             NodeShared::new(engine, cache, Accounts::new(users), vars, net.frame.format);
         shared.tls = tls;

@@ -104,6 +104,21 @@ pub trait Settings {
         Duration::from_millis(self.read_int(VarId::BackendWaitTimeout).max(0) as u64)
     }
 
+    /// `xrpc_backend_connection_lifetime`: how long a backend connection lives.
+    fn backend_connection_lifetime(&self) -> Duration {
+        millis(self.read_int(VarId::BackendConnectionLifetime))
+    }
+
+    /// `xrpc_backend_ping_after_idle`: how long a backend connection may idle before a ping.
+    fn backend_ping_after_idle(&self) -> Duration {
+        millis(self.read_int(VarId::BackendPingAfterIdle))
+    }
+
+    /// `xrpc_backend_connect_timeout`: how long a TCP connect to the backend may take.
+    fn backend_connect_timeout(&self) -> Duration {
+        millis(self.read_int(VarId::BackendConnectTimeout))
+    }
+
     /// `xrpc_engine_wait`: how long start-up waits for the backend to accept connections.
     fn engine_wait(&self) -> Duration {
         Duration::from_secs(self.read_int(VarId::EngineWait).unsigned_abs())

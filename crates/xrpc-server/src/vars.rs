@@ -447,12 +447,18 @@ variables! {
         "Bytes: the largest frame accepted; a larger one gets FATAL 1153 and closes the connection."),
     SqliteBusyTimeout => int("xrpc_sqlite_busy_timeout", 0, 3_600_000, 5000, Applied,
         "Milliseconds a statement waits for an SQLite lock before failing with 1205."),
-    // Start-up only.
-    // issue 9 (mysql engine): the backend pool.
-    BackendPoolSize => int("xrpc_backend_pool_size", 1, 4096, 16, Startup,
-        "mysql engine: most connections to the backend server, idle and busy."),
-    BackendWaitTimeout => int("xrpc_backend_wait_timeout", 0, 3_600_000, 10_000, Startup,
+    // issue 9 (mysql engine): the backend pool, applied by the engine (`Engine::bind_variables`).
+    BackendPoolSize => int("xrpc_backend_pool_size", 1, 4096, 16, Applied,
+        "mysql engine: most connections to the backend server, idle and busy. SET GLOBAL at runtime: a larger size serves waiting statements at once; a smaller one closes idle connections beyond it at once and borrowed ones as their statements end (never mid-statement)."),
+    BackendWaitTimeout => int("xrpc_backend_wait_timeout", 0, 3_600_000, 10_000, Applied,
         "mysql engine: milliseconds a statement waits for a free backend connection before failing with 7009."),
+    BackendConnectionLifetime => int("xrpc_backend_connection_lifetime", 1, 2_592_000_000, 1_800_000, Applied,
+        "mysql engine: milliseconds a backend connection lives; an older one is closed when it is next idle (and replaced when needed), so the backend's per-connection memory and settings do not age forever."),
+    BackendPingAfterIdle => int("xrpc_backend_ping_after_idle", 0, 3_600_000, 5000, Applied,
+        "mysql engine: milliseconds a backend connection may sit idle before it is pinged (COM_PING) when next lent; one that fails is replaced, so the statement does not find a connection the backend or a firewall dropped. 0 pings every time."),
+    // Start-up only.
+    BackendConnectTimeout => int("xrpc_backend_connect_timeout", 100, 3_600_000, 5000, Startup,
+        "mysql engine: milliseconds a TCP connect to the backend may take before it fails with 2003."),
     EngineWait => int("xrpc_engine_wait", 0, 3600, 0, Startup,
         "mysql engine: seconds start-up keeps retrying an unreachable backend (orchestrated start-up); 0 fails at once."),
     SqliteBeginImmediate => flag("xrpc_sqlite_begin_immediate", false, Startup,

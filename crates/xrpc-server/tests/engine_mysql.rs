@@ -1381,3 +1381,124 @@ fn a_backend_restart_under_load_leaves_no_statement_unanswered() {
         assert_eq!(ok(holder.query(1, &sql)).scalar(), &Value::Sint(n));
     }
 }
+
+#[test]
+fn pool_settings_change_at_runtime_and_borrowed_connections_are_not_yanked() {
+    let fx = Fixture::new(2);
+    let mut c = client_with_sessions(&fx, &[1, 2, 3, 4]);
+    let admin = AUTO | 9;
+    let var = |c: &mut Client, name: &str| -> Value {
+        ok(c.query(admin, &format!("SELECT @@{name}")))
+            .scalar()
+            .clone()
+    };
+    // The node shows the options the engine runs with, and the documented defaults.
+    assert_eq!(var(&mut c, "xrpc_backend_pool_size"), Value::Sint(2));
+    assert_eq!(
+        var(&mut c, "xrpc_backend_connection_lifetime"),
+        Value::Sint(1_800_000)
+    );
+    assert_eq!(
+        var(&mut c, "xrpc_backend_ping_after_idle"),
+        Value::Sint(5000)
+    );
+    assert_eq!(
+        var(&mut c, "xrpc_backend_connect_timeout"),
+        Value::Sint(5000)
+    );
+    let (code, _, msg) = error_of(&c.query(admin, "SET GLOBAL xrpc_backend_pool_size = 0"));
+    assert_eq!(code, 1231, "{msg}");
+    let (code, _, msg) =
+        error_of(&c.query(admin, "SET GLOBAL xrpc_backend_connect_timeout = 1000"));
+    assert_eq!(code, 1238, "{msg}");
+
+    // Growing: a statement waiting for a connection is served as soon as the pool grows.
+    ok(c.query(1, "CREATE TABLE g (x INT) ENGINE=InnoDB"));
+    for sid in [1, 2] {
+        ok(c.query(sid, "BEGIN"));
+        ok(c.query(sid, &format!("INSERT INTO g VALUES ({sid})")));
+    }
+    let waits = fx.engine.stats().waits;
+    let started = Instant::now();
+    c.send_sql(3, sql_stmt("SELECT 3"));
+    wait_for("session 3 waits for a connection", || {
+        fx.engine.stats().waits > waits
+    });
+    ok(c.query(admin, "SET GLOBAL xrpc_backend_pool_size = 3"));
+    assert_eq!(ok(c.read_outcome(3)).scalar(), &Value::Sint(3));
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "served after {:?}, not at the 10 s wait timeout",
+        started.elapsed()
+    );
+    let stats = fx.engine.stats();
+    assert_eq!(
+        (stats.open, stats.idle, stats.pinned),
+        (3, 1, 2),
+        "{stats:?}"
+    );
+
+    // Shrinking: the idle connection closes at once; the two in transactions stay with their
+    // sessions until the transactions end, then close.
+    ok(c.query(admin, "SET GLOBAL xrpc_backend_pool_size = 1"));
+    let stats = fx.engine.stats();
+    assert_eq!(
+        (stats.open, stats.idle, stats.pinned),
+        (2, 0, 2),
+        "{stats:?}"
+    );
+    for sid in [1, 2] {
+        let own = ok(c.query(sid, "SELECT COUNT(*) FROM g")).scalar().clone();
+        assert_eq!(
+            own,
+            Value::Sint(1),
+            "session {sid} still sees its own transaction"
+        );
+    }
+    for sid in [1, 2] {
+        ok(c.query(sid, "COMMIT"));
+    }
+    let stats = fx.engine.stats();
+    assert_eq!(
+        (stats.open, stats.idle, stats.pinned),
+        (1, 1, 0),
+        "{stats:?}"
+    );
+    assert_eq!(
+        ok(c.query(4, "SELECT COUNT(*) FROM g")).scalar(),
+        &Value::Sint(2)
+    );
+
+    // Lifetime: once it is shorter than the connection's age, the next statement gets a new one.
+    let thread = |c: &mut Client| {
+        ok(c.query(4, "SELECT 0 + @@pseudo_thread_id"))
+            .rows
+            .remove(0)
+    };
+    let first = thread(&mut c);
+    assert_eq!(thread(&mut c), first, "one connection, reused");
+    ok(c.query(admin, "SET GLOBAL xrpc_backend_connection_lifetime = 1"));
+    let reconnects = fx.engine.stats().reconnects;
+    let second = thread(&mut c);
+    assert_ne!(second, first);
+    assert!(fx.engine.stats().reconnects > reconnects);
+    ok(c.query(
+        admin,
+        "SET GLOBAL xrpc_backend_connection_lifetime = 1800000",
+    ));
+
+    // Liveness check: with the ping after 0 ms of idleness, a connection the backend dropped
+    // while idle is replaced before the statement, which succeeds.
+    ok(c.query(admin, "SET GLOBAL xrpc_backend_ping_after_idle = 0"));
+    let second = thread(&mut c);
+    let Value::Uint(id) = second[0] else {
+        panic!("{second:?}")
+    };
+    fx.db
+        .admin()
+        .query_drop(format!("KILL CONNECTION {id}"))
+        .unwrap();
+    let lost = fx.engine.stats().lost;
+    assert_ne!(thread(&mut c), second);
+    assert_eq!(fx.engine.stats().lost, lost + 1, "the ping found it");
+}

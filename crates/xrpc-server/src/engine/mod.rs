@@ -71,6 +71,14 @@ pub trait Engine: Send + Sync + 'static {
         let _ = lifetime;
     }
 
+    /// Called once as a node starts on this engine, with the node's variables: the engine writes
+    /// the settings it was opened with into them (so `SHOW VARIABLES` says what is in force) and
+    /// registers the appliers of those it can change at runtime (`SET GLOBAL`). The `mysql`
+    /// engine binds its pool's (`xrpc_backend_*`); nothing by default.
+    fn bind_variables(&self, vars: &crate::var_store::Variables) {
+        let _ = vars;
+    }
+
     /// Closes idle connections older than the lifetime; run periodically
     /// (`xrpc_epoll_group_ctx_refresh_time`). Returns how many were closed.
     fn sweep_expired(&self) -> usize {

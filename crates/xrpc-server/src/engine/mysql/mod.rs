@@ -121,6 +121,8 @@ pub use self::conn::MysqlConn;
 pub use self::pool::{PoolOptions, PoolStats};
 use super::{Engine, EngineConn};
 use crate::result::SqlError;
+use crate::var_store::Variables;
+use crate::vars::{VarId, VarValue};
 
 /// A `mysql://` engine URL that does not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -202,8 +204,8 @@ impl MysqlEngine {
         self.shared.pool.stats()
     }
 
-    /// The pool's options.
-    pub fn pool_options(&self) -> &PoolOptions {
+    /// The pool's options in force.
+    pub fn pool_options(&self) -> PoolOptions {
         self.shared.pool.options()
     }
 
@@ -251,6 +253,54 @@ impl Engine for MysqlEngine {
 
     fn sweep_expired(&self) -> usize {
         self.shared.pool.sweep_expired()
+    }
+
+    fn bind_variables(&self, vars: &Variables) {
+        let options = self.shared.pool.options();
+        let millis = |d: Duration| VarValue::Int(i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        let size = i64::try_from(options.size).unwrap_or(i64::MAX);
+        for (id, value) in [
+            (VarId::BackendPoolSize, VarValue::Int(size)),
+            (VarId::BackendWaitTimeout, millis(options.wait_timeout)),
+            (VarId::BackendConnectionLifetime, millis(options.lifetime)),
+            (VarId::BackendPingAfterIdle, millis(options.ping_after_idle)),
+            (
+                VarId::BackendConnectTimeout,
+                millis(options.connect_timeout),
+            ),
+        ] {
+            if let Err(err) = vars.set_internal(id, value) {
+                // Options from code (tests) may lie outside the variable's range: the pool
+                // keeps them, the variable shows its default.
+                tracing::debug!(%err, "a backend pool option is outside its variable's range");
+            }
+        }
+        for id in [
+            VarId::BackendPoolSize,
+            VarId::BackendWaitTimeout,
+            VarId::BackendConnectionLifetime,
+            VarId::BackendPingAfterIdle,
+        ] {
+            let shared = Arc::downgrade(&self.shared);
+            vars.on_change(id, move |value| {
+                let (Some(shared), VarValue::Int(n)) = (shared.upgrade(), value) else {
+                    return;
+                };
+                let n = u64::try_from(*n).unwrap_or(0);
+                let mut options = shared.pool.options();
+                match id {
+                    VarId::BackendPoolSize => {
+                        options.size = usize::try_from(n).unwrap_or(usize::MAX);
+                    }
+                    VarId::BackendWaitTimeout => options.wait_timeout = Duration::from_millis(n),
+                    VarId::BackendConnectionLifetime => {
+                        options.lifetime = Duration::from_millis(n);
+                    }
+                    _ => options.ping_after_idle = Duration::from_millis(n),
+                }
+                shared.pool.set_options(options);
+            });
+        }
     }
 }
 

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use mysql::consts::CapabilityFlags;
 use mysql::{Conn, Opts, OptsBuilder};
-use parking_lot::{Condvar, Mutex};
+use parking_lot::{Condvar, Mutex, RwLock};
 use xrpc_proto::codes;
 
 use crate::result::SqlError;
@@ -210,7 +210,8 @@ struct PoolState {
 /// The bounded pool.
 pub struct Pool {
     opts: Opts,
-    options: PoolOptions,
+    /// Changed at runtime by `SET GLOBAL` (see [`Pool::set_options`]); read at each use.
+    options: RwLock<PoolOptions>,
     state: Mutex<PoolState>,
     freed: Condvar,
     backoff: Mutex<Backoff>,
@@ -221,7 +222,7 @@ pub struct Pool {
 impl std::fmt::Debug for Pool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Pool")
-            .field("options", &self.options)
+            .field("options", &*self.options.read())
             .field("stats", &self.stats())
             .finish()
     }
@@ -267,7 +268,7 @@ impl Pool {
             .into();
         Self {
             opts,
-            options,
+            options: RwLock::new(options),
             state: Mutex::new(PoolState::default()),
             freed: Condvar::new(),
             backoff: Mutex::new(Backoff::default()),
@@ -275,9 +276,30 @@ impl Pool {
         }
     }
 
-    /// The options.
-    pub fn options(&self) -> &PoolOptions {
-        &self.options
+    /// The options in force.
+    pub fn options(&self) -> PoolOptions {
+        self.options.read().clone()
+    }
+
+    /// Puts new options in force. The connect timeout applies only to the pool's first
+    /// connection (it is part of the connection options); the rest apply to the next use.
+    /// A larger size wakes the statements waiting for a connection, which may now open one. A
+    /// smaller size closes idle connections beyond it at once; borrowed connections are never
+    /// taken from their session: each is closed when given back while more are open than the new
+    /// size allows.
+    pub fn set_options(&self, options: PoolOptions) {
+        let size = options.size;
+        *self.options.write() = options;
+        let surplus: Vec<Backend> = {
+            let mut state = self.state.lock();
+            let excess = state.open.saturating_sub(size).min(state.idle.len());
+            let keep = state.idle.len() - excess;
+            state.idle.split_off(keep)
+        };
+        for backend in surplus {
+            self.forget(backend);
+        }
+        self.freed.notify_all();
     }
 
     /// The connection options (for the side connection that sends `KILL QUERY`).
@@ -297,16 +319,17 @@ impl Pool {
     /// waiting: a killed statement stops waiting with 1317.
     pub fn acquire(&self, killed: &dyn Fn() -> bool) -> Result<Backend, SqlError> {
         let mut waited_since: Option<Instant> = None;
-        let deadline = Instant::now() + self.options.wait_timeout;
+        let options = self.options();
+        let deadline = Instant::now() + options.wait_timeout;
         let mut state = self.state.lock();
         loop {
             if let Some(mut backend) = state.idle.pop() {
                 let state_lost_at = state.lost_at;
                 drop(state);
                 let suspect = state_lost_at.is_some_and(|lost| backend.last_used <= lost);
-                if backend.opened_at.elapsed() >= self.options.lifetime {
+                if backend.opened_at.elapsed() >= options.lifetime {
                     self.discard_for_replacement(backend);
-                } else if (suspect || backend.last_used.elapsed() >= self.options.ping_after_idle)
+                } else if (suspect || backend.last_used.elapsed() >= options.ping_after_idle)
                     && backend.conn.ping().is_err()
                 {
                     self.counters.lost.fetch_add(1, Ordering::Relaxed);
@@ -319,7 +342,9 @@ impl Pool {
                 state = self.state.lock();
                 continue;
             }
-            if state.open < self.options.size {
+            // Read again: a SET GLOBAL may have grown the pool while this statement waited.
+            let size = self.options.read().size;
+            if state.open < size {
                 state.open += 1;
                 drop(state);
                 return match self.open_backend() {
@@ -362,8 +387,8 @@ impl Pool {
                     format!(
                         "No backend connection became free within {} ms: all {} are busy \
                          (xrpc_backend_pool_size); retry, or raise the pool size",
-                        self.options.wait_timeout.as_millis(),
-                        self.options.size
+                        options.wait_timeout.as_millis(),
+                        size
                     ),
                 ));
             }
@@ -442,12 +467,21 @@ impl Pool {
                 return;
             }
         }
-        if backend.opened_at.elapsed() >= self.options.lifetime {
+        let options = self.options();
+        if backend.opened_at.elapsed() >= options.lifetime {
             self.forget(backend);
             return;
         }
         backend.last_used = Instant::now();
-        self.state.lock().idle.push(backend);
+        let mut state = self.state.lock();
+        if state.open > options.size {
+            // The pool was shrunk while this connection was lent: it goes now.
+            drop(state);
+            self.forget(backend);
+            return;
+        }
+        state.idle.push(backend);
+        drop(state);
         self.freed.notify_one();
     }
 
@@ -482,11 +516,12 @@ impl Pool {
 
     /// Closes idle connections past their lifetime; returns how many.
     pub fn sweep_expired(&self) -> usize {
+        let lifetime = self.options.read().lifetime;
         let expired: Vec<Backend> = {
             let mut state = self.state.lock();
             let (old, young): (Vec<_>, Vec<_>) = std::mem::take(&mut state.idle)
                 .into_iter()
-                .partition(|b| b.opened_at.elapsed() >= self.options.lifetime);
+                .partition(|b| b.opened_at.elapsed() >= lifetime);
             state.idle = young;
             old
         };
