@@ -188,6 +188,9 @@ error_codes! {
     UNKNOWN_THREAD_ID = 1094, "HY000", Error,
         "Unknown thread id",
         "SQL `KILL [QUERY] n` or `KILL CONNECTION n` where `n` is no live session's `connection_id()`.";
+    NOT_OWNER_OF_THREAD = 1095, "HY000", Error,
+        "You are not owner of thread",
+        "SQL `KILL` of a session that belongs to another user, by a user without `connection_admin` (MySQL's CONNECTION_ADMIN/SUPER).";
     GLOBAL_VARIABLE = 1229, "HY000", Error,
         "Variable is a GLOBAL variable and should be set with SET GLOBAL",
         "A session-scope SET of one of the node's global `xrpc_*` variables.";

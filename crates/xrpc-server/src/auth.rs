@@ -45,6 +45,11 @@ impl Accounts {
     fn find(&self, name: &str) -> Option<&UserConfig> {
         self.accounts.iter().find(|a| a.name == name)
     }
+
+    /// Whether `user` may `KILL` other users' sessions ([`UserConfig::connection_admin`]).
+    pub fn is_connection_admin(&self, user: &str) -> bool {
+        self.find(user).is_some_and(|a| a.connection_admin)
+    }
 }
 
 /// What the connection does after an authentication message.
@@ -222,6 +227,7 @@ impl Authenticator {
                     name: user.clone(),
                     password: PasswordHash::from_password(b"no such account"),
                     hosts: Vec::new(),
+                    connection_admin: false,
                 };
                 let _ = verify(&stand_in);
                 false
@@ -307,6 +313,7 @@ mod tests {
                 name: "app".into(),
                 password: PasswordHash::from_password(b"s3cret"),
                 hosts: vec![HostRule::parse("10.0.0.0/8").unwrap(), HostRule::Localhost],
+                connection_admin: false,
             },
         ])
     }

@@ -62,7 +62,8 @@ Precedence, per setting: flag, then XRPC_* environment variable, then the --conf
 default. File keys are the flag names with '_' for '-' (max_queued_messages = 256). Integers take \
 K, M or G suffixes (64M). Users are file-only [[users]] tables with name, password_hash \
 (mysql_native_password: '*' and 40 hex digits, empty for no password) and hosts (\"%\", \
-\"localhost\", addresses, CIDR blocks; default [\"localhost\"]). Without [[users]] the only \
+\"localhost\", addresses, CIDR blocks; default [\"localhost\"]) and connection_admin (true \
+lets SQL KILL name other users' sessions; default true for root only). Without [[users]] the only \
 account is root with an empty password, from loopback. At runtime, SHOW VARIABLES lists every \
 tunable as xrpc_<name>, and SET GLOBAL changes those marked dynamic.";
 
@@ -722,6 +723,7 @@ struct UserEntry {
     #[serde(default)]
     password_hash: String,
     hosts: Option<Vec<String>>,
+    connection_admin: Option<bool>,
 }
 
 impl FileConfig {
@@ -836,10 +838,12 @@ fn parse_users(value: toml::Value) -> Result<Vec<UserConfig>, ConfigError> {
                 })
                 .collect::<Result<_, _>>()?,
         };
+        let connection_admin = entry.connection_admin.unwrap_or(entry.name == "root");
         users.push(UserConfig {
             name: entry.name,
             password,
             hosts,
+            connection_admin,
         });
     }
     if users.is_empty() {
@@ -1142,6 +1146,7 @@ hosts = ["127.0.0.1", "10.0.0.0/8", "fd00::/8"]
 [[users]]
 name = "ops"
 hosts = ["%"]
+connection_admin = true
 
 [[users]]
 name = "local"
@@ -1151,6 +1156,20 @@ password_hash = ""
         let c = load(&["--config", file.path().to_str().unwrap()], &[]).unwrap();
         assert_eq!(c.users.len(), 3);
         assert!(c.find_user("root").is_none(), "listing users replaces root");
+        // SQL KILL of other users' sessions: only when the file says so (and root by default).
+        let admins: Vec<&str> = c
+            .users
+            .iter()
+            .filter(|u| u.connection_admin)
+            .map(|u| u.name.as_str())
+            .collect();
+        assert_eq!(admins, ["ops"]);
+        let roots = temp_file(
+            "[[users]]\nname = \"root\"\n[[users]]\nname = \"r2\"\nconnection_admin = false\n",
+        );
+        let with_root = load(&["--config", roots.path().to_str().unwrap()], &[]).unwrap();
+        assert!(with_root.find_user("root").unwrap().connection_admin);
+        assert!(!with_root.find_user("r2").unwrap().connection_admin);
         let app = c.find_user("app").unwrap();
         assert_eq!(
             app.password,
@@ -1194,7 +1213,7 @@ password_hash = ""
             ),
             (
                 "[[users]]\nname = \"a\"\npassword = \"secret\"\n",
-                "users[0]: unknown field `password`, expected one of `name`, `password_hash`, `hosts`",
+                "users[0]: unknown field `password`, expected one of `name`, `password_hash`, `hosts`, `connection_admin`",
             ),
             (
                 "users = []\n",
@@ -1225,6 +1244,7 @@ password_hash = ""
                 name: "x".into(),
                 password: PasswordHash::from_password(b"password"),
                 hosts: vec![HostRule::Any],
+                connection_admin: false,
             }
         );
         assert!(!debug.contains("2470C0"), "{debug}");

@@ -104,6 +104,8 @@ pub struct ConnState {
     /// The schema named in the authentication data, when not empty: its sessions' default
     /// database.
     schema: std::sync::OnceLock<Arc<str>>,
+    /// The authenticated user, owner of the connection's sessions (for SQL `KILL`).
+    user: std::sync::OnceLock<Arc<str>>,
 }
 
 /// Sessions that became runnable while their group's work queue was full.
@@ -462,6 +464,7 @@ impl NodeHandler {
                 if !schema.is_empty() {
                     let _ = state.schema.set(schema.into());
                 }
+                let _ = state.user.set(user.as_str().into());
                 if let Some(ip) = state.peer_ip() {
                     self.node.hosts.succeeded(ip);
                 }
@@ -526,8 +529,11 @@ impl NodeHandler {
             send_error(conn, format, sid, &err);
             return;
         };
-        let session =
-            Arc::new(Session::new(sid, number, false).with_default_schema(state.default_schema()));
+        let session = Arc::new(
+            Session::new(sid, number, false)
+                .with_default_schema(state.default_schema())
+                .with_user(state.user.get().cloned()),
+        );
         self.node.session_opened(&session, conn);
         state.sessions.write().insert(sid, session);
         send_message(conn, format, sid, ServerType::Ok, &pb::Ok::default());
@@ -752,8 +758,11 @@ impl NodeHandler {
             send_error(conn, self.node.format, sid, &err);
             return None;
         };
-        let session =
-            Arc::new(Session::new(sid, number, true).with_default_schema(state.default_schema()));
+        let session = Arc::new(
+            Session::new(sid, number, true)
+                .with_default_schema(state.default_schema())
+                .with_user(state.user.get().cloned()),
+        );
         let replaced = state.sessions.write().insert(sid, Arc::clone(&session));
         if let Some(old) = replaced {
             // The retired session's removal raced with this insert; count it out here.
@@ -788,6 +797,7 @@ impl Handler for NodeHandler {
             sessions: RwLock::new(HashMap::new()),
             spill: Arc::default(),
             schema: std::sync::OnceLock::new(),
+            user: std::sync::OnceLock::new(),
         };
         if open > max + 1 {
             self.refuse_connection(conn, &state, "no free slot");

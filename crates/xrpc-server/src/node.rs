@@ -20,7 +20,9 @@ use xrpc_net::{ConnRef, WeakConnRef};
 use xrpc_proto::frame::HeaderFormat;
 use xrpc_proto::{WireError, codes};
 
-use crate::admin::{self, AdminContext, AdminOutcome, KillScope, SessionKiller, StatusSource};
+use crate::admin::{
+    self, AdminContext, AdminOutcome, KillOutcome, KillScope, SessionKiller, StatusSource,
+};
 use crate::auth::Accounts;
 use crate::cache::RequestCache;
 use crate::engine::{Engine, Interrupt};
@@ -327,7 +329,13 @@ impl NodeShared {
 
     /// Answers `sql` if it is the node's own SQL (SHOW VARIABLES, SET GLOBAL, CALL xrpc.perf_hist, …);
     /// see [`AdminOutcome`] for what the engine then runs.
-    pub fn try_admin(&self, sql: &str, sink: &mut dyn ResultSink) -> AdminOutcome {
+    /// `user` runs it (`None`: the node itself).
+    pub fn try_admin(
+        &self,
+        sql: &str,
+        user: Option<&str>,
+        sink: &mut dyn ResultSink,
+    ) -> AdminOutcome {
         static IDLE: OnceLock<PerfHistograms> = OnceLock::new();
         let hist = match self.groups().first() {
             Some(group) => group.perf(),
@@ -338,6 +346,7 @@ impl NodeShared {
             status: self,
             hist,
             sessions: self,
+            user,
             hosts: &self.hosts,
             engine_owns_variables: self.engine.owns_system_variables(),
             tls: &self.tls,
@@ -415,16 +424,21 @@ impl StatusSource for NodeShared {
 }
 
 impl SessionKiller for NodeShared {
-    fn kill(&self, number: u64, scope: KillScope) -> bool {
+    fn kill(&self, number: u64, scope: KillScope, requester: Option<&str>) -> KillOutcome {
         let entry = self.session_shard(number).lock().get(&number).cloned();
         let Some((session, conn)) = entry else {
-            return false;
+            return KillOutcome::Unknown;
         };
         let (Some(session), Some(conn)) = (session.upgrade(), conn.upgrade()) else {
-            return false;
+            return KillOutcome::Unknown;
         };
         if session.is_gone() {
-            return false;
+            return KillOutcome::Unknown;
+        }
+        if let Some(requester) = requester {
+            if session.user() != Some(requester) && !self.accounts.is_connection_admin(requester) {
+                return KillOutcome::NotOwner;
+            }
         }
         match scope {
             KillScope::Query => session.kill_query(),
@@ -448,7 +462,7 @@ impl SessionKiller for NodeShared {
                 }
             }
         }
-        true
+        KillOutcome::Done
     }
 }
 

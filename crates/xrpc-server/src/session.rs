@@ -123,6 +123,8 @@ pub struct Session {
     /// The schema of the connection's authentication data: the engine's default database for
     /// this session (see [`EngineConn::set_default_schema`]).
     default_schema: Option<Arc<str>>,
+    /// The user the session's connection authenticated as: who owns it for SQL `KILL`.
+    user: Option<Arc<str>>,
     /// The database `USE` chose, handed to the engine connection before every statement
     /// ([`EngineConn::set_session_schema`]).
     current_schema: Mutex<Option<Arc<str>>>,
@@ -161,6 +163,7 @@ impl Session {
             sid,
             number,
             default_schema: None,
+            user: None,
             current_schema: Mutex::new(None),
             auto_commit,
             queue: Mutex::new(VecDeque::new()),
@@ -177,6 +180,17 @@ impl Session {
     pub fn with_default_schema(mut self, schema: Option<Arc<str>>) -> Self {
         self.default_schema = schema;
         self
+    }
+
+    /// Makes `user` the session's owner.
+    pub fn with_user(mut self, user: Option<Arc<str>>) -> Self {
+        self.user = user;
+        self
+    }
+
+    /// The user the session's connection authenticated as.
+    pub fn user(&self) -> Option<&str> {
+        self.user.as_deref()
     }
 
     /// Sends `frames` through the send gate: dropped, with [`SinkError::Interrupted`], once the
@@ -704,7 +718,7 @@ impl Session {
         }
         let mut node_rows = Vec::new();
         if args.is_empty() {
-            match node.try_admin(sql, sink) {
+            match node.try_admin(sql, self.user(), sink) {
                 AdminOutcome::Answered(result) => return result,
                 AdminOutcome::EngineThenRows(rows) => node_rows = rows,
                 AdminOutcome::Engine => {}

@@ -19,6 +19,9 @@ pub struct UserConfig {
     pub password: PasswordHash,
     /// Where the user may connect from; never empty.
     pub hosts: Vec<HostRule>,
+    /// Whether SQL `KILL` may name another user's sessions (MySQL's CONNECTION_ADMIN, or SUPER);
+    /// every user may kill its own. `root` has it unless the file says otherwise.
+    pub connection_admin: bool,
 }
 
 impl UserConfig {
@@ -28,16 +31,25 @@ impl UserConfig {
             name: "root".to_owned(),
             password: PasswordHash::EMPTY,
             hosts: vec![HostRule::Localhost],
+            connection_admin: true,
         }
     }
 
-    /// `name` with the hash of `password`, allowed from `hosts`.
+    /// `name` with the hash of `password`, allowed from `hosts`; `connection_admin` only for
+    /// `root`.
     pub fn with_password(name: &str, password: &str, hosts: Vec<HostRule>) -> Self {
         Self {
             name: name.to_owned(),
             password: PasswordHash::from_password(password.as_bytes()),
             hosts,
+            connection_admin: name == "root",
         }
+    }
+
+    /// The account with `connection_admin` set as given.
+    pub fn with_connection_admin(mut self, connection_admin: bool) -> Self {
+        self.connection_admin = connection_admin;
+        self
     }
 
     /// Whether the user may connect from `peer`.

@@ -37,8 +37,21 @@ pub trait StatusSource: Send + Sync {
 /// Interrupts or ends sessions by their `connection_id()`, for SQL `KILL`. The node implements it.
 pub trait SessionKiller: Send + Sync {
     /// Applies `scope` to the live session numbered `number` (interrupts its running statement,
-    /// or ends it as SESS_KILL CONNECTION does); false when no live session has that number.
-    fn kill(&self, number: u64, scope: KillScope) -> bool;
+    /// or ends it as SESS_KILL CONNECTION does), on behalf of `requester` (`None`: the node
+    /// itself). As MySQL: a user may kill its own sessions; another user's only with
+    /// `connection_admin`.
+    fn kill(&self, number: u64, scope: KillScope, requester: Option<&str>) -> KillOutcome;
+}
+
+/// What [`SessionKiller::kill`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KillOutcome {
+    /// The session was interrupted or ended.
+    Done,
+    /// No live session has that number (1094).
+    Unknown,
+    /// The session belongs to another user and the requester lacks `connection_admin` (1095).
+    NotOwner,
 }
 
 /// What admin SQL reads and changes.
@@ -52,6 +65,8 @@ pub struct AdminContext<'a> {
     pub hist: &'a PerfHistograms,
     /// The node's sessions, for `KILL`.
     pub sessions: &'a dyn SessionKiller,
+    /// The user running the statement (`None`: the node itself), whom `KILL` checks.
+    pub user: Option<&'a str>,
     /// Blocked client addresses, for `FLUSH HOSTS`.
     pub hosts: &'a HostBlocker,
     /// The engine has its own system variables and status
@@ -238,16 +253,17 @@ fn execute(
             }
             Ok(ExecSummary::default())
         }
-        Stmt::Kill { scope, id } => {
-            if ctx.sessions.kill(id, scope) {
-                Ok(ExecSummary::default())
-            } else {
-                Err(SqlError::new(
-                    &codes::UNKNOWN_THREAD_ID,
-                    format!("Unknown thread id: {id}"),
-                ))
-            }
-        }
+        Stmt::Kill { scope, id } => match ctx.sessions.kill(id, scope, ctx.user) {
+            KillOutcome::Done => Ok(ExecSummary::default()),
+            KillOutcome::Unknown => Err(SqlError::new(
+                &codes::UNKNOWN_THREAD_ID,
+                format!("Unknown thread id: {id}"),
+            )),
+            KillOutcome::NotOwner => Err(SqlError::new(
+                &codes::NOT_OWNER_OF_THREAD,
+                format!("You are not owner of thread {id}"),
+            )),
+        },
     }
 }
 

@@ -70,7 +70,7 @@ mod perf_hist;
 
 mod row;
 
-pub use exec::{AdminContext, AdminOutcome, SessionKiller, StatusSource, try_admin};
+pub use exec::{AdminContext, AdminOutcome, KillOutcome, SessionKiller, StatusSource, try_admin};
 pub use parse::KillScope;
 
 #[cfg(test)]
@@ -122,12 +122,18 @@ mod tests {
     }
 
     impl SessionKiller for FakeSessions {
-        fn kill(&self, number: u64, scope: KillScope) -> bool {
-            let known = number == 7 || number == 8;
-            if known {
-                self.killed.lock().push((number, scope));
+        fn kill(&self, number: u64, scope: KillScope, requester: Option<&str>) -> KillOutcome {
+            // The node checks ownership (tests/: `check_sql_kill`); here session 9 stands for
+            // one the requester may not kill.
+            let _ = requester;
+            match number {
+                7 | 8 => {
+                    self.killed.lock().push((number, scope));
+                    KillOutcome::Done
+                }
+                9 => KillOutcome::NotOwner,
+                _ => KillOutcome::Unknown,
             }
-            known
         }
     }
 
@@ -159,6 +165,7 @@ mod tests {
                 status: &FakeStatus,
                 hist: &self.hist,
                 sessions: &self.sessions,
+                user: None,
                 hosts: &self.hosts,
                 engine_owns_variables,
                 tls: &crate::tls::TlsContext::disabled(),
@@ -580,6 +587,11 @@ mod tests {
         assert_eq!(
             (err.code, err.sql_state.as_str(), err.message.as_str()),
             (1094, "HY000", "Unknown thread id: 99")
+        );
+        let err = n.err("KILL CONNECTION 9");
+        assert_eq!(
+            (err.code, err.sql_state.as_str(), err.message.as_str()),
+            (1095, "HY000", "You are not owner of thread 9")
         );
         assert_eq!(n.err("KILL").code, 1064);
         assert_eq!(n.err("KILL CONNECTION x").code, 1064);

@@ -923,6 +923,50 @@ pub fn check_sql_kill(node: &TestNode, long_statement: &str) {
         panic!("expected FATAL on the session that killed itself");
     };
     assert_eq!((err.code, err.severity), (7005, Some(1)));
+
+    // As MySQL: another user's session needs the privilege (root has it, `app` has not): 1095,
+    // and the session lives on. A user may kill its own sessions, on any connection.
+    let mut app = Client::connect(node.addr());
+    app.authenticate("app", "s3cret")
+        .expect("app authenticates");
+    app.new_session(1);
+    app.new_session(2);
+    let mut app_other = Client::connect(node.addr());
+    app_other
+        .authenticate("app", "s3cret")
+        .expect("app authenticates");
+    app_other.new_session(1);
+    let root_id = connection_id(&mut victim, 1);
+    for kill in [format!("KILL QUERY {root_id}"), format!("KILL {root_id}")] {
+        let err = app.query(1, &kill).error.expect("1095");
+        assert_eq!(
+            (err.code, err.sql_state.as_str(), err.msg),
+            (
+                1095,
+                "HY000",
+                format!("You are not owner of thread {root_id}")
+            )
+        );
+    }
+    assert_eq!(victim.query(1, "SELECT 6").scalar(), &Value::Sint(6));
+    let app_own = connection_id(&mut app_other, 1);
+    let killed = app.query(1, &format!("KILL {app_own}"));
+    assert!(killed.error.is_none(), "{:?}", killed.error);
+    let Some(ServerMessage::Error(err)) = app_other.recv_on(1) else {
+        panic!("expected FATAL on app's own killed session");
+    };
+    assert_eq!(err.code, 7005);
+    let app_second = connection_id(&mut app, 2);
+    let killed = victim.query(1, &format!("KILL {app_second}"));
+    assert!(
+        killed.error.is_none(),
+        "root kills app's session: {:?}",
+        killed.error
+    );
+    let Some(ServerMessage::Error(err)) = app.recv_on(2) else {
+        panic!("expected FATAL on the session root killed");
+    };
+    assert_eq!(err.code, 7005);
 }
 
 /// A `SHOW STATUS` value, read on session `sid` of `client`.
