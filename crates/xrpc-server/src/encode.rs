@@ -315,7 +315,7 @@ pub fn column_meta_data(column: &ColumnInfo, compact: bool) -> ColumnMetaData {
         fractional_digits: Some(column.fractional_digits),
         length: Some(column.length),
         flags: Some(column.flags),
-        content_type: None,
+        content_type: column.content_type(),
         original_flags: None,
     }
 }

@@ -65,6 +65,23 @@ pub mod mysql_type {
     pub const VAR_STRING: u32 = 253;
     /// CHAR and BINARY.
     pub const STRING: u32 = 254;
+    /// JSON (MySQL; MariaDB's JSON is LONGTEXT on the wire).
+    pub const JSON: u32 = 245;
+    /// GEOMETRY and its subtypes.
+    pub const GEOMETRY: u32 = 255;
+}
+
+/// ColumnMetaData `content_type` values, as MySQL's X Plugin sends them: what a BYTES or
+/// DATETIME column holds.
+pub mod content_type {
+    /// BYTES holding a geometry (MySQL's internal format: SRID, then WKB).
+    pub const GEOMETRY: u32 = 1;
+    /// BYTES holding a JSON document.
+    pub const JSON: u32 = 2;
+    /// DATETIME holding a date only (a DATE column).
+    pub const DATE: u32 = 1;
+    /// DATETIME holding a date and a time (DATETIME and TIMESTAMP columns).
+    pub const DATETIME: u32 = 2;
 }
 
 /// ColumnMetaData `flags` bits the node sets (MySQL X protocol meanings).
@@ -123,6 +140,22 @@ impl ColumnInfo {
             fractional_digits: 0,
             length: 0,
             flags: 0,
+        }
+    }
+
+    /// The ColumnMetaData `content_type`, derived from the X and MySQL types as MySQL's X Plugin
+    /// does: DATE → [`content_type::DATE`], DATETIME and TIMESTAMP →
+    /// [`content_type::DATETIME`], JSON → [`content_type::JSON`], GEOMETRY →
+    /// [`content_type::GEOMETRY`]; none for anything else.
+    pub fn content_type(&self) -> Option<u32> {
+        match (self.x_type, self.mysql_type) {
+            (ColumnType::DateTime, mysql_type::DATE) => Some(content_type::DATE),
+            (ColumnType::DateTime, mysql_type::DATETIME | mysql_type::TIMESTAMP) => {
+                Some(content_type::DATETIME)
+            }
+            (ColumnType::Bytes, mysql_type::JSON) => Some(content_type::JSON),
+            (ColumnType::Bytes, mysql_type::GEOMETRY) => Some(content_type::GEOMETRY),
+            _ => None,
         }
     }
 

@@ -69,19 +69,21 @@
 //! | YEAR | UINT | |
 //! | FLOAT, DOUBLE | FLOAT, DOUBLE | UNSIGNED → flag `0x0001` |
 //! | DECIMAL | DECIMAL | UNSIGNED → flag `0x0001` |
-//! | DATE | DATETIME without time | original type DATE |
-//! | DATETIME, TIMESTAMP | DATETIME | TIMESTAMP → flag `0x0001` |
+//! | DATE | DATETIME without time | original type DATE, content type DATE (1) |
+//! | DATETIME, TIMESTAMP | DATETIME | TIMESTAMP → flag `0x0001`; content type DATETIME (2) |
 //! | TIME | TIME | negative and > 24 h kept |
 //! | BIT | BIT | |
 //! | ENUM, SET | ENUM, SET | sent as STRING with a flag by the text protocol |
 //! | CHAR/BINARY | BYTES | flag `0x0001` (right-padded) |
-//! | VARCHAR, TEXT, BLOB, JSON, GEOMETRY, NULL | BYTES | |
+//! | JSON | BYTES | content type JSON (2); MariaDB's JSON is LONGTEXT on the wire, so plain BYTES |
+//! | GEOMETRY | BYTES | content type GEOMETRY (1), collation 63; MySQL's internal format (SRID + WKB) |
+//! | VARCHAR, TEXT, BLOB, NULL | BYTES | |
 //!
 //! BYTES, ENUM and SET keep the backend's collation (63 only for binary data); every other type
 //! gets 63. Names, original names, table, original table, schema, length and fractional digits
 //! are the backend's; NOT NULL, primary key, unique key, multiple key and AUTO_INCREMENT flags
-//! are mapped. Content types (JSON, GEOMETRY, DATE vs DATETIME) are not sent: `ColumnInfo` has no
-//! field for them yet.
+//! are mapped. Content types follow from the X and MySQL types
+//! ([`ColumnInfo::content_type`](crate::result::ColumnInfo::content_type)), on both engines.
 //!
 //! # Errors
 //!

@@ -135,7 +135,9 @@ pub fn map_column(column: &mysql::Column) -> (ColumnInfo, Conv) {
             mysql_type = MyType::MYSQL_TYPE_VAR_STRING as u32;
             (ColumnType::Bytes, Conv::Bytes)
         }
-        // VAR_STRING, the BLOB family, JSON, GEOMETRY, NULL and anything newer: bytes.
+        // VAR_STRING, the BLOB family, JSON, GEOMETRY, NULL and anything newer: bytes. JSON and
+        // GEOMETRY keep their MySQL type, from which the content type follows
+        // (`ColumnInfo::content_type`).
         _ => (ColumnType::Bytes, Conv::Bytes),
     };
     for (mine, x) in [
@@ -533,6 +535,42 @@ fn skip_line(bytes: &[u8], start: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_geometry_and_dates_carry_the_x_plugins_content_types() {
+        use crate::result::content_type;
+        let content = |column: mysql::Column| map_column(&column).0.content_type();
+        let json = mysql::Column::new(MyType::MYSQL_TYPE_JSON).with_character_set(45);
+        let (info, _) = map_column(&json);
+        assert_eq!(info.x_type, ColumnType::Bytes);
+        assert_eq!(info.collation, 45, "JSON is text");
+        assert_eq!(content(json), Some(content_type::JSON));
+        let geometry = mysql::Column::new(MyType::MYSQL_TYPE_GEOMETRY)
+            .with_character_set(63)
+            .with_flags(ColumnFlags::BINARY_FLAG | ColumnFlags::BLOB_FLAG);
+        assert_eq!(map_column(&geometry).0.x_type, ColumnType::Bytes);
+        assert_eq!(content(geometry), Some(content_type::GEOMETRY));
+        let date = mysql::Column::new(MyType::MYSQL_TYPE_DATE);
+        assert_eq!(content(date), Some(content_type::DATE));
+        for datetime in [
+            MyType::MYSQL_TYPE_DATETIME,
+            MyType::MYSQL_TYPE_DATETIME2,
+            MyType::MYSQL_TYPE_TIMESTAMP,
+        ] {
+            assert_eq!(
+                content(mysql::Column::new(datetime)),
+                Some(content_type::DATETIME)
+            );
+        }
+        for other in [
+            MyType::MYSQL_TYPE_BLOB,
+            MyType::MYSQL_TYPE_VAR_STRING,
+            MyType::MYSQL_TYPE_TIME,
+            MyType::MYSQL_TYPE_LONGLONG,
+        ] {
+            assert_eq!(content(mysql::Column::new(other)), None, "{other:?}");
+        }
+    }
 
     fn lit(value: Value) -> String {
         let mut out = String::new();
