@@ -5,12 +5,26 @@ mod common;
 use std::time::Duration;
 
 use bytes::Bytes;
-use common::{Client, TestNode, arg_sint, arg_text, sql_stmt, text};
+use common::{Client, EngineKind, TestNode, arg_sint, arg_text, sql_stmt, text};
 use xrpc_proto::codes;
 use xrpc_proto::messages::{ClientType, ServerMessage, pb};
 use xrpc_proto::value::Value;
 
 const AUTO: u64 = 0x8000_0000_0000_0000;
+
+// The tests that reach the engine and hold on every engine run on both: SQLite and the mysql
+// engine in front of the binary's one MariaDB (`xrpc_testkit::shared_database`).
+on_both_engines!(
+    session_lifecycle_new_query_close,
+    sess_new_and_first_query_may_be_sent_back_to_back,
+    statements_without_result_set_send_rows_affected_local_then_ok,
+    query_sends_metadata_rows_fetch_done_then_ok,
+    sql_error_sends_error_and_nothing_after_and_the_session_stays_usable,
+    cascading_error_returns_the_stored_error_without_running,
+    statement_arguments_bind_to_placeholders,
+    rows_and_chunks_carry_the_same_values,
+    token_flow_control_pauses_until_offered,
+);
 
 // ---------------------------------------------------------------------------------------------
 // Connection level
@@ -95,9 +109,8 @@ fn repeated_authentication_failures_close_the_connection() {
 // ---------------------------------------------------------------------------------------------
 // Sessions
 
-#[test]
-fn session_lifecycle_new_query_close() {
-    let node = TestNode::start();
+fn session_lifecycle_new_query_close(engine: EngineKind) {
+    let node = TestNode::start_engine(engine);
     let mut client = node.client();
     client.new_session(7);
     assert_eq!(client.query(7, "select 40 + 2").scalar(), &Value::Sint(42));
@@ -126,9 +139,8 @@ fn unknown_sid_gets_fatal_session_not_found() {
     );
 }
 
-#[test]
-fn sess_new_and_first_query_may_be_sent_back_to_back() {
-    let node = TestNode::start();
+fn sess_new_and_first_query_may_be_sent_back_to_back(engine: EngineKind) {
+    let node = TestNode::start_engine(engine);
     let mut client = node.client();
     client.send(
         3,
@@ -159,12 +171,14 @@ fn duplicate_sess_new_is_fatal() {
     assert_eq!(err.code, codes::DUPLICATE_SESSION.code);
 }
 
-#[test]
-fn statements_without_result_set_send_rows_affected_local_then_ok() {
-    let node = TestNode::start();
+fn statements_without_result_set_send_rows_affected_local_then_ok(engine: EngineKind) {
+    let node = TestNode::start_engine(engine);
     let mut client = node.client();
     client.new_session(1);
-    let created = client.query(1, "create table t (id integer primary key, v text)");
+    let created = client.query(
+        1,
+        "create table t (id integer primary key auto_increment, v text)",
+    );
     assert_eq!(
         created.rows_affected(),
         Some(0),
@@ -186,9 +200,8 @@ fn statements_without_result_set_send_rows_affected_local_then_ok() {
     assert_eq!(frame.scope, Some(pb::notice::frame::Scope::Local as i32));
 }
 
-#[test]
-fn query_sends_metadata_rows_fetch_done_then_ok() {
-    let node = TestNode::start();
+fn query_sends_metadata_rows_fetch_done_then_ok(engine: EngineKind) {
+    let node = TestNode::start_engine(engine);
     let mut client = node.client();
     client.new_session(1);
     let outcome = client.query(1, "select 1 as a, 'two' as b");
@@ -212,9 +225,8 @@ fn query_sends_metadata_rows_fetch_done_then_ok() {
     );
 }
 
-#[test]
-fn sql_error_sends_error_and_nothing_after_and_the_session_stays_usable() {
-    let node = TestNode::start();
+fn sql_error_sends_error_and_nothing_after_and_the_session_stays_usable(engine: EngineKind) {
+    let node = TestNode::start_engine(engine);
     let mut client = node.client();
     client.new_session(1);
     let failed = client.query(1, "selec 1");
@@ -226,9 +238,8 @@ fn sql_error_sends_error_and_nothing_after_and_the_session_stays_usable() {
     assert_eq!(client.query(1, "select 2").scalar(), &Value::Sint(2));
 }
 
-#[test]
-fn cascading_error_returns_the_stored_error_without_running() {
-    let node = TestNode::start();
+fn cascading_error_returns_the_stored_error_without_running(engine: EngineKind) {
+    let node = TestNode::start_engine(engine);
     let mut client = node.client();
     client.new_session(1);
     client.query(1, "create table c (v integer)");
@@ -253,9 +264,8 @@ fn cascading_error_returns_the_stored_error_without_running() {
     assert_eq!(client.read_outcome(1).scalar(), &Value::Sint(1));
 }
 
-#[test]
-fn statement_arguments_bind_to_placeholders() {
-    let node = TestNode::start();
+fn statement_arguments_bind_to_placeholders(engine: EngineKind) {
+    let node = TestNode::start_engine(engine);
     let mut client = node.client();
     client.new_session(1);
     let mut stmt = sql_stmt("select ? + 1, ?");
@@ -613,21 +623,21 @@ fn a_miss_does_not_set_the_stored_error() {
     assert_eq!(client.read_outcome(1).scalar(), &Value::Sint(1));
 }
 
-#[test]
-fn rows_and_chunks_carry_the_same_values() {
-    let node = TestNode::start();
+fn rows_and_chunks_carry_the_same_values(engine: EngineKind) {
+    let node = TestNode::start_engine(engine);
     let mut client = node.client();
     client.new_session(1);
     client.query(
         1,
-        "create table v (i integer, r real, t text, b blob, n integer)",
+        // Strings short enough for chunks (a longer one falls back to rows on either engine).
+        "create table v (i bigint, r double, t varchar(20), b varbinary(20), n integer)",
     );
     client.query(
         1,
         "insert into v values (-5, 2.5, 'txt', x'00ff', null), (9223372036854775807, -0.0, '', x'', 1)",
     );
-    let rows = client.query(1, "select i, r, t, b, n from v order by rowid");
-    let mut chunked = sql_stmt("select i, r, t, b, n from v order by rowid");
+    let rows = client.query(1, "select i, r, t, b, n from v order by i");
+    let mut chunked = sql_stmt("select i, r, t, b, n from v order by i");
     chunked.chunk_result = Some(true);
     client.send_sql(1, chunked);
     let chunks = client.read_outcome(1);
@@ -647,14 +657,20 @@ fn rows_and_chunks_carry_the_same_values() {
     assert_eq!(rows.rows.len(), 2);
 }
 
-#[test]
-fn token_flow_control_pauses_until_offered() {
-    let node = TestNode::start();
+fn token_flow_control_pauses_until_offered(engine: EngineKind) {
+    let node = TestNode::start_engine(engine);
     let mut client = node.client();
     client.new_session(1);
-    let mut stmt = sql_stmt(
-        "with recursive n(i) as (select 1 union all select i + 1 from n where i < 2000) select i, printf('%0100d', i) from n",
-    );
+    // 2000 rows of 100-character text (MariaDB stops recursive CTEs at 1000 iterations by
+    // default; its sequence engine makes the rows instead).
+    let sql = match engine {
+        EngineKind::Sqlite => {
+            "with recursive n(i) as (select 1 union all select i + 1 from n where i < 2000) \
+             select i, printf('%0100d', i) from n"
+        }
+        EngineKind::Mysql => "select seq, lpad(seq, 100, '0') from seq_1_to_2000",
+    };
+    let mut stmt = sql_stmt(sql);
     stmt.token = Some(1); // 1 KiB
     client.send_sql(1, stmt);
     let mut rows = 0;

@@ -25,6 +25,9 @@
 //!   skip: tests that compare against MariaDB must fail on a machine without it.
 //!   `scripts/test.sh` installs `mariadb-server` and `mariadb-client` when `mariadbd` is missing.
 //!
+//! [`shared_database`] gives a fresh database on one server per process instead, for suites that
+//! run every test on both engines.
+//!
 //! For failure tests, [`MariaDb::stop`] kills the server as a crash would and
 //! [`MariaDb::restart`] starts it again on the same port and data; [`MariaDb::start_with`]
 //! passes extra `mariadbd` options, and [`MariaDb::log`] returns its error log.
@@ -314,6 +317,50 @@ impl MariaDb {
         self.stop();
         self.launch().map(drop)
     }
+}
+
+/// The process's shared server ([`shared_database`]), stopped at exit.
+static SHARED: Mutex<Option<MariaDb>> = Mutex::new(None);
+/// Numbers the databases [`shared_database`] creates.
+static SHARED_DATABASES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A fresh, empty database on a server shared by the whole process (one test binary), as a URL
+/// `mysql://xrpc:xrpc@127.0.0.1:<port>/s<n>`: suites that run every test on both engines start
+/// one MariaDB per binary, not per test. The server starts on the first call and is stopped and
+/// deleted when the process exits (an `atexit` handler; a process killed by a signal leaves it
+/// behind, as it leaves its other temporary files). Tests get separate databases, so they may
+/// run in parallel; what they change beyond their database (global variables, users) is shared.
+pub fn shared_database() -> Result<String, MariaDbError> {
+    let mut shared = SHARED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if shared.is_none() {
+        *shared = Some(MariaDb::start()?);
+        // SAFETY: `stop_shared` is an `extern "C" fn()` with no arguments that never unwinds
+        // (it only takes the server out of a mutex and drops it); registering it has no other
+        // precondition.
+        let registered = unsafe { libc::atexit(stop_shared) };
+        if registered != 0 {
+            eprintln!("xrpc-testkit: cannot register the shared MariaDB's stop at exit");
+        }
+    }
+    let db = shared.as_ref().expect("started above");
+    let name = format!(
+        "s{}",
+        SHARED_DATABASES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
+    db.admin().query_drop(format!(
+        "CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
+    ))?;
+    Ok(db.url_db(&name))
+}
+
+/// Stops the shared server as the process exits.
+extern "C" fn stop_shared() {
+    let server = SHARED
+        .lock()
+        .map_or_else(|poisoned| poisoned.into_inner().take(), |mut s| s.take());
+    drop(server);
 }
 
 impl Drop for MariaDb {

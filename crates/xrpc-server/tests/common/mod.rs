@@ -32,9 +32,57 @@ pub struct TestNode {
     pub dir: tempfile::TempDir,
 }
 
+/// The engine an end-to-end test runs on: suites written once run on both
+/// ([`on_both_engines!`](crate::on_both_engines)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineKind {
+    /// The embedded SQLite engine, in the node's temporary directory.
+    Sqlite,
+    /// The `mysql` engine on a fresh database of the binary's shared MariaDB
+    /// ([`xrpc_testkit::shared_database`]), with a pool of 4.
+    Mysql,
+}
+
+/// Runs each named test, a `fn(EngineKind)`, once per engine: as `on_sqlite::name` and
+/// `on_mysql::name`.
+#[macro_export]
+macro_rules! on_both_engines {
+    ($($name:ident),* $(,)?) => {
+        mod on_sqlite {
+            $(#[test]
+            fn $name() {
+                super::$name($crate::common::EngineKind::Sqlite)
+            })*
+        }
+        mod on_mysql {
+            $(#[test]
+            fn $name() {
+                super::$name($crate::common::EngineKind::Mysql)
+            })*
+        }
+    };
+}
+
 impl TestNode {
     pub fn start() -> Self {
         Self::start_with(|_, _| {})
+    }
+
+    /// A node on `engine` (see [`EngineKind`]).
+    pub fn start_engine(engine: EngineKind) -> Self {
+        match engine {
+            EngineKind::Sqlite => Self::start(),
+            EngineKind::Mysql => {
+                let url = xrpc_testkit::shared_database().unwrap_or_else(|err| panic!("{err}"));
+                let options = xrpc_server::engine::mysql::PoolOptions {
+                    size: 4,
+                    ..Default::default()
+                };
+                let engine = xrpc_server::engine::mysql::MysqlEngine::connect(&url, options)
+                    .unwrap_or_else(|err| panic!("{err:?}"));
+                Self::start_with_engine(Arc::new(engine), |_, _| {})
+            }
+        }
     }
 
     /// Starts a node after letting `tune` adjust the framework config and the shared state.
