@@ -244,11 +244,39 @@ fn system_variables_and_status_are_the_backends_except_the_nodes_own() {
         text(ok(c.query(1, "SELECT @@sql_mode")).scalar()),
         "ANSI_QUOTES"
     );
-    let backend_version: Option<String> = admin.query_first("SELECT @@version").unwrap();
-    assert_eq!(
-        Some(text(ok(c.query(1, "SELECT @@global.version")).scalar())),
-        backend_version
-    );
+    // The version, however it is read, is the backend's with the node's suffix.
+    let backend_version: String = admin.query_first("SELECT @@version").unwrap().unwrap();
+    let version = format!("{backend_version}-xrpc-{}", env!("CARGO_PKG_VERSION"));
+    for sql in [
+        "SELECT VERSION()",
+        "select version ( )",
+        "SELECT @@version",
+        "SELECT @@global.version",
+        "SELECT @@SESSION.VERSION",
+    ] {
+        let out = ok(c.query(1, sql));
+        assert_eq!(text(out.scalar()), version, "{sql}");
+        // The column keeps the name MySQL gives it.
+        assert_eq!(
+            String::from_utf8_lossy(out.columns[0].name.as_deref().unwrap_or_default()),
+            sql.strip_prefix("SELECT ")
+                .or(sql.strip_prefix("select "))
+                .unwrap(),
+            "{sql}"
+        );
+    }
+    let shown = ok(c.query(1, "SHOW GLOBAL VARIABLES LIKE 'version'"));
+    assert_eq!(column_texts(&shown, 1), std::slice::from_ref(&version));
+    let untouched = ok(c.query(
+        1,
+        "SELECT 'version()', @@version_comment = @@global.version_comment, \
+         VERSION() LIKE '%-xrpc-%'",
+    ));
+    assert_eq!(text(&untouched.rows[0][0]), "version()");
+    assert_eq!(untouched.rows[0][2], Value::Sint(1));
+    // connection_id() keeps its name too.
+    let id = ok(c.query(1, "SELECT connection_id()"));
+    assert_eq!(id.columns[0].name.as_deref(), Some(&b"connection_id()"[..]));
     let backend_max: Option<u64> = admin.query_first("SELECT @@max_connections").unwrap();
     assert_eq!(
         ok(c.query(1, "select @@max_connections")).scalar(),
@@ -289,10 +317,16 @@ fn system_variables_and_status_are_the_backends_except_the_nodes_own() {
     let names = column_texts(&all, 0);
     assert!(names.iter().any(|n| n == "xrpc_backend_pool_size"));
     assert!(names.iter().any(|n| n == "innodb_page_size"));
+    let versions: Vec<String> = all
+        .rows
+        .iter()
+        .filter(|row| text(&row[0]) == "version")
+        .map(|row| text(&row[1]))
+        .collect();
     assert_eq!(
-        names.iter().filter(|n| n.as_str() == "version").count(),
-        1,
-        "version is listed once, the backend's"
+        versions,
+        [version],
+        "version is listed once, with the suffix"
     );
 
     // SHOW STATUS: the backend's counters and the node's.

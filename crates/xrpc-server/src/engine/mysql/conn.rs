@@ -27,6 +27,9 @@ pub struct Shared {
     pub backslash_escapes: bool,
     /// The database named in the engine's URL, if any.
     pub default_schema: Option<String>,
+    /// What `VERSION()`, `@@version` and `SHOW VARIABLES`' `version` row report: the backend's
+    /// version with `-xrpc-<version>` appended.
+    pub version: String,
 }
 
 /// One session's view of the backend: the session variables and database it set (replayed on
@@ -162,12 +165,13 @@ impl MysqlConn {
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
-        let rewritten = types::rewrite(
+        let rewritten = types::rewrite_with_version(
             sql,
             args,
             self.connection_id,
             self.last_insert_id,
             self.backslash_escapes(),
+            Some(&self.shared.version),
         )?;
         let mut backend = match self.backend.take() {
             Some(backend) => backend,
@@ -238,7 +242,17 @@ impl MysqlConn {
         let mut summary = ExecSummary::default();
         let mut results = 0;
         let mut result = backend.conn.query_iter(&rewritten.sql)?;
-        let streamed = stream(&mut result, sink, &mut summary, &mut results);
+        let version_row = rewritten
+            .show_variables
+            .then_some(self.shared.version.as_str());
+        let streamed = stream(
+            &mut result,
+            sink,
+            &mut summary,
+            &mut results,
+            &rewritten.renames,
+            version_row,
+        );
         if let Err(Failure::Node(_)) = &streamed {
             // The client is gone or the statement was killed while streaming: stop the backend,
             // so that draining the rest of the result (when it drops) is short.
@@ -294,11 +308,16 @@ impl MysqlConn {
 }
 
 /// Streams the first result of a query into the sink; further results are read and dropped.
+/// Expression columns named by a replacement in `renames` get their original text back; with
+/// `version_row`, a two-column row whose first value is `version` (a `SHOW VARIABLES` row) gets
+/// that value.
 fn stream(
     result: &mut mysql::QueryResult<'_, '_, '_, mysql::Text>,
     sink: &mut dyn ResultSink,
     summary: &mut ExecSummary,
     results: &mut usize,
+    renames: &[(String, String)],
+    version_row: Option<&str>,
 ) -> Result<(), Failure> {
     while let Some(mut set) = result.iter() {
         *results += 1;
@@ -309,8 +328,14 @@ fn stream(
             }
             continue;
         }
-        let (infos, convs): (Vec<ColumnInfo>, Vec<Conv>) =
+        let (mut infos, convs): (Vec<ColumnInfo>, Vec<Conv>) =
             set.columns().as_ref().iter().map(types::map_column).unzip();
+        for info in infos.iter_mut().filter(|i| i.original_name.is_empty()) {
+            if let Some((_, original)) = renames.iter().find(|(with, _)| *with == info.name) {
+                info.name.clone_from(original);
+            }
+        }
+        let version_row = version_row.filter(|_| infos.len() == 2);
         if !infos.is_empty() {
             summary.has_result_set = true;
             sink.metadata(&infos)?;
@@ -330,6 +355,12 @@ fn stream(
                         }
                     };
                     out.push(types::convert(conv, raw)?);
+                }
+                if let Some(version) = version_row {
+                    if matches!(&out[0], Value::Bytes(name) if name.eq_ignore_ascii_case(b"version"))
+                    {
+                        out[1] = Value::Bytes(bytes::Bytes::copy_from_slice(version.as_bytes()));
+                    }
                 }
                 sink.row(&out)?;
             }

@@ -58,7 +58,9 @@
 //! global `sql_mode` switches to doubling quotes only), so no server-side prepared statement ever
 //! pins a connection. `connection_id()` becomes the xrpc session number and `last_insert_id()` the
 //! session's last generated id, since both would otherwise name whichever pooled connection runs
-//! the statement. Rows stream from `query_iter` into the sink as they arrive; nothing is buffered
+//! the statement; `VERSION()` and `@@version` become the node's version (the backend's, suffixed
+//! `-xrpc-<version>`), and so does the `version` row of `SHOW VARIABLES`. A result column named
+//! by such a replacement gets the original text back as its name. Rows stream from `query_iter` into the sink as they arrive; nothing is buffered
 //! whole. A request yields one result: further results are read and dropped.
 //!
 //! # Column types (as MySQL's X Plugin maps them)
@@ -190,6 +192,7 @@ impl MysqlEngine {
                 pool,
                 backslash_escapes,
                 default_schema,
+                version: format!("{version}-xrpc-{}", env!("CARGO_PKG_VERSION")),
             }),
             version,
             description: redact_url(url),

@@ -335,6 +335,12 @@ pub struct Rewritten {
     /// Whether the statement calls GET_LOCK outside literals: named locks are not reported by
     /// the backend's session tracker, so the session keeps its connection.
     pub named_lock: bool,
+    /// `(replacement, original)` for every substituted call or variable: a result column named
+    /// by the replacement (an expression, no original name) gets the original text back, so
+    /// `SELECT VERSION()` still has a column `VERSION()`.
+    pub renames: Vec<(String, String)>,
+    /// The statement is `SHOW … VARIABLES …`: its `version` row gets the node's version.
+    pub show_variables: bool,
 }
 
 /// Substitutes `args` for the `?` placeholders, the session number for `connection_id()` and the
@@ -348,7 +354,35 @@ pub fn rewrite(
     last_insert_id: u64,
     backslash_escapes: bool,
 ) -> Result<Rewritten, SqlError> {
+    rewrite_with_version(
+        sql,
+        args,
+        connection_id,
+        last_insert_id,
+        backslash_escapes,
+        None,
+    )
+}
+
+/// [`rewrite`], and with `version` also `VERSION()` and `@@[global.|session.|local.]version`
+/// become that string: the node's version (the backend's, suffixed `-xrpc-<version>`).
+pub fn rewrite_with_version(
+    sql: &str,
+    args: &[Value],
+    connection_id: u64,
+    last_insert_id: u64,
+    backslash_escapes: bool,
+    version: Option<&str>,
+) -> Result<Rewritten, SqlError> {
     let bytes = sql.as_bytes();
+    let mut renames = Vec::new();
+    let mut first_word_is_show = None;
+    let mut show_variables = false;
+    let version_literal = version.map(|v| {
+        let mut literal = String::new();
+        write_string(&mut literal, v.as_bytes(), backslash_escapes);
+        literal
+    });
     let mut out = String::with_capacity(sql.len() + args.len() * 8);
     let mut user_variable = false;
     let mut user_variable_assigned = false;
@@ -389,9 +423,24 @@ pub fn rewrite(
             }
             b'@' => {
                 if bytes.get(i + 1) == Some(&b'@') {
+                    let start = i;
                     i += 2;
                     while i < bytes.len() && is_ident(bytes[i]) || bytes.get(i) == Some(&b'.') {
                         i += 1;
+                    }
+                    let name = sql[start + 2..i].to_ascii_lowercase();
+                    let unscoped = ["global.", "session.", "local."]
+                        .iter()
+                        .find_map(|scope| name.strip_prefix(scope))
+                        .unwrap_or(&name);
+                    if let (Some(literal), "version") = (&version_literal, unscoped) {
+                        out.push_str(&sql[copied..start]);
+                        out.push_str(literal);
+                        renames.push((
+                            version.unwrap_or_default().to_owned(),
+                            sql[start..i].to_owned(),
+                        ));
+                        copied = i;
                     }
                     continue;
                 }
@@ -432,6 +481,10 @@ pub fn rewrite(
                     i += 1;
                 }
                 let word = &sql[start..i];
+                let is_show = *first_word_is_show.get_or_insert(word.eq_ignore_ascii_case("show"));
+                if is_show && word.eq_ignore_ascii_case("variables") {
+                    show_variables = true;
+                }
                 // `INTO @a, @b`: every variable after INTO until the next word is assigned.
                 after_into = word.eq_ignore_ascii_case("into");
                 let preceded_by_dot = start > 0 && bytes[start - 1] == b'.';
@@ -449,7 +502,24 @@ pub fn rewrite(
                     if let Some(end) = empty_call(bytes, i) {
                         out.push_str(&sql[copied..start]);
                         // BIGINT UNSIGNED, the functions' own type.
-                        write!(out, "CAST({value} AS UNSIGNED)").expect("writing to a String");
+                        let cast = format!("CAST({value} AS UNSIGNED)");
+                        out.push_str(&cast);
+                        renames.push((cast, sql[start..end].to_owned()));
+                        i = end;
+                        copied = end;
+                    }
+                } else if let (Some(literal), true, false) = (
+                    &version_literal,
+                    word.eq_ignore_ascii_case("version"),
+                    preceded_by_dot,
+                ) {
+                    if let Some(end) = empty_call(bytes, i) {
+                        out.push_str(&sql[copied..start]);
+                        out.push_str(literal);
+                        renames.push((
+                            version.unwrap_or_default().to_owned(),
+                            sql[start..end].to_owned(),
+                        ));
                         i = end;
                         copied = end;
                     }
@@ -475,6 +545,8 @@ pub fn rewrite(
         user_variable,
         user_variable_assigned,
         named_lock,
+        renames,
+        show_variables,
     })
 }
 
@@ -535,6 +607,52 @@ fn skip_line(bytes: &[u8], start: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn version_becomes_the_nodes_only_where_it_is_the_function_or_the_variable() {
+        let r = rewrite_with_version(
+            "select VERSION(), version ( ), @@version, @@global.Version, @@version_comment, \
+             'version()', x.version(), my_version(), connection_id() from t where v = ?",
+            &[Value::Sint(1)],
+            7,
+            0,
+            true,
+            Some("10.11-it's"),
+        )
+        .unwrap();
+        assert_eq!(
+            r.sql,
+            "select '10.11-it\\'s', '10.11-it\\'s', '10.11-it\\'s', '10.11-it\\'s', \
+             @@version_comment, 'version()', x.version(), my_version(), CAST(7 AS UNSIGNED) \
+             from t where v = 1"
+        );
+        let originals: Vec<&str> = r.renames.iter().map(|(_, o)| o.as_str()).collect();
+        assert_eq!(
+            originals,
+            [
+                "VERSION()",
+                "version ( )",
+                "@@version",
+                "@@global.Version",
+                "connection_id()"
+            ]
+        );
+        assert_eq!(r.renames[0].0, "10.11-it's");
+        assert!(!r.show_variables);
+        assert!(
+            rewrite("SHOW GLOBAL VARIABLES LIKE 'v%'", &[], 1, 0, true)
+                .unwrap()
+                .show_variables
+        );
+        assert!(
+            !rewrite("SELECT 1 AS variables", &[], 1, 0, true)
+                .unwrap()
+                .show_variables
+        );
+        // Without a version (the plain rewrite) nothing changes.
+        let plain = rewrite("select version(), @@version", &[], 1, 0, true).unwrap();
+        assert_eq!(plain.sql, "select version(), @@version");
+    }
 
     #[test]
     fn json_geometry_and_dates_carry_the_x_plugins_content_types() {
