@@ -979,11 +979,14 @@ fn the_binary_fronts_mariadb_with_the_engine_setting() {
     );
     let pool = ok(c.query(1, "SHOW VARIABLES LIKE 'xrpc_backend_pool_size'"));
     assert_eq!(text(&pool.rows[0][1]), "3");
-    // `version` is the backend's variable, which the node does not shadow.
+    // `version` is the backend's, with the node's suffix.
     let version = ok(c.query(1, "SHOW VARIABLES LIKE 'version'"));
     let version = text(&version.rows[0][1]);
-    let backend: Option<String> = db.admin().query_first("SELECT @@version").unwrap();
-    assert_eq!(Some(version), backend);
+    let backend: String = db.admin().query_first("SELECT @@version").unwrap().unwrap();
+    assert_eq!(
+        version,
+        format!("{backend}-xrpc-{}", env!("CARGO_PKG_VERSION"))
+    );
     ok(c.query(1, "CREATE TABLE via_binary (x INT)"));
     ok(c.query(1, "INSERT INTO via_binary VALUES (5)"));
     let count: Option<u64> = db
