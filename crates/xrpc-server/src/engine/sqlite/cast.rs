@@ -15,7 +15,9 @@
 //! differential test checks) conversions in Rust:
 //!
 //! - DATE and DATETIME read MySQL's relaxed formats (`2024-2-9`, `2024/02/29`, `24-02-29`,
-//!   `20240229`, `240229`, `20240229123456.5`, a `T` or spaces between date and time) and
+//!   `20240229`, `240229`, `20240229123456.5`, a `T`, spaces or a punctuation character between
+//!   date and time, a part cut short by punctuation: `0:01:01.` is 0000-01-01), as MariaDB's
+//!   `str_to_datetime` reads them, and
 //!   numbers (`20240229`, `240229`, `YYYYMMDDhhmmss`); an invalid or zero date is NULL.
 //! - TIME reads `[-][D ]H:MM[:SS][.f]`, a datetime's time, and `[-]HHMMSS[.f]`; beyond
 //!   ±838:59:59 it is clamped.
@@ -1037,143 +1039,172 @@ enum Read<T> {
     Invalid,
 }
 
-/// A string in one of MySQL's datetime formats (see the module docs).
-fn parse_datetime_text(s: &str) -> Result<Read<Parts>, SqlError> {
-    let s = s.trim_start_matches([' ', '\t', '\n', '\r']);
-    let b = s.as_bytes();
+/// A string in one of MySQL's datetime formats, read as MariaDB's `str_to_datetime` reads it
+/// (10.11, `strings/my_time.c`), so that what it accepts, refuses and warns about is the same:
+///
+/// - Leading spaces are skipped.
+/// - Digits only (`[YY]YYMMDD[T][hhmmss[.f]]`, a `.f` only after 12 digits or more): 4, 8 or
+///   14+ digits have a 4-digit year, others a 2-digit one; the fields are then read two digits
+///   at a time, as far as the digits go (`2402291` is 2024-02-29 01:00:00).
+/// - Delimited: year, one punctuation character, month, one punctuation character, day, then
+///   a `T`, one punctuation character (DATE and DATETIME only: `punct_separates`) or spaces,
+///   then hour, minute and second with one punctuation character between them, each field as
+///   many digits as there are (`2024-002-29` is 2024-02-29); then `.` and the fraction. A part
+///   may end early at a punctuation character (`0:01:01.` is 0000-01-01, no warning).
+/// - A 2-digit year is 20YY below 70, else 19YY; a year of any other length is as written.
+/// - Fewer than three fields, a field out of range or a date that is not in the calendar is
+///   not a value (NULL); anything other than spaces after what was read is a warning (the
+///   value stands); fraction digits beyond six are a note.
+fn parse_datetime_text(s: &str, punct_separates: bool) -> Result<Read<Parts>, SqlError> {
+    let b = s
+        .trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c'])
+        .as_bytes();
+    let end = b.len();
     let run = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
-    let lead = run(0);
-    if lead == 0 {
-        return Ok(Read::Invalid);
-    }
-    let num = |from: usize, len: usize| -> u32 { s[from..from + len].parse().unwrap_or(0) };
-    if lead == b.len() || b[lead] == b'.' {
-        // Digits only: YYMMDD, YYYYMMDD, YYMMDDhhmmss, YYYYMMDDhhmmss, then `.fraction`.
-        let (year_len, has_time) = match lead {
-            6 => (2, false),
-            8 => (4, false),
-            12 => (2, true),
-            14 => (4, true),
-            _ => {
-                return Err(unsupported(&format!(
-                    "CAST of '{s}' AS a date (a {lead}-digit number)"
-                )));
-            }
-        };
-        let mut p = Parts::default();
-        let mut year = num(0, year_len);
-        if year_len == 2 {
-            year += if year < 70 { 2000 } else { 1900 };
-        }
-        p.year = year;
-        p.month = num(year_len, 2);
-        p.day = num(year_len + 2, 2);
-        let mut dropped = None;
-        if has_time {
-            p.hour = num(year_len + 4, 2);
-            p.minute = num(year_len + 6, 2);
-            p.second = num(year_len + 8, 2);
-        }
-        if lead < b.len() {
-            let frac_len = run(lead + 1);
-            let (us, cut) = micros(&s[lead + 1..lead + 1 + frac_len]);
-            p.micros = if has_time { us } else { 0 };
-            if cut {
-                dropped = Some(Level::Note);
-            }
-            if !is_space(&s[lead + 1 + frac_len..]) {
-                dropped = Some(Level::Warning);
-            }
-        }
-        return Ok(match valid(p) {
-            Some(p) => Read::Value(p, dropped),
-            None => Read::Invalid,
-        });
-    }
-    // Delimited: Y-M-D with any punctuation between the parts.
-    let mut p = Parts::default();
-    if lead > 4 {
-        return Err(unsupported(&format!(
-            "CAST of '{s}' AS a date (a year of {lead} digits)"
-        )));
-    }
-    p.year = num(0, lead);
-    if lead == 2 {
-        p.year += if p.year < 70 { 2000 } else { 1900 };
-    }
-    let mut i = lead;
-    let part = |i: &mut usize, max: usize| -> Result<Option<u32>, SqlError> {
-        // One punctuation character, then 1..=max digits.
-        if !b.get(*i).is_some_and(u8::is_ascii_punctuation) {
+    // MariaDB's get_number: `Ok(None)` at the end (no field), `Err` at a non-digit.
+    let number = |at: &mut usize, limit: usize| -> Result<Option<u64>, ()> {
+        let stop = end.min(at.saturating_add(limit));
+        if *at >= stop {
             return Ok(None);
         }
-        let n = run(*i + 1);
-        if n == 0 {
-            return Ok(None);
+        if !b[*at].is_ascii_digit() {
+            return Err(());
         }
-        if n > max {
-            return Err(unsupported(&format!(
-                "CAST of '{s}' AS a date (a part of {n} digits)"
-            )));
+        let mut v: u64 = 0;
+        while *at < stop && b[*at].is_ascii_digit() {
+            v = v.saturating_mul(10).saturating_add(u64::from(b[*at] - b'0'));
+            *at += 1;
         }
-        let v = num(*i + 1, n);
-        *i += 1 + n;
         Ok(Some(v))
     };
-    let (Some(month), Some(day)) = (part(&mut i, 2)?, part(&mut i, 2)?) else {
-        return Ok(Read::Invalid);
+    let punct = |at: &mut usize| -> Result<(), ()> {
+        if *at >= end {
+            return Ok(());
+        }
+        if b[*at].is_ascii_punctuation() {
+            *at += 1;
+            return Ok(());
+        }
+        Err(())
     };
-    p.month = month;
-    p.day = day;
-    let mut dropped = None;
-    let rest = &s[i..];
-    if !is_space(rest) {
-        // The time: after a `T` or spaces, H[:M[:S[.f]]] with any punctuation between.
-        let after = if let Some(r) = rest.strip_prefix('T') {
-            Some(r)
-        } else if rest.starts_with([' ', '\t', '\n', '\r']) {
-            Some(rest.trim_start_matches([' ', '\t', '\n', '\r']))
+    let is_space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
+    let mut fields: Vec<u64> = Vec::with_capacity(6);
+    let mut at = 0usize;
+    let mut warn = false;
+    // Digits only?
+    let mut digits = run(0);
+    let mut pos = digits;
+    if pos < end && b[pos] == b'T' {
+        pos += 1;
+        let more = run(pos);
+        digits += more;
+        pos += more;
+    }
+    if pos < end && b[pos] == b'.' && digits >= 12 {
+        pos += 1;
+        pos += run(pos);
+    }
+    let year_length;
+    if pos == end {
+        year_length = if digits == 4 || digits == 8 || digits >= 14 {
+            4
         } else {
-            None
+            2
         };
-        match after {
-            Some(t) if t.starts_with(|c: char| c.is_ascii_digit()) => {
-                let base = s.len() - t.len();
-                let mut j = base;
-                let h = run(j);
-                if h > 2 {
-                    return Err(unsupported(&format!("CAST of '{s}' AS a datetime")));
-                }
-                p.hour = num(j, h);
-                j += h;
-                if let Some(m) = part(&mut j, 2)? {
-                    p.minute = m;
-                    if let Some(sec) = part(&mut j, 2)? {
-                        p.second = sec;
-                        if b.get(j) == Some(&b'.') {
-                            let n = run(j + 1);
-                            let (us, cut) = micros(&s[j + 1..j + 1 + n]);
-                            p.micros = us;
-                            if cut {
-                                dropped = Some(Level::Note);
-                            }
-                            j += 1 + n;
-                        }
-                    }
-                }
-                if !is_space(&s[j..]) {
-                    return Err(unsupported(&format!("CAST of '{s}' AS a datetime")));
+        for (k, width) in [year_length, 2, 2, 2, 2, 2].into_iter().enumerate() {
+            if k == 3 && at < end && b[at] == b'T' {
+                at += 1;
+            }
+            match number(&mut at, width) {
+                Ok(Some(v)) => fields.push(v),
+                Ok(None) => {}
+                Err(()) => {
+                    warn = true;
+                    break;
                 }
             }
-            Some(t) if is_space(t) => {}
-            Some(_) => return Err(unsupported(&format!("CAST of '{s}' AS a datetime"))),
-            None => dropped = Some(Level::Warning),
+        }
+    } else {
+        let start = at;
+        match number(&mut at, usize::MAX) {
+            Ok(v) => fields.extend(v),
+            Err(()) => warn = true,
+        }
+        year_length = at - start;
+        if !warn {
+            // month, day, [separator] hour, minute, second
+            'fields: for k in 1..6 {
+                let separated = if k == 3 {
+                    if at >= end {
+                        Ok(())
+                    } else if b[at] == b'T' || (punct_separates && b[at].is_ascii_punctuation()) {
+                        at += 1;
+                        Ok(())
+                    } else if is_space(b[at]) {
+                        while at < end && is_space(b[at]) {
+                            at += 1;
+                        }
+                        Ok(())
+                    } else {
+                        Err(())
+                    }
+                } else {
+                    punct(&mut at)
+                };
+                let read = separated.and_then(|()| number(&mut at, usize::MAX));
+                match read {
+                    Ok(v) => fields.extend(v),
+                    Err(()) => {
+                        warn = true;
+                        break 'fields;
+                    }
+                }
+            }
         }
     }
-    Ok(match valid(p) {
-        Some(p) => Read::Value(p, dropped),
-        None => Read::Invalid,
-    })
+    if fields.len() < 3 {
+        return Ok(Read::Invalid);
+    }
+    let mut dropped = None;
+    let mut micros_value = 0;
+    if !warn && at < end && b[at] == b'.' {
+        at += 1;
+        let n = run(at);
+        let (us, cut) = micros(std::str::from_utf8(&b[at..at + n]).unwrap_or(""));
+        micros_value = us;
+        if cut {
+            dropped = Some(Level::Note);
+        }
+        at += n;
+    }
+    let field = |k: usize| fields.get(k).copied().unwrap_or(0);
+    let not_zero = fields.iter().any(|&v| v != 0) || micros_value != 0;
+    let mut year = field(0);
+    if year_length == 2 && not_zero {
+        year += if year < 70 { 2000 } else { 1900 };
+    }
+    if year > 9999 || field(1) > 12 || field(2) > 31 || field(3) > 23 || field(4) > 59 {
+        return Ok(Read::Invalid);
+    }
+    if field(5) > 59 {
+        return Ok(Read::Invalid);
+    }
+    let p = Parts {
+        year: year as u32,
+        month: field(1) as u32,
+        day: field(2) as u32,
+        hour: field(3) as u32,
+        minute: field(4) as u32,
+        second: field(5) as u32,
+        micros: micros_value,
+    };
+    let Some(p) = valid(p) else {
+        return Ok(Read::Invalid);
+    };
+    if b[at..].iter().any(|&c| !is_space(c)) {
+        dropped = Some(Level::Warning);
+    }
+    Ok(Read::Value(p, dropped))
 }
 
 /// The date and time of an input, for DATE and DATETIME (`date` drops the time).
@@ -1212,7 +1243,7 @@ fn datetime_input(input: Input<'_>, date: bool) -> Result<Read<Parts>, SqlError>
             }
             _ => Read::Invalid,
         },
-        Input::Str(bytes, _) => parse_datetime_text(utf8(bytes)?)?,
+        Input::Str(bytes, _) => parse_datetime_text(utf8(bytes)?, true)?,
     })
 }
 
@@ -1342,7 +1373,7 @@ fn time_input(input: Input<'_>) -> Result<Read<TimeParts>, SqlError> {
                 return Err(unsupported(&format!("CAST of '{s}' AS TIME")));
             }
             if datetime_digits || (digits >= 2 && s[digits..].starts_with('-')) {
-                return Ok(match parse_datetime_text(s)? {
+                return Ok(match parse_datetime_text(s, false)? {
                     Read::Value(p, dropped) => Read::Value(
                         (false, u64::from(p.hour), p.minute, p.second, p.micros),
                         dropped,
@@ -1699,10 +1730,35 @@ mod tests {
             value(to_datetime(Input::Decimal("20240229123456.5"), Some(1))),
             text("2024-02-29 12:34:56.5")
         );
-        assert_eq!(
-            to_datetime(s("2402291"), None).unwrap_err().code,
-            codes::NOT_SUPPORTED_YET.code
-        );
+    }
+
+    /// MariaDB's answers (10.11), checked by hand: trailing punctuation ends a part without a
+    /// warning, fields are as long as their digits, digit strings are read two by two.
+    #[test]
+    fn dates_are_parsed_as_mariadb_parses_them() {
+        let dt = |t: &str, fsp| to_datetime(s(t), fsp).unwrap();
+        let text = |t: &str| SqlValue::Text(t.to_owned());
+        let quiet = |t: &str, fsp, want: &str| assert_eq!(dt(t, fsp), (text(want), None), "{t}");
+        quiet("0:01:01.", None, "0000-01-01");
+        quiet("0.1.1.", None, "0000-01-01");
+        quiet("2024-02-29.", None, "2024-02-29");
+        quiet("2024-02-29-", Some(0), "2024-02-29 00:00:00");
+        quiet("2024-02-29.5", Some(0), "2024-02-29 05:00:00");
+        quiet("2024-02-29.10.11.12.5", Some(6), "2024-02-29 10:11:12.500000");
+        quiet("2024-02-29 10:11:12.", Some(0), "2024-02-29 10:11:12");
+        quiet("2024-02-29 10:11:", Some(0), "2024-02-29 10:11:00");
+        quiet("2024-002-29", None, "2024-02-29");
+        quiet("1:2:3:4:5:6", Some(0), "0001-02-03 04:05:06");
+        quiet("2402291", Some(0), "2024-02-29 01:00:00");
+        quiet("240229123", Some(0), "2024-02-29 12:03:00");
+        quiet("20240229T101112", Some(0), "2024-02-29 10:11:12");
+        for warned in ["2024-02-29 .", "2024-02-29 10:11:12..", "1:2:3:4:5:6:7", "2024-02-29x"] {
+            let (v, w) = dt(warned, Some(0));
+            assert!(v != SqlValue::Null && w.unwrap().level == Level::Warning, "{warned}");
+        }
+        for null in ["20240229.5", "2024022912345", "12345-01-01", "2024--02-29", "2024", "202402"] {
+            assert_eq!(dt(null, None).0, SqlValue::Null, "{null}");
+        }
     }
 
     #[test]
