@@ -672,10 +672,44 @@ fn casts_return_mysqls_values_types_and_names() {
             (ColumnType::Bytes, mysql_type::VAR_STRING, 0),
         ]
     );
-    // Inside an expression the cast's value is SQLite's: the DATE text plus 0 is 2024. The
-    // column is named as written, as MySQL names it.
-    assert_eq!(result.rows[0][4], Value::Sint(2024));
+    // Inside an expression a temporal cast is MySQL's number (SQLite would read the DATE text
+    // as 2024). The column is named as written, as MySQL names it.
+    assert_eq!(result.rows[0][4], Value::Sint(20240229));
     assert_eq!(columns[4].name, "cast('2024-02-29' as date) + 0");
+    // (expression, MySQL's value as MariaDB 10.11 gives it)
+    for (expr, expected) in [
+        ("-cast('2024-02-29' as date)", Value::Sint(-20240229)),
+        ("(cast('2024-02-29' as date)) * 1", Value::Sint(20240229)),
+        ("cast('2024-02-29 10:11:12' as datetime) + 0", Value::Sint(20240229101112)),
+        ("cast('2024-02-29 10:11:12.5' as datetime(1)) + 0", Value::Double(20240229101112.5)),
+        ("cast('10:11:12.5' as time(1)) * 2", Value::Double(202225.0)),
+        ("cast('-10:11:12' as time) + 0", Value::Sint(-101112)),
+        ("abs(cast('2024-02-29' as date))", Value::Sint(20240229)),
+        ("cast(cast('2024-02-29' as date) as signed)", Value::Sint(20240229)),
+        ("cast(cast('2024-02-29' as date) as decimal(12,2))", dec("20240229.00")),
+        ("cast(cast('10:11:12' as time) as unsigned)", Value::Uint(101112)),
+        ("cast('2024-02-29' as date) = '2024-2-29'", Value::Sint(1)),
+        ("cast('2024-02-29' as date) = 20240229", Value::Sint(1)),
+        ("'2024-3-1' > cast('2024-02-29' as date)", Value::Sint(1)),
+        ("cast('10:00:00' as time) > '9:00:00'", Value::Sint(1)),
+        ("cast('-2:00:00' as time) < cast('-1:00:00' as time)", Value::Sint(1)),
+        ("length(cast('2024-02-29' as date))", Value::Sint(10)),
+    ] {
+        let result = exec(conn, &format!("select {expr}")).unwrap_or_else(|e| panic!("{expr}: {e}"));
+        assert_eq!(result.rows, [[expected]], "{expr}");
+    }
+    // Where SQLite would compare text with something the node cannot convert: refused.
+    exec(conn, "create table dates (d DATE, s TEXT)").unwrap();
+    for expr in [
+        "select cast(s as date) = d from dates",
+        "select cast(s as date) in ('2024-01-01') from dates",
+        "select cast(s as date) = 'garbage' from dates",
+        "select cast('2024-02-29 10:11:12.25' as datetime(2)) + 0",
+        "select cast(cast('10:11:12' as time) as date)",
+    ] {
+        let err = exec(conn, expr).unwrap_err();
+        assert_eq!(err.code, 1235, "{expr}: {err}");
+    }
     // Casts of table columns, with a star before them.
     exec(conn, "create table c (k INT, s VARCHAR(20), n INT)").unwrap();
     exec(conn, "insert into c values (1, '2024-2-9', 20240229)").unwrap();

@@ -81,6 +81,9 @@ const MODE_STRING: i64 = 1;
 const MODE_DECIMAL: i64 = 2;
 /// `mode` bit: the statement writes (INSERT, REPLACE, UPDATE): warnings are errors.
 const MODE_WRITE: i64 = 4;
+/// `mode` bit: a DATE, DATETIME or TIME cast used as a number (`CAST(x AS DATE) + 0`): the
+/// value is MySQL's numeric form (`20240229`, `20240229101112`, `101112.5`).
+const MODE_NUMERIC: i64 = 8;
 
 /// A cast's target type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -341,9 +344,10 @@ pub(crate) fn rewrite(sql: &str) -> Result<Option<Rewritten>, SqlError> {
         return Ok(None);
     }
     let write = matches!(first.as_deref(), Some("INSERT" | "REPLACE" | "UPDATE"));
+    let plan = plan_temporal_uses(sql, &toks)?;
     let mut out = String::with_capacity(sql.len() + 32);
     let mut changed = false;
-    emit(sql, &toks, 0, toks.len(), write, &mut out, &mut changed)?;
+    emit(sql, &toks, 0, toks.len(), write, &plan, &mut out, &mut changed)?;
     if !changed {
         return Ok(None);
     }
@@ -450,12 +454,14 @@ fn cast_at(sql: &str, toks: &[Token], i: usize, hi: usize) -> Result<Option<Cast
 
 /// Writes tokens `lo..hi` of `sql` to `out` with their casts rewritten (the text between
 /// tokens kept).
+#[allow(clippy::too_many_arguments)]
 fn emit(
     sql: &str,
     toks: &[Token],
     lo: usize,
     hi: usize,
     write: bool,
+    plan: &TemporalPlan,
     out: &mut String,
     changed: &mut bool,
 ) -> Result<(), SqlError> {
@@ -465,13 +471,19 @@ fn emit(
             out.push_str(&sql[toks[i - 1].end..toks[i].start]);
         }
         let Some(cast) = cast_at(sql, toks, i, hi)? else {
-            out.push_str(&sql[toks[i].start..toks[i].end]);
+            match plan.literals.iter().find(|(at, _)| *at == i) {
+                Some((_, replacement)) => {
+                    out.push_str(replacement);
+                    *changed = true;
+                }
+                None => out.push_str(&sql[toks[i].start..toks[i].end]),
+            }
             i += 1;
             continue;
         };
         let (a, b) = cast.arg;
         let mut arg = String::new();
-        emit(sql, toks, a, b, write, &mut arg, changed)?;
+        emit(sql, toks, a, b, write, plan, &mut arg, changed)?;
         match cast.target {
             None if sql[toks[i].start..toks[i].end].eq_ignore_ascii_case("CAST") => {
                 // SQLite's own CAST; only its argument may change.
@@ -487,6 +499,9 @@ fn emit(
             }
             Some(target) => {
                 let mut mode = if write { MODE_WRITE } else { 0 };
+                if plan.numeric.contains(&i) {
+                    mode |= MODE_NUMERIC;
+                }
                 let literal = &toks[a..b];
                 let signed_number = match literal {
                     [n] if n.tok == Tok::Number => Some(&sql[n.start..n.end]),
@@ -524,6 +539,325 @@ fn emit(
         i = cast.close + 1;
     }
     Ok(())
+}
+
+/// How the statement uses its DATE, DATETIME and TIME casts (see [`plan_temporal_uses`]).
+#[derive(Debug, Default)]
+struct TemporalPlan {
+    /// Token indexes of the casts whose value is used as a number.
+    numeric: Vec<usize>,
+    /// Literal tokens compared with a temporal cast, replaced by the cast's reading of them.
+    literals: Vec<(usize, String)>,
+}
+
+/// Functions whose arguments MySQL reads as numbers: a temporal argument is its numeric form
+/// there (`SUM(CAST(x AS DATE))` adds 20240229, not 2024).
+const NUMERIC_FUNCTIONS: &[&str] = &[
+    "SUM", "AVG", "TOTAL", "ABS", "ROUND", "CEIL", "CEILING", "FLOOR", "SIGN", "SQRT", "POW",
+    "POWER", "EXP", "LN", "LOG", "LOG10", "LOG2", "MOD", "TRUNCATE", "TRUNC",
+];
+
+/// Decides, for each DATE, DATETIME and TIME cast, what SQLite must be given so that the
+/// expression around it has MySQL's value. A function's value is text (`2024-02-29`), which
+/// SQLite reads as the number 2024 and compares as text, where MySQL uses the temporal value:
+///
+/// - As an operand of an arithmetic operator (`+ - * / % DIV MOD & ^ ~`, unary too), or the
+///   whole argument of a numeric function (`SUM`, `ABS`, …), or of a CAST to SIGNED, UNSIGNED
+///   or DECIMAL, the cast gives MySQL's numeric form: `YYYYMMDD`, `YYYYMMDDhhmmss[.f]`,
+///   `[-]hhmmss[.f]` (a DATETIME with 2 or more fraction digits is refused: a 64-bit double
+///   cannot hold its numeric form exactly, MySQL's is a DECIMAL).
+/// - Compared (`= <> != < > <= >=`) with a string or integer literal, the literal is replaced
+///   by the cast's reading of it (`CAST(x AS DATE) = '2024-2-9'` compares with `'2024-02-09'`),
+///   as MySQL converts the constant; a literal that is not a valid value of the type is refused.
+///   DATE and DATETIME compare as canonical text (which orders as time does); TIME compares
+///   as its numeric form (text would put `-2:00` after `-1:00`). Compared with another cast
+///   to the same type it stays as it is; compared with anything else (a column, an
+///   expression), or under IN, BETWEEN or LIKE, it is refused with 1235: the node cannot tell
+///   what SQLite would compare it with.
+/// - A TIME cast as the argument of a DATE or DATETIME cast is refused (MySQL adds the
+///   current date).
+/// - Anywhere else (the select list, function arguments, CASE, ORDER BY) its value is its text,
+///   as MySQL's value printed; a TIME after `BY` (ORDER BY, GROUP BY) is its numeric form, so
+///   that it orders as time does.
+fn plan_temporal_uses(sql: &str, toks: &[Token]) -> Result<TemporalPlan, SqlError> {
+    let word =
+        |t: &Token, w: &str| t.tok == Tok::Word && sql[t.start..t.end].eq_ignore_ascii_case(w);
+    let punct = |t: &Token, set: &[u8]| matches!(t.tok, Tok::Punct(c) if set.contains(&c));
+    let arithmetic =
+        |t: &Token| punct(t, b"+-*/%&^~") || word(t, "DIV") || word(t, "MOD");
+    let comparison = |t: &Token| punct(t, b"=<>!");
+    let set_op = |t: &Token| {
+        ["IN", "BETWEEN", "LIKE", "GLOB", "REGEXP", "RLIKE"]
+            .iter()
+            .any(|w| word(t, w))
+    };
+    let temporal = |target: Option<Target>| {
+        matches!(
+            target,
+            Some(Target::Date | Target::DateTime(_) | Target::Time(_))
+        )
+    };
+    // A word before `(` names a function unless it is one of these.
+    let is_function_name = |t: &Token| {
+        t.tok == Tok::QuotedIdent
+            || t.tok == Tok::Word
+                && ![
+                    "SELECT", "WHERE", "AND", "OR", "NOT", "ON", "WHEN", "THEN", "ELSE", "BY",
+                    "HAVING", "DISTINCT", "ALL", "CASE", "IN", "VALUES", "SET", "RETURNING",
+                    "LIMIT", "OFFSET", "IS", "LIKE", "BETWEEN",
+                ]
+                .iter()
+                .any(|w| word(t, w))
+    };
+    // `SET c = CAST(…)` in an UPDATE (or an upsert) assigns rather than compares.
+    let assigns = toks.iter().any(|t| word(t, "UPDATE")) && toks.iter().any(|t| word(t, "SET"));
+    let mut plan = TemporalPlan::default();
+    // Every cast, nested ones too: (start, close, target).
+    let mut casts = Vec::new();
+    for i in 0..toks.len() {
+        if let Some(cast) = cast_at(sql, toks, i, toks.len())? {
+            casts.push((i, cast));
+        }
+    }
+    let whole_cast_at = |a: usize, b: usize| {
+        casts
+            .iter()
+            .find(|(start, c)| *start == a && c.close + 1 == b)
+            .and_then(|(_, c)| c.target)
+    };
+    let refuse = |what: &str, start: usize, close: usize| {
+        unsupported(&format!(
+            "{} {what}",
+            &sql[toks[start].start..toks[close].end]
+        ))
+    };
+    for (start, cast) in &casts {
+        let (start, close) = (*start, cast.close);
+        let Some(target) = cast.target else { continue };
+        // A cast of a cast.
+        let (a, b) = cast.arg;
+        if let Some(inner) = whole_cast_at(a, b).filter(|&t| temporal(Some(t))) {
+            match (inner, target) {
+                (Target::Time(_), Target::Date | Target::DateTime(_)) => {
+                    return Err(refuse(
+                        "(MySQL gives the current date with the time)",
+                        start,
+                        close,
+                    ));
+                }
+                (_, Target::Signed | Target::Unsigned | Target::Decimal(..)) => {
+                    plan.numeric.push(a);
+                }
+                _ => {}
+            }
+        }
+        if !temporal(Some(target)) {
+            continue;
+        }
+        // Step out of parentheses around the cast alone: `(CAST(x AS DATE)) + 0`.
+        let (mut first, mut last) = (start, close);
+        while first > 0
+            && last + 1 < toks.len()
+            && toks[first - 1].tok == Tok::Punct(b'(')
+            && toks[last + 1].tok == Tok::Punct(b')')
+            && !(first >= 2 && is_function_name(&toks[first - 2]))
+        {
+            first -= 1;
+            last += 1;
+        }
+        let prev = first.checked_sub(1).map(|k| &toks[k]);
+        let next = toks.get(last + 1);
+        let numeric = prev.is_some_and(|t| arithmetic(t)) || next.is_some_and(|t| arithmetic(t));
+        // The whole argument of a function: the word before the enclosing `(`.
+        let function = (prev.is_some_and(|t| punct(t, b"(,"))
+            && next.is_some_and(|t| punct(t, b"),")))
+        .then(|| {
+            let mut depth = 0i32;
+            let mut k = first;
+            while k > 0 {
+                k -= 1;
+                match toks[k].tok {
+                    Tok::Punct(b')') => depth += 1,
+                    Tok::Punct(b'(') if depth == 0 => {
+                        return k
+                            .checked_sub(1)
+                            .filter(|&f| toks[f].tok == Tok::Word)
+                            .map(|f| sql[toks[f].start..toks[f].end].to_ascii_uppercase());
+                    }
+                    Tok::Punct(b'(') => depth -= 1,
+                    _ => {}
+                }
+            }
+            None
+        })
+        .flatten();
+        let in_numeric_function = function
+            .as_deref()
+            .is_some_and(|f| NUMERIC_FUNCTIONS.contains(&f));
+        let is_time = matches!(target, Target::Time(_));
+        if numeric || in_numeric_function {
+            if matches!(target, Target::DateTime(fsp) if fsp >= 2) {
+                return Err(refuse(
+                    "used as a number (MySQL's value is a DECIMAL of 16 or more digits)",
+                    start,
+                    close,
+                ));
+            }
+            plan.numeric.push(start);
+            continue;
+        }
+        if is_time && prev.is_some_and(|t| word(t, "BY")) {
+            plan.numeric.push(start);
+            continue;
+        }
+        let assignment = assigns
+            && first >= 3
+            && punct(&toks[first - 1], b"=")
+            && !comparison(&toks[first - 2])
+            && matches!(toks[first - 2].tok, Tok::Word | Tok::QuotedIdent)
+            && (word(&toks[first - 3], "SET") || punct(&toks[first - 3], b",."));
+        if assignment {
+            continue;
+        }
+        let compared_before = prev.is_some_and(|t| comparison(t));
+        let compared_after = next.is_some_and(|t| comparison(t));
+        let between_bound = prev.is_some_and(|t| word(t, "AND"))
+            && toks[..first].iter().rev().take(8).any(|t| word(t, "BETWEEN"));
+        if between_bound
+            || prev.is_some_and(|t| set_op(t))
+            || next.is_some_and(|t| set_op(t) || word(t, "NOT"))
+        {
+            return Err(refuse(
+                "under IN, BETWEEN or LIKE (SQLite would compare its text)",
+                start,
+                close,
+            ));
+        }
+        if !(compared_before || compared_after) {
+            continue;
+        }
+        // The operand across the comparison operator(s).
+        let across = if compared_before {
+            let mut k = first - 1;
+            while k > 0 && comparison(&toks[k - 1]) {
+                k -= 1;
+            }
+            // toks[k] is the first operator token; the operand ends at k - 1.
+            k.checked_sub(1).map(|end| {
+                let mut begin = end;
+                if toks[end].tok == Tok::Punct(b')') {
+                    // A cast ending here?
+                    if let Some((s, _)) = casts.iter().find(|(_, c)| c.close == end) {
+                        begin = *s;
+                    }
+                } else if end >= 1 && punct(&toks[end - 1], b"-+") && toks[end].tok == Tok::Number {
+                    begin = end - 1;
+                }
+                (begin, end)
+            })
+        } else {
+            let mut k = last + 1;
+            while k < toks.len() && comparison(&toks[k]) {
+                k += 1;
+            }
+            (k < toks.len()).then(|| {
+                let mut end = k;
+                if let Some((_, c)) = casts.iter().find(|(s, _)| *s == k) {
+                    end = c.close;
+                } else if punct(&toks[k], b"-+") && toks.get(k + 1).is_some_and(|t| t.tok == Tok::Number)
+                {
+                    end = k + 1;
+                }
+                (k, end)
+            })
+        };
+        // The operand must be alone: nothing binding tighter on its far side.
+        let alone = across.filter(|&(begin, end)| {
+            let before_ok = begin == 0
+                || punct(&toks[begin - 1], b"(,=<>!")
+                || matches!(toks[begin - 1].tok, Tok::Word);
+            let after_ok = end + 1 >= toks.len()
+                || punct(&toks[end + 1], b"),;=<>!")
+                || matches!(toks[end + 1].tok, Tok::Word);
+            before_ok && after_ok
+        });
+        let what = "compared with this operand (SQLite would compare its text; compare it with a \
+                    literal or with a cast to the same type)";
+        let Some((begin, end)) = alone else {
+            return Err(refuse(what, start, close));
+        };
+        if let Some(other) = whole_cast_at(begin, end + 1) {
+            if other == target {
+                if is_time {
+                    plan.numeric.push(start);
+                }
+                continue;
+            }
+            return Err(refuse(what, start, close));
+        }
+        let literal = &sql[toks[begin].start..toks[end].end];
+        let input = match (&toks[begin..=end], literal.parse::<i64>()) {
+            ([t], _) if t.tok == Tok::String => {
+                let text = &literal[1..literal.len() - 1];
+                if text.contains(['\'', '\\']) {
+                    return Err(refuse(what, start, close));
+                }
+                Input::Str(text.as_bytes(), false)
+            }
+            (_, Ok(n)) => Input::Int(n),
+            _ => return Err(refuse(what, start, close)),
+        };
+        let answer = match target {
+            Target::Date => to_datetime(input, None)?,
+            Target::DateTime(fsp) => to_datetime(input, Some(fsp))?,
+            Target::Time(fsp) => to_time(input, fsp)?,
+            _ => unreachable!("temporal targets only"),
+        };
+        let replacement = match answer {
+            (SqlValue::Text(t), None) if is_time => match numeric_form(&t) {
+                SqlValue::Integer(i) => i.to_string(),
+                SqlValue::Real(f) => format!("{f:?}"),
+                _ => return Err(refuse(what, start, close)),
+            },
+            (SqlValue::Text(t), None) => format!("'{t}'"),
+            _ => {
+                return Err(refuse(
+                    "compared with a literal that is not a valid value of its type",
+                    start,
+                    close,
+                ));
+            }
+        };
+        if is_time {
+            plan.numeric.push(start);
+        }
+        if begin == end {
+            plan.literals.push((begin, replacement));
+        } else {
+            // A signed number: the sign is a token of its own.
+            plan.literals.push((begin, String::new()));
+            plan.literals.push((end, replacement));
+        }
+    }
+    Ok(plan)
+}
+
+/// MySQL's numeric form of a DATE, DATETIME or TIME cast's text: `2024-02-29` → 20240229,
+/// `2024-02-29 10:11:12.5` → 20240229101112.5, `-10:11:12` → -101112.
+fn numeric_form(text: &str) -> SqlValue {
+    let (negative, body) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    let digits: String = int.chars().filter(char::is_ascii_digit).collect();
+    let sign = if negative { -1 } else { 1 };
+    if frac.is_empty() {
+        SqlValue::Integer(sign * digits.parse::<i64>().unwrap_or(0))
+    } else {
+        let f: f64 = format!("{digits}.{frac}").parse().unwrap_or(0.0);
+        SqlValue::Real(if negative { -f } else { f })
+    }
 }
 
 /// The result columns typed by a whole cast in the top-level select list.
@@ -1583,6 +1917,10 @@ pub(crate) fn register(conn: &Connection, shared: &std::sync::Arc<Shared>) -> ru
         }),
     ];
     for (name, extra, conv) in functions {
+        let numeric = matches!(
+            name,
+            "xrpc_cast_date" | "xrpc_cast_datetime" | "xrpc_cast_time"
+        );
         let s = std::sync::Arc::clone(shared);
         conn.create_scalar_function(name, 2 + extra as i32, flags, move |ctx: &Context<'_>| {
             let mut args = [0i64; 2];
@@ -1601,6 +1939,9 @@ pub(crate) fn register(conn: &Connection, shared: &std::sync::Arc<Shared>) -> ru
             match conv(input, &args[..extra]) {
                 Ok((_, Some(warn))) if warn.level == Level::Warning && mode & MODE_WRITE != 0 => {
                     Err(failed(SqlError::new(warn.code, warn.message)))
+                }
+                Ok((SqlValue::Text(text), _)) if numeric && mode & MODE_NUMERIC != 0 => {
+                    Ok(numeric_form(&text))
                 }
                 Ok((value, _)) => Ok(value),
                 Err(err) => Err(failed(err)),
