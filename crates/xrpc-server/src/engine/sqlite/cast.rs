@@ -84,6 +84,9 @@ const MODE_WRITE: i64 = 4;
 /// `mode` bit: a DATE, DATETIME or TIME cast used as a number (`CAST(x AS DATE) + 0`): the
 /// value is MySQL's numeric form (`20240229`, `20240229101112`, `101112.5`).
 const MODE_NUMERIC: i64 = 8;
+/// `mode` bit, with [`MODE_NUMERIC`]: the numeric form without its fraction, as MariaDB
+/// converts a temporal value to an integer (`CAST(CAST(t AS TIME(2)) AS SIGNED)` truncates).
+const MODE_TRUNCATE: i64 = 16;
 
 /// A cast's target type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -502,6 +505,9 @@ fn emit(
                 if plan.numeric.contains(&i) {
                     mode |= MODE_NUMERIC;
                 }
+                if plan.truncated.contains(&i) {
+                    mode |= MODE_TRUNCATE;
+                }
                 let literal = &toks[a..b];
                 let signed_number = match literal {
                     [n] if n.tok == Tok::Number => Some(&sql[n.start..n.end]),
@@ -546,6 +552,8 @@ fn emit(
 struct TemporalPlan {
     /// Token indexes of the casts whose value is used as a number.
     numeric: Vec<usize>,
+    /// Those of them whose number is read as an integer (truncated).
+    truncated: Vec<usize>,
     /// Literal tokens compared with a temporal cast, replaced by the cast's reading of them.
     literals: Vec<(usize, String)>,
 }
@@ -563,7 +571,8 @@ const NUMERIC_FUNCTIONS: &[&str] = &[
 ///
 /// - As an operand of an arithmetic operator (`+ - * / % DIV MOD & ^ ~`, unary too), or the
 ///   whole argument of a numeric function (`SUM`, `ABS`, …), or of a CAST to SIGNED, UNSIGNED
-///   or DECIMAL, the cast gives MySQL's numeric form: `YYYYMMDD`, `YYYYMMDDhhmmss[.f]`,
+///   (then without its fraction, as MariaDB truncates it) or DECIMAL, the cast gives MySQL's
+///   numeric form: `YYYYMMDD`, `YYYYMMDDhhmmss[.f]`,
 ///   `[-]hhmmss[.f]` (a DATETIME with 2 or more fraction digits is refused: a 64-bit double
 ///   cannot hold its numeric form exactly, MySQL's is a DECIMAL).
 /// - Compared (`= <> != < > <= >=`) with a string or integer literal, the literal is replaced
@@ -645,9 +654,11 @@ fn plan_temporal_uses(sql: &str, toks: &[Token]) -> Result<TemporalPlan, SqlErro
                         close,
                     ));
                 }
-                (_, Target::Signed | Target::Unsigned | Target::Decimal(..)) => {
+                (_, Target::Signed | Target::Unsigned) => {
                     plan.numeric.push(a);
+                    plan.truncated.push(a);
                 }
+                (_, Target::Decimal(..)) => plan.numeric.push(a),
                 _ => {}
             }
         }
@@ -807,11 +818,43 @@ fn plan_temporal_uses(sql: &str, toks: &[Token]) -> Result<TemporalPlan, SqlErro
             (_, Ok(n)) => Input::Int(n),
             _ => return Err(refuse(what, start, close)),
         };
-        let answer = match target {
-            Target::Date => to_datetime(input, None)?,
-            Target::DateTime(fsp) => to_datetime(input, Some(fsp))?,
-            Target::Time(fsp) => to_time(input, fsp)?,
+        // Read at full precision: MySQL compares with the constant's own precision, so a
+        // constant with more (a time compared with a DATE, digits beyond the fsp) cannot be
+        // replaced by the cast's reading of it.
+        let (answer, kept) = match target {
+            Target::Date => (to_datetime(input, Some(6))?, 10),
+            Target::DateTime(fsp) => (to_datetime(input, Some(6))?, 19 + fsp as usize + usize::from(fsp > 0)),
+            Target::Time(fsp) => (to_time(input, 6)?, 0),
             _ => unreachable!("temporal targets only"),
+        };
+        // A constant read with a warning (trailing text) is compared as read, as MySQL does.
+        let answer = match answer {
+            (SqlValue::Text(t), _) => {
+                let (head, rest) = if is_time {
+                    let dot = t.find('.').unwrap_or(t.len());
+                    let fsp = match target {
+                        Target::Time(fsp) => fsp as usize,
+                        _ => 0,
+                    };
+                    let cut = (dot + usize::from(fsp > 0) + fsp).min(t.len());
+                    t.split_at(cut)
+                } else {
+                    t.split_at(kept.min(t.len()))
+                };
+                let more_precise = rest
+                    .bytes()
+                    .any(|c| c.is_ascii_digit() && c != b'0');
+                if more_precise {
+                    return Err(refuse(
+                        "compared with a literal more precise than the cast (MySQL compares \
+                         at the literal's precision)",
+                        start,
+                        close,
+                    ));
+                }
+                (SqlValue::Text(head.to_owned()), None)
+            }
+            other => other,
         };
         let replacement = match answer {
             (SqlValue::Text(t), None) if is_time => match numeric_form(&t) {
@@ -1941,7 +1984,12 @@ pub(crate) fn register(conn: &Connection, shared: &std::sync::Arc<Shared>) -> ru
                     Err(failed(SqlError::new(warn.code, warn.message)))
                 }
                 Ok((SqlValue::Text(text), _)) if numeric && mode & MODE_NUMERIC != 0 => {
-                    Ok(numeric_form(&text))
+                    let text = if mode & MODE_TRUNCATE != 0 {
+                        text.split('.').next().unwrap_or_default()
+                    } else {
+                        &text
+                    };
+                    Ok(numeric_form(text))
                 }
                 Ok((value, _)) => Ok(value),
                 Err(err) => Err(failed(err)),
