@@ -698,6 +698,34 @@ fn casts_return_mysqls_values_types_and_names() {
         let result = exec(conn, &format!("select {expr}")).unwrap_or_else(|e| panic!("{expr}: {e}"));
         assert_eq!(result.rows, [[expected]], "{expr}");
     }
+    // A UNION of casts to one type, and a scalar subquery of one, are typed as the cast.
+    for sql in [
+        "select cast('2024-02-29' as date) as d union all select cast('2024-3-1' as date)",
+        "select (select cast('2024-02-29' as date)) as d union all select '2024-03-01'",
+    ] {
+        let result = exec(conn, sql).unwrap();
+        let columns = result.columns.unwrap();
+        assert_eq!(columns[0].name, "d", "{sql}");
+        assert_eq!(result.rows.len(), 2, "{sql}");
+        if sql.contains("'2024-3-1'") {
+            assert_eq!(result.rows[0], [date(2024, 2, 29)], "{sql}");
+            assert_eq!(
+                (columns[0].x_type, columns[0].mysql_type),
+                (ColumnType::DateTime, mysql_type::DATE)
+            );
+            assert_eq!(result.rows[1], [date(2024, 3, 1)]);
+        } else {
+            // DATE UNION a string is a string in MySQL.
+            assert_eq!(columns[0].x_type, ColumnType::Bytes);
+            assert_eq!(result.rows[0], [text("2024-02-29")], "{sql}");
+        }
+    }
+    let result = exec(conn, "select (select cast('2024-02-29' as date))").unwrap();
+    assert_eq!(result.rows, [[date(2024, 2, 29)]]);
+    assert_eq!(
+        result.columns.unwrap()[0].name,
+        "(select cast('2024-02-29' as date))"
+    );
     // Where SQLite would compare text with something the node cannot convert: refused.
     exec(conn, "create table dates (d DATE, s TEXT)").unwrap();
     for expr in [

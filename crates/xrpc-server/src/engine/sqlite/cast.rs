@@ -904,7 +904,64 @@ fn numeric_form(text: &str) -> SqlValue {
 }
 
 /// The result columns typed by a whole cast in the top-level select list.
+///
+/// In a compound SELECT (UNION, EXCEPT, INTERSECT) the columns take the first SELECT's names, as
+/// in MySQL, and a cast's type when every SELECT has a cast to the same type there (otherwise
+/// MySQL's type is a mix, and the column is typed from its values).
 fn hints(sql: &str, toks: &[Token]) -> Result<Vec<ColumnHint>, SqlError> {
+    let word =
+        |t: &Token, w: &str| t.tok == Tok::Word && sql[t.start..t.end].eq_ignore_ascii_case(w);
+    let mut depth = 0i32;
+    let mut branches = Vec::new();
+    let mut from = 0;
+    let mut i = 0;
+    while i < toks.len() {
+        match toks[i].tok {
+            Tok::Punct(b'(') => depth += 1,
+            Tok::Punct(b')') => depth -= 1,
+            _ if depth == 0
+                && ["UNION", "EXCEPT", "INTERSECT"]
+                    .iter()
+                    .any(|w| word(&toks[i], w)) =>
+            {
+                branches.push((from, i));
+                from = i + 1;
+                if toks
+                    .get(from)
+                    .is_some_and(|t| word(t, "ALL") || word(t, "DISTINCT"))
+                {
+                    from += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    branches.push((from, toks.len()));
+    let (first, rest) = branches.split_first().expect("one branch at least");
+    let mut out = select_hints(sql, &toks[first.0..first.1])?;
+    if rest.is_empty() {
+        return Ok(out);
+    }
+    let others = rest
+        .iter()
+        .map(|&(a, b)| select_hints(sql, &toks[a..b]))
+        .collect::<Result<Vec<_>, _>>()?;
+    for hint in &mut out {
+        let agreed = others.iter().all(|branch| {
+            branch
+                .iter()
+                .any(|h| h.at == hint.at && h.kind.is_some() && h.kind == hint.kind)
+        });
+        if !agreed {
+            hint.kind = None;
+        }
+    }
+    Ok(out)
+}
+
+/// [`hints`] for one SELECT.
+fn select_hints(sql: &str, toks: &[Token]) -> Result<Vec<ColumnHint>, SqlError> {
     let word =
         |t: &Token, w: &str| t.tok == Tok::Word && sql[t.start..t.end].eq_ignore_ascii_case(w);
     // Depth-0 token indexes.
@@ -917,13 +974,6 @@ fn hints(sql: &str, toks: &[Token]) -> Result<Vec<ColumnHint>, SqlError> {
             _ if depth == 0 => top.push(i),
             _ => {}
         }
-    }
-    if top.iter().any(|&i| {
-        ["UNION", "EXCEPT", "INTERSECT"]
-            .iter()
-            .any(|w| word(&toks[i], w))
-    }) {
-        return Ok(Vec::new());
     }
     let Some(select) = top.iter().copied().find(|&i| word(&toks[i], "SELECT")) else {
         return Ok(Vec::new());
@@ -981,6 +1031,32 @@ fn hints(sql: &str, toks: &[Token]) -> Result<Vec<ColumnHint>, SqlError> {
             };
             Some((target, name))
         });
+        // A scalar subquery whose one column is a whole cast: `(SELECT CAST(x AS DATE) …)`.
+        let subquery = (toks[a].tok == Tok::Punct(b'(')
+            && toks.get(a + 1).is_some_and(|t| word(t, "SELECT")))
+        .then(|| closing(toks, a, b))
+        .flatten()
+        .filter(|&close| match &toks[close + 1..b] {
+            [] => true,
+            [alias] => alias.tok != Tok::Punct(b'.'),
+            [as_, _] => word(as_, "AS"),
+            _ => false,
+        });
+        if let Some(close) = subquery {
+            let inner = select_hints(sql, &toks[a + 1..close])?;
+            if let Some(kind) = inner
+                .iter()
+                .find(|h| h.at == HintAt::Start(0))
+                .and_then(|h| h.kind)
+            {
+                out.push(ColumnHint {
+                    at,
+                    kind: Some(kind),
+                    name: (close + 1 == b).then(|| sql[toks[a].start..toks[close].end].to_owned()),
+                });
+                continue;
+            }
+        }
         let Some((target, name)) = whole else {
             // An item with a cast inside: SQLite would name it by the rewritten text; MySQL
             // names it as written.
@@ -2076,12 +2152,36 @@ mod tests {
             ]
         );
         assert_eq!(HintAt::End(0).index(7), Some(6));
-        assert!(
-            rewrite("select cast(a as date) from t union select b from u")
+        // A UNION: the first SELECT's names; a type only where every SELECT agrees.
+        assert_eq!(
+            rewrite("select cast(a as date), cast(b as date) from t union all select cast(c as date), d from u")
                 .unwrap()
                 .unwrap()
-                .hints
-                .is_empty()
+                .hints,
+            vec![
+                ColumnHint {
+                    at: HintAt::Start(0),
+                    kind: Some(DeclKind::Date),
+                    name: Some("cast(a as date)".into())
+                },
+                ColumnHint {
+                    at: HintAt::Start(1),
+                    kind: None,
+                    name: Some("cast(b as date)".into())
+                },
+            ]
+        );
+        // A scalar subquery of a whole cast.
+        assert_eq!(
+            rewrite("select (select cast(a as date) from t) as d")
+                .unwrap()
+                .unwrap()
+                .hints,
+            vec![ColumnHint {
+                at: HintAt::Start(0),
+                kind: Some(DeclKind::Date),
+                name: None
+            }]
         );
     }
 
