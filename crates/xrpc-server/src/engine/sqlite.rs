@@ -1042,7 +1042,16 @@ impl SqliteConn {
                     .collect()
             })
             .map_err(|err| self.map(err))?;
-        for trigger in strict::trigger_sql(schema, table, &columns) {
+        // A WITHOUT ROWID table cannot be addressed by the normalising rewrite.
+        let rowid = self
+            .conn
+            .prepare(&format!(
+                "SELECT 1 FROM {}.{} WHERE rowid IS NULL",
+                quote(schema),
+                quote(table)
+            ))
+            .is_ok();
+        for trigger in strict::trigger_sql(schema, table, &columns, rowid) {
             self.exec(&trigger)?;
         }
         Ok(())
@@ -1055,7 +1064,10 @@ impl SqliteConn {
         let mut strict_tables = Vec::new();
         for (schema, table, root) in tables {
             let mut had = false;
-            for event in ["insert", "update"] {
+            for event in ["insert", "update"]
+                .into_iter()
+                .chain(strict::NORMALIZE_EVENTS)
+            {
                 let name = strict::trigger_name(event, &table);
                 let exists: bool = self
                     .conn
@@ -1658,36 +1670,81 @@ fn does_not_fit(column: &ColumnInfo, conv: Conv, row: u64, value: ValueRef<'_>) 
 /// Registers `xrpc_check(ordinal, column, declared_type, value)`, which the strict-write
 /// triggers call for each column of each written row (see [`strict`]).
 fn register_check(conn: &Connection, shared: &Arc<Shared>) -> rusqlite::Result<()> {
+    // `xrpc_normalize(declared_type, value)`: the form MySQL stores the value in (see
+    // `strict::normalize`), for the normalising triggers.
+    let mut kinds: std::collections::HashMap<String, DeclKind> = std::collections::HashMap::new();
+    conn.create_scalar_function(
+        "xrpc_normalize",
+        2,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+        move |ctx| {
+            let decl = ctx.get_raw(0).as_str().unwrap_or("");
+            let kind = *kinds
+                .entry(decl.to_owned())
+                .or_insert_with(|| types::classify_decl(Some(decl)));
+            Ok(strict::normalize(&kind, decl, ctx.get_raw(1)))
+        },
+    )?;
+    // The normalising rewrite of a row is checked again; that check is not a row of its own.
+    let s = Arc::clone(shared);
+    conn.create_scalar_function(
+        "xrpc_check_uncount",
+        0,
+        FunctionFlags::SQLITE_UTF8,
+        move |_| {
+            let _ = s
+                .check_rows
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+            Ok(rusqlite::types::Null)
+        },
+    )?;
+    register_check_with(conn, shared, 4)?;
+    register_check_with(conn, shared, 5)
+}
+
+/// `xrpc_check` with 4 arguments (ENUM and SET take only their stored form: tables whose
+/// triggers predate normalising) or 5 (the fifth is 1: every spelling MySQL accepts).
+fn register_check_with(
+    conn: &Connection,
+    shared: &Arc<Shared>,
+    arity: i32,
+) -> rusqlite::Result<()> {
     let s = Arc::clone(shared);
     let mut kinds: std::collections::HashMap<String, DeclKind> = std::collections::HashMap::new();
-    conn.create_scalar_function("xrpc_check", 4, FunctionFlags::SQLITE_UTF8, move |ctx| {
-        let ordinal = ctx.get_raw(0).as_i64().unwrap_or(0);
-        let row = if ordinal == 0 {
-            s.check_rows.fetch_add(1, Ordering::Relaxed) + 1
-        } else {
-            s.check_rows.load(Ordering::Relaxed)
-        };
-        let decl = ctx.get_raw(2).as_str().unwrap_or("");
-        let kind = match kinds.get(decl) {
-            Some(kind) => *kind,
-            None => {
-                let kind = types::classify_decl(Some(decl));
-                kinds.insert(decl.to_owned(), kind);
-                kind
+    conn.create_scalar_function(
+        "xrpc_check",
+        arity,
+        FunctionFlags::SQLITE_UTF8,
+        move |ctx| {
+            let ordinal = ctx.get_raw(0).as_i64().unwrap_or(0);
+            let row = if ordinal == 0 {
+                s.check_rows.fetch_add(1, Ordering::Relaxed) + 1
+            } else {
+                s.check_rows.load(Ordering::Relaxed)
+            };
+            let decl = ctx.get_raw(2).as_str().unwrap_or("");
+            let kind = match kinds.get(decl) {
+                Some(kind) => *kind,
+                None => {
+                    let kind = types::classify_decl(Some(decl));
+                    kinds.insert(decl.to_owned(), kind);
+                    kind
+                }
+            };
+            let value = ctx.get_raw(3);
+            let normalized = arity == 5 && ctx.get_raw(4).as_i64() == Ok(1);
+            match strict::check_decl(&kind, decl, value, normalized) {
+                Ok(()) => Ok(rusqlite::types::Null),
+                Err(problem) => {
+                    let column = ctx.get_raw(1).as_str().unwrap_or("?");
+                    let err = problem.error(&kind, column, row.max(1), &Shown(value).to_string());
+                    let message = err.message.clone();
+                    *s.check_error.lock() = Some(err);
+                    Err(rusqlite::Error::UserFunctionError(message.into()))
+                }
             }
-        };
-        let value = ctx.get_raw(3);
-        match strict::check_decl(&kind, decl, value) {
-            Ok(()) => Ok(rusqlite::types::Null),
-            Err(problem) => {
-                let column = ctx.get_raw(1).as_str().unwrap_or("?");
-                let err = problem.error(&kind, column, row.max(1), &Shown(value).to_string());
-                let message = err.message.clone();
-                *s.check_error.lock() = Some(err);
-                Err(rusqlite::Error::UserFunctionError(message.into()))
-            }
-        }
-    })
+        },
+    )
 }
 
 /// Registers `connection_id()`, `database()`, `version()`, `last_insert_id()` and the

@@ -350,7 +350,16 @@ pub(crate) fn rewrite(sql: &str) -> Result<Option<Rewritten>, SqlError> {
     let plan = plan_temporal_uses(sql, &toks)?;
     let mut out = String::with_capacity(sql.len() + 32);
     let mut changed = false;
-    emit(sql, &toks, 0, toks.len(), write, &plan, &mut out, &mut changed)?;
+    emit(
+        sql,
+        &toks,
+        0,
+        toks.len(),
+        write,
+        &plan,
+        &mut out,
+        &mut changed,
+    )?;
     if !changed {
         return Ok(None);
     }
@@ -592,8 +601,7 @@ fn plan_temporal_uses(sql: &str, toks: &[Token]) -> Result<TemporalPlan, SqlErro
     let word =
         |t: &Token, w: &str| t.tok == Tok::Word && sql[t.start..t.end].eq_ignore_ascii_case(w);
     let punct = |t: &Token, set: &[u8]| matches!(t.tok, Tok::Punct(c) if set.contains(&c));
-    let arithmetic =
-        |t: &Token| punct(t, b"+-*/%&^~") || word(t, "DIV") || word(t, "MOD");
+    let arithmetic = |t: &Token| punct(t, b"+-*/%&^~") || word(t, "DIV") || word(t, "MOD");
     let comparison = |t: &Token| punct(t, b"=<>!");
     let set_op = |t: &Token| {
         ["IN", "BETWEEN", "LIKE", "GLOB", "REGEXP", "RLIKE"]
@@ -611,9 +619,29 @@ fn plan_temporal_uses(sql: &str, toks: &[Token]) -> Result<TemporalPlan, SqlErro
         t.tok == Tok::QuotedIdent
             || t.tok == Tok::Word
                 && ![
-                    "SELECT", "WHERE", "AND", "OR", "NOT", "ON", "WHEN", "THEN", "ELSE", "BY",
-                    "HAVING", "DISTINCT", "ALL", "CASE", "IN", "VALUES", "SET", "RETURNING",
-                    "LIMIT", "OFFSET", "IS", "LIKE", "BETWEEN",
+                    "SELECT",
+                    "WHERE",
+                    "AND",
+                    "OR",
+                    "NOT",
+                    "ON",
+                    "WHEN",
+                    "THEN",
+                    "ELSE",
+                    "BY",
+                    "HAVING",
+                    "DISTINCT",
+                    "ALL",
+                    "CASE",
+                    "IN",
+                    "VALUES",
+                    "SET",
+                    "RETURNING",
+                    "LIMIT",
+                    "OFFSET",
+                    "IS",
+                    "LIKE",
+                    "BETWEEN",
                 ]
                 .iter()
                 .any(|w| word(t, w))
@@ -733,7 +761,11 @@ fn plan_temporal_uses(sql: &str, toks: &[Token]) -> Result<TemporalPlan, SqlErro
         let compared_before = prev.is_some_and(|t| comparison(t));
         let compared_after = next.is_some_and(|t| comparison(t));
         let between_bound = prev.is_some_and(|t| word(t, "AND"))
-            && toks[..first].iter().rev().take(8).any(|t| word(t, "BETWEEN"));
+            && toks[..first]
+                .iter()
+                .rev()
+                .take(8)
+                .any(|t| word(t, "BETWEEN"));
         if between_bound
             || prev.is_some_and(|t| set_op(t))
             || next.is_some_and(|t| set_op(t) || word(t, "NOT"))
@@ -775,7 +807,8 @@ fn plan_temporal_uses(sql: &str, toks: &[Token]) -> Result<TemporalPlan, SqlErro
                 let mut end = k;
                 if let Some((_, c)) = casts.iter().find(|(s, _)| *s == k) {
                     end = c.close;
-                } else if punct(&toks[k], b"-+") && toks.get(k + 1).is_some_and(|t| t.tok == Tok::Number)
+                } else if punct(&toks[k], b"-+")
+                    && toks.get(k + 1).is_some_and(|t| t.tok == Tok::Number)
                 {
                     end = k + 1;
                 }
@@ -823,8 +856,11 @@ fn plan_temporal_uses(sql: &str, toks: &[Token]) -> Result<TemporalPlan, SqlErro
         // replaced by the cast's reading of it.
         let (answer, kept) = match target {
             Target::Date => (to_datetime(input, Some(6))?, 10),
-            Target::DateTime(fsp) => (to_datetime(input, Some(6))?, 19 + fsp as usize + usize::from(fsp > 0)),
-            Target::Time(fsp) => (to_time(input, 6)?, 0),
+            Target::DateTime(fsp) => (
+                to_datetime(input, Some(6))?,
+                19 + fsp as usize + usize::from(fsp > 0),
+            ),
+            Target::Time(_) => (to_time(input, 6)?, 0),
             _ => unreachable!("temporal targets only"),
         };
         // A constant read with a warning (trailing text) is compared as read, as MySQL does.
@@ -841,9 +877,7 @@ fn plan_temporal_uses(sql: &str, toks: &[Token]) -> Result<TemporalPlan, SqlErro
                 } else {
                     t.split_at(kept.min(t.len()))
                 };
-                let more_precise = rest
-                    .bytes()
-                    .any(|c| c.is_ascii_digit() && c != b'0');
+                let more_precise = rest.bytes().any(|c| c.is_ascii_digit() && c != b'0');
                 if more_precise {
                     return Err(refuse(
                         "compared with a literal more precise than the cast (MySQL compares \
@@ -1525,7 +1559,9 @@ fn parse_datetime_text(s: &str, punct_separates: bool) -> Result<Read<Parts>, Sq
         }
         let mut v: u64 = 0;
         while *at < stop && b[*at].is_ascii_digit() {
-            v = v.saturating_mul(10).saturating_add(u64::from(b[*at] - b'0'));
+            v = v
+                .saturating_mul(10)
+                .saturating_add(u64::from(b[*at] - b'0'));
             *at += 1;
         }
         Ok(Some(v))
@@ -2233,7 +2269,11 @@ mod tests {
         quiet("2024-02-29.", None, "2024-02-29");
         quiet("2024-02-29-", Some(0), "2024-02-29 00:00:00");
         quiet("2024-02-29.5", Some(0), "2024-02-29 05:00:00");
-        quiet("2024-02-29.10.11.12.5", Some(6), "2024-02-29 10:11:12.500000");
+        quiet(
+            "2024-02-29.10.11.12.5",
+            Some(6),
+            "2024-02-29 10:11:12.500000",
+        );
         quiet("2024-02-29 10:11:12.", Some(0), "2024-02-29 10:11:12");
         quiet("2024-02-29 10:11:", Some(0), "2024-02-29 10:11:00");
         quiet("2024-002-29", None, "2024-02-29");
@@ -2241,11 +2281,26 @@ mod tests {
         quiet("2402291", Some(0), "2024-02-29 01:00:00");
         quiet("240229123", Some(0), "2024-02-29 12:03:00");
         quiet("20240229T101112", Some(0), "2024-02-29 10:11:12");
-        for warned in ["2024-02-29 .", "2024-02-29 10:11:12..", "1:2:3:4:5:6:7", "2024-02-29x"] {
+        for warned in [
+            "2024-02-29 .",
+            "2024-02-29 10:11:12..",
+            "1:2:3:4:5:6:7",
+            "2024-02-29x",
+        ] {
             let (v, w) = dt(warned, Some(0));
-            assert!(v != SqlValue::Null && w.unwrap().level == Level::Warning, "{warned}");
+            assert!(
+                v != SqlValue::Null && w.unwrap().level == Level::Warning,
+                "{warned}"
+            );
         }
-        for null in ["20240229.5", "2024022912345", "12345-01-01", "2024--02-29", "2024", "202402"] {
+        for null in [
+            "20240229.5",
+            "2024022912345",
+            "12345-01-01",
+            "2024--02-29",
+            "2024",
+            "202402",
+        ] {
             assert_eq!(dt(null, None).0, SqlValue::Null, "{null}");
         }
     }
