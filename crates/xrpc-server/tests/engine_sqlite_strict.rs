@@ -908,6 +908,30 @@ fn table_columns_carry_names_and_key_flags() {
         ]
     );
     assert_eq!(columns[1].table, "m");
+    // The AUTO_INCREMENT column keeps the type it was declared with (SQLite needs INTEGER).
+    assert_eq!(
+        (columns[0].x_type, columns[0].mysql_type, columns[0].length),
+        (ColumnType::Sint, mysql_type::LONG, 11)
+    );
+    exec(
+        conn,
+        "create table mu (id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT, v INT, PRIMARY KEY (id))",
+    )
+    .unwrap();
+    exec(conn, "insert into mu (v) values (1)").unwrap();
+    let result = exec(conn, "select id from mu").unwrap();
+    let column = &result.columns.as_ref().unwrap()[0];
+    assert_eq!(
+        (column.x_type, column.mysql_type, column.length),
+        (ColumnType::Uint, mysql_type::SHORT, 5)
+    );
+    assert_eq!(result.rows, [[Value::Uint(1)]]);
+    // …and its range: an explicit id beyond it is refused as MySQL refuses it (an explicit
+    // -1 is not: SQLite shows a generated id as -1 to the check).
+    for id in ["70000", "-2"] {
+        let err = exec(conn, &format!("insert into mu (id, v) values ({id}, 2)")).unwrap_err();
+        assert_eq!(err.code, 1264, "{id}: {err}");
+    }
     // An explicit 0 in an AUTO_INCREMENT column: MySQL generates an id, SQLite would store 0.
     let err = exec(conn, "insert into m (id, n) values (0, 'y')").unwrap_err();
     assert_eq!(err.code, 1235, "{err}");

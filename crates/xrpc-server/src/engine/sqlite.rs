@@ -1034,14 +1034,30 @@ impl SqliteConn {
     /// Creates the strict-write triggers of one table.
     fn create_strict_triggers(&self, schema: &str, table: &str) -> Result<(), SqlError> {
         let sql = format!("PRAGMA {}.table_info({})", quote(schema), quote(table));
-        let columns: Vec<(String, String)> = self
+        // (name, declared type, primary key position)
+        let rows: Vec<(String, String, i64)> = self
             .conn
             .prepare(&sql)
             .and_then(|mut stmt| {
-                stmt.query_map([], |row| Ok((row.get(1)?, row.get(2)?)))?
+                stmt.query_map([], |row| Ok((row.get(1)?, row.get(2)?, row.get(5)?)))?
                     .collect()
             })
             .map_err(|err| self.map(err))?;
+        // The AUTO_INCREMENT column (the rowid alias) is checked as the MySQL type it was
+        // declared with.
+        let declared = autoinc::read_declared_type(&self.conn, schema, table);
+        let keys = rows.iter().filter(|r| r.2 > 0).count();
+        let mut generated = None;
+        let columns: Vec<(String, String)> = rows
+            .into_iter()
+            .map(|(name, decl, pk)| match &declared {
+                Some(mysql) if keys == 1 && pk > 0 && decl.eq_ignore_ascii_case("INTEGER") => {
+                    generated = Some(name.clone());
+                    (name, mysql.clone())
+                }
+                _ => (name, decl),
+            })
+            .collect();
         // A WITHOUT ROWID table cannot be addressed by the normalising rewrite.
         let rowid = self
             .conn
@@ -1051,7 +1067,7 @@ impl SqliteConn {
                 quote(table)
             ))
             .is_ok();
-        for trigger in strict::trigger_sql(schema, table, &columns, rowid) {
+        for trigger in strict::trigger_sql(schema, table, &columns, rowid, generated.as_deref()) {
             self.exec(&trigger)?;
         }
         Ok(())
@@ -1571,6 +1587,21 @@ fn stream(
         .unzip();
     let width = names.len();
     let hinted = cast::apply_hints(columns.hints, &mut names, &mut kinds);
+    let Columns {
+        guard,
+        keys,
+        conn,
+        sql,
+        ..
+    } = columns;
+    // Origins and flags; an AUTO_INCREMENT column, which SQLite declares INTEGER, takes the
+    // MySQL type it was declared with.
+    let decoration = guard.as_node(|| keys.lookup(conn, sql, width));
+    for (kind, declared) in kinds.iter_mut().zip(decoration.declared_types()) {
+        if let Some(declared) = declared {
+            *kind = types::classify_decl(Some(declared));
+        }
+    }
     let read_ahead = kinds.iter().any(|k| k.needs_values());
     let mut rows = stmt.raw_query();
     let mut window: Vec<Vec<SqlValue>> = Vec::new();
@@ -1602,14 +1633,7 @@ fn stream(
         plans[index].info.schema.clear();
     }
     let mut infos: Vec<_> = plans.iter().map(|p| p.info.clone()).collect();
-    let Columns {
-        guard,
-        keys,
-        conn,
-        sql,
-        ..
-    } = columns;
-    guard.as_node(|| keys.decorate(conn, sql, &mut infos));
+    decoration.apply(&mut infos);
     let convs: Vec<Conv> = plans.iter().map(|p| p.conv).collect();
     sink.metadata(&infos)?;
     let convert = |index: usize, row: u64, value: ValueRef<'_>| {

@@ -698,11 +698,15 @@ pub(crate) fn time_value(value: ValueRef<'_>) -> Result<(bool, u32, u32, u32, u3
 /// check does not count as a row (`xrpc_check_uncount`), so refusals still name MySQL's row.
 /// SQLite's recursive triggers are off, so the rewrite does not fire the AFTER UPDATE trigger
 /// again. The check then takes every spelling MySQL accepts (its fifth argument, 1).
+///
+/// `generated` names the AUTO_INCREMENT column (declared with its MySQL type in `columns`):
+/// SQLite shows an id it is about to generate as -1, which is not checked.
 pub(crate) fn trigger_sql(
     schema: &str,
     table: &str,
     columns: &[(String, String)],
     rowid: bool,
+    generated: Option<&str>,
 ) -> Vec<String> {
     let typed: Vec<(&String, &String, DeclKind)> = columns
         .iter()
@@ -721,11 +725,18 @@ pub(crate) fn trigger_sql(
         .iter()
         .enumerate()
         .map(|(ordinal, (name, decl, _))| {
+            let value = if generated == Some(name.as_str()) {
+                format!(
+                    "CASE WHEN NEW.{c} = -1 THEN NULL ELSE NEW.{c} END",
+                    c = ident(name)
+                )
+            } else {
+                format!("NEW.{}", ident(name))
+            };
             format!(
-                "xrpc_check({ordinal}, {}, {}, NEW.{}{})",
+                "xrpc_check({ordinal}, {}, {}, {value}{})",
                 literal(name),
                 literal(decl),
-                ident(name),
                 if normalized.is_empty() { "" } else { ", 1" }
             )
         })
