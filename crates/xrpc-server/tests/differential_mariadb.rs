@@ -666,6 +666,27 @@ fn insert_ids_match_mariadb() {
             .map(|id| Norm::Int(i128::from(id)))
             .collect();
         assert_eq!(node_ids, maria_ids, "{table}");
+        // The column's metadata is its declared type's, as MariaDB sends it.
+        let node_column = node_query(&mut client, &select, false).columns[0].clone();
+        let maria_result = maria.query_iter(&select).unwrap();
+        let maria_columns = maria_result.columns();
+        let maria_column = &maria_columns.as_ref()[0];
+        assert_eq!(
+            (
+                node_column.original_type() as u32,
+                // X type UINT (2) is MySQL's UNSIGNED.
+                node_column.r#type == 2,
+                node_column.length(),
+            ),
+            (
+                maria_column.column_type() as u32,
+                maria_column
+                    .flags()
+                    .contains(mysql::consts::ColumnFlags::UNSIGNED_FLAG),
+                maria_column.column_length(),
+            ),
+            "{table}: (MySQL type, UNSIGNED, length)"
+        );
     }
 }
 
