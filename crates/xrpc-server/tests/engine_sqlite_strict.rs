@@ -8,7 +8,7 @@ use bytes::Bytes;
 use xrpc_proto::value::{ColumnType, Value, XDateTime, XDecimal, XTime};
 use xrpc_server::engine::sqlite::{SqliteEngine, SqliteOptions};
 use xrpc_server::engine::{Engine, EngineConn};
-use xrpc_server::result::{CollectedResult, SqlError, mysql_type};
+use xrpc_server::result::{CollectedResult, SqlError, SqlWarning, WarningLevel, mysql_type};
 
 /// One declared type: literals that are stored and read back as the given value, and literals
 /// refused with (code, SQL state).
@@ -727,6 +727,35 @@ fn casts_return_mysqls_values_types_and_names() {
             exec(conn, &format!("select {expr}")).unwrap_or_else(|e| panic!("{expr}: {e}"));
         assert_eq!(result.rows, [[expected]], "{expr}");
     }
+    // A conversion MySQL warns about is a warning of the statement (sent as a WARNING notice)
+    // and SHOW WARNINGS lists it, until the next statement.
+    let result = exec(conn, "select cast('12abc' as signed), cast('2024-02-30' as date)").unwrap();
+    assert_eq!(result.rows, [[Value::Sint(12), Value::Null]]);
+    let expected = vec![
+        SqlWarning {
+            level: WarningLevel::Warning,
+            code: 1292,
+            message: "Truncated incorrect INTEGER value: '12abc'".into(),
+        },
+        SqlWarning {
+            level: WarningLevel::Warning,
+            code: 1292,
+            message: "Incorrect datetime value: '2024-02-30'".into(),
+        },
+    ];
+    assert_eq!(result.warnings, expected);
+    for _ in 0..2 {
+        let shown = exec(conn, "show warnings").unwrap();
+        assert_eq!(
+            shown.rows,
+            expected
+                .iter()
+                .map(|w| vec![text("Warning"), Value::Sint(1292), text(&w.message)])
+                .collect::<Vec<_>>()
+        );
+    }
+    exec(conn, "select 1").unwrap();
+    assert!(exec(conn, "show warnings").unwrap().rows.is_empty());
     // A UNION of casts to one type, and a scalar subquery of one, are typed as the cast.
     for sql in [
         "select cast('2024-02-29' as date) as d union all select cast('2024-3-1' as date)",

@@ -239,7 +239,7 @@ use self::databases::{Attached, Databases};
 use self::strict::Shown;
 use self::types::{Arg, Conv, DeclKind, LOOKAHEAD_BYTES, LOOKAHEAD_ROWS};
 use super::{Engine, EngineConn, Interrupt, WaitHook};
-use crate::result::{ColumnInfo, ExecSummary, ResultSink, SqlError};
+use crate::result::{ColumnInfo, ExecSummary, ResultSink, SqlError, SqlWarning};
 
 /// SQLite's `synchronous` setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -625,6 +625,22 @@ struct Shared {
     generating: AtomicBool,
     /// The first id the running statement generated (not written explicitly).
     first_generated: Mutex<Option<i64>>,
+    /// The running statement's warnings (casts that converted with a warning), at most
+    /// [`MAX_WARNINGS`] of them (MySQL's `max_error_count` default).
+    warnings: Mutex<Vec<SqlWarning>>,
+}
+
+/// The most warnings kept for one statement, as MySQL's default `max_error_count`.
+pub(crate) const MAX_WARNINGS: usize = 64;
+
+impl Shared {
+    /// Records a warning of the running statement.
+    pub(crate) fn warn(&self, warning: SqlWarning) {
+        let mut warnings = self.warnings.lock();
+        if warnings.len() < MAX_WARNINGS {
+            warnings.push(warning);
+        }
+    }
 }
 
 impl Shared {
@@ -635,6 +651,7 @@ impl Shared {
         self.first_insert.lock().take();
         self.generating.store(false, Ordering::Relaxed);
         self.first_generated.lock().take();
+        self.warnings.lock().clear();
     }
 }
 
@@ -667,6 +684,8 @@ pub struct SqliteConn {
     auto_increment: std::collections::HashMap<(String, String), (i64, bool)>,
     /// Column flags of tables read by this connection (see `origin`).
     keys: origin::KeyCache,
+    /// The warnings of the last statement that ran SQL (for `SHOW WARNINGS`).
+    last_warnings: Vec<SqlWarning>,
 }
 
 impl SqliteConn {
@@ -705,6 +724,7 @@ impl SqliteConn {
             interrupted: AtomicBool::new(false),
             schema: Mutex::new("main".to_owned()),
             check_error: Mutex::new(None),
+            warnings: Mutex::new(Vec::new()),
             check_rows: AtomicU64::new(0),
             first_insert: Mutex::new(None),
             generating: AtomicBool::new(false),
@@ -769,6 +789,7 @@ impl SqliteConn {
             catalog_built: None,
             auto_increment: std::collections::HashMap::new(),
             keys: origin::KeyCache::default(),
+            last_warnings: Vec::new(),
         })
     }
 
@@ -1255,6 +1276,12 @@ impl SqliteConn {
         if let Some(id) = function_id {
             self.shared.last_insert_id.store(id, Ordering::Relaxed);
         }
+        // The statement's warnings: sent after its rows, and kept for SHOW WARNINGS.
+        let warnings = std::mem::take(&mut *self.shared.warnings.lock());
+        for warning in &warnings {
+            sink.warning(warning).map_err(SqlError::from)?;
+        }
+        self.last_warnings = warnings;
         Ok(ExecSummary {
             has_result_set,
             rows_affected,
@@ -1568,6 +1595,11 @@ struct Columns<'a> {
     conn: &'a Connection,
 }
 
+/// Test builds only: skip the column decoration, to measure what it costs
+/// (`origin::tests::decoration_cost`). Product builds always decorate.
+#[cfg(test)]
+pub(crate) static SKIP_DECORATION: AtomicBool = AtomicBool::new(false);
+
 /// Streams a query's rows into the sink: reads ahead as the column types need, sends the
 /// metadata, then every row.
 fn stream(
@@ -1596,6 +1628,13 @@ fn stream(
     } = columns;
     // Origins and flags; an AUTO_INCREMENT column, which SQLite declares INTEGER, takes the
     // MySQL type it was declared with.
+    #[cfg(test)]
+    let decoration = if SKIP_DECORATION.load(Ordering::Relaxed) {
+        origin::Decoration::none(width)
+    } else {
+        guard.as_node(|| keys.lookup(conn, sql, width))
+    };
+    #[cfg(not(test))]
     let decoration = guard.as_node(|| keys.lookup(conn, sql, width));
     for (kind, declared) in kinds.iter_mut().zip(decoration.declared_types()) {
         if let Some(declared) = declared {

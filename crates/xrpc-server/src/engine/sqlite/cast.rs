@@ -73,7 +73,7 @@ use super::Shared;
 use super::rewrite::{Tok, Token, tokens};
 use super::strict::{self, ExactNumber, Parts};
 use super::types::DeclKind;
-use crate::result::{SqlError, mysql_type};
+use crate::result::{SqlError, SqlWarning, WarningLevel, mysql_type};
 
 /// `mode` bit: the argument is a string literal.
 const MODE_STRING: i64 = 1;
@@ -2091,7 +2091,21 @@ pub(crate) fn register(conn: &Connection, shared: &std::sync::Arc<Shared>) -> ru
                 *s.check_error.lock() = Some(err);
                 rusqlite::Error::UserFunctionError(message.into())
             };
-            match conv(input, &args[..extra]) {
+            let answer = conv(input, &args[..extra]);
+            if let Ok((_, Some(warn))) = &answer {
+                // A warning the statement goes on with (a query, or a note): MySQL reports it.
+                if warn.level == Level::Note || mode & MODE_WRITE == 0 {
+                    s.warn(SqlWarning {
+                        level: match warn.level {
+                            Level::Note => WarningLevel::Note,
+                            Level::Warning => WarningLevel::Warning,
+                        },
+                        code: warn.code.code,
+                        message: warn.message.clone(),
+                    });
+                }
+            }
+            match answer {
                 Ok((_, Some(warn))) if warn.level == Level::Warning && mode & MODE_WRITE != 0 => {
                     Err(failed(SqlError::new(warn.code, warn.message)))
                 }
