@@ -851,6 +851,9 @@ fn casts_match_mariadb() {
     client.new_session(1);
     let ddl = "create table cw (k INT PRIMARY KEY, v TEXT)";
     maria.query_drop(ddl).unwrap();
+    maria
+        .query_drop("create table one (x INT); insert into one values (1)")
+        .unwrap();
     assert!(node_query(&mut client, ddl, false).error.is_none());
 
     // How the cast is used: 0–2 alone; DATE, DATETIME and TIME casts also 3 plus 0, 4 cast
@@ -863,7 +866,7 @@ fn casts_match_mariadb() {
         any::<bool>(),
         0..6u8,
     );
-    let state = RefCell::new((client, maria, 0u64, [0u32; 4]));
+    let state = RefCell::new((client, maria, 0u64, [0u32; 5]));
     let mut runner = TestRunner::new(Config {
         cases: 1500,
         failure_persistence: None,
@@ -925,6 +928,36 @@ fn casts_match_mariadb() {
         let expected = from_mariadb(kind, &row.unwrap()[0]);
         let got = from_node(kind, node.scalar());
         prop_assert_eq!(&got, &expected, "{}", select);
+        // The same warnings (codes, notes included), the node's as WARNING notices.
+        let node_warnings: Vec<u32> = node
+            .messages
+            .iter()
+            .filter_map(|m| match m {
+                xrpc_proto::messages::ServerMessage::Notice(frame) if frame.r#type == 1 => {
+                    let payload = frame.payload.clone().unwrap_or_default();
+                    let warning: xrpc_proto::messages::pb::notice::Warning =
+                        xrpc_proto::messages::decode_message(payload).ok()?;
+                    Some(warning.code)
+                }
+                _ => None,
+            })
+            .collect();
+        // MariaDB keeps the last warnings over a SELECT that reads no table: read from one.
+        maria
+            .query_drop(format!("select {expr} from one"))
+            .map_err(|e| TestCaseError::fail(format!("{select} from one: {e}")))?;
+        let maria_warnings: Vec<u32> = maria
+            .query_map(
+                "show warnings",
+                |(_level, code, _message): (String, u32, String)| code,
+            )
+            .map_err(|e| TestCaseError::fail(format!("show warnings: {e}")))?;
+        // Checked for the integer and DECIMAL casts; the temporal ones warn in more cases
+        // in MariaDB than the node reports (not yet matched, see docs/PROTOCOL.md).
+        if matches!(kind, Kind::Int | Kind::Decimal) {
+            prop_assert_eq!(&node_warnings, &maria_warnings, "warnings of {}", select);
+            tally[4] += u32::from(!node_warnings.is_empty());
+        }
         if expected == Norm::Null {
             tally[0] += 1;
         } else {
@@ -957,8 +990,9 @@ fn casts_match_mariadb() {
         panic!("{err}");
     }
     eprintln!(
-        "casts: {} NULL alike, {} values alike, {} write errors alike, {} refused by the node (1235)",
-        tally[0], tally[1], tally[2], tally[3]
+        "casts: {} NULL alike, {} values alike, {} write errors alike, {} refused by the node \
+         (1235), {} with the same warnings",
+        tally[0], tally[1], tally[2], tally[3], tally[4]
     );
     assert!(
         tally[0] >= 20 && tally[1] >= 300 && tally[2] >= 20,

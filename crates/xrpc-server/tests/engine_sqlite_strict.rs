@@ -729,7 +729,11 @@ fn casts_return_mysqls_values_types_and_names() {
     }
     // A conversion MySQL warns about is a warning of the statement (sent as a WARNING notice)
     // and SHOW WARNINGS lists it, until the next statement.
-    let result = exec(conn, "select cast('12abc' as signed), cast('2024-02-30' as date)").unwrap();
+    let result = exec(
+        conn,
+        "select cast('12abc' as signed), cast('2024-02-30' as date)",
+    )
+    .unwrap();
     assert_eq!(result.rows, [[Value::Sint(12), Value::Null]]);
     let expected = vec![
         SqlWarning {

@@ -1146,6 +1146,8 @@ struct Warn {
     level: Level,
     code: &'static ErrorCode,
     message: String,
+    /// A second warning MySQL reports with this one (a cut string that was also negative).
+    next: Option<Box<Warn>>,
 }
 
 impl Warn {
@@ -1154,6 +1156,7 @@ impl Warn {
             level: Level::Warning,
             code,
             message,
+            next: None,
         }
     }
 
@@ -1162,6 +1165,7 @@ impl Warn {
             level: Level::Note,
             code,
             message,
+            next: None,
         }
     }
 }
@@ -1312,9 +1316,13 @@ fn to_integer(input: Input<'_>, unsigned: bool) -> Answer {
         level,
         code: &codes::CONVERSION_OVERFLOW,
         message: format!("Got overflow when converting '{shown}' to {what}. Value truncated"),
+        next: None,
     };
     match input {
-        Input::Int(i) => Ok((wrap(i128::from(i)), None)),
+        Input::Int(i) => Ok((
+            wrap(i128::from(i)),
+            complement_note(i128::from(i), unsigned),
+        )),
         Input::Double(f) => {
             let r = f.round_ties_even();
             let v = if r.is_nan() { 0 } else { r as i128 };
@@ -1329,7 +1337,7 @@ fn to_integer(input: Input<'_>, unsigned: bool) -> Answer {
             let v = int_part(&n.round(0));
             if integer_literal && (i128::from(i64::MIN)..=i128::from(u64::MAX)).contains(&v) {
                 // An integer literal beyond BIGINT is BIGINT UNSIGNED in MySQL: it wraps.
-                return Ok((wrap(v), None));
+                return Ok((wrap(v), complement_note(v, unsigned)));
             }
             let c = clamp(v);
             let warn = (c != v).then(|| {
@@ -1376,15 +1384,18 @@ fn to_integer(input: Input<'_>, unsigned: bool) -> Answer {
             };
             let mut warn = if !is_space(after) || too_big {
                 Some(truncated(message.clone()))
-            } else if !after.is_empty() || t.len() != s.len() {
+            } else if !after.is_empty() {
+                // Trailing spaces are a note; leading ones nothing (MariaDB).
                 Some(Warn::note(&codes::INCORRECT_DATETIME, message))
             } else {
                 None
             };
+            let mut overflowed = too_big;
             let v = if negative {
                 let m = i128::from(magnitude);
                 let min = i128::from(i64::MIN);
                 if -m < min {
+                    overflowed = true;
                     warn = Some(truncated(format!(
                         "Truncated incorrect INTEGER value: '{}'",
                         input.shown()
@@ -1396,8 +1407,41 @@ fn to_integer(input: Input<'_>, unsigned: bool) -> Answer {
             } else {
                 i128::from(magnitude)
             };
+            // `-0` counts as negative for the note, as in MariaDB.
+            let signed_as = if negative && v == 0 { -1 } else { v };
+            // An overflow is its own warning, without the note (MariaDB).
+            let note = if overflowed {
+                None
+            } else {
+                complement_note(signed_as, unsigned)
+            };
+            let warn = match (warn, note) {
+                (Some(mut first), Some(note)) => {
+                    first.next = Some(Box::new(note));
+                    Some(first)
+                }
+                (first, note) => first.or(note),
+            };
             Ok((wrap(v), warn))
         }
+    }
+}
+
+/// MySQL's note when a cast reinterprets an integer between its signed and unsigned forms.
+fn complement_note(v: i128, unsigned: bool) -> Option<Warn> {
+    if unsigned && v < 0 {
+        Some(Warn::note(
+            &codes::ENGINE_ERROR,
+            "Cast to unsigned converted negative integer to it's positive complement".into(),
+        ))
+    } else if !unsigned && v > i128::from(i64::MAX) {
+        Some(Warn::note(
+            &codes::ENGINE_ERROR,
+            "Cast to signed converted positive out-of-range integer to it's negative complement"
+                .into(),
+        ))
+    } else {
+        None
     }
 }
 
@@ -1428,7 +1472,15 @@ fn exact_input(input: Input<'_>) -> Result<(ExactNumber, Option<Warn>), SqlError
             let s = utf8(bytes)?;
             let (number, rest) = number_prefix(s);
             match strict::parse_exact(number) {
-                Ok(n) if is_space(rest) => (n, None),
+                Ok(n) if rest.is_empty() => (n, None),
+                // Trailing spaces: a note.
+                Ok(n) if is_space(rest) => (
+                    n,
+                    Some(Warn::note(
+                        &codes::INCORRECT_DATETIME,
+                        format!("Truncated incorrect DECIMAL value: '{shown}'"),
+                    )),
+                ),
                 Ok(n) => (n, truncated()),
                 Err(strict::Problem::OutOfRange) => {
                     return Err(unsupported("CAST of a number with an exponent beyond ±400"));
@@ -1762,6 +1814,7 @@ fn to_datetime(input: Input<'_>, fsp: Option<u32>) -> Answer {
                     "Truncated incorrect {} value: '{shown}'",
                     if date { "date" } else { "datetime" }
                 ),
+                next: None,
             });
             (
                 SqlValue::Text(datetime_text(p, fsp.unwrap_or(0), date)),
@@ -1932,6 +1985,7 @@ fn to_time(input: Input<'_>, fsp: u32) -> Answer {
                 level,
                 code: &codes::INCORRECT_DATETIME,
                 message: format!("Truncated incorrect time value: '{shown}'"),
+                next: None,
             });
             let (mut h, mut m, mut s, mut us) = (h, m, s, us);
             if h > 838 {
@@ -2028,6 +2082,7 @@ fn to_string(input: Input<'_>, length: Option<u32>, binary: bool) -> Answer {
                     if binary { "BINARY" } else { "CHAR" },
                     input.shown()
                 ),
+                next: None,
             });
             bytes.truncate(at);
         }
@@ -2092,17 +2147,21 @@ pub(crate) fn register(conn: &Connection, shared: &std::sync::Arc<Shared>) -> ru
                 rusqlite::Error::UserFunctionError(message.into())
             };
             let answer = conv(input, &args[..extra]);
-            if let Ok((_, Some(warn))) = &answer {
+            if let Ok((_, Some(first))) = &answer {
                 // A warning the statement goes on with (a query, or a note): MySQL reports it.
-                if warn.level == Level::Note || mode & MODE_WRITE == 0 {
-                    s.warn(SqlWarning {
-                        level: match warn.level {
-                            Level::Note => WarningLevel::Note,
-                            Level::Warning => WarningLevel::Warning,
-                        },
-                        code: warn.code.code,
-                        message: warn.message.clone(),
-                    });
+                let mut next = Some(first);
+                while let Some(warn) = next {
+                    if warn.level == Level::Note || mode & MODE_WRITE == 0 {
+                        s.warn(SqlWarning {
+                            level: match warn.level {
+                                Level::Note => WarningLevel::Note,
+                                Level::Warning => WarningLevel::Warning,
+                            },
+                            code: warn.code.code,
+                            message: warn.message.clone(),
+                        });
+                    }
+                    next = warn.next.as_deref();
                 }
             }
             match answer {
