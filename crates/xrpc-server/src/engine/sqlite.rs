@@ -132,6 +132,9 @@
 //!   order and index as numbers. Numeric literals of more than 15 significant digits (other
 //!   than integers up to 2^63−1) are read as exact strings. Arithmetic on them (`d + 1`,
 //!   `SUM(d)`) uses SQLite's 64-bit numbers.
+//! - DECIMAL, ENUM and SET values are stored in MySQL's form (a DECIMAL with its scale, an ENUM
+//!   or SET member as declared): AFTER INSERT and AFTER UPDATE triggers rewrite a row whose
+//!   value is not (`strict::trigger_sql`), so every reading of it as text is MySQL's.
 //! - Tables created before this (or by another tool) have no triggers: their writes are not
 //!   checked and their DECIMAL columns keep NUMERIC affinity (15 significant digits); what they
 //!   hold is still never sent converted.
@@ -140,14 +143,18 @@
 //!
 //! MySQL's CAST and CONVERT to DATE, DATETIME, TIME, SIGNED, UNSIGNED, DECIMAL, CHAR and BINARY
 //! are rewritten into the node's SQL functions, and a whole cast in the select list types its
-//! result column; the `cast` module has the rules.
+//! result column; a DATE, DATETIME or TIME cast used as a number is MySQL's number; the `cast`
+//! module has the rules. What a cast warns about in a query (MySQL's warnings and notes) is
+//! collected per statement in `Shared::warnings`, handed to the sink after the rows
+//! ([`ResultSink::warning`]: the encoder sends WARNING notices) and kept for `SHOW WARNINGS`.
 //!
 //! # Insert ids
 //!
 //! MySQL's `AUTO_INCREMENT` DDL (`id INT AUTO_INCREMENT PRIMARY KEY`, or `… AUTO_INCREMENT, …,
 //! PRIMARY KEY (id)`) is rewritten to SQLite's `id INTEGER PRIMARY KEY AUTOINCREMENT` (the
 //! `autoinc` module): ids are never reused, an explicit id moves the counter past it, the
-//! column reads back as BIGINT. An explicit 0 is refused (1235) where MySQL would generate an
+//! column keeps the MySQL type it was declared with (in a comment next to SQLite's `INTEGER`),
+//! for its metadata and its range checks. An explicit 0 is refused (1235) where MySQL would generate an
 //! id; an AUTO_INCREMENT column that cannot be the rowid alias is refused (1235).
 //!
 //! An INSERT or REPLACE reports GENERATED_INSERT_ID only when its table has an auto-increment
