@@ -706,7 +706,7 @@ fn plan_temporal_uses(sql: &str, toks: &[Token]) -> Result<TemporalPlan, SqlErro
         }
         let prev = first.checked_sub(1).map(|k| &toks[k]);
         let next = toks.get(last + 1);
-        let numeric = prev.is_some_and(|t| arithmetic(t)) || next.is_some_and(|t| arithmetic(t));
+        let numeric = prev.is_some_and(&arithmetic) || next.is_some_and(&arithmetic);
         // The whole argument of a function: the word before the enclosing `(`.
         let function = (prev.is_some_and(|t| punct(t, b"(,"))
             && next.is_some_and(|t| punct(t, b"),")))
@@ -758,8 +758,8 @@ fn plan_temporal_uses(sql: &str, toks: &[Token]) -> Result<TemporalPlan, SqlErro
         if assignment {
             continue;
         }
-        let compared_before = prev.is_some_and(|t| comparison(t));
-        let compared_after = next.is_some_and(|t| comparison(t));
+        let compared_before = prev.is_some_and(&comparison);
+        let compared_after = next.is_some_and(&comparison);
         let between_bound = prev.is_some_and(|t| word(t, "AND"))
             && toks[..first]
                 .iter()
@@ -767,7 +767,7 @@ fn plan_temporal_uses(sql: &str, toks: &[Token]) -> Result<TemporalPlan, SqlErro
                 .take(8)
                 .any(|t| word(t, "BETWEEN"));
         if between_bound
-            || prev.is_some_and(|t| set_op(t))
+            || prev.is_some_and(&set_op)
             || next.is_some_and(|t| set_op(t) || word(t, "NOT"))
         {
             return Err(refuse(

@@ -133,7 +133,7 @@ pub(crate) fn normalize(
             owned = i.to_string();
             owned.as_bytes()
         }
-        ValueRef::Real(f) if f.fract() == 0.0 && f >= 0.0 && f < 1e19 => {
+        ValueRef::Real(f) if f.fract() == 0.0 && (0.0..1e19).contains(&f) => {
             owned = format!("{f:.0}");
             owned.as_bytes()
         }

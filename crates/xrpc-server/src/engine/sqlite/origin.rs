@@ -174,7 +174,7 @@ impl KeyCache {
                     .iter()
                     .all(|(db, v)| *v >= 0 && schema_version(conn, db) == *v)
         });
-        let decoration = match cached {
+        match cached {
             Some(decoration) => decoration.clone(),
             None => {
                 let origins = origins(conn, sql, width);
@@ -205,8 +205,7 @@ impl KeyCache {
                 }
                 decoration
             }
-        };
-        decoration
+        }
     }
 
     /// A column's flags and, for the AUTO_INCREMENT column, its declared MySQL type.
