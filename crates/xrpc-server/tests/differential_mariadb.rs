@@ -815,6 +815,9 @@ fn cast_argument() -> BoxedStrategy<String> {
     .boxed()
 }
 
+/// Random casts (each one SELECT, and most an INSERT, on both sides).
+const CAST_CASES: u32 = 1200;
+
 /// Cast targets and how their values compare.
 const CAST_TARGETS: &[(&str, Kind)] = &[
     ("DATE", Kind::Date),
@@ -868,7 +871,7 @@ fn casts_match_mariadb() {
     );
     let state = RefCell::new((client, maria, 0u64, [0u32; 5]));
     let mut runner = TestRunner::new(Config {
-        cases: 1500,
+        cases: CAST_CASES,
         failure_persistence: None,
         ..Config::default()
     });
@@ -921,8 +924,10 @@ fn casts_match_mariadb() {
             return Ok(());
         }
         prop_assert!(node.error.is_none(), "{select}: {:?}", node.error);
+        // From a one-row table: MariaDB keeps the last warnings over a SELECT that reads no
+        // table, and they are compared below.
         let row: mysql::Row = maria
-            .exec_first(&select, ())
+            .exec_first(format!("{select} from one"), ())
             .map_err(|e| TestCaseError::fail(format!("{select}: {e}")))?
             .ok_or_else(|| TestCaseError::fail("no row from MariaDB"))?;
         let expected = from_mariadb(kind, &row.unwrap()[0]);
@@ -942,10 +947,6 @@ fn casts_match_mariadb() {
                 _ => None,
             })
             .collect();
-        // MariaDB keeps the last warnings over a SELECT that reads no table: read from one.
-        maria
-            .query_drop(format!("select {expr} from one"))
-            .map_err(|e| TestCaseError::fail(format!("{select} from one: {e}")))?;
         let maria_warnings: Vec<u32> = maria
             .query_map(
                 "show warnings",
@@ -995,10 +996,13 @@ fn casts_match_mariadb() {
         tally[0], tally[1], tally[2], tally[3], tally[4]
     );
     assert!(
-        tally[0] >= 20 && tally[1] >= 300 && tally[2] >= 20,
+        tally[0] >= 20 && tally[1] >= 300 && tally[2] >= 20 && tally[4] >= 50,
         "{tally:?}"
     );
     // About 8% of the generated inputs are shapes the node does not guess (TIME of a date
     // alone, 7-digit strings as dates, non-ASCII text cut as BINARY(n)).
-    assert!(tally[3] * 10 <= 1500, "too many 1235 refusals: {tally:?}");
+    assert!(
+        tally[3] * 10 <= CAST_CASES,
+        "too many 1235 refusals: {tally:?}"
+    );
 }
