@@ -99,6 +99,8 @@ pub struct ResultEncoder<'o, O: FrameOutput + ?Sized> {
     /// Row fields encoded back to back, and their lengths; reused from row to row.
     scratch: Vec<u8>,
     lens: Vec<usize>,
+    /// WARNING notices to send after the result (encoded frames).
+    warnings: Vec<u8>,
 }
 
 impl<'o, O: FrameOutput + ?Sized> ResultEncoder<'o, O> {
@@ -118,6 +120,7 @@ impl<'o, O: FrameOutput + ?Sized> ResultEncoder<'o, O> {
             rows: 0,
             scratch: Vec::new(),
             lens: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 
@@ -175,6 +178,7 @@ impl<'o, O: FrameOutput + ?Sized> ResultEncoder<'o, O> {
                 id,
             );
         }
+        buf.append(&mut self.warnings);
         encode_message_frame(
             buf,
             self.format,
@@ -281,6 +285,11 @@ impl<O: FrameOutput + ?Sized> ResultSink for ResultEncoder<'_, O> {
         self.out.maybe_flush()
     }
 
+    fn warning(&mut self, warning: &crate::result::SqlWarning) -> Result<(), SinkError> {
+        write_warning_notice(&mut self.warnings, self.format, self.sid, warning);
+        Ok(())
+    }
+
     fn row(&mut self, row: &[Value]) -> Result<(), SinkError> {
         self.check_row(row)?;
         self.rows += 1;
@@ -366,6 +375,27 @@ pub fn write_state_notice(
     };
     let frame = notice::Frame {
         r#type: notice::frame::Type::SessionStateChanged as u32,
+        scope: Some(notice::frame::Scope::Local as i32),
+        payload: Some(Bytes::from(prost::Message::encode_to_vec(&payload))),
+    };
+    encode_message_frame(out, format, sid, ServerType::Notice.id(), &frame);
+}
+
+/// Writes a WARNING notice (`Frame{type: WARNING(1), scope: LOCAL}` around `Warning{level, code,
+/// msg}`), as MySQL's X plugin sends one per warning of a statement, before StmtExecuteOk.
+pub fn write_warning_notice(
+    out: &mut Vec<u8>,
+    format: HeaderFormat,
+    sid: u64,
+    warning: &crate::result::SqlWarning,
+) {
+    let payload = notice::Warning {
+        level: Some(warning.level as i32),
+        code: warning.code,
+        msg: warning.message.clone(),
+    };
+    let frame = notice::Frame {
+        r#type: notice::frame::Type::Warning as u32,
         scope: Some(notice::frame::Scope::Local as i32),
         payload: Some(Bytes::from(prost::Message::encode_to_vec(&payload))),
     };

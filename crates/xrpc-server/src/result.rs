@@ -194,6 +194,40 @@ pub trait ResultSink {
 
     /// One row, one value per column.
     fn row(&mut self, row: &[Value]) -> Result<(), SinkError>;
+
+    /// A warning or note about the statement (MySQL's `SHOW WARNINGS` row), given after its
+    /// rows. Sinks that have nobody to tell drop it.
+    fn warning(&mut self, _warning: &SqlWarning) -> Result<(), SinkError> {
+        Ok(())
+    }
+}
+
+/// How serious a [`SqlWarning`] is: MySQL's levels, numbered as the X Protocol's
+/// `Warning.level` (NOTE 1, WARNING 2, ERROR 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WarningLevel {
+    /// `Note`: below a warning (an input read with digits dropped that MySQL calls harmless).
+    Note = 1,
+    /// `Warning`: a value was converted, cut or replaced by NULL.
+    Warning = 2,
+}
+
+impl WarningLevel {
+    /// The level as `SHOW WARNINGS` names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            WarningLevel::Note => "Note",
+            WarningLevel::Warning => "Warning",
+        }
+    }
+}
+
+/// A warning a statement raised, as MySQL reports it in a WARNING notice and `SHOW WARNINGS`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SqlWarning {
+    pub level: WarningLevel,
+    pub code: u32,
+    pub message: String,
 }
 
 /// Why a sink refused more output. The statement stops and reports it.
@@ -272,6 +306,8 @@ pub struct CollectedResult {
     pub columns: Option<Vec<ColumnInfo>>,
     /// The rows.
     pub rows: Vec<Vec<Value>>,
+    /// The statement's warnings.
+    pub warnings: Vec<SqlWarning>,
 }
 
 impl ResultSink for CollectedResult {
@@ -282,6 +318,11 @@ impl ResultSink for CollectedResult {
 
     fn row(&mut self, row: &[Value]) -> Result<(), SinkError> {
         self.rows.push(row.to_vec());
+        Ok(())
+    }
+
+    fn warning(&mut self, warning: &SqlWarning) -> Result<(), SinkError> {
+        self.warnings.push(warning.clone());
         Ok(())
     }
 }

@@ -248,7 +248,13 @@ fn columns() -> Vec<Column> {
                 Just("'it''s'"),
                 Just("'print'"),
                 Just("'é'"),
-                Just("NULL")
+                Just("NULL"),
+                // Spellings MySQL normalises: case, trailing spaces, an index.
+                Just("'A'"),
+                Just("'PRINT  '"),
+                Just("'É'"),
+                Just("2"),
+                Just("'4'"),
             ]
             .prop_map(str::to_owned)
             .boxed(),
@@ -260,16 +266,30 @@ fn columns() -> Vec<Column> {
             name: "st",
             decl: "SET('x', 'y', 'zz', 'ü')",
             kind: Kind::Text,
-            // Members in declaration order, each at most once: the form MySQL stores.
-            fits: proptest::collection::vec(any::<bool>(), 4)
-                .prop_map(|chosen| {
+            // Members in declaration order, each at most once (the form MySQL stores), or in
+            // the spellings MySQL normalises: reversed, in upper case, as a bit set.
+            fits: (proptest::collection::vec(any::<bool>(), 4), 0..4u8)
+                .prop_map(|(chosen, spelling)| {
                     let members = ["x", "y", "zz", "ü"];
-                    let picked: Vec<&str> = members
+                    let mut picked: Vec<String> = members
                         .iter()
-                        .zip(chosen)
-                        .filter(|(_, c)| *c)
-                        .map(|(m, _)| *m)
+                        .zip(&chosen)
+                        .filter(|(_, c)| **c)
+                        .map(|(m, _)| (*m).to_owned())
                         .collect();
+                    match spelling {
+                        1 => picked.reverse(),
+                        2 => picked = picked.iter().map(|m| m.to_uppercase()).collect(),
+                        3 => {
+                            let bits = chosen
+                                .iter()
+                                .enumerate()
+                                .filter(|(_, c)| **c)
+                                .fold(0u32, |acc, (k, _)| acc | 1 << k);
+                            return bits.to_string();
+                        }
+                        _ => {}
+                    }
                     quoted(&picked.join(","))
                 })
                 .boxed(),
@@ -472,7 +492,13 @@ fn node_and_mariadb_store_refuse_and_return_the_same_values() {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    maria.query_drop(&ddl).unwrap();
+    // The node's text columns are utf8mb4_general_ci (collation 45), under which ENUM and SET
+    // members match without regard to case; the test database's default is binary.
+    maria
+        .query_drop(format!(
+            "{ddl} DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_general_ci"
+        ))
+        .unwrap();
     let created = node_query(&mut client, &ddl, false);
     assert!(created.error.is_none(), "{:?}", created.error);
 
@@ -640,6 +666,27 @@ fn insert_ids_match_mariadb() {
             .map(|id| Norm::Int(i128::from(id)))
             .collect();
         assert_eq!(node_ids, maria_ids, "{table}");
+        // The column's metadata is its declared type's, as MariaDB sends it.
+        let node_column = node_query(&mut client, &select, false).columns[0].clone();
+        let maria_result = maria.query_iter(&select).unwrap();
+        let maria_columns = maria_result.columns();
+        let maria_column = &maria_columns.as_ref()[0];
+        assert_eq!(
+            (
+                node_column.original_type() as u32,
+                // X type UINT (2) is MySQL's UNSIGNED.
+                node_column.r#type == 2,
+                node_column.length(),
+            ),
+            (
+                maria_column.column_type() as u32,
+                maria_column
+                    .flags()
+                    .contains(mysql::consts::ColumnFlags::UNSIGNED_FLAG),
+                maria_column.column_length(),
+            ),
+            "{table}: (MySQL type, UNSIGNED, length)"
+        );
     }
 }
 
@@ -647,8 +694,13 @@ fn insert_ids_match_mariadb() {
 /// not), integer, DECIMAL and DOUBLE literals, and plain text.
 fn cast_argument() -> BoxedStrategy<String> {
     let two = |r: std::ops::Range<u32>| r.prop_map(|v| format!("{v:02}"));
+    // Years of 1 to 4 digits; MariaDB widens only 2-digit ones.
     let date = (
-        prop_oneof![(1000u32..2100).prop_map(|y| y.to_string()), two(0..100)],
+        prop_oneof![
+            3 => (1000u32..2100).prop_map(|y| y.to_string()),
+            2 => two(0..100),
+            1 => (0u32..10).prop_map(|y| y.to_string()),
+        ],
         prop_oneof![Just("-"), Just("/"), Just("."), Just(":")],
         0u32..14,
         0u32..33,
@@ -662,6 +714,19 @@ fn cast_argument() -> BoxedStrategy<String> {
             }
         })
         .boxed();
+    // What may follow a date: punctuation ends it quietly ('0:01:01.'), other text is a
+    // warning, a punctuation character may separate the time ('2024-02-29.5' is 05:00).
+    let date_tail = prop_oneof![
+        3 => Just(""),
+        1 => Just("."),
+        1 => Just("-"),
+        1 => Just(" "),
+        1 => Just("x"),
+        1 => Just(" ."),
+        1 => Just(".."),
+        1 => Just(".5"),
+        1 => Just(".10.11.12"),
+    ];
     let clock = (
         0u32..25,
         0u32..61,
@@ -720,7 +785,7 @@ fn cast_argument() -> BoxedStrategy<String> {
         Just("".to_owned()),
     ];
     prop_oneof![
-        date.prop_map(|s| quoted(&s)),
+        (date.clone(), date_tail).prop_map(|(s, tail)| quoted(&format!("{s}{tail}"))),
         datetime.prop_map(|s| quoted(&s)),
         compact.clone().prop_map(|s| quoted(&s)),
         compact,
@@ -749,6 +814,9 @@ fn cast_argument() -> BoxedStrategy<String> {
     ]
     .boxed()
 }
+
+/// Random casts (each one SELECT, and most an INSERT, on both sides).
+const CAST_CASES: u32 = 1200;
 
 /// Cast targets and how their values compare.
 const CAST_TARGETS: &[(&str, Kind)] = &[
@@ -786,21 +854,28 @@ fn casts_match_mariadb() {
     client.new_session(1);
     let ddl = "create table cw (k INT PRIMARY KEY, v TEXT)";
     maria.query_drop(ddl).unwrap();
+    maria
+        .query_drop("create table one (x INT); insert into one values (1)")
+        .unwrap();
     assert!(node_query(&mut client, ddl, false).error.is_none());
 
+    // How the cast is used: 0–2 alone; DATE, DATETIME and TIME casts also 3 plus 0, 4 cast
+    // again AS SIGNED, 5 compared with its own argument (MySQL's numeric form, its reading of a
+    // compared constant).
     let case = (
         cast_argument(),
         0..CAST_TARGETS.len(),
         any::<bool>(),
         any::<bool>(),
+        0..6u8,
     );
-    let state = RefCell::new((client, maria, 0u64, [0u32; 4]));
+    let state = RefCell::new((client, maria, 0u64, [0u32; 5]));
     let mut runner = TestRunner::new(Config {
-        cases: 1500,
+        cases: CAST_CASES,
         failure_persistence: None,
         ..Config::default()
     });
-    let result = runner.run(&case, |(arg, target, convert, chunked)| {
+    let result = runner.run(&case, |(arg, target, convert, chunked, usage)| {
         let (client, maria, next_key, tally) = &mut *state.borrow_mut();
         let (ty, kind) = CAST_TARGETS[target];
         let expr = if convert {
@@ -808,6 +883,40 @@ fn casts_match_mariadb() {
         } else {
             format!("CAST({arg} AS {ty})")
         };
+        let temporal = matches!(kind, Kind::Date | Kind::DateTime | Kind::Time);
+        let used = match usage {
+            // A DATETIME(3) or (6) is refused as a number (its DECIMAL needs 17+ digits).
+            3 if temporal && !ty.starts_with("DATETIME(") => Some(format!("{expr} + 0")),
+            4 if temporal => Some(format!("CAST({expr} AS SIGNED)")),
+            5 if temporal && arg.starts_with('\'') => Some(format!("{expr} = {arg}")),
+            _ => None,
+        };
+        if let Some(used) = used {
+            // Compared as numbers: MariaDB's DECIMAL and the node's DOUBLE alike.
+            let select = format!("select {used}");
+            let node = node_query(client, &select, chunked);
+            if node.error.as_ref().is_some_and(|e| e.code == 1235) {
+                tally[3] += 1;
+                return Ok(());
+            }
+            prop_assert!(node.error.is_none(), "{select}: {:?}", node.error);
+            let row: mysql::Row = maria
+                .exec_first(&select, ())
+                .map_err(|e| TestCaseError::fail(format!("{select}: {e}")))?
+                .ok_or_else(|| TestCaseError::fail("no row from MariaDB"))?;
+            let number = |n: Norm| match n {
+                Norm::Null => None,
+                Norm::Int(i) => Some(i as f64),
+                Norm::F64(f) => Some(f),
+                Norm::Text(t) => t.parse::<f64>().ok(),
+                other => panic!("{select}: not a number: {other:?}"),
+            };
+            let expected = number(from_mariadb(Kind::Decimal, &row.unwrap()[0]));
+            let got = number(from_node(Kind::Decimal, node.scalar()));
+            prop_assert_eq!(got, expected, "{}", select);
+            tally[if expected.is_none() { 0 } else { 1 }] += 1;
+            return Ok(());
+        }
         let select = format!("select {expr}");
         let node = node_query(client, &select, chunked);
         if node.error.as_ref().is_some_and(|e| e.code == 1235) {
@@ -815,13 +924,41 @@ fn casts_match_mariadb() {
             return Ok(());
         }
         prop_assert!(node.error.is_none(), "{select}: {:?}", node.error);
+        // From a one-row table: MariaDB keeps the last warnings over a SELECT that reads no
+        // table, and they are compared below.
         let row: mysql::Row = maria
-            .exec_first(&select, ())
+            .exec_first(format!("{select} from one"), ())
             .map_err(|e| TestCaseError::fail(format!("{select}: {e}")))?
             .ok_or_else(|| TestCaseError::fail("no row from MariaDB"))?;
         let expected = from_mariadb(kind, &row.unwrap()[0]);
         let got = from_node(kind, node.scalar());
         prop_assert_eq!(&got, &expected, "{}", select);
+        // The same warnings (codes, notes included), the node's as WARNING notices.
+        let node_warnings: Vec<u32> = node
+            .messages
+            .iter()
+            .filter_map(|m| match m {
+                xrpc_proto::messages::ServerMessage::Notice(frame) if frame.r#type == 1 => {
+                    let payload = frame.payload.clone().unwrap_or_default();
+                    let warning: xrpc_proto::messages::pb::notice::Warning =
+                        xrpc_proto::messages::decode_message(payload).ok()?;
+                    Some(warning.code)
+                }
+                _ => None,
+            })
+            .collect();
+        let maria_warnings: Vec<u32> = maria
+            .query_map(
+                "show warnings",
+                |(_level, code, _message): (String, u32, String)| code,
+            )
+            .map_err(|e| TestCaseError::fail(format!("show warnings: {e}")))?;
+        // Checked for the integer and DECIMAL casts; the temporal ones warn in more cases
+        // in MariaDB than the node reports (not yet matched, see docs/PROTOCOL.md).
+        if matches!(kind, Kind::Int | Kind::Decimal) {
+            prop_assert_eq!(&node_warnings, &maria_warnings, "warnings of {}", select);
+            tally[4] += u32::from(!node_warnings.is_empty());
+        }
         if expected == Norm::Null {
             tally[0] += 1;
         } else {
@@ -854,14 +991,18 @@ fn casts_match_mariadb() {
         panic!("{err}");
     }
     eprintln!(
-        "casts: {} NULL alike, {} values alike, {} write errors alike, {} refused by the node (1235)",
-        tally[0], tally[1], tally[2], tally[3]
+        "casts: {} NULL alike, {} values alike, {} write errors alike, {} refused by the node \
+         (1235), {} with the same warnings",
+        tally[0], tally[1], tally[2], tally[3], tally[4]
     );
     assert!(
-        tally[0] >= 20 && tally[1] >= 300 && tally[2] >= 20,
+        tally[0] >= 20 && tally[1] >= 300 && tally[2] >= 20 && tally[4] >= 50,
         "{tally:?}"
     );
     // About 8% of the generated inputs are shapes the node does not guess (TIME of a date
     // alone, 7-digit strings as dates, non-ASCII text cut as BINARY(n)).
-    assert!(tally[3] * 10 <= 1500, "too many 1235 refusals: {tally:?}");
+    assert!(
+        tally[3] * 10 <= CAST_CASES,
+        "too many 1235 refusals: {tally:?}"
+    );
 }

@@ -132,6 +132,9 @@
 //!   order and index as numbers. Numeric literals of more than 15 significant digits (other
 //!   than integers up to 2^63−1) are read as exact strings. Arithmetic on them (`d + 1`,
 //!   `SUM(d)`) uses SQLite's 64-bit numbers.
+//! - DECIMAL, ENUM and SET values are stored in MySQL's form (a DECIMAL with its scale, an ENUM
+//!   or SET member as declared): AFTER INSERT and AFTER UPDATE triggers rewrite a row whose
+//!   value is not (`strict::trigger_sql`), so every reading of it as text is MySQL's.
 //! - Tables created before this (or by another tool) have no triggers: their writes are not
 //!   checked and their DECIMAL columns keep NUMERIC affinity (15 significant digits); what they
 //!   hold is still never sent converted.
@@ -140,14 +143,18 @@
 //!
 //! MySQL's CAST and CONVERT to DATE, DATETIME, TIME, SIGNED, UNSIGNED, DECIMAL, CHAR and BINARY
 //! are rewritten into the node's SQL functions, and a whole cast in the select list types its
-//! result column; the `cast` module has the rules.
+//! result column; a DATE, DATETIME or TIME cast used as a number is MySQL's number; the `cast`
+//! module has the rules. What a cast warns about in a query (MySQL's warnings and notes) is
+//! collected per statement in `Shared::warnings`, handed to the sink after the rows
+//! ([`ResultSink::warning`]: the encoder sends WARNING notices) and kept for `SHOW WARNINGS`.
 //!
 //! # Insert ids
 //!
 //! MySQL's `AUTO_INCREMENT` DDL (`id INT AUTO_INCREMENT PRIMARY KEY`, or `… AUTO_INCREMENT, …,
 //! PRIMARY KEY (id)`) is rewritten to SQLite's `id INTEGER PRIMARY KEY AUTOINCREMENT` (the
 //! `autoinc` module): ids are never reused, an explicit id moves the counter past it, the
-//! column reads back as BIGINT. An explicit 0 is refused (1235) where MySQL would generate an
+//! column keeps the MySQL type it was declared with (in a comment next to SQLite's `INTEGER`),
+//! for its metadata and its range checks. An explicit 0 is refused (1235) where MySQL would generate an
 //! id; an AUTO_INCREMENT column that cannot be the rowid alias is refused (1235).
 //!
 //! An INSERT or REPLACE reports GENERATED_INSERT_ID only when its table has an auto-increment
@@ -239,7 +246,7 @@ use self::databases::{Attached, Databases};
 use self::strict::Shown;
 use self::types::{Arg, Conv, DeclKind, LOOKAHEAD_BYTES, LOOKAHEAD_ROWS};
 use super::{Engine, EngineConn, Interrupt, WaitHook};
-use crate::result::{ColumnInfo, ExecSummary, ResultSink, SqlError};
+use crate::result::{ColumnInfo, ExecSummary, ResultSink, SqlError, SqlWarning};
 
 /// SQLite's `synchronous` setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -625,6 +632,22 @@ struct Shared {
     generating: AtomicBool,
     /// The first id the running statement generated (not written explicitly).
     first_generated: Mutex<Option<i64>>,
+    /// The running statement's warnings (casts that converted with a warning), at most
+    /// [`MAX_WARNINGS`] of them (MySQL's `max_error_count` default).
+    warnings: Mutex<Vec<SqlWarning>>,
+}
+
+/// The most warnings kept for one statement, as MySQL's default `max_error_count`.
+pub(crate) const MAX_WARNINGS: usize = 64;
+
+impl Shared {
+    /// Records a warning of the running statement.
+    pub(crate) fn warn(&self, warning: SqlWarning) {
+        let mut warnings = self.warnings.lock();
+        if warnings.len() < MAX_WARNINGS {
+            warnings.push(warning);
+        }
+    }
 }
 
 impl Shared {
@@ -635,6 +658,7 @@ impl Shared {
         self.first_insert.lock().take();
         self.generating.store(false, Ordering::Relaxed);
         self.first_generated.lock().take();
+        self.warnings.lock().clear();
     }
 }
 
@@ -667,6 +691,8 @@ pub struct SqliteConn {
     auto_increment: std::collections::HashMap<(String, String), (i64, bool)>,
     /// Column flags of tables read by this connection (see `origin`).
     keys: origin::KeyCache,
+    /// The warnings of the last statement that ran SQL (for `SHOW WARNINGS`).
+    last_warnings: Vec<SqlWarning>,
 }
 
 impl SqliteConn {
@@ -705,6 +731,7 @@ impl SqliteConn {
             interrupted: AtomicBool::new(false),
             schema: Mutex::new("main".to_owned()),
             check_error: Mutex::new(None),
+            warnings: Mutex::new(Vec::new()),
             check_rows: AtomicU64::new(0),
             first_insert: Mutex::new(None),
             generating: AtomicBool::new(false),
@@ -769,6 +796,7 @@ impl SqliteConn {
             catalog_built: None,
             auto_increment: std::collections::HashMap::new(),
             keys: origin::KeyCache::default(),
+            last_warnings: Vec::new(),
         })
     }
 
@@ -1034,15 +1062,40 @@ impl SqliteConn {
     /// Creates the strict-write triggers of one table.
     fn create_strict_triggers(&self, schema: &str, table: &str) -> Result<(), SqlError> {
         let sql = format!("PRAGMA {}.table_info({})", quote(schema), quote(table));
-        let columns: Vec<(String, String)> = self
+        // (name, declared type, primary key position)
+        let rows: Vec<(String, String, i64)> = self
             .conn
             .prepare(&sql)
             .and_then(|mut stmt| {
-                stmt.query_map([], |row| Ok((row.get(1)?, row.get(2)?)))?
+                stmt.query_map([], |row| Ok((row.get(1)?, row.get(2)?, row.get(5)?)))?
                     .collect()
             })
             .map_err(|err| self.map(err))?;
-        for trigger in strict::trigger_sql(schema, table, &columns) {
+        // The AUTO_INCREMENT column (the rowid alias) is checked as the MySQL type it was
+        // declared with.
+        let declared = autoinc::read_declared_type(&self.conn, schema, table);
+        let keys = rows.iter().filter(|r| r.2 > 0).count();
+        let mut generated = None;
+        let columns: Vec<(String, String)> = rows
+            .into_iter()
+            .map(|(name, decl, pk)| match &declared {
+                Some(mysql) if keys == 1 && pk > 0 && decl.eq_ignore_ascii_case("INTEGER") => {
+                    generated = Some(name.clone());
+                    (name, mysql.clone())
+                }
+                _ => (name, decl),
+            })
+            .collect();
+        // A WITHOUT ROWID table cannot be addressed by the normalising rewrite.
+        let rowid = self
+            .conn
+            .prepare(&format!(
+                "SELECT 1 FROM {}.{} WHERE rowid IS NULL",
+                quote(schema),
+                quote(table)
+            ))
+            .is_ok();
+        for trigger in strict::trigger_sql(schema, table, &columns, rowid, generated.as_deref()) {
             self.exec(&trigger)?;
         }
         Ok(())
@@ -1055,7 +1108,10 @@ impl SqliteConn {
         let mut strict_tables = Vec::new();
         for (schema, table, root) in tables {
             let mut had = false;
-            for event in ["insert", "update"] {
+            for event in ["insert", "update"]
+                .into_iter()
+                .chain(strict::NORMALIZE_EVENTS)
+            {
                 let name = strict::trigger_name(event, &table);
                 let exists: bool = self
                     .conn
@@ -1227,6 +1283,12 @@ impl SqliteConn {
         if let Some(id) = function_id {
             self.shared.last_insert_id.store(id, Ordering::Relaxed);
         }
+        // The statement's warnings: sent after its rows, and kept for SHOW WARNINGS.
+        let warnings = std::mem::take(&mut *self.shared.warnings.lock());
+        for warning in &warnings {
+            sink.warning(warning).map_err(SqlError::from)?;
+        }
+        self.last_warnings = warnings;
         Ok(ExecSummary {
             has_result_set,
             rows_affected,
@@ -1540,6 +1602,11 @@ struct Columns<'a> {
     conn: &'a Connection,
 }
 
+/// Test builds only: skip the column decoration, to measure what it costs
+/// (`origin::tests::decoration_cost`). Product builds always decorate.
+#[cfg(test)]
+pub(crate) static SKIP_DECORATION: AtomicBool = AtomicBool::new(false);
+
 /// Streams a query's rows into the sink: reads ahead as the column types need, sends the
 /// metadata, then every row.
 fn stream(
@@ -1559,6 +1626,28 @@ fn stream(
         .unzip();
     let width = names.len();
     let hinted = cast::apply_hints(columns.hints, &mut names, &mut kinds);
+    let Columns {
+        guard,
+        keys,
+        conn,
+        sql,
+        ..
+    } = columns;
+    // Origins and flags; an AUTO_INCREMENT column, which SQLite declares INTEGER, takes the
+    // MySQL type it was declared with.
+    #[cfg(test)]
+    let decoration = if SKIP_DECORATION.load(Ordering::Relaxed) {
+        origin::Decoration::none(width)
+    } else {
+        guard.as_node(|| keys.lookup(conn, sql, width))
+    };
+    #[cfg(not(test))]
+    let decoration = guard.as_node(|| keys.lookup(conn, sql, width));
+    for (kind, declared) in kinds.iter_mut().zip(decoration.declared_types()) {
+        if let Some(declared) = declared {
+            *kind = types::classify_decl(Some(declared));
+        }
+    }
     let read_ahead = kinds.iter().any(|k| k.needs_values());
     let mut rows = stmt.raw_query();
     let mut window: Vec<Vec<SqlValue>> = Vec::new();
@@ -1590,14 +1679,7 @@ fn stream(
         plans[index].info.schema.clear();
     }
     let mut infos: Vec<_> = plans.iter().map(|p| p.info.clone()).collect();
-    let Columns {
-        guard,
-        keys,
-        conn,
-        sql,
-        ..
-    } = columns;
-    guard.as_node(|| keys.decorate(conn, sql, &mut infos));
+    decoration.apply(&mut infos);
     let convs: Vec<Conv> = plans.iter().map(|p| p.conv).collect();
     sink.metadata(&infos)?;
     let convert = |index: usize, row: u64, value: ValueRef<'_>| {
@@ -1658,36 +1740,81 @@ fn does_not_fit(column: &ColumnInfo, conv: Conv, row: u64, value: ValueRef<'_>) 
 /// Registers `xrpc_check(ordinal, column, declared_type, value)`, which the strict-write
 /// triggers call for each column of each written row (see [`strict`]).
 fn register_check(conn: &Connection, shared: &Arc<Shared>) -> rusqlite::Result<()> {
+    // `xrpc_normalize(declared_type, value)`: the form MySQL stores the value in (see
+    // `strict::normalize`), for the normalising triggers.
+    let mut kinds: std::collections::HashMap<String, DeclKind> = std::collections::HashMap::new();
+    conn.create_scalar_function(
+        "xrpc_normalize",
+        2,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+        move |ctx| {
+            let decl = ctx.get_raw(0).as_str().unwrap_or("");
+            let kind = *kinds
+                .entry(decl.to_owned())
+                .or_insert_with(|| types::classify_decl(Some(decl)));
+            Ok(strict::normalize(&kind, decl, ctx.get_raw(1)))
+        },
+    )?;
+    // The normalising rewrite of a row is checked again; that check is not a row of its own.
+    let s = Arc::clone(shared);
+    conn.create_scalar_function(
+        "xrpc_check_uncount",
+        0,
+        FunctionFlags::SQLITE_UTF8,
+        move |_| {
+            let _ = s
+                .check_rows
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+            Ok(rusqlite::types::Null)
+        },
+    )?;
+    register_check_with(conn, shared, 4)?;
+    register_check_with(conn, shared, 5)
+}
+
+/// `xrpc_check` with 4 arguments (ENUM and SET take only their stored form: tables whose
+/// triggers predate normalising) or 5 (the fifth is 1: every spelling MySQL accepts).
+fn register_check_with(
+    conn: &Connection,
+    shared: &Arc<Shared>,
+    arity: i32,
+) -> rusqlite::Result<()> {
     let s = Arc::clone(shared);
     let mut kinds: std::collections::HashMap<String, DeclKind> = std::collections::HashMap::new();
-    conn.create_scalar_function("xrpc_check", 4, FunctionFlags::SQLITE_UTF8, move |ctx| {
-        let ordinal = ctx.get_raw(0).as_i64().unwrap_or(0);
-        let row = if ordinal == 0 {
-            s.check_rows.fetch_add(1, Ordering::Relaxed) + 1
-        } else {
-            s.check_rows.load(Ordering::Relaxed)
-        };
-        let decl = ctx.get_raw(2).as_str().unwrap_or("");
-        let kind = match kinds.get(decl) {
-            Some(kind) => *kind,
-            None => {
-                let kind = types::classify_decl(Some(decl));
-                kinds.insert(decl.to_owned(), kind);
-                kind
+    conn.create_scalar_function(
+        "xrpc_check",
+        arity,
+        FunctionFlags::SQLITE_UTF8,
+        move |ctx| {
+            let ordinal = ctx.get_raw(0).as_i64().unwrap_or(0);
+            let row = if ordinal == 0 {
+                s.check_rows.fetch_add(1, Ordering::Relaxed) + 1
+            } else {
+                s.check_rows.load(Ordering::Relaxed)
+            };
+            let decl = ctx.get_raw(2).as_str().unwrap_or("");
+            let kind = match kinds.get(decl) {
+                Some(kind) => *kind,
+                None => {
+                    let kind = types::classify_decl(Some(decl));
+                    kinds.insert(decl.to_owned(), kind);
+                    kind
+                }
+            };
+            let value = ctx.get_raw(3);
+            let normalized = arity == 5 && ctx.get_raw(4).as_i64() == Ok(1);
+            match strict::check_decl(&kind, decl, value, normalized) {
+                Ok(()) => Ok(rusqlite::types::Null),
+                Err(problem) => {
+                    let column = ctx.get_raw(1).as_str().unwrap_or("?");
+                    let err = problem.error(&kind, column, row.max(1), &Shown(value).to_string());
+                    let message = err.message.clone();
+                    *s.check_error.lock() = Some(err);
+                    Err(rusqlite::Error::UserFunctionError(message.into()))
+                }
             }
-        };
-        let value = ctx.get_raw(3);
-        match strict::check_decl(&kind, decl, value) {
-            Ok(()) => Ok(rusqlite::types::Null),
-            Err(problem) => {
-                let column = ctx.get_raw(1).as_str().unwrap_or("?");
-                let err = problem.error(&kind, column, row.max(1), &Shown(value).to_string());
-                let message = err.message.clone();
-                *s.check_error.lock() = Some(err);
-                Err(rusqlite::Error::UserFunctionError(message.into()))
-            }
-        }
-    })
+        },
+    )
 }
 
 /// Registers `connection_id()`, `database()`, `version()`, `last_insert_id()` and the

@@ -11,8 +11,10 @@
 //! into `id INTEGER PRIMARY KEY AUTOINCREMENT` (the table's `PRIMARY KEY (id)` removed), so the
 //! column generates MySQL's ids: NULL or no value takes the next id (the largest ever used plus
 //! one), an explicit id is kept and moves the counter past it, and the insert reports the first
-//! generated id. The column's declared type becomes `INTEGER`, so its metadata says BIGINT
-//! whatever integer type it was declared with, and its range is BIGINT's.
+//! generated id. The column's declared type becomes `INTEGER`; the MySQL type it was declared
+//! with is kept in a comment next to it (`id INTEGER /*xrpc_declared:INT UNSIGNED*/ PRIMARY
+//! KEY AUTOINCREMENT`, which SQLite stores with the table: [`declared_type`]), from which the
+//! column's metadata (INT, UNSIGNED, length) and its range checks are taken.
 //!
 //! An AUTO_INCREMENT column that cannot be the rowid alias (not an integer type, not the only
 //! primary key column, or a second one) is refused with 1235 rather than created without ids.
@@ -201,8 +203,22 @@ pub(crate) fn rewrite(sql: &str) -> Result<Option<(String, String)>, SqlError> {
         rest.push_str(&sql[t.start..t.end]);
         i += 1;
     }
+    // The declared type, kept in a comment SQLite stores with the table (see
+    // [`declared_type`]): the type word, its `(n)`, and UNSIGNED / SIGNED / ZEROFILL.
+    let mut declared = sql[def[1].start..def[1].end].to_ascii_uppercase();
+    if def.get(2).map(|t| t.tok) == Some(Tok::Punct(b'(')) {
+        if let Some(end) = def.iter().position(|t| t.tok == Tok::Punct(b')')) {
+            declared.push_str(&sql[def[2].start..def[end].end]);
+        }
+    }
+    for t in def.iter().skip(2) {
+        if TYPE_WORDS.iter().any(|w| word(t, w)) {
+            declared.push(' ');
+            declared.push_str(&sql[t.start..t.end].to_ascii_uppercase());
+        }
+    }
     let column = format!(
-        "{} INTEGER PRIMARY KEY AUTOINCREMENT{rest}",
+        "{} INTEGER {DECLARED_OPEN}{declared}{DECLARED_CLOSE} PRIMARY KEY AUTOINCREMENT{rest}",
         &sql[name_token.start..name_token.end]
     );
     let mut out = String::with_capacity(sql.len());
@@ -222,6 +238,32 @@ pub(crate) fn rewrite(sql: &str) -> Result<Option<(String, String)>, SqlError> {
     }
     out.push_str(&sql[copied..]);
     Ok(Some((out, name)))
+}
+
+/// The comment around an AUTO_INCREMENT column's declared MySQL type in the `CREATE TABLE`
+/// SQLite stores: `id INTEGER /*xrpc_declared:INT UNSIGNED*/ PRIMARY KEY AUTOINCREMENT`.
+const DECLARED_OPEN: &str = "/*xrpc_declared:";
+const DECLARED_CLOSE: &str = "*/";
+
+/// The declared MySQL type of a table's AUTO_INCREMENT column, from the comment [`rewrite`]
+/// leaves in the table's SQL (`sql` is `sqlite_master.sql`); `None` for tables created
+/// without one (before this, or as SQLite's own `INTEGER PRIMARY KEY`).
+pub(crate) fn declared_type(sql: &str) -> Option<&str> {
+    let start = sql.find(DECLARED_OPEN)? + DECLARED_OPEN.len();
+    let len = sql[start..].find(DECLARED_CLOSE)?;
+    Some(&sql[start..start + len])
+}
+
+/// [`declared_type`] of a table, read from its database's `sqlite_master`.
+pub(crate) fn read_declared_type(conn: &Connection, schema: &str, table: &str) -> Option<String> {
+    let sql: String = conn
+        .prepare(&format!(
+            "SELECT sql FROM {}.sqlite_master WHERE type = 'table' AND name = ?1",
+            ident(schema)
+        ))
+        .and_then(|mut stmt| stmt.query_row([table], |row| row.get(0)))
+        .ok()?;
+    declared_type(&sql).map(str::to_owned)
 }
 
 /// The triggers of a table just created whose rowid alias generates ids: one marking each
@@ -321,21 +363,28 @@ mod tests {
     fn mysql_forms_become_the_rowid_alias() {
         assert_eq!(
             rw("CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v TEXT)"),
-            "CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, v TEXT)"
+            "CREATE TABLE t (id INTEGER /*xrpc_declared:INT*/ PRIMARY KEY AUTOINCREMENT, v TEXT)"
         );
         assert_eq!(
             rw(
                 "create table t (id bigint(20) unsigned not null auto_increment, v int, primary key (id))"
             ),
-            "create table t (id INTEGER PRIMARY KEY AUTOINCREMENT, v int)"
+            "create table t (id INTEGER /*xrpc_declared:BIGINT(20) UNSIGNED*/ PRIMARY KEY \
+             AUTOINCREMENT, v int)"
         );
         assert_eq!(
             rw("create table t (`id` int primary key auto_increment unique)"),
-            "create table t (`id` INTEGER PRIMARY KEY AUTOINCREMENT unique)"
+            "create table t (`id` INTEGER /*xrpc_declared:INT*/ PRIMARY KEY AUTOINCREMENT unique)"
         );
         assert_eq!(
             rewrite("create table t (id integer primary key)").unwrap(),
             None
+        );
+        assert_eq!(
+            declared_type(&rw(
+                "create table t (id mediumint unsigned auto_increment primary key)"
+            )),
+            Some("MEDIUMINT UNSIGNED")
         );
     }
 

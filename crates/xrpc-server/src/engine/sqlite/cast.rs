@@ -15,7 +15,9 @@
 //! differential test checks) conversions in Rust:
 //!
 //! - DATE and DATETIME read MySQL's relaxed formats (`2024-2-9`, `2024/02/29`, `24-02-29`,
-//!   `20240229`, `240229`, `20240229123456.5`, a `T` or spaces between date and time) and
+//!   `20240229`, `240229`, `20240229123456.5`, a `T`, spaces or a punctuation character between
+//!   date and time, a part cut short by punctuation: `0:01:01.` is 0000-01-01), as MariaDB's
+//!   `str_to_datetime` reads them, and
 //!   numbers (`20240229`, `240229`, `YYYYMMDDhhmmss`); an invalid or zero date is NULL.
 //! - TIME reads `[-][D ]H:MM[:SS][.f]`, a datetime's time, and `[-]HHMMSS[.f]`; beyond
 //!   ±838:59:59 it is clamped.
@@ -71,7 +73,7 @@ use super::Shared;
 use super::rewrite::{Tok, Token, tokens};
 use super::strict::{self, ExactNumber, Parts};
 use super::types::DeclKind;
-use crate::result::{SqlError, mysql_type};
+use crate::result::{SqlError, SqlWarning, WarningLevel, mysql_type};
 
 /// `mode` bit: the argument is a string literal.
 const MODE_STRING: i64 = 1;
@@ -79,6 +81,12 @@ const MODE_STRING: i64 = 1;
 const MODE_DECIMAL: i64 = 2;
 /// `mode` bit: the statement writes (INSERT, REPLACE, UPDATE): warnings are errors.
 const MODE_WRITE: i64 = 4;
+/// `mode` bit: a DATE, DATETIME or TIME cast used as a number (`CAST(x AS DATE) + 0`): the
+/// value is MySQL's numeric form (`20240229`, `20240229101112`, `101112.5`).
+const MODE_NUMERIC: i64 = 8;
+/// `mode` bit, with [`MODE_NUMERIC`]: the numeric form without its fraction, as MariaDB
+/// converts a temporal value to an integer (`CAST(CAST(t AS TIME(2)) AS SIGNED)` truncates).
+const MODE_TRUNCATE: i64 = 16;
 
 /// A cast's target type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -339,9 +347,19 @@ pub(crate) fn rewrite(sql: &str) -> Result<Option<Rewritten>, SqlError> {
         return Ok(None);
     }
     let write = matches!(first.as_deref(), Some("INSERT" | "REPLACE" | "UPDATE"));
+    let plan = plan_temporal_uses(sql, &toks)?;
     let mut out = String::with_capacity(sql.len() + 32);
     let mut changed = false;
-    emit(sql, &toks, 0, toks.len(), write, &mut out, &mut changed)?;
+    emit(
+        sql,
+        &toks,
+        0,
+        toks.len(),
+        write,
+        &plan,
+        &mut out,
+        &mut changed,
+    )?;
     if !changed {
         return Ok(None);
     }
@@ -448,12 +466,14 @@ fn cast_at(sql: &str, toks: &[Token], i: usize, hi: usize) -> Result<Option<Cast
 
 /// Writes tokens `lo..hi` of `sql` to `out` with their casts rewritten (the text between
 /// tokens kept).
+#[allow(clippy::too_many_arguments)]
 fn emit(
     sql: &str,
     toks: &[Token],
     lo: usize,
     hi: usize,
     write: bool,
+    plan: &TemporalPlan,
     out: &mut String,
     changed: &mut bool,
 ) -> Result<(), SqlError> {
@@ -463,13 +483,19 @@ fn emit(
             out.push_str(&sql[toks[i - 1].end..toks[i].start]);
         }
         let Some(cast) = cast_at(sql, toks, i, hi)? else {
-            out.push_str(&sql[toks[i].start..toks[i].end]);
+            match plan.literals.iter().find(|(at, _)| *at == i) {
+                Some((_, replacement)) => {
+                    out.push_str(replacement);
+                    *changed = true;
+                }
+                None => out.push_str(&sql[toks[i].start..toks[i].end]),
+            }
             i += 1;
             continue;
         };
         let (a, b) = cast.arg;
         let mut arg = String::new();
-        emit(sql, toks, a, b, write, &mut arg, changed)?;
+        emit(sql, toks, a, b, write, plan, &mut arg, changed)?;
         match cast.target {
             None if sql[toks[i].start..toks[i].end].eq_ignore_ascii_case("CAST") => {
                 // SQLite's own CAST; only its argument may change.
@@ -485,6 +511,12 @@ fn emit(
             }
             Some(target) => {
                 let mut mode = if write { MODE_WRITE } else { 0 };
+                if plan.numeric.contains(&i) {
+                    mode |= MODE_NUMERIC;
+                }
+                if plan.truncated.contains(&i) {
+                    mode |= MODE_TRUNCATE;
+                }
                 let literal = &toks[a..b];
                 let signed_number = match literal {
                     [n] if n.tok == Tok::Number => Some(&sql[n.start..n.end]),
@@ -524,8 +556,446 @@ fn emit(
     Ok(())
 }
 
+/// How the statement uses its DATE, DATETIME and TIME casts (see [`plan_temporal_uses`]).
+#[derive(Debug, Default)]
+struct TemporalPlan {
+    /// Token indexes of the casts whose value is used as a number.
+    numeric: Vec<usize>,
+    /// Those of them whose number is read as an integer (truncated).
+    truncated: Vec<usize>,
+    /// Literal tokens compared with a temporal cast, replaced by the cast's reading of them.
+    literals: Vec<(usize, String)>,
+}
+
+/// Functions whose arguments MySQL reads as numbers: a temporal argument is its numeric form
+/// there (`SUM(CAST(x AS DATE))` adds 20240229, not 2024).
+const NUMERIC_FUNCTIONS: &[&str] = &[
+    "SUM", "AVG", "TOTAL", "ABS", "ROUND", "CEIL", "CEILING", "FLOOR", "SIGN", "SQRT", "POW",
+    "POWER", "EXP", "LN", "LOG", "LOG10", "LOG2", "MOD", "TRUNCATE", "TRUNC",
+];
+
+/// Decides, for each DATE, DATETIME and TIME cast, what SQLite must be given so that the
+/// expression around it has MySQL's value. A function's value is text (`2024-02-29`), which
+/// SQLite reads as the number 2024 and compares as text, where MySQL uses the temporal value:
+///
+/// - As an operand of an arithmetic operator (`+ - * / % DIV MOD & ^ ~`, unary too), or the
+///   whole argument of a numeric function (`SUM`, `ABS`, …), or of a CAST to SIGNED, UNSIGNED
+///   (then without its fraction, as MariaDB truncates it) or DECIMAL, the cast gives MySQL's
+///   numeric form: `YYYYMMDD`, `YYYYMMDDhhmmss[.f]`,
+///   `[-]hhmmss[.f]` (a DATETIME with 2 or more fraction digits is refused: a 64-bit double
+///   cannot hold its numeric form exactly, MySQL's is a DECIMAL).
+/// - Compared (`= <> != < > <= >=`) with a string or integer literal, the literal is replaced
+///   by the cast's reading of it (`CAST(x AS DATE) = '2024-2-9'` compares with `'2024-02-09'`),
+///   as MySQL converts the constant; a literal that is not a valid value of the type is refused.
+///   DATE and DATETIME compare as canonical text (which orders as time does); TIME compares
+///   as its numeric form (text would put `-2:00` after `-1:00`). Compared with another cast
+///   to the same type it stays as it is; compared with anything else (a column, an
+///   expression), or under IN, BETWEEN or LIKE, it is refused with 1235: the node cannot tell
+///   what SQLite would compare it with.
+/// - A TIME cast as the argument of a DATE or DATETIME cast is refused (MySQL adds the
+///   current date).
+/// - Anywhere else (the select list, function arguments, CASE, ORDER BY) its value is its text,
+///   as MySQL's value printed; a TIME after `BY` (ORDER BY, GROUP BY) is its numeric form, so
+///   that it orders as time does.
+fn plan_temporal_uses(sql: &str, toks: &[Token]) -> Result<TemporalPlan, SqlError> {
+    let word =
+        |t: &Token, w: &str| t.tok == Tok::Word && sql[t.start..t.end].eq_ignore_ascii_case(w);
+    let punct = |t: &Token, set: &[u8]| matches!(t.tok, Tok::Punct(c) if set.contains(&c));
+    let arithmetic = |t: &Token| punct(t, b"+-*/%&^~") || word(t, "DIV") || word(t, "MOD");
+    let comparison = |t: &Token| punct(t, b"=<>!");
+    let set_op = |t: &Token| {
+        ["IN", "BETWEEN", "LIKE", "GLOB", "REGEXP", "RLIKE"]
+            .iter()
+            .any(|w| word(t, w))
+    };
+    let temporal = |target: Option<Target>| {
+        matches!(
+            target,
+            Some(Target::Date | Target::DateTime(_) | Target::Time(_))
+        )
+    };
+    // A word before `(` names a function unless it is one of these.
+    let is_function_name = |t: &Token| {
+        t.tok == Tok::QuotedIdent
+            || t.tok == Tok::Word
+                && ![
+                    "SELECT",
+                    "WHERE",
+                    "AND",
+                    "OR",
+                    "NOT",
+                    "ON",
+                    "WHEN",
+                    "THEN",
+                    "ELSE",
+                    "BY",
+                    "HAVING",
+                    "DISTINCT",
+                    "ALL",
+                    "CASE",
+                    "IN",
+                    "VALUES",
+                    "SET",
+                    "RETURNING",
+                    "LIMIT",
+                    "OFFSET",
+                    "IS",
+                    "LIKE",
+                    "BETWEEN",
+                ]
+                .iter()
+                .any(|w| word(t, w))
+    };
+    // `SET c = CAST(…)` in an UPDATE (or an upsert) assigns rather than compares.
+    let assigns = toks.iter().any(|t| word(t, "UPDATE")) && toks.iter().any(|t| word(t, "SET"));
+    let mut plan = TemporalPlan::default();
+    // Every cast, nested ones too: (start, close, target).
+    let mut casts = Vec::new();
+    for i in 0..toks.len() {
+        if let Some(cast) = cast_at(sql, toks, i, toks.len())? {
+            casts.push((i, cast));
+        }
+    }
+    let whole_cast_at = |a: usize, b: usize| {
+        casts
+            .iter()
+            .find(|(start, c)| *start == a && c.close + 1 == b)
+            .and_then(|(_, c)| c.target)
+    };
+    let refuse = |what: &str, start: usize, close: usize| {
+        unsupported(&format!(
+            "{} {what}",
+            &sql[toks[start].start..toks[close].end]
+        ))
+    };
+    for (start, cast) in &casts {
+        let (start, close) = (*start, cast.close);
+        let Some(target) = cast.target else { continue };
+        // A cast of a cast.
+        let (a, b) = cast.arg;
+        if let Some(inner) = whole_cast_at(a, b).filter(|&t| temporal(Some(t))) {
+            match (inner, target) {
+                (Target::Time(_), Target::Date | Target::DateTime(_)) => {
+                    return Err(refuse(
+                        "(MySQL gives the current date with the time)",
+                        start,
+                        close,
+                    ));
+                }
+                (_, Target::Signed | Target::Unsigned) => {
+                    plan.numeric.push(a);
+                    plan.truncated.push(a);
+                }
+                (_, Target::Decimal(..)) => plan.numeric.push(a),
+                _ => {}
+            }
+        }
+        if !temporal(Some(target)) {
+            continue;
+        }
+        // Step out of parentheses around the cast alone: `(CAST(x AS DATE)) + 0`.
+        let (mut first, mut last) = (start, close);
+        while first > 0
+            && last + 1 < toks.len()
+            && toks[first - 1].tok == Tok::Punct(b'(')
+            && toks[last + 1].tok == Tok::Punct(b')')
+            && !(first >= 2 && is_function_name(&toks[first - 2]))
+        {
+            first -= 1;
+            last += 1;
+        }
+        let prev = first.checked_sub(1).map(|k| &toks[k]);
+        let next = toks.get(last + 1);
+        let numeric = prev.is_some_and(&arithmetic) || next.is_some_and(&arithmetic);
+        // The whole argument of a function: the word before the enclosing `(`.
+        let function = (prev.is_some_and(|t| punct(t, b"(,"))
+            && next.is_some_and(|t| punct(t, b"),")))
+        .then(|| {
+            let mut depth = 0i32;
+            let mut k = first;
+            while k > 0 {
+                k -= 1;
+                match toks[k].tok {
+                    Tok::Punct(b')') => depth += 1,
+                    Tok::Punct(b'(') if depth == 0 => {
+                        return k
+                            .checked_sub(1)
+                            .filter(|&f| toks[f].tok == Tok::Word)
+                            .map(|f| sql[toks[f].start..toks[f].end].to_ascii_uppercase());
+                    }
+                    Tok::Punct(b'(') => depth -= 1,
+                    _ => {}
+                }
+            }
+            None
+        })
+        .flatten();
+        let in_numeric_function = function
+            .as_deref()
+            .is_some_and(|f| NUMERIC_FUNCTIONS.contains(&f));
+        let is_time = matches!(target, Target::Time(_));
+        if numeric || in_numeric_function {
+            if matches!(target, Target::DateTime(fsp) if fsp >= 2) {
+                return Err(refuse(
+                    "used as a number (MySQL's value is a DECIMAL of 16 or more digits)",
+                    start,
+                    close,
+                ));
+            }
+            plan.numeric.push(start);
+            continue;
+        }
+        if is_time && prev.is_some_and(|t| word(t, "BY")) {
+            plan.numeric.push(start);
+            continue;
+        }
+        let assignment = assigns
+            && first >= 3
+            && punct(&toks[first - 1], b"=")
+            && !comparison(&toks[first - 2])
+            && matches!(toks[first - 2].tok, Tok::Word | Tok::QuotedIdent)
+            && (word(&toks[first - 3], "SET") || punct(&toks[first - 3], b",."));
+        if assignment {
+            continue;
+        }
+        let compared_before = prev.is_some_and(&comparison);
+        let compared_after = next.is_some_and(&comparison);
+        let between_bound = prev.is_some_and(|t| word(t, "AND"))
+            && toks[..first]
+                .iter()
+                .rev()
+                .take(8)
+                .any(|t| word(t, "BETWEEN"));
+        if between_bound
+            || prev.is_some_and(&set_op)
+            || next.is_some_and(|t| set_op(t) || word(t, "NOT"))
+        {
+            return Err(refuse(
+                "under IN, BETWEEN or LIKE (SQLite would compare its text)",
+                start,
+                close,
+            ));
+        }
+        if !(compared_before || compared_after) {
+            continue;
+        }
+        // The operand across the comparison operator(s).
+        let across = if compared_before {
+            let mut k = first - 1;
+            while k > 0 && comparison(&toks[k - 1]) {
+                k -= 1;
+            }
+            // toks[k] is the first operator token; the operand ends at k - 1.
+            k.checked_sub(1).map(|end| {
+                let mut begin = end;
+                if toks[end].tok == Tok::Punct(b')') {
+                    // A cast ending here?
+                    if let Some((s, _)) = casts.iter().find(|(_, c)| c.close == end) {
+                        begin = *s;
+                    }
+                } else if end >= 1 && punct(&toks[end - 1], b"-+") && toks[end].tok == Tok::Number {
+                    begin = end - 1;
+                }
+                (begin, end)
+            })
+        } else {
+            let mut k = last + 1;
+            while k < toks.len() && comparison(&toks[k]) {
+                k += 1;
+            }
+            (k < toks.len()).then(|| {
+                let mut end = k;
+                if let Some((_, c)) = casts.iter().find(|(s, _)| *s == k) {
+                    end = c.close;
+                } else if punct(&toks[k], b"-+")
+                    && toks.get(k + 1).is_some_and(|t| t.tok == Tok::Number)
+                {
+                    end = k + 1;
+                }
+                (k, end)
+            })
+        };
+        // The operand must be alone: nothing binding tighter on its far side.
+        let alone = across.filter(|&(begin, end)| {
+            let before_ok = begin == 0
+                || punct(&toks[begin - 1], b"(,=<>!")
+                || matches!(toks[begin - 1].tok, Tok::Word);
+            let after_ok = end + 1 >= toks.len()
+                || punct(&toks[end + 1], b"),;=<>!")
+                || matches!(toks[end + 1].tok, Tok::Word);
+            before_ok && after_ok
+        });
+        let what = "compared with this operand (SQLite would compare its text; compare it with a \
+                    literal or with a cast to the same type)";
+        let Some((begin, end)) = alone else {
+            return Err(refuse(what, start, close));
+        };
+        if let Some(other) = whole_cast_at(begin, end + 1) {
+            if other == target {
+                if is_time {
+                    plan.numeric.push(start);
+                }
+                continue;
+            }
+            return Err(refuse(what, start, close));
+        }
+        let literal = &sql[toks[begin].start..toks[end].end];
+        let input = match (&toks[begin..=end], literal.parse::<i64>()) {
+            ([t], _) if t.tok == Tok::String => {
+                let text = &literal[1..literal.len() - 1];
+                if text.contains(['\'', '\\']) {
+                    return Err(refuse(what, start, close));
+                }
+                Input::Str(text.as_bytes(), false)
+            }
+            (_, Ok(n)) => Input::Int(n),
+            _ => return Err(refuse(what, start, close)),
+        };
+        // Read at full precision: MySQL compares with the constant's own precision, so a
+        // constant with more (a time compared with a DATE, digits beyond the fsp) cannot be
+        // replaced by the cast's reading of it.
+        let (answer, kept) = match target {
+            Target::Date => (to_datetime(input, Some(6))?, 10),
+            Target::DateTime(fsp) => (
+                to_datetime(input, Some(6))?,
+                19 + fsp as usize + usize::from(fsp > 0),
+            ),
+            Target::Time(_) => (to_time(input, 6)?, 0),
+            _ => unreachable!("temporal targets only"),
+        };
+        // A constant read with a warning (trailing text) is compared as read, as MySQL does.
+        let answer = match answer {
+            (SqlValue::Text(t), _) => {
+                let (head, rest) = if is_time {
+                    let dot = t.find('.').unwrap_or(t.len());
+                    let fsp = match target {
+                        Target::Time(fsp) => fsp as usize,
+                        _ => 0,
+                    };
+                    let cut = (dot + usize::from(fsp > 0) + fsp).min(t.len());
+                    t.split_at(cut)
+                } else {
+                    t.split_at(kept.min(t.len()))
+                };
+                let more_precise = rest.bytes().any(|c| c.is_ascii_digit() && c != b'0');
+                if more_precise {
+                    return Err(refuse(
+                        "compared with a literal more precise than the cast (MySQL compares \
+                         at the literal's precision)",
+                        start,
+                        close,
+                    ));
+                }
+                (SqlValue::Text(head.to_owned()), None)
+            }
+            other => other,
+        };
+        let replacement = match answer {
+            (SqlValue::Text(t), None) if is_time => match numeric_form(&t) {
+                SqlValue::Integer(i) => i.to_string(),
+                SqlValue::Real(f) => format!("{f:?}"),
+                _ => return Err(refuse(what, start, close)),
+            },
+            (SqlValue::Text(t), None) => format!("'{t}'"),
+            _ => {
+                return Err(refuse(
+                    "compared with a literal that is not a valid value of its type",
+                    start,
+                    close,
+                ));
+            }
+        };
+        if is_time {
+            plan.numeric.push(start);
+        }
+        if begin == end {
+            plan.literals.push((begin, replacement));
+        } else {
+            // A signed number: the sign is a token of its own.
+            plan.literals.push((begin, String::new()));
+            plan.literals.push((end, replacement));
+        }
+    }
+    Ok(plan)
+}
+
+/// MySQL's numeric form of a DATE, DATETIME or TIME cast's text: `2024-02-29` → 20240229,
+/// `2024-02-29 10:11:12.5` → 20240229101112.5, `-10:11:12` → -101112.
+fn numeric_form(text: &str) -> SqlValue {
+    let (negative, body) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    let digits: String = int.chars().filter(char::is_ascii_digit).collect();
+    let sign = if negative { -1 } else { 1 };
+    if frac.is_empty() {
+        SqlValue::Integer(sign * digits.parse::<i64>().unwrap_or(0))
+    } else {
+        let f: f64 = format!("{digits}.{frac}").parse().unwrap_or(0.0);
+        SqlValue::Real(if negative { -f } else { f })
+    }
+}
+
 /// The result columns typed by a whole cast in the top-level select list.
+///
+/// In a compound SELECT (UNION, EXCEPT, INTERSECT) the columns take the first SELECT's names, as
+/// in MySQL, and a cast's type when every SELECT has a cast to the same type there (otherwise
+/// MySQL's type is a mix, and the column is typed from its values).
 fn hints(sql: &str, toks: &[Token]) -> Result<Vec<ColumnHint>, SqlError> {
+    let word =
+        |t: &Token, w: &str| t.tok == Tok::Word && sql[t.start..t.end].eq_ignore_ascii_case(w);
+    let mut depth = 0i32;
+    let mut branches = Vec::new();
+    let mut from = 0;
+    let mut i = 0;
+    while i < toks.len() {
+        match toks[i].tok {
+            Tok::Punct(b'(') => depth += 1,
+            Tok::Punct(b')') => depth -= 1,
+            _ if depth == 0
+                && ["UNION", "EXCEPT", "INTERSECT"]
+                    .iter()
+                    .any(|w| word(&toks[i], w)) =>
+            {
+                branches.push((from, i));
+                from = i + 1;
+                if toks
+                    .get(from)
+                    .is_some_and(|t| word(t, "ALL") || word(t, "DISTINCT"))
+                {
+                    from += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    branches.push((from, toks.len()));
+    let (first, rest) = branches.split_first().expect("one branch at least");
+    let mut out = select_hints(sql, &toks[first.0..first.1])?;
+    if rest.is_empty() {
+        return Ok(out);
+    }
+    let others = rest
+        .iter()
+        .map(|&(a, b)| select_hints(sql, &toks[a..b]))
+        .collect::<Result<Vec<_>, _>>()?;
+    for hint in &mut out {
+        let agreed = others.iter().all(|branch| {
+            branch
+                .iter()
+                .any(|h| h.at == hint.at && h.kind.is_some() && h.kind == hint.kind)
+        });
+        if !agreed {
+            hint.kind = None;
+        }
+    }
+    Ok(out)
+}
+
+/// [`hints`] for one SELECT.
+fn select_hints(sql: &str, toks: &[Token]) -> Result<Vec<ColumnHint>, SqlError> {
     let word =
         |t: &Token, w: &str| t.tok == Tok::Word && sql[t.start..t.end].eq_ignore_ascii_case(w);
     // Depth-0 token indexes.
@@ -538,13 +1008,6 @@ fn hints(sql: &str, toks: &[Token]) -> Result<Vec<ColumnHint>, SqlError> {
             _ if depth == 0 => top.push(i),
             _ => {}
         }
-    }
-    if top.iter().any(|&i| {
-        ["UNION", "EXCEPT", "INTERSECT"]
-            .iter()
-            .any(|w| word(&toks[i], w))
-    }) {
-        return Ok(Vec::new());
     }
     let Some(select) = top.iter().copied().find(|&i| word(&toks[i], "SELECT")) else {
         return Ok(Vec::new());
@@ -602,6 +1065,32 @@ fn hints(sql: &str, toks: &[Token]) -> Result<Vec<ColumnHint>, SqlError> {
             };
             Some((target, name))
         });
+        // A scalar subquery whose one column is a whole cast: `(SELECT CAST(x AS DATE) …)`.
+        let subquery = (toks[a].tok == Tok::Punct(b'(')
+            && toks.get(a + 1).is_some_and(|t| word(t, "SELECT")))
+        .then(|| closing(toks, a, b))
+        .flatten()
+        .filter(|&close| match &toks[close + 1..b] {
+            [] => true,
+            [alias] => alias.tok != Tok::Punct(b'.'),
+            [as_, _] => word(as_, "AS"),
+            _ => false,
+        });
+        if let Some(close) = subquery {
+            let inner = select_hints(sql, &toks[a + 1..close])?;
+            if let Some(kind) = inner
+                .iter()
+                .find(|h| h.at == HintAt::Start(0))
+                .and_then(|h| h.kind)
+            {
+                out.push(ColumnHint {
+                    at,
+                    kind: Some(kind),
+                    name: (close + 1 == b).then(|| sql[toks[a].start..toks[close].end].to_owned()),
+                });
+                continue;
+            }
+        }
         let Some((target, name)) = whole else {
             // An item with a cast inside: SQLite would name it by the rewritten text; MySQL
             // names it as written.
@@ -657,6 +1146,8 @@ struct Warn {
     level: Level,
     code: &'static ErrorCode,
     message: String,
+    /// A second warning MySQL reports with this one (a cut string that was also negative).
+    next: Option<Box<Warn>>,
 }
 
 impl Warn {
@@ -665,6 +1156,7 @@ impl Warn {
             level: Level::Warning,
             code,
             message,
+            next: None,
         }
     }
 
@@ -673,6 +1165,7 @@ impl Warn {
             level: Level::Note,
             code,
             message,
+            next: None,
         }
     }
 }
@@ -823,9 +1316,13 @@ fn to_integer(input: Input<'_>, unsigned: bool) -> Answer {
         level,
         code: &codes::CONVERSION_OVERFLOW,
         message: format!("Got overflow when converting '{shown}' to {what}. Value truncated"),
+        next: None,
     };
     match input {
-        Input::Int(i) => Ok((wrap(i128::from(i)), None)),
+        Input::Int(i) => Ok((
+            wrap(i128::from(i)),
+            complement_note(i128::from(i), unsigned),
+        )),
         Input::Double(f) => {
             let r = f.round_ties_even();
             let v = if r.is_nan() { 0 } else { r as i128 };
@@ -840,7 +1337,7 @@ fn to_integer(input: Input<'_>, unsigned: bool) -> Answer {
             let v = int_part(&n.round(0));
             if integer_literal && (i128::from(i64::MIN)..=i128::from(u64::MAX)).contains(&v) {
                 // An integer literal beyond BIGINT is BIGINT UNSIGNED in MySQL: it wraps.
-                return Ok((wrap(v), None));
+                return Ok((wrap(v), complement_note(v, unsigned)));
             }
             let c = clamp(v);
             let warn = (c != v).then(|| {
@@ -887,15 +1384,18 @@ fn to_integer(input: Input<'_>, unsigned: bool) -> Answer {
             };
             let mut warn = if !is_space(after) || too_big {
                 Some(truncated(message.clone()))
-            } else if !after.is_empty() || t.len() != s.len() {
+            } else if !after.is_empty() {
+                // Trailing spaces are a note; leading ones nothing (MariaDB).
                 Some(Warn::note(&codes::INCORRECT_DATETIME, message))
             } else {
                 None
             };
+            let mut overflowed = too_big;
             let v = if negative {
                 let m = i128::from(magnitude);
                 let min = i128::from(i64::MIN);
                 if -m < min {
+                    overflowed = true;
                     warn = Some(truncated(format!(
                         "Truncated incorrect INTEGER value: '{}'",
                         input.shown()
@@ -907,8 +1407,41 @@ fn to_integer(input: Input<'_>, unsigned: bool) -> Answer {
             } else {
                 i128::from(magnitude)
             };
+            // `-0` counts as negative for the note, as in MariaDB.
+            let signed_as = if negative && v == 0 { -1 } else { v };
+            // An overflow is its own warning, without the note (MariaDB).
+            let note = if overflowed {
+                None
+            } else {
+                complement_note(signed_as, unsigned)
+            };
+            let warn = match (warn, note) {
+                (Some(mut first), Some(note)) => {
+                    first.next = Some(Box::new(note));
+                    Some(first)
+                }
+                (first, note) => first.or(note),
+            };
             Ok((wrap(v), warn))
         }
+    }
+}
+
+/// MySQL's note when a cast reinterprets an integer between its signed and unsigned forms.
+fn complement_note(v: i128, unsigned: bool) -> Option<Warn> {
+    if unsigned && v < 0 {
+        Some(Warn::note(
+            &codes::ENGINE_ERROR,
+            "Cast to unsigned converted negative integer to it's positive complement".into(),
+        ))
+    } else if !unsigned && v > i128::from(i64::MAX) {
+        Some(Warn::note(
+            &codes::ENGINE_ERROR,
+            "Cast to signed converted positive out-of-range integer to it's negative complement"
+                .into(),
+        ))
+    } else {
+        None
     }
 }
 
@@ -939,7 +1472,15 @@ fn exact_input(input: Input<'_>) -> Result<(ExactNumber, Option<Warn>), SqlError
             let s = utf8(bytes)?;
             let (number, rest) = number_prefix(s);
             match strict::parse_exact(number) {
-                Ok(n) if is_space(rest) => (n, None),
+                Ok(n) if rest.is_empty() => (n, None),
+                // Trailing spaces: a note.
+                Ok(n) if is_space(rest) => (
+                    n,
+                    Some(Warn::note(
+                        &codes::INCORRECT_DATETIME,
+                        format!("Truncated incorrect DECIMAL value: '{shown}'"),
+                    )),
+                ),
                 Ok(n) => (n, truncated()),
                 Err(strict::Problem::OutOfRange) => {
                     return Err(unsupported("CAST of a number with an exponent beyond ±400"));
@@ -1037,143 +1578,174 @@ enum Read<T> {
     Invalid,
 }
 
-/// A string in one of MySQL's datetime formats (see the module docs).
-fn parse_datetime_text(s: &str) -> Result<Read<Parts>, SqlError> {
-    let s = s.trim_start_matches([' ', '\t', '\n', '\r']);
-    let b = s.as_bytes();
+/// A string in one of MySQL's datetime formats, read as MariaDB's `str_to_datetime` reads it
+/// (10.11, `strings/my_time.c`), so that what it accepts, refuses and warns about is the same:
+///
+/// - Leading spaces are skipped.
+/// - Digits only (`[YY]YYMMDD[T][hhmmss[.f]]`, a `.f` only after 12 digits or more): 4, 8 or
+///   14+ digits have a 4-digit year, others a 2-digit one; the fields are then read two digits
+///   at a time, as far as the digits go (`2402291` is 2024-02-29 01:00:00).
+/// - Delimited: year, one punctuation character, month, one punctuation character, day, then
+///   a `T`, one punctuation character (DATE and DATETIME only: `punct_separates`) or spaces,
+///   then hour, minute and second with one punctuation character between them, each field as
+///   many digits as there are (`2024-002-29` is 2024-02-29); then `.` and the fraction. A part
+///   may end early at a punctuation character (`0:01:01.` is 0000-01-01, no warning).
+/// - A 2-digit year is 20YY below 70, else 19YY; a year of any other length is as written.
+/// - Fewer than three fields, a field out of range or a date that is not in the calendar is
+///   not a value (NULL); anything other than spaces after what was read is a warning (the
+///   value stands); fraction digits beyond six are a note.
+fn parse_datetime_text(s: &str, punct_separates: bool) -> Result<Read<Parts>, SqlError> {
+    let b = s
+        .trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c'])
+        .as_bytes();
+    let end = b.len();
     let run = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
-    let lead = run(0);
-    if lead == 0 {
-        return Ok(Read::Invalid);
-    }
-    let num = |from: usize, len: usize| -> u32 { s[from..from + len].parse().unwrap_or(0) };
-    if lead == b.len() || b[lead] == b'.' {
-        // Digits only: YYMMDD, YYYYMMDD, YYMMDDhhmmss, YYYYMMDDhhmmss, then `.fraction`.
-        let (year_len, has_time) = match lead {
-            6 => (2, false),
-            8 => (4, false),
-            12 => (2, true),
-            14 => (4, true),
-            _ => {
-                return Err(unsupported(&format!(
-                    "CAST of '{s}' AS a date (a {lead}-digit number)"
-                )));
-            }
-        };
-        let mut p = Parts::default();
-        let mut year = num(0, year_len);
-        if year_len == 2 {
-            year += if year < 70 { 2000 } else { 1900 };
-        }
-        p.year = year;
-        p.month = num(year_len, 2);
-        p.day = num(year_len + 2, 2);
-        let mut dropped = None;
-        if has_time {
-            p.hour = num(year_len + 4, 2);
-            p.minute = num(year_len + 6, 2);
-            p.second = num(year_len + 8, 2);
-        }
-        if lead < b.len() {
-            let frac_len = run(lead + 1);
-            let (us, cut) = micros(&s[lead + 1..lead + 1 + frac_len]);
-            p.micros = if has_time { us } else { 0 };
-            if cut {
-                dropped = Some(Level::Note);
-            }
-            if !is_space(&s[lead + 1 + frac_len..]) {
-                dropped = Some(Level::Warning);
-            }
-        }
-        return Ok(match valid(p) {
-            Some(p) => Read::Value(p, dropped),
-            None => Read::Invalid,
-        });
-    }
-    // Delimited: Y-M-D with any punctuation between the parts.
-    let mut p = Parts::default();
-    if lead > 4 {
-        return Err(unsupported(&format!(
-            "CAST of '{s}' AS a date (a year of {lead} digits)"
-        )));
-    }
-    p.year = num(0, lead);
-    if lead == 2 {
-        p.year += if p.year < 70 { 2000 } else { 1900 };
-    }
-    let mut i = lead;
-    let part = |i: &mut usize, max: usize| -> Result<Option<u32>, SqlError> {
-        // One punctuation character, then 1..=max digits.
-        if !b.get(*i).is_some_and(u8::is_ascii_punctuation) {
+    // MariaDB's get_number: `Ok(None)` at the end (no field), `Err` at a non-digit.
+    let number = |at: &mut usize, limit: usize| -> Result<Option<u64>, ()> {
+        let stop = end.min(at.saturating_add(limit));
+        if *at >= stop {
             return Ok(None);
         }
-        let n = run(*i + 1);
-        if n == 0 {
-            return Ok(None);
+        if !b[*at].is_ascii_digit() {
+            return Err(());
         }
-        if n > max {
-            return Err(unsupported(&format!(
-                "CAST of '{s}' AS a date (a part of {n} digits)"
-            )));
+        let mut v: u64 = 0;
+        while *at < stop && b[*at].is_ascii_digit() {
+            v = v
+                .saturating_mul(10)
+                .saturating_add(u64::from(b[*at] - b'0'));
+            *at += 1;
         }
-        let v = num(*i + 1, n);
-        *i += 1 + n;
         Ok(Some(v))
     };
-    let (Some(month), Some(day)) = (part(&mut i, 2)?, part(&mut i, 2)?) else {
-        return Ok(Read::Invalid);
+    let punct = |at: &mut usize| -> Result<(), ()> {
+        if *at >= end {
+            return Ok(());
+        }
+        if b[*at].is_ascii_punctuation() {
+            *at += 1;
+            return Ok(());
+        }
+        Err(())
     };
-    p.month = month;
-    p.day = day;
-    let mut dropped = None;
-    let rest = &s[i..];
-    if !is_space(rest) {
-        // The time: after a `T` or spaces, H[:M[:S[.f]]] with any punctuation between.
-        let after = if let Some(r) = rest.strip_prefix('T') {
-            Some(r)
-        } else if rest.starts_with([' ', '\t', '\n', '\r']) {
-            Some(rest.trim_start_matches([' ', '\t', '\n', '\r']))
+    let is_space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
+    let mut fields: Vec<u64> = Vec::with_capacity(6);
+    let mut at = 0usize;
+    let mut warn = false;
+    // Digits only?
+    let mut digits = run(0);
+    let mut pos = digits;
+    if pos < end && b[pos] == b'T' {
+        pos += 1;
+        let more = run(pos);
+        digits += more;
+        pos += more;
+    }
+    if pos < end && b[pos] == b'.' && digits >= 12 {
+        pos += 1;
+        pos += run(pos);
+    }
+    let year_length;
+    if pos == end {
+        year_length = if digits == 4 || digits == 8 || digits >= 14 {
+            4
         } else {
-            None
+            2
         };
-        match after {
-            Some(t) if t.starts_with(|c: char| c.is_ascii_digit()) => {
-                let base = s.len() - t.len();
-                let mut j = base;
-                let h = run(j);
-                if h > 2 {
-                    return Err(unsupported(&format!("CAST of '{s}' AS a datetime")));
-                }
-                p.hour = num(j, h);
-                j += h;
-                if let Some(m) = part(&mut j, 2)? {
-                    p.minute = m;
-                    if let Some(sec) = part(&mut j, 2)? {
-                        p.second = sec;
-                        if b.get(j) == Some(&b'.') {
-                            let n = run(j + 1);
-                            let (us, cut) = micros(&s[j + 1..j + 1 + n]);
-                            p.micros = us;
-                            if cut {
-                                dropped = Some(Level::Note);
-                            }
-                            j += 1 + n;
-                        }
-                    }
-                }
-                if !is_space(&s[j..]) {
-                    return Err(unsupported(&format!("CAST of '{s}' AS a datetime")));
+        for (k, width) in [year_length, 2, 2, 2, 2, 2].into_iter().enumerate() {
+            if k == 3 && at < end && b[at] == b'T' {
+                at += 1;
+            }
+            match number(&mut at, width) {
+                Ok(Some(v)) => fields.push(v),
+                Ok(None) => {}
+                Err(()) => {
+                    warn = true;
+                    break;
                 }
             }
-            Some(t) if is_space(t) => {}
-            Some(_) => return Err(unsupported(&format!("CAST of '{s}' AS a datetime"))),
-            None => dropped = Some(Level::Warning),
+        }
+    } else {
+        let start = at;
+        match number(&mut at, usize::MAX) {
+            Ok(v) => fields.extend(v),
+            Err(()) => warn = true,
+        }
+        year_length = at - start;
+        if !warn {
+            // month, day, [separator] hour, minute, second
+            'fields: for k in 1..6 {
+                let separated = if k == 3 {
+                    if at >= end {
+                        Ok(())
+                    } else if b[at] == b'T' || (punct_separates && b[at].is_ascii_punctuation()) {
+                        at += 1;
+                        Ok(())
+                    } else if is_space(b[at]) {
+                        while at < end && is_space(b[at]) {
+                            at += 1;
+                        }
+                        Ok(())
+                    } else {
+                        Err(())
+                    }
+                } else {
+                    punct(&mut at)
+                };
+                let read = separated.and_then(|()| number(&mut at, usize::MAX));
+                match read {
+                    Ok(v) => fields.extend(v),
+                    Err(()) => {
+                        warn = true;
+                        break 'fields;
+                    }
+                }
+            }
         }
     }
-    Ok(match valid(p) {
-        Some(p) => Read::Value(p, dropped),
-        None => Read::Invalid,
-    })
+    if fields.len() < 3 {
+        return Ok(Read::Invalid);
+    }
+    let mut dropped = None;
+    let mut micros_value = 0;
+    if !warn && at < end && b[at] == b'.' {
+        at += 1;
+        let n = run(at);
+        let (us, cut) = micros(std::str::from_utf8(&b[at..at + n]).unwrap_or(""));
+        micros_value = us;
+        if cut {
+            dropped = Some(Level::Note);
+        }
+        at += n;
+    }
+    let field = |k: usize| fields.get(k).copied().unwrap_or(0);
+    let not_zero = fields.iter().any(|&v| v != 0) || micros_value != 0;
+    let mut year = field(0);
+    if year_length == 2 && not_zero {
+        year += if year < 70 { 2000 } else { 1900 };
+    }
+    if year > 9999 || field(1) > 12 || field(2) > 31 || field(3) > 23 || field(4) > 59 {
+        return Ok(Read::Invalid);
+    }
+    if field(5) > 59 {
+        return Ok(Read::Invalid);
+    }
+    let p = Parts {
+        year: year as u32,
+        month: field(1) as u32,
+        day: field(2) as u32,
+        hour: field(3) as u32,
+        minute: field(4) as u32,
+        second: field(5) as u32,
+        micros: micros_value,
+    };
+    let Some(p) = valid(p) else {
+        return Ok(Read::Invalid);
+    };
+    if b[at..].iter().any(|&c| !is_space(c)) {
+        dropped = Some(Level::Warning);
+    }
+    Ok(Read::Value(p, dropped))
 }
 
 /// The date and time of an input, for DATE and DATETIME (`date` drops the time).
@@ -1212,7 +1784,7 @@ fn datetime_input(input: Input<'_>, date: bool) -> Result<Read<Parts>, SqlError>
             }
             _ => Read::Invalid,
         },
-        Input::Str(bytes, _) => parse_datetime_text(utf8(bytes)?)?,
+        Input::Str(bytes, _) => parse_datetime_text(utf8(bytes)?, true)?,
     })
 }
 
@@ -1242,6 +1814,7 @@ fn to_datetime(input: Input<'_>, fsp: Option<u32>) -> Answer {
                     "Truncated incorrect {} value: '{shown}'",
                     if date { "date" } else { "datetime" }
                 ),
+                next: None,
             });
             (
                 SqlValue::Text(datetime_text(p, fsp.unwrap_or(0), date)),
@@ -1342,7 +1915,7 @@ fn time_input(input: Input<'_>) -> Result<Read<TimeParts>, SqlError> {
                 return Err(unsupported(&format!("CAST of '{s}' AS TIME")));
             }
             if datetime_digits || (digits >= 2 && s[digits..].starts_with('-')) {
-                return Ok(match parse_datetime_text(s)? {
+                return Ok(match parse_datetime_text(s, false)? {
                     Read::Value(p, dropped) => Read::Value(
                         (false, u64::from(p.hour), p.minute, p.second, p.micros),
                         dropped,
@@ -1412,6 +1985,7 @@ fn to_time(input: Input<'_>, fsp: u32) -> Answer {
                 level,
                 code: &codes::INCORRECT_DATETIME,
                 message: format!("Truncated incorrect time value: '{shown}'"),
+                next: None,
             });
             let (mut h, mut m, mut s, mut us) = (h, m, s, us);
             if h > 838 {
@@ -1508,6 +2082,7 @@ fn to_string(input: Input<'_>, length: Option<u32>, binary: bool) -> Answer {
                     if binary { "BINARY" } else { "CHAR" },
                     input.shown()
                 ),
+                next: None,
             });
             bytes.truncate(at);
         }
@@ -1552,6 +2127,10 @@ pub(crate) fn register(conn: &Connection, shared: &std::sync::Arc<Shared>) -> ru
         }),
     ];
     for (name, extra, conv) in functions {
+        let numeric = matches!(
+            name,
+            "xrpc_cast_date" | "xrpc_cast_datetime" | "xrpc_cast_time"
+        );
         let s = std::sync::Arc::clone(shared);
         conn.create_scalar_function(name, 2 + extra as i32, flags, move |ctx: &Context<'_>| {
             let mut args = [0i64; 2];
@@ -1567,9 +2146,35 @@ pub(crate) fn register(conn: &Connection, shared: &std::sync::Arc<Shared>) -> ru
                 *s.check_error.lock() = Some(err);
                 rusqlite::Error::UserFunctionError(message.into())
             };
-            match conv(input, &args[..extra]) {
+            let answer = conv(input, &args[..extra]);
+            if let Ok((_, Some(first))) = &answer {
+                // A warning the statement goes on with (a query, or a note): MySQL reports it.
+                let mut next = Some(first);
+                while let Some(warn) = next {
+                    if warn.level == Level::Note || mode & MODE_WRITE == 0 {
+                        s.warn(SqlWarning {
+                            level: match warn.level {
+                                Level::Note => WarningLevel::Note,
+                                Level::Warning => WarningLevel::Warning,
+                            },
+                            code: warn.code.code,
+                            message: warn.message.clone(),
+                        });
+                    }
+                    next = warn.next.as_deref();
+                }
+            }
+            match answer {
                 Ok((_, Some(warn))) if warn.level == Level::Warning && mode & MODE_WRITE != 0 => {
                     Err(failed(SqlError::new(warn.code, warn.message)))
+                }
+                Ok((SqlValue::Text(text), _)) if numeric && mode & MODE_NUMERIC != 0 => {
+                    let text = if mode & MODE_TRUNCATE != 0 {
+                        text.split('.').next().unwrap_or_default()
+                    } else {
+                        &text
+                    };
+                    Ok(numeric_form(text))
                 }
                 Ok((value, _)) => Ok(value),
                 Err(err) => Err(failed(err)),
@@ -1656,12 +2261,36 @@ mod tests {
             ]
         );
         assert_eq!(HintAt::End(0).index(7), Some(6));
-        assert!(
-            rewrite("select cast(a as date) from t union select b from u")
+        // A UNION: the first SELECT's names; a type only where every SELECT agrees.
+        assert_eq!(
+            rewrite("select cast(a as date), cast(b as date) from t union all select cast(c as date), d from u")
                 .unwrap()
                 .unwrap()
-                .hints
-                .is_empty()
+                .hints,
+            vec![
+                ColumnHint {
+                    at: HintAt::Start(0),
+                    kind: Some(DeclKind::Date),
+                    name: Some("cast(a as date)".into())
+                },
+                ColumnHint {
+                    at: HintAt::Start(1),
+                    kind: None,
+                    name: Some("cast(b as date)".into())
+                },
+            ]
+        );
+        // A scalar subquery of a whole cast.
+        assert_eq!(
+            rewrite("select (select cast(a as date) from t) as d")
+                .unwrap()
+                .unwrap()
+                .hints,
+            vec![ColumnHint {
+                at: HintAt::Start(0),
+                kind: Some(DeclKind::Date),
+                name: None
+            }]
         );
     }
 
@@ -1699,10 +2328,54 @@ mod tests {
             value(to_datetime(Input::Decimal("20240229123456.5"), Some(1))),
             text("2024-02-29 12:34:56.5")
         );
-        assert_eq!(
-            to_datetime(s("2402291"), None).unwrap_err().code,
-            codes::NOT_SUPPORTED_YET.code
+    }
+
+    /// MariaDB's answers (10.11), checked by hand: trailing punctuation ends a part without a
+    /// warning, fields are as long as their digits, digit strings are read two by two.
+    #[test]
+    fn dates_are_parsed_as_mariadb_parses_them() {
+        let dt = |t: &str, fsp| to_datetime(s(t), fsp).unwrap();
+        let text = |t: &str| SqlValue::Text(t.to_owned());
+        let quiet = |t: &str, fsp, want: &str| assert_eq!(dt(t, fsp), (text(want), None), "{t}");
+        quiet("0:01:01.", None, "0000-01-01");
+        quiet("0.1.1.", None, "0000-01-01");
+        quiet("2024-02-29.", None, "2024-02-29");
+        quiet("2024-02-29-", Some(0), "2024-02-29 00:00:00");
+        quiet("2024-02-29.5", Some(0), "2024-02-29 05:00:00");
+        quiet(
+            "2024-02-29.10.11.12.5",
+            Some(6),
+            "2024-02-29 10:11:12.500000",
         );
+        quiet("2024-02-29 10:11:12.", Some(0), "2024-02-29 10:11:12");
+        quiet("2024-02-29 10:11:", Some(0), "2024-02-29 10:11:00");
+        quiet("2024-002-29", None, "2024-02-29");
+        quiet("1:2:3:4:5:6", Some(0), "0001-02-03 04:05:06");
+        quiet("2402291", Some(0), "2024-02-29 01:00:00");
+        quiet("240229123", Some(0), "2024-02-29 12:03:00");
+        quiet("20240229T101112", Some(0), "2024-02-29 10:11:12");
+        for warned in [
+            "2024-02-29 .",
+            "2024-02-29 10:11:12..",
+            "1:2:3:4:5:6:7",
+            "2024-02-29x",
+        ] {
+            let (v, w) = dt(warned, Some(0));
+            assert!(
+                v != SqlValue::Null && w.unwrap().level == Level::Warning,
+                "{warned}"
+            );
+        }
+        for null in [
+            "20240229.5",
+            "2024022912345",
+            "12345-01-01",
+            "2024--02-29",
+            "2024",
+            "202402",
+        ] {
+            assert_eq!(dt(null, None).0, SqlValue::Null, "{null}");
+        }
     }
 
     #[test]

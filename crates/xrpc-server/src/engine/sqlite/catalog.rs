@@ -17,7 +17,8 @@
 //! | `SHOW INDEX \| INDEXES \| KEYS FROM t [FROM db]` | MySQL 8's 15 columns, `Table` … `Expression` |
 //! | `SHOW CREATE TABLE t`, `SHOW CREATE DATABASE db` | DDL in MySQL's form, generated from the catalog |
 //! | `SHOW ENGINES` | one row, `SQLite`, `DEFAULT` |
-//! | `SHOW WARNINGS`, `SHOW ERRORS` | no rows (the engine keeps no warnings) |
+//! | `SHOW WARNINGS` | the last statement's warnings (`Level`, `Code`, `Message`): conversions MySQL warns about in CASTs |
+//! | `SHOW ERRORS` | no rows (an error is reported with its statement, not kept) |
 //! | `XA …` | 1235, 42000 |
 //! | `CALL p(…)` (every procedure but `xrpc.perf_hist`, which admin SQL answers) | 1305, 42000 |
 //! | `FLUSH …`, `LOCK TABLES`, `UNLOCK TABLES`, `CREATE \| ALTER \| DROP SEQUENCE`, `GRANT`, `REVOKE`, `CREATE \| DROP \| ALTER \| RENAME USER`, `SHOW` of anything else MySQL has (`PROCESSLIST`, `TABLE STATUS`, `GRANTS`, `COLLATION`, …), `HANDLER`, `INSTALL \| UNINSTALL`, `CHANGE MASTER`, `START \| STOP SLAVE \| REPLICA`, `RESET`, `PURGE` | 1235, 42000, naming the statement |
@@ -130,7 +131,9 @@ pub(crate) enum Stmt {
     },
     ShowCreateDatabase(String),
     ShowEngines,
-    /// `SHOW WARNINGS` or `SHOW ERRORS`.
+    /// `SHOW WARNINGS`: the last statement's warnings.
+    ShowWarnings,
+    /// `SHOW ERRORS`: no rows (errors are reported with the statement, not kept).
     ShowNoDiagnostics,
     /// XA, FLUSH, LOCK TABLES, …: 1235 naming the statement.
     NotSupported(String),
@@ -496,7 +499,14 @@ impl Parser<'_> {
             self.end()?;
             return Ok(Stmt::ShowEngines);
         }
-        if !full && (self.eat_kw("warnings") || self.eat_kw("errors")) {
+        if !full && self.eat_kw("warnings") {
+            if self.eat_kw("limit") {
+                self.pos = self.toks.len();
+            }
+            self.end()?;
+            return Ok(Stmt::ShowWarnings);
+        }
+        if !full && self.eat_kw("errors") {
             if self.eat_kw("limit") {
                 self.pos = self.toks.len();
             }
@@ -1059,6 +1069,33 @@ impl SqliteConn {
                 &[],
                 sink,
             ),
+            Stmt::ShowWarnings => {
+                // SHOW WARNINGS does not clear the warnings it shows.
+                let warnings = self.last_warnings.clone();
+                let result = if warnings.is_empty() {
+                    self.query(
+                        "SELECT '' AS Level, 0 AS Code, '' AS Message WHERE 0",
+                        &[],
+                        sink,
+                    )
+                } else {
+                    let sql = vec!["SELECT ? AS Level, ? AS Code, ? AS Message"; warnings.len()]
+                        .join(" UNION ALL ");
+                    let args: Vec<Value> = warnings
+                        .iter()
+                        .flat_map(|w| {
+                            [
+                                Value::Bytes(w.level.name().as_bytes().to_vec().into()),
+                                Value::Uint(u64::from(w.code)),
+                                Value::Bytes(w.message.as_bytes().to_vec().into()),
+                            ]
+                        })
+                        .collect();
+                    self.query(&sql, &args, sink)
+                };
+                self.last_warnings = warnings;
+                result
+            }
         }
     }
 

@@ -9,12 +9,17 @@
 //! ([`members`]), and cannot spell `INT`, `BLOB`, `REAL`, `FLOA` or `DOUB`, so the word `TEXT`
 //! alone decides SQLite's affinity: TEXT, whatever the members are.
 //!
-//! Writes ([`check`]) accept exactly a member (ENUM), or members in declaration order separated
-//! by commas, each at most once, or the empty string (SET). MySQL also accepts other spellings
-//! and normalises them (`'A'` for `'a'`, `'b,a'` for `'a,b'`, trailing spaces, a member's index
-//! as a number); a BEFORE trigger cannot normalise a value, so the node refuses those with 1265
-//! rather than store a spelling MySQL would not return. Anything else is 1265, as in MySQL's
-//! strict mode. Reads return ENUM and SET values with X types ENUM and SET.
+//! Writes ([`check`]) accept what MySQL accepts: a member in any case and with trailing spaces,
+//! a member's index (ENUM) or a bit set of members (SET) as a number, SET members in any order
+//! and repeated; and they store MySQL's form ([`normalize`]: `'A'` is stored `'a'`, `'b,a'`
+//! `'a,b'`, `2` the second member). A BEFORE trigger cannot change the value, so an AFTER
+//! INSERT and an AFTER UPDATE trigger rewrite a row whose value is not in its stored form
+//! (`strict::trigger_sql`). Tables whose triggers predate this, and WITHOUT ROWID tables (which
+//! the rewrite cannot address), accept only the stored form, as before: exactly a member
+//! (ENUM), or members in declaration order separated by commas, each at most once, or the empty
+//! string (SET), and refuse other spellings with 1265 rather than store a spelling MySQL would
+//! not return. Anything else is 1265, as in MySQL's strict mode. Reads return ENUM and SET
+//! values with X types ENUM and SET.
 
 use rusqlite::types::ValueRef;
 
@@ -108,8 +113,97 @@ pub(crate) fn max_len(set: bool, members: &[Vec<u8>]) -> u32 {
     n.saturating_mul(4)
 }
 
-/// Checks a value written to an ENUM or SET column (see the module docs).
-pub(crate) fn check(set: bool, members: &[Vec<u8>], value: ValueRef<'_>) -> Result<(), Problem> {
+/// MySQL's stored form of a value written to an ENUM or SET column, as MySQL normalises it:
+/// a member matched without regard to case (ASCII and simple Unicode lower case) or trailing
+/// spaces, spelled as declared; a number (or a string of digits that is no member) as a
+/// member's index (ENUM, 1-based) or a bit set of members (SET); SET members in declaration
+/// order, each once. `Ok(None)` for NULL; anything else is 1265 (data truncated), as in
+/// MySQL's strict mode. (MySQL's default collations also ignore accents; an accented
+/// spelling of a member is refused here.)
+pub(crate) fn normalize(
+    set: bool,
+    members: &[Vec<u8>],
+    value: ValueRef<'_>,
+) -> Result<Option<Vec<u8>>, Problem> {
+    let owned;
+    let bytes: &[u8] = match value {
+        ValueRef::Null => return Ok(None),
+        ValueRef::Text(t) | ValueRef::Blob(t) => t,
+        ValueRef::Integer(i) => {
+            owned = i.to_string();
+            owned.as_bytes()
+        }
+        ValueRef::Real(f) if f.fract() == 0.0 && (0.0..1e19).contains(&f) => {
+            owned = format!("{f:.0}");
+            owned.as_bytes()
+        }
+        ValueRef::Real(_) => return Err(Problem::Truncated),
+    };
+    let folded = |b: &[u8]| -> String {
+        String::from_utf8_lossy(b)
+            .trim_end_matches(' ')
+            .to_lowercase()
+    };
+    let folded_members: Vec<String> = members.iter().map(|m| folded(m)).collect();
+    let index = |item: &[u8]| {
+        let item = folded(item);
+        folded_members.iter().position(|m| *m == item)
+    };
+    let number = |b: &[u8]| -> Option<u64> {
+        (!b.is_empty() && b.iter().all(u8::is_ascii_digit))
+            .then(|| std::str::from_utf8(b).ok()?.parse().ok())
+            .flatten()
+    };
+    if !set {
+        if let Some(at) = index(bytes) {
+            return Ok(Some(members[at].clone()));
+        }
+        return match number(bytes) {
+            Some(n) if n >= 1 && n as usize <= members.len() => {
+                Ok(Some(members[n as usize - 1].clone()))
+            }
+            _ => Err(Problem::Truncated),
+        };
+    }
+    let mut chosen = vec![false; members.len()];
+    if let (None, Some(bits)) = (index(bytes), number(bytes)) {
+        if members.len() < 64 && bits >> members.len() != 0 {
+            return Err(Problem::Truncated);
+        }
+        for (k, slot) in chosen.iter_mut().enumerate() {
+            *slot = k < 64 && bits >> k & 1 == 1;
+        }
+    } else if !bytes.is_empty() {
+        for item in bytes.split(|&b| b == b',') {
+            match index(item) {
+                Some(at) => chosen[at] = true,
+                // Including an empty item (`'a,'`), as MariaDB refuses it.
+                None => return Err(Problem::Truncated),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (member, _) in members.iter().zip(&chosen).filter(|(_, c)| **c) {
+        if !out.is_empty() {
+            out.push(b',');
+        }
+        out.extend_from_slice(member);
+    }
+    Ok(Some(out))
+}
+
+/// Checks a value written to an ENUM or SET column (see the module docs): with `normalized`
+/// (the table's triggers store [`normalize`]'s form) any spelling MySQL accepts, else only
+/// the stored form itself.
+pub(crate) fn check(
+    set: bool,
+    members: &[Vec<u8>],
+    value: ValueRef<'_>,
+    normalized: bool,
+) -> Result<(), Problem> {
+    if normalized {
+        return normalize(set, members, value).map(drop);
+    }
     let bytes = match value {
         ValueRef::Null => return Ok(()),
         ValueRef::Text(t) | ValueRef::Blob(t) => t,
@@ -171,19 +265,40 @@ mod tests {
     fn only_members_in_their_declared_form_are_accepted() {
         let m = vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()];
         let t = |s: &'static str| ValueRef::Text(s.as_bytes());
-        assert_eq!(check(false, &m, t("b")), Ok(()));
-        assert_eq!(check(false, &m, t("B")), Err(Problem::Truncated));
-        assert_eq!(check(false, &m, t("")), Err(Problem::Truncated));
+        assert_eq!(check(false, &m, t("b"), false), Ok(()));
+        assert_eq!(check(false, &m, t("B"), false), Err(Problem::Truncated));
+        assert_eq!(check(false, &m, t(""), false), Err(Problem::Truncated));
         assert_eq!(
-            check(false, &m, ValueRef::Integer(1)),
+            check(false, &m, ValueRef::Integer(1), false),
             Err(Problem::Truncated)
         );
-        assert_eq!(check(true, &m, t("a,c")), Ok(()));
-        assert_eq!(check(true, &m, t("")), Ok(()));
-        assert_eq!(check(true, &m, t("c,a")), Err(Problem::Truncated));
-        assert_eq!(check(true, &m, t("a,a")), Err(Problem::Truncated));
-        assert_eq!(check(true, &m, t("a,z")), Err(Problem::Truncated));
+        assert_eq!(check(true, &m, t("a,c"), false), Ok(()));
+        assert_eq!(check(true, &m, t(""), false), Ok(()));
+        assert_eq!(check(true, &m, t("c,a"), false), Err(Problem::Truncated));
+        assert_eq!(check(true, &m, t("a,a"), false), Err(Problem::Truncated));
+        assert_eq!(check(true, &m, t("a,z"), false), Err(Problem::Truncated));
         assert_eq!(max_len(true, &m), 20);
         assert_eq!(max_len(false, &m), 4);
+    }
+
+    #[test]
+    fn spellings_mysql_accepts_are_normalized() {
+        let m = vec![b"a".to_vec(), b"b".to_vec(), "é".as_bytes().to_vec()];
+        let t = |s: &'static str| ValueRef::Text(s.as_bytes());
+        let n = |set, v| normalize(set, &m, v).map(|b| b.map(|b| String::from_utf8(b).unwrap()));
+        let ok = |s: &str| Ok(Some(s.to_owned()));
+        assert_eq!(n(false, t("B")), ok("b"));
+        assert_eq!(n(false, t("É ")), ok("é"));
+        assert_eq!(n(false, t("2")), ok("b"));
+        assert_eq!(n(false, ValueRef::Integer(3)), ok("é"));
+        assert_eq!(n(false, ValueRef::Integer(0)), Err(Problem::Truncated));
+        assert_eq!(n(false, t(" a")), Err(Problem::Truncated));
+        assert_eq!(n(true, t("é,A,a")), ok("a,é"));
+        assert_eq!(n(true, ValueRef::Integer(6)), ok("b,é"));
+        assert_eq!(n(true, ValueRef::Integer(8)), Err(Problem::Truncated));
+        assert_eq!(n(true, t("")), ok(""));
+        assert_eq!(n(true, ValueRef::Null), Ok(None));
+        assert_eq!(check(true, &m, t("b,a"), true), Ok(()));
+        assert_eq!(check(true, &m, t("b,a"), false), Err(Problem::Truncated));
     }
 }

@@ -36,7 +36,7 @@
 
 use std::fmt;
 
-use rusqlite::types::ValueRef;
+use rusqlite::types::{Value as SqlValue, ValueRef};
 use xrpc_proto::codes::{self, ErrorCode};
 
 // `types.rs` and this file import each other: the checks here are per declared kind
@@ -124,15 +124,54 @@ impl fmt::Display for Shown<'_> {
     }
 }
 
-/// [`check`], with the members of an ENUM or SET taken from its declaration `decl`.
-pub(crate) fn check_decl(kind: &DeclKind, decl: &str, value: ValueRef<'_>) -> Result<(), Problem> {
+/// [`check`], with the members of an ENUM or SET taken from its declaration `decl`;
+/// `normalized`: the table's triggers store [`normalize`]'s form, so ENUM and SET take every
+/// spelling MySQL accepts.
+pub(crate) fn check_decl(
+    kind: &DeclKind,
+    decl: &str,
+    value: ValueRef<'_>,
+    normalized: bool,
+) -> Result<(), Problem> {
     match kind {
         DeclKind::Enum { .. } => match super::enumset::members(decl) {
-            Some((set, members)) => super::enumset::check(set, &members, value),
+            Some((set, members)) => super::enumset::check(set, &members, value, normalized),
             None => Ok(()),
         },
         _ => check(kind, value),
     }
+}
+
+/// The form MySQL stores a checked value in, where SQLite would keep another spelling: a
+/// DECIMAL with exactly its scale's fraction digits (rounded half away from zero: `1.5` →
+/// `1.50`, `1.005` → `1.01`), an ENUM or SET member as declared ([`super::enumset::normalize`]).
+/// Other values, and values that do not fit (the check refuses them), are returned as they are.
+pub(crate) fn normalize(kind: &DeclKind, decl: &str, value: ValueRef<'_>) -> SqlValue {
+    match kind {
+        DeclKind::Decimal { .. } if !matches!(value, ValueRef::Null) => {
+            match super::types::convert(super::types::Conv::Declared(*kind), value) {
+                Ok(xrpc_proto::value::Value::Decimal(d)) => SqlValue::Text(d.to_string()),
+                _ => value.into(),
+            }
+        }
+        DeclKind::Enum { .. } => match super::enumset::members(decl) {
+            Some((set, members)) => match super::enumset::normalize(set, &members, value) {
+                Ok(Some(bytes)) => match String::from_utf8(bytes) {
+                    Ok(text) => SqlValue::Text(text),
+                    Err(e) => SqlValue::Blob(e.into_bytes()),
+                },
+                _ => value.into(),
+            },
+            None => value.into(),
+        },
+        _ => value.into(),
+    }
+}
+
+/// Whether a column of this kind may be stored in another spelling than MySQL's, so that the
+/// normalising triggers must look at it.
+fn normalizes(kind: &DeclKind) -> bool {
+    matches!(kind, DeclKind::Decimal { .. } | DeclKind::Enum { .. })
 }
 
 /// Checks a value about to be written to a column declared as `kind`. NULL always fits (NOT
@@ -651,17 +690,54 @@ pub(crate) fn time_value(value: ValueRef<'_>) -> Result<(bool, u32, u32, u32, u3
 
 /// The triggers that check every write to a table with declared MySQL types, as SQL; empty
 /// when no column has a type the check knows. `columns` are (name, declared type).
-pub(crate) fn trigger_sql(schema: &str, table: &str, columns: &[(String, String)]) -> Vec<String> {
-    let checks: Vec<String> = columns
+///
+/// With `rowid` (the table has one), DECIMAL, ENUM and SET values are also stored in MySQL's
+/// form ([`normalize`]): a BEFORE trigger cannot change a value, so an AFTER INSERT and an
+/// AFTER UPDATE trigger rewrite the row when a value is not in that form (`WHEN` keeps the
+/// common case, a value already in it, to one function call per column). The rewrite's own
+/// check does not count as a row (`xrpc_check_uncount`), so refusals still name MySQL's row.
+/// SQLite's recursive triggers are off, so the rewrite does not fire the AFTER UPDATE trigger
+/// again. The check then takes every spelling MySQL accepts (its fifth argument, 1).
+///
+/// `generated` names the AUTO_INCREMENT column (declared with its MySQL type in `columns`):
+/// SQLite shows an id it is about to generate as -1, which is not checked.
+pub(crate) fn trigger_sql(
+    schema: &str,
+    table: &str,
+    columns: &[(String, String)],
+    rowid: bool,
+    generated: Option<&str>,
+) -> Vec<String> {
+    let typed: Vec<(&String, &String, DeclKind)> = columns
         .iter()
-        .filter(|(_, decl)| !matches!(super::types::classify_decl(Some(decl)), DeclKind::Runtime))
+        .map(|(name, decl)| (name, decl, super::types::classify_decl(Some(decl))))
+        .filter(|(_, _, kind)| !matches!(kind, DeclKind::Runtime))
+        .collect();
+    let normalized: Vec<&(&String, &String, DeclKind)> = if rowid {
+        typed
+            .iter()
+            .filter(|(_, _, kind)| normalizes(kind))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let checks: Vec<String> = typed
+        .iter()
         .enumerate()
-        .map(|(ordinal, (name, decl))| {
+        .map(|(ordinal, (name, decl, _))| {
+            let value = if generated == Some(name.as_str()) {
+                format!(
+                    "CASE WHEN NEW.{c} = -1 THEN NULL ELSE NEW.{c} END",
+                    c = ident(name)
+                )
+            } else {
+                format!("NEW.{}", ident(name))
+            };
             format!(
-                "xrpc_check({ordinal}, {}, {}, NEW.{})",
+                "xrpc_check({ordinal}, {}, {}, {value}{})",
                 literal(name),
                 literal(decl),
-                ident(name)
+                if normalized.is_empty() { "" } else { ", 1" }
             )
         })
         .collect();
@@ -669,7 +745,7 @@ pub(crate) fn trigger_sql(schema: &str, table: &str, columns: &[(String, String)
         return Vec::new();
     }
     let select = format!("SELECT {};", checks.join(", "));
-    ["insert", "update"]
+    let mut out: Vec<String> = ["insert", "update"]
         .iter()
         .map(|event| {
             format!(
@@ -680,8 +756,52 @@ pub(crate) fn trigger_sql(schema: &str, table: &str, columns: &[(String, String)
                 ident(table),
             )
         })
-        .collect()
+        .collect();
+    if normalized.is_empty() {
+        return out;
+    }
+    let when: Vec<String> = normalized
+        .iter()
+        .map(|(name, decl, _)| {
+            format!(
+                // BINARY: the column's own collation compares a DECIMAL as a number.
+                "NEW.{c} IS NOT xrpc_normalize({d}, NEW.{c}) COLLATE BINARY",
+                c = ident(name),
+                d = literal(decl)
+            )
+        })
+        .collect();
+    let set: Vec<String> = normalized
+        .iter()
+        .map(|(name, decl, _)| {
+            format!(
+                "{c} = xrpc_normalize({d}, {c})",
+                c = ident(name),
+                d = literal(decl)
+            )
+        })
+        .collect();
+    for event in NORMALIZE_EVENTS {
+        out.push(format!(
+            "CREATE TRIGGER {}.{} AFTER {} ON {t} FOR EACH ROW WHEN {} BEGIN \
+             SELECT xrpc_check_uncount(); UPDATE {t} SET {} WHERE rowid = NEW.rowid; END",
+            ident(schema),
+            ident(&trigger_name(event, table)),
+            if event == "normalize_insert" {
+                "INSERT"
+            } else {
+                "UPDATE"
+            },
+            when.join(" OR "),
+            set.join(", "),
+            t = ident(table),
+        ));
+    }
+    out
 }
+
+/// The events of the normalising triggers, as [`trigger_name`] takes them.
+pub(crate) const NORMALIZE_EVENTS: [&str; 2] = ["normalize_insert", "normalize_update"];
 
 /// The name of a table's generated trigger for `event` (`insert` or `update`).
 pub(crate) fn trigger_name(event: &str, table: &str) -> String {
