@@ -65,7 +65,7 @@ log "loom models of the lock-free parts of xrpc-net and of xrpc-server (the sess
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p xrpc-net --release --locked --lib loom
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p xrpc-server --release --locked --lib loom
 
-log "fuzz smoke: every decoder target for ${XRPC_FUZZ_SECONDS:-5}s"
+log "fuzz smoke: every decoder target and the server target for ${XRPC_FUZZ_SECONDS:-5}s each"
 bash scripts/fuzz.sh "${XRPC_FUZZ_SECONDS:-5}"
 
 log "benchmark smoke: bash bench/run-all.sh --smoke (every peer once, 2 s, one concurrency; installs the peers with apt, Go modules and crates; writes only to a temporary directory)"

@@ -27,23 +27,9 @@ pub struct ConnArgs {
     /// Connect and handshake timeout, in seconds.
     #[arg(long, default_value_t = 10.0)]
     pub connect_timeout: f64,
-    /// Switch to TLS before authenticating, verifying the node's certificate against the
-    /// system's authorities (or --tls-ca) and its name against --host
-    #[arg(long, env = "XRPC_TLS")]
-    pub tls: bool,
-    /// PEM file of the authorities to trust instead of the system's (implies --tls)
-    #[arg(long, value_name = "PATH", env = "XRPC_TLS_CA")]
-    pub tls_ca: Option<String>,
-    /// PEM certificate to present when the node requires client certificates (implies --tls;
-    /// needs --tls-key)
-    #[arg(long, value_name = "PATH", requires = "tls_key")]
-    pub tls_cert: Option<String>,
-    /// PEM private key of --tls-cert
-    #[arg(long, value_name = "PATH", requires = "tls_cert")]
-    pub tls_key: Option<String>,
-    /// Name to check the node's certificate against [default: --host]
-    #[arg(long, value_name = "NAME")]
-    pub tls_server_name: Option<String>,
+    /// TLS.
+    #[command(flatten)]
+    pub tls: TlsArgs,
 }
 
 impl ConnArgs {
@@ -63,15 +49,45 @@ impl ConnArgs {
         if let Some(db) = &self.database {
             options = options.schema(db.clone());
         }
-        if let Some(tls) = self.tls_options()? {
+        if let Some(tls) = self.tls.options(&self.host)? {
             options = options.tls(tls);
         }
         Connection::connect(self.addr(), options)?.session()
     }
+}
 
-    /// The TLS options the flags ask for, if any.
-    pub fn tls_options(&self) -> Result<Option<TlsOptions>, ClientError> {
-        if !self.tls && self.tls_ca.is_none() && self.tls_cert.is_none() {
+/// The TLS flags, shared by the connecting commands and `xrpc bench`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct TlsArgs {
+    /// Switch to TLS before authenticating, verifying the node's certificate against the
+    /// system's authorities (or --tls-ca) and its name against the host connected to
+    #[arg(long, env = "XRPC_TLS")]
+    pub tls: bool,
+    /// PEM file of the authorities to trust instead of the system's (implies --tls)
+    #[arg(long, value_name = "PATH", env = "XRPC_TLS_CA")]
+    pub tls_ca: Option<String>,
+    /// PEM certificate to present when the node requires client certificates (implies --tls;
+    /// needs --tls-key)
+    #[arg(long, value_name = "PATH", requires = "tls_key")]
+    pub tls_cert: Option<String>,
+    /// PEM private key of --tls-cert
+    #[arg(long, value_name = "PATH", requires = "tls_cert")]
+    pub tls_key: Option<String>,
+    /// Name to check the node's certificate against [default: the host connected to]
+    #[arg(long, value_name = "NAME")]
+    pub tls_server_name: Option<String>,
+}
+
+impl TlsArgs {
+    /// Whether any flag asks for TLS.
+    pub fn wanted(&self) -> bool {
+        self.tls || self.tls_ca.is_some() || self.tls_cert.is_some()
+    }
+
+    /// The TLS options the flags ask for, if any, checking the name `host` (brackets of an IPv6
+    /// address are dropped) unless --tls-server-name names another.
+    pub fn options(&self, host: &str) -> Result<Option<TlsOptions>, ClientError> {
+        if !self.wanted() {
             return Ok(None);
         }
         let mut tls = match &self.tls_ca {
@@ -83,7 +99,7 @@ impl ConnArgs {
         }
         let name = match &self.tls_server_name {
             Some(name) => name.as_str(),
-            None => self.host.trim_start_matches('[').trim_end_matches(']'),
+            None => host.trim_start_matches('[').trim_end_matches(']'),
         };
         Ok(Some(tls.server_name(name)?))
     }

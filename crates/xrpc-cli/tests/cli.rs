@@ -383,6 +383,93 @@ fn bench_prepare_then_point_select_and_point_get() {
 }
 
 #[test]
+fn bench_runs_over_tls_against_a_node_that_requires_it() {
+    let pki = xrpc_testkit::tls::TestPki::new();
+    let ca = pki.ca("node");
+    let cert = pki.server_cert(&ca, "node");
+    let node = TestNode::start_with_tls(
+        TlsContext::load(TlsFiles {
+            cert: cert.cert,
+            key: cert.key,
+            ca: None,
+        })
+        .unwrap(),
+    );
+    let ca_file = ca.cert_file.to_str().unwrap();
+    let target = node.target();
+    // From now on a plain connection is refused: whatever succeeds below went over TLS.
+    ok(&node.xrpc(&[
+        "exec",
+        "--tls-ca",
+        ca_file,
+        "SET GLOBAL require_secure_transport = ON",
+    ]));
+    let plain = node.xrpc(&[
+        "bench",
+        "prepare",
+        "--target",
+        &target,
+        "--table-size",
+        "10",
+    ]);
+    assert!(!plain.status.success(), "{}", stdout(&plain));
+    assert!(
+        stderr(&plain).contains("require_secure_transport")
+            || stdout(&plain).contains("require_secure_transport"),
+        "{}{}",
+        stdout(&plain),
+        stderr(&plain)
+    );
+
+    let out = ok(&node.xrpc(&[
+        "bench",
+        "prepare",
+        "--target",
+        &target,
+        "--table-size",
+        "300",
+        "--tls-ca",
+        ca_file,
+    ]));
+    assert!(out.contains("sbtest1 created with 300 rows"), "{out}");
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("tls.json");
+    // Several sessions per connection and requests pipelined: many frames per TLS record.
+    ok(&node.xrpc(&[
+        "bench",
+        "--target",
+        &target,
+        "--tls-ca",
+        ca_file,
+        "--workload",
+        "point-select",
+        "--duration",
+        "1",
+        "--warmup",
+        "0.2",
+        "--concurrency",
+        "6",
+        "--connections",
+        "2",
+        "--pipeline-depth",
+        "4",
+        "--json",
+        json.to_str().unwrap(),
+    ]));
+    let m = single_result(&json);
+    check_measurement(&m);
+    assert_eq!(m["lost_clients"].as_u64(), Some(0), "{m}");
+    assert!(
+        m["target"].as_str().unwrap().starts_with("xrpc+tls://"),
+        "{m}"
+    );
+    // The echo workload has no TLS to offer.
+    let out = node.xrpc(&["bench", "--workload", "echo", "--spawn-echo", "--tls"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("speaks no TLS"), "{}", stderr(&out));
+}
+
+#[test]
 fn bench_point_select_without_the_table_says_to_prepare() {
     let node = TestNode::start();
     let out = node.xrpc(&[

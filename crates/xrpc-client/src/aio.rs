@@ -13,6 +13,10 @@
 //!   empty. Everything issued between two of its wake-ups goes out in one write, so many sessions'
 //!   requests share each syscall.
 //!
+//! With [`ConnectOptions::tls`] the socket switches to TLS before either task starts
+//! ([`crate::tls`]; the handshake runs on `tokio-rustls`), and the two tasks own the halves of
+//! the TLS stream instead of the socket's; nothing else differs.
+//!
 //! A request with a timeout is awaited with `tokio::time::timeout_at` at the core's deadline; when
 //! it elapses, the awaiting task fires the core's timers itself, which fails the request and queues
 //! `SESS_KILL QUERY`. Dropping a request's future does not cancel the statement; its reply is
@@ -31,8 +35,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use parking_lot::Mutex;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpStream, ToSocketAddrs};
 use tokio::sync::Notify;
 
@@ -68,6 +71,12 @@ struct Guard {
     inner: Arc<Inner>,
 }
 
+/// The socket, or the TLS stream over it.
+enum Transport {
+    Plain(TcpStream),
+    Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
+}
+
 struct Inner {
     state: Mutex<Driven>,
     /// Wakes the writer task.
@@ -87,11 +96,6 @@ impl Connection {
         options: ConnectOptions,
     ) -> Result<Self, ClientError> {
         let config = options.client_config()?;
-        if options.tls.is_some() {
-            return Err(ClientError::usage(
-                "TLS is not available on the async transport yet; use the blocking one",
-            ));
-        }
         let stream =
             match tokio::time::timeout(options.connect_timeout, TcpStream::connect(addr)).await {
                 Ok(stream) => stream?,
@@ -99,6 +103,20 @@ impl Connection {
             };
         stream.set_nodelay(true)?;
         let peer = stream.peer_addr()?;
+        // The switch to TLS comes first, so the core's first frame already goes out encrypted.
+        let stream = match &options.tls {
+            Some(tls) => Transport::Tls(Box::new(
+                crate::tls::negotiate_async(
+                    stream,
+                    tls,
+                    &config.frame,
+                    peer.ip(),
+                    options.connect_timeout,
+                )
+                .await?,
+            )),
+            None => Transport::Plain(stream),
+        };
         let now = Instant::now();
         let inner = Arc::new(Inner {
             state: Mutex::new(Driven::new(ClientConnection::new(config, now))),
@@ -109,9 +127,18 @@ impl Connection {
             peer,
             query_timeout: options.query_timeout,
         });
-        let (read, write) = stream.into_split();
-        tokio::spawn(Arc::clone(&inner).read_loop(read));
-        tokio::spawn(Arc::clone(&inner).write_loop(write));
+        match stream {
+            Transport::Tls(tls) => {
+                let (read, write) = tokio::io::split(*tls);
+                tokio::spawn(Arc::clone(&inner).read_loop(read));
+                tokio::spawn(Arc::clone(&inner).write_loop(write));
+            }
+            Transport::Plain(stream) => {
+                let (read, write) = stream.into_split();
+                tokio::spawn(Arc::clone(&inner).read_loop(read));
+                tokio::spawn(Arc::clone(&inner).write_loop(write));
+            }
+        }
         inner.write.notify_one();
         let conn = Connection {
             _guard: Arc::new(Guard {
@@ -250,7 +277,7 @@ impl Inner {
         }
     }
 
-    async fn read_loop(self: Arc<Self>, mut read: OwnedReadHalf) {
+    async fn read_loop(self: Arc<Self>, mut read: impl AsyncRead + Unpin) {
         let mut buf = vec![0u8; 64 * 1024];
         loop {
             let next = self.state.lock().core.poll_timeout();
@@ -293,7 +320,7 @@ impl Inner {
         self.write.notify_one();
     }
 
-    async fn write_loop(self: Arc<Self>, mut write: OwnedWriteHalf) {
+    async fn write_loop(self: Arc<Self>, mut write: impl AsyncWrite + Unpin) {
         let mut buf = Vec::with_capacity(64 * 1024);
         loop {
             self.write.notified().await;
@@ -309,7 +336,12 @@ impl Inner {
                 if !has {
                     break;
                 }
-                if let Err(err) = write.write_all(&buf).await {
+                // A TLS stream may keep records back until flushed; a TCP one flushes for free.
+                let written = match write.write_all(&buf).await {
+                    Ok(()) => write.flush().await,
+                    Err(err) => Err(err),
+                };
+                if let Err(err) = written {
                     self.with_core(|core| core.handle_io_error(err));
                     self.stop.notify_one();
                     return;

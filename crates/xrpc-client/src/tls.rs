@@ -139,7 +139,11 @@ fn read_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, ClientError> 
 
 /// Asks the node to switch `stream` to TLS and completes the handshake, within `timeout` for each
 /// read and write. `peer` names the server when the options name none.
-pub(crate) fn negotiate(
+///
+/// The blocking transport calls it, and so can a transport of the caller's own (the `xrpc
+/// bench` load driver does): afterwards every byte goes through the returned rustls session, and
+/// the caller's core must not have sent anything before.
+pub fn negotiate(
     stream: &mut TcpStream,
     options: &TlsOptions,
     frame: &FrameConfig,
@@ -147,59 +151,25 @@ pub(crate) fn negotiate(
     timeout: Duration,
 ) -> Result<ClientConnection, ClientError> {
     let config = options.client_config()?;
-    let name = options
-        .server_name
-        .clone()
-        .unwrap_or(ServerName::IpAddress(peer.into()));
+    let name = options.name_for(peer);
     stream.set_read_timeout(Some(timeout))?;
     stream.set_write_timeout(Some(timeout))?;
 
-    let request = pb::connection::CapabilitiesSet {
-        capabilities: pb::connection::Capabilities {
-            capabilities: vec![pb::connection::Capability {
-                name: "tls".into(),
-                value: bool_any(true),
-            }],
-        },
-    };
-    let mut out = Vec::with_capacity(64);
-    encode_message_frame(
-        &mut out,
-        frame.format,
-        CONNECTION_SID,
-        ClientType::CapabilitiesSet.id(),
-        &request,
-    );
-    stream.write_all(&out).map_err(|e| io_failure(e, timeout))?;
-
+    stream
+        .write_all(&switch_request(frame))
+        .map_err(|e| io_failure(e, timeout))?;
     // The node sends nothing else before its answer, and nothing after it until our handshake:
     // read exactly one frame.
     let mut header = vec![0u8; frame.format.header_len()];
     stream
         .read_exact(&mut header)
         .map_err(|e| io_failure(e, timeout))?;
-    let parsed = FrameHeader::parse(&header, frame)
-        .map_err(|e| ClientError::protocol(format!("answer to CapabilitiesSet: {e}")))?
-        .ok_or_else(|| ClientError::protocol("short frame header"))?;
-    let mut body = vec![0u8; parsed.body_len as usize];
+    let answer = answer_header(&header, frame)?;
+    let mut body = vec![0u8; answer.body_len as usize];
     stream
         .read_exact(&mut body)
         .map_err(|e| io_failure(e, timeout))?;
-    if parsed.type_id == ServerType::Error.id() {
-        let err = pb::Error::decode(body.as_slice())
-            .map_err(|e| ClientError::protocol(format!("undecodable Error: {e}")))?;
-        let err = ServerError::from_pb(&err);
-        return Err(ClientError::tls(
-            format!("the server refused to switch to TLS: {err}"),
-            Some(err),
-        ));
-    }
-    if parsed.type_id != ServerType::Ok.id() {
-        return Err(ClientError::protocol(format!(
-            "answer to CapabilitiesSet of type {} instead of OK",
-            parsed.type_id
-        )));
-    }
+    check_switch_answer(answer.type_id, &body)?;
 
     let mut session =
         ClientConnection::new(config, name).map_err(|e| ClientError::tls(e.to_string(), None))?;
@@ -218,6 +188,104 @@ pub(crate) fn negotiate(
     stream.set_read_timeout(None)?;
     stream.set_write_timeout(None)?;
     Ok(session)
+}
+
+/// [`negotiate`] for the tokio transport: the same exchange, then `tokio-rustls` carries the
+/// handshake and, afterwards, every frame. `timeout` bounds the whole negotiation.
+#[cfg(feature = "async")]
+pub(crate) async fn negotiate_async(
+    mut stream: tokio::net::TcpStream,
+    options: &TlsOptions,
+    frame: &FrameConfig,
+    peer: IpAddr,
+    timeout: Duration,
+) -> Result<tokio_rustls::client::TlsStream<tokio::net::TcpStream>, ClientError> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let config = options.client_config()?;
+    let name = options.name_for(peer);
+    let exchange = async move {
+        stream
+            .write_all(&switch_request(frame))
+            .await
+            .map_err(|e| io_failure(e, timeout))?;
+        let mut header = vec![0u8; frame.format.header_len()];
+        stream
+            .read_exact(&mut header)
+            .await
+            .map_err(|e| io_failure(e, timeout))?;
+        let answer = answer_header(&header, frame)?;
+        let mut body = vec![0u8; answer.body_len as usize];
+        stream
+            .read_exact(&mut body)
+            .await
+            .map_err(|e| io_failure(e, timeout))?;
+        check_switch_answer(answer.type_id, &body)?;
+        tokio_rustls::TlsConnector::from(config)
+            .connect(name, stream)
+            .await
+            .map_err(|e| handshake_failure(e, timeout))
+    };
+    match tokio::time::timeout(timeout, exchange).await {
+        Ok(result) => result,
+        Err(_) => Err(ClientError::timeout("TLS negotiation", timeout)),
+    }
+}
+
+impl TlsOptions {
+    /// The name the server's certificate must carry: the one configured, else the peer's address.
+    fn name_for(&self, peer: IpAddr) -> ServerName<'static> {
+        self.server_name
+            .clone()
+            .unwrap_or(ServerName::IpAddress(peer.into()))
+    }
+}
+
+/// The CapabilitiesSet `tls = true` frame on sid 0.
+fn switch_request(frame: &FrameConfig) -> Vec<u8> {
+    let request = pb::connection::CapabilitiesSet {
+        capabilities: pb::connection::Capabilities {
+            capabilities: vec![pb::connection::Capability {
+                name: "tls".into(),
+                value: bool_any(true),
+            }],
+        },
+    };
+    let mut out = Vec::with_capacity(64);
+    encode_message_frame(
+        &mut out,
+        frame.format,
+        CONNECTION_SID,
+        ClientType::CapabilitiesSet.id(),
+        &request,
+    );
+    out
+}
+
+/// The header of the answer to CapabilitiesSet.
+fn answer_header(header: &[u8], frame: &FrameConfig) -> Result<FrameHeader, ClientError> {
+    FrameHeader::parse(header, frame)
+        .map_err(|e| ClientError::protocol(format!("answer to CapabilitiesSet: {e}")))?
+        .ok_or_else(|| ClientError::protocol("short frame header"))
+}
+
+/// Whether the node agreed to switch: its OK, or the Error it refused with.
+fn check_switch_answer(type_id: u8, body: &[u8]) -> Result<(), ClientError> {
+    if type_id == ServerType::Error.id() {
+        let err = pb::Error::decode(body)
+            .map_err(|e| ClientError::protocol(format!("undecodable Error: {e}")))?;
+        let err = ServerError::from_pb(&err);
+        return Err(ClientError::tls(
+            format!("the server refused to switch to TLS: {err}"),
+            Some(err),
+        ));
+    }
+    if type_id != ServerType::Ok.id() {
+        return Err(ClientError::protocol(format!(
+            "answer to CapabilitiesSet of type {type_id} instead of OK"
+        )));
+    }
+    Ok(())
 }
 
 fn io_failure(err: io::Error, timeout: Duration) -> ClientError {

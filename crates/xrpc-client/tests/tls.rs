@@ -300,3 +300,150 @@ fn the_certificate_reloads_without_a_restart() {
     assert!(node.node().reload_tls().is_err());
     connect(&node, trusting(&second_ca.cert_file)).unwrap();
 }
+
+/// The tokio transport over TLS (feature `async`): the same switch, checks and refusals.
+#[cfg(feature = "async")]
+mod async_transport {
+    use super::*;
+    use xrpc_client::aio;
+
+    async fn connect_async(
+        node: &TlsNode,
+        options: ConnectOptions,
+    ) -> Result<aio::Connection, ClientError> {
+        aio::Connection::connect(node.addr(), options).await
+    }
+
+    fn refused_async(result: Result<aio::Connection, ClientError>) -> ClientError {
+        match result {
+            Ok(_) => panic!("the connection was expected to fail"),
+            Err(err) => err,
+        }
+    }
+
+    #[tokio::test]
+    async fn async_sql_round_trips_over_tls() {
+        let pki = TestPki::new();
+        let ca = pki.ca("node");
+        let node = TlsNode::start(&pki.server_cert(&ca, "node"), None);
+        let conn = connect_async(&node, trusting(&ca.cert_file)).await.unwrap();
+
+        let mut session = conn.session().unwrap();
+        session
+            .execute("create table t (id integer primary key, v text)", &[])
+            .await
+            .unwrap();
+        // Pipelined writes: many requests in one write, hence in few TLS records.
+        let mut pipeline = session.pipeline();
+        for i in 0..50i64 {
+            pipeline = pipeline.push_with_args(
+                "insert into t values (?, ?)",
+                vec![i.into(), format!("row {i}").into()],
+            );
+        }
+        let mut results = pipeline.send().unwrap();
+        while let Some(result) = results.next_result().await {
+            assert_eq!(result.unwrap().rows_affected, 1);
+        }
+        drop(results);
+        let rs = session
+            .query("select count(*), sum(id) from t")
+            .await
+            .unwrap();
+        assert_eq!(int(&rs.rows[0][0]), 50);
+        assert_eq!(int(&rs.rows[0][1]), (0..50).sum::<i64>());
+
+        // A result of several MiB: many records, and a socket that fills up on the node's side.
+        let big = session
+            .query(
+                "with recursive c(i) as (select 1 union all select i + 1 from c where i < 100000) \
+                 select i, printf('%050d', i) from c",
+            )
+            .await
+            .unwrap();
+        assert_eq!(big.rows.len(), 100_000);
+        assert_eq!(int(&big.rows[99_999][0]), 100_000);
+
+        // Several sessions at once on the one TLS connection.
+        let mut tasks = Vec::new();
+        for t in 0..4i64 {
+            let conn = conn.clone();
+            tasks.push(tokio::spawn(async move {
+                let mut s = conn.session().unwrap();
+                for i in 0..20i64 {
+                    let rs = s.query(&format!("select {t} * 1000 + {i}")).await.unwrap();
+                    assert_eq!(int(&rs.rows[0][0]), t * 1000 + i);
+                }
+            }));
+        }
+        for task in tasks {
+            task.await.unwrap();
+        }
+        assert!(!conn.is_broken());
+    }
+
+    #[tokio::test]
+    async fn async_certificate_checks_and_refusals() {
+        let pki = TestPki::new();
+        let node_ca = pki.ca("node");
+        let other_ca = pki.ca("other");
+        let node = TlsNode::start(&pki.server_cert(&node_ca, "node"), None);
+
+        let err = refused_async(connect_async(&node, trusting(&other_ca.cert_file)).await);
+        assert!(err.is_tls(), "{err}");
+        assert!(err.to_string().contains("UnknownIssuer"), "{err}");
+
+        let wrong_name = TlsOptions::with_ca_file(&node_ca.cert_file)
+            .unwrap()
+            .server_name("db.example.com")
+            .unwrap();
+        let err = refused_async(connect_async(&node, options().tls(wrong_name)).await);
+        assert!(err.to_string().contains("not valid for name"), "{err}");
+
+        // A plain async client is refused once the node requires secure transport.
+        let admin = connect_async(&node, trusting(&node_ca.cert_file))
+            .await
+            .unwrap();
+        admin
+            .execute_once("set global require_secure_transport = ON", &[])
+            .await
+            .unwrap();
+        let err = refused_async(connect_async(&node, options()).await);
+        assert_eq!(err.code(), Some(3159), "{err}");
+        connect_async(&node, trusting(&node_ca.cert_file))
+            .await
+            .unwrap();
+
+        // A node without a certificate refuses the switch with 5001.
+        let plain_node = TlsNode::start_with(None);
+        let err = refused_async(connect_async(&plain_node, trusting(&node_ca.cert_file)).await);
+        assert!(err.is_tls(), "{err}");
+        assert_eq!(err.code(), Some(5001), "{err}");
+    }
+
+    #[tokio::test]
+    async fn async_client_certificate_is_presented() {
+        let pki = TestPki::new();
+        let node_ca = pki.ca("node");
+        let client_ca = pki.ca("clients");
+        let node = TlsNode::start(
+            &pki.server_cert(&node_ca, "node"),
+            Some(&client_ca.cert_file),
+        );
+        let err = refused_async(connect_async(&node, trusting(&node_ca.cert_file)).await);
+        assert!(err.to_string().contains("CertificateRequired"), "{err}");
+
+        let good = pki.client_cert(&client_ca, "app-client");
+        let with_cert = options().tls(
+            TlsOptions::with_ca_file(&node_ca.cert_file)
+                .unwrap()
+                .client_cert_files(&good.cert, &good.key)
+                .unwrap(),
+        );
+        let conn = connect_async(&node, with_cert).await.unwrap();
+        assert_eq!(
+            int(&conn.query_once("select 7").await.unwrap().rows[0][0]),
+            7
+        );
+    }
+}

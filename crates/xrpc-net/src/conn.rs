@@ -510,6 +510,13 @@ pub(crate) struct Conn<H: Handler> {
     handler: Arc<H>,
     state: H::Conn,
     gate: RecvGate<RecvState>,
+    /// Set by any event that carried `EPOLLRDHUP`, before it knocks on the gate. The thread that
+    /// drives the gate reads it instead of only its own event's flags: a short read returns the
+    /// bytes before the peer's FIN, not the FIN, so a driver whose own event predates the FIN
+    /// would take that read as "drained" and absorb the knock of the event that reported it,
+    /// leaving the end of the stream unread and the connection open for good (found by the
+    /// `server_session` fuzz target: a partial frame, then FIN).
+    peer_closed: AtomicBool,
 }
 
 impl<H: Handler> Conn<H> {
@@ -601,7 +608,7 @@ impl<H: Handler> Conn<H> {
             };
             st.dyn_filled += n;
             if st.dyn_filled < st.dyn_need {
-                return if n == want || !short_is_drained || ready.is_closed() {
+                return if n == want || !short_is_drained || self.peer_may_have_closed(ready) {
                     Pass::More
                 } else {
                     Pass::Drained
@@ -721,11 +728,18 @@ impl<H: Handler> Conn<H> {
             st.filled = 0;
             return Pass::More;
         }
-        if n == want || !short_is_drained || ready.is_closed() {
+        if n == want || !short_is_drained || self.peer_may_have_closed(ready) {
             Pass::More
         } else {
             Pass::Drained
         }
+    }
+
+    /// Whether the peer's FIN may be waiting behind the bytes just read: this event or another
+    /// one (whose knock this driver absorbed) reported `EPOLLRDHUP`. Then the reader reads on
+    /// until it sees the end of the stream.
+    fn peer_may_have_closed(&self, ready: Ready) -> bool {
+        ready.is_closed() || self.peer_closed.load(Ordering::Acquire)
     }
 }
 
@@ -758,6 +772,10 @@ impl<H: Handler> ConnTask for Conn<H> {
         let mut first = true;
         let runnable = &mut *cx.runnable;
         runnable.clear();
+        if ready.is_closed() {
+            // Before the knock that `drive` may make: the knock's release publishes it.
+            self.peer_closed.store(true, Ordering::Release);
+        }
         self.gate.drive(|st| {
             let pass = self.recv_pass(st, group, ready, runnable);
             if first {
@@ -867,6 +885,7 @@ impl<H: Handler> ConnFactory for Factory<H> {
             handler: self.handler.clone(),
             state,
             gate: RecvGate::new(RecvState::new(group.config().fixed_recv_buf)),
+            peer_closed: AtomicBool::new(false),
         });
         let _ = shared.0.task.set(Arc::downgrade(&conn));
         conn

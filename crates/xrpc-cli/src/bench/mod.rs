@@ -56,12 +56,12 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 use percent_encoding::percent_decode_str;
 use url::Url;
-use xrpc_client::ConnectOptions;
 use xrpc_client::blocking::Connection;
 
 use self::stats::{Collector, Percentiles, StepClock, cores, process_cpu};
 use self::workload::Workload;
 use self::xrpc::XrpcAddr;
+use crate::conn::TlsArgs;
 use crate::format::grid;
 
 /// `xrpc bench` and its `prepare` subcommand.
@@ -131,6 +131,9 @@ pub struct BenchArgs {
     /// Draw QPS and p99 against concurrency (`.png` or `.svg`).
     #[arg(long)]
     pub plot: Option<PathBuf>,
+    /// TLS for the xrpc targets (the name checked is each target's host).
+    #[command(flatten)]
+    pub tls: TlsArgs,
 }
 
 /// A parsed target.
@@ -212,13 +215,36 @@ impl Target {
                     name,
                     addr: XrpcAddr {
                         addr: hostport,
+                        host: host.clone(),
                         user,
                         password,
                         schema: db,
+                        tls: None,
                     },
                 })
             }
             _ => Err(unknown()),
+        }
+    }
+
+    /// The target with the TLS the flags ask for: xrpc targets switch to TLS (and are named
+    /// `xrpc+tls://…`); the flags apply to nothing else.
+    pub fn with_tls(self, tls: &TlsArgs) -> Result<Self, String> {
+        if !tls.wanted() {
+            return Ok(self);
+        }
+        match self {
+            Target::Xrpc { name, mut addr } => {
+                addr.tls = tls.options(&addr.host).map_err(|e| e.to_string())?;
+                Ok(Target::Xrpc {
+                    name: name.replacen("xrpc://", "xrpc+tls://", 1),
+                    addr,
+                })
+            }
+            other => Err(format!(
+                "{}: --tls and the other --tls-* flags apply to xrpc:// targets only",
+                other.name()
+            )),
         }
     }
 
@@ -235,12 +261,8 @@ impl Target {
     pub fn executor(&self) -> Result<Executor, String> {
         match self {
             Target::Xrpc { addr, .. } => {
-                let mut options = ConnectOptions::new(addr.user.clone(), addr.password.clone());
-                if let Some(s) = &addr.schema {
-                    options = options.schema(s.clone());
-                }
-                let conn =
-                    Connection::connect(addr.addr.as_str(), options).map_err(|e| e.to_string())?;
+                let conn = Connection::connect(addr.addr.as_str(), addr.connect_options())
+                    .map_err(|e| e.to_string())?;
                 let mut session = conn.session().map_err(|e| e.to_string())?;
                 Ok(Box::new(move |sql| {
                     session
@@ -418,11 +440,7 @@ fn probe(target: &Target, args: &BenchArgs) -> Result<Probe, String> {
             None,
         ),
         Target::Xrpc { addr, .. } => {
-            let mut options = ConnectOptions::new(addr.user.clone(), addr.password.clone());
-            if let Some(s) = &addr.schema {
-                options = options.schema(s.clone());
-            }
-            let conn = Connection::connect(addr.addr.as_str(), options)
+            let conn = Connection::connect(addr.addr.as_str(), addr.connect_options())
                 .map_err(|e| format!("cannot connect: {e}"))?;
             let version = conn
                 .query_once("SELECT @@version")
@@ -614,6 +632,9 @@ fn run_inner(args: &BenchArgs) -> Result<i32, String> {
     if args.concurrency.is_empty() || args.concurrency.contains(&0) {
         return Err("--concurrency takes positive numbers".into());
     }
+    if args.workload == Workload::Echo && args.tls.wanted() {
+        return Err("the echo workload speaks no TLS: drop the --tls flags".into());
+    }
     let mut targets = Vec::new();
     let mut specs = args.targets.clone();
     if specs.is_empty() && !(args.workload == Workload::Echo && args.spawn_echo) {
@@ -621,6 +642,7 @@ fn run_inner(args: &BenchArgs) -> Result<i32, String> {
     }
     for spec in &specs {
         let t = Target::parse(spec)?;
+        let t = t.with_tls(&args.tls)?;
         targets.push(match (args.workload, t) {
             (Workload::Echo, Target::Xrpc { addr, .. }) => {
                 let sock = addr

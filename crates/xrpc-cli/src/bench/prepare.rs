@@ -30,12 +30,15 @@ pub struct PrepareArgs {
     /// Rows to insert.
     #[arg(long, default_value_t = 100_000)]
     pub table_size: u64,
+    /// TLS for the xrpc targets.
+    #[command(flatten)]
+    pub tls: crate::conn::TlsArgs,
 }
 
 /// Runs `xrpc bench prepare`; the exit code.
 pub fn run(args: &PrepareArgs) -> i32 {
     for spec in &args.targets {
-        let target = match Target::parse(spec) {
+        let target = match Target::parse(spec).and_then(|t| t.with_tls(&args.tls)) {
             Ok(t) => t,
             Err(e) => {
                 eprintln!("ERROR: {e}");

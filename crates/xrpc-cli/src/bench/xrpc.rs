@@ -22,6 +22,13 @@
 //! seen, so with pipelining a `read-write` client may already have sent statements past the one
 //! that failed.
 //!
+//! # TLS
+//!
+//! With `--tls` each connection switches to TLS (`xrpc_client::tls::negotiate`) while its socket
+//! is still blocking, before the core sends anything. Afterwards bytes read go socket → rustls →
+//! core, and the core's output goes core → rustls → socket; records the socket does not take stay
+//! queued in rustls (which then takes no more plaintext) and are written on the next turn.
+//!
 //! # Invariants
 //!
 //! - A client's in-flight queue mirrors its session's requests in order: every
@@ -34,7 +41,7 @@
 //!   most 1 ms.
 
 use std::collections::{HashMap, VecDeque};
-use std::io;
+use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::os::fd::AsFd;
 use std::time::{Duration, Instant};
@@ -42,7 +49,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use xrpc_bench::poll::{self, Epoll, Errno, Events, RecvResult};
 use xrpc_client::proto::{ClientConfig, ClientConnection, Event};
-use xrpc_client::{ExecOptions, Param, RequestId, SessionId};
+use xrpc_client::{ConnectOptions, ExecOptions, Param, RequestId, SessionId, TlsOptions};
 
 use super::stats::{Recorder, StepClock};
 use super::workload::{Arg, Script};
@@ -50,21 +57,39 @@ use super::{Started, StepSpec, spawn_load};
 
 /// How long a stopping thread waits for its in-flight requests.
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long the switch to TLS may take, for each read and write of it.
+const TLS_NEGOTIATION_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Where an xrpc node is and how to log in.
 #[derive(Debug, Clone)]
 pub struct XrpcAddr {
     /// `host:port`.
     pub addr: String,
+    /// The host alone: the name a TLS certificate is checked against by default.
+    pub host: String,
     /// Account.
     pub user: String,
     /// Password.
     pub password: String,
     /// Default schema.
     pub schema: Option<String>,
+    /// Switch every connection to TLS before authenticating.
+    pub tls: Option<TlsOptions>,
 }
 
 impl XrpcAddr {
+    /// Options for the blocking client (the probe and `prepare`).
+    pub fn connect_options(&self) -> ConnectOptions {
+        let mut options = ConnectOptions::new(self.user.clone(), self.password.clone());
+        if let Some(s) = &self.schema {
+            options = options.schema(s.clone());
+        }
+        if let Some(tls) = &self.tls {
+            options = options.tls(tls.clone());
+        }
+        options
+    }
+
     fn config(&self) -> ClientConfig {
         let mut config = ClientConfig::new(self.user.clone(), self.password.clone());
         if let Some(s) = &self.schema {
@@ -93,7 +118,9 @@ pub fn start(target: &XrpcAddr, spec: &StepSpec) -> Started {
 struct Conn {
     stream: TcpStream,
     core: ClientConnection,
-    /// Bytes taken from the core and not yet fully written.
+    /// The TLS session every byte goes through, when the target asks for TLS.
+    tls: Option<rustls::ClientConnection>,
+    /// Bytes taken from the core and not yet fully written (to the socket, or into `tls`).
     out: Vec<u8>,
     written: usize,
     /// Client index by raw sid.
@@ -144,14 +171,31 @@ impl Driver {
         let mut clients = Vec::new();
         let now = Instant::now();
         for (local, &global) in mine.iter().enumerate() {
-            let stream = TcpStream::connect(&target.addr)
+            let mut stream = TcpStream::connect(&target.addr)
                 .map_err(|e| format!("connect to {}: {e}", target.addr))?;
             stream.set_nodelay(true).map_err(|e| e.to_string())?;
+            let config = target.config();
+            // The switch to TLS is done blocking, before the core sends its first frame.
+            let tls = match &target.tls {
+                Some(options) => {
+                    let peer = stream.peer_addr().map_err(|e| e.to_string())?.ip();
+                    let session = xrpc_client::tls::negotiate(
+                        &mut stream,
+                        options,
+                        &config.frame,
+                        peer,
+                        TLS_NEGOTIATION_TIMEOUT,
+                    )
+                    .map_err(|e| format!("TLS to {}: {e}", target.addr))?;
+                    Some(session)
+                }
+                None => None,
+            };
             stream.set_nonblocking(true).map_err(|e| e.to_string())?;
             epoll
                 .add_edge_read(stream.as_fd(), local as u64)
                 .map_err(|e| format!("epoll: {e}"))?;
-            let mut core = ClientConnection::new(target.config(), now);
+            let mut core = ClientConnection::new(config, now);
             let mut sids = HashMap::new();
             for c in (global..spec.concurrency).step_by(connections) {
                 let sid = core.open_session().map_err(|e| e.to_string())?;
@@ -167,6 +211,7 @@ impl Driver {
             conns.push(Conn {
                 stream,
                 core,
+                tls,
                 out: Vec::with_capacity(64 * 1024),
                 written: 0,
                 clients: sids,
@@ -221,10 +266,12 @@ impl Driver {
             if self.conns.iter().all(|c| c.lost) {
                 break;
             }
-            let pending_out = self
-                .conns
-                .iter()
-                .any(|c| !c.lost && (c.written < c.out.len() || c.core.has_transmit()));
+            let pending_out = self.conns.iter().any(|c| {
+                !c.lost
+                    && (c.written < c.out.len()
+                        || c.core.has_transmit()
+                        || c.tls.as_ref().is_some_and(|t| t.wants_write()))
+            });
             let mut wait = if pending_out {
                 Duration::from_millis(1)
             } else {
@@ -279,7 +326,15 @@ impl Driver {
             match poll::recv(conn.stream.as_fd(), buf) {
                 RecvResult::Data(n) => {
                     now = Instant::now();
-                    conn.core.handle_input(&buf[..n], now);
+                    match &mut conn.tls {
+                        None => conn.core.handle_input(&buf[..n], now),
+                        Some(tls) => {
+                            if let Err(e) = tls_input(tls, &mut conn.core, &buf[..n], now) {
+                                conn.core.handle_io_error(e);
+                                break;
+                            }
+                        }
+                    }
                     if n < buf.len() {
                         // Short read: drained (edge-triggered).
                         break;
@@ -412,6 +467,12 @@ impl Driver {
         if conn.lost {
             return;
         }
+        if conn.tls.is_some() {
+            if let Err(e) = conn.flush_tls() {
+                conn.core.handle_io_error(e);
+            }
+            return;
+        }
         loop {
             if conn.written == conn.out.len() {
                 conn.written = 0;
@@ -430,5 +491,79 @@ impl Driver {
                 }
             }
         }
+    }
+}
+
+impl Conn {
+    /// Moves the core's output into the TLS session and the session's records to the socket,
+    /// until the socket would block or nothing is left. The session takes plaintext only while
+    /// its record buffer has room, so `out` keeps the rest for the next turn.
+    fn flush_tls(&mut self) -> io::Result<()> {
+        let Some(tls) = self.tls.as_mut() else {
+            return Ok(());
+        };
+        let mut socket = NonBlockingFd(&self.stream);
+        loop {
+            if tls.wants_write() {
+                match tls.write_tls(&mut socket) {
+                    Ok(_) => continue,
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                }
+            }
+            if self.written == self.out.len() {
+                self.written = 0;
+                if !self.core.swap_transmit(&mut self.out) {
+                    return Ok(());
+                }
+            }
+            let taken = tls.writer().write(&self.out[self.written..])?;
+            self.written += taken;
+            if taken == 0 && !tls.wants_write() {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Feeds `data`, read from the socket, through the TLS session into the core.
+fn tls_input(
+    tls: &mut rustls::ClientConnection,
+    core: &mut ClientConnection,
+    mut data: &[u8],
+    now: Instant,
+) -> io::Result<()> {
+    let mut plain = [0u8; 16 * 1024];
+    while !data.is_empty() {
+        tls.read_tls(&mut data)?;
+        tls.process_new_packets()
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+        loop {
+            match tls.reader().read(&mut plain) {
+                Ok(0) => {
+                    // The node's close_notify: the end of the stream.
+                    core.handle_eof();
+                    return Ok(());
+                }
+                Ok(n) => core.handle_input(&plain[..n], now),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The socket as `io::Write` for rustls, without blocking: a full socket is `WouldBlock`.
+struct NonBlockingFd<'a>(&'a TcpStream);
+
+impl io::Write for NonBlockingFd<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        poll::send(self.0.as_fd(), buf).map_err(|e| io::Error::from_raw_os_error(e.raw_os_error()))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
