@@ -22,6 +22,19 @@
 //! batch runs inline; every other one becomes a task, and a push writes the eventfd only when some
 //! worker is waiting (`wake.rs`).
 //!
+//! # One CPU: no hand-off
+//!
+//! When every worker of a group can run only on one CPU (the group has one CPU and its workers are
+//! bound to it, or the process may use one CPU at all), waking a second worker for the tasks a
+//! worker queues while handling its events buys no parallelism: the woken worker would only take
+//! turns with the pusher on that CPU, at the price of an eventfd write, an epoll wake-up and two
+//! context switches per hand-off (a third of the node's CPU at 4096 clients in the profiles of
+//! issue 11). Such a worker queues them without a wake-up ([`GroupHandle::push_from_worker`]) and
+//! runs them itself when it returns to the top of its loop, before it could wait. Nothing is
+//! stranded: the pusher is awake and pops the queue before it announces a wait. A unit that
+//! blocks still lets the others run: its `enter_wait` starts an extra worker, which begins by
+//! popping the queue, and the watchdog forces one if the queue's head stops moving.
+//!
 //! # The dynamic pool
 //!
 //! * **Stalls.** A handler about to block calls [`GroupHandle::enter_wait`]; the guard counts the
@@ -146,6 +159,8 @@ pub(crate) struct Group {
     pub(crate) queue: TaskQueue<Task>,
     waiters: Waiters,
     epoll_waiters: AtomicUsize,
+    /// Every worker of the group can run only on one CPU (see the module docs, "One CPU").
+    single_cpu: AtomicBool,
     timers: Mutex<TimerHeap<TimerFn>>,
     /// Next timer deadline in ns since `epoch`, `u64::MAX` if none. Written under `timers`; read
     /// without it as a hint (a stale value costs one early wake-up or one try-lock).
@@ -239,8 +254,10 @@ impl Group {
         if let Some(l) = &listener {
             epoll.add_edge_read(l.as_fd(), LISTENER_TOKEN)?;
         }
+        let single_cpu = AtomicBool::new(runs_on_one_cpu(&cfg, &cpus));
         let group = Group {
             id,
+            single_cpu,
             pages: PagePool::new(cfg.cached_output_pages),
             queue: TaskQueue::new(cfg.work_queue_capacity),
             cfg,
@@ -364,6 +381,30 @@ impl GroupHandle {
             g.wake_one();
         }
         Ok(())
+    }
+
+    /// Pushes a task from one of this group's own workers, in its event loop, for the same
+    /// worker to run. It wakes another worker as [`push`](Self::push) does, unless every worker of
+    /// the group runs on one CPU: then the pusher, which is awake and pops the queue before it
+    /// can wait, runs it itself (module docs, "One CPU").
+    pub(crate) fn push_from_worker(&self, task: Task) -> Result<(), Task> {
+        let g = &self.0;
+        if !g.single_cpu.load(Ordering::Relaxed) {
+            return self.push(task);
+        }
+        if let Err(task) = g.queue.push(task) {
+            NetCounters::incr(&g.counters.queue_full_total);
+            return Err(task);
+        }
+        NetCounters::incr(&g.counters.tasks_queued);
+        NetCounters::incr(&g.counters.wakeups_skipped);
+        Ok(())
+    }
+
+    /// Whether every worker of the group runs on one CPU, so that a worker runs the tasks it
+    /// queues itself.
+    pub fn single_cpu(&self) -> bool {
+        self.0.single_cpu.load(Ordering::Relaxed)
     }
 
     /// Schedules `f` to run once after `after`, then every `period` if given. Timers run on
@@ -647,6 +688,9 @@ impl GroupHandle {
 
     /// Replaces the group's CPU set; workers re-pin themselves.
     pub(crate) fn set_cpus(&self, cpus: Vec<usize>) {
+        self.0
+            .single_cpu
+            .store(runs_on_one_cpu(&self.0.cfg, &cpus), Ordering::Relaxed);
         *self.0.cpus.lock() = cpus.into();
         self.0.cpu_gen.fetch_add(1, Ordering::AcqRel);
     }
@@ -697,6 +741,13 @@ pub(crate) fn run_unit_counted(
     conn.run_unit(unit, cx);
     g.perf.record_since(Stage::Run, t);
     g.running.fetch_sub(1, Ordering::AcqRel);
+}
+
+/// Whether the workers of a group on `cpus` can run only on one CPU: they are bound to its one
+/// CPU, or the process may run on one CPU at all.
+fn runs_on_one_cpu(cfg: &NetConfig, cpus: &[usize]) -> bool {
+    let allowed = std::thread::available_parallelism().map_or(usize::MAX, |n| n.get());
+    (cfg.bind_cores && cpus.len() == 1) || allowed == 1
 }
 
 fn pin(group: &GroupHandle, reason: SpawnReason) {
