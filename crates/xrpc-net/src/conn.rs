@@ -783,8 +783,7 @@ impl<H: Handler> ConnTask for Conn<H> {
                 unit,
                 since: t_ready,
             };
-            // On a worker, in its event loop: see group.rs, "One CPU".
-            if group.push_from_worker(task).is_err() {
+            if group.push(task).is_err() {
                 self.handler.on_queue_full(&self.conn, &self.state, unit);
             }
         }

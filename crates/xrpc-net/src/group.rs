@@ -29,9 +29,12 @@
 //! worker queues while handling its events buys no parallelism: the woken worker would only take
 //! turns with the pusher on that CPU, at the price of an eventfd write, an epoll wake-up and two
 //! context switches per hand-off (a third of the node's CPU at 4096 clients in the profiles of
-//! issue 11). Such a worker queues them without a wake-up ([`GroupHandle::push_from_worker`]) and
-//! runs them itself when it returns to the top of its loop, before it could wait. Nothing is
-//! stranded: the pusher is awake and pops the queue before it announces a wait. A unit that
+//! issue 11). So a push made *on one of the group's own workers* (dispatch after a receive, a
+//! session's spill going back to the queue, a timer) wakes nobody there: the worker runs the task
+//! itself when it returns to the top of its loop. Nothing is stranded: the pusher is awake and
+//! pops the queue (or sees it non-empty after announcing its wait) before it can sleep. Workers
+//! know their group through a thread-local set when they start; a push from any other thread
+//! wakes a waiting worker as usual. A unit that
 //! blocks still lets the others run: its `enter_wait` starts an extra worker, which begins by
 //! popping the queue, and the watchdog forces one if the queue's head stops moving.
 //!
@@ -369,7 +372,8 @@ impl GroupHandle {
             .map_err(|_| QueueFull)
     }
 
-    /// Pushes a task and wakes a waiting worker if there is one.
+    /// Pushes a task and wakes a waiting worker if there is one, unless the pusher is one of
+    /// this group's workers and they all run on one CPU (module docs, "One CPU").
     pub(crate) fn push(&self, task: Task) -> Result<(), Task> {
         let g = &self.0;
         if let Err(task) = g.queue.push(task) {
@@ -377,28 +381,17 @@ impl GroupHandle {
             return Err(task);
         }
         NetCounters::incr(&g.counters.tasks_queued);
-        if g.waiters.must_notify() {
+        if g.single_cpu.load(Ordering::Relaxed) && self.on_own_worker() {
+            NetCounters::incr(&g.counters.wakeups_skipped);
+        } else if g.waiters.must_notify() {
             g.wake_one();
         }
         Ok(())
     }
 
-    /// Pushes a task from one of this group's own workers, in its event loop, for the same
-    /// worker to run. It wakes another worker as [`push`](Self::push) does, unless every worker of
-    /// the group runs on one CPU: then the pusher, which is awake and pops the queue before it
-    /// can wait, runs it itself (module docs, "One CPU").
-    pub(crate) fn push_from_worker(&self, task: Task) -> Result<(), Task> {
-        let g = &self.0;
-        if !g.single_cpu.load(Ordering::Relaxed) {
-            return self.push(task);
-        }
-        if let Err(task) = g.queue.push(task) {
-            NetCounters::incr(&g.counters.queue_full_total);
-            return Err(task);
-        }
-        NetCounters::incr(&g.counters.tasks_queued);
-        NetCounters::incr(&g.counters.wakeups_skipped);
-        Ok(())
+    /// Whether the calling thread is one of this group's workers.
+    fn on_own_worker(&self) -> bool {
+        WORKER_OF.with(|w| std::ptr::eq(w.get(), Arc::as_ptr(&self.0)))
     }
 
     /// Whether every worker of the group runs on one CPU, so that a worker runs the tasks it
@@ -767,9 +760,16 @@ fn pin(group: &GroupHandle, reason: SpawnReason) {
     };
 }
 
+std::thread_local! {
+    /// The group whose worker this thread is (null on any other thread); see the module docs,
+    /// "One CPU". Only compared, never dereferenced.
+    static WORKER_OF: std::cell::Cell<*const Group> = const { std::cell::Cell::new(std::ptr::null()) };
+}
+
 /// The body of every worker thread.
 fn worker_main(group: GroupHandle, reason: SpawnReason) {
     let g = &*group.0;
+    WORKER_OF.with(|w| w.set(Arc::as_ptr(&group.0)));
     let extra = !matches!(reason, SpawnReason::Base(_));
     let _exit = WorkerExit { g, extra };
     let mut cpu_gen = g.cpu_gen.load(Ordering::Acquire);
