@@ -34,9 +34,11 @@
 //! itself when it returns to the top of its loop. Nothing is stranded: the pusher is awake and
 //! pops the queue (or sees it non-empty after announcing its wait) before it can sleep. Workers
 //! know their group through a thread-local set when they start; a push from any other thread
-//! wakes a waiting worker as usual. A unit that
-//! blocks still lets the others run: its `enter_wait` starts an extra worker, which begins by
-//! popping the queue, and the watchdog forces one if the queue's head stops moving.
+//! wakes a waiting worker as usual. A unit that blocks still lets the others run: its
+//! `enter_wait` starts an extra worker, which begins by popping the queue, and the watchdog forces
+//! one if the queue's head stops moving. The price is fairness on that one CPU: tasks queued
+//! behind a long unit that does not block wait for it to end, where a woken worker would have
+//! taken turns with it.
 //!
 //! # The dynamic pool
 //!
