@@ -57,9 +57,21 @@ def kv(args):
     return out
 
 
+def server_cpu(obj):
+    """Server CPU per request from a peer script's server_cpu_s over server_window_s (lib.sh's
+    bench_server_cpu_end): the server's cores busy over the load generator's run, divided by
+    its QPS. Lines that carry the figure already (xrpc bench's) are left alone."""
+    if obj.get("server_cpu_us_per_request") is None and obj.get("server_cpu_s") is not None \
+            and obj.get("server_window_s") and obj.get("qps"):
+        cores = obj["server_cpu_s"] / obj["server_window_s"]
+        obj["server_cores"] = round(cores, 3)
+        obj["server_cpu_us_per_request"] = round(cores / obj["qps"] * 1e6, 2)
+
+
 def emit(obj):
     """Measurement lines get the schema fields first, in order."""
     if "workload" in obj:
+        server_cpu(obj)
         ordered = {k: obj.get(k) for k in SCHEMA}
         ordered.update({k: v for k, v in obj.items() if k not in ordered})
         obj = ordered
@@ -222,7 +234,8 @@ def convert_xrpcbench(doc, ports, extra):
             version=(doc.get("versions", {}).get("targets", {}) or {}).get(name),
         )
         for k in ("p90_us", "max_us", "tps", "requests", "lost_clients", "threads", "pipeline_depth",
-                  "client_cpu", "client_cores", "duration_s", "intervals_qps", "first_error"):
+                  "client_cpu", "client_cores", "client_cpu_us_per_request", "server_pid",
+                  "server_cpu_us_per_request", "server_cores", "duration_s", "intervals_qps", "first_error"):
             if k in r:
                 obj[k] = r[k]
         obj["warmup_s"] = doc.get("settings", {}).get("warmup_s")

@@ -48,11 +48,15 @@ target="grpc-go-workers$WORKERS"
 client=("${BENCH_CLIENT_PREFIX[@]}" "$BIN" client -addr "127.0.0.1:$PORT" -conns "$CONNS" -inflight "$INFLIGHT"
     -duration "${TIME}s" -warmup "${WARMUP}s" -payload 1 -target "$target")
 bench_log "grpc-go echo: workers $WORKERS, $CONNS conns x $INFLIGHT in flight, ${TIME}s"
+SERVER_PID=$BENCH_LAST_PID
+bench_server_cpu_begin "$SERVER_PID"
 line=$("${client[@]}" 2>"$BENCH_RUN/grpc-go-client.log") || {
     tail -20 "$BENCH_RUN/grpc-go-client.log" >&2
     bench_die "grpc-echo client failed"
 }
+server_cpu=()
+read -ra server_cpu < <(bench_server_cpu_end "$SERVER_PID") || true
 bench_stop grpc-go
-bench_emit "$(printf '%s\n' "$line" | python3 "$BENCH_PY" merge server_workers="$WORKERS" version="$VERSION" \
+bench_emit "$(printf '%s\n' "$line" | python3 "$BENCH_PY" merge server_workers="$WORKERS" "${server_cpu[@]}" version="$VERSION" \
     go="$(go env GOVERSION)" server_cpus="$BENCH_SERVER_CPUSET" client_cpus="$BENCH_CLIENT_CPUSET" \
     server_cmd="$(bench_quote "${server[@]}")" cmd="$(bench_quote "${client[@]}")")"

@@ -291,6 +291,26 @@ bench_build_tonic() {
 # ---------------------------------------------------------------------------------------------
 # Records.
 
+# Server CPU per request. bench_server_cpu_begin PID before the load generator runs,
+# bench_server_cpu_end PID after: it prints `server_cpu_s=… server_window_s=…`, the server's
+# utime + stime (fields 14 and 15 of /proc/PID/stat, after the command name) and the wall time
+# between the two calls, for bench_emit's key=value list. benchjson.py turns them into
+# server_cores (server_cpu_s / server_window_s) and server_cpu_us_per_request (server_cores / qps),
+# the figure least disturbed by a shared machine. Empty output when the pid is unreadable.
+bench_cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $12 + $13}'; }
+bench_server_cpu_begin() {
+    BENCH__CPU0=$(bench_cpu_ticks "$1")
+    BENCH__T0=$(date +%s.%N)
+}
+bench_server_cpu_end() {
+    local t1 cpu1
+    cpu1=$(bench_cpu_ticks "$1")
+    t1=$(date +%s.%N)
+    [ -n "$cpu1" ] && [ -n "${BENCH__CPU0:-}" ] || return 0
+    awk -v a="$BENCH__CPU0" -v b="$cpu1" -v t0="$BENCH__T0" -v t1="$t1" -v hz="$(getconf CLK_TCK)" \
+        'BEGIN {printf "server_cpu_s=%.2f server_window_s=%.3f\n", (b - a) / hz, t1 - t0}'
+}
+
 bench_machine_json() {
     local cpu
     cpu=$(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -1)

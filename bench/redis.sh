@@ -44,6 +44,7 @@ server=("${BENCH_SERVER_PREFIX[@]}" redis-server --port "$PORT" --bind 127.0.0.1
     --save '' --appendonly no --dir "$BENCH_RUN/redis" --daemonize no --maxclients 10000)
 bench_start redis "$BENCH_RUN/redis/server.log" "${server[@]}"
 bench_wait_port "$PORT" 20 "$BENCH_LAST_PID" || bench_die "redis-server did not start (see $BENCH_RUN/redis/server.log)"
+SERVER_PID=$BENCH_LAST_PID
 
 pipe_args=()
 [ "$PIPE" -gt 1 ] && pipe_args=(-P "$PIPE")
@@ -62,14 +63,17 @@ if [ -z "$REQUESTS" ]; then
 fi
 cmd=("${BENCH_CLIENT_PREFIX[@]}" redis-benchmark -h 127.0.0.1 -p "$PORT" -t ping_mbulk -c "$CLIENTS" "${pipe_args[@]}" -n "$REQUESTS")
 bench_log "redis-benchmark ping: $CLIENTS clients x pipeline $PIPE, $REQUESTS requests"
+bench_server_cpu_begin "$SERVER_PID"
 "${cmd[@]}" >"$out" 2>&1 || {
     tail -20 "$out" >&2
     bench_die "redis-benchmark failed (see $out)"
 }
+server_cpu=()
+read -ra server_cpu < <(bench_server_cpu_end "$SERVER_PID") || true
 bench_stop redis
 target=redis
 [ "$PIPE" -gt 1 ] && target="redis-P$PIPE"
 bench_emit "$(python3 "$BENCH_PY" redis workload=echo target="$target" concurrency="$INFLIGHT" connections="$CLIENTS" \
-    pipeline="$PIPE" payload_bytes=4 loadgen=redis-benchmark version="$(redis-server --version | sed -n 's/.* v=\([^ ]*\).*/\1/p')" \
+    pipeline="$PIPE" "${server_cpu[@]}" payload_bytes=4 loadgen=redis-benchmark version="$(redis-server --version | sed -n 's/.* v=\([^ ]*\).*/\1/p')" \
     package="$(bench_pkg_version redis-server)" server_cpus="$BENCH_SERVER_CPUSET" client_cpus="$BENCH_CLIENT_CPUSET" \
     server_cmd="$(bench_quote "${server[@]}")" cmd="$(bench_quote "${cmd[@]}")" <"$out")"

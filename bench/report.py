@@ -27,8 +27,9 @@ ECHO_COLS = [
     ("raw-epoll", "raw epoll (limit)", False),
     ("sockperf", "sockperf (kernel floor)", False),
     ("tokio", "tokio", True),
-    ("redis", "Redis", True),
-    ("redis-P16", "Redis -P 16", True),
+    ("redis-shape", "Redis, same shape", True),
+    ("redis", "Redis, N·M clients", False),
+    ("redis-P16", "Redis -P 16, N·M/16 clients", False),
     ("grpc-go-workers0", "grpc-go workers 0", True),
     ("grpc-go-workers1", "grpc-go workers 1", True),
     ("grpc-go-workers2", "grpc-go workers 2", True),
@@ -82,6 +83,12 @@ class Results:
         t = m["target"]
         if m["workload"] == "point_select" and m.get("loadgen") == "sysbench":
             return t + " (sysbench)"
+        if m["workload"] == "echo" and t.startswith("redis") and m.get("case"):
+            # Redis at the shape of the case (N clients, -P M) is the peer; other shapes (older
+            # results files) stay in their own columns.
+            n, per = (int(x) for x in m["case"].split("x"))
+            if m.get("connections") == n and (m.get("pipeline") or 1) == per:
+                return "redis-shape"
         return t
 
     def table(self, workload, rowkey):
@@ -100,6 +107,29 @@ class Results:
         """The measurement of the repetition with the median QPS (for latencies)."""
         ms = sorted(cell.values(), key=lambda m: m["qps"])
         return ms[len(ms) // 2] if ms else None
+
+
+def fmt_cpu(v):
+    return "–" if v is None else f"{v:.1f}"
+
+
+def cpu_rows(table, rows, cols, label):
+    """Lines of a table of server CPU per request (µs), median [min–max] over the repetitions."""
+    out = ["| " + label[0] + " | " + " | ".join(c[1] for c in cols) + " |",
+           "|---:|" + "---:|" * len(cols)]
+    for r in rows:
+        cells = [spread([x.get("server_cpu_us_per_request") for x in table[r].get(c[0], {}).values()], fmt_cpu)
+                 for c in cols]
+        out.append(f"| {label[1](r)} | " + " | ".join(cells) + " |")
+    return out
+
+
+CPU_NOTE = ("Server CPU per request: the server process's user + system CPU time (`/proc/<pid>/stat`) over the "
+            "measured window divided by the requests completed in it (`xrpc bench`, which finds the process from "
+            "the target's port), or over the load generator's whole run divided by its QPS × run time (the other "
+            "peers' scripts, bench/lib.sh `bench_server_cpu_begin`/`_end`). It is the figure the shared machine "
+            "disturbs least: judge a change to a server by it. \"–\": not measured (the in-process echo-bench "
+            "servers share one process with their load generator).")
 
 
 def ratios(row, xkey, peers):
@@ -234,8 +264,8 @@ def main():
         w("## Echo (1-byte payload)")
         w("")
         w("Requests per second, one core per server. A case N×M is N connections with M requests in flight on "
-          "each (N·M in flight in total); Redis gets the same total in flight with N·M clients, or N·M/16 clients "
-          "with `-P 16`. Each peer is driven by its own load generator (`echo-bench` for xrpc, the raw epoll loop "
+          "each (N·M in flight in total); Redis runs at the same shape: N `redis-benchmark` clients with `-P M` "
+          "(no `-P` when M is 1). Each peer is driven by its own load generator (`echo-bench` for xrpc, the raw epoll loop "
           "and tokio; `sockperf ping-pong`; `redis-benchmark`; our grpc-go client; the tonic client), all on the "
           "load-generator CPU. \"best peer\" excludes the raw epoll loop and sockperf, which are references, not "
           "peers.")
@@ -256,6 +286,12 @@ def main():
         w("")
         w(summary(echo, cases, "xrpc", peers, "in-flight case", lambda c: c.replace("x", "×")))
         w("")
+        if any(x.get("server_cpu_us_per_request") is not None
+               for r in cases for c in cols for x in echo[r].get(c[0], {}).values()):
+            w(CPU_NOTE)
+            w("")
+            L.extend(cpu_rows(echo, cases, cols, ("case", lambda c: c.replace("x", "×"))))
+            w("")
         w("Latency of the repetition with the median QPS, p50 / p99 / p99.9:")
         w("")
         w("| case | " + " | ".join(c[1] for c in cols) + " |")
@@ -279,11 +315,12 @@ def main():
                     med = statistics.median(rs)
                     targets.append((f"echo ≥ 15× grpc-go (best of NumStreamWorkers 0 / = cores) at 512 in flight ({case.replace('x', '×')})",
                                     f"{spread(rs, fmt_ratio)}× (vs {most_common(names)})", med >= 15))
-            if "redis-P16" in row:
-                rs, _ = ratios(row, "xrpc", ["redis-P16"])
+            if "redis-shape" in row:
+                rs, _ = ratios(row, "xrpc", ["redis-shape"])
                 if rs:
                     med = statistics.median(rs)
-                    targets.append((f"echo ≥ 1.0× Redis -P 16 at {n * m} in flight ({case.replace('x', '×')})",
+                    targets.append((f"echo ≥ 1.0× Redis at the same shape ({case.replace('x', '×')}: {n} client{'s' if n > 1 else ''}"
+                                    + (f", -P {m}" if m > 1 else "") + ")",
                                     f"{spread(rs, fmt_ratio)}×", med >= 1.0))
 
     # ------------------------------------------------------------------------------- select 1
@@ -308,6 +345,12 @@ def main():
         w("")
         w(summary(t, sorted(t), "xrpc", peers, "client count", str))
         w("")
+        if any(x.get("server_cpu_us_per_request") is not None
+               for r in t for c in present for x in t[r].get(c[0], {}).values()):
+            w(CPU_NOTE)
+            w("")
+            L.extend(cpu_rows(t, sorted(t), present, ("clients", str)))
+            w("")
         w("p50 / p99 / p99.9 of the repetition with the median QPS; errors and clients lost (sessions the server "
           "ended) over all repetitions:")
         w("")
@@ -443,8 +486,8 @@ def main():
     w("\n".join(cmds).replace(root, ""))
     w("```")
     w("")
-    # Sections other bench/ scripts wrote (bench/binlog-cost.sh, bench/tls-cost.sh), kept across regenerations.
-    for extra in ["binlog-cost.md", "tls-cost.md"]:
+    # Sections other bench/ scripts wrote (bench/binlog-cost.sh, bench/tls-cost.sh, bench/request-cost.sh), kept across regenerations.
+    for extra in ["binlog-cost.md", "tls-cost.md", "request-cost.md"]:
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", extra)
         if os.path.exists(path):
             with open(path) as f:

@@ -4,7 +4,7 @@
 #
 #   bench/run-all.sh [--smoke|--quick|--full] [--reps N]        (default: --full)
 #
-#   --full   echo cases 1x1 4x16 4x128 64x8 1024x1; select 1 and point select at
+#   --full   echo cases 1x1 4x16 4x128 64x16 1024x1; select 1 and point select at
 #            2 8 64 256 1024 2048 4096 clients; 3 repetitions            (about 45-55 min here)
 #   --quick  echo cases 1x1 4x16 4x128; the same SQL sweep with shorter steps; 1 repetition
 #                                                                         (about 8-9 min here)
@@ -20,8 +20,9 @@
 #      (one-thread-per-connection on $BENCH_MARIADB_PORT 13306, pool-of-threads on
 #      $BENCH_MARIADB_POOL_PORT 13307), so that one `xrpc bench` invocation drives all three
 #      targets; creates sysbench's sbtest1 (100000 rows) on each (kept between runs);
-#   3. per repetition: the echo table (echo-bench's xrpc / raw epoll / tokio, sockperf, Redis with
-#      and without -P 16, grpc-go with NumStreamWorkers 0 and = server cores, tonic), then
+#   3. per repetition: the echo table (echo-bench's xrpc / raw epoll / tokio, sockperf, Redis at
+#      the same shape as each case N x M: N clients with -P M, grpc-go with NumStreamWorkers 0 and
+#      = server cores, tonic), then
 #      `xrpc bench --workload select1` over the three targets, then `xrpc bench --workload
 #      point-select` over the three and `sysbench oltp_point_select` against both MariaDBs;
 #   4. stops every server it started (by pid, also on failure or interruption), assembles the
@@ -57,7 +58,7 @@ SQL_ALL=(2 8 64 256 1024 2048 4096)
 case "$SUITE" in
 smoke) ECHO_CASES=(4x16) SQL_CONC=(8) ECHO_T=2 ECHO_W=0.5 SQL_T=2 SQL_W=0.5 R=1 PROFILE=dev ;;
 quick) ECHO_CASES=(1x1 4x16 4x128) SQL_CONC=("${SQL_ALL[@]}") ECHO_T=2 ECHO_W=0.5 SQL_T=2 SQL_W=1 R=1 PROFILE=release ;;
-full) ECHO_CASES=(1x1 4x16 4x128 64x8 1024x1) SQL_CONC=("${SQL_ALL[@]}") ECHO_T=4 ECHO_W=1 SQL_T=4 SQL_W=1 R=3 PROFILE=release ;;
+full) ECHO_CASES=(1x1 4x16 4x128 64x16 1024x1) SQL_CONC=("${SQL_ALL[@]}") ECHO_T=4 ECHO_W=1 SQL_T=4 SQL_W=1 R=3 PROFILE=release ;;
 esac
 R=${REPS:-$R}
 
@@ -251,12 +252,11 @@ for ((rep = 1; rep <= R; rep++)); do
         conns=${case%x*} inflight=${case#*x}
         total=$((conns * inflight))
         export BENCH_TAGS="rep=$rep suite=$SUITE case=$case"
-        run redis 300 "$BENCH_DIR/redis.sh" --inflight "$total" --time "$ECHO_T"
-        EXPECT+=(echo:redis)
-        if [ "$total" -ge 16 ] && [ $((total % 16)) -eq 0 ]; then
-            run redis-P16 300 "$BENCH_DIR/redis.sh" --inflight "$total" --pipeline 16 --time "$ECHO_T"
-            EXPECT+=(echo:redis-P16)
-        fi
+        # Redis at the same shape: $conns clients, each with $inflight pipelined (-P) requests.
+        redis_target=redis
+        [ "$inflight" -gt 1 ] && redis_target=redis-P$inflight
+        run "$redis_target" 300 "$BENCH_DIR/redis.sh" --inflight "$total" --pipeline "$inflight" --time "$ECHO_T"
+        EXPECT+=("echo:$redis_target")
         run grpc-go-workers0 120 "$BENCH_DIR/grpc-go.sh" --workers 0 --conns "$conns" --inflight "$inflight" --time "$ECHO_T" --warmup "$ECHO_W"
         run "grpc-go-workers$BENCH_SERVER_NCPU" 120 "$BENCH_DIR/grpc-go.sh" --workers cores --conns "$conns" --inflight "$inflight" --time "$ECHO_T" --warmup "$ECHO_W"
         EXPECT+=(echo:grpc-go-workers0 "echo:grpc-go-workers$BENCH_SERVER_NCPU")

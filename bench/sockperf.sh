@@ -34,12 +34,16 @@ bench_wait_port "$PORT" 20 "$BENCH_LAST_PID" || bench_die "sockperf server did n
 client=("${BENCH_CLIENT_PREFIX[@]}" sockperf ping-pong --tcp -i 127.0.0.1 -p "$PORT" -t "$TIME" -m "$MSG" --full-rtt --mps=max)
 out=$BENCH_RUN/sockperf-client.log
 bench_log "sockperf ping-pong --tcp for ${TIME}s"
+SERVER_PID=$BENCH_LAST_PID
+bench_server_cpu_begin "$SERVER_PID"
 "${client[@]}" >"$out" 2>&1 || {
     tail -20 "$out" >&2
     bench_die "sockperf ping-pong failed (see $out)"
 }
+server_cpu=()
+read -ra server_cpu < <(bench_server_cpu_end "$SERVER_PID") || true
 bench_stop sockperf
-bench_emit "$(python3 "$BENCH_PY" sockperf workload=echo target=sockperf concurrency=1 connections=1 \
+bench_emit "$(python3 "$BENCH_PY" sockperf workload=echo target=sockperf concurrency=1 connections=1 "${server_cpu[@]}" \
     payload_bytes="$MSG" loadgen=sockperf version="$(bench_pkg_version sockperf)" \
     server_cpus="$BENCH_SERVER_CPUSET" client_cpus="$BENCH_CLIENT_CPUSET" \
     server_cmd="$(bench_quote "${server[@]}")" cmd="$(bench_quote "${client[@]}")" <"$out")"

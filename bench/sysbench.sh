@@ -64,12 +64,17 @@ point_select() {
         --threads="$threads" --time="$time" --histogram=on --percentile=99 --report-interval=0 run)
     local out="$BENCH_RUN/sysbench-point-select-$threads.log"
     bench_log "sysbench point select: $threads threads, ${time}s, $target"
+    # The MariaDB instance's pid, as bench/mariadb.sh recorded it, for the server CPU per request.
+    local server_pid server_cpu=()
+    server_pid=$(bench_pids_of "${BENCH_MARIADB_NAME:-mariadb}" | head -1)
+    [ -n "$server_pid" ] && bench_server_cpu_begin "$server_pid"
     "${cmd[@]}" >"$out" 2>&1 || {
         tail -20 "$out" >&2
         bench_die "sysbench run failed (see $out)"
     }
+    [ -z "$server_pid" ] || read -ra server_cpu < <(bench_server_cpu_end "$server_pid") || true
     bench_emit "$(python3 "$BENCH_PY" sysbench workload=point_select target="$target" \
-        concurrency="$threads" connections="$threads" loadgen=sysbench \
+        concurrency="$threads" connections="$threads" loadgen=sysbench "${server_cpu[@]}" \
         version="$(sysbench --version | awk '{print $2}')" server_version="$(bench_pkg_version mariadb-server)" \
         mode="$mode" client_cpus="$BENCH_CLIENT_CPUSET" cmd="$(bench_quote "${cmd[@]}")" <"$out")"
 }

@@ -58,11 +58,15 @@ bench_start tonic "$BENCH_RUN/tonic-server.log" "${server[@]}"
 bench_wait_port "$PORT" 20 "$BENCH_LAST_PID" || bench_die "tonic-echo server did not start (see $BENCH_RUN/tonic-server.log)"
 
 bench_log "tonic echo: $THREADS server threads, $CONNS conns x $INFLIGHT in flight, ${TIME}s, $CLIENT client"
+SERVER_PID=$BENCH_LAST_PID
+bench_server_cpu_begin "$SERVER_PID"
 line=$("${client[@]}" 2>"$BENCH_RUN/tonic-client.log") || {
     tail -20 "$BENCH_RUN/tonic-client.log" >&2
     bench_die "$CLIENT client failed"
 }
+server_cpu=()
+read -ra server_cpu < <(bench_server_cpu_end "$SERVER_PID") || true
 bench_stop tonic
-bench_emit "$(printf '%s\n' "$line" | python3 "$BENCH_PY" merge server_threads="$THREADS" version="$VERSION" \
+bench_emit "$(printf '%s\n' "$line" | python3 "$BENCH_PY" merge server_threads="$THREADS" "${server_cpu[@]}" version="$VERSION" \
     server_cpus="$BENCH_SERVER_CPUSET" client_cpus="$BENCH_CLIENT_CPUSET" \
     server_cmd="$(bench_quote "${server[@]}")" cmd="$(bench_quote "${client[@]}")")"

@@ -22,6 +22,24 @@
 //! batch runs inline; every other one becomes a task, and a push writes the eventfd only when some
 //! worker is waiting (`wake.rs`).
 //!
+//! # One CPU: no hand-off
+//!
+//! When every worker of a group can run only on one CPU (the group has one CPU and its workers are
+//! bound to it, or the process may use one CPU at all), waking a second worker for the tasks a
+//! worker queues while handling its events buys no parallelism: the woken worker would only take
+//! turns with the pusher on that CPU, at the price of an eventfd write, an epoll wake-up and two
+//! context switches per hand-off (a third of the node's CPU at 4096 clients in the profiles of
+//! issue 11). So a push made *on one of the group's own workers* (dispatch after a receive, a
+//! session's spill going back to the queue, a timer) wakes nobody there: the worker runs the task
+//! itself when it returns to the top of its loop. Nothing is stranded: the pusher is awake and
+//! pops the queue (or sees it non-empty after announcing its wait) before it can sleep. Workers
+//! know their group through a thread-local set when they start; a push from any other thread
+//! wakes a waiting worker as usual. A unit that blocks still lets the others run: its
+//! `enter_wait` starts an extra worker, which begins by popping the queue, and the watchdog forces
+//! one if the queue's head stops moving. The price is fairness on that one CPU: tasks queued
+//! behind a long unit that does not block wait for it to end, where a woken worker would have
+//! taken turns with it.
+//!
 //! # The dynamic pool
 //!
 //! * **Stalls.** A handler about to block calls [`GroupHandle::enter_wait`]; the guard counts the
@@ -146,6 +164,8 @@ pub(crate) struct Group {
     pub(crate) queue: TaskQueue<Task>,
     waiters: Waiters,
     epoll_waiters: AtomicUsize,
+    /// Every worker of the group can run only on one CPU (see the module docs, "One CPU").
+    single_cpu: AtomicBool,
     timers: Mutex<TimerHeap<TimerFn>>,
     /// Next timer deadline in ns since `epoch`, `u64::MAX` if none. Written under `timers`; read
     /// without it as a hint (a stale value costs one early wake-up or one try-lock).
@@ -239,8 +259,10 @@ impl Group {
         if let Some(l) = &listener {
             epoll.add_edge_read(l.as_fd(), LISTENER_TOKEN)?;
         }
+        let single_cpu = AtomicBool::new(runs_on_one_cpu(&cfg, &cpus));
         let group = Group {
             id,
+            single_cpu,
             pages: PagePool::new(cfg.cached_output_pages),
             queue: TaskQueue::new(cfg.work_queue_capacity),
             cfg,
@@ -352,7 +374,8 @@ impl GroupHandle {
             .map_err(|_| QueueFull)
     }
 
-    /// Pushes a task and wakes a waiting worker if there is one.
+    /// Pushes a task and wakes a waiting worker if there is one, unless the pusher is one of
+    /// this group's workers and they all run on one CPU (module docs, "One CPU").
     pub(crate) fn push(&self, task: Task) -> Result<(), Task> {
         let g = &self.0;
         if let Err(task) = g.queue.push(task) {
@@ -360,10 +383,23 @@ impl GroupHandle {
             return Err(task);
         }
         NetCounters::incr(&g.counters.tasks_queued);
-        if g.waiters.must_notify() {
+        if g.single_cpu.load(Ordering::Relaxed) && self.on_own_worker() {
+            NetCounters::incr(&g.counters.wakeups_skipped);
+        } else if g.waiters.must_notify() {
             g.wake_one();
         }
         Ok(())
+    }
+
+    /// Whether the calling thread is one of this group's workers.
+    fn on_own_worker(&self) -> bool {
+        WORKER_OF.with(|w| std::ptr::eq(w.get(), Arc::as_ptr(&self.0)))
+    }
+
+    /// Whether every worker of the group runs on one CPU, so that a worker runs the tasks it
+    /// queues itself.
+    pub fn single_cpu(&self) -> bool {
+        self.0.single_cpu.load(Ordering::Relaxed)
     }
 
     /// Schedules `f` to run once after `after`, then every `period` if given. Timers run on
@@ -647,6 +683,9 @@ impl GroupHandle {
 
     /// Replaces the group's CPU set; workers re-pin themselves.
     pub(crate) fn set_cpus(&self, cpus: Vec<usize>) {
+        self.0
+            .single_cpu
+            .store(runs_on_one_cpu(&self.0.cfg, &cpus), Ordering::Relaxed);
         *self.0.cpus.lock() = cpus.into();
         self.0.cpu_gen.fetch_add(1, Ordering::AcqRel);
     }
@@ -699,6 +738,13 @@ pub(crate) fn run_unit_counted(
     g.running.fetch_sub(1, Ordering::AcqRel);
 }
 
+/// Whether the workers of a group on `cpus` can run only on one CPU: they are bound to its one
+/// CPU, or the process may run on one CPU at all.
+fn runs_on_one_cpu(cfg: &NetConfig, cpus: &[usize]) -> bool {
+    let allowed = std::thread::available_parallelism().map_or(usize::MAX, |n| n.get());
+    (cfg.bind_cores && cpus.len() == 1) || allowed == 1
+}
+
 fn pin(group: &GroupHandle, reason: SpawnReason) {
     let g = &group.0;
     if !g.cfg.bind_cores {
@@ -716,9 +762,16 @@ fn pin(group: &GroupHandle, reason: SpawnReason) {
     };
 }
 
+std::thread_local! {
+    /// The group whose worker this thread is (null on any other thread); see the module docs,
+    /// "One CPU". Only compared, never dereferenced.
+    static WORKER_OF: std::cell::Cell<*const Group> = const { std::cell::Cell::new(std::ptr::null()) };
+}
+
 /// The body of every worker thread.
 fn worker_main(group: GroupHandle, reason: SpawnReason) {
     let g = &*group.0;
+    WORKER_OF.with(|w| w.set(Arc::as_ptr(&group.0)));
     let extra = !matches!(reason, SpawnReason::Base(_));
     let _exit = WorkerExit { g, extra };
     let mut cpu_gen = g.cpu_gen.load(Ordering::Acquire);

@@ -76,6 +76,7 @@ net_stats! {
     Counter run_queued: "Units run from the work queue.",
     Counter waits: "Blocking sections entered by handlers (enter_wait).",
     Counter eventfd_notifies: "Eventfd writes to wake a waiting worker.",
+    Counter wakeups_skipped: "Tasks a worker of the group queued for itself without waking another: every worker of the group runs on one CPU.",
     Counter threads_by_stall: "Extra workers started because workers were stalled.",
     Counter threads_by_queue: "Extra workers started because the queue was deep.",
     Counter threads_exited: "Extra workers that exited after shrink_time without pressure.",

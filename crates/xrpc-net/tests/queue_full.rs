@@ -73,3 +73,30 @@ fn a_full_task_queue_is_reported_to_the_handler() {
     assert_eq!(st.run_queued, CAPACITY as u64);
     server.shutdown();
 }
+
+#[test]
+fn on_one_cpu_a_worker_runs_the_units_it_queued_without_waking_another() {
+    // The process may use one CPU (this thread and the workers it starts inherit the mask), so
+    // the group's four workers take turns on it: a hand-off would buy nothing.
+    let cpu = xrpc_net::affinity::allowed_cpus().unwrap()[0];
+    xrpc_net::affinity::pin_current_thread(&[cpu]).unwrap();
+    let counts = Arc::new(Counts::default());
+    let cfg = NetConfig {
+        threads_per_group: 4,
+        work_queue_capacity: 1024,
+        ..test_config()
+    };
+    let server = Server::start(cfg, Fanout(counts.clone())).unwrap();
+    let mut s = connect(server.local_addr());
+    write_all(&mut s, &frame(1, 1, b"fan out"));
+    // Every unit runs (none is stranded in the queue by the missing wake-up): the receiving
+    // worker runs the last inline and pops the others itself.
+    assert!(wait_until(Duration::from_secs(10), || {
+        counts.ran.load(Ordering::SeqCst) == UNITS as usize
+    }));
+    let st = server.stats();
+    assert_eq!(st.run_inline, 1);
+    assert_eq!(st.wakeups_skipped, UNITS - 1);
+    assert_eq!(counts.refused.load(Ordering::SeqCst), 0);
+    server.shutdown();
+}

@@ -27,7 +27,9 @@
 //! Errors count failed statements in the window; a client whose session or connection the target
 //! ends (a FATAL error, a dropped connection) stops and is counted in `lost_clients`, since the
 //! concurrency actually applied is then lower than asked. Per-second QPS inside the window is kept (`intervals_qps`),
-//! and the generator's own CPU share is reported with every step.
+//! and the generator's own CPU share is reported with every step. For a target on this machine
+//! the server's own CPU time per request in the window is reported too ([`server`]): the process
+//! is named by `--server-pid` or found from the target's listening port.
 //!
 //! # Output
 //!
@@ -42,6 +44,7 @@ pub mod echo;
 pub mod mysql;
 pub mod plot;
 pub mod prepare;
+pub mod server;
 pub mod stats;
 pub mod workload;
 pub mod xrpc;
@@ -125,6 +128,11 @@ pub struct BenchArgs {
     /// Echo frame body bytes.
     #[arg(long, default_value_t = 16)]
     pub payload: usize,
+    /// The pid of each `--target`'s server process, in order (comma-separated or repeated), for
+    /// the server CPU per request; `0`, or a target without one here, means: find the process
+    /// listening on the target's port on this machine.
+    #[arg(long, value_delimiter = ',')]
+    pub server_pid: Vec<u32>,
     /// Write every measurement, the machine and the versions as JSON.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -280,6 +288,36 @@ impl Target {
             Target::Echo { .. } => Err("an echo server runs no SQL".into()),
         }
     }
+
+    /// The target's socket address, when it resolves.
+    pub fn socket_addr(&self) -> Option<SocketAddr> {
+        match self {
+            Target::Xrpc { addr, .. } => server::resolve(&addr.addr),
+            Target::Mysql { url, .. } => {
+                let url = Url::parse(url).ok()?;
+                let host = url
+                    .host_str()?
+                    .trim_start_matches('[')
+                    .trim_end_matches(']');
+                server::resolve(&format!("{host}:{}", url.port().unwrap_or(3306))).or_else(|| {
+                    server::resolve(&format!("[{host}]:{}", url.port().unwrap_or(3306)))
+                })
+            }
+            Target::Echo { addr, .. } => Some(*addr),
+        }
+    }
+
+    /// The local process serving the target: `given` if any, else the one listening on its port
+    /// when the target is on this machine.
+    pub fn server_pid(&self, given: Option<u32>) -> Option<u32> {
+        if let Some(pid) = given.filter(|&p| p != 0) {
+            return Some(pid);
+        }
+        let addr = self.socket_addr()?;
+        server::is_local(&addr)
+            .then(|| server::pid_listening_on(addr.port()))
+            .flatten()
+    }
 }
 
 /// Runs one SQL statement on a target's connection.
@@ -411,6 +449,15 @@ pub struct Measurement {
     pub client_cores: f64,
     /// The whole process's CPU share, from /proc/self/stat (includes an in-process echo server).
     pub process_cpu: Option<f64>,
+    /// The load generator's CPU time per request completed in the window, µs.
+    pub client_cpu_us_per_request: Option<f64>,
+    /// The server process measured (given or found from the port; none for a remote target).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_pid: Option<u32>,
+    /// The server's CPU time (user + system) per request completed in the window, µs.
+    pub server_cpu_us_per_request: Option<f64>,
+    /// The server's CPU time over the window, in cores (1.0 = one core busy).
+    pub server_cores: Option<f64>,
     /// Measured seconds.
     pub duration_s: f64,
     /// QPS in each second of the window.
@@ -492,6 +539,7 @@ fn run_step(
     spec: &StepSpec,
     args: &BenchArgs,
     show: bool,
+    server_pid: Option<u32>,
 ) -> Result<Measurement, String> {
     let warmup = Duration::from_secs_f64(args.warmup.max(0.0));
     let duration = Duration::from_secs_f64(args.duration.max(0.1));
@@ -516,6 +564,7 @@ fn run_step(
     let clock = gate.open(warmup, duration);
     let mut intervals = Vec::new();
     let mut proc_start = None;
+    let mut server_start = None;
     let mut mark: Option<(Instant, u64)> = None;
     let mut last: (Instant, u64) = (clock.start, 0);
     let mut live_qps = 0.0;
@@ -537,6 +586,7 @@ fn run_step(
         bar.set_message(format!("{phase} {live_qps:.0} qps"));
         if now >= clock.measure_from && mark.is_none() {
             proc_start = process_cpu();
+            server_start = server_pid.and_then(server::process_cpu_of);
             mark = Some((now, done));
         }
         if let Some((t, n)) = mark {
@@ -550,9 +600,10 @@ fn run_step(
             }
         }
         if now >= clock.measure_until {
-            break process_cpu();
+            break (process_cpu(), server_pid.and_then(server::process_cpu_of));
         }
     };
+    let (proc_end, server_end) = proc_end;
     bar.set_message("draining");
     let mut thread_errors = Vec::new();
     for h in handles {
@@ -574,6 +625,15 @@ fn run_step(
         .duration_since(clock.measure_from)
         .as_secs_f64();
     let cores = cores() as f64;
+    // An in-process server shares the process with the generator threads: take theirs out.
+    let generator_cpu = if server_pid == Some(std::process::id()) {
+        total.cpu
+    } else {
+        Duration::ZERO
+    };
+    let server_cpu = server_start
+        .zip(server_end)
+        .map(|(a, b)| b.saturating_sub(a).saturating_sub(generator_cpu));
     let (connections, inflight) = match target {
         Target::Mysql { .. } => (spec.concurrency, None),
         Target::Echo { .. } => {
@@ -605,6 +665,15 @@ fn run_step(
         process_cpu: proc_start
             .zip(proc_end)
             .map(|(a, b)| round3(b.saturating_sub(a).as_secs_f64() / (window * cores))),
+        client_cpu_us_per_request: server::cpu_us_per_request(
+            total.cpu,
+            Duration::ZERO,
+            total.requests,
+        ),
+        server_pid,
+        server_cpu_us_per_request: server_cpu
+            .and_then(|cpu| server::cpu_us_per_request(cpu, Duration::ZERO, total.requests)),
+        server_cores: server_cpu.map(|cpu| round3(cpu.as_secs_f64() / window)),
         duration_s: window,
         intervals_qps: intervals,
         first_error: total
@@ -708,7 +777,24 @@ fn run_inner(args: &BenchArgs) -> Result<i32, String> {
     let mut results: Vec<Measurement> = Vec::new();
     let mut versions = serde_json::Map::new();
     let mut failed = false;
-    for target in &targets {
+    let given_pids = args.server_pid.clone();
+    let first_given = usize::from(args.spawn_echo);
+    for (i, target) in targets.iter().enumerate() {
+        let given = i
+            .checked_sub(first_given)
+            .and_then(|j| given_pids.get(j).copied());
+        let server_pid = if args.spawn_echo && i == 0 {
+            Some(std::process::id())
+        } else {
+            target.server_pid(given)
+        };
+        match server_pid {
+            Some(pid) => eprintln!("  {}: server pid {pid}", target.name()),
+            None => eprintln!(
+                "  {}: no local server process found; no server CPU figure (see --server-pid)",
+                target.name()
+            ),
+        }
         let probe = match probe(target, args) {
             Ok(p) => p,
             Err(e) => {
@@ -729,10 +815,10 @@ fn run_inner(args: &BenchArgs) -> Result<i32, String> {
                 table_size: probe.table_size,
                 payload: args.payload,
             };
-            match run_step(target, &spec, args, show) {
+            match run_step(target, &spec, args, show, server_pid) {
                 Ok(m) => {
                     eprintln!(
-                        "  {} c={}: {:.0} qps, p50 {} µs, p99 {} µs, {} errors, {} clients lost, client CPU {:.0}%",
+                        "  {} c={}: {:.0} qps, p50 {} µs, p99 {} µs, {} errors, {} clients lost, client CPU {:.0}% ({}), server CPU {}",
                         m.target,
                         m.concurrency,
                         m.qps,
@@ -740,7 +826,11 @@ fn run_inner(args: &BenchArgs) -> Result<i32, String> {
                         m.latency.p99_us,
                         m.errors,
                         m.lost_clients,
-                        m.client_cpu * 100.0
+                        m.client_cpu * 100.0,
+                        m.client_cpu_us_per_request
+                            .map_or("-".into(), |us| format!("{us:.2} µs/request")),
+                        m.server_cpu_us_per_request
+                            .map_or("-".into(), |us| format!("{us:.2} µs/request")),
                     );
                     if let Some(e) = &m.first_error {
                         eprintln!("    first error: {e}");
@@ -825,6 +915,8 @@ pub fn render_table(results: &[Measurement], workload: Workload) -> String {
         "p999 µs",
         "errors",
         "client CPU",
+        "client µs/req",
+        "server µs/req",
     ]);
     if many {
         headers.extend(["× first", "× best"]);
@@ -852,6 +944,10 @@ pub fn render_table(results: &[Measurement], workload: Workload) -> String {
                     m.errors.to_string()
                 },
                 format!("{:.1}%", m.client_cpu * 100.0),
+                m.client_cpu_us_per_request
+                    .map_or("-".into(), |us| format!("{us:.2}")),
+                m.server_cpu_us_per_request
+                    .map_or("-".into(), |us| format!("{us:.2}")),
             ]);
             if many {
                 let same: Vec<&Measurement> = results

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# The cost of one request on an xrpc node: server CPU, system calls, context switches and
+# eventfd wake-ups per request, at each concurrency, for one or more builds of xrpc-server.
+#
+#   bench/request-cost.sh [--server NAME=PATH]... [--concurrency 1,2,8,64,1024,4096]
+#                         [--workload select1] [--duration 4] [--warmup 1] [--rounds 2]
+#                         [--perf] [--bench-threads N]
+#
+# Each --server (default: this tree's target/release/xrpc-server, built if missing) runs as its
+# own node with a fresh data directory on the server CPU (bench/lib.sh's pinning), and
+# `xrpc bench` (this tree's release build) drives it from the load CPU, one concurrency at a time.
+# The servers are interleaved (A B A B … for each round) so that a change in the machine's load
+# touches every build alike. Server and client CPU per request come from `xrpc bench --json`
+# (the node's utime + stime over the measured window; see `xrpc bench --help`).
+#
+# With --perf, `perf stat` counts the node's system calls (raw_syscalls:sys_enter), context
+# switches and a few system calls by name over the middle of each measured window; each count
+# is divided by QPS × the counted seconds. On the request path xrpc-net calls `write` only on
+# eventfds (wake-ups), `read` on sockets and eventfds, `sendmsg` to send, `epoll_pwait` and
+# `ppoll` (a worker over the epoll waiter cap) to wait.
+#
+# Results: a table on stdout, one JSON line per step in bench/results/request-cost.jsonl (with
+# the load average and the exact command of every step), and bench/results/request-cost.md,
+# the section bench/report.py keeps in docs/BENCHMARKS.md.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+ARGS="$*"
+SERVERS=() CONC=1,2,8,64,1024,4096 WORKLOAD=select1 DURATION=4 WARMUP=1 ROUNDS=2 PERF=0 THREADS=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --server) SERVERS+=("$2"); shift 2 ;;
+    --concurrency) CONC=$2; shift 2 ;;
+    --workload) WORKLOAD=$2; shift 2 ;;
+    --duration) DURATION=$2; shift 2 ;;
+    --warmup) WARMUP=$2; shift 2 ;;
+    --rounds) ROUNDS=$2; shift 2 ;;
+    --perf) PERF=1; shift ;;
+    --bench-threads) THREADS=$2; shift 2 ;;
+    -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) bench_die "unknown argument $1 (see --help)" ;;
+    esac
+done
+
+ROOT="$(cd "$BENCH_DIR/.." && pwd)"
+BIN="${XRPC_BIN_DIR:-$ROOT/target/release}"
+if [ ! -x "$BIN/xrpc" ] || { [ "${#SERVERS[@]}" -eq 0 ] && [ ! -x "$BIN/xrpc-server" ]; }; then
+    bench_log "building release xrpc-server and xrpc"
+    (cd "$ROOT" && cargo build --release -q -p xrpc-server -p xrpc-cli)
+fi
+[ "${#SERVERS[@]}" -gt 0 ] || SERVERS=("head=$BIN/xrpc-server")
+if [ "$PERF" = 1 ] && ! perf stat -e raw_syscalls:sys_enter -- true >/dev/null 2>&1; then
+    bench_die "perf stat cannot count raw_syscalls:sys_enter here (perf_event_paranoid?); drop --perf"
+fi
+
+OUT="$BENCH_DIR/results/request-cost.jsonl"
+: >"$OUT"
+DATA="$BENCH_RUN/request-cost"
+SERVER=""
+stop_server() {
+    if [ -n "$SERVER" ]; then
+        kill "$SERVER" 2>/dev/null || true
+        wait "$SERVER" 2>/dev/null || true
+        SERVER=""
+    fi
+}
+trap stop_server EXIT
+bench_raise_nofile >/dev/null
+
+IFS=, read -ra LEVELS <<<"$CONC"
+for round in $(seq "$ROUNDS"); do
+    for c in "${LEVELS[@]}"; do
+        for spec in "${SERVERS[@]}"; do
+            name=${spec%%=*} path=${spec#*=}
+            rm -rf "$DATA" && mkdir -p "$DATA"
+            PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+            # Started directly so that $! is the node's own pid (taskset execs).
+            "${BENCH_SERVER_PREFIX[@]}" "$path" --listen "127.0.0.1:$PORT" --data-dir "$DATA" --log warn \
+                2>"$DATA/server.log" &
+            SERVER=$!
+            bench_wait_port "$PORT" 30 "$SERVER" || bench_die "$name did not start (see $DATA/server.log)"
+            TARGET="xrpc://127.0.0.1:$PORT"
+            if [ "$WORKLOAD" != select1 ]; then
+                "$BIN/xrpc" bench prepare --target "$TARGET" --table-size 10000 >/dev/null
+            fi
+            json="$DATA/step.json"
+            threads=()
+            [ -n "$THREADS" ] && threads=(--threads "$THREADS")
+            cmd=("${BENCH_CLIENT_PREFIX[@]}" "$BIN/xrpc" bench --target "$TARGET" --server-pid "$SERVER"
+                --workload "$WORKLOAD" -c "$c" -d "$DURATION" --warmup "$WARMUP" "${threads[@]}" --json "$json")
+            load=$(cut -d' ' -f1-3 /proc/loadavg)
+            perf_args=()
+            if [ "$PERF" = 1 ]; then
+                # Count over the middle of the window: from 0.5 s after the warm-up for duration - 1 s.
+                count_s=$(awk -v d="$DURATION" 'BEGIN {print (d > 2 ? d - 1 : d / 2)}')
+                ( sleep "$(awk -v w="$WARMUP" 'BEGIN {print w + 0.5}')"
+                  perf stat -x, -e raw_syscalls:sys_enter,context-switches,syscalls:sys_enter_write,syscalls:sys_enter_epoll_pwait,syscalls:sys_enter_sendmsg,syscalls:sys_enter_ppoll,syscalls:sys_enter_read \
+                      -p "$SERVER" -o "$DATA/perf.csv" -- sleep "$count_s" ) &
+                perf_pid=$!
+                perf_args=(perf_s="$count_s")
+            fi
+            "${cmd[@]}" >"$DATA/bench.out" 2>"$DATA/bench.err" || { tail -5 "$DATA/bench.err" >&2; bench_die "xrpc bench failed"; }
+            if [ "$PERF" = 1 ]; then wait "$perf_pid" || true; fi
+            stop_server
+            python3 - "$json" "$name" "$round" "$load" "$(bench_quote "${cmd[@]}")" "${perf_args[@]}" "$DATA/perf.csv" >>"$OUT" <<'EOF'
+import json, sys
+path, name, rnd, load, cmd = sys.argv[1:6]
+rest = sys.argv[6:]
+step = json.load(open(path))["results"][0]
+row = {"server": name, "round": int(rnd), "workload": step["workload"], "concurrency": step["concurrency"],
+       "qps": step["qps"], "p50_us": step["p50_us"], "p99_us": step["p99_us"],
+       "server_cpu_us": step.get("server_cpu_us_per_request"),
+       "client_cpu_us": step.get("client_cpu_us_per_request"), "loadavg": load, "cmd": cmd}
+if rest and rest[0].startswith("perf_s="):
+    secs = float(rest[0].split("=", 1)[1])
+    requests = step["qps"] * secs
+    names = {"raw_syscalls:sys_enter": "syscalls", "context-switches": "cswitches",
+             "syscalls:sys_enter_write": "write", "syscalls:sys_enter_epoll_pwait": "epoll_pwait",
+             "syscalls:sys_enter_sendmsg": "sendmsg", "syscalls:sys_enter_ppoll": "ppoll",
+             "syscalls:sys_enter_read": "read"}
+    try:
+        for line in open(rest[1]):
+            f = line.strip().split(",")
+            if len(f) > 2 and f[2] in names and f[0].replace(".", "").isdigit() and requests > 0:
+                row[names[f[2]] + "_per_request"] = round(float(f[0]) / requests, 3)
+    except OSError:
+        pass
+print(json.dumps(row))
+EOF
+            bench_log "$(tail -1 "$OUT" | python3 -c 'import json,sys; r=json.load(sys.stdin); r.pop("cmd"); print(r)')"
+        done
+    done
+done
+
+COMMIT=$(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo unknown)
+python3 - "$OUT" "$BENCH_DIR/results/request-cost.md" "bench/request-cost.sh${ARGS:+ $ARGS}" "$COMMIT" \
+    "$BENCH_SERVER_CPUSET" "$BENCH_CLIENT_CPUSET" <<'EOF'
+import json, os, statistics, sys, time
+out_md, command, commit, scpu, ccpu = sys.argv[2:7]
+lines = []
+print_ = print
+def print(s=""):
+    lines.append(s)
+    print_(s)
+rows = [json.loads(l) for l in open(sys.argv[1])]
+servers = list(dict.fromkeys(r["server"] for r in rows))
+levels = sorted({r["concurrency"] for r in rows})
+extra = [k for k in ("syscalls_per_request", "cswitches_per_request", "write_per_request",
+                     "epoll_pwait_per_request", "ppoll_per_request", "sendmsg_per_request", "read_per_request")
+         if any(k in r for r in rows)]
+head = ["server", "clients", "QPS", "p50 µs", "server µs/req", "client µs/req"] + [k.replace("_per_request", "/req") for k in extra]
+print("| " + " | ".join(head) + " |")
+print("|---|" + "---:|" * (len(head) - 1))
+def med(rs, k):
+    v = [r[k] for r in rs if r.get(k) is not None]
+    return statistics.median(v) if v else None
+for c in levels:
+    for s in servers:
+        rs = [r for r in rows if r["server"] == s and r["concurrency"] == c]
+        if not rs:
+            continue
+        cells = [s, str(c), f"{med(rs, 'qps'):.0f}", f"{med(rs, 'p50_us'):.0f}",
+                 f"{med(rs, 'server_cpu_us'):.2f}" if med(rs, 'server_cpu_us') is not None else "–",
+                 f"{med(rs, 'client_cpu_us'):.2f}" if med(rs, 'client_cpu_us') is not None else "–"]
+        cells += [f"{med(rs, k):.2f}" if med(rs, k) is not None else "–" for k in extra]
+        print("| " + " | ".join(cells) + " |")
+loads = [r["loadavg"] for r in rows]
+print(f"\nload average at the steps: {loads[0]} … {loads[-1]}")
+model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+with open(out_md, "w") as f:
+    f.write(f"""## The cost of one request
+
+`{command}`, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, this tree at `{commit}`; {os.cpu_count()} CPUs
+({model}), node on CPU {scpu}, `xrpc bench` on CPU {ccpu}. Each build serves each step as its own fresh node; builds
+are interleaved. Server and client CPU per request are utime + stime over the measured window divided by the
+requests completed in it; the per-request counts (with `--perf`) are `perf stat` counts of the node over the
+middle of the window divided by QPS × the seconds counted. Medians over the rounds.
+
+""" + "\n".join(lines) + "\n")
+EOF
