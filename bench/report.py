@@ -443,8 +443,9 @@ def main():
     w("\n".join(cmds).replace(root, ""))
     w("```")
     w("")
-    # Sections other bench/ scripts wrote (bench/binlog-cost.sh), kept across regenerations.
-    for extra in ["binlog-cost.md"]:
+    # Sections other bench/ scripts wrote (bench/binlog-cost.sh, bench/engine-mysql.sh), kept
+    # across regenerations.
+    for extra in ["binlog-cost.md", "engine-mysql.md"]:
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", extra)
         if os.path.exists(path):
             with open(path) as f:

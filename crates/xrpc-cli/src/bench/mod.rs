@@ -59,7 +59,7 @@ use url::Url;
 use xrpc_client::ConnectOptions;
 use xrpc_client::blocking::Connection;
 
-use self::stats::{Collector, Percentiles, StepClock, cores, process_cpu};
+use self::stats::{Collector, Percentiles, StepClock, cores, pids_cpu, process_cpu};
 use self::workload::Workload;
 use self::xrpc::XrpcAddr;
 use crate::format::grid;
@@ -131,6 +131,11 @@ pub struct BenchArgs {
     /// Draw QPS and p99 against concurrency (`.png` or `.svg`).
     #[arg(long)]
     pub plot: Option<PathBuf>,
+    /// A server process on this machine whose CPU time (utime + stime from /proc/PID/stat) is
+    /// read at the window's start and end; repeat to sum several (e.g. xrpc-server and the
+    /// MariaDB behind it). Adds `server_cpu_us_per_request` and `server_cores` to each step.
+    #[arg(long = "server-pid")]
+    pub server_pids: Vec<u32>,
 }
 
 /// A parsed target.
@@ -389,6 +394,13 @@ pub struct Measurement {
     pub client_cores: f64,
     /// The whole process's CPU share, from /proc/self/stat (includes an in-process echo server).
     pub process_cpu: Option<f64>,
+    /// The `--server-pid` processes' CPU time over the window divided by the statements
+    /// completed in it, in µs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_cpu_us_per_request: Option<f64>,
+    /// The same processes' CPU time over the window, in cores.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_cores: Option<f64>,
     /// Measured seconds.
     pub duration_s: f64,
     /// QPS in each second of the window.
@@ -498,6 +510,7 @@ fn run_step(
     let clock = gate.open(warmup, duration);
     let mut intervals = Vec::new();
     let mut proc_start = None;
+    let mut server_start = None;
     let mut mark: Option<(Instant, u64)> = None;
     let mut last: (Instant, u64) = (clock.start, 0);
     let mut live_qps = 0.0;
@@ -519,6 +532,7 @@ fn run_step(
         bar.set_message(format!("{phase} {live_qps:.0} qps"));
         if now >= clock.measure_from && mark.is_none() {
             proc_start = process_cpu();
+            server_start = pids_cpu(&args.server_pids);
             mark = Some((now, done));
         }
         if let Some((t, n)) = mark {
@@ -532,9 +546,10 @@ fn run_step(
             }
         }
         if now >= clock.measure_until {
-            break process_cpu();
+            break (process_cpu(), pids_cpu(&args.server_pids));
         }
     };
+    let (proc_end, server_end) = proc_end;
     bar.set_message("draining");
     let mut thread_errors = Vec::new();
     for h in handles {
@@ -587,6 +602,18 @@ fn run_step(
         process_cpu: proc_start
             .zip(proc_end)
             .map(|(a, b)| round3(b.saturating_sub(a).as_secs_f64() / (window * cores))),
+        server_cpu_us_per_request: match (server_start, server_end) {
+            (Some(a), Some(b)) if !args.server_pids.is_empty() && total.requests > 0 => Some(
+                round3(b.saturating_sub(a).as_secs_f64() * 1e6 / total.requests as f64),
+            ),
+            _ => None,
+        },
+        server_cores: match (server_start, server_end) {
+            (Some(a), Some(b)) if !args.server_pids.is_empty() => {
+                Some(round3(b.saturating_sub(a).as_secs_f64() / window))
+            }
+            _ => None,
+        },
         duration_s: window,
         intervals_qps: intervals,
         first_error: total
