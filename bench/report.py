@@ -486,8 +486,9 @@ def main():
     w("\n".join(cmds).replace(root, ""))
     w("```")
     w("")
-    # Sections other bench/ scripts wrote (bench/binlog-cost.sh, bench/tls-cost.sh, bench/request-cost.sh), kept across regenerations.
-    for extra in ["binlog-cost.md", "tls-cost.md", "request-cost.md"]:
+    # Sections other bench/ scripts wrote (binlog-cost.sh, tls-cost.sh, request-cost.sh,
+    # engine-mysql.sh), kept across regenerations.
+    for extra in ["binlog-cost.md", "tls-cost.md", "request-cost.md", "engine-mysql.md"]:
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", extra)
         if os.path.exists(path):
             with open(path) as f:

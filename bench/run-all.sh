@@ -289,6 +289,11 @@ for ((rep = 1; rep <= R; rep++)); do
     done
 done
 unset BENCH_TAGS
+# The article's table on one engine and plan push-down (issues 9, 14): bench/engine-mysql.sh, on
+# the MariaDB instances above; its report reaches docs/BENCHMARKS.md through report.py.
+EM=("$BENCH_DIR/engine-mysql.sh" "--$SUITE")
+if [ "$SUITE" = smoke ]; then EM+=(--out-dir "$OUTDIR/engine-mysql"); fi
+XRPC_BIN_DIR=$BIN run engine-mysql 3600 "${EM[@]}"
 loadavg end
 for mode in one-thread-per-connection pool-of-threads; do EXPECT+=("select1:mariadb-$mode" "point_select:mariadb-$mode"); done
 

@@ -128,12 +128,19 @@ impl NodeShared {
         vars: Arc<Variables>,
         format: HeaderFormat,
     ) -> Self {
-        let sees_all_schema_changes = engine.sees_all_schema_changes();
+        use crate::plan::catalog::ShapeKeeping;
+        let shape_keeping = if engine.sees_all_schema_changes() {
+            ShapeKeeping::UntilSchemaChange
+        } else {
+            engine
+                .plan_shape_lifetime()
+                .map_or(ShapeKeeping::Never, ShapeKeeping::For)
+        };
         Self {
             engine,
             cache,
             plan_cache: RequestCache::default(),
-            plan_shapes: crate::plan::catalog::ShapeCache::new(sees_all_schema_changes),
+            plan_shapes: crate::plan::catalog::ShapeCache::new(shape_keeping),
             vars,
             accounts,
             format,

@@ -612,6 +612,12 @@ impl Session {
             let mut encoder =
                 ResultEncoder::new(out, node.format, session.sid, chunk).compact_metadata(compact);
             let use_cache = !session.core.lock().schema_dirty;
+            // The database a plan without a schema reads: part of the shape cache's key.
+            let session_schema = session
+                .current_schema
+                .lock()
+                .clone()
+                .or_else(|| session.default_schema.clone());
             let mut index = String::new();
             let summary =
                 session.with_engine(conn, node, &mut encoder, false, |engine, sink| {
@@ -619,10 +625,36 @@ impl Session {
                         cache: &node.plan_shapes,
                         conn: engine,
                         use_cache,
+                        session_schema: session_schema.as_deref(),
+                        used_cache: false,
                     };
-                    let compiled = crate::plan::compile(&plan, &params, &mut catalog)?;
+                    let compiled = match crate::plan::compile(&plan, &params, &mut catalog) {
+                        // A kept shape may be stale (a column or index added since): drop the
+                        // kept shapes and compile once more from fresh ones.
+                        Err(
+                            crate::plan::PlanError::UnknownColumn(..)
+                            | crate::plan::PlanError::UnknownIndex { .. },
+                        ) if catalog.used_cache => {
+                            node.plan_shapes.schema_may_have_changed();
+                            catalog.used_cache = false;
+                            crate::plan::compile(&plan, &params, &mut catalog)?
+                        }
+                        other => other?,
+                    };
+                    let used_cache = catalog.used_cache;
                     index = compiled.index;
-                    execute_on(engine, &compiled.sql, &compiled.args, None, sink)
+                    let result = execute_on(engine, &compiled.sql, &compiled.args, None, sink);
+                    if let Err(err) = &result {
+                        // The table or a column went away behind a kept shape: read it again
+                        // next time.
+                        if used_cache
+                            && (err.code == codes::BAD_FIELD.code
+                                || err.code == codes::NO_SUCH_TABLE.code)
+                        {
+                            node.plan_shapes.schema_may_have_changed();
+                        }
+                    }
+                    result
                 })?;
             if feedback {
                 // Upstream's feedback: the index read. The engine does not say how many rows it

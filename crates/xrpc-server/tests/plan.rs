@@ -972,6 +972,64 @@ fn random_plans_give_what_the_equivalent_sql_gives_on_the_mysql_engine() {
     assert_eq!(missing.error_code(), Some(1176));
     let no_table = run_plan(&mut client, &Plan::table_scan("nope"), &[]);
     assert_eq!(no_table.error_code(), Some(1146));
+    schema_changes_behind_the_node_are_seen(&db, &mut client);
+}
+
+/// On the `mysql` engine table shapes are kept for a second (see `plan::catalog`); a change
+/// made directly on the backend within that second is seen as soon as a plan fails as the stale
+/// shape would make it fail.
+fn schema_changes_behind_the_node_are_seen(db: &xrpc_testkit::MariaDb, client: &mut Client) {
+    use mysql::prelude::Queryable;
+    let mut admin = db.admin();
+    admin
+        .query_drop("CREATE TABLE t.behind (id INT PRIMARY KEY, a INT)")
+        .unwrap();
+    admin
+        .query_drop("INSERT INTO t.behind VALUES (1, 10), (2, 20)")
+        .unwrap();
+    let get = |columns: &[&str]| {
+        Plan::get("behind")
+            .key([("id", 2i64)])
+            .build()
+            .project(columns.to_vec())
+    };
+    // The shape is read and kept.
+    assert_eq!(
+        run_plan(client, &get(&["a"]), &[]).rows,
+        [[Value::Sint(20)]]
+    );
+    // A column and an index added behind the node: the kept shape knows neither, so the plan is
+    // compiled again from a fresh one.
+    admin
+        .query_drop("ALTER TABLE t.behind ADD COLUMN b INT NOT NULL DEFAULT 7, ADD INDEX by_a (a)")
+        .unwrap();
+    assert_eq!(run_plan(client, &get(&["b"]), &[]).rows, [[Value::Sint(7)]]);
+    let by_a = Plan::get("behind")
+        .index("by_a")
+        .key([("a", 10i64)])
+        .build()
+        .project(["id"]);
+    assert_eq!(run_plan(client, &by_a, &[]).rows, [[Value::Sint(1)]]);
+    // A column dropped behind the node: the backend refuses the plan built from the kept shape
+    // (1054), and the next plan reads the shape again (a scan gets the two columns left).
+    admin
+        .query_drop("ALTER TABLE t.behind DROP COLUMN b")
+        .unwrap();
+    assert_eq!(run_plan(client, &get(&["b"]), &[]).error_code(), Some(1054));
+    let scan = run_plan(client, &Plan::table_scan("behind"), &[]);
+    assert_eq!(scan.error_code(), None, "{:?}", scan.error);
+    assert_eq!(scan.columns.len(), 2);
+    // Dropped and created again with other columns.
+    admin.query_drop("DROP TABLE t.behind").unwrap();
+    assert_eq!(run_plan(client, &get(&["a"]), &[]).error_code(), Some(1146));
+    admin
+        .query_drop("CREATE TABLE t.behind (id INT PRIMARY KEY, z INT)")
+        .unwrap();
+    admin
+        .query_drop("INSERT INTO t.behind VALUES (2, 5)")
+        .unwrap();
+    assert_eq!(run_plan(client, &get(&["z"]), &[]).rows, [[Value::Sint(5)]]);
+    assert_eq!(run_plan(client, &get(&["a"]), &[]).error_code(), Some(1054));
 }
 
 /// Fills [`TABLES`] through `client` and compares random plans with their SQL: `PROPTEST_CASES`

@@ -61,7 +61,7 @@ use percent_encoding::percent_decode_str;
 use url::Url;
 use xrpc_client::blocking::Connection;
 
-use self::stats::{Collector, Percentiles, StepClock, cores, process_cpu};
+use self::stats::{Collector, Percentiles, StepClock, cores, pids_cpu, process_cpu};
 use self::workload::Workload;
 use self::xrpc::XrpcAddr;
 use crate::conn::TlsArgs;
@@ -133,6 +133,10 @@ pub struct BenchArgs {
     /// listening on the target's port on this machine.
     #[arg(long, value_delimiter = ',')]
     pub server_pid: Vec<u32>,
+    /// Another process whose CPU time counts as the server's in every step (repeatable), e.g. the
+    /// MariaDB behind an xrpc node on the mysql engine: the figure is then the sum of both.
+    #[arg(long = "also-server-pid")]
+    pub also_server_pids: Vec<u32>,
     /// Write every measurement, the machine and the versions as JSON.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -586,7 +590,7 @@ fn run_step(
         bar.set_message(format!("{phase} {live_qps:.0} qps"));
         if now >= clock.measure_from && mark.is_none() {
             proc_start = process_cpu();
-            server_start = server_pid.and_then(server::process_cpu_of);
+            server_start = server_pid.and_then(|pid| server_cpu_with_companions(pid, args));
             mark = Some((now, done));
         }
         if let Some((t, n)) = mark {
@@ -600,7 +604,10 @@ fn run_step(
             }
         }
         if now >= clock.measure_until {
-            break (process_cpu(), server_pid.and_then(server::process_cpu_of));
+            break (
+                process_cpu(),
+                server_pid.and_then(|pid| server_cpu_with_companions(pid, args)),
+            );
         }
     };
     let (proc_end, server_end) = proc_end;
@@ -1023,4 +1030,12 @@ mod tests {
             "no password in names"
         );
     }
+}
+
+/// The CPU time of the target's server process plus every `--also-server-pid` process; `None`
+/// when any of them cannot be read, since a sum that left one out would understate the cost.
+fn server_cpu_with_companions(pid: u32, args: &BenchArgs) -> Option<Duration> {
+    let mut pids = vec![pid];
+    pids.extend_from_slice(&args.also_server_pids);
+    pids_cpu(&pids)
 }

@@ -253,7 +253,23 @@ pub fn thread_cpu() -> Duration {
 
 /// CPU time (user + system) of the whole process, from `/proc/self/stat`.
 pub fn process_cpu() -> Option<Duration> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    stat_cpu("/proc/self/stat")
+}
+
+/// CPU time (user + system) of process `pid`, from `/proc/<pid>/stat`; `None` when it does not
+/// run (or is not readable).
+pub fn pid_cpu(pid: u32) -> Option<Duration> {
+    stat_cpu(&format!("/proc/{pid}/stat"))
+}
+
+/// The summed CPU time of `pids` (`--server-pid`), or `None` if any of them cannot be read: a
+/// sum that silently left a process out would understate the server's cost.
+pub fn pids_cpu(pids: &[u32]) -> Option<Duration> {
+    pids.iter().map(|&pid| pid_cpu(pid)).sum()
+}
+
+fn stat_cpu(path: &str) -> Option<Duration> {
+    let stat = std::fs::read_to_string(path).ok()?;
     // The command name may hold spaces and parentheses; the fields start after the last ')'.
     let rest = &stat[stat.rfind(')')? + 2..];
     let fields: Vec<&str> = rest.split_whitespace().collect();
@@ -379,5 +395,15 @@ mod tests {
         assert!(x > 0);
         assert!(r.cpu >= Duration::from_millis(30), "{:?}", r.cpu);
         assert!(process_cpu().unwrap() >= before);
+    }
+
+    #[test]
+    fn another_process_cpu_is_read_by_pid_and_a_missing_one_is_none() {
+        let me = std::process::id();
+        let mine = pid_cpu(me).expect("our own /proc/<pid>/stat");
+        assert!(pids_cpu(&[me, me]).unwrap() >= mine * 2);
+        // Pid 0 never names a process in /proc.
+        assert_eq!(pid_cpu(0), None);
+        assert_eq!(pids_cpu(&[me, 0]), None);
     }
 }

@@ -58,6 +58,14 @@ pub trait Engine: Send + Sync + 'static {
         false
     }
 
+    /// For an engine that does not see every schema change: how long the plan compiler may
+    /// keep a table shape anyway (also dropped on any schema change this node sees, and when a
+    /// plan fails as a stale shape would make it fail; see [`crate::plan::catalog`]). `None`
+    /// (the default) reads shapes for every plan.
+    fn plan_shape_lifetime(&self) -> Option<Duration> {
+        None
+    }
+
     /// The engine's own `SHOW STATUS` rows, `(name, value)`, named `xrpc_<engine part>_…` (the
     /// `mysql` engine: its backend pool, `xrpc_backend_*`; the `sqlite` engine: its connection
     /// pool, `xrpc_engine_idle`, `_borrowed`, `_opened`). None by default.

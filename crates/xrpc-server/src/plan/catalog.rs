@@ -20,11 +20,22 @@
 //!
 //! # The shape cache
 //!
-//! Reading a shape costs several statements, more than the point read a plan usually is. On an
-//! engine whose schema only changes through this node ([`Engine::sees_all_schema_changes`]:
-//! SQLite) shapes are kept in a [`ShapeCache`] shared by the node's sessions, with this
-//! invariant: **an entry is used only if no statement that may change a schema ended since the
-//! shape was read.**
+//! Reading a shape costs several statements, more than the point read a plan usually is (on
+//! MariaDB, two `information_schema` queries against one primary-key read). Shapes are kept in a
+//! [`ShapeCache`] shared by the node's sessions, in one of two modes the engine picks:
+//!
+//! - **Until a schema change** ([`Engine::sees_all_schema_changes`]: SQLite, whose schema only
+//!   changes through this node). Invariant: **an entry is used only if no statement that may
+//!   change a schema ended since the shape was read.**
+//! - **For a bounded time** ([`Engine::plan_shape_lifetime`]: the `mysql` engine, whose backend
+//!   other clients may change). The same rule, and in addition an entry is used only for
+//!   [`Engine::plan_shape_lifetime`] after it was read (one second for MariaDB/MySQL): a change made
+//!   by another client of the backend is seen within that time, and at once when the plan then
+//!   fails in a way a stale shape explains (below). Within that second a plan that names a
+//!   column by position may read the column that held that position before an `ALTER TABLE …
+//!   FIRST/AFTER` or `DROP COLUMN` done behind the node's back; by name it cannot.
+//!
+//! How the invariant is kept:
 //!
 //! - A *schema epoch* counts such statements. A shape is stored with the epoch read *before* it
 //!   was described, and used only while the epoch is still that value.
@@ -35,11 +46,20 @@
 //!   DDL is transactional: other sessions see it only then.
 //! - A session with such uncommitted DDL neither stores nor uses cached shapes: what it sees is
 //!   not what the others see.
+//! - A plan compiled from a cached shape that fails as a stale shape would make it fail (the
+//!   compiler finds no such column or index, or the engine answers 1054 or 1146) also calls
+//!   [`ShapeCache::schema_may_have_changed`]; a compile failure is retried at once with shapes read
+//!   afresh ([`CachingCatalog::used_cache`] says whether any shape came from the cache).
+//! - Entries are keyed by the schema the plan names, else the session's current or default
+//!   database (so sessions in different databases never share an entry), and the table name as
+//!   written: MySQL's table names are case-sensitive on Linux.
 //!
 //! [`Engine::sees_all_schema_changes`]: crate::engine::Engine::sees_all_schema_changes
+//! [`Engine::plan_shape_lifetime`]: crate::engine::Engine::plan_shape_lifetime
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 use xrpc_proto::codes;
@@ -52,39 +72,52 @@ use crate::result::{CollectedResult, SqlError};
 /// Most shapes kept; the cache is cleared when it would grow beyond.
 const SHAPE_CACHE_CAPACITY: usize = 1024;
 
+/// How long a [`ShapeCache`] keeps shapes; see the module docs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShapeKeeping {
+    /// Shapes are read for every plan.
+    Never,
+    /// Until a statement that may change a schema ends (the engine sees every change).
+    UntilSchemaChange,
+    /// Until a schema change, and at most this long (other clients may change the schema).
+    For(Duration),
+}
+
 /// Table shapes shared by the node's sessions; see the module docs.
 #[derive(Debug)]
 pub struct ShapeCache {
-    enabled: bool,
+    keeping: ShapeKeeping,
     epoch: AtomicU64,
-    /// By (schema, table), lowercased: SQLite compares both case-insensitively, and only SQLite
-    /// enables the cache.
-    shapes: Mutex<HashMap<ShapeKey, (u64, TableShape)>>,
+    /// By (schema, table); each with the epoch read before it was described and when.
+    shapes: Mutex<HashMap<ShapeKey, (u64, Instant, TableShape)>>,
 }
 
-/// (schema, table), lowercased.
+/// (the schema the plan names or the session's database, table), as written.
 type ShapeKey = (Option<String>, String);
 
 impl ShapeCache {
-    /// A cache that keeps shapes only when `enabled` (the engine sees all schema changes).
-    pub fn new(enabled: bool) -> Self {
+    /// A cache that keeps shapes as `keeping` says.
+    pub fn new(keeping: ShapeKeeping) -> Self {
         Self {
-            enabled,
+            keeping,
             epoch: AtomicU64::new(0),
             shapes: Mutex::new(HashMap::new()),
         }
     }
 
-    /// A statement that may have changed a schema ended, or a transaction that ran one did.
+    /// A statement that may have changed a schema ended, or a transaction that ran one did, or
+    /// a plan failed in a way a stale shape explains.
     pub fn schema_may_have_changed(&self) {
         self.epoch.fetch_add(1, Ordering::SeqCst);
     }
 
-    fn key(schema: Option<&str>, table: &str) -> ShapeKey {
-        (
-            schema.map(str::to_ascii_lowercase),
-            table.to_ascii_lowercase(),
-        )
+    fn usable(&self, entry: &(u64, Instant, TableShape), epoch: u64, now: Instant) -> bool {
+        entry.0 == epoch
+            && match self.keeping {
+                ShapeKeeping::Never => false,
+                ShapeKeeping::UntilSchemaChange => true,
+                ShapeKeeping::For(lifetime) => now.saturating_duration_since(entry.1) < lifetime,
+            }
     }
 }
 
@@ -130,38 +163,50 @@ pub struct CachingCatalog<'a> {
     pub conn: &'a mut dyn EngineConn,
     /// False while the session holds uncommitted schema changes: then nothing is cached or used.
     pub use_cache: bool,
+    /// The session's current (else default) database: what a plan that names no schema reads,
+    /// and so part of the cache key.
+    pub session_schema: Option<&'a str>,
+    /// Set when a shape came from the cache rather than from the engine.
+    pub used_cache: bool,
 }
 
 impl std::fmt::Debug for CachingCatalog<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CachingCatalog")
             .field("use_cache", &self.use_cache)
+            .field("session_schema", &self.session_schema)
+            .field("used_cache", &self.used_cache)
             .finish_non_exhaustive()
     }
 }
 
 impl Catalog for CachingCatalog<'_> {
     fn table(&mut self, schema: Option<&str>, name: &str) -> Result<TableShape, SqlError> {
-        if !(self.cache.enabled && self.use_cache) {
+        if self.cache.keeping == ShapeKeeping::Never || !self.use_cache {
             return self.conn.describe_table(schema, name);
         }
-        let key = ShapeCache::key(schema, name);
+        let key: ShapeKey = (
+            schema.or(self.session_schema).map(str::to_owned),
+            name.to_owned(),
+        );
         // Read before describing: a change that ends meanwhile makes the entry stale at once.
         let epoch = self.cache.epoch.load(Ordering::SeqCst);
-        if let Some((at, shape)) = self.cache.shapes.lock().get(&key) {
-            if *at == epoch {
-                return Ok(shape.clone());
+        let now = Instant::now();
+        if let Some(entry) = self.cache.shapes.lock().get(&key) {
+            if self.cache.usable(entry, epoch, now) {
+                self.used_cache = true;
+                return Ok(entry.2.clone());
             }
         }
         let shape = self.conn.describe_table(schema, name)?;
         let mut shapes = self.cache.shapes.lock();
         if shapes.len() >= SHAPE_CACHE_CAPACITY {
-            shapes.retain(|_, (at, _)| *at == epoch);
+            shapes.retain(|_, entry| self.cache.usable(entry, epoch, now));
             if shapes.len() >= SHAPE_CACHE_CAPACITY {
                 shapes.clear();
             }
         }
-        shapes.insert(key, (epoch, shape.clone()));
+        shapes.insert(key, (epoch, now, shape.clone()));
         Ok(shape)
     }
 }
@@ -445,25 +490,40 @@ mod tests {
         }
     }
 
-    fn lookup(cache: &ShapeCache, conn: &mut Describing, use_cache: bool) -> TableShape {
-        CachingCatalog {
+    fn lookup_in(
+        cache: &ShapeCache,
+        conn: &mut Describing,
+        use_cache: bool,
+        session_schema: Option<&str>,
+    ) -> (TableShape, bool) {
+        let mut catalog = CachingCatalog {
             cache,
             conn,
             use_cache,
+            session_schema,
+            used_cache: false,
+        };
+        let shape = catalog.table(None, "T").unwrap();
+        (shape, catalog.used_cache)
+    }
+
+    fn lookup(cache: &ShapeCache, conn: &mut Describing, use_cache: bool) -> TableShape {
+        lookup_in(cache, conn, use_cache, None).0
+    }
+
+    fn describing() -> Describing {
+        Describing {
+            describes: 0,
+            columns: vec!["id".into()],
         }
-        .table(None, "T")
-        .unwrap()
     }
 
     #[test]
     fn shapes_are_kept_until_a_schema_may_have_changed() {
-        let cache = ShapeCache::new(true);
-        let mut conn = Describing {
-            describes: 0,
-            columns: vec!["id".into()],
-        };
-        lookup(&cache, &mut conn, true);
-        lookup(&cache, &mut conn, true);
+        let cache = ShapeCache::new(ShapeKeeping::UntilSchemaChange);
+        let mut conn = describing();
+        assert!(!lookup_in(&cache, &mut conn, true, None).1);
+        assert!(lookup_in(&cache, &mut conn, true, None).1);
         assert_eq!(conn.describes, 1, "the second plan used the kept shape");
         conn.columns.push("added".into());
         cache.schema_may_have_changed();
@@ -479,6 +539,8 @@ mod tests {
             cache: &cache,
             conn: &mut conn,
             use_cache: true,
+            session_schema: None,
+            used_cache: false,
         }
         .table(None, "nope")
         .unwrap_err();
@@ -487,13 +549,40 @@ mod tests {
 
     #[test]
     fn a_disabled_cache_describes_every_time() {
-        let cache = ShapeCache::new(false);
-        let mut conn = Describing {
-            describes: 0,
-            columns: vec!["id".into()],
-        };
+        let cache = ShapeCache::new(ShapeKeeping::Never);
+        let mut conn = describing();
         lookup(&cache, &mut conn, true);
+        assert!(!lookup_in(&cache, &mut conn, true, None).1);
+        assert_eq!(conn.describes, 2);
+    }
+
+    #[test]
+    fn a_time_limited_cache_keeps_shapes_for_their_lifetime_only() {
+        // A lifetime nothing outlives: every plan reads the shape again.
+        let cache = ShapeCache::new(ShapeKeeping::For(Duration::ZERO));
+        let mut conn = describing();
         lookup(&cache, &mut conn, true);
+        assert!(!lookup_in(&cache, &mut conn, true, None).1);
+        assert_eq!(conn.describes, 2);
+        // A lifetime this test cannot outlive: kept, until a schema may have changed.
+        let cache = ShapeCache::new(ShapeKeeping::For(Duration::from_secs(3600)));
+        let mut conn = describing();
+        lookup(&cache, &mut conn, true);
+        assert!(lookup_in(&cache, &mut conn, true, None).1);
+        assert_eq!(conn.describes, 1);
+        cache.schema_may_have_changed();
+        assert!(!lookup_in(&cache, &mut conn, true, None).1);
+        assert_eq!(conn.describes, 2);
+    }
+
+    #[test]
+    fn sessions_in_different_databases_do_not_share_a_shape() {
+        let cache = ShapeCache::new(ShapeKeeping::UntilSchemaChange);
+        let mut conn = describing();
+        lookup_in(&cache, &mut conn, true, Some("a"));
+        assert!(!lookup_in(&cache, &mut conn, true, Some("b")).1);
+        assert!(lookup_in(&cache, &mut conn, true, Some("a")).1);
+        assert!(lookup_in(&cache, &mut conn, true, Some("b")).1);
         assert_eq!(conn.describes, 2);
     }
 

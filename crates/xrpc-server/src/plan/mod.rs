@@ -23,7 +23,8 @@
 //!   always bound as arguments, never spliced into the text.
 //!
 //! - **Caches.** The session keeps plans by digest (`NodeShared::plan_cache`, for digest-only
-//!   requests) and table shapes while no schema changes ([`catalog::ShapeCache`]); the compiled
+//!   requests) and table shapes while no schema changes, for at most a second on an engine others
+//!   may change too ([`catalog::ShapeCache`]); the compiled
 //!   SQL is rebuilt for every request, and the engine's own prepared-statement cache finds it by
 //!   text.
 //!

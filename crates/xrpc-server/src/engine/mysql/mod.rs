@@ -307,7 +307,17 @@ impl Engine for MysqlEngine {
             });
         }
     }
+
+    fn plan_shape_lifetime(&self) -> Option<Duration> {
+        // Describing a table costs two information_schema queries, more than a point read;
+        // other clients of the backend may change its schema, so a shape is kept this long at
+        // most (see crate::plan::catalog).
+        Some(PLAN_SHAPE_LIFETIME)
+    }
 }
+
+/// How long a plan's table shape is kept (see [`Engine::plan_shape_lifetime`]).
+const PLAN_SHAPE_LIFETIME: Duration = Duration::from_secs(1);
 
 /// How long [`MysqlEngine::connect_waiting`] sleeps between attempts, at most.
 const CONNECT_RETRY_MAX: Duration = Duration::from_secs(2);
