@@ -27,7 +27,7 @@ enum Command {
     /// Show the node's status variables and stage histograms.
     Status(ConnArgs),
     /// Measure throughput and latency of xrpc nodes, echo servers and MySQL peers.
-    Bench(BenchCmd),
+    Bench(Box<BenchCmd>),
     /// Print a node's binary log files as JSON lines (docs/PROTOCOL.md, "Binary log").
     Binlog(BinlogArgs),
 }

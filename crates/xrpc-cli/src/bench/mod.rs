@@ -980,6 +980,14 @@ pub fn render_table(results: &[Measurement], workload: Workload) -> String {
     grid(&headers, &rows, &right)
 }
 
+/// The CPU time of the target's server process plus every `--also-server-pid` process; `None`
+/// when any of them cannot be read, since a sum that left one out would understate the cost.
+fn server_cpu_with_companions(pid: u32, args: &BenchArgs) -> Option<Duration> {
+    let mut pids = vec![pid];
+    pids.extend_from_slice(&args.also_server_pids);
+    pids_cpu(&pids)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1030,12 +1038,4 @@ mod tests {
             "no password in names"
         );
     }
-}
-
-/// The CPU time of the target's server process plus every `--also-server-pid` process; `None`
-/// when any of them cannot be read, since a sum that left one out would understate the cost.
-fn server_cpu_with_companions(pid: u32, args: &BenchArgs) -> Option<Duration> {
-    let mut pids = vec![pid];
-    pids.extend_from_slice(&args.also_server_pids);
-    pids_cpu(&pids)
 }
