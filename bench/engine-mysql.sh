@@ -139,7 +139,11 @@ start_node() {
     bench_die "xrpc-server $name did not start (see $WORK/$name/server.log)"
 }
 
-start_node mysql --engine "$OTPC_URL" --backend-pool-size "$POOL_SIZE"
+# The backend URL carries the password, so it goes to the node in a TOML file only its user can read
+# (README, "fronting MariaDB"), never on the command line, where `ps` would show it.
+MYSQL_NODE_CONFIG=$WORK/mysql-node.toml
+(umask 077 && printf 'engine = "%s"\n' "$OTPC_URL" >"$MYSQL_NODE_CONFIG")
+start_node mysql --config "$MYSQL_NODE_CONFIG" --backend-pool-size "$POOL_SIZE"
 MYSQL_NODE_PID=$NODE_PID MYSQL_NODE_PORT=$NODE_PORT
 XMYSQL_URL="xrpc://root@127.0.0.1:$MYSQL_NODE_PORT"
 ENGINE_VERSION=$("$XRPC" exec -P "$MYSQL_NODE_PORT" -f csv "select @@version" | tail -1)
