@@ -1,6 +1,9 @@
 //! Real `xrpc-server` nodes started in-process, and a TCP relay to break or freeze connections.
 //!
-//! Shared by `against_server.rs` and `aio_against_server.rs`.
+//! Shared by `against_server.rs` and `aio_against_server.rs`. A node runs on SQLite (in a
+//! temporary directory) or on the `mysql` engine in front of a fresh database of the binary's one
+//! MariaDB ([`xrpc_testkit::shared_database`], started by the first test that asks for it):
+//! [`Engine`] and the `on_both_engines!` macro of `against_server.rs`.
 
 #![allow(dead_code, unreachable_pub)]
 
@@ -13,6 +16,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
+use xrpc_server::engine::mysql::{MysqlEngine, PoolOptions};
 use xrpc_server::engine::sqlite::SqliteOptions;
 use xrpc_server::node::NodeShared;
 use xrpc_server::server::{Node, NodeBuilder, StartError};
@@ -25,6 +29,28 @@ pub const APP_PASSWORD: &str = "s3cret";
 pub const ENDLESS: &str = "with recursive c(i) as (select 1 union all select i + 1 from c \
                            where i < 1000000000) select count(*) from c";
 
+/// The engine a [`TestNode`] runs its SQL on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// Embedded SQLite in the node's temporary directory.
+    Sqlite,
+    /// The `mysql` engine on a fresh database of the binary's shared MariaDB, with a backend pool
+    /// of 4.
+    Mysql,
+}
+
+impl Engine {
+    /// A statement that runs for an hour unless killed, and fails when it is: [`ENDLESS`] on
+    /// SQLite; on MariaDB a count over a cross join of two sequences, 10^12 rows and nothing
+    /// materialised (a killed `SLEEP` or `BENCHMARK` answers a value instead of failing).
+    pub fn endless(self) -> &'static str {
+        match self {
+            Engine::Sqlite => ENDLESS,
+            Engine::Mysql => "select count(*) from seq_1_to_1000000 a, seq_1_to_1000000 b",
+        }
+    }
+}
+
 /// How long a stopping node lets running statements finish.
 pub const GRACE: Duration = Duration::from_millis(100);
 
@@ -33,18 +59,34 @@ pub struct TestNode {
     node: Option<Node>,
     addr: SocketAddr,
     dir: tempfile::TempDir,
+    /// The backend database's URL on the `mysql` engine, kept for [`restart`](Self::restart).
+    backend: Option<String>,
 }
 
 impl TestNode {
-    /// A node on an ephemeral port.
+    /// A SQLite node on an ephemeral port.
     pub fn start() -> Self {
+        Self::start_on(Engine::Sqlite)
+    }
+
+    /// A node on `engine`, on an ephemeral port.
+    pub fn start_on(engine: Engine) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let node = start_node(&dir.path().join("xrpc.db"), "127.0.0.1:0".parse().unwrap());
+        let backend = match engine {
+            Engine::Sqlite => None,
+            Engine::Mysql => {
+                Some(xrpc_testkit::shared_database().unwrap_or_else(|err| panic!("{err}")))
+            }
+        };
+        let db = dir.path().join("xrpc.db");
+        let node = try_start_node(&db, backend.as_deref(), "127.0.0.1:0".parse().unwrap())
+            .unwrap_or_else(|err| panic!("cannot start a node on {engine:?}: {err}"));
         let addr = node.local_addr();
         Self {
             node: Some(node),
             addr,
             dir,
+            backend,
         }
     }
 
@@ -74,7 +116,7 @@ impl TestNode {
         let deadline = Instant::now() + Duration::from_secs(5);
         // The port is free once the old listener is closed; retry briefly in case it lingers.
         loop {
-            match try_start_node(&db, self.addr) {
+            match try_start_node(&db, self.backend.as_deref(), self.addr) {
                 Ok(node) => {
                     self.node = Some(node);
                     return;
@@ -99,12 +141,25 @@ impl Drop for TestNode {
     }
 }
 
-fn start_node(db: &std::path::Path, listen: SocketAddr) -> Node {
-    try_start_node(db, listen).unwrap()
-}
-
-fn try_start_node(db: &std::path::Path, listen: SocketAddr) -> Result<Node, StartError> {
-    NodeBuilder::sqlite(db, SqliteOptions::default())?
+/// Starts a node on SQLite in `db`, or on the `mysql` engine in front of `backend`.
+fn try_start_node(
+    db: &std::path::Path,
+    backend: Option<&str>,
+    listen: SocketAddr,
+) -> Result<Node, StartError> {
+    let builder = match backend {
+        None => NodeBuilder::sqlite(db, SqliteOptions::default())?,
+        Some(url) => {
+            let options = PoolOptions {
+                size: 4,
+                ..Default::default()
+            };
+            let engine = MysqlEngine::connect(url, options)
+                .unwrap_or_else(|err| panic!("cannot reach the test MariaDB: {err:?}"));
+            NodeBuilder::new(Arc::new(engine))
+        }
+    };
+    builder
         .loopback(listen)
         .tune_net(|net| net.shutdown_grace = GRACE)
         .users(vec![
