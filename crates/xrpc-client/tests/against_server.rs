@@ -609,11 +609,7 @@ fn a_node_restarted_mid_query_fails_the_statement_and_the_pool_recovers(engine: 
     node.restart();
     // The drain gives the statement its 100 ms grace and then interrupts it, instead of waiting
     // for it to end (an hour); the bound leaves room for a loaded machine.
-    assert!(
-        started.elapsed() < PATIENCE,
-        "{:?}",
-        started.elapsed()
-    );
+    assert!(started.elapsed() < PATIENCE, "{:?}", started.elapsed());
     // The drain gave the statement its grace, then interrupted it, before closing.
     let err = running.join().unwrap();
     assert!(err.is_interrupted(), "{err}");
