@@ -1,5 +1,10 @@
 //! The SQLite engine through the `Engine`/`EngineConn` traits: type mapping, arguments, MySQL
 //! transaction statements, functions, error codes, schemas, kills, lock waits and session state.
+//!
+//! The tests of behaviour the `Engine` contract promises on every engine (transaction statements
+//! and the session state they pin, a kill that comes before its statement) run on both
+//! (`on_both_engines!`): on SQLite and on the `mysql` engine in front of a fresh database of the
+//! binary's one MariaDB ([`xrpc_testkit::shared_database`]). The rest is SQLite's own.
 
 use std::any::Any;
 use std::sync::Arc;
@@ -24,6 +29,58 @@ fn engine_with(options: SqliteOptions) -> (tempfile::TempDir, SqliteEngine) {
 fn engine() -> (tempfile::TempDir, SqliteEngine) {
     engine_with(SqliteOptions::default())
 }
+
+/// The engines the tests of the `Engine` contract run on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Sqlite,
+    Mysql,
+}
+
+/// An engine of `kind`, with what must outlive it (SQLite's directory).
+fn engine_on(kind: Kind) -> (Option<tempfile::TempDir>, Box<dyn Engine>) {
+    match kind {
+        Kind::Sqlite => {
+            let (dir, engine) = engine();
+            (Some(dir), Box::new(engine))
+        }
+        Kind::Mysql => {
+            let url = xrpc_testkit::shared_database().unwrap_or_else(|err| panic!("{err}"));
+            let options = xrpc_server::engine::mysql::PoolOptions {
+                size: 4,
+                ..Default::default()
+            };
+            let engine = xrpc_server::engine::mysql::MysqlEngine::connect(&url, options)
+                .unwrap_or_else(|err| panic!("{err:?}"));
+            (None, Box::new(engine))
+        }
+    }
+}
+
+/// Runs each named test, a `fn(Kind)`, once per engine: as `on_sqlite::name` and
+/// `on_mysql::name`.
+macro_rules! on_both_engines {
+    ($($name:ident),* $(,)?) => {
+        mod on_sqlite {
+            $(#[test]
+            fn $name() {
+                super::$name(super::Kind::Sqlite)
+            })*
+        }
+        mod on_mysql {
+            $(#[test]
+            fn $name() {
+                super::$name(super::Kind::Mysql)
+            })*
+        }
+    };
+}
+
+on_both_engines!(
+    autocommit_off_opens_transactions_implicitly,
+    start_transaction_commit_and_rollback,
+    a_kill_before_the_statement_is_for_it_and_clear_forgets_it,
+);
 
 fn exec_args(
     conn: &mut dyn EngineConn,
@@ -485,9 +542,8 @@ fn dml_summaries_count_rows_and_insert_ids() {
     assert_eq!((s.rows_affected, s.last_insert_id), (1, Some(1)));
 }
 
-#[test]
-fn autocommit_off_opens_transactions_implicitly() {
-    let (_dir, engine) = engine();
+fn autocommit_off_opens_transactions_implicitly(kind: Kind) {
+    let (_dir, engine) = engine_on(kind);
     let mut a = engine.acquire().unwrap();
     let mut b = engine.acquire().unwrap();
     exec(&mut *a, "create table t (v INTEGER)");
@@ -532,9 +588,8 @@ fn autocommit_off_opens_transactions_implicitly() {
     assert!(!a.holds_session_state());
 }
 
-#[test]
-fn start_transaction_commit_and_rollback() {
-    let (_dir, engine) = engine();
+fn start_transaction_commit_and_rollback(kind: Kind) {
+    let (_dir, engine) = engine_on(kind);
     let mut a = engine.acquire().unwrap();
     let mut b = engine.acquire().unwrap();
     exec(&mut *a, "create table t (v INTEGER)");
@@ -561,7 +616,15 @@ fn start_transaction_commit_and_rollback() {
         "START TRANSACTION READ ONLY, WITH CONSISTENT SNAPSHOT",
     );
     assert_eq!(count(&mut *a, "t"), 2);
-    exec(&mut *a, "end");
+    // SQLite's END is its COMMIT; MySQL has no END.
+    exec(
+        &mut *a,
+        if kind == Kind::Sqlite {
+            "end"
+        } else {
+            "commit"
+        },
+    );
     assert!(!a.holds_session_state());
 }
 
@@ -805,18 +868,22 @@ fn interrupt_stops_a_long_query() {
     assert_eq!(rows(&mut *conn, "select 2"), [[Value::Sint(2)]]);
 }
 
-#[test]
-fn a_kill_before_the_statement_is_for_it_and_clear_forgets_it() {
-    let (_dir, engine) = engine();
+fn a_kill_before_the_statement_is_for_it_and_clear_forgets_it(kind: Kind) {
+    let (_dir, engine) = engine_on(kind);
     let mut conn = engine.acquire().unwrap();
     // A kill that lands between the session publishing the interrupter and the engine starting
     // stops the statement: starting does not clear the flag.
-    // (Bounded, so that a lost kill fails the test instead of hanging it.)
+    // (Bounded, a second or so, so that a lost kill fails the test instead of hanging it.)
     conn.interrupter().interrupt();
     let e = err(
         &mut *conn,
-        "with recursive c(x) as (select 1 union all select x + 1 from c where x < 2000000) \
-         select count(*) from c",
+        match kind {
+            Kind::Sqlite => {
+                "with recursive c(x) as (select 1 union all select x + 1 from c \
+                 where x < 2000000) select count(*) from c"
+            }
+            Kind::Mysql => "select count(*) from seq_1_to_2000 a, seq_1_to_2000 b",
+        },
     );
     assert_eq!(e.code, 1317, "{e}");
     // Consumed by the statement it stopped.
