@@ -1029,6 +1029,63 @@ fn duplicate_sess_new_ends_the_existing_session_with_its_fatal() {
     assert_eq!(client.query(5, "select 6").scalar(), &Value::Sint(6));
 }
 
+/// SESS_NEW sent right behind a SESS_CLOSE that is still queued (its session's statement is
+/// paused for tokens) is the documented `FATAL 7006`, as on PolarDB-X, where the session stays in
+/// the map until its close runs: the close never answers, the sid is free afterwards. Made
+/// deterministic by the paused statement, which holds the close in the queue.
+#[test]
+fn sess_new_behind_a_queued_sess_close_is_7006_and_frees_the_sid() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(3);
+    let mut stmt = sql_stmt(
+        "with recursive n(i) as (select 1 union all select i + 1 from n where i < 2000) \
+         select i, printf('%0100d', i) from n",
+    );
+    stmt.token = Some(1); // 1 KiB: paused long before its 200 KB
+    client.send_sql(3, stmt);
+    while !matches!(client.recv_on(3), Some(ServerMessage::TokenDone(_))) {}
+    client.send(3, ClientType::SessionClose, &pb::session::Close::default());
+    client.send(
+        3,
+        ClientType::NewSession,
+        &pb::session::NewSession::default(),
+    );
+    let err = loop {
+        match client.recv_on(3) {
+            Some(ServerMessage::Error(err)) => break err,
+            Some(ServerMessage::Ok(_)) => panic!("the queued close answered before the FATAL"),
+            Some(_) => {}
+            None => panic!("the connection ended"),
+        }
+    };
+    assert_eq!(
+        (err.code, err.severity),
+        (codes::DUPLICATE_SESSION.code, Some(1))
+    );
+    client.new_session(3);
+    assert_eq!(client.query(3, "select 8").scalar(), &Value::Sint(8));
+}
+
+/// From SESS_CLOSE's OK on, the sid is free: 1 000 rounds of close, its OK, then SESS_NEW on one
+/// sid, each new session answering its own query.
+#[test]
+fn after_the_close_ok_the_sid_is_free_for_sess_new_every_time() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    for round in 0..1000i64 {
+        client.new_session(4);
+        assert_eq!(
+            client.query(4, &format!("select {round}")).scalar(),
+            &Value::Sint(round)
+        );
+        client.send(4, ClientType::SessionClose, &pb::session::Close::default());
+        let Some(ServerMessage::Ok(_)) = client.recv_on(4) else {
+            panic!("round {round}: no OK for the close");
+        };
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Auto-commit sids
 
