@@ -754,12 +754,62 @@ fn casts_return_mysqls_values_types_and_names() {
             shown.rows,
             expected
                 .iter()
-                .map(|w| vec![text("Warning"), Value::Sint(1292), text(&w.message)])
+                .map(|w| vec![text("Warning"), Value::Uint(1292), text(&w.message)])
                 .collect::<Vec<_>>()
         );
+        // The diagnostic statements keep the list: they count it, as MySQL does.
+        let counted = exec(conn, "show count(*) warnings").unwrap();
+        assert_eq!(counted.rows, [[Value::Uint(2)]]);
+        assert_eq!(counted.columns.unwrap()[0].name, "@@session.warning_count");
+        let counted = exec(
+            conn,
+            "select @@warning_count, @@session.error_count as e, @@LOCAL.warning_count",
+        )
+        .unwrap();
+        assert_eq!(
+            counted.rows,
+            [[Value::Uint(2), Value::Uint(0), Value::Uint(2)]]
+        );
+        let names: Vec<_> = counted
+            .columns
+            .unwrap()
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
+        assert_eq!(names, ["@@warning_count", "e", "@@LOCAL.warning_count"]);
+        assert_eq!(
+            exec(conn, "show count(*) errors").unwrap().rows,
+            [[Value::Uint(0)]]
+        );
     }
+    // SHOW WARNINGS' Code is MySQL's INT UNSIGNED, with rows or without.
+    let columns = exec(conn, "show warnings").unwrap().columns.unwrap();
+    assert_eq!(
+        (
+            columns[1].name.as_str(),
+            columns[1].x_type,
+            columns[1].mysql_type
+        ),
+        ("Code", ColumnType::Uint, mysql_type::LONG)
+    );
+    // Every other statement clears the list, one that fails too.
     exec(conn, "select 1").unwrap();
     assert!(exec(conn, "show warnings").unwrap().rows.is_empty());
+    let columns = exec(conn, "show warnings").unwrap().columns.unwrap();
+    assert_eq!(columns[1].x_type, ColumnType::Uint);
+    assert_eq!(
+        exec(conn, "select @@warning_count").unwrap().rows,
+        [[Value::Uint(0)]]
+    );
+    exec(conn, "select cast('1x' as signed)").unwrap();
+    exec(conn, "select no_such_column").unwrap_err();
+    assert!(exec(conn, "show warnings").unwrap().rows.is_empty());
+    exec(conn, "select cast('1x' as signed)").unwrap();
+    exec(conn, "set autocommit = 1").unwrap();
+    assert!(exec(conn, "show warnings").unwrap().rows.is_empty());
+    // Another variable with the counts: refused, not answered half.
+    let err = exec(conn, "select @@warning_count, @@version").unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
     // A UNION of casts to one type, and a scalar subquery of one, are typed as the cast.
     for sql in [
         "select cast('2024-02-29' as date) as d union all select cast('2024-3-1' as date)",

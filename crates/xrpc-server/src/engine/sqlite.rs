@@ -691,7 +691,9 @@ pub struct SqliteConn {
     auto_increment: std::collections::HashMap<(String, String), (i64, bool)>,
     /// Column flags of tables read by this connection (see `origin`).
     keys: origin::KeyCache,
-    /// The warnings of the last statement that ran SQL (for `SHOW WARNINGS`).
+    /// The session's diagnostics while one of its statements runs (for `SHOW WARNINGS`):
+    /// handed in and taken back by the session layer around every statement, so empty between
+    /// them (see [`EngineConn::set_session_warnings`]).
     last_warnings: Vec<SqlWarning>,
 }
 
@@ -1460,6 +1462,14 @@ impl EngineConn for SqliteConn {
         self.schema_change.take()
     }
 
+    fn set_session_warnings(&mut self, warnings: Vec<SqlWarning>) {
+        self.last_warnings = warnings;
+    }
+
+    fn take_session_warnings(&mut self) -> Vec<SqlWarning> {
+        std::mem::take(&mut self.last_warnings)
+    }
+
     fn set_wait_hook(&mut self, hook: Option<WaitHook>) {
         self.set_hook(hook);
     }
@@ -1490,9 +1500,16 @@ impl SqliteConn {
             self.wait_hook.clone(),
             Some(Arc::clone(&self.shared)),
         );
+        let parsed = catalog::parse(sql);
+        // MySQL clears the diagnostics at the start of every statement but the diagnostic
+        // ones (SHOW WARNINGS and ERRORS, their COUNT(*), SELECT @@warning_count), whatever
+        // the statement's outcome; one with warnings leaves them (`run`).
+        if !matches!(&parsed, Some(Ok(stmt)) if stmt.is_diagnostic()) {
+            self.last_warnings.clear();
+        }
         self.sync_databases()?;
         self.use_schema(schema)?;
-        if let Some(stmt) = catalog::parse(sql) {
+        if let Some(stmt) = parsed {
             return self.run_mysql(stmt?, sink);
         }
         if authorizer::is_vacuum(compat::trim_statement(sql)) {
