@@ -1009,12 +1009,70 @@ fn table_columns_carry_names_and_key_flags() {
         (ColumnType::Uint, mysql_type::SHORT, 5)
     );
     assert_eq!(result.rows, [[Value::Uint(1)]]);
-    // …and its range: an explicit id beyond it is refused as MySQL refuses it (an explicit
-    // -1 is not: SQLite shows a generated id as -1 to the check).
-    for id in ["70000", "-2"] {
+    // …and its range: an explicit id beyond it is refused as MySQL refuses it, -1 too (the
+    // check after the insert sees it; SQLite shows a generated id as -1 to the one before).
+    for id in ["70000", "-2", "-1"] {
         let err = exec(conn, &format!("insert into mu (id, v) values ({id}, 2)")).unwrap_err();
         assert_eq!(err.code, 1264, "{id}: {err}");
+        let err = exec(conn, &format!("update mu set id = {id}")).unwrap_err();
+        assert_eq!(err.code, 1264, "update to {id}: {err}");
     }
+    // A generated id beyond the declared type is refused at the insert with MariaDB's 167
+    // (22003), naming the row, and nothing of the statement is stored; MariaDB checked: a
+    // signed column takes an explicit -1.
+    exec(
+        conn,
+        "create table tiny (id TINYINT AUTO_INCREMENT PRIMARY KEY, v INT)",
+    )
+    .unwrap();
+    exec(conn, "insert into tiny values (-1, 0), (126, 0)").unwrap();
+    exec(conn, "insert into tiny (v) values (1)").unwrap();
+    let err = exec(conn, "insert into tiny (v) values (2)").unwrap_err();
+    assert_eq!(
+        (err.code, err.sql_state.as_str(), err.message.as_str()),
+        (167, "22003", "Out of range value for column 'id' at row 1")
+    );
+    exec(conn, "delete from tiny where id = 127").unwrap();
+    let err = exec(conn, "insert into tiny (v) values (3), (4)").unwrap_err();
+    assert_eq!(
+        (err.code, err.message.as_str()),
+        (167, "Out of range value for column 'id' at row 1")
+    );
+    let ids = exec(conn, "select id from tiny order by id").unwrap().rows;
+    assert_eq!(ids, [[Value::Sint(-1)], [Value::Sint(126)]]);
+    // SHOW COLUMNS and information_schema give the declared type (MySQL 8's form, no display
+    // width), not SQLite's INTEGER, and still name the column auto_increment.
+    let shown = exec(conn, "show columns from tiny").unwrap().rows;
+    assert_eq!(
+        (&shown[0][1], &shown[0][5]),
+        (&text("tinyint"), &text("auto_increment"))
+    );
+    let shown = exec(conn, "show columns from mu").unwrap().rows;
+    assert_eq!(shown[0][1], text("smallint unsigned"));
+    let info = exec(
+        conn,
+        "select data_type, column_type, extra from information_schema.columns \
+         where table_name = 'mu' and column_name = 'id'",
+    )
+    .unwrap()
+    .rows;
+    assert_eq!(
+        info,
+        [[
+            text("smallint"),
+            text("smallint unsigned"),
+            text("auto_increment")
+        ]]
+    );
+    let create = exec(conn, "show create table mu").unwrap().rows;
+    let Value::Bytes(ddl) = &create[0][1] else {
+        panic!("{create:?}")
+    };
+    assert!(
+        String::from_utf8_lossy(ddl).contains("`id` smallint unsigned NOT NULL AUTO_INCREMENT"),
+        "{}",
+        String::from_utf8_lossy(ddl)
+    );
     // An explicit 0 in an AUTO_INCREMENT column: MySQL generates an id, SQLite would store 0.
     let err = exec(conn, "insert into m (id, n) values (0, 'y')").unwrap_err();
     assert_eq!(err.code, 1235, "{err}");

@@ -248,12 +248,14 @@ pub(crate) fn parse(sql: &str) -> Option<Result<Stmt, SqlError>> {
         "xa", "call", "start", "stop", "create", "drop", "alter", "use", "show", "describe",
         "desc", "explain",
     ];
-    if !CANDIDATES
+    let candidate = CANDIDATES
         .iter()
         .chain(UNSUPPORTED_LEADING)
-        .any(|w| first.eq_ignore_ascii_case(w))
-        && !(first.eq_ignore_ascii_case("select") && rest.trim_start().starts_with("@@"))
-    {
+        .any(|w| first.eq_ignore_ascii_case(w));
+    // SELECT @@warning_count and @@error_count: admin SQL sends only those here.
+    let diagnostic_select =
+        first.eq_ignore_ascii_case("select") && rest.trim_start().starts_with("@@");
+    if !candidate && !diagnostic_select {
         return None;
     }
     let first = first.to_ascii_lowercase();
@@ -873,6 +875,9 @@ pub(crate) struct ColumnEntry {
     pub(crate) default: Option<String>,
     /// Position in the primary key, 0 when not in it.
     pub(crate) pk: i64,
+    /// The column generates ids (the rowid alias); its `decl` is then the MySQL type it was
+    /// declared with (`autoinc::declared_type`), not SQLite's `INTEGER`.
+    pub(crate) auto_increment: bool,
 }
 
 /// One index of a table; the primary key is `PRIMARY`.
@@ -889,7 +894,7 @@ impl TableEntry {
     fn auto_increment_column(&self) -> Option<&str> {
         let keys: Vec<&ColumnEntry> = self.columns.iter().filter(|c| c.pk > 0).collect();
         match keys.as_slice() {
-            [only] if only.decl.eq_ignore_ascii_case("INTEGER") => Some(&only.name),
+            [only] if only.auto_increment => Some(&only.name),
             _ => None,
         }
     }
@@ -1375,6 +1380,7 @@ impl SqliteConn {
                             not_null: row.get(3)?,
                             default: row.get(4)?,
                             pk: row.get(5)?,
+                            auto_increment: false,
                         },
                     ))
                 })
@@ -1386,6 +1392,19 @@ impl SqliteConn {
                 }
             }
             for entry in &mut entries {
+                // The rowid alias generates ids; the node's AUTO_INCREMENT rewrite keeps the
+                // type it was declared with in a comment (SHOW COLUMNS, information_schema and
+                // SHOW CREATE TABLE show that one, as MySQL would).
+                let declared = super::autoinc::declared_type(&entry.sql).map(str::to_owned);
+                let mut keys = entry.columns.iter_mut().filter(|c| c.pk > 0);
+                if let (Some(only), None) = (keys.next(), keys.next())
+                    && only.decl.eq_ignore_ascii_case("INTEGER")
+                {
+                    only.auto_increment = true;
+                    if let Some(declared) = declared {
+                        only.decl = declared;
+                    }
+                }
                 let mut pk: Vec<&ColumnEntry> = entry.columns.iter().filter(|c| c.pk > 0).collect();
                 pk.sort_by_key(|c| c.pk);
                 if !pk.is_empty() {
