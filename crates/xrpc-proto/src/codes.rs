@@ -203,6 +203,9 @@ error_codes! {
     OUT_OF_RANGE = 1264, "22003", Error,
         "Out of range value for column",
         "A write of a number outside the declared type's range.";
+    AUTO_INCREMENT_OUT_OF_RANGE = 167, "22003", Error,
+        "Out of range value for column",
+        "SQLite engine: an AUTO_INCREMENT id generated beyond the column's declared type (`TINYINT` past 127), refused at the insert as MariaDB does (its handler error 167).";
     INCORRECT_DATETIME = 1292, "22007", Error,
         "Incorrect date or time value",
         "A write of text that is not a valid date, datetime, timestamp or time for the column (calendar-checked).";

@@ -113,6 +113,10 @@ struct Core {
     /// The engine connection holds a transaction in which a statement that may change a schema
     /// ran: the node's plan shape cache is told again when it ends (see `plan::catalog`).
     schema_dirty: bool,
+    /// The session's diagnostics (`SHOW WARNINGS`): kept here, not on the engine connection,
+    /// so that they follow the session across pooled connections and no session reads
+    /// another's ([`EngineConn::set_session_warnings`]).
+    warnings: Vec<crate::result::SqlWarning>,
 }
 
 /// One logical session.
@@ -782,7 +786,10 @@ impl Session {
         if self.is_killed() {
             return Err(interrupted());
         }
-        let held = self.core.lock().engine.take();
+        let (held, warnings) = {
+            let mut core = self.core.lock();
+            (core.engine.take(), std::mem::take(&mut core.warnings))
+        };
         let mut engine = match held {
             Some(engine) => engine,
             None => node.engine.acquire()?,
@@ -791,6 +798,7 @@ impl Session {
         engine.set_default_schema(self.default_schema.as_deref());
         let current = self.current_schema.lock().clone();
         engine.set_session_schema(current.as_deref());
+        engine.set_session_warnings(warnings);
         // A lock wait blocks this worker; inside the guard the pool counts it as stalled and grows
         // instead of deadlocking when every worker waits on a lock held by a queued session.
         let group = conn.group().clone();
@@ -815,6 +823,7 @@ impl Session {
             // After the statement, whatever its outcome; again when a transaction that ran one
             // ends, as only then do other sessions see its DDL.
             let mut core = self.core.lock();
+            core.warnings = engine.take_session_warnings();
             if changes_schema {
                 node.plan_shapes.schema_may_have_changed();
                 core.schema_dirty |= holds_state;

@@ -754,12 +754,62 @@ fn casts_return_mysqls_values_types_and_names() {
             shown.rows,
             expected
                 .iter()
-                .map(|w| vec![text("Warning"), Value::Sint(1292), text(&w.message)])
+                .map(|w| vec![text("Warning"), Value::Uint(1292), text(&w.message)])
                 .collect::<Vec<_>>()
         );
+        // The diagnostic statements keep the list: they count it, as MySQL does.
+        let counted = exec(conn, "show count(*) warnings").unwrap();
+        assert_eq!(counted.rows, [[Value::Uint(2)]]);
+        assert_eq!(counted.columns.unwrap()[0].name, "@@session.warning_count");
+        let counted = exec(
+            conn,
+            "select @@warning_count, @@session.error_count as e, @@LOCAL.warning_count",
+        )
+        .unwrap();
+        assert_eq!(
+            counted.rows,
+            [[Value::Uint(2), Value::Uint(0), Value::Uint(2)]]
+        );
+        let names: Vec<_> = counted
+            .columns
+            .unwrap()
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
+        assert_eq!(names, ["@@warning_count", "e", "@@LOCAL.warning_count"]);
+        assert_eq!(
+            exec(conn, "show count(*) errors").unwrap().rows,
+            [[Value::Uint(0)]]
+        );
     }
+    // SHOW WARNINGS' Code is MySQL's INT UNSIGNED, with rows or without.
+    let columns = exec(conn, "show warnings").unwrap().columns.unwrap();
+    assert_eq!(
+        (
+            columns[1].name.as_str(),
+            columns[1].x_type,
+            columns[1].mysql_type
+        ),
+        ("Code", ColumnType::Uint, mysql_type::LONG)
+    );
+    // Every other statement clears the list, one that fails too.
     exec(conn, "select 1").unwrap();
     assert!(exec(conn, "show warnings").unwrap().rows.is_empty());
+    let columns = exec(conn, "show warnings").unwrap().columns.unwrap();
+    assert_eq!(columns[1].x_type, ColumnType::Uint);
+    assert_eq!(
+        exec(conn, "select @@warning_count").unwrap().rows,
+        [[Value::Uint(0)]]
+    );
+    exec(conn, "select cast('1x' as signed)").unwrap();
+    exec(conn, "select no_such_column").unwrap_err();
+    assert!(exec(conn, "show warnings").unwrap().rows.is_empty());
+    exec(conn, "select cast('1x' as signed)").unwrap();
+    exec(conn, "set autocommit = 1").unwrap();
+    assert!(exec(conn, "show warnings").unwrap().rows.is_empty());
+    // Another variable with the counts: refused, not answered half.
+    let err = exec(conn, "select @@warning_count, @@version").unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
     // A UNION of casts to one type, and a scalar subquery of one, are typed as the cast.
     for sql in [
         "select cast('2024-02-29' as date) as d union all select cast('2024-3-1' as date)",
@@ -959,12 +1009,70 @@ fn table_columns_carry_names_and_key_flags() {
         (ColumnType::Uint, mysql_type::SHORT, 5)
     );
     assert_eq!(result.rows, [[Value::Uint(1)]]);
-    // …and its range: an explicit id beyond it is refused as MySQL refuses it (an explicit
-    // -1 is not: SQLite shows a generated id as -1 to the check).
-    for id in ["70000", "-2"] {
+    // …and its range: an explicit id beyond it is refused as MySQL refuses it, -1 too (the
+    // check after the insert sees it; SQLite shows a generated id as -1 to the one before).
+    for id in ["70000", "-2", "-1"] {
         let err = exec(conn, &format!("insert into mu (id, v) values ({id}, 2)")).unwrap_err();
         assert_eq!(err.code, 1264, "{id}: {err}");
+        let err = exec(conn, &format!("update mu set id = {id}")).unwrap_err();
+        assert_eq!(err.code, 1264, "update to {id}: {err}");
     }
+    // A generated id beyond the declared type is refused at the insert with MariaDB's 167
+    // (22003), naming the row, and nothing of the statement is stored; MariaDB checked: a
+    // signed column takes an explicit -1.
+    exec(
+        conn,
+        "create table tiny (id TINYINT AUTO_INCREMENT PRIMARY KEY, v INT)",
+    )
+    .unwrap();
+    exec(conn, "insert into tiny values (-1, 0), (126, 0)").unwrap();
+    exec(conn, "insert into tiny (v) values (1)").unwrap();
+    let err = exec(conn, "insert into tiny (v) values (2)").unwrap_err();
+    assert_eq!(
+        (err.code, err.sql_state.as_str(), err.message.as_str()),
+        (167, "22003", "Out of range value for column 'id' at row 1")
+    );
+    exec(conn, "delete from tiny where id = 127").unwrap();
+    let err = exec(conn, "insert into tiny (v) values (3), (4)").unwrap_err();
+    assert_eq!(
+        (err.code, err.message.as_str()),
+        (167, "Out of range value for column 'id' at row 1")
+    );
+    let ids = exec(conn, "select id from tiny order by id").unwrap().rows;
+    assert_eq!(ids, [[Value::Sint(-1)], [Value::Sint(126)]]);
+    // SHOW COLUMNS and information_schema give the declared type (MySQL 8's form, no display
+    // width), not SQLite's INTEGER, and still name the column auto_increment.
+    let shown = exec(conn, "show columns from tiny").unwrap().rows;
+    assert_eq!(
+        (&shown[0][1], &shown[0][5]),
+        (&text("tinyint"), &text("auto_increment"))
+    );
+    let shown = exec(conn, "show columns from mu").unwrap().rows;
+    assert_eq!(shown[0][1], text("smallint unsigned"));
+    let info = exec(
+        conn,
+        "select data_type, column_type, extra from information_schema.columns \
+         where table_name = 'mu' and column_name = 'id'",
+    )
+    .unwrap()
+    .rows;
+    assert_eq!(
+        info,
+        [[
+            text("smallint"),
+            text("smallint unsigned"),
+            text("auto_increment")
+        ]]
+    );
+    let create = exec(conn, "show create table mu").unwrap().rows;
+    let Value::Bytes(ddl) = &create[0][1] else {
+        panic!("{create:?}")
+    };
+    assert!(
+        String::from_utf8_lossy(ddl).contains("`id` smallint unsigned NOT NULL AUTO_INCREMENT"),
+        "{}",
+        String::from_utf8_lossy(ddl)
+    );
     // An explicit 0 in an AUTO_INCREMENT column: MySQL generates an id, SQLite would store 0.
     let err = exec(conn, "insert into m (id, n) values (0, 'y')").unwrap_err();
     assert_eq!(err.code, 1235, "{err}");

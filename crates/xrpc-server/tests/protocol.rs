@@ -1230,3 +1230,42 @@ fn requests_pipelined_behind_sess_close_get_session_not_found_and_the_sid_is_fre
         assert!(matches!(client.recv_on(1), Some(ServerMessage::Ok(_))));
     }
 }
+
+/// SHOW WARNINGS lists the session's own diagnostics, never those another session left on a
+/// pooled engine connection: the list travels with the session, not with the connection.
+#[test]
+fn warnings_belong_to_the_session_not_to_the_pooled_connection() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    client.new_session(2);
+    let warned = client.query(1, "select cast('12abc' as signed)");
+    assert_eq!(warned.scalar(), &Value::Sint(12));
+    // Session 1 holds no transaction: its connection went back to the pool, where the next
+    // statement of any session takes it.
+    let mut own = client.query(1, "show warnings");
+    assert_eq!(own.rows.len(), 1, "{own:?}");
+    assert_eq!(own.rows.remove(0)[1], Value::Uint(1292));
+    for sid in [2, AUTO | 7] {
+        let other = client.query(sid, "show warnings");
+        assert!(
+            other.error.is_none() && other.rows.is_empty(),
+            "{sid}: {other:?}"
+        );
+        let count = client.query(sid, "select @@warning_count");
+        assert_eq!(count.scalar(), &Value::Uint(0), "{sid}");
+    }
+    // Session 1 still has its list, through the admin path's SELECT @@ too, until its next
+    // statement that is not a diagnostic one.
+    assert_eq!(
+        client.query(1, "select @@session.warning_count").scalar(),
+        &Value::Uint(1)
+    );
+    assert_eq!(
+        client.query(1, "show count(*) warnings").scalar(),
+        &Value::Uint(1)
+    );
+    assert_eq!(client.query(1, "show warnings").rows.len(), 1);
+    assert!(client.query(1, "select 1").error.is_none());
+    assert!(client.query(1, "show warnings").rows.is_empty());
+}

@@ -103,6 +103,16 @@ pub fn try_admin(sql: &str, ctx: &AdminContext<'_>, sink: &mut dyn ResultSink) -
         Some(Ok(stmt)) => stmt,
         Some(Err(err)) => return AdminOutcome::Answered(Err(err)),
     };
+    // `warning_count` and `error_count` count the session's diagnostics, which the engine
+    // keeps with the statements that made them.
+    if let Stmt::SelectVars { ref items, .. } = stmt
+        && items.iter().any(|i| {
+            i.name.eq_ignore_ascii_case("warning_count")
+                || i.name.eq_ignore_ascii_case("error_count")
+        })
+    {
+        return AdminOutcome::Engine;
+    }
     if ctx.engine_owns_variables {
         match stmt {
             Stmt::ShowVariables(filter) => {

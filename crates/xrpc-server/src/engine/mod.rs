@@ -159,6 +159,21 @@ pub trait EngineConn: Send {
         None
     }
 
+    /// Hands in the session's diagnostics (the warnings `SHOW WARNINGS` lists), before every
+    /// statement like [`EngineConn::set_session_schema`]; the statement clears or replaces
+    /// them as MySQL does, and [`EngineConn::take_session_warnings`] gives them back after it.
+    /// The session layer keeps them, so they never stay behind on a pooled connection.
+    /// Engines whose backend keeps its own diagnostics (MySQL) ignore them.
+    fn set_session_warnings(&mut self, warnings: Vec<crate::result::SqlWarning>) {
+        let _ = warnings;
+    }
+
+    /// The session's diagnostics after the statement (see
+    /// [`EngineConn::set_session_warnings`]); taken once, after each statement.
+    fn take_session_warnings(&mut self) -> Vec<crate::result::SqlWarning> {
+        Vec::new()
+    }
+
     /// When the connection was opened; pooled connections are replaced once they are older than
     /// the engine's connection lifetime.
     fn opened_at(&self) -> Instant {

@@ -691,7 +691,9 @@ pub struct SqliteConn {
     auto_increment: std::collections::HashMap<(String, String), (i64, bool)>,
     /// Column flags of tables read by this connection (see `origin`).
     keys: origin::KeyCache,
-    /// The warnings of the last statement that ran SQL (for `SHOW WARNINGS`).
+    /// The session's diagnostics while one of its statements runs (for `SHOW WARNINGS`):
+    /// handed in and taken back by the session layer around every statement, so empty between
+    /// them (see [`EngineConn::set_session_warnings`]).
     last_warnings: Vec<SqlWarning>,
 }
 
@@ -1111,6 +1113,7 @@ impl SqliteConn {
             for event in ["insert", "update"]
                 .into_iter()
                 .chain(strict::NORMALIZE_EVENTS)
+                .chain(strict::ID_EVENTS)
             {
                 let name = strict::trigger_name(event, &table);
                 let exists: bool = self
@@ -1460,6 +1463,14 @@ impl EngineConn for SqliteConn {
         self.schema_change.take()
     }
 
+    fn set_session_warnings(&mut self, warnings: Vec<SqlWarning>) {
+        self.last_warnings = warnings;
+    }
+
+    fn take_session_warnings(&mut self) -> Vec<SqlWarning> {
+        std::mem::take(&mut self.last_warnings)
+    }
+
     fn set_wait_hook(&mut self, hook: Option<WaitHook>) {
         self.set_hook(hook);
     }
@@ -1490,9 +1501,16 @@ impl SqliteConn {
             self.wait_hook.clone(),
             Some(Arc::clone(&self.shared)),
         );
+        let parsed = catalog::parse(sql);
+        // MySQL clears the diagnostics at the start of every statement but the diagnostic
+        // ones (SHOW WARNINGS and ERRORS, their COUNT(*), SELECT @@warning_count), whatever
+        // the statement's outcome; one with warnings leaves them (`run`).
+        if !matches!(&parsed, Some(Ok(stmt)) if stmt.is_diagnostic()) {
+            self.last_warnings.clear();
+        }
         self.sync_databases()?;
         self.use_schema(schema)?;
-        if let Some(stmt) = catalog::parse(sql) {
+        if let Some(stmt) = parsed {
             return self.run_mysql(stmt?, sink);
         }
         if authorizer::is_vacuum(compat::trim_statement(sql)) {
@@ -1769,7 +1787,41 @@ fn register_check(conn: &Connection, shared: &Arc<Shared>) -> rusqlite::Result<(
         },
     )?;
     register_check_with(conn, shared, 4)?;
-    register_check_with(conn, shared, 5)
+    register_check_with(conn, shared, 5)?;
+    register_id_check(conn, shared)
+}
+
+/// `xrpc_check_id(column, declared_type, id)`, called by the AFTER INSERT and UPDATE triggers
+/// of a table with an AUTO_INCREMENT column with the id the row got: an id the declared type
+/// cannot hold was generated (SQLite counts past the MySQL type: `TINYINT` to 128) and is
+/// refused with MariaDB's 167; an explicit -1 (which the BEFORE trigger cannot tell from a
+/// generated id) with 1264, as any explicit value.
+fn register_id_check(conn: &Connection, shared: &Arc<Shared>) -> rusqlite::Result<()> {
+    let s = Arc::clone(shared);
+    let mut kinds: std::collections::HashMap<String, DeclKind> = std::collections::HashMap::new();
+    conn.create_scalar_function("xrpc_check_id", 3, FunctionFlags::SQLITE_UTF8, move |ctx| {
+        let decl = ctx.get_raw(1).as_str().unwrap_or("");
+        let kind = *kinds
+            .entry(decl.to_owned())
+            .or_insert_with(|| types::classify_decl(Some(decl)));
+        let value = ctx.get_raw(2);
+        let Err(problem) = strict::check_decl(&kind, decl, value, false) else {
+            return Ok(rusqlite::types::Null);
+        };
+        let column = ctx.get_raw(0).as_str().unwrap_or("?");
+        let row = s.check_rows.load(Ordering::Relaxed).max(1);
+        let err = if value.as_i64() == Ok(-1) {
+            problem.error(&kind, column, row, &Shown(value).to_string())
+        } else {
+            SqlError::new(
+                &codes::AUTO_INCREMENT_OUT_OF_RANGE,
+                format!("Out of range value for column '{column}' at row {row}"),
+            )
+        };
+        let message = err.message.clone();
+        *s.check_error.lock() = Some(err);
+        Err(rusqlite::Error::UserFunctionError(message.into()))
+    })
 }
 
 /// `xrpc_check` with 4 arguments (ENUM and SET take only their stored form: tables whose

@@ -23,6 +23,13 @@
 //! way, as MySQL's OK packet does). An explicit id of -1 counts as generated (SQLite shows a
 //! generated id as -1 to BEFORE triggers).
 //!
+//! SQLite counts ids past the declared MySQL type (a `TINYINT` column's next id after 127 is
+//! 128). The strict-write triggers (`strict::trigger_sql`) therefore check the id after the
+//! insert or update: an id the declared type cannot hold was generated and is refused with
+//! MariaDB's 167 `22003` "Out of range value for column 'id' at row n" (the statement stores
+//! nothing), an explicit -1 that does not fit with 1264. SHOW COLUMNS, information_schema and
+//! SHOW CREATE TABLE show the declared type.
+//!
 //! Inserting 0 into the column stores 0 in SQLite where MySQL (without `NO_AUTO_VALUE_ON_ZERO`)
 //! would generate an id; a generated trigger refuses it (1235, see [`zero_trigger_sql`]).
 

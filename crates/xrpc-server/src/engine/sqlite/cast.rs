@@ -29,8 +29,8 @@
 //!   scale) and cuts to n characters; BINARY(n) cuts or pads with zero bytes.
 //!
 //! What MySQL reports as a warning (an invalid date, trailing junk, a cut string, an overflow)
-//! is a warning in a query, and the value is what MySQL returns; **no warning notice is sent**
-//! (the SQLite engine has no warning channel). In INSERT, REPLACE and UPDATE, where MySQL's
+//! is a warning in a query, and the value is what MySQL returns, with MySQL's warnings and
+//! notes (sent as WARNING notices, listed by SHOW WARNINGS; see the engine's module docs). In INSERT, REPLACE and UPDATE, where MySQL's
 //! strict mode turns a cast's warning into an error, the statement fails with MySQL's error
 //! (1292, 1264, 1916), as MariaDB does. Notes (MySQL's level below warning) never fail a
 //! statement.
@@ -1748,21 +1748,25 @@ fn parse_datetime_text(s: &str, punct_separates: bool) -> Result<Read<Parts>, Sq
     Ok(Read::Value(p, dropped))
 }
 
+/// Whether a number `int.frac` is a date alone (`[YY]YYMMDD`) with a fraction other than
+/// zero, which MySQL drops with a note ("Truncated incorrect date value") whatever the cast's
+/// type: a date has no seconds for the fraction to belong to. The fraction of a number with a
+/// time (`YYYYMMDDhhmmss.f`) is its microseconds; digits beyond six are dropped without a word.
+fn date_number_drops_fraction(int: u64, frac: &str) -> bool {
+    int <= 99_991_231 && frac.bytes().any(|b| b != b'0')
+}
+
 /// The date and time of an input, for DATE and DATETIME (`date` drops the time).
 fn datetime_input(input: Input<'_>, date: bool) -> Result<Read<Parts>, SqlError> {
     // A number: its integer part in MySQL's numeric form, its fraction as microseconds.
     let number = |int: u64, frac: &str| -> Read<Parts> {
         match number_to_parts(int) {
             Some(mut p) => {
-                let (us, _) = micros(frac);
-                if date {
-                    let dropped = frac.bytes().any(|b| b != b'0').then_some(Level::Note);
-                    Read::Value(p, dropped)
-                } else {
-                    // A fraction belongs to the seconds: a date-only number drops it.
-                    p.micros = if int > 99_991_231 { us } else { 0 };
-                    Read::Value(p, None)
+                let dropped = date_number_drops_fraction(int, frac);
+                if !date && !dropped {
+                    p.micros = micros(frac).0;
                 }
+                Read::Value(p, dropped.then_some(Level::Note))
             }
             None => Read::Invalid,
         }
@@ -1805,15 +1809,18 @@ fn datetime_text(p: Parts, fsp: u32, date_only: bool) -> String {
 fn to_datetime(input: Input<'_>, fsp: Option<u32>) -> Answer {
     let date = fsp.is_none();
     let shown = input.shown();
+    // What a number drops is a date's fraction (see `date_number_drops_fraction`).
+    let noun = if date || !matches!(input, Input::Str(..)) {
+        "date"
+    } else {
+        "datetime"
+    };
     Ok(match datetime_input(input, date)? {
         Read::Value(p, dropped) => {
             let warn = dropped.map(|level| Warn {
                 level,
                 code: &codes::INCORRECT_DATETIME,
-                message: format!(
-                    "Truncated incorrect {} value: '{shown}'",
-                    if date { "date" } else { "datetime" }
-                ),
+                message: format!("Truncated incorrect {noun} value: '{shown}'"),
                 next: None,
             });
             (
@@ -1836,7 +1843,9 @@ type TimeParts = (bool, u64, u32, u32, u32);
 
 /// A number `[-]HHMMSS[.f]` as a time. A number of 8 digits or more is a datetime
 /// (`YYYYMMDD[hhmmss]`) and gives its time, unless it was written as a string, which MySQL
-/// reads as hours and clamps.
+/// reads as hours and clamps. Fraction digits beyond six are a note only in a string (a
+/// number's are rounded away quietly); a date's fraction is a note about the date (see
+/// `date_number_drops_fraction`, and `to_time` for its message).
 fn number_to_time(
     negative: bool,
     n: u64,
@@ -1863,7 +1872,7 @@ fn number_to_time(
                     p.second,
                     if n > 99_991_231 { us } else { 0 },
                 ),
-                cut.then_some(Level::Note),
+                date_number_drops_fraction(n, frac).then_some(Level::Note),
             ),
             _ => Read::Invalid,
         });
@@ -1874,7 +1883,7 @@ fn number_to_time(
     }
     Ok(Read::Value(
         (negative, h, m, s, us),
-        cut.then_some(Level::Note),
+        (cut && from_string).then_some(Level::Note),
     ))
 }
 
@@ -1979,12 +1988,18 @@ fn time_input(input: Input<'_>) -> Result<Read<TimeParts>, SqlError> {
 /// CAST(… AS TIME(fsp)).
 fn to_time(input: Input<'_>, fsp: u32) -> Answer {
     let shown = input.shown();
+    // A number drops only a date's fraction (see `number_to_time`).
+    let noun = if matches!(input, Input::Str(..)) {
+        "time"
+    } else {
+        "date"
+    };
     Ok(match time_input(input)? {
         Read::Value((negative, h, m, s, us), dropped) => {
             let mut warn = dropped.map(|level| Warn {
                 level,
                 code: &codes::INCORRECT_DATETIME,
-                message: format!("Truncated incorrect time value: '{shown}'"),
+                message: format!("Truncated incorrect {noun} value: '{shown}'"),
                 next: None,
             });
             let (mut h, mut m, mut s, mut us) = (h, m, s, us);
@@ -2376,6 +2391,82 @@ mod tests {
         ] {
             assert_eq!(dt(null, None).0, SqlValue::Null, "{null}");
         }
+    }
+
+    /// MariaDB's warnings for numbers cast to a temporal type (10.11, checked by hand): a date
+    /// number's fraction is a note about the date whatever the cast's type; a number's
+    /// fraction digits beyond six and a time number's fraction are dropped without a word.
+    #[test]
+    fn numbers_cast_to_temporal_types_warn_as_mariadb() {
+        let text = |t: &str| SqlValue::Text(t.to_owned());
+        let note = |answer: Answer| {
+            let (v, w) = answer.unwrap();
+            let w = w.expect("a note");
+            assert_eq!(
+                (w.level, w.code.code, w.next.is_none()),
+                (Level::Note, 1292, true)
+            );
+            (v, w.message)
+        };
+        let quiet = |answer: Answer| {
+            let (v, w) = answer.unwrap();
+            assert!(w.is_none(), "{v:?}: {:?}", w.map(|w| w.message));
+            v
+        };
+        assert_eq!(
+            note(to_datetime(Input::Decimal("21129.14961"), Some(6))),
+            (
+                text("2002-11-29 00:00:00.000000"),
+                "Truncated incorrect date value: '21129.14961'".to_owned()
+            )
+        );
+        assert_eq!(
+            note(to_datetime(Input::Double(123.25), Some(0))),
+            (
+                text("2000-01-23 00:00:00"),
+                "Truncated incorrect date value: '123.25'".to_owned()
+            )
+        );
+        assert_eq!(
+            note(to_time(Input::Double(20_240_229.5), 2)),
+            (
+                text("00:00:00.00"),
+                "Truncated incorrect date value: '20240229.5'".to_owned()
+            )
+        );
+        assert_eq!(
+            note(to_datetime(Input::Decimal("20240229.0001"), None)).0,
+            text("2024-02-29")
+        );
+        assert_eq!(
+            quiet(to_datetime(Input::Decimal("20240229.000"), Some(0))),
+            text("2024-02-29 00:00:00")
+        );
+        assert_eq!(
+            quiet(to_datetime(Input::Decimal("20240229123456.5"), None)),
+            text("2024-02-29")
+        );
+        assert_eq!(
+            quiet(to_datetime(
+                Input::Decimal("20240229123456.1234567"),
+                Some(6)
+            )),
+            text("2024-02-29 12:34:56.123456")
+        );
+        assert_eq!(quiet(to_time(Input::Double(1e-7), 2)), text("00:00:00.00"));
+        assert_eq!(
+            quiet(to_time(Input::Decimal("10800.0"), 0)),
+            text("01:08:00")
+        );
+        assert_eq!(
+            quiet(to_time(Input::Decimal("1.0000001"), 6)),
+            text("00:00:01.000000")
+        );
+        // A string's seventh fraction digit is a note, about the time.
+        assert_eq!(
+            note(to_time(s("0.0000001"), 0)).1,
+            "Truncated incorrect time value: '0.0000001'"
+        );
     }
 
     #[test]

@@ -17,8 +17,14 @@
 //! | `SHOW INDEX \| INDEXES \| KEYS FROM t [FROM db]` | MySQL 8's 15 columns, `Table` … `Expression` |
 //! | `SHOW CREATE TABLE t`, `SHOW CREATE DATABASE db` | DDL in MySQL's form, generated from the catalog |
 //! | `SHOW ENGINES` | one row, `SQLite`, `DEFAULT` |
-//! | `SHOW WARNINGS` | the last statement's warnings (`Level`, `Code`, `Message`): conversions MySQL warns about in CASTs |
-//! | `SHOW ERRORS` | no rows (an error is reported with its statement, not kept) |
+//! | `SHOW WARNINGS [LIMIT …]` | the session's diagnostics (`Level`, `Code` UINT, `Message`): conversions MySQL warns about in CASTs |
+//! | `SHOW ERRORS [LIMIT …]` | no rows (an error is reported with its statement, not kept) |
+//! | `SHOW COUNT(*) WARNINGS`, `SHOW COUNT(*) ERRORS` | one row, `@@session.warning_count` / `@@session.error_count` (UINT) |
+//! | `SELECT @@[session.\|local.]warning_count \| error_count [[AS] alias] [, …]` | one row, the counts (UINT) |
+//!
+//! The diagnostics belong to the session (the session layer hands them to the connection for
+//! each statement): every statement but these diagnostic ones clears them first, as MySQL does,
+//! and one that warns leaves its warnings.
 //! | `XA …` | 1235, 42000 |
 //! | `CALL p(…)` (every procedure but `xrpc.perf_hist`, which admin SQL answers) | 1305, 42000 |
 //! | `FLUSH …`, `LOCK TABLES`, `UNLOCK TABLES`, `CREATE \| ALTER \| DROP SEQUENCE`, `GRANT`, `REVOKE`, `CREATE \| DROP \| ALTER \| RENAME USER`, `SHOW` of anything else MySQL has (`PROCESSLIST`, `TABLE STATUS`, `GRANTS`, `COLLATION`, …), `HANDLER`, `INSTALL \| UNINSTALL`, `CHANGE MASTER`, `START \| STOP SLAVE \| REPLICA`, `RESET`, `PURGE` | 1235, 42000, naming the statement |
@@ -62,6 +68,7 @@ use xrpc_proto::codes;
 use xrpc_proto::value::Value;
 
 use super::SqliteConn;
+use super::cast::{ColumnHint, HintAt};
 use super::compat::{SqlInfo, TableDdl};
 use super::types::{self, DeclKind};
 use crate::admin::lex::{Tok, leading_word, lex};
@@ -135,10 +142,49 @@ pub(crate) enum Stmt {
     ShowWarnings,
     /// `SHOW ERRORS`: no rows (errors are reported with the statement, not kept).
     ShowNoDiagnostics,
+    /// `SHOW COUNT(*) WARNINGS` / `ERRORS` and `SELECT @@warning_count, @@error_count`: one
+    /// row of counts, one column per item.
+    DiagnosticCounts(Vec<DiagnosticCount>),
     /// XA, FLUSH, LOCK TABLES, …: 1235 naming the statement.
     NotSupported(String),
     /// CALL of a procedure the node does not have: 1305.
     UnknownProcedure(String),
+}
+
+/// One column of [`Stmt::DiagnosticCounts`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DiagnosticCount {
+    /// The column's name.
+    pub(crate) label: String,
+    /// Errors only (`error_count`), else every condition (`warning_count`: MySQL counts
+    /// errors, warnings and notes).
+    pub(crate) errors: bool,
+}
+
+impl Stmt {
+    /// Whether the statement only reads the session's diagnostics, and so keeps them.
+    pub(crate) fn is_diagnostic(&self) -> bool {
+        matches!(
+            self,
+            Stmt::ShowWarnings | Stmt::ShowNoDiagnostics | Stmt::DiagnosticCounts(_)
+        )
+    }
+}
+
+/// The hint that makes result column `index` MySQL's INT UNSIGNED (UINT), as `SHOW WARNINGS`'s
+/// `Code` and the diagnostic counts are.
+fn uint_hint(index: usize) -> ColumnHint {
+    ColumnHint {
+        at: HintAt::Start(index),
+        kind: Some(DeclKind::Int {
+            mysql: mysql_type::LONG,
+            length: 10,
+            unsigned: true,
+            min: 0,
+            max: u64::from(u32::MAX),
+        }),
+        name: None,
+    }
 }
 
 /// SHOW subjects MySQL has that the node does not answer (1235 rather than 1064).
@@ -169,7 +215,6 @@ const UNSUPPORTED_SHOW: &[&str] = &[
     "profile",
     "profiles",
     "create",
-    "count",
     "extended",
 ];
 
@@ -203,11 +248,14 @@ pub(crate) fn parse(sql: &str) -> Option<Result<Stmt, SqlError>> {
         "xa", "call", "start", "stop", "create", "drop", "alter", "use", "show", "describe",
         "desc", "explain",
     ];
-    if !CANDIDATES
+    let candidate = CANDIDATES
         .iter()
         .chain(UNSUPPORTED_LEADING)
-        .any(|w| first.eq_ignore_ascii_case(w))
-    {
+        .any(|w| first.eq_ignore_ascii_case(w));
+    // SELECT @@warning_count and @@error_count: admin SQL sends only those here.
+    let diagnostic_select =
+        first.eq_ignore_ascii_case("select") && rest.trim_start().starts_with("@@");
+    if !candidate && !diagnostic_select {
         return None;
     }
     let first = first.to_ascii_lowercase();
@@ -236,7 +284,7 @@ pub(crate) fn parse(sql: &str) -> Option<Result<Stmt, SqlError>> {
             )));
         }
         "create" | "drop" if matches!(second, "database" | "schema") => {}
-        "use" | "show" | "describe" | "desc" => {}
+        "use" | "show" | "describe" | "desc" | "select" => {}
         "explain"
             if !matches!(
                 second,
@@ -328,6 +376,63 @@ impl Parser<'_> {
         Ok(name)
     }
 
+    /// `@@[session.|local.]warning_count | error_count [[AS] alias] [, …]` after SELECT. Other
+    /// variables are admin SQL's, which sends a statement here only when it names one of
+    /// these two; a mix is refused.
+    fn select_diagnostic_counts(&mut self) -> Result<Stmt, SqlError> {
+        let mut items = Vec::new();
+        loop {
+            let start = self.pos;
+            if !self.eat_sym("@@") {
+                return Err(self.error());
+            }
+            let mut name = self.name()?;
+            let mut written = format!("@@{name}");
+            if self.eat_sym(".")
+                && ["session", "local"].contains(&name.to_ascii_lowercase().as_str())
+            {
+                let scoped = self.name()?;
+                written = format!("@@{name}.{scoped}");
+                name = scoped;
+            } else if self.pos > start + 2 {
+                return Err(self.error());
+            }
+            let errors = match name.to_ascii_lowercase().as_str() {
+                "warning_count" => false,
+                "error_count" => true,
+                _ => {
+                    return Err(SqlError::new(
+                        &codes::NOT_SUPPORTED_YET,
+                        "This version of the node doesn't yet support 'SELECT of \
+                         @@warning_count or @@error_count with other items'",
+                    ));
+                }
+            };
+            let label = if self.eat_kw("as")
+                || matches!(
+                    self.toks.get(self.pos),
+                    Some(Tok::Word(_) | Tok::Ident(_) | Tok::Str(_))
+                ) {
+                match self.toks.get(self.pos) {
+                    Some(Tok::Str(s)) => {
+                        let s = s.clone();
+                        self.pos += 1;
+                        s
+                    }
+                    _ => self.name()?,
+                }
+            } else {
+                written
+            };
+            items.push(DiagnosticCount { label, errors });
+            if !self.eat_sym(",") {
+                break;
+            }
+        }
+        self.end()?;
+        Ok(Stmt::DiagnosticCounts(items))
+    }
+
     /// `name` or `db.name`.
     fn qualified(&mut self) -> Result<(Option<String>, String), SqlError> {
         let first = self.name()?;
@@ -385,6 +490,7 @@ impl Parser<'_> {
 
     fn statement(&mut self, first: &str) -> Result<Stmt, SqlError> {
         match first {
+            "select" => self.select_diagnostic_counts(),
             "create" => {
                 self.pos += 1; // DATABASE | SCHEMA
                 let if_not_exists = self.eat_kw("if");
@@ -505,6 +611,26 @@ impl Parser<'_> {
             }
             self.end()?;
             return Ok(Stmt::ShowWarnings);
+        }
+        if !full && self.eat_kw("count") {
+            // COUNT(*) WARNINGS | ERRORS
+            if !(self.eat_sym("(") && self.eat_sym("*") && self.eat_sym(")")) {
+                return Err(self.error());
+            }
+            let errors = self.eat_kw("errors");
+            if !errors && !self.eat_kw("warnings") {
+                return Err(self.error());
+            }
+            self.end()?;
+            let name = if errors {
+                "error_count"
+            } else {
+                "warning_count"
+            };
+            return Ok(Stmt::DiagnosticCounts(vec![DiagnosticCount {
+                label: format!("@@session.{name}"),
+                errors,
+            }]));
         }
         if !full && self.eat_kw("errors") {
             if self.eat_kw("limit") {
@@ -749,6 +875,9 @@ pub(crate) struct ColumnEntry {
     pub(crate) default: Option<String>,
     /// Position in the primary key, 0 when not in it.
     pub(crate) pk: i64,
+    /// The column generates ids (the rowid alias); its `decl` is then the MySQL type it was
+    /// declared with (`autoinc::declared_type`), not SQLite's `INTEGER`.
+    pub(crate) auto_increment: bool,
 }
 
 /// One index of a table; the primary key is `PRIMARY`.
@@ -765,7 +894,7 @@ impl TableEntry {
     fn auto_increment_column(&self) -> Option<&str> {
         let keys: Vec<&ColumnEntry> = self.columns.iter().filter(|c| c.pk > 0).collect();
         match keys.as_slice() {
-            [only] if only.decl.eq_ignore_ascii_case("INTEGER") => Some(&only.name),
+            [only] if only.auto_increment => Some(&only.name),
             _ => None,
         }
     }
@@ -1072,10 +1201,13 @@ impl SqliteConn {
             Stmt::ShowWarnings => {
                 // SHOW WARNINGS does not clear the warnings it shows.
                 let warnings = self.last_warnings.clone();
+                // `Code` is MySQL's INT UNSIGNED (10).
+                let code = [uint_hint(1)];
                 let result = if warnings.is_empty() {
-                    self.query(
+                    self.query_hinted(
                         "SELECT '' AS Level, 0 AS Code, '' AS Message WHERE 0",
                         &[],
+                        &code,
                         sink,
                     )
                 } else {
@@ -1091,8 +1223,26 @@ impl SqliteConn {
                             ]
                         })
                         .collect();
-                    self.query(&sql, &args, sink)
+                    self.query_hinted(&sql, &args, &code, sink)
                 };
+                self.last_warnings = warnings;
+                result
+            }
+            Stmt::DiagnosticCounts(items) => {
+                let warnings = self.last_warnings.clone();
+                // Errors are reported with their statement and not kept (see SHOW ERRORS).
+                let count = |errors: bool| if errors { 0 } else { warnings.len() as u64 };
+                let sql = format!(
+                    "SELECT {}",
+                    items
+                        .iter()
+                        .map(|item| format!("? AS \"{}\"", item.label.replace('"', "\"\"")))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                let args: Vec<Value> = items.iter().map(|i| Value::Uint(count(i.errors))).collect();
+                let hints: Vec<_> = (0..items.len()).map(uint_hint).collect();
+                let result = self.query_hinted(&sql, &args, &hints, sink);
                 self.last_warnings = warnings;
                 result
             }
@@ -1106,9 +1256,20 @@ impl SqliteConn {
         args: &[Value],
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
+        self.query_hinted(sql, args, &[], sink)
+    }
+
+    /// [`Self::query`] with column types given by `hints` (as a cast's would).
+    fn query_hinted(
+        &mut self,
+        sql: &str,
+        args: &[Value],
+        hints: &[ColumnHint],
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
         let args: Vec<_> = args.iter().map(types::to_arg).collect();
         self.shared.start_statement();
-        self.run_prepared(sql, &args, no_info(), &[], sink)
+        self.run_prepared(sql, &args, no_info(), hints, sink)
     }
 
     /// MySQL commits an open transaction before CREATE and DROP DATABASE; so does the node.
@@ -1219,6 +1380,7 @@ impl SqliteConn {
                             not_null: row.get(3)?,
                             default: row.get(4)?,
                             pk: row.get(5)?,
+                            auto_increment: false,
                         },
                     ))
                 })
@@ -1230,6 +1392,19 @@ impl SqliteConn {
                 }
             }
             for entry in &mut entries {
+                // The rowid alias generates ids; the node's AUTO_INCREMENT rewrite keeps the
+                // type it was declared with in a comment (SHOW COLUMNS, information_schema and
+                // SHOW CREATE TABLE show that one, as MySQL would).
+                let declared = super::autoinc::declared_type(&entry.sql).map(str::to_owned);
+                let mut keys = entry.columns.iter_mut().filter(|c| c.pk > 0);
+                if let (Some(only), None) = (keys.next(), keys.next())
+                    && only.decl.eq_ignore_ascii_case("INTEGER")
+                {
+                    only.auto_increment = true;
+                    if let Some(declared) = declared {
+                        only.decl = declared;
+                    }
+                }
                 let mut pk: Vec<&ColumnEntry> = entry.columns.iter().filter(|c| c.pk > 0).collect();
                 pk.sort_by_key(|c| c.pk);
                 if !pk.is_empty() {

@@ -700,7 +700,9 @@ pub(crate) fn time_value(value: ValueRef<'_>) -> Result<(bool, u32, u32, u32, u3
 /// again. The check then takes every spelling MySQL accepts (its fifth argument, 1).
 ///
 /// `generated` names the AUTO_INCREMENT column (declared with its MySQL type in `columns`):
-/// SQLite shows an id it is about to generate as -1, which is not checked.
+/// SQLite shows an id it is about to generate as -1, which the BEFORE triggers do not check;
+/// AFTER INSERT and AFTER UPDATE triggers (`ID_EVENTS`) check the id the row got
+/// (`xrpc_check_id`: 167 for a generated id beyond the type, 1264 for an explicit -1).
 pub(crate) fn trigger_sql(
     schema: &str,
     table: &str,
@@ -757,6 +759,27 @@ pub(crate) fn trigger_sql(
             )
         })
         .collect();
+    // A generated id is seen only after the insert (a BEFORE trigger sees -1): an AFTER
+    // trigger refuses one beyond the declared type, and an explicit -1 that does not fit.
+    if let Some((name, decl)) = generated.and_then(|g| columns.iter().find(|(n, _)| n == g)) {
+        for event in ID_EVENTS {
+            out.push(format!(
+                "CREATE TRIGGER {}.{} AFTER {} ON {} FOR EACH ROW BEGIN \
+                 SELECT xrpc_check_id({}, {}, NEW.{}); END",
+                ident(schema),
+                ident(&trigger_name(event, table)),
+                if event == "id_insert" {
+                    "INSERT"
+                } else {
+                    "UPDATE"
+                },
+                ident(table),
+                literal(name),
+                literal(decl),
+                ident(name),
+            ));
+        }
+    }
     if normalized.is_empty() {
         return out;
     }
@@ -799,6 +822,9 @@ pub(crate) fn trigger_sql(
     }
     out
 }
+
+/// The events of the AUTO_INCREMENT id's range triggers, as [`trigger_name`] takes them.
+pub(crate) const ID_EVENTS: [&str; 2] = ["id_insert", "id_update"];
 
 /// The events of the normalising triggers, as [`trigger_name`] takes them.
 pub(crate) const NORMALIZE_EVENTS: [&str; 2] = ["normalize_insert", "normalize_update"];
