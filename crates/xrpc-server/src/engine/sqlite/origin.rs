@@ -152,7 +152,7 @@ impl VersionProbe {
                 db,
                 sql.as_ptr(),
                 -1,
-                ffi::SQLITE_PREPARE_PERSISTENT as u32,
+                ffi::SQLITE_PREPARE_PERSISTENT,
                 &mut stmt,
                 std::ptr::null_mut(),
             );
