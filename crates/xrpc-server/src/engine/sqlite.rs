@@ -664,6 +664,10 @@ impl Shared {
 
 /// One SQLite connection with its MySQL-compatibility state.
 pub struct SqliteConn {
+    /// Column flags of tables read by this connection (see `origin`). Declared before `conn`
+    /// so that it is dropped first: it holds prepared statements of `conn`, and a connection
+    /// with a statement left unfinalized does not close.
+    keys: origin::KeyCache,
     conn: Connection,
     opened_at: Instant,
     options: Arc<SqliteOptions>,
@@ -689,8 +693,6 @@ pub struct SqliteConn {
     /// Whether a table (database, name) has an auto-increment column, with the database's
     /// `schema_version` it was read at (another connection may have recreated the table).
     auto_increment: std::collections::HashMap<(String, String), (i64, bool)>,
-    /// Column flags of tables read by this connection (see `origin`).
-    keys: origin::KeyCache,
     /// The session's diagnostics while one of its statements runs (for `SHOW WARNINGS`):
     /// handed in and taken back by the session layer around every statement, so empty between
     /// them (see [`EngineConn::set_session_warnings`]).

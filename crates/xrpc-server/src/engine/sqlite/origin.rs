@@ -20,10 +20,20 @@
 //! database its columns come from, so a repeated statement does not search the prepared
 //! statements again.
 //!
+//! `schema_version` is read per query, so it must be cheap: it is read by a
+//! `PRAGMA <database>.schema_version` prepared once per connection and database and kept
+//! outside rusqlite's statement cache ([`VersionProbe`]). Preparing it per query cost about a
+//! third of a 6-column point select's engine CPU. Stepping a kept statement reads the schema
+//! cookie from the database file's header, so a change made by another connection is seen (when
+//! the cookie changed, SQLite prepares the PRAGMA again itself, under the node's authority as
+//! the lookup runs with the client check lifted).
+//!
 //! SQLite does not report a table's alias: `table` is the table's name, like `original_table`.
 
 use std::collections::HashMap;
-use std::ffi::{CStr, c_char};
+use std::ffi::{CStr, CString, c_char};
+use std::ptr::NonNull;
+use std::sync::Arc;
 
 use rusqlite::{Connection, ffi};
 
@@ -97,7 +107,132 @@ pub(crate) struct KeyCache {
     /// SQL text → its columns' origins and flags, with the `schema_version` of each database
     /// they come from: a repeated statement costs one `schema_version` read per database
     /// instead of a search of the prepared statements and a table lookup per column.
-    statements: HashMap<String, Decoration>,
+    statements: HashMap<String, Arc<Decoration>>,
+    /// The kept `schema_version` reads, per database.
+    probes: Probes,
+}
+
+/// A prepared `PRAGMA <database>.schema_version` of one connection.
+///
+/// It is kept outside rusqlite's statement cache on purpose: a statement in that cache is
+/// found by its text, so a client sending the same text would run it without the authorizer's
+/// check, which SQLite runs only when it prepares a statement. Nothing but [`KeyCache`] can
+/// reach this one. It is finalized when dropped, which must happen before the connection is
+/// closed (`SqliteConn` declares its `keys` before its `conn` for that: a connection with a
+/// statement left unfinalized does not close).
+#[derive(Debug)]
+struct VersionProbe {
+    /// The connection it was prepared on: it answers for that connection only.
+    db: *mut ffi::sqlite3,
+    stmt: NonNull<ffi::sqlite3_stmt>,
+}
+
+// SAFETY: the statement is used only through `&mut KeyCache`, which belongs to one
+// connection, itself used by one thread at a time (connections are opened NO_MUTEX and owned
+// by one session at a time); a SQLite statement may move between threads as long as it is not
+// used by two at once, like its connection.
+unsafe impl Send for VersionProbe {}
+
+impl VersionProbe {
+    /// Prepares the read of `database`'s `schema_version` on `conn`; `None` when SQLite refuses
+    /// (no such database, or the authorizer's check is not lifted).
+    fn prepare(conn: &Connection, database: &str) -> Option<Self> {
+        let sql = CString::new(format!(
+            "PRAGMA {}.schema_version",
+            super::strict::ident(database)
+        ))
+        .ok()?;
+        let mut stmt = std::ptr::null_mut();
+        // SAFETY: `db` is the live connection, used only by this thread for the duration of the
+        // call (see the `Send` impl); `sql` is NUL-terminated, which a length of -1 reads up to;
+        // `stmt` is a valid place for the new statement, finalized below if preparing fails.
+        unsafe {
+            let db = conn.handle();
+            let rc = ffi::sqlite3_prepare_v3(
+                db,
+                sql.as_ptr(),
+                -1,
+                ffi::SQLITE_PREPARE_PERSISTENT,
+                &mut stmt,
+                std::ptr::null_mut(),
+            );
+            if rc != ffi::SQLITE_OK {
+                ffi::sqlite3_finalize(stmt);
+                return None;
+            }
+            NonNull::new(stmt).map(|stmt| Self { db, stmt })
+        }
+    }
+
+    /// The database's `schema_version` now; `None` when it cannot be read.
+    fn read(&mut self) -> Option<i64> {
+        // SAFETY: `stmt` is a live statement of the live connection it was prepared on (the
+        // caller checks the connection), used by this thread only (see the `Send` impl); the
+        // column is read while the row is current, and the reset leaves it ready for the next
+        // read and ends the read transaction it began in autocommit mode.
+        unsafe {
+            let stmt = self.stmt.as_ptr();
+            let version = (ffi::sqlite3_step(stmt) == ffi::SQLITE_ROW)
+                .then(|| ffi::sqlite3_column_int64(stmt, 0));
+            let reset = ffi::sqlite3_reset(stmt);
+            version.filter(|_| reset == ffi::SQLITE_OK)
+        }
+    }
+}
+
+impl Drop for VersionProbe {
+    fn drop(&mut self) {
+        // SAFETY: the statement is live and finalized once, here; its connection is still open
+        // (see the type's docs).
+        unsafe { ffi::sqlite3_finalize(self.stmt.as_ptr()) };
+    }
+}
+
+/// The kept `schema_version` reads of one connection, by database name.
+#[derive(Debug, Default)]
+struct Probes(Vec<(String, VersionProbe)>);
+
+/// Databases whose probe is kept; the probes start over when there are more (a connection
+/// has `main`, `temp`, `information_schema` and the node's attached databases).
+const MAX_PROBES: usize = 32;
+
+impl Probes {
+    /// A database's `schema_version` (-1 when it cannot be read, which never matches a cache).
+    fn version(&mut self, conn: &Connection, database: &str) -> i64 {
+        // SAFETY: only the handle's address is read, to tell connections apart.
+        let db = unsafe { conn.handle() };
+        let at = match self
+            .0
+            .iter()
+            .position(|(name, probe)| probe.db == db && name == database)
+        {
+            Some(at) => at,
+            None => {
+                let Some(probe) = VersionProbe::prepare(conn, database) else {
+                    return -1;
+                };
+                if self.0.len() >= MAX_PROBES {
+                    self.0.clear();
+                }
+                self.0.push((database.to_owned(), probe));
+                self.0.len() - 1
+            }
+        };
+        match self.0[at].1.read() {
+            Some(version) => version,
+            None => {
+                // Detached, or refused: prepared again next time.
+                self.0.swap_remove(at);
+                -1
+            }
+        }
+    }
+
+    /// How many probes are kept (tests).
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.0.len()
+    }
 }
 
 /// One table's column flags, and its AUTO_INCREMENT column's declared MySQL type (column
@@ -119,11 +254,11 @@ pub(crate) struct Decoration {
 impl Decoration {
     /// Nothing for `width` columns (test builds measure the decoration's cost with it).
     #[cfg(test)]
-    pub(crate) fn none(width: usize) -> Self {
-        Self {
+    pub(crate) fn none(width: usize) -> Arc<Self> {
+        Arc::new(Self {
             versions: Vec::new(),
             columns: vec![None; width],
-        }
+        })
     }
 
     /// The declared MySQL type of each column that SQLite declares otherwise (an
@@ -135,15 +270,15 @@ impl Decoration {
     }
 
     /// Fills `table`, `original_table`, `original_name`, `schema` and the flags of `infos`.
-    pub(crate) fn apply(self, infos: &mut [ColumnInfo]) {
-        for (column, info) in self.columns.into_iter().zip(infos.iter_mut()) {
+    pub(crate) fn apply(&self, infos: &mut [ColumnInfo]) {
+        for (column, info) in self.columns.iter().zip(infos.iter_mut()) {
             let Some((origin, flags, _)) = column else {
                 continue;
             };
             info.table.clone_from(&origin.table);
-            info.original_table = origin.table;
-            info.original_name = origin.column;
-            info.schema = origin.database;
+            info.original_table.clone_from(&origin.table);
+            info.original_name.clone_from(&origin.column);
+            info.schema.clone_from(&origin.database);
             info.flags |= flags;
         }
     }
@@ -167,15 +302,16 @@ impl KeyCache {
 
     /// What [`KeyCache::decorate`] fills in, for a statement of `width` columns, without
     /// filling it in yet. Runs PRAGMAs, as `decorate` does.
-    pub(crate) fn lookup(&mut self, conn: &Connection, sql: &str, width: usize) -> Decoration {
+    pub(crate) fn lookup(&mut self, conn: &Connection, sql: &str, width: usize) -> Arc<Decoration> {
+        let probes = &mut self.probes;
         let cached = self.statements.get(sql).filter(|d| {
             d.columns.len() == width
                 && d.versions
                     .iter()
-                    .all(|(db, v)| *v >= 0 && schema_version(conn, db) == *v)
+                    .all(|(db, v)| *v >= 0 && probes.version(conn, db) == *v)
         });
         match cached {
-            Some(decoration) => decoration.clone(),
+            Some(decoration) => Arc::clone(decoration),
             None => {
                 let origins = origins(conn, sql, width);
                 let mut versions: Vec<(String, i64)> = Vec::new();
@@ -188,7 +324,7 @@ impl KeyCache {
                     let version = match versions.iter().find(|(db, _)| *db == origin.database) {
                         Some(&(_, v)) => v,
                         None => {
-                            let v = schema_version(conn, &origin.database);
+                            let v = self.probes.version(conn, &origin.database);
                             versions.push((origin.database.clone(), v));
                             v
                         }
@@ -196,12 +332,13 @@ impl KeyCache {
                     let (flags, declared) = self.flags(conn, &origin, version);
                     columns.push(Some((origin, flags, declared)));
                 }
-                let decoration = Decoration { versions, columns };
+                let decoration = Arc::new(Decoration { versions, columns });
                 if sql.len() <= MAX_DECORATED_SQL_LEN {
                     if self.statements.len() >= MAX_DECORATED_STATEMENTS {
                         self.statements.clear();
                     }
-                    self.statements.insert(sql.to_owned(), decoration.clone());
+                    self.statements
+                        .insert(sql.to_owned(), Arc::clone(&decoration));
                 }
                 decoration
             }
@@ -239,18 +376,6 @@ impl KeyCache {
             )
         })
     }
-}
-
-/// A database's `schema_version` (-1 when it cannot be read, which never matches a cache).
-fn schema_version(conn: &Connection, database: &str) -> i64 {
-    // Uncached: a node statement in the cache could be reused by a client sending its text,
-    // without the authorizer's check (see `authorizer`).
-    conn.prepare(&format!(
-        "PRAGMA {}.schema_version",
-        super::strict::ident(database)
-    ))
-    .and_then(|mut stmt| stmt.query_row([], |row| row.get(0)))
-    .unwrap_or(-1)
 }
 
 /// The name of a table's rowid alias (its one `INTEGER PRIMARY KEY` column).
@@ -383,6 +508,52 @@ mod tests {
         assert_eq!(
             after_ddl[1].original_name, "",
             "looked up again, and not prepared now"
+        );
+    }
+
+    /// Another connection changing the schema between two identical statements is seen: the
+    /// kept `schema_version` read sees the new cookie, and the flags are read again.
+    #[test]
+    fn schema_change_by_another_connection_is_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("two.db");
+        let a = Connection::open(&path).unwrap();
+        let b = Connection::open(&path).unwrap();
+        a.execute_batch("create table t (id INTEGER PRIMARY KEY, a INT NOT NULL)")
+            .unwrap();
+        let sql = "select id, a from t";
+        let mut cache = KeyCache::default();
+        let decorate = |cache: &mut KeyCache| {
+            let stmt = a.prepare(sql).unwrap();
+            let mut infos: Vec<ColumnInfo> =
+                (0..2).map(|i| ColumnInfo::text(format!("c{i}"))).collect();
+            cache.decorate(&a, sql, &mut infos);
+            drop(stmt);
+            infos.iter().map(|i| i.flags).collect::<Vec<u32>>()
+        };
+        let before = decorate(&mut cache);
+        assert_eq!(before[1], column_flags::NOT_NULL);
+        assert_eq!(decorate(&mut cache), before, "found in the cache");
+        assert_eq!(cache.probes.len(), 1, "one kept read, of main");
+        b.execute_batch("drop table t; create table t (id INTEGER PRIMARY KEY, a INT UNIQUE)")
+            .unwrap();
+        let after = decorate(&mut cache);
+        assert_eq!(
+            after[1],
+            x_flags::UNIQUE_KEY,
+            "the other connection's change is seen"
+        );
+        assert_eq!(cache.probes.len(), 1, "the kept read is reused");
+        // A database that goes away: no version, and nothing cached for it.
+        a.execute_batch("attach ':memory:' as other; create table other.u (x int not null)")
+            .unwrap();
+        assert!(cache.probes.version(&a, "other") >= 0);
+        a.execute_batch("detach other").unwrap();
+        assert_eq!(cache.probes.version(&a, "other"), -1);
+        assert_eq!(
+            cache.probes.len(),
+            1,
+            "the detached database's read is dropped"
         );
     }
 
