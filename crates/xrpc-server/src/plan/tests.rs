@@ -47,13 +47,21 @@ impl FixedCatalog {
 }
 
 impl Catalog for FixedCatalog {
-    fn table(&mut self, _schema: Option<&str>, name: &str) -> Result<TableShape, SqlError> {
-        self.0.get(name).cloned().ok_or_else(|| {
-            SqlError::new(
-                &codes::NO_SUCH_TABLE,
-                format!("Table '{name}' doesn't exist"),
-            )
-        })
+    fn table(
+        &mut self,
+        _schema: Option<&str>,
+        name: &str,
+    ) -> Result<std::sync::Arc<TableShape>, SqlError> {
+        self.0
+            .get(name)
+            .cloned()
+            .map(std::sync::Arc::new)
+            .ok_or_else(|| {
+                SqlError::new(
+                    &codes::NO_SUCH_TABLE,
+                    format!("Table '{name}' doesn't exist"),
+                )
+            })
     }
 }
 
