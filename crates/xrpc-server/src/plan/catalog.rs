@@ -728,6 +728,117 @@ mod tests {
         assert_eq!(err.code, codes::NO_SUCH_TABLE.code);
     }
 
+    /// `SELECT * FROM t WHERE id = ?`, encoded, and the request with `id` as its parameter.
+    fn point_get(id: i64) -> (Bytes, pb::exec_plan::ExecPlan) {
+        let plan = xrpc_client::plan::Plan::get("t")
+            .key([("id", xrpc_client::plan::placeholder(0))])
+            .build();
+        let request = plan.request(&[id.into()]);
+        let encoded = Bytes::from(prost::Message::encode_to_vec(
+            request.plan.as_deref().unwrap(),
+        ));
+        (encoded, request)
+    }
+
+    fn prepare(
+        cache: &ShapeCache,
+        conn: &mut Describing,
+        use_cache: bool,
+        session_schema: Option<&str>,
+        key: &Bytes,
+        id: i64,
+    ) -> PreparedPlan {
+        let (encoded, request) = point_get(id);
+        compile_cached(
+            cache,
+            conn,
+            use_cache,
+            session_schema,
+            PlanRequest {
+                key,
+                encoded: &encoded,
+                // Digest-only requests bring no plan: it is decoded from `encoded` on a miss.
+                plan: None,
+                params: &request.parameters,
+            },
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn compiled_plans_are_kept_by_key_until_a_schema_may_have_changed() {
+        let cache = ShapeCache::new(ShapeKeeping::UntilSchemaChange);
+        let mut conn = describing();
+        let digest = Bytes::from_static(b"digest-of-plan-1");
+        let first = prepare(&cache, &mut conn, true, None, &digest, 1);
+        assert_eq!(first.args, [Value::Sint(1)]);
+        assert!(!first.used_cache);
+        // Hit: the same compiled plan, this request's parameter.
+        let hit = prepare(&cache, &mut conn, true, None, &digest, 2);
+        assert!(
+            Arc::ptr_eq(&first.compiled, &hit.compiled),
+            "a hit compiles nothing"
+        );
+        assert_eq!(hit.args, [Value::Sint(2)]);
+        assert!(hit.used_cache);
+        assert_eq!(cache.compiled_len(), 1);
+        // Another session database: its own entry.
+        let elsewhere = prepare(&cache, &mut conn, true, Some("db2"), &digest, 2);
+        assert!(!Arc::ptr_eq(&first.compiled, &elsewhere.compiled));
+        assert_eq!(cache.compiled_len(), 2);
+        // Another plan under the same digest does not hit.
+        let (_, request) = point_get(3);
+        let mut changed = request.plan.clone().unwrap();
+        changed.get_plan.as_mut().unwrap().table_info.name =
+            xrpc_client::plan::param_scalar(&"T".into());
+        let changed_encoded = Bytes::from(prost::Message::encode_to_vec(&*changed));
+        let reused = compile_cached(
+            &cache,
+            &mut conn,
+            true,
+            None,
+            PlanRequest {
+                key: &digest,
+                encoded: &changed_encoded,
+                plan: Some(&changed),
+                params: &request.parameters,
+            },
+        )
+        .unwrap();
+        assert!(!Arc::ptr_eq(&first.compiled, &reused.compiled));
+        // A schema change: compiled afresh, with the shape read afresh.
+        let before = conn.describes;
+        cache.schema_may_have_changed();
+        conn.columns.push("added".into());
+        let after = prepare(&cache, &mut conn, true, None, &digest, 4);
+        assert!(!after.used_cache);
+        assert_eq!(conn.describes, before + 1);
+        assert!(
+            after.compiled.sql.contains("`added`"),
+            "{}",
+            after.compiled.sql
+        );
+        // A session with uncommitted DDL neither uses nor keeps compiled plans.
+        let dirty = prepare(&cache, &mut conn, false, None, &digest, 5);
+        assert!(!Arc::ptr_eq(&after.compiled, &dirty.compiled));
+        let again = prepare(&cache, &mut conn, true, None, &digest, 6);
+        assert!(Arc::ptr_eq(&after.compiled, &again.compiled));
+    }
+
+    #[test]
+    fn compiled_plans_on_a_time_limited_cache_live_as_long_as_their_oldest_shape() {
+        let cache = ShapeCache::new(ShapeKeeping::For(Duration::ZERO));
+        let mut conn = describing();
+        let digest = Bytes::from_static(b"digest-of-plan-1");
+        let first = prepare(&cache, &mut conn, true, None, &digest, 1);
+        let second = prepare(&cache, &mut conn, true, None, &digest, 1);
+        assert!(!Arc::ptr_eq(&first.compiled, &second.compiled));
+        assert_eq!(conn.describes, 2);
+        let never = ShapeCache::new(ShapeKeeping::Never);
+        prepare(&never, &mut conn, true, None, &digest, 1);
+        assert_eq!(never.compiled_len(), 0);
+    }
+
     #[test]
     fn a_disabled_cache_describes_every_time() {
         let cache = ShapeCache::new(ShapeKeeping::Never);
