@@ -54,6 +54,16 @@
 //!   database (so sessions in different databases never share an entry), and the table name as
 //!   written: MySQL's table names are case-sensitive on Linux.
 //!
+//!
+//! # Compiled plans
+//!
+//! The same [`ShapeCache`] keeps compiled plans ([`compile_cached`]) under the plan's digest (or
+//! the encoded plan when the request has none) and the session's database, with the encoded plan
+//! they came from. Invariant: **a compiled plan is used only while every shape it was compiled
+//! from would be**: it is stored with the epoch read before compiling and the read time of its
+//! oldest shape, and checked with the same rule. Shapes are shared (`Arc`), never copied per
+//! request.
+//!
 //! [`Engine::sees_all_schema_changes`]: crate::engine::Engine::sees_all_schema_changes
 //! [`Engine::plan_shape_lifetime`]: crate::engine::Engine::plan_shape_lifetime
 

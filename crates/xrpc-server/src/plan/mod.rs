@@ -23,10 +23,11 @@
 //!   always bound as arguments, never spliced into the text.
 //!
 //! - **Caches.** The session keeps plans by digest (`NodeShared::plan_cache`, for digest-only
-//!   requests) and table shapes while no schema changes, for at most a second on an engine others
-//!   may change too ([`catalog::ShapeCache`]); the compiled
-//!   SQL is rebuilt for every request, and the engine's own prepared-statement cache finds it by
-//!   text.
+//!   requests), table shapes while no schema changes, for at most a second on an engine others
+//!   may change too ([`catalog::ShapeCache`]), and compiled plans for as long as their shapes
+//!   ([`catalog::compile_cached`]): a compiled plan is a template that [`CompiledPlan::bind`]
+//!   fills with another request's parameters when they compile to the same text. The engine's
+//!   own prepared-statement cache finds the SQL by text.
 //!
 //! # Semantics (see docs/PROTOCOL.md, "Plans (EXEC_PLAN_READ)")
 //!
