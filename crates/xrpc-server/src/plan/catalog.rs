@@ -104,7 +104,7 @@ pub struct ShapeCache {
     keeping: ShapeKeeping,
     epoch: AtomicU64,
     /// By (schema, table); each with the epoch read before it was described and when.
-    shapes: Mutex<HashMap<ShapeKey, (u64, Instant, Arc<TableShape>)>>,
+    shapes: Mutex<HashMap<ShapeKey, KeptShape>>,
     /// Compiled plans by digest (or by the whole encoded plan when it came without one), one
     /// per session database; see [`compile_cached`].
     compiled: Mutex<HashMap<Bytes, Vec<CompiledEntry>>>,
@@ -126,6 +126,8 @@ struct CompiledEntry {
 
 /// (the schema the plan names or the session's database, table), as written.
 type ShapeKey = (Option<String>, String);
+/// A kept shape: the epoch read before it was described, when, and the shape.
+type KeptShape = (u64, Instant, Arc<TableShape>);
 
 impl ShapeCache {
     /// A cache that keeps shapes as `keeping` says.
