@@ -449,6 +449,33 @@ impl Plan {
             ..Default::default()
         }
     }
+
+    /// The plan's digest: the first 16 bytes of the SHA-1 of its encoding, as for statements.
+    /// Any stable name would do; the server only matches it.
+    pub fn digest(&self) -> Bytes {
+        let encoded = prost::Message::encode_to_vec(&self.0);
+        Bytes::copy_from_slice(&crate::proto::statement_digest(&encoded))
+    }
+
+    /// A request that also carries `digest` ([`Plan::digest`]), which makes the node keep the
+    /// plan under it: later requests may then send [`Plan::request_by_digest`].
+    pub fn request_with_digest(&self, digest: &Bytes, params: &[Param]) -> ep::ExecPlan {
+        ep::ExecPlan {
+            plan_digest: Some(digest.clone()),
+            ..self.request(params)
+        }
+    }
+
+    /// A request that sends only `digest`, for a plan the node keeps (sent before with
+    /// [`Plan::request_with_digest`]). A node that no longer has it answers
+    /// `PLAN_CACHE_MISS`; then send the whole plan again, as a compute node does.
+    pub fn request_by_digest(digest: &Bytes, params: &[Param]) -> ep::ExecPlan {
+        ep::ExecPlan {
+            plan_digest: Some(digest.clone()),
+            parameters: params.iter().map(param_scalar).collect(),
+            ..Default::default()
+        }
+    }
 }
 
 impl From<Plan> for ep::AnyPlan {

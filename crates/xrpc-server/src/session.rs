@@ -554,30 +554,28 @@ impl Session {
     fn exec_plan(&self, conn: &ConnRef, node: &NodeShared, request: pb::exec_plan::ExecPlan) {
         // As for EXEC_SQL: a digest-only request that misses is answered before anything runs and
         // leaves the stored error alone; the client resends the whole plan.
-        let plan = match (request.plan, &request.plan_digest) {
+        // The compiled-plan cache's key is the digest, or the encoded plan when it has none; a
+        // digest-only request decodes its plan only if the compiled form is not kept.
+        let (key, encoded, plan) = match (request.plan, request.plan_digest) {
             (Some(plan), Some(digest)) => {
-                node.plan_cache
-                    .insert(digest.clone(), prost::Message::encode_to_vec(&*plan).into());
-                plan
+                let encoded = bytes::Bytes::from(prost::Message::encode_to_vec(&*plan));
+                node.plan_cache.insert(digest.clone(), encoded.clone());
+                (digest, encoded, Some(plan))
             }
-            (Some(plan), None) => plan,
-            (None, Some(digest)) => {
-                let cached = node
-                    .plan_cache
-                    .get(digest)
-                    .map(<pb::exec_plan::AnyPlan as prost::Message>::decode);
-                match cached {
-                    Some(Ok(plan)) => Box::new(plan),
-                    // Only plans that decoded are stored, so a stored one decodes again.
-                    Some(Err(_)) | None => {
-                        let err = WireError::from_code(&codes::PLAN_CACHE_MISS);
-                        self.send_now(conn, node, |out| {
-                            write_error(out, node.format, self.sid, &err)
-                        });
-                        return;
-                    }
+            (Some(plan), None) => {
+                let encoded = bytes::Bytes::from(prost::Message::encode_to_vec(&*plan));
+                (encoded.clone(), encoded, Some(plan))
+            }
+            (None, Some(digest)) => match node.plan_cache.get(&digest) {
+                Some(encoded) => (digest, encoded, None),
+                None => {
+                    let err = WireError::from_code(&codes::PLAN_CACHE_MISS);
+                    self.send_now(conn, node, |out| {
+                        write_error(out, node.format, self.sid, &err)
+                    });
+                    return;
                 }
-            }
+            },
             (None, None) => {
                 let err = SqlError::new(
                     &codes::WRONG_ARGUMENTS,
@@ -625,33 +623,27 @@ impl Session {
             let mut index = String::new();
             let summary =
                 session.with_engine(conn, node, &mut encoder, false, |engine, sink| {
-                    let mut catalog = crate::plan::catalog::CachingCatalog {
-                        cache: &node.plan_shapes,
-                        conn: engine,
+                    let prepared = crate::plan::catalog::compile_cached(
+                        &node.plan_shapes,
+                        engine,
                         use_cache,
-                        session_schema: session_schema.as_deref(),
-                        used_cache: false,
-                    };
-                    let compiled = match crate::plan::compile(&plan, &params, &mut catalog) {
-                        // A kept shape may be stale (a column or index added since): drop the
-                        // kept shapes and compile once more from fresh ones.
-                        Err(
-                            crate::plan::PlanError::UnknownColumn(..)
-                            | crate::plan::PlanError::UnknownIndex { .. },
-                        ) if catalog.used_cache => {
-                            node.plan_shapes.schema_may_have_changed();
-                            catalog.used_cache = false;
-                            crate::plan::compile(&plan, &params, &mut catalog)?
-                        }
-                        other => other?,
-                    };
-                    let used_cache = catalog.used_cache;
-                    index = compiled.index;
-                    let result = execute_on(engine, &compiled.sql, &compiled.args, None, sink);
+                        session_schema.as_deref(),
+                        crate::plan::catalog::PlanRequest {
+                            key: &key,
+                            encoded: &encoded,
+                            plan: plan.as_deref(),
+                            params: &params,
+                        },
+                    )?;
+                    if feedback {
+                        index.clone_from(&prepared.compiled.index);
+                    }
+                    let result =
+                        execute_on(engine, &prepared.compiled.sql, &prepared.args, None, sink);
                     if let Err(err) = &result {
-                        // The table or a column went away behind a kept shape: read it again
-                        // next time.
-                        if used_cache
+                        // The table or a column went away behind a kept shape or compiled plan:
+                        // read it again next time.
+                        if prepared.used_cache
                             && (err.code == codes::BAD_FIELD.code
                                 || err.code == codes::NO_SUCH_TABLE.code)
                         {

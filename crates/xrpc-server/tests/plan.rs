@@ -511,6 +511,78 @@ fn plan_digests_are_cached_and_a_miss_asks_for_the_whole_plan() {
 }
 
 #[test]
+fn compiled_plans_follow_schema_changes_and_evicted_digests_miss() {
+    // One plan kept at a time, so a second digest evicts the first.
+    let node = TestNode::start_with(|_, shared| {
+        shared.plan_cache = xrpc_server::cache::RequestCache::new(1, 1, 1 << 20);
+    });
+    let mut client = node.client();
+    client.new_session(SID);
+    sql(
+        &mut client,
+        "CREATE TABLE kv (id BIGINT PRIMARY KEY, v INT)",
+    );
+    sql(&mut client, "INSERT INTO kv VALUES (1, 10), (2, 20)");
+    let plan = Plan::get("kv").key([("id", placeholder(0))]).build();
+    let digest = plan.digest();
+    let whole = |key: i64| plan.request_with_digest(&digest, &[key.into()]);
+    let by_digest = |key: Param| Plan::request_by_digest(&digest, &[key]);
+    assert_eq!(
+        run(&mut client, &whole(1)).rows,
+        [[Value::Sint(1), Value::Sint(10)]]
+    );
+    // The compiled form serves other parameters, and a NULL key (IS NULL) too.
+    assert_eq!(
+        run(&mut client, &by_digest(2i64.into())).rows,
+        [[Value::Sint(2), Value::Sint(20)]]
+    );
+    assert!(run(&mut client, &by_digest(Param::Null)).rows.is_empty());
+    assert_eq!(
+        run(&mut client, &by_digest(1i64.into())).rows[0][1],
+        Value::Sint(10)
+    );
+    // ALTER: the digest-only plan reads the new shape.
+    sql(&mut client, "ALTER TABLE kv ADD COLUMN note VARCHAR(10)");
+    let altered = run(&mut client, &by_digest(1i64.into()));
+    assert_eq!(altered.columns.len(), 3, "the added column is read");
+    sql(&mut client, "ALTER TABLE kv DROP COLUMN note");
+    assert_eq!(run(&mut client, &by_digest(1i64.into())).columns.len(), 2);
+    // DROP: 1146, and a table created again under the name is read as it is now.
+    sql(&mut client, "DROP TABLE kv");
+    assert_eq!(
+        run(&mut client, &by_digest(1i64.into())).error_code(),
+        Some(1146)
+    );
+    sql(
+        &mut client,
+        "CREATE TABLE kv (id BIGINT PRIMARY KEY, v TEXT, w INT)",
+    );
+    sql(&mut client, "INSERT INTO kv VALUES (1, 'one', 7)");
+    assert_eq!(
+        run(&mut client, &by_digest(1i64.into())).rows,
+        [[Value::Sint(1), Value::Bytes("one".into()), Value::Sint(7)]]
+    );
+    // Another plan's digest evicts this one: digest-only now misses (8000), though its compiled
+    // form may still be kept, and the whole plan puts it back.
+    let other = Plan::get("kv").key([("id", 1i64)]).build();
+    assert_eq!(
+        run(
+            &mut client,
+            &other.request_with_digest(&other.digest(), &[])
+        )
+        .rows
+        .len(),
+        1
+    );
+    assert_eq!(
+        run(&mut client, &by_digest(1i64.into())).error_code(),
+        Some(8000)
+    );
+    assert_eq!(run(&mut client, &whole(1)).rows.len(), 1);
+    assert_eq!(run(&mut client, &by_digest(1i64.into())).rows.len(), 1);
+}
+
+#[test]
 fn plan_results_honour_chunks_and_flow_control() {
     let (_node, mut client) = users_node();
     let request = pb::exec_plan::ExecPlan {

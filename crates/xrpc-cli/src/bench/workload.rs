@@ -8,7 +8,7 @@
 //! |---|---|
 //! | `select1` | `SELECT 1` |
 //! | `point-select` | `SELECT c FROM sbtest1 WHERE id=?` (sysbench `oltp_point_select`) |
-//! | `point-get` | the same read as `point-select`, sent as an EXEC_PLAN_READ plan: a GET on `sbtest1`'s primary key with the id as placeholder 0, projected to `c` ([`point_get_plan`]); xrpc targets only |
+//! | `point-get` | the same read as `point-select`, sent as an EXEC_PLAN_READ plan: a GET on `sbtest1`'s primary key with the id as placeholder 0, projected to `c` ([`point_get_plan`]); the whole plan with its digest on a session's first request, then the digest alone, as a compute node does (whole again after a failure); xrpc targets only |
 //! | `read-write` | sysbench `oltp_read_write` with its defaults: `BEGIN`; 10 point selects; one simple range, one `SUM(k)`, one `ORDER BY c` and one `DISTINCT c … ORDER BY c` over 100 ids; an index update (`k=k+1`), a non-index update (`c=?`); a delete and an insert of the same id; `COMMIT` |
 //!
 //! Ids are uniform over `1..=table_size` (sysbench 1.1's default distribution; 1.0 defaulted to

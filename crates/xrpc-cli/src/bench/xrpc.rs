@@ -135,6 +135,10 @@ struct Client {
     script: Script,
     inflight: VecDeque<(RequestId, Instant, bool)>,
     dead: bool,
+    /// The whole plan went out with its digest on this session: later requests send only the
+    /// digest, as a compute node does. Cleared by a failure (a digest the node no longer keeps
+    /// answers PLAN_CACHE_MISS), so the next request sends the whole plan again.
+    plan_sent: bool,
 }
 
 impl Client {
@@ -153,8 +157,8 @@ struct Driver {
     conns: Vec<Conn>,
     clients: Vec<Client>,
     opts: ExecOptions,
-    /// The plan sent instead of each statement's SQL (`point-get`).
-    plan: Option<xrpc_client::plan::Plan>,
+    /// The plan sent instead of each statement's SQL (`point-get`), and its digest.
+    plan: Option<(xrpc_client::plan::Plan, Bytes)>,
     rec: Recorder,
 }
 
@@ -206,6 +210,7 @@ impl Driver {
                     script: Script::new(spec.workload, spec.table_size, c as u64 + 1),
                     inflight: VecDeque::with_capacity(spec.pipeline_depth),
                     dead: false,
+                    plan_sent: false,
                 });
             }
             conns.push(Conn {
@@ -223,10 +228,11 @@ impl Driver {
             conns,
             clients,
             opts: ExecOptions::default().chunk_result(spec.chunk),
-            plan: spec
-                .workload
-                .sends_plans()
-                .then(super::workload::point_get_plan),
+            plan: spec.workload.sends_plans().then(|| {
+                let plan = super::workload::point_get_plan();
+                let digest = plan.digest();
+                (plan, digest)
+            }),
             rec: Recorder::new(),
         })
     }
@@ -390,6 +396,7 @@ impl Driver {
                         // Kept even from the warm-up: it explains what went wrong.
                         self.rec.note_error(|| err.to_string());
                         client.script.abort();
+                        client.plan_sent = false;
                     }
                     self.issue(ci, depth, stopping, now);
                 }
@@ -439,9 +446,14 @@ impl Driver {
                 })
                 .collect();
             let issued = match &self.plan {
-                Some(plan) => {
-                    conn.core
-                        .execute_plan(client.sid, plan.request(&args), &self.opts, now)
+                Some((plan, digest)) => {
+                    let request = if client.plan_sent {
+                        xrpc_client::plan::Plan::request_by_digest(digest, &args)
+                    } else {
+                        client.plan_sent = true;
+                        plan.request_with_digest(digest, &args)
+                    };
+                    conn.core.execute_plan(client.sid, request, &self.opts, now)
                 }
                 None => conn.core.execute(
                     client.sid,

@@ -149,6 +149,11 @@ mod result;
 mod session;
 mod stmt;
 
+/// The digest the client sends for a statement (16 bytes of its SHA-1); plans use it too.
+pub(crate) fn statement_digest(stmt: &[u8]) -> stmt::Digest {
+    stmt::digest(stmt)
+}
+
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::io;
 use std::time::{Duration, Instant};

@@ -54,23 +54,38 @@
 //!   database (so sessions in different databases never share an entry), and the table name as
 //!   written: MySQL's table names are case-sensitive on Linux.
 //!
+//!
+//! # Compiled plans
+//!
+//! The same [`ShapeCache`] keeps compiled plans ([`compile_cached`]) under the plan's digest (or
+//! the encoded plan when the request has none) and the session's database, with the encoded plan
+//! they came from. Invariant: **a compiled plan is used only while every shape it was compiled
+//! from would be**: it is stored with the epoch read before compiling and the read time of its
+//! oldest shape, and checked with the same rule. Shapes are shared (`Arc`), never copied per
+//! request.
+//!
 //! [`Engine::sees_all_schema_changes`]: crate::engine::Engine::sees_all_schema_changes
 //! [`Engine::plan_shape_lifetime`]: crate::engine::Engine::plan_shape_lifetime
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use parking_lot::Mutex;
 use xrpc_proto::codes;
+use xrpc_proto::messages::pb;
 use xrpc_proto::value::Value;
 
-use super::{Catalog, IndexShape, TableShape};
+use super::{Catalog, CompiledPlan, IndexShape, PlanError, TableShape};
 use crate::engine::EngineConn;
 use crate::result::{CollectedResult, SqlError};
 
 /// Most shapes kept; the cache is cleared when it would grow beyond.
 const SHAPE_CACHE_CAPACITY: usize = 1024;
+/// Most compiled plans kept (keys: digests or whole plans); cleared the same way.
+const COMPILED_CACHE_CAPACITY: usize = 1024;
 
 /// How long a [`ShapeCache`] keeps shapes; see the module docs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,11 +104,30 @@ pub struct ShapeCache {
     keeping: ShapeKeeping,
     epoch: AtomicU64,
     /// By (schema, table); each with the epoch read before it was described and when.
-    shapes: Mutex<HashMap<ShapeKey, (u64, Instant, TableShape)>>,
+    shapes: Mutex<HashMap<ShapeKey, KeptShape>>,
+    /// Compiled plans by digest (or by the whole encoded plan when it came without one), one
+    /// per session database; see [`compile_cached`].
+    compiled: Mutex<HashMap<Bytes, Vec<CompiledEntry>>>,
+}
+
+/// A compiled plan kept in a [`ShapeCache`].
+#[derive(Debug)]
+struct CompiledEntry {
+    /// The session database it was compiled for (a plan that names no schema reads that one).
+    session_schema: Option<String>,
+    /// The encoded plan it was compiled from: a digest reused for another plan does not hit.
+    plan: Bytes,
+    /// The schema epoch read before compiling, and when its oldest shape was read: the entry is
+    /// usable exactly while a shape read then would be.
+    epoch: u64,
+    read_at: Instant,
+    compiled: Arc<CompiledPlan>,
 }
 
 /// (the schema the plan names or the session's database, table), as written.
 type ShapeKey = (Option<String>, String);
+/// A kept shape: the epoch read before it was described, when, and the shape.
+type KeptShape = (u64, Instant, Arc<TableShape>);
 
 impl ShapeCache {
     /// A cache that keeps shapes as `keeping` says.
@@ -102,6 +136,7 @@ impl ShapeCache {
             keeping,
             epoch: AtomicU64::new(0),
             shapes: Mutex::new(HashMap::new()),
+            compiled: Mutex::new(HashMap::new()),
         }
     }
 
@@ -111,14 +146,154 @@ impl ShapeCache {
         self.epoch.fetch_add(1, Ordering::SeqCst);
     }
 
-    fn usable(&self, entry: &(u64, Instant, TableShape), epoch: u64, now: Instant) -> bool {
-        entry.0 == epoch
+    /// Whether something kept at `kept_epoch`, its shapes read at `read_at`, may be used now.
+    fn usable(&self, kept_epoch: u64, read_at: Instant, epoch: u64, now: Instant) -> bool {
+        kept_epoch == epoch
             && match self.keeping {
                 ShapeKeeping::Never => false,
                 ShapeKeeping::UntilSchemaChange => true,
-                ShapeKeeping::For(lifetime) => now.saturating_duration_since(entry.1) < lifetime,
+                ShapeKeeping::For(lifetime) => now.saturating_duration_since(read_at) < lifetime,
             }
     }
+
+    /// How many compiled plans are kept (for tests and status).
+    pub fn compiled_len(&self) -> usize {
+        self.compiled.lock().values().map(Vec::len).sum()
+    }
+
+    fn compiled_hit(
+        &self,
+        key: &[u8],
+        session_schema: Option<&str>,
+        plan: &[u8],
+        epoch: u64,
+        now: Instant,
+    ) -> Option<Arc<CompiledPlan>> {
+        let compiled = self.compiled.lock();
+        let entry = compiled
+            .get(key)?
+            .iter()
+            .find(|e| e.session_schema.as_deref() == session_schema && e.plan.as_ref() == plan)?;
+        self.usable(entry.epoch, entry.read_at, epoch, now)
+            .then(|| Arc::clone(&entry.compiled))
+    }
+
+    fn keep_compiled(&self, key: Bytes, entry: CompiledEntry, epoch: u64, now: Instant) {
+        let mut compiled = self.compiled.lock();
+        if !compiled.contains_key(&key) && compiled.len() >= COMPILED_CACHE_CAPACITY {
+            compiled.retain(|_, entries| {
+                entries.retain(|e| self.usable(e.epoch, e.read_at, epoch, now));
+                !entries.is_empty()
+            });
+            if compiled.len() >= COMPILED_CACHE_CAPACITY {
+                compiled.clear();
+            }
+        }
+        let entries = compiled.entry(key).or_default();
+        entries.retain(|e| e.session_schema != entry.session_schema);
+        entries.push(entry);
+    }
+}
+
+/// A plan request as the session received it.
+#[derive(Debug, Clone, Copy)]
+pub struct PlanRequest<'a> {
+    /// The compiled-plan cache's key: the plan's digest, or the encoded plan when it came
+    /// without one.
+    pub key: &'a Bytes,
+    /// The encoded plan (as sent, or as kept under its digest).
+    pub encoded: &'a Bytes,
+    /// The plan, when it came decoded with the request; else it is decoded from `encoded` when
+    /// it must be compiled.
+    pub plan: Option<&'a pb::exec_plan::AnyPlan>,
+    /// Its parameters.
+    pub params: &'a [pb::datatypes::Scalar],
+}
+
+/// A plan ready to run.
+#[derive(Debug)]
+pub struct PreparedPlan {
+    /// The compiled plan (kept or fresh); run `compiled.sql` with `args`.
+    pub compiled: Arc<CompiledPlan>,
+    /// The arguments for this request's parameters.
+    pub args: Vec<Value>,
+    /// Whether it rests on kept shapes or a kept compiled plan: an engine error a stale shape
+    /// explains must then call [`ShapeCache::schema_may_have_changed`].
+    pub used_cache: bool,
+}
+
+/// Compiles a plan, or takes its compiled form from the cache.
+///
+/// A compiled plan is kept under the request's key and the session's database, with the schema
+/// epoch read before compiling and the time its oldest shape was read; it is used exactly while
+/// those shapes would be (the shape cache's invariant, module docs), for the same encoded plan
+/// only, and only when [`CompiledPlan::bind`] finds this request's parameters compile to the same
+/// SQL. A session with uncommitted schema changes (`use_cache` false) neither uses nor keeps
+/// one. A compile failure on kept shapes is retried once with shapes read afresh.
+pub fn compile_cached(
+    cache: &ShapeCache,
+    conn: &mut dyn EngineConn,
+    use_cache: bool,
+    session_schema: Option<&str>,
+    request: PlanRequest<'_>,
+) -> Result<PreparedPlan, PlanError> {
+    let keeping = use_cache && cache.keeping != ShapeKeeping::Never;
+    let mut epoch = cache.epoch.load(Ordering::SeqCst);
+    let now = Instant::now();
+    if keeping {
+        if let Some(compiled) =
+            cache.compiled_hit(request.key, session_schema, request.encoded, epoch, now)
+        {
+            if let Some(args) = compiled.bind(request.params) {
+                return Ok(PreparedPlan {
+                    compiled,
+                    args,
+                    used_cache: true,
+                });
+            }
+        }
+    }
+    let decoded;
+    let plan = match request.plan {
+        Some(plan) => plan,
+        None => {
+            decoded = <pb::exec_plan::AnyPlan as prost::Message>::decode(request.encoded.as_ref())
+                .map_err(|err| super::malformed(format!("the kept plan does not decode: {err}")))?;
+            &decoded
+        }
+    };
+    let mut catalog = CachingCatalog::new(cache, conn, use_cache, session_schema);
+    let compiled = match super::compile(plan, request.params, &mut catalog) {
+        // A kept shape may be stale (a column or index added since): drop the kept shapes and
+        // compile once more from fresh ones.
+        Err(PlanError::UnknownColumn(..) | PlanError::UnknownIndex { .. })
+            if catalog.used_cache =>
+        {
+            cache.schema_may_have_changed();
+            epoch = cache.epoch.load(Ordering::SeqCst);
+            catalog.used_cache = false;
+            catalog.oldest_shape = None;
+            super::compile(plan, request.params, &mut catalog)?
+        }
+        other => other?,
+    };
+    let args = compiled.args.clone();
+    let compiled = Arc::new(compiled);
+    if keeping {
+        let entry = CompiledEntry {
+            session_schema: session_schema.map(str::to_owned),
+            plan: request.encoded.clone(),
+            epoch,
+            read_at: catalog.oldest_shape.unwrap_or(now),
+            compiled: Arc::clone(&compiled),
+        };
+        cache.keep_compiled(request.key.clone(), entry, epoch, now);
+    }
+    Ok(PreparedPlan {
+        compiled,
+        args,
+        used_cache: catalog.used_cache,
+    })
 }
 
 /// Whether `sql` may change a schema: its first word (after comments) is one of CREATE, ALTER,
@@ -168,6 +343,31 @@ pub struct CachingCatalog<'a> {
     pub session_schema: Option<&'a str>,
     /// Set when a shape came from the cache rather than from the engine.
     pub used_cache: bool,
+    /// When the oldest shape used was read (for how long a plan compiled from them may be kept).
+    pub oldest_shape: Option<Instant>,
+}
+
+impl<'a> CachingCatalog<'a> {
+    /// A catalog over `conn` that keeps shapes in `cache` (unless `use_cache` is false).
+    pub fn new(
+        cache: &'a ShapeCache,
+        conn: &'a mut dyn EngineConn,
+        use_cache: bool,
+        session_schema: Option<&'a str>,
+    ) -> Self {
+        Self {
+            cache,
+            conn,
+            use_cache,
+            session_schema,
+            used_cache: false,
+            oldest_shape: None,
+        }
+    }
+
+    fn used_shape_read_at(&mut self, read_at: Instant) {
+        self.oldest_shape = Some(self.oldest_shape.map_or(read_at, |t| t.min(read_at)));
+    }
 }
 
 impl std::fmt::Debug for CachingCatalog<'_> {
@@ -181,9 +381,9 @@ impl std::fmt::Debug for CachingCatalog<'_> {
 }
 
 impl Catalog for CachingCatalog<'_> {
-    fn table(&mut self, schema: Option<&str>, name: &str) -> Result<TableShape, SqlError> {
+    fn table(&mut self, schema: Option<&str>, name: &str) -> Result<Arc<TableShape>, SqlError> {
         if self.cache.keeping == ShapeKeeping::Never || !self.use_cache {
-            return self.conn.describe_table(schema, name);
+            return self.conn.describe_table(schema, name).map(Arc::new);
         }
         let key: ShapeKey = (
             schema.or(self.session_schema).map(str::to_owned),
@@ -192,21 +392,26 @@ impl Catalog for CachingCatalog<'_> {
         // Read before describing: a change that ends meanwhile makes the entry stale at once.
         let epoch = self.cache.epoch.load(Ordering::SeqCst);
         let now = Instant::now();
-        if let Some(entry) = self.cache.shapes.lock().get(&key) {
-            if self.cache.usable(entry, epoch, now) {
-                self.used_cache = true;
-                return Ok(entry.2.clone());
-            }
+        let kept = self.cache.shapes.lock().get(&key).and_then(|entry| {
+            self.cache
+                .usable(entry.0, entry.1, epoch, now)
+                .then(|| (entry.1, Arc::clone(&entry.2)))
+        });
+        if let Some((read_at, shape)) = kept {
+            self.used_cache = true;
+            self.used_shape_read_at(read_at);
+            return Ok(shape);
         }
-        let shape = self.conn.describe_table(schema, name)?;
+        let shape = Arc::new(self.conn.describe_table(schema, name)?);
+        self.used_shape_read_at(now);
         let mut shapes = self.cache.shapes.lock();
         if shapes.len() >= SHAPE_CACHE_CAPACITY {
-            shapes.retain(|_, entry| self.cache.usable(entry, epoch, now));
+            shapes.retain(|_, entry| self.cache.usable(entry.0, entry.1, epoch, now));
             if shapes.len() >= SHAPE_CACHE_CAPACITY {
                 shapes.clear();
             }
         }
-        shapes.insert(key, (epoch, now, shape.clone()));
+        shapes.insert(key, (epoch, now, Arc::clone(&shape)));
         Ok(shape)
     }
 }
@@ -496,15 +701,9 @@ mod tests {
         use_cache: bool,
         session_schema: Option<&str>,
     ) -> (TableShape, bool) {
-        let mut catalog = CachingCatalog {
-            cache,
-            conn,
-            use_cache,
-            session_schema,
-            used_cache: false,
-        };
+        let mut catalog = CachingCatalog::new(cache, conn, use_cache, session_schema);
         let shape = catalog.table(None, "T").unwrap();
-        (shape, catalog.used_cache)
+        (TableShape::clone(&shape), catalog.used_cache)
     }
 
     fn lookup(cache: &ShapeCache, conn: &mut Describing, use_cache: bool) -> TableShape {
@@ -535,16 +734,121 @@ mod tests {
         lookup(&cache, &mut conn, true);
         assert_eq!(conn.describes, 3);
         // An unknown table is not kept either.
-        let err = CachingCatalog {
-            cache: &cache,
-            conn: &mut conn,
-            use_cache: true,
-            session_schema: None,
-            used_cache: false,
-        }
-        .table(None, "nope")
-        .unwrap_err();
+        let err = CachingCatalog::new(&cache, &mut conn, true, None)
+            .table(None, "nope")
+            .unwrap_err();
         assert_eq!(err.code, codes::NO_SUCH_TABLE.code);
+    }
+
+    /// `SELECT * FROM t WHERE id = ?`, encoded, and the request with `id` as its parameter.
+    fn point_get(id: i64) -> (Bytes, pb::exec_plan::ExecPlan) {
+        let plan = xrpc_client::plan::Plan::get("t")
+            .key([("id", xrpc_client::plan::placeholder(0))])
+            .build();
+        let request = plan.request(&[id.into()]);
+        let encoded = Bytes::from(prost::Message::encode_to_vec(
+            request.plan.as_deref().unwrap(),
+        ));
+        (encoded, request)
+    }
+
+    fn prepare(
+        cache: &ShapeCache,
+        conn: &mut Describing,
+        use_cache: bool,
+        session_schema: Option<&str>,
+        key: &Bytes,
+        id: i64,
+    ) -> PreparedPlan {
+        let (encoded, request) = point_get(id);
+        compile_cached(
+            cache,
+            conn,
+            use_cache,
+            session_schema,
+            PlanRequest {
+                key,
+                encoded: &encoded,
+                // Digest-only requests bring no plan: it is decoded from `encoded` on a miss.
+                plan: None,
+                params: &request.parameters,
+            },
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn compiled_plans_are_kept_by_key_until_a_schema_may_have_changed() {
+        let cache = ShapeCache::new(ShapeKeeping::UntilSchemaChange);
+        let mut conn = describing();
+        let digest = Bytes::from_static(b"digest-of-plan-1");
+        let first = prepare(&cache, &mut conn, true, None, &digest, 1);
+        assert_eq!(first.args, [Value::Sint(1)]);
+        assert!(!first.used_cache);
+        // Hit: the same compiled plan, this request's parameter.
+        let hit = prepare(&cache, &mut conn, true, None, &digest, 2);
+        assert!(
+            Arc::ptr_eq(&first.compiled, &hit.compiled),
+            "a hit compiles nothing"
+        );
+        assert_eq!(hit.args, [Value::Sint(2)]);
+        assert!(hit.used_cache);
+        assert_eq!(cache.compiled_len(), 1);
+        // Another session database: its own entry.
+        let elsewhere = prepare(&cache, &mut conn, true, Some("db2"), &digest, 2);
+        assert!(!Arc::ptr_eq(&first.compiled, &elsewhere.compiled));
+        assert_eq!(cache.compiled_len(), 2);
+        // Another plan under the same digest does not hit.
+        let (_, request) = point_get(3);
+        let mut changed = request.plan.clone().unwrap();
+        changed.get_plan.as_mut().unwrap().table_info.name =
+            xrpc_client::plan::param_scalar(&"T".into());
+        let changed_encoded = Bytes::from(prost::Message::encode_to_vec(&*changed));
+        let reused = compile_cached(
+            &cache,
+            &mut conn,
+            true,
+            None,
+            PlanRequest {
+                key: &digest,
+                encoded: &changed_encoded,
+                plan: Some(&changed),
+                params: &request.parameters,
+            },
+        )
+        .unwrap();
+        assert!(!Arc::ptr_eq(&first.compiled, &reused.compiled));
+        // A schema change: compiled afresh, with the shape read afresh.
+        let before = conn.describes;
+        cache.schema_may_have_changed();
+        conn.columns.push("added".into());
+        let after = prepare(&cache, &mut conn, true, None, &digest, 4);
+        assert!(!after.used_cache);
+        assert_eq!(conn.describes, before + 1);
+        assert!(
+            after.compiled.sql.contains("`added`"),
+            "{}",
+            after.compiled.sql
+        );
+        // A session with uncommitted DDL neither uses nor keeps compiled plans.
+        let dirty = prepare(&cache, &mut conn, false, None, &digest, 5);
+        assert!(!Arc::ptr_eq(&after.compiled, &dirty.compiled));
+        let again = prepare(&cache, &mut conn, true, None, &digest, 6);
+        assert!(Arc::ptr_eq(&after.compiled, &again.compiled));
+    }
+
+    #[test]
+    fn compiled_plans_on_a_time_limited_cache_live_as_long_as_their_oldest_shape() {
+        let cache = ShapeCache::new(ShapeKeeping::For(Duration::ZERO));
+        let mut conn = describing();
+        let digest = Bytes::from_static(b"digest-of-plan-1");
+        let first = prepare(&cache, &mut conn, true, None, &digest, 1);
+        let second = prepare(&cache, &mut conn, true, None, &digest, 1);
+        assert!(!Arc::ptr_eq(&first.compiled, &second.compiled));
+        assert_eq!(conn.describes, 2);
+        let never = ShapeCache::new(ShapeKeeping::Never);
+        prepare(&never, &mut conn, true, None, &digest, 1);
+        assert_eq!(never.compiled_len(), 0);
     }
 
     #[test]

@@ -27,7 +27,7 @@
 use xrpc_proto::messages::pb;
 use xrpc_proto::value::Value;
 
-use super::{Frag, MAX_EXPR_DEPTH, Output, PlanError, malformed, scalar_value};
+use super::{Frag, MAX_EXPR_DEPTH, Output, Params, PlanError, malformed};
 
 use pb::expr::Expr;
 use pb::expr::expr::Type as ExprType;
@@ -36,7 +36,7 @@ use pb::expr::expr::Type as ExprType;
 pub(super) fn compile(
     expr: &Expr,
     inputs: &[Output],
-    params: &[pb::datatypes::Scalar],
+    params: &Params<'_>,
     allow_star: bool,
 ) -> Result<Frag, PlanError> {
     let mut compiler = ExprCompiler {
@@ -60,7 +60,7 @@ fn is_star(expr: &Expr) -> bool {
 
 struct ExprCompiler<'a> {
     inputs: &'a [Output],
-    params: &'a [pb::datatypes::Scalar],
+    params: &'a Params<'a>,
     depth: usize,
 }
 
@@ -113,19 +113,15 @@ impl ExprCompiler<'_> {
                     .literal
                     .as_ref()
                     .ok_or_else(|| malformed("LITERAL without literal"))?;
-                Ok(value_frag(scalar_value(literal, self.params)?))
+                let (value, param) = self.params.arg(literal)?;
+                Ok(self.value_frag(value, param))
             }
             Ok(ExprType::Placeholder) => {
                 let position = expr
                     .position
                     .ok_or_else(|| malformed("PLACEHOLDER without position"))?;
-                let param = self.params.get(position as usize).ok_or_else(|| {
-                    malformed(format!(
-                        "placeholder {position} has no parameter ({} given)",
-                        self.params.len()
-                    ))
-                })?;
-                Ok(value_frag(scalar_value(param, &[])?))
+                let value = self.params.placeholder(position)?;
+                Ok(self.value_frag(value, Some(position)))
             }
             Ok(ExprType::Operator) => {
                 let op = expr
@@ -337,11 +333,17 @@ fn is_operand(expr: &Expr) -> Result<&'static str, PlanError> {
     }
 }
 
-fn value_frag(value: Value) -> Frag {
-    match value {
-        // A bound NULL is untyped on both engines; the keyword reads the same everywhere.
-        Value::Null => Frag::text("NULL"),
-        value => Frag::arg(value),
+impl ExprCompiler<'_> {
+    /// A value as a `?`, or NULL as the keyword (a bound NULL is untyped on both engines; the
+    /// keyword reads the same everywhere), which makes a parameter's NULL part of the text.
+    fn value_frag(&self, value: Value, param: Option<u32>) -> Frag {
+        match value {
+            Value::Null => {
+                self.params.shaped(param, &value);
+                Frag::text("NULL")
+            }
+            value => Frag::arg(value, param),
+        }
     }
 }
 

@@ -23,10 +23,11 @@
 //!   always bound as arguments, never spliced into the text.
 //!
 //! - **Caches.** The session keeps plans by digest (`NodeShared::plan_cache`, for digest-only
-//!   requests) and table shapes while no schema changes, for at most a second on an engine others
-//!   may change too ([`catalog::ShapeCache`]); the compiled
-//!   SQL is rebuilt for every request, and the engine's own prepared-statement cache finds it by
-//!   text.
+//!   requests), table shapes while no schema changes, for at most a second on an engine others
+//!   may change too ([`catalog::ShapeCache`]), and compiled plans for as long as their shapes
+//!   ([`catalog::compile_cached`]): a compiled plan is a template that [`CompiledPlan::bind`]
+//!   fills with another request's parameters when they compile to the same text. The engine's
+//!   own prepared-statement cache finds the SQL by text.
 //!
 //! # Semantics (see docs/PROTOCOL.md, "Plans (EXEC_PLAN_READ)")
 //!
@@ -56,6 +57,7 @@
 pub mod catalog;
 pub mod expr;
 
+use std::cell::RefCell;
 use std::fmt::Write as _;
 
 use xrpc_proto::codes;
@@ -143,10 +145,18 @@ pub struct IndexShape {
 pub trait Catalog {
     /// The table `name` in `schema` (the session's when `None`). An unknown table is
     /// [`codes::NO_SUCH_TABLE`].
-    fn table(&mut self, schema: Option<&str>, name: &str) -> Result<TableShape, SqlError>;
+    fn table(
+        &mut self,
+        schema: Option<&str>,
+        name: &str,
+    ) -> Result<std::sync::Arc<TableShape>, SqlError>;
 }
 
 /// A compiled plan: run `sql` with `args` bound to its `?`s.
+///
+/// It is also a template for the same plan with other parameters ([`CompiledPlan::bind`]): it
+/// records which `?` takes which parameter, and the parameters whose value shaped the SQL text
+/// (a table or field name given as a placeholder, a NULL key that became `IS NULL`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompiledPlan {
     /// One SELECT.
@@ -155,6 +165,40 @@ pub struct CompiledPlan {
     pub args: Vec<Value>,
     /// The index the plan reads (`PRIMARY` for the primary key), for FetchDone's feedback.
     pub index: String,
+    /// Per `?`: the parameter its value came from, or `None` for a value of the plan itself.
+    pub arg_params: Vec<Option<u32>>,
+    /// The parameters whose value is part of the SQL text, with that value.
+    pub shaping: Vec<(u32, Value)>,
+}
+
+impl CompiledPlan {
+    /// The arguments for running this plan with `params` instead of the parameters it was
+    /// compiled with, or `None` when they would compile to other SQL (a shaping parameter
+    /// differs, a bound parameter is NULL or missing or not a value): then compile afresh, which
+    /// also gives any error. Invariant: when this returns `Some(args)`, `compile` with `params`
+    /// (and the same shapes) yields `self.sql` and `args`.
+    pub fn bind(&self, params: &[Scalar]) -> Option<Vec<Value>> {
+        let param = |position: u32| {
+            let scalar = params.get(position as usize)?;
+            if scalar.r#type == ScalarType::VPlaceholder as i32 {
+                return None;
+            }
+            scalar_value(scalar, &[]).ok()
+        };
+        for (position, value) in &self.shaping {
+            if param(*position).as_ref() != Some(value) {
+                return None;
+            }
+        }
+        self.args
+            .iter()
+            .zip(&self.arg_params)
+            .map(|(value, source)| match source {
+                None => Some(value.clone()),
+                Some(position) => param(*position).filter(|v| *v != Value::Null),
+            })
+            .collect()
+    }
 }
 
 /// Compiles `plan`, taking placeholders from `params`.
@@ -163,19 +207,80 @@ pub fn compile(
     params: &[Scalar],
     catalog: &mut dyn Catalog,
 ) -> Result<CompiledPlan, PlanError> {
+    let params = Params {
+        scalars: params,
+        shaping: RefCell::new(Vec::new()),
+    };
     let mut compiler = Compiler {
-        params,
+        params: &params,
         catalog,
         depth: 0,
         index: String::new(),
     };
     let rel = compiler.plan(plan)?;
+    let index = compiler.index;
     let (sql, args) = rel.into_select();
+    let (args, arg_params) = args.into_iter().map(|a| (a.value, a.param)).unzip();
     Ok(CompiledPlan {
         sql,
         args,
-        index: compiler.index,
+        index,
+        arg_params,
+        shaping: params.shaping.into_inner(),
     })
+}
+
+/// A plan's parameters while it compiles, and which of them shaped the SQL text.
+pub(crate) struct Params<'a> {
+    scalars: &'a [Scalar],
+    shaping: RefCell<Vec<(u32, Value)>>,
+}
+
+impl Params<'_> {
+    /// The value of `scalar` for use in the SQL text (a name, a field): a parameter read this
+    /// way is recorded as shaping.
+    fn value(&self, scalar: &Scalar) -> Result<Value, PlanError> {
+        let (value, param) = self.arg(scalar)?;
+        self.shaped(param, &value);
+        Ok(value)
+    }
+
+    /// The value of `scalar` and the parameter it came from, for binding to a `?`. The caller
+    /// calls [`Params::shaped`] if it puts the value into the text after all.
+    fn arg(&self, scalar: &Scalar) -> Result<(Value, Option<u32>), PlanError> {
+        let value = scalar_value(scalar, self.scalars)?;
+        let param = (scalar.r#type == ScalarType::VPlaceholder as i32)
+            .then_some(scalar.v_position)
+            .flatten();
+        Ok((value, param))
+    }
+
+    /// Parameter `position` (an expression's PLACEHOLDER), for binding to a `?`.
+    fn placeholder(&self, position: u32) -> Result<Value, PlanError> {
+        let param = self.scalars.get(position as usize).ok_or_else(|| {
+            malformed(format!(
+                "placeholder {position} has no parameter ({} given)",
+                self.scalars.len()
+            ))
+        })?;
+        scalar_value(param, &[])
+    }
+
+    /// Records that parameter `param`'s `value` went into the SQL text.
+    fn shaped(&self, param: Option<u32>, value: &Value) {
+        if let Some(position) = param {
+            self.shaping.borrow_mut().push((position, value.clone()));
+        }
+    }
+}
+
+/// A value bound to a `?`, and the parameter it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Arg {
+    /// The value.
+    pub value: Value,
+    /// The parameter, or `None` for a value of the plan itself.
+    pub param: Option<u32>,
 }
 
 /// An SQL fragment and the arguments of its `?`s, in text order.
@@ -184,7 +289,7 @@ pub struct Frag {
     /// SQL text.
     pub sql: String,
     /// Arguments.
-    pub args: Vec<Value>,
+    pub args: Vec<Arg>,
 }
 
 impl Frag {
@@ -195,10 +300,10 @@ impl Frag {
         }
     }
 
-    fn arg(value: Value) -> Self {
+    fn arg(value: Value, param: Option<u32>) -> Self {
         Self {
             sql: "?".into(),
-            args: vec![value],
+            args: vec![Arg { value, param }],
         }
     }
 
@@ -227,7 +332,7 @@ struct Rel {
 
 impl Rel {
     /// The SELECT and its arguments.
-    fn into_select(self) -> (String, Vec<Value>) {
+    fn into_select(self) -> (String, Vec<Arg>) {
         let mut frag = Frag::text("SELECT ");
         for (i, output) in self.outputs.iter().enumerate() {
             if i > 0 {
@@ -310,7 +415,7 @@ const TABLE_ALIAS: &str = "`t`";
 const LOOKUP_COLUMN: &str = "xrpc lookup";
 
 struct Compiler<'a> {
-    params: &'a [Scalar],
+    params: &'a Params<'a>,
     catalog: &'a mut dyn Catalog,
     depth: usize,
     /// The index of the table read, as MySQL names it.
@@ -323,7 +428,7 @@ struct Source {
     table_ref: String,
     /// Display name for messages.
     name: String,
-    shape: TableShape,
+    shape: std::sync::Arc<TableShape>,
     /// The chosen index's parts.
     key: Vec<String>,
     /// Parts a key may constrain (`use_parts`).
@@ -413,7 +518,7 @@ impl Compiler<'_> {
     }
 
     fn name_of(&self, scalar: &Scalar, what: &str) -> Result<String, PlanError> {
-        let value = scalar_value(scalar, self.params)?;
+        let value = self.params.value(scalar)?;
         match value {
             Value::Bytes(bytes) => String::from_utf8(bytes.to_vec())
                 .map_err(|_| malformed(format!("{what} is not valid UTF-8"))),
@@ -422,7 +527,7 @@ impl Compiler<'_> {
     }
 
     fn field_of(&self, scalar: &Scalar, what: &str) -> Result<Field, PlanError> {
-        match scalar_value(scalar, self.params)? {
+        match self.params.value(scalar)? {
             Value::Bytes(bytes) => String::from_utf8(bytes.to_vec())
                 .map(Field::Name)
                 .map_err(|_| malformed(format!("{what} is not valid UTF-8"))),
@@ -524,8 +629,8 @@ impl Compiler<'_> {
         source: &Source,
         key: &ep::GetExpr,
         what: &str,
-    ) -> Result<Vec<(usize, String, Value)>, PlanError> {
-        let mut parts: Vec<(usize, String, Value)> = Vec::new();
+    ) -> Result<Vec<(usize, String, Arg)>, PlanError> {
+        let mut parts: Vec<(usize, String, Arg)> = Vec::new();
         for key_expr in &key.keys {
             let column = match self.field_of(&key_expr.field, "a key field")? {
                 Field::Index(index) => source
@@ -557,8 +662,8 @@ impl Compiler<'_> {
                     "key part '{column}' appears twice in one key"
                 )));
             }
-            let value = scalar_value(&key_expr.value, self.params)?;
-            parts.push((position, column, value));
+            let (value, param) = self.params.arg(&key_expr.value)?;
+            parts.push((position, column, Arg { value, param }));
         }
         parts.sort_by_key(|(p, ..)| *p);
         if parts.iter().enumerate().any(|(i, (p, ..))| i != *p) {
@@ -605,16 +710,17 @@ impl Compiler<'_> {
             }
             let parts = self.key_conditions(&source, key, "a GET key")?;
             let mut condition = Frag::default();
-            for (i, (_, column, value)) in parts.into_iter().enumerate() {
+            for (i, (_, column, arg)) in parts.into_iter().enumerate() {
                 if i > 0 {
                     condition.sql.push_str(" AND ");
                 }
                 let column = format!("{TABLE_ALIAS}.{}", quote(&column));
-                if value == Value::Null {
+                if arg.value == Value::Null {
+                    self.params.shaped(arg.param, &arg.value);
                     let _ = write!(condition.sql, "{column} IS NULL");
                 } else {
                     let _ = write!(condition.sql, "{column} = ?");
-                    condition.args.push(value);
+                    condition.args.push(arg);
                 }
             }
             lookups.push(condition);
@@ -669,7 +775,7 @@ impl Compiler<'_> {
                 "the end key"
             };
             let parts = self.key_conditions(&source, bound, what)?;
-            if parts.iter().any(|(.., v)| *v == Value::Null) {
+            if parts.iter().any(|(.., a)| a.value == Value::Null) {
                 return Err(PlanError::Unsupported(format!("NULL in {what} of a range")));
             }
             let lower = is_start != reverse;
@@ -686,7 +792,7 @@ impl Compiler<'_> {
             };
             rel.conditions.push(Frag {
                 sql,
-                args: parts.into_iter().map(|(.., v)| v).collect(),
+                args: parts.into_iter().map(|(.., a)| a).collect(),
             });
         }
         Ok(rel)

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use xrpc_client::Param;
-use xrpc_client::plan::{Aggregate, Expr, Plan, placeholder};
+use xrpc_client::plan::{Aggregate, Expr, Operand, Plan, placeholder};
 use xrpc_proto::codes;
 use xrpc_proto::messages::pb;
 use xrpc_proto::value::Value;
@@ -47,13 +47,21 @@ impl FixedCatalog {
 }
 
 impl Catalog for FixedCatalog {
-    fn table(&mut self, _schema: Option<&str>, name: &str) -> Result<TableShape, SqlError> {
-        self.0.get(name).cloned().ok_or_else(|| {
-            SqlError::new(
-                &codes::NO_SUCH_TABLE,
-                format!("Table '{name}' doesn't exist"),
-            )
-        })
+    fn table(
+        &mut self,
+        _schema: Option<&str>,
+        name: &str,
+    ) -> Result<std::sync::Arc<TableShape>, SqlError> {
+        self.0
+            .get(name)
+            .cloned()
+            .map(std::sync::Arc::new)
+            .ok_or_else(|| {
+                SqlError::new(
+                    &codes::NO_SUCH_TABLE,
+                    format!("Table '{name}' doesn't exist"),
+                )
+            })
     }
 }
 
@@ -381,4 +389,112 @@ fn flags_are_refused_and_names_may_be_placeholders() {
 #[test]
 fn identifiers_are_quoted() {
     assert_eq!(quote("a`b"), "`a``b`");
+}
+
+/// Compiles `plan` with `params`, and binds the result to `other` params.
+fn rebind(plan: Plan, params: &[Param], other: &[Param]) -> (CompiledPlan, Option<Vec<Value>>) {
+    let compiled = ok(plan, params);
+    let other: Vec<Scalar> = other.iter().map(xrpc_client::plan::param_scalar).collect();
+    let bound = compiled.bind(&other);
+    (compiled, bound)
+}
+
+#[test]
+fn a_compiled_plan_binds_other_parameters_where_the_sql_stays_the_same() {
+    let plan = || {
+        Plan::get("t")
+            .index("ab")
+            .key([("a", placeholder(0)), ("b", Operand::from(7i64))])
+            .build()
+            .filter(Expr::col("k").gt(placeholder(1)))
+    };
+    let (compiled, bound) = rebind(
+        plan(),
+        &[1i64.into(), 2i64.into()],
+        &[3i64.into(), "x".into()],
+    );
+    assert_eq!(compiled.arg_params, [Some(0), None, Some(1)]);
+    assert!(compiled.shaping.is_empty());
+    assert_eq!(
+        bound.unwrap(),
+        [Value::Sint(3), Value::Sint(7), Value::Bytes("x".into())],
+        "parameters rebound, the plan's literal kept"
+    );
+    // Compiling with the new parameters gives exactly what binding gave.
+    let fresh = ok(plan(), &[3i64.into(), "x".into()]);
+    assert_eq!(fresh.sql, compiled.sql);
+    assert_eq!(
+        fresh.args,
+        [Value::Sint(3), Value::Sint(7), Value::Bytes("x".into())]
+    );
+    // A NULL would be spelled into the text (IS NULL, the NULL keyword): compile afresh.
+    assert_eq!(
+        rebind(
+            plan(),
+            &[1i64.into(), 2i64.into()],
+            &[Param::Null, 2i64.into()]
+        )
+        .1,
+        None
+    );
+    assert_eq!(
+        rebind(
+            plan(),
+            &[1i64.into(), 2i64.into()],
+            &[1i64.into(), Param::Null]
+        )
+        .1,
+        None
+    );
+    // A missing parameter: compile afresh, which gives the error.
+    assert_eq!(
+        rebind(plan(), &[1i64.into(), 2i64.into()], &[1i64.into()]).1,
+        None
+    );
+}
+
+#[test]
+fn a_parameter_spelled_into_the_sql_must_be_the_same_to_rebind() {
+    let plan = || Plan::get("t").key([("id", placeholder(0))]).build();
+    let (compiled, bound) = rebind(plan(), &[Param::Null], &[Param::Null]);
+    assert!(
+        compiled.sql.contains("`t`.`id` IS NULL"),
+        "{}",
+        compiled.sql
+    );
+    assert_eq!(compiled.shaping, [(0, Value::Null)]);
+    assert_eq!(bound, Some(Vec::new()));
+    assert_eq!(rebind(plan(), &[Param::Null], &[5i64.into()]).1, None);
+    // A field named by a placeholder: the name is part of the text.
+    let mut request = Plan::get("t")
+        .key([("id", 5i64)])
+        .build()
+        .request(&["id".into()]);
+    let key = &mut request
+        .plan
+        .as_mut()
+        .unwrap()
+        .get_plan
+        .as_mut()
+        .unwrap()
+        .keys[0]
+        .keys[0];
+    key.field = Scalar {
+        r#type: ScalarType::VPlaceholder as i32,
+        v_position: Some(0),
+        ..Default::default()
+    };
+    let compiled = compile(
+        request.plan.as_ref().unwrap(),
+        &request.parameters,
+        &mut FixedCatalog::new(),
+    )
+    .unwrap();
+    assert_eq!(compiled.shaping, [(0, Value::Bytes("id".into()))]);
+    assert_eq!(
+        compiled.bind(&request.parameters),
+        Some(vec![Value::Sint(5)])
+    );
+    let other = [xrpc_client::plan::param_scalar(&"k".into())];
+    assert_eq!(compiled.bind(&other), None);
 }
