@@ -52,7 +52,7 @@ use crate::proto::{ClientConnection, StreamRead};
 use crate::types::{
     Column, ExecOptions, ExecResult, KillKind, Param, RequestId, ResultSet, SessionId,
 };
-use crate::waiter::{Signal, Waiter};
+use crate::waiter::{Signal, Waited, Waiter};
 
 /// One TCP connection to a data node, shared by any number of sessions.
 ///
@@ -171,11 +171,16 @@ impl Connection {
         let deadline = now + options.connect_timeout;
         loop {
             match conn.inner.handshake.wait_until(Some(deadline)) {
-                Some(Ok(())) => return Ok(conn),
-                Some(Err(err)) => return Err(err),
+                Waited::Value(Ok(())) => return Ok(conn),
+                Waited::Value(Err(err)) => return Err(err),
+                Waited::AlreadyTaken => {
+                    return Err(ClientError::usage(
+                        "the handshake's outcome was already taken",
+                    ));
+                }
                 // The core's handshake deadline is the same instant: firing its timers fails the
                 // connection and completes the handshake slot.
-                None => conn.inner.drive_timers(),
+                Waited::TimedOut => conn.inner.drive_timers(),
             }
         }
     }
@@ -463,11 +468,12 @@ impl Inner {
     /// Parks on `waiter` until it completes, firing the core's timers at `deadline`.
     fn wait(&self, waiter: &Waiter<Reply>, mut deadline: Option<Instant>) -> Reply {
         loop {
-            if let Some(reply) = waiter.wait_until(deadline) {
-                return reply;
-            }
-            if waiter.is_done() {
-                return Err(ClientError::usage("the reply was already taken"));
+            match waiter.wait_until(deadline) {
+                Waited::Value(reply) => return reply,
+                Waited::AlreadyTaken => {
+                    return Err(ClientError::usage("the reply was already taken"));
+                }
+                Waited::TimedOut => {}
             }
             self.drive_timers();
             // The timers completed the waiter; if the clock was read a hair early, check again soon.
@@ -901,14 +907,14 @@ impl RowStream<'_> {
                 StreamRead::Finished => {
                     self.finished = true;
                     return match self.waiter.wait_until(self.deadline) {
-                        Some(Ok(result)) => {
+                        Waited::Value(Ok(result)) => {
                             if self.columns.is_none() {
                                 self.columns = result.result_set.map(|rs| rs.columns);
                             }
                             None
                         }
-                        Some(Err(err)) => Some(Err(err)),
-                        None => None,
+                        Waited::Value(Err(err)) => Some(Err(err)),
+                        Waited::AlreadyTaken | Waited::TimedOut => None,
                     };
                 }
                 StreamRead::Pending => match self.waiter.wait_signal(self.deadline) {

@@ -28,6 +28,16 @@ struct State<T> {
     waker: Option<Waker>,
 }
 
+/// What [`Waiter::wait_until`] found. "Already taken" and "timed out" are told apart under the
+/// slot's lock: checking "is it done?" after a timeout races with a completion that lands
+/// in between, and would call a reply nobody has taken "already taken".
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Waited<T> {
+    Value(T),
+    AlreadyTaken,
+    TimedOut,
+}
+
 /// Why [`Waiter::wait_signal`] returned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Signal {
@@ -84,25 +94,24 @@ impl<T> Waiter<T> {
         self.state.lock().rows = false;
     }
 
-    /// Whether the slot has been completed (its value may already be taken).
-    pub(crate) fn is_done(&self) -> bool {
-        self.state.lock().done
-    }
-
     /// Parks until completed or until `deadline`; takes the value.
-    pub(crate) fn wait_until(&self, deadline: Option<Instant>) -> Option<T> {
+    pub(crate) fn wait_until(&self, deadline: Option<Instant>) -> Waited<T> {
         let mut state = self.state.lock();
         loop {
             if let Some(value) = state.value.take() {
-                return Some(value);
+                return Waited::Value(value);
             }
             if state.done {
-                return None;
+                return Waited::AlreadyTaken;
             }
             match deadline {
                 Some(deadline) => {
                     if self.cond.wait_until(&mut state, deadline).timed_out() {
-                        return state.value.take();
+                        return match state.value.take() {
+                            Some(value) => Waited::Value(value),
+                            None if state.done => Waited::AlreadyTaken,
+                            None => Waited::TimedOut,
+                        };
                     }
                 }
                 None => self.cond.wait(&mut state),
@@ -184,19 +193,46 @@ mod tests {
         let waiter = Arc::new(Waiter::new());
         let filler = Arc::clone(&waiter);
         let thread = std::thread::spawn(move || filler.complete(7));
-        assert_eq!(waiter.wait_until(None), Some(7));
+        assert_eq!(waiter.wait_until(None), Waited::Value(7));
         thread.join().unwrap();
-        // Taken once; a second completion is ignored.
+        // Waited once; a second completion is ignored.
         waiter.complete(8);
-        assert_eq!(waiter.wait_until(Some(Instant::now())), None);
-        assert!(waiter.is_done());
+        assert_eq!(
+            waiter.wait_until(Some(Instant::now())),
+            Waited::AlreadyTaken
+        );
+    }
+
+    /// The soak once saw "the reply was already taken" for a reply nobody had taken: the wait
+    /// timed out, the reader completed the slot, and only then did the caller ask whether it was done.
+    /// A completion racing a deadline must come back as the value or as a timeout, never as
+    /// "already taken".
+    #[test]
+    fn a_completion_racing_the_deadline_is_never_reported_as_already_taken() {
+        for round in 0..2_000u32 {
+            let waiter = Arc::new(Waiter::new());
+            let filler = Arc::clone(&waiter);
+            let thread = std::thread::spawn(move || filler.complete(round));
+            let deadline = Instant::now() + Duration::from_micros(u64::from(round % 50));
+            let value = match waiter.wait_until(Some(deadline)) {
+                Waited::Value(value) => value,
+                // What the caller does after a timeout: wait again.
+                Waited::TimedOut => match waiter.wait_until(None) {
+                    Waited::Value(value) => value,
+                    other => panic!("round {round}: completed but reported as {other:?}"),
+                },
+                Waited::AlreadyTaken => panic!("round {round}: nobody took the value"),
+            };
+            assert_eq!(value, round);
+            thread.join().unwrap();
+        }
     }
 
     #[test]
     fn deadlines_and_row_signals() {
         let waiter: Waiter<u8> = Waiter::new();
         let soon = Instant::now() + Duration::from_millis(5);
-        assert_eq!(waiter.wait_until(Some(soon)), None);
+        assert_eq!(waiter.wait_until(Some(soon)), Waited::TimedOut);
         assert_eq!(waiter.wait_signal(Some(soon)), Signal::TimedOut);
         waiter.signal_rows();
         assert_eq!(waiter.wait_signal(None), Signal::Rows);
