@@ -72,6 +72,7 @@ pub(crate) mod loom;
 pub mod metrics;
 pub mod pages;
 pub mod queue;
+pub mod run_gate;
 pub mod server;
 pub mod stats;
 mod sys;
@@ -86,6 +87,7 @@ pub use group::{GroupHandle, QueueFull, WaitGuard};
 pub use handler::{FrameBatch, FrameRef, Handler, RunContext, UnitId};
 pub use hist::{PerfHistograms, Stage};
 pub use pages::{OutPages, PagePool};
+pub use run_gate::RunGate;
 /// The rustls this crate links, for building the [`rustls::ServerConfig`] handed to
 /// [`ConnRef::start_tls`].
 pub use rustls;

@@ -16,7 +16,7 @@
 //!   ([`auth`] over the accounts of [`users`], with addresses that fail too often blocked by
 //!   [`host_block`]) and routes requests to sessions.
 //! * **Sessions** ([`session`]): a session's queue and its run loop, one statement at a time,
-//!   under the crate's `run_gate` (checked by loom through the crate's `loom` shim); flow control of large results ([`flow`]).
+//!   under `xrpc_net::RunGate` (checked by loom there); flow control of large results ([`flow`]).
 //! * **Plans** ([`plan`]): EXEC_PLAN_READ plans compiled into one SQL statement, which the
 //!   session runs like a prepared EXEC_SQL; table shapes come from the engine ([`plan::catalog`]).
 //! * **Admin SQL** ([`admin`]): `SHOW VARIABLES`/`STATUS`, `SET GLOBAL`, `SELECT @@…` and
@@ -45,13 +45,11 @@ pub mod encode;
 pub mod engine;
 pub mod flow;
 pub mod host_block;
-mod loom;
 pub mod metrics;
 pub mod node;
 pub mod peer_log;
 pub mod plan;
 pub mod result;
-mod run_gate;
 pub mod server;
 pub mod session;
 pub mod settings;

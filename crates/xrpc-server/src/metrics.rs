@@ -22,34 +22,20 @@
 //!   `tests/metrics_http.rs`).
 //! - [`MetricsServer::shutdown`] (also run on drop) signals the accept loop and joins the
 //!   thread; dropping the runtime closes the connections still open.
-//! - Under `--cfg loom` (the loom models of the run gate) the HTTP server is left out: tokio
-//!   has no `net` module there, and the models do not need it; [`render`] stays.
 
-#[cfg(not(loom))]
 use std::convert::Infallible;
-#[cfg(not(loom))]
 use std::io;
-#[cfg(not(loom))]
 use std::net::SocketAddr;
-#[cfg(not(loom))]
 use std::sync::Arc;
-#[cfg(not(loom))]
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-#[cfg(not(loom))]
 use http_body_util::Full;
-#[cfg(not(loom))]
 use hyper::body::{Bytes, Incoming};
-#[cfg(not(loom))]
 use hyper::header::{ALLOW, CONNECTION, CONTENT_TYPE as CONTENT_TYPE_HEADER};
-#[cfg(not(loom))]
 use hyper::service::service_fn;
-#[cfg(not(loom))]
 use hyper::{Method, Request, Response, StatusCode};
-#[cfg(not(loom))]
 use hyper_util::rt::{TokioIo, TokioTimer};
-#[cfg(not(loom))]
 use tokio::sync::{Semaphore, oneshot};
 use xrpc_net::hist::PerfHistograms;
 use xrpc_net::metrics::{CONTENT_TYPE, Exposition, metric_name};
@@ -62,7 +48,6 @@ pub const IO_TIMEOUT: Duration = Duration::from_secs(2);
 pub const CONNECTION_DEADLINE: Duration = Duration::from_secs(10);
 /// Connections served at once; more are closed as soon as they are accepted.
 pub const MAX_CONNECTIONS: usize = 64;
-#[cfg(not(loom))]
 /// Largest request head read (hyper's smallest buffer limit).
 const MAX_REQUEST: usize = 8 * 1024;
 
@@ -217,7 +202,6 @@ pub fn render(status: &dyn StatusSource, hist: &PerfHistograms) -> String {
     exp.render()
 }
 
-#[cfg(not(loom))]
 /// The running endpoint. See the [module docs](self).
 #[derive(Debug)]
 pub struct MetricsServer {
@@ -226,7 +210,6 @@ pub struct MetricsServer {
     thread: Option<JoinHandle<()>>,
 }
 
-#[cfg(not(loom))]
 impl MetricsServer {
     /// Binds `addr` and serves `GET /metrics` with the text `render` returns, on a thread named
     /// `xrpc-metrics`.
@@ -273,14 +256,12 @@ impl MetricsServer {
     }
 }
 
-#[cfg(not(loom))]
 impl Drop for MetricsServer {
     fn drop(&mut self) {
         self.stop_and_join();
     }
 }
 
-#[cfg(not(loom))]
 /// The accept loop, until `stopped`.
 async fn serve(
     listener: std::net::TcpListener,
@@ -337,7 +318,6 @@ async fn serve(
     }
 }
 
-#[cfg(not(loom))]
 /// The answer to one request: the routes of the [module docs](self).
 fn respond(method: &Method, path: &str, render: &dyn Fn() -> String) -> Response<Full<Bytes>> {
     let (status, content_type, body) = match (method, path) {
@@ -365,7 +345,7 @@ fn respond(method: &Method, path: &str, render: &dyn Fn() -> String) -> Response
         .expect("a response from valid parts")
 }
 
-#[cfg(all(test, not(loom)))]
+#[cfg(test)]
 mod tests {
     use std::io::{Read, Write};
     use std::net::TcpStream;

@@ -7,7 +7,7 @@
 //! # Single-threaded execution without a blocking lock
 //!
 //! Like the receive gate in `xrpc-net`, a session runs under a try-lock with recheck
-//! ([`Session::run`], through the crate's `run_gate`, which has the protocol and its loom model):
+//! ([`Session::run`], through `xrpc_net::RunGate`, which has the protocol and its loom model):
 //! a worker that finds the session already running leaves at once, and the
 //! runner drains the queue and rechecks it after releasing the lock, so no pushed request is ever
 //! stranded. The receive path reports a session runnable only when its queue was empty before the
@@ -72,8 +72,8 @@ use crate::engine::{EngineConn, Interrupt};
 use crate::flow::FlowControl;
 use crate::node::NodeShared;
 use crate::result::{ExecSummary, ResultSink, SinkError, SqlError};
-use crate::run_gate::RunGate;
 use crate::settings::Settings;
+use xrpc_net::RunGate;
 
 /// Bytes buffered before the output is flushed mid-result: five 4 KiB pages.
 const FLUSH_THRESHOLD: usize = 5 * 4096;

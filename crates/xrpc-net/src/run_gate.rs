@@ -3,7 +3,7 @@
 //!
 //! Workers of the framework run a session when its queue becomes non-empty. Two of them may be
 //! given the same session; the gate lets one run and sends the other away at once, like the
-//! receive gate in `xrpc-net` (`RecvGate`). The recheck differs: the receive gate keeps a knock
+//! connection's receive gate (`RecvGate`). The recheck differs: the receive gate keeps a knock
 //! flag because an edge-triggered socket cannot be asked whether data is pending, while a session
 //! can look at its queue, so [`RunGate::run`] asks the caller (`pending`) after releasing:
 //!
@@ -39,20 +39,22 @@
 //!    models: it treats `SeqCst` accesses as acquire/release, and with accesses alone it finds
 //!    the lost clean-up.
 //!
-//! The loom model at the bottom checks invariants 1 to 3 on this code through [`crate::loom`].
+//! The loom model at the bottom checks invariants 1 to 3 on this code through the crate's `loom`
+//! shim. The gate lives here rather than in the server, which is its only user, so that the loom
+//! build stays this small crate.
 
 use crate::loom::sync::atomic::{AtomicBool, Ordering, fence};
 
 /// The run lock and the removed flag of one session. See the [module docs](self).
 #[derive(Debug, Default)]
-pub(crate) struct RunGate {
+pub struct RunGate {
     running: AtomicBool,
     closed: AtomicBool,
 }
 
 impl RunGate {
     /// An open gate nobody holds.
-    pub(crate) fn new() -> Self {
+    pub fn new() -> Self {
         Self::default()
     }
 
@@ -67,19 +69,19 @@ impl RunGate {
     }
 
     /// Whether a runner (or a clean-up) holds the gate now.
-    pub(crate) fn is_running(&self) -> bool {
+    pub fn is_running(&self) -> bool {
         self.running.load(Ordering::SeqCst)
     }
 
     /// Whether the gate was closed (the session removed).
-    pub(crate) fn is_closed(&self) -> bool {
+    pub fn is_closed(&self) -> bool {
         self.closed.load(Ordering::SeqCst)
     }
 
     /// Closes the gate; returns whether this call closed it (false: it already was). A remover
     /// that gets true then calls [`cleanup_if_idle`](Self::cleanup_if_idle): if a runner holds the
     /// gate, the runner cleans up on its way out instead (invariant 3).
-    pub(crate) fn close(&self) -> bool {
+    pub fn close(&self) -> bool {
         let closed_now = !self.closed.swap(true, Ordering::SeqCst);
         // Orders the store before a following `cleanup_if_idle`'s read of `running` (invariant 3).
         fence(Ordering::SeqCst);
@@ -87,7 +89,7 @@ impl RunGate {
     }
 
     /// Runs `cleanup` with the gate held if nobody holds it now; returns whether it ran.
-    pub(crate) fn cleanup_if_idle(&self, cleanup: impl FnOnce()) -> bool {
+    pub fn cleanup_if_idle(&self, cleanup: impl FnOnce()) -> bool {
         if !self.try_enter() {
             return false;
         }
@@ -100,7 +102,7 @@ impl RunGate {
     /// the gate is released; returns at once if another thread holds it. When the runner leaves a
     /// closed gate it runs `cleanup` (if nobody took the gate meanwhile). Returns whether `drain`
     /// ran at least once.
-    pub(crate) fn run(
+    pub fn run(
         &self,
         mut drain: impl FnMut(),
         mut pending: impl FnMut() -> bool,
@@ -187,7 +189,7 @@ mod tests {
 }
 
 /// Loom models: run with
-/// `RUSTFLAGS="--cfg loom" cargo test -p xrpc-server --release --lib run_gate::loom_models`.
+/// `RUSTFLAGS="--cfg loom" cargo test -p xrpc-net --release --lib run_gate::loom_models`.
 #[cfg(all(test, loom))]
 mod loom_models {
     use std::collections::VecDeque;
