@@ -123,8 +123,16 @@ if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then e
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then export PATH="$PATH:/usr/local/go/bin"; fi
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 if [ "$PROFILE" = release ]; then BIN=$TARGET_DIR/release; else BIN=$TARGET_DIR/debug; fi
-BUILD1=(cargo build --locked --profile "$PROFILE" -p xrpc-server -p xrpc-cli --bins)
-BUILD2=(cargo build --locked --profile "$PROFILE" -p xrpc-bench --example echo-bench)
+if [ "$PROFILE" = dev ]; then
+    # The same package and feature selection as `cargo test --workspace`, so that after it (as in
+    # scripts/test.sh) this is a no-op; a narrower -p selection unifies features differently and
+    # rebuilt a minute of dependencies.
+    BUILD1=(cargo build --locked --profile dev --workspace --bins --examples)
+    BUILD2=(true)
+else
+    BUILD1=(cargo build --locked --profile "$PROFILE" -p xrpc-server -p xrpc-cli --bins)
+    BUILD2=(cargo build --locked --profile "$PROFILE" -p xrpc-bench --example echo-bench)
+fi
 bench_log "building xrpc ($PROFILE): ${BUILD1[*]}; ${BUILD2[*]}"
 t=$SECONDS
 (cd "$ROOT" && "${BUILD1[@]}" && "${BUILD2[@]}") >"$OUTDIR/cargo-build.log" 2>&1 || {

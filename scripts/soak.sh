@@ -28,8 +28,13 @@ log() { printf '==> %s\n' "$*"; }
 
 if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then export PATH="$HOME/.cargo/bin:$PATH"; fi
 log "building ($PROFILE): xrpc-server and the soak load"
-cargo build --locked --profile "$PROFILE" -p xrpc-server --bin xrpc-server -p xrpc-client --example soak \
-    >"$WORK/build.log" 2>&1 || { tail -30 "$WORK/build.log" >&2; exit 1; }
+if [ "$PROFILE" = dev ]; then
+    # `cargo test --workspace`'s selection, so that after it (as in scripts/test.sh) nothing builds.
+    build=(cargo build --locked --profile dev --workspace --bins --examples)
+else
+    build=(cargo build --locked --profile "$PROFILE" -p xrpc-server --bin xrpc-server -p xrpc-client --example soak)
+fi
+"${build[@]}" >"$WORK/build.log" 2>&1 || { tail -30 "$WORK/build.log" >&2; exit 1; }
 
 NODE_PID=
 cleanup() {

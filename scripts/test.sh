@@ -8,7 +8,7 @@ export CARGO_INCREMENTAL=0
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 export RUST_BACKTRACE=1
 
-log() { printf '\n==> %s\n' "$*"; }
+log() { printf '\n==> [%s, %d s in] %s\n' "$(date +%T)" "$SECONDS" "$*"; }
 
 need_apt=()
 command -v cc >/dev/null 2>&1 || need_apt+=(gcc libc6-dev)
@@ -75,8 +75,8 @@ RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom LOOM_MAX_PREEMPTIONS=3 \
     --config 'profile.release.package.generator.opt-level=1' \
     -p xrpc-net --release --locked --lib loom
 
-log "fuzz smoke: every decoder target and the server target for ${XRPC_FUZZ_SECONDS:-5}s each"
-bash scripts/fuzz.sh "${XRPC_FUZZ_SECONDS:-5}"
+log "fuzz smoke: every decoder target and the server target for ${XRPC_FUZZ_SECONDS:-5}s each, built unoptimised"
+XRPC_FUZZ_BUILD="${XRPC_FUZZ_BUILD:-dev}" bash scripts/fuzz.sh "${XRPC_FUZZ_SECONDS:-5}"
 
 log "benchmark smoke: bash bench/run-all.sh --smoke (every peer once, 2 s, one concurrency; installs the peers with apt, Go modules and crates; writes only to a temporary directory)"
 bash bench/run-all.sh --smoke
@@ -86,4 +86,4 @@ if [ "${XRPC_SOAK_MINUTES:-1}" != 0 ]; then
     XRPC_SOAK_PROFILE=dev bash scripts/soak.sh "${XRPC_SOAK_MINUTES:-1}"
 fi
 
-log "all checks passed"
+log "all checks passed in $SECONDS s"
