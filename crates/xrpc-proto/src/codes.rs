@@ -209,6 +209,12 @@ error_codes! {
     INCORRECT_DATETIME = 1292, "22007", Error,
         "Incorrect date or time value",
         "A write of text that is not a valid date, datetime, timestamp or time for the column (calendar-checked).";
+    DIVISION_BY_ZERO = 1365, "22012", Error,
+        "Division by 0",
+        "SQLite engine: `/`, `%`, `MOD` or `DIV` by zero in an INSERT, REPLACE or UPDATE (strict mode with `ERROR_FOR_DIVISION_BY_ZERO`, as MariaDB); in a query the value is NULL with `Warning 1365`.";
+    DATA_OUT_OF_RANGE = 1690, "22003", Error,
+        "BIGINT value is out of range",
+        "SQLite engine: an expression whose integer result does not fit BIGINT (`a DIV b` beyond it), as MySQL's ER_DATA_OUT_OF_RANGE.";
     DATA_TOO_LONG = 1406, "22001", Error,
         "Data too long for column",
         "A write of text, bytes or bits longer than the declared length.";

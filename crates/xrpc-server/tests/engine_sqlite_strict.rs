@@ -1084,3 +1084,184 @@ fn table_columns_carry_names_and_key_flags() {
     .unwrap_err();
     assert_eq!(err.code, 1235, "{err}");
 }
+
+/// Division, modulo and strings in arithmetic answer as MySQL (MariaDB 10.11 in strict mode):
+/// a zero divisor is NULL with `Warning 1365` in a query and `Error 1365` in a write; `/` of
+/// integers is not SQLite's integer division; a string's trailing junk is `Warning 1292`.
+#[test]
+fn arithmetic_divides_and_converts_strings_as_mysql() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine =
+        SqliteEngine::open(&dir.path().join("arith.db"), SqliteOptions::default()).unwrap();
+    let mut conn = engine.acquire().unwrap();
+    let conn = &mut *conn;
+    let warning = |code: u32, message: &str| SqlWarning {
+        level: WarningLevel::Warning,
+        code,
+        message: message.into(),
+    };
+    let by_zero = warning(1365, "Division by 0");
+    // (expression, value, X type, MySQL type, fractional digits, warnings)
+    let cases: Vec<(&str, Value, ColumnType, u32, Vec<SqlWarning>)> = vec![
+        (
+            "1/0",
+            Value::Null,
+            ColumnType::Decimal,
+            mysql_type::NEWDECIMAL,
+            vec![by_zero.clone()],
+        ),
+        (
+            "7/2",
+            dec("3.5000"),
+            ColumnType::Decimal,
+            mysql_type::NEWDECIMAL,
+            vec![],
+        ),
+        (
+            "1.50/2",
+            dec("0.750000"),
+            ColumnType::Decimal,
+            mysql_type::NEWDECIMAL,
+            vec![],
+        ),
+        (
+            "5 % 0",
+            Value::Null,
+            ColumnType::Sint,
+            mysql_type::LONGLONG,
+            vec![by_zero.clone()],
+        ),
+        (
+            "MOD(5,0)",
+            Value::Null,
+            ColumnType::Sint,
+            mysql_type::LONGLONG,
+            vec![by_zero.clone()],
+        ),
+        (
+            "5 DIV 0",
+            Value::Null,
+            ColumnType::Sint,
+            mysql_type::LONGLONG,
+            vec![by_zero.clone()],
+        ),
+        (
+            "7 DIV 2",
+            Value::Sint(3),
+            ColumnType::Sint,
+            mysql_type::LONGLONG,
+            vec![],
+        ),
+        (
+            "-7 % 2",
+            Value::Sint(-1),
+            ColumnType::Sint,
+            mysql_type::LONGLONG,
+            vec![],
+        ),
+        (
+            "7 mod -2",
+            Value::Sint(1),
+            ColumnType::Sint,
+            mysql_type::LONGLONG,
+            vec![],
+        ),
+        (
+            "5.5 % 2",
+            dec("1.5"),
+            ColumnType::Decimal,
+            mysql_type::NEWDECIMAL,
+            vec![],
+        ),
+        (
+            "'12abc'+0",
+            Value::Double(12.0),
+            ColumnType::Double,
+            mysql_type::DOUBLE,
+            vec![warning(1292, "Truncated incorrect DOUBLE value: '12abc'")],
+        ),
+        (
+            "1/'a'",
+            Value::Null,
+            ColumnType::Bytes,
+            mysql_type::NULL,
+            vec![
+                warning(1292, "Truncated incorrect DOUBLE value: 'a'"),
+                by_zero.clone(),
+            ],
+        ),
+    ];
+    for (expr, value, x_type, mysql, warnings) in cases {
+        let result =
+            exec(conn, &format!("select {expr}")).unwrap_or_else(|e| panic!("{expr}: {e}"));
+        assert_eq!(result.rows, [[value]], "{expr}");
+        let column = &result.columns.as_ref().unwrap()[0];
+        assert_eq!(
+            (column.x_type, column.mysql_type),
+            (x_type, mysql),
+            "{expr}"
+        );
+        assert_eq!(column.name, expr, "{expr}");
+        assert_eq!(result.warnings, warnings, "{expr}");
+    }
+    // Inside expressions and over columns: MySQL's values (SQLite's would be 3, 1 and NULL
+    // without a word).
+    exec(
+        conn,
+        "create table n (a INT, b INT, u BIGINT UNSIGNED, s TEXT)",
+    )
+    .unwrap();
+    exec(
+        conn,
+        "insert into n values (7, 0, 18446744073709551615, '3x')",
+    )
+    .unwrap();
+    let result = exec(
+        conn,
+        "select a / 2 * 2, u % 10, u DIV 1, a / b, s / 1, a / 2 as half from n where a / 2 > 3",
+    )
+    .unwrap();
+    assert_eq!(
+        result.rows,
+        [[
+            Value::Double(7.0),
+            Value::Sint(5),
+            text("18446744073709551615"),
+            Value::Null,
+            Value::Double(3.0),
+            Value::Double(3.5),
+        ]]
+    );
+    assert_eq!(result.columns.unwrap()[5].name, "half");
+    assert_eq!(
+        result.warnings,
+        [
+            by_zero.clone(),
+            warning(1292, "Truncated incorrect DOUBLE value: '3x'")
+        ]
+    );
+    // In a write, strict mode makes them errors, and nothing is written.
+    for sql in [
+        "insert into n (a) values (1/0)",
+        "insert into n (a) values (5 % 0)",
+        "insert into n (a) values (5 DIV 0)",
+        "update n set a = a / b",
+    ] {
+        let err = exec(conn, sql).unwrap_err();
+        assert_eq!(
+            (err.code, err.sql_state.as_str(), err.message.as_str()),
+            (1365, "22012", "Division by 0"),
+            "{sql}"
+        );
+    }
+    let err = exec(conn, "insert into n (a) values ('12abc' + 0)").unwrap_err();
+    assert_eq!(
+        (err.code, err.message.as_str()),
+        (1292, "Truncated incorrect DOUBLE value: '12abc'")
+    );
+    let result = exec(conn, "select a from n").unwrap();
+    assert_eq!(result.rows, [[Value::Sint(7)]]);
+    exec(conn, "insert into n (a) values (7 DIV 2)").unwrap();
+    let result = exec(conn, "select count(*) from n where a = 3").unwrap();
+    assert_eq!(result.rows, [[Value::Sint(1)]]);
+}

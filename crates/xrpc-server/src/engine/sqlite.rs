@@ -205,6 +205,7 @@
 // `busy` reads the running connection's kill flag from this file's `Shared`, so the two import
 // each other: the handler is a plain `fn` with no way to be handed the connection (see "Lock waits"
 // above), and the flag is connection state that belongs here.
+mod arith;
 mod authorizer;
 mod autoinc;
 mod busy;
@@ -766,6 +767,7 @@ impl SqliteConn {
         register_functions(&conn, &shared, &options).map_err(map)?;
         register_check(&conn, &shared).map_err(map)?;
         cast::register(&conn, &shared).map_err(map)?;
+        arith::register(&conn, &shared).map_err(map)?;
         autoinc::register(&conn, &shared).map_err(map)?;
         for scale in 0..=30 {
             conn.create_collation(&rewrite::decimal_collation(scale), move |a, b| {
@@ -952,7 +954,19 @@ impl SqliteConn {
                 ));
             }
         }
+        let original = sql;
         let sql = casts.as_ref().map_or(sql, |c| c.sql.as_str());
+        // Division, modulo and strings in arithmetic as MySQL's (see `arith`); their select
+        // items are named and, for literals, typed as MySQL's.
+        let arithmetic = arith::rewrite(sql);
+        let arith_hints;
+        let hints = if arithmetic.is_some() && casts.is_none() {
+            arith_hints = cast::column_hints(original)?;
+            &arith_hints[..]
+        } else {
+            hints
+        };
+        let sql = arithmetic.as_deref().unwrap_or(sql);
         let sql = &*rewrite::exact_numbers(sql);
         self.check_single_statement(sql)?;
         self.shared.start_statement();

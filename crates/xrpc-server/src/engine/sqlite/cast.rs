@@ -373,6 +373,15 @@ pub(crate) fn rewrite(sql: &str) -> Result<Option<Rewritten>, SqlError> {
     }))
 }
 
+/// The column hints of a statement that has no cast to rewrite but other rewritten items
+/// (`arith`): their names as written, and the types of literal divisions.
+pub(crate) fn column_hints(sql: &str) -> Result<Vec<ColumnHint>, SqlError> {
+    match tokens(sql) {
+        Some(toks) => hints(sql, &toks),
+        None => Ok(Vec::new()),
+    }
+}
+
 /// The index of the `)` closing the `(` at `open`.
 fn closing(toks: &[Token], open: usize, hi: usize) -> Option<usize> {
     let mut depth = 0usize;
@@ -1092,14 +1101,31 @@ fn select_hints(sql: &str, toks: &[Token]) -> Result<Vec<ColumnHint>, SqlError> 
             }
         }
         let Some((target, name)) = whole else {
-            // An item with a cast inside: SQLite would name it by the rewritten text; MySQL
-            // names it as written.
-            let has_cast = (a..b).any(|i| cast_at(sql, toks, i, b).ok().flatten().is_some());
-            if has_cast && !has_alias(sql, &toks[a..b]) {
+            // An item with a cast or arithmetic the node rewrites inside: SQLite would name it
+            // by the rewritten text; MySQL names it as written. A division of literals takes
+            // MySQL's type (`arith`).
+            let aliased = has_alias(sql, &toks[a..b]);
+            let expr_end = if aliased {
+                b - if b >= a + 2 && word(&toks[b - 2], "AS") {
+                    2
+                } else {
+                    1
+                }
+            } else {
+                b
+            };
+            let kind = super::arith::literal_kind(sql, &toks[a..expr_end]);
+            let rewritten = (a..b).any(|i| {
+                cast_at(sql, toks, i, b).ok().flatten().is_some()
+                    || matches!(toks[i].tok, Tok::Punct(b'/' | b'%' | b'+' | b'-' | b'*'))
+                    || word(&toks[i], "DIV")
+                    || word(&toks[i], "MOD")
+            });
+            if kind.is_some() || rewritten && !aliased {
                 out.push(ColumnHint {
                     at,
-                    kind: None,
-                    name: Some(sql[toks[a].start..toks[b - 1].end].to_owned()),
+                    kind,
+                    name: (!aliased).then(|| sql[toks[a].start..toks[b - 1].end].to_owned()),
                 });
             }
             continue;
@@ -1239,7 +1265,7 @@ pub(crate) fn format_double(f: f64) -> String {
 
 /// Splits the number a string starts with (MySQL's reading of a string as a number):
 /// `(number text, the rest)`; the number is empty when there is none.
-fn number_prefix(s: &str) -> (&str, &str) {
+pub(crate) fn number_prefix(s: &str) -> (&str, &str) {
     let t = s.trim_start_matches([' ', '\t', '\n', '\r']);
     let lead = s.len() - t.len();
     let b = t.as_bytes();
