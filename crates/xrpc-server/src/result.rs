@@ -210,6 +210,9 @@ pub enum WarningLevel {
     Note = 1,
     /// `Warning`: a value was converted, cut or replaced by NULL.
     Warning = 2,
+    /// `Error`: the statement failed (kept in the diagnostics for `SHOW WARNINGS` and
+    /// `SHOW ERRORS`; sent as the statement's ERROR, never as a notice).
+    Error = 3,
 }
 
 impl WarningLevel {
@@ -218,6 +221,7 @@ impl WarningLevel {
         match self {
             WarningLevel::Note => "Note",
             WarningLevel::Warning => "Warning",
+            WarningLevel::Error => "Error",
         }
     }
 }

@@ -801,9 +801,58 @@ fn casts_return_mysqls_values_types_and_names() {
         exec(conn, "select @@warning_count").unwrap().rows,
         [[Value::Uint(0)]]
     );
+    // A failed statement leaves its error (Level `Error`) as MySQL does: SHOW WARNINGS and
+    // SHOW ERRORS list it, `error_count` and `warning_count` count it.
     exec(conn, "select cast('1x' as signed)").unwrap();
-    exec(conn, "select no_such_column").unwrap_err();
-    assert!(exec(conn, "show warnings").unwrap().rows.is_empty());
+    let err = exec(conn, "select no_such_column").unwrap_err();
+    let error_row = vec![
+        text("Error"),
+        Value::Uint(u64::from(err.code)),
+        text(&err.message),
+    ];
+    for _ in 0..2 {
+        assert_eq!(
+            exec(conn, "show warnings").unwrap().rows,
+            std::slice::from_ref(&error_row)
+        );
+        assert_eq!(
+            exec(conn, "show errors").unwrap().rows,
+            std::slice::from_ref(&error_row)
+        );
+        assert_eq!(
+            exec(conn, "show count(*) errors").unwrap().rows,
+            [[Value::Uint(1)]]
+        );
+        assert_eq!(
+            exec(conn, "select @@error_count, @@warning_count")
+                .unwrap()
+                .rows,
+            [[Value::Uint(1), Value::Uint(1)]]
+        );
+    }
+    // Warnings raised before the error stay with it.
+    let err = exec(conn, "select cast('1x' as signed), 1e300 DIV 1").unwrap_err();
+    assert_eq!(err.code, 1690);
+    let shown = exec(conn, "show warnings").unwrap().rows;
+    assert_eq!(shown.len(), 2, "{shown:?}");
+    assert_eq!(shown[0][0], text("Warning"));
+    assert_eq!(shown[1][..2], [text("Error"), Value::Uint(1690)]);
+    // A write's error is recorded too.
+    exec(conn, "create table werr (a INT)").unwrap();
+    let err = exec(conn, "insert into werr values (1/0)").unwrap_err();
+    assert_eq!(err.code, 1365);
+    assert_eq!(
+        exec(conn, "show warnings").unwrap().rows,
+        [[text("Error"), Value::Uint(1365), text("Division by 0")]]
+    );
+    // SHOW ERRORS lists errors only.
+    exec(conn, "select cast('1x' as signed)").unwrap();
+    assert!(exec(conn, "show errors").unwrap().rows.is_empty());
+    assert_eq!(
+        exec(conn, "show count(*) errors").unwrap().rows,
+        [[Value::Uint(0)]]
+    );
+    exec(conn, "select 1").unwrap();
     exec(conn, "select cast('1x' as signed)").unwrap();
     exec(conn, "set autocommit = 1").unwrap();
     assert!(exec(conn, "show warnings").unwrap().rows.is_empty());

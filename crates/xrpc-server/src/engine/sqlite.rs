@@ -1429,6 +1429,8 @@ impl EngineConn for SqliteConn {
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
+        // Warnings of an earlier statement that failed before taking them.
+        self.shared.warnings.lock().clear();
         // Never cleared here: a kill that came before the statement started is for it (see
         // `Interrupt`).
         let result = if self.shared.interrupted.load(Ordering::Acquire) {
@@ -1449,6 +1451,18 @@ impl EngineConn for SqliteConn {
         };
         // The statement is over: a kill that came during it was for it.
         self.shared.interrupted.store(false, Ordering::Release);
+        if let Err(err) = &result {
+            // MySQL's diagnostics after a failed statement: the warnings it raised before
+            // failing, then its error (`SHOW WARNINGS`, `SHOW ERRORS`, `@@error_count`).
+            let mut diagnostics = std::mem::take(&mut *self.shared.warnings.lock());
+            diagnostics.truncate(MAX_WARNINGS - 1);
+            diagnostics.push(SqlWarning {
+                level: crate::result::WarningLevel::Error,
+                code: err.code,
+                message: err.message.clone(),
+            });
+            self.last_warnings = diagnostics;
+        }
         result
     }
 

@@ -833,13 +833,8 @@ mod tests {
     #[test]
     fn operations_answer_as_mysql() {
         use Num::{Double, Int};
-        let cases: [(
-            fn(Num, Num, &mut Vec<Problem>) -> SqlValue,
-            Num,
-            Num,
-            SqlValue,
-            &[u32],
-        ); 8] = [
+        type Op = fn(Num, Num, &mut Vec<Problem>) -> SqlValue;
+        let cases: [(Op, Num, Num, SqlValue, &[u32]); 8] = [
             (divide, Int(1), Int(0), SqlValue::Null, &[1365]),
             (divide, Int(7), Int(2), SqlValue::Real(3.5), &[]),
             (divide, Double(1.0), Double(0.0), SqlValue::Null, &[1365]),

@@ -17,14 +17,15 @@
 //! | `SHOW INDEX \| INDEXES \| KEYS FROM t [FROM db]` | MySQL 8's 15 columns, `Table` … `Expression` |
 //! | `SHOW CREATE TABLE t`, `SHOW CREATE DATABASE db` | DDL in MySQL's form, generated from the catalog |
 //! | `SHOW ENGINES` | one row, `SQLite`, `DEFAULT` |
-//! | `SHOW WARNINGS [LIMIT …]` | the session's diagnostics (`Level`, `Code` UINT, `Message`): conversions MySQL warns about in CASTs |
-//! | `SHOW ERRORS [LIMIT …]` | no rows (an error is reported with its statement, not kept) |
+//! | `SHOW WARNINGS [LIMIT …]` | the session's diagnostics (`Level`, `Code` UINT, `Message`): conversions MySQL warns about, and the error of a statement that failed (Level `Error`) |
+//! | `SHOW ERRORS [LIMIT …]` | the same, errors only |
 //! | `SHOW COUNT(*) WARNINGS`, `SHOW COUNT(*) ERRORS` | one row, `@@session.warning_count` / `@@session.error_count` (UINT) |
 //! | `SELECT @@[session.\|local.]warning_count \| error_count [[AS] alias] [, …]` | one row, the counts (UINT) |
 //!
 //! The diagnostics belong to the session (the session layer hands them to the connection for
 //! each statement): every statement but these diagnostic ones clears them first, as MySQL does,
-//! and one that warns leaves its warnings.
+//! one that warns leaves its warnings, and one that fails leaves the warnings it raised and its
+//! error (`@@error_count` counts the errors, `@@warning_count` every condition, as MySQL's).
 //! | `XA …` | 1235, 42000 |
 //! | `CALL p(…)` (every procedure but `xrpc.perf_hist`, which admin SQL answers) | 1305, 42000 |
 //! | `FLUSH …`, `LOCK TABLES`, `UNLOCK TABLES`, `CREATE \| ALTER \| DROP SEQUENCE`, `GRANT`, `REVOKE`, `CREATE \| DROP \| ALTER \| RENAME USER`, `SHOW` of anything else MySQL has (`PROCESSLIST`, `TABLE STATUS`, `GRANTS`, `COLLATION`, …), `HANDLER`, `INSTALL \| UNINSTALL`, `CHANGE MASTER`, `START \| STOP SLAVE \| REPLICA`, `RESET`, `PURGE` | 1235, 42000, naming the statement |
@@ -72,7 +73,7 @@ use super::cast::{ColumnHint, HintAt};
 use super::compat::{SqlInfo, TableDdl};
 use super::types::{self, DeclKind};
 use crate::admin::lex::{Tok, leading_word, lex};
-use crate::result::{ExecSummary, ResultSink, SqlError, mysql_type};
+use crate::result::{ExecSummary, ResultSink, SqlError, SqlWarning, WarningLevel, mysql_type};
 
 pub(crate) use super::databases::INFORMATION_SCHEMA;
 
@@ -140,8 +141,8 @@ pub(crate) enum Stmt {
     ShowEngines,
     /// `SHOW WARNINGS`: the last statement's warnings.
     ShowWarnings,
-    /// `SHOW ERRORS`: no rows (errors are reported with the statement, not kept).
-    ShowNoDiagnostics,
+    /// `SHOW ERRORS`: the last statement's error, if it failed.
+    ShowErrors,
     /// `SHOW COUNT(*) WARNINGS` / `ERRORS` and `SELECT @@warning_count, @@error_count`: one
     /// row of counts, one column per item.
     DiagnosticCounts(Vec<DiagnosticCount>),
@@ -166,7 +167,7 @@ impl Stmt {
     pub(crate) fn is_diagnostic(&self) -> bool {
         matches!(
             self,
-            Stmt::ShowWarnings | Stmt::ShowNoDiagnostics | Stmt::DiagnosticCounts(_)
+            Stmt::ShowWarnings | Stmt::ShowErrors | Stmt::DiagnosticCounts(_)
         )
     }
 }
@@ -637,7 +638,7 @@ impl Parser<'_> {
                 self.pos = self.toks.len();
             }
             self.end()?;
-            return Ok(Stmt::ShowNoDiagnostics);
+            return Ok(Stmt::ShowErrors);
         }
         let subject = match self.toks.get(self.pos) {
             Some(Tok::Word(w)) => w.to_ascii_lowercase(),
@@ -1193,45 +1194,17 @@ impl SqliteConn {
                 &[],
                 sink,
             ),
-            Stmt::ShowNoDiagnostics => self.query(
-                "SELECT '' AS Level, 0 AS Code, '' AS Message WHERE 0",
-                &[],
-                sink,
-            ),
-            Stmt::ShowWarnings => {
-                // SHOW WARNINGS does not clear the warnings it shows.
-                let warnings = self.last_warnings.clone();
-                // `Code` is MySQL's INT UNSIGNED (10).
-                let code = [uint_hint(1)];
-                let result = if warnings.is_empty() {
-                    self.query_hinted(
-                        "SELECT '' AS Level, 0 AS Code, '' AS Message WHERE 0",
-                        &[],
-                        &code,
-                        sink,
-                    )
-                } else {
-                    let sql = vec!["SELECT ? AS Level, ? AS Code, ? AS Message"; warnings.len()]
-                        .join(" UNION ALL ");
-                    let args: Vec<Value> = warnings
-                        .iter()
-                        .flat_map(|w| {
-                            [
-                                Value::Bytes(w.level.name().as_bytes().to_vec().into()),
-                                Value::Uint(u64::from(w.code)),
-                                Value::Bytes(w.message.as_bytes().to_vec().into()),
-                            ]
-                        })
-                        .collect();
-                    self.query_hinted(&sql, &args, &code, sink)
-                };
-                self.last_warnings = warnings;
-                result
-            }
+            Stmt::ShowWarnings => self.show_diagnostics(false, sink),
+            Stmt::ShowErrors => self.show_diagnostics(true, sink),
             Stmt::DiagnosticCounts(items) => {
                 let warnings = self.last_warnings.clone();
-                // Errors are reported with their statement and not kept (see SHOW ERRORS).
-                let count = |errors: bool| if errors { 0 } else { warnings.len() as u64 };
+                // `error_count` counts the errors, `warning_count` every condition (MySQL's).
+                let count = |errors: bool| {
+                    warnings
+                        .iter()
+                        .filter(|w| !errors || w.level == WarningLevel::Error)
+                        .count() as u64
+                };
                 let sql = format!(
                     "SELECT {}",
                     items
@@ -1247,6 +1220,46 @@ impl SqliteConn {
                 result
             }
         }
+    }
+
+    /// `SHOW WARNINGS` (every condition) or `SHOW ERRORS` (errors only): the session's
+    /// diagnostics, which showing does not clear.
+    fn show_diagnostics(
+        &mut self,
+        errors_only: bool,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        let warnings = self.last_warnings.clone();
+        let shown: Vec<&SqlWarning> = warnings
+            .iter()
+            .filter(|w| !errors_only || w.level == WarningLevel::Error)
+            .collect();
+        // `Code` is MySQL's INT UNSIGNED (10).
+        let code = [uint_hint(1)];
+        let result = if shown.is_empty() {
+            self.query_hinted(
+                "SELECT '' AS Level, 0 AS Code, '' AS Message WHERE 0",
+                &[],
+                &code,
+                sink,
+            )
+        } else {
+            let sql =
+                vec!["SELECT ? AS Level, ? AS Code, ? AS Message"; shown.len()].join(" UNION ALL ");
+            let args: Vec<Value> = shown
+                .iter()
+                .flat_map(|w| {
+                    [
+                        Value::Bytes(w.level.name().as_bytes().to_vec().into()),
+                        Value::Uint(u64::from(w.code)),
+                        Value::Bytes(w.message.as_bytes().to_vec().into()),
+                    ]
+                })
+                .collect();
+            self.query_hinted(&sql, &args, &code, sink)
+        };
+        self.last_warnings = warnings;
+        result
     }
 
     /// Runs a query the node built, streaming its rows as any result.
