@@ -590,7 +590,7 @@ fn node_and_mariadb_store_refuse_and_return_the_same_values() {
         }
         Ok(())
     });
-    let (_, _, _, tally) = state.into_inner();
+    let (mut client, mut maria, next_key, tally) = state.into_inner();
     if let Err(err) = result {
         panic!("{err}");
     }
@@ -982,7 +982,7 @@ fn casts_match_mariadb() {
         }
         Ok(())
     });
-    let (_, _, _, tally) = state.into_inner();
+    let (mut client, mut maria, next_key, tally) = state.into_inner();
     if let Err(err) = result {
         panic!("{err}");
     }
@@ -1001,4 +1001,110 @@ fn casts_match_mariadb() {
         tally[3] * 10 <= CAST_CASES,
         "too many 1235 refusals: {tally:?}"
     );
+    arithmetic_matches(&mut client, &mut maria, next_key);
+}
+
+/// Division, modulo, DIV and strings in arithmetic (the `arith` module): the same value (as a
+/// number), the same warnings and, in a write, the same error code on the node and on MariaDB;
+/// for the items marked typed (divisions of literals) the same kind of column type too.
+fn arithmetic_matches(client: &mut Client, maria: &mut mysql::Conn, mut next_key: u64) {
+    // (expression, whether the node types its column as MySQL does)
+    let cases = [
+        ("1/0", true),
+        ("5 % 0", true),
+        ("MOD(5,0)", true),
+        ("5 DIV 0", true),
+        ("7 DIV 2", true),
+        ("-7 DIV 2", true),
+        ("7/2", true),
+        ("10/4", true),
+        ("1.50/2", true),
+        ("-7 % 2", true),
+        ("7 MOD -2", true),
+        ("5.5 % 2", true),
+        ("1e0/2", true),
+        ("7.5 DIV 2", false),
+        ("10/4*2", false),
+        ("(1+2)/0", false),
+        ("'12abc'+0", false),
+        ("'12 '+0", false),
+        ("'abc'*2", false),
+        ("-'3x'", false),
+        ("1/'a'", false),
+        ("'7'/'2'", false),
+        ("2 * '4z' / 3", false),
+        ("NULL/0", false),
+        ("0/0", false),
+        ("1/0 IS NULL", false),
+    ];
+    // A column type's kind: 0 integer, 1 decimal, 2 double, 3 other.
+    let class = |mysql_type: u32| match mysql_type {
+        1 | 2 | 3 | 8 | 9 => 0,
+        0 | 246 => 1,
+        4 | 5 => 2,
+        _ => 3,
+    };
+    let number = |n: Norm| match n {
+        Norm::Null => None,
+        Norm::Int(i) => Some(i as f64),
+        Norm::F64(f) => Some(f),
+        Norm::Text(t) => t.parse::<f64>().ok(),
+        other => panic!("not a number: {other:?}"),
+    };
+    for (expr, typed) in cases {
+        let select = format!("select {expr}");
+        let node = node_query(client, &select, false);
+        assert!(node.error.is_none(), "{select}: {:?}", node.error);
+        let maria_select = format!("{select} from one");
+        let maria_result = maria.query_iter(&maria_select).unwrap();
+        let maria_type = maria_result.columns().as_ref()[0].column_type() as u32;
+        let rows: Vec<mysql::Row> = maria_result.map(Result::unwrap).collect();
+        let expected = number(from_mariadb(Kind::Decimal, &rows[0].clone().unwrap()[0]));
+        assert_eq!(
+            number(from_node(Kind::Decimal, node.scalar())),
+            expected,
+            "{select}"
+        );
+        if typed {
+            assert_eq!(
+                class(node.columns[0].original_type() as u32),
+                class(maria_type),
+                "{select}: column type {} on MariaDB",
+                maria_type
+            );
+        }
+        let node_warnings: Vec<(u32, u32)> = node
+            .messages
+            .iter()
+            .filter_map(|m| match m {
+                xrpc_proto::messages::ServerMessage::Notice(frame) if frame.r#type == 1 => {
+                    let payload = frame.payload.clone().unwrap_or_default();
+                    let warning: xrpc_proto::messages::pb::notice::Warning =
+                        xrpc_proto::messages::decode_message(payload).ok()?;
+                    Some((warning.level.unwrap_or(2) as u32, warning.code))
+                }
+                _ => None,
+            })
+            .collect();
+        let maria_warnings: Vec<(u32, u32)> = maria
+            .query_map(
+                "show warnings",
+                |(level, code, _): (String, u32, String)| {
+                    (if level == "Note" { 1 } else { 2 }, code)
+                },
+            )
+            .unwrap();
+        assert_eq!(node_warnings, maria_warnings, "warnings of {select}");
+        // In a write, strict mode (ERROR_FOR_DIVISION_BY_ZERO) makes a warning an error.
+        next_key += 1;
+        let insert = format!("insert into cw values ({next_key}, {expr})");
+        let node_err = node_query(client, &insert, false).error.map(|e| e.code);
+        let maria_err = match maria.query_drop(&insert) {
+            Ok(()) => None,
+            Err(mysql::Error::MySqlError(e)) => Some(u32::from(e.code)),
+            Err(other) => panic!("{insert}: {other}"),
+        };
+        assert_eq!(node_err, maria_err, "{insert}");
+    }
+    eprintln!("arithmetic: {} expressions alike", cases.len());
 }
