@@ -590,7 +590,7 @@ fn node_and_mariadb_store_refuse_and_return_the_same_values() {
         }
         Ok(())
     });
-    let (mut client, mut maria, next_key, tally) = state.into_inner();
+    let (_, _, _, tally) = state.into_inner();
     if let Err(err) = result {
         panic!("{err}");
     }
