@@ -881,6 +881,36 @@ fn casts_return_mysqls_values_types_and_names() {
             assert_eq!(result.rows[0], [text("2024-02-29")], "{sql}");
         }
     }
+    // A derived table's cast column keeps the cast's type outside it: by name, qualified,
+    // aliased, through `*`, and through two levels.
+    for sql in [
+        "select d from (select cast('2024-02-29' as date) d) t",
+        "select t.d as x, 1 from (select cast('2024-02-29' as date) as d, 2 as n) as t",
+        "select * from (select cast('2024-02-29' as date) d) t",
+        "select d from (select d from (select cast('2024-02-29' as date) d) a) b where d > ''",
+    ] {
+        let result = exec(conn, sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        assert_eq!(result.rows[0][0], date(2024, 2, 29), "{sql}");
+        let column = &result.columns.unwrap()[0];
+        assert_eq!(
+            (column.x_type, column.mysql_type),
+            (ColumnType::DateTime, mysql_type::DATE),
+            "{sql}"
+        );
+    }
+    let result = exec(
+        conn,
+        "select n, d from (select cast('1.5' as decimal(5,2)) d, cast(-1 as unsigned) n) t",
+    )
+    .unwrap();
+    assert_eq!(result.rows, [[Value::Uint(u64::MAX), dec("1.50")]]);
+    // With another table in the FROM clause, a name only one derived table has still resolves.
+    let result = exec(
+        conn,
+        "select d from (select cast('2024-02-29' as date) d) a, (select 1 e) b",
+    )
+    .unwrap();
+    assert_eq!(result.rows, [[date(2024, 2, 29)]]);
     let result = exec(conn, "select (select cast('2024-02-29' as date))").unwrap();
     assert_eq!(result.rows, [[date(2024, 2, 29)]]);
     assert_eq!(

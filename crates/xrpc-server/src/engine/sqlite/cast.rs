@@ -1007,44 +1007,25 @@ fn hints(sql: &str, toks: &[Token]) -> Result<Vec<ColumnHint>, SqlError> {
 fn select_hints(sql: &str, toks: &[Token]) -> Result<Vec<ColumnHint>, SqlError> {
     let word =
         |t: &Token, w: &str| t.tok == Tok::Word && sql[t.start..t.end].eq_ignore_ascii_case(w);
-    // Depth-0 token indexes.
-    let mut depth = 0i32;
-    let mut top = Vec::new();
-    for (i, t) in toks.iter().enumerate() {
-        match t.tok {
-            Tok::Punct(b'(') => depth += 1,
-            Tok::Punct(b')') => depth -= 1,
-            _ if depth == 0 => top.push(i),
-            _ => {}
-        }
-    }
-    let Some(select) = top.iter().copied().find(|&i| word(&toks[i], "SELECT")) else {
+    let Some((items, end)) = select_items(sql, toks) else {
         return Ok(Vec::new());
     };
-    let mut start = select + 1;
-    while start < toks.len() && (word(&toks[start], "DISTINCT") || word(&toks[start], "ALL")) {
-        start += 1;
-    }
-    const END: &[&str] = &[
-        "FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "WINDOW",
-    ];
-    let end = top
-        .iter()
-        .copied()
-        .find(|&i| {
-            i >= start && (END.iter().any(|w| word(&toks[i], w)) || toks[i].tok == Tok::Punct(b';'))
-        })
-        .unwrap_or(toks.len());
-    // Items: split at depth-0 commas.
-    let mut items: Vec<(usize, usize)> = Vec::new();
-    let mut item_start = start;
-    for &i in top.iter().filter(|&&i| i >= start && i < end) {
-        if toks[i].tok == Tok::Punct(b',') {
-            items.push((item_start, i));
-            item_start = i + 1;
+    let derived = derived_tables(sql, toks, end)?;
+    // `SELECT * FROM (SELECT CAST(…) …) t`: the derived table's columns as they are.
+    if let ([(a, b)], [only]) = (&items[..], &derived[..]) {
+        if b - a == 1 && toks[*a].tok == Tok::Punct(b'*') && only.only_source {
+            return Ok(only
+                .hints
+                .iter()
+                .filter(|h| h.kind.is_some())
+                .map(|h| ColumnHint {
+                    at: h.at,
+                    kind: h.kind,
+                    name: None,
+                })
+                .collect());
         }
     }
-    items.push((item_start, end));
     let star = |(a, b): (usize, usize)| {
         b > a
             && toks[b - 1].tok == Tok::Punct(b'*')
@@ -1061,6 +1042,15 @@ fn select_hints(sql: &str, toks: &[Token]) -> Result<Vec<ColumnHint>, SqlError> 
             _ => continue,
         };
         if a >= b {
+            continue;
+        }
+        // A column of a derived table that is a cast there takes the cast's type.
+        if let Some(kind) = derived_reference(sql, &toks[a..b], &derived) {
+            out.push(ColumnHint {
+                at,
+                kind: Some(kind),
+                name: None,
+            });
             continue;
         }
         // A whole cast, alone or with an alias: its column takes the target's type.
@@ -1137,6 +1127,205 @@ fn select_hints(sql: &str, toks: &[Token]) -> Result<Vec<ColumnHint>, SqlError> 
         });
     }
     Ok(out)
+}
+
+/// A SELECT's select-list items (token ranges, split at depth-0 commas) and the index of the
+/// token that ends the list (FROM, WHERE, …, or the end). `None` without a SELECT.
+fn select_items(sql: &str, toks: &[Token]) -> Option<(Vec<(usize, usize)>, usize)> {
+    let word =
+        |t: &Token, w: &str| t.tok == Tok::Word && sql[t.start..t.end].eq_ignore_ascii_case(w);
+    // Depth-0 token indexes.
+    let mut depth = 0i32;
+    let mut top = Vec::new();
+    for (i, t) in toks.iter().enumerate() {
+        match t.tok {
+            Tok::Punct(b'(') => depth += 1,
+            Tok::Punct(b')') => depth -= 1,
+            _ if depth == 0 => top.push(i),
+            _ => {}
+        }
+    }
+    let select = top.iter().copied().find(|&i| word(&toks[i], "SELECT"))?;
+    let mut start = select + 1;
+    while start < toks.len() && (word(&toks[start], "DISTINCT") || word(&toks[start], "ALL")) {
+        start += 1;
+    }
+    const END: &[&str] = &[
+        "FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "WINDOW",
+    ];
+    let end = top
+        .iter()
+        .copied()
+        .find(|&i| {
+            i >= start && (END.iter().any(|w| word(&toks[i], w)) || toks[i].tok == Tok::Punct(b';'))
+        })
+        .unwrap_or(toks.len());
+    let mut items: Vec<(usize, usize)> = Vec::new();
+    let mut item_start = start;
+    for &i in top.iter().filter(|&&i| i >= start && i < end) {
+        if toks[i].tok == Tok::Punct(b',') {
+            items.push((item_start, i));
+            item_start = i + 1;
+        }
+    }
+    items.push((item_start, end));
+    Some((items, end))
+}
+
+/// A derived table (`FROM (SELECT …) t`) of a SELECT: its alias, its columns' names with the
+/// kinds their casts give them, and those casts' hints.
+struct Derived {
+    alias: Option<String>,
+    columns: Vec<(String, Option<DeclKind>)>,
+    hints: Vec<ColumnHint>,
+    /// The FROM clause has no other table.
+    only_source: bool,
+}
+
+/// An identifier without its quotes.
+fn unquoted(sql: &str, t: &Token) -> String {
+    sql[t.start..t.end]
+        .trim_matches(['`', '"', '[', ']'])
+        .to_owned()
+}
+
+/// The derived tables of the FROM clause starting at token `from` (see [`Derived`]).
+fn derived_tables(sql: &str, toks: &[Token], from: usize) -> Result<Vec<Derived>, SqlError> {
+    let word =
+        |t: &Token, w: &str| t.tok == Tok::Word && sql[t.start..t.end].eq_ignore_ascii_case(w);
+    let mut out = Vec::new();
+    if !toks.get(from).is_some_and(|t| word(t, "FROM")) {
+        return Ok(out);
+    }
+    const CLAUSE: &[&str] = &["WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "WINDOW"];
+    const NOT_ALIAS: &[&str] = &[
+        "WHERE",
+        "GROUP",
+        "HAVING",
+        "ORDER",
+        "LIMIT",
+        "WINDOW",
+        "JOIN",
+        "LEFT",
+        "RIGHT",
+        "INNER",
+        "OUTER",
+        "CROSS",
+        "NATURAL",
+        "FULL",
+        "ON",
+        "USING",
+        "STRAIGHT_JOIN",
+    ];
+    let mut sources = 0;
+    let mut k = from + 1;
+    while k < toks.len() {
+        let t = &toks[k];
+        if CLAUSE.iter().any(|w| word(t, w)) || t.tok == Tok::Punct(b';') {
+            break;
+        }
+        if t.tok == Tok::Punct(b',') || word(t, "JOIN") {
+            sources += 1;
+        }
+        if t.tok != Tok::Punct(b'(') {
+            k += 1;
+            continue;
+        }
+        let Some(close) = closing(toks, k, toks.len()) else {
+            break;
+        };
+        if toks.get(k + 1).is_some_and(|t| word(t, "SELECT")) {
+            let inner = &toks[k + 1..close];
+            let mut alias_at = close + 1;
+            if toks.get(alias_at).is_some_and(|t| word(t, "AS")) {
+                alias_at += 1;
+            }
+            let alias = toks
+                .get(alias_at)
+                .filter(|t| {
+                    matches!(t.tok, Tok::Word | Tok::QuotedIdent)
+                        && !NOT_ALIAS.iter().any(|w| word(t, w))
+                })
+                .map(|t| unquoted(sql, t));
+            let hints = select_hints(sql, inner)?;
+            let mut columns = Vec::new();
+            if let Some((items, _)) = select_items(sql, inner) {
+                for (n, &(a, b)) in items.iter().enumerate() {
+                    if a >= b {
+                        continue;
+                    }
+                    let item = &inner[a..b];
+                    // An alias, a bare name or the column of `t.c`; else the text.
+                    let named = has_alias(sql, item)
+                        || item.len() == 1
+                        || item.len() >= 3 && item[item.len() - 2].tok == Tok::Punct(b'.');
+                    let name = if named {
+                        unquoted(sql, &item[item.len() - 1])
+                    } else {
+                        sql[item[0].start..item[item.len() - 1].end].to_owned()
+                    };
+                    let kind = hints
+                        .iter()
+                        .find(|h| h.at == HintAt::Start(n))
+                        .and_then(|h| h.kind);
+                    columns.push((name, kind));
+                }
+            }
+            out.push(Derived {
+                alias,
+                columns,
+                hints,
+                only_source: false,
+            });
+        }
+        k = close + 1;
+    }
+    if sources == 0 {
+        for derived in &mut out {
+            derived.only_source = true;
+        }
+    }
+    Ok(out)
+}
+
+/// The kind a select-list item takes when it names a derived table's cast column (`d`,
+/// `t.d`, with or without an alias); `None` otherwise, or when the name is ambiguous.
+fn derived_reference(sql: &str, item: &[Token], derived: &[Derived]) -> Option<DeclKind> {
+    if derived.is_empty() {
+        return None;
+    }
+    let item = if has_alias(sql, item) {
+        let as_ = item.len() >= 2
+            && item[item.len() - 2].tok == Tok::Word
+            && sql[item[item.len() - 2].start..item[item.len() - 2].end].eq_ignore_ascii_case("AS");
+        &item[..item.len() - if as_ { 2 } else { 1 }]
+    } else {
+        item
+    };
+    let ident = |t: &Token| matches!(t.tok, Tok::Word | Tok::QuotedIdent);
+    let (table, column) = match item {
+        [c] if ident(c) => (None, unquoted(sql, c)),
+        [t, dot, c] if ident(t) && dot.tok == Tok::Punct(b'.') && ident(c) => {
+            (Some(unquoted(sql, t)), unquoted(sql, c))
+        }
+        _ => return None,
+    };
+    let mut found = derived
+        .iter()
+        .filter(|d| match &table {
+            Some(t) => d
+                .alias
+                .as_deref()
+                .is_some_and(|a| a.eq_ignore_ascii_case(t)),
+            None => true,
+        })
+        .flat_map(|d| d.columns.iter())
+        .filter(|(name, _)| name.eq_ignore_ascii_case(&column));
+    let (_, kind) = found.next()?;
+    if found.next().is_some() {
+        return None;
+    }
+    *kind
 }
 
 /// Whether a select-list item ends with an alias (`… AS x`, or `… x` after an operand).
