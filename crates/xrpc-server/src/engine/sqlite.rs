@@ -147,6 +147,15 @@
 //! module has the rules. What a cast warns about in a query (MySQL's warnings and notes) is
 //! collected per statement in `Shared::warnings`, handed to the sink after the rows
 //! ([`ResultSink::warning`]: the encoder sends WARNING notices) and kept for `SHOW WARNINGS`.
+//! A statement that fails leaves the warnings it raised and then its error (Level `Error`) in
+//! the session's diagnostics, for `SHOW WARNINGS`, `SHOW ERRORS` and `@@error_count`.
+//!
+//! # Arithmetic
+//!
+//! `/`, `%`, `MOD`, `DIV` and string literals under `+ - *` are rewritten into the node's SQL
+//! functions (the `arith` module): a zero divisor is NULL with MySQL's `Warning 1365` in a query
+//! and `Error 1365` in a write, `/` of integers is not SQLite's integer division, and a string's
+//! trailing junk is MySQL's `Warning 1292`.
 //!
 //! # Insert ids
 //!
@@ -190,6 +199,8 @@
 //! | wrong argument count or unbindable argument | 1210 WRONG_ARGUMENTS | HY000 |
 //! | a MySQL-only CAST in CREATE or ALTER; a cast whose MySQL answer the node cannot tell or does not implement (see `cast`) | 1235 NOT_SUPPORTED_YET | 42000 |
 //! | in INSERT, REPLACE or UPDATE, a cast MySQL would warn about (strict mode) | 1292, 1264, 1916 | 22007, 22003, 22003 |
+//! | in INSERT, REPLACE or UPDATE, a division by zero or a string with junk in arithmetic | 1365, 1292 | 22012, 22007 |
+//! | `DIV` beyond BIGINT | 1690 | 22003 |
 //! | anything else (CHECK, FOREIGN KEY constraints included) | 1105 ENGINE_ERROR | HY000 |
 //!
 //! The message is SQLite's own, except for the strict checks and NOT NULL, which use MySQL's.

@@ -55,9 +55,11 @@
 //! cast (`CAST(x AS DATE)`, `CONVERT(x, DECIMAL(10,2)) AS d`), the declared kind its result
 //! column takes (a DATE cast is a DATETIME X column with MySQL type DATE, as a DATE column is)
 //! and, without an alias, the name MySQL gives it (the cast as written). Items are counted from
-//! the start up to the first `*` and from the end after the last one. A cast inside an
-//! expression, a subquery or a compound SELECT (UNION …) gets no hint: its column is typed from
-//! its values like any expression (a DATE cast is then text `2024-02-29`).
+//! the start up to the first `*` and from the end after the last one. An item naming a derived
+//! table's cast column (`SELECT d FROM (SELECT CAST(x AS DATE) d) t`, `t.d`, or `*` when that
+//! table is the only one in FROM) takes the cast's hint ([`derived_tables`]). A cast inside an
+//! expression gets no hint: its column is typed from its values like any expression (a DATE
+//! cast is then text `2024-02-29`).
 //!
 //! Statements SQLite stores (`CREATE`, `ALTER`) are not rewritten, so that no database file
 //! depends on these functions; a MySQL-only cast there is refused with 1235 as before.
