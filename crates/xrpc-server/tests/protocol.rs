@@ -1268,4 +1268,27 @@ fn warnings_belong_to_the_session_not_to_the_pooled_connection() {
     assert_eq!(client.query(1, "show warnings").rows.len(), 1);
     assert!(client.query(1, "select 1").error.is_none());
     assert!(client.query(1, "show warnings").rows.is_empty());
+    // A failed statement's error is a diagnostic of its session only, as its warnings are.
+    let failed = client.query(1, "select no_such_column");
+    let code = failed.error.as_ref().expect("the statement fails").code;
+    let mut errors = client.query(1, "show errors");
+    assert_eq!(errors.rows.len(), 1, "{errors:?}");
+    let row = errors.rows.remove(0);
+    assert_eq!(
+        row[..2],
+        [Value::Bytes("Error".into()), Value::Uint(u64::from(code))]
+    );
+    assert_eq!(
+        client.query(1, "select @@error_count").scalar(),
+        &Value::Uint(1)
+    );
+    assert_eq!(
+        client.query(2, "select @@error_count").scalar(),
+        &Value::Uint(0)
+    );
+    assert!(client.query(2, "show errors").rows.is_empty());
+    assert_eq!(
+        client.query(1, "show count(*) errors").scalar(),
+        &Value::Uint(1)
+    );
 }
