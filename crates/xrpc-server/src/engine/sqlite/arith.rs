@@ -219,7 +219,12 @@ impl Pass<'_> {
             && self.toks[i - 1].tok == Tok::Word
             && (self.toks[i - 1].end == self.toks[i].start
                 || LITERAL_PREFIXES.iter().any(|w| self.word(i - 1, w)));
-        if prefixed {
+        // A JSON path after `->` or `->>`.
+        let json_path = i >= 2
+            && self.punct(i - 1, b">")
+            && (self.punct(i - 2, b"-")
+                || i >= 3 && self.punct(i - 2, b">") && self.punct(i - 3, b"-"));
+        if prefixed || json_path {
             return false;
         }
         let before = i > 0
@@ -277,10 +282,24 @@ impl Pass<'_> {
             }
             Tok::Punct(_) => return None,
         };
-        while end + 1 < hi && self.word(end, "COLLATE") {
-            end += 2;
+        loop {
+            if end + 1 < hi && self.word(end, "COLLATE") {
+                end += 2;
+            } else if end + 1 < hi
+                && self.punct(end, b"-")
+                && self.punct(end + 1, b">")
+                && self.toks[end].end == self.toks[end + 1].start
+            {
+                // `->` and `->>` (JSON) bind tighter than `*`: `j->>'$.a' / 2`.
+                let mut next = end + 2;
+                if self.punct(next, b">") && self.toks[next - 1].end == self.toks[next].start {
+                    next += 1;
+                }
+                end = self.term_end(next, hi)?;
+            } else {
+                return Some(end);
+            }
         }
-        Some(end)
     }
 
     /// The `)` closing the `(` at `open`, before `hi`.
@@ -791,6 +810,8 @@ mod tests {
             ),
             ("select ?/2", "select xrpc_div(?, 2, 0)"),
             ("select /* c */ 4 / 2", "select /* c */ xrpc_div(4, 2, 0)"),
+            ("select j->>'$.a' / 2", "select xrpc_div(j->>'$.a', 2, 0)"),
+            ("select j -> '$.a' * 2", "select j -> '$.a' * 2"),
         ];
         for (sql, want) in cases {
             assert_eq!(rw(sql), want, "{sql}");
