@@ -1051,6 +1051,7 @@ fn arithmetic_matches(client: &mut Client, maria: &mut mysql::Conn, mut next_key
         Norm::Text(t) => t.parse::<f64>().ok(),
         other => panic!("not a number: {other:?}"),
     };
+    let started = std::time::Instant::now();
     for (expr, typed) in cases {
         let select = format!("select {expr}");
         let node = node_query(client, &select, false);
@@ -1106,5 +1107,9 @@ fn arithmetic_matches(client: &mut Client, maria: &mut mysql::Conn, mut next_key
         };
         assert_eq!(node_err, maria_err, "{insert}");
     }
-    eprintln!("arithmetic: {} expressions alike", cases.len());
+    eprintln!(
+        "arithmetic: {} expressions alike in {:?}",
+        cases.len(),
+        started.elapsed()
+    );
 }
