@@ -704,11 +704,19 @@ impl Compiler<'_> {
             ));
         }
         let mut lookups = Vec::with_capacity(get.keys.len());
+        // Whether every lookup finds at most one row: it sets every part of the primary key to
+        // a value (not NULL, which `IS NULL` could match more than once on SQLite, whose
+        // non-INTEGER primary keys admit NULLs). Such a lookup needs no ORDER BY, which is
+        // parsed and planned by the engine on every run of the statement (the `mysql` engine
+        // sends the text each time).
+        let mut all_single_row = self.index == "PRIMARY";
         for key in &get.keys {
             if key.keys.is_empty() {
                 return Err(malformed("a GET key without key parts"));
             }
             let parts = self.key_conditions(&source, key, "a GET key")?;
+            all_single_row &= parts.len() == source.key.len()
+                && parts.iter().all(|(.., arg)| arg.value != Value::Null);
             let mut condition = Frag::default();
             for (i, (_, column, arg)) in parts.into_iter().enumerate() {
                 if i > 0 {
@@ -729,6 +737,9 @@ impl Compiler<'_> {
         if lookups.len() == 1 {
             let mut rel = self.base(&source, &source.shape.columns, table_from, false);
             rel.conditions = lookups;
+            if all_single_row {
+                rel.order.clear();
+            }
             return Ok(rel);
         }
         // Several lookups: a UNION ALL numbered by lookup, ordered by that number first.
@@ -747,6 +758,9 @@ impl Compiler<'_> {
         }
         let _ = write!(from.sql, ") AS {TABLE_ALIAS}");
         let mut rel = self.base(&source, &source.shape.columns, from, false);
+        if all_single_row {
+            rel.order.clear();
+        }
         rel.order
             .insert(0, format!("{TABLE_ALIAS}.{}", quote(LOOKUP_COLUMN)));
         Ok(rel)
