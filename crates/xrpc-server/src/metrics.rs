@@ -543,7 +543,9 @@ mod tests {
             "# TYPE xrpc_plan_compiled_hit_total counter\nxrpc_plan_compiled_hit_total 5\n"
         ));
         assert!(
-            body.contains("# TYPE xrpc_plan_compiled_entries gauge\nxrpc_plan_compiled_entries 2\n")
+            body.contains(
+                "# TYPE xrpc_plan_compiled_entries gauge\nxrpc_plan_compiled_entries 2\n"
+            )
         );
         assert!(
             !body.contains("xrpc_engine"),

@@ -550,7 +550,11 @@ fn compiled_plan_counters_count_per_node_and_an_alter_invalidates() {
     sql(&mut client, "ALTER TABLE users ADD COLUMN note VARCHAR(10)");
     assert_eq!(compiled_counters(&mut client), [1, 1, 1, 1, 0, 0, 0]);
     let altered = run_plan(&mut client, &plan, &[1i64.into()]);
-    assert_eq!(altered.columns.len(), 5, "compiled afresh with the new column");
+    assert_eq!(
+        altered.columns.len(),
+        5,
+        "compiled afresh with the new column"
+    );
     assert_eq!(compiled_counters(&mut client), [1, 2, 2, 1, 0, 0, 1]);
     // Another node in the same process counts its own plans only: a failed compile there (no
     // such table) is its miss and compilation, not this node's.

@@ -102,13 +102,18 @@ fn only_lookups_of_one_row_each_go_without_order_by() {
     // A NULL primary key part may match several rows (SQLite admits them): ordered.
     let null_key = ok(Plan::get("t").key([("id", Param::Null)]).build(), &[]);
     assert!(
-        null_key.sql.ends_with("WHERE (`t`.`id` IS NULL) ORDER BY `t`.`id`"),
+        null_key
+            .sql
+            .ends_with("WHERE (`t`.`id` IS NULL) ORDER BY `t`.`id`"),
         "{}",
         null_key.sql
     );
     // Several full primary-key lookups: in lookup order, nothing else to order.
     let several = ok(
-        Plan::get("t").key([("id", 1i64)]).key([("id", 2i64)]).build(),
+        Plan::get("t")
+            .key([("id", 1i64)])
+            .key([("id", 2i64)])
+            .build(),
         &[],
     );
     assert!(
