@@ -339,7 +339,20 @@ impl Rel {
                 frag.sql.push_str(", ");
             }
             frag.push(&output.expr);
-            let _ = write!(frag.sql, " AS {}", quote(&output.name));
+            // A column read under its own name is named so by both engines without an alias;
+            // the alias would only lengthen the text the `mysql` engine's backend parses on
+            // every run.
+            let quoted = quote(&output.name);
+            let plain_column = output.expr.args.is_empty()
+                && output
+                    .expr
+                    .sql
+                    .strip_prefix(TABLE_ALIAS)
+                    .and_then(|rest| rest.strip_prefix('.'))
+                    == Some(quoted.as_str());
+            if !plain_column {
+                let _ = write!(frag.sql, " AS {quoted}");
+            }
         }
         frag.sql.push_str(" FROM ");
         frag.push(&self.from);

@@ -91,8 +91,7 @@ fn point_get_by_primary_key_binds_the_placeholder() {
     );
     assert_eq!(
         compiled.sql,
-        "SELECT `t`.`id` AS `id`, `t`.`k` AS `k`, `t`.`a` AS `a`, `t`.`b` AS `b` \
-         FROM `t` AS `t` WHERE (`t`.`id` = ?)"
+        "SELECT `t`.`id`, `t`.`k`, `t`.`a`, `t`.`b` FROM `t` AS `t` WHERE (`t`.`id` = ?)"
     );
     assert_eq!(compiled.args, [Value::Sint(5)]);
 }
@@ -144,7 +143,7 @@ fn a_get_by_secondary_index_orders_by_index_then_primary_key() {
     );
     assert_eq!(
         compiled.sql,
-        "SELECT `t`.`b` AS `b`, `t`.`id` AS `id` FROM `t` AS `t` \
+        "SELECT `t`.`b`, `t`.`id` FROM `t` AS `t` \
          WHERE (`t`.`a` = ? AND `t`.`b` = ?) ORDER BY `t`.`a`, `t`.`b`, `t`.`id`"
     );
     assert_eq!(compiled.args, [Value::Sint(1), Value::Sint(2)], "key order");
