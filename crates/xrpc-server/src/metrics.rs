@@ -93,6 +93,11 @@ const STATUS_METRICS: &[(&str, StatusKind, &str)] = &[
         "Running framework workers, base and extra.",
     ),
     (
+        "xrpc_blocked_hosts",
+        StatusKind::Gauge,
+        "Client addresses blocked by xrpc_max_connect_errors.",
+    ),
+    (
         "xrpc_sql_hit",
         StatusKind::Counter,
         "Digest-only statements found in the digest cache.",
@@ -106,6 +111,84 @@ const STATUS_METRICS: &[(&str, StatusKind, &str)] = &[
         "xrpc_sql_evict",
         StatusKind::Counter,
         "Statements evicted from the digest cache.",
+    ),
+    (
+        "xrpc_plan_hit",
+        StatusKind::Counter,
+        "Digest-only plans found in the plan digest cache.",
+    ),
+    (
+        "xrpc_plan_miss",
+        StatusKind::Counter,
+        "Digest-only plans not found in the plan digest cache (answered with error 8000).",
+    ),
+    (
+        "xrpc_plan_evict",
+        StatusKind::Counter,
+        "Plans evicted from the plan digest cache.",
+    ),
+    // The compiled-plan cache (plan/catalog.rs, "Counters").
+    (
+        "xrpc_plan_compiled_hit",
+        StatusKind::Counter,
+        "Plans run from a kept compiled plan.",
+    ),
+    (
+        "xrpc_plan_compiled_miss",
+        StatusKind::Counter,
+        "Plans that could have used a kept compiled plan and found none usable.",
+    ),
+    (
+        "xrpc_plan_compilations",
+        StatusKind::Counter,
+        "Plans compiled into SQL, failed compiles included.",
+    ),
+    (
+        "xrpc_plan_compiled_evict",
+        StatusKind::Counter,
+        "Compiled plans dropped because the cache was full.",
+    ),
+    (
+        "xrpc_plan_compiled_invalidated",
+        StatusKind::Counter,
+        "Compiled plans dropped because a schema may have changed.",
+    ),
+    (
+        "xrpc_plan_compiled_expired",
+        StatusKind::Counter,
+        "Compiled plans dropped because their table shapes outlived the engine's shape lifetime.",
+    ),
+    (
+        "xrpc_plan_compiled_entries",
+        StatusKind::Gauge,
+        "Compiled plans kept.",
+    ),
+    // The process's binary log.
+    (
+        "xrpc_binlog_written",
+        StatusKind::Counter,
+        "Binary log entries written.",
+    ),
+    (
+        "xrpc_binlog_dropped",
+        StatusKind::Counter,
+        "Binary log entries dropped because the writer's queue was full.",
+    ),
+    // The SQLite engine's connection pool (engine/sqlite.rs, `status_rows`).
+    (
+        "xrpc_engine_idle",
+        StatusKind::Gauge,
+        "SQLite engine connections in the pool, unused.",
+    ),
+    (
+        "xrpc_engine_borrowed",
+        StatusKind::Gauge,
+        "SQLite engine connections held by sessions.",
+    ),
+    (
+        "xrpc_engine_opened",
+        StatusKind::Counter,
+        "SQLite engine connections opened.",
     ),
     // The mysql engine's backend pool (engine/mysql/pool.rs, `PoolStats::status_rows`).
     (
@@ -365,6 +448,8 @@ mod tests {
                 ("xrpc_tcp_connections".into(), "4".into()),
                 ("xrpc_engine".into(), "sqlite".into()),
                 ("xrpc_sql_hit".into(), "12".into()),
+                ("xrpc_plan_compiled_hit".into(), "5".into()),
+                ("xrpc_plan_compiled_entries".into(), "2".into()),
                 ("weird-name".into(), "1".into()),
             ]
         }
@@ -454,6 +539,14 @@ mod tests {
         assert!(body.contains("# TYPE xrpc_inited gauge\nxrpc_inited 1\n"));
         assert!(body.contains("# TYPE xrpc_tcp_connections gauge\nxrpc_tcp_connections 4\n"));
         assert!(body.contains("# TYPE xrpc_sql_hit_total counter\nxrpc_sql_hit_total 12\n"));
+        assert!(body.contains(
+            "# TYPE xrpc_plan_compiled_hit_total counter\nxrpc_plan_compiled_hit_total 5\n"
+        ));
+        assert!(
+            body.contains(
+                "# TYPE xrpc_plan_compiled_entries gauge\nxrpc_plan_compiled_entries 2\n"
+            )
+        );
         assert!(
             !body.contains("xrpc_engine"),
             "non-numeric status is skipped"

@@ -367,7 +367,7 @@ impl StatusSource for NodeShared {
         let net = self.net_stats();
         let cache = &self.cache;
         let load = |counter: &AtomicUsize| counter.load(Ordering::Relaxed).to_string();
-        vec![
+        let mut rows = vec![
             (
                 "xrpc_inited".into(),
                 if self.groups.get().is_some() {
@@ -416,7 +416,22 @@ impl StatusSource for NodeShared {
                 "xrpc_binlog_dropped".into(),
                 crate::binlog::global().dropped().to_string(),
             ),
-        ]
+        ];
+        // The compiled-plan cache (plan/catalog.rs, "Counters"), apart from the digest cache above.
+        let compiled = self.plan_shapes.compiled_counters();
+        rows.extend(
+            [
+                ("xrpc_plan_compiled_hit", compiled.hits),
+                ("xrpc_plan_compiled_miss", compiled.misses),
+                ("xrpc_plan_compilations", compiled.compilations),
+                ("xrpc_plan_compiled_evict", compiled.evictions),
+                ("xrpc_plan_compiled_invalidated", compiled.invalidations),
+                ("xrpc_plan_compiled_expired", compiled.expirations),
+                ("xrpc_plan_compiled_entries", compiled.entries),
+            ]
+            .map(|(name, value)| (name.to_owned(), value.to_string())),
+        );
+        rows
     }
 
     fn engine_status(&self) -> Vec<(String, String)> {

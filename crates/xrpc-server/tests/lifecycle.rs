@@ -419,6 +419,8 @@ fn metrics_endpoint_serves_xrpc_counters_after_a_query() {
         "# TYPE xrpc_inited gauge",
         "# TYPE xrpc_tcp_connections gauge",
         "# TYPE xrpc_sql_hit_total counter",
+        "# TYPE xrpc_plan_compiled_hit_total counter",
+        "# TYPE xrpc_plan_compiled_entries gauge",
         "# TYPE xrpc_net_accepted_total counter",
         "# TYPE xrpc_stage_duration_seconds histogram",
     ] {

@@ -510,6 +510,61 @@ fn plan_digests_are_cached_and_a_miss_asks_for_the_whole_plan() {
     assert_eq!(get("xrpc_plan_evict"), "0");
 }
 
+/// The compiled-plan cache's counters from `SHOW STATUS`, in the order
+/// hit, miss, compilations, invalidated, evict, expired, entries.
+fn compiled_counters(client: &mut Client) -> [u64; 7] {
+    let status = sql(client, "SHOW STATUS LIKE 'xrpc_plan_compil%'");
+    let get = |name: &str| -> u64 {
+        let row = status
+            .rows
+            .iter()
+            .find(|row| text(&row[0]) == name)
+            .unwrap_or_else(|| panic!("{name} missing from SHOW STATUS"));
+        text(&row[1]).parse().unwrap()
+    };
+    [
+        "xrpc_plan_compiled_hit",
+        "xrpc_plan_compiled_miss",
+        "xrpc_plan_compilations",
+        "xrpc_plan_compiled_invalidated",
+        "xrpc_plan_compiled_evict",
+        "xrpc_plan_compiled_expired",
+        "xrpc_plan_compiled_entries",
+    ]
+    .map(get)
+}
+
+#[test]
+fn compiled_plan_counters_count_per_node_and_an_alter_invalidates() {
+    let (_node, mut client) = users_node();
+    let other = TestNode::start();
+    let mut other_client = other.client();
+    other_client.new_session(SID);
+    // The users table's DDL ran before any plan was kept: nothing to invalidate yet.
+    assert_eq!(compiled_counters(&mut client), [0; 7]);
+    let plan = Plan::get("users").key([("id", placeholder(0))]).build();
+    assert_eq!(run_plan(&mut client, &plan, &[1i64.into()]).rows.len(), 1);
+    assert_eq!(run_plan(&mut client, &plan, &[2i64.into()]).rows.len(), 1);
+    // One miss that compiled, one hit; one plan kept.
+    assert_eq!(compiled_counters(&mut client), [1, 1, 1, 0, 0, 0, 1]);
+    sql(&mut client, "ALTER TABLE users ADD COLUMN note VARCHAR(10)");
+    assert_eq!(compiled_counters(&mut client), [1, 1, 1, 1, 0, 0, 0]);
+    let altered = run_plan(&mut client, &plan, &[1i64.into()]);
+    assert_eq!(
+        altered.columns.len(),
+        5,
+        "compiled afresh with the new column"
+    );
+    assert_eq!(compiled_counters(&mut client), [1, 2, 2, 1, 0, 0, 1]);
+    // Another node in the same process counts its own plans only: a failed compile there (no
+    // such table) is its miss and compilation, not this node's.
+    assert_eq!(compiled_counters(&mut other_client), [0; 7]);
+    let failed = run_plan(&mut other_client, &plan, &[1i64.into()]);
+    assert_eq!(failed.error_code(), Some(1146));
+    assert_eq!(compiled_counters(&mut other_client), [0, 1, 1, 0, 0, 0, 0]);
+    assert_eq!(compiled_counters(&mut client), [1, 2, 2, 1, 0, 0, 1]);
+}
+
 #[test]
 fn compiled_plans_follow_schema_changes_and_evicted_digests_miss() {
     // One plan kept at a time, so a second digest evicts the first.

@@ -6,8 +6,9 @@
 //! On a machine whose cores are shared (with the load generator, with other work), QPS and
 //! latency move with whatever else runs; the CPU time the server itself spends per request moves
 //! much less, so it is the figure to judge a change to the server by. It is the server process's
-//! utime + stime (fields 14 and 15 of `/proc/<pid>/stat`, dead threads included) read when the
-//! window opens and when it closes, divided by the requests completed in the window.
+//! utime + stime (fields 14 and 15 of `/proc/<pid>/stat`, dead threads included, read by
+//! [`super::stats::pid_cpu`]) when the window opens and when it closes, divided by the requests
+//! completed in the window.
 //!
 //! # Finding the process
 //!
@@ -23,29 +24,6 @@
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::path::Path;
 use std::time::Duration;
-
-/// CPU time (user + system) of process `pid`, from `/proc/<pid>/stat`.
-pub fn process_cpu_of(pid: u32) -> Option<Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    cpu_of_stat_line(&stat)
-}
-
-/// utime + stime of one `/proc/<pid>/stat` line.
-fn cpu_of_stat_line(stat: &str) -> Option<Duration> {
-    // The command name may hold spaces and parentheses; the fields start after the last ')'.
-    let rest = stat.get(stat.rfind(')')? + 2..)?;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    Some(Duration::from_nanos(
-        ticks.saturating_mul(1_000_000_000) / clock_ticks_per_second(),
-    ))
-}
-
-/// `sysconf(_SC_CLK_TCK)`: the kernel's USER_HZ, 100 on every Linux architecture this runs on.
-fn clock_ticks_per_second() -> u64 {
-    100
-}
 
 /// Whether `host:port` names this machine (a loopback or unspecified address, or one of ours by
 /// resolution to loopback); only such targets have a local process to measure.
@@ -215,21 +193,12 @@ mod tests {
     }
 
     #[test]
-    fn stat_lines_give_utime_plus_stime() {
-        // pid (comm with ") spaces") state ppid … utime=250 stime=50 at fields 14 and 15.
-        let line = "42 (a) b) c) S 1 42 42 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 4 0 1000 0 0";
-        assert_eq!(cpu_of_stat_line(line), Some(Duration::from_secs(3)));
-        assert_eq!(cpu_of_stat_line("42 (x) S 1"), None);
-    }
-
-    #[test]
     fn the_process_listening_on_a_port_is_found() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         assert_eq!(pid_listening_on(port), Some(std::process::id()));
         drop(listener);
         assert_eq!(pid_listening_on(port), None, "no longer listening");
-        assert!(process_cpu_of(std::process::id()).is_some());
     }
 
     #[test]

@@ -269,17 +269,22 @@ pub fn pids_cpu(pids: &[u32]) -> Option<Duration> {
 }
 
 fn stat_cpu(path: &str) -> Option<Duration> {
-    let stat = std::fs::read_to_string(path).ok()?;
+    cpu_of_stat_line(&std::fs::read_to_string(path).ok()?)
+}
+
+/// utime + stime of one `/proc/<pid>/stat` line.
+fn cpu_of_stat_line(stat: &str) -> Option<Duration> {
     // The command name may hold spaces and parentheses; the fields start after the last ')'.
-    let rest = &stat[stat.rfind(')')? + 2..];
+    let rest = stat.get(stat.rfind(')')? + 2..)?;
     let fields: Vec<&str> = rest.split_whitespace().collect();
     // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
     let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    let hz = clock_ticks_per_second();
-    Some(Duration::from_secs_f64(ticks as f64 / hz as f64))
+    Some(Duration::from_nanos(
+        ticks.saturating_mul(1_000_000_000) / clock_ticks_per_second(),
+    ))
 }
 
-/// `sysconf(_SC_CLK_TCK)`: 100 on every Linux architecture this runs on.
+/// `sysconf(_SC_CLK_TCK)`: the kernel's USER_HZ, 100 on every Linux architecture this runs on.
 fn clock_ticks_per_second() -> u64 {
     100
 }
@@ -395,6 +400,14 @@ mod tests {
         assert!(x > 0);
         assert!(r.cpu >= Duration::from_millis(30), "{:?}", r.cpu);
         assert!(process_cpu().unwrap() >= before);
+    }
+
+    #[test]
+    fn stat_lines_give_utime_plus_stime() {
+        // pid (comm with ") spaces") state ppid … utime=250 stime=50 at fields 14 and 15.
+        let line = "42 (a) b) c) S 1 42 42 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 4 0 1000 0 0";
+        assert_eq!(cpu_of_stat_line(line), Some(Duration::from_secs(3)));
+        assert_eq!(cpu_of_stat_line("42 (x) S 1"), None);
     }
 
     #[test]

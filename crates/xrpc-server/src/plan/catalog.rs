@@ -64,6 +64,27 @@
 //! oldest shape, and checked with the same rule. Shapes are shared (`Arc`), never copied per
 //! request.
 //!
+//! [`ShapeCache::schema_may_have_changed`] drops every compiled plan at once (they could never be
+//! used again); one stored by a compile that raced with the change carries the old epoch and is
+//! dropped when it is found or replaced.
+//!
+//! ## Counters
+//!
+//! [`ShapeCache::compiled_counters`] feeds `SHOW STATUS` and the metrics endpoint
+//! (`xrpc_plan_compiled_*`, `xrpc_plan_compilations`), per node since each node owns its cache:
+//!
+//! - a request that may use the cache is either a *hit* (a kept plan bound its parameters) or a
+//!   *miss* (none kept, one no longer usable, or one whose SQL text these parameters would
+//!   change); a session with uncommitted schema changes, or an engine that keeps nothing, is
+//!   neither;
+//! - *compilations* count every compile run: after a miss, for a session that may not use the
+//!   cache, and the second compile when kept shapes proved stale;
+//! - a kept plan leaves the cache *invalidated* (a schema may have changed since it was
+//!   compiled), *expired* (its shapes outlived [`ShapeKeeping::For`]'s lifetime), *evicted* (the
+//!   cache was full of usable plans and was cleared), or silently when a fresh compile replaces
+//!   it for another reason (its parameters changed the SQL text, or another session compiled the
+//!   same plan at the same moment).
+//!
 //! [`Engine::sees_all_schema_changes`]: crate::engine::Engine::sees_all_schema_changes
 //! [`Engine::plan_shape_lifetime`]: crate::engine::Engine::plan_shape_lifetime
 
@@ -108,6 +129,42 @@ pub struct ShapeCache {
     /// Compiled plans by digest (or by the whole encoded plan when it came without one), one
     /// per session database; see [`compile_cached`].
     compiled: Mutex<HashMap<Bytes, Vec<CompiledEntry>>>,
+    /// What happened to compiled plans (module docs, "Counters").
+    counters: CompiledCounterCells,
+}
+
+/// The compiled-plan cache's counters, as `SHOW STATUS` shows them; see the module docs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CompiledCounters {
+    /// Requests served by a kept compiled plan.
+    pub hits: u64,
+    /// Requests that could have used one and found none usable.
+    pub misses: u64,
+    /// Compile runs, failed ones included.
+    pub compilations: u64,
+    /// Kept plans dropped because the cache was full.
+    pub evictions: u64,
+    /// Kept plans dropped because a schema may have changed since they were compiled.
+    pub invalidations: u64,
+    /// Kept plans dropped because their shapes outlived the engine's shape lifetime.
+    pub expirations: u64,
+    /// Compiled plans kept now.
+    pub entries: u64,
+}
+
+/// The atomics behind [`CompiledCounters`] (all but `entries`, which is counted when asked).
+#[derive(Debug, Default)]
+struct CompiledCounterCells {
+    hits: AtomicU64,
+    misses: AtomicU64,
+    compilations: AtomicU64,
+    evictions: AtomicU64,
+    invalidations: AtomicU64,
+    expirations: AtomicU64,
+}
+
+fn bump(counter: &AtomicU64, by: usize) {
+    counter.fetch_add(by as u64, Ordering::Relaxed);
 }
 
 /// A compiled plan kept in a [`ShapeCache`].
@@ -137,13 +194,47 @@ impl ShapeCache {
             epoch: AtomicU64::new(0),
             shapes: Mutex::new(HashMap::new()),
             compiled: Mutex::new(HashMap::new()),
+            counters: CompiledCounterCells::default(),
         }
     }
 
     /// A statement that may have changed a schema ended, or a transaction that ran one did, or
-    /// a plan failed in a way a stale shape explains.
+    /// a plan failed in a way a stale shape explains. Every compiled plan is dropped: none of
+    /// them could be used again.
     pub fn schema_may_have_changed(&self) {
         self.epoch.fetch_add(1, Ordering::SeqCst);
+        let dropped: usize = self.compiled.lock().drain().map(|(_, e)| e.len()).sum();
+        bump(&self.counters.invalidations, dropped);
+    }
+
+    /// The compiled-plan cache's counters (module docs, "Counters").
+    pub fn compiled_counters(&self) -> CompiledCounters {
+        let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
+        let cells = &self.counters;
+        CompiledCounters {
+            hits: load(&cells.hits),
+            misses: load(&cells.misses),
+            compilations: load(&cells.compilations),
+            evictions: load(&cells.evictions),
+            invalidations: load(&cells.invalidations),
+            expirations: load(&cells.expirations),
+            entries: self.compiled_len() as u64,
+        }
+    }
+
+    /// Counts a kept plan dropped because it was no longer usable at `epoch` and `now`: a
+    /// schema change (its epoch is old) or its lifetime. A usable one dropped is not counted
+    /// here (a replacement or an eviction; the caller knows which).
+    fn dropped_unusable(&self, entry: &CompiledEntry, epoch: u64, now: Instant) -> bool {
+        if entry.epoch != epoch {
+            bump(&self.counters.invalidations, 1);
+            true
+        } else if !self.usable(entry.epoch, entry.read_at, epoch, now) {
+            bump(&self.counters.expirations, 1);
+            true
+        } else {
+            false
+        }
     }
 
     /// Whether something kept at `kept_epoch`, its shapes read at `read_at`, may be used now.
@@ -178,19 +269,29 @@ impl ShapeCache {
             .then(|| Arc::clone(&entry.compiled))
     }
 
-    fn keep_compiled(&self, key: Bytes, entry: CompiledEntry, epoch: u64, now: Instant) {
+    fn keep_compiled(&self, key: Bytes, entry: CompiledEntry, now: Instant) {
         let mut compiled = self.compiled.lock();
+        // Entries are judged by the epoch now: one newer than `entry` is not stale.
+        let current = self.epoch.load(Ordering::SeqCst);
         if !compiled.contains_key(&key) && compiled.len() >= COMPILED_CACHE_CAPACITY {
             compiled.retain(|_, entries| {
-                entries.retain(|e| self.usable(e.epoch, e.read_at, epoch, now));
+                entries.retain(|e| !self.dropped_unusable(e, current, now));
                 !entries.is_empty()
             });
             if compiled.len() >= COMPILED_CACHE_CAPACITY {
-                compiled.clear();
+                let evicted: usize = compiled.drain().map(|(_, e)| e.len()).sum();
+                bump(&self.counters.evictions, evicted);
             }
         }
         let entries = compiled.entry(key).or_default();
-        entries.retain(|e| e.session_schema != entry.session_schema);
+        entries.retain(|e| {
+            if e.session_schema != entry.session_schema {
+                return true;
+            }
+            // Replaced by `entry`: counted if it could not have been used anyway.
+            self.dropped_unusable(e, current, now);
+            false
+        });
         entries.push(entry);
     }
 }
@@ -245,6 +346,7 @@ pub fn compile_cached(
             cache.compiled_hit(request.key, session_schema, request.encoded, epoch, now)
         {
             if let Some(args) = compiled.bind(request.params) {
+                bump(&cache.counters.hits, 1);
                 return Ok(PreparedPlan {
                     compiled,
                     args,
@@ -252,6 +354,7 @@ pub fn compile_cached(
                 });
             }
         }
+        bump(&cache.counters.misses, 1);
     }
     let decoded;
     let plan = match request.plan {
@@ -263,6 +366,7 @@ pub fn compile_cached(
         }
     };
     let mut catalog = CachingCatalog::new(cache, conn, use_cache, session_schema);
+    bump(&cache.counters.compilations, 1);
     let compiled = match super::compile(plan, request.params, &mut catalog) {
         // A kept shape may be stale (a column or index added since): drop the kept shapes and
         // compile once more from fresh ones.
@@ -273,6 +377,7 @@ pub fn compile_cached(
             epoch = cache.epoch.load(Ordering::SeqCst);
             catalog.used_cache = false;
             catalog.oldest_shape = None;
+            bump(&cache.counters.compilations, 1);
             super::compile(plan, request.params, &mut catalog)?
         }
         other => other?,
@@ -287,7 +392,7 @@ pub fn compile_cached(
             read_at: catalog.oldest_shape.unwrap_or(now),
             compiled: Arc::clone(&compiled),
         };
-        cache.keep_compiled(request.key.clone(), entry, epoch, now);
+        cache.keep_compiled(request.key.clone(), entry, now);
     }
     Ok(PreparedPlan {
         compiled,
@@ -849,6 +954,61 @@ mod tests {
         let never = ShapeCache::new(ShapeKeeping::Never);
         prepare(&never, &mut conn, true, None, &digest, 1);
         assert_eq!(never.compiled_len(), 0);
+    }
+
+    #[test]
+    fn compiled_plan_counters_follow_hits_misses_and_what_drops_an_entry() {
+        let cache = ShapeCache::new(ShapeKeeping::UntilSchemaChange);
+        let mut conn = describing();
+        let digest = Bytes::from_static(b"digest-of-plan-1");
+        prepare(&cache, &mut conn, true, None, &digest, 1);
+        prepare(&cache, &mut conn, true, None, &digest, 2);
+        let counters = cache.compiled_counters();
+        assert_eq!(
+            counters,
+            CompiledCounters {
+                hits: 1,
+                misses: 1,
+                compilations: 1,
+                entries: 1,
+                ..CompiledCounters::default()
+            }
+        );
+        // A schema change drops every kept plan at once.
+        prepare(&cache, &mut conn, true, Some("db2"), &digest, 1);
+        cache.schema_may_have_changed();
+        let counters = cache.compiled_counters();
+        assert_eq!((counters.invalidations, counters.entries), (2, 0));
+        // A session with uncommitted DDL compiles without a lookup: neither hit nor miss.
+        prepare(&cache, &mut conn, false, None, &digest, 1);
+        let counters = cache.compiled_counters();
+        assert_eq!(
+            (counters.hits, counters.misses, counters.compilations),
+            (1, 2, 3)
+        );
+        // A full cache of usable plans is cleared: each of them counts as evicted.
+        for n in 0..COMPILED_CACHE_CAPACITY + 1 {
+            let key = Bytes::from(format!("digest-{n}"));
+            prepare(&cache, &mut conn, true, None, &key, 1);
+        }
+        let counters = cache.compiled_counters();
+        assert_eq!(counters.evictions, COMPILED_CACHE_CAPACITY as u64);
+        assert_eq!(counters.entries, 1);
+        assert_eq!(counters.invalidations, 2, "evictions are not invalidations");
+        // A plan whose shapes outlived their lifetime is replaced and counted as expired.
+        let expiring = ShapeCache::new(ShapeKeeping::For(Duration::ZERO));
+        prepare(&expiring, &mut conn, true, None, &digest, 1);
+        prepare(&expiring, &mut conn, true, None, &digest, 1);
+        let counters = expiring.compiled_counters();
+        assert_eq!(
+            (counters.misses, counters.expirations, counters.entries),
+            (2, 1, 1)
+        );
+        // Counters belong to their cache (one per node).
+        assert_eq!(
+            ShapeCache::new(ShapeKeeping::UntilSchemaChange).compiled_counters(),
+            CompiledCounters::default()
+        );
     }
 
     #[test]

@@ -339,7 +339,20 @@ impl Rel {
                 frag.sql.push_str(", ");
             }
             frag.push(&output.expr);
-            let _ = write!(frag.sql, " AS {}", quote(&output.name));
+            // A column read under its own name is named so by both engines without an alias;
+            // the alias would only lengthen the text the `mysql` engine's backend parses on
+            // every run.
+            let quoted = quote(&output.name);
+            let plain_column = output.expr.args.is_empty()
+                && output
+                    .expr
+                    .sql
+                    .strip_prefix(TABLE_ALIAS)
+                    .and_then(|rest| rest.strip_prefix('.'))
+                    == Some(quoted.as_str());
+            if !plain_column {
+                let _ = write!(frag.sql, " AS {quoted}");
+            }
         }
         frag.sql.push_str(" FROM ");
         frag.push(&self.from);
@@ -704,11 +717,19 @@ impl Compiler<'_> {
             ));
         }
         let mut lookups = Vec::with_capacity(get.keys.len());
+        // Whether every lookup finds at most one row: it sets every part of the primary key to
+        // a value (not NULL, which `IS NULL` could match more than once on SQLite, whose
+        // non-INTEGER primary keys admit NULLs). Such a lookup needs no ORDER BY, which is
+        // parsed and planned by the engine on every run of the statement (the `mysql` engine
+        // sends the text each time).
+        let mut all_single_row = self.index == "PRIMARY";
         for key in &get.keys {
             if key.keys.is_empty() {
                 return Err(malformed("a GET key without key parts"));
             }
             let parts = self.key_conditions(&source, key, "a GET key")?;
+            all_single_row &= parts.len() == source.key.len()
+                && parts.iter().all(|(.., arg)| arg.value != Value::Null);
             let mut condition = Frag::default();
             for (i, (_, column, arg)) in parts.into_iter().enumerate() {
                 if i > 0 {
@@ -729,6 +750,9 @@ impl Compiler<'_> {
         if lookups.len() == 1 {
             let mut rel = self.base(&source, &source.shape.columns, table_from, false);
             rel.conditions = lookups;
+            if all_single_row {
+                rel.order.clear();
+            }
             return Ok(rel);
         }
         // Several lookups: a UNION ALL numbered by lookup, ordered by that number first.
@@ -747,6 +771,9 @@ impl Compiler<'_> {
         }
         let _ = write!(from.sql, ") AS {TABLE_ALIAS}");
         let mut rel = self.base(&source, &source.shape.columns, from, false);
+        if all_single_row {
+            rel.order.clear();
+        }
         rel.order
             .insert(0, format!("{TABLE_ALIAS}.{}", quote(LOOKUP_COLUMN)));
         Ok(rel)

@@ -91,10 +91,44 @@ fn point_get_by_primary_key_binds_the_placeholder() {
     );
     assert_eq!(
         compiled.sql,
-        "SELECT `t`.`id` AS `id`, `t`.`k` AS `k`, `t`.`a` AS `a`, `t`.`b` AS `b` \
-         FROM `t` AS `t` WHERE (`t`.`id` = ?) ORDER BY `t`.`id`"
+        "SELECT `t`.`id`, `t`.`k`, `t`.`a`, `t`.`b` FROM `t` AS `t` WHERE (`t`.`id` = ?)"
     );
     assert_eq!(compiled.args, [Value::Sint(5)]);
+}
+
+#[test]
+fn only_lookups_of_one_row_each_go_without_order_by() {
+    // A NULL primary key part may match several rows (SQLite admits them): ordered.
+    let null_key = ok(Plan::get("t").key([("id", Param::Null)]).build(), &[]);
+    assert!(
+        null_key
+            .sql
+            .ends_with("WHERE (`t`.`id` IS NULL) ORDER BY `t`.`id`"),
+        "{}",
+        null_key.sql
+    );
+    // Several full primary-key lookups: in lookup order, nothing else to order.
+    let several = ok(
+        Plan::get("t")
+            .key([("id", 1i64)])
+            .key([("id", 2i64)])
+            .build(),
+        &[],
+    );
+    assert!(
+        several.sql.ends_with("AS `t` ORDER BY `t`.`xrpc lookup`"),
+        "{}",
+        several.sql
+    );
+    // A full key of a secondary index is not known to be unique: ordered.
+    let secondary = ok(
+        Plan::get("t")
+            .index("AB")
+            .key([("a", 1i64), ("b", 2i64)])
+            .build(),
+        &[],
+    );
+    assert!(secondary.sql.contains(" ORDER BY "), "{}", secondary.sql);
 }
 
 #[test]
@@ -109,7 +143,7 @@ fn a_get_by_secondary_index_orders_by_index_then_primary_key() {
     );
     assert_eq!(
         compiled.sql,
-        "SELECT `t`.`b` AS `b`, `t`.`id` AS `id` FROM `t` AS `t` \
+        "SELECT `t`.`b`, `t`.`id` FROM `t` AS `t` \
          WHERE (`t`.`a` = ? AND `t`.`b` = ?) ORDER BY `t`.`a`, `t`.`b`, `t`.`id`"
     );
     assert_eq!(compiled.args, [Value::Sint(1), Value::Sint(2)], "key order");
