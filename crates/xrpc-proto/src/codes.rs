@@ -181,7 +181,7 @@ error_codes! {
         "SET or SHOW names a variable the node does not have.";
     WRONG_VALUE_FOR_VAR = 1231, "42000", Error,
         "Variable can't be set to the value",
-        "SET GLOBAL with a value outside the variable's range.";
+        "SET GLOBAL with a value outside the variable's range, or one the node cannot apply (`xrpc_binlog` switched on with a binlog directory it cannot create or open); the variable keeps its value.";
     READ_ONLY_VARIABLE = 1238, "HY000", Error,
         "Variable is a read only variable",
         "SET GLOBAL of a variable fixed at start-up (ER_INCORRECT_GLOBAL_LOCAL_VAR).";
