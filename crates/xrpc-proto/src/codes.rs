@@ -172,7 +172,7 @@ error_codes! {
         "`schema_name`, `USE`, `SHOW … FROM` or the session's current database names no database.";
     LOCK_WAIT_TIMEOUT = 1205, "HY000", Error,
         "Lock wait timeout exceeded; try restarting transaction",
-        "The engine's busy timeout ran out while waiting for a lock.";
+        "The engine's busy timeout ran out while waiting for a lock. SQLite engine, also at once, without waiting: a write in a deferred transaction that another connection's commit has overtaken (see \"Lock waits\" under the SQLite engine).";
     WRONG_ARGUMENTS = 1210, "HY000", Error,
         "Incorrect arguments",
         "Statement arguments that do not match its placeholders, or a value of an unsupported type. For EXEC_PLAN_READ: a malformed plan (a missing node or field, an unknown plan or expression type, nesting deeper than 32 plan or 32 expression levels, a placeholder without its parameter, key parts that are not a prefix of the index).";
@@ -181,7 +181,7 @@ error_codes! {
         "SET or SHOW names a variable the node does not have.";
     WRONG_VALUE_FOR_VAR = 1231, "42000", Error,
         "Variable can't be set to the value",
-        "SET GLOBAL with a value outside the variable's range.";
+        "SET GLOBAL with a value outside the variable's range, or one the node cannot apply (`xrpc_binlog` switched on with a binlog directory it cannot create or open); the variable keeps its value.";
     READ_ONLY_VARIABLE = 1238, "HY000", Error,
         "Variable is a read only variable",
         "SET GLOBAL of a variable fixed at start-up (ER_INCORRECT_GLOBAL_LOCAL_VAR).";

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use xrpc_net::{NetConfig, Server};
+use xrpc_proto::codes;
 
 use crate::auth::Accounts;
 use crate::cache::RequestCache;
@@ -22,6 +23,7 @@ use crate::engine::Engine;
 use crate::engine::mysql::{MysqlEngine, PoolOptions};
 use crate::engine::sqlite::{ParseSynchronousError, SqliteEngine, SqliteOptions};
 use crate::node::NodeShared;
+use crate::result::SqlError;
 use crate::settings::Settings;
 use crate::tls::TlsContext;
 use crate::users::UserConfig;
@@ -291,12 +293,18 @@ impl NodeBuilder {
         if !config.is_empty() {
             binlog.configure(&config)?;
         }
-        vars.on_change(VarId::Binlog, |value| {
+        // The grammar was checked before the change; the sink can still fail (a directory the
+        // node cannot create or open): then the statement fails and the variable keeps the config
+        // in force, so SHOW VARIABLES never shows a log that is not being written.
+        vars.try_on_change(VarId::Binlog, |value| {
             let text = value.as_str().unwrap_or_default();
-            if let Err(err) = crate::binlog::global().configure(text) {
-                // The grammar was checked before the change; only the sink can fail here.
-                tracing::error!(%err, "binlog: cannot switch to the new config; it stays as it was");
-            }
+            crate::binlog::global().configure(text).map_err(|err| {
+                tracing::warn!(%err, "binlog: cannot switch to the new config; it stays as it was");
+                SqlError::new(
+                    &codes::WRONG_VALUE_FOR_VAR,
+                    format!("Variable 'xrpc_binlog' can't be set to the value of '{text}': {err}"),
+                )
+            })
         });
         engine.bind_variables(&vars);
         let mut shared =

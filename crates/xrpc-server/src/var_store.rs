@@ -40,10 +40,16 @@ enum Slot {
 /// A callback run after a variable changed, with its new value.
 type Observer = Arc<dyn Fn(&VarValue) + Send + Sync>;
 
+/// A callback run before a variable changes, with the new value: an `Err` refuses the change,
+/// which is then not stored (and no observer runs), so the variable keeps showing the value in
+/// force.
+type Applier = Arc<dyn Fn(&VarValue) -> Result<(), SqlError> + Send + Sync>;
+
 /// The live variables of a running node. See the [module docs](self).
 pub struct Variables {
     slots: Box<[Slot]>,
     observers: RwLock<Vec<(VarId, Observer)>>,
+    appliers: RwLock<Vec<(VarId, Applier)>>,
     /// Serializes changes with their observers.
     set_lock: Mutex<()>,
 }
@@ -69,6 +75,7 @@ impl Variables {
         Self {
             slots,
             observers: RwLock::new(Vec::new()),
+            appliers: RwLock::new(Vec::new()),
             set_lock: Mutex::new(()),
         }
     }
@@ -104,10 +111,12 @@ impl Variables {
     /// runs the observers. Returns the value stored.
     ///
     /// Errors are the MySQL ones: 1193 for an unknown name, 1238 for a variable that cannot change
-    /// at runtime, 1231 for a value of the wrong kind or out of range (naming the allowed values).
+    /// at runtime, 1231 for a value of the wrong kind or out of range (naming the allowed values),
+    /// and whatever an applier registered with [`try_on_change`](Self::try_on_change) refuses
+    /// with (the variable then keeps its value).
     pub fn set_global(&self, name: &str, value: &SetValue) -> Result<VarValue, SqlError> {
         let (id, converted) = self.prepare_set(name, value)?;
-        self.set_checked(id, converted.clone());
+        self.set_checked(id, converted.clone())?;
         Ok(converted)
     }
 
@@ -120,7 +129,7 @@ impl Variables {
         let target = id.target();
         let settable = match target.def().access {
             Access::Dynamic => true,
-            Access::Applied => self.has_observer(target),
+            Access::Applied => self.has_observer(target) || self.has_applier(target),
             Access::Startup | Access::ReadOnly => false,
         };
         if !settable {
@@ -155,10 +164,11 @@ impl Variables {
         Ok((target, converted))
     }
 
-    /// Stores a value returned by [`prepare_set`](Self::prepare_set) and runs the observers.
-    pub fn commit_set(&self, id: VarId, value: VarValue) {
+    /// Stores a value returned by [`prepare_set`](Self::prepare_set) and runs the observers,
+    /// unless an applier refuses it (see [`try_on_change`](Self::try_on_change)).
+    pub fn commit_set(&self, id: VarId, value: VarValue) -> Result<(), SqlError> {
         debug_assert!(id.def().check(&value));
-        self.set_checked(id, value);
+        self.set_checked(id, value)
     }
 
     /// Stores `value` regardless of the access class, for values the node itself derives (the
@@ -177,8 +187,7 @@ impl Variables {
                 ),
             ));
         }
-        self.set_checked(target, value);
-        Ok(())
+        self.set_checked(target, value)
     }
 
     /// Registers `observer`, run with the new value after every change of `id` (of its target,
@@ -191,13 +200,42 @@ impl Variables {
             .push((id.target(), Arc::new(observer)));
     }
 
+    /// Registers `applier`, run with the new value before every change of `id` (of its target, for
+    /// an alias), with the change lock held. Unlike an [`on_change`](Self::on_change) observer it
+    /// may fail: its error is the statement's, nothing is stored and no observer runs, so the
+    /// variable keeps showing the value in force (`xrpc_binlog` with a directory the node cannot
+    /// create, for example). Like an observer, it makes an [`Access::Applied`] variable settable
+    /// and must not set variables.
+    pub fn try_on_change(
+        &self,
+        id: VarId,
+        applier: impl Fn(&VarValue) -> Result<(), SqlError> + Send + Sync + 'static,
+    ) {
+        self.appliers.write().push((id.target(), Arc::new(applier)));
+    }
+
     fn has_observer(&self, id: VarId) -> bool {
         self.observers.read().iter().any(|(v, _)| *v == id)
     }
 
-    /// Stores a checked value into the target's slot and runs its observers, in change order.
-    fn set_checked(&self, target: VarId, value: VarValue) {
+    fn has_applier(&self, id: VarId) -> bool {
+        self.appliers.read().iter().any(|(v, _)| *v == id)
+    }
+
+    /// Runs the target's appliers; if all accept, stores the checked value into the target's slot
+    /// and runs its observers, in change order.
+    fn set_checked(&self, target: VarId, value: VarValue) -> Result<(), SqlError> {
         let _serial = self.set_lock.lock();
+        let appliers: Vec<Applier> = self
+            .appliers
+            .read()
+            .iter()
+            .filter(|(v, _)| *v == target)
+            .map(|(_, a)| a.clone())
+            .collect();
+        for applier in appliers {
+            applier(&value)?;
+        }
         self.store(target, &value);
         let observers: Vec<Observer> = self
             .observers
@@ -209,6 +247,7 @@ impl Variables {
         for observer in observers {
             observer(&value);
         }
+        Ok(())
     }
 
     /// Writes a value already checked against the kind; a value of another kind is ignored. No
@@ -399,6 +438,31 @@ mod tests {
             .unwrap();
         assert_eq!(seen.load(Ordering::Relaxed), 500);
         assert_eq!(v.net_write_timeout(), Duration::from_millis(500));
+    }
+
+    #[test]
+    fn a_refusing_applier_keeps_the_old_value_and_skips_the_observers() {
+        let v = Variables::new();
+        let observed = Arc::new(AtomicU64::new(0));
+        let o = observed.clone();
+        v.on_change(VarId::NetWriteTimeout, move |_| {
+            o.fetch_add(1, Ordering::Relaxed);
+        });
+        v.try_on_change(VarId::NetWriteTimeout, |value| match value.as_int() {
+            Some(700) => Err(SqlError::new(
+                &codes::WRONG_VALUE_FOR_VAR,
+                "cannot apply 700",
+            )),
+            _ => Ok(()),
+        });
+        v.set_global("xrpc_net_write_timeout", &SetValue::Int(500))
+            .unwrap();
+        let err = v
+            .set_global("xrpc_net_write_timeout", &SetValue::Int(700))
+            .unwrap_err();
+        assert_eq!((err.code, err.message.as_str()), (1231, "cannot apply 700"));
+        assert_eq!(v.net_write_timeout(), Duration::from_millis(500));
+        assert_eq!(observed.load(Ordering::Relaxed), 1);
     }
 
     #[test]

@@ -458,3 +458,58 @@ fn rotation_follows_the_configured_file_size_and_count() {
         assert!(Instant::now() < deadline, "no rotation: {files:?}");
     }
 }
+
+/// `SET GLOBAL xrpc_binlog` switching the log on with a directory the node cannot create is
+/// refused with 1231, and the variable keeps the value in force (the log stays off); once the
+/// directory can be created, the same statement switches the log on. A node process of its own,
+/// so the log's writer has not started yet; the directory is a path under a regular file, which
+/// fails even for root.
+#[test]
+fn set_global_refuses_a_binlog_directory_that_cannot_be_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let blocker = dir.path().join("not-a-directory");
+    std::fs::write(&blocker, b"a regular file").unwrap();
+    let logs = blocker.join("binlog");
+    let server = common::ServerProcess::spawn(
+        dir.path(),
+        &dir.path().join("server.log"),
+        &["--binlog-dir", logs.to_str().unwrap()],
+    );
+    let mut client = server.client();
+    client.new_session(1);
+
+    let refused = client.query(1, "SET GLOBAL xrpc_binlog = '*'");
+    let error = refused.error.expect("the SET must fail");
+    assert_eq!((error.code, error.sql_state.as_str()), (1231, "42000"));
+    assert!(
+        error.msg.starts_with(
+            "Variable 'xrpc_binlog' can't be set to the value of '*': cannot open the binlog directory"
+        ) && error.msg.contains(logs.to_str().unwrap()),
+        "{}",
+        error.msg
+    );
+    assert_eq!(
+        common::text(client.query(1, "SELECT @@xrpc_binlog").scalar()),
+        ""
+    );
+    assert_eq!(
+        common::status_value(&mut client, 1, "xrpc_binlog_written"),
+        "0"
+    );
+    // Switching it off (the value in force) is still accepted.
+    let off = client.query(1, "SET GLOBAL xrpc_binlog = ''");
+    assert!(off.error.is_none(), "{:?}", off.error);
+
+    std::fs::remove_file(&blocker).unwrap();
+    let on = client.query(1, "SET GLOBAL xrpc_binlog = '*'");
+    assert!(on.error.is_none(), "{:?}", on.error);
+    assert_eq!(
+        common::text(client.query(1, "SELECT @@xrpc_binlog").scalar()),
+        "*"
+    );
+    common::wait_until(Duration::from_secs(20), "an entry in the new log", || {
+        client.query(1, "SELECT 1");
+        common::status_value(&mut client, 1, "xrpc_binlog_written") != "0"
+    });
+    assert!(!binlog::sink::files_in(&logs).unwrap().is_empty());
+}

@@ -217,11 +217,15 @@ fn execute(
                 .iter()
                 .map(|(name, value)| ctx.vars.prepare_set(name, value))
                 .collect::<Result<Vec<_>, _>>()?;
+            // An applier may still refuse a value (xrpc_binlog with a directory the node cannot
+            // create): the assignments before it stay made, as in MySQL, where a multi-variable
+            // SET that fails part-way does not undo the ones already made.
             for (id, value) in prepared {
-                if id == VarId::EnablePerfHist {
-                    ctx.hist.set_enabled(value.as_bool().unwrap_or(false));
+                let perf_hist = (id == VarId::EnablePerfHist).then(|| value.as_bool());
+                ctx.vars.commit_set(id, value)?;
+                if let Some(on) = perf_hist {
+                    ctx.hist.set_enabled(on.unwrap_or(false));
                 }
-                ctx.vars.commit_set(id, value);
             }
             Ok(ExecSummary::default())
         }

@@ -34,6 +34,12 @@
 //! 1205) or the statement is killed (→ 1317; the kill flag is checked at every step, so a kill
 //! lands within 50 ms even while waiting).
 //!
+//! SQLite calls the handler only for a connection with no read transaction open: a deferred
+//! transaction that has read gets SQLITE_BUSY (1205) on its first write at once while another
+//! connection holds the write lock or has committed since that read (its snapshot is stale). The engine does not retry that statement: the transaction's earlier reads saw the
+//! old snapshot, so only the client can redo the transaction. `begin_immediate` avoids the case
+//! by taking the write lock at BEGIN (docs/PROTOCOL.md, "Lock waits").
+//!
 //! # MySQL statements
 //!
 //! `compat` recognises the MySQL statements SQLite does not know and the engine runs them itself;
