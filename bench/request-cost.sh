@@ -48,7 +48,7 @@ while [ $# -gt 0 ]; do
     --mariadb) MARIADB=1; shift ;;
     --out) OUT_NAME=$2; shift 2 ;;
     --bench-threads) THREADS=$2; shift 2 ;;
-    -h | --help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) bench_die "unknown argument $1 (see --help)" ;;
     esac
 done
