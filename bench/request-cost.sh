@@ -2,9 +2,17 @@
 # The cost of one request on an xrpc node: server CPU, system calls, context switches and
 # eventfd wake-ups per request, at each concurrency, for one or more builds of xrpc-server.
 #
-#   bench/request-cost.sh [--server NAME=PATH]... [--concurrency 1,2,8,64,1024,4096]
-#                         [--workload select1] [--duration 4] [--warmup 1] [--rounds 2]
-#                         [--perf] [--bench-threads N]
+#   bench/request-cost.sh [--server NAME=PATH]... [--mariadb] [--concurrency 1,2,8,64,1024,4096]
+#                         [--workload select1[,point-select…]] [--duration 4] [--warmup 1] [--rounds 2]
+#                         [--perf] [--bench-threads N] [--out NAME]
+#
+# --workload takes a comma-separated list; each round runs every workload at every concurrency.
+# For a workload other than select1 each node gets sbtest1 with as many rows as bench/sysbench.sh
+# prepares (100000): prepared once into a template data directory, copied for every fresh node.
+# --mariadb adds the target `mariadb`: the suite's private MariaDB (bench/mariadb.sh, instance
+# mariadb-otpc on BENCH_MARIADB_PORT or 13306, one-thread-per-connection, on the server CPU, with
+# bench/sysbench.sh's sbtest1), reached directly by `xrpc bench` with mysql://, interleaved with
+# the xrpc nodes; its server CPU is mariadbd's. Started and stopped here unless already running.
 #
 # Each --server (default: this tree's target/release/xrpc-server, built if missing) runs as its
 # own node with a fresh data directory on the server CPU (bench/lib.sh's pinning), and
@@ -21,12 +29,13 @@
 #
 # Results: a table on stdout, one JSON line per step in bench/results/request-cost.jsonl (with
 # the load average and the exact command of every step), and bench/results/request-cost.md,
-# the section bench/report.py keeps in docs/BENCHMARKS.md.
+# the section bench/report.py keeps in docs/BENCHMARKS.md. --out NAME writes
+# bench/results/NAME.jsonl and NAME.md instead, leaving the files report.py reads alone.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 ARGS="$*"
-SERVERS=() CONC=1,2,8,64,1024,4096 WORKLOAD=select1 DURATION=4 WARMUP=1 ROUNDS=2 PERF=0 THREADS=""
+SERVERS=() CONC=1,2,8,64,1024,4096 WORKLOAD=select1 DURATION=4 WARMUP=1 ROUNDS=2 PERF=0 THREADS="" MARIADB=0 OUT_NAME=request-cost
 while [ $# -gt 0 ]; do
     case "$1" in
     --server) SERVERS+=("$2"); shift 2 ;;
@@ -36,8 +45,10 @@ while [ $# -gt 0 ]; do
     --warmup) WARMUP=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
     --perf) PERF=1; shift ;;
+    --mariadb) MARIADB=1; shift ;;
+    --out) OUT_NAME=$2; shift 2 ;;
     --bench-threads) THREADS=$2; shift 2 ;;
-    -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) bench_die "unknown argument $1 (see --help)" ;;
     esac
 done
@@ -53,41 +64,80 @@ if [ "$PERF" = 1 ] && ! perf stat -e raw_syscalls:sys_enter -- true >/dev/null 2
     bench_die "perf stat cannot count raw_syscalls:sys_enter here (perf_event_paranoid?); drop --perf"
 fi
 
-OUT="$BENCH_DIR/results/request-cost.jsonl"
+OUT="$BENCH_DIR/results/$OUT_NAME.jsonl"
 : >"$OUT"
 DATA="$BENCH_RUN/request-cost"
-SERVER=""
+SERVER="" MARIADB_OWNED=0
 stop_server() {
-    if [ -n "$SERVER" ]; then
+    if [ -n "$SERVER" ] && [ "$SERVER" != "${MARIADB_PID:-}" ]; then
         kill "$SERVER" 2>/dev/null || true
         wait "$SERVER" 2>/dev/null || true
         SERVER=""
     fi
 }
-trap stop_server EXIT
+cleanup() {
+    stop_server
+    [ "$MARIADB_OWNED" = 0 ] || bench_stop mariadb-otpc
+}
+trap cleanup EXIT
 bench_raise_nofile >/dev/null
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+IFS=, read -ra WORKLOADS <<<"$WORKLOAD"
+
+# sbtest1 as bench/sysbench.sh prepares it on MariaDB (its ROWS), so that point selects on both
+# search tables of one size.
+TABLE_ROWS=100000
+TEMPLATE=""
+if [ -n "$(printf '%s\n' "${WORKLOADS[@]}" | grep -vx select1 || true)" ]; then
+    TEMPLATE="$BENCH_RUN/request-cost-sbtest-$TABLE_ROWS"
+    if [ ! -f "$TEMPLATE/.prepared" ]; then
+        rm -rf "$TEMPLATE" && mkdir -p "$TEMPLATE"
+        PORT=$(free_port)
+        path=${SERVERS[0]#*=}
+        "$path" --listen "127.0.0.1:$PORT" --data-dir "$TEMPLATE" --log warn 2>"$TEMPLATE.log" &
+        SERVER=$!
+        bench_wait_port "$PORT" 30 "$SERVER" || bench_die "template node did not start (see $TEMPLATE.log)"
+        bench_log "xrpc bench prepare: sbtest1 with $TABLE_ROWS rows in $TEMPLATE"
+        "$BIN/xrpc" bench prepare --target "xrpc://127.0.0.1:$PORT" --table-size "$TABLE_ROWS" >/dev/null
+        stop_server
+        touch "$TEMPLATE/.prepared"
+    fi
+fi
+
+TARGETS=("${SERVERS[@]}")
+if [ "$MARIADB" = 1 ]; then
+    MARIADB_PORT=${BENCH_MARIADB_PORT:-13306}
+    [ -n "$(bench_pids_of mariadb-otpc)" ] || MARIADB_OWNED=1
+    BENCH_MARIADB_NAME=mariadb-otpc BENCH_MARIADB_PORT=$MARIADB_PORT "$BENCH_DIR/mariadb.sh" start one-thread-per-connection >/dev/null
+    BENCH_MARIADB_NAME=mariadb-otpc BENCH_MARIADB_PORT=$MARIADB_PORT "$BENCH_DIR/sysbench.sh" prepare >/dev/null
+    MARIADB_PID=$(bench_pids_of mariadb-otpc | head -1)
+    TARGETS+=("mariadb=mysql://bench:bench@127.0.0.1:$MARIADB_PORT/sbtest")
+fi
 
 IFS=, read -ra LEVELS <<<"$CONC"
 for round in $(seq "$ROUNDS"); do
+  for workload in "${WORKLOADS[@]}"; do
     for c in "${LEVELS[@]}"; do
-        for spec in "${SERVERS[@]}"; do
+        for spec in "${TARGETS[@]}"; do
             name=${spec%%=*} path=${spec#*=}
             rm -rf "$DATA" && mkdir -p "$DATA"
-            PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-            # Started directly so that $! is the node's own pid (taskset execs).
-            "${BENCH_SERVER_PREFIX[@]}" "$path" --listen "127.0.0.1:$PORT" --data-dir "$DATA" --log warn \
-                2>"$DATA/server.log" &
-            SERVER=$!
-            bench_wait_port "$PORT" 30 "$SERVER" || bench_die "$name did not start (see $DATA/server.log)"
-            TARGET="xrpc://127.0.0.1:$PORT"
-            if [ "$WORKLOAD" != select1 ]; then
-                "$BIN/xrpc" bench prepare --target "$TARGET" --table-size 10000 >/dev/null
+            if [ "${path#mysql://}" != "$path" ]; then
+                SERVER=$MARIADB_PID TARGET=$path
+            else
+                [ "$workload" = select1 ] || cp -a "$TEMPLATE/." "$DATA/"
+                PORT=$(free_port)
+                # Started directly so that $! is the node's own pid (taskset execs).
+                "${BENCH_SERVER_PREFIX[@]}" "$path" --listen "127.0.0.1:$PORT" --data-dir "$DATA" --log warn \
+                    2>"$DATA/server.log" &
+                SERVER=$!
+                bench_wait_port "$PORT" 30 "$SERVER" || bench_die "$name did not start (see $DATA/server.log)"
+                TARGET="xrpc://127.0.0.1:$PORT"
             fi
             json="$DATA/step.json"
             threads=()
             [ -n "$THREADS" ] && threads=(--threads "$THREADS")
             cmd=("${BENCH_CLIENT_PREFIX[@]}" "$BIN/xrpc" bench --target "$TARGET" --server-pid "$SERVER"
-                --workload "$WORKLOAD" -c "$c" -d "$DURATION" --warmup "$WARMUP" "${threads[@]}" --json "$json")
+                --workload "$workload" -c "$c" -d "$DURATION" --warmup "$WARMUP" "${threads[@]}" --json "$json")
             load=$(cut -d' ' -f1-3 /proc/loadavg)
             perf_args=()
             if [ "$PERF" = 1 ]; then
@@ -130,10 +180,11 @@ EOF
             bench_log "$(tail -1 "$OUT" | python3 -c 'import json,sys; r=json.load(sys.stdin); r.pop("cmd"); print(r)')"
         done
     done
+  done
 done
 
 COMMIT=$(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo unknown)
-python3 - "$OUT" "$BENCH_DIR/results/request-cost.md" "bench/request-cost.sh${ARGS:+ $ARGS}" "$COMMIT" \
+python3 - "$OUT" "$BENCH_DIR/results/$OUT_NAME.md" "bench/request-cost.sh${ARGS:+ $ARGS}" "$COMMIT" \
     "$BENCH_SERVER_CPUSET" "$BENCH_CLIENT_CPUSET" <<'EOF'
 import json, os, statistics, sys, time
 out_md, command, commit, scpu, ccpu = sys.argv[2:7]
@@ -148,22 +199,22 @@ levels = sorted({r["concurrency"] for r in rows})
 extra = [k for k in ("syscalls_per_request", "cswitches_per_request", "write_per_request",
                      "epoll_pwait_per_request", "ppoll_per_request", "sendmsg_per_request", "read_per_request")
          if any(k in r for r in rows)]
-head = ["server", "clients", "QPS", "p50 µs", "server µs/req", "client µs/req"] + [k.replace("_per_request", "/req") for k in extra]
+workloads = list(dict.fromkeys(r["workload"] for r in rows))
+head = ["server", "workload", "clients", "QPS", "p50 µs", "p99 µs", "server µs/req", "client µs/req"] + [k.replace("_per_request", "/req") for k in extra]
 print("| " + " | ".join(head) + " |")
 print("|---|" + "---:|" * (len(head) - 1))
 def med(rs, k):
     v = [r[k] for r in rs if r.get(k) is not None]
     return statistics.median(v) if v else None
-for c in levels:
-    for s in servers:
-        rs = [r for r in rows if r["server"] == s and r["concurrency"] == c]
-        if not rs:
-            continue
-        cells = [s, str(c), f"{med(rs, 'qps'):.0f}", f"{med(rs, 'p50_us'):.0f}",
-                 f"{med(rs, 'server_cpu_us'):.2f}" if med(rs, 'server_cpu_us') is not None else "–",
-                 f"{med(rs, 'client_cpu_us'):.2f}" if med(rs, 'client_cpu_us') is not None else "–"]
-        cells += [f"{med(rs, k):.2f}" if med(rs, k) is not None else "–" for k in extra]
-        print("| " + " | ".join(cells) + " |")
+for w, c, s in ((w, c, s) for w in workloads for c in levels for s in servers):
+    rs = [r for r in rows if r["server"] == s and r["concurrency"] == c and r["workload"] == w]
+    if not rs:
+        continue
+    cells = [s, w, str(c), f"{med(rs, 'qps'):.0f}", f"{med(rs, 'p50_us'):.0f}", f"{med(rs, 'p99_us'):.0f}",
+             f"{med(rs, 'server_cpu_us'):.2f}" if med(rs, 'server_cpu_us') is not None else "–",
+             f"{med(rs, 'client_cpu_us'):.2f}" if med(rs, 'client_cpu_us') is not None else "–"]
+    cells += [f"{med(rs, k):.2f}" if med(rs, k) is not None else "–" for k in extra]
+    print("| " + " | ".join(cells) + " |")
 loads = [r["loadavg"] for r in rows]
 print(f"\nload average at the steps: {loads[0]} … {loads[-1]}")
 model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
