@@ -51,41 +51,10 @@ use crate::result::{SqlError, SqlWarning, WarningLevel, mysql_type};
 /// `mode` bit: the statement writes (INSERT, REPLACE, UPDATE): a warning is an error.
 const MODE_WRITE: i64 = 1;
 
-/// Words that end an operand rather than being one (so a `-` after them is unary).
-const KEYWORDS: &[&str] = &[
-    "SELECT",
-    "WHERE",
-    "AND",
-    "OR",
-    "NOT",
-    "ON",
-    "WHEN",
-    "THEN",
-    "ELSE",
-    "BY",
-    "HAVING",
-    "DISTINCT",
-    "ALL",
-    "CASE",
-    "IN",
-    "VALUES",
-    "SET",
-    "RETURNING",
-    "LIMIT",
-    "OFFSET",
-    "IS",
-    "LIKE",
-    "BETWEEN",
-    "AS",
-    "FROM",
-    "XOR",
-    "DIV",
-    "MOD",
-    "ESCAPE",
-    "GLOB",
-    "REGEXP",
-    "RLIKE",
-    "INTERVAL",
+/// Words that end an operand rather than being one (so a `-` after them is unary): the clause
+/// words `cast` shares, and these.
+const MORE_KEYWORDS: &[&str] = &[
+    "AS", "FROM", "XOR", "DIV", "MOD", "ESCAPE", "GLOB", "REGEXP", "RLIKE", "INTERVAL",
 ];
 
 /// Words that make a typed literal of the string after them (`DATE '2024-02-29'`).
@@ -177,7 +146,10 @@ impl Pass<'_> {
     }
 
     fn keyword(&self, i: usize) -> bool {
-        KEYWORDS.iter().any(|w| self.word(i, w))
+        super::cast::CLAUSE_WORDS
+            .iter()
+            .chain(MORE_KEYWORDS)
+            .any(|w| self.word(i, w))
     }
 
     /// The multiplicative operator at token `i`, if it is one (`MOD` followed by `(` is the

@@ -77,6 +77,34 @@ use super::strict::{self, ExactNumber, Parts};
 use super::types::DeclKind;
 use crate::result::{SqlError, SqlWarning, WarningLevel, mysql_type};
 
+/// Words that start or join clauses: never a function name before `(`, and never an operand
+/// (so a `-` after one is unary). Shared with `arith`, which adds its own operators.
+pub(super) const CLAUSE_WORDS: &[&str] = &[
+    "SELECT",
+    "WHERE",
+    "AND",
+    "OR",
+    "NOT",
+    "ON",
+    "WHEN",
+    "THEN",
+    "ELSE",
+    "BY",
+    "HAVING",
+    "DISTINCT",
+    "ALL",
+    "CASE",
+    "IN",
+    "VALUES",
+    "SET",
+    "RETURNING",
+    "LIMIT",
+    "OFFSET",
+    "IS",
+    "LIKE",
+    "BETWEEN",
+];
+
 /// `mode` bit: the argument is a string literal.
 const MODE_STRING: i64 = 1;
 /// `mode` bit: the argument is a DECIMAL literal, passed as its text.
@@ -627,35 +655,7 @@ fn plan_temporal_uses(sql: &str, toks: &[Token]) -> Result<TemporalPlan, SqlErro
     };
     // A word before `(` names a function unless it is one of these.
     let is_function_name = |t: &Token| {
-        t.tok == Tok::QuotedIdent
-            || t.tok == Tok::Word
-                && ![
-                    "SELECT",
-                    "WHERE",
-                    "AND",
-                    "OR",
-                    "NOT",
-                    "ON",
-                    "WHEN",
-                    "THEN",
-                    "ELSE",
-                    "BY",
-                    "HAVING",
-                    "DISTINCT",
-                    "ALL",
-                    "CASE",
-                    "IN",
-                    "VALUES",
-                    "SET",
-                    "RETURNING",
-                    "LIMIT",
-                    "OFFSET",
-                    "IS",
-                    "LIKE",
-                    "BETWEEN",
-                ]
-                .iter()
-                .any(|w| word(t, w))
+        t.tok == Tok::QuotedIdent || t.tok == Tok::Word && !CLAUSE_WORDS.iter().any(|w| word(t, w))
     };
     // `SET c = CAST(…)` in an UPDATE (or an upsert) assigns rather than compares.
     let assigns = toks.iter().any(|t| word(t, "UPDATE")) && toks.iter().any(|t| word(t, "SET"));
