@@ -39,7 +39,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpStream, ToSocketAddrs};
 use tokio::sync::Notify;
 
-use crate::driver::{Driven, PipelinePending, Reply, deliver};
+use crate::driver::{Driven, Issued, PipelinePending, Reply, deliver};
 use crate::error::ClientError;
 pub use crate::options::ConnectOptions;
 use crate::proto::{ClientConnection, StreamRead};
@@ -391,7 +391,9 @@ impl Session {
         args: &[Param],
         opts: &ExecOptions,
     ) -> Result<ExecResult, ClientError> {
-        let (_, waiter, deadline) = self.issue(sql, args, opts)?;
+        let Issued {
+            waiter, deadline, ..
+        } = self.issue(sql, args, opts)?;
         self.conn.inner.write.notify_one();
         self.conn.inner.wait(&waiter, deadline).await
     }
@@ -435,7 +437,11 @@ impl Session {
     /// ```
     pub fn query_stream(&mut self, sql: &str) -> Result<RowStream<'_>, ClientError> {
         let opts = self.default_options().stream(true);
-        let (id, waiter, deadline) = self.issue(sql, &[], &opts)?;
+        let Issued {
+            id,
+            waiter,
+            deadline,
+        } = self.issue(sql, &[], &opts)?;
         self.conn.inner.write.notify_one();
         Ok(RowStream {
             session: self,
@@ -508,28 +514,18 @@ impl Session {
         }
     }
 
-    #[allow(
-        clippy::type_complexity,
-        reason = "a private helper's tuple, destructured at once"
-    )]
     fn issue(
         &mut self,
         sql: &str,
         args: &[Param],
         opts: &ExecOptions,
-    ) -> Result<(crate::RequestId, Arc<Waiter<Reply>>, Option<Instant>), ClientError> {
-        let waiter = Arc::new(Waiter::new());
-        let mut state = self.conn.inner.state.lock();
-        let now = Instant::now();
-        let id = state.core.execute(
-            self.sid,
-            Bytes::copy_from_slice(sql.as_bytes()),
-            args,
-            opts,
-            now,
-        )?;
-        state.waiters.insert(id, Arc::clone(&waiter));
-        Ok((id, waiter, opts.timeout.map(|t| now + t)))
+    ) -> Result<Issued, ClientError> {
+        // The lock guard is a temporary of the tail expression: released before returning.
+        self.conn
+            .inner
+            .state
+            .lock()
+            .issue(self.sid, sql, args, opts, Instant::now())
     }
 }
 

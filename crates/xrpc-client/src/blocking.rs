@@ -45,7 +45,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use parking_lot::Mutex;
 
-use crate::driver::{Driven, PipelinePending, Reply, deliver};
+use crate::driver::{Driven, Issued, PipelinePending, Reply, deliver};
 use crate::error::ClientError;
 pub use crate::options::ConnectOptions;
 use crate::proto::{ClientConnection, StreamRead};
@@ -511,13 +511,6 @@ fn write_through_tls(
     }
 }
 
-/// A request just issued: its id, its slot, and when to fire the core's timers for it.
-struct Issued {
-    id: RequestId,
-    waiter: Arc<Waiter<Reply>>,
-    deadline: Option<Instant>,
-}
-
 /// Where a pooled session goes when its handle is dropped clean.
 pub(crate) trait SessionHome: Send + Sync {
     fn give_back(&self, conn: Connection, sid: SessionId);
@@ -731,23 +724,12 @@ impl Session {
         args: &[Param],
         opts: &ExecOptions,
     ) -> Result<Issued, ClientError> {
-        let waiter = Arc::new(Waiter::new());
-        let mut state = self.conn.inner.state.lock();
-        let now = Instant::now();
-        let id = state.core.execute(
-            self.sid,
-            Bytes::copy_from_slice(sql.as_bytes()),
-            args,
-            opts,
-            now,
-        )?;
-        state.waiters.insert(id, Arc::clone(&waiter));
-        drop(state);
-        Ok(Issued {
-            id,
-            waiter,
-            deadline: opts.timeout.map(|t| now + t),
-        })
+        // The lock guard is a temporary of the tail expression: released before returning.
+        self.conn
+            .inner
+            .state
+            .lock()
+            .issue(self.sid, sql, args, opts, Instant::now())
     }
 }
 

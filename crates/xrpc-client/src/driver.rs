@@ -33,6 +33,14 @@ pub(crate) type PipelineItem = (String, Vec<Param>, bool);
 /// The requests of a pipeline whose results are read back, in order, with their deadlines.
 pub(crate) type PipelinePending = VecDeque<(Arc<Waiter<Reply>>, Option<Instant>)>;
 
+/// A request just issued: its id, its slot, and when to fire the core's timers for it.
+#[derive(Debug)]
+pub(crate) struct Issued {
+    pub(crate) id: RequestId,
+    pub(crate) waiter: Arc<Waiter<Reply>>,
+    pub(crate) deadline: Option<Instant>,
+}
+
 /// A wake-up to deliver once the lock is released.
 #[derive(Debug)]
 pub(crate) enum Wake {
@@ -47,6 +55,27 @@ impl Driven {
             core,
             waiters: HashMap::new(),
         }
+    }
+
+    /// Issues one statement on `sid` and registers its waiter.
+    pub(crate) fn issue(
+        &mut self,
+        sid: SessionId,
+        sql: &str,
+        args: &[Param],
+        opts: &ExecOptions,
+        now: Instant,
+    ) -> Result<Issued, ClientError> {
+        let id = self
+            .core
+            .execute(sid, Bytes::copy_from_slice(sql.as_bytes()), args, opts, now)?;
+        let waiter = Arc::new(Waiter::new());
+        self.waiters.insert(id, Arc::clone(&waiter));
+        Ok(Issued {
+            id,
+            waiter,
+            deadline: opts.timeout.map(|t| now + t),
+        })
     }
 
     /// Issues every statement of a pipeline on `sid` and registers a waiter for each one whose
