@@ -16,6 +16,9 @@
 //!   serving [`echo::EchoHandler`], the article's echo-server benchmark.
 //! - `echo-bench` (`cargo run --release -p xrpc-bench --example echo-bench -- --help`): the
 //!   framework against a raw epoll loop and a tokio server, driven by [`loadgen`].
+//! - `select-bench` (`cargo run --release -p xrpc-bench --example select-bench -- --help`): closed-loop
+//!   `SELECT 1` against an xrpc node over raw pre-encoded frames, with the loop `xrpc bench`'s
+//!   driver uses but no client core: the leaner generator `xrpc bench` is checked against.
 
 pub mod echo;
 pub mod loadgen;

@@ -9,7 +9,8 @@
 //! |---|---|---|
 //! | [`Epoll`] | `epoll_create1`, `epoll_ctl`, `epoll_wait` | close-on-exec; `EINTR` from a wait is reported as zero events |
 //! | [`recv`] | `read` | `EAGAIN` and `EINTR` are outcomes, not errors |
-//! | [`send`] | `sendmsg(MSG_NOSIGNAL)` | a closed peer is an `EPIPE` error, never a `SIGPIPE` |
+//! | [`recv_nowait`] | `recvfrom(MSG_DONTWAIT)` | never blocks, even on a blocking socket |
+//! | [`send`] | `sendmsg(MSG_NOSIGNAL \| MSG_DONTWAIT)` | a closed peer is an `EPIPE` error, never a `SIGPIPE`; never blocks |
 //! | [`poll_writable`] | `poll(POLLOUT)` | waits at most the given timeout |
 //! | [`shutdown`] | `shutdown(SHUT_RDWR)` | the peer sees EOF; the fd stays open until its owner drops |
 //!
@@ -26,7 +27,7 @@ use std::time::Duration;
 
 use rustix::event::{PollFd, PollFlags, epoll};
 pub use rustix::io::Errno;
-use rustix::net::{SendAncillaryBuffer, SendFlags};
+use rustix::net::{RecvFlags, SendAncillaryBuffer, SendFlags};
 
 fn err(e: Errno) -> io::Error {
     io::Error::from_raw_os_error(e.raw_os_error())
@@ -174,11 +175,30 @@ pub fn recv(fd: BorrowedFd<'_>, buf: &mut [u8]) -> RecvResult {
     }
 }
 
-/// Writes as much of `data` as the socket takes now, with `MSG_NOSIGNAL`.
+/// Reads what is available into `buf` without waiting, also on a socket left blocking (a driver
+/// that owns one connection blocks in [`recv`] and drains the rest with this).
+#[inline]
+pub fn recv_nowait(fd: BorrowedFd<'_>, buf: &mut [u8]) -> RecvResult {
+    match rustix::net::recv(fd, buf, RecvFlags::DONTWAIT) {
+        Ok((0, _)) => RecvResult::Eof,
+        Ok((n, _)) => RecvResult::Data(n),
+        Err(Errno::AGAIN) => RecvResult::WouldBlock,
+        Err(Errno::INTR) => RecvResult::Interrupted,
+        Err(e) => RecvResult::Error(err(e)),
+    }
+}
+
+/// Writes as much of `data` as the socket takes now, with `MSG_NOSIGNAL | MSG_DONTWAIT`: a full
+/// socket is `EAGAIN` even when the socket itself is blocking.
 #[inline]
 pub fn send(fd: BorrowedFd<'_>, data: &[u8]) -> Result<usize, Errno> {
     let mut control = SendAncillaryBuffer::default();
-    rustix::net::sendmsg(fd, &[IoSlice::new(data)], &mut control, SendFlags::NOSIGNAL)
+    rustix::net::sendmsg(
+        fd,
+        &[IoSlice::new(data)],
+        &mut control,
+        SendFlags::NOSIGNAL | SendFlags::DONTWAIT,
+    )
 }
 
 /// Waits up to `timeout` for the socket to accept more data. Returns `Ok(true)` when writable (or

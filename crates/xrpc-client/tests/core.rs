@@ -492,6 +492,60 @@ fn row_results_decode_every_type() {
 }
 
 #[test]
+fn metadata_seen_before_gives_the_same_columns_and_keeps_its_order_rule() {
+    // The second result's metadata bodies are byte-identical to the first's, so they come from
+    // the connection's cache of decoded metadata instead of being decoded again.
+    let mut pair = Pair::connected();
+    let sid = pair.client.open_session().unwrap();
+    let (columns, rows) = every_type();
+    let mut results = Vec::new();
+    for round in 0..2 {
+        let id = pair.exec(sid, "select everything");
+        pair.client_to_server();
+        pair.server.recv_all();
+        if round == 0 {
+            pair.server.ok(sid.raw());
+        }
+        pair.server.result(sid.raw(), &columns, &rows);
+        pair.server_to_client();
+        results.push(pair.completion(id).unwrap().into_result_set());
+    }
+    assert_eq!(results[0].columns, results[1].columns);
+    assert_eq!(results[1].rows, rows);
+    assert_eq!(results[1].columns[4].collation, Some(33));
+
+    // Cached or not, metadata after a row is a protocol error for that request only.
+    let id = pair.exec(sid, "select x");
+    pair.client_to_server();
+    pair.server.recv_all();
+    pair.server.metadata(sid.raw(), &columns[..1]);
+    pair.server.send(
+        sid.raw(),
+        xrpc_proto::messages::ServerMessage::Row(xrpc_proto::messages::pb::resultset::Row {
+            field: vec![Bytes::from_static(b"\x02")],
+        }),
+    );
+    pair.server.metadata(sid.raw(), &columns[..1]);
+    let done = pair.server.fetch_done();
+    pair.server.send(sid.raw(), done);
+    pair.server.exec_ok(sid.raw());
+    pair.server_to_client();
+    let err = pair.completion(id).unwrap_err();
+    assert!(err.is_protocol(), "{err}");
+    assert!(err.to_string().contains("metadata after rows"), "{err}");
+
+    // A cached body as the first reply on a new session is still not the OK it must be.
+    let fresh = pair.client.open_session().unwrap();
+    let id = pair.exec(fresh, "select y");
+    pair.client_to_server();
+    pair.server.recv_all();
+    pair.server.metadata(fresh.raw(), &columns[..1]);
+    pair.server_to_client();
+    let err = pair.completion(id).unwrap_err();
+    assert!(err.to_string().contains("instead of OK"), "{err}");
+}
+
+#[test]
 fn chunk_results_split_by_column_decode_every_type() {
     let mut pair = Pair::connected();
     let sid = pair.client.open_session().unwrap();

@@ -115,6 +115,13 @@
 //! is the order in which they were issued. The set of digests sent is per connection, and is
 //! cleared when it reaches [`digest_capacity`](ClientConfig::digest_capacity).
 //!
+//! # Column metadata
+//!
+//! A statement run again gets byte-identical `ColumnMetaData` frames, so the connection keeps each
+//! distinct metadata body it has decoded (up to 1 024, then it forgets them all) with its
+//! [`Column`], and a frame whose body it has seen is not decoded again: the column is cloned. Only
+//! bodies that decode go into the cache; anything else takes the ordinary path, which reports it.
+//!
 //! # Timeouts and heartbeat
 //!
 //! A request whose [`timeout`](crate::ExecOptions::timeout) passes fails at once with a timeout
@@ -162,17 +169,21 @@ use bytes::Bytes;
 use xrpc_proto::auth::{CHALLENGE_LEN, Challenge, MECH_MYSQL41, mysql41_client_response};
 use xrpc_proto::frame::{AUTO_COMMIT_SID_BIT, CONNECTION_SID, encode_message_frame, put_header};
 use xrpc_proto::messages::pb::{connection, exec_plan, session as pb_session, sql};
-use xrpc_proto::messages::{ClientMessage, ClientType, ServerMessage};
+use xrpc_proto::messages::{ClientMessage, ClientType, ServerMessage, ServerType};
 use xrpc_proto::{FrameConfig, FrameDecoder, HeaderFormat};
 
 use self::result::ResultBuilder;
-use self::session::{Body, Exec, Open, Request, Session};
+use self::session::{Body, Exec, Open, Reply, Request, Session};
 use self::stmt::Digest;
 use crate::error::{ClientError, ServerError};
 use crate::types::{Column, ExecOptions, ExecResult, KillKind, Param, RequestId, SessionId};
 
 /// The largest statement the server caches under its digest (`request_cache_max_length`).
 const MAX_CACHED_STMT: usize = 1024 * 1024;
+/// Distinct `ColumnMetaData` bodies a connection remembers decoded before it forgets them all.
+const COLUMN_CACHE_CAPACITY: usize = 1024;
+/// Largest `ColumnMetaData` body worth remembering (a real one is well under 200 bytes).
+const COLUMN_CACHE_MAX_BODY: usize = 512;
 
 /// Configuration of one [`ClientConnection`].
 ///
@@ -305,9 +316,14 @@ pub enum StreamRead {
 /// ```
 #[derive(Debug)]
 pub struct ClientConnection {
-    sessions: HashMap<u64, Session>,
+    sessions: SessionMap,
     s: Shared,
 }
+
+/// The session table. Every frame received and every request issued looks its sid up here, so it
+/// hashes with foldhash rather than SipHash (a few ns instead of tens per lookup); the keys are sids
+/// this client chose, so there is no hash flooding to defend against.
+type SessionMap = HashMap<u64, Session, foldhash::fast::RandomState>;
 
 /// Everything but the session table, so a session and the connection state can be borrowed together.
 #[derive(Debug)]
@@ -330,6 +346,8 @@ struct Shared {
     heartbeat: Heartbeat,
     handshake_deadline: Option<Instant>,
     streams: HashMap<RequestId, StreamBuf>,
+    /// `ColumnMetaData` bodies already decoded, and their columns (see [`Shared::cached_column`]).
+    columns: HashMap<Bytes, Column, foldhash::fast::RandomState>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -382,6 +400,7 @@ impl ClientConnection {
             },
             handshake_deadline: config.handshake_timeout.map(|t| now + t),
             streams: HashMap::new(),
+            columns: HashMap::default(),
             config,
         };
         if s.config.probe_capabilities {
@@ -392,7 +411,7 @@ impl ClientConnection {
         }
         s.send_auth_start();
         Self {
-            sessions: HashMap::new(),
+            sessions: SessionMap::default(),
             s,
         }
     }
@@ -443,6 +462,12 @@ impl ClientConnection {
                 failures: 0,
             };
             let wire_len = self.s.format.header_len() + frame.body.len();
+            if frame.sid != CONNECTION_SID && frame.type_id == ServerType::ColumnMetaData.id() {
+                if let Some(column) = self.s.cached_column(&frame.body) {
+                    self.on_session_message(frame.sid, Reply::Column(column), wire_len);
+                    continue;
+                }
+            }
             let message = match ServerMessage::decode(frame.type_id, frame.body) {
                 Ok(message) => message,
                 Err(err) => {
@@ -456,7 +481,7 @@ impl ClientConnection {
             if frame.sid == CONNECTION_SID {
                 self.on_connection_message(message);
             } else {
-                self.on_session_message(frame.sid, message, wire_len);
+                self.on_session_message(frame.sid, Reply::Message(message), wire_len);
             }
             if self.s.phase == Phase::Closed {
                 break;
@@ -968,12 +993,12 @@ impl ClientConnection {
         }
     }
 
-    fn on_session_message(&mut self, sid: u64, message: ServerMessage, wire_len: usize) {
+    fn on_session_message(&mut self, sid: u64, reply: Reply, wire_len: usize) {
         // A frame for a session that is gone (killed, failed, or a late reply) has nobody to go to.
         let Some(session) = self.sessions.get_mut(&sid) else {
             return;
         };
-        if session.on_message(sid, message, wire_len, &mut self.s) {
+        if session.on_message(sid, reply, wire_len, &mut self.s) {
             self.sessions.remove(&sid);
         }
     }
@@ -1037,6 +1062,32 @@ impl ClientConnection {
 }
 
 impl Shared {
+    /// The column a `ColumnMetaData` body describes. A statement run again gets byte-identical
+    /// metadata, so each distinct body is decoded (protobuf, then UTF-8 names) once per connection
+    /// and later results clone the column; a body that does not decode gives `None`, and the
+    /// caller decodes it the ordinary way, which reports the error. The key is a copy, so the
+    /// cache never pins the read buffer the frame came from; it is cleared when full.
+    fn cached_column(&mut self, body: &Bytes) -> Option<Column> {
+        if let Some(column) = self.columns.get(body) {
+            return Some(column.clone());
+        }
+        if body.len() > COLUMN_CACHE_MAX_BODY {
+            return None;
+        }
+        let ServerMessage::ColumnMetaData(meta) =
+            ServerMessage::decode(ServerType::ColumnMetaData.id(), body.clone()).ok()?
+        else {
+            return None;
+        };
+        let column = Column::from_pb(&meta).ok()?;
+        if self.columns.len() >= COLUMN_CACHE_CAPACITY {
+            self.columns.clear();
+        }
+        self.columns
+            .insert(Bytes::copy_from_slice(body), column.clone());
+        Some(column)
+    }
+
     fn check_open(&self) -> Result<(), ClientError> {
         match &self.closed {
             Some(err) => Err(err.clone()),

@@ -61,20 +61,31 @@ impl ResultBuilder {
     }
 
     pub(crate) fn column(&mut self, meta: &rs::ColumnMetaData) {
-        if self.failure.is_some() {
+        if self.failure.is_some() || !self.check_column_order() {
             return;
         }
-        if self.rows_started || self.fetch_done {
-            return self
-                .fail("column metadata after rows; multiple result sets are not supported".into());
-        }
         match Column::from_pb(meta) {
-            Ok(column) => {
-                self.types.push(column.ty);
-                self.columns.push(column);
-            }
+            Ok(column) => self.push_column(column),
             Err(message) => self.fail(message),
         }
+    }
+
+    /// Takes one column, decoded here or taken from the connection's cache of metadata bodies.
+    pub(crate) fn push_column(&mut self, column: Column) {
+        if self.failure.is_some() || !self.check_column_order() {
+            return;
+        }
+        self.types.push(column.ty);
+        self.columns.push(column);
+    }
+
+    /// Metadata is only valid before any row: fails the result otherwise. Returns whether it was.
+    fn check_column_order(&mut self) -> bool {
+        if self.rows_started || self.fetch_done {
+            self.fail("column metadata after rows; multiple result sets are not supported".into());
+            return false;
+        }
+        true
     }
 
     pub(crate) fn row(&mut self, row: &rs::Row) {

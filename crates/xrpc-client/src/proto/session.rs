@@ -13,13 +13,13 @@ use std::time::{Duration, Instant};
 
 use xrpc_proto::codes;
 use xrpc_proto::messages::pb::{exec_plan, session as pb_session, sql};
-use xrpc_proto::messages::{ClientMessage, ServerMessage};
+use xrpc_proto::messages::{ClientMessage, ServerMessage, ServerType};
 
 use super::result::ResultBuilder;
 use super::stmt::{Digest, TxEffect};
 use super::{Event, Shared};
 use crate::error::{ClientError, ServerError};
-use crate::types::{ExecResult, KillKind, RequestId, SessionId};
+use crate::types::{Column, ExecResult, KillKind, RequestId, SessionId};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Open {
@@ -86,6 +86,22 @@ pub(super) struct Exec {
     pub(super) offer_owed: bool,
     /// Bytes of the row messages whose rows have not been moved to the stream yet.
     pub(super) row_bytes: usize,
+}
+
+/// One reply on a session: a decoded message, or a column whose `ColumnMetaData` body the
+/// connection has decoded before (see `Shared::cached_column`), which skips decoding it again.
+pub(super) enum Reply {
+    Message(ServerMessage),
+    Column(Column),
+}
+
+impl Reply {
+    fn message_type(&self) -> ServerType {
+        match self {
+            Reply::Message(m) => m.message_type(),
+            Reply::Column(_) => ServerType::ColumnMetaData,
+        }
+    }
 }
 
 /// What one reply did to the head request.
@@ -168,11 +184,11 @@ impl Session {
     pub(super) fn on_message(
         &mut self,
         sid: u64,
-        message: ServerMessage,
+        reply: Reply,
         wire_len: usize,
         s: &mut Shared,
     ) -> bool {
-        if let ServerMessage::Error(err) = &message {
+        if let Reply::Message(ServerMessage::Error(err)) = &reply {
             let err = ServerError::from_pb(err);
             if err.is_fatal() {
                 let reason = format!("the server ended {}: {err}", SessionId(sid));
@@ -181,9 +197,9 @@ impl Session {
         }
         if self.open == Open::Sent {
             self.open = Open::Confirmed;
-            match message {
-                ServerMessage::Ok(_) => return false,
-                ServerMessage::Error(err) => {
+            match reply {
+                Reply::Message(ServerMessage::Ok(_)) => return false,
+                Reply::Message(ServerMessage::Error(err)) => {
                     let err = ServerError::from_pb(&err);
                     let reason = format!("the server refused {}: {err}", SessionId(sid));
                     return self.end(sid, ClientError::session_closed(reason, Some(err)), s);
@@ -205,8 +221,8 @@ impl Session {
         let id = head.id;
         let step = match &mut head.body {
             Body::Close => {
-                return match message {
-                    ServerMessage::Ok(_) => {
+                return match reply {
+                    Reply::Message(ServerMessage::Ok(_)) => {
                         let head = self.inflight.pop_front().expect("head exists");
                         let _ = head;
                         self.fail_all(sid, &ClientError::session_closed("closed", None), s);
@@ -216,7 +232,7 @@ impl Session {
                         });
                         true
                     }
-                    ServerMessage::Error(err) => {
+                    Reply::Message(ServerMessage::Error(err)) => {
                         let err = ServerError::from_pb(&err);
                         let reason = format!("closing {} failed: {err}", SessionId(sid));
                         self.end(sid, ClientError::session_closed(reason, Some(err)), s)
@@ -224,7 +240,7 @@ impl Session {
                     _ => false,
                 };
             }
-            Body::Exec(exec) => exec.on_message(message, wire_len),
+            Body::Exec(exec) => exec.on_message(reply, wire_len),
         };
         match step {
             Step::Continue => {
@@ -367,8 +383,15 @@ pub(super) fn send_full(sid: u64, exec: &mut Exec, s: &mut Shared) {
 }
 
 impl Exec {
-    pub(super) fn on_message(&mut self, message: ServerMessage, wire_len: usize) -> Step {
+    pub(super) fn on_message(&mut self, reply: Reply, wire_len: usize) -> Step {
         self.used += wire_len as u64;
+        let message = match reply {
+            Reply::Column(column) => {
+                self.builder.push_column(column);
+                return Step::Continue;
+            }
+            Reply::Message(message) => message,
+        };
         match message {
             ServerMessage::ColumnMetaData(meta) => self.builder.column(&meta),
             ServerMessage::Row(row) => {
