@@ -30,6 +30,11 @@ use crate::users::UserConfig;
 use crate::var_store::Variables;
 use crate::vars::{VarId, VarValue};
 
+/// How long a drain waits, after interrupting the statements still running, for them to end and
+/// answer 1317 before it closes the connections. A statement notices the interrupt within its
+/// engine's check interval (milliseconds); the bound only matters for one that never does.
+const INTERRUPT_SETTLE: Duration = Duration::from_secs(2);
+
 /// Why a node could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
@@ -379,6 +384,14 @@ impl Node {
                 std::thread::sleep(Duration::from_millis(10));
             }
             self.shared.interrupt_running();
+            // An interrupted statement still has to notice the flag and send its 1317; until it
+            // has, closing its connection would turn that answer into "connection lost". The
+            // framework's own grace (below) is short in tests and a loaded machine can take
+            // longer, so wait for the interrupted statements here, bounded.
+            let settled_by = Instant::now() + INTERRUPT_SETTLE;
+            while Instant::now() < settled_by && self.shared.running_statements() > 0 {
+                std::thread::sleep(Duration::from_millis(5));
+            }
             server.shutdown();
         }
         if let Err(err) = self.shared.engine.checkpoint() {
