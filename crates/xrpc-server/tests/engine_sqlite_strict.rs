@@ -991,7 +991,7 @@ fn casts_refuse_in_writes_and_where_the_answer_is_unknown() {
     // shows the scale.
     let stored = exec(
         conn,
-        "select cast(d as char), d || '', length(d), cast(d as decimal(6,3)) from w",
+        "select cast(d as char), substr(d, 1), length(d), cast(d as decimal(6,3)) from w",
     )
     .unwrap();
     assert_eq!(
@@ -1343,4 +1343,118 @@ fn arithmetic_divides_and_converts_strings_as_mysql() {
     exec(conn, "insert into n (a) values (7 DIV 2)").unwrap();
     let result = exec(conn, "select count(*) from n where a = 3").unwrap();
     assert_eq!(result.rows, [[Value::Sint(1)]]);
+}
+
+/// MySQL's `||` is OR and `&&` AND (its default sql_mode has no PIPES_AS_CONCAT), with OR's
+/// precedence; SQLite's `||` concatenates. Views, triggers, defaults, CHECK constraints and
+/// generated columns get MySQL's arithmetic too (SQLite's would give 3 for `7/2` and 1 for
+/// `5.5 % 2` without a word), and a view is shown as it was written.
+#[test]
+fn logical_operators_and_stored_sql_use_mysqls_semantics() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine =
+        SqliteEngine::open(&dir.path().join("stored.db"), SqliteOptions::default()).unwrap();
+    let mut conn = engine.acquire().unwrap();
+    let conn = &mut *conn;
+    for (expr, value) in [
+        ("1 || 0", Value::Sint(1)),
+        ("0 || 0", Value::Sint(0)),
+        ("1 && 0", Value::Sint(0)),
+        ("NULL || 1", Value::Sint(1)),
+        ("'a' || 'b'", Value::Sint(0)),
+        ("1 = 2 || 3 = 3 && 0", Value::Sint(0)),
+        ("'a||b'", text("a||b")),
+    ] {
+        let result = exec(conn, &format!("select {expr}")).unwrap();
+        assert_eq!(result.rows, [[value]], "{expr}");
+        assert_eq!(result.columns.unwrap()[0].name, expr);
+    }
+    exec(conn, "create table t (a INT, b INT)").unwrap();
+    exec(conn, "insert into t values (7, 2), (1, 5), (3, 0)").unwrap();
+    let result = exec(conn, "select a from t where a = 1 || b = 2 order by a").unwrap();
+    assert_eq!(result.rows, [[Value::Sint(1)], [Value::Sint(7)]]);
+    let result = exec(
+        conn,
+        "select a from t where (a > 1 && b > 1) || a = 3 order by a",
+    )
+    .unwrap();
+    assert_eq!(result.rows, [[Value::Sint(3)], [Value::Sint(7)]]);
+
+    // A view: MySQL's values, its columns named as written, shown as written.
+    let view = "create view v as select a/2, a % 2 as m, 5.5 % 2, a DIV 2, a = 7 || b = 5 from t";
+    exec(conn, view).unwrap();
+    let result = exec(conn, "select * from v where m = 1 order by 1").unwrap();
+    let names: Vec<String> = result
+        .columns
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
+    assert_eq!(names, ["a/2", "m", "5.5 % 2", "a DIV 2", "a = 7 || b = 5"]);
+    let doubles = |row: &[Value]| -> Vec<f64> {
+        row.iter()
+            .map(|v| match v {
+                Value::Double(d) => *d,
+                Value::Sint(i) => *i as f64,
+                Value::Decimal(d) => d.to_string().parse().unwrap(),
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    };
+    let rows: Vec<Vec<f64>> = result.rows.iter().map(|r| doubles(r)).collect();
+    assert_eq!(
+        rows,
+        [
+            vec![0.5, 1.0, 1.5, 0.0, 1.0],
+            vec![1.5, 1.0, 1.5, 1.0, 0.0],
+            vec![3.5, 1.0, 1.5, 3.0, 1.0]
+        ]
+    );
+    let result = exec(conn, "show create table v").unwrap();
+    assert_eq!(result.rows[0][1], text(view));
+    // A view dividing by zero: NULL and a warning in a query, an error in a write.
+    exec(conn, "create view z as select a / b as q from t").unwrap();
+    let result = exec(conn, "select q from z").unwrap();
+    assert_eq!(
+        result.rows,
+        [[Value::Double(3.5)], [Value::Double(0.2)], [Value::Null]]
+    );
+    assert_eq!(result.warnings.len(), 1);
+    assert_eq!(result.warnings[0].code, 1365);
+    exec(conn, "create table log (x DOUBLE)").unwrap();
+    let err = exec(conn, "insert into log select q from z").unwrap_err();
+    assert_eq!((err.code, err.sql_state.as_str()), (1365, "22012"));
+
+    // A trigger.
+    exec(
+        conn,
+        "create trigger tr after insert on t begin insert into log values (new.a / 2); end",
+    )
+    .unwrap();
+    exec(conn, "insert into t values (5, 1)").unwrap();
+    let result = exec(conn, "select x from log").unwrap();
+    assert_eq!(result.rows, [[Value::Double(2.5)]]);
+    exec(
+        conn,
+        "create trigger tz after insert on t begin insert into log values (new.a / new.b); end",
+    )
+    .unwrap();
+    let err = exec(conn, "insert into t values (9, 0)").unwrap_err();
+    assert_eq!(err.code, 1365);
+
+    // A default, a CHECK constraint and a generated column.
+    exec(
+        conn,
+        "create table d (k INT CHECK (k / 2 > 1), x DOUBLE DEFAULT (7/2), h DOUBLE AS (k % 2.5))",
+    )
+    .unwrap();
+    exec(conn, "insert into d (k) values (3)").unwrap();
+    let result = exec(conn, "select k, x, h from d").unwrap();
+    assert_eq!(
+        result.rows,
+        [[Value::Sint(3), Value::Double(3.5), Value::Double(0.5)]]
+    );
+    let result = exec(conn, "show columns from d").unwrap();
+    assert_eq!(result.rows[1][4], text("7 / 2"));
 }

@@ -650,6 +650,9 @@ struct Shared {
     generating: AtomicBool,
     /// The first id the running statement generated (not written explicitly).
     first_generated: Mutex<Option<i64>>,
+    /// Whether the running statement writes rows (INSERT, REPLACE, UPDATE): the arithmetic of
+    /// stored SQL (views, triggers, defaults) it runs then fails on a warning (see `arith`).
+    statement_writes: AtomicBool,
     /// The running statement's warnings (casts that converted with a warning), at most
     /// [`MAX_WARNINGS`] of them (MySQL's `max_error_count` default).
     warnings: Mutex<Vec<SqlWarning>>,
@@ -758,6 +761,7 @@ impl SqliteConn {
             first_insert: Mutex::new(None),
             generating: AtomicBool::new(false),
             first_generated: Mutex::new(None),
+            statement_writes: AtomicBool::new(false),
         });
         let s = Arc::clone(&shared);
         conn.update_hook(Some(
@@ -987,6 +991,9 @@ impl SqliteConn {
         let sql = &*rewrite::exact_numbers(sql);
         self.check_single_statement(sql)?;
         self.shared.start_statement();
+        self.shared
+            .statement_writes
+            .store(arith::statement_writes(sql), Ordering::Relaxed);
         if info.table_ddl != TableDdl::None {
             self.auto_increment.clear();
             return self.run_table_ddl(sql, &args, info, sink);

@@ -25,9 +25,9 @@
 //!   DOUBLE however long they are) becomes `xrpc_real('…')`, a deterministic function
 //!   that parses the text with Rust's correctly rounded parser; SQLite evaluates such a
 //!   constant call once per statement. Result column names are given back their literal
-//!   ([`literal_column_name`]). Statements SQLite stores as text (`CREATE`, `ALTER`) and
-//!   `PRAGMA`, where SQLite wants a bare literal, keep their REAL literals, so that a database
-//!   file never depends on the function.
+//!   ([`literal_column_name`]). Table definitions (`CREATE TABLE`, `ALTER`, where a DEFAULT
+//!   wants a bare literal) and `PRAGMA` keep their REAL literals; views and triggers get the
+//!   function, as they get the node's arithmetic (`arith`).
 //!
 //! Both work on tokens (strings, quoted identifiers and comments are skipped whole) and leave
 //! any SQL they do not understand unchanged.
@@ -211,13 +211,19 @@ pub(crate) fn exact_numbers(sql: &str) -> Cow<'_, str> {
     let Some(tokens) = tokens(sql) else {
         return Cow::Borrowed(sql);
     };
-    // Stored statements and PRAGMA values must keep bare literals.
-    let wrap_reals = tokens.first().is_none_or(|first| {
-        first.tok != Tok::Word
-            || !["CREATE", "ALTER", "PRAGMA"]
-                .iter()
-                .any(|w| w.eq_ignore_ascii_case(&sql[first.start..first.end]))
-    });
+    // Table definitions (a DEFAULT wants a bare literal) and PRAGMA values keep bare
+    // literals; views and triggers are expressions, whose stored SQL already calls the node's
+    // functions (see `arith`).
+    let word = |i: usize, w: &str| {
+        tokens
+            .get(i)
+            .is_some_and(|t| t.tok == Tok::Word && sql[t.start..t.end].eq_ignore_ascii_case(w))
+    };
+    let stored_expression = word(0, "CREATE")
+        && ["VIEW", "TRIGGER"]
+            .iter()
+            .any(|w| word(1, w) || (word(1, "TEMP") || word(1, "TEMPORARY")) && word(2, w));
+    let wrap_reals = stored_expression || !["CREATE", "ALTER", "PRAGMA"].iter().any(|w| word(0, w));
     let mut out = String::with_capacity(sql.len() + 16);
     let mut copied = 0;
     for (index, token) in tokens.iter().enumerate() {
