@@ -1369,6 +1369,11 @@ fn logical_operators_and_stored_sql_use_mysqls_semantics() {
         assert_eq!(result.rows, [[value]], "{expr}");
         assert_eq!(result.columns.unwrap()[0].name, expr);
     }
+    // The node has no session sql_mode: a mode making `||` concatenation is refused, not
+    // ignored.
+    let err = exec(conn, "SET sql_mode = 'PIPES_AS_CONCAT'").unwrap_err();
+    assert_eq!(err.code, 1235);
+    exec(conn, "SET sql_mode = 'STRICT_TRANS_TABLES'").unwrap();
     exec(conn, "create table t (a INT, b INT)").unwrap();
     exec(conn, "insert into t values (7, 2), (1, 5), (3, 0)").unwrap();
     let result = exec(conn, "select a from t where a = 1 || b = 2 order by a").unwrap();

@@ -1601,6 +1601,13 @@ impl SqliteConn {
                 }
                 Ok(done)
             }
+            Compat::UnsupportedSqlMode(mode) => Err(SqlError::new(
+                &codes::NOT_SUPPORTED_YET,
+                format!(
+                    "This version doesn't yet support sql_mode {mode} on the SQLite engine: \
+                     `||` is OR here, as under MySQL's default sql_mode"
+                ),
+            )),
             Compat::BadAutocommit(value) => Err(SqlError::new(
                 &codes::WRONG_VALUE_FOR_VAR,
                 format!("Variable 'autocommit' can't be set to the value of '{value}'"),
