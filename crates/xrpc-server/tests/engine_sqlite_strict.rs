@@ -1463,3 +1463,49 @@ fn logical_operators_and_stored_sql_use_mysqls_semantics() {
     let result = exec(conn, "show columns from d").unwrap();
     assert_eq!(result.rows[1][4], text("7 / 2"));
 }
+
+/// String literals and string functions as MySQL: backslash escapes are decoded before the
+/// value is stored (SQLite would keep `\\` and `\n` as written), LIKE escapes with a
+/// backslash, LENGTH counts bytes and CONCAT of a NULL is NULL.
+#[test]
+fn strings_escape_measure_and_concatenate_as_mysql() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine =
+        SqliteEngine::open(&dir.path().join("strings.db"), SqliteOptions::default()).unwrap();
+    let mut conn = engine.acquire().unwrap();
+    let conn = &mut *conn;
+    exec(conn, "create table s (k INT PRIMARY KEY, v VARCHAR(20))").unwrap();
+    exec(
+        conn,
+        r"insert into s values (1, 'C:\\dir\nx'), (2, 'It\'s'), (3, 'a_b'), (4, 'axb'), (5, 'é')",
+    )
+    .unwrap();
+    let result = exec(
+        conn,
+        "select v, length(v), char_length(v) from s order by k",
+    )
+    .unwrap();
+    let rows: Vec<(Value, Value, Value)> = result
+        .rows
+        .into_iter()
+        .map(|r| (r[0].clone(), r[1].clone(), r[2].clone()))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (text("C:\\dir\nx"), Value::Sint(8), Value::Sint(8)),
+            (text("It's"), Value::Sint(4), Value::Sint(4)),
+            (text("a_b"), Value::Sint(3), Value::Sint(3)),
+            (text("axb"), Value::Sint(3), Value::Sint(3)),
+            (text("é"), Value::Sint(2), Value::Sint(1)),
+        ]
+    );
+    let result = exec(conn, r"select k from s where v like 'a\_b'").unwrap();
+    assert_eq!(result.rows, [[Value::Sint(3)]]);
+    let result = exec(
+        conn,
+        "select concat(v, NULL), concat(v, '!', k), upper(v) from s where k = 5",
+    )
+    .unwrap();
+    assert_eq!(result.rows, [[Value::Null, text("é!5"), text("É")]]);
+}

@@ -238,6 +238,7 @@ mod enumset;
 mod origin;
 mod rewrite;
 mod strict;
+mod strings;
 mod types;
 
 use std::fmt;
@@ -789,6 +790,7 @@ impl SqliteConn {
         register_check(&conn, &shared).map_err(map)?;
         cast::register(&conn, &shared).map_err(map)?;
         arith::register(&conn, &shared).map_err(map)?;
+        strings::register(&conn).map_err(map)?;
         autoinc::register(&conn, &shared).map_err(map)?;
         for scale in 0..=30 {
             conn.create_collation(&rewrite::decimal_collation(scale), move |a, b| {
@@ -962,6 +964,9 @@ impl SqliteConn {
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
         let args: Vec<Arg<'_>> = args.iter().map(types::to_arg).collect();
+        // MySQL's backslash escapes in string literals, before any other pass reads them.
+        let escaped = rewrite::mysql_string_escapes(sql);
+        let sql = &*escaped;
         let casts = cast::rewrite(sql)?;
         let hints = casts.as_ref().map_or(&[][..], |c| &c.hints[..]);
         if casts.is_none() {

@@ -78,6 +78,7 @@ fn may_have_arithmetic(sql: &str) -> bool {
         || sql.contains("&&")
         || contains_ignore_case(sql, "div")
         || contains_ignore_case(sql, "mod")
+        || contains_ignore_case(sql, "like")
         || sql.contains('\'')
 }
 
@@ -363,7 +364,23 @@ impl Pass<'_> {
 
     /// Whether the pass changes something at token `i`.
     fn rewrites_at(&self, i: usize) -> bool {
-        self.is_division(i) || self.wraps_string(i) || self.logical(i).is_some()
+        self.is_division(i)
+            || self.wraps_string(i)
+            || self.logical(i).is_some()
+            || self.like_pattern(i).is_some_and(|(_, escape)| escape)
+    }
+
+    /// At a `LIKE`: the end of its pattern, and whether it needs `ESCAPE '\'` (MySQL's LIKE
+    /// escapes with a backslash unless told otherwise; SQLite's escapes with nothing). A
+    /// pattern that is a string without a backslash needs none.
+    fn like_pattern(&self, i: usize) -> Option<(usize, bool)> {
+        if !self.word(i, "LIKE") {
+            return None;
+        }
+        let end = self.term_end(i + 1, self.toks.len())?;
+        let plain =
+            end == i + 2 && self.toks[i + 1].tok == Tok::String && !self.text(i + 1).contains('\\');
+        Some((end, !plain && !self.word(end, "ESCAPE")))
     }
 
     /// `||` (MySQL's OR) or `&&` (AND) starting at token `i`, as SQLite's word for it.
@@ -578,6 +595,18 @@ impl Pass<'_> {
                 out.push(' ');
                 after_operand = false;
                 i += 2;
+                continue;
+            }
+            if let Some((end, escape)) = self.like_pattern(i).filter(|&(end, _)| end <= hi) {
+                out.push_str(self.gap(i, lo));
+                out.push_str(self.text(i));
+                out.push_str(self.gap(i + 1, i));
+                self.term(i + 1, end, &mut *out);
+                if escape {
+                    out.push_str(" ESCAPE '\\'");
+                }
+                after_operand = true;
+                i = end;
                 continue;
             }
             let binary_sign = after_operand && self.punct(i, b"+-");
@@ -1159,6 +1188,32 @@ mod tests {
             ("select f(a || b)", "select f(a  OR  b)"),
             ("select 'x||y', `a||b`", "select 'x||y', `a||b`"),
             ("select a | | b, a & b", "select a | | b, a & b"),
+        ];
+        for (sql, want) in cases {
+            assert_eq!(rw(sql), want, "{sql}");
+        }
+    }
+
+    #[test]
+    fn like_escapes_with_a_backslash_as_mysql() {
+        let cases = [
+            (
+                r"select 'a_b' like 'a\_b'",
+                r"select 'a_b' like 'a\_b' ESCAPE '\'",
+            ),
+            (
+                "select a from t where a like ?",
+                r"select a from t where a like ? ESCAPE '\'",
+            ),
+            (
+                "select a not like concat('%', b) from t",
+                r"select a not like concat('%', b) ESCAPE '\' from t",
+            ),
+            ("select a like 'x%' from t", "select a like 'x%' from t"),
+            (
+                r"select a like 'x\%' escape '|'",
+                r"select a like 'x\%' escape '|'",
+            ),
         ];
         for (sql, want) in cases {
             assert_eq!(rw(sql), want, "{sql}");

@@ -151,6 +151,113 @@ pub(crate) fn tokens(sql: &str) -> Option<Vec<Token>> {
     Some(out)
 }
 
+/// MySQL's string literals in SQLite's form (see the module docs): without
+/// NO_BACKSLASH_ESCAPES (MySQL's default) a backslash in a quoted string escapes the next
+/// character (`'a\nb'` holds a newline, `'It\'s'` a quote, `'C:\\x'` one backslash),
+/// where SQLite keeps every backslash as written. A single-quoted string holding a backslash
+/// is decoded as MySQL decodes it and written back with SQLite's quoting (`''`); `\%` and
+/// `\_` keep their backslash, as in MySQL (they are LIKE's escapes). A string holding a NUL
+/// after decoding becomes `CAST(x'…' AS TEXT)`. Anything else is left as written: comments,
+/// identifiers in backquotes or double quotes (SQLite reads `"…"` as an identifier first).
+pub(crate) fn mysql_string_escapes(sql: &str) -> Cow<'_, str> {
+    if !sql.contains('\\') {
+        return Cow::Borrowed(sql);
+    }
+    let b = sql.as_bytes();
+    let mut out = String::with_capacity(sql.len());
+    let mut copied = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'-' if b.get(i + 1) == Some(&b'-') => {
+                i = sql[i..].find('\n').map_or(b.len(), |n| i + n + 1);
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = sql[i + 2..].find("*/").map_or(b.len(), |n| i + 2 + n + 2);
+            }
+            quote @ (b'`' | b'"') => {
+                i += 1;
+                while i < b.len() && b[i] != quote {
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'\'' => {
+                let start = i;
+                let mut value = String::new();
+                let mut escaped = false;
+                let mut closed = false;
+                let mut j = i + 1;
+                while j < b.len() {
+                    let c = sql[j..].chars().next().expect("in bounds");
+                    match c {
+                        '\\' if j + 1 < b.len() => {
+                            escaped = true;
+                            let next = sql[j + 1..].chars().next().expect("in bounds");
+                            match next {
+                                '0' => value.push('\0'),
+                                'b' => value.push('\u{8}'),
+                                'n' => value.push('\n'),
+                                'r' => value.push('\r'),
+                                't' => value.push('\t'),
+                                'Z' => value.push('\u{1a}'),
+                                '%' | '_' => {
+                                    value.push('\\');
+                                    value.push(next);
+                                }
+                                other => value.push(other),
+                            }
+                            j += 1 + next.len_utf8();
+                        }
+                        '\'' if b.get(j + 1) == Some(&b'\'') => {
+                            value.push('\'');
+                            j += 2;
+                        }
+                        '\'' => {
+                            closed = true;
+                            j += 1;
+                            break;
+                        }
+                        other => {
+                            value.push(other);
+                            j += other.len_utf8();
+                        }
+                    }
+                }
+                if !closed {
+                    // Unterminated: SQLite's error says so.
+                    break;
+                }
+                // `_binary'…'`, `N'…'`: a NUL cannot be written as a CAST after a prefix.
+                let prefixed =
+                    start > 0 && (b[start - 1].is_ascii_alphanumeric() || b[start - 1] == b'_');
+                if escaped && !(prefixed && value.contains('\0')) {
+                    out.push_str(&sql[copied..start]);
+                    if value.contains('\0') {
+                        out.push_str("CAST(x'");
+                        for byte in value.bytes() {
+                            out.push_str(&format!("{byte:02x}"));
+                        }
+                        out.push_str("' AS TEXT)");
+                    } else {
+                        out.push('\'');
+                        out.push_str(&value.replace('\'', "''"));
+                        out.push('\'');
+                    }
+                    copied = j;
+                }
+                i = j;
+            }
+            _ => i += 1,
+        }
+    }
+    if copied == 0 {
+        return Cow::Borrowed(sql);
+    }
+    out.push_str(&sql[copied..]);
+    Cow::Owned(out)
+}
+
 /// Significant digits of a decimal literal (leading zeros and the exponent not counted;
 /// trailing zeros of the integer part counted, as they are digits a REAL must hold).
 fn significant_digits(literal: &str) -> usize {
@@ -617,6 +724,32 @@ mod tests {
         );
         assert_eq!(parse_real("427703446871307e-20"), Some(4.27703446871307e-6));
         assert_eq!(parse_real("1e999"), None);
+    }
+
+    #[test]
+    fn backslash_escapes_are_mysqls() {
+        let cases = [
+            (r"select 'a\nb'", "select 'a\nb'"),
+            (r"select 'It\'s', 'x'", "select 'It''s', 'x'"),
+            (
+                r"insert into t values ('C:\\dir')",
+                r"insert into t values ('C:\dir')",
+            ),
+            (r"select 'a\_b\%', '\q'", r"select 'a\_b\%', 'q'"),
+            (r"select 'x' -- it\'s", r"select 'x' -- it\'s"),
+            (r#"select `a\`, "b\" from t"#, r#"select `a\`, "b\" from t"#),
+            (r"select 'a''b\t'", "select 'a''b\t'"),
+            (r"select '\0'", "select CAST(x'00' AS TEXT)"),
+            (r"select 'é\é'", "select 'éé'"),
+        ];
+        for (sql, want) in cases {
+            assert_eq!(mysql_string_escapes(sql), want, "{sql}");
+        }
+        assert!(matches!(
+            mysql_string_escapes("select 'plain'"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(mysql_string_escapes(r"select 'open\"), r"select 'open\");
     }
 
     #[test]
