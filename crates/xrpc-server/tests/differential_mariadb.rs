@@ -1152,4 +1152,45 @@ fn arithmetic_matches(client: &mut Client, maria: &mut mysql::Conn, mut next_key
         cases.len(),
         started.elapsed()
     );
+    strings_match(client, maria);
+}
+
+/// String literals with backslash escapes, LIKE's escape and the string functions SQLite has
+/// namesakes of: the same bytes (or NULL) on the node and on MariaDB.
+fn strings_match(client: &mut Client, maria: &mut mysql::Conn) {
+    let cases = [
+        r"'a\nb'",
+        r"'It\'s'",
+        r"'C:\\dir'",
+        r"'tab\there'",
+        r"'\q\%\_'",
+        r"'a_b' LIKE 'a\_b'",
+        r"'axb' LIKE 'a\_b'",
+        "LENGTH('é')",
+        "CHAR_LENGTH('é')",
+        "CONCAT('a', NULL)",
+        "CONCAT('a', 1, 'é')",
+        "UPPER('é')",
+        "LOWER('ÀB')",
+        "LENGTH(12.5)",
+    ];
+    for expr in cases {
+        let select = format!("select {expr}");
+        let node = node_query(client, &select, false);
+        assert!(node.error.is_none(), "{select}: {:?}", node.error);
+        let node_value = match node.scalar() {
+            Value::Null => None,
+            Value::Bytes(b) => Some(b.to_vec()),
+            Value::Sint(i) => Some(i.to_string().into_bytes()),
+            other => panic!("{select}: {other:?}"),
+        };
+        let row: mysql::Row = maria.query_first(&select).unwrap().unwrap();
+        let maria_value = match row.as_ref(0).unwrap() {
+            mysql::Value::NULL => None,
+            mysql::Value::Bytes(b) => Some(b.clone()),
+            mysql::Value::Int(i) => Some(i.to_string().into_bytes()),
+            other => panic!("{select}: {other:?}"),
+        };
+        assert_eq!(node_value, maria_value, "{select}");
+    }
 }
