@@ -1509,3 +1509,51 @@ fn strings_escape_measure_and_concatenate_as_mysql() {
     .unwrap();
     assert_eq!(result.rows, [[Value::Null, text("é!5"), text("É")]]);
 }
+
+/// DATE, DATETIME(fsp) and TIME values are stored in MySQL's fixed-width form, so ORDER BY,
+/// MIN, MAX and equality with a canonical literal are chronological (stored as written,
+/// `9:00:00` sorted after `10:00:00` and `2024-2-9` after `2024-10-01`).
+#[test]
+fn dates_and_times_order_chronologically() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine =
+        SqliteEngine::open(&dir.path().join("order.db"), SqliteOptions::default()).unwrap();
+    let mut conn = engine.acquire().unwrap();
+    let conn = &mut *conn;
+    exec(
+        conn,
+        "create table tt (k INT PRIMARY KEY, t TIME, d DATE, dt DATETIME(2))",
+    )
+    .unwrap();
+    exec(
+        conn,
+        "insert into tt values (1, '9:00:00', '2024-2-9', '2024-2-9 1:2:3.5'), \
+         (2, '10:00:00', '2024-10-01', '2024-10-01 00:00:00')",
+    )
+    .unwrap();
+    exec(
+        conn,
+        "insert into tt values (3, '00:30', '2024-02-10', '2024-2-9 10:00')",
+    )
+    .unwrap();
+    for (order, want) in [("t", [3, 1, 2]), ("d", [1, 3, 2]), ("dt", [1, 3, 2])] {
+        let result = exec(conn, &format!("select k from tt order by {order}")).unwrap();
+        let got: Vec<Value> = result.rows.into_iter().map(|mut r| r.remove(0)).collect();
+        let want: Vec<Value> = want.into_iter().map(Value::Sint).collect();
+        assert_eq!(got, want, "order by {order}");
+    }
+    let result = exec(conn, "select min(t), max(d), max(dt) from tt").unwrap();
+    assert_eq!(
+        result.rows,
+        [[
+            text("00:30:00"),
+            text("2024-10-01"),
+            text("2024-10-01 00:00:00.00")
+        ]]
+    );
+    let result = exec(conn, "select k from tt where d = '2024-02-09'").unwrap();
+    assert_eq!(result.rows, [[Value::Sint(1)]]);
+    exec(conn, "update tt set t = '11:00:00.5' where k = 3").unwrap_or_else(|e| panic!("{e}"));
+    let result = exec(conn, "select k from tt order by t desc limit 1").unwrap();
+    assert_eq!(result.rows, [[Value::Sint(3)]]);
+}
