@@ -1156,7 +1156,7 @@ fn arithmetic_matches(client: &mut Client, maria: &mut mysql::Conn, mut next_key
 }
 
 /// String literals with backslash escapes, LIKE's escape and the string functions SQLite has
-/// namesakes of: the same bytes (or NULL) on the node and on MariaDB.
+/// namesakes of (the `strings` module): the same bytes (or NULL) on the node and on MariaDB.
 fn strings_match(client: &mut Client, maria: &mut mysql::Conn) {
     let cases = [
         r"'a\nb'",
@@ -1173,6 +1173,13 @@ fn strings_match(client: &mut Client, maria: &mut mysql::Conn) {
         "UPPER('é')",
         "LOWER('ÀB')",
         "LENGTH(12.5)",
+        "SUBSTR('abc', 0)",
+        "SUBSTRING('abcdef', -2, 1)",
+        "SUBSTRING('abc', 2, -1)",
+        "SUBSTRING('héllo', 2, 2)",
+        "HEX(255)",
+        "HEX(-1)",
+        "HEX('a')",
     ];
     for expr in cases {
         let select = format!("select {expr}");

@@ -12,6 +12,8 @@
 //! | `CHAR_LENGTH(s)`, `CHARACTER_LENGTH(s)` | (none) | characters |
 //! | `CONCAT(a, …)` | skips NULL arguments | NULL if any argument is NULL |
 //! | `UPPER(s)`, `LOWER(s)` | ASCII letters only | every letter (`UPPER('é')` is `É`); a BLOB unchanged |
+//! | `SUBSTR(s, pos[, len])`, `SUBSTRING` | position 0 is 1; a negative length takes characters before `pos` | position 0 or a length below 1 is `''` |
+//! | `HEX(n)` of a number | hex of its text (`HEX(255)` is `323535`) | hex of its 64-bit value (`FF`, `HEX(-1)` is `FFFFFFFFFFFFFFFF`) |
 //!
 //! A number argument is read as MySQL's text of it (a DOUBLE in MySQL's shortest form). SQL
 //! SQLite stores (views, triggers) calls these names too; read outside the node, such SQL gets
@@ -65,6 +67,75 @@ fn change_case(value: ValueRef<'_>, convert: fn(&str) -> String) -> SqlValue {
     }
 }
 
+/// An integer argument as MySQL reads it (a fraction rounded half away from zero); `None` for
+/// NULL.
+fn integer_arg(value: ValueRef<'_>) -> Option<i64> {
+    match value {
+        ValueRef::Null => None,
+        ValueRef::Integer(i) => Some(i),
+        ValueRef::Real(f) => Some(f.round() as i64),
+        ValueRef::Text(t) | ValueRef::Blob(t) => {
+            let text = String::from_utf8_lossy(t);
+            let (number, _) = super::cast::number_prefix(&text);
+            Some(number.parse::<f64>().map_or(0, |f| f.round() as i64))
+        }
+    }
+}
+
+/// `SUBSTRING(s, pos[, len])` as MySQL: 1-based, a negative `pos` counts from the end,
+/// position 0, a position beyond either end or a length below 1 give `''`. Characters of
+/// text, bytes of a BLOB.
+fn substring(ctx: &Context<'_>) -> SqlValue {
+    let value = ctx.get_raw(0);
+    let Some(pos) = integer_arg(ctx.get_raw(1)) else {
+        return SqlValue::Null;
+    };
+    let len = if ctx.len() > 2 {
+        match integer_arg(ctx.get_raw(2)) {
+            Some(len) => len,
+            None => return SqlValue::Null,
+        }
+    } else {
+        i64::MAX
+    };
+    let range = |count: usize| -> Option<(usize, usize)> {
+        let count = count as i64;
+        let start = if pos > 0 { pos - 1 } else { count + pos };
+        if pos == 0 || start < 0 || start >= count || len < 1 {
+            return None;
+        }
+        Some((
+            start as usize,
+            (start.saturating_add(len)).min(count) as usize,
+        ))
+    };
+    match value {
+        ValueRef::Null => SqlValue::Null,
+        ValueRef::Blob(b) => {
+            SqlValue::Blob(range(b.len()).map_or_else(Vec::new, |(a, z)| b[a..z].to_vec()))
+        }
+        other => {
+            let bytes = bytes_of(other).unwrap_or_default();
+            let text = String::from_utf8_lossy(&bytes);
+            let chars: Vec<char> = text.chars().collect();
+            SqlValue::Text(
+                range(chars.len()).map_or_else(String::new, |(a, z)| chars[a..z].iter().collect()),
+            )
+        }
+    }
+}
+
+/// `HEX(x)`: a number's 64-bit value in hex, a string's bytes in hex (upper case, as both).
+fn hex(value: ValueRef<'_>) -> SqlValue {
+    let digits = |bytes: &[u8]| bytes.iter().map(|b| format!("{b:02X}")).collect::<String>();
+    match value {
+        ValueRef::Null => SqlValue::Null,
+        ValueRef::Integer(i) => SqlValue::Text(format!("{:X}", i as u64)),
+        ValueRef::Real(f) => SqlValue::Text(format!("{:X}", f.round() as i64 as u64)),
+        ValueRef::Text(b) | ValueRef::Blob(b) => SqlValue::Text(digits(b)),
+    }
+}
+
 /// Registers the functions of the module docs.
 pub(crate) fn register(conn: &Connection) -> rusqlite::Result<()> {
     let flags = FunctionFlags::SQLITE_UTF8
@@ -85,6 +156,12 @@ pub(crate) fn register(conn: &Connection) -> rusqlite::Result<()> {
         })?;
     }
     conn.create_scalar_function("concat", -1, flags, |ctx| Ok(concat(ctx)))?;
+    for name in ["substr", "substring"] {
+        for arity in [2, 3] {
+            conn.create_scalar_function(name, arity, flags, |ctx| Ok(substring(ctx)))?;
+        }
+    }
+    conn.create_scalar_function("hex", 1, flags, |ctx| Ok(hex(ctx.get_raw(0))))?;
     conn.create_scalar_function("upper", 1, flags, |ctx| {
         Ok(change_case(ctx.get_raw(0), str::to_uppercase))
     })?;
@@ -97,6 +174,33 @@ pub(crate) fn register(conn: &Connection) -> rusqlite::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn substring_and_hex_answer_as_mysql() {
+        let conn = Connection::open_in_memory().unwrap();
+        register(&conn).unwrap();
+        let text = |sql: &str| -> Option<String> {
+            conn.query_row(&format!("select {sql}"), [], |r| r.get(0))
+                .unwrap()
+        };
+        for (sql, want) in [
+            ("substr('abc', 0)", Some("")),
+            ("substring('abcdef', 2, 3)", Some("bcd")),
+            ("substring('abc', 2, -1)", Some("")),
+            ("substr('abcdef', -2)", Some("ef")),
+            ("substr('abcdef', -2, 1)", Some("e")),
+            ("substr('abc', 5)", Some("")),
+            ("substr('abc', -5)", Some("")),
+            ("substr('héllo', 2, 2)", Some("él")),
+            ("substr(NULL, 1)", None),
+            ("hex(255)", Some("FF")),
+            ("hex(-1)", Some("FFFFFFFFFFFFFFFF")),
+            ("hex(255.5)", Some("100")),
+            ("hex('a')", Some("61")),
+        ] {
+            assert_eq!(text(sql).as_deref(), want, "{sql}");
+        }
+    }
 
     #[test]
     fn string_functions_answer_as_mysql() {
