@@ -1,4 +1,4 @@
-//! MySQL's division, modulo and conversion of strings in arithmetic, on SQLite.
+//! MySQL's division, modulo, conversion of strings in arithmetic and `||`/`&&`, on SQLite.
 //!
 //! # Design
 //!
@@ -34,8 +34,21 @@
 //!   stay exact) take the sign of the dividend, as MySQL; otherwise they are `fmod` of DOUBLEs.
 //! - `DIV` truncates toward zero to an integer; a result beyond BIGINT is `Error 1690`.
 //!
-//! Statements SQLite stores (`CREATE`, `ALTER`) are not rewritten: a view or a trigger must not
-//! depend on these functions, so SQL stored there keeps SQLite's arithmetic.
+//! The same pass makes MySQL's `||` SQLite's `OR` and `&&` `AND` (MySQL's default `sql_mode`
+//! has no PIPES_AS_CONCAT; both words have the lowest precedence in both dialects), and gives a
+//! `LIKE` whose pattern is not a backslash-free string literal MySQL's default `ESCAPE '\'`.
+//!
+//! # Stored SQL
+//!
+//! `CREATE` and `ALTER` are rewritten too, so views, triggers, defaults, CHECK constraints and
+//! generated columns get MySQL's arithmetic, with `mode` 2 ([`MODE_STORED`]): whether a problem
+//! is an error is read when the SQL runs, from the running statement (a view read by `INSERT …
+//! SELECT` fails on a division by zero, the same view read by `SELECT` warns). Such SQL then
+//! needs these functions, which every connection of the node registers; `docs/ARCHITECTURE.md`
+//! says what that means for tools reading the file. A view keeps the client's text in a
+//! comment ([`original_text`], shown by SHOW CREATE TABLE) and gets aliases naming its
+//! rewritten items as written ([`view_with_names`]); a default is shown with its operators
+//! back ([`shown_sql`]). `PRAGMA` is never rewritten.
 
 use rusqlite::Connection;
 use rusqlite::functions::{Context, FunctionFlags};

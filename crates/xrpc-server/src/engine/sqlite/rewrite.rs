@@ -1,5 +1,8 @@
-//! The two SQL rewrites that keep exact numbers exact in SQLite.
+//! The SQL rewrites that keep exact numbers exact in SQLite, and MySQL's string literals.
 //!
+//! - [`mysql_string_escapes`]: MySQL decodes backslash escapes in string literals (`'a\nb'`
+//!   holds a newline), SQLite keeps the backslashes; such literals are rewritten in SQLite's
+//!   quoting before any other pass reads the statement.
 //! - [`create_table`] and [`alter_table`]: in `CREATE TABLE` and `ALTER TABLE … ADD`, a `DECIMAL(p,s)` column (also `NUMERIC`, `DEC`,
 //!   `FIXED`) is declared `DECIMAL TEXT(p,s) COLLATE xrpc_decimal_<s>` and a `BIGINT UNSIGNED`
 //!   column `BIG UNSIGNED TEXT COLLATE xrpc_decimal_0`. The word `TEXT` gives the column
