@@ -118,7 +118,8 @@ struct Core {
     /// another's ([`EngineConn::set_session_warnings`]).
     warnings: Vec<crate::result::SqlWarning>,
     /// Whether an engine statement of the running request set `warnings` (else a failure of the
-    /// request happened before the engine, and its error replaces them: see `run_cascading`).
+    /// request happened before the engine, and its error replaces them: see `record_error`);
+    /// cleared when each request ends, in the lock that stores `last_error`.
     warnings_set: bool,
 }
 
@@ -714,7 +715,6 @@ impl Session {
                 return;
             }
         }
-        self.core.lock().warnings_set = false;
         let mut out = SessionOutput::new(conn, node, self);
         let result = body(self, &mut out);
         match &result {
@@ -729,7 +729,10 @@ impl Session {
         // soon as it reads this answer means the kill for that statement, not this one.
         self.request_done();
         let _ = out.flush();
-        self.core.lock().last_error = result.err().map(|e| e.to_wire());
+        let mut core = self.core.lock();
+        // Requests of a session run one at a time: the next one starts with the flag clear.
+        core.warnings_set = false;
+        core.last_error = result.err().map(|e| e.to_wire());
     }
 
     /// Puts a failed request's error in the session's diagnostics (`SHOW ERRORS`,
