@@ -1047,6 +1047,12 @@ fn arithmetic_matches(client: &mut Client, maria: &mut mysql::Conn, mut next_key
         ("2 || 0 + 1", false),
         ("'1' || 0", false),
         ("(1 || 0) + 1", false),
+        // A string compared with a number: both read as DOUBLEs, with MySQL's warning.
+        ("'12abc' = 12", false),
+        ("1 = '1.0'", false),
+        ("'5' > 10", false),
+        ("10 <= '5'", false),
+        ("'x' <> 0", false),
     ];
     // A column type's kind: 0 integer, 1 decimal, 2 double, 3 other.
     let class = |mysql_type: u32| match mysql_type {

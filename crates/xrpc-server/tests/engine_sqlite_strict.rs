@@ -1364,6 +1364,9 @@ fn logical_operators_and_stored_sql_use_mysqls_semantics() {
         ("'a' || 'b'", Value::Sint(0)),
         ("1 = 2 || 3 = 3 && 0", Value::Sint(0)),
         ("'a||b'", text("a||b")),
+        ("'12abc' = 12", Value::Sint(1)),
+        ("1 = '1.0'", Value::Sint(1)),
+        ("'5' > 10", Value::Sint(0)),
     ] {
         let result = exec(conn, &format!("select {expr}")).unwrap();
         assert_eq!(result.rows, [[value]], "{expr}");

@@ -8,7 +8,8 @@
 //! turns every `a / b`, `a % b`, `a MOD b`, `MOD(a, b)` and `a DIV b` into a call of a
 //! deterministic SQL function registered on each connection ([`register`]):
 //! `xrpc_div(a, b, mode)`, `xrpc_mod(a, b, mode)`, `xrpc_intdiv(a, b, mode)`, and every string
-//! literal that is an operand of `+`, `-` or `*` into `xrpc_num('…', mode)`. `mode` is 1 in
+//! literal that is an operand of `+`, `-` or `*`, or compared with a numeric literal
+//! (`'12abc' = 12`, which SQLite answers 0), into `xrpc_num('…', mode)`. `mode` is 1 in
 //! INSERT, REPLACE and UPDATE, else 0.
 //!
 //! The operands are found on tokens: a multiplicative chain `t1 op t2 op t3 …` (`*`, `/`, `%`,
@@ -482,7 +483,53 @@ impl Pass<'_> {
                 || self.punct(i - 1, b"+") && i >= 2 && self.ends_operand(i - 2));
         // Not `'…'->'$.a'`, SQLite's JSON operator.
         let after = self.punct(i + 1, b"+-*") && !self.punct(i + 2, b">");
-        before || after
+        before || after || self.compared_with_number(i)
+    }
+
+    /// The length in tokens of a comparison operator (`=`, `<`, `>`, `<=`, `>=`, `<>`, `!=`,
+    /// `<=>`) starting at token `i`.
+    fn comparison_at(&self, i: usize) -> Option<usize> {
+        let joined = |k: usize| {
+            self.toks
+                .get(k + 1)
+                .is_some_and(|next| next.start == self.toks[k].end)
+        };
+        if self.punct(i, b"<") && joined(i) && self.punct(i + 1, b"=") {
+            if joined(i + 1) && self.punct(i + 2, b">") {
+                return Some(3);
+            }
+            return Some(2);
+        }
+        if (self.punct(i, b"<") && self.punct(i + 1, b">")
+            || self.punct(i, b">!") && self.punct(i + 1, b"="))
+            && joined(i)
+        {
+            return Some(2);
+        }
+        self.punct(i, b"=<>").then_some(1)
+    }
+
+    /// Whether the string literal at `i` is compared with a numeric literal (`'12abc' = 12`,
+    /// `10 < '5'`): MySQL compares the two as DOUBLEs, SQLite orders every number before every
+    /// string.
+    fn compared_with_number(&self, i: usize) -> bool {
+        let number_at = |k: usize| {
+            self.toks.get(k).is_some_and(|t| t.tok == Tok::Number)
+                || self.punct(k, b"-+")
+                    && self.toks.get(k + 1).is_some_and(|t| t.tok == Tok::Number)
+        };
+        if let Some(len) = self.comparison_at(i + 1) {
+            if number_at(i + 1 + len) {
+                return true;
+            }
+        }
+        (1..=3.min(i)).any(|len| {
+            let op = i - len;
+            self.comparison_at(op) == Some(len)
+                && op > 0
+                && self.toks[op - 1].tok == Tok::Number
+                && !(op >= 2 && self.punct(op - 2, b"."))
+        })
     }
 
     /// The end (exclusive) of the unary term starting at `i`, if one starts there.
@@ -1112,6 +1159,13 @@ mod tests {
             ("select +'1a'", "select +'1a'"),
             ("select x'41' + 0", "select x'41' + 0"),
             ("select 'a' = 'b'", "select 'a' = 'b'"),
+            ("select '12abc' = 12", "select xrpc_num('12abc', 0) = 12"),
+            ("select 1 <> '1.0'", "select 1 <> xrpc_num('1.0', 0)"),
+            (
+                "select 10 <= '5', '5' <=> -1",
+                "select 10 <= xrpc_num('5', 0), xrpc_num('5', 0) <=> -1",
+            ),
+            ("select a = '5' from t", "select a = '5' from t"),
             ("select 'a' || 'b'", "select 'a'  OR  'b'"),
             (
                 "insert into t values ('1x' + 0)",

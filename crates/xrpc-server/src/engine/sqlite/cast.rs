@@ -1111,7 +1111,9 @@ fn select_hints(sql: &str, toks: &[Token]) -> Result<Vec<ColumnHint>, SqlError> 
                 cast_at(sql, toks, i, b).ok().flatten().is_some()
                     || matches!(
                         toks[i].tok,
-                        Tok::Punct(b'/' | b'%' | b'+' | b'-' | b'*' | b'|' | b'&')
+                        Tok::Punct(
+                            b'/' | b'%' | b'+' | b'-' | b'*' | b'|' | b'&' | b'=' | b'<' | b'>'
+                        )
                     )
                     || word(&toks[i], "DIV")
                     || word(&toks[i], "MOD")
