@@ -700,9 +700,10 @@ pub(crate) fn time_value(value: ValueRef<'_>) -> Result<(bool, u32, u32, u32, u3
             };
             let mut parts = hms.split(':');
             let hours = digits(parts.next()?, 1, 3)?;
-            let minutes = digits(parts.next()?, 2, 2)?;
+            // MySQL takes one or two digits for minutes and seconds (`8:0:0` is 08:00:00).
+            let minutes = digits(parts.next()?, 1, 2)?;
             let seconds = match parts.next() {
-                Some(p) => digits(p, 2, 2)?,
+                Some(p) => digits(p, 1, 2)?,
                 None if fraction.is_none() => 0,
                 None => return None,
             };
