@@ -1557,7 +1557,25 @@ fn dates_and_times_order_chronologically() {
     );
     let result = exec(conn, "select k from tt where d = '2024-02-09'").unwrap();
     assert_eq!(result.rows, [[Value::Sint(1)]]);
+    // TIME orders as a duration, negative and beyond 99 hours too (a collation: text would
+    // put -02:00:00 after -01:00:00 and 100:00:00 before 20:00:00).
+    exec(
+        conn,
+        "insert into tt (k, t) values (4, '-2:00:00'), (5, '-1:00:00'), (6, '100:00:00'), (7, '20:00:00')",
+    )
+    .unwrap();
+    let result = exec(conn, "select k from tt where k > 3 order by t").unwrap();
+    let got: Vec<Value> = result.rows.into_iter().map(|mut r| r.remove(0)).collect();
+    assert_eq!(got, [4, 5, 7, 6].map(Value::Sint));
+    let result = exec(conn, "select min(t), max(t) from tt").unwrap();
+    assert_eq!(result.rows, [[text("-02:00:00"), text("100:00:00")]]);
+    let result = exec(conn, "select k from tt where t = '20:0:0'").unwrap();
+    assert_eq!(result.rows, [[Value::Sint(7)]]);
     exec(conn, "update tt set t = '11:0:0.5' where k = 3").unwrap_or_else(|e| panic!("{e}"));
-    let result = exec(conn, "select k from tt order by t desc limit 1").unwrap();
+    let result = exec(
+        conn,
+        "select k from tt where k <= 3 order by t desc limit 1",
+    )
+    .unwrap();
     assert_eq!(result.rows, [[Value::Sint(3)]]);
 }

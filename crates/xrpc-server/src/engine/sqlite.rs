@@ -798,6 +798,8 @@ impl SqliteConn {
             })
             .map_err(map)?;
         }
+        conn.create_collation(rewrite::TIME_COLLATION, rewrite::compare_time)
+            .map_err(map)?;
         conn.execute("ATTACH DATABASE ':memory:' AS information_schema", [])
             .map_err(map)?;
         conn.execute_batch(catalog::INFORMATION_SCHEMA_DDL)

@@ -3,7 +3,9 @@
 //! - [`mysql_string_escapes`]: MySQL decodes backslash escapes in string literals (`'a\nb'`
 //!   holds a newline), SQLite keeps the backslashes; such literals are rewritten in SQLite's
 //!   quoting before any other pass reads the statement.
-//! - [`create_table`] and [`alter_table`]: in `CREATE TABLE` and `ALTER TABLE … ADD`, a `DECIMAL(p,s)` column (also `NUMERIC`, `DEC`,
+//! - [`create_table`] and [`alter_table`]: a TIME column gets `COLLATE xrpc_time`
+//!   ([`compare_time`]: durations, so negative TIMEs and TIMEs of 100 hours or more order right).
+//!   In `CREATE TABLE` and `ALTER TABLE … ADD`, a `DECIMAL(p,s)` column (also `NUMERIC`, `DEC`,
 //!   `FIXED`) is declared `DECIMAL TEXT(p,s) COLLATE xrpc_decimal_<s>` and a `BIGINT UNSIGNED`
 //!   column `BIG UNSIGNED TEXT COLLATE xrpc_decimal_0`. The word `TEXT` gives the column
 //!   SQLite's TEXT affinity, so the value is kept digit for digit (NUMERIC affinity would turn it
@@ -503,6 +505,30 @@ const CONSTRAINT_WORDS: &[&str] = &[
 /// Words that start a table constraint rather than a column.
 const TABLE_CONSTRAINT_WORDS: &[&str] = &["CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK", "FOREIGN"];
 
+/// The collation comparing TIME values as durations (see [`compare_time`]).
+pub(crate) const TIME_COLLATION: &str = "xrpc_time";
+
+/// Compares two stored TIME values as signed durations. Text that is not a TIME sorts after
+/// every TIME, bytewise.
+pub(crate) fn compare_time(a: &str, b: &str) -> std::cmp::Ordering {
+    use rusqlite::types::ValueRef;
+    let micros = |s: &str| {
+        super::strict::time_value(ValueRef::Text(s.as_bytes()))
+            .ok()
+            .map(|(negative, h, m, sec, us)| {
+                let total = ((i64::from(h) * 60 + i64::from(m)) * 60 + i64::from(sec)) * 1_000_000
+                    + i64::from(us);
+                if negative { -total } else { total }
+            })
+    };
+    match (micros(a), micros(b)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.cmp(b),
+    }
+}
+
 /// The name of the collation comparing numbers rounded to `scale` digits.
 pub(crate) fn decimal_collation(scale: u8) -> String {
     format!("xrpc_decimal_{scale}")
@@ -615,6 +641,9 @@ fn rewrite_defs(
                 max: u64::MAX,
                 ..
             } => format!("BIG UNSIGNED TEXT COLLATE {}", decimal_collation(0)),
+            // A TIME's text orders as a duration only between 0 and 99:59:59: the collation
+            // compares durations (`-02:00:00` before `-01:00:00`, `20:00:00` before `100:00:00`).
+            DeclKind::Time { .. } => format!("{declared} COLLATE {TIME_COLLATION}"),
             _ => continue,
         };
         edits.push((type_start, type_end, replacement));
@@ -780,6 +809,10 @@ mod tests {
         );
         assert_eq!(create_table("create table t (a int, b text)"), None);
         assert_eq!(
+            create_table("create table t (a int, t TIME(3) NOT NULL)").unwrap(),
+            "create table t (a int, t TIME(3) COLLATE xrpc_time NOT NULL)"
+        );
+        assert_eq!(
             alter_table("ALTER TABLE t ADD COLUMN d DECIMAL(20,2) DEFAULT 0").unwrap(),
             "ALTER TABLE t ADD COLUMN d DECIMAL TEXT(20,2) COLLATE xrpc_decimal_2 DEFAULT 0"
         );
@@ -807,6 +840,14 @@ mod tests {
         );
         assert_eq!(mysql_only_cast("select 'cast(x as date)'"), None);
         assert_eq!(mysql_only_cast("select 1"), None);
+    }
+
+    #[test]
+    fn times_compare_as_durations() {
+        assert_eq!(compare_time("-02:00:00", "-01:00:00"), Ordering::Less);
+        assert_eq!(compare_time("100:00:00", "20:00:00"), Ordering::Greater);
+        assert_eq!(compare_time("8:0:0", "08:00:00.000"), Ordering::Equal);
+        assert_eq!(compare_time("x", "838:59:59"), Ordering::Greater);
     }
 
     #[test]
