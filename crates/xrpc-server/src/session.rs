@@ -117,6 +117,10 @@ struct Core {
     /// so that they follow the session across pooled connections and no session reads
     /// another's ([`EngineConn::set_session_warnings`]).
     warnings: Vec<crate::result::SqlWarning>,
+    /// Whether an engine statement of the running request set `warnings` (else a failure of the
+    /// request happened before the engine, and its error replaces them: see `record_error`);
+    /// cleared when each request ends, in the lock that stores `last_error`.
+    warnings_set: bool,
 }
 
 /// One logical session.
@@ -718,13 +722,37 @@ impl Session {
             Err(err) => {
                 // Whatever part of a result went out, the error ends the request; nothing follows it.
                 write_error(out.buf(), node.format, self.sid, &err.to_wire());
+                self.record_error(err);
             }
         }
         // Before the last frame goes out: a client that sends its next statement and a kill as
         // soon as it reads this answer means the kill for that statement, not this one.
         self.request_done();
         let _ = out.flush();
-        self.core.lock().last_error = result.err().map(|e| e.to_wire());
+        let mut core = self.core.lock();
+        // Requests of a session run one at a time: the next one starts with the flag clear.
+        core.warnings_set = false;
+        core.last_error = result.err().map(|e| e.to_wire());
+    }
+
+    /// Puts a failed request's error in the session's diagnostics (`SHOW ERRORS`,
+    /// `@@error_count`) as the engine does for its own: after the warnings of the statement
+    /// that ran, or alone when the request failed before reaching the engine (a refusal of the
+    /// admin path or of the session layer), replacing the previous statement's list.
+    fn record_error(&self, err: &SqlError) {
+        let row = crate::result::SqlWarning {
+            level: crate::result::WarningLevel::Error,
+            code: err.code,
+            message: err.message.clone(),
+        };
+        let mut core = self.core.lock();
+        if !core.warnings_set {
+            core.warnings = vec![row];
+        } else if core.warnings.last() != Some(&row) {
+            let keep = crate::engine::sqlite::MAX_WARNINGS - 1;
+            core.warnings.truncate(keep);
+            core.warnings.push(row);
+        }
     }
 
     fn finish_request(&self, conn: &ConnRef, node: &NodeShared, result: Result<(), SqlError>) {
@@ -816,6 +844,7 @@ impl Session {
             // ends, as only then do other sessions see its DDL.
             let mut core = self.core.lock();
             core.warnings = engine.take_session_warnings();
+            core.warnings_set = true;
             if changes_schema {
                 node.plan_shapes.schema_may_have_changed();
                 core.schema_dirty |= holds_state;

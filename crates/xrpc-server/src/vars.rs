@@ -558,7 +558,8 @@ variables! {
     LowerCaseTableNames => int("lower_case_table_names", 0, 2, 0, ReadOnly,
         "Table names are stored as given."),
     SqlMode => text("sql_mode", "",
-        "Empty: SQLite applies no MySQL strict modes."),
+        "Reported empty; the SQLite engine acts as MySQL 8's default (strict writes, \
+        ERROR_FOR_DIVISION_BY_ZERO, || as OR) and refuses modes making || concatenation."),
     ReadOnlyMode => flag("read_only", false, ReadOnly, "The node accepts writes."),
 }
 

@@ -1036,6 +1036,23 @@ fn arithmetic_matches(client: &mut Client, maria: &mut mysql::Conn, mut next_key
         ("NULL/0", false),
         ("0/0", false),
         ("1/0 IS NULL", false),
+        // `||` and `&&` are OR and AND under MySQL's default sql_mode, with OR's precedence.
+        ("1 || 0", true),
+        ("0 || 0", true),
+        ("1 && 0", true),
+        ("NULL || 1", false),
+        ("NULL && 0", false),
+        ("1 = 2 || 3 = 3", false),
+        ("1 = 2 || 3 = 3 && 0", false),
+        ("2 || 0 + 1", false),
+        ("'1' || 0", false),
+        ("(1 || 0) + 1", false),
+        // A string compared with a number: both read as DOUBLEs, with MySQL's warning.
+        ("'12abc' = 12", false),
+        ("1 = '1.0'", false),
+        ("'5' > 10", false),
+        ("10 <= '5'", false),
+        ("'x' <> 0", false),
     ];
     // A column type's kind: 0 integer, 1 decimal, 2 double, 3 other.
     let class = |mysql_type: u32| match mysql_type {
@@ -1106,10 +1123,87 @@ fn arithmetic_matches(client: &mut Client, maria: &mut mysql::Conn, mut next_key
             Err(other) => panic!("{insert}: {other}"),
         };
         assert_eq!(node_err, maria_err, "{insert}");
+        // The same expression in a view (SQL SQLite stores): the same value and warnings.
+        let view = format!("create view av{next_key} as select {expr} as x");
+        assert!(node_query(client, &view, false).error.is_none(), "{view}");
+        maria.query_drop(&view).unwrap();
+        let select = format!("select x from av{next_key}");
+        let node = node_query(client, &select, false);
+        assert!(node.error.is_none(), "{select}: {:?}", node.error);
+        assert_eq!(
+            number(from_node(Kind::Decimal, node.scalar())),
+            expected,
+            "{select} ({expr})"
+        );
+        let node_warnings = node
+            .messages
+            .iter()
+            .filter(|m| {
+                matches!(m, xrpc_proto::messages::ServerMessage::Notice(frame) if frame.r#type == 1)
+            })
+            .count();
+        let rows: Vec<mysql::Row> = maria.query(&select).unwrap();
+        assert_eq!(rows.len(), 1);
+        let maria_warnings: Vec<u32> = maria
+            .query_map("show warnings", |(_, code, _): (String, u32, String)| code)
+            .unwrap();
+        assert_eq!(
+            node_warnings,
+            maria_warnings.len(),
+            "warnings of {select} ({expr})"
+        );
     }
     eprintln!(
-        "arithmetic: {} expressions alike in {:?}",
+        "arithmetic: {} expressions alike, alone, written and in a view, in {:?}",
         cases.len(),
         started.elapsed()
     );
+    strings_match(client, maria);
+}
+
+/// String literals with backslash escapes, LIKE's escape and the string functions SQLite has
+/// namesakes of (the `strings` module): the same bytes (or NULL) on the node and on MariaDB.
+fn strings_match(client: &mut Client, maria: &mut mysql::Conn) {
+    let cases = [
+        r"'a\nb'",
+        r"'It\'s'",
+        r"'C:\\dir'",
+        r"'tab\there'",
+        r"'\q\%\_'",
+        r"'a_b' LIKE 'a\_b'",
+        r"'axb' LIKE 'a\_b'",
+        "LENGTH('é')",
+        "CHAR_LENGTH('é')",
+        "CONCAT('a', NULL)",
+        "CONCAT('a', 1, 'é')",
+        "UPPER('é')",
+        "LOWER('ÀB')",
+        "LENGTH(12.5)",
+        "SUBSTR('abc', 0)",
+        "SUBSTRING('abcdef', -2, 1)",
+        "SUBSTRING('abc', 2, -1)",
+        "SUBSTRING('héllo', 2, 2)",
+        "HEX(255)",
+        "HEX(-1)",
+        "HEX('a')",
+    ];
+    for expr in cases {
+        let select = format!("select {expr}");
+        let node = node_query(client, &select, false);
+        assert!(node.error.is_none(), "{select}: {:?}", node.error);
+        let node_value = match node.scalar() {
+            Value::Null => None,
+            Value::Bytes(b) => Some(b.to_vec()),
+            Value::Sint(i) => Some(i.to_string().into_bytes()),
+            other => panic!("{select}: {other:?}"),
+        };
+        let row: mysql::Row = maria.query_first(&select).unwrap().unwrap();
+        let maria_value = match row.as_ref(0).unwrap() {
+            mysql::Value::NULL => None,
+            mysql::Value::Bytes(b) => Some(b.clone()),
+            mysql::Value::Int(i) => Some(i.to_string().into_bytes()),
+            other => panic!("{select}: {other:?}"),
+        };
+        assert_eq!(node_value, maria_value, "{select}");
+    }
 }

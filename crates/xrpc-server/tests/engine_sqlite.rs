@@ -350,7 +350,7 @@ fn values_that_do_not_fit_the_sent_type_end_the_result_with_an_error() {
     exec(
         &mut *conn,
         "with recursive c(x) as (select 0 union all select x + 1 from c where x < 999) \
-         insert into m select date('2000-01-01', '+' || x || ' days'), x, x from c",
+         insert into m select date('2000-01-01', printf('+%d days', x)), x, x from c",
     );
     exec(&mut *conn, "insert into m values ('garbage', 1, 1)");
     let (sent, e) = rows_then_error(&mut *conn, "select d from m order by rowid");

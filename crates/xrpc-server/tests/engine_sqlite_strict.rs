@@ -290,6 +290,7 @@ fn cases() -> Vec<Case> {
             accepted: vec![
                 ("'-838:59:59.123'", time(true, 838, 59, 59, 123_000)),
                 ("'10:30'", time(false, 10, 30, 0, 0)),
+                ("'8:0:5'", time(false, 8, 0, 5, 0)),
                 ("123456", time(false, 12, 34, 56, 0)),
             ],
             refused: refused(&[("'839:00:00'", TEMPORAL), ("'10:61:00'", TEMPORAL)]),
@@ -991,7 +992,7 @@ fn casts_refuse_in_writes_and_where_the_answer_is_unknown() {
     // shows the scale.
     let stored = exec(
         conn,
-        "select cast(d as char), d || '', length(d), cast(d as decimal(6,3)) from w",
+        "select cast(d as char), substr(d, 1), length(d), cast(d as decimal(6,3)) from w",
     )
     .unwrap();
     assert_eq!(
@@ -1343,4 +1344,238 @@ fn arithmetic_divides_and_converts_strings_as_mysql() {
     exec(conn, "insert into n (a) values (7 DIV 2)").unwrap();
     let result = exec(conn, "select count(*) from n where a = 3").unwrap();
     assert_eq!(result.rows, [[Value::Sint(1)]]);
+}
+
+/// MySQL's `||` is OR and `&&` AND (its default sql_mode has no PIPES_AS_CONCAT), with OR's
+/// precedence; SQLite's `||` concatenates. Views, triggers, defaults, CHECK constraints and
+/// generated columns get MySQL's arithmetic too (SQLite's would give 3 for `7/2` and 1 for
+/// `5.5 % 2` without a word), and a view is shown as it was written.
+#[test]
+fn logical_operators_and_stored_sql_use_mysqls_semantics() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine =
+        SqliteEngine::open(&dir.path().join("stored.db"), SqliteOptions::default()).unwrap();
+    let mut conn = engine.acquire().unwrap();
+    let conn = &mut *conn;
+    for (expr, value) in [
+        ("1 || 0", Value::Sint(1)),
+        ("0 || 0", Value::Sint(0)),
+        ("1 && 0", Value::Sint(0)),
+        ("NULL || 1", Value::Sint(1)),
+        ("'a' || 'b'", Value::Sint(0)),
+        ("1 = 2 || 3 = 3 && 0", Value::Sint(0)),
+        ("'a||b'", text("a||b")),
+        ("'12abc' = 12", Value::Sint(1)),
+        ("1 = '1.0'", Value::Sint(1)),
+        ("'5' > 10", Value::Sint(0)),
+    ] {
+        let result = exec(conn, &format!("select {expr}")).unwrap();
+        assert_eq!(result.rows, [[value]], "{expr}");
+        assert_eq!(result.columns.unwrap()[0].name, expr);
+    }
+    // The node has no session sql_mode: a mode making `||` concatenation is refused, not
+    // ignored.
+    let err = exec(conn, "SET sql_mode = 'PIPES_AS_CONCAT'").unwrap_err();
+    assert_eq!(err.code, 1235);
+    exec(conn, "SET sql_mode = 'STRICT_TRANS_TABLES'").unwrap();
+    exec(conn, "create table t (a INT, b INT)").unwrap();
+    exec(conn, "insert into t values (7, 2), (1, 5), (3, 0)").unwrap();
+    let result = exec(conn, "select a from t where a = 1 || b = 2 order by a").unwrap();
+    assert_eq!(result.rows, [[Value::Sint(1)], [Value::Sint(7)]]);
+    let result = exec(
+        conn,
+        "select a from t where (a > 1 && b > 1) || a = 3 order by a",
+    )
+    .unwrap();
+    assert_eq!(result.rows, [[Value::Sint(3)], [Value::Sint(7)]]);
+
+    // A view: MySQL's values, its columns named as written, shown as written.
+    let view = "create view v as select a/2, a % 2 as m, 5.5 % 2, a DIV 2, a = 7 || b = 5 from t";
+    exec(conn, view).unwrap();
+    let result = exec(conn, "select * from v where m = 1 order by 1").unwrap();
+    let names: Vec<String> = result
+        .columns
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
+    assert_eq!(names, ["a/2", "m", "5.5 % 2", "a DIV 2", "a = 7 || b = 5"]);
+    let doubles = |row: &[Value]| -> Vec<f64> {
+        row.iter()
+            .map(|v| match v {
+                Value::Double(d) => *d,
+                Value::Sint(i) => *i as f64,
+                Value::Decimal(d) => d.to_string().parse().unwrap(),
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    };
+    let rows: Vec<Vec<f64>> = result.rows.iter().map(|r| doubles(r)).collect();
+    assert_eq!(
+        rows,
+        [
+            vec![0.5, 1.0, 1.5, 0.0, 1.0],
+            vec![1.5, 1.0, 1.5, 1.0, 0.0],
+            vec![3.5, 1.0, 1.5, 3.0, 1.0]
+        ]
+    );
+    let result = exec(conn, "show create table v").unwrap();
+    assert_eq!(result.rows[0][1], text(view));
+    // A view dividing by zero: NULL and a warning in a query, an error in a write.
+    exec(conn, "create view z as select a / b as q from t").unwrap();
+    let result = exec(conn, "select q from z").unwrap();
+    assert_eq!(
+        result.rows,
+        [[Value::Double(3.5)], [Value::Double(0.2)], [Value::Null]]
+    );
+    assert_eq!(result.warnings.len(), 1);
+    assert_eq!(result.warnings[0].code, 1365);
+    exec(conn, "create table log (x DOUBLE)").unwrap();
+    let err = exec(conn, "insert into log select q from z").unwrap_err();
+    assert_eq!((err.code, err.sql_state.as_str()), (1365, "22012"));
+
+    // A trigger.
+    exec(
+        conn,
+        "create trigger tr after insert on t begin insert into log values (new.a / 2); end",
+    )
+    .unwrap();
+    exec(conn, "insert into t values (5, 1)").unwrap();
+    let result = exec(conn, "select x from log").unwrap();
+    assert_eq!(result.rows, [[Value::Double(2.5)]]);
+    exec(
+        conn,
+        "create trigger tz after insert on t begin insert into log values (new.a / new.b); end",
+    )
+    .unwrap();
+    let err = exec(conn, "insert into t values (9, 0)").unwrap_err();
+    assert_eq!(err.code, 1365);
+
+    // A default, a CHECK constraint and a generated column.
+    exec(
+        conn,
+        "create table d (k INT CHECK (k / 2 > 1), x DOUBLE DEFAULT (7/2), h DOUBLE AS (k % 2.5))",
+    )
+    .unwrap();
+    exec(conn, "insert into d (k) values (3)").unwrap();
+    let result = exec(conn, "select k, x, h from d").unwrap();
+    assert_eq!(
+        result.rows,
+        [[Value::Sint(3), Value::Double(3.5), Value::Double(0.5)]]
+    );
+    let result = exec(conn, "show columns from d").unwrap();
+    assert_eq!(result.rows[1][4], text("7 / 2"));
+}
+
+/// String literals and string functions as MySQL: backslash escapes are decoded before the
+/// value is stored (SQLite would keep `\\` and `\n` as written), LIKE escapes with a
+/// backslash, LENGTH counts bytes and CONCAT of a NULL is NULL.
+#[test]
+fn strings_escape_measure_and_concatenate_as_mysql() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine =
+        SqliteEngine::open(&dir.path().join("strings.db"), SqliteOptions::default()).unwrap();
+    let mut conn = engine.acquire().unwrap();
+    let conn = &mut *conn;
+    exec(conn, "create table s (k INT PRIMARY KEY, v VARCHAR(20))").unwrap();
+    exec(
+        conn,
+        r"insert into s values (1, 'C:\\dir\nx'), (2, 'It\'s'), (3, 'a_b'), (4, 'axb'), (5, 'é')",
+    )
+    .unwrap();
+    let result = exec(
+        conn,
+        "select v, length(v), char_length(v) from s order by k",
+    )
+    .unwrap();
+    let rows: Vec<(Value, Value, Value)> = result
+        .rows
+        .into_iter()
+        .map(|r| (r[0].clone(), r[1].clone(), r[2].clone()))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (text("C:\\dir\nx"), Value::Sint(8), Value::Sint(8)),
+            (text("It's"), Value::Sint(4), Value::Sint(4)),
+            (text("a_b"), Value::Sint(3), Value::Sint(3)),
+            (text("axb"), Value::Sint(3), Value::Sint(3)),
+            (text("é"), Value::Sint(2), Value::Sint(1)),
+        ]
+    );
+    let result = exec(conn, r"select k from s where v like 'a\_b'").unwrap();
+    assert_eq!(result.rows, [[Value::Sint(3)]]);
+    let result = exec(
+        conn,
+        "select concat(v, NULL), concat(v, '!', k), upper(v) from s where k = 5",
+    )
+    .unwrap();
+    assert_eq!(result.rows, [[Value::Null, text("é!5"), text("É")]]);
+}
+
+/// DATE, DATETIME(fsp) and TIME values are stored in MySQL's fixed-width form, so ORDER BY,
+/// MIN, MAX and equality with a canonical literal are chronological (stored as written,
+/// `9:00:00` sorted after `10:00:00` and `2024-2-9` after `2024-10-01`).
+#[test]
+fn dates_and_times_order_chronologically() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine =
+        SqliteEngine::open(&dir.path().join("order.db"), SqliteOptions::default()).unwrap();
+    let mut conn = engine.acquire().unwrap();
+    let conn = &mut *conn;
+    exec(
+        conn,
+        "create table tt (k INT PRIMARY KEY, t TIME, d DATE, dt DATETIME(2))",
+    )
+    .unwrap();
+    exec(
+        conn,
+        "insert into tt values (1, '9:00:00', '2024-2-9', '2024-2-9 1:2:3.5'), \
+         (2, '10:00:00', '2024-10-01', '2024-10-01 00:00:00')",
+    )
+    .unwrap();
+    exec(
+        conn,
+        "insert into tt values (3, '00:30', '2024-02-10', '2024-2-9 10:00')",
+    )
+    .unwrap();
+    for (order, want) in [("t", [3, 1, 2]), ("d", [1, 3, 2]), ("dt", [1, 3, 2])] {
+        let result = exec(conn, &format!("select k from tt order by {order}")).unwrap();
+        let got: Vec<Value> = result.rows.into_iter().map(|mut r| r.remove(0)).collect();
+        let want: Vec<Value> = want.into_iter().map(Value::Sint).collect();
+        assert_eq!(got, want, "order by {order}");
+    }
+    let result = exec(conn, "select min(t), max(d), max(dt) from tt").unwrap();
+    assert_eq!(
+        result.rows,
+        [[
+            text("00:30:00"),
+            text("2024-10-01"),
+            text("2024-10-01 00:00:00.00")
+        ]]
+    );
+    let result = exec(conn, "select k from tt where d = '2024-02-09'").unwrap();
+    assert_eq!(result.rows, [[Value::Sint(1)]]);
+    // TIME orders as a duration, negative and beyond 99 hours too (a collation: text would
+    // put -02:00:00 after -01:00:00 and 100:00:00 before 20:00:00).
+    exec(
+        conn,
+        "insert into tt (k, t) values (4, '-2:00:00'), (5, '-1:00:00'), (6, '100:00:00'), (7, '20:00:00')",
+    )
+    .unwrap();
+    let result = exec(conn, "select k from tt where k > 3 order by t").unwrap();
+    let got: Vec<Value> = result.rows.into_iter().map(|mut r| r.remove(0)).collect();
+    assert_eq!(got, [4, 5, 7, 6].map(Value::Sint));
+    let result = exec(conn, "select min(t), max(t) from tt").unwrap();
+    assert_eq!(result.rows, [[text("-02:00:00"), text("100:00:00")]]);
+    let result = exec(conn, "select k from tt where t = '20:0:0'").unwrap();
+    assert_eq!(result.rows, [[Value::Sint(7)]]);
+    exec(conn, "update tt set t = '11:0:0.5' where k = 3").unwrap_or_else(|e| panic!("{e}"));
+    let result = exec(
+        conn,
+        "select k from tt where k <= 3 order by t desc limit 1",
+    )
+    .unwrap();
+    assert_eq!(result.rows, [[Value::Sint(3)]]);
 }

@@ -1291,4 +1291,24 @@ fn warnings_belong_to_the_session_not_to_the_pooled_connection() {
         client.query(1, "show count(*) errors").scalar(),
         &Value::Uint(1)
     );
+    // An error the node answers before the engine (here the admin path's KILL) is recorded
+    // too, in place of the previous statement's list.
+    assert!(
+        client
+            .query(1, "select cast('1x' as signed)")
+            .error
+            .is_none()
+    );
+    let failed = client.query(1, "kill 987654");
+    assert_eq!(failed.error.as_ref().map(|e| e.code), Some(1094));
+    let errors = client.query(1, "show warnings");
+    assert_eq!(errors.rows.len(), 1, "{errors:?}");
+    assert_eq!(
+        errors.rows[0][..2],
+        [Value::Bytes("Error".into()), Value::Uint(1094)]
+    );
+    assert_eq!(
+        client.query(1, "select @@error_count").scalar(),
+        &Value::Uint(1)
+    );
 }

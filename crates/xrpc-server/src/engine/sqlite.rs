@@ -238,6 +238,7 @@ mod enumset;
 mod origin;
 mod rewrite;
 mod strict;
+mod strings;
 mod types;
 
 use std::fmt;
@@ -650,6 +651,9 @@ struct Shared {
     generating: AtomicBool,
     /// The first id the running statement generated (not written explicitly).
     first_generated: Mutex<Option<i64>>,
+    /// Whether the running statement writes rows (INSERT, REPLACE, UPDATE): the arithmetic of
+    /// stored SQL (views, triggers, defaults) it runs then fails on a warning (see `arith`).
+    statement_writes: AtomicBool,
     /// The running statement's warnings (casts that converted with a warning), at most
     /// [`MAX_WARNINGS`] of them (MySQL's `max_error_count` default).
     warnings: Mutex<Vec<SqlWarning>>,
@@ -758,6 +762,7 @@ impl SqliteConn {
             first_insert: Mutex::new(None),
             generating: AtomicBool::new(false),
             first_generated: Mutex::new(None),
+            statement_writes: AtomicBool::new(false),
         });
         let s = Arc::clone(&shared);
         conn.update_hook(Some(
@@ -785,6 +790,7 @@ impl SqliteConn {
         register_check(&conn, &shared).map_err(map)?;
         cast::register(&conn, &shared).map_err(map)?;
         arith::register(&conn, &shared).map_err(map)?;
+        strings::register(&conn).map_err(map)?;
         autoinc::register(&conn, &shared).map_err(map)?;
         for scale in 0..=30 {
             conn.create_collation(&rewrite::decimal_collation(scale), move |a, b| {
@@ -792,6 +798,8 @@ impl SqliteConn {
             })
             .map_err(map)?;
         }
+        conn.create_collation(rewrite::TIME_COLLATION, rewrite::compare_time)
+            .map_err(map)?;
         conn.execute("ATTACH DATABASE ':memory:' AS information_schema", [])
             .map_err(map)?;
         conn.execute_batch(catalog::INFORMATION_SCHEMA_DDL)
@@ -958,6 +966,9 @@ impl SqliteConn {
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
         let args: Vec<Arg<'_>> = args.iter().map(types::to_arg).collect();
+        // MySQL's backslash escapes in string literals, before any other pass reads them.
+        let escaped = rewrite::mysql_string_escapes(sql);
+        let sql = &*escaped;
         let casts = cast::rewrite(sql)?;
         let hints = casts.as_ref().map_or(&[][..], |c| &c.hints[..]);
         if casts.is_none() {
@@ -987,6 +998,9 @@ impl SqliteConn {
         let sql = &*rewrite::exact_numbers(sql);
         self.check_single_statement(sql)?;
         self.shared.start_statement();
+        self.shared
+            .statement_writes
+            .store(arith::statement_writes(sql), Ordering::Relaxed);
         if info.table_ddl != TableDdl::None {
             self.auto_increment.clear();
             return self.run_table_ddl(sql, &args, info, sink);
@@ -1594,6 +1608,13 @@ impl SqliteConn {
                 }
                 Ok(done)
             }
+            Compat::UnsupportedSqlMode(mode) => Err(SqlError::new(
+                &codes::NOT_SUPPORTED_YET,
+                format!(
+                    "This version doesn't yet support sql_mode {mode} on the SQLite engine: \
+                     `||` is OR here, as under MySQL's default sql_mode"
+                ),
+            )),
             Compat::BadAutocommit(value) => Err(SqlError::new(
                 &codes::WRONG_VALUE_FOR_VAR,
                 format!("Variable 'autocommit' can't be set to the value of '{value}'"),

@@ -1,4 +1,4 @@
-//! MySQL's division, modulo and conversion of strings in arithmetic, on SQLite.
+//! MySQL's division, modulo, conversion of strings in arithmetic and `||`/`&&`, on SQLite.
 //!
 //! # Design
 //!
@@ -8,7 +8,8 @@
 //! turns every `a / b`, `a % b`, `a MOD b`, `MOD(a, b)` and `a DIV b` into a call of a
 //! deterministic SQL function registered on each connection ([`register`]):
 //! `xrpc_div(a, b, mode)`, `xrpc_mod(a, b, mode)`, `xrpc_intdiv(a, b, mode)`, and every string
-//! literal that is an operand of `+`, `-` or `*` into `xrpc_num('…', mode)`. `mode` is 1 in
+//! literal that is an operand of `+`, `-` or `*`, or compared with a numeric literal
+//! (`'12abc' = 12`, which SQLite answers 0), into `xrpc_num('…', mode)`. `mode` is 1 in
 //! INSERT, REPLACE and UPDATE, else 0.
 //!
 //! The operands are found on tokens: a multiplicative chain `t1 op t2 op t3 …` (`*`, `/`, `%`,
@@ -34,8 +35,21 @@
 //!   stay exact) take the sign of the dividend, as MySQL; otherwise they are `fmod` of DOUBLEs.
 //! - `DIV` truncates toward zero to an integer; a result beyond BIGINT is `Error 1690`.
 //!
-//! Statements SQLite stores (`CREATE`, `ALTER`) are not rewritten: a view or a trigger must not
-//! depend on these functions, so SQL stored there keeps SQLite's arithmetic.
+//! The same pass makes MySQL's `||` SQLite's `OR` and `&&` `AND` (MySQL's default `sql_mode`
+//! has no PIPES_AS_CONCAT; both words have the lowest precedence in both dialects), and gives a
+//! `LIKE` whose pattern is not a backslash-free string literal MySQL's default `ESCAPE '\'`.
+//!
+//! # Stored SQL
+//!
+//! `CREATE` and `ALTER` are rewritten too, so views, triggers, defaults, CHECK constraints and
+//! generated columns get MySQL's arithmetic, with `mode` 2 ([`MODE_STORED`]): whether a problem
+//! is an error is read when the SQL runs, from the running statement (a view read by `INSERT …
+//! SELECT` fails on a division by zero, the same view read by `SELECT` warns). Such SQL then
+//! needs these functions, which every connection of the node registers; `docs/ARCHITECTURE.md`
+//! says what that means for tools reading the file. A view keeps the client's text in a
+//! comment ([`original_text`], shown by SHOW CREATE TABLE) and gets aliases naming its
+//! rewritten items as written ([`view_with_names`]); a default is shown with its operators
+//! back ([`shown_sql`]). `PRAGMA` is never rewritten.
 
 use rusqlite::Connection;
 use rusqlite::functions::{Context, FunctionFlags};
@@ -51,6 +65,11 @@ use crate::result::{SqlError, SqlWarning, WarningLevel, mysql_type};
 /// `mode` bit: the statement writes (INSERT, REPLACE, UPDATE): a warning is an error.
 const MODE_WRITE: i64 = 1;
 
+/// `mode` bit: SQL SQLite stores (a view, a trigger, a default, a CHECK, a generated column):
+/// whether a warning is an error is decided by the statement running it (see
+/// [`Shared::statement_writes`]), since the SQL outlives the statement that wrote it.
+const MODE_STORED: i64 = 2;
+
 /// Words that end an operand rather than being one (so a `-` after them is unary): the clause
 /// words `cast` shares, and these.
 const MORE_KEYWORDS: &[&str] = &[
@@ -60,14 +79,33 @@ const MORE_KEYWORDS: &[&str] = &[
 /// Words that make a typed literal of the string after them (`DATE '2024-02-29'`).
 const LITERAL_PREFIXES: &[&str] = &["DATE", "TIME", "TIMESTAMP"];
 
+/// The comment a rewritten view or trigger keeps the statement as the client wrote it in
+/// (see [`original_text`]).
+const ORIGINAL_OPEN: &str = "/*xrpc_text:";
+
 /// Whether `sql` may hold something to rewrite (cheap test before tokenising).
 fn may_have_arithmetic(sql: &str) -> bool {
     use crate::admin::lex::contains_ignore_case;
     sql.contains('/')
         || sql.contains('%')
+        || sql.contains("||")
+        || sql.contains("&&")
         || contains_ignore_case(sql, "div")
         || contains_ignore_case(sql, "mod")
+        || contains_ignore_case(sql, "like")
         || sql.contains('\'')
+}
+
+/// Whether the statement `sql` writes rows (INSERT, REPLACE, UPDATE): conversion warnings of
+/// its arithmetic are errors, as in MySQL's strict mode.
+pub(crate) fn statement_writes(sql: &str) -> bool {
+    let text = super::compat::trim_statement(sql);
+    let end = text
+        .find(|c: char| !c.is_ascii_alphabetic())
+        .unwrap_or(text.len());
+    ["INSERT", "REPLACE", "UPDATE"]
+        .iter()
+        .any(|w| w.eq_ignore_ascii_case(&text[..end]))
 }
 
 /// The rewritten statement (see the module docs), or `None` when it has nothing to rewrite.
@@ -76,31 +114,229 @@ pub(crate) fn rewrite(sql: &str) -> Option<String> {
         return None;
     }
     let toks = tokens(sql)?;
-    let first = toks
-        .first()
-        .filter(|t| t.tok == Tok::Word)
-        .map(|t| sql[t.start..t.end].to_ascii_uppercase());
-    if matches!(first.as_deref(), Some("CREATE" | "ALTER" | "PRAGMA")) {
-        return None;
-    }
-    let mode = if matches!(first.as_deref(), Some("INSERT" | "REPLACE" | "UPDATE")) {
-        MODE_WRITE
-    } else {
-        0
+    let word_at = |i: usize| {
+        toks.get(i)
+            .filter(|t| t.tok == Tok::Word)
+            .map(|t| sql[t.start..t.end].to_ascii_uppercase())
+    };
+    let first = word_at(0);
+    let mode = match first.as_deref() {
+        Some("PRAGMA") => return None,
+        Some("CREATE" | "ALTER") => MODE_STORED,
+        Some("INSERT" | "REPLACE" | "UPDATE") => MODE_WRITE,
+        _ => 0,
     };
     let pass = Pass {
         sql,
         toks: &toks,
         mode,
     };
-    if !(0..toks.len()).any(|i| pass.is_division(i) || pass.wraps_string(i)) {
+    if !(0..toks.len()).any(|i| pass.rewrites_at(i)) {
         return None;
     }
+    if mode == MODE_STORED {
+        // `CREATE [TEMP | TEMPORARY] VIEW | TRIGGER`: named as written, shown as written.
+        let kind = match word_at(1).as_deref() {
+            Some("TEMP" | "TEMPORARY") => word_at(2),
+            other => other.map(str::to_owned),
+        };
+        match kind.as_deref() {
+            Some("VIEW") => {
+                let named = view_with_names(sql, &toks).unwrap_or_else(|| sql.to_owned());
+                return Some(stored(&named, sql, "AS"));
+            }
+            Some("TRIGGER") => return Some(stored(sql, sql, "BEGIN")),
+            _ => {}
+        }
+    }
+    Some(pass.rewrite())
+}
+
+/// A view or trigger `sql` rewritten, with the client's `original` text in a comment after
+/// the first `after` word at depth 0 (SQLite keeps the text from the object's name on as
+/// written, so the comment is stored; [`original_text`] reads it back).
+fn stored(sql: &str, original: &str, after: &str) -> String {
+    let rewritten = tokens(sql).map_or_else(
+        || sql.to_owned(),
+        |toks| {
+            Pass {
+                sql,
+                toks: &toks,
+                mode: MODE_STORED,
+            }
+            .rewrite()
+        },
+    );
+    let Some(toks) = tokens(&rewritten) else {
+        return rewritten;
+    };
+    let mut depth = 0usize;
+    let at = toks.iter().find_map(|t| {
+        match t.tok {
+            Tok::Punct(b'(') => depth += 1,
+            Tok::Punct(b')') => depth = depth.saturating_sub(1),
+            Tok::Word if depth == 0 && rewritten[t.start..t.end].eq_ignore_ascii_case(after) => {
+                return Some(t.end);
+            }
+            _ => {}
+        }
+        None
+    });
+    let Some(at) = at else { return rewritten };
+    let escaped = original.replace('\\', "\\\\").replace("*/", "*\\/");
+    format!(
+        "{} {ORIGINAL_OPEN}{escaped}*/{}",
+        &rewritten[..at],
+        &rewritten[at..]
+    )
+}
+
+/// The statement a view or trigger was created with, as the client wrote it, when the node
+/// rewrote it (see [`rewrite`]); `None` for SQL stored as written.
+pub(crate) fn original_text(stored: &str) -> Option<String> {
+    let open = stored.find(ORIGINAL_OPEN)? + ORIGINAL_OPEN.len();
+    let close = open + stored[open..].find("*/")?;
+    let mut out = String::with_capacity(close - open);
+    let mut chars = stored[open..close].chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            out.extend(chars.next());
+        } else {
+            out.push(c);
+        }
+    }
+    Some(out)
+}
+
+/// `CREATE VIEW … AS SELECT …` with an alias, the item as written, after every unaliased
+/// select item the pass rewrites (SQLite names a view's column by its text, which would be
+/// the rewritten one; MySQL names it as written). `None` when the view has a column list or
+/// nothing needs a name.
+fn view_with_names(sql: &str, toks: &[Token]) -> Option<String> {
+    let pass = Pass {
+        sql,
+        toks,
+        mode: MODE_STORED,
+    };
+    // The first depth-0 AS ends the view's name (and column list, which names the columns).
+    let as_at = toks
+        .iter()
+        .position(|t| t.tok == Tok::Word && sql[t.start..t.end].eq_ignore_ascii_case("AS"))?;
+    if toks[..as_at].iter().any(|t| t.tok == Tok::Punct(b'(')) {
+        return Some(sql.to_owned());
+    }
+    let body = &toks[as_at + 1..];
+    let Some((items, _)) = super::cast::select_items(sql, body) else {
+        return Some(sql.to_owned());
+    };
     let mut out = String::with_capacity(sql.len() + 32);
-    pass.range(0, toks.len(), &mut out);
-    let lead = toks.first().map_or(0, |t| t.start);
-    let trail = toks.last().map_or(sql.len(), |t| t.end);
-    Some(format!("{}{out}{}", &sql[..lead], &sql[trail..]))
+    let mut copied = 0;
+    for (a, b) in items {
+        if a >= b || super::cast::has_alias(sql, &body[a..b]) {
+            continue;
+        }
+        let (a, b) = (a + as_at + 1, b + as_at + 1);
+        if !(a..b).any(|i| pass.rewrites_at(i)) {
+            continue;
+        }
+        let end = toks[b - 1].end;
+        let name = &sql[toks[a].start..end];
+        out.push_str(&sql[copied..end]);
+        out.push_str(&format!(" AS \"{}\"", name.replace('"', "\"\"")));
+        copied = end;
+    }
+    out.push_str(&sql[copied..]);
+    Some(out)
+}
+
+/// Stored SQL as MySQL would show it: `xrpc_div(a, b, 2)` as `a / b`, `xrpc_num('1', 2)` as
+/// `'1'`, `xrpc_real('0.5')` as `0.5` (for a column's default, which keeps no original text).
+pub(crate) fn shown_sql(stored: &str) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    if !stored.contains("xrpc_") {
+        return Cow::Borrowed(stored);
+    }
+    let Some(toks) = tokens(stored) else {
+        return Cow::Borrowed(stored);
+    };
+    let mut out = String::with_capacity(stored.len());
+    let mut copied = 0;
+    let mut i = 0;
+    while i < toks.len() {
+        let t = toks[i];
+        let name = &stored[t.start..t.end];
+        let operator = match name {
+            "xrpc_div" => Some(" / "),
+            "xrpc_mod" => Some(" % "),
+            "xrpc_intdiv" => Some(" DIV "),
+            "xrpc_num" | super::rewrite::REAL_FUNCTION => Some(""),
+            _ => None,
+        };
+        let open = i + 1;
+        let close = operator
+            .filter(|_| toks.get(open).is_some_and(|t| t.tok == Tok::Punct(b'(')))
+            .and_then(|_| {
+                let mut depth = 0usize;
+                (open..toks.len()).find(|&k| match toks[k].tok {
+                    Tok::Punct(b'(') => {
+                        depth += 1;
+                        false
+                    }
+                    Tok::Punct(b')') => {
+                        depth -= 1;
+                        depth == 0
+                    }
+                    _ => false,
+                })
+            });
+        let (Some(operator), Some(close)) = (operator, close) else {
+            i += 1;
+            continue;
+        };
+        // The arguments, split at depth-1 commas.
+        let mut args = Vec::new();
+        let mut depth = 0usize;
+        let mut from = toks[open].end;
+        for k in open..close {
+            match toks[k].tok {
+                Tok::Punct(b'(') => depth += 1,
+                Tok::Punct(b')') => depth -= 1,
+                Tok::Punct(b',') if depth == 1 => {
+                    args.push(stored[from..toks[k].start].trim());
+                    from = toks[k].end;
+                }
+                _ => {}
+            }
+        }
+        args.push(stored[from..toks[close].start].trim());
+        out.push_str(&stored[copied..t.start]);
+        match (name, &args[..]) {
+            (n, [literal]) if n == super::rewrite::REAL_FUNCTION => {
+                out.push_str(literal.trim_matches('\''));
+            }
+            ("xrpc_num", [string, _]) => out.push_str(&shown_sql(string)),
+            (_, [a, b, _]) => {
+                out.push_str(&shown_sql(a));
+                out.push_str(operator);
+                // A right operand is one term: a division there was `MOD(…)` or grouped.
+                let nested = ["xrpc_div(", "xrpc_mod(", "xrpc_intdiv("]
+                    .iter()
+                    .any(|f| b.starts_with(f));
+                if nested {
+                    out.push('(');
+                }
+                out.push_str(&shown_sql(b));
+                if nested {
+                    out.push(')');
+                }
+            }
+            _ => out.push_str(&stored[t.start..toks[close].end]),
+        }
+        copied = toks[close].end;
+        i = close + 1;
+    }
+    out.push_str(&stored[copied..]);
+    Cow::Owned(out)
 }
 
 /// One rewrite of one statement's tokens.
@@ -131,6 +367,49 @@ impl Op {
 }
 
 impl Pass<'_> {
+    /// The whole statement rewritten.
+    fn rewrite(&self) -> String {
+        let mut out = String::with_capacity(self.sql.len() + 32);
+        self.range(0, self.toks.len(), &mut out);
+        let lead = self.toks.first().map_or(0, |t| t.start);
+        let trail = self.toks.last().map_or(self.sql.len(), |t| t.end);
+        format!("{}{out}{}", &self.sql[..lead], &self.sql[trail..])
+    }
+
+    /// Whether the pass changes something at token `i`.
+    fn rewrites_at(&self, i: usize) -> bool {
+        self.is_division(i)
+            || self.wraps_string(i)
+            || self.logical(i).is_some()
+            || self.like_pattern(i).is_some_and(|(_, escape)| escape)
+    }
+
+    /// At a `LIKE`: the end of its pattern, and whether it needs `ESCAPE '\'` (MySQL's LIKE
+    /// escapes with a backslash unless told otherwise; SQLite's escapes with nothing). A
+    /// pattern that is a string without a backslash needs none.
+    fn like_pattern(&self, i: usize) -> Option<(usize, bool)> {
+        if !self.word(i, "LIKE") {
+            return None;
+        }
+        let end = self.term_end(i + 1, self.toks.len())?;
+        let plain =
+            end == i + 2 && self.toks[i + 1].tok == Tok::String && !self.text(i + 1).contains('\\');
+        Some((end, !plain && !self.word(end, "ESCAPE")))
+    }
+
+    /// `||` (MySQL's OR) or `&&` (AND) starting at token `i`, as SQLite's word for it.
+    fn logical(&self, i: usize) -> Option<&'static str> {
+        let (a, b) = (self.toks.get(i)?, self.toks.get(i + 1)?);
+        if a.end != b.start {
+            return None;
+        }
+        match (a.tok, b.tok) {
+            (Tok::Punct(b'|'), Tok::Punct(b'|')) => Some("OR"),
+            (Tok::Punct(b'&'), Tok::Punct(b'&')) => Some("AND"),
+            _ => None,
+        }
+    }
+
     fn text(&self, i: usize) -> &str {
         &self.sql[self.toks[i].start..self.toks[i].end]
     }
@@ -204,7 +483,53 @@ impl Pass<'_> {
                 || self.punct(i - 1, b"+") && i >= 2 && self.ends_operand(i - 2));
         // Not `'…'->'$.a'`, SQLite's JSON operator.
         let after = self.punct(i + 1, b"+-*") && !self.punct(i + 2, b">");
-        before || after
+        before || after || self.compared_with_number(i)
+    }
+
+    /// The length in tokens of a comparison operator (`=`, `<`, `>`, `<=`, `>=`, `<>`, `!=`,
+    /// `<=>`) starting at token `i`.
+    fn comparison_at(&self, i: usize) -> Option<usize> {
+        let joined = |k: usize| {
+            self.toks
+                .get(k + 1)
+                .is_some_and(|next| next.start == self.toks[k].end)
+        };
+        if self.punct(i, b"<") && joined(i) && self.punct(i + 1, b"=") {
+            if joined(i + 1) && self.punct(i + 2, b">") {
+                return Some(3);
+            }
+            return Some(2);
+        }
+        if (self.punct(i, b"<") && self.punct(i + 1, b">")
+            || self.punct(i, b">!") && self.punct(i + 1, b"="))
+            && joined(i)
+        {
+            return Some(2);
+        }
+        self.punct(i, b"=<>").then_some(1)
+    }
+
+    /// Whether the string literal at `i` is compared with a numeric literal (`'12abc' = 12`,
+    /// `10 < '5'`): MySQL compares the two as DOUBLEs, SQLite orders every number before every
+    /// string.
+    fn compared_with_number(&self, i: usize) -> bool {
+        let number_at = |k: usize| {
+            self.toks.get(k).is_some_and(|t| t.tok == Tok::Number)
+                || self.punct(k, b"-+")
+                    && self.toks.get(k + 1).is_some_and(|t| t.tok == Tok::Number)
+        };
+        if let Some(len) = self.comparison_at(i + 1) {
+            if number_at(i + 1 + len) {
+                return true;
+            }
+        }
+        (1..=3.min(i)).any(|len| {
+            let op = i - len;
+            self.comparison_at(op) == Some(len)
+                && op > 0
+                && self.toks[op - 1].tok == Tok::Number
+                && !(op >= 2 && self.punct(op - 2, b"."))
+        })
     }
 
     /// The end (exclusive) of the unary term starting at `i`, if one starts there.
@@ -322,6 +647,28 @@ impl Pass<'_> {
         let mut i = lo;
         let mut after_operand = false;
         while i < hi {
+            if let Some(word) = self.logical(i).filter(|_| i + 1 < hi) {
+                // OR's (AND's) precedence is SQLite's as MySQL's: below every comparison.
+                out.push_str(self.gap(i, lo));
+                out.push(' ');
+                out.push_str(word);
+                out.push(' ');
+                after_operand = false;
+                i += 2;
+                continue;
+            }
+            if let Some((end, escape)) = self.like_pattern(i).filter(|&(end, _)| end <= hi) {
+                out.push_str(self.gap(i, lo));
+                out.push_str(self.text(i));
+                out.push_str(self.gap(i + 1, i));
+                self.term(i + 1, end, &mut *out);
+                if escape {
+                    out.push_str(" ESCAPE '\\'");
+                }
+                after_operand = true;
+                i = end;
+                continue;
+            }
             let binary_sign = after_operand && self.punct(i, b"+-");
             let end = if binary_sign {
                 None
@@ -682,8 +1029,13 @@ pub(crate) fn register(conn: &Connection, shared: &std::sync::Arc<Shared>) -> ru
         ("xrpc_intdiv", int_divide),
     ];
     let report = |shared: &Shared, mode: i64, problems: Vec<Problem>| -> rusqlite::Result<()> {
+        let writes = mode & MODE_WRITE != 0
+            || mode & MODE_STORED != 0
+                && shared
+                    .statement_writes
+                    .load(std::sync::atomic::Ordering::Relaxed);
         for problem in problems {
-            if mode & MODE_WRITE != 0 && problem.level == WarningLevel::Warning {
+            if writes && problem.level == WarningLevel::Warning {
                 let err = SqlError::new(problem.code, problem.message);
                 let message = err.message.clone();
                 *shared.check_error.lock() = Some(err);
@@ -788,7 +1140,8 @@ mod tests {
         for (sql, want) in cases {
             assert_eq!(rw(sql), want, "{sql}");
         }
-        assert_eq!(rewrite("create view v as select 1/0"), None);
+        assert_eq!(rewrite("create view v as select a from t"), None);
+        assert_eq!(rewrite("pragma x = 1/2"), None);
         assert_eq!(rewrite("select a from t"), None);
     }
 
@@ -806,7 +1159,14 @@ mod tests {
             ("select +'1a'", "select +'1a'"),
             ("select x'41' + 0", "select x'41' + 0"),
             ("select 'a' = 'b'", "select 'a' = 'b'"),
-            ("select 'a' || 'b'", "select 'a' || 'b'"),
+            ("select '12abc' = 12", "select xrpc_num('12abc', 0) = 12"),
+            ("select 1 <> '1.0'", "select 1 <> xrpc_num('1.0', 0)"),
+            (
+                "select 10 <= '5', '5' <=> -1",
+                "select 10 <= xrpc_num('5', 0), xrpc_num('5', 0) <=> -1",
+            ),
+            ("select a = '5' from t", "select a = '5' from t"),
+            ("select 'a' || 'b'", "select 'a'  OR  'b'"),
             (
                 "insert into t values ('1x' + 0)",
                 "insert into t values (xrpc_num('1x', 1) + 0)",
@@ -884,6 +1244,78 @@ mod tests {
         // Spaces after the number: a note (MariaDB's).
         assert_eq!(string_number(" 1.5e1 ", &mut p), Num::Double(15.0));
         assert_eq!(p[2].level, WarningLevel::Note);
+    }
+
+    #[test]
+    fn pipes_and_ampersands_are_mysqls_or_and_and() {
+        let cases = [
+            ("select 1 || 0", "select 1  OR  0"),
+            ("select a=1||b=2 from t", "select a=1 OR b=2 from t"),
+            ("select 1 && (2 || x)", "select 1  AND  (2  OR  x)"),
+            ("select f(a || b)", "select f(a  OR  b)"),
+            ("select 'x||y', `a||b`", "select 'x||y', `a||b`"),
+            ("select a | | b, a & b", "select a | | b, a & b"),
+        ];
+        for (sql, want) in cases {
+            assert_eq!(rw(sql), want, "{sql}");
+        }
+    }
+
+    #[test]
+    fn like_escapes_with_a_backslash_as_mysql() {
+        let cases = [
+            (
+                r"select 'a_b' like 'a\_b'",
+                r"select 'a_b' like 'a\_b' ESCAPE '\'",
+            ),
+            (
+                "select a from t where a like ?",
+                r"select a from t where a like ? ESCAPE '\'",
+            ),
+            (
+                "select a not like concat('%', b) from t",
+                r"select a not like concat('%', b) ESCAPE '\' from t",
+            ),
+            ("select a like 'x%' from t", "select a like 'x%' from t"),
+            (
+                r"select a like 'x\%' escape '|'",
+                r"select a like 'x\%' escape '|'",
+            ),
+        ];
+        for (sql, want) in cases {
+            assert_eq!(rw(sql), want, "{sql}");
+        }
+    }
+
+    #[test]
+    fn stored_sql_is_rewritten_and_keeps_the_text_as_written() {
+        assert_eq!(
+            rw("create table t (a int default (7/2), check (a || 0))"),
+            "create table t (a int default (xrpc_div(7, 2, 2)), check (a  OR  0))"
+        );
+        let view = "create view v as select a/2, a % 2 m, '*/\\x' from t";
+        let stored = rw(view);
+        assert_eq!(
+            stored,
+            "create view v as /*xrpc_text:create view v as select a/2, a % 2 m, '*\\/\\\\x' \
+             from t*/ select xrpc_div(a, 2, 2) AS \"a/2\", xrpc_mod(a, 2, 2) m, '*/\\x' from t"
+        );
+        assert_eq!(original_text(&stored).as_deref(), Some(view));
+        assert_eq!(original_text("create view v as select 1"), None);
+        let trigger =
+            "create trigger tr after insert on t begin insert into l values (new.a / 2); end";
+        let stored = rw(trigger);
+        assert!(stored.contains("xrpc_div(new.a, 2, 2)"), "{stored}");
+        assert_eq!(original_text(&stored).as_deref(), Some(trigger));
+        assert_eq!(
+            shown_sql("(xrpc_div(7, xrpc_mod(a, 2, 2), 2))"),
+            "(7 / (a % 2))"
+        );
+        assert_eq!(
+            shown_sql("xrpc_num('1x', 2) + xrpc_real('0.5')"),
+            "'1x' + 0.5"
+        );
+        assert_eq!(shown_sql("'xrpc_div'"), "'xrpc_div'");
     }
 
     #[test]

@@ -1109,7 +1109,12 @@ fn select_hints(sql: &str, toks: &[Token]) -> Result<Vec<ColumnHint>, SqlError> 
             let kind = super::arith::literal_kind(sql, &toks[a..expr_end]);
             let rewritten = (a..b).any(|i| {
                 cast_at(sql, toks, i, b).ok().flatten().is_some()
-                    || matches!(toks[i].tok, Tok::Punct(b'/' | b'%' | b'+' | b'-' | b'*'))
+                    || matches!(
+                        toks[i].tok,
+                        Tok::Punct(
+                            b'/' | b'%' | b'+' | b'-' | b'*' | b'|' | b'&' | b'=' | b'<' | b'>'
+                        )
+                    )
                     || word(&toks[i], "DIV")
                     || word(&toks[i], "MOD")
             });
@@ -1133,7 +1138,7 @@ fn select_hints(sql: &str, toks: &[Token]) -> Result<Vec<ColumnHint>, SqlError> 
 
 /// A SELECT's select-list items (token ranges, split at depth-0 commas) and the index of the
 /// token that ends the list (FROM, WHERE, …, or the end). `None` without a SELECT.
-fn select_items(sql: &str, toks: &[Token]) -> Option<(Vec<(usize, usize)>, usize)> {
+pub(crate) fn select_items(sql: &str, toks: &[Token]) -> Option<(Vec<(usize, usize)>, usize)> {
     let word =
         |t: &Token, w: &str| t.tok == Tok::Word && sql[t.start..t.end].eq_ignore_ascii_case(w);
     // Depth-0 token indexes.
@@ -1331,7 +1336,7 @@ fn derived_reference(sql: &str, item: &[Token], derived: &[Derived]) -> Option<D
 }
 
 /// Whether a select-list item ends with an alias (`… AS x`, or `… x` after an operand).
-fn has_alias(sql: &str, item: &[Token]) -> bool {
+pub(crate) fn has_alias(sql: &str, item: &[Token]) -> bool {
     let [.., before, last] = item else {
         return false;
     };

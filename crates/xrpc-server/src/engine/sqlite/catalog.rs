@@ -1368,7 +1368,8 @@ impl SqliteConn {
                     db: db.clone(),
                     name,
                     view: kind == "view",
-                    sql,
+                    // A view the node rewrote is shown as the client wrote it.
+                    sql: super::arith::original_text(&sql).unwrap_or(sql),
                     columns: Vec::new(),
                     indexes: Vec::new(),
                 })
@@ -1391,7 +1392,9 @@ impl SqliteConn {
                             name: row.get(1)?,
                             decl: row.get(2)?,
                             not_null: row.get(3)?,
-                            default: row.get(4)?,
+                            default: row
+                                .get::<_, Option<String>>(4)?
+                                .map(|d| super::arith::shown_sql(&d).into_owned()),
                             pk: row.get(5)?,
                             auto_increment: false,
                         },

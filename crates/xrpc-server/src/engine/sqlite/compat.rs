@@ -13,6 +13,7 @@
 //! | `ROLLBACK [WORK \| TRANSACTION]` (not `ROLLBACK … TO …`, which SQLite runs) | [`Compat::Rollback`] |
 //! | `SET NAMES …`, `SET CHARACTER SET …`, `SET [scope] TRANSACTION …` | [`Compat::Set`] without effect |
 //! | `SET [GLOBAL \| SESSION \| LOCAL \| @@…] name = value [, …]` | [`Compat::Set`]; only a session `autocommit` has an effect |
+//! | `SET … sql_mode = '…PIPES_AS_CONCAT…'` (or ANSI, ORACLE, POSTGRESQL, MSSQL, DB2, MAXDB) | [`Compat::UnsupportedSqlMode`]: refused, `\|\|` stays OR |
 
 /// How a transaction starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,7 +75,23 @@ pub(crate) enum Compat {
     },
     /// `SET autocommit = <not a boolean>`; carries the value as written.
     BadAutocommit(String),
+    /// `SET sql_mode = '…'` with a mode that makes `||` concatenation (PIPES_AS_CONCAT, or a
+    /// combination mode holding it): the engine answers `||` as OR, so it refuses the mode
+    /// rather than give other values than MySQL would under it. Carries the mode's name.
+    UnsupportedSqlMode(String),
 }
+
+/// `sql_mode` words that make `||` string concatenation (MySQL's and MariaDB's combination
+/// modes that include PIPES_AS_CONCAT).
+const CONCAT_MODES: &[&str] = &[
+    "PIPES_AS_CONCAT",
+    "ANSI",
+    "ORACLE",
+    "POSTGRESQL",
+    "MSSQL",
+    "DB2",
+    "MAXDB",
+];
 
 /// Classifies one statement.
 pub(crate) fn classify(sql: &str) -> Compat {
@@ -252,6 +269,14 @@ fn set_statement(rest: &str) -> Option<Compat> {
     for item in split_top_level(rest) {
         let (lhs, rhs) = split_assignment(item)?;
         let (name, global) = variable_name(lhs)?;
+        if name.eq_ignore_ascii_case("sql_mode") {
+            let concat = rhs
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .find(|w| CONCAT_MODES.iter().any(|m| m.eq_ignore_ascii_case(w)));
+            if let Some(mode) = concat {
+                return Some(Compat::UnsupportedSqlMode(mode.to_ascii_uppercase()));
+            }
+        }
         if name.eq_ignore_ascii_case("autocommit") && !global {
             match parse_bool(rhs) {
                 Some(value) => autocommit = Some(value),
@@ -464,6 +489,18 @@ mod tests {
             Compat::BadAutocommit("5".into())
         );
         assert!(matches!(classify("SET garbage"), Compat::Sql(_)));
+        assert_eq!(
+            classify("SET SESSION sql_mode = 'STRICT_TRANS_TABLES,pipes_as_concat'"),
+            Compat::UnsupportedSqlMode("PIPES_AS_CONCAT".into())
+        );
+        assert_eq!(
+            classify("set @@sql_mode = 'ANSI'"),
+            Compat::UnsupportedSqlMode("ANSI".into())
+        );
+        assert_eq!(
+            classify("SET sql_mode = 'ANSI_QUOTES,STRICT_ALL_TABLES'"),
+            set(None)
+        );
     }
 
     #[test]

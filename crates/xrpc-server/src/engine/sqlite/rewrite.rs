@@ -1,6 +1,11 @@
-//! The two SQL rewrites that keep exact numbers exact in SQLite.
+//! The SQL rewrites that keep exact numbers exact in SQLite, and MySQL's string literals.
 //!
-//! - [`create_table`] and [`alter_table`]: in `CREATE TABLE` and `ALTER TABLE … ADD`, a `DECIMAL(p,s)` column (also `NUMERIC`, `DEC`,
+//! - [`mysql_string_escapes`]: MySQL decodes backslash escapes in string literals (`'a\nb'`
+//!   holds a newline), SQLite keeps the backslashes; such literals are rewritten in SQLite's
+//!   quoting before any other pass reads the statement.
+//! - [`create_table`] and [`alter_table`]: a TIME column gets `COLLATE xrpc_time`
+//!   ([`compare_time`]: durations, so negative TIMEs and TIMEs of 100 hours or more order right).
+//!   In `CREATE TABLE` and `ALTER TABLE … ADD`, a `DECIMAL(p,s)` column (also `NUMERIC`, `DEC`,
 //!   `FIXED`) is declared `DECIMAL TEXT(p,s) COLLATE xrpc_decimal_<s>` and a `BIGINT UNSIGNED`
 //!   column `BIG UNSIGNED TEXT COLLATE xrpc_decimal_0`. The word `TEXT` gives the column
 //!   SQLite's TEXT affinity, so the value is kept digit for digit (NUMERIC affinity would turn it
@@ -25,9 +30,9 @@
 //!   DOUBLE however long they are) becomes `xrpc_real('…')`, a deterministic function
 //!   that parses the text with Rust's correctly rounded parser; SQLite evaluates such a
 //!   constant call once per statement. Result column names are given back their literal
-//!   ([`literal_column_name`]). Statements SQLite stores as text (`CREATE`, `ALTER`) and
-//!   `PRAGMA`, where SQLite wants a bare literal, keep their REAL literals, so that a database
-//!   file never depends on the function.
+//!   ([`literal_column_name`]). Table definitions (`CREATE TABLE`, `ALTER`, where a DEFAULT
+//!   wants a bare literal) and `PRAGMA` keep their REAL literals; views and triggers get the
+//!   function, as they get the node's arithmetic (`arith`).
 //!
 //! Both work on tokens (strings, quoted identifiers and comments are skipped whole) and leave
 //! any SQL they do not understand unchanged.
@@ -151,6 +156,113 @@ pub(crate) fn tokens(sql: &str) -> Option<Vec<Token>> {
     Some(out)
 }
 
+/// MySQL's string literals in SQLite's form (see the module docs): without
+/// NO_BACKSLASH_ESCAPES (MySQL's default) a backslash in a quoted string escapes the next
+/// character (`'a\nb'` holds a newline, `'It\'s'` a quote, `'C:\\x'` one backslash),
+/// where SQLite keeps every backslash as written. A single-quoted string holding a backslash
+/// is decoded as MySQL decodes it and written back with SQLite's quoting (`''`); `\%` and
+/// `\_` keep their backslash, as in MySQL (they are LIKE's escapes). A string holding a NUL
+/// after decoding becomes `CAST(x'…' AS TEXT)`. Anything else is left as written: comments,
+/// identifiers in backquotes or double quotes (SQLite reads `"…"` as an identifier first).
+pub(crate) fn mysql_string_escapes(sql: &str) -> Cow<'_, str> {
+    if !sql.contains('\\') {
+        return Cow::Borrowed(sql);
+    }
+    let b = sql.as_bytes();
+    let mut out = String::with_capacity(sql.len());
+    let mut copied = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'-' if b.get(i + 1) == Some(&b'-') => {
+                i = sql[i..].find('\n').map_or(b.len(), |n| i + n + 1);
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = sql[i + 2..].find("*/").map_or(b.len(), |n| i + 2 + n + 2);
+            }
+            quote @ (b'`' | b'"') => {
+                i += 1;
+                while i < b.len() && b[i] != quote {
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'\'' => {
+                let start = i;
+                let mut value = String::new();
+                let mut escaped = false;
+                let mut closed = false;
+                let mut j = i + 1;
+                while j < b.len() {
+                    let c = sql[j..].chars().next().expect("in bounds");
+                    match c {
+                        '\\' if j + 1 < b.len() => {
+                            escaped = true;
+                            let next = sql[j + 1..].chars().next().expect("in bounds");
+                            match next {
+                                '0' => value.push('\0'),
+                                'b' => value.push('\u{8}'),
+                                'n' => value.push('\n'),
+                                'r' => value.push('\r'),
+                                't' => value.push('\t'),
+                                'Z' => value.push('\u{1a}'),
+                                '%' | '_' => {
+                                    value.push('\\');
+                                    value.push(next);
+                                }
+                                other => value.push(other),
+                            }
+                            j += 1 + next.len_utf8();
+                        }
+                        '\'' if b.get(j + 1) == Some(&b'\'') => {
+                            value.push('\'');
+                            j += 2;
+                        }
+                        '\'' => {
+                            closed = true;
+                            j += 1;
+                            break;
+                        }
+                        other => {
+                            value.push(other);
+                            j += other.len_utf8();
+                        }
+                    }
+                }
+                if !closed {
+                    // Unterminated: SQLite's error says so.
+                    break;
+                }
+                // `_binary'…'`, `N'…'`: a NUL cannot be written as a CAST after a prefix.
+                let prefixed =
+                    start > 0 && (b[start - 1].is_ascii_alphanumeric() || b[start - 1] == b'_');
+                if escaped && !(prefixed && value.contains('\0')) {
+                    out.push_str(&sql[copied..start]);
+                    if value.contains('\0') {
+                        out.push_str("CAST(x'");
+                        for byte in value.bytes() {
+                            out.push_str(&format!("{byte:02x}"));
+                        }
+                        out.push_str("' AS TEXT)");
+                    } else {
+                        out.push('\'');
+                        out.push_str(&value.replace('\'', "''"));
+                        out.push('\'');
+                    }
+                    copied = j;
+                }
+                i = j;
+            }
+            _ => i += 1,
+        }
+    }
+    if copied == 0 {
+        return Cow::Borrowed(sql);
+    }
+    out.push_str(&sql[copied..]);
+    Cow::Owned(out)
+}
+
 /// Significant digits of a decimal literal (leading zeros and the exponent not counted;
 /// trailing zeros of the integer part counted, as they are digits a REAL must hold).
 fn significant_digits(literal: &str) -> usize {
@@ -211,13 +323,19 @@ pub(crate) fn exact_numbers(sql: &str) -> Cow<'_, str> {
     let Some(tokens) = tokens(sql) else {
         return Cow::Borrowed(sql);
     };
-    // Stored statements and PRAGMA values must keep bare literals.
-    let wrap_reals = tokens.first().is_none_or(|first| {
-        first.tok != Tok::Word
-            || !["CREATE", "ALTER", "PRAGMA"]
-                .iter()
-                .any(|w| w.eq_ignore_ascii_case(&sql[first.start..first.end]))
-    });
+    // Table definitions (a DEFAULT wants a bare literal) and PRAGMA values keep bare
+    // literals; views and triggers are expressions, whose stored SQL already calls the node's
+    // functions (see `arith`).
+    let word = |i: usize, w: &str| {
+        tokens
+            .get(i)
+            .is_some_and(|t| t.tok == Tok::Word && sql[t.start..t.end].eq_ignore_ascii_case(w))
+    };
+    let stored_expression = word(0, "CREATE")
+        && ["VIEW", "TRIGGER"]
+            .iter()
+            .any(|w| word(1, w) || (word(1, "TEMP") || word(1, "TEMPORARY")) && word(2, w));
+    let wrap_reals = stored_expression || !["CREATE", "ALTER", "PRAGMA"].iter().any(|w| word(0, w));
     let mut out = String::with_capacity(sql.len() + 16);
     let mut copied = 0;
     for (index, token) in tokens.iter().enumerate() {
@@ -387,6 +505,30 @@ const CONSTRAINT_WORDS: &[&str] = &[
 /// Words that start a table constraint rather than a column.
 const TABLE_CONSTRAINT_WORDS: &[&str] = &["CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK", "FOREIGN"];
 
+/// The collation comparing TIME values as durations (see [`compare_time`]).
+pub(crate) const TIME_COLLATION: &str = "xrpc_time";
+
+/// Compares two stored TIME values as signed durations. Text that is not a TIME sorts after
+/// every TIME, bytewise.
+pub(crate) fn compare_time(a: &str, b: &str) -> std::cmp::Ordering {
+    use rusqlite::types::ValueRef;
+    let micros = |s: &str| {
+        super::strict::time_value(ValueRef::Text(s.as_bytes()))
+            .ok()
+            .map(|(negative, h, m, sec, us)| {
+                let total = ((i64::from(h) * 60 + i64::from(m)) * 60 + i64::from(sec)) * 1_000_000
+                    + i64::from(us);
+                if negative { -total } else { total }
+            })
+    };
+    match (micros(a), micros(b)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.cmp(b),
+    }
+}
+
 /// The name of the collation comparing numbers rounded to `scale` digits.
 pub(crate) fn decimal_collation(scale: u8) -> String {
     format!("xrpc_decimal_{scale}")
@@ -499,6 +641,9 @@ fn rewrite_defs(
                 max: u64::MAX,
                 ..
             } => format!("BIG UNSIGNED TEXT COLLATE {}", decimal_collation(0)),
+            // A TIME's text orders as a duration only between 0 and 99:59:59: the collation
+            // compares durations (`-02:00:00` before `-01:00:00`, `20:00:00` before `100:00:00`).
+            DeclKind::Time { .. } => format!("{declared} COLLATE {TIME_COLLATION}"),
             _ => continue,
         };
         edits.push((type_start, type_end, replacement));
@@ -614,6 +759,32 @@ mod tests {
     }
 
     #[test]
+    fn backslash_escapes_are_mysqls() {
+        let cases = [
+            (r"select 'a\nb'", "select 'a\nb'"),
+            (r"select 'It\'s', 'x'", "select 'It''s', 'x'"),
+            (
+                r"insert into t values ('C:\\dir')",
+                r"insert into t values ('C:\dir')",
+            ),
+            (r"select 'a\_b\%', '\q'", r"select 'a\_b\%', 'q'"),
+            (r"select 'x' -- it\'s", r"select 'x' -- it\'s"),
+            (r#"select `a\`, "b\" from t"#, r#"select `a\`, "b\" from t"#),
+            (r"select 'a''b\t'", "select 'a''b\t'"),
+            (r"select '\0'", "select CAST(x'00' AS TEXT)"),
+            (r"select 'é\é'", "select 'éé'"),
+        ];
+        for (sql, want) in cases {
+            assert_eq!(mysql_string_escapes(sql), want, "{sql}");
+        }
+        assert!(matches!(
+            mysql_string_escapes("select 'plain'"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(mysql_string_escapes(r"select 'open\"), r"select 'open\");
+    }
+
+    #[test]
     fn wrapped_literals_get_their_names_back() {
         assert_eq!(literal_column_name("-xrpc_real('0.5')"), "-0.5");
         assert_eq!(
@@ -637,6 +808,10 @@ mod tests {
              xrpc_decimal_0 DEFAULT 0, i INT UNSIGNED, CONSTRAINT c CHECK (d > 0))"
         );
         assert_eq!(create_table("create table t (a int, b text)"), None);
+        assert_eq!(
+            create_table("create table t (a int, t TIME(3) NOT NULL)").unwrap(),
+            "create table t (a int, t TIME(3) COLLATE xrpc_time NOT NULL)"
+        );
         assert_eq!(
             alter_table("ALTER TABLE t ADD COLUMN d DECIMAL(20,2) DEFAULT 0").unwrap(),
             "ALTER TABLE t ADD COLUMN d DECIMAL TEXT(20,2) COLLATE xrpc_decimal_2 DEFAULT 0"
@@ -665,6 +840,14 @@ mod tests {
         );
         assert_eq!(mysql_only_cast("select 'cast(x as date)'"), None);
         assert_eq!(mysql_only_cast("select 1"), None);
+    }
+
+    #[test]
+    fn times_compare_as_durations() {
+        assert_eq!(compare_time("-02:00:00", "-01:00:00"), Ordering::Less);
+        assert_eq!(compare_time("100:00:00", "20:00:00"), Ordering::Greater);
+        assert_eq!(compare_time("8:0:0", "08:00:00.000"), Ordering::Equal);
+        assert_eq!(compare_time("x", "838:59:59"), Ordering::Greater);
     }
 
     #[test]

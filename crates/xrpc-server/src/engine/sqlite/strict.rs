@@ -144,13 +144,38 @@ pub(crate) fn check_decl(
 
 /// The form MySQL stores a checked value in, where SQLite would keep another spelling: a
 /// DECIMAL with exactly its scale's fraction digits (rounded half away from zero: `1.5` →
-/// `1.50`, `1.005` → `1.01`), an ENUM or SET member as declared ([`super::enumset::normalize`]).
-/// Other values, and values that do not fit (the check refuses them), are returned as they are.
+/// `1.50`, `1.005` → `1.01`), an ENUM or SET member as declared ([`super::enumset::normalize`]),
+/// a DATE, DATETIME(fsp) or TIME(fsp) in MySQL's fixed-width form with `fsp` fraction digits
+/// (`2024-2-9` → `2024-02-09`, `9:0:0` → `09:00:00`). Other values, and values that do not fit (the check refuses them), are returned as they are.
 pub(crate) fn normalize(kind: &DeclKind, decl: &str, value: ValueRef<'_>) -> SqlValue {
     match kind {
         DeclKind::Decimal { .. } if !matches!(value, ValueRef::Null) => {
             match super::types::convert(super::types::Conv::Declared(*kind), value) {
                 Ok(xrpc_proto::value::Value::Decimal(d)) => SqlValue::Text(d.to_string()),
+                _ => value.into(),
+            }
+        }
+        // Dates and times in MySQL's fixed-width form, so that SQLite's text order, MIN, MAX
+        // and equality are chronological (`9:00:00` would sort after `10:00:00`).
+        DeclKind::Date | DeclKind::DateTime { .. } | DeclKind::Time { .. }
+            if !matches!(value, ValueRef::Null) =>
+        {
+            let fsp = match *kind {
+                DeclKind::DateTime { fsp, .. } | DeclKind::Time { fsp } => fsp as usize,
+                _ => 0,
+            };
+            // With exactly the declared fraction digits, as MySQL shows the value.
+            let with_fsp = |shown: String, micros: u32| {
+                let mut text = shown.split('.').next().unwrap_or_default().to_owned();
+                if fsp > 0 {
+                    text.push('.');
+                    text.push_str(&format!("{micros:06}")[..fsp.min(6)]);
+                }
+                SqlValue::Text(text)
+            };
+            match super::types::convert(super::types::Conv::Declared(*kind), value) {
+                Ok(xrpc_proto::value::Value::DateTime(d)) => with_fsp(d.to_string(), d.micros()),
+                Ok(xrpc_proto::value::Value::Time(t)) => with_fsp(t.to_string(), t.micros()),
                 _ => value.into(),
             }
         }
@@ -171,7 +196,14 @@ pub(crate) fn normalize(kind: &DeclKind, decl: &str, value: ValueRef<'_>) -> Sql
 /// Whether a column of this kind may be stored in another spelling than MySQL's, so that the
 /// normalising triggers must look at it.
 fn normalizes(kind: &DeclKind) -> bool {
-    matches!(kind, DeclKind::Decimal { .. } | DeclKind::Enum { .. })
+    matches!(
+        kind,
+        DeclKind::Decimal { .. }
+            | DeclKind::Enum { .. }
+            | DeclKind::Date
+            | DeclKind::DateTime { .. }
+            | DeclKind::Time { .. }
+    )
 }
 
 /// Checks a value about to be written to a column declared as `kind`. NULL always fits (NOT
@@ -668,9 +700,10 @@ pub(crate) fn time_value(value: ValueRef<'_>) -> Result<(bool, u32, u32, u32, u3
             };
             let mut parts = hms.split(':');
             let hours = digits(parts.next()?, 1, 3)?;
-            let minutes = digits(parts.next()?, 2, 2)?;
+            // MySQL takes one or two digits for minutes and seconds (`8:0:0` is 08:00:00).
+            let minutes = digits(parts.next()?, 1, 2)?;
             let seconds = match parts.next() {
-                Some(p) => digits(p, 2, 2)?,
+                Some(p) => digits(p, 1, 2)?,
                 None if fraction.is_none() => 0,
                 None => return None,
             };
