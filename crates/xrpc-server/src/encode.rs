@@ -416,6 +416,18 @@ pub(crate) fn send_frames(conn: &ConnRef, frames: &[u8]) -> Result<(), SendError
     conn.send(frames)
 }
 
+/// Like [`send_frames`], but the frames may wait for the end of the worker's turn and go out in
+/// one write with other answers on the connection ([`ConnRef::send_deferred`]): for the last
+/// flush of a session's answer. Order with every other send on the connection is kept.
+pub(crate) fn send_frames_deferred(conn: &ConnRef, frames: &[u8]) -> Result<(), SendError> {
+    fail::fail_point!("xrpc_send", |_| {
+        conn.fin();
+        Err(SendError::Io(std::io::Error::other("fail point xrpc_send")))
+    });
+    crate::binlog::sent(conn, frames); // binlog hook (issue 15)
+    conn.send_deferred(frames)
+}
+
 /// Encodes one message and sends it at once, outside any session's output (connection-level
 /// replies: capabilities, authentication, SESS_NEW's OK, TSO).
 pub fn send_message<M: prost::Message>(
