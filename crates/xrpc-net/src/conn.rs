@@ -34,6 +34,10 @@
 //! ([`crate::GroupHandle::enter_wait`]) meanwhile; `EINTR` is retried up to ten times. A timeout or
 //! any other error finishes this connection only.
 //!
+//! [`ConnRef::send_deferred`] appends to the bytes kept under the send lock instead of writing, and
+//! the worker writes them at the end of its turn (`turn.rs`); every immediate send writes those
+//! bytes first, under the same lock hold, so the socket sees the bytes in the order of the calls.
+//!
 //! # TLS
 //!
 //! A connection may switch to TLS in-band ([`ConnRef::start_tls`]); see [`crate::tls`] for how the
