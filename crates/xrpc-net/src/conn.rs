@@ -34,6 +34,10 @@
 //! ([`crate::GroupHandle::enter_wait`]) meanwhile; `EINTR` is retried up to ten times. A timeout or
 //! any other error finishes this connection only.
 //!
+//! [`ConnRef::send_deferred`] appends to the bytes kept under the send lock instead of writing, and
+//! the worker writes them at the end of its turn (`turn.rs`); every immediate send writes those
+//! bytes first, under the same lock hold, so the socket sees the bytes in the order of the calls.
+//!
 //! # TLS
 //!
 //! A connection may switch to TLS in-band ([`ConnRef::start_tls`]); see [`crate::tls`] for how the
@@ -92,7 +96,9 @@ struct ConnShared {
     peer: Option<SocketAddr>,
     token: u64,
     group: GroupHandle,
-    send_lock: Mutex<()>,
+    /// The send lock. It guards the bytes deferred to the end of a worker's turn
+    /// ([`ConnRef::send_deferred`], `turn.rs`), which every write under it sends first.
+    send_lock: Mutex<OutPages>,
     closed: AtomicBool,
     task: OnceLock<Weak<dyn ConnTask>>,
     /// This connection's own, lower `max_allowed_packet`, or 0 for the configured one.
@@ -236,10 +242,11 @@ impl ConnRef {
             return Err(StartTlsError::AlreadyTls);
         }
         let session = TlsSession::new(config)?;
-        let _guard = self.0.send_lock.lock();
+        let mut deferred = self.0.send_lock.lock();
         if self.is_closed() {
             return Err(SendError::Closed.into());
         }
+        self.write_deferred(&mut deferred)?;
         self.write_all_plain(&[IoSlice::new(reply)])?;
         // Under the send lock: every send that takes the lock after this one encrypts.
         let _ = self.0.tls.set(session);
@@ -261,16 +268,90 @@ impl ConnRef {
         self.send_vectored(&[IoSlice::new(data)])
     }
 
-    /// Sends every slice whole, in order, under the send lock.
+    /// Sends every slice whole, in order, under the send lock (after any bytes deferred before).
     pub fn send_vectored(&self, bufs: &[IoSlice<'_>]) -> Result<(), SendError> {
         if self.is_closed() {
             return Err(SendError::Closed);
         }
-        let _guard = self.0.send_lock.lock();
+        let mut deferred = self.0.send_lock.lock();
         if self.is_closed() {
             return Err(SendError::Closed);
         }
+        self.write_deferred(&mut deferred)?;
         self.write_all(bufs)
+    }
+
+    /// Sends `data` by the end of this worker's turn, together with the other answers deferred
+    /// on this connection meanwhile, in one vectored write (see `turn.rs` for when the turn ends
+    /// and why order is kept). On a thread that is not one of the framework's workers it sends
+    /// at once. An error of the later write finishes the connection; this call reports only a
+    /// connection already finished.
+    pub fn send_deferred(&self, data: &[u8]) -> Result<(), SendError> {
+        if !crate::turn::is_active() {
+            return self.send(data);
+        }
+        if self.is_closed() {
+            return Err(SendError::Closed);
+        }
+        if data.is_empty() {
+            return Ok(());
+        }
+        {
+            let mut deferred = self.0.send_lock.lock();
+            if self.is_closed() {
+                return Err(SendError::Closed);
+            }
+            if deferred.is_empty() {
+                self.0.group.0.deferred.fetch_add(1, Ordering::AcqRel);
+            }
+            deferred.extend(self.0.group.pages(), data);
+            NetCounters::incr(&self.0.group.0.counters.sends_deferred);
+            if deferred.len() >= crate::turn::DEFER_MAX_BYTES {
+                return self.write_deferred(&mut deferred);
+            }
+        }
+        crate::turn::note(self);
+        Ok(())
+    }
+
+    /// Writes the bytes deferred on this connection, if any (see [`ConnRef::send_deferred`]).
+    pub(crate) fn flush_deferred(&self) -> Result<(), SendError> {
+        let mut deferred = self.0.send_lock.lock();
+        self.write_deferred(&mut deferred)
+    }
+
+    /// Writes `deferred` (the send lock's contents, so the lock is held) and empties it. On a
+    /// finished connection the bytes are dropped.
+    fn write_deferred(&self, deferred: &mut OutPages) -> Result<(), SendError> {
+        if deferred.is_empty() {
+            return Ok(());
+        }
+        let result = if self.is_closed() {
+            Err(SendError::Closed)
+        } else {
+            NetCounters::incr(&self.0.group.0.counters.deferred_writes);
+            self.write_pages(deferred.pages())
+        };
+        deferred.recycle(self.0.group.pages());
+        self.0.group.0.deferred.fetch_sub(1, Ordering::AcqRel);
+        result
+    }
+
+    /// Writes whole pages, `MAX_IOV` per `sendmsg`; the send lock is held by the caller.
+    fn write_pages(&self, pages: &[Vec<u8>]) -> Result<(), SendError> {
+        let mut slices = [IoSlice::new(&[]); MAX_IOV];
+        for chunk in pages.chunks(MAX_IOV) {
+            for (slot, page) in slices.iter_mut().zip(chunk) {
+                *slot = IoSlice::new(page);
+            }
+            self.write_all(&slices[..chunk.len()])?;
+        }
+        Ok(())
+    }
+
+    /// Whether two handles name the same connection.
+    pub(crate) fn same(&self, other: &ConnRef) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
     }
 
     /// Sends every page of `pages` with vectored writes, then returns the pages to the group's
@@ -279,25 +360,12 @@ impl ConnRef {
         pages.commit();
         let result = if pages.is_empty() {
             Ok(())
+        } else if self.is_closed() {
+            Err(SendError::Closed)
         } else {
-            let mut slices = [IoSlice::new(&[]); MAX_IOV];
-            let all = pages.pages();
-            let mut result = Ok(());
-            if self.is_closed() {
-                result = Err(SendError::Closed);
-            } else {
-                let _guard = self.0.send_lock.lock();
-                for chunk in all.chunks(MAX_IOV) {
-                    for (slot, page) in slices.iter_mut().zip(chunk) {
-                        *slot = IoSlice::new(page);
-                    }
-                    if let Err(e) = self.write_all(&slices[..chunk.len()]) {
-                        result = Err(e);
-                        break;
-                    }
-                }
-            }
-            result
+            let mut deferred = self.0.send_lock.lock();
+            self.write_deferred(&mut deferred)
+                .and_then(|()| self.write_pages(pages.pages()))
         };
         pages.recycle(self.0.group.pages());
         result
@@ -377,7 +445,9 @@ impl ConnRef {
     /// finishes the connection on a timeout or an error.
     fn wait_writable(&self) -> Result<(), SendError> {
         let g = &self.0.group.0;
-        let _stall = self.0.group.enter_wait();
+        // Not `enter_wait`: that writes this thread's deferred sends, and this thread holds a
+        // send lock now.
+        let _stall = self.0.group.enter_wait_holding_send_lock();
         match sys::poll_writable(self.fd(), g.cfg.net_write_timeout) {
             Ok(true) => Ok(()),
             Ok(false) => {
@@ -873,7 +943,7 @@ impl<H: Handler> ConnFactory for Factory<H> {
             peer,
             token,
             group: group.clone(),
-            send_lock: Mutex::new(()),
+            send_lock: Mutex::new(OutPages::new()),
             closed: AtomicBool::new(false),
             task: OnceLock::new(),
             max_packet: AtomicU32::new(0),

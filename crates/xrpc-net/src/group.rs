@@ -183,6 +183,9 @@ pub(crate) struct Group {
     loops: AtomicU64,
     /// Units running right now (for graceful shutdown).
     pub(crate) running: AtomicUsize,
+    /// Connections holding bytes deferred to the end of a worker's turn (`turn.rs`), counted
+    /// so that a graceful shutdown waits for them as for running units.
+    pub(crate) deferred: AtomicUsize,
     stopping: AtomicBool,
     threads: Mutex<Vec<JoinHandle<()>>>,
     cpus: Mutex<Arc<[usize]>>,
@@ -283,6 +286,7 @@ impl Group {
             stalled: AtomicUsize::new(0),
             loops: AtomicU64::new(0),
             running: AtomicUsize::new(0),
+            deferred: AtomicUsize::new(0),
             stopping: AtomicBool::new(false),
             threads: Mutex::new(Vec::new()),
             cpus: Mutex::new(cpus.into()),
@@ -346,8 +350,18 @@ impl GroupHandle {
 
     /// Marks the start of a blocking section (a lock wait, a flow-control wait, I/O to an engine).
     /// While the guard lives the worker counts as stalled, and enough stalls start an extra worker
-    /// at once so that the group keeps serving other connections.
+    /// at once so that the group keeps serving other connections. The sends this thread deferred
+    /// ([`crate::ConnRef::send_deferred`]) are written first, so that no answer waits for the
+    /// blocking section.
     pub fn enter_wait(&self) -> WaitGuard {
+        crate::turn::flush_deferred_sends();
+        self.enter_wait_holding_send_lock()
+    }
+
+    /// [`GroupHandle::enter_wait`] without writing the deferred sends: for a send that blocks
+    /// while it holds its connection's send lock (writing other connections' deferred bytes there
+    /// could deadlock against a thread doing the same the other way round).
+    pub(crate) fn enter_wait_holding_send_lock(&self) -> WaitGuard {
         let g = &self.0;
         NetCounters::incr(&g.counters.waits);
         NetCounters::incr(&g.counters.stalled_threads);
@@ -678,7 +692,9 @@ impl GroupHandle {
 
     /// Whether any unit is running or queued.
     pub(crate) fn busy(&self) -> bool {
-        self.0.running.load(Ordering::Acquire) > 0 || !self.0.queue.is_empty()
+        self.0.running.load(Ordering::Acquire) > 0
+            || !self.0.queue.is_empty()
+            || self.0.deferred.load(Ordering::Acquire) > 0
     }
 
     /// Replaces the group's CPU set; workers re-pin themselves.
@@ -772,6 +788,7 @@ std::thread_local! {
 fn worker_main(group: GroupHandle, reason: SpawnReason) {
     let g = &*group.0;
     WORKER_OF.with(|w| w.set(Arc::as_ptr(&group.0)));
+    crate::turn::enable();
     let extra = !matches!(reason, SpawnReason::Base(_));
     let _exit = WorkerExit { g, extra };
     let mut cpu_gen = g.cpu_gen.load(Ordering::Acquire);
@@ -791,11 +808,17 @@ fn worker_main(group: GroupHandle, reason: SpawnReason) {
             pin(&group, reason);
         }
         let mut worked = false;
+        let mut since_flush = 0;
         while let Some(task) = g.queue.pop() {
             worked = true;
             group.run_task(task);
             if g.is_stopping() {
                 break;
+            }
+            since_flush += 1;
+            if since_flush == crate::turn::FLUSH_EVERY_TASKS {
+                since_flush = 0;
+                crate::turn::flush_deferred_sends();
             }
         }
         worked |= group.run_timers(&mut due);
@@ -809,6 +832,9 @@ fn worker_main(group: GroupHandle, reason: SpawnReason) {
             }
         }
         g.loops.fetch_add(1, Ordering::Relaxed);
+        // The end of the turn: the answers deferred since the last flush go out now, before
+        // this worker may sleep (crate::turn).
+        crate::turn::flush_deferred_sends();
 
         // Announce the wait, then re-check the queue (crate::wake).
         g.waiters.begin_wait();
@@ -880,6 +906,7 @@ struct WorkerExit<'a> {
 impl Drop for WorkerExit<'_> {
     fn drop(&mut self) {
         let g = self.g;
+        crate::turn::flush_deferred_sends();
         // Pass a stop wake-up on to the next sleeper.
         if g.is_stopping() {
             g.wake_one();

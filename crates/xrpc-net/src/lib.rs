@@ -13,8 +13,9 @@
 //! * **Receive path** ([`conn`], `gate.rs`): the article's lock-free try-lock + recheck protocol,
 //!   a fixed 4 KiB buffer per connection plus a dynamic buffer for large packets, all complete
 //!   frames decoded in one pass.
-//! * **Send path** ([`conn`], [`pages`]): a per-connection send lock, vectored writes of pooled
-//!   pages, blocking with `poll(POLLOUT)` up to `net_write_timeout`.
+//! * **Send path** ([`conn`], [`pages`], [`turn`]): a per-connection send lock, vectored writes of
+//!   pooled pages, blocking with `poll(POLLOUT)` up to `net_write_timeout`; answers deferred to the
+//!   end of a worker's turn go out together, one `sendmsg` per connection.
 //! * **Dynamic pool** ([`group`]): `enter_wait` guards, stall-based growth, a watchdog against
 //!   deadlocks and deep queues, shrinking after `shrink_time`.
 //! * **TLS** ([`tls`]): a connection may switch to rustls in-band, on the same socket; plain
@@ -79,6 +80,7 @@ mod sys;
 mod table;
 pub mod timer;
 pub mod tls;
+pub mod turn;
 mod wake;
 
 pub use config::{ConfigError, NetConfig};
@@ -95,4 +97,5 @@ pub use server::Server;
 pub use stats::{NetCounters, NetStats};
 pub use timer::TimerId;
 pub use tls::StartTlsError;
+pub use turn::flush_deferred_sends;
 pub use xrpc_proto::{FrameConfig, HeaderFormat};

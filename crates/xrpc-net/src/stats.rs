@@ -85,6 +85,8 @@ net_stats! {
     Counter frames_received: "Frames decoded from connections.",
     Counter bytes_received: "Bytes read from sockets.",
     Counter bytes_sent: "Bytes written to sockets.",
+    Counter sends_deferred: "Answers deferred to the end of a worker's turn, to share one write with the other answers on their connection.",
+    Counter deferred_writes: "Writes of deferred answers: one vectored send (more if over 64 pages) per connection and turn.",
     Counter write_timeouts: "Connections closed by net_write_timeout.",
 }
 

@@ -100,3 +100,76 @@ fn on_one_cpu_a_worker_runs_the_units_it_queued_without_waking_another() {
     assert_eq!(counts.refused.load(Ordering::SeqCst), 0);
     server.shutdown();
 }
+
+/// One frame makes `UNITS` units runnable; each answers with a deferred frame on its own sid,
+/// and every tenth also with an immediate frame right after.
+struct Answer;
+
+const DEFERRED: u8 = 1;
+const IMMEDIATE: u8 = 2;
+
+impl Handler for Answer {
+    type Conn = ();
+
+    fn on_connect(&self, _conn: &ConnRef) {}
+
+    fn on_frames(
+        &self,
+        _: &ConnRef,
+        _: &(),
+        frames: &mut FrameBatch<'_>,
+        runnable: &mut Vec<UnitId>,
+    ) {
+        for _ in frames {
+            runnable.extend((0..UNITS).map(UnitId));
+        }
+    }
+
+    fn run_unit(&self, conn: &ConnRef, _: &(), unit: UnitId, _: &RunContext<'_>) {
+        conn.send_deferred(&frame(unit.0, DEFERRED, &[unit.0 as u8]))
+            .unwrap();
+        if unit.0 % 10 == 0 {
+            conn.send(&frame(unit.0, IMMEDIATE, &[unit.0 as u8]))
+                .unwrap();
+        }
+    }
+}
+
+#[test]
+fn answers_deferred_in_one_turn_share_writes_and_keep_the_order_of_their_sends() {
+    let cfg = NetConfig {
+        threads_per_group: 1,
+        enable_tasker: false,
+        work_queue_capacity: 1024,
+        ..test_config()
+    };
+    let server = Server::start(cfg, Answer).unwrap();
+    let mut s = connect(server.local_addr());
+    write_all(&mut s, &frame(1, 1, b"fan out"));
+    // One worker: the last unit runs inline, then the worker runs the others from its queue in
+    // order. The bytes arrive in the order of the sends, deferred or not.
+    let order = std::iter::once(UNITS - 1).chain(0..UNITS - 1);
+    for unit in order {
+        let expected: &[u8] = if unit % 10 == 0 {
+            &[DEFERRED, IMMEDIATE]
+        } else {
+            &[DEFERRED]
+        };
+        for &ty in expected {
+            let (sid, got_ty, body) = read_frame(&mut s).unwrap();
+            assert_eq!((sid, got_ty, body), (unit, ty, vec![unit as u8]));
+        }
+    }
+    let st = server.stats();
+    assert_eq!(st.sends_deferred, UNITS);
+    // Deferred answers go out with the next immediate send on the connection (20 of them) or
+    // at the latest every FLUSH_EVERY_TASKS tasks and at the end of the turn: far fewer writes
+    // than answers.
+    let turns = UNITS.div_ceil(xrpc_net::turn::FLUSH_EVERY_TASKS as u64) + 1;
+    assert!(
+        st.deferred_writes <= UNITS / 10 + turns,
+        "{} writes of deferred answers for {UNITS} answers",
+        st.deferred_writes
+    );
+    server.shutdown();
+}

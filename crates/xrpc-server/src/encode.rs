@@ -269,13 +269,7 @@ impl<O: FrameOutput + ?Sized> ResultSink for ResultEncoder<'_, O> {
         }
         let buf = self.out.buf();
         for column in columns {
-            encode_message_frame(
-                buf,
-                self.format,
-                self.sid,
-                ServerType::ColumnMetaData.id(),
-                &column_meta_data(column, self.compact),
-            );
+            write_column_meta_data(buf, self.format, self.sid, column, self.compact);
         }
         self.types = columns.iter().map(|c| c.x_type).collect();
         if self.chunked {
@@ -326,6 +320,73 @@ pub fn column_meta_data(column: &ColumnInfo, compact: bool) -> ColumnMetaData {
         flags: Some(column.flags),
         content_type: column.content_type(),
         original_flags: None,
+    }
+}
+
+/// Appends the COLUMN_META_DATA frame of `column`: the bytes prost writes for
+/// [`column_meta_data`]'s message (fields in tag order, the optional ones only when present),
+/// encoded straight from the column's strings. Building the message instead would copy each
+/// name into a `Bytes` and have prost clone it again while encoding (`Bytes` built from a
+/// `Vec` allocates its shared header on the first clone): about ten allocations per column,
+/// on every query's path.
+pub fn write_column_meta_data(
+    out: &mut Vec<u8>,
+    format: HeaderFormat,
+    sid: u64,
+    column: &ColumnInfo,
+    compact: bool,
+) {
+    use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint, key_len};
+    use prost::encoding::{int32, uint32, uint64};
+
+    fn bytes_len(tag: u32, data: &[u8]) -> usize {
+        key_len(tag) + encoded_len_varint(data.len() as u64) + data.len()
+    }
+    fn put_bytes(out: &mut Vec<u8>, tag: u32, data: &[u8]) {
+        encode_key(tag, WireType::LengthDelimited, out);
+        encode_varint(data.len() as u64, out);
+        out.extend_from_slice(data);
+    }
+    let field_type = column.x_type.as_u32() as i32;
+    let original_type = column.mysql_type as i32;
+    // Tags 3 to 8, present unless compact.
+    let texts: [&[u8]; 6] = [
+        column.name.as_bytes(),
+        column.original_name.as_bytes(),
+        column.table.as_bytes(),
+        column.original_table.as_bytes(),
+        column.schema.as_bytes(),
+        CATALOG,
+    ];
+    let content_type = column.content_type();
+    let mut len = int32::encoded_len(1, &field_type)
+        + int32::encoded_len(2, &original_type)
+        + uint64::encoded_len(9, &column.collation)
+        + uint32::encoded_len(10, &column.fractional_digits)
+        + uint32::encoded_len(11, &column.length)
+        + uint32::encoded_len(12, &column.flags)
+        + content_type.map_or(0, |c| uint32::encoded_len(13, &c));
+    if !compact {
+        len += (3..)
+            .zip(texts)
+            .map(|(tag, t)| bytes_len(tag, t))
+            .sum::<usize>();
+    }
+    out.reserve(len + 16);
+    put_header(out, format, sid, ServerType::ColumnMetaData.id(), len);
+    int32::encode(1, &field_type, out);
+    int32::encode(2, &original_type, out);
+    if !compact {
+        for (tag, text) in (3..).zip(texts) {
+            put_bytes(out, tag, text);
+        }
+    }
+    uint64::encode(9, &column.collation, out);
+    uint32::encode(10, &column.fractional_digits, out);
+    uint32::encode(11, &column.length, out);
+    uint32::encode(12, &column.flags, out);
+    if let Some(c) = content_type {
+        uint32::encode(13, &c, out);
     }
 }
 
@@ -414,6 +475,18 @@ pub(crate) fn send_frames(conn: &ConnRef, frames: &[u8]) -> Result<(), SendError
     });
     crate::binlog::sent(conn, frames); // binlog hook (issue 15)
     conn.send(frames)
+}
+
+/// Like [`send_frames`], but the frames may wait for the end of the worker's turn and go out in
+/// one write with other answers on the connection ([`ConnRef::send_deferred`]): for the last
+/// flush of a session's answer. Order with every other send on the connection is kept.
+pub(crate) fn send_frames_deferred(conn: &ConnRef, frames: &[u8]) -> Result<(), SendError> {
+    fail::fail_point!("xrpc_send", |_| {
+        conn.fin();
+        Err(SendError::Io(std::io::Error::other("fail point xrpc_send")))
+    });
+    crate::binlog::sent(conn, frames); // binlog hook (issue 15)
+    conn.send_deferred(frames)
 }
 
 /// Encodes one message and sends it at once, outside any session's output (connection-level
@@ -737,6 +810,37 @@ mod tests {
         enc.metadata(&[ColumnInfo::bigint("a")]).unwrap();
         enc.row(&[Value::Sint(1)]).unwrap();
         assert_eq!(enc.row(&[Value::Sint(2)]), Err(SinkError::Interrupted));
+    }
+
+    #[test]
+    fn column_metadata_is_written_as_prost_writes_the_message() {
+        let mut named = ColumnInfo::bigint("id");
+        named.original_name = "id".into();
+        named.table = "t".into();
+        named.original_table = "sbtest1".into();
+        named.schema = "sbtest".into();
+        named.length = 20;
+        named.flags = 0x10;
+        let mut date = ColumnInfo::new("d", ColumnType::DateTime, mysql_type::DATE);
+        date.fractional_digits = 6;
+        let long_name = ColumnInfo::binary("n".repeat(300));
+        for column in [named, date, long_name, ColumnInfo::binary("")] {
+            for compact in [false, true] {
+                for format in [HeaderFormat::Standard, HeaderFormat::Galaxy { version: 1 }] {
+                    let mut direct = Vec::new();
+                    write_column_meta_data(&mut direct, format, SID, &column, compact);
+                    let mut via_prost = Vec::new();
+                    encode_message_frame(
+                        &mut via_prost,
+                        format,
+                        SID,
+                        ServerType::ColumnMetaData.id(),
+                        &column_meta_data(&column, compact),
+                    );
+                    assert_eq!(direct, via_prost, "{column:?}, compact {compact}");
+                }
+            }
+        }
     }
 
     #[test]

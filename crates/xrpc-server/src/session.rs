@@ -202,13 +202,20 @@ impl Session {
     }
 
     /// Sends `frames` through the send gate: dropped, with [`SinkError::Interrupted`], once the
-    /// session has sent its last frame or was removed.
-    fn send_gated(&self, conn: &ConnRef, frames: &[u8]) -> Result<(), SinkError> {
+    /// session has sent its last frame or was removed. `deferred` lets the frames wait for the end
+    /// of the worker's turn (the last flush of an answer; see `xrpc_net::turn`): the gate's
+    /// order holds either way, as the connection keeps deferred and immediate bytes in call order.
+    fn send_gated(&self, conn: &ConnRef, frames: &[u8], deferred: bool) -> Result<(), SinkError> {
         let ended = self.ended.lock();
         if *ended || self.is_gone() {
             return Err(SinkError::Interrupted);
         }
-        crate::encode::send_frames(conn, frames).map_err(|_| SinkError::Disconnected)
+        let sent = if deferred {
+            crate::encode::send_frames_deferred(conn, frames)
+        } else {
+            crate::encode::send_frames(conn, frames)
+        };
+        sent.map_err(|_| SinkError::Disconnected)
     }
 
     /// Sends the session's last frame, written by `write`, and closes the send gate behind it.
@@ -728,7 +735,7 @@ impl Session {
         // Before the last frame goes out: a client that sends its next statement and a kill as
         // soon as it reads this answer means the kill for that statement, not this one.
         self.request_done();
-        let _ = out.flush();
+        let _ = out.finish();
         let mut core = self.core.lock();
         // Requests of a session run one at a time: the next one starts with the flag clear.
         core.warnings_set = false;
@@ -895,7 +902,7 @@ impl Session {
         let mut out = SessionOutput::new(conn, node, self);
         write(out.buf());
         self.request_done();
-        let _ = out.flush();
+        let _ = out.finish();
     }
 }
 
@@ -989,7 +996,18 @@ impl<'a> SessionOutput<'a> {
         }
     }
 
+    /// Sends what is buffered now: mid-result, and before a flow-control wait.
     fn flush(&mut self) -> Result<(), SinkError> {
+        self.send(false)
+    }
+
+    /// Sends the end of the answer, deferred to the end of the worker's turn so that the answers
+    /// of the sessions it runs meanwhile on the connection share one write (`xrpc_net::turn`).
+    fn finish(&mut self) -> Result<(), SinkError> {
+        self.send(true)
+    }
+
+    fn send(&mut self, deferred: bool) -> Result<(), SinkError> {
         if self.failed {
             self.buf.clear();
             return Err(SinkError::Disconnected);
@@ -997,7 +1015,7 @@ impl<'a> SessionOutput<'a> {
         if self.buf.is_empty() {
             return Ok(());
         }
-        let result = self.session.send_gated(self.conn, &self.buf);
+        let result = self.session.send_gated(self.conn, &self.buf, deferred);
         self.buf.clear();
         result.inspect_err(|_| self.failed = true)
     }

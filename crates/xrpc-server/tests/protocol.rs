@@ -360,6 +360,55 @@ fn a_burst_beyond_the_work_queue_spills_and_every_session_is_served() {
 }
 
 #[test]
+fn answers_of_a_burst_share_writes_and_each_session_keeps_its_order() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    let sessions = 200u64;
+    let per_session = 3u64;
+    for sid in 1..=sessions {
+        client.new_session(sid);
+    }
+    // One write: every session gets three pipelined requests, so the workers run many sessions
+    // of this connection in one turn, and a session's later requests may run on another worker
+    // than its first, with its first answer still deferred (xrpc_net::turn).
+    let mut burst = Vec::new();
+    for round in 0..per_session {
+        for sid in 1..=sessions {
+            xrpc_proto::frame::encode_message_frame(
+                &mut burst,
+                xrpc_proto::HeaderFormat::Standard,
+                sid,
+                ClientType::ExecSql.id(),
+                &sql_stmt(&format!("select {}", sid * 10 + round)),
+            );
+        }
+    }
+    let before = node.node().server().stats();
+    client.send_raw(&burst);
+    for round in 0..per_session {
+        for sid in 1..=sessions {
+            assert_eq!(
+                client.read_outcome(sid).scalar(),
+                &Value::Sint((sid * 10 + round) as i64),
+                "session {sid}, request {round}: answers in request order"
+            );
+        }
+    }
+    let after = node.node().server().stats();
+    let deferred = after.sends_deferred - before.sends_deferred;
+    let writes = after.deferred_writes - before.deferred_writes;
+    assert_eq!(
+        deferred,
+        sessions * per_session,
+        "every answer ends deferred"
+    );
+    assert!(
+        writes * 4 <= deferred,
+        "{writes} writes for {deferred} deferred answers"
+    );
+}
+
+#[test]
 fn with_spill_off_a_full_work_queue_fails_the_excess_sessions_with_fatal() {
     let node = TestNode::start_with(|net, shared| {
         net.work_queue_capacity = 128;

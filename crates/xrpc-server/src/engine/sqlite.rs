@@ -781,10 +781,16 @@ impl SqliteConn {
         // The interrupt flag is the kill's source of truth, and `sqlite3_interrupt` alone can miss:
         // SQLite forgets it when a statement starts with no other running. So the VM polls the
         // flag too (an atomic load every `PROGRESS_OPS` instructions).
+        // The same callback writes the answers this worker deferred before the statement began
+        // (`xrpc_net::turn`): a statement that runs long does not hold them back. It costs one
+        // thread-local access when there are none.
         let flag = std::panic::AssertUnwindSafe(Arc::clone(&shared));
         conn.progress_handler(
             PROGRESS_OPS,
-            Some(move || flag.interrupted.load(Ordering::Acquire)),
+            Some(move || {
+                xrpc_net::flush_deferred_sends();
+                flag.interrupted.load(Ordering::Acquire)
+            }),
         );
         register_functions(&conn, &shared, &options).map_err(map)?;
         register_check(&conn, &shared).map_err(map)?;
