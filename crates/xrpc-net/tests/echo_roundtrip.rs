@@ -63,21 +63,23 @@ fn stage_histograms_switch_on_at_runtime_and_render_as_prometheus() {
         write_all(&mut s, &frame(i, 1, b"on"));
         read_frame(&mut s).unwrap();
     }
-    for stage in [
-        Stage::RecvFirst,
-        Stage::RecvAll,
-        Stage::Decode,
-        Stage::Schedule,
-        Stage::Run,
+    // Every frame is a read of its own (the client waits for each echo), so the receive stages
+    // see all 50. A frame that arrives while the echo unit is still ending (its worker was
+    // preempted after sending) joins that run without a schedule or run of its own; on a loaded
+    // machine that can be most of them, so those two stages are only required to have switched on.
+    for (stage, at_least) in [
+        (Stage::RecvFirst, 50),
+        (Stage::RecvAll, 50),
+        (Stage::Decode, 50),
+        (Stage::Schedule, 1),
+        (Stage::Run, 1),
     ] {
-        // A frame that arrives while the echo unit is still draining joins that run without a new
-        // schedule, so not every request has its own schedule/run record.
         assert!(
             wait_until(std::time::Duration::from_secs(2), || server
                 .perf()
                 .snapshot(stage)
                 .count()
-                >= 25),
+                >= at_least),
             "{stage}: {}",
             server.perf().snapshot(stage).count()
         );
