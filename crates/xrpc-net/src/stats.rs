@@ -86,7 +86,7 @@ net_stats! {
     Counter bytes_received: "Bytes read from sockets.",
     Counter bytes_sent: "Bytes written to sockets.",
     Counter sends_deferred: "Answers deferred to the end of a worker's turn, to share one write with the other answers on their connection.",
-    Counter deferred_writes: "Writes of deferred answers: one vectored send (more if over 64 pages) per connection and turn.",
+    Counter deferred_writes: "Writes of a connection's deferred answers (at the end of a worker's turn, every 64 tasks, at a blocking section, past 64 KiB, or before an immediate send), each one vectored write.",
     Counter write_timeouts: "Connections closed by net_write_timeout.",
 }
 

@@ -151,7 +151,7 @@ error_codes! {
         "A queued request that the node will not run because it is draining.";
     QUERY_INTERRUPTED = 1317, "70100", Error,
         "Query execution was interrupted",
-        "SESS_KILL with type QUERY stopped the running statement.";
+        "SESS_KILL with type QUERY (or SQL `KILL QUERY`) stopped the running statement, or a drain interrupted it after `xrpc_drain_timeout`.";
     DUP_ENTRY = 1062, "23000", Error,
         "Duplicate entry",
         "A unique or primary key constraint failed.";
