@@ -5,7 +5,7 @@ mod common;
 use std::time::Duration;
 
 use bytes::Bytes;
-use common::{Client, EngineKind, TestNode, arg_sint, arg_text, sql_stmt, text};
+use common::{Client, EngineKind, TestNode, arg_sint, arg_text, sql_burst, sql_stmt, text};
 use xrpc_proto::codes;
 use xrpc_proto::messages::{ClientType, ServerMessage, pb};
 use xrpc_proto::value::Value;
@@ -339,17 +339,9 @@ fn a_burst_beyond_the_work_queue_spills_and_every_session_is_served() {
     for sid in 1..=sessions {
         client.new_session(sid);
     }
-    let mut burst = Vec::new();
-    for sid in 1..=sessions {
-        xrpc_proto::frame::encode_message_frame(
-            &mut burst,
-            xrpc_proto::HeaderFormat::Standard,
-            sid,
-            ClientType::ExecSql.id(),
-            &sql_stmt(&format!("select {sid}")),
-        );
-    }
-    client.send_raw(&burst);
+    client.send_raw(&sql_burst(
+        (1..=sessions).map(|sid| (sid, format!("select {sid}"))),
+    ));
     for sid in 1..=sessions {
         assert_eq!(
             client.read_outcome(sid).scalar(),
@@ -371,18 +363,9 @@ fn answers_of_a_burst_share_writes_and_each_session_keeps_its_order() {
     // One write: every session gets three pipelined requests, so the workers run many sessions
     // of this connection in one turn, and a session's later requests may run on another worker
     // than its first, with its first answer still deferred (xrpc_net::turn).
-    let mut burst = Vec::new();
-    for round in 0..per_session {
-        for sid in 1..=sessions {
-            xrpc_proto::frame::encode_message_frame(
-                &mut burst,
-                xrpc_proto::HeaderFormat::Standard,
-                sid,
-                ClientType::ExecSql.id(),
-                &sql_stmt(&format!("select {}", sid * 10 + round)),
-            );
-        }
-    }
+    let burst = sql_burst((0..per_session).flat_map(|round| {
+        (1..=sessions).map(move |sid| (sid, format!("select {}", sid * 10 + round)))
+    }));
     let before = node.node().server().stats();
     client.send_raw(&burst);
     for round in 0..per_session {
@@ -426,17 +409,7 @@ fn with_spill_off_a_full_work_queue_fails_the_excess_sessions_with_fatal() {
         client.new_session(sid);
     }
     // One write makes every session runnable in the same receive pass.
-    let mut burst = Vec::new();
-    for sid in 1..=sessions {
-        xrpc_proto::frame::encode_message_frame(
-            &mut burst,
-            xrpc_proto::HeaderFormat::Standard,
-            sid,
-            ClientType::ExecSql.id(),
-            &sql_stmt("select 1"),
-        );
-    }
-    client.send_raw(&burst);
+    client.send_raw(&sql_burst((1..=sessions).map(|sid| (sid, "select 1"))));
     let (mut served, mut overflowed) = (0, 0);
     for sid in 1..=sessions {
         let outcome = client.read_outcome(sid);

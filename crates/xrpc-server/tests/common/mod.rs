@@ -560,6 +560,22 @@ pub fn sql_stmt(sql: &str) -> pb::sql::StmtExecute {
     }
 }
 
+/// One buffer of ExecSql frames, one per `(sid, sql)` in order: sent with one write, it makes
+/// every request runnable in the same receive pass.
+pub fn sql_burst<S: AsRef<str>>(requests: impl IntoIterator<Item = (u64, S)>) -> Vec<u8> {
+    let mut burst = Vec::new();
+    for (sid, sql) in requests {
+        xrpc_proto::frame::encode_message_frame(
+            &mut burst,
+            xrpc_proto::HeaderFormat::Standard,
+            sid,
+            ClientType::ExecSql.id(),
+            &sql_stmt(sql.as_ref()),
+        );
+    }
+    burst
+}
+
 /// A StmtExecute argument.
 pub fn arg_sint(value: i64) -> pb::datatypes::Any {
     pb::datatypes::Any {
