@@ -10,7 +10,7 @@
 //! | target | driver | model |
 //! |---|---|---|
 //! | `xrpc://[user[:pass]@]host:port[/db]` | [`xrpc`] | a few threads multiplexing sessions over the sans-IO client core |
-//! | `mysql://user:pass@host:port/db` | [`mysql`] | one blocking thread and connection per client (the article's JDBC baseline) |
+//! | `mysql://user:pass@host:port/db` | [`mysql`] | one blocking thread and TCP connection per client (the article's JDBC baseline; never the Unix socket the `mysql` crate would switch to on 127.0.0.1, unless the URL says `prefer_socket=true`) |
 //! | `--workload echo` with an xrpc address or `--spawn-echo` | [`echo`] | closed-loop frames through [`xrpc_bench::loadgen`] |
 //!
 //! # Start-up
@@ -92,7 +92,8 @@ pub struct BenchArgs {
     pub workload: Workload,
     /// A target: `xrpc://[user[:pass]@]host:port[/db]` or `mysql://user:pass@host:port/db`;
     /// percent-encode `@`, `:` and `/` in a user, password or database (`p%40ss` is `p@ss`).
-    /// Repeat to compare targets; they run one after another. Default: xrpc://127.0.0.1:33660.
+    /// A mysql:// target is reached over TCP (add `?prefer_socket=true` to let the driver
+    /// switch to the server's Unix socket). Repeat to compare targets; they run one after another. Default: xrpc://127.0.0.1:33660.
     #[arg(long = "target")]
     pub targets: Vec<String>,
     /// With `--workload echo`: start an xrpc-net echo server in this process and measure it.
