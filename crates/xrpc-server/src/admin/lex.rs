@@ -28,7 +28,8 @@ pub(super) fn skip_space_and_comments(mut s: &str) -> &str {
 
 ///
 /// Statements can be tens of megabytes (a long string literal), and this runs on every one of
-/// them in several places, so it compares only where the needle's first byte appears, rather
+/// them in several places, so it compares only where the needle's first byte appears (found
+/// with `memchr`'s vectorised search, which stays fast in unoptimised test builds too), rather
 /// than at every window.
 pub(crate) fn contains_ignore_case(haystack: &str, needle: &str) -> bool {
     let (haystack, needle) = (haystack.as_bytes(), needle.as_bytes());
@@ -39,12 +40,12 @@ pub(crate) fn contains_ignore_case(haystack: &str, needle: &str) -> bool {
         return false;
     }
     let last_start = haystack.len() - needle.len();
-    let first = first.to_ascii_lowercase();
-    haystack[..=last_start]
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| b.to_ascii_lowercase() == first)
-        .any(|(at, _)| haystack[at..at + needle.len()].eq_ignore_ascii_case(needle))
+    memchr::memchr2_iter(
+        first.to_ascii_lowercase(),
+        first.to_ascii_uppercase(),
+        &haystack[..=last_start],
+    )
+    .any(|at| haystack[at..at + needle.len()].eq_ignore_ascii_case(needle))
 }
 
 /// A token of admin SQL.

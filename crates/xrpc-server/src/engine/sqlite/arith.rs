@@ -86,14 +86,15 @@ const ORIGINAL_OPEN: &str = "/*xrpc_text:";
 /// Whether `sql` may hold something to rewrite (cheap test before tokenising).
 fn may_have_arithmetic(sql: &str) -> bool {
     use crate::admin::lex::contains_ignore_case;
-    sql.contains('/')
+    // The byte tests first: a statement carrying a long string literal is settled by the quote.
+    sql.contains('\'')
+        || sql.contains('/')
         || sql.contains('%')
         || sql.contains("||")
         || sql.contains("&&")
         || contains_ignore_case(sql, "div")
         || contains_ignore_case(sql, "mod")
         || contains_ignore_case(sql, "like")
-        || sql.contains('\'')
 }
 
 /// Whether the statement `sql` writes rows (INSERT, REPLACE, UPDATE): conversion warnings of
