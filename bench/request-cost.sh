@@ -2,7 +2,7 @@
 # The cost of one request on an xrpc node: server CPU, system calls, context switches and
 # eventfd wake-ups per request, at each concurrency, for one or more builds of xrpc-server.
 #
-#   bench/request-cost.sh [--server NAME=PATH]... [--mariadb] [--concurrency 1,2,8,64,1024,4096]
+#   bench/request-cost.sh [--server NAME=PATH]... [--mariadb | --mariadb-pid PID] [--concurrency 1,2,8,64,1024,4096]
 #                         [--workload select1[,point-select…]] [--duration 4] [--warmup 1] [--rounds 2]
 #                         [--perf] [--bench-threads N] [--client NAME=PATH]... [--select-bench PATH]
 #                         [--out NAME]
@@ -21,6 +21,8 @@
 # mariadb-otpc on BENCH_MARIADB_PORT or 13306, one-thread-per-connection, on the server CPU, with
 # bench/sysbench.sh's sbtest1), reached directly by `xrpc bench` with mysql://, interleaved with
 # the xrpc nodes; its server CPU is mariadbd's. Started and stopped here unless already running.
+# --mariadb-pid PID does the same with an instance this tree did not start (a shared one on
+# BENCH_MARIADB_PORT with sbtest prepared), which is left alone.
 #
 # Each --server (default: this tree's target/release/xrpc-server, built if missing) runs as its
 # own node with a fresh data directory on the server CPU (bench/lib.sh's pinning), and
@@ -43,7 +45,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 ARGS="$*"
-SERVERS=() CLIENTS=() SELECT_BENCH="" CONC=1,2,8,64,1024,4096 WORKLOAD=select1 DURATION=4 WARMUP=1 ROUNDS=2 PERF=0 THREADS="" MARIADB=0 OUT_NAME=request-cost
+MARIADB_PID_GIVEN="" SERVERS=() CLIENTS=() SELECT_BENCH="" CONC=1,2,8,64,1024,4096 WORKLOAD=select1 DURATION=4 WARMUP=1 ROUNDS=2 PERF=0 THREADS="" MARIADB=0 OUT_NAME=request-cost
 while [ $# -gt 0 ]; do
     case "$1" in
     --server) SERVERS+=("$2"); shift 2 ;;
@@ -54,11 +56,12 @@ while [ $# -gt 0 ]; do
     --rounds) ROUNDS=$2; shift 2 ;;
     --perf) PERF=1; shift ;;
     --mariadb) MARIADB=1; shift ;;
+    --mariadb-pid) MARIADB=1; MARIADB_PID_GIVEN=$2; shift 2 ;;
     --out) OUT_NAME=$2; shift 2 ;;
     --bench-threads) THREADS=$2; shift 2 ;;
     --client) CLIENTS+=("$2"); shift 2 ;;
     --select-bench) SELECT_BENCH=$2; shift 2 ;;
-    -h | --help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) bench_die "unknown argument $1 (see --help)" ;;
     esac
 done
@@ -119,10 +122,15 @@ fi
 TARGETS=("${SERVERS[@]}")
 if [ "$MARIADB" = 1 ]; then
     MARIADB_PORT=${BENCH_MARIADB_PORT:-13306}
-    [ -n "$(bench_pids_of mariadb-otpc)" ] || MARIADB_OWNED=1
-    BENCH_MARIADB_NAME=mariadb-otpc BENCH_MARIADB_PORT=$MARIADB_PORT "$BENCH_DIR/mariadb.sh" start one-thread-per-connection >/dev/null
-    BENCH_MARIADB_NAME=mariadb-otpc BENCH_MARIADB_PORT=$MARIADB_PORT "$BENCH_DIR/sysbench.sh" prepare >/dev/null
-    MARIADB_PID=$(bench_pids_of mariadb-otpc | head -1)
+    if [ -n "$MARIADB_PID_GIVEN" ]; then
+        # Another tree's instance (e.g. a shared one): used as it is, never started or stopped here.
+        MARIADB_PID=$MARIADB_PID_GIVEN
+    else
+        [ -n "$(bench_pids_of mariadb-otpc)" ] || MARIADB_OWNED=1
+        BENCH_MARIADB_NAME=mariadb-otpc BENCH_MARIADB_PORT=$MARIADB_PORT "$BENCH_DIR/mariadb.sh" start one-thread-per-connection >/dev/null
+        BENCH_MARIADB_NAME=mariadb-otpc BENCH_MARIADB_PORT=$MARIADB_PORT "$BENCH_DIR/sysbench.sh" prepare >/dev/null
+        MARIADB_PID=$(bench_pids_of mariadb-otpc | head -1)
+    fi
     TARGETS+=("mariadb=mysql://bench:bench@127.0.0.1:$MARIADB_PORT/sbtest")
 fi
 

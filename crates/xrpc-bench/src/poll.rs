@@ -234,7 +234,7 @@ pub fn shutdown(fd: BorrowedFd<'_>) {
 
 #[cfg(test)]
 mod tests {
-    use std::io::Write;
+    use std::io::{Read, Write};
     use std::net::{TcpListener, TcpStream};
     use std::os::fd::AsFd;
     use std::time::{Duration, Instant};
@@ -267,6 +267,10 @@ mod tests {
         ));
         assert_eq!(&buf[..3], b"abc");
         assert_eq!(send(client.as_fd(), b"xy"), Ok(2));
+        let mut got = [0u8; 2];
+        server.read_exact(&mut got).unwrap();
+        assert_eq!(&got, b"xy");
+        // Closed with nothing unread: a FIN, which the client reads as the end of the stream.
         drop(server);
         assert!(matches!(recv(client.as_fd(), &mut buf), RecvResult::Eof));
     }

@@ -190,7 +190,7 @@ impl Client {
 /// A driver thread's state.
 struct Driver {
     epoll: Epoll,
-    /// The thread owns one plain connection and blocks in `read` on it instead of in epoll.
+    /// The thread owns one plain connection and blocks in a read on it instead of in epoll.
     blocking: bool,
     /// Whether the blocking socket's receive timeout is set ([`BLOCKING_READ_TIMEOUT`]) or off.
     read_timeout_on: bool,
