@@ -2,9 +2,17 @@
 # The cost of one request on an xrpc node: server CPU, system calls, context switches and
 # eventfd wake-ups per request, at each concurrency, for one or more builds of xrpc-server.
 #
-#   bench/request-cost.sh [--server NAME=PATH]... [--mariadb] [--concurrency 1,2,8,64,1024,4096]
+#   bench/request-cost.sh [--server NAME=PATH]... [--mariadb | --mariadb-pid PID] [--concurrency 1,2,8,64,1024,4096]
 #                         [--workload select1[,point-select…]] [--duration 4] [--warmup 1] [--rounds 2]
-#                         [--perf] [--bench-threads N] [--out NAME]
+#                         [--perf] [--bench-threads N] [--client NAME=PATH]... [--select-bench PATH]
+#                         [--out NAME]
+#
+# --client NAME=PATH (repeatable) drives every step with each of these `xrpc` binaries in turn,
+# against the same node (default: this tree's release `xrpc`, named xrpc), so that builds of the
+# load generator are interleaved like builds of the node. --select-bench PATH adds, for select1 on
+# xrpc nodes, a run of that select-bench binary (crates/xrpc-bench/examples/select_bench.rs, the
+# lean raw-frame generator) against the same node after the xrpc clients, with --bench-threads'
+# connections rule (4, fewer with fewer clients); rows carry the generator's name in "client".
 #
 # --workload takes a comma-separated list; each round runs every workload at every concurrency.
 # For a workload other than select1 each node gets sbtest1 with as many rows as bench/sysbench.sh
@@ -13,6 +21,8 @@
 # mariadb-otpc on BENCH_MARIADB_PORT or 13306, one-thread-per-connection, on the server CPU, with
 # bench/sysbench.sh's sbtest1), reached directly by `xrpc bench` with mysql://, interleaved with
 # the xrpc nodes; its server CPU is mariadbd's. Started and stopped here unless already running.
+# --mariadb-pid PID does the same with an instance this tree did not start (a shared one on
+# BENCH_MARIADB_PORT with sbtest prepared), which is left alone.
 #
 # Each --server (default: this tree's target/release/xrpc-server, built if missing) runs as its
 # own node with a fresh data directory on the server CPU (bench/lib.sh's pinning), and
@@ -35,7 +45,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 ARGS="$*"
-SERVERS=() CONC=1,2,8,64,1024,4096 WORKLOAD=select1 DURATION=4 WARMUP=1 ROUNDS=2 PERF=0 THREADS="" MARIADB=0 OUT_NAME=request-cost
+MARIADB_PID_GIVEN="" SERVERS=() CLIENTS=() SELECT_BENCH="" CONC=1,2,8,64,1024,4096 WORKLOAD=select1 DURATION=4 WARMUP=1 ROUNDS=2 PERF=0 THREADS="" MARIADB=0 OUT_NAME=request-cost
 while [ $# -gt 0 ]; do
     case "$1" in
     --server) SERVERS+=("$2"); shift 2 ;;
@@ -46,9 +56,12 @@ while [ $# -gt 0 ]; do
     --rounds) ROUNDS=$2; shift 2 ;;
     --perf) PERF=1; shift ;;
     --mariadb) MARIADB=1; shift ;;
+    --mariadb-pid) MARIADB=1; MARIADB_PID_GIVEN=$2; shift 2 ;;
     --out) OUT_NAME=$2; shift 2 ;;
     --bench-threads) THREADS=$2; shift 2 ;;
-    -h | --help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --client) CLIENTS+=("$2"); shift 2 ;;
+    --select-bench) SELECT_BENCH=$2; shift 2 ;;
+    -h | --help) sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) bench_die "unknown argument $1 (see --help)" ;;
     esac
 done
@@ -60,6 +73,8 @@ if [ ! -x "$BIN/xrpc" ] || { [ "${#SERVERS[@]}" -eq 0 ] && [ ! -x "$BIN/xrpc-ser
     (cd "$ROOT" && cargo build --release -q -p xrpc-server -p xrpc-cli)
 fi
 [ "${#SERVERS[@]}" -gt 0 ] || SERVERS=("head=$BIN/xrpc-server")
+[ "${#CLIENTS[@]}" -gt 0 ] || CLIENTS=("xrpc=$BIN/xrpc")
+[ -z "$SELECT_BENCH" ] || [ -x "$SELECT_BENCH" ] || bench_die "--select-bench $SELECT_BENCH is not an executable"
 if [ "$PERF" = 1 ] && ! perf stat -e raw_syscalls:sys_enter -- true >/dev/null 2>&1; then
     bench_die "perf stat cannot count raw_syscalls:sys_enter here (perf_event_paranoid?); drop --perf"
 fi
@@ -107,10 +122,15 @@ fi
 TARGETS=("${SERVERS[@]}")
 if [ "$MARIADB" = 1 ]; then
     MARIADB_PORT=${BENCH_MARIADB_PORT:-13306}
-    [ -n "$(bench_pids_of mariadb-otpc)" ] || MARIADB_OWNED=1
-    BENCH_MARIADB_NAME=mariadb-otpc BENCH_MARIADB_PORT=$MARIADB_PORT "$BENCH_DIR/mariadb.sh" start one-thread-per-connection >/dev/null
-    BENCH_MARIADB_NAME=mariadb-otpc BENCH_MARIADB_PORT=$MARIADB_PORT "$BENCH_DIR/sysbench.sh" prepare >/dev/null
-    MARIADB_PID=$(bench_pids_of mariadb-otpc | head -1)
+    if [ -n "$MARIADB_PID_GIVEN" ]; then
+        # Another tree's instance (e.g. a shared one): used as it is, never started or stopped here.
+        MARIADB_PID=$MARIADB_PID_GIVEN
+    else
+        [ -n "$(bench_pids_of mariadb-otpc)" ] || MARIADB_OWNED=1
+        BENCH_MARIADB_NAME=mariadb-otpc BENCH_MARIADB_PORT=$MARIADB_PORT "$BENCH_DIR/mariadb.sh" start one-thread-per-connection >/dev/null
+        BENCH_MARIADB_NAME=mariadb-otpc BENCH_MARIADB_PORT=$MARIADB_PORT "$BENCH_DIR/sysbench.sh" prepare >/dev/null
+        MARIADB_PID=$(bench_pids_of mariadb-otpc | head -1)
+    fi
     TARGETS+=("mariadb=mysql://bench:bench@127.0.0.1:$MARIADB_PORT/sbtest")
 fi
 
@@ -133,11 +153,24 @@ for round in $(seq "$ROUNDS"); do
                 bench_wait_port "$PORT" 30 "$SERVER" || bench_die "$name did not start (see $DATA/server.log)"
                 TARGET="xrpc://127.0.0.1:$PORT"
             fi
+            gens=("${CLIENTS[@]}")
+            if [ -n "$SELECT_BENCH" ] && [ "$workload" = select1 ] && [ "${TARGET#xrpc://}" != "$TARGET" ]; then
+                gens+=("select-bench=$SELECT_BENCH")
+            fi
+            for gen in "${gens[@]}"; do
+            gname=${gen%%=*} gpath=${gen#*=}
             json="$DATA/step.json"
+            rm -f "$json"
             threads=()
             [ -n "$THREADS" ] && threads=(--threads "$THREADS")
-            cmd=("${BENCH_CLIENT_PREFIX[@]}" "$BIN/xrpc" bench --target "$TARGET" --server-pid "$SERVER"
-                --workload "$workload" -c "$c" -d "$DURATION" --warmup "$WARMUP" "${threads[@]}" --json "$json")
+            if [ "$gname" = select-bench ]; then
+                conns=$(( c < 4 ? c : 4 ))
+                cmd=("${BENCH_CLIENT_PREFIX[@]}" "$gpath" --addr "${TARGET#xrpc://}" --clients "$c" --connections "$conns"
+                    --duration "$DURATION" --warmup "$WARMUP" --server-pid "$SERVER")
+            else
+                cmd=("${BENCH_CLIENT_PREFIX[@]}" "$gpath" bench --target "$TARGET" --server-pid "$SERVER"
+                    --workload "$workload" -c "$c" -d "$DURATION" --warmup "$WARMUP" "${threads[@]}" --json "$json")
+            fi
             load=$(cut -d' ' -f1-3 /proc/loadavg)
             perf_args=()
             if [ "$PERF" = 1 ]; then
@@ -149,15 +182,26 @@ for round in $(seq "$ROUNDS"); do
                 perf_pid=$!
                 perf_args=(perf_s="$count_s")
             fi
-            "${cmd[@]}" >"$DATA/bench.out" 2>"$DATA/bench.err" || { tail -5 "$DATA/bench.err" >&2; bench_die "xrpc bench failed"; }
+            "${cmd[@]}" >"$DATA/bench.out" 2>"$DATA/bench.err" || { tail -5 "$DATA/bench.err" >&2; bench_die "$gname failed"; }
             if [ "$PERF" = 1 ]; then wait "$perf_pid" || true; fi
-            stop_server
-            python3 - "$json" "$name" "$round" "$load" "$(bench_quote "${cmd[@]}")" "${perf_args[@]}" "$DATA/perf.csv" >>"$OUT" <<'EOF'
+            if [ "$gname" = select-bench ]; then
+                # select-bench prints one line: "clients N connections K: qps Q p50 P us p99 P us client C us/req server S us/req".
+                python3 - "$DATA/bench.out" "$workload" "$c" >"$json" <<'EOF2'
+import json, re, sys
+line = open(sys.argv[1]).read().strip().splitlines()[-1]
+num = lambda k: float(re.search(k + r" ([0-9.]+)", line).group(1))
+srv = re.search(r"server ([0-9.]+)", line)
+print(json.dumps({"results": [{"workload": sys.argv[2], "concurrency": int(sys.argv[3]), "qps": num("qps"),
+    "p50_us": num("p50"), "p99_us": num("p99"), "client_cpu_us_per_request": num("client"),
+    "server_cpu_us_per_request": float(srv.group(1)) if srv else None}]}))
+EOF2
+            fi
+            python3 - "$json" "$name" "$gname" "$round" "$load" "$(bench_quote "${cmd[@]}")" "${perf_args[@]}" "$DATA/perf.csv" >>"$OUT" <<'EOF'
 import json, sys
-path, name, rnd, load, cmd = sys.argv[1:6]
-rest = sys.argv[6:]
+path, name, client, rnd, load, cmd = sys.argv[1:7]
+rest = sys.argv[7:]
 step = json.load(open(path))["results"][0]
-row = {"server": name, "round": int(rnd), "workload": step["workload"], "concurrency": step["concurrency"],
+row = {"server": name, "client": client, "round": int(rnd), "workload": step["workload"], "concurrency": step["concurrency"],
        "qps": step["qps"], "p50_us": step["p50_us"], "p99_us": step["p99_us"],
        "server_cpu_us": step.get("server_cpu_us_per_request"),
        "client_cpu_us": step.get("client_cpu_us_per_request"), "loadavg": load, "cmd": cmd}
@@ -178,6 +222,8 @@ if rest and rest[0].startswith("perf_s="):
 print(json.dumps(row))
 EOF
             bench_log "$(tail -1 "$OUT" | python3 -c 'import json,sys; r=json.load(sys.stdin); r.pop("cmd"); print(r)')"
+            done
+            stop_server
         done
     done
   done
@@ -194,23 +240,24 @@ def print(s=""):
     lines.append(s)
     print_(s)
 rows = [json.loads(l) for l in open(sys.argv[1])]
-servers = list(dict.fromkeys(r["server"] for r in rows))
+servers = list(dict.fromkeys((r["server"], r.get("client", "xrpc")) for r in rows))
 levels = sorted({r["concurrency"] for r in rows})
 extra = [k for k in ("syscalls_per_request", "cswitches_per_request", "write_per_request",
                      "epoll_pwait_per_request", "ppoll_per_request", "sendmsg_per_request", "read_per_request")
          if any(k in r for r in rows)]
 workloads = list(dict.fromkeys(r["workload"] for r in rows))
-head = ["server", "workload", "clients", "QPS", "p50 µs", "p99 µs", "server µs/req", "client µs/req"] + [k.replace("_per_request", "/req") for k in extra]
+head = ["server", "generator", "workload", "clients", "QPS", "p50 µs", "p99 µs", "server µs/req", "client µs/req"] + [k.replace("_per_request", "/req") for k in extra]
 print("| " + " | ".join(head) + " |")
 print("|---|" + "---:|" * (len(head) - 1))
 def med(rs, k):
     v = [r[k] for r in rs if r.get(k) is not None]
     return statistics.median(v) if v else None
-for w, c, s in ((w, c, s) for w in workloads for c in levels for s in servers):
-    rs = [r for r in rows if r["server"] == s and r["concurrency"] == c and r["workload"] == w]
+for w, c, (s, g) in ((w, c, s) for w in workloads for c in levels for s in servers):
+    rs = [r for r in rows if r["server"] == s and r.get("client", "xrpc") == g and r["concurrency"] == c
+          and r["workload"] == w]
     if not rs:
         continue
-    cells = [s, w, str(c), f"{med(rs, 'qps'):.0f}", f"{med(rs, 'p50_us'):.0f}", f"{med(rs, 'p99_us'):.0f}",
+    cells = [s, g, w, str(c), f"{med(rs, 'qps'):.0f}", f"{med(rs, 'p50_us'):.0f}", f"{med(rs, 'p99_us'):.0f}",
              f"{med(rs, 'server_cpu_us'):.2f}" if med(rs, 'server_cpu_us') is not None else "–",
              f"{med(rs, 'client_cpu_us'):.2f}" if med(rs, 'client_cpu_us') is not None else "–"]
     cells += [f"{med(rs, k):.2f}" if med(rs, k) is not None else "–" for k in extra]
@@ -225,7 +272,8 @@ with open(out_md, "w") as f:
 ({model}), node on CPU {scpu}, `xrpc bench` on CPU {ccpu}. Each build serves each step as its own fresh node; builds
 are interleaved. Server and client CPU per request are utime + stime over the measured window divided by the
 requests completed in it; the per-request counts (with `--perf`) are `perf stat` counts of the node over the
-middle of the window divided by QPS × the seconds counted. Medians over the rounds.
+middle of the window divided by QPS × the seconds counted. Every generator of a step drives the same node,
+one after another. Medians over the rounds.
 
 """ + "\n".join(lines) + "\n")
 EOF

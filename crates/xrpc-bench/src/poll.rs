@@ -8,9 +8,16 @@
 //! | item | calls | guarantees |
 //! |---|---|---|
 //! | [`Epoll`] | `epoll_create1`, `epoll_ctl`, `epoll_wait` | close-on-exec; `EINTR` from a wait is reported as zero events |
-//! | [`recv`] | `read` | `EAGAIN` and `EINTR` are outcomes, not errors |
+//! | [`recv`] | `recvfrom` | `EAGAIN` and `EINTR` are outcomes, not errors |
 //! | [`recv_nowait`] | `recvfrom(MSG_DONTWAIT)` | never blocks, even on a blocking socket |
-//! | [`send`] | `sendmsg(MSG_NOSIGNAL \| MSG_DONTWAIT)` | a closed peer is an `EPIPE` error, never a `SIGPIPE`; never blocks |
+//! | [`send`] | `sendto(MSG_NOSIGNAL \| MSG_DONTWAIT)` | a closed peer is an `EPIPE` error, never a `SIGPIPE`; never blocks |
+//! | [`set_read_timeout`] | `setsockopt(SO_RCVTIMEO)` | `None` blocks without a timer |
+//!
+//! The socket calls are the socket family's own (`recvfrom`, `sendto`) rather than `read` and
+//! `sendmsg`: they skip the VFS layer and the message-header copy. In a C ping-pong over loopback
+//! on the benchmark VM (one 26-byte request, one 83-byte reply, 17–25 µs of client CPU per round
+//! trip), `recvfrom` + `sendto` cost 0.2–1.9 µs less per round trip than `read` + `sendmsg` in
+//! three runs, and a 5 ms `SO_RCVTIMEO` (a kernel timer armed on every blocking read) 0.2 µs more.
 //! | [`poll_writable`] | `poll(POLLOUT)` | waits at most the given timeout |
 //! | [`shutdown`] | `shutdown(SHUT_RDWR)` | the peer sees EOF; the fd stays open until its owner drops |
 //!
@@ -21,13 +28,13 @@
 //! again (`epoll(7)`). [`Epoll::add_level_read`] is for simple loops that read once per event
 //! (the raw-epoll reference server of `echo-bench`).
 
-use std::io::{self, IoSlice};
+use std::io;
 use std::os::fd::{BorrowedFd, OwnedFd};
 use std::time::Duration;
 
 use rustix::event::{PollFd, PollFlags, epoll};
 pub use rustix::io::Errno;
-use rustix::net::{RecvFlags, SendAncillaryBuffer, SendFlags};
+use rustix::net::{RecvFlags, SendFlags};
 
 fn err(e: Errno) -> io::Error {
     io::Error::from_raw_os_error(e.raw_os_error())
@@ -163,10 +170,11 @@ pub enum RecvResult {
     Error(io::Error),
 }
 
-/// Reads what is available into `buf`.
+/// Reads what is available into `buf`; on a blocking socket, waits for data (up to the socket's
+/// receive timeout, if it has one: then [`RecvResult::WouldBlock`]).
 #[inline]
 pub fn recv(fd: BorrowedFd<'_>, buf: &mut [u8]) -> RecvResult {
-    match rustix::io::read(fd, buf) {
+    match rustix::net::recv(fd, buf, RecvFlags::empty()).map(|(n, _)| n) {
         Ok(0) => RecvResult::Eof,
         Ok(n) => RecvResult::Data(n),
         Err(Errno::AGAIN) => RecvResult::WouldBlock,
@@ -192,13 +200,13 @@ pub fn recv_nowait(fd: BorrowedFd<'_>, buf: &mut [u8]) -> RecvResult {
 /// socket is `EAGAIN` even when the socket itself is blocking.
 #[inline]
 pub fn send(fd: BorrowedFd<'_>, data: &[u8]) -> Result<usize, Errno> {
-    let mut control = SendAncillaryBuffer::default();
-    rustix::net::sendmsg(
-        fd,
-        &[IoSlice::new(data)],
-        &mut control,
-        SendFlags::NOSIGNAL | SendFlags::DONTWAIT,
-    )
+    rustix::net::send(fd, data, SendFlags::NOSIGNAL | SendFlags::DONTWAIT)
+}
+
+/// Sets how long a blocking receive on `fd` waits (`SO_RCVTIMEO`); `None` waits without a timer.
+pub fn set_read_timeout(fd: BorrowedFd<'_>, timeout: Option<Duration>) -> io::Result<()> {
+    rustix::net::sockopt::set_socket_timeout(fd, rustix::net::sockopt::Timeout::Recv, timeout)
+        .map_err(err)
 }
 
 /// Waits up to `timeout` for the socket to accept more data. Returns `Ok(true)` when writable (or
@@ -222,4 +230,65 @@ pub fn poll_writable(fd: BorrowedFd<'_>, timeout: Duration) -> io::Result<bool> 
 /// ignored: the only goal is that no more data flows.
 pub fn shutdown(fd: BorrowedFd<'_>) {
     let _ = rustix::net::shutdown(fd, rustix::net::Shutdown::Both);
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+    use std::net::{TcpListener, TcpStream};
+    use std::os::fd::AsFd;
+    use std::time::{Duration, Instant};
+
+    use super::*;
+
+    fn pair() -> (TcpStream, TcpStream) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (server, _) = listener.accept().unwrap();
+        (client, server)
+    }
+
+    #[test]
+    fn a_blocking_recv_waits_out_its_timeout_and_without_one_waits_for_data() {
+        let (client, mut server) = pair();
+        let mut buf = [0u8; 16];
+        set_read_timeout(client.as_fd(), Some(Duration::from_millis(20))).unwrap();
+        let started = Instant::now();
+        assert!(matches!(
+            recv(client.as_fd(), &mut buf),
+            RecvResult::WouldBlock
+        ));
+        assert!(started.elapsed() >= Duration::from_millis(15));
+        set_read_timeout(client.as_fd(), None).unwrap();
+        server.write_all(b"abc").unwrap();
+        assert!(matches!(
+            recv(client.as_fd(), &mut buf),
+            RecvResult::Data(3)
+        ));
+        assert_eq!(&buf[..3], b"abc");
+        assert_eq!(send(client.as_fd(), b"xy"), Ok(2));
+        let mut got = [0u8; 2];
+        server.read_exact(&mut got).unwrap();
+        assert_eq!(&got, b"xy");
+        // Closed with nothing unread: a FIN, which the client reads as the end of the stream.
+        drop(server);
+        assert!(matches!(recv(client.as_fd(), &mut buf), RecvResult::Eof));
+    }
+
+    #[test]
+    fn send_never_blocks_on_a_full_blocking_socket() {
+        let (client, _server) = pair();
+        let chunk = vec![0u8; 64 * 1024];
+        // The peer reads nothing: the buffers fill, and then send reports EAGAIN instead of
+        // blocking.
+        loop {
+            match send(client.as_fd(), &chunk) {
+                Ok(_) => {}
+                Err(e) => {
+                    assert_eq!(e, Errno::AGAIN);
+                    break;
+                }
+            }
+        }
+    }
 }

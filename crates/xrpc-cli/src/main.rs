@@ -10,6 +10,16 @@ use xrpc_cli::conn::ConnArgs;
 use xrpc_cli::shell::{self, ExecArgs, ShellArgs};
 use xrpc_cli::status;
 
+/// mimalloc instead of glibc's malloc. `xrpc bench`'s drivers allocate and free a few small
+/// objects per request (the client core's request and result, row vectors, frame bodies); at 1024
+/// clients glibc's `malloc`/`free` (with `malloc_consolidate` and `unlink_chunk`) were about a
+/// fifth of the xrpc driver's CPU, and mimalloc took its client CPU per `select 1` from 2.1–2.3 to
+/// 1.8 µs (docs/BENCHMARKS.md, "The load generator against a leaner one"). Every driver of the
+/// binary (xrpc, mysql://, echo) gets the same allocator, so comparisons between them stay fair.
+/// The library, and the node (`xrpc-server` keeps glibc's, see docs/MEMORY.md), are unaffected.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The xrpc client: SQL shell, scripted statements, node status and benchmarks.
 #[derive(Debug, Parser)]
 #[command(name = "xrpc", version, about)]

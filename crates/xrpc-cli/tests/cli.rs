@@ -361,7 +361,7 @@ fn bench_prepare_then_point_select_and_point_get() {
     check_measurement(&m);
     assert_eq!(m["workload"], "point-select");
     // The same read as a GET plan, over one connection: the driver thread that owns a single
-    // plain connection blocks in `read` instead of epoll.
+    // plain connection blocks in `recvfrom` instead of epoll (without a timer while a reply is due).
     let json = dir.path().join("point-get.json");
     ok(&node.xrpc(&[
         "bench",

@@ -50,9 +50,9 @@ pub mod workload;
 pub mod xrpc;
 
 use std::io::IsTerminal;
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::path::PathBuf;
-use std::sync::{Arc, Barrier, OnceLock};
+use std::sync::{Arc, Barrier, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -358,6 +358,8 @@ pub struct Gate {
     clock: OnceLock<StepClock>,
     /// Where the threads leave their measurements.
     pub collector: Collector,
+    /// Sockets whose reads may block without a timeout; see [`Gate::watch`].
+    watched: Mutex<Vec<TcpStream>>,
 }
 
 impl Gate {
@@ -368,6 +370,29 @@ impl Gate {
             go: Barrier::new(threads + 1),
             clock: OnceLock::new(),
             collector: Collector::new(threads),
+            watched: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Hands the main thread a handle of a socket that a load thread reads without a timeout: if
+    /// the load threads are still running when the drain's time is up, the main thread shuts it
+    /// down, which ends the blocked read (the node stopped answering).
+    pub fn watch(&self, socket: TcpStream) {
+        self.watched
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(socket);
+    }
+
+    /// Shuts every watched socket down (both directions); errors mean it is closed already.
+    fn shut_watched(&self) {
+        for socket in self
+            .watched
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+        {
+            let _ = socket.shutdown(std::net::Shutdown::Both);
         }
     }
 
@@ -613,6 +638,16 @@ fn run_step(
     };
     let (proc_end, server_end) = proc_end;
     bar.set_message("draining");
+    // A load thread blocked in a read without a timeout (xrpc's single-connection driver) would
+    // wait for ever on a node that stopped answering: after the drain's time, end its read.
+    let give_up = clock.measure_until + xrpc::DRAIN_TIMEOUT + Duration::from_secs(1);
+    while !handles.iter().all(|h| h.is_finished()) {
+        if Instant::now() >= give_up {
+            gate.shut_watched();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
     let mut thread_errors = Vec::new();
     for h in handles {
         match h.join() {
@@ -992,6 +1027,23 @@ fn server_cpu_with_companions(pid: u32, args: &BenchArgs) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_gate_ends_a_read_blocked_without_a_timeout_on_a_watched_socket() {
+        use std::io::Read;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        // The peer stays open and silent: only the gate can end the read.
+        let (_silent_peer, _) = listener.accept().unwrap();
+        let gate = Gate::new(1);
+        gate.watch(client.try_clone().unwrap());
+        let reader = std::thread::spawn(move || {
+            let mut buf = [0u8; 8];
+            client.read(&mut buf)
+        });
+        gate.shut_watched();
+        assert_eq!(reader.join().unwrap().unwrap(), 0, "the read sees EOF");
+    }
 
     #[test]
     fn targets_parse_with_defaults_and_hide_passwords() {

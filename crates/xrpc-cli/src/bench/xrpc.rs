@@ -9,7 +9,8 @@
 //! that cost lands in the measurement. Here a client is a small struct, not a thread: one driver
 //! thread owns a set of connections and all their sessions, and per turn of its loop it reads
 //! every ready socket, feeds the bytes to the core, answers each completion by issuing that
-//! client's next statement, and writes each connection's accumulated requests in one `sendmsg`.
+//! client's next statement, and writes that connection's new requests in one `send` before it
+//! reads the next ready socket.
 //! The CPU the driver threads use is measured and reported (see [`super::stats`]).
 //!
 //! # Layout
@@ -21,6 +22,15 @@
 //! FATAL error, which the run reports). A failure aborts the transaction in progress when it is
 //! seen, so with pipelining a `read-write` client may already have sent statements past the one
 //! that failed.
+//!
+//! A node answers all the sessions of a connection that were ready in one write (at 1024 clients
+//! over 4 connections, one `recv` brings the 256 replies of a connection), so a turn typically
+//! finds whole connections answered. Their new requests are written connection by connection as
+//! each is handled, not after the whole turn: writing them all at the end kept the node idle while
+//! the driver handled every connection, then the driver idle while the node answered them all, so
+//! node and generator CPU per request added up instead of overlapping (at 1024 clients the QPS
+//! was then close to `1 / (server µs + client µs)` per request; docs/BENCHMARKS.md, "The load
+//! generator against a leaner one").
 //!
 //! # TLS
 //!
@@ -39,11 +49,21 @@
 //! - Edge-triggered reads drain each socket until it would block ([`xrpc_bench::poll`] docs); writes
 //!   that would block keep their remainder and are retried on the next turn, which then waits at
 //!   most 1 ms.
-//! - A thread that owns a single plain (not TLS) connection has no epoll: its socket stays blocking
-//!   with a 5 ms receive timeout, each turn blocks in one `read` and drains the rest without
-//!   waiting, and writes never block (`MSG_DONTWAIT`). A one-client ping-pong then costs two
-//!   system calls per request (`sendmsg`, `read`) instead of three, as the MySQL driver's blocking
-//!   write and read do. The core's timers and the window's end are checked at least every 5 ms.
+//! - A thread that owns a single plain (not TLS) connection has no epoll: its socket stays
+//!   blocking, each turn blocks in one `recvfrom` and drains the rest without waiting, and writes
+//!   never block (`MSG_DONTWAIT`). A one-client ping-pong then costs two system calls per request
+//!   (`sendto`, `recvfrom`) instead of three, as the MySQL driver's blocking write and read do.
+//!   While a request is in flight (and nothing is left to write, and the window is open) the read
+//!   waits without a receive timeout, like the MySQL driver's: a reply is coming, and a timed
+//!   wait arms a kernel timer on every read. Otherwise the socket has a 5 ms receive timeout, so
+//!   the core's timers and the window's end are checked at least that often. (The bench sets no
+//!   request timeouts, and the core's heartbeat is due only after 10 s without a frame, which a
+//!   reply in flight would end; so waiting for the reply delays no timer that matters.) A node that stops
+//!   answering in the middle of the window is not waited for forever: the step's main thread
+//!   shuts the socket down once the drain's time is up ([`super::Gate::watch`]), which ends the
+//!   read.
+//! - One clock reading per turn of a blocking thread: the time its read returned, which stamps
+//!   the completions it read and the requests issued in answer to them.
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, Read, Write};
@@ -62,7 +82,8 @@ use super::{Started, StepSpec, spawn_load};
 
 /// How long a stopping thread waits for its in-flight requests.
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long a thread that owns one connection blocks in `read` before looking at its clock.
+/// How long a thread that owns one connection blocks in a read before looking at its clock, when
+/// it has no request in flight (with one in flight it waits without a timer).
 const BLOCKING_READ_TIMEOUT: Duration = Duration::from_millis(5);
 /// How long the switch to TLS may take, for each read and write of it.
 const TLS_NEGOTIATION_TIMEOUT: Duration = Duration::from_secs(10);
@@ -114,6 +135,14 @@ pub fn start(target: &XrpcAddr, spec: &StepSpec) -> Started {
     spawn_load(threads, "bench-xrpc", None, move |t, gate| {
         let conns: Vec<usize> = (t..connections).step_by(threads).collect();
         let driver = Driver::connect(&target, &spec, &conns, connections);
+        if let Ok(d) = &driver {
+            if d.blocking {
+                // Its reads may wait without a timer: let the main thread end them if the node
+                // stops answering (see the module docs).
+                let watched = d.conns[0].stream.try_clone().map_err(|e| e.to_string())?;
+                gate.watch(watched);
+            }
+        }
         let clock = gate.arrive();
         let rec = driver?.run(clock, &spec)?;
         gate.collector.merge(t, &rec);
@@ -161,8 +190,12 @@ impl Client {
 /// A driver thread's state.
 struct Driver {
     epoll: Epoll,
-    /// The thread owns one plain connection and blocks in `read` on it instead of in epoll.
+    /// The thread owns one plain connection and blocks in a read on it instead of in epoll.
     blocking: bool,
+    /// Whether the blocking socket's receive timeout is set ([`BLOCKING_READ_TIMEOUT`]) or off.
+    read_timeout_on: bool,
+    /// Requests in flight over all clients (the sum of their `inflight` lengths).
+    inflight: usize,
     conns: Vec<Conn>,
     clients: Vec<Client>,
     opts: ExecOptions,
@@ -242,6 +275,8 @@ impl Driver {
         Ok(Self {
             epoll,
             blocking,
+            read_timeout_on: blocking,
+            inflight: 0,
             conns,
             clients,
             opts: ExecOptions::default().chunk_result(spec.chunk),
@@ -267,8 +302,15 @@ impl Driver {
         let mut events = Events::with_capacity(256);
         let mut buf = vec![0u8; 256 * 1024];
         let mut stopping = false;
+        // The time of the last read: a blocking turn starts right after its read returned, so it
+        // takes no clock reading of its own (see `read`).
+        let mut read_at = Instant::now();
         loop {
-            let now = Instant::now();
+            let now = if self.blocking {
+                read_at
+            } else {
+                Instant::now()
+            };
             if now >= clock.measure_from && !stopping {
                 self.rec.cpu_start();
             }
@@ -289,26 +331,22 @@ impl Driver {
             if self.conns.iter().all(|c| c.lost) {
                 break;
             }
-            let pending_out = self.conns.iter().any(|c| {
-                !c.lost
-                    && (c.written < c.out.len()
-                        || c.core.has_transmit()
-                        || c.tls.as_ref().is_some_and(|t| t.wants_write()))
-            });
-            let mut wait = if pending_out {
-                Duration::from_millis(1)
-            } else {
-                Duration::from_millis(5)
-            };
-            for c in &self.conns {
-                if let Some(t) = c.core.poll_timeout() {
-                    wait = wait.min(t.saturating_duration_since(now));
-                }
-            }
             let n = if self.blocking {
-                // `read` blocks below, up to BLOCKING_READ_TIMEOUT.
+                // `read` blocks below: without a timer while a reply is due (module docs).
+                let conn = &self.conns[0];
+                let timed = self.inflight == 0
+                    || stopping
+                    || conn.written < conn.out.len()
+                    || conn.core.has_transmit();
+                if timed != self.read_timeout_on && !conn.lost {
+                    let timeout = timed.then_some(BLOCKING_READ_TIMEOUT);
+                    poll::set_read_timeout(conn.stream.as_fd(), timeout)
+                        .map_err(|e| format!("SO_RCVTIMEO: {e}"))?;
+                    self.read_timeout_on = timed;
+                }
                 1
             } else {
+                let wait = self.epoll_wait_limit(now);
                 self.epoll
                     .wait(&mut events, Some(wait))
                     .map_err(|e| format!("epoll_wait: {e}"))?
@@ -320,10 +358,20 @@ impl Driver {
                 } else {
                     events.get(i).0 as usize
                 };
-                let now = self.read(c, &mut buf);
-                done += self.dispatch(c, clock, depth, stopping, now);
+                read_at = self.read(c, &mut buf);
+                done += self.dispatch(c, clock, depth, stopping, read_at);
+                // This connection's next requests go out before the next connection is read, so
+                // the node works on them while this thread handles the other connections' replies
+                // (module docs, "Layout").
+                self.flush(c);
             }
-            let now = Instant::now();
+            // A blocking turn did nothing since its read but handle what it read: the read's time
+            // stands (one clock reading per request at one client, not four).
+            let now = if self.blocking {
+                read_at
+            } else {
+                Instant::now()
+            };
             for c in 0..self.conns.len() {
                 if self.conns[c].core.poll_timeout().is_some_and(|t| t <= now) {
                     self.conns[c].core.handle_timeout(now);
@@ -345,14 +393,42 @@ impl Driver {
         Ok(self.rec)
     }
 
-    /// Reads everything the socket has into the core; returns the time the data was read. On a
-    /// blocking socket the first read waits (up to [`BLOCKING_READ_TIMEOUT`]) and the rest do not.
+    /// How long an epoll wait may last: 1 ms while output is pending (a socket that was full),
+    /// else 5 ms, and never past a core's next timer.
+    fn epoll_wait_limit(&self, now: Instant) -> Duration {
+        let pending_out = self.conns.iter().any(|c| {
+            !c.lost
+                && (c.written < c.out.len()
+                    || c.core.has_transmit()
+                    || c.tls.as_ref().is_some_and(|t| t.wants_write()))
+        });
+        let mut wait = if pending_out {
+            Duration::from_millis(1)
+        } else {
+            Duration::from_millis(5)
+        };
+        for c in &self.conns {
+            if let Some(t) = c.core.poll_timeout() {
+                wait = wait.min(t.saturating_duration_since(now));
+            }
+        }
+        wait
+    }
+
+    /// Reads everything the socket has into the core; returns the time the data was read (or,
+    /// when there was none, the time the reads ended). On a blocking socket the first read waits
+    /// (up to [`BLOCKING_READ_TIMEOUT`]) and the rest do not.
+    ///
+    /// The clock is read once per call, right after the first read that returned data: every
+    /// later read of the same call only drains bytes that were already queued then, so their
+    /// requests completed by that time too. (On this VM a clock reading costs about 0.1 µs, and
+    /// at one client there were four per request.)
     fn read(&mut self, c: usize, buf: &mut [u8]) -> Instant {
         let conn = &mut self.conns[c];
-        let mut now = Instant::now();
         if conn.lost {
-            return now;
+            return Instant::now();
         }
+        let mut read_at: Option<Instant> = None;
         let mut wait = self.blocking;
         loop {
             let result = if std::mem::take(&mut wait) {
@@ -362,7 +438,7 @@ impl Driver {
             };
             match result {
                 RecvResult::Data(n) => {
-                    now = Instant::now();
+                    let now = *read_at.get_or_insert_with(Instant::now);
                     match &mut conn.tls {
                         None => conn.core.handle_input(&buf[..n], now),
                         Some(tls) => {
@@ -389,7 +465,7 @@ impl Driver {
                 }
             }
         }
-        now
+        read_at.unwrap_or_else(Instant::now)
     }
 
     /// Handles the core's events for connection `c`; returns the requests completed.
@@ -413,6 +489,7 @@ impl Driver {
                     let Some((head, sent, counts_event)) = client.inflight.pop_front() else {
                         continue;
                     };
+                    self.inflight -= 1;
                     debug_assert_eq!(head, id, "completions arrive in issue order");
                     done += 1;
                     let ok = result.is_ok();
@@ -448,6 +525,7 @@ impl Driver {
                         if measuring {
                             self.rec.errors += client.inflight.len() as u64;
                         }
+                        self.inflight -= client.inflight.len();
                         client.inflight.clear();
                     }
                 }
@@ -495,7 +573,10 @@ impl Driver {
                 ),
             };
             match issued {
-                Ok(id) => client.inflight.push_back((id, now, counts_event)),
+                Ok(id) => {
+                    client.inflight.push_back((id, now, counts_event));
+                    self.inflight += 1;
+                }
                 Err(err) => {
                     client.lose(&mut self.rec);
                     self.rec.note_error(|| err.to_string());
