@@ -81,6 +81,7 @@ net_stats! {
     Counter threads_by_queue: "Extra workers started because the queue was deep.",
     Counter threads_exited: "Extra workers that exited after shrink_time without pressure.",
     Counter watchdog_wakeups: "Workers the watchdog forced because no progress was seen.",
+    Counter listener_handovers: "Eventfd writes by which a worker of a one-CPU group that stopped listening to block, run long or exit woke a sleeping worker to listen instead.",
     Counter timers_fired: "Timer callbacks run.",
     Counter frames_received: "Frames decoded from connections.",
     Counter bytes_received: "Bytes read from sockets.",
