@@ -54,8 +54,9 @@
 //! listening over first: a worker that leaves the slot and then
 //!
 //! * enters a blocking section ([`GroupHandle::enter_wait`]),
-//! * reaches a checkpoint of a long unit ([`crate::flush_deferred_sends`], which the server calls
-//!   from SQLite's progress callback every 1000 VM instructions), or
+//! * reaches a checkpoint of a unit that has run for [`LONG_UNIT`] (1 ms;
+//!   [`crate::flush_deferred_sends`], which the server calls from SQLite's progress callback
+//!   every 1000 VM instructions), or
 //! * exits (an extra worker's shrink, a handler panic)
 //!
 //! writes the eventfd if nobody listens and some worker sleeps on it
@@ -587,6 +588,7 @@ impl GroupHandle {
             }
             Task::Call(f, since) => {
                 g.perf.record_since(Stage::WorkQueue, since);
+                unit_starts();
                 g.running.fetch_add(1, Ordering::AcqRel);
                 f(self);
                 g.running.fetch_sub(1, Ordering::AcqRel);
@@ -805,6 +807,7 @@ pub(crate) fn run_unit_counted(
     cx: &RunContext<'_>,
 ) {
     let g = &group.0;
+    unit_starts();
     g.running.fetch_add(1, Ordering::AcqRel);
     let t = g.perf.start();
     conn.run_unit(unit, cx);
@@ -836,20 +839,52 @@ fn pin(group: &GroupHandle, reason: SpawnReason) {
     };
 }
 
+/// How long a unit runs before its checkpoint hands the listening of a one-CPU group over (module
+/// docs, "One CPU: one listener"). SQLite calls the checkpoint every 1000 VM instructions *of a
+/// prepared statement's lifetime*, so even `select 1` reaches it about once in 250 executions;
+/// handing over there would wake a sleeper for nothing. A hand-over costs an eventfd write and a
+/// wake-up (tens of microseconds); a millisecond bounds that to a few percent of a long unit and
+/// bounds how long other connections' requests wait for it.
+pub(crate) const LONG_UNIT: Duration = Duration::from_millis(1);
+
 std::thread_local! {
     /// The group whose worker this thread is (unset on any other thread); see the module docs,
     /// "One CPU".
     static WORKER_OF: std::cell::OnceCell<GroupHandle> = const { std::cell::OnceCell::new() };
+    /// Units and task closures this worker has started; tells the checkpoint a new unit began.
+    static UNITS_STARTED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// The unit of this worker's last checkpoint and when it first (or last handed over) saw it.
+    static CHECKPOINT: std::cell::Cell<(u64, Option<Instant>)> = const { std::cell::Cell::new((0, None)) };
+}
+
+/// Notes that this worker starts a unit (or a task closure), for the checkpoint.
+fn unit_starts() {
+    UNITS_STARTED.with(|n| n.set(n.get().wrapping_add(1)));
 }
 
 /// The checkpoint of a long unit on a worker ([`crate::flush_deferred_sends`]): on a one-CPU
-/// group, hands the listening over if nobody listens (module docs, "One CPU: one listener").
-/// Nothing on any other thread.
+/// group, once the unit has run for [`LONG_UNIT`] since its first checkpoint, hands the listening
+/// over if nobody listens, and again at most every [`LONG_UNIT`] (module docs, "One CPU: one
+/// listener"). Nothing on any other thread.
 pub(crate) fn long_unit_checkpoint() {
     WORKER_OF.with(|w| {
-        if let Some(group) = w.get() {
-            group.0.hand_over_listening();
+        let Some(group) = w.get() else {
+            return;
+        };
+        if !group.0.single_cpu.load(Ordering::Relaxed) {
+            return;
         }
+        let unit = UNITS_STARTED.with(std::cell::Cell::get);
+        let now = Instant::now();
+        CHECKPOINT.with(|c| match c.get() {
+            (seen, Some(since)) if seen == unit => {
+                if now.duration_since(since) >= LONG_UNIT {
+                    group.0.hand_over_listening();
+                    c.set((unit, Some(now)));
+                }
+            }
+            _ => c.set((unit, Some(now))),
+        });
     });
 }
 

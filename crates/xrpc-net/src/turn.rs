@@ -89,9 +89,9 @@ pub(crate) fn note(conn: &ConnRef) {
 /// from a long computation so that answers deferred earlier in the turn go out now.
 ///
 /// It is also the long unit's checkpoint: on a worker of a one-CPU group, where one worker at a
-/// time listens for the group's events, it wakes a sleeping worker to listen if nobody does
-/// (`group.rs`, "One CPU: one listener"), so that other connections' requests are read while
-/// the long unit runs. That costs two atomic loads when somebody listens.
+/// time listens for the group's events, a unit that has run for a millisecond wakes a sleeping
+/// worker to listen if nobody does (`group.rs`, "One CPU: one listener"), so that other
+/// connections' requests are read while the long unit runs. That costs a clock read per call.
 pub fn flush_deferred_sends() {
     flush_noted();
     crate::group::long_unit_checkpoint();

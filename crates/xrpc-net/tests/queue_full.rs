@@ -191,6 +191,9 @@ const BLOCK_BRIEFLY: u8 = 4;
 const SPIN_BRIEFLY: u8 = 5;
 /// Sets [`Flags::release`], then answers.
 const RELEASE: u8 = 6;
+/// Calls the checkpoint twice and answers: a short statement whose VM count crossed SQLite's
+/// progress interval.
+const SHORT_WITH_CHECKPOINTS: u8 = 7;
 
 /// How long a held unit waits for its release before it gives up (and the test fails).
 const HOLD_LIMIT: Duration = Duration::from_secs(5);
@@ -267,6 +270,10 @@ impl Handler for Mixed {
                 }
             }
             RELEASE => flags.release.store(true, Ordering::SeqCst),
+            SHORT_WITH_CHECKPOINTS => {
+                xrpc_net::flush_deferred_sends();
+                xrpc_net::flush_deferred_sends();
+            }
             _ => {}
         }
         conn.send_deferred(&frame(sid, kind, b"done")).unwrap();
@@ -386,5 +393,30 @@ fn on_one_cpu_no_request_is_stranded_while_units_block_and_run_long() {
     }
     let st = server.stats();
     assert_eq!(st.frames_received, CONNECTIONS as u64 * REQUESTS);
+    server.shutdown();
+}
+
+#[test]
+fn on_one_cpu_the_checkpoints_of_short_units_do_not_hand_the_listening_over() {
+    const REQUESTS: u64 = 200;
+    let flags = Arc::new(Flags::default());
+    let server = one_cpu_server(&flags, Duration::from_secs(10));
+    let mut s = connect(server.local_addr());
+    assert!(wait_until(Duration::from_secs(5), || server
+        .stats()
+        .waiting_threads
+        == 4));
+    for i in 0..REQUESTS {
+        write_all(&mut s, &frame(i + 1, 1, &[SHORT_WITH_CHECKPOINTS]));
+        assert_eq!(read_frame(&mut s).unwrap().0, i + 1);
+    }
+    // Each unit leaves the listener slot empty while three workers sleep, so a checkpoint that
+    // handed over at once would wake one per request; only a unit descheduled for a millisecond
+    // between its two checkpoints (a loaded machine) may.
+    let handovers = server.stats().listener_handovers;
+    assert!(
+        handovers <= REQUESTS / 10,
+        "{handovers} hand-overs for {REQUESTS} short units"
+    );
     server.shutdown();
 }
