@@ -758,6 +758,9 @@ impl GroupHandle {
             .store(runs_on_one_cpu(&self.0.cfg, &cpus), Ordering::Relaxed);
         *self.0.cpus.lock() = cpus.into();
         self.0.cpu_gen.fetch_add(1, Ordering::AcqRel);
+        // The listener cap may have grown (one CPU no longer): every eventfd sleeper wakes
+        // (`ppoll` wakes them all), re-pins itself and takes a free slot.
+        self.0.wake_one();
     }
 
     /// The watchdog's periodic check.
