@@ -460,7 +460,10 @@ impl GroupHandle {
 
     /// Whether the calling thread is one of this group's workers.
     fn on_own_worker(&self) -> bool {
-        WORKER_OF.with(|w| w.get().is_some_and(|h| Arc::ptr_eq(&h.0, &self.0)))
+        WORKER_OF.with(|w| {
+            w.get()
+                .is_some_and(|weak| std::ptr::eq(weak.as_ptr(), Arc::as_ptr(&self.0)))
+        })
     }
 
     /// Whether every worker of the group runs on one CPU, so that a worker runs the tasks it
@@ -852,8 +855,9 @@ pub(crate) const LONG_UNIT: Duration = Duration::from_millis(1);
 
 std::thread_local! {
     /// The group whose worker this thread is (unset on any other thread); see the module docs,
-    /// "One CPU".
-    static WORKER_OF: std::cell::OnceCell<GroupHandle> = const { std::cell::OnceCell::new() };
+    /// "One CPU". Weak, so that a finished worker's thread-locals never keep the group (its epoll
+    /// and eventfd) alive past the last handle.
+    static WORKER_OF: std::cell::OnceCell<std::sync::Weak<Group>> = const { std::cell::OnceCell::new() };
     /// Units and task closures this worker has started; tells the checkpoint a new unit began.
     static UNITS_STARTED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     /// The unit of this worker's last checkpoint and when it first (or last handed over) saw it.
@@ -871,10 +875,10 @@ fn unit_starts() {
 /// listener"). Nothing on any other thread.
 pub(crate) fn long_unit_checkpoint() {
     WORKER_OF.with(|w| {
-        let Some(group) = w.get() else {
+        let Some(group) = w.get().and_then(std::sync::Weak::upgrade) else {
             return;
         };
-        if !group.0.single_cpu.load(Ordering::Relaxed) {
+        if !group.single_cpu.load(Ordering::Relaxed) {
             return;
         }
         let unit = UNITS_STARTED.with(std::cell::Cell::get);
@@ -882,7 +886,7 @@ pub(crate) fn long_unit_checkpoint() {
         CHECKPOINT.with(|c| match c.get() {
             (seen, Some(since)) if seen == unit => {
                 if now.duration_since(since) >= LONG_UNIT {
-                    group.0.hand_over_listening();
+                    group.hand_over_listening();
                     c.set((unit, Some(now)));
                 }
             }
@@ -895,7 +899,7 @@ pub(crate) fn long_unit_checkpoint() {
 fn worker_main(group: GroupHandle, reason: SpawnReason) {
     let g = &*group.0;
     WORKER_OF.with(|w| {
-        let _ = w.set(group.clone());
+        let _ = w.set(Arc::downgrade(&group.0));
     });
     crate::turn::enable();
     let extra = !matches!(reason, SpawnReason::Base(_));
