@@ -63,8 +63,10 @@
 //! ([`crate::wake::ListenerSlots::must_hand_over`]); the woken worker takes the free slot. A long
 //! unit with no checkpoint is the remaining case: the watchdog writes the eventfd when a group has
 //! sleepers, no listener and no loop progress over one `deadlock_check_interval`. The slot
-//! protocol has a loom model (`wake.rs`) and the one-CPU tests in `tests/queue_full.rs` check each
-//! hand-over.
+//! protocol has a loom model (`wake.rs`); the one-CPU tests in `tests/queue_full.rs` check the
+//! hand-overs at a blocking section, at a long unit's checkpoint and by the watchdog (not the one at
+//! a worker's exit), that short units' checkpoints do not hand over, and that no request is
+//! stranded among connections whose units block and run long.
 //!
 //! # The dynamic pool
 //!

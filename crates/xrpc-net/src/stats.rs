@@ -66,7 +66,7 @@ net_stats! {
     Gauge closing: "Connections shut down and waiting for delayed release.",
     Gauge base_threads: "Running base workers.",
     Gauge extra_threads: "Running extra (dynamically added) workers.",
-    Gauge waiting_threads: "Workers blocked in epoll_wait.",
+    Gauge waiting_threads: "Workers waiting for work: in epoll_wait, or on the eventfd when the epoll_wait slots are taken.",
     Gauge stalled_threads: "Workers inside a handler's blocking section (enter_wait).",
     Counter accepted_total: "Connections accepted.",
     Counter closed_total: "Connections closed.",
