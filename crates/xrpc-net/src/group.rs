@@ -54,13 +54,13 @@
 //! listening over first: a worker that leaves the slot and then
 //!
 //! * enters a blocking section ([`GroupHandle::enter_wait`]),
-//! * reaches a checkpoint of a unit that has run for [`LONG_UNIT`] (1 ms;
+//! * reaches a checkpoint of a unit that has run for `LONG_UNIT` (1 ms;
 //!   [`crate::flush_deferred_sends`], which the server calls from SQLite's progress callback
 //!   every 1000 VM instructions), or
 //! * exits (an extra worker's shrink, a handler panic)
 //!
 //! writes the eventfd if nobody listens and some worker sleeps on it
-//! ([`crate::wake::ListenerSlots::must_hand_over`]); the woken worker takes the free slot. A long
+//! (`ListenerSlots::must_hand_over` in `wake.rs`); the woken worker takes the free slot. A long
 //! unit with no checkpoint is the remaining case: the watchdog writes the eventfd when a group has
 //! sleepers, no listener and no loop progress over one `deadlock_check_interval`. The slot
 //! protocol has a loom model (`wake.rs`); the one-CPU tests in `tests/queue_full.rs` check the
