@@ -32,8 +32,9 @@ pub struct NetConfig {
     /// Longest single `epoll_wait` (`polarx_rpc_epoll_timeout`, 1 ms–60 s, default 10 s).
     pub epoll_timeout: Duration,
     /// Most workers of one group inside `epoll_wait` at once
-    /// (`polarx_rpc_max_epoll_wait_total_threads` / groups). 0 means `threads_per_group`. The
-    /// others wait on the group's eventfd only.
+    /// (`polarx_rpc_max_epoll_wait_total_threads` / groups). 0 means `threads_per_group`, or 1 on
+    /// a group whose workers all run on one CPU (`group.rs`, "One CPU: one listener"). The others
+    /// wait on the group's eventfd only.
     pub max_epoll_waiters: usize,
     /// Task queue capacity per group (`polarx_rpc_epoll_work_queue_capacity`, 128–4096, default
     /// 256).

@@ -12,8 +12,8 @@
 //!     run deferred on_close callbacks
 //!     (extra workers) exit after shrink_time without work
 //!     waiting += 1; fence; if the queue is not empty { waiting -= 1; continue }   // crate::wake
-//!     epoll_wait(events_per_thread, min(epoll_timeout, next timer))   // or, over the waiter cap,
-//!     waiting -= 1                                                     // poll the eventfd only
+//!     epoll_wait(events_per_thread, min(epoll_timeout, next timer))   // or, with every listener
+//!     waiting -= 1                                                     // slot taken, poll the eventfd
 //!     for each event: eventfd -> reset it first; listener -> accept all; socket -> receive + dispatch
 //! }
 //! ```
@@ -39,6 +39,34 @@
 //! one if the queue's head stops moving. The price is fairness on that one CPU: tasks queued
 //! behind a long unit that does not block wait for it to end, where a woken worker would have
 //! taken turns with it.
+//!
+//! # One CPU: one listener
+//!
+//! For the same reason a one-CPU group lets one worker at a time wait in `epoll_wait` (the
+//! *listener*; the others wait on the eventfd), unless `max_epoll_waiters` sets the cap. With
+//! every base worker in `epoll_wait`, a request that arrived while one worker was answering
+//! another connection woke a second worker, which preempted the first on the same CPU: at 2
+//! clients the node made 1.8 context switches per `select 1` against MariaDB's 1.2, with no
+//! parallelism to show for them (issue 11, session 7). With one listener the event waits in
+//! epoll's ready list and the busy worker takes it with its next `epoll_wait`, without sleeping.
+//! Invariant: **while no worker listens, a worker is running and returns to the top of its loop
+//! (where it takes the free slot) without blocking and without running long** — or it hands the
+//! listening over first: a worker that leaves the slot and then
+//!
+//! * enters a blocking section ([`GroupHandle::enter_wait`]),
+//! * reaches a checkpoint of a unit that has run for `LONG_UNIT` (1 ms;
+//!   [`crate::flush_deferred_sends`], which the server calls from SQLite's progress callback
+//!   every 1000 VM instructions), or
+//! * exits (an extra worker's shrink, a handler panic)
+//!
+//! writes the eventfd if nobody listens and some worker sleeps on it
+//! (`ListenerSlots::must_hand_over` in `wake.rs`); the woken worker takes the free slot. A long
+//! unit with no checkpoint is the remaining case: the watchdog writes the eventfd when a group has
+//! sleepers, no listener and no loop progress over one `deadlock_check_interval`. The slot
+//! protocol has a loom model (`wake.rs`); the one-CPU tests in `tests/queue_full.rs` check the
+//! hand-overs at a blocking section, at a long unit's checkpoint and by the watchdog (not the one at
+//! a worker's exit), that short units' checkpoints do not hand over, and that no request is
+//! stranded among connections whose units block and run long.
 //!
 //! # The dynamic pool
 //!
@@ -73,7 +101,7 @@ use crate::stats::NetCounters;
 use crate::sys::{self, Epoll, EventFd, Events, Ready};
 use crate::table::ConnTable;
 use crate::timer::{TimerHeap, TimerId};
-use crate::wake::Waiters;
+use crate::wake::{ListenerSlots, Waiters};
 
 /// Token of the group's eventfd in its epoll set.
 const EVENTFD_TOKEN: u64 = u64::MAX;
@@ -163,7 +191,8 @@ pub(crate) struct Group {
     factory: Arc<dyn ConnFactory>,
     pub(crate) queue: TaskQueue<Task>,
     waiters: Waiters,
-    epoll_waiters: AtomicUsize,
+    /// Workers inside `epoll_wait` (module docs, "One CPU: one listener").
+    listeners: ListenerSlots,
     /// Every worker of the group can run only on one CPU (see the module docs, "One CPU").
     single_cpu: AtomicBool,
     timers: Mutex<TimerHeap<TimerFn>>,
@@ -274,7 +303,7 @@ impl Group {
             listener: Mutex::new(listener),
             factory,
             waiters: Waiters::new(),
-            epoll_waiters: AtomicUsize::new(0),
+            listeners: ListenerSlots::new(),
             timers: Mutex::new(TimerHeap::new()),
             next_deadline: SyncU64::new(u64::MAX),
             epoch: Instant::now(),
@@ -309,6 +338,29 @@ impl Group {
 
     fn is_stopping(&self) -> bool {
         self.stopping.load(Ordering::Acquire)
+    }
+
+    /// Most workers inside `epoll_wait` at once: the configured cap, or on a one-CPU group one
+    /// (module docs, "One CPU: one listener").
+    fn listener_cap(&self) -> usize {
+        if self.cfg.max_epoll_waiters == 0 && self.single_cpu.load(Ordering::Relaxed) {
+            1
+        } else {
+            self.cfg.effective_max_waiters()
+        }
+    }
+
+    /// Called by a worker of the group that is not listening and may not come back to its loop
+    /// soon (it blocks, runs long or exits): on a one-CPU group, wakes an eventfd sleeper to
+    /// listen if nobody does (module docs, "One CPU: one listener").
+    fn hand_over_listening(&self) {
+        if self.single_cpu.load(Ordering::Relaxed)
+            && !self.is_stopping()
+            && self.listeners.must_hand_over(&self.waiters)
+        {
+            NetCounters::incr(&self.counters.listener_handovers);
+            self.wake_one();
+        }
     }
 }
 
@@ -354,7 +406,7 @@ impl GroupHandle {
     /// ([`crate::ConnRef::send_deferred`]) are written first, so that no answer waits for the
     /// blocking section.
     pub fn enter_wait(&self) -> WaitGuard {
-        crate::turn::flush_deferred_sends();
+        crate::turn::flush_noted();
         self.enter_wait_holding_send_lock()
     }
 
@@ -363,6 +415,9 @@ impl GroupHandle {
     /// could deadlock against a thread doing the same the other way round).
     pub(crate) fn enter_wait_holding_send_lock(&self) -> WaitGuard {
         let g = &self.0;
+        if self.on_own_worker() {
+            g.hand_over_listening();
+        }
         NetCounters::incr(&g.counters.waits);
         NetCounters::incr(&g.counters.stalled_threads);
         let stalled = g.stalled.fetch_add(1, Ordering::AcqRel) + 1;
@@ -407,7 +462,10 @@ impl GroupHandle {
 
     /// Whether the calling thread is one of this group's workers.
     fn on_own_worker(&self) -> bool {
-        WORKER_OF.with(|w| std::ptr::eq(w.get(), Arc::as_ptr(&self.0)))
+        WORKER_OF.with(|w| {
+            w.get()
+                .is_some_and(|weak| std::ptr::eq(weak.as_ptr(), Arc::as_ptr(&self.0)))
+        })
     }
 
     /// Whether every worker of the group runs on one CPU, so that a worker runs the tasks it
@@ -535,6 +593,7 @@ impl GroupHandle {
             }
             Task::Call(f, since) => {
                 g.perf.record_since(Stage::WorkQueue, since);
+                unit_starts();
                 g.running.fetch_add(1, Ordering::AcqRel);
                 f(self);
                 g.running.fetch_sub(1, Ordering::AcqRel);
@@ -704,6 +763,9 @@ impl GroupHandle {
             .store(runs_on_one_cpu(&self.0.cfg, &cpus), Ordering::Relaxed);
         *self.0.cpus.lock() = cpus.into();
         self.0.cpu_gen.fetch_add(1, Ordering::AcqRel);
+        // The listener cap may have grown (one CPU no longer): every eventfd sleeper wakes
+        // (`ppoll` wakes them all), re-pins itself and takes a free slot.
+        self.0.wake_one();
     }
 
     /// The watchdog's periodic check.
@@ -714,9 +776,15 @@ impl GroupHandle {
         let pending = g.queue.len();
         let waiting = g.waiters.count();
         let head_stuck = pending > 0 && pops == st.last_pops;
-        let no_progress = waiting == 0 && loops == st.last_loops;
+        let loops_stuck = loops == st.last_loops;
+        let no_progress = waiting == 0 && loops_stuck;
         st.last_pops = pops;
         st.last_loops = loops;
+        if loops_stuck && g.listeners.count() == 0 {
+            // A long unit with no checkpoint holds the listening of a one-CPU group (module
+            // docs, "One CPU: one listener"): wake a sleeper to listen.
+            g.hand_over_listening();
+        }
         if !g.cfg.enable_tasker || g.is_stopping() {
             return;
         }
@@ -747,6 +815,7 @@ pub(crate) fn run_unit_counted(
     cx: &RunContext<'_>,
 ) {
     let g = &group.0;
+    unit_starts();
     g.running.fetch_add(1, Ordering::AcqRel);
     let t = g.perf.start();
     conn.run_unit(unit, cx);
@@ -778,16 +847,62 @@ fn pin(group: &GroupHandle, reason: SpawnReason) {
     };
 }
 
+/// How long a unit runs before its checkpoint hands the listening of a one-CPU group over (module
+/// docs, "One CPU: one listener"). SQLite calls the checkpoint every 1000 VM instructions *of a
+/// prepared statement's lifetime*, so even `select 1` reaches it about once in 250 executions;
+/// handing over there would wake a sleeper for nothing. A hand-over costs an eventfd write and a
+/// wake-up (tens of microseconds); a millisecond bounds that to a few percent of a long unit and
+/// bounds how long other connections' requests wait for it.
+pub(crate) const LONG_UNIT: Duration = Duration::from_millis(1);
+
 std::thread_local! {
-    /// The group whose worker this thread is (null on any other thread); see the module docs,
-    /// "One CPU". Only compared, never dereferenced.
-    static WORKER_OF: std::cell::Cell<*const Group> = const { std::cell::Cell::new(std::ptr::null()) };
+    /// The group whose worker this thread is (unset on any other thread); see the module docs,
+    /// "One CPU". Weak, so that a finished worker's thread-locals never keep the group (its epoll
+    /// and eventfd) alive past the last handle.
+    static WORKER_OF: std::cell::OnceCell<std::sync::Weak<Group>> = const { std::cell::OnceCell::new() };
+    /// Units and task closures this worker has started; tells the checkpoint a new unit began.
+    static UNITS_STARTED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// The unit of this worker's last checkpoint and when it first (or last handed over) saw it.
+    static CHECKPOINT: std::cell::Cell<(u64, Option<Instant>)> = const { std::cell::Cell::new((0, None)) };
+}
+
+/// Notes that this worker starts a unit (or a task closure), for the checkpoint.
+fn unit_starts() {
+    UNITS_STARTED.with(|n| n.set(n.get().wrapping_add(1)));
+}
+
+/// The checkpoint of a long unit on a worker ([`crate::flush_deferred_sends`]): on a one-CPU
+/// group, once the unit has run for [`LONG_UNIT`] since its first checkpoint, hands the listening
+/// over if nobody listens, and again at most every [`LONG_UNIT`] (module docs, "One CPU: one
+/// listener"). Nothing on any other thread.
+pub(crate) fn long_unit_checkpoint() {
+    WORKER_OF.with(|w| {
+        let Some(group) = w.get().and_then(std::sync::Weak::upgrade) else {
+            return;
+        };
+        if !group.single_cpu.load(Ordering::Relaxed) {
+            return;
+        }
+        let unit = UNITS_STARTED.with(std::cell::Cell::get);
+        let now = Instant::now();
+        CHECKPOINT.with(|c| match c.get() {
+            (seen, Some(since)) if seen == unit => {
+                if now.duration_since(since) >= LONG_UNIT {
+                    group.hand_over_listening();
+                    c.set((unit, Some(now)));
+                }
+            }
+            _ => c.set((unit, Some(now))),
+        });
+    });
 }
 
 /// The body of every worker thread.
 fn worker_main(group: GroupHandle, reason: SpawnReason) {
     let g = &*group.0;
-    WORKER_OF.with(|w| w.set(Arc::as_ptr(&group.0)));
+    WORKER_OF.with(|w| {
+        let _ = w.set(Arc::downgrade(&group.0));
+    });
     crate::turn::enable();
     let extra = !matches!(reason, SpawnReason::Base(_));
     let _exit = WorkerExit { g, extra };
@@ -797,7 +912,6 @@ fn worker_main(group: GroupHandle, reason: SpawnReason) {
     let mut due = Vec::new();
     let mut runnable = Vec::new();
     let mut last_work = Instant::now();
-    let max_waiters = g.cfg.effective_max_waiters();
     loop {
         if g.is_stopping() {
             break;
@@ -818,7 +932,7 @@ fn worker_main(group: GroupHandle, reason: SpawnReason) {
             since_flush += 1;
             if since_flush == crate::turn::FLUSH_EVERY_TASKS {
                 since_flush = 0;
-                crate::turn::flush_deferred_sends();
+                crate::turn::flush_noted();
             }
         }
         worked |= group.run_timers(&mut due);
@@ -834,7 +948,7 @@ fn worker_main(group: GroupHandle, reason: SpawnReason) {
         g.loops.fetch_add(1, Ordering::Relaxed);
         // The end of the turn: the answers deferred since the last flush go out now, before
         // this worker may sleep (crate::turn).
-        crate::turn::flush_deferred_sends();
+        crate::turn::flush_noted();
 
         // Announce the wait, then re-check the queue (crate::wake).
         g.waiters.begin_wait();
@@ -855,13 +969,11 @@ fn worker_main(group: GroupHandle, reason: SpawnReason) {
                 .saturating_sub(now.duration_since(last_work));
             timeout = timeout.min(left.max(Duration::from_millis(1)));
         }
-        let in_epoll = g.epoll_waiters.fetch_add(1, Ordering::AcqRel) < max_waiters;
-        let n = if in_epoll {
+        let n = if g.listeners.try_enter(g.listener_cap()) {
             let n = g.epoll.wait(&mut events, Some(timeout)).unwrap_or(0);
-            g.epoll_waiters.fetch_sub(1, Ordering::AcqRel);
+            g.listeners.leave();
             n
         } else {
-            g.epoll_waiters.fetch_sub(1, Ordering::AcqRel);
             if g.eventfd.wait_readable(Some(timeout)) {
                 g.eventfd.reset();
             }
@@ -906,7 +1018,8 @@ struct WorkerExit<'a> {
 impl Drop for WorkerExit<'_> {
     fn drop(&mut self) {
         let g = self.g;
-        crate::turn::flush_deferred_sends();
+        crate::turn::flush_noted();
+        g.hand_over_listening();
         // Pass a stop wake-up on to the next sleeper.
         if g.is_stopping() {
             g.wake_one();

@@ -80,14 +80,25 @@ pub(crate) fn note(conn: &ConnRef) {
         noted.len() >= MAX_NOTED
     });
     if full {
-        flush_deferred_sends();
+        flush_noted();
     }
 }
 
 /// Writes the deferred output of every connection this thread deferred bytes on, each with one
 /// vectored write. Cheap when there is none (one thread-local access). A handler may call it
 /// from a long computation so that answers deferred earlier in the turn go out now.
+///
+/// It is also the long unit's checkpoint: on a worker of a one-CPU group, where one worker at a
+/// time listens for the group's events, a unit that has run for a millisecond wakes a sleeping
+/// worker to listen if nobody does (`group.rs`, "One CPU: one listener"), so that other
+/// connections' requests are read while the long unit runs. That costs a clock read per call.
 pub fn flush_deferred_sends() {
+    flush_noted();
+    crate::group::long_unit_checkpoint();
+}
+
+/// [`flush_deferred_sends`] without the checkpoint: the worker loop's own flush points.
+pub(crate) fn flush_noted() {
     let mut conns = NOTED.with(|noted| std::mem::take(&mut *noted.borrow_mut()));
     if conns.is_empty() {
         return;

@@ -1,11 +1,14 @@
 //! When the group's task queue is full, dispatch tells the handler which units could not be
-//! queued instead of dropping them.
+//! queued instead of dropping them; and the one-CPU rules of `group.rs`: a worker runs the units
+//! it queued itself, and one worker at a time listens, handing the listening over when it blocks,
+//! runs long or is caught by the watchdog, so that no event waits for a busy unit.
 
 mod common;
 
+use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use common::*;
 use xrpc_net::{ConnRef, FrameBatch, Handler, NetConfig, RunContext, Server, UnitId};
@@ -170,6 +173,250 @@ fn answers_deferred_in_one_turn_share_writes_and_keep_the_order_of_their_sends()
         st.deferred_writes <= UNITS / 10 + turns,
         "{} writes of deferred answers for {UNITS} answers",
         st.deferred_writes
+    );
+    server.shutdown();
+}
+
+/// What a request of [`Mixed`] does, from the first byte of its body.
+const ANSWER: u8 = 0;
+/// Blocks inside `enter_wait` until [`Flags::release`] is set.
+const BLOCK_UNTIL_RELEASED: u8 = 1;
+/// Spins, calling the long unit's checkpoint, until [`Flags::release`] is set.
+const SPIN_WITH_CHECKPOINTS: u8 = 2;
+/// Spins without a checkpoint until [`Flags::release`] is set.
+const SPIN_WITHOUT_CHECKPOINTS: u8 = 3;
+/// Blocks inside `enter_wait` for one millisecond (stands for I/O to an engine).
+const BLOCK_BRIEFLY: u8 = 4;
+/// Spins for one millisecond, calling the checkpoint.
+const SPIN_BRIEFLY: u8 = 5;
+/// Sets [`Flags::release`], then answers.
+const RELEASE: u8 = 6;
+/// Calls the checkpoint twice and answers: a short statement whose VM count crossed SQLite's
+/// progress interval.
+const SHORT_WITH_CHECKPOINTS: u8 = 7;
+
+/// How long a held unit waits for its release before it gives up (and the test fails).
+const HOLD_LIMIT: Duration = Duration::from_secs(5);
+
+#[derive(Default)]
+struct Flags {
+    release: AtomicBool,
+    /// Units holding their worker now.
+    holding: AtomicUsize,
+    /// A held unit that gave up waiting for its release.
+    gave_up: AtomicBool,
+}
+
+impl Flags {
+    /// Holds the worker until released (or [`HOLD_LIMIT`]), calling `between` while it waits.
+    fn hold(&self, mut between: impl FnMut()) {
+        self.holding.fetch_add(1, Ordering::SeqCst);
+        let deadline = Instant::now() + HOLD_LIMIT;
+        while !self.release.load(Ordering::SeqCst) {
+            if Instant::now() >= deadline {
+                self.gave_up.store(true, Ordering::SeqCst);
+                break;
+            }
+            between();
+        }
+        self.holding.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Every request is one unit, run in order per connection; it does what its first body byte
+/// says, then answers with the request's sid and kind.
+struct Mixed(Arc<Flags>);
+
+impl Handler for Mixed {
+    type Conn = parking_lot::Mutex<VecDeque<(u64, u8)>>;
+
+    fn on_connect(&self, _conn: &ConnRef) -> Self::Conn {
+        Default::default()
+    }
+
+    fn on_frames(
+        &self,
+        _: &ConnRef,
+        pending: &Self::Conn,
+        frames: &mut FrameBatch<'_>,
+        runnable: &mut Vec<UnitId>,
+    ) {
+        for f in frames {
+            pending.lock().push_back((f.sid, f.body[0]));
+            runnable.push(UnitId(0));
+        }
+    }
+
+    fn run_unit(&self, conn: &ConnRef, pending: &Self::Conn, _: UnitId, cx: &RunContext<'_>) {
+        let Some((sid, kind)) = pending.lock().pop_front() else {
+            return;
+        };
+        let flags = &self.0;
+        match kind {
+            BLOCK_UNTIL_RELEASED => {
+                let _stall = cx.enter_wait();
+                flags.hold(std::thread::yield_now);
+            }
+            SPIN_WITH_CHECKPOINTS => flags.hold(xrpc_net::flush_deferred_sends),
+            SPIN_WITHOUT_CHECKPOINTS => flags.hold(std::hint::spin_loop),
+            BLOCK_BRIEFLY => {
+                let _stall = cx.enter_wait();
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            SPIN_BRIEFLY => {
+                let until = Instant::now() + Duration::from_millis(1);
+                while Instant::now() < until {
+                    xrpc_net::flush_deferred_sends();
+                }
+            }
+            RELEASE => flags.release.store(true, Ordering::SeqCst),
+            SHORT_WITH_CHECKPOINTS => {
+                xrpc_net::flush_deferred_sends();
+                xrpc_net::flush_deferred_sends();
+            }
+            _ => {}
+        }
+        conn.send_deferred(&frame(sid, kind, b"done")).unwrap();
+    }
+}
+
+/// A one-CPU group of four workers whose watchdog looks every `watchdog` (pinning this thread
+/// makes the group one-CPU: its workers inherit the mask).
+fn one_cpu_server(flags: &Arc<Flags>, watchdog: Duration) -> Server<Mixed> {
+    let cpu = xrpc_net::affinity::allowed_cpus().unwrap()[0];
+    xrpc_net::affinity::pin_current_thread(&[cpu]).unwrap();
+    let cfg = NetConfig {
+        threads_per_group: 4,
+        deadlock_check_interval: watchdog,
+        ..test_config()
+    };
+    let server = Server::start(cfg, Mixed(flags.clone())).unwrap();
+    assert!(server.groups()[0].single_cpu());
+    server
+}
+
+/// Connection `held` gets a unit that holds its worker (`kind`); connection `other` then sends a
+/// request that releases it, which a worker must read while the unit holds the listener.
+fn other_connection_is_heard_while_a_unit_holds_the_listener(
+    server: &Server<Mixed>,
+    flags: &Flags,
+    kind: u8,
+) {
+    let mut held = connect(server.local_addr());
+    let mut other = connect(server.local_addr());
+    // Every worker goes to sleep first: one listens, three wait on the eventfd.
+    assert!(wait_until(Duration::from_secs(5), || server
+        .stats()
+        .waiting_threads
+        == 4));
+    write_all(&mut held, &frame(1, 1, &[kind]));
+    assert!(wait_until(Duration::from_secs(5), || flags
+        .holding
+        .load(Ordering::SeqCst)
+        == 1));
+    write_all(&mut other, &frame(2, 1, &[RELEASE]));
+    assert_eq!(read_frame(&mut other).unwrap().0, 2);
+    assert_eq!(read_frame(&mut held).unwrap().0, 1);
+    assert!(
+        !flags.gave_up.load(Ordering::SeqCst),
+        "the release was read only after the held unit gave up"
+    );
+}
+
+#[test]
+fn on_one_cpu_a_listener_that_blocks_hands_the_listening_over() {
+    let flags = Arc::new(Flags::default());
+    // The watchdog looks too rarely to be what hands the listening over here.
+    let server = one_cpu_server(&flags, Duration::from_secs(10));
+    other_connection_is_heard_while_a_unit_holds_the_listener(
+        &server,
+        &flags,
+        BLOCK_UNTIL_RELEASED,
+    );
+    assert!(server.stats().listener_handovers >= 1);
+    server.shutdown();
+}
+
+#[test]
+fn on_one_cpu_a_long_unit_hands_the_listening_over_at_its_checkpoint() {
+    let flags = Arc::new(Flags::default());
+    let server = one_cpu_server(&flags, Duration::from_secs(10));
+    other_connection_is_heard_while_a_unit_holds_the_listener(
+        &server,
+        &flags,
+        SPIN_WITH_CHECKPOINTS,
+    );
+    assert!(server.stats().listener_handovers >= 1);
+    server.shutdown();
+}
+
+#[test]
+fn on_one_cpu_the_watchdog_hands_the_listening_over_from_a_long_unit_without_checkpoints() {
+    let flags = Arc::new(Flags::default());
+    let server = one_cpu_server(&flags, Duration::from_millis(50));
+    other_connection_is_heard_while_a_unit_holds_the_listener(
+        &server,
+        &flags,
+        SPIN_WITHOUT_CHECKPOINTS,
+    );
+    assert!(server.stats().listener_handovers >= 1);
+    server.shutdown();
+}
+
+#[test]
+fn on_one_cpu_no_request_is_stranded_while_units_block_and_run_long() {
+    const CONNECTIONS: usize = 8;
+    const REQUESTS: u64 = 100;
+    let flags = Arc::new(Flags::default());
+    // A watchdog too slow to rescue anything within the clients' read timeout.
+    let server = one_cpu_server(&flags, Duration::from_secs(10));
+    let addr = server.local_addr();
+    let clients: Vec<_> = (0..CONNECTIONS)
+        .map(|c| {
+            std::thread::spawn(move || {
+                let mut s = connect(addr);
+                for i in 0..REQUESTS {
+                    let kind = match (i + c as u64) % 6 {
+                        1 => BLOCK_BRIEFLY,
+                        4 => SPIN_BRIEFLY,
+                        _ => ANSWER,
+                    };
+                    write_all(&mut s, &frame(i + 1, 1, &[kind]));
+                    let (sid, answered, _) = read_frame(&mut s).expect("answered in time");
+                    assert_eq!((sid, answered), (i + 1, kind));
+                }
+            })
+        })
+        .collect();
+    for c in clients {
+        c.join().unwrap();
+    }
+    let st = server.stats();
+    assert_eq!(st.frames_received, CONNECTIONS as u64 * REQUESTS);
+    server.shutdown();
+}
+
+#[test]
+fn on_one_cpu_the_checkpoints_of_short_units_do_not_hand_the_listening_over() {
+    const REQUESTS: u64 = 200;
+    let flags = Arc::new(Flags::default());
+    let server = one_cpu_server(&flags, Duration::from_secs(10));
+    let mut s = connect(server.local_addr());
+    assert!(wait_until(Duration::from_secs(5), || server
+        .stats()
+        .waiting_threads
+        == 4));
+    for i in 0..REQUESTS {
+        write_all(&mut s, &frame(i + 1, 1, &[SHORT_WITH_CHECKPOINTS]));
+        assert_eq!(read_frame(&mut s).unwrap().0, i + 1);
+    }
+    // Each unit leaves the listener slot empty while three workers sleep, so a checkpoint that
+    // handed over at once would wake one per request; only a unit descheduled for a millisecond
+    // between its two checkpoints (a loaded machine) may.
+    let handovers = server.stats().listener_handovers;
+    assert!(
+        handovers <= REQUESTS / 10,
+        "{handovers} hand-overs for {REQUESTS} short units"
     );
     server.shutdown();
 }

@@ -494,7 +494,7 @@ variables! {
     EpollWorkQueueCapacity => int("xrpc_epoll_work_queue_capacity", 128, 4096, 256, Startup,
         "Tasks each group's work queue holds; beyond it sessions spill (see work_queue_spill)."),
     MaxEpollWaitTotalThreads => int("xrpc_max_epoll_wait_total_threads", 0, 128, 0, Startup,
-        "Workers of all groups inside epoll_wait at once; 0 means every base worker."),
+        "Workers of all groups inside epoll_wait at once; 0 means every base worker (one per group whose workers all run on one CPU)."),
     MaxCachedOutputBufferPages => int("xrpc_max_cached_output_buffer_pages", 1, 256, 64, Startup,
         "4 KiB output pages kept for reuse per epoll group."),
     BindCores => flag("xrpc_bind_cores", true, Startup,
