@@ -103,10 +103,32 @@ pub struct ResultEncoder<'o, O: FrameOutput + ?Sized> {
     warnings: Vec<u8>,
 }
 
+/// The per-statement buffers of an encoder whose result finished (column types, row scratch),
+/// kept per thread for the next one: a worker encodes one result at a time, and a small result
+/// would otherwise allocate all three again for every request. (Given back by `finish_result`
+/// rather than a `Drop`, which would make every encoder borrow its output to the end of its
+/// scope; a result that fails just frees them.)
+#[derive(Default)]
+struct SpareBuffers {
+    types: Vec<ColumnType>,
+    scratch: Vec<u8>,
+    lens: Vec<usize>,
+}
+
+/// Buffers larger than this (a result with a very long row) are freed rather than kept.
+const MAX_SPARE_SCRATCH: usize = 64 * 1024;
+
+thread_local! {
+    static SPARE_BUFFERS: std::cell::Cell<SpareBuffers> = std::cell::Cell::new(SpareBuffers::default());
+}
+
 impl<'o, O: FrameOutput + ?Sized> ResultEncoder<'o, O> {
     /// An encoder writing frames for session `sid` in the connection's header format, as ROW
     /// messages or, with `chunked`, as CHUNK messages.
     pub fn new(out: &'o mut O, format: HeaderFormat, sid: u64, chunked: bool) -> Self {
+        let spare = SPARE_BUFFERS
+            .try_with(|cell| cell.take())
+            .unwrap_or_default();
         Self {
             out,
             format,
@@ -114,12 +136,12 @@ impl<'o, O: FrameOutput + ?Sized> ResultEncoder<'o, O> {
             chunked,
             compact: false,
             fetch_done: FetchDone::default(),
-            types: Vec::new(),
+            types: spare.types,
             chunk: None,
             metadata_sent: false,
             rows: 0,
-            scratch: Vec::new(),
-            lens: Vec::new(),
+            scratch: spare.scratch,
+            lens: spare.lens,
             warnings: Vec::new(),
         }
     }
@@ -186,7 +208,27 @@ impl<'o, O: FrameOutput + ?Sized> ResultEncoder<'o, O> {
             ServerType::StmtExecuteOk.id(),
             &pb::sql::StmtExecuteOk::default(),
         );
+        self.keep_buffers();
         Ok(())
+    }
+
+    /// Hands the per-statement buffers to the thread's next encoder (see `SpareBuffers`); the
+    /// result is over, so no row may follow.
+    fn keep_buffers(&mut self) {
+        if self.scratch.capacity() > MAX_SPARE_SCRATCH || self.types.capacity() > MAX_SPARE_SCRATCH
+        {
+            return;
+        }
+        let mut spare = SpareBuffers {
+            types: std::mem::take(&mut self.types),
+            scratch: std::mem::take(&mut self.scratch),
+            lens: std::mem::take(&mut self.lens),
+        };
+        spare.types.clear();
+        spare.scratch.clear();
+        spare.lens.clear();
+        // `try_with`: a thread being torn down keeps nothing.
+        let _ = SPARE_BUFFERS.try_with(|cell| cell.set(spare));
     }
 
     fn check_row(&self, row: &[Value]) -> Result<(), SinkError> {
@@ -271,7 +313,8 @@ impl<O: FrameOutput + ?Sized> ResultSink for ResultEncoder<'_, O> {
         for column in columns {
             write_column_meta_data(buf, self.format, self.sid, column, self.compact);
         }
-        self.types = columns.iter().map(|c| c.x_type).collect();
+        self.types.clear();
+        self.types.extend(columns.iter().map(|c| c.x_type));
         if self.chunked {
             self.chunk = Some(ChunkEncoder::new(&self.types));
         }
@@ -675,6 +718,35 @@ mod tests {
             let notices: Vec<_> = messages[..last].iter().map(state).collect();
             assert_eq!(notices, expected);
         }
+    }
+
+    #[test]
+    fn an_encoder_after_a_finished_result_encodes_as_a_fresh_one() {
+        // The second result reuses the first's buffers (`SpareBuffers`, same thread): its
+        // bytes must not depend on what they held.
+        let encode = |columns: &[ColumnInfo], rows: &[Vec<Value>]| {
+            let mut out = Vec::new();
+            let mut enc = ResultEncoder::new(&mut out, HeaderFormat::Standard, SID, false);
+            enc.metadata(columns).unwrap();
+            for row in rows {
+                enc.row(row).unwrap();
+            }
+            enc.finish_result(&ExecSummary {
+                has_result_set: true,
+                rows_affected: 0,
+                last_insert_id: None,
+            })
+            .unwrap();
+            out
+        };
+        let wide: Vec<ColumnInfo> = (0..3).map(|i| ColumnInfo::text(format!("t{i}"))).collect();
+        let long = Value::Bytes(vec![b'x'; 300].into());
+        let narrow = [ColumnInfo::bigint("n")];
+        let narrow_rows = [vec![Value::Sint(7)], vec![Value::Null]];
+        let fresh =
+            std::thread::scope(|s| s.spawn(|| encode(&narrow, &narrow_rows)).join().unwrap());
+        encode(&wide, &[vec![long.clone(), Value::Null, long]]);
+        assert_eq!(encode(&narrow, &narrow_rows), fresh);
     }
 
     #[test]

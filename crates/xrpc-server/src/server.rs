@@ -163,6 +163,7 @@ impl NodeBuilder {
                     busy_timeout: config.sqlite_busy_timeout(),
                     begin_immediate: config.sqlite_begin_immediate(),
                     max_page_count: config.sqlite_max_page_count(),
+                    mmap_size: config.sqlite_mmap_size(),
                     ..SqliteOptions::default()
                 };
                 Self::sqlite(&config.db_path(), options)?

@@ -151,6 +151,9 @@ pub struct Session {
     /// Whether the node still counts this session against `max_sessions`: cleared once, by
     /// whichever of SESS_CLOSE (before its OK) and the removal comes first.
     counted: std::sync::atomic::AtomicBool,
+    /// The wait hook handed to the engine connection before every statement: made once, on the
+    /// first statement (a session stays on its connection, so on its group).
+    wait_hook: std::sync::OnceLock<crate::engine::WaitHook>,
 }
 
 impl std::fmt::Debug for Session {
@@ -181,6 +184,7 @@ impl Session {
             kill: Mutex::new(KillState::default()),
             ended: Mutex::new(false),
             counted: std::sync::atomic::AtomicBool::new(true),
+            wait_hook: std::sync::OnceLock::new(),
         }
     }
 
@@ -828,8 +832,11 @@ impl Session {
         engine.set_session_warnings(warnings);
         // A lock wait blocks this worker; inside the guard the pool counts it as stalled and grows
         // instead of deadlocking when every worker waits on a lock held by a queued session.
-        let group = conn.group().clone();
-        engine.set_wait_hook(Some(Arc::new(move || Box::new(group.enter_wait()))));
+        let hook = self.wait_hook.get_or_init(|| {
+            let group = conn.group().clone();
+            Arc::new(move || Box::new(group.enter_wait()))
+        });
+        engine.set_wait_hook(Some(Arc::clone(hook)));
         let result = if self.register_statement(&*engine) {
             node.statement_started(self.number, engine.interrupter());
             let result = run(&mut *engine, sink);

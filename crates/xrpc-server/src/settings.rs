@@ -94,6 +94,11 @@ pub trait Settings {
         }
     }
 
+    /// `xrpc_sqlite_mmap_size`: bytes of each SQLite database read through a memory map (0: off).
+    fn sqlite_mmap_size(&self) -> u64 {
+        u64::try_from(self.read_int(VarId::SqliteMmapSize)).unwrap_or(0)
+    }
+
     /// `xrpc_backend_pool_size`: backend connections of the mysql engine.
     fn backend_pool_size(&self) -> usize {
         self.read_int(VarId::BackendPoolSize) as usize

@@ -160,6 +160,43 @@ fn synchronous_is_full_and_journal_is_wal_by_default() {
 }
 
 #[test]
+fn mmap_is_off_by_default_and_covers_attached_databases_when_set() {
+    use rusqlite::types::Value as Sql;
+    let (_dir, engine) = engine();
+    assert_eq!(pragma(&engine, "mmap_size"), Sql::Integer(0));
+
+    let (_dir, engine) = engine_with(SqliteOptions {
+        mmap_size: 1 << 20,
+        ..SqliteOptions::default()
+    });
+    assert_eq!(pragma(&engine, "mmap_size"), Sql::Integer(1 << 20));
+    let mut conn = engine.acquire().unwrap();
+    exec(&mut *conn, "create database other");
+    exec(
+        &mut *conn,
+        "create table other.t (id int primary key, v varchar(8))",
+    );
+    exec(&mut *conn, "insert into other.t values (1, 'mapped')");
+    assert_eq!(
+        rows(&mut *conn, "select v from other.t where id = 1"),
+        vec![vec![Value::Bytes("mapped".into())]]
+    );
+    engine.release(conn);
+    let mut conn = engine.open_conn().unwrap();
+    // A statement attaches the databases created since the connection opened.
+    exec(&mut conn, "select 1");
+    let attached: i64 = conn
+        .connection()
+        .query_row("PRAGMA other.mmap_size", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(
+        attached,
+        1 << 20,
+        "an attached database is mapped as main is"
+    );
+}
+
+#[test]
 fn declared_types_map_to_x_types() {
     let (_dir, engine) = engine();
     let mut conn = engine.acquire().unwrap();

@@ -415,24 +415,17 @@ pub fn may_change_schema(sql: &str) -> bool {
             break;
         }
     }
-    let word: String = rest
-        .chars()
-        .take_while(|c| c.is_ascii_alphabetic())
-        .collect::<String>()
-        .to_ascii_uppercase();
-    matches!(
-        word.as_str(),
-        "CREATE"
-            | "ALTER"
-            | "DROP"
-            | "RENAME"
-            | "TRUNCATE"
-            | "ATTACH"
-            | "DETACH"
-            | "PRAGMA"
-            | "VACUUM"
-            | "REINDEX"
-    )
+    // Runs before every statement: compared in place, without allocating.
+    let end = rest
+        .find(|c: char| !c.is_ascii_alphabetic())
+        .unwrap_or(rest.len());
+    let word = &rest[..end];
+    [
+        "CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE", "ATTACH", "DETACH", "PRAGMA", "VACUUM",
+        "REINDEX",
+    ]
+    .iter()
+    .any(|w| word.eq_ignore_ascii_case(w))
 }
 
 /// A [`Catalog`] over an engine connection that keeps shapes in a [`ShapeCache`].

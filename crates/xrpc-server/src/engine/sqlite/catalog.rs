@@ -1074,7 +1074,7 @@ impl SqliteConn {
                 {
                     self.session_schema = None;
                     self.schema_change = Some(None);
-                    "main".clone_into(&mut self.shared.schema.lock());
+                    *self.shared.schema.lock() = std::sync::Arc::from("main");
                 }
                 Ok(done)
             }
@@ -1085,7 +1085,7 @@ impl SqliteConn {
                 }
                 self.session_schema = Some(lower.clone());
                 self.schema_change = Some(Some(lower.clone()));
-                lower.clone_into(&mut self.shared.schema.lock());
+                *self.shared.schema.lock() = std::sync::Arc::from(lower.as_str());
                 Ok(done)
             }
             Stmt::ShowDatabases { like } => {

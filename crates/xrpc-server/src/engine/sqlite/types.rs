@@ -287,26 +287,32 @@ const SEEN_TEXT: u8 = 4;
 const SEEN_BLOB: u8 = 8;
 
 /// Fixes every column's metadata and conversion from its name, declaration and the rows read
-/// ahead. `ended` says whether those rows are the whole result.
+/// ahead (`window`: each row's values one after another, `names.len()` per row). `ended` says
+/// whether those rows are the whole result.
 pub(crate) fn plan_columns(
-    names: &[String],
+    names: Vec<String>,
     kinds: &[DeclKind],
-    window: &[Vec<SqlValue>],
+    window: &[SqlValue],
     ended: bool,
     schema: &str,
 ) -> Vec<ColumnPlan> {
+    let width = names.len();
     names
-        .iter()
+        .into_iter()
         .zip(kinds)
         .enumerate()
         .map(|(index, (name, &kind))| {
+            // Built nameless, then given the name: moved, not copied.
             let (mut info, conv) = match kind {
                 DeclKind::Runtime => {
-                    let values = window.iter().map(|row| ValueRef::from(&row[index]));
-                    runtime_column(name, values, ended)
+                    let values = window
+                        .chunks_exact(width)
+                        .map(|row| ValueRef::from(&row[index]));
+                    runtime_column(values, ended)
                 }
-                declared => (declared_column(name, declared), Conv::Declared(declared)),
+                declared => (declared_column(declared), Conv::Declared(declared)),
             };
+            info.name = name;
             if !matches!(kind, DeclKind::Runtime) {
                 // A declared type means a table column (or a view or subquery over one).
                 info.schema = schema.to_owned();
@@ -316,10 +322,10 @@ pub(crate) fn plan_columns(
         .collect()
 }
 
-/// The metadata of a column with a declared type.
-fn declared_column(name: &str, kind: DeclKind) -> ColumnInfo {
+/// The metadata of a column with a declared type, nameless (`plan_columns` moves the name in).
+fn declared_column(kind: DeclKind) -> ColumnInfo {
     let with = |x: ColumnType, mysql: u32, length: u32, fractional: u32| {
-        let mut info = ColumnInfo::new(name, x, mysql);
+        let mut info = ColumnInfo::new(String::new(), x, mysql);
         info.length = length;
         info.fractional_digits = fractional;
         info
@@ -371,7 +377,7 @@ fn declared_column(name: &str, kind: DeclKind) -> ColumnInfo {
             max_bytes,
             ..
         } => {
-            let mut info = ColumnInfo::text(name);
+            let mut info = ColumnInfo::text(String::new());
             info.mysql_type = mysql;
             info.length = clamp(max_chars.map_or(max_bytes, |n| n.saturating_mul(4)));
             info
@@ -379,7 +385,7 @@ fn declared_column(name: &str, kind: DeclKind) -> ColumnInfo {
         DeclKind::Binary {
             mysql, max_bytes, ..
         } => {
-            let mut info = ColumnInfo::binary(name);
+            let mut info = ColumnInfo::binary(String::new());
             info.mysql_type = mysql;
             info.length = clamp(max_bytes);
             info
@@ -396,9 +402,9 @@ fn declared_column(name: &str, kind: DeclKind) -> ColumnInfo {
     }
 }
 
-/// The metadata and conversion of an expression column, from the storage classes read ahead.
+/// The metadata (nameless, as above) and conversion of an expression column, from the storage
+/// classes read ahead.
 fn runtime_column<'a>(
-    name: &str,
     values: impl Iterator<Item = ValueRef<'a>>,
     ended: bool,
 ) -> (ColumnInfo, Conv) {
@@ -412,14 +418,14 @@ fn runtime_column<'a>(
         }
     });
     let text_column = |length: u32| {
-        let mut info = ColumnInfo::text(name);
+        let mut info = ColumnInfo::text(String::new());
         info.length = length;
         (info, Conv::Bytes)
     };
     if seen == 0 {
         if ended {
             // Every value is NULL: MySQL's NULL-typed column (`select null`).
-            let mut info = ColumnInfo::binary(name);
+            let mut info = ColumnInfo::binary(String::new());
             info.mysql_type = mysql_type::NULL;
             info.length = 0;
             (info, Conv::Bytes)
@@ -427,16 +433,16 @@ fn runtime_column<'a>(
             text_column(0)
         }
     } else if seen == SEEN_INT {
-        let mut info = ColumnInfo::bigint(name);
+        let mut info = ColumnInfo::bigint(String::new());
         info.length = 21;
         (info, Conv::Sint)
     } else if seen & (SEEN_TEXT | SEEN_BLOB) == 0 {
-        let mut info = ColumnInfo::double(name);
+        let mut info = ColumnInfo::double(String::new());
         info.length = 22;
         info.fractional_digits = NOT_FIXED_DEC;
         (info, Conv::Double)
     } else if seen & SEEN_BLOB != 0 {
-        let mut info = ColumnInfo::binary(name);
+        let mut info = ColumnInfo::binary(String::new());
         info.length = 65_535;
         (info, Conv::Bytes)
     } else {
