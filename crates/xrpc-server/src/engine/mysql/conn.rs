@@ -241,7 +241,11 @@ impl MysqlConn {
         self.interrupt.begin(backend.thread_id)?;
         let mut summary = ExecSummary::default();
         let mut results = 0;
-        let mut result = backend.conn.query_iter(&rewritten.sql)?;
+        let result = backend.conn.query_iter(&rewritten.sql);
+        if result.is_err() {
+            self.interrupt.statement_over();
+        }
+        let mut result = result?;
         let version_row = rewritten
             .show_variables
             .then_some(self.shared.version.as_str());
@@ -259,6 +263,7 @@ impl MysqlConn {
             self.interrupt.interrupt();
         }
         drop(result);
+        self.interrupt.statement_over();
         streamed?;
         let changes = Changes::read(&backend.conn);
         state::apply(
@@ -453,6 +458,9 @@ struct KillState {
     killed: bool,
     /// `KILL QUERY`s sent on side connections that have not finished yet.
     kills_in_flight: u32,
+    /// The backend has answered the whole statement (or failed it): a kill thread that sees the
+    /// backend thread idle stops looking for the statement to start.
+    over: bool,
 }
 
 /// `KILL QUERY` for one handle: a flag checked before the statement is sent (and while it waits
@@ -492,6 +500,47 @@ impl std::fmt::Debug for MysqlInterrupt {
 /// (an unreachable backend) has its connection attempt fail well within it.
 const KILL_WAIT: Duration = Duration::from_secs(30);
 
+/// How long a kill thread watches an idle backend thread for its statement to begin.
+const KILL_LANDING_WAIT: Duration = Duration::from_secs(2);
+
+/// Sends `KILL QUERY thread_id`, then makes sure it landed on the statement.
+///
+/// The statement is published ([`MysqlInterrupt::begin`]) just before it is written to the
+/// backend, and MariaDB forgets a `KILL QUERY` that finds the thread idle when its next command
+/// starts. So a kill that overtakes its statement (the node's worker preempted between the two,
+/// or the backend thread not yet scheduled) would be lost: one round in 500 of the fault test on
+/// a loaded machine. While the statement is not over, the thread looks at the backend thread's
+/// `COMMAND`: `Sleep` means the statement has not begun (or has just ended: then `over` is set
+/// soon), anything else means it runs, and a second `KILL QUERY` now lands on it. A second kill
+/// that comes as the statement ends is harmless: the connection is not given back before this
+/// thread finishes ([`MysqlInterrupt::end`]).
+fn kill_until_it_lands(
+    conn: &mut mysql::Conn,
+    thread_id: u32,
+    sync: &KillSync,
+) -> Result<(), SqlError> {
+    let engine_error = |err: mysql::Error| SqlError::new(&codes::ENGINE_ERROR, err.to_string());
+    let kill = format!("KILL QUERY {thread_id}");
+    conn.query_drop(&kill).map_err(engine_error)?;
+    let probe =
+        format!("SELECT COMMAND FROM information_schema.PROCESSLIST WHERE ID = {thread_id}");
+    let deadline = Instant::now() + KILL_LANDING_WAIT;
+    let mut pause = Duration::from_micros(200);
+    while !sync.state.lock().over && Instant::now() < deadline {
+        let command: Option<String> = conn.query_first(&probe).map_err(engine_error)?;
+        match command.as_deref() {
+            Some("Sleep") => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(20));
+            }
+            Some(_) => return conn.query_drop(&kill).map_err(engine_error),
+            // The backend thread is gone: nothing runs there to kill.
+            None => return Ok(()),
+        }
+    }
+    Ok(())
+}
+
 impl MysqlInterrupt {
     fn is_killed(&self) -> bool {
         self.sync.state.lock().killed
@@ -509,13 +558,20 @@ impl MysqlInterrupt {
             ));
         }
         state.thread_id = Some(thread_id);
+        state.over = false;
         Ok(())
+    }
+
+    /// The backend has answered the statement in full; see [`KillState::over`].
+    fn statement_over(&self) {
+        self.sync.state.lock().over = true;
     }
 
     /// The statement is over: waits for kills in flight, then forgets the statement, so a later
     /// kill has nothing to stop.
     fn end(&self) {
         let mut state = self.sync.state.lock();
+        state.over = true;
         let deadline = Instant::now() + KILL_WAIT;
         while state.kills_in_flight > 0 && Instant::now() < deadline {
             self.sync.kill_done.wait_until(&mut state, deadline);
@@ -545,10 +601,10 @@ impl Interrupt for MysqlInterrupt {
         let spawned = std::thread::Builder::new()
             .name("xrpc-backend-kill".into())
             .spawn(move || {
-                let result = shared.pool.connect_unpooled().and_then(|mut conn| {
-                    conn.query_drop(format!("KILL QUERY {thread_id}"))
-                        .map_err(|err| SqlError::new(&codes::ENGINE_ERROR, err.to_string()))
-                });
+                let result = shared
+                    .pool
+                    .connect_unpooled()
+                    .and_then(|mut conn| kill_until_it_lands(&mut conn, thread_id, &sync));
                 if let Err(err) = result {
                     tracing::warn!(thread_id, %err, "KILL QUERY on the backend failed");
                 }

@@ -100,7 +100,10 @@
 //! also publishes the backend thread id when the statement is sent: a kill that comes before
 //! the statement is sent fails it with 1317 without sending it (also while it waits for a
 //! connection); one that comes after sends `KILL QUERY <thread id>` on a separate connection,
-//! opened on a short-lived thread so the receive path never blocks on the backend.
+//! opened on a short-lived thread so the receive path never blocks on the backend. MariaDB
+//! forgets a `KILL QUERY` that finds the thread idle, so that thread then watches the backend
+//! thread's `COMMAND` in the process list until the statement is over and, if it saw it idle
+//! (the kill overtook the statement), kills again once the statement runs.
 //!
 //! # Blocking
 //!
