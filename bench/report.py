@@ -559,59 +559,42 @@ def port_of(servers, mode):
 READING = """## Reading
 
 The sentences marked *In this run* above are generated from the figures. What follows explains them.
-It was written from the quick run (23:31 UTC) and the full run (23:41–00:12 UTC) of 2026-11-21 and
-from the profiles in `bench/results/profiles/`. If a later run disagrees, trust its figures.
+It was written on 2026-11-24 from the quick run of that day (02:05–02:18 UTC, build `d8c6705`) and from
+the interleaved runs of `bench/request-cost.sh` described under "The cost of one request"; the profiles
+are in `bench/results/profiles/`. If a later run disagrees, trust its figures.
 
-**Echo.** With one core per server, xrpc-net matches the raw epoll loop (0.87–1.02× in the full run)
-and is level with tokio (0.88–1.10×). All three make the same system calls per request and are
-limited by the loopback TCP stack, not by their own code (see the method notes below). The ratios
-against the *other* peers are large, but they are not a like-for-like contest of servers. grpc-go
-and tonic pay for HTTP/2 framing, HPACK and a goroutine or task per call, on the server and again on
-their own client. At 512 in flight they stay at 28–50 k calls/s, while the framed, pipelined
-echo-bench client drives 0.9–10 M. So the 15× grpc-go target is met with ratios of 30× to 255×.
-NumStreamWorkers (PR #3204) changes grpc-go's figure by well under 2× on one server core. Redis with
-`-P 16` is the fair comparison for pipelining (one event loop, the same number in flight). xrpc is
-ahead of it at 64 in flight (4×16) and at 512 (4×128 and 64×8, although 64×8 is close). At 1024 in
-flight xrpc is far behind (0.11×), and that target is **not met**. The reason is the shape of the
-load: that row is xrpc's 1024 connections with one request each, so every request costs a wake-up
-and a system call on both sides. Redis gets the same 1024 in flight as 64 connections × 16
-pipelined. No xrpc case with 1024 in flight is pipelined, so the rule "at equal in flight" compares
-unlike shapes there. Plain Redis (one request per round trip per client) is limited by
-redis-benchmark's own loop. At 1 in flight xrpc, the raw loop, tokio and Redis are all near
-sockperf's figure and the gRPC servers reach a third to a half of it. That row measures wake-up latency
-more than the server.
+**MariaDB over TCP.** Since 2026-11-24 `xrpc bench` reaches MariaDB over TCP. Before, the `mysql`
+crate's default switched every connection to 127.0.0.1 over to MariaDB's Unix socket, which skipped
+the loopback TCP stack that xrpc and every other peer pay for (at one client MariaDB's server CPU per
+`select 1` rose from 27–33 to 41–44 µs over TCP); runs before that date compare unlike transports.
 
-**`select 1`.** From 64 clients up xrpc is ahead of both MariaDB modes. All xrpc sessions share 4
-connections and one load thread, while every MariaDB client is a connection plus a blocking thread
-on both sides. The best MariaDB mode depends on the background load. In the full run
-pool-of-threads (`thread_pool_size = 1`, one group for the one server CPU) was the best MariaDB at
-almost every concurrency and held 38–45 k QPS from 256 clients up. In the quick run, under heavier
-load, it fell to 6–12 k and one-thread-per-connection (about 21–26 k QPS in both runs) was best.
-The ratio is always taken against the better of the two, in the same repetition. At 2–8 clients
-xrpc is behind. Each client has one statement in flight, so both servers pay one wake-up per
-statement. The profile of xrpc-server at 2 clients (`profiles/select1-2-server.txt`) is almost all
-kernel scheduling, epoll and TCP, with xrpc's and SQLite's own code at a few percent. The gap sits
-in the wake-up paths, and it moves a lot between repetitions (0.35–1.06× at 8 clients).
+**Echo.** With one core per server, xrpc-net is level with the raw epoll loop and with tokio: all three
+make the same system calls per request and are limited by the loopback TCP stack, not by their own
+code (see the method notes). Redis runs at the same shape as each case (N clients with `-P M`), so
+the ratio against it compares one event loop with another at equal pipelining. grpc-go and tonic pay
+for HTTP/2 framing, HPACK and a goroutine or task per call on the server and on their own client,
+which is why their figures are one or two orders of magnitude lower; that is not a like-for-like
+contest of servers.
 
-xrpc's QPS falls after its peak (256–1024 clients, depending on the run), so the "≥ 90% of peak at
-4096" target (85% in the full run, 64% in the quick one) and the "≥ 5× at 4096" target (about 2×)
-are **not met**, and "≥ 2× at every concurrency ≥ 256" is missed narrowly at 2048 and 4096 (1.96× and 1.99×). The profile at
-4096 clients (`profiles/select1-4096-server.txt`) puts about 30% of the server's CPU in context
-switches and in `eventfd_write` from `GroupHandle::push`. Those are requests queued to other
-workers of the same group, and the wake-ups that this hand-off costs when all four base workers
-share one CPU. Another 5% goes to `ConnState::session`, which finds each request's session among
-the 4096. The article's 5× was measured with the server alone on a many-core machine and the JDBC
-clients on other machines. There, MariaDB's 4096 threads compete with each other. Here they also
-compete with the load generator's 4096 client threads on the other CPU.
+**`select 1`.** Every MariaDB client is a connection and a blocking thread on both sides; all xrpc
+sessions share 4 connections and one load thread. At 1 and 2 clients both servers pay one wake-up
+per statement. On a one-CPU group xrpc keeps a single epoll listener, so a request that arrives while
+the worker answers another waits in epoll's ready list instead of waking a second worker that would
+preempt the first (docs/ARCHITECTURE.md, "The cost of one request"): at 2 clients 0.03 context
+switches per request against MariaDB's 1.2, and about 18 µs of server CPU per request against 44.
+From 64 clients up xrpc's server CPU per request is 3.5–4.7 µs: answers of one connection share one
+`sendmsg`, and what is left is the session run (SQLite, locks, allocations; see the profiles). At
+4096 clients MariaDB's figures are limited by 4096 server threads and 4096 generator threads sharing
+two CPUs, so the ratio there is large and moves a lot between runs.
 
-**Point select.** The shape is the same as for `select 1`, with real work per statement (a
-primary-key lookup in SQLite, against InnoDB). In the full run xrpc is behind only at 2 clients
-(0.79×), 1.3× at 8, and 1.58× at 64. That meets the 1.5× target on the median, but not in every
-repetition (1.37–2.81×). From 256 clients up it is 1.7–3×. In the quick run, under heavier load, the
-ratio at 64 was 1.22×, so this target is met only narrowly on this machine. sysbench's own figures
-for MariaDB are mostly lower than those of `xrpc bench`'s MariaDB driver, so the ratio against them
-is higher. The ratio under the same load generator is the conservative one, and it is the one the
-target is checked against.
+**Point select.** The same shape with real work per statement (a primary-key lookup in SQLite,
+against InnoDB). xrpc's server CPU per request is 14–16 µs from 64 clients up against MariaDB's
+65–98. SQLite's read transaction still costs a `pread64`, a `newfstatat` and a `futex` per statement;
+`--sqlite-mmap-size` removes the `pread64` (15.5 → 11.7 µs per point select at 1024 clients in one
+interleaved run). sysbench's own figures for MariaDB are within about a third of those of
+`xrpc bench`'s MariaDB driver; the ratio under the same load generator is the one
+the targets are checked against. In a quick suite's 2 s steps MariaDB pool-of-threads may complete
+nothing at 4096 clients while its clients are still connecting; that shows as a failure of the run.
 """
 
 METHOD = """## Method notes
