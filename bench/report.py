@@ -645,7 +645,10 @@ since the server has one CPU.
 `xrpc bench` runs one target at one concurrency at a time (a *step*): fresh connections, all clients
 connected before the clock starts, the warm-up, the measured window, and a drain. A request's latency is
 from issuing it to reading its last reply byte, recorded only for requests completed inside the
-window. xrpc clients are sessions multiplexed over 4 TCP connections by one load thread; MariaDB
+window. xrpc clients are sessions multiplexed over 4 TCP connections (fewer when there are fewer clients) by
+`--threads` load threads (default half the cores: one here), each in an epoll loop, or blocking in `recvfrom` when
+it owns a single plain (not TLS) connection (without a receive timer while a reply is due); the `xrpc` binary
+allocates with mimalloc, for every driver; MariaDB
 clients are one blocking thread and one connection each (the article's JDBC baseline), so at 4096
 clients the load generator runs 4096 threads on one CPU, a cost that is part of what the article
 measured. The generator's own CPU share is in the results file (`client_cpu`). MariaDB runs with
