@@ -87,8 +87,15 @@ fn stage_histograms_switch_on_at_runtime_and_render_as_prometheus() {
     let text = server.prometheus("xrpc");
     assert!(text.contains("xrpc_connections"), "{text}");
     assert!(text.contains("run"), "{text}");
+    // The reset drops the 50 samples of every stage. The worker that sent the last echo may still
+    // be recording that frame's stages after the client read it (a preempted worker, or a unit
+    // that was still ending and sent the echo before the receiving worker recorded its receive),
+    // so at most that one frame's sample can land after the reset.
     server.perf().reset();
-    assert_eq!(server.perf().snapshot(Stage::Run).count(), 0);
+    for stage in [Stage::RecvFirst, Stage::RecvAll, Stage::Decode, Stage::Run] {
+        let left = server.perf().snapshot(stage).count();
+        assert!(left <= 1, "{stage}: {left} samples after the reset");
+    }
     server.shutdown();
 }
 
