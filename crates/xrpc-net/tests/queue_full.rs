@@ -295,13 +295,12 @@ fn one_cpu_server(flags: &Arc<Flags>, watchdog: Duration) -> Server<Mixed> {
     server
 }
 
-/// Connection `held` gets a unit that holds its worker (`kind`); connection `other` then sends a
-/// request that releases it, which a worker must read while the unit holds the listener.
-fn other_connection_is_heard_while_a_unit_holds_the_listener(
-    server: &Server<Mixed>,
-    flags: &Flags,
-    kind: u8,
-) {
+/// On a one-CPU server whose watchdog looks every `watchdog`, connection `held` gets a unit that
+/// holds its worker (`kind`); connection `other` then sends a request that releases it, which a
+/// worker must read while the unit holds the listener: the listening was handed over.
+fn other_connection_is_heard_while_a_unit_holds_the_listener(kind: u8, watchdog: Duration) {
+    let flags = Arc::new(Flags::default());
+    let server = one_cpu_server(&flags, watchdog);
     let mut held = connect(server.local_addr());
     let mut other = connect(server.local_addr());
     // Every worker goes to sleep first: one listens, three wait on the eventfd.
@@ -321,46 +320,33 @@ fn other_connection_is_heard_while_a_unit_holds_the_listener(
         !flags.gave_up.load(Ordering::SeqCst),
         "the release was read only after the held unit gave up"
     );
+    assert!(server.stats().listener_handovers >= 1);
+    server.shutdown();
 }
 
 #[test]
 fn on_one_cpu_a_listener_that_blocks_hands_the_listening_over() {
-    let flags = Arc::new(Flags::default());
     // The watchdog looks too rarely to be what hands the listening over here.
-    let server = one_cpu_server(&flags, Duration::from_secs(10));
     other_connection_is_heard_while_a_unit_holds_the_listener(
-        &server,
-        &flags,
         BLOCK_UNTIL_RELEASED,
+        Duration::from_secs(10),
     );
-    assert!(server.stats().listener_handovers >= 1);
-    server.shutdown();
 }
 
 #[test]
 fn on_one_cpu_a_long_unit_hands_the_listening_over_at_its_checkpoint() {
-    let flags = Arc::new(Flags::default());
-    let server = one_cpu_server(&flags, Duration::from_secs(10));
     other_connection_is_heard_while_a_unit_holds_the_listener(
-        &server,
-        &flags,
         SPIN_WITH_CHECKPOINTS,
+        Duration::from_secs(10),
     );
-    assert!(server.stats().listener_handovers >= 1);
-    server.shutdown();
 }
 
 #[test]
 fn on_one_cpu_the_watchdog_hands_the_listening_over_from_a_long_unit_without_checkpoints() {
-    let flags = Arc::new(Flags::default());
-    let server = one_cpu_server(&flags, Duration::from_millis(50));
     other_connection_is_heard_while_a_unit_holds_the_listener(
-        &server,
-        &flags,
         SPIN_WITHOUT_CHECKPOINTS,
+        Duration::from_millis(50),
     );
-    assert!(server.stats().listener_handovers >= 1);
-    server.shutdown();
 }
 
 #[test]

@@ -1848,10 +1848,9 @@ fn stream(
         types::convert(convs[index], value)
             .map_err(|_| does_not_fit(&infos[index], convs[index], row, value))
     };
-    let mut out = Vec::with_capacity(width);
-    let mut row_number = 0;
-    if let Some(row) = first {
-        row_number += 1;
+    // A row SQLite still holds (the first one without a read-ahead, or any after the window).
+    let convert_stepped = |out: &mut Vec<_>, row_number: u64, row: &rusqlite::Row<'_>| {
+        out.clear();
         for index in 0..width {
             out.push(convert(
                 index,
@@ -1859,6 +1858,13 @@ fn stream(
                 row.get_ref(index).map_err(map)?,
             )?);
         }
+        Ok::<(), SqlError>(())
+    };
+    let mut out = Vec::with_capacity(width);
+    let mut row_number = 0;
+    if let Some(row) = first {
+        row_number += 1;
+        convert_stepped(&mut out, row_number, row)?;
         sink.row(&out)?;
     }
     for values in window.chunks_exact(width.max(1)) {
@@ -1873,14 +1879,7 @@ fn stream(
     if !ended {
         while let Some(row) = rows.next().map_err(map)? {
             row_number += 1;
-            out.clear();
-            for index in 0..width {
-                out.push(convert(
-                    index,
-                    row_number,
-                    row.get_ref(index).map_err(map)?,
-                )?);
-            }
+            convert_stepped(&mut out, row_number, row)?;
             sink.row(&out)?;
         }
     }
