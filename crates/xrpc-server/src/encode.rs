@@ -35,6 +35,8 @@
 //!   column) and at [`ResultEncoder::finish_result`]; a chunk wider than 10 columns goes out as
 //!   several CHUNK messages with the same `row_count`.
 
+use std::sync::OnceLock;
+
 use bytes::Bytes;
 use xrpc_net::{ConnRef, SendError};
 use xrpc_proto::chunk::ChunkEncoder;
@@ -304,6 +306,19 @@ impl<'o, O: FrameOutput + ?Sized> ResultEncoder<'o, O> {
     }
 }
 
+impl<O: FrameOutput + ?Sized> ResultEncoder<'_, O> {
+    /// What follows the COLUMN_META_DATA frames of `columns`, however they were written.
+    fn metadata_written(&mut self, columns: &[ColumnInfo]) -> Result<(), SinkError> {
+        self.types.clear();
+        self.types.extend(columns.iter().map(|c| c.x_type));
+        if self.chunked {
+            self.chunk = Some(ChunkEncoder::new(&self.types));
+        }
+        self.metadata_sent = true;
+        self.out.maybe_flush()
+    }
+}
+
 impl<O: FrameOutput + ?Sized> ResultSink for ResultEncoder<'_, O> {
     fn metadata(&mut self, columns: &[ColumnInfo]) -> Result<(), SinkError> {
         if self.metadata_sent {
@@ -313,13 +328,24 @@ impl<O: FrameOutput + ?Sized> ResultSink for ResultEncoder<'_, O> {
         for column in columns {
             write_column_meta_data(buf, self.format, self.sid, column, self.compact);
         }
-        self.types.clear();
-        self.types.extend(columns.iter().map(|c| c.x_type));
-        if self.chunked {
-            self.chunk = Some(ChunkEncoder::new(&self.types));
+        self.metadata_written(columns)
+    }
+
+    fn metadata_kept(
+        &mut self,
+        columns: &[ColumnInfo],
+        kept: &KeptMetadata,
+    ) -> Result<(), SinkError> {
+        if self.metadata_sent {
+            return Err(SinkError::Malformed("metadata sent twice".into()));
         }
-        self.metadata_sent = true;
-        self.out.maybe_flush()
+        let encoded = kept.flavours[usize::from(self.compact)]
+            .get_or_init(|| EncodedColumns::new(self.format, columns, self.compact));
+        if encoded.format != self.format {
+            return self.metadata(columns);
+        }
+        encoded.write(self.out.buf(), self.sid);
+        self.metadata_written(columns)
     }
 
     fn warning(&mut self, warning: &crate::result::SqlWarning) -> Result<(), SinkError> {
@@ -342,6 +368,48 @@ impl<O: FrameOutput + ?Sized> ResultSink for ResultEncoder<'_, O> {
         let written = self.write_row_frame(row);
         self.out.maybe_flush()?;
         self.out.row_done(written)
+    }
+}
+
+/// The COLUMN_META_DATA frames of a result shape the engine keeps for a repeated statement
+/// (`engine::sqlite::shape`), encoded by the first result of that shape and copied by the next
+/// ones with their session's sid written in: the same bytes [`write_column_meta_data`] would
+/// write, at the cost of one copy. One encoding per flavour (full, compact).
+#[derive(Debug, Default)]
+pub struct KeptMetadata {
+    flavours: [OnceLock<EncodedColumns>; 2],
+}
+
+/// COLUMN_META_DATA frames encoded with sid 0, and where each frame starts.
+#[derive(Debug)]
+struct EncodedColumns {
+    format: HeaderFormat,
+    frames: Vec<u8>,
+    starts: Vec<usize>,
+}
+
+impl EncodedColumns {
+    fn new(format: HeaderFormat, columns: &[ColumnInfo], compact: bool) -> Self {
+        let mut frames = Vec::new();
+        let mut starts = Vec::with_capacity(columns.len());
+        for column in columns {
+            starts.push(frames.len());
+            write_column_meta_data(&mut frames, format, 0, column, compact);
+        }
+        Self {
+            format,
+            frames,
+            starts,
+        }
+    }
+
+    /// Appends the frames to `out` for session `sid`: every header begins with the sid.
+    fn write(&self, out: &mut Vec<u8>, sid: u64) {
+        let base = out.len();
+        out.extend_from_slice(&self.frames);
+        for start in &self.starts {
+            out[base + start..base + start + 8].copy_from_slice(&sid.to_le_bytes());
+        }
     }
 }
 
@@ -911,6 +979,44 @@ mod tests {
                     );
                     assert_eq!(direct, via_prost, "{column:?}, compact {compact}");
                 }
+            }
+        }
+    }
+
+    /// Kept metadata, encoded once by the first result and copied by the next ones, writes
+    /// the bytes `metadata` writes for each session: every frame carries that session's sid.
+    #[test]
+    fn kept_metadata_writes_what_metadata_writes() {
+        let mut id = ColumnInfo::bigint("id");
+        id.schema = "sbtest".into();
+        let columns = [id, ColumnInfo::binary("name"), ColumnInfo::double("d")];
+        for format in [HeaderFormat::Standard, HeaderFormat::Galaxy { version: 1 }] {
+            let kept = KeptMetadata::default();
+            for (sid, compact) in [
+                (7, false),
+                (1 << 40, false),
+                (9, true),
+                (7, false),
+                (11, true),
+            ] {
+                let encode = |kept: Option<&KeptMetadata>| {
+                    let mut out = Recorder::default();
+                    let mut enc =
+                        ResultEncoder::new(&mut out, format, sid, false).compact_metadata(compact);
+                    match kept {
+                        Some(kept) => enc.metadata_kept(&columns, kept).unwrap(),
+                        None => enc.metadata(&columns).unwrap(),
+                    }
+                    enc.row(&[Value::Sint(1), Value::Null, Value::Double(0.5)])
+                        .unwrap();
+                    enc.finish_result(&ExecSummary::default()).unwrap();
+                    out.buf
+                };
+                assert_eq!(
+                    encode(Some(&kept)),
+                    encode(None),
+                    "{format:?}, sid {sid}, compact {compact}"
+                );
             }
         }
     }

@@ -192,6 +192,18 @@ pub trait ResultSink {
     /// The result set's columns; called once, before any row.
     fn metadata(&mut self, columns: &[ColumnInfo]) -> Result<(), SinkError>;
 
+    /// [`ResultSink::metadata`] for columns the engine keeps for a repeated statement, with
+    /// `kept`, where an encoder may keep what it made of them for the next result of the same
+    /// statement. It must end exactly as `metadata(columns)` would.
+    fn metadata_kept(
+        &mut self,
+        columns: &[ColumnInfo],
+        kept: &crate::encode::KeptMetadata,
+    ) -> Result<(), SinkError> {
+        let _ = kept;
+        self.metadata(columns)
+    }
+
     /// One row, one value per column.
     fn row(&mut self, row: &[Value]) -> Result<(), SinkError>;
 

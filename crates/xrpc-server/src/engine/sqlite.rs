@@ -238,6 +238,7 @@ mod enumset;
 mod memo;
 mod origin;
 mod rewrite;
+mod shape;
 mod strict;
 mod strings;
 mod types;
@@ -699,6 +700,8 @@ pub struct SqliteConn {
     /// so that it is dropped first: it holds prepared statements of `conn`, and a connection
     /// with a statement left unfinalized does not close.
     keys: origin::KeyCache,
+    /// The vectors results are streamed through, reused.
+    stream_buffers: shape::StreamBuffers,
     conn: Connection,
     opened_at: Instant,
     options: Arc<SqliteOptions>,
@@ -855,6 +858,7 @@ impl SqliteConn {
             catalog_built: None,
             auto_increment: std::collections::HashMap::new(),
             keys: origin::KeyCache::default(),
+            stream_buffers: shape::StreamBuffers::default(),
             last_warnings: Vec::new(),
             texts: memo::TextMemo::default(),
         })
@@ -1296,6 +1300,7 @@ impl SqliteConn {
                 guard: &guard,
                 keys: &mut self.keys,
                 conn: &self.conn,
+                buffers: &mut self.stream_buffers,
             };
             stream(stmt, sink, &schema, columns, &map)?;
         } else {
@@ -1750,6 +1755,7 @@ struct Columns<'a> {
     guard: &'a authorizer::Guard,
     keys: &'a mut origin::KeyCache,
     conn: &'a Connection,
+    buffers: &'a mut shape::StreamBuffers,
 }
 
 /// Test builds only: skip the column decoration, to measure what it costs
@@ -1758,7 +1764,13 @@ struct Columns<'a> {
 pub(crate) static SKIP_DECORATION: AtomicBool = AtomicBool::new(false);
 
 /// Streams a query's rows into the sink: reads ahead as the column types need, sends the
-/// metadata, then every row.
+/// metadata, then every row. The metadata and conversions come from the shape kept for the
+/// statement when it still fits (see `shape`).
+///
+/// The first row is stepped before anything else: a statement that fails there answers with
+/// its error alone, and a statement prepared before a schema change (rusqlite's cache keeps
+/// them) is prepared again by SQLite at its first step, so only then are its columns, their
+/// names and declared types, current. Read before, they were the old table's.
 fn stream(
     stmt: &mut Statement<'_>,
     sink: &mut dyn ResultSink,
@@ -1766,54 +1778,65 @@ fn stream(
     columns: Columns<'_>,
     map: &dyn Fn(rusqlite::Error) -> SqlError,
 ) -> Result<(), SqlError> {
-    let (mut names, mut kinds): (Vec<String>, Vec<types::DeclKind>) = stmt
-        .columns()
-        .iter()
-        .map(|c| {
-            let name = rewrite::literal_column_name(c.name()).into_owned();
-            (name, types::classify_decl(c.decl_type()))
-        })
-        .unzip();
-    let width = names.len();
-    let hinted = cast::apply_hints(columns.hints, &mut names, &mut kinds);
     let Columns {
+        hints,
         guard,
         keys,
         conn,
         sql,
-        ..
+        buffers,
     } = columns;
-    // Origins and flags; an AUTO_INCREMENT column, which SQLite declares INTEGER, takes the
-    // MySQL type it was declared with.
-    #[cfg(test)]
-    let decoration = if SKIP_DECORATION.load(Ordering::Relaxed) {
-        origin::Decoration::none(width)
-    } else {
-        guard.as_node(|| keys.lookup(conn, sql, width))
+    // The shape kept for the statement, if it still fits its columns, else a new basis.
+    let mut find_shape = |statement: &Statement<'_>| {
+        let sqlite_columns = statement.columns();
+        let width = sqlite_columns.len();
+        #[cfg(test)]
+        let (decoration, kept) = if SKIP_DECORATION.load(Ordering::Relaxed) {
+            (origin::Decoration::none(width), None)
+        } else {
+            guard.as_node(|| keys.lookup_with_shape(conn, sql, width))
+        };
+        #[cfg(not(test))]
+        let (decoration, kept) = guard.as_node(|| keys.lookup_with_shape(conn, sql, width));
+        let kept = kept.filter(|shape| shape.basis().matches(&sqlite_columns, hints, schema));
+        let basis = match &kept {
+            Some(shape) => Arc::clone(shape.basis()),
+            None => Arc::new(shape::ShapeBasis::new(
+                &sqlite_columns,
+                hints,
+                schema,
+                &decoration,
+            )),
+        };
+        (decoration, kept, basis)
     };
-    #[cfg(not(test))]
-    let decoration = guard.as_node(|| keys.lookup(conn, sql, width));
-    for (kind, declared) in kinds.iter_mut().zip(decoration.declared_types()) {
-        if let Some(declared) = declared {
-            *kind = types::classify_decl(Some(declared));
-        }
-    }
-    let read_ahead = kinds.iter().any(|k| k.needs_values());
     let mut rows = stmt.raw_query();
+    let Some(first_row) = rows.next().map_err(map)? else {
+        // No row: the statement is reset, and as current as a stepped one.
+        drop(rows);
+        let (decoration, kept, basis) = find_shape(stmt);
+        let shape = match kept.filter(|shape| shape.fits(&[], true)) {
+            Some(shape) => shape,
+            None => {
+                let shape = Arc::new(shape::ResultShape::plan(basis, &[], true, &decoration));
+                keys.keep_shape(sql, &decoration, Arc::clone(&shape));
+                shape
+            }
+        };
+        sink.metadata_kept(&shape.infos, &shape.encoded)?;
+        return Ok(());
+    };
+    let (decoration, kept, basis) = find_shape(first_row.as_ref());
+    let width = basis.width();
     // With a column typed from its values, up to LOOKAHEAD_ROWS rows (or LOOKAHEAD_BYTES) are
-    // read ahead into `window`, each row's values one after another; without one, only the
-    // first row is stepped, and sent straight from SQLite's memory. Either way the first row is
-    // stepped before the metadata goes out: a statement that fails there answers with its
-    // error alone.
-    let mut window: Vec<SqlValue> = Vec::new();
+    // read ahead into `window`, each row's values one after another; without one, the first
+    // row is sent straight from SQLite's memory.
+    let (mut window, mut out) = buffers.take();
     let mut ended = false;
-    if read_ahead {
+    let first = if basis.reads_ahead() {
         let mut window_bytes = 0;
+        let mut row = first_row;
         loop {
-            let Some(row) = rows.next().map_err(map)? else {
-                ended = true;
-                break;
-            };
             for index in 0..width {
                 let value = SqlValue::from(row.get_ref(index).map_err(map)?);
                 window_bytes += match &value {
@@ -1826,24 +1849,28 @@ fn stream(
             if window.len() >= LOOKAHEAD_ROWS * width || window_bytes >= LOOKAHEAD_BYTES {
                 break;
             }
+            match rows.next().map_err(map)? {
+                Some(next) => row = next,
+                None => {
+                    ended = true;
+                    break;
+                }
+            }
         }
-    }
-    let first = if read_ahead {
         None
     } else {
-        let first = rows.next().map_err(map)?;
-        ended = first.is_none();
-        first
+        Some(first_row)
     };
-    let plans = types::plan_columns(names, &kinds, &window, ended, schema);
-    let (mut infos, convs): (Vec<ColumnInfo>, Vec<Conv>) =
-        plans.into_iter().map(|p| (p.info, p.conv)).unzip();
-    for &index in &hinted {
-        // A cast's column is an expression, not a table column.
-        infos[index].schema.clear();
-    }
-    decoration.apply(&mut infos);
-    sink.metadata(&infos)?;
+    let shape = match kept.filter(|shape| shape.fits(&window, ended)) {
+        Some(shape) => shape,
+        None => {
+            let shape = Arc::new(shape::ResultShape::plan(basis, &window, ended, &decoration));
+            keys.keep_shape(sql, &decoration, Arc::clone(&shape));
+            shape
+        }
+    };
+    sink.metadata_kept(&shape.infos, &shape.encoded)?;
+    let (infos, convs) = (&shape.infos, &shape.convs);
     let convert = |index: usize, row: u64, value: ValueRef<'_>| {
         types::convert(convs[index], value)
             .map_err(|_| does_not_fit(&infos[index], convs[index], row, value))
@@ -1860,7 +1887,6 @@ fn stream(
         }
         Ok::<(), SqlError>(())
     };
-    let mut out = Vec::with_capacity(width);
     let mut row_number = 0;
     if let Some(row) = first {
         row_number += 1;
@@ -1875,7 +1901,7 @@ fn stream(
         }
         sink.row(&out)?;
     }
-    drop(window);
+    window.clear();
     if !ended {
         while let Some(row) = rows.next().map_err(map)? {
             row_number += 1;
@@ -1883,6 +1909,7 @@ fn stream(
             sink.row(&out)?;
         }
     }
+    buffers.give_back(window, out);
     Ok(())
 }
 

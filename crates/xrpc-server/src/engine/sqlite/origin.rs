@@ -37,6 +37,7 @@ use std::sync::Arc;
 
 use rusqlite::{Connection, ffi};
 
+use super::shape::ResultShape;
 use crate::engine::mysql::types::x_flags;
 use crate::result::{ColumnInfo, column_flags};
 
@@ -107,9 +108,17 @@ pub(crate) struct KeyCache {
     /// SQL text → its columns' origins and flags, with the `schema_version` of each database
     /// they come from: a repeated statement costs one `schema_version` read per database
     /// instead of a search of the prepared statements and a table lookup per column.
-    statements: HashMap<String, Arc<Decoration>>,
+    /// The last result shape built for the text (`shape`) goes with its decoration.
+    statements: HashMap<String, KeptStatement, foldhash::fast::RandomState>,
     /// The kept `schema_version` reads, per database.
     probes: Probes,
+}
+
+/// What is kept per statement text: its decoration and the last result shape built on it.
+#[derive(Debug)]
+struct KeptStatement {
+    decoration: Arc<Decoration>,
+    shape: Option<Arc<ResultShape>>,
 }
 
 /// A prepared `PRAGMA <database>.schema_version` of one connection.
@@ -302,16 +311,29 @@ impl KeyCache {
 
     /// What [`KeyCache::decorate`] fills in, for a statement of `width` columns, without
     /// filling it in yet. Runs PRAGMAs, as `decorate` does.
+    #[cfg(test)]
     pub(crate) fn lookup(&mut self, conn: &Connection, sql: &str, width: usize) -> Arc<Decoration> {
+        self.lookup_with_shape(conn, sql, width).0
+    }
+
+    /// What [`KeyCache::decorate`] fills in (as `lookup`), and the result shape kept with the decoration, if any: still
+    /// valid for the decoration, to be checked against the rest of its basis (see `shape`).
+    pub(crate) fn lookup_with_shape(
+        &mut self,
+        conn: &Connection,
+        sql: &str,
+        width: usize,
+    ) -> (Arc<Decoration>, Option<Arc<ResultShape>>) {
         let probes = &mut self.probes;
-        let cached = self.statements.get(sql).filter(|d| {
+        let cached = self.statements.get(sql).filter(|kept| {
+            let d = &kept.decoration;
             d.columns.len() == width
                 && d.versions
                     .iter()
                     .all(|(db, v)| *v >= 0 && probes.version(conn, db) == *v)
         });
         match cached {
-            Some(decoration) => Arc::clone(decoration),
+            Some(kept) => (Arc::clone(&kept.decoration), kept.shape.clone()),
             None => {
                 let origins = origins(conn, sql, width);
                 let mut versions: Vec<(String, i64)> = Vec::new();
@@ -337,10 +359,30 @@ impl KeyCache {
                     if self.statements.len() >= MAX_DECORATED_STATEMENTS {
                         self.statements.clear();
                     }
-                    self.statements
-                        .insert(sql.to_owned(), Arc::clone(&decoration));
+                    self.statements.insert(
+                        sql.to_owned(),
+                        KeptStatement {
+                            decoration: Arc::clone(&decoration),
+                            shape: None,
+                        },
+                    );
                 }
-                decoration
+                (decoration, None)
+            }
+        }
+    }
+
+    /// Keeps `shape`, built on `decoration`, for the next run of `sql`, if `decoration` is the
+    /// one kept for it (a text too long to keep has none).
+    pub(crate) fn keep_shape(
+        &mut self,
+        sql: &str,
+        decoration: &Arc<Decoration>,
+        shape: Arc<ResultShape>,
+    ) {
+        if let Some(kept) = self.statements.get_mut(sql) {
+            if Arc::ptr_eq(&kept.decoration, decoration) {
+                kept.shape = Some(shape);
             }
         }
     }

@@ -402,13 +402,9 @@ fn declared_column(kind: DeclKind) -> ColumnInfo {
     }
 }
 
-/// The metadata (nameless, as above) and conversion of an expression column, from the storage
-/// classes read ahead.
-fn runtime_column<'a>(
-    values: impl Iterator<Item = ValueRef<'a>>,
-    ended: bool,
-) -> (ColumnInfo, Conv) {
-    let seen = values.fold(0u8, |seen, v| {
+/// The storage classes among `values`, one `SEEN_*` bit each (NULL sets none).
+fn seen_classes<'a>(values: impl Iterator<Item = ValueRef<'a>>) -> u8 {
+    values.fold(0u8, |seen, v| {
         seen | match v {
             ValueRef::Null => 0,
             ValueRef::Integer(_) => SEEN_INT,
@@ -416,7 +412,41 @@ fn runtime_column<'a>(
             ValueRef::Text(_) => SEEN_TEXT,
             ValueRef::Blob(_) => SEEN_BLOB,
         }
-    });
+    })
+}
+
+/// Everything [`plan_columns`] reads from the values read ahead for expression column `index`
+/// of a `width`-column `window`: the storage classes seen and, when none was (only NULLs, or
+/// no row), whether the result had ended. Two read-aheads with the same signature for every
+/// expression column give the same metadata and conversions (`shape` relies on it).
+pub(crate) fn runtime_signature(
+    window: &[SqlValue],
+    width: usize,
+    index: usize,
+    ended: bool,
+) -> u8 {
+    let seen = seen_classes(
+        window
+            .chunks_exact(width.max(1))
+            .map(|row| ValueRef::from(&row[index])),
+    );
+    if seen == 0 && ended {
+        ENDED_EMPTY
+    } else {
+        seen
+    }
+}
+
+/// [`runtime_signature`] of an expression column with no value but NULL in a result that ended.
+const ENDED_EMPTY: u8 = 0x80;
+
+/// The metadata (nameless, as above) and conversion of an expression column, from the storage
+/// classes read ahead.
+fn runtime_column<'a>(
+    values: impl Iterator<Item = ValueRef<'a>>,
+    ended: bool,
+) -> (ColumnInfo, Conv) {
+    let seen = seen_classes(values);
     let text_column = |length: u32| {
         let mut info = ColumnInfo::text(String::new());
         info.length = length;
