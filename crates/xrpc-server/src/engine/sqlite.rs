@@ -1790,14 +1790,23 @@ fn stream(
     let mut find_shape = |statement: &Statement<'_>| {
         let sqlite_columns = statement.columns();
         let width = sqlite_columns.len();
-        #[cfg(test)]
-        let (decoration, kept) = if SKIP_DECORATION.load(Ordering::Relaxed) {
-            (origin::Decoration::none(width), None)
-        } else {
+        let lookup = |keys: &mut origin::KeyCache| {
+            #[cfg(test)]
+            if SKIP_DECORATION.load(Ordering::Relaxed) {
+                return (origin::Decoration::none(width), None);
+            }
             guard.as_node(|| keys.lookup_with_shape(conn, sql, width))
         };
-        #[cfg(not(test))]
-        let (decoration, kept) = guard.as_node(|| keys.lookup_with_shape(conn, sql, width));
+        let (mut decoration, mut kept) = lookup(keys);
+        if kept
+            .as_ref()
+            .is_some_and(|shape| !shape.basis().matches(&sqlite_columns, hints, schema))
+        {
+            // The same text has other columns now (a view declared anew, in a database whose
+            // `schema_version` the decoration does not read): their origins may differ too.
+            keys.forget(sql);
+            (decoration, kept) = lookup(keys);
+        }
         let kept = kept.filter(|shape| shape.basis().matches(&sqlite_columns, hints, schema));
         let basis = match &kept {
             Some(shape) => Arc::clone(shape.basis()),

@@ -372,6 +372,11 @@ impl KeyCache {
         }
     }
 
+    /// Drops what is kept for `sql`: its next lookup finds its origins again.
+    pub(crate) fn forget(&mut self, sql: &str) {
+        self.statements.remove(sql);
+    }
+
     /// Keeps `shape`, built on `decoration`, for the next run of `sql`, if `decoration` is the
     /// one kept for it (a text too long to keep has none).
     pub(crate) fn keep_shape(

@@ -367,5 +367,21 @@ mod tests {
             result.rows,
             [vec![Value::Bytes(Bytes::from_static(b"one"))]]
         );
+
+        // An expression column that becomes a table column: its origin is looked up again.
+        run(conn, "create view w as select 1 + 1 as c", &[]);
+        for _ in 0..2 {
+            let result = run(conn, "select c from w", &[]);
+            assert_eq!(result.columns.as_ref().unwrap()[0].original_table, "");
+        }
+        run(conn, "drop view w", &[]);
+        run(conn, "create temporary view w as select a as c from t", &[]);
+        let result = run(conn, "select c from w", &[]);
+        let column = &result.columns.as_ref().unwrap()[0];
+        assert_eq!(column_types(&result), [ColumnType::Sint]);
+        assert_eq!(
+            (&*column.original_table, &*column.original_name),
+            ("t", "a")
+        );
     }
 }
