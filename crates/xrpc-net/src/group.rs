@@ -77,7 +77,8 @@
 //!   queue is non-empty and its head has not moved, or no worker is waiting and no worker loop
 //!   advanced, it forces one extra worker (deadlock prevention: every worker may be blocked on
 //!   something only a queued task can release). If pending tasks exceed `tasker_multiply ×
-//!   workers`, it adds up to `tasker_extend_step` workers.
+//!   workers`, it adds up to `tasker_extend_step` workers, unless the group runs on one CPU
+//!   (there, a deep queue that moves means a busy CPU, which more workers cannot relieve).
 //! * **Shrink.** An extra worker that found no work for `shrink_time` exits. Workers are reused, never
 //!   spawned per request (gRPC-Go #3204), and the total is capped.
 
@@ -790,7 +791,12 @@ impl GroupHandle {
         }
         if head_stuck || no_progress {
             self.spawn_worker(SpawnReason::Watchdog);
-        } else if pending > g.cfg.tasker_multiply * g.workers.load(Ordering::Acquire) {
+        } else if pending > g.cfg.tasker_multiply * g.workers.load(Ordering::Acquire)
+            && !g.single_cpu.load(Ordering::Relaxed)
+        {
+            // On one CPU a deep queue of tasks that make progress is a busy CPU, which another
+            // worker cannot relieve: it would only take turns with the others (stalls and a
+            // stuck queue still grow the pool, above).
             for _ in 0..g.cfg.tasker_extend_step {
                 if !self.spawn_worker(SpawnReason::Queue) {
                     break;

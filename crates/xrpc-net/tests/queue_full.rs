@@ -104,6 +104,71 @@ fn on_one_cpu_a_worker_runs_the_units_it_queued_without_waking_another() {
     server.shutdown();
 }
 
+/// One frame makes `UNITS` units runnable; each keeps its worker's CPU busy for a millisecond.
+struct Busy(Arc<Counts>);
+
+impl Handler for Busy {
+    type Conn = ();
+
+    fn on_connect(&self, _conn: &ConnRef) {}
+
+    fn on_frames(
+        &self,
+        _: &ConnRef,
+        _: &(),
+        frames: &mut FrameBatch<'_>,
+        runnable: &mut Vec<UnitId>,
+    ) {
+        for _ in frames {
+            runnable.extend((0..UNITS).map(UnitId));
+        }
+    }
+
+    fn run_unit(&self, _: &ConnRef, _: &(), _: UnitId, _: &RunContext<'_>) {
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_millis(1) {
+            std::hint::spin_loop();
+        }
+        self.0.ran.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Runs `UNITS` busy units queued at once, the watchdog looking every 5 ms, and returns the
+/// extra workers started because the queue was deep.
+fn workers_started_by_a_deep_queue() -> u64 {
+    let counts = Arc::new(Counts::default());
+    let cfg = NetConfig {
+        threads_per_group: 1,
+        work_queue_capacity: 1024,
+        deadlock_check_interval: Duration::from_millis(5),
+        ..test_config()
+    };
+    let server = Server::start(cfg, Busy(counts.clone())).unwrap();
+    let mut s = connect(server.local_addr());
+    write_all(&mut s, &frame(1, 1, b"busy"));
+    assert!(wait_until(Duration::from_secs(30), || {
+        counts.ran.load(Ordering::SeqCst) == UNITS as usize
+    }));
+    let started = server.stats().threads_by_queue;
+    server.shutdown();
+    started
+}
+
+#[test]
+fn on_one_cpu_a_deep_queue_that_moves_starts_no_worker() {
+    let cpu = xrpc_net::affinity::allowed_cpus().unwrap()[0];
+    xrpc_net::affinity::pin_current_thread(&[cpu]).unwrap();
+    assert_eq!(workers_started_by_a_deep_queue(), 0);
+}
+
+#[test]
+fn on_several_cpus_a_deep_queue_starts_workers() {
+    if xrpc_net::affinity::allowed_cpus().unwrap().len() < 2 {
+        return;
+    }
+    assert!(workers_started_by_a_deep_queue() > 0);
+}
+
 /// One frame makes `UNITS` units runnable; each answers with a deferred frame on its own sid,
 /// and every tenth also with an immediate frame right after.
 struct Answer;
