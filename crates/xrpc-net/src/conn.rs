@@ -255,6 +255,11 @@ impl ConnRef {
 
     /// Queues `unit` of this connection to run on a worker.
     pub fn schedule(&self, unit: UnitId) -> Result<(), QueueFull> {
+        if self.0.group.is_queue_full() {
+            // As the push would: without taking and dropping a reference to the connection.
+            NetCounters::incr(&self.0.group.0.counters.queue_full_total);
+            return Err(QueueFull);
+        }
         let conn = self.0.task.get().and_then(Weak::upgrade).ok_or(QueueFull)?;
         let since = self.0.group.perf().start();
         self.0

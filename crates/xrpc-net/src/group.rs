@@ -401,6 +401,12 @@ impl GroupHandle {
         self.0.queue.len()
     }
 
+    /// Whether the queue is full now: a push would fail unless a worker pops first. A handler
+    /// holding units back from a full queue (a spill list) checks it before taking one out.
+    pub fn is_queue_full(&self) -> bool {
+        self.0.queue.is_full()
+    }
+
     /// Marks the start of a blocking section (a lock wait, a flow-control wait, I/O to an engine).
     /// While the guard lives the worker counts as stalled, and enough stalls start an extra worker
     /// at once so that the group keeps serving other connections. The sends this thread deferred
