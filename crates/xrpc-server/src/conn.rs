@@ -30,7 +30,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use bytes::Bytes;
 use parking_lot::{Mutex, RwLock};
 use rand::RngCore;
 use xrpc_net::ConnRef;
@@ -218,8 +217,8 @@ impl NodeHandler {
         let format = self.node.format;
         let sid = frame.sid;
         crate::binlog::received(conn, sid, frame.type_id, frame.body); // binlog hook (issue 15)
-        let message = match ClientMessage::decode(frame.type_id, Bytes::copy_from_slice(frame.body))
-        {
+        // Decoded from the receive buffer itself: the statement text is the only copy made.
+        let message = match ClientMessage::decode_slice(frame.type_id, frame.body) {
             Ok(message) => message,
             Err(err) => {
                 if let Some(suppressed) = self.peer_log.admit(state.peer_ip(), PeerEvent::BadFrame)

@@ -473,7 +473,7 @@ impl Session {
         }
     }
 
-    fn exec_sql(&self, conn: &ConnRef, node: &NodeShared, stmt: pb::sql::StmtExecute) {
+    fn exec_sql(&self, conn: &ConnRef, node: &NodeShared, mut stmt: pb::sql::StmtExecute) {
         if self.auto_commit
             && (stmt.chunk_result == Some(true)
                 || stmt.feed_back == Some(true)
@@ -490,12 +490,14 @@ impl Session {
         }
         // A digest-only request that misses the cache is answered before anything runs and does not
         // touch the stored error: the client resends the full statement next.
-        let text = match (&stmt.stmt, &stmt.stmt_digest) {
+        // Moved out, not cloned: a clone of a `Bytes` made from a `Vec` allocates its shared
+        // header, and the request is not used again.
+        let text = match (stmt.stmt.take(), &stmt.stmt_digest) {
             (Some(text), Some(digest)) => {
                 node.cache.insert(digest.clone(), text.clone());
-                text.clone()
+                text
             }
-            (Some(text), None) => text.clone(),
+            (Some(text), None) => text,
             (None, Some(digest)) => match node.cache.get(digest) {
                 Some(text) => text,
                 None => {
@@ -516,7 +518,7 @@ impl Session {
             }
         };
         let (token, chunk) = self.result_mode(node, stmt.token, stmt.chunk_result);
-        let schema = stmt.schema_name.clone().filter(|s| !s.is_empty());
+        let schema = stmt.schema_name.take().filter(|s| !s.is_empty());
         self.run_cascading(conn, node, stmt.reset_error, |session, out| {
             session.begin_flow(token)?;
             let sql = std::str::from_utf8(&text).map_err(|_| {
