@@ -124,23 +124,41 @@ type SessionMap = HashMap<u64, Arc<Session>, foldhash::fast::RandomState>;
 #[derive(Debug, Default)]
 struct Spill {
     units: Mutex<VecDeque<UnitId>>,
+    /// How many units `units` holds, changed under its lock: `drain`, which runs after every run
+    /// of a session, reads it without the lock and returns at once when nothing waits (nearly
+    /// always). A unit pushed just after that read is not stranded: `push` arms the timer.
+    waiting: AtomicUsize,
     timer_armed: AtomicBool,
 }
 
 impl Spill {
     fn push(self: &Arc<Self>, conn: &ConnRef, unit: UnitId) {
-        self.units.lock().push_back(unit);
+        {
+            let mut units = self.units.lock();
+            units.push_back(unit);
+            self.waiting.store(units.len(), Ordering::Release);
+        }
         self.arm(conn);
     }
 
     /// Moves waiting units to the work queue until it is full again or none wait.
     fn drain(self: &Arc<Self>, conn: &ConnRef) {
-        loop {
-            let Some(unit) = self.units.lock().pop_front() else {
+        while self.waiting.load(Ordering::Acquire) != 0 {
+            let unit = {
+                let mut units = self.units.lock();
+                let unit = units.pop_front();
+                self.waiting.store(units.len(), Ordering::Release);
+                unit
+            };
+            let Some(unit) = unit else {
                 return;
             };
             if conn.schedule(unit).is_err() {
-                self.units.lock().push_front(unit);
+                {
+                    let mut units = self.units.lock();
+                    units.push_front(unit);
+                    self.waiting.store(units.len(), Ordering::Release);
+                }
                 self.arm(conn);
                 return;
             }

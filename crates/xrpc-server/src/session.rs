@@ -121,6 +121,11 @@ struct Core {
     /// request happened before the engine, and its error replaces them: see `record_error`);
     /// cleared when each request ends, in the lock that stores `last_error`.
     warnings_set: bool,
+    /// The database `USE` chose, handed to the engine connection before every statement
+    /// ([`EngineConn::set_session_schema`]). Here rather than under a lock of its own so that
+    /// a statement reads it in the lock that takes the engine connection, and stores a change
+    /// in the lock that stores the statement's warnings.
+    current_schema: Option<Arc<str>>,
 }
 
 /// One logical session.
@@ -133,9 +138,6 @@ pub struct Session {
     default_schema: Option<Arc<str>>,
     /// The user the session's connection authenticated as: who owns it for SQL `KILL`.
     user: Option<Arc<str>>,
-    /// The database `USE` chose, handed to the engine connection before every statement
-    /// ([`EngineConn::set_session_schema`]).
-    current_schema: Mutex<Option<Arc<str>>>,
     auto_commit: bool,
     queue: Mutex<VecDeque<Request>>,
     /// The run lock, and (closed) whether the session was removed: close, kill, overflow,
@@ -175,7 +177,6 @@ impl Session {
             number,
             default_schema: None,
             user: None,
-            current_schema: Mutex::new(None),
             auto_commit,
             queue: Mutex::new(VecDeque::new()),
             gate: RunGate::new(),
@@ -397,11 +398,17 @@ impl Session {
                     break;
                 }
                 let closed = self.handle(conn, node, request);
-                // Every answer already did this before its last frame; also here, for a request
-                // that ended the session without one.
-                self.request_done();
                 if closed {
+                    // SESS_CLOSE ends the session with `send_last`, without an answer of its
+                    // own; every other request's answer already did this before its last frame
+                    // (`run_cascading`, `send_now`), so the kill lock is not taken again for it.
+                    self.request_done();
                     outcome = RunOutcome::Closed;
+                } else {
+                    debug_assert!(
+                        !self.kill.lock().handling,
+                        "a request ended without marking itself done"
+                    );
                 }
             },
             // Recheck: a request pushed after the last pop saw a non-empty queue or a running
@@ -630,13 +637,15 @@ impl Session {
             let conn = out.conn;
             let mut encoder =
                 ResultEncoder::new(out, node.format, session.sid, chunk).compact_metadata(compact);
-            let use_cache = !session.core.lock().schema_dirty;
             // The database a plan without a schema reads: part of the shape cache's key.
-            let session_schema = session
-                .current_schema
-                .lock()
-                .clone()
-                .or_else(|| session.default_schema.clone());
+            let (use_cache, session_schema) = {
+                let core = session.core.lock();
+                let schema = core.current_schema.clone();
+                (!core.schema_dirty, schema.or_else(|| session.default_schema.clone()))
+            };
+            if session.is_killed() {
+                return Err(interrupted());
+            }
             let mut index = String::new();
             let summary =
                 session.with_engine(conn, node, &mut encoder, false, |engine, sink| {
@@ -816,20 +825,23 @@ impl Session {
         changes_schema: bool,
         run: impl FnOnce(&mut dyn EngineConn, &mut dyn ResultSink) -> Result<ExecSummary, SqlError>,
     ) -> Result<ExecSummary, SqlError> {
-        if self.is_killed() {
-            return Err(interrupted());
-        }
-        let (held, warnings) = {
+        // No kill check of its own here: the callers check just before (a kill that comes
+        // later is caught by `register_statement`, which is the check that counts).
+        let (held, warnings, current) = {
             let mut core = self.core.lock();
-            (core.engine.take(), std::mem::take(&mut core.warnings))
+            (
+                core.engine.take(),
+                std::mem::take(&mut core.warnings),
+                core.current_schema.clone(),
+            )
         };
+        let was_held = held.is_some();
         let mut engine = match held {
             Some(engine) => engine,
             None => node.engine.acquire()?,
         };
         engine.set_connection_id(self.number);
         engine.set_default_schema(self.default_schema.as_deref());
-        let current = self.current_schema.lock().clone();
         engine.set_session_schema(current.as_deref());
         engine.set_session_warnings(warnings);
         // A lock wait blocks this worker; inside the guard the pool counts it as stalled and grows
@@ -839,28 +851,41 @@ impl Session {
             Arc::new(move || Box::new(group.enter_wait()))
         });
         engine.set_wait_hook(Some(Arc::clone(hook)));
-        let result = if self.register_statement(&*engine) {
-            node.statement_started(self.number, engine.interrupter());
-            let result = run(&mut *engine, sink);
-            node.statement_ended(self.number);
-            self.kill.lock().running = None;
-            result
-        } else {
-            Err(interrupted())
-        };
-        if let Some(change) = engine.take_session_schema_change() {
-            // An auto-commit sid keeps no state: its USE lasts for the request only.
-            if !self.auto_commit {
-                *self.current_schema.lock() = change.map(Arc::from);
+        let Some(interrupter) = self.register_statement(&*engine) else {
+            // A kill meant for this request came first: the statement does not run, and the
+            // session is left as it was (a held connection stays held: whoever holds the run
+            // lock gives it back if the session is gone; the diagnostics are the previous
+            // statement's, which the request's error then replaces).
+            let warnings = engine.take_session_warnings();
+            let mut core = self.core.lock();
+            core.warnings = warnings;
+            if was_held {
+                core.engine = Some(engine);
+            } else {
+                drop(core);
+                node.engine.release(engine);
             }
-        }
+            return Err(interrupted());
+        };
+        node.statement_started(self.number, interrupter);
+        let result = run(&mut *engine, sink);
+        node.statement_ended(self.number);
+        self.kill.lock().running = None;
+        // An auto-commit sid keeps no state: its USE lasts for the request only.
+        let schema_change = engine
+            .take_session_schema_change()
+            .filter(|_| !self.auto_commit);
         let holds_state = engine.holds_session_state();
+        let keep = holds_state && !self.auto_commit && !self.is_gone();
         {
             // After the statement, whatever its outcome; again when a transaction that ran one
             // ends, as only then do other sessions see its DDL.
             let mut core = self.core.lock();
             core.warnings = engine.take_session_warnings();
             core.warnings_set = true;
+            if let Some(change) = schema_change {
+                core.current_schema = change.map(Arc::from);
+            }
             if changes_schema {
                 node.plan_shapes.schema_may_have_changed();
                 core.schema_dirty |= holds_state;
@@ -868,15 +893,14 @@ impl Session {
                 core.schema_dirty = false;
                 node.plan_shapes.schema_may_have_changed();
             }
-        }
-        if holds_state && !self.auto_commit && !self.is_gone() {
-            self.core.lock().engine = Some(engine);
-        } else if holds_state {
-            // An auto-commit or removed session cannot keep state: the pool rolls it back (and
-            // closes the connection if that fails) before pooling it.
-            node.engine.release(engine);
-        } else {
-            node.engine.release(engine);
+            if keep {
+                core.engine = Some(engine);
+            } else {
+                drop(core);
+                // An auto-commit or removed session cannot keep state: the pool rolls it back
+                // (and closes the connection if that fails) before pooling it.
+                node.engine.release(engine);
+            }
         }
         if holds_state && self.auto_commit && result.is_ok() {
             // BEGIN, START TRANSACTION, SET autocommit = 0 or a temporary table would
@@ -892,18 +916,19 @@ impl Session {
     }
 
     /// Publishes `engine`'s interrupter for kills, after clearing any interrupt left from an
-    /// earlier statement; returns false, publishing nothing, if a kill was meant for this request.
-    /// Under the kill lock, so a kill either came before (and is judged by its target) or finds the
-    /// interrupter and lands on this statement.
-    fn register_statement(&self, engine: &dyn EngineConn) -> bool {
+    /// earlier statement, and returns it (for the node's list of running statements); returns
+    /// `None`, publishing nothing, if a kill was meant for this request. Under the kill lock, so
+    /// a kill either came before (and is judged by its target) or finds the interrupter and lands
+    /// on this statement.
+    fn register_statement(&self, engine: &dyn EngineConn) -> Option<Arc<dyn Interrupt>> {
         let mut kill = self.kill.lock();
         if kill.target == kill.taken {
-            return false;
+            return None;
         }
         let interrupter = engine.interrupter();
         interrupter.clear();
-        kill.running = Some(interrupter);
-        true
+        kill.running = Some(Arc::clone(&interrupter));
+        Some(interrupter)
     }
 
     /// Encodes with `write` and sends at once; for replies that are not part of a result.
