@@ -642,7 +642,10 @@ impl Session {
             let (use_cache, session_schema) = {
                 let core = session.core.lock();
                 let schema = core.current_schema.clone();
-                (!core.schema_dirty, schema.or_else(|| session.default_schema.clone()))
+                (
+                    !core.schema_dirty,
+                    schema.or_else(|| session.default_schema.clone()),
+                )
             };
             if session.is_killed() {
                 return Err(interrupted());
