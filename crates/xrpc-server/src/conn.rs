@@ -598,16 +598,25 @@ impl NodeHandler {
         runnable: &mut Vec<UnitId>,
     ) {
         let format = self.node.format;
-        let Some(session) = state.session(sid) else {
+        // Pushed under the map's read lock, without cloning the session's `Arc` (two atomic
+        // operations per request); only an overflow, which removes the session, needs one.
+        let sessions = state.sessions.read();
+        let Some(session) = sessions.get(&sid) else {
+            drop(sessions);
             send_fatal(conn, format, sid, &codes::SESSION_NOT_FOUND);
             return;
         };
         match session.push(request, self.node.max_queued_messages()) {
             Pushed::Runnable => runnable.push(UnitId(sid)),
             Pushed::Queued => {}
-            Pushed::Gone(_) => send_fatal(conn, format, sid, &codes::SESSION_NOT_FOUND),
+            Pushed::Gone(_) => {
+                drop(sessions);
+                send_fatal(conn, format, sid, &codes::SESSION_NOT_FOUND);
+            }
             Pushed::Overflow => {
-                self.end_session(conn, state, &session, &codes::SESSION_QUEUE_OVERFLOW)
+                let session = Arc::clone(session);
+                drop(sessions);
+                self.end_session(conn, state, &session, &codes::SESSION_QUEUE_OVERFLOW);
             }
         }
     }

@@ -1005,8 +1005,23 @@ fn value_of_arg(any: &pb::datatypes::Any) -> Result<Value, SqlError> {
     })
 }
 
-/// A session's output for one request: frames accumulate in a pooled buffer and go out under the
-/// connection's send lock at `FLUSH_THRESHOLD` and at the end; rows are charged to flow control.
+thread_local! {
+    /// The output buffer of the request a worker thread runs, kept for its next request: taking
+    /// it from the group's page pool and giving it back cost two locks per request. A request
+    /// runs on one thread from start to end, so the buffer never leaves it; an output made while
+    /// another is open on the thread (none is today) finds the slot empty and allocates its own.
+    static SPARE_OUTPUT: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// The initial capacity of a request's output buffer.
+const OUTPUT_CAPACITY: usize = 4096;
+/// A thread keeps its output buffer only up to this capacity (a result with a very long row
+/// frees it): `FLUSH_THRESHOLD` plus room for the row that crossed it.
+const MAX_SPARE_OUTPUT: usize = 64 * 1024;
+
+/// A session's output for one request: frames accumulate in the worker thread's buffer and go
+/// out under the connection's send lock at `FLUSH_THRESHOLD` and at the end; rows are charged to
+/// flow control.
 pub struct SessionOutput<'a> {
     conn: &'a ConnRef,
     node: &'a NodeShared,
@@ -1029,7 +1044,7 @@ impl<'a> SessionOutput<'a> {
             conn,
             node,
             session,
-            buf: conn.group().pages().take(4096),
+            buf: take_output_buffer(),
             failed: false,
         }
     }
@@ -1094,9 +1109,24 @@ impl FrameOutput for SessionOutput<'_> {
 
 impl Drop for SessionOutput<'_> {
     fn drop(&mut self) {
-        let buf = std::mem::take(&mut self.buf);
-        self.conn.group().pages().give(buf);
+        let mut buf = std::mem::take(&mut self.buf);
+        if buf.capacity() <= MAX_SPARE_OUTPUT {
+            buf.clear();
+            // `try_with`: a thread being torn down keeps nothing.
+            let _ = SPARE_OUTPUT.try_with(|spare| spare.set(buf));
+        }
     }
+}
+
+/// The thread's spare output buffer, empty, or a new one.
+fn take_output_buffer() -> Vec<u8> {
+    let mut buf = SPARE_OUTPUT
+        .try_with(|spare| spare.take())
+        .unwrap_or_default();
+    if buf.capacity() == 0 {
+        buf.reserve(OUTPUT_CAPACITY);
+    }
+    buf
 }
 
 /// Runs `sql` on `engine`.
