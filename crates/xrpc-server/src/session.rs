@@ -54,6 +54,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use parking_lot::Mutex;
@@ -148,6 +149,11 @@ pub struct Session {
     /// Which request a KILL QUERY is meant for, and the interrupter of the running statement.
     /// Taken after the queue lock when both are held.
     kill: Mutex<KillState>,
+    /// `kill.target == kill.taken` once a request was taken, stored under the kill lock by the
+    /// only two places that change either (a kill, and taking a request from the queue), so the
+    /// runner's early check of whether its request was killed (`is_killed`) need not take the
+    /// lock: a kill that set the target before the check is seen, as under the lock.
+    killed_current: AtomicBool,
     /// The send gate: `true` once the session's last frame went out. Held across every send.
     ended: Mutex<bool>,
     /// Whether the node still counts this session against `max_sessions`: cleared once, by
@@ -183,6 +189,7 @@ impl Session {
             core: Mutex::new(Core::default()),
             flow: FlowControl::default(),
             kill: Mutex::new(KillState::default()),
+            killed_current: AtomicBool::new(false),
             ended: Mutex::new(false),
             counted: std::sync::atomic::AtomicBool::new(true),
             wait_hook: std::sync::OnceLock::new(),
@@ -319,11 +326,13 @@ impl Session {
             let mut kill = self.kill.lock();
             if kill.handling {
                 kill.target = kill.taken;
+                self.killed_current.store(true, Ordering::SeqCst);
                 if let Some(interrupt) = &kill.running {
                     interrupt.interrupt();
                 }
             } else if !queue.is_empty() {
                 kill.target = kill.taken + 1;
+                self.killed_current.store(false, Ordering::SeqCst);
             } else {
                 return;
             }
@@ -333,10 +342,10 @@ impl Session {
         self.flow.cancel();
     }
 
-    /// Whether a kill was meant for the request being handled.
+    /// Whether a kill was meant for the request being handled: read without the kill lock (see
+    /// `killed_current`); `register_statement` checks again under it.
     fn is_killed(&self) -> bool {
-        let kill = self.kill.lock();
-        kill.target == kill.taken
+        self.killed_current.load(Ordering::SeqCst)
     }
 
     /// Marks the session removed and stops whatever it runs. Requests still queued are dropped
@@ -427,6 +436,8 @@ impl Session {
         let mut kill = self.kill.lock();
         kill.taken += 1;
         kill.handling = true;
+        self.killed_current
+            .store(kill.target == kill.taken, Ordering::SeqCst);
         Some(request)
     }
 
