@@ -1157,3 +1157,59 @@ fn execute_on(
     )));
     engine.execute(sql, args, schema, sink)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn queued(session: &Session, requests: usize) {
+        for _ in 0..requests {
+            let request = Request::Sql(Box::default());
+            assert!(!matches!(session.push(request, 16), Pushed::Gone(_)));
+        }
+    }
+
+    /// `is_killed` reads a mirror of the kill state rather than taking the kill lock: it must say
+    /// what the kill state says at every step a kill can land on.
+    #[test]
+    fn the_lock_free_kill_check_follows_the_kill_state() {
+        let session = Session::new(1, 1, false);
+
+        // A kill of a queued request is seen once that request is taken, and by it only.
+        queued(&session, 2);
+        session.kill_query();
+        assert!(session.take_request().is_some());
+        assert!(session.is_killed(), "the request the kill was meant for");
+        session.request_done();
+        assert!(session.take_request().is_some());
+        assert!(!session.is_killed(), "the request queued behind it");
+
+        // A kill of the request being handled is seen at once.
+        session.kill_query();
+        assert!(session.is_killed(), "the request being handled");
+        session.request_done();
+
+        // A kill while the session is idle reaches no later request.
+        session.kill_query();
+        queued(&session, 1);
+        assert!(session.take_request().is_some());
+        assert!(!session.is_killed(), "a request received after the kill");
+        session.request_done();
+
+        // After a kill of the running request, a kill of a queued one clears the mirror until
+        // that request is taken.
+        queued(&session, 1);
+        assert!(session.take_request().is_some());
+        session.kill_query();
+        assert!(session.is_killed());
+        session.request_done();
+        queued(&session, 1);
+        session.kill_query();
+        assert!(!session.is_killed(), "nothing is being handled");
+        assert!(session.take_request().is_some());
+        assert!(
+            session.is_killed(),
+            "the queued request the kill was meant for"
+        );
+    }
+}
