@@ -118,10 +118,6 @@ struct Core {
     /// so that they follow the session across pooled connections and no session reads
     /// another's ([`EngineConn::set_session_warnings`]).
     warnings: Vec<crate::result::SqlWarning>,
-    /// Whether an engine statement of the running request set `warnings` (else a failure of the
-    /// request happened before the engine, and its error replaces them: see `record_error`);
-    /// cleared when each request ends, in the lock that stores `last_error`.
-    warnings_set: bool,
     /// The database `USE` chose, handed to the engine connection before every statement
     /// ([`EngineConn::set_session_schema`]). Here rather than under a lock of its own so that
     /// a statement reads it in the lock that takes the engine connection, and stores a change
@@ -154,6 +150,16 @@ pub struct Session {
     /// runner's early check of whether its request was killed (`is_killed`) need not take the
     /// lock: a kill that set the target before the check is seen, as under the lock.
     killed_current: AtomicBool,
+    /// Whether an engine statement of the running request set the core's `warnings` (else a
+    /// failure of the request happened before the engine, and its error replaces them: see
+    /// `record_error`); cleared when each request ends. Only the runner reads or writes it, one
+    /// request at a time under the run gate, so it needs no lock (an atomic only because the
+    /// session is shared).
+    warnings_set: AtomicBool,
+    /// Whether the core holds a `last_error`, kept with it under the core lock: a request that
+    /// succeeds after one that did too need not take the lock to clear it, and a `reset_error =
+    /// false` request need not take it to find none.
+    has_last_error: AtomicBool,
     /// The send gate: `true` once the session's last frame went out. Held across every send.
     ended: Mutex<bool>,
     /// Whether the node still counts this session against `max_sessions`: cleared once, by
@@ -190,6 +196,8 @@ impl Session {
             flow: FlowControl::default(),
             kill: Mutex::new(KillState::default()),
             killed_current: AtomicBool::new(false),
+            warnings_set: AtomicBool::new(false),
+            has_last_error: AtomicBool::new(false),
             ended: Mutex::new(false),
             counted: std::sync::atomic::AtomicBool::new(true),
             wait_hook: std::sync::OnceLock::new(),
@@ -743,7 +751,7 @@ impl Session {
         reset_error: Option<bool>,
         body: impl FnOnce(&Self, &mut SessionOutput<'_>) -> Result<(), SqlError>,
     ) {
-        if reset_error == Some(false) {
+        if reset_error == Some(false) && self.has_last_error.load(Ordering::Relaxed) {
             let stored = self.core.lock().last_error.clone();
             if let Some(err) = stored {
                 self.send_now(conn, node, |out| {
@@ -766,10 +774,14 @@ impl Session {
         // soon as it reads this answer means the kill for that statement, not this one.
         self.request_done();
         let _ = out.finish();
-        let mut core = self.core.lock();
         // Requests of a session run one at a time: the next one starts with the flag clear.
-        core.warnings_set = false;
-        core.last_error = result.err().map(|e| e.to_wire());
+        self.warnings_set.store(false, Ordering::Relaxed);
+        if result.is_err() || self.has_last_error.load(Ordering::Relaxed) {
+            let mut core = self.core.lock();
+            core.last_error = result.err().map(|e| e.to_wire());
+            self.has_last_error
+                .store(core.last_error.is_some(), Ordering::Relaxed);
+        }
     }
 
     /// Puts a failed request's error in the session's diagnostics (`SHOW ERRORS`,
@@ -783,7 +795,7 @@ impl Session {
             message: err.message.clone(),
         };
         let mut core = self.core.lock();
-        if !core.warnings_set {
+        if !self.warnings_set.load(Ordering::Relaxed) {
             core.warnings = vec![row];
         } else if core.warnings.last() != Some(&row) {
             let keep = crate::engine::sqlite::MAX_WARNINGS - 1;
@@ -897,7 +909,7 @@ impl Session {
             // ends, as only then do other sessions see its DDL.
             let mut core = self.core.lock();
             core.warnings = engine.take_session_warnings();
-            core.warnings_set = true;
+            self.warnings_set.store(true, Ordering::Relaxed);
             if let Some(change) = schema_change {
                 core.current_schema = change.map(Arc::from);
             }
