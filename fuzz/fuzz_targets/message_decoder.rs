@@ -1,5 +1,6 @@
-//! Decodes arbitrary bodies as every client and server message type: decoding must never panic, and a
-//! message that decodes must re-encode to bytes that decode to the same message.
+//! Decodes arbitrary bodies as every client and server message type: decoding must never panic, a
+//! message that decodes must re-encode to bytes that decode to the same message, and decoding a
+//! borrowed body (`decode_slice`, what the node does) must give what decoding an owned copy gives.
 #![no_main]
 
 use bytes::Bytes;
@@ -10,9 +11,15 @@ fuzz_target!(|data: &[u8]| {
     let Some((&type_id, body)) = data.split_first() else {
         return;
     };
+    let borrowed = body;
     let body = Bytes::copy_from_slice(body);
 
-    if let Ok(message) = ClientMessage::decode(type_id, body.clone()) {
+    let client = ClientMessage::decode(type_id, body.clone());
+    assert_eq!(ClientMessage::decode_slice(type_id, borrowed), client);
+    let server = ServerMessage::decode(type_id, body.clone());
+    assert_eq!(ServerMessage::decode_slice(type_id, borrowed), server);
+
+    if let Ok(message) = client {
         assert_eq!(message.type_id(), type_id);
         let mut again = Vec::with_capacity(message.encoded_len());
         message.encode(&mut again);
@@ -20,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
             .expect("re-encoded client message decodes");
         assert_eq!(reparsed, message);
     }
-    if let Ok(message) = ServerMessage::decode(type_id, body) {
+    if let Ok(message) = server {
         assert_eq!(message.type_id(), type_id);
         let mut again = Vec::with_capacity(message.encoded_len());
         message.encode(&mut again);

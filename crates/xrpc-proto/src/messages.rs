@@ -193,6 +193,20 @@ pub fn decode_message<M: Message + Name + Default>(body: Bytes) -> Result<M, Dec
     Ok(message)
 }
 
+/// [`decode_message`] for a body the caller does not own: each bytes field gets its own buffer,
+/// copied from `body`, instead of a slice of a shared one. The message, and any error, are the
+/// same as [`decode_message`]'s.
+///
+/// This is what [`ClientMessage::decode_slice`] does for each body. A request whose only bytes
+/// field is its statement (the usual EXEC_SQL) costs one allocation this way, where copying the
+/// body into a `Bytes` first costs two (the copy, then the shared header its first clone makes).
+pub fn decode_message_slice<M: Message + Name + Default>(body: &[u8]) -> Result<M, DecodeError> {
+    let schema = const { schema_index(M::PACKAGE, M::NAME) };
+    let message = M::decode(body)?;
+    check_required(body, schema, 0)?;
+    Ok(message)
+}
+
 /// Writes a prost message whose length the caller has budgeted for.
 fn encode_prost(message: &impl Message, out: &mut impl BufMut) {
     if let Err(err) = message.encode(out) {
@@ -219,6 +233,19 @@ macro_rules! decode_body {
     };
     (($message:ty), $ty:expr, $body:expr) => {
         decode_message::<$message>($body).map_err(|source| MessageError::Body {
+            type_id: $ty.id(),
+            name: $ty.name(),
+            source,
+        })
+    };
+}
+
+macro_rules! decode_slice_body {
+    ((raw), $ty:expr, $body:expr) => {
+        Ok::<_, MessageError>(Bytes::copy_from_slice($body))
+    };
+    (($message:ty), $ty:expr, $body:expr) => {
+        decode_message_slice::<$message>($body).map_err(|source| MessageError::Body {
             type_id: $ty.id(),
             name: $ty.name(),
             source,
@@ -329,6 +356,17 @@ macro_rules! catalogue {
                 let ty = $Type::try_from(type_id)?;
                 match ty {
                     $($Type::$Variant => decode_body!(($($body)+), ty, body).map(Self::$Variant),)+
+                }
+            }
+
+            /// Decodes a body borrowed from the caller's buffer (a receive buffer the frame
+            /// decoder reuses): the same message, or the same error, as [`decode`](Self::decode)
+            /// of a copy of `body`, with each bytes field (and a raw variant's body) copied into
+            /// its own buffer rather than the whole body copied once and shared.
+            pub fn decode_slice(type_id: u8, body: &[u8]) -> Result<Self, MessageError> {
+                let ty = $Type::try_from(type_id)?;
+                match ty {
+                    $($Type::$Variant => decode_slice_body!(($($body)+), ty, body).map(Self::$Variant),)+
                 }
             }
 
@@ -1436,7 +1474,8 @@ mod tests {
         #[test]
         fn client_messages_round_trip(message in client_message()) {
             let body = encode(message.encoded_len(), |out| message.encode(out));
-            let decoded = ClientMessage::decode(message.type_id(), body).unwrap();
+            let decoded = ClientMessage::decode(message.type_id(), body.clone()).unwrap();
+            prop_assert_eq!(&ClientMessage::decode_slice(message.type_id(), &body).unwrap(), &decoded);
             prop_assert_eq!(decoded.message_type(), message.message_type());
             prop_assert_eq!(decoded, message);
         }
@@ -1444,7 +1483,8 @@ mod tests {
         #[test]
         fn server_messages_round_trip(message in server_message()) {
             let body = encode(message.encoded_len(), |out| message.encode(out));
-            let decoded = ServerMessage::decode(message.type_id(), body).unwrap();
+            let decoded = ServerMessage::decode(message.type_id(), body.clone()).unwrap();
+            prop_assert_eq!(&ServerMessage::decode_slice(message.type_id(), &body).unwrap(), &decoded);
             prop_assert_eq!(decoded.message_type(), message.message_type());
             prop_assert_eq!(decoded, message);
         }
@@ -1462,8 +1502,11 @@ mod tests {
 
         #[test]
         fn arbitrary_bodies_never_panic(type_id in any::<u8>(), body in bytes(64)) {
-            let _ = ClientMessage::decode(type_id, body.clone());
-            let _ = ServerMessage::decode(type_id, body);
+            // Borrowed or owned, a body decodes to the same message or fails with the same error.
+            let client = ClientMessage::decode(type_id, body.clone());
+            prop_assert_eq!(ClientMessage::decode_slice(type_id, &body), client);
+            let server = ServerMessage::decode(type_id, body.clone());
+            prop_assert_eq!(ServerMessage::decode_slice(type_id, &body), server);
         }
     }
 

@@ -30,7 +30,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use bytes::Bytes;
 use parking_lot::{Mutex, RwLock};
 use rand::RngCore;
 use xrpc_net::ConnRef;
@@ -125,23 +124,41 @@ type SessionMap = HashMap<u64, Arc<Session>, foldhash::fast::RandomState>;
 #[derive(Debug, Default)]
 struct Spill {
     units: Mutex<VecDeque<UnitId>>,
+    /// How many units `units` holds, changed under its lock: `drain`, which runs after every run
+    /// of a session, reads it without the lock and returns at once when nothing waits (nearly
+    /// always). A unit pushed just after that read is not stranded: `push` arms the timer.
+    waiting: AtomicUsize,
     timer_armed: AtomicBool,
 }
 
 impl Spill {
     fn push(self: &Arc<Self>, conn: &ConnRef, unit: UnitId) {
-        self.units.lock().push_back(unit);
+        {
+            let mut units = self.units.lock();
+            units.push_back(unit);
+            self.waiting.store(units.len(), Ordering::Release);
+        }
         self.arm(conn);
     }
 
     /// Moves waiting units to the work queue until it is full again or none wait.
     fn drain(self: &Arc<Self>, conn: &ConnRef) {
-        loop {
-            let Some(unit) = self.units.lock().pop_front() else {
+        while self.waiting.load(Ordering::Acquire) != 0 {
+            let unit = {
+                let mut units = self.units.lock();
+                let unit = units.pop_front();
+                self.waiting.store(units.len(), Ordering::Release);
+                unit
+            };
+            let Some(unit) = unit else {
                 return;
             };
             if conn.schedule(unit).is_err() {
-                self.units.lock().push_front(unit);
+                {
+                    let mut units = self.units.lock();
+                    units.push_front(unit);
+                    self.waiting.store(units.len(), Ordering::Release);
+                }
                 self.arm(conn);
                 return;
             }
@@ -218,8 +235,8 @@ impl NodeHandler {
         let format = self.node.format;
         let sid = frame.sid;
         crate::binlog::received(conn, sid, frame.type_id, frame.body); // binlog hook (issue 15)
-        let message = match ClientMessage::decode(frame.type_id, Bytes::copy_from_slice(frame.body))
-        {
+        // Decoded from the receive buffer itself: the statement text is the only copy made.
+        let message = match ClientMessage::decode_slice(frame.type_id, frame.body) {
             Ok(message) => message,
             Err(err) => {
                 if let Some(suppressed) = self.peer_log.admit(state.peer_ip(), PeerEvent::BadFrame)
@@ -581,16 +598,25 @@ impl NodeHandler {
         runnable: &mut Vec<UnitId>,
     ) {
         let format = self.node.format;
-        let Some(session) = state.session(sid) else {
+        // Pushed under the map's read lock, without cloning the session's `Arc` (two atomic
+        // operations per request); only an overflow, which removes the session, needs one.
+        let sessions = state.sessions.read();
+        let Some(session) = sessions.get(&sid) else {
+            drop(sessions);
             send_fatal(conn, format, sid, &codes::SESSION_NOT_FOUND);
             return;
         };
         match session.push(request, self.node.max_queued_messages()) {
             Pushed::Runnable => runnable.push(UnitId(sid)),
             Pushed::Queued => {}
-            Pushed::Gone(_) => send_fatal(conn, format, sid, &codes::SESSION_NOT_FOUND),
+            Pushed::Gone(_) => {
+                drop(sessions);
+                send_fatal(conn, format, sid, &codes::SESSION_NOT_FOUND);
+            }
             Pushed::Overflow => {
-                self.end_session(conn, state, &session, &codes::SESSION_QUEUE_OVERFLOW)
+                let session = Arc::clone(session);
+                drop(sessions);
+                self.end_session(conn, state, &session, &codes::SESSION_QUEUE_OVERFLOW);
             }
         }
     }

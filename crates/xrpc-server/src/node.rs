@@ -494,5 +494,7 @@ type SessionShard = Mutex<HashMap<u64, (std::sync::Weak<Session>, WeakConnRef)>>
 /// Shards of the running-statement registry.
 const RUNNING_SHARDS: usize = 16;
 
-/// One shard of the running-statement registry: interrupters by session number.
-type RunningShard = Mutex<HashMap<u64, Arc<dyn Interrupt>>>;
+/// One shard of the running-statement registry: interrupters by session number. Every statement
+/// inserts and removes its entry, so the map hashes with foldhash (a few ns per u64 key) rather
+/// than SipHash (about 20); session numbers are the node's own, so no client chooses the keys.
+type RunningShard = Mutex<HashMap<u64, Arc<dyn Interrupt>, foldhash::fast::RandomState>>;

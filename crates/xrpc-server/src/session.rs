@@ -54,6 +54,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use parking_lot::Mutex;
@@ -117,10 +118,11 @@ struct Core {
     /// so that they follow the session across pooled connections and no session reads
     /// another's ([`EngineConn::set_session_warnings`]).
     warnings: Vec<crate::result::SqlWarning>,
-    /// Whether an engine statement of the running request set `warnings` (else a failure of the
-    /// request happened before the engine, and its error replaces them: see `record_error`);
-    /// cleared when each request ends, in the lock that stores `last_error`.
-    warnings_set: bool,
+    /// The database `USE` chose, handed to the engine connection before every statement
+    /// ([`EngineConn::set_session_schema`]). Here rather than under a lock of its own so that
+    /// a statement reads it in the lock that takes the engine connection, and stores a change
+    /// in the lock that stores the statement's warnings.
+    current_schema: Option<Arc<str>>,
 }
 
 /// One logical session.
@@ -133,9 +135,6 @@ pub struct Session {
     default_schema: Option<Arc<str>>,
     /// The user the session's connection authenticated as: who owns it for SQL `KILL`.
     user: Option<Arc<str>>,
-    /// The database `USE` chose, handed to the engine connection before every statement
-    /// ([`EngineConn::set_session_schema`]).
-    current_schema: Mutex<Option<Arc<str>>>,
     auto_commit: bool,
     queue: Mutex<VecDeque<Request>>,
     /// The run lock, and (closed) whether the session was removed: close, kill, overflow,
@@ -146,6 +145,21 @@ pub struct Session {
     /// Which request a KILL QUERY is meant for, and the interrupter of the running statement.
     /// Taken after the queue lock when both are held.
     kill: Mutex<KillState>,
+    /// `kill.target == kill.taken` once a request was taken, stored under the kill lock by the
+    /// only two places that change either (a kill, and taking a request from the queue), so the
+    /// runner's early check of whether its request was killed (`is_killed`) need not take the
+    /// lock: a kill that set the target before the check is seen, as under the lock.
+    killed_current: AtomicBool,
+    /// Whether an engine statement of the running request set the core's `warnings` (else a
+    /// failure of the request happened before the engine, and its error replaces them: see
+    /// `record_error`); cleared when each request ends. Only the runner reads or writes it, one
+    /// request at a time under the run gate, so it needs no lock (an atomic only because the
+    /// session is shared).
+    warnings_set: AtomicBool,
+    /// Whether the core holds a `last_error`, kept with it under the core lock: a request that
+    /// succeeds after one that did too need not take the lock to clear it, and a `reset_error =
+    /// false` request need not take it to find none.
+    has_last_error: AtomicBool,
     /// The send gate: `true` once the session's last frame went out. Held across every send.
     ended: Mutex<bool>,
     /// Whether the node still counts this session against `max_sessions`: cleared once, by
@@ -175,13 +189,15 @@ impl Session {
             number,
             default_schema: None,
             user: None,
-            current_schema: Mutex::new(None),
             auto_commit,
             queue: Mutex::new(VecDeque::new()),
             gate: RunGate::new(),
             core: Mutex::new(Core::default()),
             flow: FlowControl::default(),
             kill: Mutex::new(KillState::default()),
+            killed_current: AtomicBool::new(false),
+            warnings_set: AtomicBool::new(false),
+            has_last_error: AtomicBool::new(false),
             ended: Mutex::new(false),
             counted: std::sync::atomic::AtomicBool::new(true),
             wait_hook: std::sync::OnceLock::new(),
@@ -318,11 +334,13 @@ impl Session {
             let mut kill = self.kill.lock();
             if kill.handling {
                 kill.target = kill.taken;
+                self.killed_current.store(true, Ordering::SeqCst);
                 if let Some(interrupt) = &kill.running {
                     interrupt.interrupt();
                 }
             } else if !queue.is_empty() {
                 kill.target = kill.taken + 1;
+                self.killed_current.store(false, Ordering::SeqCst);
             } else {
                 return;
             }
@@ -332,10 +350,10 @@ impl Session {
         self.flow.cancel();
     }
 
-    /// Whether a kill was meant for the request being handled.
+    /// Whether a kill was meant for the request being handled: read without the kill lock (see
+    /// `killed_current`); `register_statement` checks again under it.
     fn is_killed(&self) -> bool {
-        let kill = self.kill.lock();
-        kill.target == kill.taken
+        self.killed_current.load(Ordering::SeqCst)
     }
 
     /// Marks the session removed and stops whatever it runs. Requests still queued are dropped
@@ -397,11 +415,17 @@ impl Session {
                     break;
                 }
                 let closed = self.handle(conn, node, request);
-                // Every answer already did this before its last frame; also here, for a request
-                // that ended the session without one.
-                self.request_done();
                 if closed {
+                    // SESS_CLOSE ends the session with `send_last`, without an answer of its
+                    // own; every other request's answer already did this before its last frame
+                    // (`run_cascading`, `send_now`), so the kill lock is not taken again for it.
+                    self.request_done();
                     outcome = RunOutcome::Closed;
+                } else {
+                    debug_assert!(
+                        !self.kill.lock().handling,
+                        "a request ended without marking itself done"
+                    );
                 }
             },
             // Recheck: a request pushed after the last pop saw a non-empty queue or a running
@@ -420,6 +444,8 @@ impl Session {
         let mut kill = self.kill.lock();
         kill.taken += 1;
         kill.handling = true;
+        self.killed_current
+            .store(kill.target == kill.taken, Ordering::SeqCst);
         Some(request)
     }
 
@@ -459,7 +485,8 @@ impl Session {
                 true
             }
             Request::Sql(stmt) => {
-                self.exec_sql(conn, node, *stmt);
+                // Read in its box: moving a StmtExecute out copies some 300 bytes.
+                self.exec_sql(conn, node, stmt);
                 false
             }
             Request::Plan(plan) => {
@@ -473,7 +500,7 @@ impl Session {
         }
     }
 
-    fn exec_sql(&self, conn: &ConnRef, node: &NodeShared, stmt: pb::sql::StmtExecute) {
+    fn exec_sql(&self, conn: &ConnRef, node: &NodeShared, mut stmt: Box<pb::sql::StmtExecute>) {
         if self.auto_commit
             && (stmt.chunk_result == Some(true)
                 || stmt.feed_back == Some(true)
@@ -490,12 +517,14 @@ impl Session {
         }
         // A digest-only request that misses the cache is answered before anything runs and does not
         // touch the stored error: the client resends the full statement next.
-        let text = match (&stmt.stmt, &stmt.stmt_digest) {
+        // Moved out, not cloned: a clone of a `Bytes` made from a `Vec` allocates its shared
+        // header, and the request is not used again.
+        let text = match (stmt.stmt.take(), &stmt.stmt_digest) {
             (Some(text), Some(digest)) => {
                 node.cache.insert(digest.clone(), text.clone());
-                text.clone()
+                text
             }
-            (Some(text), None) => text.clone(),
+            (Some(text), None) => text,
             (None, Some(digest)) => match node.cache.get(digest) {
                 Some(text) => text,
                 None => {
@@ -516,7 +545,7 @@ impl Session {
             }
         };
         let (token, chunk) = self.result_mode(node, stmt.token, stmt.chunk_result);
-        let schema = stmt.schema_name.clone().filter(|s| !s.is_empty());
+        let schema = stmt.schema_name.take().filter(|s| !s.is_empty());
         self.run_cascading(conn, node, stmt.reset_error, |session, out| {
             session.begin_flow(token)?;
             let sql = std::str::from_utf8(&text).map_err(|_| {
@@ -628,13 +657,18 @@ impl Session {
             let conn = out.conn;
             let mut encoder =
                 ResultEncoder::new(out, node.format, session.sid, chunk).compact_metadata(compact);
-            let use_cache = !session.core.lock().schema_dirty;
             // The database a plan without a schema reads: part of the shape cache's key.
-            let session_schema = session
-                .current_schema
-                .lock()
-                .clone()
-                .or_else(|| session.default_schema.clone());
+            let (use_cache, session_schema) = {
+                let core = session.core.lock();
+                let schema = core.current_schema.clone();
+                (
+                    !core.schema_dirty,
+                    schema.or_else(|| session.default_schema.clone()),
+                )
+            };
+            if session.is_killed() {
+                return Err(interrupted());
+            }
             let mut index = String::new();
             let summary =
                 session.with_engine(conn, node, &mut encoder, false, |engine, sink| {
@@ -717,7 +751,7 @@ impl Session {
         reset_error: Option<bool>,
         body: impl FnOnce(&Self, &mut SessionOutput<'_>) -> Result<(), SqlError>,
     ) {
-        if reset_error == Some(false) {
+        if reset_error == Some(false) && self.has_last_error.load(Ordering::Relaxed) {
             let stored = self.core.lock().last_error.clone();
             if let Some(err) = stored {
                 self.send_now(conn, node, |out| {
@@ -740,10 +774,14 @@ impl Session {
         // soon as it reads this answer means the kill for that statement, not this one.
         self.request_done();
         let _ = out.finish();
-        let mut core = self.core.lock();
         // Requests of a session run one at a time: the next one starts with the flag clear.
-        core.warnings_set = false;
-        core.last_error = result.err().map(|e| e.to_wire());
+        self.warnings_set.store(false, Ordering::Relaxed);
+        if result.is_err() || self.has_last_error.load(Ordering::Relaxed) {
+            let mut core = self.core.lock();
+            core.last_error = result.err().map(|e| e.to_wire());
+            self.has_last_error
+                .store(core.last_error.is_some(), Ordering::Relaxed);
+        }
     }
 
     /// Puts a failed request's error in the session's diagnostics (`SHOW ERRORS`,
@@ -757,7 +795,7 @@ impl Session {
             message: err.message.clone(),
         };
         let mut core = self.core.lock();
-        if !core.warnings_set {
+        if !self.warnings_set.load(Ordering::Relaxed) {
             core.warnings = vec![row];
         } else if core.warnings.last() != Some(&row) {
             let keep = crate::engine::sqlite::MAX_WARNINGS - 1;
@@ -814,20 +852,23 @@ impl Session {
         changes_schema: bool,
         run: impl FnOnce(&mut dyn EngineConn, &mut dyn ResultSink) -> Result<ExecSummary, SqlError>,
     ) -> Result<ExecSummary, SqlError> {
-        if self.is_killed() {
-            return Err(interrupted());
-        }
-        let (held, warnings) = {
+        // No kill check of its own here: the callers check just before (a kill that comes
+        // later is caught by `register_statement`, which is the check that counts).
+        let (held, warnings, current) = {
             let mut core = self.core.lock();
-            (core.engine.take(), std::mem::take(&mut core.warnings))
+            (
+                core.engine.take(),
+                std::mem::take(&mut core.warnings),
+                core.current_schema.clone(),
+            )
         };
+        let was_held = held.is_some();
         let mut engine = match held {
             Some(engine) => engine,
             None => node.engine.acquire()?,
         };
         engine.set_connection_id(self.number);
         engine.set_default_schema(self.default_schema.as_deref());
-        let current = self.current_schema.lock().clone();
         engine.set_session_schema(current.as_deref());
         engine.set_session_warnings(warnings);
         // A lock wait blocks this worker; inside the guard the pool counts it as stalled and grows
@@ -837,28 +878,41 @@ impl Session {
             Arc::new(move || Box::new(group.enter_wait()))
         });
         engine.set_wait_hook(Some(Arc::clone(hook)));
-        let result = if self.register_statement(&*engine) {
-            node.statement_started(self.number, engine.interrupter());
-            let result = run(&mut *engine, sink);
-            node.statement_ended(self.number);
-            self.kill.lock().running = None;
-            result
-        } else {
-            Err(interrupted())
-        };
-        if let Some(change) = engine.take_session_schema_change() {
-            // An auto-commit sid keeps no state: its USE lasts for the request only.
-            if !self.auto_commit {
-                *self.current_schema.lock() = change.map(Arc::from);
+        let Some(interrupter) = self.register_statement(&*engine) else {
+            // A kill meant for this request came first: the statement does not run, and the
+            // session is left as it was (a held connection stays held: whoever holds the run
+            // lock gives it back if the session is gone; the diagnostics are the previous
+            // statement's, which the request's error then replaces).
+            let warnings = engine.take_session_warnings();
+            let mut core = self.core.lock();
+            core.warnings = warnings;
+            if was_held {
+                core.engine = Some(engine);
+            } else {
+                drop(core);
+                node.engine.release(engine);
             }
-        }
+            return Err(interrupted());
+        };
+        node.statement_started(self.number, interrupter);
+        let result = run(&mut *engine, sink);
+        node.statement_ended(self.number);
+        self.kill.lock().running = None;
+        // An auto-commit sid keeps no state: its USE lasts for the request only.
+        let schema_change = engine
+            .take_session_schema_change()
+            .filter(|_| !self.auto_commit);
         let holds_state = engine.holds_session_state();
+        let keep = holds_state && !self.auto_commit && !self.is_gone();
         {
             // After the statement, whatever its outcome; again when a transaction that ran one
             // ends, as only then do other sessions see its DDL.
             let mut core = self.core.lock();
             core.warnings = engine.take_session_warnings();
-            core.warnings_set = true;
+            self.warnings_set.store(true, Ordering::Relaxed);
+            if let Some(change) = schema_change {
+                core.current_schema = change.map(Arc::from);
+            }
             if changes_schema {
                 node.plan_shapes.schema_may_have_changed();
                 core.schema_dirty |= holds_state;
@@ -866,15 +920,14 @@ impl Session {
                 core.schema_dirty = false;
                 node.plan_shapes.schema_may_have_changed();
             }
-        }
-        if holds_state && !self.auto_commit && !self.is_gone() {
-            self.core.lock().engine = Some(engine);
-        } else if holds_state {
-            // An auto-commit or removed session cannot keep state: the pool rolls it back (and
-            // closes the connection if that fails) before pooling it.
-            node.engine.release(engine);
-        } else {
-            node.engine.release(engine);
+            if keep {
+                core.engine = Some(engine);
+            } else {
+                drop(core);
+                // An auto-commit or removed session cannot keep state: the pool rolls it back
+                // (and closes the connection if that fails) before pooling it.
+                node.engine.release(engine);
+            }
         }
         if holds_state && self.auto_commit && result.is_ok() {
             // BEGIN, START TRANSACTION, SET autocommit = 0 or a temporary table would
@@ -890,18 +943,19 @@ impl Session {
     }
 
     /// Publishes `engine`'s interrupter for kills, after clearing any interrupt left from an
-    /// earlier statement; returns false, publishing nothing, if a kill was meant for this request.
-    /// Under the kill lock, so a kill either came before (and is judged by its target) or finds the
-    /// interrupter and lands on this statement.
-    fn register_statement(&self, engine: &dyn EngineConn) -> bool {
+    /// earlier statement, and returns it (for the node's list of running statements); returns
+    /// `None`, publishing nothing, if a kill was meant for this request. Under the kill lock, so
+    /// a kill either came before (and is judged by its target) or finds the interrupter and lands
+    /// on this statement.
+    fn register_statement(&self, engine: &dyn EngineConn) -> Option<Arc<dyn Interrupt>> {
         let mut kill = self.kill.lock();
         if kill.target == kill.taken {
-            return false;
+            return None;
         }
         let interrupter = engine.interrupter();
         interrupter.clear();
-        kill.running = Some(interrupter);
-        true
+        kill.running = Some(Arc::clone(&interrupter));
+        Some(interrupter)
     }
 
     /// Encodes with `write` and sends at once; for replies that are not part of a result.
@@ -974,8 +1028,23 @@ fn value_of_arg(any: &pb::datatypes::Any) -> Result<Value, SqlError> {
     })
 }
 
-/// A session's output for one request: frames accumulate in a pooled buffer and go out under the
-/// connection's send lock at `FLUSH_THRESHOLD` and at the end; rows are charged to flow control.
+thread_local! {
+    /// The output buffer of the request a worker thread runs, kept for its next request: taking
+    /// it from the group's page pool and giving it back cost two locks per request. A request
+    /// runs on one thread from start to end, so the buffer never leaves it; an output made while
+    /// another is open on the thread (none is today) finds the slot empty and allocates its own.
+    static SPARE_OUTPUT: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// The initial capacity of a request's output buffer.
+const OUTPUT_CAPACITY: usize = 4096;
+/// A thread keeps its output buffer only up to this capacity (a result with a very long row
+/// frees it): `FLUSH_THRESHOLD` plus room for the row that crossed it.
+const MAX_SPARE_OUTPUT: usize = 64 * 1024;
+
+/// A session's output for one request: frames accumulate in the worker thread's buffer and go
+/// out under the connection's send lock at `FLUSH_THRESHOLD` and at the end; rows are charged to
+/// flow control.
 pub struct SessionOutput<'a> {
     conn: &'a ConnRef,
     node: &'a NodeShared,
@@ -998,7 +1067,7 @@ impl<'a> SessionOutput<'a> {
             conn,
             node,
             session,
-            buf: conn.group().pages().take(4096),
+            buf: take_output_buffer(),
             failed: false,
         }
     }
@@ -1063,9 +1132,24 @@ impl FrameOutput for SessionOutput<'_> {
 
 impl Drop for SessionOutput<'_> {
     fn drop(&mut self) {
-        let buf = std::mem::take(&mut self.buf);
-        self.conn.group().pages().give(buf);
+        let mut buf = std::mem::take(&mut self.buf);
+        if buf.capacity() <= MAX_SPARE_OUTPUT {
+            buf.clear();
+            // `try_with`: a thread being torn down keeps nothing.
+            let _ = SPARE_OUTPUT.try_with(|spare| spare.set(buf));
+        }
     }
+}
+
+/// The thread's spare output buffer, empty, or a new one.
+fn take_output_buffer() -> Vec<u8> {
+    let mut buf = SPARE_OUTPUT
+        .try_with(|spare| spare.take())
+        .unwrap_or_default();
+    if buf.capacity() == 0 {
+        buf.reserve(OUTPUT_CAPACITY);
+    }
+    buf
 }
 
 /// Runs `sql` on `engine`.
@@ -1084,4 +1168,60 @@ fn execute_on(
         "fail point xrpc_engine_execute"
     )));
     engine.execute(sql, args, schema, sink)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn queued(session: &Session, requests: usize) {
+        for _ in 0..requests {
+            let request = Request::Sql(Box::default());
+            assert!(!matches!(session.push(request, 16), Pushed::Gone(_)));
+        }
+    }
+
+    /// `is_killed` reads a mirror of the kill state rather than taking the kill lock: it must say
+    /// what the kill state says at every step a kill can land on.
+    #[test]
+    fn the_lock_free_kill_check_follows_the_kill_state() {
+        let session = Session::new(1, 1, false);
+
+        // A kill of a queued request is seen once that request is taken, and by it only.
+        queued(&session, 2);
+        session.kill_query();
+        assert!(session.take_request().is_some());
+        assert!(session.is_killed(), "the request the kill was meant for");
+        session.request_done();
+        assert!(session.take_request().is_some());
+        assert!(!session.is_killed(), "the request queued behind it");
+
+        // A kill of the request being handled is seen at once.
+        session.kill_query();
+        assert!(session.is_killed(), "the request being handled");
+        session.request_done();
+
+        // A kill while the session is idle reaches no later request.
+        session.kill_query();
+        queued(&session, 1);
+        assert!(session.take_request().is_some());
+        assert!(!session.is_killed(), "a request received after the kill");
+        session.request_done();
+
+        // After a kill of the running request, a kill of a queued one clears the mirror until
+        // that request is taken.
+        queued(&session, 1);
+        assert!(session.take_request().is_some());
+        session.kill_query();
+        assert!(session.is_killed());
+        session.request_done();
+        queued(&session, 1);
+        session.kill_query();
+        assert!(!session.is_killed(), "nothing is being handled");
+        assert!(session.take_request().is_some());
+        assert!(
+            session.is_killed(),
+            "the queued request the kill was meant for"
+        );
+    }
 }

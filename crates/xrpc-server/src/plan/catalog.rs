@@ -415,9 +415,11 @@ pub fn may_change_schema(sql: &str) -> bool {
             break;
         }
     }
-    // Runs before every statement: compared in place, without allocating.
+    // Runs before every statement: compared in place, without allocating, and scanned by byte
+    // (a non-ASCII character's first byte is not ASCII alphabetic either, so the end is the same).
     let end = rest
-        .find(|c: char| !c.is_ascii_alphabetic())
+        .bytes()
+        .position(|b| !b.is_ascii_alphabetic())
         .unwrap_or(rest.len());
     let word = &rest[..end];
     [
