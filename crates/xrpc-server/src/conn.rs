@@ -144,6 +144,12 @@ impl Spill {
     /// Moves waiting units to the work queue until it is full again or none wait.
     fn drain(self: &Arc<Self>, conn: &ConnRef) {
         while self.waiting.load(Ordering::Acquire) != 0 {
+            if conn.group().is_queue_full() {
+                // Taking a unit out only to put it back costs two locks and a refused push, on
+                // every run while a burst of requests overflows the queue (4096 clients).
+                self.arm(conn);
+                return;
+            }
             let unit = {
                 let mut units = self.units.lock();
                 let unit = units.pop_front();
