@@ -991,17 +991,25 @@ impl SqliteConn {
     }
 
     /// Runs one statement for SQLite.
+    /// `rewrite` is the memo's rewrite of `sql` when the caller found it with the text's
+    /// classification (see `memo`).
     fn run(
         &mut self,
         sql: &str,
         args: &[Value],
         info: SqlInfo,
+        rewrite: Option<std::sync::Arc<memo::Rewrite>>,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
         let args: Vec<Arg<'_>> = args.iter().map(types::to_arg).collect();
-        let rewrite = self.texts.rewrite(sql, rewrite_for_sqlite)?;
+        let rewrite = match rewrite {
+            Some(rewrite) => rewrite,
+            None => self.texts.rewrite(sql, rewrite_for_sqlite)?,
+        };
         let sql = rewrite.sql.as_deref().unwrap_or(sql);
-        self.check_single_statement(sql)?;
+        if rewrite.may_hold_more {
+            self.check_single_statement(sql)?;
+        }
         self.shared.start_statement();
         self.shared
             .statement_writes
@@ -1361,10 +1369,11 @@ impl SqliteConn {
         })
     }
 
-    /// Refuses SQL holding more than one statement. Only text with a `;` before its end can, so
-    /// only that pays for compiling the statements.
+    /// Refuses SQL holding more than one statement. Only text with a `;` before its end can
+    /// ([`may_hold_more`], kept with the text's rewrite), so only that pays for compiling the
+    /// statements.
     fn check_single_statement(&self, sql: &str) -> Result<(), SqlError> {
-        if !compat::trim_statement(sql).contains(';') {
+        if !may_hold_more(sql) {
             return Ok(());
         }
         let mut batch = Batch::new(&self.conn, sql);
@@ -1578,7 +1587,7 @@ impl SqliteConn {
             Some(Arc::clone(&self.shared)),
         );
         // A text classified before is a statement SQLite runs: `catalog::parse` left it alone.
-        let known = self.texts.sql_info(sql);
+        let known = self.texts.known(sql);
         let parsed = if known.is_some() {
             None
         } else {
@@ -1595,8 +1604,8 @@ impl SqliteConn {
         if let Some(stmt) = parsed {
             return self.run_mysql(stmt?, sink);
         }
-        let info = match known {
-            Some(info) => info,
+        let (info, rewrite) = match known {
+            Some(known) => (known.info, known.rewrite),
             None => {
                 if authorizer::is_vacuum(compat::trim_statement(sql)) {
                     return Err(authorizer::vacuum_refused());
@@ -1604,7 +1613,7 @@ impl SqliteConn {
                 match compat::classify(sql) {
                     Compat::Sql(info) => {
                         self.texts.keep_sql_info(sql, info);
-                        info
+                        (info, None)
                     }
                     other => return self.run_compat(other),
                 }
@@ -1623,11 +1632,13 @@ impl SqliteConn {
         } else {
             databases::qualify(sql, current, &self.temp_names())
         };
+        // The classified text's rewrite is the one `run` needs only if `run` gets that text.
+        let rewrite = rewrite.filter(|_| qualified.is_none());
         let sql = qualified.as_deref().unwrap_or(sql);
         if catalog::mentions_information_schema(sql) {
             self.refresh_catalog()?;
         }
-        let result = self.run(sql, args, info, sink);
+        let result = self.run(sql, args, info, rewrite, sink);
         if info.state_change && result.is_ok() {
             self.refresh_state();
         }
@@ -1742,6 +1753,7 @@ fn rewrite_for_sqlite(sql: &str) -> Result<memo::Rewrite, SqlError> {
     let sql = arithmetic.as_deref().unwrap_or(sql);
     let sql = rewrite::exact_numbers(sql);
     let writes = arith::statement_writes(&sql);
+    let may_hold_more = may_hold_more(&sql);
     let unchanged = matches!(escaped, std::borrow::Cow::Borrowed(_))
         && casts.is_none()
         && arithmetic.is_none()
@@ -1750,7 +1762,14 @@ fn rewrite_for_sqlite(sql: &str) -> Result<memo::Rewrite, SqlError> {
         sql: (!unchanged).then(|| sql.into_owned()),
         hints,
         writes,
+        may_hold_more,
     })
+}
+
+/// Whether `sql` has a `;` before its end (trailing `;`, blanks and comments aside): only such a
+/// text can hold more than one statement.
+fn may_hold_more(sql: &str) -> bool {
+    compat::trim_statement(sql).contains(';')
 }
 
 /// What a result's metadata is made of besides the statement: cast hints, column origins
