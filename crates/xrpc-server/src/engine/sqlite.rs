@@ -1581,11 +1581,25 @@ impl SqliteConn {
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
-        let _scope = BusyScope::enter(
+        // The wait hook is lent to the scope for the statement and handed back after it.
+        let scope = BusyScope::enter(
             self.options.busy_timeout,
-            self.wait_hook.clone(),
-            Some(Arc::clone(&self.shared)),
+            self.wait_hook.take(),
+            Some(&self.shared),
         );
+        let result = self.execute_in_scope(sql, args, schema, sink);
+        self.wait_hook = scope.finish();
+        result
+    }
+
+    /// [`execute_statement`](Self::execute_statement) inside its busy scope.
+    fn execute_in_scope(
+        &mut self,
+        sql: &str,
+        args: &[Value],
+        schema: Option<&str>,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
         // A text classified before is a statement SQLite runs: `catalog::parse` left it alone.
         let known = self.texts.known(sql);
         let parsed = if known.is_some() {
@@ -1697,11 +1711,7 @@ impl SqliteConn {
     fn reset_state(&mut self) -> Result<(), SqlError> {
         // A reset is not a statement anyone can kill: a leftover flag must not stop its ROLLBACK.
         self.shared.interrupted.store(false, Ordering::Release);
-        let _scope = BusyScope::enter(
-            self.options.busy_timeout,
-            None,
-            Some(Arc::clone(&self.shared)),
-        );
+        let _scope = BusyScope::enter(self.options.busy_timeout, None, Some(&self.shared));
         if self.in_transaction() {
             self.exec("ROLLBACK")?;
         }
