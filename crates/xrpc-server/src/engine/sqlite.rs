@@ -16,6 +16,8 @@
 //! `statement_cache_capacity × CACHED_STATEMENT_MAX_LEN` bytes of SQL (1 MiB by default) and
 //! their compiled forms. A longer statement is compiled for its run and freed after it: a client
 //! sending a few 30 MiB statements no longer leaves them resident in every pooled connection.
+//! Besides the cache, a connection keeps its last client statement prepared (`kept`): the next
+//! request with the same text binds and steps it again without the cache's two hash lookups.
 //!
 //! Connections older than `xrpc_shared_session_lifetime` are closed on release instead of pooled,
 //! and swept from the pool periodically. Their age is read from a [`Clock`] ([`SystemClock`]
@@ -1274,7 +1276,7 @@ impl SqliteConn {
         // in this function, or kept in `self.kept`, which `SqliteConn` drops before `conn`.
         let conn = unsafe { self.conn.for_kept_statement() };
         // The last client statement kept for the next one (see `kept`), else the cache's.
-        let mut kept: Option<(Box<str>, CachedStatement<'static>)> = None;
+        let mut kept: Option<(String, CachedStatement<'static>)> = None;
         let mut cached: Option<CachedStatement<'static>> = None;
         let mut uncached: Option<Statement<'static>> = None;
         let stmt: &mut Statement<'static> = if sql.len() > CACHED_STATEMENT_MAX_LEN {

@@ -76,7 +76,9 @@ impl Drop for OwnedConn {
 
 /// The connection's last client statement with its text (see the module docs).
 pub(crate) struct LastStatement {
-    sql: Box<str>,
+    /// The text, in a buffer reused for the next text kept (no allocation per new text that
+    /// fits).
+    sql: String,
     stmt: CachedStatement<'static>,
 }
 
@@ -94,21 +96,26 @@ impl LastStatement {
         slot: &mut Option<LastStatement>,
         conn: &'static Connection,
         sql: &str,
-    ) -> rusqlite::Result<(Box<str>, CachedStatement<'static>)> {
-        match slot.take() {
-            Some(last) if *last.sql == *sql => Ok((last.sql, last.stmt)),
-            other => {
+    ) -> rusqlite::Result<(String, CachedStatement<'static>)> {
+        let mut text = match slot.take() {
+            Some(last) if last.sql == sql => return Ok((last.sql, last.stmt)),
+            Some(last) => {
                 // Back to rusqlite's cache before preparing: the same statement could be there.
-                drop(other);
-                Ok((sql.into(), conn.prepare_cached(sql)?))
+                drop(last.stmt);
+                last.sql
             }
-        }
+            None => String::new(),
+        };
+        let stmt = conn.prepare_cached(sql)?;
+        text.clear();
+        text.push_str(sql);
+        Ok((text, stmt))
     }
 
     /// Keeps `stmt`, prepared from `sql`, for the next statement.
     pub(crate) fn keep(
         slot: &mut Option<LastStatement>,
-        sql: Box<str>,
+        sql: String,
         stmt: CachedStatement<'static>,
     ) {
         *slot = Some(LastStatement { sql, stmt });
