@@ -16,6 +16,8 @@
 //! `statement_cache_capacity × CACHED_STATEMENT_MAX_LEN` bytes of SQL (1 MiB by default) and
 //! their compiled forms. A longer statement is compiled for its run and freed after it: a client
 //! sending a few 30 MiB statements no longer leaves them resident in every pooled connection.
+//! Besides the cache, a connection keeps its last client statement prepared (`kept`): the next
+//! request with the same text binds and steps it again without the cache's two hash lookups.
 //!
 //! Connections older than `xrpc_shared_session_lifetime` are closed on release instead of pooled,
 //! and swept from the pool periodically. Their age is read from a [`Clock`] ([`SystemClock`]
@@ -235,7 +237,9 @@ mod catalog;
 mod compat;
 mod databases;
 mod enumset;
+mod kept;
 mod memo;
+mod notes;
 mod origin;
 mod rewrite;
 mod shape;
@@ -650,47 +654,41 @@ struct Shared {
     interrupted: AtomicBool,
     /// What `database()` returns. Shared rather than copied: every statement reads it.
     schema: Mutex<Arc<str>>,
-    /// The error `xrpc_check` failed the running statement with: SQLite only passes its text on.
-    check_error: Mutex<Option<SqlError>>,
+    /// The running statement's error, first inserted row, first generated id and warnings,
+    /// written by the node's functions and the update hook (see `notes`).
+    notes: notes::StatementNotes,
     /// Rows `xrpc_check` has seen in the running statement (for "at row N").
     check_rows: AtomicU64,
-    /// The first row the running statement inserted: (database, table, rowid).
-    first_insert: Mutex<Option<(String, String, i64)>>,
     /// Set by `xrpc_id_generated()` (the AUTO_INCREMENT trigger) for the row being inserted;
     /// the update hook takes it.
     generating: AtomicBool,
-    /// The first id the running statement generated (not written explicitly).
-    first_generated: Mutex<Option<i64>>,
     /// Whether the running statement writes rows (INSERT, REPLACE, UPDATE): the arithmetic of
     /// stored SQL (views, triggers, defaults) it runs then fails on a warning (see `arith`).
     statement_writes: AtomicBool,
-    /// The running statement's warnings (casts that converted with a warning), at most
-    /// [`MAX_WARNINGS`] of them (MySQL's `max_error_count` default).
-    warnings: Mutex<Vec<SqlWarning>>,
 }
 
-/// The most warnings kept for one statement, as MySQL's default `max_error_count`.
-pub(crate) const MAX_WARNINGS: usize = 64;
+pub(crate) use self::notes::MAX_WARNINGS;
 
 impl Shared {
-    /// Records a warning of the running statement.
+    /// Records a warning of the running statement (casts that converted with a warning), at
+    /// most [`MAX_WARNINGS`] of them (MySQL's `max_error_count` default).
     pub(crate) fn warn(&self, warning: SqlWarning) {
-        let mut warnings = self.warnings.lock();
-        if warnings.len() < MAX_WARNINGS {
-            warnings.push(warning);
-        }
+        self.notes.warn(warning);
+    }
+
+    /// Fails the running statement with `err` (a node function's): SQLite only passes its text
+    /// on, so the engine reports this instead.
+    pub(crate) fn fail(&self, err: SqlError) {
+        self.notes.fail(err);
     }
 }
 
 impl Shared {
     /// Clears the per-statement state before a statement runs.
     fn start_statement(&self) {
-        self.check_error.lock().take();
+        self.notes.start();
         self.check_rows.store(0, Ordering::Relaxed);
-        self.first_insert.lock().take();
         self.generating.store(false, Ordering::Relaxed);
-        self.first_generated.lock().take();
-        self.warnings.lock().clear();
     }
 }
 
@@ -702,7 +700,10 @@ pub struct SqliteConn {
     keys: origin::KeyCache,
     /// The vectors results are streamed through, reused.
     stream_buffers: shape::StreamBuffers,
-    conn: Connection,
+    /// The last client statement, kept prepared for the next (see `kept`). Declared before
+    /// `conn` for the same reason as `keys`, and because it borrows `conn`.
+    kept: Option<kept::LastStatement>,
+    conn: kept::OwnedConn,
     opened_at: Instant,
     options: Arc<SqliteOptions>,
     shared: Arc<Shared>,
@@ -720,6 +721,10 @@ pub struct SqliteConn {
     guard: Arc<authorizer::Guard>,
     /// The session's current database (`USE`), handed in before each statement.
     session_schema: Option<String>,
+    /// What `shared.schema` holds (the statement's database, lower case): this connection is
+    /// its only writer ([`set_schema`](Self::set_schema)), so it reads its own copy without the
+    /// lock.
+    schema: Arc<str>,
     /// A change of the session's current database by the last statement, for the session layer.
     schema_change: Option<Option<String>>,
     /// The catalog version `information_schema` was last rebuilt at (see `catalog`).
@@ -781,25 +786,17 @@ impl SqliteConn {
             last_insert_id: AtomicU64::new(0),
             interrupted: AtomicBool::new(false),
             schema: Mutex::new(Arc::from("main")),
-            check_error: Mutex::new(None),
-            warnings: Mutex::new(Vec::new()),
+            notes: notes::StatementNotes::default(),
             check_rows: AtomicU64::new(0),
-            first_insert: Mutex::new(None),
             generating: AtomicBool::new(false),
-            first_generated: Mutex::new(None),
             statement_writes: AtomicBool::new(false),
         });
         let s = Arc::clone(&shared);
         conn.update_hook(Some(
             move |action: rusqlite::hooks::Action, db: &str, table: &str, rowid: i64| {
                 if action == rusqlite::hooks::Action::SQLITE_INSERT {
-                    let mut first = s.first_insert.lock();
-                    if first.is_none() {
-                        *first = Some((db.to_owned(), table.to_owned(), rowid));
-                    }
-                    if s.generating.swap(false, Ordering::Relaxed) {
-                        s.first_generated.lock().get_or_insert(rowid);
-                    }
+                    let generated = s.generating.swap(false, Ordering::Relaxed);
+                    s.notes.inserted(db, table, rowid, generated);
                 }
             },
         ));
@@ -842,7 +839,9 @@ impl SqliteConn {
             shared: Arc::clone(&shared),
         });
         Ok(Self {
-            conn,
+            conn: kept::OwnedConn::new(conn),
+            kept: None,
+            schema: Arc::from("main"),
             opened_at,
             options,
             shared,
@@ -882,7 +881,7 @@ impl SqliteConn {
     fn map(&self, err: rusqlite::Error) -> SqlError {
         self.guard
             .take_refusal()
-            .or_else(|| self.shared.check_error.lock().take())
+            .or_else(|| self.shared.notes.take_error())
             .unwrap_or_else(|| map_error(err, self.shared.interrupted.load(Ordering::Acquire)))
     }
 
@@ -901,7 +900,7 @@ impl SqliteConn {
 
     /// Checks the statement's database (`schema_name`, else the session's current database,
     /// else `main`) and makes it what `database()` returns.
-    fn use_schema(&self, schema: Option<&str>) -> Result<(), SqlError> {
+    fn use_schema(&mut self, schema: Option<&str>) -> Result<(), SqlError> {
         let name = match schema {
             None | Some("") => self.session_schema.as_deref().unwrap_or("main"),
             Some(name) => name,
@@ -920,11 +919,18 @@ impl SqliteConn {
                 format!("Unknown database '{name}'"),
             ));
         }
-        let mut current = self.shared.schema.lock();
-        if !current.eq_ignore_ascii_case(name) {
-            *current = Arc::from(name.to_ascii_lowercase());
+        if !self.schema.eq_ignore_ascii_case(name) {
+            let name = name.to_ascii_lowercase();
+            self.set_schema(&name);
         }
         Ok(())
+    }
+
+    /// Makes `name` (lower case) the database `database()` returns.
+    fn set_schema(&mut self, name: &str) {
+        let name: Arc<str> = Arc::from(name);
+        *self.shared.schema.lock() = Arc::clone(&name);
+        self.schema = name;
     }
 
     /// Attaches the databases created and detaches those dropped since this connection last
@@ -991,17 +997,25 @@ impl SqliteConn {
     }
 
     /// Runs one statement for SQLite.
+    /// `rewrite` is the memo's rewrite of `sql` when the caller found it with the text's
+    /// classification (see `memo`).
     fn run(
         &mut self,
         sql: &str,
         args: &[Value],
         info: SqlInfo,
+        rewrite: Option<std::sync::Arc<memo::Rewrite>>,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
         let args: Vec<Arg<'_>> = args.iter().map(types::to_arg).collect();
-        let rewrite = self.texts.rewrite(sql, rewrite_for_sqlite)?;
+        let rewrite = match rewrite {
+            Some(rewrite) => rewrite,
+            None => self.texts.rewrite(sql, rewrite_for_sqlite)?,
+        };
         let sql = rewrite.sql.as_deref().unwrap_or(sql);
-        self.check_single_statement(sql)?;
+        if rewrite.may_hold_more {
+            self.check_single_statement(sql)?;
+        }
         self.shared.start_statement();
         self.shared
             .statement_writes
@@ -1253,9 +1267,8 @@ impl SqliteConn {
         let interrupted = || self.shared.interrupted.load(Ordering::Acquire);
         let map = |err| {
             self.shared
-                .check_error
-                .lock()
-                .take()
+                .notes
+                .take_error()
                 .unwrap_or_else(|| map_error(err, interrupted()))
         };
         // The authorizer checks what the client's statement does while it is compiled, and
@@ -1263,12 +1276,20 @@ impl SqliteConn {
         let guard = Arc::clone(&self.guard);
         let client = ClientSql::enter(&guard);
         let map = |err| guard.take_refusal().unwrap_or_else(|| map(err));
-        let mut cached: Option<CachedStatement<'_>> = None;
-        let mut uncached: Option<Statement<'_>> = None;
-        let stmt: &mut Statement<'_> = if sql.len() <= CACHED_STATEMENT_MAX_LEN {
-            cached.insert(self.conn.prepare_cached(sql).map_err(map)?)
+        // SAFETY: every statement prepared from `conn` here is dropped before the connection:
+        // in this function, or kept in `self.kept`, which `SqliteConn` drops before `conn`.
+        let conn = unsafe { self.conn.for_kept_statement() };
+        // The last client statement kept for the next one (see `kept`), else the cache's.
+        let mut kept: Option<(String, CachedStatement<'static>)> = None;
+        let mut cached: Option<CachedStatement<'static>> = None;
+        let mut uncached: Option<Statement<'static>> = None;
+        let stmt: &mut Statement<'static> = if sql.len() > CACHED_STATEMENT_MAX_LEN {
+            uncached.insert(conn.prepare(sql).map_err(map)?)
+        } else if self.options.statement_cache_capacity == 0 {
+            cached.insert(conn.prepare_cached(sql).map_err(map)?)
         } else {
-            uncached.insert(self.conn.prepare(sql).map_err(map)?)
+            let taken = kept::LastStatement::take(&mut self.kept, conn, sql).map_err(map)?;
+            &mut kept.insert(taken).1
         };
         if stmt.parameter_count() != args.len() {
             return Err(SqlError::new(
@@ -1293,7 +1314,7 @@ impl SqliteConn {
         let total_before = self.conn.total_changes();
         let has_result_set = stmt.column_count() > 0;
         if has_result_set {
-            let schema = Arc::clone(&self.shared.schema.lock());
+            let schema = &*self.schema;
             let columns = Columns {
                 hints,
                 sql,
@@ -1302,11 +1323,14 @@ impl SqliteConn {
                 conn: &self.conn,
                 buffers: &mut self.stream_buffers,
             };
-            stream(stmt, sink, &schema, columns, &map)?;
+            stream(stmt, sink, schema, columns, &map)?;
         } else {
             stmt.raw_execute().map_err(map)?;
         }
-        // Back to the cache (reset), or freed.
+        // Kept for the next statement, back to the cache, or freed (all reset by now).
+        if let Some((text, stmt)) = kept {
+            kept::LastStatement::keep(&mut self.kept, text, stmt);
+        }
         drop((cached, uncached));
         drop(client);
         let rows_affected = if self.conn.total_changes() != total_before {
@@ -1315,7 +1339,7 @@ impl SqliteConn {
             0
         };
         // MySQL reports the first id of a multi-row insert, and only for AUTO_INCREMENT tables.
-        let first_insert = self.shared.first_insert.lock().take();
+        let first_insert = self.shared.notes.take_first_insert();
         let schema_table = first_insert
             .as_ref()
             .map(|(schema, table, _)| (schema.clone(), table.clone()));
@@ -1330,7 +1354,7 @@ impl SqliteConn {
         // LAST_INSERT_ID() changes only when an id was generated, not for an explicit id
         // (MySQL); a table without the node's AUTO_INCREMENT trigger (created before it) counts
         // every id as generated.
-        let generated = self.shared.first_generated.lock().take();
+        let generated = self.shared.notes.take_first_generated();
         let function_id = match (generated, last_insert_id) {
             (Some(id), _) => u64::try_from(id).ok().filter(|&id| id > 0),
             (None, Some(id)) if !self.generation_tracked(&schema_table) => Some(id),
@@ -1340,7 +1364,7 @@ impl SqliteConn {
             self.shared.last_insert_id.store(id, Ordering::Relaxed);
         }
         // The statement's warnings: sent after its rows, and kept for SHOW WARNINGS.
-        let warnings = std::mem::take(&mut *self.shared.warnings.lock());
+        let warnings = self.shared.notes.take_warnings();
         for warning in &warnings {
             sink.warning(warning).map_err(SqlError::from)?;
         }
@@ -1352,10 +1376,11 @@ impl SqliteConn {
         })
     }
 
-    /// Refuses SQL holding more than one statement. Only text with a `;` before its end can, so
-    /// only that pays for compiling the statements.
+    /// Refuses SQL holding more than one statement. Only text with a `;` before its end can
+    /// ([`may_hold_more`], kept with the text's rewrite), so only that pays for compiling the
+    /// statements.
     fn check_single_statement(&self, sql: &str) -> Result<(), SqlError> {
-        if !compat::trim_statement(sql).contains(';') {
+        if !may_hold_more(sql) {
             return Ok(());
         }
         let mut batch = Batch::new(&self.conn, sql);
@@ -1467,7 +1492,7 @@ impl EngineConn for SqliteConn {
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
         // Warnings of an earlier statement that failed before taking them.
-        self.shared.warnings.lock().clear();
+        self.shared.notes.clear_warnings();
         // Never cleared here: a kill that came before the statement started is for it (see
         // `Interrupt`).
         let result = if self.shared.interrupted.load(Ordering::Acquire) {
@@ -1491,7 +1516,7 @@ impl EngineConn for SqliteConn {
         if let Err(err) = &result {
             // MySQL's diagnostics after a failed statement: the warnings it raised before
             // failing, then its error (`SHOW WARNINGS`, `SHOW ERRORS`, `@@error_count`).
-            let mut diagnostics = std::mem::take(&mut *self.shared.warnings.lock());
+            let mut diagnostics = self.shared.notes.take_warnings();
             diagnostics.truncate(MAX_WARNINGS - 1);
             diagnostics.push(SqlWarning {
                 level: crate::result::WarningLevel::Error,
@@ -1563,13 +1588,27 @@ impl SqliteConn {
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
-        let _scope = BusyScope::enter(
+        // The wait hook is lent to the scope for the statement and handed back after it.
+        let scope = BusyScope::enter(
             self.options.busy_timeout,
-            self.wait_hook.clone(),
-            Some(Arc::clone(&self.shared)),
+            self.wait_hook.take(),
+            Some(&self.shared),
         );
+        let result = self.execute_in_scope(sql, args, schema, sink);
+        self.wait_hook = scope.finish();
+        result
+    }
+
+    /// [`execute_statement`](Self::execute_statement) inside its busy scope.
+    fn execute_in_scope(
+        &mut self,
+        sql: &str,
+        args: &[Value],
+        schema: Option<&str>,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
         // A text classified before is a statement SQLite runs: `catalog::parse` left it alone.
-        let known = self.texts.sql_info(sql);
+        let known = self.texts.known(sql);
         let parsed = if known.is_some() {
             None
         } else {
@@ -1586,8 +1625,8 @@ impl SqliteConn {
         if let Some(stmt) = parsed {
             return self.run_mysql(stmt?, sink);
         }
-        let info = match known {
-            Some(info) => info,
+        let (info, rewrite) = match known {
+            Some(known) => (known.info, known.rewrite),
             None => {
                 if authorizer::is_vacuum(compat::trim_statement(sql)) {
                     return Err(authorizer::vacuum_refused());
@@ -1595,7 +1634,7 @@ impl SqliteConn {
                 match compat::classify(sql) {
                     Compat::Sql(info) => {
                         self.texts.keep_sql_info(sql, info);
-                        info
+                        (info, None)
                     }
                     other => return self.run_compat(other),
                 }
@@ -1604,8 +1643,7 @@ impl SqliteConn {
         if self.autocommit_off && info.implicit_txn && !self.in_transaction() {
             self.begin(BeginMode::Default)?;
         }
-        let current = Arc::clone(&self.shared.schema.lock());
-        let current = &*current;
+        let current = &*self.schema;
         // Unqualified names would otherwise fall through to the other databases (SQLite
         // searches temp, main, then every attached one); with no other database there is
         // nothing to fall through to, and nothing to pay.
@@ -1615,11 +1653,13 @@ impl SqliteConn {
         } else {
             databases::qualify(sql, current, &self.temp_names())
         };
+        // The classified text's rewrite is the one `run` needs only if `run` gets that text.
+        let rewrite = rewrite.filter(|_| qualified.is_none());
         let sql = qualified.as_deref().unwrap_or(sql);
         if catalog::mentions_information_schema(sql) {
             self.refresh_catalog()?;
         }
-        let result = self.run(sql, args, info, sink);
+        let result = self.run(sql, args, info, rewrite, sink);
         if info.state_change && result.is_ok() {
             self.refresh_state();
         }
@@ -1678,11 +1718,7 @@ impl SqliteConn {
     fn reset_state(&mut self) -> Result<(), SqlError> {
         // A reset is not a statement anyone can kill: a leftover flag must not stop its ROLLBACK.
         self.shared.interrupted.store(false, Ordering::Release);
-        let _scope = BusyScope::enter(
-            self.options.busy_timeout,
-            None,
-            Some(Arc::clone(&self.shared)),
-        );
+        let _scope = BusyScope::enter(self.options.busy_timeout, None, Some(&self.shared));
         if self.in_transaction() {
             self.exec("ROLLBACK")?;
         }
@@ -1734,6 +1770,7 @@ fn rewrite_for_sqlite(sql: &str) -> Result<memo::Rewrite, SqlError> {
     let sql = arithmetic.as_deref().unwrap_or(sql);
     let sql = rewrite::exact_numbers(sql);
     let writes = arith::statement_writes(&sql);
+    let may_hold_more = may_hold_more(&sql);
     let unchanged = matches!(escaped, std::borrow::Cow::Borrowed(_))
         && casts.is_none()
         && arithmetic.is_none()
@@ -1742,7 +1779,14 @@ fn rewrite_for_sqlite(sql: &str) -> Result<memo::Rewrite, SqlError> {
         sql: (!unchanged).then(|| sql.into_owned()),
         hints,
         writes,
+        may_hold_more,
     })
+}
+
+/// Whether `sql` has a `;` before its end (trailing `;`, blanks and comments aside): only such a
+/// text can hold more than one statement.
+fn may_hold_more(sql: &str) -> bool {
+    compat::trim_statement(sql).contains(';')
 }
 
 /// What a result's metadata is made of besides the statement: cast hints, column origins
@@ -2009,7 +2053,7 @@ fn register_id_check(conn: &Connection, shared: &Arc<Shared>) -> rusqlite::Resul
             )
         };
         let message = err.message.clone();
-        *s.check_error.lock() = Some(err);
+        s.fail(err);
         Err(rusqlite::Error::UserFunctionError(message.into()))
     })
 }
@@ -2051,7 +2095,7 @@ fn register_check_with(
                     let column = ctx.get_raw(1).as_str().unwrap_or("?");
                     let err = problem.error(&kind, column, row.max(1), &Shown(value).to_string());
                     let message = err.message.clone();
-                    *s.check_error.lock() = Some(err);
+                    s.fail(err);
                     Err(rusqlite::Error::UserFunctionError(message.into()))
                 }
             }

@@ -1017,8 +1017,8 @@ fn shown(n: Num) -> String {
 }
 
 /// Registers `xrpc_div`, `xrpc_mod`, `xrpc_intdiv` and `xrpc_num` (see the module docs). In a
-/// write statement a problem fails the statement with its MySQL error, kept in
-/// `shared.check_error` for the engine to report; in a query it is a warning.
+/// write statement a problem fails the statement with its MySQL error, handed to
+/// `shared.fail` for the engine to report; in a query it is a warning.
 pub(crate) fn register(conn: &Connection, shared: &std::sync::Arc<Shared>) -> rusqlite::Result<()> {
     let flags = FunctionFlags::SQLITE_UTF8
         | FunctionFlags::SQLITE_DETERMINISTIC
@@ -1039,7 +1039,7 @@ pub(crate) fn register(conn: &Connection, shared: &std::sync::Arc<Shared>) -> ru
             if writes && problem.level == WarningLevel::Warning {
                 let err = SqlError::new(problem.code, problem.message);
                 let message = err.message.clone();
-                *shared.check_error.lock() = Some(err);
+                shared.fail(err);
                 return Err(rusqlite::Error::UserFunctionError(message.into()));
             }
             shared.warn(SqlWarning {
@@ -1066,7 +1066,7 @@ pub(crate) fn register(conn: &Connection, shared: &std::sync::Arc<Shared>) -> ru
             report(&s, mode, problems)?;
             value.map_err(|err| {
                 let message = err.message.clone();
-                *s.check_error.lock() = Some(err);
+                s.fail(err);
                 rusqlite::Error::UserFunctionError(message.into())
             })
         })?;

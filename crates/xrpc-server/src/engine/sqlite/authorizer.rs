@@ -47,12 +47,19 @@ use crate::result::SqlError;
 pub(crate) struct Guard {
     client: AtomicBool,
     refused: Mutex<Option<SqlError>>,
+    /// Raised with `refused` set, lowered when it is taken: a client statement starts without
+    /// locking `refused` when nothing was refused (the common case). Only the connection's
+    /// thread touches either, so `Relaxed` suffices.
+    has_refusal: AtomicBool,
 }
 
 impl Guard {
     /// The refusal that failed the last compile, if the authorizer refused something; SQLite
     /// itself only reports "not authorized".
     pub(crate) fn take_refusal(&self) -> Option<SqlError> {
+        if !self.has_refusal.swap(false, Ordering::Relaxed) {
+            return None;
+        }
         self.refused.lock().take()
     }
 
@@ -72,7 +79,7 @@ pub(crate) struct ClientSql<'a>(&'a Guard);
 
 impl<'a> ClientSql<'a> {
     pub(crate) fn enter(guard: &'a Guard) -> Self {
-        guard.refused.lock().take();
+        guard.take_refusal();
         guard.client.store(true, Ordering::Release);
         Self(guard)
     }
@@ -98,6 +105,7 @@ pub(crate) fn install(conn: &Connection, guard: &Arc<Guard>) {
                 if refused.is_none() {
                     *refused = Some(err);
                 }
+                guard.has_refusal.store(true, Ordering::Relaxed);
                 Authorization::Deny
             }
         }

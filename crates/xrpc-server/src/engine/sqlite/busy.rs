@@ -14,9 +14,21 @@ use super::{Shared, SqliteOptions};
 use crate::engine::WaitHook;
 
 /// What the busy handler needs to know about the statement running on this thread.
+///
+/// The state stays in the thread-local between statements, "parked" (`active` down): a worker
+/// runs statement after statement, mostly of the same few connections, so a scope that finds
+/// its connection's `shared` parked there keeps it instead of cloning the `Arc` and dropping
+/// the old one, and takes the wait hook by value from the connection and hands it back at the
+/// end (see [`BusyScope::finish`]). Outside a scope the handler ignores what is parked and uses
+/// the defaults.
 struct BusyState {
+    /// Whether a scope is open on this thread.
+    active: bool,
     timeout: Duration,
+    /// The busy timeout outside any scope.
+    default_timeout: Duration,
     hook: Option<WaitHook>,
+    /// The running connection's shared state; outside a scope, the last one's (unused).
     shared: Option<Arc<Shared>>,
     /// When the current lock wait started.
     started: Option<Instant>,
@@ -27,9 +39,16 @@ struct BusyState {
 }
 
 impl BusyState {
-    fn new(timeout: Duration, hook: Option<WaitHook>, shared: Option<Arc<Shared>>) -> Self {
+    fn new(
+        active: bool,
+        timeout: Duration,
+        hook: Option<WaitHook>,
+        shared: Option<Arc<Shared>>,
+    ) -> Self {
         Self {
+            active,
             timeout,
+            default_timeout: SqliteOptions::default().busy_timeout,
             hook,
             shared,
             started: None,
@@ -42,39 +61,85 @@ impl BusyState {
 thread_local! {
     /// The running statement's busy settings; the default outside any scope.
     static BUSY: RefCell<BusyState> = RefCell::new(BusyState::new(
+        false,
         SqliteOptions::default().busy_timeout,
         None,
         None,
     ));
 }
 
-/// Installs a statement's busy settings for its thread; restores the previous ones, dropping
-/// the wait guard if one was taken, when dropped.
+/// Installs a statement's busy settings for its thread until [`finish`](Self::finish)ed or
+/// dropped, which drops the wait guard if one was taken. Scopes nest (an inner one saves the
+/// outer one's state and puts it back), though the engine opens one per statement.
 pub(super) struct BusyScope {
+    /// The enclosing scope's state, when this one is nested.
     previous: Option<BusyState>,
+    open: bool,
 }
 
 impl BusyScope {
     pub(super) fn enter(
         timeout: Duration,
         hook: Option<WaitHook>,
-        shared: Option<Arc<Shared>>,
+        shared: Option<&Arc<Shared>>,
     ) -> Self {
-        let state = BusyState::new(timeout, hook, shared);
-        let previous = BUSY.with(|cell| std::mem::replace(&mut *cell.borrow_mut(), state));
-        Self {
-            previous: Some(previous),
+        BUSY.with(|cell| {
+            let mut state = cell.borrow_mut();
+            if state.active {
+                let nested = BusyState::new(true, timeout, hook, shared.cloned());
+                let previous = std::mem::replace(&mut *state, nested);
+                return Self {
+                    previous: Some(previous),
+                    open: true,
+                };
+            }
+            let parked = matches!((shared, &state.shared), (Some(s), Some(p)) if Arc::ptr_eq(s, p));
+            if !parked {
+                state.shared = shared.cloned();
+            }
+            state.active = true;
+            state.timeout = timeout;
+            state.hook = hook;
+            state.started = None;
+            state.hooked = false;
+            Self {
+                previous: None,
+                open: true,
+            }
+        })
+    }
+
+    /// Ends the scope: hands back the wait hook given to `enter`, and drops the wait guard.
+    pub(super) fn finish(mut self) -> Option<WaitHook> {
+        self.close()
+    }
+
+    fn close(&mut self) -> Option<WaitHook> {
+        if !std::mem::take(&mut self.open) {
+            return None;
         }
+        let (hook, guard) = BUSY.with(|cell| {
+            let mut state = cell.borrow_mut();
+            match self.previous.take() {
+                Some(previous) => {
+                    let mut finished = std::mem::replace(&mut *state, previous);
+                    (finished.hook.take(), finished.guard.take())
+                }
+                None => {
+                    state.active = false;
+                    (state.hook.take(), state.guard.take())
+                }
+            }
+        });
+        // The guard drops here, outside the RefCell borrow: it is the hook's, foreign code.
+        drop(guard);
+        hook
     }
 }
 
 impl Drop for BusyScope {
     fn drop(&mut self) {
-        if let Some(previous) = self.previous.take() {
-            let finished = BUSY.with(|cell| std::mem::replace(&mut *cell.borrow_mut(), previous));
-            // The guard (if any) drops here, outside the RefCell borrow.
-            drop(finished);
-        }
+        drop(self.close());
     }
 }
 
@@ -87,13 +152,19 @@ const BUSY_STEPS_MS: [u64; 10] = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50];
 pub(super) fn busy_handler(count: i32) -> bool {
     let step = BUSY.with(|cell| {
         let mut state = cell.borrow_mut();
-        if state
-            .shared
-            .as_ref()
-            .is_some_and(|s| s.interrupted.load(Ordering::Acquire))
+        if state.active
+            && state
+                .shared
+                .as_ref()
+                .is_some_and(|s| s.interrupted.load(Ordering::Acquire))
         {
             return None;
         }
+        let timeout = if state.active {
+            state.timeout
+        } else {
+            state.default_timeout
+        };
         let now = Instant::now();
         let started = match state.started {
             Some(started) if count > 0 => started,
@@ -102,8 +173,7 @@ pub(super) fn busy_handler(count: i32) -> bool {
                 now
             }
         };
-        let left = state
-            .timeout
+        let left = timeout
             .checked_sub(now - started)
             .filter(|d| !d.is_zero())?;
         let hook = if state.hooked {
@@ -127,4 +197,39 @@ pub(super) fn busy_handler(count: i32) -> bool {
     }
     std::thread::sleep(sleep);
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn active_timeout() -> (bool, Duration) {
+        BUSY.with(|cell| {
+            let state = cell.borrow();
+            (state.active, state.timeout)
+        })
+    }
+
+    #[test]
+    fn a_scope_hands_its_hook_back_and_a_nested_one_restores_the_outer_one() {
+        let hook: WaitHook = Arc::new(|| Box::new(()) as Box<dyn Any>);
+        let ms = Duration::from_millis;
+        let outer = BusyScope::enter(ms(7), Some(Arc::clone(&hook)), None);
+        assert_eq!(active_timeout(), (true, ms(7)));
+        let inner = BusyScope::enter(ms(9), None, None);
+        assert_eq!(active_timeout(), (true, ms(9)));
+        assert!(inner.finish().is_none());
+        assert_eq!(
+            active_timeout(),
+            (true, ms(7)),
+            "the outer scope's state is back"
+        );
+        let back = outer.finish().expect("the hook comes back");
+        assert!(Arc::ptr_eq(&back, &hook));
+        assert!(!active_timeout().0);
+        // Dropped rather than finished: closed all the same.
+        drop(BusyScope::enter(ms(5), Some(hook), None));
+        assert!(!active_timeout().0);
+        assert!(BUSY.with(|cell| cell.borrow().hook.is_none()));
+    }
 }

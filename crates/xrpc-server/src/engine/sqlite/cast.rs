@@ -2338,7 +2338,7 @@ fn to_string(input: Input<'_>, length: Option<u32>, binary: bool) -> Answer {
 }
 
 /// Registers the cast functions (see the module docs). A refusal, or a warning in a write
-/// statement, fails the statement with its MySQL error, kept in `shared.check_error` for the
+/// statement, fails the statement with its MySQL error, handed to `shared.fail` for the
 /// engine to report.
 pub(crate) fn register(conn: &Connection, shared: &std::sync::Arc<Shared>) -> rusqlite::Result<()> {
     let flags = FunctionFlags::SQLITE_UTF8
@@ -2380,7 +2380,7 @@ pub(crate) fn register(conn: &Connection, shared: &std::sync::Arc<Shared>) -> ru
             };
             let failed = |err: SqlError| {
                 let message = err.message.clone();
-                *s.check_error.lock() = Some(err);
+                s.fail(err);
                 rusqlite::Error::UserFunctionError(message.into())
             };
             let answer = conv(input, &args[..extra]);

@@ -1038,7 +1038,7 @@ impl SqliteConn {
                 // compute node matches "PROCEDURE dbms_xa.FIND_BY_XID does not exist".
                 let name = match name.split_once('.') {
                     Some((db, procedure)) => format!("{}.{procedure}", db.to_ascii_lowercase()),
-                    None => format!("{}.{name}", self.shared.schema.lock()),
+                    None => format!("{}.{name}", self.schema),
                 };
                 Err(SqlError::new(
                     &codes::SP_DOES_NOT_EXIST,
@@ -1074,7 +1074,7 @@ impl SqliteConn {
                 {
                     self.session_schema = None;
                     self.schema_change = Some(None);
-                    *self.shared.schema.lock() = std::sync::Arc::from("main");
+                    self.set_schema("main");
                 }
                 Ok(done)
             }
@@ -1085,7 +1085,7 @@ impl SqliteConn {
                 }
                 self.session_schema = Some(lower.clone());
                 self.schema_change = Some(Some(lower.clone()));
-                *self.shared.schema.lock() = std::sync::Arc::from(lower.as_str());
+                self.set_schema(&lower);
                 Ok(done)
             }
             Stmt::ShowDatabases { like } => {
@@ -1304,7 +1304,7 @@ impl SqliteConn {
     fn resolve_db(&self, db: Option<&str>) -> Result<String, SqlError> {
         let name = match db {
             Some(db) => db.to_ascii_lowercase(),
-            None => self.shared.schema.lock().to_ascii_lowercase(),
+            None => self.schema.to_ascii_lowercase(),
         };
         if name == "temp" || self.database_exists(&name) {
             Ok(name)

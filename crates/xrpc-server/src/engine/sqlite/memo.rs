@@ -15,6 +15,9 @@
 //! - The text a rewrite is kept under is the one `run` receives (after `databases::qualify`,
 //!   which depends on the session's database), so a change of database never meets a stale
 //!   rewrite.
+//! - A classified text also carries its rewrite once `run` has made it for that same text (no
+//!   qualification in between), so a repeated statement finds both with one lookup; the
+//!   rewrite is a pure function of the text, so it is the one the rewrites map keeps for it.
 //! - Bounded: texts longer than [`MAX_TEXT_LEN`] are not kept, and a memo that holds
 //!   [`CAPACITY`] texts of a kind is emptied before it takes another, so a connection keeps at
 //!   most `2 × CAPACITY × MAX_TEXT_LEN` bytes of keys (and their rewrites). A workload with
@@ -43,25 +46,49 @@ pub(crate) struct Rewrite {
     pub(crate) hints: Vec<ColumnHint>,
     /// `arith::statement_writes` of the text SQLite runs.
     pub(crate) writes: bool,
+    /// Whether the text SQLite runs has a `;` before its end, so could hold a second statement
+    /// (which `run` then looks for; see `check_single_statement`).
+    pub(crate) may_hold_more: bool,
 }
 
 /// See the module docs.
 #[derive(Debug, Default)]
 pub(crate) struct TextMemo {
-    classified: Map<SqlInfo>,
+    classified: Map<Known>,
     rewrites: Map<Arc<Rewrite>>,
 }
 
+/// What the memo knows of a text SQLite runs.
+#[derive(Debug, Clone)]
+pub(crate) struct Known {
+    pub(crate) info: SqlInfo,
+    /// The text's rewrite, once `run` has made it for this very text.
+    pub(crate) rewrite: Option<Arc<Rewrite>>,
+}
+
 impl TextMemo {
-    /// The kept classification of `sql`, a statement SQLite runs.
+    /// The kept classification of `sql`, a statement SQLite runs, with its rewrite when kept.
+    pub(crate) fn known(&self, sql: &str) -> Option<Known> {
+        self.classified.get(sql).cloned()
+    }
+
+    /// The kept classification of `sql` alone.
+    #[cfg(test)]
     pub(crate) fn sql_info(&self, sql: &str) -> Option<SqlInfo> {
-        self.classified.get(sql).copied()
+        self.classified.get(sql).map(|known| known.info)
     }
 
     /// Keeps `info` as the classification of `sql`, which `catalog::parse` left to SQLite and
     /// `compat::classify` found to be [`Compat::Sql`](super::compat::Compat::Sql).
     pub(crate) fn keep_sql_info(&mut self, sql: &str, info: SqlInfo) {
-        keep(&mut self.classified, sql, info);
+        keep(
+            &mut self.classified,
+            sql,
+            Known {
+                info,
+                rewrite: None,
+            },
+        );
     }
 
     /// The kept rewrite of `sql`, or `make`'s, kept when it succeeds.
@@ -75,6 +102,9 @@ impl TextMemo {
         }
         let rewrite = Arc::new(make(sql)?);
         keep(&mut self.rewrites, sql, Arc::clone(&rewrite));
+        if let Some(known) = self.classified.get_mut(sql) {
+            known.rewrite = Some(Arc::clone(&rewrite));
+        }
         Ok(rewrite)
     }
 
@@ -122,6 +152,7 @@ mod tests {
                     sql: Some(format!("{sql} -- rewritten")),
                     hints: Vec::new(),
                     writes: false,
+                    may_hold_more: false,
                 })
             }
         };
@@ -132,6 +163,28 @@ mod tests {
         assert_eq!(memo.rewrite("select bad", &mut make), Err("refused"));
         assert_eq!(memo.rewrite("select bad", &mut make), Err("refused"));
         assert_eq!(made, 3, "select 1 once, the failing text every time");
+    }
+
+    #[test]
+    fn a_classified_text_carries_its_rewrite_once_made() {
+        let mut memo = TextMemo::default();
+        memo.keep_sql_info("select 1", info());
+        assert!(memo.known("select 1").unwrap().rewrite.is_none());
+        let make = |sql: &str| -> Result<Rewrite, ()> {
+            Ok(Rewrite {
+                sql: Some(format!("{sql} -- rewritten")),
+                hints: Vec::new(),
+                writes: false,
+                may_hold_more: false,
+            })
+        };
+        let made = memo.rewrite("select 1", make).unwrap();
+        let known = memo.known("select 1").unwrap();
+        assert_eq!(known.info, info());
+        assert!(Arc::ptr_eq(&known.rewrite.unwrap(), &made));
+        // A rewrite of a text nobody classified is kept by itself only.
+        memo.rewrite("select 2", make).unwrap();
+        assert!(memo.known("select 2").is_none());
     }
 
     #[test]
