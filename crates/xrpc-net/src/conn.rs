@@ -23,8 +23,10 @@
 //! The handler reports the units that became runnable during the receive. After the gate is
 //! released, the last of them runs inline on this thread if this event is the last of its
 //! `epoll_wait` batch (the article's local execution: no queue, no wake-up, warm caches); every
-//! other unit becomes a task. A unit that cannot be queued is reported to
-//! [`Handler::on_queue_full`].
+//! other unit becomes a task. A unit that cannot be queued runs at once on this thread if the
+//! group runs on one CPU and the handler allows it ([`Handler::run_here_when_queue_full`]: a
+//! full queue there means a busy CPU, and the unit's request is still in this CPU's cache);
+//! otherwise it is reported to [`Handler::on_queue_full`].
 //!
 //! # Send path
 //!
@@ -877,6 +879,23 @@ impl<H: Handler> ConnTask for Conn<H> {
                 since: t_ready,
             };
             if group.push(task).is_err() {
+                if group.single_cpu()
+                    && self
+                        .handler
+                        .run_here_when_queue_full(&self.conn, &self.state)
+                {
+                    // On one CPU a full queue means the CPU is busy, and the unit would only
+                    // wait its turn elsewhere: it runs here, while its request is still in
+                    // this CPU's cache.
+                    NetCounters::incr(&g.counters.run_inline);
+                    let rcx = RunContext {
+                        group,
+                        inline: true,
+                        runnable_since: t_ready,
+                    };
+                    run_unit_counted(group, self, unit, &rcx);
+                    continue;
+                }
                 self.handler.on_queue_full(&self.conn, &self.state, unit);
             }
         }

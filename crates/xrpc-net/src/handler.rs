@@ -77,6 +77,15 @@ pub trait Handler: Send + Sync + 'static {
         let _ = (conn, state, unit);
     }
 
+    /// Whether a unit that finds the task queue full runs at once on the worker that received it
+    /// when the group runs on one CPU, instead of going to [`Handler::on_queue_full`]: there a
+    /// full queue means a busy CPU, and the unit would only wait its turn elsewhere. Return false
+    /// to see every unit that could not be queued (a handler that fails them, as PolarDB-X does).
+    fn run_here_when_queue_full(&self, conn: &ConnRef, state: &Self::Conn) -> bool {
+        let _ = (conn, state);
+        true
+    }
+
     /// The stream lost its framing (`err`); the connection is finished right after this returns.
     /// This is the place to send `err.to_wire()` on sid 0.
     fn on_frame_error(&self, conn: &ConnRef, state: &Self::Conn, err: &FrameError) {

@@ -22,8 +22,9 @@ struct Counts {
     refused: AtomicUsize,
 }
 
-/// One frame makes `UNITS` units runnable at once.
-struct Fanout(Arc<Counts>);
+/// One frame makes `UNITS` units runnable at once. `run_here`: what
+/// `run_here_when_queue_full` answers.
+struct Fanout(Arc<Counts>, bool);
 
 impl Handler for Fanout {
     type Conn = ();
@@ -49,6 +50,10 @@ impl Handler for Fanout {
     fn on_queue_full(&self, _: &ConnRef, _: &(), _: UnitId) {
         self.0.refused.fetch_add(1, Ordering::SeqCst);
     }
+
+    fn run_here_when_queue_full(&self, _: &ConnRef, _: &()) -> bool {
+        self.1
+    }
 }
 
 #[test]
@@ -61,7 +66,7 @@ fn a_full_task_queue_is_reported_to_the_handler() {
         work_queue_capacity: CAPACITY,
         ..test_config()
     };
-    let server = Server::start(cfg, Fanout(counts.clone())).unwrap();
+    let server = Server::start(cfg, Fanout(counts.clone(), false)).unwrap();
     let mut s = connect(server.local_addr());
     write_all(&mut s, &frame(1, 1, b"fan out"));
     // The last unit runs inline, 128 are queued, the rest are refused.
@@ -78,6 +83,33 @@ fn a_full_task_queue_is_reported_to_the_handler() {
 }
 
 #[test]
+fn on_one_cpu_units_that_find_the_queue_full_run_on_the_receiving_worker() {
+    let cpu = xrpc_net::affinity::allowed_cpus().unwrap()[0];
+    xrpc_net::affinity::pin_current_thread(&[cpu]).unwrap();
+    let counts = Arc::new(Counts::default());
+    let cfg = NetConfig {
+        threads_per_group: 1,
+        enable_tasker: false,
+        work_queue_capacity: CAPACITY,
+        ..test_config()
+    };
+    let server = Server::start(cfg, Fanout(counts.clone(), true)).unwrap();
+    assert!(server.groups()[0].single_cpu());
+    let mut s = connect(server.local_addr());
+    write_all(&mut s, &frame(1, 1, b"fan out"));
+    // 128 are queued; the others, the last among them, run where they were received.
+    assert!(wait_until(Duration::from_secs(5), || {
+        counts.ran.load(Ordering::SeqCst) == UNITS as usize
+    }));
+    let st = server.stats();
+    assert_eq!(counts.refused.load(Ordering::SeqCst), 0);
+    assert_eq!(st.run_queued, CAPACITY as u64);
+    assert_eq!(st.run_inline, UNITS - CAPACITY as u64);
+    assert_eq!(st.queue_full_total, UNITS - 1 - CAPACITY as u64);
+    server.shutdown();
+}
+
+#[test]
 fn on_one_cpu_a_worker_runs_the_units_it_queued_without_waking_another() {
     // The process may use one CPU (this thread and the workers it starts inherit the mask), so
     // the group's four workers take turns on it: a hand-off would buy nothing.
@@ -89,7 +121,7 @@ fn on_one_cpu_a_worker_runs_the_units_it_queued_without_waking_another() {
         work_queue_capacity: 1024,
         ..test_config()
     };
-    let server = Server::start(cfg, Fanout(counts.clone())).unwrap();
+    let server = Server::start(cfg, Fanout(counts.clone(), true)).unwrap();
     let mut s = connect(server.local_addr());
     write_all(&mut s, &frame(1, 1, b"fan out"));
     // Every unit runs (none is stranded in the queue by the missing wake-up): the receiving

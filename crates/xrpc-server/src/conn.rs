@@ -884,6 +884,11 @@ impl Handler for NodeHandler {
         }
     }
 
+    fn run_here_when_queue_full(&self, _conn: &ConnRef, _state: &ConnState) -> bool {
+        // With the spill off a full queue fails the session, as PolarDB-X does, on any group.
+        self.node.vars.work_queue_spill()
+    }
+
     fn on_queue_full(&self, conn: &ConnRef, state: &ConnState, unit: UnitId) {
         if self.node.vars.work_queue_spill() {
             state.spill.push(conn, unit);

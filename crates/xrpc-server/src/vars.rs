@@ -412,7 +412,7 @@ variables! {
     RequestCacheMaxLength => int("xrpc_request_cache_max_length", 128, 1 << 30, 1 << 20, Dynamic,
         "Bytes: the longest statement the digest cache keeps."),
     WorkQueueSpill => flag("xrpc_work_queue_spill", true, Dynamic,
-        "Whether a session that finds its group's work queue full waits in its connection's spill list until a worker frees up (ON), or is failed with FATAL 'Work queue overflow.' as PolarDB-X does (OFF)."),
+        "Whether a session that finds its group's work queue full waits in its connection's spill list until a worker frees up (ON; on a group whose workers share one CPU it runs at once on the worker that received it), or is failed with FATAL 'Work queue overflow.' as PolarDB-X does (OFF)."),
     ChunkResultDefault => flag("xrpc_chunk_result_default", false, Dynamic,
         "Whether a request that does not set chunk_result gets chunk results."),
     EnablePerfHist => flag("xrpc_enable_perf_hist", false, Dynamic,

@@ -331,23 +331,31 @@ fn a_thousand_sessions_on_one_connection() {
     }
 }
 
+/// With the spill on, a burst beyond the work queue is served whole: on groups spread over
+/// several CPUs the sessions that find the queue full wait in the spill list; on one-CPU groups
+/// (bound cores) they run on the worker that received them.
 #[test]
 fn a_burst_beyond_the_work_queue_spills_and_every_session_is_served() {
-    let node = TestNode::start_with(|net, _| net.work_queue_capacity = 128);
-    let mut client = node.client();
-    let sessions = 600u64;
-    for sid in 1..=sessions {
-        client.new_session(sid);
-    }
-    client.send_raw(&sql_burst(
-        (1..=sessions).map(|sid| (sid, format!("select {sid}"))),
-    ));
-    for sid in 1..=sessions {
-        assert_eq!(
-            client.read_outcome(sid).scalar(),
-            &Value::Sint(sid as i64),
-            "session {sid}"
-        );
+    for bind_cores in [false, true] {
+        let node = TestNode::start_with(move |net, _| {
+            net.work_queue_capacity = 128;
+            net.bind_cores = bind_cores;
+        });
+        let mut client = node.client();
+        let sessions = 600u64;
+        for sid in 1..=sessions {
+            client.new_session(sid);
+        }
+        client.send_raw(&sql_burst(
+            (1..=sessions).map(|sid| (sid, format!("select {sid}"))),
+        ));
+        for sid in 1..=sessions {
+            assert_eq!(
+                client.read_outcome(sid).scalar(),
+                &Value::Sint(sid as i64),
+                "session {sid}, bind_cores {bind_cores}"
+            );
+        }
     }
 }
 
