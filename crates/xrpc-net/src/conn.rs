@@ -867,6 +867,15 @@ impl<H: Handler> ConnTask for Conn<H> {
         }
         let t_ready = g.perf.start();
         let n = runnable.len();
+        let run_here = |unit: UnitId| {
+            NetCounters::incr(&g.counters.run_inline);
+            let rcx = RunContext {
+                group,
+                inline: true,
+                runnable_since: t_ready,
+            };
+            run_unit_counted(group, self, unit, &rcx);
+        };
         let mut inline = None;
         for (i, unit) in runnable.drain(..).enumerate() {
             if cx.last_event && i + 1 == n {
@@ -887,13 +896,7 @@ impl<H: Handler> ConnTask for Conn<H> {
                     // On one CPU a full queue means the CPU is busy, and the unit would only
                     // wait its turn elsewhere: it runs here, while its request is still in
                     // this CPU's cache.
-                    NetCounters::incr(&g.counters.run_inline);
-                    let rcx = RunContext {
-                        group,
-                        inline: true,
-                        runnable_since: t_ready,
-                    };
-                    run_unit_counted(group, self, unit, &rcx);
+                    run_here(unit);
                     continue;
                 }
                 self.handler.on_queue_full(&self.conn, &self.state, unit);
@@ -901,13 +904,7 @@ impl<H: Handler> ConnTask for Conn<H> {
         }
         if let Some(unit) = inline {
             g.perf.record_since(Stage::Schedule, t_ready);
-            NetCounters::incr(&g.counters.run_inline);
-            let rcx = RunContext {
-                group,
-                inline: true,
-                runnable_since: t_ready,
-            };
-            run_unit_counted(group, self, unit, &rcx);
+            run_here(unit);
         }
     }
 

@@ -23,8 +23,8 @@ struct Counts {
 }
 
 /// One frame makes `UNITS` units runnable at once. `run_here`: what
-/// `run_here_when_queue_full` answers.
-struct Fanout(Arc<Counts>, bool);
+/// `run_here_when_queue_full` answers; `busy`: how long each unit keeps its worker's CPU.
+struct Fanout(Arc<Counts>, bool, Duration);
 
 impl Handler for Fanout {
     type Conn = ();
@@ -44,6 +44,10 @@ impl Handler for Fanout {
     }
 
     fn run_unit(&self, _: &ConnRef, _: &(), _: UnitId, _: &RunContext<'_>) {
+        let start = Instant::now();
+        while start.elapsed() < self.2 {
+            std::hint::spin_loop();
+        }
         self.0.ran.fetch_add(1, Ordering::SeqCst);
     }
 
@@ -66,7 +70,7 @@ fn a_full_task_queue_is_reported_to_the_handler() {
         work_queue_capacity: CAPACITY,
         ..test_config()
     };
-    let server = Server::start(cfg, Fanout(counts.clone(), false)).unwrap();
+    let server = Server::start(cfg, Fanout(counts.clone(), false, Duration::ZERO)).unwrap();
     let mut s = connect(server.local_addr());
     write_all(&mut s, &frame(1, 1, b"fan out"));
     // The last unit runs inline, 128 are queued, the rest are refused.
@@ -93,7 +97,7 @@ fn on_one_cpu_units_that_find_the_queue_full_run_on_the_receiving_worker() {
         work_queue_capacity: CAPACITY,
         ..test_config()
     };
-    let server = Server::start(cfg, Fanout(counts.clone(), true)).unwrap();
+    let server = Server::start(cfg, Fanout(counts.clone(), true, Duration::ZERO)).unwrap();
     assert!(server.groups()[0].single_cpu());
     let mut s = connect(server.local_addr());
     write_all(&mut s, &frame(1, 1, b"fan out"));
@@ -121,7 +125,7 @@ fn on_one_cpu_a_worker_runs_the_units_it_queued_without_waking_another() {
         work_queue_capacity: 1024,
         ..test_config()
     };
-    let server = Server::start(cfg, Fanout(counts.clone(), true)).unwrap();
+    let server = Server::start(cfg, Fanout(counts.clone(), true, Duration::ZERO)).unwrap();
     let mut s = connect(server.local_addr());
     write_all(&mut s, &frame(1, 1, b"fan out"));
     // Every unit runs (none is stranded in the queue by the missing wake-up): the receiving
@@ -136,35 +140,6 @@ fn on_one_cpu_a_worker_runs_the_units_it_queued_without_waking_another() {
     server.shutdown();
 }
 
-/// One frame makes `UNITS` units runnable; each keeps its worker's CPU busy for a millisecond.
-struct Busy(Arc<Counts>);
-
-impl Handler for Busy {
-    type Conn = ();
-
-    fn on_connect(&self, _conn: &ConnRef) {}
-
-    fn on_frames(
-        &self,
-        _: &ConnRef,
-        _: &(),
-        frames: &mut FrameBatch<'_>,
-        runnable: &mut Vec<UnitId>,
-    ) {
-        for _ in frames {
-            runnable.extend((0..UNITS).map(UnitId));
-        }
-    }
-
-    fn run_unit(&self, _: &ConnRef, _: &(), _: UnitId, _: &RunContext<'_>) {
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_millis(1) {
-            std::hint::spin_loop();
-        }
-        self.0.ran.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
 /// Runs `UNITS` busy units queued at once, the watchdog looking every 5 ms, and returns the
 /// extra workers started because the queue was deep.
 fn workers_started_by_a_deep_queue() -> u64 {
@@ -175,7 +150,8 @@ fn workers_started_by_a_deep_queue() -> u64 {
         deadlock_check_interval: Duration::from_millis(5),
         ..test_config()
     };
-    let server = Server::start(cfg, Busy(counts.clone())).unwrap();
+    let server =
+        Server::start(cfg, Fanout(counts.clone(), true, Duration::from_millis(1))).unwrap();
     let mut s = connect(server.local_addr());
     write_all(&mut s, &frame(1, 1, b"busy"));
     assert!(wait_until(Duration::from_secs(30), || {

@@ -1868,14 +1868,7 @@ fn stream(
         // No row: the statement is reset, and as current as a stepped one.
         drop(rows);
         let (decoration, kept, basis) = find_shape(stmt);
-        let shape = match kept.filter(|shape| shape.fits(&[], true)) {
-            Some(shape) => shape,
-            None => {
-                let shape = Arc::new(shape::ResultShape::plan(basis, &[], true, &decoration));
-                keys.keep_shape(sql, &decoration, Arc::clone(&shape));
-                shape
-            }
-        };
+        let shape = settle_shape(keys, sql, &decoration, kept, basis, &[], true);
         sink.metadata_kept(&shape.infos, &shape.encoded)?;
         return Ok(());
     };
@@ -1914,14 +1907,7 @@ fn stream(
     } else {
         Some(first_row)
     };
-    let shape = match kept.filter(|shape| shape.fits(&window, ended)) {
-        Some(shape) => shape,
-        None => {
-            let shape = Arc::new(shape::ResultShape::plan(basis, &window, ended, &decoration));
-            keys.keep_shape(sql, &decoration, Arc::clone(&shape));
-            shape
-        }
-    };
+    let shape = settle_shape(keys, sql, &decoration, kept, basis, &window, ended);
     sink.metadata_kept(&shape.infos, &shape.encoded)?;
     let (infos, convs) = (&shape.infos, &shape.convs);
     let convert = |index: usize, row: u64, value: ValueRef<'_>| {
@@ -1964,6 +1950,25 @@ fn stream(
     }
     buffers.give_back(window, out);
     Ok(())
+}
+
+/// The kept shape if it fits this read-ahead (`window`; `ended`: the result ended within it),
+/// else a shape planned on `basis` and kept for the next run of `sql`.
+fn settle_shape(
+    keys: &mut origin::KeyCache,
+    sql: &str,
+    decoration: &Arc<origin::Decoration>,
+    kept: Option<Arc<shape::ResultShape>>,
+    basis: Arc<shape::ShapeBasis>,
+    window: &[SqlValue],
+    ended: bool,
+) -> Arc<shape::ResultShape> {
+    if let Some(shape) = kept.filter(|shape| shape.fits(window, ended)) {
+        return shape;
+    }
+    let shape = Arc::new(shape::ResultShape::plan(basis, window, ended, decoration));
+    keys.keep_shape(sql, decoration, Arc::clone(&shape));
+    shape
 }
 
 /// The error that ends a result when a stored value does not fit the type its column was sent
