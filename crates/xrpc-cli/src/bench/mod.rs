@@ -65,7 +65,7 @@ use self::stats::{Collector, Percentiles, StepClock, cores, pids_cpu, process_cp
 use self::workload::Workload;
 use self::xrpc::XrpcAddr;
 use crate::conn::TlsArgs;
-use crate::format::grid;
+use crate::format::{Align, grid};
 
 /// `xrpc bench` and its `prepare` subcommand.
 #[derive(Debug, Clone, clap::Args)]
@@ -141,9 +141,16 @@ pub struct BenchArgs {
     /// Write every measurement, the machine and the versions as JSON.
     #[arg(long)]
     pub json: Option<PathBuf>,
-    /// Draw QPS and p99 against concurrency (`.png` or `.svg`).
+    /// Draw QPS and p99 against concurrency (`.png` or `.svg`); every measured concurrency is
+    /// labelled on the (logarithmic) axis.
     #[arg(long)]
     pub plot: Option<PathBuf>,
+    /// Print every column of the result table: also connections, p90 and p999, the generator's
+    /// CPU share and CPU per request, and the ratio to the best target. Without it the table fits
+    /// 100 columns (target, clients, QPS, TPS for read-write, p50, p99, errors, server CPU per
+    /// request, ratio to the first target), long target names becoming #1, #2… with a legend.
+    #[arg(long)]
+    pub wide: bool,
     /// TLS for the xrpc targets (the name checked is each target's host).
     #[command(flatten)]
     pub tls: TlsArgs,
@@ -891,7 +898,7 @@ fn run_inner(args: &BenchArgs) -> Result<i32, String> {
     if let Some(server) = echo_server {
         server.shutdown();
     }
-    print!("{}", render_table(&results, args.workload));
+    print!("{}", render_table(&results, args.workload, args.wide));
     if let Some(path) = &args.json {
         let doc = serde_json::json!({
             "tool": "xrpc bench",
@@ -938,60 +945,126 @@ fn run_inner(args: &BenchArgs) -> Result<i32, String> {
     Ok(i32::from(failed))
 }
 
+/// The widest the result table gets without `--wide`, in columns.
+pub const TABLE_COLUMNS: usize = 100;
+
+/// A latency in µs for the table: one decimal below 1 ms, whole µs above, where the tenth no
+/// longer matters and the column stays narrow.
+fn micros(us: f64) -> String {
+    if us < 1000.0 {
+        format!("{us:.1}")
+    } else {
+        format!("{us:.0}")
+    }
+}
+
 /// The final table, with ratios when there are several targets.
-pub fn render_table(results: &[Measurement], workload: Workload) -> String {
-    let many = results
+///
+/// By default it fits [`TABLE_COLUMNS`]: target, clients, QPS (and TPS), p50 and p99, errors,
+/// the server's CPU per request and the ratio to the first target; target names that would widen
+/// it beyond that become `#1`, `#2`… with a legend above the table. `wide` adds the connections,
+/// p90 and p999, the generator's CPU share and CPU per request, and the ratio to the best target,
+/// and keeps the names.
+pub fn render_table(results: &[Measurement], workload: Workload, wide: bool) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for m in results {
+        if !names.contains(&m.target.as_str()) {
+            names.push(&m.target);
+        }
+    }
+    let table = table_with_names(results, workload, wide, &names);
+    let too_wide = table.lines().any(|l| l.chars().count() > TABLE_COLUMNS);
+    if wide || !too_wide {
+        return table;
+    }
+    let labels: Vec<String> = (1..=names.len()).map(|i| format!("#{i}")).collect();
+    let mut out = String::new();
+    for (label, name) in labels.iter().zip(&names) {
+        out.push_str(&format!("{label}  {name}\n"));
+    }
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+    let short: Vec<Measurement> = results
         .iter()
-        .any(|m| m.target != results.first().map_or("", |f| f.target.as_str()));
-    let first = results
-        .first()
-        .map(|m| m.target.clone())
-        .unwrap_or_default();
-    let mut headers = vec!["target", "clients", "conns", "QPS"];
-    if workload == Workload::ReadWrite {
+        .map(|m| {
+            let i = names.iter().position(|n| *n == m.target).unwrap_or(0);
+            Measurement {
+                target: labels[i].to_owned(),
+                ..m.clone()
+            }
+        })
+        .collect();
+    out.push_str(&table_with_names(&short, workload, wide, &labels));
+    out
+}
+
+/// The table itself; `names` are the targets in order of appearance, the first being the base of
+/// the `× first` ratio.
+fn table_with_names(
+    results: &[Measurement],
+    workload: Workload,
+    wide: bool,
+    names: &[&str],
+) -> String {
+    let many = names.len() > 1;
+    let first = names.first().copied().unwrap_or_default();
+    let read_write = workload == Workload::ReadWrite;
+    let mut headers = vec!["target", "clients"];
+    if wide {
+        headers.push("conns");
+    }
+    headers.push("QPS");
+    if read_write {
         headers.push("TPS");
     }
-    headers.extend([
-        "p50 µs",
-        "p90 µs",
-        "p99 µs",
-        "p999 µs",
-        "errors",
-        "client CPU",
-        "client µs/req",
-        "server µs/req",
-    ]);
+    headers.push("p50 µs");
+    if wide {
+        headers.push("p90 µs");
+    }
+    headers.push("p99 µs");
+    if wide {
+        headers.push("p999 µs");
+    }
+    headers.push("errors");
+    if wide {
+        headers.extend(["client CPU", "client µs/req"]);
+    }
+    headers.push("server µs/req");
     if many {
-        headers.extend(["× first", "× best"]);
+        headers.push("× first");
+        if wide {
+            headers.push("× best");
+        }
     }
     let rows: Vec<Vec<String>> = results
         .iter()
         .map(|m| {
-            let mut row = vec![
-                m.target.clone(),
-                m.concurrency.to_string(),
-                m.connections.to_string(),
-                format!("{:.0}", m.qps),
-            ];
-            if workload == Workload::ReadWrite {
+            let mut row = vec![m.target.clone(), m.concurrency.to_string()];
+            if wide {
+                row.push(m.connections.to_string());
+            }
+            row.push(format!("{:.0}", m.qps));
+            if read_write {
                 row.push(format!("{:.0}", m.tps));
             }
-            row.extend([
-                format!("{:.1}", m.latency.p50_us),
-                format!("{:.1}", m.latency.p90_us),
-                format!("{:.1}", m.latency.p99_us),
-                format!("{:.1}", m.latency.p999_us),
-                if m.lost_clients > 0 {
-                    format!("{} ({} clients lost)", m.errors, m.lost_clients)
-                } else {
-                    m.errors.to_string()
-                },
-                format!("{:.1}%", m.client_cpu * 100.0),
-                m.client_cpu_us_per_request
-                    .map_or("-".into(), |us| format!("{us:.2}")),
-                m.server_cpu_us_per_request
-                    .map_or("-".into(), |us| format!("{us:.2}")),
-            ]);
+            row.push(micros(m.latency.p50_us));
+            if wide {
+                row.push(micros(m.latency.p90_us));
+            }
+            row.push(micros(m.latency.p99_us));
+            if wide {
+                row.push(micros(m.latency.p999_us));
+            }
+            row.push(if m.lost_clients > 0 {
+                format!("{} ({} lost)", m.errors, m.lost_clients)
+            } else {
+                m.errors.to_string()
+            });
+            let per_request = |us: Option<f64>| us.map_or("-".into(), |us| format!("{us:.2}"));
+            if wide {
+                row.push(format!("{:.1}%", m.client_cpu * 100.0));
+                row.push(per_request(m.client_cpu_us_per_request));
+            }
+            row.push(per_request(m.server_cpu_us_per_request));
             if many {
                 let same: Vec<&Measurement> = results
                     .iter()
@@ -1001,19 +1074,24 @@ pub fn render_table(results: &[Measurement], workload: Workload) -> String {
                     Some(b) if b > 0.0 => format!("{:.2}", m.qps / b),
                     _ => "-".into(),
                 };
-                let first_qps = same.iter().find(|o| o.target == first).map(|o| o.qps);
-                let best = same
-                    .iter()
-                    .map(|o| o.qps)
-                    .fold(None, |a: Option<f64>, q| Some(a.map_or(q, |a| a.max(q))));
-                row.push(ratio(first_qps));
-                row.push(ratio(best));
+                row.push(ratio(
+                    same.iter().find(|o| o.target == first).map(|o| o.qps),
+                ));
+                if wide {
+                    let best = same
+                        .iter()
+                        .map(|o| o.qps)
+                        .fold(None, |a: Option<f64>, q| Some(a.map_or(q, |a| a.max(q))));
+                    row.push(ratio(best));
+                }
             }
             row
         })
         .collect();
-    let right: Vec<bool> = headers.iter().enumerate().map(|(i, _)| i > 0).collect();
-    grid(&headers, &rows, &right)
+    let align: Vec<Align> = (0..headers.len())
+        .map(|i| if i == 0 { Align::Left } else { Align::Right })
+        .collect();
+    grid(&headers, &rows, &align)
 }
 
 /// The CPU time of the target's server process plus every `--also-server-pid` process; `None`
