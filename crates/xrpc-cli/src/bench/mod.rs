@@ -34,11 +34,13 @@
 //! # Output
 //!
 //! An indicatif progress bar per step on stderr (hidden when stderr is not a terminal, where one
-//! line per finished step is printed instead), then a table on stdout: QPS, p50/p90/p99/p999 in
-//! µs, errors and the generator's CPU share per target × concurrency, with each target's QPS ratio
-//! to the first target and to the best one at that concurrency. `--json FILE` writes every
-//! measurement with the machine and versions; `--plot FILE.png|svg` draws QPS and p99 against
-//! concurrency ([`plot`]).
+//! line per finished step is printed instead), then a table on stdout ([`render_table`]): QPS,
+//! p50 and p99 in µs, errors and the server's CPU per request per target × concurrency, with each
+//! target's QPS ratio to the first target, in at most 100 columns; `--wide` adds connections,
+//! p90 and p999, the generator's CPU share and CPU per request, and the ratio to the best target
+//! at that concurrency. `--json FILE` writes every measurement with the machine and versions;
+//! `--plot FILE.png|svg` draws QPS and p99 against concurrency ([`plot`]); both say on stderr
+//! where they wrote.
 
 pub mod echo;
 pub mod mysql;
@@ -923,6 +925,7 @@ fn run_inner(args: &BenchArgs) -> Result<i32, String> {
         });
         let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
         std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+        eprintln!("measurements written to {}", path.display());
     }
     if let Some(path) = &args.plot {
         let mut lines: Vec<plot::Line> = Vec::new();
@@ -941,6 +944,7 @@ fn run_inner(args: &BenchArgs) -> Result<i32, String> {
         }
         let title = format!("xrpc bench {} ({} cores)", args.workload.name(), cores());
         plot::plot(path, &title, &lines)?;
+        eprintln!("plot written to {}", path.display());
     }
     Ok(i32::from(failed))
 }
@@ -1168,5 +1172,109 @@ mod tests {
             "mysql://root@db:3306/sbtest",
             "no password in names"
         );
+    }
+
+    /// A measurement with figures as wide as a run's get: a seven-digit QPS, latencies of
+    /// hundreds of milliseconds, lost clients.
+    fn measured(target: &str, concurrency: usize, qps: f64) -> Measurement {
+        Measurement {
+            workload: "read-write",
+            target: target.to_owned(),
+            concurrency,
+            connections: 4,
+            threads: 2,
+            inflight: None,
+            pipeline_depth: 1,
+            qps,
+            tps: qps / 20.0,
+            latency: stats::Percentiles {
+                p50_us: 123_456.7,
+                p90_us: 234_567.8,
+                p99_us: 345_678.9,
+                p999_us: 456_789.0,
+                max_us: 567_890.1,
+            },
+            errors: 12_345,
+            requests: 1,
+            lost_clients: 17,
+            client_cpu: 0.4567,
+            client_cores: 0.9,
+            process_cpu: None,
+            client_cpu_us_per_request: Some(12.34),
+            server_pid: Some(1),
+            server_cpu_us_per_request: Some(1234.56),
+            server_cores: Some(1.0),
+            duration_s: 10.0,
+            intervals_qps: Vec::new(),
+            first_error: None,
+        }
+    }
+
+    fn widest_line(table: &str) -> usize {
+        table.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+    }
+
+    #[test]
+    fn the_table_fits_100_columns_by_default() {
+        let results: Vec<Measurement> = [
+            "xrpc://127.0.0.1:33660",
+            "mysql://root@127.0.0.1:3306/sbtest",
+            "xrpc://bench-node-with-a-long-name.example.com:33660/sbtest",
+        ]
+        .iter()
+        .flat_map(|t| [1, 64, 1024].map(|c| measured(t, c, 1_234_567.0)))
+        .collect();
+        for workload in [Workload::Select1, Workload::ReadWrite] {
+            for n in [1, 3, 9] {
+                let table = render_table(&results[..n], workload, false);
+                assert!(
+                    widest_line(&table) <= TABLE_COLUMNS,
+                    "{} columns:\n{table}",
+                    widest_line(&table)
+                );
+            }
+        }
+        // The default table keeps the figures read most.
+        let table = render_table(&results[..1], Workload::Select1, false);
+        for header in ["| target", "| clients", "| QPS", "| p50 µs", "| p99 µs", "| errors"] {
+            assert!(table.contains(header), "{header} in\n{table}");
+        }
+        assert!(table.contains("| server µs/req"), "{table}");
+        assert!(!table.contains("p999"), "{table}");
+    }
+
+    #[test]
+    fn long_target_names_become_numbered_with_a_legend() {
+        let results = [
+            measured("mysql://root@127.0.0.1:3306/sbtest", 64, 1000.0),
+            measured("xrpc://bench-node-with-a-long-name.example.com:33660/sbtest", 64, 2000.0),
+        ];
+        let table = render_table(&results, Workload::ReadWrite, false);
+        assert!(
+            table.starts_with(
+                "#1  mysql://root@127.0.0.1:3306/sbtest\n\
+                 #2  xrpc://bench-node-with-a-long-name.example.com:33660/sbtest\n+"
+            ),
+            "{table}"
+        );
+        assert!(table.contains("| #2     |"), "{table}");
+        // The ratio to the first target: 2000 / 1000.
+        assert!(table.contains("|    2.00 |"), "{table}");
+    }
+
+    #[test]
+    fn wide_adds_the_rarely_read_columns_and_keeps_the_names() {
+        let results = [
+            measured("xrpc://127.0.0.1:33660", 8, 1000.0),
+            measured("mysql://root@127.0.0.1:3306/sbtest", 8, 500.0),
+        ];
+        let table = render_table(&results, Workload::Select1, true);
+        for header in [
+            "| conns", "| p90 µs", "| p999 µs", "| client CPU", "| client µs/req", "| × best",
+        ] {
+            assert!(table.contains(header), "{header} in\n{table}");
+        }
+        assert!(table.contains("| mysql://root@127.0.0.1:3306/sbtest |"), "{table}");
+        assert!(widest_line(&table) > TABLE_COLUMNS, "{table}");
     }
 }
