@@ -62,7 +62,10 @@ impl MysqlError {
             };
         }
         let (code, message) = if err.is_tls() {
-            (CR_SSL_CONNECTION_ERROR, format!("SSL connection error: {err}"))
+            (
+                CR_SSL_CONNECTION_ERROR,
+                format!("SSL connection error: {err}"),
+            )
         } else if err.is_protocol() {
             (CR_MALFORMED_PACKET, format!("Malformed packet: {err}"))
         } else if err.is_io() || err.is_timeout() || err.is_connection_lost() {

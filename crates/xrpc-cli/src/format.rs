@@ -564,7 +564,10 @@ mod tests {
         );
         assert_eq!(value_json(&Value::Float(0.1), false).to_string(), "0.1");
         assert_eq!(value_json(&Value::Double(-2.0), false).to_string(), "-2.0");
-        assert_eq!(value_json(&Value::Double(f64::NAN), false), serde_json::Value::Null);
+        assert_eq!(
+            value_json(&Value::Double(f64::NAN), false),
+            serde_json::Value::Null
+        );
     }
 
     #[test]

@@ -77,7 +77,10 @@ pub fn run_exec(args: &ExecArgs) -> i32 {
     let mut session = match args.conn.session() {
         Ok(s) => s,
         Err(err) => {
-            eprintln!("{}", MysqlError::from_client(&err, Phase::Connecting, &addr));
+            eprintln!(
+                "{}",
+                MysqlError::from_client(&err, Phase::Connecting, &addr)
+            );
             return 1;
         }
     };

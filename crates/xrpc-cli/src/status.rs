@@ -4,10 +4,12 @@
 //!
 //! The connection part comes first, one `label: value` line each: the connection id, current
 //! database and server version as the node answers `SELECT CONNECTION_ID(), DATABASE(),
-//! VERSION(), @@version_comment`; the account the client authenticated as and the address it
+//! VERSION()` and `SELECT @@version_comment`; the account the client authenticated as and the address it
 //! reached; the protocol and frame header; TLS (the version and cipher agreed, or `Not in use`);
-//! and the uptime, from the node's `Uptime` status variable as MySQL names it (said to be missing
-//! when the node reports none, never guessed).
+//! and the uptime, from the `Uptime` status variable as MySQL names it (said to be missing when
+//! the node reports none, never guessed). On the mysql engine the node passes on its backend's
+//! status variables ahead of its own, so there it is the backend server's uptime unless the node
+//! lists an `Uptime` of its own, which wins.
 //!
 //! The status variables are split into the node's own and the framework's (`xrpc_net_*`), each a
 //! two-column table; numeric values are right-aligned, as in every table the tool prints, and the
@@ -43,7 +45,8 @@ pub fn run(args: &ConnArgs) -> Result<String, MysqlError> {
 /// Queries the node and renders the connection, the status tables and the histograms; `args`
 /// are the flags `session` was opened with.
 pub fn render(session: &mut Session, args: &ConnArgs) -> Result<String, ClientError> {
-    let who = session.query("SELECT CONNECTION_ID(), DATABASE(), VERSION(), @@version_comment")?;
+    let who = session.query("SELECT CONNECTION_ID(), DATABASE(), VERSION()")?;
+    let comment = session.query("SELECT @@version_comment")?;
     let status = session.query("SHOW GLOBAL STATUS")?;
     let hist = session.query("CALL xrpc.perf_hist('all')")?;
     let conn = session.connection();
@@ -53,7 +56,12 @@ pub fn render(session: &mut Session, args: &ConnArgs) -> Result<String, ClientEr
             .and_then(|row| row.get(i))
             .and_then(|v| value_text(v, false))
     };
-    let version = match (cell(2), cell(3)) {
+    let comment = comment
+        .rows
+        .first()
+        .and_then(|row| row.first())
+        .and_then(|v| value_text(v, false));
+    let version = match (cell(2), comment) {
         (Some(v), Some(comment)) => format!("{v} {comment}"),
         (v, _) => v.unwrap_or_default(),
     };
@@ -113,10 +121,10 @@ fn protocol_text(header: HeaderFormat) -> String {
 
 /// The connection part, one aligned `label: value` line each, as the mysql client's `status`.
 pub fn render_connection(facts: &ConnectionFacts) -> String {
-    let tls = facts
-        .tls_cipher
-        .as_ref()
-        .map_or_else(|| "Not in use".to_owned(), |c| format!("Cipher in use is {c}"));
+    let tls = facts.tls_cipher.as_ref().map_or_else(
+        || "Not in use".to_owned(),
+        |c| format!("Cipher in use is {c}"),
+    );
     let uptime = facts.uptime_seconds.map_or_else(
         || "not reported (the node has no Uptime status variable)".to_owned(),
         uptime_text,
@@ -139,27 +147,28 @@ pub fn render_connection(facts: &ConnectionFacts) -> String {
     out
 }
 
-/// Seconds as the mysql client prints an uptime: `2 days 3 hours 4 min 5 sec`, leading zero units
-/// left out.
+/// Seconds as the mysql client prints an uptime: `2 days 3 hours 4 min 5 sec`, days, hours and
+/// minutes left out when zero, seconds always shown.
 pub fn uptime_text(seconds: u64) -> String {
     let units = [
         (seconds / 86_400, "day", "days"),
         (seconds / 3_600 % 24, "hour", "hours"),
         (seconds / 60 % 60, "min", "min"),
-        (seconds % 60, "sec", "sec"),
     ];
-    let mut parts = Vec::new();
+    let mut text = String::new();
     for (n, one, many) in units {
-        if n > 0 || !parts.is_empty() || one == "sec" {
-            parts.push(format!("{n} {}", if n == 1 { one } else { many }));
+        if n > 0 {
+            let _ = write!(text, "{n} {} ", if n == 1 { one } else { many });
         }
     }
-    parts.join(" ")
+    let _ = write!(text, "{} sec", seconds % 60);
+    text
 }
 
-/// A `SHOW STATUS` variable's value as text.
+/// A `SHOW STATUS` variable's value as text; the last row of that name, since on an engine with
+/// its own status the node's rows follow the engine's.
 fn status_value(rs: &ResultSet, name: &str) -> Option<String> {
-    rs.rows.iter().find_map(|row| {
+    rs.rows.iter().rev().find_map(|row| {
         let text = |i: usize| row.get(i).and_then(|v| value_text(v, false));
         text(0)
             .is_some_and(|n| n.eq_ignore_ascii_case(name))
@@ -279,4 +288,56 @@ pub fn render_histograms(rs: &ResultSet) -> String {
         start = end;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uptime_reads_like_the_mysql_clients() {
+        assert_eq!(uptime_text(0), "0 sec");
+        assert_eq!(uptime_text(61), "1 min 1 sec");
+        assert_eq!(uptime_text(3_600), "1 hour 0 sec");
+        assert_eq!(uptime_text(86_400 + 5), "1 day 5 sec");
+        assert_eq!(
+            uptime_text(2 * 86_400 + 3 * 3_600 + 4 * 60 + 5),
+            "2 days 3 hours 4 min 5 sec"
+        );
+    }
+
+    #[test]
+    fn the_connection_part_lists_each_fact_on_an_aligned_line() {
+        let facts = ConnectionFacts {
+            connection_id: "7".into(),
+            database: "shop".into(),
+            user: "app".into(),
+            server_version: "8.0.32-xrpc-0.1.0 xrpc data node".into(),
+            protocol: protocol_text(HeaderFormat::Galaxy { version: 3 }),
+            address: "127.0.0.1:33660".into(),
+            tls_cipher: Some("TLSv1_3 TLS13_AES_256_GCM_SHA384".into()),
+            uptime_seconds: Some(3_725),
+        };
+        assert_eq!(
+            render_connection(&facts),
+            "--------------\n\
+             Connection id:    7\n\
+             Current database: shop\n\
+             Current user:     app\n\
+             TLS:              Cipher in use is TLSv1_3 TLS13_AES_256_GCM_SHA384\n\
+             Server version:   8.0.32-xrpc-0.1.0 xrpc data node\n\
+             Protocol:         PolarDB-X RPC (X Protocol messages, 14-byte galaxy header, version 3)\n\
+             Connection:       127.0.0.1:33660 via TCP/IP\n\
+             Uptime:           1 hour 2 min 5 sec\n\
+             --------------\n"
+        );
+        let plain = ConnectionFacts {
+            tls_cipher: None,
+            uptime_seconds: None,
+            ..facts
+        };
+        let text = render_connection(&plain);
+        assert!(text.contains("\nTLS:              Not in use\n"), "{text}");
+        assert!(text.contains("\nUptime:           not reported"), "{text}");
+    }
 }

@@ -248,9 +248,10 @@ impl Connection {
         let version = tls
             .protocol_version()
             .map_or_else(|| "TLS".to_owned(), |v| format!("{v:?}"));
-        let suite = tls
-            .negotiated_cipher_suite()
-            .map_or_else(|| "unknown cipher".to_owned(), |s| format!("{:?}", s.suite()));
+        let suite = tls.negotiated_cipher_suite().map_or_else(
+            || "unknown cipher".to_owned(),
+            |s| format!("{:?}", s.suite()),
+        );
         Some(format!("{version} {suite}"))
     }
 

@@ -1236,7 +1236,14 @@ mod tests {
         }
         // The default table keeps the figures read most.
         let table = render_table(&results[..1], Workload::Select1, false);
-        for header in ["| target", "| clients", "| QPS", "| p50 µs", "| p99 µs", "| errors"] {
+        for header in [
+            "| target",
+            "| clients",
+            "| QPS",
+            "| p50 µs",
+            "| p99 µs",
+            "| errors",
+        ] {
             assert!(table.contains(header), "{header} in\n{table}");
         }
         assert!(table.contains("| server µs/req"), "{table}");
@@ -1247,7 +1254,11 @@ mod tests {
     fn long_target_names_become_numbered_with_a_legend() {
         let results = [
             measured("mysql://root@127.0.0.1:3306/sbtest", 64, 1000.0),
-            measured("xrpc://bench-node-with-a-long-name.example.com:33660/sbtest", 64, 2000.0),
+            measured(
+                "xrpc://bench-node-with-a-long-name.example.com:33660/sbtest",
+                64,
+                2000.0,
+            ),
         ];
         let table = render_table(&results, Workload::ReadWrite, false);
         assert!(
@@ -1270,11 +1281,19 @@ mod tests {
         ];
         let table = render_table(&results, Workload::Select1, true);
         for header in [
-            "| conns", "| p90 µs", "| p999 µs", "| client CPU", "| client µs/req", "| × best",
+            "| conns",
+            "| p90 µs",
+            "| p999 µs",
+            "| client CPU",
+            "| client µs/req",
+            "| × best",
         ] {
             assert!(table.contains(header), "{header} in\n{table}");
         }
-        assert!(table.contains("| mysql://root@127.0.0.1:3306/sbtest |"), "{table}");
+        assert!(
+            table.contains("| mysql://root@127.0.0.1:3306/sbtest |"),
+            "{table}"
+        );
         assert!(widest_line(&table) > TABLE_COLUMNS, "{table}");
     }
 }

@@ -108,8 +108,8 @@ where
     // would get a single tick label.
     let p99 = |p: &(f64, f64, f64)| (p.2 > 0.0).then_some(p.2);
     if lmax / lmin >= 20.0 {
-        let chart = frame(&right, "p99 latency")
-            .build_cartesian_2d(x_axis(), (lmin..lmax).log_scale())?;
+        let chart =
+            frame(&right, "p99 latency").build_cartesian_2d(x_axis(), (lmin..lmax).log_scale())?;
         line_chart(chart, lines, "p99 (µs)", p99)?;
     } else {
         let chart = frame(&right, "p99 latency").build_cartesian_2d(x_axis(), 0.0..lmax)?;
@@ -214,11 +214,7 @@ fn label_gap(a: f64, b: f64) -> f64 {
 /// every measured one, in order, except that a label that would touch the one before it
 /// ([`label_gap`]) is left out (the smallest and the largest are always kept).
 pub fn concurrency_ticks(measured: &[f64], lo: f64, hi: f64, width: f64) -> Vec<f64> {
-    let mut values: Vec<f64> = measured
-        .iter()
-        .copied()
-        .filter(|v| *v > 0.0)
-        .collect();
+    let mut values: Vec<f64> = measured.iter().copied().filter(|v| *v > 0.0).collect();
     values.sort_by(f64::total_cmp);
     values.dedup();
     let span = (hi.ln() - lo.ln()).max(f64::MIN_POSITIVE);
@@ -488,11 +484,7 @@ mod tests {
             root.present().unwrap();
         }
         (0..w)
-            .map(|x| {
-                (0..h)
-                    .rev()
-                    .find(|y| buf[((y * w + x) * 3) as usize] < 128)
-            })
+            .map(|x| (0..h).rev().find(|y| buf[((y * w + x) * 3) as usize] < 128))
             .collect()
     }
 
@@ -536,14 +528,20 @@ mod tests {
         plot(
             &path,
             "xrpc bench select1",
-            &[line("xrpc://127.0.0.1:33660", 1.0), line("mysql://root@127.0.0.1:3306/sbtest", 0.5)],
+            &[
+                line("xrpc://127.0.0.1:33660", 1.0),
+                line("mysql://root@127.0.0.1:3306/sbtest", 0.5),
+            ],
         )
         .unwrap();
         let svg = std::fs::read_to_string(&path).unwrap();
         let texts: Vec<&str> = svg
             .split("<text")
             .skip(1)
-            .filter_map(|t| t.split_once('>').and_then(|(_, rest)| rest.split_once("</text>")))
+            .filter_map(|t| {
+                t.split_once('>')
+                    .and_then(|(_, rest)| rest.split_once("</text>"))
+            })
             .map(|(text, _)| text.trim())
             .collect();
         for label in ["1", "10", "64", "250k", "xrpc://127.0.0.1:33660"] {
