@@ -112,6 +112,29 @@ enum Engine {
     Mysql,
 }
 
+/// Runs each named `fn(Engine)` once per engine, as the tests `NAME::on_sqlite` and
+/// `NAME::on_mysql`.
+macro_rules! on_both_engines {
+    ($($name:ident),* $(,)?) => {
+        $(mod $name {
+            #[test]
+            fn on_sqlite() {
+                super::$name(super::Engine::Sqlite)
+            }
+            #[test]
+            fn on_mysql() {
+                super::$name(super::Engine::Mysql)
+            }
+        })*
+    };
+}
+
+on_both_engines!(
+    exec_json_keeps_decimal_digits_and_large_integers,
+    a_missing_table_is_reported_in_the_mysql_form,
+    status_shows_the_connection_first_like_the_mysql_client,
+);
+
 impl Drop for TestNode {
     fn drop(&mut self) {
         if let Some(node) = self.node.take() {
@@ -257,16 +280,6 @@ fn exec_json_keeps_decimal_digits_and_large_integers(engine: Engine) {
     assert_eq!(doc[2]["columns"][0]["type"], "DECIMAL", "{out}");
 }
 
-#[test]
-fn exec_json_keeps_decimal_digits_and_large_integers_on_sqlite() {
-    exec_json_keeps_decimal_digits_and_large_integers(Engine::Sqlite);
-}
-
-#[test]
-fn exec_json_keeps_decimal_digits_and_large_integers_on_mysql() {
-    exec_json_keeps_decimal_digits_and_large_integers(Engine::Mysql);
-}
-
 fn a_missing_table_is_reported_in_the_mysql_form(engine: Engine) {
     let node = TestNode::start_on(engine);
     let out = node.xrpc(&["exec", "SELECT * FROM nosuch"]);
@@ -281,16 +294,6 @@ fn a_missing_table_is_reported_in_the_mysql_form(engine: Engine) {
             "{err}"
         );
     }
-}
-
-#[test]
-fn a_missing_table_is_reported_in_the_mysql_form_on_sqlite() {
-    a_missing_table_is_reported_in_the_mysql_form(Engine::Sqlite);
-}
-
-#[test]
-fn a_missing_table_is_reported_in_the_mysql_form_on_mysql() {
-    a_missing_table_is_reported_in_the_mysql_form(Engine::Mysql);
 }
 
 #[test]
@@ -458,16 +461,6 @@ fn status_shows_the_connection_first_like_the_mysql_client(engine: Engine) {
     assert!(!line("Uptime").is_empty(), "{text}");
     let connection = text.find("Connection id:").unwrap();
     assert!(connection < text.find("Node status").unwrap(), "{text}");
-}
-
-#[test]
-fn status_shows_the_connection_first_like_the_mysql_client_on_sqlite() {
-    status_shows_the_connection_first_like_the_mysql_client(Engine::Sqlite);
-}
-
-#[test]
-fn status_shows_the_connection_first_like_the_mysql_client_on_mysql() {
-    status_shows_the_connection_first_like_the_mysql_client(Engine::Mysql);
 }
 
 #[test]

@@ -1012,85 +1012,66 @@ fn table_with_names(
     let many = names.len() > 1;
     let first = names.first().copied().unwrap_or_default();
     let read_write = workload == Workload::ReadWrite;
-    let mut headers = vec!["target", "clients"];
-    if wide {
-        headers.push("conns");
-    }
-    headers.push("QPS");
-    if read_write {
-        headers.push("TPS");
-    }
-    headers.push("p50 µs");
-    if wide {
-        headers.push("p90 µs");
-    }
-    headers.push("p99 µs");
-    if wide {
-        headers.push("p999 µs");
-    }
-    headers.push("errors");
-    if wide {
-        headers.extend(["client CPU", "client µs/req"]);
-    }
-    headers.push("server µs/req");
-    if many {
-        headers.push("× first");
-        if wide {
-            headers.push("× best");
+    let per_request = |us: Option<f64>| us.map_or("-".into(), |us| format!("{us:.2}"));
+    // The QPS of `m`'s concurrency divided by that of the first target, or of the best one.
+    let ratio = |m: &Measurement, best: bool| {
+        let same = results.iter().filter(|o| o.concurrency == m.concurrency);
+        let base = if best {
+            same.map(|o| o.qps).reduce(f64::max)
+        } else {
+            same.clone().find(|o| o.target == first).map(|o| o.qps)
+        };
+        match base {
+            Some(b) if b > 0.0 => format!("{:.2}", m.qps / b),
+            _ => "-".into(),
         }
-    }
+    };
+    type Cell<'c> = Box<dyn Fn(&Measurement) -> String + 'c>;
+    // Each column: its header, whether the table shows it, and its cell.
+    let columns: Vec<(&str, bool, Cell<'_>)> = vec![
+        ("target", true, Box::new(|m| m.target.clone())),
+        ("clients", true, Box::new(|m| m.concurrency.to_string())),
+        ("conns", wide, Box::new(|m| m.connections.to_string())),
+        ("QPS", true, Box::new(|m| format!("{:.0}", m.qps))),
+        ("TPS", read_write, Box::new(|m| format!("{:.0}", m.tps))),
+        ("p50 µs", true, Box::new(|m| micros(m.latency.p50_us))),
+        ("p90 µs", wide, Box::new(|m| micros(m.latency.p90_us))),
+        ("p99 µs", true, Box::new(|m| micros(m.latency.p99_us))),
+        ("p999 µs", wide, Box::new(|m| micros(m.latency.p999_us))),
+        (
+            "errors",
+            true,
+            Box::new(|m| {
+                if m.lost_clients > 0 {
+                    format!("{} ({} lost)", m.errors, m.lost_clients)
+                } else {
+                    m.errors.to_string()
+                }
+            }),
+        ),
+        (
+            "client CPU",
+            wide,
+            Box::new(|m| format!("{:.1}%", m.client_cpu * 100.0)),
+        ),
+        (
+            "client µs/req",
+            wide,
+            Box::new(|m| per_request(m.client_cpu_us_per_request)),
+        ),
+        (
+            "server µs/req",
+            true,
+            Box::new(|m| per_request(m.server_cpu_us_per_request)),
+        ),
+        ("× first", many, Box::new(|m| ratio(m, false))),
+        ("× best", many && wide, Box::new(|m| ratio(m, true))),
+    ];
+    let shown: Vec<&(&str, bool, Cell<'_>)> = columns.iter().filter(|c| c.1).collect();
+    let headers: Vec<&str> = shown.iter().map(|c| c.0).collect();
     let rows: Vec<Vec<String>> = results
         .iter()
-        .map(|m| {
-            let mut row = vec![m.target.clone(), m.concurrency.to_string()];
-            if wide {
-                row.push(m.connections.to_string());
-            }
-            row.push(format!("{:.0}", m.qps));
-            if read_write {
-                row.push(format!("{:.0}", m.tps));
-            }
-            row.push(micros(m.latency.p50_us));
-            if wide {
-                row.push(micros(m.latency.p90_us));
-            }
-            row.push(micros(m.latency.p99_us));
-            if wide {
-                row.push(micros(m.latency.p999_us));
-            }
-            row.push(if m.lost_clients > 0 {
-                format!("{} ({} lost)", m.errors, m.lost_clients)
-            } else {
-                m.errors.to_string()
-            });
-            let per_request = |us: Option<f64>| us.map_or("-".into(), |us| format!("{us:.2}"));
-            if wide {
-                row.push(format!("{:.1}%", m.client_cpu * 100.0));
-                row.push(per_request(m.client_cpu_us_per_request));
-            }
-            row.push(per_request(m.server_cpu_us_per_request));
-            if many {
-                let same: Vec<&Measurement> = results
-                    .iter()
-                    .filter(|o| o.concurrency == m.concurrency)
-                    .collect();
-                let ratio = |base: Option<f64>| match base {
-                    Some(b) if b > 0.0 => format!("{:.2}", m.qps / b),
-                    _ => "-".into(),
-                };
-                row.push(ratio(
-                    same.iter().find(|o| o.target == first).map(|o| o.qps),
-                ));
-                if wide {
-                    let best = same
-                        .iter()
-                        .map(|o| o.qps)
-                        .fold(None, |a: Option<f64>, q| Some(a.map_or(q, |a| a.max(q))));
-                    row.push(ratio(best));
-                }
-            }
-            row
-        })
+        .map(|m| shown.iter().map(|c| (c.2)(m)).collect())
         .collect();
     let align: Vec<Align> = (0..headers.len())
         .map(|i| if i == 0 { Align::Left } else { Align::Right })
