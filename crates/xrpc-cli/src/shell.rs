@@ -62,9 +62,10 @@ pub struct ExecArgs {
     /// an array with an object per statement, keys in this order: `statement`, then `columns`
     /// ([{name, type}] in column order) and `rows` (arrays in column order) for a result set, or
     /// `rows_affected` and `last_insert_id`; then `warnings`, or `error` ({code, sql_state,
-    /// message}) for the statement that failed, which ends the run. DECIMAL values are strings
-    /// exactly as the node sent them ("1.50"); integers beyond ±(2^53-1) are strings of their
-    /// digits; other numbers are JSON numbers.
+    /// message}) for the statement that failed, which ends the run (stderr gets it too, as
+    /// `ERROR code (state): message`; a failure to connect prints nothing on stdout). DECIMAL
+    /// values are strings exactly as the node sent them ("1.50"); integers beyond ±(2^53-1) are
+    /// strings of their digits; other numbers are JSON numbers.
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,
     #[command(flatten)]

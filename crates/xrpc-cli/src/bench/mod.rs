@@ -144,7 +144,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub json: Option<PathBuf>,
     /// Draw QPS and p99 against concurrency (`.png` or `.svg`); every measured concurrency is
-    /// labelled on the (logarithmic) axis.
+    /// labelled on the (logarithmic) axis. Its path is printed on stderr once written.
     #[arg(long)]
     pub plot: Option<PathBuf>,
     /// Print every column of the result table: also connections, p90 and p999, the generator's
