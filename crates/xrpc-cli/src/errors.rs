@@ -34,7 +34,7 @@ const CLIENT_SQL_STATE: &str = "HY000";
 /// the session exists and "lost connection" after.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
-    /// Connecting, switching to TLS, authenticating; `addr` is the node's `host:port`.
+    /// Connecting, switching to TLS, authenticating.
     Connecting,
     /// Running a statement on an open session.
     Running,

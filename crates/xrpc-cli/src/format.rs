@@ -437,8 +437,8 @@ impl<W: std::io::Write> Drop for JsonArray<W> {
 }
 
 /// A statement's outcome as a table or CSV (JSON is a document for the whole run:
-/// [`JsonArray`]). Statements without a result set print `Query OK, N rows affected` as a table,
-/// and nothing as CSV.
+/// [`JsonArray`]); `csv_format` picks CSV. Statements without a result set print `Query OK, N rows
+/// affected` as a table, and nothing as CSV.
 pub fn render(result: &ExecResult, csv_format: bool) -> String {
     match (&result.result_set, csv_format) {
         (Some(rs), false) => table(rs),
