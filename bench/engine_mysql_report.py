@@ -92,7 +92,7 @@ def main():
     targets = []
     w("## The `mysql` engine: the article's table on one MariaDB")
     w("")
-    w(f"`bench/engine-mysql.sh --{run.get('suite')}`, {run.get('started')} – {end.get('finished')}, "
+    w(f"`bench/engine-mysql.sh --{run.get('suite')}`, "
       f"{run.get('rounds')} round(s) of {run.get('duration_s')} s steps after {run.get('warmup_s')} s warm-up, "
       f"commit `{run.get('commit')}`, backend {run.get('engine_version')}. Servers on CPU {run.get('server_cpus')} "
       f"(MariaDB and xrpc-server share it), load generators on CPU {run.get('client_cpus')}. Load average at the "

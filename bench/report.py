@@ -215,8 +215,8 @@ def main():
     w("## The run")
     w("")
     w(f"- **Command:** `{suite.get('command', 'bench/run-all.sh')}` — suite `{suite.get('suite')}`, "
-      f"{suite.get('reps')} repetition(s), started {suite.get('started')}, finished "
-      f"{meta.get('suite_end', {}).get('finished')} ({meta.get('suite_end', {}).get('elapsed_s')} s including builds).")
+      f"{suite.get('reps')} repetition(s), {meta.get('suite_end', {}).get('elapsed_s')} s including builds; "
+      f"results file `bench/results/{os.path.basename(a.results)}`.")
     w(f"- **Steps:** echo cases `{suite.get('echo_cases')}` (N connections × M in flight each), "
       f"{suite.get('echo_time_s')} s measured after {suite.get('echo_warmup_s')} s warm-up; SQL at "
       f"`{suite.get('sql_concurrency')}` clients, {suite.get('sql_time_s')} s after {suite.get('sql_warmup_s')} s "
