@@ -20,6 +20,7 @@ the same figures and reported met or NOT met. Plots found in --img-dir are linke
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 from collections import defaultdict
@@ -266,7 +267,7 @@ def main():
         w("### Failures in this run")
         w("")
         for fl in meta["failures"]:
-            w(f"- **{fl.get('peer')}** failed: `{fl.get('cmd')}`")
+            w(f"- **{fl.get('peer')}** failed: `{repo_relative(fl.get('cmd') or '')}`")
         w("")
 
     targets = []  # (text, measured, ok or None)
@@ -499,7 +500,6 @@ def main():
       "peers, the server's (`server_cmd`). One of each:")
     w("")
     w("```sh")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + "/"
     cmds = []
     seen = set()
     for s in servers:
@@ -517,7 +517,7 @@ def main():
         if m.get("server_cmd"):
             cmds.append(m["server_cmd"] + "   # server")
         cmds.append(m["cmd"])
-    w("\n".join(cmds).replace(root, ""))
+    w(repo_relative("\n".join(cmds)))
     w("```")
     w("")
     w(METHOD)
@@ -608,6 +608,12 @@ def cost_section(results_dir):
                     out.append("| " + " | ".join(cells) + " |")
         out.append("")
     return out
+
+
+def repo_relative(text):
+    """Commands as recorded name the checkout they ran in (/home/x/xrpc/target/release/xrpc); the report
+    names paths relative to the repository, so that it reads the same whichever checkout generates it."""
+    return re.sub(r"(?<![\w.])/[\w.+-]+(?:/[\w.+-]+)*?/(?=(?:target|bench|docs|crates|fuzz)/)", "", text)
 
 
 def port_of(servers, mode):
