@@ -344,7 +344,7 @@ if [ "${#FAILED[@]}" -gt 0 ]; then
 fi
 
 if [ "$SUITE" = smoke ]; then
-    python3 "$BENCH_DIR/report.py" "$RESULTS" --out "$REPORT" --img-dir "$IMG" --sections-dir "$OUTDIR/engine-mysql" || rc=1
+    python3 "$BENCH_DIR/report.py" "$RESULTS" --out "$REPORT" --img-dir "$IMG" --sections-dir "$OUTDIR/engine-mysql" --analysis-dir '' || rc=1
     bench_log "results: ${RESULTS#"$ROOT"/}; report: ${REPORT#"$ROOT"/}; engine report: ${OUTDIR#"$ROOT"/}/engine-mysql/engine-mysql.md"
 else
     cp "$RESULTS" "$BENCH_DIR/results/latest.json"
