@@ -1,5 +1,5 @@
 # shellcheck shell=bash disable=SC2034  # (the variables set here are for the scripts that source it)
-# Helpers shared by the bench/ scripts. Source it: `. "$(dirname "$0")/lib.sh"`.
+# Functions shared by the bench/ scripts. Source it: `. "$(dirname "$0")/lib.sh"`.
 #
 # Conventions:
 # - measurement and meta results are JSON lines on stdout (bench_emit), also appended to
