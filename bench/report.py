@@ -483,14 +483,12 @@ def main():
             w("")
 
     analysis = a.analysis_dir or None
-    w(hand_written(analysis, "reading.md"))
-    w("")
+    L.extend(hand_written(analysis, "reading.md"))
 
     # ------------------------------------------------------------------------------- cost
     if cost:
         L.extend(cost)
-        w(hand_written(analysis, "cost-model.md"))
-        w("")
+        L.extend(hand_written(analysis, "cost-model.md"))
 
     # Sections other bench/ scripts write (binlog-cost.sh, tls-cost.sh, engine-mysql.sh).
     for section in SECTIONS:
@@ -499,9 +497,7 @@ def main():
             with open(path) as f:
                 w(f.read().rstrip())
             w("")
-            notes = hand_written(analysis, section)
-            if notes:
-                w(notes)
+            L.extend(hand_written(analysis, section))
 
     w("## Exact commands")
     w("")
@@ -543,15 +539,16 @@ SECTIONS = ["binlog-cost.md", "tls-cost.md", "engine-mysql.md"]
 
 
 def hand_written(analysis_dir, name):
-    """The text of bench/analysis/NAME: explanations written by hand (why a figure is what it is, the
-    cost model), which no measurement produces. Empty without an analysis directory (the smoke)."""
+    """The lines of bench/analysis/NAME and a blank line: explanations written by hand (why a figure is
+    what it is, the cost model), which no measurement produces. None without an analysis directory
+    (the smoke)."""
     if not analysis_dir:
-        return ""
+        return []
     path = os.path.join(analysis_dir, name)
     if not os.path.exists(path):
-        return ""
+        return []
     with open(path) as f:
-        return f.read().rstrip() + "\n"
+        return f.read().rstrip().split("\n") + [""]
 
 
 # Runs of bench/request-cost.sh shown under "The cost of one request": (results file, title, the
@@ -563,6 +560,7 @@ COST_RUNS = [
     ("cost-high.jsonl", "High concurrency: 1024 and 4096 clients", {"final": "xrpc", "mariadb": "MariaDB"}),
     ("cost-curve.jsonl", "`select 1` from 64 to 4096 clients", {"final": "xrpc"}),
 ]
+BY_ANY_SERVER = {"syscalls_per_request", "cswitches_per_request"}
 COUNTS = [("syscalls_per_request", "syscalls"), ("cswitches_per_request", "cswitches"),
           ("epoll_pwait_per_request", "epoll_pwait"), ("read_per_request", "read"),
           ("sendmsg_per_request", "sendmsg"), ("write_per_request", "eventfd write")]
@@ -612,8 +610,11 @@ def cost_section(results_dir):
                     cells = [label, wl, str(conc), spread([r["qps"] for r in rs], fmt_qps), fmt_us(mid.get("p50_us")),
                              fmt_us(mid.get("p99_us")), spread([r.get("server_cpu_us") for r in rs], fmt_cpu2),
                              spread([r.get("client_cpu_us") for r in rs], fmt_cpu2)]
-                    cells += [fmt_count(statistics.median([r[k] for r in rs if k in r] or [None]))
-                              if any(k in r for r in rs) else "–" for k, _ in counts]
+                    # The calls counted by name are the ones xrpc-net makes; another server (MariaDB
+                    # waits in poll and sends with send) shows its totals only.
+                    cells += [fmt_count(statistics.median([r[k] for r in rs if k in r]))
+                              if any(k in r for r in rs) and (server != "mariadb" or k in BY_ANY_SERVER) else "–"
+                              for k, _ in counts]
                     out.append("| " + " | ".join(cells) + " |")
         out.append("")
     return out
