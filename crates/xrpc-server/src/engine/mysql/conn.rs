@@ -42,8 +42,12 @@ pub struct MysqlConn {
     counted_pinned: bool,
     /// Session variables changed by this session.
     vars: BTreeMap<String, String>,
-    /// The database this session switched to with `USE`.
+    /// The session's current database (`USE` or a request's `schema_name`): handed in by the
+    /// session layer before every statement and reported back when a statement changed it, so
+    /// it is the session's, not the handle's, and does not keep the handle alive.
     schema: Option<String>,
+    /// Whether the last statement changed `schema`.
+    schema_changed: bool,
     /// The schema of the session's authentication data, if any: used when neither the request
     /// nor `USE` chose one, before the URL's database.
     default_schema: Option<String>,
@@ -104,6 +108,7 @@ impl MysqlConn {
             counted_pinned: false,
             vars: BTreeMap::new(),
             schema: None,
+            schema_changed: false,
             default_schema: None,
             connection_id: 0,
             last_insert_id: 0,
@@ -183,7 +188,15 @@ impl MysqlConn {
         let outcome = self
             .sync(&mut backend, schema)
             .map_err(Failure::Backend)
-            .and_then(|()| self.statement(&mut backend, &rewritten, sink));
+            .and_then(|()| {
+                // The backend switched (COM_INIT_DB): a `schema_name` is the session's current
+                // database from now on, as after `USE`.
+                if let Some(schema) = schema.filter(|s| self.schema.as_deref() != Some(*s)) {
+                    self.schema = Some(schema.to_owned());
+                    self.schema_changed = true;
+                }
+                self.statement(&mut backend, &rewritten, sink)
+            });
         match outcome {
             Ok(summary) => {
                 if let Some(id) = summary.last_insert_id {
@@ -266,6 +279,7 @@ impl MysqlConn {
         self.interrupt.statement_over();
         streamed?;
         let changes = Changes::read(&backend.conn);
+        self.schema_changed |= changes.schema.is_some();
         state::apply(
             backend,
             &mut self.vars,
@@ -403,11 +417,9 @@ impl EngineConn for MysqlConn {
 
     fn holds_session_state(&self) -> bool {
         // Without a pinned connection the handle is cheap to keep: it carries what the session
-        // changed (variables, database, the id last_insert_id() returns).
-        self.backend.is_some()
-            || !self.vars.is_empty()
-            || self.schema.is_some()
-            || self.last_insert_id != 0
+        // changed (variables, the id last_insert_id() returns). The database is the session
+        // layer's (`set_session_schema`).
+        self.backend.is_some() || !self.vars.is_empty() || self.last_insert_id != 0
     }
 
     fn interrupter(&self) -> Arc<dyn Interrupt> {
@@ -422,6 +434,19 @@ impl EngineConn for MysqlConn {
         if self.default_schema.as_deref() != schema {
             self.default_schema = schema.map(str::to_owned);
         }
+    }
+
+    fn set_session_schema(&mut self, schema: Option<&str>) {
+        if self.schema.as_deref() != schema {
+            self.schema = schema.map(str::to_owned);
+        }
+        self.schema_changed = false;
+    }
+
+    fn take_session_schema_change(&mut self) -> Option<Option<String>> {
+        // After DROP DATABASE of the current one the backend reports an empty name: none.
+        std::mem::take(&mut self.schema_changed)
+            .then(|| self.schema.clone().filter(|s| !s.is_empty()))
     }
 
     fn opened_at(&self) -> Instant {
