@@ -30,6 +30,8 @@ pub struct Shared {
     /// What `VERSION()`, `@@version` and `SHOW VARIABLES`' `version` row report: the backend's
     /// version with `-xrpc-<version>` appended.
     pub version: String,
+    /// The isolation variable the backend knows by its other name only, if any.
+    pub variable_alias: Option<types::VariableAlias>,
 }
 
 /// One session's view of the backend: the session variables and database it set (replayed on
@@ -177,6 +179,7 @@ impl MysqlConn {
             self.last_insert_id,
             self.backslash_escapes(),
             Some(&self.shared.version),
+            self.shared.variable_alias,
         )?;
         let mut backend = match self.backend.take() {
             Some(backend) => backend,
@@ -289,7 +292,38 @@ impl MysqlConn {
             summary.has_result_set,
             results > 1,
         );
+        if rewritten.named_lock {
+            state::track_named_locks(backend, rewritten);
+        }
+        if let (true, true, Some(alias)) = (
+            rewritten.show_variables,
+            summary.has_result_set,
+            self.shared.variable_alias,
+        ) {
+            self.show_alias_row(backend, rewritten, alias, sink)?;
+        }
         Ok(summary)
+    }
+
+    /// After the rows of a `SHOW … VARIABLES`: the row of the isolation variable's name the
+    /// backend lacks, with the value of the one it has, when that name passes the statement's
+    /// filter.
+    fn show_alias_row(
+        &self,
+        backend: &mut Backend,
+        rewritten: &Rewritten,
+        alias: types::VariableAlias,
+        sink: &mut dyn ResultSink,
+    ) -> Result<(), Failure> {
+        let probe = alias.probe(rewritten, self.backslash_escapes());
+        let row: Option<(String, String)> = backend.conn.query_first(&probe)?;
+        if let Some((_, value)) = row {
+            sink.row(&[
+                Value::Bytes(bytes::Bytes::from_static(alias.missing.as_bytes())),
+                Value::Bytes(bytes::Bytes::from(value)),
+            ])?;
+        }
+        Ok(())
     }
 
     /// Keeps a connection whose state pins it; gives any other back to the pool.

@@ -186,6 +186,13 @@ impl MysqlEngine {
             .query_first("SELECT VERSION(), @@GLOBAL.sql_mode")
             .map_err(|err| pool::connect_error(pool.opts(), &err))?
             .unwrap_or_default();
+        let isolation_names: Vec<String> = conn
+            .query_map(
+                "SHOW GLOBAL VARIABLES WHERE Variable_name IN \
+                 ('transaction_isolation', 'tx_isolation')",
+                |(name, _value): (String, String)| name,
+            )
+            .map_err(|err| pool::connect_error(pool.opts(), &err))?;
         drop(conn);
         let backslash_escapes = !sql_mode
             .to_ascii_uppercase()
@@ -196,6 +203,7 @@ impl MysqlEngine {
                 backslash_escapes,
                 default_schema,
                 version: format!("{version}-xrpc-{}", env!("CARGO_PKG_VERSION")),
+                variable_alias: types::VariableAlias::for_backend(&isolation_names),
             }),
             version,
             description: redact_url(url),
