@@ -791,3 +791,22 @@ fn bench_echo_against_an_in_process_echo_server() {
     assert_eq!(m["inflight"], 8);
     assert_eq!(m["target"], "echo://in-process");
 }
+
+#[test]
+fn exec_and_shell_run_in_the_database_named_by_d() {
+    let node = TestNode::start();
+    ok(&node.xrpc(&[
+        "exec",
+        "CREATE DATABASE shop; CREATE TABLE shop.t (a INT); INSERT INTO shop.t VALUES (7)",
+    ]));
+    let query = "SELECT database() AS db, a FROM t";
+    let exec = ok(&node.xrpc(&["exec", "-D", "shop", "--format", "csv", query]));
+    let shell = ok(&node.shell(&format!("{query};\n"), &["-D", "shop"]));
+    assert_eq!(
+        [exec.as_str(), shell.as_str()],
+        [
+            "db,a\nshop,7\n",
+            "+------+---+\n| db   | a |\n+------+---+\n| shop | 7 |\n+------+---+\n1 row in set\n\n"
+        ]
+    );
+}

@@ -118,7 +118,8 @@ struct Core {
     /// so that they follow the session across pooled connections and no session reads
     /// another's ([`EngineConn::set_session_warnings`]).
     warnings: Vec<crate::result::SqlWarning>,
-    /// The database `USE` chose, handed to the engine connection before every statement
+    /// The database `USE` or a request's `schema_name` chose, handed to the engine connection
+    /// before every statement
     /// ([`EngineConn::set_session_schema`]). Here rather than under a lock of its own so that
     /// a statement reads it in the lock that takes the engine connection, and stores a change
     /// in the lock that stores the statement's warnings.
@@ -898,7 +899,7 @@ impl Session {
         let result = run(&mut *engine, sink);
         node.statement_ended(self.number);
         self.kill.lock().running = None;
-        // An auto-commit sid keeps no state: its USE lasts for the request only.
+        // An auto-commit sid keeps no state: its USE or schema_name lasts for the request only.
         let schema_change = engine
             .take_session_schema_change()
             .filter(|_| !self.auto_commit);

@@ -68,9 +68,11 @@
 //!
 //! MySQL databases are SQLite files attached by the node (`databases`): `main` is the default,
 //! every other one `data_dir/databases/<name>.db`. A statement runs in the request's
-//! `schema_name`, else the session's current database (`USE`, kept by the session layer and
-//! handed in with [`EngineConn::set_session_schema`]), else `main`; an unknown one is 1049
-//! "Unknown database". Unqualified table names are qualified with it (`databases::qualify`) when
+//! `schema_name`, else the session's current database (`USE` or an earlier `schema_name`, kept
+//! by the session layer and handed in with [`EngineConn::set_session_schema`]), else the schema
+//! of the connection's authentication data ([`EngineConn::set_default_schema`]), else `main`;
+//! an unknown one is 1049 "Unknown database". A `schema_name` is reported back as a change of
+//! the session's database ([`EngineConn::take_session_schema_change`]), as `USE` is. Unqualified table names are qualified with it (`databases::qualify`) when
 //! it is not `main`, or when other databases exist. `database()` returns it, in lower case.
 //! `CREATE/DROP DATABASE`, `USE`, the SHOW statements, `information_schema` and MySQL's errors
 //! for XA, CALL and the other statements SQLite has no counterpart for are the `catalog`
@@ -719,8 +721,12 @@ pub struct SqliteConn {
     databases: Arc<Databases>,
     /// What the authorizer refuses client statements (see `authorizer`).
     guard: Arc<authorizer::Guard>,
-    /// The session's current database (`USE`), handed in before each statement.
+    /// The session's current database (`USE` or a request's `schema_name`), handed in before
+    /// each statement.
     session_schema: Option<String>,
+    /// The schema of the connection's authentication data: the database of a session that has
+    /// chosen none, handed in before each statement.
+    default_schema: Option<String>,
     /// What `shared.schema` holds (the statement's database, lower case): this connection is
     /// its only writer ([`set_schema`](Self::set_schema)), so it reads its own copy without the
     /// lock.
@@ -853,6 +859,7 @@ impl SqliteConn {
             databases,
             guard,
             session_schema: None,
+            default_schema: None,
             schema_change: None,
             catalog_built: None,
             auto_increment: std::collections::HashMap::new(),
@@ -899,11 +906,18 @@ impl SqliteConn {
     }
 
     /// Checks the statement's database (`schema_name`, else the session's current database,
-    /// else `main`) and makes it what `database()` returns.
+    /// else the authentication schema, else `main`) and makes it what `database()` returns. A
+    /// `schema_name` becomes the session's current database, as `USE` does.
     fn use_schema(&mut self, schema: Option<&str>) -> Result<(), SqlError> {
-        let name = match schema {
-            None | Some("") => self.session_schema.as_deref().unwrap_or("main"),
-            Some(name) => name,
+        let (name, switch) = match schema {
+            None | Some("") => (
+                self.session_schema
+                    .as_deref()
+                    .or(self.default_schema.as_deref())
+                    .unwrap_or("main"),
+                false,
+            ),
+            Some(name) => (name, true),
         };
         let known = name.eq_ignore_ascii_case("main")
             || name.eq_ignore_ascii_case("temp")
@@ -919,7 +933,14 @@ impl SqliteConn {
                 format!("Unknown database '{name}'"),
             ));
         }
-        if !self.schema.eq_ignore_ascii_case(name) {
+        if switch {
+            let lower = name.to_ascii_lowercase();
+            if !self.schema.eq_ignore_ascii_case(&lower) {
+                self.set_schema(&lower);
+            }
+            self.session_schema = Some(lower.clone());
+            self.schema_change = Some(Some(lower));
+        } else if !self.schema.eq_ignore_ascii_case(name) {
             let name = name.to_ascii_lowercase();
             self.set_schema(&name);
         }
@@ -1553,6 +1574,12 @@ impl EngineConn for SqliteConn {
 
     fn take_session_schema_change(&mut self) -> Option<Option<String>> {
         self.schema_change.take()
+    }
+
+    fn set_default_schema(&mut self, schema: Option<&str>) {
+        if self.default_schema.as_deref() != schema {
+            self.default_schema = schema.map(str::to_owned);
+        }
     }
 
     fn set_session_warnings(&mut self, warnings: Vec<SqlWarning>) {
