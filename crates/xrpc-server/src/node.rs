@@ -89,6 +89,8 @@ pub struct NodeShared {
     pub format: HeaderFormat,
     /// Session counters.
     pub counters: SessionCounters,
+    /// Statements, errors, rows and sessions, for `SHOW STATUS` and the metrics.
+    pub requests: crate::counters::RequestCounters,
     /// Timestamp oracle for GET_TSO.
     pub tso: Tso,
     /// The TLS configuration new handshakes use (disabled unless the node has a certificate).
@@ -145,6 +147,7 @@ impl NodeShared {
             accounts,
             format,
             counters: SessionCounters::default(),
+            requests: crate::counters::RequestCounters::default(),
             tso: Tso::default(),
             tls: crate::tls::TlsContext::disabled(),
             hosts: HostBlocker::default(),
@@ -191,6 +194,7 @@ impl NodeShared {
             if !admitted {
                 return None;
             }
+            self.requests.session_opened();
         }
         self.counters.total_sessions.fetch_add(1, Ordering::AcqRel);
         Some(self.counters.created.fetch_add(1, Ordering::Relaxed) + 1)
@@ -212,6 +216,7 @@ impl NodeShared {
             return;
         }
         if !session.is_auto_commit() {
+            self.requests.session_closed();
             self.counters.worker_sessions.fetch_sub(1, Ordering::AcqRel);
             self.session_shard(session.number())
                 .lock()
@@ -438,6 +443,10 @@ impl StatusSource for NodeShared {
         self.engine.status_rows()
     }
 
+    fn request_totals(&self) -> crate::counters::RequestTotals {
+        self.requests.totals()
+    }
+
     fn net_stats(&self) -> NetStats {
         self.groups()
             .first()
@@ -469,7 +478,7 @@ impl SessionKiller for NodeShared {
                 // removed. Only its connection's handler may take it out of the connection's map:
                 // running it as a unit of its connection finds it gone and does.
                 let err = WireError::from_code(&codes::SESSION_KILLED);
-                session.send_last_fatal(&conn, self.format, &err);
+                session.send_last_fatal(&conn, self, &err);
                 session.shut_down(self);
                 let unit = UnitId(session.sid());
                 if conn.schedule(unit).is_err() {

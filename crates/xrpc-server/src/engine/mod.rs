@@ -68,7 +68,7 @@ pub trait Engine: Send + Sync + 'static {
 
     /// The engine's own `SHOW STATUS` rows, `(name, value)`, named `xrpc_<engine part>_…` (the
     /// `mysql` engine: its backend pool, `xrpc_backend_*`; the `sqlite` engine: its connection
-    /// pool, `xrpc_engine_idle`, `_borrowed`, `_opened`). None by default.
+    /// pool, `xrpc_engine_idle`, `_borrowed`, `_opened`, and `_statements` stepped). None by default.
     fn status_rows(&self) -> Vec<(String, String)> {
         Vec::new()
     }

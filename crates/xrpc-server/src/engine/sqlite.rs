@@ -419,6 +419,8 @@ pub struct SqliteEngine {
     clock: Arc<dyn Clock>,
     pool: Mutex<Vec<Box<dyn EngineConn>>>,
     opened: AtomicU64,
+    /// Statements the connections stepped (`xrpc_engine_statements`; see `SqliteConn::stepped`).
+    stepped: Arc<xrpc_net::StripedCounters<1>>,
     /// Connections handed out by `acquire` and not yet given back to `release`: at rest (no
     /// statement running, no session holding one) it is 0, whatever happened to the clients.
     borrowed: AtomicU64,
@@ -452,6 +454,7 @@ impl SqliteEngine {
             clock,
             pool: Mutex::new(Vec::new()),
             opened: AtomicU64::new(0),
+            stepped: Arc::default(),
             borrowed: AtomicU64::new(0),
             lifetime_ms: AtomicU64::new(0),
             databases: Arc::new(Databases::open(path, max_databases)?),
@@ -491,6 +494,7 @@ impl SqliteEngine {
             Arc::clone(&self.options),
             self.clock.now(),
             Arc::clone(&self.databases),
+            Arc::clone(&self.stepped),
         )?;
         self.opened.fetch_add(1, Ordering::Relaxed);
         Ok(conn)
@@ -579,6 +583,7 @@ impl Engine for SqliteEngine {
             ("idle", self.idle_connections() as u64),
             ("borrowed", self.borrowed.load(Ordering::Relaxed)),
             ("opened", self.connections_opened()),
+            ("statements", self.stepped.sum()[0]),
         ]
         .into_iter()
         .map(|(name, value)| (format!("xrpc_engine_{name}"), value.to_string()))
@@ -706,6 +711,10 @@ pub struct SqliteConn {
     /// `conn` for the same reason as `keys`, and because it borrows `conn`.
     kept: Option<kept::LastStatement>,
     conn: kept::OwnedConn,
+    /// The engine's count of statements stepped: each client statement as SQLite runs it
+    /// (`run_prepared`) and each statement the engine runs for clients (`exec`: BEGIN, COMMIT,
+    /// ROLLBACK, savepoints, trigger DDL); the engine's reads of SQLite's catalog are not counted.
+    stepped: Arc<xrpc_net::StripedCounters<1>>,
     opened_at: Instant,
     options: Arc<SqliteOptions>,
     shared: Arc<Shared>,
@@ -752,6 +761,7 @@ impl SqliteConn {
         options: Arc<SqliteOptions>,
         opened_at: Instant,
         databases: Arc<Databases>,
+        stepped: Arc<xrpc_net::StripedCounters<1>>,
     ) -> Result<Self, SqlError> {
         let map = |err| map_error(err, false);
         let conn = Connection::open_with_flags(
@@ -846,6 +856,7 @@ impl SqliteConn {
         });
         Ok(Self {
             conn: kept::OwnedConn::new(conn),
+            stepped,
             kept: None,
             schema: Arc::from("main"),
             opened_at,
@@ -893,6 +904,7 @@ impl SqliteConn {
     }
 
     fn exec(&self, sql: &str) -> Result<(), SqlError> {
+        self.stepped.add(0, 1);
         self.conn.execute_batch(sql).map_err(|err| self.map(err))
     }
 
@@ -1334,6 +1346,7 @@ impl SqliteConn {
         }
         let total_before = self.conn.total_changes();
         let has_result_set = stmt.column_count() > 0;
+        self.stepped.add(0, 1);
         if has_result_set {
             let schema = &*self.schema;
             let columns = Columns {

@@ -149,16 +149,20 @@ impl MysqlConn {
         // change is recorded on both), and a reset would lose its transaction.
         let pinned = backend.state.pins();
         let stray_schema = backend.schema.is_some() && wanted.is_none();
+        let pool = &self.shared.pool;
         if !pinned && (stray_schema || !state::reusable_without_reset(&backend.vars, &self.vars)) {
+            pool.count_round_trips(super::pool::RESET_ROUND_TRIPS);
             backend.reset()?;
         }
         if let Some(wanted) = wanted {
             if backend.schema.as_deref() != Some(wanted) {
+                pool.count_round_trips(1);
                 backend.conn.select_db(wanted)?;
                 backend.schema = Some(wanted.to_owned());
             }
         }
         if let Some(sql) = state::replay_statement(&backend.vars, &self.vars) {
+            pool.count_round_trips(1);
             backend.conn.query_drop(&sql)?;
             backend.vars.clone_from(&self.vars);
         }
@@ -257,6 +261,7 @@ impl MysqlConn {
         self.interrupt.begin(backend.thread_id)?;
         let mut summary = ExecSummary::default();
         let mut results = 0;
+        self.shared.pool.count_statement();
         let result = backend.conn.query_iter(&rewritten.sql);
         if result.is_err() {
             self.interrupt.statement_over();
