@@ -899,3 +899,6 @@ fn parse_err(payload: &[u8], capabilities: CapabilityFlags) -> Result<StatementE
         Err(err) => Err(DecodeError::malformed("ERR", err)),
     }
 }
+
+#[cfg(test)]
+mod tests;
