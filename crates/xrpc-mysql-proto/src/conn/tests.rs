@@ -84,7 +84,13 @@ fn lenenc_str(out: &mut Vec<u8>, s: &[u8]) {
     out.extend_from_slice(s);
 }
 
-fn ok_packet(header: u8, affected: u64, insert_id: u64, status: StatusFlags, state: &[u8]) -> Vec<u8> {
+fn ok_packet(
+    header: u8,
+    affected: u64,
+    insert_id: u64,
+    status: StatusFlags,
+    state: &[u8],
+) -> Vec<u8> {
     let mut out = vec![header];
     lenenc(&mut out, affected);
     lenenc(&mut out, insert_id);
@@ -196,12 +202,19 @@ fn describe(events: &[Event]) -> Vec<String> {
         .map(|event| match event {
             Event::Columns { tag, columns } => format!(
                 "{tag} columns {}",
-                columns.iter().map(|c| c.name_str().into_owned()).collect::<Vec<_>>().join(",")
+                columns
+                    .iter()
+                    .map(|c| c.name_str().into_owned())
+                    .collect::<Vec<_>>()
+                    .join(",")
             ),
             Event::Row { tag, row } => format!(
                 "{tag} row {}",
                 row.values()
-                    .map(|v| v.map_or("NULL".to_owned(), |v| String::from_utf8_lossy(v).into_owned()))
+                    .map(
+                        |v| v.map_or("NULL".to_owned(), |v| String::from_utf8_lossy(v)
+                            .into_owned())
+                    )
                     .collect::<Vec<_>>()
                     .join(",")
             ),
@@ -238,7 +251,10 @@ fn the_handshake_answers_with_the_native_scramble_and_session_tracking() {
     conn.handle_input(&frames(2, &[ok(0)]));
     assert!(matches!(
         conn.poll_event(),
-        Some(Event::Connected { thread_id: THREAD_ID, .. })
+        Some(Event::Connected {
+            thread_id: THREAD_ID,
+            ..
+        })
     ));
     assert_eq!(conn.thread_id(), Some(THREAD_ID));
     assert!(conn.is_ready());
@@ -280,7 +296,11 @@ fn a_refused_login_closes_with_the_servers_error() {
     flush(&mut conn);
     conn.handle_input(&frames(2, &[err(1045, "28000", "Access denied")]));
     let events = events(&mut conn);
-    let [Event::Closed { reason: CloseReason::Connect(ConnectError::Refused(error)) }] = &events[..]
+    let [
+        Event::Closed {
+            reason: CloseReason::Connect(ConnectError::Refused(error)),
+        },
+    ] = &events[..]
     else {
         panic!("{events:?}")
     };
@@ -318,7 +338,11 @@ fn pipelined_answers_come_out_in_order_tagged_by_statement() {
     let mut input = Vec::new();
     input.extend(frames(
         1,
-        &result_set(&["a", "b"], &[vec![Some("x"), None], vec![Some(""), Some("y")]], auto()),
+        &result_set(
+            &["a", "b"],
+            &[vec![Some("x"), None], vec![Some(""), Some("y")]],
+            auto(),
+        ),
     ));
     input.extend(frames(1, &[ok(5)]));
     input.extend(frames(1, &[ok(0)]));
@@ -349,15 +373,31 @@ fn an_error_in_the_middle_leaves_its_neighbours_intact() {
     }
     flush(&mut conn);
     let mut input = frames(1, &result_set(&["c"], &[vec![Some("one")]], auto()));
-    input.extend(frames(1, &[err(1146, "42S02", "Table 'db.nope' doesn't exist")]));
-    input.extend(frames(1, &result_set(&["c"], &[vec![Some("three")]], auto())));
+    input.extend(frames(
+        1,
+        &[err(1146, "42S02", "Table 'db.nope' doesn't exist")],
+    ));
+    input.extend(frames(
+        1,
+        &result_set(&["c"], &[vec![Some("three")]], auto()),
+    ));
     conn.handle_input(&input);
     let events = events(&mut conn);
     assert_eq!(
         describe(&events),
-        ["1 columns c", "1 row one", "1 done 0", "2 failed 1146", "3 columns c", "3 row three", "3 done 0"]
+        [
+            "1 columns c",
+            "1 row one",
+            "1 done 0",
+            "2 failed 1146",
+            "3 columns c",
+            "3 row three",
+            "3 done 0"
+        ]
     );
-    let Event::Failed { error, .. } = &events[3] else { unreachable!() };
+    let Event::Failed { error, .. } = &events[3] else {
+        unreachable!()
+    };
     assert_eq!(error.sql_state, "42S02");
     assert_eq!(error.message, "Table 'db.nope' doesn't exist");
 }
@@ -396,9 +436,20 @@ fn a_multi_result_answer_yields_each_result_then_one_terminal_event() {
     let events = events(&mut conn);
     assert_eq!(
         describe(&events),
-        ["1 result end 3", "1 columns c", "1 row r", "1 result end 0", "1 done 0", "2 columns 2", "2 row 2", "2 done 0"]
+        [
+            "1 result end 3",
+            "1 columns c",
+            "1 row r",
+            "1 result end 0",
+            "1 done 0",
+            "2 columns 2",
+            "2 row 2",
+            "2 done 0"
+        ]
     );
-    let Event::ResultEnd { ok, .. } = &events[0] else { unreachable!() };
+    let Event::ResultEnd { ok, .. } = &events[0] else {
+        unreachable!()
+    };
     assert_eq!(ok.last_insert_id, Some(9));
     assert!(ok.more_results());
 }
@@ -406,7 +457,11 @@ fn a_multi_result_answer_yields_each_result_then_one_terminal_event() {
 #[test]
 fn old_eof_packets_frame_a_result_set_when_the_server_lacks_deprecate_eof() {
     let mut conn = connected(false);
-    assert!(!conn.capabilities().contains(CapabilityFlags::CLIENT_DEPRECATE_EOF));
+    assert!(
+        !conn
+            .capabilities()
+            .contains(CapabilityFlags::CLIENT_DEPRECATE_EOF)
+    );
     query(&mut conn, 1, "select");
     query(&mut conn, 2, "select");
     flush(&mut conn);
@@ -416,7 +471,16 @@ fn old_eof_packets_frame_a_result_set_when_the_server_lacks_deprecate_eof() {
         out
     };
     let input = [
-        frames(1, &[vec![1], column("c"), eof(auto()), row(&[Some("v")]), eof(auto())]),
+        frames(
+            1,
+            &[
+                vec![1],
+                column("c"),
+                eof(auto()),
+                row(&[Some("v")]),
+                eof(auto()),
+            ],
+        ),
         frames(1, &[ok(1)]),
     ]
     .concat();
@@ -448,7 +512,9 @@ fn session_state_changes_are_decoded_from_the_ok_packet() {
     state.push(2);
     lenenc_str(&mut state, b"\x011");
     conn.handle_input(&frames(1, &[ok_packet(0, 0, 0, auto(), &state)]));
-    let Some(Event::Done { ok, .. }) = conn.poll_event() else { panic!() };
+    let Some(Event::Done { ok, .. }) = conn.poll_event() else {
+        panic!()
+    };
     assert!(ok.session_state_changed());
     assert_eq!(
         ok.session_changes,
@@ -479,13 +545,25 @@ fn a_lost_connection_fails_every_statement_in_flight_once_after_the_complete_ans
         conn.handle_input(&input);
         conn.handle_close();
         let events = events(&mut conn);
-        let mut expected = vec!["0 columns c".to_owned(), "0 row 0".into(), "0 done 0".into()];
+        let mut expected = vec![
+            "0 columns c".to_owned(),
+            "0 row 0".into(),
+            "0 done 0".into(),
+        ];
         expected.extend((1..in_flight).map(|tag| format!("{tag} failed 2013")));
-        expected.push(format!("{:?}", Event::Closed { reason: CloseReason::TransportClosed }));
+        expected.push(format!(
+            "{:?}",
+            Event::Closed {
+                reason: CloseReason::TransportClosed
+            }
+        ));
         assert_eq!(describe(&events), expected, "{in_flight} in flight");
         for tag in 1..in_flight {
             assert_eq!(
-                events.iter().filter(|e| e.tag() == Some(Tag(tag)) && e.is_terminal()).count(),
+                events
+                    .iter()
+                    .filter(|e| e.tag() == Some(Tag(tag)) && e.is_terminal())
+                    .count(),
                 1
             );
         }
@@ -504,23 +582,34 @@ fn a_broken_byte_stream_fails_every_statement_and_closes() {
     // Packet 5 where packet 1 belongs.
     conn.handle_input(&frames(5, &[ok(0)]));
     let seen = events(&mut conn);
-    assert_eq!(describe(&seen[..3]), ["1 failed 2013", "2 failed 2013", "3 failed 2013"]);
+    assert_eq!(
+        describe(&seen[..3]),
+        ["1 failed 2013", "2 failed 2013", "3 failed 2013"]
+    );
     assert_eq!(
         seen[3],
         Event::Closed {
-            reason: CloseReason::Protocol(DecodeError::Sequence { expected: 1, found: 5 })
+            reason: CloseReason::Protocol(DecodeError::Sequence {
+                expected: 1,
+                found: 5
+            })
         }
     );
     // A row with fewer values than columns.
     let mut conn = connected(true);
     query(&mut conn, 1, "select");
     flush(&mut conn);
-    conn.handle_input(&frames(1, &[vec![2], column("a"), column("b"), row(&[Some("x")])]));
+    conn.handle_input(&frames(
+        1,
+        &[vec![2], column("a"), column("b"), row(&[Some("x")])],
+    ));
     let events = events(&mut conn);
     assert_eq!(describe(&events[..2]), ["1 columns a,b", "1 failed 2013"]);
     assert!(matches!(
         events[2],
-        Event::Closed { reason: CloseReason::Protocol(DecodeError::Malformed { what: "row", .. }) }
+        Event::Closed {
+            reason: CloseReason::Protocol(DecodeError::Malformed { what: "row", .. })
+        }
     ));
 }
 
@@ -529,7 +618,12 @@ fn an_error_with_nothing_in_flight_closes_with_the_servers_error() {
     let mut conn = connected(true);
     conn.handle_input(&frames(0, &[err(1927, "70100", "Connection was killed")]));
     let events = events(&mut conn);
-    let [Event::Closed { reason: CloseReason::Server(error) }] = &events[..] else {
+    let [
+        Event::Closed {
+            reason: CloseReason::Server(error),
+        },
+    ] = &events[..]
+    else {
         panic!("{events:?}")
     };
     assert_eq!(error.code, 1927);
@@ -547,7 +641,15 @@ fn quit_closes_cleanly_after_the_answers_before_it() {
     conn.handle_close();
     assert_eq!(
         describe(&events(&mut conn)),
-        ["1 done 0".to_owned(), format!("{:?}", Event::Closed { reason: CloseReason::Quit })]
+        [
+            "1 done 0".to_owned(),
+            format!(
+                "{:?}",
+                Event::Closed {
+                    reason: CloseReason::Quit
+                }
+            )
+        ]
     );
 }
 
@@ -569,7 +671,10 @@ fn the_depth_limit_and_duplicate_tags_are_refused() {
         conn.submit_query(Tag(5), b"select 1", None),
         Err(SubmitError::DuplicateTag(5))
     );
-    assert!(conn.submit_query(Tag(0), b"select 1", None).is_ok(), "a finished tag is free again");
+    assert!(
+        conn.submit_query(Tag(0), b"select 1", None).is_ok(),
+        "a finished tag is free again"
+    );
 }
 
 #[test]
@@ -585,9 +690,11 @@ fn a_statement_not_yet_sent_is_withdrawn_and_a_sent_one_needs_a_kill() {
     events(&mut conn);
 
     let deadline = start + Duration::from_secs(1);
-    conn.submit_query(Tag(1), b"select sleep(9)", Some(deadline)).unwrap();
+    conn.submit_query(Tag(1), b"select sleep(9)", Some(deadline))
+        .unwrap();
     let first_len = conn.pending_output().len();
-    conn.submit_query(Tag(2), b"select 2", Some(deadline)).unwrap();
+    conn.submit_query(Tag(2), b"select 2", Some(deadline))
+        .unwrap();
     conn.submit_query(Tag(3), b"select 3", None).unwrap();
     conn.consume_output(first_len);
     assert_eq!(conn.command_state(Tag(1)), Some(CommandState::Sent));
@@ -597,7 +704,11 @@ fn a_statement_not_yet_sent_is_withdrawn_and_a_sent_one_needs_a_kill() {
     conn.handle_timeout(deadline);
     let events_now = events(&mut conn);
     assert_eq!(describe(&events_now[1..]), ["2 failed 1317"]);
-    let Event::KillRequired { tag: Tag(1), target } = &events_now[0] else {
+    let Event::KillRequired {
+        tag: Tag(1),
+        target,
+    } = &events_now[0]
+    else {
         panic!("{events_now:?}")
     };
     assert_eq!(target.thread_id, THREAD_ID);
@@ -614,7 +725,10 @@ fn a_statement_not_yet_sent_is_withdrawn_and_a_sent_one_needs_a_kill() {
     let out = flush(&mut conn);
     assert_eq!(&out[4..], b"\x03/*xrpc-q3*/ select 3");
     assert_eq!(conn.cancel(Tag(2)), Err(CancelError::NotInFlight(2)));
-    assert!(matches!(conn.cancel(Tag(3)), Ok(Cancelled::KillRequired(_))));
+    assert!(matches!(
+        conn.cancel(Tag(3)),
+        Ok(Cancelled::KillRequired(_))
+    ));
 
     let mut input = frames(1, &[err(1317, "70100", "Query execution was interrupted")]);
     input.extend(frames(1, &[ok(0)]));
@@ -641,16 +755,28 @@ fn rows_stay_buffered_until_polled_and_a_large_result_is_reported_once() {
     let mut input = frames(1, &result_set(&["c"], &rows, auto()));
     input.extend(frames(1, &[ok(0)]));
     conn.handle_input(&input);
-    assert_eq!(conn.buffered_bytes(), input.len(), "nothing is decoded before a poll");
+    assert_eq!(
+        conn.buffered_bytes(),
+        input.len(),
+        "nothing is decoded before a poll"
+    );
     assert!(matches!(conn.poll_event(), Some(Event::Columns { .. })));
     assert!(matches!(conn.poll_event(), Some(Event::Row { .. })));
     assert!(matches!(conn.poll_event(), Some(Event::Row { .. })));
     assert!(conn.buffered_bytes() < input.len() && conn.buffered_bytes() > 300);
-    assert!(matches!(conn.poll_event(), Some(Event::LargeResult { tag: Tag(1) })));
+    assert!(matches!(
+        conn.poll_event(),
+        Some(Event::LargeResult { tag: Tag(1) })
+    ));
     assert!(conn.head_is_large());
     assert!(!conn.accepts_more(), "no pipelining behind a large result");
     let rest = events(&mut conn);
-    assert_eq!(rest.iter().filter(|e| matches!(e, Event::LargeResult { .. })).count(), 0);
+    assert_eq!(
+        rest.iter()
+            .filter(|e| matches!(e, Event::LargeResult { .. }))
+            .count(),
+        0
+    );
     assert_eq!(describe(&rest[rest.len() - 2..]), ["1 done 0", "2 done 0"]);
     assert!(conn.accepts_more());
 }
@@ -676,11 +802,19 @@ fn random_script(rng: &mut StdRng, statements: u64) -> (Vec<u8>, Vec<String>) {
                 let names: Vec<String> = (0..columns).map(|c| format!("c{c}")).collect();
                 let names: Vec<&str> = names.iter().map(String::as_str).collect();
                 let texts: Vec<Vec<String>> = (0..rng.gen_range(0..20))
-                    .map(|r| (0..columns).map(|c| format!("{tag}.{r}.{c}").repeat(rng.gen_range(0..30))).collect())
+                    .map(|r| {
+                        (0..columns)
+                            .map(|c| format!("{tag}.{r}.{c}").repeat(rng.gen_range(0..30)))
+                            .collect()
+                    })
                     .collect();
                 let rows: Vec<Vec<Option<&str>>> = texts
                     .iter()
-                    .map(|row| row.iter().map(|v| (!v.is_empty()).then_some(v.as_str())).collect())
+                    .map(|row| {
+                        row.iter()
+                            .map(|v| (!v.is_empty()).then_some(v.as_str()))
+                            .collect()
+                    })
                     .collect();
                 input.extend(frames(1, &result_set(&names, &rows, auto())));
                 expected.push(format!("{tag} columns {}", names.join(",")));
