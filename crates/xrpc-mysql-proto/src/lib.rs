@@ -5,7 +5,7 @@
 //! `mysql_common` (the codec layer under the `mysql` and `mysql_async` crates) decodes and
 //! encodes the packets: the handshake and its response, the auth plugins' scrambles, OK and ERR
 //! packets with their session-state tracker data, column definitions and rows. This crate frames
-//! packets ([`packet`](self) module, private) and keeps the conversation's state:
+//! packets itself (the private `packet` module) and keeps the conversation's state:
 //! [`Connection`].
 //!
 //! # What it speaks
