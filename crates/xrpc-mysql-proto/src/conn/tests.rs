@@ -309,6 +309,29 @@ fn a_refused_login_closes_with_the_servers_error() {
 }
 
 #[test]
+fn an_error_instead_of_a_greeting_is_the_servers_refusal() {
+    let mut conn = Connection::new(config(), Instant::now());
+    // Sent before any capabilities are agreed: no SQL state marker.
+    let mut refusal = vec![0xff];
+    refusal.extend_from_slice(&1040u16.to_le_bytes());
+    refusal.extend_from_slice(b"Too many connections");
+    conn.handle_input(&frames(0, &[refusal]));
+    let events = events(&mut conn);
+    let [
+        Event::Closed {
+            reason: CloseReason::Connect(ConnectError::Refused(error)),
+        },
+    ] = &events[..]
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!(
+        (error.code, error.sql_state.as_str(), error.message.as_str()),
+        (1040, "HY000", "Too many connections")
+    );
+}
+
+#[test]
 fn an_unfinished_handshake_times_out() {
     let start = Instant::now();
     let mut conn = Connection::new(config(), start);
