@@ -611,6 +611,7 @@ impl Connection {
     }
 
     fn greet(&mut self, payload: &[u8]) -> Result<Step, ConnectError> {
+        check_auth_data_len(payload)?;
         let handshake: HandshakePacket<'_> = ParseBuf(payload)
             .parse(())
             .map_err(|err| DecodeError::malformed("handshake", err))?;
@@ -856,6 +857,24 @@ impl Connection {
         let error = parse_err(&packet.payload, self.capabilities)?;
         self.abort(CloseReason::Server(error));
         Ok(Step::Progress)
+    }
+}
+
+/// Refuses a greeting whose auth-plugin-data length byte is 128 or more. Servers send 21;
+/// `mysql_common` computes `len as i8 - 8`, which overflows for 0x80 to 0x87 (a panic where
+/// overflow checks are on, a nonsense length where they are off).
+fn check_auth_data_len(payload: &[u8]) -> Result<(), DecodeError> {
+    // Protocol version, the NUL-terminated server version, then connection id (4), scramble (8),
+    // filler (1), capabilities (2), collation (1), status (2), capabilities (2): the length byte.
+    let Some(version_end) = payload.iter().skip(1).position(|&byte| byte == 0) else {
+        return Ok(()); // `mysql_common` reports the truncated packet
+    };
+    match payload.get(1 + version_end + 1 + 20) {
+        Some(&len) if len >= 0x80 => Err(DecodeError::malformed(
+            "handshake",
+            format!("auth-plugin-data length {len}"),
+        )),
+        _ => Ok(()),
     }
 }
 

@@ -332,6 +332,26 @@ fn an_error_instead_of_a_greeting_is_the_servers_refusal() {
 }
 
 #[test]
+fn a_greeting_with_an_impossible_auth_data_length_is_refused_not_a_panic() {
+    // Offset of the auth-plugin-data length: version byte, "5.5.5-10.11.6-MariaDB\0", then 20.
+    let mut greeting = greeting("mysql_native_password", true);
+    let at = 4 + 1 + "5.5.5-10.11.6-MariaDB".len() + 1 + 20;
+    assert_eq!(greeting[at], 21, "the length byte, as servers send it");
+    greeting[at] = 0x80;
+    let mut conn = Connection::new(config(), Instant::now());
+    conn.handle_input(&greeting);
+    assert!(matches!(
+        &events(&mut conn)[..],
+        [Event::Closed {
+            reason: CloseReason::Connect(ConnectError::Decode(DecodeError::Malformed {
+                what: "handshake",
+                ..
+            }))
+        }]
+    ));
+}
+
+#[test]
 fn an_unfinished_handshake_times_out() {
     let start = Instant::now();
     let mut conn = Connection::new(config(), start);
