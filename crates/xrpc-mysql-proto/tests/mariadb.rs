@@ -44,7 +44,8 @@ fn sixty_four_pipelined_statements_are_answered_in_order() {
 #[test]
 fn an_error_in_the_middle_of_a_pipeline_leaves_its_neighbours_intact() {
     let mut db = Driver::connect_url(&database());
-    db.query(0, "CREATE TABLE t (id INT PRIMARY KEY)").ok();
+    db.query(0, "CREATE TABLE t (id INT PRIMARY KEY)")
+        .expect_ok();
     let statements = [
         "INSERT INTO t VALUES (1)",
         "SELECT COUNT(*) FROM t",
@@ -59,23 +60,23 @@ fn an_error_in_the_middle_of_a_pipeline_leaves_its_neighbours_intact() {
             .unwrap();
     }
     let answers: Vec<_> = (1..=6).map(|tag| db.answer(Tag(tag))).collect();
-    assert_eq!(answers[0].ok().affected_rows, 1);
+    assert_eq!(answers[0].expect_ok().affected_rows, 1);
     assert_eq!(answers[1].scalar(), Some("1"));
     assert_eq!(
         (
-            answers[2].error().code,
-            answers[2].error().sql_state.as_str()
+            answers[2].expect_error().code,
+            answers[2].expect_error().sql_state.as_str()
         ),
         (1062, "23000")
     );
     assert_eq!(
         (
-            answers[3].error().code,
-            answers[3].error().sql_state.as_str()
+            answers[3].expect_error().code,
+            answers[3].expect_error().sql_state.as_str()
         ),
         (1146, "42S02")
     );
-    assert_eq!(answers[4].ok().affected_rows, 1);
+    assert_eq!(answers[4].expect_ok().affected_rows, 1);
     assert_eq!(answers[5].scalar(), Some("1,2"));
 }
 
@@ -88,39 +89,39 @@ fn session_state_tracking_reports_use_and_set() {
         "SET session_track_schema = ON, session_track_state_change = ON, \
          session_track_system_variables = '*'",
     )
-    .ok();
+    .expect_ok();
     let used = db.query(2, "USE mysql");
     assert!(
-        used.ok()
+        used.expect_ok()
             .session_changes
             .contains(&SessionChange::Schema("mysql".to_owned())),
         "{:?}",
-        used.ok().session_changes
+        used.expect_ok().session_changes
     );
     let set = db.query(3, "SET SESSION sql_mode = 'ANSI_QUOTES'");
     assert!(
-        set.ok()
+        set.expect_ok()
             .session_changes
             .contains(&SessionChange::SystemVariable {
                 name: "sql_mode".to_owned(),
                 value: "ANSI_QUOTES".to_owned()
             }),
         "{:?}",
-        set.ok().session_changes
+        set.expect_ok().session_changes
     );
     // COM_INIT_DB reports the schema the same way.
     let home = config_from_url(&url).1.database.unwrap();
     db.conn.submit_init_db(Tag(4), &home).unwrap();
     let init = db.answer(Tag(4));
     assert!(
-        init.ok()
+        init.expect_ok()
             .session_changes
             .contains(&SessionChange::Schema(home))
     );
     // A transaction shows in the status flags; COM_RESET_CONNECTION ends it.
-    assert!(db.query(5, "BEGIN").ok().in_transaction());
+    assert!(db.query(5, "BEGIN").expect_ok().in_transaction());
     db.conn.submit_reset(Tag(6)).unwrap();
-    assert!(!db.answer(Tag(6)).ok().in_transaction());
+    assert!(!db.answer(Tag(6)).expect_ok().in_transaction());
     assert_eq!(
         db.query(7, "SELECT @@sql_mode = 'ANSI_QUOTES'").scalar(),
         Some("0")
@@ -142,7 +143,7 @@ fn a_multi_statement_query_yields_each_result_then_one_terminal_event() {
             vec![vec![Some("a".to_owned())], vec![Some("b".to_owned())]]
         ]
     );
-    assert!(!answer.ok().more_results());
+    assert!(!answer.expect_ok().more_results());
     assert!(db.answer(Tag(2)).outcome.unwrap().is_ok());
 }
 
@@ -175,12 +176,15 @@ fn kill_query_id_stops_the_marked_statement_and_not_the_one_behind_it() {
             "never saw it run"
         );
     };
-    side.query(101, &kill_query_id_sql(query_id)).ok();
+    side.query(101, &kill_query_id_sql(query_id)).expect_ok();
     let killed = db.answer(Tag(1));
     assert!(started.elapsed() < Duration::from_secs(20));
     // MariaDB sends the result's columns, then ERR 1317 in place of the row.
     assert_eq!(
-        (killed.error().code, killed.error().sql_state.as_str()),
+        (
+            killed.expect_error().code,
+            killed.expect_error().sql_state.as_str()
+        ),
         (1317, "70100")
     );
     assert_eq!(db.answer(Tag(2)).scalar(), Some("behind"));
@@ -200,7 +204,7 @@ fn a_killed_backend_connection_gives_every_statement_in_flight_one_terminal_even
     db.flush();
     let mut side = Driver::connect_url(&url);
     side.query(100, &format!("KILL CONNECTION {thread_id}"))
-        .ok();
+        .expect_ok();
     let mut terminal = Vec::new();
     let closed = loop {
         match db.next_event() {

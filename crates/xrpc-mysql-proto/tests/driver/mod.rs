@@ -35,7 +35,7 @@ impl Answer {
     }
 
     /// The OK data, panicking with the error if the statement failed.
-    pub fn ok(&self) -> &xrpc_mysql_proto::OkInfo {
+    pub fn expect_ok(&self) -> &xrpc_mysql_proto::OkInfo {
         match self.outcome.as_ref().expect("answered") {
             Ok(ok) => ok,
             Err(err) => panic!("the statement failed: {err}"),
@@ -43,7 +43,7 @@ impl Answer {
     }
 
     /// The error, panicking if the statement succeeded.
-    pub fn error(&self) -> &StatementError {
+    pub fn expect_error(&self) -> &StatementError {
         match self.outcome.as_ref().expect("answered") {
             Ok(ok) => panic!("the statement succeeded: {ok:?}"),
             Err(err) => err,
