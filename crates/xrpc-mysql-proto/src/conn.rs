@@ -114,6 +114,7 @@ pub struct Connection {
     events: VecDeque<Event>,
     capabilities: CapabilityFlags,
     thread_id: u32,
+    logged_in: bool,
     server_version: String,
     status: StatusFlags,
     handshake_deadline: Instant,
@@ -195,6 +196,7 @@ impl Connection {
             events: VecDeque::new(),
             capabilities: CapabilityFlags::empty(),
             thread_id: 0,
+            logged_in: false,
             server_version: String::new(),
             status: StatusFlags::empty(),
             handshake_deadline,
@@ -453,7 +455,7 @@ impl Connection {
 
     /// The backend's connection id (after [`Event::Connected`]).
     pub fn thread_id(&self) -> Option<u32> {
-        (!matches!(self.phase, Phase::Greeting | Phase::Auth(_))).then_some(self.thread_id)
+        self.logged_in.then_some(self.thread_id)
     }
 
     /// The server's version string (after [`Event::Connected`]).
@@ -690,6 +692,7 @@ impl Connection {
                 let ok = parse_ok::<CommonOkPacket>(payload, self.capabilities, "OK")?;
                 self.status = ok.status;
                 self.phase = Phase::Ready;
+                self.logged_in = true;
                 Ok(Step::Event(Event::Connected {
                     thread_id: self.thread_id,
                     server_version: self.server_version.clone(),

@@ -306,6 +306,7 @@ fn a_refused_login_closes_with_the_servers_error() {
     };
     assert_eq!((error.code, error.sql_state.as_str()), (1045, "28000"));
     assert_eq!(conn.submit_ping(Tag(1)), Err(SubmitError::Closed));
+    assert_eq!(conn.thread_id(), None, "never logged in");
 }
 
 #[test]
