@@ -188,6 +188,23 @@ class Node:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def sockets_to(port):
+    """Established TCP connections of this machine whose remote end is ``port``: the client side
+    of every connection to the node (only this process connects to it)."""
+    count = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = open(table).read().splitlines()[1:]
+        except FileNotFoundError:
+            continue
+        for line in lines:
+            fields = line.split()
+            remote, state = fields[2], fields[3]
+            if state == "01" and int(remote.rsplit(":", 1)[1], 16) == port:
+                count += 1
+    return count
+
+
 @pytest.fixture(scope="session")
 def mariadb():
     server = MariaDb()
