@@ -24,6 +24,26 @@ import pytest
 import xrpc
 
 REPO = Path(__file__).resolve().parents[2]
+
+#: Ten rows, 0 to 9; cross joins of it count up without recursion (MariaDB stops a recursive
+#: CTE after max_recursive_iterations, 1000 by default).
+DIGITS = (
+    "WITH d(n) AS (SELECT 0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 "
+    "UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 "
+    "UNION ALL SELECT 8 UNION ALL SELECT 9) "
+)
+
+
+def numbers(digits):
+    """A statement whose rows are ``n`` from 1 to 10**digits, in order."""
+    tables = ", ".join(f"d AS d{i}" for i in range(digits))
+    value = " + ".join(f"d{i}.n * {10**i}" for i in range(digits))
+    order = ", ".join(f"d{i}.n" for i in reversed(range(digits)))
+    return DIGITS + f"SELECT {value} + 1 AS n FROM {tables} ORDER BY {order}"
+
+
+#: A statement that runs for minutes: it counts 10**9 rows.
+SLOW = DIGITS + "SELECT COUNT(*) FROM " + ", ".join(f"d AS d{i}" for i in range(9))
 #: The account with a password that the node is configured with (besides root).
 APP_USER, APP_PASSWORD = "app", "app-secret"
 MARIADB_USER = "xrpc"
@@ -139,13 +159,15 @@ class MariaDb:
 class Node:
     """An xrpc-server process on a free port."""
 
-    def __init__(self, engine_url=None, extra=()):
+    def __init__(self, engine_url=None, extra=(), settings=""):
         self.dir = Path(tempfile.mkdtemp(prefix="xrpc-py-node-"))
         self.port = free_port()
         self.log = self.dir / "node.log"
         self.engine = "sqlite" if engine_url is None else "mariadb"
         config = self.dir / "node.toml"
+        # Top-level settings come before the [[users]] tables.
         config.write_text(
+            settings + "\n"
             '[[users]]\nname = "root"\npassword_hash = ""\nhosts = ["%"]\n\n'
             f'[[users]]\nname = "{APP_USER}"\npassword_hash = "{password_hash(APP_PASSWORD)}"\n'
             'hosts = ["%"]\n'

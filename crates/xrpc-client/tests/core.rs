@@ -746,6 +746,30 @@ fn fatal_on_a_session_fails_its_requests_and_only_that_session() {
 }
 
 #[test]
+fn a_request_on_a_session_the_server_ended_fails_with_the_servers_reason() {
+    let mut pair = Pair::connected();
+    let (sid, id) = pair.open_and_run("select 1");
+    assert!(pair.completion(id).is_ok());
+    // An idle session killed from elsewhere: the FATAL arrives with nothing in flight.
+    pair.server
+        .error(sid.raw(), true, 7005, "70100", "Session is killing.");
+    pair.server_to_client();
+    let err = pair
+        .client
+        .execute(sid, "select 2", &[], &ExecOptions::default(), pair.now)
+        .unwrap_err();
+    assert!(err.is_session_closed(), "{err}");
+    assert_eq!((err.code(), err.sql_state()), (Some(7005), Some("70100")));
+    // Once the client closes it, the sid is simply unknown.
+    pair.client.close_session(sid).unwrap();
+    let err = pair
+        .client
+        .execute(sid, "select 3", &[], &ExecOptions::default(), pair.now)
+        .unwrap_err();
+    assert_eq!(err.code(), None);
+}
+
+#[test]
 fn fatal_answer_to_sess_new_fails_the_session() {
     let mut pair = Pair::connected();
     let sid = pair.client.open_session().unwrap();

@@ -4,8 +4,9 @@
 //! A server error keeps its code, state and text. Failures the client sees itself get the codes
 //! MySQL's own client library uses for them (`CR_*`, state `HY000`), so code written against
 //! another MySQL driver recognises them: 2003 for a connection that cannot be made, 2013 for one
-//! lost mid-conversation, 2026 for TLS, 2027 for a broken protocol, 2055 for an I/O failure. The
-//! class follows the code, as PEP 249 describes the classes and MySQL drivers sort the codes.
+//! lost mid-conversation, 2026 for TLS, 2027 for a broken protocol, 2055 for an I/O failure; a
+//! statement killed at its timeout gets MySQL's 3024. The class follows the code, as PEP 249
+//! describes the classes and MySQL drivers sort the codes.
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -22,6 +23,8 @@ const CR_SSL_CONNECTION_ERROR: u32 = 2026;
 const CR_MALFORMED_PACKET: u32 = 2027;
 /// `CR_SERVER_LOST_EXTENDED`: an I/O failure on the socket.
 const CR_SERVER_LOST_EXTENDED: u32 = 2055;
+/// `ER_QUERY_TIMEOUT`: the statement ran past its timeout and was killed.
+const ER_QUERY_TIMEOUT: u32 = 3024;
 /// A client-side usage error with no MySQL equivalent (`CR_UNKNOWN_ERROR`).
 const CR_UNKNOWN_ERROR: u32 = 2000;
 
@@ -76,8 +79,10 @@ pub(crate) fn describe(err: &ClientError) -> (&'static str, u32, String, String)
         ("OperationalError", CR_SERVER_LOST_EXTENDED)
     } else if err.is_connection_lost() || err.is_session_closed() {
         ("OperationalError", CR_SERVER_LOST)
-    } else if err.is_timeout() || err.is_pool_exhausted() {
-        ("OperationalError", CR_SERVER_LOST)
+    } else if err.is_timeout() {
+        ("OperationalError", ER_QUERY_TIMEOUT)
+    } else if err.is_pool_exhausted() {
+        ("OperationalError", CR_UNKNOWN_ERROR)
     } else if err.is_protocol() {
         ("InterfaceError", CR_MALFORMED_PACKET)
     } else {
