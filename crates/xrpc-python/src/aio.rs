@@ -138,7 +138,10 @@ pub(crate) struct AsyncSession {
 
 /// Opens a session on the shared connections of `settings`' node and login; an awaitable.
 #[pyfunction]
-pub(crate) fn connect_async<'py>(py: Python<'py>, settings: &Settings) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn connect_async<'py>(
+    py: Python<'py>,
+    settings: &Settings,
+) -> PyResult<Bound<'py, PyAny>> {
     let target = settings.target().clone();
     pyo3_async_runtimes::tokio::future_into_py(py, async move {
         let session = open_session(&target)
@@ -227,9 +230,9 @@ async fn run(
     }
     let session = state.session.as_mut().ok_or(Failure::Closed)?;
     if !ahead.is_empty() {
-        let pipeline = ahead
-            .into_iter()
-            .fold(session.pipeline(), |p, statement| p.fire_and_forget(statement));
+        let pipeline = ahead.into_iter().fold(session.pipeline(), |p, statement| {
+            p.fire_and_forget(statement)
+        });
         pipeline.send().map_err(Failure::Client)?;
     }
     let stream = session

@@ -54,7 +54,9 @@ pub(crate) fn param(obj: &Bound<'_, PyAny>) -> PyResult<Param> {
     }
     if obj.is_instance_of::<PyMemoryView>() {
         let bytes = obj.call_method0("tobytes")?;
-        return Ok(Param::Bytes(bytes.cast::<PyBytes>()?.as_bytes().to_vec().into()));
+        return Ok(Param::Bytes(
+            bytes.cast::<PyBytes>()?.as_bytes().to_vec().into(),
+        ));
     }
     // datetime before date: a datetime is a date.
     if let Ok(dt) = obj.cast::<PyDateTime>() {
@@ -152,7 +154,11 @@ fn time_text(days: i64, seconds: i64, micros: i64) -> String {
 }
 
 /// One cell of `column`.
-pub(crate) fn cell<'py>(py: Python<'py>, column: &Column, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn cell<'py>(
+    py: Python<'py>,
+    column: &Column,
+    value: &Value,
+) -> PyResult<Bound<'py, PyAny>> {
     Ok(match value {
         Value::Null => py.None().into_bound(py),
         Value::Sint(v) => v.into_pyobject(py)?.into_any(),
@@ -203,7 +209,8 @@ pub(crate) fn cell<'py>(py: Python<'py>, column: &Column, value: &Value) -> PyRe
             }
         }
         Value::Time(t) => {
-            let secs = i64::from(t.hours()) * 3600 + i64::from(t.minutes()) * 60 + i64::from(t.seconds());
+            let secs =
+                i64::from(t.hours()) * 3600 + i64::from(t.minutes()) * 60 + i64::from(t.seconds());
             let micros = secs * 1_000_000 + i64::from(t.micros());
             let micros = if t.is_negative() { -micros } else { micros };
             let days = micros.div_euclid(86_400_000_000);
@@ -226,7 +233,11 @@ fn is_date(column: &Column) -> bool {
 }
 
 /// A row as a tuple.
-pub(crate) fn row<'py>(py: Python<'py>, columns: &[Column], values: &[Value]) -> PyResult<Bound<'py, PyTuple>> {
+pub(crate) fn row<'py>(
+    py: Python<'py>,
+    columns: &[Column],
+    values: &[Value],
+) -> PyResult<Bound<'py, PyTuple>> {
     let cells = columns
         .iter()
         .zip(values)
@@ -245,6 +256,6 @@ mod tests {
         assert_eq!(time_text(1, 1, 5), "24:00:01.000005");
         // timedelta(seconds=-1) is days=-1, seconds=86399.
         assert_eq!(time_text(-1, 86_399, 0), "-0:00:01");
-        assert_eq!(time_text(-35, 3_600, 500_000), "-837:59:59.500000");
+        assert_eq!(time_text(-35, 3_600, 500_000), "-838:59:59.500000");
     }
 }

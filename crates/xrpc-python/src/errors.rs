@@ -66,12 +66,7 @@ pub(crate) fn describe(err: &ClientError) -> (&'static str, u32, String, String)
         } else {
             err.to_string()
         };
-        return (
-            class,
-            server.code(),
-            server.sql_state().to_owned(),
-            message,
-        );
+        return (class, server.code(), server.sql_state().to_owned(), message);
     }
     let (class, code) = if err.is_tls() {
         ("OperationalError", CR_SSL_CONNECTION_ERROR)
@@ -92,7 +87,13 @@ pub(crate) fn describe(err: &ClientError) -> (&'static str, u32, String, String)
 }
 
 /// A DB-API exception of `class` from `xrpc.exceptions`.
-pub(crate) fn exception(py: Python<'_>, class: &str, code: u32, state: &str, message: &str) -> PyErr {
+pub(crate) fn exception(
+    py: Python<'_>,
+    class: &str,
+    code: u32,
+    state: &str,
+    message: &str,
+) -> PyErr {
     let built = EXCEPTIONS
         .get_or_try_init(py, || {
             PyModule::import(py, "xrpc.exceptions").map(Bound::unbind)
@@ -116,7 +117,13 @@ pub(crate) fn to_py(py: Python<'_>, err: &ClientError) -> PyErr {
 pub(crate) fn connect_error(py: Python<'_>, addr: &str, err: &ClientError) -> PyErr {
     if err.server().is_none() && (err.is_io() || err.is_timeout()) {
         let message = format!("Can't connect to xrpc node on '{addr}' ({err})");
-        return exception(py, "OperationalError", CR_CONN_HOST_ERROR, "HY000", &message);
+        return exception(
+            py,
+            "OperationalError",
+            CR_CONN_HOST_ERROR,
+            "HY000",
+            &message,
+        );
     }
     to_py(py, err)
 }

@@ -66,7 +66,9 @@ impl Settings {
             Duration::try_from_secs_f64(value)
                 .ok()
                 .filter(|d| !d.is_zero())
-                .ok_or_else(|| PyValueError::new_err(format!("{name} must be a positive number of seconds")))
+                .ok_or_else(|| {
+                    PyValueError::new_err(format!("{name} must be a positive number of seconds"))
+                })
         };
         if pool_connections == 0 || pool_sessions_per_connection == 0 {
             return Err(PyValueError::new_err(
@@ -96,7 +98,8 @@ impl Settings {
         } else if tls_ca.is_some() || tls_cert.is_some() {
             return Err(PyValueError::new_err("tls_ca and tls_cert need tls=True"));
         }
-        let mut exec = ExecOptions::default().token_kib(Some(fetch_buffer_kib.unwrap_or(DEFAULT_TOKEN_KIB)));
+        let mut exec =
+            ExecOptions::default().token_kib(Some(fetch_buffer_kib.unwrap_or(DEFAULT_TOKEN_KIB)));
         if let Some(timeout) = read_timeout {
             exec = exec.timeout(seconds("read_timeout", timeout)?);
         }

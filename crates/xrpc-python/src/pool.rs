@@ -95,9 +95,12 @@ impl<C: Shared> Set<C> {
     }
 }
 
+/// One set of connections and the gate its connects go through.
+type Entry<C, G> = (Arc<Set<C>>, Arc<G>);
+
 /// The sets of one transport, by key, each with its connect gate.
 pub(crate) struct Registry<C, G> {
-    sets: LazyLock<Mutex<HashMap<String, (Arc<Set<C>>, Arc<G>)>>>,
+    sets: LazyLock<Mutex<HashMap<String, Entry<C, G>>>>,
 }
 
 impl<C: Shared, G: Default> Registry<C, G> {
@@ -118,7 +121,12 @@ impl<C: Shared, G: Default> Registry<C, G> {
 
     /// Live connections over every set.
     pub(crate) fn live(&self) -> usize {
-        let sets: Vec<_> = self.sets.lock().values().map(|(s, _)| Arc::clone(s)).collect();
+        let sets: Vec<_> = self
+            .sets
+            .lock()
+            .values()
+            .map(|(s, _)| Arc::clone(s))
+            .collect();
         sets.iter().map(|s| s.live()).sum()
     }
 }

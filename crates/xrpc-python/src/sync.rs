@@ -243,9 +243,9 @@ fn run(
     let ahead = std::mem::take(&mut state.ahead);
     let session = state.session.as_mut().ok_or(Failure::Closed)?;
     if !ahead.is_empty() {
-        let pipeline = ahead
-            .into_iter()
-            .fold(session.pipeline(), |p, statement| p.fire_and_forget(statement));
+        let pipeline = ahead.into_iter().fold(session.pipeline(), |p, statement| {
+            p.fire_and_forget(statement)
+        });
         pipeline.send().map_err(Failure::Client)?;
     }
     let stream = session
