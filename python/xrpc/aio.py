@@ -118,7 +118,7 @@ class AsyncCursor:
 
     async def execute(self, operation, parameters=None):
         self._check()
-        self._result = None
+        self._finish_previous()
         result = await self.connection._execute(operation, parameters)
         self._result = result
         self.description = result.description
@@ -151,7 +151,13 @@ class AsyncCursor:
 
     async def close(self):
         self._closed = True
-        self._result = None
+        self._finish_previous()
+
+    def _finish_previous(self):
+        """Drops the previous result; rows not fetched are discarded, not read."""
+        if self._result is not None:
+            self._result.close()
+            self._result = None
 
     def __aiter__(self):
         return self

@@ -305,7 +305,9 @@ class Cursor:
         self.connection._check()
 
     def _finish_previous(self):
+        """Drops the previous result; rows not fetched are discarded, not read."""
         if self._result is not None:
+            self._result.close()
             self._result = None
 
     def _fetch(self, n):

@@ -294,4 +294,13 @@ impl AsyncResult {
     fn counts(&self) -> Option<(i64, Option<u64>)> {
         self.snapshot.lock().counts
     }
+
+    /// Stops the statement's stream, discarding rows not fetched (unless a fetch is running,
+    /// which then finishes the rows it wants).
+    fn close(&self) {
+        if let Ok(mut results) = self.results.try_lock() {
+            results.stream = None;
+            results.buffered.clear();
+        }
+    }
 }
