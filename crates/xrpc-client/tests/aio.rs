@@ -10,7 +10,7 @@ use std::time::Duration;
 use common::PASSWORD;
 use common::tcp::TcpFake;
 use xrpc_client::ConnectOptions;
-use xrpc_client::Value;
+use xrpc_client::{ExecOptions, Value};
 use xrpc_client::aio::Connection;
 
 fn options() -> ConnectOptions {
@@ -71,6 +71,18 @@ async fn async_pipeline_and_stream() {
         n += 1;
     }
     assert_eq!(n, 2500);
+    drop(rows);
+    let mut owned = session
+        .query_stream_owned("rows 10", &[], &ExecOptions::default())
+        .unwrap();
+    let mut n = 0;
+    while let Some(row) = owned.next().await {
+        assert_eq!(row.unwrap(), vec![Value::Sint(n)]);
+        n += 1;
+    }
+    assert_eq!(n, 10);
+    assert!(owned.outcome().is_some());
+    assert_eq!(owned.columns().unwrap()[0].name, "i");
 }
 
 #[tokio::test]
