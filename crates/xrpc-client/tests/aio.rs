@@ -10,8 +10,8 @@ use std::time::Duration;
 use common::PASSWORD;
 use common::tcp::TcpFake;
 use xrpc_client::ConnectOptions;
-use xrpc_client::{ExecOptions, Value};
 use xrpc_client::aio::Connection;
+use xrpc_client::{ExecOptions, Value};
 
 fn options() -> ConnectOptions {
     ConnectOptions::new("app", PASSWORD)

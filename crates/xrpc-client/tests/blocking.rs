@@ -137,7 +137,9 @@ fn an_owned_stream_lives_beside_its_session_and_ends_with_the_outcome() {
     assert!(!session.is_clean());
     let count = stream.by_ref().count();
     assert_eq!(count, 1999);
-    let outcome = stream.outcome().expect("the outcome once every row is read");
+    let outcome = stream
+        .outcome()
+        .expect("the outcome once every row is read");
     assert_eq!(outcome.result_set.as_ref().unwrap().columns[0].name, "i");
     drop(stream);
     assert_eq!(
