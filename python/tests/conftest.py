@@ -105,7 +105,7 @@ def wait_until(check, what, timeout=READY_TIMEOUT, log=None):
 class MariaDb:
     """A private MariaDB server in a temporary directory."""
 
-    def __init__(self):
+    def __init__(self, extra=()):
         self.dir = Path(tempfile.mkdtemp(prefix="xrpc-py-mariadb-"))
         (self.dir / "tmp").mkdir()
         self.socket = self.dir / "mariadbd.sock"
@@ -127,7 +127,8 @@ class MariaDb:
              f"--pid-file={self.dir / 'mariadbd.pid'}", f"--log-error={self.log}",
              f"--port={self.port}", "--bind-address=127.0.0.1", "--skip-name-resolve",
              "--skip-log-bin", "--performance-schema=OFF", "--innodb-buffer-pool-size=32M",
-             "--innodb-log-file-size=16M", "--innodb-use-native-aio=0", "--max-connections=200"],
+             "--innodb-log-file-size=16M", "--innodb-use-native-aio=0", "--max-connections=200",
+             *extra],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
         )
         wait_until(lambda: self._root_sql("SELECT 1") is not None, "mariadbd", log=self.log)
