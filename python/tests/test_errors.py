@@ -155,3 +155,44 @@ def test_a_draining_node_interrupts_running_statements_and_closes():
         assert caught.value.errno == 2003
     finally:
         node.stop()
+
+
+def test_a_dropped_connection_fails_its_sessions_clearly(sqlite_node):
+    conn = sqlite_node.connect(autocommit=True)
+    conn.ping()
+    sqlite_node.process.kill()
+    sqlite_node.process.wait()
+    with pytest.raises(xrpc.OperationalError) as caught:
+        conn.cursor().execute("SELECT 1")
+    assert caught.value.errno == 2013
+    assert "connection lost" in str(caught.value)
+    with pytest.raises(xrpc.OperationalError) as caught:
+        sqlite_node.connect()
+    assert caught.value.errno == 2003
+
+
+def test_the_gil_is_released_while_a_statement_runs(node):
+    slow = node.connect(autocommit=True, read_timeout=2.0)
+    outcome = {}
+
+    def run():
+        try:
+            slow.cursor().execute(SLOW)
+        except xrpc.OperationalError as err:
+            outcome["error"] = err
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    # While the other thread waits on the node, this one runs Python and statements of its own.
+    with node.connect(autocommit=True) as other:
+        cur = other.cursor()
+        done = 0
+        while thread.is_alive() and done < 20:
+            cur.execute("SELECT ?", (done,))
+            assert cur.fetchone() == (done,)
+            done += 1
+    still_running = thread.is_alive()
+    thread.join()
+    slow.close()
+    assert done == 20 and still_running, "statements ran while the slow one was in flight"
+    assert outcome["error"].errno == 3024

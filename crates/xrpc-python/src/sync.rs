@@ -210,18 +210,6 @@ impl Session {
             }
         });
     }
-
-    /// Whether the session is closed, by `close` or by the node (a kill, a lost connection).
-    #[getter]
-    fn closed(&self, py: Python<'_>) -> bool {
-        py.detach(|| {
-            let state = self.state.lock();
-            state
-                .session
-                .as_ref()
-                .is_none_or(|session| session.connection().is_broken())
-        })
-    }
 }
 
 /// Why `execute` failed before it could return a result.
