@@ -48,8 +48,13 @@ def test_a_closed_session_leaves_no_state_behind(node):
     second.close()
 
 
-@pytest.mark.parametrize("database", ["xrpc_py_db"])
-def test_the_database_argument_selects_the_sessions_database(node, database):
+def test_the_database_argument_selects_the_sessions_database(node, request):
+    if node.engine == "sqlite":
+        request.applymarker(pytest.mark.xfail(
+            strict=False,
+            reason="the SQLite engine does not yet start sessions in the database named at login",
+        ))
+    database = "xrpc_py_db"
     with node.connect(autocommit=True) as admin:
         admin.cursor().execute(f"CREATE DATABASE IF NOT EXISTS {database}")
     conn = node.connect(database=database, autocommit=True)
@@ -57,6 +62,4 @@ def test_the_database_argument_selects_the_sessions_database(node, database):
     cur.execute("SELECT DATABASE()")
     current = cur.fetchone()[0]
     conn.close()
-    if node.engine == "sqlite" and current != database:
-        pytest.xfail("the SQLite engine does not yet start sessions in the database named at login")
     assert current == database
