@@ -66,7 +66,7 @@ python_step() {
     local target="${CARGO_TARGET_DIR:-$PWD/target}" venv
     venv="$target/python-venv"
     if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
-        apt-get update -qq && apt-get install -y -qq python3-venv
+        apt-get update -qq && apt-get install -y -qq python3 python3-venv
     fi
     [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
     "$venv/bin/pip" install -q --disable-pip-version-check "pytest>=8,<10" "sqlalchemy>=2.0,<2.2"
