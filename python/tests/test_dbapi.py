@@ -271,3 +271,10 @@ def test_type_objects_and_constructors():
     assert xrpc.FIELD_TYPE.BLOB == xrpc.BINARY
     assert xrpc.FIELD_TYPE.VAR_STRING != xrpc.NUMBER
     assert xrpc.FIELD_TYPE.LONG != xrpc.ROWID
+
+
+def test_bad_connect_arguments_are_value_errors(node):
+    for bad in (dict(connect_timeout=0), dict(read_timeout=-1), dict(fetch_buffer_kib=0),
+                dict(pool_connections=0)):
+        with pytest.raises(ValueError):
+            node.connect(**bad)

@@ -70,6 +70,11 @@ impl Settings {
                     PyValueError::new_err(format!("{name} must be a positive number of seconds"))
                 })
         };
+        if fetch_buffer_kib == Some(0) {
+            return Err(PyValueError::new_err(
+                "fetch_buffer_kib must be at least 1 (KiB the node may stream ahead)",
+            ));
+        }
         if pool_connections == 0 || pool_sessions_per_connection == 0 {
             return Err(PyValueError::new_err(
                 "pool_connections and pool_sessions_per_connection must be at least 1",
