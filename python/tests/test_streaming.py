@@ -67,3 +67,25 @@ def test_a_failure_mid_stream_is_raised_by_the_fetch(node):
         pass
     else:
         raise AssertionError("a fetch on a closed connection must fail")
+
+
+def test_asyncio_fetchmany_reads_a_large_result_in_flat_memory(node):
+    import asyncio
+
+    import xrpc.aio
+
+    async def main():
+        conn = await xrpc.aio.connect(**node.kwargs(), autocommit=True, fetch_buffer_kib=256)
+        cur = conn.cursor()
+        await cur.execute(BIG, (PAYLOAD, ROWS))
+        baseline = resident_bytes()
+        peak, seen = baseline, 0
+        while rows := await cur.fetchmany(500):
+            seen += len(rows)
+            peak = max(peak, resident_bytes())
+        await conn.close()
+        return seen, peak - baseline
+
+    seen, growth = asyncio.run(main())
+    assert seen == ROWS
+    assert growth < 8 * 1024 * 1024, f"memory grew by {growth / 1e6:.1f} MB over a 30 MB result"

@@ -185,7 +185,9 @@ class AsyncCursor:
             raise ProgrammingError(2000, "the last statement returned no result set", "HY000")
         if n is not None and n <= 0:
             return []
-        rows = await self._result.fetch(n)
+        rows = self._result.fetch_at_hand(n)
+        if rows is None:
+            rows = await self._result.fetch(n)
         self._update_counts()
         return rows
 

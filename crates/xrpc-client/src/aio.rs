@@ -679,6 +679,14 @@ impl RowStream<'_> {
     pub fn outcome(&self) -> Option<&ExecResult> {
         self.outcome.as_ref()
     }
+
+    /// Whether [`next`](Self::next) has something at hand (a row, or the end) rather than having
+    /// to wait for the server; a caller can read what has arrived without waiting for more.
+    pub fn is_ready(&self) -> bool {
+        !self.rows.is_empty()
+            || self.finished
+            || self.conn.inner.state.lock().core.stream_ready(self.id)
+    }
 }
 
 impl fmt::Debug for RowStream<'_> {

@@ -81,6 +81,7 @@ async fn async_pipeline_and_stream() {
         n += 1;
     }
     assert_eq!(n, 10);
+    assert!(owned.is_ready(), "an ended stream answers at once");
     assert!(owned.outcome().is_some());
     assert_eq!(owned.columns().unwrap()[0].name, "i");
 }

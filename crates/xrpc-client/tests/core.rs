@@ -968,6 +968,7 @@ fn a_slow_stream_reader_holds_back_offers_until_it_catches_up() {
     let sid = pair.client.open_session().unwrap();
     let opts = ExecOptions::default().token_kib(Some(1)).stream(true);
     let id = pair.exec_with(sid, "select fat", &opts);
+    assert!(!pair.client.stream_ready(id), "nothing has arrived yet");
     pair.client_to_server();
     pair.server.recv_all();
     pair.server.ok(sid.raw());
@@ -975,6 +976,7 @@ fn a_slow_stream_reader_holds_back_offers_until_it_catches_up() {
     send_fat_rows(&mut pair.server, sid.raw(), 0, 8);
     pair.server.token_done(sid.raw());
     pair.server_to_client();
+    assert!(pair.client.stream_ready(id), "rows to take");
     assert!(
         pair.events
             .iter()
@@ -997,6 +999,10 @@ fn a_slow_stream_reader_holds_back_offers_until_it_catches_up() {
         "{offers:?}"
     );
     assert_eq!(pair.client.take_rows(id), StreamRead::Pending);
+    assert!(
+        !pair.client.stream_ready(id),
+        "every row taken, the end not yet here"
+    );
     send_fat_rows(&mut pair.server, sid.raw(), 8, 2);
     let done = pair.server.fetch_done();
     pair.server.send(sid.raw(), done);

@@ -20,6 +20,9 @@ use crate::errors;
 use crate::options::{Settings, Target};
 use crate::pool::Registry;
 
+/// Rows `execute` reads ahead when they have already arrived.
+const READ_AHEAD_ROWS: usize = 64;
+
 /// The asyncio connections of the process, by login.
 static CONNECTIONS: Registry<Connection, Mutex<()>> = Registry::new();
 
@@ -86,6 +89,32 @@ impl Results {
                 Ok(false)
             }
         }
+    }
+
+    /// Reads what has already arrived, without waiting for the server, up to
+    /// [`READ_AHEAD_ROWS`]. A small result is then whole by the time `execute` returns, and the
+    /// cursor's fetches need no await; a large one stays streamed (taking rows lets the node send
+    /// more, so "everything that has arrived" would otherwise never end).
+    async fn pull_arrived(&mut self) -> Result<(), ClientError> {
+        while self.buffered.len() < READ_AHEAD_ROWS
+            && self.stream.as_ref().is_some_and(RowStream::is_ready)
+        {
+            self.pull().await?;
+        }
+        Ok(())
+    }
+
+    /// Up to `n` rows (all for `None`) if they are at hand without waiting, else `None`.
+    fn take_at_hand(&mut self, n: Option<usize>) -> Option<Vec<Vec<Value>>> {
+        let enough = match n {
+            Some(n) => self.buffered.len() >= n || self.stream.is_none(),
+            None => self.stream.is_none(),
+        };
+        if !enough || self.error.is_some() {
+            return None;
+        }
+        let count = n.unwrap_or(usize::MAX).min(self.buffered.len());
+        Some(self.buffered.drain(..count).collect())
     }
 
     async fn take(&mut self, n: Option<usize>) -> Result<Vec<Vec<Value>>, ClientError> {
@@ -246,8 +275,12 @@ async fn run(
         error: None,
         rows_seen: 0,
     };
-    // The first row, or the end: errors surface here and the columns are known.
+    // The first row, or the end: errors surface here and the columns are known. Then what else
+    // has arrived, so a small result needs no further await.
     results.pull().await.map_err(Failure::Client)?;
+    if let Err(err) = results.pull_arrived().await {
+        results.error = Some(err);
+    }
     let snapshot = results.snapshot();
     let results = Arc::new(Mutex::new(results));
     state.open = Some(Arc::clone(&results));
@@ -280,6 +313,26 @@ impl AsyncResult {
                     .map(|list| list.unbind())
             })
         })
+    }
+
+    /// Up to `n` rows (every row left for `None`) when they have already arrived, without an
+    /// await; `None` when the rows are still to come (then await `fetch`).
+    #[pyo3(signature = (n=None))]
+    fn fetch_at_hand<'py>(
+        &self,
+        py: Python<'py>,
+        n: Option<usize>,
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        let Ok(mut results) = self.results.try_lock() else {
+            return Ok(None);
+        };
+        let Some(rows) = results.take_at_hand(n) else {
+            return Ok(None);
+        };
+        let columns = results.columns.clone();
+        *self.snapshot.lock() = results.snapshot();
+        drop(results);
+        describe::rows(py, columns.as_deref().unwrap_or(&[]), &rows).map(Some)
     }
 
     /// PEP 249's `description`.

@@ -912,6 +912,15 @@ impl ClientConnection {
         StreamRead::Rows(rows)
     }
 
+    /// Whether [`take_rows`](Self::take_rows) would answer without waiting for the server: the
+    /// streamed request has rows to take, or has ended.
+    pub fn stream_ready(&self, id: RequestId) -> bool {
+        self.s
+            .streams
+            .get(&id)
+            .is_none_or(|b| !b.rows.is_empty() || b.done)
+    }
+
     /// The columns of a streamed request, once its first rows have arrived.
     pub fn stream_columns(&self, id: RequestId) -> Option<&[Column]> {
         self.s
