@@ -23,9 +23,7 @@ def test_integers_at_their_edges(conn, table):
     assert roundtrip(conn, table, "BIGINT", values) == values
 
 
-def test_unsigned_bigint_beyond_the_signed_range(conn, table, node):
-    if node.engine == "sqlite":
-        pytest.skip("SQLite stores 64-bit signed integers only")
+def test_unsigned_bigint_beyond_the_signed_range(conn, table):
     values = [2**63, 2**64 - 1]
     assert roundtrip(conn, table, "BIGINT UNSIGNED", values) == values
 
