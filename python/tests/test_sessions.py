@@ -48,12 +48,7 @@ def test_a_closed_session_leaves_no_state_behind(node):
     second.close()
 
 
-def test_the_database_argument_selects_the_sessions_database(node, request):
-    if node.engine == "sqlite":
-        request.applymarker(pytest.mark.xfail(
-            strict=False,
-            reason="the SQLite engine does not yet start sessions in the database named at login",
-        ))
+def test_the_database_argument_selects_the_sessions_database(node):
     database = "xrpc_py_db"
     with node.connect(autocommit=True) as admin:
         admin.cursor().execute(f"CREATE DATABASE IF NOT EXISTS {database}")
