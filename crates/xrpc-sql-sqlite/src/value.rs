@@ -1,0 +1,194 @@
+//! MySQL's reading of SQLite values as numbers, decimals and text, and MySQL's text of a value
+//! of each expression type (what a client receives).
+
+use std::borrow::Cow;
+use std::str::FromStr;
+
+use bigdecimal::{BigDecimal, RoundingMode};
+use rusqlite::types::ValueRef;
+
+use crate::types::Ty;
+
+/// The longest prefix of `s` (after leading spaces) that reads as a number, as MySQL converts a
+/// string in numeric context: `'12abc'` is 12, `'abc'` 0, `' 1e3x'` 1000.
+pub(crate) fn number_prefix(s: &str) -> &str {
+    let s = s.trim_start_matches([' ', '\t', '\n', '\r']);
+    let bytes = s.as_bytes();
+    let mut end = 0;
+    if matches!(bytes.first(), Some(b'+' | b'-')) {
+        end = 1;
+    }
+    let digits_start = end;
+    while bytes.get(end).is_some_and(u8::is_ascii_digit) {
+        end += 1;
+    }
+    let mut seen = end > digits_start;
+    if bytes.get(end) == Some(&b'.') {
+        let mut after = end + 1;
+        while bytes.get(after).is_some_and(u8::is_ascii_digit) {
+            after += 1;
+        }
+        if after > end + 1 || seen {
+            seen |= after > end + 1;
+            end = after;
+        }
+    }
+    if !seen {
+        return "";
+    }
+    if matches!(bytes.get(end), Some(b'e' | b'E')) {
+        let mut after = end + 1;
+        if matches!(bytes.get(after), Some(b'+' | b'-')) {
+            after += 1;
+        }
+        let exp_start = after;
+        while bytes.get(after).is_some_and(u8::is_ascii_digit) {
+            after += 1;
+        }
+        if after > exp_start {
+            end = after;
+        }
+    }
+    &s[..end]
+}
+
+/// A value as a DOUBLE, as MySQL converts it; `None` for NULL.
+pub(crate) fn to_f64(value: ValueRef<'_>) -> Option<f64> {
+    match value {
+        ValueRef::Null => None,
+        ValueRef::Integer(i) => Some(i as f64),
+        ValueRef::Real(r) => Some(r),
+        ValueRef::Text(t) | ValueRef::Blob(t) => {
+            let s = String::from_utf8_lossy(t);
+            Some(number_prefix(&s).parse::<f64>().unwrap_or(0.0))
+        }
+    }
+}
+
+/// A value as an exact decimal, as MySQL converts it; `None` for NULL.
+pub(crate) fn to_decimal(value: ValueRef<'_>) -> Option<BigDecimal> {
+    match value {
+        ValueRef::Null => None,
+        ValueRef::Integer(i) => Some(BigDecimal::from(i)),
+        ValueRef::Real(r) => BigDecimal::from_str(&double_text(r)).ok(),
+        ValueRef::Text(t) | ValueRef::Blob(t) => {
+            let s = String::from_utf8_lossy(t);
+            Some(BigDecimal::from_str(number_prefix(&s)).unwrap_or_default())
+        }
+    }
+}
+
+/// A value as an integer, as MySQL converts it in integer context (rounding a fraction half
+/// away from zero); `None` for NULL or beyond BIGINT.
+pub(crate) fn to_i64(value: ValueRef<'_>) -> Option<i64> {
+    match value {
+        ValueRef::Integer(i) => Some(i),
+        other => {
+            let d = to_decimal(other)?.with_scale_round(0, RoundingMode::HalfUp);
+            i64::try_from(d.into_bigint_and_exponent().0).ok()
+        }
+    }
+}
+
+/// A value as text; `None` for NULL. Numbers are written as SQLite holds them: callers give
+/// the text of typed values through [`text_of`].
+pub(crate) fn to_text(value: ValueRef<'_>) -> Option<Cow<'_, str>> {
+    match value {
+        ValueRef::Null => None,
+        ValueRef::Integer(i) => Some(Cow::Owned(i.to_string())),
+        ValueRef::Real(r) => Some(Cow::Owned(double_text(r))),
+        ValueRef::Text(t) | ValueRef::Blob(t) => Some(String::from_utf8_lossy(t)),
+    }
+}
+
+/// A decimal's text with exactly `scale` fraction digits (rounded half away from zero).
+pub(crate) fn decimal_text(value: &BigDecimal, scale: i64) -> String {
+    value
+        .with_scale_round(scale, RoundingMode::HalfUp)
+        .to_plain_string()
+}
+
+/// MySQL's text of a DOUBLE: the shortest digits that read back as the same double, in plain
+/// notation for exponents from -5 to 14 and as `1.5e15`, `1e-7` otherwise.
+pub(crate) fn double_text(value: f64) -> String {
+    if value == 0.0 {
+        return "0".into();
+    }
+    if !value.is_finite() {
+        return value.to_string();
+    }
+    let sci = format!("{value:e}");
+    let (mantissa, exp) = sci.split_once('e').expect("{:e} has an exponent");
+    let exp: i32 = exp.parse().expect("{:e} exponent is a number");
+    if (-5..15).contains(&exp) {
+        format!("{value}")
+    } else {
+        format!("{mantissa}e{exp}")
+    }
+}
+
+/// MySQL's text of a FLOAT column's value: six significant digits, as MySQL prints FLOAT.
+pub(crate) fn float_text(value: f64) -> String {
+    if value == 0.0 {
+        return "0".into();
+    }
+    let exp = value.abs().log10().floor() as i32;
+    let digits = (5 - exp).max(0) as usize;
+    let fixed = format!("{value:.digits$}");
+    let trimmed = if fixed.contains('.') {
+        fixed.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &fixed
+    };
+    trimmed.to_string()
+}
+
+/// What a client receives for a value of expression type `ty`: MySQL's text, `None` for NULL.
+pub fn text_of(value: ValueRef<'_>, ty: &Ty) -> Option<String> {
+    if matches!(value, ValueRef::Null) {
+        return None;
+    }
+    Some(match ty {
+        Ty::Int => match value {
+            ValueRef::Integer(i) => i.to_string(),
+            other => to_i64(other).map_or_else(|| to_text(other).unwrap_or_default().into_owned(), |i| i.to_string()),
+        },
+        Ty::Decimal(scale) => decimal_text(&to_decimal(value)?, i64::from(*scale)),
+        Ty::Double => double_text(to_f64(value)?),
+        Ty::Float => float_text(to_f64(value)?),
+        _ => to_text(value)?.into_owned(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_read_as_their_numeric_prefix() {
+        assert_eq!(number_prefix("12abc"), "12");
+        assert_eq!(number_prefix(" -1.5e3x"), "-1.5e3");
+        assert_eq!(number_prefix("abc"), "");
+        assert_eq!(number_prefix(".5"), ".5");
+        assert_eq!(number_prefix("1e"), "1");
+    }
+
+    #[test]
+    fn doubles_print_as_mysql_prints_them() {
+        assert_eq!(double_text(3.0), "3");
+        assert_eq!(double_text(0.1 + 0.2), "0.30000000000000004");
+        assert_eq!(double_text(1e15), "1e15");
+        assert_eq!(double_text(123456789012345.0), "123456789012345");
+        assert_eq!(double_text(-2.5e-7), "-2.5e-7");
+        assert_eq!(float_text(1.0 / 3.0), "0.333333");
+        assert_eq!(float_text(1234.5678), "1234.57");
+    }
+
+    #[test]
+    fn decimals_keep_their_scale() {
+        let d = BigDecimal::from_str("11.6").unwrap();
+        assert_eq!(decimal_text(&d, 2), "11.60");
+        assert_eq!(decimal_text(&BigDecimal::from_str("2.345").unwrap(), 2), "2.35");
+        assert_eq!(decimal_text(&BigDecimal::from_str("-2.345").unwrap(), 2), "-2.35");
+    }
+}
