@@ -1,0 +1,337 @@
+//! The differential corpus: every script of `tests/corpus/scripts.sql` runs statement by
+//! statement on a real MariaDB and on the translation over an in-memory SQLite with the function
+//! library, and each statement's outcome is compared: the result values as text, the column
+//! count, the affected rows, the error code.
+//!
+//! A statement the translation refuses with MySQL's unsupported-feature error (1235) is a
+//! refusal; one that answers where MariaDB answers differently, or answers where MariaDB fails,
+//! is a silent difference, and any silent difference fails the test. A script stops being
+//! compared at its first statement that is not identical (what follows may depend on state that
+//! now differs). The report prints the share of identical scripts and every difference.
+
+use std::fmt;
+
+use mysql::prelude::Queryable;
+use rusqlite::Connection;
+use xrpc_sql::{Options, Session, Transaction};
+use xrpc_sql_sqlite::{Affected, MemoryCatalog, SessionState, TranslateError, error_of, register, text_of, translate};
+
+/// What one statement did.
+#[derive(Debug, Clone, PartialEq)]
+enum Outcome {
+    Rows { columns: usize, rows: Vec<Vec<Option<String>>> },
+    Affected(u64),
+    Error(u16, String),
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Rows { columns, rows } => {
+                write!(f, "{columns} columns: ")?;
+                let shown: Vec<String> = rows
+                    .iter()
+                    .take(6)
+                    .map(|r| {
+                        let cells: Vec<String> = r.iter().map(|c| c.clone().unwrap_or_else(|| "NULL".into())).collect();
+                        format!("({})", cells.join(", "))
+                    })
+                    .collect();
+                write!(f, "{}{}", shown.join(" "), if rows.len() > 6 { " …" } else { "" })
+            }
+            Self::Affected(n) => write!(f, "{n} rows affected"),
+            Self::Error(code, message) => write!(f, "error {code}: {message}"),
+        }
+    }
+}
+
+/// The corpus: scripts separated by `-- script: name` lines, one statement a line.
+fn scripts() -> Vec<(String, Vec<String>)> {
+    let text = include_str!("corpus/scripts.sql");
+    let mut scripts: Vec<(String, Vec<String>)> = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if let Some(name) = line.strip_prefix("-- script:") {
+            scripts.push((name.trim().to_string(), Vec::new()));
+        } else if !line.is_empty() && !line.starts_with("--") {
+            let statement = line.strip_suffix(';').unwrap_or(line).to_string();
+            scripts.last_mut().expect("a statement before the first script line").1.push(statement);
+        }
+    }
+    scripts
+}
+
+fn mariadb_outcome(conn: &mut mysql::Conn, statement: &str) -> Outcome {
+    let result = conn.query_iter(statement);
+    let mut result = match result {
+        Ok(r) => r,
+        Err(err) => return mysql_error(err),
+    };
+    let mut outcome = None;
+    while let Some(set) = result.iter() {
+        let columns = set.columns().as_ref().len();
+        if columns == 0 {
+            let affected = set.affected_rows();
+            for _ in set {}
+            outcome.get_or_insert(Outcome::Affected(affected));
+            continue;
+        }
+        let mut rows = Vec::new();
+        for row in set {
+            match row {
+                Ok(row) => rows.push(
+                    row.unwrap()
+                        .into_iter()
+                        .map(|v| match v {
+                            mysql::Value::NULL => None,
+                            mysql::Value::Bytes(b) => Some(String::from_utf8_lossy(&b).into_owned()),
+                            other => Some(other.as_sql(true).trim_matches('\'').to_string()),
+                        })
+                        .collect(),
+                ),
+                Err(err) => return mysql_error(err),
+            }
+        }
+        outcome.get_or_insert(Outcome::Rows { columns, rows });
+    }
+    outcome.unwrap_or(Outcome::Affected(0))
+}
+
+fn mysql_error(err: mysql::Error) -> Outcome {
+    match err {
+        mysql::Error::MySqlError(e) => Outcome::Error(e.code, e.message),
+        other => Outcome::Error(0, other.to_string()),
+    }
+}
+
+/// The node side: the front end, the translation and SQLite.
+struct Node {
+    conn: Connection,
+    catalog: MemoryCatalog,
+    state: SessionState,
+}
+
+impl Node {
+    fn new() -> Self {
+        let conn = Connection::open_in_memory().unwrap();
+        let state = SessionState::default();
+        register(&conn, &state).unwrap();
+        conn.execute_batch("PRAGMA foreign_keys = ON").unwrap();
+        Self {
+            conn,
+            catalog: MemoryCatalog::new(Some("corpus")),
+            state,
+        }
+    }
+
+    fn run(&mut self, text: &str) -> Outcome {
+        let mut parsed = xrpc_sql::parse(text, &Options::default());
+        let parsed = match parsed.remove(0) {
+            Ok(p) => p,
+            Err(err) => return Outcome::Error(err.code(), err.to_string()),
+        };
+        let Some(statement) = parsed.statement() else {
+            return Outcome::Error(1235, "XA".into());
+        };
+        if let Some(session) = Session::of(statement) {
+            return self.session(session);
+        }
+        let translation = match translate(statement, &self.catalog) {
+            Ok(t) => t,
+            Err(err) => return refusal(&err),
+        };
+        let mut outcome = Outcome::Affected(0);
+        for sql in &translation.sql {
+            outcome = match self.execute(sql, &translation) {
+                Ok(o) => o,
+                Err(err) => return sqlite_error(&err, parsed.kind),
+            };
+        }
+        if let Some(change) = &translation.change {
+            self.catalog.apply(change);
+        }
+        outcome
+    }
+
+    fn execute(&mut self, sql: &str, translation: &xrpc_sql_sqlite::Translation) -> rusqlite::Result<Outcome> {
+        let mut stmt = self.conn.prepare(sql).map_err(|err| {
+            // SQL the translation produced and SQLite rejects is a translation bug: say so loudly.
+            eprintln!("SQLite rejected the translation: {sql}\n  {err}");
+            err
+        })?;
+        if stmt.column_count() == 0 || translation.columns.is_empty() {
+            let changes = stmt.execute([])? as u64;
+            let upserts = self.state.take_upsert_updates();
+            return Ok(Outcome::Affected(match translation.affected {
+                Affected::Zero | Affected::None => 0,
+                Affected::Changes => changes,
+                Affected::ChangesPlusUpserts => changes + upserts,
+            }));
+        }
+        let columns = translation.columns.clone();
+        let mut rows = Vec::new();
+        let mut cursor = stmt.query([])?;
+        while let Some(row) = cursor.next()? {
+            let mut cells = Vec::new();
+            for (i, c) in columns.iter().enumerate() {
+                cells.push(text_of(row.get_ref(i)?, &c.ty));
+            }
+            rows.push(cells);
+        }
+        Ok(Outcome::Rows { columns: columns.len(), rows })
+    }
+
+    fn session(&mut self, session: Session) -> Outcome {
+        let run = |conn: &Connection, sql: &str| match conn.execute_batch(sql) {
+            Ok(()) => Outcome::Affected(0),
+            Err(err) => Outcome::Error(0, err.to_string()),
+        };
+        match session {
+            Session::Transaction(Transaction::Begin { .. }) => run(&self.conn, "BEGIN"),
+            Session::Transaction(Transaction::Commit) => run(&self.conn, "COMMIT"),
+            Session::Transaction(Transaction::Rollback) => run(&self.conn, "ROLLBACK"),
+            Session::Set(assignments) => {
+                for a in assignments {
+                    let xrpc_sql::Assignment::User { name, value } = a else {
+                        return Outcome::Error(1235, "system variables".into());
+                    };
+                    let select = xrpc_sql::parse_one_statement(&format!("SELECT {value}"), &Options::default()).unwrap();
+                    let t = match translate(select.statement().unwrap(), &self.catalog) {
+                        Ok(t) => t,
+                        Err(err) => return refusal(&err),
+                    };
+                    let value: rusqlite::types::Value = match self.conn.query_row(&t.sql[0], [], |r| {
+                        let v = r.get_ref(0)?;
+                        Ok(match (text_of(v, &t.columns[0].ty), t.columns[0].ty) {
+                            (None, _) => rusqlite::types::Value::Null,
+                            (Some(_), xrpc_sql_sqlite::Ty::Int) => rusqlite::types::Value::from(v),
+                            (Some(s), _) => rusqlite::types::Value::Text(s),
+                        })
+                    }) {
+                        Ok(v) => v,
+                        Err(err) => return sqlite_error(&err, xrpc_sql::Kind::Select),
+                    };
+                    self.state.set(&name, value);
+                }
+                Outcome::Affected(0)
+            }
+            other => Outcome::Error(1235, format!("{other:?}")),
+        }
+    }
+}
+
+fn refusal(err: &TranslateError) -> Outcome {
+    Outcome::Error(err.code(), err.to_string())
+}
+
+/// A SQLite error as MySQL's: a function's MySQL error, or the constraint MySQL names.
+fn sqlite_error(err: &rusqlite::Error, kind: xrpc_sql::Kind) -> Outcome {
+    if let Some(e) = error_of(err) {
+        return Outcome::Error(e.code, e.message);
+    }
+    let text = err.to_string();
+    let code = if text.contains("UNIQUE constraint failed") {
+        1062
+    } else if text.contains("NOT NULL constraint failed") {
+        1048
+    } else if text.contains("FOREIGN KEY constraint failed") {
+        if kind == xrpc_sql::Kind::Insert { 1452 } else { 1451 }
+    } else {
+        0
+    };
+    Outcome::Error(code, text)
+}
+
+/// Whether two outcomes are the same, allowing another row order when the query has none.
+fn same(statement: &str, mariadb: &Outcome, node: &Outcome) -> bool {
+    match (mariadb, node) {
+        (Outcome::Error(a, _), Outcome::Error(b, _)) => a == b,
+        (Outcome::Rows { columns: a, rows: ra }, Outcome::Rows { columns: b, rows: rb }) if a == b => {
+            if ra == rb {
+                return true;
+            }
+            if statement.to_ascii_uppercase().contains("ORDER BY") {
+                return false;
+            }
+            let (mut x, mut y) = (ra.clone(), rb.clone());
+            x.sort();
+            y.sort();
+            x == y
+        }
+        (a, b) => a == b,
+    }
+}
+
+#[test]
+fn the_corpus_answers_as_mariadb_does() {
+    let server = xrpc_testkit::MariaDb::start().expect("MariaDB for the differential corpus");
+    let scripts = scripts();
+    let (mut identical_scripts, mut statements, mut identical, mut refusals, mut errors, mut silent, mut skipped) =
+        (0, 0, 0, 0, 0, 0, 0);
+    let mut report = Vec::new();
+    for (n, (name, lines)) in scripts.iter().enumerate() {
+        let mut admin = server.admin();
+        let db = format!("corpus{n}");
+        admin
+            .query_drop(format!("CREATE DATABASE {db} CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci"))
+            .unwrap();
+        let mut maria = mysql::Conn::new(
+            mysql::OptsBuilder::new()
+                .ip_or_hostname(Some("127.0.0.1"))
+                .tcp_port(server.port())
+                .user(Some(xrpc_testkit::USER))
+                .pass(Some(xrpc_testkit::USER))
+                .db_name(Some(db.clone()))
+                .prefer_socket(false),
+        )
+        .unwrap();
+        maria.query_drop("SET NAMES utf8mb4 COLLATE utf8mb4_general_ci").unwrap();
+        let mut node = Node::new();
+        let mut all_same = true;
+        for (i, statement) in lines.iter().enumerate() {
+            if !all_same {
+                skipped += 1;
+                continue;
+            }
+            statements += 1;
+            let expected = mariadb_outcome(&mut maria, statement);
+            let got = node.run(statement);
+            if same(statement, &expected, &got) {
+                identical += 1;
+                continue;
+            }
+            all_same = false;
+            let class = match (&expected, &got) {
+                (_, Outcome::Error(1235, _)) => {
+                    refusals += 1;
+                    "refused"
+                }
+                (_, Outcome::Error(..)) => {
+                    errors += 1;
+                    "different error"
+                }
+                _ => {
+                    silent += 1;
+                    "SILENT DIFFERENCE"
+                }
+            };
+            report.push(format!(
+                "[{class}] {name} #{}: {statement}\n    MariaDB: {expected}\n    node:    {got}",
+                i + 1
+            ));
+        }
+        if all_same {
+            identical_scripts += 1;
+        }
+    }
+    println!("{}", report.join("\n"));
+    let summary = format!(
+        "corpus: {identical_scripts}/{} scripts identical ({:.0}%); {statements} statements compared, \
+         {identical} identical, {refusals} refused (1235), {errors} with a different error, \
+         {silent} silent differences, {skipped} not compared after a script's first difference",
+        scripts.len(),
+        100.0 * identical_scripts as f64 / scripts.len().max(1) as f64
+    );
+    println!("{summary}");
+    assert_eq!(silent, 0, "{summary}\n{}", report.join("\n"));
+}
