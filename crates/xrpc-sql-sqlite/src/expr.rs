@@ -30,6 +30,8 @@ pub(crate) struct Typed {
     pub(crate) strength: Strength,
     /// Holds an aggregate call.
     pub(crate) aggregate: bool,
+    /// An UNSIGNED integer: arithmetic on it is unsigned (a negative result is error 1690).
+    pub(crate) unsigned: bool,
 }
 
 impl Typed {
@@ -39,6 +41,7 @@ impl Typed {
             ty,
             strength: Strength::Derived,
             aggregate: false,
+            unsigned: false,
         }
     }
 
@@ -399,6 +402,7 @@ impl Translator<'_> {
                     ty: Ty::Str(c),
                     strength: Strength::Explicit,
                     aggregate: x.aggregate,
+                    unsigned: false,
                 })
             }
             Expr::TypedString(typed) => {
@@ -953,6 +957,14 @@ fn truthy(t: &Typed) -> String {
     }
 }
 
+/// An operand of arithmetic on a run-time type: strings as MySQL's DOUBLE.
+fn as_value_dyn(t: &Typed) -> String {
+    match t.ty {
+        Ty::Str(_) | Ty::Bytes => format!("my_cast_double({})", t.sql),
+        _ => t.sql.clone(),
+    }
+}
+
 /// A value given to a user variable: DECIMAL and DOUBLE as their MySQL text.
 fn as_value(t: &Typed) -> String {
     match t.ty {
@@ -1006,11 +1018,29 @@ fn arithmetic(op: &str, l: &Typed, r: &Typed, strict: bool) -> Result<Typed> {
     };
     let (sl, sr) = (scale(l.ty), scale(r.ty));
     if l.ty == Ty::Dyn || r.ty == Ty::Dyn {
-        return unsupported("arithmetic on a user variable or argument");
+        if matches!(l.ty, Ty::Decimal(_)) || matches!(r.ty, Ty::Decimal(_)) {
+            return unsupported("DECIMAL arithmetic with a user variable or argument");
+        }
+        let strict_flag = strict;
+        return Ok(Typed::with_parts(
+            format!("my_dyn_arith('{op}', {}, {}, {strict_flag})", as_value_dyn(l), as_value_dyn(r)),
+            Ty::Dyn,
+            &parts,
+        ));
     }
     let t = if exact(l.ty) && exact(r.ty) {
         if l.ty != Ty::Decimal(sl) && r.ty != Ty::Decimal(sr) && op != "/" {
-            // Two integers.
+            // Two integers; with an UNSIGNED operand the result is unsigned.
+            if (l.unsigned || r.unsigned) && op != "%" {
+                let f = match op {
+                    "+" => "my_uadd",
+                    "-" => "my_usub",
+                    _ => "my_umul",
+                };
+                let mut t = Typed::with_parts(format!("{f}({}, {})", l.sql, r.sql), Ty::Int, &parts);
+                t.unsigned = true;
+                return Ok(t);
+            }
             match op {
                 "+" => Typed::with_parts(format!("my_iadd({}, {})", l.sql, r.sql), Ty::Int, &parts),
                 "-" => Typed::with_parts(format!("my_isub({}, {})", l.sql, r.sql), Ty::Int, &parts),
@@ -1083,7 +1113,8 @@ pub(crate) fn cast(x: &Typed, data_type: &str) -> Result<Typed> {
             .collect()
     };
     if upper.starts_with("SIGNED") || upper.starts_with("INT") || upper.starts_with("BIGINT") {
-        return Ok(Typed::with_parts(format!("my_cast_signed({})", x.sql), Ty::Int, &parts));
+        let kind = if matches!(x.ty, Ty::Str(_) | Ty::Bytes | Ty::Dyn) { "s" } else { "n" };
+        return Ok(Typed::with_parts(format!("my_cast_signed({}, '{kind}')", x.sql), Ty::Int, &parts));
     }
     if upper.starts_with("DECIMAL") || upper.starts_with("NUMERIC") {
         let nums = args(&upper);

@@ -281,23 +281,68 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             .map_err(|err| error_of(&err).unwrap_or_else(|| fail(1139, err.to_string())))?;
         Ok(Value::Integer(i64::from(re.is_match(&text))))
     })?;
-    scalar(conn, "my_cast_signed", 1, true, |a| {
+    // CAST(x AS SIGNED): 's' reads a string's integer prefix, 'n' rounds a number; both clamp
+    // to BIGINT as MySQL does.
+    scalar(conn, "my_cast_signed", 2, true, |a| {
         let v = a.v(0);
-        Ok(match v {
-            ValueRef::Text(_) | ValueRef::Blob(_) => {
-                let text = some!(to_text(v));
-                let prefix = number_prefix(&text);
-                // A string is read as an integer: its digits up to a '.' or exponent.
-                let int_part: String = prefix
-                    .chars()
-                    .enumerate()
-                    .take_while(|(i, c)| c.is_ascii_digit() || (*i == 0 && (*c == '-' || *c == '+')))
-                    .map(|(_, c)| c)
-                    .collect();
-                Value::Integer(int_part.parse().unwrap_or(0))
-            }
-            other => Value::Integer(some!(to_i64(other))),
-        })
+        if matches!(v, ValueRef::Null) {
+            return Ok(Value::Null);
+        }
+        if let ValueRef::Integer(i) = v {
+            return Ok(Value::Integer(i));
+        }
+        let d = if a.text(1).as_deref() == Some("s") {
+            let text = some!(to_text(v)).into_owned();
+            let prefix = number_prefix(&text);
+            let int_part: String = prefix
+                .chars()
+                .enumerate()
+                .take_while(|(i, c)| c.is_ascii_digit() || (*i == 0 && (*c == '-' || *c == '+')))
+                .map(|(_, c)| c)
+                .collect();
+            BigDecimal::from_str(&int_part).unwrap_or_default()
+        } else {
+            some!(to_decimal(v)).with_scale_round(0, RoundingMode::HalfUp)
+        };
+        let clamped = d.clamp(BigDecimal::from(i64::MIN), BigDecimal::from(i64::MAX));
+        Ok(Value::Integer(
+            i64::try_from(clamped.with_scale(0).into_bigint_and_exponent().0).unwrap_or(0),
+        ))
+    })?;
+    // Arithmetic on values typed at run time (user variables, arguments): integers stay exact,
+    // anything else is DOUBLE; a string that is not a number is MySQL's 0.
+    scalar(conn, "my_dyn_arith", 4, true, |a| {
+        let op = some!(a.text(0)).into_owned();
+        let (x, y) = (a.v(1), a.v(2));
+        if matches!(x, ValueRef::Null) || matches!(y, ValueRef::Null) {
+            return Ok(Value::Null);
+        }
+        if let (ValueRef::Integer(i), ValueRef::Integer(j)) = (x, y) {
+            let r = match op.as_str() {
+                "+" => i.checked_add(j),
+                "-" => i.checked_sub(j),
+                "*" => i.checked_mul(j),
+                "%" if j == 0 => return zero_divisor(a.i64(3)),
+                "%" => i.checked_rem(j),
+                _ => return Err(fail(1235, "This version of MySQL doesn't yet support 'division of a user variable'")),
+            };
+            return r
+                .map(Value::Integer)
+                .ok_or_else(|| fail(1690, format!("BIGINT value is out of range in '({i} {op} {j})'")));
+        }
+        if matches!(x, ValueRef::Text(_)) || matches!(y, ValueRef::Text(_)) {
+            return Err(fail(1235, "This version of MySQL doesn't yet support 'arithmetic on a string user variable'"));
+        }
+        let (i, j) = (some!(to_f64(x)), some!(to_f64(y)));
+        Ok(Value::Real(match op.as_str() {
+            "+" => i + j,
+            "-" => i - j,
+            "*" => i * j,
+            "/" if j == 0.0 => return zero_divisor(a.i64(3)),
+            "/" => i / j,
+            "%" if j == 0.0 => return zero_divisor(a.i64(3)),
+            _ => i % j,
+        }))
     })?;
     scalar(conn, "my_cast_decimal", 3, true, |a| {
         let d = some!(a.dec(0));
@@ -335,6 +380,18 @@ fn register_arithmetic(conn: &Connection) -> rusqlite::Result<()> {
     int_op("my_iadd", i64::checked_add, "+")?;
     int_op("my_isub", i64::checked_sub, "-")?;
     int_op("my_imul", i64::checked_mul, "*")?;
+    // With an UNSIGNED operand the result is BIGINT UNSIGNED: negative is out of range.
+    let unsigned_op = |name: &'static str, op: fn(i64, i64) -> Option<i64>, sign: &'static str| {
+        scalar(conn, name, 2, true, move |a| {
+            let (x, y) = (some!(a.i64(0)), some!(a.i64(1)));
+            op(x, y).filter(|r| *r >= 0).map(Value::Integer).ok_or_else(|| {
+                fail(1690, format!("BIGINT UNSIGNED value is out of range in '({x} {sign} {y})'"))
+            })
+        })
+    };
+    unsigned_op("my_uadd", i64::checked_add, "+")?;
+    unsigned_op("my_usub", i64::checked_sub, "-")?;
+    unsigned_op("my_umul", i64::checked_mul, "*")?;
     // Exact DECIMAL arithmetic; the last argument is the result's scale.
     let dec_op = |name: &'static str, op: fn(BigDecimal, BigDecimal) -> BigDecimal| {
         scalar(conn, name, 3, true, move |a| {
@@ -866,9 +923,17 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
         if a.len() == 0 {
             return Ok(Value::Integer(Local::now().timestamp()));
         }
-        let at = some!(a.moment(0)).at;
-        let local = some!(Local.from_local_datetime(&at).earliest());
-        Ok(Value::Integer(local.timestamp().max(0)))
+        let m = some!(a.moment(0));
+        let local = some!(Local.from_local_datetime(&m.at).earliest());
+        let seconds = local.timestamp();
+        if seconds < 0 {
+            return Ok(Value::Integer(0));
+        }
+        if m.fsp == 0 {
+            return Ok(Value::Integer(seconds));
+        }
+        let micros = format!("{:06}", m.at.nanosecond() / 1000);
+        Ok(text_value(format!("{seconds}.{}", &micros[..usize::from(m.fsp)])))
     })?;
     scalar(conn, "my_from_unixtime", 1, true, |a| {
         let secs = some!(a.i64(0));

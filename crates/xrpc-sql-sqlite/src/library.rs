@@ -394,10 +394,15 @@ impl Translator<'_> {
             }
             "UNIX_TIMESTAMP" => {
                 arity(n <= 1)?;
-                if n == 1 && matches!(args[0].ty, Ty::DateTime | Ty::Str(_)) {
-                    return unsupported("UNIX_TIMESTAMP of a datetime (fractional seconds)");
-                }
-                (format!("my_unix_timestamp({})", list(0, &sql)), Ty::Int)
+                // A value with fractional seconds gives a DECIMAL's text; others an integer.
+                let ty = if n == 1 && !matches!(args[0].ty, Ty::Date | Ty::DateTime | Ty::Str(_) | Ty::Null) {
+                    return unsupported("UNIX_TIMESTAMP of a number");
+                } else if n == 1 && matches!(args[0].ty, Ty::Str(_)) {
+                    Ty::Str(Collation::Ci)
+                } else {
+                    Ty::Int
+                };
+                (format!("my_unix_timestamp({})", list(0, &sql)), ty)
             }
             "FROM_UNIXTIME" => {
                 arity(n == 1)?;

@@ -22,7 +22,8 @@ type Result<T> = std::result::Result<T, TranslateError>;
 #[derive(Debug, Clone)]
 struct Source {
     name: String,
-    columns: Vec<(String, Ty)>,
+    /// Each column's name, type and whether it is an UNSIGNED integer.
+    columns: Vec<(String, Ty, bool)>,
 }
 
 /// The names one SELECT sees.
@@ -33,6 +34,8 @@ struct Scope {
     using: Vec<String>,
     /// The select list's aliases, for ORDER BY and HAVING.
     outputs: Vec<(String, Ty)>,
+    /// The select list's types by position, for ORDER BY 1.
+    positions: Vec<Ty>,
 }
 
 /// The translation of one statement against a catalog.
@@ -153,19 +156,19 @@ impl<'a> Translator<'a> {
             _ => return unsupported(format!("name {}", names.join("."))),
         };
         for scope in self.scopes.iter().rev() {
-            let mut found: Vec<(&Source, Ty)> = Vec::new();
+            let mut found: Vec<(&Source, Ty, bool)> = Vec::new();
             for source in &scope.sources {
                 if qualifier.is_some_and(|q| !q.eq_ignore_ascii_case(&source.name)) {
                     continue;
                 }
-                if let Some((_, ty)) = source.columns.iter().find(|(c, _)| c.eq_ignore_ascii_case(name)) {
-                    found.push((source, *ty));
+                if let Some((_, ty, unsigned)) = source.columns.iter().find(|(c, _, _)| c.eq_ignore_ascii_case(name)) {
+                    found.push((source, *ty, *unsigned));
                 }
             }
             let using = qualifier.is_none() && scope.using.iter().any(|u| u.eq_ignore_ascii_case(name));
             match found.as_slice() {
                 [] => {}
-                [(source, ty), ..] if found.len() == 1 || using => {
+                [(source, ty, unsigned), ..] if found.len() == 1 || using => {
                     let sql = if using {
                         ident(name)
                     } else {
@@ -173,6 +176,7 @@ impl<'a> Translator<'a> {
                     };
                     return Ok(Typed {
                         strength: Strength::Column,
+                        unsigned: *unsigned,
                         ..Typed::new(sql, *ty)
                     });
                 }
@@ -237,7 +241,7 @@ impl<'a> Translator<'a> {
                 ));
                 self.ctes.push(Source {
                     name: cte.alias.name.value.clone(),
-                    columns: names.into_iter().zip(columns.iter().map(|c| c.ty)).collect(),
+                    columns: names.into_iter().zip(columns.iter()).map(|(n, c)| (n, c.ty, false)).collect(),
                 });
             }
             prefix = format!("WITH {} ", parts.join(", "));
@@ -380,11 +384,11 @@ impl<'a> Translator<'a> {
         let out = (|| -> Result<String> {
             if let Expr::Value(v) = &item.expr {
                 if let sqlparser::ast::Value::Number(n, _) = &v.value {
-                    let outputs = &self.scopes.last().map(|s| s.outputs.clone()).unwrap_or_default();
-                    let Some(i) = n.parse::<usize>().ok().filter(|i| (1..=outputs.len()).contains(i)) else {
+                    let positions = self.scopes.last().map(|s| s.positions.clone()).unwrap_or_default();
+                    let Some(i) = n.parse::<usize>().ok().filter(|i| (1..=positions.len()).contains(i)) else {
                         return Err(TranslateError::UnknownColumn(n.clone(), "order clause"));
                     };
-                    return Ok(format!("{i}{}{dir}", collate_suffix(outputs[i - 1].1)));
+                    return Ok(format!("{i}{}{dir}", collate_suffix(positions[i - 1])));
                 }
             }
             if let Expr::Identifier(id) = &item.expr {
@@ -461,7 +465,7 @@ impl<'a> Translator<'a> {
                     }
                     let mut seen_using = Vec::new();
                     for source in &scope.sources {
-                        for (c, ty) in &source.columns {
+                        for (c, ty, _) in &source.columns {
                             let merged = scope.using.iter().any(|u| u.eq_ignore_ascii_case(c));
                             if merged {
                                 if seen_using.iter().any(|u: &String| u.eq_ignore_ascii_case(c)) {
@@ -482,7 +486,7 @@ impl<'a> Translator<'a> {
                     let Some(source) = scope.sources.iter().find(|s| s.name.eq_ignore_ascii_case(&qualifier)) else {
                         return Err(TranslateError::NoSuchTable(qualifier));
                     };
-                    for (c, ty) in &source.columns {
+                    for (c, ty, _) in &source.columns {
                         items.push((format!("{}.{}", ident(&source.name), ident(c)), *ty, c.clone(), false));
                         columns.push(OutColumn { name: c.clone(), ty: *ty });
                     }
@@ -495,7 +499,9 @@ impl<'a> Translator<'a> {
             .filter(|(_, _, _, aliased)| *aliased)
             .map(|(_, ty, name, _)| (name.clone(), *ty))
             .collect();
-        self.scopes.last_mut().expect("in a select").outputs = outputs.clone();
+        let scope = self.scopes.last_mut().expect("in a select");
+        scope.outputs = outputs;
+        scope.positions = items.iter().map(|(_, ty, _, _)| *ty).collect();
         let mut sql = String::from("SELECT ");
         if distinct {
             sql.push_str("DISTINCT ");
@@ -619,7 +625,7 @@ impl<'a> Translator<'a> {
                     Some(cte) => (ident(&cte.name), cte.columns),
                     None => {
                         let table = self.table(name)?;
-                        let columns = table.columns.iter().map(|c| (c.name.clone(), c.ty.ty())).collect();
+                        let columns = table.columns.iter().map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned())).collect();
                         (qualified(name)?, columns)
                     }
                 };
@@ -652,7 +658,7 @@ impl<'a> Translator<'a> {
                 let refer = alias.name.value.clone();
                 self.scopes.last_mut().expect("in a select").sources.push(Source {
                     name: refer.clone(),
-                    columns: names.iter().cloned().zip(columns.iter().map(|c| c.ty)).collect(),
+                    columns: names.iter().cloned().zip(columns.iter()).map(|(n, c)| (n, c.ty, false)).collect(),
                 });
                 if !alias.columns.is_empty() {
                     return unsupported("derived table column list");
@@ -797,7 +803,7 @@ impl<'a> Translator<'a> {
             Some(OnInsert::DuplicateKeyUpdate(assignments)) => {
                 self.scopes.last_mut().expect("pushed").sources.push(Source {
                     name: table.name.clone(),
-                    columns: table.columns.iter().map(|c| (c.name.clone(), c.ty.ty())).collect(),
+                    columns: table.columns.iter().map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned())).collect(),
                 });
                 self.excluded = Some(table.clone());
                 self.strict = true;
@@ -851,7 +857,7 @@ impl<'a> Translator<'a> {
         self.scopes.push(Scope {
             sources: vec![Source {
                 name: refer.clone(),
-                columns: table.columns.iter().map(|c| (c.name.clone(), c.ty.ty())).collect(),
+                columns: table.columns.iter().map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned())).collect(),
             }],
             ..Scope::default()
         });
@@ -969,7 +975,7 @@ impl<'a> Translator<'a> {
         self.scopes.push(Scope {
             sources: vec![Source {
                 name: refer.clone(),
-                columns: table.columns.iter().map(|c| (c.name.clone(), c.ty.ty())).collect(),
+                columns: table.columns.iter().map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned())).collect(),
             }],
             ..Scope::default()
         });
@@ -1269,8 +1275,8 @@ impl<'a> Translator<'a> {
         if t.ty == Ty::Null {
             return Ok("NULL".into());
         }
-        // The default is a constant, stored as an insert would store it.
-        Ok(format!("({})", store(&t, column, true, false)))
+        // The default is a constant: kept as MySQL stores it in the column.
+        crate::value::constant_default(e, &column.ty).ok_or_else(|| TranslateError::Unsupported(format!("DEFAULT {e}")))
     }
 
     fn create_index(&mut self, create: &CreateIndex) -> Result<Translation> {
@@ -1575,10 +1581,9 @@ fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType>
     let base: String = text.chars().take_while(|c| c.is_ascii_alphabetic()).collect();
     let int = |bits: u32| {
         if unsigned {
-            if bits == 64 {
-                return Err(TranslateError::Unsupported("BIGINT UNSIGNED".into()));
-            }
-            Ok(ColumnType::Int { min: 0, max: (1i64 << bits) - 1 })
+            // BIGINT UNSIGNED holds up to i64::MAX here: a larger value is refused as out of
+            // range (1264) rather than stored differently.
+            Ok(ColumnType::Int { min: 0, max: if bits == 64 { i64::MAX } else { (1i64 << bits) - 1 } })
         } else {
             Ok(ColumnType::Int {
                 min: if bits == 64 { i64::MIN } else { -(1i64 << (bits - 1)) },

@@ -168,6 +168,11 @@ impl ColumnType {
         }
     }
 
+    /// Whether this is an UNSIGNED integer type.
+    pub fn is_unsigned(&self) -> bool {
+        matches!(self, Self::Int { min: 0, .. })
+    }
+
     /// The column's declaration in SQLite: its affinity and collation.
     pub fn sqlite_decl(&self) -> String {
         match self {

@@ -160,6 +160,54 @@ pub fn text_of(value: ValueRef<'_>, ty: &Ty) -> Option<String> {
     })
 }
 
+/// A column DEFAULT as the constant MySQL keeps: a literal converted to the column's type;
+/// `None` for a default that is not a literal or does not fit (the caller refuses it).
+pub(crate) fn constant_default(e: &sqlparser::ast::Expr, ty: &crate::types::ColumnType) -> Option<String> {
+    use crate::types::ColumnType as C;
+    use sqlparser::ast::{Expr, UnaryOperator, Value};
+    let (text, negative) = match e {
+        Expr::Value(v) => (v.value.clone(), false),
+        Expr::UnaryOp { op: UnaryOperator::Minus, expr } => match expr.as_ref() {
+            Expr::Value(v) => (v.value.clone(), true),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let raw = match &text {
+        Value::Number(n, _) => format!("{}{n}", if negative { "-" } else { "" }),
+        Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) if !negative => s.clone(),
+        Value::Null if !negative => return Some("NULL".into()),
+        _ => return None,
+    };
+    let quoted = |s: &str| format!("'{}'", s.replace('\'', "''"));
+    match ty {
+        C::Int { min, max } => {
+            let v: i64 = raw.trim().parse().ok()?;
+            (v >= *min && v <= *max).then(|| v.to_string())
+        }
+        C::Decimal { precision, scale } => {
+            let d = BigDecimal::from_str(raw.trim()).ok()?;
+            let text = decimal_text(&d, i64::from(*scale));
+            let digits = text.trim_start_matches('-').replace('.', "").trim_start_matches('0').len();
+            (digits <= usize::from(*precision)).then(|| quoted(&text))
+        }
+        C::Double | C::Float => raw.trim().parse::<f64>().ok().map(|v| format!("{v:?}")),
+        C::Char { length, .. } | C::VarChar { length, .. } => {
+            let kept = if matches!(ty, C::Char { .. }) { raw.trim_end_matches(' ') } else { raw.as_str() };
+            (kept.chars().count() <= *length as usize).then(|| quoted(kept))
+        }
+        C::Date | C::DateTime { .. } => {
+            let m = crate::dates::read(ValueRef::Text(raw.as_bytes()))?;
+            Some(quoted(&match ty {
+                C::Date => crate::dates::date_text(m.at),
+                C::DateTime { fsp } => crate::dates::datetime_text(m.at, *fsp),
+                _ => unreachable!("matched above"),
+            }))
+        }
+        C::Bytes { .. } | C::Time => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
