@@ -43,6 +43,9 @@ pub enum TranslateError {
     /// `ER_DUP_FIELDNAME` (1060, 42S21).
     #[error("Duplicate column name '{0}'")]
     DuplicateColumn(String),
+    /// `ER_FIELD_SPECIFIED_TWICE` (1110, 42000).
+    #[error("Column '{0}' specified twice")]
+    ColumnTwice(String),
     /// `ER_OPERAND_COLUMNS` (1241, 21000).
     #[error("Operand should contain {0} column(s)")]
     OperandColumns(usize),
@@ -69,6 +72,7 @@ impl TranslateError {
             Self::DuplicateKey(_) => 1061,
             Self::DuplicateColumn(_) => 1060,
             Self::OperandColumns(_) => 1241,
+            Self::ColumnTwice(_) => 1110,
             Self::GroupFunction => 1111,
         }
     }

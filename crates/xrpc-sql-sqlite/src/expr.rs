@@ -77,6 +77,8 @@ enum Compare {
     Temporal,
     /// Known when the statement runs.
     Dynamic,
+    /// A binary string with text: byte for byte.
+    Bytes,
 }
 
 /// The type of a value that may be either of two (CASE, IF, IFNULL, COALESCE, UNION).
@@ -113,7 +115,8 @@ fn compare_class(a: &Typed, b: &Typed) -> Result<Compare> {
         (Null, _) | (_, Null) => Compare::Native,
         (Dyn, _) | (_, Dyn) => Compare::Dynamic,
         (Str(_), Str(_)) => Compare::Text(collation_of(a, b)),
-        (Bytes, Bytes) | (Bytes, Str(_)) | (Str(_), Bytes) => Compare::Native,
+        (Bytes, Bytes) => Compare::Native,
+        (Bytes, Str(_)) | (Str(_), Bytes) => Compare::Bytes,
         (Int, Int) => Compare::Native,
         (Int | Decimal(_), Int | Decimal(_)) => Compare::Decimal,
         (x, y) if x.is_numeric() && y.is_numeric() => Compare::Real,
@@ -161,6 +164,7 @@ pub(crate) fn compare(op: &str, l: &Typed, r: &Typed) -> Result<Typed> {
         ),
         Compare::Temporal => format!("(my_dt_cmp({}, {}) {eq_op} 0)", l.sql, r.sql),
         Compare::Dynamic => format!("(my_dyn_cmp({}, {}) {eq_op} 0)", l.sql, r.sql),
+        Compare::Bytes => format!("(CAST({} AS BLOB) {eq_op} CAST({} AS BLOB))", l.sql, r.sql),
     };
     let sql = if spaceship {
         format!(
@@ -870,6 +874,15 @@ impl Translator<'_> {
                 if distinct && separator != "," {
                     return unsupported("GROUP_CONCAT(DISTINCT … SEPARATOR …)");
                 }
+                // MySQL collects DISTINCT values in a sorted tree: without ORDER BY they come
+                // out in the values' order.
+                if distinct && order.is_empty() && typed.len() == 1 {
+                    order.push(format!("{}{}", typed[0].sql, match typed[0].ty {
+                        Ty::Str(c) => format!(" COLLATE {}", c.sqlite_name()),
+                        Ty::Decimal(_) => format!(" COLLATE {}", crate::types::DECIMAL_COLLATION),
+                        _ => String::new(),
+                    }));
+                }
                 let order_sql = if order.is_empty() {
                     String::new()
                 } else {
@@ -1113,7 +1126,11 @@ pub(crate) fn cast(x: &Typed, data_type: &str) -> Result<Typed> {
             .collect()
     };
     if upper.starts_with("SIGNED") || upper.starts_with("INT") || upper.starts_with("BIGINT") {
-        let kind = if matches!(x.ty, Ty::Str(_) | Ty::Bytes | Ty::Dyn) { "s" } else { "n" };
+        let kind = match x.ty {
+            Ty::Str(_) | Ty::Bytes | Ty::Dyn => "s",
+            Ty::Double | Ty::Float => "f",
+            _ => "n",
+        };
         return Ok(Typed::with_parts(format!("my_cast_signed({}, '{kind}')", x.sql), Ty::Int, &parts));
     }
     if upper.starts_with("DECIMAL") || upper.starts_with("NUMERIC") {

@@ -291,6 +291,11 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
         if let ValueRef::Integer(i) = v {
             return Ok(Value::Integer(i));
         }
+        if a.text(1).as_deref() == Some("f") {
+            // A DOUBLE rounds half to even (rint), then clamps.
+            let x = some!(to_f64(v)).round_ties_even();
+            return Ok(Value::Integer(x.clamp(i64::MIN as f64, i64::MAX as f64) as i64));
+        }
         let d = if a.text(1).as_deref() == Some("s") {
             let text = some!(to_text(v)).into_owned();
             let prefix = number_prefix(&text);
@@ -392,11 +397,13 @@ fn register_arithmetic(conn: &Connection) -> rusqlite::Result<()> {
     unsigned_op("my_uadd", i64::checked_add, "+")?;
     unsigned_op("my_usub", i64::checked_sub, "-")?;
     unsigned_op("my_umul", i64::checked_mul, "*")?;
-    // Exact DECIMAL arithmetic; the last argument is the result's scale.
+    // Exact DECIMAL arithmetic. The result keeps every digit (a quotient's as MySQL computes
+    // it); the client's text rounds it to the expression's scale (the last argument, kept for
+    // the call's signature).
     let dec_op = |name: &'static str, op: fn(BigDecimal, BigDecimal) -> BigDecimal| {
         scalar(conn, name, 3, true, move |a| {
             let r = op(some!(a.dec(0)), some!(a.dec(1)));
-            Ok(text_value(decimal_text(&r, some!(a.i64(2)))))
+            Ok(text_value(r.to_plain_string()))
         })
     };
     dec_op("my_dec_add", |x, y| x + y)?;
@@ -408,9 +415,12 @@ fn register_arithmetic(conn: &Connection) -> rusqlite::Result<()> {
         if y.is_zero() {
             return zero_divisor(a.i64(3));
         }
-        let scale = some!(a.i64(2));
-        let q = (x / y).with_scale_round(scale, RoundingMode::HalfUp);
-        Ok(text_value(decimal_text(&q, scale)))
+        // MySQL divides to whole 9-digit words of fraction: one more word than the operands'
+        // fractions take, truncated; the expression's scale rounds it only when shown.
+        let words = |d: &BigDecimal| (d.fractional_digit_count().max(0) + 8) / 9;
+        let internal = 9 * (words(&x) + words(&y) + 1);
+        let q = (x / y).with_scale_round(internal, RoundingMode::Down);
+        Ok(text_value(q.to_plain_string()))
     })?;
     scalar(conn, "my_dec_mod", 4, true, |a| {
         let (x, y) = (some!(a.dec(0)), some!(a.dec(1)));
@@ -444,10 +454,10 @@ fn register_arithmetic(conn: &Connection) -> rusqlite::Result<()> {
             .map_err(|_| fail(1690, "BIGINT value is out of range in DIV"))
     })?;
     scalar(conn, "my_dec_neg", 2, true, |a| {
-        Ok(text_value(decimal_text(&-some!(a.dec(0)), some!(a.i64(1)))))
+        Ok(text_value((-some!(a.dec(0))).to_plain_string()))
     })?;
     scalar(conn, "my_dec_abs", 2, true, |a| {
-        Ok(text_value(decimal_text(&some!(a.dec(0)).abs(), some!(a.i64(1)))))
+        Ok(text_value(some!(a.dec(0)).abs().to_plain_string()))
     })?;
     // ROUND, TRUNCATE, CEIL, FLOOR by kind: 'i' integer, 'd' decimal, 'f' double.
     scalar(conn, "my_round", 3, true, |a| {
@@ -602,8 +612,19 @@ fn register_strings(conn: &Connection) -> rusqlite::Result<()> {
     scalar(conn, "my_char_length", 1, true, |a| {
         Ok(Value::Integer(some!(a.text(0)).chars().count() as i64))
     })?;
-    scalar(conn, "my_upper", 1, true, |a| Ok(text_value(some!(a.text(0)).to_uppercase())))?;
-    scalar(conn, "my_lower", 1, true, |a| Ok(text_value(some!(a.text(0)).to_lowercase())))?;
+    // MySQL maps case one character to one character (`ß` stays `ß`).
+    fn one_to_one(c: char, mut mapped: impl Iterator<Item = char>) -> char {
+        match (mapped.next(), mapped.next()) {
+            (Some(m), None) => m,
+            _ => c,
+        }
+    }
+    scalar(conn, "my_upper", 1, true, |a| {
+        Ok(text_value(some!(a.text(0)).chars().map(|c| one_to_one(c, c.to_uppercase())).collect::<String>()))
+    })?;
+    scalar(conn, "my_lower", 1, true, |a| {
+        Ok(text_value(some!(a.text(0)).chars().map(|c| one_to_one(c, c.to_lowercase())).collect::<String>()))
+    })?;
     for (name, left) in [("my_lpad", true), ("my_rpad", false)] {
         scalar(conn, name, 3, true, move |a| {
             let s = chars_of(&some!(a.text(0)));
@@ -1031,8 +1052,8 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
         }
         Ok(text_value(decimal_text(&d, s)))
     })?;
-    // my_store_double(v, strict, column)
-    scalar(conn, "my_store_double", 3, true, |a| {
+    // my_store_double(v, strict, column, single): FLOAT (single 1) keeps a float's precision.
+    scalar(conn, "my_store_double", 4, true, |a| {
         let v = a.v(0);
         if let ValueRef::Text(_) = v {
             let text = some!(to_text(v)).into_owned();
@@ -1047,7 +1068,8 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
                 });
             }
         }
-        Ok(Value::Real(some!(to_f64(v))))
+        let x = some!(to_f64(v));
+        Ok(Value::Real(if a.i64(3) == Some(1) { f64::from(x as f32) } else { x }))
     })?;
     // my_store_str(v, length, is_char, strict, column, code): code is the value's type code.
     scalar(conn, "my_store_str", 6, true, |a| {

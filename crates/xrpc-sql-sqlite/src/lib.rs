@@ -114,6 +114,41 @@ pub struct Translation {
     pub affected: Affected,
     /// What a DDL statement changed in the catalog.
     pub change: Option<CatalogChange>,
+    /// An INSERT that reserves auto-increment values, as InnoDB does for an insert of a known
+    /// row count: the values are used up even by rows that fail or are ignored.
+    pub reserves: Option<Reservation>,
+}
+
+/// Auto-increment values an INSERT reserves: the engine reads SQLite's sequence for the table
+/// before the statement and, whether it succeeds or fails on a duplicate key, leaves it at no
+/// less than that plus `rows` (SQL from [`Reservation::sql`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reservation {
+    /// The table.
+    pub table: String,
+    /// The values reserved.
+    pub rows: u64,
+}
+
+impl Reservation {
+    /// The query of the sequence before the statement (one row, one integer).
+    pub fn before_sql(&self) -> String {
+        format!(
+            "SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = {}",
+            expr::quote(&self.table)
+        )
+    }
+
+    /// The statement that keeps the sequence at no less than `before + rows`.
+    pub fn sql(&self, before: i64) -> String {
+        let table = expr::quote(&self.table);
+        let at = before.saturating_add(i64::try_from(self.rows).unwrap_or(i64::MAX));
+        format!(
+            "UPDATE sqlite_sequence SET seq = max(seq, {at}) WHERE name = {table}; \
+             INSERT INTO sqlite_sequence (name, seq) SELECT {table}, {at} \
+             WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = {table})"
+        )
+    }
 }
 
 /// Translates a parsed statement (no session statement: SET, USE and transactions are the

@@ -134,7 +134,12 @@ impl Translator<'_> {
                         return unsupported(format!("{name} of an integer and a decimal"));
                     }
                 }
-                (format!("coalesce({})", list(0, &|i| convert_to(&args[i], ty))), ty)
+                let all = list(0, &|i| convert_to(&args[i], ty));
+                if n == 1 {
+                    (all, ty)
+                } else {
+                    (format!("coalesce({all})"), ty)
+                }
             }
             "NULLIF" => {
                 arity(n == 2)?;
@@ -295,6 +300,10 @@ impl Translator<'_> {
                     Ty::Decimal(s) => (format!("my_dec_abs({}, {s})", sql(0)), Ty::Decimal(s)),
                     _ => (format!("abs(my_cast_double({}))", sql(0)), Ty::Double),
                 }
+            }
+            "ROUND" | "TRUNCATE" if args[0].ty == Ty::Null => {
+                arity(if name == "ROUND" { n == 1 || n == 2 } else { n == 2 })?;
+                ("NULL".into(), Ty::Null)
             }
             "ROUND" | "TRUNCATE" => {
                 arity(if name == "ROUND" { n == 1 || n == 2 } else { n == 2 })?;

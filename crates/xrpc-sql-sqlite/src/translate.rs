@@ -81,6 +81,7 @@ impl<'a> Translator<'a> {
                     columns,
                     affected: Affected::None,
                     change: None,
+                    reserves: None,
                 })
             }
             Statement::Insert(insert) => self.insert(insert),
@@ -111,6 +112,7 @@ impl<'a> Translator<'a> {
                     columns: Vec::new(),
                     affected: Affected::Zero,
                     change: None,
+                    reserves: None,
                 })
             }
             Statement::RenameTable(renames) => {
@@ -352,7 +354,32 @@ impl<'a> Translator<'a> {
                 }) {
                     return unsupported("UNION of columns of different types");
                 }
-                Ok((format!("{l} {op} {r}"), columns))
+                let by_collation = columns.iter().any(|c| matches!(c.ty, Ty::Str(_) | Ty::Decimal(_)));
+                if !by_collation || op == "UNION ALL" {
+                    return Ok((format!("{l} {op} {r}"), columns));
+                }
+                if op != "UNION" {
+                    return unsupported(format!("{op} of text or decimal columns"));
+                }
+                // MySQL removes duplicates under each column's collation and keeps the first
+                // of equal rows, in the order rows come: group the rows of UNION ALL by
+                // collation-aware keys and keep each group's first.
+                let names: Vec<String> = (0..columns.len()).map(|i| format!("c{i}")).collect();
+                let list = names.iter().map(|n| ident(n)).collect::<Vec<_>>().join(", ");
+                let keys = names
+                    .iter()
+                    .zip(&columns)
+                    .map(|(n, c)| format!("{}{}", ident(n), collate_suffix(c.ty)))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                Ok((
+                    format!(
+                        "SELECT {list} FROM (WITH u({list}) AS ({l} UNION ALL {r}) \
+                         SELECT {list}, min(n) AS first FROM (SELECT *, row_number() OVER () AS n FROM u) \
+                         GROUP BY {keys})"
+                    ),
+                    columns,
+                ))
             }
             SetExpr::Values(_) => unsupported("VALUES as a query"),
             other => unsupported(format!("query {}", first_words(&other.to_string()))),
@@ -712,7 +739,7 @@ impl<'a> Translator<'a> {
                     .column(n)
                     .ok_or_else(|| TranslateError::UnknownColumn(n.clone(), "field list"))?;
                 if targets.iter().any(|t| t.name.eq_ignore_ascii_case(&c.name)) {
-                    return Err(TranslateError::DuplicateColumn(c.name.clone()));
+                    return Err(TranslateError::ColumnTwice(c.name.clone()));
                 }
                 targets.push(c.clone());
             }
@@ -837,17 +864,41 @@ impl<'a> Translator<'a> {
             Some(_) => return unsupported("INSERT … ON"),
         }
         self.scopes.pop();
+        // A VALUES or SET insert that leaves the AUTO_INCREMENT column out reserves one value a
+        // row; IGNORE of several rows would number the rows after an ignored one differently.
+        let auto_left_out = table
+            .columns
+            .iter()
+            .any(|c| c.auto_increment && !targets.iter().any(|t| t.name == c.name));
+        let rows = match insert.source.as_deref().map(|q| q.body.as_ref()) {
+            None => Some(1),
+            Some(SetExpr::Values(v)) => Some(v.rows.len() as u64),
+            Some(_) => None,
+        };
+        let reserves = match rows {
+            Some(rows) if auto_left_out => {
+                if ignore && rows > 1 {
+                    return unsupported("INSERT IGNORE of several rows into an AUTO_INCREMENT table");
+                }
+                Some(crate::Reservation { table: table.name.clone(), rows })
+            }
+            _ => None,
+        };
         Ok(Translation {
             sql: vec![sql],
             columns: Vec::new(),
             affected,
             change: None,
+            reserves,
         })
     }
 
     fn update(&mut self, update: &Update) -> Result<Translation> {
-        if update.from.is_some() || update.returning.is_some() || !update.table.joins.is_empty() {
-            return unsupported("multi-table UPDATE");
+        if update.from.is_some() || update.returning.is_some() {
+            return unsupported("UPDATE … FROM");
+        }
+        if !update.table.joins.is_empty() {
+            return self.multi_update(update);
         }
         let TableFactor::Table { name, alias, .. } = &update.table.relation else {
             return unsupported("UPDATE of a derived table");
@@ -917,7 +968,120 @@ impl<'a> Translator<'a> {
             columns: Vec::new(),
             affected: Affected::Changes,
             change: None,
+            reserves: None,
         })
+    }
+
+    /// `UPDATE a JOIN b ON … SET a.x = … WHERE …` (inner joins, one table updated) as SQLite's
+    /// `UPDATE a SET x = … FROM b WHERE on AND where`.
+    fn multi_update(&mut self, update: &Update) -> Result<Translation> {
+        if !update.order_by.is_empty() || update.limit.is_some() {
+            return unsupported("multi-table UPDATE with ORDER BY or LIMIT");
+        }
+        let twj = &update.table;
+        let mut relations = vec![&twj.relation];
+        let mut conditions = Vec::new();
+        for join in &twj.joins {
+            match &join.join_operator {
+                JoinOperator::Join(c) | JoinOperator::Inner(c) | JoinOperator::CrossJoin(c) | JoinOperator::StraightJoin(c) => {
+                    match c {
+                        JoinConstraint::On(e) => conditions.push(e),
+                        JoinConstraint::None => {}
+                        _ => return unsupported("multi-table UPDATE with USING"),
+                    }
+                }
+                _ => return unsupported("multi-table UPDATE with an outer join"),
+            }
+            relations.push(&join.relation);
+        }
+        // The updated table: the one every assignment names.
+        let mut target: Option<String> = None;
+        for a in &update.assignments {
+            let AssignmentTarget::ColumnName(n) = &a.target else {
+                return unsupported("tuple assignment");
+            };
+            let parts = name_parts(n)?;
+            let [qualifier, _] = parts.as_slice() else {
+                return unsupported("multi-table UPDATE with an unqualified assignment");
+            };
+            match &target {
+                Some(t) if !t.eq_ignore_ascii_case(qualifier) => {
+                    return unsupported("multi-table UPDATE of several tables");
+                }
+                _ => target = Some(qualifier.clone()),
+            }
+        }
+        let Some(target) = target else {
+            return unsupported("UPDATE without assignments");
+        };
+        self.scopes.push(Scope::default());
+        let out = (|| -> Result<Translation> {
+            let mut target_sql = None;
+            let mut others = Vec::new();
+            let mut target_table = None;
+            for relation in relations {
+                let sql = self.table_factor(relation)?;
+                let TableFactor::Table { name, alias, .. } = relation else {
+                    return unsupported("multi-table UPDATE of a derived table");
+                };
+                let refer = alias.as_ref().map_or_else(|| last_name(name).unwrap_or_default(), |a| a.name.value.clone());
+                if refer.eq_ignore_ascii_case(&target) {
+                    target_table = Some(self.table(name)?);
+                    target_sql = Some(sql);
+                } else {
+                    others.push(sql);
+                }
+            }
+            let (Some(target_sql), Some(table)) = (target_sql, target_table) else {
+                return Err(TranslateError::NoSuchTable(target.clone()));
+            };
+            self.strict = true;
+            self.clause = "field list";
+            let mut sets = Vec::new();
+            let mut same = Vec::new();
+            for a in &update.assignments {
+                let AssignmentTarget::ColumnName(n) = &a.target else {
+                    return unsupported("tuple assignment");
+                };
+                let column_name = last_name(n)?;
+                let c = table
+                    .column(&column_name)
+                    .ok_or_else(|| TranslateError::UnknownColumn(column_name.clone(), "field list"))?
+                    .clone();
+                let t = self.expr(&a.value)?;
+                let value = store(&t, &c, true, false);
+                same.push(format!("my_same({}.{}, {value})", ident(&target), ident(&c.name)));
+                sets.push(format!("{} = {value}", ident(&c.name)));
+            }
+            if update.assignments.len() > 1 {
+                return unsupported("multi-table UPDATE of several columns");
+            }
+            self.strict = false;
+            self.clause = "on clause";
+            let mut filter = Vec::new();
+            for c in conditions {
+                filter.push(truth_sql(&self.expr(c)?));
+            }
+            if let Some(w) = &update.selection {
+                self.clause = "where clause";
+                filter.push(truth_sql(&self.expr(w)?));
+            }
+            filter.push(format!("NOT ({})", same.join(" AND ")));
+            let from = if others.is_empty() { String::new() } else { format!(" FROM {}", others.join(", ")) };
+            Ok(Translation {
+                sql: vec![format!(
+                    "UPDATE {target_sql} SET {}{from} WHERE {}",
+                    sets.join(", "),
+                    filter.join(" AND ")
+                )],
+                columns: Vec::new(),
+                affected: Affected::Changes,
+                change: None,
+                reserves: None,
+            })
+        })();
+        self.scopes.pop();
+        out
     }
 
     /// `rowid IN (SELECT rowid … ORDER BY … LIMIT n)` for UPDATE and DELETE with ORDER BY or
@@ -996,6 +1160,7 @@ impl<'a> Translator<'a> {
                 columns: Vec::new(),
                 affected: Affected::Changes,
                 change: None,
+                reserves: None,
             })
         })();
         self.scopes.pop();
@@ -1052,6 +1217,7 @@ impl<'a> Translator<'a> {
                 columns: Vec::new(),
                 affected: Affected::Changes,
                 change: None,
+                reserves: None,
             })
         })();
         self.scopes.pop();
@@ -1067,7 +1233,13 @@ impl<'a> Translator<'a> {
         let name = last_name(&create.name)?;
         if self.catalog.table(None, &name).is_some() {
             if create.if_not_exists {
-                return Ok(Translation { sql: Vec::new(), columns: Vec::new(), affected: Affected::Zero, change: None });
+                return Ok(Translation {
+                    sql: Vec::new(),
+                    columns: Vec::new(),
+                    affected: Affected::Zero,
+                    change: None,
+                    reserves: None,
+                });
             }
             return Err(TranslateError::TableExists(name));
         }
@@ -1478,6 +1650,7 @@ fn ddl(sql: Vec<String>, change: CatalogChange) -> Translation {
         columns: Vec::new(),
         affected: Affected::Zero,
         change: Some(change),
+        reserves: None,
     }
 }
 
@@ -1646,7 +1819,11 @@ fn store(t: &Typed, c: &Column, strict: bool, ignore: bool) -> String {
         ColumnType::Decimal { precision, scale } => {
             format!("my_store_dec({}, {precision}, {scale}, {s}, {name})", t.sql)
         }
-        ColumnType::Double | ColumnType::Float => format!("my_store_double({}, {s}, {name})", t.sql),
+        ColumnType::Double | ColumnType::Float => format!(
+            "my_store_double({}, {s}, {name}, {})",
+            t.sql,
+            i32::from(c.ty == ColumnType::Float)
+        ),
         ColumnType::Char { length, .. } | ColumnType::VarChar { length, .. } => format!(
             "my_store_str({}, {length}, {}, {s}, {name}, '{}')",
             t.sql,

@@ -109,7 +109,8 @@ pub(crate) fn decimal_text(value: &BigDecimal, scale: i64) -> String {
 }
 
 /// MySQL's text of a DOUBLE: the shortest digits that read back as the same double, in plain
-/// notation for exponents from -5 to 14 and as `1.5e15`, `1e-7` otherwise.
+/// notation for at most 15 integer digits or 14 zeros after the point (`123456789012345`,
+/// `-0.00000025`) and as `1e15`, `1.5e-17` otherwise.
 pub(crate) fn double_text(value: f64) -> String {
     if value == 0.0 {
         return "0".into();
@@ -120,7 +121,9 @@ pub(crate) fn double_text(value: f64) -> String {
     let sci = format!("{value:e}");
     let (mantissa, exp) = sci.split_once('e').expect("{:e} has an exponent");
     let exp: i32 = exp.parse().expect("{:e} exponent is a number");
-    if (-5..15).contains(&exp) {
+    let point = exp + 1;
+    let plain = if point > 0 { point <= 15 } else { point > -15 };
+    if plain {
         format!("{value}")
     } else {
         format!("{mantissa}e{exp}")
@@ -227,7 +230,8 @@ mod tests {
         assert_eq!(double_text(0.1 + 0.2), "0.30000000000000004");
         assert_eq!(double_text(1e15), "1e15");
         assert_eq!(double_text(123456789012345.0), "123456789012345");
-        assert_eq!(double_text(-2.5e-7), "-2.5e-7");
+        assert_eq!(double_text(-2.5e-7), "-0.00000025");
+        assert_eq!(double_text(1.5e-17), "1.5e-17");
         assert_eq!(float_text(1.0 / 3.0), "0.333333");
         assert_eq!(float_text(1234.5678), "1234.57");
     }

@@ -140,12 +140,24 @@ impl Node {
             Ok(t) => t,
             Err(err) => return refusal(&err),
         };
+        let before = translation.reserves.as_ref().map(|r| {
+            self.conn.query_row(&r.before_sql(), [], |row| row.get::<_, i64>(0)).unwrap()
+        });
         let mut outcome = Outcome::Affected(0);
         for sql in &translation.sql {
             outcome = match self.execute(sql, &translation) {
                 Ok(o) => o,
-                Err(err) => return sqlite_error(&err, parsed.kind),
+                Err(err) => {
+                    let outcome = sqlite_error(&err, parsed.kind);
+                    if let (Some(r), Some(before), Outcome::Error(1062, _)) = (&translation.reserves, before, &outcome) {
+                        self.conn.execute_batch(&r.sql(before)).unwrap();
+                    }
+                    return outcome;
+                }
             };
+        }
+        if let (Some(r), Some(before)) = (&translation.reserves, before) {
+            self.conn.execute_batch(&r.sql(before)).unwrap();
         }
         if let Some(change) = &translation.change {
             self.catalog.apply(change);
@@ -187,6 +199,7 @@ impl Node {
             Err(err) => Outcome::Error(0, err.to_string()),
         };
         match session {
+            Session::Names { .. } => Outcome::Affected(0),
             Session::Transaction(Transaction::Begin { .. }) => run(&self.conn, "BEGIN"),
             Session::Transaction(Transaction::Commit) => run(&self.conn, "COMMIT"),
             Session::Transaction(Transaction::Rollback) => run(&self.conn, "ROLLBACK"),

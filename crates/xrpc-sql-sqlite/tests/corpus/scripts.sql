@@ -326,3 +326,178 @@ SELECT 'unterminated;
 SELECT JSON_EXTRACT('{"a": 1}', '$.a');
 SELECT SUM(SUM(1));
 SELECT LPAD('a');
+
+-- script: a mysqldump header and body
+/*!40101 SET NAMES utf8mb4 */;
+/*!40014 SET @OLD_CHECKS = 1 */;
+SELECT @OLD_CHECKS;
+DROP TABLE IF EXISTS `dumped`;
+CREATE TABLE `dumped` (`id` int(11) NOT NULL, `label` varchar(32) DEFAULT NULL, `amount` decimal(8,3) DEFAULT NULL, PRIMARY KEY (`id`)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+INSERT INTO `dumped` VALUES (1,'one',1.500),(2,'two',NULL),(3,'it\'s',-0.001);
+SELECT * FROM `dumped` ORDER BY `id`;
+SELECT label FROM dumped WHERE label LIKE '%\'%';
+
+-- script: column types and their text
+CREATE TABLE typed (i INT, bi BIGINT, ti TINYINT, d DECIMAL(6,3), dbl DOUBLE, fl FLOAT, c CHAR(5), vc VARCHAR(10), dt DATE, dtm DATETIME, bin VARBINARY(10));
+INSERT INTO typed VALUES (1, 9000000000, -5, 1.5, 0.1, 0.1, 'ab  ', 'ab  ', '2024-1-2', '2024-01-02 3:04:05', 'xyz');
+SELECT i, bi, ti, d, dbl, fl, c, vc, dt, dtm, bin FROM typed;
+SELECT CONCAT('[', c, ']'), CONCAT('[', vc, ']'), LENGTH(c), LENGTH(vc) FROM typed;
+SELECT dbl * 3, dbl + fl, d * 2, d / 4, i / 3 FROM typed;
+SELECT dt + INTERVAL 1 MONTH, dtm - INTERVAL 1 DAY, DATE_FORMAT(dtm, '%H:%i') FROM typed;
+SELECT YEAR(dt), MONTH(dtm), DAYNAME(dt), dt = '2024-01-02', dtm > '2024-01-02' FROM typed;
+SELECT HEX(bin), LENGTH(bin), bin = 'xyz', bin = 'XYZ' FROM typed;
+INSERT INTO typed (i, dbl) VALUES (2, 1e20), (3, -2.5e-7), (4, 123456789.125);
+SELECT i, dbl FROM typed ORDER BY i;
+SELECT SUM(dbl), AVG(i), MAX(dbl), MIN(i) FROM typed;
+UPDATE typed SET d = d * 2 WHERE i = 1;
+SELECT d FROM typed WHERE i = 1;
+
+-- script: inserts and keys
+CREATE TABLE people (id INT AUTO_INCREMENT PRIMARY KEY, email VARCHAR(50) NOT NULL, nick VARCHAR(20), UNIQUE KEY email_uq (email));
+INSERT INTO people (email, nick) VALUES ('a@x.org', 'ann');
+INSERT INTO people (email, nick) VALUES ('A@X.ORG', 'dup');
+INSERT INTO people (email) VALUES (NULL);
+INSERT INTO people (nick) VALUES ('no email');
+INSERT INTO people (email, nosuch) VALUES ('b@x.org', 1);
+INSERT INTO people (email, nick) VALUES ('b@x.org');
+INSERT INTO people (email, email) VALUES ('c@x.org', 'd@x.org');
+INSERT INTO people (email, nick) VALUES ('b@x.org', 'bob'), ('c@x.org', NULL);
+SELECT id, email, nick FROM people ORDER BY id;
+INSERT INTO people (email, nick) SELECT CONCAT('copy.', email), UPPER(nick) FROM people WHERE nick IS NOT NULL;
+SELECT id, email, nick FROM people ORDER BY id;
+INSERT INTO people (id, email) VALUES (100, 'z@x.org');
+INSERT INTO people (email) VALUES ('next@x.org');
+SELECT id FROM people WHERE email = 'next@x.org';
+UPDATE people SET nick = CONCAT(nick, '!') WHERE nick LIKE 'b%';
+UPDATE people SET email = 'a@x.org' WHERE id = 2;
+SELECT nick FROM people WHERE id = 2;
+DELETE FROM people WHERE id IN (SELECT 100);
+DELETE FROM people WHERE nick IS NULL;
+SELECT COUNT(*), MAX(id) FROM people;
+
+-- script: grouping and ordering
+CREATE TABLE sales (region VARCHAR(10), rep VARCHAR(10), amount INT, sold DATE);
+INSERT INTO sales VALUES ('north', 'ann', 100, '2024-01-05'), ('North', 'bob', 200, '2024-01-20'), ('south', 'cid', 50, '2024-02-01'), ('SOUTH', 'ann', 75, '2024-02-15'), ('east', 'dan', NULL, '2024-03-01');
+SELECT region, SUM(amount) FROM sales GROUP BY region ORDER BY region;
+SELECT region AS r, COUNT(*) AS n FROM sales GROUP BY r HAVING n > 1 ORDER BY r;
+SELECT rep, SUM(amount) AS total FROM sales GROUP BY rep ORDER BY total DESC, rep;
+SELECT MONTH(sold) AS m, SUM(amount) FROM sales GROUP BY MONTH(sold) ORDER BY m;
+SELECT DISTINCT region FROM sales ORDER BY region;
+SELECT DISTINCT UPPER(region) FROM sales ORDER BY 1;
+SELECT region, AVG(amount) FROM sales GROUP BY region ORDER BY 2 DESC, 1;
+SELECT COUNT(amount), COUNT(*), SUM(amount) / COUNT(amount) FROM sales;
+SELECT rep FROM sales ORDER BY amount IS NULL, amount DESC LIMIT 3;
+SELECT region FROM sales WHERE amount BETWEEN 60 AND 150 ORDER BY amount;
+SELECT region, rep FROM sales WHERE region IN ('NORTH', 'east') ORDER BY rep;
+SELECT GROUP_CONCAT(rep ORDER BY rep DESC) FROM sales WHERE region = 'north';
+SELECT region, GROUP_CONCAT(DISTINCT rep) FROM sales GROUP BY region ORDER BY region;
+SELECT SUM(amount) FROM sales WHERE sold >= '2024-02-01' AND sold < '2024-03-01';
+SELECT DATE_FORMAT(sold, '%Y-%m') AS month, SUM(amount) FROM sales GROUP BY month ORDER BY month;
+SELECT rep, amount, SUM(amount) OVER (PARTITION BY rep ORDER BY sold) FROM sales WHERE amount IS NOT NULL ORDER BY rep, sold;
+SELECT rep, DENSE_RANK() OVER (ORDER BY amount DESC) FROM sales WHERE amount IS NOT NULL ORDER BY amount DESC;
+SELECT s.rep, t.total FROM sales s JOIN (SELECT rep, SUM(amount) AS total FROM sales GROUP BY rep) t ON t.rep = s.rep WHERE s.region = 'north' ORDER BY s.rep;
+WITH totals AS (SELECT region, SUM(amount) AS total FROM sales GROUP BY region) SELECT region FROM totals WHERE total > 100 ORDER BY region;
+SELECT rep FROM sales UNION SELECT 'ANN' ORDER BY 1;
+SELECT rep FROM sales WHERE amount > (SELECT AVG(amount) FROM sales) ORDER BY rep;
+
+-- script: NULL handling in functions
+SELECT CONCAT(NULL), CONCAT_WS(',', NULL), LPAD(NULL, 2, 'x'), LPAD('a', NULL, 'x'), SUBSTRING_INDEX(NULL, ',', 1);
+SELECT LOCATE(NULL, 'a'), INSTR('a', NULL), FIND_IN_SET(NULL, 'a'), FIELD(NULL, 'a'), ELT(NULL, 'a');
+SELECT LEFT(NULL, 1), RIGHT('a', NULL), REPEAT(NULL, 2), REVERSE(NULL), SPACE(NULL), HEX(NULL), UNHEX(NULL);
+SELECT UPPER(NULL), LENGTH(NULL), TRIM(NULL), REPLACE(NULL, 'a', 'b'), ASCII(NULL), STRCMP(NULL, 'a');
+SELECT ABS(NULL), ROUND(NULL), CEIL(NULL), FLOOR(NULL), POW(NULL, 2), SQRT(NULL), SIGN(NULL), MOD(NULL, 2);
+SELECT DATE_FORMAT(NULL, '%Y'), DATE_ADD(NULL, INTERVAL 1 DAY), DATEDIFF(NULL, '2024-01-01'), YEAR(NULL), LAST_DAY(NULL);
+SELECT NULL + 1, NULL * 2, 1 / NULL, NULL DIV 2, NULL = 1, NULL < 1, NULL LIKE 'a', NULL REGEXP 'a';
+SELECT IF(NULL, 'a', 'b'), IFNULL(NULL, NULL), NULLIF(NULL, 1), COALESCE(NULL), GREATEST(NULL, 1), LEAST(1, NULL);
+SELECT 1 IN (NULL, 1), 2 IN (NULL, 1), 2 NOT IN (NULL, 1), NULL IN (1, 2);
+SELECT CASE NULL WHEN NULL THEN 'match' ELSE 'no' END, CASE WHEN NULL THEN 1 ELSE 0 END;
+SELECT NULL IS NULL, 1 IS NOT NULL, 0 IS TRUE, 1 IS TRUE, NULL IS TRUE, NULL IS NOT TRUE, 0 IS FALSE;
+
+-- script: more string edge cases
+SELECT LPAD('abc', 6, 'xy'), RPAD('abc', 2, 'x'), LPAD('', 3, 'a'), RPAD('é', 3, 'ü');
+SELECT SUBSTRING_INDEX('a,b,c,d', ',', 3), SUBSTRING_INDEX('a,b,c,d', ',', -3), SUBSTRING_INDEX('a,b', ',', 5), SUBSTRING_INDEX('a,b', ',', -5);
+SELECT SUBSTRING_INDEX('aXbxc', 'x', 1), LOCATE('', 'abc'), LOCATE('', 'abc', 2), INSTR('', '');
+SELECT FIND_IN_SET('', 'a,,b'), FIND_IN_SET('b', 'a,b,b'), FIND_IN_SET('a,b', 'a,b');
+SELECT FIELD('', ''), FIELD('a', 'A', 'a'), FIELD(1, '1', 'a'), FIELD('1', 1);
+SELECT CONCAT('a', 1.0, 2e0, -3), CONCAT(0.5), CONCAT(1 / 4);
+SELECT REVERSE('héllo'), LEFT('héllo', 2), RIGHT('héllo', 3), LENGTH(REVERSE('é'));
+SELECT REPLACE('Hello hello', 'hello', 'bye'), REPLACE('aaaa', 'aa', 'b');
+SELECT TRIM('xx' FROM 'xxxaxxx'), TRIM(LEADING ' ' FROM '  a  '), RTRIM('a \t');
+SELECT UPPER('straße'), LOWER('ÀÉÎ'), UPPER('ǆ');
+SELECT 'abc' < 'abd', 'abc' < 'ABD', 'a' < 'B', 'B' < 'a', 'Z' > 'a';
+SELECT 'ß' = 's', 'ø' = 'o', 'æ' = 'ae', 'Ä' = 'a';
+SELECT HEX('é'), HEX(-1), HEX(0), HEX(18446744073709551615);
+SELECT CONV('-1', 10, 16), CONV('FF', 16, -10), CONV('', 10, 2);
+SELECT FORMAT(0.5, 0), FORMAT(1.005, 2), FORMAT(-0.5, 0), FORMAT(1234567.5, 0);
+SELECT 'a' LIKE 'A', 'a' LIKE BINARY 'A', 'abc' LIKE '%', '' LIKE '%', 'a_c' LIKE 'a\_c', 'abc' LIKE 'a\_c';
+SELECT 'abc' LIKE 'a|%' ESCAPE '|', 'a%' LIKE 'a|%' ESCAPE '|';
+SELECT 'Abc' REGEXP 'abc', 'Abc' REGEXP BINARY 'abc', 'a.c' REGEXP 'a\\.c', 'abc' REGEXP '^(a|x)b';
+
+-- script: more numbers
+SELECT 10 DIV 3, -10 DIV 3, 10 DIV -3, 10 DIV 0, 10.9 DIV 1;
+SELECT 10 % 3, -10 % 3, 10 % -3, 10 % 0, 10.5 % 3, -10.5 % 3;
+SELECT 3 / 4, 3.0 / 4, 3 / 4.0, 1 / 7, 2 / 3 * 3, 100 / 3 / 3;
+SELECT 0.1 * 3, 0.1 + 0.7, 1.10 + 2.205, 5.00 - 0.001, -0.5 + 0.5;
+SELECT 1e0 + 0.1, 0.1e0 * 3, 1e0 / 3 * 3, 2e0 - 1.5;
+SELECT 9223372036854775807 - -1;
+SELECT -9223372036854775807 - 2;
+SELECT 4294967296 * 4294967296;
+SELECT 123456789012345678901234567890 + 1, 99999999999999999999 * 10;
+SELECT ROUND(1.45, 1), ROUND(1.55, 1), ROUND(-1.45, 1), ROUND(2.5e0), ROUND(3.5e0), ROUND(0.5e0);
+SELECT ROUND(123.456, -2), ROUND(150, -2), ROUND(-150, -2), TRUNCATE(123.456, -1), TRUNCATE(1.5e0, 0);
+SELECT CEIL(-0.5), FLOOR(-0.5), CEIL(1.0), FLOOR(2.999), CEIL(1e0 / 3);
+SELECT ABS(-9223372036854775807), SIGN(-0.0), SIGN('abc'), SIGN('-5x');
+SELECT POW(2, -1), POW(-8, 1 / 3), SQRT(2), LOG(2, 8), LN(2.718281828459045);
+SELECT 1 = '1', 1 = '1.0', '1' = '1.0', 0 = 'x', '1e2' = 100, 'abc' < 1;
+SELECT 1 < 2 < 3, 3 > 2 > 1, 1 = 1 = 1, (1 < 2) + (2 < 3);
+SELECT 2 BETWEEN 1 AND 3 AND 1, 5 IN (1, 2, 5.0), 5 IN ('5', 'x');
+SELECT CAST(3.99 AS SIGNED), CAST(-3.99 AS SIGNED), CAST('3.99' AS SIGNED), CAST(' 7 ' AS SIGNED), CAST(2.5e0 AS SIGNED);
+SELECT CAST(10 / 3 AS DECIMAL(10, 4)), CAST(1e0 / 3 AS DECIMAL(6, 5)), CAST(999.999 AS DECIMAL(5, 2)), CAST(-1 AS DECIMAL(3, 1));
+SELECT CAST('abc' AS DECIMAL(4,1)), CAST(NULL AS SIGNED), CAST(TRUE AS SIGNED);
+
+-- script: more dates
+SELECT DATE_ADD('2024-02-29', INTERVAL 1 YEAR), DATE_ADD('2024-01-31', INTERVAL 3 MONTH), DATE_SUB('2024-03-31', INTERVAL 13 MONTH);
+SELECT DATE_ADD('2024-12-31 23:59:59', INTERVAL 1 SECOND), DATE_ADD('2024-01-01', INTERVAL 36 HOUR), DATE_SUB('2024-01-01 00:00:00', INTERVAL 1 MINUTE);
+SELECT DATE_ADD('2024-01-01 10:00:00.5', INTERVAL 1 DAY), '2024-01-01 10:00:00' + INTERVAL 1 DAY;
+SELECT DATE_ADD('9999-12-31', INTERVAL 1 DAY), DATE_ADD('2024-13-01', INTERVAL 1 DAY), DATE_ADD('0001-01-01', INTERVAL -1 DAY);
+SELECT DATEDIFF('2024-03-01', '2023-03-01'), DATEDIFF('2000-01-01', '2024-01-01'), TIMESTAMPDIFF(WEEK, '2024-01-01', '2024-02-01');
+SELECT TIMESTAMPDIFF(SECOND, '2024-01-01 00:00:00', '2024-01-01 00:01:30'), TIMESTAMPDIFF(QUARTER, '2024-01-01', '2024-12-31'), TIMESTAMPDIFF(MONTH, '2024-03-31', '2024-02-29');
+SELECT DAYOFWEEK('2024-03-03'), WEEKDAY('2024-03-03'), DAYNAME('2024-03-03'), DAYOFYEAR('2024-12-31'), DAYOFYEAR('2023-12-31');
+SELECT QUARTER('2024-01-01'), QUARTER('2024-04-01'), QUARTER('2024-12-31'), MONTHNAME('2024-09-09');
+SELECT LAST_DAY('2024-12-05'), LAST_DAY('2024-04-30 10:00:00'), LAST_DAY('2100-02-01');
+SELECT DATE_FORMAT('2024-01-01 00:00:00', '%l:%i %p'), DATE_FORMAT('2024-01-01 12:30:00', '%h %I %l %p'), DATE_FORMAT('2024-01-01 23:00:00', '%k %H');
+SELECT DATE_FORMAT('2024-03-01', '%D'), DATE_FORMAT('2024-03-02', '%D'), DATE_FORMAT('2024-03-03', '%D'), DATE_FORMAT('2024-03-11', '%D'), DATE_FORMAT('2024-03-22', '%D');
+SELECT DATE_FORMAT('2024-03-05', '%% %Y%%'), DATE_FORMAT('2024-03-05 01:02:03.456789', '%f'), DATE_FORMAT('2024-03-05', 'plain');
+SELECT WEEK('2023-01-01'), WEEK('2023-01-08'), WEEK('2022-01-01'), WEEK('2024-06-15');
+SELECT YEAR('2024-03-05 10:00:00'), MONTH('20240305'), DAY(20240305), HOUR('2024-03-05'), MINUTE(NULL);
+SELECT DATE('2024-03-05T10:00:00'), DATE('2024/03/05'), DATE('24-3-5'), DATE('99-12-31'), DATE('70-01-01');
+SELECT TO_DAYS('2000-01-01'), TO_DAYS('0001-01-01'), FROM_DAYS(730485), MAKEDATE(2024, 366), MAKEDATE(2023, 366), MAKEDATE(2024, 0);
+SELECT '2024-01-05' = '2024-1-5', DATE('2024-01-05') = '2024-1-5', DATE('2024-01-05') > '2024-01-04 23:00:00';
+SELECT FROM_UNIXTIME(86400 * 365), UNIX_TIMESTAMP('1970-01-02 00:00:00'), UNIX_TIMESTAMP('2024-01-01 00:00:00.25');
+SELECT EXTRACT(DAY FROM '2024-03-05'), EXTRACT(HOUR FROM '2024-03-05 07:08:09'), EXTRACT(SECOND FROM '2024-03-05 07:08:09'), EXTRACT(QUARTER FROM '2024-05-01');
+
+-- script: updates that change nothing and limits
+CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(10), qty INT);
+INSERT INTO items VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 3), (4, 'd', 4);
+UPDATE items SET qty = qty;
+UPDATE items SET qty = 2 WHERE qty <= 2;
+UPDATE items SET name = 'A' WHERE id = 1;
+SELECT name FROM items WHERE id = 1;
+UPDATE items SET name = 'A' WHERE id = 1;
+UPDATE items SET qty = qty + 10 ORDER BY id DESC LIMIT 2;
+SELECT id, qty FROM items ORDER BY id;
+UPDATE items SET qty = qty - 1 WHERE qty > 10 LIMIT 1;
+SELECT id, qty FROM items ORDER BY id;
+UPDATE items SET qty = 0, name = 'z' WHERE id = 2;
+UPDATE items SET qty = qty + 1, name = CONCAT(name, qty) WHERE id = 3;
+UPDATE items SET name = NULL WHERE id = 4;
+SELECT id, name, qty FROM items ORDER BY id;
+DELETE FROM items WHERE qty > 100;
+DELETE FROM items ORDER BY qty DESC, id LIMIT 2;
+SELECT id FROM items ORDER BY id;
+UPDATE items SET nosuch = 1;
+UPDATE nosuch SET a = 1;
+DELETE FROM nosuch;
+UPDATE items SET qty = 'abc' WHERE id = 1;
+UPDATE items SET qty = qty / 0 WHERE id = 1;
+SELECT qty FROM items WHERE id = 1;
