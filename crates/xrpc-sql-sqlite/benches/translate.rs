@@ -16,12 +16,18 @@ const SCHEMA: &[&str] = &[
 
 const STATEMENTS: &[(&str, &str)] = &[
     ("select_1", "SELECT 1"),
-    ("point_select", "SELECT id, login, email FROM users WHERE id = 42"),
+    (
+        "point_select",
+        "SELECT id, login, email FROM users WHERE id = 42",
+    ),
     (
         "insert_upsert",
         "INSERT INTO users (login, email) VALUES ('ann', 'ann@example.com') ON DUPLICATE KEY UPDATE email = VALUES(email)",
     ),
-    ("update_limit", "UPDATE users SET balance = balance + 1.50 WHERE login = 'ann' ORDER BY id LIMIT 1"),
+    (
+        "update_limit",
+        "UPDATE users SET balance = balance + 1.50 WHERE login = 'ann' ORDER BY id LIMIT 1",
+    ),
     (
         "join_group",
         "SELECT u.login, COUNT(*), SUM(o.total) FROM users u JOIN orders o ON o.user_id = u.id \

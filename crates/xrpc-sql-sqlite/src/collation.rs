@@ -12,7 +12,7 @@ pub(crate) fn fold(c: char) -> char {
     if c.is_ascii() {
         return c.to_ascii_uppercase();
     }
-    let base = match c {
+    match c {
         'À'..='Å' | 'à'..='å' => 'A',
         'Ç' | 'ç' => 'C',
         'È'..='Ë' | 'è'..='ë' => 'E',
@@ -29,8 +29,7 @@ pub(crate) fn fold(c: char) -> char {
                 _ => c,
             }
         }
-    };
-    base
+    }
 }
 
 /// Compares two strings under a collation, ignoring trailing spaces.
@@ -110,7 +109,10 @@ mod tests {
         assert_eq!(compare(Collation::Ci, "apple", "APPLE "), Ordering::Equal);
         assert_eq!(compare(Collation::Ci, "café", "CAFE"), Ordering::Equal);
         assert_eq!(compare(Collation::Ci, "apple", "Banana"), Ordering::Less);
-        assert_eq!(compare(Collation::Bin, "apple", "Banana"), Ordering::Greater);
+        assert_eq!(
+            compare(Collation::Bin, "apple", "Banana"),
+            Ordering::Greater
+        );
         assert_eq!(compare(Collation::Bin, "a", "a  "), Ordering::Equal);
     }
 

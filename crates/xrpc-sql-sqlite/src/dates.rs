@@ -70,10 +70,12 @@ fn read_text(s: &str) -> Option<Moment> {
         Some(at) => (&s[..at], s[at + 1..].trim_start()),
         None => (s, ""),
     };
-    let parts: Vec<&str> = date
-        .split(|c: char| c.is_ascii_punctuation())
-        .collect();
-    if parts.len() != 3 || parts.iter().any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit())) {
+    let parts: Vec<&str> = date.split(|c: char| c.is_ascii_punctuation()).collect();
+    if parts.len() != 3
+        || parts
+            .iter()
+            .any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()))
+    {
         return None;
     }
     let year = full_year(parts[0].parse().ok()?, parts[0].len());
@@ -90,7 +92,11 @@ fn read_text(s: &str) -> Option<Moment> {
         None => (time, ""),
     };
     let hms: Vec<&str> = clock.split(|c: char| c.is_ascii_punctuation()).collect();
-    if hms.len() > 3 || hms.iter().any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit())) {
+    if hms.len() > 3
+        || hms
+            .iter()
+            .any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()))
+    {
         return None;
     }
     let get = |i: usize| hms.get(i).map_or(Some(0), |p| p.parse::<u32>().ok());
@@ -346,11 +352,17 @@ mod tests {
 
     #[test]
     fn dates_are_read_relaxed() {
-        assert_eq!(datetime_text(at("2024-1-5 3:04:05"), 0), "2024-01-05 03:04:05");
+        assert_eq!(
+            datetime_text(at("2024-1-5 3:04:05"), 0),
+            "2024-01-05 03:04:05"
+        );
         assert_eq!(date_text(at("20240105")), "2024-01-05");
         assert_eq!(date_text(at("99/12/31")), "1999-12-31");
         assert!(read(ValueRef::Text(b"2024-02-30")).is_none());
-        assert_eq!(read(ValueRef::Text(b"2024-01-05 10:00:00.25")).unwrap().fsp, 2);
+        assert_eq!(
+            read(ValueRef::Text(b"2024-01-05 10:00:00.25")).unwrap().fsp,
+            2
+        );
     }
 
     #[test]
@@ -370,7 +382,13 @@ mod tests {
     #[test]
     fn date_format_writes_mysqls_specifiers() {
         let t = at("2024-03-05 14:07:09");
-        assert_eq!(format(t, "%Y/%m/%d %H:%i:%s").unwrap(), "2024/03/05 14:07:09");
-        assert_eq!(format(t, "%W %M %D %h %p %j").unwrap(), "Tuesday March 5th 02 PM 065");
+        assert_eq!(
+            format(t, "%Y/%m/%d %H:%i:%s").unwrap(),
+            "2024/03/05 14:07:09"
+        );
+        assert_eq!(
+            format(t, "%W %M %D %h %p %j").unwrap(),
+            "Tuesday March 5th 02 PM 065"
+        );
     }
 }

@@ -139,8 +139,12 @@ fn compare_class(a: &Typed, b: &Typed) -> Result<Compare> {
             }
             Compare::Temporal
         }
-        (x, y) if (x.is_numeric() || x == Str(Collation::Ci) || x == Str(Collation::Bin) || x == Bytes)
-            && (y.is_numeric() || matches!(y, Str(_) | Bytes)) =>
+        (x, y)
+            if (x.is_numeric()
+                || x == Str(Collation::Ci)
+                || x == Str(Collation::Bin)
+                || x == Bytes)
+                && (y.is_numeric() || matches!(y, Str(_) | Bytes)) =>
         {
             Compare::Real
         }
@@ -250,7 +254,11 @@ impl Translator<'_> {
                     _ => return unsupported("IN (subquery) over values of different types"),
                 };
                 let not = if *negated { "NOT " } else { "" };
-                Ok(Typed::with_parts(format!("({lhs} {not}IN ({sql}))"), Ty::Int, &[&l]))
+                Ok(Typed::with_parts(
+                    format!("({lhs} {not}IN ({sql}))"),
+                    Ty::Int,
+                    &[&l],
+                ))
             }
             Expr::Between {
                 expr,
@@ -266,7 +274,11 @@ impl Translator<'_> {
                     compare(">=", &x, &lo)?.sql,
                     compare("<=", &x, &hi)?.sql
                 );
-                Ok(Typed::with_parts(negate(both, *negated), Ty::Int, &[&x, &lo, &hi]))
+                Ok(Typed::with_parts(
+                    negate(both, *negated),
+                    Ty::Int,
+                    &[&x, &lo, &hi],
+                ))
             }
             Expr::Like {
                 negated,
@@ -334,13 +346,24 @@ impl Translator<'_> {
                     DateTimeField::Microsecond => "MICROSECOND",
                     other => return unsupported(format!("EXTRACT({other})")),
                 };
-                Ok(Typed::with_parts(format!("my_part({}, '{part}')", x.sql), Ty::Int, &[&x]))
+                Ok(Typed::with_parts(
+                    format!("my_part({}, '{part}')", x.sql),
+                    Ty::Int,
+                    &[&x],
+                ))
             }
             Expr::Ceil { expr, field } | Expr::Floor { expr, field } => {
-                if !matches!(field, CeilFloorKind::DateTimeField(DateTimeField::NoDateTime)) {
+                if !matches!(
+                    field,
+                    CeilFloorKind::DateTimeField(DateTimeField::NoDateTime)
+                ) {
                     return unsupported("CEIL/FLOOR with a unit");
                 }
-                let name = if matches!(e, Expr::Ceil { .. }) { "CEIL" } else { "FLOOR" };
+                let name = if matches!(e, Expr::Ceil { .. }) {
+                    "CEIL"
+                } else {
+                    "FLOOR"
+                };
                 let x = self.expr(expr)?;
                 self.call_typed(name, vec![x])
             }
@@ -349,7 +372,12 @@ impl Translator<'_> {
                 let s = self.expr(r#in)?;
                 let ci = self.text_collation(&sub, &s) == Collation::Ci;
                 Ok(Typed::with_parts(
-                    format!("my_locate({}, {}, 1, {})", as_text(&sub), as_text(&s), i32::from(ci)),
+                    format!(
+                        "my_locate({}, {}, 1, {})",
+                        as_text(&sub),
+                        as_text(&s),
+                        i32::from(ci)
+                    ),
                     Ty::Int,
                     &[&sub, &s],
                 ))
@@ -487,13 +515,25 @@ impl Translator<'_> {
 
     fn postfix(&mut self, x: &Expr, suffix: &str) -> Result<Typed> {
         let t = self.expr(x)?;
-        Ok(Typed::with_parts(format!("({} {suffix})", t.sql), Ty::Int, &[&t]))
+        Ok(Typed::with_parts(
+            format!("({} {suffix})", t.sql),
+            Ty::Int,
+            &[&t],
+        ))
     }
 
     fn truth(&mut self, x: &Expr, template: &str) -> Result<Typed> {
         let t = self.expr(x)?;
-        let operand = if t.ty.is_numeric() { t.sql.clone() } else { format!("my_cast_double({})", t.sql) };
-        Ok(Typed::with_parts(template.replace("{}", &operand), Ty::Int, &[&t]))
+        let operand = if t.ty.is_numeric() {
+            t.sql.clone()
+        } else {
+            format!("my_cast_double({})", t.sql)
+        };
+        Ok(Typed::with_parts(
+            template.replace("{}", &operand),
+            Ty::Int,
+            &[&t],
+        ))
     }
 
     /// The collation two operands of a text operation use (LIKE, LOCATE): binary when either
@@ -573,7 +613,11 @@ impl Translator<'_> {
             B::Gt => cmp(">"),
             B::GtEq => cmp(">="),
             B::Spaceship => cmp("<=>"),
-            B::And => Ok(Typed::with_parts(format!("({} AND {})", truthy(&l), truthy(&r)), Ty::Int, &parts)),
+            B::And => Ok(Typed::with_parts(
+                format!("({} AND {})", truthy(&l), truthy(&r)),
+                Ty::Int,
+                &parts,
+            )),
             // `||` is OR: MySQL's default sql_mode has no PIPES_AS_CONCAT.
             B::Or | B::StringConcat => Ok(Typed::with_parts(
                 format!("({} OR {})", truthy(&l), truthy(&r)),
@@ -595,7 +639,12 @@ impl Translator<'_> {
             B::Divide => arithmetic("/", &l, &r, self.strict),
             B::Modulo => arithmetic("%", &l, &r, self.strict),
             B::MyIntegerDivide => Ok(Typed::with_parts(
-                format!("my_intdiv({}, {}, {})", l.sql, r.sql, i32::from(self.strict)),
+                format!(
+                    "my_intdiv({}, {}, {})",
+                    l.sql,
+                    r.sql,
+                    i32::from(self.strict)
+                ),
                 Ty::Int,
                 &parts,
             )),
@@ -623,7 +672,9 @@ impl Translator<'_> {
             UnaryOperator::Plus => Ok(t),
             UnaryOperator::Minus => Ok(match t.ty {
                 Ty::Int => Typed::with_parts(format!("my_isub(0, {})", t.sql), Ty::Int, &[&t]),
-                Ty::Decimal(s) => Typed::with_parts(format!("my_dec_neg({}, {s})", t.sql), t.ty, &[&t]),
+                Ty::Decimal(s) => {
+                    Typed::with_parts(format!("my_dec_neg({}, {s})", t.sql), t.ty, &[&t])
+                }
                 Ty::Null => t,
                 Ty::Dyn => Typed::with_parts(format!("(-{})", t.sql), Ty::Dyn, &[&t]),
                 _ => Typed::with_parts(format!("(-{})", real_operand(&t)), Ty::Double, &[&t]),
@@ -690,7 +741,10 @@ impl Translator<'_> {
         let (distinct, args, clauses) = match &f.args {
             FunctionArguments::None => (false, Vec::new(), Vec::new()),
             FunctionArguments::List(list) => (
-                matches!(list.duplicate_treatment, Some(sqlparser::ast::DuplicateTreatment::Distinct)),
+                matches!(
+                    list.duplicate_treatment,
+                    Some(sqlparser::ast::DuplicateTreatment::Distinct)
+                ),
                 list.args.clone(),
                 list.clauses.clone(),
             ),
@@ -703,9 +757,17 @@ impl Translator<'_> {
             return unsupported(format!("{name} with DISTINCT or clauses"));
         }
         // DATE_ADD(x, INTERVAL …) and VALUES(col) take arguments that are not expressions.
-        if matches!(name.as_str(), "DATE_ADD" | "DATE_SUB" | "ADDDATE" | "SUBDATE") && args.len() == 2 {
+        if matches!(
+            name.as_str(),
+            "DATE_ADD" | "DATE_SUB" | "ADDDATE" | "SUBDATE"
+        ) && args.len() == 2
+        {
             let x = self.arg_expr(&args[0])?;
-            let sign = if name == "DATE_SUB" || name == "SUBDATE" { -1 } else { 1 };
+            let sign = if name == "DATE_SUB" || name == "SUBDATE" {
+                -1
+            } else {
+                1
+            };
             return match unnamed(&args[1]) {
                 Some(Expr::Interval(interval)) => self.date_add(&x, interval, sign),
                 Some(day_count) if name == "ADDDATE" || name == "SUBDATE" => {
@@ -733,7 +795,11 @@ impl Translator<'_> {
             let b = self.arg_expr(&args[2])?;
             if name == "TIMESTAMPADD" {
                 let interval = sqlparser::ast::Interval {
-                    value: Box::new(unnamed(&args[1]).cloned().unwrap_or(Expr::value(Value::Null))),
+                    value: Box::new(
+                        unnamed(&args[1])
+                            .cloned()
+                            .unwrap_or(Expr::value(Value::Null)),
+                    ),
                     leading_field: crate::library::unit_field(&unit),
                     leading_precision: None,
                     last_field: None,
@@ -748,7 +814,9 @@ impl Translator<'_> {
             ));
         }
         if name == "VALUES" && args.len() == 1 {
-            if let (Some(Expr::Identifier(col)), Some(_)) = (unnamed(&args[0]), self.excluded.as_ref()) {
+            if let (Some(Expr::Identifier(col)), Some(_)) =
+                (unnamed(&args[0]), self.excluded.as_ref())
+            {
                 return self.excluded_column(&col.value);
             }
             return unsupported("VALUES() outside ON DUPLICATE KEY UPDATE");
@@ -818,7 +886,10 @@ impl Translator<'_> {
                 if typed.len() != 1 {
                     return unsupported("COUNT(DISTINCT a, b)");
                 }
-                (format!("count({d}{})", distinct_key(&typed[0], distinct)), Ty::Int)
+                (
+                    format!("count({d}{})", distinct_key(&typed[0], distinct)),
+                    Ty::Int,
+                )
             }
             "SUM" | "AVG" => {
                 let x = one(name)?;
@@ -852,7 +923,9 @@ impl Translator<'_> {
                 let f = name.to_ascii_lowercase();
                 let arg = match x.ty {
                     Ty::Str(c) => format!("{} COLLATE {}", x.sql, c.sqlite_name()),
-                    Ty::Decimal(_) => format!("{} COLLATE {}", x.sql, crate::types::DECIMAL_COLLATION),
+                    Ty::Decimal(_) => {
+                        format!("{} COLLATE {}", x.sql, crate::types::DECIMAL_COLLATION)
+                    }
                     Ty::Dyn => return unsupported(format!("{name} of a user variable")),
                     _ => x.sql.clone(),
                 };
@@ -877,11 +950,16 @@ impl Translator<'_> {
                 // MySQL collects DISTINCT values in a sorted tree: without ORDER BY they come
                 // out in the values' order.
                 if distinct && order.is_empty() && typed.len() == 1 {
-                    order.push(format!("{}{}", typed[0].sql, match typed[0].ty {
-                        Ty::Str(c) => format!(" COLLATE {}", c.sqlite_name()),
-                        Ty::Decimal(_) => format!(" COLLATE {}", crate::types::DECIMAL_COLLATION),
-                        _ => String::new(),
-                    }));
+                    order.push(format!(
+                        "{}{}",
+                        typed[0].sql,
+                        match typed[0].ty {
+                            Ty::Str(c) => format!(" COLLATE {}", c.sqlite_name()),
+                            Ty::Decimal(_) =>
+                                format!(" COLLATE {}", crate::types::DECIMAL_COLLATION),
+                            _ => String::new(),
+                        }
+                    ));
                 }
                 let order_sql = if order.is_empty() {
                     String::new()
@@ -890,7 +968,9 @@ impl Translator<'_> {
                 };
                 let key = if distinct {
                     match typed[0].ty {
-                        Ty::Str(c) if typed.len() == 1 => format!("{value} COLLATE {}", c.sqlite_name()),
+                        Ty::Str(c) if typed.len() == 1 => {
+                            format!("{value} COLLATE {}", c.sqlite_name())
+                        }
                         _ => value,
                     }
                 } else {
@@ -901,7 +981,11 @@ impl Translator<'_> {
                 } else {
                     format!("group_concat({key}, {}{order_sql})", quote(&separator))
                 };
-                let ty = if typed.iter().any(|t| t.ty == Ty::Bytes) { Ty::Bytes } else { Ty::Str(Collation::Ci) };
+                let ty = if typed.iter().any(|t| t.ty == Ty::Bytes) {
+                    Ty::Bytes
+                } else {
+                    Ty::Str(Collation::Ci)
+                };
                 (sql, ty)
             }
             other => return unsupported(format!("aggregate {other}")),
@@ -920,9 +1004,14 @@ impl Translator<'_> {
             return unsupported("window frames");
         }
         let (sql, ty) = match name {
-            "ROW_NUMBER" | "RANK" | "DENSE_RANK" => (format!("{}()", name.to_ascii_lowercase()), Ty::Int),
+            "ROW_NUMBER" | "RANK" | "DENSE_RANK" => {
+                (format!("{}()", name.to_ascii_lowercase()), Ty::Int)
+            }
             "COUNT" | "SUM" | "AVG" | "MIN" | "MAX" => {
-                let plain = Function { over: None, ..f.clone() };
+                let plain = Function {
+                    over: None,
+                    ..f.clone()
+                };
                 let t = self.function(&plain)?;
                 if t.sql.starts_with("my_") {
                     return unsupported(format!("{name} over a window of exact values"));
@@ -1036,7 +1125,11 @@ fn arithmetic(op: &str, l: &Typed, r: &Typed, strict: bool) -> Result<Typed> {
         }
         let strict_flag = strict;
         return Ok(Typed::with_parts(
-            format!("my_dyn_arith('{op}', {}, {}, {strict_flag})", as_value_dyn(l), as_value_dyn(r)),
+            format!(
+                "my_dyn_arith('{op}', {}, {}, {strict_flag})",
+                as_value_dyn(l),
+                as_value_dyn(r)
+            ),
             Ty::Dyn,
             &parts,
         ));
@@ -1050,7 +1143,8 @@ fn arithmetic(op: &str, l: &Typed, r: &Typed, strict: bool) -> Result<Typed> {
                     "-" => "my_usub",
                     _ => "my_umul",
                 };
-                let mut t = Typed::with_parts(format!("{f}({}, {})", l.sql, r.sql), Ty::Int, &parts);
+                let mut t =
+                    Typed::with_parts(format!("{f}({}, {})", l.sql, r.sql), Ty::Int, &parts);
                 t.unsigned = true;
                 return Ok(t);
             }
@@ -1072,8 +1166,16 @@ fn arithmetic(op: &str, l: &Typed, r: &Typed, strict: bool) -> Result<Typed> {
                 "/" => ("my_dec_div", (sl + 4).min(30)),
                 _ => ("my_dec_mod", sl.max(sr)),
             };
-            let extra = if matches!(op, "/" | "%") { format!(", {strict}") } else { String::new() };
-            Typed::with_parts(format!("{f}({}, {}, {s}{extra})", l.sql, r.sql), Ty::Decimal(s), &parts)
+            let extra = if matches!(op, "/" | "%") {
+                format!(", {strict}")
+            } else {
+                String::new()
+            };
+            Typed::with_parts(
+                format!("{f}({}, {}, {s}{extra})", l.sql, r.sql),
+                Ty::Decimal(s),
+                &parts,
+            )
         }
     } else {
         let (a, b) = (real_operand(l), real_operand(r));
@@ -1106,7 +1208,11 @@ fn literal(v: &Value) -> Result<Typed> {
         | Value::DoubleQuotedString(s)
         | Value::NationalStringLiteral(s) => Typed::new(quote(s), Ty::Str(Collation::Ci)),
         Value::HexStringLiteral(h) => {
-            let h = if h.len() % 2 == 1 { format!("0{h}") } else { h.clone() };
+            let h = if h.len() % 2 == 1 {
+                format!("0{h}")
+            } else {
+                h.clone()
+            };
             Typed::new(format!("X'{h}'"), Ty::Bytes)
         }
         Value::Boolean(b) => Typed::new(if *b { "1" } else { "0" }, Ty::Int),
@@ -1131,7 +1237,11 @@ pub(crate) fn cast(x: &Typed, data_type: &str) -> Result<Typed> {
             Ty::Double | Ty::Float => "f",
             _ => "n",
         };
-        return Ok(Typed::with_parts(format!("my_cast_signed({}, '{kind}')", x.sql), Ty::Int, &parts));
+        return Ok(Typed::with_parts(
+            format!("my_cast_signed({}, '{kind}')", x.sql),
+            Ty::Int,
+            &parts,
+        ));
     }
     if upper.starts_with("DECIMAL") || upper.starts_with("NUMERIC") {
         let nums = args(&upper);
@@ -1150,16 +1260,32 @@ pub(crate) fn cast(x: &Typed, data_type: &str) -> Result<Typed> {
         ));
     }
     if upper.starts_with("DOUBLE") || upper.starts_with("REAL") {
-        return Ok(Typed::with_parts(format!("my_cast_double({})", x.sql), Ty::Double, &parts));
+        return Ok(Typed::with_parts(
+            format!("my_cast_double({})", x.sql),
+            Ty::Double,
+            &parts,
+        ));
     }
     if upper.starts_with("CHAR") && !upper.contains('(') {
-        return Ok(Typed::with_parts(as_text(x), Ty::Str(Collation::Ci), &parts));
+        return Ok(Typed::with_parts(
+            as_text(x),
+            Ty::Str(Collation::Ci),
+            &parts,
+        ));
     }
     if upper.starts_with("BINARY") && !upper.contains('(') {
-        return Ok(Typed::with_parts(format!("CAST({} AS BLOB)", as_text(x)), Ty::Bytes, &parts));
+        return Ok(Typed::with_parts(
+            format!("CAST({} AS BLOB)", as_text(x)),
+            Ty::Bytes,
+            &parts,
+        ));
     }
     if upper == "DATE" {
-        return Ok(Typed::with_parts(format!("my_date({})", x.sql), Ty::Date, &parts));
+        return Ok(Typed::with_parts(
+            format!("my_date({})", x.sql),
+            Ty::Date,
+            &parts,
+        ));
     }
     if upper == "DATETIME" || upper.starts_with("DATETIME(") {
         let fsp = args(&upper).first().copied().unwrap_or(0).min(6);
@@ -1170,7 +1296,11 @@ pub(crate) fn cast(x: &Typed, data_type: &str) -> Result<Typed> {
         ));
     }
     if upper == "TIME" {
-        return Ok(Typed::with_parts(format!("my_time({})", x.sql), Ty::Time, &parts));
+        return Ok(Typed::with_parts(
+            format!("my_time({})", x.sql),
+            Ty::Time,
+            &parts,
+        ));
     }
     unsupported(format!("CAST AS {data_type}"))
 }

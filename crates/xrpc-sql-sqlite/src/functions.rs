@@ -135,7 +135,8 @@ pub struct SessionState {
 impl SessionState {
     /// Takes the count of rows upserts updated since the last call.
     pub fn take_upsert_updates(&self) -> u64 {
-        self.upsert_updates.swap(0, std::sync::atomic::Ordering::Relaxed)
+        self.upsert_updates
+            .swap(0, std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The value of `@name` (NULL when never set).
@@ -161,7 +162,9 @@ impl SessionState {
 /// variables live in `variables` (one per client session).
 pub fn register(conn: &Connection, variables: &SessionState) -> rusqlite::Result<()> {
     conn.create_collation(CI_COLLATION, |a, b| collation::compare(Collation::Ci, a, b))?;
-    conn.create_collation(BIN_COLLATION, |a, b| collation::compare(Collation::Bin, a, b))?;
+    conn.create_collation(BIN_COLLATION, |a, b| {
+        collation::compare(Collation::Bin, a, b)
+    })?;
     conn.create_collation(DECIMAL_COLLATION, |a, b| {
         let a = BigDecimal::from_str(number_prefix(a)).unwrap_or_default();
         let b = BigDecimal::from_str(number_prefix(b)).unwrap_or_default();
@@ -216,10 +219,11 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             (ValueRef::Null, ValueRef::Null) => true,
             (ValueRef::Integer(x), ValueRef::Integer(y)) => x == y,
             (ValueRef::Real(x), ValueRef::Real(y)) => x == y,
-            (ValueRef::Integer(x), ValueRef::Real(y)) | (ValueRef::Real(y), ValueRef::Integer(x)) => {
-                x as f64 == y
+            (ValueRef::Integer(x), ValueRef::Real(y))
+            | (ValueRef::Real(y), ValueRef::Integer(x)) => x as f64 == y,
+            (ValueRef::Text(x), ValueRef::Text(y)) | (ValueRef::Blob(x), ValueRef::Blob(y)) => {
+                x == y
             }
-            (ValueRef::Text(x), ValueRef::Text(y)) | (ValueRef::Blob(x), ValueRef::Blob(y)) => x == y,
             _ => false,
         };
         Ok(Value::Integer(i64::from(same)))
@@ -269,9 +273,8 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
         let ci = a.collation(2) == Collation::Ci;
         let text = some!(a.text(0)).into_owned();
         some!(a.text(1));
-        let re = a
-            .0
-            .get_or_create_aux(1, |pattern| -> Result<regex::Regex, FnError> {
+        let re =
+            a.0.get_or_create_aux(1, |pattern| -> Result<regex::Regex, FnError> {
                 let pattern = to_text(pattern).unwrap_or_default();
                 regex::RegexBuilder::new(&pattern)
                     .case_insensitive(ci)
@@ -294,7 +297,9 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
         if a.text(1).as_deref() == Some("f") {
             // A DOUBLE rounds half to even (rint), then clamps.
             let x = some!(to_f64(v)).round_ties_even();
-            return Ok(Value::Integer(x.clamp(i64::MIN as f64, i64::MAX as f64) as i64));
+            return Ok(Value::Integer(
+                x.clamp(i64::MIN as f64, i64::MAX as f64) as i64
+            ));
         }
         let d = if a.text(1).as_deref() == Some("s") {
             let text = some!(to_text(v)).into_owned();
@@ -329,14 +334,25 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
                 "*" => i.checked_mul(j),
                 "%" if j == 0 => return zero_divisor(a.i64(3)),
                 "%" => i.checked_rem(j),
-                _ => return Err(fail(1235, "This version of MySQL doesn't yet support 'division of a user variable'")),
+                _ => {
+                    return Err(fail(
+                        1235,
+                        "This version of MySQL doesn't yet support 'division of a user variable'",
+                    ));
+                }
             };
-            return r
-                .map(Value::Integer)
-                .ok_or_else(|| fail(1690, format!("BIGINT value is out of range in '({i} {op} {j})'")));
+            return r.map(Value::Integer).ok_or_else(|| {
+                fail(
+                    1690,
+                    format!("BIGINT value is out of range in '({i} {op} {j})'"),
+                )
+            });
         }
         if matches!(x, ValueRef::Text(_)) || matches!(y, ValueRef::Text(_)) {
-            return Err(fail(1235, "This version of MySQL doesn't yet support 'arithmetic on a string user variable'"));
+            return Err(fail(
+                1235,
+                "This version of MySQL doesn't yet support 'arithmetic on a string user variable'",
+            ));
         }
         let (i, j) = (some!(to_f64(x)), some!(to_f64(y)));
         Ok(Value::Real(match op.as_str() {
@@ -361,7 +377,9 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
         };
         Ok(text_value(decimal_text(&clamped, s)))
     })?;
-    scalar(conn, "my_cast_double", 1, true, |a| Ok(Value::Real(some!(a.f64(0)))))?;
+    scalar(conn, "my_cast_double", 1, true, |a| {
+        Ok(Value::Real(some!(a.f64(0))))
+    })?;
     Ok(())
 }
 
@@ -378,7 +396,10 @@ fn register_arithmetic(conn: &Connection) -> rusqlite::Result<()> {
         scalar(conn, name, 2, true, move |a| {
             let (x, y) = (some!(a.i64(0)), some!(a.i64(1)));
             op(x, y).map(Value::Integer).ok_or_else(|| {
-                fail(1690, format!("BIGINT value is out of range in '({x} {sign} {y})'"))
+                fail(
+                    1690,
+                    format!("BIGINT value is out of range in '({x} {sign} {y})'"),
+                )
             })
         })
     };
@@ -389,9 +410,15 @@ fn register_arithmetic(conn: &Connection) -> rusqlite::Result<()> {
     let unsigned_op = |name: &'static str, op: fn(i64, i64) -> Option<i64>, sign: &'static str| {
         scalar(conn, name, 2, true, move |a| {
             let (x, y) = (some!(a.i64(0)), some!(a.i64(1)));
-            op(x, y).filter(|r| *r >= 0).map(Value::Integer).ok_or_else(|| {
-                fail(1690, format!("BIGINT UNSIGNED value is out of range in '({x} {sign} {y})'"))
-            })
+            op(x, y)
+                .filter(|r| *r >= 0)
+                .map(Value::Integer)
+                .ok_or_else(|| {
+                    fail(
+                        1690,
+                        format!("BIGINT UNSIGNED value is out of range in '({x} {sign} {y})'"),
+                    )
+                })
         })
     };
     unsigned_op("my_uadd", i64::checked_add, "+")?;
@@ -547,8 +574,11 @@ fn register_arithmetic(conn: &Connection) -> rusqlite::Result<()> {
             .chars()
             .take_while(|c| c.is_digit(from.unsigned_abs() as u32))
             .collect();
-        let n = u64::from_str_radix(if digits.is_empty() { "0" } else { &digits }, from.unsigned_abs() as u32)
-            .unwrap_or(u64::MAX);
+        let n = u64::from_str_radix(
+            if digits.is_empty() { "0" } else { &digits },
+            from.unsigned_abs() as u32,
+        )
+        .unwrap_or(u64::MAX);
         Ok(text_value(radix(n, to.unsigned_abs() as u32)))
     })?;
     Ok(())
@@ -620,10 +650,20 @@ fn register_strings(conn: &Connection) -> rusqlite::Result<()> {
         }
     }
     scalar(conn, "my_upper", 1, true, |a| {
-        Ok(text_value(some!(a.text(0)).chars().map(|c| one_to_one(c, c.to_uppercase())).collect::<String>()))
+        Ok(text_value(
+            some!(a.text(0))
+                .chars()
+                .map(|c| one_to_one(c, c.to_uppercase()))
+                .collect::<String>(),
+        ))
     })?;
     scalar(conn, "my_lower", 1, true, |a| {
-        Ok(text_value(some!(a.text(0)).chars().map(|c| one_to_one(c, c.to_lowercase())).collect::<String>()))
+        Ok(text_value(
+            some!(a.text(0))
+                .chars()
+                .map(|c| one_to_one(c, c.to_lowercase()))
+                .collect::<String>(),
+        ))
     })?;
     for (name, left) in [("my_lpad", true), ("my_rpad", false)] {
         scalar(conn, name, 3, true, move |a| {
@@ -648,7 +688,11 @@ fn register_strings(conn: &Connection) -> rusqlite::Result<()> {
     scalar(conn, "my_substr", -1, true, |a| {
         let s = chars_of(&some!(a.text(0)));
         let pos = some!(a.i64(1));
-        let len = if a.len() > 2 { some!(a.i64(2)) } else { i64::MAX };
+        let len = if a.len() > 2 {
+            some!(a.i64(2))
+        } else {
+            i64::MAX
+        };
         let n = s.len() as i64;
         let start = match pos {
             0 => return Ok(text_value("")),
@@ -660,7 +704,9 @@ fn register_strings(conn: &Connection) -> rusqlite::Result<()> {
             return Ok(text_value(""));
         }
         let end = start.saturating_add(len).min(n);
-        Ok(text_value(s[start as usize..end as usize].iter().collect::<String>()))
+        Ok(text_value(
+            s[start as usize..end as usize].iter().collect::<String>(),
+        ))
     })?;
     scalar(conn, "my_substring_index", 3, true, |a| {
         let s = some!(a.text(0)).into_owned();
@@ -686,7 +732,13 @@ fn register_strings(conn: &Connection) -> rusqlite::Result<()> {
     })?;
     // LOCATE(sub, s, pos, ci): 1-based position of sub in s from pos, 0 when absent.
     scalar(conn, "my_locate", 4, true, |a| {
-        let key = |c: char| if a.collation(3) == Collation::Ci { fold(c) } else { c };
+        let key = |c: char| {
+            if a.collation(3) == Collation::Ci {
+                fold(c)
+            } else {
+                c
+            }
+        };
         let sub: Vec<char> = some!(a.text(0)).chars().map(key).collect();
         let s: Vec<char> = some!(a.text(1)).chars().map(key).collect();
         let pos = some!(a.i64(2));
@@ -708,9 +760,10 @@ fn register_strings(conn: &Connection) -> rusqlite::Result<()> {
             return Ok(Value::Integer(0));
         }
         let c = a.collation(2);
-        let at = list
-            .split(',')
-            .position(|item| collation::compare(c, item, &needle) == Ordering::Equal && item.len() == needle.len() || (c == Collation::Ci && item.chars().map(fold).eq(needle.chars().map(fold))));
+        let at = list.split(',').position(|item| {
+            collation::compare(c, item, &needle) == Ordering::Equal && item.len() == needle.len()
+                || (c == Collation::Ci && item.chars().map(fold).eq(needle.chars().map(fold)))
+        });
         Ok(Value::Integer(at.map_or(0, |i| i as i64 + 1)))
     })?;
     // FIELD(ci, mode, s, a, b…): mode 'n' compares as numbers, 's' as strings.
@@ -740,11 +793,14 @@ fn register_strings(conn: &Connection) -> rusqlite::Result<()> {
         if n < 1 || n as usize >= a.len() {
             return Ok(Value::Null);
         }
-        Ok(a.text(n as usize).map_or(Value::Null, |t| text_value(t.into_owned())))
+        Ok(a.text(n as usize)
+            .map_or(Value::Null, |t| text_value(t.into_owned())))
     })?;
     scalar(conn, "my_left", 2, true, |a| {
         let n = some!(a.i64(1)).max(0) as usize;
-        Ok(text_value(some!(a.text(0)).chars().take(n).collect::<String>()))
+        Ok(text_value(
+            some!(a.text(0)).chars().take(n).collect::<String>(),
+        ))
     })?;
     scalar(conn, "my_right", 2, true, |a| {
         let s = chars_of(&some!(a.text(0)));
@@ -760,7 +816,9 @@ fn register_strings(conn: &Connection) -> rusqlite::Result<()> {
         Ok(text_value(s.repeat(n)))
     })?;
     scalar(conn, "my_reverse", 1, true, |a| {
-        Ok(text_value(some!(a.text(0)).chars().rev().collect::<String>()))
+        Ok(text_value(
+            some!(a.text(0)).chars().rev().collect::<String>(),
+        ))
     })?;
     scalar(conn, "my_space", 1, true, |a| {
         let n = some!(a.i64(0)).clamp(0, 16 * 1024 * 1024) as usize;
@@ -800,8 +858,8 @@ fn register_strings(conn: &Connection) -> rusqlite::Result<()> {
     scalar(conn, "my_trim", 3, true, |a| {
         let mode = some!(a.i64(0));
         let remove = some!(a.text(1)).into_owned();
-        let mut s: &str = &some!(a.text(2)).into_owned();
-        let owned;
+        let text = some!(a.text(2));
+        let mut s: &str = &text;
         if remove.is_empty() {
             return Ok(text_value(s));
         }
@@ -815,8 +873,7 @@ fn register_strings(conn: &Connection) -> rusqlite::Result<()> {
                 s = rest;
             }
         }
-        owned = s.to_string();
-        Ok(text_value(owned))
+        Ok(text_value(s))
     })?;
     scalar(conn, "my_insert", 4, true, |a| {
         let s = chars_of(&some!(a.text(0)));
@@ -827,16 +884,25 @@ fn register_strings(conn: &Connection) -> rusqlite::Result<()> {
             return Ok(text_value(s.into_iter().collect::<String>()));
         }
         let start = (pos - 1) as usize;
-        let end = if len < 0 { n } else { (pos - 1).saturating_add(len).min(n) } as usize;
-        let out: String = s[..start].iter().collect::<String>() + &new + &s[end..].iter().collect::<String>();
+        let end = if len < 0 {
+            n
+        } else {
+            (pos - 1).saturating_add(len).min(n)
+        } as usize;
+        let out: String =
+            s[..start].iter().collect::<String>() + &new + &s[end..].iter().collect::<String>();
         Ok(text_value(out))
     })?;
     scalar(conn, "my_format", 2, true, |a| {
         let d = some!(a.dec(0));
         let digits = some!(a.i64(1)).clamp(0, 30);
         let text = decimal_text(&d, digits);
-        let (sign, body) = text.strip_prefix('-').map_or(("", text.as_str()), |b| ("-", b));
-        let (int, frac) = body.split_once('.').map_or((body, None), |(i, f)| (i, Some(f)));
+        let (sign, body) = text
+            .strip_prefix('-')
+            .map_or(("", text.as_str()), |b| ("-", b));
+        let (int, frac) = body
+            .split_once('.')
+            .map_or((body, None), |(i, f)| (i, Some(f)));
         let mut grouped = String::new();
         for (i, c) in int.chars().enumerate() {
             if i > 0 && (int.len() - i) % 3 == 0 {
@@ -854,15 +920,22 @@ fn register_strings(conn: &Connection) -> rusqlite::Result<()> {
 
 fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
     scalar(conn, "my_now", 0, false, |_| {
-        Ok(text_value(dates::datetime_text(Local::now().naive_local(), 0)))
+        Ok(text_value(dates::datetime_text(
+            Local::now().naive_local(),
+            0,
+        )))
     })?;
     scalar(conn, "my_curdate", 0, false, |_| {
         Ok(text_value(dates::date_text(Local::now().naive_local())))
     })?;
     scalar(conn, "my_curtime", 0, false, |_| {
-        Ok(text_value(Local::now().naive_local().format("%H:%M:%S").to_string()))
+        Ok(text_value(
+            Local::now().naive_local().format("%H:%M:%S").to_string(),
+        ))
     })?;
-    scalar(conn, "my_date", 1, true, |a| Ok(text_value(dates::date_text(some!(a.moment(0)).at))))?;
+    scalar(conn, "my_date", 1, true, |a| {
+        Ok(text_value(dates::date_text(some!(a.moment(0)).at)))
+    })?;
     scalar(conn, "my_datetime", 2, true, |a| {
         let fsp = some!(a.i64(1)).clamp(0, 6) as u8;
         Ok(text_value(dates::datetime_text(some!(a.moment(0)).at, fsp)))
@@ -893,25 +966,36 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
             _ => return Ok(Value::Null),
         }))
     })?;
-    scalar(conn, "my_dayname", 1, true, |a| Ok(text_value(dates::day_name(some!(a.moment(0)).at))))?;
+    scalar(conn, "my_dayname", 1, true, |a| {
+        Ok(text_value(dates::day_name(some!(a.moment(0)).at)))
+    })?;
     scalar(conn, "my_monthname", 1, true, |a| {
         Ok(text_value(dates::month_name(some!(a.moment(0)).at)))
     })?;
     scalar(conn, "my_last_day", 1, true, |a| {
         let at = some!(a.moment(0)).at;
         let first_next = some!(dates::add(
-            some!(NaiveDate::from_ymd_opt(at.year(), at.month(), 1)).and_hms_opt(0, 0, 0).expect("midnight"),
+            some!(NaiveDate::from_ymd_opt(at.year(), at.month(), 1))
+                .and_hms_opt(0, 0, 0)
+                .expect("midnight"),
             1,
             Unit::Month
         ));
-        Ok(text_value(dates::date_text(first_next - chrono::Duration::days(1))))
+        Ok(text_value(dates::date_text(
+            first_next - chrono::Duration::days(1),
+        )))
     })?;
     scalar(conn, "my_date_format", 2, true, |a| {
         let at = some!(a.moment(0)).at;
         let pattern = some!(a.text(1)).into_owned();
-        dates::format(at, &pattern)
-            .map(text_value)
-            .ok_or_else(|| fail(1235, format!("This version of MySQL doesn't yet support 'DATE_FORMAT specifier in {pattern}'")))
+        dates::format(at, &pattern).map(text_value).ok_or_else(|| {
+            fail(
+                1235,
+                format!(
+                    "This version of MySQL doesn't yet support 'DATE_FORMAT specifier in {pattern}'"
+                ),
+            )
+        })
     })?;
     // DATE_ADD(x, amount, unit, kind): kind 'date' or 'datetime' from the static type, 's' for a
     // string (a date stays a date when it had no time and the unit is a day or longer).
@@ -938,7 +1022,11 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
     })?;
     scalar(conn, "my_timestampdiff", 3, true, |a| {
         let unit = some!(Unit::parse(&some!(a.text(0))));
-        Ok(Value::Integer(dates::diff(unit, some!(a.moment(1)).at, some!(a.moment(2)).at)))
+        Ok(Value::Integer(dates::diff(
+            unit,
+            some!(a.moment(1)).at,
+            some!(a.moment(2)).at,
+        )))
     })?;
     scalar(conn, "my_unix_timestamp", -1, false, |a| {
         if a.len() == 0 {
@@ -954,7 +1042,10 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
             return Ok(Value::Integer(seconds));
         }
         let micros = format!("{:06}", m.at.nanosecond() / 1000);
-        Ok(text_value(format!("{seconds}.{}", &micros[..usize::from(m.fsp)])))
+        Ok(text_value(format!(
+            "{seconds}.{}",
+            &micros[..usize::from(m.fsp)]
+        )))
     })?;
     scalar(conn, "my_from_unixtime", 1, true, |a| {
         let secs = some!(a.i64(0));
@@ -966,11 +1057,15 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
     })?;
     scalar(conn, "my_from_days", 1, true, |a| {
         let n = some!(a.i64(0));
-        let d = some!(NaiveDate::from_num_days_from_ce_opt(some!(i32::try_from(n - 365).ok())));
+        let d = some!(NaiveDate::from_num_days_from_ce_opt(some!(
+            i32::try_from(n - 365).ok()
+        )));
         if n < 366 {
             return Ok(text_value("0000-00-00"));
         }
-        Ok(text_value(dates::date_text(d.and_hms_opt(0, 0, 0).expect("midnight"))))
+        Ok(text_value(dates::date_text(
+            d.and_hms_opt(0, 0, 0).expect("midnight"),
+        )))
     })?;
     scalar(conn, "my_makedate", 2, true, |a| {
         let (y, doy) = (some!(a.i64(0)), some!(a.i64(1)));
@@ -979,7 +1074,9 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
         }
         let jan1 = some!(NaiveDate::from_ymd_opt(some!(i32::try_from(y).ok()), 1, 1));
         let d = some!(jan1.checked_add_days(chrono::Days::new(doy as u64 - 1)));
-        Ok(text_value(dates::date_text(d.and_hms_opt(0, 0, 0).expect("midnight"))))
+        Ok(text_value(dates::date_text(
+            d.and_hms_opt(0, 0, 0).expect("midnight"),
+        )))
     })?;
     Ok(())
 }
@@ -1003,25 +1100,36 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
                 let prefix = number_prefix(trimmed);
                 if strict && prefix.len() != trimmed.len() {
                     return Err(if prefix.is_empty() {
-                        fail(1366, format!("Incorrect integer value: '{text}' for column '{column}' at row 1"))
+                        fail(
+                            1366,
+                            format!(
+                                "Incorrect integer value: '{text}' for column '{column}' at row 1"
+                            ),
+                        )
                     } else {
-                        fail(1265, format!("Data truncated for column '{column}' at row 1"))
+                        fail(
+                            1265,
+                            format!("Data truncated for column '{column}' at row 1"),
+                        )
                     });
                 }
                 BigDecimal::from_str(prefix).unwrap_or_default()
             }
         };
         let rounded = n.with_scale_round(0, RoundingMode::HalfUp);
-        let clamped = if rounded < BigDecimal::from(min) {
-            None.or((!strict).then_some(min))
-        } else if rounded > BigDecimal::from(max) {
-            None.or((!strict).then_some(max))
+        let clamped = if rounded < min {
+            (!strict).then_some(min)
+        } else if rounded > max {
+            (!strict).then_some(max)
         } else {
             i64::try_from(rounded.into_bigint_and_exponent().0).ok()
         };
-        clamped
-            .map(Value::Integer)
-            .ok_or_else(|| fail(1264, format!("Out of range value for column '{column}' at row 1")))
+        clamped.map(Value::Integer).ok_or_else(|| {
+            fail(
+                1264,
+                format!("Out of range value for column '{column}' at row 1"),
+            )
+        })
     })?;
     // my_store_dec(v, precision, scale, strict, column)
     scalar(conn, "my_store_dec", 5, true, |a| {
@@ -1035,9 +1143,15 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
             let prefix = number_prefix(trimmed);
             if strict && prefix.len() != trimmed.len() {
                 return Err(if prefix.is_empty() {
-                    fail(1366, format!("Incorrect decimal value: '{text}' for column '{column}' at row 1"))
+                    fail(
+                        1366,
+                        format!("Incorrect decimal value: '{text}' for column '{column}' at row 1"),
+                    )
                 } else {
-                    fail(1265, format!("Data truncated for column '{column}' at row 1"))
+                    fail(
+                        1265,
+                        format!("Data truncated for column '{column}' at row 1"),
+                    )
                 });
             }
         }
@@ -1045,7 +1159,10 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
         let limit = BigDecimal::from(10).powi(p - s) - BigDecimal::new(1.into(), s);
         if d.abs() > limit {
             if strict {
-                return Err(fail(1264, format!("Out of range value for column '{column}' at row 1")));
+                return Err(fail(
+                    1264,
+                    format!("Out of range value for column '{column}' at row 1"),
+                ));
             }
             let clamped = if d.is_negative() { -limit } else { limit };
             return Ok(text_value(decimal_text(&clamped, s)));
@@ -1062,14 +1179,24 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
             if a.i64(1) == Some(1) && prefix.len() != trimmed.len() {
                 let column = a.text(2).unwrap_or_default().into_owned();
                 return Err(if prefix.is_empty() {
-                    fail(1366, format!("Incorrect double value: '{text}' for column '{column}' at row 1"))
+                    fail(
+                        1366,
+                        format!("Incorrect double value: '{text}' for column '{column}' at row 1"),
+                    )
                 } else {
-                    fail(1265, format!("Data truncated for column '{column}' at row 1"))
+                    fail(
+                        1265,
+                        format!("Data truncated for column '{column}' at row 1"),
+                    )
                 });
             }
         }
         let x = some!(to_f64(v));
-        Ok(Value::Real(if a.i64(3) == Some(1) { f64::from(x as f32) } else { x }))
+        Ok(Value::Real(if a.i64(3) == Some(1) {
+            f64::from(x as f32)
+        } else {
+            x
+        }))
     })?;
     // my_store_str(v, length, is_char, strict, column, code): code is the value's type code.
     scalar(conn, "my_store_str", 6, true, |a| {
@@ -1088,7 +1215,10 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
             // Trailing spaces cut off are no error (MySQL notes them).
             if a.i64(3) == Some(1) && !text.chars().skip(length).all(|c| c == ' ') {
                 let column = a.text(4).unwrap_or_default().into_owned();
-                return Err(fail(1406, format!("Data too long for column '{column}' at row 1")));
+                return Err(fail(
+                    1406,
+                    format!("Data too long for column '{column}' at row 1"),
+                ));
             }
             kept
         } else {
@@ -1110,9 +1240,16 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
             let column = a.text(3).unwrap_or_default().into_owned();
             let shown = to_text(v).unwrap_or_default().into_owned();
             if a.i64(2) == Some(1) {
-                return Err(fail(1292, format!("Incorrect {kind} value: '{shown}' for column '{column}' at row 1")));
+                return Err(fail(
+                    1292,
+                    format!("Incorrect {kind} value: '{shown}' for column '{column}' at row 1"),
+                ));
             }
-            return Ok(text_value(if kind == "date" { "0000-00-00" } else { "0000-00-00 00:00:00" }));
+            return Ok(text_value(if kind == "date" {
+                "0000-00-00"
+            } else {
+                "0000-00-00 00:00:00"
+            }));
         };
         let fsp = some!(a.i64(1)).clamp(0, 6) as u8;
         Ok(text_value(if kind == "date" {
@@ -1141,7 +1278,11 @@ impl Aggregate<(BigDecimal, i64, i64), Value> for DecimalSum {
         Ok((BigDecimal::zero(), 0, 0))
     }
 
-    fn step(&self, ctx: &mut Context<'_>, acc: &mut (BigDecimal, i64, i64)) -> rusqlite::Result<()> {
+    fn step(
+        &self,
+        ctx: &mut Context<'_>,
+        acc: &mut (BigDecimal, i64, i64),
+    ) -> rusqlite::Result<()> {
         if let Some(d) = to_decimal(ctx.get_raw(0)) {
             acc.0 += d;
             acc.1 += 1;
@@ -1186,7 +1327,11 @@ impl Aggregate<(f64, i64), Option<f64>> for RealSum {
         Ok(())
     }
 
-    fn finalize(&self, _: &mut Context<'_>, acc: Option<(f64, i64)>) -> rusqlite::Result<Option<f64>> {
+    fn finalize(
+        &self,
+        _: &mut Context<'_>,
+        acc: Option<(f64, i64)>,
+    ) -> rusqlite::Result<Option<f64>> {
         Ok(acc
             .filter(|a| a.1 > 0)
             .map(|(sum, n)| if self.average { sum / n as f64 } else { sum }))
@@ -1201,4 +1346,3 @@ fn register_aggregates(conn: &Connection) -> rusqlite::Result<()> {
     conn.create_aggregate_function("my_real_avg", 1, flags, RealSum { average: true })?;
     Ok(())
 }
-

@@ -153,7 +153,10 @@ impl Reservation {
 
 /// Translates a parsed statement (no session statement: SET, USE and transactions are the
 /// engine's own) against a catalog.
-pub fn translate(statement: &Statement, catalog: &dyn Catalog) -> Result<Translation, TranslateError> {
+pub fn translate(
+    statement: &Statement,
+    catalog: &dyn Catalog,
+) -> Result<Translation, TranslateError> {
     translate::Translator::new(catalog).statement(statement)
 }
 

@@ -54,26 +54,139 @@ pub(crate) fn unit_field(unit: &str) -> Option<DateTimeField> {
 
 /// MySQL's built-in functions this translation does not provide: calling one is 1235, not 1305.
 const MYSQL_ONLY: &[&str] = &[
-    "JSON_EXTRACT", "JSON_UNQUOTE", "JSON_OBJECT", "JSON_ARRAY", "JSON_LENGTH", "JSON_VALID",
-    "JSON_CONTAINS", "JSON_KEYS", "JSON_SET", "JSON_INSERT", "JSON_REPLACE", "JSON_REMOVE",
-    "JSON_TYPE", "JSON_QUOTE", "JSON_SEARCH", "JSON_MERGE", "JSON_MERGE_PATCH", "UUID",
-    "UUID_SHORT", "RAND", "MD5", "SHA1", "SHA2", "SHA", "CRC32", "AES_ENCRYPT", "AES_DECRYPT",
-    "TO_BASE64", "FROM_BASE64", "COMPRESS", "UNCOMPRESS", "STR_TO_DATE", "SEC_TO_TIME",
-    "TIME_TO_SEC", "TIMEDIFF", "ADDTIME", "SUBTIME", "MAKETIME", "PERIOD_ADD", "PERIOD_DIFF",
-    "YEARWEEK", "WEEKOFYEAR", "UTC_DATE", "UTC_TIME", "UTC_TIMESTAMP", "CONVERT_TZ",
-    "GET_FORMAT", "TIME_FORMAT", "SYSDATE", "LOCALTIME", "LOCALTIMESTAMP", "FOUND_ROWS",
-    "ROW_COUNT", "LAST_INSERT_ID", "DATABASE", "SCHEMA", "USER", "CURRENT_USER",
-    "SESSION_USER", "SYSTEM_USER", "VERSION", "CONNECTION_ID", "BENCHMARK", "SLEEP",
-    "GET_LOCK", "RELEASE_LOCK", "IS_FREE_LOCK", "IS_USED_LOCK", "CHARSET", "COLLATION",
-    "COERCIBILITY", "INET_ATON", "INET_NTOA", "INET6_ATON", "INET6_NTOA", "BIN", "OCT",
-    "BIT_COUNT", "BIT_LENGTH", "CHAR", "EXPORT_SET", "MAKE_SET", "LOAD_FILE", "SOUNDEX",
-    "QUOTE", "ORD", "OCTET_LENGTH", "WEIGHT_STRING", "REGEXP_REPLACE", "REGEXP_SUBSTR",
-    "REGEXP_INSTR", "REGEXP_LIKE", "PI", "DEGREES", "RADIANS", "SIN", "COS", "TAN", "ASIN",
-    "ACOS", "ATAN", "ATAN2", "COT", "CONVERT", "ANY_VALUE", "GROUPING", "NAME_CONST",
-    "MASTER_POS_WAIT", "ST_ASTEXT", "POINT", "NTILE", "LAG", "LEAD", "FIRST_VALUE",
-    "LAST_VALUE", "NTH_VALUE", "PERCENT_RANK", "CUME_DIST", "TO_SECONDS", "MID_STR",
-    "STRCMP_BIN", "NOW6", "ENCRYPT", "PASSWORD", "OLD_PASSWORD", "DECODE", "ENCODE",
-    "DES_ENCRYPT", "DES_DECRYPT", "LAST_DAY_OF", "DATE_TRUNC", "CHR", "VALUES",
+    "JSON_EXTRACT",
+    "JSON_UNQUOTE",
+    "JSON_OBJECT",
+    "JSON_ARRAY",
+    "JSON_LENGTH",
+    "JSON_VALID",
+    "JSON_CONTAINS",
+    "JSON_KEYS",
+    "JSON_SET",
+    "JSON_INSERT",
+    "JSON_REPLACE",
+    "JSON_REMOVE",
+    "JSON_TYPE",
+    "JSON_QUOTE",
+    "JSON_SEARCH",
+    "JSON_MERGE",
+    "JSON_MERGE_PATCH",
+    "UUID",
+    "UUID_SHORT",
+    "RAND",
+    "MD5",
+    "SHA1",
+    "SHA2",
+    "SHA",
+    "CRC32",
+    "AES_ENCRYPT",
+    "AES_DECRYPT",
+    "TO_BASE64",
+    "FROM_BASE64",
+    "COMPRESS",
+    "UNCOMPRESS",
+    "STR_TO_DATE",
+    "SEC_TO_TIME",
+    "TIME_TO_SEC",
+    "TIMEDIFF",
+    "ADDTIME",
+    "SUBTIME",
+    "MAKETIME",
+    "PERIOD_ADD",
+    "PERIOD_DIFF",
+    "YEARWEEK",
+    "WEEKOFYEAR",
+    "UTC_DATE",
+    "UTC_TIME",
+    "UTC_TIMESTAMP",
+    "CONVERT_TZ",
+    "GET_FORMAT",
+    "TIME_FORMAT",
+    "SYSDATE",
+    "LOCALTIME",
+    "LOCALTIMESTAMP",
+    "FOUND_ROWS",
+    "ROW_COUNT",
+    "LAST_INSERT_ID",
+    "DATABASE",
+    "SCHEMA",
+    "USER",
+    "CURRENT_USER",
+    "SESSION_USER",
+    "SYSTEM_USER",
+    "VERSION",
+    "CONNECTION_ID",
+    "BENCHMARK",
+    "SLEEP",
+    "GET_LOCK",
+    "RELEASE_LOCK",
+    "IS_FREE_LOCK",
+    "IS_USED_LOCK",
+    "CHARSET",
+    "COLLATION",
+    "COERCIBILITY",
+    "INET_ATON",
+    "INET_NTOA",
+    "INET6_ATON",
+    "INET6_NTOA",
+    "BIN",
+    "OCT",
+    "BIT_COUNT",
+    "BIT_LENGTH",
+    "CHAR",
+    "EXPORT_SET",
+    "MAKE_SET",
+    "LOAD_FILE",
+    "SOUNDEX",
+    "QUOTE",
+    "ORD",
+    "OCTET_LENGTH",
+    "WEIGHT_STRING",
+    "REGEXP_REPLACE",
+    "REGEXP_SUBSTR",
+    "REGEXP_INSTR",
+    "REGEXP_LIKE",
+    "PI",
+    "DEGREES",
+    "RADIANS",
+    "SIN",
+    "COS",
+    "TAN",
+    "ASIN",
+    "ACOS",
+    "ATAN",
+    "ATAN2",
+    "COT",
+    "CONVERT",
+    "ANY_VALUE",
+    "GROUPING",
+    "NAME_CONST",
+    "MASTER_POS_WAIT",
+    "ST_ASTEXT",
+    "POINT",
+    "NTILE",
+    "LAG",
+    "LEAD",
+    "FIRST_VALUE",
+    "LAST_VALUE",
+    "NTH_VALUE",
+    "PERCENT_RANK",
+    "CUME_DIST",
+    "TO_SECONDS",
+    "MID_STR",
+    "STRCMP_BIN",
+    "NOW6",
+    "ENCRYPT",
+    "PASSWORD",
+    "OLD_PASSWORD",
+    "DECODE",
+    "ENCODE",
+    "DES_ENCRYPT",
+    "DES_DECRYPT",
+    "LAST_DAY_OF",
+    "DATE_TRUNC",
+    "CHR",
+    "VALUES",
 ];
 
 impl Translator<'_> {
@@ -144,18 +257,28 @@ impl Translator<'_> {
             "NULLIF" => {
                 arity(n == 2)?;
                 let eq = compare("=", &args[0], &args[1])?;
-                (format!("(CASE WHEN {} THEN NULL ELSE {} END)", eq.sql, sql(0)), args[0].ty)
+                (
+                    format!("(CASE WHEN {} THEN NULL ELSE {} END)", eq.sql, sql(0)),
+                    args[0].ty,
+                )
             }
             "GREATEST" | "LEAST" => {
                 arity(n >= 2)?;
                 let f = if name == "GREATEST" { "max" } else { "min" };
                 let ty = args.iter().fold(Ty::Null, |t, a| unify(t, a.ty));
                 match ty {
-                    Ty::Int | Ty::Date | Ty::DateTime | Ty::Bytes if args.iter().all(|a| a.ty == ty || a.ty == Ty::Null) => {
+                    Ty::Int | Ty::Date | Ty::DateTime | Ty::Bytes
+                        if args.iter().all(|a| a.ty == ty || a.ty == Ty::Null) =>
+                    {
                         (format!("{f}({})", list(0, &sql)), ty)
                     }
                     Ty::Str(c) if args.iter().all(|a| matches!(a.ty, Ty::Str(_) | Ty::Null)) => (
-                        format!("{f}({} COLLATE {}, {})", sql(0), c.sqlite_name(), list(1, &sql)),
+                        format!(
+                            "{f}({} COLLATE {}, {})",
+                            sql(0),
+                            c.sqlite_name(),
+                            list(1, &sql)
+                        ),
                         ty,
                     ),
                     Ty::Double | Ty::Float => (
@@ -168,12 +291,19 @@ impl Translator<'_> {
             // Strings.
             "CONCAT" => {
                 arity(n >= 1)?;
-                let ty = if args.iter().any(|a| a.ty == Ty::Bytes) { Ty::Bytes } else { Ty::Str(Collation::Ci) };
+                let ty = if args.iter().any(|a| a.ty == Ty::Bytes) {
+                    Ty::Bytes
+                } else {
+                    Ty::Str(Collation::Ci)
+                };
                 (format!("my_concat({})", list(0, &text)), ty)
             }
             "CONCAT_WS" => {
                 arity(n >= 2)?;
-                (format!("my_concat_ws({})", list(0, &text)), Ty::Str(Collation::Ci))
+                (
+                    format!("my_concat_ws({})", list(0, &text)),
+                    Ty::Str(Collation::Ci),
+                )
             }
             "LENGTH" | "OCTET_LENGTH" => {
                 arity(n == 1)?;
@@ -185,7 +315,11 @@ impl Translator<'_> {
             }
             "UPPER" | "UCASE" | "LOWER" | "LCASE" => {
                 arity(n == 1)?;
-                let f = if name.starts_with('U') { "my_upper" } else { "my_lower" };
+                let f = if name.starts_with('U') {
+                    "my_upper"
+                } else {
+                    "my_lower"
+                };
                 if args[0].ty == Ty::Bytes {
                     (sql(0), Ty::Bytes)
                 } else {
@@ -195,35 +329,58 @@ impl Translator<'_> {
             "LPAD" | "RPAD" => {
                 arity(n == 3)?;
                 (
-                    format!("my_{}({}, {}, {})", name.to_ascii_lowercase(), text(0), sql(1), text(2)),
+                    format!(
+                        "my_{}({}, {}, {})",
+                        name.to_ascii_lowercase(),
+                        text(0),
+                        sql(1),
+                        text(2)
+                    ),
                     str_ty(0),
                 )
             }
             "SUBSTRING" | "SUBSTR" | "MID" => {
                 arity(n == 2 || n == 3)?;
-                (format!("my_substr({}, {})", text(0), list(1, &sql)), str_ty(0))
+                (
+                    format!("my_substr({}, {})", text(0), list(1, &sql)),
+                    str_ty(0),
+                )
             }
             "SUBSTRING_INDEX" => {
                 arity(n == 3)?;
-                (format!("my_substring_index({}, {}, {})", text(0), text(1), sql(2)), str_ty(0))
+                (
+                    format!("my_substring_index({}, {}, {})", text(0), text(1), sql(2)),
+                    str_ty(0),
+                )
             }
             "LOCATE" => {
                 arity(n == 2 || n == 3)?;
                 let pos = if n == 3 { sql(2) } else { "1".into() };
-                (format!("my_locate({}, {}, {pos}, {})", text(0), text(1), ci(0, 1)), Ty::Int)
+                (
+                    format!("my_locate({}, {}, {pos}, {})", text(0), text(1), ci(0, 1)),
+                    Ty::Int,
+                )
             }
             "INSTR" => {
                 arity(n == 2)?;
-                (format!("my_locate({}, {}, 1, {})", text(1), text(0), ci(0, 1)), Ty::Int)
+                (
+                    format!("my_locate({}, {}, 1, {})", text(1), text(0), ci(0, 1)),
+                    Ty::Int,
+                )
             }
             "FIND_IN_SET" => {
                 arity(n == 2)?;
-                (format!("my_find_in_set({}, {}, {})", text(0), text(1), ci(0, 1)), Ty::Int)
+                (
+                    format!("my_find_in_set({}, {}, {})", text(0), text(1), ci(0, 1)),
+                    Ty::Int,
+                )
             }
             "FIELD" => {
                 arity(n >= 2)?;
                 let numeric = args.iter().all(|a| a.ty.is_numeric() || a.ty == Ty::Null);
-                let all_ci = args.iter().all(|a| matches!(a.ty, Ty::Str(Collation::Ci) | Ty::Null) || a.ty.is_numeric());
+                let all_ci = args.iter().all(|a| {
+                    matches!(a.ty, Ty::Str(Collation::Ci) | Ty::Null) || a.ty.is_numeric()
+                });
                 (
                     format!(
                         "my_field({}, '{}', {})",
@@ -236,11 +393,17 @@ impl Translator<'_> {
             }
             "ELT" => {
                 arity(n >= 2)?;
-                (format!("my_elt({}, {})", sql(0), list(1, &text)), Ty::Str(Collation::Ci))
+                (
+                    format!("my_elt({}, {})", sql(0), list(1, &text)),
+                    Ty::Str(Collation::Ci),
+                )
             }
             "LEFT" | "RIGHT" | "REPEAT" => {
                 arity(n == 2)?;
-                (format!("my_{}({}, {})", name.to_ascii_lowercase(), text(0), sql(1)), str_ty(0))
+                (
+                    format!("my_{}({}, {})", name.to_ascii_lowercase(), text(0), sql(1)),
+                    str_ty(0),
+                )
             }
             "REVERSE" => {
                 arity(n == 1)?;
@@ -269,7 +432,10 @@ impl Translator<'_> {
             }
             "STRCMP" => {
                 arity(n == 2)?;
-                (format!("my_strcmp({}, {}, {})", text(0), text(1), ci(0, 1)), Ty::Int)
+                (
+                    format!("my_strcmp({}, {}, {})", text(0), text(1), ci(0, 1)),
+                    Ty::Int,
+                )
             }
             "TRIM" | "LTRIM" | "RTRIM" => {
                 arity(n == 1)?;
@@ -282,15 +448,30 @@ impl Translator<'_> {
             }
             "REPLACE" => {
                 arity(n == 3)?;
-                (format!("replace({}, {}, {})", text(0), text(1), text(2)), str_ty(0))
+                (
+                    format!("replace({}, {}, {})", text(0), text(1), text(2)),
+                    str_ty(0),
+                )
             }
             "INSERT" => {
                 arity(n == 4)?;
-                (format!("my_insert({}, {}, {}, {})", text(0), sql(1), sql(2), text(3)), str_ty(0))
+                (
+                    format!(
+                        "my_insert({}, {}, {}, {})",
+                        text(0),
+                        sql(1),
+                        sql(2),
+                        text(3)
+                    ),
+                    str_ty(0),
+                )
             }
             "FORMAT" => {
                 arity(n == 2)?;
-                (format!("my_format({}, {})", sql(0), sql(1)), Ty::Str(Collation::Ci))
+                (
+                    format!("my_format({}, {})", sql(0), sql(1)),
+                    Ty::Str(Collation::Ci),
+                )
             }
             // Numbers.
             "ABS" => {
@@ -302,11 +483,19 @@ impl Translator<'_> {
                 }
             }
             "ROUND" | "TRUNCATE" if args[0].ty == Ty::Null => {
-                arity(if name == "ROUND" { n == 1 || n == 2 } else { n == 2 })?;
+                arity(if name == "ROUND" {
+                    n == 1 || n == 2
+                } else {
+                    n == 2
+                })?;
                 ("NULL".into(), Ty::Null)
             }
             "ROUND" | "TRUNCATE" => {
-                arity(if name == "ROUND" { n == 1 || n == 2 } else { n == 2 })?;
+                arity(if name == "ROUND" {
+                    n == 1 || n == 2
+                } else {
+                    n == 2
+                })?;
                 let digits = if n == 2 { sql(1) } else { "0".into() };
                 // The result keeps the argument's kind; a constant digit count fixes the scale.
                 let fixed: Option<i64> = args.get(1).map_or(Some(0), |d| d.sql.parse().ok());
@@ -319,11 +508,22 @@ impl Translator<'_> {
                     _ => return unsupported(format!("{name} with a computed digit count")),
                 };
                 let kind = if ty == Ty::Double { "f" } else { kind };
-                (format!("my_{}({}, {digits}, '{kind}')", name.to_ascii_lowercase(), sql(0)), ty)
+                (
+                    format!(
+                        "my_{}({}, {digits}, '{kind}')",
+                        name.to_ascii_lowercase(),
+                        sql(0)
+                    ),
+                    ty,
+                )
             }
             "CEIL" | "CEILING" | "FLOOR" => {
                 arity(n == 1)?;
-                let f = if name == "FLOOR" { "my_floor" } else { "my_ceil" };
+                let f = if name == "FLOOR" {
+                    "my_floor"
+                } else {
+                    "my_ceil"
+                };
                 match args[0].ty {
                     Ty::Int => (sql(0), Ty::Int),
                     Ty::Decimal(_) => (format!("{f}({}, 'd')", sql(0)), Ty::Int),
@@ -340,7 +540,10 @@ impl Translator<'_> {
             }
             "SQRT" | "LN" | "LOG10" | "LOG2" | "EXP" => {
                 arity(n == 1)?;
-                (format!("my_{}({})", name.to_ascii_lowercase(), sql(0)), Ty::Double)
+                (
+                    format!("my_{}({})", name.to_ascii_lowercase(), sql(0)),
+                    Ty::Double,
+                )
             }
             "LOG" => {
                 arity(n == 1 || n == 2)?;
@@ -356,7 +559,10 @@ impl Translator<'_> {
             }
             "CONV" => {
                 arity(n == 3)?;
-                (format!("my_conv({}, {}, {})", text(0), sql(1), sql(2)), Ty::Str(Collation::Ci))
+                (
+                    format!("my_conv({}, {}, {})", text(0), sql(1), sql(2)),
+                    Ty::Str(Collation::Ci),
+                )
             }
             // Dates and times.
             "NOW" | "CURRENT_TIMESTAMP" => {
@@ -387,7 +593,10 @@ impl Translator<'_> {
             }
             "DAYNAME" | "MONTHNAME" => {
                 arity(n == 1)?;
-                (format!("my_{}({})", name.to_ascii_lowercase(), sql(0)), Ty::Str(Collation::Ci))
+                (
+                    format!("my_{}({})", name.to_ascii_lowercase(), sql(0)),
+                    Ty::Str(Collation::Ci),
+                )
             }
             "LAST_DAY" => {
                 arity(n == 1)?;
@@ -395,7 +604,10 @@ impl Translator<'_> {
             }
             "DATE_FORMAT" => {
                 arity(n == 2)?;
-                (format!("my_date_format({}, {})", sql(0), text(1)), Ty::Str(Collation::Ci))
+                (
+                    format!("my_date_format({}, {})", sql(0), text(1)),
+                    Ty::Str(Collation::Ci),
+                )
             }
             "DATEDIFF" => {
                 arity(n == 2)?;
@@ -404,7 +616,9 @@ impl Translator<'_> {
             "UNIX_TIMESTAMP" => {
                 arity(n <= 1)?;
                 // A value with fractional seconds gives a DECIMAL's text; others an integer.
-                let ty = if n == 1 && !matches!(args[0].ty, Ty::Date | Ty::DateTime | Ty::Str(_) | Ty::Null) {
+                let ty = if n == 1
+                    && !matches!(args[0].ty, Ty::Date | Ty::DateTime | Ty::Str(_) | Ty::Null)
+                {
                     return unsupported("UNIX_TIMESTAMP of a number");
                 } else if n == 1 && matches!(args[0].ty, Ty::Str(_)) {
                     Ty::Str(Collation::Ci)
@@ -455,12 +669,17 @@ impl Translator<'_> {
         let t = match (scale(l.ty), scale(r.ty)) {
             (Some(a), Some(b)) => {
                 let s = a.max(b);
-                let ty = if s == 0 && !matches!((l.ty, r.ty), (Ty::Decimal(_), _) | (_, Ty::Decimal(_))) {
+                let ty = if s == 0
+                    && !matches!((l.ty, r.ty), (Ty::Decimal(_), _) | (_, Ty::Decimal(_)))
+                {
                     Ty::Int
                 } else {
                     Ty::Decimal(s)
                 };
-                Typed::new(format!("my_dec_mod({}, {}, {s}, {strict})", l.sql, r.sql), ty)
+                Typed::new(
+                    format!("my_dec_mod({}, {}, {s}, {strict})", l.sql, r.sql),
+                    ty,
+                )
             }
             _ => Typed::new(
                 format!("my_dbl_mod({}, {}, {strict})", l.sql, r.sql),

@@ -11,9 +11,7 @@ use sqlparser::ast::{
 
 use crate::error::{TranslateError, unsupported};
 use crate::expr::{Strength, Typed, as_text, group_key, ident, quote, unify};
-use crate::types::{
-    Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Index, Table, Ty,
-};
+use crate::types::{Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Index, Table, Ty};
 use crate::{Affected, CatalogChange, OutColumn, Translation};
 
 type Result<T> = std::result::Result<T, TranslateError>;
@@ -124,8 +122,15 @@ impl<'a> Translator<'a> {
                     if self.catalog.table(None, &to).is_some() {
                         return Err(TranslateError::TableExists(to));
                     }
-                    sql.push(format!("ALTER TABLE {} RENAME TO {}", ident(&from.name), ident(&to)));
-                    changes.push(CatalogChange::Rename { from: from.name, to });
+                    sql.push(format!(
+                        "ALTER TABLE {} RENAME TO {}",
+                        ident(&from.name),
+                        ident(&to)
+                    ));
+                    changes.push(CatalogChange::Rename {
+                        from: from.name,
+                        to,
+                    });
                 }
                 Ok(ddl(sql, CatalogChange::Several(changes)))
             }
@@ -142,7 +147,9 @@ impl<'a> Translator<'a> {
             _ => return unsupported(format!("table name {name}")),
         };
         self.catalog.table(schema, table).ok_or_else(|| {
-            let schema = schema.map(str::to_string).or_else(|| self.catalog.current_schema());
+            let schema = schema
+                .map(str::to_string)
+                .or_else(|| self.catalog.current_schema());
             TranslateError::NoSuchTable(format!("{}.{table}", schema.unwrap_or_default()))
         })
     }
@@ -163,11 +170,16 @@ impl<'a> Translator<'a> {
                 if qualifier.is_some_and(|q| !q.eq_ignore_ascii_case(&source.name)) {
                     continue;
                 }
-                if let Some((_, ty, unsigned)) = source.columns.iter().find(|(c, _, _)| c.eq_ignore_ascii_case(name)) {
+                if let Some((_, ty, unsigned)) = source
+                    .columns
+                    .iter()
+                    .find(|(c, _, _)| c.eq_ignore_ascii_case(name))
+                {
                     found.push((source, *ty, *unsigned));
                 }
             }
-            let using = qualifier.is_none() && scope.using.iter().any(|u| u.eq_ignore_ascii_case(name));
+            let using =
+                qualifier.is_none() && scope.using.iter().any(|u| u.eq_ignore_ascii_case(name));
             match found.as_slice() {
                 [] => {}
                 [(source, ty, unsigned), ..] if found.len() == 1 || using => {
@@ -182,10 +194,24 @@ impl<'a> Translator<'a> {
                         ..Typed::new(sql, *ty)
                     });
                 }
-                _ => return Err(TranslateError::Ambiguous(name.to_string(), self.clause_for_ambiguity())),
+                _ => {
+                    return Err(TranslateError::Ambiguous(
+                        name.to_string(),
+                        self.clause_for_ambiguity(),
+                    ));
+                }
             }
-            if qualifier.is_none() && matches!(self.clause, "order clause" | "having clause" | "group statement") {
-                if let Some((alias, ty)) = scope.outputs.iter().find(|(a, _)| a.eq_ignore_ascii_case(name)) {
+            if qualifier.is_none()
+                && matches!(
+                    self.clause,
+                    "order clause" | "having clause" | "group statement"
+                )
+            {
+                if let Some((alias, ty)) = scope
+                    .outputs
+                    .iter()
+                    .find(|(a, _)| a.eq_ignore_ascii_case(name))
+                {
                     return Ok(Typed::new(ident(alias), *ty));
                 }
             }
@@ -200,11 +226,17 @@ impl<'a> Translator<'a> {
 
     /// `VALUES(col)` in ON DUPLICATE KEY UPDATE: the row that was to be inserted.
     pub(crate) fn excluded_column(&mut self, name: &str) -> Result<Typed> {
-        let table = self.excluded.as_ref().expect("called in ON DUPLICATE KEY UPDATE");
+        let table = self
+            .excluded
+            .as_ref()
+            .expect("called in ON DUPLICATE KEY UPDATE");
         let column = table
             .column(name)
             .ok_or_else(|| TranslateError::UnknownColumn(name.to_string(), "field list"))?;
-        Ok(Typed::new(format!("excluded.{}", ident(&column.name)), column.ty.ty()))
+        Ok(Typed::new(
+            format!("excluded.{}", ident(&column.name)),
+            column.ty.ty(),
+        ))
     }
 
     // ---- queries -----------------------------------------------------------------------
@@ -234,16 +266,28 @@ impl<'a> Translator<'a> {
                 let names: Vec<String> = if cte.alias.columns.is_empty() {
                     columns.iter().map(|c| c.name.clone()).collect()
                 } else {
-                    cte.alias.columns.iter().map(|c| c.name.value.clone()).collect()
+                    cte.alias
+                        .columns
+                        .iter()
+                        .map(|c| c.name.value.clone())
+                        .collect()
                 };
                 parts.push(format!(
                     "{}({}) AS ({sql})",
                     ident(&cte.alias.name.value),
-                    names.iter().map(|n| ident(n)).collect::<Vec<_>>().join(", ")
+                    names
+                        .iter()
+                        .map(|n| ident(n))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
                 self.ctes.push(Source {
                     name: cte.alias.name.value.clone(),
-                    columns: names.into_iter().zip(columns.iter()).map(|(n, c)| (n, c.ty, false)).collect(),
+                    columns: names
+                        .into_iter()
+                        .zip(columns.iter())
+                        .map(|(n, c)| (n, c.ty, false))
+                        .collect(),
                 });
             }
             prefix = format!("WITH {} ", parts.join(", "));
@@ -281,7 +325,9 @@ impl<'a> Translator<'a> {
         let number = |e: &Expr| -> Result<String> {
             match e {
                 Expr::Value(v) => match &v.value {
-                    sqlparser::ast::Value::Number(n, _) if n.parse::<u64>().is_ok() => Ok(n.clone()),
+                    sqlparser::ast::Value::Number(n, _) if n.parse::<u64>().is_ok() => {
+                        Ok(n.clone())
+                    }
                     sqlparser::ast::Value::Placeholder(p) if p == "?" => Ok("?".into()),
                     other => unsupported(format!("LIMIT {other}")),
                 },
@@ -337,8 +383,13 @@ impl<'a> Translator<'a> {
                 let op = match (op, set_quantifier) {
                     (SetOperator::Union, SetQuantifier::All) => "UNION ALL",
                     (SetOperator::Union, SetQuantifier::None | SetQuantifier::Distinct) => "UNION",
-                    (SetOperator::Intersect, SetQuantifier::None | SetQuantifier::Distinct) => "INTERSECT",
-                    (SetOperator::Except | SetOperator::Minus, SetQuantifier::None | SetQuantifier::Distinct) => "EXCEPT",
+                    (SetOperator::Intersect, SetQuantifier::None | SetQuantifier::Distinct) => {
+                        "INTERSECT"
+                    }
+                    (
+                        SetOperator::Except | SetOperator::Minus,
+                        SetQuantifier::None | SetQuantifier::Distinct,
+                    ) => "EXCEPT",
                     (other, q) => return unsupported(format!("{other} {q}")),
                 };
                 let columns: Vec<OutColumn> = lc
@@ -354,7 +405,9 @@ impl<'a> Translator<'a> {
                 }) {
                     return unsupported("UNION of columns of different types");
                 }
-                let by_collation = columns.iter().any(|c| matches!(c.ty, Ty::Str(_) | Ty::Decimal(_)));
+                let by_collation = columns
+                    .iter()
+                    .any(|c| matches!(c.ty, Ty::Str(_) | Ty::Decimal(_)));
                 if !by_collation || op == "UNION ALL" {
                     return Ok((format!("{l} {op} {r}"), columns));
                 }
@@ -365,7 +418,11 @@ impl<'a> Translator<'a> {
                 // of equal rows, in the order rows come: group the rows of UNION ALL by
                 // collation-aware keys and keep each group's first.
                 let names: Vec<String> = (0..columns.len()).map(|i| format!("c{i}")).collect();
-                let list = names.iter().map(|n| ident(n)).collect::<Vec<_>>().join(", ");
+                let list = names
+                    .iter()
+                    .map(|n| ident(n))
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 let keys = names
                     .iter()
                     .zip(&columns)
@@ -391,10 +448,16 @@ impl<'a> Translator<'a> {
         let dir = direction(item);
         let index = match &item.expr {
             Expr::Value(v) => match &v.value {
-                sqlparser::ast::Value::Number(n, _) => n.parse::<usize>().ok().filter(|i| (1..=columns.len()).contains(i)).map(|i| i - 1),
+                sqlparser::ast::Value::Number(n, _) => n
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|i| (1..=columns.len()).contains(i))
+                    .map(|i| i - 1),
                 _ => None,
             },
-            Expr::Identifier(id) => columns.iter().position(|c| c.name.eq_ignore_ascii_case(&id.value)),
+            Expr::Identifier(id) => columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(&id.value)),
             _ => None,
         };
         let Some(i) = index else {
@@ -411,18 +474,28 @@ impl<'a> Translator<'a> {
         let out = (|| -> Result<String> {
             if let Expr::Value(v) = &item.expr {
                 if let sqlparser::ast::Value::Number(n, _) = &v.value {
-                    let positions = self.scopes.last().map(|s| s.positions.clone()).unwrap_or_default();
-                    let Some(i) = n.parse::<usize>().ok().filter(|i| (1..=positions.len()).contains(i)) else {
+                    let positions = self
+                        .scopes
+                        .last()
+                        .map(|s| s.positions.clone())
+                        .unwrap_or_default();
+                    let Some(i) = n
+                        .parse::<usize>()
+                        .ok()
+                        .filter(|i| (1..=positions.len()).contains(i))
+                    else {
                         return Err(TranslateError::UnknownColumn(n.clone(), "order clause"));
                     };
                     return Ok(format!("{i}{}{dir}", collate_suffix(positions[i - 1])));
                 }
             }
             if let Expr::Identifier(id) = &item.expr {
-                let alias = self
-                    .scopes
-                    .last()
-                    .and_then(|s| s.outputs.iter().find(|(a, _)| a.eq_ignore_ascii_case(&id.value)).cloned());
+                let alias = self.scopes.last().and_then(|s| {
+                    s.outputs
+                        .iter()
+                        .find(|(a, _)| a.eq_ignore_ascii_case(&id.value))
+                        .cloned()
+                });
                 if let Some((alias, ty)) = alias {
                     return Ok(format!("{}{}{dir}", ident(&alias), collate_suffix(ty)));
                 }
@@ -434,13 +507,25 @@ impl<'a> Translator<'a> {
         out
     }
 
-    fn select(&mut self, s: &Select, order: &[OrderByExpr], limit: &str) -> Result<(String, Vec<OutColumn>)> {
+    fn select(
+        &mut self,
+        s: &Select,
+        order: &[OrderByExpr],
+        limit: &str,
+    ) -> Result<(String, Vec<OutColumn>)> {
         if s.into.is_some() {
             return unsupported("SELECT … INTO");
         }
-        if s.top.is_some() || !s.lateral_views.is_empty() || s.prewhere.is_some() || s.qualify.is_some()
-            || !s.named_window.is_empty() || !s.connect_by.is_empty() || !s.cluster_by.is_empty()
-            || !s.distribute_by.is_empty() || !s.sort_by.is_empty() || s.exclude.is_some()
+        if s.top.is_some()
+            || !s.lateral_views.is_empty()
+            || s.prewhere.is_some()
+            || s.qualify.is_some()
+            || !s.named_window.is_empty()
+            || !s.connect_by.is_empty()
+            || !s.cluster_by.is_empty()
+            || !s.distribute_by.is_empty()
+            || !s.sort_by.is_empty()
+            || s.exclude.is_some()
         {
             return unsupported("SELECT clause");
         }
@@ -455,7 +540,12 @@ impl<'a> Translator<'a> {
         out
     }
 
-    fn select_in_scope(&mut self, s: &Select, order: &[OrderByExpr], limit: &str) -> Result<(String, Vec<OutColumn>)> {
+    fn select_in_scope(
+        &mut self,
+        s: &Select,
+        order: &[OrderByExpr],
+        limit: &str,
+    ) -> Result<(String, Vec<OutColumn>)> {
         let mut from_sql = Vec::new();
         for twj in &s.from {
             from_sql.push(self.table_with_joins(twj)?);
@@ -478,11 +568,18 @@ impl<'a> Translator<'a> {
                         SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
                         _ => match e {
                             Expr::Identifier(id) => id.value.clone(),
-                            Expr::CompoundIdentifier(ids) => ids.last().map(|i| i.value.clone()).unwrap_or_default(),
+                            Expr::CompoundIdentifier(ids) => {
+                                ids.last().map(|i| i.value.clone()).unwrap_or_default()
+                            }
                             other => other.to_string(),
                         },
                     };
-                    items.push((t.sql.clone(), t.ty, name.clone(), matches!(item, SelectItem::ExprWithAlias { .. })));
+                    items.push((
+                        t.sql.clone(),
+                        t.ty,
+                        name.clone(),
+                        matches!(item, SelectItem::ExprWithAlias { .. }),
+                    ));
                     columns.push(OutColumn { name, ty: t.ty });
                 }
                 SelectItem::Wildcard(_) => {
@@ -495,27 +592,53 @@ impl<'a> Translator<'a> {
                         for (c, ty, _) in &source.columns {
                             let merged = scope.using.iter().any(|u| u.eq_ignore_ascii_case(c));
                             if merged {
-                                if seen_using.iter().any(|u: &String| u.eq_ignore_ascii_case(c)) {
+                                if seen_using
+                                    .iter()
+                                    .any(|u: &String| u.eq_ignore_ascii_case(c))
+                                {
                                     continue;
                                 }
                                 seen_using.push(c.clone());
                                 items.push((ident(c), *ty, c.clone(), false));
                             } else {
-                                items.push((format!("{}.{}", ident(&source.name), ident(c)), *ty, c.clone(), false));
+                                items.push((
+                                    format!("{}.{}", ident(&source.name), ident(c)),
+                                    *ty,
+                                    c.clone(),
+                                    false,
+                                ));
                             }
-                            columns.push(OutColumn { name: c.clone(), ty: *ty });
+                            columns.push(OutColumn {
+                                name: c.clone(),
+                                ty: *ty,
+                            });
                         }
                     }
                 }
-                SelectItem::QualifiedWildcard(SelectItemQualifiedWildcardKind::ObjectName(name), _) => {
+                SelectItem::QualifiedWildcard(
+                    SelectItemQualifiedWildcardKind::ObjectName(name),
+                    _,
+                ) => {
                     let qualifier = last_name(name)?;
                     let scope = self.scopes.last().expect("in a select");
-                    let Some(source) = scope.sources.iter().find(|s| s.name.eq_ignore_ascii_case(&qualifier)) else {
+                    let Some(source) = scope
+                        .sources
+                        .iter()
+                        .find(|s| s.name.eq_ignore_ascii_case(&qualifier))
+                    else {
                         return Err(TranslateError::NoSuchTable(qualifier));
                     };
                     for (c, ty, _) in &source.columns {
-                        items.push((format!("{}.{}", ident(&source.name), ident(c)), *ty, c.clone(), false));
-                        columns.push(OutColumn { name: c.clone(), ty: *ty });
+                        items.push((
+                            format!("{}.{}", ident(&source.name), ident(c)),
+                            *ty,
+                            c.clone(),
+                            false,
+                        ));
+                        columns.push(OutColumn {
+                            name: c.clone(),
+                            ty: *ty,
+                        });
                     }
                 }
                 other => return unsupported(format!("select item {other}")),
@@ -537,7 +660,11 @@ impl<'a> Translator<'a> {
             .iter()
             .enumerate()
             .map(|(i, (expr, ty, name, aliased))| {
-                let key = if distinct { group_key(&Typed::new(expr.clone(), *ty)) } else { expr.clone() };
+                let key = if distinct {
+                    group_key(&Typed::new(expr.clone(), *ty))
+                } else {
+                    expr.clone()
+                };
                 if self.numbered {
                     format!("{key} AS {}", ident(&format!("c{i}")))
                 } else if *aliased || distinct || self.named {
@@ -599,11 +726,21 @@ impl<'a> Translator<'a> {
         for join in &twj.joins {
             let right = self.table_factor(&join.relation)?;
             let (kind, constraint) = match &join.join_operator {
-                JoinOperator::Join(c) | JoinOperator::Inner(c) | JoinOperator::StraightJoin(c) => ("JOIN", c),
+                JoinOperator::Join(c) | JoinOperator::Inner(c) | JoinOperator::StraightJoin(c) => {
+                    ("JOIN", c)
+                }
                 JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => ("LEFT JOIN", c),
                 JoinOperator::Right(c) | JoinOperator::RightOuter(c) => ("RIGHT JOIN", c),
                 JoinOperator::CrossJoin(c) => ("CROSS JOIN", c),
-                other => return unsupported(format!("join {other:?}").split('(').next().unwrap_or("join").to_string()),
+                other => {
+                    return unsupported(
+                        format!("join {other:?}")
+                            .split('(')
+                            .next()
+                            .unwrap_or("join")
+                            .to_string(),
+                    );
+                }
             };
             let on = match constraint {
                 JoinConstraint::None => String::new(),
@@ -616,12 +753,18 @@ impl<'a> Translator<'a> {
                     let mut cols = Vec::new();
                     for n in names {
                         let c = last_name(n)?;
-                        self.scopes.last_mut().expect("in a select").using.push(c.clone());
+                        self.scopes
+                            .last_mut()
+                            .expect("in a select")
+                            .using
+                            .push(c.clone());
                         cols.push(ident(&c));
                     }
                     format!(" USING ({})", cols.join(", "))
                 }
-                JoinConstraint::Natural | JoinConstraint::UsingAlias(..) => return unsupported("NATURAL JOIN"),
+                JoinConstraint::Natural | JoinConstraint::UsingAlias(..) => {
+                    return unsupported("NATURAL JOIN");
+                }
             };
             sql = format!("{sql} {kind} {right}{on}");
         }
@@ -646,19 +789,35 @@ impl<'a> Translator<'a> {
                 }
                 let table_name = last_name(name)?;
                 let cte = (name.0.len() == 1)
-                    .then(|| self.ctes.iter().rev().find(|c| c.name.eq_ignore_ascii_case(&table_name)).cloned())
+                    .then(|| {
+                        self.ctes
+                            .iter()
+                            .rev()
+                            .find(|c| c.name.eq_ignore_ascii_case(&table_name))
+                            .cloned()
+                    })
                     .flatten();
                 let (sql_name, columns) = match cte {
                     Some(cte) => (ident(&cte.name), cte.columns),
                     None => {
                         let table = self.table(name)?;
-                        let columns = table.columns.iter().map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned())).collect();
+                        let columns = table
+                            .columns
+                            .iter()
+                            .map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned()))
+                            .collect();
                         (qualified(name)?, columns)
                     }
                 };
-                let refer = alias.as_ref().map_or(table_name.clone(), |a| a.name.value.clone());
+                let refer = alias
+                    .as_ref()
+                    .map_or(table_name.clone(), |a| a.name.value.clone());
                 let scope = self.scopes.last_mut().expect("in a select");
-                if scope.sources.iter().any(|s| s.name.eq_ignore_ascii_case(&refer)) {
+                if scope
+                    .sources
+                    .iter()
+                    .any(|s| s.name.eq_ignore_ascii_case(&refer))
+                {
                     return unsupported(format!("table '{refer}' named twice"));
                 }
                 scope.sources.push(Source {
@@ -683,10 +842,19 @@ impl<'a> Translator<'a> {
                 let (sql, columns) = result?;
                 let names: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
                 let refer = alias.name.value.clone();
-                self.scopes.last_mut().expect("in a select").sources.push(Source {
-                    name: refer.clone(),
-                    columns: names.iter().cloned().zip(columns.iter()).map(|(n, c)| (n, c.ty, false)).collect(),
-                });
+                self.scopes
+                    .last_mut()
+                    .expect("in a select")
+                    .sources
+                    .push(Source {
+                        name: refer.clone(),
+                        columns: names
+                            .iter()
+                            .cloned()
+                            .zip(columns.iter())
+                            .map(|(n, c)| (n, c.ty, false))
+                            .collect(),
+                    });
                 if !alias.columns.is_empty() {
                     return unsupported("derived table column list");
                 }
@@ -695,9 +863,10 @@ impl<'a> Translator<'a> {
             TableFactor::Derived { alias: None, .. } => Err(TranslateError::Unsupported(
                 "derived table without an alias".into(),
             )),
-            TableFactor::NestedJoin { table_with_joins, alias: None } => {
-                Ok(format!("({})", self.table_with_joins(table_with_joins)?))
-            }
+            TableFactor::NestedJoin {
+                table_with_joins,
+                alias: None,
+            } => Ok(format!("({})", self.table_with_joins(table_with_joins)?)),
             other => unsupported(format!("FROM {other}")),
         }
     }
@@ -708,7 +877,10 @@ impl<'a> Translator<'a> {
         if insert.replace_into {
             return unsupported("REPLACE");
         }
-        if insert.returning.is_some() || insert.partitioned.is_some() || insert.insert_alias.is_some() {
+        if insert.returning.is_some()
+            || insert.partitioned.is_some()
+            || insert.insert_alias.is_some()
+        {
             return unsupported("INSERT clause");
         }
         let TableObject::TableName(name) = &insert.table else {
@@ -720,7 +892,11 @@ impl<'a> Translator<'a> {
         // The target columns, in the order values are given.
         let mut targets: Vec<Column> = Vec::new();
         let named: Vec<String> = if insert.assignments.is_empty() {
-            insert.columns.iter().map(last_name).collect::<Result<_>>()?
+            insert
+                .columns
+                .iter()
+                .map(last_name)
+                .collect::<Result<_>>()?
         } else {
             insert
                 .assignments
@@ -747,7 +923,11 @@ impl<'a> Translator<'a> {
         // Columns left out must have a default (strict mode), or get the implicit one.
         let mut implicit: Vec<(Column, String)> = Vec::new();
         for c in &table.columns {
-            if targets.iter().any(|t| t.name == c.name) || c.has_default || c.auto_increment || !c.not_null {
+            if targets.iter().any(|t| t.name == c.name)
+                || c.has_default
+                || c.auto_increment
+                || !c.not_null
+            {
                 continue;
             }
             if !ignore {
@@ -768,7 +948,9 @@ impl<'a> Translator<'a> {
                 return unsupported("INSERT without values");
             };
             match source.body.as_ref() {
-                SetExpr::Values(values) if source.order_by.is_none() && source.limit_clause.is_none() => {
+                SetExpr::Values(values)
+                    if source.order_by.is_none() && source.limit_clause.is_none() =>
+                {
                     let mut rows = Vec::new();
                     for (i, row) in values.rows.iter().enumerate() {
                         if row.len() != targets.len() {
@@ -777,7 +959,8 @@ impl<'a> Translator<'a> {
                         }
                         let mut cells = Vec::new();
                         for (e, c) in row.iter().zip(&targets) {
-                            if matches!(e, Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("DEFAULT")) {
+                            if matches!(e, Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("DEFAULT"))
+                            {
                                 self.scopes.pop();
                                 return unsupported("DEFAULT as a value");
                             }
@@ -810,7 +993,14 @@ impl<'a> Translator<'a> {
                         .iter()
                         .zip(&targets)
                         .enumerate()
-                        .map(|(i, (oc, c))| store(&Typed::new(format!("s.{}", ident(&format!("c{i}"))), oc.ty), c, self.strict, ignore))
+                        .map(|(i, (oc, c))| {
+                            store(
+                                &Typed::new(format!("s.{}", ident(&format!("c{i}"))), oc.ty),
+                                c,
+                                self.strict,
+                                ignore,
+                            )
+                        })
                         .collect();
                     format!("SELECT {} FROM ({sql}) AS s WHERE true", cells.join(", "))
                 }
@@ -828,10 +1018,18 @@ impl<'a> Translator<'a> {
         match &insert.on {
             None => {}
             Some(OnInsert::DuplicateKeyUpdate(assignments)) => {
-                self.scopes.last_mut().expect("pushed").sources.push(Source {
-                    name: table.name.clone(),
-                    columns: table.columns.iter().map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned())).collect(),
-                });
+                self.scopes
+                    .last_mut()
+                    .expect("pushed")
+                    .sources
+                    .push(Source {
+                        name: table.name.clone(),
+                        columns: table
+                            .columns
+                            .iter()
+                            .map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned()))
+                            .collect(),
+                    });
                 self.excluded = Some(table.clone());
                 self.strict = true;
                 let mut sets = Vec::new();
@@ -847,7 +1045,11 @@ impl<'a> Translator<'a> {
                         .clone();
                     let t = self.expr(&a.value)?;
                     let value = store(&t, &c, true, false);
-                    same.push(format!("my_same({}.{}, {value})", ident(&table.name), ident(&c.name)));
+                    same.push(format!(
+                        "my_same({}.{}, {value})",
+                        ident(&table.name),
+                        ident(&c.name)
+                    ));
                     sets.push(format!("{} = {value}", ident(&c.name)));
                 }
                 self.excluded = None;
@@ -878,9 +1080,14 @@ impl<'a> Translator<'a> {
         let reserves = match rows {
             Some(rows) if auto_left_out => {
                 if ignore && rows > 1 {
-                    return unsupported("INSERT IGNORE of several rows into an AUTO_INCREMENT table");
+                    return unsupported(
+                        "INSERT IGNORE of several rows into an AUTO_INCREMENT table",
+                    );
                 }
-                Some(crate::Reservation { table: table.name.clone(), rows })
+                Some(crate::Reservation {
+                    table: table.name.clone(),
+                    rows,
+                })
             }
             _ => None,
         };
@@ -904,11 +1111,17 @@ impl<'a> Translator<'a> {
             return unsupported("UPDATE of a derived table");
         };
         let table = self.table(name)?;
-        let refer = alias.as_ref().map_or(table.name.clone(), |a| a.name.value.clone());
+        let refer = alias
+            .as_ref()
+            .map_or(table.name.clone(), |a| a.name.value.clone());
         self.scopes.push(Scope {
             sources: vec![Source {
                 name: refer.clone(),
-                columns: table.columns.iter().map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned())).collect(),
+                columns: table
+                    .columns
+                    .iter()
+                    .map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned()))
+                    .collect(),
             }],
             ..Scope::default()
         });
@@ -917,7 +1130,13 @@ impl<'a> Translator<'a> {
         out
     }
 
-    fn update_in_scope(&mut self, update: &Update, table: &Table, refer: &str, name: &ObjectName) -> Result<Translation> {
+    fn update_in_scope(
+        &mut self,
+        update: &Update,
+        table: &Table,
+        refer: &str,
+        name: &ObjectName,
+    ) -> Result<Translation> {
         self.strict = true;
         self.clause = "field list";
         let mut sets = Vec::new();
@@ -935,7 +1154,10 @@ impl<'a> Translator<'a> {
             // MySQL evaluates a single-table UPDATE's assignments left to right over the new
             // values; SQLite reads the old ones. Refuse when the difference can show.
             let text = a.value.to_string().to_ascii_lowercase();
-            if assigned.iter().any(|prev| text.contains(&prev.to_ascii_lowercase())) {
+            if assigned
+                .iter()
+                .any(|prev| text.contains(&prev.to_ascii_lowercase()))
+            {
                 return unsupported("UPDATE whose assignment reads a column assigned before it");
             }
             assigned.push(c.name.clone());
@@ -951,13 +1173,23 @@ impl<'a> Translator<'a> {
             let t = self.expr(w)?;
             filter.push(truth_sql(&t));
         }
-        let limited = self.limited_rows(refer, name, &filter, &update.order_by, update.limit.as_ref())?;
+        let limited = self.limited_rows(
+            refer,
+            name,
+            &filter,
+            &update.order_by,
+            update.limit.as_ref(),
+        )?;
         let mut conditions = match limited {
             Some(rows) => vec![rows],
             None => filter,
         };
         conditions.push(format!("NOT ({})", same.join(" AND ")));
-        let alias = if refer != table.name { format!(" AS {}", ident(refer)) } else { String::new() };
+        let alias = if refer != table.name {
+            format!(" AS {}", ident(refer))
+        } else {
+            String::new()
+        };
         Ok(Translation {
             sql: vec![format!(
                 "UPDATE {}{alias} SET {} WHERE {}",
@@ -983,13 +1215,14 @@ impl<'a> Translator<'a> {
         let mut conditions = Vec::new();
         for join in &twj.joins {
             match &join.join_operator {
-                JoinOperator::Join(c) | JoinOperator::Inner(c) | JoinOperator::CrossJoin(c) | JoinOperator::StraightJoin(c) => {
-                    match c {
-                        JoinConstraint::On(e) => conditions.push(e),
-                        JoinConstraint::None => {}
-                        _ => return unsupported("multi-table UPDATE with USING"),
-                    }
-                }
+                JoinOperator::Join(c)
+                | JoinOperator::Inner(c)
+                | JoinOperator::CrossJoin(c)
+                | JoinOperator::StraightJoin(c) => match c {
+                    JoinConstraint::On(e) => conditions.push(e),
+                    JoinConstraint::None => {}
+                    _ => return unsupported("multi-table UPDATE with USING"),
+                },
                 _ => return unsupported("multi-table UPDATE with an outer join"),
             }
             relations.push(&join.relation);
@@ -1024,7 +1257,10 @@ impl<'a> Translator<'a> {
                 let TableFactor::Table { name, alias, .. } = relation else {
                     return unsupported("multi-table UPDATE of a derived table");
                 };
-                let refer = alias.as_ref().map_or_else(|| last_name(name).unwrap_or_default(), |a| a.name.value.clone());
+                let refer = alias.as_ref().map_or_else(
+                    || last_name(name).unwrap_or_default(),
+                    |a| a.name.value.clone(),
+                );
                 if refer.eq_ignore_ascii_case(&target) {
                     target_table = Some(self.table(name)?);
                     target_sql = Some(sql);
@@ -1046,11 +1282,17 @@ impl<'a> Translator<'a> {
                 let column_name = last_name(n)?;
                 let c = table
                     .column(&column_name)
-                    .ok_or_else(|| TranslateError::UnknownColumn(column_name.clone(), "field list"))?
+                    .ok_or_else(|| {
+                        TranslateError::UnknownColumn(column_name.clone(), "field list")
+                    })?
                     .clone();
                 let t = self.expr(&a.value)?;
                 let value = store(&t, &c, true, false);
-                same.push(format!("my_same({}.{}, {value})", ident(&target), ident(&c.name)));
+                same.push(format!(
+                    "my_same({}.{}, {value})",
+                    ident(&target),
+                    ident(&c.name)
+                ));
                 sets.push(format!("{} = {value}", ident(&c.name)));
             }
             if update.assignments.len() > 1 {
@@ -1067,7 +1309,11 @@ impl<'a> Translator<'a> {
                 filter.push(truth_sql(&self.expr(w)?));
             }
             filter.push(format!("NOT ({})", same.join(" AND ")));
-            let from = if others.is_empty() { String::new() } else { format!(" FROM {}", others.join(", ")) };
+            let from = if others.is_empty() {
+                String::new()
+            } else {
+                format!(" FROM {}", others.join(", "))
+            };
             Ok(Translation {
                 sql: vec![format!(
                     "UPDATE {target_sql} SET {}{from} WHERE {}",
@@ -1101,7 +1347,11 @@ impl<'a> Translator<'a> {
         for item in order {
             parts.push(self.order_item(item, false)?);
         }
-        let order_sql = if parts.is_empty() { String::new() } else { format!(" ORDER BY {}", parts.join(", ")) };
+        let order_sql = if parts.is_empty() {
+            String::new()
+        } else {
+            format!(" ORDER BY {}", parts.join(", "))
+        };
         let limit_sql = match limit {
             None => String::new(),
             Some(e) => self.limit(Some(&LimitClause::LimitOffset {
@@ -1110,7 +1360,11 @@ impl<'a> Translator<'a> {
                 limit_by: Vec::new(),
             }))?,
         };
-        let where_sql = if filter.is_empty() { String::new() } else { format!(" WHERE {}", filter.join(" AND ")) };
+        let where_sql = if filter.is_empty() {
+            String::new()
+        } else {
+            format!(" WHERE {}", filter.join(" AND "))
+        };
         Ok(Some(format!(
             "rowid IN (SELECT {r}.rowid FROM {} AS {r}{where_sql}{order_sql}{limit_sql})",
             qualified(name)?,
@@ -1135,11 +1389,17 @@ impl<'a> Translator<'a> {
             return unsupported("DELETE from a derived table");
         };
         let table = self.table(name)?;
-        let refer = alias.as_ref().map_or(table.name.clone(), |a| a.name.value.clone());
+        let refer = alias
+            .as_ref()
+            .map_or(table.name.clone(), |a| a.name.value.clone());
         self.scopes.push(Scope {
             sources: vec![Source {
                 name: refer.clone(),
-                columns: table.columns.iter().map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned())).collect(),
+                columns: table
+                    .columns
+                    .iter()
+                    .map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned()))
+                    .collect(),
             }],
             ..Scope::default()
         });
@@ -1149,14 +1409,31 @@ impl<'a> Translator<'a> {
                 self.clause = "where clause";
                 filter.push(truth_sql(&self.expr(w)?));
             }
-            let conditions = match self.limited_rows(&refer, name, &filter, &delete.order_by, delete.limit.as_ref())? {
+            let conditions = match self.limited_rows(
+                &refer,
+                name,
+                &filter,
+                &delete.order_by,
+                delete.limit.as_ref(),
+            )? {
                 Some(rows) => vec![rows],
                 None => filter,
             };
-            let where_sql = if conditions.is_empty() { String::new() } else { format!(" WHERE {}", conditions.join(" AND ")) };
-            let alias = if refer != table.name { format!(" AS {}", ident(&refer)) } else { String::new() };
+            let where_sql = if conditions.is_empty() {
+                String::new()
+            } else {
+                format!(" WHERE {}", conditions.join(" AND "))
+            };
+            let alias = if refer != table.name {
+                format!(" AS {}", ident(&refer))
+            } else {
+                String::new()
+            };
             Ok(Translation {
-                sql: vec![format!("DELETE FROM {}{alias}{where_sql}", qualified(name)?)],
+                sql: vec![format!(
+                    "DELETE FROM {}{alias}{where_sql}",
+                    qualified(name)?
+                )],
                 columns: Vec::new(),
                 affected: Affected::Changes,
                 change: None,
@@ -1180,19 +1457,35 @@ impl<'a> Translator<'a> {
         let out = (|| -> Result<Translation> {
             let from = self.table_with_joins(twj)?;
             let scope = self.scopes.last().expect("pushed");
-            if !scope.sources.iter().any(|s| s.name.eq_ignore_ascii_case(&target)) {
+            if !scope
+                .sources
+                .iter()
+                .any(|s| s.name.eq_ignore_ascii_case(&target))
+            {
                 return Err(TranslateError::NoSuchTable(target.clone()));
             }
             let table_name = match &twj.relation {
                 TableFactor::Table { name, alias, .. }
-                    if alias.as_ref().map_or_else(|| last_name(name).unwrap_or_default(), |a| a.name.value.clone()).eq_ignore_ascii_case(&target) =>
+                    if alias
+                        .as_ref()
+                        .map_or_else(
+                            || last_name(name).unwrap_or_default(),
+                            |a| a.name.value.clone(),
+                        )
+                        .eq_ignore_ascii_case(&target) =>
                 {
                     name.clone()
                 }
                 _ => {
                     let found = twj.joins.iter().find_map(|j| match &j.relation {
                         TableFactor::Table { name, alias, .. }
-                            if alias.as_ref().map_or_else(|| last_name(name).unwrap_or_default(), |a| a.name.value.clone()).eq_ignore_ascii_case(&target) =>
+                            if alias
+                                .as_ref()
+                                .map_or_else(
+                                    || last_name(name).unwrap_or_default(),
+                                    |a| a.name.value.clone(),
+                                )
+                                .eq_ignore_ascii_case(&target) =>
                         {
                             Some(name.clone())
                         }
@@ -1227,7 +1520,8 @@ impl<'a> Translator<'a> {
     // ---- DDL ---------------------------------------------------------------------------
 
     fn create_table(&mut self, create: &CreateTable) -> Result<Translation> {
-        if create.query.is_some() || create.like.is_some() || create.temporary || create.or_replace {
+        if create.query.is_some() || create.like.is_some() || create.temporary || create.or_replace
+        {
             return unsupported("CREATE TABLE form");
         }
         let name = last_name(&create.name)?;
@@ -1278,18 +1572,32 @@ impl<'a> Translator<'a> {
                     primary = index_columns(&pk.columns)?;
                 }
                 TableConstraint::Unique(u) => {
-                    let n = u.name.as_ref().or(u.index_name.as_ref()).map(|i| i.value.clone());
+                    let n = u
+                        .name
+                        .as_ref()
+                        .or(u.index_name.as_ref())
+                        .map(|i| i.value.clone());
                     indexes.push((n, index_columns(&u.columns)?, true));
                 }
                 TableConstraint::Index(i) => {
-                    indexes.push((i.name.as_ref().map(|n| n.value.clone()), index_columns(&i.columns)?, false));
+                    indexes.push((
+                        i.name.as_ref().map(|n| n.value.clone()),
+                        index_columns(&i.columns)?,
+                        false,
+                    ));
                 }
                 TableConstraint::ForeignKey(fk) => {
                     let action = |a: &Option<ReferentialAction>| {
-                        a.as_ref().map(|a| a.to_string()).unwrap_or_else(|| "NO ACTION".into())
+                        a.as_ref()
+                            .map(|a| a.to_string())
+                            .unwrap_or_else(|| "NO ACTION".into())
                     };
                     let own: Vec<String> = fk.columns.iter().map(|c| ident(&c.value)).collect();
-                    let theirs: Vec<String> = fk.referred_columns.iter().map(|c| ident(&c.value)).collect();
+                    let theirs: Vec<String> = fk
+                        .referred_columns
+                        .iter()
+                        .map(|c| ident(&c.value))
+                        .collect();
                     let target = last_name(&fk.foreign_table)?;
                     if target != name && self.catalog.table(None, &target).is_none() {
                         return unsupported("a foreign key to a missing table");
@@ -1302,27 +1610,52 @@ impl<'a> Translator<'a> {
                         action(&fk.on_delete),
                         action(&fk.on_update)
                     ));
-                    indexes.push((fk.index_name.as_ref().or(fk.name.as_ref()).map(|n| n.value.clone()), fk.columns.iter().map(|c| c.value.clone()).collect(), false));
+                    indexes.push((
+                        fk.index_name
+                            .as_ref()
+                            .or(fk.name.as_ref())
+                            .map(|n| n.value.clone()),
+                        fk.columns.iter().map(|c| c.value.clone()).collect(),
+                        false,
+                    ));
                 }
-                other => return unsupported(format!("constraint {}", first_words(&other.to_string()))),
+                other => {
+                    return unsupported(format!("constraint {}", first_words(&other.to_string())));
+                }
             }
         }
         for p in &primary {
-            let Some(c) = table.columns.iter_mut().find(|c| c.name.eq_ignore_ascii_case(p)) else {
+            let Some(c) = table
+                .columns
+                .iter_mut()
+                .find(|c| c.name.eq_ignore_ascii_case(p))
+            else {
                 return Err(TranslateError::UnknownColumn(p.clone(), "PRIMARY KEY"));
             };
             c.not_null = true;
         }
         // The AUTO_INCREMENT column must be the integer primary key (SQLite's rowid).
-        let auto: Vec<usize> = (0..table.columns.len()).filter(|&i| table.columns[i].auto_increment).collect();
+        let auto: Vec<usize> = (0..table.columns.len())
+            .filter(|&i| table.columns[i].auto_increment)
+            .collect();
         let mut rowid_key = false;
         match auto.as_slice() {
             [] => {}
-            [i] if primary.len() == 1 && primary[0].eq_ignore_ascii_case(&table.columns[*i].name) && matches!(table.columns[*i].ty, ColumnType::Int { .. }) => {
-                defs[*i] = format!("{} INTEGER PRIMARY KEY AUTOINCREMENT", ident(&table.columns[*i].name));
+            [i] if primary.len() == 1
+                && primary[0].eq_ignore_ascii_case(&table.columns[*i].name)
+                && matches!(table.columns[*i].ty, ColumnType::Int { .. }) =>
+            {
+                defs[*i] = format!(
+                    "{} INTEGER PRIMARY KEY AUTOINCREMENT",
+                    ident(&table.columns[*i].name)
+                );
                 rowid_key = true;
             }
-            _ => return unsupported("AUTO_INCREMENT on a column that is not the integer primary key"),
+            _ => {
+                return unsupported(
+                    "AUTO_INCREMENT on a column that is not the integer primary key",
+                );
+            }
         }
         // NOT NULL of key columns after the primary key made them so.
         for (i, c) in table.columns.iter().enumerate() {
@@ -1335,7 +1668,11 @@ impl<'a> Translator<'a> {
             defs.push(format!("PRIMARY KEY ({})", cols.join(", ")));
         }
         defs.extend(foreign);
-        let mut sql = vec![format!("CREATE TABLE {} ({})", ident(&name), defs.join(", "))];
+        let mut sql = vec![format!(
+            "CREATE TABLE {} ({})",
+            ident(&name),
+            defs.join(", ")
+        )];
         for (index_name, columns, unique) in indexes {
             let index_name = index_name.unwrap_or_else(|| columns[0].clone());
             let index_name = unique_index_name(&table, &index_name);
@@ -1354,7 +1691,11 @@ impl<'a> Translator<'a> {
                 if unique { "UNIQUE " } else { "" },
                 ident(&index.sqlite_name),
                 ident(&name),
-                columns.iter().map(|c| ident(c)).collect::<Vec<_>>().join(", ")
+                columns
+                    .iter()
+                    .map(|c| ident(c))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ));
             table.indexes.push(index);
         }
@@ -1377,7 +1718,11 @@ impl<'a> Translator<'a> {
 
     /// One column definition: the catalog column, its SQLite definition, whether it is the
     /// primary key and whether it is UNIQUE.
-    fn column_def(&mut self, def: &sqlparser::ast::ColumnDef, default_collation: Collation) -> Result<(Column, String, bool, bool)> {
+    fn column_def(
+        &mut self,
+        def: &sqlparser::ast::ColumnDef,
+        default_collation: Collation,
+    ) -> Result<(Column, String, bool, bool)> {
         let mut collation = default_collation;
         for o in &def.options {
             if let ColumnOption::Collation(c) = &o.option {
@@ -1416,7 +1761,9 @@ impl<'a> Translator<'a> {
                 ColumnOption::Comment(c) => column.comment = Some(c.clone()),
                 ColumnOption::OnUpdate(e) if is_now(e) => column.on_update_now = true,
                 ColumnOption::DialectSpecific(tokens)
-                    if tokens.iter().any(|t| t.to_string().eq_ignore_ascii_case("AUTO_INCREMENT")) =>
+                    if tokens
+                        .iter()
+                        .any(|t| t.to_string().eq_ignore_ascii_case("AUTO_INCREMENT")) =>
                 {
                     column.auto_increment = true;
                 }
@@ -1448,7 +1795,8 @@ impl<'a> Translator<'a> {
             return Ok("NULL".into());
         }
         // The default is a constant: kept as MySQL stores it in the column.
-        crate::value::constant_default(e, &column.ty).ok_or_else(|| TranslateError::Unsupported(format!("DEFAULT {e}")))
+        crate::value::constant_default(e, &column.ty)
+            .ok_or_else(|| TranslateError::Unsupported(format!("DEFAULT {e}")))
     }
 
     fn create_index(&mut self, create: &CreateIndex) -> Result<Translation> {
@@ -1457,7 +1805,11 @@ impl<'a> Translator<'a> {
             return unsupported("CREATE INDEX without a name");
         };
         let index_name = last_name(name)?;
-        if table.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(&index_name)) {
+        if table
+            .indexes
+            .iter()
+            .any(|i| i.name.eq_ignore_ascii_case(&index_name))
+        {
             return Err(TranslateError::DuplicateKey(index_name));
         }
         let columns = index_columns(&create.columns)?;
@@ -1476,7 +1828,11 @@ impl<'a> Translator<'a> {
             if create.unique { "UNIQUE " } else { "" },
             ident(&index.sqlite_name),
             ident(&table.name),
-            columns.iter().map(|c| ident(c)).collect::<Vec<_>>().join(", ")
+            columns
+                .iter()
+                .map(|c| ident(c))
+                .collect::<Vec<_>>()
+                .join(", ")
         );
         let mut changed = table.clone();
         changed.indexes.push(index);
@@ -1523,15 +1879,26 @@ impl<'a> Translator<'a> {
     }
 
     fn drop_index(&mut self, table: Table, index_name: &str) -> Result<Translation> {
-        let Some(at) = table.indexes.iter().position(|i| i.name.eq_ignore_ascii_case(index_name)) else {
+        let Some(at) = table
+            .indexes
+            .iter()
+            .position(|i| i.name.eq_ignore_ascii_case(index_name))
+        else {
             return Err(TranslateError::NoSuchIndex(index_name.to_string()));
         };
         let mut changed = table;
         let index = changed.indexes.remove(at);
-        Ok(ddl(vec![format!("DROP INDEX {}", ident(&index.sqlite_name))], CatalogChange::Replace(changed)))
+        Ok(ddl(
+            vec![format!("DROP INDEX {}", ident(&index.sqlite_name))],
+            CatalogChange::Replace(changed),
+        ))
     }
 
-    fn alter_table(&mut self, name: &ObjectName, operations: &[AlterTableOperation]) -> Result<Translation> {
+    fn alter_table(
+        &mut self,
+        name: &ObjectName,
+        operations: &[AlterTableOperation],
+    ) -> Result<Translation> {
         let table = self.table(name)?;
         let [op] = operations else {
             return unsupported("ALTER TABLE with several changes");
@@ -1540,7 +1907,11 @@ impl<'a> Translator<'a> {
         let mut changed = table.clone();
         let default_collation = Collation::Ci;
         let sql = match op {
-            AlterTableOperation::AddColumn { column_def, column_position: None, .. } => {
+            AlterTableOperation::AddColumn {
+                column_def,
+                column_position: None,
+                ..
+            } => {
                 let (column, def, pk, unique) = self.column_def(column_def, default_collation)?;
                 if pk || unique || column.auto_increment || column.on_update_now {
                     return unsupported("ADD COLUMN with a key, AUTO_INCREMENT or ON UPDATE");
@@ -1559,19 +1930,40 @@ impl<'a> Translator<'a> {
                 changed.columns.push(column);
                 vec![format!("ALTER TABLE {quoted} ADD COLUMN {def}")]
             }
-            AlterTableOperation::DropColumn { column_names, if_exists: false, .. } => {
+            AlterTableOperation::DropColumn {
+                column_names,
+                if_exists: false,
+                ..
+            } => {
                 let [c] = column_names.as_slice() else {
                     return unsupported("DROP COLUMN of several columns");
                 };
-                let Some(at) = changed.columns.iter().position(|x| x.name.eq_ignore_ascii_case(&c.value)) else {
+                let Some(at) = changed
+                    .columns
+                    .iter()
+                    .position(|x| x.name.eq_ignore_ascii_case(&c.value))
+                else {
                     return Err(TranslateError::NoSuchIndex(c.value.clone()));
                 };
                 let column = changed.columns.remove(at);
-                vec![format!("ALTER TABLE {quoted} DROP COLUMN {}", ident(&column.name))]
+                vec![format!(
+                    "ALTER TABLE {quoted} DROP COLUMN {}",
+                    ident(&column.name)
+                )]
             }
-            AlterTableOperation::RenameColumn { old_column_name, new_column_name } => {
-                let Some(c) = changed.columns.iter_mut().find(|x| x.name.eq_ignore_ascii_case(&old_column_name.value)) else {
-                    return Err(TranslateError::UnknownColumn(old_column_name.value.clone(), "field list"));
+            AlterTableOperation::RenameColumn {
+                old_column_name,
+                new_column_name,
+            } => {
+                let Some(c) = changed
+                    .columns
+                    .iter_mut()
+                    .find(|x| x.name.eq_ignore_ascii_case(&old_column_name.value))
+                else {
+                    return Err(TranslateError::UnknownColumn(
+                        old_column_name.value.clone(),
+                        "field list",
+                    ));
                 };
                 c.name = new_column_name.value.clone();
                 vec![format!(
@@ -1582,20 +1974,30 @@ impl<'a> Translator<'a> {
             }
             AlterTableOperation::RenameTable { table_name } => {
                 let to = match table_name {
-                    sqlparser::ast::RenameTableNameKind::As(n) | sqlparser::ast::RenameTableNameKind::To(n) => last_name(n)?,
+                    sqlparser::ast::RenameTableNameKind::As(n)
+                    | sqlparser::ast::RenameTableNameKind::To(n) => last_name(n)?,
                 };
                 return Ok(ddl(
                     vec![format!("ALTER TABLE {quoted} RENAME TO {}", ident(&to))],
-                    CatalogChange::Rename { from: table.name, to },
+                    CatalogChange::Rename {
+                        from: table.name,
+                        to,
+                    },
                 ));
             }
-            AlterTableOperation::AddConstraint { constraint: TableConstraint::Index(i), .. } => {
+            AlterTableOperation::AddConstraint {
+                constraint: TableConstraint::Index(i),
+                ..
+            } => {
                 let Some(n) = &i.name else {
                     return unsupported("ADD INDEX without a name");
                 };
                 return self.add_index(table, &n.value, index_columns(&i.columns)?, false);
             }
-            AlterTableOperation::AddConstraint { constraint: TableConstraint::Unique(u), .. } => {
+            AlterTableOperation::AddConstraint {
+                constraint: TableConstraint::Unique(u),
+                ..
+            } => {
                 let Some(n) = u.name.as_ref().or(u.index_name.as_ref()) else {
                     return unsupported("ADD UNIQUE without a name");
                 };
@@ -1604,13 +2006,25 @@ impl<'a> Translator<'a> {
             AlterTableOperation::DropIndex { name } => {
                 return self.drop_index(table, &name.value);
             }
-            other => return unsupported(format!("ALTER TABLE {}", first_words(&other.to_string()))),
+            other => {
+                return unsupported(format!("ALTER TABLE {}", first_words(&other.to_string())));
+            }
         };
         Ok(ddl(sql, CatalogChange::Replace(changed)))
     }
 
-    fn add_index(&mut self, table: Table, name: &str, columns: Vec<String>, unique: bool) -> Result<Translation> {
-        if table.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(name)) {
+    fn add_index(
+        &mut self,
+        table: Table,
+        name: &str,
+        columns: Vec<String>,
+        unique: bool,
+    ) -> Result<Translation> {
+        if table
+            .indexes
+            .iter()
+            .any(|i| i.name.eq_ignore_ascii_case(name))
+        {
             return Err(TranslateError::DuplicateKey(name.to_string()));
         }
         for c in &columns {
@@ -1628,7 +2042,11 @@ impl<'a> Translator<'a> {
             if unique { "UNIQUE " } else { "" },
             ident(&index.sqlite_name),
             ident(&table.name),
-            columns.iter().map(|c| ident(c)).collect::<Vec<_>>().join(", ")
+            columns
+                .iter()
+                .map(|c| ident(c))
+                .collect::<Vec<_>>()
+                .join(", ")
         );
         let mut changed = table;
         changed.indexes.push(index);
@@ -1689,16 +2107,30 @@ fn last_name(name: &ObjectName) -> Result<String> {
 /// A table name as SQLite's: `"t"`, or `"db"."t"` for a qualified one (the engine attaches
 /// each database under its name).
 fn qualified(name: &ObjectName) -> Result<String> {
-    Ok(name_parts(name)?.iter().map(|p| ident(p)).collect::<Vec<_>>().join("."))
+    Ok(name_parts(name)?
+        .iter()
+        .map(|p| ident(p))
+        .collect::<Vec<_>>()
+        .join("."))
 }
 
 fn first_words(text: &str) -> String {
-    text.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+    text.split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn is_now(e: &Expr) -> bool {
     let text = e.to_string().to_ascii_uppercase();
-    matches!(text.as_str(), "CURRENT_TIMESTAMP" | "CURRENT_TIMESTAMP()" | "NOW()" | "LOCALTIMESTAMP" | "LOCALTIMESTAMP()")
+    matches!(
+        text.as_str(),
+        "CURRENT_TIMESTAMP"
+            | "CURRENT_TIMESTAMP()"
+            | "NOW()"
+            | "LOCALTIMESTAMP"
+            | "LOCALTIMESTAMP()"
+    )
 }
 
 fn index_columns(columns: &[sqlparser::ast::IndexColumn]) -> Result<Vec<String>> {
@@ -1712,7 +2144,11 @@ fn index_columns(columns: &[sqlparser::ast::IndexColumn]) -> Result<Vec<String>>
 }
 
 fn unique_index_name(table: &Table, wanted: &str) -> String {
-    if !table.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(wanted)) {
+    if !table
+        .indexes
+        .iter()
+        .any(|i| i.name.eq_ignore_ascii_case(wanted))
+    {
         return wanted.to_string();
     }
     (2..)
@@ -1751,16 +2187,34 @@ fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType>
         .split(|c: char| !c.is_ascii_digit())
         .filter_map(|p| p.parse().ok())
         .collect();
-    let base: String = text.chars().take_while(|c| c.is_ascii_alphabetic()).collect();
+    let base: String = text
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect();
     let int = |bits: u32| {
         if unsigned {
             // BIGINT UNSIGNED holds up to i64::MAX here: a larger value is refused as out of
             // range (1264) rather than stored differently.
-            Ok(ColumnType::Int { min: 0, max: if bits == 64 { i64::MAX } else { (1i64 << bits) - 1 } })
+            Ok(ColumnType::Int {
+                min: 0,
+                max: if bits == 64 {
+                    i64::MAX
+                } else {
+                    (1i64 << bits) - 1
+                },
+            })
         } else {
             Ok(ColumnType::Int {
-                min: if bits == 64 { i64::MIN } else { -(1i64 << (bits - 1)) },
-                max: if bits == 64 { i64::MAX } else { (1i64 << (bits - 1)) - 1 },
+                min: if bits == 64 {
+                    i64::MIN
+                } else {
+                    -(1i64 << (bits - 1))
+                },
+                max: if bits == 64 {
+                    i64::MAX
+                } else {
+                    (1i64 << (bits - 1)) - 1
+                },
             })
         }
     };
@@ -1779,20 +2233,45 @@ fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType>
             if p > 65 || s > 30 || s > p || unsigned {
                 return unsupported(format!("column type {text}"));
             }
-            ColumnType::Decimal { precision: p as u8, scale: s as u8 }
+            ColumnType::Decimal {
+                precision: p as u8,
+                scale: s as u8,
+            }
         }
         "DOUBLE" | "REAL" if !unsigned => ColumnType::Double,
         "FLOAT" if !unsigned && nums.is_empty() => ColumnType::Float,
-        "CHAR" | "CHARACTER" => ColumnType::Char { length: nums.first().copied().unwrap_or(1), collation },
-        "VARCHAR" => ColumnType::VarChar { length: nums.first().copied().unwrap_or(255), collation },
-        "TINYTEXT" => ColumnType::VarChar { length: 255, collation },
-        "TEXT" => ColumnType::VarChar { length: 65_535, collation },
-        "MEDIUMTEXT" => ColumnType::VarChar { length: 16_777_215, collation },
-        "LONGTEXT" => ColumnType::VarChar { length: u32::MAX, collation },
-        "BINARY" | "VARBINARY" => ColumnType::Bytes { length: nums.first().copied().unwrap_or(1) },
+        "CHAR" | "CHARACTER" => ColumnType::Char {
+            length: nums.first().copied().unwrap_or(1),
+            collation,
+        },
+        "VARCHAR" => ColumnType::VarChar {
+            length: nums.first().copied().unwrap_or(255),
+            collation,
+        },
+        "TINYTEXT" => ColumnType::VarChar {
+            length: 255,
+            collation,
+        },
+        "TEXT" => ColumnType::VarChar {
+            length: 65_535,
+            collation,
+        },
+        "MEDIUMTEXT" => ColumnType::VarChar {
+            length: 16_777_215,
+            collation,
+        },
+        "LONGTEXT" => ColumnType::VarChar {
+            length: u32::MAX,
+            collation,
+        },
+        "BINARY" | "VARBINARY" => ColumnType::Bytes {
+            length: nums.first().copied().unwrap_or(1),
+        },
         "TINYBLOB" | "BLOB" | "MEDIUMBLOB" | "LONGBLOB" => ColumnType::Bytes { length: u32::MAX },
         "DATE" => ColumnType::Date,
-        "DATETIME" | "TIMESTAMP" => ColumnType::DateTime { fsp: nums.first().copied().unwrap_or(0).min(6) as u8 },
+        "DATETIME" | "TIMESTAMP" => ColumnType::DateTime {
+            fsp: nums.first().copied().unwrap_or(0).min(6) as u8,
+        },
         _ => return unsupported(format!("column type {text}")),
     })
 }
@@ -1815,7 +2294,9 @@ fn store(t: &Typed, c: &Column, strict: bool, ignore: bool) -> String {
     let s = i32::from(strict);
     let name = quote(&c.name);
     let value = match &c.ty {
-        ColumnType::Int { min, max } => format!("my_store_int({}, {min}, {max}, {s}, {name})", t.sql),
+        ColumnType::Int { min, max } => {
+            format!("my_store_int({}, {min}, {max}, {s}, {name})", t.sql)
+        }
         ColumnType::Decimal { precision, scale } => {
             format!("my_store_dec({}, {precision}, {scale}, {s}, {name})", t.sql)
         }
@@ -1832,10 +2313,16 @@ fn store(t: &Typed, c: &Column, strict: bool, ignore: bool) -> String {
         ),
         ColumnType::Bytes { .. } => format!("CAST({} AS BLOB)", as_text(t)),
         ColumnType::Date => format!("my_store_date({}, 0, {s}, {name}, 'date')", t.sql),
-        ColumnType::DateTime { fsp } => format!("my_store_date({}, {fsp}, {s}, {name}, 'datetime')", t.sql),
+        ColumnType::DateTime { fsp } => {
+            format!("my_store_date({}, {fsp}, {s}, {name}, 'datetime')", t.sql)
+        }
         ColumnType::Time => t.sql.clone(),
     };
-    let value = if c.auto_increment { format!("nullif({value}, 0)") } else { value };
+    let value = if c.auto_increment {
+        format!("nullif({value}, 0)")
+    } else {
+        value
+    };
     if ignore && c.not_null && !c.auto_increment {
         format!("coalesce({value}, {})", implicit_default(&c.ty))
     } else {

@@ -73,7 +73,10 @@ pub enum Ty {
 impl Ty {
     /// Whether this is a number type (or NULL).
     pub(crate) fn is_numeric(self) -> bool {
-        matches!(self, Self::Int | Self::Decimal(_) | Self::Double | Self::Float)
+        matches!(
+            self,
+            Self::Int | Self::Decimal(_) | Self::Double | Self::Float
+        )
     }
 
     /// Whether values are held as text in a date or time format.

@@ -154,7 +154,10 @@ pub fn text_of(value: ValueRef<'_>, ty: &Ty) -> Option<String> {
     Some(match ty {
         Ty::Int => match value {
             ValueRef::Integer(i) => i.to_string(),
-            other => to_i64(other).map_or_else(|| to_text(other).unwrap_or_default().into_owned(), |i| i.to_string()),
+            other => to_i64(other).map_or_else(
+                || to_text(other).unwrap_or_default().into_owned(),
+                |i| i.to_string(),
+            ),
         },
         Ty::Decimal(scale) => decimal_text(&to_decimal(value)?, i64::from(*scale)),
         Ty::Double => double_text(to_f64(value)?),
@@ -165,12 +168,18 @@ pub fn text_of(value: ValueRef<'_>, ty: &Ty) -> Option<String> {
 
 /// A column DEFAULT as the constant MySQL keeps: a literal converted to the column's type;
 /// `None` for a default that is not a literal or does not fit (the caller refuses it).
-pub(crate) fn constant_default(e: &sqlparser::ast::Expr, ty: &crate::types::ColumnType) -> Option<String> {
+pub(crate) fn constant_default(
+    e: &sqlparser::ast::Expr,
+    ty: &crate::types::ColumnType,
+) -> Option<String> {
     use crate::types::ColumnType as C;
     use sqlparser::ast::{Expr, UnaryOperator, Value};
     let (text, negative) = match e {
         Expr::Value(v) => (v.value.clone(), false),
-        Expr::UnaryOp { op: UnaryOperator::Minus, expr } => match expr.as_ref() {
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } => match expr.as_ref() {
             Expr::Value(v) => (v.value.clone(), true),
             _ => return None,
         },
@@ -191,12 +200,20 @@ pub(crate) fn constant_default(e: &sqlparser::ast::Expr, ty: &crate::types::Colu
         C::Decimal { precision, scale } => {
             let d = BigDecimal::from_str(raw.trim()).ok()?;
             let text = decimal_text(&d, i64::from(*scale));
-            let digits = text.trim_start_matches('-').replace('.', "").trim_start_matches('0').len();
+            let digits = text
+                .trim_start_matches('-')
+                .replace('.', "")
+                .trim_start_matches('0')
+                .len();
             (digits <= usize::from(*precision)).then(|| quoted(&text))
         }
         C::Double | C::Float => raw.trim().parse::<f64>().ok().map(|v| format!("{v:?}")),
         C::Char { length, .. } | C::VarChar { length, .. } => {
-            let kept = if matches!(ty, C::Char { .. }) { raw.trim_end_matches(' ') } else { raw.as_str() };
+            let kept = if matches!(ty, C::Char { .. }) {
+                raw.trim_end_matches(' ')
+            } else {
+                raw.as_str()
+            };
             (kept.chars().count() <= *length as usize).then(|| quoted(kept))
         }
         C::Date | C::DateTime { .. } => {
@@ -240,7 +257,13 @@ mod tests {
     fn decimals_keep_their_scale() {
         let d = BigDecimal::from_str("11.6").unwrap();
         assert_eq!(decimal_text(&d, 2), "11.60");
-        assert_eq!(decimal_text(&BigDecimal::from_str("2.345").unwrap(), 2), "2.35");
-        assert_eq!(decimal_text(&BigDecimal::from_str("-2.345").unwrap(), 2), "-2.35");
+        assert_eq!(
+            decimal_text(&BigDecimal::from_str("2.345").unwrap(), 2),
+            "2.35"
+        );
+        assert_eq!(
+            decimal_text(&BigDecimal::from_str("-2.345").unwrap(), 2),
+            "-2.35"
+        );
     }
 }

@@ -14,12 +14,17 @@ use std::fmt;
 use mysql::prelude::Queryable;
 use rusqlite::Connection;
 use xrpc_sql::{Options, Session, Transaction};
-use xrpc_sql_sqlite::{Affected, MemoryCatalog, SessionState, TranslateError, error_of, register, text_of, translate};
+use xrpc_sql_sqlite::{
+    Affected, MemoryCatalog, SessionState, TranslateError, error_of, register, text_of, translate,
+};
 
 /// What one statement did.
 #[derive(Debug, Clone, PartialEq)]
 enum Outcome {
-    Rows { columns: usize, rows: Vec<Vec<Option<String>>> },
+    Rows {
+        columns: usize,
+        rows: Vec<Vec<Option<String>>>,
+    },
     Affected(u64),
     Error(u16, String),
 }
@@ -33,11 +38,19 @@ impl fmt::Display for Outcome {
                     .iter()
                     .take(6)
                     .map(|r| {
-                        let cells: Vec<String> = r.iter().map(|c| c.clone().unwrap_or_else(|| "NULL".into())).collect();
+                        let cells: Vec<String> = r
+                            .iter()
+                            .map(|c| c.clone().unwrap_or_else(|| "NULL".into()))
+                            .collect();
                         format!("({})", cells.join(", "))
                     })
                     .collect();
-                write!(f, "{}{}", shown.join(" "), if rows.len() > 6 { " …" } else { "" })
+                write!(
+                    f,
+                    "{}{}",
+                    shown.join(" "),
+                    if rows.len() > 6 { " …" } else { "" }
+                )
             }
             Self::Affected(n) => write!(f, "{n} rows affected"),
             Self::Error(code, message) => write!(f, "error {code}: {message}"),
@@ -55,7 +68,11 @@ fn scripts() -> Vec<(String, Vec<String>)> {
             scripts.push((name.trim().to_string(), Vec::new()));
         } else if !line.is_empty() && !line.starts_with("--") {
             let statement = line.strip_suffix(';').unwrap_or(line).to_string();
-            scripts.last_mut().expect("a statement before the first script line").1.push(statement);
+            scripts
+                .last_mut()
+                .expect("a statement before the first script line")
+                .1
+                .push(statement);
         }
     }
     scripts
@@ -84,7 +101,9 @@ fn mariadb_outcome(conn: &mut mysql::Conn, statement: &str) -> Outcome {
                         .into_iter()
                         .map(|v| match v {
                             mysql::Value::NULL => None,
-                            mysql::Value::Bytes(b) => Some(String::from_utf8_lossy(&b).into_owned()),
+                            mysql::Value::Bytes(b) => {
+                                Some(String::from_utf8_lossy(&b).into_owned())
+                            }
                             other => Some(other.as_sql(true).trim_matches('\'').to_string()),
                         })
                         .collect(),
@@ -141,7 +160,9 @@ impl Node {
             Err(err) => return refusal(&err),
         };
         let before = translation.reserves.as_ref().map(|r| {
-            self.conn.query_row(&r.before_sql(), [], |row| row.get::<_, i64>(0)).unwrap()
+            self.conn
+                .query_row(&r.before_sql(), [], |row| row.get::<_, i64>(0))
+                .unwrap()
         });
         let mut outcome = Outcome::Affected(0);
         for sql in &translation.sql {
@@ -149,7 +170,9 @@ impl Node {
                 Ok(o) => o,
                 Err(err) => {
                     let outcome = sqlite_error(&err, parsed.kind);
-                    if let (Some(r), Some(before), Outcome::Error(1062, _)) = (&translation.reserves, before, &outcome) {
+                    if let (Some(r), Some(before), Outcome::Error(1062, _)) =
+                        (&translation.reserves, before, &outcome)
+                    {
                         self.conn.execute_batch(&r.sql(before)).unwrap();
                     }
                     return outcome;
@@ -165,7 +188,11 @@ impl Node {
         outcome
     }
 
-    fn execute(&mut self, sql: &str, translation: &xrpc_sql_sqlite::Translation) -> rusqlite::Result<Outcome> {
+    fn execute(
+        &mut self,
+        sql: &str,
+        translation: &xrpc_sql_sqlite::Translation,
+    ) -> rusqlite::Result<Outcome> {
         let mut stmt = self.conn.prepare(sql).map_err(|err| {
             // SQL the translation produced and SQLite rejects is a translation bug: say so loudly.
             eprintln!("SQLite rejected the translation: {sql}\n  {err}");
@@ -190,7 +217,10 @@ impl Node {
             }
             rows.push(cells);
         }
-        Ok(Outcome::Rows { columns: columns.len(), rows })
+        Ok(Outcome::Rows {
+            columns: columns.len(),
+            rows,
+        })
     }
 
     fn session(&mut self, session: Session) -> Outcome {
@@ -208,22 +238,29 @@ impl Node {
                     let xrpc_sql::Assignment::User { name, value } = a else {
                         return Outcome::Error(1235, "system variables".into());
                     };
-                    let select = xrpc_sql::parse_one_statement(&format!("SELECT {value}"), &Options::default()).unwrap();
+                    let select = xrpc_sql::parse_one_statement(
+                        &format!("SELECT {value}"),
+                        &Options::default(),
+                    )
+                    .unwrap();
                     let t = match translate(select.statement().unwrap(), &self.catalog) {
                         Ok(t) => t,
                         Err(err) => return refusal(&err),
                     };
-                    let value: rusqlite::types::Value = match self.conn.query_row(&t.sql[0], [], |r| {
-                        let v = r.get_ref(0)?;
-                        Ok(match (text_of(v, &t.columns[0].ty), t.columns[0].ty) {
-                            (None, _) => rusqlite::types::Value::Null,
-                            (Some(_), xrpc_sql_sqlite::Ty::Int) => rusqlite::types::Value::from(v),
-                            (Some(s), _) => rusqlite::types::Value::Text(s),
-                        })
-                    }) {
-                        Ok(v) => v,
-                        Err(err) => return sqlite_error(&err, xrpc_sql::Kind::Select),
-                    };
+                    let value: rusqlite::types::Value =
+                        match self.conn.query_row(&t.sql[0], [], |r| {
+                            let v = r.get_ref(0)?;
+                            Ok(match (text_of(v, &t.columns[0].ty), t.columns[0].ty) {
+                                (None, _) => rusqlite::types::Value::Null,
+                                (Some(_), xrpc_sql_sqlite::Ty::Int) => {
+                                    rusqlite::types::Value::from(v)
+                                }
+                                (Some(s), _) => rusqlite::types::Value::Text(s),
+                            })
+                        }) {
+                            Ok(v) => v,
+                            Err(err) => return sqlite_error(&err, xrpc_sql::Kind::Select),
+                        };
                     self.state.set(&name, value);
                 }
                 Outcome::Affected(0)
@@ -248,7 +285,11 @@ fn sqlite_error(err: &rusqlite::Error, kind: xrpc_sql::Kind) -> Outcome {
     } else if text.contains("NOT NULL constraint failed") {
         1048
     } else if text.contains("FOREIGN KEY constraint failed") {
-        if kind == xrpc_sql::Kind::Insert { 1452 } else { 1451 }
+        if kind == xrpc_sql::Kind::Insert {
+            1452
+        } else {
+            1451
+        }
     } else {
         0
     };
@@ -259,7 +300,16 @@ fn sqlite_error(err: &rusqlite::Error, kind: xrpc_sql::Kind) -> Outcome {
 fn same(statement: &str, mariadb: &Outcome, node: &Outcome) -> bool {
     match (mariadb, node) {
         (Outcome::Error(a, _), Outcome::Error(b, _)) => a == b,
-        (Outcome::Rows { columns: a, rows: ra }, Outcome::Rows { columns: b, rows: rb }) if a == b => {
+        (
+            Outcome::Rows {
+                columns: a,
+                rows: ra,
+            },
+            Outcome::Rows {
+                columns: b,
+                rows: rb,
+            },
+        ) if a == b => {
             if ra == rb {
                 return true;
             }
@@ -279,14 +329,23 @@ fn same(statement: &str, mariadb: &Outcome, node: &Outcome) -> bool {
 fn the_corpus_answers_as_mariadb_does() {
     let server = xrpc_testkit::MariaDb::start().expect("MariaDB for the differential corpus");
     let scripts = scripts();
-    let (mut identical_scripts, mut statements, mut identical, mut refusals, mut errors, mut silent, mut skipped) =
-        (0, 0, 0, 0, 0, 0, 0);
+    let (
+        mut identical_scripts,
+        mut statements,
+        mut identical,
+        mut refusals,
+        mut errors,
+        mut silent,
+        mut skipped,
+    ) = (0, 0, 0, 0, 0, 0, 0);
     let mut report = Vec::new();
     for (n, (name, lines)) in scripts.iter().enumerate() {
         let mut admin = server.admin();
         let db = format!("corpus{n}");
         admin
-            .query_drop(format!("CREATE DATABASE {db} CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci"))
+            .query_drop(format!(
+                "CREATE DATABASE {db} CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci"
+            ))
             .unwrap();
         let mut maria = mysql::Conn::new(
             mysql::OptsBuilder::new()
@@ -298,7 +357,9 @@ fn the_corpus_answers_as_mariadb_does() {
                 .prefer_socket(false),
         )
         .unwrap();
-        maria.query_drop("SET NAMES utf8mb4 COLLATE utf8mb4_general_ci").unwrap();
+        maria
+            .query_drop("SET NAMES utf8mb4 COLLATE utf8mb4_general_ci")
+            .unwrap();
         let mut node = Node::new();
         let mut all_same = true;
         for (i, statement) in lines.iter().enumerate() {
