@@ -43,6 +43,11 @@ pub enum TranslateError {
     /// `ER_DUP_FIELDNAME` (1060, 42S21).
     #[error("Duplicate column name '{0}'")]
     DuplicateColumn(String),
+    /// `ER_CANT_AGGREGATE_2COLLATIONS` (1267, HY000): text of two collations compared.
+    #[error(
+        "Illegal mix of collations (utf8mb4_bin,IMPLICIT) and (utf8mb4_general_ci,IMPLICIT) for operation"
+    )]
+    IllegalMix,
     /// `ER_FIELD_SPECIFIED_TWICE` (1110, 42000).
     #[error("Column '{0}' specified twice")]
     ColumnTwice(String),
@@ -73,6 +78,7 @@ impl TranslateError {
             Self::DuplicateColumn(_) => 1060,
             Self::OperandColumns(_) => 1241,
             Self::ColumnTwice(_) => 1110,
+            Self::IllegalMix => 1267,
             Self::GroupFunction => 1111,
         }
     }
@@ -84,7 +90,7 @@ impl TranslateError {
             Self::TableExists(_) => "42S01",
             Self::UnknownColumn(..) => "42S22",
             Self::Ambiguous(..) => "23000",
-            Self::NoDefault(_) | Self::GroupFunction => "HY000",
+            Self::NoDefault(_) | Self::GroupFunction | Self::IllegalMix => "HY000",
             Self::ValueCount(_) => "21S01",
             Self::DuplicateColumn(_) => "42S21",
             Self::OperandColumns(_) => "21000",

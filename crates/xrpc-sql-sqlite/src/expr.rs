@@ -97,16 +97,16 @@ pub(crate) fn unify(a: Ty, b: Ty) -> Ty {
     }
 }
 
-/// The collation two text operands compare under.
-fn collation_of(a: &Typed, b: &Typed) -> Collation {
+/// The collation two text operands compare under: the stronger one's; two different ones of
+/// equal strength are MySQL's "Illegal mix of collations" (1267).
+fn collation_of(a: &Typed, b: &Typed) -> Result<Collation> {
     let pick = |t: &Typed| t.ty.collation().unwrap_or(Collation::Bin);
-    match a.strength.cmp(&b.strength) {
+    Ok(match a.strength.cmp(&b.strength) {
         std::cmp::Ordering::Less => pick(a),
         std::cmp::Ordering::Greater => pick(b),
         std::cmp::Ordering::Equal if pick(a) == pick(b) => pick(a),
-        // Two different collations of equal strength: MySQL's binary wins for derived values.
-        std::cmp::Ordering::Equal => Collation::Bin,
-    }
+        std::cmp::Ordering::Equal => return Err(TranslateError::IllegalMix),
+    })
 }
 
 fn compare_class(a: &Typed, b: &Typed) -> Result<Compare> {
@@ -114,7 +114,7 @@ fn compare_class(a: &Typed, b: &Typed) -> Result<Compare> {
     Ok(match (a.ty, b.ty) {
         (Null, _) | (_, Null) => Compare::Native,
         (Dyn, _) | (_, Dyn) => Compare::Dynamic,
-        (Str(_), Str(_)) => Compare::Text(collation_of(a, b)),
+        (Str(_), Str(_)) => Compare::Text(collation_of(a, b)?),
         (Bytes, Bytes) => Compare::Native,
         (Bytes, Str(_)) | (Str(_), Bytes) => Compare::Bytes,
         (Int, Int) => Compare::Native,
@@ -228,10 +228,30 @@ impl Translator<'_> {
                 ..
             } => {
                 let l = self.expr(expr)?;
+                let items: Vec<Typed> = list.iter().map(|i| self.expr(i)).collect::<Result<_>>()?;
+                // Text compares under one collation for the whole list, MySQL's aggregate.
+                let mut strongest = l.clone();
+                for r in &items {
+                    if let (Ty::Str(_), Ty::Str(_)) = (strongest.ty, r.ty) {
+                        let c = collation_of(&strongest, r)?;
+                        strongest = Typed {
+                            ty: Ty::Str(c),
+                            strength: strongest.strength.min(r.strength),
+                            ..strongest
+                        };
+                    }
+                }
+                let pinned = |t: &Typed| match (t.ty, strongest.ty) {
+                    (Ty::Str(_), Ty::Str(c)) => Typed {
+                        ty: Ty::Str(c),
+                        strength: Strength::Explicit,
+                        ..t.clone()
+                    },
+                    _ => t.clone(),
+                };
                 let mut parts = Vec::new();
-                for item in list {
-                    let r = self.expr(item)?;
-                    parts.push(compare("=", &l, &r)?.sql);
+                for r in &items {
+                    parts.push(compare("=", &pinned(&l), &pinned(r))?.sql);
                 }
                 let any = format!("({})", parts.join(" OR "));
                 Ok(Typed::with_parts(negate(any, *negated), Ty::Int, &[&l]))
@@ -302,7 +322,7 @@ impl Translator<'_> {
                         other => return unsupported(format!("ESCAPE {other}")),
                     },
                 };
-                let ci = self.text_collation(&x, &p) == Collation::Ci;
+                let ci = self.text_collation(&x, &p)? == Collation::Ci;
                 let sql = format!(
                     "my_like({}, {}, {escape}, {})",
                     as_text(&x),
@@ -319,7 +339,7 @@ impl Translator<'_> {
             } => {
                 let x = self.expr(expr)?;
                 let p = self.expr(pattern)?;
-                let ci = self.text_collation(&x, &p) == Collation::Ci;
+                let ci = self.text_collation(&x, &p)? == Collation::Ci;
                 let sql = format!("my_regexp({}, {}, {})", as_text(&x), p.sql, i32::from(ci));
                 Ok(Typed::with_parts(negate(sql, *negated), Ty::Int, &[&x, &p]))
             }
@@ -370,7 +390,7 @@ impl Translator<'_> {
             Expr::Position { expr, r#in } => {
                 let sub = self.expr(expr)?;
                 let s = self.expr(r#in)?;
-                let ci = self.text_collation(&sub, &s) == Collation::Ci;
+                let ci = self.text_collation(&sub, &s)? == Collation::Ci;
                 Ok(Typed::with_parts(
                     format!(
                         "my_locate({}, {}, 1, {})",
@@ -538,9 +558,9 @@ impl Translator<'_> {
 
     /// The collation two operands of a text operation use (LIKE, LOCATE): binary when either
     /// is a binary string.
-    fn text_collation(&self, a: &Typed, b: &Typed) -> Collation {
+    fn text_collation(&self, a: &Typed, b: &Typed) -> Result<Collation> {
         if a.ty == Ty::Bytes || b.ty == Ty::Bytes {
-            return Collation::Bin;
+            return Ok(Collation::Bin);
         }
         let a = Typed {
             ty: Ty::Str(a.ty.collation().unwrap_or(Collation::Ci)),
@@ -649,7 +669,7 @@ impl Translator<'_> {
                 &parts,
             )),
             B::Regexp => {
-                let ci = self.text_collation(&l, &r) == Collation::Ci;
+                let ci = self.text_collation(&l, &r)? == Collation::Ci;
                 Ok(Typed::with_parts(
                     format!("my_regexp({}, {}, {})", as_text(&l), r.sql, i32::from(ci)),
                     Ty::Int,

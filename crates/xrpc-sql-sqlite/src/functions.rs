@@ -442,10 +442,9 @@ fn register_arithmetic(conn: &Connection) -> rusqlite::Result<()> {
         if y.is_zero() {
             return zero_divisor(a.i64(3));
         }
-        // MySQL divides to whole 9-digit words of fraction: one more word than the operands'
-        // fractions take, truncated; the expression's scale rounds it only when shown.
-        let words = |d: &BigDecimal| (d.fractional_digit_count().max(0) + 8) / 9;
-        let internal = 9 * (words(&x) + words(&y) + 1);
+        // MySQL divides to the dividend's fraction digits plus four, rounded up to whole
+        // 9-digit words, truncated; the expression's scale rounds it only when shown.
+        let internal = (x.fractional_digit_count().max(0) + 4 + 8) / 9 * 9;
         let q = (x / y).with_scale_round(internal, RoundingMode::Down);
         Ok(text_value(q.to_plain_string()))
     })?;

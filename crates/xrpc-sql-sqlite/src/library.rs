@@ -507,6 +507,11 @@ impl Translator<'_> {
                     (Ty::Double | Ty::Float | Ty::Str(_), _) => Ty::Double,
                     _ => return unsupported(format!("{name} with a computed digit count")),
                 };
+                // A DOUBLE rounded to n digits is shown by MySQL with exactly n decimals, and so
+                // is arithmetic on it: refuse rather than print it differently.
+                if ty == Ty::Double && n == 2 {
+                    return unsupported(format!("{name} of a DOUBLE to a number of digits"));
+                }
                 let kind = if ty == Ty::Double { "f" } else { kind };
                 (
                     format!(
@@ -653,7 +658,20 @@ impl Translator<'_> {
                 )));
             }
         };
+        // A text result takes its text arguments' collation (binary wins) and their strength.
+        let texts: Vec<&Typed> = args.iter().filter(|a| matches!(a.ty, Ty::Str(_))).collect();
+        let ty = match ty {
+            Ty::Str(_) if texts.iter().any(|a| a.ty == Ty::Str(Collation::Bin)) => {
+                Ty::Str(Collation::Bin)
+            }
+            other => other,
+        };
         let mut t = Typed::new(out, ty);
+        if matches!(ty, Ty::Str(_)) {
+            if let Some(strongest) = texts.iter().map(|a| a.strength).min() {
+                t.strength = strongest;
+            }
+        }
         t.aggregate = aggregate;
         Ok(t)
     }
