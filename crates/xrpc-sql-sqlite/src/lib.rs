@@ -36,6 +36,23 @@
 //! - Writes convert each value to its column's type as strict mode does (1366, 1265, 1264,
 //!   1406, 1292), or adjust it under INSERT IGNORE; an UPDATE counts the rows it changed.
 //!
+//! - INSERT … ON DUPLICATE KEY UPDATE is SQLite's UPSERT with `VALUES(c)` as `excluded.c`; a
+//!   row updated with new values counts twice ([`Affected::ChangesPlusUpserts`]). INSERT
+//!   IGNORE keeps MySQL's implicit defaults for NOT NULL columns. An insert of a known row
+//!   count reserves its auto-increment values as InnoDB does ([`Reservation`]). UPDATE and
+//!   DELETE with ORDER BY/LIMIT select their rows by rowid; `UPDATE a JOIN b` is SQLite's
+//!   `UPDATE … FROM`, `DELETE a FROM a JOIN b` a rowid subquery.
+//! - DDL keeps table options, comments and index names in the catalog ([`CatalogChange`]);
+//!   inline KEY/INDEX/UNIQUE become `CREATE INDEX "table.name"`; the AUTO_INCREMENT column is
+//!   SQLite's `INTEGER PRIMARY KEY AUTOINCREMENT`; `ON UPDATE CURRENT_TIMESTAMP` is a trigger;
+//!   TRUNCATE empties the table and its sequence.
+//!
+//! Refused with 1235 (the message names the construct), among others: JSON functions,
+//! REPLACE, DOUBLE rounded to digits (MySQL prints it with fixed decimals), arithmetic mixing a
+//! DECIMAL with a user variable, an UPDATE assignment that reads a column assigned before it
+//! (MySQL reads the new value), INSERT IGNORE of several rows into an AUTO_INCREMENT table,
+//! ENUM/SET/TIME columns, recursive CTEs, ROLLUP, comparisons of dates with numbers.
+//!
 //! [`register`] installs the collations, the `my_` functions and the aggregates on a
 //! connection; runtime errors come back as [`FnError`] through [`error_of`].
 

@@ -509,7 +509,7 @@ impl Translator<'_> {
                 };
                 // A DOUBLE rounded to n digits is shown by MySQL with exactly n decimals, and so
                 // is arithmetic on it: refuse rather than print it differently.
-                if ty == Ty::Double && n == 2 {
+                if ty == Ty::Double && n == 2 && fixed.is_none_or(|d| d > 0) {
                     return unsupported(format!("{name} of a DOUBLE to a number of digits"));
                 }
                 let kind = if ty == Ty::Double { "f" } else { kind };

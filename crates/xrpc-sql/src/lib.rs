@@ -15,7 +15,7 @@
 //! one with `?` arguments) is parsed once. The crate keeps no state.
 //!
 //! MySQL's lexical rules are the tokenizer's: `#` and `-- ` comments (`5--2` is `5 - -2`),
-//! backslash escapes in strings, backquoted names. The token pass in [`lex`] applies MySQL's
+//! backslash escapes in strings, backquoted names. The token pass (the `lex` module) applies MySQL's
 //! versioned comments (`/*!40101 … */` runs on a server of that version or later), adds the few
 //! MySQL forms sqlparser does not parse (`a MOD b`, `SET @a := 1`, `LOCK IN SHARE MODE`,
 //! `XA …`) and splits the script; each extension is narrow and documented there.
