@@ -487,7 +487,7 @@ fn register_arithmetic(conn: &Connection) -> rusqlite::Result<()> {
     })?;
     // ROUND, TRUNCATE, CEIL, FLOOR by kind: 'i' integer, 'd' decimal, 'f' double.
     scalar(conn, "my_round", 3, true, |a| {
-        let digits = some!(a.i64(1));
+        let digits = some!(a.i64(1)).clamp(-80, 30);
         match a.text(2).as_deref() {
             Some("f") => {
                 let x = some!(a.f64(0));
@@ -502,7 +502,7 @@ fn register_arithmetic(conn: &Connection) -> rusqlite::Result<()> {
         }
     })?;
     scalar(conn, "my_truncate", 3, true, |a| {
-        let digits = some!(a.i64(1));
+        let digits = some!(a.i64(1)).clamp(-80, 30);
         match a.text(2).as_deref() {
             Some("f") => {
                 let x = some!(a.f64(0));
@@ -669,7 +669,8 @@ fn register_strings(conn: &Connection) -> rusqlite::Result<()> {
             let s = chars_of(&some!(a.text(0)));
             let n = some!(a.i64(1));
             let pad = chars_of(&some!(a.text(2)));
-            if n < 0 {
+            // Beyond max_allowed_packet MySQL answers NULL.
+            if !(0..=16 * 1024 * 1024).contains(&n) {
                 return Ok(Value::Null);
             }
             let n = n as usize;

@@ -482,7 +482,7 @@ impl Translator<'_> {
                     _ => (format!("abs(my_cast_double({}))", sql(0)), Ty::Double),
                 }
             }
-            "ROUND" | "TRUNCATE" if args[0].ty == Ty::Null => {
+            "ROUND" | "TRUNCATE" if args.first().is_some_and(|a| a.ty == Ty::Null) => {
                 arity(if name == "ROUND" {
                     n == 1 || n == 2
                 } else {

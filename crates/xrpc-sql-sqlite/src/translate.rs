@@ -1674,7 +1674,8 @@ impl<'a> Translator<'a> {
             defs.join(", ")
         )];
         for (index_name, columns, unique) in indexes {
-            let index_name = index_name.unwrap_or_else(|| columns[0].clone());
+            let index_name =
+                index_name.unwrap_or_else(|| columns.first().cloned().unwrap_or_default());
             let index_name = unique_index_name(&table, &index_name);
             for c in &columns {
                 if table.column(c).is_none() {

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::str::FromStr;
 
-use bigdecimal::{BigDecimal, RoundingMode};
+use bigdecimal::{BigDecimal, RoundingMode, Signed};
 use rusqlite::types::ValueRef;
 
 use crate::types::Ty;
@@ -65,8 +65,25 @@ pub(crate) fn to_f64(value: ValueRef<'_>) -> Option<f64> {
     }
 }
 
-/// A value as an exact decimal, as MySQL converts it; `None` for NULL.
+/// MySQL's widest DECIMAL: 65 digits.
+const DECIMAL_DIGITS: i64 = 65;
+
+/// A value as an exact decimal, as MySQL converts it; `None` for NULL. Values beyond DECIMAL's
+/// 65 digits saturate and fractions beyond 65 digits round, so no input can make the arithmetic
+/// on it unbounded.
 pub(crate) fn to_decimal(value: ValueRef<'_>) -> Option<BigDecimal> {
+    let d = read_decimal(value)?;
+    let limit = || BigDecimal::new(1.into(), -DECIMAL_DIGITS) - BigDecimal::from(1);
+    if d.digits() as i64 - d.fractional_digit_count() > DECIMAL_DIGITS {
+        return Some(if d.is_negative() { -limit() } else { limit() });
+    }
+    if d.fractional_digit_count() > DECIMAL_DIGITS {
+        return Some(d.with_scale_round(DECIMAL_DIGITS, RoundingMode::HalfUp));
+    }
+    Some(d)
+}
+
+fn read_decimal(value: ValueRef<'_>) -> Option<BigDecimal> {
     match value {
         ValueRef::Null => None,
         ValueRef::Integer(i) => Some(BigDecimal::from(i)),

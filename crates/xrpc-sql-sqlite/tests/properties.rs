@@ -204,7 +204,7 @@ fn random_expressions_answer_as_mariadb_does() {
     let seed: u64 = std::env::var("XRPC_PROPERTY_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| rand::random());
+        .unwrap_or_else(rand::random);
     let mut rng = StdRng::seed_from_u64(seed);
     let server = xrpc_testkit::MariaDb::start().expect("MariaDB for the property test");
     let mut maria = mariadb_database(&server, "properties");
