@@ -283,4 +283,12 @@ mod tests {
             "-2.35"
         );
     }
+
+    #[test]
+    fn huge_exponents_are_bounded() {
+        let big = to_decimal(ValueRef::Text(b"1e1000000000")).unwrap();
+        assert_eq!(big.to_plain_string().len(), 65);
+        let tiny = to_decimal(ValueRef::Text(b"1e-1000000000")).unwrap();
+        assert!(tiny.fractional_digit_count() <= 65);
+    }
 }
