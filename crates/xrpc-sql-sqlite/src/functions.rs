@@ -730,11 +730,16 @@ fn register_strings(conn: &Connection) -> rusqlite::Result<()> {
             }
         }))
     })?;
-    // LOCATE(sub, s, pos, ci): 1-based position of sub in s from pos, 0 when absent.
+    // LOCATE(sub, s, pos, ci): 1-based position of sub in s from pos, 0 when absent. Under
+    // the case-insensitive collation MySQL matches case-folded characters (accents count).
     scalar(conn, "my_locate", 4, true, |a| {
         let key = |c: char| {
             if a.collation(3) == Collation::Ci {
-                fold(c)
+                let mut lower = c.to_lowercase();
+                match (lower.next(), lower.next()) {
+                    (Some(l), None) => l,
+                    _ => c,
+                }
             } else {
                 c
             }

@@ -507,10 +507,10 @@ impl Translator<'_> {
                     (Ty::Double | Ty::Float | Ty::Str(_), _) => Ty::Double,
                     _ => return unsupported(format!("{name} with a computed digit count")),
                 };
-                // A DOUBLE rounded to n digits is shown by MySQL with exactly n decimals, and so
-                // is arithmetic on it: refuse rather than print it differently.
-                if ty == Ty::Double && n == 2 && fixed.is_none_or(|d| d > 0) {
-                    return unsupported(format!("{name} of a DOUBLE to a number of digits"));
+                // A DOUBLE rounded is shown by MySQL with fixed decimals, and so is arithmetic on
+                // it: refuse rather than print it differently.
+                if ty == Ty::Double {
+                    return unsupported(format!("{name} of a DOUBLE"));
                 }
                 let kind = if ty == Ty::Double { "f" } else { kind };
                 (
@@ -532,7 +532,9 @@ impl Translator<'_> {
                 match args[0].ty {
                     Ty::Int => (sql(0), Ty::Int),
                     Ty::Decimal(_) => (format!("{f}({}, 'd')", sql(0)), Ty::Int),
-                    _ => (format!("{f}({}, 'f')", sql(0)), Ty::Double),
+                    Ty::Null => ("NULL".into(), Ty::Null),
+                    // A DOUBLE result with fixed decimals (see ROUND).
+                    _ => return unsupported(format!("{name} of a DOUBLE")),
                 }
             }
             "MOD" => {
