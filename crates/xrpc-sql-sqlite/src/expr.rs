@@ -1198,7 +1198,12 @@ fn arithmetic(op: &str, l: &Typed, r: &Typed, strict: bool) -> Result<Typed> {
             )
         }
     } else {
-        let (a, b) = (real_operand(l), real_operand(r));
+        // In a write, a string that is not wholly a number fails (strict mode's 1292).
+        let operand = |t: &Typed| match t.ty {
+            Ty::Str(_) | Ty::Bytes if strict == 1 => format!("my_cast_double_strict({})", t.sql),
+            _ => real_operand(t),
+        };
+        let (a, b) = (operand(l), operand(r));
         let sql = match op {
             "/" => format!("my_dbl_div({a}, {b}, {strict})"),
             "%" => format!("my_dbl_mod({a}, {b}, {strict})"),

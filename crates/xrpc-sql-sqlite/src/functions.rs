@@ -380,6 +380,19 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
     scalar(conn, "my_cast_double", 1, true, |a| {
         Ok(Value::Real(some!(a.f64(0))))
     })?;
+    scalar(conn, "my_cast_double_strict", 1, true, |a| {
+        if let ValueRef::Text(_) | ValueRef::Blob(_) = a.v(0) {
+            let text = some!(a.text(0)).into_owned();
+            let trimmed = text.trim_matches(' ');
+            if number_prefix(trimmed).len() != trimmed.len() {
+                return Err(fail(
+                    1292,
+                    format!("Truncated incorrect DOUBLE value: '{text}'"),
+                ));
+            }
+        }
+        Ok(Value::Real(some!(a.f64(0))))
+    })?;
     Ok(())
 }
 

@@ -507,10 +507,18 @@ impl Translator<'_> {
                     (Ty::Double | Ty::Float | Ty::Str(_), _) => Ty::Double,
                     _ => return unsupported(format!("{name} with a computed digit count")),
                 };
-                // A DOUBLE rounded is shown by MySQL with fixed decimals, and so is arithmetic on
-                // it: refuse rather than print it differently.
+                // A DOUBLE rounded to d digits is shown by MySQL with d fixed decimals, and so is
+                // arithmetic on it. To no digits (or fewer) it behaves as an integer would;
+                // to more, it is refused rather than printed differently.
                 if ty == Ty::Double {
-                    return unsupported(format!("{name} of a DOUBLE"));
+                    if fixed.is_none_or(|d| d > 0) {
+                        return unsupported(format!("{name} of a DOUBLE to decimals"));
+                    }
+                    let f = name.to_ascii_lowercase();
+                    return Ok(Typed {
+                        aggregate,
+                        ..Typed::new(format!("my_{f}({}, {digits}, 'f')", sql(0)), Ty::Int)
+                    });
                 }
                 let kind = if ty == Ty::Double { "f" } else { kind };
                 (
@@ -533,8 +541,8 @@ impl Translator<'_> {
                     Ty::Int => (sql(0), Ty::Int),
                     Ty::Decimal(_) => (format!("{f}({}, 'd')", sql(0)), Ty::Int),
                     Ty::Null => ("NULL".into(), Ty::Null),
-                    // A DOUBLE result with fixed decimals (see ROUND).
-                    _ => return unsupported(format!("{name} of a DOUBLE")),
+                    // A DOUBLE without decimals: as an integer (see ROUND).
+                    _ => (format!("{f}({}, 'f')", sql(0)), Ty::Int),
                 }
             }
             "MOD" => {

@@ -501,3 +501,15 @@ DELETE FROM nosuch;
 UPDATE items SET qty = 'abc' WHERE id = 1;
 UPDATE items SET qty = qty / 0 WHERE id = 1;
 SELECT qty FROM items WHERE id = 1;
+
+-- script: strict conversions in writes
+CREATE TABLE nums (id INT PRIMARY KEY, n INT, label VARCHAR(10));
+INSERT INTO nums VALUES (1, 10, 'ten'), (2, 20, '20');
+UPDATE nums SET n = '12abc' + 0 WHERE id = 1;
+UPDATE nums SET n = '12' + 1 WHERE id = 1;
+UPDATE nums SET n = label + 1 WHERE id = 2;
+UPDATE nums SET n = label + 1 WHERE id = 1;
+INSERT INTO nums VALUES (3, 'x' * 2, 'x');
+INSERT INTO nums VALUES (3, ' 7 ' * 2, 'x');
+SELECT id, n, label FROM nums ORDER BY id;
+SELECT n + label FROM nums WHERE id = 1;
