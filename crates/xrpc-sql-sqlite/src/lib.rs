@@ -37,7 +37,9 @@
 //!   1406, 1292), or adjust it under INSERT IGNORE; an UPDATE counts the rows it changed.
 //!
 //! - INSERT … ON DUPLICATE KEY UPDATE is SQLite's UPSERT with `VALUES(c)` as `excluded.c`; a
-//!   row updated with new values counts twice ([`Affected::ChangesPlusUpserts`]). INSERT
+//!   row updated with new values counts twice ([`Affected::ChangesPlusUpserts`]). A
+//!   single-table UPDATE's later assignments read the earlier ones' new values, as MySQL's do,
+//!   and it counts only the rows whose values change. INSERT
 //!   IGNORE keeps MySQL's implicit defaults for NOT NULL columns. An insert of a known row
 //!   count reserves its auto-increment values as InnoDB does ([`Reservation`]). UPDATE and
 //!   DELETE with ORDER BY/LIMIT select their rows by rowid; `UPDATE a JOIN b` is SQLite's
@@ -48,10 +50,10 @@
 //!   TRUNCATE empties the table and its sequence.
 //!
 //! Refused with 1235 (the message names the construct), among others: JSON functions,
-//! REPLACE, DOUBLE rounded to digits (MySQL prints it with fixed decimals), arithmetic mixing a
-//! DECIMAL with a user variable, an UPDATE assignment that reads a column assigned before it
-//! (MySQL reads the new value), INSERT IGNORE of several rows into an AUTO_INCREMENT table,
-//! ENUM/SET/TIME columns, recursive CTEs, ROLLUP, comparisons of dates with numbers.
+//! REPLACE, DOUBLE rounded to decimals (MySQL prints it with fixed decimals), arithmetic mixing
+//! a DECIMAL with a user variable, INSERT IGNORE of several rows into an AUTO_INCREMENT table,
+//! ENUM/SET/TIME columns, recursive CTEs, ROLLUP, comparisons of dates with numbers,
+//! SQL_CALC_FOUND_ROWS, SELECT … INTO, ALTER TABLE MODIFY/CHANGE.
 //!
 //! [`register`] installs the collations, the `my_` functions and the aggregates on a
 //! connection; runtime errors come back as [`FnError`] through [`error_of`].

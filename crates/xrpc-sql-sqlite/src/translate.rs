@@ -53,6 +53,9 @@ pub(crate) struct Translator<'a> {
     numbered: bool,
     /// Alias every select item by its name (a derived table's columns).
     named: bool,
+    /// In a single-table UPDATE: the columns assigned so far, by table and column, with their
+    /// new values (MySQL's later assignments read them).
+    assigned: Vec<(String, String, Typed)>,
 }
 
 impl<'a> Translator<'a> {
@@ -67,6 +70,7 @@ impl<'a> Translator<'a> {
             ctes: Vec::new(),
             numbered: false,
             named: false,
+            assigned: Vec::new(),
         }
     }
 
@@ -164,6 +168,12 @@ impl<'a> Translator<'a> {
             [_, t, c] => (Some(*t), *c),
             _ => return unsupported(format!("name {}", names.join("."))),
         };
+        if let Some((_, _, value)) = self.assigned.iter().find(|(table, column, _)| {
+            column.eq_ignore_ascii_case(name)
+                && qualifier.is_none_or(|q| q.eq_ignore_ascii_case(table))
+        }) {
+            return Ok(value.clone());
+        }
         for scope in self.scopes.iter().rev() {
             let mut found: Vec<(&Source, Ty, bool)> = Vec::new();
             for source in &scope.sources {
@@ -1141,7 +1151,6 @@ impl<'a> Translator<'a> {
         self.clause = "field list";
         let mut sets = Vec::new();
         let mut same = Vec::new();
-        let mut assigned: Vec<String> = Vec::new();
         for a in &update.assignments {
             let AssignmentTarget::ColumnName(n) = &a.target else {
                 return unsupported("tuple assignment");
@@ -1151,20 +1160,25 @@ impl<'a> Translator<'a> {
                 .column(&n)
                 .ok_or_else(|| TranslateError::UnknownColumn(n.clone(), "field list"))?
                 .clone();
-            // MySQL evaluates a single-table UPDATE's assignments left to right over the new
-            // values; SQLite reads the old ones. Refuse when the difference can show.
-            let text = a.value.to_string().to_ascii_lowercase();
-            if assigned
-                .iter()
-                .any(|prev| text.contains(&prev.to_ascii_lowercase()))
-            {
-                return unsupported("UPDATE whose assignment reads a column assigned before it");
-            }
-            assigned.push(c.name.clone());
+            // MySQL evaluates a single-table UPDATE's assignments left to right, each reading
+            // the new values of the columns assigned before it; SQLite reads the old ones, so
+            // the earlier values are written into the later expressions.
             let t = self.expr(&a.value)?;
             let value = store(&t, &c, true, false);
-            same.push(format!("my_same({}, {value})", ident(&c.name)));
-            sets.push(format!("{} = {value}", ident(&c.name)));
+            let stored = Typed {
+                strength: Strength::Column,
+                unsigned: c.ty.is_unsigned(),
+                ..Typed::new(format!("({value})"), c.ty.ty())
+            };
+            self.assigned
+                .retain(|(_, column, _)| !column.eq_ignore_ascii_case(&c.name));
+            self.assigned
+                .push((refer.to_string(), c.name.clone(), stored));
+        }
+        // A column assigned twice takes its last value, which already reads the first.
+        for (_, column, value) in std::mem::take(&mut self.assigned) {
+            same.push(format!("my_same({}, {})", ident(&column), value.sql));
+            sets.push(format!("{} = {}", ident(&column), value.sql));
         }
         self.strict = false;
         let mut filter = Vec::new();

@@ -366,7 +366,10 @@ mod tests {
     fn statements_are_classified() {
         for (text, kind) in [
             ("SELECT 1", Kind::Select),
-            ("SELECT STRAIGHT_JOIN * FROM a FORCE INDEX (i) JOIN b USE INDEX (j)", Kind::Select),
+            (
+                "SELECT STRAIGHT_JOIN * FROM a FORCE INDEX (i) JOIN b USE INDEX (j)",
+                Kind::Select,
+            ),
             ("WITH a AS (SELECT 1) SELECT * FROM a", Kind::Select),
             ("REPLACE INTO t VALUES (1)", Kind::Insert),
             ("UPDATE t SET a = 1 ORDER BY a LIMIT 1", Kind::Update),
