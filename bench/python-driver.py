@@ -22,7 +22,7 @@ file.
 It runs in its own virtual environment, `CARGO_TARGET_DIR/bench-venv`: started from any other
 Python, it creates it if needed, installs Debian's `libmariadb-dev` and `pkg-config` (which
 mysqlclient's build needs) with apt-get when they are missing, installs `pymysql` and
-`mysqlclient` from PyPI and the `xrpc` package from `./python` (release build through maturin),
+`mysqlclient` (and pytest, for the test suite's server starters) from PyPI and the `xrpc` package from `./python` (release build through maturin),
 and runs itself again there. Each step says what it does, and a step that fails stops the run
 with what to install by hand.
 """
@@ -44,6 +44,8 @@ REPO = Path(__file__).resolve().parents[1]
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
 VENV = TARGET / "bench-venv"
 PEERS = ["pymysql>=1.1,<2", "mysqlclient>=2.2,<3"]
+# The node and MariaDB starters are the pytest suite's conftest, which imports pytest.
+HARNESS = ["pytest>=8,<10"]
 
 
 def setup_failed(step, detail):
@@ -76,7 +78,7 @@ def enter_bench_venv():
     if not python.exists():
         step("creating the bench's virtual environment", [sys.executable, "-m", "venv", VENV])
     pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-    step("installing the peers' drivers from PyPI", [*pip, *PEERS])
+    step("installing the peers' drivers and pytest from PyPI", [*pip, *PEERS, *HARNESS])
     step("building and installing the xrpc package (release)",
          [*pip, "--force-reinstall", "--no-deps", REPO / "python"],
          env=dict(os.environ, CARGO_TARGET_DIR=str(TARGET)))
@@ -96,11 +98,11 @@ try:
 
     import xrpc
     import xrpc.aio
+
+    sys.path.insert(0, str(REPO / "python" / "tests"))
+    import conftest  # the suite's node and MariaDB starters
 except ImportError as e:
     setup_failed(f"importing the drivers in {sys.prefix}", f"{e}; delete {VENV} and run again")
-
-sys.path.insert(0, str(REPO / "python" / "tests"))
-import conftest  # noqa: E402  - the suite's node and MariaDB starters
 
 ROWS = 10_000
 WORKLOADS = {
