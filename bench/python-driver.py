@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Python driver next to PyMySQL and mysqlclient: select 1 and a point select from one Python process.
+"""The Python driver next to PyMySQL and mysqlclient: select 1 and a point select, one process.
 
     bench/python-driver.py [--seconds 3] [--concurrency 1,64,1024] [--out FILE]
 
@@ -21,10 +21,11 @@ file.
 
 It runs in its own virtual environment, `CARGO_TARGET_DIR/bench-venv`: started from any other
 Python, it creates it if needed, installs Debian's `libmariadb-dev` and `pkg-config` (which
-mysqlclient's build needs) with apt-get when they are missing, installs `pymysql` and
-`mysqlclient` (and pytest, for the test suite's server starters) from PyPI and the `xrpc` package from `./python` (release build through maturin),
-and runs itself again there. Each step says what it does, and a step that fails stops the run
-with what to install by hand.
+mysqlclient's build needs) with apt-get when they are missing, installs `pymysql`, `mysqlclient`
+and pytest (the test suite's server starters import it) from PyPI and the `xrpc` package from
+`./python` (release build through maturin), and runs itself again there. Each step prints its
+command; a failed step stops the run naming the step and its error (without root, the apt
+packages to install by hand).
 """
 
 import argparse
