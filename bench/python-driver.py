@@ -1,20 +1,31 @@
 #!/usr/bin/env python3
-"""The Python driver next to PyMySQL: select 1 and a point select from one Python process.
+"""The Python driver next to PyMySQL and mysqlclient: select 1 and a point select, one process.
 
     bench/python-driver.py [--seconds 3] [--concurrency 1,64,1024] [--out FILE]
 
-Starts a release xrpc-server (SQLite engine; `XRPC_SERVER_BIN`, else target/release) and a
-private MariaDB (as the pytest suite does, on free loopback ports in temporary directories),
-loads a 10 000-row sbtest-style table into both, and then, for each workload and concurrency,
-runs for a fixed time:
+Starts a release xrpc-server (SQLite engine; `XRPC_SERVER_BIN`, else built with `cargo build
+--release` into `CARGO_TARGET_DIR`, default `target/`) and a private MariaDB (as the pytest suite
+does, on free loopback ports in temporary directories), loads a 10 000-row sbtest-style table into
+both, and then, for each workload and concurrency, runs for a fixed time, the clients one after
+another:
 
 - `xrpc threads`: the DB-API module, one thread and connection (session) per client;
 - `xrpc asyncio`: `xrpc.aio`, one task and connection (session) per client;
-- `pymysql threads`: PyMySQL against MariaDB directly, one thread and MySQL connection per client.
+- `pymysql threads`: PyMySQL against MariaDB directly, one thread and MySQL connection per client;
+- `mysqlclient threads`: mysqlclient (`MySQLdb`, over libmariadb) against MariaDB directly, the
+  same way.
 
 It reports QPS and the client process's CPU time per request (user + system over the window,
-all threads), one JSON object per line on stdout and, with `--out`, in a file. Needs the `xrpc`
-package (release build: `pip install ./python`) and `pymysql` in the running Python.
+all threads) and the load average, one JSON object per line on stdout and, with `--out`, in a
+file.
+
+It runs in its own virtual environment, `CARGO_TARGET_DIR/bench-venv`: started from any other
+Python, it creates it if needed, installs Debian's `libmariadb-dev` and `pkg-config` (which
+mysqlclient's build needs) with apt-get when they are missing, installs `pymysql`, `mysqlclient`
+and pytest (the test suite's server starters import it) from PyPI and the `xrpc` package from
+`./python` (release build through maturin), and runs itself again there. Each step prints its
+command; a failed step stops the run naming the step and its error (without root, the apt
+packages to install by hand).
 """
 
 import argparse
@@ -22,20 +33,77 @@ import asyncio
 import json
 import os
 import platform
+import shutil
+import subprocess
 import sys
 import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-import pymysql
-
-import xrpc
-import xrpc.aio
-
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "python" / "tests"))
-import conftest  # noqa: E402  - the suite's node and MariaDB starters
+TARGET = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
+VENV = TARGET / "bench-venv"
+PEERS = ["pymysql>=1.1,<2", "mysqlclient>=2.2,<3"]
+# The node and MariaDB starters are the pytest suite's conftest, which imports pytest.
+HARNESS = ["pytest>=8,<10"]
+
+
+def setup_failed(step, detail):
+    sys.exit(f"python-driver.py: {step} failed: {detail}")
+
+
+def step(what, command, **kwargs):
+    print(f"python-driver.py: {what}: {' '.join(map(str, command))}", file=sys.stderr, flush=True)
+    try:
+        subprocess.run(command, check=True, **kwargs)
+    except (OSError, subprocess.CalledProcessError) as e:
+        setup_failed(what, e)
+
+
+def mariadb_client_library():
+    return shutil.which("pkg-config") is not None and subprocess.run(
+        ["pkg-config", "--exists", "libmariadb"], check=False).returncode == 0
+
+
+def enter_bench_venv():
+    """Prepare the bench's virtual environment and run this script again inside it."""
+    python = VENV / "bin" / "python"
+    if not mariadb_client_library():
+        if os.geteuid() != 0:
+            setup_failed("finding libmariadb with pkg-config (mysqlclient's build needs it)",
+                         "run `apt-get install libmariadb-dev pkg-config` as root")
+        step("installing mysqlclient's build dependencies", ["apt-get", "update", "-qq"])
+        step("installing mysqlclient's build dependencies",
+             ["apt-get", "install", "-y", "-qq", "libmariadb-dev", "pkg-config"])
+    if not python.exists():
+        step("creating the bench's virtual environment", [sys.executable, "-m", "venv", VENV])
+    pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    step("installing the peers' drivers and pytest from PyPI", [*pip, *PEERS, *HARNESS])
+    step("building and installing the xrpc package (release)",
+         [*pip, "--force-reinstall", "--no-deps", REPO / "python"],
+         env=dict(os.environ, CARGO_TARGET_DIR=str(TARGET)))
+    os.execv(python, [str(python), *sys.argv])
+
+
+def in_bench_venv():
+    return Path(sys.prefix).resolve() == VENV.resolve()
+
+
+if __name__ == "__main__" and not in_bench_venv():
+    enter_bench_venv()
+
+try:
+    import MySQLdb
+    import pymysql
+
+    import xrpc
+    import xrpc.aio
+
+    sys.path.insert(0, str(REPO / "python" / "tests"))
+    import conftest  # the suite's node and MariaDB starters
+except ImportError as e:
+    setup_failed(f"importing the drivers in {sys.prefix}", f"{e}; delete {VENV} and run again")
 
 ROWS = 10_000
 WORKLOADS = {
@@ -139,8 +207,9 @@ def main():
     levels = [int(c) for c in args.concurrency.split(",")]
 
     if "XRPC_SERVER_BIN" not in os.environ:
-        target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
-        os.environ["XRPC_SERVER_BIN"] = str(target / "release" / "xrpc-server")
+        step("building the node (release)",
+             ["cargo", "build", "--release", "--locked", "-p", "xrpc-server"], cwd=REPO)
+        os.environ["XRPC_SERVER_BIN"] = str(TARGET / "release" / "xrpc-server")
     node = conftest.Node(settings="max_connections = 4096")
     mariadb = conftest.MariaDb(extra=("--max-connections=2000",))
     try:
@@ -171,12 +240,16 @@ def main():
                     "pymysql threads": lambda: run_threads(
                         lambda: pymysql.connect(**my_kwargs), sql, params,
                         lambda s: s.replace("?", "%s"), clients, args.seconds),
+                    "mysqlclient threads": lambda: run_threads(
+                        lambda: MySQLdb.connect(**my_kwargs), sql, params,
+                        lambda s: s.replace("?", "%s"), clients, args.seconds),
                 }
                 for client, run in runs.items():
                     total, elapsed, used = run()
                     line = dict(meta, workload=workload, client=client, concurrency=clients,
                                 requests=total, qps=round(total / elapsed, 1),
-                                client_cpu_us_per_request=round(used / max(total, 1) * 1e6, 1))
+                                client_cpu_us_per_request=round(used / max(total, 1) * 1e6, 1),
+                                loadavg_1m=round(os.getloadavg()[0], 2))
                     print(json.dumps(line), flush=True)
                     if out:
                         out.write(json.dumps(line) + "\n")
