@@ -12,22 +12,6 @@ use xrpc_proto::value::{ColumnType, Value, XDateTime, XDecimal, XTime};
 
 use crate::result::{COLLATION_BINARY, ColumnInfo, SqlError, column_flags};
 
-/// ColumnMetaData flags of the X Protocol that [`column_flags`] does not define.
-pub mod x_flags {
-    /// DOUBLE, FLOAT and DECIMAL columns: UNSIGNED (the same bit as `UINT_ZEROFILL`).
-    pub const NUMBER_UNSIGNED: u32 = 0x0001;
-    /// BYTES columns: CHAR/BINARY, right-padded.
-    pub const BYTES_RIGHTPAD: u32 = 0x0001;
-    /// DATETIME columns: the column is a TIMESTAMP.
-    pub const DATETIME_TIMESTAMP: u32 = 0x0001;
-    /// The column is part of a unique key.
-    pub const UNIQUE_KEY: u32 = 0x0040;
-    /// The column is part of a non-unique key.
-    pub const MULTIPLE_KEY: u32 = 0x0080;
-    /// The column is AUTO_INCREMENT.
-    pub const AUTO_INCREMENT: u32 = 0x0100;
-}
-
 /// How a column's text values become [`Value`]s.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Conv {
@@ -82,24 +66,24 @@ pub fn map_column(column: &mysql::Column) -> (ColumnInfo, Conv) {
         MyType::MYSQL_TYPE_YEAR => (ColumnType::Uint, Conv::Uint),
         MyType::MYSQL_TYPE_FLOAT => {
             if unsigned {
-                flags |= x_flags::NUMBER_UNSIGNED;
+                flags |= column_flags::NUMBER_UNSIGNED;
             }
             (ColumnType::Float, Conv::Float)
         }
         MyType::MYSQL_TYPE_DOUBLE => {
             if unsigned {
-                flags |= x_flags::NUMBER_UNSIGNED;
+                flags |= column_flags::NUMBER_UNSIGNED;
             }
             (ColumnType::Double, Conv::Double)
         }
         MyType::MYSQL_TYPE_DECIMAL | MyType::MYSQL_TYPE_NEWDECIMAL => {
             if unsigned {
-                flags |= x_flags::NUMBER_UNSIGNED;
+                flags |= column_flags::NUMBER_UNSIGNED;
             }
             (ColumnType::Decimal, Conv::Decimal)
         }
         MyType::MYSQL_TYPE_TIMESTAMP | MyType::MYSQL_TYPE_TIMESTAMP2 => {
-            flags |= x_flags::DATETIME_TIMESTAMP;
+            flags |= column_flags::DATETIME_TIMESTAMP;
             mysql_type = MyType::MYSQL_TYPE_TIMESTAMP as u32;
             (ColumnType::DateTime, Conv::DateTime)
         }
@@ -128,7 +112,7 @@ pub fn map_column(column: &mysql::Column) -> (ColumnInfo, Conv) {
             (ColumnType::Set, Conv::Set)
         }
         MyType::MYSQL_TYPE_STRING => {
-            flags |= x_flags::BYTES_RIGHTPAD;
+            flags |= column_flags::BYTES_RIGHTPAD;
             (ColumnType::Bytes, Conv::Bytes)
         }
         MyType::MYSQL_TYPE_VARCHAR => {
@@ -143,9 +127,9 @@ pub fn map_column(column: &mysql::Column) -> (ColumnInfo, Conv) {
     for (mine, x) in [
         (ColumnFlags::NOT_NULL_FLAG, column_flags::NOT_NULL),
         (ColumnFlags::PRI_KEY_FLAG, column_flags::PRIMARY_KEY),
-        (ColumnFlags::UNIQUE_KEY_FLAG, x_flags::UNIQUE_KEY),
-        (ColumnFlags::MULTIPLE_KEY_FLAG, x_flags::MULTIPLE_KEY),
-        (ColumnFlags::AUTO_INCREMENT_FLAG, x_flags::AUTO_INCREMENT),
+        (ColumnFlags::UNIQUE_KEY_FLAG, column_flags::UNIQUE_KEY),
+        (ColumnFlags::MULTIPLE_KEY_FLAG, column_flags::MULTIPLE_KEY),
+        (ColumnFlags::AUTO_INCREMENT_FLAG, column_flags::AUTO_INCREMENT),
     ] {
         if my_flags.contains(mine) {
             flags |= x;

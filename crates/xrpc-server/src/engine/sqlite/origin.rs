@@ -38,7 +38,6 @@ use std::sync::Arc;
 use rusqlite::{Connection, ffi};
 
 use super::shape::ResultShape;
-use crate::engine::mysql::types::x_flags;
 use crate::result::{ColumnInfo, column_flags};
 
 /// A result column's table column.
@@ -469,7 +468,7 @@ fn read_flags(
         if *pk > 0 {
             f |= column_flags::PRIMARY_KEY;
             if keys == 1 && decl.eq_ignore_ascii_case("INTEGER") {
-                f |= x_flags::AUTO_INCREMENT;
+                f |= column_flags::AUTO_INCREMENT;
             }
         }
         flags.insert(name.to_lowercase(), f);
@@ -491,9 +490,9 @@ fn read_flags(
             let Some(member) = member else { continue };
             let entry = flags.entry(member.to_lowercase()).or_default();
             if unique {
-                *entry |= x_flags::UNIQUE_KEY;
+                *entry |= column_flags::UNIQUE_KEY;
             } else if position == 0 {
-                *entry |= x_flags::MULTIPLE_KEY;
+                *entry |= column_flags::MULTIPLE_KEY;
             }
         }
     }
@@ -531,10 +530,10 @@ mod tests {
         assert_eq!(
             flags,
             [
-                column_flags::NOT_NULL | column_flags::PRIMARY_KEY | x_flags::AUTO_INCREMENT,
+                column_flags::NOT_NULL | column_flags::PRIMARY_KEY | column_flags::AUTO_INCREMENT,
                 column_flags::NOT_NULL,
-                x_flags::UNIQUE_KEY,
-                x_flags::MULTIPLE_KEY,
+                column_flags::UNIQUE_KEY,
+                column_flags::MULTIPLE_KEY,
                 0
             ]
         );
@@ -587,7 +586,7 @@ mod tests {
         let after = decorate(&mut cache);
         assert_eq!(
             after[1],
-            x_flags::UNIQUE_KEY,
+            column_flags::UNIQUE_KEY,
             "the other connection's change is seen"
         );
         assert_eq!(cache.probes.len(), 1, "the kept read is reused");
