@@ -885,6 +885,15 @@ mod tests {
         format!("error: {err}")
     }
 
+    /// The binary log's default directory is `binlog/` in the default data directory.
+    #[test]
+    fn binlog_default_dir_is_in_the_default_data_dir() {
+        assert_eq!(
+            PathBuf::from(DEFAULT_DATA_DIR).join("binlog"),
+            PathBuf::from(crate::binlog::DEFAULT_DIR)
+        );
+    }
+
     #[test]
     fn no_arguments_gives_the_defaults() {
         let c = load(&[], &[]).unwrap();

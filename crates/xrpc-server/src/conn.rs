@@ -212,7 +212,7 @@ impl NodeHandler {
             }
         };
         if let Some(session) = removed {
-            self.node.session_removed(&session);
+            self.node.session_removed(&*session);
             session.shut_down(&self.node);
         }
     }
@@ -806,7 +806,7 @@ impl NodeHandler {
         if let Some(old) = replaced {
             // The retired session's removal raced with this insert; count it out here.
             if old.is_gone() {
-                self.node.session_removed(&old);
+                self.node.session_removed(&*old);
             }
         }
         Some(session)
@@ -935,7 +935,7 @@ impl Handler for NodeHandler {
         let sessions: Vec<Arc<Session>> = state.sessions.write().drain().map(|(_, s)| s).collect();
         tracing::debug!(peer = ?state.peer, sessions = sessions.len(), "connection closed");
         for session in sessions {
-            self.node.session_removed(&session);
+            self.node.session_removed(&*session);
             session.shut_down(&self.node);
         }
     }

@@ -48,8 +48,6 @@ pub mod host_block;
 pub mod metrics;
 pub mod node;
 pub mod peer_log;
-pub mod plan;
-pub mod result;
 pub mod server;
 pub mod session;
 pub mod settings;
@@ -57,3 +55,6 @@ pub mod tls;
 pub mod users;
 pub mod var_store;
 pub mod vars;
+
+pub use xrpc_engine::result;
+pub use xrpc_plan as plan;

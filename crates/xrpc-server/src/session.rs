@@ -71,7 +71,7 @@ use crate::encode::{
 };
 use crate::engine::{EngineConn, Interrupt};
 use crate::flow::FlowControl;
-use crate::node::NodeShared;
+use crate::node::{NodeShared, RegisteredSession};
 use crate::result::{ExecSummary, ResultSink, SinkError, SqlError};
 use crate::settings::Settings;
 use xrpc_net::RunGate;
@@ -798,7 +798,7 @@ impl Session {
         if !self.warnings_set.load(Ordering::Relaxed) {
             core.warnings = vec![row];
         } else if core.warnings.last() != Some(&row) {
-            let keep = crate::engine::sqlite::MAX_WARNINGS - 1;
+            let keep = crate::engine::MAX_WARNINGS - 1;
             core.warnings.truncate(keep);
             core.warnings.push(row);
         }
@@ -964,6 +964,42 @@ impl Session {
         write(out.buf());
         self.request_done();
         let _ = out.finish();
+    }
+}
+
+impl RegisteredSession for Session {
+    fn number(&self) -> u64 {
+        self.number
+    }
+
+    fn sid(&self) -> u64 {
+        self.sid
+    }
+
+    fn user(&self) -> Option<&str> {
+        Session::user(self)
+    }
+
+    fn is_auto_commit(&self) -> bool {
+        self.auto_commit
+    }
+
+    fn is_gone(&self) -> bool {
+        Session::is_gone(self)
+    }
+
+    fn take_counted(&self) -> bool {
+        Session::take_counted(self)
+    }
+
+    fn kill_query(&self) {
+        Session::kill_query(self);
+    }
+
+    fn kill_connection(&self, conn: &ConnRef, node: &NodeShared) {
+        let err = WireError::from_code(&codes::SESSION_KILLED);
+        self.send_last_fatal(conn, node.format, &err);
+        self.shut_down(node);
     }
 }
 
