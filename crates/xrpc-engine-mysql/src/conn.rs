@@ -267,7 +267,11 @@ impl MysqlConn {
         streamed?;
         let changes = Changes::read(&backend.conn);
         state::apply(
-            backend,
+            state::KnownState {
+                vars: &mut backend.vars,
+                schema: &mut backend.schema,
+                state: &mut backend.state,
+            },
             &mut self.vars,
             &mut self.schema,
             &changes,

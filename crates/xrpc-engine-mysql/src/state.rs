@@ -9,9 +9,6 @@ use mysql::consts::SessionStateType;
 use mysql::session_state_change::SessionStateChange;
 
 use super::types::Rewritten;
-// `pool.rs` and this file import each other: a pooled `pool::Backend` carries its connection's
-// `PinState` (defined here), and `apply` updates the `Backend` it is handed. Both describe one
-// backend connection, split by concern (lending it out versus what it holds).
 
 /// Why a backend connection must stay with its session.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -120,6 +117,18 @@ impl Changes {
     }
 }
 
+/// What the engine knows of one backend connection's session state (the parts of a pooled
+/// `pool::Backend` that [`apply`] updates).
+#[derive(Debug)]
+pub struct KnownState<'a> {
+    /// Session variables changed from their values on a fresh connection.
+    pub vars: &'a mut BTreeMap<String, String>,
+    /// The current database, once changed from the connection's default.
+    pub schema: &'a mut Option<String>,
+    /// What pins the connection to its session.
+    pub state: &'a mut PinState,
+}
+
 /// Session variables that are not replayed: changing them is state that pins.
 fn pins_instead_of_replay(name: &str) -> bool {
     name.starts_with("session_track_")
@@ -130,7 +139,7 @@ fn pins_instead_of_replay(name: &str) -> bool {
 /// returned rows (its end carries no tracker data, see the module docs); `several_results`
 /// whether it produced more than one result (only the last one's tracker data is read).
 pub fn apply(
-    backend: &mut super::pool::Backend,
+    backend: KnownState<'_>,
     session_vars: &mut BTreeMap<String, String>,
     session_schema: &mut Option<String>,
     changes: &Changes,
@@ -156,7 +165,7 @@ pub fn apply(
     }
     if let Some(schema) = &changes.schema {
         explained = true;
-        backend.schema = Some(schema.clone());
+        *backend.schema = Some(schema.clone());
         *session_schema = Some(schema.clone());
     }
     if let Some(state) = &changes.transaction {

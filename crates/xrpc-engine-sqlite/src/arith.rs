@@ -57,8 +57,8 @@ use rusqlite::types::{Value as SqlValue, ValueRef};
 use xrpc_proto::codes;
 
 use super::Shared;
-use super::cast::{format_double, number_prefix};
-use super::rewrite::{Tok, Token, tokens};
+use crate::numbers::{format_double, number_prefix};
+use crate::tokens::{Tok, Token, tokens};
 use super::types::DeclKind;
 use xrpc_engine::result::{SqlError, SqlWarning, WarningLevel, mysql_type};
 
@@ -227,13 +227,13 @@ fn view_with_names(sql: &str, toks: &[Token]) -> Option<String> {
         return Some(sql.to_owned());
     }
     let body = &toks[as_at + 1..];
-    let Some((items, _)) = super::cast::select_items(sql, body) else {
+    let Some((items, _)) = crate::tokens::select_items(sql, body) else {
         return Some(sql.to_owned());
     };
     let mut out = String::with_capacity(sql.len() + 32);
     let mut copied = 0;
     for (a, b) in items {
-        if a >= b || super::cast::has_alias(sql, &body[a..b]) {
+        if a >= b || crate::tokens::has_alias(sql, &body[a..b]) {
             continue;
         }
         let (a, b) = (a + as_at + 1, b + as_at + 1);
@@ -426,7 +426,7 @@ impl Pass<'_> {
     }
 
     fn keyword(&self, i: usize) -> bool {
-        super::cast::CLAUSE_WORDS
+        crate::tokens::CLAUSE_WORDS
             .iter()
             .chain(MORE_KEYWORDS)
             .any(|w| self.word(i, w))

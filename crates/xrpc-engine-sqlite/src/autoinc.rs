@@ -40,8 +40,8 @@ use rusqlite::Connection;
 use rusqlite::functions::FunctionFlags;
 
 use super::Shared;
-use super::rewrite::{Tok, Token, tokens};
-use super::strict::{ident, literal};
+use crate::tokens::{Tok, Token, tokens};
+use crate::types::strict::{ident, literal};
 use xrpc_engine::result::SqlError;
 use xrpc_proto::codes;
 
@@ -315,7 +315,7 @@ pub(crate) fn trigger_sql(
 
 /// The name of a table's trigger marking generated ids.
 pub(crate) fn generated_trigger_name(table: &str) -> String {
-    format!("{}autoinc_{table}", super::strict::TRIGGER_PREFIX)
+    format!("{}autoinc_{table}", crate::types::strict::TRIGGER_PREFIX)
 }
 
 /// Registers `xrpc_id_generated()`, which the generated-id trigger calls before SQLite inserts
@@ -352,7 +352,7 @@ pub(crate) fn zero_trigger_sql(schema: &str, table: &str, column: &str) -> Strin
 
 /// The name of a table's zero-refusing trigger.
 pub(crate) fn zero_trigger_name(table: &str) -> String {
-    format!("{}zero_{table}", super::strict::TRIGGER_PREFIX)
+    format!("{}zero_{table}", crate::types::strict::TRIGGER_PREFIX)
 }
 
 /// The message prefix of the zero trigger's error (mapped to 1235).

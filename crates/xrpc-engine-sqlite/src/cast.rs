@@ -72,38 +72,11 @@ use rusqlite::types::{Value as SqlValue, ValueRef};
 use xrpc_proto::codes::{self, ErrorCode};
 
 use super::Shared;
-use super::rewrite::{Tok, Token, tokens};
-use super::strict::{self, ExactNumber, Parts};
+use crate::numbers::{format_double, number_prefix};
+use crate::tokens::{CLAUSE_WORDS, Tok, Token, has_alias, select_items, tokens};
+use crate::types::strict::{self, ExactNumber, Parts};
 use super::types::DeclKind;
 use xrpc_engine::result::{SqlError, SqlWarning, WarningLevel, mysql_type};
-
-/// Words that start or join clauses: never a function name before `(`, and never an operand
-/// (so a `-` after one is unary). Shared with `arith`, which adds its own operators.
-pub(super) const CLAUSE_WORDS: &[&str] = &[
-    "SELECT",
-    "WHERE",
-    "AND",
-    "OR",
-    "NOT",
-    "ON",
-    "WHEN",
-    "THEN",
-    "ELSE",
-    "BY",
-    "HAVING",
-    "DISTINCT",
-    "ALL",
-    "CASE",
-    "IN",
-    "VALUES",
-    "SET",
-    "RETURNING",
-    "LIMIT",
-    "OFFSET",
-    "IS",
-    "LIKE",
-    "BETWEEN",
-];
 
 /// `mode` bit: the argument is a string literal.
 const MODE_STRING: i64 = 1;
@@ -1136,49 +1109,6 @@ fn select_hints(sql: &str, toks: &[Token]) -> Result<Vec<ColumnHint>, SqlError> 
     Ok(out)
 }
 
-/// A SELECT's select-list items (token ranges, split at depth-0 commas) and the index of the
-/// token that ends the list (FROM, WHERE, …, or the end). `None` without a SELECT.
-pub(crate) fn select_items(sql: &str, toks: &[Token]) -> Option<(Vec<(usize, usize)>, usize)> {
-    let word =
-        |t: &Token, w: &str| t.tok == Tok::Word && sql[t.start..t.end].eq_ignore_ascii_case(w);
-    // Depth-0 token indexes.
-    let mut depth = 0i32;
-    let mut top = Vec::new();
-    for (i, t) in toks.iter().enumerate() {
-        match t.tok {
-            Tok::Punct(b'(') => depth += 1,
-            Tok::Punct(b')') => depth -= 1,
-            _ if depth == 0 => top.push(i),
-            _ => {}
-        }
-    }
-    let select = top.iter().copied().find(|&i| word(&toks[i], "SELECT"))?;
-    let mut start = select + 1;
-    while start < toks.len() && (word(&toks[start], "DISTINCT") || word(&toks[start], "ALL")) {
-        start += 1;
-    }
-    const END: &[&str] = &[
-        "FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "WINDOW",
-    ];
-    let end = top
-        .iter()
-        .copied()
-        .find(|&i| {
-            i >= start && (END.iter().any(|w| word(&toks[i], w)) || toks[i].tok == Tok::Punct(b';'))
-        })
-        .unwrap_or(toks.len());
-    let mut items: Vec<(usize, usize)> = Vec::new();
-    let mut item_start = start;
-    for &i in top.iter().filter(|&&i| i >= start && i < end) {
-        if toks[i].tok == Tok::Punct(b',') {
-            items.push((item_start, i));
-            item_start = i + 1;
-        }
-    }
-    items.push((item_start, end));
-    Some((items, end))
-}
-
 /// A derived table (`FROM (SELECT …) t`) of a SELECT: its alias, its columns' names with the
 /// kinds their casts give them, and those casts' hints.
 struct Derived {
@@ -1335,21 +1265,6 @@ fn derived_reference(sql: &str, item: &[Token], derived: &[Derived]) -> Option<D
     *kind
 }
 
-/// Whether a select-list item ends with an alias (`… AS x`, or `… x` after an operand).
-pub(crate) fn has_alias(sql: &str, item: &[Token]) -> bool {
-    let [.., before, last] = item else {
-        return false;
-    };
-    if !matches!(last.tok, Tok::Word | Tok::QuotedIdent) {
-        return false;
-    }
-    (before.tok == Tok::Word && sql[before.start..before.end].eq_ignore_ascii_case("AS"))
-        || matches!(
-            before.tok,
-            Tok::Punct(b')') | Tok::Word | Tok::QuotedIdent | Tok::Number | Tok::String
-        )
-}
-
 // ---------------------------------------------------------------------------------------------
 // The conversions.
 
@@ -1430,66 +1345,6 @@ impl<'a> Input<'a> {
             Input::Str(s, _) => String::from_utf8_lossy(s).chars().take(64).collect(),
         }
     }
-}
-
-/// A DOUBLE as MySQL prints it: the shortest digits that read back, in plain notation for
-/// decimal exponents −15 to 14 and as `1.5e20` / `1e-16` beyond.
-pub(crate) fn format_double(f: f64) -> String {
-    if f == 0.0 {
-        return "0".to_owned();
-    }
-    if !f.is_finite() {
-        return if f.is_nan() {
-            "nan"
-        } else if f > 0.0 {
-            "inf"
-        } else {
-            "-inf"
-        }
-        .to_owned();
-    }
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    if (-15..=14).contains(&exp) {
-        let s = f.to_string();
-        s.strip_suffix(".0").map_or(s.clone(), str::to_owned)
-    } else {
-        format!("{mantissa}e{exp}")
-    }
-}
-
-/// Splits the number a string starts with (MySQL's reading of a string as a number):
-/// `(number text, the rest)`; the number is empty when there is none.
-pub(crate) fn number_prefix(s: &str) -> (&str, &str) {
-    let t = s.trim_start_matches([' ', '\t', '\n', '\r']);
-    let lead = s.len() - t.len();
-    let b = t.as_bytes();
-    let mut i = usize::from(matches!(b.first(), Some(b'-' | b'+')));
-    let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
-    let int = digits(i);
-    i += int;
-    let mut frac = 0;
-    if b.get(i) == Some(&b'.') {
-        frac = digits(i + 1);
-        if int + frac > 0 {
-            i += 1 + frac;
-        }
-    }
-    if int + frac == 0 {
-        return ("", s);
-    }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        let mut j = i + 1;
-        if matches!(b.get(j), Some(b'-' | b'+')) {
-            j += 1;
-        }
-        let e = digits(j);
-        if e > 0 {
-            i = j + e;
-        }
-    }
-    (&s[lead..lead + i], &s[lead + i..])
 }
 
 fn is_space(s: &str) -> bool {

@@ -732,7 +732,7 @@ pub(crate) fn mysql_type(decl: &str) -> MysqlType {
             // The declaration is stored rewritten (`ENUM TEXT x61 x62`, see `enumset`); MySQL
             // shows the members quoted: enum('a','b').
             let name = if set { "set" } else { "enum" };
-            let members = super::enumset::members(decl)
+            let members = crate::types::enumset::members(decl)
                 .map(|(_, members)| members)
                 .unwrap_or_default();
             let quoted: Vec<String> = members

@@ -307,7 +307,7 @@ pub(crate) fn validate(name: &str) -> Result<String, SqlError> {
 /// index's or trigger's own database; `REFERENCES t`, likewise) are left to SQLite's own search,
 /// temp → main → attached databases.
 pub(crate) fn qualify(sql: &str, db: &str, temp_names: &[String]) -> Option<String> {
-    use super::rewrite::{Tok, tokens};
+    use crate::tokens::{Tok, tokens};
     let toks = tokens(sql)?;
     let text = |i: usize| &sql[toks[i].start..toks[i].end];
     let word = |i: usize, w: &str| {

@@ -236,15 +236,15 @@ mod cast;
 mod catalog;
 mod compat;
 mod databases;
-mod enumset;
 mod kept;
 mod memo;
 mod notes;
+mod numbers;
 mod origin;
 mod rewrite;
 mod shape;
-mod strict;
 mod strings;
+mod tokens;
 mod types;
 
 use std::fmt;
@@ -268,7 +268,7 @@ use self::authorizer::ClientSql;
 use self::busy::{BusyScope, busy_handler};
 use self::compat::{BeginMode, Compat, SqlInfo, TableDdl};
 use self::databases::{Attached, Databases};
-use self::strict::Shown;
+use self::types::strict::{self, Shown};
 use self::types::{Arg, Conv, DeclKind, LOOKAHEAD_BYTES, LOOKAHEAD_ROWS};
 use xrpc_engine::{Engine, EngineConn, Interrupt, WaitHook};
 use xrpc_engine::result::{ColumnInfo, ExecSummary, ResultSink, SqlError, SqlWarning};
@@ -697,7 +697,7 @@ pub struct SqliteConn {
     /// Column flags of tables read by this connection (see `origin`). Declared before `conn`
     /// so that it is dropped first: it holds prepared statements of `conn`, and a connection
     /// with a statement left unfinalized does not close.
-    keys: origin::KeyCache,
+    keys: origin::KeyCache<shape::ResultShape>,
     /// The vectors results are streamed through, reused.
     stream_buffers: shape::StreamBuffers,
     /// The last client statement, kept prepared for the next (see `kept`). Declared before
@@ -1797,7 +1797,7 @@ struct Columns<'a> {
     sql: &'a str,
     /// The client check, lifted while the origins' PRAGMAs run.
     guard: &'a authorizer::Guard,
-    keys: &'a mut origin::KeyCache,
+    keys: &'a mut origin::KeyCache<shape::ResultShape>,
     conn: &'a Connection,
     buffers: &'a mut shape::StreamBuffers,
 }
@@ -1834,7 +1834,7 @@ fn stream(
     let mut find_shape = |statement: &Statement<'_>| {
         let sqlite_columns = statement.columns();
         let width = sqlite_columns.len();
-        let lookup = |keys: &mut origin::KeyCache| {
+        let lookup = |keys: &mut origin::KeyCache<shape::ResultShape>| {
             #[cfg(test)]
             if SKIP_DECORATION.load(Ordering::Relaxed) {
                 return (origin::Decoration::none(width), None);
@@ -1955,7 +1955,7 @@ fn stream(
 /// The kept shape if it fits this read-ahead (`window`; `ended`: the result ended within it),
 /// else a shape planned on `basis` and kept for the next run of `sql`.
 fn settle_shape(
-    keys: &mut origin::KeyCache,
+    keys: &mut origin::KeyCache<shape::ResultShape>,
     sql: &str,
     decoration: &Arc<origin::Decoration>,
     kept: Option<Arc<shape::ResultShape>>,

@@ -37,7 +37,6 @@ use std::sync::Arc;
 
 use rusqlite::{Connection, ffi};
 
-use super::shape::ResultShape;
 use xrpc_engine::result::{ColumnInfo, column_flags};
 
 /// A result column's table column.
@@ -98,9 +97,10 @@ pub(crate) fn origins(conn: &Connection, sql: &str, width: usize) -> Vec<Option<
 }
 
 /// Column flags per table, read from the declarations (see the module docs), and what a
-/// statement's columns got from them, per SQL text.
-#[derive(Debug, Default)]
-pub(crate) struct KeyCache {
+/// statement's columns got from them, per SQL text; with each text, the last result shape `S`
+/// built on its decoration (`shape::ResultShape`), which this cache keeps without reading.
+#[derive(Debug)]
+pub(crate) struct KeyCache<S> {
     /// (database, table) → (schema_version read at, column name lowercased → flags, the
     /// AUTO_INCREMENT column's declared MySQL type: see `autoinc::declared_type`).
     tables: HashMap<(String, String), (i64, TableFlags)>,
@@ -108,16 +108,26 @@ pub(crate) struct KeyCache {
     /// they come from: a repeated statement costs one `schema_version` read per database
     /// instead of a search of the prepared statements and a table lookup per column.
     /// The last result shape built for the text (`shape`) goes with its decoration.
-    statements: HashMap<String, KeptStatement, foldhash::fast::RandomState>,
+    statements: HashMap<String, KeptStatement<S>, foldhash::fast::RandomState>,
     /// The kept `schema_version` reads, per database.
     probes: Probes,
 }
 
+impl<S> Default for KeyCache<S> {
+    fn default() -> Self {
+        Self {
+            tables: HashMap::default(),
+            statements: HashMap::default(),
+            probes: Probes::default(),
+        }
+    }
+}
+
 /// What is kept per statement text: its decoration and the last result shape built on it.
 #[derive(Debug)]
-struct KeptStatement {
+struct KeptStatement<S> {
     decoration: Arc<Decoration>,
-    shape: Option<Arc<ResultShape>>,
+    shape: Option<Arc<S>>,
 }
 
 /// A prepared `PRAGMA <database>.schema_version` of one connection.
@@ -147,7 +157,7 @@ impl VersionProbe {
     fn prepare(conn: &Connection, database: &str) -> Option<Self> {
         let sql = CString::new(format!(
             "PRAGMA {}.schema_version",
-            super::strict::ident(database)
+            crate::types::strict::ident(database)
         ))
         .ok()?;
         let mut stmt = std::ptr::null_mut();
@@ -299,7 +309,7 @@ const MAX_DECORATED_STATEMENTS: usize = 1024;
 /// and such a one is not worth holding on to.
 const MAX_DECORATED_SQL_LEN: usize = 16 << 10;
 
-impl KeyCache {
+impl<S> KeyCache<S> {
     /// Fills `table`, `original_table`, `original_name`, `schema` and the flags of the columns
     /// of the statement prepared from `sql` on `conn` (which must be prepared and alive). Runs
     /// PRAGMAs: call it with the client check lifted (`authorizer::Guard::as_node`).
@@ -322,7 +332,7 @@ impl KeyCache {
         conn: &Connection,
         sql: &str,
         width: usize,
-    ) -> (Arc<Decoration>, Option<Arc<ResultShape>>) {
+    ) -> (Arc<Decoration>, Option<Arc<S>>) {
         let probes = &mut self.probes;
         let cached = self.statements.get(sql).filter(|kept| {
             let d = &kept.decoration;
@@ -382,7 +392,7 @@ impl KeyCache {
         &mut self,
         sql: &str,
         decoration: &Arc<Decoration>,
-        shape: Arc<ResultShape>,
+        shape: Arc<S>,
     ) {
         if let Some(kept) = self.statements.get_mut(sql) {
             if Arc::ptr_eq(&kept.decoration, decoration) {
@@ -426,7 +436,7 @@ impl KeyCache {
 
 /// The name of a table's rowid alias (its one `INTEGER PRIMARY KEY` column).
 fn rowid_alias(conn: &Connection, database: &str, table: &str) -> Option<String> {
-    let q = |s: &str| super::strict::ident(s);
+    let q = |s: &str| crate::types::strict::ident(s);
     let keys: Vec<(String, String)> = conn
         .prepare(&format!("PRAGMA {}.table_info({})", q(database), q(table)))
         .ok()?
@@ -450,7 +460,7 @@ fn read_flags(
     database: &str,
     table: &str,
 ) -> rusqlite::Result<HashMap<String, u32>> {
-    let q = |s: &str| super::strict::ident(s);
+    let q = |s: &str| crate::types::strict::ident(s);
     // (name, declared type, notnull, pk position)
     let columns: Vec<(String, String, bool, i64)> = conn
         .prepare(&format!("PRAGMA {}.table_info({})", q(database), q(table)))?
@@ -521,7 +531,7 @@ mod tests {
         assert_eq!(names, [Some("id"), Some("a"), Some("b"), Some("c"), None]);
         assert_eq!(found[0].as_ref().unwrap().table, "t");
         assert_eq!(found[0].as_ref().unwrap().database, "main");
-        let mut cache = KeyCache::default();
+        let mut cache = KeyCache::<()>::default();
         let mut infos: Vec<ColumnInfo> =
             (0..5).map(|i| ColumnInfo::text(format!("c{i}"))).collect();
         cache.decorate(&conn, sql, &mut infos);
@@ -568,8 +578,8 @@ mod tests {
         a.execute_batch("create table t (id INTEGER PRIMARY KEY, a INT NOT NULL)")
             .unwrap();
         let sql = "select id, a from t";
-        let mut cache = KeyCache::default();
-        let decorate = |cache: &mut KeyCache| {
+        let mut cache = KeyCache::<()>::default();
+        let decorate = |cache: &mut KeyCache<()>| {
             let stmt = a.prepare(sql).unwrap();
             let mut infos: Vec<ColumnInfo> =
                 (0..2).map(|i| ColumnInfo::text(format!("c{i}"))).collect();

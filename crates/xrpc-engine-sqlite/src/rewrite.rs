@@ -39,122 +39,8 @@
 
 use std::borrow::Cow;
 
-use super::types::DeclKind;
-
-/// A token's kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Tok {
-    Word,
-    Number,
-    String,
-    QuotedIdent,
-    Punct(u8),
-}
-
-/// A token and its byte range.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Token {
-    pub(crate) tok: Tok,
-    pub(crate) start: usize,
-    pub(crate) end: usize,
-}
-
-/// Splits SQL into tokens, without whitespace and comments. `None` for an unterminated string
-/// or comment.
-pub(crate) fn tokens(sql: &str) -> Option<Vec<Token>> {
-    let b = sql.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80;
-    while i < b.len() {
-        let c = b[i];
-        let start = i;
-        let tok = match c {
-            _ if c.is_ascii_whitespace() => {
-                i += 1;
-                continue;
-            }
-            b'-' if b.get(i + 1) == Some(&b'-') => {
-                i = sql[i..].find('\n').map_or(b.len(), |n| i + n + 1);
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                i = i + 2 + sql[i + 2..].find("*/")? + 2;
-                continue;
-            }
-            b'\'' | b'"' | b'`' | b'[' => {
-                let close = if c == b'[' { b']' } else { c };
-                i += 1;
-                loop {
-                    let at = i + b[i..].iter().position(|&x| x == close)?;
-                    i = at + 1;
-                    // A doubled quote is an escaped quote, not the end.
-                    if close != b']' && b.get(i) == Some(&close) {
-                        i += 1;
-                    } else {
-                        break;
-                    }
-                }
-                if c == b'\'' {
-                    Tok::String
-                } else {
-                    Tok::QuotedIdent
-                }
-            }
-            b'0'..=b'9' | b'.' if c != b'.' || b.get(i + 1).is_some_and(u8::is_ascii_digit) => {
-                if c == b'0' && matches!(b.get(i + 1), Some(b'x' | b'X')) {
-                    i += 2;
-                    while i < b.len() && b[i].is_ascii_hexdigit() {
-                        i += 1;
-                    }
-                } else {
-                    while i < b.len() && b[i].is_ascii_digit() {
-                        i += 1;
-                    }
-                    if b.get(i) == Some(&b'.') {
-                        i += 1;
-                        while i < b.len() && b[i].is_ascii_digit() {
-                            i += 1;
-                        }
-                    }
-                    if matches!(b.get(i), Some(b'e' | b'E')) {
-                        let mut j = i + 1;
-                        if matches!(b.get(j), Some(b'+' | b'-')) {
-                            j += 1;
-                        }
-                        if b.get(j).is_some_and(u8::is_ascii_digit) {
-                            i = j;
-                            while i < b.len() && b[i].is_ascii_digit() {
-                                i += 1;
-                            }
-                        }
-                    }
-                }
-                if i < b.len() && ident(b[i]) {
-                    // `1abc` is not a number SQLite would read; leave the word alone.
-                    while i < b.len() && ident(b[i]) {
-                        i += 1;
-                    }
-                    Tok::Word
-                } else {
-                    Tok::Number
-                }
-            }
-            _ if ident(c) => {
-                while i < b.len() && ident(b[i]) {
-                    i += 1;
-                }
-                Tok::Word
-            }
-            _ => {
-                i += 1;
-                Tok::Punct(c)
-            }
-        };
-        out.push(Token { tok, start, end: i });
-    }
-    Some(out)
-}
+use crate::tokens::{Tok, Token, tokens};
+use crate::types::DeclKind;
 
 /// MySQL's string literals in SQLite's form (see the module docs): without
 /// NO_BACKSLASH_ESCAPES (MySQL's default) a backslash in a quoted string escapes the next
@@ -513,7 +399,7 @@ pub(crate) const TIME_COLLATION: &str = "xrpc_time";
 pub(crate) fn compare_time(a: &str, b: &str) -> std::cmp::Ordering {
     use rusqlite::types::ValueRef;
     let micros = |s: &str| {
-        super::strict::time_value(ValueRef::Text(s.as_bytes()))
+        crate::types::strict::time_value(ValueRef::Text(s.as_bytes()))
             .ok()
             .map(|(negative, h, m, sec, us)| {
                 let total = ((i64::from(h) * 60 + i64::from(m)) * 60 + i64::from(sec)) * 1_000_000
@@ -627,7 +513,7 @@ fn rewrite_defs(
         }
         let (type_start, type_end) = (def[1].start, def[end - 1].end);
         let declared = &sql[type_start..type_end];
-        if let Some(replacement) = super::enumset::declare(declared) {
+        if let Some(replacement) = crate::types::enumset::declare(declared) {
             edits.push((type_start, type_end, replacement));
             continue;
         }
@@ -667,13 +553,13 @@ fn rewrite_defs(
 pub(crate) fn compare_decimal(a: &str, b: &str, scale: u8) -> std::cmp::Ordering {
     use std::cmp::Ordering;
     let parse = |s: &str| {
-        super::strict::parse_exact(s)
+        crate::types::strict::parse_exact(s)
             .ok()
             .map(|n| n.round(usize::from(scale)))
     };
     match (parse(a), parse(b)) {
         (Some(x), Some(y)) => {
-            let zero = |n: &super::strict::ExactNumber| {
+            let zero = |n: &crate::types::strict::ExactNumber| {
                 n.int.is_empty() && n.frac.bytes().all(|c| c == b'0')
             };
             let neg_x = x.negative && !zero(&x);

@@ -23,7 +23,7 @@ use rusqlite::Connection;
 use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::types::{Value as SqlValue, ValueRef};
 
-use super::cast::format_double;
+use crate::numbers::format_double;
 
 /// The bytes MySQL would see for an argument, `None` for NULL.
 fn bytes_of(value: ValueRef<'_>) -> Option<std::borrow::Cow<'_, [u8]>> {
@@ -76,7 +76,7 @@ fn integer_arg(value: ValueRef<'_>) -> Option<i64> {
         ValueRef::Real(f) => Some(f.round() as i64),
         ValueRef::Text(t) | ValueRef::Blob(t) => {
             let text = String::from_utf8_lossy(t);
-            let (number, _) = super::cast::number_prefix(&text);
+            let (number, _) = crate::numbers::number_prefix(&text);
             Some(number.parse::<f64>().map_or(0, |f| f.round() as i64))
         }
     }

@@ -5,6 +5,11 @@
 //! from its declaration (or, for expressions, from the first rows), [`convert`] turns one
 //! SQLite value into a [`Value`] of the column's type or reports that it does not fit, and
 //! [`to_arg`] turns a statement argument into something SQLite can bind.
+//!
+//! The declared types' two other halves are its children, as the three read each other: the
+//! write path's checks ([`strict`], which converts with [`convert`] and classifies with
+//! [`classify_decl`], whose results this module's reader reports with the checks' problems)
+//! and ENUM and SET ([`enumset`], whose members both the classifier and the checks read).
 
 use std::borrow::Cow;
 
@@ -13,8 +18,11 @@ use rusqlite::ToSql;
 use rusqlite::types::{ToSqlOutput, Value as SqlValue, ValueRef};
 use xrpc_proto::value::{ColumnType, Value, XDateTime, XDecimal, XTime};
 
-use super::strict::{self, Problem};
+use self::strict::Problem;
 use xrpc_engine::result::{ColumnInfo, mysql_type};
+
+pub(crate) mod enumset;
+pub(crate) mod strict;
 
 /// Rows read ahead, at most, to type expression columns (no declared type).
 pub(crate) const LOOKAHEAD_ROWS: usize = 64;
@@ -226,11 +234,11 @@ pub(crate) fn classify_decl(decl: Option<&str>) -> DeclKind {
         "TINYTEXT" => text(mysql_type::VAR_STRING, None, TINY_LEN, false),
         "TEXT" => text(mysql_type::VAR_STRING, None, PLAIN_LEN, false),
         "MEDIUMTEXT" => text(mysql_type::VAR_STRING, None, MEDIUM_LEN, false),
-        "ENUM" | super::enumset::SET_WORD if super::enumset::members(decl).is_some() => {
-            let (set, members) = super::enumset::members(decl).unwrap_or_default();
+        "ENUM" | enumset::SET_WORD if enumset::members(decl).is_some() => {
+            let (set, members) = enumset::members(decl).unwrap_or_default();
             DeclKind::Enum {
                 set,
-                length: super::enumset::max_len(set, &members),
+                length: enumset::max_len(set, &members),
             }
         }
         "LONGTEXT" | "CLOB" | "ENUM" | "SET" => text(mysql_type::VAR_STRING, None, LONG_LEN, false),

@@ -23,7 +23,7 @@
 
 use rusqlite::types::ValueRef;
 
-use super::rewrite::{Tok, tokens};
+use crate::tokens::{Tok, tokens};
 use super::strict::Problem;
 
 /// The first word of a SET column's declared type in SQLite.

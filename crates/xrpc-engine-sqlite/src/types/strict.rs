@@ -9,7 +9,7 @@
 //! triggers:
 //!
 //! - `xrpc_check(ordinal, column, declared_type, value)` is registered on every connection. It
-//!   parses the declared type ([`super::types::classify_decl`]), checks `value` (as SQLite holds
+//!   parses the declared type ([`super::classify_decl`]), checks `value` (as SQLite holds
 //!   it after the column's affinity) with [`check`], and fails the statement with MySQL's code
 //!   and SQL state (1366, 1264, 1292, 1406, 1265, 3140). `ordinal` 0 starts a new row, so the
 //!   message can name the row as MySQL does (`at row 2`).
@@ -26,7 +26,7 @@
 //! UPDATE with expressions, upserts, writes by triggers) with no SQL parser in the node.
 //!
 //! A BEFORE trigger cannot change the value, so what is stored is SQLite's value after
-//! affinity, and the read path ([`super::types::convert`]) returns what MySQL would have stored
+//! affinity, and the read path ([`super::convert`]) returns what MySQL would have stored
 //! (a DECIMAL rounded to its scale, a CHAR without trailing spaces, a BINARY padded with zero
 //! bytes, a two-digit YEAR widened). SQL comparisons inside SQLite see the stored value.
 //!
@@ -42,7 +42,7 @@ use xrpc_proto::codes::{self, ErrorCode};
 // `types.rs` and this file import each other: the checks here are per declared kind
 // (`types::DeclKind`), and the reader in `types.rs` reports a stored value that misfits its
 // column with this file's `Problem`, so a refused write and a refused read say the same thing.
-use super::types::DeclKind;
+use super::DeclKind;
 use xrpc_engine::result::SqlError;
 
 /// Why a value does not fit its column, as MySQL's error rows.
@@ -150,7 +150,7 @@ pub(crate) fn check_decl(
 pub(crate) fn normalize(kind: &DeclKind, decl: &str, value: ValueRef<'_>) -> SqlValue {
     match kind {
         DeclKind::Decimal { .. } if !matches!(value, ValueRef::Null) => {
-            match super::types::convert(super::types::Conv::Declared(*kind), value) {
+            match super::convert(super::Conv::Declared(*kind), value) {
                 Ok(xrpc_proto::value::Value::Decimal(d)) => SqlValue::Text(d.to_string()),
                 _ => value.into(),
             }
@@ -173,7 +173,7 @@ pub(crate) fn normalize(kind: &DeclKind, decl: &str, value: ValueRef<'_>) -> Sql
                 }
                 SqlValue::Text(text)
             };
-            match super::types::convert(super::types::Conv::Declared(*kind), value) {
+            match super::convert(super::Conv::Declared(*kind), value) {
                 Ok(xrpc_proto::value::Value::DateTime(d)) => with_fsp(d.to_string(), d.micros()),
                 Ok(xrpc_proto::value::Value::Time(t)) => with_fsp(t.to_string(), t.micros()),
                 _ => value.into(),
@@ -283,7 +283,7 @@ pub(crate) fn text_value(value: ValueRef<'_>) -> Result<String, Problem> {
     match value {
         ValueRef::Null => Ok(String::new()),
         ValueRef::Integer(i) => Ok(i.to_string()),
-        ValueRef::Real(r) => Ok(super::types::format_real(r)),
+        ValueRef::Real(r) => Ok(super::format_real(r)),
         ValueRef::Text(t) | ValueRef::Blob(t) => std::str::from_utf8(t)
             .map(str::to_owned)
             .map_err(|_| Problem::Incorrect),
@@ -295,7 +295,7 @@ pub(crate) fn bytes_value(value: ValueRef<'_>) -> Vec<u8> {
     match value {
         ValueRef::Null => Vec::new(),
         ValueRef::Integer(i) => i.to_string().into_bytes(),
-        ValueRef::Real(r) => super::types::format_real(r).into_bytes(),
+        ValueRef::Real(r) => super::format_real(r).into_bytes(),
         ValueRef::Text(t) | ValueRef::Blob(t) => t.to_vec(),
     }
 }
@@ -745,7 +745,7 @@ pub(crate) fn trigger_sql(
 ) -> Vec<String> {
     let typed: Vec<(&String, &String, DeclKind)> = columns
         .iter()
-        .map(|(name, decl)| (name, decl, super::types::classify_decl(Some(decl))))
+        .map(|(name, decl)| (name, decl, super::classify_decl(Some(decl))))
         .filter(|(_, _, kind)| !matches!(kind, DeclKind::Runtime))
         .collect();
     let normalized: Vec<&(&String, &String, DeclKind)> = if rowid {
