@@ -92,7 +92,7 @@ use std::time::{Duration, Instant};
 use parking_lot::Mutex;
 
 use crate::config::NetConfig;
-use crate::handler::{RunContext, UnitId};
+use crate::conn::handler::{RunContext, UnitId};
 use crate::hist::{PerfHistograms, Stage};
 use crate::loom::sync::Mutex as SyncMutex;
 use crate::loom::sync::atomic::{AtomicBool as SyncBool, AtomicU64 as SyncU64};
@@ -413,7 +413,7 @@ impl GroupHandle {
     /// ([`crate::ConnRef::send_deferred`]) are written first, so that no answer waits for the
     /// blocking section.
     pub fn enter_wait(&self) -> WaitGuard {
-        crate::turn::flush_noted();
+        crate::conn::turn::flush_noted();
         self.enter_wait_holding_send_lock()
     }
 
@@ -915,7 +915,7 @@ fn worker_main(group: GroupHandle, reason: SpawnReason) {
     WORKER_OF.with(|w| {
         let _ = w.set(Arc::downgrade(&group.0));
     });
-    crate::turn::enable();
+    crate::conn::turn::enable();
     let extra = !matches!(reason, SpawnReason::Base(_));
     let _exit = WorkerExit { g, extra };
     let mut cpu_gen = g.cpu_gen.load(Ordering::Acquire);
@@ -942,9 +942,9 @@ fn worker_main(group: GroupHandle, reason: SpawnReason) {
                 break;
             }
             since_flush += 1;
-            if since_flush == crate::turn::FLUSH_EVERY_TASKS {
+            if since_flush == crate::conn::turn::FLUSH_EVERY_TASKS {
                 since_flush = 0;
-                crate::turn::flush_noted();
+                crate::conn::turn::flush_noted();
             }
         }
         worked |= group.run_timers(&mut due);
@@ -959,8 +959,8 @@ fn worker_main(group: GroupHandle, reason: SpawnReason) {
         }
         g.loops.fetch_add(1, Ordering::Relaxed);
         // The end of the turn: the answers deferred since the last flush go out now, before
-        // this worker may sleep (crate::turn).
-        crate::turn::flush_noted();
+        // this worker may sleep (crate::conn::turn).
+        crate::conn::turn::flush_noted();
 
         // Announce the wait, then re-check the queue (crate::wake).
         g.waiters.begin_wait();
@@ -1030,7 +1030,7 @@ struct WorkerExit<'a> {
 impl Drop for WorkerExit<'_> {
     fn drop(&mut self) {
         let g = self.g;
-        crate::turn::flush_noted();
+        crate::conn::turn::flush_noted();
         g.hand_over_listening();
         // Pass a stop wake-up on to the next sleeper.
         if g.is_stopping() {

@@ -13,7 +13,7 @@ use crate::affinity::CpuTopology;
 use crate::config::NetConfig;
 use crate::conn::Factory;
 use crate::group::{ConnFactory, Group, GroupHandle, SpawnReason, WatchState};
-use crate::handler::Handler;
+use crate::conn::handler::Handler;
 use crate::hist::PerfHistograms;
 use crate::metrics::Exposition;
 use crate::stats::{NetCounters, NetStats};
