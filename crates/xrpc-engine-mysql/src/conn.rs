@@ -15,8 +15,8 @@ use xrpc_proto::value::Value;
 use super::pool::{Backend, Pool};
 use super::state::{self, Changes};
 use super::types::{self, Conv, Rewritten};
-use xrpc_engine::{EngineConn, Interrupt, WaitHook};
 use xrpc_engine::result::{ColumnInfo, ExecSummary, ResultSink, SqlError};
+use xrpc_engine::{EngineConn, Interrupt, WaitHook};
 
 /// What every handle of one engine shares.
 #[derive(Debug)]

@@ -126,8 +126,8 @@ use xrpc_proto::codes;
 
 pub use self::conn::MysqlConn;
 pub use self::pool::{PoolOptions, PoolStats};
-use xrpc_engine::{Engine, EngineConn, EngineVariables};
 use xrpc_engine::result::SqlError;
+use xrpc_engine::{Engine, EngineConn, EngineVariables};
 
 /// A `mysql://` engine URL that does not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

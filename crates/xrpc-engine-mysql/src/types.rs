@@ -129,7 +129,10 @@ pub fn map_column(column: &mysql::Column) -> (ColumnInfo, Conv) {
         (ColumnFlags::PRI_KEY_FLAG, column_flags::PRIMARY_KEY),
         (ColumnFlags::UNIQUE_KEY_FLAG, column_flags::UNIQUE_KEY),
         (ColumnFlags::MULTIPLE_KEY_FLAG, column_flags::MULTIPLE_KEY),
-        (ColumnFlags::AUTO_INCREMENT_FLAG, column_flags::AUTO_INCREMENT),
+        (
+            ColumnFlags::AUTO_INCREMENT_FLAG,
+            column_flags::AUTO_INCREMENT,
+        ),
     ] {
         if my_flags.contains(mine) {
             flags |= x;

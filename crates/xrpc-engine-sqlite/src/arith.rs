@@ -57,9 +57,9 @@ use rusqlite::types::{Value as SqlValue, ValueRef};
 use xrpc_proto::codes;
 
 use super::Shared;
+use super::types::DeclKind;
 use crate::numbers::{format_double, number_prefix};
 use crate::tokens::{Tok, Token, tokens};
-use super::types::DeclKind;
 use xrpc_engine::result::{SqlError, SqlWarning, WarningLevel, mysql_type};
 
 /// `mode` bit: the statement writes (INSERT, REPLACE, UPDATE): a warning is an error.

@@ -72,10 +72,10 @@ use rusqlite::types::{Value as SqlValue, ValueRef};
 use xrpc_proto::codes::{self, ErrorCode};
 
 use super::Shared;
+use super::types::DeclKind;
 use crate::numbers::{format_double, number_prefix};
 use crate::tokens::{CLAUSE_WORDS, Tok, Token, has_alias, select_items, tokens};
 use crate::types::strict::{self, ExactNumber, Parts};
-use super::types::DeclKind;
 use xrpc_engine::result::{SqlError, SqlWarning, WarningLevel, mysql_type};
 
 /// `mode` bit: the argument is a string literal.

@@ -73,7 +73,9 @@ use super::cast::{ColumnHint, HintAt};
 use super::compat::{SqlInfo, TableDdl};
 use super::types::{self, DeclKind};
 use xrpc_engine::lex::{Tok, leading_word, lex};
-use xrpc_engine::result::{ExecSummary, ResultSink, SqlError, SqlWarning, WarningLevel, mysql_type};
+use xrpc_engine::result::{
+    ExecSummary, ResultSink, SqlError, SqlWarning, WarningLevel, mysql_type,
+};
 
 pub(crate) use super::databases::INFORMATION_SCHEMA;
 

@@ -270,8 +270,8 @@ use self::compat::{BeginMode, Compat, SqlInfo, TableDdl};
 use self::databases::{Attached, Databases};
 use self::types::strict::{self, Shown};
 use self::types::{Arg, Conv, DeclKind, LOOKAHEAD_BYTES, LOOKAHEAD_ROWS};
-use xrpc_engine::{Engine, EngineConn, Interrupt, WaitHook};
 use xrpc_engine::result::{ColumnInfo, ExecSummary, ResultSink, SqlError, SqlWarning};
+use xrpc_engine::{Engine, EngineConn, Interrupt, WaitHook};
 
 /// SQLite's `synchronous` setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -388,12 +388,7 @@ impl<S> KeyCache<S> {
 
     /// Keeps `shape`, built on `decoration`, for the next run of `sql`, if `decoration` is the
     /// one kept for it (a text too long to keep has none).
-    pub(crate) fn keep_shape(
-        &mut self,
-        sql: &str,
-        decoration: &Arc<Decoration>,
-        shape: Arc<S>,
-    ) {
+    pub(crate) fn keep_shape(&mut self, sql: &str, decoration: &Arc<Decoration>, shape: Arc<S>) {
         if let Some(kept) = self.statements.get_mut(sql) {
             if Arc::ptr_eq(&kept.decoration, decoration) {
                 kept.shape = Some(shape);
@@ -620,9 +615,9 @@ mod tests {
     #[test]
     #[ignore = "a measurement, run by hand in a release build"]
     fn decoration_cost() {
+        use std::sync::atomic::Ordering;
         use xrpc_engine::Engine;
         use xrpc_engine::result::{ResultSink, SinkError};
-        use std::sync::atomic::Ordering;
         use xrpc_proto::value::Value;
 
         struct Discard(usize);

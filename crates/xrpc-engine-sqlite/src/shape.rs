@@ -40,8 +40,8 @@ use super::cast::{self, ColumnHint};
 use super::origin::Decoration;
 use super::rewrite;
 use super::types::{self, Conv, DeclKind, runtime_signature};
-use xrpc_engine::result::KeptMetadata;
 use xrpc_engine::result::ColumnInfo;
+use xrpc_engine::result::KeptMetadata;
 
 /// What a statement's columns are before any value is read: the part of a shape that depends
 /// on the statement, its text and the schema only.
@@ -241,8 +241,8 @@ mod tests {
     use xrpc_proto::value::{ColumnType, Value};
 
     use crate::SqliteEngine;
-    use xrpc_engine::{Engine, EngineConn};
     use xrpc_engine::result::CollectedResult;
+    use xrpc_engine::{Engine, EngineConn};
 
     fn run(conn: &mut dyn EngineConn, sql: &str, args: &[Value]) -> CollectedResult {
         let mut out = CollectedResult::default();

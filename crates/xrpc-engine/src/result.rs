@@ -20,9 +20,9 @@ use xrpc_proto::codes::{self, ErrorCode};
 use xrpc_proto::value::{ColumnType, Value};
 use xrpc_proto::{HeaderFormat, Severity, WireError};
 
-pub use xrpc_proto::column::{COLLATION_BINARY, COLLATION_UTF8MB4, content_type, mysql_type};
 /// ColumnMetaData `flags` bits ([`xrpc_proto::column::flags`]).
 pub use xrpc_proto::column::flags as column_flags;
+pub use xrpc_proto::column::{COLLATION_BINARY, COLLATION_UTF8MB4, content_type, mysql_type};
 
 /// One column of a result set.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -101,9 +101,7 @@ pub fn describe_sqlite(
     schema: Option<&str>,
     name: &str,
 ) -> Result<TableShape, SqlError> {
-    let prefix = schema
-        .map(|s| format!("{}.", quote(s)))
-        .unwrap_or_default();
+    let prefix = schema.map(|s| format!("{}.", quote(s))).unwrap_or_default();
     let columns =
         pragma_rows(&format!("PRAGMA {prefix}table_info({})", literal(name))).map_err(|err| {
             // MySQL reads a table of an unknown database as an unknown table.

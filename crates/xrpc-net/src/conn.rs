@@ -72,11 +72,11 @@ use std::time::{Duration, Instant};
 use parking_lot::Mutex;
 use xrpc_proto::{FrameConfig, FrameHeader};
 
+use crate::conn::handler::{FrameBatch, Handler, RunContext, UnitId};
 use crate::gate::{Pass, RecvGate};
 use crate::group::{
     ConnFactory, ConnTask, EventCx, GroupHandle, QueueFull, ShrinkOutcome, Task, run_unit_counted,
 };
-use crate::conn::handler::{FrameBatch, Handler, RunContext, UnitId};
 use crate::hist::Stage;
 use crate::pages::OutPages;
 use crate::stats::NetCounters;

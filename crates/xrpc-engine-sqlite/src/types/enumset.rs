@@ -23,8 +23,8 @@
 
 use rusqlite::types::ValueRef;
 
-use crate::tokens::{Tok, tokens};
 use super::strict::Problem;
+use crate::tokens::{Tok, tokens};
 
 /// The first word of a SET column's declared type in SQLite.
 pub(crate) const SET_WORD: &str = "MYSQL_SET";
