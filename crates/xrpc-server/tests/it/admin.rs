@@ -1,6 +1,6 @@
 //! End-to-end: the node's own SQL, and the start-up sequence of the PolarDB-X Java client.
 
-mod common;
+use crate::common;
 
 use bytes::Bytes;
 use common::{TestNode, sql_stmt, text};

@@ -2,7 +2,7 @@
 //! oversized heads, clients that trickle bytes or say nothing, and a flood of connections on the
 //! metrics port must not slow the protocol port down, and scrapes keep working afterwards.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};

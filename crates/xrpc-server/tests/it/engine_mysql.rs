@@ -1,7 +1,7 @@
 //! End-to-end: a node on the `mysql` engine in front of a real MariaDB (started per test by
 //! `xrpc_testkit`), over real TCP with the raw-frame client.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -10,7 +10,7 @@
 //! MariaDB's integer display widths (`int(11)`) are dropped before comparing, since MySQL 8,
 //! whose names the node gives, has none.
 
-mod common;
+use crate::common;
 
 use mysql::prelude::Queryable;
 use xrpc_proto::value::Value;

@@ -1,6 +1,6 @@
 //! End-to-end: the data node over real TCP, checked against the flows of `docs/PROTOCOL.md`.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
@@ -950,7 +950,7 @@ fn fatal_is_the_last_frame_of_a_session_killed_at_random_moments() {
     use rand::Rng;
     let node = TestNode::start();
     let mut client = node.client();
-    let mut rng = rand::thread_rng();
+    let mut rng = xrpc_testkit::rng::seeded_rng();
     client.new_session(1);
     for round in 0..300u32 {
         // A statement that streams a random number of rows, killed a random moment later.

@@ -1,7 +1,7 @@
 //! End-to-end: what an unauthenticated or excess client may hold, and how the node says no
 //! (docs/PROTOCOL.md, "Authentication" and "Connection limits").
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

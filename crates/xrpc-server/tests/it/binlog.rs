@@ -5,7 +5,7 @@
 //! `SERIAL`; each switches it on with `SET GLOBAL xrpc_binlog` and reads back only the entries of
 //! its own connections.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};

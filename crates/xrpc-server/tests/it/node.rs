@@ -1,6 +1,6 @@
 //! The `Node` API in-process: what the binary's `main` no longer has to wire up itself.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

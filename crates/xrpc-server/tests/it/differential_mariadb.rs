@@ -16,7 +16,7 @@
 //! are exact) and fractions beyond the declared fsp (MariaDB truncates, MySQL rounds, the node
 //! truncates on reads).
 
-mod common;
+use crate::common;
 
 use std::cell::RefCell;
 use std::fmt::Write as _;

@@ -3,7 +3,7 @@
 //! switch's OK. (The blocking client's TLS against a node, certificates and reload included, is
 //! tested in `xrpc-client/tests/tls.rs`.)
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

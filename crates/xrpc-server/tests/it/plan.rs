@@ -2,7 +2,7 @@
 //! the plan digest cache, and a differential test (random plans give what the equivalent SQL gives
 //! through the same node).
 
-mod common;
+use crate::common;
 
 use std::cell::RefCell;
 

@@ -14,7 +14,7 @@
 //! SQLite has written it and that WAL recovery on restart keeps it; power-loss durability is what
 //! `synchronous = FULL` adds on top, and is not something a test can simulate here.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
@@ -73,7 +73,7 @@ fn sint(value: &Value) -> i64 {
 
 /// Waits a random 300–1500 ms, then kills the node with SIGKILL.
 fn kill_after_random_delay(server: &mut ServerProcess) -> Duration {
-    let delay = Duration::from_millis(rand::thread_rng().gen_range(300..=1500));
+    let delay = Duration::from_millis(xrpc_testkit::rng::seeded_rng().gen_range(300..=1500));
     thread::sleep(delay);
     server.kill9();
     delay

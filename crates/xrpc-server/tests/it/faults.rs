@@ -1,7 +1,7 @@
 //! Fault tests: each is named after what it proves, runs on loopback only, and is bounded in time
 //! and count.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -78,7 +78,7 @@ fn kill_rounds(
     budget: Duration,
     was_killed: impl Fn(&Outcome) -> bool,
 ) -> KillReport {
-    let mut rng = rand::thread_rng();
+    let mut rng = xrpc_testkit::rng::seeded_rng();
     let deadline = Instant::now() + budget;
     let mut report = KillReport::default();
     while report.rounds < rounds && Instant::now() < deadline {

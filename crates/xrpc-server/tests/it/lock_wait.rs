@@ -6,7 +6,7 @@
 //! grow extra workers rather than deadlock: readers (WAL readers never wait for the writer) keep
 //! being answered, the holder's COMMIT still gets a worker, and then every waiter completes.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 
