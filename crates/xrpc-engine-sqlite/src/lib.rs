@@ -1802,10 +1802,17 @@ struct Columns<'a> {
     buffers: &'a mut shape::StreamBuffers,
 }
 
-/// Test builds only: skip the column decoration, to measure what it costs
-/// (`origin::tests::decoration_cost`). Product builds always decorate.
-#[cfg(test)]
-pub(crate) static SKIP_DECORATION: AtomicBool = AtomicBool::new(false);
+/// Skips the column decoration, to measure what it costs (`benches/decoration.rs`); only with
+/// the `bench` feature. The node always decorates.
+#[cfg(any(test, feature = "bench"))]
+static SKIP_DECORATION: AtomicBool = AtomicBool::new(false);
+
+/// Turns the column decoration (table, origin names, schema and key flags of each column) off
+/// or back on for the whole process, to measure what it costs; only with the `bench` feature.
+#[cfg(any(test, feature = "bench"))]
+pub fn skip_decoration(skip: bool) {
+    SKIP_DECORATION.store(skip, Ordering::Relaxed);
+}
 
 /// Streams a query's rows into the sink: reads ahead as the column types need, sends the
 /// metadata, then every row. The metadata and conversions come from the shape kept for the
@@ -1835,7 +1842,7 @@ fn stream(
         let sqlite_columns = statement.columns();
         let width = sqlite_columns.len();
         let lookup = |keys: &mut origin::KeyCache<shape::ResultShape>| {
-            #[cfg(test)]
+            #[cfg(any(test, feature = "bench"))]
             if SKIP_DECORATION.load(Ordering::Relaxed) {
                 return (origin::Decoration::none(width), None);
             }

@@ -270,8 +270,8 @@ pub(crate) struct Decoration {
 }
 
 impl Decoration {
-    /// Nothing for `width` columns (test builds measure the decoration's cost with it).
-    #[cfg(test)]
+    /// Nothing for `width` columns (the decoration-cost bench measures without it).
+    #[cfg(any(test, feature = "bench"))]
     pub(crate) fn none(width: usize) -> Arc<Self> {
         Arc::new(Self {
             versions: Vec::new(),
@@ -606,92 +606,5 @@ mod tests {
             1,
             "the detached database's read is dropped"
         );
-    }
-
-    /// What the column decoration costs a 6-column point SELECT: engine CPU time per query
-    /// (this thread's, from `CLOCK_THREAD_CPUTIME_ID`) with and without it, interleaved.
-    /// A measurement, not a check: `cargo test --release -p xrpc-server --lib decoration_cost
-    /// -- --ignored --nocapture`.
-    #[test]
-    #[ignore = "a measurement, run by hand in a release build"]
-    fn decoration_cost() {
-        use std::sync::atomic::Ordering;
-        use xrpc_engine::Engine;
-        use xrpc_engine::result::{ResultSink, SinkError};
-        use xrpc_proto::value::Value;
-
-        struct Discard(usize);
-        impl ResultSink for Discard {
-            fn metadata(&mut self, columns: &[ColumnInfo]) -> Result<(), SinkError> {
-                self.0 += columns.len();
-                Ok(())
-            }
-            fn row(&mut self, row: &[Value]) -> Result<(), SinkError> {
-                self.0 += row.len();
-                Ok(())
-            }
-        }
-        fn thread_cpu_ns() -> u64 {
-            let mut ts = libc::timespec {
-                tv_sec: 0,
-                tv_nsec: 0,
-            };
-            // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
-            unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-            ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let engine =
-            super::super::SqliteEngine::open(&dir.path().join("cost.db"), Default::default())
-                .unwrap();
-        let mut conn = engine.acquire().unwrap();
-        let mut sink = Discard(0);
-        conn.execute(
-            "create table t6 (id INT PRIMARY KEY, a INT NOT NULL, b VARCHAR(20), c DOUBLE, \
-             d DATETIME, e DECIMAL(10,2))",
-            &[],
-            None,
-            &mut sink,
-        )
-        .unwrap();
-        conn.execute("begin", &[], None, &mut sink).unwrap();
-        for id in 1..=1000 {
-            conn.execute(
-                "insert into t6 values (?, ?, 'name', 1.5, '2024-02-29 10:11:12', '12.50')",
-                &[Value::Sint(id), Value::Sint(id * 7)],
-                None,
-                &mut sink,
-            )
-            .unwrap();
-        }
-        conn.execute("commit", &[], None, &mut sink).unwrap();
-        let sql = "select id, a, b, c, d, e from t6 where id = ?";
-        const QUERIES: i64 = 20_000;
-        let mut per_query = [Vec::new(), Vec::new()];
-        for _round in 0..7 {
-            for (k, skip) in [false, true].into_iter().enumerate() {
-                super::super::SKIP_DECORATION.store(skip, Ordering::Relaxed);
-                let start = thread_cpu_ns();
-                for i in 0..QUERIES {
-                    conn.execute(sql, &[Value::Sint(i % 1000 + 1)], None, &mut sink)
-                        .unwrap();
-                }
-                per_query[k].push((thread_cpu_ns() - start) as f64 / QUERIES as f64 / 1000.0);
-            }
-        }
-        super::super::SKIP_DECORATION.store(false, Ordering::Relaxed);
-        for v in &mut per_query {
-            v.sort_by(f64::total_cmp);
-        }
-        let median = |v: &Vec<f64>| v[v.len() / 2];
-        eprintln!(
-            "decoration_cost: µs of engine CPU per point select (median of 7 rounds of {QUERIES}): \
-             decorated {:.2} {:?}, undecorated {:.2} {:?}",
-            median(&per_query[0]),
-            per_query[0],
-            median(&per_query[1]),
-            per_query[1]
-        );
-        assert!(sink.0 > 0);
     }
 }

@@ -28,8 +28,8 @@
 //! bound to it, or the process may use one CPU at all), waking a second worker for the tasks a
 //! worker queues while handling its events buys no parallelism: the woken worker would only take
 //! turns with the pusher on that CPU, at the price of an eventfd write, an epoll wake-up and two
-//! context switches per hand-off (a third of the node's CPU at 4096 clients in the profiles of
-//! issue 11). So a push made *on one of the group's own workers* (dispatch after a receive, a
+//! context switches per hand-off (a third of the node's CPU at 4096 clients in a profile of
+//! `select 1`). So a push made *on one of the group's own workers* (dispatch after a receive, a
 //! session's spill going back to the queue, a timer) wakes nobody there: the worker runs the task
 //! itself when it returns to the top of its loop. Nothing is stranded: the pusher is awake and
 //! pops the queue (or sees it non-empty after announcing its wait) before it can sleep. Workers
@@ -47,7 +47,7 @@
 //! every base worker in `epoll_wait`, a request that arrived while one worker was answering
 //! another connection woke a second worker, which preempted the first on the same CPU: at 2
 //! clients the node made 1.8 context switches per `select 1` against MariaDB's 1.2, with no
-//! parallelism to show for them (issue 11, session 7). With one listener the event waits in
+//! parallelism to show for them. With one listener the event waits in
 //! epoll's ready list and the busy worker takes it with its next `epoll_wait`, without sleeping.
 //! Invariant: **while no worker listens, a worker is running and returns to the top of its loop
 //! (where it takes the free slot) without blocking and without running long** — or it hands the

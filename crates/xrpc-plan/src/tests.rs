@@ -1,5 +1,5 @@
 //! The compiler against a fixed catalog: the SQL and arguments each node produces, and the
-//! errors of bad plans. End-to-end behaviour (the same rows as SQL) is in `tests/plan.rs`.
+//! errors of bad plans. End-to-end behaviour (the same rows as SQL) is in the node's `tests/it/plan.rs`.
 
 use std::collections::HashMap;
 

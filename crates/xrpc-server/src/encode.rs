@@ -567,7 +567,7 @@ pub(crate) fn send_frames(conn: &ConnRef, frames: &[u8]) -> Result<(), SendError
         conn.fin();
         Err(SendError::Io(std::io::Error::other("fail point xrpc_send")))
     });
-    crate::binlog::sent(conn, frames); // binlog hook (issue 15)
+    crate::binlog::sent(conn, frames); // binlog hook
     conn.send(frames)
 }
 
@@ -579,7 +579,7 @@ pub(crate) fn send_frames_deferred(conn: &ConnRef, frames: &[u8]) -> Result<(), 
         conn.fin();
         Err(SendError::Io(std::io::Error::other("fail point xrpc_send")))
     });
-    crate::binlog::sent(conn, frames); // binlog hook (issue 15)
+    crate::binlog::sent(conn, frames); // binlog hook
     conn.send_deferred(frames)
 }
 

@@ -515,7 +515,7 @@ fn kill_query_interrupts_the_statement_and_keeps_the_session() {
         1,
         sql_stmt("with recursive n(i) as (select 1 union all select i + 1 from n) select count(*) from n"),
     );
-    // Kill the statement while it runs (kills that come before it starts: tests/faults.rs).
+    // Kill the statement while it runs (kills that come before it starts: tests/it/faults.rs).
     node.wait_until_a_statement_runs();
     client.send(
         1,

@@ -4,11 +4,13 @@
 //! packages libjemalloc2 and libmimalloc2.0 for the preloads):
 //!
 //! ```sh
-//! cargo test -p xrpc-server --test allocator -- --ignored --nocapture
+//! cargo bench -p xrpc-server --bench allocator
 //! ```
 //!
-//! The figures it printed are in docs/MEMORY.md. The other test here checks the fix it led to.
+//! The figures it printed are in docs/MEMORY.md. `tests/memory.rs` checks the fix it led to
+//! (`large_statements_give_their_memory_back_after_the_client_leaves`).
 
+#[path = "../tests/common/mod.rs"]
 mod common;
 
 use std::path::Path;
@@ -123,9 +125,7 @@ fn addr_string(addr: std::net::SocketAddr) -> String {
     addr.to_string()
 }
 
-#[test]
-#[ignore = "a measurement to run by hand; prints figures"]
-fn resident_memory_after_large_statements_and_a_connection_storm() {
+fn main() {
     // The binary sets glibc's mmap threshold itself (main.rs); the tunables cannot undo that, so
     // the figures of plain glibc in docs/MEMORY.md come from a build without it.
     probe("as built (glibc, mmap_threshold 256 KiB)", &[]);
@@ -141,45 +141,4 @@ fn resident_memory_after_large_statements_and_a_connection_storm() {
         "jemalloc 5.3 (LD_PRELOAD)",
         &[("LD_PRELOAD", "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2")],
     );
-}
-
-#[test]
-fn large_statements_give_their_memory_back_after_the_client_leaves() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = ServerProcess::spawn(
-        &dir.path().join("data"),
-        &dir.path().join("server.log"),
-        &["--log", "warn"],
-    );
-    {
-        let mut client = server.client();
-        client.new_session(1);
-        client.query(1, "select 1");
-    }
-    let baseline = rss_mib(&server);
-    {
-        let mut client = server.client();
-        // An unoptimised test build of the node takes about 6 s per 30 MiB statement on a quiet
-        // machine (its rewrite passes scan every byte) and several times that on a loaded one.
-        client.set_read_timeout(Duration::from_secs(120));
-        client.new_session(1);
-        for i in 0..4 {
-            let sql = format!("select length('{}{i}')", "x".repeat(30 << 20));
-            let outcome = client.query(1, &sql);
-            assert!(outcome.error.is_none(), "{:?}", outcome.error);
-        }
-    }
-    // Without the fixed mmap threshold glibc kept about 40 MiB per statement resident for good.
-    let deadline = std::time::Instant::now() + Duration::from_secs(15);
-    loop {
-        let now = rss_mib(&server);
-        if now < baseline + 48.0 {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "resident {now:.1} MiB, baseline {baseline:.1} MiB, after the client left"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }
