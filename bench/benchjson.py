@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""JSON helpers and output parsers for the bench/ scripts (standard library only).
+"""JSON functions and output parsers for the bench/ scripts (standard library only).
 
     benchjson.py json key=value ... [key:=RAW_JSON ...]
         one JSON object; a value that parses as a number becomes a number

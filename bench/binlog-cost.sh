@@ -112,7 +112,7 @@ model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.sta
 section = f"""## Binary log cost
 
 `bench/binlog-cost.sh --rounds {rounds} --duration {duration} --concurrency {conc} --workload {workload}`,
-{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, release build of commit `{commit}`, {os.cpu_count()} CPUs
+release build of commit `{commit}`, {os.cpu_count()} CPUs
 ({model}); node on CPU {scpu}, `xrpc bench` on CPU {ccpu}. One node serves every step; `SET GLOBAL xrpc_binlog`
 switches the log between steps, interleaved off, `*`, `*{{h}}` in each of {rounds} rounds. Server CPU per request
 is the node's utime + stime from `/proc/<pid>/stat` over the step divided by the statements completed (warm-up

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The article's table on one engine (issue 9), and plan push-down against SQL (issue 14).
+# The article's table on one engine, and plan push-down against SQL.
 #
 #   bench/engine-mysql.sh [--full|--quick|--smoke] [--rounds N] [--duration S] [--warmup S]
 #                         [--pool-size N] [--only table|plans] [--out-dir DIR]
@@ -8,10 +8,11 @@
 #   --quick  8 256 4096 clients (plans: 64 1024 4096), 3 s steps, 1 round
 #   --smoke  8 clients, 0.5 s steps, a 1000-row SQLite table, one step per kind of target
 #            (MariaDB direct and xrpc with select 1; xrpc and sysbench with point select;
-#            point-get on each engine); writes only into --out-dir (or a temporary directory),
-#            never bench/results/ (run-all.sh --smoke runs this; about 18 s with debug builds)
+#            point-get on each engine); writes only into --out-dir (default
+#            target/bench-reports/engine-mysql-smoke-<UTC time>/), never bench/results/
+#            (run-all.sh --smoke runs this; about 18 s with debug builds)
 #
-# The table (issue 9): the same Debian MariaDB (bench/mariadb.sh; one instance per
+# The table: the same Debian MariaDB (bench/mariadb.sh; one instance per
 # thread_handling mode, the instances run-all.sh uses) reached
 #   - directly, one connection and one thread per client, in both modes, with `xrpc bench` and,
 #     for point select, with `sysbench oltp_point_select` as the reference load generator;
@@ -22,7 +23,7 @@
 # (direct one-thread-per-connection, direct pool-of-threads, xrpc), so a change of the machine's
 # load touches all of them alike.
 #
-# The plans (issue 14): `point-get` (a GET plan, EXEC_PLAN_READ) against `point-select` (prepared
+# The plans: `point-get` (a GET plan, EXEC_PLAN_READ) against `point-select` (prepared
 # SQL) through xrpc on the SQLite engine and on the mysql engine, interleaved.
 #
 # Server CPU per request: `xrpc bench --server-pid` reads utime + stime of the server processes
@@ -73,7 +74,7 @@ fi
 XRPC=$BIN/xrpc
 
 if [ "$SUITE" = smoke ]; then
-    OUT_DIR=${OUT_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/engine-mysql-smoke.XXXXXX")}
+    OUT_DIR=${OUT_DIR:-$BENCH_REPORTS/engine-mysql-smoke-$(date -u +%Y%m%dT%H%M%SZ)}
 else
     OUT_DIR=${OUT_DIR:-$BENCH_DIR/results}
 fi

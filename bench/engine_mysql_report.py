@@ -5,10 +5,10 @@
 
 Figures are medians over the rounds; ratios (xrpc ÷ the best direct MariaDB mode, point-get ÷
 point-select) are computed within each round (same minutes of a shared machine) and their median
-is reported with [min–max] when there are several rounds. The targets of issues 9 and 14 are
-checked against those medians and reported met or NOT met. The notes file next to the output
-(engine-mysql-notes.md), when present, is appended: it holds the explanations written by hand
-from profiles, which a regeneration must not lose.
+is reported with [min–max] when there are several rounds. The targets (the article's table on the
+`mysql` engine, plan push-down against SQL) are checked against those medians and reported met or
+NOT met. The explanations written by hand live in bench/analysis/engine-mysql.md, which
+bench/report.py puts after this section.
 """
 
 import argparse
@@ -90,9 +90,9 @@ def main():
     L = []
     w = L.append
     targets = []
-    w("## The article's table on one engine (issue 9)")
+    w("## The `mysql` engine: the article's table on one MariaDB")
     w("")
-    w(f"`bench/engine-mysql.sh --{run.get('suite')}`, {run.get('started')} – {end.get('finished')}, "
+    w(f"`bench/engine-mysql.sh --{run.get('suite')}`, "
       f"{run.get('rounds')} round(s) of {run.get('duration_s')} s steps after {run.get('warmup_s')} s warm-up, "
       f"commit `{run.get('commit')}`, backend {run.get('engine_version')}. Servers on CPU {run.get('server_cpus')} "
       f"(MariaDB and xrpc-server share it), load generators on CPU {run.get('client_cpus')}. Load average at the "
@@ -167,7 +167,7 @@ def main():
 
     plan_concs = sorted({k[2] for k in cell if k[0] == "plans"})
     if plan_concs:
-        w("## Plan push-down: point-get against point select (issue 14)")
+        w("### Plan push-down: point-get against point select")
         w("")
         w("`xrpc bench --workload point-get` (a GET plan on `sbtest1`'s primary key with the id as placeholder, "
           "projected to `c`, through EXEC_PLAN_READ) against `--workload point-select` (`SELECT c FROM sbtest1 "
@@ -208,11 +208,6 @@ def main():
     if failed:
         w("Failed steps: " + ", ".join(f"{x['target']} {x['workload']} c={x['concurrency']} (round {x['round']})"
                                        for x in failed) + ".")
-        w("")
-    notes = os.path.join(os.path.dirname(os.path.abspath(a.out)), "engine-mysql-notes.md")
-    if os.path.exists(notes) and os.path.abspath(a.out) != os.path.abspath(notes):
-        with open(notes) as f:
-            w(f.read().rstrip())
         w("")
     with open(a.out, "w") as f:
         f.write("\n".join(L).rstrip() + "\n")

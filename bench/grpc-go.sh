@@ -4,7 +4,7 @@
 #   bench/grpc-go.sh [--workers N|cores] [--conns 4] [--inflight 16] [--time 2] [--warmup 0.5]
 #
 # Builds bench/peers/grpc-go (module google.golang.org/grpc from the Go module proxy, pinned by
-# go.mod/go.sum) into bench/.run/bin/grpc-echo when its sources changed, starts
+# go.mod/go.sum) into target/bench-peers/grpc-echo when its sources changed, starts
 # `grpc-echo server -workers N` on 127.0.0.1:$BENCH_GRPC_GO_PORT (50151) on the server CPUs
 # (--workers 0 = option off, the default; "cores" = the number of server CPUs), runs
 # `grpc-echo client` on the load-generator CPUs (--conns connections, --inflight calls

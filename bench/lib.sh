@@ -1,19 +1,25 @@
 # shellcheck shell=bash disable=SC2034  # (the variables set here are for the scripts that source it)
-# Helpers shared by the bench/ scripts. Source it: `. "$(dirname "$0")/lib.sh"`.
+# Functions shared by the bench/ scripts. Source it: `. "$(dirname "$0")/lib.sh"`.
 #
 # Conventions:
 # - measurement and meta results are JSON lines on stdout (bench_emit), also appended to
 #   $BENCH_OUT when set; everything else (progress, logs) goes to stderr;
 # - every background server is started by bench_start, which records "name pid starttime" in
-#   bench/.pids, and stopped by pid (bench_stop / bench_stop_all), never by name;
-# - private state lives in bench/.run/ (data directories, sockets, logs, built binaries);
+#   $BENCH_RUN/pids, and stopped by pid (bench_stop / bench_stop_all), never by name;
+# - scratch state (data directories, sockets, logs) lives in $BENCH_RUN: target/bench-run/
+#   (kept between runs, so MariaDB's sbtest table is made once; `cargo clean` removes it), or the
+#   directory BENCH_RUN_DIR names (run-all.sh --smoke makes a temporary one and removes it);
+# - reports a run points to go to target/bench-reports/ (or bench/results/ for a full run);
+# - built peers (grpc-echo, tonic-echo) go to target/ too, never into the source tree;
 # - pinning: when the machine has >= 2 CPUs and BENCH_PIN is not 0, servers run on
 #   $BENCH_SERVER_CPUS (default: the first allowed CPU) and load generators on
 #   $BENCH_CLIENT_CPUS (default: the other allowed CPUs), like crates/xrpc-net's echo_bench.
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-BENCH_RUN="$BENCH_DIR/.run"
-BENCH_PIDS="$BENCH_DIR/.pids"
+BENCH_ROOT="$(cd "$BENCH_DIR/.." && pwd)"
+BENCH_RUN="${BENCH_RUN_DIR:-$BENCH_ROOT/target/bench-run}"
+BENCH_REPORTS="$BENCH_ROOT/target/bench-reports"
+BENCH_PIDS="$BENCH_RUN/pids"
 BENCH_PY="$BENCH_DIR/benchjson.py"
 mkdir -p "$BENCH_RUN"
 
@@ -155,7 +161,7 @@ bench_require_free_port() {
 bench_proc_start() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $20}'; }
 
 # bench_start NAME LOGFILE CMD...: starts CMD in the background (output to LOGFILE), records
-# "NAME PID STARTTIME" in bench/.pids and sets BENCH_LAST_PID. Background commands of a
+# "NAME PID STARTTIME" in $BENCH_PIDS and sets BENCH_LAST_PID. Background commands of a
 # non-interactive shell ignore SIGINT, and the server outlives the script until stopped by pid.
 bench_start() {
     local name=$1 log=$2
@@ -164,7 +170,7 @@ bench_start() {
     "$@" </dev/null >"$log" 2>&1 &
     BENCH_LAST_PID=$!
     echo "$name $BENCH_LAST_PID $(bench_proc_start "$BENCH_LAST_PID")" >>"$BENCH_PIDS"
-    bench_log "started $name (pid $BENCH_LAST_PID, log ${log#"$BENCH_DIR"/})"
+    bench_log "started $name (pid $BENCH_LAST_PID, log ${log#"$BENCH_ROOT"/})"
 }
 
 # bench_pid_alive PID [STARTTIME]: the pid runs and is still the process recorded for it.
@@ -218,7 +224,7 @@ bench_stop() {
     done < <(cat "$BENCH_PIDS")
 }
 
-# bench_stop_all: stops every process recorded in bench/.pids, newest first.
+# bench_stop_all: stops every process recorded in $BENCH_PIDS, newest first.
 bench_stop_all() {
     [ -f "$BENCH_PIDS" ] || return 0
     local n p c
@@ -256,10 +262,11 @@ bench_raise_nofile() {
 # The peers built from source: bench/peers/grpc-go (Go module proxy) and bench/peers/tonic-echo
 # (crates.io).
 
-BENCH_GRPC_ECHO=$BENCH_RUN/bin/grpc-echo
-BENCH_TONIC_ECHO=${CARGO_TARGET_DIR:-$BENCH_DIR/peers/tonic-echo/target}/release/tonic-echo
+BENCH_GRPC_ECHO=$BENCH_ROOT/target/bench-peers/grpc-echo
+BENCH_TONIC_TARGET=${CARGO_TARGET_DIR:-$BENCH_ROOT/target/bench-peers/tonic-echo}
+BENCH_TONIC_ECHO=$BENCH_TONIC_TARGET/release/tonic-echo
 
-# bench_build_grpc_go: go build into bench/.run/bin/grpc-echo when the sources changed.
+# bench_build_grpc_go: go build into target/bench-peers/grpc-echo when the sources changed.
 bench_build_grpc_go() {
     local src=$BENCH_DIR/peers/grpc-go t0=$SECONDS
     if ! command -v go >/dev/null 2>&1; then
@@ -271,6 +278,7 @@ bench_build_grpc_go() {
         return 0
     fi
     bench_log "building grpc-echo (go build; modules from the Go module proxy)"
+    mkdir -p "$(dirname "$BENCH_GRPC_ECHO")"
     (cd "$src" && GOFLAGS="-mod=readonly -buildvcs=false" go build -trimpath -o "$BENCH_GRPC_ECHO" .) >"$BENCH_RUN/grpc-go-build.log" 2>&1 ||
         bench_die "go build failed (see $BENCH_RUN/grpc-go-build.log)"
     bench_log "built grpc-echo in $((SECONDS - t0)) s"
@@ -283,7 +291,7 @@ bench_build_tonic() {
         [ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$PATH:$HOME/.cargo/bin"
         command -v cargo >/dev/null 2>&1 || bench_die "cargo is not installed"
     fi
-    cargo build --release --locked --quiet --manifest-path "$src/Cargo.toml" >"$BENCH_RUN/tonic-build.log" 2>&1 ||
+    CARGO_TARGET_DIR=$BENCH_TONIC_TARGET cargo build --release --locked --quiet --manifest-path "$src/Cargo.toml" >"$BENCH_RUN/tonic-build.log" 2>&1 ||
         bench_die "cargo build of tonic-echo failed (see $BENCH_RUN/tonic-build.log)"
     if [ $((SECONDS - t0)) -gt 2 ]; then bench_log "built tonic-echo in $((SECONDS - t0)) s"; fi
 }

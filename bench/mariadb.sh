@@ -5,7 +5,7 @@
 #   bench/mariadb.sh stop | status | clean
 #
 # start installs mariadb-server and mariadb-client if missing, creates a data directory with
-# mariadb-install-db under bench/.run/mariadb/ (once; kept between runs so the sysbench table
+# mariadb-install-db under target/bench-run/mariadb/ (once; kept between runs so the sysbench table
 # survives), and starts mariadbd on 127.0.0.1:$BENCH_MARIADB_PORT (13306) with its own socket,
 # the given thread_handling, max_connections 5100 and the open-file limit raised to the hard
 # limit. A server already running in another mode is restarted. It creates the database sbtest
@@ -14,8 +14,8 @@
 # after start returns; stop (or bench_stop_all) ends it by its recorded pid. clean also deletes
 # the data directory.
 #
-# BENCH_MARIADB_NAME (default "mariadb") names the instance: its directory bench/.run/<name>/
-# and its record in bench/.pids. With different names and ports (BENCH_MARIADB_PORT), two
+# BENCH_MARIADB_NAME (default "mariadb") names the instance: its directory target/bench-run/<name>/
+# and its record in target/bench-run/pids. With different names and ports (BENCH_MARIADB_PORT), two
 # instances run side by side; run-all.sh keeps one per thread_handling mode, so that one
 # `xrpc bench` invocation can drive both.
 set -euo pipefail

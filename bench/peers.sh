@@ -12,7 +12,7 @@
 #
 # Echo case NxM = N connections with M requests in flight on each (as in xrpc-net's echo_bench);
 # Redis gets the same total in flight (-c N*M, or -c N*M/16 with -P 16). Every JSON line goes to
-# stdout and to FILE (default bench/.run/peers-<UTC time>.jsonl); a machine line and one
+# stdout and to FILE (default target/bench-reports/peers-<UTC time>.jsonl); a machine line and one
 # version line per peer come first. MariaDB is started here and stopped on exit (by pid); the
 # echo scripts stop their own servers. Exits 1 if any peer failed or printed an unusable line.
 set -euo pipefail
@@ -45,7 +45,7 @@ R=${REPS:-$R}
 [ -n "$TIME" ] && ECHO_T=$TIME && SQL_T=$TIME
 want() { [[ ",$ONLY," == *",$1,"* ]]; }
 
-OUT=${OUT:-$BENCH_RUN/peers-$(date -u +%Y%m%dT%H%M%SZ).jsonl}
+OUT=${OUT:-$BENCH_REPORTS/peers-$(date -u +%Y%m%dT%H%M%SZ).jsonl}
 mkdir -p "$(dirname "$OUT")"
 : >"$OUT"
 export BENCH_OUT=$OUT

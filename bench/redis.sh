@@ -4,7 +4,7 @@
 #   bench/redis.sh [--inflight 64] [--pipeline 1|16] [--time 2] [--requests N]
 #
 # Installs Debian's redis-server and redis-tools if missing, starts a private redis-server on
-# 127.0.0.1:$BENCH_REDIS_PORT (16379; no persistence, data dir bench/.run/redis) on the server
+# 127.0.0.1:$BENCH_REDIS_PORT (16379; no persistence, data dir target/bench-run/redis) on the server
 # CPUs, and runs `redis-benchmark -t ping_mbulk -c C [-P P]` on the load-generator CPUs with
 # C = inflight / pipeline connections, so that --inflight requests are outstanding whatever
 # the pipeline depth. Without --requests, a short calibration run (also the warm-up) sizes -n

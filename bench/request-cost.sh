@@ -38,9 +38,10 @@
 # `ppoll` (a worker over the epoll waiter cap) to wait.
 #
 # Results: a table on stdout, one JSON line per step in bench/results/request-cost.jsonl (with
-# the load average and the exact command of every step), and bench/results/request-cost.md,
-# the section bench/report.py keeps in docs/BENCHMARKS.md. --out NAME writes
-# bench/results/NAME.jsonl and NAME.md instead, leaving the files report.py reads alone.
+# the load average and the exact command of every step), and the same table in
+# bench/results/request-cost.md. --out NAME writes bench/results/NAME.jsonl and NAME.md instead.
+# docs/BENCHMARKS.md ("The cost of one request") shows the runs bench/report.py lists in its
+# COST_RUNS (bench/results/cost-*.jsonl): to show a new run there, save it under such a name.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -268,7 +269,7 @@ model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.sta
 with open(out_md, "w") as f:
     f.write(f"""## The cost of one request
 
-`{command}`, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, this tree at `{commit}`; {os.cpu_count()} CPUs
+`{command}`, this tree at `{commit}`; {os.cpu_count()} CPUs
 ({model}), node on CPU {scpu}, `xrpc bench` on CPU {ccpu}. Each build serves each step as its own fresh node; builds
 are interleaved. Server and client CPU per request are utime + stime over the measured window divided by the
 requests completed in it; the per-request counts (with `--perf`) are `perf stat` counts of the node over the

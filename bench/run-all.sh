@@ -9,8 +9,10 @@
 #   --quick  echo cases 1x1 4x16 4x128; the same SQL sweep with shorter steps; 1 repetition
 #                                                                         (about 8-9 min here)
 #   --smoke  each peer once: echo 4x16, SQL at 8 clients, 2 s steps, debug builds of the xrpc
-#            binaries; checks that every peer starts and that its output parses. Writes into a
-#            temporary directory only (never docs/ or bench/results/). CI runs this.
+#            binaries; checks that every peer starts and that its output parses. Its scratch
+#            state (data directories, sockets, server logs) lives in a temporary directory that is
+#            removed on exit; its results and reports go to target/bench-reports/smoke-<UTC time>/
+#            (never docs/ or bench/results/). CI runs this.
 #
 # What it does, in order:
 #   1. builds xrpc-server, the xrpc CLI and xrpc-net's echo-bench example (release; dev for
@@ -19,7 +21,8 @@
 #   2. starts xrpc-server and two private MariaDB instances, one per thread_handling mode
 #      (one-thread-per-connection on $BENCH_MARIADB_PORT 13306, pool-of-threads on
 #      $BENCH_MARIADB_POOL_PORT 13307), so that one `xrpc bench` invocation drives all three
-#      targets; creates sysbench's sbtest1 (100000 rows) on each (kept between runs);
+#      targets; creates sysbench's sbtest1 (100000 rows) on each (kept between runs in
+#      target/bench-run/, except for --smoke);
 #   3. per repetition: the echo table (echo-bench's xrpc / raw epoll / tokio, sockperf, Redis at
 #      the same shape as each case N x M: N clients with -P M, grpc-go with NumStreamWorkers 0 and
 #      = server cores, tonic), then
@@ -30,12 +33,23 @@
 #      measurement, and generates the report with bench/report.py.
 #
 # Outputs (not --smoke): bench/results/<UTC time>.json and bench/results/latest.json (one
-# object per measurement plus a "meta" object), docs/BENCHMARKS.md and docs/img/*.png.
+# object per measurement plus a "meta" object), docs/BENCHMARKS.md and docs/img/*.png; the
+# logs in target/bench-run/run-<UTC time>/.
 # Exit status 1 if any peer failed to start or measure, or produced output that did not parse.
 #
 # Servers run on $BENCH_SERVER_CPUS and load generators on $BENCH_CLIENT_CPUS (lib.sh; on this
 # 2-core machine CPU 0 and CPU 1). Nothing binds anything but 127.0.0.1.
 set -euo pipefail
+
+# The smoke's scratch state goes to a temporary directory (lib.sh reads BENCH_RUN_DIR, and every
+# bench/ script this one runs inherits it), removed by the EXIT trap below.
+SMOKE_SCRATCH=""
+for a in "$@"; do
+    if [ "$a" = --smoke ]; then
+        SMOKE_SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/xrpc-bench-smoke.XXXXXX")
+        export BENCH_RUN_DIR=$SMOKE_SCRATCH
+    fi
+done
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -70,7 +84,7 @@ STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 T0=$SECONDS
 
 if [ "$SUITE" = smoke ]; then
-    OUTDIR=$(mktemp -d "${TMPDIR:-/tmp}/xrpc-bench-smoke.XXXXXX")
+    OUTDIR=$BENCH_REPORTS/smoke-$STAMP
     RESULTS=$OUTDIR/results.json
     REPORT=$OUTDIR/BENCHMARKS.md
     IMG=$OUTDIR/img
@@ -93,8 +107,14 @@ bench_own xrpc-server mariadb-otpc mariadb-pool
 finish() {
     local rc=$?
     bench__cleanup
-    if [ "$SUITE" = smoke ] && [ "$rc" -eq 0 ]; then rm -rf "$OUTDIR"; fi
-    [ "$rc" -eq 0 ] || bench_log "run-all: exit $rc; work files in $OUTDIR"
+    if [ -n "$SMOKE_SCRATCH" ]; then
+        # The servers' logs outlive the scratch directory when something failed.
+        if [ "$rc" -ne 0 ]; then
+            (cd "$SMOKE_SCRATCH" && find . -name '*.log' -size -20M -exec cp --parents {} "$OUTDIR/" \;) 2>/dev/null || true
+        fi
+        rm -rf "$SMOKE_SCRATCH"
+    fi
+    [ "$rc" -eq 0 ] || bench_log "run-all: exit $rc; logs and results in ${OUTDIR#"$ROOT"/}"
 }
 trap finish EXIT
 
@@ -297,8 +317,8 @@ for ((rep = 1; rep <= R; rep++)); do
     done
 done
 unset BENCH_TAGS
-# The article's table on one engine and plan push-down (issues 9, 14): bench/engine-mysql.sh, on
-# the MariaDB instances above; its report reaches docs/BENCHMARKS.md through report.py.
+# The article's table on one engine and plan push-down: bench/engine-mysql.sh, on the MariaDB
+# instances above; its report reaches docs/BENCHMARKS.md through report.py.
 EM=("$BENCH_DIR/engine-mysql.sh" "--$SUITE")
 if [ "$SUITE" = smoke ]; then EM+=(--out-dir "$OUTDIR/engine-mysql"); fi
 XRPC_BIN_DIR=$BIN run engine-mysql 3600 "${EM[@]}"
@@ -324,7 +344,8 @@ if [ "${#FAILED[@]}" -gt 0 ]; then
 fi
 
 if [ "$SUITE" = smoke ]; then
-    python3 "$BENCH_DIR/report.py" "$RESULTS" --out "$REPORT" --img-dir "$IMG" || rc=1
+    python3 "$BENCH_DIR/report.py" "$RESULTS" --out "$REPORT" --img-dir "$IMG" --sections-dir "$OUTDIR/engine-mysql" --analysis-dir '' || rc=1
+    bench_log "results: ${RESULTS#"$ROOT"/}; report: ${REPORT#"$ROOT"/}; engine report: ${OUTDIR#"$ROOT"/}/engine-mysql/engine-mysql.md"
 else
     cp "$RESULTS" "$BENCH_DIR/results/latest.json"
     mkdir -p "$ROOT/docs/img"

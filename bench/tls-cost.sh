@@ -127,7 +127,7 @@ model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.sta
 section = f"""## TLS cost
 
 `bench/tls-cost.sh --rounds {rounds} --duration {duration} --concurrency {conc} --workload {workload}`,
-{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, release build of commit `{commit}`, {os.cpu_count()} CPUs
+release build of commit `{commit}`, {os.cpu_count()} CPUs
 ({model}); node on CPU {scpu}, `xrpc bench` (4 connections, sessions multiplexed) on CPU {ccpu}. One node with a
 P-256 certificate serves plain and TLS clients on the same port; the steps alternate plain and TLS at each client
 count in each of {rounds} rounds, and the table gives medians. Server CPU per request is the node's utime + stime from

@@ -4,7 +4,7 @@
 #   bench/tonic.sh [--threads N] [--conns 4] [--inflight 16] [--time 2] [--warmup 0.5] [--client tonic|grpc-go]
 #
 # Builds bench/peers/tonic-echo (its own Cargo project, crates from crates.io pinned by its
-# Cargo.lock; target dir bench/peers/tonic-echo/target), starts `tonic-echo server -threads N`
+# Cargo.lock; target dir target/bench-peers/tonic-echo, or $CARGO_TARGET_DIR), starts `tonic-echo server -threads N`
 # (tokio workers, default: the number of server CPUs) on 127.0.0.1:$BENCH_TONIC_PORT (50161) on
 # the server CPUs and drives it from the load-generator CPUs with tonic-echo's own client
 # (default) or, with --client grpc-go, with bench/peers/grpc-go's client (same method and codec).

@@ -10,8 +10,14 @@
 # and `-s none` skips AddressSanitizer, which needs a nightly standard library. The decoders contain no unsafe
 # code, so panics, aborts, timeouts and out-of-memory are what the runs look for; server_session also aborts
 # when the node's answers or session counts break its invariants (docs/RELIABILITY.md, "Fuzzing the server").
+# mysql_backend_decoder aborts when a query submitted on the backend connection does not end with exactly one
+# terminal event (xrpc-mysql-proto's invariant). Every `[[bin]]` of fuzz/Cargo.toml is a target.
+#
+# The build goes to the workspace's target/fuzz/ (XRPC_FUZZ_TARGET_DIR to change it), so that `cargo clean`
+# removes it; the corpora and any crash artifacts stay in fuzz/corpus/ and fuzz/artifacts/.
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
+target_dir="${XRPC_FUZZ_TARGET_DIR:-$(cd .. && pwd)/target/fuzz}"
 
 seconds="${1:-60}"
 shift || true
@@ -25,8 +31,8 @@ export CARGO_INCREMENTAL=0
 # A debug build of cargo-fuzz itself: it only drives cargo, and builds in half the time.
 command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked --debug
 case "${XRPC_FUZZ_BUILD:-release}" in
-    release) mode=(-O) ;;
-    dev) mode=(--dev) && export CARGO_PROFILE_DEV_DEBUG=false ;;
+    release) mode=(-O --target-dir "$target_dir") ;;
+    dev) mode=(--dev --target-dir "$target_dir") && export CARGO_PROFILE_DEV_DEBUG=false ;;
     *) echo "XRPC_FUZZ_BUILD must be release or dev" >&2 && exit 2 ;;
 esac
 

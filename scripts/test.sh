@@ -84,7 +84,7 @@ RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom LOOM_MAX_PREEMPTIONS=3 \
 log "fuzz smoke: every decoder target and the server target for ${XRPC_FUZZ_SECONDS:-5}s each, built unoptimised"
 XRPC_FUZZ_BUILD="${XRPC_FUZZ_BUILD:-dev}" bash scripts/fuzz.sh "${XRPC_FUZZ_SECONDS:-5}"
 
-log "benchmark smoke: bash bench/run-all.sh --smoke (every peer once, 2 s, one concurrency; installs the peers with apt, Go modules and crates; writes only to a temporary directory)"
+log "benchmark smoke: bash bench/run-all.sh --smoke (every peer once, 2 s, one concurrency; installs the peers with apt, Go modules and crates; scratch data in a temporary directory it removes, reports in target/bench-reports/)"
 bash bench/run-all.sh --smoke
 
 log "soak: bash scripts/soak.sh ${XRPC_SOAK_MINUTES:-1} (mixed load with kills, timeouts and churn; memory, fds and errors judged); the debug build cargo test made, so no new build"

@@ -42,8 +42,8 @@ impl ConnArgs {
         }
     }
 
-    /// Connects, authenticates and opens one session.
-    pub fn session(&self) -> Result<Session, ClientError> {
+    /// The client options the flags ask for.
+    pub fn options(&self) -> Result<ConnectOptions, ClientError> {
         let mut options = ConnectOptions::new(self.user.clone(), self.password.clone())
             .connect_timeout(Duration::from_secs_f64(self.connect_timeout.max(0.001)));
         if let Some(db) = &self.database {
@@ -52,7 +52,12 @@ impl ConnArgs {
         if let Some(tls) = self.tls.options(&self.host)? {
             options = options.tls(tls);
         }
-        Connection::connect(self.addr(), options)?.session()
+        Ok(options)
+    }
+
+    /// Connects, authenticates and opens one session.
+    pub fn session(&self) -> Result<Session, ClientError> {
+        Connection::connect(self.addr(), self.options()?)?.session()
     }
 }
 

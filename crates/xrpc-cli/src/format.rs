@@ -4,20 +4,51 @@
 //! the exact output is unit-tested here and end-to-end in `tests/cli.rs`.
 //!
 //! Values become text the way the mysql client shows them: integers and doubles in their shortest
-//! decimal form, DECIMAL with all its digits, DATE/DATETIME/TIME in ISO form, SET members joined
-//! with commas, and NULL as `NULL`. A BYTES value of a binary column that is not valid UTF-8 is
-//! shown as `0x…` hex; any other BYTES value as text (invalid UTF-8 replaced).
+//! decimal form, DECIMAL exactly as the node sent it (`1.50` stays `1.50`), DATE/DATETIME/TIME in
+//! ISO form, SET members joined with commas, and NULL as `NULL`. A BYTES value of a binary column
+//! that is not valid UTF-8 is shown as `0x…` hex; any other BYTES value as text (invalid UTF-8
+//! replaced).
 //!
 //! | format | NULL | strings | numbers |
 //! |---|---|---|---|
 //! | table | `NULL` | as is, left-aligned | right-aligned |
 //! | csv (RFC 4180, header line) | empty field | quoted when they hold `,` `"` CR or LF, or are empty | as is |
-//! | json (one array of objects, column name → value) | `null` | strings | numbers; DECIMAL as a string, to keep its digits |
+//! | json (see below) | `null` | strings | numbers where a double holds them exactly, else strings |
+//!
+//! # JSON
+//!
+//! `--format json` prints one JSON document for the whole run: an array with one object per
+//! statement, in the order they ran, written as each finishes (one line each) and closed even when
+//! a statement fails, so `json.load` or `serde_json` reads it whole. Each object has, in this
+//! order:
+//!
+//! | key | when | value |
+//! |---|---|---|
+//! | `statement` | always | the statement's text |
+//! | `columns` | a result set | `[{"name": …, "type": …}]` in the result's column order; `type` is the X Protocol type (`SINT`, `DECIMAL`, `BYTES`, …) |
+//! | `rows` | a result set | one array per row, values in column order |
+//! | `rows_affected` | no result set | the affected-row count |
+//! | `last_insert_id` | the statement generated one | the id |
+//! | `warnings` | success | `[{"level": "Warning", "code": 1265, "message": …}]` |
+//! | `error` | failure | `{"code": 1146, "sql_state": "42S02", "message": …}` (as [`crate::errors`] reports it); nothing runs after it |
+//!
+//! Values keep every digit, following I-JSON (RFC 7493): a reader that holds numbers as doubles
+//! (JavaScript's `JSON.parse`, jq before 1.7) must not get a rounded value silently, so
+//!
+//! - integers (`SINT`, `UINT`, `BIT`) are numbers from −(2^53 − 1) to 2^53 − 1, and strings of
+//!   their digits beyond (`"18446744073709551615"`);
+//! - DOUBLE is a number in its shortest round-trip form, FLOAT a number with the digits the table
+//!   shows (a non-finite value, which MySQL never stores, is `null`);
+//! - DECIMAL is always a string, exactly as the node sent it (`"1.50"`, `"-0.000"`);
+//! - DATE, DATETIME, TIME, ENUM and BYTES are strings as the table shows them (non-UTF-8 binary
+//!   values as `"0x…"` hex); SET is an array of its members' strings.
 
 use std::fmt::Write as _;
 use std::time::Duration;
 
 use xrpc_client::{ColumnType, ExecResult, ResultSet, Value};
+
+use crate::errors::MysqlError;
 
 /// The output formats of `xrpc exec`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -26,7 +57,8 @@ pub enum Format {
     Table,
     /// Comma-separated values with a header line.
     Csv,
-    /// A JSON array of row objects.
+    /// One JSON document: an array with an object per statement (its columns, rows as arrays,
+    /// affected rows, warnings or error).
     Json,
 }
 
@@ -61,16 +93,34 @@ pub fn value_text(value: &Value, binary: bool) -> Option<String> {
     })
 }
 
-/// A value as JSON.
+/// The largest integer magnitude every double holds exactly: 2^53 − 1.
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// An integer as JSON: a number within ±(2^53 − 1), else a string of its digits.
+fn integer_json(magnitude: u64, text: impl FnOnce() -> String) -> serde_json::Value {
+    if magnitude <= MAX_SAFE_INTEGER {
+        serde_json::Value::from(magnitude)
+    } else {
+        serde_json::Value::String(text())
+    }
+}
+
+/// A value as JSON (see the [module docs](self) for the mapping).
 pub fn value_json(value: &Value, binary: bool) -> serde_json::Value {
     use serde_json::Value as J;
     match value {
         Value::Null => J::Null,
-        Value::Sint(v) => J::from(*v),
-        Value::Uint(v) | Value::Bit(v) => J::from(*v),
-        // Non-finite doubles have no JSON form; null is what serde_json gives them too.
+        Value::Sint(v) if v.unsigned_abs() <= MAX_SAFE_INTEGER => J::from(*v),
+        Value::Sint(v) => J::String(v.to_string()),
+        Value::Uint(v) | Value::Bit(v) => integer_json(*v, || v.to_string()),
         Value::Double(v) => serde_json::Number::from_f64(*v).map_or(J::Null, J::Number),
-        Value::Float(v) => serde_json::Number::from_f64(f64::from(*v)).map_or(J::Null, J::Number),
+        // The FLOAT's own shortest digits ("0.1"), not those of its widened double.
+        Value::Float(v) => v
+            .to_string()
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map_or(J::Null, J::Number),
         Value::Set(items) => J::Array(
             items
                 .iter()
@@ -115,12 +165,46 @@ pub fn table(rs: &ResultSet) -> String {
         })
         .collect();
     let headers: Vec<&str> = rs.columns.iter().map(|c| c.name.as_str()).collect();
-    let align: Vec<bool> = rs.columns.iter().map(|c| right_aligned(c.ty)).collect();
+    let align: Vec<Align> = rs
+        .columns
+        .iter()
+        .map(|c| {
+            if right_aligned(c.ty) {
+                Align::Right
+            } else {
+                Align::Left
+            }
+        })
+        .collect();
     grid(&headers, &cells, &align)
 }
 
-/// Any rows of text as a bordered table with a header; `right[i]` right-aligns column `i`.
-pub fn grid(headers: &[&str], rows: &[Vec<String>], right: &[bool]) -> String {
+/// How a [`grid`] column places its cells; numbers are right-aligned in every table the tool
+/// prints, text left-aligned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    /// Text.
+    Left,
+    /// Numbers (and a placeholder such as `-` among them).
+    Right,
+    /// Each cell by its content: right when it is a number, left otherwise (a status value that
+    /// is `ON` in one row and `1024` in the next).
+    Number,
+}
+
+impl Align {
+    fn right(self, cell: &str) -> bool {
+        match self {
+            Align::Left => false,
+            Align::Right => true,
+            Align::Number => cell.parse::<f64>().is_ok(),
+        }
+    }
+}
+
+/// Any rows of text as a bordered table with a header; `align[i]` places column `i`'s cells
+/// (left when missing).
+pub fn grid(headers: &[&str], rows: &[Vec<String>], align: &[Align]) -> String {
     let width = |s: &str| s.chars().count();
     let mut widths: Vec<usize> = headers.iter().map(|h| width(h)).collect();
     for row in rows {
@@ -140,7 +224,7 @@ pub fn grid(headers: &[&str], rows: &[Vec<String>], right: &[bool]) -> String {
     push_row(&mut out, &header, &widths, &[]);
     out.push_str(&border);
     for row in rows {
-        push_row(&mut out, row, &widths, right);
+        push_row(&mut out, row, &widths, align);
     }
     if !rows.is_empty() {
         out.push_str(&border);
@@ -148,12 +232,12 @@ pub fn grid(headers: &[&str], rows: &[Vec<String>], right: &[bool]) -> String {
     out
 }
 
-fn push_row(out: &mut String, cells: &[String], widths: &[usize], right: &[bool]) {
+fn push_row(out: &mut String, cells: &[String], widths: &[usize], align: &[Align]) {
     out.push('|');
     for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
         let pad = " ".repeat(w - cell.chars().count());
         out.push(' ');
-        if right.get(i).copied().unwrap_or(false) {
+        if align.get(i).is_some_and(|a| a.right(cell)) {
             out.push_str(&pad);
             out.push_str(cell);
         } else {
@@ -198,43 +282,169 @@ pub fn csv(rs: &ResultSet) -> String {
     out
 }
 
-/// A result set as a JSON array of objects (column name → value), one line.
-pub fn json(rs: &ResultSet) -> String {
-    let rows: Vec<serde_json::Value> = rs
-        .rows
-        .iter()
-        .map(|row| {
-            let object: serde_json::Map<String, serde_json::Value> = rs
-                .columns
-                .iter()
-                .zip(row)
-                .map(|(c, v)| (c.name.clone(), value_json(v, c.is_binary())))
-                .collect();
-            serde_json::Value::Object(object)
-        })
-        .collect();
-    let mut out = serde_json::Value::Array(rows).to_string();
-    out.push('\n');
-    out
+/// One column in `--format json`.
+#[derive(serde::Serialize)]
+struct JsonColumn<'a> {
+    name: &'a str,
+    #[serde(rename = "type")]
+    ty: &'static str,
 }
 
-/// A statement's outcome in the chosen format. Statements without a result set print
-/// `Query OK, N rows affected` in table format, and nothing in CSV, or `{"rows_affected": N}` in
-/// JSON.
-pub fn render(result: &ExecResult, format: Format) -> String {
-    match (&result.result_set, format) {
-        (Some(rs), Format::Table) => table(rs),
-        (Some(rs), Format::Csv) => csv(rs),
-        (Some(rs), Format::Json) => json(rs),
-        (None, Format::Table) => format!("{}\n", affected(result.rows_affected, None)),
-        (None, Format::Csv) => String::new(),
-        (None, Format::Json) => {
-            let mut doc = serde_json::json!({ "rows_affected": result.rows_affected });
-            if let Some(id) = result.last_insert_id {
-                doc["last_insert_id"] = id.into();
+/// One warning in `--format json`.
+#[derive(serde::Serialize)]
+struct JsonWarning<'a> {
+    level: &'static str,
+    code: u32,
+    message: &'a str,
+}
+
+/// One statement's object in `--format json`; the field order is the output's key order.
+#[derive(serde::Serialize)]
+struct JsonStatement<'a> {
+    statement: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    columns: Option<Vec<JsonColumn<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rows: Option<Vec<Vec<serde_json::Value>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rows_affected: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last_insert_id: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warnings: Option<Vec<JsonWarning<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a MysqlError>,
+}
+
+/// The name the mysql client gives a warning's level (`SHOW WARNINGS`).
+fn warning_level(level: i32) -> &'static str {
+    match level {
+        1 => "Note",
+        3 => "Error",
+        _ => "Warning",
+    }
+}
+
+/// One statement's outcome as a one-line JSON object (see the [module docs](self)), without a
+/// trailing newline.
+pub fn json_statement(statement: &str, outcome: Result<&ExecResult, &MysqlError>) -> String {
+    let doc = match outcome {
+        Ok(result) => {
+            let rs = result.result_set.as_ref();
+            JsonStatement {
+                statement,
+                columns: rs.map(|rs| {
+                    rs.columns
+                        .iter()
+                        .map(|c| JsonColumn {
+                            name: &c.name,
+                            ty: c.ty.name(),
+                        })
+                        .collect()
+                }),
+                rows: rs.map(|rs| {
+                    rs.rows
+                        .iter()
+                        .map(|row| {
+                            row.iter()
+                                .zip(&rs.columns)
+                                .map(|(v, c)| value_json(v, c.is_binary()))
+                                .collect()
+                        })
+                        .collect()
+                }),
+                rows_affected: rs.is_none().then_some(result.rows_affected),
+                last_insert_id: result
+                    .last_insert_id
+                    .map(|id| integer_json(id, || id.to_string())),
+                warnings: Some(
+                    result
+                        .warnings
+                        .iter()
+                        .map(|w| JsonWarning {
+                            level: warning_level(w.level),
+                            code: w.code,
+                            message: &w.message,
+                        })
+                        .collect(),
+                ),
+                error: None,
             }
-            format!("{doc}\n")
         }
+        Err(error) => JsonStatement {
+            statement,
+            columns: None,
+            rows: None,
+            rows_affected: None,
+            last_insert_id: None,
+            warnings: None,
+            error: Some(error),
+        },
+    };
+    serde_json::to_string(&doc).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+}
+
+/// Writes `--format json`'s one document as statements finish: `[`, one object a line with
+/// commas between them, and `]` when finished (or dropped), so the output is whole even when the
+/// run stops early.
+#[derive(Debug)]
+pub struct JsonArray<W: std::io::Write> {
+    out: W,
+    items: usize,
+    closed: bool,
+}
+
+impl<W: std::io::Write> JsonArray<W> {
+    /// Opens the array on `out`.
+    pub fn new(mut out: W) -> Self {
+        let _ = out.write_all(b"[");
+        Self {
+            out,
+            items: 0,
+            closed: false,
+        }
+    }
+
+    /// Adds one statement's outcome.
+    pub fn push(&mut self, statement: &str, outcome: Result<&ExecResult, &MysqlError>) {
+        let sep: &[u8] = if self.items == 0 { b"\n" } else { b",\n" };
+        let _ = self.out.write_all(sep);
+        let _ = self
+            .out
+            .write_all(json_statement(statement, outcome).as_bytes());
+        let _ = self.out.flush();
+        self.items += 1;
+    }
+
+    /// Closes the array.
+    pub fn finish(mut self) {
+        self.close();
+    }
+
+    fn close(&mut self) {
+        if !self.closed {
+            self.closed = true;
+            let _ = self.out.write_all(b"\n]\n");
+            let _ = self.out.flush();
+        }
+    }
+}
+
+impl<W: std::io::Write> Drop for JsonArray<W> {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// A statement's outcome as a table or CSV (JSON is a document for the whole run:
+/// [`JsonArray`]); `csv_format` picks CSV. Statements without a result set print `Query OK, N rows
+/// affected` as a table, and nothing as CSV.
+pub fn render(result: &ExecResult, csv_format: bool) -> String {
+    match (&result.result_set, csv_format) {
+        (Some(rs), false) => table(rs),
+        (Some(rs), true) => csv(rs),
+        (None, false) => format!("{}\n", affected(result.rows_affected, None)),
+        (None, true) => String::new(),
     }
 }
 
@@ -319,11 +529,92 @@ mod tests {
     }
 
     #[test]
-    fn json_keeps_types() {
+    fn json_rows_are_arrays_in_column_order_after_the_column_list() {
+        let result = ExecResult {
+            result_set: Some(sample()),
+            ..ExecResult::default()
+        };
         assert_eq!(
-            json(&sample()),
-            "[{\"id\":1,\"name\":\"alice\"},{\"id\":22,\"name\":null},{\"id\":3,\"name\":\"a,\\\"b\\\"\"}]\n"
+            json_statement("SELECT id, name FROM t", Ok(&result)),
+            "{\"statement\":\"SELECT id, name FROM t\",\
+             \"columns\":[{\"name\":\"id\",\"type\":\"SINT\"},{\"name\":\"name\",\"type\":\"BYTES\"}],\
+             \"rows\":[[1,\"alice\"],[22,null],[3,\"a,\\\"b\\\"\"]],\"warnings\":[]}"
         );
+    }
+
+    #[test]
+    fn json_keeps_every_digit_of_decimals_and_large_integers() {
+        let decimal = |s: &str| Value::Decimal(xrpc_proto::value::XDecimal::parse(s).unwrap());
+        assert_eq!(value_json(&decimal("1.50"), false), "1.50");
+        assert_eq!(value_json(&decimal("-0.000"), false), "-0.000");
+        let max_safe = (1i64 << 53) - 1;
+        assert_eq!(value_json(&Value::Sint(max_safe), false), max_safe);
+        assert_eq!(value_json(&Value::Sint(-max_safe), false), -max_safe);
+        assert_eq!(
+            value_json(&Value::Sint(max_safe + 2), false),
+            "9007199254740993"
+        );
+        assert_eq!(
+            value_json(&Value::Sint(i64::MIN), false),
+            "-9223372036854775808"
+        );
+        assert_eq!(
+            value_json(&Value::Uint(u64::MAX), false),
+            "18446744073709551615"
+        );
+        assert_eq!(value_json(&Value::Float(0.1), false).to_string(), "0.1");
+        assert_eq!(value_json(&Value::Double(-2.0), false).to_string(), "-2.0");
+        assert_eq!(
+            value_json(&Value::Double(f64::NAN), false),
+            serde_json::Value::Null
+        );
+    }
+
+    #[test]
+    fn json_statements_without_rows_carry_counts_and_errors_their_code() {
+        let result = ExecResult {
+            rows_affected: 2,
+            last_insert_id: Some(u64::MAX),
+            warnings: vec![xrpc_client::Warning {
+                level: 2,
+                code: 1265,
+                message: "Data truncated".into(),
+            }],
+            ..ExecResult::default()
+        };
+        assert_eq!(
+            json_statement("INSERT", Ok(&result)),
+            "{\"statement\":\"INSERT\",\"rows_affected\":2,\
+             \"last_insert_id\":\"18446744073709551615\",\"warnings\":\
+             [{\"level\":\"Warning\",\"code\":1265,\"message\":\"Data truncated\"}]}"
+        );
+        let error = MysqlError {
+            code: 1146,
+            sql_state: "42S02".into(),
+            message: "Table 'x.t' doesn't exist".into(),
+        };
+        assert_eq!(
+            json_statement("SELECT * FROM x.t", Err(&error)),
+            "{\"statement\":\"SELECT * FROM x.t\",\"error\":{\"code\":1146,\
+             \"sql_state\":\"42S02\",\"message\":\"Table 'x.t' doesn't exist\"}}"
+        );
+    }
+
+    #[test]
+    fn the_json_array_is_one_document_even_when_dropped_early() {
+        let mut out = Vec::new();
+        {
+            let mut doc = JsonArray::new(&mut out);
+            doc.push("DO 1", Ok(&ExecResult::default()));
+            doc.push("DO 2", Ok(&ExecResult::default()));
+        }
+        let text = String::from_utf8(out).unwrap();
+        let parsed: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(parsed.as_array().unwrap().len(), 2, "{text}");
+        assert_eq!(parsed[1]["statement"], "DO 2");
+        let mut empty = Vec::new();
+        JsonArray::new(&mut empty).finish();
+        assert_eq!(String::from_utf8(empty).unwrap(), "[\n]\n");
     }
 
     #[test]

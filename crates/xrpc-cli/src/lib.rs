@@ -7,9 +7,10 @@
 //! |---|---|
 //! | [`conn`] | the `--host --port --user --password --database` flags and opening a session |
 //! | [`split`] | splitting SQL text into statements at `;`, outside quotes and comments |
-//! | [`format`](mod@format) | results as mysql-client tables, CSV or JSON |
+//! | [`errors`] | failures as the mysql client reports them, `ERROR 1146 (42S02): …` |
+//! | [`format`](mod@format) | results as mysql-client tables, CSV or one JSON document |
 //! | [`shell`] | `xrpc shell` (interactive or from stdin) and `xrpc exec` |
-//! | [`status`] | `xrpc status` and `\status`: `SHOW STATUS` and the stage histograms |
+//! | [`status`] | `xrpc status` and `\status`: the connection, `SHOW STATUS` and the stage histograms |
 //! | [`bench`](mod@bench) | `xrpc bench` and `xrpc bench prepare` |
 //! | [`binlog`](mod@binlog) | `xrpc binlog FILE…`: a node's binary log as JSON lines, with filters and `--follow` |
 //!
@@ -18,6 +19,7 @@
 pub mod bench;
 pub mod binlog;
 pub mod conn;
+pub mod errors;
 pub mod format;
 pub mod shell;
 pub mod split;

@@ -34,7 +34,8 @@ enum Command {
     Shell(ShellArgs),
     /// Run statements given as an argument and print their results.
     Exec(ExecArgs),
-    /// Show the node's status variables and stage histograms.
+    /// Show the connection (id, database, user, server version, protocol, TLS, uptime), then the
+    /// node's status variables and stage histograms.
     Status(ConnArgs),
     /// Measure throughput and latency of xrpc nodes, echo servers and MySQL peers.
     Bench(Box<BenchCmd>),
@@ -47,13 +48,13 @@ fn main() -> ExitCode {
     let code = match &cli.command {
         Command::Shell(args) => shell::run_shell(args),
         Command::Exec(args) => shell::run_exec(args),
-        Command::Status(args) => match args.session().and_then(|mut s| status::render(&mut s)) {
+        Command::Status(args) => match status::run(args) {
             Ok(text) => {
                 print!("{text}");
                 0
             }
             Err(err) => {
-                eprintln!("{}", shell::error_text(&err));
+                eprintln!("{err}");
                 1
             }
         },

@@ -11,7 +11,7 @@
 //! | command | effect |
 //! |---|---|
 //! | `\timing` | toggles the `(0.00 sec)` part of the footers (on by default at a terminal) |
-//! | `\status` | the node's `SHOW STATUS` and stage histograms ([`crate::status`]) |
+//! | `\status` | the connection as the mysql client's `status` shows it (id, database, user, server version, protocol, TLS and cipher, uptime), then the node's `SHOW STATUS` and stage histograms ([`crate::status`]) |
 //! | `\h`, `help` | lists these commands |
 //! | `\q`, `quit`, `exit` | leaves (so does Ctrl-D; Ctrl-C drops the pending statement) |
 //!
@@ -22,13 +22,14 @@
 //! tables and footers (timing off, so the output is stable), and stops at the first error with
 //! exit code 1, as the mysql client does; `--force` goes on after errors and still exits 1 if any
 //! statement failed. Errors go to stderr in the mysql client's form,
-//! `ERROR 1064 (42000): message`.
+//! `ERROR 1064 (42000): message` ([`crate::errors`]).
 //!
 //! # exec
 //!
 //! `xrpc exec "SQL"` runs each statement of its argument in order on one session and prints each
-//! result in the chosen [`Format`]. It stops at the first error, which goes to stderr, with exit
-//! code 1.
+//! result in the chosen [`Format`]: a table or CSV per statement, or one JSON document for the
+//! whole run ([`crate::format`], "JSON"). It stops at the first error, which goes to stderr (and,
+//! in JSON, into the document as the last statement's `error`), with exit code 1.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::time::{Duration, Instant};
@@ -37,7 +38,8 @@ use xrpc_client::blocking::Session;
 use xrpc_client::{ClientError, ExecResult};
 
 use crate::conn::ConnArgs;
-use crate::format::{self, Format};
+use crate::errors::{MysqlError, Phase};
+use crate::format::{self, Format, JsonArray};
 use crate::split::{Splitter, split_all};
 use crate::status;
 
@@ -56,42 +58,59 @@ pub struct ShellArgs {
 pub struct ExecArgs {
     /// The statements to run, separated by `;`.
     pub sql: String,
-    /// How to print result sets.
+    /// How to print results. `json` prints ONE JSON document for the whole run (not JSON Lines):
+    /// an array with an object per statement, keys in this order: `statement`, then `columns`
+    /// ([{name, type}] in column order) and `rows` (arrays in column order) for a result set, or
+    /// `rows_affected` and `last_insert_id`; then `warnings`, or `error` ({code, sql_state,
+    /// message}) for the statement that failed, which ends the run (stderr gets it too, as
+    /// `ERROR code (state): message`; a failure to connect prints nothing on stdout). DECIMAL
+    /// values are strings exactly as the node sent them ("1.50"); integers beyond ±(2^53-1) are
+    /// strings of their digits; other numbers are JSON numbers.
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,
     #[command(flatten)]
     pub conn: ConnArgs,
 }
 
-/// How a client error is shown: server errors in the mysql client's form, the rest prefixed.
-pub fn error_text(err: &ClientError) -> String {
-    if err.server().is_some() {
-        err.to_string()
-    } else {
-        format!("ERROR: {err}")
-    }
-}
-
 /// Runs `xrpc exec`; the process exit code.
 pub fn run_exec(args: &ExecArgs) -> i32 {
+    let addr = args.conn.addr();
     let mut session = match args.conn.session() {
         Ok(s) => s,
         Err(err) => {
-            eprintln!("{}", error_text(&err));
+            eprintln!(
+                "{}",
+                MysqlError::from_client(&err, Phase::Connecting, &addr)
+            );
             return 1;
         }
     };
-    let mut stdout = std::io::stdout().lock();
+    let stdout = std::io::stdout().lock();
+    let (mut json, mut text) = match args.format {
+        Format::Json => (Some(JsonArray::new(stdout)), None),
+        Format::Table | Format::Csv => (None, Some(stdout)),
+    };
     for stmt in split_all(&args.sql) {
-        match session.execute(&stmt, &[]) {
-            Ok(result) => {
-                let _ = stdout.write_all(format::render(&result, args.format).as_bytes());
+        let outcome = session
+            .execute(&stmt, &[])
+            .map_err(|err| MysqlError::from_client(&err, Phase::Running, &addr));
+        match (&outcome, &mut json, &mut text) {
+            (_, Some(doc), _) => doc.push(&stmt, outcome.as_ref()),
+            (Ok(result), None, Some(out)) => {
+                let csv = args.format == Format::Csv;
+                let _ = out.write_all(format::render(result, csv).as_bytes());
             }
-            Err(err) => {
-                let _ = stdout.flush();
-                eprintln!("{}", error_text(&err));
-                return 1;
+            _ => {}
+        }
+        if let Err(err) = outcome {
+            if let Some(doc) = json.take() {
+                doc.finish();
             }
+            if let Some(out) = text.as_mut() {
+                let _ = out.flush();
+            }
+            eprintln!("{err}");
+            return 1;
         }
     }
     0
@@ -111,17 +130,37 @@ enum Action {
 }
 
 impl Shell {
-    fn session(&mut self) -> Result<&mut Session, ClientError> {
+    /// The session, connecting first if there is none; a failure is reported as connecting.
+    fn session(&mut self) -> Result<&mut Session, MysqlError> {
         if self.session.is_none() {
-            self.session = Some(self.conn.session()?);
+            let session = self.conn.session().map_err(|err| {
+                MysqlError::from_client(&err, Phase::Connecting, &self.conn.addr())
+            })?;
+            self.session = Some(session);
         }
         Ok(self.session.as_mut().expect("just connected"))
+    }
+
+    /// A statement's failure as reported, dropping a lost session so the next statement
+    /// reconnects.
+    fn failed(&mut self, err: &ClientError) -> MysqlError {
+        if err.is_connection_lost() || err.is_session_closed() {
+            self.session = None;
+        }
+        MysqlError::from_client(err, Phase::Running, &self.conn.addr())
     }
 
     /// Runs one statement and prints its outcome; `false` if it failed.
     fn run(&mut self, sql: &str, out: &mut dyn Write) -> bool {
         let started = Instant::now();
-        let result = self.session().and_then(|s| s.execute(sql, &[]));
+        let result = match self.session() {
+            Ok(session) => session.execute(sql, &[]),
+            Err(err) => {
+                eprintln!("{err}");
+                return false;
+            }
+        };
+        let result = result.map_err(|err| self.failed(&err));
         let elapsed = self.timing.then(|| started.elapsed());
         match result {
             Ok(result) => {
@@ -131,11 +170,7 @@ impl Shell {
             }
             Err(err) => {
                 let _ = out.flush();
-                eprintln!("{}", error_text(&err));
-                if err.is_connection_lost() || err.is_session_closed() {
-                    // The next statement reconnects.
-                    self.session = None;
-                }
+                eprintln!("{err}");
                 false
             }
         }
@@ -151,22 +186,32 @@ impl Shell {
                 let _ = writeln!(out, "Timing is {}.", if self.timing { "on" } else { "off" });
                 true
             }
-            "\\status" | "\\s" => match self.session().and_then(status::render) {
-                Ok(text) => {
-                    let _ = out.write_all(text.as_bytes());
-                    true
+            "\\status" | "\\s" => {
+                let conn = self.conn.clone();
+                let rendered = match self.session() {
+                    Ok(session) => status::render(session, &conn),
+                    Err(err) => {
+                        eprintln!("{err}");
+                        return Some((Action::Continue, false));
+                    }
+                };
+                match rendered.map_err(|err| self.failed(&err)) {
+                    Ok(text) => {
+                        let _ = out.write_all(text.as_bytes());
+                        true
+                    }
+                    Err(err) => {
+                        eprintln!("{err}");
+                        false
+                    }
                 }
-                Err(err) => {
-                    eprintln!("{}", error_text(&err));
-                    false
-                }
-            },
+            }
             "\\h" | "\\?" | "help" => {
                 let _ = writeln!(
                     out,
                     "Statements end with ';'.\n\
                      \\timing   toggle timing of statements\n\
-                     \\status   the node's status and stage histograms\n\
+                     \\status   the connection (id, user, version, TLS, uptime), then the node's counters\n\
                      \\q        quit"
                 );
                 true
@@ -211,7 +256,7 @@ pub fn run_shell(args: &ShellArgs) -> i32 {
     };
     // Connect up front, so a wrong address or password fails before the first statement.
     if let Err(err) = shell.session() {
-        eprintln!("{}", error_text(&err));
+        eprintln!("{err}");
         return 1;
     }
     if interactive {

@@ -1,9 +1,12 @@
 //! The `xrpc` binary against a real node started in this process: `exec` in every format, the
 //! shell reading stdin, `status`, `bench prepare`, and `bench` runs whose JSON and PNG are checked.
+//! What depends on the engine (DECIMAL text, error messages) runs on SQLite and on the mysql
+//! engine in front of the binary's shared MariaDB.
 
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
 
 use xrpc_server::engine::sqlite::SqliteOptions;
 use xrpc_server::server::{Node, NodeBuilder};
@@ -19,6 +22,32 @@ struct TestNode {
 impl TestNode {
     fn start() -> Self {
         Self::start_with_tls(TlsContext::disabled())
+    }
+
+    /// A node on the mysql engine, on a fresh database of the binary's shared MariaDB.
+    fn start_mysql() -> Self {
+        let url = xrpc_testkit::shared_database().unwrap_or_else(|err| panic!("{err}"));
+        let options = xrpc_server::engine::mysql::PoolOptions {
+            size: 2,
+            ..Default::default()
+        };
+        let engine = xrpc_server::engine::mysql::MysqlEngine::connect(&url, options)
+            .unwrap_or_else(|err| panic!("{err:?}"));
+        let node = NodeBuilder::new(Arc::new(engine))
+            .loopback("127.0.0.1:0".parse().unwrap())
+            .start()
+            .unwrap();
+        Self {
+            node: Some(node),
+            _dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn start_on(engine: Engine) -> Self {
+        match engine {
+            Engine::Sqlite => Self::start(),
+            Engine::Mysql => Self::start_mysql(),
+        }
     }
 
     fn start_with_tls(tls: TlsContext) -> Self {
@@ -75,6 +104,36 @@ impl TestNode {
         child.wait_with_output().unwrap()
     }
 }
+
+/// The engine behind a test's node.
+#[derive(Debug, Clone, Copy)]
+enum Engine {
+    Sqlite,
+    Mysql,
+}
+
+/// Runs each named `fn(Engine)` once per engine, as the tests `NAME::on_sqlite` and
+/// `NAME::on_mysql`.
+macro_rules! on_both_engines {
+    ($($name:ident),* $(,)?) => {
+        $(mod $name {
+            #[test]
+            fn on_sqlite() {
+                super::$name(super::Engine::Sqlite)
+            }
+            #[test]
+            fn on_mysql() {
+                super::$name(super::Engine::Mysql)
+            }
+        })*
+    };
+}
+
+on_both_engines!(
+    exec_json_keeps_decimal_digits_and_large_integers,
+    a_missing_table_is_reported_in_the_mysql_form,
+    status_shows_the_connection_first_like_the_mysql_client,
+);
 
 impl Drop for TestNode {
     fn drop(&mut self) {
@@ -143,9 +202,126 @@ fn exec_prints_csv_and_json() {
     );
     assert_eq!(
         ok(&node.xrpc(&["exec", "--format", "json", QUERY])),
-        "[{\"id\":1,\"name\":\"alice\",\"score\":1.5},{\"id\":2,\"name\":null,\"score\":null},\
-         {\"id\":3,\"name\":\"b,\\\"c\\\"\",\"score\":-2.0}]\n"
+        "[\n{\"statement\":\"SELECT id, name, score FROM people ORDER BY id\",\
+         \"columns\":[{\"name\":\"id\",\"type\":\"SINT\"},{\"name\":\"name\",\"type\":\"BYTES\"},\
+         {\"name\":\"score\",\"type\":\"DOUBLE\"}],\
+         \"rows\":[[1,\"alice\",1.5],[2,null,null],[3,\"b,\\\"c\\\"\",-2.0]],\"warnings\":[]}\n]\n"
     );
+}
+
+/// Parses `--format json` output as one document.
+fn json_document(text: &str) -> Vec<serde_json::Value> {
+    let doc: serde_json::Value =
+        serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: not one document:\n{text}"));
+    doc.as_array()
+        .unwrap_or_else(|| panic!("not an array: {text}"))
+        .clone()
+}
+
+#[test]
+fn exec_json_is_one_document_for_many_statements_with_columns_in_order() {
+    let node = TestNode::start();
+    let out = ok(&node.xrpc(&[
+        "exec",
+        "--format",
+        "json",
+        "SELECT NULL AS y, '' AS z, 2 AS a; CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT); \
+         INSERT INTO t (v) VALUES ('x'), ('y'); SELECT 2",
+    ]));
+    let doc = json_document(&out);
+    assert_eq!(doc.len(), 4, "{out}");
+    let names: Vec<&str> = doc[0]["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["y", "z", "a"], "{out}");
+    assert_eq!(doc[0]["rows"], serde_json::json!([[null, "", 2]]), "{out}");
+    assert_eq!(doc[2]["rows_affected"], 2, "{out}");
+    // As on MySQL, the id generated for the first row of a multi-row insert.
+    assert_eq!(doc[2]["last_insert_id"], 1, "{out}");
+    assert_eq!(doc[3]["statement"], "SELECT 2", "{out}");
+}
+
+#[test]
+fn exec_json_ends_the_document_with_the_error_that_stopped_the_run() {
+    let node = TestNode::start();
+    let out = node.xrpc(&["exec", "--format", "json", "SELECT 1; SELEC 2; SELECT 3"]);
+    assert_eq!(out.status.code(), Some(1));
+    let doc = json_document(&stdout(&out));
+    assert_eq!(doc.len(), 2, "{}", stdout(&out));
+    assert_eq!(doc[1]["statement"], "SELEC 2");
+    assert_eq!(doc[1]["error"]["code"], 1064);
+    assert_eq!(doc[1]["error"]["sql_state"], "42000");
+    assert!(
+        stderr(&out).starts_with("ERROR 1064 (42000): "),
+        "{}",
+        stderr(&out)
+    );
+}
+
+fn exec_json_keeps_decimal_digits_and_large_integers(engine: Engine) {
+    let node = TestNode::start_on(engine);
+    let out = ok(&node.xrpc(&[
+        "exec",
+        "--format",
+        "json",
+        "CREATE TABLE amounts (d DECIMAL(6,2), n DECIMAL(4,3), u BIGINT UNSIGNED); \
+         INSERT INTO amounts VALUES ('1.50', '-0.100', 18446744073709551615); \
+         SELECT d, n, u FROM amounts",
+    ]));
+    let doc = json_document(&out);
+    assert_eq!(
+        doc[2]["rows"],
+        serde_json::json!([["1.50", "-0.100", "18446744073709551615"]]),
+        "{out}"
+    );
+    assert_eq!(doc[2]["columns"][0]["type"], "DECIMAL", "{out}");
+}
+
+fn a_missing_table_is_reported_in_the_mysql_form(engine: Engine) {
+    let node = TestNode::start_on(engine);
+    let out = node.xrpc(&["exec", "SELECT * FROM nosuch"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.starts_with("ERROR 1146 (42S02): "), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    if matches!(engine, Engine::Mysql) {
+        assert!(
+            err.starts_with("ERROR 1146 (42S02): Table '")
+                && err.ends_with(".nosuch' doesn't exist\n"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn a_refused_login_prints_the_servers_error_alone() {
+    let node = TestNode::start();
+    let out = node.xrpc(&["exec", "--user", "nobody", "SELECT 1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).starts_with("ERROR 1045 (28000): Access denied for user 'nobody'"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_node_that_is_not_there_gets_the_mysql_clients_2003() {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port().to_string()
+    };
+    let out = Command::new(env!("CARGO_BIN_EXE_xrpc"))
+        .args(["exec", "--port", &port, "SELECT 1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let expected =
+        format!("ERROR 2003 (HY000): Can't connect to xrpc node on '127.0.0.1:{port}' (");
+    assert!(stderr(&out).starts_with(&expected), "{}", stderr(&out));
 }
 
 #[test]
@@ -184,6 +360,11 @@ fn exec_over_tls_checks_the_certificate() {
         "SELECT @@xrpc_require_secure_transport AS rst",
     ]));
     assert_eq!(out, "+-----+\n| rst |\n+-----+\n|   0 |\n+-----+\n");
+    let status = ok(&node.xrpc(&["status", "--tls-ca", ca_file]));
+    assert!(
+        status.contains("\nTLS:              Cipher in use is TLSv1_3 TLS13_"),
+        "{status}"
+    );
     // The name checked is --host's; 127.0.0.1 is in the certificate, example.com is not.
     let out = node.xrpc(&[
         "exec",
@@ -242,6 +423,86 @@ fn shell_stops_at_the_first_error_unless_forced() {
     assert!(text.starts_with("Timing is on.\n"), "{text}");
     assert!(text.contains("1 row in set (0.0"), "{text}");
     assert!(!text.contains("| 2 |"), "{text}");
+}
+
+/// The value after `label:` in `xrpc status`'s connection part.
+fn status_line(text: &str, label: &str) -> String {
+    text.lines()
+        .find(|l| l.starts_with(&format!("{label}:")))
+        .unwrap_or_else(|| panic!("no {label}: in\n{text}"))
+        .split_once(':')
+        .unwrap()
+        .1
+        .trim()
+        .to_owned()
+}
+
+fn status_shows_the_connection_first_like_the_mysql_client(engine: Engine) {
+    let node = TestNode::start_on(engine);
+    let text = ok(&node.xrpc(&["status"]));
+    let line = |label: &str| status_line(&text, label);
+    assert!(line("Connection id").parse::<u64>().unwrap() > 0, "{text}");
+    let database = ok(&node.xrpc(&["exec", "--format", "csv", "SELECT DATABASE() AS db"]));
+    assert_eq!(
+        format!("db\n{}\n", line("Current database")),
+        database,
+        "{text}"
+    );
+    assert_eq!(line("Current user"), "root", "{text}");
+    assert_eq!(line("TLS"), "Not in use", "{text}");
+    // 8.0.32-xrpc-… on SQLite, the backend's version then -xrpc-… on the mysql engine.
+    assert!(line("Server version").contains("-xrpc-"), "{text}");
+    assert!(line("Protocol").starts_with("PolarDB-X RPC"), "{text}");
+    assert_eq!(
+        line("Connection"),
+        format!("127.0.0.1:{} via TCP/IP", node.port()),
+        "{text}"
+    );
+    assert!(!line("Uptime").is_empty(), "{text}");
+    let connection = text.find("Connection id:").unwrap();
+    assert!(connection < text.find("Node status").unwrap(), "{text}");
+}
+
+#[test]
+fn status_shows_the_database_chosen_at_connect() {
+    let node = TestNode::start();
+    let text = ok(&node.xrpc(&["status", "--database", "main"]));
+    assert_eq!(status_line(&text, "Current database"), "main", "{text}");
+}
+
+#[test]
+fn status_right_aligns_every_number_and_left_aligns_words() {
+    let node = TestNode::start();
+    let text = ok(&node.xrpc(&["status"]));
+    // The padded value cell of a variable's row.
+    let value = |name: &str| {
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(&format!("| {name} ")))
+            .unwrap_or_else(|| panic!("no {name} in\n{text}"));
+        row.split('|').nth(2).unwrap().to_owned()
+    };
+    // The node's table holds both words and numbers; the framework's only numbers.
+    let inited = value("xrpc_inited");
+    assert!(
+        inited.starts_with(" ON ") && inited.trim() == "ON",
+        "{text}"
+    );
+    for name in ["xrpc_tcp_connections", "xrpc_net_base_threads"] {
+        let cell = value(name);
+        assert!(
+            cell.starts_with("  ") && cell.trim().parse::<u64>().is_ok() && !cell.ends_with("  "),
+            "{name} not right-aligned in\n{text}"
+        );
+    }
+}
+
+#[test]
+fn shell_status_shows_the_connection_and_counters() {
+    let node = TestNode::start();
+    let text = ok(&node.shell("\\status\n", &[]));
+    assert!(text.starts_with("--------------\nConnection id:"), "{text}");
+    assert!(text.contains("| xrpc_tcp_connections"), "{text}");
 }
 
 #[test]
@@ -303,6 +564,15 @@ fn bench_select1_writes_json_and_a_png() {
     ]);
     let table = ok(&out);
     assert!(table.contains("| p99 µs"), "{table}");
+    assert!(
+        table.lines().all(|l| l.chars().count() <= 100),
+        "wider than 100 columns:\n{table}"
+    );
+    assert!(
+        stderr(&out).contains(&format!("plot written to {}", png.display())),
+        "{}",
+        stderr(&out)
+    );
     let m = single_result(&json);
     check_measurement(&m);
     assert_eq!(m["workload"], "select1");
@@ -520,4 +790,23 @@ fn bench_echo_against_an_in_process_echo_server() {
     check_measurement(&m);
     assert_eq!(m["inflight"], 8);
     assert_eq!(m["target"], "echo://in-process");
+}
+
+#[test]
+fn exec_and_shell_run_in_the_database_named_by_d() {
+    let node = TestNode::start();
+    ok(&node.xrpc(&[
+        "exec",
+        "CREATE DATABASE shop; CREATE TABLE shop.t (a INT); INSERT INTO shop.t VALUES (7)",
+    ]));
+    let query = "SELECT database() AS db, a FROM t";
+    let exec = ok(&node.xrpc(&["exec", "-D", "shop", "--format", "csv", query]));
+    let shell = ok(&node.shell(&format!("{query};\n"), &["-D", "shop"]));
+    assert_eq!(
+        [exec.as_str(), shell.as_str()],
+        [
+            "db,a\nshop,7\n",
+            "+------+---+\n| db   | a |\n+------+---+\n| shop | 7 |\n+------+---+\n1 row in set\n\n"
+        ]
+    );
 }

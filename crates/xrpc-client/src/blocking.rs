@@ -241,6 +241,20 @@ impl Connection {
         self.inner.peer
     }
 
+    /// The TLS version and cipher suite agreed with the server, such as
+    /// `TLSv1_3 TLS13_AES_256_GCM_SHA384` (rustls's names); `None` on a plain connection.
+    pub fn tls_cipher(&self) -> Option<String> {
+        let tls = self.inner.tls.as_ref()?.lock();
+        let version = tls
+            .protocol_version()
+            .map_or_else(|| "TLS".to_owned(), |v| format!("{v:?}"));
+        let suite = tls.negotiated_cipher_suite().map_or_else(
+            || "unknown cipher".to_owned(),
+            |s| format!("{:?}", s.suite()),
+        );
+        Some(format!("{version} {suite}"))
+    }
+
     /// Sessions open on this connection.
     pub fn session_count(&self) -> usize {
         self.inner.state.lock().core.session_count()

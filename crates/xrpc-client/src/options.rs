@@ -28,7 +28,9 @@ pub struct ConnectOptions {
     pub user: String,
     /// Password; empty sends no scramble.
     pub password: String,
-    /// Default schema.
+    /// Default schema, sent in the authentication data: every session of the connection starts
+    /// in it (the node answers 1049 to each statement while it names no database the node has).
+    /// Empty: the node's default database.
     pub schema: String,
     /// Limit for the TCP connect and, separately, for the handshake.
     pub connect_timeout: Duration,

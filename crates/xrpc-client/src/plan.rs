@@ -494,7 +494,7 @@ pub struct GetBuilder {
 }
 
 impl GetBuilder {
-    /// The table's schema (the session's when not set).
+    /// The table's schema (the session's when not set); it does not switch the session's.
     pub fn schema(mut self, schema: &str) -> Self {
         self.schema = Some(schema.to_owned());
         self
@@ -542,7 +542,7 @@ pub struct RangeBuilder {
 }
 
 impl RangeBuilder {
-    /// The table's schema (the session's when not set).
+    /// The table's schema (the session's when not set); it does not switch the session's.
     pub fn schema(mut self, schema: &str) -> Self {
         self.schema = Some(schema.to_owned());
         self

@@ -179,7 +179,10 @@ impl<T: Into<Param>> From<Option<T>> for Param {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecOptions {
-    /// `schema_name`: the database to run in; `None` keeps the session's current one.
+    /// `schema_name`: the database to run in. The node switches the session to it as `USE` does,
+    /// so later requests without a schema run there too (on an auto-commit sid it applies to
+    /// this request only); an unknown one fails with 1049 and leaves the session where it was.
+    /// `None` keeps the session's current database.
     pub schema: Option<String>,
     /// Flow-control budget in KiB; `None` disables flow control (`token = -1`). Ignored by the
     /// server on auto-commit sids, so it is not sent there.
@@ -226,7 +229,7 @@ impl ExecOptions {
         self
     }
 
-    /// Runs in this schema.
+    /// Runs in this schema, and switches the session to it (see [`ExecOptions::schema`]).
     pub fn schema(mut self, schema: impl Into<String>) -> Self {
         self.schema = Some(schema.into());
         self

@@ -30,6 +30,8 @@ pub struct Shared {
     /// What `VERSION()`, `@@version` and `SHOW VARIABLES`' `version` row report: the backend's
     /// version with `-xrpc-<version>` appended.
     pub version: String,
+    /// The isolation variable the backend knows by its other name only, if any.
+    pub variable_alias: Option<types::VariableAlias>,
 }
 
 /// One session's view of the backend: the session variables and database it set (replayed on
@@ -42,8 +44,12 @@ pub struct MysqlConn {
     counted_pinned: bool,
     /// Session variables changed by this session.
     vars: BTreeMap<String, String>,
-    /// The database this session switched to with `USE`.
+    /// The session's current database (`USE` or a request's `schema_name`): handed in by the
+    /// session layer before every statement and reported back when a statement changed it, so
+    /// it is the session's, not the handle's, and does not keep the handle alive.
     schema: Option<String>,
+    /// Whether the last statement changed `schema`.
+    schema_changed: bool,
     /// The schema of the session's authentication data, if any: used when neither the request
     /// nor `USE` chose one, before the URL's database.
     default_schema: Option<String>,
@@ -104,6 +110,7 @@ impl MysqlConn {
             counted_pinned: false,
             vars: BTreeMap::new(),
             schema: None,
+            schema_changed: false,
             default_schema: None,
             connection_id: 0,
             last_insert_id: 0,
@@ -142,16 +149,20 @@ impl MysqlConn {
         // change is recorded on both), and a reset would lose its transaction.
         let pinned = backend.state.pins();
         let stray_schema = backend.schema.is_some() && wanted.is_none();
+        let pool = &self.shared.pool;
         if !pinned && (stray_schema || !state::reusable_without_reset(&backend.vars, &self.vars)) {
+            pool.count_round_trips(super::pool::RESET_ROUND_TRIPS);
             backend.reset()?;
         }
         if let Some(wanted) = wanted {
             if backend.schema.as_deref() != Some(wanted) {
+                pool.count_round_trips(1);
                 backend.conn.select_db(wanted)?;
                 backend.schema = Some(wanted.to_owned());
             }
         }
         if let Some(sql) = state::replay_statement(&backend.vars, &self.vars) {
+            pool.count_round_trips(1);
             backend.conn.query_drop(&sql)?;
             backend.vars.clone_from(&self.vars);
         }
@@ -172,6 +183,7 @@ impl MysqlConn {
             self.last_insert_id,
             self.backslash_escapes(),
             Some(&self.shared.version),
+            self.shared.variable_alias,
         )?;
         let mut backend = match self.backend.take() {
             Some(backend) => backend,
@@ -183,7 +195,15 @@ impl MysqlConn {
         let outcome = self
             .sync(&mut backend, schema)
             .map_err(Failure::Backend)
-            .and_then(|()| self.statement(&mut backend, &rewritten, sink));
+            .and_then(|()| {
+                // The backend switched (COM_INIT_DB): a `schema_name` is the session's current
+                // database from now on, as after `USE`.
+                if let Some(schema) = schema.filter(|s| self.schema.as_deref() != Some(*s)) {
+                    self.schema = Some(schema.to_owned());
+                    self.schema_changed = true;
+                }
+                self.statement(&mut backend, &rewritten, sink)
+            });
         match outcome {
             Ok(summary) => {
                 if let Some(id) = summary.last_insert_id {
@@ -241,6 +261,7 @@ impl MysqlConn {
         self.interrupt.begin(backend.thread_id)?;
         let mut summary = ExecSummary::default();
         let mut results = 0;
+        self.shared.pool.count_statement();
         let result = backend.conn.query_iter(&rewritten.sql);
         if result.is_err() {
             self.interrupt.statement_over();
@@ -266,6 +287,7 @@ impl MysqlConn {
         self.interrupt.statement_over();
         streamed?;
         let changes = Changes::read(&backend.conn);
+        self.schema_changed |= changes.schema.is_some();
         state::apply(
             state::KnownState {
                 vars: &mut backend.vars,
@@ -279,7 +301,38 @@ impl MysqlConn {
             summary.has_result_set,
             results > 1,
         );
+        if rewritten.named_lock {
+            state::track_named_locks(&mut backend.conn, &mut backend.state, rewritten);
+        }
+        if let (true, true, Some(alias)) = (
+            rewritten.show_variables,
+            summary.has_result_set,
+            self.shared.variable_alias,
+        ) {
+            self.show_alias_row(backend, rewritten, alias, sink)?;
+        }
         Ok(summary)
+    }
+
+    /// After the rows of a `SHOW … VARIABLES`: the row of the isolation variable's name the
+    /// backend lacks, with the value of the one it has, when that name passes the statement's
+    /// filter.
+    fn show_alias_row(
+        &self,
+        backend: &mut Backend,
+        rewritten: &Rewritten,
+        alias: types::VariableAlias,
+        sink: &mut dyn ResultSink,
+    ) -> Result<(), Failure> {
+        let probe = alias.probe(rewritten, self.backslash_escapes());
+        let row: Option<(String, String)> = backend.conn.query_first(&probe)?;
+        if let Some((_, value)) = row {
+            sink.row(&[
+                Value::Bytes(bytes::Bytes::from_static(alias.missing.as_bytes())),
+                Value::Bytes(bytes::Bytes::from(value)),
+            ])?;
+        }
+        Ok(())
     }
 
     /// Keeps a connection whose state pins it; gives any other back to the pool.
@@ -407,11 +460,9 @@ impl EngineConn for MysqlConn {
 
     fn holds_session_state(&self) -> bool {
         // Without a pinned connection the handle is cheap to keep: it carries what the session
-        // changed (variables, database, the id last_insert_id() returns).
-        self.backend.is_some()
-            || !self.vars.is_empty()
-            || self.schema.is_some()
-            || self.last_insert_id != 0
+        // changed (variables, the id last_insert_id() returns). The database is the session
+        // layer's (`set_session_schema`).
+        self.backend.is_some() || !self.vars.is_empty() || self.last_insert_id != 0
     }
 
     fn interrupter(&self) -> Arc<dyn Interrupt> {
@@ -426,6 +477,19 @@ impl EngineConn for MysqlConn {
         if self.default_schema.as_deref() != schema {
             self.default_schema = schema.map(str::to_owned);
         }
+    }
+
+    fn set_session_schema(&mut self, schema: Option<&str>) {
+        if self.schema.as_deref() != schema {
+            self.schema = schema.map(str::to_owned);
+        }
+        self.schema_changed = false;
+    }
+
+    fn take_session_schema_change(&mut self) -> Option<Option<String>> {
+        // After DROP DATABASE of the current one the backend reports an empty name: none.
+        std::mem::take(&mut self.schema_changed)
+            .then(|| self.schema.clone().filter(|s| !s.is_empty()))
     }
 
     fn opened_at(&self) -> Instant {

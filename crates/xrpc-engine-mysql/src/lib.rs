@@ -7,8 +7,10 @@
 //! acquiring never blocks. Each statement borrows a backend connection from the bounded
 //! [`pool::Pool`] (at most [`PoolOptions::size`], waiting up to [`PoolOptions::wait_timeout`] for
 //! one, then 7009) and gives it back when it ends, unless the connection now holds state that
-//! pins it to the session ([`state::PinState`]). The handle itself keeps the session variables and
-//! database the session changed; [`EngineConn::holds_session_state`] is true while it keeps
+//! pins it to the session ([`state::PinState`]). The handle itself keeps the session variables the
+//! session changed (the current database is the session layer's, handed in before every statement
+//! with [`EngineConn::set_session_schema`] and reported back when `USE` or a request's
+//! `schema_name` changed it); [`EngineConn::holds_session_state`] is true while it keeps
 //! anything, so the session layer keeps the handle (not a backend connection) between
 //! statements, exactly as it keeps an SQLite connection with a transaction open.
 //!
@@ -28,8 +30,8 @@
 //!   until that transaction ends (the tracker then reports them empty); XA transactions pin
 //!   from `XA START` through `XA PREPARE` until `XA COMMIT`/`XA ROLLBACK`, as their state stays
 //!   open;
-//! - any other session variable, and the current database: recorded on the handle and on the
-//!   connection, not pinned. The next connection the session borrows gets them back: a
+//! - any other session variable, and the current database: recorded on the handle (the database
+//!   for the session layer) and on the connection, not pinned. The next connection the session borrows gets them back: a
 //!   connection whose own changed variables all match the session's is brought level with one
 //!   `SET SESSION a = …, b = …`, any other is reset first (COM_RESET_CONNECTION) and then SET;
 //!   the database is switched with COM_INIT_DB only when it differs. Changing a
@@ -39,7 +41,11 @@
 //!   ends, since the backend does not report their end.
 //!
 //! Two gaps of the trackers are closed by a lexical check of the statement (outside literals and
-//! comments): named locks (`GET_LOCK`), which no tracker reports, pin; and statements that return
+//! comments). Named locks, which no tracker reports: after a statement naming `GET_LOCK`,
+//! `RELEASE_LOCK` or `RELEASE_ALL_LOCKS` the engine asks the backend which of the names it used
+//! (a literal or a `?` argument), and of those held before, the connection holds
+//! ([`state::track_named_locks`]), and pins exactly while it holds one; a `GET_LOCK` of any other
+//! expression pins until the session ends. And statements that return
 //! rows end with the old EOF packet (the `mysql` crate does not negotiate CLIENT_DEPRECATE_EOF),
 //! which carries no tracker data, so a row-returning statement that names a user variable
 //! (`SELECT @a := 1`, `SELECT … INTO @a`) pins. A request that yields several results (a CALL, or
@@ -184,6 +190,13 @@ impl MysqlEngine {
             .query_first("SELECT VERSION(), @@GLOBAL.sql_mode")
             .map_err(|err| pool::connect_error(pool.opts(), &err))?
             .unwrap_or_default();
+        let isolation_names: Vec<String> = conn
+            .query_map(
+                "SHOW GLOBAL VARIABLES WHERE Variable_name IN \
+                 ('transaction_isolation', 'tx_isolation')",
+                |(name, _value): (String, String)| name,
+            )
+            .map_err(|err| pool::connect_error(pool.opts(), &err))?;
         drop(conn);
         let backslash_escapes = !sql_mode
             .to_ascii_uppercase()
@@ -194,6 +207,7 @@ impl MysqlEngine {
                 backslash_escapes,
                 default_schema,
                 version: format!("{version}-xrpc-{}", env!("CARGO_PKG_VERSION")),
+                variable_alias: types::VariableAlias::for_backend(&isolation_names),
             }),
             version,
             description: redact_url(url),

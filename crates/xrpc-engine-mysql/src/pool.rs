@@ -87,7 +87,18 @@ pub struct PoolCounters {
     pub lost: AtomicU64,
     /// Statements that ended in an error from the backend.
     pub backend_errors: AtomicU64,
+    /// Statements sent and round trips made on pooled connections ([`Pool::count_statement`],
+    /// [`Pool::count_round_trips`]), striped: every statement adds to them.
+    traffic: xrpc_net::StripedCounters<2>,
 }
+
+/// Index of the statements in `PoolCounters::traffic`.
+const STATEMENTS: usize = 0;
+/// Index of the round trips in `PoolCounters::traffic`.
+const ROUND_TRIPS: usize = 1;
+
+/// Round trips of [`Backend::reset`]: COM_RESET_CONNECTION, then [`TRACKING_INIT`].
+pub const RESET_ROUND_TRIPS: u64 = 2;
 
 /// A snapshot of the pool: what SHOW STATUS will show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -119,12 +130,20 @@ pub struct PoolStats {
     pub lost: u64,
     /// Statements that failed with a backend error.
     pub backend_errors: u64,
+    /// Statements sent to the backend: the clients' (as rewritten) and the plan compiler's
+    /// catalog reads.
+    pub statements: u64,
+    /// Commands sent on pooled connections, each one round trip: the statements, and the
+    /// resets, database changes, session-variable replays and pings around them (opening a
+    /// connection and the side connection of `KILL QUERY` are not counted).
+    pub round_trips: u64,
 }
 
 impl PoolStats {
     /// The `SHOW STATUS` rows, `xrpc_backend_<name>`: `open`, `idle`, `borrowed`, `pinned`,
     /// `waits`, `wait_time_us` (total), `wait_timeouts`, `connects`, `reconnects`,
-    /// `connect_errors`, `lost` and `errors` (statements the backend failed). The wait
+    /// `connect_errors`, `lost`, `errors` (statements the backend failed), `statements` and
+    /// `round_trips` (see [`PoolStats::round_trips`]). The wait
     /// histogram is left to the metrics endpoint.
     pub fn status_rows(&self) -> Vec<(String, String)> {
         [
@@ -140,6 +159,8 @@ impl PoolStats {
             ("connect_errors", self.connect_errors),
             ("lost", self.lost),
             ("errors", self.backend_errors),
+            ("statements", self.statements),
+            ("round_trips", self.round_trips),
         ]
         .into_iter()
         .map(|(name, value)| (format!("xrpc_backend_{name}"), value.to_string()))
@@ -329,9 +350,10 @@ impl Pool {
                 let suspect = state_lost_at.is_some_and(|lost| backend.last_used <= lost);
                 if backend.opened_at.elapsed() >= options.lifetime {
                     self.discard_for_replacement(backend);
-                } else if (suspect || backend.last_used.elapsed() >= options.ping_after_idle)
-                    && backend.conn.ping().is_err()
-                {
+                } else if (suspect || backend.last_used.elapsed() >= options.ping_after_idle) && {
+                    self.count_round_trips(1);
+                    backend.conn.ping().is_err()
+                } {
                     self.counters.lost.fetch_add(1, Ordering::Relaxed);
                     self.state.lock().lost_at = Some(Instant::now());
                     self.discard_for_replacement(backend);
@@ -461,6 +483,7 @@ impl Pool {
     pub fn give_back(&self, mut backend: Backend) {
         self.counters.borrowed.fetch_sub(1, Ordering::Relaxed);
         if backend.state.pins() {
+            self.count_round_trips(RESET_ROUND_TRIPS);
             if let Err(err) = backend.reset() {
                 tracing::warn!(%err, "closing a backend connection that could not be reset");
                 self.forget(backend);
@@ -540,6 +563,7 @@ impl Pool {
         };
         let c = &self.counters;
         let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        let traffic = c.traffic.sum();
         PoolStats {
             open,
             idle,
@@ -554,7 +578,21 @@ impl Pool {
             connect_errors: load(&c.connect_errors),
             lost: load(&c.lost),
             backend_errors: load(&c.backend_errors),
+            statements: traffic[STATEMENTS],
+            round_trips: traffic[ROUND_TRIPS],
         }
+    }
+
+    /// Counts a statement sent on a pooled connection (one round trip).
+    pub fn count_statement(&self) {
+        let stripe = self.counters.traffic.stripe();
+        stripe[STATEMENTS].fetch_add(1, Ordering::Relaxed);
+        stripe[ROUND_TRIPS].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts `n` other commands sent on a pooled connection.
+    pub fn count_round_trips(&self, n: u64) {
+        self.counters.traffic.add(ROUND_TRIPS, n);
     }
 }
 

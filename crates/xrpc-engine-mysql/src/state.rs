@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use mysql::Conn;
 use mysql::consts::SessionStateType;
+use mysql::prelude::Queryable;
 use mysql::session_state_change::SessionStateChange;
 
 use super::types::Rewritten;
@@ -22,9 +23,12 @@ pub struct PinState {
     /// access mode for the next transaction only), which would otherwise apply to whichever
     /// session runs the next transaction on this connection.
     pub next_transaction: Option<String>,
+    /// The user-level locks (GET_LOCK) the connection holds, by their names as SQL literals, as
+    /// the backend reported them after the last statement that named a lock function.
+    pub named_locks: Vec<String>,
     /// State the engine cannot restore elsewhere and cannot see end: user variables, temporary
-    /// tables, server-side prepared statements, named locks, changed tracking settings. Stays
-    /// until the connection is reset.
+    /// tables, server-side prepared statements, a named lock it cannot ask about, changed
+    /// tracking settings. Stays until the connection is reset.
     pub other: Option<&'static str>,
 }
 
@@ -34,6 +38,7 @@ impl PinState {
         self.transaction.is_some()
             || self.autocommit_off
             || self.next_transaction.is_some()
+            || !self.named_locks.is_empty()
             || self.other.is_some()
     }
 
@@ -47,6 +52,9 @@ impl PinState {
         }
         if let Some(pending) = &self.next_transaction {
             return Some(format!("pending transaction characteristics {pending}"));
+        }
+        if !self.named_locks.is_empty() {
+            return Some(format!("named locks {}", self.named_locks.join(", ")));
         }
         self.other.map(str::to_owned)
     }
@@ -189,8 +197,8 @@ pub fn apply(
     if backend.state.other.is_none() {
         backend.state.other = if several_results {
             Some("several results in one request (only the last one's state is reported)")
-        } else if rewritten.named_lock {
-            Some("named lock (GET_LOCK)")
+        } else if rewritten.unnamed_lock {
+            Some("named lock (GET_LOCK of a name that is neither a literal nor an argument)")
         } else if (result_set && rewritten.user_variable_assigned)
             || (!result_set && rewritten.user_variable && changes.state_changed)
         {
@@ -200,6 +208,40 @@ pub fn apply(
         } else {
             None
         };
+    }
+}
+
+/// After a statement that named a lock function: asks the backend which of the names it used,
+/// and of those the connection held before, the connection holds now (`IS_USED_LOCK(name) =
+/// CONNECTION_ID()`), so the connection stays pinned exactly while it holds one. A backend that
+/// cannot answer leaves the connection pinned until it is reset.
+pub fn track_named_locks(conn: &mut Conn, state: &mut PinState, rewritten: &Rewritten) {
+    let held = &mut state.named_locks;
+    for name in &rewritten.lock_names {
+        if !held.contains(name) {
+            held.push(name.clone());
+        }
+    }
+    if held.is_empty() {
+        return;
+    }
+    let probes: Vec<String> = held
+        .iter()
+        .map(|name| format!("IS_USED_LOCK({name}) <=> CONNECTION_ID()"))
+        .collect();
+    let sql = format!("SELECT CONCAT({})", probes.join(", "));
+    match conn.query_first::<String, _>(&sql) {
+        Ok(Some(flags)) if flags.len() == held.len() => {
+            let mut flags = flags.bytes();
+            held.retain(|_| flags.next() == Some(b'1'));
+        }
+        answer => {
+            tracing::warn!(
+                ?answer,
+                "cannot tell which named locks a backend connection holds"
+            );
+            state.other = Some("named locks (the backend did not say which it holds)");
+        }
     }
 }
 

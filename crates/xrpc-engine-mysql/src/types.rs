@@ -319,15 +319,121 @@ pub struct Rewritten {
     /// Whether it assigns one (`@name :=`, `INTO @name`): a statement that returns rows has no
     /// tracker data to say so.
     pub user_variable_assigned: bool,
-    /// Whether the statement calls GET_LOCK outside literals: named locks are not reported by
-    /// the backend's session tracker, so the session keeps its connection.
+    /// Whether the statement names GET_LOCK, RELEASE_LOCK or RELEASE_ALL_LOCKS outside
+    /// literals: named locks are not reported by the backend's session tracker, so the engine
+    /// asks the backend which locks the connection holds after it.
     pub named_lock: bool,
+    /// The names given to GET_LOCK and RELEASE_LOCK as a string literal or a `?` argument, as
+    /// SQL literals: what the engine asks the backend about.
+    pub lock_names: Vec<String>,
+    /// A GET_LOCK whose name is an expression the engine cannot ask about again (a column, a
+    /// variable, a function): the connection stays pinned until the session ends.
+    pub unnamed_lock: bool,
     /// `(replacement, original)` for every substituted call or variable: a result column named
     /// by the replacement (an expression, no original name) gets the original text back, so
     /// `SELECT VERSION()` still has a column `VERSION()`.
     pub renames: Vec<(String, String)>,
     /// The statement is `SHOW … VARIABLES …`: its `version` row gets the node's version.
     pub show_variables: bool,
+    /// In a `SHOW … VARIABLES` statement, where its `LIKE` or `WHERE` starts in `sql`.
+    pub show_filter_at: Option<usize>,
+}
+
+/// A system variable the backend knows by its other name only (`transaction_isolation` and
+/// `tx_isolation`, one value under two names in MySQL 5.7 and MariaDB 11.1 and later): the node
+/// shows both, reading the one the backend has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VariableAlias {
+    /// The name the backend lacks.
+    pub missing: &'static str,
+    /// The name it has, with the same value.
+    pub present: &'static str,
+}
+
+impl VariableAlias {
+    /// The alias a backend needs, given the names of the pair it has (in any case).
+    pub fn for_backend(has: &[String]) -> Option<Self> {
+        let has = |name: &str| has.iter().any(|h| h.eq_ignore_ascii_case(name));
+        let (new, old) = ("transaction_isolation", "tx_isolation");
+        match (has(new), has(old)) {
+            (false, true) => Some(Self {
+                missing: new,
+                present: old,
+            }),
+            (true, false) => Some(Self {
+                missing: old,
+                present: new,
+            }),
+            _ => None,
+        }
+    }
+
+    /// For a `SHOW … VARIABLES` statement (`show`, as rewritten): a statement whose one row,
+    /// `present` and its value, comes back exactly when `missing` passes the statement's
+    /// filter. The backend evaluates the filter on `missing` with the same value: `LIKE p`
+    /// becomes `'missing' LIKE p`, and a `WHERE` condition gets `'missing'` for the name column.
+    pub fn probe(&self, show: &Rewritten, backslash_escapes: bool) -> String {
+        let sql = show.sql.as_str();
+        let sql = sql.trim_end().trim_end_matches(';');
+        let (head, filter) = sql.split_at(show.show_filter_at.unwrap_or(sql.len()).min(sql.len()));
+        let mut missing = String::new();
+        write_string(&mut missing, self.missing.as_bytes(), backslash_escapes);
+        let keyword_end = filter
+            .bytes()
+            .position(|b| !is_ident(b))
+            .unwrap_or(filter.len());
+        let (keyword, rest) = filter.split_at(keyword_end);
+        let condition = if keyword.eq_ignore_ascii_case("like") {
+            format!("{missing} LIKE {rest}")
+        } else if keyword.eq_ignore_ascii_case("where") {
+            format!(
+                "({})",
+                name_column_replaced(rest, &missing, backslash_escapes)
+            )
+        } else {
+            "TRUE".to_owned()
+        };
+        format!(
+            "{head} WHERE Variable_name = '{}' AND {condition}",
+            self.present
+        )
+    }
+}
+
+/// `condition` with every `Variable_name` column (outside literals and comments) replaced by
+/// `literal`.
+fn name_column_replaced(condition: &str, literal: &str, backslash_escapes: bool) -> String {
+    let bytes = condition.as_bytes();
+    let mut out = String::with_capacity(condition.len());
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let (start, end, name) = if b == b'`' {
+            let end = skip_quoted(bytes, i, false);
+            (i, end, condition.get(i + 1..end - 1).unwrap_or(""))
+        } else if b == b'\'' || b == b'"' {
+            i = skip_quoted(bytes, i, backslash_escapes);
+            continue;
+        } else if is_ident_start(b) && (i == 0 || !is_ident(bytes[i - 1])) {
+            let mut end = i;
+            while end < bytes.len() && is_ident(bytes[end]) {
+                end += 1;
+            }
+            (i, end, &condition[i..end])
+        } else {
+            i += 1;
+            continue;
+        };
+        if name.eq_ignore_ascii_case("variable_name") {
+            out.push_str(&condition[copied..start]);
+            out.push_str(literal);
+            copied = end;
+        }
+        i = end;
+    }
+    out.push_str(&condition[copied..]);
+    out
 }
 
 /// Substitutes `args` for the `?` placeholders, the session number for `connection_id()` and the
@@ -348,11 +454,13 @@ pub fn rewrite(
         last_insert_id,
         backslash_escapes,
         None,
+        None,
     )
 }
 
 /// [`rewrite`], and with `version` also `VERSION()` and `@@[global.|session.|local.]version`
-/// become that string: the node's version (the backend's, suffixed `-xrpc-<version>`).
+/// become that string: the node's version (the backend's, suffixed `-xrpc-<version>`); with
+/// `alias`, `@@[scope.]<missing>` is sent as `@@[scope.]<present>`.
 pub fn rewrite_with_version(
     sql: &str,
     args: &[Value],
@@ -360,11 +468,13 @@ pub fn rewrite_with_version(
     last_insert_id: u64,
     backslash_escapes: bool,
     version: Option<&str>,
+    alias: Option<VariableAlias>,
 ) -> Result<Rewritten, SqlError> {
     let bytes = sql.as_bytes();
     let mut renames = Vec::new();
-    let mut first_word_is_show = None;
+    let mut first_word: Option<&str> = None;
     let mut show_variables = false;
+    let mut show_filter_at = None;
     let version_literal = version.map(|v| {
         let mut literal = String::new();
         write_string(&mut literal, v.as_bytes(), backslash_escapes);
@@ -375,6 +485,8 @@ pub fn rewrite_with_version(
     let mut user_variable_assigned = false;
     let mut after_into = false;
     let mut named_lock = false;
+    let mut lock_names = Vec::new();
+    let mut unnamed_lock = false;
     let mut next_arg = 0;
     let mut copied = 0;
     let mut i = 0;
@@ -428,6 +540,19 @@ pub fn rewrite_with_version(
                             sql[start..i].to_owned(),
                         ));
                         copied = i;
+                    } else if let Some(alias) = alias.filter(|a| {
+                        a.missing == unscoped
+                            && first_word.is_some_and(|w| !w.eq_ignore_ascii_case("set"))
+                    }) {
+                        // In parentheses, so that the result column has a name of its own even
+                        // when the statement also reads the other name; not in a SET, whose
+                        // target is the backend's to accept or refuse.
+                        let scope = &sql[start..i - unscoped.len()];
+                        let replacement = format!("({scope}{})", alias.present);
+                        out.push_str(&sql[copied..start]);
+                        out.push_str(&replacement);
+                        renames.push((replacement, sql[start..i].to_owned()));
+                        copied = i;
                     }
                     continue;
                 }
@@ -468,15 +593,37 @@ pub fn rewrite_with_version(
                     i += 1;
                 }
                 let word = &sql[start..i];
-                let is_show = *first_word_is_show.get_or_insert(word.eq_ignore_ascii_case("show"));
+                let is_show = first_word.get_or_insert(word).eq_ignore_ascii_case("show");
                 if is_show && word.eq_ignore_ascii_case("variables") {
                     show_variables = true;
+                } else if show_variables
+                    && show_filter_at.is_none()
+                    && (word.eq_ignore_ascii_case("like") || word.eq_ignore_ascii_case("where"))
+                {
+                    show_filter_at = Some(out.len() + start - copied);
                 }
                 // `INTO @a, @b`: every variable after INTO until the next word is assigned.
                 after_into = word.eq_ignore_ascii_case("into");
                 let preceded_by_dot = start > 0 && bytes[start - 1] == b'.';
-                if word.eq_ignore_ascii_case("get_lock") {
+                if preceded_by_dot {
+                } else if word.eq_ignore_ascii_case("release_all_locks") {
                     named_lock = true;
+                } else if word.eq_ignore_ascii_case("get_lock")
+                    || word.eq_ignore_ascii_case("release_lock")
+                {
+                    match lock_name(sql, i, args.get(next_arg), backslash_escapes)? {
+                        LockName::NotACall => {}
+                        LockName::Literal(name) => {
+                            named_lock = true;
+                            lock_names.push(name);
+                        }
+                        LockName::Expression => {
+                            named_lock = true;
+                            // Releasing a lock of unknown name can only end a pin: the names
+                            // already held are asked about anyway.
+                            unnamed_lock |= word.eq_ignore_ascii_case("get_lock");
+                        }
+                    }
                 }
                 let replacement = if word.eq_ignore_ascii_case("connection_id") {
                     Some(connection_id)
@@ -532,8 +679,59 @@ pub fn rewrite_with_version(
         user_variable,
         user_variable_assigned,
         named_lock,
+        lock_names,
+        unnamed_lock,
         renames,
         show_variables,
+        show_filter_at,
+    })
+}
+
+/// The first argument of a lock function whose name ends at `i`.
+enum LockName {
+    /// No `(` follows: a column or alias of that name.
+    NotACall,
+    /// A string literal or a `?` argument, as the SQL literal to ask the backend about.
+    Literal(String),
+    /// Anything else.
+    Expression,
+}
+
+/// Reads the first argument of the lock function call whose name ends at `i`; `arg` is the
+/// value of the next `?`, which is the argument when it is a placeholder.
+fn lock_name(
+    sql: &str,
+    i: usize,
+    arg: Option<&Value>,
+    backslash_escapes: bool,
+) -> Result<LockName, SqlError> {
+    let bytes = sql.as_bytes();
+    let skip_spaces = |mut at: usize| {
+        while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
+            at += 1;
+        }
+        at
+    };
+    let open = skip_spaces(i);
+    if bytes.get(open) != Some(&b'(') {
+        return Ok(LockName::NotACall);
+    }
+    let start = skip_spaces(open + 1);
+    let (literal, end) = match (bytes.get(start), arg) {
+        (Some(b'\''), _) => {
+            let end = skip_quoted(bytes, start, backslash_escapes);
+            (sql[start..end].to_owned(), end)
+        }
+        (Some(b'?'), Some(value)) => {
+            let mut literal = String::new();
+            write_literal(&mut literal, 0, value, backslash_escapes)?;
+            (literal, start + 1)
+        }
+        _ => return Ok(LockName::Expression),
+    };
+    Ok(match bytes.get(skip_spaces(end)) {
+        Some(b',' | b')') => LockName::Literal(literal),
+        _ => LockName::Expression,
     })
 }
 
@@ -605,6 +803,7 @@ mod tests {
             0,
             true,
             Some("10.11-it's"),
+            None,
         )
         .unwrap();
         assert_eq!(
@@ -802,6 +1001,77 @@ mod tests {
                 .unwrap()
                 .named_lock
         );
+    }
+
+    #[test]
+    fn the_missing_isolation_name_is_read_as_the_other() {
+        let alias = VariableAlias::for_backend(&["TX_ISOLATION".to_owned()]);
+        let r = rewrite_with_version(
+            "select @@transaction_isolation, @@tx_isolation, '@@transaction_isolation', \
+             @@GLOBAL.Transaction_Isolation",
+            &[],
+            1,
+            0,
+            true,
+            None,
+            alias,
+        )
+        .unwrap();
+        assert_eq!(
+            r.sql,
+            "select (@@tx_isolation), @@tx_isolation, '@@transaction_isolation', \
+             (@@GLOBAL.tx_isolation)"
+        );
+        assert_eq!(
+            r.renames[1],
+            (
+                "(@@GLOBAL.tx_isolation)".to_owned(),
+                "@@GLOBAL.Transaction_Isolation".to_owned()
+            )
+        );
+        let set = "set @@transaction_isolation = 'READ-COMMITTED'";
+        let r = rewrite_with_version(set, &[], 1, 0, true, None, alias).unwrap();
+        assert_eq!(r.sql, set, "a SET is the backend's");
+    }
+
+    #[test]
+    fn the_alias_probe_asks_the_backend_to_filter_the_missing_name() {
+        let alias = VariableAlias::for_backend(&["tx_isolation".to_owned()]).unwrap();
+        let probe = |sql: &str| alias.probe(&rewrite(sql, &[], 1, 0, true).unwrap(), true);
+        assert_eq!(
+            probe("SHOW GLOBAL VARIABLES LIKE 't%';"),
+            "SHOW GLOBAL VARIABLES  WHERE Variable_name = 'tx_isolation' AND \
+             'transaction_isolation' LIKE  't%'"
+        );
+        assert_eq!(
+            probe("show variables where `Variable_name` in ('a', 'variable_name') or value = 1"),
+            "show variables  WHERE Variable_name = 'tx_isolation' AND \
+             ( 'transaction_isolation' in ('a', 'variable_name') or value = 1)"
+        );
+        assert_eq!(
+            probe("SHOW VARIABLES"),
+            "SHOW VARIABLES WHERE Variable_name = 'tx_isolation' AND TRUE"
+        );
+    }
+
+    #[test]
+    fn lock_names_are_read_from_literals_and_arguments() {
+        let r = rewrite(
+            "select get_lock('a', 0), release_lock ( ? ), release_all_locks()",
+            &[Value::Bytes("b'c".into())],
+            1,
+            0,
+            true,
+        )
+        .unwrap();
+        assert!(r.named_lock && !r.unnamed_lock);
+        assert_eq!(r.lock_names, ["'a'", "'b\\'c'"]);
+        let r = rewrite("select get_lock(concat('a', x), 0) from t", &[], 1, 0, true).unwrap();
+        assert!(r.named_lock && r.unnamed_lock && r.lock_names.is_empty());
+        let r = rewrite("select release_lock(@name)", &[], 1, 0, true).unwrap();
+        assert!(r.named_lock && !r.unnamed_lock, "a release never pins");
+        let r = rewrite("select get_lock from t", &[], 1, 0, true).unwrap();
+        assert!(!r.named_lock, "a column, not a call");
     }
 
     #[test]

@@ -34,10 +34,10 @@
 //!
 //! # The current database
 //!
-//! `USE app` makes `app` the session's current database; the session layer keeps it and hands it
-//! to whichever pooled connection runs the session's next statement
-//! ([`xrpc_engine::EngineConn::set_session_schema`]), so it follows the session and never
-//! stays behind on a connection. A request's `schema_name` overrides it for that request.
+//! `USE app`, or a request with `schema_name = 'app'`, makes `app` the session's current
+//! database; the session layer keeps it and hands it to whichever pooled connection runs the
+//! session's next statement ([`xrpc_engine::EngineConn::set_session_schema`]), so it follows
+//! the session and never stays behind on a connection.
 //! SQLite has no current database, so while it is not `main` the statement's unqualified table
 //! names are qualified with it ([`qualify`]); see there for what is and is not rewritten.
 //!

@@ -68,9 +68,11 @@
 //!
 //! MySQL databases are SQLite files attached by the node (`databases`): `main` is the default,
 //! every other one `data_dir/databases/<name>.db`. A statement runs in the request's
-//! `schema_name`, else the session's current database (`USE`, kept by the session layer and
-//! handed in with [`EngineConn::set_session_schema`]), else `main`; an unknown one is 1049
-//! "Unknown database". Unqualified table names are qualified with it (`databases::qualify`) when
+//! `schema_name`, else the session's current database (`USE` or an earlier `schema_name`, kept
+//! by the session layer and handed in with [`EngineConn::set_session_schema`]), else the schema
+//! of the connection's authentication data ([`EngineConn::set_default_schema`]), else `main`;
+//! an unknown one is 1049 "Unknown database". A `schema_name` is reported back as a change of
+//! the session's database ([`EngineConn::take_session_schema_change`]), as `USE` is. Unqualified table names are qualified with it (`databases::qualify`) when
 //! it is not `main`, or when other databases exist. `database()` returns it, in lower case.
 //! `CREATE/DROP DATABASE`, `USE`, the SHOW statements, `information_schema` and MySQL's errors
 //! for XA, CALL and the other statements SQLite has no counterpart for are the `catalog`
@@ -417,6 +419,8 @@ pub struct SqliteEngine {
     clock: Arc<dyn Clock>,
     pool: Mutex<Vec<Box<dyn EngineConn>>>,
     opened: AtomicU64,
+    /// Statements the connections stepped (`xrpc_engine_statements`; see `SqliteConn::stepped`).
+    stepped: Arc<xrpc_net::StripedCounters<1>>,
     /// Connections handed out by `acquire` and not yet given back to `release`: at rest (no
     /// statement running, no session holding one) it is 0, whatever happened to the clients.
     borrowed: AtomicU64,
@@ -450,6 +454,7 @@ impl SqliteEngine {
             clock,
             pool: Mutex::new(Vec::new()),
             opened: AtomicU64::new(0),
+            stepped: Arc::default(),
             borrowed: AtomicU64::new(0),
             lifetime_ms: AtomicU64::new(0),
             databases: Arc::new(Databases::open(path, max_databases)?),
@@ -489,6 +494,7 @@ impl SqliteEngine {
             Arc::clone(&self.options),
             self.clock.now(),
             Arc::clone(&self.databases),
+            Arc::clone(&self.stepped),
         )?;
         self.opened.fetch_add(1, Ordering::Relaxed);
         Ok(conn)
@@ -577,6 +583,7 @@ impl Engine for SqliteEngine {
             ("idle", self.idle_connections() as u64),
             ("borrowed", self.borrowed.load(Ordering::Relaxed)),
             ("opened", self.connections_opened()),
+            ("statements", self.stepped.sum()[0]),
         ]
         .into_iter()
         .map(|(name, value)| (format!("xrpc_engine_{name}"), value.to_string()))
@@ -704,6 +711,10 @@ pub struct SqliteConn {
     /// `conn` for the same reason as `keys`, and because it borrows `conn`.
     kept: Option<kept::LastStatement>,
     conn: kept::OwnedConn,
+    /// The engine's count of statements stepped: each client statement as SQLite runs it
+    /// (`run_prepared`) and each statement the engine runs for clients (`exec`: BEGIN, COMMIT,
+    /// ROLLBACK, savepoints, trigger DDL); the engine's reads of SQLite's catalog are not counted.
+    stepped: Arc<xrpc_net::StripedCounters<1>>,
     opened_at: Instant,
     options: Arc<SqliteOptions>,
     shared: Arc<Shared>,
@@ -719,8 +730,12 @@ pub struct SqliteConn {
     databases: Arc<Databases>,
     /// What the authorizer refuses client statements (see `authorizer`).
     guard: Arc<authorizer::Guard>,
-    /// The session's current database (`USE`), handed in before each statement.
+    /// The session's current database (`USE` or a request's `schema_name`), handed in before
+    /// each statement.
     session_schema: Option<String>,
+    /// The schema of the connection's authentication data: the database of a session that has
+    /// chosen none, handed in before each statement.
+    default_schema: Option<String>,
     /// What `shared.schema` holds (the statement's database, lower case): this connection is
     /// its only writer ([`set_schema`](Self::set_schema)), so it reads its own copy without the
     /// lock.
@@ -746,6 +761,7 @@ impl SqliteConn {
         options: Arc<SqliteOptions>,
         opened_at: Instant,
         databases: Arc<Databases>,
+        stepped: Arc<xrpc_net::StripedCounters<1>>,
     ) -> Result<Self, SqlError> {
         let map = |err| map_error(err, false);
         let conn = Connection::open_with_flags(
@@ -840,6 +856,7 @@ impl SqliteConn {
         });
         Ok(Self {
             conn: kept::OwnedConn::new(conn),
+            stepped,
             kept: None,
             schema: Arc::from("main"),
             opened_at,
@@ -853,6 +870,7 @@ impl SqliteConn {
             databases,
             guard,
             session_schema: None,
+            default_schema: None,
             schema_change: None,
             catalog_built: None,
             auto_increment: std::collections::HashMap::new(),
@@ -886,6 +904,7 @@ impl SqliteConn {
     }
 
     fn exec(&self, sql: &str) -> Result<(), SqlError> {
+        self.stepped.add(0, 1);
         self.conn.execute_batch(sql).map_err(|err| self.map(err))
     }
 
@@ -899,11 +918,18 @@ impl SqliteConn {
     }
 
     /// Checks the statement's database (`schema_name`, else the session's current database,
-    /// else `main`) and makes it what `database()` returns.
+    /// else the authentication schema, else `main`) and makes it what `database()` returns. A
+    /// `schema_name` becomes the session's current database, as `USE` does.
     fn use_schema(&mut self, schema: Option<&str>) -> Result<(), SqlError> {
-        let name = match schema {
-            None | Some("") => self.session_schema.as_deref().unwrap_or("main"),
-            Some(name) => name,
+        let (name, switch) = match schema {
+            None | Some("") => (
+                self.session_schema
+                    .as_deref()
+                    .or(self.default_schema.as_deref())
+                    .unwrap_or("main"),
+                false,
+            ),
+            Some(name) => (name, true),
         };
         let known = name.eq_ignore_ascii_case("main")
             || name.eq_ignore_ascii_case("temp")
@@ -919,7 +945,14 @@ impl SqliteConn {
                 format!("Unknown database '{name}'"),
             ));
         }
-        if !self.schema.eq_ignore_ascii_case(name) {
+        if switch {
+            let lower = name.to_ascii_lowercase();
+            if !self.schema.eq_ignore_ascii_case(&lower) {
+                self.set_schema(&lower);
+            }
+            self.session_schema = Some(lower.clone());
+            self.schema_change = Some(Some(lower));
+        } else if !self.schema.eq_ignore_ascii_case(name) {
             let name = name.to_ascii_lowercase();
             self.set_schema(&name);
         }
@@ -1313,6 +1346,7 @@ impl SqliteConn {
         }
         let total_before = self.conn.total_changes();
         let has_result_set = stmt.column_count() > 0;
+        self.stepped.add(0, 1);
         if has_result_set {
             let schema = &*self.schema;
             let columns = Columns {
@@ -1553,6 +1587,12 @@ impl EngineConn for SqliteConn {
 
     fn take_session_schema_change(&mut self) -> Option<Option<String>> {
         self.schema_change.take()
+    }
+
+    fn set_default_schema(&mut self, schema: Option<&str>) {
+        if self.default_schema.as_deref() != schema {
+            self.default_schema = schema.map(str::to_owned);
+        }
     }
 
     fn set_session_warnings(&mut self, warnings: Vec<SqlWarning>) {

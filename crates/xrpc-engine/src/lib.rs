@@ -80,7 +80,7 @@ pub trait Engine: Send + Sync + 'static {
 
     /// The engine's own `SHOW STATUS` rows, `(name, value)`, named `xrpc_<engine part>_…` (the
     /// `mysql` engine: its backend pool, `xrpc_backend_*`; the `sqlite` engine: its connection
-    /// pool, `xrpc_engine_idle`, `_borrowed`, `_opened`). None by default.
+    /// pool, `xrpc_engine_idle`, `_borrowed`, `_opened`, and `_statements` stepped). None by default.
     fn status_rows(&self) -> Vec<(String, String)> {
         Vec::new()
     }
@@ -150,23 +150,25 @@ pub trait EngineConn: Send {
     fn set_connection_id(&mut self, id: u64);
 
     /// Sets the database the session works in when neither the request (`schema_name`) nor the
-    /// session itself (`USE`) chose one: the schema named in the connection's authentication
-    /// data, or `None`. Called before every statement, like [`EngineConn::set_connection_id`];
-    /// it is not session state. Engines without databases (SQLite) ignore it.
+    /// session itself (`USE`, an earlier `schema_name`) chose one: the schema named in the
+    /// connection's authentication data, or `None`. Called before every statement, like
+    /// [`EngineConn::set_connection_id`]; it is not session state.
     fn set_default_schema(&mut self, schema: Option<&str>) {
         let _ = schema;
     }
 
-    /// Sets the session's current database, chosen by an earlier `USE` (`None`: none chosen).
-    /// Called before every statement, like [`EngineConn::set_default_schema`]: the session layer
-    /// keeps it, so it follows the session across pooled connections and never stays behind on
-    /// one. Engines that keep `USE` on their own connection (MySQL) ignore it.
+    /// Sets the session's current database, chosen by an earlier `USE` or `schema_name`
+    /// (`None`: none chosen). Called before every statement, like
+    /// [`EngineConn::set_default_schema`]: the session layer keeps it, so it follows the session
+    /// across pooled connections and never stays behind on one.
     fn set_session_schema(&mut self, schema: Option<&str>) {
         let _ = schema;
     }
 
-    /// The session's new current database if the last statement changed it (`USE db`, or
-    /// `Some(None)` after DROP DATABASE of the current one); taken once, after each statement.
+    /// The session's new current database if the last statement changed it (`USE db`, a
+    /// request's `schema_name`, or `Some(None)` after DROP DATABASE of the current one); taken
+    /// once, after each statement. The session layer keeps it, except on an auto-commit sid,
+    /// where it lasts for the request.
     fn take_session_schema_change(&mut self) -> Option<Option<String>> {
         None
     }

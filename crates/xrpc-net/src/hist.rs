@@ -202,10 +202,11 @@ thread_local! {
     static SHARD_HINT: Cell<usize> = const { Cell::new(usize::MAX) };
 }
 
-/// This thread's shard hint, assigned on first use. Shared by all histograms, so a thread writes
-/// the same stripe index everywhere.
+/// This thread's shard hint, assigned on first use. Shared by all histograms and striped
+/// counters ([`crate::stats::StripedCounters`]), so a thread writes the same stripe index
+/// everywhere.
 #[inline]
-fn thread_shard_hint() -> usize {
+pub(crate) fn thread_shard_hint() -> usize {
     SHARD_HINT
         .try_with(|hint| {
             let v = hint.get();

@@ -92,7 +92,7 @@ pub use run_gate::RunGate;
 /// [`ConnRef::start_tls`].
 pub use rustls;
 pub use server::Server;
-pub use stats::{NetCounters, NetStats};
+pub use stats::{NetCounters, NetStats, StripedCounters};
 pub use timer::TimerId;
 pub use tls::StartTlsError;
 pub use turn::flush_deferred_sends;

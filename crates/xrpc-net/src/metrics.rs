@@ -80,6 +80,31 @@ impl Exposition {
         self.push(name, help, MetricType::COUNTER, vec![metric]);
     }
 
+    /// Adds a counter family with one series per `(label value, value)` of `series`, each
+    /// labelled `label`; `_total` is appended to `name` as for [`Exposition::counter`].
+    pub fn labeled_counter(&mut self, name: &str, help: &str, label: &str, series: &[(&str, f64)]) {
+        let name = if name.ends_with("_total") {
+            name.to_owned()
+        } else {
+            format!("{name}_total")
+        };
+        let metrics = series
+            .iter()
+            .map(|&(label_value, value)| {
+                let mut counter = Counter::default();
+                counter.set_value(value);
+                let mut pair = LabelPair::default();
+                pair.set_name(label.to_owned());
+                pair.set_value(label_value.to_owned());
+                let mut metric = Metric::default();
+                metric.set_label(vec![pair]);
+                metric.set_counter(counter);
+                metric
+            })
+            .collect();
+        self.push(name, help, MetricType::COUNTER, metrics);
+    }
+
     /// Adds a histogram family with one series per element of `series`.
     pub fn histogram(&mut self, name: &str, help: &str, series: Vec<HistogramSeries>) {
         let metrics = series
@@ -190,8 +215,17 @@ mod tests {
                 count: 3,
             }],
         );
-        assert_eq!(exp.len(), 4);
+        exp.labeled_counter(
+            "x_done",
+            "Things done.",
+            "kind",
+            &[("a", 2.0), ("b\"", 0.0)],
+        );
+        assert_eq!(exp.len(), 5);
         let text = exp.render();
+        assert!(text.contains(
+            "# TYPE x_done_total counter\nx_done_total{kind=\"a\"} 2\nx_done_total{kind=\"b\\\"\"} 0\n"
+        ));
         assert!(text.contains("# HELP x_open Open things.\n# TYPE x_open gauge\nx_open 3\n"));
         assert!(text.contains("# TYPE x_accepted_total counter\nx_accepted_total 9\n"));
         assert!(text.contains("# TYPE x_sent_total counter\nx_sent_total 1\n"));
@@ -252,6 +286,12 @@ mod tests {
         let mut exp = Exposition::new();
         counters.snapshot().write_metrics(&mut exp, "xrpc_net");
         hist.write_metrics(&mut exp, "xrpc");
+        exp.labeled_counter(
+            "xrpc_things",
+            "Things, by kind.",
+            "kind",
+            &[("a", 1.0), ("b", 0.0)],
+        );
         promtool_check(&exp.render());
     }
 

@@ -10,10 +10,72 @@
 //! counters, the `_total` suffix of the metric name ([`NetStats::write_metrics`], rendered by
 //! [`crate::metrics`]). All fields are declared once, in the `net_stats!` table below, which
 //! generates both structs and their listings.
+//!
+//! [`NetCounters`] are shared cache lines, fine for events per connection or per read. Counters
+//! bumped by every request on any worker use [`StripedCounters`] instead: each thread writes its
+//! own cache-padded stripe (the stripe index the stage histograms use, `hist`), and only a reader
+//! sums the stripes, so no cache line travels between cores per request.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crossbeam_utils::CachePadded;
+
 use crate::metrics::Exposition;
+
+/// `N` counters striped over threads: cheap to add to from any thread, summed when read.
+///
+/// A thread adds to its own stripe (picked once per thread, round-robin, shared with the stage
+/// histograms), with `Relaxed` `fetch_add`s that stay on a cache line no other core writes while
+/// there are no more threads than stripes; with more, threads share a stripe and stay exact.
+/// [`StripedCounters::sum`] reads every stripe: like [`NetCounters::snapshot`] it is not an
+/// atomic cut across counters, but each counter only grows.
+#[derive(Debug)]
+pub struct StripedCounters<const N: usize> {
+    stripes: Box<[CachePadded<[AtomicU64; N]>]>,
+}
+
+impl<const N: usize> StripedCounters<N> {
+    /// Zeroed counters with one stripe per available CPU, rounded up to a power of two and
+    /// clamped to 4..=32 (as the stage histograms).
+    pub fn new() -> Self {
+        let cpus = std::thread::available_parallelism().map_or(4, |n| n.get());
+        let stripes = cpus.clamp(4, 32).next_power_of_two();
+        Self {
+            stripes: (0..stripes)
+                .map(|_| CachePadded::new(std::array::from_fn(|_| AtomicU64::new(0))))
+                .collect(),
+        }
+    }
+
+    /// This thread's stripe, for several adds in a row.
+    #[inline]
+    pub fn stripe(&self) -> &[AtomicU64; N] {
+        &self.stripes[crate::hist::thread_shard_hint() & (self.stripes.len() - 1)]
+    }
+
+    /// Adds `n` to counter `index`.
+    #[inline]
+    pub fn add(&self, index: usize, n: u64) {
+        self.stripe()[index].fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Every counter, summed over the stripes.
+    pub fn sum(&self) -> [u64; N] {
+        let mut total = [0u64; N];
+        for stripe in self.stripes.iter() {
+            for (sum, counter) in total.iter_mut().zip(stripe.iter()) {
+                *sum = sum.wrapping_add(counter.load(Ordering::Relaxed));
+            }
+        }
+        total
+    }
+}
+
+impl<const N: usize> Default for StripedCounters<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
 
 /// Declares the fields once and generates [`NetCounters`], [`NetStats`] and their listings.
 macro_rules! net_stats {
@@ -157,6 +219,26 @@ impl NetStats {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn striped_counters_sum_every_thread() {
+        let counters = std::sync::Arc::new(StripedCounters::<2>::new());
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                let counters = std::sync::Arc::clone(&counters);
+                std::thread::spawn(move || {
+                    for _ in 0..1000 {
+                        counters.add(0, 1);
+                    }
+                    counters.add(1, 5);
+                })
+            })
+            .collect();
+        for thread in threads {
+            thread.join().unwrap();
+        }
+        assert_eq!(counters.sum(), [8000, 40]);
+    }
 
     #[test]
     fn snapshot_copies_fields() {

@@ -226,7 +226,7 @@ impl NodeHandler {
         session: &Arc<Session>,
         code: &codes::ErrorCode,
     ) {
-        session.send_last_fatal(conn, self.node.format, &WireError::from_code(code));
+        session.send_last_fatal(conn, &self.node, &WireError::from_code(code));
         self.remove(state, session);
     }
 

@@ -65,6 +65,10 @@ pub trait FrameOutput {
     /// Flow control: `bytes` were just produced for one row (or one chunk). May block waiting for
     /// a TOKEN_OFFER; must flush before it blocks.
     fn row_done(&mut self, bytes: usize) -> Result<(), SinkError>;
+
+    /// One result row was accepted for encoding (in chunk mode, before its chunk is written):
+    /// for the node's count of rows sent. Nothing by default.
+    fn row_encoded(&mut self) {}
 }
 
 /// A plain buffer: no flushing and no flow control (tests and internal use).
@@ -355,6 +359,7 @@ impl<O: FrameOutput + ?Sized> ResultSink for ResultEncoder<'_, O> {
     fn row(&mut self, row: &[Value]) -> Result<(), SinkError> {
         self.check_row(row)?;
         self.rows += 1;
+        self.out.row_encoded();
         if let Some(chunk) = self.chunk.as_mut() {
             let full = chunk
                 .push_row(row)

@@ -26,7 +26,8 @@
 //! * **Settings**: the variable table ([`vars`]), the live store ([`var_store`]), typed getters
 //!   shared with the start-up configuration ([`settings`]), and the configuration itself
 //!   ([`config`]: flags, environment, TOML file).
-//! * **Metrics** ([`metrics`]): the Prometheus endpoint.
+//! * **Metrics** ([`metrics`]): the Prometheus endpoint; the request counters it and `SHOW STATUS`
+//!   list (statements by kind, errors by class, rows, sessions) are in [`counters`].
 //! * **Binary log** ([`binlog`]): the frames a config string selects, queued for a background
 //!   writer; its hooks are one-line calls in `conn`, `encode` and `session`.
 //!
@@ -42,6 +43,7 @@ pub mod binlog;
 pub mod cache;
 pub mod config;
 pub mod conn;
+pub mod counters;
 pub mod encode;
 pub mod engine;
 pub mod flow;

@@ -190,6 +190,11 @@ const STATUS_METRICS: &[(&str, StatusKind, &str)] = &[
         StatusKind::Counter,
         "SQLite engine connections opened.",
     ),
+    (
+        "xrpc_engine_statements",
+        StatusKind::Counter,
+        "SQLite statements stepped: clients' statements as rewritten, and the BEGIN, COMMIT, ROLLBACK, savepoints and trigger DDL the engine runs for them.",
+    ),
     // The mysql engine's backend pool (engine/mysql/pool.rs, `PoolStats::status_rows`).
     (
         "xrpc_backend_open",
@@ -251,13 +256,24 @@ const STATUS_METRICS: &[(&str, StatusKind, &str)] = &[
         StatusKind::Counter,
         "Statements the backend failed.",
     ),
+    (
+        "xrpc_backend_statements",
+        StatusKind::Counter,
+        "Statements sent to the backend: clients' statements and the plan compiler's catalog reads.",
+    ),
+    (
+        "xrpc_backend_round_trips",
+        StatusKind::Counter,
+        "Commands sent on pooled backend connections, one round trip each: statements, resets, database changes, session-variable replays and pings.",
+    ),
 ];
 
 /// The metrics text, rendered once by [`xrpc_net::metrics::Exposition`]: the status variables
 /// (`xrpc_*`, numeric ones only, `ON`/`OFF` as 1/0) typed by `STATUS_METRICS` (counters get
 /// `_total`; a variable missing from the table is exported as a gauge, the type that claims
 /// nothing about monotonicity), the framework counters (`xrpc_net_*`, gauges and `_total`
-/// counters) and the stage histograms (`xrpc_stage_duration_seconds`).
+/// counters), the request counters (`xrpc_statements_total{kind}`, `xrpc_errors_total{class}`,
+/// …; see [`crate::counters`]) and the stage histograms (`xrpc_stage_duration_seconds`).
 pub fn render(status: &dyn StatusSource, hist: &PerfHistograms) -> String {
     let mut exp = Exposition::new();
     for (name, value) in status.status().into_iter().chain(status.engine_status()) {
@@ -280,6 +296,7 @@ pub fn render(status: &dyn StatusSource, hist: &PerfHistograms) -> String {
             ),
         }
     }
+    status.request_totals().write_metrics(&mut exp);
     status.net_stats().write_metrics(&mut exp, "xrpc_net");
     hist.write_metrics(&mut exp, "xrpc");
     exp.render()

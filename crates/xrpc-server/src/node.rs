@@ -87,6 +87,8 @@ pub struct NodeShared {
     pub format: HeaderFormat,
     /// Session counters.
     pub counters: SessionCounters,
+    /// Statements, errors, rows and sessions, for `SHOW STATUS` and the metrics.
+    pub requests: crate::counters::RequestCounters,
     /// Timestamp oracle for GET_TSO.
     pub tso: Tso,
     /// The TLS configuration new handshakes use (disabled unless the node has a certificate).
@@ -143,6 +145,7 @@ impl NodeShared {
             accounts,
             format,
             counters: SessionCounters::default(),
+            requests: crate::counters::RequestCounters::default(),
             tso: Tso::default(),
             tls: crate::tls::TlsContext::disabled(),
             hosts: HostBlocker::default(),
@@ -189,6 +192,7 @@ impl NodeShared {
             if !admitted {
                 return None;
             }
+            self.requests.session_opened();
         }
         self.counters.total_sessions.fetch_add(1, Ordering::AcqRel);
         Some(self.counters.created.fetch_add(1, Ordering::Relaxed) + 1)
@@ -215,6 +219,7 @@ impl NodeShared {
             return;
         }
         if !session.is_auto_commit() {
+            self.requests.session_closed();
             self.counters.worker_sessions.fetch_sub(1, Ordering::AcqRel);
             self.session_shard(session.number())
                 .lock()
@@ -439,6 +444,10 @@ impl StatusSource for NodeShared {
 
     fn engine_status(&self) -> Vec<(String, String)> {
         self.engine.status_rows()
+    }
+
+    fn request_totals(&self) -> crate::counters::RequestTotals {
+        self.requests.totals()
     }
 
     fn net_stats(&self) -> NetStats {

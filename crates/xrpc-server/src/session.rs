@@ -60,12 +60,12 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use xrpc_net::ConnRef;
 use xrpc_proto::codes;
-use xrpc_proto::frame::HeaderFormat;
 use xrpc_proto::messages::pb;
 use xrpc_proto::value::Value;
 use xrpc_proto::{Severity, WireError};
 
 use crate::admin::AdminOutcome;
+use crate::counters::StatementKind;
 use crate::encode::{FrameOutput, ResultEncoder, write_error, write_ok, write_token_done};
 use crate::engine::{EngineConn, Interrupt, WaitHook};
 use crate::flow::FlowControl;
@@ -116,7 +116,8 @@ struct Core {
     /// so that they follow the session across pooled connections and no session reads
     /// another's ([`EngineConn::set_session_warnings`]).
     warnings: Vec<crate::result::SqlWarning>,
-    /// The database `USE` chose, handed to the engine connection before every statement
+    /// The database `USE` or a request's `schema_name` chose, handed to the engine connection
+    /// before every statement
     /// ([`EngineConn::set_session_schema`]). Here rather than under a lock of its own so that
     /// a statement reads it in the lock that takes the engine connection, and stores a change
     /// in the lock that stores the statement's warnings.
@@ -260,15 +261,20 @@ impl Session {
         true
     }
 
-    /// Ends the session with FATAL `err` (severity forced to FATAL); see [`Session::send_last`].
+    /// Ends the session with FATAL `err` (severity forced to FATAL), counted in the node's
+    /// errors; see [`Session::send_last`].
     pub fn send_last_fatal<C: SessionConn>(
         &self,
         conn: &C,
-        format: HeaderFormat,
+        node: &NodeShared,
         err: &WireError,
     ) -> bool {
         let err = err.clone().with_severity(Severity::Fatal);
-        self.send_last(conn, |out| write_error(out, format, self.sid, &err))
+        let sent = self.send_last(conn, |out| write_error(out, node.format, self.sid, &err));
+        if sent {
+            node.requests.error(err.code);
+        }
+        sent
     }
 
     /// The session's number: what `connection_id()` returns and SQL `KILL` names.
@@ -420,7 +426,7 @@ impl Session {
                         &codes::SERVER_SHUTDOWN,
                         "Server shutdown in progress; request not run",
                     );
-                    self.send_last_fatal(conn, node.format, &err);
+                    self.send_last_fatal(conn, node, &err);
                     self.queue.lock().clear();
                     self.request_done();
                     outcome = RunOutcome::Closed;
@@ -430,7 +436,7 @@ impl Session {
                 if closed {
                     // SESS_CLOSE ends the session with `send_last`, without an answer of its
                     // own; every other request's answer already did this before its last frame
-                    // (`run_cascading`, `send_now`), so the kill lock is not taken again for it.
+                    // (`run_cascading`, `send_error_now`), so the kill lock is not taken again for it.
                     self.request_done();
                     outcome = RunOutcome::Closed;
                 } else {
@@ -531,9 +537,7 @@ impl Session {
                 &codes::UNSUPPORTED_OPTION,
                 "Auto-commit sessions do not support chunk results, feedback or digest-only requests",
             );
-            self.send_now(conn, node, |out| {
-                write_error(out, node.format, self.sid, &err)
-            });
+            self.send_error_now(conn, node, &err);
             return;
         }
         // A digest-only request that misses the cache is answered before anything runs and does not
@@ -550,9 +554,7 @@ impl Session {
                 Some(text) => text,
                 None => {
                     let err = WireError::from_code(&codes::SQL_CACHE_MISS);
-                    self.send_now(conn, node, |out| {
-                        write_error(out, node.format, self.sid, &err)
-                    });
+                    self.send_error_now(conn, node, &err);
                     return;
                 }
             },
@@ -572,6 +574,7 @@ impl Session {
             let sql = std::str::from_utf8(&text).map_err(|_| {
                 SqlError::new(&codes::WRONG_ARGUMENTS, "statement is not valid UTF-8")
             })?;
+            out.kind = Some(StatementKind::of_sql(sql));
             let args = stmt
                 .args
                 .iter()
@@ -640,9 +643,7 @@ impl Session {
                 Some(encoded) => (digest, encoded, None),
                 None => {
                     let err = WireError::from_code(&codes::PLAN_CACHE_MISS);
-                    self.send_now(conn, node, |out| {
-                        write_error(out, node.format, self.sid, &err)
-                    });
+                    self.send_error_now(conn, node, &err);
                     return;
                 }
             },
@@ -679,6 +680,7 @@ impl Session {
         let feedback = request.feed_back == Some(true);
         let params = request.parameters;
         self.run_cascading(conn, node, request.reset_error, |session, out| {
+            out.kind = Some(StatementKind::Plan);
             session.begin_flow(token)?;
             let conn = out.conn;
             let mut encoder =
@@ -760,6 +762,7 @@ impl Session {
             }
         };
         self.run_cascading(conn, node, sp.reset_error, |session, out| {
+            out.kind = Some(StatementKind::Transaction);
             session.flow.begin(-1);
             let conn = out.conn;
             let mut encoder = ResultEncoder::new(out, node.format, session.sid, false);
@@ -780,9 +783,7 @@ impl Session {
         if reset_error == Some(false) && self.has_last_error.load(Ordering::Relaxed) {
             let stored = self.core.lock().last_error.clone();
             if let Some(err) = stored {
-                self.send_now(conn, node, |out| {
-                    write_error(out, node.format, self.sid, &err)
-                });
+                self.send_error_now(conn, node, &err);
                 return;
             }
         }
@@ -796,6 +797,9 @@ impl Session {
                 self.record_error(err);
             }
         }
+        // Counted before the answer goes out: a client that reads it then sees it counted.
+        let error = result.as_ref().err().map(|err| err.code);
+        node.requests.request_done(out.kind, out.rows, error);
         // Before the last frame goes out: a client that sends its next statement and a kill as
         // soon as it reads this answer means the kill for that statement, not this one.
         self.request_done();
@@ -926,7 +930,7 @@ impl Session {
         let result = run(&mut *engine, sink);
         node.statement_ended(self.number);
         self.kill.lock().running = None;
-        // An auto-commit sid keeps no state: its USE lasts for the request only.
+        // An auto-commit sid keeps no state: its USE or schema_name lasts for the request only.
         let schema_change = engine
             .take_session_schema_change()
             .filter(|_| !self.auto_commit);
@@ -986,15 +990,12 @@ impl Session {
         Some(interrupter)
     }
 
-    /// Encodes with `write` and sends at once; for replies that are not part of a result.
-    fn send_now<C: SessionConn>(
-        &self,
-        conn: &C,
-        node: &NodeShared,
-        write: impl FnOnce(&mut Vec<u8>),
-    ) {
+    /// Answers the request with `err` at once, counted in the node's errors; for a request
+    /// answered before it runs.
+    fn send_error_now<C: SessionConn>(&self, conn: &C, node: &NodeShared, err: &WireError) {
         let mut out = SessionOutput::new(conn, node, self);
-        write(out.buf());
+        write_error(out.buf(), node.format, self.sid, err);
+        node.requests.error(err.code);
         self.request_done();
         let _ = out.finish();
     }
@@ -1031,7 +1032,7 @@ impl RegisteredSession for Session {
 
     fn kill_connection(&self, conn: &ConnRef, node: &NodeShared) {
         let err = WireError::from_code(&codes::SESSION_KILLED);
-        self.send_last_fatal(conn, node.format, &err);
+        self.send_last_fatal(conn, node, &err);
         self.shut_down(node);
     }
 }
@@ -1172,6 +1173,10 @@ pub struct SessionOutput<'a, C: SessionConn> {
     session: &'a Session,
     buf: Vec<u8>,
     failed: bool,
+    /// The kind of statement the request runs, once known (for the node's counters).
+    kind: Option<StatementKind>,
+    /// Result rows encoded into this answer.
+    rows: u64,
 }
 
 impl<C: SessionConn> std::fmt::Debug for SessionOutput<'_, C> {
@@ -1190,6 +1195,8 @@ impl<'a, C: SessionConn> SessionOutput<'a, C> {
             session,
             buf: take_output_buffer(),
             failed: false,
+            kind: None,
+            rows: 0,
         }
     }
 
@@ -1221,6 +1228,10 @@ impl<'a, C: SessionConn> SessionOutput<'a, C> {
 impl<C: SessionConn> FrameOutput for SessionOutput<'_, C> {
     fn buf(&mut self) -> &mut Vec<u8> {
         &mut self.buf
+    }
+
+    fn row_encoded(&mut self) {
+        self.rows += 1;
     }
 
     fn maybe_flush(&mut self) -> Result<(), SinkError> {
@@ -1355,7 +1366,7 @@ mod tests {
 
         use bytes::Bytes;
         use xrpc_proto::messages::ServerMessage;
-        use xrpc_proto::{FrameConfig, FrameDecoder};
+        use xrpc_proto::{FrameConfig, FrameDecoder, HeaderFormat};
 
         use super::*;
         use crate::auth::Accounts;

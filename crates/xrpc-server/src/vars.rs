@@ -416,7 +416,7 @@ variables! {
     ChunkResultDefault => flag("xrpc_chunk_result_default", false, Dynamic,
         "Whether a request that does not set chunk_result gets chunk results."),
     EnablePerfHist => flag("xrpc_enable_perf_hist", false, Dynamic,
-        "Whether the per-stage latency histograms record; read them with CALL xrpc.perf_hist('all')."),
+        "Whether the per-stage latency histograms record (they read the clock at every stage of every request). Until it is ON, CALL xrpc.perf_hist('all') and the xrpc_stage_duration_seconds metrics stay empty; the counters of SHOW STATUS and /metrics count either way."),
     // The binary log (binlog/): the process's log is reconfigured by an applier the node registers.
     Binlog => setting_text("xrpc_binlog", "", Applied, Some(crate::binlog::config::validate),
         "What the binary log records (docs/PROTOCOL.md, \"Binary log\"): * for every frame, type names, -TYPE, {m:N} or {h} limits, user=, peer=; empty is off. SET GLOBAL at runtime."),

@@ -34,11 +34,13 @@
 //! # Output
 //!
 //! An indicatif progress bar per step on stderr (hidden when stderr is not a terminal, where one
-//! line per finished step is printed instead), then a table on stdout: QPS, p50/p90/p99/p999 in
-//! µs, errors and the generator's CPU share per target × concurrency, with each target's QPS ratio
-//! to the first target and to the best one at that concurrency. `--json FILE` writes every
-//! measurement with the machine and versions; `--plot FILE.png|svg` draws QPS and p99 against
-//! concurrency ([`plot`]).
+//! line per finished step is printed instead), then a table on stdout ([`render_table`]): QPS,
+//! p50 and p99 in µs, errors and the server's CPU per request per target × concurrency, with each
+//! target's QPS ratio to the first target, in at most 100 columns; `--wide` adds connections,
+//! p90 and p999, the generator's CPU share and CPU per request, and the ratio to the best target
+//! at that concurrency. `--json FILE` writes every measurement with the machine and versions;
+//! `--plot FILE.png|svg` draws QPS and p99 against concurrency ([`plot`]); both say on stderr
+//! where they wrote.
 
 pub mod echo;
 pub mod mysql;
@@ -65,7 +67,7 @@ use self::stats::{Collector, Percentiles, StepClock, cores, pids_cpu, process_cp
 use self::workload::Workload;
 use self::xrpc::XrpcAddr;
 use crate::conn::TlsArgs;
-use crate::format::grid;
+use crate::format::{Align, grid};
 
 /// `xrpc bench` and its `prepare` subcommand.
 #[derive(Debug, Clone, clap::Args)]
@@ -141,9 +143,16 @@ pub struct BenchArgs {
     /// Write every measurement, the machine and the versions as JSON.
     #[arg(long)]
     pub json: Option<PathBuf>,
-    /// Draw QPS and p99 against concurrency (`.png` or `.svg`).
+    /// Draw QPS and p99 against concurrency (`.png` or `.svg`); every measured concurrency is
+    /// labelled on the (logarithmic) axis. Its path is printed on stderr once written.
     #[arg(long)]
     pub plot: Option<PathBuf>,
+    /// Print every column of the result table: also connections, p90 and p999, the generator's
+    /// CPU share and CPU per request, and the ratio to the best target. Without it the table fits
+    /// 100 columns (target, clients, QPS, TPS for read-write, p50, p99, errors, server CPU per
+    /// request, ratio to the first target), long target names becoming #1, #2… with a legend.
+    #[arg(long)]
+    pub wide: bool,
     /// TLS for the xrpc targets (the name checked is each target's host).
     #[command(flatten)]
     pub tls: TlsArgs,
@@ -891,7 +900,7 @@ fn run_inner(args: &BenchArgs) -> Result<i32, String> {
     if let Some(server) = echo_server {
         server.shutdown();
     }
-    print!("{}", render_table(&results, args.workload));
+    print!("{}", render_table(&results, args.workload, args.wide));
     if let Some(path) = &args.json {
         let doc = serde_json::json!({
             "tool": "xrpc bench",
@@ -916,6 +925,7 @@ fn run_inner(args: &BenchArgs) -> Result<i32, String> {
         });
         let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
         std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+        eprintln!("measurements written to {}", path.display());
     }
     if let Some(path) = &args.plot {
         let mut lines: Vec<plot::Line> = Vec::new();
@@ -934,86 +944,139 @@ fn run_inner(args: &BenchArgs) -> Result<i32, String> {
         }
         let title = format!("xrpc bench {} ({} cores)", args.workload.name(), cores());
         plot::plot(path, &title, &lines)?;
+        eprintln!("plot written to {}", path.display());
     }
     Ok(i32::from(failed))
 }
 
+/// The widest the result table gets without `--wide`, in columns.
+pub const TABLE_COLUMNS: usize = 100;
+
+/// A latency in µs for the table: one decimal below 1 ms, whole µs above, where the tenth no
+/// longer matters and the column stays narrow.
+fn micros(us: f64) -> String {
+    if us < 1000.0 {
+        format!("{us:.1}")
+    } else {
+        format!("{us:.0}")
+    }
+}
+
 /// The final table, with ratios when there are several targets.
-pub fn render_table(results: &[Measurement], workload: Workload) -> String {
-    let many = results
-        .iter()
-        .any(|m| m.target != results.first().map_or("", |f| f.target.as_str()));
-    let first = results
-        .first()
-        .map(|m| m.target.clone())
-        .unwrap_or_default();
-    let mut headers = vec!["target", "clients", "conns", "QPS"];
-    if workload == Workload::ReadWrite {
-        headers.push("TPS");
+///
+/// By default it fits [`TABLE_COLUMNS`]: target, clients, QPS (and TPS), p50 and p99, errors,
+/// the server's CPU per request and the ratio to the first target; target names that would widen
+/// it beyond that become `#1`, `#2`… with a legend above the table. `wide` adds the connections,
+/// p90 and p999, the generator's CPU share and CPU per request, and the ratio to the best target,
+/// and keeps the names.
+pub fn render_table(results: &[Measurement], workload: Workload, wide: bool) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for m in results {
+        if !names.contains(&m.target.as_str()) {
+            names.push(&m.target);
+        }
     }
-    headers.extend([
-        "p50 µs",
-        "p90 µs",
-        "p99 µs",
-        "p999 µs",
-        "errors",
-        "client CPU",
-        "client µs/req",
-        "server µs/req",
-    ]);
-    if many {
-        headers.extend(["× first", "× best"]);
+    let table = table_with_names(results, workload, wide, &names);
+    let too_wide = table.lines().any(|l| l.chars().count() > TABLE_COLUMNS);
+    if wide || !too_wide {
+        return table;
     }
-    let rows: Vec<Vec<String>> = results
+    let labels: Vec<String> = (1..=names.len()).map(|i| format!("#{i}")).collect();
+    let mut out = String::new();
+    for (label, name) in labels.iter().zip(&names) {
+        out.push_str(&format!("{label}  {name}\n"));
+    }
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+    let short: Vec<Measurement> = results
         .iter()
         .map(|m| {
-            let mut row = vec![
-                m.target.clone(),
-                m.concurrency.to_string(),
-                m.connections.to_string(),
-                format!("{:.0}", m.qps),
-            ];
-            if workload == Workload::ReadWrite {
-                row.push(format!("{:.0}", m.tps));
+            let i = names.iter().position(|n| *n == m.target).unwrap_or(0);
+            Measurement {
+                target: labels[i].to_owned(),
+                ..m.clone()
             }
-            row.extend([
-                format!("{:.1}", m.latency.p50_us),
-                format!("{:.1}", m.latency.p90_us),
-                format!("{:.1}", m.latency.p99_us),
-                format!("{:.1}", m.latency.p999_us),
-                if m.lost_clients > 0 {
-                    format!("{} ({} clients lost)", m.errors, m.lost_clients)
-                } else {
-                    m.errors.to_string()
-                },
-                format!("{:.1}%", m.client_cpu * 100.0),
-                m.client_cpu_us_per_request
-                    .map_or("-".into(), |us| format!("{us:.2}")),
-                m.server_cpu_us_per_request
-                    .map_or("-".into(), |us| format!("{us:.2}")),
-            ]);
-            if many {
-                let same: Vec<&Measurement> = results
-                    .iter()
-                    .filter(|o| o.concurrency == m.concurrency)
-                    .collect();
-                let ratio = |base: Option<f64>| match base {
-                    Some(b) if b > 0.0 => format!("{:.2}", m.qps / b),
-                    _ => "-".into(),
-                };
-                let first_qps = same.iter().find(|o| o.target == first).map(|o| o.qps);
-                let best = same
-                    .iter()
-                    .map(|o| o.qps)
-                    .fold(None, |a: Option<f64>, q| Some(a.map_or(q, |a| a.max(q))));
-                row.push(ratio(first_qps));
-                row.push(ratio(best));
-            }
-            row
         })
         .collect();
-    let right: Vec<bool> = headers.iter().enumerate().map(|(i, _)| i > 0).collect();
-    grid(&headers, &rows, &right)
+    out.push_str(&table_with_names(&short, workload, wide, &labels));
+    out
+}
+
+/// The table itself; `names` are the targets in order of appearance, the first being the base of
+/// the `× first` ratio.
+fn table_with_names(
+    results: &[Measurement],
+    workload: Workload,
+    wide: bool,
+    names: &[&str],
+) -> String {
+    let many = names.len() > 1;
+    let first = names.first().copied().unwrap_or_default();
+    let read_write = workload == Workload::ReadWrite;
+    let per_request = |us: Option<f64>| us.map_or("-".into(), |us| format!("{us:.2}"));
+    // The QPS of `m`'s concurrency divided by that of the first target, or of the best one.
+    let ratio = |m: &Measurement, best: bool| {
+        let same = results.iter().filter(|o| o.concurrency == m.concurrency);
+        let base = if best {
+            same.map(|o| o.qps).reduce(f64::max)
+        } else {
+            same.clone().find(|o| o.target == first).map(|o| o.qps)
+        };
+        match base {
+            Some(b) if b > 0.0 => format!("{:.2}", m.qps / b),
+            _ => "-".into(),
+        }
+    };
+    type Cell<'c> = Box<dyn Fn(&Measurement) -> String + 'c>;
+    // Each column: its header, whether the table shows it, and its cell.
+    let columns: Vec<(&str, bool, Cell<'_>)> = vec![
+        ("target", true, Box::new(|m| m.target.clone())),
+        ("clients", true, Box::new(|m| m.concurrency.to_string())),
+        ("conns", wide, Box::new(|m| m.connections.to_string())),
+        ("QPS", true, Box::new(|m| format!("{:.0}", m.qps))),
+        ("TPS", read_write, Box::new(|m| format!("{:.0}", m.tps))),
+        ("p50 µs", true, Box::new(|m| micros(m.latency.p50_us))),
+        ("p90 µs", wide, Box::new(|m| micros(m.latency.p90_us))),
+        ("p99 µs", true, Box::new(|m| micros(m.latency.p99_us))),
+        ("p999 µs", wide, Box::new(|m| micros(m.latency.p999_us))),
+        (
+            "errors",
+            true,
+            Box::new(|m| {
+                if m.lost_clients > 0 {
+                    format!("{} ({} lost)", m.errors, m.lost_clients)
+                } else {
+                    m.errors.to_string()
+                }
+            }),
+        ),
+        (
+            "client CPU",
+            wide,
+            Box::new(|m| format!("{:.1}%", m.client_cpu * 100.0)),
+        ),
+        (
+            "client µs/req",
+            wide,
+            Box::new(|m| per_request(m.client_cpu_us_per_request)),
+        ),
+        (
+            "server µs/req",
+            true,
+            Box::new(|m| per_request(m.server_cpu_us_per_request)),
+        ),
+        ("× first", many, Box::new(|m| ratio(m, false))),
+        ("× best", many && wide, Box::new(|m| ratio(m, true))),
+    ];
+    let shown: Vec<&(&str, bool, Cell<'_>)> = columns.iter().filter(|c| c.1).collect();
+    let headers: Vec<&str> = shown.iter().map(|c| c.0).collect();
+    let rows: Vec<Vec<String>> = results
+        .iter()
+        .map(|m| shown.iter().map(|c| (c.2)(m)).collect())
+        .collect();
+    let align: Vec<Align> = (0..headers.len())
+        .map(|i| if i == 0 { Align::Left } else { Align::Right })
+        .collect();
+    grid(&headers, &rows, &align)
 }
 
 /// The CPU time of the target's server process plus every `--also-server-pid` process; `None`
@@ -1090,5 +1153,128 @@ mod tests {
             "mysql://root@db:3306/sbtest",
             "no password in names"
         );
+    }
+
+    /// A measurement with figures as wide as a run's get: a seven-digit QPS, latencies of
+    /// hundreds of milliseconds, lost clients.
+    fn measured(target: &str, concurrency: usize, qps: f64) -> Measurement {
+        Measurement {
+            workload: "read-write",
+            target: target.to_owned(),
+            concurrency,
+            connections: 4,
+            threads: 2,
+            inflight: None,
+            pipeline_depth: 1,
+            qps,
+            tps: qps / 20.0,
+            latency: stats::Percentiles {
+                p50_us: 123_456.7,
+                p90_us: 234_567.8,
+                p99_us: 345_678.9,
+                p999_us: 456_789.0,
+                max_us: 567_890.1,
+            },
+            errors: 12_345,
+            requests: 1,
+            lost_clients: 17,
+            client_cpu: 0.4567,
+            client_cores: 0.9,
+            process_cpu: None,
+            client_cpu_us_per_request: Some(12.34),
+            server_pid: Some(1),
+            server_cpu_us_per_request: Some(1234.56),
+            server_cores: Some(1.0),
+            duration_s: 10.0,
+            intervals_qps: Vec::new(),
+            first_error: None,
+        }
+    }
+
+    fn widest_line(table: &str) -> usize {
+        table.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+    }
+
+    #[test]
+    fn the_table_fits_100_columns_by_default() {
+        let results: Vec<Measurement> = [
+            "xrpc://127.0.0.1:33660",
+            "mysql://root@127.0.0.1:3306/sbtest",
+            "xrpc://bench-node-with-a-long-name.example.com:33660/sbtest",
+        ]
+        .iter()
+        .flat_map(|t| [1, 64, 1024].map(|c| measured(t, c, 1_234_567.0)))
+        .collect();
+        for workload in [Workload::Select1, Workload::ReadWrite] {
+            for n in [1, 3, 9] {
+                let table = render_table(&results[..n], workload, false);
+                assert!(
+                    widest_line(&table) <= TABLE_COLUMNS,
+                    "{} columns:\n{table}",
+                    widest_line(&table)
+                );
+            }
+        }
+        // The default table keeps the figures read most.
+        let table = render_table(&results[..1], Workload::Select1, false);
+        for header in [
+            "| target",
+            "| clients",
+            "| QPS",
+            "| p50 µs",
+            "| p99 µs",
+            "| errors",
+        ] {
+            assert!(table.contains(header), "{header} in\n{table}");
+        }
+        assert!(table.contains("| server µs/req"), "{table}");
+        assert!(!table.contains("p999"), "{table}");
+    }
+
+    #[test]
+    fn long_target_names_become_numbered_with_a_legend() {
+        let results = [
+            measured("mysql://root@127.0.0.1:3306/sbtest", 64, 1000.0),
+            measured(
+                "xrpc://bench-node-with-a-long-name.example.com:33660/sbtest",
+                64,
+                2000.0,
+            ),
+        ];
+        let table = render_table(&results, Workload::ReadWrite, false);
+        assert!(
+            table.starts_with(
+                "#1  mysql://root@127.0.0.1:3306/sbtest\n\
+                 #2  xrpc://bench-node-with-a-long-name.example.com:33660/sbtest\n+"
+            ),
+            "{table}"
+        );
+        assert!(table.contains("| #2     |"), "{table}");
+        // The ratio to the first target: 2000 / 1000.
+        assert!(table.contains("|    2.00 |"), "{table}");
+    }
+
+    #[test]
+    fn wide_adds_the_rarely_read_columns_and_keeps_the_names() {
+        let results = [
+            measured("xrpc://127.0.0.1:33660", 8, 1000.0),
+            measured("mysql://root@127.0.0.1:3306/sbtest", 8, 500.0),
+        ];
+        let table = render_table(&results, Workload::Select1, true);
+        for header in [
+            "| conns",
+            "| p90 µs",
+            "| p999 µs",
+            "| client CPU",
+            "| client µs/req",
+            "| × best",
+        ] {
+            assert!(table.contains(header), "{header} in\n{table}");
+        }
+        assert!(
+            table.contains("| mysql://root@127.0.0.1:3306/sbtest |"),
+            "{table}"
+        );
+        assert!(widest_line(&table) > TABLE_COLUMNS, "{table}");
     }
 }

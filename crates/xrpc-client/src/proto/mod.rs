@@ -199,7 +199,9 @@ pub struct ClientConfig {
     pub user: String,
     /// Password; empty sends no scramble.
     pub password: String,
-    /// Default schema, sent in the authentication response.
+    /// Default schema, sent in the authentication response: every session of the connection
+    /// starts in it (the node answers 1049 to each statement while it names no database the node
+    /// has). Empty: the node's default database.
     pub schema: String,
     /// Header format and `max_allowed_packet`, which must match the server's.
     pub frame: FrameConfig,

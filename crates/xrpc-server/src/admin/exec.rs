@@ -32,6 +32,12 @@ pub trait StatusSource: Send + Sync {
     fn engine_status(&self) -> Vec<(String, String)> {
         Vec::new()
     }
+
+    /// The request counters ([`crate::counters`]): `SHOW STATUS` lists their rows, the metrics
+    /// endpoint their labelled families. Zero by default.
+    fn request_totals(&self) -> crate::counters::RequestTotals {
+        crate::counters::RequestTotals::default()
+    }
 }
 
 /// Interrupts or ends sessions by their `connection_id()`, for SQL `KILL`. The node implements it.
@@ -158,6 +164,7 @@ pub fn try_admin(sql: &str, ctx: &AdminContext<'_>, sink: &mut dyn ResultSink) -
 /// The node's status rows and the framework's counters (`xrpc_net_<name>`), sorted by name.
 fn status_rows(ctx: &AdminContext<'_>) -> Vec<(String, String)> {
     let mut rows = ctx.status.status();
+    rows.extend(ctx.status.request_totals().status_rows());
     rows.extend(ctx.status.engine_status());
     rows.extend(
         ctx.status

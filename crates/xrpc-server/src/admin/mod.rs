@@ -333,7 +333,14 @@ mod tests {
         assert!(rows.contains(&("xrpc_inited".to_owned(), "ON".to_owned())));
         assert!(rows.contains(&("xrpc_net_tasks_queued".to_owned(), "11".to_owned())));
         assert!(rows.contains(&("xrpc_backend_open".to_owned(), "2".to_owned())));
-        assert_eq!(rows.len(), 4 + 1 + NetStats::DESCRIPTORS.len());
+        assert!(rows.contains(&("xrpc_com_select".to_owned(), "0".to_owned())));
+        let request_rows = crate::counters::RequestTotals::default()
+            .status_rows()
+            .len();
+        assert_eq!(
+            rows.len(),
+            4 + 1 + request_rows + NetStats::DESCRIPTORS.len()
+        );
         assert_eq!(
             n.pairs("show status like 'xrpc_sql%'"),
             vec![

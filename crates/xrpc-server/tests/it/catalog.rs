@@ -480,12 +480,14 @@ fn use_follows_the_session_and_never_leaks() {
         client.query(2, "select count(*) from app.t").scalar(),
         &Value::Sint(1)
     );
-    // A request's schema_name is for that request only.
+    // A request's schema_name switches the session's database as USE does.
     let mut stmt = common::sql_stmt("select database()");
     stmt.schema_name = Some("main".into());
     client.send_sql(1, stmt);
     assert_eq!(common::text(client.read_outcome(1).scalar()), "main");
-    assert_eq!(database(&mut client, 1), "app");
+    assert_eq!(database(&mut client, 1), "main");
+    assert_eq!(database(&mut client, 2), "main");
+    assert_eq!(client.query(1, "use app").error, None);
     // A transaction pins a connection; USE inside it still follows the session afterwards.
     assert_eq!(client.query(1, "begin").error, None);
     assert_eq!(client.query(1, "use main").error, None);

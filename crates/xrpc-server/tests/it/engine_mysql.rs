@@ -1561,3 +1561,68 @@ fn pool_settings_change_at_runtime_and_borrowed_connections_are_not_yanked() {
     assert_ne!(thread(&mut c), second);
     assert_eq!(fx.engine.stats().lost, lost + 1, "the ping found it");
 }
+
+/// A node over a pool of 4 whose session 1 holds the named lock `leader`, and the outcomes of 64
+/// other sessions of one connection polling it with `GET_LOCK('leader', 0)` twice, all sent at
+/// once.
+fn sixty_four_sessions_poll_a_held_named_lock() -> (Fixture, Client, Vec<Outcome>) {
+    let fx = Fixture::with_options(PoolOptions {
+        size: 4,
+        wait_timeout: Duration::from_secs(2),
+        ..PoolOptions::default()
+    });
+    let mut holder = client_with_sessions(&fx, &[1]);
+    assert_eq!(
+        ok(holder.query(1, "SELECT GET_LOCK('leader', 0)")).scalar(),
+        &Value::Sint(1)
+    );
+    let pollers: Vec<u64> = (100..164).collect();
+    let mut c = client_with_sessions(&fx, &pollers);
+    let mut outcomes = Vec::new();
+    for _ in 0..2 {
+        let burst = common::sql_burst(
+            pollers
+                .iter()
+                .map(|&sid| (sid, "SELECT GET_LOCK('leader', 0)")),
+        );
+        c.send_raw(&burst);
+        outcomes.extend(pollers.iter().map(|&sid| c.read_outcome(sid)));
+    }
+    (fx, holder, outcomes)
+}
+
+#[test]
+fn sessions_polling_a_named_lock_another_holds_do_not_take_the_pool() {
+    let (_fx, _holder, outcomes) = sixty_four_sessions_poll_a_held_named_lock();
+    let answers: Vec<Result<Value, u32>> = outcomes
+        .iter()
+        .map(|o| {
+            o.error
+                .as_ref()
+                .map_or_else(|| Ok(o.rows[0][0].clone()), |e| Err(e.code))
+        })
+        .collect();
+    assert_eq!(
+        answers,
+        vec![Ok(Value::Sint(0)); 128],
+        "no 7009, no lock granted"
+    );
+}
+
+#[test]
+fn the_holder_of_a_named_lock_keeps_it_while_others_poll() {
+    let (_fx, mut holder, _) = sixty_four_sessions_poll_a_held_named_lock();
+    let mine = "SELECT IFNULL(IS_USED_LOCK('leader') = @@pseudo_thread_id, 0)";
+    assert_eq!(ok(holder.query(1, mine)).scalar(), &Value::Sint(1));
+}
+
+#[test]
+fn releasing_the_last_named_lock_gives_the_connection_back_to_the_pool() {
+    let (fx, mut holder, _) = sixty_four_sessions_poll_a_held_named_lock();
+    assert_eq!(fx.engine.stats().pinned, 1, "the holder's connection");
+    ok(holder.query(1, "SELECT GET_LOCK('second', 0)"));
+    ok(holder.query(1, "SELECT RELEASE_LOCK('leader')"));
+    assert_eq!(fx.engine.stats().pinned, 1, "'second' is still held");
+    ok(holder.query(1, "SELECT RELEASE_LOCK('second')"));
+    assert_eq!(fx.engine.stats().pinned, 0);
+}

@@ -215,13 +215,18 @@ fn the_current_database_is_the_sessions_and_never_stays_on_a_connection() {
     conn.set_session_schema(None);
     assert_eq!(ok(&mut *conn, "select database()"), [[text("main")]]);
     assert_eq!(ok(&mut *conn, "show tables").len(), 0, "main has no tables");
-    // A request's schema_name wins over the session's database.
+    // A request's schema_name wins over the session's database, and becomes it, as USE does.
     conn.set_session_schema(Some("app"));
     let mut result = CollectedResult::default();
     conn.execute("select database()", &[], Some("main"), &mut result)
         .unwrap();
     assert_eq!(result.rows, [[text("main")]]);
+    assert_eq!(
+        conn.take_session_schema_change(),
+        Some(Some("main".to_owned()))
+    );
     // DROP DATABASE of the current database leaves the session without one.
+    conn.set_session_schema(Some("app"));
     ok(&mut *conn, "drop database app");
     assert_eq!(conn.take_session_schema_change(), Some(None));
 }

@@ -417,6 +417,11 @@ fn metrics_endpoint_serves_xrpc_counters_after_a_query() {
         ("xrpc_net_bytes_sent_total", 1.0),
         ("xrpc_sql_miss_total", 0.0),
         ("xrpc_stage_duration_seconds_count{stage=\"run\"}", 0.0),
+        ("xrpc_statements_total{kind=\"select\"}", 1.0),
+        ("xrpc_errors_total{class=\"server\"}", 0.0),
+        ("xrpc_rows_sent_total", 1.0),
+        ("xrpc_sessions_opened_total", 1.0),
+        ("xrpc_engine_statements_total", 1.0),
     ] {
         let value =
             sample(body, name).unwrap_or_else(|| panic!("/metrics has no sample {name}:\n{body}"));
@@ -439,6 +444,8 @@ fn metrics_endpoint_serves_xrpc_counters_after_a_query() {
         "# TYPE xrpc_plan_compiled_entries gauge",
         "# TYPE xrpc_net_accepted_total counter",
         "# TYPE xrpc_stage_duration_seconds histogram",
+        "# TYPE xrpc_statements_total counter",
+        "# TYPE xrpc_errors_total counter",
     ] {
         assert!(body.contains(family), "/metrics lacks {family:?}:\n{body}");
     }

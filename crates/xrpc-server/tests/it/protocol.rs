@@ -24,6 +24,9 @@ on_both_engines!(
     statement_arguments_bind_to_placeholders,
     rows_and_chunks_carry_the_same_values,
     token_flow_control_pauses_until_offered,
+    show_variables_lists_the_isolation_level_under_both_names,
+    show_variables_where_finds_either_isolation_name,
+    both_isolation_variables_read_the_same_value,
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -529,18 +532,6 @@ fn kill_query_interrupts_the_statement_and_keeps_the_session() {
     let err = outcome.error.expect("the statement ends with an error");
     assert_eq!((err.code, err.sql_state.as_str()), (1317, "70100"));
     assert_eq!(client.query(1, "select 3").scalar(), &Value::Sint(3));
-}
-
-#[test]
-fn sqlite_ignores_the_authentication_schema() {
-    let node = TestNode::start();
-    let mut client = node.client_in("polardbx_logical");
-    client.new_session(1);
-    assert_eq!(text(client.query(1, "select database()").scalar()), "main");
-    assert_eq!(
-        text(client.query(AUTO | 1, "select database()").scalar()),
-        "main"
-    );
 }
 
 #[test]
@@ -1340,5 +1331,82 @@ fn warnings_belong_to_the_session_not_to_the_pooled_connection() {
     assert_eq!(
         client.query(1, "select @@error_count").scalar(),
         &Value::Uint(1)
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The variables a compute node reads as it connects
+
+/// `(Variable_name, Value)` of each row of a `SHOW … VARIABLES`.
+fn variable_rows(client: &mut Client, sql: &str) -> Vec<(String, String)> {
+    let outcome = client.query(1, sql);
+    assert_eq!(outcome.error, None, "{sql}");
+    outcome
+        .rows
+        .iter()
+        .map(|row| (text(&row[0]), text(&row[1])))
+        .collect()
+}
+
+fn show_variables_lists_the_isolation_level_under_both_names(engine: EngineKind) {
+    let node = TestNode::start_engine(engine);
+    let mut client = node.client();
+    client.new_session(1);
+    for scope in ["", "GLOBAL ", "SESSION "] {
+        let mut rows = variable_rows(
+            &mut client,
+            &format!("SHOW {scope}VARIABLES LIKE 't%\\_isolation'"),
+        );
+        rows.sort();
+        let names: Vec<&str> = rows.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(names, ["transaction_isolation", "tx_isolation"], "{scope}");
+        assert_eq!(rows[0].1, rows[1].1, "{scope}: one value under two names");
+    }
+}
+
+fn show_variables_where_finds_either_isolation_name(engine: EngineKind) {
+    let node = TestNode::start_engine(engine);
+    let mut client = node.client();
+    client.new_session(1);
+    let found: Vec<Vec<String>> = ["transaction_isolation", "tx_isolation"]
+        .iter()
+        .map(|name| {
+            variable_rows(
+                &mut client,
+                &format!("SHOW GLOBAL VARIABLES WHERE Variable_name = '{name}'"),
+            )
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect()
+        })
+        .collect();
+    assert_eq!(found, [["transaction_isolation"], ["tx_isolation"]]);
+}
+
+fn both_isolation_variables_read_the_same_value(engine: EngineKind) {
+    let node = TestNode::start_engine(engine);
+    let mut client = node.client();
+    client.new_session(1);
+    let sql = "SELECT @@transaction_isolation, @@tx_isolation, \
+               @@session.transaction_isolation, @@GLOBAL.tx_isolation";
+    let outcome = client.query(1, sql);
+    assert_eq!(outcome.error, None);
+    let values: Vec<String> = outcome.rows[0].iter().map(text).collect();
+    let names: Vec<String> = outcome
+        .columns
+        .iter()
+        .map(|c| String::from_utf8_lossy(c.name.as_deref().unwrap_or_default()).into_owned())
+        .collect();
+    assert_eq!(
+        (names, values.iter().all(|v| *v == values[0])),
+        (
+            vec![
+                "@@transaction_isolation".to_owned(),
+                "@@tx_isolation".to_owned(),
+                "@@session.transaction_isolation".to_owned(),
+                "@@GLOBAL.tx_isolation".to_owned()
+            ],
+            true
+        )
     );
 }
