@@ -818,6 +818,8 @@ fn show_status_reports_the_backend_pool() {
             "xrpc_backend_open",
             "xrpc_backend_pinned",
             "xrpc_backend_reconnects",
+            "xrpc_backend_round_trips",
+            "xrpc_backend_statements",
             "xrpc_backend_wait_time_us",
             "xrpc_backend_wait_timeouts",
             "xrpc_backend_waits",

@@ -16,8 +16,6 @@ mod differential_mariadb;
 mod durability;
 mod engine_mysql;
 mod engine_sqlite;
-mod engine_sqlite_databases;
-mod engine_sqlite_strict;
 mod faults;
 mod lifecycle;
 mod lock_wait;

@@ -3,10 +3,10 @@
 //! databases are files under the data directory that survive a restart, the attach limit is a
 //! clear error, and the current database never stays behind on a pooled connection.
 
+use xrpc_engine::result::{CollectedResult, SqlError};
+use xrpc_engine::{Engine, EngineConn};
+use xrpc_engine_sqlite::{SqliteEngine, SqliteOptions};
 use xrpc_proto::value::Value;
-use xrpc_server::engine::sqlite::{SqliteEngine, SqliteOptions};
-use xrpc_server::engine::{Engine, EngineConn};
-use xrpc_server::result::{CollectedResult, SqlError};
 
 fn open(dir: &std::path::Path) -> SqliteEngine {
     SqliteEngine::open(&dir.join("xrpc.db"), SqliteOptions::default()).unwrap()

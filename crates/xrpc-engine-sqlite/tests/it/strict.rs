@@ -5,10 +5,10 @@
 //! encoding of those values is checked in the server's protocol tests).
 
 use bytes::Bytes;
+use xrpc_engine::result::{CollectedResult, SqlError, SqlWarning, WarningLevel, mysql_type};
+use xrpc_engine::{Engine, EngineConn};
+use xrpc_engine_sqlite::{SqliteEngine, SqliteOptions};
 use xrpc_proto::value::{ColumnType, Value, XDateTime, XDecimal, XTime};
-use xrpc_server::engine::sqlite::{SqliteEngine, SqliteOptions};
-use xrpc_server::engine::{Engine, EngineConn};
-use xrpc_server::result::{CollectedResult, SqlError, SqlWarning, WarningLevel, mysql_type};
 
 /// One declared type: literals that are stored and read back as the given value, and literals
 /// refused with (code, SQL state).
@@ -1018,7 +1018,7 @@ fn casts_refuse_in_writes_and_where_the_answer_is_unknown() {
 /// Column metadata from the declaration: names, table, schema and MySQL's flags.
 #[test]
 fn table_columns_carry_names_and_key_flags() {
-    use xrpc_server::result::column_flags::{NOT_NULL, PRIMARY_KEY};
+    use xrpc_engine::result::column_flags::{NOT_NULL, PRIMARY_KEY};
     const UNIQUE_KEY: u32 = 0x0040;
     const MULTIPLE_KEY: u32 = 0x0080;
     const AUTO_INCREMENT: u32 = 0x0100;
