@@ -535,7 +535,7 @@ def main():
 
 
 # The sections other scripts write into bench/results/, in the order the report shows them.
-SECTIONS = ["binlog-cost.md", "tls-cost.md", "engine-mysql.md"]
+SECTIONS = ["binlog-cost.md", "tls-cost.md", "engine-mysql.md", "python-driver.md"]
 
 
 def hand_written(analysis_dir, name):

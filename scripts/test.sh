@@ -63,6 +63,28 @@ log "the tokio client transport (feature async): lints and tests against a real 
 cargo clippy -p xrpc-client --all-targets --all-features --locked -- -D warnings
 cargo test -p xrpc-client --all-features --locked
 
+log "the Python driver: pip install ./python (maturin, debug build reusing cargo test's), then its pytest suite on both engines"
+# A virtual environment under the target directory keeps the machine's Python untouched; pip
+# fetches maturin, pytest and SQLAlchemy from PyPI. The debug profile reuses what cargo test
+# built (only PyO3 and the extension itself are compiled again), and the suite starts the debug
+# xrpc-server that cargo test built, and a private MariaDB.
+python_step() {
+    local target="${CARGO_TARGET_DIR:-$PWD/target}" venv
+    venv="$target/python-venv"
+    if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+        apt-get update -qq && apt-get install -y -qq python3 python3-venv
+    fi
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check "pytest>=8,<10" "sqlalchemy>=2.0,<2.2"
+    cargo build -p xrpc-server --locked
+    MATURIN_PEP517_ARGS="--profile dev" CARGO_TARGET_DIR="$target" \
+        "$venv/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps ./python
+    # From the tests directory, so that the installed package is imported, not the sources.
+    (cd python/tests && XRPC_SERVER_BIN="$target/debug/xrpc-server" \
+        "$venv/bin/python" -m pytest -q -p no:cacheprovider --rootdir=. .)
+}
+python_step
+
 log "fail points (feature failpoints): injected receive, send, engine execute and commit faults"
 cargo clippy -p xrpc-server --features failpoints --lib --test failpoints --locked -- -D warnings
 cargo test -p xrpc-server --features failpoints --locked --test failpoints

@@ -28,6 +28,7 @@
 use std::collections::VecDeque;
 use std::fmt;
 use std::future::poll_fn;
+use std::marker::PhantomData;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -437,19 +438,42 @@ impl Session {
     /// ```
     pub fn query_stream(&mut self, sql: &str) -> Result<RowStream<'_>, ClientError> {
         let opts = self.default_options().stream(true);
+        self.start_stream(sql, &[], opts)
+    }
+
+    /// [`query_stream`](Self::query_stream) with arguments and options, returning a stream that
+    /// does not borrow the session (see `crate::blocking::Session::query_stream_owned`).
+    pub fn query_stream_owned(
+        &mut self,
+        sql: &str,
+        args: &[Param],
+        opts: &ExecOptions,
+    ) -> Result<RowStream<'static>, ClientError> {
+        self.start_stream(sql, args, opts.clone().stream(true))
+    }
+
+    fn start_stream<'s>(
+        &mut self,
+        sql: &str,
+        args: &[Param],
+        opts: ExecOptions,
+    ) -> Result<RowStream<'s>, ClientError> {
         let Issued {
             id,
             waiter,
             deadline,
-        } = self.issue(sql, &[], &opts)?;
+        } = self.issue(sql, args, &opts)?;
         self.conn.inner.write.notify_one();
         Ok(RowStream {
-            session: self,
+            conn: self.conn.clone(),
+            sid: self.sid,
             id,
             waiter,
             deadline,
             rows: VecDeque::new(),
             finished: false,
+            outcome: None,
+            _session: PhantomData,
         })
     }
 
@@ -585,14 +609,18 @@ impl PipelineResults<'_> {
     }
 }
 
-/// Rows of a streamed query; see [`Session::query_stream`].
+/// Rows of a streamed query; see [`Session::query_stream`] and [`Session::query_stream_owned`].
 pub struct RowStream<'s> {
-    session: &'s mut Session,
+    conn: Connection,
+    sid: SessionId,
     id: crate::RequestId,
     waiter: Arc<Waiter<Reply>>,
     deadline: Option<Instant>,
     rows: VecDeque<Vec<crate::Value>>,
     finished: bool,
+    outcome: Option<ExecResult>,
+    /// Ties a stream from [`Session::query_stream`] to the session's borrow.
+    _session: PhantomData<&'s mut Session>,
 }
 
 impl RowStream<'_> {
@@ -606,23 +634,18 @@ impl RowStream<'_> {
                 return None;
             }
             self.waiter.clear_rows();
-            let read = self.session.conn.inner.state.lock().core.take_rows(self.id);
+            let read = self.conn.inner.state.lock().core.take_rows(self.id);
             match read {
                 StreamRead::Rows(rows) => {
                     // Taking rows may have released a flow-control offer.
-                    self.session.conn.inner.write.notify_one();
+                    self.conn.inner.write.notify_one();
                     self.rows.extend(rows);
                 }
                 StreamRead::Finished => {
                     self.finished = true;
-                    let reply = self
-                        .session
-                        .conn
-                        .inner
-                        .wait(&self.waiter, self.deadline)
-                        .await;
-                    if let Err(err) = reply {
-                        return Some(Err(err));
+                    match self.conn.inner.wait(&self.waiter, self.deadline).await {
+                        Ok(outcome) => self.outcome = Some(outcome),
+                        Err(err) => return Some(Err(err)),
                     }
                 }
                 StreamRead::Pending => {
@@ -634,24 +657,42 @@ impl RowStream<'_> {
                         None => signal.await,
                     };
                     if outcome == Signal::TimedOut {
-                        self.session.conn.inner.drive_timers();
+                        self.conn.inner.drive_timers();
                     }
                 }
             }
         }
     }
 
-    /// The result's columns, once the first rows have arrived.
+    /// The result's columns, once the first rows have arrived (or, from the outcome, once the
+    /// query has ended).
     pub fn columns(&self) -> Option<Vec<Column>> {
-        let state = self.session.conn.inner.state.lock();
+        if let Some(rs) = self.outcome.as_ref().and_then(|o| o.result_set.as_ref()) {
+            return Some(rs.columns.clone());
+        }
+        let state = self.conn.inner.state.lock();
         state.core.stream_columns(self.id).map(<[Column]>::to_vec)
+    }
+
+    /// What the statement returned besides its rows (rows affected, last insert id, warnings;
+    /// the result set holds the columns only), once every row has been read.
+    pub fn outcome(&self) -> Option<&ExecResult> {
+        self.outcome.as_ref()
+    }
+
+    /// Whether [`next`](Self::next) has something at hand (a row, or the end) rather than having
+    /// to wait for the server; a caller can read what has arrived without waiting for more.
+    pub fn is_ready(&self) -> bool {
+        !self.rows.is_empty()
+            || self.finished
+            || self.conn.inner.state.lock().core.stream_ready(self.id)
     }
 }
 
 impl fmt::Debug for RowStream<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RowStream")
-            .field("session", &self.session.sid)
+            .field("session", &self.sid)
             .field("buffered", &self.rows.len())
             .field("finished", &self.finished)
             .finish_non_exhaustive()
@@ -662,10 +703,7 @@ impl Drop for RowStream<'_> {
     fn drop(&mut self) {
         if !self.finished {
             let id = self.id;
-            self.session
-                .conn
-                .inner
-                .with_core(|core| core.drop_stream(id));
+            self.conn.inner.with_core(|core| core.drop_stream(id));
         }
     }
 }

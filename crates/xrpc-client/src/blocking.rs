@@ -37,6 +37,7 @@
 use std::collections::VecDeque;
 use std::fmt;
 use std::io::{self, Read, Write};
+use std::marker::PhantomData;
 use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -633,20 +634,47 @@ impl Session {
     /// ```
     pub fn query_stream(&mut self, sql: &str) -> Result<RowStream<'_>, ClientError> {
         let opts = self.default_options().stream(true);
+        self.start_stream(sql, &[], opts)
+    }
+
+    /// [`query_stream`](Self::query_stream) with arguments and options (timeout, flow-control
+    /// budget; `stream` is implied), returning a stream that does not borrow the session: for
+    /// callers that keep a session and its open result side by side, such as a language
+    /// binding's cursor. Statements issued on the session while the stream is open run after it;
+    /// read the stream to its end, or drop it (which discards the rows still to come), before
+    /// waiting for them.
+    pub fn query_stream_owned(
+        &mut self,
+        sql: &str,
+        args: &[Param],
+        opts: &ExecOptions,
+    ) -> Result<RowStream<'static>, ClientError> {
+        self.start_stream(sql, args, opts.clone().stream(true))
+    }
+
+    fn start_stream<'s>(
+        &mut self,
+        sql: &str,
+        args: &[Param],
+        opts: ExecOptions,
+    ) -> Result<RowStream<'s>, ClientError> {
         let Issued {
             id,
             waiter,
             deadline,
-        } = self.issue(sql, &[], &opts)?;
+        } = self.issue(sql, args, &opts)?;
         self.conn.inner.flush();
         Ok(RowStream {
-            session: self,
+            conn: self.conn.clone(),
+            sid: self.sid,
             id,
             waiter,
             deadline,
             rows: VecDeque::new(),
             finished: false,
             columns: None,
+            outcome: None,
+            _session: PhantomData,
         })
     }
 
@@ -862,32 +890,43 @@ impl Iterator for PipelineResults<'_> {
     }
 }
 
-/// Rows of a streamed query, as they arrive; see [`Session::query_stream`].
+/// Rows of a streamed query, as they arrive; see [`Session::query_stream`] and
+/// [`Session::query_stream_owned`].
 pub struct RowStream<'s> {
-    session: &'s mut Session,
+    conn: Connection,
+    sid: SessionId,
     id: RequestId,
     waiter: Arc<Waiter<Reply>>,
     deadline: Option<Instant>,
     rows: VecDeque<Vec<crate::Value>>,
     finished: bool,
     columns: Option<Vec<Column>>,
+    outcome: Option<ExecResult>,
+    /// Ties a stream from [`Session::query_stream`] to the session's borrow.
+    _session: PhantomData<&'s mut Session>,
 }
 
 impl RowStream<'_> {
     /// The result's columns, once the first rows have arrived (or the query has ended).
     pub fn columns(&mut self) -> Option<&[Column]> {
         if self.columns.is_none() {
-            let state = self.session.conn.inner.state.lock();
+            let state = self.conn.inner.state.lock();
             self.columns = state.core.stream_columns(self.id).map(<[Column]>::to_vec);
         }
         self.columns.as_deref()
+    }
+
+    /// What the statement returned besides its rows (rows affected, last insert id, warnings;
+    /// the result set holds the columns only), once every row has been read.
+    pub fn outcome(&self) -> Option<&ExecResult> {
+        self.outcome.as_ref()
     }
 
     fn fetch(&mut self) -> Option<Result<(), ClientError>> {
         loop {
             self.waiter.clear_rows();
             let read = {
-                let mut state = self.session.conn.inner.state.lock();
+                let mut state = self.conn.inner.state.lock();
                 if self.columns.is_none() {
                     self.columns = state.core.stream_columns(self.id).map(<[Column]>::to_vec);
                 }
@@ -896,7 +935,7 @@ impl RowStream<'_> {
             match read {
                 StreamRead::Rows(rows) => {
                     // Taking rows may have released a flow-control offer.
-                    self.session.conn.inner.flush();
+                    self.conn.inner.flush();
                     self.rows.extend(rows);
                     return Some(Ok(()));
                 }
@@ -905,8 +944,10 @@ impl RowStream<'_> {
                     return match self.waiter.wait_until(self.deadline) {
                         Waited::Value(Ok(result)) => {
                             if self.columns.is_none() {
-                                self.columns = result.result_set.map(|rs| rs.columns);
+                                self.columns =
+                                    result.result_set.as_ref().map(|rs| rs.columns.clone());
                             }
+                            self.outcome = Some(result);
                             None
                         }
                         Waited::Value(Err(err)) => Some(Err(err)),
@@ -915,7 +956,7 @@ impl RowStream<'_> {
                 }
                 StreamRead::Pending => match self.waiter.wait_signal(self.deadline) {
                     Signal::Rows | Signal::Done => {}
-                    Signal::TimedOut => self.session.conn.inner.drive_timers(),
+                    Signal::TimedOut => self.conn.inner.drive_timers(),
                 },
             }
         }
@@ -944,7 +985,7 @@ impl Iterator for RowStream<'_> {
 impl fmt::Debug for RowStream<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RowStream")
-            .field("session", &self.session.sid)
+            .field("session", &self.sid)
             .field("buffered", &self.rows.len())
             .field("finished", &self.finished)
             .finish_non_exhaustive()
@@ -955,10 +996,7 @@ impl Drop for RowStream<'_> {
     fn drop(&mut self) {
         if !self.finished {
             let id = self.id;
-            self.session
-                .conn
-                .inner
-                .with_core(|core| core.drop_stream(id));
+            self.conn.inner.with_core(|core| core.drop_stream(id));
         }
     }
 }

@@ -10,8 +10,8 @@ use std::time::Duration;
 use common::PASSWORD;
 use common::tcp::TcpFake;
 use xrpc_client::ConnectOptions;
-use xrpc_client::Value;
 use xrpc_client::aio::Connection;
+use xrpc_client::{ExecOptions, Value};
 
 fn options() -> ConnectOptions {
     ConnectOptions::new("app", PASSWORD)
@@ -71,6 +71,19 @@ async fn async_pipeline_and_stream() {
         n += 1;
     }
     assert_eq!(n, 2500);
+    drop(rows);
+    let mut owned = session
+        .query_stream_owned("rows 10", &[], &ExecOptions::default())
+        .unwrap();
+    let mut n = 0;
+    while let Some(row) = owned.next().await {
+        assert_eq!(row.unwrap(), vec![Value::Sint(n)]);
+        n += 1;
+    }
+    assert_eq!(n, 10);
+    assert!(owned.is_ready(), "an ended stream answers at once");
+    assert!(owned.outcome().is_some());
+    assert_eq!(owned.columns().unwrap()[0].name, "i");
 }
 
 #[tokio::test]

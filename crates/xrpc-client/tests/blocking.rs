@@ -124,6 +124,31 @@ fn streamed_rows_arrive_in_order() {
 }
 
 #[test]
+fn an_owned_stream_lives_beside_its_session_and_ends_with_the_outcome() {
+    let server = TcpFake::start();
+    let conn = Connection::connect(server.addr, options()).unwrap();
+    let mut session = conn.session().unwrap();
+    let mut stream = session
+        .query_stream_owned("rows 2000", &[], &ExecOptions::default().token_kib(Some(1)))
+        .unwrap();
+    assert_eq!(stream.next().unwrap().unwrap(), vec![Value::Sint(0)]);
+    assert!(stream.outcome().is_none(), "no outcome before the last row");
+    // The stream does not borrow the session, which knows a result is still open.
+    assert!(!session.is_clean());
+    let count = stream.by_ref().count();
+    assert_eq!(count, 1999);
+    let outcome = stream
+        .outcome()
+        .expect("the outcome once every row is read");
+    assert_eq!(outcome.result_set.as_ref().unwrap().columns[0].name, "i");
+    drop(stream);
+    assert_eq!(
+        session.query("select 2").unwrap().rows[0][0],
+        Value::Sint(2)
+    );
+}
+
+#[test]
 fn query_timeout_kills_the_query() {
     let server = TcpFake::start();
     let conn = Connection::connect(server.addr, options()).unwrap();

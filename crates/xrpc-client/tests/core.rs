@@ -746,6 +746,30 @@ fn fatal_on_a_session_fails_its_requests_and_only_that_session() {
 }
 
 #[test]
+fn a_request_on_a_session_the_server_ended_fails_with_the_servers_reason() {
+    let mut pair = Pair::connected();
+    let (sid, id) = pair.open_and_run("select 1");
+    assert!(pair.completion(id).is_ok());
+    // An idle session killed from elsewhere: the FATAL arrives with nothing in flight.
+    pair.server
+        .error(sid.raw(), true, 7005, "70100", "Session is killing.");
+    pair.server_to_client();
+    let err = pair
+        .client
+        .execute(sid, "select 2", &[], &ExecOptions::default(), pair.now)
+        .unwrap_err();
+    assert!(err.is_session_closed(), "{err}");
+    assert_eq!((err.code(), err.sql_state()), (Some(7005), Some("70100")));
+    // Once the client closes it, the sid is simply unknown.
+    pair.client.close_session(sid).unwrap();
+    let err = pair
+        .client
+        .execute(sid, "select 3", &[], &ExecOptions::default(), pair.now)
+        .unwrap_err();
+    assert_eq!(err.code(), None);
+}
+
+#[test]
 fn fatal_answer_to_sess_new_fails_the_session() {
     let mut pair = Pair::connected();
     let sid = pair.client.open_session().unwrap();
@@ -944,6 +968,7 @@ fn a_slow_stream_reader_holds_back_offers_until_it_catches_up() {
     let sid = pair.client.open_session().unwrap();
     let opts = ExecOptions::default().token_kib(Some(1)).stream(true);
     let id = pair.exec_with(sid, "select fat", &opts);
+    assert!(!pair.client.stream_ready(id), "nothing has arrived yet");
     pair.client_to_server();
     pair.server.recv_all();
     pair.server.ok(sid.raw());
@@ -951,6 +976,7 @@ fn a_slow_stream_reader_holds_back_offers_until_it_catches_up() {
     send_fat_rows(&mut pair.server, sid.raw(), 0, 8);
     pair.server.token_done(sid.raw());
     pair.server_to_client();
+    assert!(pair.client.stream_ready(id), "rows to take");
     assert!(
         pair.events
             .iter()
@@ -973,6 +999,10 @@ fn a_slow_stream_reader_holds_back_offers_until_it_catches_up() {
         "{offers:?}"
     );
     assert_eq!(pair.client.take_rows(id), StreamRead::Pending);
+    assert!(
+        !pair.client.stream_ready(id),
+        "every row taken, the end not yet here"
+    );
     send_fat_rows(&mut pair.server, sid.raw(), 8, 2);
     let done = pair.server.fetch_done();
     pair.server.send(sid.raw(), done);

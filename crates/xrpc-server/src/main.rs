@@ -117,6 +117,16 @@ fn run(config: &ServerConfig) -> Result<(), String> {
         users = config.users.len(),
         "xrpc data node ready"
     );
+    // Names and host rules only: a password hash is password-equivalent and never logged.
+    for user in &config.users {
+        let hosts: Vec<String> = user.hosts.iter().map(ToString::to_string).collect();
+        tracing::info!(
+            user = %user.name,
+            hosts = %hosts.join(","),
+            connection_admin = user.connection_admin,
+            "account"
+        );
+    }
 
     let metrics = match config.metrics {
         Some(metrics_addr) => {

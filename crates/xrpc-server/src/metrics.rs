@@ -285,6 +285,15 @@ pub fn render(status: &dyn StatusSource, hist: &PerfHistograms) -> String {
                 _ => continue,
             },
         };
+        if name == "Uptime" {
+            // MySQL's name in SHOW STATUS; Prometheus's conventions want the unit and the prefix.
+            exp.gauge(
+                "xrpc_uptime_seconds",
+                "Seconds since the node started (SHOW STATUS Uptime).",
+                number,
+            );
+            continue;
+        }
         let metric = metric_name(&name);
         match STATUS_METRICS.iter().find(|(known, _, _)| *known == name) {
             Some((_, StatusKind::Counter, help)) => exp.counter(&metric, help, number),

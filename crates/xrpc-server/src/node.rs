@@ -107,6 +107,8 @@ pub struct NodeShared {
     /// The live sessions opened with SESS_NEW, by number (`connection_id()`), for SQL `KILL`.
     /// Sharded like `running`; registered at SESS_NEW, removed with the session.
     sessions: Box<[SessionShard]>,
+    /// When the node was built: `SHOW STATUS`'s `Uptime` counts from here.
+    born: Instant,
 }
 
 impl std::fmt::Debug for NodeShared {
@@ -150,6 +152,7 @@ impl NodeShared {
             tls: crate::tls::TlsContext::disabled(),
             hosts: HostBlocker::default(),
             draining: AtomicBool::new(false),
+            born: Instant::now(),
             groups: OnceLock::new(),
             running: (0..RUNNING_SHARDS).map(|_| Mutex::default()).collect(),
             interrupting_all: AtomicBool::new(false),
@@ -385,6 +388,8 @@ impl StatusSource for NodeShared {
                 }
                 .into(),
             ),
+            // MySQL's name, so that clients that show a server's uptime find the node's.
+            ("Uptime".into(), self.born.elapsed().as_secs().to_string()),
             ("xrpc_tcp_connections".into(), net.connections.to_string()),
             ("xrpc_tcp_closing".into(), net.closing.to_string()),
             (

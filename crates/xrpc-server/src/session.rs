@@ -743,14 +743,16 @@ impl Session {
     }
 
     fn savepoint<C: SessionConn>(&self, conn: &C, node: &NodeShared, sp: &pb::exec_plan::AutoSp) {
-        let name = String::from_utf8_lossy(&sp.sp_name).replace('"', "\"\"");
+        // Backquoted, MySQL's identifier quote: MySQL and MariaDB read a double-quoted name as a
+        // string unless ANSI_QUOTES is set, and SQLite accepts backquotes too.
+        let name = String::from_utf8_lossy(&sp.sp_name).replace('`', "``");
         let sql = match pb::exec_plan::auto_sp::Operation::try_from(sp.op) {
-            Ok(pb::exec_plan::auto_sp::Operation::Set) => format!("SAVEPOINT \"{name}\""),
+            Ok(pb::exec_plan::auto_sp::Operation::Set) => format!("SAVEPOINT `{name}`"),
             Ok(pb::exec_plan::auto_sp::Operation::Release) => {
-                format!("RELEASE SAVEPOINT \"{name}\"")
+                format!("RELEASE SAVEPOINT `{name}`")
             }
             Ok(pb::exec_plan::auto_sp::Operation::Rollback) => {
-                format!("ROLLBACK TO SAVEPOINT \"{name}\"")
+                format!("ROLLBACK TO SAVEPOINT `{name}`")
             }
             Err(_) => {
                 let err = SqlError::new(

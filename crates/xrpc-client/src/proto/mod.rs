@@ -182,6 +182,8 @@ use crate::types::{Column, ExecOptions, ExecResult, KillKind, Param, RequestId, 
 const MAX_CACHED_STMT: usize = 1024 * 1024;
 /// Distinct `ColumnMetaData` bodies a connection remembers decoded before it forgets them all.
 const COLUMN_CACHE_CAPACITY: usize = 1024;
+/// Sessions ended by the server whose reason is kept before the record is cleared.
+const ENDED_CAPACITY: usize = 4096;
 /// Largest `ColumnMetaData` body worth remembering (a real one is well under 200 bytes).
 const COLUMN_CACHE_MAX_BODY: usize = 512;
 
@@ -350,6 +352,9 @@ struct Shared {
     streams: HashMap<RequestId, StreamBuf>,
     /// `ColumnMetaData` bodies already decoded, and their columns (see [`Shared::cached_column`]).
     columns: HashMap<Bytes, Column, foldhash::fast::RandomState>,
+    /// Why the server ended sessions (a FATAL such as a kill) that the client has not closed
+    /// yet, so a later request on one fails with that reason rather than "does not exist".
+    ended: HashMap<u64, ClientError>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -403,6 +408,7 @@ impl ClientConnection {
             handshake_deadline: config.handshake_timeout.map(|t| now + t),
             streams: HashMap::new(),
             columns: HashMap::default(),
+            ended: HashMap::new(),
             config,
         };
         if s.config.probe_capabilities {
@@ -710,10 +716,7 @@ impl ClientConnection {
         self.s.check_open()?;
         let stmt = stmt.into();
         let Some(session) = self.sessions.get_mut(&sid.0) else {
-            return Err(ClientError::session_closed(
-                format!("{sid} does not exist on this connection"),
-                None,
-            ));
+            return Err(self.s.missing_session(sid));
         };
         if session.closing {
             return Err(ClientError::session_closed(
@@ -736,10 +739,7 @@ impl ClientConnection {
     ) -> Result<RequestId, ClientError> {
         self.s.check_open()?;
         let Some(session) = self.sessions.get(&sid.0) else {
-            return Err(ClientError::session_closed(
-                format!("{sid} does not exist on this connection"),
-                None,
-            ));
+            return Err(self.s.missing_session(sid));
         };
         if session.closing {
             return Err(ClientError::session_closed(
@@ -856,6 +856,7 @@ impl ClientConnection {
     /// follows the server's OK. A session the server never heard of goes at once.
     pub fn close_session(&mut self, sid: SessionId) -> Result<(), ClientError> {
         let Some(session) = self.sessions.get_mut(&sid.0) else {
+            self.s.ended.remove(&sid.0);
             return Ok(());
         };
         if session.auto_commit || session.closing {
@@ -911,6 +912,15 @@ impl ClientConnection {
             }
         }
         StreamRead::Rows(rows)
+    }
+
+    /// Whether [`take_rows`](Self::take_rows) would answer without waiting for the server: the
+    /// streamed request has rows to take, or has ended.
+    pub fn stream_ready(&self, id: RequestId) -> bool {
+        self.s
+            .streams
+            .get(&id)
+            .is_none_or(|b| !b.rows.is_empty() || b.done)
     }
 
     /// The columns of a streamed request, once its first rows have arrived.
@@ -1002,6 +1012,16 @@ impl ClientConnection {
         };
         if session.on_message(sid, reply, wire_len, &mut self.s) {
             self.sessions.remove(&sid);
+            // A session the server ended keeps its reason until the client closes it.
+            if let Some(Event::SessionClosed {
+                error: Some(err), ..
+            }) = self.s.events.back()
+            {
+                if self.s.ended.len() >= ENDED_CAPACITY {
+                    self.s.ended.clear();
+                }
+                self.s.ended.insert(sid, err.clone());
+            }
         }
     }
 
@@ -1088,6 +1108,18 @@ impl Shared {
         self.columns
             .insert(Bytes::copy_from_slice(body), column.clone());
         Some(column)
+    }
+
+    /// The error of a request on a session that is not in the table: the server's reason if it
+    /// ended the session, else "does not exist".
+    fn missing_session(&self, sid: SessionId) -> ClientError {
+        match self.ended.get(&sid.0) {
+            Some(reason) => reason.clone(),
+            None => ClientError::session_closed(
+                format!("{sid} does not exist on this connection"),
+                None,
+            ),
+        }
     }
 
     fn check_open(&self) -> Result<(), ClientError> {

@@ -1150,3 +1150,18 @@ fn pooled_connections_are_replaced_after_their_lifetime() {
     engine.release(conn);
     assert_eq!(engine.idle_connections(), 1);
 }
+
+#[test]
+fn explain_of_a_statement_is_refused_as_unsupported() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    exec(&mut *conn, "create table ex (a int primary key)");
+    let codes: Vec<u32> = [
+        "explain select * from ex",
+        "EXPLAIN QUERY PLAN select * from ex where a = 1",
+    ]
+    .iter()
+    .map(|sql| err(&mut *conn, sql).code)
+    .collect();
+    assert_eq!(codes, [1235, 1235]);
+}

@@ -422,6 +422,7 @@ fn metrics_endpoint_serves_xrpc_counters_after_a_query() {
         ("xrpc_rows_sent_total", 1.0),
         ("xrpc_sessions_opened_total", 1.0),
         ("xrpc_engine_statements_total", 1.0),
+        ("xrpc_uptime_seconds", 0.0),
     ] {
         let value =
             sample(body, name).unwrap_or_else(|| panic!("/metrics has no sample {name}:\n{body}"));
@@ -511,4 +512,39 @@ fn help_exits_0_and_documents_every_setting() {
         let env = xrpc_server::config::env_name(arg.get_id().as_str());
         assert!(stdout.contains(&env), "--help does not mention {env}");
     }
+}
+
+#[test]
+fn start_up_logs_each_account_with_its_hosts_and_never_its_hash() {
+    let dir = tempfile::tempdir().unwrap();
+    let hash = "*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19";
+    let config = dir.path().join("node.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[users]]\nname = \"app\"\npassword_hash = \"{hash}\"\nhosts = [\"10.0.0.0/8\", \"localhost\"]\n"
+        ),
+    )
+    .unwrap();
+    let log = dir.path().join("server.log");
+    let server = ServerProcess::spawn(
+        &dir.path().join("data"),
+        &log,
+        &["--config", config.to_str().unwrap()],
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let line = loop {
+        let text = server.log_text();
+        if let Some(line) = text.lines().find(|l| l.contains("account")) {
+            break line.to_owned();
+        }
+        assert!(Instant::now() < deadline, "no account line in:\n{text}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(
+        line.contains("user=app")
+            && line.contains("10.0.0.0/8,localhost")
+            && !server.log_text().contains(&hash[1..]),
+        "account line names the user and its hosts, and the log holds no hash: {line}"
+    );
 }

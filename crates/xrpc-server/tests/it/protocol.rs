@@ -27,6 +27,7 @@ on_both_engines!(
     show_variables_lists_the_isolation_level_under_both_names,
     show_variables_where_finds_either_isolation_name,
     both_isolation_variables_read_the_same_value,
+    auto_sp_rolls_back_to_a_savepoint_and_releases_it,
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -1408,5 +1409,52 @@ fn both_isolation_variables_read_the_same_value(engine: EngineKind) {
             ],
             true
         )
+    );
+}
+
+/// Sends AUTO_SP `op` for the savepoint `name` on `sid` and returns its outcome's error, if any.
+fn auto_sp(
+    client: &mut Client,
+    sid: u64,
+    op: pb::exec_plan::auto_sp::Operation,
+    name: &'static [u8],
+) -> Option<u32> {
+    client.send(
+        sid,
+        ClientType::AutoSp,
+        &pb::exec_plan::AutoSp {
+            op: op as i32,
+            sp_name: Bytes::from_static(name),
+            reset_error: None,
+        },
+    );
+    client.read_outcome(sid).error.map(|e| e.code)
+}
+
+fn auto_sp_rolls_back_to_a_savepoint_and_releases_it(engine: EngineKind) {
+    use pb::exec_plan::auto_sp::Operation;
+    let node = TestNode::start_engine(engine);
+    let mut client = node.client();
+    client.new_session(1);
+    for statement in [
+        "create table sp_t (a int primary key)",
+        "begin",
+        "insert into sp_t values (1)",
+    ] {
+        let outcome = client.query(1, statement);
+        assert!(outcome.error.is_none(), "{statement}: {:?}", outcome.error);
+    }
+    let set = auto_sp(&mut client, 1, Operation::Set, b"sp`1");
+    client.query(1, "insert into sp_t values (2)");
+    let rollback = auto_sp(&mut client, 1, Operation::Rollback, b"sp`1");
+    let release = auto_sp(&mut client, 1, Operation::Release, b"sp`1");
+    let count = client
+        .query(1, "select count(*) from sp_t")
+        .scalar()
+        .clone();
+    assert_eq!(
+        (set, rollback, release, count),
+        (None, None, None, Value::Sint(1)),
+        "set, roll back and release succeed, and only the row before the savepoint stays"
     );
 }
