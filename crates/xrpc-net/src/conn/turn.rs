@@ -3,7 +3,8 @@
 //! At high concurrency one read brings hundreds of requests for one connection, and the worker then
 //! runs their sessions one after another. If each session wrote its answer with its own `sendmsg`,
 //! the system call and the loopback TCP transmit behind it would be most of the node's CPU per
-//! request (about half of it in a profile of `select 1` at 1024 clients over 4 connections). So a session's *final* flush of an answer ([`crate::ConnRef::send_deferred`]) only
+//! request (about half of it in a profile of `select 1` at 1024 clients over 4 connections). So a
+//! session's *final* flush of an answer ([`crate::ConnRef::send_deferred`]) only
 //! appends the bytes to its connection's deferred output, under the send lock, and notes the
 //! connection in this thread's list; the worker writes every noted connection's deferred output,
 //! each with one vectored write, when its turn ends.
