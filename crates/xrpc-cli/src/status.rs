@@ -8,7 +8,7 @@
 //! reached; the protocol and frame header; TLS (the version and cipher agreed, or `Not in use`);
 //! and the uptime, from the `Uptime` status variable as MySQL names it (said to be missing when
 //! the node reports none, never guessed). On the mysql engine the node passes on its backend's
-//! status variables ahead of its own; the node's own `Uptime` comes last and wins.
+//! status variables, so there it is the backend server's uptime.
 //!
 //! The status variables are split into the node's own and the framework's (`xrpc_net_*`), each a
 //! two-column table; numeric values are right-aligned, as in every table the tool prints, and the

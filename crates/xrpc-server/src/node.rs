@@ -388,8 +388,6 @@ impl StatusSource for NodeShared {
                 }
                 .into(),
             ),
-            // MySQL's name, so that clients that show a server's uptime find the node's.
-            ("Uptime".into(), self.born.elapsed().as_secs().to_string()),
             ("xrpc_tcp_connections".into(), net.connections.to_string()),
             ("xrpc_tcp_closing".into(), net.closing.to_string()),
             (
@@ -430,6 +428,11 @@ impl StatusSource for NodeShared {
                 crate::binlog::global().dropped().to_string(),
             ),
         ];
+        // MySQL's name, so that clients that show a server's uptime find the node's. An engine
+        // that owns the status variables (the `mysql` engine) lists its backend's `Uptime`.
+        if !self.engine.owns_system_variables() {
+            rows.push(("Uptime".into(), self.born.elapsed().as_secs().to_string()));
+        }
         // The compiled-plan cache (plan/catalog.rs, "Counters"), apart from the digest cache above.
         let compiled = self.plan_shapes.compiled_counters();
         rows.extend(

@@ -1,0 +1,128 @@
+//! MySQL's text comparison: `utf8mb4_general_ci` and `utf8mb4_bin`, both PAD SPACE, and
+//! LIKE under either.
+
+use std::cmp::Ordering;
+
+use crate::types::Collation;
+
+/// The weight of a character under `utf8mb4_general_ci`: its upper case, with the accented
+/// Latin-1 letters weighed as their base letter (`é` = `e` = `E`, `ß` = `s`). Characters with
+/// a multi-character upper case keep their own weight.
+pub(crate) fn fold(c: char) -> char {
+    if c.is_ascii() {
+        return c.to_ascii_uppercase();
+    }
+    match c {
+        'À'..='Å' | 'à'..='å' => 'A',
+        'Ç' | 'ç' => 'C',
+        'È'..='Ë' | 'è'..='ë' => 'E',
+        'Ì'..='Ï' | 'ì'..='ï' => 'I',
+        'Ñ' | 'ñ' => 'N',
+        'Ò'..='Ö' | 'ò'..='ö' => 'O',
+        'Ù'..='Ü' | 'ù'..='ü' => 'U',
+        'Ý' | 'ý' | 'ÿ' => 'Y',
+        'ß' => 'S',
+        _ => {
+            let mut upper = c.to_uppercase();
+            match (upper.next(), upper.next()) {
+                (Some(u), None) => u,
+                _ => c,
+            }
+        }
+    }
+}
+
+/// Compares two strings under a collation, ignoring trailing spaces.
+pub(crate) fn compare(collation: Collation, a: &str, b: &str) -> Ordering {
+    let a = a.trim_end_matches(' ');
+    let b = b.trim_end_matches(' ');
+    match collation {
+        Collation::Bin => a.cmp(b),
+        Collation::Ci => a.chars().map(fold).cmp(b.chars().map(fold)),
+    }
+}
+
+/// Whether `text` matches the LIKE `pattern` (`%`, `_`, `escape`) under a collation. Unlike
+/// `=`, trailing spaces count.
+pub(crate) fn like(collation: Collation, text: &str, pattern: &str, escape: Option<char>) -> bool {
+    let key = |c: char| match collation {
+        Collation::Ci => fold(c),
+        Collation::Bin => c,
+    };
+    let text: Vec<char> = text.chars().map(key).collect();
+    // The pattern as tokens: Some(c) a literal, None '_' and a '%' marker.
+    #[derive(Clone, Copy, PartialEq)]
+    enum P {
+        Lit(char),
+        One,
+        Any,
+    }
+    let mut tokens = Vec::new();
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if Some(c) == escape {
+            tokens.push(P::Lit(key(chars.next().unwrap_or(c))));
+        } else if c == '%' {
+            tokens.push(P::Any);
+        } else if c == '_' {
+            tokens.push(P::One);
+        } else {
+            tokens.push(P::Lit(key(c)));
+        }
+    }
+    // Iterative wildcard match with backtracking to the last '%'.
+    let (mut t, mut p) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        match tokens.get(p) {
+            Some(P::Any) => {
+                star = Some((p, t));
+                p += 1;
+            }
+            Some(P::One) => {
+                t += 1;
+                p += 1;
+            }
+            Some(P::Lit(c)) if *c == text[t] => {
+                t += 1;
+                p += 1;
+            }
+            _ => match star {
+                Some((sp, st)) => {
+                    p = sp + 1;
+                    t = st + 1;
+                    star = Some((sp, st + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    tokens[p..].iter().all(|token| *token == P::Any)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn general_ci_ignores_case_accents_and_trailing_spaces() {
+        assert_eq!(compare(Collation::Ci, "apple", "APPLE "), Ordering::Equal);
+        assert_eq!(compare(Collation::Ci, "café", "CAFE"), Ordering::Equal);
+        assert_eq!(compare(Collation::Ci, "apple", "Banana"), Ordering::Less);
+        assert_eq!(
+            compare(Collation::Bin, "apple", "Banana"),
+            Ordering::Greater
+        );
+        assert_eq!(compare(Collation::Bin, "a", "a  "), Ordering::Equal);
+    }
+
+    #[test]
+    fn like_follows_the_collation() {
+        assert!(like(Collation::Ci, "Hello", "h%O", Some('\\')));
+        assert!(!like(Collation::Bin, "Hello", "h%", Some('\\')));
+        assert!(like(Collation::Bin, "a%b", "a\\%b", Some('\\')));
+        assert!(!like(Collation::Bin, "axb", "a\\%b", Some('\\')));
+        assert!(like(Collation::Ci, "abc", "_b_", None));
+        assert!(!like(Collation::Ci, "abc ", "abc", None));
+    }
+}

@@ -1,0 +1,394 @@
+//! MySQL's reading and writing of dates and times, its INTERVAL arithmetic and DATE_FORMAT,
+//! over chrono's calendar.
+
+use chrono::{Datelike, Duration, Months, NaiveDate, NaiveDateTime, NaiveTime, Timelike};
+use rusqlite::types::ValueRef;
+
+/// A date or datetime read from a value, and whether it had a time part.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Moment {
+    pub(crate) at: NaiveDateTime,
+    pub(crate) has_time: bool,
+    /// Fraction digits written (0 when none).
+    pub(crate) fsp: u8,
+}
+
+/// Reads a value as MySQL reads a date or datetime: `YYYY-MM-DD[ HH:MM:SS[.ffffff]]` with any
+/// punctuation as delimiter, `T` between date and time, two-digit years (70–99 are 19xx),
+/// and the numbers `YYYYMMDD[HHMMSS]`. `None` for NULL and for what is not a valid date (MySQL
+/// gives NULL with a warning).
+pub(crate) fn read(value: ValueRef<'_>) -> Option<Moment> {
+    match value {
+        ValueRef::Null => None,
+        ValueRef::Integer(i) => read_number(&i.to_string()),
+        ValueRef::Real(r) => read_number(&format!("{}", r.trunc())),
+        ValueRef::Text(t) | ValueRef::Blob(t) => read_text(std::str::from_utf8(t).ok()?.trim()),
+    }
+}
+
+fn read_number(digits: &str) -> Option<Moment> {
+    let (date, time) = match digits.len() {
+        6 | 8 => (digits, ""),
+        12 | 14 => digits.split_at(digits.len() - 6),
+        _ => return None,
+    };
+    let (y, rest) = date.split_at(date.len() - 4);
+    let year = full_year(y.parse().ok()?, y.len());
+    let month = rest[..2].parse().ok()?;
+    let day = rest[2..].parse().ok()?;
+    let d = NaiveDate::from_ymd_opt(year, month, day)?;
+    let t = if time.is_empty() {
+        NaiveTime::MIN
+    } else {
+        NaiveTime::from_hms_opt(
+            time[..2].parse().ok()?,
+            time[2..4].parse().ok()?,
+            time[4..].parse().ok()?,
+        )?
+    };
+    Some(Moment {
+        at: d.and_time(t),
+        has_time: !time.is_empty(),
+        fsp: 0,
+    })
+}
+
+fn full_year(y: i32, digits: usize) -> i32 {
+    match digits {
+        1 | 2 if y < 70 => 2000 + y,
+        1 | 2 => 1900 + y,
+        _ => y,
+    }
+}
+
+fn read_text(s: &str) -> Option<Moment> {
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+        return read_number(s);
+    }
+    // Split into the date part and the time part at the first space or 'T'.
+    let (date, time) = match s.find([' ', 'T']) {
+        Some(at) => (&s[..at], s[at + 1..].trim_start()),
+        None => (s, ""),
+    };
+    let parts: Vec<&str> = date.split(|c: char| c.is_ascii_punctuation()).collect();
+    if parts.len() != 3
+        || parts
+            .iter()
+            .any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return None;
+    }
+    let year = full_year(parts[0].parse().ok()?, parts[0].len());
+    let d = NaiveDate::from_ymd_opt(year, parts[1].parse().ok()?, parts[2].parse().ok()?)?;
+    if time.is_empty() {
+        return Some(Moment {
+            at: d.and_time(NaiveTime::MIN),
+            has_time: false,
+            fsp: 0,
+        });
+    }
+    let (clock, frac) = match time.split_once('.') {
+        Some((clock, frac)) => (clock, frac),
+        None => (time, ""),
+    };
+    let hms: Vec<&str> = clock.split(|c: char| c.is_ascii_punctuation()).collect();
+    if hms.len() > 3
+        || hms
+            .iter()
+            .any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return None;
+    }
+    let get = |i: usize| hms.get(i).map_or(Some(0), |p| p.parse::<u32>().ok());
+    if !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let micros: u32 = format!("{:0<6}", &frac[..frac.len().min(6)]).parse().ok()?;
+    let t = NaiveTime::from_hms_micro_opt(get(0)?, get(1)?, get(2)?, micros)?;
+    Some(Moment {
+        at: d.and_time(t),
+        has_time: true,
+        fsp: frac.len().min(6) as u8,
+    })
+}
+
+/// `YYYY-MM-DD`.
+pub(crate) fn date_text(at: NaiveDateTime) -> String {
+    format!("{:04}-{:02}-{:02}", at.year(), at.month(), at.day())
+}
+
+/// `YYYY-MM-DD HH:MM:SS[.ffffff]` with `fsp` fraction digits.
+pub(crate) fn datetime_text(at: NaiveDateTime, fsp: u8) -> String {
+    let mut out = format!(
+        "{} {:02}:{:02}:{:02}",
+        date_text(at),
+        at.hour(),
+        at.minute(),
+        at.second()
+    );
+    if fsp > 0 {
+        let micros = format!("{:06}", at.nanosecond() / 1000);
+        out.push('.');
+        out.push_str(&micros[..usize::from(fsp.min(6))]);
+    }
+    out
+}
+
+/// An INTERVAL unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unit {
+    Microsecond,
+    Second,
+    Minute,
+    Hour,
+    Day,
+    Week,
+    Month,
+    Quarter,
+    Year,
+}
+
+impl Unit {
+    pub(crate) fn parse(name: &str) -> Option<Self> {
+        Some(match name.to_ascii_uppercase().as_str() {
+            "MICROSECOND" => Self::Microsecond,
+            "SECOND" => Self::Second,
+            "MINUTE" => Self::Minute,
+            "HOUR" => Self::Hour,
+            "DAY" => Self::Day,
+            "WEEK" => Self::Week,
+            "MONTH" => Self::Month,
+            "QUARTER" => Self::Quarter,
+            "YEAR" => Self::Year,
+            _ => return None,
+        })
+    }
+
+    /// Whether adding it to a DATE gives a DATE (the unit is a day or longer).
+    pub(crate) fn is_date_unit(self) -> bool {
+        matches!(
+            self,
+            Self::Day | Self::Week | Self::Month | Self::Quarter | Self::Year
+        )
+    }
+}
+
+/// `at + amount unit`, as DATE_ADD: months and years clamp the day to the month's last;
+/// `None` beyond year 9999 or before year 1 (MySQL's NULL).
+pub(crate) fn add(at: NaiveDateTime, amount: i64, unit: Unit) -> Option<NaiveDateTime> {
+    let months = |n: i64| -> Option<NaiveDateTime> {
+        let n32 = u32::try_from(n.unsigned_abs()).ok()?;
+        if n >= 0 {
+            at.checked_add_months(Months::new(n32))
+        } else {
+            at.checked_sub_months(Months::new(n32))
+        }
+    };
+    let out = match unit {
+        Unit::Microsecond => at.checked_add_signed(Duration::microseconds(amount))?,
+        Unit::Second => at.checked_add_signed(Duration::try_seconds(amount)?)?,
+        Unit::Minute => at.checked_add_signed(Duration::try_minutes(amount)?)?,
+        Unit::Hour => at.checked_add_signed(Duration::try_hours(amount)?)?,
+        Unit::Day => at.checked_add_signed(Duration::try_days(amount)?)?,
+        Unit::Week => at.checked_add_signed(Duration::try_weeks(amount)?)?,
+        Unit::Month => months(amount)?,
+        Unit::Quarter => months(amount.checked_mul(3)?)?,
+        Unit::Year => months(amount.checked_mul(12)?)?,
+    };
+    (1..=9999).contains(&out.year()).then_some(out)
+}
+
+/// TIMESTAMPDIFF(unit, a, b): whole units from `a` to `b`, truncated toward zero.
+pub(crate) fn diff(unit: Unit, a: NaiveDateTime, b: NaiveDateTime) -> i64 {
+    let micros = (b - a).num_microseconds().unwrap_or(i64::MAX);
+    let months = || {
+        let whole = (b.year() - a.year()) * 12 + b.month() as i32 - a.month() as i32;
+        // A month counts only when the day and time of day are reached.
+        let a_rest = (a.day(), a.time());
+        let b_rest = (b.day(), b.time());
+        let whole = if whole > 0 && b_rest < a_rest {
+            whole - 1
+        } else if whole < 0 && b_rest > a_rest {
+            whole + 1
+        } else {
+            whole
+        };
+        i64::from(whole)
+    };
+    match unit {
+        Unit::Microsecond => micros,
+        Unit::Second => micros / 1_000_000,
+        Unit::Minute => micros / 60_000_000,
+        Unit::Hour => micros / 3_600_000_000,
+        Unit::Day => micros / 86_400_000_000,
+        Unit::Week => micros / (7 * 86_400_000_000),
+        Unit::Month => months(),
+        Unit::Quarter => months() / 3,
+        Unit::Year => months() / 12,
+    }
+}
+
+const DAY_NAMES: [&str; 7] = [
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+];
+const MONTH_NAMES: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// The English name of a weekday (Monday is 0).
+pub(crate) fn day_name(at: NaiveDateTime) -> &'static str {
+    DAY_NAMES[at.weekday().num_days_from_monday() as usize]
+}
+
+/// The English name of a month.
+pub(crate) fn month_name(at: NaiveDateTime) -> &'static str {
+    MONTH_NAMES[at.month0() as usize]
+}
+
+/// WEEK(d, 0): weeks start on Sunday, week 1 is the first with a Sunday in the year, days before
+/// it are week 0.
+pub(crate) fn week0(at: NaiveDateTime) -> u32 {
+    let jan1 = NaiveDate::from_ymd_opt(at.year(), 1, 1).expect("January 1st exists");
+    let first_sunday = (7 - jan1.weekday().num_days_from_sunday()) % 7;
+    let ordinal0 = at.ordinal0();
+    if ordinal0 < first_sunday {
+        0
+    } else {
+        (ordinal0 - first_sunday) / 7 + 1
+    }
+}
+
+/// DATE_FORMAT's text of a moment; `None` for a specifier this does not write (so the caller
+/// refuses rather than answer differently).
+pub(crate) fn format(at: NaiveDateTime, pattern: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        let Some(spec) = chars.next() else {
+            break;
+        };
+        let hour12 = (at.hour() + 11) % 12 + 1;
+        match spec {
+            'Y' => out.push_str(&format!("{:04}", at.year())),
+            'y' => out.push_str(&format!("{:02}", at.year() % 100)),
+            'm' => out.push_str(&format!("{:02}", at.month())),
+            'c' => out.push_str(&at.month().to_string()),
+            'd' => out.push_str(&format!("{:02}", at.day())),
+            'e' => out.push_str(&at.day().to_string()),
+            'H' => out.push_str(&format!("{:02}", at.hour())),
+            'k' => out.push_str(&at.hour().to_string()),
+            'h' | 'I' => out.push_str(&format!("{hour12:02}")),
+            'l' => out.push_str(&hour12.to_string()),
+            'i' => out.push_str(&format!("{:02}", at.minute())),
+            's' | 'S' => out.push_str(&format!("{:02}", at.second())),
+            'f' => out.push_str(&format!("{:06}", at.nanosecond() / 1000)),
+            'p' => out.push_str(if at.hour() < 12 { "AM" } else { "PM" }),
+            'r' => out.push_str(&format!(
+                "{hour12:02}:{:02}:{:02} {}",
+                at.minute(),
+                at.second(),
+                if at.hour() < 12 { "AM" } else { "PM" }
+            )),
+            'T' => out.push_str(&format!(
+                "{:02}:{:02}:{:02}",
+                at.hour(),
+                at.minute(),
+                at.second()
+            )),
+            'W' => out.push_str(day_name(at)),
+            'a' => out.push_str(&day_name(at)[..3]),
+            'M' => out.push_str(month_name(at)),
+            'b' => out.push_str(&month_name(at)[..3]),
+            'j' => out.push_str(&format!("{:03}", at.ordinal())),
+            'w' => out.push_str(&at.weekday().num_days_from_sunday().to_string()),
+            'U' => out.push_str(&format!("{:02}", week0(at))),
+            'D' => {
+                let d = at.day();
+                let suffix = match (d % 10, d % 100) {
+                    (_, 11..=13) => "th",
+                    (1, _) => "st",
+                    (2, _) => "nd",
+                    (3, _) => "rd",
+                    _ => "th",
+                };
+                out.push_str(&format!("{d}{suffix}"));
+            }
+            '%' => out.push('%'),
+            'u' | 'V' | 'v' | 'X' | 'x' => return None,
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: &str) -> NaiveDateTime {
+        read(ValueRef::Text(s.as_bytes())).unwrap().at
+    }
+
+    #[test]
+    fn dates_are_read_relaxed() {
+        assert_eq!(
+            datetime_text(at("2024-1-5 3:04:05"), 0),
+            "2024-01-05 03:04:05"
+        );
+        assert_eq!(date_text(at("20240105")), "2024-01-05");
+        assert_eq!(date_text(at("99/12/31")), "1999-12-31");
+        assert!(read(ValueRef::Text(b"2024-02-30")).is_none());
+        assert_eq!(
+            read(ValueRef::Text(b"2024-01-05 10:00:00.25")).unwrap().fsp,
+            2
+        );
+    }
+
+    #[test]
+    fn months_clamp_to_the_last_day() {
+        let jan31 = at("2024-01-31");
+        assert_eq!(date_text(add(jan31, 1, Unit::Month).unwrap()), "2024-02-29");
+        assert_eq!(date_text(add(jan31, -1, Unit::Year).unwrap()), "2023-01-31");
+    }
+
+    #[test]
+    fn timestampdiff_counts_whole_units() {
+        assert_eq!(diff(Unit::Month, at("2024-01-31"), at("2024-02-29")), 0);
+        assert_eq!(diff(Unit::Month, at("2024-01-15"), at("2024-03-15")), 2);
+        assert_eq!(diff(Unit::Day, at("2024-03-15"), at("2024-03-01")), -14);
+    }
+
+    #[test]
+    fn date_format_writes_mysqls_specifiers() {
+        let t = at("2024-03-05 14:07:09");
+        assert_eq!(
+            format(t, "%Y/%m/%d %H:%i:%s").unwrap(),
+            "2024/03/05 14:07:09"
+        );
+        assert_eq!(
+            format(t, "%W %M %D %h %p %j").unwrap(),
+            "Tuesday March 5th 02 PM 065"
+        );
+    }
+}

@@ -1,0 +1,105 @@
+//! Why a statement is not translated: MySQL's error for it.
+
+/// A statement the translation refuses, as the MySQL error a client receives.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TranslateError {
+    /// A MySQL feature the translation does not cover: `ER_NOT_SUPPORTED_YET` (1235, 42000)
+    /// with the construct named.
+    #[error("This version of MySQL doesn't yet support '{0}'")]
+    Unsupported(String),
+    /// A function MySQL does not have: `ER_SP_DOES_NOT_EXIST` (1305, 42000).
+    #[error("FUNCTION {0} does not exist")]
+    UnknownFunction(String),
+    /// `ER_NO_SUCH_TABLE` (1146, 42S02): `db.t`.
+    #[error("Table '{0}' doesn't exist")]
+    NoSuchTable(String),
+    /// `ER_BAD_TABLE_ERROR` (1051, 42S02): `DROP TABLE` of missing tables.
+    #[error("Unknown table '{0}'")]
+    UnknownTable(String),
+    /// `ER_TABLE_EXISTS_ERROR` (1050, 42S01).
+    #[error("Table '{0}' already exists")]
+    TableExists(String),
+    /// `ER_BAD_FIELD_ERROR` (1054, 42S22): the column and the clause.
+    #[error("Unknown column '{0}' in '{1}'")]
+    UnknownColumn(String, &'static str),
+    /// `ER_NON_UNIQ_ERROR` (1052, 23000).
+    #[error("Column '{0}' in {1} is ambiguous")]
+    Ambiguous(String, &'static str),
+    /// `ER_NO_DEFAULT_FOR_FIELD` (1364, HY000).
+    #[error("Field '{0}' doesn't have a default value")]
+    NoDefault(String),
+    /// `ER_WRONG_VALUE_COUNT_ON_ROW` (1136, 21S01).
+    #[error("Column count doesn't match value count at row {0}")]
+    ValueCount(usize),
+    /// `ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT` (1582, 42000).
+    #[error("Incorrect parameter count in the call to native function '{0}'")]
+    ParamCount(String),
+    /// `ER_CANT_DROP_FIELD_OR_KEY` (1091, 42000).
+    #[error("Can't DROP INDEX `{0}`; check that it exists")]
+    NoSuchIndex(String),
+    /// `ER_DUP_KEYNAME` (1061, 42000).
+    #[error("Duplicate key name '{0}'")]
+    DuplicateKey(String),
+    /// `ER_DUP_FIELDNAME` (1060, 42S21).
+    #[error("Duplicate column name '{0}'")]
+    DuplicateColumn(String),
+    /// `ER_CANT_AGGREGATE_2COLLATIONS` (1267, HY000): text of two collations compared.
+    #[error(
+        "Illegal mix of collations (utf8mb4_bin,IMPLICIT) and (utf8mb4_general_ci,IMPLICIT) for operation"
+    )]
+    IllegalMix,
+    /// `ER_FIELD_SPECIFIED_TWICE` (1110, 42000).
+    #[error("Column '{0}' specified twice")]
+    ColumnTwice(String),
+    /// `ER_OPERAND_COLUMNS` (1241, 21000).
+    #[error("Operand should contain {0} column(s)")]
+    OperandColumns(usize),
+    /// `ER_INVALID_GROUP_FUNC_USE` (1111, HY000).
+    #[error("Invalid use of group function")]
+    GroupFunction,
+}
+
+impl TranslateError {
+    /// MySQL's error number.
+    pub fn code(&self) -> u16 {
+        match self {
+            Self::Unsupported(_) => 1235,
+            Self::UnknownFunction(_) => 1305,
+            Self::NoSuchTable(_) => 1146,
+            Self::TableExists(_) => 1050,
+            Self::UnknownTable(_) => 1051,
+            Self::UnknownColumn(..) => 1054,
+            Self::Ambiguous(..) => 1052,
+            Self::NoDefault(_) => 1364,
+            Self::ValueCount(_) => 1136,
+            Self::ParamCount(_) => 1582,
+            Self::NoSuchIndex(_) => 1091,
+            Self::DuplicateKey(_) => 1061,
+            Self::DuplicateColumn(_) => 1060,
+            Self::OperandColumns(_) => 1241,
+            Self::ColumnTwice(_) => 1110,
+            Self::IllegalMix => 1267,
+            Self::GroupFunction => 1111,
+        }
+    }
+
+    /// MySQL's SQL state.
+    pub fn sql_state(&self) -> &'static str {
+        match self {
+            Self::NoSuchTable(_) | Self::UnknownTable(_) => "42S02",
+            Self::TableExists(_) => "42S01",
+            Self::UnknownColumn(..) => "42S22",
+            Self::Ambiguous(..) => "23000",
+            Self::NoDefault(_) | Self::GroupFunction | Self::IllegalMix => "HY000",
+            Self::ValueCount(_) => "21S01",
+            Self::DuplicateColumn(_) => "42S21",
+            Self::OperandColumns(_) => "21000",
+            _ => "42000",
+        }
+    }
+}
+
+/// Shorthand for a refusal naming the construct.
+pub(crate) fn unsupported<T>(construct: impl std::fmt::Display) -> Result<T, TranslateError> {
+    Err(TranslateError::Unsupported(construct.to_string()))
+}

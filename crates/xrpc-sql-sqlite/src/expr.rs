@@ -1,0 +1,1331 @@
+//! Expressions: each MySQL expression becomes SQLite SQL with its MySQL type, and the type
+//! decides the operators around it (see the crate docs for the rules).
+
+use sqlparser::ast::{
+    BinaryOperator, CastKind, CeilFloorKind, DateTimeField, Expr, Function, FunctionArg,
+    FunctionArgExpr, FunctionArgumentClause, FunctionArguments, Ident, InTarget, ObjectNamePart,
+    TrimWhereField, UnaryOperator, Value,
+};
+
+use crate::error::{TranslateError, unsupported};
+use crate::translate::Translator;
+use crate::types::{Collation, Ty};
+
+type Result<T> = std::result::Result<T, TranslateError>;
+
+/// How strongly a text operand's collation holds (MySQL's coercibility): an explicit
+/// `COLLATE` beats a column, which beats a literal or a function result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Strength {
+    Explicit,
+    Column,
+    Derived,
+}
+
+/// A translated expression.
+#[derive(Debug, Clone)]
+pub(crate) struct Typed {
+    pub(crate) sql: String,
+    pub(crate) ty: Ty,
+    pub(crate) strength: Strength,
+    /// Holds an aggregate call.
+    pub(crate) aggregate: bool,
+    /// An UNSIGNED integer: arithmetic on it is unsigned (a negative result is error 1690).
+    pub(crate) unsigned: bool,
+}
+
+impl Typed {
+    pub(crate) fn new(sql: impl Into<String>, ty: Ty) -> Self {
+        Self {
+            sql: sql.into(),
+            ty,
+            strength: Strength::Derived,
+            aggregate: false,
+            unsigned: false,
+        }
+    }
+
+    fn with_parts(sql: impl Into<String>, ty: Ty, parts: &[&Typed]) -> Self {
+        Self {
+            aggregate: parts.iter().any(|p| p.aggregate),
+            ..Self::new(sql, ty)
+        }
+    }
+}
+
+/// A SQL string literal.
+pub(crate) fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// A SQL name.
+pub(crate) fn ident(s: &str) -> String {
+    format!("\"{}\"", s.replace('"', "\"\""))
+}
+
+/// The comparison class of an operand pair.
+enum Compare {
+    /// Both text: compare under this collation.
+    Text(Collation),
+    /// SQLite compares the values as they are (integers, doubles, binary strings).
+    Native,
+    /// Exact decimals.
+    Decimal,
+    /// As DOUBLEs.
+    Real,
+    /// As dates and times.
+    Temporal,
+    /// Known when the statement runs.
+    Dynamic,
+    /// A binary string with text: byte for byte.
+    Bytes,
+}
+
+/// The type of a value that may be either of two (CASE, IF, IFNULL, COALESCE, UNION).
+pub(crate) fn unify(a: Ty, b: Ty) -> Ty {
+    match (a, b) {
+        (Ty::Null, t) | (t, Ty::Null) => t,
+        (x, y) if x == y => x,
+        (Ty::Int, Ty::Decimal(s)) | (Ty::Decimal(s), Ty::Int) => Ty::Decimal(s),
+        (Ty::Decimal(s), Ty::Decimal(t)) => Ty::Decimal(s.max(t)),
+        (x, y) if x.is_numeric() && y.is_numeric() => Ty::Double,
+        (Ty::Date, Ty::DateTime) | (Ty::DateTime, Ty::Date) => Ty::DateTime,
+        (Ty::Dyn, _) | (_, Ty::Dyn) => Ty::Dyn,
+        (Ty::Bytes, _) | (_, Ty::Bytes) => Ty::Bytes,
+        (Ty::Str(Collation::Bin), _) | (_, Ty::Str(Collation::Bin)) => Ty::Str(Collation::Bin),
+        _ => Ty::Str(Collation::Ci),
+    }
+}
+
+/// The collation two text operands compare under: the stronger one's; two different ones of
+/// equal strength are MySQL's "Illegal mix of collations" (1267).
+fn collation_of(a: &Typed, b: &Typed) -> Result<Collation> {
+    let pick = |t: &Typed| t.ty.collation().unwrap_or(Collation::Bin);
+    Ok(match a.strength.cmp(&b.strength) {
+        std::cmp::Ordering::Less => pick(a),
+        std::cmp::Ordering::Greater => pick(b),
+        std::cmp::Ordering::Equal if pick(a) == pick(b) => pick(a),
+        std::cmp::Ordering::Equal => return Err(TranslateError::IllegalMix),
+    })
+}
+
+fn compare_class(a: &Typed, b: &Typed) -> Result<Compare> {
+    use Ty::*;
+    Ok(match (a.ty, b.ty) {
+        (Null, _) | (_, Null) => Compare::Native,
+        (Dyn, _) | (_, Dyn) => Compare::Dynamic,
+        (Str(_), Str(_)) => Compare::Text(collation_of(a, b)?),
+        (Bytes, Bytes) => Compare::Native,
+        (Bytes, Str(_)) | (Str(_), Bytes) => Compare::Bytes,
+        (Int, Int) => Compare::Native,
+        (Int | Decimal(_), Int | Decimal(_)) => Compare::Decimal,
+        (x, y) if x.is_numeric() && y.is_numeric() => Compare::Real,
+        (x, y) if x.is_temporal() && y.is_temporal() => {
+            if x == Time || y == Time {
+                if x == y {
+                    Compare::Native
+                } else {
+                    return unsupported("comparison of TIME with a date");
+                }
+            } else if x == y {
+                Compare::Native
+            } else {
+                Compare::Temporal
+            }
+        }
+        (x, Str(_)) | (Str(_), x) if x.is_temporal() => {
+            if x == Time {
+                return unsupported("comparison of TIME with a string");
+            }
+            Compare::Temporal
+        }
+        (x, y)
+            if (x.is_numeric()
+                || x == Str(Collation::Ci)
+                || x == Str(Collation::Bin)
+                || x == Bytes)
+                && (y.is_numeric() || matches!(y, Str(_) | Bytes)) =>
+        {
+            Compare::Real
+        }
+        _ => return unsupported("comparison of a date or time with a number"),
+    })
+}
+
+/// `l op r` for a comparison operator under MySQL's conversion rules.
+pub(crate) fn compare(op: &str, l: &Typed, r: &Typed) -> Result<Typed> {
+    let parts = [l, r];
+    let spaceship = op == "<=>";
+    let eq_op = if spaceship { "=" } else { op };
+    let core = match compare_class(l, r)? {
+        Compare::Native => format!("({} {eq_op} {})", l.sql, r.sql),
+        Compare::Text(c) => format!("({} {eq_op} {} COLLATE {})", l.sql, r.sql, c.sqlite_name()),
+        Compare::Decimal => format!("(my_dec_cmp({}, {}) {eq_op} 0)", l.sql, r.sql),
+        Compare::Real => format!(
+            "(CAST({} AS REAL) {eq_op} CAST({} AS REAL))",
+            real_operand(l),
+            real_operand(r)
+        ),
+        Compare::Temporal => format!("(my_dt_cmp({}, {}) {eq_op} 0)", l.sql, r.sql),
+        Compare::Dynamic => format!("(my_dyn_cmp({}, {}) {eq_op} 0)", l.sql, r.sql),
+        Compare::Bytes => format!("(CAST({} AS BLOB) {eq_op} CAST({} AS BLOB))", l.sql, r.sql),
+    };
+    let sql = if spaceship {
+        format!(
+            "coalesce({core}, ({} IS NULL AND {} IS NULL))",
+            l.sql, r.sql
+        )
+    } else {
+        core
+    };
+    Ok(Typed::with_parts(sql, Ty::Int, &parts))
+}
+
+/// An operand as SQLite should read it as a number: text through MySQL's prefix reading.
+fn real_operand(t: &Typed) -> String {
+    match t.ty {
+        Ty::Str(_) | Ty::Bytes => format!("my_cast_double({})", t.sql),
+        _ => t.sql.clone(),
+    }
+}
+
+/// The text of a typed value as MySQL converts it to a string (CONCAT's arguments).
+pub(crate) fn as_text(t: &Typed) -> String {
+    match t.ty {
+        Ty::Double | Ty::Float | Ty::Decimal(_) => format!("my_text({}, '{}')", t.sql, t.ty.code()),
+        _ => t.sql.clone(),
+    }
+}
+
+impl Translator<'_> {
+    /// Translates an expression.
+    pub(crate) fn expr(&mut self, e: &Expr) -> Result<Typed> {
+        match e {
+            Expr::Identifier(id) => self.identifier(std::slice::from_ref(id)),
+            Expr::CompoundIdentifier(ids) => self.identifier(ids),
+            Expr::Value(v) => literal(&v.value),
+            Expr::Nested(inner) => {
+                let t = self.expr(inner)?;
+                Ok(Typed {
+                    sql: format!("({})", t.sql),
+                    ..t
+                })
+            }
+            Expr::BinaryOp { left, op, right } => self.binary(left, op, right),
+            Expr::UnaryOp { op, expr } => self.unary(op, expr),
+            Expr::IsNull(x) => self.postfix(x, "IS NULL"),
+            Expr::IsNotNull(x) => self.postfix(x, "IS NOT NULL"),
+            Expr::IsTrue(x) => self.truth(x, "coalesce(({}) <> 0, 0)"),
+            Expr::IsNotTrue(x) => self.truth(x, "coalesce(({}) = 0, 1)"),
+            Expr::IsFalse(x) => self.truth(x, "coalesce(({}) = 0, 0)"),
+            Expr::IsNotFalse(x) => self.truth(x, "coalesce(({}) <> 0, 1)"),
+            Expr::IsUnknown(x) => self.postfix(x, "IS NULL"),
+            Expr::IsNotUnknown(x) => self.postfix(x, "IS NOT NULL"),
+            Expr::In {
+                expr,
+                target: InTarget::List(list),
+                negated,
+                ..
+            } => {
+                let l = self.expr(expr)?;
+                let items: Vec<Typed> = list.iter().map(|i| self.expr(i)).collect::<Result<_>>()?;
+                // Text compares under one collation for the whole list, MySQL's aggregate.
+                let mut strongest = l.clone();
+                for r in &items {
+                    if let (Ty::Str(_), Ty::Str(_)) = (strongest.ty, r.ty) {
+                        let c = collation_of(&strongest, r)?;
+                        strongest = Typed {
+                            ty: Ty::Str(c),
+                            strength: strongest.strength.min(r.strength),
+                            ..strongest
+                        };
+                    }
+                }
+                let pinned = |t: &Typed| match (t.ty, strongest.ty) {
+                    (Ty::Str(_), Ty::Str(c)) => Typed {
+                        ty: Ty::Str(c),
+                        strength: Strength::Explicit,
+                        ..t.clone()
+                    },
+                    _ => t.clone(),
+                };
+                let mut parts = Vec::new();
+                for r in &items {
+                    parts.push(compare("=", &pinned(&l), &pinned(r))?.sql);
+                }
+                let any = format!("({})", parts.join(" OR "));
+                Ok(Typed::with_parts(negate(any, *negated), Ty::Int, &[&l]))
+            }
+            Expr::In {
+                expr,
+                target: InTarget::Subquery(subquery),
+                negated,
+                ..
+            } => {
+                let l = self.expr(expr)?;
+                let (sql, columns) = self.subquery(subquery)?;
+                if columns.len() != 1 {
+                    return Err(TranslateError::OperandColumns(1));
+                }
+                let probe = Typed::new("x", columns[0].ty);
+                let lhs = match compare_class(&l, &probe)? {
+                    Compare::Text(c) => format!("{} COLLATE {}", l.sql, c.sqlite_name()),
+                    Compare::Native => l.sql.clone(),
+                    _ => return unsupported("IN (subquery) over values of different types"),
+                };
+                let not = if *negated { "NOT " } else { "" };
+                Ok(Typed::with_parts(
+                    format!("({lhs} {not}IN ({sql}))"),
+                    Ty::Int,
+                    &[&l],
+                ))
+            }
+            Expr::Between {
+                expr,
+                negated,
+                low,
+                high,
+            } => {
+                let x = self.expr(expr)?;
+                let lo = self.expr(low)?;
+                let hi = self.expr(high)?;
+                let both = format!(
+                    "({} AND {})",
+                    compare(">=", &x, &lo)?.sql,
+                    compare("<=", &x, &hi)?.sql
+                );
+                Ok(Typed::with_parts(
+                    negate(both, *negated),
+                    Ty::Int,
+                    &[&x, &lo, &hi],
+                ))
+            }
+            Expr::Like {
+                negated,
+                expr,
+                pattern,
+                escape_char,
+                any,
+            } => {
+                if *any {
+                    return unsupported("LIKE ANY");
+                }
+                let x = self.expr(expr)?;
+                let p = self.expr(pattern)?;
+                let escape = match escape_char {
+                    None => quote("\\"),
+                    Some(e) => match e.as_ref() {
+                        Expr::Value(v) => match &v.value {
+                            Value::SingleQuotedString(s) => quote(s),
+                            other => return unsupported(format!("ESCAPE {other}")),
+                        },
+                        other => return unsupported(format!("ESCAPE {other}")),
+                    },
+                };
+                let ci = self.text_collation(&x, &p)? == Collation::Ci;
+                let sql = format!(
+                    "my_like({}, {}, {escape}, {})",
+                    as_text(&x),
+                    as_text(&p),
+                    i32::from(ci)
+                );
+                Ok(Typed::with_parts(negate(sql, *negated), Ty::Int, &[&x, &p]))
+            }
+            Expr::RLike {
+                negated,
+                expr,
+                pattern,
+                ..
+            } => {
+                let x = self.expr(expr)?;
+                let p = self.expr(pattern)?;
+                let ci = self.text_collation(&x, &p)? == Collation::Ci;
+                let sql = format!("my_regexp({}, {}, {})", as_text(&x), p.sql, i32::from(ci));
+                Ok(Typed::with_parts(negate(sql, *negated), Ty::Int, &[&x, &p]))
+            }
+            Expr::Cast {
+                kind: CastKind::Cast,
+                expr,
+                data_type,
+                format: None,
+                ..
+            } => {
+                let x = self.expr(expr)?;
+                cast(&x, &data_type.to_string())
+            }
+            Expr::Extract { field, expr, .. } => {
+                let x = self.expr(expr)?;
+                let part = match field {
+                    DateTimeField::Year => "YEAR",
+                    DateTimeField::Month => "MONTH",
+                    DateTimeField::Day => "DAY",
+                    DateTimeField::Hour => "HOUR",
+                    DateTimeField::Minute => "MINUTE",
+                    DateTimeField::Second => "SECOND",
+                    DateTimeField::Quarter => "QUARTER",
+                    DateTimeField::Microsecond => "MICROSECOND",
+                    other => return unsupported(format!("EXTRACT({other})")),
+                };
+                Ok(Typed::with_parts(
+                    format!("my_part({}, '{part}')", x.sql),
+                    Ty::Int,
+                    &[&x],
+                ))
+            }
+            Expr::Ceil { expr, field } | Expr::Floor { expr, field } => {
+                if !matches!(
+                    field,
+                    CeilFloorKind::DateTimeField(DateTimeField::NoDateTime)
+                ) {
+                    return unsupported("CEIL/FLOOR with a unit");
+                }
+                let name = if matches!(e, Expr::Ceil { .. }) {
+                    "CEIL"
+                } else {
+                    "FLOOR"
+                };
+                let x = self.expr(expr)?;
+                self.call_typed(name, vec![x])
+            }
+            Expr::Position { expr, r#in } => {
+                let sub = self.expr(expr)?;
+                let s = self.expr(r#in)?;
+                let ci = self.text_collation(&sub, &s)? == Collation::Ci;
+                Ok(Typed::with_parts(
+                    format!(
+                        "my_locate({}, {}, 1, {})",
+                        as_text(&sub),
+                        as_text(&s),
+                        i32::from(ci)
+                    ),
+                    Ty::Int,
+                    &[&sub, &s],
+                ))
+            }
+            Expr::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                ..
+            } => {
+                let mut args = vec![self.expr(expr)?];
+                match substring_from {
+                    Some(from) => args.push(self.expr(from)?),
+                    None => return Err(TranslateError::ParamCount("SUBSTRING".into())),
+                }
+                if let Some(len) = substring_for {
+                    args.push(self.expr(len)?);
+                }
+                self.call_typed("SUBSTRING", args)
+            }
+            Expr::Trim {
+                expr,
+                trim_where,
+                trim_what,
+                trim_characters,
+            } => {
+                if trim_characters.is_some() {
+                    return unsupported("TRIM with a character list");
+                }
+                let x = self.expr(expr)?;
+                let what = match trim_what {
+                    Some(w) => self.expr(w)?,
+                    None => Typed::new("' '", Ty::Str(Collation::Ci)),
+                };
+                let mode = match trim_where {
+                    None | Some(TrimWhereField::Both) => 0,
+                    Some(TrimWhereField::Leading) => 1,
+                    Some(TrimWhereField::Trailing) => 2,
+                };
+                Ok(Typed::with_parts(
+                    format!("my_trim({mode}, {}, {})", as_text(&what), as_text(&x)),
+                    text_result(&x),
+                    &[&x, &what],
+                ))
+            }
+            Expr::Collate { expr, collation } => {
+                let x = self.expr(expr)?;
+                let name = collation.to_string().trim_matches('`').to_string();
+                let Some(c) = Collation::from_mysql_name(&name) else {
+                    return unsupported(format!("COLLATE {name}"));
+                };
+                Ok(Typed {
+                    sql: format!("({} COLLATE {})", as_text(&x), c.sqlite_name()),
+                    ty: Ty::Str(c),
+                    strength: Strength::Explicit,
+                    aggregate: x.aggregate,
+                    unsigned: false,
+                })
+            }
+            Expr::TypedString(typed) => {
+                let text = match &typed.value.value {
+                    Value::SingleQuotedString(s) => s.clone(),
+                    other => return unsupported(format!("typed literal {other}")),
+                };
+                let x = Typed::new(quote(&text), Ty::Str(Collation::Ci));
+                cast(&x, &typed.data_type.to_string())
+            }
+            Expr::Function(f) => self.function(f),
+            Expr::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => {
+                let subject = operand.as_ref().map(|o| self.expr(o)).transpose()?;
+                let mut sql = String::from("CASE");
+                let mut ty = Ty::Null;
+                let mut aggregate = subject.as_ref().is_some_and(|s| s.aggregate);
+                let mut results = Vec::new();
+                for when in conditions {
+                    let c = self.expr(&when.condition)?;
+                    let cond = match &subject {
+                        Some(s) => compare("=", s, &c)?.sql,
+                        None => c.sql.clone(),
+                    };
+                    let r = self.expr(&when.result)?;
+                    ty = unify(ty, r.ty);
+                    aggregate |= c.aggregate || r.aggregate;
+                    results.push((cond, r));
+                }
+                let otherwise = else_result.as_ref().map(|e| self.expr(e)).transpose()?;
+                if let Some(o) = &otherwise {
+                    ty = unify(ty, o.ty);
+                    aggregate |= o.aggregate;
+                }
+                for (cond, r) in &results {
+                    sql.push_str(&format!(" WHEN {cond} THEN {}", convert_to(r, ty)));
+                }
+                if let Some(o) = &otherwise {
+                    sql.push_str(&format!(" ELSE {}", convert_to(o, ty)));
+                }
+                sql.push_str(" END");
+                Ok(Typed {
+                    aggregate,
+                    ..Typed::new(sql, ty)
+                })
+            }
+            Expr::Exists { subquery, negated } => {
+                let (sql, _) = self.subquery(subquery)?;
+                let not = if *negated { "NOT " } else { "" };
+                Ok(Typed::new(format!("({not}EXISTS ({sql}))"), Ty::Int))
+            }
+            Expr::Subquery(q) => {
+                let (sql, columns) = self.subquery(q)?;
+                if columns.len() != 1 {
+                    return Err(TranslateError::OperandColumns(1));
+                }
+                Ok(Typed::new(format!("({sql})"), columns[0].ty))
+            }
+            Expr::Interval(_) => unsupported("INTERVAL outside date arithmetic"),
+            Expr::Prefixed { prefix, value } => {
+                let x = self.expr(value)?;
+                let name = prefix.value.to_ascii_lowercase();
+                if name == "_binary" {
+                    Ok(Typed::new(format!("CAST({} AS BLOB)", x.sql), Ty::Bytes))
+                } else if name.starts_with("_utf8") || name == "_latin1" {
+                    Ok(x)
+                } else {
+                    unsupported(format!("character set introducer {name}"))
+                }
+            }
+            other => unsupported(format!("expression {other}")),
+        }
+    }
+
+    fn postfix(&mut self, x: &Expr, suffix: &str) -> Result<Typed> {
+        let t = self.expr(x)?;
+        Ok(Typed::with_parts(
+            format!("({} {suffix})", t.sql),
+            Ty::Int,
+            &[&t],
+        ))
+    }
+
+    fn truth(&mut self, x: &Expr, template: &str) -> Result<Typed> {
+        let t = self.expr(x)?;
+        let operand = if t.ty.is_numeric() {
+            t.sql.clone()
+        } else {
+            format!("my_cast_double({})", t.sql)
+        };
+        Ok(Typed::with_parts(
+            template.replace("{}", &operand),
+            Ty::Int,
+            &[&t],
+        ))
+    }
+
+    /// The collation two operands of a text operation use (LIKE, LOCATE): binary when either
+    /// is a binary string.
+    fn text_collation(&self, a: &Typed, b: &Typed) -> Result<Collation> {
+        if a.ty == Ty::Bytes || b.ty == Ty::Bytes {
+            return Ok(Collation::Bin);
+        }
+        let a = Typed {
+            ty: Ty::Str(a.ty.collation().unwrap_or(Collation::Ci)),
+            ..a.clone()
+        };
+        let b = Typed {
+            ty: Ty::Str(b.ty.collation().unwrap_or(Collation::Ci)),
+            ..b.clone()
+        };
+        collation_of(&a, &b)
+    }
+
+    fn identifier(&mut self, ids: &[Ident]) -> Result<Typed> {
+        let first = &ids[0];
+        if first.quote_style.is_none() && first.value.starts_with("@@") {
+            return unsupported(format!("system variable {}", first.value));
+        }
+        if ids.len() == 1 && first.quote_style.is_none() {
+            if let Some(name) = first.value.strip_prefix('@') {
+                return Ok(Typed::new(format!("my_getvar({})", quote(name)), Ty::Dyn));
+            }
+            if first.value.eq_ignore_ascii_case("CURRENT_TIMESTAMP")
+                || first.value.eq_ignore_ascii_case("CURRENT_DATE")
+                || first.value.eq_ignore_ascii_case("CURRENT_TIME")
+            {
+                let name = first.value.to_ascii_uppercase();
+                return self.call_typed(&name, Vec::new());
+            }
+        }
+        let names: Vec<&str> = ids.iter().map(|i| i.value.as_str()).collect();
+        self.column(&names)
+    }
+
+    fn binary(&mut self, left: &Expr, op: &BinaryOperator, right: &Expr) -> Result<Typed> {
+        use BinaryOperator as B;
+        if matches!(op, B::Plus | B::Minus) {
+            if let Expr::Interval(interval) = right {
+                let l = self.expr(left)?;
+                let sign = if matches!(op, B::Minus) { -1 } else { 1 };
+                return self.date_add(&l, interval, sign);
+            }
+            if let (B::Plus, Expr::Interval(interval)) = (op, left) {
+                let r = self.expr(right)?;
+                return self.date_add(&r, interval, 1);
+            }
+        }
+        if let B::Assignment = op {
+            let Expr::Identifier(name) = left else {
+                return unsupported(format!("assignment to {left}"));
+            };
+            let Some(var) = name.value.strip_prefix('@') else {
+                return unsupported(format!("assignment to {left}"));
+            };
+            let value = self.expr(right)?;
+            return Ok(Typed::with_parts(
+                format!("my_setvar({}, {})", quote(var), as_value(&value)),
+                Ty::Dyn,
+                &[&value],
+            ));
+        }
+        let l = self.expr(left)?;
+        let r = self.expr(right)?;
+        let parts = [&l, &r];
+        let cmp = |sym: &str| compare(sym, &l, &r);
+        match op {
+            B::Eq => cmp("="),
+            B::NotEq => cmp("<>"),
+            B::Lt => cmp("<"),
+            B::LtEq => cmp("<="),
+            B::Gt => cmp(">"),
+            B::GtEq => cmp(">="),
+            B::Spaceship => cmp("<=>"),
+            B::And => Ok(Typed::with_parts(
+                format!("({} AND {})", truthy(&l), truthy(&r)),
+                Ty::Int,
+                &parts,
+            )),
+            // `||` is OR: MySQL's default sql_mode has no PIPES_AS_CONCAT.
+            B::Or | B::StringConcat => Ok(Typed::with_parts(
+                format!("({} OR {})", truthy(&l), truthy(&r)),
+                Ty::Int,
+                &parts,
+            )),
+            B::Xor => Ok(Typed::with_parts(
+                format!(
+                    "(CASE WHEN {a} IS NULL OR {b} IS NULL THEN NULL ELSE ({a} <> 0) <> ({b} <> 0) END)",
+                    a = truthy(&l),
+                    b = truthy(&r)
+                ),
+                Ty::Int,
+                &parts,
+            )),
+            B::Plus => arithmetic("+", &l, &r, self.strict),
+            B::Minus => arithmetic("-", &l, &r, self.strict),
+            B::Multiply => arithmetic("*", &l, &r, self.strict),
+            B::Divide => arithmetic("/", &l, &r, self.strict),
+            B::Modulo => arithmetic("%", &l, &r, self.strict),
+            B::MyIntegerDivide => Ok(Typed::with_parts(
+                format!(
+                    "my_intdiv({}, {}, {})",
+                    l.sql,
+                    r.sql,
+                    i32::from(self.strict)
+                ),
+                Ty::Int,
+                &parts,
+            )),
+            B::Regexp => {
+                let ci = self.text_collation(&l, &r)? == Collation::Ci;
+                Ok(Typed::with_parts(
+                    format!("my_regexp({}, {}, {})", as_text(&l), r.sql, i32::from(ci)),
+                    Ty::Int,
+                    &parts,
+                ))
+            }
+            other => unsupported(format!("operator {other}")),
+        }
+    }
+
+    fn unary(&mut self, op: &UnaryOperator, x: &Expr) -> Result<Typed> {
+        // A negative integer literal is a literal (so that -9223372036854775808 fits).
+        if let (UnaryOperator::Minus, Expr::Value(v)) = (op, x) {
+            if let Value::Number(n, _) = &v.value {
+                return literal(&Value::Number(format!("-{n}"), false));
+            }
+        }
+        let t = self.expr(x)?;
+        match op {
+            UnaryOperator::Plus => Ok(t),
+            UnaryOperator::Minus => Ok(match t.ty {
+                Ty::Int => Typed::with_parts(format!("my_isub(0, {})", t.sql), Ty::Int, &[&t]),
+                Ty::Decimal(s) => {
+                    Typed::with_parts(format!("my_dec_neg({}, {s})", t.sql), t.ty, &[&t])
+                }
+                Ty::Null => t,
+                Ty::Dyn => Typed::with_parts(format!("(-{})", t.sql), Ty::Dyn, &[&t]),
+                _ => Typed::with_parts(format!("(-{})", real_operand(&t)), Ty::Double, &[&t]),
+            }),
+            UnaryOperator::Not | UnaryOperator::BangNot => Ok(Typed::with_parts(
+                format!("(NOT {})", truthy(&t)),
+                Ty::Int,
+                &[&t],
+            )),
+            other => unsupported(format!("operator {other}")),
+        }
+    }
+
+    /// `x ± INTERVAL n unit` and DATE_ADD/DATE_SUB.
+    pub(crate) fn date_add(
+        &mut self,
+        x: &Typed,
+        interval: &sqlparser::ast::Interval,
+        sign: i64,
+    ) -> Result<Typed> {
+        let unit = match &interval.leading_field {
+            Some(f) if interval.last_field.is_none() => f.to_string(),
+            _ => return unsupported(format!("INTERVAL {interval}")),
+        };
+        let unit = unit.to_ascii_uppercase();
+        if crate::dates::Unit::parse(&unit).is_none() {
+            return unsupported(format!("INTERVAL unit {unit}"));
+        }
+        let amount = self.expr(&interval.value)?;
+        if !matches!(amount.ty, Ty::Int | Ty::Null) {
+            return unsupported("INTERVAL with a non-integer amount");
+        }
+        let amount_sql = if sign < 0 {
+            format!("my_isub(0, {})", amount.sql)
+        } else {
+            amount.sql.clone()
+        };
+        let date_unit = crate::dates::Unit::parse(&unit).is_some_and(|u| u.is_date_unit());
+        let (kind, ty) = match x.ty {
+            Ty::Date if date_unit => ("date", Ty::Date),
+            Ty::Date | Ty::DateTime => ("datetime", Ty::DateTime),
+            Ty::Str(_) | Ty::Null | Ty::Dyn => ("s", Ty::Str(Collation::Ci)),
+            _ => return unsupported("date arithmetic on a number"),
+        };
+        Ok(Typed::with_parts(
+            format!("my_date_add({}, {amount_sql}, '{unit}', '{kind}')", x.sql),
+            ty,
+            &[x, &amount],
+        ))
+    }
+
+    /// A function call.
+    fn function(&mut self, f: &Function) -> Result<Typed> {
+        let name = match f.name.0.as_slice() {
+            [ObjectNamePart::Identifier(id)] => id.value.to_ascii_uppercase(),
+            _ => return unsupported(format!("function {}", f.name)),
+        };
+        if f.over.is_some() {
+            return self.window(f, &name);
+        }
+        if f.filter.is_some() || !f.within_group.is_empty() {
+            return unsupported(format!("{name} with FILTER or WITHIN GROUP"));
+        }
+        let (distinct, args, clauses) = match &f.args {
+            FunctionArguments::None => (false, Vec::new(), Vec::new()),
+            FunctionArguments::List(list) => (
+                matches!(
+                    list.duplicate_treatment,
+                    Some(sqlparser::ast::DuplicateTreatment::Distinct)
+                ),
+                list.args.clone(),
+                list.clauses.clone(),
+            ),
+            FunctionArguments::Subquery(_) => return unsupported(format!("{name}(subquery)")),
+        };
+        if crate::library::is_aggregate(&name) {
+            return self.aggregate(&name, distinct, &args, &clauses);
+        }
+        if distinct || !clauses.is_empty() {
+            return unsupported(format!("{name} with DISTINCT or clauses"));
+        }
+        // DATE_ADD(x, INTERVAL …) and VALUES(col) take arguments that are not expressions.
+        if matches!(
+            name.as_str(),
+            "DATE_ADD" | "DATE_SUB" | "ADDDATE" | "SUBDATE"
+        ) && args.len() == 2
+        {
+            let x = self.arg_expr(&args[0])?;
+            let sign = if name == "DATE_SUB" || name == "SUBDATE" {
+                -1
+            } else {
+                1
+            };
+            return match unnamed(&args[1]) {
+                Some(Expr::Interval(interval)) => self.date_add(&x, interval, sign),
+                Some(day_count) if name == "ADDDATE" || name == "SUBDATE" => {
+                    let interval = sqlparser::ast::Interval {
+                        value: Box::new(day_count.clone()),
+                        leading_field: Some(DateTimeField::Day),
+                        leading_precision: None,
+                        last_field: None,
+                        fractional_seconds_precision: None,
+                    };
+                    self.date_add(&x, &interval, sign)
+                }
+                _ => Err(TranslateError::ParamCount(name)),
+            };
+        }
+        if matches!(name.as_str(), "TIMESTAMPDIFF" | "TIMESTAMPADD") && args.len() == 3 {
+            let unit = match unnamed(&args[0]) {
+                Some(Expr::Identifier(id)) => id.value.to_ascii_uppercase(),
+                _ => return Err(TranslateError::ParamCount(name)),
+            };
+            if crate::dates::Unit::parse(&unit).is_none() {
+                return unsupported(format!("{name} unit {unit}"));
+            }
+            let a = self.arg_expr(&args[1])?;
+            let b = self.arg_expr(&args[2])?;
+            if name == "TIMESTAMPADD" {
+                let interval = sqlparser::ast::Interval {
+                    value: Box::new(
+                        unnamed(&args[1])
+                            .cloned()
+                            .unwrap_or(Expr::value(Value::Null)),
+                    ),
+                    leading_field: crate::library::unit_field(&unit),
+                    leading_precision: None,
+                    last_field: None,
+                    fractional_seconds_precision: None,
+                };
+                return self.date_add(&b, &interval, 1);
+            }
+            return Ok(Typed::with_parts(
+                format!("my_timestampdiff('{unit}', {}, {})", a.sql, b.sql),
+                Ty::Int,
+                &[&a, &b],
+            ));
+        }
+        if name == "VALUES" && args.len() == 1 {
+            if let (Some(Expr::Identifier(col)), Some(_)) =
+                (unnamed(&args[0]), self.excluded.as_ref())
+            {
+                return self.excluded_column(&col.value);
+            }
+            return unsupported("VALUES() outside ON DUPLICATE KEY UPDATE");
+        }
+        let mut typed = Vec::with_capacity(args.len());
+        for arg in &args {
+            typed.push(self.arg_expr(arg)?);
+        }
+        self.call_typed(&name, typed)
+    }
+
+    pub(crate) fn arg_expr(&mut self, arg: &FunctionArg) -> Result<Typed> {
+        match unnamed(arg) {
+            Some(e) => self.expr(e),
+            None => unsupported(format!("argument {arg}")),
+        }
+    }
+
+    /// COUNT, SUM, AVG, MIN, MAX, GROUP_CONCAT.
+    fn aggregate(
+        &mut self,
+        name: &str,
+        distinct: bool,
+        args: &[FunctionArg],
+        clauses: &[FunctionArgumentClause],
+    ) -> Result<Typed> {
+        if self.in_aggregate {
+            return Err(TranslateError::GroupFunction);
+        }
+        let d = if distinct { "DISTINCT " } else { "" };
+        if name == "COUNT" && matches!(args, [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)]) {
+            let mut t = Typed::new("count(*)", Ty::Int);
+            t.aggregate = true;
+            return Ok(t);
+        }
+        self.in_aggregate = true;
+        let typed: Result<Vec<Typed>> = args.iter().map(|a| self.arg_expr(a)).collect();
+        let mut order = Vec::new();
+        let mut separator = None;
+        for clause in clauses {
+            match clause {
+                FunctionArgumentClause::OrderBy(items) if name == "GROUP_CONCAT" => {
+                    for item in items {
+                        order.push(self.order_item(item, false)?);
+                    }
+                }
+                FunctionArgumentClause::Separator(v) if name == "GROUP_CONCAT" => match &v.value {
+                    Value::SingleQuotedString(s) => separator = Some(s.clone()),
+                    other => return unsupported(format!("SEPARATOR {other}")),
+                },
+                other => return unsupported(format!("{name} with {other}")),
+            }
+        }
+        self.in_aggregate = false;
+        let typed = typed?;
+        let one = |what: &str| -> Result<&Typed> {
+            match typed.as_slice() {
+                [x] => Ok(x),
+                _ => Err(TranslateError::ParamCount(what.into())),
+            }
+        };
+        let (sql, ty) = match name {
+            "COUNT" => {
+                if typed.len() != 1 && !distinct {
+                    return Err(TranslateError::ParamCount(name.into()));
+                }
+                if typed.len() != 1 {
+                    return unsupported("COUNT(DISTINCT a, b)");
+                }
+                (
+                    format!("count({d}{})", distinct_key(&typed[0], distinct)),
+                    Ty::Int,
+                )
+            }
+            "SUM" | "AVG" => {
+                let x = one(name)?;
+                let avg = name == "AVG";
+                if distinct {
+                    return unsupported(format!("{name}(DISTINCT …)"));
+                }
+                match x.ty {
+                    Ty::Int if !avg => (format!("sum({})", x.sql), Ty::Int),
+                    Ty::Int | Ty::Decimal(_) => {
+                        let scale = match x.ty {
+                            Ty::Decimal(s) => s,
+                            _ => 0,
+                        };
+                        let scale = if avg { (scale + 4).min(30) } else { scale };
+                        let f = if avg { "my_dec_avg" } else { "my_dec_sum" };
+                        (format!("{f}({}, {scale})", x.sql), Ty::Decimal(scale))
+                    }
+                    Ty::Null => ("NULL".into(), Ty::Null),
+                    Ty::Date | Ty::DateTime | Ty::Time => {
+                        return unsupported(format!("{name} of a date or time"));
+                    }
+                    _ => {
+                        let f = if avg { "my_real_avg" } else { "my_real_sum" };
+                        (format!("{f}({})", real_operand(x)), Ty::Double)
+                    }
+                }
+            }
+            "MIN" | "MAX" => {
+                let x = one(name)?;
+                let f = name.to_ascii_lowercase();
+                let arg = match x.ty {
+                    Ty::Str(c) => format!("{} COLLATE {}", x.sql, c.sqlite_name()),
+                    Ty::Decimal(_) => {
+                        format!("{} COLLATE {}", x.sql, crate::types::DECIMAL_COLLATION)
+                    }
+                    Ty::Dyn => return unsupported(format!("{name} of a user variable")),
+                    _ => x.sql.clone(),
+                };
+                (format!("{f}({d}{arg})"), x.ty)
+            }
+            "GROUP_CONCAT" => {
+                if typed.is_empty() {
+                    return Err(TranslateError::ParamCount(name.into()));
+                }
+                let value = if typed.len() == 1 {
+                    as_text(&typed[0])
+                } else {
+                    format!(
+                        "my_concat({})",
+                        typed.iter().map(as_text).collect::<Vec<_>>().join(", ")
+                    )
+                };
+                let separator = separator.unwrap_or_else(|| ",".into());
+                if distinct && separator != "," {
+                    return unsupported("GROUP_CONCAT(DISTINCT … SEPARATOR …)");
+                }
+                // MySQL collects DISTINCT values in a sorted tree: without ORDER BY they come
+                // out in the values' order.
+                if distinct && order.is_empty() && typed.len() == 1 {
+                    order.push(format!(
+                        "{}{}",
+                        typed[0].sql,
+                        match typed[0].ty {
+                            Ty::Str(c) => format!(" COLLATE {}", c.sqlite_name()),
+                            Ty::Decimal(_) =>
+                                format!(" COLLATE {}", crate::types::DECIMAL_COLLATION),
+                            _ => String::new(),
+                        }
+                    ));
+                }
+                let order_sql = if order.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ORDER BY {}", order.join(", "))
+                };
+                let key = if distinct {
+                    match typed[0].ty {
+                        Ty::Str(c) if typed.len() == 1 => {
+                            format!("{value} COLLATE {}", c.sqlite_name())
+                        }
+                        _ => value,
+                    }
+                } else {
+                    value
+                };
+                let sql = if distinct {
+                    format!("group_concat(DISTINCT {key}{order_sql})")
+                } else {
+                    format!("group_concat({key}, {}{order_sql})", quote(&separator))
+                };
+                let ty = if typed.iter().any(|t| t.ty == Ty::Bytes) {
+                    Ty::Bytes
+                } else {
+                    Ty::Str(Collation::Ci)
+                };
+                (sql, ty)
+            }
+            other => return unsupported(format!("aggregate {other}")),
+        };
+        let mut t = Typed::new(sql, ty);
+        t.aggregate = true;
+        Ok(t)
+    }
+
+    /// Window functions: the ranking ones and the aggregates over a window, as SQLite runs them.
+    fn window(&mut self, f: &Function, name: &str) -> Result<Typed> {
+        let Some(sqlparser::ast::WindowType::WindowSpec(spec)) = &f.over else {
+            return unsupported("named windows");
+        };
+        if spec.window_frame.is_some() {
+            return unsupported("window frames");
+        }
+        let (sql, ty) = match name {
+            "ROW_NUMBER" | "RANK" | "DENSE_RANK" => {
+                (format!("{}()", name.to_ascii_lowercase()), Ty::Int)
+            }
+            "COUNT" | "SUM" | "AVG" | "MIN" | "MAX" => {
+                let plain = Function {
+                    over: None,
+                    ..f.clone()
+                };
+                let t = self.function(&plain)?;
+                if t.sql.starts_with("my_") {
+                    return unsupported(format!("{name} over a window of exact values"));
+                }
+                (t.sql, t.ty)
+            }
+            other => return unsupported(format!("window function {other}")),
+        };
+        let mut over = Vec::new();
+        if !spec.partition_by.is_empty() {
+            let mut parts = Vec::new();
+            for p in &spec.partition_by {
+                parts.push(group_key(&self.expr(p)?));
+            }
+            over.push(format!("PARTITION BY {}", parts.join(", ")));
+        }
+        if !spec.order_by.is_empty() {
+            let mut items = Vec::new();
+            for item in &spec.order_by {
+                items.push(self.order_item(item, false)?);
+            }
+            over.push(format!("ORDER BY {}", items.join(", ")));
+        }
+        Ok(Typed::new(format!("{sql} OVER ({})", over.join(" ")), ty))
+    }
+}
+
+/// The unnamed expression of a function argument.
+pub(crate) fn unnamed(arg: &FunctionArg) -> Option<&Expr> {
+    match arg {
+        FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e),
+        _ => None,
+    }
+}
+
+fn negate(sql: String, negated: bool) -> String {
+    if negated { format!("(NOT {sql})") } else { sql }
+}
+
+/// An operand of AND, OR, NOT as SQLite should read its truth: text as MySQL's number.
+fn truthy(t: &Typed) -> String {
+    match t.ty {
+        Ty::Str(_) | Ty::Bytes | Ty::Decimal(_) => format!("my_cast_double({})", t.sql),
+        _ => t.sql.clone(),
+    }
+}
+
+/// An operand of arithmetic on a run-time type: strings as MySQL's DOUBLE.
+fn as_value_dyn(t: &Typed) -> String {
+    match t.ty {
+        Ty::Str(_) | Ty::Bytes => format!("my_cast_double({})", t.sql),
+        _ => t.sql.clone(),
+    }
+}
+
+/// A value given to a user variable: DECIMAL and DOUBLE as their MySQL text.
+fn as_value(t: &Typed) -> String {
+    match t.ty {
+        Ty::Decimal(_) => format!("my_text({}, '{}')", t.sql, t.ty.code()),
+        _ => t.sql.clone(),
+    }
+}
+
+/// The key of a DISTINCT aggregate or a grouping: text under its collation.
+fn distinct_key(t: &Typed, distinct: bool) -> String {
+    match t.ty {
+        Ty::Str(c) if distinct => format!("{} COLLATE {}", t.sql, c.sqlite_name()),
+        _ => t.sql.clone(),
+    }
+}
+
+/// A GROUP BY or PARTITION BY key.
+pub(crate) fn group_key(t: &Typed) -> String {
+    distinct_key(t, true)
+}
+
+/// A branch value converted to the type of the whole (a CASE of an integer and a decimal is a
+/// decimal, so the integer is written with the decimal's scale).
+pub(crate) fn convert_to(t: &Typed, ty: Ty) -> String {
+    match (t.ty, ty) {
+        (from, Ty::Str(_)) if from != Ty::Null && !matches!(from, Ty::Str(_)) => as_text(t),
+        _ => t.sql.clone(),
+    }
+}
+
+/// The result type of a text function of `x`.
+fn text_result(x: &Typed) -> Ty {
+    match x.ty {
+        Ty::Bytes => Ty::Bytes,
+        Ty::Str(c) => Ty::Str(c),
+        _ => Ty::Str(Collation::Ci),
+    }
+}
+
+/// `+ - * / %` by the operands' types.
+fn arithmetic(op: &str, l: &Typed, r: &Typed, strict: bool) -> Result<Typed> {
+    let parts = [l, r];
+    let strict = i32::from(strict);
+    if l.ty.is_temporal() || r.ty.is_temporal() {
+        return unsupported("arithmetic on a date or time");
+    }
+    let exact = |t: Ty| matches!(t, Ty::Int | Ty::Decimal(_) | Ty::Null);
+    let scale = |t: Ty| match t {
+        Ty::Decimal(s) => s,
+        _ => 0,
+    };
+    let (sl, sr) = (scale(l.ty), scale(r.ty));
+    if l.ty == Ty::Dyn || r.ty == Ty::Dyn {
+        if matches!(l.ty, Ty::Decimal(_)) || matches!(r.ty, Ty::Decimal(_)) {
+            return unsupported("DECIMAL arithmetic with a user variable or argument");
+        }
+        let strict_flag = strict;
+        return Ok(Typed::with_parts(
+            format!(
+                "my_dyn_arith('{op}', {}, {}, {strict_flag})",
+                as_value_dyn(l),
+                as_value_dyn(r)
+            ),
+            Ty::Dyn,
+            &parts,
+        ));
+    }
+    let t = if exact(l.ty) && exact(r.ty) {
+        if l.ty != Ty::Decimal(sl) && r.ty != Ty::Decimal(sr) && op != "/" {
+            // Two integers; with an UNSIGNED operand the result is unsigned.
+            if (l.unsigned || r.unsigned) && op != "%" {
+                let f = match op {
+                    "+" => "my_uadd",
+                    "-" => "my_usub",
+                    _ => "my_umul",
+                };
+                let mut t =
+                    Typed::with_parts(format!("{f}({}, {})", l.sql, r.sql), Ty::Int, &parts);
+                t.unsigned = true;
+                return Ok(t);
+            }
+            match op {
+                "+" => Typed::with_parts(format!("my_iadd({}, {})", l.sql, r.sql), Ty::Int, &parts),
+                "-" => Typed::with_parts(format!("my_isub({}, {})", l.sql, r.sql), Ty::Int, &parts),
+                "*" => Typed::with_parts(format!("my_imul({}, {})", l.sql, r.sql), Ty::Int, &parts),
+                _ => Typed::with_parts(
+                    format!("my_dec_mod({}, {}, 0, {strict})", l.sql, r.sql),
+                    Ty::Int,
+                    &parts,
+                ),
+            }
+        } else {
+            let (f, s) = match op {
+                "+" => ("my_dec_add", sl.max(sr)),
+                "-" => ("my_dec_sub", sl.max(sr)),
+                "*" => ("my_dec_mul", (sl + sr).min(30)),
+                "/" => ("my_dec_div", (sl + 4).min(30)),
+                _ => ("my_dec_mod", sl.max(sr)),
+            };
+            let extra = if matches!(op, "/" | "%") {
+                format!(", {strict}")
+            } else {
+                String::new()
+            };
+            Typed::with_parts(
+                format!("{f}({}, {}, {s}{extra})", l.sql, r.sql),
+                Ty::Decimal(s),
+                &parts,
+            )
+        }
+    } else {
+        // In a write, a string that is not wholly a number fails (strict mode's 1292).
+        let operand = |t: &Typed| match t.ty {
+            Ty::Str(_) | Ty::Bytes if strict == 1 => format!("my_cast_double_strict({})", t.sql),
+            _ => real_operand(t),
+        };
+        let (a, b) = (operand(l), operand(r));
+        let sql = match op {
+            "/" => format!("my_dbl_div({a}, {b}, {strict})"),
+            "%" => format!("my_dbl_mod({a}, {b}, {strict})"),
+            _ => format!("(CAST({a} AS REAL) {op} {b})"),
+        };
+        Typed::with_parts(sql, Ty::Double, &parts)
+    };
+    Ok(t)
+}
+
+/// A literal value.
+fn literal(v: &Value) -> Result<Typed> {
+    Ok(match v {
+        Value::Number(n, _) => {
+            if n.contains(['e', 'E']) {
+                Typed::new(format!("CAST('{n}' AS REAL)"), Ty::Double)
+            } else if let Some((_, frac)) = n.split_once('.') {
+                let scale = u8::try_from(frac.len()).unwrap_or(u8::MAX).min(30);
+                Typed::new(quote(n), Ty::Decimal(scale))
+            } else if n.parse::<i64>().is_ok() {
+                Typed::new(n.clone(), Ty::Int)
+            } else {
+                Typed::new(quote(n), Ty::Decimal(0))
+            }
+        }
+        Value::SingleQuotedString(s)
+        | Value::DoubleQuotedString(s)
+        | Value::NationalStringLiteral(s) => Typed::new(quote(s), Ty::Str(Collation::Ci)),
+        Value::HexStringLiteral(h) => {
+            let h = if h.len() % 2 == 1 {
+                format!("0{h}")
+            } else {
+                h.clone()
+            };
+            Typed::new(format!("X'{h}'"), Ty::Bytes)
+        }
+        Value::Boolean(b) => Typed::new(if *b { "1" } else { "0" }, Ty::Int),
+        Value::Null => Typed::new("NULL", Ty::Null),
+        Value::Placeholder(p) if p == "?" => Typed::new("?", Ty::Dyn),
+        other => return unsupported(format!("literal {other}")),
+    })
+}
+
+/// CAST(x AS type) and CONVERT(x, type).
+pub(crate) fn cast(x: &Typed, data_type: &str) -> Result<Typed> {
+    let upper = data_type.to_ascii_uppercase();
+    let parts = [x];
+    let args = |s: &str| -> Vec<u8> {
+        s.split(|c: char| !c.is_ascii_digit())
+            .filter_map(|p| p.parse().ok())
+            .collect()
+    };
+    if upper.starts_with("SIGNED") || upper.starts_with("INT") || upper.starts_with("BIGINT") {
+        let kind = match x.ty {
+            Ty::Str(_) | Ty::Bytes | Ty::Dyn => "s",
+            Ty::Double | Ty::Float => "f",
+            _ => "n",
+        };
+        return Ok(Typed::with_parts(
+            format!("my_cast_signed({}, '{kind}')", x.sql),
+            Ty::Int,
+            &parts,
+        ));
+    }
+    if upper.starts_with("DECIMAL") || upper.starts_with("NUMERIC") {
+        let nums = args(&upper);
+        let (p, s) = match nums.as_slice() {
+            [] => (10, 0),
+            [p] => (*p, 0),
+            [p, s, ..] => (*p, *s),
+        };
+        if s > p || p > 65 || s > 30 {
+            return unsupported(format!("CAST AS {data_type}"));
+        }
+        return Ok(Typed::with_parts(
+            format!("my_cast_decimal({}, {p}, {s})", x.sql),
+            Ty::Decimal(s),
+            &parts,
+        ));
+    }
+    if upper.starts_with("DOUBLE") || upper.starts_with("REAL") {
+        return Ok(Typed::with_parts(
+            format!("my_cast_double({})", x.sql),
+            Ty::Double,
+            &parts,
+        ));
+    }
+    if upper.starts_with("CHAR") && !upper.contains('(') {
+        return Ok(Typed::with_parts(
+            as_text(x),
+            Ty::Str(Collation::Ci),
+            &parts,
+        ));
+    }
+    if upper.starts_with("BINARY") && !upper.contains('(') {
+        return Ok(Typed::with_parts(
+            format!("CAST({} AS BLOB)", as_text(x)),
+            Ty::Bytes,
+            &parts,
+        ));
+    }
+    if upper == "DATE" {
+        return Ok(Typed::with_parts(
+            format!("my_date({})", x.sql),
+            Ty::Date,
+            &parts,
+        ));
+    }
+    if upper == "DATETIME" || upper.starts_with("DATETIME(") {
+        let fsp = args(&upper).first().copied().unwrap_or(0).min(6);
+        return Ok(Typed::with_parts(
+            format!("my_datetime({}, {fsp})", x.sql),
+            Ty::DateTime,
+            &parts,
+        ));
+    }
+    if upper == "TIME" {
+        return Ok(Typed::with_parts(
+            format!("my_time({})", x.sql),
+            Ty::Time,
+            &parts,
+        ));
+    }
+    unsupported(format!("CAST AS {data_type}"))
+}

@@ -1,0 +1,1366 @@
+//! MySQL's function library as SQLite functions, written once in Rust with MySQL's edge cases,
+//! and the collations. [`register`] installs them on a connection; the translation calls them
+//! by their `my_` names with the arguments its types decided (a collation flag, a scale, a
+//! strict-mode flag), so each function does one thing whatever SQLite's storage class is.
+//!
+//! A failure MySQL reports as an error (a BIGINT overflow, a value a strict-mode write
+//! refuses) is a function error whose message starts `MySQL error NNNN: `; [`error_of`] reads it
+//! back from a SQLite error.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+
+use bigdecimal::{BigDecimal, RoundingMode, Signed, Zero};
+use chrono::{Datelike, Local, NaiveDate, TimeZone, Timelike};
+use rusqlite::functions::{Aggregate, Context, FunctionFlags};
+use rusqlite::types::{Value, ValueRef};
+use rusqlite::{Connection, Error};
+
+use crate::collation::{self, fold};
+use crate::dates::{self, Unit};
+use crate::types::{BIN_COLLATION, CI_COLLATION, Collation, DECIMAL_COLLATION};
+use crate::value::{
+    decimal_text, double_text, float_text, number_prefix, to_decimal, to_f64, to_i64, to_text,
+};
+
+/// An error a function reports as MySQL would.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("MySQL error {code}: {message}")]
+pub struct FnError {
+    /// MySQL's error number.
+    pub code: u16,
+    /// MySQL's message.
+    pub message: String,
+}
+
+fn fail(code: u16, message: impl Into<String>) -> FnError {
+    FnError {
+        code,
+        message: message.into(),
+    }
+}
+
+/// The MySQL error a function raised, from the SQLite error of the statement that called it.
+pub fn error_of(err: &Error) -> Option<FnError> {
+    let text = match err {
+        Error::SqliteFailure(_, Some(message)) => message.as_str(),
+        Error::UserFunctionError(inner) => return inner.downcast_ref::<FnError>().cloned(),
+        _ => return None,
+    };
+    let rest = &text[text.find("MySQL error ")? + "MySQL error ".len()..];
+    let (code, message) = rest.split_once(": ")?;
+    Some(fail(code.parse().ok()?, message))
+}
+
+/// The arguments of one call.
+struct Args<'a, 'b>(&'a Context<'b>);
+
+impl Args<'_, '_> {
+    fn v(&self, i: usize) -> ValueRef<'_> {
+        if i < self.0.len() {
+            self.0.get_raw(i)
+        } else {
+            ValueRef::Null
+        }
+    }
+    fn text(&self, i: usize) -> Option<Cow<'_, str>> {
+        to_text(self.v(i))
+    }
+    fn f64(&self, i: usize) -> Option<f64> {
+        to_f64(self.v(i))
+    }
+    fn i64(&self, i: usize) -> Option<i64> {
+        to_i64(self.v(i))
+    }
+    fn dec(&self, i: usize) -> Option<BigDecimal> {
+        to_decimal(self.v(i))
+    }
+    fn moment(&self, i: usize) -> Option<dates::Moment> {
+        dates::read(self.v(i))
+    }
+    fn collation(&self, i: usize) -> Collation {
+        if self.i64(i) == Some(1) {
+            Collation::Ci
+        } else {
+            Collation::Bin
+        }
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+/// `Some(x)` or return NULL from the function.
+macro_rules! some {
+    ($e:expr) => {
+        match $e {
+            Some(v) => v,
+            None => return Ok(Value::Null),
+        }
+    };
+}
+
+/// Registers a scalar function: `n` arguments (-1 any), deterministic or not.
+fn scalar(
+    conn: &Connection,
+    name: &str,
+    n: i32,
+    deterministic: bool,
+    body: impl Fn(&Args<'_, '_>) -> Result<Value, FnError> + Send + 'static,
+) -> rusqlite::Result<()> {
+    let mut flags = FunctionFlags::SQLITE_UTF8;
+    if deterministic {
+        flags |= FunctionFlags::SQLITE_DETERMINISTIC;
+    }
+    conn.create_scalar_function(name, n, flags, move |ctx| {
+        body(&Args(ctx)).map_err(|err| Error::UserFunctionError(Box::new(err)))
+    })
+}
+
+fn text_value(s: impl Into<String>) -> Value {
+    Value::Text(s.into())
+}
+
+/// The per-session state the functions keep: user variables (`@a`) and the count of rows an
+/// `INSERT … ON DUPLICATE KEY UPDATE` updated (MySQL counts each twice in the affected rows).
+#[derive(Debug, Default, Clone)]
+pub struct SessionState {
+    variables: Arc<Mutex<HashMap<String, Value>>>,
+    upsert_updates: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl SessionState {
+    /// Takes the count of rows upserts updated since the last call.
+    pub fn take_upsert_updates(&self) -> u64 {
+        self.upsert_updates
+            .swap(0, std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The value of `@name` (NULL when never set).
+    pub fn get(&self, name: &str) -> Value {
+        self.variables
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&name.to_lowercase())
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
+
+    /// Sets `@name`.
+    pub fn set(&self, name: &str, value: Value) {
+        self.variables
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(name.to_lowercase(), value);
+    }
+}
+
+/// Installs the collations, the function library and the aggregates on a connection; user
+/// variables live in `variables` (one per client session).
+pub fn register(conn: &Connection, variables: &SessionState) -> rusqlite::Result<()> {
+    conn.create_collation(CI_COLLATION, |a, b| collation::compare(Collation::Ci, a, b))?;
+    conn.create_collation(BIN_COLLATION, |a, b| {
+        collation::compare(Collation::Bin, a, b)
+    })?;
+    conn.create_collation(DECIMAL_COLLATION, |a, b| {
+        let a = BigDecimal::from_str(number_prefix(a)).unwrap_or_default();
+        let b = BigDecimal::from_str(number_prefix(b)).unwrap_or_default();
+        a.cmp(&b)
+    })?;
+    register_values(conn, variables)?;
+    register_arithmetic(conn)?;
+    register_strings(conn)?;
+    register_dates(conn)?;
+    register_stores(conn)?;
+    register_aggregates(conn)
+}
+
+fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Result<()> {
+    // The MySQL text of a typed value: code 'i', 'f' (DOUBLE), 'g' (FLOAT), 'dN' (DECIMAL).
+    scalar(conn, "my_text", 2, true, |a| {
+        let code = a.text(1).unwrap_or_default().into_owned();
+        let v = a.v(0);
+        if matches!(v, ValueRef::Null) {
+            return Ok(Value::Null);
+        }
+        Ok(text_value(match code.as_str() {
+            "f" => double_text(some!(to_f64(v))),
+            "g" => float_text(some!(to_f64(v))),
+            "i" => some!(to_i64(v)).to_string(),
+            d if d.starts_with('d') => {
+                decimal_text(&some!(to_decimal(v)), d[1..].parse().unwrap_or(0))
+            }
+            _ => some!(to_text(v)).into_owned(),
+        }))
+    })?;
+    let vars = variables.clone();
+    scalar(conn, "my_getvar", 1, false, move |a| {
+        Ok(vars.get(&a.text(0).unwrap_or_default()))
+    })?;
+    let vars = variables.clone();
+    scalar(conn, "my_setvar", 2, false, move |a| {
+        let value = Value::from(a.v(1));
+        vars.set(&a.text(0).unwrap_or_default(), value.clone());
+        Ok(value)
+    })?;
+    let state = variables.clone();
+    scalar(conn, "my_upsert_updated", 0, false, move |_| {
+        state
+            .upsert_updates
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(Value::Integer(1))
+    })?;
+    // Exact identity of two stored values (an UPDATE changes a row only when a value differs).
+    scalar(conn, "my_same", 2, true, |a| {
+        let same = match (a.v(0), a.v(1)) {
+            (ValueRef::Null, ValueRef::Null) => true,
+            (ValueRef::Integer(x), ValueRef::Integer(y)) => x == y,
+            (ValueRef::Real(x), ValueRef::Real(y)) => x == y,
+            (ValueRef::Integer(x), ValueRef::Real(y))
+            | (ValueRef::Real(y), ValueRef::Integer(x)) => x as f64 == y,
+            (ValueRef::Text(x), ValueRef::Text(y)) | (ValueRef::Blob(x), ValueRef::Blob(y)) => {
+                x == y
+            }
+            _ => false,
+        };
+        Ok(Value::Integer(i64::from(same)))
+    })?;
+    // Comparisons whose operands need MySQL's conversion: -1, 0, 1 or NULL.
+    scalar(conn, "my_dec_cmp", 2, true, |a| {
+        Ok(ordering(some!(a.dec(0)).cmp(&some!(a.dec(1)))))
+    })?;
+    scalar(conn, "my_dt_cmp", 2, true, |a| {
+        Ok(ordering(some!(a.moment(0)).at.cmp(&some!(a.moment(1)).at)))
+    })?;
+    scalar(conn, "my_dyn_cmp", 2, true, |a| {
+        let (x, y) = (a.v(0), a.v(1));
+        Ok(match (x, y) {
+            (ValueRef::Null, _) | (_, ValueRef::Null) => Value::Null,
+            (ValueRef::Text(s), ValueRef::Text(t)) => ordering(collation::compare(
+                Collation::Ci,
+                &String::from_utf8_lossy(s),
+                &String::from_utf8_lossy(t),
+            )),
+            (ValueRef::Integer(i), ValueRef::Integer(j)) => ordering(i.cmp(&j)),
+            _ => ordering(
+                some!(to_f64(x))
+                    .partial_cmp(&some!(to_f64(y)))
+                    .unwrap_or(Ordering::Equal),
+            ),
+        })
+    })?;
+    // String comparison under a collation (1 ci, 0 bin), for operands built at run time.
+    scalar(conn, "my_str_cmp", 3, true, |a| {
+        Ok(ordering(collation::compare(
+            a.collation(2),
+            &some!(a.text(0)),
+            &some!(a.text(1)),
+        )))
+    })?;
+    scalar(conn, "my_like", 4, true, |a| {
+        let escape = a.text(2).and_then(|e| e.chars().next());
+        Ok(Value::Integer(i64::from(collation::like(
+            a.collation(3),
+            &some!(a.text(0)),
+            &some!(a.text(1)),
+            escape,
+        ))))
+    })?;
+    scalar(conn, "my_regexp", 3, true, |a| {
+        let ci = a.collation(2) == Collation::Ci;
+        let text = some!(a.text(0)).into_owned();
+        some!(a.text(1));
+        let re =
+            a.0.get_or_create_aux(1, |pattern| -> Result<regex::Regex, FnError> {
+                let pattern = to_text(pattern).unwrap_or_default();
+                regex::RegexBuilder::new(&pattern)
+                    .case_insensitive(ci)
+                    .build()
+                    .map_err(|err| fail(1139, format!("Got error '{err}' from regexp")))
+            })
+            .map_err(|err| error_of(&err).unwrap_or_else(|| fail(1139, err.to_string())))?;
+        Ok(Value::Integer(i64::from(re.is_match(&text))))
+    })?;
+    // CAST(x AS SIGNED): 's' reads a string's integer prefix, 'n' rounds a number; both clamp
+    // to BIGINT as MySQL does.
+    scalar(conn, "my_cast_signed", 2, true, |a| {
+        let v = a.v(0);
+        if matches!(v, ValueRef::Null) {
+            return Ok(Value::Null);
+        }
+        if let ValueRef::Integer(i) = v {
+            return Ok(Value::Integer(i));
+        }
+        if a.text(1).as_deref() == Some("f") {
+            // A DOUBLE rounds half to even (rint), then clamps.
+            let x = some!(to_f64(v)).round_ties_even();
+            return Ok(Value::Integer(
+                x.clamp(i64::MIN as f64, i64::MAX as f64) as i64
+            ));
+        }
+        let d = if a.text(1).as_deref() == Some("s") {
+            let text = some!(to_text(v)).into_owned();
+            let prefix = number_prefix(&text);
+            let int_part: String = prefix
+                .chars()
+                .enumerate()
+                .take_while(|(i, c)| c.is_ascii_digit() || (*i == 0 && (*c == '-' || *c == '+')))
+                .map(|(_, c)| c)
+                .collect();
+            BigDecimal::from_str(&int_part).unwrap_or_default()
+        } else {
+            some!(to_decimal(v)).with_scale_round(0, RoundingMode::HalfUp)
+        };
+        let clamped = d.clamp(BigDecimal::from(i64::MIN), BigDecimal::from(i64::MAX));
+        Ok(Value::Integer(
+            i64::try_from(clamped.with_scale(0).into_bigint_and_exponent().0).unwrap_or(0),
+        ))
+    })?;
+    // Arithmetic on values typed at run time (user variables, arguments): integers stay exact,
+    // anything else is DOUBLE; a string that is not a number is MySQL's 0.
+    scalar(conn, "my_dyn_arith", 4, true, |a| {
+        let op = some!(a.text(0)).into_owned();
+        let (x, y) = (a.v(1), a.v(2));
+        if matches!(x, ValueRef::Null) || matches!(y, ValueRef::Null) {
+            return Ok(Value::Null);
+        }
+        if let (ValueRef::Integer(i), ValueRef::Integer(j)) = (x, y) {
+            let r = match op.as_str() {
+                "+" => i.checked_add(j),
+                "-" => i.checked_sub(j),
+                "*" => i.checked_mul(j),
+                "%" if j == 0 => return zero_divisor(a.i64(3)),
+                "%" => i.checked_rem(j),
+                _ => {
+                    return Err(fail(
+                        1235,
+                        "This version of MySQL doesn't yet support 'division of a user variable'",
+                    ));
+                }
+            };
+            return r.map(Value::Integer).ok_or_else(|| {
+                fail(
+                    1690,
+                    format!("BIGINT value is out of range in '({i} {op} {j})'"),
+                )
+            });
+        }
+        if matches!(x, ValueRef::Text(_)) || matches!(y, ValueRef::Text(_)) {
+            return Err(fail(
+                1235,
+                "This version of MySQL doesn't yet support 'arithmetic on a string user variable'",
+            ));
+        }
+        let (i, j) = (some!(to_f64(x)), some!(to_f64(y)));
+        Ok(Value::Real(match op.as_str() {
+            "+" => i + j,
+            "-" => i - j,
+            "*" => i * j,
+            "/" if j == 0.0 => return zero_divisor(a.i64(3)),
+            "/" => i / j,
+            "%" if j == 0.0 => return zero_divisor(a.i64(3)),
+            _ => i % j,
+        }))
+    })?;
+    scalar(conn, "my_cast_decimal", 3, true, |a| {
+        let d = some!(a.dec(0));
+        let (p, s) = (some!(a.i64(1)), some!(a.i64(2)));
+        let limit = BigDecimal::from(10).powi(p - s) - BigDecimal::new(1.into(), s);
+        let rounded = d.with_scale_round(s, RoundingMode::HalfUp);
+        let clamped = if rounded.abs() > limit {
+            if rounded.is_negative() { -limit } else { limit }
+        } else {
+            rounded
+        };
+        Ok(text_value(decimal_text(&clamped, s)))
+    })?;
+    scalar(conn, "my_cast_double", 1, true, |a| {
+        Ok(Value::Real(some!(a.f64(0))))
+    })?;
+    scalar(conn, "my_cast_double_strict", 1, true, |a| {
+        if let ValueRef::Text(_) | ValueRef::Blob(_) = a.v(0) {
+            let text = some!(a.text(0)).into_owned();
+            let trimmed = text.trim_matches(' ');
+            if number_prefix(trimmed).len() != trimmed.len() {
+                return Err(fail(
+                    1292,
+                    format!("Truncated incorrect DOUBLE value: '{text}'"),
+                ));
+            }
+        }
+        Ok(Value::Real(some!(a.f64(0))))
+    })?;
+    Ok(())
+}
+
+fn ordering(o: Ordering) -> Value {
+    Value::Integer(match o {
+        Ordering::Less => -1,
+        Ordering::Equal => 0,
+        Ordering::Greater => 1,
+    })
+}
+
+fn register_arithmetic(conn: &Connection) -> rusqlite::Result<()> {
+    let int_op = |name: &'static str, op: fn(i64, i64) -> Option<i64>, sign: &'static str| {
+        scalar(conn, name, 2, true, move |a| {
+            let (x, y) = (some!(a.i64(0)), some!(a.i64(1)));
+            op(x, y).map(Value::Integer).ok_or_else(|| {
+                fail(
+                    1690,
+                    format!("BIGINT value is out of range in '({x} {sign} {y})'"),
+                )
+            })
+        })
+    };
+    int_op("my_iadd", i64::checked_add, "+")?;
+    int_op("my_isub", i64::checked_sub, "-")?;
+    int_op("my_imul", i64::checked_mul, "*")?;
+    // With an UNSIGNED operand the result is BIGINT UNSIGNED: negative is out of range.
+    let unsigned_op = |name: &'static str, op: fn(i64, i64) -> Option<i64>, sign: &'static str| {
+        scalar(conn, name, 2, true, move |a| {
+            let (x, y) = (some!(a.i64(0)), some!(a.i64(1)));
+            op(x, y)
+                .filter(|r| *r >= 0)
+                .map(Value::Integer)
+                .ok_or_else(|| {
+                    fail(
+                        1690,
+                        format!("BIGINT UNSIGNED value is out of range in '({x} {sign} {y})'"),
+                    )
+                })
+        })
+    };
+    unsigned_op("my_uadd", i64::checked_add, "+")?;
+    unsigned_op("my_usub", i64::checked_sub, "-")?;
+    unsigned_op("my_umul", i64::checked_mul, "*")?;
+    // Exact DECIMAL arithmetic. The result keeps every digit (a quotient's as MySQL computes
+    // it); the client's text rounds it to the expression's scale (the last argument, kept for
+    // the call's signature).
+    let dec_op = |name: &'static str, op: fn(BigDecimal, BigDecimal) -> BigDecimal| {
+        scalar(conn, name, 3, true, move |a| {
+            let r = op(some!(a.dec(0)), some!(a.dec(1)));
+            Ok(text_value(r.to_plain_string()))
+        })
+    };
+    dec_op("my_dec_add", |x, y| x + y)?;
+    dec_op("my_dec_sub", |x, y| x - y)?;
+    dec_op("my_dec_mul", |x, y| x * y)?;
+    // Division: scale, then the strict flag (1 in a write: division by zero is error 1365).
+    scalar(conn, "my_dec_div", 4, true, |a| {
+        let (x, y) = (some!(a.dec(0)), some!(a.dec(1)));
+        if y.is_zero() {
+            return zero_divisor(a.i64(3));
+        }
+        // MySQL divides to the dividend's fraction digits plus four, rounded up to whole
+        // 9-digit words, truncated; the expression's scale rounds it only when shown.
+        let internal = (x.fractional_digit_count().max(0) + 4 + 8) / 9 * 9;
+        let q = (x / y).with_scale_round(internal, RoundingMode::Down);
+        Ok(text_value(q.to_plain_string()))
+    })?;
+    scalar(conn, "my_dec_mod", 4, true, |a| {
+        let (x, y) = (some!(a.dec(0)), some!(a.dec(1)));
+        if y.is_zero() {
+            return zero_divisor(a.i64(3));
+        }
+        Ok(decimal_value(&(x % y), some!(a.i64(2))))
+    })?;
+    scalar(conn, "my_dbl_div", 3, true, |a| {
+        let (x, y) = (some!(a.f64(0)), some!(a.f64(1)));
+        if y == 0.0 {
+            return zero_divisor(a.i64(2));
+        }
+        Ok(Value::Real(x / y))
+    })?;
+    scalar(conn, "my_dbl_mod", 3, true, |a| {
+        let (x, y) = (some!(a.f64(0)), some!(a.f64(1)));
+        if y == 0.0 {
+            return zero_divisor(a.i64(2));
+        }
+        Ok(Value::Real(x % y))
+    })?;
+    scalar(conn, "my_intdiv", 3, true, |a| {
+        let (x, y) = (some!(a.dec(0)), some!(a.dec(1)));
+        if y.is_zero() {
+            return zero_divisor(a.i64(2));
+        }
+        let q = (x / y).with_scale_round(0, RoundingMode::Down);
+        i64::try_from(q.into_bigint_and_exponent().0)
+            .map(Value::Integer)
+            .map_err(|_| fail(1690, "BIGINT value is out of range in DIV"))
+    })?;
+    scalar(conn, "my_dec_neg", 2, true, |a| {
+        Ok(text_value((-some!(a.dec(0))).to_plain_string()))
+    })?;
+    scalar(conn, "my_dec_abs", 2, true, |a| {
+        Ok(text_value(some!(a.dec(0)).abs().to_plain_string()))
+    })?;
+    // ROUND, TRUNCATE, CEIL, FLOOR by kind: 'i' integer, 'd' decimal, 'f' double.
+    scalar(conn, "my_round", 3, true, |a| {
+        let digits = some!(a.i64(1)).clamp(-80, 30);
+        match a.text(2).as_deref() {
+            Some("f") => {
+                let x = some!(a.f64(0));
+                let m = 10f64.powi(digits.clamp(-308, 308) as i32);
+                // MySQL rounds a DOUBLE half to even at the digit (rint).
+                Ok(Value::Real((x * m).round_ties_even() / m))
+            }
+            _ => {
+                let r = some!(a.dec(0)).with_scale_round(digits, RoundingMode::HalfUp);
+                Ok(decimal_value(&r, digits.max(0)))
+            }
+        }
+    })?;
+    scalar(conn, "my_truncate", 3, true, |a| {
+        let digits = some!(a.i64(1)).clamp(-80, 30);
+        match a.text(2).as_deref() {
+            Some("f") => {
+                let x = some!(a.f64(0));
+                let m = 10f64.powi(digits.clamp(-308, 308) as i32);
+                Ok(Value::Real((x * m).trunc() / m))
+            }
+            _ => {
+                let r = some!(a.dec(0)).with_scale_round(digits, RoundingMode::Down);
+                Ok(decimal_value(&r, digits.max(0)))
+            }
+        }
+    })?;
+    scalar(conn, "my_ceil", 2, true, |a| match a.text(1).as_deref() {
+        Some("f") => Ok(Value::Real(some!(a.f64(0)).ceil())),
+        _ => Ok(decimal_value(
+            &some!(a.dec(0)).with_scale_round(0, RoundingMode::Ceiling),
+            0,
+        )),
+    })?;
+    scalar(conn, "my_floor", 2, true, |a| match a.text(1).as_deref() {
+        Some("f") => Ok(Value::Real(some!(a.f64(0)).floor())),
+        _ => Ok(decimal_value(
+            &some!(a.dec(0)).with_scale_round(0, RoundingMode::Floor),
+            0,
+        )),
+    })?;
+    let real_fn = |name: &'static str, f: fn(f64) -> Option<f64>| {
+        scalar(conn, name, 1, true, move |a| {
+            Ok(f(some!(a.f64(0))).map_or(Value::Null, Value::Real))
+        })
+    };
+    real_fn("my_sqrt", |x| (x >= 0.0).then(|| x.sqrt()))?;
+    real_fn("my_ln", |x| (x > 0.0).then(|| x.ln()))?;
+    real_fn("my_log10", |x| (x > 0.0).then(|| x.log10()))?;
+    real_fn("my_log2", |x| (x > 0.0).then(|| x.log2()))?;
+    real_fn("my_exp", |x| Some(x.exp()))?;
+    scalar(conn, "my_log", 2, true, |a| {
+        let (b, x) = (some!(a.f64(0)), some!(a.f64(1)));
+        Ok(if b > 0.0 && b != 1.0 && x > 0.0 {
+            Value::Real(x.ln() / b.ln())
+        } else {
+            Value::Null
+        })
+    })?;
+    scalar(conn, "my_pow", 2, true, |a| {
+        let r = some!(a.f64(0)).powf(some!(a.f64(1)));
+        if r.is_finite() {
+            Ok(Value::Real(r))
+        } else {
+            Err(fail(1690, "DOUBLE value is out of range in 'pow'"))
+        }
+    })?;
+    scalar(conn, "my_sign", 1, true, |a| {
+        Ok(Value::Integer(match some!(a.dec(0)).sign() {
+            bigdecimal::num_bigint::Sign::Minus => -1,
+            bigdecimal::num_bigint::Sign::NoSign => 0,
+            bigdecimal::num_bigint::Sign::Plus => 1,
+        }))
+    })?;
+    scalar(conn, "my_conv", 3, true, |a| {
+        let text = some!(a.text(0)).to_string();
+        let (from, to) = (some!(a.i64(1)), some!(a.i64(2)));
+        if !(2..=36).contains(&from.abs()) || !(2..=36).contains(&to.abs()) {
+            return Ok(Value::Null);
+        }
+        let digits: String = text
+            .trim()
+            .chars()
+            .take_while(|c| c.is_digit(from.unsigned_abs() as u32))
+            .collect();
+        let n = u64::from_str_radix(
+            if digits.is_empty() { "0" } else { &digits },
+            from.unsigned_abs() as u32,
+        )
+        .unwrap_or(u64::MAX);
+        Ok(text_value(radix(n, to.unsigned_abs() as u32)))
+    })?;
+    Ok(())
+}
+
+/// A DECIMAL result: an integer when it has no fraction and fits, else its text.
+fn decimal_value(d: &BigDecimal, scale: i64) -> Value {
+    if scale == 0 {
+        if let Ok(i) = i64::try_from(d.with_scale(0).into_bigint_and_exponent().0) {
+            return Value::Integer(i);
+        }
+    }
+    text_value(decimal_text(d, scale))
+}
+
+fn zero_divisor(strict: Option<i64>) -> Result<Value, FnError> {
+    if strict == Some(1) {
+        Err(fail(1365, "Division by 0"))
+    } else {
+        Ok(Value::Null)
+    }
+}
+
+fn radix(mut n: u64, base: u32) -> String {
+    if n == 0 {
+        return "0".into();
+    }
+    let mut out = Vec::new();
+    while n > 0 {
+        out.push(std::char::from_digit((n % u64::from(base)) as u32, base).expect("digit < base"));
+        n /= u64::from(base);
+    }
+    out.iter().rev().collect::<String>().to_uppercase()
+}
+
+fn chars_of(s: &str) -> Vec<char> {
+    s.chars().collect()
+}
+
+fn register_strings(conn: &Connection) -> rusqlite::Result<()> {
+    scalar(conn, "my_concat", -1, true, |a| {
+        let mut out = String::new();
+        for i in 0..a.len() {
+            out.push_str(&some!(a.text(i)));
+        }
+        Ok(text_value(out))
+    })?;
+    scalar(conn, "my_concat_ws", -1, true, |a| {
+        let sep = some!(a.text(0)).into_owned();
+        let parts: Vec<String> = (1..a.len())
+            .filter_map(|i| a.text(i).map(Cow::into_owned))
+            .collect();
+        Ok(text_value(parts.join(&sep)))
+    })?;
+    scalar(conn, "my_length", 1, true, |a| {
+        Ok(Value::Integer(match a.v(0) {
+            ValueRef::Blob(b) => b.len() as i64,
+            _ => some!(a.text(0)).len() as i64,
+        }))
+    })?;
+    scalar(conn, "my_char_length", 1, true, |a| {
+        Ok(Value::Integer(some!(a.text(0)).chars().count() as i64))
+    })?;
+    // MySQL maps case one character to one character (`ß` stays `ß`).
+    fn one_to_one(c: char, mut mapped: impl Iterator<Item = char>) -> char {
+        match (mapped.next(), mapped.next()) {
+            (Some(m), None) => m,
+            _ => c,
+        }
+    }
+    scalar(conn, "my_upper", 1, true, |a| {
+        Ok(text_value(
+            some!(a.text(0))
+                .chars()
+                .map(|c| one_to_one(c, c.to_uppercase()))
+                .collect::<String>(),
+        ))
+    })?;
+    scalar(conn, "my_lower", 1, true, |a| {
+        Ok(text_value(
+            some!(a.text(0))
+                .chars()
+                .map(|c| one_to_one(c, c.to_lowercase()))
+                .collect::<String>(),
+        ))
+    })?;
+    for (name, left) in [("my_lpad", true), ("my_rpad", false)] {
+        scalar(conn, name, 3, true, move |a| {
+            let s = chars_of(&some!(a.text(0)));
+            let n = some!(a.i64(1));
+            let pad = chars_of(&some!(a.text(2)));
+            // Beyond max_allowed_packet MySQL answers NULL.
+            if !(0..=16 * 1024 * 1024).contains(&n) {
+                return Ok(Value::Null);
+            }
+            let n = n as usize;
+            if s.len() >= n {
+                return Ok(text_value(s[..n].iter().collect::<String>()));
+            }
+            if pad.is_empty() {
+                return Ok(Value::Null);
+            }
+            let fill: String = pad.iter().cycle().take(n - s.len()).collect();
+            let s: String = s.into_iter().collect();
+            Ok(text_value(if left { fill + &s } else { s + &fill }))
+        })?;
+    }
+    scalar(conn, "my_substr", -1, true, |a| {
+        let s = chars_of(&some!(a.text(0)));
+        let pos = some!(a.i64(1));
+        let len = if a.len() > 2 {
+            some!(a.i64(2))
+        } else {
+            i64::MAX
+        };
+        let n = s.len() as i64;
+        let start = match pos {
+            0 => return Ok(text_value("")),
+            p if p > 0 => p - 1,
+            p if -p <= n => n + p,
+            _ => return Ok(text_value("")),
+        };
+        if start >= n || len <= 0 {
+            return Ok(text_value(""));
+        }
+        let end = start.saturating_add(len).min(n);
+        Ok(text_value(
+            s[start as usize..end as usize].iter().collect::<String>(),
+        ))
+    })?;
+    scalar(conn, "my_substring_index", 3, true, |a| {
+        let s = some!(a.text(0)).into_owned();
+        let delim = some!(a.text(1)).into_owned();
+        let count = some!(a.i64(2));
+        if delim.is_empty() || count == 0 {
+            return Ok(text_value(""));
+        }
+        let positions: Vec<usize> = s.match_indices(&delim).map(|(i, _)| i).collect();
+        Ok(text_value(if count > 0 {
+            match positions.get(count as usize - 1) {
+                Some(&at) => s[..at].to_string(),
+                None => s,
+            }
+        } else {
+            let back = count.unsigned_abs() as usize;
+            if back > positions.len() {
+                s
+            } else {
+                s[positions[positions.len() - back] + delim.len()..].to_string()
+            }
+        }))
+    })?;
+    // LOCATE(sub, s, pos, ci): 1-based position of sub in s from pos, 0 when absent. Under
+    // the case-insensitive collation MySQL matches case-folded characters (accents count).
+    scalar(conn, "my_locate", 4, true, |a| {
+        let key = |c: char| {
+            if a.collation(3) == Collation::Ci {
+                let mut lower = c.to_lowercase();
+                match (lower.next(), lower.next()) {
+                    (Some(l), None) => l,
+                    _ => c,
+                }
+            } else {
+                c
+            }
+        };
+        let sub: Vec<char> = some!(a.text(0)).chars().map(key).collect();
+        let s: Vec<char> = some!(a.text(1)).chars().map(key).collect();
+        let pos = some!(a.i64(2));
+        if pos < 1 || pos as usize > s.len() + 1 {
+            return Ok(Value::Integer(0));
+        }
+        let from = pos as usize - 1;
+        if sub.is_empty() {
+            return Ok(Value::Integer(pos));
+        }
+        let found = (from..=s.len().saturating_sub(sub.len()))
+            .find(|&i| i + sub.len() <= s.len() && s[i..i + sub.len()] == sub[..]);
+        Ok(Value::Integer(found.map_or(0, |i| i as i64 + 1)))
+    })?;
+    scalar(conn, "my_find_in_set", 3, true, |a| {
+        let needle = some!(a.text(0)).into_owned();
+        let list = some!(a.text(1)).into_owned();
+        if needle.contains(',') || list.is_empty() {
+            return Ok(Value::Integer(0));
+        }
+        let c = a.collation(2);
+        let at = list.split(',').position(|item| {
+            collation::compare(c, item, &needle) == Ordering::Equal && item.len() == needle.len()
+                || (c == Collation::Ci && item.chars().map(fold).eq(needle.chars().map(fold)))
+        });
+        Ok(Value::Integer(at.map_or(0, |i| i as i64 + 1)))
+    })?;
+    // FIELD(ci, mode, s, a, b…): mode 'n' compares as numbers, 's' as strings.
+    scalar(conn, "my_field", -1, true, |a| {
+        let numeric = a.text(1).as_deref() == Some("n");
+        let c = a.collation(0);
+        if matches!(a.v(2), ValueRef::Null) {
+            return Ok(Value::Integer(0));
+        }
+        for i in 3..a.len() {
+            if matches!(a.v(i), ValueRef::Null) {
+                continue;
+            }
+            let equal = if numeric {
+                a.f64(2) == a.f64(i)
+            } else {
+                collation::compare(c, &some!(a.text(2)), &some!(a.text(i))) == Ordering::Equal
+            };
+            if equal {
+                return Ok(Value::Integer(i as i64 - 2));
+            }
+        }
+        Ok(Value::Integer(0))
+    })?;
+    scalar(conn, "my_elt", -1, true, |a| {
+        let n = some!(a.i64(0));
+        if n < 1 || n as usize >= a.len() {
+            return Ok(Value::Null);
+        }
+        Ok(a.text(n as usize)
+            .map_or(Value::Null, |t| text_value(t.into_owned())))
+    })?;
+    scalar(conn, "my_left", 2, true, |a| {
+        let n = some!(a.i64(1)).max(0) as usize;
+        Ok(text_value(
+            some!(a.text(0)).chars().take(n).collect::<String>(),
+        ))
+    })?;
+    scalar(conn, "my_right", 2, true, |a| {
+        let s = chars_of(&some!(a.text(0)));
+        let n = (some!(a.i64(1)).max(0) as usize).min(s.len());
+        Ok(text_value(s[s.len() - n..].iter().collect::<String>()))
+    })?;
+    scalar(conn, "my_repeat", 2, true, |a| {
+        let s = some!(a.text(0)).into_owned();
+        let n = some!(a.i64(1)).max(0) as usize;
+        if s.len().saturating_mul(n) > 16 * 1024 * 1024 {
+            return Ok(Value::Null);
+        }
+        Ok(text_value(s.repeat(n)))
+    })?;
+    scalar(conn, "my_reverse", 1, true, |a| {
+        Ok(text_value(
+            some!(a.text(0)).chars().rev().collect::<String>(),
+        ))
+    })?;
+    scalar(conn, "my_space", 1, true, |a| {
+        let n = some!(a.i64(0)).clamp(0, 16 * 1024 * 1024) as usize;
+        Ok(text_value(" ".repeat(n)))
+    })?;
+    scalar(conn, "my_hex", 1, true, |a| {
+        Ok(text_value(match a.v(0) {
+            ValueRef::Null => return Ok(Value::Null),
+            ValueRef::Integer(i) => format!("{:X}", i as u64),
+            ValueRef::Real(r) => format!("{:X}", r.round() as i64 as u64),
+            ValueRef::Text(b) | ValueRef::Blob(b) => b.iter().map(|x| format!("{x:02X}")).collect(),
+        }))
+    })?;
+    scalar(conn, "my_unhex", 1, true, |a| {
+        let s = some!(a.text(0)).into_owned();
+        let s = if s.len() % 2 == 1 { format!("0{s}") } else { s };
+        let bytes: Option<Vec<u8>> = (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+            .collect();
+        Ok(bytes.map_or(Value::Null, Value::Blob))
+    })?;
+    scalar(conn, "my_ascii", 1, true, |a| {
+        Ok(Value::Integer(match a.v(0) {
+            ValueRef::Blob(b) => b.first().copied().unwrap_or(0).into(),
+            _ => some!(a.text(0)).bytes().next().unwrap_or(0).into(),
+        }))
+    })?;
+    scalar(conn, "my_strcmp", 3, true, |a| {
+        Ok(ordering(collation::compare(
+            a.collation(2),
+            &some!(a.text(0)),
+            &some!(a.text(1)),
+        )))
+    })?;
+    // TRIM(mode, remove, s): mode 0 both, 1 leading, 2 trailing; removes whole repeats.
+    scalar(conn, "my_trim", 3, true, |a| {
+        let mode = some!(a.i64(0));
+        let remove = some!(a.text(1)).into_owned();
+        let text = some!(a.text(2));
+        let mut s: &str = &text;
+        if remove.is_empty() {
+            return Ok(text_value(s));
+        }
+        if mode != 2 {
+            while let Some(rest) = s.strip_prefix(remove.as_str()) {
+                s = rest;
+            }
+        }
+        if mode != 1 {
+            while let Some(rest) = s.strip_suffix(remove.as_str()) {
+                s = rest;
+            }
+        }
+        Ok(text_value(s))
+    })?;
+    scalar(conn, "my_insert", 4, true, |a| {
+        let s = chars_of(&some!(a.text(0)));
+        let (pos, len) = (some!(a.i64(1)), some!(a.i64(2)));
+        let new = some!(a.text(3)).into_owned();
+        let n = s.len() as i64;
+        if pos < 1 || pos > n {
+            return Ok(text_value(s.into_iter().collect::<String>()));
+        }
+        let start = (pos - 1) as usize;
+        let end = if len < 0 {
+            n
+        } else {
+            (pos - 1).saturating_add(len).min(n)
+        } as usize;
+        let out: String =
+            s[..start].iter().collect::<String>() + &new + &s[end..].iter().collect::<String>();
+        Ok(text_value(out))
+    })?;
+    scalar(conn, "my_format", 2, true, |a| {
+        let d = some!(a.dec(0));
+        let digits = some!(a.i64(1)).clamp(0, 30);
+        let text = decimal_text(&d, digits);
+        let (sign, body) = text
+            .strip_prefix('-')
+            .map_or(("", text.as_str()), |b| ("-", b));
+        let (int, frac) = body
+            .split_once('.')
+            .map_or((body, None), |(i, f)| (i, Some(f)));
+        let mut grouped = String::new();
+        for (i, c) in int.chars().enumerate() {
+            if i > 0 && (int.len() - i) % 3 == 0 {
+                grouped.push(',');
+            }
+            grouped.push(c);
+        }
+        Ok(text_value(match frac {
+            Some(f) => format!("{sign}{grouped}.{f}"),
+            None => format!("{sign}{grouped}"),
+        }))
+    })?;
+    Ok(())
+}
+
+fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
+    scalar(conn, "my_now", 0, false, |_| {
+        Ok(text_value(dates::datetime_text(
+            Local::now().naive_local(),
+            0,
+        )))
+    })?;
+    scalar(conn, "my_curdate", 0, false, |_| {
+        Ok(text_value(dates::date_text(Local::now().naive_local())))
+    })?;
+    scalar(conn, "my_curtime", 0, false, |_| {
+        Ok(text_value(
+            Local::now().naive_local().format("%H:%M:%S").to_string(),
+        ))
+    })?;
+    scalar(conn, "my_date", 1, true, |a| {
+        Ok(text_value(dates::date_text(some!(a.moment(0)).at)))
+    })?;
+    scalar(conn, "my_datetime", 2, true, |a| {
+        let fsp = some!(a.i64(1)).clamp(0, 6) as u8;
+        Ok(text_value(dates::datetime_text(some!(a.moment(0)).at, fsp)))
+    })?;
+    // The time of day of a datetime, or a TIME value as written.
+    scalar(conn, "my_time", 1, true, |a| {
+        let m = some!(a.moment(0));
+        Ok(text_value(m.at.format("%H:%M:%S").to_string()))
+    })?;
+    // YEAR, MONTH, … by part name.
+    scalar(conn, "my_part", 2, true, |a| {
+        let at = some!(a.moment(0)).at;
+        let part = some!(a.text(1)).to_ascii_uppercase();
+        Ok(Value::Integer(match part.as_str() {
+            "YEAR" => at.year().into(),
+            "MONTH" => at.month().into(),
+            "DAY" => at.day().into(),
+            "HOUR" => at.hour().into(),
+            "MINUTE" => at.minute().into(),
+            "SECOND" => at.second().into(),
+            "MICROSECOND" => (at.nanosecond() / 1000).into(),
+            "QUARTER" => at.month0().div_euclid(3) as i64 + 1,
+            "DAYOFWEEK" => at.weekday().num_days_from_sunday() as i64 + 1,
+            "WEEKDAY" => at.weekday().num_days_from_monday().into(),
+            "DAYOFYEAR" => at.ordinal().into(),
+            "WEEK" => dates::week0(at).into(),
+            "TO_DAYS" => i64::from(at.date().num_days_from_ce()) + 365,
+            _ => return Ok(Value::Null),
+        }))
+    })?;
+    scalar(conn, "my_dayname", 1, true, |a| {
+        Ok(text_value(dates::day_name(some!(a.moment(0)).at)))
+    })?;
+    scalar(conn, "my_monthname", 1, true, |a| {
+        Ok(text_value(dates::month_name(some!(a.moment(0)).at)))
+    })?;
+    scalar(conn, "my_last_day", 1, true, |a| {
+        let at = some!(a.moment(0)).at;
+        let first_next = some!(dates::add(
+            some!(NaiveDate::from_ymd_opt(at.year(), at.month(), 1))
+                .and_hms_opt(0, 0, 0)
+                .expect("midnight"),
+            1,
+            Unit::Month
+        ));
+        Ok(text_value(dates::date_text(
+            first_next - chrono::Duration::days(1),
+        )))
+    })?;
+    scalar(conn, "my_date_format", 2, true, |a| {
+        let at = some!(a.moment(0)).at;
+        let pattern = some!(a.text(1)).into_owned();
+        dates::format(at, &pattern).map(text_value).ok_or_else(|| {
+            fail(
+                1235,
+                format!(
+                    "This version of MySQL doesn't yet support 'DATE_FORMAT specifier in {pattern}'"
+                ),
+            )
+        })
+    })?;
+    // DATE_ADD(x, amount, unit, kind): kind 'date' or 'datetime' from the static type, 's' for a
+    // string (a date stays a date when it had no time and the unit is a day or longer).
+    scalar(conn, "my_date_add", 4, true, |a| {
+        let m = some!(a.moment(0));
+        let amount = some!(a.i64(1));
+        let unit = some!(Unit::parse(&some!(a.text(2))));
+        let out = some!(dates::add(m.at, amount, unit));
+        let as_date = match a.text(3).as_deref() {
+            Some("date") => unit.is_date_unit(),
+            Some("datetime") => false,
+            _ => !m.has_time && unit.is_date_unit(),
+        };
+        let fsp = if unit == Unit::Microsecond { 6 } else { m.fsp };
+        Ok(text_value(if as_date {
+            dates::date_text(out)
+        } else {
+            dates::datetime_text(out, fsp)
+        }))
+    })?;
+    scalar(conn, "my_datediff", 2, true, |a| {
+        let (x, y) = (some!(a.moment(0)).at.date(), some!(a.moment(1)).at.date());
+        Ok(Value::Integer((x - y).num_days()))
+    })?;
+    scalar(conn, "my_timestampdiff", 3, true, |a| {
+        let unit = some!(Unit::parse(&some!(a.text(0))));
+        Ok(Value::Integer(dates::diff(
+            unit,
+            some!(a.moment(1)).at,
+            some!(a.moment(2)).at,
+        )))
+    })?;
+    scalar(conn, "my_unix_timestamp", -1, false, |a| {
+        if a.len() == 0 {
+            return Ok(Value::Integer(Local::now().timestamp()));
+        }
+        let m = some!(a.moment(0));
+        let local = some!(Local.from_local_datetime(&m.at).earliest());
+        let seconds = local.timestamp();
+        if seconds < 0 {
+            return Ok(Value::Integer(0));
+        }
+        if m.fsp == 0 {
+            return Ok(Value::Integer(seconds));
+        }
+        let micros = format!("{:06}", m.at.nanosecond() / 1000);
+        Ok(text_value(format!(
+            "{seconds}.{}",
+            &micros[..usize::from(m.fsp)]
+        )))
+    })?;
+    scalar(conn, "my_from_unixtime", 1, true, |a| {
+        let secs = some!(a.i64(0));
+        if secs < 0 {
+            return Ok(Value::Null);
+        }
+        let at = some!(Local.timestamp_opt(secs, 0).single()).naive_local();
+        Ok(text_value(dates::datetime_text(at, 0)))
+    })?;
+    scalar(conn, "my_from_days", 1, true, |a| {
+        let n = some!(a.i64(0));
+        let d = some!(NaiveDate::from_num_days_from_ce_opt(some!(
+            i32::try_from(n - 365).ok()
+        )));
+        if n < 366 {
+            return Ok(text_value("0000-00-00"));
+        }
+        Ok(text_value(dates::date_text(
+            d.and_hms_opt(0, 0, 0).expect("midnight"),
+        )))
+    })?;
+    scalar(conn, "my_makedate", 2, true, |a| {
+        let (y, doy) = (some!(a.i64(0)), some!(a.i64(1)));
+        if doy < 1 {
+            return Ok(Value::Null);
+        }
+        let jan1 = some!(NaiveDate::from_ymd_opt(some!(i32::try_from(y).ok()), 1, 1));
+        let d = some!(jan1.checked_add_days(chrono::Days::new(doy as u64 - 1)));
+        Ok(text_value(dates::date_text(
+            d.and_hms_opt(0, 0, 0).expect("midnight"),
+        )))
+    })?;
+    Ok(())
+}
+
+/// Strict-mode writes: each value converted to the column's type as MySQL stores it, or MySQL's
+/// error (strict flag 1) or the adjusted value (0, `INSERT IGNORE`).
+fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
+    // my_store_int(v, min, max, strict, column)
+    scalar(conn, "my_store_int", 5, true, |a| {
+        let column = a.text(4).unwrap_or_default().into_owned();
+        let strict = a.i64(3) == Some(1);
+        let (min, max) = (some!(a.i64(1)), some!(a.i64(2)));
+        let v = a.v(0);
+        let n = match v {
+            ValueRef::Null => return Ok(Value::Null),
+            ValueRef::Integer(i) => BigDecimal::from(i),
+            ValueRef::Real(_) => some!(to_decimal(v)),
+            ValueRef::Text(_) | ValueRef::Blob(_) => {
+                let text = some!(to_text(v)).into_owned();
+                let trimmed = text.trim_matches(' ');
+                let prefix = number_prefix(trimmed);
+                if strict && prefix.len() != trimmed.len() {
+                    return Err(if prefix.is_empty() {
+                        fail(
+                            1366,
+                            format!(
+                                "Incorrect integer value: '{text}' for column '{column}' at row 1"
+                            ),
+                        )
+                    } else {
+                        fail(
+                            1265,
+                            format!("Data truncated for column '{column}' at row 1"),
+                        )
+                    });
+                }
+                BigDecimal::from_str(prefix).unwrap_or_default()
+            }
+        };
+        let rounded = n.with_scale_round(0, RoundingMode::HalfUp);
+        let clamped = if rounded < min {
+            (!strict).then_some(min)
+        } else if rounded > max {
+            (!strict).then_some(max)
+        } else {
+            i64::try_from(rounded.into_bigint_and_exponent().0).ok()
+        };
+        clamped.map(Value::Integer).ok_or_else(|| {
+            fail(
+                1264,
+                format!("Out of range value for column '{column}' at row 1"),
+            )
+        })
+    })?;
+    // my_store_dec(v, precision, scale, strict, column)
+    scalar(conn, "my_store_dec", 5, true, |a| {
+        let column = a.text(4).unwrap_or_default().into_owned();
+        let strict = a.i64(3) == Some(1);
+        let (p, s) = (some!(a.i64(1)), some!(a.i64(2)));
+        let v = a.v(0);
+        if let ValueRef::Text(_) = v {
+            let text = some!(to_text(v)).into_owned();
+            let trimmed = text.trim_matches(' ');
+            let prefix = number_prefix(trimmed);
+            if strict && prefix.len() != trimmed.len() {
+                return Err(if prefix.is_empty() {
+                    fail(
+                        1366,
+                        format!("Incorrect decimal value: '{text}' for column '{column}' at row 1"),
+                    )
+                } else {
+                    fail(
+                        1265,
+                        format!("Data truncated for column '{column}' at row 1"),
+                    )
+                });
+            }
+        }
+        let d = some!(to_decimal(v)).with_scale_round(s, RoundingMode::HalfUp);
+        let limit = BigDecimal::from(10).powi(p - s) - BigDecimal::new(1.into(), s);
+        if d.abs() > limit {
+            if strict {
+                return Err(fail(
+                    1264,
+                    format!("Out of range value for column '{column}' at row 1"),
+                ));
+            }
+            let clamped = if d.is_negative() { -limit } else { limit };
+            return Ok(text_value(decimal_text(&clamped, s)));
+        }
+        Ok(text_value(decimal_text(&d, s)))
+    })?;
+    // my_store_double(v, strict, column, single): FLOAT (single 1) keeps a float's precision.
+    scalar(conn, "my_store_double", 4, true, |a| {
+        let v = a.v(0);
+        if let ValueRef::Text(_) = v {
+            let text = some!(to_text(v)).into_owned();
+            let trimmed = text.trim_matches(' ');
+            let prefix = number_prefix(trimmed);
+            if a.i64(1) == Some(1) && prefix.len() != trimmed.len() {
+                let column = a.text(2).unwrap_or_default().into_owned();
+                return Err(if prefix.is_empty() {
+                    fail(
+                        1366,
+                        format!("Incorrect double value: '{text}' for column '{column}' at row 1"),
+                    )
+                } else {
+                    fail(
+                        1265,
+                        format!("Data truncated for column '{column}' at row 1"),
+                    )
+                });
+            }
+        }
+        let x = some!(to_f64(v));
+        Ok(Value::Real(if a.i64(3) == Some(1) {
+            f64::from(x as f32)
+        } else {
+            x
+        }))
+    })?;
+    // my_store_str(v, length, is_char, strict, column, code): code is the value's type code.
+    scalar(conn, "my_store_str", 6, true, |a| {
+        let code = a.text(5).unwrap_or_default().into_owned();
+        let text = match code.as_str() {
+            "f" => double_text(some!(a.f64(0))),
+            "g" => float_text(some!(a.f64(0))),
+            d if d.starts_with('d') => decimal_text(&some!(a.dec(0)), d[1..].parse().unwrap_or(0)),
+            _ => some!(a.text(0)).into_owned(),
+        };
+        let length = some!(a.i64(1)) as usize;
+        let is_char = a.i64(2) == Some(1);
+        let chars = text.chars().count();
+        let mut text = if chars > length {
+            let kept: String = text.chars().take(length).collect();
+            // Trailing spaces cut off are no error (MySQL notes them).
+            if a.i64(3) == Some(1) && !text.chars().skip(length).all(|c| c == ' ') {
+                let column = a.text(4).unwrap_or_default().into_owned();
+                return Err(fail(
+                    1406,
+                    format!("Data too long for column '{column}' at row 1"),
+                ));
+            }
+            kept
+        } else {
+            text
+        };
+        if is_char {
+            text.truncate(text.trim_end_matches(' ').len());
+        }
+        Ok(text_value(text))
+    })?;
+    // my_store_date(v, fsp, strict, column, kind): kind 'date' or 'datetime'.
+    scalar(conn, "my_store_date", 5, true, |a| {
+        let v = a.v(0);
+        if matches!(v, ValueRef::Null) {
+            return Ok(Value::Null);
+        }
+        let kind = a.text(4).unwrap_or_default().into_owned();
+        let Some(m) = dates::read(v) else {
+            let column = a.text(3).unwrap_or_default().into_owned();
+            let shown = to_text(v).unwrap_or_default().into_owned();
+            if a.i64(2) == Some(1) {
+                return Err(fail(
+                    1292,
+                    format!("Incorrect {kind} value: '{shown}' for column '{column}' at row 1"),
+                ));
+            }
+            return Ok(text_value(if kind == "date" {
+                "0000-00-00"
+            } else {
+                "0000-00-00 00:00:00"
+            }));
+        };
+        let fsp = some!(a.i64(1)).clamp(0, 6) as u8;
+        Ok(text_value(if kind == "date" {
+            dates::date_text(m.at)
+        } else {
+            let micros = m.at.nanosecond() / 1000;
+            let unit = 10u32.pow(6 - u32::from(fsp));
+            let rounded = (micros + unit / 2) / unit * unit;
+            let at = m.at.with_nanosecond(0).expect("zero nanoseconds")
+                + chrono::Duration::microseconds(i64::from(rounded));
+            dates::datetime_text(at, fsp)
+        }))
+    })?;
+    Ok(())
+}
+
+/// SUM and AVG of exact values (DECIMAL, integers as AVG's input): the scale comes from the
+/// translation (AVG's is the input's plus four).
+#[derive(Debug)]
+struct DecimalSum {
+    average: bool,
+}
+
+impl Aggregate<(BigDecimal, i64, i64), Value> for DecimalSum {
+    fn init(&self, _: &mut Context<'_>) -> rusqlite::Result<(BigDecimal, i64, i64)> {
+        Ok((BigDecimal::zero(), 0, 0))
+    }
+
+    fn step(
+        &self,
+        ctx: &mut Context<'_>,
+        acc: &mut (BigDecimal, i64, i64),
+    ) -> rusqlite::Result<()> {
+        if let Some(d) = to_decimal(ctx.get_raw(0)) {
+            acc.0 += d;
+            acc.1 += 1;
+        }
+        acc.2 = to_i64(ctx.get_raw(1)).unwrap_or(0);
+        Ok(())
+    }
+
+    fn finalize(
+        &self,
+        _: &mut Context<'_>,
+        acc: Option<(BigDecimal, i64, i64)>,
+    ) -> rusqlite::Result<Value> {
+        let Some((sum, count, scale)) = acc.filter(|a| a.1 > 0) else {
+            return Ok(Value::Null);
+        };
+        let value = if self.average {
+            sum / BigDecimal::from(count)
+        } else {
+            sum
+        };
+        Ok(text_value(decimal_text(&value, scale)))
+    }
+}
+
+/// SUM and AVG of DOUBLEs, added in row order as MySQL does (SQLite's `sum` compensates).
+#[derive(Debug)]
+struct RealSum {
+    average: bool,
+}
+
+impl Aggregate<(f64, i64), Option<f64>> for RealSum {
+    fn init(&self, _: &mut Context<'_>) -> rusqlite::Result<(f64, i64)> {
+        Ok((0.0, 0))
+    }
+
+    fn step(&self, ctx: &mut Context<'_>, acc: &mut (f64, i64)) -> rusqlite::Result<()> {
+        if let Some(x) = to_f64(ctx.get_raw(0)) {
+            acc.0 += x;
+            acc.1 += 1;
+        }
+        Ok(())
+    }
+
+    fn finalize(
+        &self,
+        _: &mut Context<'_>,
+        acc: Option<(f64, i64)>,
+    ) -> rusqlite::Result<Option<f64>> {
+        Ok(acc
+            .filter(|a| a.1 > 0)
+            .map(|(sum, n)| if self.average { sum / n as f64 } else { sum }))
+    }
+}
+
+fn register_aggregates(conn: &Connection) -> rusqlite::Result<()> {
+    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    conn.create_aggregate_function("my_dec_sum", 2, flags, DecimalSum { average: false })?;
+    conn.create_aggregate_function("my_dec_avg", 2, flags, DecimalSum { average: true })?;
+    conn.create_aggregate_function("my_real_sum", 1, flags, RealSum { average: false })?;
+    conn.create_aggregate_function("my_real_avg", 1, flags, RealSum { average: true })?;
+    Ok(())
+}

@@ -1,0 +1,230 @@
+//! MySQL on SQLite: translation of statements parsed by `xrpc-sql` into SQLite SQL, and
+//! MySQL's function library as SQLite functions.
+//!
+//! # Design
+//!
+//! **Parse once, bind, translate from the tree.** The caller parses a statement's text once
+//! (`xrpc_sql::parse`) and caches the [`Translation`] by text, so a repeated statement, or one
+//! with `?` arguments, costs nothing new. [`translate`] resolves every name against a
+//! [`Catalog`] (tables, columns with their MySQL types), so each expression has a MySQL type
+//! ([`Ty`]); the type decides the SQL emitted for the operators around it and the text a client
+//! receives for a result column ([`text_of`]). Nothing here looks at statement text.
+//!
+//! **MySQL's answer or MySQL's error.** What the translation does not cover is refused with the
+//! error MySQL gives for an unsupported feature ([`TranslateError::Unsupported`], 1235, naming
+//! the construct); an unknown function is 1305; a text that does not parse is the front end's
+//! 1064. A translation that would give a different value without an error is a defect; the
+//! differential corpus (tests/corpus.rs against a real MariaDB) fails the build on one.
+//!
+//! **Values in SQLite.** Integers are INTEGER, DOUBLE is REAL, text is TEXT under a registered
+//! collation, dates and times are TEXT in MySQL's formats, and DECIMAL is exact TEXT with the
+//! column's scale (ordered by the `mysql_decimal` collation). The rules that differ from
+//! SQLite's:
+//!
+//! - Text compares under `utf8mb4_general_ci` (case- and accent-insensitive, trailing spaces
+//!   ignored) unless a column or `COLLATE` says `_bin`/`BINARY`; text columns are declared with
+//!   the collation, and comparisons, ORDER BY, GROUP BY, DISTINCT, MIN/MAX, LIKE, REGEXP,
+//!   LOCATE, FIND_IN_SET and FIELD follow it (coercibility: explicit, column, literal).
+//! - `+ - *` of integers fail on BIGINT overflow (1690); any DECIMAL operand makes the result
+//!   exact DECIMAL (scale: the larger for `+ -`, the sum for `*`, the dividend's plus four for
+//!   `/`); `/` of integers is DECIMAL; `DIV` truncates; `MOD`/`%` keep the dividend's sign; a
+//!   zero divisor is NULL, or error 1365 in a write. Strings in arithmetic are DOUBLE.
+//! - Comparisons convert as MySQL does: integers and decimals exactly, a number with a string
+//!   as DOUBLEs, dates with strings as dates; `<=>` is NULL-safe; `||` is OR.
+//! - SUM and AVG of integers and DECIMAL are exact (AVG with four more digits); of DOUBLE they
+//!   add in row order.
+//! - Writes convert each value to its column's type as strict mode does (1366, 1265, 1264,
+//!   1406, 1292), or adjust it under INSERT IGNORE; an UPDATE counts the rows it changed.
+//!
+//! - INSERT … ON DUPLICATE KEY UPDATE is SQLite's UPSERT with `VALUES(c)` as `excluded.c`; a
+//!   row updated with new values counts twice ([`Affected::ChangesPlusUpserts`]). A
+//!   single-table UPDATE's later assignments read the earlier ones' new values, as MySQL's do,
+//!   and it counts only the rows whose values change. INSERT
+//!   IGNORE keeps MySQL's implicit defaults for NOT NULL columns. An insert of a known row
+//!   count reserves its auto-increment values as InnoDB does ([`Reservation`]). UPDATE and
+//!   DELETE with ORDER BY/LIMIT select their rows by rowid; `UPDATE a JOIN b` is SQLite's
+//!   `UPDATE … FROM`, `DELETE a FROM a JOIN b` a rowid subquery.
+//! - DDL keeps table options, comments and index names in the catalog ([`CatalogChange`]);
+//!   inline KEY/INDEX/UNIQUE become `CREATE INDEX "table.name"`; the AUTO_INCREMENT column is
+//!   SQLite's `INTEGER PRIMARY KEY AUTOINCREMENT`; `ON UPDATE CURRENT_TIMESTAMP` is a trigger;
+//!   TRUNCATE empties the table and its sequence.
+//!
+//! Refused with 1235 (the message names the construct), among others: JSON functions,
+//! REPLACE, DOUBLE rounded to decimals (MySQL prints it with fixed decimals), arithmetic mixing
+//! a DECIMAL with a user variable, INSERT IGNORE of several rows into an AUTO_INCREMENT table,
+//! ENUM/SET/TIME columns, recursive CTEs, ROLLUP, comparisons of dates with numbers,
+//! SQL_CALC_FOUND_ROWS, SELECT … INTO, ALTER TABLE MODIFY/CHANGE.
+//!
+//! [`register`] installs the collations, the `my_` functions and the aggregates on a
+//! connection; runtime errors come back as [`FnError`] through [`error_of`].
+
+mod collation;
+mod dates;
+mod error;
+mod expr;
+mod functions;
+mod library;
+mod translate;
+mod types;
+mod value;
+
+use std::collections::BTreeMap;
+
+pub use error::TranslateError;
+pub use functions::{FnError, SessionState, error_of, register};
+pub use types::{
+    BIN_COLLATION, CI_COLLATION, Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Index,
+    Table, Ty,
+};
+pub use value::text_of;
+
+use sqlparser::ast::Statement;
+
+/// A result column: its name and MySQL type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutColumn {
+    /// The column's name as MySQL shows it.
+    pub name: String,
+    /// Its type (decides the text of its values, [`text_of`]).
+    pub ty: Ty,
+}
+
+/// How to count a statement's affected rows from SQLite's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Affected {
+    /// A query: no count.
+    None,
+    /// SQLite's `changes()` of the last statement.
+    Changes,
+    /// `changes()` plus the rows an upsert updated ([`SessionState::take_upsert_updates`]).
+    ChangesPlusUpserts,
+    /// Zero (DDL, TRUNCATE).
+    Zero,
+}
+
+/// What a DDL statement changed in the catalog, for the engine to keep.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CatalogChange {
+    /// A new table.
+    Create(Table),
+    /// A table's new definition.
+    Replace(Table),
+    /// A table dropped.
+    Drop(String),
+    /// A table renamed.
+    Rename {
+        /// The old name.
+        from: String,
+        /// The new name.
+        to: String,
+    },
+    /// Several changes in order.
+    Several(Vec<CatalogChange>),
+}
+
+/// A statement translated to SQLite.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Translation {
+    /// SQLite statements to run in order; the last gives the result rows or affected rows.
+    pub sql: Vec<String>,
+    /// The result columns of a query.
+    pub columns: Vec<OutColumn>,
+    /// How to count affected rows.
+    pub affected: Affected,
+    /// What a DDL statement changed in the catalog.
+    pub change: Option<CatalogChange>,
+    /// An INSERT that reserves auto-increment values, as InnoDB does for an insert of a known
+    /// row count: the values are used up even by rows that fail or are ignored.
+    pub reserves: Option<Reservation>,
+}
+
+/// Auto-increment values an INSERT reserves: the engine reads SQLite's sequence for the table
+/// before the statement and, whether it succeeds or fails on a duplicate key, leaves it at no
+/// less than that plus `rows` (SQL from [`Reservation::sql`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reservation {
+    /// The table.
+    pub table: String,
+    /// The values reserved.
+    pub rows: u64,
+}
+
+impl Reservation {
+    /// The query of the sequence before the statement (one row, one integer).
+    pub fn before_sql(&self) -> String {
+        format!(
+            "SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = {}",
+            expr::quote(&self.table)
+        )
+    }
+
+    /// The statement that keeps the sequence at no less than `before + rows`.
+    pub fn sql(&self, before: i64) -> String {
+        let table = expr::quote(&self.table);
+        let at = before.saturating_add(i64::try_from(self.rows).unwrap_or(i64::MAX));
+        format!(
+            "UPDATE sqlite_sequence SET seq = max(seq, {at}) WHERE name = {table}; \
+             INSERT INTO sqlite_sequence (name, seq) SELECT {table}, {at} \
+             WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = {table})"
+        )
+    }
+}
+
+/// Translates a parsed statement (no session statement: SET, USE and transactions are the
+/// engine's own) against a catalog.
+pub fn translate(
+    statement: &Statement,
+    catalog: &dyn Catalog,
+) -> Result<Translation, TranslateError> {
+    translate::Translator::new(catalog).statement(statement)
+}
+
+/// A catalog kept in memory from the changes DDL translations report: for tests, tools and the
+/// fuzz target.
+#[derive(Debug, Clone, Default)]
+pub struct MemoryCatalog {
+    tables: BTreeMap<String, Table>,
+    schema: Option<String>,
+}
+
+impl MemoryCatalog {
+    /// An empty catalog whose current database is `schema`.
+    pub fn new(schema: Option<&str>) -> Self {
+        Self {
+            tables: BTreeMap::new(),
+            schema: schema.map(str::to_string),
+        }
+    }
+
+    /// Applies a DDL statement's change.
+    pub fn apply(&mut self, change: &CatalogChange) {
+        match change {
+            CatalogChange::Create(t) | CatalogChange::Replace(t) => {
+                self.tables.insert(t.name.to_ascii_lowercase(), t.clone());
+            }
+            CatalogChange::Drop(name) => {
+                self.tables.remove(&name.to_ascii_lowercase());
+            }
+            CatalogChange::Rename { from, to } => {
+                if let Some(mut t) = self.tables.remove(&from.to_ascii_lowercase()) {
+                    t.name = to.clone();
+                    self.tables.insert(to.to_ascii_lowercase(), t);
+                }
+            }
+            CatalogChange::Several(changes) => changes.iter().for_each(|c| self.apply(c)),
+        }
+    }
+}
+
+impl Catalog for MemoryCatalog {
+    fn table(&self, schema: Option<&str>, name: &str) -> Option<Table> {
+        if schema.is_some_and(|s| Some(s) != self.schema.as_deref()) {
+            return None;
+        }
+        self.tables.get(&name.to_ascii_lowercase()).cloned()
+    }
+
+    fn current_schema(&self) -> Option<String> {
+        self.schema.clone()
+    }
+}

@@ -1,0 +1,727 @@
+//! The scalar functions a statement may call: each MySQL name with its arity, the SQLite call
+//! it becomes (mostly a `my_` function of [`crate::functions`]) and its result type. A name
+//! MySQL has but this table lacks is refused with 1235; a name MySQL does not have is 1305.
+
+use sqlparser::ast::DateTimeField;
+
+use crate::error::{TranslateError, unsupported};
+use crate::expr::{Typed, as_text, compare, convert_to, unify};
+use crate::translate::Translator;
+use crate::types::{Collation, Ty};
+
+type Result<T> = std::result::Result<T, TranslateError>;
+
+/// The aggregate functions.
+pub(crate) fn is_aggregate(name: &str) -> bool {
+    matches!(
+        name,
+        "COUNT"
+            | "SUM"
+            | "AVG"
+            | "MIN"
+            | "MAX"
+            | "GROUP_CONCAT"
+            | "BIT_AND"
+            | "BIT_OR"
+            | "BIT_XOR"
+            | "STD"
+            | "STDDEV"
+            | "STDDEV_POP"
+            | "STDDEV_SAMP"
+            | "VARIANCE"
+            | "VAR_POP"
+            | "VAR_SAMP"
+            | "JSON_ARRAYAGG"
+            | "JSON_OBJECTAGG"
+    )
+}
+
+/// The field of an INTERVAL unit name.
+pub(crate) fn unit_field(unit: &str) -> Option<DateTimeField> {
+    Some(match unit {
+        "MICROSECOND" => DateTimeField::Microsecond,
+        "SECOND" => DateTimeField::Second,
+        "MINUTE" => DateTimeField::Minute,
+        "HOUR" => DateTimeField::Hour,
+        "DAY" => DateTimeField::Day,
+        "WEEK" => DateTimeField::Week(None),
+        "MONTH" => DateTimeField::Month,
+        "QUARTER" => DateTimeField::Quarter,
+        "YEAR" => DateTimeField::Year,
+        _ => return None,
+    })
+}
+
+/// MySQL's built-in functions this translation does not provide: calling one is 1235, not 1305.
+const MYSQL_ONLY: &[&str] = &[
+    "JSON_EXTRACT",
+    "JSON_UNQUOTE",
+    "JSON_OBJECT",
+    "JSON_ARRAY",
+    "JSON_LENGTH",
+    "JSON_VALID",
+    "JSON_CONTAINS",
+    "JSON_KEYS",
+    "JSON_SET",
+    "JSON_INSERT",
+    "JSON_REPLACE",
+    "JSON_REMOVE",
+    "JSON_TYPE",
+    "JSON_QUOTE",
+    "JSON_SEARCH",
+    "JSON_MERGE",
+    "JSON_MERGE_PATCH",
+    "UUID",
+    "UUID_SHORT",
+    "RAND",
+    "MD5",
+    "SHA1",
+    "SHA2",
+    "SHA",
+    "CRC32",
+    "AES_ENCRYPT",
+    "AES_DECRYPT",
+    "TO_BASE64",
+    "FROM_BASE64",
+    "COMPRESS",
+    "UNCOMPRESS",
+    "STR_TO_DATE",
+    "SEC_TO_TIME",
+    "TIME_TO_SEC",
+    "TIMEDIFF",
+    "ADDTIME",
+    "SUBTIME",
+    "MAKETIME",
+    "PERIOD_ADD",
+    "PERIOD_DIFF",
+    "YEARWEEK",
+    "WEEKOFYEAR",
+    "UTC_DATE",
+    "UTC_TIME",
+    "UTC_TIMESTAMP",
+    "CONVERT_TZ",
+    "GET_FORMAT",
+    "TIME_FORMAT",
+    "SYSDATE",
+    "LOCALTIME",
+    "LOCALTIMESTAMP",
+    "FOUND_ROWS",
+    "ROW_COUNT",
+    "LAST_INSERT_ID",
+    "DATABASE",
+    "SCHEMA",
+    "USER",
+    "CURRENT_USER",
+    "SESSION_USER",
+    "SYSTEM_USER",
+    "VERSION",
+    "CONNECTION_ID",
+    "BENCHMARK",
+    "SLEEP",
+    "GET_LOCK",
+    "RELEASE_LOCK",
+    "IS_FREE_LOCK",
+    "IS_USED_LOCK",
+    "CHARSET",
+    "COLLATION",
+    "COERCIBILITY",
+    "INET_ATON",
+    "INET_NTOA",
+    "INET6_ATON",
+    "INET6_NTOA",
+    "BIN",
+    "OCT",
+    "BIT_COUNT",
+    "BIT_LENGTH",
+    "CHAR",
+    "EXPORT_SET",
+    "MAKE_SET",
+    "LOAD_FILE",
+    "SOUNDEX",
+    "QUOTE",
+    "ORD",
+    "OCTET_LENGTH",
+    "WEIGHT_STRING",
+    "REGEXP_REPLACE",
+    "REGEXP_SUBSTR",
+    "REGEXP_INSTR",
+    "REGEXP_LIKE",
+    "PI",
+    "DEGREES",
+    "RADIANS",
+    "SIN",
+    "COS",
+    "TAN",
+    "ASIN",
+    "ACOS",
+    "ATAN",
+    "ATAN2",
+    "COT",
+    "CONVERT",
+    "ANY_VALUE",
+    "GROUPING",
+    "NAME_CONST",
+    "MASTER_POS_WAIT",
+    "ST_ASTEXT",
+    "POINT",
+    "NTILE",
+    "LAG",
+    "LEAD",
+    "FIRST_VALUE",
+    "LAST_VALUE",
+    "NTH_VALUE",
+    "PERCENT_RANK",
+    "CUME_DIST",
+    "TO_SECONDS",
+    "MID_STR",
+    "STRCMP_BIN",
+    "NOW6",
+    "ENCRYPT",
+    "PASSWORD",
+    "OLD_PASSWORD",
+    "DECODE",
+    "ENCODE",
+    "DES_ENCRYPT",
+    "DES_DECRYPT",
+    "LAST_DAY_OF",
+    "DATE_TRUNC",
+    "CHR",
+    "VALUES",
+];
+
+impl Translator<'_> {
+    /// A scalar function of translated arguments.
+    pub(crate) fn call_typed(&mut self, name: &str, args: Vec<Typed>) -> Result<Typed> {
+        let n = args.len();
+        let arity = |ok: bool| -> Result<()> {
+            if ok {
+                Ok(())
+            } else {
+                Err(TranslateError::ParamCount(name.to_string()))
+            }
+        };
+        let aggregate = args.iter().any(|a| a.aggregate);
+        let text = |i: usize| as_text(&args[i]);
+        let sql = |i: usize| args[i].sql.clone();
+        let ci = |i: usize, j: usize| {
+            let c = |t: &Typed| match t.ty {
+                Ty::Bytes => Collation::Bin,
+                Ty::Str(c) => c,
+                _ => Collation::Ci,
+            };
+            i32::from(c(&args[i]) == Collation::Ci && c(&args[j]) == Collation::Ci)
+        };
+        let str_ty = |i: usize| match args.get(i).map(|a| a.ty) {
+            Some(Ty::Bytes) => Ty::Bytes,
+            Some(Ty::Str(c)) => Ty::Str(c),
+            _ => Ty::Str(Collation::Ci),
+        };
+        let list = |from: usize, f: &dyn Fn(usize) -> String| -> String {
+            (from..n).map(f).collect::<Vec<_>>().join(", ")
+        };
+        let numeric_kind = |t: Ty| match t {
+            Ty::Int => "i",
+            Ty::Decimal(_) => "d",
+            _ => "f",
+        };
+        let (out, ty): (String, Ty) = match name {
+            // Flow.
+            "IF" => {
+                arity(n == 3)?;
+                let ty = unify(args[1].ty, args[2].ty);
+                (
+                    format!(
+                        "(CASE WHEN {} THEN {} ELSE {} END)",
+                        truth(&args[0]),
+                        convert_to(&args[1], ty),
+                        convert_to(&args[2], ty)
+                    ),
+                    ty,
+                )
+            }
+            "IFNULL" | "COALESCE" => {
+                arity(if name == "IFNULL" { n == 2 } else { n >= 1 })?;
+                let ty = args.iter().fold(Ty::Null, |t, a| unify(t, a.ty));
+                if let Ty::Decimal(_) = ty {
+                    if args.iter().any(|a| a.ty == Ty::Int) {
+                        return unsupported(format!("{name} of an integer and a decimal"));
+                    }
+                }
+                let all = list(0, &|i| convert_to(&args[i], ty));
+                if n == 1 {
+                    (all, ty)
+                } else {
+                    (format!("coalesce({all})"), ty)
+                }
+            }
+            "NULLIF" => {
+                arity(n == 2)?;
+                let eq = compare("=", &args[0], &args[1])?;
+                (
+                    format!("(CASE WHEN {} THEN NULL ELSE {} END)", eq.sql, sql(0)),
+                    args[0].ty,
+                )
+            }
+            "GREATEST" | "LEAST" => {
+                arity(n >= 2)?;
+                let f = if name == "GREATEST" { "max" } else { "min" };
+                let ty = args.iter().fold(Ty::Null, |t, a| unify(t, a.ty));
+                match ty {
+                    Ty::Int | Ty::Date | Ty::DateTime | Ty::Bytes
+                        if args.iter().all(|a| a.ty == ty || a.ty == Ty::Null) =>
+                    {
+                        (format!("{f}({})", list(0, &sql)), ty)
+                    }
+                    Ty::Str(c) if args.iter().all(|a| matches!(a.ty, Ty::Str(_) | Ty::Null)) => (
+                        format!(
+                            "{f}({} COLLATE {}, {})",
+                            sql(0),
+                            c.sqlite_name(),
+                            list(1, &sql)
+                        ),
+                        ty,
+                    ),
+                    Ty::Double | Ty::Float => (
+                        format!("{f}({})", list(0, &|i| format!("CAST({} AS REAL)", sql(i)))),
+                        Ty::Double,
+                    ),
+                    _ => return unsupported(format!("{name} of mixed types")),
+                }
+            }
+            // Strings.
+            "CONCAT" => {
+                arity(n >= 1)?;
+                let ty = if args.iter().any(|a| a.ty == Ty::Bytes) {
+                    Ty::Bytes
+                } else {
+                    Ty::Str(Collation::Ci)
+                };
+                (format!("my_concat({})", list(0, &text)), ty)
+            }
+            "CONCAT_WS" => {
+                arity(n >= 2)?;
+                (
+                    format!("my_concat_ws({})", list(0, &text)),
+                    Ty::Str(Collation::Ci),
+                )
+            }
+            "LENGTH" | "OCTET_LENGTH" => {
+                arity(n == 1)?;
+                (format!("my_length({})", text(0)), Ty::Int)
+            }
+            "CHAR_LENGTH" | "CHARACTER_LENGTH" => {
+                arity(n == 1)?;
+                (format!("my_char_length({})", text(0)), Ty::Int)
+            }
+            "UPPER" | "UCASE" | "LOWER" | "LCASE" => {
+                arity(n == 1)?;
+                let f = if name.starts_with('U') {
+                    "my_upper"
+                } else {
+                    "my_lower"
+                };
+                if args[0].ty == Ty::Bytes {
+                    (sql(0), Ty::Bytes)
+                } else {
+                    (format!("{f}({})", text(0)), str_ty(0))
+                }
+            }
+            "LPAD" | "RPAD" => {
+                arity(n == 3)?;
+                (
+                    format!(
+                        "my_{}({}, {}, {})",
+                        name.to_ascii_lowercase(),
+                        text(0),
+                        sql(1),
+                        text(2)
+                    ),
+                    str_ty(0),
+                )
+            }
+            "SUBSTRING" | "SUBSTR" | "MID" => {
+                arity(n == 2 || n == 3)?;
+                (
+                    format!("my_substr({}, {})", text(0), list(1, &sql)),
+                    str_ty(0),
+                )
+            }
+            "SUBSTRING_INDEX" => {
+                arity(n == 3)?;
+                (
+                    format!("my_substring_index({}, {}, {})", text(0), text(1), sql(2)),
+                    str_ty(0),
+                )
+            }
+            "LOCATE" => {
+                arity(n == 2 || n == 3)?;
+                let pos = if n == 3 { sql(2) } else { "1".into() };
+                (
+                    format!("my_locate({}, {}, {pos}, {})", text(0), text(1), ci(0, 1)),
+                    Ty::Int,
+                )
+            }
+            "INSTR" => {
+                arity(n == 2)?;
+                (
+                    format!("my_locate({}, {}, 1, {})", text(1), text(0), ci(0, 1)),
+                    Ty::Int,
+                )
+            }
+            "FIND_IN_SET" => {
+                arity(n == 2)?;
+                (
+                    format!("my_find_in_set({}, {}, {})", text(0), text(1), ci(0, 1)),
+                    Ty::Int,
+                )
+            }
+            "FIELD" => {
+                arity(n >= 2)?;
+                let numeric = args.iter().all(|a| a.ty.is_numeric() || a.ty == Ty::Null);
+                let all_ci = args.iter().all(|a| {
+                    matches!(a.ty, Ty::Str(Collation::Ci) | Ty::Null) || a.ty.is_numeric()
+                });
+                (
+                    format!(
+                        "my_field({}, '{}', {})",
+                        i32::from(all_ci),
+                        if numeric { "n" } else { "s" },
+                        list(0, &text)
+                    ),
+                    Ty::Int,
+                )
+            }
+            "ELT" => {
+                arity(n >= 2)?;
+                (
+                    format!("my_elt({}, {})", sql(0), list(1, &text)),
+                    Ty::Str(Collation::Ci),
+                )
+            }
+            "LEFT" | "RIGHT" | "REPEAT" => {
+                arity(n == 2)?;
+                (
+                    format!("my_{}({}, {})", name.to_ascii_lowercase(), text(0), sql(1)),
+                    str_ty(0),
+                )
+            }
+            "REVERSE" => {
+                arity(n == 1)?;
+                (format!("my_reverse({})", text(0)), str_ty(0))
+            }
+            "SPACE" => {
+                arity(n == 1)?;
+                (format!("my_space({})", sql(0)), Ty::Str(Collation::Ci))
+            }
+            "HEX" => {
+                arity(n == 1)?;
+                let arg = match args[0].ty {
+                    Ty::Int | Ty::Bytes | Ty::Str(_) => sql(0),
+                    Ty::Null => "NULL".into(),
+                    _ => return unsupported("HEX of a non-integer number"),
+                };
+                (format!("my_hex({arg})"), Ty::Str(Collation::Ci))
+            }
+            "UNHEX" => {
+                arity(n == 1)?;
+                (format!("my_unhex({})", text(0)), Ty::Bytes)
+            }
+            "ASCII" => {
+                arity(n == 1)?;
+                (format!("my_ascii({})", text(0)), Ty::Int)
+            }
+            "STRCMP" => {
+                arity(n == 2)?;
+                (
+                    format!("my_strcmp({}, {}, {})", text(0), text(1), ci(0, 1)),
+                    Ty::Int,
+                )
+            }
+            "TRIM" | "LTRIM" | "RTRIM" => {
+                arity(n == 1)?;
+                let mode = match name {
+                    "TRIM" => 0,
+                    "LTRIM" => 1,
+                    _ => 2,
+                };
+                (format!("my_trim({mode}, ' ', {})", text(0)), str_ty(0))
+            }
+            "REPLACE" => {
+                arity(n == 3)?;
+                (
+                    format!("replace({}, {}, {})", text(0), text(1), text(2)),
+                    str_ty(0),
+                )
+            }
+            "INSERT" => {
+                arity(n == 4)?;
+                (
+                    format!(
+                        "my_insert({}, {}, {}, {})",
+                        text(0),
+                        sql(1),
+                        sql(2),
+                        text(3)
+                    ),
+                    str_ty(0),
+                )
+            }
+            "FORMAT" => {
+                arity(n == 2)?;
+                (
+                    format!("my_format({}, {})", sql(0), sql(1)),
+                    Ty::Str(Collation::Ci),
+                )
+            }
+            // Numbers.
+            "ABS" => {
+                arity(n == 1)?;
+                match args[0].ty {
+                    Ty::Int => (format!("abs({})", sql(0)), Ty::Int),
+                    Ty::Decimal(s) => (format!("my_dec_abs({}, {s})", sql(0)), Ty::Decimal(s)),
+                    _ => (format!("abs(my_cast_double({}))", sql(0)), Ty::Double),
+                }
+            }
+            "ROUND" | "TRUNCATE" if args.first().is_some_and(|a| a.ty == Ty::Null) => {
+                arity(if name == "ROUND" {
+                    n == 1 || n == 2
+                } else {
+                    n == 2
+                })?;
+                ("NULL".into(), Ty::Null)
+            }
+            "ROUND" | "TRUNCATE" => {
+                arity(if name == "ROUND" {
+                    n == 1 || n == 2
+                } else {
+                    n == 2
+                })?;
+                let digits = if n == 2 { sql(1) } else { "0".into() };
+                // The result keeps the argument's kind; a constant digit count fixes the scale.
+                let fixed: Option<i64> = args.get(1).map_or(Some(0), |d| d.sql.parse().ok());
+                let kind = numeric_kind(args[0].ty);
+                let ty = match (args[0].ty, fixed) {
+                    (Ty::Int, Some(d)) if d >= 0 => Ty::Int,
+                    (Ty::Int, Some(_)) => Ty::Int,
+                    (Ty::Decimal(_), Some(d)) => Ty::Decimal(d.clamp(0, 30) as u8),
+                    (Ty::Double | Ty::Float | Ty::Str(_), _) => Ty::Double,
+                    _ => return unsupported(format!("{name} with a computed digit count")),
+                };
+                // A DOUBLE rounded to d digits is shown by MySQL with d fixed decimals, and so is
+                // arithmetic on it. To no digits (or fewer) it behaves as an integer would;
+                // to more, it is refused rather than printed differently.
+                if ty == Ty::Double {
+                    if fixed.is_none_or(|d| d > 0) {
+                        return unsupported(format!("{name} of a DOUBLE to decimals"));
+                    }
+                    let f = name.to_ascii_lowercase();
+                    return Ok(Typed {
+                        aggregate,
+                        ..Typed::new(format!("my_{f}({}, {digits}, 'f')", sql(0)), Ty::Int)
+                    });
+                }
+                let kind = if ty == Ty::Double { "f" } else { kind };
+                (
+                    format!(
+                        "my_{}({}, {digits}, '{kind}')",
+                        name.to_ascii_lowercase(),
+                        sql(0)
+                    ),
+                    ty,
+                )
+            }
+            "CEIL" | "CEILING" | "FLOOR" => {
+                arity(n == 1)?;
+                let f = if name == "FLOOR" {
+                    "my_floor"
+                } else {
+                    "my_ceil"
+                };
+                match args[0].ty {
+                    Ty::Int => (sql(0), Ty::Int),
+                    Ty::Decimal(_) => (format!("{f}({}, 'd')", sql(0)), Ty::Int),
+                    Ty::Null => ("NULL".into(), Ty::Null),
+                    // A DOUBLE without decimals: as an integer (see ROUND).
+                    _ => (format!("{f}({}, 'f')", sql(0)), Ty::Int),
+                }
+            }
+            "MOD" => {
+                arity(n == 2)?;
+                return self.mod_call(args);
+            }
+            "POW" | "POWER" => {
+                arity(n == 2)?;
+                (format!("my_pow({}, {})", sql(0), sql(1)), Ty::Double)
+            }
+            "SQRT" | "LN" | "LOG10" | "LOG2" | "EXP" => {
+                arity(n == 1)?;
+                (
+                    format!("my_{}({})", name.to_ascii_lowercase(), sql(0)),
+                    Ty::Double,
+                )
+            }
+            "LOG" => {
+                arity(n == 1 || n == 2)?;
+                if n == 1 {
+                    (format!("my_ln({})", sql(0)), Ty::Double)
+                } else {
+                    (format!("my_log({}, {})", sql(0), sql(1)), Ty::Double)
+                }
+            }
+            "SIGN" => {
+                arity(n == 1)?;
+                (format!("my_sign({})", sql(0)), Ty::Int)
+            }
+            "CONV" => {
+                arity(n == 3)?;
+                (
+                    format!("my_conv({}, {}, {})", text(0), sql(1), sql(2)),
+                    Ty::Str(Collation::Ci),
+                )
+            }
+            // Dates and times.
+            "NOW" | "CURRENT_TIMESTAMP" => {
+                arity(n == 0)?;
+                ("my_now()".into(), Ty::DateTime)
+            }
+            "CURDATE" | "CURRENT_DATE" => {
+                arity(n == 0)?;
+                ("my_curdate()".into(), Ty::Date)
+            }
+            "CURTIME" | "CURRENT_TIME" => {
+                arity(n == 0)?;
+                ("my_curtime()".into(), Ty::Time)
+            }
+            "DATE" => {
+                arity(n == 1)?;
+                (format!("my_date({})", sql(0)), Ty::Date)
+            }
+            "YEAR" | "MONTH" | "DAY" | "DAYOFMONTH" | "HOUR" | "MINUTE" | "SECOND"
+            | "MICROSECOND" | "QUARTER" | "DAYOFWEEK" | "WEEKDAY" | "DAYOFYEAR" | "TO_DAYS" => {
+                arity(n == 1)?;
+                let part = if name == "DAYOFMONTH" { "DAY" } else { name };
+                (format!("my_part({}, '{part}')", sql(0)), Ty::Int)
+            }
+            "WEEK" => {
+                arity(n == 1 || (n == 2 && args[1].sql == "0"))?;
+                (format!("my_part({}, 'WEEK')", sql(0)), Ty::Int)
+            }
+            "DAYNAME" | "MONTHNAME" => {
+                arity(n == 1)?;
+                (
+                    format!("my_{}({})", name.to_ascii_lowercase(), sql(0)),
+                    Ty::Str(Collation::Ci),
+                )
+            }
+            "LAST_DAY" => {
+                arity(n == 1)?;
+                (format!("my_last_day({})", sql(0)), Ty::Date)
+            }
+            "DATE_FORMAT" => {
+                arity(n == 2)?;
+                (
+                    format!("my_date_format({}, {})", sql(0), text(1)),
+                    Ty::Str(Collation::Ci),
+                )
+            }
+            "DATEDIFF" => {
+                arity(n == 2)?;
+                (format!("my_datediff({}, {})", sql(0), sql(1)), Ty::Int)
+            }
+            "UNIX_TIMESTAMP" => {
+                arity(n <= 1)?;
+                // A value with fractional seconds gives a DECIMAL's text; others an integer.
+                let ty = if n == 1
+                    && !matches!(args[0].ty, Ty::Date | Ty::DateTime | Ty::Str(_) | Ty::Null)
+                {
+                    return unsupported("UNIX_TIMESTAMP of a number");
+                } else if n == 1 && matches!(args[0].ty, Ty::Str(_)) {
+                    Ty::Str(Collation::Ci)
+                } else {
+                    Ty::Int
+                };
+                (format!("my_unix_timestamp({})", list(0, &sql)), ty)
+            }
+            "FROM_UNIXTIME" => {
+                arity(n == 1)?;
+                if args[0].ty != Ty::Int {
+                    return unsupported("FROM_UNIXTIME of a non-integer");
+                }
+                (format!("my_from_unixtime({})", sql(0)), Ty::DateTime)
+            }
+            "FROM_DAYS" => {
+                arity(n == 1)?;
+                (format!("my_from_days({})", sql(0)), Ty::Date)
+            }
+            "MAKEDATE" => {
+                arity(n == 2)?;
+                (format!("my_makedate({}, {})", sql(0), sql(1)), Ty::Date)
+            }
+            other if MYSQL_ONLY.contains(&other) || is_aggregate(other) => {
+                return unsupported(format!("function {other}"));
+            }
+            other => {
+                let schema = self.catalog.current_schema().unwrap_or_default();
+                return Err(TranslateError::UnknownFunction(format!(
+                    "{schema}.{}",
+                    other.to_ascii_lowercase()
+                )));
+            }
+        };
+        // A text result takes its text arguments' collation (binary wins) and their strength.
+        let texts: Vec<&Typed> = args.iter().filter(|a| matches!(a.ty, Ty::Str(_))).collect();
+        let ty = match ty {
+            Ty::Str(_) if texts.iter().any(|a| a.ty == Ty::Str(Collation::Bin)) => {
+                Ty::Str(Collation::Bin)
+            }
+            other => other,
+        };
+        let mut t = Typed::new(out, ty);
+        if matches!(ty, Ty::Str(_)) {
+            if let Some(strongest) = texts.iter().map(|a| a.strength).min() {
+                t.strength = strongest;
+            }
+        }
+        t.aggregate = aggregate;
+        Ok(t)
+    }
+
+    fn mod_call(&mut self, args: Vec<Typed>) -> Result<Typed> {
+        let (l, r) = (&args[0], &args[1]);
+        let strict = i32::from(self.strict);
+        let scale = |t: Ty| match t {
+            Ty::Decimal(s) => Some(s),
+            Ty::Int | Ty::Null => Some(0),
+            _ => None,
+        };
+        let t = match (scale(l.ty), scale(r.ty)) {
+            (Some(a), Some(b)) => {
+                let s = a.max(b);
+                let ty = if s == 0
+                    && !matches!((l.ty, r.ty), (Ty::Decimal(_), _) | (_, Ty::Decimal(_)))
+                {
+                    Ty::Int
+                } else {
+                    Ty::Decimal(s)
+                };
+                Typed::new(
+                    format!("my_dec_mod({}, {}, {s}, {strict})", l.sql, r.sql),
+                    ty,
+                )
+            }
+            _ => Typed::new(
+                format!("my_dbl_mod({}, {}, {strict})", l.sql, r.sql),
+                Ty::Double,
+            ),
+        };
+        Ok(t)
+    }
+}
+
+/// A condition as SQLite should read its truth.
+fn truth(t: &Typed) -> String {
+    match t.ty {
+        Ty::Str(_) | Ty::Bytes | Ty::Decimal(_) => format!("my_cast_double({})", t.sql),
+        _ => t.sql.clone(),
+    }
+}

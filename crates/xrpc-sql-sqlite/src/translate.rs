@@ -1,0 +1,2372 @@
+//! Statements: queries with their name scopes, the DML forms and the DDL forms.
+
+use sqlparser::ast::{
+    AlterTableOperation, AssignmentTarget, ColumnOption, CreateIndex, CreateTable,
+    CreateTableOptions, DataType, Delete, Expr, FromTable, GroupByExpr, Insert, JoinConstraint,
+    JoinOperator, LimitClause, ObjectName, ObjectNamePart, ObjectType, OnInsert, OrderByExpr,
+    OrderByKind, Query, ReferentialAction, Select, SelectItem, SelectItemQualifiedWildcardKind,
+    SetExpr, SetOperator, SetQuantifier, Statement, TableConstraint, TableFactor, TableObject,
+    TableWithJoins, Update,
+};
+
+use crate::error::{TranslateError, unsupported};
+use crate::expr::{Strength, Typed, as_text, group_key, ident, quote, unify};
+use crate::types::{Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Index, Table, Ty};
+use crate::{Affected, CatalogChange, OutColumn, Translation};
+
+type Result<T> = std::result::Result<T, TranslateError>;
+
+/// A table or derived table in a FROM clause, by the name it is referred to.
+#[derive(Debug, Clone)]
+struct Source {
+    name: String,
+    /// Each column's name, type and whether it is an UNSIGNED integer.
+    columns: Vec<(String, Ty, bool)>,
+}
+
+/// The names one SELECT sees.
+#[derive(Debug, Default)]
+struct Scope {
+    sources: Vec<Source>,
+    /// Columns joined with USING: one name for the columns of both sides.
+    using: Vec<String>,
+    /// The select list's aliases, for ORDER BY and HAVING.
+    outputs: Vec<(String, Ty)>,
+    /// The select list's types by position, for ORDER BY 1.
+    positions: Vec<Ty>,
+}
+
+/// The translation of one statement against a catalog.
+pub(crate) struct Translator<'a> {
+    pub(crate) catalog: &'a dyn Catalog,
+    scopes: Vec<Scope>,
+    /// In INSERT, REPLACE and UPDATE values: conversions fail as strict mode does.
+    pub(crate) strict: bool,
+    pub(crate) in_aggregate: bool,
+    /// The clause being translated, for MySQL's "Unknown column … in '…'".
+    clause: &'static str,
+    /// The table of an INSERT's ON DUPLICATE KEY UPDATE, for `VALUES(col)`.
+    pub(crate) excluded: Option<Table>,
+    /// Common table expressions in reach.
+    ctes: Vec<Source>,
+    /// Alias every select item `c0`, `c1`, … (the source of an INSERT … SELECT).
+    numbered: bool,
+    /// Alias every select item by its name (a derived table's columns).
+    named: bool,
+    /// In a single-table UPDATE: the columns assigned so far, by table and column, with their
+    /// new values (MySQL's later assignments read them).
+    assigned: Vec<(String, String, Typed)>,
+}
+
+impl<'a> Translator<'a> {
+    pub(crate) fn new(catalog: &'a dyn Catalog) -> Self {
+        Self {
+            catalog,
+            scopes: Vec::new(),
+            strict: false,
+            in_aggregate: false,
+            clause: "field list",
+            excluded: None,
+            ctes: Vec::new(),
+            numbered: false,
+            named: false,
+            assigned: Vec::new(),
+        }
+    }
+
+    pub(crate) fn statement(&mut self, statement: &Statement) -> Result<Translation> {
+        match statement {
+            Statement::Query(q) => {
+                let (sql, columns) = self.query(q)?;
+                Ok(Translation {
+                    sql: vec![sql],
+                    columns,
+                    affected: Affected::None,
+                    change: None,
+                    reserves: None,
+                })
+            }
+            Statement::Insert(insert) => self.insert(insert),
+            Statement::Update(update) => self.update(update),
+            Statement::Delete(delete) => self.delete(delete),
+            Statement::CreateTable(create) => self.create_table(create),
+            Statement::CreateIndex(create) => self.create_index(create),
+            Statement::Drop {
+                object_type,
+                if_exists,
+                names,
+                table,
+                ..
+            } => self.drop(*object_type, *if_exists, names, table.as_ref()),
+            Statement::Truncate(truncate) => {
+                let [target] = truncate.table_names.as_slice() else {
+                    return unsupported("TRUNCATE of several tables");
+                };
+                let table = self.table(&target.name)?;
+                Ok(Translation {
+                    sql: vec![
+                        format!("DELETE FROM {}", ident(&table.name)),
+                        format!(
+                            "DELETE FROM sqlite_sequence WHERE name = {}",
+                            quote(&table.name)
+                        ),
+                    ],
+                    columns: Vec::new(),
+                    affected: Affected::Zero,
+                    change: None,
+                    reserves: None,
+                })
+            }
+            Statement::RenameTable(renames) => {
+                let mut sql = Vec::new();
+                let mut changes = Vec::new();
+                for rename in renames {
+                    let from = self.table(&rename.old_name)?;
+                    let to = last_name(&rename.new_name)?;
+                    if self.catalog.table(None, &to).is_some() {
+                        return Err(TranslateError::TableExists(to));
+                    }
+                    sql.push(format!(
+                        "ALTER TABLE {} RENAME TO {}",
+                        ident(&from.name),
+                        ident(&to)
+                    ));
+                    changes.push(CatalogChange::Rename {
+                        from: from.name,
+                        to,
+                    });
+                }
+                Ok(ddl(sql, CatalogChange::Several(changes)))
+            }
+            Statement::AlterTable(alter) => self.alter_table(&alter.name, &alter.operations),
+            other => unsupported(format!("statement {}", first_words(&other.to_string()))),
+        }
+    }
+
+    fn table(&self, name: &ObjectName) -> Result<Table> {
+        let parts = name_parts(name)?;
+        let (schema, table) = match parts.as_slice() {
+            [t] => (None, t.as_str()),
+            [s, t] => (Some(s.as_str()), t.as_str()),
+            _ => return unsupported(format!("table name {name}")),
+        };
+        self.catalog.table(schema, table).ok_or_else(|| {
+            let schema = schema
+                .map(str::to_string)
+                .or_else(|| self.catalog.current_schema());
+            TranslateError::NoSuchTable(format!("{}.{table}", schema.unwrap_or_default()))
+        })
+    }
+
+    // ---- names -------------------------------------------------------------------------
+
+    /// A column reference: `c`, `t.c` or `db.t.c`.
+    pub(crate) fn column(&mut self, names: &[&str]) -> Result<Typed> {
+        let (qualifier, name) = match names {
+            [c] => (None, *c),
+            [t, c] => (Some(*t), *c),
+            [_, t, c] => (Some(*t), *c),
+            _ => return unsupported(format!("name {}", names.join("."))),
+        };
+        if let Some((_, _, value)) = self.assigned.iter().find(|(table, column, _)| {
+            column.eq_ignore_ascii_case(name)
+                && qualifier.is_none_or(|q| q.eq_ignore_ascii_case(table))
+        }) {
+            return Ok(value.clone());
+        }
+        for scope in self.scopes.iter().rev() {
+            let mut found: Vec<(&Source, Ty, bool)> = Vec::new();
+            for source in &scope.sources {
+                if qualifier.is_some_and(|q| !q.eq_ignore_ascii_case(&source.name)) {
+                    continue;
+                }
+                if let Some((_, ty, unsigned)) = source
+                    .columns
+                    .iter()
+                    .find(|(c, _, _)| c.eq_ignore_ascii_case(name))
+                {
+                    found.push((source, *ty, *unsigned));
+                }
+            }
+            let using =
+                qualifier.is_none() && scope.using.iter().any(|u| u.eq_ignore_ascii_case(name));
+            match found.as_slice() {
+                [] => {}
+                [(source, ty, unsigned), ..] if found.len() == 1 || using => {
+                    let sql = if using {
+                        ident(name)
+                    } else {
+                        format!("{}.{}", ident(&source.name), ident(name))
+                    };
+                    return Ok(Typed {
+                        strength: Strength::Column,
+                        unsigned: *unsigned,
+                        ..Typed::new(sql, *ty)
+                    });
+                }
+                _ => {
+                    return Err(TranslateError::Ambiguous(
+                        name.to_string(),
+                        self.clause_for_ambiguity(),
+                    ));
+                }
+            }
+            if qualifier.is_none()
+                && matches!(
+                    self.clause,
+                    "order clause" | "having clause" | "group statement"
+                )
+            {
+                if let Some((alias, ty)) = scope
+                    .outputs
+                    .iter()
+                    .find(|(a, _)| a.eq_ignore_ascii_case(name))
+                {
+                    return Ok(Typed::new(ident(alias), *ty));
+                }
+            }
+        }
+        let shown = names.join(".");
+        Err(TranslateError::UnknownColumn(shown, self.clause))
+    }
+
+    fn clause_for_ambiguity(&self) -> &'static str {
+        self.clause
+    }
+
+    /// `VALUES(col)` in ON DUPLICATE KEY UPDATE: the row that was to be inserted.
+    pub(crate) fn excluded_column(&mut self, name: &str) -> Result<Typed> {
+        let table = self
+            .excluded
+            .as_ref()
+            .expect("called in ON DUPLICATE KEY UPDATE");
+        let column = table
+            .column(name)
+            .ok_or_else(|| TranslateError::UnknownColumn(name.to_string(), "field list"))?;
+        Ok(Typed::new(
+            format!("excluded.{}", ident(&column.name)),
+            column.ty.ty(),
+        ))
+    }
+
+    // ---- queries -----------------------------------------------------------------------
+
+    /// A subquery in an expression: it sees the enclosing scopes.
+    pub(crate) fn subquery(&mut self, q: &Query) -> Result<(String, Vec<OutColumn>)> {
+        let saved = (self.clause, self.in_aggregate, self.numbered, self.named);
+        (self.in_aggregate, self.numbered, self.named) = (false, false, false);
+        let out = self.query(q);
+        (self.clause, self.in_aggregate, self.numbered, self.named) = saved;
+        out
+    }
+
+    pub(crate) fn query(&mut self, q: &Query) -> Result<(String, Vec<OutColumn>)> {
+        if q.fetch.is_some() || q.for_clause.is_some() || !q.pipe_operators.is_empty() {
+            return unsupported("query clause");
+        }
+        let ctes_before = self.ctes.len();
+        let mut prefix = String::new();
+        if let Some(with) = &q.with {
+            if with.recursive {
+                return unsupported("WITH RECURSIVE");
+            }
+            let mut parts = Vec::new();
+            for cte in &with.cte_tables {
+                let (sql, columns) = self.subquery(&cte.query)?;
+                let names: Vec<String> = if cte.alias.columns.is_empty() {
+                    columns.iter().map(|c| c.name.clone()).collect()
+                } else {
+                    cte.alias
+                        .columns
+                        .iter()
+                        .map(|c| c.name.value.clone())
+                        .collect()
+                };
+                parts.push(format!(
+                    "{}({}) AS ({sql})",
+                    ident(&cte.alias.name.value),
+                    names
+                        .iter()
+                        .map(|n| ident(n))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+                self.ctes.push(Source {
+                    name: cte.alias.name.value.clone(),
+                    columns: names
+                        .into_iter()
+                        .zip(columns.iter())
+                        .map(|(n, c)| (n, c.ty, false))
+                        .collect(),
+                });
+            }
+            prefix = format!("WITH {} ", parts.join(", "));
+        }
+        let order: &[OrderByExpr] = match &q.order_by {
+            None => &[],
+            Some(o) => match &o.kind {
+                OrderByKind::Expressions(items) => items,
+                OrderByKind::All(_) => return unsupported("ORDER BY ALL"),
+            },
+        };
+        let limit = self.limit(q.limit_clause.as_ref())?;
+        let result = match q.body.as_ref() {
+            SetExpr::Select(select) => self.select(select, order, &limit),
+            body => {
+                let (sql, columns) = self.set_expr(body)?;
+                let mut items = Vec::new();
+                for item in order {
+                    items.push(self.output_order(item, &columns)?);
+                }
+                let order_sql = if items.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ORDER BY {}", items.join(", "))
+                };
+                Ok((format!("{sql}{order_sql}{limit}"), columns))
+            }
+        };
+        self.ctes.truncate(ctes_before);
+        let (sql, columns) = result?;
+        Ok((format!("{prefix}{sql}"), columns))
+    }
+
+    fn limit(&mut self, clause: Option<&LimitClause>) -> Result<String> {
+        let number = |e: &Expr| -> Result<String> {
+            match e {
+                Expr::Value(v) => match &v.value {
+                    sqlparser::ast::Value::Number(n, _) if n.parse::<u64>().is_ok() => {
+                        Ok(n.clone())
+                    }
+                    sqlparser::ast::Value::Placeholder(p) if p == "?" => Ok("?".into()),
+                    other => unsupported(format!("LIMIT {other}")),
+                },
+                other => unsupported(format!("LIMIT {other}")),
+            }
+        };
+        Ok(match clause {
+            None => String::new(),
+            Some(LimitClause::LimitOffset {
+                limit,
+                offset,
+                limit_by,
+            }) => {
+                if !limit_by.is_empty() {
+                    return unsupported("LIMIT BY");
+                }
+                let limit = match limit {
+                    Some(l) => number(l)?,
+                    None => "-1".into(),
+                };
+                match offset {
+                    Some(o) => format!(" LIMIT {limit} OFFSET {}", number(&o.value)?),
+                    None => format!(" LIMIT {limit}"),
+                }
+            }
+            Some(LimitClause::OffsetCommaLimit { offset, limit }) => {
+                format!(" LIMIT {} OFFSET {}", number(limit)?, number(offset)?)
+            }
+        })
+    }
+
+    /// A member of a UNION (no ORDER BY of its own at this level).
+    fn set_expr(&mut self, body: &SetExpr) -> Result<(String, Vec<OutColumn>)> {
+        match body {
+            SetExpr::Select(select) => self.select(select, &[], ""),
+            SetExpr::Query(q) => {
+                let (sql, columns) = self.subquery(q)?;
+                Ok((format!("SELECT * FROM ({sql})"), columns))
+            }
+            SetExpr::SetOperation {
+                left,
+                op,
+                set_quantifier,
+                right,
+            } => {
+                let (l, lc) = self.set_expr(left)?;
+                let (r, rc) = self.set_expr(right)?;
+                if lc.len() != rc.len() {
+                    return Err(TranslateError::Unsupported(
+                        "UNION of selects with different column counts".into(),
+                    ));
+                }
+                let op = match (op, set_quantifier) {
+                    (SetOperator::Union, SetQuantifier::All) => "UNION ALL",
+                    (SetOperator::Union, SetQuantifier::None | SetQuantifier::Distinct) => "UNION",
+                    (SetOperator::Intersect, SetQuantifier::None | SetQuantifier::Distinct) => {
+                        "INTERSECT"
+                    }
+                    (
+                        SetOperator::Except | SetOperator::Minus,
+                        SetQuantifier::None | SetQuantifier::Distinct,
+                    ) => "EXCEPT",
+                    (other, q) => return unsupported(format!("{other} {q}")),
+                };
+                let columns: Vec<OutColumn> = lc
+                    .iter()
+                    .zip(&rc)
+                    .map(|(a, b)| OutColumn {
+                        name: a.name.clone(),
+                        ty: unify(a.ty, b.ty),
+                    })
+                    .collect();
+                if columns.iter().zip(&lc).zip(&rc).any(|((c, a), b)| {
+                    (c.ty != a.ty && a.ty != Ty::Null) || (c.ty != b.ty && b.ty != Ty::Null)
+                }) {
+                    return unsupported("UNION of columns of different types");
+                }
+                let by_collation = columns
+                    .iter()
+                    .any(|c| matches!(c.ty, Ty::Str(_) | Ty::Decimal(_)));
+                if !by_collation || op == "UNION ALL" {
+                    return Ok((format!("{l} {op} {r}"), columns));
+                }
+                if op != "UNION" {
+                    return unsupported(format!("{op} of text or decimal columns"));
+                }
+                // MySQL removes duplicates under each column's collation and keeps the first
+                // of equal rows, in the order rows come: group the rows of UNION ALL by
+                // collation-aware keys and keep each group's first.
+                let names: Vec<String> = (0..columns.len()).map(|i| format!("c{i}")).collect();
+                let list = names
+                    .iter()
+                    .map(|n| ident(n))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let keys = names
+                    .iter()
+                    .zip(&columns)
+                    .map(|(n, c)| format!("{}{}", ident(n), collate_suffix(c.ty)))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                Ok((
+                    format!(
+                        "SELECT {list} FROM (WITH u({list}) AS ({l} UNION ALL {r}) \
+                         SELECT {list}, min(n) AS first FROM (SELECT *, row_number() OVER () AS n FROM u) \
+                         GROUP BY {keys})"
+                    ),
+                    columns,
+                ))
+            }
+            SetExpr::Values(_) => unsupported("VALUES as a query"),
+            other => unsupported(format!("query {}", first_words(&other.to_string()))),
+        }
+    }
+
+    /// ORDER BY over a UNION's result: positions and output names.
+    fn output_order(&mut self, item: &OrderByExpr, columns: &[OutColumn]) -> Result<String> {
+        let dir = direction(item);
+        let index = match &item.expr {
+            Expr::Value(v) => match &v.value {
+                sqlparser::ast::Value::Number(n, _) => n
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|i| (1..=columns.len()).contains(i))
+                    .map(|i| i - 1),
+                _ => None,
+            },
+            Expr::Identifier(id) => columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(&id.value)),
+            _ => None,
+        };
+        let Some(i) = index else {
+            return unsupported("ORDER BY of a UNION by an expression");
+        };
+        Ok(format!("{}{}{dir}", i + 1, collate_suffix(columns[i].ty)))
+    }
+
+    /// An ORDER BY item in a select's scope (output aliases first, as MySQL resolves them).
+    pub(crate) fn order_item(&mut self, item: &OrderByExpr, _select_level: bool) -> Result<String> {
+        let saved = self.clause;
+        self.clause = "order clause";
+        let dir = direction(item);
+        let out = (|| -> Result<String> {
+            if let Expr::Value(v) = &item.expr {
+                if let sqlparser::ast::Value::Number(n, _) = &v.value {
+                    let positions = self
+                        .scopes
+                        .last()
+                        .map(|s| s.positions.clone())
+                        .unwrap_or_default();
+                    let Some(i) = n
+                        .parse::<usize>()
+                        .ok()
+                        .filter(|i| (1..=positions.len()).contains(i))
+                    else {
+                        return Err(TranslateError::UnknownColumn(n.clone(), "order clause"));
+                    };
+                    return Ok(format!("{i}{}{dir}", collate_suffix(positions[i - 1])));
+                }
+            }
+            if let Expr::Identifier(id) = &item.expr {
+                let alias = self.scopes.last().and_then(|s| {
+                    s.outputs
+                        .iter()
+                        .find(|(a, _)| a.eq_ignore_ascii_case(&id.value))
+                        .cloned()
+                });
+                if let Some((alias, ty)) = alias {
+                    return Ok(format!("{}{}{dir}", ident(&alias), collate_suffix(ty)));
+                }
+            }
+            let t = self.expr(&item.expr)?;
+            Ok(format!("{}{}{dir}", t.sql, collate_suffix(t.ty)))
+        })();
+        self.clause = saved;
+        out
+    }
+
+    fn select(
+        &mut self,
+        s: &Select,
+        order: &[OrderByExpr],
+        limit: &str,
+    ) -> Result<(String, Vec<OutColumn>)> {
+        if s.into.is_some() {
+            return unsupported("SELECT … INTO");
+        }
+        if s.top.is_some()
+            || !s.lateral_views.is_empty()
+            || s.prewhere.is_some()
+            || s.qualify.is_some()
+            || !s.named_window.is_empty()
+            || !s.connect_by.is_empty()
+            || !s.cluster_by.is_empty()
+            || !s.distribute_by.is_empty()
+            || !s.sort_by.is_empty()
+            || s.exclude.is_some()
+        {
+            return unsupported("SELECT clause");
+        }
+        if let Some(modifiers) = &s.select_modifiers {
+            if modifiers.sql_calc_found_rows {
+                return unsupported("SQL_CALC_FOUND_ROWS");
+            }
+        }
+        self.scopes.push(Scope::default());
+        let out = self.select_in_scope(s, order, limit);
+        self.scopes.pop();
+        out
+    }
+
+    fn select_in_scope(
+        &mut self,
+        s: &Select,
+        order: &[OrderByExpr],
+        limit: &str,
+    ) -> Result<(String, Vec<OutColumn>)> {
+        let mut from_sql = Vec::new();
+        for twj in &s.from {
+            from_sql.push(self.table_with_joins(twj)?);
+        }
+        self.clause = "field list";
+        let distinct = match &s.distinct {
+            None | Some(sqlparser::ast::Distinct::All) => false,
+            Some(sqlparser::ast::Distinct::Distinct) => true,
+            Some(sqlparser::ast::Distinct::On(_)) => return unsupported("DISTINCT ON"),
+        };
+        let mut items = Vec::new();
+        let mut columns = Vec::new();
+        let mut any_aggregate = false;
+        for item in &s.projection {
+            match item {
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                    let t = self.expr(e)?;
+                    any_aggregate |= t.aggregate;
+                    let name = match item {
+                        SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
+                        _ => match e {
+                            Expr::Identifier(id) => id.value.clone(),
+                            Expr::CompoundIdentifier(ids) => {
+                                ids.last().map(|i| i.value.clone()).unwrap_or_default()
+                            }
+                            other => other.to_string(),
+                        },
+                    };
+                    items.push((
+                        t.sql.clone(),
+                        t.ty,
+                        name.clone(),
+                        matches!(item, SelectItem::ExprWithAlias { .. }),
+                    ));
+                    columns.push(OutColumn { name, ty: t.ty });
+                }
+                SelectItem::Wildcard(_) => {
+                    let scope = self.scopes.last().expect("in a select");
+                    if scope.sources.is_empty() {
+                        return Err(TranslateError::Unsupported("* without tables".into()));
+                    }
+                    let mut seen_using = Vec::new();
+                    for source in &scope.sources {
+                        for (c, ty, _) in &source.columns {
+                            let merged = scope.using.iter().any(|u| u.eq_ignore_ascii_case(c));
+                            if merged {
+                                if seen_using
+                                    .iter()
+                                    .any(|u: &String| u.eq_ignore_ascii_case(c))
+                                {
+                                    continue;
+                                }
+                                seen_using.push(c.clone());
+                                items.push((ident(c), *ty, c.clone(), false));
+                            } else {
+                                items.push((
+                                    format!("{}.{}", ident(&source.name), ident(c)),
+                                    *ty,
+                                    c.clone(),
+                                    false,
+                                ));
+                            }
+                            columns.push(OutColumn {
+                                name: c.clone(),
+                                ty: *ty,
+                            });
+                        }
+                    }
+                }
+                SelectItem::QualifiedWildcard(
+                    SelectItemQualifiedWildcardKind::ObjectName(name),
+                    _,
+                ) => {
+                    let qualifier = last_name(name)?;
+                    let scope = self.scopes.last().expect("in a select");
+                    let Some(source) = scope
+                        .sources
+                        .iter()
+                        .find(|s| s.name.eq_ignore_ascii_case(&qualifier))
+                    else {
+                        return Err(TranslateError::NoSuchTable(qualifier));
+                    };
+                    for (c, ty, _) in &source.columns {
+                        items.push((
+                            format!("{}.{}", ident(&source.name), ident(c)),
+                            *ty,
+                            c.clone(),
+                            false,
+                        ));
+                        columns.push(OutColumn {
+                            name: c.clone(),
+                            ty: *ty,
+                        });
+                    }
+                }
+                other => return unsupported(format!("select item {other}")),
+            }
+        }
+        let outputs: Vec<(String, Ty)> = items
+            .iter()
+            .filter(|(_, _, _, aliased)| *aliased)
+            .map(|(_, ty, name, _)| (name.clone(), *ty))
+            .collect();
+        let scope = self.scopes.last_mut().expect("in a select");
+        scope.outputs = outputs;
+        scope.positions = items.iter().map(|(_, ty, _, _)| *ty).collect();
+        let mut sql = String::from("SELECT ");
+        if distinct {
+            sql.push_str("DISTINCT ");
+        }
+        let rendered: Vec<String> = items
+            .iter()
+            .enumerate()
+            .map(|(i, (expr, ty, name, aliased))| {
+                let key = if distinct {
+                    group_key(&Typed::new(expr.clone(), *ty))
+                } else {
+                    expr.clone()
+                };
+                if self.numbered {
+                    format!("{key} AS {}", ident(&format!("c{i}")))
+                } else if *aliased || distinct || self.named {
+                    format!("{key} AS {}", ident(name))
+                } else {
+                    key
+                }
+            })
+            .collect();
+        sql.push_str(&rendered.join(", "));
+        if !from_sql.is_empty() {
+            sql.push_str(" FROM ");
+            sql.push_str(&from_sql.join(", "));
+        }
+        if let Some(w) = &s.selection {
+            self.clause = "where clause";
+            let t = self.expr(w)?;
+            if t.aggregate {
+                return Err(TranslateError::GroupFunction);
+            }
+            sql.push_str(&format!(" WHERE {}", truth_sql(&t)));
+        }
+        match &s.group_by {
+            GroupByExpr::Expressions(exprs, modifiers) => {
+                if !modifiers.is_empty() {
+                    return unsupported("GROUP BY … WITH ROLLUP");
+                }
+                if !exprs.is_empty() {
+                    self.clause = "group statement";
+                    let mut keys = Vec::new();
+                    for e in exprs {
+                        let t = self.expr(e)?;
+                        keys.push(group_key(&t));
+                    }
+                    sql.push_str(&format!(" GROUP BY {}", keys.join(", ")));
+                }
+            }
+            GroupByExpr::All(_) => return unsupported("GROUP BY ALL"),
+        }
+        if let Some(h) = &s.having {
+            self.clause = "having clause";
+            let t = self.expr(h)?;
+            sql.push_str(&format!(" HAVING {}", truth_sql(&t)));
+        }
+        let _ = any_aggregate;
+        if !order.is_empty() {
+            let mut parts = Vec::new();
+            for item in order {
+                parts.push(self.order_item(item, true)?);
+            }
+            sql.push_str(&format!(" ORDER BY {}", parts.join(", ")));
+        }
+        sql.push_str(limit);
+        Ok((sql, columns))
+    }
+
+    fn table_with_joins(&mut self, twj: &TableWithJoins) -> Result<String> {
+        let mut sql = self.table_factor(&twj.relation)?;
+        for join in &twj.joins {
+            let right = self.table_factor(&join.relation)?;
+            let (kind, constraint) = match &join.join_operator {
+                JoinOperator::Join(c) | JoinOperator::Inner(c) | JoinOperator::StraightJoin(c) => {
+                    ("JOIN", c)
+                }
+                JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => ("LEFT JOIN", c),
+                JoinOperator::Right(c) | JoinOperator::RightOuter(c) => ("RIGHT JOIN", c),
+                JoinOperator::CrossJoin(c) => ("CROSS JOIN", c),
+                other => {
+                    return unsupported(
+                        format!("join {other:?}")
+                            .split('(')
+                            .next()
+                            .unwrap_or("join")
+                            .to_string(),
+                    );
+                }
+            };
+            let on = match constraint {
+                JoinConstraint::None => String::new(),
+                JoinConstraint::On(e) => {
+                    self.clause = "on clause";
+                    let t = self.expr(e)?;
+                    format!(" ON {}", truth_sql(&t))
+                }
+                JoinConstraint::Using(names) => {
+                    let mut cols = Vec::new();
+                    for n in names {
+                        let c = last_name(n)?;
+                        self.scopes
+                            .last_mut()
+                            .expect("in a select")
+                            .using
+                            .push(c.clone());
+                        cols.push(ident(&c));
+                    }
+                    format!(" USING ({})", cols.join(", "))
+                }
+                JoinConstraint::Natural | JoinConstraint::UsingAlias(..) => {
+                    return unsupported("NATURAL JOIN");
+                }
+            };
+            sql = format!("{sql} {kind} {right}{on}");
+        }
+        Ok(sql)
+    }
+
+    fn table_factor(&mut self, factor: &TableFactor) -> Result<String> {
+        match factor {
+            TableFactor::Table {
+                name,
+                alias,
+                args: None,
+                with_hints,
+                version: None,
+                partitions,
+                ..
+            } if with_hints.is_empty() && partitions.is_empty() => {
+                if let Some(a) = alias {
+                    if !a.columns.is_empty() {
+                        return unsupported("table alias with columns");
+                    }
+                }
+                let table_name = last_name(name)?;
+                let cte = (name.0.len() == 1)
+                    .then(|| {
+                        self.ctes
+                            .iter()
+                            .rev()
+                            .find(|c| c.name.eq_ignore_ascii_case(&table_name))
+                            .cloned()
+                    })
+                    .flatten();
+                let (sql_name, columns) = match cte {
+                    Some(cte) => (ident(&cte.name), cte.columns),
+                    None => {
+                        let table = self.table(name)?;
+                        let columns = table
+                            .columns
+                            .iter()
+                            .map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned()))
+                            .collect();
+                        (qualified(name)?, columns)
+                    }
+                };
+                let refer = alias
+                    .as_ref()
+                    .map_or(table_name.clone(), |a| a.name.value.clone());
+                let scope = self.scopes.last_mut().expect("in a select");
+                if scope
+                    .sources
+                    .iter()
+                    .any(|s| s.name.eq_ignore_ascii_case(&refer))
+                {
+                    return unsupported(format!("table '{refer}' named twice"));
+                }
+                scope.sources.push(Source {
+                    name: refer.clone(),
+                    columns,
+                });
+                Ok(format!("{sql_name} AS {}", ident(&refer)))
+            }
+            TableFactor::Derived {
+                lateral: false,
+                subquery,
+                alias: Some(alias),
+                ..
+            } => {
+                // A derived table does not see the enclosing query's names.
+                let saved = std::mem::take(&mut self.scopes);
+                let flags = (self.clause, self.in_aggregate, self.numbered, self.named);
+                (self.in_aggregate, self.numbered, self.named) = (false, false, true);
+                let result = self.query(subquery);
+                (self.clause, self.in_aggregate, self.numbered, self.named) = flags;
+                self.scopes = saved;
+                let (sql, columns) = result?;
+                let names: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
+                let refer = alias.name.value.clone();
+                self.scopes
+                    .last_mut()
+                    .expect("in a select")
+                    .sources
+                    .push(Source {
+                        name: refer.clone(),
+                        columns: names
+                            .iter()
+                            .cloned()
+                            .zip(columns.iter())
+                            .map(|(n, c)| (n, c.ty, false))
+                            .collect(),
+                    });
+                if !alias.columns.is_empty() {
+                    return unsupported("derived table column list");
+                }
+                Ok(format!("({sql}) AS {}", ident(&refer)))
+            }
+            TableFactor::Derived { alias: None, .. } => Err(TranslateError::Unsupported(
+                "derived table without an alias".into(),
+            )),
+            TableFactor::NestedJoin {
+                table_with_joins,
+                alias: None,
+            } => Ok(format!("({})", self.table_with_joins(table_with_joins)?)),
+            other => unsupported(format!("FROM {other}")),
+        }
+    }
+
+    // ---- DML ---------------------------------------------------------------------------
+
+    fn insert(&mut self, insert: &Insert) -> Result<Translation> {
+        if insert.replace_into {
+            return unsupported("REPLACE");
+        }
+        if insert.returning.is_some()
+            || insert.partitioned.is_some()
+            || insert.insert_alias.is_some()
+        {
+            return unsupported("INSERT clause");
+        }
+        let TableObject::TableName(name) = &insert.table else {
+            return unsupported("INSERT into a table function");
+        };
+        let table = self.table(name)?;
+        let ignore = insert.ignore;
+        self.strict = !ignore;
+        // The target columns, in the order values are given.
+        let mut targets: Vec<Column> = Vec::new();
+        let named: Vec<String> = if insert.assignments.is_empty() {
+            insert
+                .columns
+                .iter()
+                .map(last_name)
+                .collect::<Result<_>>()?
+        } else {
+            insert
+                .assignments
+                .iter()
+                .map(|a| match &a.target {
+                    AssignmentTarget::ColumnName(n) => last_name(n),
+                    AssignmentTarget::Tuple(_) => unsupported("tuple assignment"),
+                })
+                .collect::<Result<_>>()?
+        };
+        if named.is_empty() {
+            targets = table.columns.clone();
+        } else {
+            for n in &named {
+                let c = table
+                    .column(n)
+                    .ok_or_else(|| TranslateError::UnknownColumn(n.clone(), "field list"))?;
+                if targets.iter().any(|t| t.name.eq_ignore_ascii_case(&c.name)) {
+                    return Err(TranslateError::ColumnTwice(c.name.clone()));
+                }
+                targets.push(c.clone());
+            }
+        }
+        // Columns left out must have a default (strict mode), or get the implicit one.
+        let mut implicit: Vec<(Column, String)> = Vec::new();
+        for c in &table.columns {
+            if targets.iter().any(|t| t.name == c.name)
+                || c.has_default
+                || c.auto_increment
+                || !c.not_null
+            {
+                continue;
+            }
+            if !ignore {
+                return Err(TranslateError::NoDefault(c.name.clone()));
+            }
+            implicit.push((c.clone(), implicit_default(&c.ty).into()));
+        }
+        self.scopes.push(Scope::default());
+        let rows_sql = if !insert.assignments.is_empty() {
+            let mut values = Vec::new();
+            for (a, c) in insert.assignments.iter().zip(&targets) {
+                let t = self.expr(&a.value)?;
+                values.push(store(&t, c, self.strict, ignore));
+            }
+            format!("VALUES ({})", values.join(", "))
+        } else {
+            let Some(source) = &insert.source else {
+                return unsupported("INSERT without values");
+            };
+            match source.body.as_ref() {
+                SetExpr::Values(values)
+                    if source.order_by.is_none() && source.limit_clause.is_none() =>
+                {
+                    let mut rows = Vec::new();
+                    for (i, row) in values.rows.iter().enumerate() {
+                        if row.len() != targets.len() {
+                            self.scopes.pop();
+                            return Err(TranslateError::ValueCount(i + 1));
+                        }
+                        let mut cells = Vec::new();
+                        for (e, c) in row.iter().zip(&targets) {
+                            if matches!(e, Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("DEFAULT"))
+                            {
+                                self.scopes.pop();
+                                return unsupported("DEFAULT as a value");
+                            }
+                            let t = self.expr(e)?;
+                            cells.push(store(&t, c, self.strict, ignore));
+                        }
+                        cells.extend(implicit.iter().map(|(_, v)| v.clone()));
+                        rows.push(format!("({})", cells.join(", ")));
+                    }
+                    format!("VALUES {}", rows.join(", "))
+                }
+                _ => {
+                    if !implicit.is_empty() {
+                        self.scopes.pop();
+                        return unsupported("INSERT IGNORE … SELECT leaving out NOT NULL columns");
+                    }
+                    let saved = std::mem::take(&mut self.scopes);
+                    self.numbered = true;
+                    self.strict = false;
+                    let result = self.query(source);
+                    self.numbered = false;
+                    self.strict = !ignore;
+                    self.scopes = saved;
+                    let (sql, columns) = result?;
+                    if columns.len() != targets.len() {
+                        self.scopes.pop();
+                        return Err(TranslateError::ValueCount(1));
+                    }
+                    let cells: Vec<String> = columns
+                        .iter()
+                        .zip(&targets)
+                        .enumerate()
+                        .map(|(i, (oc, c))| {
+                            store(
+                                &Typed::new(format!("s.{}", ident(&format!("c{i}"))), oc.ty),
+                                c,
+                                self.strict,
+                                ignore,
+                            )
+                        })
+                        .collect();
+                    format!("SELECT {} FROM ({sql}) AS s WHERE true", cells.join(", "))
+                }
+            }
+        };
+        let mut column_names: Vec<String> = targets.iter().map(|c| ident(&c.name)).collect();
+        column_names.extend(implicit.iter().map(|(c, _)| ident(&c.name)));
+        let verb = if ignore { "INSERT OR IGNORE" } else { "INSERT" };
+        let mut sql = format!(
+            "{verb} INTO {} ({}) {rows_sql}",
+            qualified(name)?,
+            column_names.join(", ")
+        );
+        let mut affected = Affected::Changes;
+        match &insert.on {
+            None => {}
+            Some(OnInsert::DuplicateKeyUpdate(assignments)) => {
+                self.scopes
+                    .last_mut()
+                    .expect("pushed")
+                    .sources
+                    .push(Source {
+                        name: table.name.clone(),
+                        columns: table
+                            .columns
+                            .iter()
+                            .map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned()))
+                            .collect(),
+                    });
+                self.excluded = Some(table.clone());
+                self.strict = true;
+                let mut sets = Vec::new();
+                let mut same = Vec::new();
+                for a in assignments {
+                    let AssignmentTarget::ColumnName(n) = &a.target else {
+                        return unsupported("tuple assignment");
+                    };
+                    let n = last_name(n)?;
+                    let c = table
+                        .column(&n)
+                        .ok_or_else(|| TranslateError::UnknownColumn(n.clone(), "field list"))?
+                        .clone();
+                    let t = self.expr(&a.value)?;
+                    let value = store(&t, &c, true, false);
+                    same.push(format!(
+                        "my_same({}.{}, {value})",
+                        ident(&table.name),
+                        ident(&c.name)
+                    ));
+                    sets.push(format!("{} = {value}", ident(&c.name)));
+                }
+                self.excluded = None;
+                // A row updated with new values counts twice, as MySQL counts it; an update that
+                // changes nothing is no update.
+                sql.push_str(&format!(
+                    " ON CONFLICT DO UPDATE SET {} WHERE NOT ({}) AND my_upsert_updated()",
+                    sets.join(", "),
+                    same.join(" AND ")
+                ));
+                affected = Affected::ChangesPlusUpserts;
+            }
+            Some(OnInsert::OnConflict(_)) => return unsupported("ON CONFLICT"),
+            Some(_) => return unsupported("INSERT … ON"),
+        }
+        self.scopes.pop();
+        // A VALUES or SET insert that leaves the AUTO_INCREMENT column out reserves one value a
+        // row; IGNORE of several rows would number the rows after an ignored one differently.
+        let auto_left_out = table
+            .columns
+            .iter()
+            .any(|c| c.auto_increment && !targets.iter().any(|t| t.name == c.name));
+        let rows = match insert.source.as_deref().map(|q| q.body.as_ref()) {
+            None => Some(1),
+            Some(SetExpr::Values(v)) => Some(v.rows.len() as u64),
+            Some(_) => None,
+        };
+        let reserves = match rows {
+            Some(rows) if auto_left_out => {
+                if ignore && rows > 1 {
+                    return unsupported(
+                        "INSERT IGNORE of several rows into an AUTO_INCREMENT table",
+                    );
+                }
+                Some(crate::Reservation {
+                    table: table.name.clone(),
+                    rows,
+                })
+            }
+            _ => None,
+        };
+        Ok(Translation {
+            sql: vec![sql],
+            columns: Vec::new(),
+            affected,
+            change: None,
+            reserves,
+        })
+    }
+
+    fn update(&mut self, update: &Update) -> Result<Translation> {
+        if update.from.is_some() || update.returning.is_some() {
+            return unsupported("UPDATE … FROM");
+        }
+        if !update.table.joins.is_empty() {
+            return self.multi_update(update);
+        }
+        let TableFactor::Table { name, alias, .. } = &update.table.relation else {
+            return unsupported("UPDATE of a derived table");
+        };
+        let table = self.table(name)?;
+        let refer = alias
+            .as_ref()
+            .map_or(table.name.clone(), |a| a.name.value.clone());
+        self.scopes.push(Scope {
+            sources: vec![Source {
+                name: refer.clone(),
+                columns: table
+                    .columns
+                    .iter()
+                    .map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned()))
+                    .collect(),
+            }],
+            ..Scope::default()
+        });
+        let out = self.update_in_scope(update, &table, &refer, name);
+        self.scopes.pop();
+        out
+    }
+
+    fn update_in_scope(
+        &mut self,
+        update: &Update,
+        table: &Table,
+        refer: &str,
+        name: &ObjectName,
+    ) -> Result<Translation> {
+        self.strict = true;
+        self.clause = "field list";
+        let mut sets = Vec::new();
+        let mut same = Vec::new();
+        for a in &update.assignments {
+            let AssignmentTarget::ColumnName(n) = &a.target else {
+                return unsupported("tuple assignment");
+            };
+            let n = last_name(n)?;
+            let c = table
+                .column(&n)
+                .ok_or_else(|| TranslateError::UnknownColumn(n.clone(), "field list"))?
+                .clone();
+            // MySQL evaluates a single-table UPDATE's assignments left to right, each reading
+            // the new values of the columns assigned before it; SQLite reads the old ones, so
+            // the earlier values are written into the later expressions.
+            let t = self.expr(&a.value)?;
+            let value = store(&t, &c, true, false);
+            let stored = Typed {
+                strength: Strength::Column,
+                unsigned: c.ty.is_unsigned(),
+                ..Typed::new(format!("({value})"), c.ty.ty())
+            };
+            self.assigned
+                .retain(|(_, column, _)| !column.eq_ignore_ascii_case(&c.name));
+            self.assigned
+                .push((refer.to_string(), c.name.clone(), stored));
+        }
+        // A column assigned twice takes its last value, which already reads the first.
+        for (_, column, value) in std::mem::take(&mut self.assigned) {
+            same.push(format!("my_same({}, {})", ident(&column), value.sql));
+            sets.push(format!("{} = {}", ident(&column), value.sql));
+        }
+        self.strict = false;
+        let mut filter = Vec::new();
+        if let Some(w) = &update.selection {
+            self.clause = "where clause";
+            let t = self.expr(w)?;
+            filter.push(truth_sql(&t));
+        }
+        let limited = self.limited_rows(
+            refer,
+            name,
+            &filter,
+            &update.order_by,
+            update.limit.as_ref(),
+        )?;
+        let mut conditions = match limited {
+            Some(rows) => vec![rows],
+            None => filter,
+        };
+        conditions.push(format!("NOT ({})", same.join(" AND ")));
+        let alias = if refer != table.name {
+            format!(" AS {}", ident(refer))
+        } else {
+            String::new()
+        };
+        Ok(Translation {
+            sql: vec![format!(
+                "UPDATE {}{alias} SET {} WHERE {}",
+                qualified(name)?,
+                sets.join(", "),
+                conditions.join(" AND ")
+            )],
+            columns: Vec::new(),
+            affected: Affected::Changes,
+            change: None,
+            reserves: None,
+        })
+    }
+
+    /// `UPDATE a JOIN b ON … SET a.x = … WHERE …` (inner joins, one table updated) as SQLite's
+    /// `UPDATE a SET x = … FROM b WHERE on AND where`.
+    fn multi_update(&mut self, update: &Update) -> Result<Translation> {
+        if !update.order_by.is_empty() || update.limit.is_some() {
+            return unsupported("multi-table UPDATE with ORDER BY or LIMIT");
+        }
+        let twj = &update.table;
+        let mut relations = vec![&twj.relation];
+        let mut conditions = Vec::new();
+        for join in &twj.joins {
+            match &join.join_operator {
+                JoinOperator::Join(c)
+                | JoinOperator::Inner(c)
+                | JoinOperator::CrossJoin(c)
+                | JoinOperator::StraightJoin(c) => match c {
+                    JoinConstraint::On(e) => conditions.push(e),
+                    JoinConstraint::None => {}
+                    _ => return unsupported("multi-table UPDATE with USING"),
+                },
+                _ => return unsupported("multi-table UPDATE with an outer join"),
+            }
+            relations.push(&join.relation);
+        }
+        // The updated table: the one every assignment names.
+        let mut target: Option<String> = None;
+        for a in &update.assignments {
+            let AssignmentTarget::ColumnName(n) = &a.target else {
+                return unsupported("tuple assignment");
+            };
+            let parts = name_parts(n)?;
+            let [qualifier, _] = parts.as_slice() else {
+                return unsupported("multi-table UPDATE with an unqualified assignment");
+            };
+            match &target {
+                Some(t) if !t.eq_ignore_ascii_case(qualifier) => {
+                    return unsupported("multi-table UPDATE of several tables");
+                }
+                _ => target = Some(qualifier.clone()),
+            }
+        }
+        let Some(target) = target else {
+            return unsupported("UPDATE without assignments");
+        };
+        self.scopes.push(Scope::default());
+        let out = (|| -> Result<Translation> {
+            let mut target_sql = None;
+            let mut others = Vec::new();
+            let mut target_table = None;
+            for relation in relations {
+                let sql = self.table_factor(relation)?;
+                let TableFactor::Table { name, alias, .. } = relation else {
+                    return unsupported("multi-table UPDATE of a derived table");
+                };
+                let refer = alias.as_ref().map_or_else(
+                    || last_name(name).unwrap_or_default(),
+                    |a| a.name.value.clone(),
+                );
+                if refer.eq_ignore_ascii_case(&target) {
+                    target_table = Some(self.table(name)?);
+                    target_sql = Some(sql);
+                } else {
+                    others.push(sql);
+                }
+            }
+            let (Some(target_sql), Some(table)) = (target_sql, target_table) else {
+                return Err(TranslateError::NoSuchTable(target.clone()));
+            };
+            self.strict = true;
+            self.clause = "field list";
+            let mut sets = Vec::new();
+            let mut same = Vec::new();
+            for a in &update.assignments {
+                let AssignmentTarget::ColumnName(n) = &a.target else {
+                    return unsupported("tuple assignment");
+                };
+                let column_name = last_name(n)?;
+                let c = table
+                    .column(&column_name)
+                    .ok_or_else(|| {
+                        TranslateError::UnknownColumn(column_name.clone(), "field list")
+                    })?
+                    .clone();
+                let t = self.expr(&a.value)?;
+                let value = store(&t, &c, true, false);
+                same.push(format!(
+                    "my_same({}.{}, {value})",
+                    ident(&target),
+                    ident(&c.name)
+                ));
+                sets.push(format!("{} = {value}", ident(&c.name)));
+            }
+            if update.assignments.len() > 1 {
+                return unsupported("multi-table UPDATE of several columns");
+            }
+            self.strict = false;
+            self.clause = "on clause";
+            let mut filter = Vec::new();
+            for c in conditions {
+                filter.push(truth_sql(&self.expr(c)?));
+            }
+            if let Some(w) = &update.selection {
+                self.clause = "where clause";
+                filter.push(truth_sql(&self.expr(w)?));
+            }
+            filter.push(format!("NOT ({})", same.join(" AND ")));
+            let from = if others.is_empty() {
+                String::new()
+            } else {
+                format!(" FROM {}", others.join(", "))
+            };
+            Ok(Translation {
+                sql: vec![format!(
+                    "UPDATE {target_sql} SET {}{from} WHERE {}",
+                    sets.join(", "),
+                    filter.join(" AND ")
+                )],
+                columns: Vec::new(),
+                affected: Affected::Changes,
+                change: None,
+                reserves: None,
+            })
+        })();
+        self.scopes.pop();
+        out
+    }
+
+    /// `rowid IN (SELECT rowid … ORDER BY … LIMIT n)` for UPDATE and DELETE with ORDER BY or
+    /// LIMIT; `None` without them.
+    fn limited_rows(
+        &mut self,
+        refer: &str,
+        name: &ObjectName,
+        filter: &[String],
+        order: &[OrderByExpr],
+        limit: Option<&Expr>,
+    ) -> Result<Option<String>> {
+        if order.is_empty() && limit.is_none() {
+            return Ok(None);
+        }
+        let mut parts = Vec::new();
+        for item in order {
+            parts.push(self.order_item(item, false)?);
+        }
+        let order_sql = if parts.is_empty() {
+            String::new()
+        } else {
+            format!(" ORDER BY {}", parts.join(", "))
+        };
+        let limit_sql = match limit {
+            None => String::new(),
+            Some(e) => self.limit(Some(&LimitClause::LimitOffset {
+                limit: Some(e.clone()),
+                offset: None,
+                limit_by: Vec::new(),
+            }))?,
+        };
+        let where_sql = if filter.is_empty() {
+            String::new()
+        } else {
+            format!(" WHERE {}", filter.join(" AND "))
+        };
+        Ok(Some(format!(
+            "rowid IN (SELECT {r}.rowid FROM {} AS {r}{where_sql}{order_sql}{limit_sql})",
+            qualified(name)?,
+            r = ident(refer)
+        )))
+    }
+
+    fn delete(&mut self, delete: &Delete) -> Result<Translation> {
+        if delete.returning.is_some() || delete.using.is_some() {
+            return unsupported("DELETE … USING");
+        }
+        let from = match &delete.from {
+            FromTable::WithFromKeyword(f) | FromTable::WithoutKeyword(f) => f,
+        };
+        let [twj] = from.as_slice() else {
+            return unsupported("multi-table DELETE");
+        };
+        if !delete.tables.is_empty() || !twj.joins.is_empty() {
+            return self.multi_delete(delete, twj);
+        }
+        let TableFactor::Table { name, alias, .. } = &twj.relation else {
+            return unsupported("DELETE from a derived table");
+        };
+        let table = self.table(name)?;
+        let refer = alias
+            .as_ref()
+            .map_or(table.name.clone(), |a| a.name.value.clone());
+        self.scopes.push(Scope {
+            sources: vec![Source {
+                name: refer.clone(),
+                columns: table
+                    .columns
+                    .iter()
+                    .map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned()))
+                    .collect(),
+            }],
+            ..Scope::default()
+        });
+        let out = (|| -> Result<Translation> {
+            let mut filter = Vec::new();
+            if let Some(w) = &delete.selection {
+                self.clause = "where clause";
+                filter.push(truth_sql(&self.expr(w)?));
+            }
+            let conditions = match self.limited_rows(
+                &refer,
+                name,
+                &filter,
+                &delete.order_by,
+                delete.limit.as_ref(),
+            )? {
+                Some(rows) => vec![rows],
+                None => filter,
+            };
+            let where_sql = if conditions.is_empty() {
+                String::new()
+            } else {
+                format!(" WHERE {}", conditions.join(" AND "))
+            };
+            let alias = if refer != table.name {
+                format!(" AS {}", ident(&refer))
+            } else {
+                String::new()
+            };
+            Ok(Translation {
+                sql: vec![format!(
+                    "DELETE FROM {}{alias}{where_sql}",
+                    qualified(name)?
+                )],
+                columns: Vec::new(),
+                affected: Affected::Changes,
+                change: None,
+                reserves: None,
+            })
+        })();
+        self.scopes.pop();
+        out
+    }
+
+    /// `DELETE a FROM a JOIN b ON … WHERE …`: the rows of `a` the join selects.
+    fn multi_delete(&mut self, delete: &Delete, twj: &TableWithJoins) -> Result<Translation> {
+        let [target] = delete.tables.as_slice() else {
+            return unsupported("DELETE from several tables");
+        };
+        if !delete.order_by.is_empty() || delete.limit.is_some() {
+            return unsupported("multi-table DELETE with ORDER BY or LIMIT");
+        }
+        let target = last_name(target)?;
+        self.scopes.push(Scope::default());
+        let out = (|| -> Result<Translation> {
+            let from = self.table_with_joins(twj)?;
+            let scope = self.scopes.last().expect("pushed");
+            if !scope
+                .sources
+                .iter()
+                .any(|s| s.name.eq_ignore_ascii_case(&target))
+            {
+                return Err(TranslateError::NoSuchTable(target.clone()));
+            }
+            let table_name = match &twj.relation {
+                TableFactor::Table { name, alias, .. }
+                    if alias
+                        .as_ref()
+                        .map_or_else(
+                            || last_name(name).unwrap_or_default(),
+                            |a| a.name.value.clone(),
+                        )
+                        .eq_ignore_ascii_case(&target) =>
+                {
+                    name.clone()
+                }
+                _ => {
+                    let found = twj.joins.iter().find_map(|j| match &j.relation {
+                        TableFactor::Table { name, alias, .. }
+                            if alias
+                                .as_ref()
+                                .map_or_else(
+                                    || last_name(name).unwrap_or_default(),
+                                    |a| a.name.value.clone(),
+                                )
+                                .eq_ignore_ascii_case(&target) =>
+                        {
+                            Some(name.clone())
+                        }
+                        _ => None,
+                    });
+                    found.ok_or_else(|| TranslateError::Unsupported("DELETE target".into()))?
+                }
+            };
+            let where_sql = match &delete.selection {
+                Some(w) => {
+                    self.clause = "where clause";
+                    format!(" WHERE {}", truth_sql(&self.expr(w)?))
+                }
+                None => String::new(),
+            };
+            Ok(Translation {
+                sql: vec![format!(
+                    "DELETE FROM {} WHERE rowid IN (SELECT {}.rowid FROM {from}{where_sql})",
+                    qualified(&table_name)?,
+                    ident(&target)
+                )],
+                columns: Vec::new(),
+                affected: Affected::Changes,
+                change: None,
+                reserves: None,
+            })
+        })();
+        self.scopes.pop();
+        out
+    }
+
+    // ---- DDL ---------------------------------------------------------------------------
+
+    fn create_table(&mut self, create: &CreateTable) -> Result<Translation> {
+        if create.query.is_some() || create.like.is_some() || create.temporary || create.or_replace
+        {
+            return unsupported("CREATE TABLE form");
+        }
+        let name = last_name(&create.name)?;
+        if self.catalog.table(None, &name).is_some() {
+            if create.if_not_exists {
+                return Ok(Translation {
+                    sql: Vec::new(),
+                    columns: Vec::new(),
+                    affected: Affected::Zero,
+                    change: None,
+                    reserves: None,
+                });
+            }
+            return Err(TranslateError::TableExists(name));
+        }
+        let options = table_options(&create.table_options);
+        let default_collation = options
+            .iter()
+            .find(|(k, _)| k.contains("COLLATE"))
+            .and_then(|(_, v)| Collation::from_mysql_name(v))
+            .unwrap_or(Collation::Ci);
+        let mut table = Table {
+            name: name.clone(),
+            options,
+            ..Table::default()
+        };
+        let mut defs = Vec::new();
+        let mut primary: Vec<String> = Vec::new();
+        let mut indexes: Vec<(Option<String>, Vec<String>, bool)> = Vec::new();
+        let mut foreign = Vec::new();
+        for def in &create.columns {
+            let (column, sql, pk, unique) = self.column_def(def, default_collation)?;
+            if table.column(&column.name).is_some() {
+                return Err(TranslateError::DuplicateColumn(column.name));
+            }
+            if pk {
+                primary.push(column.name.clone());
+            }
+            if unique {
+                indexes.push((Some(column.name.clone()), vec![column.name.clone()], true));
+            }
+            table.columns.push(column);
+            defs.push(sql);
+        }
+        for constraint in &create.constraints {
+            match constraint {
+                TableConstraint::PrimaryKey(pk) => {
+                    primary = index_columns(&pk.columns)?;
+                }
+                TableConstraint::Unique(u) => {
+                    let n = u
+                        .name
+                        .as_ref()
+                        .or(u.index_name.as_ref())
+                        .map(|i| i.value.clone());
+                    indexes.push((n, index_columns(&u.columns)?, true));
+                }
+                TableConstraint::Index(i) => {
+                    indexes.push((
+                        i.name.as_ref().map(|n| n.value.clone()),
+                        index_columns(&i.columns)?,
+                        false,
+                    ));
+                }
+                TableConstraint::ForeignKey(fk) => {
+                    let action = |a: &Option<ReferentialAction>| {
+                        a.as_ref()
+                            .map(|a| a.to_string())
+                            .unwrap_or_else(|| "NO ACTION".into())
+                    };
+                    let own: Vec<String> = fk.columns.iter().map(|c| ident(&c.value)).collect();
+                    let theirs: Vec<String> = fk
+                        .referred_columns
+                        .iter()
+                        .map(|c| ident(&c.value))
+                        .collect();
+                    let target = last_name(&fk.foreign_table)?;
+                    if target != name && self.catalog.table(None, &target).is_none() {
+                        return unsupported("a foreign key to a missing table");
+                    }
+                    foreign.push(format!(
+                        "FOREIGN KEY ({}) REFERENCES {} ({}) ON DELETE {} ON UPDATE {}",
+                        own.join(", "),
+                        ident(&target),
+                        theirs.join(", "),
+                        action(&fk.on_delete),
+                        action(&fk.on_update)
+                    ));
+                    indexes.push((
+                        fk.index_name
+                            .as_ref()
+                            .or(fk.name.as_ref())
+                            .map(|n| n.value.clone()),
+                        fk.columns.iter().map(|c| c.value.clone()).collect(),
+                        false,
+                    ));
+                }
+                other => {
+                    return unsupported(format!("constraint {}", first_words(&other.to_string())));
+                }
+            }
+        }
+        for p in &primary {
+            let Some(c) = table
+                .columns
+                .iter_mut()
+                .find(|c| c.name.eq_ignore_ascii_case(p))
+            else {
+                return Err(TranslateError::UnknownColumn(p.clone(), "PRIMARY KEY"));
+            };
+            c.not_null = true;
+        }
+        // The AUTO_INCREMENT column must be the integer primary key (SQLite's rowid).
+        let auto: Vec<usize> = (0..table.columns.len())
+            .filter(|&i| table.columns[i].auto_increment)
+            .collect();
+        let mut rowid_key = false;
+        match auto.as_slice() {
+            [] => {}
+            [i] if primary.len() == 1
+                && primary[0].eq_ignore_ascii_case(&table.columns[*i].name)
+                && matches!(table.columns[*i].ty, ColumnType::Int { .. }) =>
+            {
+                defs[*i] = format!(
+                    "{} INTEGER PRIMARY KEY AUTOINCREMENT",
+                    ident(&table.columns[*i].name)
+                );
+                rowid_key = true;
+            }
+            _ => {
+                return unsupported(
+                    "AUTO_INCREMENT on a column that is not the integer primary key",
+                );
+            }
+        }
+        // NOT NULL of key columns after the primary key made them so.
+        for (i, c) in table.columns.iter().enumerate() {
+            if c.not_null && !defs[i].contains("NOT NULL") && !(rowid_key && c.auto_increment) {
+                defs[i].push_str(" NOT NULL");
+            }
+        }
+        if !primary.is_empty() && !rowid_key {
+            let cols: Vec<String> = primary.iter().map(|p| ident(p)).collect();
+            defs.push(format!("PRIMARY KEY ({})", cols.join(", ")));
+        }
+        defs.extend(foreign);
+        let mut sql = vec![format!(
+            "CREATE TABLE {} ({})",
+            ident(&name),
+            defs.join(", ")
+        )];
+        for (index_name, columns, unique) in indexes {
+            let index_name =
+                index_name.unwrap_or_else(|| columns.first().cloned().unwrap_or_default());
+            let index_name = unique_index_name(&table, &index_name);
+            for c in &columns {
+                if table.column(c).is_none() {
+                    return Err(TranslateError::UnknownColumn(c.clone(), "field list"));
+                }
+            }
+            let index = Index {
+                sqlite_name: format!("{name}.{index_name}"),
+                name: index_name,
+                unique,
+            };
+            sql.push(format!(
+                "CREATE {}INDEX {} ON {} ({})",
+                if unique { "UNIQUE " } else { "" },
+                ident(&index.sqlite_name),
+                ident(&name),
+                columns
+                    .iter()
+                    .map(|c| ident(c))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            table.indexes.push(index);
+        }
+        if let Some((_, start)) = table.options.iter().find(|(k, _)| k == "AUTO_INCREMENT") {
+            let Ok(start) = start.parse::<i64>() else {
+                return unsupported(format!("AUTO_INCREMENT = {start}"));
+            };
+            if !rowid_key {
+                return unsupported("AUTO_INCREMENT = n without an AUTO_INCREMENT column");
+            }
+            sql.push(format!(
+                "INSERT INTO sqlite_sequence (name, seq) VALUES ({}, {})",
+                quote(&name),
+                start - 1
+            ));
+        }
+        sql.extend(on_update_triggers(&table));
+        Ok(ddl(sql, CatalogChange::Create(table)))
+    }
+
+    /// One column definition: the catalog column, its SQLite definition, whether it is the
+    /// primary key and whether it is UNIQUE.
+    fn column_def(
+        &mut self,
+        def: &sqlparser::ast::ColumnDef,
+        default_collation: Collation,
+    ) -> Result<(Column, String, bool, bool)> {
+        let mut collation = default_collation;
+        for o in &def.options {
+            if let ColumnOption::Collation(c) = &o.option {
+                collation = Collation::from_mysql_name(&c.to_string())
+                    .ok_or_else(|| TranslateError::Unsupported(format!("COLLATE {c}")))?;
+            }
+            if let ColumnOption::CharacterSet(cs) = &o.option {
+                if cs.to_string().eq_ignore_ascii_case("binary") {
+                    collation = Collation::Bin;
+                }
+            }
+        }
+        let ty = column_type(&def.data_type, collation)?;
+        let mut column = Column {
+            name: def.name.value.clone(),
+            ty,
+            not_null: false,
+            has_default: false,
+            auto_increment: false,
+            on_update_now: false,
+            comment: None,
+        };
+        let mut sql = format!("{} {}", ident(&column.name), column.ty.sqlite_decl());
+        let (mut pk, mut unique) = (false, false);
+        let mut nullable_declared = false;
+        for o in &def.options {
+            match &o.option {
+                ColumnOption::Null => nullable_declared = true,
+                ColumnOption::NotNull => column.not_null = true,
+                ColumnOption::Default(e) => {
+                    column.has_default = true;
+                    sql.push_str(&format!(" DEFAULT {}", self.default_value(e, &column)?));
+                }
+                ColumnOption::PrimaryKey(_) => pk = true,
+                ColumnOption::Unique(_) => unique = true,
+                ColumnOption::Comment(c) => column.comment = Some(c.clone()),
+                ColumnOption::OnUpdate(e) if is_now(e) => column.on_update_now = true,
+                ColumnOption::DialectSpecific(tokens)
+                    if tokens
+                        .iter()
+                        .any(|t| t.to_string().eq_ignore_ascii_case("AUTO_INCREMENT")) =>
+                {
+                    column.auto_increment = true;
+                }
+                ColumnOption::Collation(_) | ColumnOption::CharacterSet(_) => {}
+                other => return unsupported(format!("column option {other}")),
+            }
+        }
+        let _ = nullable_declared;
+        if !column.not_null && !column.has_default {
+            // A nullable column without DEFAULT defaults to NULL.
+            column.has_default = true;
+        }
+        Ok((column, sql, pk, unique))
+    }
+
+    /// A column DEFAULT as SQLite's: the value stored as MySQL stores it.
+    fn default_value(&mut self, e: &Expr, column: &Column) -> Result<String> {
+        if is_now(e) {
+            if !matches!(column.ty, ColumnType::DateTime { fsp: 0 }) {
+                return unsupported("DEFAULT CURRENT_TIMESTAMP on this type");
+            }
+            return Ok("(datetime('now', 'localtime'))".into());
+        }
+        self.scopes.push(Scope::default());
+        let t = self.expr(e);
+        self.scopes.pop();
+        let t = t?;
+        if t.ty == Ty::Null {
+            return Ok("NULL".into());
+        }
+        // The default is a constant: kept as MySQL stores it in the column.
+        crate::value::constant_default(e, &column.ty)
+            .ok_or_else(|| TranslateError::Unsupported(format!("DEFAULT {e}")))
+    }
+
+    fn create_index(&mut self, create: &CreateIndex) -> Result<Translation> {
+        let table = self.table(&create.table_name)?;
+        let Some(name) = &create.name else {
+            return unsupported("CREATE INDEX without a name");
+        };
+        let index_name = last_name(name)?;
+        if table
+            .indexes
+            .iter()
+            .any(|i| i.name.eq_ignore_ascii_case(&index_name))
+        {
+            return Err(TranslateError::DuplicateKey(index_name));
+        }
+        let columns = index_columns(&create.columns)?;
+        for c in &columns {
+            if table.column(c).is_none() {
+                return Err(TranslateError::UnknownColumn(c.clone(), "field list"));
+            }
+        }
+        let index = Index {
+            sqlite_name: format!("{}.{index_name}", table.name),
+            name: index_name,
+            unique: create.unique,
+        };
+        let sql = format!(
+            "CREATE {}INDEX {} ON {} ({})",
+            if create.unique { "UNIQUE " } else { "" },
+            ident(&index.sqlite_name),
+            ident(&table.name),
+            columns
+                .iter()
+                .map(|c| ident(c))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let mut changed = table.clone();
+        changed.indexes.push(index);
+        Ok(ddl(vec![sql], CatalogChange::Replace(changed)))
+    }
+
+    fn drop(
+        &mut self,
+        object_type: ObjectType,
+        if_exists: bool,
+        names: &[ObjectName],
+        on: Option<&ObjectName>,
+    ) -> Result<Translation> {
+        match object_type {
+            ObjectType::Table => {
+                let mut sql = Vec::new();
+                let mut changes = Vec::new();
+                let mut missing = Vec::new();
+                for n in names {
+                    match self.table(n) {
+                        Ok(t) => {
+                            sql.push(format!("DROP TABLE {}", ident(&t.name)));
+                            changes.push(CatalogChange::Drop(t.name));
+                        }
+                        Err(TranslateError::NoSuchTable(shown)) => missing.push(shown),
+                        Err(other) => return Err(other),
+                    }
+                }
+                if !missing.is_empty() && !if_exists {
+                    return Err(TranslateError::UnknownTable(missing.join(",")));
+                }
+                Ok(ddl(sql, CatalogChange::Several(changes)))
+            }
+            ObjectType::Index => {
+                let (Some(on), [index]) = (on, names) else {
+                    return unsupported("DROP INDEX without ON table");
+                };
+                let table = self.table(on)?;
+                let index_name = last_name(index)?;
+                self.drop_index(table, &index_name)
+            }
+            other => unsupported(format!("DROP {other}")),
+        }
+    }
+
+    fn drop_index(&mut self, table: Table, index_name: &str) -> Result<Translation> {
+        let Some(at) = table
+            .indexes
+            .iter()
+            .position(|i| i.name.eq_ignore_ascii_case(index_name))
+        else {
+            return Err(TranslateError::NoSuchIndex(index_name.to_string()));
+        };
+        let mut changed = table;
+        let index = changed.indexes.remove(at);
+        Ok(ddl(
+            vec![format!("DROP INDEX {}", ident(&index.sqlite_name))],
+            CatalogChange::Replace(changed),
+        ))
+    }
+
+    fn alter_table(
+        &mut self,
+        name: &ObjectName,
+        operations: &[AlterTableOperation],
+    ) -> Result<Translation> {
+        let table = self.table(name)?;
+        let [op] = operations else {
+            return unsupported("ALTER TABLE with several changes");
+        };
+        let quoted = ident(&table.name);
+        let mut changed = table.clone();
+        let default_collation = Collation::Ci;
+        let sql = match op {
+            AlterTableOperation::AddColumn {
+                column_def,
+                column_position: None,
+                ..
+            } => {
+                let (column, def, pk, unique) = self.column_def(column_def, default_collation)?;
+                if pk || unique || column.auto_increment || column.on_update_now {
+                    return unsupported("ADD COLUMN with a key, AUTO_INCREMENT or ON UPDATE");
+                }
+                if table.column(&column.name).is_some() {
+                    return Err(TranslateError::DuplicateColumn(column.name));
+                }
+                let def = if column.not_null && !def.contains(" DEFAULT ") {
+                    // MySQL fills existing rows with the type's implicit default.
+                    format!("{def} NOT NULL DEFAULT {}", implicit_default(&column.ty))
+                } else if column.not_null {
+                    format!("{def} NOT NULL")
+                } else {
+                    def
+                };
+                changed.columns.push(column);
+                vec![format!("ALTER TABLE {quoted} ADD COLUMN {def}")]
+            }
+            AlterTableOperation::DropColumn {
+                column_names,
+                if_exists: false,
+                ..
+            } => {
+                let [c] = column_names.as_slice() else {
+                    return unsupported("DROP COLUMN of several columns");
+                };
+                let Some(at) = changed
+                    .columns
+                    .iter()
+                    .position(|x| x.name.eq_ignore_ascii_case(&c.value))
+                else {
+                    return Err(TranslateError::NoSuchIndex(c.value.clone()));
+                };
+                let column = changed.columns.remove(at);
+                vec![format!(
+                    "ALTER TABLE {quoted} DROP COLUMN {}",
+                    ident(&column.name)
+                )]
+            }
+            AlterTableOperation::RenameColumn {
+                old_column_name,
+                new_column_name,
+            } => {
+                let Some(c) = changed
+                    .columns
+                    .iter_mut()
+                    .find(|x| x.name.eq_ignore_ascii_case(&old_column_name.value))
+                else {
+                    return Err(TranslateError::UnknownColumn(
+                        old_column_name.value.clone(),
+                        "field list",
+                    ));
+                };
+                c.name = new_column_name.value.clone();
+                vec![format!(
+                    "ALTER TABLE {quoted} RENAME COLUMN {} TO {}",
+                    ident(&old_column_name.value),
+                    ident(&new_column_name.value)
+                )]
+            }
+            AlterTableOperation::RenameTable { table_name } => {
+                let to = match table_name {
+                    sqlparser::ast::RenameTableNameKind::As(n)
+                    | sqlparser::ast::RenameTableNameKind::To(n) => last_name(n)?,
+                };
+                return Ok(ddl(
+                    vec![format!("ALTER TABLE {quoted} RENAME TO {}", ident(&to))],
+                    CatalogChange::Rename {
+                        from: table.name,
+                        to,
+                    },
+                ));
+            }
+            AlterTableOperation::AddConstraint {
+                constraint: TableConstraint::Index(i),
+                ..
+            } => {
+                let Some(n) = &i.name else {
+                    return unsupported("ADD INDEX without a name");
+                };
+                return self.add_index(table, &n.value, index_columns(&i.columns)?, false);
+            }
+            AlterTableOperation::AddConstraint {
+                constraint: TableConstraint::Unique(u),
+                ..
+            } => {
+                let Some(n) = u.name.as_ref().or(u.index_name.as_ref()) else {
+                    return unsupported("ADD UNIQUE without a name");
+                };
+                return self.add_index(table, &n.value, index_columns(&u.columns)?, true);
+            }
+            AlterTableOperation::DropIndex { name } => {
+                return self.drop_index(table, &name.value);
+            }
+            other => {
+                return unsupported(format!("ALTER TABLE {}", first_words(&other.to_string())));
+            }
+        };
+        Ok(ddl(sql, CatalogChange::Replace(changed)))
+    }
+
+    fn add_index(
+        &mut self,
+        table: Table,
+        name: &str,
+        columns: Vec<String>,
+        unique: bool,
+    ) -> Result<Translation> {
+        if table
+            .indexes
+            .iter()
+            .any(|i| i.name.eq_ignore_ascii_case(name))
+        {
+            return Err(TranslateError::DuplicateKey(name.to_string()));
+        }
+        for c in &columns {
+            if table.column(c).is_none() {
+                return Err(TranslateError::UnknownColumn(c.clone(), "field list"));
+            }
+        }
+        let index = Index {
+            sqlite_name: format!("{}.{name}", table.name),
+            name: name.to_string(),
+            unique,
+        };
+        let sql = format!(
+            "CREATE {}INDEX {} ON {} ({})",
+            if unique { "UNIQUE " } else { "" },
+            ident(&index.sqlite_name),
+            ident(&table.name),
+            columns
+                .iter()
+                .map(|c| ident(c))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let mut changed = table;
+        changed.indexes.push(index);
+        Ok(ddl(vec![sql], CatalogChange::Replace(changed)))
+    }
+}
+
+/// SQL of a condition: text and decimals read as MySQL's numbers.
+pub(crate) fn truth_sql(t: &Typed) -> String {
+    match t.ty {
+        Ty::Str(_) | Ty::Bytes | Ty::Decimal(_) => format!("my_cast_double({})", t.sql),
+        _ => t.sql.clone(),
+    }
+}
+
+fn ddl(sql: Vec<String>, change: CatalogChange) -> Translation {
+    Translation {
+        sql,
+        columns: Vec::new(),
+        affected: Affected::Zero,
+        change: Some(change),
+        reserves: None,
+    }
+}
+
+fn direction(item: &OrderByExpr) -> &'static str {
+    match item.options.sort {
+        Some(sqlparser::ast::OrderBySort::Desc) => " DESC",
+        _ => "",
+    }
+}
+
+/// The collation an ORDER BY of a value of this type needs.
+fn collate_suffix(ty: Ty) -> String {
+    match ty {
+        Ty::Str(c) => format!(" COLLATE {}", c.sqlite_name()),
+        Ty::Decimal(_) => format!(" COLLATE {DECIMAL_COLLATION}"),
+        _ => String::new(),
+    }
+}
+
+fn name_parts(name: &ObjectName) -> Result<Vec<String>> {
+    name.0
+        .iter()
+        .map(|p| match p {
+            ObjectNamePart::Identifier(i) => Ok(i.value.clone()),
+            other => unsupported(format!("name {other}")),
+        })
+        .collect()
+}
+
+fn last_name(name: &ObjectName) -> Result<String> {
+    name_parts(name)?
+        .pop()
+        .ok_or_else(|| TranslateError::Unsupported("empty name".into()))
+}
+
+/// A table name as SQLite's: `"t"`, or `"db"."t"` for a qualified one (the engine attaches
+/// each database under its name).
+fn qualified(name: &ObjectName) -> Result<String> {
+    Ok(name_parts(name)?
+        .iter()
+        .map(|p| ident(p))
+        .collect::<Vec<_>>()
+        .join("."))
+}
+
+fn first_words(text: &str) -> String {
+    text.split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn is_now(e: &Expr) -> bool {
+    let text = e.to_string().to_ascii_uppercase();
+    matches!(
+        text.as_str(),
+        "CURRENT_TIMESTAMP"
+            | "CURRENT_TIMESTAMP()"
+            | "NOW()"
+            | "LOCALTIMESTAMP"
+            | "LOCALTIMESTAMP()"
+    )
+}
+
+fn index_columns(columns: &[sqlparser::ast::IndexColumn]) -> Result<Vec<String>> {
+    columns
+        .iter()
+        .map(|c| match &c.column.expr {
+            Expr::Identifier(id) => Ok(id.value.clone()),
+            other => unsupported(format!("index on {other}")),
+        })
+        .collect()
+}
+
+fn unique_index_name(table: &Table, wanted: &str) -> String {
+    if !table
+        .indexes
+        .iter()
+        .any(|i| i.name.eq_ignore_ascii_case(wanted))
+    {
+        return wanted.to_string();
+    }
+    (2..)
+        .map(|n| format!("{wanted}_{n}"))
+        .find(|n| !table.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(n)))
+        .expect("some suffix is free")
+}
+
+fn table_options(options: &CreateTableOptions) -> Vec<(String, String)> {
+    let list = match options {
+        CreateTableOptions::None => return Vec::new(),
+        CreateTableOptions::With(l)
+        | CreateTableOptions::Options(l)
+        | CreateTableOptions::Plain(l)
+        | CreateTableOptions::TableProperties(l) => l,
+    };
+    list.iter()
+        .map(|o| {
+            let text = o.to_string();
+            match text.split_once('=') {
+                Some((k, v)) => (
+                    k.trim().to_ascii_uppercase(),
+                    v.trim().trim_matches('\'').to_string(),
+                ),
+                None => (text.to_ascii_uppercase(), String::new()),
+            }
+        })
+        .collect()
+}
+
+/// A column's MySQL type from its declaration.
+fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType> {
+    let text = data_type.to_string().to_ascii_uppercase();
+    let unsigned = text.contains("UNSIGNED");
+    let nums: Vec<u32> = text
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|p| p.parse().ok())
+        .collect();
+    let base: String = text
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect();
+    let int = |bits: u32| {
+        if unsigned {
+            // BIGINT UNSIGNED holds up to i64::MAX here: a larger value is refused as out of
+            // range (1264) rather than stored differently.
+            Ok(ColumnType::Int {
+                min: 0,
+                max: if bits == 64 {
+                    i64::MAX
+                } else {
+                    (1i64 << bits) - 1
+                },
+            })
+        } else {
+            Ok(ColumnType::Int {
+                min: if bits == 64 {
+                    i64::MIN
+                } else {
+                    -(1i64 << (bits - 1))
+                },
+                max: if bits == 64 {
+                    i64::MAX
+                } else {
+                    (1i64 << (bits - 1)) - 1
+                },
+            })
+        }
+    };
+    Ok(match base.as_str() {
+        "TINYINT" | "BOOL" | "BOOLEAN" => int(8)?,
+        "SMALLINT" => int(16)?,
+        "MEDIUMINT" => int(24)?,
+        "INT" | "INTEGER" => int(32)?,
+        "BIGINT" => int(64)?,
+        "DECIMAL" | "NUMERIC" | "DEC" => {
+            let (p, s) = match nums.as_slice() {
+                [] => (10, 0),
+                [p] => (*p, 0),
+                [p, s, ..] => (*p, *s),
+            };
+            if p > 65 || s > 30 || s > p || unsigned {
+                return unsupported(format!("column type {text}"));
+            }
+            ColumnType::Decimal {
+                precision: p as u8,
+                scale: s as u8,
+            }
+        }
+        "DOUBLE" | "REAL" if !unsigned => ColumnType::Double,
+        "FLOAT" if !unsigned && nums.is_empty() => ColumnType::Float,
+        "CHAR" | "CHARACTER" => ColumnType::Char {
+            length: nums.first().copied().unwrap_or(1),
+            collation,
+        },
+        "VARCHAR" => ColumnType::VarChar {
+            length: nums.first().copied().unwrap_or(255),
+            collation,
+        },
+        "TINYTEXT" => ColumnType::VarChar {
+            length: 255,
+            collation,
+        },
+        "TEXT" => ColumnType::VarChar {
+            length: 65_535,
+            collation,
+        },
+        "MEDIUMTEXT" => ColumnType::VarChar {
+            length: 16_777_215,
+            collation,
+        },
+        "LONGTEXT" => ColumnType::VarChar {
+            length: u32::MAX,
+            collation,
+        },
+        "BINARY" | "VARBINARY" => ColumnType::Bytes {
+            length: nums.first().copied().unwrap_or(1),
+        },
+        "TINYBLOB" | "BLOB" | "MEDIUMBLOB" | "LONGBLOB" => ColumnType::Bytes { length: u32::MAX },
+        "DATE" => ColumnType::Date,
+        "DATETIME" | "TIMESTAMP" => ColumnType::DateTime {
+            fsp: nums.first().copied().unwrap_or(0).min(6) as u8,
+        },
+        _ => return unsupported(format!("column type {text}")),
+    })
+}
+
+/// The value MySQL stores for a NOT NULL column an INSERT IGNORE leaves out or gives NULL.
+fn implicit_default(ty: &ColumnType) -> &'static str {
+    match ty {
+        ColumnType::Int { .. } | ColumnType::Double | ColumnType::Float => "0",
+        ColumnType::Decimal { .. } => "'0'",
+        ColumnType::Char { .. } | ColumnType::VarChar { .. } => "''",
+        ColumnType::Bytes { .. } => "X''",
+        ColumnType::Date => "'0000-00-00'",
+        ColumnType::DateTime { .. } => "'0000-00-00 00:00:00'",
+        ColumnType::Time => "'00:00:00'",
+    }
+}
+
+/// A value as stored into a column: converted to its type, failing as strict mode does.
+fn store(t: &Typed, c: &Column, strict: bool, ignore: bool) -> String {
+    let s = i32::from(strict);
+    let name = quote(&c.name);
+    let value = match &c.ty {
+        ColumnType::Int { min, max } => {
+            format!("my_store_int({}, {min}, {max}, {s}, {name})", t.sql)
+        }
+        ColumnType::Decimal { precision, scale } => {
+            format!("my_store_dec({}, {precision}, {scale}, {s}, {name})", t.sql)
+        }
+        ColumnType::Double | ColumnType::Float => format!(
+            "my_store_double({}, {s}, {name}, {})",
+            t.sql,
+            i32::from(c.ty == ColumnType::Float)
+        ),
+        ColumnType::Char { length, .. } | ColumnType::VarChar { length, .. } => format!(
+            "my_store_str({}, {length}, {}, {s}, {name}, '{}')",
+            t.sql,
+            i32::from(matches!(c.ty, ColumnType::Char { .. })),
+            t.ty.code()
+        ),
+        ColumnType::Bytes { .. } => format!("CAST({} AS BLOB)", as_text(t)),
+        ColumnType::Date => format!("my_store_date({}, 0, {s}, {name}, 'date')", t.sql),
+        ColumnType::DateTime { fsp } => {
+            format!("my_store_date({}, {fsp}, {s}, {name}, 'datetime')", t.sql)
+        }
+        ColumnType::Time => t.sql.clone(),
+    };
+    let value = if c.auto_increment {
+        format!("nullif({value}, 0)")
+    } else {
+        value
+    };
+    if ignore && c.not_null && !c.auto_increment {
+        format!("coalesce({value}, {})", implicit_default(&c.ty))
+    } else {
+        value
+    }
+}
+
+/// `ON UPDATE CURRENT_TIMESTAMP` as a trigger: when a row changes and the column was not set,
+/// it becomes the current time.
+fn on_update_triggers(table: &Table) -> Vec<String> {
+    table
+        .columns
+        .iter()
+        .filter(|c| c.on_update_now)
+        .map(|c| {
+            let others: Vec<String> = table
+                .columns
+                .iter()
+                .filter(|o| o.name != c.name)
+                .map(|o| format!("NOT my_same(NEW.{n}, OLD.{n})", n = ident(&o.name)))
+                .collect();
+            let changed = if others.is_empty() { "0".to_string() } else { others.join(" OR ") };
+            format!(
+                "CREATE TRIGGER {} AFTER UPDATE ON {t} FOR EACH ROW WHEN my_same(NEW.{col}, OLD.{col}) AND ({changed}) \
+                 BEGIN UPDATE {t} SET {col} = datetime('now', 'localtime') WHERE rowid = NEW.rowid; END",
+                ident(&format!("{}.{}.on_update", table.name, c.name)),
+                t = ident(&table.name),
+                col = ident(&c.name)
+            )
+        })
+        .collect()
+}

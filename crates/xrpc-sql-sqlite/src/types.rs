@@ -1,0 +1,254 @@
+//! MySQL's types: of a column in the catalog ([`ColumnType`]) and of an expression ([`Ty`]),
+//! and how each is held in SQLite.
+
+/// The collation of a text value: MySQL's default `utf8mb4_general_ci` or an exact one
+/// (`utf8mb4_bin`, `BINARY`). Both ignore trailing spaces in comparisons (PAD SPACE).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Collation {
+    /// Case- and accent-insensitive (`utf8mb4_general_ci`), the SQLite collation
+    /// [`CI_COLLATION`].
+    Ci,
+    /// Code point order (`utf8mb4_bin`), the SQLite collation [`BIN_COLLATION`].
+    Bin,
+}
+
+/// The SQLite collation registered for `utf8mb4_general_ci`.
+pub const CI_COLLATION: &str = "utf8mb4_general_ci";
+/// The SQLite collation registered for `utf8mb4_bin`.
+pub const BIN_COLLATION: &str = "utf8mb4_bin";
+/// The SQLite collation registered for DECIMAL columns (held as text): numeric order.
+pub const DECIMAL_COLLATION: &str = "mysql_decimal";
+
+impl Collation {
+    /// The SQLite collation's name.
+    pub fn sqlite_name(self) -> &'static str {
+        match self {
+            Self::Ci => CI_COLLATION,
+            Self::Bin => BIN_COLLATION,
+        }
+    }
+
+    /// A MySQL collation name (`utf8mb4_0900_ai_ci`, `latin1_bin`) as one of the two.
+    pub fn from_mysql_name(name: &str) -> Option<Self> {
+        let name = name.to_ascii_lowercase();
+        if name == "binary" || name.ends_with("_bin") {
+            Some(Self::Bin)
+        } else if name.ends_with("_ci") || name.ends_with("_ai_ci") {
+            Some(Self::Ci)
+        } else {
+            None
+        }
+    }
+}
+
+/// The MySQL type of an expression, which fixes both the SQL the translation emits for the
+/// operators around it and the text a client receives ([`crate::text_of`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ty {
+    /// The NULL literal.
+    Null,
+    /// BIGINT (every integer type, BOOLEAN, YEAR): SQLite INTEGER.
+    Int,
+    /// DECIMAL with this many fraction digits: SQLite TEXT (exact), or INTEGER for scale 0.
+    Decimal(u8),
+    /// DOUBLE: SQLite REAL.
+    Double,
+    /// FLOAT (a column's values): SQLite REAL, printed with six digits.
+    Float,
+    /// Text under a collation: SQLite TEXT.
+    Str(Collation),
+    /// Binary strings (BINARY, VARBINARY, BLOB): SQLite BLOB.
+    Bytes,
+    /// DATE: SQLite TEXT `YYYY-MM-DD`.
+    Date,
+    /// DATETIME and TIMESTAMP: SQLite TEXT `YYYY-MM-DD HH:MM:SS[.ffffff]`.
+    DateTime,
+    /// TIME: SQLite TEXT `[-]HH:MM:SS`.
+    Time,
+    /// A value whose type is known only when the statement runs: an argument `?` or a user
+    /// variable. Operators on it dispatch on SQLite's storage class.
+    Dyn,
+}
+
+impl Ty {
+    /// Whether this is a number type (or NULL).
+    pub(crate) fn is_numeric(self) -> bool {
+        matches!(
+            self,
+            Self::Int | Self::Decimal(_) | Self::Double | Self::Float
+        )
+    }
+
+    /// Whether values are held as text in a date or time format.
+    pub(crate) fn is_temporal(self) -> bool {
+        matches!(self, Self::Date | Self::DateTime | Self::Time)
+    }
+
+    /// The collation of a text type.
+    pub(crate) fn collation(self) -> Option<Collation> {
+        match self {
+            Self::Str(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// A short code for the type, passed to functions that format values (`my_text`).
+    pub(crate) fn code(self) -> String {
+        match self {
+            Self::Decimal(s) => format!("d{s}"),
+            Self::Double => "f".into(),
+            Self::Float => "g".into(),
+            Self::Int => "i".into(),
+            _ => "s".into(),
+        }
+    }
+}
+
+/// A column's declared MySQL type, as the catalog keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ColumnType {
+    /// TINYINT … BIGINT, BOOL, YEAR: the bounds of its values.
+    Int {
+        /// Smallest value.
+        min: i64,
+        /// Largest value.
+        max: i64,
+    },
+    /// DECIMAL(precision, scale).
+    Decimal {
+        /// Total digits.
+        precision: u8,
+        /// Fraction digits.
+        scale: u8,
+    },
+    /// DOUBLE, REAL.
+    Double,
+    /// FLOAT.
+    Float,
+    /// CHAR(n): trailing spaces are removed on read.
+    Char {
+        /// Characters.
+        length: u32,
+        /// Its collation.
+        collation: Collation,
+    },
+    /// VARCHAR(n), TEXT types, JSON.
+    VarChar {
+        /// Characters at most.
+        length: u32,
+        /// Its collation.
+        collation: Collation,
+    },
+    /// BINARY, VARBINARY, BLOB types.
+    Bytes {
+        /// Bytes at most.
+        length: u32,
+    },
+    /// DATE.
+    Date,
+    /// DATETIME and TIMESTAMP with their fraction digits.
+    DateTime {
+        /// Fraction digits, 0 to 6.
+        fsp: u8,
+    },
+    /// TIME.
+    Time,
+}
+
+impl ColumnType {
+    /// The expression type of the column's values.
+    pub fn ty(&self) -> Ty {
+        match self {
+            Self::Int { .. } => Ty::Int,
+            Self::Decimal { scale, .. } => Ty::Decimal(*scale),
+            Self::Double => Ty::Double,
+            Self::Float => Ty::Float,
+            Self::Char { collation, .. } | Self::VarChar { collation, .. } => Ty::Str(*collation),
+            Self::Bytes { .. } => Ty::Bytes,
+            Self::Date => Ty::Date,
+            Self::DateTime { .. } => Ty::DateTime,
+            Self::Time => Ty::Time,
+        }
+    }
+
+    /// Whether this is an UNSIGNED integer type.
+    pub fn is_unsigned(&self) -> bool {
+        matches!(self, Self::Int { min: 0, .. })
+    }
+
+    /// The column's declaration in SQLite: its affinity and collation.
+    pub fn sqlite_decl(&self) -> String {
+        match self {
+            Self::Int { .. } => "INTEGER".into(),
+            Self::Decimal { .. } => format!("TEXT COLLATE {DECIMAL_COLLATION}"),
+            Self::Double | Self::Float => "REAL".into(),
+            Self::Char { collation, .. } | Self::VarChar { collation, .. } => {
+                format!("TEXT COLLATE {}", collation.sqlite_name())
+            }
+            Self::Bytes { .. } => "BLOB".into(),
+            Self::Date | Self::DateTime { .. } | Self::Time => "TEXT".into(),
+        }
+    }
+}
+
+/// A column in the catalog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Column {
+    /// Its name as declared.
+    pub name: String,
+    /// Its MySQL type.
+    pub ty: ColumnType,
+    /// `NOT NULL` (or part of the primary key).
+    pub not_null: bool,
+    /// Whether it has a default (an explicit `DEFAULT`, or NULL for a nullable column).
+    pub has_default: bool,
+    /// `AUTO_INCREMENT`.
+    pub auto_increment: bool,
+    /// `ON UPDATE CURRENT_TIMESTAMP`.
+    pub on_update_now: bool,
+    /// `COMMENT '…'`.
+    pub comment: Option<String>,
+}
+
+/// An index in the catalog: MySQL's name, and the SQLite index that implements it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Index {
+    /// MySQL's name (per table).
+    pub name: String,
+    /// SQLite's name (per database).
+    pub sqlite_name: String,
+    /// `UNIQUE`.
+    pub unique: bool,
+}
+
+/// A table in the catalog, with the options MySQL shows for it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Table {
+    /// Its name.
+    pub name: String,
+    /// Its columns in order.
+    pub columns: Vec<Column>,
+    /// Its secondary indexes.
+    pub indexes: Vec<Index>,
+    /// Table options as written (`ENGINE`, `DEFAULT CHARSET`, `COMMENT`, …), names upper case.
+    pub options: Vec<(String, String)>,
+}
+
+impl Table {
+    /// The column called `name` (case-insensitive, as MySQL's column names are).
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns
+            .iter()
+            .find(|c| c.name.eq_ignore_ascii_case(name))
+    }
+}
+
+/// What the translation needs to know about the database: the tables and their columns.
+/// The engine implements it over its own catalog; [`crate::MemoryCatalog`] is one kept in
+/// memory from the changes DDL statements report.
+pub trait Catalog {
+    /// The table `name` in database `schema` (the current database when `None`).
+    fn table(&self, schema: Option<&str>, name: &str) -> Option<Table>;
+    /// The current database's name, for MySQL's messages (`FUNCTION db.f does not exist`).
+    fn current_schema(&self) -> Option<String>;
+}

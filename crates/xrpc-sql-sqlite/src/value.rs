@@ -1,0 +1,294 @@
+//! MySQL's reading of SQLite values as numbers, decimals and text, and MySQL's text of a value
+//! of each expression type (what a client receives).
+
+use std::borrow::Cow;
+use std::str::FromStr;
+
+use bigdecimal::{BigDecimal, RoundingMode, Signed};
+use rusqlite::types::ValueRef;
+
+use crate::types::Ty;
+
+/// The longest prefix of `s` (after leading spaces) that reads as a number, as MySQL converts a
+/// string in numeric context: `'12abc'` is 12, `'abc'` 0, `' 1e3x'` 1000.
+pub(crate) fn number_prefix(s: &str) -> &str {
+    let s = s.trim_start_matches([' ', '\t', '\n', '\r']);
+    let bytes = s.as_bytes();
+    let mut end = 0;
+    if matches!(bytes.first(), Some(b'+' | b'-')) {
+        end = 1;
+    }
+    let digits_start = end;
+    while bytes.get(end).is_some_and(u8::is_ascii_digit) {
+        end += 1;
+    }
+    let mut seen = end > digits_start;
+    if bytes.get(end) == Some(&b'.') {
+        let mut after = end + 1;
+        while bytes.get(after).is_some_and(u8::is_ascii_digit) {
+            after += 1;
+        }
+        if after > end + 1 || seen {
+            seen |= after > end + 1;
+            end = after;
+        }
+    }
+    if !seen {
+        return "";
+    }
+    if matches!(bytes.get(end), Some(b'e' | b'E')) {
+        let mut after = end + 1;
+        if matches!(bytes.get(after), Some(b'+' | b'-')) {
+            after += 1;
+        }
+        let exp_start = after;
+        while bytes.get(after).is_some_and(u8::is_ascii_digit) {
+            after += 1;
+        }
+        if after > exp_start {
+            end = after;
+        }
+    }
+    &s[..end]
+}
+
+/// A value as a DOUBLE, as MySQL converts it; `None` for NULL.
+pub(crate) fn to_f64(value: ValueRef<'_>) -> Option<f64> {
+    match value {
+        ValueRef::Null => None,
+        ValueRef::Integer(i) => Some(i as f64),
+        ValueRef::Real(r) => Some(r),
+        ValueRef::Text(t) | ValueRef::Blob(t) => {
+            let s = String::from_utf8_lossy(t);
+            Some(number_prefix(&s).parse::<f64>().unwrap_or(0.0))
+        }
+    }
+}
+
+/// MySQL's widest DECIMAL: 65 digits.
+const DECIMAL_DIGITS: i64 = 65;
+
+/// A value as an exact decimal, as MySQL converts it; `None` for NULL. Values beyond DECIMAL's
+/// 65 digits saturate and fractions beyond 65 digits round, so no input can make the arithmetic
+/// on it unbounded.
+pub(crate) fn to_decimal(value: ValueRef<'_>) -> Option<BigDecimal> {
+    let d = read_decimal(value)?;
+    let limit = || BigDecimal::new(1.into(), -DECIMAL_DIGITS) - BigDecimal::from(1);
+    if d.digits() as i64 - d.fractional_digit_count() > DECIMAL_DIGITS {
+        return Some(if d.is_negative() { -limit() } else { limit() });
+    }
+    if d.fractional_digit_count() > DECIMAL_DIGITS {
+        return Some(d.with_scale_round(DECIMAL_DIGITS, RoundingMode::HalfUp));
+    }
+    Some(d)
+}
+
+fn read_decimal(value: ValueRef<'_>) -> Option<BigDecimal> {
+    match value {
+        ValueRef::Null => None,
+        ValueRef::Integer(i) => Some(BigDecimal::from(i)),
+        ValueRef::Real(r) => BigDecimal::from_str(&double_text(r)).ok(),
+        ValueRef::Text(t) | ValueRef::Blob(t) => {
+            let s = String::from_utf8_lossy(t);
+            Some(BigDecimal::from_str(number_prefix(&s)).unwrap_or_default())
+        }
+    }
+}
+
+/// A value as an integer, as MySQL converts it in integer context (rounding a fraction half
+/// away from zero); `None` for NULL or beyond BIGINT.
+pub(crate) fn to_i64(value: ValueRef<'_>) -> Option<i64> {
+    match value {
+        ValueRef::Integer(i) => Some(i),
+        other => {
+            let d = to_decimal(other)?.with_scale_round(0, RoundingMode::HalfUp);
+            i64::try_from(d.into_bigint_and_exponent().0).ok()
+        }
+    }
+}
+
+/// A value as text; `None` for NULL. Numbers are written as SQLite holds them: callers give
+/// the text of typed values through [`text_of`].
+pub(crate) fn to_text(value: ValueRef<'_>) -> Option<Cow<'_, str>> {
+    match value {
+        ValueRef::Null => None,
+        ValueRef::Integer(i) => Some(Cow::Owned(i.to_string())),
+        ValueRef::Real(r) => Some(Cow::Owned(double_text(r))),
+        ValueRef::Text(t) | ValueRef::Blob(t) => Some(String::from_utf8_lossy(t)),
+    }
+}
+
+/// A decimal's text with exactly `scale` fraction digits (rounded half away from zero).
+pub(crate) fn decimal_text(value: &BigDecimal, scale: i64) -> String {
+    value
+        .with_scale_round(scale, RoundingMode::HalfUp)
+        .to_plain_string()
+}
+
+/// MySQL's text of a DOUBLE: the shortest digits that read back as the same double, in plain
+/// notation for at most 15 integer digits or 14 zeros after the point (`123456789012345`,
+/// `-0.00000025`) and as `1e15`, `1.5e-17` otherwise.
+pub(crate) fn double_text(value: f64) -> String {
+    if value == 0.0 {
+        return "0".into();
+    }
+    if !value.is_finite() {
+        return value.to_string();
+    }
+    let sci = format!("{value:e}");
+    let (mantissa, exp) = sci.split_once('e').expect("{:e} has an exponent");
+    let exp: i32 = exp.parse().expect("{:e} exponent is a number");
+    let point = exp + 1;
+    let plain = if point > 0 { point <= 15 } else { point > -15 };
+    if plain {
+        format!("{value}")
+    } else {
+        format!("{mantissa}e{exp}")
+    }
+}
+
+/// MySQL's text of a FLOAT column's value: six significant digits, as MySQL prints FLOAT.
+pub(crate) fn float_text(value: f64) -> String {
+    if value == 0.0 {
+        return "0".into();
+    }
+    let exp = value.abs().log10().floor() as i32;
+    let digits = (5 - exp).max(0) as usize;
+    let fixed = format!("{value:.digits$}");
+    let trimmed = if fixed.contains('.') {
+        fixed.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &fixed
+    };
+    trimmed.to_string()
+}
+
+/// What a client receives for a value of expression type `ty`: MySQL's text, `None` for NULL.
+pub fn text_of(value: ValueRef<'_>, ty: &Ty) -> Option<String> {
+    if matches!(value, ValueRef::Null) {
+        return None;
+    }
+    Some(match ty {
+        Ty::Int => match value {
+            ValueRef::Integer(i) => i.to_string(),
+            other => to_i64(other).map_or_else(
+                || to_text(other).unwrap_or_default().into_owned(),
+                |i| i.to_string(),
+            ),
+        },
+        Ty::Decimal(scale) => decimal_text(&to_decimal(value)?, i64::from(*scale)),
+        Ty::Double => double_text(to_f64(value)?),
+        Ty::Float => float_text(to_f64(value)?),
+        _ => to_text(value)?.into_owned(),
+    })
+}
+
+/// A column DEFAULT as the constant MySQL keeps: a literal converted to the column's type;
+/// `None` for a default that is not a literal or does not fit (the caller refuses it).
+pub(crate) fn constant_default(
+    e: &sqlparser::ast::Expr,
+    ty: &crate::types::ColumnType,
+) -> Option<String> {
+    use crate::types::ColumnType as C;
+    use sqlparser::ast::{Expr, UnaryOperator, Value};
+    let (text, negative) = match e {
+        Expr::Value(v) => (v.value.clone(), false),
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } => match expr.as_ref() {
+            Expr::Value(v) => (v.value.clone(), true),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let raw = match &text {
+        Value::Number(n, _) => format!("{}{n}", if negative { "-" } else { "" }),
+        Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) if !negative => s.clone(),
+        Value::Null if !negative => return Some("NULL".into()),
+        _ => return None,
+    };
+    let quoted = |s: &str| format!("'{}'", s.replace('\'', "''"));
+    match ty {
+        C::Int { min, max } => {
+            let v: i64 = raw.trim().parse().ok()?;
+            (v >= *min && v <= *max).then(|| v.to_string())
+        }
+        C::Decimal { precision, scale } => {
+            let d = BigDecimal::from_str(raw.trim()).ok()?;
+            let text = decimal_text(&d, i64::from(*scale));
+            let digits = text
+                .trim_start_matches('-')
+                .replace('.', "")
+                .trim_start_matches('0')
+                .len();
+            (digits <= usize::from(*precision)).then(|| quoted(&text))
+        }
+        C::Double | C::Float => raw.trim().parse::<f64>().ok().map(|v| format!("{v:?}")),
+        C::Char { length, .. } | C::VarChar { length, .. } => {
+            let kept = if matches!(ty, C::Char { .. }) {
+                raw.trim_end_matches(' ')
+            } else {
+                raw.as_str()
+            };
+            (kept.chars().count() <= *length as usize).then(|| quoted(kept))
+        }
+        C::Date | C::DateTime { .. } => {
+            let m = crate::dates::read(ValueRef::Text(raw.as_bytes()))?;
+            Some(quoted(&match ty {
+                C::Date => crate::dates::date_text(m.at),
+                C::DateTime { fsp } => crate::dates::datetime_text(m.at, *fsp),
+                _ => unreachable!("matched above"),
+            }))
+        }
+        C::Bytes { .. } | C::Time => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_read_as_their_numeric_prefix() {
+        assert_eq!(number_prefix("12abc"), "12");
+        assert_eq!(number_prefix(" -1.5e3x"), "-1.5e3");
+        assert_eq!(number_prefix("abc"), "");
+        assert_eq!(number_prefix(".5"), ".5");
+        assert_eq!(number_prefix("1e"), "1");
+    }
+
+    #[test]
+    fn doubles_print_as_mysql_prints_them() {
+        assert_eq!(double_text(3.0), "3");
+        assert_eq!(double_text(0.1 + 0.2), "0.30000000000000004");
+        assert_eq!(double_text(1e15), "1e15");
+        assert_eq!(double_text(123456789012345.0), "123456789012345");
+        assert_eq!(double_text(-2.5e-7), "-0.00000025");
+        assert_eq!(double_text(1.5e-17), "1.5e-17");
+        assert_eq!(float_text(1.0 / 3.0), "0.333333");
+        assert_eq!(float_text(1234.5678), "1234.57");
+    }
+
+    #[test]
+    fn decimals_keep_their_scale() {
+        let d = BigDecimal::from_str("11.6").unwrap();
+        assert_eq!(decimal_text(&d, 2), "11.60");
+        assert_eq!(
+            decimal_text(&BigDecimal::from_str("2.345").unwrap(), 2),
+            "2.35"
+        );
+        assert_eq!(
+            decimal_text(&BigDecimal::from_str("-2.345").unwrap(), 2),
+            "-2.35"
+        );
+    }
+
+    #[test]
+    fn huge_exponents_are_bounded() {
+        let big = to_decimal(ValueRef::Text(b"1e1000000000")).unwrap();
+        assert_eq!(big.to_plain_string().len(), 65);
+        let tiny = to_decimal(ValueRef::Text(b"1e-1000000000")).unwrap();
+        assert!(tiny.fractional_digit_count() <= 65);
+    }
+}

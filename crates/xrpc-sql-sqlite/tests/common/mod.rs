@@ -1,0 +1,323 @@
+//! The differential harness shared by the corpus and the property test: a statement's outcome
+//! on MariaDB and on the node's SQL path (front end, translation, SQLite with the function
+//! library), and their comparison.
+#![allow(dead_code)] // Each test binary uses part of it.
+
+use std::fmt;
+
+use mysql::prelude::Queryable;
+use rusqlite::Connection;
+use xrpc_sql::{Options, Session, Transaction};
+use xrpc_sql_sqlite::{
+    Affected, MemoryCatalog, SessionState, TranslateError, error_of, register, text_of, translate,
+};
+
+/// What one statement did.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Outcome {
+    Rows {
+        columns: usize,
+        rows: Vec<Vec<Option<String>>>,
+    },
+    Affected(u64),
+    Error(u16, String),
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Rows { columns, rows } => {
+                write!(f, "{columns} columns: ")?;
+                let shown: Vec<String> = rows
+                    .iter()
+                    .take(6)
+                    .map(|r| {
+                        let cells: Vec<String> = r
+                            .iter()
+                            .map(|c| c.clone().unwrap_or_else(|| "NULL".into()))
+                            .collect();
+                        format!("({})", cells.join(", "))
+                    })
+                    .collect();
+                write!(
+                    f,
+                    "{}{}",
+                    shown.join(" "),
+                    if rows.len() > 6 { " …" } else { "" }
+                )
+            }
+            Self::Affected(n) => write!(f, "{n} rows affected"),
+            Self::Error(code, message) => write!(f, "error {code}: {message}"),
+        }
+    }
+}
+
+pub(crate) fn mariadb_outcome(conn: &mut mysql::Conn, statement: &str) -> Outcome {
+    let result = conn.query_iter(statement);
+    let mut result = match result {
+        Ok(r) => r,
+        Err(err) => return mysql_error(err),
+    };
+    let mut outcome = None;
+    while let Some(set) = result.iter() {
+        let columns = set.columns().as_ref().len();
+        if columns == 0 {
+            let affected = set.affected_rows();
+            for _ in set {}
+            outcome.get_or_insert(Outcome::Affected(affected));
+            continue;
+        }
+        let mut rows = Vec::new();
+        for row in set {
+            match row {
+                Ok(row) => rows.push(
+                    row.unwrap()
+                        .into_iter()
+                        .map(|v| match v {
+                            mysql::Value::NULL => None,
+                            mysql::Value::Bytes(b) => {
+                                Some(String::from_utf8_lossy(&b).into_owned())
+                            }
+                            other => Some(other.as_sql(true).trim_matches('\'').to_string()),
+                        })
+                        .collect(),
+                ),
+                Err(err) => return mysql_error(err),
+            }
+        }
+        outcome.get_or_insert(Outcome::Rows { columns, rows });
+    }
+    outcome.unwrap_or(Outcome::Affected(0))
+}
+
+fn mysql_error(err: mysql::Error) -> Outcome {
+    match err {
+        mysql::Error::MySqlError(e) => Outcome::Error(e.code, e.message),
+        other => Outcome::Error(0, other.to_string()),
+    }
+}
+
+/// The node side: the front end, the translation and SQLite.
+pub(crate) struct Node {
+    conn: Connection,
+    catalog: MemoryCatalog,
+    state: SessionState,
+}
+
+impl Node {
+    pub(crate) fn new() -> Self {
+        let conn = Connection::open_in_memory().unwrap();
+        let state = SessionState::default();
+        register(&conn, &state).unwrap();
+        conn.execute_batch("PRAGMA foreign_keys = ON").unwrap();
+        Self {
+            conn,
+            catalog: MemoryCatalog::new(Some("corpus")),
+            state,
+        }
+    }
+
+    pub(crate) fn run(&mut self, text: &str) -> Outcome {
+        let mut parsed = xrpc_sql::parse(text, &Options::default());
+        let parsed = match parsed.remove(0) {
+            Ok(p) => p,
+            Err(err) => return Outcome::Error(err.code(), err.to_string()),
+        };
+        let Some(statement) = parsed.statement() else {
+            return Outcome::Error(1235, "XA".into());
+        };
+        if let Some(session) = Session::of(statement) {
+            return self.session(session);
+        }
+        let translation = match translate(statement, &self.catalog) {
+            Ok(t) => t,
+            Err(err) => return refusal(&err),
+        };
+        let before = translation.reserves.as_ref().map(|r| {
+            self.conn
+                .query_row(&r.before_sql(), [], |row| row.get::<_, i64>(0))
+                .unwrap()
+        });
+        let mut outcome = Outcome::Affected(0);
+        for sql in &translation.sql {
+            outcome = match self.execute(sql, &translation) {
+                Ok(o) => o,
+                Err(err) => {
+                    let outcome = sqlite_error(&err, parsed.kind);
+                    if let (Some(r), Some(before), Outcome::Error(1062, _)) =
+                        (&translation.reserves, before, &outcome)
+                    {
+                        self.conn.execute_batch(&r.sql(before)).unwrap();
+                    }
+                    return outcome;
+                }
+            };
+        }
+        if let (Some(r), Some(before)) = (&translation.reserves, before) {
+            self.conn.execute_batch(&r.sql(before)).unwrap();
+        }
+        if let Some(change) = &translation.change {
+            self.catalog.apply(change);
+        }
+        outcome
+    }
+
+    fn execute(
+        &mut self,
+        sql: &str,
+        translation: &xrpc_sql_sqlite::Translation,
+    ) -> rusqlite::Result<Outcome> {
+        let mut stmt = self.conn.prepare(sql).map_err(|err| {
+            // SQL the translation produced and SQLite rejects is a translation bug: say so loudly.
+            eprintln!("SQLite rejected the translation: {sql}\n  {err}");
+            err
+        })?;
+        if stmt.column_count() == 0 || translation.columns.is_empty() {
+            let changes = stmt.execute([])? as u64;
+            let upserts = self.state.take_upsert_updates();
+            return Ok(Outcome::Affected(match translation.affected {
+                Affected::Zero | Affected::None => 0,
+                Affected::Changes => changes,
+                Affected::ChangesPlusUpserts => changes + upserts,
+            }));
+        }
+        let columns = translation.columns.clone();
+        let mut rows = Vec::new();
+        let mut cursor = stmt.query([])?;
+        while let Some(row) = cursor.next()? {
+            let mut cells = Vec::new();
+            for (i, c) in columns.iter().enumerate() {
+                cells.push(text_of(row.get_ref(i)?, &c.ty));
+            }
+            rows.push(cells);
+        }
+        Ok(Outcome::Rows {
+            columns: columns.len(),
+            rows,
+        })
+    }
+
+    fn session(&mut self, session: Session) -> Outcome {
+        let run = |conn: &Connection, sql: &str| match conn.execute_batch(sql) {
+            Ok(()) => Outcome::Affected(0),
+            Err(err) => Outcome::Error(0, err.to_string()),
+        };
+        match session {
+            Session::Names { .. } => Outcome::Affected(0),
+            Session::Transaction(Transaction::Begin { .. }) => run(&self.conn, "BEGIN"),
+            Session::Transaction(Transaction::Commit) => run(&self.conn, "COMMIT"),
+            Session::Transaction(Transaction::Rollback) => run(&self.conn, "ROLLBACK"),
+            Session::Set(assignments) => {
+                for a in assignments {
+                    let xrpc_sql::Assignment::User { name, value } = a else {
+                        return Outcome::Error(1235, "system variables".into());
+                    };
+                    let select = xrpc_sql::parse_one_statement(
+                        &format!("SELECT {value}"),
+                        &Options::default(),
+                    )
+                    .unwrap();
+                    let t = match translate(select.statement().unwrap(), &self.catalog) {
+                        Ok(t) => t,
+                        Err(err) => return refusal(&err),
+                    };
+                    let value: rusqlite::types::Value =
+                        match self.conn.query_row(&t.sql[0], [], |r| {
+                            let v = r.get_ref(0)?;
+                            Ok(match (text_of(v, &t.columns[0].ty), t.columns[0].ty) {
+                                (None, _) => rusqlite::types::Value::Null,
+                                (Some(_), xrpc_sql_sqlite::Ty::Int) => {
+                                    rusqlite::types::Value::from(v)
+                                }
+                                (Some(s), _) => rusqlite::types::Value::Text(s),
+                            })
+                        }) {
+                            Ok(v) => v,
+                            Err(err) => return sqlite_error(&err, xrpc_sql::Kind::Select),
+                        };
+                    self.state.set(&name, value);
+                }
+                Outcome::Affected(0)
+            }
+            other => Outcome::Error(1235, format!("{other:?}")),
+        }
+    }
+}
+
+fn refusal(err: &TranslateError) -> Outcome {
+    Outcome::Error(err.code(), err.to_string())
+}
+
+/// A SQLite error as MySQL's: a function's MySQL error, or the constraint MySQL names.
+fn sqlite_error(err: &rusqlite::Error, kind: xrpc_sql::Kind) -> Outcome {
+    if let Some(e) = error_of(err) {
+        return Outcome::Error(e.code, e.message);
+    }
+    let text = err.to_string();
+    let code = if text.contains("UNIQUE constraint failed") {
+        1062
+    } else if text.contains("NOT NULL constraint failed") {
+        1048
+    } else if text.contains("FOREIGN KEY constraint failed") {
+        if kind == xrpc_sql::Kind::Insert {
+            1452
+        } else {
+            1451
+        }
+    } else {
+        0
+    };
+    Outcome::Error(code, text)
+}
+
+/// Whether two outcomes are the same, allowing another row order when the query has none.
+pub(crate) fn same(statement: &str, mariadb: &Outcome, node: &Outcome) -> bool {
+    match (mariadb, node) {
+        (Outcome::Error(a, _), Outcome::Error(b, _)) => a == b,
+        (
+            Outcome::Rows {
+                columns: a,
+                rows: ra,
+            },
+            Outcome::Rows {
+                columns: b,
+                rows: rb,
+            },
+        ) if a == b => {
+            if ra == rb {
+                return true;
+            }
+            if statement.to_ascii_uppercase().contains("ORDER BY") {
+                return false;
+            }
+            let (mut x, mut y) = (ra.clone(), rb.clone());
+            x.sort();
+            y.sort();
+            x == y
+        }
+        (a, b) => a == b,
+    }
+}
+
+/// A connection to a fresh database on the server, under MySQL's default collation.
+pub(crate) fn mariadb_database(server: &xrpc_testkit::MariaDb, name: &str) -> mysql::Conn {
+    server
+        .admin()
+        .query_drop(format!(
+            "CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci"
+        ))
+        .unwrap();
+    let mut conn = mysql::Conn::new(
+        mysql::OptsBuilder::new()
+            .ip_or_hostname(Some("127.0.0.1"))
+            .tcp_port(server.port())
+            .user(Some(xrpc_testkit::USER))
+            .pass(Some(xrpc_testkit::USER))
+            .db_name(Some(name))
+            .prefer_socket(false),
+    )
+    .unwrap();
+    conn.query_drop("SET NAMES utf8mb4 COLLATE utf8mb4_general_ci")
+        .unwrap();
+    conn
+}

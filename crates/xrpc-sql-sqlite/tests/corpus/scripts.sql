@@ -1,0 +1,518 @@
+-- The differential corpus: each script runs on MariaDB and on the SQLite translation, statement
+-- by statement (one statement a line), and the outcomes are compared (tests/corpus.rs).
+-- A line "-- script: name" starts a script; other lines starting with "--" are comments.
+
+-- script: comments and operators
+SELECT 5--2, 7 DIV 2;
+SELECT 1 # a comment;
+SELECT 1 -- a comment;
+/*!40101 SELECT 'versioned' */;
+SELECT 1 /*!99999 + 100 */;
+SELECT 7 MOD 3, -7 MOD 3, 7 % -3, MOD(10, 4);
+SELECT 7 / 2, 1 / 3, 10 / 4, 1 / 0;
+SELECT 2 * 3 + 4, 2 + 3 * 4, (2 + 3) * 4;
+SELECT 1 || 0, 0 || 0, 1 && 1, NOT 1, NOT 0 + 1;
+SELECT 1 XOR 1, 1 XOR 0, NULL XOR 1;
+SELECT 1 <=> 1, NULL <=> NULL, 1 <=> NULL, NULL = NULL;
+SELECT -9223372036854775808, 9223372036854775807;
+SELECT 9223372036854775807 + 1;
+SELECT 0.1 + 0.2, 1.50 + 1, 1.5 * 1.25, 10.0 / 3;
+SELECT 1e0 / 3, 2e0 * 3, 1.5e0 + 1;
+SELECT 12 DIV 5, -12 DIV 5, 12.7 DIV 2;
+SELECT '12abc' + 0, 'abc' + 1, '1.5' * 2;
+SELECT 1 = 1.0, 2 > 1.99, '10' = 10, 'a' = 0;
+
+-- script: text comparison under the default collation
+SELECT 'a' = 'A', 'a' = 'a ', 'abc' < 'ABD', 'é' = 'e';
+SELECT 'a' = BINARY 'A', 'a' COLLATE utf8mb4_bin = 'A';
+SELECT STRCMP('apple', 'APPLE'), STRCMP('a', 'b'), STRCMP('b', 'a');
+SELECT 'Hello' LIKE 'h%', 'Hello' LIKE 'H_llo', 'a%b' LIKE 'a\%b', 'axb' LIKE 'a\%b';
+SELECT 'Hello' NOT LIKE '%x%', 'abc' LIKE 'ABC';
+SELECT 'abc' REGEXP '^A', 'abc' REGEXP 'b+', 'abc' RLIKE 'x';
+SELECT 'b' IN ('A', 'B'), 'c' IN ('a', 'b'), 'c' NOT IN ('a', 'b');
+SELECT 'b' BETWEEN 'A' AND 'C', 5 BETWEEN 1 AND 10, 5 NOT BETWEEN 1 AND 4;
+CREATE TABLE fruit (id INT PRIMARY KEY, name VARCHAR(20)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+INSERT INTO fruit VALUES (1, 'banana'), (2, 'Apple'), (3, 'cherry'), (4, 'apple'), (5, 'Banana');
+SELECT name FROM fruit ORDER BY name, id;
+SELECT id FROM fruit WHERE name = 'APPLE' ORDER BY id;
+SELECT COUNT(DISTINCT name) FROM fruit;
+SELECT LOWER(name), COUNT(*) FROM fruit GROUP BY name ORDER BY 1;
+SELECT MIN(name), MAX(name) FROM fruit;
+SELECT id FROM fruit WHERE name LIKE 'b%' ORDER BY id;
+SELECT id FROM fruit WHERE name > 'b' ORDER BY id;
+CREATE TABLE codes (c VARCHAR(10) COLLATE utf8mb4_bin);
+INSERT INTO codes VALUES ('b'), ('B'), ('a'), ('A');
+SELECT c FROM codes ORDER BY c;
+SELECT COUNT(*) FROM codes WHERE c = 'a';
+
+-- script: flow functions
+SELECT IF(1 > 0, 'yes', 'no'), IF(NULL, 1, 2), IF(0, 1, 2.5);
+SELECT IFNULL(NULL, 'x'), IFNULL(1, 2), IFNULL(NULL, NULL);
+SELECT NULLIF(1, 1), NULLIF(1, 2), NULLIF('a', 'A');
+SELECT COALESCE(NULL, NULL, 3), COALESCE(NULL, 'a');
+SELECT GREATEST(1, 5, 3), LEAST(1, 5, 3), GREATEST(1, NULL, 3);
+SELECT GREATEST('apple', 'Banana'), LEAST('apple', 'Banana');
+SELECT CASE 2 WHEN 1 THEN 'one' WHEN 2 THEN 'two' ELSE 'many' END;
+SELECT CASE WHEN 1 > 2 THEN 'a' WHEN 2 > 1 THEN 'b' END, CASE WHEN 0 THEN 1 END;
+SELECT CASE 'A' WHEN 'a' THEN 'ci' ELSE 'cs' END;
+
+-- script: string functions
+SELECT CONCAT('a', 'b', 'c'), CONCAT('a', NULL), CONCAT('x', 1, 2.50);
+SELECT CONCAT_WS('-', 'a', NULL, 'b'), CONCAT_WS(NULL, 'a', 'b'), CONCAT_WS(',', 1, 2);
+SELECT LPAD('hi', 5, '*'), RPAD('hi', 5, 'ab'), LPAD('hello', 3, '*'), LPAD('hi', -1, '*'), RPAD('hi', 4, '');
+SELECT SUBSTRING_INDEX('www.mysql.com', '.', 2), SUBSTRING_INDEX('www.mysql.com', '.', -2), SUBSTRING_INDEX('a.b', '.', 0);
+SELECT LOCATE('bar', 'foobarbar'), LOCATE('BAR', 'foobarbar'), LOCATE('bar', 'foobarbar', 5), LOCATE('x', 'abc');
+SELECT INSTR('foobar', 'bar'), INSTR('foobar', 'BAR'), POSITION('b' IN 'abc');
+SELECT FIND_IN_SET('b', 'a,b,c'), FIND_IN_SET('B', 'a,b,c'), FIND_IN_SET('d', 'a,b,c'), FIND_IN_SET('a', '');
+SELECT FIELD('b', 'a', 'b', 'c'), FIELD('B', 'a', 'b'), FIELD('x', 'a'), FIELD(2, 1, 2, 3);
+SELECT ELT(2, 'a', 'b', 'c'), ELT(0, 'a'), ELT(4, 'a', 'b');
+SELECT LEFT('abcdef', 3), RIGHT('abcdef', 2), LEFT('abc', 0), RIGHT('abc', 10);
+SELECT REPEAT('ab', 3), REPEAT('x', 0), REPEAT('x', -1), REVERSE('abc'), SPACE(3);
+SELECT HEX('abc'), HEX(255), UNHEX('616263'), HEX(''), UNHEX('zz');
+SELECT LENGTH('héllo'), CHAR_LENGTH('héllo'), CHARACTER_LENGTH('abc');
+SELECT UPPER('abc'), LOWER('ABC'), UCASE('x'), LCASE('Y');
+SELECT SUBSTRING('hello', 2), SUBSTRING('hello', 2, 3), SUBSTRING('hello', -3), SUBSTRING('hello', 0), MID('hello', 2, 2), SUBSTR('hello' FROM 3);
+SELECT SUBSTRING('hello' FROM 2 FOR 2), SUBSTRING('hello', 3, -1), SUBSTRING('hello', 10);
+SELECT TRIM('  x  '), LTRIM('  x  '), RTRIM('  x  '), TRIM(LEADING 'a' FROM 'aaxaa'), TRIM(TRAILING 'a' FROM 'aaxaa'), TRIM(BOTH 'ab' FROM 'ababxab');
+SELECT REPLACE('aaa', 'a', 'bb'), REPLACE('abc', 'B', 'x'), REPLACE('abc', '', 'x');
+SELECT INSERT('Quadratic', 3, 4, 'What'), INSERT('Quadratic', -1, 4, 'What'), INSERT('Quadratic', 3, 100, 'What');
+SELECT ASCII('A'), ASCII(''), ASCII('abc');
+SELECT FORMAT(12332.123456, 4), FORMAT(12332.1, 4), FORMAT(12332.2, 0), FORMAT(-1234567.891, 2);
+SELECT CONCAT('a', 'b') = 'AB', LENGTH(CONCAT('a', NULL));
+
+-- script: numeric functions
+SELECT ABS(-5), ABS(-2.50), ABS(5);
+SELECT ROUND(2.5), ROUND(-2.5), ROUND(1.234, 2), ROUND(1.235, 2), ROUND(125, -1), ROUND(1.5e0);
+SELECT TRUNCATE(1.999, 1), TRUNCATE(-1.999, 1), TRUNCATE(123, -1);
+SELECT CEIL(1.2), CEILING(-1.2), FLOOR(1.8), FLOOR(-1.8), CEIL(5);
+SELECT POW(2, 10), POWER(2, 0.5), SQRT(16), SQRT(-1);
+SELECT LN(1), LOG(10, 100), LOG10(1000), LOG2(8), EXP(0), LN(0);
+SELECT SIGN(-3), SIGN(0), SIGN(2.5);
+SELECT CONV('ff', 16, 10), CONV('10', 10, 2), CONV('z', 36, 10);
+SELECT MOD(7.5, 2), 7.5 % 2, MOD(-7, 2);
+SELECT CAST('12abc' AS SIGNED), CAST(1.5 AS SIGNED), CAST(-1.5 AS SIGNED), CAST('abc' AS SIGNED);
+SELECT CAST(1.005 AS DECIMAL(10,2)), CAST('3.14159' AS DECIMAL(5,3)), CAST(123 AS DECIMAL(4,1));
+SELECT CAST(42 AS CHAR), CAST(1.50 AS CHAR), CAST('2024-02-03' AS DATE);
+SELECT CAST('2024-02-03 04:05:06' AS DATETIME), CAST('2024-02-03' AS DATETIME);
+
+-- script: date and time functions
+SELECT DATE_FORMAT('2024-03-05 14:07:09', '%Y-%m-%d %H:%i:%s'), DATE_FORMAT('2024-03-05', '%W %M %D %Y');
+SELECT DATE_FORMAT('2024-03-05 14:07:09', '%a %b %e %c %h:%i %p %j %y');
+SELECT DATE_FORMAT('2024-01-01', '%U'), DATE_FORMAT('2024-12-31', '%U'), DATE_FORMAT('2023-06-15 00:00:00', '%r %T');
+SELECT DATE_ADD('2024-01-31', INTERVAL 1 MONTH), DATE_SUB('2024-03-31', INTERVAL 1 MONTH);
+SELECT DATE_ADD('2024-01-01', INTERVAL 1 DAY), DATE_ADD('2024-01-01 10:00:00', INTERVAL 90 MINUTE);
+SELECT '2024-02-28' + INTERVAL 1 DAY, '2024-12-31' + INTERVAL 1 YEAR, '2024-02-29' - INTERVAL 1 YEAR;
+SELECT DATE_ADD('2024-01-01', INTERVAL 1 HOUR), DATE_ADD('2024-01-01', INTERVAL -2 WEEK), DATE_ADD('2024-01-15', INTERVAL 1 QUARTER);
+SELECT ADDDATE('2024-01-01', 10), SUBDATE('2024-01-01', 1), ADDDATE('2024-01-01', INTERVAL 2 MONTH);
+SELECT DATEDIFF('2024-03-01', '2024-02-01'), DATEDIFF('2024-01-01 23:59:59', '2024-01-02'), DATEDIFF('2024-02-30', '2024-01-01');
+SELECT TIMESTAMPDIFF(DAY, '2024-01-01', '2024-03-01'), TIMESTAMPDIFF(MONTH, '2024-01-31', '2024-02-29'), TIMESTAMPDIFF(YEAR, '2000-02-29', '2024-02-28');
+SELECT TIMESTAMPDIFF(HOUR, '2024-01-01 00:00:00', '2024-01-02 12:30:00'), TIMESTAMPDIFF(MINUTE, '2024-01-01 10:00:00', '2024-01-01 09:00:00');
+SELECT TIMESTAMPADD(DAY, 5, '2024-01-01'), TIMESTAMPADD(MONTH, 1, '2024-01-31 10:00:00');
+SELECT YEAR('2024-03-05'), MONTH('2024-03-05'), DAY('2024-03-05'), DAYOFMONTH('2024-03-05');
+SELECT HOUR('2024-03-05 14:07:09'), MINUTE('2024-03-05 14:07:09'), SECOND('2024-03-05 14:07:09');
+SELECT DAYOFWEEK('2024-03-05'), WEEKDAY('2024-03-05'), DAYOFYEAR('2024-03-05'), QUARTER('2024-03-05');
+SELECT DAYNAME('2024-03-05'), MONTHNAME('2024-03-05'), LAST_DAY('2024-02-10'), LAST_DAY('2023-02-10');
+SELECT WEEK('2024-01-01'), WEEK('2024-01-07'), WEEK('2024-12-31');
+SELECT TO_DAYS('2024-01-01'), FROM_DAYS(739251), MAKEDATE(2024, 60);
+SELECT DATE('2024-03-05 14:07:09'), DATE('2024-02-30'), YEAR('not a date');
+SELECT EXTRACT(YEAR FROM '2024-03-05'), EXTRACT(MONTH FROM '2024-03-05 01:02:03'), EXTRACT(MINUTE FROM '2024-03-05 01:02:03');
+SELECT FROM_UNIXTIME(0), FROM_UNIXTIME(1700000000), UNIX_TIMESTAMP('2024-01-01');
+SELECT NOW() IS NOT NULL, CURDATE() = DATE(NOW()), LENGTH(NOW()), LENGTH(CURDATE());
+SELECT '2024-01-05' < '2024-01-10', DATE('2024-01-05') = '2024-01-05';
+
+-- script: a WordPress-style schema
+CREATE TABLE wp_users (ID BIGINT(20) NOT NULL AUTO_INCREMENT, user_login VARCHAR(60) NOT NULL DEFAULT '', user_email VARCHAR(100) NOT NULL DEFAULT '', user_registered DATETIME NOT NULL DEFAULT '2000-01-01 00:00:00', user_status INT(11) NOT NULL DEFAULT 0, display_name VARCHAR(250) NOT NULL DEFAULT '', PRIMARY KEY (ID), KEY user_login_key (user_login), KEY user_email (user_email)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+INSERT INTO wp_users (user_login, user_email, user_registered, display_name) VALUES ('admin', 'admin@example.com', '2024-01-01 10:00:00', 'Admin');
+INSERT INTO wp_users (user_login, user_email, user_registered, display_name) VALUES ('editor', 'ed@example.com', '2024-02-01 11:00:00', 'Editor'), ('author', 'au@example.com', '2024-03-01 12:00:00', 'Author');
+SELECT ID, user_login, user_status FROM wp_users ORDER BY ID;
+SELECT * FROM wp_users WHERE user_login = 'ADMIN';
+SELECT user_login FROM wp_users WHERE user_registered >= '2024-02-01' ORDER BY user_registered DESC;
+SELECT COUNT(*) FROM wp_users WHERE user_email LIKE '%@example.com';
+UPDATE wp_users SET user_status = 1 WHERE user_login IN ('editor', 'author');
+UPDATE wp_users SET user_status = 1 WHERE user_login = 'editor';
+SELECT user_login, user_status FROM wp_users ORDER BY user_login;
+DELETE FROM wp_users WHERE user_login = 'nobody';
+INSERT INTO wp_users (user_login) VALUES ('x');
+SELECT ID, user_email, user_registered FROM wp_users WHERE user_login = 'x';
+CREATE TABLE wp_options (option_id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT, option_name VARCHAR(191) NOT NULL DEFAULT '', option_value LONGTEXT NOT NULL, autoload VARCHAR(20) NOT NULL DEFAULT 'yes', PRIMARY KEY (option_id), UNIQUE KEY option_name (option_name)) ENGINE=InnoDB;
+CREATE TABLE wp_options (option_id INT NOT NULL AUTO_INCREMENT, option_name VARCHAR(191) NOT NULL DEFAULT '', option_value LONGTEXT NOT NULL, autoload VARCHAR(20) NOT NULL DEFAULT 'yes', PRIMARY KEY (option_id), UNIQUE KEY option_name (option_name)) ENGINE=InnoDB;
+INSERT INTO wp_options (option_name, option_value) VALUES ('siteurl', 'http://example.com') ON DUPLICATE KEY UPDATE option_value = VALUES(option_value);
+INSERT INTO wp_options (option_name, option_value) VALUES ('siteurl', 'http://example.org') ON DUPLICATE KEY UPDATE option_value = VALUES(option_value);
+INSERT INTO wp_options (option_name, option_value) VALUES ('siteurl', 'http://example.org') ON DUPLICATE KEY UPDATE option_value = VALUES(option_value);
+SELECT option_id, option_name, option_value, autoload FROM wp_options;
+INSERT INTO wp_options (option_name, option_value) VALUES ('SITEURL', 'dup');
+INSERT IGNORE INTO wp_options (option_name, option_value) VALUES ('SITEURL', 'dup'), ('home', 'h');
+SELECT option_name FROM wp_options ORDER BY option_id;
+INSERT INTO wp_options SET option_name = 'blogname', option_value = 'My blog';
+SELECT option_value FROM wp_options WHERE option_name = 'blogname';
+
+-- script: upserts and counters
+CREATE TABLE counters (name VARCHAR(20) PRIMARY KEY, hits INT NOT NULL DEFAULT 0, updated DATE);
+INSERT INTO counters (name, hits) VALUES ('a', 1) ON DUPLICATE KEY UPDATE hits = hits + 1;
+INSERT INTO counters (name, hits) VALUES ('a', 1) ON DUPLICATE KEY UPDATE hits = hits + 1;
+INSERT INTO counters (name, hits) VALUES ('a', 1), ('b', 5) ON DUPLICATE KEY UPDATE hits = hits + VALUES(hits);
+SELECT name, hits FROM counters ORDER BY name;
+INSERT INTO counters (name, hits) VALUES ('b', 6) ON DUPLICATE KEY UPDATE hits = 6;
+INSERT INTO counters (name, hits) VALUES ('b', 6) ON DUPLICATE KEY UPDATE hits = hits;
+SELECT name, hits FROM counters ORDER BY name;
+INSERT INTO counters (name, hits, updated) VALUES ('c', 0, '2024-05-06');
+SELECT name, updated FROM counters WHERE updated IS NOT NULL;
+UPDATE counters SET hits = hits * 2 ORDER BY name LIMIT 2;
+SELECT name, hits FROM counters ORDER BY name;
+UPDATE counters SET hits = 0 ORDER BY hits DESC LIMIT 1;
+SELECT name, hits FROM counters ORDER BY name;
+DELETE FROM counters ORDER BY name DESC LIMIT 1;
+SELECT COUNT(*) FROM counters;
+DELETE FROM counters LIMIT 5;
+SELECT COUNT(*) FROM counters;
+
+-- script: strict mode writes
+CREATE TABLE strict_t (i INT, s VARCHAR(3), d DECIMAL(5,2), dt DATE, t TINYINT UNSIGNED);
+INSERT INTO strict_t (i) VALUES ('12abc');
+INSERT INTO strict_t (i) VALUES ('abc');
+INSERT INTO strict_t (i) VALUES (2147483648);
+INSERT INTO strict_t (s) VALUES ('abcd');
+INSERT INTO strict_t (s) VALUES ('abc  ');
+INSERT INTO strict_t (d) VALUES (1234.5);
+INSERT INTO strict_t (d) VALUES (1.555);
+INSERT INTO strict_t (dt) VALUES ('2024-02-30');
+INSERT INTO strict_t (dt) VALUES ('2024-2-3');
+INSERT INTO strict_t (t) VALUES (-1);
+INSERT INTO strict_t (t) VALUES (255);
+INSERT INTO strict_t (i) VALUES (1 / 0);
+INSERT INTO strict_t (i) VALUES (7.5);
+INSERT INTO strict_t (i) VALUES (' 42 ');
+SELECT i, s, d, dt, t FROM strict_t ORDER BY i, s, d, dt, t;
+INSERT IGNORE INTO strict_t (i, s, t) VALUES ('99x', 'toolong', 300);
+SELECT i, s, t FROM strict_t WHERE i = 99;
+UPDATE strict_t SET s = 'wxyz' WHERE t = 255;
+UPDATE strict_t SET i = i + 1 WHERE i IS NOT NULL;
+SELECT i FROM strict_t WHERE i IS NOT NULL ORDER BY i;
+
+-- script: decimals
+CREATE TABLE prices (id INT PRIMARY KEY, price DECIMAL(10,2), qty INT);
+INSERT INTO prices VALUES (1, 5.80, 2), (2, 5.80, 3), (3, 0.10, 10), (4, NULL, 1);
+SELECT SUM(price), AVG(price), MIN(price), MAX(price) FROM prices;
+SELECT SUM(qty), AVG(qty), SUM(price * qty) FROM prices;
+SELECT id, price * qty, price / 3, price + 0.0000000001 FROM prices ORDER BY id;
+SELECT id FROM prices WHERE price = 5.8 ORDER BY id;
+SELECT id FROM prices WHERE price > 1 ORDER BY price, id;
+SELECT price, COUNT(*) FROM prices GROUP BY price ORDER BY price;
+INSERT INTO prices VALUES (5, 12.345, 1);
+INSERT INTO prices VALUES (6, '7.5', 1);
+SELECT id, price FROM prices WHERE id >= 5 ORDER BY id;
+SELECT ROUND(price, 1), TRUNCATE(price, 0) FROM prices WHERE id = 1;
+UPDATE prices SET price = price + 1.005 WHERE id = 1;
+SELECT price FROM prices WHERE id = 1;
+CREATE TABLE big (d DECIMAL(30,10));
+INSERT INTO big VALUES (12345678901234567890.1234567890);
+SELECT d, d + 0.0000000001, d * 2 FROM big;
+SELECT CAST(d AS SIGNED) FROM big;
+
+-- script: joins and grouping
+CREATE TABLE authors (id INT PRIMARY KEY, name VARCHAR(50));
+CREATE TABLE books (id INT PRIMARY KEY, author_id INT, title VARCHAR(100), pages INT, KEY (author_id));
+INSERT INTO authors VALUES (1, 'Ann'), (2, 'Bob'), (3, 'Cid');
+INSERT INTO books VALUES (1, 1, 'Alpha', 100), (2, 1, 'Beta', 250), (3, 2, 'Gamma', 50), (4, NULL, 'Orphan', 10);
+SELECT a.name, b.title FROM authors a JOIN books b ON b.author_id = a.id ORDER BY a.name, b.title;
+SELECT a.name, COUNT(b.id) FROM authors a LEFT JOIN books b ON b.author_id = a.id GROUP BY a.id, a.name ORDER BY a.name;
+SELECT a.name, SUM(b.pages), AVG(b.pages) FROM authors a JOIN books b ON b.author_id = a.id GROUP BY a.name HAVING SUM(b.pages) > 60 ORDER BY a.name;
+SELECT name FROM authors WHERE id IN (SELECT author_id FROM books WHERE pages > 60) ORDER BY name;
+SELECT name FROM authors a WHERE EXISTS (SELECT 1 FROM books b WHERE b.author_id = a.id) ORDER BY name;
+SELECT name FROM authors a WHERE NOT EXISTS (SELECT 1 FROM books b WHERE b.author_id = a.id);
+SELECT (SELECT COUNT(*) FROM books) AS n, (SELECT MAX(pages) FROM books) AS m;
+SELECT t.author_id, t.total FROM (SELECT author_id, SUM(pages) AS total FROM books GROUP BY author_id) AS t WHERE t.total > 20 ORDER BY t.author_id;
+SELECT title FROM books ORDER BY pages DESC LIMIT 2;
+SELECT title FROM books ORDER BY pages LIMIT 1, 2;
+SELECT title FROM books ORDER BY pages LIMIT 2 OFFSET 1;
+SELECT author_id, GROUP_CONCAT(title ORDER BY title SEPARATOR '; ') FROM books GROUP BY author_id ORDER BY author_id;
+SELECT GROUP_CONCAT(DISTINCT author_id ORDER BY author_id) FROM books;
+SELECT GROUP_CONCAT(pages) FROM books WHERE author_id = 1;
+SELECT COUNT(*), COUNT(author_id), COUNT(DISTINCT author_id) FROM books;
+SELECT id FROM authors UNION SELECT author_id FROM books ORDER BY 1;
+SELECT id FROM authors UNION ALL SELECT author_id FROM books WHERE author_id IS NOT NULL ORDER BY 1;
+WITH big AS (SELECT * FROM books WHERE pages >= 100) SELECT title FROM big ORDER BY title;
+SELECT title, ROW_NUMBER() OVER (ORDER BY pages) FROM books ORDER BY pages;
+SELECT title, RANK() OVER (PARTITION BY author_id ORDER BY pages DESC) FROM books WHERE author_id IS NOT NULL ORDER BY author_id, pages DESC;
+SELECT a.name, b.title FROM authors a, books b WHERE a.id = b.author_id AND b.pages < 100;
+SELECT b.title FROM books b JOIN authors a USING (id) ORDER BY b.title;
+DELETE b FROM books b JOIN authors a ON a.id = b.author_id WHERE a.name = 'Bob';
+SELECT COUNT(*) FROM books;
+UPDATE books b JOIN authors a ON a.id = b.author_id SET b.pages = 0 WHERE a.name = 'Ann';
+SELECT name FROM authors WHERE id = (SELECT author_id FROM books WHERE title = 'Alpha');
+SELECT nosuch FROM authors;
+SELECT id FROM nosuch;
+SELECT id FROM authors a JOIN books b ON a.id = b.author_id;
+
+-- script: DDL forms
+CREATE TABLE posts (id INT NOT NULL AUTO_INCREMENT COMMENT 'the key', title VARCHAR(200) NOT NULL COMMENT 'shown', body TEXT, created DATETIME DEFAULT CURRENT_TIMESTAMP, PRIMARY KEY (id), KEY title_idx (title), UNIQUE KEY uniq_title (title)) ENGINE=InnoDB AUTO_INCREMENT=100 DEFAULT CHARSET=utf8mb4 COMMENT='posts';
+INSERT INTO posts (title) VALUES ('first');
+SELECT id, title, created IS NOT NULL FROM posts;
+INSERT INTO posts (id, title) VALUES (0, 'zero means next');
+SELECT id, title FROM posts ORDER BY id;
+CREATE INDEX body_idx ON posts (title);
+CREATE INDEX body_idx ON posts (title);
+DROP INDEX body_idx ON posts;
+DROP INDEX body_idx ON posts;
+ALTER TABLE posts ADD COLUMN views INT NOT NULL DEFAULT 0;
+ALTER TABLE posts ADD COLUMN rating INT NOT NULL;
+SELECT id, views, rating FROM posts ORDER BY id;
+ALTER TABLE posts ADD INDEX views_idx (views);
+ALTER TABLE posts DROP INDEX views_idx;
+ALTER TABLE posts RENAME COLUMN views TO view_count;
+SELECT view_count FROM posts ORDER BY id;
+ALTER TABLE posts DROP COLUMN rating;
+RENAME TABLE posts TO articles;
+SELECT COUNT(*) FROM articles;
+SELECT COUNT(*) FROM posts;
+TRUNCATE TABLE articles;
+SELECT COUNT(*) FROM articles;
+INSERT INTO articles (title) VALUES ('after truncate');
+SELECT id FROM articles;
+CREATE TABLE articles (id INT);
+CREATE TABLE IF NOT EXISTS articles (id INT);
+DROP TABLE articles;
+DROP TABLE articles;
+DROP TABLE IF EXISTS articles;
+ALTER TABLE nosuch ADD COLUMN x INT;
+
+-- script: on update current timestamp
+CREATE TABLE stamped (id INT PRIMARY KEY, v INT, ts TIMESTAMP NOT NULL DEFAULT '2000-01-01 00:00:00' ON UPDATE CURRENT_TIMESTAMP);
+INSERT INTO stamped (id, v) VALUES (1, 1), (2, 2);
+SELECT id, ts FROM stamped ORDER BY id;
+UPDATE stamped SET v = v WHERE id = 1;
+SELECT id, ts FROM stamped ORDER BY id;
+UPDATE stamped SET v = 10 WHERE id = 1;
+SELECT id, ts = '2000-01-01 00:00:00' FROM stamped ORDER BY id;
+UPDATE stamped SET v = 20, ts = '2010-01-01 00:00:00' WHERE id = 2;
+SELECT id, ts FROM stamped WHERE id = 2;
+
+-- script: foreign keys
+CREATE TABLE parent (id INT PRIMARY KEY);
+CREATE TABLE child (id INT PRIMARY KEY, parent_id INT, FOREIGN KEY (parent_id) REFERENCES parent (id) ON DELETE CASCADE ON UPDATE CASCADE);
+INSERT INTO parent VALUES (1), (2);
+INSERT INTO child VALUES (10, 1), (20, 2);
+INSERT INTO child VALUES (30, 3);
+UPDATE parent SET id = 5 WHERE id = 1;
+SELECT id, parent_id FROM child ORDER BY id;
+DELETE FROM parent WHERE id = 2;
+SELECT id, parent_id FROM child ORDER BY id;
+
+-- script: transactions and variables
+CREATE TABLE ledger (id INT PRIMARY KEY, amount INT);
+START TRANSACTION;
+INSERT INTO ledger VALUES (1, 100);
+ROLLBACK;
+SELECT COUNT(*) FROM ledger;
+BEGIN;
+INSERT INTO ledger VALUES (2, 200);
+COMMIT;
+SELECT id, amount FROM ledger;
+SET @total = 5;
+SELECT @total, @total + 1, @nothing;
+SET @name := 'abc';
+SELECT @name, CONCAT(@name, 'd'), UPPER(@name);
+SELECT @x := 10, @x;
+SELECT * FROM ledger FOR UPDATE;
+SELECT * FROM ledger LOCK IN SHARE MODE;
+
+-- script: errors
+SELECT * FRM t;
+SELEC 1;
+SELECT nosuchfunction(1);
+SELECT CONCAT();
+SELECT 1 +;
+SELECT 'unterminated;
+SELECT JSON_EXTRACT('{"a": 1}', '$.a');
+SELECT SUM(SUM(1));
+SELECT LPAD('a');
+
+-- script: a mysqldump header and body
+/*!40101 SET NAMES utf8mb4 */;
+/*!40014 SET @OLD_CHECKS = 1 */;
+SELECT @OLD_CHECKS;
+DROP TABLE IF EXISTS `dumped`;
+CREATE TABLE `dumped` (`id` int(11) NOT NULL, `label` varchar(32) DEFAULT NULL, `amount` decimal(8,3) DEFAULT NULL, PRIMARY KEY (`id`)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+INSERT INTO `dumped` VALUES (1,'one',1.500),(2,'two',NULL),(3,'it\'s',-0.001);
+SELECT * FROM `dumped` ORDER BY `id`;
+SELECT label FROM dumped WHERE label LIKE '%\'%';
+
+-- script: column types and their text
+CREATE TABLE typed (i INT, bi BIGINT, ti TINYINT, d DECIMAL(6,3), dbl DOUBLE, fl FLOAT, c CHAR(5), vc VARCHAR(10), dt DATE, dtm DATETIME, bin VARBINARY(10));
+INSERT INTO typed VALUES (1, 9000000000, -5, 1.5, 0.1, 0.1, 'ab  ', 'ab  ', '2024-1-2', '2024-01-02 3:04:05', 'xyz');
+SELECT i, bi, ti, d, dbl, fl, c, vc, dt, dtm, bin FROM typed;
+SELECT CONCAT('[', c, ']'), CONCAT('[', vc, ']'), LENGTH(c), LENGTH(vc) FROM typed;
+SELECT dbl * 3, dbl + fl, d * 2, d / 4, i / 3 FROM typed;
+SELECT dt + INTERVAL 1 MONTH, dtm - INTERVAL 1 DAY, DATE_FORMAT(dtm, '%H:%i') FROM typed;
+SELECT YEAR(dt), MONTH(dtm), DAYNAME(dt), dt = '2024-01-02', dtm > '2024-01-02' FROM typed;
+SELECT HEX(bin), LENGTH(bin), bin = 'xyz', bin = 'XYZ' FROM typed;
+INSERT INTO typed (i, dbl) VALUES (2, 1e20), (3, -2.5e-7), (4, 123456789.125);
+SELECT i, dbl FROM typed ORDER BY i;
+SELECT SUM(dbl), AVG(i), MAX(dbl), MIN(i) FROM typed;
+UPDATE typed SET d = d * 2 WHERE i = 1;
+SELECT d FROM typed WHERE i = 1;
+
+-- script: inserts and keys
+CREATE TABLE people (id INT AUTO_INCREMENT PRIMARY KEY, email VARCHAR(50) NOT NULL, nick VARCHAR(20), UNIQUE KEY email_uq (email));
+INSERT INTO people (email, nick) VALUES ('a@x.org', 'ann');
+INSERT INTO people (email, nick) VALUES ('A@X.ORG', 'dup');
+INSERT INTO people (email) VALUES (NULL);
+INSERT INTO people (nick) VALUES ('no email');
+INSERT INTO people (email, nosuch) VALUES ('b@x.org', 1);
+INSERT INTO people (email, nick) VALUES ('b@x.org');
+INSERT INTO people (email, email) VALUES ('c@x.org', 'd@x.org');
+INSERT INTO people (email, nick) VALUES ('b@x.org', 'bob'), ('c@x.org', NULL);
+SELECT id, email, nick FROM people ORDER BY id;
+INSERT INTO people (email, nick) SELECT CONCAT('copy.', email), UPPER(nick) FROM people WHERE nick IS NOT NULL;
+SELECT id, email, nick FROM people ORDER BY id;
+INSERT INTO people (id, email) VALUES (100, 'z@x.org');
+INSERT INTO people (email) VALUES ('next@x.org');
+SELECT id FROM people WHERE email = 'next@x.org';
+UPDATE people SET nick = CONCAT(nick, '!') WHERE nick LIKE 'b%';
+UPDATE people SET email = 'a@x.org' WHERE id = 2;
+SELECT nick FROM people WHERE id = 2;
+DELETE FROM people WHERE id IN (SELECT 100);
+DELETE FROM people WHERE nick IS NULL;
+SELECT COUNT(*), MAX(id) FROM people;
+
+-- script: grouping and ordering
+CREATE TABLE sales (region VARCHAR(10), rep VARCHAR(10), amount INT, sold DATE);
+INSERT INTO sales VALUES ('north', 'ann', 100, '2024-01-05'), ('North', 'bob', 200, '2024-01-20'), ('south', 'cid', 50, '2024-02-01'), ('SOUTH', 'ann', 75, '2024-02-15'), ('east', 'dan', NULL, '2024-03-01');
+SELECT region, SUM(amount) FROM sales GROUP BY region ORDER BY region;
+SELECT region AS r, COUNT(*) AS n FROM sales GROUP BY r HAVING n > 1 ORDER BY r;
+SELECT rep, SUM(amount) AS total FROM sales GROUP BY rep ORDER BY total DESC, rep;
+SELECT MONTH(sold) AS m, SUM(amount) FROM sales GROUP BY MONTH(sold) ORDER BY m;
+SELECT DISTINCT region FROM sales ORDER BY region;
+SELECT DISTINCT UPPER(region) FROM sales ORDER BY 1;
+SELECT region, AVG(amount) FROM sales GROUP BY region ORDER BY 2 DESC, 1;
+SELECT COUNT(amount), COUNT(*), SUM(amount) / COUNT(amount) FROM sales;
+SELECT rep FROM sales ORDER BY amount IS NULL, amount DESC LIMIT 3;
+SELECT region FROM sales WHERE amount BETWEEN 60 AND 150 ORDER BY amount;
+SELECT region, rep FROM sales WHERE region IN ('NORTH', 'east') ORDER BY rep;
+SELECT GROUP_CONCAT(rep ORDER BY rep DESC) FROM sales WHERE region = 'north';
+SELECT region, GROUP_CONCAT(DISTINCT rep) FROM sales GROUP BY region ORDER BY region;
+SELECT SUM(amount) FROM sales WHERE sold >= '2024-02-01' AND sold < '2024-03-01';
+SELECT DATE_FORMAT(sold, '%Y-%m') AS month, SUM(amount) FROM sales GROUP BY month ORDER BY month;
+SELECT rep, amount, SUM(amount) OVER (PARTITION BY rep ORDER BY sold) FROM sales WHERE amount IS NOT NULL ORDER BY rep, sold;
+SELECT rep, DENSE_RANK() OVER (ORDER BY amount DESC) FROM sales WHERE amount IS NOT NULL ORDER BY amount DESC;
+SELECT s.rep, t.total FROM sales s JOIN (SELECT rep, SUM(amount) AS total FROM sales GROUP BY rep) t ON t.rep = s.rep WHERE s.region = 'north' ORDER BY s.rep;
+WITH totals AS (SELECT region, SUM(amount) AS total FROM sales GROUP BY region) SELECT region FROM totals WHERE total > 100 ORDER BY region;
+SELECT rep FROM sales UNION SELECT 'ANN' ORDER BY 1;
+SELECT rep FROM sales WHERE amount > (SELECT AVG(amount) FROM sales) ORDER BY rep;
+
+-- script: NULL handling in functions
+SELECT CONCAT(NULL), CONCAT_WS(',', NULL), LPAD(NULL, 2, 'x'), LPAD('a', NULL, 'x'), SUBSTRING_INDEX(NULL, ',', 1);
+SELECT LOCATE(NULL, 'a'), INSTR('a', NULL), FIND_IN_SET(NULL, 'a'), FIELD(NULL, 'a'), ELT(NULL, 'a');
+SELECT LEFT(NULL, 1), RIGHT('a', NULL), REPEAT(NULL, 2), REVERSE(NULL), SPACE(NULL), HEX(NULL), UNHEX(NULL);
+SELECT UPPER(NULL), LENGTH(NULL), TRIM(NULL), REPLACE(NULL, 'a', 'b'), ASCII(NULL), STRCMP(NULL, 'a');
+SELECT ABS(NULL), ROUND(NULL), CEIL(NULL), FLOOR(NULL), POW(NULL, 2), SQRT(NULL), SIGN(NULL), MOD(NULL, 2);
+SELECT DATE_FORMAT(NULL, '%Y'), DATE_ADD(NULL, INTERVAL 1 DAY), DATEDIFF(NULL, '2024-01-01'), YEAR(NULL), LAST_DAY(NULL);
+SELECT NULL + 1, NULL * 2, 1 / NULL, NULL DIV 2, NULL = 1, NULL < 1, NULL LIKE 'a', NULL REGEXP 'a';
+SELECT IF(NULL, 'a', 'b'), IFNULL(NULL, NULL), NULLIF(NULL, 1), COALESCE(NULL), GREATEST(NULL, 1), LEAST(1, NULL);
+SELECT 1 IN (NULL, 1), 2 IN (NULL, 1), 2 NOT IN (NULL, 1), NULL IN (1, 2);
+SELECT CASE NULL WHEN NULL THEN 'match' ELSE 'no' END, CASE WHEN NULL THEN 1 ELSE 0 END;
+SELECT NULL IS NULL, 1 IS NOT NULL, 0 IS TRUE, 1 IS TRUE, NULL IS TRUE, NULL IS NOT TRUE, 0 IS FALSE;
+
+-- script: more string edge cases
+SELECT LPAD('abc', 6, 'xy'), RPAD('abc', 2, 'x'), LPAD('', 3, 'a'), RPAD('é', 3, 'ü');
+SELECT SUBSTRING_INDEX('a,b,c,d', ',', 3), SUBSTRING_INDEX('a,b,c,d', ',', -3), SUBSTRING_INDEX('a,b', ',', 5), SUBSTRING_INDEX('a,b', ',', -5);
+SELECT SUBSTRING_INDEX('aXbxc', 'x', 1), LOCATE('', 'abc'), LOCATE('', 'abc', 2), INSTR('', '');
+SELECT FIND_IN_SET('', 'a,,b'), FIND_IN_SET('b', 'a,b,b'), FIND_IN_SET('a,b', 'a,b');
+SELECT FIELD('', ''), FIELD('a', 'A', 'a'), FIELD(1, '1', 'a'), FIELD('1', 1);
+SELECT CONCAT('a', 1.0, 2e0, -3), CONCAT(0.5), CONCAT(1 / 4);
+SELECT REVERSE('héllo'), LEFT('héllo', 2), RIGHT('héllo', 3), LENGTH(REVERSE('é'));
+SELECT REPLACE('Hello hello', 'hello', 'bye'), REPLACE('aaaa', 'aa', 'b');
+SELECT TRIM('xx' FROM 'xxxaxxx'), TRIM(LEADING ' ' FROM '  a  '), RTRIM('a \t');
+SELECT UPPER('straße'), LOWER('ÀÉÎ'), UPPER('ǆ');
+SELECT 'abc' < 'abd', 'abc' < 'ABD', 'a' < 'B', 'B' < 'a', 'Z' > 'a';
+SELECT 'ß' = 's', 'ø' = 'o', 'æ' = 'ae', 'Ä' = 'a';
+SELECT HEX('é'), HEX(-1), HEX(0), HEX(18446744073709551615);
+SELECT CONV('-1', 10, 16), CONV('FF', 16, -10), CONV('', 10, 2);
+SELECT FORMAT(0.5, 0), FORMAT(1.005, 2), FORMAT(-0.5, 0), FORMAT(1234567.5, 0);
+SELECT 'a' LIKE 'A', 'a' LIKE BINARY 'A', 'abc' LIKE '%', '' LIKE '%', 'a_c' LIKE 'a\_c', 'abc' LIKE 'a\_c';
+SELECT 'abc' LIKE 'a|%' ESCAPE '|', 'a%' LIKE 'a|%' ESCAPE '|';
+SELECT 'Abc' REGEXP 'abc', 'Abc' REGEXP BINARY 'abc', 'a.c' REGEXP 'a\\.c', 'abc' REGEXP '^(a|x)b';
+
+-- script: more numbers
+SELECT 10 DIV 3, -10 DIV 3, 10 DIV -3, 10 DIV 0, 10.9 DIV 1;
+SELECT 10 % 3, -10 % 3, 10 % -3, 10 % 0, 10.5 % 3, -10.5 % 3;
+SELECT 3 / 4, 3.0 / 4, 3 / 4.0, 1 / 7, 2 / 3 * 3, 100 / 3 / 3;
+SELECT 0.1 * 3, 0.1 + 0.7, 1.10 + 2.205, 5.00 - 0.001, -0.5 + 0.5;
+SELECT 1e0 + 0.1, 0.1e0 * 3, 1e0 / 3 * 3, 2e0 - 1.5;
+SELECT 9223372036854775807 - -1;
+SELECT -9223372036854775807 - 2;
+SELECT 4294967296 * 4294967296;
+SELECT 123456789012345678901234567890 + 1, 99999999999999999999 * 10;
+SELECT ROUND(1.45, 1), ROUND(1.55, 1), ROUND(-1.45, 1), ROUND(2.5e0), ROUND(3.5e0), ROUND(0.5e0);
+SELECT ROUND(123.456, -2), ROUND(150, -2), ROUND(-150, -2), TRUNCATE(123.456, -1), TRUNCATE(1.5e0, 0);
+SELECT CEIL(-0.5), FLOOR(-0.5), CEIL(1.0), FLOOR(2.999), CEIL(1e0 / 3);
+SELECT ABS(-9223372036854775807), SIGN(-0.0), SIGN('abc'), SIGN('-5x');
+SELECT POW(2, -1), POW(-8, 1 / 3), SQRT(2), LOG(2, 8), LN(2.718281828459045);
+SELECT 1 = '1', 1 = '1.0', '1' = '1.0', 0 = 'x', '1e2' = 100, 'abc' < 1;
+SELECT 1 < 2 < 3, 3 > 2 > 1, 1 = 1 = 1, (1 < 2) + (2 < 3);
+SELECT 2 BETWEEN 1 AND 3 AND 1, 5 IN (1, 2, 5.0), 5 IN ('5', 'x');
+SELECT CAST(3.99 AS SIGNED), CAST(-3.99 AS SIGNED), CAST('3.99' AS SIGNED), CAST(' 7 ' AS SIGNED), CAST(2.5e0 AS SIGNED);
+SELECT CAST(10 / 3 AS DECIMAL(10, 4)), CAST(1e0 / 3 AS DECIMAL(6, 5)), CAST(999.999 AS DECIMAL(5, 2)), CAST(-1 AS DECIMAL(3, 1));
+SELECT CAST('abc' AS DECIMAL(4,1)), CAST(NULL AS SIGNED), CAST(TRUE AS SIGNED);
+
+-- script: more dates
+SELECT DATE_ADD('2024-02-29', INTERVAL 1 YEAR), DATE_ADD('2024-01-31', INTERVAL 3 MONTH), DATE_SUB('2024-03-31', INTERVAL 13 MONTH);
+SELECT DATE_ADD('2024-12-31 23:59:59', INTERVAL 1 SECOND), DATE_ADD('2024-01-01', INTERVAL 36 HOUR), DATE_SUB('2024-01-01 00:00:00', INTERVAL 1 MINUTE);
+SELECT DATE_ADD('2024-01-01 10:00:00.5', INTERVAL 1 DAY), '2024-01-01 10:00:00' + INTERVAL 1 DAY;
+SELECT DATE_ADD('9999-12-31', INTERVAL 1 DAY), DATE_ADD('2024-13-01', INTERVAL 1 DAY), DATE_ADD('0001-01-01', INTERVAL -1 DAY);
+SELECT DATEDIFF('2024-03-01', '2023-03-01'), DATEDIFF('2000-01-01', '2024-01-01'), TIMESTAMPDIFF(WEEK, '2024-01-01', '2024-02-01');
+SELECT TIMESTAMPDIFF(SECOND, '2024-01-01 00:00:00', '2024-01-01 00:01:30'), TIMESTAMPDIFF(QUARTER, '2024-01-01', '2024-12-31'), TIMESTAMPDIFF(MONTH, '2024-03-31', '2024-02-29');
+SELECT DAYOFWEEK('2024-03-03'), WEEKDAY('2024-03-03'), DAYNAME('2024-03-03'), DAYOFYEAR('2024-12-31'), DAYOFYEAR('2023-12-31');
+SELECT QUARTER('2024-01-01'), QUARTER('2024-04-01'), QUARTER('2024-12-31'), MONTHNAME('2024-09-09');
+SELECT LAST_DAY('2024-12-05'), LAST_DAY('2024-04-30 10:00:00'), LAST_DAY('2100-02-01');
+SELECT DATE_FORMAT('2024-01-01 00:00:00', '%l:%i %p'), DATE_FORMAT('2024-01-01 12:30:00', '%h %I %l %p'), DATE_FORMAT('2024-01-01 23:00:00', '%k %H');
+SELECT DATE_FORMAT('2024-03-01', '%D'), DATE_FORMAT('2024-03-02', '%D'), DATE_FORMAT('2024-03-03', '%D'), DATE_FORMAT('2024-03-11', '%D'), DATE_FORMAT('2024-03-22', '%D');
+SELECT DATE_FORMAT('2024-03-05', '%% %Y%%'), DATE_FORMAT('2024-03-05 01:02:03.456789', '%f'), DATE_FORMAT('2024-03-05', 'plain');
+SELECT WEEK('2023-01-01'), WEEK('2023-01-08'), WEEK('2022-01-01'), WEEK('2024-06-15');
+SELECT YEAR('2024-03-05 10:00:00'), MONTH('20240305'), DAY(20240305), HOUR('2024-03-05'), MINUTE(NULL);
+SELECT DATE('2024-03-05T10:00:00'), DATE('2024/03/05'), DATE('24-3-5'), DATE('99-12-31'), DATE('70-01-01');
+SELECT TO_DAYS('2000-01-01'), TO_DAYS('0001-01-01'), FROM_DAYS(730485), MAKEDATE(2024, 366), MAKEDATE(2023, 366), MAKEDATE(2024, 0);
+SELECT '2024-01-05' = '2024-1-5', DATE('2024-01-05') = '2024-1-5', DATE('2024-01-05') > '2024-01-04 23:00:00';
+SELECT FROM_UNIXTIME(86400 * 365), UNIX_TIMESTAMP('1970-01-02 00:00:00'), UNIX_TIMESTAMP('2024-01-01 00:00:00.25');
+SELECT EXTRACT(DAY FROM '2024-03-05'), EXTRACT(HOUR FROM '2024-03-05 07:08:09'), EXTRACT(SECOND FROM '2024-03-05 07:08:09'), EXTRACT(QUARTER FROM '2024-05-01');
+
+-- script: updates that change nothing and limits
+CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(10), qty INT);
+INSERT INTO items VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 3), (4, 'd', 4);
+UPDATE items SET qty = qty;
+UPDATE items SET qty = 2 WHERE qty <= 2;
+UPDATE items SET name = 'A' WHERE id = 1;
+SELECT name FROM items WHERE id = 1;
+UPDATE items SET name = 'A' WHERE id = 1;
+UPDATE items SET qty = qty + 10 ORDER BY id DESC LIMIT 2;
+SELECT id, qty FROM items ORDER BY id;
+UPDATE items SET qty = qty - 1 WHERE qty > 10 LIMIT 1;
+SELECT id, qty FROM items ORDER BY id;
+UPDATE items SET qty = 0, name = 'z' WHERE id = 2;
+UPDATE items SET qty = qty + 1, name = CONCAT(name, qty) WHERE id = 3;
+UPDATE items SET name = NULL WHERE id = 4;
+UPDATE items SET qty = 5, qty = qty * 2 WHERE id = 4;
+UPDATE items SET qty = 7, qty = 10 WHERE id = 4;
+UPDATE items SET name = 'n', qty = LENGTH(name) + qty WHERE id = 4;
+SELECT id, name, qty FROM items ORDER BY id;
+DELETE FROM items WHERE qty > 100;
+DELETE FROM items ORDER BY qty DESC, id LIMIT 2;
+SELECT id FROM items ORDER BY id;
+UPDATE items SET nosuch = 1;
+UPDATE nosuch SET a = 1;
+DELETE FROM nosuch;
+UPDATE items SET qty = 'abc' WHERE id = 1;
+UPDATE items SET qty = qty / 0 WHERE id = 1;
+SELECT qty FROM items WHERE id = 1;
+
+-- script: strict conversions in writes
+CREATE TABLE nums (id INT PRIMARY KEY, n INT, label VARCHAR(10));
+INSERT INTO nums VALUES (1, 10, 'ten'), (2, 20, '20');
+UPDATE nums SET n = '12abc' + 0 WHERE id = 1;
+UPDATE nums SET n = '12' + 1 WHERE id = 1;
+UPDATE nums SET n = label + 1 WHERE id = 2;
+UPDATE nums SET n = label + 1 WHERE id = 1;
+INSERT INTO nums VALUES (3, 'x' * 2, 'x');
+INSERT INTO nums VALUES (3, ' 7 ' * 2, 'x');
+SELECT id, n, label FROM nums ORDER BY id;
+SELECT n + label FROM nums WHERE id = 1;

@@ -1,0 +1,338 @@
+//! The token pass in front of the parser: MySQL's versioned comments, the few MySQL forms
+//! `sqlparser` lacks, and the split of a script into statements.
+//!
+//! Every step works on `sqlparser`'s own tokens (its MySQL tokenizer decides what is a string, a
+//! quoted name or a comment), so there is one lexer in the node. What this pass adds:
+//!
+//! - **Versioned comments.** MySQL runs the text of `/*!NNNNN … */` when the server's version is
+//!   at least `NNNNN` (and of `/*! … */` always) and ignores it otherwise; `sqlparser` keeps every
+//!   such text whatever the version. When the text holds `/*!`, it is tokenized once more with
+//!   [`CommentDialect`] (MySQL's lexical rules, comment hints off) to find those comments, and
+//!   each is blanked in a copy of the text: the `/*!NNNNN` and `*/` marks when the comment runs,
+//!   the whole comment when it does not. Blanking keeps every line and column, so positions in
+//!   errors stay those of the client's text.
+//! - **`a MOD b`**: the keyword `MOD` after a complete operand becomes the `%` token (MySQL gives
+//!   both one meaning and one precedence); `MOD(a, b)` stays a function call.
+//! - **`SET @a := 1`**: in a `SET` statement, `:=` outside parentheses becomes `=`.
+//! - **`LOCK IN SHARE MODE`** becomes `FOR SHARE`, its MySQL 8 spelling.
+//!
+//! Statements are split at top-level `;` tokens; `XA` statements, which `sqlparser` does not
+//! know, are read here from their tokens ([`crate::Xa`]).
+
+use sqlparser::dialect::{Dialect, MySqlDialect};
+use sqlparser::keywords::Keyword;
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace};
+
+use crate::ParseError;
+
+/// MySQL's lexical rules with comment hints off, so that `/*! … */` comes back as a comment
+/// token. It answers the tokenizer's every question as [`MySqlDialect`] does (the list is the
+/// tokenizer's, checked by a test against MySqlDialect on texts without `/*!`).
+#[derive(Debug)]
+pub(crate) struct CommentDialect;
+
+macro_rules! like_mysql {
+    ($($name:ident),* ; $($char_name:ident),*) => {
+        impl Dialect for CommentDialect {
+            fn dialect(&self) -> std::any::TypeId {
+                MySqlDialect {}.dialect()
+            }
+            fn supports_multiline_comment_hints(&self) -> bool {
+                false
+            }
+            $(fn $name(&self) -> bool {
+                MySqlDialect {}.$name()
+            })*
+            $(fn $char_name(&self, ch: char) -> bool {
+                MySqlDialect {}.$char_name(ch)
+            })*
+        }
+    };
+}
+
+like_mysql!(
+    ignores_wildcard_escapes, requires_hash_comment_space, requires_single_line_comment_whitespace,
+    supports_copy_from_stdin_data, supports_dollar_as_money_prefix, supports_dollar_placeholder,
+    supports_geometric_types, supports_hash_comment, supports_literal_prefix_in_qualified_name,
+    supports_national_string_literal, supports_nested_comments,
+    supports_non_decimal_integer_literals, supports_numeric_literal_underscores,
+    supports_numeric_prefix, supports_pipe_operator, supports_quote_delimited_string,
+    supports_string_escape_constant, supports_string_literal_backslash_escape,
+    supports_tilde_like_match_operator, supports_triple_quoted_string,
+    supports_tuple_element_access, supports_unicode_string_literal,
+    supports_unterminated_block_comments;
+    is_custom_operator_part, is_delimited_identifier_start, is_identifier_part, is_identifier_start
+);
+
+/// Maps sqlparser's line and column (from 1, columns in characters) to byte offsets.
+#[derive(Debug)]
+pub(crate) struct Lines<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> Lines<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(at, _)| at + 1));
+        Self { text, starts }
+    }
+
+    /// The byte offset of `line:column`; past the end for a location beyond the text.
+    pub(crate) fn offset(&self, line: u64, column: u64) -> usize {
+        let Some(&start) = usize::try_from(line)
+            .ok()
+            .and_then(|line| self.starts.get(line.saturating_sub(1)))
+        else {
+            return self.text.len();
+        };
+        let skip = usize::try_from(column.saturating_sub(1)).unwrap_or(usize::MAX);
+        self.text[start..]
+            .char_indices()
+            .nth(skip)
+            .map_or(self.text.len(), |(at, _)| start + at)
+    }
+}
+
+/// The text with MySQL's versioned comments applied for a server of `version` (e.g. 80036),
+/// byte for byte the same length, lines and columns.
+pub(crate) fn apply_versioned_comments(text: &str, version: u32) -> Result<String, ParseError> {
+    let tokens = Tokenizer::new(&CommentDialect, text)
+        .tokenize_with_location()
+        .map_err(|err| tokenizer_error(text, err.location.line, err.location.column))?;
+    let lines = Lines::new(text);
+    let mut out = text.as_bytes().to_vec();
+    for token in tokens {
+        let Token::Whitespace(Whitespace::MultiLineComment(body)) = &token.token else {
+            continue;
+        };
+        let Some(content) = body.strip_prefix('!') else {
+            continue;
+        };
+        let start = lines.offset(token.span.start.line, token.span.start.column);
+        let end = lines.offset(token.span.end.line, token.span.end.column);
+        let digits = content.bytes().take_while(u8::is_ascii_digit).count();
+        let (runs, mark) = match digits {
+            5 | 6 => (
+                content[..digits].parse::<u32>().is_ok_and(|v| v <= version),
+                3 + digits,
+            ),
+            _ => (true, 3),
+        };
+        if runs {
+            blank(&mut out[start..start + mark]);
+            blank(&mut out[end.saturating_sub(2)..end]);
+        } else {
+            blank(&mut out[start..end]);
+        }
+    }
+    // Whole characters (comments start and end on character boundaries) became spaces.
+    Ok(String::from_utf8(out).expect("whole characters replaced by spaces"))
+}
+
+/// Spaces over a byte range, keeping its line breaks (so lines stay where they were). Every
+/// byte of a multi-byte character becomes a space, so a dropped comment with such characters
+/// shifts the columns after it on its line (error positions only).
+fn blank(bytes: &mut [u8]) {
+    for byte in bytes {
+        if *byte != b'\n' && *byte != b'\r' {
+            *byte = b' ';
+        }
+    }
+}
+
+/// A 1064 for a tokenizer failure at `line:column` of `text`.
+fn tokenizer_error(text: &str, line: u64, column: u64) -> ParseError {
+    let at = Lines::new(text).offset(line, column);
+    syntax_error(&text[at..], line)
+}
+
+/// MySQL's 1064 with the text from the error on (80 characters at most).
+pub(crate) fn syntax_error(rest: &str, line: u64) -> ParseError {
+    ParseError::Syntax {
+        near: rest.chars().take(80).collect(),
+        line: line.max(1),
+    }
+}
+
+/// Tokenizes the (comment-applied) text with MySQL's rules.
+pub(crate) fn tokenize(text: &str) -> Result<Vec<TokenWithSpan>, ParseError> {
+    Tokenizer::new(&MySqlDialect {}, text)
+        .tokenize_with_location()
+        .map_err(|err| tokenizer_error(text, err.location.line, err.location.column))
+}
+
+/// Splits tokens into statements at top-level `;`, dropping statements of only whitespace.
+pub(crate) fn split(tokens: Vec<TokenWithSpan>) -> Vec<Vec<TokenWithSpan>> {
+    let mut out = Vec::new();
+    let mut current = Vec::new();
+    for token in tokens {
+        if token.token == Token::SemiColon {
+            push_statement(&mut out, std::mem::take(&mut current));
+        } else {
+            current.push(token);
+        }
+    }
+    push_statement(&mut out, current);
+    out
+}
+
+fn push_statement(out: &mut Vec<Vec<TokenWithSpan>>, tokens: Vec<TokenWithSpan>) {
+    if tokens.iter().any(|t| !is_space(&t.token)) {
+        out.push(tokens);
+    }
+}
+
+pub(crate) fn is_space(token: &Token) -> bool {
+    matches!(token, Token::Whitespace(_) | Token::EOF)
+}
+
+/// Keywords after which `MOD` starts an operand (the function `MOD(…)`) rather than joining
+/// two: `SELECT MOD(7, 2)`, `WHERE MOD(a, 2) = 1`.
+const OPERAND_START: &[Keyword] = &[
+    Keyword::SELECT,
+    Keyword::WHERE,
+    Keyword::AND,
+    Keyword::OR,
+    Keyword::XOR,
+    Keyword::NOT,
+    Keyword::ON,
+    Keyword::BY,
+    Keyword::HAVING,
+    Keyword::WHEN,
+    Keyword::THEN,
+    Keyword::ELSE,
+    Keyword::SET,
+    Keyword::VALUES,
+    Keyword::IN,
+    Keyword::LIKE,
+    Keyword::REGEXP,
+    Keyword::RLIKE,
+    Keyword::BETWEEN,
+    Keyword::DIV,
+    Keyword::MOD,
+    Keyword::IS,
+    Keyword::CASE,
+    Keyword::DISTINCT,
+    Keyword::ALL,
+    Keyword::LIMIT,
+    Keyword::OFFSET,
+    Keyword::INTERVAL,
+    Keyword::RETURN,
+    Keyword::DEFAULT,
+    Keyword::UPDATE,
+];
+
+/// The MySQL forms `sqlparser` lacks, rewritten on one statement's tokens (module docs).
+pub(crate) fn extend(tokens: &mut [TokenWithSpan]) {
+    let significant: Vec<usize> = (0..tokens.len())
+        .filter(|&i| !is_space(&tokens[i].token))
+        .collect();
+    let is_set = significant
+        .first()
+        .is_some_and(|&i| word_is(&tokens[i].token, Keyword::SET));
+    let mut depth = 0i32;
+    for (n, &i) in significant.iter().enumerate() {
+        let prev = n.checked_sub(1).map(|p| &tokens[significant[p]].token);
+        match &tokens[i].token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            Token::Assignment if is_set && depth == 0 => tokens[i].token = Token::Eq,
+            token if word_is(token, Keyword::MOD) && prev.is_some_and(ends_operand) => {
+                tokens[i].token = Token::Mod;
+            }
+            token if word_is(token, Keyword::LOCK) => {
+                let following: Vec<usize> = significant[n + 1..].iter().copied().take(3).collect();
+                let spelled = following.len() == 3
+                    && word_is(&tokens[following[0]].token, Keyword::IN)
+                    && word_is(&tokens[following[1]].token, Keyword::SHARE)
+                    && word_is(&tokens[following[2]].token, Keyword::MODE);
+                if spelled {
+                    tokens[i].token = Token::make_keyword("FOR");
+                    tokens[following[0]].token = Token::Whitespace(Whitespace::Space);
+                    tokens[following[2]].token = Token::Whitespace(Whitespace::Space);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether a token can end an operand, so that a `MOD` after it is the operator.
+fn ends_operand(token: &Token) -> bool {
+    match token {
+        Token::Number(..)
+        | Token::SingleQuotedString(_)
+        | Token::DoubleQuotedString(_)
+        | Token::HexStringLiteral(_)
+        | Token::RParen
+        | Token::Placeholder(_) => true,
+        Token::Word(word) => word.quote_style.is_some() || !OPERAND_START.contains(&word.keyword),
+        _ => false,
+    }
+}
+
+/// Whether a token is the unquoted keyword `keyword`.
+pub(crate) fn word_is(token: &Token, keyword: Keyword) -> bool {
+    matches!(token, Token::Word(word) if word.quote_style.is_none() && word.keyword == keyword)
+}
+
+/// Whether a token is the unquoted word `name` (for words sqlparser has no keyword for).
+pub(crate) fn word_named(token: &Token, name: &str) -> bool {
+    matches!(token, Token::Word(word) if word.quote_style.is_none() && word.value.eq_ignore_ascii_case(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(text: &str) -> Vec<Token> {
+        tokenize(text)
+            .unwrap()
+            .into_iter()
+            .map(|t| t.token)
+            .collect()
+    }
+
+    #[test]
+    fn the_comment_dialect_lexes_as_mysql_does() {
+        for text in [
+            "SELECT 'a\\'b', \"q\", `id`, 5--2, 1 -- c\n, 2 # c\n, x'41', b'1', @a, @@x, $1, a<=>b",
+            "SELECT /* c */ 1.5e3, _utf8mb4'x', N'y', 'a' 'b', a->>'$.x', 0x1F, ~1, a||b, a&&b",
+        ] {
+            let ours = Tokenizer::new(&CommentDialect, text)
+                .tokenize_with_location()
+                .unwrap();
+            assert_eq!(
+                ours,
+                Tokenizer::new(&MySqlDialect {}, text)
+                    .tokenize_with_location()
+                    .unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn versioned_comments_run_up_to_the_servers_version() {
+        let text = "/*!40101 SET NAMES utf8 */; /*!99999 SELECT 2 */; SELECT /*! 3 */";
+        let applied = apply_versioned_comments(text, 80036).unwrap();
+        assert_eq!(applied.len(), text.len());
+        assert_eq!(
+            applied,
+            "         SET NAMES utf8   ;                     ; SELECT     3   "
+        );
+    }
+
+    #[test]
+    fn mod_after_an_operand_is_the_operator_and_before_a_paren_the_function() {
+        let mut tokens = tokenize("SELECT 7 MOD 2, MOD(7, 2), a MOD (b)").unwrap();
+        extend(&mut tokens);
+        let mods = tokens.iter().filter(|t| t.token == Token::Mod).count();
+        assert_eq!(mods, 2);
+        assert!(
+            kinds("SELECT MOD(1,2)")
+                .iter()
+                .any(|t| word_is(t, Keyword::MOD))
+        );
+    }
+}

@@ -1,0 +1,397 @@
+//! The node's MySQL front end: statement text in, parsed and classified statements out.
+//!
+//! # Design
+//!
+//! Every client statement is read once, by [`sqlparser`]'s MySQL dialect; nothing else in the
+//! node lexes SQL. [`parse`] takes a script (one or more statements separated by `;`, as a
+//! client's multi-statement query sends them) and returns each statement as a [`Parsed`]: its
+//! text, its [`Kind`] (what the node's counters, admin SQL and engines dispatch on) and its body,
+//! a [`sqlparser::ast::Statement`] or, for the forms sqlparser lacks, a typed value of this
+//! crate ([`Xa`]). The session statements are typed once more by [`Session::of`]: `SET` with
+//! its scopes and user variables, `SET NAMES`, transactions, `USE`.
+//!
+//! Parsing costs microseconds per statement, so callers cache by statement text: the engines'
+//! prepared-statement and result-shape caches are keyed by text, and a repeated statement (or
+//! one with `?` arguments) is parsed once. The crate keeps no state.
+//!
+//! MySQL's lexical rules are the tokenizer's: `#` and `-- ` comments (`5--2` is `5 - -2`),
+//! backslash escapes in strings, backquoted names. The token pass (the `lex` module) applies MySQL's
+//! versioned comments (`/*!40101 … */` runs on a server of that version or later), adds the few
+//! MySQL forms sqlparser does not parse (`a MOD b`, `SET @a := 1`, `LOCK IN SHARE MODE`,
+//! `XA …`) and splits the script; each extension is narrow and documented there.
+//!
+//! A statement that does not parse is MySQL's error 1064 with MySQL's message: the text from
+//! the offending token (80 characters at most) and its line within the statement. Statements
+//! before it in the script are returned as parsed, so a caller runs them first, as MySQL does.
+
+mod error;
+mod lex;
+mod session;
+
+pub use error::ParseError;
+pub use session::{Assignment, Scope, Session, Transaction, Xa};
+pub use sqlparser;
+pub use sqlparser::ast;
+
+use sqlparser::ast::Statement;
+use sqlparser::dialect::MySqlDialect;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::TokenWithSpan;
+
+/// How to read statements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// The MySQL version the node reports, as MySQL writes it in versioned comments: 8.0.36 is
+    /// 80036. A `/*!NNNNN … */` comment runs when `NNNNN` is at most this.
+    pub version: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self { version: 80036 }
+    }
+}
+
+/// What a statement does, for dispatch and counting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// `SELECT`, `WITH … SELECT`, `VALUES`, `TABLE`.
+    Select,
+    /// `INSERT` and `REPLACE`.
+    Insert,
+    /// `UPDATE`.
+    Update,
+    /// `DELETE`.
+    Delete,
+    /// Schema changes: `CREATE`, `ALTER`, `DROP`, `TRUNCATE`, `RENAME`.
+    Ddl,
+    /// `BEGIN`, `START TRANSACTION`, `COMMIT`, `ROLLBACK`, savepoints, `SET TRANSACTION`.
+    Transaction,
+    /// `XA …`.
+    Xa,
+    /// `SET` of variables and `SET NAMES`.
+    Set,
+    /// `SHOW …`, `DESCRIBE t`.
+    Show,
+    /// `USE db`.
+    Use,
+    /// `EXPLAIN` of a statement.
+    Plan,
+    /// Accounts, privileges, `FLUSH`, `KILL`, `LOCK TABLES`, `ANALYZE`, and the rest.
+    Admin,
+}
+
+/// The body of a parsed statement.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Body {
+    /// A statement sqlparser reads.
+    Statement(Box<Statement>),
+    /// An `XA` statement, read by the token pass.
+    Xa(Xa),
+}
+
+/// One statement of a script, parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parsed {
+    /// The statement's text as run: versioned comments applied, without the `;`.
+    pub text: String,
+    /// What it does.
+    pub kind: Kind,
+    /// The tree.
+    pub body: Body,
+}
+
+impl Parsed {
+    /// The sqlparser statement, unless this is an `XA` statement.
+    pub fn statement(&self) -> Option<&Statement> {
+        match &self.body {
+            Body::Statement(statement) => Some(statement),
+            Body::Xa(_) => None,
+        }
+    }
+}
+
+/// Parses a script of one or more statements. The statements that parse come first; the first
+/// that does not ends the list as its error (MySQL runs the statements before it). A script of
+/// only comments and `;` is [`ParseError::Empty`].
+pub fn parse(text: &str, options: &Options) -> Vec<Result<Parsed, ParseError>> {
+    let applied;
+    let text = if text.contains("/*!") {
+        match lex::apply_versioned_comments(text, options.version) {
+            Ok(done) => {
+                applied = done;
+                applied.as_str()
+            }
+            Err(err) => return vec![Err(err)],
+        }
+    } else {
+        text
+    };
+    let tokens = match lex::tokenize(text) {
+        Ok(tokens) => tokens,
+        Err(err) => return vec![Err(err)],
+    };
+    let lines = lex::Lines::new(text);
+    let mut out = Vec::new();
+    for mut statement in lex::split(tokens) {
+        lex::extend(&mut statement);
+        let parsed = parse_one(text, &lines, statement);
+        let failed = parsed.is_err();
+        out.push(parsed);
+        if failed {
+            break;
+        }
+    }
+    if out.is_empty() {
+        out.push(Err(ParseError::Empty));
+    }
+    out
+}
+
+/// Parses a text that must hold exactly one statement (a prepared statement's text).
+pub fn parse_one_statement(text: &str, options: &Options) -> Result<Parsed, ParseError> {
+    let mut all = parse(text, options).into_iter();
+    let first = all.next().unwrap_or(Err(ParseError::Empty))?;
+    match all.next() {
+        None => Ok(first),
+        Some(Err(err)) => Err(err),
+        // MySQL's prepare reads one statement; a second is a syntax error at its start.
+        Some(Ok(second)) => Err(lex::syntax_error(&second.text, 1)),
+    }
+}
+
+/// Parses one statement's tokens (no `;`).
+fn parse_one(
+    text: &str,
+    lines: &lex::Lines<'_>,
+    tokens: Vec<TokenWithSpan>,
+) -> Result<Parsed, ParseError> {
+    let significant: Vec<&TokenWithSpan> =
+        tokens.iter().filter(|t| !lex::is_space(&t.token)).collect();
+    let first = significant
+        .first()
+        .expect("split drops empty statements")
+        .span;
+    let last = significant
+        .last()
+        .expect("split drops empty statements")
+        .span;
+    let start = lines.offset(first.start.line, first.start.column);
+    let end = lines.offset(last.end.line, last.end.column).max(start);
+    let statement_text = text[start..end].to_string();
+    let first_line = first.start.line;
+    if lex::word_named(&significant[0].token, "XA") {
+        let xa = Xa::from_tokens(&significant[1..]).ok_or_else(|| {
+            let at = significant.get(1).map_or(first, |t| t.span);
+            let offset = lines
+                .offset(at.start.line, at.start.column)
+                .clamp(start, end);
+            lex::syntax_error(&text[offset..end], at.start.line - first_line + 1)
+        })?;
+        return Ok(Parsed {
+            text: statement_text,
+            kind: Kind::Xa,
+            body: Body::Xa(xa),
+        });
+    }
+    let mut parser = Parser::new(&MySqlDialect {}).with_tokens_with_locations(tokens);
+    let statement = parser
+        .parse_statement()
+        .and_then(|statement| {
+            let next = parser.peek_token();
+            if lex::is_space(&next.token) {
+                Ok(statement)
+            } else {
+                Err(ParserError::ParserError(format!(
+                    "Expected: end of statement, found: {}{}",
+                    next.token, next.span.start
+                )))
+            }
+        })
+        .map_err(|err| {
+            let (line, column) = error_location(&err).unwrap_or((last.end.line, last.end.column));
+            let offset = lines.offset(line, column).clamp(start, end);
+            lex::syntax_error(&text[offset..end], line.saturating_sub(first_line) + 1)
+        })?;
+    Ok(Parsed {
+        text: statement_text,
+        kind: classify(&statement),
+        body: Body::Statement(Box::new(statement)),
+    })
+}
+
+/// The `Line: L, Column: C` sqlparser ends its errors with.
+fn error_location(err: &ParserError) -> Option<(u64, u64)> {
+    let message = match err {
+        ParserError::ParserError(message) | ParserError::TokenizerError(message) => message,
+        ParserError::RecursionLimitExceeded => return None,
+    };
+    let at = message.rfind(" at Line: ")?;
+    let (line, column) = message[at + " at Line: ".len()..].split_once(", Column: ")?;
+    Some((line.trim().parse().ok()?, column.trim().parse().ok()?))
+}
+
+/// The kind of a parsed statement.
+pub fn classify(statement: &Statement) -> Kind {
+    use Statement as S;
+    match statement {
+        S::Query(_) => Kind::Select,
+        S::Insert(_) => Kind::Insert,
+        S::Update(_) => Kind::Update,
+        S::Delete(_) => Kind::Delete,
+        S::CreateTable(_)
+        | S::CreateIndex(_)
+        | S::CreateView(_)
+        | S::CreateDatabase { .. }
+        | S::CreateSchema { .. }
+        | S::AlterTable(_)
+        | S::Drop { .. }
+        | S::DropFunction(_)
+        | S::DropProcedure { .. }
+        | S::DropTrigger(_)
+        | S::CreateTrigger(_)
+        | S::CreateFunction(_)
+        | S::CreateProcedure { .. }
+        | S::Truncate(_)
+        | S::RenameTable(_)
+        | S::AlterView { .. } => Kind::Ddl,
+        S::StartTransaction { .. }
+        | S::Commit { .. }
+        | S::Rollback { .. }
+        | S::Savepoint { .. }
+        | S::ReleaseSavepoint { .. } => Kind::Transaction,
+        S::Set(sqlparser::ast::Set::SetTransaction { .. }) => Kind::Transaction,
+        S::Set(_) => Kind::Set,
+        S::Use(_) => Kind::Use,
+        S::Explain { .. } => Kind::Plan,
+        S::ExplainTable { .. } => Kind::Show,
+        S::ShowFunctions { .. }
+        | S::ShowVariable { .. }
+        | S::ShowStatus { .. }
+        | S::ShowVariables { .. }
+        | S::ShowCreate { .. }
+        | S::ShowColumns { .. }
+        | S::ShowCatalogs { .. }
+        | S::ShowDatabases { .. }
+        | S::ShowProcessList { .. }
+        | S::ShowSchemas { .. }
+        | S::ShowCharset(_)
+        | S::ShowObjects(_)
+        | S::ShowTables { .. }
+        | S::ShowViews { .. }
+        | S::ShowCollation { .. } => Kind::Show,
+        _ => Kind::Admin,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(text: &str) -> Parsed {
+        parse_one_statement(text, &Options::default()).unwrap()
+    }
+
+    fn error(text: &str) -> ParseError {
+        parse(text, &Options::default()).pop().unwrap().unwrap_err()
+    }
+
+    #[test]
+    fn double_dash_without_space_is_two_minus_signs() {
+        let parsed = one("SELECT 5--2, 7 DIV 2");
+        assert_eq!(
+            parsed.statement().unwrap().to_string(),
+            "SELECT 5 - -2, 7 DIV 2"
+        );
+    }
+
+    #[test]
+    fn hash_and_dash_space_start_comments() {
+        let parsed = parse("SELECT 1 # one\n; SELECT 2 -- two", &Options::default());
+        let texts: Vec<String> = parsed.into_iter().map(|p| p.unwrap().text).collect();
+        assert_eq!(texts, ["SELECT 1", "SELECT 2"]);
+    }
+
+    #[test]
+    fn a_mysqldump_header_runs_as_set_names() {
+        let parsed = one("/*!40101 SET NAMES utf8mb4 */");
+        assert_eq!(parsed.kind, Kind::Set);
+        assert!(matches!(
+            Session::of(parsed.statement().unwrap()),
+            Some(Session::Names { ref charset, .. }) if charset == "utf8mb4"
+        ));
+    }
+
+    #[test]
+    fn a_comment_for_a_later_version_is_not_run() {
+        assert_eq!(error("/*!99999 SELECT 1 */"), ParseError::Empty);
+    }
+
+    #[test]
+    fn syntax_errors_are_1064_with_the_rest_of_the_statement() {
+        let err = error("SELECT 1;\nSELECT * FRM t");
+        assert_eq!(err.code(), 1064);
+        assert_eq!(
+            err.to_string(),
+            "You have an error in your SQL syntax; check the manual that corresponds to your \
+             MySQL server version for the right syntax to use near 'FRM t' at line 1"
+        );
+    }
+
+    #[test]
+    fn statements_before_an_error_are_returned() {
+        let parsed = parse("SELECT 1; SELEC 2; SELECT 3", &Options::default());
+        assert_eq!(parsed.len(), 2);
+        assert!(parsed[0].is_ok() && parsed[1].is_err());
+    }
+
+    #[test]
+    fn only_comments_is_an_empty_query() {
+        assert_eq!(error("  -- nothing\n ; "), ParseError::Empty);
+        assert_eq!(error("").code(), 1065);
+    }
+
+    #[test]
+    fn lock_in_share_mode_is_for_share() {
+        assert_eq!(
+            one("SELECT * FROM t LOCK IN SHARE MODE")
+                .statement()
+                .unwrap()
+                .to_string(),
+            "SELECT * FROM t FOR SHARE"
+        );
+    }
+
+    #[test]
+    fn statements_are_classified() {
+        for (text, kind) in [
+            ("SELECT 1", Kind::Select),
+            (
+                "SELECT STRAIGHT_JOIN * FROM a FORCE INDEX (i) JOIN b USE INDEX (j)",
+                Kind::Select,
+            ),
+            ("WITH a AS (SELECT 1) SELECT * FROM a", Kind::Select),
+            ("REPLACE INTO t VALUES (1)", Kind::Insert),
+            ("UPDATE t SET a = 1 ORDER BY a LIMIT 1", Kind::Update),
+            ("DELETE FROM t LIMIT 1", Kind::Delete),
+            ("CREATE TABLE t (a INT, KEY k (a)) ENGINE=InnoDB", Kind::Ddl),
+            ("TRUNCATE TABLE t", Kind::Ddl),
+            ("RENAME TABLE a TO b", Kind::Ddl),
+            ("DROP INDEX i ON t", Kind::Ddl),
+            ("START TRANSACTION", Kind::Transaction),
+            (
+                "SET TRANSACTION ISOLATION LEVEL READ COMMITTED",
+                Kind::Transaction,
+            ),
+            ("XA START 'x'", Kind::Xa),
+            ("SET @a := 1", Kind::Set),
+            ("SHOW TABLES", Kind::Show),
+            ("SHOW VARIABLES LIKE 'x%'", Kind::Show),
+            ("USE db", Kind::Use),
+            ("EXPLAIN SELECT 1", Kind::Plan),
+            ("FLUSH TABLES", Kind::Admin),
+        ] {
+            assert_eq!(one(text).kind, kind, "{text}");
+        }
+    }
+}

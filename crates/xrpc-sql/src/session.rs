@@ -1,0 +1,347 @@
+//! The session statements, typed: variables, character set, transactions, database, XA.
+
+use sqlparser::ast::{
+    ContextModifier, Expr, Ident, ObjectName, ObjectNamePart, Set, SetAssignment, Statement,
+    TransactionAccessMode, TransactionMode, Use,
+};
+use sqlparser::keywords::Keyword;
+use sqlparser::tokenizer::{Token, TokenWithSpan};
+
+use crate::lex::{word_is, word_named};
+
+/// A session statement: what the node does itself rather than send to an engine as SQL.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Session {
+    /// `SET a = 1, @b := 2, GLOBAL c = 3, @@session.d = 4`.
+    Set(Vec<Assignment>),
+    /// `SET NAMES charset [COLLATE collation]`.
+    Names {
+        /// The character set, lower case.
+        charset: String,
+        /// The collation, lower case.
+        collation: Option<String>,
+    },
+    /// A transaction statement.
+    Transaction(Transaction),
+    /// `USE db`.
+    Use(String),
+}
+
+/// The scope of a system variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// `SESSION`, `LOCAL`, `@@session.`, `@@local.`, or no scope.
+    Session,
+    /// `GLOBAL` or `@@global.`.
+    Global,
+}
+
+/// One assignment of a `SET`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Assignment {
+    /// `@name = value`: a user variable (the name without `@`, as written).
+    User {
+        /// The variable's name.
+        name: String,
+        /// The value.
+        value: Expr,
+    },
+    /// A system variable (the name lower case).
+    System {
+        /// Its scope.
+        scope: Scope,
+        /// The variable's name.
+        name: String,
+        /// The value; `DEFAULT` is the identifier `DEFAULT`.
+        value: Expr,
+    },
+}
+
+/// A transaction statement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transaction {
+    /// `BEGIN`, `START TRANSACTION [READ ONLY | READ WRITE]`.
+    Begin {
+        /// `READ ONLY` was given.
+        read_only: bool,
+    },
+    /// `COMMIT`.
+    Commit,
+    /// `ROLLBACK`.
+    Rollback,
+    /// `SAVEPOINT name`.
+    Savepoint(String),
+    /// `ROLLBACK TO [SAVEPOINT] name`.
+    RollbackTo(String),
+    /// `RELEASE SAVEPOINT name`.
+    Release(String),
+    /// `SET [GLOBAL | SESSION] TRANSACTION …`.
+    Characteristics,
+}
+
+/// An `XA` statement with its transaction id (`gtrid[, bqual[, formatID]]` as written).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Xa {
+    /// `XA START | BEGIN xid`.
+    Start(String),
+    /// `XA END xid`.
+    End(String),
+    /// `XA PREPARE xid`.
+    Prepare(String),
+    /// `XA COMMIT xid [ONE PHASE]`.
+    Commit {
+        /// The transaction id.
+        xid: String,
+        /// `ONE PHASE` was given.
+        one_phase: bool,
+    },
+    /// `XA ROLLBACK xid`.
+    Rollback(String),
+    /// `XA RECOVER`.
+    Recover,
+}
+
+impl Session {
+    /// The typed form of a session statement; `None` for any other statement.
+    pub fn of(statement: &Statement) -> Option<Self> {
+        Some(match statement {
+            Statement::Set(Set::SetNames {
+                charset_name,
+                collation_name,
+            }) => Self::Names {
+                charset: charset_name.value.to_lowercase(),
+                collation: collation_name.as_ref().map(|c| c.to_lowercase()),
+            },
+            Statement::Set(Set::SetTransaction { .. }) => {
+                Self::Transaction(Transaction::Characteristics)
+            }
+            Statement::Set(Set::SingleAssignment {
+                scope,
+                variable,
+                values,
+                ..
+            }) if values.len() == 1 => {
+                Self::Set(vec![assignment(*scope, variable, values[0].clone())])
+            }
+            Statement::Set(Set::MultipleAssignments { assignments }) => Self::Set(
+                assignments
+                    .iter()
+                    .map(|SetAssignment { scope, name, value }| {
+                        assignment(*scope, name, value.clone())
+                    })
+                    .collect(),
+            ),
+            Statement::StartTransaction { modes, .. } => Self::Transaction(Transaction::Begin {
+                read_only: modes.contains(&TransactionMode::AccessMode(
+                    TransactionAccessMode::ReadOnly,
+                )),
+            }),
+            Statement::Commit { .. } => Self::Transaction(Transaction::Commit),
+            Statement::Rollback {
+                savepoint: Some(name),
+                ..
+            } => Self::Transaction(Transaction::RollbackTo(name.value.clone())),
+            Statement::Rollback { .. } => Self::Transaction(Transaction::Rollback),
+            Statement::Savepoint { name } => {
+                Self::Transaction(Transaction::Savepoint(name.value.clone()))
+            }
+            Statement::ReleaseSavepoint { name } => {
+                Self::Transaction(Transaction::Release(name.value.clone()))
+            }
+            Statement::Use(Use::Object(name) | Use::Database(name) | Use::Schema(name)) => {
+                Self::Use(last_ident(name)?.value.clone())
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// One assignment: `@x`, `@@[scope.]x`, `[scope] x`.
+fn assignment(scope: Option<ContextModifier>, name: &ObjectName, value: Expr) -> Assignment {
+    let parts: Vec<&str> = name
+        .0
+        .iter()
+        .filter_map(|part| match part {
+            ObjectNamePart::Identifier(ident) => Some(ident.value.as_str()),
+            _ => None,
+        })
+        .collect();
+    let written = parts.join(".");
+    if let Some(user) = written.strip_prefix('@').filter(|n| !n.starts_with('@')) {
+        return Assignment::User {
+            name: user.to_string(),
+            value,
+        };
+    }
+    let mut scope = match scope {
+        Some(ContextModifier::Global) => Scope::Global,
+        _ => Scope::Session,
+    };
+    let mut name = written.trim_start_matches('@').to_lowercase();
+    for (prefix, named) in [
+        ("global.", Scope::Global),
+        ("session.", Scope::Session),
+        ("local.", Scope::Session),
+    ] {
+        if let Some(rest) = name.strip_prefix(prefix) {
+            scope = named;
+            name = rest.to_string();
+            break;
+        }
+    }
+    Assignment::System { scope, name, value }
+}
+
+fn last_ident(name: &ObjectName) -> Option<&Ident> {
+    match name.0.last()? {
+        ObjectNamePart::Identifier(ident) => Some(ident),
+        _ => None,
+    }
+}
+
+impl Xa {
+    /// Reads the tokens after `XA`; `None` when they are not an XA statement.
+    pub(crate) fn from_tokens(tokens: &[&TokenWithSpan]) -> Option<Self> {
+        let (verb, rest) = tokens.split_first()?;
+        let verb = &verb.token;
+        if word_named(verb, "RECOVER") {
+            return rest.is_empty().then_some(Self::Recover);
+        }
+        let mut xid = Vec::new();
+        let mut tail = rest;
+        // gtrid [, bqual [, formatID]]
+        while let Some((token, after)) = tail.split_first() {
+            match &token.token {
+                Token::SingleQuotedString(s) | Token::DoubleQuotedString(s) if xid.len() < 3 => {
+                    xid.push(format!("'{}'", s.replace('\'', "''")));
+                }
+                Token::HexStringLiteral(s) if xid.len() < 3 => xid.push(format!("X'{s}'")),
+                Token::Number(n, _) if !xid.is_empty() && xid.len() < 3 => xid.push(n.clone()),
+                _ => break,
+            }
+            tail = after;
+            match tail.split_first() {
+                Some((comma, after)) if comma.token == Token::Comma => tail = after,
+                _ => break,
+            }
+        }
+        if xid.is_empty() {
+            return None;
+        }
+        let xid = xid.join(",");
+        let words: Vec<&Token> = tail.iter().map(|t| &t.token).collect();
+        let word = |k| move |t: &&Token| word_is(t, k);
+        match words.as_slice() {
+            [] if word_is(verb, Keyword::START) || word_is(verb, Keyword::BEGIN) => {
+                Some(Self::Start(xid))
+            }
+            [j] if (word_is(verb, Keyword::START) || word_is(verb, Keyword::BEGIN))
+                && (word(Keyword::JOIN)(j) || word(Keyword::RESUME)(j)) =>
+            {
+                Some(Self::Start(xid))
+            }
+            [] if word_is(verb, Keyword::END) => Some(Self::End(xid)),
+            [] if word_is(verb, Keyword::PREPARE) => Some(Self::Prepare(xid)),
+            [] if word_is(verb, Keyword::ROLLBACK) => Some(Self::Rollback(xid)),
+            [] if word_is(verb, Keyword::COMMIT) => Some(Self::Commit {
+                xid,
+                one_phase: false,
+            }),
+            [one, phase]
+                if word_is(verb, Keyword::COMMIT)
+                    && word_named(one, "ONE")
+                    && word_named(phase, "PHASE") =>
+            {
+                Some(Self::Commit {
+                    xid,
+                    one_phase: true,
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Body, Options, parse_one_statement};
+
+    fn session(text: &str) -> Session {
+        let parsed = parse_one_statement(text, &Options::default()).unwrap();
+        Session::of(parsed.statement().unwrap()).unwrap()
+    }
+
+    fn number(n: &str) -> Expr {
+        Expr::value(sqlparser::ast::Value::Number(n.into(), false))
+    }
+
+    #[test]
+    fn set_reads_user_and_system_variables_with_their_scopes() {
+        let Session::Set(assignments) =
+            session("SET @a := 1, GLOBAL max_connections = 2, @@session.sql_mode = 3, x = 4")
+        else {
+            panic!("not a SET")
+        };
+        assert_eq!(
+            assignments,
+            vec![
+                Assignment::User {
+                    name: "a".into(),
+                    value: number("1")
+                },
+                Assignment::System {
+                    scope: Scope::Global,
+                    name: "max_connections".into(),
+                    value: number("2")
+                },
+                Assignment::System {
+                    scope: Scope::Session,
+                    name: "sql_mode".into(),
+                    value: number("3")
+                },
+                Assignment::System {
+                    scope: Scope::Session,
+                    name: "x".into(),
+                    value: number("4")
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn transactions_and_use_are_typed() {
+        assert_eq!(
+            session("START TRANSACTION READ ONLY"),
+            Session::Transaction(Transaction::Begin { read_only: true })
+        );
+        assert_eq!(
+            session("BEGIN"),
+            Session::Transaction(Transaction::Begin { read_only: false })
+        );
+        assert_eq!(
+            session("ROLLBACK TO SAVEPOINT s1"),
+            Session::Transaction(Transaction::RollbackTo("s1".into()))
+        );
+        assert_eq!(session("USE `my db`"), Session::Use("my db".into()));
+    }
+
+    #[test]
+    fn xa_statements_are_read_from_tokens() {
+        let xa = |text: &str| match parse_one_statement(text, &Options::default()).unwrap().body {
+            Body::Xa(xa) => xa,
+            Body::Statement(_) => panic!("not XA"),
+        };
+        assert_eq!(xa("XA START 'g', 'b', 1"), Xa::Start("'g','b',1".into()));
+        assert_eq!(
+            xa("xa commit 'g' one phase"),
+            Xa::Commit {
+                xid: "'g'".into(),
+                one_phase: true
+            }
+        );
+        assert_eq!(xa("XA RECOVER"), Xa::Recover);
+        let err = parse_one_statement("XA START", &Options::default()).unwrap_err();
+        assert_eq!(err.code(), 1064);
+    }
+}
