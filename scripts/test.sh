@@ -13,6 +13,8 @@ log() { printf '\n==> [%s, %d s in] %s\n' "$(date +%T)" "$SECONDS" "$*"; }
 need_apt=()
 command -v cc >/dev/null 2>&1 || need_apt+=(gcc libc6-dev)
 command -v make >/dev/null 2>&1 || need_apt+=(make)
+# The layering checks are Python scripts (3.11 or newer: tomllib).
+command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
 # The differential tests start a private MariaDB (xrpc-testkit); they fail without it.
 command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || need_apt+=(mariadb-server mariadb-client)
 # promtool checks the metrics endpoint's output (xrpc-net and xrpc-server tests).
@@ -38,6 +40,10 @@ fi
 log "toolchain: $(rustc --version)"
 log "cargo fmt --check"
 cargo fmt --all -- --check
+
+log "layering: no import circle between a crate's top-level modules; the crate map of docs/ARCHITECTURE.md matches the Cargo.toml files"
+python3 scripts/module_circles.py
+python3 scripts/crate_map.py --check
 
 log "cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings

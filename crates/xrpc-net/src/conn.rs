@@ -54,6 +54,13 @@
 //! handler's `on_close` for a worker; the fd itself is closed when the last [`ConnRef`] drops, so
 //! its number cannot be reused while any thread might still issue a call on it.
 
+// The handler contract and the deferred sends of a worker's turn are this module's children:
+// the contract's calls take a `ConnRef`, the receive path calls the contract, and a deferred send
+// is a connection's send finished later. With `group` (whose workers run units and end turns) they
+// form the one import pair the framework keeps: a connection and the group that runs it.
+pub mod handler;
+pub mod turn;
+
 use std::fmt;
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
@@ -65,11 +72,11 @@ use std::time::{Duration, Instant};
 use parking_lot::Mutex;
 use xrpc_proto::{FrameConfig, FrameHeader};
 
+use crate::conn::handler::{FrameBatch, Handler, RunContext, UnitId};
 use crate::gate::{Pass, RecvGate};
 use crate::group::{
     ConnFactory, ConnTask, EventCx, GroupHandle, QueueFull, ShrinkOutcome, Task, run_unit_counted,
 };
-use crate::handler::{FrameBatch, Handler, RunContext, UnitId};
 use crate::hist::Stage;
 use crate::pages::OutPages;
 use crate::stats::NetCounters;
@@ -294,7 +301,7 @@ impl ConnRef {
     /// at once. An error of the later write finishes the connection; this call reports only a
     /// connection already finished.
     pub fn send_deferred(&self, data: &[u8]) -> Result<(), SendError> {
-        if !crate::turn::is_active() {
+        if !crate::conn::turn::is_active() {
             return self.send(data);
         }
         if self.is_closed() {
@@ -313,11 +320,11 @@ impl ConnRef {
             }
             deferred.extend(self.0.group.pages(), data);
             NetCounters::incr(&self.0.group.0.counters.sends_deferred);
-            if deferred.len() >= crate::turn::DEFER_MAX_BYTES {
+            if deferred.len() >= crate::conn::turn::DEFER_MAX_BYTES {
                 return self.write_deferred(&mut deferred);
             }
         }
-        crate::turn::note(self);
+        crate::conn::turn::note(self);
         Ok(())
     }
 

@@ -28,8 +28,8 @@
 //! bound to it, or the process may use one CPU at all), waking a second worker for the tasks a
 //! worker queues while handling its events buys no parallelism: the woken worker would only take
 //! turns with the pusher on that CPU, at the price of an eventfd write, an epoll wake-up and two
-//! context switches per hand-off (a third of the node's CPU at 4096 clients in the profiles of
-//! issue 11). So a push made *on one of the group's own workers* (dispatch after a receive, a
+//! context switches per hand-off (a third of the node's CPU at 4096 clients in a profile of
+//! `select 1`). So a push made *on one of the group's own workers* (dispatch after a receive, a
 //! session's spill going back to the queue, a timer) wakes nobody there: the worker runs the task
 //! itself when it returns to the top of its loop. Nothing is stranded: the pusher is awake and
 //! pops the queue (or sees it non-empty after announcing its wait) before it can sleep. Workers
@@ -47,7 +47,7 @@
 //! every base worker in `epoll_wait`, a request that arrived while one worker was answering
 //! another connection woke a second worker, which preempted the first on the same CPU: at 2
 //! clients the node made 1.8 context switches per `select 1` against MariaDB's 1.2, with no
-//! parallelism to show for them (issue 11, session 7). With one listener the event waits in
+//! parallelism to show for them. With one listener the event waits in
 //! epoll's ready list and the busy worker takes it with its next `epoll_wait`, without sleeping.
 //! Invariant: **while no worker listens, a worker is running and returns to the top of its loop
 //! (where it takes the free slot) without blocking and without running long** — or it hands the
@@ -92,7 +92,7 @@ use std::time::{Duration, Instant};
 use parking_lot::Mutex;
 
 use crate::config::NetConfig;
-use crate::handler::{RunContext, UnitId};
+use crate::conn::handler::{RunContext, UnitId};
 use crate::hist::{PerfHistograms, Stage};
 use crate::loom::sync::Mutex as SyncMutex;
 use crate::loom::sync::atomic::{AtomicBool as SyncBool, AtomicU64 as SyncU64};
@@ -413,7 +413,7 @@ impl GroupHandle {
     /// ([`crate::ConnRef::send_deferred`]) are written first, so that no answer waits for the
     /// blocking section.
     pub fn enter_wait(&self) -> WaitGuard {
-        crate::turn::flush_noted();
+        crate::conn::turn::flush_noted();
         self.enter_wait_holding_send_lock()
     }
 
@@ -915,7 +915,7 @@ fn worker_main(group: GroupHandle, reason: SpawnReason) {
     WORKER_OF.with(|w| {
         let _ = w.set(Arc::downgrade(&group.0));
     });
-    crate::turn::enable();
+    crate::conn::turn::enable();
     let extra = !matches!(reason, SpawnReason::Base(_));
     let _exit = WorkerExit { g, extra };
     let mut cpu_gen = g.cpu_gen.load(Ordering::Acquire);
@@ -942,9 +942,9 @@ fn worker_main(group: GroupHandle, reason: SpawnReason) {
                 break;
             }
             since_flush += 1;
-            if since_flush == crate::turn::FLUSH_EVERY_TASKS {
+            if since_flush == crate::conn::turn::FLUSH_EVERY_TASKS {
                 since_flush = 0;
-                crate::turn::flush_noted();
+                crate::conn::turn::flush_noted();
             }
         }
         worked |= group.run_timers(&mut due);
@@ -959,8 +959,8 @@ fn worker_main(group: GroupHandle, reason: SpawnReason) {
         }
         g.loops.fetch_add(1, Ordering::Relaxed);
         // The end of the turn: the answers deferred since the last flush go out now, before
-        // this worker may sleep (crate::turn).
-        crate::turn::flush_noted();
+        // this worker may sleep (crate::conn::turn).
+        crate::conn::turn::flush_noted();
 
         // Announce the wait, then re-check the queue (crate::wake).
         g.waiters.begin_wait();
@@ -1030,7 +1030,7 @@ struct WorkerExit<'a> {
 impl Drop for WorkerExit<'_> {
     fn drop(&mut self) {
         let g = self.g;
-        crate::turn::flush_noted();
+        crate::conn::turn::flush_noted();
         g.hand_over_listening();
         // Pass a stop wake-up on to the next sleeper.
         if g.is_stopping() {

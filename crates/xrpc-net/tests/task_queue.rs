@@ -93,7 +93,7 @@ fn drops() {
         }
     }
 
-    let mut rng = rand::thread_rng();
+    let mut rng = xrpc_testkit::rng::seeded_rng();
     for _ in 0..RUNS {
         let steps = rng.gen_range(0..5_000);
         let additional = rng.gen_range(0..32);

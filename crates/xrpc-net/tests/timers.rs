@@ -45,7 +45,7 @@ fn expected_firings(s: &Spec, steps: &[u64]) -> Vec<u64> {
 fn timers_fire_in_order_and_cancel_correctly() {
     const TIMERS: usize = 2_000;
     const END: u64 = 100_000;
-    let mut rng = rand::thread_rng();
+    let mut rng = xrpc_testkit::rng::seeded_rng();
     let t0 = Instant::now();
     let us = Duration::from_micros;
 
@@ -141,7 +141,7 @@ fn timers_fire_in_order_and_cancel_correctly() {
 #[test]
 fn due_timers_come_out_sorted_with_ties_in_scheduling_order() {
     let t0 = Instant::now();
-    let mut rng = rand::thread_rng();
+    let mut rng = xrpc_testkit::rng::seeded_rng();
     let mut heap = TimerHeap::new();
     let mut expected = Vec::new();
     for i in 0..5_000usize {

@@ -15,7 +15,7 @@
 //! The shard's LRU used to be written by hand (a `HashMap` to slot indexes and a recency list
 //! threaded through a `Vec`). Measured against `lru` with criterion on one shard behind its lock
 //! (64 entries, SipHash, 16-byte digests; release build, the shared two-core machine of
-//! `docs/BENCHMARKS.md`, 2026-11-23): a hit 108 ns by hand, 77 ns with `lru`; a miss 60 ns both;
+//! `docs/BENCHMARKS.md`): a hit 108 ns by hand, 77 ns with `lru`; a miss 60 ns both;
 //! an insert that evicts 172 ns by hand, 213 ns with `lru`. An evicting insert follows only a
 //! digest miss, which already costs the client a round trip and the full statement, so the crate
 //! costs nothing that shows. `benches/cache.rs` measures the whole cache the same way:

@@ -86,7 +86,6 @@ struct Cli {
     /// Log filter in tracing's EnvFilter syntax [default: info]
     #[arg(long, value_name = "FILTER")]
     log: Option<String>,
-    // issue 9 (mysql engine): the engine setting.
     /// Where SQL runs: sqlite (embedded, in --data-dir) or mysql://user:password@host:port[/database]
     /// to front a MariaDB/MySQL server; keep the password out of the process list by setting it
     /// in the --config file or XRPC_ENGINE [default: sqlite]
@@ -174,7 +173,7 @@ pub struct ServerConfig {
     pub metrics: Option<SocketAddr>,
     /// Log filter in `tracing_subscriber::EnvFilter` syntax.
     pub log: String,
-    /// Where SQL runs (issue 9).
+    /// Where SQL runs.
     pub engine: EngineChoice,
     /// The file the configuration was read from, if any.
     pub config_file: Option<PathBuf>,
@@ -299,7 +298,6 @@ impl ServerConfig {
                 }
                 self.log = text.trim().to_owned();
             }
-            // issue 9 (mysql engine).
             "engine" => self.engine = EngineChoice::parse(text)?,
             "tls_cert" | "tls_key" | "tls_ca" => {
                 let path = text.trim();
@@ -563,7 +561,7 @@ impl Default for ServerConfig {
     }
 }
 
-/// The `engine` setting (issue 9): embedded SQLite, or a MariaDB/MySQL server to front.
+/// The `engine` setting: embedded SQLite, or a MariaDB/MySQL server to front.
 #[derive(Clone, PartialEq, Eq, Default)]
 pub enum EngineChoice {
     /// Embedded SQLite in the data directory (the default).
@@ -883,6 +881,15 @@ mod tests {
 
     fn error_line(err: ConfigError) -> String {
         format!("error: {err}")
+    }
+
+    /// The binary log's default directory is `binlog/` in the default data directory.
+    #[test]
+    fn binlog_default_dir_is_in_the_default_data_dir() {
+        assert_eq!(
+            PathBuf::from(DEFAULT_DATA_DIR).join("binlog"),
+            PathBuf::from(crate::binlog::DEFAULT_DIR)
+        );
     }
 
     #[test]
@@ -1333,7 +1340,6 @@ password_hash = ""
         assert_eq!(v.get(VarId::NewRpc), VarValue::Bool(true));
     }
 
-    // issue 9 (mysql engine).
     #[test]
     fn the_engine_setting_parses_from_every_source_and_never_shows_the_password() {
         assert_eq!(load(&[], &[]).unwrap().engine, EngineChoice::Sqlite);

@@ -212,7 +212,7 @@ impl NodeHandler {
             }
         };
         if let Some(session) = removed {
-            self.node.session_removed(&session);
+            self.node.session_removed(&*session);
             session.shut_down(&self.node);
         }
     }
@@ -240,7 +240,7 @@ impl NodeHandler {
     ) {
         let format = self.node.format;
         let sid = frame.sid;
-        crate::binlog::received(conn, sid, frame.type_id, frame.body); // binlog hook (issue 15)
+        crate::binlog::received(conn, sid, frame.type_id, frame.body); // binlog hook
         // Decoded from the receive buffer itself: the statement text is the only copy made.
         let message = match ClientMessage::decode_slice(frame.type_id, frame.body) {
             Ok(message) => message,
@@ -461,7 +461,7 @@ impl NodeHandler {
             ServerType::Ok.id(),
             &ok,
         );
-        crate::binlog::sent(conn, &reply); // binlog hook (issue 15)
+        crate::binlog::sent(conn, &reply); // binlog hook
         match conn.start_tls(config, &reply) {
             Ok(()) => tracing::debug!(peer = ?state.peer, "switched to TLS"),
             Err(err) => {
@@ -499,7 +499,7 @@ impl NodeHandler {
                     self.node.hosts.succeeded(ip);
                 }
                 conn.limit_max_packet(None);
-                crate::binlog::authenticated(conn, &user); // binlog hook (issue 15)
+                crate::binlog::authenticated(conn, &user); // binlog hook
                 state.authenticated.store(true, Ordering::Release);
                 cancel_connect_timer(conn, state);
                 tracing::debug!(peer = ?state.peer, %user, "authenticated");
@@ -518,7 +518,7 @@ impl NodeHandler {
                 {
                     tracing::info!(peer = ?state.peer, message = %err.message, suppressed, "authentication refused");
                 }
-                crate::binlog::auth_refused(conn, &err.message); // binlog hook (issue 15)
+                crate::binlog::auth_refused(conn, &err.message); // binlog hook
                 send_error(conn, format, CONNECTION_SID, &err);
             }
             AuthStep::RefusedAndClose(err) => {
@@ -528,7 +528,7 @@ impl NodeHandler {
                 {
                     tracing::warn!(peer = ?state.peer, message = %err.message, suppressed, "closing connection after failed authentications");
                 }
-                crate::binlog::auth_refused(conn, &err.message); // binlog hook (issue 15)
+                crate::binlog::auth_refused(conn, &err.message); // binlog hook
                 send_error(conn, format, CONNECTION_SID, &err);
                 conn.fin();
             }
@@ -806,7 +806,7 @@ impl NodeHandler {
         if let Some(old) = replaced {
             // The retired session's removal raced with this insert; count it out here.
             if old.is_gone() {
-                self.node.session_removed(&old);
+                self.node.session_removed(&*old);
             }
         }
         Some(session)
@@ -819,7 +819,7 @@ impl Handler for NodeHandler {
     fn on_connect(&self, conn: &ConnRef) -> ConnState {
         let peer = conn.peer_addr();
         tracing::debug!(peer = ?peer, "connection accepted");
-        crate::binlog::opened(conn, self.node.format); // binlog hook (issue 15)
+        crate::binlog::opened(conn, self.node.format); // binlog hook
         // Counted here and uncounted in `on_close`, which the framework calls once for every
         // connection, refused ones included.
         let open = self.connections.fetch_add(1, Ordering::AcqRel) + 1;
@@ -929,13 +929,13 @@ impl Handler for NodeHandler {
     }
 
     fn on_close(&self, conn: &ConnRef, state: &ConnState) {
-        crate::binlog::closed(conn); // binlog hook (issue 15)
+        crate::binlog::closed(conn); // binlog hook
         cancel_connect_timer(conn, state);
         self.connections.fetch_sub(1, Ordering::AcqRel);
         let sessions: Vec<Arc<Session>> = state.sessions.write().drain().map(|(_, s)| s).collect();
         tracing::debug!(peer = ?state.peer, sessions = sessions.len(), "connection closed");
         for session in sessions {
-            self.node.session_removed(&session);
+            self.node.session_removed(&*session);
             session.shut_down(&self.node);
         }
     }

@@ -30,7 +30,7 @@
 use xrpc_net::StripedCounters;
 use xrpc_net::metrics::Exposition;
 
-use crate::admin::lex::leading_word;
+use xrpc_engine::lex::leading_word;
 
 /// What a statement does, by its first keyword; see the [module docs](self).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

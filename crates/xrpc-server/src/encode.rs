@@ -35,8 +35,6 @@
 //!   column) and at [`ResultEncoder::finish_result`]; a chunk wider than 10 columns goes out as
 //!   several CHUNK messages with the same `row_count`.
 
-use std::sync::OnceLock;
-
 use bytes::Bytes;
 use xrpc_net::{ConnRef, SendError};
 use xrpc_proto::chunk::ChunkEncoder;
@@ -50,7 +48,7 @@ use xrpc_proto::messages::pb::resultset::{ColumnMetaData, FetchDone};
 use xrpc_proto::value::{ColumnType, Value, encode_row_field, put_varint, varint_len};
 use xrpc_proto::{Severity, WireError};
 
-use crate::result::{ColumnInfo, ExecSummary, ResultSink, SinkError};
+use crate::result::{ColumnInfo, EncodedColumns, ExecSummary, KeptMetadata, ResultSink, SinkError};
 
 /// The catalog every column reports, as MySQL does.
 const CATALOG: &[u8] = b"def";
@@ -343,12 +341,13 @@ impl<O: FrameOutput + ?Sized> ResultSink for ResultEncoder<'_, O> {
         if self.metadata_sent {
             return Err(SinkError::Malformed("metadata sent twice".into()));
         }
-        let encoded = kept.flavours[usize::from(self.compact)]
-            .get_or_init(|| EncodedColumns::new(self.format, columns, self.compact));
+        let encoded = kept
+            .flavour(self.compact)
+            .get_or_init(|| encode_columns(self.format, columns, self.compact));
         if encoded.format != self.format {
             return self.metadata(columns);
         }
-        encoded.write(self.out.buf(), self.sid);
+        write_encoded_columns(encoded, self.out.buf(), self.sid);
         self.metadata_written(columns)
     }
 
@@ -376,45 +375,29 @@ impl<O: FrameOutput + ?Sized> ResultSink for ResultEncoder<'_, O> {
     }
 }
 
-/// The COLUMN_META_DATA frames of a result shape the engine keeps for a repeated statement
-/// (`engine::sqlite::shape`), encoded by the first result of that shape and copied by the next
-/// ones with their session's sid written in: the same bytes [`write_column_meta_data`] would
-/// write, at the cost of one copy. One encoding per flavour (full, compact).
-#[derive(Debug, Default)]
-pub struct KeptMetadata {
-    flavours: [OnceLock<EncodedColumns>; 2],
-}
-
-/// COLUMN_META_DATA frames encoded with sid 0, and where each frame starts.
-#[derive(Debug)]
-struct EncodedColumns {
-    format: HeaderFormat,
-    frames: Vec<u8>,
-    starts: Vec<usize>,
-}
-
-impl EncodedColumns {
-    fn new(format: HeaderFormat, columns: &[ColumnInfo], compact: bool) -> Self {
-        let mut frames = Vec::new();
-        let mut starts = Vec::with_capacity(columns.len());
-        for column in columns {
-            starts.push(frames.len());
-            write_column_meta_data(&mut frames, format, 0, column, compact);
-        }
-        Self {
-            format,
-            frames,
-            starts,
-        }
+/// Encodes `columns` as COLUMN_META_DATA frames with sid 0, for a [`KeptMetadata`] slot: the
+/// same bytes [`write_column_meta_data`] writes, so a repeated result costs one copy
+/// ([`write_encoded_columns`]).
+fn encode_columns(format: HeaderFormat, columns: &[ColumnInfo], compact: bool) -> EncodedColumns {
+    let mut frames = Vec::new();
+    let mut starts = Vec::with_capacity(columns.len());
+    for column in columns {
+        starts.push(frames.len());
+        write_column_meta_data(&mut frames, format, 0, column, compact);
     }
+    EncodedColumns {
+        format,
+        frames,
+        starts,
+    }
+}
 
-    /// Appends the frames to `out` for session `sid`: every header begins with the sid.
-    fn write(&self, out: &mut Vec<u8>, sid: u64) {
-        let base = out.len();
-        out.extend_from_slice(&self.frames);
-        for start in &self.starts {
-            out[base + start..base + start + 8].copy_from_slice(&sid.to_le_bytes());
-        }
+/// Appends kept frames to `out` for session `sid`: every header begins with the sid.
+fn write_encoded_columns(encoded: &EncodedColumns, out: &mut Vec<u8>, sid: u64) {
+    let base = out.len();
+    out.extend_from_slice(&encoded.frames);
+    for start in &encoded.starts {
+        out[base + start..base + start + 8].copy_from_slice(&sid.to_le_bytes());
     }
 }
 
@@ -589,7 +572,7 @@ pub(crate) fn send_frames(conn: &ConnRef, frames: &[u8]) -> Result<(), SendError
         conn.fin();
         Err(SendError::Io(std::io::Error::other("fail point xrpc_send")))
     });
-    crate::binlog::sent(conn, frames); // binlog hook (issue 15)
+    crate::binlog::sent(conn, frames); // binlog hook
     conn.send(frames)
 }
 
@@ -601,7 +584,7 @@ pub(crate) fn send_frames_deferred(conn: &ConnRef, frames: &[u8]) -> Result<(), 
         conn.fin();
         Err(SendError::Io(std::io::Error::other("fail point xrpc_send")))
     });
-    crate::binlog::sent(conn, frames); // binlog hook (issue 15)
+    crate::binlog::sent(conn, frames); // binlog hook
     conn.send_deferred(frames)
 }
 

@@ -1,5 +1,5 @@
-//! The xrpc data node: sessions multiplexed over connections, SQL on embedded SQLite, admin SQL and
-//! metrics.
+//! The xrpc data node: sessions multiplexed over connections, SQL on an engine (embedded SQLite by
+//! default, or a fronted MariaDB/MySQL), admin SQL and metrics.
 //!
 //! # Module map
 //!
@@ -17,12 +17,12 @@
 //!   [`host_block`]) and routes requests to sessions.
 //! * **Sessions** ([`session`]): a session's queue and its run loop, one statement at a time,
 //!   under `xrpc_net::RunGate` (checked by loom there); flow control of large results ([`flow`]).
-//! * **Plans** ([`plan`]): EXEC_PLAN_READ plans compiled into one SQL statement, which the
-//!   session runs like a prepared EXEC_SQL; table shapes come from the engine ([`plan::catalog`]).
+//! * **Plans** ([`plan`], the `xrpc-plan` crate): EXEC_PLAN_READ plans compiled into one SQL
+//!   statement, which the session runs like a prepared EXEC_SQL; table shapes come from the engine.
 //! * **Admin SQL** ([`admin`]): `SHOW VARIABLES`/`STATUS`, `SET GLOBAL`, `SELECT @@…` and
 //!   `CALL xrpc.perf_hist`, answered before the engine sees the statement.
-//! * **Engine** ([`engine`]): the [`engine::Engine`] contract and the embedded SQLite engine;
-//!   results flow through the sinks of [`result`] into the frame writers of [`encode`].
+//! * **Engine** ([`engine`]): the `xrpc-engine` contract and the SQLite and `mysql` engine
+//!   crates; results flow through the sinks of [`result`] into the frame writers of [`encode`].
 //! * **Settings**: the variable table ([`vars`]), the live store ([`var_store`]), typed getters
 //!   shared with the start-up configuration ([`settings`]), and the configuration itself
 //!   ([`config`]: flags, environment, TOML file).
@@ -31,10 +31,11 @@
 //! * **Binary log** ([`binlog`]): the frames a config string selects, queued for a background
 //!   writer; its hooks are one-line calls in `conn`, `encode` and `session`.
 //!
-//! Imports between files point one way: `server` → `conn` → `session` → `engine`, `encode`,
-//! `flow`, `result`; all of them → `node` → `admin`, `auth`, `cache`, `var_store` → `settings` →
-//! `vars`; `conn`, `node` and `admin` → `host_block` (a leaf); `config` → `users`, `var_store`. The one file-level circle left is between
-//! `engine/sqlite.rs` and its child `engine/sqlite/busy.rs`, explained where `busy` is declared.
+//! Imports between top-level modules point one way (`scripts/module_circles.py` checks it in CI):
+//! `server` → `conn` → `session` → `engine`, `encode`, `flow`; all of them → `node` → `admin`,
+//! `auth`, `cache`, `var_store` → `settings` → `vars` → `binlog`; `conn`, `node` and `admin` →
+//! `host_block` (a leaf); `config` → `users`, `var_store`. The node's registry of sessions sees
+//! them through [`node::RegisteredSession`], so `node` does not import `session`.
 
 pub mod admin;
 pub mod auth;
@@ -50,8 +51,6 @@ pub mod host_block;
 pub mod metrics;
 pub mod node;
 pub mod peer_log;
-pub mod plan;
-pub mod result;
 pub mod server;
 pub mod session;
 pub mod settings;
@@ -59,3 +58,6 @@ pub mod tls;
 pub mod users;
 pub mod var_store;
 pub mod vars;
+
+pub use xrpc_engine::result;
+pub use xrpc_plan as plan;

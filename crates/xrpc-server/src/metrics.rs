@@ -19,7 +19,7 @@
 //!   head is at most 8 KiB, and every connection serves one request (`Connection: close`).
 //! - The endpoint shares nothing with the data path but the status source, which reads atomics:
 //!   whatever arrives on the metrics port, the protocol port is served as before (tested in
-//!   `tests/metrics_http.rs`).
+//!   `tests/it/metrics_http.rs`).
 //! - [`MetricsServer::shutdown`] (also run on drop) signals the accept loop and joins the
 //!   thread; dropping the runtime closes the connections still open.
 

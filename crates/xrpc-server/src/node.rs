@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use parking_lot::Mutex;
@@ -18,7 +18,6 @@ use xrpc_net::hist::PerfHistograms;
 use xrpc_net::stats::NetStats;
 use xrpc_net::{ConnRef, WeakConnRef};
 use xrpc_proto::frame::HeaderFormat;
-use xrpc_proto::{WireError, codes};
 
 use crate::admin::{
     self, AdminContext, AdminOutcome, KillOutcome, KillScope, SessionKiller, StatusSource,
@@ -28,7 +27,6 @@ use crate::cache::RequestCache;
 use crate::engine::{Engine, Interrupt};
 use crate::host_block::HostBlocker;
 use crate::result::ResultSink;
-use crate::session::Session;
 use crate::settings::Settings;
 use crate::var_store::Variables;
 use crate::vars::VarId;
@@ -205,8 +203,13 @@ impl NodeShared {
 
     /// Registers a session opened with SESS_NEW on `conn`, so SQL `KILL` can find it by number.
     /// (Auto-commit sessions live for one request and are not registered.)
-    pub(crate) fn session_opened(&self, session: &Arc<Session>, conn: &ConnRef) {
-        let entry = (Arc::downgrade(session), conn.downgrade());
+    pub(crate) fn session_opened<S: RegisteredSession + 'static>(
+        &self,
+        session: &Arc<S>,
+        conn: &ConnRef,
+    ) {
+        let weak: Weak<S> = Arc::downgrade(session);
+        let entry: (Weak<dyn RegisteredSession>, _) = (weak, conn.downgrade());
         self.session_shard(session.number())
             .lock()
             .insert(session.number(), entry);
@@ -214,7 +217,7 @@ impl NodeShared {
 
     /// Uncounts a removed or closed session (and forgets it for `KILL`); only the first call
     /// for a session counts.
-    pub fn session_removed(&self, session: &Session) {
+    pub fn session_removed(&self, session: &(impl RegisteredSession + ?Sized)) {
         if !session.take_counted() {
             return;
         }
@@ -485,9 +488,7 @@ impl SessionKiller for NodeShared {
                 // As SESS_KILL CONNECTION: the FATAL is the session's last frame, then it is
                 // removed. Only its connection's handler may take it out of the connection's map:
                 // running it as a unit of its connection finds it gone and does.
-                let err = WireError::from_code(&codes::SESSION_KILLED);
-                session.send_last_fatal(&conn, self, &err);
-                session.shut_down(self);
+                session.kill_connection(&conn, self);
                 let unit = UnitId(session.sid());
                 if conn.schedule(unit).is_err() {
                     // The work queue is full: try again in a moment, as the spill does.
@@ -506,7 +507,30 @@ impl SessionKiller for NodeShared {
 }
 
 /// One shard of the session registry: sessions and their connections by session number.
-type SessionShard = Mutex<HashMap<u64, (std::sync::Weak<Session>, WeakConnRef)>>;
+type SessionShard = Mutex<HashMap<u64, (Weak<dyn RegisteredSession>, WeakConnRef)>>;
+
+/// What the node's session registry needs of a session (the session layer's `Session`): its
+/// identity and owner for SQL `KILL`, and the kills themselves. The registry holds sessions
+/// weakly, so a closed session is gone from it even before it is removed.
+pub trait RegisteredSession: Send + Sync {
+    /// The session's number (`connection_id()`).
+    fn number(&self) -> u64;
+    /// The session's id on its connection.
+    fn sid(&self) -> u64;
+    /// The account the session authenticated as.
+    fn user(&self) -> Option<&str>;
+    /// Whether the session lives for one request only (and is never registered).
+    fn is_auto_commit(&self) -> bool;
+    /// Whether the session was closed or killed.
+    fn is_gone(&self) -> bool;
+    /// True the first time it is called: the session is uncounted exactly once.
+    fn take_counted(&self) -> bool;
+    /// `KILL QUERY`: interrupts the running statement.
+    fn kill_query(&self);
+    /// `KILL CONNECTION`: the session's last frame is the FATAL `SESSION_KILLED`, then it shuts
+    /// down; its connection's handler takes it out of the connection's map.
+    fn kill_connection(&self, conn: &ConnRef, node: &NodeShared);
+}
 
 /// Shards of the running-statement registry.
 const RUNNING_SHARDS: usize = 16;

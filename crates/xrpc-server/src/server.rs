@@ -312,7 +312,7 @@ impl NodeBuilder {
                 )
             })
         });
-        engine.bind_variables(&vars);
+        engine.bind_variables(vars.as_ref());
         let mut shared =
             NodeShared::new(engine, cache, Accounts::new(users), vars, net.frame.format);
         shared.tls = tls;

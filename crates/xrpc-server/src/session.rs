@@ -66,12 +66,10 @@ use xrpc_proto::{Severity, WireError};
 
 use crate::admin::AdminOutcome;
 use crate::counters::StatementKind;
-use crate::encode::{
-    FrameOutput, ResultEncoder, send_fatal, write_error, write_ok, write_token_done,
-};
-use crate::engine::{EngineConn, Interrupt};
+use crate::encode::{FrameOutput, ResultEncoder, write_error, write_ok, write_token_done};
+use crate::engine::{EngineConn, Interrupt, WaitHook};
 use crate::flow::FlowControl;
-use crate::node::NodeShared;
+use crate::node::{NodeShared, RegisteredSession};
 use crate::result::{ExecSummary, ResultSink, SinkError, SqlError};
 use crate::settings::Settings;
 use xrpc_net::RunGate;
@@ -226,23 +224,32 @@ impl Session {
     /// session has sent its last frame or was removed. `deferred` lets the frames wait for the end
     /// of the worker's turn (the last flush of an answer; see `xrpc_net::turn`): the gate's
     /// order holds either way, as the connection keeps deferred and immediate bytes in call order.
-    fn send_gated(&self, conn: &ConnRef, frames: &[u8], deferred: bool) -> Result<(), SinkError> {
+    fn send_gated<C: SessionConn>(
+        &self,
+        conn: &C,
+        frames: &[u8],
+        deferred: bool,
+    ) -> Result<(), SinkError> {
         let ended = self.ended.lock();
         if *ended || self.is_gone() {
             return Err(SinkError::Interrupted);
         }
         let sent = if deferred {
-            crate::encode::send_frames_deferred(conn, frames)
+            conn.send_deferred(frames)
         } else {
-            crate::encode::send_frames(conn, frames)
+            conn.send(frames)
         };
-        sent.map_err(|_| SinkError::Disconnected)
+        if sent {
+            Ok(())
+        } else {
+            Err(SinkError::Disconnected)
+        }
     }
 
     /// Sends the session's last frame, written by `write`, and closes the send gate behind it.
     /// Returns false, sending nothing, if the session already sent its last frame. Call it before
     /// removing the session, then remove it: a statement still running ends without another word.
-    pub fn send_last(&self, conn: &ConnRef, write: impl FnOnce(&mut Vec<u8>)) -> bool {
+    pub fn send_last<C: SessionConn>(&self, conn: &C, write: impl FnOnce(&mut Vec<u8>)) -> bool {
         let mut ended = self.ended.lock();
         if *ended {
             return false;
@@ -250,13 +257,18 @@ impl Session {
         *ended = true;
         let mut frame = Vec::with_capacity(128);
         write(&mut frame);
-        let _ = crate::encode::send_frames(conn, &frame);
+        conn.send(&frame);
         true
     }
 
     /// Ends the session with FATAL `err` (severity forced to FATAL), counted in the node's
     /// errors; see [`Session::send_last`].
-    pub fn send_last_fatal(&self, conn: &ConnRef, node: &NodeShared, err: &WireError) -> bool {
+    pub fn send_last_fatal<C: SessionConn>(
+        &self,
+        conn: &C,
+        node: &NodeShared,
+        err: &WireError,
+    ) -> bool {
         let err = err.clone().with_severity(Severity::Fatal);
         let sent = self.send_last(conn, |out| write_error(out, node.format, self.sid, &err));
         if sent {
@@ -397,7 +409,7 @@ impl Session {
 
     /// Runs queued requests until the queue is empty; returns at once if another worker runs the
     /// session. Returns whether the session finished (closed) during the run.
-    pub fn run(&self, conn: &ConnRef, node: &NodeShared) -> RunOutcome {
+    pub fn run<C: SessionConn>(&self, conn: &C, node: &NodeShared) -> RunOutcome {
         let mut outcome = RunOutcome::Idle;
         self.gate.run(
             || loop {
@@ -467,7 +479,7 @@ impl Session {
 
     /// Handles one request; returns true if it closed the session. (The `run` stage histogram is
     /// recorded by the framework around the whole run of the session.)
-    fn handle(&self, conn: &ConnRef, node: &NodeShared, request: Request) -> bool {
+    fn handle<C: SessionConn>(&self, conn: &C, node: &NodeShared, request: Request) -> bool {
         match request {
             Request::Close => {
                 // Under the queue lock, which `push` and `shut_down` take too: a request or a
@@ -485,7 +497,11 @@ impl Session {
                 // Requests pipelined behind the close get what a request on a sid without a
                 // session gets.
                 for _ in queue.drain(..) {
-                    send_fatal(conn, node.format, self.sid, &codes::SESSION_NOT_FOUND);
+                    let err = WireError::from_code(&codes::SESSION_NOT_FOUND)
+                        .with_severity(Severity::Fatal);
+                    let mut frame = Vec::with_capacity(128);
+                    write_error(&mut frame, node.format, self.sid, &err);
+                    conn.send(&frame);
                 }
                 drop(queue);
                 true
@@ -506,7 +522,12 @@ impl Session {
         }
     }
 
-    fn exec_sql(&self, conn: &ConnRef, node: &NodeShared, mut stmt: Box<pb::sql::StmtExecute>) {
+    fn exec_sql<C: SessionConn>(
+        &self,
+        conn: &C,
+        node: &NodeShared,
+        mut stmt: Box<pb::sql::StmtExecute>,
+    ) {
         if self.auto_commit
             && (stmt.chunk_result == Some(true)
                 || stmt.feed_back == Some(true)
@@ -598,7 +619,12 @@ impl Session {
     /// EXEC_PLAN_READ: the plan (or the one cached under its digest) is compiled into one SQL
     /// statement on the session's engine connection and run like a prepared EXEC_SQL, through the
     /// same encoder. See [`crate::plan`].
-    fn exec_plan(&self, conn: &ConnRef, node: &NodeShared, request: pb::exec_plan::ExecPlan) {
+    fn exec_plan<C: SessionConn>(
+        &self,
+        conn: &C,
+        node: &NodeShared,
+        request: pb::exec_plan::ExecPlan,
+    ) {
         // As for EXEC_SQL: a digest-only request that misses is answered before anything runs and
         // leaves the stored error alone; the client resends the whole plan.
         // The compiled-plan cache's key is the digest, or the encoded plan when it has none; a
@@ -716,7 +742,7 @@ impl Session {
         });
     }
 
-    fn savepoint(&self, conn: &ConnRef, node: &NodeShared, sp: &pb::exec_plan::AutoSp) {
+    fn savepoint<C: SessionConn>(&self, conn: &C, node: &NodeShared, sp: &pb::exec_plan::AutoSp) {
         // Backquoted, MySQL's identifier quote: MySQL and MariaDB read a double-quoted name as a
         // string unless ANSI_QUOTES is set, and SQLite accepts backquotes too.
         let name = String::from_utf8_lossy(&sp.sp_name).replace('`', "``");
@@ -749,12 +775,12 @@ impl Session {
     }
 
     /// Runs `body` unless the cascading-error rule answers for it, then records its outcome.
-    fn run_cascading(
+    fn run_cascading<C: SessionConn>(
         &self,
-        conn: &ConnRef,
+        conn: &C,
         node: &NodeShared,
         reset_error: Option<bool>,
-        body: impl FnOnce(&Self, &mut SessionOutput<'_>) -> Result<(), SqlError>,
+        body: impl FnOnce(&Self, &mut SessionOutput<'_, C>) -> Result<(), SqlError>,
     ) {
         if reset_error == Some(false) && self.has_last_error.load(Ordering::Relaxed) {
             let stored = self.core.lock().last_error.clone();
@@ -804,20 +830,25 @@ impl Session {
         if !self.warnings_set.load(Ordering::Relaxed) {
             core.warnings = vec![row];
         } else if core.warnings.last() != Some(&row) {
-            let keep = crate::engine::sqlite::MAX_WARNINGS - 1;
+            let keep = crate::engine::MAX_WARNINGS - 1;
             core.warnings.truncate(keep);
             core.warnings.push(row);
         }
     }
 
-    fn finish_request(&self, conn: &ConnRef, node: &NodeShared, result: Result<(), SqlError>) {
+    fn finish_request<C: SessionConn>(
+        &self,
+        conn: &C,
+        node: &NodeShared,
+        result: Result<(), SqlError>,
+    ) {
         self.run_cascading(conn, node, None, |_, _| result);
     }
 
     /// Runs one statement on the session's engine connection, borrowing one if it holds none.
-    fn execute(
+    fn execute<C: SessionConn>(
         &self,
-        conn: &ConnRef,
+        conn: &C,
         node: &NodeShared,
         sql: &str,
         args: &[Value],
@@ -850,9 +881,9 @@ impl Session {
     /// Runs `run` on the session's engine connection, borrowing one if it holds none, as one
     /// registered statement (a kill interrupts it); keeps or gives back the connection after.
     /// `changes_schema`: the statement may change a schema, which the plan shape cache is told.
-    fn with_engine(
+    fn with_engine<C: SessionConn>(
         &self,
-        conn: &ConnRef,
+        conn: &C,
         node: &NodeShared,
         sink: &mut dyn ResultSink,
         changes_schema: bool,
@@ -879,10 +910,7 @@ impl Session {
         engine.set_session_warnings(warnings);
         // A lock wait blocks this worker; inside the guard the pool counts it as stalled and grows
         // instead of deadlocking when every worker waits on a lock held by a queued session.
-        let hook = self.wait_hook.get_or_init(|| {
-            let group = conn.group().clone();
-            Arc::new(move || Box::new(group.enter_wait()))
-        });
+        let hook = self.wait_hook.get_or_init(|| conn.wait_hook());
         engine.set_wait_hook(Some(Arc::clone(hook)));
         let Some(interrupter) = self.register_statement(&*engine) else {
             // A kill meant for this request came first: the statement does not run, and the
@@ -966,12 +994,48 @@ impl Session {
 
     /// Answers the request with `err` at once, counted in the node's errors; for a request
     /// answered before it runs.
-    fn send_error_now(&self, conn: &ConnRef, node: &NodeShared, err: &WireError) {
+    fn send_error_now<C: SessionConn>(&self, conn: &C, node: &NodeShared, err: &WireError) {
         let mut out = SessionOutput::new(conn, node, self);
         write_error(out.buf(), node.format, self.sid, err);
         node.requests.error(err.code);
         self.request_done();
         let _ = out.finish();
+    }
+}
+
+impl RegisteredSession for Session {
+    fn number(&self) -> u64 {
+        self.number
+    }
+
+    fn sid(&self) -> u64 {
+        self.sid
+    }
+
+    fn user(&self) -> Option<&str> {
+        Session::user(self)
+    }
+
+    fn is_auto_commit(&self) -> bool {
+        self.auto_commit
+    }
+
+    fn is_gone(&self) -> bool {
+        Session::is_gone(self)
+    }
+
+    fn take_counted(&self) -> bool {
+        Session::take_counted(self)
+    }
+
+    fn kill_query(&self) {
+        Session::kill_query(self);
+    }
+
+    fn kill_connection(&self, conn: &ConnRef, node: &NodeShared) {
+        let err = WireError::from_code(&codes::SESSION_KILLED);
+        self.send_last_fatal(conn, node, &err);
+        self.shut_down(node);
     }
 }
 
@@ -1050,11 +1114,63 @@ const OUTPUT_CAPACITY: usize = 4096;
 /// frees it): `FLUSH_THRESHOLD` plus room for the row that crossed it.
 const MAX_SPARE_OUTPUT: usize = 64 * 1024;
 
+/// Where a session's frames go: the narrow view of its connection the session layer needs. The
+/// node's connections are `xrpc_net::ConnRef`s; the session's unit tests use an in-memory one.
+/// The session layer is generic over it, so the node's path has no dynamic call per frame.
+pub trait SessionConn {
+    /// Held while the worker blocks (a flow-control wait), so the pool counts it as stalled.
+    type Wait;
+
+    /// Sends `frames` now; false if the connection is gone (the send finished it).
+    fn send(&self, frames: &[u8]) -> bool;
+
+    /// Sends `frames`, which may wait for the end of the worker's turn to share one write with
+    /// other answers on the connection (`xrpc_net::turn`); order with every other send is kept.
+    fn send_deferred(&self, frames: &[u8]) -> bool;
+
+    /// Whether the connection is finished.
+    fn is_closed(&self) -> bool;
+
+    /// Marks a blocking section of the calling worker until the returned guard drops.
+    fn enter_wait(&self) -> Self::Wait;
+
+    /// The engine's lock-wait hook: [`SessionConn::enter_wait`] as a shareable function.
+    fn wait_hook(&self) -> WaitHook;
+}
+
+impl SessionConn for ConnRef {
+    type Wait = xrpc_net::WaitGuard;
+
+    #[inline]
+    fn send(&self, frames: &[u8]) -> bool {
+        crate::encode::send_frames(self, frames).is_ok()
+    }
+
+    #[inline]
+    fn send_deferred(&self, frames: &[u8]) -> bool {
+        crate::encode::send_frames_deferred(self, frames).is_ok()
+    }
+
+    #[inline]
+    fn is_closed(&self) -> bool {
+        ConnRef::is_closed(self)
+    }
+
+    fn enter_wait(&self) -> xrpc_net::WaitGuard {
+        self.group().enter_wait()
+    }
+
+    fn wait_hook(&self) -> WaitHook {
+        let group = self.group().clone();
+        Arc::new(move || Box::new(group.enter_wait()))
+    }
+}
+
 /// A session's output for one request: frames accumulate in the worker thread's buffer and go
 /// out under the connection's send lock at `FLUSH_THRESHOLD` and at the end; rows are charged to
 /// flow control.
-pub struct SessionOutput<'a> {
-    conn: &'a ConnRef,
+pub struct SessionOutput<'a, C: SessionConn> {
+    conn: &'a C,
     node: &'a NodeShared,
     session: &'a Session,
     buf: Vec<u8>,
@@ -1065,7 +1181,7 @@ pub struct SessionOutput<'a> {
     rows: u64,
 }
 
-impl std::fmt::Debug for SessionOutput<'_> {
+impl<C: SessionConn> std::fmt::Debug for SessionOutput<'_, C> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SessionOutput")
             .field("buffered", &self.buf.len())
@@ -1073,8 +1189,8 @@ impl std::fmt::Debug for SessionOutput<'_> {
     }
 }
 
-impl<'a> SessionOutput<'a> {
-    fn new(conn: &'a ConnRef, node: &'a NodeShared, session: &'a Session) -> Self {
+impl<'a, C: SessionConn> SessionOutput<'a, C> {
+    fn new(conn: &'a C, node: &'a NodeShared, session: &'a Session) -> Self {
         Self {
             conn,
             node,
@@ -1111,7 +1227,7 @@ impl<'a> SessionOutput<'a> {
     }
 }
 
-impl FrameOutput for SessionOutput<'_> {
+impl<C: SessionConn> FrameOutput for SessionOutput<'_, C> {
     fn buf(&mut self) -> &mut Vec<u8> {
         &mut self.buf
     }
@@ -1140,7 +1256,7 @@ impl FrameOutput for SessionOutput<'_> {
         write_token_done(&mut self.buf, self.node.format, self.session.sid, left);
         self.flush()?;
         // The wait blocks this worker; counting it as stalled lets the pool grow instead of starving.
-        let _stalled = self.conn.group().enter_wait();
+        let _stalled = self.conn.enter_wait();
         let conn = self.conn;
         self.session
             .flow
@@ -1148,7 +1264,7 @@ impl FrameOutput for SessionOutput<'_> {
     }
 }
 
-impl Drop for SessionOutput<'_> {
+impl<C: SessionConn> Drop for SessionOutput<'_, C> {
     fn drop(&mut self) {
         let mut buf = std::mem::take(&mut self.buf);
         if buf.capacity() <= MAX_SPARE_OUTPUT {
@@ -1241,5 +1357,279 @@ mod tests {
             session.is_killed(),
             "the queued request the kill was meant for"
         );
+    }
+
+    /// The session state machine driven in memory: a connection that records every frame the
+    /// session sends, a node on a SQLite engine in a temporary directory, and requests pushed
+    /// and run as the receive path pushes and runs them. No socket, no framework thread.
+    mod in_memory {
+        use std::sync::atomic::AtomicBool;
+        use std::time::{Duration, Instant};
+
+        use bytes::Bytes;
+        use xrpc_proto::messages::ServerMessage;
+        use xrpc_proto::{FrameConfig, FrameDecoder, HeaderFormat};
+
+        use super::*;
+        use crate::auth::Accounts;
+        use crate::cache::RequestCache;
+        use crate::engine::sqlite::{SqliteEngine, SqliteOptions};
+        use crate::var_store::Variables;
+
+        const SID: u64 = 7;
+
+        /// A connection in memory: what the session sent, in order, until it is closed.
+        #[derive(Default)]
+        struct MemoryConn {
+            out: parking_lot::Mutex<Vec<u8>>,
+            closed: AtomicBool,
+        }
+
+        impl SessionConn for MemoryConn {
+            type Wait = ();
+
+            fn send(&self, frames: &[u8]) -> bool {
+                if self.is_closed() {
+                    return false;
+                }
+                self.out.lock().extend_from_slice(frames);
+                true
+            }
+
+            fn send_deferred(&self, frames: &[u8]) -> bool {
+                self.send(frames)
+            }
+
+            fn is_closed(&self) -> bool {
+                self.closed.load(Ordering::SeqCst)
+            }
+
+            fn enter_wait(&self) {}
+
+            fn wait_hook(&self) -> WaitHook {
+                Arc::new(|| Box::new(()))
+            }
+        }
+
+        impl MemoryConn {
+            /// Every message sent so far.
+            fn messages(&self) -> Vec<ServerMessage> {
+                let out = self.out.lock();
+                let mut decoder =
+                    FrameDecoder::new(FrameConfig::new(HeaderFormat::Standard, 64 << 20).unwrap());
+                decoder.feed(&out);
+                let mut messages = Vec::new();
+                while let Some(frame) = decoder.next_frame().unwrap() {
+                    assert_eq!(frame.sid, SID);
+                    messages.push(ServerMessage::decode(frame.type_id, frame.body).unwrap());
+                }
+                messages
+            }
+
+            /// Waits (bounded) until a message of type `name` was sent.
+            fn wait_for(&self, name: &str) {
+                let deadline = Instant::now() + Duration::from_secs(10);
+                while !self
+                    .messages()
+                    .iter()
+                    .any(|m| m.message_type().name() == name)
+                {
+                    assert!(Instant::now() < deadline, "no {name} within 10 s");
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }
+        }
+
+        fn node(dir: &tempfile::TempDir) -> NodeShared {
+            let engine =
+                SqliteEngine::open(&dir.path().join("xrpc.db"), SqliteOptions::default()).unwrap();
+            NodeShared::new(
+                Arc::new(engine),
+                RequestCache::default(),
+                Accounts::new(Vec::new()),
+                Arc::new(Variables::new()),
+                HeaderFormat::Standard,
+            )
+        }
+
+        fn sql_with(text: &str, edit: impl FnOnce(&mut pb::sql::StmtExecute)) -> Request {
+            let mut stmt = pb::sql::StmtExecute {
+                stmt: Some(Bytes::copy_from_slice(text.as_bytes())),
+                ..Default::default()
+            };
+            edit(&mut stmt);
+            Request::Sql(Box::new(stmt))
+        }
+
+        fn sql(text: &str) -> Request {
+            sql_with(text, |_| {})
+        }
+
+        fn push(session: &Session, request: Request) {
+            assert!(matches!(
+                session.push(request, 16),
+                Pushed::Runnable | Pushed::Queued
+            ));
+        }
+
+        /// What each request got, in order: its rows' first fields (as sent: text with the X
+        /// Protocol's trailing NUL), or its error code.
+        fn answers(messages: &[ServerMessage]) -> Vec<Result<Vec<Vec<u8>>, u32>> {
+            let mut answers = Vec::new();
+            let mut rows = Vec::new();
+            for message in messages {
+                match message {
+                    ServerMessage::Row(row) => rows.push(row.field[0].to_vec()),
+                    ServerMessage::StmtExecuteOk(_) | ServerMessage::Ok(_) => {
+                        answers.push(Ok(std::mem::take(&mut rows)));
+                    }
+                    ServerMessage::Error(err) => {
+                        rows.clear();
+                        answers.push(Err(err.code));
+                    }
+                    _ => {}
+                }
+            }
+            answers
+        }
+
+        fn text_rows(values: &[&str]) -> Result<Vec<Vec<u8>>, u32> {
+            Ok(values
+                .iter()
+                .map(|v| format!("{v}\0").into_bytes())
+                .collect())
+        }
+
+        #[test]
+        fn queued_requests_are_answered_in_order() {
+            let dir = tempfile::tempdir().unwrap();
+            let node = node(&dir);
+            let conn = MemoryConn::default();
+            let session = Session::new(SID, 1, false);
+            for text in ["select 'a'", "select 'b'", "select 'c'"] {
+                push(&session, sql(text));
+            }
+            assert!(matches!(session.run(&conn, &node), RunOutcome::Idle));
+            assert_eq!(
+                answers(&conn.messages()),
+                [text_rows(&["a"]), text_rows(&["b"]), text_rows(&["c"])]
+            );
+        }
+
+        #[test]
+        fn an_error_cascades_to_requests_that_keep_it() {
+            let dir = tempfile::tempdir().unwrap();
+            let node = node(&dir);
+            let conn = MemoryConn::default();
+            let session = Session::new(SID, 1, false);
+            push(&session, sql("select * from no_such_table"));
+            push(
+                &session,
+                sql_with("select 'kept'", |s| s.reset_error = Some(false)),
+            );
+            push(&session, sql("select 'reset'"));
+            session.run(&conn, &node);
+            assert_eq!(
+                answers(&conn.messages()),
+                [
+                    Err(codes::NO_SUCH_TABLE.code),
+                    Err(codes::NO_SUCH_TABLE.code),
+                    text_rows(&["reset"])
+                ]
+            );
+        }
+
+        #[test]
+        fn a_kill_stops_the_oldest_unanswered_request_only() {
+            let dir = tempfile::tempdir().unwrap();
+            let node = node(&dir);
+            let conn = MemoryConn::default();
+            let session = Session::new(SID, 1, false);
+            push(&session, sql("select 'first'"));
+            push(&session, sql("select 'second'"));
+            session.kill_query();
+            session.run(&conn, &node);
+            assert_eq!(
+                answers(&conn.messages()),
+                [Err(codes::QUERY_INTERRUPTED.code), text_rows(&["second"])]
+            );
+        }
+
+        /// Rows 1..=n, enough to spend a zero token budget on the first one.
+        const COUNTED: &str = "with recursive c(x) as (select 1 union all select x + 1 from c where x < 50) select x from c";
+
+        #[test]
+        fn a_spent_budget_waits_for_the_offer_and_then_finishes() {
+            let dir = tempfile::tempdir().unwrap();
+            let node = node(&dir);
+            let conn = MemoryConn::default();
+            let session = Session::new(SID, 1, false);
+            push(&session, sql_with(COUNTED, |s| s.token = Some(0)));
+            std::thread::scope(|scope| {
+                let runner = scope.spawn(|| session.run(&conn, &node));
+                conn.wait_for("RESULTSET_TOKEN_DONE");
+                session.offer_tokens(1024);
+                runner.join().unwrap();
+            });
+            let messages = conn.messages();
+            let rows = messages
+                .iter()
+                .filter(|m| matches!(m, ServerMessage::Row(_)))
+                .count();
+            assert_eq!(
+                (rows, messages.last().map(|m| m.message_type().name())),
+                (50, Some("SQL_STMT_EXECUTE_OK"))
+            );
+        }
+
+        #[test]
+        fn a_kill_ends_a_flow_control_wait_with_1317() {
+            let dir = tempfile::tempdir().unwrap();
+            let node = node(&dir);
+            let conn = MemoryConn::default();
+            let session = Session::new(SID, 1, false);
+            push(&session, sql_with(COUNTED, |s| s.token = Some(0)));
+            push(&session, sql("select 'after'"));
+            std::thread::scope(|scope| {
+                let runner = scope.spawn(|| session.run(&conn, &node));
+                conn.wait_for("RESULTSET_TOKEN_DONE");
+                session.kill_query();
+                runner.join().unwrap();
+            });
+            assert_eq!(
+                answers(&conn.messages()),
+                [Err(codes::QUERY_INTERRUPTED.code), text_rows(&["after"])]
+            );
+        }
+
+        #[test]
+        fn close_answers_after_earlier_requests_and_ends_the_session() {
+            let dir = tempfile::tempdir().unwrap();
+            let node = node(&dir);
+            let conn = MemoryConn::default();
+            let session = Session::new(SID, 1, false);
+            push(&session, sql("select 'before'"));
+            push(&session, Request::Close);
+            let outcome = session.run(&conn, &node);
+            let names: Vec<_> = conn
+                .messages()
+                .iter()
+                .map(|m| m.message_type().name())
+                .collect();
+            assert_eq!(
+                (
+                    matches!(outcome, RunOutcome::Closed),
+                    answers(&conn.messages()),
+                    names.last().copied(),
+                    matches!(session.push(sql("select 1"), 16), Pushed::Gone(_)),
+                ),
+                (
+                    true,
+                    vec![text_rows(&["before"]), Ok(Vec::new())],
+                    Some("OK"),
+                    true
+                )
+            );
+        }
     }
 }

@@ -277,6 +277,25 @@ impl Variables {
     }
 }
 
+/// The engine's view: its integer settings by name ([`xrpc_engine::Engine::bind_variables`]).
+impl xrpc_engine::EngineVariables for Variables {
+    fn set_int(&self, name: &str, value: i64) -> Result<(), SqlError> {
+        let id = VarId::lookup(name).ok_or_else(|| unknown_variable(name))?;
+        self.set_internal(id, VarValue::Int(value))
+    }
+
+    fn on_int_change(&self, name: &str, apply: Box<dyn Fn(i64) + Send + Sync>) {
+        let Some(id) = VarId::lookup(name) else {
+            return;
+        };
+        self.on_change(id, move |value| {
+            if let VarValue::Int(n) = value {
+                apply(*n);
+            }
+        });
+    }
+}
+
 impl Variables {
     /// `rpc_port`: the port the node listens on (a live value only: the configuration has the
     /// listen address instead).

@@ -447,7 +447,7 @@ variables! {
         "Bytes: the largest frame accepted; a larger one gets FATAL 1153 and closes the connection."),
     SqliteBusyTimeout => int("xrpc_sqlite_busy_timeout", 0, 3_600_000, 5000, Applied,
         "Milliseconds a statement waits for an SQLite lock before failing with 1205."),
-    // issue 9 (mysql engine): the backend pool, applied by the engine (`Engine::bind_variables`).
+    // The mysql engine's backend pool, applied by the engine (`Engine::bind_variables`).
     BackendPoolSize => int("xrpc_backend_pool_size", 1, 4096, 16, Applied,
         "mysql engine: most connections to the backend server, idle and busy. SET GLOBAL at runtime: a larger size serves waiting statements at once; a smaller one closes idle connections beyond it at once and borrowed ones as their statements end (never mid-statement)."),
     BackendWaitTimeout => int("xrpc_backend_wait_timeout", 0, 3_600_000, 10_000, Applied,

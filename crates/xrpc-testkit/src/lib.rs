@@ -1,5 +1,9 @@
 //! Test helpers shared by the xrpc crates.
 //!
+//! [`client::Client`] is a blocking raw-frame client for tests of a node.
+//!
+//! [`rng::seeded_rng`] gives a test random inputs it prints the seed of, so a failure repeats.
+//!
 //! [`tls::TestPki`] makes the certificates of TLS tests (an authority, node, client and expired
 //! certificates as PEM files).
 //!
@@ -32,6 +36,8 @@
 //! [`MariaDb::restart`] starts it again on the same port and data; [`MariaDb::start_with`]
 //! passes extra `mariadbd` options, and [`MariaDb::log`] returns its error log.
 
+pub mod client;
+pub mod rng;
 pub mod tls;
 
 use std::net::TcpListener;

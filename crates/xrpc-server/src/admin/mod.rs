@@ -63,7 +63,7 @@
 //! → `row`.
 
 mod exec;
-pub(crate) mod lex;
+use xrpc_engine::lex;
 mod like;
 mod parse;
 mod perf_hist;

@@ -103,6 +103,12 @@ impl std::fmt::Debug for Binlog {
     }
 }
 
+/// Where the default file sink writes until [`Binlog::set_dir`] names a directory: `binlog/` in
+/// the node's default data directory (`config::DEFAULT_DATA_DIR`). The node sets the directory
+/// from its configuration before it starts, so this is what programs that drive a log of their
+/// own get.
+pub const DEFAULT_DIR: &str = "./xrpc-data/binlog";
+
 static ENABLED: AtomicBool = AtomicBool::new(false);
 static GLOBAL: OnceLock<Binlog> = OnceLock::new();
 
@@ -186,7 +192,7 @@ impl Binlog {
             config: RwLock::new(None),
             writer: OnceLock::new(),
             installed: Mutex::new(None),
-            dir: Mutex::new(PathBuf::from(crate::config::DEFAULT_DATA_DIR).join("binlog")),
+            dir: Mutex::new(PathBuf::from(DEFAULT_DIR)),
             file_limits: Mutex::new((sink::DEFAULT_MAX_FILE_BYTES, sink::DEFAULT_MAX_FILES)),
             default_format: Mutex::new(HeaderFormat::Standard),
             sequence: AtomicU64::new(0),

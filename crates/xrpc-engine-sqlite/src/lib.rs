@@ -1,0 +1,2324 @@
+//! The embedded SQLite engine (`rusqlite`, bundled SQLite).
+//!
+//! # Connections and the pool
+//!
+//! [`SqliteEngine`] keeps a pool of idle [`SqliteConn`]s (a `parking_lot` mutex around a `Vec`,
+//! at most [`SqliteOptions::max_idle`] of them). [`Engine::acquire`] pops one or opens a new one;
+//! [`Engine::release`] resets it if it still holds session state, removes its wait hook and
+//! pushes it back, or drops it when the pool is full. The database is opened in WAL mode
+//! (persistent in the file), so readers never block the writer. Each connection sets
+//! `synchronous` (FULL by default: an acknowledged commit survives `kill -9` and power loss),
+//! `foreign_keys`, its prepared-statement cache capacity, the busy handler below, and the SQL
+//! functions `connection_id()`, `database()`, `version()` and `last_insert_id()`.
+//!
+//! The prepared-statement cache is bounded by bytes as well as by count: only statements of at
+//! most [`CACHED_STATEMENT_MAX_LEN`] bytes are cached, so one connection's cache holds at most
+//! `statement_cache_capacity × CACHED_STATEMENT_MAX_LEN` bytes of SQL (1 MiB by default) and
+//! their compiled forms. A longer statement is compiled for its run and freed after it: a client
+//! sending a few 30 MiB statements no longer leaves them resident in every pooled connection.
+//! Besides the cache, a connection keeps its last client statement prepared (`kept`): the next
+//! request with the same text binds and steps it again without the cache's two hash lookups.
+//!
+//! Connections older than `xrpc_shared_session_lifetime` are closed on release instead of pooled,
+//! and swept from the pool periodically. Their age is read from a [`Clock`] ([`SystemClock`]
+//! unless [`SqliteEngine::open_with_clock`] is given another), so tests move time instead of
+//! sleeping.
+//!
+//! # Lock waits
+//!
+//! SQLite's busy handler is a plain `fn` pointer, so it cannot capture the connection. Instead
+//! every statement runs inside a `BusyScope` that puts the connection's busy timeout, wait hook
+//! and interrupt flag into a thread-local; the handler (the same for every connection) reads it.
+//! On the first busy callback of a statement the handler calls the wait hook
+//! ([`EngineConn::set_wait_hook`], the session passes `GroupHandle::enter_wait`) and keeps the
+//! returned guard in the thread-local until the scope ends with the statement. It then sleeps
+//! in short steps (1 ms growing to 50 ms) until the lock frees, the busy timeout runs out (→
+//! 1205) or the statement is killed (→ 1317; the kill flag is checked at every step, so a kill
+//! lands within 50 ms even while waiting).
+//!
+//! SQLite calls the handler only for a connection with no read transaction open: a deferred
+//! transaction that has read gets SQLITE_BUSY (1205) on its first write at once while another
+//! connection holds the write lock or has committed since that read (its snapshot is stale). The engine does not retry that statement: the transaction's earlier reads saw the
+//! old snapshot, so only the client can redo the transaction. `begin_immediate` avoids the case
+//! by taking the write lock at BEGIN (docs/PROTOCOL.md, "Lock waits").
+//!
+//! # MySQL statements
+//!
+//! `compat` recognises the MySQL statements SQLite does not know and the engine runs them itself;
+//! they return no result set and 0 rows affected:
+//!
+//! - `BEGIN [WORK]`, `START TRANSACTION […]` open a transaction (deferred by default, or
+//!   immediate with [`SqliteOptions::begin_immediate`]; `READ ONLY` is always deferred). As in
+//!   MySQL, a BEGIN inside a transaction commits it first.
+//! - `COMMIT [WORK]`, `ROLLBACK [WORK]` end the open transaction; without one they do nothing.
+//! - `SET autocommit = 0` makes the next statement (other than COMMIT, ROLLBACK, SET, ATTACH,
+//!   DETACH, VACUUM and PRAGMA) open a transaction implicitly, lasting until COMMIT or ROLLBACK;
+//!   `SET autocommit = 1` commits an open transaction when autocommit was 0. Values: 0/1,
+//!   ON/OFF, TRUE/FALSE, DEFAULT; anything else is 1231.
+//! - `SET NAMES`, `SET CHARACTER SET`, `SET … TRANSACTION …` and any other `SET [scope] name =
+//!   value` are accepted and have no effect. They are deliberately not kept: remembered
+//!   variables would be session state, and would pin a pooled connection to every session.
+//! - DDL is transactional in SQLite: under `autocommit = 0` a CREATE TABLE waits for COMMIT,
+//!   where MySQL would commit implicitly.
+//!
+//! One request runs one statement: SQL with a second statement after a `;` is refused with
+//! 1064 before anything runs, because the protocol allows one result set per request.
+//!
+//! # Schemas
+//!
+//! MySQL databases are SQLite files attached by the node (`databases`): `main` is the default,
+//! every other one `data_dir/databases/<name>.db`. A statement runs in the request's
+//! `schema_name`, else the session's current database (`USE` or an earlier `schema_name`, kept
+//! by the session layer and handed in with [`EngineConn::set_session_schema`]), else the schema
+//! of the connection's authentication data ([`EngineConn::set_default_schema`]), else `main`;
+//! an unknown one is 1049 "Unknown database". A `schema_name` is reported back as a change of
+//! the session's database ([`EngineConn::take_session_schema_change`]), as `USE` is. Unqualified table names are qualified with it (`databases::qualify`) when
+//! it is not `main`, or when other databases exist. `database()` returns it, in lower case.
+//! `CREATE/DROP DATABASE`, `USE`, the SHOW statements, `information_schema` and MySQL's errors
+//! for XA, CALL and the other statements SQLite has no counterpart for are the `catalog`
+//! module's; what client statements may not do (ATTACH, PRAGMA, …) the `authorizer` module's.
+//!
+//! # Column types
+//!
+//! A column with a declared type takes its X type, MySQL type, length and fractional digits
+//! from the declaration, read as MySQL DDL (`types::classify_decl`), never from the values. An
+//! expression column (no declaration, or one naming no MySQL type) is typed from the first rows:
+//! up to 64 rows or 256 KiB are read ahead before the metadata when some column needs it.
+//!
+//! | declared type | X type | MySQL type | length | fractional digits |
+//! | --- | --- | --- | --- | --- |
+//! | TINYINT, SMALLINT, MEDIUMINT, INT, BIGINT (INTEGER is BIGINT, SQLite's rowid idiom) | SINT | TINY, SHORT, INT24, LONG, LONGLONG | 4, 6, 9, 11, 20 | 0 |
+//! | the same `UNSIGNED` (or ZEROFILL) | UINT | the same | 3, 5, 8, 10, 20 | 0 |
+//! | BOOL, BOOLEAN | SINT | TINY | 1 | 0 |
+//! | YEAR | UINT | YEAR (13) | 4 | 0 |
+//! | BIT(n) | BIT | BIT | n | 0 |
+//! | FLOAT (FLOAT(p ≤ 24)) | FLOAT | FLOAT | 12 | 31 |
+//! | DOUBLE, REAL, FLOAT(p > 24) | DOUBLE | DOUBLE | 22 | 31 |
+//! | DECIMAL(p,s), NUMERIC, DEC, FIXED (alone: (10,0)) | DECIMAL | NEWDECIMAL | p + 2 (p + 1 when s = 0) | s |
+//! | DATE | DATETIME | DATE | 10 | 0 |
+//! | DATETIME(fsp), TIMESTAMP(fsp) | DATETIME | DATETIME, TIMESTAMP | 19 (+ fsp + 1) | fsp |
+//! | TIME(fsp) | TIME | TIME | 10 (+ fsp + 1) | fsp |
+//! | CHAR(n) | BYTES, collation 45 | STRING | 4n | 0 |
+//! | VARCHAR(n), TEXT family, CLOB, JSON | BYTES, collation 45 | VAR_STRING | 4n or the type's bytes | 0 |
+//! | ENUM(…), SET(…) (see `enumset`) | ENUM, SET, collation 45 | ENUM (247), SET (248) | 4 × the longest member, or 4 × all members and commas | 0 |
+//! | BINARY(n), VARBINARY(n) | BYTES, collation 63 | STRING, VAR_STRING | n | 0 |
+//! | BLOB family | BYTES, collation 63 | BLOB | the type's bytes | 0 |
+//!
+//! Expression columns: only INTEGER values → SINT (LONGLONG); INTEGER and REAL, or REAL →
+//! DOUBLE; any BLOB → BYTES binary (BLOB, 63); otherwise TEXT → BYTES text (VAR_STRING, 45). A
+//! column NULL in every row of a result that ended within the read-ahead is MySQL's `select
+//! null`: BYTES with MySQL type NULL (6), collation 63; NULL in every read-ahead row of a longer
+//! result, BYTES text.
+//!
+//! A value is sent exactly or not at all. Declared columns send what MySQL would have stored
+//! (`types::convert`): a DECIMAL rounded half away from zero to its scale, a CHAR without
+//! trailing spaces, a BINARY(n) padded with zero bytes, a YEAR of 1–99 widened, fractional
+//! seconds beyond the declared precision truncated. A stored value that is not of the column's
+//! type (a table written before the strict checks, or a later row of an expression column of
+//! another type) ends the result with ERROR 1366 naming the value, the column, the row and the
+//! type; the rows before it have been sent.
+//!
+//! A table column (directly, or through a view or subquery) carries `original_name`, `table`
+//! and `original_table` (SQLite does not report aliases: both are the table's name), `schema`
+//! (its database) and MySQL's flags from the declaration: NOT NULL (declared, or a primary key
+//! column), PRIMARY KEY, UNIQUE KEY, MULTIPLE KEY (first column of a non-unique index) and
+//! AUTO_INCREMENT (the rowid alias); see the `origin` module. Expression columns have none.
+//!
+//! # Strict writes and exact numbers
+//!
+//! Writes are checked as MySQL's strict mode checks them, by triggers the node generates on
+//! every table it creates; the `strict` module has the rules and the reasons for the design,
+//! the `rewrite` module the storage of exact numbers:
+//!
+//! - INSERT, UPDATE, REPLACE and upserts refuse a value that does not fit the declared type
+//!   with MySQL's code, SQL state and message (`Out of range value for column 'c' at row 2`):
+//!   1366 not a value of the type, 1264 out of range, 1292 invalid date or time (calendar
+//!   checked; zero dates refused, as MySQL 8's default `NO_ZERO_DATE`), 1406 too long, 1265
+//!   trailing junk or a fraction into an integer column, 3140 invalid JSON, 1048 NULL into NOT
+//!   NULL. The statement is atomic: none of its rows are kept.
+//! - DECIMAL columns and BIGINT UNSIGNED are declared in SQLite with TEXT affinity and a
+//!   numeric collation (`DECIMAL TEXT(p,s) COLLATE xrpc_decimal_<s>`, `BIG UNSIGNED TEXT`), so
+//!   they keep up to 65 digits, or the whole unsigned range, digit for digit, and compare,
+//!   order and index as numbers. Numeric literals of more than 15 significant digits (other
+//!   than integers up to 2^63−1) are read as exact strings. Arithmetic on them (`d + 1`,
+//!   `SUM(d)`) uses SQLite's 64-bit numbers.
+//! - DECIMAL, ENUM and SET values are stored in MySQL's form (a DECIMAL with its scale, an ENUM
+//!   or SET member as declared): AFTER INSERT and AFTER UPDATE triggers rewrite a row whose
+//!   value is not (`strict::trigger_sql`), so every reading of it as text is MySQL's.
+//! - Tables created before this (or by another tool) have no triggers: their writes are not
+//!   checked and their DECIMAL columns keep NUMERIC affinity (15 significant digits); what they
+//!   hold is still never sent converted.
+//!
+//! # CAST and CONVERT
+//!
+//! MySQL's CAST and CONVERT to DATE, DATETIME, TIME, SIGNED, UNSIGNED, DECIMAL, CHAR and BINARY
+//! are rewritten into the node's SQL functions, and a whole cast in the select list types its
+//! result column; a DATE, DATETIME or TIME cast used as a number is MySQL's number; the `cast`
+//! module has the rules. What a cast warns about in a query (MySQL's warnings and notes) is
+//! collected per statement in `Shared::warnings`, handed to the sink after the rows
+//! ([`ResultSink::warning`]: the encoder sends WARNING notices) and kept for `SHOW WARNINGS`.
+//! A statement that fails leaves the warnings it raised and then its error (Level `Error`) in
+//! the session's diagnostics, for `SHOW WARNINGS`, `SHOW ERRORS` and `@@error_count`.
+//!
+//! # Arithmetic
+//!
+//! `/`, `%`, `MOD`, `DIV` and string literals under `+ - *` are rewritten into the node's SQL
+//! functions (the `arith` module): a zero divisor is NULL with MySQL's `Warning 1365` in a query
+//! and `Error 1365` in a write, `/` of integers is not SQLite's integer division, and a string's
+//! trailing junk is MySQL's `Warning 1292`.
+//!
+//! # Insert ids
+//!
+//! MySQL's `AUTO_INCREMENT` DDL (`id INT AUTO_INCREMENT PRIMARY KEY`, or `… AUTO_INCREMENT, …,
+//! PRIMARY KEY (id)`) is rewritten to SQLite's `id INTEGER PRIMARY KEY AUTOINCREMENT` (the
+//! `autoinc` module): ids are never reused, an explicit id moves the counter past it, the
+//! column keeps the MySQL type it was declared with (in a comment next to SQLite's `INTEGER`),
+//! for its metadata and its range checks. An explicit 0 is refused (1235) where MySQL would generate an
+//! id; an AUTO_INCREMENT column that cannot be the rowid alias is refused (1235).
+//!
+//! An INSERT or REPLACE reports GENERATED_INSERT_ID only when its table has an auto-increment
+//! column, which in SQLite is the rowid alias (a single `INTEGER PRIMARY KEY` column, with or
+//! without AUTOINCREMENT), and then reports the id of the first row it inserted, as MySQL does
+//! for a multi-row insert (an explicit id is reported as well, as MySQL's OK packet does).
+//! `last_insert_id()` changes only when SQLite generated the id (a trigger marks such rows, on
+//! tables created through the node), as MySQL's does; on tables without that trigger it takes
+//! the reported id.
+//!
+//! # Arguments
+//!
+//! `?` placeholders bind `args` in order, and the count must match (else 1210). Sint, Bit and
+//! Uint up to `i64::MAX` bind as INTEGER, a larger Uint or Bit as the TEXT of its digits (exact
+//! in a BIGINT UNSIGNED column); Double as REAL; Float as the REAL of its shortest decimal form
+//! (0.1f32 is 0.1); Bytes and Enum as TEXT when valid UTF-8, else BLOB (the protocol's strings
+//! and octets both arrive as Bytes, and TEXT compares equal to TEXT columns); Set as its items
+//! joined by `,`; Decimal, DateTime (`YYYY-MM-DD[ HH:MM:SS[.ffffff]]`) and Time
+//! (`[-]HH:MM:SS[.ffffff]`) as TEXT; Null as NULL.
+//!
+//! # Errors
+//!
+//! | SQLite | code | SQL state |
+//! | --- | --- | --- |
+//! | UNIQUE or PRIMARY KEY constraint | 1062 DUP_ENTRY | 23000 |
+//! | NOT NULL constraint | 1048 BAD_NULL | 23000 |
+//! | the strict-write checks | 1366, 1264, 1292, 1406, 1265, 3140 | HY000, 22003, 22007, 22001, 01000, 22032 |
+//! | syntax error, incomplete input, unrecognized token; several statements; empty query | 1064 PARSE_ERROR | 42000 |
+//! | no such table | 1146 NO_SUCH_TABLE | 42S02 |
+//! | no such column | 1054 BAD_FIELD | 42S22 |
+//! | SQLITE_BUSY / SQLITE_LOCKED (busy timeout ran out, or a stale snapshot) | 1205 LOCK_WAIT_TIMEOUT | HY000 |
+//! | SQLITE_INTERRUPT, or busy while killed | 1317 QUERY_INTERRUPTED | 70100 |
+//! | wrong argument count or unbindable argument | 1210 WRONG_ARGUMENTS | HY000 |
+//! | `EXPLAIN` of a statement (SQLite's plan is not MySQL's) | 1235 NOT_SUPPORTED_YET | 42000 |
+//! | a MySQL-only CAST in CREATE or ALTER; a cast whose MySQL answer the node cannot tell or does not implement (see `cast`) | 1235 NOT_SUPPORTED_YET | 42000 |
+//! | in INSERT, REPLACE or UPDATE, a cast MySQL would warn about (strict mode) | 1292, 1264, 1916 | 22007, 22003, 22003 |
+//! | in INSERT, REPLACE or UPDATE, a division by zero or a string with junk in arithmetic | 1365, 1292 | 22012, 22007 |
+//! | `DIV` beyond BIGINT | 1690 | 22003 |
+//! | anything else (CHECK, FOREIGN KEY constraints included) | 1105 ENGINE_ERROR | HY000 |
+//!
+//! The message is SQLite's own, except for the strict checks and NOT NULL, which use MySQL's.
+//!
+//! # Session state
+//!
+//! [`EngineConn::holds_session_state`] is true while a transaction is open, under
+//! `autocommit = 0`, or while temp objects exist; temp objects are re-read only after CREATE
+//! and DROP statements. Attached databases are the node's, the same on every connection, and not
+//! session state. [`EngineConn::reset`] rolls back, restores `autocommit = 1`, forgets the
+//! session's current database and drops every temp trigger, view and table.
+
+// `busy` reads the running connection's kill flag from this file's `Shared`, so the two import
+// each other: the handler is a plain `fn` with no way to be handed the connection (see "Lock waits"
+// above), and the flag is connection state that belongs here.
+mod arith;
+mod authorizer;
+mod autoinc;
+mod busy;
+mod cast;
+// `catalog` adds the MySQL statements' methods to `SqliteConn` (they run the node's catalog
+// queries through the connection's own prepare, stream and error mapping), and this file calls
+// them: a file-level circle, kept because the alternative is a trait over every private part of
+// the connection that the catalog needs.
+mod catalog;
+mod compat;
+mod databases;
+mod kept;
+mod memo;
+mod notes;
+mod numbers;
+mod origin;
+mod rewrite;
+mod shape;
+mod strings;
+mod tokens;
+mod types;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+use rusqlite::functions::FunctionFlags;
+use rusqlite::limits::Limit;
+use rusqlite::types::{Value as SqlValue, ValueRef};
+use rusqlite::{
+    Batch, CachedStatement, Connection, ErrorCode, InterruptHandle, OpenFlags, Statement, ffi,
+};
+use xrpc_proto::codes;
+use xrpc_proto::value::Value;
+
+use self::authorizer::ClientSql;
+use self::busy::{BusyScope, busy_handler};
+use self::compat::{BeginMode, Compat, SqlInfo, TableDdl};
+use self::databases::{Attached, Databases};
+use self::types::strict::{self, Shown};
+use self::types::{Arg, Conv, DeclKind, LOOKAHEAD_BYTES, LOOKAHEAD_ROWS};
+use xrpc_engine::result::{ColumnInfo, ExecSummary, ResultSink, SqlError, SqlWarning};
+use xrpc_engine::{Engine, EngineConn, Interrupt, WaitHook};
+
+/// SQLite's `synchronous` setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Synchronous {
+    /// No syncs: fastest, and a power loss may lose recent commits or corrupt the database.
+    Off,
+    /// In WAL mode, commits are durable once the WAL is checkpointed; a power loss may lose the
+    /// last commits, never consistency.
+    Normal,
+    /// The WAL is synced at every commit: an acknowledged commit survives a crash or power loss.
+    #[default]
+    Full,
+    /// FULL, and the directory is synced too.
+    Extra,
+}
+
+impl Synchronous {
+    /// The pragma value, as `PRAGMA synchronous` reads back (0–3).
+    pub const fn level(self) -> i64 {
+        match self {
+            Synchronous::Off => 0,
+            Synchronous::Normal => 1,
+            Synchronous::Full => 2,
+            Synchronous::Extra => 3,
+        }
+    }
+
+    /// The setting's name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Synchronous::Off => "OFF",
+            Synchronous::Normal => "NORMAL",
+            Synchronous::Full => "FULL",
+            Synchronous::Extra => "EXTRA",
+        }
+    }
+}
+
+impl fmt::Display for Synchronous {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A `synchronous` value that is not OFF, NORMAL, FULL or EXTRA (or 0–3).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid synchronous setting {0:?}: expected OFF, NORMAL, FULL or EXTRA")]
+pub struct ParseSynchronousError(pub String);
+
+impl FromStr for Synchronous {
+    type Err = ParseSynchronousError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        [
+            Synchronous::Off,
+            Synchronous::Normal,
+            Synchronous::Full,
+            Synchronous::Extra,
+        ]
+        .into_iter()
+        .find(|v| s.eq_ignore_ascii_case(v.name()) || s == v.level().to_string())
+        .ok_or_else(|| ParseSynchronousError(s.to_owned()))
+    }
+}
+
+/// The longest statement (bytes of SQL) kept in a connection's prepared-statement cache; see
+/// the module docs. Statements the PolarDB-X client repeats are short; long ones (bulk inserts
+/// with literal values) rarely repeat and would pin their size in memory.
+pub const CACHED_STATEMENT_MAX_LEN: usize = 16 * 1024;
+
+/// How [`SqliteEngine`] opens and pools connections.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SqliteOptions {
+    /// `PRAGMA synchronous`; FULL by default.
+    pub synchronous: Synchronous,
+    /// How long a statement waits for a lock before failing with 1205; 5 s by default.
+    pub busy_timeout: Duration,
+    /// Most idle connections kept in the pool; more are closed on release. 32 by default.
+    pub max_idle: usize,
+    /// Prepared statements cached per connection; 64 by default.
+    pub statement_cache_capacity: usize,
+    /// `PRAGMA foreign_keys`; on by default, as MySQL (InnoDB) enforces them.
+    pub foreign_keys: bool,
+    /// Whether BEGIN takes the write lock at once (`BEGIN IMMEDIATE`). Off by default: a deferred
+    /// transaction lets readers run concurrently, but one that reads and then writes after
+    /// another connection committed fails with 1205 (SQLite's stale snapshot).
+    pub begin_immediate: bool,
+    /// What the SQL function `version()` returns.
+    pub server_version: String,
+    /// `PRAGMA max_page_count`: the most pages the database may grow to (a size cap of pages
+    /// times `page_size`, 4 KiB by default). `None` leaves SQLite's limit (about 4 billion
+    /// pages). A write that would pass it fails with 1114, as one on a full disk does.
+    pub max_page_count: Option<u32>,
+    /// `PRAGMA mmap_size`: bytes of each database file SQLite reads through a memory map instead
+    /// of `pread` into every connection's own page cache. 0 (the default) leaves it off. On a
+    /// read-heavy load it saves a system call and a page copy per page read, and the page-cache
+    /// mutex (a point select on a 100 000-row table at 1024 clients: 14–16 → 11 µs of server CPU
+    /// per request); the mapped pages count in the process's RSS, as page cache shared by every
+    /// connection, and an I/O error on a mapped page is a SIGBUS rather than an error.
+    pub mmap_size: u64,
+}
+
+impl Default for SqliteOptions {
+    fn default() -> Self {
+        Self {
+            synchronous: Synchronous::Full,
+            busy_timeout: Duration::from_secs(5),
+            max_idle: 32,
+            statement_cache_capacity: 64,
+            foreign_keys: true,
+            begin_immediate: false,
+            server_version: format!("8.0.32-xrpc-{}", env!("CARGO_PKG_VERSION")),
+            max_page_count: None,
+            mmap_size: 0,
+        }
+    }
+}
+
+/// Where the engine reads the time that ages its connections (`xrpc_shared_session_lifetime`):
+/// [`SystemClock`] in production; a test that depends on lifetimes passes its own to
+/// [`SqliteEngine::open_with_clock`] and moves it forward instead of sleeping, as the client core
+/// takes `now` from its caller.
+pub trait Clock: Send + Sync + fmt::Debug {
+    /// The current instant; never goes backwards.
+    fn now(&self) -> Instant;
+}
+
+/// The monotonic system clock, `Instant::now`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+}
+
+/// The SQLite engine: a database file and a pool of connections to it.
+pub struct SqliteEngine {
+    path: PathBuf,
+    options: Arc<SqliteOptions>,
+    /// Stamps connections when they open and ages them.
+    clock: Arc<dyn Clock>,
+    pool: Mutex<Vec<Box<dyn EngineConn>>>,
+    opened: AtomicU64,
+    /// Statements the connections stepped (`xrpc_engine_statements`; see `SqliteConn::stepped`).
+    stepped: Arc<xrpc_net::StripedCounters<1>>,
+    /// Connections handed out by `acquire` and not yet given back to `release`: at rest (no
+    /// statement running, no session holding one) it is 0, whatever happened to the clients.
+    borrowed: AtomicU64,
+    /// Milliseconds a connection may live before it is closed rather than pooled; 0 is forever.
+    lifetime_ms: AtomicU64,
+    /// The databases besides `main` (see `databases`).
+    databases: Arc<Databases>,
+}
+
+impl SqliteEngine {
+    /// Opens (creating if needed) the database at `path` in WAL mode. The parent directory must
+    /// exist.
+    pub fn open(path: &Path, options: SqliteOptions) -> Result<Self, SqlError> {
+        Self::open_with_clock(path, options, Arc::new(SystemClock))
+    }
+
+    /// [`open`](Self::open) with connection ages read from `clock`.
+    pub fn open_with_clock(
+        path: &Path,
+        options: SqliteOptions,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self, SqlError> {
+        // SQLite's compile-time limit of attached databases, less the node's information_schema.
+        let attachable = Connection::open_in_memory()
+            .map(|conn| conn.limit(Limit::SQLITE_LIMIT_ATTACHED))
+            .map_err(|err| map_error(err, false))?;
+        let max_databases = usize::try_from(attachable - 1).unwrap_or(0);
+        let engine = Self {
+            path: path.to_owned(),
+            options: Arc::new(options),
+            clock,
+            pool: Mutex::new(Vec::new()),
+            opened: AtomicU64::new(0),
+            stepped: Arc::default(),
+            borrowed: AtomicU64::new(0),
+            lifetime_ms: AtomicU64::new(0),
+            databases: Arc::new(Databases::open(path, max_databases)?),
+        };
+        let first = engine.open_conn()?;
+        // Reading the schema checks the file header and the schema pages, so a file that is not
+        // a database, or one whose schema is damaged, stops start-up here instead of failing
+        // every statement later. (Damage inside a table is found when that page is read; the
+        // statement then fails with the engine's "database disk image is malformed".)
+        first
+            .conn
+            .query_row("SELECT count(*) FROM sqlite_schema", [], |row| {
+                row.get::<_, i64>(0)
+            })
+            .map_err(|err| map_error(err, false))?;
+        let mode: String = first
+            .conn
+            .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+            .map_err(|err| map_error(err, false))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(SqlError::new(
+                &codes::ENGINE_ERROR,
+                format!(
+                    "{}: cannot use WAL journal mode (got {mode})",
+                    path.display()
+                ),
+            ));
+        }
+        engine.pool.lock().push(Box::new(first));
+        Ok(engine)
+    }
+
+    /// Opens a new connection, outside the pool.
+    pub fn open_conn(&self) -> Result<SqliteConn, SqlError> {
+        let conn = SqliteConn::open(
+            &self.path,
+            Arc::clone(&self.options),
+            self.clock.now(),
+            Arc::clone(&self.databases),
+            Arc::clone(&self.stepped),
+        )?;
+        self.opened.fetch_add(1, Ordering::Relaxed);
+        Ok(conn)
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The options the engine was opened with.
+    pub fn options(&self) -> &SqliteOptions {
+        &self.options
+    }
+
+    /// Idle connections in the pool.
+    pub fn idle_connections(&self) -> usize {
+        self.pool.lock().len()
+    }
+
+    /// The directory of the databases created with CREATE DATABASE (`databases/` beside the
+    /// main file).
+    pub fn databases_dir(&self) -> PathBuf {
+        self.databases
+            .path("x")
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    }
+
+    /// Most databases besides `main` (SQLite's limit of attached databases, less one).
+    pub fn max_databases(&self) -> usize {
+        self.databases.max()
+    }
+
+    /// Connections opened since the engine started.
+    pub fn connections_opened(&self) -> u64 {
+        self.opened.load(Ordering::Relaxed)
+    }
+
+    fn is_expired(&self, conn: &dyn EngineConn) -> bool {
+        let lifetime = self.lifetime_ms.load(Ordering::Relaxed);
+        lifetime > 0
+            && self.clock.now().saturating_duration_since(conn.opened_at())
+                >= Duration::from_millis(lifetime)
+    }
+}
+
+impl fmt::Debug for SqliteEngine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SqliteEngine")
+            .field("path", &self.path)
+            .field("options", &self.options)
+            .field("idle", &self.idle_connections())
+            .field("opened", &self.connections_opened())
+            .finish()
+    }
+}
+
+impl Engine for SqliteEngine {
+    fn name(&self) -> &'static str {
+        "sqlite"
+    }
+
+    fn sees_all_schema_changes(&self) -> bool {
+        // The database file is the node's: other processes do not change it.
+        true
+    }
+
+    fn version(&self) -> String {
+        format!("SQLite {}", rusqlite::version())
+    }
+
+    fn acquire(&self) -> Result<Box<dyn EngineConn>, SqlError> {
+        let idle = self.pool.lock().pop();
+        let conn: Box<dyn EngineConn> = match idle {
+            Some(conn) => conn,
+            None => Box::new(self.open_conn()?),
+        };
+        self.borrowed.fetch_add(1, Ordering::Relaxed);
+        Ok(conn)
+    }
+
+    fn status_rows(&self) -> Vec<(String, String)> {
+        [
+            ("idle", self.idle_connections() as u64),
+            ("borrowed", self.borrowed.load(Ordering::Relaxed)),
+            ("opened", self.connections_opened()),
+            ("statements", self.stepped.sum()[0]),
+        ]
+        .into_iter()
+        .map(|(name, value)| (format!("xrpc_engine_{name}"), value.to_string()))
+        .collect()
+    }
+
+    fn release(&self, mut conn: Box<dyn EngineConn>) {
+        self.borrowed.fetch_sub(1, Ordering::Relaxed);
+        if self.is_expired(conn.as_ref()) {
+            return;
+        }
+        if conn.holds_session_state() {
+            if let Err(err) = conn.reset() {
+                tracing::warn!(%err, "closing an engine connection that could not be reset");
+                return;
+            }
+        }
+        conn.set_wait_hook(None);
+        let mut pool = self.pool.lock();
+        if pool.len() < self.options.max_idle {
+            pool.push(conn);
+        } else {
+            // Closing a connection takes a moment; not under the pool lock.
+            drop(pool);
+            drop(conn);
+        }
+    }
+
+    fn set_connection_lifetime(&self, lifetime: Duration) {
+        let ms = u64::try_from(lifetime.as_millis()).unwrap_or(u64::MAX);
+        self.lifetime_ms.store(ms, Ordering::Relaxed);
+    }
+
+    fn sweep_expired(&self) -> usize {
+        let expired: Vec<Box<dyn EngineConn>> = {
+            let mut pool = self.pool.lock();
+            let (old, young): (Vec<_>, Vec<_>) = std::mem::take(&mut *pool)
+                .into_iter()
+                .partition(|conn| self.is_expired(conn.as_ref()));
+            *pool = young;
+            old
+        };
+        // Closed outside the pool lock: closing a connection takes a moment.
+        expired.len()
+    }
+
+    fn checkpoint(&self) -> Result<(), SqlError> {
+        let mut conn = self.open_conn()?;
+        let _scope = BusyScope::enter(self.options.busy_timeout, None, None);
+        // Without a schema name the PRAGMA checkpoints every attached database too.
+        conn.sync_databases()?;
+        let (busy, log, done): (i64, i64, i64) = conn
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+            })
+            .map_err(|err| map_error(err, false))?;
+        if busy != 0 {
+            return Err(SqlError::new(
+                &codes::LOCK_WAIT_TIMEOUT,
+                format!("WAL checkpoint blocked by another connection ({done} of {log} frames)"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// State shared between a connection, its SQL functions and its interrupter.
+#[derive(Debug)]
+struct Shared {
+    connection_id: AtomicU64,
+    last_insert_id: AtomicU64,
+    /// Set by a kill; cleared when a statement ends, by a reset and by `Interrupt::clear`, never
+    /// when a statement starts (see [`Interrupt`]).
+    interrupted: AtomicBool,
+    /// What `database()` returns. Shared rather than copied: every statement reads it.
+    schema: Mutex<Arc<str>>,
+    /// The running statement's error, first inserted row, first generated id and warnings,
+    /// written by the node's functions and the update hook (see `notes`).
+    notes: notes::StatementNotes,
+    /// Rows `xrpc_check` has seen in the running statement (for "at row N").
+    check_rows: AtomicU64,
+    /// Set by `xrpc_id_generated()` (the AUTO_INCREMENT trigger) for the row being inserted;
+    /// the update hook takes it.
+    generating: AtomicBool,
+    /// Whether the running statement writes rows (INSERT, REPLACE, UPDATE): the arithmetic of
+    /// stored SQL (views, triggers, defaults) it runs then fails on a warning (see `arith`).
+    statement_writes: AtomicBool,
+}
+
+use xrpc_engine::MAX_WARNINGS;
+
+impl Shared {
+    /// Records a warning of the running statement (casts that converted with a warning), at
+    /// most [`MAX_WARNINGS`] of them (MySQL's `max_error_count` default).
+    pub(crate) fn warn(&self, warning: SqlWarning) {
+        self.notes.warn(warning);
+    }
+
+    /// Fails the running statement with `err` (a node function's): SQLite only passes its text
+    /// on, so the engine reports this instead.
+    pub(crate) fn fail(&self, err: SqlError) {
+        self.notes.fail(err);
+    }
+}
+
+impl Shared {
+    /// Clears the per-statement state before a statement runs.
+    fn start_statement(&self) {
+        self.notes.start();
+        self.check_rows.store(0, Ordering::Relaxed);
+        self.generating.store(false, Ordering::Relaxed);
+    }
+}
+
+/// One SQLite connection with its MySQL-compatibility state.
+pub struct SqliteConn {
+    /// Column flags of tables read by this connection (see `origin`). Declared before `conn`
+    /// so that it is dropped first: it holds prepared statements of `conn`, and a connection
+    /// with a statement left unfinalized does not close.
+    keys: origin::KeyCache<shape::ResultShape>,
+    /// The vectors results are streamed through, reused.
+    stream_buffers: shape::StreamBuffers,
+    /// The last client statement, kept prepared for the next (see `kept`). Declared before
+    /// `conn` for the same reason as `keys`, and because it borrows `conn`.
+    kept: Option<kept::LastStatement>,
+    conn: kept::OwnedConn,
+    /// The engine's count of statements stepped: each client statement as SQLite runs it
+    /// (`run_prepared`) and each statement the engine runs for clients (`exec`: BEGIN, COMMIT,
+    /// ROLLBACK, savepoints, trigger DDL); the engine's reads of SQLite's catalog are not counted.
+    stepped: Arc<xrpc_net::StripedCounters<1>>,
+    opened_at: Instant,
+    options: Arc<SqliteOptions>,
+    shared: Arc<Shared>,
+    interrupter: Arc<SqliteInterrupter>,
+    wait_hook: Option<WaitHook>,
+    /// `SET autocommit = 0` is in force.
+    autocommit_off: bool,
+    /// Temp tables, views or triggers exist.
+    has_temp: bool,
+    /// The databases the node attached to this connection (see `databases`).
+    attached: Attached,
+    /// The engine's databases.
+    databases: Arc<Databases>,
+    /// What the authorizer refuses client statements (see `authorizer`).
+    guard: Arc<authorizer::Guard>,
+    /// The session's current database (`USE` or a request's `schema_name`), handed in before
+    /// each statement.
+    session_schema: Option<String>,
+    /// The schema of the connection's authentication data: the database of a session that has
+    /// chosen none, handed in before each statement.
+    default_schema: Option<String>,
+    /// What `shared.schema` holds (the statement's database, lower case): this connection is
+    /// its only writer ([`set_schema`](Self::set_schema)), so it reads its own copy without the
+    /// lock.
+    schema: Arc<str>,
+    /// A change of the session's current database by the last statement, for the session layer.
+    schema_change: Option<Option<String>>,
+    /// The catalog version `information_schema` was last rebuilt at (see `catalog`).
+    catalog_built: Option<Vec<i64>>,
+    /// Whether a table (database, name) has an auto-increment column, with the database's
+    /// `schema_version` it was read at (another connection may have recreated the table).
+    auto_increment: std::collections::HashMap<(String, String), (i64, bool)>,
+    /// The session's diagnostics while one of its statements runs (for `SHOW WARNINGS`):
+    /// handed in and taken back by the session layer around every statement, so empty between
+    /// them (see [`EngineConn::set_session_warnings`]).
+    last_warnings: Vec<SqlWarning>,
+    /// What the text passes made of the statements this connection ran (see `memo`).
+    texts: memo::TextMemo,
+}
+
+impl SqliteConn {
+    fn open(
+        path: &Path,
+        options: Arc<SqliteOptions>,
+        opened_at: Instant,
+        databases: Arc<Databases>,
+        stepped: Arc<xrpc_net::StripedCounters<1>>,
+    ) -> Result<Self, SqlError> {
+        let map = |err| map_error(err, false);
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_URI
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(map)?;
+        conn.busy_handler(Some(busy_handler)).map_err(map)?;
+        conn.pragma_update(None, "synchronous", options.synchronous.name())
+            .map_err(map)?;
+        conn.pragma_update(None, "foreign_keys", options.foreign_keys)
+            .map_err(map)?;
+        if let Some(pages) = options.max_page_count {
+            // The pragma answers with the limit in force, so it is a query, not an update.
+            let _: i64 = conn
+                .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |row| {
+                    row.get(0)
+                })
+                .map_err(map)?;
+        }
+        if options.mmap_size > 0 {
+            // Answers with the size in force, so a query; with no schema named it covers every
+            // database, attached later ones too.
+            let _: i64 = conn
+                .query_row(
+                    &format!("PRAGMA mmap_size = {}", options.mmap_size),
+                    [],
+                    |row| row.get(0),
+                )
+                .map_err(map)?;
+        }
+        conn.set_prepared_statement_cache_capacity(options.statement_cache_capacity);
+        let shared = Arc::new(Shared {
+            connection_id: AtomicU64::new(0),
+            last_insert_id: AtomicU64::new(0),
+            interrupted: AtomicBool::new(false),
+            schema: Mutex::new(Arc::from("main")),
+            notes: notes::StatementNotes::default(),
+            check_rows: AtomicU64::new(0),
+            generating: AtomicBool::new(false),
+            statement_writes: AtomicBool::new(false),
+        });
+        let s = Arc::clone(&shared);
+        conn.update_hook(Some(
+            move |action: rusqlite::hooks::Action, db: &str, table: &str, rowid: i64| {
+                if action == rusqlite::hooks::Action::SQLITE_INSERT {
+                    let generated = s.generating.swap(false, Ordering::Relaxed);
+                    s.notes.inserted(db, table, rowid, generated);
+                }
+            },
+        ));
+        // The interrupt flag is the kill's source of truth, and `sqlite3_interrupt` alone can miss:
+        // SQLite forgets it when a statement starts with no other running. So the VM polls the
+        // flag too (an atomic load every `PROGRESS_OPS` instructions).
+        // The same callback writes the answers this worker deferred before the statement began
+        // (`xrpc_net::turn`): a statement that runs long does not hold them back. It costs one
+        // thread-local access when there are none.
+        let flag = std::panic::AssertUnwindSafe(Arc::clone(&shared));
+        conn.progress_handler(
+            PROGRESS_OPS,
+            Some(move || {
+                xrpc_net::flush_deferred_sends();
+                flag.interrupted.load(Ordering::Acquire)
+            }),
+        );
+        register_functions(&conn, &shared, &options).map_err(map)?;
+        register_check(&conn, &shared).map_err(map)?;
+        cast::register(&conn, &shared).map_err(map)?;
+        arith::register(&conn, &shared).map_err(map)?;
+        strings::register(&conn).map_err(map)?;
+        autoinc::register(&conn, &shared).map_err(map)?;
+        for scale in 0..=30 {
+            conn.create_collation(&rewrite::decimal_collation(scale), move |a, b| {
+                rewrite::compare_decimal(a, b, scale)
+            })
+            .map_err(map)?;
+        }
+        conn.create_collation(rewrite::TIME_COLLATION, rewrite::compare_time)
+            .map_err(map)?;
+        conn.execute("ATTACH DATABASE ':memory:' AS information_schema", [])
+            .map_err(map)?;
+        conn.execute_batch(catalog::INFORMATION_SCHEMA_DDL)
+            .map_err(map)?;
+        let guard = Arc::new(authorizer::Guard::default());
+        authorizer::install(&conn, &guard);
+        let interrupter = Arc::new(SqliteInterrupter {
+            handle: conn.get_interrupt_handle(),
+            shared: Arc::clone(&shared),
+        });
+        Ok(Self {
+            conn: kept::OwnedConn::new(conn),
+            stepped,
+            kept: None,
+            schema: Arc::from("main"),
+            opened_at,
+            options,
+            shared,
+            interrupter,
+            wait_hook: None,
+            autocommit_off: false,
+            has_temp: false,
+            attached: Attached::default(),
+            databases,
+            guard,
+            session_schema: None,
+            default_schema: None,
+            schema_change: None,
+            catalog_built: None,
+            auto_increment: std::collections::HashMap::new(),
+            keys: origin::KeyCache::default(),
+            stream_buffers: shape::StreamBuffers::default(),
+            last_warnings: Vec::new(),
+            texts: memo::TextMemo::default(),
+        })
+    }
+
+    /// The underlying rusqlite connection (tests and diagnostics).
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Whether `SET autocommit = 0` is in force.
+    pub fn autocommit_off(&self) -> bool {
+        self.autocommit_off
+    }
+
+    /// Whether SQLite has a transaction open.
+    pub fn in_transaction(&self) -> bool {
+        !self.conn.is_autocommit()
+    }
+
+    fn map(&self, err: rusqlite::Error) -> SqlError {
+        self.guard
+            .take_refusal()
+            .or_else(|| self.shared.notes.take_error())
+            .unwrap_or_else(|| map_error(err, self.shared.interrupted.load(Ordering::Acquire)))
+    }
+
+    fn exec(&self, sql: &str) -> Result<(), SqlError> {
+        self.stepped.add(0, 1);
+        self.conn.execute_batch(sql).map_err(|err| self.map(err))
+    }
+
+    fn begin(&self, mode: BeginMode) -> Result<(), SqlError> {
+        self.exec(match mode {
+            BeginMode::Default if self.options.begin_immediate => "BEGIN IMMEDIATE",
+            BeginMode::Default | BeginMode::ReadOnly | BeginMode::Deferred => "BEGIN DEFERRED",
+            BeginMode::Immediate => "BEGIN IMMEDIATE",
+            BeginMode::Exclusive => "BEGIN EXCLUSIVE",
+        })
+    }
+
+    /// Checks the statement's database (`schema_name`, else the session's current database,
+    /// else the authentication schema, else `main`) and makes it what `database()` returns. A
+    /// `schema_name` becomes the session's current database, as `USE` does.
+    fn use_schema(&mut self, schema: Option<&str>) -> Result<(), SqlError> {
+        let (name, switch) = match schema {
+            None | Some("") => (
+                self.session_schema
+                    .as_deref()
+                    .or(self.default_schema.as_deref())
+                    .unwrap_or("main"),
+                false,
+            ),
+            Some(name) => (name, true),
+        };
+        let known = name.eq_ignore_ascii_case("main")
+            || name.eq_ignore_ascii_case("temp")
+            || name.eq_ignore_ascii_case(catalog::INFORMATION_SCHEMA)
+            || self
+                .attached
+                .names
+                .iter()
+                .any(|(a, _)| a.eq_ignore_ascii_case(name));
+        if !known {
+            return Err(SqlError::new(
+                &codes::BAD_DB,
+                format!("Unknown database '{name}'"),
+            ));
+        }
+        if switch {
+            let lower = name.to_ascii_lowercase();
+            if !self.schema.eq_ignore_ascii_case(&lower) {
+                self.set_schema(&lower);
+            }
+            self.session_schema = Some(lower.clone());
+            self.schema_change = Some(Some(lower));
+        } else if !self.schema.eq_ignore_ascii_case(name) {
+            let name = name.to_ascii_lowercase();
+            self.set_schema(&name);
+        }
+        Ok(())
+    }
+
+    /// Makes `name` (lower case) the database `database()` returns.
+    fn set_schema(&mut self, name: &str) {
+        let name: Arc<str> = Arc::from(name);
+        *self.shared.schema.lock() = Arc::clone(&name);
+        self.schema = name;
+    }
+
+    /// Attaches the databases created and detaches those dropped since this connection last
+    /// looked (see `databases`); not inside a transaction, where SQLite can do neither.
+    fn sync_databases(&mut self) -> Result<(), SqlError> {
+        if self.attached.generation == self.databases.generation() || self.in_transaction() {
+            return Ok(());
+        }
+        let (generation, wanted) = self.databases.snapshot();
+        let stale: Vec<String> = self
+            .attached
+            .names
+            .iter()
+            .filter(|have| !wanted.contains(have))
+            .map(|(name, _)| name.clone())
+            .collect();
+        for name in stale {
+            self.conn
+                .execute("DETACH DATABASE ?1", [&name])
+                .map_err(|err| self.map(err))?;
+            self.attached.names.retain(|(n, _)| *n != name);
+        }
+        for entry in wanted {
+            if self.attached.names.contains(&entry) {
+                continue;
+            }
+            let path = self.databases.path(&entry.0);
+            let path = path.to_str().ok_or_else(|| {
+                SqlError::new(
+                    &codes::ENGINE_ERROR,
+                    format!("the data directory's path is not UTF-8: {}", path.display()),
+                )
+            })?;
+            self.conn
+                .execute("ATTACH DATABASE ?1 AS ?2", [path, &entry.0])
+                .map_err(|err| self.map(err))?;
+            self.attached.names.push(entry);
+        }
+        self.attached.generation = generation;
+        Ok(())
+    }
+
+    /// The temp tables and views, which unqualified names find before the current database's.
+    fn temp_names(&self) -> Vec<String> {
+        if !self.has_temp {
+            return Vec::new();
+        }
+        self.conn
+            .prepare("SELECT name FROM temp.sqlite_master WHERE type IN ('table', 'view')")
+            .and_then(|mut stmt| stmt.query_map([], |row| row.get(0))?.collect())
+            .unwrap_or_default()
+    }
+
+    /// Re-reads whether temp objects exist. (Attached databases are the node's, not session
+    /// state: clients cannot attach.)
+    fn refresh_state(&mut self) {
+        let temp: rusqlite::Result<bool> = self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM temp.sqlite_master)",
+            [],
+            |row| row.get(0),
+        );
+        // When in doubt, keep the connection with its session.
+        self.has_temp = temp.unwrap_or(true);
+    }
+
+    /// Runs one statement for SQLite.
+    /// `rewrite` is the memo's rewrite of `sql` when the caller found it with the text's
+    /// classification (see `memo`).
+    fn run(
+        &mut self,
+        sql: &str,
+        args: &[Value],
+        info: SqlInfo,
+        rewrite: Option<std::sync::Arc<memo::Rewrite>>,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        let args: Vec<Arg<'_>> = args.iter().map(types::to_arg).collect();
+        let rewrite = match rewrite {
+            Some(rewrite) => rewrite,
+            None => self.texts.rewrite(sql, rewrite_for_sqlite)?,
+        };
+        let sql = rewrite.sql.as_deref().unwrap_or(sql);
+        if rewrite.may_hold_more {
+            self.check_single_statement(sql)?;
+        }
+        self.shared.start_statement();
+        self.shared
+            .statement_writes
+            .store(rewrite.writes, Ordering::Relaxed);
+        if info.table_ddl != TableDdl::None {
+            self.auto_increment.clear();
+            return self.run_table_ddl(sql, &args, info, sink);
+        }
+        self.run_prepared(sql, &args, info, &rewrite.hints, sink)
+    }
+
+    /// Runs CREATE TABLE or ALTER TABLE inside a savepoint together with the strict-write
+    /// triggers it needs (see [`strict`]): the statement and its triggers commit together or
+    /// not at all.
+    fn run_table_ddl(
+        &mut self,
+        sql: &str,
+        args: &[Arg<'_>],
+        info: SqlInfo,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        self.exec("SAVEPOINT xrpc_table_ddl")?;
+        let result = (|| {
+            let summary = match info.table_ddl {
+                TableDdl::Create => {
+                    let before = self.tables()?;
+                    let auto = autoinc::rewrite(sql)?;
+                    let sql = auto.as_ref().map_or(sql, |(sql, _)| sql.as_str());
+                    let exact = rewrite::create_table(sql);
+                    let sql = exact.as_deref().unwrap_or(sql);
+                    let summary = self.run_prepared(sql, args, info, &[], sink)?;
+                    let created: Vec<(String, String, i64)> = self
+                        .tables()?
+                        .into_iter()
+                        .filter(|t| !before.contains(t))
+                        .collect();
+                    for (schema, table, _) in created {
+                        self.create_strict_triggers(&schema, &table)?;
+                        let triggers =
+                            autoinc::trigger_sql(&self.conn, &schema, &table, auto.is_some())
+                                .map_err(|err| self.map(err))?;
+                        for trigger in triggers {
+                            self.exec(&trigger)?;
+                        }
+                    }
+                    summary
+                }
+                _ => {
+                    // Dropped first: SQLite refuses to drop a column a trigger names. Tables are
+                    // found again by their root page, which a rename keeps.
+                    let strict = self.drop_strict_triggers()?;
+                    let exact = rewrite::alter_table(sql);
+                    let sql = exact.as_deref().unwrap_or(sql);
+                    let summary = self.run_prepared(sql, args, info, &[], sink)?;
+                    let now = self.tables()?;
+                    for (schema, _, root) in strict {
+                        if let Some((_, table, _)) =
+                            now.iter().find(|(s, _, r)| *s == schema && *r == root)
+                        {
+                            self.create_strict_triggers(&schema, table)?;
+                        }
+                    }
+                    summary
+                }
+            };
+            Ok(summary)
+        })();
+        match result {
+            Ok(summary) => {
+                self.exec("RELEASE xrpc_table_ddl")?;
+                Ok(summary)
+            }
+            Err(err) => {
+                // The statement's error is the one to report; the rollback restores the schema.
+                let _ = self.exec("ROLLBACK TO xrpc_table_ddl");
+                let _ = self.exec("RELEASE xrpc_table_ddl");
+                Err(err)
+            }
+        }
+    }
+
+    /// Every ordinary table: (database, name, root page).
+    fn tables(&self) -> Result<Vec<(String, String, i64)>, SqlError> {
+        let databases: Vec<String> = self
+            .conn
+            .prepare("SELECT name FROM pragma_database_list WHERE name <> 'information_schema'")
+            .and_then(|mut stmt| stmt.query_map([], |row| row.get(0))?.collect())
+            .map_err(|err| self.map(err))?;
+        let mut tables = Vec::new();
+        for db in databases {
+            let sql = format!(
+                "SELECT name, rootpage FROM {}.sqlite_master WHERE type = 'table' \
+                 AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+                quote(&db)
+            );
+            let rows: Vec<(String, i64)> = self
+                .conn
+                .prepare(&sql)
+                .and_then(|mut stmt| {
+                    stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+                        .collect()
+                })
+                .map_err(|err| self.map(err))?;
+            tables.extend(
+                rows.into_iter()
+                    .map(|(name, root)| (db.clone(), name, root)),
+            );
+        }
+        Ok(tables)
+    }
+
+    /// Creates the strict-write triggers of one table.
+    fn create_strict_triggers(&self, schema: &str, table: &str) -> Result<(), SqlError> {
+        let sql = format!("PRAGMA {}.table_info({})", quote(schema), quote(table));
+        // (name, declared type, primary key position)
+        let rows: Vec<(String, String, i64)> = self
+            .conn
+            .prepare(&sql)
+            .and_then(|mut stmt| {
+                stmt.query_map([], |row| Ok((row.get(1)?, row.get(2)?, row.get(5)?)))?
+                    .collect()
+            })
+            .map_err(|err| self.map(err))?;
+        // The AUTO_INCREMENT column (the rowid alias) is checked as the MySQL type it was
+        // declared with.
+        let declared = autoinc::read_declared_type(&self.conn, schema, table);
+        let keys = rows.iter().filter(|r| r.2 > 0).count();
+        let mut generated = None;
+        let columns: Vec<(String, String)> = rows
+            .into_iter()
+            .map(|(name, decl, pk)| match &declared {
+                Some(mysql) if keys == 1 && pk > 0 && decl.eq_ignore_ascii_case("INTEGER") => {
+                    generated = Some(name.clone());
+                    (name, mysql.clone())
+                }
+                _ => (name, decl),
+            })
+            .collect();
+        // A WITHOUT ROWID table cannot be addressed by the normalising rewrite.
+        let rowid = self
+            .conn
+            .prepare(&format!(
+                "SELECT 1 FROM {}.{} WHERE rowid IS NULL",
+                quote(schema),
+                quote(table)
+            ))
+            .is_ok();
+        for trigger in strict::trigger_sql(schema, table, &columns, rowid, generated.as_deref()) {
+            self.exec(&trigger)?;
+        }
+        Ok(())
+    }
+
+    /// Drops every strict-write trigger; returns the tables that had them (database, name, root
+    /// page).
+    fn drop_strict_triggers(&self) -> Result<Vec<(String, String, i64)>, SqlError> {
+        let tables = self.tables()?;
+        let mut strict_tables = Vec::new();
+        for (schema, table, root) in tables {
+            let mut had = false;
+            for event in ["insert", "update"]
+                .into_iter()
+                .chain(strict::NORMALIZE_EVENTS)
+                .chain(strict::ID_EVENTS)
+            {
+                let name = strict::trigger_name(event, &table);
+                let exists: bool = self
+                    .conn
+                    .query_row(
+                        &format!(
+                            "SELECT EXISTS (SELECT 1 FROM {}.sqlite_master WHERE type = 'trigger' \
+                             AND name = ?1)",
+                            quote(&schema)
+                        ),
+                        [&name],
+                        |row| row.get(0),
+                    )
+                    .map_err(|err| self.map(err))?;
+                if exists {
+                    self.exec(&format!("DROP TRIGGER {}.{}", quote(&schema), quote(&name)))?;
+                    had = true;
+                }
+            }
+            if had {
+                strict_tables.push((schema, table, root));
+            }
+        }
+        Ok(strict_tables)
+    }
+
+    /// Whether a table has a column that generates ids: SQLite's rowid alias (a single
+    /// `INTEGER PRIMARY KEY` column, with or without AUTOINCREMENT), which is what MySQL's
+    /// AUTO_INCREMENT maps to.
+    fn has_auto_increment(&mut self, schema: &str, table: &str) -> bool {
+        let key = (schema.to_owned(), table.to_owned());
+        let version: i64 = self
+            .conn
+            // Never through the statement cache: see `authorizer`.
+            .prepare(&format!("PRAGMA {}.schema_version", quote(schema)))
+            .and_then(|mut stmt| stmt.query_row([], |row| row.get(0)))
+            .unwrap_or(-1);
+        if let Some(&(seen, known)) = self.auto_increment.get(&key) {
+            if seen == version {
+                return known;
+            }
+        }
+        let sql = format!("PRAGMA {}.table_info({})", quote(schema), quote(table));
+        let keys: rusqlite::Result<Vec<(String, i64)>> =
+            self.conn.prepare(&sql).and_then(|mut stmt| {
+                stmt.query_map([], |row| Ok((row.get(2)?, row.get(5)?)))?
+                    .collect()
+            });
+        let known = match keys {
+            Ok(columns) => {
+                let keys: Vec<&(String, i64)> = columns.iter().filter(|(_, pk)| *pk > 0).collect();
+                keys.len() == 1 && keys[0].0.eq_ignore_ascii_case("INTEGER")
+            }
+            Err(_) => false,
+        };
+        self.auto_increment.insert(key, (version, known));
+        known
+    }
+
+    /// Whether a table's generated ids are tracked by the node's AUTO_INCREMENT trigger.
+    fn generation_tracked(&self, table: &Option<(String, String)>) -> bool {
+        let Some((schema, table)) = table else {
+            return false;
+        };
+        self.conn
+            .prepare_cached(&format!(
+                "SELECT EXISTS (SELECT 1 FROM {}.sqlite_master WHERE type = 'trigger' AND name = ?1)",
+                quote(schema)
+            ))
+            .and_then(|mut stmt| {
+                stmt.query_row([autoinc::generated_trigger_name(table)], |row| row.get(0))
+            })
+            .unwrap_or(false)
+    }
+
+    /// Prepares, binds and runs one statement.
+    fn run_prepared(
+        &mut self,
+        sql: &str,
+        args: &[Arg<'_>],
+        info: SqlInfo,
+        hints: &[cast::ColumnHint],
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        let interrupted = || self.shared.interrupted.load(Ordering::Acquire);
+        let map = |err| {
+            self.shared
+                .notes
+                .take_error()
+                .unwrap_or_else(|| map_error(err, interrupted()))
+        };
+        // The authorizer checks what the client's statement does while it is compiled, and
+        // while it runs (SQLite recompiles a statement whose schema changed).
+        let guard = Arc::clone(&self.guard);
+        let client = ClientSql::enter(&guard);
+        let map = |err| guard.take_refusal().unwrap_or_else(|| map(err));
+        // SAFETY: every statement prepared from `conn` here is dropped before the connection:
+        // in this function, or kept in `self.kept`, which `SqliteConn` drops before `conn`.
+        let conn = unsafe { self.conn.for_kept_statement() };
+        // The last client statement kept for the next one (see `kept`), else the cache's.
+        let mut kept: Option<(String, CachedStatement<'static>)> = None;
+        let mut cached: Option<CachedStatement<'static>> = None;
+        let mut uncached: Option<Statement<'static>> = None;
+        let stmt: &mut Statement<'static> = if sql.len() > CACHED_STATEMENT_MAX_LEN {
+            uncached.insert(conn.prepare(sql).map_err(map)?)
+        } else if self.options.statement_cache_capacity == 0 {
+            cached.insert(conn.prepare_cached(sql).map_err(map)?)
+        } else {
+            let taken = kept::LastStatement::take(&mut self.kept, conn, sql).map_err(map)?;
+            &mut kept.insert(taken).1
+        };
+        // SQLite answers EXPLAIN with its own bytecode or query plan, columns MySQL never sends:
+        // refused, as a feature the engine lacks, rather than answered with other rows.
+        if stmt.is_explain() != 0 {
+            return Err(SqlError::new(
+                &codes::NOT_SUPPORTED_YET,
+                "This version doesn't yet support EXPLAIN of a statement on the SQLite engine",
+            ));
+        }
+        if stmt.parameter_count() != args.len() {
+            return Err(SqlError::new(
+                &codes::WRONG_ARGUMENTS,
+                format!(
+                    "Incorrect arguments: the statement has {} placeholders but {} arguments were given",
+                    stmt.parameter_count(),
+                    args.len()
+                ),
+            ));
+        }
+        for (index, arg) in args.iter().enumerate() {
+            stmt.raw_bind_parameter(index + 1, arg).map_err(map)?;
+        }
+        // A kill that came while preparing: SQLite forgets it when the statement starts.
+        if interrupted() {
+            return Err(SqlError::new(
+                &codes::QUERY_INTERRUPTED,
+                codes::QUERY_INTERRUPTED.message,
+            ));
+        }
+        let total_before = self.conn.total_changes();
+        let has_result_set = stmt.column_count() > 0;
+        self.stepped.add(0, 1);
+        if has_result_set {
+            let schema = &*self.schema;
+            let columns = Columns {
+                hints,
+                sql,
+                guard: &guard,
+                keys: &mut self.keys,
+                conn: &self.conn,
+                buffers: &mut self.stream_buffers,
+            };
+            stream(stmt, sink, schema, columns, &map)?;
+        } else {
+            stmt.raw_execute().map_err(map)?;
+        }
+        // Kept for the next statement, back to the cache, or freed (all reset by now).
+        if let Some((text, stmt)) = kept {
+            kept::LastStatement::keep(&mut self.kept, text, stmt);
+        }
+        drop((cached, uncached));
+        drop(client);
+        let rows_affected = if self.conn.total_changes() != total_before {
+            self.conn.changes()
+        } else {
+            0
+        };
+        // MySQL reports the first id of a multi-row insert, and only for AUTO_INCREMENT tables.
+        let first_insert = self.shared.notes.take_first_insert();
+        let schema_table = first_insert
+            .as_ref()
+            .map(|(schema, table, _)| (schema.clone(), table.clone()));
+        let last_insert_id = match first_insert {
+            Some((schema, table, rowid)) if info.insert && rows_affected > 0 => self
+                .has_auto_increment(&schema, &table)
+                .then_some(rowid)
+                .and_then(|id| u64::try_from(id).ok())
+                .filter(|&id| id > 0),
+            _ => None,
+        };
+        // LAST_INSERT_ID() changes only when an id was generated, not for an explicit id
+        // (MySQL); a table without the node's AUTO_INCREMENT trigger (created before it) counts
+        // every id as generated.
+        let generated = self.shared.notes.take_first_generated();
+        let function_id = match (generated, last_insert_id) {
+            (Some(id), _) => u64::try_from(id).ok().filter(|&id| id > 0),
+            (None, Some(id)) if !self.generation_tracked(&schema_table) => Some(id),
+            _ => None,
+        };
+        if let Some(id) = function_id {
+            self.shared.last_insert_id.store(id, Ordering::Relaxed);
+        }
+        // The statement's warnings: sent after its rows, and kept for SHOW WARNINGS.
+        let warnings = self.shared.notes.take_warnings();
+        for warning in &warnings {
+            sink.warning(warning).map_err(SqlError::from)?;
+        }
+        self.last_warnings = warnings;
+        Ok(ExecSummary {
+            has_result_set,
+            rows_affected,
+            last_insert_id,
+        })
+    }
+
+    /// Refuses SQL holding more than one statement. Only text with a `;` before its end can
+    /// ([`may_hold_more`], kept with the text's rewrite), so only that pays for compiling the
+    /// statements.
+    fn check_single_statement(&self, sql: &str) -> Result<(), SqlError> {
+        if !may_hold_more(sql) {
+            return Ok(());
+        }
+        let mut batch = Batch::new(&self.conn, sql);
+        let mut statements = 0;
+        loop {
+            match batch.next() {
+                Ok(Some(_)) => statements += 1,
+                Ok(None) => break,
+                // The first statement's own error is reported by the real prepare.
+                Err(_) => {
+                    statements += usize::from(statements > 0);
+                    break;
+                }
+            }
+            if statements > 1 {
+                break;
+            }
+        }
+        if statements > 1 {
+            return Err(SqlError::new(
+                &codes::PARSE_ERROR,
+                "You have an error in your SQL syntax: one request runs one statement, but this one holds several",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Drops every temp trigger, view and table.
+    fn drop_temp_objects(&self) -> Result<(), SqlError> {
+        let objects: Vec<(String, String)> = self
+            .conn
+            .prepare(
+                "SELECT type, name FROM temp.sqlite_master WHERE type IN ('trigger', 'view', 'table') \
+                 ORDER BY CASE type WHEN 'trigger' THEN 0 WHEN 'view' THEN 1 ELSE 2 END",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+                    .collect()
+            })
+            .map_err(|err| self.map(err))?;
+        for (kind, name) in objects {
+            let sql = format!(
+                "DROP {} IF EXISTS temp.{}",
+                kind.to_ascii_uppercase(),
+                quote(&name)
+            );
+            self.exec(&sql)?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for SqliteConn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SqliteConn")
+            .field("connection_id", &self.shared.connection_id)
+            .field("in_transaction", &self.in_transaction())
+            .field("autocommit_off", &self.autocommit_off)
+            .field("has_temp", &self.has_temp)
+            .field("attached", &self.attached)
+            .field("wait_hook", &self.wait_hook.is_some())
+            .finish()
+    }
+}
+
+impl EngineConn for SqliteConn {
+    fn describe_table(
+        &mut self,
+        schema: Option<&str>,
+        table: &str,
+    ) -> Result<xrpc_engine::shape::TableShape, SqlError> {
+        // The node's own PRAGMAs: run uncached and outside the client check (see
+        // `authorizer`), so a client can neither run them nor reuse their statements.
+        let conn = &self.conn;
+        let map = |err| map_error(err, false);
+        let mut pragma_rows = |sql: &str| -> Result<Vec<Vec<Value>>, SqlError> {
+            let mut stmt = conn.prepare(sql).map_err(map)?;
+            let width = stmt.column_count();
+            let mut rows = stmt.raw_query();
+            let mut out = Vec::new();
+            while let Some(row) = rows.next().map_err(map)? {
+                let mut values = Vec::with_capacity(width);
+                for index in 0..width {
+                    values.push(match row.get_ref(index).map_err(map)? {
+                        ValueRef::Null => Value::Null,
+                        ValueRef::Integer(i) => Value::Sint(i),
+                        ValueRef::Real(f) => Value::Double(f),
+                        ValueRef::Text(t) | ValueRef::Blob(t) => {
+                            Value::Bytes(bytes::Bytes::copy_from_slice(t))
+                        }
+                    });
+                }
+                out.push(values);
+            }
+            Ok(out)
+        };
+        xrpc_engine::shape::describe_sqlite(&mut pragma_rows, schema, table)
+    }
+
+    fn opened_at(&self) -> Instant {
+        self.opened_at
+    }
+
+    fn execute(
+        &mut self,
+        sql: &str,
+        args: &[Value],
+        schema: Option<&str>,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        // Warnings of an earlier statement that failed before taking them.
+        self.shared.notes.clear_warnings();
+        // Never cleared here: a kill that came before the statement started is for it (see
+        // `Interrupt`).
+        let result = if self.shared.interrupted.load(Ordering::Acquire) {
+            Err(SqlError::new(
+                &codes::QUERY_INTERRUPTED,
+                codes::QUERY_INTERRUPTED.message,
+            ))
+        } else if self.commit_fails(sql) {
+            // Fail point `xrpc_engine_commit` (feature `failpoints`): COMMIT fails as a commit
+            // that cannot write does, and the transaction is rolled back.
+            self.exec("ROLLBACK")?;
+            Err(SqlError::new(
+                &codes::ENGINE_ERROR,
+                "fail point xrpc_engine_commit: the transaction was rolled back",
+            ))
+        } else {
+            self.execute_statement(sql, args, schema, sink)
+        };
+        // The statement is over: a kill that came during it was for it.
+        self.shared.interrupted.store(false, Ordering::Release);
+        if let Err(err) = &result {
+            // MySQL's diagnostics after a failed statement: the warnings it raised before
+            // failing, then its error (`SHOW WARNINGS`, `SHOW ERRORS`, `@@error_count`).
+            let mut diagnostics = self.shared.notes.take_warnings();
+            diagnostics.truncate(MAX_WARNINGS - 1);
+            diagnostics.push(SqlWarning {
+                level: xrpc_engine::result::WarningLevel::Error,
+                code: err.code,
+                message: err.message.clone(),
+            });
+            self.last_warnings = diagnostics;
+        }
+        result
+    }
+
+    fn holds_session_state(&self) -> bool {
+        self.in_transaction() || self.autocommit_off || self.has_temp
+    }
+
+    fn interrupter(&self) -> Arc<dyn Interrupt> {
+        self.interrupter.clone()
+    }
+
+    fn set_connection_id(&mut self, id: u64) {
+        self.shared.connection_id.store(id, Ordering::Relaxed);
+    }
+
+    fn reset(&mut self) -> Result<(), SqlError> {
+        self.reset_state()
+    }
+
+    fn set_session_schema(&mut self, schema: Option<&str>) {
+        if self.session_schema.as_deref() != schema {
+            self.session_schema = schema.map(str::to_owned);
+        }
+        self.schema_change = None;
+    }
+
+    fn take_session_schema_change(&mut self) -> Option<Option<String>> {
+        self.schema_change.take()
+    }
+
+    fn set_default_schema(&mut self, schema: Option<&str>) {
+        if self.default_schema.as_deref() != schema {
+            self.default_schema = schema.map(str::to_owned);
+        }
+    }
+
+    fn set_session_warnings(&mut self, warnings: Vec<SqlWarning>) {
+        self.last_warnings = warnings;
+    }
+
+    fn take_session_warnings(&mut self) -> Vec<SqlWarning> {
+        std::mem::take(&mut self.last_warnings)
+    }
+
+    fn set_wait_hook(&mut self, hook: Option<WaitHook>) {
+        self.set_hook(hook);
+    }
+}
+
+impl SqliteConn {
+    /// Whether the fail point `xrpc_engine_commit` fails `sql`, a COMMIT of an open transaction.
+    #[cfg_attr(not(feature = "failpoints"), allow(unused_variables))]
+    fn commit_fails(&self, sql: &str) -> bool {
+        fail::fail_point!("xrpc_engine_commit", |_| {
+            let word = sql.split_whitespace().next().unwrap_or("");
+            let word = word.trim_end_matches(';');
+            self.in_transaction() && word.eq_ignore_ascii_case("commit")
+        });
+        false
+    }
+
+    /// Runs one statement; [`EngineConn::execute`] without the interrupt flag's bookkeeping.
+    fn execute_statement(
+        &mut self,
+        sql: &str,
+        args: &[Value],
+        schema: Option<&str>,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        // The wait hook is lent to the scope for the statement and handed back after it.
+        let scope = BusyScope::enter(
+            self.options.busy_timeout,
+            self.wait_hook.take(),
+            Some(&self.shared),
+        );
+        let result = self.execute_in_scope(sql, args, schema, sink);
+        self.wait_hook = scope.finish();
+        result
+    }
+
+    /// [`execute_statement`](Self::execute_statement) inside its busy scope.
+    fn execute_in_scope(
+        &mut self,
+        sql: &str,
+        args: &[Value],
+        schema: Option<&str>,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        // A text classified before is a statement SQLite runs: `catalog::parse` left it alone.
+        let known = self.texts.known(sql);
+        let parsed = if known.is_some() {
+            None
+        } else {
+            catalog::parse(sql)
+        };
+        // MySQL clears the diagnostics at the start of every statement but the diagnostic
+        // ones (SHOW WARNINGS and ERRORS, their COUNT(*), SELECT @@warning_count), whatever
+        // the statement's outcome; one with warnings leaves them (`run`).
+        if !matches!(&parsed, Some(Ok(stmt)) if stmt.is_diagnostic()) {
+            self.last_warnings.clear();
+        }
+        self.sync_databases()?;
+        self.use_schema(schema)?;
+        if let Some(stmt) = parsed {
+            return self.run_mysql(stmt?, sink);
+        }
+        let (info, rewrite) = match known {
+            Some(known) => (known.info, known.rewrite),
+            None => {
+                if authorizer::is_vacuum(compat::trim_statement(sql)) {
+                    return Err(authorizer::vacuum_refused());
+                }
+                match compat::classify(sql) {
+                    Compat::Sql(info) => {
+                        self.texts.keep_sql_info(sql, info);
+                        (info, None)
+                    }
+                    other => return self.run_compat(other),
+                }
+            }
+        };
+        if self.autocommit_off && info.implicit_txn && !self.in_transaction() {
+            self.begin(BeginMode::Default)?;
+        }
+        let current = &*self.schema;
+        // Unqualified names would otherwise fall through to the other databases (SQLite
+        // searches temp, main, then every attached one); with no other database there is
+        // nothing to fall through to, and nothing to pay.
+        let qualified = if current == "temp" || current == "main" && self.attached.names.is_empty()
+        {
+            None
+        } else {
+            databases::qualify(sql, current, &self.temp_names())
+        };
+        // The classified text's rewrite is the one `run` needs only if `run` gets that text.
+        let rewrite = rewrite.filter(|_| qualified.is_none());
+        let sql = qualified.as_deref().unwrap_or(sql);
+        if catalog::mentions_information_schema(sql) {
+            self.refresh_catalog()?;
+        }
+        let result = self.run(sql, args, info, rewrite, sink);
+        if info.state_change && result.is_ok() {
+            self.refresh_state();
+        }
+        result
+    }
+
+    /// Runs a statement `compat` found SQLite does not run as it is (all but [`Compat::Sql`]).
+    fn run_compat(&mut self, statement: Compat) -> Result<ExecSummary, SqlError> {
+        let done = ExecSummary::default();
+        match statement {
+            Compat::Empty => Err(SqlError::new(&codes::PARSE_ERROR, "Query was empty")),
+            Compat::Begin(mode) => {
+                if self.in_transaction() {
+                    self.exec("COMMIT")?;
+                }
+                self.begin(mode)?;
+                Ok(done)
+            }
+            Compat::Commit => {
+                if self.in_transaction() {
+                    self.exec("COMMIT")?;
+                }
+                Ok(done)
+            }
+            Compat::Rollback => {
+                if self.in_transaction() {
+                    self.exec("ROLLBACK")?;
+                }
+                Ok(done)
+            }
+            Compat::Set { autocommit } => {
+                if let Some(on) = autocommit {
+                    if on && self.autocommit_off && self.in_transaction() {
+                        self.exec("COMMIT")?;
+                    }
+                    self.autocommit_off = !on;
+                }
+                Ok(done)
+            }
+            Compat::UnsupportedSqlMode(mode) => Err(SqlError::new(
+                &codes::NOT_SUPPORTED_YET,
+                format!(
+                    "This version doesn't yet support sql_mode {mode} on the SQLite engine: \
+                     `||` is OR here, as under MySQL's default sql_mode"
+                ),
+            )),
+            Compat::BadAutocommit(value) => Err(SqlError::new(
+                &codes::WRONG_VALUE_FOR_VAR,
+                format!("Variable 'autocommit' can't be set to the value of '{value}'"),
+            )),
+            Compat::Sql(_) => unreachable!("execute_statement runs Compat::Sql itself"),
+        }
+    }
+
+    /// Rolls back and drops session state; [`EngineConn::reset`].
+    fn reset_state(&mut self) -> Result<(), SqlError> {
+        // A reset is not a statement anyone can kill: a leftover flag must not stop its ROLLBACK.
+        self.shared.interrupted.store(false, Ordering::Release);
+        let _scope = BusyScope::enter(self.options.busy_timeout, None, Some(&self.shared));
+        if self.in_transaction() {
+            self.exec("ROLLBACK")?;
+        }
+        self.autocommit_off = false;
+        self.session_schema = None;
+        self.drop_temp_objects()?;
+        self.refresh_state();
+        if self.holds_session_state() {
+            return Err(SqlError::new(
+                &codes::ENGINE_ERROR,
+                "the connection still holds session state after a reset",
+            ));
+        }
+        Ok(())
+    }
+
+    fn set_hook(&mut self, hook: Option<WaitHook>) {
+        self.wait_hook = hook;
+    }
+}
+
+/// The passes over a statement's text before SQLite sees it (kept per text by `memo`): MySQL's
+/// backslash escapes in string literals first, before any other pass reads them; then casts,
+/// division, modulo and strings in arithmetic as MySQL's (see `arith`, whose select items are
+/// named and, for literals, typed as MySQL's), and exact numbers.
+fn rewrite_for_sqlite(sql: &str) -> Result<memo::Rewrite, SqlError> {
+    let escaped = rewrite::mysql_string_escapes(sql);
+    let sql = &*escaped;
+    let casts = cast::rewrite(sql)?;
+    if casts.is_none() {
+        if let Some(cast) = rewrite::mysql_only_cast(sql) {
+            return Err(SqlError::new(
+                &codes::NOT_SUPPORTED_YET,
+                format!(
+                    "This version doesn't yet support '{cast}' in SQL that SQLite stores \
+                     (CREATE, ALTER): its MySQL semantics are the node's functions"
+                ),
+            ));
+        }
+    }
+    let original = sql;
+    let sql = casts.as_ref().map_or(sql, |c| c.sql.as_str());
+    let arithmetic = arith::rewrite(sql);
+    let hints = if arithmetic.is_some() && casts.is_none() {
+        cast::column_hints(original)?
+    } else {
+        casts.as_ref().map(|c| c.hints.clone()).unwrap_or_default()
+    };
+    let sql = arithmetic.as_deref().unwrap_or(sql);
+    let sql = rewrite::exact_numbers(sql);
+    let writes = arith::statement_writes(&sql);
+    let may_hold_more = may_hold_more(&sql);
+    let unchanged = matches!(escaped, std::borrow::Cow::Borrowed(_))
+        && casts.is_none()
+        && arithmetic.is_none()
+        && matches!(sql, std::borrow::Cow::Borrowed(_));
+    Ok(memo::Rewrite {
+        sql: (!unchanged).then(|| sql.into_owned()),
+        hints,
+        writes,
+        may_hold_more,
+    })
+}
+
+/// Whether `sql` has a `;` before its end (trailing `;`, blanks and comments aside): only such a
+/// text can hold more than one statement.
+fn may_hold_more(sql: &str) -> bool {
+    compat::trim_statement(sql).contains(';')
+}
+
+/// What a result's metadata is made of besides the statement: cast hints, column origins
+/// and the flags of their tables.
+struct Columns<'a> {
+    hints: &'a [cast::ColumnHint],
+    /// The statement's text, by which its column origins are found and cached.
+    sql: &'a str,
+    /// The client check, lifted while the origins' PRAGMAs run.
+    guard: &'a authorizer::Guard,
+    keys: &'a mut origin::KeyCache<shape::ResultShape>,
+    conn: &'a Connection,
+    buffers: &'a mut shape::StreamBuffers,
+}
+
+/// Skips the column decoration, to measure what it costs (`benches/decoration.rs`); only with
+/// the `bench` feature. The node always decorates.
+#[cfg(any(test, feature = "bench"))]
+static SKIP_DECORATION: AtomicBool = AtomicBool::new(false);
+
+/// Turns the column decoration (table, origin names, schema and key flags of each column) off
+/// or back on for the whole process, to measure what it costs; only with the `bench` feature.
+#[cfg(any(test, feature = "bench"))]
+pub fn skip_decoration(skip: bool) {
+    SKIP_DECORATION.store(skip, Ordering::Relaxed);
+}
+
+/// Streams a query's rows into the sink: reads ahead as the column types need, sends the
+/// metadata, then every row. The metadata and conversions come from the shape kept for the
+/// statement when it still fits (see `shape`).
+///
+/// The first row is stepped before anything else: a statement that fails there answers with
+/// its error alone, and a statement prepared before a schema change (rusqlite's cache keeps
+/// them) is prepared again by SQLite at its first step, so only then are its columns, their
+/// names and declared types, current. Read before, they were the old table's.
+fn stream(
+    stmt: &mut Statement<'_>,
+    sink: &mut dyn ResultSink,
+    schema: &str,
+    columns: Columns<'_>,
+    map: &dyn Fn(rusqlite::Error) -> SqlError,
+) -> Result<(), SqlError> {
+    let Columns {
+        hints,
+        guard,
+        keys,
+        conn,
+        sql,
+        buffers,
+    } = columns;
+    // The shape kept for the statement, if it still fits its columns, else a new basis.
+    let mut find_shape = |statement: &Statement<'_>| {
+        let sqlite_columns = statement.columns();
+        let width = sqlite_columns.len();
+        let lookup = |keys: &mut origin::KeyCache<shape::ResultShape>| {
+            #[cfg(any(test, feature = "bench"))]
+            if SKIP_DECORATION.load(Ordering::Relaxed) {
+                return (origin::Decoration::none(width), None);
+            }
+            guard.as_node(|| keys.lookup_with_shape(conn, sql, width))
+        };
+        let (mut decoration, mut kept) = lookup(keys);
+        if kept
+            .as_ref()
+            .is_some_and(|shape| !shape.basis().matches(&sqlite_columns, hints, schema))
+        {
+            // The same text has other columns now (a view declared anew, in a database whose
+            // `schema_version` the decoration does not read): their origins may differ too.
+            keys.forget(sql);
+            (decoration, kept) = lookup(keys);
+        }
+        let kept = kept.filter(|shape| shape.basis().matches(&sqlite_columns, hints, schema));
+        let basis = match &kept {
+            Some(shape) => Arc::clone(shape.basis()),
+            None => Arc::new(shape::ShapeBasis::new(
+                &sqlite_columns,
+                hints,
+                schema,
+                &decoration,
+            )),
+        };
+        (decoration, kept, basis)
+    };
+    let mut rows = stmt.raw_query();
+    let Some(first_row) = rows.next().map_err(map)? else {
+        // No row: the statement is reset, and as current as a stepped one.
+        drop(rows);
+        let (decoration, kept, basis) = find_shape(stmt);
+        let shape = settle_shape(keys, sql, &decoration, kept, basis, &[], true);
+        sink.metadata_kept(&shape.infos, &shape.encoded)?;
+        return Ok(());
+    };
+    let (decoration, kept, basis) = find_shape(first_row.as_ref());
+    let width = basis.width();
+    // With a column typed from its values, up to LOOKAHEAD_ROWS rows (or LOOKAHEAD_BYTES) are
+    // read ahead into `window`, each row's values one after another; without one, the first
+    // row is sent straight from SQLite's memory.
+    let (mut window, mut out) = buffers.take();
+    let mut ended = false;
+    let first = if basis.reads_ahead() {
+        let mut window_bytes = 0;
+        let mut row = first_row;
+        loop {
+            for index in 0..width {
+                let value = SqlValue::from(row.get_ref(index).map_err(map)?);
+                window_bytes += match &value {
+                    SqlValue::Text(s) => s.len(),
+                    SqlValue::Blob(b) => b.len(),
+                    _ => 8,
+                };
+                window.push(value);
+            }
+            if window.len() >= LOOKAHEAD_ROWS * width || window_bytes >= LOOKAHEAD_BYTES {
+                break;
+            }
+            match rows.next().map_err(map)? {
+                Some(next) => row = next,
+                None => {
+                    ended = true;
+                    break;
+                }
+            }
+        }
+        None
+    } else {
+        Some(first_row)
+    };
+    let shape = settle_shape(keys, sql, &decoration, kept, basis, &window, ended);
+    sink.metadata_kept(&shape.infos, &shape.encoded)?;
+    let (infos, convs) = (&shape.infos, &shape.convs);
+    let convert = |index: usize, row: u64, value: ValueRef<'_>| {
+        types::convert(convs[index], value)
+            .map_err(|_| does_not_fit(&infos[index], convs[index], row, value))
+    };
+    // A row SQLite still holds (the first one without a read-ahead, or any after the window).
+    let convert_stepped = |out: &mut Vec<_>, row_number: u64, row: &rusqlite::Row<'_>| {
+        out.clear();
+        for index in 0..width {
+            out.push(convert(
+                index,
+                row_number,
+                row.get_ref(index).map_err(map)?,
+            )?);
+        }
+        Ok::<(), SqlError>(())
+    };
+    let mut row_number = 0;
+    if let Some(row) = first {
+        row_number += 1;
+        convert_stepped(&mut out, row_number, row)?;
+        sink.row(&out)?;
+    }
+    for values in window.chunks_exact(width.max(1)) {
+        row_number += 1;
+        out.clear();
+        for (index, value) in values.iter().enumerate() {
+            out.push(convert(index, row_number, value.into())?);
+        }
+        sink.row(&out)?;
+    }
+    window.clear();
+    if !ended {
+        while let Some(row) = rows.next().map_err(map)? {
+            row_number += 1;
+            convert_stepped(&mut out, row_number, row)?;
+            sink.row(&out)?;
+        }
+    }
+    buffers.give_back(window, out);
+    Ok(())
+}
+
+/// The kept shape if it fits this read-ahead (`window`; `ended`: the result ended within it),
+/// else a shape planned on `basis` and kept for the next run of `sql`.
+fn settle_shape(
+    keys: &mut origin::KeyCache<shape::ResultShape>,
+    sql: &str,
+    decoration: &Arc<origin::Decoration>,
+    kept: Option<Arc<shape::ResultShape>>,
+    basis: Arc<shape::ShapeBasis>,
+    window: &[SqlValue],
+    ended: bool,
+) -> Arc<shape::ResultShape> {
+    if let Some(shape) = kept.filter(|shape| shape.fits(window, ended)) {
+        return shape;
+    }
+    let shape = Arc::new(shape::ResultShape::plan(basis, window, ended, decoration));
+    keys.keep_shape(sql, decoration, Arc::clone(&shape));
+    shape
+}
+
+/// The error that ends a result when a stored value does not fit the type its column was sent
+/// with (a table written before it had strict checks, or an expression whose later rows change
+/// type): 1366, naming the value, the column, the row and the type.
+fn does_not_fit(column: &ColumnInfo, conv: Conv, row: u64, value: ValueRef<'_>) -> SqlError {
+    let noun = match conv {
+        Conv::Declared(kind) => kind.value_noun(),
+        Conv::Sint => "integer",
+        Conv::Double => "double",
+        Conv::Bytes => "string",
+    };
+    SqlError::new(
+        &codes::INCORRECT_VALUE,
+        format!(
+            "Incorrect {noun} value: '{}' stored in column '{}' at row {row}: it does not fit the \
+             column's type {} (MySQL type {}), so the result ends here",
+            Shown(value),
+            column.name,
+            column.x_type,
+            column.mysql_type
+        ),
+    )
+}
+
+/// Registers `xrpc_check(ordinal, column, declared_type, value)`, which the strict-write
+/// triggers call for each column of each written row (see [`strict`]).
+fn register_check(conn: &Connection, shared: &Arc<Shared>) -> rusqlite::Result<()> {
+    // `xrpc_normalize(declared_type, value)`: the form MySQL stores the value in (see
+    // `strict::normalize`), for the normalising triggers.
+    let mut kinds: std::collections::HashMap<String, DeclKind> = std::collections::HashMap::new();
+    conn.create_scalar_function(
+        "xrpc_normalize",
+        2,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+        move |ctx| {
+            let decl = ctx.get_raw(0).as_str().unwrap_or("");
+            let kind = *kinds
+                .entry(decl.to_owned())
+                .or_insert_with(|| types::classify_decl(Some(decl)));
+            Ok(strict::normalize(&kind, decl, ctx.get_raw(1)))
+        },
+    )?;
+    // The normalising rewrite of a row is checked again; that check is not a row of its own.
+    let s = Arc::clone(shared);
+    conn.create_scalar_function(
+        "xrpc_check_uncount",
+        0,
+        FunctionFlags::SQLITE_UTF8,
+        move |_| {
+            let _ = s
+                .check_rows
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+            Ok(rusqlite::types::Null)
+        },
+    )?;
+    register_check_with(conn, shared, 4)?;
+    register_check_with(conn, shared, 5)?;
+    register_id_check(conn, shared)
+}
+
+/// `xrpc_check_id(column, declared_type, id)`, called by the AFTER INSERT and UPDATE triggers
+/// of a table with an AUTO_INCREMENT column with the id the row got: an id the declared type
+/// cannot hold was generated (SQLite counts past the MySQL type: `TINYINT` to 128) and is
+/// refused with MariaDB's 167; an explicit -1 (which the BEFORE trigger cannot tell from a
+/// generated id) with 1264, as any explicit value.
+fn register_id_check(conn: &Connection, shared: &Arc<Shared>) -> rusqlite::Result<()> {
+    let s = Arc::clone(shared);
+    let mut kinds: std::collections::HashMap<String, DeclKind> = std::collections::HashMap::new();
+    conn.create_scalar_function("xrpc_check_id", 3, FunctionFlags::SQLITE_UTF8, move |ctx| {
+        let decl = ctx.get_raw(1).as_str().unwrap_or("");
+        let kind = *kinds
+            .entry(decl.to_owned())
+            .or_insert_with(|| types::classify_decl(Some(decl)));
+        let value = ctx.get_raw(2);
+        let Err(problem) = strict::check_decl(&kind, decl, value, false) else {
+            return Ok(rusqlite::types::Null);
+        };
+        let column = ctx.get_raw(0).as_str().unwrap_or("?");
+        let row = s.check_rows.load(Ordering::Relaxed).max(1);
+        let err = if value.as_i64() == Ok(-1) {
+            problem.error(&kind, column, row, &Shown(value).to_string())
+        } else {
+            SqlError::new(
+                &codes::AUTO_INCREMENT_OUT_OF_RANGE,
+                format!("Out of range value for column '{column}' at row {row}"),
+            )
+        };
+        let message = err.message.clone();
+        s.fail(err);
+        Err(rusqlite::Error::UserFunctionError(message.into()))
+    })
+}
+
+/// `xrpc_check` with 4 arguments (ENUM and SET take only their stored form: tables whose
+/// triggers predate normalising) or 5 (the fifth is 1: every spelling MySQL accepts).
+fn register_check_with(
+    conn: &Connection,
+    shared: &Arc<Shared>,
+    arity: i32,
+) -> rusqlite::Result<()> {
+    let s = Arc::clone(shared);
+    let mut kinds: std::collections::HashMap<String, DeclKind> = std::collections::HashMap::new();
+    conn.create_scalar_function(
+        "xrpc_check",
+        arity,
+        FunctionFlags::SQLITE_UTF8,
+        move |ctx| {
+            let ordinal = ctx.get_raw(0).as_i64().unwrap_or(0);
+            let row = if ordinal == 0 {
+                s.check_rows.fetch_add(1, Ordering::Relaxed) + 1
+            } else {
+                s.check_rows.load(Ordering::Relaxed)
+            };
+            let decl = ctx.get_raw(2).as_str().unwrap_or("");
+            let kind = match kinds.get(decl) {
+                Some(kind) => *kind,
+                None => {
+                    let kind = types::classify_decl(Some(decl));
+                    kinds.insert(decl.to_owned(), kind);
+                    kind
+                }
+            };
+            let value = ctx.get_raw(3);
+            let normalized = arity == 5 && ctx.get_raw(4).as_i64() == Ok(1);
+            match strict::check_decl(&kind, decl, value, normalized) {
+                Ok(()) => Ok(rusqlite::types::Null),
+                Err(problem) => {
+                    let column = ctx.get_raw(1).as_str().unwrap_or("?");
+                    let err = problem.error(&kind, column, row.max(1), &Shown(value).to_string());
+                    let message = err.message.clone();
+                    s.fail(err);
+                    Err(rusqlite::Error::UserFunctionError(message.into()))
+                }
+            }
+        },
+    )
+}
+
+/// Registers `connection_id()`, `database()`, `version()`, `last_insert_id()` and the
+/// `xrpc_real(text)` that REAL literals are wrapped in (see [`rewrite::exact_numbers`]).
+fn register_functions(
+    conn: &Connection,
+    shared: &Arc<Shared>,
+    options: &SqliteOptions,
+) -> rusqlite::Result<()> {
+    // Not deterministic: the values change between statements.
+    let flags = FunctionFlags::SQLITE_UTF8;
+    let s = Arc::clone(shared);
+    conn.create_scalar_function("connection_id", 0, flags, move |_| {
+        Ok(s.connection_id.load(Ordering::Relaxed) as i64)
+    })?;
+    let s = Arc::clone(shared);
+    conn.create_scalar_function("database", 0, flags, move |_| {
+        Ok(s.schema.lock().to_string())
+    })?;
+    let s = Arc::clone(shared);
+    conn.create_scalar_function("last_insert_id", 0, flags, move |_| {
+        Ok(s.last_insert_id.load(Ordering::Relaxed) as i64)
+    })?;
+    conn.create_scalar_function(
+        rewrite::REAL_FUNCTION,
+        1,
+        flags | FunctionFlags::SQLITE_DETERMINISTIC | FunctionFlags::SQLITE_INNOCUOUS,
+        |ctx| {
+            let text = ctx.get_raw(0).as_str().unwrap_or("");
+            rewrite::parse_real(text).ok_or_else(|| {
+                rusqlite::Error::UserFunctionError(format!("not a number: {text}").into())
+            })
+        },
+    )?;
+    let version = options.server_version.clone();
+    conn.create_scalar_function(
+        "version",
+        0,
+        flags | FunctionFlags::SQLITE_DETERMINISTIC,
+        move |_| Ok(version.clone()),
+    )
+}
+
+/// An SQL identifier in double quotes.
+fn quote(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// Maps a rusqlite error onto the wire error table; `interrupted` says whether the statement
+/// was killed (a busy wait cut short by a kill reports as interrupted).
+fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
+    let (sqlite, message) = match &err {
+        rusqlite::Error::SqliteFailure(e, msg) => {
+            (Some(*e), msg.clone().unwrap_or_else(|| e.to_string()))
+        }
+        rusqlite::Error::SqlInputError { error, msg, .. } => (Some(*error), msg.clone()),
+        rusqlite::Error::InvalidParameterCount(..)
+        | rusqlite::Error::InvalidParameterName(_)
+        | rusqlite::Error::ToSqlConversionFailure(_) => {
+            return SqlError::new(&codes::WRONG_ARGUMENTS, err.to_string());
+        }
+        rusqlite::Error::MultipleStatement => {
+            return SqlError::new(&codes::PARSE_ERROR, err.to_string());
+        }
+        _ => (None, err.to_string()),
+    };
+    let Some(e) = sqlite else {
+        return SqlError::new(&codes::ENGINE_ERROR, message);
+    };
+    let code = match e.code {
+        ErrorCode::ConstraintViolation
+            if matches!(
+                e.extended_code,
+                ffi::SQLITE_CONSTRAINT_UNIQUE | ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+            ) =>
+        {
+            &codes::DUP_ENTRY
+        }
+        ErrorCode::ConstraintViolation if e.extended_code == ffi::SQLITE_CONSTRAINT_NOTNULL => {
+            // SQLite says "NOT NULL constraint failed: t.c"; MySQL "Column 'c' cannot be null".
+            let column = message.rsplit(['.', ' ']).next().unwrap_or("");
+            return SqlError::new(
+                &codes::BAD_NULL,
+                format!("Column '{column}' cannot be null ({message})"),
+            );
+        }
+        ErrorCode::ConstraintViolation if message.starts_with(autoinc::ZERO_MESSAGE_PREFIX) => {
+            &codes::NOT_SUPPORTED_YET
+        }
+        ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked if interrupted => {
+            &codes::QUERY_INTERRUPTED
+        }
+        ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => &codes::LOCK_WAIT_TIMEOUT,
+        ErrorCode::OperationInterrupted => &codes::QUERY_INTERRUPTED,
+        // A full disk, or the size cap of `max_page_count`: MySQL's "The table is full".
+        ErrorCode::DiskFull => {
+            return SqlError::new(
+                &codes::TABLE_FULL,
+                format!("The table is full: the database cannot grow ({message})"),
+            );
+        }
+        ErrorCode::Unknown => {
+            if message.contains("syntax error")
+                || message.starts_with("incomplete input")
+                || message.starts_with("unrecognized token")
+            {
+                &codes::PARSE_ERROR
+            } else if let Some(table) = message.strip_prefix("no such table: information_schema.") {
+                return SqlError::new(
+                    &codes::UNKNOWN_TABLE,
+                    format!("Unknown table '{table}' in information_schema"),
+                );
+            } else if message.starts_with("no such table") {
+                &codes::NO_SUCH_TABLE
+            } else if let Some(function) = message.strip_prefix("no such function: ") {
+                // MySQL's answer for an unknown function, which the compute node probes with.
+                return SqlError::new(
+                    &codes::SP_DOES_NOT_EXIST,
+                    format!("FUNCTION {function} does not exist"),
+                );
+            } else if message.starts_with("no such column") {
+                &codes::BAD_FIELD
+            } else {
+                &codes::ENGINE_ERROR
+            }
+        }
+        _ => &codes::ENGINE_ERROR,
+    };
+    SqlError::new(code, message)
+}
+
+/// VM instructions between two polls of the interrupt flag: a kill lands within microseconds,
+/// and the poll costs an atomic load per thousand instructions.
+const PROGRESS_OPS: std::ffi::c_int = 1000;
+
+/// Interrupts the statement running on one connection.
+struct SqliteInterrupter {
+    handle: InterruptHandle,
+    shared: Arc<Shared>,
+}
+
+impl fmt::Debug for SqliteInterrupter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SqliteInterrupter")
+            .field("interrupted", &self.shared.interrupted)
+            .finish()
+    }
+}
+
+impl Interrupt for SqliteInterrupter {
+    fn interrupt(&self) {
+        // The flag first: a statement blocked in the busy handler sees it at its next step.
+        self.shared.interrupted.store(true, Ordering::Release);
+        self.handle.interrupt();
+    }
+
+    fn clear(&self) {
+        self.shared.interrupted.store(false, Ordering::Release);
+    }
+}

@@ -1,0 +1,960 @@
+//! MySQL's strict mode for the SQLite engine: what a declared MySQL column type accepts, and the
+//! exact value MySQL would store for it.
+//!
+//! # Design
+//!
+//! SQLite stores any value in any column; MySQL in strict mode (`STRICT_TRANS_TABLES`, its
+//! default) refuses a value that does not fit the declared type. The engine enforces the MySQL
+//! rules in the engine layer, from the declared type, with one SQL function and generated
+//! triggers:
+//!
+//! - `xrpc_check(ordinal, column, declared_type, value)` is registered on every connection. It
+//!   parses the declared type ([`super::classify_decl`]), checks `value` (as SQLite holds
+//!   it after the column's affinity) with [`check`], and fails the statement with MySQL's code
+//!   and SQL state (1366, 1264, 1292, 1406, 1265, 3140). `ordinal` 0 starts a new row, so the
+//!   message can name the row as MySQL does (`at row 2`).
+//! - When the node runs `CREATE TABLE`, it adds two triggers to each table the statement
+//!   created: `xrpc_strict_insert_<table>` (BEFORE INSERT) and `xrpc_strict_update_<table>`
+//!   (BEFORE UPDATE), each calling `xrpc_check` for every declared column of `NEW`. REPLACE and
+//!   upserts fire them too. After `ALTER TABLE` the triggers of tables that have them are
+//!   generated again, so added columns are checked.
+//!
+//! Why not SQLite's `STRICT` tables: they know only INTEGER, REAL, TEXT, BLOB and ANY, so a
+//! `STRICT` table cannot even be declared with MySQL type names, and they check storage
+//! classes, not ranges, lengths, calendars or scales. Why triggers rather than parsing each
+//! INSERT in the node: the triggers see the final row of every write path (INSERT … SELECT,
+//! UPDATE with expressions, upserts, writes by triggers) with no SQL parser in the node.
+//!
+//! A BEFORE trigger cannot change the value, so what is stored is SQLite's value after
+//! affinity, and the read path ([`super::convert`]) returns what MySQL would have stored
+//! (a DECIMAL rounded to its scale, a CHAR without trailing spaces, a BINARY padded with zero
+//! bytes, a two-digit YEAR widened). SQL comparisons inside SQLite see the stored value.
+//!
+//! Tables created before this change (or by another tool) have no triggers: writes to them are
+//! not checked, and a stored value that does not fit the column's type ends a result with 1366
+//! instead of being sent converted.
+
+use std::fmt;
+
+use rusqlite::types::{Value as SqlValue, ValueRef};
+use xrpc_proto::codes::{self, ErrorCode};
+
+// `types.rs` and this file import each other: the checks here are per declared kind
+// (`types::DeclKind`), and the reader in `types.rs` reports a stored value that misfits its
+// column with this file's `Problem`, so a refused write and a refused read say the same thing.
+use super::DeclKind;
+use xrpc_engine::result::SqlError;
+
+/// Why a value does not fit its column, as MySQL's error rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Problem {
+    /// 1366: not a value of this type at all.
+    Incorrect,
+    /// 1264: a number outside the type's range.
+    OutOfRange,
+    /// 1292: not a valid date or time.
+    BadTemporal,
+    /// 1406: longer than the declared length.
+    TooLong,
+    /// 1265: a number with trailing junk, or a fraction into an integer column.
+    Truncated,
+    /// 3140: not valid JSON.
+    BadJson,
+}
+
+impl Problem {
+    fn code(self) -> &'static ErrorCode {
+        match self {
+            Problem::Incorrect => &codes::INCORRECT_VALUE,
+            Problem::OutOfRange => &codes::OUT_OF_RANGE,
+            Problem::BadTemporal => &codes::INCORRECT_DATETIME,
+            Problem::TooLong => &codes::DATA_TOO_LONG,
+            Problem::Truncated => &codes::DATA_TRUNCATED,
+            Problem::BadJson => &codes::INVALID_JSON,
+        }
+    }
+
+    /// The error for `value` written to `column` at 1-based `row`, worded as MySQL words it.
+    pub(crate) fn error(self, kind: &DeclKind, column: &str, row: u64, value: &str) -> SqlError {
+        let message = match self {
+            Problem::Incorrect => format!(
+                "Incorrect {} value: '{value}' for column '{column}' at row {row}",
+                kind.value_noun()
+            ),
+            Problem::OutOfRange => {
+                format!("Out of range value for column '{column}' at row {row}")
+            }
+            Problem::BadTemporal => format!(
+                "Incorrect {} value: '{value}' for column '{column}' at row {row}",
+                kind.value_noun()
+            ),
+            Problem::TooLong => format!("Data too long for column '{column}' at row {row}"),
+            Problem::Truncated => format!("Data truncated for column '{column}' at row {row}"),
+            Problem::BadJson => {
+                format!("Invalid JSON text: '{value}' for column '{column}' at row {row}")
+            }
+        };
+        SqlError::new(self.code(), message)
+    }
+}
+
+/// A value as MySQL quotes it in messages: text as is (at most 64 characters), blobs and
+/// invalid UTF-8 as `\xNN` escapes (at most 32 bytes), numbers in their text form.
+pub(crate) struct Shown<'a>(pub(crate) ValueRef<'a>);
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            ValueRef::Null => f.write_str("NULL"),
+            ValueRef::Integer(i) => write!(f, "{i}"),
+            // Debug keeps huge and tiny reals short (`1e300`), and reads back the same.
+            ValueRef::Real(r) => write!(f, "{r:?}"),
+            ValueRef::Text(t) | ValueRef::Blob(t) => match std::str::from_utf8(t) {
+                Ok(s) if matches!(self.0, ValueRef::Text(_)) => {
+                    f.write_str(&s.chars().take(64).collect::<String>())
+                }
+                _ => {
+                    for b in t.iter().take(32) {
+                        write!(f, "\\x{b:02X}")?;
+                    }
+                    Ok(())
+                }
+            },
+        }
+    }
+}
+
+/// [`check`], with the members of an ENUM or SET taken from its declaration `decl`;
+/// `normalized`: the table's triggers store [`normalize`]'s form, so ENUM and SET take every
+/// spelling MySQL accepts.
+pub(crate) fn check_decl(
+    kind: &DeclKind,
+    decl: &str,
+    value: ValueRef<'_>,
+    normalized: bool,
+) -> Result<(), Problem> {
+    match kind {
+        DeclKind::Enum { .. } => match super::enumset::members(decl) {
+            Some((set, members)) => super::enumset::check(set, &members, value, normalized),
+            None => Ok(()),
+        },
+        _ => check(kind, value),
+    }
+}
+
+/// The form MySQL stores a checked value in, where SQLite would keep another spelling: a
+/// DECIMAL with exactly its scale's fraction digits (rounded half away from zero: `1.5` →
+/// `1.50`, `1.005` → `1.01`), an ENUM or SET member as declared ([`super::enumset::normalize`]),
+/// a DATE, DATETIME(fsp) or TIME(fsp) in MySQL's fixed-width form with `fsp` fraction digits
+/// (`2024-2-9` → `2024-02-09`, `9:0:0` → `09:00:00`). Other values, and values that do not fit (the check refuses them), are returned as they are.
+pub(crate) fn normalize(kind: &DeclKind, decl: &str, value: ValueRef<'_>) -> SqlValue {
+    match kind {
+        DeclKind::Decimal { .. } if !matches!(value, ValueRef::Null) => {
+            match super::convert(super::Conv::Declared(*kind), value) {
+                Ok(xrpc_proto::value::Value::Decimal(d)) => SqlValue::Text(d.to_string()),
+                _ => value.into(),
+            }
+        }
+        // Dates and times in MySQL's fixed-width form, so that SQLite's text order, MIN, MAX
+        // and equality are chronological (`9:00:00` would sort after `10:00:00`).
+        DeclKind::Date | DeclKind::DateTime { .. } | DeclKind::Time { .. }
+            if !matches!(value, ValueRef::Null) =>
+        {
+            let fsp = match *kind {
+                DeclKind::DateTime { fsp, .. } | DeclKind::Time { fsp } => fsp as usize,
+                _ => 0,
+            };
+            // With exactly the declared fraction digits, as MySQL shows the value.
+            let with_fsp = |shown: String, micros: u32| {
+                let mut text = shown.split('.').next().unwrap_or_default().to_owned();
+                if fsp > 0 {
+                    text.push('.');
+                    text.push_str(&format!("{micros:06}")[..fsp.min(6)]);
+                }
+                SqlValue::Text(text)
+            };
+            match super::convert(super::Conv::Declared(*kind), value) {
+                Ok(xrpc_proto::value::Value::DateTime(d)) => with_fsp(d.to_string(), d.micros()),
+                Ok(xrpc_proto::value::Value::Time(t)) => with_fsp(t.to_string(), t.micros()),
+                _ => value.into(),
+            }
+        }
+        DeclKind::Enum { .. } => match super::enumset::members(decl) {
+            Some((set, members)) => match super::enumset::normalize(set, &members, value) {
+                Ok(Some(bytes)) => match String::from_utf8(bytes) {
+                    Ok(text) => SqlValue::Text(text),
+                    Err(e) => SqlValue::Blob(e.into_bytes()),
+                },
+                _ => value.into(),
+            },
+            None => value.into(),
+        },
+        _ => value.into(),
+    }
+}
+
+/// Whether a column of this kind may be stored in another spelling than MySQL's, so that the
+/// normalising triggers must look at it.
+fn normalizes(kind: &DeclKind) -> bool {
+    matches!(
+        kind,
+        DeclKind::Decimal { .. }
+            | DeclKind::Enum { .. }
+            | DeclKind::Date
+            | DeclKind::DateTime { .. }
+            | DeclKind::Time { .. }
+    )
+}
+
+/// Checks a value about to be written to a column declared as `kind`. NULL always fits (NOT
+/// NULL is SQLite's own constraint). ENUM and SET need their members: see [`check_decl`].
+pub(crate) fn check(kind: &DeclKind, value: ValueRef<'_>) -> Result<(), Problem> {
+    if let ValueRef::Null = value {
+        return Ok(());
+    }
+    match *kind {
+        DeclKind::Runtime | DeclKind::Enum { .. } => Ok(()),
+        DeclKind::Int { min, max, .. } => int_value(value, min, max).map(drop),
+        DeclKind::Year => year_value(value).map(drop),
+        DeclKind::Bit { bits } => bit_value(value, bits).map(drop),
+        DeclKind::Float => float_value(value, true).map(drop),
+        DeclKind::Double => float_value(value, false).map(drop),
+        DeclKind::Decimal { precision, scale } => decimal_value(value, precision, scale).map(drop),
+        DeclKind::Date => date_value(value).map(drop),
+        DeclKind::DateTime { mysql, .. } => {
+            datetime_value(value, mysql == xrpc_engine::result::mysql_type::TIMESTAMP).map(drop)
+        }
+        DeclKind::Time { .. } => time_value(value).map(drop),
+        DeclKind::Text {
+            max_chars,
+            max_bytes,
+            json,
+            ..
+        } => {
+            let text = text_value(value)?;
+            // As in MySQL, trailing spaces beyond the length are dropped, not refused (reads
+            // cut them).
+            let text = match max_chars {
+                Some(n) => cut_chars(&text, n),
+                None => &text,
+            };
+            if max_chars.is_some_and(|n| text.chars().count() as u64 > n)
+                || text.len() as u64 > max_bytes
+            {
+                return Err(Problem::TooLong);
+            }
+            if json && serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
+                return Err(Problem::BadJson);
+            }
+            Ok(())
+        }
+        DeclKind::Binary {
+            max_bytes, mysql, ..
+        } => {
+            // BINARY and VARBINARY have SQLite's NUMERIC affinity, which turns '0012' or '1.50'
+            // into a number before any check sees it: a number there may not be what was
+            // written, so it is refused rather than stored changed. (BLOBs keep what they get.)
+            if matches!(value, ValueRef::Integer(_) | ValueRef::Real(_))
+                && mysql != xrpc_engine::result::mysql_type::BLOB
+            {
+                return Err(Problem::Incorrect);
+            }
+            if bytes_value(value).len() as u64 > max_bytes {
+                return Err(Problem::TooLong);
+            }
+            Ok(())
+        }
+    }
+}
+
+/// `text` without the trailing spaces beyond `n` characters.
+pub(crate) fn cut_chars(text: &str, n: u64) -> &str {
+    match text
+        .char_indices()
+        .nth(usize::try_from(n).unwrap_or(usize::MAX))
+    {
+        Some((at, _)) if text[at..].bytes().all(|b| b == b' ') => &text[..at],
+        _ => text,
+    }
+}
+
+/// The text of a value for a text column: numbers in their text form, valid UTF-8 as is.
+pub(crate) fn text_value(value: ValueRef<'_>) -> Result<String, Problem> {
+    match value {
+        ValueRef::Null => Ok(String::new()),
+        ValueRef::Integer(i) => Ok(i.to_string()),
+        ValueRef::Real(r) => Ok(super::format_real(r)),
+        ValueRef::Text(t) | ValueRef::Blob(t) => std::str::from_utf8(t)
+            .map(str::to_owned)
+            .map_err(|_| Problem::Incorrect),
+    }
+}
+
+/// The bytes of a value for a binary column.
+pub(crate) fn bytes_value(value: ValueRef<'_>) -> Vec<u8> {
+    match value {
+        ValueRef::Null => Vec::new(),
+        ValueRef::Integer(i) => i.to_string().into_bytes(),
+        ValueRef::Real(r) => super::format_real(r).into_bytes(),
+        ValueRef::Text(t) | ValueRef::Blob(t) => t.to_vec(),
+    }
+}
+
+/// A number written as text, split exactly: sign, integer digits without leading zeros, and
+/// fraction digits, with any exponent applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ExactNumber {
+    pub(crate) negative: bool,
+    pub(crate) int: String,
+    pub(crate) frac: String,
+}
+
+impl ExactNumber {
+    fn from_i64(i: i64) -> Self {
+        Self {
+            negative: i < 0,
+            int: strip_zeros(&i.unsigned_abs().to_string()),
+            frac: String::new(),
+        }
+    }
+
+    fn is_zero(&self) -> bool {
+        self.int.is_empty() && self.frac.bytes().all(|b| b == b'0')
+    }
+
+    /// Rounds half away from zero to `scale` fraction digits (padding with zeros).
+    pub(crate) fn round(&self, scale: usize) -> Self {
+        let mut out = self.clone();
+        if out.frac.len() <= scale {
+            out.frac
+                .extend(std::iter::repeat_n('0', scale - out.frac.len()));
+            return out;
+        }
+        let up = out.frac.as_bytes()[scale] >= b'5';
+        out.frac.truncate(scale);
+        if up {
+            let mut all = format!("{}{}", out.int, out.frac).into_bytes();
+            let mut carry = true;
+            for b in all.iter_mut().rev() {
+                if *b == b'9' {
+                    *b = b'0';
+                } else {
+                    *b += 1;
+                    carry = false;
+                    break;
+                }
+            }
+            if carry {
+                all.insert(0, b'1');
+            }
+            let all = String::from_utf8(all).expect("ASCII digits");
+            let (int, frac) = all.split_at(all.len() - scale);
+            out.int = strip_zeros(int);
+            out.frac = frac.to_owned();
+        }
+        out
+    }
+}
+
+fn strip_zeros(digits: &str) -> String {
+    digits.trim_start_matches('0').to_owned()
+}
+
+/// Parses `[+-]digits[.digits][e[+-]digits]` with surrounding spaces. `Err(Truncated)` when a
+/// number is followed by junk, `Err(Incorrect)` when there is no number at all.
+pub(crate) fn parse_exact(text: &str) -> Result<ExactNumber, Problem> {
+    let s = text.trim_matches(|c: char| c == ' ' || c == '\t' || c == '\n' || c == '\r');
+    let b = s.as_bytes();
+    let mut i = 0;
+    let negative = match b.first() {
+        Some(b'-') => {
+            i = 1;
+            true
+        }
+        Some(b'+') => {
+            i = 1;
+            false
+        }
+        _ => false,
+    };
+    let digits_from = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let int_len = digits_from(i);
+    let int = &s[i..i + int_len];
+    i += int_len;
+    let mut frac = "";
+    if b.get(i) == Some(&b'.') {
+        let n = digits_from(i + 1);
+        frac = &s[i + 1..i + 1 + n];
+        i += 1 + n;
+    }
+    if int.is_empty() && frac.is_empty() {
+        return Err(Problem::Incorrect);
+    }
+    let mut exponent: i64 = 0;
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        let mut j = i + 1;
+        let exp_negative = match b.get(j) {
+            Some(b'-') => {
+                j += 1;
+                true
+            }
+            Some(b'+') => {
+                j += 1;
+                false
+            }
+            _ => false,
+        };
+        let n = digits_from(j);
+        if n > 0 {
+            let magnitude: i64 = s[j..j + n].parse().map_err(|_| Problem::OutOfRange)?;
+            if magnitude > 400 {
+                return Err(Problem::OutOfRange);
+            }
+            exponent = if exp_negative { -magnitude } else { magnitude };
+            i = j + n;
+        }
+    }
+    if i != b.len() {
+        return Err(Problem::Truncated);
+    }
+    // Apply the exponent by moving the point.
+    let mut all = format!("{int}{frac}");
+    let mut point = int.len() as i64 + exponent;
+    if point < 0 {
+        all.insert_str(0, &"0".repeat((-point) as usize));
+        point = 0;
+    }
+    let point = point as usize;
+    if point > all.len() {
+        all.extend(std::iter::repeat_n('0', point - all.len()));
+    }
+    let (int, frac) = all.split_at(point);
+    Ok(ExactNumber {
+        negative,
+        int: strip_zeros(int),
+        frac: frac.trim_end_matches('0').to_owned(),
+    })
+}
+
+/// A value as an exact number: integers exactly, reals in their shortest round-trip form, text
+/// and blobs parsed strictly.
+pub(crate) fn exact_value(value: ValueRef<'_>) -> Result<ExactNumber, Problem> {
+    match value {
+        ValueRef::Null => Err(Problem::Incorrect),
+        ValueRef::Integer(i) => Ok(ExactNumber::from_i64(i)),
+        ValueRef::Real(r) if !r.is_finite() => Err(Problem::OutOfRange),
+        // Rust prints finite floats without an exponent, in the shortest form that reads back.
+        ValueRef::Real(r) => parse_exact(&r.to_string()),
+        ValueRef::Text(t) | ValueRef::Blob(t) => {
+            parse_exact(std::str::from_utf8(t).map_err(|_| Problem::Incorrect)?)
+        }
+    }
+}
+
+/// An integer column's value: `min..=max` (as i128, so BIGINT UNSIGNED fits), no fraction.
+pub(crate) fn int_value(value: ValueRef<'_>, min: i64, max: u64) -> Result<i128, Problem> {
+    let number = match value {
+        ValueRef::Integer(i) => ExactNumber::from_i64(i),
+        ValueRef::Real(r) if r.is_finite() && r.abs() >= 9.223_372_036_854_776e18 => {
+            // SQLite turned an integer too big for 64-bit signed into an inexact REAL.
+            return Err(Problem::OutOfRange);
+        }
+        other => exact_value(other)?,
+    };
+    if number.frac.bytes().any(|b| b != b'0') {
+        return Err(Problem::Truncated);
+    }
+    if number.int.len() > 20 {
+        return Err(Problem::OutOfRange);
+    }
+    let magnitude: i128 = if number.int.is_empty() {
+        0
+    } else {
+        number.int.parse().map_err(|_| Problem::OutOfRange)?
+    };
+    let v = if number.negative {
+        -magnitude
+    } else {
+        magnitude
+    };
+    if v < i128::from(min) || v > i128::from(max) {
+        return Err(Problem::OutOfRange);
+    }
+    Ok(v)
+}
+
+/// A YEAR column's value, widened as MySQL widens numbers: 1–69 → 2001–2069, 70–99 →
+/// 1970–1999; 0 and 1901–2155 as they are.
+pub(crate) fn year_value(value: ValueRef<'_>) -> Result<u64, Problem> {
+    let v = int_value(value, i64::MIN, u64::MAX)?;
+    match v {
+        0 => Ok(0),
+        1..=69 => Ok(2000 + v as u64),
+        70..=99 => Ok(1900 + v as u64),
+        1901..=2155 => Ok(v as u64),
+        _ => Err(Problem::OutOfRange),
+    }
+}
+
+/// A BIT(n) column's value: a non-negative integer below 2^n, or text as its big-endian bytes.
+pub(crate) fn bit_value(value: ValueRef<'_>, bits: u32) -> Result<u64, Problem> {
+    let v = match value {
+        ValueRef::Integer(i) => u64::try_from(i).map_err(|_| Problem::TooLong)?,
+        ValueRef::Real(_) => return Err(Problem::TooLong),
+        ValueRef::Text(t) | ValueRef::Blob(t) => {
+            if t.len() > 8 {
+                return Err(Problem::TooLong);
+            }
+            t.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
+        }
+        ValueRef::Null => 0,
+    };
+    if bits < 64 && v >> bits != 0 {
+        return Err(Problem::TooLong);
+    }
+    Ok(v)
+}
+
+/// A FLOAT or DOUBLE column's value.
+pub(crate) fn float_value(value: ValueRef<'_>, single: bool) -> Result<f64, Problem> {
+    let v = match value {
+        ValueRef::Integer(i) => i as f64,
+        ValueRef::Real(r) => r,
+        ValueRef::Text(t) | ValueRef::Blob(t) => {
+            let text = std::str::from_utf8(t).map_err(|_| Problem::Incorrect)?;
+            parse_exact(text)?;
+            text.trim().parse::<f64>().map_err(|_| Problem::Incorrect)?
+        }
+        ValueRef::Null => 0.0,
+    };
+    if !v.is_finite() || single && v.abs() > f64::from(f32::MAX) {
+        return Err(Problem::OutOfRange);
+    }
+    Ok(v)
+}
+
+/// A DECIMAL(p, s) column's value, rounded to `s` digits; more than `p - s` integer digits is
+/// out of range.
+pub(crate) fn decimal_value(
+    value: ValueRef<'_>,
+    precision: u32,
+    scale: u8,
+) -> Result<ExactNumber, Problem> {
+    let mut number = exact_value(value)?.round(usize::from(scale));
+    if number.int.len() as u64 > u64::from(precision.saturating_sub(u32::from(scale))) {
+        return Err(Problem::OutOfRange);
+    }
+    if number.is_zero() {
+        number.negative = false;
+    }
+    Ok(number)
+}
+
+/// Date parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Parts {
+    pub(crate) year: u32,
+    pub(crate) month: u32,
+    pub(crate) day: u32,
+    pub(crate) hour: u32,
+    pub(crate) minute: u32,
+    pub(crate) second: u32,
+    pub(crate) micros: u32,
+}
+
+pub(crate) fn days_in_month(year: u32, month: u32) -> u32 {
+    match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        _ => 0,
+    }
+}
+
+/// A run of `min..=max` ASCII digits.
+fn digits(s: &str, min: usize, max: usize) -> Option<u32> {
+    (s.len() >= min && s.len() <= max && s.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| s.parse().ok())
+        .flatten()
+}
+
+/// Fraction digits as microseconds, truncated (MariaDB's rule; MySQL rounds).
+fn micros_of(fraction: &str) -> Option<u32> {
+    if fraction.is_empty() || !fraction.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let six: String = fraction
+        .chars()
+        .chain(std::iter::repeat('0'))
+        .take(6)
+        .collect();
+    six.parse().ok()
+}
+
+/// `HH:MM[:SS[.fraction]]` of a datetime.
+fn clock(s: &str) -> Option<(u32, u32, u32, u32)> {
+    let (hms, fraction) = match s.split_once('.') {
+        Some((hms, f)) => (hms, Some(f)),
+        None => (s, None),
+    };
+    let mut parts = hms.split(':');
+    let hour = digits(parts.next()?, 1, 2)?;
+    let minute = digits(parts.next()?, 1, 2)?;
+    let second = match parts.next() {
+        Some(p) => digits(p, 1, 2)?,
+        None if fraction.is_none() => 0,
+        None => return None,
+    };
+    if parts.next().is_some() || hour > 23 || minute > 59 || second > 59 {
+        return None;
+    }
+    let micros = match fraction {
+        Some(f) => micros_of(f)?,
+        None => 0,
+    };
+    Some((hour, minute, second, micros))
+}
+
+/// A calendar-valid date or datetime, in text (`YYYY-MM-DD[( |T)HH:MM[:SS[.f]]]`) or in
+/// MySQL's numeric forms `YYYYMMDD` and `YYYYMMDDhhmmss`. Zero dates and zero parts are refused
+/// (MySQL 8's default `NO_ZERO_DATE`, `NO_ZERO_IN_DATE`).
+pub(crate) fn parse_date_parts(value: ValueRef<'_>) -> Option<Parts> {
+    let mut p = Parts::default();
+    match value {
+        ValueRef::Integer(i) => {
+            let i = u64::try_from(i).ok()?;
+            let (date, time) = if i > 99_991_231 {
+                (i / 1_000_000, i % 1_000_000)
+            } else {
+                (i, 0)
+            };
+            p.year = (date / 10_000) as u32;
+            p.month = (date / 100 % 100) as u32;
+            p.day = (date % 100) as u32;
+            p.hour = (time / 10_000) as u32;
+            p.minute = (time / 100 % 100) as u32;
+            p.second = (time % 100) as u32;
+            if p.year < 1000 || p.hour > 23 || p.minute > 59 || p.second > 59 {
+                return None;
+            }
+        }
+        ValueRef::Text(t) => {
+            let s = std::str::from_utf8(t).ok()?.trim();
+            let (date, time) = match s.find([' ', 'T']) {
+                Some(at) => (&s[..at], Some(s[at + 1..].trim_start())),
+                None => (s, None),
+            };
+            let mut parts = date.split('-');
+            p.year = digits(parts.next()?, 4, 4)?;
+            p.month = digits(parts.next()?, 1, 2)?;
+            p.day = digits(parts.next()?, 1, 2)?;
+            if parts.next().is_some() {
+                return None;
+            }
+            if let Some(time) = time {
+                (p.hour, p.minute, p.second, p.micros) = clock(time)?;
+            }
+        }
+        _ => return None,
+    }
+    (p.month >= 1 && p.day >= 1 && p.day <= days_in_month(p.year, p.month)).then_some(p)
+}
+
+/// A DATE column's value.
+pub(crate) fn date_value(value: ValueRef<'_>) -> Result<Parts, Problem> {
+    parse_date_parts(value).ok_or(Problem::BadTemporal)
+}
+
+/// A DATETIME or TIMESTAMP column's value; TIMESTAMP is limited to its UTC range
+/// 1970-01-01 00:00:01 to 2038-01-19 03:14:07.999999.
+pub(crate) fn datetime_value(value: ValueRef<'_>, timestamp: bool) -> Result<Parts, Problem> {
+    let p = parse_date_parts(value).ok_or(Problem::BadTemporal)?;
+    if timestamp {
+        let key = (p.year, p.month, p.day, p.hour, p.minute, p.second);
+        if !((1970, 1, 1, 0, 0, 1)..=(2038, 1, 19, 3, 14, 7)).contains(&key) {
+            return Err(Problem::BadTemporal);
+        }
+    }
+    Ok(p)
+}
+
+/// A TIME: `[-]H…H:MM[:SS[.f]]` up to 838:59:59.999999, or MySQL's numeric `[-]HHMMSS`.
+/// Returns (negative, hours, minutes, seconds, micros).
+pub(crate) fn time_value(value: ValueRef<'_>) -> Result<(bool, u32, u32, u32, u32), Problem> {
+    let parsed = match value {
+        ValueRef::Integer(i) => {
+            let m = i.unsigned_abs();
+            let (h, mi, s) = (m / 10_000, m / 100 % 100, m % 100);
+            (mi <= 59 && s <= 59 && h <= 838).then_some((i < 0, h as u32, mi as u32, s as u32, 0))
+        }
+        ValueRef::Text(t) => std::str::from_utf8(t).ok().and_then(|s| {
+            let s = s.trim();
+            let (negative, s) = match s.strip_prefix('-') {
+                Some(rest) => (true, rest),
+                None => (false, s),
+            };
+            let (hms, fraction) = match s.split_once('.') {
+                Some((hms, f)) => (hms, Some(f)),
+                None => (s, None),
+            };
+            let mut parts = hms.split(':');
+            let hours = digits(parts.next()?, 1, 3)?;
+            // MySQL takes one or two digits for minutes and seconds (`8:0:0` is 08:00:00).
+            let minutes = digits(parts.next()?, 1, 2)?;
+            let seconds = match parts.next() {
+                Some(p) => digits(p, 1, 2)?,
+                None if fraction.is_none() => 0,
+                None => return None,
+            };
+            if parts.next().is_some() || hours > 838 || minutes > 59 || seconds > 59 {
+                return None;
+            }
+            let micros = match fraction {
+                Some(f) => micros_of(f)?,
+                None => 0,
+            };
+            Some((negative, hours, minutes, seconds, micros))
+        }),
+        _ => None,
+    };
+    parsed.ok_or(Problem::BadTemporal)
+}
+
+/// The triggers that check every write to a table with declared MySQL types, as SQL; empty
+/// when no column has a type the check knows. `columns` are (name, declared type).
+///
+/// With `rowid` (the table has one), DECIMAL, ENUM and SET values are also stored in MySQL's
+/// form ([`normalize`]): a BEFORE trigger cannot change a value, so an AFTER INSERT and an
+/// AFTER UPDATE trigger rewrite the row when a value is not in that form (`WHEN` keeps the
+/// common case, a value already in it, to one function call per column). The rewrite's own
+/// check does not count as a row (`xrpc_check_uncount`), so refusals still name MySQL's row.
+/// SQLite's recursive triggers are off, so the rewrite does not fire the AFTER UPDATE trigger
+/// again. The check then takes every spelling MySQL accepts (its fifth argument, 1).
+///
+/// `generated` names the AUTO_INCREMENT column (declared with its MySQL type in `columns`):
+/// SQLite shows an id it is about to generate as -1, which the BEFORE triggers do not check;
+/// AFTER INSERT and AFTER UPDATE triggers (`ID_EVENTS`) check the id the row got
+/// (`xrpc_check_id`: 167 for a generated id beyond the type, 1264 for an explicit -1).
+pub(crate) fn trigger_sql(
+    schema: &str,
+    table: &str,
+    columns: &[(String, String)],
+    rowid: bool,
+    generated: Option<&str>,
+) -> Vec<String> {
+    let typed: Vec<(&String, &String, DeclKind)> = columns
+        .iter()
+        .map(|(name, decl)| (name, decl, super::classify_decl(Some(decl))))
+        .filter(|(_, _, kind)| !matches!(kind, DeclKind::Runtime))
+        .collect();
+    let normalized: Vec<&(&String, &String, DeclKind)> = if rowid {
+        typed
+            .iter()
+            .filter(|(_, _, kind)| normalizes(kind))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let checks: Vec<String> = typed
+        .iter()
+        .enumerate()
+        .map(|(ordinal, (name, decl, _))| {
+            let value = if generated == Some(name.as_str()) {
+                format!(
+                    "CASE WHEN NEW.{c} = -1 THEN NULL ELSE NEW.{c} END",
+                    c = ident(name)
+                )
+            } else {
+                format!("NEW.{}", ident(name))
+            };
+            format!(
+                "xrpc_check({ordinal}, {}, {}, {value}{})",
+                literal(name),
+                literal(decl),
+                if normalized.is_empty() { "" } else { ", 1" }
+            )
+        })
+        .collect();
+    if checks.is_empty() {
+        return Vec::new();
+    }
+    let select = format!("SELECT {};", checks.join(", "));
+    let mut out: Vec<String> = ["insert", "update"]
+        .iter()
+        .map(|event| {
+            format!(
+                "CREATE TRIGGER {}.{} BEFORE {} ON {} FOR EACH ROW BEGIN {select} END",
+                ident(schema),
+                ident(&trigger_name(event, table)),
+                event.to_ascii_uppercase(),
+                ident(table),
+            )
+        })
+        .collect();
+    // A generated id is seen only after the insert (a BEFORE trigger sees -1): an AFTER
+    // trigger refuses one beyond the declared type, and an explicit -1 that does not fit.
+    if let Some((name, decl)) = generated.and_then(|g| columns.iter().find(|(n, _)| n == g)) {
+        for event in ID_EVENTS {
+            out.push(format!(
+                "CREATE TRIGGER {}.{} AFTER {} ON {} FOR EACH ROW BEGIN \
+                 SELECT xrpc_check_id({}, {}, NEW.{}); END",
+                ident(schema),
+                ident(&trigger_name(event, table)),
+                if event == "id_insert" {
+                    "INSERT"
+                } else {
+                    "UPDATE"
+                },
+                ident(table),
+                literal(name),
+                literal(decl),
+                ident(name),
+            ));
+        }
+    }
+    if normalized.is_empty() {
+        return out;
+    }
+    let when: Vec<String> = normalized
+        .iter()
+        .map(|(name, decl, _)| {
+            format!(
+                // BINARY: the column's own collation compares a DECIMAL as a number.
+                "NEW.{c} IS NOT xrpc_normalize({d}, NEW.{c}) COLLATE BINARY",
+                c = ident(name),
+                d = literal(decl)
+            )
+        })
+        .collect();
+    let set: Vec<String> = normalized
+        .iter()
+        .map(|(name, decl, _)| {
+            format!(
+                "{c} = xrpc_normalize({d}, {c})",
+                c = ident(name),
+                d = literal(decl)
+            )
+        })
+        .collect();
+    for event in NORMALIZE_EVENTS {
+        out.push(format!(
+            "CREATE TRIGGER {}.{} AFTER {} ON {t} FOR EACH ROW WHEN {} BEGIN \
+             SELECT xrpc_check_uncount(); UPDATE {t} SET {} WHERE rowid = NEW.rowid; END",
+            ident(schema),
+            ident(&trigger_name(event, table)),
+            if event == "normalize_insert" {
+                "INSERT"
+            } else {
+                "UPDATE"
+            },
+            when.join(" OR "),
+            set.join(", "),
+            t = ident(table),
+        ));
+    }
+    out
+}
+
+/// The events of the AUTO_INCREMENT id's range triggers, as [`trigger_name`] takes them.
+pub(crate) const ID_EVENTS: [&str; 2] = ["id_insert", "id_update"];
+
+/// The events of the normalising triggers, as [`trigger_name`] takes them.
+pub(crate) const NORMALIZE_EVENTS: [&str; 2] = ["normalize_insert", "normalize_update"];
+
+/// The name of a table's generated trigger for `event` (`insert` or `update`).
+pub(crate) fn trigger_name(event: &str, table: &str) -> String {
+    format!("{TRIGGER_PREFIX}{event}_{table}")
+}
+
+/// Every generated trigger's name starts with this.
+pub(crate) const TRIGGER_PREFIX: &str = "xrpc_strict_";
+
+/// An SQL identifier in double quotes.
+pub(crate) fn ident(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// An SQL string literal.
+pub(crate) fn literal(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(s: &str) -> Result<(bool, String, String), Problem> {
+        parse_exact(s).map(|e| (e.negative, e.int, e.frac))
+    }
+
+    #[test]
+    fn exact_numbers() {
+        assert_eq!(n(" 12 "), Ok((false, "12".into(), "".into())));
+        assert_eq!(n("-0.50"), Ok((true, "".into(), "5".into())));
+        assert_eq!(n("1.5e2"), Ok((false, "150".into(), "".into())));
+        assert_eq!(n("15e-3"), Ok((false, "".into(), "015".into())));
+        assert_eq!(n("12abc"), Err(Problem::Truncated));
+        assert_eq!(n("abc"), Err(Problem::Incorrect));
+        assert_eq!(n(""), Err(Problem::Incorrect));
+        let r = parse_exact("9.995").unwrap().round(2);
+        assert_eq!((r.int.as_str(), r.frac.as_str()), ("10", "00"));
+        let r = parse_exact("0.004").unwrap().round(2);
+        assert_eq!((r.int.as_str(), r.frac.as_str()), ("", "00"));
+    }
+
+    #[test]
+    fn integers() {
+        let t = |s: &'static str| ValueRef::Text(s.as_bytes());
+        assert_eq!(int_value(ValueRef::Integer(127), -128, 127), Ok(127));
+        assert_eq!(
+            int_value(ValueRef::Integer(128), -128, 127),
+            Err(Problem::OutOfRange)
+        );
+        assert_eq!(
+            int_value(ValueRef::Integer(-1), 0, 255),
+            Err(Problem::OutOfRange)
+        );
+        assert_eq!(
+            int_value(ValueRef::Real(1.5), -128, 127),
+            Err(Problem::Truncated)
+        );
+        assert_eq!(int_value(t("abc"), -128, 127), Err(Problem::Incorrect));
+        assert_eq!(int_value(t("12abc"), -128, 127), Err(Problem::Truncated));
+        assert_eq!(
+            int_value(ValueRef::Real(1.8e19), 0, u64::MAX),
+            Err(Problem::OutOfRange)
+        );
+        assert_eq!(year_value(ValueRef::Integer(5)), Ok(2005));
+        assert_eq!(
+            year_value(ValueRef::Integer(1900)),
+            Err(Problem::OutOfRange)
+        );
+        assert_eq!(bit_value(ValueRef::Integer(8), 3), Err(Problem::TooLong));
+        assert_eq!(bit_value(ValueRef::Integer(7), 3), Ok(7));
+    }
+
+    #[test]
+    fn dates_are_calendar_checked() {
+        let t = |s: &'static str| ValueRef::Text(s.as_bytes());
+        assert!(date_value(t("2024-02-29")).is_ok());
+        assert_eq!(date_value(t("2023-02-29")), Err(Problem::BadTemporal));
+        assert_eq!(date_value(t("garbage")), Err(Problem::BadTemporal));
+        assert_eq!(date_value(t("0000-00-00")), Err(Problem::BadTemporal));
+        assert_eq!(
+            date_value(ValueRef::Integer(20240229)).map(|p| p.day),
+            Ok(29)
+        );
+        assert!(datetime_value(t("2024-01-01 23:59:59.999999"), false).is_ok());
+        assert_eq!(
+            datetime_value(t("1969-12-31 23:59:59"), true),
+            Err(Problem::BadTemporal)
+        );
+        assert_eq!(time_value(t("-838:59:59")), Ok((true, 838, 59, 59, 0)));
+        assert_eq!(time_value(t("839:00:00")), Err(Problem::BadTemporal));
+        assert_eq!(
+            time_value(ValueRef::Integer(123456)),
+            Ok((false, 12, 34, 56, 0))
+        );
+    }
+}
