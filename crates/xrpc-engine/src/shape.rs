@@ -1,5 +1,5 @@
 //! Table shapes: what the node's plan compiler needs to know about a table, and how each engine
-//! reads them from its catalog behind [`EngineConn::describe_table`](crate::EngineConn::describe_table).
+//! reads them from its catalog behind [`EngineConn::describe_table`].
 //!
 //! - **SQLite** ([`describe_sqlite`]): `PRAGMA table_info` (columns in order, and the primary
 //!   key's parts by their `pk` position), `PRAGMA index_list` and `PRAGMA index_info` per index.

@@ -8,7 +8,7 @@
 //! |---|---|
 //! | [`auth`] | the MYSQL41 challenge-response, password hashes and PLAIN parsing |
 //! | [`frame`] | the 13-byte standard and 14-byte galaxy headers, and the incremental frame decoder |
-//! | [`column`] | ColumnMetaData constants: MySQL field types, collations, content types, column flags |
+//! | [`column`](mod@column) | ColumnMetaData constants: MySQL field types, collations, content types, column flags |
 //! | [`codes`] | the stable table of wire error codes and SQL states |
 //! | [`value`] | X-protocol row and chunk value encodings (varints, zigzag, decimal BCD, packed times) |
 //! | [`chunk`] | the columnar chunk encoder and the reassembling decoder |

@@ -212,7 +212,7 @@ fn label_gap(a: f64, b: f64) -> f64 {
 
 /// The concurrencies to label on a logarithmic axis from `lo` to `hi` drawn `width` pixels wide:
 /// every measured one, in order, except that a label that would touch the one before it
-/// ([`label_gap`]) is left out (the smallest and the largest are always kept).
+/// (`label_gap`) is left out (the smallest and the largest are always kept).
 pub fn concurrency_ticks(measured: &[f64], lo: f64, hi: f64, width: f64) -> Vec<f64> {
     let mut values: Vec<f64> = measured.iter().copied().filter(|v| *v > 0.0).collect();
     values.sort_by(f64::total_cmp);
