@@ -270,11 +270,11 @@ impl Session {
         err: &WireError,
     ) -> bool {
         let err = err.clone().with_severity(Severity::Fatal);
-        let sent = self.send_last(conn, |out| write_error(out, node.format, self.sid, &err));
-        if sent {
+        // Counted before the frame goes out, so a client that reads the FATAL finds it counted.
+        self.send_last(conn, |out| {
             node.requests.error(err.code);
-        }
-        sent
+            write_error(out, node.format, self.sid, &err)
+        })
     }
 
     /// The session's number: what `connection_id()` returns and SQL `KILL` names.

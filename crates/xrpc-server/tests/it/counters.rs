@@ -210,6 +210,13 @@ fn sessions_opened_and_closed_are_counted_with_the_fatal_that_ends_one() {
         panic!("SESS_KILL CONNECTION answers with its FATAL");
     };
     assert_eq!(killed.code, 7005);
+    // The killed session is counted as it ends, which may be a moment after its FATAL went out.
+    wait_for_status(
+        &mut observer,
+        1,
+        "xrpc_sessions_closed",
+        before["xrpc_sessions_closed"] + 2,
+    );
     let (after, _) = status(&mut observer, 1);
     let moved = moved(&before, &after);
     assert_eq!(
