@@ -60,8 +60,15 @@ fn stage_histograms_switch_on_at_runtime_and_render_as_prometheus() {
 
     server.perf().set_enabled(true);
     for i in 0..50u64 {
+        let runs = server.perf().snapshot(Stage::Run).count();
         write_all(&mut s, &frame(i, 1, b"on"));
         read_frame(&mut s).unwrap();
+        // The next frame goes out once this one's run has ended, so that it starts a run (and a
+        // schedule) of its own rather than joining one that is still ending; on a loaded machine
+        // the worker can be preempted between the send and the end of its run.
+        let _ = wait_until(std::time::Duration::from_secs(1), || {
+            server.perf().snapshot(Stage::Run).count() > runs
+        });
     }
     // Every frame is a read of its own (the client waits for each echo), so the receive stages
     // see all 50. A frame that arrives while the echo unit is still ending (its worker was
