@@ -24,6 +24,25 @@ struct Source {
     columns: Vec<(String, Ty, bool)>,
 }
 
+impl Source {
+    /// The columns of the catalog's `table`, seen under `name` (the table's name or its alias).
+    fn of_table(name: String, table: &Table) -> Self {
+        Self {
+            name,
+            columns: table_columns(table),
+        }
+    }
+}
+
+/// Each column of `table` as a [`Source`] lists it.
+fn table_columns(table: &Table) -> Vec<(String, Ty, bool)> {
+    table
+        .columns
+        .iter()
+        .map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned()))
+        .collect()
+}
+
 /// The names one SELECT sees.
 #[derive(Debug, Default)]
 struct Scope {
@@ -811,12 +830,7 @@ impl<'a> Translator<'a> {
                     Some(cte) => (ident(&cte.name), cte.columns),
                     None => {
                         let table = self.table(name)?;
-                        let columns = table
-                            .columns
-                            .iter()
-                            .map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned()))
-                            .collect();
-                        (qualified(name)?, columns)
+                        (qualified(name)?, table_columns(&table))
                     }
                 };
                 let refer = alias
@@ -1032,14 +1046,7 @@ impl<'a> Translator<'a> {
                     .last_mut()
                     .expect("pushed")
                     .sources
-                    .push(Source {
-                        name: table.name.clone(),
-                        columns: table
-                            .columns
-                            .iter()
-                            .map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned()))
-                            .collect(),
-                    });
+                    .push(Source::of_table(table.name.clone(), &table));
                 self.excluded = Some(table.clone());
                 self.strict = true;
                 let mut sets = Vec::new();
@@ -1125,14 +1132,7 @@ impl<'a> Translator<'a> {
             .as_ref()
             .map_or(table.name.clone(), |a| a.name.value.clone());
         self.scopes.push(Scope {
-            sources: vec![Source {
-                name: refer.clone(),
-                columns: table
-                    .columns
-                    .iter()
-                    .map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned()))
-                    .collect(),
-            }],
+            sources: vec![Source::of_table(refer.clone(), &table)],
             ..Scope::default()
         });
         let out = self.update_in_scope(update, &table, &refer, name);
@@ -1407,14 +1407,7 @@ impl<'a> Translator<'a> {
             .as_ref()
             .map_or(table.name.clone(), |a| a.name.value.clone());
         self.scopes.push(Scope {
-            sources: vec![Source {
-                name: refer.clone(),
-                columns: table
-                    .columns
-                    .iter()
-                    .map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned()))
-                    .collect(),
-            }],
+            sources: vec![Source::of_table(refer.clone(), &table)],
             ..Scope::default()
         });
         let out = (|| -> Result<Translation> {
