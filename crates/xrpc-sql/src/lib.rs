@@ -10,9 +10,10 @@
 //! crate ([`Xa`]). The session statements are typed once more by [`Session::of`]: `SET` with
 //! its scopes and user variables, `SET NAMES`, transactions, `USE`.
 //!
-//! Parsing costs microseconds per statement, so callers cache by statement text: the engines'
-//! prepared-statement and result-shape caches are keyed by text, and a repeated statement (or
-//! one with `?` arguments) is parsed once. The crate keeps no state.
+//! Parsing costs microseconds per statement, so every part of the node parses through
+//! [`parse_cached`], one process-wide cache keyed by text (the `cache` module): a repeated
+//! statement, or one with `?` arguments, is parsed once, whichever part asks first. The cache is
+//! the crate's only state.
 //!
 //! MySQL's lexical rules are the tokenizer's: `#` and `-- ` comments (`5--2` is `5 - -2`),
 //! backslash escapes in strings, backquoted names. The token pass (the `lex` module) applies MySQL's
@@ -24,9 +25,12 @@
 //! the offending token (80 characters at most) and its line within the statement. Statements
 //! before it in the script are returned as parsed, so a caller runs them first, as MySQL does.
 
+mod cache;
 mod error;
 mod lex;
 mod session;
+
+pub use cache::{MAX_CACHED_TEXT, Script, cached_texts, parse_cached};
 
 pub use error::ParseError;
 pub use session::{Assignment, Scope, Session, Transaction, Xa};
