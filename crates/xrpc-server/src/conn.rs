@@ -250,6 +250,7 @@ impl NodeHandler {
                     tracing::warn!(peer = ?state.peer, sid, type_id = frame.type_id, %err, suppressed, "closing connection on an undecodable frame");
                 }
                 // It ends the connection, so it goes on sid 0 (docs/PROTOCOL.md, "FATAL").
+                self.node.requests.connection_error();
                 send_error(conn, format, CONNECTION_SID, &err.to_wire());
                 conn.fin();
                 return;
@@ -348,6 +349,7 @@ impl NodeHandler {
                     {
                         tracing::info!(peer = ?state.peer, suppressed, "refusing a plain connection: require_secure_transport is ON");
                     }
+                    self.node.requests.connection_error();
                     send_fatal(
                         conn,
                         format,
@@ -466,6 +468,7 @@ impl NodeHandler {
             Ok(()) => tracing::debug!(peer = ?state.peer, "switched to TLS"),
             Err(err) => {
                 tracing::warn!(peer = ?state.peer, %err, "cannot switch a connection to TLS; closing it");
+                self.node.requests.connection_error();
                 conn.fin();
             }
         }
@@ -519,6 +522,7 @@ impl NodeHandler {
                     tracing::info!(peer = ?state.peer, message = %err.message, suppressed, "authentication refused");
                 }
                 crate::binlog::auth_refused(conn, &err.message); // binlog hook
+                self.node.requests.connection_error();
                 send_error(conn, format, CONNECTION_SID, &err);
             }
             AuthStep::RefusedAndClose(err) => {
@@ -529,6 +533,7 @@ impl NodeHandler {
                     tracing::warn!(peer = ?state.peer, message = %err.message, suppressed, "closing connection after failed authentications");
                 }
                 crate::binlog::auth_refused(conn, &err.message); // binlog hook
+                self.node.requests.connection_error();
                 send_error(conn, format, CONNECTION_SID, &err);
                 conn.fin();
             }
@@ -723,6 +728,7 @@ impl NodeHandler {
                 "Host '{host}' is blocked because of many connection errors; unblock with 'FLUSH HOSTS'"
             ),
         );
+        self.node.requests.connection_error();
         send_error(conn, self.node.format, CONNECTION_SID, &err);
         conn.fin();
     }
@@ -738,6 +744,7 @@ impl NodeHandler {
             format!("Too many connections (max_connections = {max}; {why})"),
         )
         .with_severity(Severity::Fatal);
+        self.node.requests.connection_error();
         send_error(conn, self.node.format, CONNECTION_SID, &err);
         conn.fin();
     }
@@ -755,6 +762,7 @@ impl NodeHandler {
         let peer = state.peer;
         let peer_log = Arc::clone(&self.peer_log);
         let format = self.node.format;
+        let node = Arc::clone(&self.node);
         conn.group().schedule_timer(timeout, None, move |_| {
             if authenticated.load(Ordering::Acquire) {
                 return;
@@ -779,6 +787,7 @@ impl NodeHandler {
                     timeout.as_secs()
                 ),
             );
+            node.requests.connection_error();
             send_error(&conn, format, CONNECTION_SID, &err);
             conn.fin();
         })
@@ -913,10 +922,12 @@ impl Handler for NodeHandler {
             }
         }
         // It ends the connection, so it goes on sid 0 whatever sid the header named.
+        self.node.requests.connection_error();
         send_error(conn, self.node.format, CONNECTION_SID, &wire);
     }
 
     fn on_tls_error(&self, _conn: &ConnRef, state: &ConnState, err: &xrpc_net::rustls::Error) {
+        self.node.requests.connection_error();
         if let Some(suppressed) = self.peer_log.admit(state.peer_ip(), PeerEvent::TlsFailed) {
             tracing::info!(peer = ?state.peer, %err, suppressed, "closing a connection whose TLS session failed");
         }
