@@ -21,9 +21,8 @@
 //! Errors of the connection itself are not a session's and have a class of their own,
 //! `connection` (whatever their code): each refused authentication, and each error that ends a
 //! connection (a frame that cannot be decoded or is too large, a refused or blocked connection,
-//! no authentication within `connect_timeout`, a failed TLS session, a connection that arrives
-//! while the node drains). Other answers outside a session (a sid without a session) are not
-//! counted.
+//! no authentication within `connect_timeout`, a failed TLS session). Other answers outside a
+//! session (a sid without a session) are not counted.
 //!
 //! # Cost
 //!
