@@ -867,7 +867,16 @@ impl Session {
             }
         }
         let changes_schema = crate::plan::catalog::may_change_schema(sql);
+        // `USE db` chooses the database itself, so the authentication schema, which may name a
+        // database that does not exist (the node accepts such a connect, where MySQL refuses it),
+        // must not fail it before it runs.
+        let chooses_database = schema.is_none()
+            && crate::engine::lex::leading_word(sql)
+                .is_some_and(|(word, _)| word.eq_ignore_ascii_case("use"));
         self.with_engine(conn, node, sink, changes_schema, |engine, sink| {
+            if chooses_database {
+                engine.set_default_schema(None);
+            }
             execute_on(engine, sql, args, schema, sink).and_then(|summary| {
                 // The node's own rows of a SHOW the engine answered follow the engine's rows.
                 for row in node_rows.iter().filter(|_| summary.has_result_set) {
