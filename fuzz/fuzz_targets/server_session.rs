@@ -48,6 +48,7 @@ use xrpc_proto::messages::{ClientMessage, ClientType, ServerMessage, ServerType,
 use xrpc_proto::{Severity, WireError, codes};
 use xrpc_server::auth::Accounts;
 use xrpc_server::cache::RequestCache;
+use xrpc_server::conn::not_supported_on_a_session;
 use xrpc_server::encode::write_error;
 use xrpc_server::engine::sqlite::{SqliteEngine, SqliteOptions, Synchronous};
 use xrpc_server::node::NodeShared;
@@ -250,14 +251,7 @@ impl Router<'_> {
             ClientMessage::AutoSp(sp) => Request::Savepoint(sp),
             ClientMessage::SessionClose(_) => Request::Close,
             other => {
-                let err = WireError::with_message(
-                    &codes::UNEXPECTED_MESSAGE,
-                    format!(
-                        "{} is not supported on a session",
-                        other.message_type().name()
-                    ),
-                );
-                self.conn.error(sid, &err);
+                self.conn.error(sid, &not_supported_on_a_session(&other));
                 return None;
             }
         };

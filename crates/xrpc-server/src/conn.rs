@@ -288,16 +288,7 @@ impl NodeHandler {
             ClientMessage::SessionClose(_) => {
                 self.enqueue(conn, state, sid, Request::Close, runnable)
             }
-            other => {
-                let err = WireError::with_message(
-                    &codes::UNEXPECTED_MESSAGE,
-                    format!(
-                        "{} is not supported on a session",
-                        other.message_type().name()
-                    ),
-                );
-                send_error(conn, format, sid, &err);
-            }
+            other => send_error(conn, format, sid, &not_supported_on_a_session(&other)),
         }
     }
 
@@ -950,6 +941,17 @@ impl Handler for NodeHandler {
             session.shut_down(&self.node);
         }
     }
+}
+
+/// The error for a message a session does not take, answered on its sid (the session stays).
+pub fn not_supported_on_a_session(message: &ClientMessage) -> WireError {
+    WireError::with_message(
+        &codes::UNEXPECTED_MESSAGE,
+        format!(
+            "{} is not supported on a session",
+            message.message_type().name()
+        ),
+    )
 }
 
 /// An `Any` holding a boolean scalar.
