@@ -65,6 +65,7 @@ mod expr;
 mod functions;
 mod library;
 mod translate;
+mod typed;
 mod types;
 mod value;
 
@@ -154,13 +155,13 @@ impl Reservation {
     pub fn before_sql(&self) -> String {
         format!(
             "SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = {}",
-            expr::quote(&self.table)
+            typed::quote(&self.table)
         )
     }
 
     /// The statement that keeps the sequence at no less than `before + rows`.
     pub fn sql(&self, before: i64) -> String {
-        let table = expr::quote(&self.table);
+        let table = typed::quote(&self.table);
         let at = before.saturating_add(i64::try_from(self.rows).unwrap_or(i64::MAX));
         format!(
             "UPDATE sqlite_sequence SET seq = max(seq, {at}) WHERE name = {table}; \

@@ -5,9 +5,8 @@
 use sqlparser::ast::DateTimeField;
 
 use crate::error::{TranslateError, unsupported};
-use crate::expr::{Typed, as_text, compare, convert_to, unify};
-use crate::translate::Translator;
-use crate::types::{Collation, Ty};
+use crate::typed::{Typed, as_text, compare, convert_to, truth, unify};
+use crate::types::{Catalog, Collation, Ty};
 
 type Result<T> = std::result::Result<T, TranslateError>;
 
@@ -189,9 +188,18 @@ const MYSQL_ONLY: &[&str] = &[
     "VALUES",
 ];
 
-impl Translator<'_> {
+/// Where a function is called: what its translation depends on besides its arguments.
+#[derive(Clone, Copy)]
+pub(crate) struct CallSite<'a> {
+    /// In a write's values: conversions fail as strict mode does.
+    pub(crate) strict: bool,
+    /// For the current database's name in an unknown function's error.
+    pub(crate) catalog: &'a dyn Catalog,
+}
+
+impl CallSite<'_> {
     /// A scalar function of translated arguments.
-    pub(crate) fn call_typed(&mut self, name: &str, args: Vec<Typed>) -> Result<Typed> {
+    pub(crate) fn call(self, name: &str, args: Vec<Typed>) -> Result<Typed> {
         let n = args.len();
         let arity = |ok: bool| -> Result<()> {
             if ok {
@@ -686,7 +694,7 @@ impl Translator<'_> {
         Ok(t)
     }
 
-    fn mod_call(&mut self, args: Vec<Typed>) -> Result<Typed> {
+    fn mod_call(self, args: Vec<Typed>) -> Result<Typed> {
         let (l, r) = (&args[0], &args[1]);
         let strict = i32::from(self.strict);
         let scale = |t: Ty| match t {
@@ -715,13 +723,5 @@ impl Translator<'_> {
             ),
         };
         Ok(t)
-    }
-}
-
-/// A condition as SQLite should read its truth.
-fn truth(t: &Typed) -> String {
-    match t.ty {
-        Ty::Str(_) | Ty::Bytes | Ty::Decimal(_) => format!("my_cast_double({})", t.sql),
-        _ => t.sql.clone(),
     }
 }

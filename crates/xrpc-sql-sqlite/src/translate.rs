@@ -10,7 +10,7 @@ use sqlparser::ast::{
 };
 
 use crate::error::{TranslateError, unsupported};
-use crate::expr::{Strength, Typed, as_text, group_key, ident, quote, unify};
+use crate::typed::{Strength, Typed, as_text, group_key, ident, quote, truth, unify};
 use crate::types::{Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Index, Table, Ty};
 use crate::{Affected, CatalogChange, OutColumn, Translation};
 
@@ -714,7 +714,7 @@ impl<'a> Translator<'a> {
             if t.aggregate {
                 return Err(TranslateError::GroupFunction);
             }
-            sql.push_str(&format!(" WHERE {}", truth_sql(&t)));
+            sql.push_str(&format!(" WHERE {}", truth(&t)));
         }
         match &s.group_by {
             GroupByExpr::Expressions(exprs, modifiers) => {
@@ -736,7 +736,7 @@ impl<'a> Translator<'a> {
         if let Some(h) = &s.having {
             self.clause = "having clause";
             let t = self.expr(h)?;
-            sql.push_str(&format!(" HAVING {}", truth_sql(&t)));
+            sql.push_str(&format!(" HAVING {}", truth(&t)));
         }
         let _ = any_aggregate;
         if !order.is_empty() {
@@ -776,7 +776,7 @@ impl<'a> Translator<'a> {
                 JoinConstraint::On(e) => {
                     self.clause = "on clause";
                     let t = self.expr(e)?;
-                    format!(" ON {}", truth_sql(&t))
+                    format!(" ON {}", truth(&t))
                 }
                 JoinConstraint::Using(names) => {
                     let mut cols = Vec::new();
@@ -1185,7 +1185,7 @@ impl<'a> Translator<'a> {
         if let Some(w) = &update.selection {
             self.clause = "where clause";
             let t = self.expr(w)?;
-            filter.push(truth_sql(&t));
+            filter.push(truth(&t));
         }
         let limited = self.limited_rows(
             refer,
@@ -1316,11 +1316,11 @@ impl<'a> Translator<'a> {
             self.clause = "on clause";
             let mut filter = Vec::new();
             for c in conditions {
-                filter.push(truth_sql(&self.expr(c)?));
+                filter.push(truth(&self.expr(c)?));
             }
             if let Some(w) = &update.selection {
                 self.clause = "where clause";
-                filter.push(truth_sql(&self.expr(w)?));
+                filter.push(truth(&self.expr(w)?));
             }
             filter.push(format!("NOT ({})", same.join(" AND ")));
             let from = if others.is_empty() {
@@ -1414,7 +1414,7 @@ impl<'a> Translator<'a> {
             let mut filter = Vec::new();
             if let Some(w) = &delete.selection {
                 self.clause = "where clause";
-                filter.push(truth_sql(&self.expr(w)?));
+                filter.push(truth(&self.expr(w)?));
             }
             let conditions = match self.limited_rows(
                 &refer,
@@ -1504,7 +1504,7 @@ impl<'a> Translator<'a> {
             let where_sql = match &delete.selection {
                 Some(w) => {
                     self.clause = "where clause";
-                    format!(" WHERE {}", truth_sql(&self.expr(w)?))
+                    format!(" WHERE {}", truth(&self.expr(w)?))
                 }
                 None => String::new(),
             };
@@ -2059,14 +2059,6 @@ impl<'a> Translator<'a> {
         let mut changed = table;
         changed.indexes.push(index);
         Ok(ddl(vec![sql], CatalogChange::Replace(changed)))
-    }
-}
-
-/// SQL of a condition: text and decimals read as MySQL's numbers.
-pub(crate) fn truth_sql(t: &Typed) -> String {
-    match t.ty {
-        Ty::Str(_) | Ty::Bytes | Ty::Decimal(_) => format!("my_cast_double({})", t.sql),
-        _ => t.sql.clone(),
     }
 }
 
