@@ -275,7 +275,7 @@ impl Translator<'_> {
                     ty: Ty::Str(c),
                     strength: Strength::Explicit,
                     aggregate: x.aggregate,
-                    unsigned: false,
+                    ..Typed::new(String::new(), Ty::Null)
                 })
             }
             Expr::TypedString(typed) => {
@@ -444,6 +444,15 @@ impl Translator<'_> {
         }
         let l = self.expr(left)?;
         let r = self.expr(right)?;
+        // MySQL's `doc->path` and `doc->>path`.
+        match op {
+            B::Arrow => return self.call_typed("JSON_EXTRACT", vec![l, r]),
+            B::LongArrow => {
+                let found = self.call_typed("JSON_EXTRACT", vec![l, r])?;
+                return self.call_typed("JSON_UNQUOTE", vec![found]);
+            }
+            _ => {}
+        }
         let parts = [&l, &r];
         let cmp = |sym: &str| compare(sym, &l, &r);
         match op {
@@ -672,8 +681,22 @@ impl Translator<'_> {
             return unsupported("VALUES() outside ON DUPLICATE KEY UPDATE");
         }
         let mut typed = Vec::with_capacity(args.len());
-        for arg in &args {
-            typed.push(self.arg_expr(arg)?);
+        for (i, arg) in args.iter().enumerate() {
+            let mut t = self.arg_expr(arg)?;
+            // A value placed in a JSON document: a truth value is `true`/`false` there.
+            let json_value = match name.as_str() {
+                "JSON_ARRAY" => true,
+                "JSON_OBJECT" => i % 2 == 1,
+                _ => false,
+            };
+            if json_value {
+                let truth_value = unnamed(arg).is_some_and(is_truth_value);
+                t = Typed::new(
+                    library::json_value(&t, truth_value),
+                    Ty::Str(Collation::Bin),
+                );
+            }
+            typed.push(t);
         }
         self.call_typed(&name, typed)
     }
@@ -889,6 +912,45 @@ impl Translator<'_> {
     }
 }
 
+/// Whether an expression is a truth value by its form (a comparison, a logical operator, a
+/// boolean literal), which a JSON document shows as `true` or `false`.
+fn is_truth_value(e: &Expr) -> bool {
+    use BinaryOperator as B;
+    match e {
+        Expr::Nested(x) => is_truth_value(x),
+        Expr::Value(v) => matches!(v.value, Value::Boolean(_)),
+        Expr::BinaryOp { op, .. } => matches!(
+            op,
+            B::Eq
+                | B::NotEq
+                | B::Lt
+                | B::LtEq
+                | B::Gt
+                | B::GtEq
+                | B::Spaceship
+                | B::And
+                | B::Or
+                | B::Xor
+        ),
+        Expr::UnaryOp { op, .. } => matches!(op, UnaryOperator::Not | UnaryOperator::BangNot),
+        Expr::IsNull(_)
+        | Expr::IsNotNull(_)
+        | Expr::IsTrue(_)
+        | Expr::IsNotTrue(_)
+        | Expr::IsFalse(_)
+        | Expr::IsNotFalse(_)
+        | Expr::IsUnknown(_)
+        | Expr::IsNotUnknown(_)
+        | Expr::Like { .. }
+        | Expr::ILike { .. }
+        | Expr::RLike { .. }
+        | Expr::In { .. }
+        | Expr::Between { .. }
+        | Expr::Exists { .. } => true,
+        _ => false,
+    }
+}
+
 /// The unnamed expression of a function argument.
 pub(crate) fn unnamed(arg: &FunctionArg) -> Option<&Expr> {
     match arg {
@@ -928,6 +990,9 @@ fn text_result(x: &Typed) -> Ty {
 
 /// `+ - * / %` by the operands' types.
 fn arithmetic(op: &str, l: &Typed, r: &Typed, strict: bool) -> Result<Typed> {
+    if l.json || r.json {
+        return unsupported("arithmetic on a JSON value");
+    }
     let parts = [l, r];
     let strict = i32::from(strict);
     if l.ty.is_temporal() || r.ty.is_temporal() {

@@ -21,6 +21,7 @@ use rusqlite::{Connection, Error};
 
 use crate::collation::{self, fold};
 use crate::dates::{self, Unit};
+use crate::json;
 use crate::types::{BIN_COLLATION, CI_COLLATION, Collation, DECIMAL_COLLATION};
 use crate::value::{
     decimal_text, double_text, float_text, number_prefix, to_decimal, to_f64, to_i64, to_text,
@@ -173,6 +174,7 @@ pub fn register(conn: &Connection, variables: &SessionState) -> rusqlite::Result
     register_values(conn, variables)?;
     register_arithmetic(conn)?;
     register_strings(conn)?;
+    register_json(conn)?;
     register_dates(conn)?;
     register_stores(conn)?;
     register_aggregates(conn)
@@ -628,6 +630,83 @@ fn radix(mut n: u64, base: u32) -> String {
 
 fn chars_of(s: &str) -> Vec<char> {
     s.chars().collect()
+}
+
+/// The JSON functions on text documents ([`crate::json`]); a value placed in a document is
+/// first made JSON by `my_json_value` with its kind: `s` a string, `n` a number's text, `b` a
+/// truth value, `r` a JSON document already.
+fn register_json(conn: &Connection) -> rusqlite::Result<()> {
+    fn path_error(err: json::UnsupportedPath) -> FnError {
+        fail(
+            1235,
+            format!("This version of MySQL doesn't yet support '{}'", err.0),
+        )
+    }
+    scalar(conn, "my_json_extract", -1, true, |a| {
+        let doc = some!(a.text(0));
+        let mut paths = Vec::new();
+        for i in 1..a.len() {
+            paths.push(some!(a.text(i)));
+        }
+        let paths: Vec<&str> = paths.iter().map(|p| p.as_ref()).collect();
+        let found = json::extract(&doc, &paths).map_err(path_error)?;
+        Ok(found.map_or(Value::Null, text_value))
+    })?;
+    scalar(conn, "my_json_length", -1, true, |a| {
+        let doc = some!(a.text(0));
+        let path = if a.len() > 1 {
+            Some(some!(a.text(1)))
+        } else {
+            None
+        };
+        let n = json::length(&doc, path.as_deref()).map_err(path_error)?;
+        Ok(n.map_or(Value::Null, Value::Integer))
+    })?;
+    scalar(conn, "my_json_unquote", 1, true, |a| {
+        Ok(text_value(json::unquote(&some!(a.text(0)))))
+    })?;
+    scalar(conn, "my_json_valid", 1, true, |a| {
+        Ok(Value::Integer(i64::from(
+            json::parse(&some!(a.text(0))).is_some(),
+        )))
+    })?;
+    scalar(conn, "my_json_value", 2, true, |a| {
+        let kind = a.text(1).unwrap_or_default().into_owned();
+        let Some(text) = a.text(0) else {
+            return Ok(text_value("null"));
+        };
+        Ok(text_value(match kind.as_str() {
+            "s" => json::quote(&text),
+            "b" => if a.f64(0).unwrap_or(0.0) != 0.0 {
+                "true"
+            } else {
+                "false"
+            }
+            .to_string(),
+            _ => text.into_owned(),
+        }))
+    })?;
+    scalar(conn, "my_json_array", -1, true, |a| {
+        let items: Vec<String> = (0..a.len())
+            .map(|i| {
+                a.text(i)
+                    .map_or_else(|| "null".to_string(), Cow::into_owned)
+            })
+            .collect();
+        Ok(text_value(format!("[{}]", items.join(", "))))
+    })?;
+    scalar(conn, "my_json_object", -1, true, |a| {
+        let members: Vec<String> = (0..a.len() / 2)
+            .map(|i| {
+                let key = a.text(2 * i).unwrap_or_default();
+                let value = a
+                    .text(2 * i + 1)
+                    .map_or_else(|| "null".to_string(), Cow::into_owned);
+                format!("{}: {value}", json::quote(&key))
+            })
+            .collect();
+        Ok(text_value(format!("{{{}}}", members.join(", "))))
+    })
 }
 
 fn register_strings(conn: &Connection) -> rusqlite::Result<()> {

@@ -63,6 +63,7 @@ mod dates;
 mod error;
 mod expr;
 mod functions;
+mod json;
 mod library;
 mod translate;
 mod typed;

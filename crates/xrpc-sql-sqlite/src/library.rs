@@ -5,7 +5,7 @@
 use sqlparser::ast::DateTimeField;
 
 use crate::error::{TranslateError, unsupported};
-use crate::typed::{Typed, as_text, compare, convert_to, truth, unify};
+use crate::typed::{Strength, Typed, as_text, compare, convert_to, truth, unify};
 use crate::types::{Catalog, Collation, Ty};
 
 type Result<T> = std::result::Result<T, TranslateError>;
@@ -53,12 +53,6 @@ pub(crate) fn unit_field(unit: &str) -> Option<DateTimeField> {
 
 /// MySQL's built-in functions this translation does not provide: calling one is 1235, not 1305.
 const MYSQL_ONLY: &[&str] = &[
-    "JSON_EXTRACT",
-    "JSON_UNQUOTE",
-    "JSON_OBJECT",
-    "JSON_ARRAY",
-    "JSON_LENGTH",
-    "JSON_VALID",
     "JSON_CONTAINS",
     "JSON_KEYS",
     "JSON_SET",
@@ -187,6 +181,20 @@ const MYSQL_ONLY: &[&str] = &[
     "CHR",
     "VALUES",
 ];
+
+/// A value as JSON text in a document JSON_ARRAY or JSON_OBJECT builds: a JSON function's
+/// result as it is, a number as its MySQL text, a truth value (`truth_value`, by the form of
+/// its expression) as `true`/`false`, NULL as `null`, anything else as a JSON string.
+pub(crate) fn json_value(t: &Typed, truth_value: bool) -> String {
+    let kind = match t.ty {
+        _ if t.json => "r",
+        _ if truth_value => "b",
+        Ty::Null => return "'null'".to_string(),
+        Ty::Int | Ty::Decimal(_) | Ty::Double | Ty::Float => "n",
+        _ => "s",
+    };
+    format!("my_json_value({}, '{kind}')", as_text(t))
+}
 
 /// Where a function is called: what its translation depends on besides its arguments.
 #[derive(Clone, Copy)]
@@ -660,6 +668,47 @@ impl CallSite<'_> {
             "FROM_DAYS" => {
                 arity(n == 1)?;
                 (format!("my_from_days({})", sql(0)), Ty::Date)
+            }
+            // JSON documents are text (see `crate::json`).
+            "JSON_EXTRACT" => {
+                arity(n >= 2)?;
+                let mut t = Typed::new(format!("my_json_extract({})", list(0, &text)), str_ty(0));
+                t.json = true;
+                t.aggregate = aggregate;
+                return Ok(t);
+            }
+            "JSON_UNQUOTE" => {
+                arity(n == 1)?;
+                // Binary, and as strong as a column's collation (MySQL's IMPLICIT).
+                let mut t = Typed::new(
+                    format!("my_json_unquote({})", text(0)),
+                    Ty::Str(Collation::Bin),
+                );
+                t.strength = Strength::Column;
+                t.aggregate = aggregate;
+                return Ok(t);
+            }
+            "JSON_LENGTH" => {
+                arity(n == 1 || n == 2)?;
+                (format!("my_json_length({})", list(0, &text)), Ty::Int)
+            }
+            "JSON_VALID" => {
+                arity(n == 1)?;
+                (format!("my_json_valid({})", text(0)), Ty::Int)
+            }
+            // The values arrive as JSON already (`json_value`); object keys are text.
+            "JSON_ARRAY" | "JSON_OBJECT" => {
+                let object = name == "JSON_OBJECT";
+                arity(!object || n % 2 == 0)?;
+                let f = if object {
+                    "my_json_object"
+                } else {
+                    "my_json_array"
+                };
+                let mut t = Typed::new(format!("{f}({})", list(0, &text)), Ty::Str(Collation::Ci));
+                t.json = true;
+                t.aggregate = aggregate;
+                return Ok(t);
             }
             "MAKEDATE" => {
                 arity(n == 2)?;

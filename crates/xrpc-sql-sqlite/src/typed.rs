@@ -27,6 +27,9 @@ pub(crate) struct Typed {
     pub(crate) aggregate: bool,
     /// An UNSIGNED integer: arithmetic on it is unsigned (a negative result is error 1690).
     pub(crate) unsigned: bool,
+    /// A JSON document a JSON function returned: placed in another document as it is, and
+    /// refused in comparisons and arithmetic (MariaDB reads a JSON scalar there unquoted).
+    pub(crate) json: bool,
 }
 
 impl Typed {
@@ -37,6 +40,7 @@ impl Typed {
             strength: Strength::Derived,
             aggregate: false,
             unsigned: false,
+            json: false,
         }
     }
 
@@ -149,6 +153,9 @@ pub(crate) fn compare_class(a: &Typed, b: &Typed) -> Result<Compare> {
 
 /// `l op r` for a comparison operator under MySQL's conversion rules.
 pub(crate) fn compare(op: &str, l: &Typed, r: &Typed) -> Result<Typed> {
+    if l.json || r.json {
+        return unsupported("comparison of a JSON value");
+    }
     let parts = [l, r];
     let spaceship = op == "<=>";
     let eq_op = if spaceship { "=" } else { op };

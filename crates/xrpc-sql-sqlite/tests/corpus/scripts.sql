@@ -516,3 +516,24 @@ INSERT INTO nums VALUES (3, 'x' * 2, 'x');
 INSERT INTO nums VALUES (3, ' 7 ' * 2, 'x');
 SELECT id, n, label FROM nums ORDER BY id;
 SELECT n + label FROM nums WHERE id = 1;
+
+-- script: JSON documents
+SELECT JSON_OBJECT('a', 1, 'b', 'x', 'c', NULL, 'd', 1.50, 'e', JSON_ARRAY(1, 2));
+SELECT JSON_ARRAY(1, 'a', NULL, 2.5e0, TRUE), JSON_ARRAY(1 > 0, 1 = 0), JSON_ARRAY();
+SELECT JSON_OBJECT('k', 'a"b\\c'), JSON_OBJECT(), JSON_OBJECT(NULL, 1), JSON_ARRAY('tab	x');
+SELECT JSON_OBJECT('a');
+SELECT JSON_EXTRACT('{"a":{"b":  [1,2]}, "c": "x"}', '$.a'), JSON_EXTRACT('{"a":{"b":  [1,2]}, "c": "x"}', '$.c');
+SELECT JSON_EXTRACT('[1,2,3]', '$[1]'), JSON_EXTRACT('[1,2,3]', '$[5]'), JSON_EXTRACT('{"a": [1, {"b": 2}]}', '$.a[1].b');
+SELECT JSON_EXTRACT('{"n": 1.50, "e": 1E2}', '$.n', '$.e'), JSON_EXTRACT('[1,2]', '$[*]'), JSON_EXTRACT('{"a b": 1}', '$."a b"');
+SELECT JSON_EXTRACT('{"a":1', '$.a'), JSON_EXTRACT(NULL, '$.a'), JSON_EXTRACT('{"a":1}', '$'), JSON_EXTRACT('{"a":1}', 'a');
+SELECT JSON_UNQUOTE(JSON_EXTRACT('{"a": "x\\"y"}', '$.a')), JSON_UNQUOTE('abc'), JSON_UNQUOTE('"a\\tb"'), JSON_UNQUOTE(NULL), JSON_UNQUOTE('"abc');
+SELECT JSON_LENGTH('[1,2]'), JSON_LENGTH('{"a": [1,2,3]}', '$.a'), JSON_LENGTH('3'), JSON_LENGTH('{"a": 1}', '$.b'), JSON_LENGTH('[1');
+SELECT JSON_VALID('{"a":1}'), JSON_VALID('{a:1}'), JSON_VALID('[1, 2'), JSON_VALID('"x"'), JSON_VALID(NULL), JSON_VALID('');
+CREATE TABLE docs (id INT PRIMARY KEY, body TEXT);
+INSERT INTO docs VALUES (1, '{"name": "Ann", "tags": ["a", "b"], "age": 30}'), (2, '{"name": "Bob", "tags": [], "age": 25}'), (3, 'not json');
+SELECT id, JSON_UNQUOTE(JSON_EXTRACT(body, '$.name')), JSON_LENGTH(body, '$.tags') FROM docs ORDER BY id;
+SELECT id FROM docs WHERE JSON_VALID(body) ORDER BY id;
+SELECT JSON_OBJECT('id', id, 'doc', JSON_EXTRACT(body, '$.tags')) FROM docs WHERE id < 3 ORDER BY id;
+SELECT id FROM docs WHERE JSON_UNQUOTE(JSON_EXTRACT(body, '$.name')) = 'ann';
+SELECT id FROM docs WHERE JSON_UNQUOTE(JSON_EXTRACT(body, '$.name')) = 'Ann';
+SELECT JSON_ARRAY(id, body IS NULL) FROM docs ORDER BY id DESC;
