@@ -131,6 +131,8 @@ fn text_value(s: impl Into<String>) -> Value {
 pub struct SessionState {
     variables: Arc<Mutex<HashMap<String, Value>>>,
     upsert_updates: Arc<std::sync::atomic::AtomicU64>,
+    /// The row count of the table a REPLACE writes, before it (see `my_replace_count`).
+    replace_before: Arc<std::sync::atomic::AtomicI64>,
 }
 
 impl SessionState {
@@ -214,6 +216,38 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             .upsert_updates
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(Value::Integer(1))
+    })?;
+    // REPLACE counts a row for each row it inserts and each it deletes: the table's row count
+    // is noted before the statement, and after it the difference is added to the upserts'
+    // count (inserted + deleted = before + 2 * inserted - after).
+    let state = variables.clone();
+    scalar(conn, "my_replace_before", 1, false, move |a| {
+        state
+            .replace_before
+            .store(a.i64(0).unwrap_or(0), std::sync::atomic::Ordering::Relaxed);
+        Ok(Value::Integer(1))
+    })?;
+    let state = variables.clone();
+    scalar(conn, "my_replace_count", 2, false, move |a| {
+        let before = state
+            .replace_before
+            .load(std::sync::atomic::Ordering::Relaxed);
+        let (after, inserted) = (a.i64(0).unwrap_or(0), a.i64(1).unwrap_or(0));
+        let counted = (before + 2 * inserted - after).max(0) as u64;
+        state
+            .upsert_updates
+            .fetch_add(counted, std::sync::atomic::Ordering::Relaxed);
+        Ok(Value::Null)
+    })?;
+    // NULL into a NOT NULL column: MySQL's 1048 (where SQLite's REPLACE would take the default).
+    scalar(conn, "my_not_null", 2, true, |a| {
+        if matches!(a.v(0), ValueRef::Null) {
+            return Err(fail(
+                1048,
+                format!("Column '{}' cannot be null", a.text(1).unwrap_or_default()),
+            ));
+        }
+        Ok(Value::from(a.v(0)))
     })?;
     // Exact identity of two stored values (an UPDATE changes a row only when a value differs).
     scalar(conn, "my_same", 2, true, |a| {

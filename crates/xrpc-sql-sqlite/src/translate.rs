@@ -898,9 +898,7 @@ impl<'a> Translator<'a> {
     // ---- DML ---------------------------------------------------------------------------
 
     fn insert(&mut self, insert: &Insert) -> Result<Translation> {
-        if insert.replace_into {
-            return unsupported("REPLACE");
-        }
+        let replace = insert.replace_into;
         if insert.returning.is_some()
             || insert.partitioned.is_some()
             || insert.insert_alias.is_some()
@@ -964,7 +962,7 @@ impl<'a> Translator<'a> {
             let mut values = Vec::new();
             for (a, c) in insert.assignments.iter().zip(&targets) {
                 let t = self.expr(&a.value)?;
-                values.push(store(&t, c, self.strict, ignore));
+                values.push(replace_store(store(&t, c, self.strict, ignore), c, replace));
             }
             format!("VALUES ({})", values.join(", "))
         } else {
@@ -989,7 +987,11 @@ impl<'a> Translator<'a> {
                                 return unsupported("DEFAULT as a value");
                             }
                             let t = self.expr(e)?;
-                            cells.push(store(&t, c, self.strict, ignore));
+                            cells.push(replace_store(
+                                store(&t, c, self.strict, ignore),
+                                c,
+                                replace,
+                            ));
                         }
                         cells.extend(implicit.iter().map(|(_, v)| v.clone()));
                         rows.push(format!("({})", cells.join(", ")));
@@ -1018,12 +1020,8 @@ impl<'a> Translator<'a> {
                         .zip(&targets)
                         .enumerate()
                         .map(|(i, (oc, c))| {
-                            store(
-                                &Typed::new(format!("s.{}", ident(&format!("c{i}"))), oc.ty),
-                                c,
-                                self.strict,
-                                ignore,
-                            )
+                            let t = Typed::new(format!("s.{}", ident(&format!("c{i}"))), oc.ty);
+                            replace_store(store(&t, c, self.strict, ignore), c, replace)
                         })
                         .collect();
                     format!("SELECT {} FROM ({sql}) AS s WHERE true", cells.join(", "))
@@ -1032,10 +1030,23 @@ impl<'a> Translator<'a> {
         };
         let mut column_names: Vec<String> = targets.iter().map(|c| ident(&c.name)).collect();
         column_names.extend(implicit.iter().map(|(c, _)| ident(&c.name)));
-        let verb = if ignore { "INSERT OR IGNORE" } else { "INSERT" };
+        let verb = match (replace, ignore) {
+            (true, _) => "INSERT OR REPLACE",
+            (false, true) => "INSERT OR IGNORE",
+            (false, false) => "INSERT",
+        };
+        let target = qualified(name)?;
+        // REPLACE notes the table's row count before it (the source reads the table, so SQLite
+        // evaluates it before the first row is written) for MySQL's affected rows.
+        let rows_sql = if replace {
+            format!(
+                "SELECT * FROM ({rows_sql}) WHERE my_replace_before((SELECT count(*) FROM {target}))"
+            )
+        } else {
+            rows_sql
+        };
         let mut sql = format!(
-            "{verb} INTO {} ({}) {rows_sql}",
-            qualified(name)?,
+            "{verb} INTO {target} ({}) {rows_sql}",
             column_names.join(", ")
         );
         let mut affected = Affected::Changes;
@@ -1108,8 +1119,18 @@ impl<'a> Translator<'a> {
             }
             _ => None,
         };
+        let mut sql = vec![sql];
+        if replace {
+            // Inserted (`changes()` of the REPLACE) plus deleted rows, from the row counts
+            // before and after; this statement itself deletes nothing (`rowid = NULL`).
+            sql.push(format!(
+                "DELETE FROM {target} WHERE rowid = \
+                 (SELECT my_replace_count((SELECT count(*) FROM {target}), changes()))"
+            ));
+            affected = Affected::ChangesPlusUpserts;
+        }
         Ok(Translation {
-            sql: vec![sql],
+            sql,
             columns: Vec::new(),
             affected,
             change: None,
@@ -2325,6 +2346,16 @@ fn store(t: &Typed, c: &Column, strict: bool, ignore: bool) -> String {
     };
     if ignore && c.not_null && !c.auto_increment {
         format!("coalesce({value}, {})", implicit_default(&c.ty))
+    } else {
+        value
+    }
+}
+
+/// A REPLACE's stored value: NULL into a NOT NULL column is MySQL's error, where SQLite's
+/// REPLACE would store the column's default.
+fn replace_store(value: String, c: &Column, replace: bool) -> String {
+    if replace && c.not_null && !c.auto_increment {
+        format!("my_not_null({value}, {})", quote(&c.name))
     } else {
         value
     }

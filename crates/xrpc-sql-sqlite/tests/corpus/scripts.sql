@@ -537,3 +537,32 @@ SELECT JSON_OBJECT('id', id, 'doc', JSON_EXTRACT(body, '$.tags')) FROM docs WHER
 SELECT id FROM docs WHERE JSON_UNQUOTE(JSON_EXTRACT(body, '$.name')) = 'ann';
 SELECT id FROM docs WHERE JSON_UNQUOTE(JSON_EXTRACT(body, '$.name')) = 'Ann';
 SELECT JSON_ARRAY(id, body IS NULL) FROM docs ORDER BY id DESC;
+
+-- script: REPLACE and its affected rows
+CREATE TABLE kv (id INT AUTO_INCREMENT PRIMARY KEY, k VARCHAR(10) NOT NULL UNIQUE, v INT NOT NULL DEFAULT 0);
+REPLACE INTO kv (k, v) VALUES ('a', 1);
+REPLACE INTO kv (k, v) VALUES ('a', 2);
+SELECT * FROM kv ORDER BY id;
+REPLACE INTO kv (id, k, v) VALUES (2, 'a', 2);
+REPLACE INTO kv (id, k, v) VALUES (2, 'a', 2);
+REPLACE INTO kv VALUES (5, 'b', 1);
+REPLACE INTO kv VALUES (5, 'a', 1);
+SELECT * FROM kv ORDER BY id;
+REPLACE INTO kv (k, v) VALUES ('c', 1), ('c', 2);
+REPLACE kv SET k = 'A', v = 9;
+SELECT * FROM kv ORDER BY id;
+REPLACE INTO kv (k, v) VALUES ('d', NULL);
+REPLACE INTO kv (k, v) VALUES ('d', 'x');
+REPLACE INTO kv (k) VALUES ('e');
+SELECT * FROM kv ORDER BY id;
+REPLACE INTO kv (k, v) SELECT 'f', 1;
+INSERT INTO kv (k, v) VALUES ('g', 1);
+SELECT * FROM kv ORDER BY id;
+REPLACE INTO kv (k, v) SELECT k, v + 10 FROM kv WHERE id < 4;
+SELECT * FROM kv ORDER BY id;
+CREATE TABLE parent (id INT PRIMARY KEY, name VARCHAR(10));
+CREATE TABLE child (id INT PRIMARY KEY, parent_id INT, FOREIGN KEY (parent_id) REFERENCES parent (id) ON DELETE CASCADE);
+INSERT INTO parent VALUES (1, 'p');
+INSERT INTO child VALUES (10, 1);
+REPLACE INTO parent VALUES (1, 'q');
+SELECT COUNT(*) FROM child;
