@@ -131,11 +131,43 @@ fn text_value(s: impl Into<String>) -> Value {
 pub struct SessionState {
     variables: Arc<Mutex<HashMap<String, Value>>>,
     upsert_updates: Arc<std::sync::atomic::AtomicU64>,
+    /// What ROW_COUNT() and FOUND_ROWS() return, as the engine reports them after each
+    /// statement; `None` until it has.
+    counts: Arc<Mutex<StatementCounts>>,
     /// The row count of the table a REPLACE writes, before it (see `my_replace_count`).
     replace_before: Arc<std::sync::atomic::AtomicI64>,
 }
 
+/// The previous statement's counts.
+#[derive(Debug, Default, Clone, Copy)]
+struct StatementCounts {
+    row_count: Option<i64>,
+    found_rows: Option<u64>,
+}
+
 impl SessionState {
+    /// After each statement: the affected rows of a write, 0 for DDL and session statements,
+    /// -1 for a query or a statement that failed (MySQL's ROW_COUNT()).
+    pub fn set_row_count(&self, rows: i64) {
+        self.counts
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .row_count = Some(rows);
+    }
+
+    /// After each query: the rows it returned, or for `SQL_CALC_FOUND_ROWS` the count of
+    /// [`crate::Translation::found_rows`] (MySQL's FOUND_ROWS()).
+    pub fn set_found_rows(&self, rows: u64) {
+        self.counts
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .found_rows = Some(rows);
+    }
+
+    fn counts(&self) -> StatementCounts {
+        *self.counts.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// Takes the count of rows upserts updated since the last call.
     pub fn take_upsert_updates(&self) -> u64 {
         self.upsert_updates
@@ -238,6 +270,27 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             .upsert_updates
             .fetch_add(counted, std::sync::atomic::Ordering::Relaxed);
         Ok(Value::Null)
+    })?;
+    // ROW_COUNT() and FOUND_ROWS(): refused where the engine does not report the counts.
+    let unreported = |f: &str| {
+        fail(
+            1235,
+            format!("This version of MySQL doesn't yet support '{f} without the engine's count'"),
+        )
+    };
+    let state = variables.clone();
+    scalar(conn, "my_row_count", 0, false, move |_| {
+        match state.counts().row_count {
+            Some(n) => Ok(Value::Integer(n)),
+            None => Err(unreported("ROW_COUNT()")),
+        }
+    })?;
+    let state = variables.clone();
+    scalar(conn, "my_found_rows", 0, false, move |_| {
+        match state.counts().found_rows {
+            Some(n) => Ok(Value::Integer(i64::try_from(n).unwrap_or(i64::MAX))),
+            None => Err(unreported("FOUND_ROWS()")),
+        }
     })?;
     // NULL into a NOT NULL column: MySQL's 1048 (where SQLite's REPLACE would take the default).
     scalar(conn, "my_not_null", 2, true, |a| {

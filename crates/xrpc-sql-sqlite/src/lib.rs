@@ -138,6 +138,10 @@ pub struct Translation {
     /// An INSERT that reserves auto-increment values, as InnoDB does for an insert of a known
     /// row count: the values are used up even by rows that fail or are ignored.
     pub reserves: Option<Reservation>,
+    /// `SELECT SQL_CALC_FOUND_ROWS`: a query (one row, one integer) counting the rows the
+    /// statement finds without its LIMIT. The engine runs it right after the statement and
+    /// gives the count to [`SessionState::set_found_rows`] instead of the rows returned.
+    pub found_rows: Option<String>,
 }
 
 /// Auto-increment values an INSERT reserves: the engine reads SQLite's sequence for the table

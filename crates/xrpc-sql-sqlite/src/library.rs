@@ -710,6 +710,11 @@ impl CallSite<'_> {
                 t.aggregate = aggregate;
                 return Ok(t);
             }
+            // The previous statement's counts, as the engine reported them.
+            "ROW_COUNT" | "FOUND_ROWS" => {
+                arity(n == 0)?;
+                (format!("my_{}()", name.to_ascii_lowercase()), Ty::Int)
+            }
             "MAKEDATE" => {
                 arity(n == 2)?;
                 (format!("my_makedate({}, {})", sql(0), sql(1)), Ty::Date)

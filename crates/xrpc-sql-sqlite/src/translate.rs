@@ -96,13 +96,31 @@ impl<'a> Translator<'a> {
     pub(crate) fn statement(&mut self, statement: &Statement) -> Result<Translation> {
         match statement {
             Statement::Query(q) => {
-                let (sql, columns) = self.query(q)?;
+                // SQL_CALC_FOUND_ROWS on the outermost SELECT: the same query without its
+                // LIMIT, counted.
+                let mut query = q.clone();
+                let calc = match query.body.as_mut() {
+                    SetExpr::Select(s) => s
+                        .select_modifiers
+                        .as_mut()
+                        .is_some_and(|m| std::mem::take(&mut m.sql_calc_found_rows)),
+                    _ => false,
+                };
+                let (sql, columns) = self.query(&query)?;
+                let found_rows = if calc {
+                    query.limit_clause = None;
+                    let (all, _) = self.query(&query)?;
+                    Some(format!("SELECT count(*) FROM ({all})"))
+                } else {
+                    None
+                };
                 Ok(Translation {
                     sql: vec![sql],
                     columns,
                     affected: Affected::None,
                     change: None,
                     reserves: None,
+                    found_rows,
                 })
             }
             Statement::Insert(insert) => self.insert(insert),
@@ -134,6 +152,7 @@ impl<'a> Translator<'a> {
                     affected: Affected::Zero,
                     change: None,
                     reserves: None,
+                    found_rows: None,
                 })
             }
             Statement::RenameTable(renames) => {
@@ -1135,6 +1154,7 @@ impl<'a> Translator<'a> {
             affected,
             change: None,
             reserves,
+            found_rows: None,
         })
     }
 
@@ -1236,6 +1256,7 @@ impl<'a> Translator<'a> {
             affected: Affected::Changes,
             change: None,
             reserves: None,
+            found_rows: None,
         })
     }
 
@@ -1359,6 +1380,7 @@ impl<'a> Translator<'a> {
                 affected: Affected::Changes,
                 change: None,
                 reserves: None,
+                found_rows: None,
             })
         })();
         self.scopes.pop();
@@ -1466,6 +1488,7 @@ impl<'a> Translator<'a> {
                 affected: Affected::Changes,
                 change: None,
                 reserves: None,
+                found_rows: None,
             })
         })();
         self.scopes.pop();
@@ -1539,6 +1562,7 @@ impl<'a> Translator<'a> {
                 affected: Affected::Changes,
                 change: None,
                 reserves: None,
+                found_rows: None,
             })
         })();
         self.scopes.pop();
@@ -1561,6 +1585,7 @@ impl<'a> Translator<'a> {
                     affected: Affected::Zero,
                     change: None,
                     reserves: None,
+                    found_rows: None,
                 });
             }
             return Err(TranslateError::TableExists(name));
@@ -2090,6 +2115,7 @@ fn ddl(sql: Vec<String>, change: CatalogChange) -> Translation {
         affected: Affected::Zero,
         change: Some(change),
         reserves: None,
+        found_rows: None,
     }
 }
 

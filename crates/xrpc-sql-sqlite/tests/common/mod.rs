@@ -102,6 +102,8 @@ pub(crate) struct Node {
     conn: Connection,
     catalog: MemoryCatalog,
     state: SessionState,
+    /// The last query's FOUND_ROWS() came from its SQL_CALC_FOUND_ROWS count.
+    counted: bool,
 }
 
 impl Node {
@@ -114,10 +116,29 @@ impl Node {
             conn,
             catalog: MemoryCatalog::new(Some("corpus")),
             state,
+            counted: false,
         }
     }
 
+    /// Runs a statement and reports its counts for ROW_COUNT() and FOUND_ROWS(), as an engine
+    /// does.
     pub(crate) fn run(&mut self, text: &str) -> Outcome {
+        let outcome = self.run_statement(text);
+        match &outcome {
+            Outcome::Affected(n) => self.state.set_row_count(*n as i64),
+            Outcome::Rows { rows, .. } => {
+                self.state.set_row_count(-1);
+                if !self.counted {
+                    self.state.set_found_rows(rows.len() as u64);
+                }
+            }
+            Outcome::Error(..) => self.state.set_row_count(-1),
+        }
+        self.counted = false;
+        outcome
+    }
+
+    fn run_statement(&mut self, text: &str) -> Outcome {
         let mut parsed = xrpc_sql::parse(text, &Options::default());
         let parsed = match parsed.remove(0) {
             Ok(p) => p,
@@ -158,6 +179,11 @@ impl Node {
         }
         if let Some(change) = &translation.change {
             self.catalog.apply(change);
+        }
+        if let Some(count) = &translation.found_rows {
+            let found: i64 = self.conn.query_row(count, [], |r| r.get(0)).unwrap();
+            self.state.set_found_rows(found as u64);
+            self.counted = true;
         }
         outcome
     }
