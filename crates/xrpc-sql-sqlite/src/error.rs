@@ -57,6 +57,10 @@ pub enum TranslateError {
     /// `ER_INVALID_GROUP_FUNC_USE` (1111, HY000).
     #[error("Invalid use of group function")]
     GroupFunction,
+    /// `ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT` (1222, 21000): `SELECT … INTO` with another
+    /// number of variables than columns.
+    #[error("The used SELECT statements have a different number of columns")]
+    SelectColumns,
 }
 
 impl TranslateError {
@@ -79,6 +83,7 @@ impl TranslateError {
             Self::OperandColumns(_) => 1241,
             Self::ColumnTwice(_) => 1110,
             Self::IllegalMix => 1267,
+            Self::SelectColumns => 1222,
             Self::GroupFunction => 1111,
         }
     }
@@ -93,7 +98,7 @@ impl TranslateError {
             Self::NoDefault(_) | Self::GroupFunction | Self::IllegalMix => "HY000",
             Self::ValueCount(_) => "21S01",
             Self::DuplicateColumn(_) => "42S21",
-            Self::OperandColumns(_) => "21000",
+            Self::OperandColumns(_) | Self::SelectColumns => "21000",
             _ => "42000",
         }
     }

@@ -78,7 +78,7 @@ pub use types::{
     BIN_COLLATION, CI_COLLATION, Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Index,
     Table, Ty,
 };
-pub use value::text_of;
+pub use value::{text_of, variable_value};
 
 use sqlparser::ast::Statement;
 
@@ -142,6 +142,11 @@ pub struct Translation {
     /// statement finds without its LIMIT. The engine runs it right after the statement and
     /// gives the count to [`SessionState::set_found_rows`] instead of the rows returned.
     pub found_rows: Option<String>,
+    /// `SELECT … INTO @a, @b`: the user variables the query's one row goes to. The engine runs
+    /// the query: more than one row is MySQL's 1172, none leaves the variables as they are (0
+    /// rows affected), one sets them ([`variable_value`], [`SessionState::set`]; 1 row
+    /// affected). No rows go to the client.
+    pub into: Vec<String>,
 }
 
 /// Auto-increment values an INSERT reserves: the engine reads SQLite's sequence for the table

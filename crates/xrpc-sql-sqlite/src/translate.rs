@@ -97,16 +97,37 @@ impl<'a> Translator<'a> {
         match statement {
             Statement::Query(q) => {
                 // SQL_CALC_FOUND_ROWS on the outermost SELECT: the same query without its
-                // LIMIT, counted.
+                // LIMIT, counted. INTO on it: the variables the engine sets from the row.
                 let mut query = q.clone();
-                let calc = match query.body.as_mut() {
-                    SetExpr::Select(s) => s
-                        .select_modifiers
-                        .as_mut()
-                        .is_some_and(|m| std::mem::take(&mut m.sql_calc_found_rows)),
-                    _ => false,
+                let (calc, into) = match query.body.as_mut() {
+                    SetExpr::Select(s) => (
+                        s.select_modifiers
+                            .as_mut()
+                            .is_some_and(|m| std::mem::take(&mut m.sql_calc_found_rows)),
+                        s.into.take(),
+                    ),
+                    _ => (false, None),
+                };
+                let into: Vec<String> = match into {
+                    None => Vec::new(),
+                    Some(into) if !into.table && !into.temporary && !into.unlogged => into
+                        .targets
+                        .iter()
+                        .map(|t| match t {
+                            Expr::Identifier(id) if id.value.len() > 1 => id
+                                .value
+                                .strip_prefix('@')
+                                .map(str::to_string)
+                                .ok_or_else(|| TranslateError::Unsupported(format!("INTO {t}"))),
+                            other => unsupported(format!("INTO {other}")),
+                        })
+                        .collect::<Result<_>>()?,
+                    Some(into) => return unsupported(format!("SELECT {into}")),
                 };
                 let (sql, columns) = self.query(&query)?;
+                if !into.is_empty() && into.len() != columns.len() {
+                    return Err(TranslateError::SelectColumns);
+                }
                 let found_rows = if calc {
                     query.limit_clause = None;
                     let (all, _) = self.query(&query)?;
@@ -121,6 +142,7 @@ impl<'a> Translator<'a> {
                     change: None,
                     reserves: None,
                     found_rows,
+                    into,
                 })
             }
             Statement::Insert(insert) => self.insert(insert),
@@ -153,6 +175,7 @@ impl<'a> Translator<'a> {
                     change: None,
                     reserves: None,
                     found_rows: None,
+                    into: Vec::new(),
                 })
             }
             Statement::RenameTable(renames) => {
@@ -1155,6 +1178,7 @@ impl<'a> Translator<'a> {
             change: None,
             reserves,
             found_rows: None,
+            into: Vec::new(),
         })
     }
 
@@ -1257,6 +1281,7 @@ impl<'a> Translator<'a> {
             change: None,
             reserves: None,
             found_rows: None,
+            into: Vec::new(),
         })
     }
 
@@ -1381,6 +1406,7 @@ impl<'a> Translator<'a> {
                 change: None,
                 reserves: None,
                 found_rows: None,
+                into: Vec::new(),
             })
         })();
         self.scopes.pop();
@@ -1489,6 +1515,7 @@ impl<'a> Translator<'a> {
                 change: None,
                 reserves: None,
                 found_rows: None,
+                into: Vec::new(),
             })
         })();
         self.scopes.pop();
@@ -1563,6 +1590,7 @@ impl<'a> Translator<'a> {
                 change: None,
                 reserves: None,
                 found_rows: None,
+                into: Vec::new(),
             })
         })();
         self.scopes.pop();
@@ -1586,6 +1614,7 @@ impl<'a> Translator<'a> {
                     change: None,
                     reserves: None,
                     found_rows: None,
+                    into: Vec::new(),
                 });
             }
             return Err(TranslateError::TableExists(name));
@@ -2116,6 +2145,7 @@ fn ddl(sql: Vec<String>, change: CatalogChange) -> Translation {
         change: Some(change),
         reserves: None,
         found_rows: None,
+        into: Vec::new(),
     }
 }
 

@@ -10,6 +10,7 @@ use rusqlite::Connection;
 use xrpc_sql::{Options, Session, Transaction};
 use xrpc_sql_sqlite::{
     Affected, MemoryCatalog, SessionState, TranslateError, error_of, register, text_of, translate,
+    variable_value,
 };
 
 /// What one statement did.
@@ -159,6 +160,9 @@ impl Node {
                 .query_row(&r.before_sql(), [], |row| row.get::<_, i64>(0))
                 .unwrap()
         });
+        if !translation.into.is_empty() {
+            return self.select_into(&translation);
+        }
         let mut outcome = Outcome::Affected(0);
         for sql in &translation.sql {
             outcome = match self.execute(sql, &translation) {
@@ -186,6 +190,36 @@ impl Node {
             self.counted = true;
         }
         outcome
+    }
+
+    /// `SELECT … INTO @a`: one row to the variables.
+    fn select_into(&mut self, translation: &xrpc_sql_sqlite::Translation) -> Outcome {
+        let mut stmt = self.conn.prepare(&translation.sql[0]).unwrap();
+        let mut cursor = stmt.query([]).unwrap();
+        let mut row_values = Vec::new();
+        let mut rows = 0;
+        loop {
+            match cursor.next() {
+                Ok(Some(row)) => {
+                    rows += 1;
+                    if rows > 1 {
+                        return Outcome::Error(
+                            1172,
+                            "Result consisted of more than one row".into(),
+                        );
+                    }
+                    for (i, c) in translation.columns.iter().enumerate() {
+                        row_values.push(variable_value(row.get_ref(i).unwrap(), &c.ty));
+                    }
+                }
+                Ok(None) => break,
+                Err(err) => return sqlite_error(&err, xrpc_sql::Kind::Select),
+            }
+        }
+        for (name, value) in translation.into.iter().zip(row_values) {
+            self.state.set(name, value);
+        }
+        Outcome::Affected(rows)
     }
 
     fn execute(
@@ -249,14 +283,7 @@ impl Node {
                     };
                     let value: rusqlite::types::Value =
                         match self.conn.query_row(&t.sql[0], [], |r| {
-                            let v = r.get_ref(0)?;
-                            Ok(match (text_of(v, &t.columns[0].ty), t.columns[0].ty) {
-                                (None, _) => rusqlite::types::Value::Null,
-                                (Some(_), xrpc_sql_sqlite::Ty::Int) => {
-                                    rusqlite::types::Value::from(v)
-                                }
-                                (Some(s), _) => rusqlite::types::Value::Text(s),
-                            })
+                            Ok(variable_value(r.get_ref(0)?, &t.columns[0].ty))
                         }) {
                             Ok(v) => v,
                             Err(err) => return sqlite_error(&err, xrpc_sql::Kind::Select),

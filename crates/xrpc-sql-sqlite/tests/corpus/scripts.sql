@@ -593,3 +593,19 @@ REPLACE INTO posts (id, title) VALUES (1, 'uno');
 SELECT ROW_COUNT();
 INSERT INTO posts (id, title) VALUES (2, 'x') ON DUPLICATE KEY UPDATE title = 'dos';
 SELECT ROW_COUNT();
+
+-- script: SELECT INTO user variables
+CREATE TABLE accounts (id INT PRIMARY KEY, owner VARCHAR(20), balance DECIMAL(10,2));
+INSERT INTO accounts VALUES (1, 'ann', 100.50), (2, 'bob', 20.00), (3, 'cy', NULL);
+SELECT balance, owner INTO @b, @o FROM accounts WHERE id = 1;
+SELECT @b, @o;
+SELECT balance INTO @b FROM accounts WHERE id = 99;
+SELECT @b;
+SELECT balance INTO @b FROM accounts;
+SELECT COUNT(*), MAX(balance) INTO @n, @m FROM accounts;
+SELECT @n, @m, @n + 1;
+SELECT id INTO @x, @y FROM accounts WHERE id = 2;
+SELECT balance INTO @c FROM accounts WHERE id = 3;
+SELECT @c IS NULL;
+SELECT 7 INTO @seven;
+SELECT @seven * 2;
