@@ -11,8 +11,8 @@ use crate::error::{TranslateError, unsupported};
 use crate::library::{self, CallSite};
 use crate::translate::Translator;
 use crate::typed::{
-    Compare, Strength, Typed, as_text, collation_of, compare, compare_class, convert_to,
-    distinct_key, group_key, quote, real_operand, truth, unify,
+    Compare, Strength, Typed, as_text, collation_of, compare, compare_class, compare_unrounded,
+    convert_to, distinct_key, group_key, quote, real_operand, truth, unify,
 };
 use crate::types::{Collation, Ty};
 
@@ -112,8 +112,8 @@ impl Translator<'_> {
                 let hi = self.expr(high)?;
                 let both = format!(
                     "({} AND {})",
-                    compare(">=", &x, &lo)?.sql,
-                    compare("<=", &x, &hi)?.sql
+                    compare_unrounded(">=", &x, &lo)?.sql,
+                    compare_unrounded("<=", &x, &hi)?.sql
                 );
                 Ok(Typed::with_parts(
                     negate(both, *negated),
@@ -301,7 +301,7 @@ impl Translator<'_> {
                 for when in conditions {
                     let c = self.expr(&when.condition)?;
                     let cond = match &subject {
-                        Some(s) => compare("=", s, &c)?.sql,
+                        Some(s) => compare_unrounded("=", s, &c)?.sql,
                         None => c.sql.clone(),
                     };
                     let r = self.expr(&when.result)?;

@@ -1483,12 +1483,14 @@ impl Aggregate<(BigDecimal, i64, i64), Value> for DecimalSum {
         let Some((sum, count, scale)) = acc.filter(|a| a.1 > 0) else {
             return Ok(Value::Null);
         };
-        let value = if self.average {
-            sum / BigDecimal::from(count)
-        } else {
-            sum
-        };
-        Ok(text_value(decimal_text(&value, scale)))
+        if self.average {
+            // As MySQL divides (see `my_dec_div`): the sum's fraction digits plus four, rounded
+            // up to whole 9-digit words, truncated; the scale rounds it only when shown.
+            let internal = (scale + 8) / 9 * 9;
+            let q = (sum / BigDecimal::from(count)).with_scale_round(internal, RoundingMode::Down);
+            return Ok(text_value(q.to_plain_string()));
+        }
+        Ok(text_value(decimal_text(&sum, scale)))
     }
 }
 

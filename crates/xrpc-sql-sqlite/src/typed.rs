@@ -153,16 +153,32 @@ pub(crate) fn compare_class(a: &Typed, b: &Typed) -> Result<Compare> {
 
 /// `l op r` for a comparison operator under MySQL's conversion rules.
 pub(crate) fn compare(op: &str, l: &Typed, r: &Typed) -> Result<Typed> {
+    compare_decimals(op, l, r, true)
+}
+
+/// `l op r` with DECIMAL operands as computed: a quotient keeps its internal digits, where
+/// the comparison operators read it at its scale (MySQL's BETWEEN and `CASE x WHEN`).
+pub(crate) fn compare_unrounded(op: &str, l: &Typed, r: &Typed) -> Result<Typed> {
+    compare_decimals(op, l, r, false)
+}
+
+fn compare_decimals(op: &str, l: &Typed, r: &Typed, rounded: bool) -> Result<Typed> {
     if l.json || r.json {
         return unsupported("comparison of a JSON value");
     }
+    // A quotient carries more digits than its scale shows; MySQL's comparison operators
+    // compare the value as shown.
+    let at_scale = |t: &Typed| match t.ty {
+        Ty::Decimal(s) if rounded => format!("my_text({}, 'd{s}')", t.sql),
+        _ => t.sql.clone(),
+    };
     let parts = [l, r];
     let spaceship = op == "<=>";
     let eq_op = if spaceship { "=" } else { op };
     let core = match compare_class(l, r)? {
         Compare::Native => format!("({} {eq_op} {})", l.sql, r.sql),
         Compare::Text(c) => format!("({} {eq_op} {} COLLATE {})", l.sql, r.sql, c.sqlite_name()),
-        Compare::Decimal => format!("(my_dec_cmp({}, {}) {eq_op} 0)", l.sql, r.sql),
+        Compare::Decimal => format!("(my_dec_cmp({}, {}) {eq_op} 0)", at_scale(l), at_scale(r)),
         Compare::Real => format!(
             "(CAST({} AS REAL) {eq_op} CAST({} AS REAL))",
             real_operand(l),

@@ -609,3 +609,19 @@ SELECT balance INTO @c FROM accounts WHERE id = 3;
 SELECT @c IS NULL;
 SELECT 7 INTO @seven;
 SELECT @seven * 2;
+
+-- script: decimal division
+SELECT 1 / 3000000, 7 / 123456789.5, 10.5 / 1000000000, 1 / 7000, 2.5 / 10000000;
+SELECT 100 / 3, 2 / 3.000, 1.00 / 3, 123456789 / 0.001, 5 / 100000;
+CREATE TABLE amounts (a DECIMAL(10,2), b DECIMAL(12,4), n INT);
+INSERT INTO amounts VALUES (10.00, 3.0000, 7), (1.50, 20000.0000, 123456), (0.01, 99999.9999, 1);
+SELECT a / b, a / n, n / b, b / 1000000 FROM amounts ORDER BY n;
+SELECT SUM(a) / COUNT(*), AVG(a) / 3 FROM amounts;
+SELECT 1 / 3 * 3, 2 / 3 * 3, 1.5 / 7 * 7, 1 / 7 / 7, 1.000000001 / 3 * 3, 1 / 3000000000 * 3000000000;
+SELECT (1 / 3) / 1, ROUND(1 / 3, 6), CAST(1 / 3 AS DECIMAL(20,12)), 1 / 3 = 0.3333, 1 / 3 > 0.3333;
+SELECT AVG(a), AVG(a) * 3, AVG(n), AVG(n) * 3 FROM amounts;
+SELECT n FROM amounts WHERE a / 3 > 0.5 ORDER BY n;
+SELECT n, a / 3 AS third FROM amounts ORDER BY third, n;
+SELECT 1 / 3 = 0.333333333, 1 / 3 < 0.33333, 2 / 3 = 0.6667, 2 / 3 > 0.6666, 1 / 3 IN (0.3333), 1 / 3 <=> 0.3333;
+SELECT 1 / 3 BETWEEN 0.3333 AND 0.3333, CASE 1 / 3 WHEN 0.3333 THEN 'y' ELSE 'n' END, 0.3333 = 1 / 3;
+SELECT n FROM amounts WHERE a / 3 = 0.003333;
