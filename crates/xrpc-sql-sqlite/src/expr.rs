@@ -1121,17 +1121,26 @@ pub(crate) fn cast(x: &Typed, data_type: &str) -> Result<Typed> {
             .filter_map(|p| p.parse().ok())
             .collect()
     };
-    if upper.starts_with("SIGNED") || upper.starts_with("INT") || upper.starts_with("BIGINT") {
+    let unsigned = upper.starts_with("UNSIGNED");
+    if unsigned
+        || upper.starts_with("SIGNED")
+        || upper.starts_with("INT")
+        || upper.starts_with("BIGINT")
+    {
         let kind = match x.ty {
             Ty::Str(_) | Ty::Bytes | Ty::Dyn => "s",
             Ty::Double | Ty::Float => "f",
             _ => "n",
         };
-        return Ok(Typed::with_parts(
-            format!("my_cast_signed({}, '{kind}')", x.sql),
-            Ty::Int,
-            &parts,
-        ));
+        let f = if unsigned {
+            "my_cast_unsigned"
+        } else {
+            "my_cast_signed"
+        };
+        return Ok(Typed {
+            unsigned,
+            ..Typed::with_parts(format!("{f}({}, '{kind}')", x.sql), Ty::Int, &parts)
+        });
     }
     if upper.starts_with("DECIMAL") || upper.starts_with("NUMERIC") {
         let nums = args(&upper);

@@ -121,6 +121,28 @@ fn scalar(
     })
 }
 
+/// The integer MySQL's CAST AS SIGNED/UNSIGNED reads from a value of kind `s` (text: its
+/// integer prefix), `f` (DOUBLE: rounded half to even) or `n` (exact: rounded half up).
+fn integer_of(v: ValueRef<'_>, kind: &str) -> Option<BigDecimal> {
+    match (v, kind) {
+        (ValueRef::Null, _) => None,
+        (ValueRef::Integer(i), _) => Some(BigDecimal::from(i)),
+        (_, "f") => BigDecimal::try_from(to_f64(v)?.round_ties_even()).ok(),
+        (_, "s") => {
+            let text = to_text(v)?.into_owned();
+            let prefix = number_prefix(&text);
+            let int_part: String = prefix
+                .chars()
+                .enumerate()
+                .take_while(|(i, c)| c.is_ascii_digit() || (*i == 0 && (*c == '-' || *c == '+')))
+                .map(|(_, c)| c)
+                .collect();
+            Some(BigDecimal::from_str(&int_part).unwrap_or_default())
+        }
+        _ => Some(to_decimal(v)?.with_scale_round(0, RoundingMode::HalfUp)),
+    }
+}
+
 fn text_value(s: impl Into<String>) -> Value {
     Value::Text(s.into())
 }
@@ -376,37 +398,26 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
     // CAST(x AS SIGNED): 's' reads a string's integer prefix, 'n' rounds a number; both clamp
     // to BIGINT as MySQL does.
     scalar(conn, "my_cast_signed", 2, true, |a| {
-        let v = a.v(0);
-        if matches!(v, ValueRef::Null) {
-            return Ok(Value::Null);
-        }
-        if let ValueRef::Integer(i) = v {
+        if let ValueRef::Integer(i) = a.v(0) {
             return Ok(Value::Integer(i));
         }
-        if a.text(1).as_deref() == Some("f") {
-            // A DOUBLE rounds half to even (rint), then clamps.
-            let x = some!(to_f64(v)).round_ties_even();
-            return Ok(Value::Integer(
-                x.clamp(i64::MIN as f64, i64::MAX as f64) as i64
-            ));
-        }
-        let d = if a.text(1).as_deref() == Some("s") {
-            let text = some!(to_text(v)).into_owned();
-            let prefix = number_prefix(&text);
-            let int_part: String = prefix
-                .chars()
-                .enumerate()
-                .take_while(|(i, c)| c.is_ascii_digit() || (*i == 0 && (*c == '-' || *c == '+')))
-                .map(|(_, c)| c)
-                .collect();
-            BigDecimal::from_str(&int_part).unwrap_or_default()
-        } else {
-            some!(to_decimal(v)).with_scale_round(0, RoundingMode::HalfUp)
-        };
+        let d = some!(integer_of(a.v(0), &a.text(1).unwrap_or_default()));
         let clamped = d.clamp(BigDecimal::from(i64::MIN), BigDecimal::from(i64::MAX));
         Ok(Value::Integer(
             i64::try_from(clamped.with_scale(0).into_bigint_and_exponent().0).unwrap_or(0),
         ))
+    })?;
+    // CAST(x AS UNSIGNED): a value SQLite's INTEGER holds, or refused (a negative one wraps
+    // past BIGINT in MySQL).
+    scalar(conn, "my_cast_unsigned", 2, true, |a| {
+        let d = some!(integer_of(a.v(0), &a.text(1).unwrap_or_default()));
+        match i64::try_from(d.with_scale(0).into_bigint_and_exponent().0) {
+            Ok(i) if i >= 0 => Ok(Value::Integer(i)),
+            _ => Err(fail(
+                1235,
+                "This version of MySQL doesn't yet support 'CAST AS UNSIGNED beyond BIGINT'",
+            )),
+        }
     })?;
     // Arithmetic on values typed at run time (user variables, arguments): integers stay exact,
     // anything else is DOUBLE; a string that is not a number is MySQL's 0.

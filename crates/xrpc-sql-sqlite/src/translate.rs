@@ -1651,7 +1651,7 @@ impl<'a> Translator<'a> {
         for constraint in &create.constraints {
             match constraint {
                 TableConstraint::PrimaryKey(pk) => {
-                    primary = index_columns(&pk.columns)?;
+                    primary = index_columns(&pk.columns, true)?;
                 }
                 TableConstraint::Unique(u) => {
                     let n = u
@@ -1659,12 +1659,12 @@ impl<'a> Translator<'a> {
                         .as_ref()
                         .or(u.index_name.as_ref())
                         .map(|i| i.value.clone());
-                    indexes.push((n, index_columns(&u.columns)?, true));
+                    indexes.push((n, index_columns(&u.columns, true)?, true));
                 }
                 TableConstraint::Index(i) => {
                     indexes.push((
                         i.name.as_ref().map(|n| n.value.clone()),
-                        index_columns(&i.columns)?,
+                        index_columns(&i.columns, false)?,
                         false,
                     ));
                 }
@@ -1895,7 +1895,7 @@ impl<'a> Translator<'a> {
         {
             return Err(TranslateError::DuplicateKey(index_name));
         }
-        let columns = index_columns(&create.columns)?;
+        let columns = index_columns(&create.columns, create.unique)?;
         for c in &columns {
             if table.column(c).is_none() {
                 return Err(TranslateError::UnknownColumn(c.clone(), "field list"));
@@ -2075,7 +2075,7 @@ impl<'a> Translator<'a> {
                 let Some(n) = &i.name else {
                     return unsupported("ADD INDEX without a name");
                 };
-                return self.add_index(table, &n.value, index_columns(&i.columns)?, false);
+                return self.add_index(table, &n.value, index_columns(&i.columns, false)?, false);
             }
             AlterTableOperation::AddConstraint {
                 constraint: TableConstraint::Unique(u),
@@ -2084,7 +2084,7 @@ impl<'a> Translator<'a> {
                 let Some(n) = u.name.as_ref().or(u.index_name.as_ref()) else {
                     return unsupported("ADD UNIQUE without a name");
                 };
-                return self.add_index(table, &n.value, index_columns(&u.columns)?, true);
+                return self.add_index(table, &n.value, index_columns(&u.columns, true)?, true);
             }
             AlterTableOperation::DropIndex { name } => {
                 return self.drop_index(table, &name.value);
@@ -2210,14 +2210,34 @@ fn is_now(e: &Expr) -> bool {
     )
 }
 
-fn index_columns(columns: &[sqlparser::ast::IndexColumn]) -> Result<Vec<String>> {
+/// The columns of a key. A column prefix `c(n)` only narrows what a plain index stores, so
+/// it indexes the whole column; a unique key on a prefix would refuse other rows than MySQL.
+fn index_columns(columns: &[sqlparser::ast::IndexColumn], unique: bool) -> Result<Vec<String>> {
     columns
         .iter()
         .map(|c| match &c.column.expr {
             Expr::Identifier(id) => Ok(id.value.clone()),
+            Expr::Function(f) if !unique && prefix_length(f) => match f.name.0.as_slice() {
+                [ObjectNamePart::Identifier(id)] => Ok(id.value.clone()),
+                _ => unsupported(format!("index on {f}")),
+            },
             other => unsupported(format!("index on {other}")),
         })
         .collect()
+}
+
+/// Whether a key part parsed as a call is a column prefix: `c(191)`.
+fn prefix_length(f: &sqlparser::ast::Function) -> bool {
+    let sqlparser::ast::FunctionArguments::List(list) = &f.args else {
+        return false;
+    };
+    matches!(
+        list.args.as_slice(),
+        [sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(
+            Expr::Value(v)
+        ))] if matches!(&v.value, sqlparser::ast::Value::Number(n, _) if n.parse::<u32>().is_ok())
+    ) && list.clauses.is_empty()
+        && list.duplicate_treatment.is_none()
 }
 
 fn unique_index_name(table: &Table, wanted: &str) -> String {
