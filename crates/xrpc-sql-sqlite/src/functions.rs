@@ -165,6 +165,7 @@ pub struct SessionState {
 struct StatementCounts {
     row_count: Option<i64>,
     found_rows: Option<u64>,
+    last_insert_id: Option<u64>,
 }
 
 impl SessionState {
@@ -184,6 +185,15 @@ impl SessionState {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .found_rows = Some(rows);
+    }
+
+    /// After a statement that generated AUTO_INCREMENT values: the first of them (MySQL's
+    /// LAST_INSERT_ID(), which a statement generating none leaves as it is).
+    pub fn set_last_insert_id(&self, id: u64) {
+        self.counts
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .last_insert_id = Some(id);
     }
 
     fn counts(&self) -> StatementCounts {
@@ -312,6 +322,14 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
         match state.counts().found_rows {
             Some(n) => Ok(Value::Integer(i64::try_from(n).unwrap_or(i64::MAX))),
             None => Err(unreported("FOUND_ROWS()")),
+        }
+    })?;
+    let state = variables.clone();
+    scalar(conn, "my_last_insert_id", 0, false, move |_| {
+        match state.counts().last_insert_id {
+            Some(n) => Ok(Value::Integer(i64::try_from(n).unwrap_or(i64::MAX))),
+            None if state.counts().row_count.is_some() => Ok(Value::Integer(0)),
+            None => Err(unreported("LAST_INSERT_ID()")),
         }
     })?;
     // NULL into a NOT NULL column: MySQL's 1048 (where SQLite's REPLACE would take the default).

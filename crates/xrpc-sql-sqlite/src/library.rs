@@ -100,7 +100,6 @@ const MYSQL_ONLY: &[&str] = &[
     "LOCALTIMESTAMP",
     "FOUND_ROWS",
     "ROW_COUNT",
-    "LAST_INSERT_ID",
     "DATABASE",
     "SCHEMA",
     "USER",
@@ -711,7 +710,10 @@ impl CallSite<'_> {
                 return Ok(t);
             }
             // The previous statement's counts, as the engine reported them.
-            "ROW_COUNT" | "FOUND_ROWS" => {
+            "ROW_COUNT" | "FOUND_ROWS" | "LAST_INSERT_ID" => {
+                if name == "LAST_INSERT_ID" && n == 1 {
+                    return unsupported("LAST_INSERT_ID(expr)");
+                }
                 arity(n == 0)?;
                 (format!("my_{}()", name.to_ascii_lowercase()), Ty::Int)
             }

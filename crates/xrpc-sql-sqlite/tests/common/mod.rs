@@ -179,6 +179,13 @@ impl Node {
             };
         }
         if let (Some(r), Some(before)) = (&translation.reserves, before) {
+            // The first value the insert generated (SQLite knows the last).
+            if let (Outcome::Affected(n @ 1..), Affected::Changes) =
+                (&outcome, translation.affected)
+            {
+                let last = self.conn.last_insert_rowid();
+                self.state.set_last_insert_id((last - *n as i64 + 1) as u64);
+            }
             self.conn.execute_batch(&r.sql(before)).unwrap();
         }
         if let Some(change) = &translation.change {
