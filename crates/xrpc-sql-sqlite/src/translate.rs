@@ -200,6 +200,15 @@ impl<'a> Translator<'a> {
                 Ok(ddl(sql, CatalogChange::Several(changes)))
             }
             Statement::AlterTable(alter) => self.alter_table(&alter.name, &alter.operations),
+            // SQLite's one writer already keeps other sessions out while a statement writes;
+            // the locks of a dump's restore have nothing to add.
+            Statement::LockTables { tables } => {
+                for t in tables {
+                    self.table(&ObjectName::from(vec![t.table.clone()]))?;
+                }
+                Ok(nothing())
+            }
+            Statement::UnlockTables => Ok(nothing()),
             other => unsupported(format!("statement {}", first_words(&other.to_string()))),
         }
     }
@@ -1607,15 +1616,7 @@ impl<'a> Translator<'a> {
         let name = last_name(&create.name)?;
         if self.catalog.table(None, &name).is_some() {
             if create.if_not_exists {
-                return Ok(Translation {
-                    sql: Vec::new(),
-                    columns: Vec::new(),
-                    affected: Affected::Zero,
-                    change: None,
-                    reserves: None,
-                    found_rows: None,
-                    into: Vec::new(),
-                });
+                return Ok(nothing());
             }
             return Err(TranslateError::TableExists(name));
         }
@@ -2134,6 +2135,19 @@ impl<'a> Translator<'a> {
         let mut changed = table;
         changed.indexes.push(index);
         Ok(ddl(vec![sql], CatalogChange::Replace(changed)))
+    }
+}
+
+/// A statement SQLite has nothing to do for.
+fn nothing() -> Translation {
+    Translation {
+        sql: Vec::new(),
+        columns: Vec::new(),
+        affected: Affected::Zero,
+        change: None,
+        reserves: None,
+        found_rows: None,
+        into: Vec::new(),
     }
 }
 

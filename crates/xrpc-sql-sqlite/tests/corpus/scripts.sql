@@ -735,3 +735,56 @@ UPDATE tickets SET title = 'z' WHERE id = 1;
 SELECT LAST_INSERT_ID(), ROW_COUNT();
 INSERT INTO tickets (title) VALUES ('f');
 SELECT LAST_INSERT_ID(), id FROM tickets WHERE title = 'f';
+
+-- script: names under the default collation
+CREATE TABLE people (id INT PRIMARY KEY, login VARCHAR(30) NOT NULL, city VARCHAR(30), UNIQUE KEY login (login));
+INSERT INTO people VALUES (1, 'Zoë', 'Köln'), (2, 'adam', 'berlin'), (3, 'Émile', 'Paris'), (4, 'bob', 'Berlin'), (5, 'Adèle', 'paris');
+INSERT INTO people VALUES (6, 'ADAM', 'x');
+INSERT INTO people VALUES (7, 'adam ', 'x');
+SELECT login FROM people ORDER BY login, id;
+SELECT city, COUNT(*) FROM people GROUP BY city ORDER BY city;
+SELECT DISTINCT city FROM people ORDER BY city;
+SELECT id FROM people WHERE login = 'zoe' OR login = 'EMILE' ORDER BY id;
+SELECT id FROM people WHERE city IN ('BERLIN') ORDER BY id;
+SELECT id FROM people WHERE login LIKE 'a%' ORDER BY id;
+SELECT MIN(login), MAX(login) FROM people;
+SELECT id FROM people WHERE login COLLATE utf8mb4_bin = 'adam';
+SELECT login FROM people ORDER BY login COLLATE utf8mb4_bin;
+SELECT id, login > 'b', login < 'B' FROM people ORDER BY id;
+SELECT UPPER(login), LOWER(city) FROM people ORDER BY id;
+SELECT COUNT(DISTINCT city), COUNT(DISTINCT LOWER(city)) FROM people;
+SELECT p1.id, p2.id FROM people p1 JOIN people p2 ON p1.city = p2.city AND p1.id < p2.id ORDER BY p1.id, p2.id;
+
+-- script: strict mode refusals an application meets
+CREATE TABLE profile (id INT PRIMARY KEY, nick VARCHAR(5) NOT NULL, age TINYINT UNSIGNED, born DATE, balance DECIMAL(6,2), kind CHAR(2) NOT NULL DEFAULT 'a');
+INSERT INTO profile (id, nick) VALUES (1, 'toolongnick');
+INSERT INTO profile (id, nick, age) VALUES (1, 'ok', 300);
+INSERT INTO profile (id, nick, age) VALUES (1, 'ok', -1);
+INSERT INTO profile (id, nick, born) VALUES (1, 'ok', '2024-02-30');
+INSERT INTO profile (id, nick, born) VALUES (1, 'ok', 'yesterday');
+INSERT INTO profile (id, nick, balance) VALUES (1, 'ok', 12345.67);
+INSERT INTO profile (id, nick, balance) VALUES (1, 'ok', '12.3x');
+INSERT INTO profile (id, nick) VALUES (1, NULL);
+INSERT INTO profile (id) VALUES (1);
+INSERT INTO profile (id, nick, age) VALUES (1, 'ok', '42');
+INSERT INTO profile (id, nick, balance, born) VALUES (2, 'ok2', 1.005, '2024-02-29');
+SELECT * FROM profile ORDER BY id;
+UPDATE profile SET age = age + 250 WHERE id = 1;
+UPDATE profile SET nick = CONCAT(nick, '-long') WHERE id = 1;
+UPDATE profile SET balance = balance * 1000 WHERE id = 2;
+SELECT id, nick, age, balance FROM profile ORDER BY id;
+INSERT IGNORE INTO profile (id, nick, age) VALUES (3, 'toolongnick', 999);
+SELECT id, nick, age FROM profile WHERE id = 3;
+INSERT INTO profile (id, nick) VALUES (1, 'dup');
+
+-- script: a mysqldump of tables with keys
+/*!40101 SET NAMES utf8mb4 */;
+DROP TABLE IF EXISTS `wp_terms`;
+/*!40101 SET @saved_cs_client = 1 */;
+CREATE TABLE `wp_terms` (`term_id` bigint(20) unsigned NOT NULL AUTO_INCREMENT, `name` varchar(200) NOT NULL DEFAULT '', `slug` varchar(200) NOT NULL DEFAULT '', `term_group` bigint(10) NOT NULL DEFAULT 0, PRIMARY KEY (`term_id`), KEY `slug` (`slug`(191)), KEY `name` (`name`(191))) ENGINE=InnoDB AUTO_INCREMENT=4 DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;
+LOCK TABLES `wp_terms` WRITE;
+INSERT INTO `wp_terms` VALUES (1,'Uncategorized','uncategorized',0),(2,'News','news',0),(3,'Émigré \"quotes\"','emigre',0);
+UNLOCK TABLES;
+SELECT term_id, name, slug FROM wp_terms ORDER BY term_id;
+INSERT INTO wp_terms (name, slug) VALUES ('Next', 'next');
+SELECT MAX(term_id) FROM wp_terms;
