@@ -143,6 +143,19 @@ fn integer_of(v: ValueRef<'_>, kind: &str) -> Option<BigDecimal> {
     }
 }
 
+/// The 64 bits MySQL's HEX shows for an integral number: a negative BIGINT as its two's
+/// complement, anything past BIGINT UNSIGNED or below BIGINT as all ones.
+fn hex_integer(d: &BigDecimal) -> u64 {
+    let (digits, _) = d.with_scale(0).into_bigint_and_exponent();
+    if let Ok(u) = u64::try_from(&digits) {
+        return u;
+    }
+    match i64::try_from(&digits) {
+        Ok(i) => i as u64,
+        Err(_) => u64::MAX,
+    }
+}
+
 fn text_value(s: impl Into<String>) -> Value {
     Value::Text(s.into())
 }
@@ -693,24 +706,47 @@ fn register_arithmetic(conn: &Connection) -> rusqlite::Result<()> {
             bigdecimal::num_bigint::Sign::Plus => 1,
         }))
     })?;
+    // MySQL reads the number unsigned (a minus sign wraps it, too many digits are all ones) or,
+    // for a negative source base, signed (clamped to BIGINT); a negative target base shows it
+    // signed. An empty string is NULL.
     scalar(conn, "my_conv", 3, true, |a| {
         let text = some!(a.text(0)).to_string();
         let (from, to) = (some!(a.i64(1)), some!(a.i64(2)));
-        if !(2..=36).contains(&from.abs()) || !(2..=36).contains(&to.abs()) {
+        if !(2..=36).contains(&from.abs()) || !(2..=36).contains(&to.abs()) || text.is_empty() {
             return Ok(Value::Null);
         }
-        let digits: String = text
-            .trim()
-            .chars()
-            .take_while(|c| c.is_digit(from.unsigned_abs() as u32))
-            .collect();
-        let n = u64::from_str_radix(
-            if digits.is_empty() { "0" } else { &digits },
-            from.unsigned_abs() as u32,
-        )
-        .unwrap_or(u64::MAX);
-        Ok(text_value(radix(n, to.unsigned_abs() as u32)))
+        let body = text.trim_start();
+        let (negative, body) = match body.as_bytes().first() {
+            Some(b'-') => (true, &body[1..]),
+            Some(b'+') => (false, &body[1..]),
+            _ => (false, body),
+        };
+        let base = from.unsigned_abs() as u32;
+        let mut magnitude: u128 = 0;
+        for c in body.chars() {
+            let Some(d) = c.to_digit(base) else { break };
+            magnitude =
+                (magnitude * u128::from(base) + u128::from(d)).min(u128::from(u64::MAX) + 1);
+        }
+        let bits: u64 = if from < 0 {
+            let m = i128::try_from(magnitude).unwrap_or(i128::MAX);
+            let v = if negative { -m } else { m };
+            v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64 as u64
+        } else if magnitude > u128::from(u64::MAX) {
+            u64::MAX
+        } else if negative {
+            (magnitude as u64).wrapping_neg()
+        } else {
+            magnitude as u64
+        };
+        let base = to.unsigned_abs() as u32;
+        Ok(text_value(if to < 0 && (bits as i64) < 0 {
+            format!("-{}", radix((bits as i64).unsigned_abs(), base))
+        } else {
+            radix(bits, base)
+        }))
     })?;
+
     Ok(())
 }
 
@@ -1041,9 +1077,17 @@ fn register_strings(conn: &Connection) -> rusqlite::Result<()> {
         Ok(text_value(match a.v(0) {
             ValueRef::Null => return Ok(Value::Null),
             ValueRef::Integer(i) => format!("{:X}", i as u64),
-            ValueRef::Real(r) => format!("{:X}", r.round() as i64 as u64),
+            ValueRef::Real(r) => format!(
+                "{:X}",
+                hex_integer(&some!(BigDecimal::try_from(r.round()).ok()))
+            ),
             ValueRef::Text(b) | ValueRef::Blob(b) => b.iter().map(|x| format!("{x:02X}")).collect(),
         }))
+    })?;
+    // HEX of a DECIMAL (exact text): its integer, rounded half away from zero.
+    scalar(conn, "my_hex_dec", 1, true, |a| {
+        let d = some!(a.dec(0)).with_scale_round(0, RoundingMode::HalfUp);
+        Ok(text_value(format!("{:X}", hex_integer(&d))))
     })?;
     scalar(conn, "my_unhex", 1, true, |a| {
         let s = some!(a.text(0)).into_owned();

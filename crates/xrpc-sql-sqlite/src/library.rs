@@ -430,12 +430,14 @@ impl CallSite<'_> {
             }
             "HEX" => {
                 arity(n == 1)?;
-                let arg = match args[0].ty {
-                    Ty::Int | Ty::Bytes | Ty::Str(_) => sql(0),
+                let call = match args[0].ty {
+                    Ty::Int | Ty::Bytes | Ty::Str(_) => format!("my_hex({})", sql(0)),
+                    Ty::Decimal(_) => format!("my_hex_dec({})", sql(0)),
+                    Ty::Double | Ty::Float => format!("my_hex(CAST({} AS REAL))", sql(0)),
                     Ty::Null => "NULL".into(),
-                    _ => return unsupported("HEX of a non-integer number"),
+                    _ => return unsupported("HEX of a date or time"),
                 };
-                (format!("my_hex({arg})"), Ty::Str(Collation::Ci))
+                (call, Ty::Str(Collation::Ci))
             }
             "UNHEX" => {
                 arity(n == 1)?;
