@@ -45,15 +45,36 @@
 //!   DELETE with ORDER BY/LIMIT select their rows by rowid; `UPDATE a JOIN b` is SQLite's
 //!   `UPDATE … FROM`, `DELETE a FROM a JOIN b` a rowid subquery.
 //! - DDL keeps table options, comments and index names in the catalog ([`CatalogChange`]);
-//!   inline KEY/INDEX/UNIQUE become `CREATE INDEX "table.name"`; the AUTO_INCREMENT column is
-//!   SQLite's `INTEGER PRIMARY KEY AUTOINCREMENT`; `ON UPDATE CURRENT_TIMESTAMP` is a trigger;
-//!   TRUNCATE empties the table and its sequence.
+//!   inline KEY/INDEX/UNIQUE become `CREATE INDEX "table.name"` (a plain key on a column prefix
+//!   `c(n)` indexes the whole column); the AUTO_INCREMENT column is SQLite's `INTEGER PRIMARY
+//!   KEY AUTOINCREMENT`; `ON UPDATE CURRENT_TIMESTAMP` is a trigger; TRUNCATE empties the table
+//!   and its sequence. LOCK TABLES and UNLOCK TABLES have nothing to do (SQLite's one writer).
+//! - REPLACE is SQLite's `INSERT OR REPLACE` (row at a time, as MySQL deletes and inserts);
+//!   its affected rows, one per inserted and one per deleted row, come from the table's row
+//!   count before and after it, and NULL into a NOT NULL column is 1048 where SQLite would
+//!   store the default.
+//! - JSON documents are text (see the `json` module): JSON_EXTRACT, JSON_UNQUOTE,
+//!   JSON_OBJECT, JSON_ARRAY, JSON_LENGTH, JSON_VALID, `->` and `->>`, printed with MariaDB's
+//!   spacing; a truth value placed in a document is `true`/`false`.
+//! - The previous statement's counts come from the engine, which reports them after each
+//!   statement to the [`SessionState`]: ROW_COUNT(), FOUND_ROWS() (for `SQL_CALC_FOUND_ROWS`
+//!   the engine runs [`Translation::found_rows`]), LAST_INSERT_ID(). `SELECT … INTO @a` gives
+//!   the engine the variables to set from the query's one row ([`Translation::into`]).
+//! - A quotient keeps MySQL's internal digits (the dividend's scale plus four, rounded up to
+//!   whole 9-digit words, truncated) through further arithmetic and AVG; the comparison
+//!   operators read it at its scale, BETWEEN and `CASE x WHEN` as computed, as MySQL does.
 //!
-//! Refused with 1235 (the message names the construct), among others: JSON functions,
-//! REPLACE, DOUBLE rounded to decimals (MySQL prints it with fixed decimals), arithmetic mixing
-//! a DECIMAL with a user variable, INSERT IGNORE of several rows into an AUTO_INCREMENT table,
-//! ENUM/SET/TIME columns, recursive CTEs, ROLLUP, comparisons of dates with numbers,
-//! SQL_CALC_FOUND_ROWS, SELECT … INTO, ALTER TABLE MODIFY/CHANGE.
+//! Refused with 1235 (the message names the construct), among others: DOUBLE rounded to
+//! decimals (MySQL prints it with fixed decimals), arithmetic mixing a DECIMAL with a user
+//! variable, INSERT IGNORE of several rows into an AUTO_INCREMENT table (SQLite numbers the
+//! rows after an ignored one differently), ENUM/SET/TIME columns, recursive CTEs, ROLLUP,
+//! comparisons of dates with numbers, ALTER TABLE MODIFY/CHANGE COLUMN (the catalog does not
+//! keep what a rebuild of the SQLite table needs), DELETE from several tables, a UNIQUE key on
+//! a column prefix, the JSON functions not listed above (JSON_SET, JSON_CONTAINS, …), a JSON
+//! value in a comparison or arithmetic (MySQL reads a JSON scalar there unquoted), JSON paths
+//! with `**`, `last`, ranges or negative indexes, CAST AS UNSIGNED past BIGINT,
+//! LAST_INSERT_ID(expr), and ROW_COUNT()/FOUND_ROWS()/LAST_INSERT_ID() on a connection whose
+//! engine does not report the counts.
 //!
 //! [`register`] installs the collations, the `my_` functions and the aggregates on a
 //! connection; runtime errors come back as [`FnError`] through [`error_of`].
