@@ -173,6 +173,10 @@ pub struct SessionState {
     replace_before: Arc<std::sync::atomic::AtomicI64>,
 }
 
+fn saturating_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
 /// The previous statement's counts.
 #[derive(Debug, Default, Clone, Copy)]
 struct StatementCounts {
@@ -323,28 +327,25 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             format!("This version of MySQL doesn't yet support '{f} without the engine's count'"),
         )
     };
-    let state = variables.clone();
-    scalar(conn, "my_row_count", 0, false, move |_| {
-        match state.counts().row_count {
-            Some(n) => Ok(Value::Integer(n)),
-            None => Err(unreported("ROW_COUNT()")),
-        }
-    })?;
-    let state = variables.clone();
-    scalar(conn, "my_found_rows", 0, false, move |_| {
-        match state.counts().found_rows {
-            Some(n) => Ok(Value::Integer(i64::try_from(n).unwrap_or(i64::MAX))),
-            None => Err(unreported("FOUND_ROWS()")),
-        }
-    })?;
-    let state = variables.clone();
-    scalar(conn, "my_last_insert_id", 0, false, move |_| {
-        match state.counts().last_insert_id {
-            Some(n) => Ok(Value::Integer(i64::try_from(n).unwrap_or(i64::MAX))),
-            None if state.counts().row_count.is_some() => Ok(Value::Integer(0)),
-            None => Err(unreported("LAST_INSERT_ID()")),
-        }
-    })?;
+    let counts: [(&str, fn(StatementCounts) -> Option<i64>); 3] = [
+        ("ROW_COUNT()", |c| c.row_count),
+        ("FOUND_ROWS()", |c| c.found_rows.map(saturating_i64)),
+        // Zero until a statement generates a value.
+        ("LAST_INSERT_ID()", |c| {
+            c.last_insert_id
+                .map(saturating_i64)
+                .or(c.row_count.map(|_| 0))
+        }),
+    ];
+    for (f, count) in counts {
+        let state = variables.clone();
+        let name = format!("my_{}", f.trim_end_matches("()").to_ascii_lowercase());
+        scalar(conn, &name, 0, false, move |_| {
+            count(state.counts())
+                .map(Value::Integer)
+                .ok_or_else(|| unreported(f))
+        })?;
+    }
     // NULL into a NOT NULL column: MySQL's 1048 (where SQLite's REPLACE would take the default).
     scalar(conn, "my_not_null", 2, true, |a| {
         if matches!(a.v(0), ValueRef::Null) {

@@ -170,12 +170,7 @@ impl<'a> Translator<'a> {
                             quote(&table.name)
                         ),
                     ],
-                    columns: Vec::new(),
-                    affected: Affected::Zero,
-                    change: None,
-                    reserves: None,
-                    found_rows: None,
-                    into: Vec::new(),
+                    ..nothing()
                 })
             }
             Statement::RenameTable(renames) => {
