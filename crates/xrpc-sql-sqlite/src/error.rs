@@ -61,6 +61,9 @@ pub enum TranslateError {
     /// number of variables than columns.
     #[error("The used SELECT statements have a different number of columns")]
     SelectColumns,
+    /// `ER_UNKNOWN_TABLE` (1109, 42S02): a multi-table DELETE's target not in its FROM.
+    #[error("Unknown table '{0}' in MULTI DELETE")]
+    UnknownTargetTable(String),
 }
 
 impl TranslateError {
@@ -84,6 +87,7 @@ impl TranslateError {
             Self::ColumnTwice(_) => 1110,
             Self::IllegalMix => 1267,
             Self::SelectColumns => 1222,
+            Self::UnknownTargetTable(_) => 1109,
             Self::GroupFunction => 1111,
         }
     }
@@ -91,7 +95,7 @@ impl TranslateError {
     /// MySQL's SQL state.
     pub fn sql_state(&self) -> &'static str {
         match self {
-            Self::NoSuchTable(_) | Self::UnknownTable(_) => "42S02",
+            Self::NoSuchTable(_) | Self::UnknownTable(_) | Self::UnknownTargetTable(_) => "42S02",
             Self::TableExists(_) => "42S01",
             Self::UnknownColumn(..) => "42S22",
             Self::Ambiguous(..) => "23000",

@@ -43,7 +43,8 @@
 //!   IGNORE keeps MySQL's implicit defaults for NOT NULL columns. An insert of a known row
 //!   count reserves its auto-increment values as InnoDB does ([`Reservation`]). UPDATE and
 //!   DELETE with ORDER BY/LIMIT select their rows by rowid; `UPDATE a JOIN b` is SQLite's
-//!   `UPDATE … FROM`, `DELETE a FROM a JOIN b` a rowid subquery.
+//!   `UPDATE … FROM`, `DELETE a FROM a JOIN b` a rowid subquery, and so is `DELETE a, b FROM
+//!   t a, t b` whose targets are one table (the rows chosen before any is deleted).
 //! - DDL keeps table options, comments and index names in the catalog ([`CatalogChange`]);
 //!   inline KEY/INDEX/UNIQUE become `CREATE INDEX "table.name"` (a plain key on a column prefix
 //!   `c(n)` indexes the whole column); the AUTO_INCREMENT column is SQLite's `INTEGER PRIMARY
@@ -69,7 +70,8 @@
 //! variable, INSERT IGNORE of several rows into an AUTO_INCREMENT table (SQLite numbers the
 //! rows after an ignored one differently), ENUM/SET/TIME columns, recursive CTEs, ROLLUP,
 //! comparisons of dates with numbers, ALTER TABLE MODIFY/CHANGE COLUMN (the catalog does not
-//! keep what a rebuild of the SQLite table needs), DELETE from several tables, a UNIQUE key on
+//! keep what a rebuild of the SQLite table needs), DELETE from several different tables, a
+//! UNIQUE key on
 //! a column prefix, the JSON functions not listed above (JSON_SET, JSON_CONTAINS, …), a JSON
 //! value in a comparison or arithmetic (MySQL reads a JSON scalar there unquoted), JSON paths
 //! with `**`, `last`, ranges or negative indexes, CAST AS UNSIGNED past BIGINT,

@@ -1467,10 +1467,10 @@ impl<'a> Translator<'a> {
             FromTable::WithFromKeyword(f) | FromTable::WithoutKeyword(f) => f,
         };
         let [twj] = from.as_slice() else {
-            return unsupported("multi-table DELETE");
+            return self.multi_delete(delete, from);
         };
         if !delete.tables.is_empty() || !twj.joins.is_empty() {
-            return self.multi_delete(delete, twj);
+            return self.multi_delete(delete, from);
         }
         let TableFactor::Table { name, alias, .. } = &twj.relation else {
             return unsupported("DELETE from a derived table");
@@ -1527,55 +1527,66 @@ impl<'a> Translator<'a> {
     }
 
     /// `DELETE a FROM a JOIN b ON … WHERE …`: the rows of `a` the join selects.
-    fn multi_delete(&mut self, delete: &Delete, twj: &TableWithJoins) -> Result<Translation> {
-        let [target] = delete.tables.as_slice() else {
-            return unsupported("DELETE from several tables");
-        };
+    /// `DELETE a FROM a JOIN b …` and `DELETE a, b FROM t a, t b …`: the rows each target
+    /// finds in the join, chosen before any is deleted. Targets in several tables are refused
+    /// (a later table's rows would be chosen after the earlier ones' deletes).
+    fn multi_delete(&mut self, delete: &Delete, from: &[TableWithJoins]) -> Result<Translation> {
+        if delete.tables.is_empty() {
+            return unsupported("multi-table DELETE");
+        }
         if !delete.order_by.is_empty() || delete.limit.is_some() {
             return unsupported("multi-table DELETE with ORDER BY or LIMIT");
         }
-        let target = last_name(target)?;
+        let targets: Vec<String> = delete.tables.iter().map(last_name).collect::<Result<_>>()?;
         self.scopes.push(Scope::default());
         let out = (|| -> Result<Translation> {
-            let from = self.table_with_joins(twj)?;
-            let scope = self.scopes.last().expect("pushed");
-            if !scope
-                .sources
-                .iter()
-                .any(|s| s.name.eq_ignore_ascii_case(&target))
-            {
-                return Err(TranslateError::NoSuchTable(target.clone()));
+            let mut joined = Vec::new();
+            for twj in from {
+                joined.push(self.table_with_joins(twj)?);
             }
-            let table_name = match &twj.relation {
-                TableFactor::Table { name, alias, .. }
-                    if alias
-                        .as_ref()
-                        .map_or_else(
-                            || last_name(name).unwrap_or_default(),
-                            |a| a.name.value.clone(),
-                        )
-                        .eq_ignore_ascii_case(&target) =>
+            let from_sql = joined.join(", ");
+            let scope = self.scopes.last().expect("pushed");
+            for target in &targets {
+                if !scope
+                    .sources
+                    .iter()
+                    .any(|s| s.name.eq_ignore_ascii_case(target))
                 {
-                    name.clone()
+                    return Err(TranslateError::UnknownTargetTable(target.clone()));
                 }
-                _ => {
-                    let found = twj.joins.iter().find_map(|j| match &j.relation {
-                        TableFactor::Table { name, alias, .. }
-                            if alias
-                                .as_ref()
-                                .map_or_else(
-                                    || last_name(name).unwrap_or_default(),
-                                    |a| a.name.value.clone(),
-                                )
-                                .eq_ignore_ascii_case(&target) =>
-                        {
-                            Some(name.clone())
-                        }
-                        _ => None,
-                    });
-                    found.ok_or_else(|| TranslateError::Unsupported("DELETE target".into()))?
-                }
+            }
+            // The table each target names: a FROM table under that name or alias.
+            let factors = from.iter().flat_map(|twj| {
+                std::iter::once(&twj.relation).chain(twj.joins.iter().map(|j| &j.relation))
+            });
+            let table_of = |target: &str| {
+                factors.clone().find_map(|f| match f {
+                    TableFactor::Table { name, alias, .. }
+                        if alias
+                            .as_ref()
+                            .map_or_else(
+                                || last_name(name).unwrap_or_default(),
+                                |a| a.name.value.clone(),
+                            )
+                            .eq_ignore_ascii_case(target) =>
+                    {
+                        Some(name.clone())
+                    }
+                    _ => None,
+                })
             };
+            let mut table_name: Option<ObjectName> = None;
+            for target in &targets {
+                let name = table_of(target)
+                    .ok_or_else(|| TranslateError::Unsupported("DELETE target".into()))?;
+                match &table_name {
+                    Some(first) if !last_name(first)?.eq_ignore_ascii_case(&last_name(&name)?) => {
+                        return unsupported("DELETE from several tables");
+                    }
+                    _ => table_name = Some(name),
+                }
+            }
+            let table_name = table_name.expect("a target");
             let where_sql = match &delete.selection {
                 Some(w) => {
                     self.clause = "where clause";
@@ -1583,18 +1594,18 @@ impl<'a> Translator<'a> {
                 }
                 None => String::new(),
             };
+            let chosen: Vec<String> = targets
+                .iter()
+                .map(|t| format!("SELECT {}.rowid FROM {from_sql}{where_sql}", ident(t)))
+                .collect();
             Ok(Translation {
                 sql: vec![format!(
-                    "DELETE FROM {} WHERE rowid IN (SELECT {}.rowid FROM {from}{where_sql})",
+                    "DELETE FROM {} WHERE rowid IN ({})",
                     qualified(&table_name)?,
-                    ident(&target)
+                    chosen.join(" UNION ")
                 )],
-                columns: Vec::new(),
                 affected: Affected::Changes,
-                change: None,
-                reserves: None,
-                found_rows: None,
-                into: Vec::new(),
+                ..nothing()
             })
         })();
         self.scopes.pop();

@@ -796,3 +796,14 @@ SELECT HEX(255), HEX(-255), HEX('abc'), HEX(NULL), HEX(''), UNHEX(HEX('xyz'));
 SELECT CONV('-1', 10, 16), CONV('-1', 10, -16), CONV('-ff', 16, 10), CONV('ff', 16, -10), CONV('-10', 10, -2), CONV('12x', 10, 10), CONV('x', 10, 10);
 SELECT CONV(' 5', 10, 10), CONV('99999999999999999999', 10, 16), CONV('-99999999999999999999', 10, -10), CONV('8000000000000000', 16, -10), CONV('zz', 36, 10), CONV('1', 1, 10), CONV(10, 10, 37);
 SELECT CONV('-ff', -16, 10), CONV('-ff', -16, -10), CONV('99999999999999999999', -10, 10), CONV(255, 10, 2), CONV(-255, 10, 2);
+
+-- script: expired transients deleted in pairs
+CREATE TABLE wp_options2 (option_id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT, option_name VARCHAR(191) NOT NULL DEFAULT '', option_value LONGTEXT NOT NULL, autoload VARCHAR(20) NOT NULL DEFAULT 'yes', PRIMARY KEY (option_id), UNIQUE KEY option_name (option_name), KEY autoload (autoload)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+INSERT INTO wp_options2 (option_name, option_value, autoload) VALUES ('_transient_feed', 'a', 'no'), ('_transient_timeout_feed', '1600000000', 'no'), ('_transient_news', 'b', 'no'), ('_transient_timeout_news', '1900000000', 'no'), ('siteurl', 'http://x', 'yes'), ('_transient_orphan', 'c', 'no');
+SELECT option_name, option_value FROM wp_options2 WHERE autoload = 'yes';
+DELETE a, b FROM wp_options2 a, wp_options2 b WHERE a.option_name LIKE '\_transient\_%' AND a.option_name NOT LIKE '\_transient\_timeout\_%' AND b.option_name = CONCAT('_transient_timeout_', SUBSTRING(a.option_name, 12)) AND b.option_value < 1700000000;
+SELECT option_name FROM wp_options2 ORDER BY option_id;
+DELETE a FROM wp_options2 a LEFT JOIN wp_options2 b ON b.option_name = CONCAT('_transient_timeout_', SUBSTRING(a.option_name, 12)) WHERE a.option_name LIKE '\_transient\_%' AND a.option_name NOT LIKE '\_transient\_timeout\_%' AND b.option_id IS NULL;
+SELECT option_name FROM wp_options2 ORDER BY option_id;
+DELETE x FROM wp_options2 a;
+SELECT COUNT(*) FROM wp_options2;
