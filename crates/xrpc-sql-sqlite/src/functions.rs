@@ -1203,6 +1203,23 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
         let m = some!(a.moment(0));
         Ok(text_value(m.at.format("%H:%M:%S").to_string()))
     })?;
+    scalar(conn, "my_str_to_date", 3, true, |a| {
+        let (input, format) = (some!(a.text(0)), some!(a.text(1)));
+        match dates::str_to_date(&input, &format) {
+            Ok(Some(at)) if a.i64(2) == Some(1) => Ok(text_value(dates::datetime_text(at, 0))),
+            Ok(Some(at)) => Ok(text_value(dates::date_text(at))),
+            Ok(None) => Ok(Value::Null),
+            Err(()) => Err(fail(
+                1235,
+                "This version of MySQL doesn't yet support 'STR_TO_DATE of a date that does not exist'",
+            )),
+        }
+    })?;
+    scalar(conn, "my_time_of_day", 1, true, |a| {
+        let m = some!(a.moment(0));
+        let text = dates::datetime_text(m.at, m.fsp);
+        Ok(text_value(text.get(11..).unwrap_or("00:00:00")))
+    })?;
     // YEAR, MONTH, … by part name.
     scalar(conn, "my_part", 2, true, |a| {
         let at = some!(a.moment(0)).at;

@@ -78,7 +78,6 @@ const MYSQL_ONLY: &[&str] = &[
     "FROM_BASE64",
     "COMPRESS",
     "UNCOMPRESS",
-    "STR_TO_DATE",
     "SEC_TO_TIME",
     "TIME_TO_SEC",
     "TIMEDIFF",
@@ -612,6 +611,41 @@ impl CallSite<'_> {
             "DATE" => {
                 arity(n == 1)?;
                 (format!("my_date({})", sql(0)), Ty::Date)
+            }
+            // A literal format of numeric fields with a whole date: a DATE, or a DATETIME when
+            // it reads a time too.
+            "STR_TO_DATE" => {
+                arity(n == 2)?;
+                let format = args[1]
+                    .sql
+                    .strip_prefix('\'')
+                    .and_then(|f| f.strip_suffix('\''))
+                    .filter(|_| matches!(args[1].ty, Ty::Str(_)))
+                    .map(|f| f.replace("''", "'"));
+                let kind = format.as_deref().and_then(crate::dates::str_to_date_kind);
+                let Some(with_time) = kind else {
+                    return unsupported(format!("STR_TO_DATE with the format {}", args[1].sql));
+                };
+                (
+                    format!(
+                        "my_str_to_date({}, {}, {})",
+                        text(0),
+                        sql(1),
+                        i32::from(with_time)
+                    ),
+                    if with_time { Ty::DateTime } else { Ty::Date },
+                )
+            }
+            // The time of day of a date or datetime, with the fraction digits it has; a string
+            // may be a TIME value itself, which this does not read.
+            "TIME" => {
+                arity(n == 1)?;
+                match args[0].ty {
+                    Ty::Date | Ty::DateTime => (format!("my_time_of_day({})", sql(0)), Ty::Time),
+                    Ty::Time => (sql(0), Ty::Time),
+                    Ty::Null => ("NULL".into(), Ty::Null),
+                    _ => return unsupported("TIME of a string or number"),
+                }
             }
             "YEAR" | "MONTH" | "DAY" | "DAYOFMONTH" | "HOUR" | "MINUTE" | "SECOND"
             | "MICROSECOND" | "QUARTER" | "DAYOFWEEK" | "WEEKDAY" | "DAYOFYEAR" | "TO_DAYS" => {

@@ -807,3 +807,23 @@ DELETE a FROM wp_options2 a LEFT JOIN wp_options2 b ON b.option_name = CONCAT('_
 SELECT option_name FROM wp_options2 ORDER BY option_id;
 DELETE x FROM wp_options2 a;
 SELECT COUNT(*) FROM wp_options2;
+
+-- script: a scheduler's date arithmetic
+CREATE TABLE jobs (id INT PRIMARY KEY, name VARCHAR(20) NOT NULL, every_days INT NOT NULL, last_run DATETIME, due DATE);
+INSERT INTO jobs VALUES (1, 'backup', 1, '2024-02-28 23:30:00', '2024-02-29'), (2, 'report', 7, '2024-01-31 08:00:00', '2024-02-07'), (3, 'cleanup', 30, NULL, '2024-12-31'), (4, 'billing', 31, '2023-12-31 00:00:00', '2024-01-31');
+SELECT id, DATE_ADD(last_run, INTERVAL every_days DAY) AS next_run FROM jobs ORDER BY id;
+SELECT id, last_run + INTERVAL 1 MONTH, last_run - INTERVAL 1 YEAR, due + INTERVAL 1 MONTH FROM jobs ORDER BY id;
+SELECT id, DATE_FORMAT(last_run, '%Y-%m-%d %H:%i:%s'), DATE_FORMAT(last_run, '%a %b %e, %Y %l:%i %p'), DATE_FORMAT(due, '%W %D %M %Y') FROM jobs ORDER BY id;
+SELECT id, DATE(last_run), TIME(last_run), DAYNAME(due), MONTHNAME(due), DAYOFYEAR(due), WEEK(due), LAST_DAY(due) FROM jobs ORDER BY id;
+SELECT id, TIMESTAMPDIFF(HOUR, last_run, '2024-03-01 00:00:00'), TIMESTAMPDIFF(MONTH, due, '2024-12-31'), DATEDIFF(due, last_run) FROM jobs ORDER BY id;
+SELECT name FROM jobs WHERE due BETWEEN '2024-01-01' AND '2024-02-29' ORDER BY due;
+SELECT name FROM jobs WHERE last_run < DATE_SUB('2024-03-01', INTERVAL 2 WEEK) ORDER BY id;
+SELECT YEAR(due), COUNT(*) FROM jobs GROUP BY YEAR(due) ORDER BY 1;
+UPDATE jobs SET last_run = '2024-03-01 00:00:00', due = DATE_ADD(due, INTERVAL every_days DAY) WHERE id IN (1, 2);
+SELECT id, last_run, due FROM jobs ORDER BY id;
+SELECT STR_TO_DATE('01/03/2024', '%d/%m/%Y'), STR_TO_DATE('2024-03-01 10:11', '%Y-%m-%d %H:%i'), UNIX_TIMESTAMP('2024-03-01 00:00:00') - UNIX_TIMESTAMP('2024-02-29 00:00:00');
+SELECT MAKEDATE(2024, 60), ADDDATE('2024-01-31', 30), SUBDATE('2024-03-01', 1), DATE_ADD('2024-01-31', INTERVAL 1 MONTH), DATE_ADD('2023-02-28 23:59:59', INTERVAL 1 SECOND);
+SELECT STR_TO_DATE('1/3/2024', '%d/%m/%Y'), STR_TO_DATE('2024-03-01 extra', '%Y-%m-%d'), STR_TO_DATE('24-3-1', '%y-%m-%d'), STR_TO_DATE('2024-03-01 5:6:7', '%Y-%m-%d %H:%i:%s');
+SELECT STR_TO_DATE('2024-03-01', '%Y-%m-%d %H'), STR_TO_DATE('2024/03/01', '%Y-%m-%d'), STR_TO_DATE(' 2024-03-01', '%Y-%m-%d'), STR_TO_DATE('2024-3-1', '%Y-%c-%e'), STR_TO_DATE('20240301', '%Y%m%d'), STR_TO_DATE(NULL, '%Y-%m-%d');
+SELECT id FROM jobs WHERE due < STR_TO_DATE('01.03.2024', '%d.%m.%Y') ORDER BY id;
+SELECT STR_TO_DATE('2024-03-01 10:11:12', '%Y-%m-%d %T') + INTERVAL 1 HOUR;
