@@ -173,6 +173,9 @@ pub struct SessionState {
     replace_before: Arc<std::sync::atomic::AtomicI64>,
 }
 
+/// One of the previous statement's counts, if the engine reported it.
+type CountOf = fn(StatementCounts) -> Option<i64>;
+
 fn saturating_i64(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
@@ -327,7 +330,7 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             format!("This version of MySQL doesn't yet support '{f} without the engine's count'"),
         )
     };
-    let counts: [(&str, fn(StatementCounts) -> Option<i64>); 3] = [
+    let counts: [(&str, CountOf); 3] = [
         ("ROW_COUNT()", |c| c.row_count),
         ("FOUND_ROWS()", |c| c.found_rows.map(saturating_i64)),
         // Zero until a statement generates a value.
