@@ -827,3 +827,27 @@ SELECT STR_TO_DATE('1/3/2024', '%d/%m/%Y'), STR_TO_DATE('2024-03-01 extra', '%Y-
 SELECT STR_TO_DATE('2024-03-01', '%Y-%m-%d %H'), STR_TO_DATE('2024/03/01', '%Y-%m-%d'), STR_TO_DATE(' 2024-03-01', '%Y-%m-%d'), STR_TO_DATE('2024-3-1', '%Y-%c-%e'), STR_TO_DATE('20240301', '%Y%m%d'), STR_TO_DATE(NULL, '%Y-%m-%d');
 SELECT id FROM jobs WHERE due < STR_TO_DATE('01.03.2024', '%d.%m.%Y') ORDER BY id;
 SELECT STR_TO_DATE('2024-03-01 10:11:12', '%Y-%m-%d %T') + INTERVAL 1 HOUR;
+
+-- script: a shop's catalogue pages and reports
+CREATE TABLE products (id INT UNSIGNED NOT NULL AUTO_INCREMENT, sku VARCHAR(16) NOT NULL, title VARCHAR(60) NOT NULL, price DECIMAL(10,2) NOT NULL, stock INT NOT NULL DEFAULT 0, category VARCHAR(20) NOT NULL, active TINYINT(1) NOT NULL DEFAULT 1, PRIMARY KEY (id), UNIQUE KEY sku (sku), KEY category (category, price)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+INSERT INTO products (sku, title, price, stock, category, active) VALUES ('A-1', 'Apple juice', 2.49, 100, 'drinks', 1), ('A-2', 'apple pie', 5.99, 0, 'bakery', 1), ('B-1', 'Banana bread', 4.50, 12, 'bakery', 1), ('C-1', 'Cola', 1.99, 250, 'drinks', 1), ('C-2', 'Croissant', 1.20, 40, 'bakery', 0), ('D-1', 'Dark chocolate', 3.75, 8, 'sweets', 1), ('E-1', 'Éclair', 2.80, 15, 'bakery', 1);
+SELECT id, title, price FROM products WHERE active = 1 ORDER BY price ASC, id ASC LIMIT 3;
+SELECT id, title, price FROM products WHERE active = 1 ORDER BY price ASC, id ASC LIMIT 3, 3;
+SELECT COUNT(*) FROM products WHERE active = 1 AND (title LIKE '%apple%' OR sku LIKE 'a%');
+SELECT title FROM products WHERE title LIKE 'e%' OR title LIKE 'É%' ORDER BY title;
+SELECT category, COUNT(*) AS n, SUM(stock) AS units, ROUND(AVG(price), 2) AS avg_price, MIN(price), MAX(price) FROM products GROUP BY category ORDER BY category;
+SELECT category, SUM(price * stock) AS value FROM products WHERE active = 1 GROUP BY category HAVING value > 100 ORDER BY value DESC;
+SELECT id, title, IF(stock > 0, 'in stock', 'sold out') AS availability FROM products ORDER BY id;
+SELECT title, FORMAT(price, 2), CONCAT('$', price), LPAD(stock, 5, '0') FROM products WHERE id <= 3 ORDER BY id;
+UPDATE products SET stock = stock - 1 WHERE sku = 'B-1' AND stock > 0;
+UPDATE products SET price = ROUND(price * 1.10, 2) WHERE category = 'drinks';
+SELECT sku, price, stock FROM products WHERE category IN ('drinks', 'bakery') ORDER BY sku;
+SELECT category, GROUP_CONCAT(sku ORDER BY sku SEPARATOR '|') FROM products GROUP BY category ORDER BY category;
+SELECT p.category, COUNT(*) FROM products p WHERE p.price > (SELECT AVG(price) FROM products) GROUP BY p.category ORDER BY p.category;
+SELECT title FROM products ORDER BY title LIMIT 4;
+SELECT DISTINCT category FROM products WHERE active ORDER BY category DESC;
+INSERT INTO products (sku, title, price, category) VALUES ('a-1', 'dup', 1.00, 'drinks');
+INSERT INTO products (sku, title, price, category) VALUES ('F-1', 'Fig', 0.5, 'fruit') ON DUPLICATE KEY UPDATE price = VALUES(price);
+SELECT id, sku, price FROM products WHERE sku = 'F-1';
+DELETE FROM products WHERE active = 0 LIMIT 1;
+SELECT COUNT(*), SUM(active) FROM products;
