@@ -851,3 +851,23 @@ INSERT INTO products (sku, title, price, category) VALUES ('F-1', 'Fig', 0.5, 'f
 SELECT id, sku, price FROM products WHERE sku = 'F-1';
 DELETE FROM products WHERE active = 0 LIMIT 1;
 SELECT COUNT(*), SUM(active) FROM products;
+
+-- script: transfers in transactions
+CREATE TABLE wallets (id INT PRIMARY KEY, owner VARCHAR(20) NOT NULL, balance DECIMAL(12,2) NOT NULL DEFAULT 0.00);
+INSERT INTO wallets VALUES (1, 'ann', 100.00), (2, 'bob', 50.00);
+START TRANSACTION;
+UPDATE wallets SET balance = balance - 30.00 WHERE id = 1;
+UPDATE wallets SET balance = balance + 30.00 WHERE id = 2;
+COMMIT;
+SELECT id, balance FROM wallets ORDER BY id;
+BEGIN;
+UPDATE wallets SET balance = balance - 500.00 WHERE id = 1 AND balance >= 500.00;
+SELECT ROW_COUNT();
+ROLLBACK;
+SELECT SUM(balance) FROM wallets;
+START TRANSACTION;
+INSERT INTO wallets VALUES (3, 'cy', 10.00);
+INSERT INTO wallets VALUES (3, 'cy again', 10.00);
+SELECT COUNT(*) FROM wallets;
+COMMIT;
+SELECT id, owner FROM wallets ORDER BY id;
