@@ -68,15 +68,16 @@
 //! Refused with 1235 (the message names the construct), among others: DOUBLE rounded to
 //! decimals (MySQL prints it with fixed decimals), arithmetic mixing a DECIMAL with a user
 //! variable, INSERT IGNORE of several rows into an AUTO_INCREMENT table (SQLite numbers the
-//! rows after an ignored one differently), ENUM/SET/TIME columns, recursive CTEs, ROLLUP,
-//! comparisons of dates with numbers, ALTER TABLE MODIFY/CHANGE COLUMN (the catalog does not
-//! keep what a rebuild of the SQLite table needs), DELETE from several different tables, a
-//! UNIQUE key on
-//! a column prefix, the JSON functions not listed above (JSON_SET, JSON_CONTAINS, …), a JSON
-//! value in a comparison or arithmetic (MySQL reads a JSON scalar there unquoted), JSON paths
-//! with `**`, `last`, ranges or negative indexes, CAST AS UNSIGNED past BIGINT,
-//! LAST_INSERT_ID(expr), and ROW_COUNT()/FOUND_ROWS()/LAST_INSERT_ID() on a connection whose
-//! engine does not report the counts.
+//! rows after an ignored one differently), ENUM/SET/TIME columns, CHECK constraints, recursive
+//! CTEs, ROLLUP, comparisons of dates with numbers, ALTER TABLE MODIFY/CHANGE COLUMN (the
+//! catalog does not keep what a rebuild of the SQLite table needs), DELETE from several
+//! different tables, a UNIQUE key on a column prefix, the JSON functions not listed above
+//! (JSON_SET, JSON_CONTAINS, …), a JSON value in a comparison or arithmetic (MySQL reads a JSON
+//! scalar there unquoted), JSON paths with `**`, `last`, ranges or negative indexes, CAST AS
+//! UNSIGNED past BIGINT, STR_TO_DATE of a format with names or without a whole date (or of a
+//! date that does not exist), TIME() of a string, LAST_INSERT_ID(expr), and
+//! ROW_COUNT()/FOUND_ROWS()/LAST_INSERT_ID() on a connection whose engine does not report the
+//! counts.
 //!
 //! [`register`] installs the collations, the `my_` functions and the aggregates on a
 //! connection; runtime errors come back as [`FnError`] through [`error_of`].
