@@ -19,12 +19,9 @@ import re
 import sys
 
 # The one pair the framework keeps: a connection and the group that runs it (the handler
-# contract and the deferred sends are the connection module's children). The SQLite translator's
-# expression, function-library and statement modules still call each other; listed here until
-# that circle is opened, so that no other one can join it unseen.
+# contract and the deferred sends are the connection module's children).
 ALLOWED = {
     "xrpc-net": [{"conn", "group"}],
-    "xrpc-sql-sqlite": [{"expr", "library", "translate"}],
 }
 
 

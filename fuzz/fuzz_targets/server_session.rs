@@ -1,36 +1,38 @@
-//! Drives a real data node with sequences of frames over several sessions and checks what it
-//! answers.
+//! Drives the node's session state machine in memory with arbitrary frame bytes and checks what
+//! it answers.
 //!
-//! One node (SQLite on a temporary database, `max_queued_messages` at its minimum of 16 so queue
-//! overflow is reachable, a 20 ms lock wait so two sessions that block each other do not stall
-//! the run) is started once per process on 127.0.0.1. Each input opens one loopback connection,
-//! authenticates as root (unless the input asks not to), sends its steps as one write (sessions
-//! opened, EXEC_SQL from a menu of statements with arguments, digests, chunked results and flow
-//! control, plans, savepoints, kills, token offers, closes, GET_TSO, refused X Protocol messages,
-//! bodies that may not decode, authentication messages on sid 0), then ends in one of four ways:
-//! a barrier statement on every session sid it used, CON_CLOSE, a truncated frame, or raw garbage.
-//! A real connection, rather than the handler in isolation, because the handler is written against
-//! the framework's connection object; on loopback an input costs well under a millisecond.
+//! One node state (`NodeShared` on SQLite in a temporary database, `max_queued_messages` at its
+//! minimum of 16 so queue overflow is reachable, a 20 ms lock wait so two sessions that block each
+//! other do not stall the run) is built once per process. Each input is a byte stream: its steps
+//! encoded as frames (sessions opened, EXEC_SQL from a menu of statements with arguments, digests,
+//! chunked results and flow control, plans, savepoints, kills, token offers, closes, GET_TSO,
+//! refused messages, bodies that may not decode), then a barrier statement on every session sid it
+//! used, a truncated frame or raw garbage. The harness decodes the stream as the node's receive
+//! path does and routes each session frame as `conn` routes it: SESS_NEW, kills, token offers and
+//! GET_TSO at once, requests pushed onto their session's queue, a session that became runnable run
+//! on a thread of its own (as a framework worker would run it) writing its frames through the
+//! node's in-memory [`SessionConn`], [`MemoryConn`]. No socket and no framework: an input costs
+//! the statements it runs.
 //!
 //! What must hold, or the run aborts:
-//! - no panic anywhere in the node (libFuzzer's panic hook aborts on a panic in any thread);
-//! - every frame the node sends is on sid 0 or on a sid that some frame of the input named (the
-//!   harness decodes its own byte stream as the node does, so garbage that happens to form a
-//!   header counts as naming its sid);
-//! - no session sid gets more terminal answers (OK, ERROR, StmtExecuteOk, ResultTSO) than the
-//!   frames sent on it could ask for; a sid that saw no FATAL gets at least one per request
-//!   (kills and token offers may go unanswered, as the protocol says), i.e. none is lost;
-//! - with a well-framed input, the node either answers the barrier of every session sid or
-//!   closes the connection after a FATAL on sid 0 (or the OK of CON_CLOSE): it never goes silent;
-//! - once the harness closes its socket, the node's session count, connection count and running
-//!   statements return to zero within a few seconds: nothing is left half-removed.
+//! - no panic anywhere (libFuzzer's panic hook aborts on a panic in any thread);
+//! - every frame sent is on sid 0 or on a sid some frame of the input named;
+//! - no sid gets more terminal answers (OK, ERROR, StmtExecuteOk, ResultTSO) than the frames sent
+//!   on it could ask for; with a well-framed input, a sid that saw no FATAL ending a live session
+//!   gets at least one per request (kills and token offers may go unanswered, as the protocol
+//!   says): none is lost (a stream that cannot be read on ends the connection, and the answers
+//!   still to come with it);
+//! - every run ends within a few seconds (the harness answers TOKEN_DONE with budget, as a client
+//!   would): no session stalls;
+//! - with a well-framed input, every session sid stays usable or is closed with an error frame:
+//!   its last frame is the barrier's StmtExecuteOk, or a FATAL;
+//! - once the harness drops the connection's sessions, the node's session count and running
+//!   statements are zero: nothing is left half-removed.
 #![no_main]
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::io::{ErrorKind, Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::sync::OnceLock;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use arbitrary::Arbitrary;
@@ -38,27 +40,29 @@ use bytes::Bytes;
 use libfuzzer_sys::fuzz_target;
 use xrpc_client::Param;
 use xrpc_client::plan::{Aggregate, Expr, Plan};
-use xrpc_net::NetConfig;
-use xrpc_proto::auth::{Challenge, mysql41_client_response};
 use xrpc_proto::frame::{
-    FrameConfig, FrameDecoder, HeaderFormat, encode_frame, encode_message_frame,
+    CONNECTION_SID, FrameConfig, FrameDecoder, HeaderFormat, encode_frame, encode_message_frame,
+    is_auto_commit_sid,
 };
-use xrpc_proto::messages::{ClientMessage, ClientType, ServerMessage, pb};
-use xrpc_server::engine::sqlite::{SqliteOptions, Synchronous};
-use xrpc_server::server::{Node, NodeBuilder};
-use xrpc_server::users::UserConfig;
+use xrpc_proto::messages::{ClientMessage, ClientType, ServerMessage, ServerType, pb};
+use xrpc_proto::{Severity, WireError, codes};
+use xrpc_server::auth::Accounts;
+use xrpc_server::cache::RequestCache;
+use xrpc_server::conn::not_supported_on_a_session;
+use xrpc_server::encode::write_error;
+use xrpc_server::engine::sqlite::{SqliteEngine, SqliteOptions, Synchronous};
+use xrpc_server::node::NodeShared;
+use xrpc_server::session::{MemoryConn, Pushed, Request, RunOutcome, Session, SessionConn};
+use xrpc_server::var_store::Variables;
 use xrpc_server::vars::SetValue;
 
-/// How long the node may take to answer every barrier, or to drop a closed connection's sessions.
+/// How long the runs an input started may take to end once every frame is routed.
 const PATIENCE: Duration = Duration::from_secs(4);
-/// How long the connection must stay quiet before a sid whose session ended with a FATAL, whose
-/// barrier answer therefore cannot be told apart, counts as answered.
-const QUIET: Duration = Duration::from_millis(30);
-const AUTO: u64 = 0x8000_0000_0000_0000;
+const FORMAT: HeaderFormat = HeaderFormat::Standard;
 const BARRIER: &str = "select 'barrier'";
 
 struct Fixture {
-    node: Node,
+    node: NodeShared,
     _dir: tempfile::TempDir,
 }
 
@@ -71,55 +75,231 @@ fn fixture() -> &'static Fixture {
             busy_timeout: Duration::from_millis(20),
             ..SqliteOptions::default()
         };
-        let node = NodeBuilder::sqlite(&dir.path().join("fuzz.db"), options)
-            .expect("database")
-            .loopback("127.0.0.1:0".parse().unwrap())
-            .users(vec![UserConfig::builtin_root()])
-            .tune(|_net: &mut NetConfig, shared| {
-                for (name, value) in [
-                    ("xrpc_max_queued_messages", 16),
-                    ("max_connect_errors", 1_000_000),
-                ] {
-                    shared
-                        .vars
-                        .set_global(name, &SetValue::Int(value))
-                        .expect(name);
-                }
-            })
-            .start()
-            .expect("node starts");
-        let fixture = Fixture { node, _dir: dir };
-        let mut setup = Conn::open(fixture.node.local_addr());
-        assert!(setup.authenticate(), "root authenticates");
-        let mut out = Vec::new();
-        frame(
-            &mut out,
-            1,
-            ClientType::NewSession,
-            &pb::session::NewSession::default(),
+        let engine = SqliteEngine::open(&dir.path().join("fuzz.db"), options).expect("database");
+        let vars = Arc::new(Variables::new());
+        vars.set_global("xrpc_max_queued_messages", &SetValue::Int(16))
+            .expect("xrpc_max_queued_messages");
+        let node = NodeShared::new(
+            Arc::new(engine),
+            RequestCache::default(),
+            Accounts::new(Vec::new()),
+            vars,
+            FORMAT,
         );
+        let conn = MemoryConn::default();
+        let session = Session::new(1, 1, false);
         for sql in [
             "create table t (id integer primary key, v text, n int)",
             "insert into t values (1, 'a', 10), (2, 'b', 20), (3, 'c', 30)",
         ] {
-            frame(&mut out, 1, ClientType::ExecSql, &sql_request(sql));
+            assert!(matches!(
+                session.push(Request::Sql(Box::new(sql_request(sql))), 16),
+                Pushed::Runnable | Pushed::Queued
+            ));
         }
-        setup.stream.write_all(&out).unwrap();
-        let mut terminal = 0;
-        while terminal < 3 {
-            let reply = setup
-                .next(Instant::now() + PATIENCE)
-                .expect("set-up answered");
-            match reply.1 {
-                ServerMessage::Error(e) => panic!("set-up failed: {e:?}"),
-                ServerMessage::Ok(_) | ServerMessage::StmtExecuteOk(_) => terminal += 1,
-                _ => {}
+        session.run(&conn, &node);
+        session.shut_down(&node);
+        for (_, message) in conn.new_messages(&mut Reader::new()) {
+            assert!(
+                !matches!(message, ServerMessage::Error(_)),
+                "set-up failed: {message:?}"
+            );
+        }
+        Fixture { node, _dir: dir }
+    })
+}
+
+/// The router's own answers, and reading what a [`MemoryConn`] got.
+trait Wire {
+    fn new_messages(&self, reader: &mut Reader) -> Vec<(u64, ServerMessage)>;
+    fn error(&self, sid: u64, err: &WireError);
+    fn fatal(&self, sid: u64, code: &codes::ErrorCode);
+    fn message<M: prost::Message>(&self, sid: u64, kind: ServerType, message: &M);
+}
+
+impl Wire for MemoryConn {
+    /// The frames sent since the last call, decoded through `reader`; the node's framing and
+    /// messages must be valid.
+    fn new_messages(&self, reader: &mut Reader) -> Vec<(u64, ServerMessage)> {
+        reader.offset = self.with_sent(|out| {
+            reader.decoder.feed(&out[reader.offset..]);
+            out.len()
+        });
+        let mut messages = Vec::new();
+        while let Some(frame) = reader
+            .decoder
+            .next_frame()
+            .expect("the node's framing is valid")
+        {
+            let message = ServerMessage::decode(frame.type_id, frame.body)
+                .expect("the node's messages decode");
+            messages.push((frame.sid, message));
+        }
+        messages
+    }
+
+    fn error(&self, sid: u64, err: &WireError) {
+        let mut out = Vec::new();
+        write_error(&mut out, FORMAT, sid, err);
+        self.send(&out);
+    }
+
+    fn fatal(&self, sid: u64, code: &codes::ErrorCode) {
+        self.error(
+            sid,
+            &WireError::from_code(code).with_severity(Severity::Fatal),
+        );
+    }
+
+    fn message<M: prost::Message>(&self, sid: u64, kind: ServerType, message: &M) {
+        let mut out = Vec::new();
+        encode_message_frame(&mut out, FORMAT, sid, kind.id(), message);
+        self.send(&out);
+    }
+}
+
+/// Where a reader of a [`MemoryConn`] got to.
+struct Reader {
+    decoder: FrameDecoder,
+    offset: usize,
+}
+
+impl Reader {
+    fn new() -> Self {
+        Self {
+            decoder: FrameDecoder::new(FrameConfig::default()),
+            offset: 0,
+        }
+    }
+}
+
+/// One connection's sessions, routed as the node's connection handler routes them.
+struct Router<'a> {
+    node: &'a NodeShared,
+    conn: &'a MemoryConn,
+    sessions: Mutex<HashMap<u64, Arc<Session>>>,
+}
+
+impl Router<'_> {
+    fn session(&self, sid: u64) -> Option<Arc<Session>> {
+        self.sessions.lock().unwrap().get(&sid).cloned()
+    }
+
+    /// Removes `session` if it is still the one under its sid.
+    fn remove(&self, session: &Arc<Session>) {
+        let removed = {
+            let mut sessions = self.sessions.lock().unwrap();
+            match sessions.get(&session.sid()) {
+                Some(current) if Arc::ptr_eq(current, session) => sessions.remove(&session.sid()),
+                _ => None,
+            }
+        };
+        if let Some(session) = removed {
+            self.node.session_removed(&*session);
+            session.shut_down(self.node);
+        }
+    }
+
+    fn end_session(&self, session: &Arc<Session>, code: &codes::ErrorCode) {
+        session.send_last_fatal(self.conn, self.node, &WireError::from_code(code));
+        self.remove(session);
+    }
+
+    /// What a framework worker does with a runnable session.
+    fn run(&self, session: &Arc<Session>) {
+        let outcome = session.run(self.conn, self.node);
+        if outcome == RunOutcome::Closed || session.is_gone() {
+            self.remove(session);
+        }
+    }
+
+    /// Routes one session frame; returns the session to schedule, if it became runnable.
+    fn route(&self, sid: u64, message: ClientMessage) -> Option<Arc<Session>> {
+        let request = match message {
+            ClientMessage::NewSession(_) => {
+                self.new_session(sid);
+                return None;
+            }
+            ClientMessage::KillSession(kill) => {
+                match self.session(sid) {
+                    None => self.conn.fatal(sid, &codes::SESSION_NOT_FOUND),
+                    Some(session)
+                        if kill.r#type
+                            == pb::session::kill_session::KillType::Connection as i32 =>
+                    {
+                        self.end_session(&session, &codes::SESSION_KILLED)
+                    }
+                    Some(session) => session.kill_query(),
+                }
+                return None;
+            }
+            ClientMessage::TokenOffer(offer) => {
+                match self.session(sid) {
+                    Some(session) => session.offer_tokens(offer.token.unwrap_or(-1)),
+                    None => self.conn.fatal(sid, &codes::SESSION_NOT_FOUND),
+                }
+                return None;
+            }
+            ClientMessage::GetTso(request) => {
+                let ts = self.node.tso.next(request.batch_count.max(1) as u32);
+                let reply = pb::exec_plan::ResultTso { error_no: 0, ts };
+                self.conn.message(sid, ServerType::Tso, &reply);
+                return None;
+            }
+            ClientMessage::ExecSql(stmt) => Request::Sql(Box::new(stmt)),
+            ClientMessage::ExecPlanRead(plan) => Request::Plan(Box::new(plan)),
+            ClientMessage::AutoSp(sp) => Request::Savepoint(sp),
+            ClientMessage::SessionClose(_) => Request::Close,
+            other => {
+                self.conn.error(sid, &not_supported_on_a_session(&other));
+                return None;
+            }
+        };
+        let Some(session) = self.session(sid) else {
+            self.conn.fatal(sid, &codes::SESSION_NOT_FOUND);
+            return None;
+        };
+        match session.push(request, self.node.max_queued_messages()) {
+            Pushed::Runnable => Some(session),
+            Pushed::Queued => None,
+            Pushed::Gone(_) => {
+                self.conn.fatal(sid, &codes::SESSION_NOT_FOUND);
+                None
+            }
+            Pushed::Overflow => {
+                self.end_session(&session, &codes::SESSION_QUEUE_OVERFLOW);
+                None
             }
         }
-        drop(setup);
-        wait_for_idle(&fixture.node);
-        fixture
-    })
+    }
+
+    fn new_session(&self, sid: u64) {
+        if let Some(existing) = self.session(sid) {
+            if existing.is_gone() {
+                self.remove(&existing);
+            } else {
+                self.end_session(&existing, &codes::DUPLICATE_SESSION);
+                return;
+            }
+        }
+        let Some(number) = self.node.session_added(false) else {
+            self.conn.fatal(sid, &codes::TOO_MANY_SESSIONS);
+            return;
+        };
+        let session = Arc::new(Session::new(sid, number, false));
+        self.sessions.lock().unwrap().insert(sid, session);
+        self.conn.message(sid, ServerType::Ok, &pb::Ok::default());
+    }
+
+    /// The end of the connection: every session is removed.
+    fn close(&self) {
+        self.conn.close();
+        let sessions: Vec<_> = self.sessions.lock().unwrap().drain().collect();
+        for (_, session) in sessions {
+            self.node.session_removed(&*session);
+            session.shut_down(self.node);
+        }
+    }
 }
 
 /// The statements a request may carry; the fuzzer picks by index.
@@ -146,33 +326,24 @@ const STATEMENTS: &[&str] = &[
     "create temporary table tmp (x int)",
     "insert into t (v, n) values ('new', 1)",
     "delete from t where id > 3",
+    "use missing_db",
+    "show warnings",
 ];
 
 #[derive(Debug, Arbitrary)]
 struct Script {
-    authenticate: bool,
     ending: Ending,
-    /// Close with a TCP reset instead of a FIN.
-    reset: bool,
     /// Last, so that it takes the rest of the input (`arbitrary_take_rest`): a script is as long
     /// as its input allows, not cut short by a "one more?" coin toss per step.
     steps: Vec<Step>,
 }
 
 #[derive(Debug, Arbitrary, Clone, Copy)]
-enum Sid {
-    Normal(u8),
-    AutoCommit(bool),
-    Connection,
-}
+struct Sid(u8);
 
 impl Sid {
     fn wire(self) -> u64 {
-        match self {
-            Sid::Normal(n) => u64::from(n % 4) + 1,
-            Sid::AutoCommit(second) => AUTO | u64::from(second),
-            Sid::Connection => 0,
-        }
+        u64::from(self.0 % 4) + 1
     }
 }
 
@@ -221,21 +392,14 @@ enum Step {
     },
     Close(Sid),
     GetTso(Sid),
-    CapabilitiesGet,
-    CapabilitiesSet(bool),
-    AuthenticateStart {
-        mech: u8,
-        user: bool,
-    },
-    AuthenticateContinue(Vec<u8>),
-    /// A MySQL X message the node refuses (session reset, X StmtExecute, CRUD, expectations,
-    /// Galaxy prepare, file operations).
+    /// A message a session does not take (session reset, X StmtExecute, CRUD, expectations,
+    /// Galaxy prepare, file operations, connection-level messages).
     Refused {
         sid: Sid,
         type_id: u8,
     },
     /// A well-framed frame whose type and body are arbitrary: it may decode, or end the
-    /// connection with FATAL 5000 or 1047.
+    /// connection.
     Body {
         sid: Sid,
         type_id: u8,
@@ -247,16 +411,14 @@ enum Step {
 enum Ending {
     /// A barrier statement on every session sid used, then every answer is awaited.
     Barrier,
-    /// CON_CLOSE: OK "bye!", then the node closes.
-    ConnectionClose,
-    /// The first bytes of a frame, then the harness closes.
+    /// The first bytes of a frame.
     Truncated { sid: Sid, cut: u8 },
-    /// Arbitrary bytes (at most 256), then the harness closes.
+    /// Arbitrary bytes (at most 256).
     Garbage(Vec<u8>),
 }
 
 fn frame<M: prost::Message>(out: &mut Vec<u8>, sid: u64, kind: ClientType, message: &M) {
-    encode_message_frame(out, HeaderFormat::Standard, sid, kind.id(), message);
+    encode_message_frame(out, FORMAT, sid, kind.id(), message);
 }
 
 fn sql_request(sql: &str) -> pb::sql::StmtExecute {
@@ -370,16 +532,14 @@ fn encode_step(step: &Step, out: &mut Vec<u8>) {
                 },
             );
         }
-        Step::TokenOffer { sid, token } => {
-            frame(
-                out,
-                sid.wire(),
-                ClientType::TokenOffer,
-                &pb::sql::TokenOffer {
-                    token: Some(i32::from(*token)),
-                },
-            );
-        }
+        Step::TokenOffer { sid, token } => frame(
+            out,
+            sid.wire(),
+            ClientType::TokenOffer,
+            &pb::sql::TokenOffer {
+                token: Some(i32::from(*token)),
+            },
+        ),
         Step::Close(sid) => frame(
             out,
             sid.wire(),
@@ -395,64 +555,21 @@ fn encode_step(step: &Step, out: &mut Vec<u8>) {
                 batch_count: 1,
             },
         ),
-        Step::CapabilitiesGet => frame(
-            out,
-            0,
-            ClientType::CapabilitiesGet,
-            &pb::connection::CapabilitiesGet::default(),
-        ),
-        Step::CapabilitiesSet(tls) => {
-            let value = pb::datatypes::Any {
-                r#type: pb::datatypes::any::Type::Scalar as i32,
-                scalar: Some(pb::datatypes::Scalar {
-                    r#type: pb::datatypes::scalar::Type::VBool as i32,
-                    v_bool: Some(*tls),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            };
-            let set = pb::connection::CapabilitiesSet {
-                capabilities: pb::connection::Capabilities {
-                    capabilities: vec![pb::connection::Capability {
-                        name: "tls".into(),
-                        value,
-                    }],
-                },
-            };
-            frame(out, 0, ClientType::CapabilitiesSet, &set);
-        }
-        Step::AuthenticateStart { mech, user } => {
-            let start = pb::session::AuthenticateStart {
-                mech_name: ["MYSQL41", "PLAIN", "SHA256_MEMORY"][usize::from(*mech) % 3].into(),
-                auth_data: Some(Bytes::from_static(if *user {
-                    b"\0root\0"
-                } else {
-                    b"\0nobody\0x"
-                })),
-                ..Default::default()
-            };
-            frame(out, 0, ClientType::AuthenticateStart, &start);
-        }
-        Step::AuthenticateContinue(data) => {
-            let answer = pb::session::AuthenticateContinue {
-                auth_data: Bytes::copy_from_slice(&data[..data.len().min(64)]),
-            };
-            frame(out, 0, ClientType::AuthenticateContinue, &answer);
-        }
         Step::Refused { sid, type_id } => {
-            let type_id =
-                [6u8, 12, 17, 18, 19, 20, 24, 25, 102, 116, 117, 118][usize::from(*type_id) % 12];
+            let type_id = [
+                1u8, 3, 4, 5, 6, 12, 17, 18, 19, 20, 24, 25, 102, 116, 117, 118,
+            ][usize::from(*type_id) % 16];
             let body: &[u8] = match type_id {
                 // Bodies that decode: X StmtExecute and Galaxy prepare need their required fields.
                 12 => b"\x0a\x08select 1",
                 _ => b"",
             };
-            encode_frame(out, HeaderFormat::Standard, sid.wire(), type_id, body);
+            encode_frame(out, FORMAT, sid.wire(), type_id, body);
         }
         Step::Body { sid, type_id, body } => {
             encode_frame(
                 out,
-                HeaderFormat::Standard,
+                FORMAT,
                 sid.wire(),
                 *type_id,
                 &body[..body.len().min(256)],
@@ -461,177 +578,37 @@ fn encode_step(step: &Step, out: &mut Vec<u8>) {
     }
 }
 
-/// What the input's frames ask of each sid, decoded from the bytes sent as the node decodes them.
+/// What the input's frames asked of each sid, as the router saw them.
 #[derive(Default, Debug)]
 struct Asked {
-    /// Every sid some decodable header named.
+    /// Every sid a routed frame named.
     named: BTreeSet<u64>,
-    /// Per session sid: frames that must each get an answer of their own unless a FATAL that ends
-    /// a live session answers them together.
+    /// Per sid: frames that must each get an answer of their own unless a FATAL that ends a live
+    /// session answers them together.
     requests: BTreeMap<u64, usize>,
-    /// Per session sid: frames that may get one answer (kills and token offers: none when the
-    /// session exists, FATAL 7002 when it does not; before authentication, ERROR 1045).
+    /// Per sid: frames that may get one answer (kills and token offers: none when the session
+    /// exists, FATAL 7002 when it does not).
     maybe: BTreeMap<u64, usize>,
-    /// Whether the stream stays well framed with every body decodable: then the node must keep
-    /// answering until the barrier or close the connection with a FATAL.
+    /// Whether every frame was well framed and decodable: otherwise the connection ended (with a
+    /// FATAL on sid 0) at the first that was not.
     well_formed: bool,
 }
 
-fn asked_of(bytes: &[u8]) -> Asked {
-    let mut asked = Asked {
-        well_formed: true,
-        ..Asked::default()
-    };
-    let mut decoder = FrameDecoder::new(FrameConfig::default());
-    decoder.feed(bytes);
-    loop {
-        match decoder.next_frame() {
-            Ok(Some(frame)) => {
-                asked.named.insert(frame.sid);
-                let message = match ClientMessage::decode(frame.type_id, frame.body) {
-                    Ok(message) => message,
-                    Err(_) => {
-                        // The node answers FATAL on sid 0 and reads nothing further.
-                        asked.well_formed = false;
-                        break;
-                    }
-                };
-                if frame.sid == 0 {
-                    continue;
-                }
-                let counter = match message {
-                    ClientMessage::KillSession(_) | ClientMessage::TokenOffer(_) => {
-                        &mut asked.maybe
-                    }
-                    _ => &mut asked.requests,
-                };
-                *counter.entry(frame.sid).or_default() += 1;
-            }
-            Ok(None) => {
-                if decoder.buffered() > 0 {
-                    asked.well_formed = false;
-                }
-                break;
-            }
-            Err(_) => {
-                asked.well_formed = false;
-                break;
-            }
-        }
-    }
-    asked
-}
-
-/// One client connection.
-struct Conn {
-    stream: TcpStream,
-    decoder: FrameDecoder,
-    closed: bool,
-}
-
-impl Conn {
-    fn open(addr: SocketAddr) -> Self {
-        let stream = TcpStream::connect(addr).expect("connect to the node");
-        stream.set_nodelay(true).unwrap();
-        Self {
-            stream,
-            decoder: FrameDecoder::new(FrameConfig::default()),
-            closed: false,
-        }
-    }
-
-    /// The next frame before `deadline`, or `None` when the node closed the connection or the
-    /// deadline passed (`closed` tells which).
-    fn next(&mut self, deadline: Instant) -> Option<(u64, ServerMessage)> {
-        loop {
-            if let Some(frame) = self
-                .decoder
-                .next_frame()
-                .expect("the node's framing is valid")
-            {
-                let message = ServerMessage::decode(frame.type_id, frame.body)
-                    .expect("the node's messages decode");
-                return Some((frame.sid, message));
-            }
-            if self.closed {
-                return None;
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                return None;
-            }
-            self.stream.set_read_timeout(Some(deadline - now)).unwrap();
-            let mut buf = [0u8; 64 * 1024];
-            match self.stream.read(&mut buf) {
-                Ok(0) => self.closed = true,
-                Ok(n) => self.decoder.feed(&buf[..n]),
-                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-                    return None;
-                }
-                Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(_) => self.closed = true,
-            }
-        }
-    }
-
-    fn authenticate(&mut self) -> bool {
-        let mut out = Vec::new();
-        let start = pb::session::AuthenticateStart {
-            mech_name: "MYSQL41".into(),
-            ..Default::default()
-        };
-        frame(&mut out, 0, ClientType::AuthenticateStart, &start);
-        self.stream.write_all(&out).unwrap();
-        let deadline = Instant::now() + PATIENCE;
-        let Some((0, ServerMessage::AuthenticateContinue(challenge))) = self.next(deadline) else {
-            return false;
-        };
-        let Ok(challenge) = <[u8; 20]>::try_from(challenge.auth_data.as_ref()) else {
-            return false;
-        };
-        let response = mysql41_client_response("", "root", b"", &Challenge::from_bytes(challenge));
-        out.clear();
-        frame(
-            &mut out,
-            0,
-            ClientType::AuthenticateContinue,
-            &pb::session::AuthenticateContinue {
-                auth_data: Bytes::from(response),
-            },
-        );
-        self.stream.write_all(&out).unwrap();
-        matches!(
-            self.next(deadline),
-            Some((0, ServerMessage::AuthenticateOk(_)))
-        )
-    }
-}
-
-/// Waits until the node holds no session, no connection and no running statement.
-fn wait_for_idle(node: &Node) {
-    let shared = node.shared();
-    let deadline = Instant::now() + PATIENCE;
-    let mut spins = 0u32;
-    loop {
-        let sessions = shared.counters.total_sessions.load(Ordering::Acquire);
-        let workers = shared.counters.worker_sessions.load(Ordering::Acquire);
-        let connections = node.server().handler().connections();
-        let running = shared.running_statements();
-        if sessions == 0 && workers == 0 && connections == 0 && running == 0 {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the node did not return to idle after the connection closed: {sessions} sessions \
-             ({workers} opened with SESS_NEW), {connections} connections, {running} running statements"
-        );
-        spins += 1;
-        if spins < 200 {
-            std::thread::yield_now();
-        } else {
-            std::thread::sleep(Duration::from_micros(200));
-        }
-    }
+#[derive(Default, Debug)]
+/// What one sid got back.
+struct Seen {
+    /// Terminal frames: OK, ERROR (FATAL included), StmtExecuteOk, ResultTSO.
+    answers: usize,
+    /// A FATAL ended a live session on the sid: it answers every request still outstanding.
+    fatal: bool,
+    /// The barrier's row arrived; its StmtExecuteOk is next.
+    barrier_row: bool,
+    /// The last frame was the barrier's StmtExecuteOk.
+    barrier_done: bool,
+    /// The last frame was a FATAL.
+    ended_fatal: bool,
+    /// TOKEN_DONE frames: each drew an offer from the harness.
+    offers: usize,
 }
 
 fn is_terminal(message: &ServerMessage) -> bool {
@@ -645,63 +622,61 @@ fn is_terminal(message: &ServerMessage) -> bool {
 }
 
 fn is_fatal(message: &ServerMessage) -> bool {
-    matches!(message, ServerMessage::Error(e) if e.severity == Some(1))
+    matches!(message, ServerMessage::Error(e) if e.severity == Some(Severity::Fatal.as_u32() as i32))
 }
 
+/// FATALs that answer one frame (no session under the sid; SESS_NEW refused) rather than end a
+/// live session.
 fn is_one_frame_fatal(message: &ServerMessage) -> bool {
-    matches!(message, ServerMessage::Error(e) if e.code == 7002 || e.code == 1040)
+    matches!(message, ServerMessage::Error(e)
+        if e.code == codes::SESSION_NOT_FOUND.code || e.code == codes::TOO_MANY_SESSIONS.code)
 }
 
-#[derive(Default, Debug)]
-/// What one sid got back.
-struct Seen {
-    /// Terminal frames: OK, ERROR (FATAL included), StmtExecuteOk, ResultTSO.
-    answers: usize,
-    /// A FATAL ended a live session on the sid: answers from then on cannot be counted exactly.
-    fatal: bool,
-    /// The barrier's row arrived; its StmtExecuteOk is next.
-    barrier_row: bool,
-    /// The barrier statement was answered.
-    barrier_done: bool,
+/// Tallies `message` on `sid`.
+fn see(seen: &mut BTreeMap<u64, Seen>, sid: u64, message: &ServerMessage) {
+    let entry = seen.entry(sid).or_default();
+    entry.barrier_done = false;
+    entry.ended_fatal = false;
+    match message {
+        ServerMessage::Row(row)
+            if row.field.first().map(|f| f.as_ref()) == Some(&b"barrier\0"[..]) =>
+        {
+            entry.barrier_row = true;
+        }
+        ServerMessage::StmtExecuteOk(_) if entry.barrier_row => {
+            entry.barrier_row = false;
+            entry.barrier_done = true;
+        }
+        ServerMessage::TokenDone(_) => entry.offers += 1,
+        _ => {}
+    }
+    if is_terminal(message) {
+        entry.answers += 1;
+        if is_fatal(message) {
+            entry.ended_fatal = true;
+            entry.barrier_row = false;
+            if !is_one_frame_fatal(message) {
+                entry.fatal = true;
+            }
+        }
+    }
 }
 
 fuzz_target!(|script: Script| {
-    let fixture = fixture();
-    let node = &fixture.node;
-    // Inputs that fail authentication must not get 127.0.0.1 blocked for the ones after them.
-    node.shared().hosts.flush();
+    let node = &fixture().node;
     if std::env::var_os("XRPC_FUZZ_SCRIPT").is_some() {
         eprintln!("{script:?}");
     }
-    let t0 = Instant::now();
-    let mut conn = Conn::open(node.local_addr());
-    let authenticated = script.authenticate && conn.authenticate();
-
-    let mut out = Vec::new();
+    let mut input = Vec::new();
     for step in script.steps.iter().take(64) {
-        encode_step(step, &mut out);
+        encode_step(step, &mut input);
     }
-    let session_sids: BTreeSet<u64> = asked_of(&out)
-        .named
-        .into_iter()
-        .filter(|sid| *sid != 0)
-        .collect();
-    let mut await_answers = false;
+    let barrier = matches!(script.ending, Ending::Barrier);
     match &script.ending {
         Ending::Barrier => {
-            for sid in &session_sids {
-                frame(&mut out, *sid, ClientType::ExecSql, &sql_request(BARRIER));
+            for sid in 1..=4 {
+                frame(&mut input, sid, ClientType::ExecSql, &sql_request(BARRIER));
             }
-            await_answers = true;
-        }
-        Ending::ConnectionClose => {
-            frame(
-                &mut out,
-                0,
-                ClientType::ConnectionClose,
-                &pb::connection::Close::default(),
-            );
-            await_answers = true;
         }
         Ending::Truncated { sid, cut } => {
             let mut whole = Vec::new();
@@ -711,159 +686,145 @@ fuzz_target!(|script: Script| {
                 ClientType::ExecSql,
                 &sql_request("select 1"),
             );
-            out.extend_from_slice(&whole[..usize::from(*cut) % whole.len()]);
+            input.extend_from_slice(&whole[..usize::from(*cut) % whole.len()]);
         }
-        Ending::Garbage(bytes) => out.extend_from_slice(&bytes[..bytes.len().min(256)]),
-    }
-    let asked = asked_of(&out);
-    // A barrier or CON_CLOSE after a frame that ends the connection is never read.
-    let await_answers = await_answers && asked.well_formed;
-
-    if conn.stream.write_all(&out).is_err() {
-        // The node closed first (say, after an undecodable frame early in a large input).
-        conn.closed = true;
-    }
-    if !await_answers {
-        let _ = conn.stream.shutdown(std::net::Shutdown::Write);
+        Ending::Garbage(bytes) => input.extend_from_slice(&bytes[..bytes.len().min(256)]),
     }
 
+    let conn = MemoryConn::default();
+    let router = Router {
+        node,
+        conn: &conn,
+        sessions: Mutex::new(HashMap::new()),
+    };
+    let mut asked = Asked {
+        well_formed: true,
+        ..Asked::default()
+    };
     let mut seen: BTreeMap<u64, Seen> = BTreeMap::new();
-    // Token offers the harness itself sent, per sid: each may draw a FATAL 7002 when the session
-    // is gone by the time it arrives.
-    let mut offers: BTreeMap<u64, usize> = BTreeMap::new();
-    let mut fatal_on_connection = false;
-    let mut bye = false;
-    let deadline = Instant::now() + PATIENCE;
-    let mut last_frame = Instant::now();
-    loop {
-        let fatal_sids_quiet = last_frame.elapsed() >= QUIET;
-        let all_settled = session_sids.iter().all(|sid| {
-            let s = seen.get(sid);
-            s.is_some_and(|s| s.barrier_done)
-                || (s.is_some_and(|s| s.fatal) && fatal_sids_quiet)
-                || (s.is_none_or(|s| !s.fatal)
-                    && s.map_or(0, |s| s.answers) >= asked.requests.get(sid).copied().unwrap_or(0))
-        });
-        if await_answers && !matches!(script.ending, Ending::ConnectionClose) && all_settled {
-            break;
-        }
-        if await_answers && matches!(script.ending, Ending::ConnectionClose) && bye && conn.closed {
-            break;
-        }
-        let wait_until = if await_answers {
-            deadline
-        } else {
-            deadline.min(Instant::now() + QUIET)
-        };
-        let Some((sid, message)) = conn.next(wait_until.min(Instant::now() + QUIET)) else {
-            if conn.closed {
-                break;
+    std::thread::scope(|scope| {
+        let mut runs = Vec::new();
+        let mut decoder = FrameDecoder::new(FrameConfig::default());
+        decoder.feed(&input);
+        loop {
+            let frame = match decoder.next_frame() {
+                Ok(Some(frame)) => frame,
+                Ok(None) => {
+                    asked.well_formed &= decoder.buffered() == 0;
+                    break;
+                }
+                Err(err) => {
+                    // The connection ends after one FATAL on sid 0.
+                    conn.error(0, &err.to_wire());
+                    asked.well_formed = false;
+                    break;
+                }
+            };
+            asked.named.insert(frame.sid);
+            let message = match ClientMessage::decode(frame.type_id, frame.body) {
+                Ok(message) => message,
+                Err(err) => {
+                    conn.error(0, &err.to_wire());
+                    asked.well_formed = false;
+                    break;
+                }
+            };
+            if frame.sid == CONNECTION_SID || is_auto_commit_sid(frame.sid) {
+                // The connection handler's (authentication, capabilities, auto-commit sessions),
+                // which this target does not reach.
+                continue;
             }
-            if Instant::now() >= wait_until {
-                break;
+            let counter = match message {
+                ClientMessage::KillSession(_) | ClientMessage::TokenOffer(_) => &mut asked.maybe,
+                _ => &mut asked.requests,
+            };
+            *counter.entry(frame.sid).or_default() += 1;
+            if let Some(session) = router.route(frame.sid, message) {
+                let router = &router;
+                runs.push(scope.spawn(move || router.run(&session)));
             }
-            continue;
-        };
-        last_frame = Instant::now();
-        assert!(
-            sid == 0 || asked.named.contains(&sid),
-            "the node answered sid {sid:#x}, which no frame named: {message:?}"
-        );
-        if sid == 0 {
-            fatal_on_connection |= is_fatal(&message);
-            bye |= matches!(&message, ServerMessage::Ok(ok) if ok.msg.as_deref() == Some("bye!"));
-            continue;
         }
-        let entry = seen.entry(sid).or_default();
-        match &message {
-            ServerMessage::Row(row)
-                if row.field.first().map(|f| f.as_ref()) == Some(&b"barrier\0"[..]) =>
-            {
-                entry.barrier_row = true;
+        if !asked.well_formed {
+            router.close();
+        }
+        // Every run must end; a result waiting for budget gets plenty, as a client would give.
+        let deadline = Instant::now() + PATIENCE;
+        let mut answered_offers: BTreeMap<u64, usize> = BTreeMap::new();
+        let mut reader = Reader::new();
+        loop {
+            let done = runs.iter().all(|run| run.is_finished());
+            for (sid, message) in conn.new_messages(&mut reader) {
+                see(&mut seen, sid, &message);
             }
-            ServerMessage::StmtExecuteOk(_) if entry.barrier_row => entry.barrier_done = true,
-            ServerMessage::TokenDone(_) => {
-                // A result waits for more budget: give it plenty, as a client would.
-                let mut offer = Vec::new();
-                frame(
-                    &mut offer,
-                    sid,
-                    ClientType::TokenOffer,
-                    &pb::sql::TokenOffer {
-                        token: Some(1 << 20),
-                    },
+            for (sid, s) in &seen {
+                let answered = answered_offers.entry(*sid).or_default();
+                if s.offers > *answered {
+                    *answered = s.offers;
+                    if let Some(session) = router.session(*sid) {
+                        session.offer_tokens(1 << 20);
+                    }
+                }
+            }
+            if done {
+                assert_eq!(
+                    reader.decoder.buffered(),
+                    0,
+                    "the node sent a partial frame"
                 );
-                let _ = conn.stream.write_all(&offer);
-                *offers.entry(sid).or_default() += 1;
+                break;
             }
-            _ => {}
+            assert!(
+                Instant::now() < deadline,
+                "session runs still going {PATIENCE:?} after the last frame: a session stalled"
+            );
+            std::thread::yield_now();
         }
-        if is_terminal(&message) {
-            entry.answers += 1;
-            // 7002 (no session) and 1040 (SESS_NEW refused) answer one frame each; any other FATAL
-            // ends a live session and answers all its outstanding requests at once.
-            if is_fatal(&message) && !is_one_frame_fatal(&message) {
-                entry.fatal = true;
-            }
-            if is_fatal(&message) {
-                entry.barrier_row = false;
-            }
-        }
-    }
+    });
 
-    // Never more answers than the frames asked for.
     for (sid, s) in &seen {
+        if *sid == CONNECTION_SID {
+            // The harness's own FATAL for a stream that cannot be read on.
+            continue;
+        }
+        assert!(
+            asked.named.contains(sid),
+            "the node answered sid {sid:#x}, which no frame named"
+        );
         let most = asked.requests.get(sid).copied().unwrap_or(0)
-            + asked.maybe.get(sid).copied().unwrap_or(0)
-            + offers.get(sid).copied().unwrap_or(0);
+            + asked.maybe.get(sid).copied().unwrap_or(0);
         assert!(
             s.answers <= most,
             "sid {sid:#x}: {} answers to {most} frames that may be answered",
             s.answers
         );
     }
-    if await_answers && authenticated {
-        if conn.closed {
-            // The node may end the connection only with a FATAL on sid 0, or after CON_CLOSE.
+    // A stream that cannot be read on ends the connection at once, and with it every answer
+    // still to come; otherwise none may be lost.
+    for (sid, wanted) in asked.requests.iter().filter(|_| asked.well_formed) {
+        let s = seen.get(sid);
+        let answered = s.map_or(0, |s| s.answers);
+        assert!(
+            s.is_some_and(|s| s.fatal) || answered >= *wanted,
+            "sid {sid:#x}: {answered} of {wanted} requests answered"
+        );
+    }
+    if barrier && asked.well_formed {
+        for sid in 1..=4 {
+            let s = seen.get(&sid);
             assert!(
-                fatal_on_connection || bye,
-                "the node closed the connection without a FATAL on sid 0 (or CON_CLOSE's OK)"
+                s.is_some_and(|s| s.barrier_done || s.ended_fatal),
+                "sid {sid}: the last frame is neither the barrier's answer nor a FATAL: {s:?}"
             );
-        } else if !matches!(script.ending, Ending::ConnectionClose) {
-            // Every request on a sid that no FATAL ended got its answer, the barrier included.
-            for sid in &session_sids {
-                let s = seen.get(sid);
-                let answered = s.map_or(0, |s| s.answers);
-                let wanted = asked.requests.get(sid).copied().unwrap_or(0);
-                assert!(
-                    s.is_some_and(|s| s.fatal || s.barrier_done) || answered >= wanted,
-                    "sid {sid:#x}: {answered} of {wanted} requests answered within {PATIENCE:?}"
-                );
-            }
         }
     }
 
-    if script.reset {
-        let _ = socket2::SockRef::from(&conn.stream).set_linger(Some(Duration::ZERO));
-    }
-    let t1 = t0.elapsed();
-    if std::env::var_os("XRPC_FUZZ_TRACE").is_some() {
-        eprintln!("before drop: closed by node = {}", conn.closed);
-    }
-    let barriers_done = seen.values().filter(|s| s.barrier_done).count();
-    drop(conn);
-    wait_for_idle(node);
-    if std::env::var_os("XRPC_FUZZ_TRACE").is_some() {
-        eprintln!(
-            "TRACE barriers={}/{} steps={} ending={:?} await={} auth={} talk={:?} idle={:?}",
-            barriers_done,
-            session_sids.len(),
-            script.steps.len(),
-            std::mem::discriminant(&script.ending),
-            await_answers,
-            authenticated,
-            t1,
-            t0.elapsed() - t1
-        );
-    }
+    router.close();
+    let sessions = node.counters.total_sessions.load(Ordering::Acquire);
+    let workers = node.counters.worker_sessions.load(Ordering::Acquire);
+    let running = node.running_statements();
+    assert!(
+        sessions == 0 && workers == 0 && running == 0,
+        "the node did not return to idle after the connection ended: {sessions} sessions \
+         ({workers} opened with SESS_NEW), {running} running statements"
+    );
 });

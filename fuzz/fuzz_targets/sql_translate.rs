@@ -55,6 +55,13 @@ fuzz_target!(|data: &[u8]| {
             // Running it may fail as MySQL would (strict writes, constraints); it must not panic.
             let _ = conn.execute_batch(sql);
         }
+        // SQL_CALC_FOUND_ROWS's count runs after the statement.
+        if let Some(count) = &translation.found_rows {
+            if let Err(err) = conn.prepare(count) {
+                let interrupted = matches!(&err, rusqlite::Error::SqliteFailure(e, _) if e.code == rusqlite::ErrorCode::OperationInterrupted);
+                assert!(interrupted, "SQLite rejects the row count of {:?}:\n{count}\n{err}", parsed.text);
+            }
+        }
         if let Some(change) = &translation.change {
             catalog.apply(change);
         }

@@ -175,6 +175,16 @@ impl<H: Handler> Server<H> {
         exp.render()
     }
 
+    /// Stops accepting connections: every group's listener is closed, so a connection attempt
+    /// from now on is refused by the kernel. A connection accepted before it returns has been
+    /// registered (the handler's `on_connect` ran) and stays open. Idempotent; [`Server::shutdown`]
+    /// does it too.
+    pub fn stop_accepting(&self) {
+        for g in &self.groups {
+            g.stop_accepting();
+        }
+    }
+
     /// Shuts down gracefully: stops accepting, lets running and queued units finish for up to
     /// `shutdown_grace`, finishes every connection, runs the `on_close` callbacks and joins every
     /// thread. Units blocked forever keep their worker, and so this call, waiting. The fd of a
@@ -195,9 +205,7 @@ impl<H: Handler> Server<H> {
         if let Some(watchdog) = self.watchdog.take() {
             let _ = watchdog.join();
         }
-        for g in &self.groups {
-            g.stop_accepting();
-        }
+        self.stop_accepting();
         let deadline = Instant::now() + self.cfg.shutdown_grace;
         while Instant::now() < deadline && self.groups.iter().any(GroupHandle::busy) {
             std::thread::sleep(Duration::from_millis(2));

@@ -250,6 +250,7 @@ impl NodeHandler {
                     tracing::warn!(peer = ?state.peer, sid, type_id = frame.type_id, %err, suppressed, "closing connection on an undecodable frame");
                 }
                 // It ends the connection, so it goes on sid 0 (docs/PROTOCOL.md, "FATAL").
+                self.node.requests.connection_error();
                 send_error(conn, format, CONNECTION_SID, &err.to_wire());
                 conn.fin();
                 return;
@@ -287,16 +288,7 @@ impl NodeHandler {
             ClientMessage::SessionClose(_) => {
                 self.enqueue(conn, state, sid, Request::Close, runnable)
             }
-            other => {
-                let err = WireError::with_message(
-                    &codes::UNEXPECTED_MESSAGE,
-                    format!(
-                        "{} is not supported on a session",
-                        other.message_type().name()
-                    ),
-                );
-                send_error(conn, format, sid, &err);
-            }
+            other => send_error(conn, format, sid, &not_supported_on_a_session(&other)),
         }
     }
 
@@ -348,6 +340,7 @@ impl NodeHandler {
                     {
                         tracing::info!(peer = ?state.peer, suppressed, "refusing a plain connection: require_secure_transport is ON");
                     }
+                    self.node.requests.connection_error();
                     send_fatal(
                         conn,
                         format,
@@ -466,6 +459,7 @@ impl NodeHandler {
             Ok(()) => tracing::debug!(peer = ?state.peer, "switched to TLS"),
             Err(err) => {
                 tracing::warn!(peer = ?state.peer, %err, "cannot switch a connection to TLS; closing it");
+                self.node.requests.connection_error();
                 conn.fin();
             }
         }
@@ -519,6 +513,7 @@ impl NodeHandler {
                     tracing::info!(peer = ?state.peer, message = %err.message, suppressed, "authentication refused");
                 }
                 crate::binlog::auth_refused(conn, &err.message); // binlog hook
+                self.node.requests.connection_error();
                 send_error(conn, format, CONNECTION_SID, &err);
             }
             AuthStep::RefusedAndClose(err) => {
@@ -529,6 +524,7 @@ impl NodeHandler {
                     tracing::warn!(peer = ?state.peer, message = %err.message, suppressed, "closing connection after failed authentications");
                 }
                 crate::binlog::auth_refused(conn, &err.message); // binlog hook
+                self.node.requests.connection_error();
                 send_error(conn, format, CONNECTION_SID, &err);
                 conn.fin();
             }
@@ -723,6 +719,7 @@ impl NodeHandler {
                 "Host '{host}' is blocked because of many connection errors; unblock with 'FLUSH HOSTS'"
             ),
         );
+        self.node.requests.connection_error();
         send_error(conn, self.node.format, CONNECTION_SID, &err);
         conn.fin();
     }
@@ -738,6 +735,7 @@ impl NodeHandler {
             format!("Too many connections (max_connections = {max}; {why})"),
         )
         .with_severity(Severity::Fatal);
+        self.node.requests.connection_error();
         send_error(conn, self.node.format, CONNECTION_SID, &err);
         conn.fin();
     }
@@ -755,6 +753,7 @@ impl NodeHandler {
         let peer = state.peer;
         let peer_log = Arc::clone(&self.peer_log);
         let format = self.node.format;
+        let node = Arc::clone(&self.node);
         conn.group().schedule_timer(timeout, None, move |_| {
             if authenticated.load(Ordering::Acquire) {
                 return;
@@ -779,6 +778,7 @@ impl NodeHandler {
                     timeout.as_secs()
                 ),
             );
+            node.requests.connection_error();
             send_error(&conn, format, CONNECTION_SID, &err);
             conn.fin();
         })
@@ -913,10 +913,12 @@ impl Handler for NodeHandler {
             }
         }
         // It ends the connection, so it goes on sid 0 whatever sid the header named.
+        self.node.requests.connection_error();
         send_error(conn, self.node.format, CONNECTION_SID, &wire);
     }
 
     fn on_tls_error(&self, _conn: &ConnRef, state: &ConnState, err: &xrpc_net::rustls::Error) {
+        self.node.requests.connection_error();
         if let Some(suppressed) = self.peer_log.admit(state.peer_ip(), PeerEvent::TlsFailed) {
             tracing::info!(peer = ?state.peer, %err, suppressed, "closing a connection whose TLS session failed");
         }
@@ -939,6 +941,17 @@ impl Handler for NodeHandler {
             session.shut_down(&self.node);
         }
     }
+}
+
+/// The error for a message a session does not take, answered on its sid (the session stays).
+pub fn not_supported_on_a_session(message: &ClientMessage) -> WireError {
+    WireError::with_message(
+        &codes::UNEXPECTED_MESSAGE,
+        format!(
+            "{} is not supported on a session",
+            message.message_type().name()
+        ),
+    )
 }
 
 /// An `Any` holding a boolean scalar.

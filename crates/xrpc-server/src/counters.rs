@@ -18,8 +18,11 @@
 //! the `mysql` engine lost or could not reach its backend), `xprotocol` (5000–5999: the X
 //! Protocol's), `cache_miss` (6000–6999 and 8000–8999: PolarDB-X's digest misses, the client
 //! resends), `node` (7000–7999: the node's own, such as session and queue limits), `other`.
-//! Errors of the connection itself (authentication, malformed frames, a sid without a session)
-//! are not a session's and are not counted here.
+//! Errors of the connection itself are not a session's and have a class of their own,
+//! `connection` (whatever their code): each refused authentication, and each error that ends a
+//! connection (a frame that cannot be decoded or is too large, a refused or blocked connection,
+//! no authentication within `connect_timeout`, a failed TLS session). Other answers outside a
+//! session (a sid without a session) are not counted.
 //!
 //! # Cost
 //!
@@ -197,7 +200,11 @@ const ERRORS_AT: usize = KINDS;
 const ROWS_SENT: usize = ERRORS_AT + CLASSES;
 const SESSIONS_OPENED: usize = ROWS_SENT + 1;
 const SESSIONS_CLOSED: usize = SESSIONS_OPENED + 1;
-const FIELDS: usize = SESSIONS_CLOSED + 1;
+const CONNECTION_ERRORS: usize = SESSIONS_CLOSED + 1;
+const FIELDS: usize = CONNECTION_ERRORS + 1;
+/// The class of [`RequestCounters::connection_error`]: `xrpc_errors_connection`, and the label of
+/// `xrpc_errors_total`.
+const CONNECTION_CLASS: &str = "connection";
 
 /// The node's request counters; see the [module docs](self).
 #[derive(Debug, Default)]
@@ -228,6 +235,12 @@ impl RequestCounters {
     /// Counts an error a session ended with (a FATAL that is its last frame).
     pub fn error(&self, code: u32) {
         self.request_done(None, 0, Some(code));
+    }
+
+    /// Counts an error of a connection rather than a session: a refused authentication, or an
+    /// error that ends the connection (see the [module docs](self)).
+    pub fn connection_error(&self) {
+        self.counts.add(CONNECTION_ERRORS, 1);
     }
 
     /// Counts a session opened with SESS_NEW.
@@ -274,9 +287,15 @@ impl RequestTotals {
         self.counts[ERRORS_AT + class.index()]
     }
 
+    /// Errors of connections: refused authentications and errors that ended a connection.
+    pub fn connection_errors(&self) -> u64 {
+        self.counts[CONNECTION_ERRORS]
+    }
+
     /// The `SHOW STATUS` rows: `xrpc_com_<kind>` per kind and `xrpc_questions` (their sum, as
     /// MySQL's `Com_*` and `Questions`), `xrpc_errors_<class>` per class and `xrpc_errors`,
-    /// `xrpc_rows_sent`, `xrpc_sessions_opened` and `xrpc_sessions_closed`.
+    /// `xrpc_rows_sent`, `xrpc_sessions_opened` and `xrpc_sessions_closed`. The classes include
+    /// `connection` (`xrpc_errors_connection`).
     pub fn status_rows(&self) -> Vec<(String, String)> {
         let mut rows = Vec::with_capacity(FIELDS + 2);
         for kind in StatementKind::ALL {
@@ -293,7 +312,12 @@ impl RequestTotals {
                 self.errors(class).to_string(),
             ));
         }
-        let errors: u64 = ErrorClass::ALL.iter().map(|&c| self.errors(c)).sum();
+        rows.push((
+            format!("xrpc_errors_{CONNECTION_CLASS}"),
+            self.connection_errors().to_string(),
+        ));
+        let errors: u64 =
+            ErrorClass::ALL.iter().map(|&c| self.errors(c)).sum::<u64>() + self.connection_errors();
         rows.push(("xrpc_errors".to_owned(), errors.to_string()));
         for (name, index) in [
             ("xrpc_rows_sent", ROWS_SENT),
@@ -319,15 +343,17 @@ impl RequestTotals {
             "kind",
             &kinds,
         );
-        let classes: Vec<(&str, f64)> = ErrorClass::ALL
+        let mut classes: Vec<(&str, f64)> = ErrorClass::ALL
             .iter()
             .map(|&c| (c.name(), self.errors(c) as f64))
             .collect();
+        classes.push((CONNECTION_CLASS, self.connection_errors() as f64));
         exp.labeled_counter(
             "xrpc_errors",
             "Errors sessions answered or ended with, by code class: server (<2000, 3000-4999), \
              client (2000-2999), xprotocol (5000-5999), cache_miss (6000-6999, 8000-8999), \
-             node (7000-7999), other.",
+             node (7000-7999), other; and connection: refused authentications and errors that \
+             ended a connection.",
             "class",
             &classes,
         );
@@ -416,6 +442,7 @@ mod tests {
         counters.request_done(Some(StatementKind::Select), 1, Some(1146));
         counters.request_done(Some(StatementKind::Plan), 0, None);
         counters.error(7003);
+        counters.connection_error();
         counters.session_opened();
         let totals = counters.totals();
         assert_eq!(totals.statements(StatementKind::Select), 2);
@@ -432,7 +459,8 @@ mod tests {
         assert_eq!(value("xrpc_questions"), "3");
         assert_eq!(value("xrpc_errors_server"), "1");
         assert_eq!(value("xrpc_errors_node"), "1");
-        assert_eq!(value("xrpc_errors"), "2");
+        assert_eq!(value("xrpc_errors_connection"), "1");
+        assert_eq!(value("xrpc_errors"), "3");
         assert_eq!(value("xrpc_rows_sent"), "4");
         assert_eq!(value("xrpc_sessions_opened"), "1");
         assert_eq!(value("xrpc_sessions_closed"), "0");
@@ -445,6 +473,10 @@ mod tests {
         );
         assert!(
             text.contains("xrpc_errors_total{class=\"node\"} 1\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("xrpc_errors_total{class=\"connection\"} 1\n"),
             "{text}"
         );
         assert!(text.contains("xrpc_rows_sent_total 4\n"), "{text}");

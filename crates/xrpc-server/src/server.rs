@@ -368,12 +368,21 @@ impl Node {
         self.server.as_ref().expect("running")
     }
 
-    /// Drains and stops: stops accepting, answers each session's queued requests with FATAL 1053
-    /// (the session is removed), lets running statements finish for up to the framework's
-    /// `shutdown_grace` (`xrpc_drain_timeout`) and interrupts those still running (1317), closes
-    /// every connection, joins every worker, and checkpoints the engine.
+    /// Drains and stops: stops accepting (the listener closes, so new connections are refused),
+    /// answers each session's queued requests with FATAL 1053 (the session is removed), lets
+    /// running statements finish for up to the framework's `shutdown_grace`
+    /// (`xrpc_drain_timeout`) and interrupts those still running (1317), closes every
+    /// connection, joins every worker, and checkpoints the engine.
     pub fn shutdown(mut self) {
+        // Listening stops first: a connection accepted while the node drains would only be
+        // served errors (and then closed). The framework accepts and registers under the
+        // listener's lock, so every connection it took has been through `on_connect` when this
+        // returns, and is drained like the others.
+        if let Some(server) = &self.server {
+            server.stop_accepting();
+        }
         self.shared.begin_drain();
+        tracing::info!("no longer accepting connections");
         if let Some(server) = self.server.take() {
             // The framework joins its workers after its grace, and runs the connections' close
             // callbacks (which kill their statements) only after that join: a statement still

@@ -867,7 +867,16 @@ impl Session {
             }
         }
         let changes_schema = crate::plan::catalog::may_change_schema(sql);
+        // `USE db` chooses the database itself, so the authentication schema, which may name a
+        // database that does not exist (the node accepts such a connect, where MySQL refuses it),
+        // must not fail it before it runs.
+        let chooses_database = schema.is_none()
+            && crate::engine::lex::leading_word(sql)
+                .is_some_and(|(word, _)| word.eq_ignore_ascii_case("use"));
         self.with_engine(conn, node, sink, changes_schema, |engine, sink| {
+            if chooses_database {
+                engine.set_default_schema(None);
+            }
             execute_on(engine, sql, args, schema, sink).and_then(|summary| {
                 // The node's own rows of a SHOW the engine answered follow the engine's rows.
                 for row in node_rows.iter().filter(|_| summary.has_result_set) {
@@ -1166,6 +1175,53 @@ impl SessionConn for ConnRef {
     }
 }
 
+/// A [`SessionConn`] in memory: it keeps every frame sent, in order, until it is closed. The
+/// session's unit tests and the server fuzz target drive sessions through it, with no socket and
+/// no framework thread; a worker's blocking sections are not counted.
+#[derive(Debug, Default)]
+pub struct MemoryConn {
+    out: Mutex<Vec<u8>>,
+    closed: AtomicBool,
+}
+
+impl MemoryConn {
+    /// Calls `read` with every byte sent so far (under the lock that sends take).
+    pub fn with_sent<R>(&self, read: impl FnOnce(&[u8]) -> R) -> R {
+        read(&self.out.lock())
+    }
+
+    /// Closes the connection: from now on every send fails, as on a finished connection.
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+    }
+}
+
+impl SessionConn for MemoryConn {
+    type Wait = ();
+
+    fn send(&self, frames: &[u8]) -> bool {
+        if self.is_closed() {
+            return false;
+        }
+        self.out.lock().extend_from_slice(frames);
+        true
+    }
+
+    fn send_deferred(&self, frames: &[u8]) -> bool {
+        self.send(frames)
+    }
+
+    fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+
+    fn enter_wait(&self) {}
+
+    fn wait_hook(&self) -> WaitHook {
+        Arc::new(|| Box::new(()))
+    }
+}
+
 /// A session's output for one request: frames accumulate in the worker thread's buffer and go
 /// out under the connection's send lock at `FLUSH_THRESHOLD` and at the end; rows are charged to
 /// flow control.
@@ -1363,7 +1419,6 @@ mod tests {
     /// session sends, a node on a SQLite engine in a temporary directory, and requests pushed
     /// and run as the receive path pushes and runs them. No socket, no framework thread.
     mod in_memory {
-        use std::sync::atomic::AtomicBool;
         use std::time::{Duration, Instant};
 
         use bytes::Bytes;
@@ -1378,46 +1433,12 @@ mod tests {
 
         const SID: u64 = 7;
 
-        /// A connection in memory: what the session sent, in order, until it is closed.
-        #[derive(Default)]
-        struct MemoryConn {
-            out: parking_lot::Mutex<Vec<u8>>,
-            closed: AtomicBool,
-        }
-
-        impl SessionConn for MemoryConn {
-            type Wait = ();
-
-            fn send(&self, frames: &[u8]) -> bool {
-                if self.is_closed() {
-                    return false;
-                }
-                self.out.lock().extend_from_slice(frames);
-                true
-            }
-
-            fn send_deferred(&self, frames: &[u8]) -> bool {
-                self.send(frames)
-            }
-
-            fn is_closed(&self) -> bool {
-                self.closed.load(Ordering::SeqCst)
-            }
-
-            fn enter_wait(&self) {}
-
-            fn wait_hook(&self) -> WaitHook {
-                Arc::new(|| Box::new(()))
-            }
-        }
-
         impl MemoryConn {
             /// Every message sent so far.
             fn messages(&self) -> Vec<ServerMessage> {
-                let out = self.out.lock();
                 let mut decoder =
                     FrameDecoder::new(FrameConfig::new(HeaderFormat::Standard, 64 << 20).unwrap());
-                decoder.feed(&out);
+                self.with_sent(|out| decoder.feed(out));
                 let mut messages = Vec::new();
                 while let Some(frame) = decoder.next_frame().unwrap() {
                     assert_eq!(frame.sid, SID);

@@ -342,6 +342,106 @@ pub(crate) fn format(at: NaiveDateTime, pattern: &str) -> Option<String> {
     Some(out)
 }
 
+/// The specifiers STR_TO_DATE reads here: numbers only (`%Y %y %m %c %d %e %H %k %i %s %S %T`
+/// and `%%`); whether the format has a time part (the result is a DATETIME) or `None` for one
+/// with another specifier or without a whole date.
+pub(crate) fn str_to_date_kind(format: &str) -> Option<bool> {
+    let mut chars = format.chars();
+    let (mut year, mut month, mut day, mut time) = (false, false, false, false);
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            continue;
+        }
+        match chars.next()? {
+            'Y' | 'y' => year = true,
+            'm' | 'c' => month = true,
+            'd' | 'e' => day = true,
+            'H' | 'k' | 'i' | 's' | 'S' | 'T' => time = true,
+            '%' => {}
+            _ => return None,
+        }
+    }
+    (year && month && day).then_some(time)
+}
+
+/// STR_TO_DATE of a format [`str_to_date_kind`] accepts: `Ok(None)` where the text does not
+/// match (NULL, as MySQL answers); `Err(())` for a date MariaDB returns though it does not exist
+/// (`2024-02-30`, month 0), which a calendar cannot hold. Text after the format is ignored and
+/// fields the text ends before are 0, as MySQL reads them.
+pub(crate) fn str_to_date(input: &str, format: &str) -> Result<Option<NaiveDateTime>, ()> {
+    let mut rest = input.trim_start();
+    let (mut y, mut mo, mut d, mut h, mut mi, mut se) = (0i32, 0u32, 0u32, 0u32, 0u32, 0u32);
+    fn number(rest: &mut &str, max_digits: usize) -> Option<(u32, usize)> {
+        let n = rest
+            .bytes()
+            .take(max_digits)
+            .take_while(u8::is_ascii_digit)
+            .count();
+        let v = rest[..n].parse().ok()?;
+        *rest = &rest[n..];
+        Some((v, n))
+    }
+    let mut f = format.chars();
+    while let Some(c) = f.next() {
+        if rest.is_empty() {
+            break;
+        }
+        if c != '%' {
+            match rest.strip_prefix(c) {
+                Some(r) => rest = r,
+                None => return Ok(None),
+            }
+            continue;
+        }
+        let spec = f.next().unwrap_or('%');
+        let two = |rest: &mut &str| number(rest, 2).map(|(v, _)| v);
+        let field = match spec {
+            'Y' => match number(&mut rest, 4) {
+                Some((v, 4)) => {
+                    y = v as i32;
+                    Some(())
+                }
+                _ => return Err(()),
+            },
+            'y' => two(&mut rest).map(|v| {
+                y = if v < 70 {
+                    2000 + v as i32
+                } else {
+                    1900 + v as i32
+                }
+            }),
+            'm' | 'c' => two(&mut rest).map(|v| mo = v),
+            'd' | 'e' => two(&mut rest).map(|v| d = v),
+            'H' | 'k' => two(&mut rest).map(|v| h = v),
+            'i' => two(&mut rest).map(|v| mi = v),
+            's' | 'S' => two(&mut rest).map(|v| se = v),
+            'T' => {
+                let parts = (|| {
+                    let hh = two(&mut rest)?;
+                    rest = rest.strip_prefix(':')?;
+                    let mm = two(&mut rest)?;
+                    rest = rest.strip_prefix(':')?;
+                    Some((hh, mm, two(&mut rest)?))
+                })();
+                parts.map(|(a, b, c)| (h, mi, se) = (a, b, c))
+            }
+            _ => match rest.strip_prefix('%') {
+                Some(r) => {
+                    rest = r;
+                    Some(())
+                }
+                None => None,
+            },
+        };
+        if field.is_none() {
+            return Ok(None);
+        }
+    }
+    let date = NaiveDate::from_ymd_opt(y, mo, d).ok_or(())?;
+    let time = NaiveTime::from_hms_opt(h, mi, se).ok_or(())?;
+    Ok(Some(date.and_time(time)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -390,5 +490,19 @@ mod tests {
             format(t, "%W %M %D %h %p %j").unwrap(),
             "Tuesday March 5th 02 PM 065"
         );
+    }
+
+    #[test]
+    fn str_to_date_reads_numeric_formats_and_refuses_impossible_dates() {
+        let read = |i: &str, f: &str| str_to_date(i, f).map(|d| d.map(|d| datetime_text(d, 0)));
+        assert_eq!(
+            read("1/3/2024 5:06", "%d/%m/%Y %H:%i"),
+            Ok(Some("2024-03-01 05:06:00".into()))
+        );
+        assert_eq!(read("2024/03/01", "%Y-%m-%d"), Ok(None));
+        assert_eq!(read("2024-02-30", "%Y-%m-%d"), Err(()));
+        assert_eq!(str_to_date_kind("%d %M %Y"), None);
+        assert_eq!(str_to_date_kind("%Y-%m"), None);
+        assert_eq!(str_to_date_kind("%Y-%m-%d %T"), Some(true));
     }
 }

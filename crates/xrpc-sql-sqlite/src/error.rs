@@ -57,6 +57,13 @@ pub enum TranslateError {
     /// `ER_INVALID_GROUP_FUNC_USE` (1111, HY000).
     #[error("Invalid use of group function")]
     GroupFunction,
+    /// `ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT` (1222, 21000): `SELECT … INTO` with another
+    /// number of variables than columns.
+    #[error("The used SELECT statements have a different number of columns")]
+    SelectColumns,
+    /// `ER_UNKNOWN_TABLE` (1109, 42S02): a multi-table DELETE's target not in its FROM.
+    #[error("Unknown table '{0}' in MULTI DELETE")]
+    UnknownTargetTable(String),
 }
 
 impl TranslateError {
@@ -79,6 +86,8 @@ impl TranslateError {
             Self::OperandColumns(_) => 1241,
             Self::ColumnTwice(_) => 1110,
             Self::IllegalMix => 1267,
+            Self::SelectColumns => 1222,
+            Self::UnknownTargetTable(_) => 1109,
             Self::GroupFunction => 1111,
         }
     }
@@ -86,14 +95,14 @@ impl TranslateError {
     /// MySQL's SQL state.
     pub fn sql_state(&self) -> &'static str {
         match self {
-            Self::NoSuchTable(_) | Self::UnknownTable(_) => "42S02",
+            Self::NoSuchTable(_) | Self::UnknownTable(_) | Self::UnknownTargetTable(_) => "42S02",
             Self::TableExists(_) => "42S01",
             Self::UnknownColumn(..) => "42S22",
             Self::Ambiguous(..) => "23000",
             Self::NoDefault(_) | Self::GroupFunction | Self::IllegalMix => "HY000",
             Self::ValueCount(_) => "21S01",
             Self::DuplicateColumn(_) => "42S21",
-            Self::OperandColumns(_) => "21000",
+            Self::OperandColumns(_) | Self::SelectColumns => "21000",
             _ => "42000",
         }
     }

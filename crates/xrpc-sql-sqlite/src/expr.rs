@@ -8,194 +8,15 @@ use sqlparser::ast::{
 };
 
 use crate::error::{TranslateError, unsupported};
+use crate::library::{self, CallSite};
 use crate::translate::Translator;
+use crate::typed::{
+    Compare, Strength, Typed, as_text, collation_of, compare, compare_class, compare_unrounded,
+    convert_to, distinct_key, group_key, quote, real_operand, truth, unify,
+};
 use crate::types::{Collation, Ty};
 
 type Result<T> = std::result::Result<T, TranslateError>;
-
-/// How strongly a text operand's collation holds (MySQL's coercibility): an explicit
-/// `COLLATE` beats a column, which beats a literal or a function result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Strength {
-    Explicit,
-    Column,
-    Derived,
-}
-
-/// A translated expression.
-#[derive(Debug, Clone)]
-pub(crate) struct Typed {
-    pub(crate) sql: String,
-    pub(crate) ty: Ty,
-    pub(crate) strength: Strength,
-    /// Holds an aggregate call.
-    pub(crate) aggregate: bool,
-    /// An UNSIGNED integer: arithmetic on it is unsigned (a negative result is error 1690).
-    pub(crate) unsigned: bool,
-}
-
-impl Typed {
-    pub(crate) fn new(sql: impl Into<String>, ty: Ty) -> Self {
-        Self {
-            sql: sql.into(),
-            ty,
-            strength: Strength::Derived,
-            aggregate: false,
-            unsigned: false,
-        }
-    }
-
-    fn with_parts(sql: impl Into<String>, ty: Ty, parts: &[&Typed]) -> Self {
-        Self {
-            aggregate: parts.iter().any(|p| p.aggregate),
-            ..Self::new(sql, ty)
-        }
-    }
-}
-
-/// A SQL string literal.
-pub(crate) fn quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
-}
-
-/// A SQL name.
-pub(crate) fn ident(s: &str) -> String {
-    format!("\"{}\"", s.replace('"', "\"\""))
-}
-
-/// The comparison class of an operand pair.
-enum Compare {
-    /// Both text: compare under this collation.
-    Text(Collation),
-    /// SQLite compares the values as they are (integers, doubles, binary strings).
-    Native,
-    /// Exact decimals.
-    Decimal,
-    /// As DOUBLEs.
-    Real,
-    /// As dates and times.
-    Temporal,
-    /// Known when the statement runs.
-    Dynamic,
-    /// A binary string with text: byte for byte.
-    Bytes,
-}
-
-/// The type of a value that may be either of two (CASE, IF, IFNULL, COALESCE, UNION).
-pub(crate) fn unify(a: Ty, b: Ty) -> Ty {
-    match (a, b) {
-        (Ty::Null, t) | (t, Ty::Null) => t,
-        (x, y) if x == y => x,
-        (Ty::Int, Ty::Decimal(s)) | (Ty::Decimal(s), Ty::Int) => Ty::Decimal(s),
-        (Ty::Decimal(s), Ty::Decimal(t)) => Ty::Decimal(s.max(t)),
-        (x, y) if x.is_numeric() && y.is_numeric() => Ty::Double,
-        (Ty::Date, Ty::DateTime) | (Ty::DateTime, Ty::Date) => Ty::DateTime,
-        (Ty::Dyn, _) | (_, Ty::Dyn) => Ty::Dyn,
-        (Ty::Bytes, _) | (_, Ty::Bytes) => Ty::Bytes,
-        (Ty::Str(Collation::Bin), _) | (_, Ty::Str(Collation::Bin)) => Ty::Str(Collation::Bin),
-        _ => Ty::Str(Collation::Ci),
-    }
-}
-
-/// The collation two text operands compare under: the stronger one's; two different ones of
-/// equal strength are MySQL's "Illegal mix of collations" (1267).
-fn collation_of(a: &Typed, b: &Typed) -> Result<Collation> {
-    let pick = |t: &Typed| t.ty.collation().unwrap_or(Collation::Bin);
-    Ok(match a.strength.cmp(&b.strength) {
-        std::cmp::Ordering::Less => pick(a),
-        std::cmp::Ordering::Greater => pick(b),
-        std::cmp::Ordering::Equal if pick(a) == pick(b) => pick(a),
-        std::cmp::Ordering::Equal => return Err(TranslateError::IllegalMix),
-    })
-}
-
-fn compare_class(a: &Typed, b: &Typed) -> Result<Compare> {
-    use Ty::*;
-    Ok(match (a.ty, b.ty) {
-        (Null, _) | (_, Null) => Compare::Native,
-        (Dyn, _) | (_, Dyn) => Compare::Dynamic,
-        (Str(_), Str(_)) => Compare::Text(collation_of(a, b)?),
-        (Bytes, Bytes) => Compare::Native,
-        (Bytes, Str(_)) | (Str(_), Bytes) => Compare::Bytes,
-        (Int, Int) => Compare::Native,
-        (Int | Decimal(_), Int | Decimal(_)) => Compare::Decimal,
-        (x, y) if x.is_numeric() && y.is_numeric() => Compare::Real,
-        (x, y) if x.is_temporal() && y.is_temporal() => {
-            if x == Time || y == Time {
-                if x == y {
-                    Compare::Native
-                } else {
-                    return unsupported("comparison of TIME with a date");
-                }
-            } else if x == y {
-                Compare::Native
-            } else {
-                Compare::Temporal
-            }
-        }
-        (x, Str(_)) | (Str(_), x) if x.is_temporal() => {
-            if x == Time {
-                return unsupported("comparison of TIME with a string");
-            }
-            Compare::Temporal
-        }
-        (x, y)
-            if (x.is_numeric()
-                || x == Str(Collation::Ci)
-                || x == Str(Collation::Bin)
-                || x == Bytes)
-                && (y.is_numeric() || matches!(y, Str(_) | Bytes)) =>
-        {
-            Compare::Real
-        }
-        _ => return unsupported("comparison of a date or time with a number"),
-    })
-}
-
-/// `l op r` for a comparison operator under MySQL's conversion rules.
-pub(crate) fn compare(op: &str, l: &Typed, r: &Typed) -> Result<Typed> {
-    let parts = [l, r];
-    let spaceship = op == "<=>";
-    let eq_op = if spaceship { "=" } else { op };
-    let core = match compare_class(l, r)? {
-        Compare::Native => format!("({} {eq_op} {})", l.sql, r.sql),
-        Compare::Text(c) => format!("({} {eq_op} {} COLLATE {})", l.sql, r.sql, c.sqlite_name()),
-        Compare::Decimal => format!("(my_dec_cmp({}, {}) {eq_op} 0)", l.sql, r.sql),
-        Compare::Real => format!(
-            "(CAST({} AS REAL) {eq_op} CAST({} AS REAL))",
-            real_operand(l),
-            real_operand(r)
-        ),
-        Compare::Temporal => format!("(my_dt_cmp({}, {}) {eq_op} 0)", l.sql, r.sql),
-        Compare::Dynamic => format!("(my_dyn_cmp({}, {}) {eq_op} 0)", l.sql, r.sql),
-        Compare::Bytes => format!("(CAST({} AS BLOB) {eq_op} CAST({} AS BLOB))", l.sql, r.sql),
-    };
-    let sql = if spaceship {
-        format!(
-            "coalesce({core}, ({} IS NULL AND {} IS NULL))",
-            l.sql, r.sql
-        )
-    } else {
-        core
-    };
-    Ok(Typed::with_parts(sql, Ty::Int, &parts))
-}
-
-/// An operand as SQLite should read it as a number: text through MySQL's prefix reading.
-fn real_operand(t: &Typed) -> String {
-    match t.ty {
-        Ty::Str(_) | Ty::Bytes => format!("my_cast_double({})", t.sql),
-        _ => t.sql.clone(),
-    }
-}
-
-/// The text of a typed value as MySQL converts it to a string (CONCAT's arguments).
-pub(crate) fn as_text(t: &Typed) -> String {
-    match t.ty {
-        Ty::Double | Ty::Float | Ty::Decimal(_) => format!("my_text({}, '{}')", t.sql, t.ty.code()),
-        _ => t.sql.clone(),
-    }
-}
 
 impl Translator<'_> {
     /// Translates an expression.
@@ -291,8 +112,8 @@ impl Translator<'_> {
                 let hi = self.expr(high)?;
                 let both = format!(
                     "({} AND {})",
-                    compare(">=", &x, &lo)?.sql,
-                    compare("<=", &x, &hi)?.sql
+                    compare_unrounded(">=", &x, &lo)?.sql,
+                    compare_unrounded("<=", &x, &hi)?.sql
                 );
                 Ok(Typed::with_parts(
                     negate(both, *negated),
@@ -454,7 +275,7 @@ impl Translator<'_> {
                     ty: Ty::Str(c),
                     strength: Strength::Explicit,
                     aggregate: x.aggregate,
-                    unsigned: false,
+                    ..Typed::new(String::new(), Ty::Null)
                 })
             }
             Expr::TypedString(typed) => {
@@ -480,7 +301,7 @@ impl Translator<'_> {
                 for when in conditions {
                     let c = self.expr(&when.condition)?;
                     let cond = match &subject {
-                        Some(s) => compare("=", s, &c)?.sql,
+                        Some(s) => compare_unrounded("=", s, &c)?.sql,
                         None => c.sql.clone(),
                     };
                     let r = self.expr(&when.result)?;
@@ -623,6 +444,15 @@ impl Translator<'_> {
         }
         let l = self.expr(left)?;
         let r = self.expr(right)?;
+        // MySQL's `doc->path` and `doc->>path`.
+        match op {
+            B::Arrow => return self.call_typed("JSON_EXTRACT", vec![l, r]),
+            B::LongArrow => {
+                let found = self.call_typed("JSON_EXTRACT", vec![l, r])?;
+                return self.call_typed("JSON_UNQUOTE", vec![found]);
+            }
+            _ => {}
+        }
         let parts = [&l, &r];
         let cmp = |sym: &str| compare(sym, &l, &r);
         match op {
@@ -634,21 +464,21 @@ impl Translator<'_> {
             B::GtEq => cmp(">="),
             B::Spaceship => cmp("<=>"),
             B::And => Ok(Typed::with_parts(
-                format!("({} AND {})", truthy(&l), truthy(&r)),
+                format!("({} AND {})", truth(&l), truth(&r)),
                 Ty::Int,
                 &parts,
             )),
             // `||` is OR: MySQL's default sql_mode has no PIPES_AS_CONCAT.
             B::Or | B::StringConcat => Ok(Typed::with_parts(
-                format!("({} OR {})", truthy(&l), truthy(&r)),
+                format!("({} OR {})", truth(&l), truth(&r)),
                 Ty::Int,
                 &parts,
             )),
             B::Xor => Ok(Typed::with_parts(
                 format!(
                     "(CASE WHEN {a} IS NULL OR {b} IS NULL THEN NULL ELSE ({a} <> 0) <> ({b} <> 0) END)",
-                    a = truthy(&l),
-                    b = truthy(&r)
+                    a = truth(&l),
+                    b = truth(&r)
                 ),
                 Ty::Int,
                 &parts,
@@ -700,7 +530,7 @@ impl Translator<'_> {
                 _ => Typed::with_parts(format!("(-{})", real_operand(&t)), Ty::Double, &[&t]),
             }),
             UnaryOperator::Not | UnaryOperator::BangNot => Ok(Typed::with_parts(
-                format!("(NOT {})", truthy(&t)),
+                format!("(NOT {})", truth(&t)),
                 Ty::Int,
                 &[&t],
             )),
@@ -747,6 +577,15 @@ impl Translator<'_> {
     }
 
     /// A function call.
+    /// A scalar function of translated arguments (the library's, called from here).
+    fn call_typed(&self, name: &str, args: Vec<Typed>) -> Result<Typed> {
+        CallSite {
+            strict: self.strict,
+            catalog: self.catalog,
+        }
+        .call(name, args)
+    }
+
     fn function(&mut self, f: &Function) -> Result<Typed> {
         let name = match f.name.0.as_slice() {
             [ObjectNamePart::Identifier(id)] => id.value.to_ascii_uppercase(),
@@ -770,7 +609,7 @@ impl Translator<'_> {
             ),
             FunctionArguments::Subquery(_) => return unsupported(format!("{name}(subquery)")),
         };
-        if crate::library::is_aggregate(&name) {
+        if library::is_aggregate(&name) {
             return self.aggregate(&name, distinct, &args, &clauses);
         }
         if distinct || !clauses.is_empty() {
@@ -820,7 +659,7 @@ impl Translator<'_> {
                             .cloned()
                             .unwrap_or(Expr::value(Value::Null)),
                     ),
-                    leading_field: crate::library::unit_field(&unit),
+                    leading_field: library::unit_field(&unit),
                     leading_precision: None,
                     last_field: None,
                     fractional_seconds_precision: None,
@@ -842,8 +681,22 @@ impl Translator<'_> {
             return unsupported("VALUES() outside ON DUPLICATE KEY UPDATE");
         }
         let mut typed = Vec::with_capacity(args.len());
-        for arg in &args {
-            typed.push(self.arg_expr(arg)?);
+        for (i, arg) in args.iter().enumerate() {
+            let mut t = self.arg_expr(arg)?;
+            // A value placed in a JSON document: a truth value is `true`/`false` there.
+            let json_value = match name.as_str() {
+                "JSON_ARRAY" => true,
+                "JSON_OBJECT" => i % 2 == 1,
+                _ => false,
+            };
+            if json_value {
+                let truth_value = unnamed(arg).is_some_and(is_truth_value);
+                t = Typed::new(
+                    library::json_value(&t, truth_value),
+                    Ty::Str(Collation::Bin),
+                );
+            }
+            typed.push(t);
         }
         self.call_typed(&name, typed)
     }
@@ -1059,6 +912,45 @@ impl Translator<'_> {
     }
 }
 
+/// Whether an expression is a truth value by its form (a comparison, a logical operator, a
+/// boolean literal), which a JSON document shows as `true` or `false`.
+fn is_truth_value(e: &Expr) -> bool {
+    use BinaryOperator as B;
+    match e {
+        Expr::Nested(x) => is_truth_value(x),
+        Expr::Value(v) => matches!(v.value, Value::Boolean(_)),
+        Expr::BinaryOp { op, .. } => matches!(
+            op,
+            B::Eq
+                | B::NotEq
+                | B::Lt
+                | B::LtEq
+                | B::Gt
+                | B::GtEq
+                | B::Spaceship
+                | B::And
+                | B::Or
+                | B::Xor
+        ),
+        Expr::UnaryOp { op, .. } => matches!(op, UnaryOperator::Not | UnaryOperator::BangNot),
+        Expr::IsNull(_)
+        | Expr::IsNotNull(_)
+        | Expr::IsTrue(_)
+        | Expr::IsNotTrue(_)
+        | Expr::IsFalse(_)
+        | Expr::IsNotFalse(_)
+        | Expr::IsUnknown(_)
+        | Expr::IsNotUnknown(_)
+        | Expr::Like { .. }
+        | Expr::ILike { .. }
+        | Expr::RLike { .. }
+        | Expr::In { .. }
+        | Expr::Between { .. }
+        | Expr::Exists { .. } => true,
+        _ => false,
+    }
+}
+
 /// The unnamed expression of a function argument.
 pub(crate) fn unnamed(arg: &FunctionArg) -> Option<&Expr> {
     match arg {
@@ -1069,14 +961,6 @@ pub(crate) fn unnamed(arg: &FunctionArg) -> Option<&Expr> {
 
 fn negate(sql: String, negated: bool) -> String {
     if negated { format!("(NOT {sql})") } else { sql }
-}
-
-/// An operand of AND, OR, NOT as SQLite should read its truth: text as MySQL's number.
-fn truthy(t: &Typed) -> String {
-    match t.ty {
-        Ty::Str(_) | Ty::Bytes | Ty::Decimal(_) => format!("my_cast_double({})", t.sql),
-        _ => t.sql.clone(),
-    }
 }
 
 /// An operand of arithmetic on a run-time type: strings as MySQL's DOUBLE.
@@ -1095,28 +979,6 @@ fn as_value(t: &Typed) -> String {
     }
 }
 
-/// The key of a DISTINCT aggregate or a grouping: text under its collation.
-fn distinct_key(t: &Typed, distinct: bool) -> String {
-    match t.ty {
-        Ty::Str(c) if distinct => format!("{} COLLATE {}", t.sql, c.sqlite_name()),
-        _ => t.sql.clone(),
-    }
-}
-
-/// A GROUP BY or PARTITION BY key.
-pub(crate) fn group_key(t: &Typed) -> String {
-    distinct_key(t, true)
-}
-
-/// A branch value converted to the type of the whole (a CASE of an integer and a decimal is a
-/// decimal, so the integer is written with the decimal's scale).
-pub(crate) fn convert_to(t: &Typed, ty: Ty) -> String {
-    match (t.ty, ty) {
-        (from, Ty::Str(_)) if from != Ty::Null && !matches!(from, Ty::Str(_)) => as_text(t),
-        _ => t.sql.clone(),
-    }
-}
-
 /// The result type of a text function of `x`.
 fn text_result(x: &Typed) -> Ty {
     match x.ty {
@@ -1128,6 +990,9 @@ fn text_result(x: &Typed) -> Ty {
 
 /// `+ - * / %` by the operands' types.
 fn arithmetic(op: &str, l: &Typed, r: &Typed, strict: bool) -> Result<Typed> {
+    if l.json || r.json {
+        return unsupported("arithmetic on a JSON value");
+    }
     let parts = [l, r];
     let strict = i32::from(strict);
     if l.ty.is_temporal() || r.ty.is_temporal() {
@@ -1256,17 +1121,26 @@ pub(crate) fn cast(x: &Typed, data_type: &str) -> Result<Typed> {
             .filter_map(|p| p.parse().ok())
             .collect()
     };
-    if upper.starts_with("SIGNED") || upper.starts_with("INT") || upper.starts_with("BIGINT") {
+    let unsigned = upper.starts_with("UNSIGNED");
+    if unsigned
+        || upper.starts_with("SIGNED")
+        || upper.starts_with("INT")
+        || upper.starts_with("BIGINT")
+    {
         let kind = match x.ty {
             Ty::Str(_) | Ty::Bytes | Ty::Dyn => "s",
             Ty::Double | Ty::Float => "f",
             _ => "n",
         };
-        return Ok(Typed::with_parts(
-            format!("my_cast_signed({}, '{kind}')", x.sql),
-            Ty::Int,
-            &parts,
-        ));
+        let f = if unsigned {
+            "my_cast_unsigned"
+        } else {
+            "my_cast_signed"
+        };
+        return Ok(Typed {
+            unsigned,
+            ..Typed::with_parts(format!("{f}({}, '{kind}')", x.sql), Ty::Int, &parts)
+        });
     }
     if upper.starts_with("DECIMAL") || upper.starts_with("NUMERIC") {
         let nums = args(&upper);

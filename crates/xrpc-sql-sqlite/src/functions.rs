@@ -21,6 +21,7 @@ use rusqlite::{Connection, Error};
 
 use crate::collation::{self, fold};
 use crate::dates::{self, Unit};
+use crate::json;
 use crate::types::{BIN_COLLATION, CI_COLLATION, Collation, DECIMAL_COLLATION};
 use crate::value::{
     decimal_text, double_text, float_text, number_prefix, to_decimal, to_f64, to_i64, to_text,
@@ -120,6 +121,41 @@ fn scalar(
     })
 }
 
+/// The integer MySQL's CAST AS SIGNED/UNSIGNED reads from a value of kind `s` (text: its
+/// integer prefix), `f` (DOUBLE: rounded half to even) or `n` (exact: rounded half up).
+fn integer_of(v: ValueRef<'_>, kind: &str) -> Option<BigDecimal> {
+    match (v, kind) {
+        (ValueRef::Null, _) => None,
+        (ValueRef::Integer(i), _) => Some(BigDecimal::from(i)),
+        (_, "f") => BigDecimal::try_from(to_f64(v)?.round_ties_even()).ok(),
+        (_, "s") => {
+            let text = to_text(v)?.into_owned();
+            let prefix = number_prefix(&text);
+            let int_part: String = prefix
+                .chars()
+                .enumerate()
+                .take_while(|(i, c)| c.is_ascii_digit() || (*i == 0 && (*c == '-' || *c == '+')))
+                .map(|(_, c)| c)
+                .collect();
+            Some(BigDecimal::from_str(&int_part).unwrap_or_default())
+        }
+        _ => Some(to_decimal(v)?.with_scale_round(0, RoundingMode::HalfUp)),
+    }
+}
+
+/// The 64 bits MySQL's HEX shows for an integral number: a negative BIGINT as its two's
+/// complement, anything past BIGINT UNSIGNED or below BIGINT as all ones.
+fn hex_integer(d: &BigDecimal) -> u64 {
+    let (digits, _) = d.with_scale(0).into_bigint_and_exponent();
+    if let Ok(u) = u64::try_from(&digits) {
+        return u;
+    }
+    match i64::try_from(&digits) {
+        Ok(i) => i as u64,
+        Err(_) => u64::MAX,
+    }
+}
+
 fn text_value(s: impl Into<String>) -> Value {
     Value::Text(s.into())
 }
@@ -130,9 +166,60 @@ fn text_value(s: impl Into<String>) -> Value {
 pub struct SessionState {
     variables: Arc<Mutex<HashMap<String, Value>>>,
     upsert_updates: Arc<std::sync::atomic::AtomicU64>,
+    /// What ROW_COUNT() and FOUND_ROWS() return, as the engine reports them after each
+    /// statement; `None` until it has.
+    counts: Arc<Mutex<StatementCounts>>,
+    /// The row count of the table a REPLACE writes, before it (see `my_replace_count`).
+    replace_before: Arc<std::sync::atomic::AtomicI64>,
+}
+
+/// One of the previous statement's counts, if the engine reported it.
+type CountOf = fn(StatementCounts) -> Option<i64>;
+
+fn saturating_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// The previous statement's counts.
+#[derive(Debug, Default, Clone, Copy)]
+struct StatementCounts {
+    row_count: Option<i64>,
+    found_rows: Option<u64>,
+    last_insert_id: Option<u64>,
 }
 
 impl SessionState {
+    /// After each statement: the affected rows of a write, 0 for DDL and session statements,
+    /// -1 for a query or a statement that failed (MySQL's ROW_COUNT()).
+    pub fn set_row_count(&self, rows: i64) {
+        self.counts
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .row_count = Some(rows);
+    }
+
+    /// After each query: the rows it returned, or for `SQL_CALC_FOUND_ROWS` the count of
+    /// [`crate::Translation::found_rows`] (MySQL's FOUND_ROWS()).
+    pub fn set_found_rows(&self, rows: u64) {
+        self.counts
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .found_rows = Some(rows);
+    }
+
+    /// After a statement that generated AUTO_INCREMENT values: the first of them (MySQL's
+    /// LAST_INSERT_ID(), which a statement generating none leaves as it is).
+    pub fn set_last_insert_id(&self, id: u64) {
+        self.counts
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .last_insert_id = Some(id);
+    }
+
+    fn counts(&self) -> StatementCounts {
+        *self.counts.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// Takes the count of rows upserts updated since the last call.
     pub fn take_upsert_updates(&self) -> u64 {
         self.upsert_updates
@@ -173,6 +260,7 @@ pub fn register(conn: &Connection, variables: &SessionState) -> rusqlite::Result
     register_values(conn, variables)?;
     register_arithmetic(conn)?;
     register_strings(conn)?;
+    register_json(conn)?;
     register_dates(conn)?;
     register_stores(conn)?;
     register_aggregates(conn)
@@ -212,6 +300,64 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             .upsert_updates
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(Value::Integer(1))
+    })?;
+    // REPLACE counts a row for each row it inserts and each it deletes: the table's row count
+    // is noted before the statement, and after it the difference is added to the upserts'
+    // count (inserted + deleted = before + 2 * inserted - after).
+    let state = variables.clone();
+    scalar(conn, "my_replace_before", 1, false, move |a| {
+        state
+            .replace_before
+            .store(a.i64(0).unwrap_or(0), std::sync::atomic::Ordering::Relaxed);
+        Ok(Value::Integer(1))
+    })?;
+    let state = variables.clone();
+    scalar(conn, "my_replace_count", 2, false, move |a| {
+        let before = state
+            .replace_before
+            .load(std::sync::atomic::Ordering::Relaxed);
+        let (after, inserted) = (a.i64(0).unwrap_or(0), a.i64(1).unwrap_or(0));
+        let counted = (before + 2 * inserted - after).max(0) as u64;
+        state
+            .upsert_updates
+            .fetch_add(counted, std::sync::atomic::Ordering::Relaxed);
+        Ok(Value::Null)
+    })?;
+    // ROW_COUNT() and FOUND_ROWS(): refused where the engine does not report the counts.
+    let unreported = |f: &str| {
+        fail(
+            1235,
+            format!("This version of MySQL doesn't yet support '{f} without the engine's count'"),
+        )
+    };
+    let counts: [(&str, CountOf); 3] = [
+        ("ROW_COUNT()", |c| c.row_count),
+        ("FOUND_ROWS()", |c| c.found_rows.map(saturating_i64)),
+        // Zero until a statement generates a value.
+        ("LAST_INSERT_ID()", |c| {
+            c.last_insert_id
+                .map(saturating_i64)
+                .or(c.row_count.map(|_| 0))
+        }),
+    ];
+    for (f, count) in counts {
+        let state = variables.clone();
+        let name = format!("my_{}", f.trim_end_matches("()").to_ascii_lowercase());
+        scalar(conn, &name, 0, false, move |_| {
+            count(state.counts())
+                .map(Value::Integer)
+                .ok_or_else(|| unreported(f))
+        })?;
+    }
+    // NULL into a NOT NULL column: MySQL's 1048 (where SQLite's REPLACE would take the default).
+    scalar(conn, "my_not_null", 2, true, |a| {
+        if matches!(a.v(0), ValueRef::Null) {
+            return Err(fail(
+                1048,
+                format!("Column '{}' cannot be null", a.text(1).unwrap_or_default()),
+            ));
+        }
+        Ok(Value::from(a.v(0)))
     })?;
     // Exact identity of two stored values (an UPDATE changes a row only when a value differs).
     scalar(conn, "my_same", 2, true, |a| {
@@ -287,37 +433,26 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
     // CAST(x AS SIGNED): 's' reads a string's integer prefix, 'n' rounds a number; both clamp
     // to BIGINT as MySQL does.
     scalar(conn, "my_cast_signed", 2, true, |a| {
-        let v = a.v(0);
-        if matches!(v, ValueRef::Null) {
-            return Ok(Value::Null);
-        }
-        if let ValueRef::Integer(i) = v {
+        if let ValueRef::Integer(i) = a.v(0) {
             return Ok(Value::Integer(i));
         }
-        if a.text(1).as_deref() == Some("f") {
-            // A DOUBLE rounds half to even (rint), then clamps.
-            let x = some!(to_f64(v)).round_ties_even();
-            return Ok(Value::Integer(
-                x.clamp(i64::MIN as f64, i64::MAX as f64) as i64
-            ));
-        }
-        let d = if a.text(1).as_deref() == Some("s") {
-            let text = some!(to_text(v)).into_owned();
-            let prefix = number_prefix(&text);
-            let int_part: String = prefix
-                .chars()
-                .enumerate()
-                .take_while(|(i, c)| c.is_ascii_digit() || (*i == 0 && (*c == '-' || *c == '+')))
-                .map(|(_, c)| c)
-                .collect();
-            BigDecimal::from_str(&int_part).unwrap_or_default()
-        } else {
-            some!(to_decimal(v)).with_scale_round(0, RoundingMode::HalfUp)
-        };
+        let d = some!(integer_of(a.v(0), &a.text(1).unwrap_or_default()));
         let clamped = d.clamp(BigDecimal::from(i64::MIN), BigDecimal::from(i64::MAX));
         Ok(Value::Integer(
             i64::try_from(clamped.with_scale(0).into_bigint_and_exponent().0).unwrap_or(0),
         ))
+    })?;
+    // CAST(x AS UNSIGNED): a value SQLite's INTEGER holds, or refused (a negative one wraps
+    // past BIGINT in MySQL).
+    scalar(conn, "my_cast_unsigned", 2, true, |a| {
+        let d = some!(integer_of(a.v(0), &a.text(1).unwrap_or_default()));
+        match i64::try_from(d.with_scale(0).into_bigint_and_exponent().0) {
+            Ok(i) if i >= 0 => Ok(Value::Integer(i)),
+            _ => Err(fail(
+                1235,
+                "This version of MySQL doesn't yet support 'CAST AS UNSIGNED beyond BIGINT'",
+            )),
+        }
     })?;
     // Arithmetic on values typed at run time (user variables, arguments): integers stay exact,
     // anything else is DOUBLE; a string that is not a number is MySQL's 0.
@@ -575,24 +710,47 @@ fn register_arithmetic(conn: &Connection) -> rusqlite::Result<()> {
             bigdecimal::num_bigint::Sign::Plus => 1,
         }))
     })?;
+    // MySQL reads the number unsigned (a minus sign wraps it, too many digits are all ones) or,
+    // for a negative source base, signed (clamped to BIGINT); a negative target base shows it
+    // signed. An empty string is NULL.
     scalar(conn, "my_conv", 3, true, |a| {
         let text = some!(a.text(0)).to_string();
         let (from, to) = (some!(a.i64(1)), some!(a.i64(2)));
-        if !(2..=36).contains(&from.abs()) || !(2..=36).contains(&to.abs()) {
+        if !(2..=36).contains(&from.abs()) || !(2..=36).contains(&to.abs()) || text.is_empty() {
             return Ok(Value::Null);
         }
-        let digits: String = text
-            .trim()
-            .chars()
-            .take_while(|c| c.is_digit(from.unsigned_abs() as u32))
-            .collect();
-        let n = u64::from_str_radix(
-            if digits.is_empty() { "0" } else { &digits },
-            from.unsigned_abs() as u32,
-        )
-        .unwrap_or(u64::MAX);
-        Ok(text_value(radix(n, to.unsigned_abs() as u32)))
+        let body = text.trim_start();
+        let (negative, body) = match body.as_bytes().first() {
+            Some(b'-') => (true, &body[1..]),
+            Some(b'+') => (false, &body[1..]),
+            _ => (false, body),
+        };
+        let base = from.unsigned_abs() as u32;
+        let mut magnitude: u128 = 0;
+        for c in body.chars() {
+            let Some(d) = c.to_digit(base) else { break };
+            magnitude =
+                (magnitude * u128::from(base) + u128::from(d)).min(u128::from(u64::MAX) + 1);
+        }
+        let bits: u64 = if from < 0 {
+            let m = i128::try_from(magnitude).unwrap_or(i128::MAX);
+            let v = if negative { -m } else { m };
+            v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64 as u64
+        } else if magnitude > u128::from(u64::MAX) {
+            u64::MAX
+        } else if negative {
+            (magnitude as u64).wrapping_neg()
+        } else {
+            magnitude as u64
+        };
+        let base = to.unsigned_abs() as u32;
+        Ok(text_value(if to < 0 && (bits as i64) < 0 {
+            format!("-{}", radix((bits as i64).unsigned_abs(), base))
+        } else {
+            radix(bits, base)
+        }))
     })?;
+
     Ok(())
 }
 
@@ -628,6 +786,83 @@ fn radix(mut n: u64, base: u32) -> String {
 
 fn chars_of(s: &str) -> Vec<char> {
     s.chars().collect()
+}
+
+/// The JSON functions on text documents ([`crate::json`]); a value placed in a document is
+/// first made JSON by `my_json_value` with its kind: `s` a string, `n` a number's text, `b` a
+/// truth value, `r` a JSON document already.
+fn register_json(conn: &Connection) -> rusqlite::Result<()> {
+    fn path_error(err: json::UnsupportedPath) -> FnError {
+        fail(
+            1235,
+            format!("This version of MySQL doesn't yet support '{}'", err.0),
+        )
+    }
+    scalar(conn, "my_json_extract", -1, true, |a| {
+        let doc = some!(a.text(0));
+        let mut paths = Vec::new();
+        for i in 1..a.len() {
+            paths.push(some!(a.text(i)));
+        }
+        let paths: Vec<&str> = paths.iter().map(|p| p.as_ref()).collect();
+        let found = json::extract(&doc, &paths).map_err(path_error)?;
+        Ok(found.map_or(Value::Null, text_value))
+    })?;
+    scalar(conn, "my_json_length", -1, true, |a| {
+        let doc = some!(a.text(0));
+        let path = if a.len() > 1 {
+            Some(some!(a.text(1)))
+        } else {
+            None
+        };
+        let n = json::length(&doc, path.as_deref()).map_err(path_error)?;
+        Ok(n.map_or(Value::Null, Value::Integer))
+    })?;
+    scalar(conn, "my_json_unquote", 1, true, |a| {
+        Ok(text_value(json::unquote(&some!(a.text(0)))))
+    })?;
+    scalar(conn, "my_json_valid", 1, true, |a| {
+        Ok(Value::Integer(i64::from(
+            json::parse(&some!(a.text(0))).is_some(),
+        )))
+    })?;
+    scalar(conn, "my_json_value", 2, true, |a| {
+        let kind = a.text(1).unwrap_or_default().into_owned();
+        let Some(text) = a.text(0) else {
+            return Ok(text_value("null"));
+        };
+        Ok(text_value(match kind.as_str() {
+            "s" => json::quote(&text),
+            "b" => if a.f64(0).unwrap_or(0.0) != 0.0 {
+                "true"
+            } else {
+                "false"
+            }
+            .to_string(),
+            _ => text.into_owned(),
+        }))
+    })?;
+    scalar(conn, "my_json_array", -1, true, |a| {
+        let items: Vec<String> = (0..a.len())
+            .map(|i| {
+                a.text(i)
+                    .map_or_else(|| "null".to_string(), Cow::into_owned)
+            })
+            .collect();
+        Ok(text_value(format!("[{}]", items.join(", "))))
+    })?;
+    scalar(conn, "my_json_object", -1, true, |a| {
+        let members: Vec<String> = (0..a.len() / 2)
+            .map(|i| {
+                let key = a.text(2 * i).unwrap_or_default();
+                let value = a
+                    .text(2 * i + 1)
+                    .map_or_else(|| "null".to_string(), Cow::into_owned);
+                format!("{}: {value}", json::quote(&key))
+            })
+            .collect();
+        Ok(text_value(format!("{{{}}}", members.join(", "))))
+    })
 }
 
 fn register_strings(conn: &Connection) -> rusqlite::Result<()> {
@@ -846,9 +1081,17 @@ fn register_strings(conn: &Connection) -> rusqlite::Result<()> {
         Ok(text_value(match a.v(0) {
             ValueRef::Null => return Ok(Value::Null),
             ValueRef::Integer(i) => format!("{:X}", i as u64),
-            ValueRef::Real(r) => format!("{:X}", r.round() as i64 as u64),
+            ValueRef::Real(r) => format!(
+                "{:X}",
+                hex_integer(&some!(BigDecimal::try_from(r.round()).ok()))
+            ),
             ValueRef::Text(b) | ValueRef::Blob(b) => b.iter().map(|x| format!("{x:02X}")).collect(),
         }))
+    })?;
+    // HEX of a DECIMAL (exact text): its integer, rounded half away from zero.
+    scalar(conn, "my_hex_dec", 1, true, |a| {
+        let d = some!(a.dec(0)).with_scale_round(0, RoundingMode::HalfUp);
+        Ok(text_value(format!("{:X}", hex_integer(&d))))
     })?;
     scalar(conn, "my_unhex", 1, true, |a| {
         let s = some!(a.text(0)).into_owned();
@@ -962,6 +1205,23 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
     scalar(conn, "my_time", 1, true, |a| {
         let m = some!(a.moment(0));
         Ok(text_value(m.at.format("%H:%M:%S").to_string()))
+    })?;
+    scalar(conn, "my_str_to_date", 3, true, |a| {
+        let (input, format) = (some!(a.text(0)), some!(a.text(1)));
+        match dates::str_to_date(&input, &format) {
+            Ok(Some(at)) if a.i64(2) == Some(1) => Ok(text_value(dates::datetime_text(at, 0))),
+            Ok(Some(at)) => Ok(text_value(dates::date_text(at))),
+            Ok(None) => Ok(Value::Null),
+            Err(()) => Err(fail(
+                1235,
+                "This version of MySQL doesn't yet support 'STR_TO_DATE of a date that does not exist'",
+            )),
+        }
+    })?;
+    scalar(conn, "my_time_of_day", 1, true, |a| {
+        let m = some!(a.moment(0));
+        let text = dates::datetime_text(m.at, m.fsp);
+        Ok(text_value(text.get(11..).unwrap_or("00:00:00")))
     })?;
     // YEAR, MONTH, … by part name.
     scalar(conn, "my_part", 2, true, |a| {
@@ -1317,12 +1577,14 @@ impl Aggregate<(BigDecimal, i64, i64), Value> for DecimalSum {
         let Some((sum, count, scale)) = acc.filter(|a| a.1 > 0) else {
             return Ok(Value::Null);
         };
-        let value = if self.average {
-            sum / BigDecimal::from(count)
-        } else {
-            sum
-        };
-        Ok(text_value(decimal_text(&value, scale)))
+        if self.average {
+            // As MySQL divides (see `my_dec_div`): the sum's fraction digits plus four, rounded
+            // up to whole 9-digit words, truncated; the scale rounds it only when shown.
+            let internal = (scale + 8) / 9 * 9;
+            let q = (sum / BigDecimal::from(count)).with_scale_round(internal, RoundingMode::Down);
+            return Ok(text_value(q.to_plain_string()));
+        }
+        Ok(text_value(decimal_text(&sum, scale)))
     }
 }
 

@@ -43,17 +43,41 @@
 //!   IGNORE keeps MySQL's implicit defaults for NOT NULL columns. An insert of a known row
 //!   count reserves its auto-increment values as InnoDB does ([`Reservation`]). UPDATE and
 //!   DELETE with ORDER BY/LIMIT select their rows by rowid; `UPDATE a JOIN b` is SQLite's
-//!   `UPDATE … FROM`, `DELETE a FROM a JOIN b` a rowid subquery.
+//!   `UPDATE … FROM`, `DELETE a FROM a JOIN b` a rowid subquery, and so is `DELETE a, b FROM
+//!   t a, t b` whose targets are one table (the rows chosen before any is deleted).
 //! - DDL keeps table options, comments and index names in the catalog ([`CatalogChange`]);
-//!   inline KEY/INDEX/UNIQUE become `CREATE INDEX "table.name"`; the AUTO_INCREMENT column is
-//!   SQLite's `INTEGER PRIMARY KEY AUTOINCREMENT`; `ON UPDATE CURRENT_TIMESTAMP` is a trigger;
-//!   TRUNCATE empties the table and its sequence.
+//!   inline KEY/INDEX/UNIQUE become `CREATE INDEX "table.name"` (a plain key on a column prefix
+//!   `c(n)` indexes the whole column); the AUTO_INCREMENT column is SQLite's `INTEGER PRIMARY
+//!   KEY AUTOINCREMENT`; `ON UPDATE CURRENT_TIMESTAMP` is a trigger; TRUNCATE empties the table
+//!   and its sequence. LOCK TABLES and UNLOCK TABLES have nothing to do (SQLite's one writer).
+//! - REPLACE is SQLite's `INSERT OR REPLACE` (row at a time, as MySQL deletes and inserts);
+//!   its affected rows, one per inserted and one per deleted row, come from the table's row
+//!   count before and after it, and NULL into a NOT NULL column is 1048 where SQLite would
+//!   store the default.
+//! - JSON documents are text (see the `json` module): JSON_EXTRACT, JSON_UNQUOTE,
+//!   JSON_OBJECT, JSON_ARRAY, JSON_LENGTH, JSON_VALID, `->` and `->>`, printed with MariaDB's
+//!   spacing; a truth value placed in a document is `true`/`false`.
+//! - The previous statement's counts come from the engine, which reports them after each
+//!   statement to the [`SessionState`]: ROW_COUNT(), FOUND_ROWS() (for `SQL_CALC_FOUND_ROWS`
+//!   the engine runs [`Translation::found_rows`]), LAST_INSERT_ID(). `SELECT … INTO @a` gives
+//!   the engine the variables to set from the query's one row ([`Translation::into`]).
+//! - A quotient keeps MySQL's internal digits (the dividend's scale plus four, rounded up to
+//!   whole 9-digit words, truncated) through further arithmetic and AVG; the comparison
+//!   operators read it at its scale, BETWEEN and `CASE x WHEN` as computed, as MySQL does.
 //!
-//! Refused with 1235 (the message names the construct), among others: JSON functions,
-//! REPLACE, DOUBLE rounded to decimals (MySQL prints it with fixed decimals), arithmetic mixing
-//! a DECIMAL with a user variable, INSERT IGNORE of several rows into an AUTO_INCREMENT table,
-//! ENUM/SET/TIME columns, recursive CTEs, ROLLUP, comparisons of dates with numbers,
-//! SQL_CALC_FOUND_ROWS, SELECT … INTO, ALTER TABLE MODIFY/CHANGE.
+//! Refused with 1235 (the message names the construct), among others: DOUBLE rounded to
+//! decimals (MySQL prints it with fixed decimals), arithmetic mixing a DECIMAL with a user
+//! variable, INSERT IGNORE of several rows into an AUTO_INCREMENT table (SQLite numbers the
+//! rows after an ignored one differently), ENUM/SET/TIME columns, CHECK constraints, recursive
+//! CTEs, ROLLUP, comparisons of dates with numbers, ALTER TABLE MODIFY/CHANGE COLUMN (the
+//! catalog does not keep what a rebuild of the SQLite table needs), DELETE from several
+//! different tables, a UNIQUE key on a column prefix, the JSON functions not listed above
+//! (JSON_SET, JSON_CONTAINS, …), a JSON value in a comparison or arithmetic (MySQL reads a JSON
+//! scalar there unquoted), JSON paths with `**`, `last`, ranges or negative indexes, CAST AS
+//! UNSIGNED past BIGINT, STR_TO_DATE of a format with names or without a whole date (or of a
+//! date that does not exist), TIME() of a string, LAST_INSERT_ID(expr), and
+//! ROW_COUNT()/FOUND_ROWS()/LAST_INSERT_ID() on a connection whose engine does not report the
+//! counts.
 //!
 //! [`register`] installs the collations, the `my_` functions and the aggregates on a
 //! connection; runtime errors come back as [`FnError`] through [`error_of`].
@@ -63,8 +87,10 @@ mod dates;
 mod error;
 mod expr;
 mod functions;
+mod json;
 mod library;
 mod translate;
+mod typed;
 mod types;
 mod value;
 
@@ -76,7 +102,7 @@ pub use types::{
     BIN_COLLATION, CI_COLLATION, Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Index,
     Table, Ty,
 };
-pub use value::text_of;
+pub use value::{text_of, variable_value};
 
 use sqlparser::ast::Statement;
 
@@ -136,6 +162,15 @@ pub struct Translation {
     /// An INSERT that reserves auto-increment values, as InnoDB does for an insert of a known
     /// row count: the values are used up even by rows that fail or are ignored.
     pub reserves: Option<Reservation>,
+    /// `SELECT SQL_CALC_FOUND_ROWS`: a query (one row, one integer) counting the rows the
+    /// statement finds without its LIMIT. The engine runs it right after the statement and
+    /// gives the count to [`SessionState::set_found_rows`] instead of the rows returned.
+    pub found_rows: Option<String>,
+    /// `SELECT … INTO @a, @b`: the user variables the query's one row goes to. The engine runs
+    /// the query: more than one row is MySQL's 1172, none leaves the variables as they are (0
+    /// rows affected), one sets them ([`variable_value`], [`SessionState::set`]; 1 row
+    /// affected). No rows go to the client.
+    pub into: Vec<String>,
 }
 
 /// Auto-increment values an INSERT reserves: the engine reads SQLite's sequence for the table
@@ -154,13 +189,13 @@ impl Reservation {
     pub fn before_sql(&self) -> String {
         format!(
             "SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = {}",
-            expr::quote(&self.table)
+            typed::quote(&self.table)
         )
     }
 
     /// The statement that keeps the sequence at no less than `before + rows`.
     pub fn sql(&self, before: i64) -> String {
-        let table = expr::quote(&self.table);
+        let table = typed::quote(&self.table);
         let at = before.saturating_add(i64::try_from(self.rows).unwrap_or(i64::MAX));
         format!(
             "UPDATE sqlite_sequence SET seq = max(seq, {at}) WHERE name = {table}; \

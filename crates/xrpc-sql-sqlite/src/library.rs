@@ -5,9 +5,8 @@
 use sqlparser::ast::DateTimeField;
 
 use crate::error::{TranslateError, unsupported};
-use crate::expr::{Typed, as_text, compare, convert_to, unify};
-use crate::translate::Translator;
-use crate::types::{Collation, Ty};
+use crate::typed::{Strength, Typed, as_text, compare, convert_to, truth, unify};
+use crate::types::{Catalog, Collation, Ty};
 
 type Result<T> = std::result::Result<T, TranslateError>;
 
@@ -54,12 +53,6 @@ pub(crate) fn unit_field(unit: &str) -> Option<DateTimeField> {
 
 /// MySQL's built-in functions this translation does not provide: calling one is 1235, not 1305.
 const MYSQL_ONLY: &[&str] = &[
-    "JSON_EXTRACT",
-    "JSON_UNQUOTE",
-    "JSON_OBJECT",
-    "JSON_ARRAY",
-    "JSON_LENGTH",
-    "JSON_VALID",
     "JSON_CONTAINS",
     "JSON_KEYS",
     "JSON_SET",
@@ -85,7 +78,6 @@ const MYSQL_ONLY: &[&str] = &[
     "FROM_BASE64",
     "COMPRESS",
     "UNCOMPRESS",
-    "STR_TO_DATE",
     "SEC_TO_TIME",
     "TIME_TO_SEC",
     "TIMEDIFF",
@@ -107,7 +99,6 @@ const MYSQL_ONLY: &[&str] = &[
     "LOCALTIMESTAMP",
     "FOUND_ROWS",
     "ROW_COUNT",
-    "LAST_INSERT_ID",
     "DATABASE",
     "SCHEMA",
     "USER",
@@ -189,9 +180,32 @@ const MYSQL_ONLY: &[&str] = &[
     "VALUES",
 ];
 
-impl Translator<'_> {
+/// A value as JSON text in a document JSON_ARRAY or JSON_OBJECT builds: a JSON function's
+/// result as it is, a number as its MySQL text, a truth value (`truth_value`, by the form of
+/// its expression) as `true`/`false`, NULL as `null`, anything else as a JSON string.
+pub(crate) fn json_value(t: &Typed, truth_value: bool) -> String {
+    let kind = match t.ty {
+        _ if t.json => "r",
+        _ if truth_value => "b",
+        Ty::Null => return "'null'".to_string(),
+        Ty::Int | Ty::Decimal(_) | Ty::Double | Ty::Float => "n",
+        _ => "s",
+    };
+    format!("my_json_value({}, '{kind}')", as_text(t))
+}
+
+/// Where a function is called: what its translation depends on besides its arguments.
+#[derive(Clone, Copy)]
+pub(crate) struct CallSite<'a> {
+    /// In a write's values: conversions fail as strict mode does.
+    pub(crate) strict: bool,
+    /// For the current database's name in an unknown function's error.
+    pub(crate) catalog: &'a dyn Catalog,
+}
+
+impl CallSite<'_> {
     /// A scalar function of translated arguments.
-    pub(crate) fn call_typed(&mut self, name: &str, args: Vec<Typed>) -> Result<Typed> {
+    pub(crate) fn call(self, name: &str, args: Vec<Typed>) -> Result<Typed> {
         let n = args.len();
         let arity = |ok: bool| -> Result<()> {
             if ok {
@@ -415,12 +429,14 @@ impl Translator<'_> {
             }
             "HEX" => {
                 arity(n == 1)?;
-                let arg = match args[0].ty {
-                    Ty::Int | Ty::Bytes | Ty::Str(_) => sql(0),
+                let call = match args[0].ty {
+                    Ty::Int | Ty::Bytes | Ty::Str(_) => format!("my_hex({})", sql(0)),
+                    Ty::Decimal(_) => format!("my_hex_dec({})", sql(0)),
+                    Ty::Double | Ty::Float => format!("my_hex(CAST({} AS REAL))", sql(0)),
                     Ty::Null => "NULL".into(),
-                    _ => return unsupported("HEX of a non-integer number"),
+                    _ => return unsupported("HEX of a date or time"),
                 };
-                (format!("my_hex({arg})"), Ty::Str(Collation::Ci))
+                (call, Ty::Str(Collation::Ci))
             }
             "UNHEX" => {
                 arity(n == 1)?;
@@ -596,6 +612,41 @@ impl Translator<'_> {
                 arity(n == 1)?;
                 (format!("my_date({})", sql(0)), Ty::Date)
             }
+            // A literal format of numeric fields with a whole date: a DATE, or a DATETIME when
+            // it reads a time too.
+            "STR_TO_DATE" => {
+                arity(n == 2)?;
+                let format = args[1]
+                    .sql
+                    .strip_prefix('\'')
+                    .and_then(|f| f.strip_suffix('\''))
+                    .filter(|_| matches!(args[1].ty, Ty::Str(_)))
+                    .map(|f| f.replace("''", "'"));
+                let kind = format.as_deref().and_then(crate::dates::str_to_date_kind);
+                let Some(with_time) = kind else {
+                    return unsupported(format!("STR_TO_DATE with the format {}", args[1].sql));
+                };
+                (
+                    format!(
+                        "my_str_to_date({}, {}, {})",
+                        text(0),
+                        sql(1),
+                        i32::from(with_time)
+                    ),
+                    if with_time { Ty::DateTime } else { Ty::Date },
+                )
+            }
+            // The time of day of a date or datetime, with the fraction digits it has; a string
+            // may be a TIME value itself, which this does not read.
+            "TIME" => {
+                arity(n == 1)?;
+                match args[0].ty {
+                    Ty::Date | Ty::DateTime => (format!("my_time_of_day({})", sql(0)), Ty::Time),
+                    Ty::Time => (sql(0), Ty::Time),
+                    Ty::Null => ("NULL".into(), Ty::Null),
+                    _ => return unsupported("TIME of a string or number"),
+                }
+            }
             "YEAR" | "MONTH" | "DAY" | "DAYOFMONTH" | "HOUR" | "MINUTE" | "SECOND"
             | "MICROSECOND" | "QUARTER" | "DAYOFWEEK" | "WEEKDAY" | "DAYOFYEAR" | "TO_DAYS" => {
                 arity(n == 1)?;
@@ -653,6 +704,55 @@ impl Translator<'_> {
                 arity(n == 1)?;
                 (format!("my_from_days({})", sql(0)), Ty::Date)
             }
+            // JSON documents are text (see `crate::json`).
+            "JSON_EXTRACT" => {
+                arity(n >= 2)?;
+                let mut t = Typed::new(format!("my_json_extract({})", list(0, &text)), str_ty(0));
+                t.json = true;
+                t.aggregate = aggregate;
+                return Ok(t);
+            }
+            "JSON_UNQUOTE" => {
+                arity(n == 1)?;
+                // Binary, and as strong as a column's collation (MySQL's IMPLICIT).
+                let mut t = Typed::new(
+                    format!("my_json_unquote({})", text(0)),
+                    Ty::Str(Collation::Bin),
+                );
+                t.strength = Strength::Column;
+                t.aggregate = aggregate;
+                return Ok(t);
+            }
+            "JSON_LENGTH" => {
+                arity(n == 1 || n == 2)?;
+                (format!("my_json_length({})", list(0, &text)), Ty::Int)
+            }
+            "JSON_VALID" => {
+                arity(n == 1)?;
+                (format!("my_json_valid({})", text(0)), Ty::Int)
+            }
+            // The values arrive as JSON already (`json_value`); object keys are text.
+            "JSON_ARRAY" | "JSON_OBJECT" => {
+                let object = name == "JSON_OBJECT";
+                arity(!object || n % 2 == 0)?;
+                let f = if object {
+                    "my_json_object"
+                } else {
+                    "my_json_array"
+                };
+                let mut t = Typed::new(format!("{f}({})", list(0, &text)), Ty::Str(Collation::Ci));
+                t.json = true;
+                t.aggregate = aggregate;
+                return Ok(t);
+            }
+            // The previous statement's counts, as the engine reported them.
+            "ROW_COUNT" | "FOUND_ROWS" | "LAST_INSERT_ID" => {
+                if name == "LAST_INSERT_ID" && n == 1 {
+                    return unsupported("LAST_INSERT_ID(expr)");
+                }
+                arity(n == 0)?;
+                (format!("my_{}()", name.to_ascii_lowercase()), Ty::Int)
+            }
             "MAKEDATE" => {
                 arity(n == 2)?;
                 (format!("my_makedate({}, {})", sql(0), sql(1)), Ty::Date)
@@ -686,7 +786,7 @@ impl Translator<'_> {
         Ok(t)
     }
 
-    fn mod_call(&mut self, args: Vec<Typed>) -> Result<Typed> {
+    fn mod_call(self, args: Vec<Typed>) -> Result<Typed> {
         let (l, r) = (&args[0], &args[1]);
         let strict = i32::from(self.strict);
         let scale = |t: Ty| match t {
@@ -715,13 +815,5 @@ impl Translator<'_> {
             ),
         };
         Ok(t)
-    }
-}
-
-/// A condition as SQLite should read its truth.
-fn truth(t: &Typed) -> String {
-    match t.ty {
-        Ty::Str(_) | Ty::Bytes | Ty::Decimal(_) => format!("my_cast_double({})", t.sql),
-        _ => t.sql.clone(),
     }
 }

@@ -10,7 +10,7 @@ use sqlparser::ast::{
 };
 
 use crate::error::{TranslateError, unsupported};
-use crate::expr::{Strength, Typed, as_text, group_key, ident, quote, unify};
+use crate::typed::{Strength, Typed, as_text, group_key, ident, quote, truth, unify};
 use crate::types::{Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Index, Table, Ty};
 use crate::{Affected, CatalogChange, OutColumn, Translation};
 
@@ -96,13 +96,53 @@ impl<'a> Translator<'a> {
     pub(crate) fn statement(&mut self, statement: &Statement) -> Result<Translation> {
         match statement {
             Statement::Query(q) => {
-                let (sql, columns) = self.query(q)?;
+                // SQL_CALC_FOUND_ROWS on the outermost SELECT: the same query without its
+                // LIMIT, counted. INTO on it: the variables the engine sets from the row.
+                let mut query = q.clone();
+                let (calc, into) = match query.body.as_mut() {
+                    SetExpr::Select(s) => (
+                        s.select_modifiers
+                            .as_mut()
+                            .is_some_and(|m| std::mem::take(&mut m.sql_calc_found_rows)),
+                        s.into.take(),
+                    ),
+                    _ => (false, None),
+                };
+                let into: Vec<String> = match into {
+                    None => Vec::new(),
+                    Some(into) if !into.table && !into.temporary && !into.unlogged => into
+                        .targets
+                        .iter()
+                        .map(|t| match t {
+                            Expr::Identifier(id) if id.value.len() > 1 => id
+                                .value
+                                .strip_prefix('@')
+                                .map(str::to_string)
+                                .ok_or_else(|| TranslateError::Unsupported(format!("INTO {t}"))),
+                            other => unsupported(format!("INTO {other}")),
+                        })
+                        .collect::<Result<_>>()?,
+                    Some(into) => return unsupported(format!("SELECT {into}")),
+                };
+                let (sql, columns) = self.query(&query)?;
+                if !into.is_empty() && into.len() != columns.len() {
+                    return Err(TranslateError::SelectColumns);
+                }
+                let found_rows = if calc {
+                    query.limit_clause = None;
+                    let (all, _) = self.query(&query)?;
+                    Some(format!("SELECT count(*) FROM ({all})"))
+                } else {
+                    None
+                };
                 Ok(Translation {
                     sql: vec![sql],
                     columns,
                     affected: Affected::None,
                     change: None,
                     reserves: None,
+                    found_rows,
+                    into,
                 })
             }
             Statement::Insert(insert) => self.insert(insert),
@@ -130,10 +170,7 @@ impl<'a> Translator<'a> {
                             quote(&table.name)
                         ),
                     ],
-                    columns: Vec::new(),
-                    affected: Affected::Zero,
-                    change: None,
-                    reserves: None,
+                    ..nothing()
                 })
             }
             Statement::RenameTable(renames) => {
@@ -158,6 +195,15 @@ impl<'a> Translator<'a> {
                 Ok(ddl(sql, CatalogChange::Several(changes)))
             }
             Statement::AlterTable(alter) => self.alter_table(&alter.name, &alter.operations),
+            // SQLite's one writer already keeps other sessions out while a statement writes;
+            // the locks of a dump's restore have nothing to add.
+            Statement::LockTables { tables } => {
+                for t in tables {
+                    self.table(&ObjectName::from(vec![t.table.clone()]))?;
+                }
+                Ok(nothing())
+            }
+            Statement::UnlockTables => Ok(nothing()),
             other => unsupported(format!("statement {}", first_words(&other.to_string()))),
         }
     }
@@ -714,7 +760,7 @@ impl<'a> Translator<'a> {
             if t.aggregate {
                 return Err(TranslateError::GroupFunction);
             }
-            sql.push_str(&format!(" WHERE {}", truth_sql(&t)));
+            sql.push_str(&format!(" WHERE {}", truth(&t)));
         }
         match &s.group_by {
             GroupByExpr::Expressions(exprs, modifiers) => {
@@ -736,7 +782,7 @@ impl<'a> Translator<'a> {
         if let Some(h) = &s.having {
             self.clause = "having clause";
             let t = self.expr(h)?;
-            sql.push_str(&format!(" HAVING {}", truth_sql(&t)));
+            sql.push_str(&format!(" HAVING {}", truth(&t)));
         }
         let _ = any_aggregate;
         if !order.is_empty() {
@@ -776,7 +822,7 @@ impl<'a> Translator<'a> {
                 JoinConstraint::On(e) => {
                     self.clause = "on clause";
                     let t = self.expr(e)?;
-                    format!(" ON {}", truth_sql(&t))
+                    format!(" ON {}", truth(&t))
                 }
                 JoinConstraint::Using(names) => {
                     let mut cols = Vec::new();
@@ -898,9 +944,7 @@ impl<'a> Translator<'a> {
     // ---- DML ---------------------------------------------------------------------------
 
     fn insert(&mut self, insert: &Insert) -> Result<Translation> {
-        if insert.replace_into {
-            return unsupported("REPLACE");
-        }
+        let replace = insert.replace_into;
         if insert.returning.is_some()
             || insert.partitioned.is_some()
             || insert.insert_alias.is_some()
@@ -964,7 +1008,7 @@ impl<'a> Translator<'a> {
             let mut values = Vec::new();
             for (a, c) in insert.assignments.iter().zip(&targets) {
                 let t = self.expr(&a.value)?;
-                values.push(store(&t, c, self.strict, ignore));
+                values.push(replace_store(store(&t, c, self.strict, ignore), c, replace));
             }
             format!("VALUES ({})", values.join(", "))
         } else {
@@ -989,7 +1033,11 @@ impl<'a> Translator<'a> {
                                 return unsupported("DEFAULT as a value");
                             }
                             let t = self.expr(e)?;
-                            cells.push(store(&t, c, self.strict, ignore));
+                            cells.push(replace_store(
+                                store(&t, c, self.strict, ignore),
+                                c,
+                                replace,
+                            ));
                         }
                         cells.extend(implicit.iter().map(|(_, v)| v.clone()));
                         rows.push(format!("({})", cells.join(", ")));
@@ -1018,12 +1066,8 @@ impl<'a> Translator<'a> {
                         .zip(&targets)
                         .enumerate()
                         .map(|(i, (oc, c))| {
-                            store(
-                                &Typed::new(format!("s.{}", ident(&format!("c{i}"))), oc.ty),
-                                c,
-                                self.strict,
-                                ignore,
-                            )
+                            let t = Typed::new(format!("s.{}", ident(&format!("c{i}"))), oc.ty);
+                            replace_store(store(&t, c, self.strict, ignore), c, replace)
                         })
                         .collect();
                     format!("SELECT {} FROM ({sql}) AS s WHERE true", cells.join(", "))
@@ -1032,10 +1076,23 @@ impl<'a> Translator<'a> {
         };
         let mut column_names: Vec<String> = targets.iter().map(|c| ident(&c.name)).collect();
         column_names.extend(implicit.iter().map(|(c, _)| ident(&c.name)));
-        let verb = if ignore { "INSERT OR IGNORE" } else { "INSERT" };
+        let verb = match (replace, ignore) {
+            (true, _) => "INSERT OR REPLACE",
+            (false, true) => "INSERT OR IGNORE",
+            (false, false) => "INSERT",
+        };
+        let target = qualified(name)?;
+        // REPLACE notes the table's row count before it (the source reads the table, so SQLite
+        // evaluates it before the first row is written) for MySQL's affected rows.
+        let rows_sql = if replace {
+            format!(
+                "SELECT * FROM ({rows_sql}) WHERE my_replace_before((SELECT count(*) FROM {target}))"
+            )
+        } else {
+            rows_sql
+        };
         let mut sql = format!(
-            "{verb} INTO {} ({}) {rows_sql}",
-            qualified(name)?,
+            "{verb} INTO {target} ({}) {rows_sql}",
             column_names.join(", ")
         );
         let mut affected = Affected::Changes;
@@ -1108,12 +1165,24 @@ impl<'a> Translator<'a> {
             }
             _ => None,
         };
+        let mut sql = vec![sql];
+        if replace {
+            // Inserted (`changes()` of the REPLACE) plus deleted rows, from the row counts
+            // before and after; this statement itself deletes nothing (`rowid = NULL`).
+            sql.push(format!(
+                "DELETE FROM {target} WHERE rowid = \
+                 (SELECT my_replace_count((SELECT count(*) FROM {target}), changes()))"
+            ));
+            affected = Affected::ChangesPlusUpserts;
+        }
         Ok(Translation {
-            sql: vec![sql],
+            sql,
             columns: Vec::new(),
             affected,
             change: None,
             reserves,
+            found_rows: None,
+            into: Vec::new(),
         })
     }
 
@@ -1185,7 +1254,7 @@ impl<'a> Translator<'a> {
         if let Some(w) = &update.selection {
             self.clause = "where clause";
             let t = self.expr(w)?;
-            filter.push(truth_sql(&t));
+            filter.push(truth(&t));
         }
         let limited = self.limited_rows(
             refer,
@@ -1215,6 +1284,8 @@ impl<'a> Translator<'a> {
             affected: Affected::Changes,
             change: None,
             reserves: None,
+            found_rows: None,
+            into: Vec::new(),
         })
     }
 
@@ -1316,11 +1387,11 @@ impl<'a> Translator<'a> {
             self.clause = "on clause";
             let mut filter = Vec::new();
             for c in conditions {
-                filter.push(truth_sql(&self.expr(c)?));
+                filter.push(truth(&self.expr(c)?));
             }
             if let Some(w) = &update.selection {
                 self.clause = "where clause";
-                filter.push(truth_sql(&self.expr(w)?));
+                filter.push(truth(&self.expr(w)?));
             }
             filter.push(format!("NOT ({})", same.join(" AND ")));
             let from = if others.is_empty() {
@@ -1338,6 +1409,8 @@ impl<'a> Translator<'a> {
                 affected: Affected::Changes,
                 change: None,
                 reserves: None,
+                found_rows: None,
+                into: Vec::new(),
             })
         })();
         self.scopes.pop();
@@ -1394,10 +1467,10 @@ impl<'a> Translator<'a> {
             FromTable::WithFromKeyword(f) | FromTable::WithoutKeyword(f) => f,
         };
         let [twj] = from.as_slice() else {
-            return unsupported("multi-table DELETE");
+            return self.multi_delete(delete, from);
         };
         if !delete.tables.is_empty() || !twj.joins.is_empty() {
-            return self.multi_delete(delete, twj);
+            return self.multi_delete(delete, from);
         }
         let TableFactor::Table { name, alias, .. } = &twj.relation else {
             return unsupported("DELETE from a derived table");
@@ -1414,7 +1487,7 @@ impl<'a> Translator<'a> {
             let mut filter = Vec::new();
             if let Some(w) = &delete.selection {
                 self.clause = "where clause";
-                filter.push(truth_sql(&self.expr(w)?));
+                filter.push(truth(&self.expr(w)?));
             }
             let conditions = match self.limited_rows(
                 &refer,
@@ -1445,6 +1518,8 @@ impl<'a> Translator<'a> {
                 affected: Affected::Changes,
                 change: None,
                 reserves: None,
+                found_rows: None,
+                into: Vec::new(),
             })
         })();
         self.scopes.pop();
@@ -1452,72 +1527,85 @@ impl<'a> Translator<'a> {
     }
 
     /// `DELETE a FROM a JOIN b ON … WHERE …`: the rows of `a` the join selects.
-    fn multi_delete(&mut self, delete: &Delete, twj: &TableWithJoins) -> Result<Translation> {
-        let [target] = delete.tables.as_slice() else {
-            return unsupported("DELETE from several tables");
-        };
+    /// `DELETE a FROM a JOIN b …` and `DELETE a, b FROM t a, t b …`: the rows each target
+    /// finds in the join, chosen before any is deleted. Targets in several tables are refused
+    /// (a later table's rows would be chosen after the earlier ones' deletes).
+    fn multi_delete(&mut self, delete: &Delete, from: &[TableWithJoins]) -> Result<Translation> {
+        if delete.tables.is_empty() {
+            return unsupported("multi-table DELETE");
+        }
         if !delete.order_by.is_empty() || delete.limit.is_some() {
             return unsupported("multi-table DELETE with ORDER BY or LIMIT");
         }
-        let target = last_name(target)?;
+        let targets: Vec<String> = delete.tables.iter().map(last_name).collect::<Result<_>>()?;
         self.scopes.push(Scope::default());
         let out = (|| -> Result<Translation> {
-            let from = self.table_with_joins(twj)?;
-            let scope = self.scopes.last().expect("pushed");
-            if !scope
-                .sources
-                .iter()
-                .any(|s| s.name.eq_ignore_ascii_case(&target))
-            {
-                return Err(TranslateError::NoSuchTable(target.clone()));
+            let mut joined = Vec::new();
+            for twj in from {
+                joined.push(self.table_with_joins(twj)?);
             }
-            let table_name = match &twj.relation {
-                TableFactor::Table { name, alias, .. }
-                    if alias
-                        .as_ref()
-                        .map_or_else(
-                            || last_name(name).unwrap_or_default(),
-                            |a| a.name.value.clone(),
-                        )
-                        .eq_ignore_ascii_case(&target) =>
+            let from_sql = joined.join(", ");
+            let scope = self.scopes.last().expect("pushed");
+            for target in &targets {
+                if !scope
+                    .sources
+                    .iter()
+                    .any(|s| s.name.eq_ignore_ascii_case(target))
                 {
-                    name.clone()
+                    return Err(TranslateError::UnknownTargetTable(target.clone()));
                 }
-                _ => {
-                    let found = twj.joins.iter().find_map(|j| match &j.relation {
-                        TableFactor::Table { name, alias, .. }
-                            if alias
-                                .as_ref()
-                                .map_or_else(
-                                    || last_name(name).unwrap_or_default(),
-                                    |a| a.name.value.clone(),
-                                )
-                                .eq_ignore_ascii_case(&target) =>
-                        {
-                            Some(name.clone())
-                        }
-                        _ => None,
-                    });
-                    found.ok_or_else(|| TranslateError::Unsupported("DELETE target".into()))?
-                }
+            }
+            // The table each target names: a FROM table under that name or alias.
+            let factors = from.iter().flat_map(|twj| {
+                std::iter::once(&twj.relation).chain(twj.joins.iter().map(|j| &j.relation))
+            });
+            let table_of = |target: &str| {
+                factors.clone().find_map(|f| match f {
+                    TableFactor::Table { name, alias, .. }
+                        if alias
+                            .as_ref()
+                            .map_or_else(
+                                || last_name(name).unwrap_or_default(),
+                                |a| a.name.value.clone(),
+                            )
+                            .eq_ignore_ascii_case(target) =>
+                    {
+                        Some(name.clone())
+                    }
+                    _ => None,
+                })
             };
+            let mut table_name: Option<ObjectName> = None;
+            for target in &targets {
+                let name = table_of(target)
+                    .ok_or_else(|| TranslateError::Unsupported("DELETE target".into()))?;
+                match &table_name {
+                    Some(first) if !last_name(first)?.eq_ignore_ascii_case(&last_name(&name)?) => {
+                        return unsupported("DELETE from several tables");
+                    }
+                    _ => table_name = Some(name),
+                }
+            }
+            let table_name = table_name.expect("a target");
             let where_sql = match &delete.selection {
                 Some(w) => {
                     self.clause = "where clause";
-                    format!(" WHERE {}", truth_sql(&self.expr(w)?))
+                    format!(" WHERE {}", truth(&self.expr(w)?))
                 }
                 None => String::new(),
             };
+            let chosen: Vec<String> = targets
+                .iter()
+                .map(|t| format!("SELECT {}.rowid FROM {from_sql}{where_sql}", ident(t)))
+                .collect();
             Ok(Translation {
                 sql: vec![format!(
-                    "DELETE FROM {} WHERE rowid IN (SELECT {}.rowid FROM {from}{where_sql})",
+                    "DELETE FROM {} WHERE rowid IN ({})",
                     qualified(&table_name)?,
-                    ident(&target)
+                    chosen.join(" UNION ")
                 )],
-                columns: Vec::new(),
                 affected: Affected::Changes,
-                change: None,
-                reserves: None,
+                ..nothing()
             })
         })();
         self.scopes.pop();
@@ -1534,13 +1622,7 @@ impl<'a> Translator<'a> {
         let name = last_name(&create.name)?;
         if self.catalog.table(None, &name).is_some() {
             if create.if_not_exists {
-                return Ok(Translation {
-                    sql: Vec::new(),
-                    columns: Vec::new(),
-                    affected: Affected::Zero,
-                    change: None,
-                    reserves: None,
-                });
+                return Ok(nothing());
             }
             return Err(TranslateError::TableExists(name));
         }
@@ -1576,7 +1658,7 @@ impl<'a> Translator<'a> {
         for constraint in &create.constraints {
             match constraint {
                 TableConstraint::PrimaryKey(pk) => {
-                    primary = index_columns(&pk.columns)?;
+                    primary = index_columns(&pk.columns, true)?;
                 }
                 TableConstraint::Unique(u) => {
                     let n = u
@@ -1584,12 +1666,12 @@ impl<'a> Translator<'a> {
                         .as_ref()
                         .or(u.index_name.as_ref())
                         .map(|i| i.value.clone());
-                    indexes.push((n, index_columns(&u.columns)?, true));
+                    indexes.push((n, index_columns(&u.columns, true)?, true));
                 }
                 TableConstraint::Index(i) => {
                     indexes.push((
                         i.name.as_ref().map(|n| n.value.clone()),
-                        index_columns(&i.columns)?,
+                        index_columns(&i.columns, false)?,
                         false,
                     ));
                 }
@@ -1820,7 +1902,7 @@ impl<'a> Translator<'a> {
         {
             return Err(TranslateError::DuplicateKey(index_name));
         }
-        let columns = index_columns(&create.columns)?;
+        let columns = index_columns(&create.columns, create.unique)?;
         for c in &columns {
             if table.column(c).is_none() {
                 return Err(TranslateError::UnknownColumn(c.clone(), "field list"));
@@ -2000,7 +2082,7 @@ impl<'a> Translator<'a> {
                 let Some(n) = &i.name else {
                     return unsupported("ADD INDEX without a name");
                 };
-                return self.add_index(table, &n.value, index_columns(&i.columns)?, false);
+                return self.add_index(table, &n.value, index_columns(&i.columns, false)?, false);
             }
             AlterTableOperation::AddConstraint {
                 constraint: TableConstraint::Unique(u),
@@ -2009,7 +2091,7 @@ impl<'a> Translator<'a> {
                 let Some(n) = u.name.as_ref().or(u.index_name.as_ref()) else {
                     return unsupported("ADD UNIQUE without a name");
                 };
-                return self.add_index(table, &n.value, index_columns(&u.columns)?, true);
+                return self.add_index(table, &n.value, index_columns(&u.columns, true)?, true);
             }
             AlterTableOperation::DropIndex { name } => {
                 return self.drop_index(table, &name.value);
@@ -2062,11 +2144,16 @@ impl<'a> Translator<'a> {
     }
 }
 
-/// SQL of a condition: text and decimals read as MySQL's numbers.
-pub(crate) fn truth_sql(t: &Typed) -> String {
-    match t.ty {
-        Ty::Str(_) | Ty::Bytes | Ty::Decimal(_) => format!("my_cast_double({})", t.sql),
-        _ => t.sql.clone(),
+/// A statement SQLite has nothing to do for.
+fn nothing() -> Translation {
+    Translation {
+        sql: Vec::new(),
+        columns: Vec::new(),
+        affected: Affected::Zero,
+        change: None,
+        reserves: None,
+        found_rows: None,
+        into: Vec::new(),
     }
 }
 
@@ -2077,6 +2164,8 @@ fn ddl(sql: Vec<String>, change: CatalogChange) -> Translation {
         affected: Affected::Zero,
         change: Some(change),
         reserves: None,
+        found_rows: None,
+        into: Vec::new(),
     }
 }
 
@@ -2141,14 +2230,34 @@ fn is_now(e: &Expr) -> bool {
     )
 }
 
-fn index_columns(columns: &[sqlparser::ast::IndexColumn]) -> Result<Vec<String>> {
+/// The columns of a key. A column prefix `c(n)` only narrows what a plain index stores, so
+/// it indexes the whole column; a unique key on a prefix would refuse other rows than MySQL.
+fn index_columns(columns: &[sqlparser::ast::IndexColumn], unique: bool) -> Result<Vec<String>> {
     columns
         .iter()
         .map(|c| match &c.column.expr {
             Expr::Identifier(id) => Ok(id.value.clone()),
+            Expr::Function(f) if !unique && prefix_length(f) => match f.name.0.as_slice() {
+                [ObjectNamePart::Identifier(id)] => Ok(id.value.clone()),
+                _ => unsupported(format!("index on {f}")),
+            },
             other => unsupported(format!("index on {other}")),
         })
         .collect()
+}
+
+/// Whether a key part parsed as a call is a column prefix: `c(191)`.
+fn prefix_length(f: &sqlparser::ast::Function) -> bool {
+    let sqlparser::ast::FunctionArguments::List(list) = &f.args else {
+        return false;
+    };
+    matches!(
+        list.args.as_slice(),
+        [sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(
+            Expr::Value(v)
+        ))] if matches!(&v.value, sqlparser::ast::Value::Number(n, _) if n.parse::<u32>().is_ok())
+    ) && list.clauses.is_empty()
+        && list.duplicate_treatment.is_none()
 }
 
 fn unique_index_name(table: &Table, wanted: &str) -> String {
@@ -2333,6 +2442,16 @@ fn store(t: &Typed, c: &Column, strict: bool, ignore: bool) -> String {
     };
     if ignore && c.not_null && !c.auto_increment {
         format!("coalesce({value}, {})", implicit_default(&c.ty))
+    } else {
+        value
+    }
+}
+
+/// A REPLACE's stored value: NULL into a NOT NULL column is MySQL's error, where SQLite's
+/// REPLACE would store the column's default.
+fn replace_store(value: String, c: &Column, replace: bool) -> String {
+    if replace && c.not_null && !c.auto_increment {
+        format!("my_not_null({value}, {})", quote(&c.name))
     } else {
         value
     }

@@ -163,6 +163,16 @@ pub(crate) fn float_text(value: f64) -> String {
     trimmed.to_string()
 }
 
+/// The value a user variable keeps for a value of expression type `ty` (`SET @a = …`,
+/// `SELECT … INTO @a`): an integer as it is, anything else as the text MySQL shows.
+pub fn variable_value(value: ValueRef<'_>, ty: &Ty) -> rusqlite::types::Value {
+    match (text_of(value, ty), ty) {
+        (None, _) => rusqlite::types::Value::Null,
+        (Some(_), Ty::Int) => rusqlite::types::Value::from(value),
+        (Some(s), _) => rusqlite::types::Value::Text(s),
+    }
+}
+
 /// What a client receives for a value of expression type `ty`: MySQL's text, `None` for NULL.
 pub fn text_of(value: ValueRef<'_>, ty: &Ty) -> Option<String> {
     if matches!(value, ValueRef::Null) {

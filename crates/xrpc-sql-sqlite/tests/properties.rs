@@ -34,6 +34,54 @@ enum Kind {
     Bool,
 }
 
+/// What each kind of expression may be, one of them drawn at random: `{i}`, `{n}`, `{s}`, `{d}` and
+/// `{b}` stand for a sub-expression of that kind (int, number, string, date, boolean), `{lo..hi}`
+/// for an integer drawn from the range, each filled in from left to right.
+const INT_FORMS: &[&str] = &[
+    "({i} + {i})",
+    "({i} - {i})",
+    "({i} * {i})",
+    "({n} DIV {i})",
+    "({i} MOD {i})",
+    "LENGTH({s})",
+    "LOCATE({s}, {s})",
+    "DATEDIFF({d}, {d})",
+    "IFNULL({i}, {i})",
+];
+const NUM_FORMS: &[&str] = &[
+    "({n} + {i})",
+    "({n} * {n})",
+    "({n} / {i})",
+    "ROUND({n}, {0..3})",
+    "ABS({n})",
+    "TRUNCATE({n}, 1)",
+    "({n} - {n})",
+];
+const STR_FORMS: &[&str] = &[
+    "CONCAT({s}, {s})",
+    "UPPER({s})",
+    "LPAD({s}, {-1..8}, '*')",
+    "SUBSTRING({s}, {-3..4}, 2)",
+    "REPLACE({s}, 'a', 'o')",
+    "CONCAT_WS('-', {s}, {s})",
+    "IF({b}, {s}, {s})",
+    "DATE_FORMAT({d}, '%Y/%m/%d %W')",
+    "REVERSE({s})",
+];
+const DATE_FORMS: &[&str] = &[
+    "DATE_ADD({d}, INTERVAL {-40..40} DAY)",
+    "({d} + INTERVAL {-13..13} MONTH)",
+    "LAST_DAY({d})",
+];
+const BOOL_FORMS: &[&str] = &[
+    "({s} = {s})",
+    "({n} < {i})",
+    "({s} LIKE 'a%')",
+    "({i} <=> {i})",
+    "({b} AND {b})",
+    "({s} IN ({s}, {s}))",
+];
+
 fn pick<'a>(rng: &mut StdRng, from: &[&'a str]) -> &'a str {
     from[rng.gen_range(0..from.len())]
 }
@@ -49,155 +97,42 @@ fn expr(rng: &mut StdRng, kind: Kind, depth: u32) -> String {
             Kind::Bool => format!("{} = {}", pick(rng, INT_LEAVES), pick(rng, INT_LEAVES)),
         };
     }
-    let d = depth - 1;
-    match kind {
-        Kind::Int => match rng.gen_range(0..9) {
-            0 => format!(
-                "({} + {})",
-                expr(rng, Kind::Int, d),
-                expr(rng, Kind::Int, d)
-            ),
-            1 => format!(
-                "({} - {})",
-                expr(rng, Kind::Int, d),
-                expr(rng, Kind::Int, d)
-            ),
-            2 => format!(
-                "({} * {})",
-                expr(rng, Kind::Int, d),
-                expr(rng, Kind::Int, d)
-            ),
-            3 => format!(
-                "({} DIV {})",
-                expr(rng, Kind::Num, d),
-                expr(rng, Kind::Int, d)
-            ),
-            4 => format!(
-                "({} MOD {})",
-                expr(rng, Kind::Int, d),
-                expr(rng, Kind::Int, d)
-            ),
-            5 => format!("LENGTH({})", expr(rng, Kind::Str, d)),
-            6 => format!(
-                "LOCATE({}, {})",
-                expr(rng, Kind::Str, d),
-                expr(rng, Kind::Str, d)
-            ),
-            7 => format!(
-                "DATEDIFF({}, {})",
-                expr(rng, Kind::Date, d),
-                expr(rng, Kind::Date, d)
-            ),
-            _ => format!(
-                "IFNULL({}, {})",
-                expr(rng, Kind::Int, d),
-                expr(rng, Kind::Int, d)
-            ),
-        },
-        Kind::Num => match rng.gen_range(0..7) {
-            0 => format!(
-                "({} + {})",
-                expr(rng, Kind::Num, d),
-                expr(rng, Kind::Int, d)
-            ),
-            1 => format!(
-                "({} * {})",
-                expr(rng, Kind::Num, d),
-                expr(rng, Kind::Num, d)
-            ),
-            2 => format!(
-                "({} / {})",
-                expr(rng, Kind::Num, d),
-                expr(rng, Kind::Int, d)
-            ),
-            3 => format!(
-                "ROUND({}, {})",
-                expr(rng, Kind::Num, d),
-                rng.gen_range(0..3)
-            ),
-            4 => format!("ABS({})", expr(rng, Kind::Num, d)),
-            5 => format!("TRUNCATE({}, 1)", expr(rng, Kind::Num, d)),
-            _ => format!(
-                "({} - {})",
-                expr(rng, Kind::Num, d),
-                expr(rng, Kind::Num, d)
-            ),
-        },
-        Kind::Str => match rng.gen_range(0..9) {
-            0 => format!(
-                "CONCAT({}, {})",
-                expr(rng, Kind::Str, d),
-                expr(rng, Kind::Str, d)
-            ),
-            1 => format!("UPPER({})", expr(rng, Kind::Str, d)),
-            2 => format!(
-                "LPAD({}, {}, '*')",
-                expr(rng, Kind::Str, d),
-                rng.gen_range(-1..8)
-            ),
-            3 => format!(
-                "SUBSTRING({}, {}, 2)",
-                expr(rng, Kind::Str, d),
-                rng.gen_range(-3..4)
-            ),
-            4 => format!("REPLACE({}, 'a', 'o')", expr(rng, Kind::Str, d)),
-            5 => format!(
-                "CONCAT_WS('-', {}, {})",
-                expr(rng, Kind::Str, d),
-                expr(rng, Kind::Str, d)
-            ),
-            6 => format!(
-                "IF({}, {}, {})",
-                expr(rng, Kind::Bool, d),
-                expr(rng, Kind::Str, d),
-                expr(rng, Kind::Str, d)
-            ),
-            7 => format!("DATE_FORMAT({}, '%Y/%m/%d %W')", expr(rng, Kind::Date, d)),
-            _ => format!("REVERSE({})", expr(rng, Kind::Str, d)),
-        },
-        Kind::Date => match rng.gen_range(0..3) {
-            0 => format!(
-                "DATE_ADD({}, INTERVAL {} DAY)",
-                expr(rng, Kind::Date, d),
-                rng.gen_range(-40..40)
-            ),
-            1 => format!(
-                "({} + INTERVAL {} MONTH)",
-                expr(rng, Kind::Date, d),
-                rng.gen_range(-13..13)
-            ),
-            _ => format!("LAST_DAY({})", expr(rng, Kind::Date, d)),
-        },
-        Kind::Bool => match rng.gen_range(0..6) {
-            0 => format!(
-                "({} = {})",
-                expr(rng, Kind::Str, d),
-                expr(rng, Kind::Str, d)
-            ),
-            1 => format!(
-                "({} < {})",
-                expr(rng, Kind::Num, d),
-                expr(rng, Kind::Int, d)
-            ),
-            2 => format!("({} LIKE 'a%')", expr(rng, Kind::Str, d)),
-            3 => format!(
-                "({} <=> {})",
-                expr(rng, Kind::Int, d),
-                expr(rng, Kind::Int, d)
-            ),
-            4 => format!(
-                "({} AND {})",
-                expr(rng, Kind::Bool, d),
-                expr(rng, Kind::Bool, d)
-            ),
-            _ => format!(
-                "({} IN ({}, {}))",
-                expr(rng, Kind::Str, d),
-                expr(rng, Kind::Str, d),
-                expr(rng, Kind::Str, d)
-            ),
-        },
+    let forms = match kind {
+        Kind::Int => INT_FORMS,
+        Kind::Num => NUM_FORMS,
+        Kind::Str => STR_FORMS,
+        Kind::Date => DATE_FORMS,
+        Kind::Bool => BOOL_FORMS,
+    };
+    // Drawn as an i32, as the seeds' expressions have always been.
+    let form = forms[rng.gen_range(0..forms.len() as i32) as usize];
+    fill(rng, form, depth - 1)
+}
+
+/// `form` with its placeholders filled in from left to right (see [`INT_FORMS`]).
+fn fill(rng: &mut StdRng, form: &str, depth: u32) -> String {
+    let mut out = String::new();
+    let mut rest = form;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let close = open + rest[open..].find('}').expect("a closed placeholder");
+        let filled = match &rest[open + 1..close] {
+            "i" => expr(rng, Kind::Int, depth),
+            "n" => expr(rng, Kind::Num, depth),
+            "s" => expr(rng, Kind::Str, depth),
+            "d" => expr(rng, Kind::Date, depth),
+            "b" => expr(rng, Kind::Bool, depth),
+            range => {
+                let (low, high) = range.split_once("..").expect("a range placeholder");
+                let (low, high): (i32, i32) = (low.parse().unwrap(), high.parse().unwrap());
+                rng.gen_range(low..high).to_string()
+            }
+        };
+        out.push_str(&filled);
+        rest = &rest[close + 1..];
     }
+    out.push_str(rest);
+    out
 }
 
 #[test]

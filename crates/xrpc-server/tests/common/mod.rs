@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use xrpc_net::NetConfig;
-use xrpc_proto::messages::ServerMessage;
+use xrpc_proto::messages::{ClientType, ServerMessage, pb};
 use xrpc_proto::value::Value;
 use xrpc_server::engine::Engine;
 use xrpc_server::engine::sqlite::SqliteOptions;
@@ -600,6 +600,32 @@ pub fn thread_count(pid: u32) -> usize {
         .find_map(|l| l.strip_prefix("Threads:"))
         .and_then(|n| n.trim().parse().ok())
         .expect("a Threads line")
+}
+
+/// The next frame on `sid`, which must be an error.
+pub fn error_on(client: &mut Client, sid: u64) -> pb::Error {
+    match client.recv_on(sid) {
+        Some(ServerMessage::Error(err)) => err,
+        other => panic!("expected an error on sid {sid:#x}, got {other:?}"),
+    }
+}
+
+/// Sends SESS_NEW on `sid` without waiting for its answer.
+pub fn send_new_session(client: &mut Client, sid: u64) {
+    client.send(
+        sid,
+        ClientType::NewSession,
+        &pb::session::NewSession::default(),
+    );
+}
+
+/// Sends SESS_CLOSE on `sid` without waiting for its answer.
+pub fn send_session_close(client: &mut Client, sid: u64) {
+    client.send(
+        sid,
+        ClientType::SessionClose,
+        &pb::session::Close::default(),
+    );
 }
 
 /// Polls `condition` every 10 ms until it holds, failing with `what` after `within`.

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use common::{Client, EngineKind, TestNode, text};
 use xrpc_client::plan::{Plan, placeholder};
+use xrpc_proto::frame::{HeaderFormat, encode_frame};
 use xrpc_proto::messages::{ClientType, ServerMessage, pb};
 
 /// Every `SHOW STATUS` row as numbers (non-numeric ones left out), and how many rows it had.
@@ -234,5 +235,48 @@ fn sessions_opened_and_closed_are_counted_with_the_fatal_that_ends_one() {
         1,
         "xrpc_sessions_closed",
         before["xrpc_sessions_closed"] + 3,
+    );
+}
+
+/// Errors of a connection rather than a session count in their own class, `connection`: a
+/// refused authentication and a frame that cannot be decoded (which ends its connection) move
+/// `xrpc_errors_connection`, and `xrpc_errors` with it; no session class moves.
+#[test]
+fn connection_errors_are_counted_in_their_own_class() {
+    let node = TestNode::start();
+    let mut observer = node.client();
+    observer.new_session(1);
+    let (before, _) = status(&mut observer, 1);
+
+    let mut refused = Client::connect(node.addr());
+    let err = refused
+        .authenticate("nobody", "guess")
+        .expect_err("an unknown user is refused");
+    assert_eq!(err.code, 1045);
+
+    let mut garbled = node.client();
+    let mut frame = Vec::new();
+    encode_frame(
+        &mut frame,
+        HeaderFormat::Standard,
+        1,
+        ClientType::ExecSql.id(),
+        b"\xff\xff\xff",
+    );
+    garbled.send_raw(&frame);
+    let Some(ServerMessage::Error(fatal)) = garbled.recv_on(0) else {
+        panic!("an undecodable frame is answered with an error on sid 0");
+    };
+    assert_eq!(fatal.severity, Some(1));
+
+    let (after, _) = status(&mut observer, 1);
+    let moved = moved(&before, &after);
+    assert_eq!(
+        (
+            moved("xrpc_errors_connection"),
+            moved("xrpc_errors"),
+            moved("xrpc_errors_server") + moved("xrpc_errors_xprotocol"),
+        ),
+        (2, 2, 0)
     );
 }

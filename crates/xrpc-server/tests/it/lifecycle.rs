@@ -243,6 +243,44 @@ fn sigterm_drains_finishes_the_running_statement_refuses_the_queue_checkpoints_a
     );
 }
 
+/// A node that drains takes no new connection: once it says it stopped accepting, a connect is
+/// refused. Checked while a statement that never ends by itself holds the drain open for its whole
+/// bound.
+#[test]
+fn a_draining_node_refuses_new_connections() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(
+        &dir.path().join("data"),
+        &dir.path().join("server.log"),
+        &["--drain-timeout", &DRAIN_MS.to_string(), "--log", "info"],
+    );
+    let mut client = server.client();
+    client.new_session(1);
+    client.send_sql(
+        1,
+        sql_stmt("with recursive c(i) as (select 1 union all select i + 1 from c) select count(*) from c"),
+    );
+    let mut observer = server.client();
+    observer.new_session(1);
+    wait_until_engine_borrowed(&mut observer);
+    server.sigterm();
+    common::wait_until(
+        Duration::from_millis(DRAIN_MS),
+        "the node logs that it stopped accepting connections",
+        || {
+            server
+                .log_text()
+                .contains("no longer accepting connections")
+        },
+    );
+
+    let attempt = TcpStream::connect(server.addr);
+    assert!(
+        matches!(&attempt, Err(err) if err.kind() == std::io::ErrorKind::ConnectionRefused),
+        "a connection made while the node drains: {attempt:?}"
+    );
+}
+
 #[test]
 fn without_arguments_it_listens_on_33660_and_keeps_data_in_dot_xrpc_data() {
     let default_addr: SocketAddr = "127.0.0.1:33660".parse().unwrap();

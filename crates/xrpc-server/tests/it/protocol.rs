@@ -30,6 +30,15 @@ on_both_engines!(
     auto_sp_rolls_back_to_a_savepoint_and_releases_it,
 );
 
+/// The node's live sessions, auto-commit ones included.
+fn total_sessions(node: &TestNode) -> usize {
+    node.node()
+        .shared()
+        .counters
+        .total_sessions
+        .load(std::sync::atomic::Ordering::Acquire)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Connection level
 
@@ -83,14 +92,8 @@ fn unknown_user_is_access_denied() {
 fn requests_before_authentication_are_denied() {
     let node = TestNode::start();
     let mut client = Client::connect(node.addr());
-    client.send(
-        1,
-        ClientType::NewSession,
-        &pb::session::NewSession::default(),
-    );
-    let Some(ServerMessage::Error(err)) = client.recv_on(1) else {
-        panic!("expected access denied");
-    };
+    common::send_new_session(&mut client, 1);
+    let err = common::error_on(&mut client, 1);
     assert_eq!(err.code, 1045);
 }
 
@@ -118,13 +121,11 @@ fn session_lifecycle_new_query_close(engine: EngineKind) {
     let mut client = node.client();
     client.new_session(7);
     assert_eq!(client.query(7, "select 40 + 2").scalar(), &Value::Sint(42));
-    client.send(7, ClientType::SessionClose, &pb::session::Close::default());
+    common::send_session_close(&mut client, 7);
     assert!(matches!(client.recv_on(7), Some(ServerMessage::Ok(_))));
     // The sid is gone now.
     client.send_sql(7, sql_stmt("select 1"));
-    let Some(ServerMessage::Error(err)) = client.recv_on(7) else {
-        panic!("expected Session not found");
-    };
+    let err = common::error_on(&mut client, 7);
     assert_eq!(err.msg, "Session not found.");
     assert_eq!(err.severity, Some(1));
 }
@@ -134,9 +135,7 @@ fn unknown_sid_gets_fatal_session_not_found() {
     let node = TestNode::start();
     let mut client = node.client();
     client.send_sql(99, sql_stmt("select 1"));
-    let Some(ServerMessage::Error(err)) = client.recv_on(99) else {
-        panic!("expected an error");
-    };
+    let err = common::error_on(&mut client, 99);
     assert_eq!(
         (err.code, err.msg.as_str(), err.sql_state.as_str()),
         (7002, "Session not found.", "HY000")
@@ -146,11 +145,7 @@ fn unknown_sid_gets_fatal_session_not_found() {
 fn sess_new_and_first_query_may_be_sent_back_to_back(engine: EngineKind) {
     let node = TestNode::start_engine(engine);
     let mut client = node.client();
-    client.send(
-        3,
-        ClientType::NewSession,
-        &pb::session::NewSession::default(),
-    );
+    common::send_new_session(&mut client, 3);
     client.send_sql(3, sql_stmt("select 'x'"));
     assert!(
         matches!(client.recv_on(3), Some(ServerMessage::Ok(_))),
@@ -164,14 +159,8 @@ fn duplicate_sess_new_is_fatal() {
     let node = TestNode::start();
     let mut client = node.client();
     client.new_session(5);
-    client.send(
-        5,
-        ClientType::NewSession,
-        &pb::session::NewSession::default(),
-    );
-    let Some(ServerMessage::Error(err)) = client.recv_on(5) else {
-        panic!("expected an error");
-    };
+    common::send_new_session(&mut client, 5);
+    let err = common::error_on(&mut client, 5);
     assert_eq!(err.code, codes::DUPLICATE_SESSION.code);
 }
 
@@ -317,11 +306,7 @@ fn a_thousand_sessions_on_one_connection() {
     // queue holds fails the excess with "Work queue overflow.", as the next test shows.
     for wave in (1..=1000u64).collect::<Vec<_>>().chunks(200) {
         for &sid in wave {
-            client.send(
-                sid,
-                ClientType::NewSession,
-                &pb::session::NewSession::default(),
-            );
+            common::send_new_session(&mut client, sid);
             client.send_sql(sid, sql_stmt(&format!("select {sid}")));
         }
         for &sid in wave {
@@ -481,14 +466,8 @@ fn too_many_sessions_is_fatal_on_sess_new() {
     for sid in 1..=3 {
         client.new_session(sid);
     }
-    client.send(
-        4,
-        ClientType::NewSession,
-        &pb::session::NewSession::default(),
-    );
-    let Some(ServerMessage::Error(err)) = client.recv_on(4) else {
-        panic!("expected an error");
-    };
+    common::send_new_session(&mut client, 4);
+    let err = common::error_on(&mut client, 4);
     assert_eq!((err.code, err.severity), (1040, Some(1)));
     // A closed session's place is free once its OK is read: at the limit, every close
     // followed at once by a SESS_NEW is admitted.
@@ -496,11 +475,7 @@ fn too_many_sessions_is_fatal_on_sess_new() {
     for round in 0..300u64 {
         let slot = (round % 3) as usize;
         let (closing, opening) = (open[slot], 4 + round);
-        client.send(
-            closing,
-            ClientType::SessionClose,
-            &pb::session::Close::default(),
-        );
+        common::send_session_close(&mut client, closing);
         assert!(matches!(
             client.recv_on(closing),
             Some(ServerMessage::Ok(_))
@@ -557,9 +532,7 @@ fn kill_connection_removes_the_session_with_fatal() {
             x_session_id: 0,
         },
     );
-    let Some(ServerMessage::Error(err)) = client.recv_on(1) else {
-        panic!("expected FATAL");
-    };
+    let err = common::error_on(&mut client, 1);
     assert_eq!(
         (err.msg.as_str(), err.sql_state.as_str(), err.severity),
         ("Session is killing.", "70100", Some(1))
@@ -587,14 +560,8 @@ fn auto_commit_sids_need_no_sess_new_and_refuse_other_messages() {
         client.read_outcome(AUTO | 2).error_code(),
         Some(codes::UNSUPPORTED_OPTION.code)
     );
-    client.send(
-        AUTO | 3,
-        ClientType::SessionClose,
-        &pb::session::Close::default(),
-    );
-    let Some(ServerMessage::Error(err)) = client.recv_on(AUTO | 3) else {
-        panic!("expected an error");
-    };
+    common::send_session_close(&mut client, AUTO | 3);
+    let err = common::error_on(&mut client, AUTO | 3);
     assert_eq!(err.code, codes::UNEXPECTED_MESSAGE.code);
 }
 
@@ -883,20 +850,11 @@ fn back_to_back_requests_on_one_auto_commit_sid_are_all_answered_and_counted_out
             &Value::Sint(i)
         );
     }
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    let shared = node.node().shared();
-    while shared
-        .counters
-        .total_sessions
-        .load(std::sync::atomic::Ordering::Relaxed)
-        != 0
-    {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "auto-commit sessions were not counted out"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    common::wait_until(
+        Duration::from_secs(5),
+        "auto-commit sessions were not counted out",
+        || total_sessions(&node) == 0,
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -957,11 +915,7 @@ fn fatal_is_the_last_frame_of_a_session_killed_at_random_moments() {
         kill_connection(&mut client, 1);
         // The sid is reused at once: anything of the old session arriving after its FATAL would be
         // read as the answer to these.
-        client.send(
-            1,
-            ClientType::NewSession,
-            &pb::session::NewSession::default(),
-        );
+        common::send_new_session(&mut client, 1);
         client.send_sql(1, sql_stmt(&format!("select {round}")));
         let fatal = read_through_fatal(&mut client, 1);
         assert_eq!(fatal.code, codes::SESSION_KILLED.code);
@@ -1001,9 +955,7 @@ fn queue_overflow_ends_the_session_with_one_fatal_and_later_frames_get_session_n
         )
     );
     for _ in 0..2 {
-        let Some(ServerMessage::Error(err)) = client.recv_on(1) else {
-            panic!("each later frame gets its own answer");
-        };
+        let err = common::error_on(&mut client, 1);
         assert_eq!(
             (err.code, err.severity),
             (codes::SESSION_NOT_FOUND.code, Some(1))
@@ -1013,14 +965,11 @@ fn queue_overflow_ends_the_session_with_one_fatal_and_later_frames_get_session_n
     client.new_session(1);
     assert_eq!(client.query(1, "select 5").scalar(), &Value::Sint(5));
     // The running statement was interrupted, not left to run forever.
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while node.node().shared().running_statements() > 0 {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the overflowed session's statement still runs"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    common::wait_until(
+        Duration::from_secs(10),
+        "the overflowed session's statement still runs",
+        || node.node().shared().running_statements() == 0,
+    );
 }
 
 #[test]
@@ -1029,23 +978,15 @@ fn duplicate_sess_new_ends_the_existing_session_with_its_fatal() {
     let mut client = node.client();
     client.new_session(5);
     assert_eq!(client.query(5, "begin").error, None);
-    client.send(
-        5,
-        ClientType::NewSession,
-        &pb::session::NewSession::default(),
-    );
-    let Some(ServerMessage::Error(err)) = client.recv_on(5) else {
-        panic!("expected an error");
-    };
+    common::send_new_session(&mut client, 5);
+    let err = common::error_on(&mut client, 5);
     assert_eq!(
         (err.code, err.severity),
         (codes::DUPLICATE_SESSION.code, Some(1))
     );
     // One rule: after FATAL on a sid the session is gone, and the sid is free.
     client.send_sql(5, sql_stmt("select 1"));
-    let Some(ServerMessage::Error(err)) = client.recv_on(5) else {
-        panic!("expected an error");
-    };
+    let err = common::error_on(&mut client, 5);
     assert_eq!(err.code, codes::SESSION_NOT_FOUND.code);
     client.new_session(5);
     assert_eq!(client.query(5, "select 6").scalar(), &Value::Sint(6));
@@ -1067,12 +1008,8 @@ fn sess_new_behind_a_queued_sess_close_is_7006_and_frees_the_sid() {
     stmt.token = Some(1); // 1 KiB: paused long before its 200 KB
     client.send_sql(3, stmt);
     while !matches!(client.recv_on(3), Some(ServerMessage::TokenDone(_))) {}
-    client.send(3, ClientType::SessionClose, &pb::session::Close::default());
-    client.send(
-        3,
-        ClientType::NewSession,
-        &pb::session::NewSession::default(),
-    );
+    common::send_session_close(&mut client, 3);
+    common::send_new_session(&mut client, 3);
     let err = loop {
         match client.recv_on(3) {
             Some(ServerMessage::Error(err)) => break err,
@@ -1101,7 +1038,7 @@ fn after_the_close_ok_the_sid_is_free_for_sess_new_every_time() {
             client.query(4, &format!("select {round}")).scalar(),
             &Value::Sint(round)
         );
-        client.send(4, ClientType::SessionClose, &pb::session::Close::default());
+        common::send_session_close(&mut client, 4);
         let Some(ServerMessage::Ok(_)) = client.recv_on(4) else {
             panic!("round {round}: no OK for the close");
         };
@@ -1195,20 +1132,11 @@ fn an_overflow_on_an_auto_commit_sid_is_fatal_and_the_next_request_starts_afresh
     assert_eq!(fatal.code, codes::SESSION_QUEUE_OVERFLOW.code);
     // No SESS_NEW on an auto-commit sid: the next request gets a fresh shared session.
     assert_eq!(client.query(AUTO | 3, "select 8").scalar(), &Value::Sint(8));
-    let shared = node.node().shared();
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while shared
-        .counters
-        .total_sessions
-        .load(std::sync::atomic::Ordering::Relaxed)
-        != 0
-    {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the overflowed auto-commit session was not counted out"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    common::wait_until(
+        Duration::from_secs(10),
+        "the overflowed auto-commit session was not counted out",
+        || total_sessions(&node) == 0,
+    );
 }
 
 #[test]
@@ -1218,7 +1146,7 @@ fn requests_pipelined_behind_sess_close_get_session_not_found_and_the_sid_is_fre
     for round in 0..50 {
         client.new_session(1);
         // Close and two requests without waiting.
-        client.send(1, ClientType::SessionClose, &pb::session::Close::default());
+        common::send_session_close(&mut client, 1);
         client.send_sql(1, sql_stmt("select 1"));
         client.send_sql(1, sql_stmt("select 2"));
         let Some(ServerMessage::Ok(bye)) = client.recv_on(1) else {
@@ -1226,18 +1154,12 @@ fn requests_pipelined_behind_sess_close_get_session_not_found_and_the_sid_is_fre
         };
         assert_eq!(bye.msg.as_deref(), Some("bye"), "round {round}");
         for _ in 0..2 {
-            let Some(ServerMessage::Error(err)) = client.recv_on(1) else {
-                panic!("round {round}: a request behind the close gets an error");
-            };
+            let err = common::error_on(&mut client, 1);
             assert_eq!(err.code, codes::SESSION_NOT_FOUND.code, "round {round}");
         }
         // The sid is free at once after the OK, even if the node has not yet dropped the closed
         // session.
-        client.send(
-            1,
-            ClientType::NewSession,
-            &pb::session::NewSession::default(),
-        );
+        common::send_new_session(&mut client, 1);
         client.send_sql(1, sql_stmt(&format!("select {round}")));
         let Some(ServerMessage::Ok(new)) = client.recv_on(1) else {
             panic!("round {round}: then the new session's OK");
@@ -1248,7 +1170,7 @@ fn requests_pipelined_behind_sess_close_get_session_not_found_and_the_sid_is_fre
             &Value::Sint(round),
             "round {round}"
         );
-        client.send(1, ClientType::SessionClose, &pb::session::Close::default());
+        common::send_session_close(&mut client, 1);
         assert!(matches!(client.recv_on(1), Some(ServerMessage::Ok(_))));
     }
 }

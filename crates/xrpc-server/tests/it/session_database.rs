@@ -21,6 +21,7 @@ on_both_engines!(
     a_plan_after_schema_name_reads_the_sessions_database,
     the_authentication_schema_is_where_every_session_starts,
     an_unknown_authentication_schema_is_1049_at_the_first_statement,
+    use_of_a_real_database_works_after_an_unknown_authentication_schema,
 );
 
 fn database(client: &mut Client, sid: u64) -> String {
@@ -148,4 +149,16 @@ fn an_unknown_authentication_schema_is_1049_at_the_first_statement(engine: Engin
     let mut client = node.client_in("no_such_db");
     client.new_session(1);
     assert_eq!(client.query(1, "select 1").error_code(), Some(1049));
+}
+
+fn use_of_a_real_database_works_after_an_unknown_authentication_schema(engine: EngineKind) {
+    let node = TestNode::start_engine(engine);
+    let mut other = node.client();
+    other.new_session(1);
+    let home = database(&mut other, 1);
+    let mut client = node.client_in("no_such_db");
+    client.new_session(1);
+    assert_eq!(client.query(1, "select 1").error_code(), Some(1049));
+    let used = client.query(1, &format!("use {home}"));
+    assert_eq!((used.error_code(), database(&mut client, 1)), (None, home));
 }

@@ -10,6 +10,7 @@ use rusqlite::Connection;
 use xrpc_sql::{Options, Session, Transaction};
 use xrpc_sql_sqlite::{
     Affected, MemoryCatalog, SessionState, TranslateError, error_of, register, text_of, translate,
+    variable_value,
 };
 
 /// What one statement did.
@@ -102,6 +103,8 @@ pub(crate) struct Node {
     conn: Connection,
     catalog: MemoryCatalog,
     state: SessionState,
+    /// The last query's FOUND_ROWS() came from its SQL_CALC_FOUND_ROWS count.
+    counted: bool,
 }
 
 impl Node {
@@ -114,10 +117,29 @@ impl Node {
             conn,
             catalog: MemoryCatalog::new(Some("corpus")),
             state,
+            counted: false,
         }
     }
 
+    /// Runs a statement and reports its counts for ROW_COUNT() and FOUND_ROWS(), as an engine
+    /// does.
     pub(crate) fn run(&mut self, text: &str) -> Outcome {
+        let outcome = self.run_statement(text);
+        match &outcome {
+            Outcome::Affected(n) => self.state.set_row_count(*n as i64),
+            Outcome::Rows { rows, .. } => {
+                self.state.set_row_count(-1);
+                if !self.counted {
+                    self.state.set_found_rows(rows.len() as u64);
+                }
+            }
+            Outcome::Error(..) => self.state.set_row_count(-1),
+        }
+        self.counted = false;
+        outcome
+    }
+
+    fn run_statement(&mut self, text: &str) -> Outcome {
         let mut parsed = xrpc_sql::parse(text, &Options::default());
         let parsed = match parsed.remove(0) {
             Ok(p) => p,
@@ -138,6 +160,9 @@ impl Node {
                 .query_row(&r.before_sql(), [], |row| row.get::<_, i64>(0))
                 .unwrap()
         });
+        if !translation.into.is_empty() {
+            return self.select_into(&translation);
+        }
         let mut outcome = Outcome::Affected(0);
         for sql in &translation.sql {
             outcome = match self.execute(sql, &translation) {
@@ -154,12 +179,54 @@ impl Node {
             };
         }
         if let (Some(r), Some(before)) = (&translation.reserves, before) {
+            // The first value the insert generated (SQLite knows the last).
+            if let (Outcome::Affected(n @ 1..), Affected::Changes) =
+                (&outcome, translation.affected)
+            {
+                let last = self.conn.last_insert_rowid();
+                self.state.set_last_insert_id((last - *n as i64 + 1) as u64);
+            }
             self.conn.execute_batch(&r.sql(before)).unwrap();
         }
         if let Some(change) = &translation.change {
             self.catalog.apply(change);
         }
+        if let Some(count) = &translation.found_rows {
+            let found: i64 = self.conn.query_row(count, [], |r| r.get(0)).unwrap();
+            self.state.set_found_rows(found as u64);
+            self.counted = true;
+        }
         outcome
+    }
+
+    /// `SELECT … INTO @a`: one row to the variables.
+    fn select_into(&mut self, translation: &xrpc_sql_sqlite::Translation) -> Outcome {
+        let mut stmt = self.conn.prepare(&translation.sql[0]).unwrap();
+        let mut cursor = stmt.query([]).unwrap();
+        let mut row_values = Vec::new();
+        let mut rows = 0;
+        loop {
+            match cursor.next() {
+                Ok(Some(row)) => {
+                    rows += 1;
+                    if rows > 1 {
+                        return Outcome::Error(
+                            1172,
+                            "Result consisted of more than one row".into(),
+                        );
+                    }
+                    for (i, c) in translation.columns.iter().enumerate() {
+                        row_values.push(variable_value(row.get_ref(i).unwrap(), &c.ty));
+                    }
+                }
+                Ok(None) => break,
+                Err(err) => return sqlite_error(&err, xrpc_sql::Kind::Select),
+            }
+        }
+        for (name, value) in translation.into.iter().zip(row_values) {
+            self.state.set(name, value);
+        }
+        Outcome::Affected(rows)
     }
 
     fn execute(
@@ -223,14 +290,7 @@ impl Node {
                     };
                     let value: rusqlite::types::Value =
                         match self.conn.query_row(&t.sql[0], [], |r| {
-                            let v = r.get_ref(0)?;
-                            Ok(match (text_of(v, &t.columns[0].ty), t.columns[0].ty) {
-                                (None, _) => rusqlite::types::Value::Null,
-                                (Some(_), xrpc_sql_sqlite::Ty::Int) => {
-                                    rusqlite::types::Value::from(v)
-                                }
-                                (Some(s), _) => rusqlite::types::Value::Text(s),
-                            })
+                            Ok(variable_value(r.get_ref(0)?, &t.columns[0].ty))
                         }) {
                             Ok(v) => v,
                             Err(err) => return sqlite_error(&err, xrpc_sql::Kind::Select),

@@ -1,0 +1,247 @@
+//! A translated expression with its MySQL type, and the rules that depend only on types:
+//! comparison classes and collations, the common type of branches, and how a value is read as
+//! text, as a truth value or as a grouping key. Expressions (`expr`), the function library
+//! (`library`) and statements (`translate`) all build on these; nothing here translates a tree.
+
+use crate::error::{TranslateError, unsupported};
+use crate::types::{Collation, Ty};
+
+type Result<T> = std::result::Result<T, TranslateError>;
+
+/// How strongly a text operand's collation holds (MySQL's coercibility): an explicit
+/// `COLLATE` beats a column, which beats a literal or a function result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Strength {
+    Explicit,
+    Column,
+    Derived,
+}
+
+/// A translated expression.
+#[derive(Debug, Clone)]
+pub(crate) struct Typed {
+    pub(crate) sql: String,
+    pub(crate) ty: Ty,
+    pub(crate) strength: Strength,
+    /// Holds an aggregate call.
+    pub(crate) aggregate: bool,
+    /// An UNSIGNED integer: arithmetic on it is unsigned (a negative result is error 1690).
+    pub(crate) unsigned: bool,
+    /// A JSON document a JSON function returned: placed in another document as it is, and
+    /// refused in comparisons and arithmetic (MariaDB reads a JSON scalar there unquoted).
+    pub(crate) json: bool,
+}
+
+impl Typed {
+    pub(crate) fn new(sql: impl Into<String>, ty: Ty) -> Self {
+        Self {
+            sql: sql.into(),
+            ty,
+            strength: Strength::Derived,
+            aggregate: false,
+            unsigned: false,
+            json: false,
+        }
+    }
+
+    pub(crate) fn with_parts(sql: impl Into<String>, ty: Ty, parts: &[&Typed]) -> Self {
+        Self {
+            aggregate: parts.iter().any(|p| p.aggregate),
+            ..Self::new(sql, ty)
+        }
+    }
+}
+
+/// A SQL string literal.
+pub(crate) fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// A SQL name.
+pub(crate) fn ident(s: &str) -> String {
+    format!("\"{}\"", s.replace('"', "\"\""))
+}
+
+/// The comparison class of an operand pair.
+pub(crate) enum Compare {
+    /// Both text: compare under this collation.
+    Text(Collation),
+    /// SQLite compares the values as they are (integers, doubles, binary strings).
+    Native,
+    /// Exact decimals.
+    Decimal,
+    /// As DOUBLEs.
+    Real,
+    /// As dates and times.
+    Temporal,
+    /// Known when the statement runs.
+    Dynamic,
+    /// A binary string with text: byte for byte.
+    Bytes,
+}
+
+/// The type of a value that may be either of two (CASE, IF, IFNULL, COALESCE, UNION).
+pub(crate) fn unify(a: Ty, b: Ty) -> Ty {
+    match (a, b) {
+        (Ty::Null, t) | (t, Ty::Null) => t,
+        (x, y) if x == y => x,
+        (Ty::Int, Ty::Decimal(s)) | (Ty::Decimal(s), Ty::Int) => Ty::Decimal(s),
+        (Ty::Decimal(s), Ty::Decimal(t)) => Ty::Decimal(s.max(t)),
+        (x, y) if x.is_numeric() && y.is_numeric() => Ty::Double,
+        (Ty::Date, Ty::DateTime) | (Ty::DateTime, Ty::Date) => Ty::DateTime,
+        (Ty::Dyn, _) | (_, Ty::Dyn) => Ty::Dyn,
+        (Ty::Bytes, _) | (_, Ty::Bytes) => Ty::Bytes,
+        (Ty::Str(Collation::Bin), _) | (_, Ty::Str(Collation::Bin)) => Ty::Str(Collation::Bin),
+        _ => Ty::Str(Collation::Ci),
+    }
+}
+
+/// The collation two text operands compare under: the stronger one's; two different ones of
+/// equal strength are MySQL's "Illegal mix of collations" (1267).
+pub(crate) fn collation_of(a: &Typed, b: &Typed) -> Result<Collation> {
+    let pick = |t: &Typed| t.ty.collation().unwrap_or(Collation::Bin);
+    Ok(match a.strength.cmp(&b.strength) {
+        std::cmp::Ordering::Less => pick(a),
+        std::cmp::Ordering::Greater => pick(b),
+        std::cmp::Ordering::Equal if pick(a) == pick(b) => pick(a),
+        std::cmp::Ordering::Equal => return Err(TranslateError::IllegalMix),
+    })
+}
+
+pub(crate) fn compare_class(a: &Typed, b: &Typed) -> Result<Compare> {
+    use Ty::*;
+    Ok(match (a.ty, b.ty) {
+        (Null, _) | (_, Null) => Compare::Native,
+        (Dyn, _) | (_, Dyn) => Compare::Dynamic,
+        (Str(_), Str(_)) => Compare::Text(collation_of(a, b)?),
+        (Bytes, Bytes) => Compare::Native,
+        (Bytes, Str(_)) | (Str(_), Bytes) => Compare::Bytes,
+        (Int, Int) => Compare::Native,
+        (Int | Decimal(_), Int | Decimal(_)) => Compare::Decimal,
+        (x, y) if x.is_numeric() && y.is_numeric() => Compare::Real,
+        (x, y) if x.is_temporal() && y.is_temporal() => {
+            if x == Time || y == Time {
+                if x == y {
+                    Compare::Native
+                } else {
+                    return unsupported("comparison of TIME with a date");
+                }
+            } else if x == y {
+                Compare::Native
+            } else {
+                Compare::Temporal
+            }
+        }
+        (x, Str(_)) | (Str(_), x) if x.is_temporal() => {
+            if x == Time {
+                return unsupported("comparison of TIME with a string");
+            }
+            Compare::Temporal
+        }
+        (x, y)
+            if (x.is_numeric()
+                || x == Str(Collation::Ci)
+                || x == Str(Collation::Bin)
+                || x == Bytes)
+                && (y.is_numeric() || matches!(y, Str(_) | Bytes)) =>
+        {
+            Compare::Real
+        }
+        _ => return unsupported("comparison of a date or time with a number"),
+    })
+}
+
+/// `l op r` for a comparison operator under MySQL's conversion rules.
+pub(crate) fn compare(op: &str, l: &Typed, r: &Typed) -> Result<Typed> {
+    compare_decimals(op, l, r, true)
+}
+
+/// `l op r` with DECIMAL operands as computed: a quotient keeps its internal digits, where
+/// the comparison operators read it at its scale (MySQL's BETWEEN and `CASE x WHEN`).
+pub(crate) fn compare_unrounded(op: &str, l: &Typed, r: &Typed) -> Result<Typed> {
+    compare_decimals(op, l, r, false)
+}
+
+fn compare_decimals(op: &str, l: &Typed, r: &Typed, rounded: bool) -> Result<Typed> {
+    if l.json || r.json {
+        return unsupported("comparison of a JSON value");
+    }
+    // A quotient carries more digits than its scale shows; MySQL's comparison operators
+    // compare the value as shown.
+    let at_scale = |t: &Typed| match t.ty {
+        Ty::Decimal(s) if rounded => format!("my_text({}, 'd{s}')", t.sql),
+        _ => t.sql.clone(),
+    };
+    let parts = [l, r];
+    let spaceship = op == "<=>";
+    let eq_op = if spaceship { "=" } else { op };
+    let core = match compare_class(l, r)? {
+        Compare::Native => format!("({} {eq_op} {})", l.sql, r.sql),
+        Compare::Text(c) => format!("({} {eq_op} {} COLLATE {})", l.sql, r.sql, c.sqlite_name()),
+        Compare::Decimal => format!("(my_dec_cmp({}, {}) {eq_op} 0)", at_scale(l), at_scale(r)),
+        Compare::Real => format!(
+            "(CAST({} AS REAL) {eq_op} CAST({} AS REAL))",
+            real_operand(l),
+            real_operand(r)
+        ),
+        Compare::Temporal => format!("(my_dt_cmp({}, {}) {eq_op} 0)", l.sql, r.sql),
+        Compare::Dynamic => format!("(my_dyn_cmp({}, {}) {eq_op} 0)", l.sql, r.sql),
+        Compare::Bytes => format!("(CAST({} AS BLOB) {eq_op} CAST({} AS BLOB))", l.sql, r.sql),
+    };
+    let sql = if spaceship {
+        format!(
+            "coalesce({core}, ({} IS NULL AND {} IS NULL))",
+            l.sql, r.sql
+        )
+    } else {
+        core
+    };
+    Ok(Typed::with_parts(sql, Ty::Int, &parts))
+}
+
+/// An operand as SQLite should read it as a number: text through MySQL's prefix reading.
+pub(crate) fn real_operand(t: &Typed) -> String {
+    match t.ty {
+        Ty::Str(_) | Ty::Bytes => format!("my_cast_double({})", t.sql),
+        _ => t.sql.clone(),
+    }
+}
+
+/// The text of a typed value as MySQL converts it to a string (CONCAT's arguments).
+pub(crate) fn as_text(t: &Typed) -> String {
+    match t.ty {
+        Ty::Double | Ty::Float | Ty::Decimal(_) => format!("my_text({}, '{}')", t.sql, t.ty.code()),
+        _ => t.sql.clone(),
+    }
+}
+
+/// An operand of AND, OR, NOT or a condition as SQLite should read its truth: text and
+/// decimals as MySQL's numbers.
+pub(crate) fn truth(t: &Typed) -> String {
+    match t.ty {
+        Ty::Str(_) | Ty::Bytes | Ty::Decimal(_) => format!("my_cast_double({})", t.sql),
+        _ => t.sql.clone(),
+    }
+}
+
+/// The key of a DISTINCT aggregate or a grouping: text under its collation.
+pub(crate) fn distinct_key(t: &Typed, distinct: bool) -> String {
+    match t.ty {
+        Ty::Str(c) if distinct => format!("{} COLLATE {}", t.sql, c.sqlite_name()),
+        _ => t.sql.clone(),
+    }
+}
+
+/// A GROUP BY or PARTITION BY key.
+pub(crate) fn group_key(t: &Typed) -> String {
+    distinct_key(t, true)
+}
+
+/// A branch value converted to the type of the whole (a CASE of an integer and a decimal is a
+/// decimal, so the integer is written with the decimal's scale).
+pub(crate) fn convert_to(t: &Typed, ty: Ty) -> String {
+    match (t.ty, ty) {
+        (from, Ty::Str(_)) if from != Ty::Null && !matches!(from, Ty::Str(_)) => as_text(t),
+        _ => t.sql.clone(),
+    }
+}
