@@ -208,7 +208,8 @@
 //! | UNIQUE or PRIMARY KEY constraint | 1062 DUP_ENTRY | 23000 |
 //! | NOT NULL constraint | 1048 BAD_NULL | 23000 |
 //! | the strict-write checks | 1366, 1264, 1292, 1406, 1265, 3140 | HY000, 22003, 22007, 22001, 01000, 22032 |
-//! | syntax error, incomplete input, unrecognized token; several statements; empty query | 1064 PARSE_ERROR | 42000 |
+//! | a text that does not parse as MySQL (MySQL's message, from the front end); several statements; SQLite's syntax error for a statement the front end read | 1064 PARSE_ERROR | 42000 |
+//! | a text with no statement ("Query was empty") | 1065 EMPTY_QUERY | 42000 |
 //! | no such table | 1146 NO_SUCH_TABLE | 42S02 |
 //! | no such column | 1054 BAD_FIELD | 42S22 |
 //! | SQLITE_BUSY / SQLITE_LOCKED (busy timeout ran out, or a stale snapshot) | 1205 LOCK_WAIT_TIMEOUT | HY000 |
