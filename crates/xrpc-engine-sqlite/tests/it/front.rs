@@ -1,27 +1,16 @@
 //! Statement text read as MySQL reads it: comments, versioned comments, one statement per
 //! request, and MySQL's errors for what is not a MySQL statement.
 
-use xrpc_engine::result::{CollectedResult, SqlError};
-use xrpc_engine::{Engine, EngineConn};
+use xrpc_engine::Engine;
 use xrpc_engine_sqlite::{SqliteEngine, SqliteOptions};
 use xrpc_proto::value::Value;
+
+use super::databases::{ok, run};
 
 fn engine() -> (tempfile::TempDir, SqliteEngine) {
     let dir = tempfile::tempdir().unwrap();
     let engine = SqliteEngine::open(&dir.path().join("xrpc.db"), SqliteOptions::default()).unwrap();
     (dir, engine)
-}
-
-fn run(conn: &mut dyn EngineConn, sql: &str) -> Result<CollectedResult, SqlError> {
-    let mut result = CollectedResult::default();
-    conn.execute(sql, &[], None, &mut result)?;
-    Ok(result)
-}
-
-fn ok(conn: &mut dyn EngineConn, sql: &str) -> Vec<Vec<Value>> {
-    run(conn, sql)
-        .unwrap_or_else(|err| panic!("{sql}: {err}"))
-        .rows
 }
 
 #[test]
