@@ -97,18 +97,6 @@ fn may_have_arithmetic(sql: &str) -> bool {
         || contains_ignore_case(sql, "like")
 }
 
-/// Whether the statement `sql` writes rows (INSERT, REPLACE, UPDATE): conversion warnings of
-/// its arithmetic are errors, as in MySQL's strict mode.
-pub(crate) fn statement_writes(sql: &str) -> bool {
-    let text = super::compat::trim_statement(sql);
-    let end = text
-        .find(|c: char| !c.is_ascii_alphabetic())
-        .unwrap_or(text.len());
-    ["INSERT", "REPLACE", "UPDATE"]
-        .iter()
-        .any(|w| w.eq_ignore_ascii_case(&text[..end]))
-}
-
 /// The rewritten statement (see the module docs), or `None` when it has nothing to rewrite.
 pub(crate) fn rewrite(sql: &str) -> Option<String> {
     if !may_have_arithmetic(sql) {

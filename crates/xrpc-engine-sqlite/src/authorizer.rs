@@ -16,13 +16,14 @@
 //! | every `PRAGMA`, and the table-valued `pragma_…` functions (`SELECT * FROM pragma_database_list`) | 1064 |
 //! | the SQL function `load_extension` (extension loading is also off at the C level) | 1064 |
 //! | writes to `information_schema` (its tables are the node's, rebuilt for each query that reads them) | 1044 |
-//! | `VACUUM` (SQLite has no authorizer action for it, see below) | 1064 |
+//! | `VACUUM` (SQLite has no authorizer action for it, see below; refused by the front end) | 1064 |
 //!
 //! `VACUUM` (and `VACUUM INTO 'file'`) compiles without any authorizer call, so it is refused by
-//! its leading keyword instead ([`is_vacuum`]). That is sound rather than a text match that other
-//! spellings could get around: VACUUM is only ever a whole top-level statement — it cannot appear
-//! inside `WITH`, a trigger, a view or an expression — and one request runs one statement.
-//!
+//! the front end instead (`front`), together with `PRAGMA` and `ATTACH` as statements: the
+//! parse tree says what the statement is, whatever its spelling, and VACUUM is only ever a
+//! whole top-level statement — it cannot appear inside `WITH`, a trigger, a view or an
+//! expression — and one request runs one statement.
+
 //! # The node's own statements
 //!
 //! The node runs its own PRAGMAs and ATTACHes of database files (see `databases`) on the same
@@ -112,22 +113,8 @@ pub(crate) fn install(conn: &Connection, guard: &Arc<Guard>) {
     }));
 }
 
-/// Whether a statement is `VACUUM`, which compiles without an authorizer call (see the module
-/// docs); `trimmed` has no leading whitespace or comments.
-pub(crate) fn is_vacuum(trimmed: &str) -> bool {
-    let word = trimmed
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .next()
-        .unwrap_or("");
-    word.eq_ignore_ascii_case("vacuum")
-}
-
-/// The error for `VACUUM`.
-pub(crate) fn vacuum_refused() -> SqlError {
-    not_for_clients("VACUUM")
-}
-
-fn not_for_clients(what: &str) -> SqlError {
+/// The error for SQLite's own statements and actions: MySQL has no such statement.
+pub(crate) fn not_for_clients(what: &str) -> SqlError {
     SqlError::new(
         &codes::PARSE_ERROR,
         format!(

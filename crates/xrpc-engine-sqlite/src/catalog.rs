@@ -70,7 +70,7 @@ use xrpc_proto::value::Value;
 
 use super::SqliteConn;
 use super::cast::{ColumnHint, HintAt};
-use super::compat::{SqlInfo, TableDdl};
+use super::front::{SqlInfo, TableDdl};
 use super::types::{self, DeclKind};
 use xrpc_engine::lex::{Tok, leading_word, lex};
 use xrpc_engine::result::{
@@ -1015,7 +1015,7 @@ fn no_info() -> SqlInfo {
     SqlInfo {
         insert: false,
         state_change: false,
-        implicit_txn: false,
+        writes: false,
         table_ddl: TableDdl::None,
     }
 }

@@ -44,25 +44,32 @@
 //!
 //! # MySQL statements
 //!
-//! `compat` recognises the MySQL statements SQLite does not know and the engine runs them itself;
-//! they return no result set and 0 rows affected:
+//! Every request's text is read once by the node's MySQL front end (`xrpc_sql`, through its
+//! process-wide parse cache; the `front` module): a text that does not parse is MySQL's 1064,
+//! an empty one 1065, and one holding several statements is refused with 1064 before anything
+//! runs, because the protocol allows one result set per request. SQLite's own `PRAGMA`,
+//! `ATTACH` and `VACUUM` are 1064 (the `authorizer` refuses their nested forms). The session
+//! statements are the engine's own; they return no result set and 0 rows affected:
 //!
 //! - `BEGIN [WORK]`, `START TRANSACTION […]` open a transaction (deferred by default, or
 //!   immediate with [`SqliteOptions::begin_immediate`]; `READ ONLY` is always deferred). As in
 //!   MySQL, a BEGIN inside a transaction commits it first.
 //! - `COMMIT [WORK]`, `ROLLBACK [WORK]` end the open transaction; without one they do nothing.
-//! - `SET autocommit = 0` makes the next statement (other than COMMIT, ROLLBACK, SET, ATTACH,
-//!   DETACH, VACUUM and PRAGMA) open a transaction implicitly, lasting until COMMIT or ROLLBACK;
-//!   `SET autocommit = 1` commits an open transaction when autocommit was 0. Values: 0/1,
-//!   ON/OFF, TRUE/FALSE, DEFAULT; anything else is 1231.
-//! - `SET NAMES`, `SET CHARACTER SET`, `SET … TRANSACTION …` and any other `SET [scope] name =
-//!   value` are accepted and have no effect. They are deliberately not kept: remembered
+//!   `SAVEPOINT s`, `ROLLBACK TO s` and `RELEASE SAVEPOINT s` are SQLite's savepoints.
+//! - `SET autocommit = 0` makes the next statement (other than COMMIT, ROLLBACK and SET) open a
+//!   transaction implicitly, lasting until COMMIT or ROLLBACK; `SET autocommit = 1` commits an
+//!   open transaction when autocommit was 0. Values: 0/1, ON/OFF, TRUE/FALSE, DEFAULT;
+//!   anything else is 1231.
+//! - `SET NAMES`, `SET … TRANSACTION …` and any other `SET [scope] name = value` (user
+//!   variables too) are accepted and have no effect. They are deliberately not kept: remembered
 //!   variables would be session state, and would pin a pooled connection to every session.
 //! - DDL is transactional in SQLite: under `autocommit = 0` a CREATE TABLE waits for COMMIT,
 //!   where MySQL would commit implicitly.
 //!
-//! One request runs one statement: SQL with a second statement after a `;` is refused with
-//! 1064 before anything runs, because the protocol allows one result set per request.
+//! Every other statement is checked against the `catalog` module's MySQL statements (SHOW,
+//! DESCRIBE, CREATE/DROP DATABASE, the refused admin statements), which the engine answers
+//! itself; the rest runs on SQLite as the statement's text after the text passes below (escapes,
+//! casts, arithmetic, exact numbers, database qualification).
 //!
 //! # Schemas
 //!
@@ -201,7 +208,8 @@
 //! | UNIQUE or PRIMARY KEY constraint | 1062 DUP_ENTRY | 23000 |
 //! | NOT NULL constraint | 1048 BAD_NULL | 23000 |
 //! | the strict-write checks | 1366, 1264, 1292, 1406, 1265, 3140 | HY000, 22003, 22007, 22001, 01000, 22032 |
-//! | syntax error, incomplete input, unrecognized token; several statements; empty query | 1064 PARSE_ERROR | 42000 |
+//! | a text that does not parse as MySQL (MySQL's message, from the front end); several statements; SQLite's syntax error for a statement the front end read | 1064 PARSE_ERROR | 42000 |
+//! | a text with no statement ("Query was empty") | 1065 EMPTY_QUERY | 42000 |
 //! | no such table | 1146 NO_SUCH_TABLE | 42S02 |
 //! | no such column | 1054 BAD_FIELD | 42S22 |
 //! | SQLITE_BUSY / SQLITE_LOCKED (busy timeout ran out, or a stale snapshot) | 1205 LOCK_WAIT_TIMEOUT | HY000 |
@@ -237,8 +245,8 @@ mod cast;
 // them: a file-level circle, kept because the alternative is a trait over every private part of
 // the connection that the catalog needs.
 mod catalog;
-mod compat;
 mod databases;
+mod front;
 mod kept;
 mod memo;
 mod notes;
@@ -262,15 +270,15 @@ use rusqlite::functions::FunctionFlags;
 use rusqlite::limits::Limit;
 use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{
-    Batch, CachedStatement, Connection, ErrorCode, InterruptHandle, OpenFlags, Statement, ffi,
+    CachedStatement, Connection, ErrorCode, InterruptHandle, OpenFlags, Statement, ffi,
 };
 use xrpc_proto::codes;
 use xrpc_proto::value::Value;
 
 use self::authorizer::ClientSql;
 use self::busy::{BusyScope, busy_handler};
-use self::compat::{BeginMode, Compat, SqlInfo, TableDdl};
 use self::databases::{Attached, Databases};
+use self::front::{BeginMode, Request, SqlInfo, TableDdl};
 use self::types::strict::{self, Shown};
 use self::types::{Arg, Conv, DeclKind, LOOKAHEAD_BYTES, LOOKAHEAD_ROWS};
 use xrpc_engine::result::{ColumnInfo, ExecSummary, ResultSink, SqlError, SqlWarning};
@@ -912,9 +920,7 @@ impl SqliteConn {
     fn begin(&self, mode: BeginMode) -> Result<(), SqlError> {
         self.exec(match mode {
             BeginMode::Default if self.options.begin_immediate => "BEGIN IMMEDIATE",
-            BeginMode::Default | BeginMode::ReadOnly | BeginMode::Deferred => "BEGIN DEFERRED",
-            BeginMode::Immediate => "BEGIN IMMEDIATE",
-            BeginMode::Exclusive => "BEGIN EXCLUSIVE",
+            BeginMode::Default | BeginMode::ReadOnly => "BEGIN DEFERRED",
         })
     }
 
@@ -1047,13 +1053,10 @@ impl SqliteConn {
             None => self.texts.rewrite(sql, rewrite_for_sqlite)?,
         };
         let sql = rewrite.sql.as_deref().unwrap_or(sql);
-        if rewrite.may_hold_more {
-            self.check_single_statement(sql)?;
-        }
         self.shared.start_statement();
         self.shared
             .statement_writes
-            .store(rewrite.writes, Ordering::Relaxed);
+            .store(info.writes, Ordering::Relaxed);
         if info.table_ddl != TableDdl::None {
             self.auto_increment.clear();
             return self.run_table_ddl(sql, &args, info, sink);
@@ -1419,38 +1422,6 @@ impl SqliteConn {
         })
     }
 
-    /// Refuses SQL holding more than one statement. Only text with a `;` before its end can
-    /// ([`may_hold_more`], kept with the text's rewrite), so only that pays for compiling the
-    /// statements.
-    fn check_single_statement(&self, sql: &str) -> Result<(), SqlError> {
-        if !may_hold_more(sql) {
-            return Ok(());
-        }
-        let mut batch = Batch::new(&self.conn, sql);
-        let mut statements = 0;
-        loop {
-            match batch.next() {
-                Ok(Some(_)) => statements += 1,
-                Ok(None) => break,
-                // The first statement's own error is reported by the real prepare.
-                Err(_) => {
-                    statements += usize::from(statements > 0);
-                    break;
-                }
-            }
-            if statements > 1 {
-                break;
-            }
-        }
-        if statements > 1 {
-            return Err(SqlError::new(
-                &codes::PARSE_ERROR,
-                "You have an error in your SQL syntax: one request runs one statement, but this one holds several",
-            ));
-        }
-        Ok(())
-    }
-
     /// Drops every temp trigger, view and table.
     fn drop_temp_objects(&self) -> Result<(), SqlError> {
         let objects: Vec<(String, String)> = self
@@ -1622,9 +1593,11 @@ impl SqliteConn {
     #[cfg_attr(not(feature = "failpoints"), allow(unused_variables))]
     fn commit_fails(&self, sql: &str) -> bool {
         fail::fail_point!("xrpc_engine_commit", |_| {
-            let word = sql.split_whitespace().next().unwrap_or("");
-            let word = word.trim_end_matches(';');
-            self.in_transaction() && word.eq_ignore_ascii_case("commit")
+            let script = xrpc_sql::parse_cached(sql, &front::OPTIONS);
+            let commit = front::single(&script)
+                .and_then(front::request)
+                .is_ok_and(|request| request == Request::Commit);
+            self.in_transaction() && commit
         });
         false
     }
@@ -1656,40 +1629,63 @@ impl SqliteConn {
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
-        // A text classified before is a statement SQLite runs: `catalog::parse` left it alone.
+        // A text kept by the memo was parsed before as one statement SQLite runs, which
+        // `catalog::parse` left alone; any other is parsed (once for the whole node: the parse
+        // cache) and classified.
         let known = self.texts.known(sql);
-        let parsed = if known.is_some() {
-            None
-        } else {
-            catalog::parse(sql)
+        let script = match known {
+            Some(_) => None,
+            None => Some(xrpc_sql::parse_cached(sql, &front::OPTIONS)),
+        };
+        let (text, request, mysql) = match (&known, &script) {
+            (Some(known), _) => (sql, Request::Sql(known.info), None),
+            (None, Some(script)) => match front::single(script) {
+                Ok(parsed) => {
+                    let text = parsed.text.as_str();
+                    let request = front::request(parsed)?;
+                    let mysql = match request {
+                        Request::Sql(_) => catalog::parse(text),
+                        Request::Use(ref name) => Some(Ok(catalog::Stmt::Use(name.clone()))),
+                        Request::Xa => {
+                            Some(Ok(catalog::Stmt::NotSupported("XA transactions".into())))
+                        }
+                        _ => None,
+                    };
+                    (text, request, mysql)
+                }
+                // The catalog's answers for statements the front end does not read (SHOW
+                // ENGINES, FLUSH, HANDLER, …: MySQL's, refused with 1235 here); any other text
+                // that does not parse is MySQL's syntax error.
+                Err(err) => match catalog::parse(sql) {
+                    Some(Ok(stmt)) if err.code == codes::PARSE_ERROR.code => {
+                        (sql, Request::Catalog, Some(Ok(stmt)))
+                    }
+                    _ => return Err(err),
+                },
+            },
+            (None, None) => unreachable!("a text is known or parsed"),
         };
         // MySQL clears the diagnostics at the start of every statement but the diagnostic
         // ones (SHOW WARNINGS and ERRORS, their COUNT(*), SELECT @@warning_count), whatever
         // the statement's outcome; one with warnings leaves them (`run`).
-        if !matches!(&parsed, Some(Ok(stmt)) if stmt.is_diagnostic()) {
+        if !matches!(&mysql, Some(Ok(stmt)) if stmt.is_diagnostic()) {
             self.last_warnings.clear();
         }
         self.sync_databases()?;
         self.use_schema(schema)?;
-        if let Some(stmt) = parsed {
+        if let Some(stmt) = mysql {
             return self.run_mysql(stmt?, sink);
         }
-        let (info, rewrite) = match known {
-            Some(known) => (known.info, known.rewrite),
-            None => {
-                if authorizer::is_vacuum(compat::trim_statement(sql)) {
-                    return Err(authorizer::vacuum_refused());
-                }
-                match compat::classify(sql) {
-                    Compat::Sql(info) => {
-                        self.texts.keep_sql_info(sql, info);
-                        (info, None)
-                    }
-                    other => return self.run_compat(other),
-                }
-            }
+        let Request::Sql(info) = request else {
+            return self.run_request(request);
         };
-        if self.autocommit_off && info.implicit_txn && !self.in_transaction() {
+        let rewrite = known.and_then(|known| known.rewrite);
+        // Kept only when the text is the statement itself (no comments or `;` around it), so a
+        // text found in the memo is run as it is.
+        if script.is_some() && text == sql {
+            self.texts.keep_sql_info(sql, info);
+        }
+        if self.autocommit_off && !self.in_transaction() {
             self.begin(BeginMode::Default)?;
         }
         let current = &*self.schema;
@@ -1700,11 +1696,11 @@ impl SqliteConn {
         {
             None
         } else {
-            databases::qualify(sql, current, &self.temp_names())
+            databases::qualify(text, current, &self.temp_names())
         };
         // The classified text's rewrite is the one `run` needs only if `run` gets that text.
         let rewrite = rewrite.filter(|_| qualified.is_none());
-        let sql = qualified.as_deref().unwrap_or(sql);
+        let sql = qualified.as_deref().unwrap_or(text);
         if catalog::mentions_information_schema(sql) {
             self.refresh_catalog()?;
         }
@@ -1715,52 +1711,46 @@ impl SqliteConn {
         result
     }
 
-    /// Runs a statement `compat` found SQLite does not run as it is (all but [`Compat::Sql`]).
-    fn run_compat(&mut self, statement: Compat) -> Result<ExecSummary, SqlError> {
+    /// Runs a session statement (all [`Request`]s but [`Request::Sql`], [`Request::Use`],
+    /// [`Request::Xa`] and [`Request::Catalog`], which `execute_in_scope` runs).
+    fn run_request(&mut self, request: Request) -> Result<ExecSummary, SqlError> {
         let done = ExecSummary::default();
-        match statement {
-            Compat::Empty => Err(SqlError::new(&codes::PARSE_ERROR, "Query was empty")),
-            Compat::Begin(mode) => {
+        match request {
+            Request::Begin(mode) => {
                 if self.in_transaction() {
                     self.exec("COMMIT")?;
                 }
                 self.begin(mode)?;
-                Ok(done)
             }
-            Compat::Commit => {
+            Request::Commit => {
                 if self.in_transaction() {
                     self.exec("COMMIT")?;
                 }
-                Ok(done)
             }
-            Compat::Rollback => {
+            Request::Rollback => {
                 if self.in_transaction() {
                     self.exec("ROLLBACK")?;
                 }
-                Ok(done)
             }
-            Compat::Set { autocommit } => {
+            Request::Savepoint(sql) => {
+                if self.autocommit_off && !self.in_transaction() {
+                    self.begin(BeginMode::Default)?;
+                }
+                self.exec(&sql)?;
+            }
+            Request::Set { autocommit } => {
                 if let Some(on) = autocommit {
                     if on && self.autocommit_off && self.in_transaction() {
                         self.exec("COMMIT")?;
                     }
                     self.autocommit_off = !on;
                 }
-                Ok(done)
             }
-            Compat::UnsupportedSqlMode(mode) => Err(SqlError::new(
-                &codes::NOT_SUPPORTED_YET,
-                format!(
-                    "This version doesn't yet support sql_mode {mode} on the SQLite engine: \
-                     `||` is OR here, as under MySQL's default sql_mode"
-                ),
-            )),
-            Compat::BadAutocommit(value) => Err(SqlError::new(
-                &codes::WRONG_VALUE_FOR_VAR,
-                format!("Variable 'autocommit' can't be set to the value of '{value}'"),
-            )),
-            Compat::Sql(_) => unreachable!("execute_statement runs Compat::Sql itself"),
+            Request::Sql(_) | Request::Use(_) | Request::Xa | Request::Catalog => {
+                unreachable!("execute_in_scope runs SQL, USE, XA and the catalog's itself")
+            }
         }
+        Ok(done)
     }
 
     /// Rolls back and drops session state; [`EngineConn::reset`].
@@ -1818,8 +1808,6 @@ fn rewrite_for_sqlite(sql: &str) -> Result<memo::Rewrite, SqlError> {
     };
     let sql = arithmetic.as_deref().unwrap_or(sql);
     let sql = rewrite::exact_numbers(sql);
-    let writes = arith::statement_writes(&sql);
-    let may_hold_more = may_hold_more(&sql);
     let unchanged = matches!(escaped, std::borrow::Cow::Borrowed(_))
         && casts.is_none()
         && arithmetic.is_none()
@@ -1827,15 +1815,7 @@ fn rewrite_for_sqlite(sql: &str) -> Result<memo::Rewrite, SqlError> {
     Ok(memo::Rewrite {
         sql: (!unchanged).then(|| sql.into_owned()),
         hints,
-        writes,
-        may_hold_more,
     })
-}
-
-/// Whether `sql` has a `;` before its end (trailing `;`, blanks and comments aside): only such a
-/// text can hold more than one statement.
-fn may_hold_more(sql: &str) -> bool {
-    compat::trim_statement(sql).contains(';')
 }
 
 /// What a result's metadata is made of besides the statement: cast hints, column origins

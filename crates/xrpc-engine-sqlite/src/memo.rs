@@ -1,7 +1,7 @@
 //! A connection's memo of what the text passes made of the SQL it ran.
 //!
-//! Before SQLite sees a statement, its text goes through several passes: whether the engine
-//! runs it itself (`catalog::parse`, `compat::classify`, VACUUM), then MySQL's string escapes,
+//! Before SQLite sees a statement, it is parsed (`front`) and its text goes through several
+//! passes: whether the engine runs it itself (`catalog::parse`), then MySQL's string escapes,
 //! casts, the arithmetic and exact-number rewrites and the column hints they leave (`run`). Each
 //! pass is a pure function of the text, and clients repeat a few statements (with `?`
 //! placeholders) over and over, so a connection keeps their outcome by text and a repeated
@@ -9,7 +9,7 @@
 //!
 //! Invariants:
 //! - Only outcomes that depend on nothing but the text are kept: a statement SQLite runs
-//!   ([`Compat::Sql`](super::compat::Compat::Sql)) with its [`SqlInfo`], and the rewritten text
+//!   ([`Request::Sql`](super::front::Request::Sql)) with its [`SqlInfo`], and the rewritten text
 //!   with its hints. Statements the engine runs itself, and texts whose passes fail, are not
 //!   kept; they take the passes every time, as before.
 //! - The text a rewrite is kept under is the one `run` receives (after `databases::qualify`,
@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::cast::ColumnHint;
-use super::compat::SqlInfo;
+use super::front::SqlInfo;
 
 /// The longest text kept: longer statements are rarely repeated verbatim.
 pub(crate) const MAX_TEXT_LEN: usize = 2048;
@@ -44,11 +44,6 @@ pub(crate) struct Rewrite {
     pub(crate) sql: Option<String>,
     /// The result columns the casts and arithmetic typed or named.
     pub(crate) hints: Vec<ColumnHint>,
-    /// `arith::statement_writes` of the text SQLite runs.
-    pub(crate) writes: bool,
-    /// Whether the text SQLite runs has a `;` before its end, so could hold a second statement
-    /// (which `run` then looks for; see `check_single_statement`).
-    pub(crate) may_hold_more: bool,
 }
 
 /// See the module docs.
@@ -79,7 +74,7 @@ impl TextMemo {
     }
 
     /// Keeps `info` as the classification of `sql`, which `catalog::parse` left to SQLite and
-    /// `compat::classify` found to be [`Compat::Sql`](super::compat::Compat::Sql).
+    /// the front end found to be one [`Request::Sql`](super::front::Request::Sql) statement.
     pub(crate) fn keep_sql_info(&mut self, sql: &str, info: SqlInfo) {
         keep(
             &mut self.classified,
@@ -128,13 +123,13 @@ fn keep<V>(map: &mut Map<V>, sql: &str, value: V) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compat::TableDdl;
+    use crate::front::TableDdl;
 
     fn info() -> SqlInfo {
         SqlInfo {
             insert: false,
             state_change: false,
-            implicit_txn: true,
+            writes: false,
             table_ddl: TableDdl::None,
         }
     }
@@ -151,8 +146,6 @@ mod tests {
                 Ok(Rewrite {
                     sql: Some(format!("{sql} -- rewritten")),
                     hints: Vec::new(),
-                    writes: false,
-                    may_hold_more: false,
                 })
             }
         };
@@ -174,8 +167,6 @@ mod tests {
             Ok(Rewrite {
                 sql: Some(format!("{sql} -- rewritten")),
                 hints: Vec::new(),
-                writes: false,
-                may_hold_more: false,
             })
         };
         let made = memo.rewrite("select 1", make).unwrap();

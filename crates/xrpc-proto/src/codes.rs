@@ -158,6 +158,9 @@ error_codes! {
     PARSE_ERROR = 1064, "42000", Error,
         "You have an error in your SQL syntax",
         "The engine could not parse the statement.";
+    EMPTY_QUERY = 1065, "42000", Error,
+        "Query was empty",
+        "The statement's text holds nothing but comments and `;`.";
     KEY_DOES_NOT_EXIST = 1176, "42000", Error,
         "Key doesn't exist in table",
         "An EXEC_PLAN_READ plan names an index the table does not have (MySQL's ER_KEY_DOES_NOT_EXITS, as for `FORCE INDEX`).";

@@ -15,6 +15,12 @@
 //!   both one meaning and one precedence); `MOD(a, b)` stays a function call.
 //! - **`SET @a := 1`**: in a `SET` statement, `:=` outside parentheses becomes `=`.
 //! - **`LOCK IN SHARE MODE`** becomes `FOR SHARE`, its MySQL 8 spelling.
+//! - **Compound bodies.** A `;` inside `BEGIN … END` (or `CASE … END`) of a `CREATE TRIGGER`,
+//!   `PROCEDURE`, `FUNCTION` or `EVENT` statement belongs to that statement, as the MySQL server reads one statement
+//!   per query without a client's `DELIMITER`.
+//! - **`START TRANSACTION WITH CONSISTENT SNAPSHOT`**: the characteristic (and the comma that
+//!   joins it to another) is dropped; it asks for the snapshot at the start rather than at the
+//!   first read, which no caller of the front end distinguishes.
 //!
 //! Statements are split at top-level `;` tokens; `XA` statements, which `sqlparser` does not
 //! know, are read here from their tokens ([`crate::Xa`]).
@@ -165,13 +171,40 @@ pub(crate) fn tokenize(text: &str) -> Result<Vec<TokenWithSpan>, ParseError> {
 /// Splits tokens into statements at top-level `;`, dropping statements of only whitespace.
 pub(crate) fn split(tokens: Vec<TokenWithSpan>) -> Vec<Vec<TokenWithSpan>> {
     let mut out = Vec::new();
-    let mut current = Vec::new();
+    let mut current: Vec<TokenWithSpan> = Vec::new();
+    // Inside a CREATE TRIGGER, PROCEDURE, FUNCTION or EVENT, `BEGIN … END` and `CASE … END`
+    // hold statements of their own: a `;` in them does not end the statement.
+    let mut creates = None;
+    let mut compound = false;
+    let mut depth = 0usize;
     for token in tokens {
-        if token.token == Token::SemiColon {
+        if token.token == Token::SemiColon && depth == 0 {
             push_statement(&mut out, std::mem::take(&mut current));
-        } else {
-            current.push(token);
+            creates = None;
+            compound = false;
+            continue;
         }
+        if !is_space(&token.token) {
+            let creating = *creates.get_or_insert_with(|| word_is(&token.token, Keyword::CREATE));
+            let word = |k| word_is(&token.token, k);
+            if creating && !compound {
+                compound = [
+                    Keyword::TRIGGER,
+                    Keyword::PROCEDURE,
+                    Keyword::FUNCTION,
+                    Keyword::EVENT,
+                ]
+                .into_iter()
+                .any(word);
+            } else if compound {
+                if word(Keyword::BEGIN) || word(Keyword::CASE) {
+                    depth += 1;
+                } else if word(Keyword::END) {
+                    depth = depth.saturating_sub(1);
+                }
+            }
+        }
+        current.push(token);
     }
     push_statement(&mut out, current);
     out
@@ -241,6 +274,22 @@ pub(crate) fn extend(tokens: &mut [TokenWithSpan]) {
             token if word_is(token, Keyword::MOD) && prev.is_some_and(ends_operand) => {
                 tokens[i].token = Token::Mod;
             }
+            token if word_is(token, Keyword::WITH) && starts_transaction(tokens, &significant) => {
+                let following: Vec<usize> = significant[n + 1..].iter().copied().take(2).collect();
+                let spelled = following.len() == 2
+                    && word_named(&tokens[following[0]].token, "CONSISTENT")
+                    && word_is(&tokens[following[1]].token, Keyword::SNAPSHOT);
+                if spelled {
+                    let comma = |at: Option<usize>| {
+                        at.and_then(|p| significant.get(p).copied())
+                            .filter(|&c| tokens[c].token == Token::Comma)
+                    };
+                    let joined = comma(n.checked_sub(1)).or_else(|| comma(Some(n + 3)));
+                    for blank in [i, following[0], following[1]].into_iter().chain(joined) {
+                        tokens[blank].token = Token::Whitespace(Whitespace::Space);
+                    }
+                }
+            }
             token if word_is(token, Keyword::LOCK) => {
                 let following: Vec<usize> = significant[n + 1..].iter().copied().take(3).collect();
                 let spelled = following.len() == 3
@@ -256,6 +305,13 @@ pub(crate) fn extend(tokens: &mut [TokenWithSpan]) {
             _ => {}
         }
     }
+}
+
+/// Whether the statement starts with `START TRANSACTION`.
+fn starts_transaction(tokens: &[TokenWithSpan], significant: &[usize]) -> bool {
+    significant.len() >= 2
+        && word_is(&tokens[significant[0]].token, Keyword::START)
+        && word_is(&tokens[significant[1]].token, Keyword::TRANSACTION)
 }
 
 /// Whether a token can end an operand, so that a `MOD` after it is the operator.

@@ -356,6 +356,40 @@ mod tests {
     }
 
     #[test]
+    fn a_trigger_body_is_part_of_its_statement() {
+        let parsed = parse(
+            "CREATE TRIGGER tr AFTER INSERT ON t FOR EACH ROW BEGIN INSERT INTO u VALUES (1); \
+             UPDATE v SET n = CASE WHEN n > 1 THEN 0 ELSE n END; END; SELECT 1",
+            &Options::default(),
+        );
+        let kinds: Vec<Kind> = parsed.into_iter().map(|p| p.unwrap().kind).collect();
+        assert_eq!(kinds, [Kind::Ddl, Kind::Select]);
+        let parsed = parse("CREATE TABLE t (begin INT); SELECT 1", &Options::default());
+        assert_eq!(parsed.len(), 2, "a column named begin opens no body");
+    }
+
+    #[test]
+    fn with_consistent_snapshot_is_a_plain_start_transaction() {
+        for (text, read_only) in [
+            ("START TRANSACTION WITH CONSISTENT SNAPSHOT", false),
+            (
+                "START TRANSACTION READ ONLY, WITH CONSISTENT SNAPSHOT",
+                true,
+            ),
+            (
+                "start transaction with consistent snapshot, read only",
+                true,
+            ),
+        ] {
+            assert_eq!(
+                Session::of(one(text).statement().unwrap()),
+                Some(Session::Transaction(Transaction::Begin { read_only })),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
     fn lock_in_share_mode_is_for_share() {
         assert_eq!(
             one("SELECT * FROM t LOCK IN SHARE MODE")

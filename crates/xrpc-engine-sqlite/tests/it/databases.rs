@@ -12,13 +12,13 @@ fn open(dir: &std::path::Path) -> SqliteEngine {
     SqliteEngine::open(&dir.join("xrpc.db"), SqliteOptions::default()).unwrap()
 }
 
-fn run(conn: &mut dyn EngineConn, sql: &str) -> Result<CollectedResult, SqlError> {
+pub(crate) fn run(conn: &mut dyn EngineConn, sql: &str) -> Result<CollectedResult, SqlError> {
     let mut result = CollectedResult::default();
     conn.execute(sql, &[], None, &mut result)?;
     Ok(result)
 }
 
-fn ok(conn: &mut dyn EngineConn, sql: &str) -> Vec<Vec<Value>> {
+pub(crate) fn ok(conn: &mut dyn EngineConn, sql: &str) -> Vec<Vec<Value>> {
     run(conn, sql)
         .unwrap_or_else(|err| panic!("{sql}: {err}"))
         .rows

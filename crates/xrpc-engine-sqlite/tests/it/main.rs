@@ -1,5 +1,7 @@
 //! The SQLite engine through its contract: MySQL's strict writes and exact reads per type
-//! (`strict`), and databases, `USE` and the file system a client cannot reach (`databases`).
+//! (`strict`), databases, `USE` and the file system a client cannot reach (`databases`), and
+//! statement text read as MySQL reads it (`front`).
 
 mod databases;
+mod front;
 mod strict;

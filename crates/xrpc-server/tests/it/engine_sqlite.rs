@@ -362,15 +362,17 @@ fn rows_then_error(conn: &mut dyn EngineConn, sql: &str) -> (Vec<Vec<Value>>, Sq
 fn values_that_do_not_fit_the_sent_type_end_the_result_with_an_error() {
     let (_dir, engine) = engine();
     let mut conn = engine.acquire().unwrap();
-    // An expression column typed SINT by its read-ahead, with a real and text after it.
-    exec(&mut *conn, "create table n (k INTEGER PRIMARY KEY, v)");
+    // An expression column typed SINT by its read-ahead, with a real after it.
+    exec(&mut *conn, "create table n (k INTEGER PRIMARY KEY)");
     exec(
         &mut *conn,
         "with recursive c(x) as (select 1 union all select x + 1 from c where x < 100) \
-         insert into n select x, x from c",
+         insert into n select x from c",
     );
-    exec(&mut *conn, "update n set v = 7.9 where k = 99");
-    let (sent, e) = rows_then_error(&mut *conn, "select v from n order by k");
+    let (sent, e) = rows_then_error(
+        &mut *conn,
+        "select case when k = 99 then 7.9 else k end as v from n order by k",
+    );
     assert_eq!(sent.len(), 98, "the rows before the misfit are sent");
     assert_eq!(sent[97], [Value::Sint(98)]);
     assert_eq!((e.code, &*e.sql_state), (1366, "HY000"));
@@ -703,10 +705,10 @@ fn error_codes_follow_mysql() {
             "23000",
             "UNIQUE constraint failed: t.u",
         ),
-        ("selec 1", 1064, "42000", "near \"selec\": syntax error"),
-        ("select (1", 1064, "42000", "incomplete input"),
+        ("selec 1", 1064, "42000", "near 'selec 1' at line 1"),
+        ("select (1", 1064, "42000", "near '' at line 1"),
         ("select 1; select 2", 1064, "42000", "several"),
-        (" ; ", 1064, "42000", "Query was empty"),
+        (" ; ", 1065, "42000", "Query was empty"),
         ("select * from nope", 1146, "42S02", "no such table: nope"),
         ("select nope from t", 1054, "42S22", "no such column: nope"),
         (
@@ -833,7 +835,7 @@ fn temp_objects_hold_session_state_until_reset() {
     );
 
     // Released with state, a connection is reset before it is pooled.
-    exec(&mut *conn, "create temp table again (v)");
+    exec(&mut *conn, "create temporary table again (v INTEGER)");
     exec(&mut *conn, "begin");
     engine.release(conn);
     let mut conn = engine.acquire().unwrap();
@@ -1007,7 +1009,8 @@ fn lock_wait_times_out_with_1205() {
     let mut holder = engine.acquire().unwrap();
     let mut waiter = engine.acquire().unwrap();
     exec(&mut *holder, "create table t (v INTEGER)");
-    exec(&mut *holder, "begin immediate");
+    exec(&mut *holder, "begin");
+    exec(&mut *holder, "insert into t values (0)");
     let (hook, entered, left) = counting_hook();
     waiter.set_wait_hook(Some(hook));
     let started = Instant::now();
@@ -1033,7 +1036,8 @@ fn kill_during_lock_wait_is_1317() {
     let mut holder = engine.acquire().unwrap();
     let mut waiter = engine.acquire().unwrap();
     exec(&mut *holder, "create table t (v INTEGER)");
-    exec(&mut *holder, "begin immediate");
+    exec(&mut *holder, "begin");
+    exec(&mut *holder, "insert into t values (0)");
     let interrupter = waiter.interrupter();
     let (done, killer) = keep_interrupting(interrupter);
     let started = Instant::now();
@@ -1092,7 +1096,7 @@ fn sink_errors_stop_the_statement() {
 fn checkpoint_truncates_the_wal() {
     let (dir, engine) = engine();
     let mut conn = engine.acquire().unwrap();
-    exec(&mut *conn, "create table t (v)");
+    exec(&mut *conn, "create table t (v LONGBLOB)");
     exec(&mut *conn, "insert into t values (randomblob(100000))");
     engine.release(conn);
     let wal = dir.path().join("test.db-wal");

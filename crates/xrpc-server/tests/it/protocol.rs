@@ -1083,7 +1083,7 @@ fn transactions_on_an_auto_commit_sid_are_refused_with_a_reason() {
         "start transaction read only",
         "SET autocommit = 0",
         "set @@autocommit=OFF",
-        "create temp table t(x)",
+        "create temporary table t(x int)",
     ] {
         let outcome = client.query(AUTO | 1, sql);
         let err = outcome
@@ -1101,7 +1101,7 @@ fn transactions_on_an_auto_commit_sid_are_refused_with_a_reason() {
     ] {
         assert_eq!(client.query(AUTO | 1, sql).error, None, "{sql}");
     }
-    client.query(AUTO | 1, "create table t(x)");
+    client.query(AUTO | 1, "create table t(x int)");
     assert_eq!(
         client.query(AUTO | 1, "insert into t values (1)").error,
         None

@@ -1,0 +1,391 @@
+//! What the engine makes of a client request's statement, read by the node's MySQL front end
+//! (`xrpc_sql`).
+//!
+//! Every request's text is parsed once, through the process-wide parse cache
+//! ([`xrpc_sql::parse_cached`]), and nothing here looks at the text itself:
+//!
+//! - A text that does not parse is MySQL's 1064 with MySQL's message; one with no statement is
+//!   1065 "Query was empty". A text holding several statements is refused with 1064 before any
+//!   of them runs: one request runs one statement, because the protocol allows one result per
+//!   request.
+//! - SQLite's own statements (`PRAGMA`, `ATTACH`, `VACUUM`) are refused with 1064, as MySQL has
+//!   no such statements; the `authorizer` still refuses their table-valued and nested forms
+//!   while SQLite compiles a statement.
+//! - The session statements ([`xrpc_sql::Session`]) are the engine's own ([`Request`]):
+//!
+//! | statement | meaning |
+//! | --- | --- |
+//! | `BEGIN [WORK]`, `START TRANSACTION [READ ONLY \| READ WRITE \| WITH CONSISTENT SNAPSHOT]` | [`Request::Begin`] |
+//! | `COMMIT [WORK]` | [`Request::Commit`] |
+//! | `ROLLBACK [WORK]` | [`Request::Rollback`] |
+//! | `SAVEPOINT s`, `ROLLBACK TO [SAVEPOINT] s`, `RELEASE SAVEPOINT s` | [`Request::Savepoint`]: SQLite's savepoint of that name |
+//! | `SET NAMES …`, `SET [scope] TRANSACTION …` | [`Request::Set`] without effect (everything is utf8mb4) |
+//! | `SET [GLOBAL \| SESSION \| @@…] name = value [, …]`, `SET @user = value` | [`Request::Set`]; only a session `autocommit` has an effect |
+//! | `SET … sql_mode = '…PIPES_AS_CONCAT…'` (or ANSI, ORACLE, POSTGRESQL, MSSQL, DB2, MAXDB) | refused with 1235: `\|\|` stays OR |
+//! | `SET autocommit = <not a boolean>` | 1231 |
+//! | `USE db` | [`Request::Use`] |
+//! | `XA …` | [`Request::Xa`] (refused with 1235 by the `catalog` module) |
+//!
+//! Every other statement is [`Request::Sql`] with its [`SqlInfo`], worked out from the tree.
+//!
+//! Until the `catalog` module reads the tree, it is asked about a text that does not parse:
+//! MySQL statements the front end does not read (`SHOW ENGINES`, `FLUSH`, `HANDLER`, …) get
+//! its answer ([`Request::Catalog`]: the refusals with 1235 it lists), any other such text the
+//! 1064.
+
+use super::authorizer::not_for_clients;
+use xrpc_engine::result::SqlError;
+use xrpc_proto::codes;
+use xrpc_sql::ast::{Expr, Statement, Value as AstValue};
+use xrpc_sql::{Assignment, Kind, ParseError, Parsed, Scope, Script, Session, Transaction};
+
+/// How the engine reads statements: MySQL 8.0.36's versioned comments run.
+pub(crate) const OPTIONS: xrpc_sql::Options = xrpc_sql::Options { version: 80036 };
+
+/// How a transaction starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BeginMode {
+    /// `BEGIN`/`START TRANSACTION`: the engine's configured default.
+    Default,
+    /// `START TRANSACTION READ ONLY`: always deferred, since it never writes.
+    ReadOnly,
+}
+
+/// What a statement SQLite runs is, for the engine's bookkeeping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SqlInfo {
+    /// INSERT or REPLACE: may generate an insert id.
+    pub(crate) insert: bool,
+    /// A schema change: may create or drop temp objects.
+    pub(crate) state_change: bool,
+    /// INSERT, REPLACE or UPDATE: conversion warnings of its arithmetic and casts are errors,
+    /// as in MySQL's strict mode.
+    pub(crate) writes: bool,
+    /// CREATE TABLE or ALTER TABLE: the strict-write triggers are generated afterwards.
+    pub(crate) table_ddl: TableDdl,
+}
+
+/// A statement that creates or alters tables (see the `strict` module).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TableDdl {
+    /// Neither.
+    None,
+    /// `CREATE [TEMPORARY] TABLE …`.
+    Create,
+    /// `ALTER TABLE …`.
+    Alter,
+}
+
+/// A request's statement, as the engine runs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Request {
+    /// Start a transaction (a BEGIN inside one commits it first, as in MySQL).
+    Begin(BeginMode),
+    /// Commit the open transaction, if any.
+    Commit,
+    /// Roll back the open transaction, if any.
+    Rollback,
+    /// A savepoint statement: the SQLite statement that runs it.
+    Savepoint(String),
+    /// A SET statement; `autocommit` is the new session autocommit, when it sets one.
+    Set {
+        /// The session `autocommit` value it assigns, if it assigns one.
+        autocommit: Option<bool>,
+    },
+    /// `USE db`.
+    Use(String),
+    /// An `XA` statement.
+    Xa,
+    /// A statement SQLite runs.
+    Sql(SqlInfo),
+    /// A statement the front end does not read that the `catalog` module answers (refuses).
+    Catalog,
+}
+
+/// `sql_mode` words that make `||` string concatenation (MySQL's and MariaDB's combination
+/// modes that include PIPES_AS_CONCAT).
+const CONCAT_MODES: &[&str] = &[
+    "PIPES_AS_CONCAT",
+    "ANSI",
+    "ORACLE",
+    "POSTGRESQL",
+    "MSSQL",
+    "DB2",
+    "MAXDB",
+];
+
+/// The one statement of a request's parsed text, or MySQL's error for the text.
+pub(crate) fn single(script: &Script) -> Result<&Parsed, SqlError> {
+    let first = match script.first() {
+        Some(Ok(first)) => first,
+        Some(Err(err)) => return Err(parse_error(err)),
+        None => return Err(parse_error(&ParseError::Empty)),
+    };
+    if script.len() > 1 {
+        return Err(SqlError::new(
+            &codes::PARSE_ERROR,
+            "You have an error in your SQL syntax: one request runs one statement, but this one \
+             holds several",
+        ));
+    }
+    Ok(first)
+}
+
+/// MySQL's error for a text that does not parse.
+pub(crate) fn parse_error(err: &ParseError) -> SqlError {
+    SqlError {
+        code: u32::from(err.code()),
+        sql_state: err.sql_state().to_owned(),
+        message: err.to_string(),
+    }
+}
+
+/// What the engine does with a parsed statement.
+pub(crate) fn request(parsed: &Parsed) -> Result<Request, SqlError> {
+    let Some(statement) = parsed.statement() else {
+        return Ok(Request::Xa);
+    };
+    if let Some(session) = Session::of(statement) {
+        return session_request(session);
+    }
+    match statement {
+        Statement::Pragma { .. } => return Err(not_for_clients("PRAGMA")),
+        Statement::AttachDatabase { .. }
+        | Statement::AttachDuckDBDatabase { .. }
+        | Statement::DetachDuckDBDatabase { .. } => return Err(not_for_clients("ATTACH")),
+        Statement::Vacuum(_) => return Err(not_for_clients("VACUUM")),
+        // SET CHARACTER SET and the like: the character set is always utf8mb4.
+        Statement::Set(xrpc_sql::ast::Set::SetNamesDefault {}) => {
+            return Ok(Request::Set { autocommit: None });
+        }
+        Statement::Set(_) => {
+            return Err(SqlError::new(
+                &codes::NOT_SUPPORTED_YET,
+                format!("This version doesn't yet support '{statement}' on the SQLite engine"),
+            ));
+        }
+        _ => {}
+    }
+    let table_ddl = match statement {
+        Statement::CreateTable(_) => TableDdl::Create,
+        Statement::AlterTable(_) => TableDdl::Alter,
+        _ => TableDdl::None,
+    };
+    Ok(Request::Sql(SqlInfo {
+        insert: parsed.kind == Kind::Insert,
+        state_change: parsed.kind == Kind::Ddl,
+        writes: matches!(parsed.kind, Kind::Insert | Kind::Update),
+        table_ddl,
+    }))
+}
+
+/// The request of a session statement.
+fn session_request(session: Session) -> Result<Request, SqlError> {
+    Ok(match session {
+        Session::Transaction(Transaction::Begin { read_only }) => Request::Begin(if read_only {
+            BeginMode::ReadOnly
+        } else {
+            BeginMode::Default
+        }),
+        Session::Transaction(Transaction::Commit) => Request::Commit,
+        Session::Transaction(Transaction::Rollback) => Request::Rollback,
+        Session::Transaction(Transaction::Savepoint(name)) => {
+            Request::Savepoint(format!("SAVEPOINT {}", quote(&name)))
+        }
+        Session::Transaction(Transaction::RollbackTo(name)) => {
+            Request::Savepoint(format!("ROLLBACK TO SAVEPOINT {}", quote(&name)))
+        }
+        Session::Transaction(Transaction::Release(name)) => {
+            Request::Savepoint(format!("RELEASE SAVEPOINT {}", quote(&name)))
+        }
+        Session::Transaction(Transaction::Characteristics) | Session::Names { .. } => {
+            Request::Set { autocommit: None }
+        }
+        Session::Use(name) => Request::Use(name),
+        Session::Set(assignments) => {
+            let mut autocommit = None;
+            for assignment in &assignments {
+                let Assignment::System { scope, name, value } = assignment else {
+                    continue;
+                };
+                if name == "sql_mode" {
+                    if let Some(mode) = concat_mode(value) {
+                        return Err(SqlError::new(
+                            &codes::NOT_SUPPORTED_YET,
+                            format!(
+                                "This version doesn't yet support sql_mode {mode} on the SQLite \
+                                 engine: `||` is OR here, as under MySQL's default sql_mode"
+                            ),
+                        ));
+                    }
+                }
+                if name == "autocommit" && *scope == Scope::Session {
+                    match boolean(value) {
+                        Some(on) => autocommit = Some(on),
+                        None => {
+                            return Err(SqlError::new(
+                                &codes::WRONG_VALUE_FOR_VAR,
+                                format!(
+                                    "Variable 'autocommit' can't be set to the value of '{}'",
+                                    written(value)
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+            Request::Set { autocommit }
+        }
+    })
+}
+
+/// A value as MySQL names it in its errors: a literal without its quotes.
+fn written(value: &Expr) -> String {
+    match value {
+        Expr::Value(v) => match &v.value {
+            AstValue::SingleQuotedString(s) | AstValue::DoubleQuotedString(s) => s.clone(),
+            other => other.to_string(),
+        },
+        Expr::Identifier(ident) => ident.value.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// MySQL's boolean spellings for a system variable, quoted or not.
+fn boolean(value: &Expr) -> Option<bool> {
+    if let Expr::Value(v) = value
+        && let AstValue::Boolean(b) = v.value
+    {
+        return Some(b);
+    }
+    if !matches!(value, Expr::Value(_) | Expr::Identifier(_)) {
+        return None;
+    }
+    let text = written(value);
+    if ["1", "on", "true", "default"]
+        .iter()
+        .any(|t| text.eq_ignore_ascii_case(t))
+    {
+        Some(true)
+    } else if ["0", "off", "false"]
+        .iter()
+        .any(|f| text.eq_ignore_ascii_case(f))
+    {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// The mode of a `sql_mode` value that makes `||` concatenation, upper case.
+fn concat_mode(value: &Expr) -> Option<String> {
+    let text = written(value);
+    text.split(',')
+        .map(str::trim)
+        .find(|word| CONCAT_MODES.iter().any(|m| m.eq_ignore_ascii_case(word)))
+        .map(str::to_ascii_uppercase)
+}
+
+/// An SQLite identifier.
+fn quote(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn of(text: &str) -> Result<Request, SqlError> {
+        let script = xrpc_sql::parse(text, &OPTIONS);
+        request(single(&script)?)
+    }
+
+    fn set(autocommit: Option<bool>) -> Request {
+        Request::Set { autocommit }
+    }
+
+    #[test]
+    fn transactions() {
+        assert_eq!(of("BEGIN").unwrap(), Request::Begin(BeginMode::Default));
+        assert_eq!(
+            of("begin work").unwrap(),
+            Request::Begin(BeginMode::Default)
+        );
+        assert_eq!(
+            of("START TRANSACTION READ ONLY").unwrap(),
+            Request::Begin(BeginMode::ReadOnly)
+        );
+        assert_eq!(
+            of("start transaction with consistent snapshot").unwrap(),
+            Request::Begin(BeginMode::Default)
+        );
+        assert_eq!(of("COMMIT WORK;").unwrap(), Request::Commit);
+        assert_eq!(of("/* c */ rollback").unwrap(), Request::Rollback);
+        assert_eq!(
+            of("SAVEPOINT `a b`").unwrap(),
+            Request::Savepoint("SAVEPOINT \"a b\"".into())
+        );
+        assert_eq!(
+            of("rollback to s1").unwrap(),
+            Request::Savepoint("ROLLBACK TO SAVEPOINT \"s1\"".into())
+        );
+    }
+
+    #[test]
+    fn set_statements() {
+        assert_eq!(of("SET autocommit = 0").unwrap(), set(Some(false)));
+        assert_eq!(of("set @@session.autocommit=ON").unwrap(), set(Some(true)));
+        assert_eq!(of("SET autocommit = 'off'").unwrap(), set(Some(false)));
+        assert_eq!(of("SET autocommit = DEFAULT").unwrap(), set(Some(true)));
+        assert_eq!(of("SET GLOBAL autocommit = 0").unwrap(), set(None));
+        assert_eq!(of("SET NAMES utf8mb4").unwrap(), set(None));
+        assert_eq!(of("/*!40101 SET NAMES utf8mb4 */").unwrap(), set(None));
+        assert_eq!(
+            of("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED").unwrap(),
+            set(None)
+        );
+        assert_eq!(of("SET a = 1, autocommit = 1").unwrap(), set(Some(true)));
+        let err = of("SET autocommit = 2").unwrap_err();
+        assert_eq!(err.code, 1231, "{err}");
+        assert!(err.message.contains("'2'"), "{err}");
+        let err = of("SET sql_mode = 'ANSI,STRICT_TRANS_TABLES'").unwrap_err();
+        assert_eq!(err.code, 1235, "{err}");
+        assert!(err.message.contains("ANSI"), "{err}");
+    }
+
+    #[test]
+    fn texts_that_are_not_one_statement() {
+        let err = of("select 1; select 2").unwrap_err();
+        assert_eq!((err.code, err.message.contains("several")), (1064, true));
+        let err = of(" ; ").unwrap_err();
+        assert_eq!((err.code, &*err.message), (1065, "Query was empty"));
+        let err = of("selec 1").unwrap_err();
+        assert_eq!(err.code, 1064);
+        assert!(err.message.contains("near 'selec 1'"), "{err}");
+    }
+
+    #[test]
+    fn sqlite_statements_are_refused() {
+        for text in ["PRAGMA foreign_keys = OFF", "VACUUM", "ATTACH 'x.db' AS x"] {
+            let err = of(text).unwrap_err();
+            assert_eq!((err.code, &*err.sql_state), (1064, "42000"), "{text}");
+        }
+    }
+
+    #[test]
+    fn statements_for_sqlite_carry_their_info() {
+        let Request::Sql(info) = of("CREATE TABLE t (a INT)").unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            (info.table_ddl, info.state_change, info.insert),
+            (TableDdl::Create, true, false)
+        );
+        let Request::Sql(info) = of("REPLACE INTO t VALUES (1)").unwrap() else {
+            panic!()
+        };
+        assert!(info.insert && !info.state_change);
+        assert_eq!(of("XA START 'x'").unwrap(), Request::Xa);
+        assert_eq!(of("USE shop").unwrap(), Request::Use("shop".into()));
+    }
+}

@@ -1,0 +1,85 @@
+//! Statement text read as MySQL reads it: comments, versioned comments, one statement per
+//! request, and MySQL's errors for what is not a MySQL statement.
+
+use xrpc_engine::Engine;
+use xrpc_engine_sqlite::{SqliteEngine, SqliteOptions};
+use xrpc_proto::value::Value;
+
+use super::databases::{ok, run};
+
+fn engine() -> (tempfile::TempDir, SqliteEngine) {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("xrpc.db"), SqliteOptions::default()).unwrap();
+    (dir, engine)
+}
+
+#[test]
+fn a_hash_comment_ends_at_the_line_end() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    assert_eq!(ok(&mut *conn, "SELECT 1 # the first\n"), [[Value::Sint(1)]]);
+}
+
+#[test]
+fn a_mysqldump_header_runs_as_set_names() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    let result = run(&mut *conn, "/*!40101 SET NAMES utf8mb4 */").unwrap();
+    assert!(result.rows.is_empty());
+}
+
+#[test]
+fn a_comment_for_a_later_version_is_an_empty_query() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    let err = run(&mut *conn, "/*!99999 SELECT 1 */").unwrap_err();
+    assert_eq!(
+        (err.code, &*err.sql_state, &*err.message),
+        (1065, "42000", "Query was empty")
+    );
+}
+
+#[test]
+fn a_request_with_two_statements_runs_neither() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    ok(&mut *conn, "CREATE TABLE t (a INT)");
+    let err = run(
+        &mut *conn,
+        "INSERT INTO t VALUES (1); INSERT INTO t VALUES (2)",
+    )
+    .unwrap_err();
+    assert_eq!(err.code, 1064, "{err}");
+    assert_eq!(ok(&mut *conn, "SELECT count(*) FROM t"), [[Value::Sint(0)]]);
+}
+
+#[test]
+fn a_trigger_body_is_one_statement_with_its_semicolons() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    ok(&mut *conn, "CREATE TABLE t (a INT)");
+    ok(&mut *conn, "CREATE TABLE log (a INT)");
+    ok(
+        &mut *conn,
+        "CREATE TRIGGER tr AFTER INSERT ON t FOR EACH ROW BEGIN \
+         INSERT INTO log VALUES (new.a); INSERT INTO log VALUES (new.a + 1); END",
+    );
+    ok(&mut *conn, "INSERT INTO t VALUES (1)");
+    assert_eq!(ok(&mut *conn, "SELECT sum(a) FROM log"), [[Value::Sint(3)]]);
+}
+
+#[test]
+fn start_transaction_with_consistent_snapshot_opens_a_transaction() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    ok(&mut *conn, "START TRANSACTION WITH CONSISTENT SNAPSHOT");
+    assert!(conn.holds_session_state());
+}
+
+#[test]
+fn sqlites_own_transaction_modes_are_mysql_syntax_errors() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    let err = run(&mut *conn, "BEGIN IMMEDIATE").unwrap_err();
+    assert_eq!((err.code, &*err.sql_state), (1064, "42000"), "{err}");
+}
