@@ -216,13 +216,25 @@ impl Driver {
             sql: sql.as_bytes().to_vec(),
             completion,
         };
-        let mut queue = self.shared.waiting.lock();
-        if queue.is_empty() {
-            if let Err(back) = self.shared.place(waiting) {
-                queue.push_back(back);
+        let placed = {
+            let mut queue = self.shared.waiting.lock();
+            if queue.is_empty() {
+                match self.shared.place(waiting) {
+                    Ok(socket) => Some(socket),
+                    Err(back) => {
+                        queue.push_back(back);
+                        None
+                    }
+                }
+            } else {
+                queue.push_back(waiting);
+                None
             }
-        } else {
-            queue.push_back(waiting);
+        };
+        // Written after the queue's lock is let go: the kick may run the handler on this
+        // thread, and the handler drains the queue.
+        if let Some(socket) = placed {
+            socket.kick();
         }
         StatementId(id)
     }
@@ -389,8 +401,9 @@ impl Shared {
     }
 
     /// Puts a statement on the open connection with the fewest commands in flight that accepts
-    /// more; gives it back when none does. Called under the waiting queue's lock.
-    fn place(&self, waiting: Waiting) -> Result<(), Waiting> {
+    /// more and returns that connection's socket, to be kicked once the waiting queue's lock is
+    /// let go; gives the statement back when no connection has room. Called under that lock.
+    fn place(&self, waiting: Waiting) -> Result<OutboundSocket<Arc<Backend>>, Waiting> {
         let mut best: Option<(usize, OutboundSocket<Arc<Backend>>)> = None;
         for slot in 0..self.slots.len() {
             let Some(socket) = self.socket(slot) else {
@@ -436,18 +449,34 @@ impl Shared {
             .position(|&b| depth <= b)
             .unwrap_or(DEPTH_BUCKETS.len() - 1);
         self.depths[bucket].fetch_add(1, Ordering::Relaxed);
-        socket.kick();
-        Ok(())
+        Ok(socket)
     }
 
-    /// Moves waiting statements onto connections while they have room.
+    /// Moves waiting statements onto connections while they have room, then kicks the
+    /// connections that got one.
     fn drain_waiting(&self) {
-        let mut queue = self.waiting.lock();
-        while let Some(next) = queue.pop_front() {
-            if let Err(back) = self.place(next) {
-                queue.push_front(back);
-                return;
+        let mut kick: Vec<OutboundSocket<Arc<Backend>>> = Vec::new();
+        {
+            let mut queue = self.waiting.lock();
+            while let Some(next) = queue.pop_front() {
+                match self.place(next) {
+                    Ok(socket) => {
+                        if !kick
+                            .iter()
+                            .any(|k| Arc::ptr_eq(k.handler(), socket.handler()))
+                        {
+                            kick.push(socket);
+                        }
+                    }
+                    Err(back) => {
+                        queue.push_front(back);
+                        break;
+                    }
+                }
             }
+        }
+        for socket in kick {
+            socket.kick();
         }
     }
 
