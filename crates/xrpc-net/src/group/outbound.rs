@@ -31,8 +31,8 @@
 //! outbound table while it is open. [`OutboundSocket::close`] (idempotent) shuts the socket down,
 //! removes it from the epoll set and from the table; a stale event that was already returned by
 //! `epoll_wait` finds its token retired (as for client connections, `table.rs`) and is dropped.
-//! The fd closes when the last handle drops. Tokens of outbound sockets carry
-//! [`OUTBOUND_TOKEN_FLAG`] in their low half, which no client connection's token has (their
+//! The fd closes when the last handle drops. Tokens of outbound sockets carry a flag bit
+//! (`OUTBOUND_TOKEN_FLAG`) in their low half, which no client connection's token has (their
 //! indexes stay below 2^20).
 
 use std::io;
