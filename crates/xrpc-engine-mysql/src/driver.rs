@@ -45,7 +45,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::io::{ErrorKind, IoSlice};
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
@@ -141,6 +141,8 @@ struct Shared {
     slots: Vec<Mutex<Slot>>,
     waiting: Mutex<VecDeque<Waiting>>,
     next_id: AtomicU64,
+    /// [`Driver::close`] was called: no reconnects, no new statements.
+    closing: AtomicBool,
     depths: [AtomicU64; DEPTH_BUCKETS.len()],
 }
 
@@ -200,6 +202,7 @@ impl Driver {
             groups: groups.to_vec(),
             waiting: Mutex::new(VecDeque::new()),
             next_id: AtomicU64::new(1),
+            closing: AtomicBool::new(false),
             depths: Default::default(),
         });
         for slot in 0..shared.slots.len() {
@@ -218,6 +221,13 @@ impl Driver {
         };
         let placed = {
             let mut queue = self.shared.waiting.lock();
+            if self.shared.closing.load(Ordering::Acquire) {
+                drop(queue);
+                waiting
+                    .completion
+                    .on_done(Err(StatementError::connection_lost()));
+                return StatementId(id);
+            }
             if queue.is_empty() {
                 match self.shared.place(waiting) {
                     Ok(socket) => Some(socket),
@@ -304,9 +314,10 @@ impl Driver {
         self.shared.waiting.lock().len()
     }
 
-    /// Closes every backend connection (their statements in flight end with 2013) and stops
-    /// reconnecting.
+    /// Closes every backend connection (their statements in flight end with 2013), ends the
+    /// statements waiting in the driver's queue with 2013 too, and stops reconnecting.
     pub fn close(&self) {
+        self.shared.closing.store(true, Ordering::Release);
         for slot in &self.shared.slots {
             let socket = {
                 let mut slot = slot.lock();
@@ -318,6 +329,12 @@ impl Driver {
                 socket.kick();
                 socket.close();
             }
+        }
+        let waiting = std::mem::take(&mut *self.shared.waiting.lock());
+        for statement in waiting {
+            statement
+                .completion
+                .on_done(Err(StatementError::connection_lost()));
         }
     }
 }
@@ -369,7 +386,9 @@ impl Shared {
         };
         let weak = Arc::downgrade(me);
         me.groups[slot % me.groups.len()].schedule_timer(pause, None, move |_| {
-            if let Some(me) = weak.upgrade() {
+            if let Some(me) = weak.upgrade()
+                && !me.closing.load(Ordering::Acquire)
+            {
                 Shared::connect(&me, slot);
             }
         });

@@ -335,3 +335,26 @@ fn a_backend_that_dies_answers_every_statement_in_flight_with_2013_and_is_reconn
     driver.close();
     node.shutdown();
 }
+
+#[test]
+fn statements_waiting_for_an_unreachable_backend_end_with_2013_when_the_driver_closes() {
+    let node = node();
+    let refused = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap()
+    };
+    let mut opts = options(&format!("mysql://u:p@{refused}/db"), 2, 4);
+    opts.reconnect_min = Duration::from_millis(5);
+    let driver = Driver::start(node.groups(), opts);
+    let (tx, rx) = channel();
+    for key in 0..5 {
+        driver.submit("SELECT 1", collect(key, &tx));
+    }
+    assert_eq!(driver.queued(), 5, "no connection logs in: all wait");
+    driver.close();
+    let got = answers(&rx, 5);
+    assert!(got.iter().all(|a| a.code() == Some(2013)), "{got:?}");
+    driver.submit("SELECT 1", collect(5, &tx));
+    assert_eq!(answers(&rx, 1)[0].code(), Some(2013), "after close too");
+    node.shutdown();
+}
