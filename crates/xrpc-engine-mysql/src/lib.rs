@@ -119,6 +119,7 @@
 //! worker, up to its maximum, instead of starving other sessions.
 
 pub mod conn;
+pub mod driver;
 pub mod pool;
 pub mod state;
 pub mod types;

@@ -14,7 +14,8 @@
 //!     waiting += 1; fence; if the queue is not empty { waiting -= 1; continue }   // crate::wake
 //!     epoll_wait(events_per_thread, min(epoll_timeout, next timer))   // or, with every listener
 //!     waiting -= 1                                                     // slot taken, poll the eventfd
-//!     for each event: eventfd -> reset it first; listener -> accept all; socket -> receive + dispatch
+//!     for each event: eventfd -> reset it first; listener -> accept all; socket -> receive + dispatch;
+//!                     outbound socket -> its handler (`outbound`)
 //! }
 //! ```
 //!
@@ -81,6 +82,8 @@
 //!   (there, a deep queue that moves means a busy CPU, which more workers cannot relieve).
 //! * **Shrink.** An extra worker that found no work for `shrink_time` exits. Workers are reused, never
 //!   spawned per request (gRPC-Go #3204), and the total is capped.
+
+pub mod outbound;
 
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
@@ -202,6 +205,8 @@ pub(crate) struct Group {
     next_deadline: SyncU64,
     epoch: Instant,
     pub(crate) table: ConnTable<dyn ConnTask>,
+    /// Sockets the node opened itself, driven by the workers (`crate::outbound`).
+    pub(crate) outbound: ConnTable<dyn outbound::OutboundTask>,
     /// Finished connections whose `on_close` a worker has yet to run.
     closing: Deferred<Arc<dyn ConnTask>>,
     pub(crate) counters: Arc<NetCounters>,
@@ -309,6 +314,7 @@ impl Group {
             next_deadline: SyncU64::new(u64::MAX),
             epoch: Instant::now(),
             table: ConnTable::new(),
+            outbound: ConnTable::new(),
             closing: Deferred::new(),
             counters,
             perf,
@@ -748,6 +754,7 @@ impl GroupHandle {
     /// After the workers are gone: runs leftover close callbacks, drops queued tasks and timers.
     pub(crate) fn drain_after_stop(&self) {
         let g = &self.0;
+        self.close_outbound();
         self.run_closing();
         while let Some(task) = g.queue.pop() {
             drop(task);
@@ -1006,6 +1013,9 @@ fn worker_main(group: GroupHandle, reason: SpawnReason) {
             match token {
                 EVENTFD_TOKEN => {}
                 LISTENER_TOKEN => group.accept_all(),
+                token if token & outbound::OUTBOUND_TOKEN_FLAG != 0 => {
+                    group.outbound_event(token);
+                }
                 token => {
                     if let Some(conn) = g.table.get(token) {
                         let mut cx = EventCx {

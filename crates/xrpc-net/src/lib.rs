@@ -18,6 +18,9 @@
 //!   end of a worker's turn go out together, one `sendmsg` per connection.
 //! * **Dynamic pool** ([`group`]): `enter_wait` guards, stall-based growth, a watchdog against
 //!   deadlocks and deep queues, shrinking after `shrink_time`.
+//! * **Outbound sockets** ([`outbound`]): connections the node opens to another server, in the
+//!   same epoll sets, their handler called by whichever worker wakes and by threads with output
+//!   for them; never a worker asleep in `read`.
 //! * **TLS** ([`tls`]): a connection may switch to rustls in-band, on the same socket; plain
 //!   connections pay one `OnceLock` load per pass and per send.
 //! * **Core binding** ([`affinity`]), **counters** ([`stats`]), **per-stage histograms**
@@ -83,6 +86,7 @@ mod wake;
 
 pub use config::{ConfigError, NetConfig};
 pub use conn::{ConnRef, SendError, WeakConnRef, handler, turn};
+pub use group::outbound::{self, OutboundIo, OutboundSocket, Progress, SocketHandler};
 pub use group::{GroupHandle, QueueFull, WaitGuard};
 pub use handler::{FrameBatch, FrameRef, Handler, RunContext, UnitId};
 pub use hist::{PerfHistograms, Stage};

@@ -20,6 +20,8 @@
 //! | [`poll_writable`] | `poll(POLLOUT)` | waits at most the given timeout |
 //! | [`SocketIo`] | `read`, `sendmsg(MSG_NOSIGNAL)` | `std::io` view of a socket for rustls; `EAGAIN` is `WouldBlock`, nothing is retried |
 //! | [`shutdown`] | `shutdown(SHUT_RDWR)` | the peer sees EOF and the socket stops producing data; the fd stays open until its `OwnedFd` drops |
+//! | [`connect_nonblocking`] | `socket`, `setsockopt(TCP_NODELAY)`, `connect` | a non-blocking, close-on-exec socket whose connect is under way (`EINPROGRESS` is success); the outcome shows as writability, or an error on the first read or write |
+//! | [`Epoll::add_edge_read_write`] | `epoll_ctl` | edge-triggered for input, output and hang-up: an outbound socket's readiness both ways |
 //!
 //! # Edge-triggered semantics
 //!
@@ -92,6 +94,17 @@ impl Epoll {
     /// Registers `fd` edge-triggered for input and hang-up, reporting `token`.
     pub(crate) fn add_edge_read(&self, fd: BorrowedFd<'_>, token: u64) -> io::Result<()> {
         let flags = epoll::EventFlags::IN | epoll::EventFlags::RDHUP | epoll::EventFlags::ET;
+        epoll::add(&self.fd, fd, epoll::EventData::new_u64(token), flags).map_err(err)
+    }
+
+    /// Registers `fd` edge-triggered for input, output and hang-up, reporting `token`: the
+    /// interest of an outbound socket, which is written from whatever thread has output for it
+    /// and continued from the event loop when the socket drains its send buffer.
+    pub(crate) fn add_edge_read_write(&self, fd: BorrowedFd<'_>, token: u64) -> io::Result<()> {
+        let flags = epoll::EventFlags::IN
+            | epoll::EventFlags::OUT
+            | epoll::EventFlags::RDHUP
+            | epoll::EventFlags::ET;
         epoll::add(&self.fd, fd, epoll::EventData::new_u64(token), flags).map_err(err)
     }
 
@@ -344,6 +357,53 @@ pub(crate) fn poll_writable(fd: BorrowedFd<'_>, timeout: Duration) -> Result<boo
 /// ignored: the only goal is that no more data flows.
 pub(crate) fn shutdown(fd: BorrowedFd<'_>) {
     let _ = rustix::net::shutdown(fd, rustix::net::Shutdown::Both);
+}
+
+/// Starts a non-blocking TCP connect to `addr` and returns the socket at once (non-blocking,
+/// close-on-exec, `TCP_NODELAY`). `EINPROGRESS` is the normal outcome on loopback too: the
+/// connect completes in the background and the socket becomes writable (or reports the failure,
+/// such as `ECONNREFUSED`, on its first read or write).
+pub(crate) fn connect_nonblocking(addr: SocketAddr) -> io::Result<OwnedFd> {
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    socket.set_cloexec(true)?;
+    socket.set_nonblocking(true)?;
+    let _ = socket.set_tcp_nodelay(true);
+    match socket.connect(&addr.into()) {
+        Ok(()) => {}
+        Err(e) if e.raw_os_error() == Some(Errno::INPROGRESS.raw_os_error()) => {}
+        Err(e) => return Err(e),
+    }
+    Ok(socket.into())
+}
+
+/// Reads what is available into `buf` as `std::io` reports it: `Ok(0)` at end of stream,
+/// `WouldBlock` when nothing is there now; `EINTR` is retried here.
+pub(crate) fn read_retrying(fd: BorrowedFd<'_>, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match rustix::io::read(fd, &mut *buf) {
+            Ok(n) => return Ok(n),
+            Err(Errno::INTR) => continue,
+            Err(e) => return Err(err(e)),
+        }
+    }
+}
+
+/// Writes as much of `bufs` as the socket takes now (`sendmsg(MSG_NOSIGNAL)`), as `std::io`
+/// reports it: `WouldBlock` when the send buffer is full; `EINTR` is retried here.
+pub(crate) fn write_retrying(fd: BorrowedFd<'_>, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+    loop {
+        match send_vectored(fd, bufs) {
+            Ok(n) => return Ok(n),
+            Err(Errno::INTR) => continue,
+            Err(e) => return Err(err(e)),
+        }
+    }
+}
+
+/// The pending error of a socket (`SO_ERROR`), cleared by the read: how a failed non-blocking
+/// connect is reported.
+pub(crate) fn take_socket_error(fd: BorrowedFd<'_>) -> io::Result<Option<io::Error>> {
+    SockRef::from(&fd).take_error()
 }
 
 /// Re-exported errno type, for callers that match on send errors.

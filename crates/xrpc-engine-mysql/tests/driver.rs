@@ -1,0 +1,360 @@
+//! The backend driver on the event loop against a real MariaDB (started by `xrpc-testkit`):
+//! statements of many submitters pipelined on few connections get their own answers, an error
+//! touches only its statement, cancels end only their target, and a backend that dies answers
+//! every statement in flight and is reconnected.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::time::{Duration, Instant};
+
+use xrpc_engine_mysql::driver::{CancelOutcome, Completion, Driver, DriverOptions};
+use xrpc_mysql_proto::mysql_common::packets::Column;
+use xrpc_mysql_proto::{Config, OkInfo, StatementError, TextRow};
+use xrpc_net::{ConnRef, FrameBatch, Handler, NetConfig, RunContext, Server, UnitId};
+
+const WAIT: Duration = Duration::from_secs(30);
+
+/// The framework needs a handler for client connections; these tests open none.
+struct NoClients;
+
+impl Handler for NoClients {
+    type Conn = ();
+    fn on_connect(&self, _: &ConnRef) {}
+    fn on_frames(&self, _: &ConnRef, _: &(), _: &mut FrameBatch<'_>, _: &mut Vec<UnitId>) {}
+    fn run_unit(&self, _: &ConnRef, _: &(), _: UnitId, _: &RunContext<'_>) {}
+}
+
+fn node() -> Server<NoClients> {
+    let cfg = NetConfig {
+        listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+        groups: 1,
+        threads_per_group: 2,
+        bind_cores: false,
+        ..NetConfig::default()
+    };
+    Server::start(cfg, NoClients).unwrap()
+}
+
+/// Options for the database at `url` (`mysql://user:password@host:port/db`).
+fn options(url: &str, connections: usize, max_depth: usize) -> DriverOptions {
+    let rest = url.strip_prefix("mysql://").unwrap();
+    let (credentials, rest) = rest.split_once('@').unwrap();
+    let (user, password) = credentials.split_once(':').unwrap();
+    let (address, database) = rest.split_once('/').unwrap();
+    let mut config = Config::new(user, password);
+    config.database = Some(database.to_owned());
+    let mut opts = DriverOptions::new(address.parse().unwrap(), config);
+    opts.connections = connections;
+    opts.max_depth = max_depth;
+    opts
+}
+
+/// One statement's answer: its rows as text, its outcome, and the worker thread that ended it.
+#[derive(Debug)]
+struct Answer {
+    key: u64,
+    rows: Vec<Vec<Option<String>>>,
+    outcome: Result<OkInfo, StatementError>,
+    thread: String,
+}
+
+impl Answer {
+    fn code(&self) -> Option<u16> {
+        self.outcome.as_ref().err().map(|e| e.code)
+    }
+}
+
+struct Collect {
+    key: u64,
+    rows: Vec<Vec<Option<String>>>,
+    done: Sender<Answer>,
+}
+
+fn collect(key: u64, done: &Sender<Answer>) -> Box<dyn Completion> {
+    Box::new(Collect {
+        key,
+        rows: Vec::new(),
+        done: done.clone(),
+    })
+}
+
+impl Completion for Collect {
+    fn on_columns(&mut self, _: &Arc<[Column]>) {}
+
+    fn on_row(&mut self, row: &TextRow) {
+        self.rows.push(
+            row.values()
+                .map(|v| v.map(|b| String::from_utf8_lossy(b).into_owned()))
+                .collect(),
+        );
+    }
+
+    fn on_done(self: Box<Self>, outcome: Result<OkInfo, StatementError>) {
+        let _ = self.done.send(Answer {
+            key: self.key,
+            rows: self.rows,
+            outcome,
+            thread: std::thread::current().name().unwrap_or("").to_owned(),
+        });
+    }
+}
+
+fn answers(rx: &Receiver<Answer>, n: usize) -> Vec<Answer> {
+    (0..n)
+        .map(|i| {
+            rx.recv_timeout(WAIT)
+                .unwrap_or_else(|_| panic!("answer {i} of {n} within {WAIT:?}"))
+        })
+        .collect()
+}
+
+fn database() -> String {
+    xrpc_testkit::shared_database().expect("MariaDB starts")
+}
+
+/// Waits until `n` connections have logged in and each has answered a statement, so that the
+/// driver's own set-up statements are behind them and every connection starts empty.
+fn wait_connected(driver: &Driver, n: usize) {
+    let deadline = Instant::now() + WAIT;
+    while driver.connected() < n {
+        assert!(Instant::now() < deadline, "{n} backend connections log in");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let (tx, rx) = channel();
+    for key in 0..n as u64 {
+        driver.submit("SELECT 1", collect(key, &tx));
+    }
+    answers(&rx, n);
+}
+
+#[test]
+fn statements_of_many_submitters_pipelined_on_one_connection_get_their_own_answers() {
+    const THREADS: u64 = 8;
+    const EACH: u64 = 100;
+    let node = node();
+    let driver = Driver::start(node.groups(), options(&database(), 1, 32));
+    let (tx, rx) = channel();
+    let submitters: Vec<_> = (0..THREADS)
+        .map(|t| {
+            let (driver, tx) = (driver.clone(), tx.clone());
+            std::thread::spawn(move || {
+                for i in 0..EACH {
+                    let key = t * 1000 + i;
+                    driver.submit(
+                        &format!("SELECT {key}, REPEAT('s', {})", key % 37),
+                        collect(key, &tx),
+                    );
+                }
+            })
+        })
+        .collect();
+    for s in submitters {
+        s.join().unwrap();
+    }
+    for answer in answers(&rx, (THREADS * EACH) as usize) {
+        assert!(answer.outcome.is_ok(), "{answer:?}");
+        assert_eq!(
+            answer.rows,
+            [[
+                Some(answer.key.to_string()),
+                Some("s".repeat((answer.key % 37) as usize))
+            ]],
+            "statement {} got its own row",
+            answer.key
+        );
+    }
+    let depths = driver.depth_distribution();
+    assert_eq!(depths.iter().sum::<u64>(), THREADS * EACH);
+    assert!(
+        depths[1..].iter().sum::<u64>() > 0,
+        "statements were pipelined behind others: {depths:?}"
+    );
+    driver.close();
+    node.shutdown();
+}
+
+#[test]
+fn answers_are_read_by_the_groups_workers_not_the_submitter() {
+    let node = node();
+    let driver = Driver::start(node.groups(), options(&database(), 1, 8));
+    wait_connected(&driver, 1);
+    let (tx, rx) = channel();
+    driver.submit("SELECT SLEEP(0.05), 1", collect(1, &tx));
+    let answer = &answers(&rx, 1)[0];
+    assert!(
+        answer.thread.starts_with("xrpc-g"),
+        "the answer came on a worker, not {:?}",
+        answer.thread
+    );
+    driver.close();
+    node.shutdown();
+}
+
+#[test]
+fn an_error_in_one_pipelined_statement_leaves_its_neighbours_intact() {
+    let node = node();
+    let driver = Driver::start(node.groups(), options(&database(), 1, 16));
+    wait_connected(&driver, 1);
+    let (tx, rx) = channel();
+    let statements = [
+        "SELECT 1",
+        "SELECT * FROM no_such_table",
+        "SELECT 3",
+        "SELEKT 4",
+        "SELECT 5",
+    ];
+    for (key, sql) in (0u64..).zip(statements) {
+        driver.submit(sql, collect(key, &tx));
+    }
+    let mut got = answers(&rx, statements.len());
+    got.sort_by_key(|a| a.key);
+    assert_eq!(got[0].rows, [[Some("1".to_owned())]]);
+    assert_eq!(got[1].code(), Some(1146));
+    assert_eq!(got[2].rows, [[Some("3".to_owned())]]);
+    assert_eq!(got[3].code(), Some(1064));
+    assert_eq!(got[4].rows, [[Some("5".to_owned())]]);
+    driver.close();
+    node.shutdown();
+}
+
+#[test]
+fn a_statement_cancelled_while_queued_in_the_driver_ends_with_1317_and_never_runs() {
+    let node = node();
+    let driver = Driver::start(node.groups(), options(&database(), 1, 1));
+    wait_connected(&driver, 1);
+    let (tx, rx) = channel();
+    driver.submit("SELECT SLEEP(0.5)", collect(0, &tx));
+    let queued = driver.submit("CREATE TABLE never_created (id INT)", collect(1, &tx));
+    assert_eq!(
+        driver.queued(),
+        1,
+        "depth 1: the second waits in the driver"
+    );
+    assert_eq!(driver.cancel(queued), CancelOutcome::Removed);
+    let mut got = answers(&rx, 2);
+    got.sort_by_key(|a| a.key);
+    assert!(got[0].outcome.is_ok(), "{:?}", got[0]);
+    assert_eq!(got[1].code(), Some(1317));
+    let (tx2, rx2) = channel();
+    driver.submit(
+        "SELECT COUNT(*) FROM information_schema.TABLES \
+         WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'never_created'",
+        collect(2, &tx2),
+    );
+    assert_eq!(answers(&rx2, 1)[0].rows, [[Some("0".to_owned())]]);
+    driver.close();
+    node.shutdown();
+}
+
+/// Waits until the backend runs a statement whose text contains `needle`.
+fn wait_running(url: &str, needle: &str) {
+    use mysql::prelude::Queryable;
+    let mut side = mysql::Conn::new(mysql::Opts::from_url(url).unwrap()).unwrap();
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let running: Option<u64> = side
+            .exec_first(
+                "SELECT COUNT(*) FROM information_schema.PROCESSLIST \
+                 WHERE INFO LIKE CONCAT('%', ?, '%') AND INFO NOT LIKE '%PROCESSLIST%'",
+                (needle,),
+            )
+            .unwrap();
+        if running == Some(1) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{needle} runs on the backend");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn a_kill_ends_only_its_statement_and_not_the_one_pipelined_behind_it() {
+    let node = node();
+    let url = database();
+    let driver = Driver::start(node.groups(), options(&url, 2, 16));
+    wait_connected(&driver, 2);
+    let (tx, rx) = channel();
+    // Each statement goes to the connection with the fewest in flight, the first on a tie: the
+    // target to the first, the filler to the second, the neighbour behind the target.
+    let target = driver.submit("SELECT SLEEP(20)", collect(0, &tx));
+    driver.submit("SELECT SLEEP(0.2)", collect(9, &tx));
+    driver.submit("SELECT 'after'", collect(1, &tx));
+    wait_running(&url, "SLEEP(20)");
+    let started = Instant::now();
+    assert_eq!(driver.cancel(target), CancelOutcome::KillSent);
+    let mut got = answers(&rx, 3);
+    got.sort_by_key(|a| a.key);
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "the sleep was killed"
+    );
+    assert_eq!(got[0].code(), Some(1317), "{:?}", got[0]);
+    assert_eq!(got[1].rows, [[Some("after".to_owned())]], "{:?}", got[1]);
+    assert!(got[2].outcome.is_ok(), "{:?}", got[2]);
+    driver.close();
+    node.shutdown();
+}
+
+#[test]
+fn a_backend_that_dies_answers_every_statement_in_flight_with_2013_and_is_reconnected() {
+    const IN_FLIGHT: u64 = 30;
+    let mut db = xrpc_testkit::MariaDb::start().expect("MariaDB starts");
+    let node = node();
+    let mut opts = options(&db.url(), 1, 64);
+    opts.reconnect_min = Duration::from_millis(20);
+    opts.reconnect_max = Duration::from_millis(200);
+    let driver = Driver::start(node.groups(), opts);
+    wait_connected(&driver, 1);
+    let (tx, rx) = channel();
+    for key in 0..IN_FLIGHT {
+        driver.submit("SELECT SLEEP(30)", collect(key, &tx));
+    }
+    // Every statement is on the wire before the server dies.
+    std::thread::sleep(Duration::from_millis(200));
+    db.stop();
+    let got = answers(&rx, IN_FLIGHT as usize);
+    assert!(
+        got.iter().all(|a| a.code() == Some(2013)),
+        "every statement in flight ended with 2013: {:?}",
+        got.iter().map(Answer::code).collect::<Vec<_>>()
+    );
+    db.restart().expect("MariaDB restarts");
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let (tx, rx) = channel();
+        driver.submit("SELECT 42", collect(0, &tx));
+        let answer = &answers(&rx, 1)[0];
+        if answer.outcome.is_ok() {
+            assert_eq!(answer.rows, [[Some("42".to_owned())]]);
+            break;
+        }
+        assert!(Instant::now() < deadline, "the driver reconnected");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    driver.close();
+    node.shutdown();
+}
+
+#[test]
+fn statements_waiting_for_an_unreachable_backend_end_with_2013_when_the_driver_closes() {
+    let node = node();
+    let refused = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap()
+    };
+    let mut opts = options(&format!("mysql://u:p@{refused}/db"), 2, 4);
+    opts.reconnect_min = Duration::from_millis(5);
+    let driver = Driver::start(node.groups(), opts);
+    let (tx, rx) = channel();
+    for key in 0..5 {
+        driver.submit("SELECT 1", collect(key, &tx));
+    }
+    assert_eq!(driver.queued(), 5, "no connection logs in: all wait");
+    driver.close();
+    let got = answers(&rx, 5);
+    assert!(got.iter().all(|a| a.code() == Some(2013)), "{got:?}");
+    driver.submit("SELECT 1", collect(5, &tx));
+    assert_eq!(answers(&rx, 1)[0].code(), Some(2013), "after close too");
+    node.shutdown();
+}

@@ -1,0 +1,294 @@
+//! Outbound sockets driven by a group's workers: output queued by any thread is written without
+//! blocking it and continued on writability, input is read by whichever worker wakes, the handler
+//! never runs on two threads at once, and the end of the peer, a refused connect and a server
+//! shutdown each close the socket.
+
+mod common;
+
+use std::io::{ErrorKind, IoSlice, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use common::*;
+use parking_lot::Mutex;
+use xrpc_bench::echo::EchoHandler;
+use xrpc_net::{GroupHandle, OutboundIo, Progress, Server, SocketHandler};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+/// Writes what is queued, reads what comes, and records where and how it ran.
+#[derive(Default)]
+struct Pump {
+    out: Mutex<Vec<u8>>,
+    received: Mutex<Vec<u8>>,
+    inside: AtomicUsize,
+    overlaps: AtomicUsize,
+    /// Bytes written by passes that ran on a worker of the group.
+    written_on_worker: AtomicUsize,
+    /// Bytes read by passes that ran on a worker of the group.
+    read_on_worker: AtomicUsize,
+    eof: AtomicBool,
+    error: Mutex<Option<ErrorKind>>,
+}
+
+impl Pump {
+    fn queue(&self, bytes: &[u8]) {
+        self.out.lock().extend_from_slice(bytes);
+    }
+}
+
+fn on_worker() -> bool {
+    std::thread::current()
+        .name()
+        .is_some_and(|n| n.starts_with("xrpc-g"))
+}
+
+impl SocketHandler for Pump {
+    fn on_ready(&self, io: &OutboundIo<'_>, _group: &GroupHandle) -> Progress {
+        if self.inside.fetch_add(1, Ordering::AcqRel) != 0 {
+            self.overlaps.fetch_add(1, Ordering::Relaxed);
+        }
+        let progress = self.pass(io);
+        self.inside.fetch_sub(1, Ordering::AcqRel);
+        progress
+    }
+}
+
+impl Pump {
+    fn pass(&self, io: &OutboundIo<'_>) -> Progress {
+        let worker = on_worker();
+        {
+            let mut out = self.out.lock();
+            while !out.is_empty() {
+                match io.write(&[IoSlice::new(&out)]) {
+                    Ok(n) => {
+                        out.drain(..n);
+                        if worker {
+                            self.written_on_worker.fetch_add(n, Ordering::Relaxed);
+                        }
+                    }
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                    Err(e) => {
+                        *self.error.lock() = Some(e.kind());
+                        return Progress::Close;
+                    }
+                }
+            }
+        }
+        let mut buf = [0u8; 16 * 1024];
+        loop {
+            match io.read(&mut buf) {
+                Ok(0) => {
+                    self.eof.store(true, Ordering::Release);
+                    return Progress::Close;
+                }
+                Ok(n) => {
+                    self.received.lock().extend_from_slice(&buf[..n]);
+                    if worker {
+                        self.read_on_worker.fetch_add(n, Ordering::Relaxed);
+                    }
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return Progress::Idle,
+                Err(e) => {
+                    *self.error.lock() = Some(e.kind());
+                    return Progress::Close;
+                }
+            }
+        }
+    }
+}
+
+/// A peer on a thread of its own: accepts one connection and runs `serve` on it.
+fn peer(serve: impl FnOnce(TcpStream) + Send + 'static) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        if let Ok((stream, _)) = listener.accept() {
+            serve(stream);
+        }
+    });
+    addr
+}
+
+fn echo(mut stream: TcpStream) {
+    let mut buf = [0u8; 64 * 1024];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => {
+                if stream.write_all(&buf[..n]).is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+fn pattern(len: usize, seed: u8) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
+        .collect()
+}
+
+#[test]
+fn output_past_the_send_buffer_is_finished_by_a_worker_on_writability() {
+    let server = Server::start(test_config(), EchoHandler).unwrap();
+    let data = pattern(8 << 20, 7);
+    let (got_tx, got_rx) = std::sync::mpsc::channel();
+    let addr = peer(move |mut stream| {
+        // Read nothing for a while: the node's first write fills the socket's buffers and
+        // must stop at WouldBlock rather than wait.
+        std::thread::sleep(Duration::from_millis(300));
+        let mut all = Vec::new();
+        let _ = stream.read_to_end(&mut all);
+        let _ = got_tx.send(all);
+    });
+    let pump = Arc::new(Pump::default());
+    let socket = server.groups()[0]
+        .connect_outbound(addr, pump.clone())
+        .unwrap();
+    pump.queue(&data);
+    let started = std::time::Instant::now();
+    socket.kick();
+    assert!(
+        started.elapsed() < Duration::from_millis(250),
+        "the kick returned without waiting for the peer"
+    );
+    assert!(wait_until(WAIT, || pump.out.lock().is_empty()));
+    socket.close();
+    let got = got_rx.recv_timeout(WAIT).expect("the peer read to the end");
+    assert!(got == data, "the peer got every byte in order");
+    assert!(
+        pump.written_on_worker.load(Ordering::Relaxed) > 0,
+        "the rest was written by a worker woken by writability"
+    );
+    server.shutdown();
+}
+
+#[test]
+fn answers_are_read_by_the_groups_workers() {
+    let server = Server::start(test_config(), EchoHandler).unwrap();
+    let data = pattern(1 << 20, 3);
+    let len = data.len();
+    let addr = peer(move |mut stream| {
+        let mut request = vec![0u8; len];
+        if stream.read_exact(&mut request).is_ok() {
+            // Answer after the kick has long returned: only an event can bring the answer in.
+            std::thread::sleep(Duration::from_millis(100));
+            let _ = stream.write_all(&request);
+        }
+    });
+    let pump = Arc::new(Pump::default());
+    let socket = server.groups()[0]
+        .connect_outbound(addr, pump.clone())
+        .unwrap();
+    pump.queue(&data);
+    socket.kick();
+    assert!(wait_until(WAIT, || pump.received.lock().len() == data.len()));
+    assert!(
+        *pump.received.lock() == data,
+        "the answer came back in order"
+    );
+    assert_eq!(
+        pump.read_on_worker.load(Ordering::Relaxed),
+        data.len(),
+        "the answer was read by the group's workers"
+    );
+    server.shutdown();
+}
+
+#[test]
+fn kicks_from_many_threads_never_overlap_and_lose_no_output() {
+    const THREADS: usize = 8;
+    const KICKS: usize = 2000;
+    let server = Server::start(test_config(), EchoHandler).unwrap();
+    let addr = peer(echo);
+    let pump = Arc::new(Pump::default());
+    let socket = server.groups()[0]
+        .connect_outbound(addr, pump.clone())
+        .unwrap();
+    let kickers: Vec<_> = (0..THREADS)
+        .map(|t| {
+            let (pump, socket) = (pump.clone(), socket.clone());
+            std::thread::spawn(move || {
+                for _ in 0..KICKS {
+                    pump.queue(&[t as u8]);
+                    socket.kick();
+                }
+            })
+        })
+        .collect();
+    for k in kickers {
+        k.join().unwrap();
+    }
+    assert!(
+        wait_until(WAIT, || pump.received.lock().len() == THREADS * KICKS),
+        "every byte queued before a kick came back: {} of {}",
+        pump.received.lock().len(),
+        THREADS * KICKS
+    );
+    let mut counts = [0usize; THREADS];
+    for &b in pump.received.lock().iter() {
+        counts[b as usize] += 1;
+    }
+    assert_eq!(counts, [KICKS; THREADS]);
+    assert_eq!(
+        pump.overlaps.load(Ordering::Relaxed),
+        0,
+        "one pass at a time"
+    );
+    server.shutdown();
+}
+
+#[test]
+fn the_end_of_the_peer_closes_the_socket_after_its_last_bytes() {
+    let server = Server::start(test_config(), EchoHandler).unwrap();
+    let addr = peer(|mut stream| {
+        let _ = stream.write_all(b"bye");
+    });
+    let pump = Arc::new(Pump::default());
+    let socket = server.groups()[0]
+        .connect_outbound(addr, pump.clone())
+        .unwrap();
+    assert!(wait_until(WAIT, || socket.is_closed()));
+    assert_eq!(&*pump.received.lock(), b"bye");
+    assert!(pump.eof.load(Ordering::Acquire));
+    server.shutdown();
+}
+
+#[test]
+fn a_refused_connect_reaches_the_handler_and_closes_the_socket() {
+    let server = Server::start(test_config(), EchoHandler).unwrap();
+    let addr = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    let pump = Arc::new(Pump::default());
+    let socket = server.groups()[0]
+        .connect_outbound(addr, pump.clone())
+        .unwrap();
+    assert!(wait_until(WAIT, || socket.is_closed()));
+    assert_eq!(*pump.error.lock(), Some(ErrorKind::ConnectionRefused));
+    server.shutdown();
+}
+
+#[test]
+fn a_server_shutdown_closes_its_outbound_sockets() {
+    let server = Server::start(test_config(), EchoHandler).unwrap();
+    let (ended_tx, ended_rx) = std::sync::mpsc::channel();
+    let addr = peer(move |stream| {
+        echo(stream);
+        let _ = ended_tx.send(());
+    });
+    let pump = Arc::new(Pump::default());
+    let socket = server.groups()[0]
+        .connect_outbound(addr, pump.clone())
+        .unwrap();
+    server.shutdown();
+    assert!(socket.is_closed());
+    ended_rx
+        .recv_timeout(WAIT)
+        .expect("the peer saw the end of the connection");
+}
