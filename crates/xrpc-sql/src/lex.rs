@@ -15,9 +15,13 @@
 //!   both one meaning and one precedence); `MOD(a, b)` stays a function call.
 //! - **`SET @a := 1`**: in a `SET` statement, `:=` outside parentheses becomes `=`.
 //! - **`LOCK IN SHARE MODE`** becomes `FOR SHARE`, its MySQL 8 spelling.
+//! - **`KILL HARD | SOFT …`**: MariaDB's mode word after `KILL` is dropped (both modes end the
+//!   statement or the connection alike for the node).
+//! - **`SHOW LOCAL VARIABLES | STATUS`** becomes `SHOW SESSION …`, its synonym.
 //!
-//! Statements are split at top-level `;` tokens; `XA` statements, which `sqlparser` does not
-//! know, are read here from their tokens ([`crate::Xa`]).
+//! Statements are split at top-level `;` tokens; `XA` statements and `ALTER INSTANCE`, which
+//! `sqlparser` does not know, are read here from their tokens ([`crate::Xa`],
+//! [`crate::Instance`]).
 
 use sqlparser::dialect::{Dialect, MySqlDialect};
 use sqlparser::keywords::Keyword;
@@ -231,6 +235,15 @@ pub(crate) fn extend(tokens: &mut [TokenWithSpan]) {
     let is_set = significant
         .first()
         .is_some_and(|&i| word_is(&tokens[i].token, Keyword::SET));
+    if let [first, second, ..] = significant[..] {
+        let (leading, next) = (&tokens[first].token, &tokens[second].token);
+        if word_is(leading, Keyword::KILL) && (word_named(next, "HARD") || word_named(next, "SOFT"))
+        {
+            tokens[second].token = Token::Whitespace(Whitespace::Space);
+        } else if word_is(leading, Keyword::SHOW) && word_is(next, Keyword::LOCAL) {
+            tokens[second].token = Token::make_keyword("SESSION");
+        }
+    }
     let mut depth = 0i32;
     for (n, &i) in significant.iter().enumerate() {
         let prev = n.checked_sub(1).map(|p| &tokens[significant[p]].token);

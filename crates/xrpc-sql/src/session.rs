@@ -101,6 +101,44 @@ pub enum Xa {
     Recover,
 }
 
+/// `ALTER INSTANCE …`, read by the token pass: the forms the node knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Instance {
+    /// `ALTER INSTANCE RELOAD TLS [NO ROLLBACK ON ERROR]`.
+    ReloadTls {
+        /// `NO ROLLBACK ON ERROR` was given.
+        no_rollback_on_error: bool,
+    },
+}
+
+impl Instance {
+    /// Reads the tokens after `ALTER INSTANCE`; `None` for any other form.
+    pub(crate) fn from_tokens(tokens: &[&TokenWithSpan]) -> Option<Self> {
+        let words: Vec<&Token> = tokens.iter().map(|t| &t.token).collect();
+        match words.as_slice() {
+            [reload, tls, rest @ ..] if word_named(reload, "RELOAD") && word_named(tls, "TLS") => {
+                match rest {
+                    [] => Some(Self::ReloadTls {
+                        no_rollback_on_error: false,
+                    }),
+                    [no, rollback, on, error]
+                        if word_is(no, Keyword::NO)
+                            && word_is(rollback, Keyword::ROLLBACK)
+                            && word_is(on, Keyword::ON)
+                            && word_is(error, Keyword::ERROR) =>
+                    {
+                        Some(Self::ReloadTls {
+                            no_rollback_on_error: true,
+                        })
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
 impl Session {
     /// The typed form of a session statement; `None` for any other statement.
     pub fn of(statement: &Statement) -> Option<Self> {
@@ -330,7 +368,7 @@ mod tests {
     fn xa_statements_are_read_from_tokens() {
         let xa = |text: &str| match parse_one_statement(text, &Options::default()).unwrap().body {
             Body::Xa(xa) => xa,
-            Body::Statement(_) => panic!("not XA"),
+            _ => panic!("not XA"),
         };
         assert_eq!(xa("XA START 'g', 'b', 1"), Xa::Start("'g','b',1".into()));
         assert_eq!(
@@ -342,6 +380,36 @@ mod tests {
         );
         assert_eq!(xa("XA RECOVER"), Xa::Recover);
         let err = parse_one_statement("XA START", &Options::default()).unwrap_err();
+        assert_eq!(err.code(), 1064);
+    }
+
+    #[test]
+    fn alter_instance_reload_tls_is_read_from_tokens() {
+        let instance = |text: &str| {
+            let parsed = parse_one_statement(text, &Options::default()).unwrap();
+            assert_eq!(parsed.kind, crate::Kind::Admin);
+            match parsed.body {
+                Body::Instance(instance) => instance,
+                _ => panic!("not ALTER INSTANCE"),
+            }
+        };
+        assert_eq!(
+            instance("alter instance reload tls"),
+            Instance::ReloadTls {
+                no_rollback_on_error: false
+            }
+        );
+        assert_eq!(
+            instance("ALTER INSTANCE RELOAD TLS NO ROLLBACK ON ERROR"),
+            Instance::ReloadTls {
+                no_rollback_on_error: true
+            }
+        );
+        let err = parse_one_statement(
+            "ALTER INSTANCE ROTATE INNODB MASTER KEY",
+            &Options::default(),
+        )
+        .unwrap_err();
         assert_eq!(err.code(), 1064);
     }
 }
