@@ -574,7 +574,8 @@ impl Session {
             let sql = std::str::from_utf8(&text).map_err(|_| {
                 SqlError::new(&codes::WRONG_ARGUMENTS, "statement is not valid UTF-8")
             })?;
-            out.kind = Some(StatementKind::of_sql(sql));
+            let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
+            out.kind = Some(StatementKind::of_script(&script));
             let args = stmt
                 .args
                 .iter()
@@ -582,8 +583,15 @@ impl Session {
                 .collect::<Result<Vec<_>, _>>()?;
             let conn = out.conn;
             let mut encoder = ResultEncoder::new(out, node.format, session.sid, chunk);
-            let summary =
-                session.execute(conn, node, sql, &args, schema.as_deref(), &mut encoder)?;
+            let summary = session.execute(
+                conn,
+                node,
+                sql,
+                &script,
+                &args,
+                schema.as_deref(),
+                &mut encoder,
+            )?;
             encoder.finish_result(&summary).map_err(SqlError::from)?;
             Ok(())
         });
@@ -768,7 +776,8 @@ impl Session {
             session.flow.begin(-1);
             let conn = out.conn;
             let mut encoder = ResultEncoder::new(out, node.format, session.sid, false);
-            let summary = session.execute(conn, node, &sql, &[], None, &mut encoder)?;
+            let script = xrpc_sql::parse_cached(&sql, &xrpc_sql::Options::default());
+            let summary = session.execute(conn, node, &sql, &script, &[], None, &mut encoder)?;
             encoder.finish_result(&summary).map_err(SqlError::from)?;
             Ok(())
         });
@@ -846,11 +855,14 @@ impl Session {
     }
 
     /// Runs one statement on the session's engine connection, borrowing one if it holds none.
+    /// `script` is `sql` as the front end read it.
+    #[allow(clippy::too_many_arguments)]
     fn execute<C: SessionConn>(
         &self,
         conn: &C,
         node: &NodeShared,
         sql: &str,
+        script: &xrpc_sql::Script,
         args: &[Value],
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
@@ -860,13 +872,13 @@ impl Session {
         }
         let mut node_rows = Vec::new();
         if args.is_empty() {
-            match node.try_admin(sql, self.user(), sink) {
+            match node.try_admin(script, self.user(), sink) {
                 AdminOutcome::Answered(result) => return result,
                 AdminOutcome::EngineThenRows(rows) => node_rows = rows,
                 AdminOutcome::Engine => {}
             }
         }
-        let changes_schema = crate::plan::catalog::may_change_schema(sql);
+        let changes_schema = crate::plan::catalog::may_change_schema(script);
         self.with_engine(conn, node, sink, changes_schema, |engine, sink| {
             execute_on(engine, sql, args, schema, sink).and_then(|summary| {
                 // The node's own rows of a SHOW the engine answered follow the engine's rows.

@@ -161,14 +161,20 @@ impl Session {
             }) if values.len() == 1 => {
                 Self::Set(vec![assignment(*scope, variable, values[0].clone())])
             }
-            Statement::Set(Set::MultipleAssignments { assignments }) => Self::Set(
-                assignments
-                    .iter()
-                    .map(|SetAssignment { scope, name, value }| {
-                        assignment(*scope, name, value.clone())
-                    })
-                    .collect(),
-            ),
+            // A scope keyword applies to the assignments after it until the next one, as in
+            // MySQL: `SET GLOBAL a = 1, b = 2` sets both globally.
+            Statement::Set(Set::MultipleAssignments { assignments }) => {
+                let mut current = None;
+                Self::Set(
+                    assignments
+                        .iter()
+                        .map(|SetAssignment { scope, name, value }| {
+                            current = scope.or(current);
+                            assignment(current, name, value.clone())
+                        })
+                        .collect(),
+                )
+            }
             Statement::StartTransaction { modes, .. } => Self::Transaction(Transaction::Begin {
                 read_only: modes.contains(&TransactionMode::AccessMode(
                     TransactionAccessMode::ReadOnly,
@@ -338,11 +344,39 @@ mod tests {
                     name: "sql_mode".into(),
                     value: number("3")
                 },
+                // The latest scope keyword applies (MySQL's rule).
                 Assignment::System {
-                    scope: Scope::Session,
+                    scope: Scope::Global,
                     name: "x".into(),
                     value: number("4")
                 },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_scope_keyword_carries_to_the_assignments_after_it() {
+        let Session::Set(assignments) =
+            session("SET GLOBAL a = 1, b = 2, @@session.c = 3, d = 4, SESSION e = 5, f = 6")
+        else {
+            panic!("not a SET")
+        };
+        let scopes: Vec<Scope> = assignments
+            .iter()
+            .map(|a| match a {
+                Assignment::System { scope, .. } => *scope,
+                Assignment::User { .. } => panic!("no user variables here"),
+            })
+            .collect();
+        assert_eq!(
+            scopes,
+            [
+                Scope::Global,
+                Scope::Global,
+                Scope::Session,
+                Scope::Global,
+                Scope::Session,
+                Scope::Session
             ]
         );
     }
