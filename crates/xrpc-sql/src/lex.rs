@@ -35,14 +35,22 @@ use crate::ParseError;
 #[derive(Debug)]
 pub(crate) struct CommentDialect;
 
+/// MySQL's lexical rules under `NO_BACKSLASH_ESCAPES`: a backslash in a string is itself.
+#[derive(Debug)]
+pub(crate) struct NoBackslashDialect;
+
 macro_rules! like_mysql {
-    ($($name:ident),* ; $($char_name:ident),*) => {
-        impl Dialect for CommentDialect {
+    ($dialect:ident, hints: $hints:expr, backslash: $backslash:expr;
+     $($name:ident),* ; $($char_name:ident),*) => {
+        impl Dialect for $dialect {
             fn dialect(&self) -> std::any::TypeId {
                 MySqlDialect {}.dialect()
             }
             fn supports_multiline_comment_hints(&self) -> bool {
-                false
+                $hints
+            }
+            fn supports_string_literal_backslash_escape(&self) -> bool {
+                $backslash
             }
             $(fn $name(&self) -> bool {
                 MySqlDialect {}.$name()
@@ -52,34 +60,51 @@ macro_rules! like_mysql {
             })*
         }
     };
+    ($($dialect:ident, hints: $hints:expr, backslash: $backslash:expr);*) => {
+        $(like_mysql!(
+            $dialect, hints: $hints, backslash: $backslash;
+            ignores_wildcard_escapes, requires_hash_comment_space,
+            requires_single_line_comment_whitespace, supports_copy_from_stdin_data,
+            supports_dollar_as_money_prefix, supports_dollar_placeholder,
+            supports_geometric_types, supports_hash_comment,
+            supports_literal_prefix_in_qualified_name, supports_national_string_literal,
+            supports_nested_comments, supports_non_decimal_integer_literals,
+            supports_numeric_literal_underscores, supports_numeric_prefix,
+            supports_pipe_operator, supports_quote_delimited_string,
+            supports_string_escape_constant, supports_tilde_like_match_operator,
+            supports_triple_quoted_string, supports_tuple_element_access,
+            supports_unicode_string_literal, supports_unterminated_block_comments;
+            is_custom_operator_part, is_delimited_identifier_start, is_identifier_part,
+            is_identifier_start
+        );)*
+    };
 }
 
 like_mysql!(
-    ignores_wildcard_escapes, requires_hash_comment_space, requires_single_line_comment_whitespace,
-    supports_copy_from_stdin_data, supports_dollar_as_money_prefix, supports_dollar_placeholder,
-    supports_geometric_types, supports_hash_comment, supports_literal_prefix_in_qualified_name,
-    supports_national_string_literal, supports_nested_comments,
-    supports_non_decimal_integer_literals, supports_numeric_literal_underscores,
-    supports_numeric_prefix, supports_pipe_operator, supports_quote_delimited_string,
-    supports_string_escape_constant, supports_string_literal_backslash_escape,
-    supports_tilde_like_match_operator, supports_triple_quoted_string,
-    supports_tuple_element_access, supports_unicode_string_literal,
-    supports_unterminated_block_comments;
-    is_custom_operator_part, is_delimited_identifier_start, is_identifier_part, is_identifier_start
+    CommentDialect, hints: false, backslash: MySqlDialect {}.supports_string_literal_backslash_escape();
+    NoBackslashDialect, hints: MySqlDialect {}.supports_multiline_comment_hints(), backslash: false
 );
 
-/// Maps sqlparser's line and column (from 1, columns in characters) to byte offsets.
+/// Maps sqlparser's line and column (from 1, columns in characters) to byte offsets of the
+/// text they were read from; the spans of a [`crate::Parsed`] tree are locations in the text
+/// given to [`crate::parse`] (versioned comments keep every position).
 #[derive(Debug)]
-pub(crate) struct Lines<'a> {
+pub struct Lines<'a> {
     text: &'a str,
     starts: Vec<usize>,
 }
 
 impl<'a> Lines<'a> {
-    pub(crate) fn new(text: &'a str) -> Self {
+    /// The positions of `text`.
+    pub fn new(text: &'a str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(at, _)| at + 1));
         Self { text, starts }
+    }
+
+    /// The byte offset of a location; the end of the text for one beyond it.
+    pub fn at(&self, location: sqlparser::tokenizer::Location) -> usize {
+        self.offset(location.line, location.column)
     }
 
     /// The byte offset of `line:column`; past the end for a location beyond the text.
@@ -164,6 +189,43 @@ pub(crate) fn tokenize(text: &str) -> Result<Vec<TokenWithSpan>, ParseError> {
     Tokenizer::new(&MySqlDialect {}, text)
         .tokenize_with_location()
         .map_err(|err| tokenizer_error(text, err.location.line, err.location.column))
+}
+
+/// The byte offsets of the `?` placeholders of `text`, read by MySQL's lexical rules (with
+/// `backslash_escapes` false, as under `NO_BACKSLASH_ESCAPES`). For a text the parser cannot
+/// read that must still get its arguments: the placeholders of a parsed statement are in its
+/// tree.
+pub fn placeholders(text: &str, backslash_escapes: bool) -> Result<Vec<usize>, ParseError> {
+    let tokens = if backslash_escapes {
+        Tokenizer::new(&MySqlDialect {}, text).tokenize_with_location()
+    } else {
+        Tokenizer::new(&NoBackslashDialect, text).tokenize_with_location()
+    }
+    .map_err(|err| tokenizer_error(text, err.location.line, err.location.column))?;
+    let lines = Lines::new(text);
+    Ok(tokens
+        .iter()
+        .filter(|t| matches!(&t.token, Token::Placeholder(p) if p == "?"))
+        .map(|t| lines.at(t.span.start))
+        .collect())
+}
+
+/// Where the empty argument list `( )` that starts `text` (after any spaces and comments)
+/// ends: the byte offset after its `)`. For the end of a call without arguments, whose tree
+/// records only the name.
+pub fn empty_arguments_end(text: &str) -> Option<usize> {
+    let tokens = Tokenizer::new(&MySqlDialect {}, text)
+        .tokenize_with_location()
+        .ok()?;
+    let mut significant = tokens.iter().filter(|t| !is_space(&t.token));
+    match (significant.next(), significant.next()) {
+        (Some(open), Some(close))
+            if open.token == Token::LParen && close.token == Token::RParen =>
+        {
+            Some(Lines::new(text).at(close.span.end))
+        }
+        _ => None,
+    }
 }
 
 /// Splits tokens into statements at top-level `;`, dropping statements of only whitespace.
@@ -323,6 +385,19 @@ mod tests {
                     .unwrap()
             );
         }
+    }
+
+    #[test]
+    fn placeholders_follow_the_backslash_rule() {
+        let text = r"SELECT '\\', ?, '?', `?` -- ?
+        , ?";
+        assert_eq!(placeholders(text, true).unwrap().len(), 2);
+        // Without backslash escapes the first string ends at its backslash-quote.
+        let text = r"SELECT 'a\', ?";
+        assert_eq!(placeholders(text, false).unwrap(), [text.len() - 1]);
+        assert!(placeholders(text, true).is_err());
+        assert_eq!(empty_arguments_end(" ( /* ) */ ) + 1"), Some(12));
+        assert_eq!(empty_arguments_end("(1)"), None);
     }
 
     #[test]

@@ -34,6 +34,7 @@ mod session;
 pub use cache::{MAX_CACHED_TEXT, Script, cached_texts, parse_cached};
 
 pub use error::ParseError;
+pub use lex::{Lines, empty_arguments_end, placeholders};
 pub use session::{Assignment, Instance, Scope, Session, Transaction, Xa};
 pub use sqlparser;
 pub use sqlparser::ast;
