@@ -188,7 +188,7 @@ pub fn apply(
     // The state-change tracker also fires for variable and database changes, which are
     // replayed; anything else it reports (user variables, temp tables, prepared statements)
     // pins. A statement that changed both a variable and a user variable is caught by the
-    // lexical check, and so is a row-returning statement that assigns a user variable (its EOF
+    // check of its tree, and so is a row-returning statement that assigns a user variable (its EOF
     // packet carries no tracker data).
     let unexplained = changes.state_changed
         && !explained
@@ -197,6 +197,8 @@ pub fn apply(
     if backend.state.other.is_none() {
         backend.state.other = if several_results {
             Some("several results in one request (only the last one's state is reported)")
+        } else if rewritten.unread {
+            Some("a statement the front end cannot read (its session state is unknown)")
         } else if rewritten.unnamed_lock {
             Some("named lock (GET_LOCK of a name that is neither a literal nor an argument)")
         } else if (result_set && rewritten.user_variable_assigned)

@@ -35,7 +35,8 @@ use crate::ParseError;
 #[derive(Debug)]
 pub(crate) struct CommentDialect;
 
-/// MySQL's lexical rules under `NO_BACKSLASH_ESCAPES`: a backslash in a string is itself.
+/// MySQL's lexical rules under `NO_BACKSLASH_ESCAPES`, comment hints off: a backslash in a
+/// string is itself.
 #[derive(Debug)]
 pub(crate) struct NoBackslashDialect;
 
@@ -82,7 +83,7 @@ macro_rules! like_mysql {
 
 like_mysql!(
     CommentDialect, hints: false, backslash: MySqlDialect {}.supports_string_literal_backslash_escape();
-    NoBackslashDialect, hints: MySqlDialect {}.supports_multiline_comment_hints(), backslash: false
+    NoBackslashDialect, hints: false, backslash: false
 );
 
 /// Maps sqlparser's line and column (from 1, columns in characters) to byte offsets of the
@@ -126,7 +127,16 @@ impl<'a> Lines<'a> {
 /// The text with MySQL's versioned comments applied for a server of `version` (e.g. 80036),
 /// byte for byte the same length, lines and columns.
 pub(crate) fn apply_versioned_comments(text: &str, version: u32) -> Result<String, ParseError> {
-    let tokens = Tokenizer::new(&CommentDialect, text)
+    apply_versioned_comments_as(text, version, &CommentDialect)
+}
+
+/// [`apply_versioned_comments`] with the lexical rules of `dialect` (comment hints off).
+fn apply_versioned_comments_as(
+    text: &str,
+    version: u32,
+    dialect: &dyn Dialect,
+) -> Result<String, ParseError> {
+    let tokens = Tokenizer::new(dialect, text)
         .tokenize_with_location()
         .map_err(|err| tokenizer_error(text, err.location.line, err.location.column))?;
     let lines = Lines::new(text);
@@ -192,16 +202,25 @@ pub(crate) fn tokenize(text: &str) -> Result<Vec<TokenWithSpan>, ParseError> {
 }
 
 /// The byte offsets of the `?` placeholders of `text`, read by MySQL's lexical rules (with
-/// `backslash_escapes` false, as under `NO_BACKSLASH_ESCAPES`). For a text the parser cannot
-/// read that must still get its arguments: the placeholders of a parsed statement are in its
-/// tree.
+/// `backslash_escapes` false, as under `NO_BACKSLASH_ESCAPES`), every versioned comment's text
+/// included (a backend of any version may run it). For a text the parser cannot read that must
+/// still get its arguments: the placeholders of a parsed statement are in its tree.
 pub fn placeholders(text: &str, backslash_escapes: bool) -> Result<Vec<usize>, ParseError> {
-    let tokens = if backslash_escapes {
-        Tokenizer::new(&MySqlDialect {}, text).tokenize_with_location()
+    let dialect: &dyn Dialect = if backslash_escapes {
+        &CommentDialect
     } else {
-        Tokenizer::new(&NoBackslashDialect, text).tokenize_with_location()
-    }
-    .map_err(|err| tokenizer_error(text, err.location.line, err.location.column))?;
+        &NoBackslashDialect
+    };
+    let applied;
+    let text = if text.contains("/*!") {
+        applied = apply_versioned_comments_as(text, u32::MAX, dialect)?;
+        applied.as_str()
+    } else {
+        text
+    };
+    let tokens = Tokenizer::new(dialect, text)
+        .tokenize_with_location()
+        .map_err(|err| tokenizer_error(text, err.location.line, err.location.column))?;
     let lines = Lines::new(text);
     Ok(tokens
         .iter()
