@@ -197,8 +197,6 @@ pub fn apply(
     if backend.state.other.is_none() {
         backend.state.other = if several_results {
             Some("several results in one request (only the last one's state is reported)")
-        } else if rewritten.unread {
-            Some("a statement the front end cannot read (its session state is unknown)")
         } else if rewritten.unnamed_lock {
             Some("named lock (GET_LOCK of a name that is neither a literal nor an argument)")
         } else if (result_set && rewritten.user_variable_assigned)

@@ -14,12 +14,14 @@
 //!
 //! The backend reads more of MySQL's grammar than the front end (MariaDB's forms, `SELECT … INTO
 //! @a` after `FROM`, …). A text the front end cannot read is still sent: its `?` placeholders
-//! are found by the front end's tokenizer ([`xrpc_sql::placeholders`]) and replaced, nothing
-//! else is changed (so `CONNECTION_ID()` there is the backend connection's and `VERSION()` the
-//! backend's), and [`Rewritten::unread`] pins the connection to its session until it is reset,
-//! since the engine cannot tell what state the statement leaves. The same holds for a text with
-//! a backslash under `NO_BACKSLASH_ESCAPES` (the front end reads backslash escapes), and for a
-//! placeholder in a versioned comment the front end's version skips (`/*!90000 … */`).
+//! are found by the front end's tokenizer ([`xrpc_sql::unparsed`]) and replaced, nothing else
+//! is changed (so `CONNECTION_ID()` there is the backend connection's and `VERSION()` the
+//! backend's), and what it touches is judged from its tokens on the safe side: any `@name`
+//! counts as an assigned user variable (a statement that returns rows then pins its
+//! connection), any `GET_LOCK(` as a lock of a name the engine cannot ask about (pins until
+//! the session ends). The same holds for a text with a backslash under `NO_BACKSLASH_ESCAPES`
+//! (the front end reads backslash escapes), and for a placeholder in a versioned comment the
+//! front end's version skips (`/*!90000 … */`).
 
 use std::fmt::Write as _;
 use std::ops::{ControlFlow, Range};
@@ -363,8 +365,9 @@ pub struct Rewritten {
     pub show_variables: bool,
     /// In a `SHOW … VARIABLES` statement, its scope and filter, for [`VariableAlias::probe`].
     pub show_filter: Option<ShowFilter>,
-    /// The front end cannot read the statement (see "Statement text" in the module docs): it went with its `?` arguments substituted and nothing else changed, and the engine
-    /// cannot tell what session state it leaves, so the connection stays pinned.
+    /// The front end cannot read the statement (see "Statement text" in the module docs): it
+    /// went with its `?` arguments replaced and nothing else changed, and the flags above were
+    /// judged from its tokens, on the safe side.
     pub unread: bool,
 }
 
@@ -503,12 +506,14 @@ pub fn rewrite_with_version(
     };
     for parsed in script.iter().flatten() {
         if let Some(statement) = parsed.statement() {
-            pass.statement(statement);
+            pass.statement(statement, parsed.start + parsed.text.len());
         }
     }
     if pass.placeholders.len() != args.len() {
         // A placeholder in a versioned comment the front end's version skips: the tokens see it.
-        if xrpc_sql::placeholders(sql, backslash_escapes).is_ok_and(|all| all.len() == args.len()) {
+        if xrpc_sql::unparsed(sql, backslash_escapes)
+            .is_ok_and(|read| read.placeholders.len() == args.len())
+        {
             return unread(sql, args, backslash_escapes);
         }
         return Err(argument_count(pass.placeholders.len(), args.len()));
@@ -526,29 +531,34 @@ fn argument_count(placeholders: usize, args: usize) -> SqlError {
     )
 }
 
-/// A text the front end cannot read: its placeholders replaced, nothing else.
+/// A text the front end cannot read: its placeholders replaced, nothing else; what session
+/// state it may touch is judged from its tokens, on the safe side.
 fn unread(sql: &str, args: &[Value], backslash_escapes: bool) -> Result<Rewritten, SqlError> {
-    let placeholders = match xrpc_sql::placeholders(sql, backslash_escapes) {
-        Ok(placeholders) => placeholders,
+    let read = match xrpc_sql::unparsed(sql, backslash_escapes) {
+        Ok(read) => read,
         // Not even tokens: nothing to replace, and the backend's error to give.
-        Err(_) if args.is_empty() => Vec::new(),
+        Err(_) if args.is_empty() => xrpc_sql::Unparsed::default(),
         Err(err) => return Err(SqlError::new(&codes::PARSE_ERROR, err.to_string())),
     };
-    if placeholders.len() != args.len() {
-        return Err(argument_count(placeholders.len(), args.len()));
+    if read.placeholders.len() != args.len() {
+        return Err(argument_count(read.placeholders.len(), args.len()));
     }
     let mut out = String::with_capacity(sql.len() + args.len() * 8);
     let mut copied = 0;
-    for (index, (at, value)) in placeholders.into_iter().zip(args).enumerate() {
+    for (index, (&at, value)) in read.placeholders.iter().zip(args).enumerate() {
         out.push_str(&sql[copied..at]);
         write_literal(&mut out, index, value, backslash_escapes)?;
         copied = at + 1;
     }
     out.push_str(&sql[copied..]);
+    let calls = |names: &[&str]| read.calls.iter().any(|call| names.contains(&call.as_str()));
     Ok(Rewritten {
         sql: out,
-        user_variable: true,
-        user_variable_assigned: true,
+        // Any user variable may be assigned; any lock name is one the engine cannot ask about.
+        user_variable: read.user_variables,
+        user_variable_assigned: read.user_variables,
+        named_lock: calls(&["get_lock", "release_lock", "release_all_locks"]),
+        unnamed_lock: calls(&["get_lock"]),
         unread: true,
         ..Rewritten::default()
     })
@@ -590,7 +600,8 @@ impl TreePass<'_> {
         self.lines.at(span.start)..self.lines.at(span.end)
     }
 
-    fn statement(&mut self, statement: &Statement) {
+    /// One statement, whose text ends at byte `end`.
+    fn statement(&mut self, statement: &Statement, end: usize) {
         self.in_set = matches!(statement, Statement::Set(_));
         if let Some(Session::Set(assignments)) = Session::of(statement)
             && assignments
@@ -613,14 +624,14 @@ impl TreePass<'_> {
             };
             let filter = filter
                 .as_ref()
-                .and_then(|filter| self.show_condition(filter));
+                .and_then(|filter| self.show_condition(filter, end));
             self.out.show_filter = Some(ShowFilter { scope, filter });
         }
         let _ = statement.visit(self);
     }
 
-    /// The filter of SHOW VARIABLES; its placeholders are counted by the walk that follows.
-    fn show_condition(&self, filter: &ShowStatementFilter) -> Option<ShowCondition> {
+    /// The filter of SHOW VARIABLES, the last clause of its statement, which ends at `end`.
+    fn show_condition(&self, filter: &ShowStatementFilter, end: usize) -> Option<ShowCondition> {
         match filter {
             ShowStatementFilter::Like(pattern) => {
                 let mut literal = String::new();
@@ -629,7 +640,8 @@ impl TreePass<'_> {
                 Some(ShowCondition::Like(literal))
             }
             ShowStatementFilter::Where(condition) => {
-                let whole = self.range(condition.span());
+                // A tree records no closing parenthesis: the condition runs to the end.
+                let whole = self.lines.at(condition.span().start)..end;
                 let mut names = Vec::new();
                 let _ = visit_expressions(condition, |expr| {
                     if let Expr::Identifier(ident) = expr
@@ -652,7 +664,7 @@ impl TreePass<'_> {
         }
     }
 
-    /// `@@name`, `@@scope.name` (`parts` as written) over `span`.
+    /// A read of the system variable `name` (as written, without `@@` and scope) over `span`.
     fn system_variable(&mut self, span: Range<usize>, name: &str) {
         let unscoped = name.to_ascii_lowercase();
         if let (Some(version), "version") = (self.version, unscoped.as_str()) {
@@ -796,34 +808,28 @@ impl Visitor for TreePass<'_> {
     }
 
     fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
+        if let Some(variable) = xrpc_sql::system_variable(expr) {
+            self.system_variable(self.range(variable.span), variable.name);
+            return ControlFlow::Continue(());
+        }
         match expr {
             Expr::Value(value) => {
                 if matches!(&value.value, SqlValue::Placeholder(p) if p == "?") {
                     self.placeholders.push(self.lines.at(value.span.start));
                 }
             }
-            Expr::Identifier(ident) if ident.quote_style.is_none() => {
-                if let Some(name) = ident.value.strip_prefix("@@") {
-                    self.system_variable(self.range(ident.span), name);
-                } else if ident.value.starts_with('@') {
-                    self.out.user_variable = true;
-                }
+            Expr::Identifier(ident)
+                if ident.quote_style.is_none() && ident.value.starts_with('@') =>
+            {
+                self.out.user_variable = true;
             }
-            Expr::CompoundIdentifier(parts) => match parts.as_slice() {
-                [scope, name]
-                    if scope.quote_style.is_none()
-                        && ["@@global", "@@session", "@@local"]
-                            .iter()
-                            .any(|s| scope.value.eq_ignore_ascii_case(s)) =>
-                {
-                    let span = self.lines.at(scope.span.start)..self.lines.at(name.span.end);
-                    self.system_variable(span, &name.value);
-                }
-                [first, ..] if first.value.starts_with('@') && first.quote_style.is_none() => {
-                    self.out.user_variable = true;
-                }
-                _ => {}
-            },
+            Expr::CompoundIdentifier(parts)
+                if parts.first().is_some_and(|first| {
+                    first.quote_style.is_none() && first.value.starts_with('@')
+                }) =>
+            {
+                self.out.user_variable = true;
+            }
             Expr::BinaryOp {
                 left,
                 op: BinaryOperator::Assignment,

@@ -201,11 +201,23 @@ pub(crate) fn tokenize(text: &str) -> Result<Vec<TokenWithSpan>, ParseError> {
         .map_err(|err| tokenizer_error(text, err.location.line, err.location.column))
 }
 
-/// The byte offsets of the `?` placeholders of `text`, read by MySQL's lexical rules (with
-/// `backslash_escapes` false, as under `NO_BACKSLASH_ESCAPES`), every versioned comment's text
-/// included (a backend of any version may run it). For a text the parser cannot read that must
-/// still get its arguments: the placeholders of a parsed statement are in its tree.
-pub fn placeholders(text: &str, backslash_escapes: bool) -> Result<Vec<usize>, ParseError> {
+/// What the tokens of a text the parser cannot read show, for a caller that must still send it
+/// on (see [`unparsed`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Unparsed {
+    /// The byte offsets of the `?` placeholders.
+    pub placeholders: Vec<usize>,
+    /// A user variable (`@name`, not `@@name`) is named.
+    pub user_variables: bool,
+    /// The names of the words followed by `(` (possible function calls), lower case.
+    pub calls: Vec<String>,
+}
+
+/// Reads `text` by MySQL's lexical rules only (with `backslash_escapes` false, as under
+/// `NO_BACKSLASH_ESCAPES`), every versioned comment's text included (a backend of any version
+/// may run it): for a text the parser cannot read that must still get its arguments and be
+/// judged. What a parsed statement holds is in its tree.
+pub fn unparsed(text: &str, backslash_escapes: bool) -> Result<Unparsed, ParseError> {
     let dialect: &dyn Dialect = if backslash_escapes {
         &CommentDialect
     } else {
@@ -222,11 +234,24 @@ pub fn placeholders(text: &str, backslash_escapes: bool) -> Result<Vec<usize>, P
         .tokenize_with_location()
         .map_err(|err| tokenizer_error(text, err.location.line, err.location.column))?;
     let lines = Lines::new(text);
-    Ok(tokens
-        .iter()
-        .filter(|t| matches!(&t.token, Token::Placeholder(p) if p == "?"))
-        .map(|t| lines.at(t.span.start))
-        .collect())
+    let mut out = Unparsed::default();
+    let mut significant = tokens.iter().filter(|t| !is_space(&t.token)).peekable();
+    while let Some(token) = significant.next() {
+        match &token.token {
+            Token::Placeholder(p) if p == "?" => out.placeholders.push(lines.at(token.span.start)),
+            // `@'name'`, `` @`name` ``: the sign before a quoted name.
+            Token::AtSign => out.user_variables = true,
+            Token::Word(word) if word.quote_style.is_none() => {
+                if word.value.starts_with('@') && !word.value.starts_with("@@") {
+                    out.user_variables = true;
+                } else if significant.peek().is_some_and(|t| t.token == Token::LParen) {
+                    out.calls.push(word.value.to_ascii_lowercase());
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
 }
 
 /// Where the empty argument list `( )` that starts `text` (after any spaces and comments)
@@ -410,11 +435,21 @@ mod tests {
     fn placeholders_follow_the_backslash_rule() {
         let text = r"SELECT '\\', ?, '?', `?` -- ?
         , ?";
-        assert_eq!(placeholders(text, true).unwrap().len(), 2);
+        assert_eq!(unparsed(text, true).unwrap().placeholders.len(), 2);
         // Without backslash escapes the first string ends at its backslash-quote.
         let text = r"SELECT 'a\', ?";
-        assert_eq!(placeholders(text, false).unwrap(), [text.len() - 1]);
-        assert!(placeholders(text, true).is_err());
+        assert_eq!(
+            unparsed(text, false).unwrap().placeholders,
+            [text.len() - 1]
+        );
+        assert!(unparsed(text, true).is_err());
+        let read = unparsed(
+            "SELECT GET_LOCK ('a', ?), @@x, `f`(), '@b' /*!99999 , @c */",
+            true,
+        )
+        .unwrap();
+        assert_eq!(read.calls, ["get_lock"]);
+        assert!(read.user_variables);
         assert_eq!(empty_arguments_end(" ( /* ) */ ) + 1"), Some(12));
         assert_eq!(empty_arguments_end("(1)"), None);
     }

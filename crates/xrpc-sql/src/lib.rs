@@ -34,8 +34,10 @@ mod session;
 pub use cache::{MAX_CACHED_TEXT, Script, cached_texts, parse_cached};
 
 pub use error::ParseError;
-pub use lex::{Lines, empty_arguments_end, placeholders};
-pub use session::{Assignment, Instance, Scope, Session, Transaction, Xa};
+pub use lex::{Lines, Unparsed, empty_arguments_end, unparsed};
+pub use session::{
+    Assignment, Instance, Scope, Session, SystemVariable, Transaction, Xa, system_variable,
+};
 pub use sqlparser;
 pub use sqlparser::ast;
 
@@ -104,6 +106,9 @@ pub enum Body {
 pub struct Parsed {
     /// The statement's text as run: versioned comments applied, without the `;`.
     pub text: String,
+    /// Where `text` starts in the script, in bytes (the script's text and the applied one have
+    /// the same positions).
+    pub start: usize,
     /// What it does.
     pub kind: Kind,
     /// The tree.
@@ -189,16 +194,20 @@ fn parse_one(
     let end = lines.offset(last.end.line, last.end.column).max(start);
     let statement_text = text[start..end].to_string();
     let first_line = first.start.line;
+    // A statement the token pass reads: a syntax error at its `n`th significant token (at the
+    // statement's end when there is none).
+    let error_at = |n: usize| {
+        let at = significant.get(n).map_or(last, |t| t.span);
+        let offset = lines
+            .offset(at.start.line, at.start.column)
+            .clamp(start, end);
+        lex::syntax_error(&text[offset..end], at.start.line - first_line + 1)
+    };
     if lex::word_named(&significant[0].token, "XA") {
-        let xa = Xa::from_tokens(&significant[1..]).ok_or_else(|| {
-            let at = significant.get(1).map_or(first, |t| t.span);
-            let offset = lines
-                .offset(at.start.line, at.start.column)
-                .clamp(start, end);
-            lex::syntax_error(&text[offset..end], at.start.line - first_line + 1)
-        })?;
+        let xa = Xa::from_tokens(&significant[1..]).ok_or_else(|| error_at(1))?;
         return Ok(Parsed {
             text: statement_text,
+            start,
             kind: Kind::Xa,
             body: Body::Xa(xa),
         });
@@ -208,15 +217,10 @@ fn parse_one(
             .get(1)
             .is_some_and(|t| lex::word_named(&t.token, "INSTANCE"))
     {
-        let instance = Instance::from_tokens(&significant[2..]).ok_or_else(|| {
-            let at = significant.get(2).map_or(last, |t| t.span);
-            let offset = lines
-                .offset(at.start.line, at.start.column)
-                .clamp(start, end);
-            lex::syntax_error(&text[offset..end], at.start.line - first_line + 1)
-        })?;
+        let instance = Instance::from_tokens(&significant[2..]).ok_or_else(|| error_at(2))?;
         return Ok(Parsed {
             text: statement_text,
+            start,
             kind: Kind::Admin,
             body: Body::Instance(instance),
         });
@@ -242,6 +246,7 @@ fn parse_one(
         })?;
     Ok(Parsed {
         text: statement_text,
+        start,
         kind: classify(&statement),
         body: Body::Statement(Box::new(statement)),
     })

@@ -5,7 +5,7 @@ use sqlparser::ast::{
     TransactionAccessMode, TransactionMode, Use,
 };
 use sqlparser::keywords::Keyword;
-use sqlparser::tokenizer::{Token, TokenWithSpan};
+use sqlparser::tokenizer::{Span, Token, TokenWithSpan};
 
 use crate::lex::{word_is, word_named};
 
@@ -99,6 +99,44 @@ pub enum Xa {
     Rollback(String),
     /// `XA RECOVER`.
     Recover,
+}
+
+/// A system variable read in an expression: `@@name`, or `@@global.name` (`session`, `local`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SystemVariable<'a> {
+    /// The name as written, without `@@` and scope.
+    pub name: &'a str,
+    /// The scope as written (`@@GLOBAL`), when one is.
+    pub scope: Option<&'a str>,
+    /// Where the whole reference is in the text.
+    pub span: Span,
+}
+
+/// The system variable `expr` reads, if it is one.
+pub fn system_variable(expr: &Expr) -> Option<SystemVariable<'_>> {
+    match expr {
+        Expr::Identifier(ident) if ident.quote_style.is_none() => Some(SystemVariable {
+            name: ident.value.strip_prefix("@@")?,
+            scope: None,
+            span: ident.span,
+        }),
+        Expr::CompoundIdentifier(parts) => match parts.as_slice() {
+            [scope, name]
+                if scope.quote_style.is_none()
+                    && ["@@global", "@@session", "@@local"]
+                        .iter()
+                        .any(|s| scope.value.eq_ignore_ascii_case(s)) =>
+            {
+                Some(SystemVariable {
+                    name: &name.value,
+                    scope: Some(&scope.value),
+                    span: scope.span.union(&name.span),
+                })
+            }
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// `ALTER INSTANCE …`, read by the token pass: the forms the node knows.

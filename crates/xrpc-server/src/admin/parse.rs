@@ -347,26 +347,11 @@ fn variable(item: &AstItem) -> Option<SelectItem> {
         AstItem::ExprWithAlias { expr, alias } => (expr, Some(alias)),
         _ => return None,
     };
-    let (label, name) = match expr {
-        Expr::Identifier(ident) if ident.quote_style.is_none() => {
-            let name = ident.value.strip_prefix("@@")?;
-            (ident.value.clone(), name.to_owned())
-        }
-        Expr::CompoundIdentifier(parts) => match parts.as_slice() {
-            [scope, name]
-                if scope.quote_style.is_none()
-                    && ["@@global", "@@session", "@@local"]
-                        .iter()
-                        .any(|s| scope.value.eq_ignore_ascii_case(s)) =>
-            {
-                (
-                    format!("{}.{}", scope.value, name.value),
-                    name.value.clone(),
-                )
-            }
-            _ => return None,
-        },
-        _ => return None,
+    let variable = xrpc_sql::system_variable(expr)?;
+    let name = variable.name.to_owned();
+    let label = match variable.scope {
+        Some(scope) => format!("{scope}.{name}"),
+        None => format!("@@{name}"),
     };
     Some(SelectItem {
         name,
