@@ -188,7 +188,7 @@ pub fn apply(
     // The state-change tracker also fires for variable and database changes, which are
     // replayed; anything else it reports (user variables, temp tables, prepared statements)
     // pins. A statement that changed both a variable and a user variable is caught by the
-    // lexical check, and so is a row-returning statement that assigns a user variable (its EOF
+    // check of its tree, and so is a row-returning statement that assigns a user variable (its EOF
     // packet carries no tracker data).
     let unexplained = changes.state_changed
         && !explained

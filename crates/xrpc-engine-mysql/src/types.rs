@@ -1,9 +1,30 @@
 //! MySQL column metadata and text-protocol values, mapped to the X Protocol as MySQL's X Plugin
-//! maps them; and statement arguments rendered as escaped SQL literals.
+//! maps them; and statements made ready for the backend: arguments rendered as escaped SQL
+//! literals, the session's own values for `CONNECTION_ID()`, `LAST_INSERT_ID()` and the
+//! version, and what of the session state the statement touches (user variables, named locks).
 //!
 //! See the table in the [module docs](super) for the column mapping.
+//!
+//! # Statement text
+//!
+//! The statement is read through the node's MySQL front end ([`xrpc_sql::parse_cached`], one
+//! lookup for a text seen before): placeholders, calls, system and user variables are nodes of
+//! its tree, found by sqlparser's visitor, and their spans say which bytes of the text to
+//! replace; the rest of the text goes to the backend byte for byte.
+//!
+//! The backend reads more of MySQL's grammar than the front end (MariaDB's forms, `SELECT … INTO
+//! @a` after `FROM`, …). A text the front end cannot read is still sent: its `?` placeholders
+//! are found by the front end's tokenizer ([`xrpc_sql::unparsed`]) and replaced, nothing else
+//! is changed (so `CONNECTION_ID()` there is the backend connection's and `VERSION()` the
+//! backend's), and what it touches is judged from its tokens on the safe side: any `@name`
+//! counts as an assigned user variable (a statement that returns rows then pins its
+//! connection), any `GET_LOCK(` as a lock of a name the engine cannot ask about (pins until
+//! the session ends). The same holds for a text with a backslash under `NO_BACKSLASH_ESCAPES`
+//! (the front end reads backslash escapes), and for a placeholder in a versioned comment the
+//! front end's version skips (`/*!90000 … */`).
 
 use std::fmt::Write as _;
+use std::ops::{ControlFlow, Range};
 
 use bytes::Bytes;
 use mysql::consts::{ColumnFlags, ColumnType as MyType};
@@ -11,6 +32,13 @@ use xrpc_proto::codes;
 use xrpc_proto::value::{ColumnType, Value, XDateTime, XDecimal, XTime};
 
 use xrpc_engine::result::{COLLATION_BINARY, ColumnInfo, SqlError, column_flags};
+use xrpc_sql::ast::{
+    BinaryOperator, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments,
+    ObjectNamePart, Query, SetExpr, ShowStatementFilter, Spanned, Statement, Value as SqlValue,
+    Visit, Visitor, visit_expressions,
+};
+use xrpc_sql::sqlparser::tokenizer::Span;
+use xrpc_sql::{Assignment, Session};
 
 /// How a column's text values become [`Value`]s.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -314,14 +342,14 @@ fn write_string(out: &mut String, bytes: &[u8], backslash_escapes: bool) {
 pub struct Rewritten {
     /// The SQL to send.
     pub sql: String,
-    /// Whether the statement names a user variable (`@name`, not `@@name`) outside literals.
+    /// Whether the statement names a user variable (`@name`, not `@@name`).
     pub user_variable: bool,
     /// Whether it assigns one (`@name :=`, `INTO @name`): a statement that returns rows has no
     /// tracker data to say so.
     pub user_variable_assigned: bool,
-    /// Whether the statement names GET_LOCK, RELEASE_LOCK or RELEASE_ALL_LOCKS outside
-    /// literals: named locks are not reported by the backend's session tracker, so the engine
-    /// asks the backend which locks the connection holds after it.
+    /// Whether the statement calls GET_LOCK, RELEASE_LOCK or RELEASE_ALL_LOCKS: named locks
+    /// are not reported by the backend's session tracker, so the engine asks the backend which
+    /// locks the connection holds after it.
     pub named_lock: bool,
     /// The names given to GET_LOCK and RELEASE_LOCK as a string literal or a `?` argument, as
     /// SQL literals: what the engine asks the backend about.
@@ -335,8 +363,32 @@ pub struct Rewritten {
     pub renames: Vec<(String, String)>,
     /// The statement is `SHOW … VARIABLES …`: its `version` row gets the node's version.
     pub show_variables: bool,
-    /// In a `SHOW … VARIABLES` statement, where its `LIKE` or `WHERE` starts in `sql`.
-    pub show_filter_at: Option<usize>,
+    /// In a `SHOW … VARIABLES` statement, its scope and filter, for [`VariableAlias::probe`].
+    pub show_filter: Option<ShowFilter>,
+    /// The front end cannot read the statement (see "Statement text" in the module docs): it
+    /// went with its `?` arguments replaced and nothing else changed, and the flags above were
+    /// judged from its tokens, on the safe side.
+    pub unread: bool,
+}
+
+/// The scope and filter of a `SHOW … VARIABLES` statement, as [`VariableAlias::probe`] needs
+/// them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShowFilter {
+    /// `GLOBAL ` or `SESSION ` as written, else empty.
+    pub scope: &'static str,
+    /// The filter.
+    pub filter: Option<ShowCondition>,
+}
+
+/// The filter of a `SHOW … VARIABLES` statement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShowCondition {
+    /// `LIKE pattern`: the pattern as an SQL literal.
+    Like(String),
+    /// `WHERE condition`: the condition's text as sent, cut where it names the column
+    /// `Variable_name` (between each two pieces).
+    Where(Vec<String>),
 }
 
 /// A system variable the backend knows by its other name only (`transaction_isolation` and
@@ -373,73 +425,27 @@ impl VariableAlias {
     /// filter. The backend evaluates the filter on `missing` with the same value: `LIKE p`
     /// becomes `'missing' LIKE p`, and a `WHERE` condition gets `'missing'` for the name column.
     pub fn probe(&self, show: &Rewritten, backslash_escapes: bool) -> String {
-        let sql = show.sql.as_str();
-        let sql = sql.trim_end().trim_end_matches(';');
-        let (head, filter) = sql.split_at(show.show_filter_at.unwrap_or(sql.len()).min(sql.len()));
         let mut missing = String::new();
         write_string(&mut missing, self.missing.as_bytes(), backslash_escapes);
-        let keyword_end = filter
-            .bytes()
-            .position(|b| !is_ident(b))
-            .unwrap_or(filter.len());
-        let (keyword, rest) = filter.split_at(keyword_end);
-        let condition = if keyword.eq_ignore_ascii_case("like") {
-            format!("{missing} LIKE {rest}")
-        } else if keyword.eq_ignore_ascii_case("where") {
-            format!(
-                "({})",
-                name_column_replaced(rest, &missing, backslash_escapes)
-            )
-        } else {
-            "TRUE".to_owned()
+        let (scope, filter) = show
+            .show_filter
+            .as_ref()
+            .map_or(("", None), |show| (show.scope, show.filter.as_ref()));
+        let condition = match filter {
+            Some(ShowCondition::Like(pattern)) => format!("{missing} LIKE {pattern}"),
+            Some(ShowCondition::Where(pieces)) => format!("({})", pieces.join(&missing)),
+            None => "TRUE".to_owned(),
         };
         format!(
-            "{head} WHERE Variable_name = '{}' AND {condition}",
+            "SHOW {scope}VARIABLES WHERE Variable_name = '{}' AND {condition}",
             self.present
         )
     }
 }
 
-/// `condition` with every `Variable_name` column (outside literals and comments) replaced by
-/// `literal`.
-fn name_column_replaced(condition: &str, literal: &str, backslash_escapes: bool) -> String {
-    let bytes = condition.as_bytes();
-    let mut out = String::with_capacity(condition.len());
-    let mut copied = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        let (start, end, name) = if b == b'`' {
-            let end = skip_quoted(bytes, i, false);
-            (i, end, condition.get(i + 1..end - 1).unwrap_or(""))
-        } else if b == b'\'' || b == b'"' {
-            i = skip_quoted(bytes, i, backslash_escapes);
-            continue;
-        } else if is_ident_start(b) && (i == 0 || !is_ident(bytes[i - 1])) {
-            let mut end = i;
-            while end < bytes.len() && is_ident(bytes[end]) {
-                end += 1;
-            }
-            (i, end, &condition[i..end])
-        } else {
-            i += 1;
-            continue;
-        };
-        if name.eq_ignore_ascii_case("variable_name") {
-            out.push_str(&condition[copied..start]);
-            out.push_str(literal);
-            copied = end;
-        }
-        i = end;
-    }
-    out.push_str(&condition[copied..]);
-    out
-}
-
 /// Substitutes `args` for the `?` placeholders, the session number for `connection_id()` and the
-/// session's last generated id for `last_insert_id()`, only outside string literals, quoted
-/// identifiers and comments. (Both functions would otherwise name the pooled backend
-/// connection, which changes from statement to statement.)
+/// session's last generated id for `last_insert_id()`. (Both functions would otherwise name the
+/// pooled backend connection, which changes from statement to statement.)
 pub fn rewrite(
     sql: &str,
     args: &[Value],
@@ -461,6 +467,12 @@ pub fn rewrite(
 /// [`rewrite`], and with `version` also `VERSION()` and `@@[global.|session.|local.]version`
 /// become that string: the node's version (the backend's, suffixed `-xrpc-<version>`); with
 /// `alias`, `@@[scope.]<missing>` is sent as `@@[scope.]<present>`.
+///
+/// Everything is read from the front end's parse tree ([`xrpc_sql::parse_cached`]). A text the
+/// front end cannot read (or reads differently from the backend: a backslash in it under
+/// `NO_BACKSLASH_ESCAPES`, or a versioned comment the front end's version skips that holds a
+/// placeholder) is sent with only its `?` placeholders replaced, found by the front end's
+/// tokenizer, and [`Rewritten::unread`].
 pub fn rewrite_with_version(
     sql: &str,
     args: &[Value],
@@ -470,323 +482,370 @@ pub fn rewrite_with_version(
     version: Option<&str>,
     alias: Option<VariableAlias>,
 ) -> Result<Rewritten, SqlError> {
-    let bytes = sql.as_bytes();
-    let mut renames = Vec::new();
-    let mut first_word: Option<&str> = None;
-    let mut show_variables = false;
-    let mut show_filter_at = None;
-    let version_literal = version.map(|v| {
-        let mut literal = String::new();
-        write_string(&mut literal, v.as_bytes(), backslash_escapes);
-        literal
-    });
-    let mut out = String::with_capacity(sql.len() + args.len() * 8);
-    let mut user_variable = false;
-    let mut user_variable_assigned = false;
-    let mut after_into = false;
-    let mut named_lock = false;
-    let mut lock_names = Vec::new();
-    let mut unnamed_lock = false;
-    let mut next_arg = 0;
-    let mut copied = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        match b {
-            b'\'' | b'"' | b'`' => {
-                i = skip_quoted(bytes, i, backslash_escapes && b != b'`');
-                continue;
-            }
-            b'#' => {
-                i = skip_line(bytes, i);
-                continue;
-            }
-            b'-' if bytes.get(i + 1) == Some(&b'-')
-                && bytes.get(i + 2).is_none_or(|c| c.is_ascii_whitespace()) =>
-            {
-                i = skip_line(bytes, i);
-                continue;
-            }
-            // `/*! … */` and `/*M! … */` are executable comments; their content is SQL, so
-            // only their markers are skipped.
-            b'/' if bytes.get(i + 1) == Some(&b'*') && bytes.get(i + 2) != Some(&b'!') => {
-                if bytes.get(i + 2) == Some(&b'M') && bytes.get(i + 3) == Some(&b'!') {
-                    i += 4;
-                    continue;
-                }
-                i = match sql[i + 2..].find("*/") {
-                    Some(end) => i + 2 + end + 2,
-                    None => bytes.len(),
-                };
-                continue;
-            }
-            b'@' => {
-                if bytes.get(i + 1) == Some(&b'@') {
-                    let start = i;
-                    i += 2;
-                    while i < bytes.len() && is_ident(bytes[i]) || bytes.get(i) == Some(&b'.') {
-                        i += 1;
-                    }
-                    let name = sql[start + 2..i].to_ascii_lowercase();
-                    let unscoped = ["global.", "session.", "local."]
-                        .iter()
-                        .find_map(|scope| name.strip_prefix(scope))
-                        .unwrap_or(&name);
-                    if let (Some(literal), "version") = (&version_literal, unscoped) {
-                        out.push_str(&sql[copied..start]);
-                        out.push_str(literal);
-                        renames.push((
-                            version.unwrap_or_default().to_owned(),
-                            sql[start..i].to_owned(),
-                        ));
-                        copied = i;
-                    } else if let Some(alias) = alias.filter(|a| {
-                        a.missing == unscoped
-                            && first_word.is_some_and(|w| !w.eq_ignore_ascii_case("set"))
-                    }) {
-                        // In parentheses, so that the result column has a name of its own even
-                        // when the statement also reads the other name; not in a SET, whose
-                        // target is the backend's to accept or refuse.
-                        let scope = &sql[start..i - unscoped.len()];
-                        let replacement = format!("({scope}{})", alias.present);
-                        out.push_str(&sql[copied..start]);
-                        out.push_str(&replacement);
-                        renames.push((replacement, sql[start..i].to_owned()));
-                        copied = i;
-                    }
-                    continue;
-                }
-                user_variable = true;
-                i += 1;
-                // `@name`, `@'name'`, `@"name"` or `` @`name` ``.
-                match bytes.get(i) {
-                    Some(&q) if q == b'\'' || q == b'"' || q == b'`' => {
-                        i = skip_quoted(bytes, i, backslash_escapes && q != b'`');
-                    }
-                    _ => {
-                        while i < bytes.len() && (is_ident(bytes[i]) || bytes[i] == b'.') {
-                            i += 1;
-                        }
-                    }
-                }
-                let mut j = i;
-                while bytes.get(j).is_some_and(u8::is_ascii_whitespace) {
-                    j += 1;
-                }
-                if after_into || bytes[j..].starts_with(b":=") {
-                    user_variable_assigned = true;
-                }
-                continue;
-            }
-            b'?' => {
-                // Past the last argument, placeholders are only counted, for the error.
-                if let Some(value) = args.get(next_arg) {
-                    out.push_str(&sql[copied..i]);
-                    write_literal(&mut out, next_arg, value, backslash_escapes)?;
-                    copied = i + 1;
-                }
-                next_arg += 1;
-            }
-            _ if is_ident_start(b) && (i == 0 || !is_ident(bytes[i - 1])) => {
-                let start = i;
-                while i < bytes.len() && is_ident(bytes[i]) {
-                    i += 1;
-                }
-                let word = &sql[start..i];
-                let is_show = first_word.get_or_insert(word).eq_ignore_ascii_case("show");
-                if is_show && word.eq_ignore_ascii_case("variables") {
-                    show_variables = true;
-                } else if show_variables
-                    && show_filter_at.is_none()
-                    && (word.eq_ignore_ascii_case("like") || word.eq_ignore_ascii_case("where"))
-                {
-                    show_filter_at = Some(out.len() + start - copied);
-                }
-                // `INTO @a, @b`: every variable after INTO until the next word is assigned.
-                after_into = word.eq_ignore_ascii_case("into");
-                let preceded_by_dot = start > 0 && bytes[start - 1] == b'.';
-                if preceded_by_dot {
-                } else if word.eq_ignore_ascii_case("release_all_locks") {
-                    named_lock = true;
-                } else if word.eq_ignore_ascii_case("get_lock")
-                    || word.eq_ignore_ascii_case("release_lock")
-                {
-                    match lock_name(sql, i, args.get(next_arg), backslash_escapes)? {
-                        LockName::NotACall => {}
-                        LockName::Literal(name) => {
-                            named_lock = true;
-                            lock_names.push(name);
-                        }
-                        LockName::Expression => {
-                            named_lock = true;
-                            // Releasing a lock of unknown name can only end a pin: the names
-                            // already held are asked about anyway.
-                            unnamed_lock |= word.eq_ignore_ascii_case("get_lock");
-                        }
-                    }
-                }
-                let replacement = if word.eq_ignore_ascii_case("connection_id") {
-                    Some(connection_id)
-                } else if word.eq_ignore_ascii_case("last_insert_id") {
-                    Some(last_insert_id)
-                } else {
-                    None
-                };
-                if let (Some(value), false) = (replacement, preceded_by_dot) {
-                    if let Some(end) = empty_call(bytes, i) {
-                        out.push_str(&sql[copied..start]);
-                        // BIGINT UNSIGNED, the functions' own type.
-                        let cast = format!("CAST({value} AS UNSIGNED)");
-                        out.push_str(&cast);
-                        renames.push((cast, sql[start..end].to_owned()));
-                        i = end;
-                        copied = end;
-                    }
-                } else if let (Some(literal), true, false) = (
-                    &version_literal,
-                    word.eq_ignore_ascii_case("version"),
-                    preceded_by_dot,
-                ) {
-                    if let Some(end) = empty_call(bytes, i) {
-                        out.push_str(&sql[copied..start]);
-                        out.push_str(literal);
-                        renames.push((
-                            version.unwrap_or_default().to_owned(),
-                            sql[start..end].to_owned(),
-                        ));
-                        i = end;
-                        copied = end;
-                    }
-                }
-                continue;
-            }
-            _ => {}
-        }
-        i += 1;
+    let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
+    let readable = script
+        .iter()
+        .all(|statement| matches!(statement, Ok(_) | Err(xrpc_sql::ParseError::Empty)))
+        && (backslash_escapes || !sql.contains('\\'));
+    if !readable {
+        return unread(sql, args, backslash_escapes);
     }
-    if next_arg != args.len() {
-        return Err(SqlError::new(
-            &codes::WRONG_ARGUMENTS,
-            format!(
-                "Incorrect arguments: the statement has {next_arg} placeholders but {} arguments were given",
-                args.len()
-            ),
-        ));
+    let mut pass = TreePass {
+        sql,
+        lines: xrpc_sql::Lines::new(sql),
+        version,
+        alias,
+        connection_id,
+        last_insert_id,
+        backslash_escapes,
+        in_set: false,
+        placeholders: Vec::new(),
+        edits: Vec::new(),
+        lock_args: Vec::new(),
+        out: Rewritten::default(),
+    };
+    for parsed in script.iter().flatten() {
+        if let Some(statement) = parsed.statement() {
+            pass.statement(statement, parsed.start + parsed.text.len());
+        }
+    }
+    if pass.placeholders.len() != args.len() {
+        // A placeholder in a versioned comment the front end's version skips: the tokens see it.
+        if xrpc_sql::unparsed(sql, backslash_escapes)
+            .is_ok_and(|read| read.placeholders.len() == args.len())
+        {
+            return unread(sql, args, backslash_escapes);
+        }
+        return Err(argument_count(pass.placeholders.len(), args.len()));
+    }
+    pass.finish(args)
+}
+
+fn argument_count(placeholders: usize, args: usize) -> SqlError {
+    SqlError::new(
+        &codes::WRONG_ARGUMENTS,
+        format!(
+            "Incorrect arguments: the statement has {placeholders} placeholders but {args} \
+             arguments were given"
+        ),
+    )
+}
+
+/// A text the front end cannot read: its placeholders replaced, nothing else; what session
+/// state it may touch is judged from its tokens, on the safe side.
+fn unread(sql: &str, args: &[Value], backslash_escapes: bool) -> Result<Rewritten, SqlError> {
+    let read = match xrpc_sql::unparsed(sql, backslash_escapes) {
+        Ok(read) => read,
+        // Not even tokens: nothing to replace, and the backend's error to give.
+        Err(_) if args.is_empty() => xrpc_sql::Unparsed::default(),
+        Err(err) => return Err(SqlError::new(&codes::PARSE_ERROR, err.to_string())),
+    };
+    if read.placeholders.len() != args.len() {
+        return Err(argument_count(read.placeholders.len(), args.len()));
+    }
+    let mut out = String::with_capacity(sql.len() + args.len() * 8);
+    let mut copied = 0;
+    for (index, (&at, value)) in read.placeholders.iter().zip(args).enumerate() {
+        out.push_str(&sql[copied..at]);
+        write_literal(&mut out, index, value, backslash_escapes)?;
+        copied = at + 1;
     }
     out.push_str(&sql[copied..]);
+    let calls = |names: &[&str]| read.calls.iter().any(|call| names.contains(&call.as_str()));
     Ok(Rewritten {
         sql: out,
-        user_variable,
-        user_variable_assigned,
-        named_lock,
-        lock_names,
-        unnamed_lock,
-        renames,
-        show_variables,
-        show_filter_at,
+        // Any user variable may be assigned; any lock name is one the engine cannot ask about.
+        user_variable: read.user_variables,
+        user_variable_assigned: read.user_variables,
+        named_lock: calls(&["get_lock", "release_lock", "release_all_locks"]),
+        unnamed_lock: calls(&["get_lock"]),
+        unread: true,
+        ..Rewritten::default()
     })
 }
 
-/// The first argument of a lock function whose name ends at `i`.
-enum LockName {
-    /// No `(` follows: a column or alias of that name.
-    NotACall,
-    /// A string literal or a `?` argument, as the SQL literal to ask the backend about.
+/// The first argument of a lock function.
+enum LockArg {
+    /// A string literal, as written.
     Literal(String),
+    /// The `?` at this byte offset.
+    Placeholder(usize),
     /// Anything else.
     Expression,
 }
 
-/// Reads the first argument of the lock function call whose name ends at `i`; `arg` is the
-/// value of the next `?`, which is the argument when it is a placeholder.
-fn lock_name(
-    sql: &str,
-    i: usize,
-    arg: Option<&Value>,
+/// One walk over a script's trees, collecting the edits to its text.
+struct TreePass<'a> {
+    sql: &'a str,
+    lines: xrpc_sql::Lines<'a>,
+    version: Option<&'a str>,
+    alias: Option<VariableAlias>,
+    connection_id: u64,
+    last_insert_id: u64,
+    /// The backend reads backslash escapes in strings.
     backslash_escapes: bool,
-) -> Result<LockName, SqlError> {
-    let bytes = sql.as_bytes();
-    let skip_spaces = |mut at: usize| {
-        while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
-            at += 1;
-        }
-        at
-    };
-    let open = skip_spaces(i);
-    if bytes.get(open) != Some(&b'(') {
-        return Ok(LockName::NotACall);
+    /// In a SET statement, whose targets are the backend's to accept or refuse.
+    in_set: bool,
+    /// The byte offsets of the `?` placeholders.
+    placeholders: Vec<usize>,
+    /// `(range, replacement)` in the text, apart from placeholders.
+    edits: Vec<(Range<usize>, String)>,
+    /// GET_LOCK (true) and RELEASE_LOCK (false) calls and their first arguments.
+    lock_args: Vec<(bool, LockArg)>,
+    out: Rewritten,
+}
+
+impl TreePass<'_> {
+    fn range(&self, span: Span) -> Range<usize> {
+        self.lines.at(span.start)..self.lines.at(span.end)
     }
-    let start = skip_spaces(open + 1);
-    let (literal, end) = match (bytes.get(start), arg) {
-        (Some(b'\''), _) => {
-            let end = skip_quoted(bytes, start, backslash_escapes);
-            (sql[start..end].to_owned(), end)
+
+    /// One statement, whose text ends at byte `end`.
+    fn statement(&mut self, statement: &Statement, end: usize) {
+        self.in_set = matches!(statement, Statement::Set(_));
+        if let Some(Session::Set(assignments)) = Session::of(statement)
+            && assignments
+                .iter()
+                .any(|a| matches!(a, Assignment::User { .. }))
+        {
+            self.out.user_variable = true;
         }
-        (Some(b'?'), Some(value)) => {
+        if let Statement::ShowVariables {
+            filter,
+            global,
+            session,
+        } = statement
+        {
+            self.out.show_variables = true;
+            let scope = match (global, session) {
+                (true, _) => "GLOBAL ",
+                (_, true) => "SESSION ",
+                _ => "",
+            };
+            let filter = filter
+                .as_ref()
+                .and_then(|filter| self.show_condition(filter, end));
+            self.out.show_filter = Some(ShowFilter { scope, filter });
+        }
+        let _ = statement.visit(self);
+    }
+
+    /// The filter of SHOW VARIABLES, the last clause of its statement, which ends at `end`.
+    fn show_condition(&self, filter: &ShowStatementFilter, end: usize) -> Option<ShowCondition> {
+        match filter {
+            ShowStatementFilter::Like(pattern) => {
+                let mut literal = String::new();
+                // As sent: the backend reads it back to the pattern.
+                write_string(&mut literal, pattern.as_bytes(), self.backslash_escapes);
+                Some(ShowCondition::Like(literal))
+            }
+            ShowStatementFilter::Where(condition) => {
+                // A tree records no closing parenthesis: the condition runs to the end.
+                let whole = self.lines.at(condition.span().start)..end;
+                let mut names = Vec::new();
+                let _ = visit_expressions(condition, |expr| {
+                    if let Expr::Identifier(ident) = expr
+                        && ident.value.eq_ignore_ascii_case("variable_name")
+                    {
+                        names.push(self.range(ident.span));
+                    }
+                    ControlFlow::<()>::Continue(())
+                });
+                let mut pieces = Vec::with_capacity(names.len() + 1);
+                let mut at = whole.start;
+                for name in names {
+                    pieces.push(self.sql[at..name.start].to_owned());
+                    at = name.end;
+                }
+                pieces.push(self.sql[at..whole.end].to_owned());
+                Some(ShowCondition::Where(pieces))
+            }
+            ShowStatementFilter::ILike(_) | ShowStatementFilter::NoKeyword(_) => None,
+        }
+    }
+
+    /// A read of the system variable `name` (as written, without `@@` and scope) over `span`.
+    fn system_variable(&mut self, span: Range<usize>, name: &str) {
+        let unscoped = name.to_ascii_lowercase();
+        if let (Some(version), "version") = (self.version, unscoped.as_str()) {
             let mut literal = String::new();
-            write_literal(&mut literal, 0, value, backslash_escapes)?;
-            (literal, start + 1)
+            write_string(&mut literal, version.as_bytes(), self.backslash_escapes);
+            self.out
+                .renames
+                .push((version.to_owned(), self.sql[span.clone()].to_owned()));
+            self.edits.push((span, literal));
+        } else if let Some(alias) = self.alias.filter(|a| a.missing == unscoped && !self.in_set) {
+            // In parentheses, so that the result column has a name of its own even when the
+            // statement also reads the other name.
+            let written = &self.sql[span.clone()];
+            let scope = &written[..written.len() - name.len()];
+            let replacement = format!("({scope}{})", alias.present);
+            self.out
+                .renames
+                .push((replacement.clone(), written.to_owned()));
+            self.edits.push((span, replacement));
         }
-        _ => return Ok(LockName::Expression),
-    };
-    Ok(match bytes.get(skip_spaces(end)) {
-        Some(b',' | b')') => LockName::Literal(literal),
-        _ => LockName::Expression,
-    })
-}
-
-/// After `connection_id` at `i`: optional spaces, `(`, optional spaces, `)`. Returns the index
-/// after the `)`.
-fn empty_call(bytes: &[u8], mut i: usize) -> Option<usize> {
-    while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
-        i += 1;
     }
-    if bytes.get(i) != Some(&b'(') {
-        return None;
-    }
-    i += 1;
-    while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
-        i += 1;
-    }
-    (bytes.get(i) == Some(&b')')).then_some(i + 1)
-}
 
-fn is_ident_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_' || b == b'$'
-}
-
-fn is_ident(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
-}
-
-/// Index after the literal or quoted identifier opened at `start`; a doubled quote is a quote,
-/// and with `backslash` a backslash escapes the next byte.
-fn skip_quoted(bytes: &[u8], start: usize, backslash: bool) -> usize {
-    let quote = bytes[start];
-    let mut i = start + 1;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if backslash && b == b'\\' {
-            i += 2;
-            continue;
+    fn function(&mut self, function: &Function) {
+        let [ObjectNamePart::Identifier(name)] = function.name.0.as_slice() else {
+            return;
+        };
+        if name.quote_style.is_some() {
+            return;
         }
-        if b == quote {
-            if bytes.get(i + 1) == Some(&quote) {
-                i += 2;
+        let args = match &function.args {
+            FunctionArguments::List(list) if list.clauses.is_empty() => list.args.as_slice(),
+            FunctionArguments::None => return,
+            _ => &[],
+        };
+        let lower = name.value.to_ascii_lowercase();
+        match lower.as_str() {
+            "release_all_locks" => self.out.named_lock = true,
+            "get_lock" | "release_lock" => {
+                let arg = match args.first() {
+                    Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(value)))) => {
+                        match &value.value {
+                            SqlValue::SingleQuotedString(_) => {
+                                LockArg::Literal(self.sql[self.range(value.span)].to_owned())
+                            }
+                            SqlValue::Placeholder(p) if p == "?" => {
+                                LockArg::Placeholder(self.lines.at(value.span.start))
+                            }
+                            _ => LockArg::Expression,
+                        }
+                    }
+                    _ => LockArg::Expression,
+                };
+                self.lock_args.push((lower == "get_lock", arg));
+            }
+            "connection_id" | "last_insert_id" | "version" if args.is_empty() => {
+                let start = self.lines.at(name.span.start);
+                let name_end = self.lines.at(name.span.end);
+                let Some(end) = xrpc_sql::empty_arguments_end(&self.sql[name_end..]) else {
+                    return;
+                };
+                let end = name_end + end;
+                let replacement = match lower.as_str() {
+                    // BIGINT UNSIGNED, the functions' own type.
+                    "connection_id" => format!("CAST({} AS UNSIGNED)", self.connection_id),
+                    "last_insert_id" => format!("CAST({} AS UNSIGNED)", self.last_insert_id),
+                    _ => {
+                        let Some(version) = self.version else {
+                            return;
+                        };
+                        let mut literal = String::new();
+                        write_string(&mut literal, version.as_bytes(), self.backslash_escapes);
+                        self.out
+                            .renames
+                            .push((version.to_owned(), self.sql[start..end].to_owned()));
+                        self.edits.push((start..end, literal));
+                        return;
+                    }
+                };
+                self.out
+                    .renames
+                    .push((replacement.clone(), self.sql[start..end].to_owned()));
+                self.edits.push((start..end, replacement));
+            }
+            _ => {}
+        }
+    }
+
+    /// Applies the edits and the arguments.
+    fn finish(mut self, args: &[Value]) -> Result<Rewritten, SqlError> {
+        let backslash_escapes = self.backslash_escapes;
+        self.placeholders.sort_unstable();
+        for (index, (&at, value)) in self.placeholders.iter().zip(args).enumerate() {
+            let mut literal = String::new();
+            write_literal(&mut literal, index, value, backslash_escapes)?;
+            self.edits.push((at..at + 1, literal));
+        }
+        for (get, arg) in std::mem::take(&mut self.lock_args) {
+            self.out.named_lock = true;
+            match arg {
+                LockArg::Literal(literal) => self.out.lock_names.push(literal),
+                LockArg::Placeholder(at) => {
+                    let index = self.placeholders.binary_search(&at).unwrap_or_default();
+                    let mut literal = String::new();
+                    write_literal(&mut literal, 0, &args[index], backslash_escapes)?;
+                    self.out.lock_names.push(literal);
+                }
+                // Releasing a lock of unknown name can only end a pin: the names already held
+                // are asked about anyway.
+                LockArg::Expression => self.out.unnamed_lock |= get,
+            }
+        }
+        self.edits.sort_unstable_by_key(|(range, _)| range.start);
+        let sql = self.sql;
+        let mut out = String::with_capacity(sql.len() + args.len() * 8);
+        let mut copied = 0;
+        for (range, replacement) in &self.edits {
+            if range.start < copied {
                 continue;
             }
-            return i + 1;
+            out.push_str(&sql[copied..range.start]);
+            out.push_str(replacement);
+            copied = range.end;
         }
-        i += 1;
+        out.push_str(&sql[copied..]);
+        self.out.sql = out;
+        Ok(self.out)
     }
-    bytes.len()
 }
 
-fn skip_line(bytes: &[u8], start: usize) -> usize {
-    bytes[start..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(bytes.len(), |p| start + p + 1)
+impl Visitor for TreePass<'_> {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<()> {
+        if let SetExpr::Select(select) = query.body.as_ref()
+            && select.into.is_some()
+        {
+            self.out.user_variable = true;
+            self.out.user_variable_assigned = true;
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
+        if let Some(variable) = xrpc_sql::system_variable(expr) {
+            self.system_variable(self.range(variable.span), variable.name);
+            return ControlFlow::Continue(());
+        }
+        match expr {
+            Expr::Value(value) => {
+                if matches!(&value.value, SqlValue::Placeholder(p) if p == "?") {
+                    self.placeholders.push(self.lines.at(value.span.start));
+                }
+            }
+            Expr::Identifier(ident)
+                if ident.quote_style.is_none() && ident.value.starts_with('@') =>
+            {
+                self.out.user_variable = true;
+            }
+            Expr::CompoundIdentifier(parts)
+                if parts.first().is_some_and(|first| {
+                    first.quote_style.is_none() && first.value.starts_with('@')
+                }) =>
+            {
+                self.out.user_variable = true;
+            }
+            Expr::BinaryOp {
+                left,
+                op: BinaryOperator::Assignment,
+                ..
+            } => {
+                if matches!(left.as_ref(), Expr::Identifier(ident) if ident.value.starts_with('@'))
+                {
+                    self.out.user_variable = true;
+                    self.out.user_variable_assigned = true;
+                }
+            }
+            Expr::Function(function) => self.function(function),
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    }
 }
 
 #[cfg(test)]
@@ -964,8 +1023,8 @@ mod tests {
 
     #[test]
     fn user_variables_and_named_locks_are_noticed() {
-        let read = rewrite("select @a, @`b` from t where x = @c", &[], 1, 0, true).unwrap();
-        assert!(read.user_variable && !read.user_variable_assigned);
+        let read = rewrite("select @a, @b from t where x = @c", &[], 1, 0, true).unwrap();
+        assert!(read.user_variable && !read.user_variable_assigned && !read.unread);
         for assigning in [
             "select @a := 1",
             "select @`a`:=1",
@@ -1040,17 +1099,50 @@ mod tests {
         let probe = |sql: &str| alias.probe(&rewrite(sql, &[], 1, 0, true).unwrap(), true);
         assert_eq!(
             probe("SHOW GLOBAL VARIABLES LIKE 't%';"),
-            "SHOW GLOBAL VARIABLES  WHERE Variable_name = 'tx_isolation' AND \
-             'transaction_isolation' LIKE  't%'"
+            "SHOW GLOBAL VARIABLES WHERE Variable_name = 'tx_isolation' AND \
+             'transaction_isolation' LIKE 't%'"
         );
         assert_eq!(
             probe("show variables where `Variable_name` in ('a', 'variable_name') or value = 1"),
-            "show variables  WHERE Variable_name = 'tx_isolation' AND \
-             ( 'transaction_isolation' in ('a', 'variable_name') or value = 1)"
+            "SHOW VARIABLES WHERE Variable_name = 'tx_isolation' AND \
+             ('transaction_isolation' in ('a', 'variable_name') or value = 1)"
+        );
+        assert_eq!(
+            probe("SHOW SESSION VARIABLES LIKE 'a\\_b'"),
+            "SHOW SESSION VARIABLES WHERE Variable_name = 'tx_isolation' AND \
+             'transaction_isolation' LIKE 'a\\\\_b'"
         );
         assert_eq!(
             probe("SHOW VARIABLES"),
             "SHOW VARIABLES WHERE Variable_name = 'tx_isolation' AND TRUE"
+        );
+    }
+
+    #[test]
+    fn a_text_the_front_end_cannot_read_gets_its_arguments_and_pins() {
+        let r = rewrite(
+            "select x from t where z = ? into @a -- ?",
+            &[Value::Sint(5)],
+            1,
+            0,
+            true,
+        )
+        .unwrap();
+        assert!(r.unread && r.user_variable_assigned);
+        assert_eq!(r.sql, "select x from t where z = 5 into @a -- ?");
+        // Under NO_BACKSLASH_ESCAPES the backslash ends nothing: the string is 'a\'.
+        let r = rewrite("select 'a\\', ?", &[Value::Sint(1)], 1, 0, false).unwrap();
+        assert_eq!((r.sql.as_str(), r.unread), ("select 'a\\', 1", true));
+        // A versioned comment the front end's version skips may hold a placeholder.
+        let r = rewrite("select 1 /*!90000 + ? */", &[Value::Sint(2)], 1, 0, true).unwrap();
+        assert_eq!(
+            (r.sql.as_str(), r.unread),
+            ("select 1 /*!90000 + 2 */", true)
+        );
+        assert!(
+            !rewrite("select ?", &[Value::Sint(2)], 1, 0, true)
+                .unwrap()
+                .unread
         );
     }
 

@@ -1,6 +1,6 @@
-//! Cheap SQL scans: the leading-keyword check that lets most statements pass the node's admin
-//! SQL without allocating, the case-blind search the engines' rewrites gate on, and the tokenizer
-//! for the statements that look like admin SQL or catalog queries.
+//! Text scans the SQLite engine still makes: a leading-keyword check, the case-blind search its
+//! rewrites gate on, and the tokenizer of its catalog statements. Nothing else in the node uses
+//! them: statements are read through the MySQL front end (`xrpc-sql`).
 
 /// The first word of `sql` after whitespace and comments, and the text after it.
 pub fn leading_word(sql: &str) -> Option<(&str, &str)> {

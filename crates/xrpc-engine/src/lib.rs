@@ -9,7 +9,7 @@
 //! |---|---|
 //! | [`result`] | the result sink and column info, SQL errors and warnings, statement summaries |
 //! | [`shape`] | table shapes (columns, primary key, indexes) and how each engine's catalog gives them |
-//! | [`lex`] | the cheap SQL scans every statement passes: the leading keyword, a case-blind search, a small tokenizer |
+//! | [`lex`] | text scans the SQLite engine still makes (a leading keyword, a case-blind search, a small tokenizer); every other part of the node reads statements through the MySQL front end, `xrpc-sql` |
 //!
 //! # Connection ownership
 //!

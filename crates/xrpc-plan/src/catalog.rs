@@ -27,8 +27,9 @@
 //! - A *schema epoch* counts such statements. A shape is stored with the epoch read *before* it
 //!   was described, and used only while the epoch is still that value.
 //! - The session layer calls [`ShapeCache::schema_may_have_changed`] after every statement that may
-//!   change a schema ([`may_change_schema`]: CREATE, ALTER, DROP, RENAME, TRUNCATE, ATTACH,
-//!   DETACH, PRAGMA, VACUUM, REINDEX, whatever their outcome), and again when a transaction in
+//!   change a schema ([`may_change_schema`]: a script with a CREATE, ALTER, DROP, RENAME,
+//!   TRUNCATE, CALL, EXECUTE, ATTACH, PRAGMA or VACUUM, or one the front end cannot read, whatever
+//!   their outcome), and again when a transaction in
 //!   which it ran one ends (COMMIT, ROLLBACK, or the session's state being reset), because SQLite's
 //!   DDL is transactional: other sessions see it only then.
 //! - A session with such uncommitted DDL neither stores nor uses cached shapes: what it sees is
@@ -387,33 +388,30 @@ pub fn compile_cached(
     })
 }
 
-/// Whether `sql` may change a schema: its first word (after comments) is one of CREATE, ALTER,
-/// DROP, RENAME, TRUNCATE, ATTACH, DETACH, PRAGMA, VACUUM or REINDEX. Errs towards yes.
-pub fn may_change_schema(sql: &str) -> bool {
-    let mut rest = sql;
-    loop {
-        rest = rest.trim_start();
-        if let Some(after) = rest.strip_prefix("/*") {
-            rest = after.split_once("*/").map_or("", |(_, r)| r);
-        } else if rest.starts_with("--") || rest.starts_with('#') {
-            rest = rest.split_once('\n').map_or("", |(_, r)| r);
-        } else {
-            break;
+/// Whether a statement text, as the front end read it ([`xrpc_sql::parse_cached`]), may change
+/// a schema: one of its statements is a schema change ([`xrpc_sql::Kind::Ddl`]), a procedure
+/// call or prepared-statement run (either may hold DDL), or one of SQLite's own (ATTACH,
+/// PRAGMA, VACUUM); or the front end cannot read a statement (the engine may run what the front
+/// end cannot read, `DETACH` or `REINDEX` on SQLite). Errs towards yes.
+pub fn may_change_schema(script: &xrpc_sql::Script) -> bool {
+    use xrpc_sql::ast::Statement;
+    script.iter().any(|statement| match statement {
+        Ok(parsed) => {
+            parsed.kind == xrpc_sql::Kind::Ddl
+                || matches!(
+                    parsed.statement(),
+                    Some(
+                        Statement::Call(_)
+                            | Statement::Execute { .. }
+                            | Statement::AttachDatabase { .. }
+                            | Statement::Pragma { .. }
+                            | Statement::Vacuum(_)
+                    )
+                )
         }
-    }
-    // Runs before every statement: compared in place, without allocating, and scanned by byte
-    // (a non-ASCII character's first byte is not ASCII alphabetic either, so the end is the same).
-    let end = rest
-        .bytes()
-        .position(|b| !b.is_ascii_alphabetic())
-        .unwrap_or(rest.len());
-    let word = &rest[..end];
-    [
-        "CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE", "ATTACH", "DETACH", "PRAGMA", "VACUUM",
-        "REINDEX",
-    ]
-    .iter()
-    .any(|w| word.eq_ignore_ascii_case(w))
+        Err(xrpc_sql::ParseError::Empty) => false,
+        Err(xrpc_sql::ParseError::Syntax { .. }) => true,
+    })
 }
 
 /// A [`Catalog`] over an engine connection that keeps shapes in a [`ShapeCache`].
@@ -820,6 +818,8 @@ mod tests {
 
     #[test]
     fn schema_changing_statements_are_recognised_after_comments() {
+        let may_change_schema =
+            |sql: &str| may_change_schema(&xrpc_sql::parse_cached(sql, &Default::default()));
         for sql in [
             "create index i on t (a)",
             "  /* hint */ ALTER TABLE t ADD c INT",
@@ -828,6 +828,11 @@ mod tests {
             "PRAGMA foreign_keys = 1",
             "attach database 'x' as x",
             "VACUUM",
+            "select 1; drop table t",
+            "call p()",
+            // What the front end cannot read, the engine may still run.
+            "createx",
+            "DETACH x",
         ] {
             assert!(may_change_schema(sql), "{sql}");
         }
@@ -835,8 +840,9 @@ mod tests {
             "select 1",
             "insert into t values (1)",
             "/* create */ select 1",
-            "createx",
+            "select 'drop table t'",
             "",
+            "-- create\n",
         ] {
             assert!(!may_change_schema(sql), "{sql}");
         }

@@ -3,10 +3,10 @@
 //!
 //! # Statement kinds
 //!
-//! A statement's kind is read from its first keyword ([`StatementKind::of_sql`], through the
-//! admin path's `leading_word`, which skips whitespace and comments): no other part of the text is
-//! read, so a statement counts as what it starts with (`WITH … DELETE` is a `select`).
-//! EXEC_PLAN_READ is `plan`, AUTO_SP is `transaction`. A request counts once it is taken to run:
+//! A statement's kind is the front end's [`xrpc_sql::Kind`] of the request's first statement
+//! ([`StatementKind::of_script`], on the parse the session already holds): a script counts as
+//! its first statement, and a text the front end cannot read (or that holds no statement) as
+//! `other`. EXEC_PLAN_READ is `plan`, AUTO_SP is `transaction`. A request counts once it is taken to run:
 //! a digest-only request that misses the cache, a cascaded error (`reset_error = false`) and a
 //! request refused before its text is read count as errors only.
 //!
@@ -33,12 +33,10 @@
 use xrpc_net::StripedCounters;
 use xrpc_net::metrics::Exposition;
 
-use xrpc_engine::lex::leading_word;
-
-/// What a statement does, by its first keyword; see the [module docs](self).
+/// What a statement does; see the [module docs](self).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StatementKind {
-    /// `SELECT`, `WITH`, `TABLE`, `VALUES`.
+    /// `SELECT`, `WITH … SELECT`, `TABLE`, `VALUES`.
     Select,
     /// `INSERT`, `REPLACE`.
     Insert,
@@ -46,17 +44,18 @@ pub enum StatementKind {
     Update,
     /// `DELETE`.
     Delete,
-    /// `CREATE`, `ALTER` (but `ALTER INSTANCE`), `DROP`, `RENAME`, `TRUNCATE`.
+    /// Schema changes: `CREATE`, `ALTER` (but `ALTER INSTANCE`), `DROP`, `RENAME`, `TRUNCATE`.
     Ddl,
-    /// `BEGIN`, `START`, `COMMIT`, `ROLLBACK`, `SAVEPOINT`, `RELEASE`, `XA`, `LOCK`, `UNLOCK`,
-    /// and AUTO_SP requests.
+    /// `BEGIN`, `START TRANSACTION`, `COMMIT`, `ROLLBACK`, savepoints, `SET TRANSACTION`,
+    /// `XA …`, and AUTO_SP requests.
     Transaction,
-    /// `SHOW`, `SET`, `USE`, `KILL`, `FLUSH`, `RESET`, `DESCRIBE`, `DESC`, `EXPLAIN`,
-    /// `ANALYZE`, `OPTIMIZE`, `CHECK`, `REPAIR`, `GRANT`, `REVOKE`, `ALTER INSTANCE`.
+    /// `SHOW`, `DESCRIBE`, `SET`, `USE`, `EXPLAIN`, and the statements of the front end's
+    /// [`xrpc_sql::Kind::Admin`]: `KILL`, `FLUSH`, `LOCK TABLES`, `ANALYZE`, `GRANT`, `CALL`,
+    /// `ALTER INSTANCE`, ….
     Admin,
     /// EXEC_PLAN_READ requests.
     Plan,
-    /// Anything else (`CALL`, `DO`, a statement that starts with a parenthesis, …).
+    /// A text the front end cannot read, or one without a statement.
     Other,
 }
 
@@ -89,46 +88,23 @@ impl StatementKind {
         }
     }
 
-    /// The kind of SQL text, by its first keyword.
-    pub fn of_sql(sql: &str) -> Self {
-        let Some((word, rest)) = leading_word(sql) else {
+    /// The kind of a statement text as the front end read it: its first statement's.
+    pub fn of_script(script: &xrpc_sql::Script) -> Self {
+        let Some(Ok(first)) = script.first() else {
             return Self::Other;
         };
-        let is = |keywords: &[&str]| keywords.iter().any(|k| word.eq_ignore_ascii_case(k));
-        if is(&["select", "with", "table", "values"]) {
-            Self::Select
-        } else if is(&["insert", "replace"]) {
-            Self::Insert
-        } else if is(&["update"]) {
-            Self::Update
-        } else if is(&["delete"]) {
-            Self::Delete
-        } else if is(&["alter"]) {
-            match leading_word(rest) {
-                Some((second, _)) if second.eq_ignore_ascii_case("instance") => Self::Admin,
-                _ => Self::Ddl,
-            }
-        } else if is(&["create", "drop", "rename", "truncate"]) {
-            Self::Ddl
-        } else if is(&[
-            "begin",
-            "start",
-            "commit",
-            "rollback",
-            "savepoint",
-            "release",
-            "xa",
-            "lock",
-            "unlock",
-        ]) {
-            Self::Transaction
-        } else if is(&[
-            "show", "set", "use", "kill", "flush", "reset", "describe", "desc", "explain",
-            "analyze", "optimize", "check", "repair", "grant", "revoke",
-        ]) {
-            Self::Admin
-        } else {
-            Self::Other
+        match first.kind {
+            xrpc_sql::Kind::Select => Self::Select,
+            xrpc_sql::Kind::Insert => Self::Insert,
+            xrpc_sql::Kind::Update => Self::Update,
+            xrpc_sql::Kind::Delete => Self::Delete,
+            xrpc_sql::Kind::Ddl => Self::Ddl,
+            xrpc_sql::Kind::Transaction | xrpc_sql::Kind::Xa => Self::Transaction,
+            xrpc_sql::Kind::Set
+            | xrpc_sql::Kind::Show
+            | xrpc_sql::Kind::Use
+            | xrpc_sql::Kind::Plan
+            | xrpc_sql::Kind::Admin => Self::Admin,
         }
     }
 
@@ -380,7 +356,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn kinds_come_from_the_first_keyword() {
+    fn kinds_come_from_the_front_ends_kind() {
         for (sql, kind) in [
             ("select 1", StatementKind::Select),
             ("  /* c */ SELECT @@version", StatementKind::Select),
@@ -407,12 +383,16 @@ mod tests {
             ("use db", StatementKind::Admin),
             ("kill 5", StatementKind::Admin),
             ("explain select 1", StatementKind::Admin),
-            ("call xrpc.perf_hist('all')", StatementKind::Other),
-            ("(select 1)", StatementKind::Other),
+            ("call xrpc.perf_hist('all')", StatementKind::Admin),
+            ("xa start 'x'", StatementKind::Transaction),
+            ("(select 1)", StatementKind::Select),
+            ("select 1; delete from t", StatementKind::Select),
+            ("selec 1", StatementKind::Other),
             ("", StatementKind::Other),
             ("-- only a comment\n", StatementKind::Other),
         ] {
-            assert_eq!(StatementKind::of_sql(sql), kind, "{sql}");
+            let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
+            assert_eq!(StatementKind::of_script(&script), kind, "{sql}");
         }
     }
 

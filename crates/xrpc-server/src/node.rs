@@ -345,12 +345,12 @@ impl NodeShared {
         self.groups.get().map_or(&[], Vec::as_slice)
     }
 
-    /// Answers `sql` if it is the node's own SQL (SHOW VARIABLES, SET GLOBAL, CALL xrpc.perf_hist, …);
+    /// Answers `script` if it is the node's own SQL (SHOW VARIABLES, SET GLOBAL, CALL xrpc.perf_hist, …);
     /// see [`AdminOutcome`] for what the engine then runs.
     /// `user` runs it (`None`: the node itself).
     pub fn try_admin(
         &self,
-        sql: &str,
+        script: &xrpc_sql::Script,
         user: Option<&str>,
         sink: &mut dyn ResultSink,
     ) -> AdminOutcome {
@@ -369,7 +369,7 @@ impl NodeShared {
             engine_owns_variables: self.engine.owns_system_variables(),
             tls: &self.tls,
         };
-        admin::try_admin(sql, &ctx, sink)
+        admin::try_admin(script, &ctx, sink)
     }
 }
 

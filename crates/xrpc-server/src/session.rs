@@ -574,7 +574,8 @@ impl Session {
             let sql = std::str::from_utf8(&text).map_err(|_| {
                 SqlError::new(&codes::WRONG_ARGUMENTS, "statement is not valid UTF-8")
             })?;
-            out.kind = Some(StatementKind::of_sql(sql));
+            let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
+            out.kind = Some(StatementKind::of_script(&script));
             let args = stmt
                 .args
                 .iter()
@@ -582,8 +583,15 @@ impl Session {
                 .collect::<Result<Vec<_>, _>>()?;
             let conn = out.conn;
             let mut encoder = ResultEncoder::new(out, node.format, session.sid, chunk);
-            let summary =
-                session.execute(conn, node, sql, &args, schema.as_deref(), &mut encoder)?;
+            let summary = session.execute(
+                conn,
+                node,
+                sql,
+                &script,
+                &args,
+                schema.as_deref(),
+                &mut encoder,
+            )?;
             encoder.finish_result(&summary).map_err(SqlError::from)?;
             Ok(())
         });
@@ -768,7 +776,8 @@ impl Session {
             session.flow.begin(-1);
             let conn = out.conn;
             let mut encoder = ResultEncoder::new(out, node.format, session.sid, false);
-            let summary = session.execute(conn, node, &sql, &[], None, &mut encoder)?;
+            let script = xrpc_sql::parse_cached(&sql, &xrpc_sql::Options::default());
+            let summary = session.execute(conn, node, &sql, &script, &[], None, &mut encoder)?;
             encoder.finish_result(&summary).map_err(SqlError::from)?;
             Ok(())
         });
@@ -846,11 +855,14 @@ impl Session {
     }
 
     /// Runs one statement on the session's engine connection, borrowing one if it holds none.
+    /// `script` is `sql` as the front end read it.
+    #[allow(clippy::too_many_arguments)]
     fn execute<C: SessionConn>(
         &self,
         conn: &C,
         node: &NodeShared,
         sql: &str,
+        script: &xrpc_sql::Script,
         args: &[Value],
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
@@ -860,19 +872,18 @@ impl Session {
         }
         let mut node_rows = Vec::new();
         if args.is_empty() {
-            match node.try_admin(sql, self.user(), sink) {
+            match node.try_admin(script, self.user(), sink) {
                 AdminOutcome::Answered(result) => return result,
                 AdminOutcome::EngineThenRows(rows) => node_rows = rows,
                 AdminOutcome::Engine => {}
             }
         }
-        let changes_schema = crate::plan::catalog::may_change_schema(sql);
+        let changes_schema = crate::plan::catalog::may_change_schema(script);
         // `USE db` chooses the database itself, so the authentication schema, which may name a
         // database that does not exist (the node accepts such a connect, where MySQL refuses it),
         // must not fail it before it runs.
         let chooses_database = schema.is_none()
-            && crate::engine::lex::leading_word(sql)
-                .is_some_and(|(word, _)| word.eq_ignore_ascii_case("use"));
+            && matches!(script.as_slice(), [Ok(parsed)] if parsed.kind == xrpc_sql::Kind::Use);
         self.with_engine(conn, node, sink, changes_schema, |engine, sink| {
             if chooses_database {
                 engine.set_default_schema(None);

@@ -21,9 +21,13 @@
 //! - **`START TRANSACTION WITH CONSISTENT SNAPSHOT`**: the characteristic (and the comma that
 //!   joins it to another) is dropped; it asks for the snapshot at the start rather than at the
 //!   first read, which no caller of the front end distinguishes.
+//! - **`KILL HARD | SOFT …`**: MariaDB's mode word after `KILL` is dropped (both modes end the
+//!   statement or the connection alike for the node).
+//! - **`SHOW LOCAL VARIABLES | STATUS`** becomes `SHOW SESSION …`, its synonym.
 //!
-//! Statements are split at top-level `;` tokens; `XA` statements, which `sqlparser` does not
-//! know, are read here from their tokens ([`crate::Xa`]).
+//! Statements are split at top-level `;` tokens; `XA` statements and `ALTER INSTANCE`, which
+//! `sqlparser` does not know, are read here from their tokens ([`crate::Xa`],
+//! [`crate::Instance`]).
 
 use sqlparser::dialect::{Dialect, MySqlDialect};
 use sqlparser::keywords::Keyword;
@@ -37,14 +41,23 @@ use crate::ParseError;
 #[derive(Debug)]
 pub(crate) struct CommentDialect;
 
+/// MySQL's lexical rules under `NO_BACKSLASH_ESCAPES`, comment hints off: a backslash in a
+/// string is itself.
+#[derive(Debug)]
+pub(crate) struct NoBackslashDialect;
+
 macro_rules! like_mysql {
-    ($($name:ident),* ; $($char_name:ident),*) => {
-        impl Dialect for CommentDialect {
+    ($dialect:ident, hints: $hints:expr, backslash: $backslash:expr;
+     $($name:ident),* ; $($char_name:ident),*) => {
+        impl Dialect for $dialect {
             fn dialect(&self) -> std::any::TypeId {
                 MySqlDialect {}.dialect()
             }
             fn supports_multiline_comment_hints(&self) -> bool {
-                false
+                $hints
+            }
+            fn supports_string_literal_backslash_escape(&self) -> bool {
+                $backslash
             }
             $(fn $name(&self) -> bool {
                 MySqlDialect {}.$name()
@@ -54,34 +67,51 @@ macro_rules! like_mysql {
             })*
         }
     };
+    ($($dialect:ident, hints: $hints:expr, backslash: $backslash:expr);*) => {
+        $(like_mysql!(
+            $dialect, hints: $hints, backslash: $backslash;
+            ignores_wildcard_escapes, requires_hash_comment_space,
+            requires_single_line_comment_whitespace, supports_copy_from_stdin_data,
+            supports_dollar_as_money_prefix, supports_dollar_placeholder,
+            supports_geometric_types, supports_hash_comment,
+            supports_literal_prefix_in_qualified_name, supports_national_string_literal,
+            supports_nested_comments, supports_non_decimal_integer_literals,
+            supports_numeric_literal_underscores, supports_numeric_prefix,
+            supports_pipe_operator, supports_quote_delimited_string,
+            supports_string_escape_constant, supports_tilde_like_match_operator,
+            supports_triple_quoted_string, supports_tuple_element_access,
+            supports_unicode_string_literal, supports_unterminated_block_comments;
+            is_custom_operator_part, is_delimited_identifier_start, is_identifier_part,
+            is_identifier_start
+        );)*
+    };
 }
 
 like_mysql!(
-    ignores_wildcard_escapes, requires_hash_comment_space, requires_single_line_comment_whitespace,
-    supports_copy_from_stdin_data, supports_dollar_as_money_prefix, supports_dollar_placeholder,
-    supports_geometric_types, supports_hash_comment, supports_literal_prefix_in_qualified_name,
-    supports_national_string_literal, supports_nested_comments,
-    supports_non_decimal_integer_literals, supports_numeric_literal_underscores,
-    supports_numeric_prefix, supports_pipe_operator, supports_quote_delimited_string,
-    supports_string_escape_constant, supports_string_literal_backslash_escape,
-    supports_tilde_like_match_operator, supports_triple_quoted_string,
-    supports_tuple_element_access, supports_unicode_string_literal,
-    supports_unterminated_block_comments;
-    is_custom_operator_part, is_delimited_identifier_start, is_identifier_part, is_identifier_start
+    CommentDialect, hints: false, backslash: MySqlDialect {}.supports_string_literal_backslash_escape();
+    NoBackslashDialect, hints: false, backslash: false
 );
 
-/// Maps sqlparser's line and column (from 1, columns in characters) to byte offsets.
+/// Maps sqlparser's line and column (from 1, columns in characters) to byte offsets of the
+/// text they were read from; the spans of a [`crate::Parsed`] tree are locations in the text
+/// given to [`crate::parse`] (versioned comments keep every position).
 #[derive(Debug)]
-pub(crate) struct Lines<'a> {
+pub struct Lines<'a> {
     text: &'a str,
     starts: Vec<usize>,
 }
 
 impl<'a> Lines<'a> {
-    pub(crate) fn new(text: &'a str) -> Self {
+    /// The positions of `text`.
+    pub fn new(text: &'a str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(at, _)| at + 1));
         Self { text, starts }
+    }
+
+    /// The byte offset of a location; the end of the text for one beyond it.
+    pub fn at(&self, location: sqlparser::tokenizer::Location) -> usize {
+        self.offset(location.line, location.column)
     }
 
     /// The byte offset of `line:column`; past the end for a location beyond the text.
@@ -103,7 +133,16 @@ impl<'a> Lines<'a> {
 /// The text with MySQL's versioned comments applied for a server of `version` (e.g. 80036),
 /// byte for byte the same length, lines and columns.
 pub(crate) fn apply_versioned_comments(text: &str, version: u32) -> Result<String, ParseError> {
-    let tokens = Tokenizer::new(&CommentDialect, text)
+    apply_versioned_comments_as(text, version, &CommentDialect)
+}
+
+/// [`apply_versioned_comments`] with the lexical rules of `dialect` (comment hints off).
+fn apply_versioned_comments_as(
+    text: &str,
+    version: u32,
+    dialect: &dyn Dialect,
+) -> Result<String, ParseError> {
+    let tokens = Tokenizer::new(dialect, text)
         .tokenize_with_location()
         .map_err(|err| tokenizer_error(text, err.location.line, err.location.column))?;
     let lines = Lines::new(text);
@@ -166,6 +205,77 @@ pub(crate) fn tokenize(text: &str) -> Result<Vec<TokenWithSpan>, ParseError> {
     Tokenizer::new(&MySqlDialect {}, text)
         .tokenize_with_location()
         .map_err(|err| tokenizer_error(text, err.location.line, err.location.column))
+}
+
+/// What the tokens of a text the parser cannot read show, for a caller that must still send it
+/// on (see [`unparsed`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Unparsed {
+    /// The byte offsets of the `?` placeholders.
+    pub placeholders: Vec<usize>,
+    /// A user variable (`@name`, not `@@name`) is named.
+    pub user_variables: bool,
+    /// The names of the words followed by `(` (possible function calls), lower case.
+    pub calls: Vec<String>,
+}
+
+/// Reads `text` by MySQL's lexical rules only (with `backslash_escapes` false, as under
+/// `NO_BACKSLASH_ESCAPES`), every versioned comment's text included (a backend of any version
+/// may run it): for a text the parser cannot read that must still get its arguments and be
+/// judged. What a parsed statement holds is in its tree.
+pub fn unparsed(text: &str, backslash_escapes: bool) -> Result<Unparsed, ParseError> {
+    let dialect: &dyn Dialect = if backslash_escapes {
+        &CommentDialect
+    } else {
+        &NoBackslashDialect
+    };
+    let applied;
+    let text = if text.contains("/*!") {
+        applied = apply_versioned_comments_as(text, u32::MAX, dialect)?;
+        applied.as_str()
+    } else {
+        text
+    };
+    let tokens = Tokenizer::new(dialect, text)
+        .tokenize_with_location()
+        .map_err(|err| tokenizer_error(text, err.location.line, err.location.column))?;
+    let lines = Lines::new(text);
+    let mut out = Unparsed::default();
+    let mut significant = tokens.iter().filter(|t| !is_space(&t.token)).peekable();
+    while let Some(token) = significant.next() {
+        match &token.token {
+            Token::Placeholder(p) if p == "?" => out.placeholders.push(lines.at(token.span.start)),
+            // `@'name'`, `` @`name` ``: the sign before a quoted name.
+            Token::AtSign => out.user_variables = true,
+            Token::Word(word) if word.quote_style.is_none() => {
+                if word.value.starts_with('@') && !word.value.starts_with("@@") {
+                    out.user_variables = true;
+                } else if significant.peek().is_some_and(|t| t.token == Token::LParen) {
+                    out.calls.push(word.value.to_ascii_lowercase());
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// Where the empty argument list `( )` that starts `text` (after any spaces and comments)
+/// ends: the byte offset after its `)`. For the end of a call without arguments, whose tree
+/// records only the name.
+pub fn empty_arguments_end(text: &str) -> Option<usize> {
+    let tokens = Tokenizer::new(&MySqlDialect {}, text)
+        .tokenize_with_location()
+        .ok()?;
+    let mut significant = tokens.iter().filter(|t| !is_space(&t.token));
+    match (significant.next(), significant.next()) {
+        (Some(open), Some(close))
+            if open.token == Token::LParen && close.token == Token::RParen =>
+        {
+            Some(Lines::new(text).at(close.span.end))
+        }
+        _ => None,
+    }
 }
 
 /// Splits tokens into statements at top-level `;`, dropping statements of only whitespace.
@@ -264,6 +374,15 @@ pub(crate) fn extend(tokens: &mut [TokenWithSpan]) {
     let is_set = significant
         .first()
         .is_some_and(|&i| word_is(&tokens[i].token, Keyword::SET));
+    if let [first, second, ..] = significant[..] {
+        let (leading, next) = (&tokens[first].token, &tokens[second].token);
+        if word_is(leading, Keyword::KILL) && (word_named(next, "HARD") || word_named(next, "SOFT"))
+        {
+            tokens[second].token = Token::Whitespace(Whitespace::Space);
+        } else if word_is(leading, Keyword::SHOW) && word_is(next, Keyword::LOCAL) {
+            tokens[second].token = Token::make_keyword("SESSION");
+        }
+    }
     let mut depth = 0i32;
     for (n, &i) in significant.iter().enumerate() {
         let prev = n.checked_sub(1).map(|p| &tokens[significant[p]].token);
@@ -366,6 +485,29 @@ mod tests {
                     .unwrap()
             );
         }
+    }
+
+    #[test]
+    fn placeholders_follow_the_backslash_rule() {
+        let text = r"SELECT '\\', ?, '?', `?` -- ?
+        , ?";
+        assert_eq!(unparsed(text, true).unwrap().placeholders.len(), 2);
+        // Without backslash escapes the first string ends at its backslash-quote.
+        let text = r"SELECT 'a\', ?";
+        assert_eq!(
+            unparsed(text, false).unwrap().placeholders,
+            [text.len() - 1]
+        );
+        assert!(unparsed(text, true).is_err());
+        let read = unparsed(
+            "SELECT GET_LOCK ('a', ?), @@x, `f`(), '@b' /*!99999 , @c */",
+            true,
+        )
+        .unwrap();
+        assert_eq!(read.calls, ["get_lock"]);
+        assert!(read.user_variables);
+        assert_eq!(empty_arguments_end(" ( /* ) */ ) + 1"), Some(12));
+        assert_eq!(empty_arguments_end("(1)"), None);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! client's multi-statement query sends them) and returns each statement as a [`Parsed`]: its
 //! text, its [`Kind`] (what the node's counters, admin SQL and engines dispatch on) and its body,
 //! a [`sqlparser::ast::Statement`] or, for the forms sqlparser lacks, a typed value of this
-//! crate ([`Xa`]). The session statements are typed once more by [`Session::of`]: `SET` with
+//! crate ([`Xa`], [`Instance`]). The session statements are typed once more by [`Session::of`]: `SET` with
 //! its scopes and user variables, `SET NAMES`, transactions, `USE`.
 //!
 //! Parsing costs microseconds per statement, so every part of the node parses through
@@ -19,7 +19,8 @@
 //! backslash escapes in strings, backquoted names. The token pass (the `lex` module) applies MySQL's
 //! versioned comments (`/*!40101 … */` runs on a server of that version or later), adds the few
 //! MySQL forms sqlparser does not parse (`a MOD b`, `SET @a := 1`, `LOCK IN SHARE MODE`,
-//! `XA …`) and splits the script; each extension is narrow and documented there.
+//! `XA …`, `ALTER INSTANCE …`, `KILL HARD | SOFT`, `SHOW LOCAL …`) and splits the script; each
+//! extension is narrow and documented there.
 //!
 //! A statement that does not parse is MySQL's error 1064 with MySQL's message: the text from
 //! the offending token (80 characters at most) and its line within the statement. Statements
@@ -33,12 +34,16 @@ mod session;
 pub use cache::{MAX_CACHED_TEXT, Script, cached_texts, parse_cached};
 
 pub use error::ParseError;
-pub use session::{Assignment, Scope, Session, Transaction, Xa};
+pub use lex::{Lines, Unparsed, empty_arguments_end, unparsed};
+pub use session::{
+    Assignment, Instance, Scope, Session, SystemVariable, Transaction, Xa, system_variable,
+};
 pub use sqlparser;
 pub use sqlparser::ast;
 
 use sqlparser::ast::Statement;
 use sqlparser::dialect::MySqlDialect;
+use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::TokenWithSpan;
 
@@ -92,6 +97,8 @@ pub enum Body {
     Statement(Box<Statement>),
     /// An `XA` statement, read by the token pass.
     Xa(Xa),
+    /// `ALTER INSTANCE …`, read by the token pass.
+    Instance(Instance),
 }
 
 /// One statement of a script, parsed.
@@ -99,6 +106,9 @@ pub enum Body {
 pub struct Parsed {
     /// The statement's text as run: versioned comments applied, without the `;`.
     pub text: String,
+    /// Where `text` starts in the script, in bytes (the script's text and the applied one have
+    /// the same positions).
+    pub start: usize,
     /// What it does.
     pub kind: Kind,
     /// The tree.
@@ -106,11 +116,11 @@ pub struct Parsed {
 }
 
 impl Parsed {
-    /// The sqlparser statement, unless this is an `XA` statement.
+    /// The sqlparser statement, unless the token pass read this one.
     pub fn statement(&self) -> Option<&Statement> {
         match &self.body {
             Body::Statement(statement) => Some(statement),
-            Body::Xa(_) => None,
+            Body::Xa(_) | Body::Instance(_) => None,
         }
     }
 }
@@ -184,18 +194,35 @@ fn parse_one(
     let end = lines.offset(last.end.line, last.end.column).max(start);
     let statement_text = text[start..end].to_string();
     let first_line = first.start.line;
+    // A statement the token pass reads: a syntax error at its `n`th significant token (at the
+    // statement's end when there is none).
+    let error_at = |n: usize| {
+        let at = significant.get(n).map_or(last, |t| t.span);
+        let offset = lines
+            .offset(at.start.line, at.start.column)
+            .clamp(start, end);
+        lex::syntax_error(&text[offset..end], at.start.line - first_line + 1)
+    };
     if lex::word_named(&significant[0].token, "XA") {
-        let xa = Xa::from_tokens(&significant[1..]).ok_or_else(|| {
-            let at = significant.get(1).map_or(first, |t| t.span);
-            let offset = lines
-                .offset(at.start.line, at.start.column)
-                .clamp(start, end);
-            lex::syntax_error(&text[offset..end], at.start.line - first_line + 1)
-        })?;
+        let xa = Xa::from_tokens(&significant[1..]).ok_or_else(|| error_at(1))?;
         return Ok(Parsed {
             text: statement_text,
+            start,
             kind: Kind::Xa,
             body: Body::Xa(xa),
+        });
+    }
+    if lex::word_is(&significant[0].token, Keyword::ALTER)
+        && significant
+            .get(1)
+            .is_some_and(|t| lex::word_named(&t.token, "INSTANCE"))
+    {
+        let instance = Instance::from_tokens(&significant[2..]).ok_or_else(|| error_at(2))?;
+        return Ok(Parsed {
+            text: statement_text,
+            start,
+            kind: Kind::Admin,
+            body: Body::Instance(instance),
         });
     }
     let mut parser = Parser::new(&MySqlDialect {}).with_tokens_with_locations(tokens);
@@ -219,6 +246,7 @@ fn parse_one(
         })?;
     Ok(Parsed {
         text: statement_text,
+        start,
         kind: classify(&statement),
         body: Body::Statement(Box::new(statement)),
     })
@@ -397,6 +425,25 @@ mod tests {
                 .unwrap()
                 .to_string(),
             "SELECT * FROM t FOR SHARE"
+        );
+    }
+
+    #[test]
+    fn mariadbs_kill_modes_and_show_local_are_read() {
+        assert_eq!(
+            one("KILL SOFT QUERY 7").statement().unwrap().to_string(),
+            "KILL QUERY 7"
+        );
+        assert_eq!(
+            one("kill hard 7").statement().unwrap().to_string(),
+            "KILL 7"
+        );
+        assert_eq!(
+            one("SHOW LOCAL STATUS LIKE 'a%'")
+                .statement()
+                .unwrap()
+                .to_string(),
+            "SHOW SESSION STATUS LIKE 'a%'"
         );
     }
 

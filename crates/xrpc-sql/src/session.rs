@@ -5,7 +5,7 @@ use sqlparser::ast::{
     TransactionAccessMode, TransactionMode, Use,
 };
 use sqlparser::keywords::Keyword;
-use sqlparser::tokenizer::{Token, TokenWithSpan};
+use sqlparser::tokenizer::{Span, Token, TokenWithSpan};
 
 use crate::lex::{word_is, word_named};
 
@@ -101,6 +101,82 @@ pub enum Xa {
     Recover,
 }
 
+/// A system variable read in an expression: `@@name`, or `@@global.name` (`session`, `local`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SystemVariable<'a> {
+    /// The name as written, without `@@` and scope.
+    pub name: &'a str,
+    /// The scope as written (`@@GLOBAL`), when one is.
+    pub scope: Option<&'a str>,
+    /// Where the whole reference is in the text.
+    pub span: Span,
+}
+
+/// The system variable `expr` reads, if it is one.
+pub fn system_variable(expr: &Expr) -> Option<SystemVariable<'_>> {
+    match expr {
+        Expr::Identifier(ident) if ident.quote_style.is_none() => Some(SystemVariable {
+            name: ident.value.strip_prefix("@@")?,
+            scope: None,
+            span: ident.span,
+        }),
+        Expr::CompoundIdentifier(parts) => match parts.as_slice() {
+            [scope, name]
+                if scope.quote_style.is_none()
+                    && ["@@global", "@@session", "@@local"]
+                        .iter()
+                        .any(|s| scope.value.eq_ignore_ascii_case(s)) =>
+            {
+                Some(SystemVariable {
+                    name: &name.value,
+                    scope: Some(&scope.value),
+                    span: scope.span.union(&name.span),
+                })
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `ALTER INSTANCE …`, read by the token pass: the forms the node knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Instance {
+    /// `ALTER INSTANCE RELOAD TLS [NO ROLLBACK ON ERROR]`.
+    ReloadTls {
+        /// `NO ROLLBACK ON ERROR` was given.
+        no_rollback_on_error: bool,
+    },
+}
+
+impl Instance {
+    /// Reads the tokens after `ALTER INSTANCE`; `None` for any other form.
+    pub(crate) fn from_tokens(tokens: &[&TokenWithSpan]) -> Option<Self> {
+        let words: Vec<&Token> = tokens.iter().map(|t| &t.token).collect();
+        match words.as_slice() {
+            [reload, tls, rest @ ..] if word_named(reload, "RELOAD") && word_named(tls, "TLS") => {
+                match rest {
+                    [] => Some(Self::ReloadTls {
+                        no_rollback_on_error: false,
+                    }),
+                    [no, rollback, on, error]
+                        if word_is(no, Keyword::NO)
+                            && word_is(rollback, Keyword::ROLLBACK)
+                            && word_is(on, Keyword::ON)
+                            && word_is(error, Keyword::ERROR) =>
+                    {
+                        Some(Self::ReloadTls {
+                            no_rollback_on_error: true,
+                        })
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
 impl Session {
     /// The typed form of a session statement; `None` for any other statement.
     pub fn of(statement: &Statement) -> Option<Self> {
@@ -123,14 +199,20 @@ impl Session {
             }) if values.len() == 1 => {
                 Self::Set(vec![assignment(*scope, variable, values[0].clone())])
             }
-            Statement::Set(Set::MultipleAssignments { assignments }) => Self::Set(
-                assignments
-                    .iter()
-                    .map(|SetAssignment { scope, name, value }| {
-                        assignment(*scope, name, value.clone())
-                    })
-                    .collect(),
-            ),
+            // A scope keyword applies to the assignments after it until the next one, as in
+            // MySQL: `SET GLOBAL a = 1, b = 2` sets both globally.
+            Statement::Set(Set::MultipleAssignments { assignments }) => {
+                let mut current = None;
+                Self::Set(
+                    assignments
+                        .iter()
+                        .map(|SetAssignment { scope, name, value }| {
+                            current = scope.or(current);
+                            assignment(current, name, value.clone())
+                        })
+                        .collect(),
+                )
+            }
             Statement::StartTransaction { modes, .. } => Self::Transaction(Transaction::Begin {
                 read_only: modes.contains(&TransactionMode::AccessMode(
                     TransactionAccessMode::ReadOnly,
@@ -300,11 +382,39 @@ mod tests {
                     name: "sql_mode".into(),
                     value: number("3")
                 },
+                // The latest scope keyword applies (MySQL's rule).
                 Assignment::System {
-                    scope: Scope::Session,
+                    scope: Scope::Global,
                     name: "x".into(),
                     value: number("4")
                 },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_scope_keyword_carries_to_the_assignments_after_it() {
+        let Session::Set(assignments) =
+            session("SET GLOBAL a = 1, b = 2, @@session.c = 3, d = 4, SESSION e = 5, f = 6")
+        else {
+            panic!("not a SET")
+        };
+        let scopes: Vec<Scope> = assignments
+            .iter()
+            .map(|a| match a {
+                Assignment::System { scope, .. } => *scope,
+                Assignment::User { .. } => panic!("no user variables here"),
+            })
+            .collect();
+        assert_eq!(
+            scopes,
+            [
+                Scope::Global,
+                Scope::Global,
+                Scope::Session,
+                Scope::Global,
+                Scope::Session,
+                Scope::Session
             ]
         );
     }
@@ -330,7 +440,7 @@ mod tests {
     fn xa_statements_are_read_from_tokens() {
         let xa = |text: &str| match parse_one_statement(text, &Options::default()).unwrap().body {
             Body::Xa(xa) => xa,
-            Body::Statement(_) => panic!("not XA"),
+            _ => panic!("not XA"),
         };
         assert_eq!(xa("XA START 'g', 'b', 1"), Xa::Start("'g','b',1".into()));
         assert_eq!(
@@ -342,6 +452,36 @@ mod tests {
         );
         assert_eq!(xa("XA RECOVER"), Xa::Recover);
         let err = parse_one_statement("XA START", &Options::default()).unwrap_err();
+        assert_eq!(err.code(), 1064);
+    }
+
+    #[test]
+    fn alter_instance_reload_tls_is_read_from_tokens() {
+        let instance = |text: &str| {
+            let parsed = parse_one_statement(text, &Options::default()).unwrap();
+            assert_eq!(parsed.kind, crate::Kind::Admin);
+            match parsed.body {
+                Body::Instance(instance) => instance,
+                _ => panic!("not ALTER INSTANCE"),
+            }
+        };
+        assert_eq!(
+            instance("alter instance reload tls"),
+            Instance::ReloadTls {
+                no_rollback_on_error: false
+            }
+        );
+        assert_eq!(
+            instance("ALTER INSTANCE RELOAD TLS NO ROLLBACK ON ERROR"),
+            Instance::ReloadTls {
+                no_rollback_on_error: true
+            }
+        );
+        let err = parse_one_statement(
+            "ALTER INSTANCE ROTATE INNODB MASTER KEY",
+            &Options::default(),
+        )
+        .unwrap_err();
         assert_eq!(err.code(), 1064);
     }
 }

@@ -102,9 +102,14 @@ impl std::fmt::Debug for AdminContext<'_> {
     }
 }
 
-/// Runs `sql` if it is admin SQL, pushing any result set into `sink`; see [`AdminOutcome`].
-pub fn try_admin(sql: &str, ctx: &AdminContext<'_>, sink: &mut dyn ResultSink) -> AdminOutcome {
-    let stmt = match parse::parse(sql) {
+/// Runs `script` (a statement text as the front end read it, [`xrpc_sql::parse_cached`]) if it
+/// is admin SQL, pushing any result set into `sink`; see [`AdminOutcome`].
+pub fn try_admin(
+    script: &xrpc_sql::Script,
+    ctx: &AdminContext<'_>,
+    sink: &mut dyn ResultSink,
+) -> AdminOutcome {
+    let stmt = match parse::parse(script) {
         None => return AdminOutcome::Engine,
         Some(Ok(stmt)) => stmt,
         Some(Err(err)) => return AdminOutcome::Answered(Err(err)),

@@ -1,6 +1,7 @@
 //! Admin SQL: the statements the node answers itself, before any engine sees them.
 //!
-//! [`try_admin`] recognises, case-insensitively, with any whitespace, comments and trailing `;`:
+//! [`try_admin`] recognises, from the front end's parse tree ([`xrpc_sql::parse_cached`]), a
+//! script of one statement that is one of:
 //!
 //! - `SHOW [GLOBAL|SESSION|LOCAL] VARIABLES [LIKE 'pat' | WHERE cond]`: every variable of
 //!   [`Variables`](crate::var_store::Variables), sorted by name, as two text columns `Variable_name` and `Value` (collation
@@ -33,6 +34,8 @@
 //!   interrupts its running statement, CONNECTION ends the session as SESS_KILL does, through a
 //!   [`SessionKiller`]; an unknown `n` is 1094 "Unknown thread id: n". MariaDB's `KILL QUERY ID`
 //!   and `KILL USER` are left to the engine.
+//! - `FLUSH HOSTS`: unblocks every client address blocked by `xrpc_max_connect_errors`; the
+//!   other FLUSH forms are the engine's.
 //! - `ALTER INSTANCE RELOAD TLS`: reads the node's `tls_cert`, `tls_key` and `tls_ca` files again
 //!   ([`crate::tls::TlsContext::reload`]); new handshakes use them. A failure (3889) keeps the
 //!   previous certificate. Always the node's, whatever the engine: it is the node's TLS.
@@ -41,29 +44,31 @@
 //! collation does. WHERE takes `Variable_name` or `Value` compared with `=`, `<>`/`!=`,
 //! `[NOT] LIKE` or `[NOT] IN (…)`, combined with AND, OR, NOT and parentheses.
 //!
+//! A text the front end cannot read, or a script of several statements, is never admin SQL: it
+//! goes to the engine unchanged, which answers it or gives its own error (the `mysql` engine's
+//! backend reads more of MySQL's grammar than the front end does, such as MariaDB's `KILL QUERY
+//! ID n`).
+//!
 //! # Cost for other statements
 //!
-//! `try_admin` runs before every statement, so it first looks at the leading keyword without
-//! allocating, and lexes only statements that start like admin SQL (`SHOW VARIABLES`, `SELECT @@`,
-//! a `SET` that mentions `global` or `xrpc_`, a `CALL` of `perf_hist`). Everything else returns
-//! `None` at once.
+//! `try_admin` runs before every statement on the parse the session already holds (one lookup
+//! in the front end's cache per request), and looks first at the statement's
+//! [`xrpc_sql::Kind`]: an INSERT or UPDATE is turned away by one comparison, a SELECT by a look
+//! at its first item. Nothing allocates until a statement is known to be admin SQL.
 //!
 //! # Layout
 //!
-//! - `lex`: the leading-keyword check and the tokenizer; also the lexer of the SQLite engine's
-//!   MySQL catalog statements (`engine/sqlite/catalog.rs`).
-//! - `parse`: the statements' syntax tree and the recursive-descent parser.
+//! - `parse`: the admin statements, read from the parse tree.
 //! - `like`: MySQL's LIKE matcher, for `SHOW … LIKE` and `WHERE … LIKE`.
 //! - `exec`: the entry point [`try_admin`] with its [`AdminContext`] and [`StatusSource`]; runs a
 //!   parsed statement against the variables and the status source.
 //! - `perf_hist`: `CALL xrpc.perf_hist`, the stage histograms as a result set.
 //! - `row`: building result rows (text values).
 //!
-//! Imports point one way: `mod.rs` → `exec` → `parse` → `lex`, and `exec` → `like`, `perf_hist`
-//! → `row`.
+//! Imports point one way: `mod.rs` → `exec` → `parse`, and `exec` → `like`, `perf_hist` →
+//! `row`.
 
 mod exec;
-use xrpc_engine::lex;
 mod like;
 mod parse;
 mod perf_hist;
@@ -170,7 +175,8 @@ mod tests {
                 engine_owns_variables,
                 tls: &crate::tls::TlsContext::disabled(),
             };
-            try_admin(sql, &ctx, sink)
+            let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
+            try_admin(&script, &ctx, sink)
         }
 
         fn run(&self, sql: &str) -> Option<Result<CollectedResult, SqlError>> {
@@ -314,12 +320,16 @@ mod tests {
             (err.code, err.message.as_str()),
             (1054, "Unknown column 'nope' in 'where clause'")
         );
-        let err = n.err("show variables where variable_name = ");
+        let err = n.err("show variables where value + 1 = 2");
         assert_eq!(err.code, 1064);
-        let err = n.err("show variables like");
-        assert_eq!(err.code, 1064);
-        let err = n.err("show variables like 'x' extra");
-        assert_eq!(err.code, 1064);
+        // A text the front end cannot read is the engine's, which gives its own syntax error.
+        for sql in [
+            "show variables where variable_name = ",
+            "show variables like",
+            "show variables like 'x' extra",
+        ] {
+            assert!(n.run(sql).is_none(), "{sql}");
+        }
     }
 
     #[test]
@@ -600,12 +610,46 @@ mod tests {
             (err.code, err.sql_state.as_str(), err.message.as_str()),
             (1095, "HY000", "You are not owner of thread 9")
         );
-        assert_eq!(n.err("KILL").code, 1064);
-        assert_eq!(n.err("KILL CONNECTION x").code, 1064);
-        assert_eq!(n.err("KILL 7 8").code, 1064);
-        assert!(n.run("KILL QUERY ID 5").is_none());
-        assert!(n.run("kill user bob").is_none());
+        // MariaDB's other forms, and texts the front end cannot read, are the engine's.
+        for sql in [
+            "KILL QUERY ID 5",
+            "kill user bob",
+            "KILL",
+            "KILL CONNECTION x",
+            "KILL 7 8",
+        ] {
+            assert!(n.run(sql).is_none(), "{sql}");
+        }
         assert_eq!(n.sessions.killed.lock().len(), 4);
+    }
+
+    #[test]
+    fn alter_instance_reload_tls_is_the_nodes() {
+        let n = Node::new();
+        // No TLS configured: the reload fails and says so.
+        let err = n.err("alter instance reload tls");
+        assert_eq!(err.code, 3889);
+        let err = n.err("ALTER INSTANCE RELOAD TLS NO ROLLBACK ON ERROR");
+        assert_eq!(err.code, 1064);
+    }
+
+    #[test]
+    fn scripts_of_several_statements_are_the_engines() {
+        let n = Node::new();
+        assert!(
+            n.run("SET GLOBAL xrpc_max_sessions = 10; select 1")
+                .is_none()
+        );
+        assert!(n.run("show variables; show status").is_none());
+        assert_eq!(n.vars.max_sessions(), 100_000);
+    }
+
+    #[test]
+    fn show_local_and_mariadbs_kill_modes_are_read() {
+        let n = Node::new();
+        assert_eq!(n.pairs("show local variables like 'new_rpc'").len(), 1);
+        n.ok("KILL HARD QUERY 7");
+        assert_eq!(*n.sessions.killed.lock(), [(7, KillScope::Query)]);
     }
 
     #[test]
@@ -616,7 +660,7 @@ mod tests {
         assert!(n.hosts.is_blocked(ip, None));
         assert!(n.ok("flush hosts;").columns.is_none());
         assert!(!n.hosts.is_blocked(ip, None));
-        assert_eq!(n.err("FLUSH HOSTS now").code, 1064);
+        assert!(n.run("FLUSH HOSTS now").is_none());
         assert!(n.run("FLUSH TABLES").is_none());
         assert!(n.run("FLUSH PRIVILEGES").is_none());
     }
@@ -624,7 +668,7 @@ mod tests {
     #[test]
     fn comments_and_unterminated_strings_through_try_admin() {
         let n = Node::new();
-        assert_eq!(n.err("SET GLOBAL xrpc_max_sessions = 'open").code, 1064);
+        assert!(n.run("SET GLOBAL xrpc_max_sessions = 'open").is_none());
         assert_eq!(
             n.ok("/* hint */ show /* x */ variables like 'new_rpc'")
                 .rows
