@@ -609,6 +609,8 @@ struct Seen {
     ended_fatal: bool,
     /// TOKEN_DONE frames: each drew an offer from the harness.
     offers: usize,
+    /// The last frames' types (with an error's code), for the report of a broken invariant.
+    last: std::collections::VecDeque<String>,
 }
 
 fn is_terminal(message: &ServerMessage) -> bool {
@@ -635,6 +637,13 @@ fn is_one_frame_fatal(message: &ServerMessage) -> bool {
 /// Tallies `message` on `sid`.
 fn see(seen: &mut BTreeMap<u64, Seen>, sid: u64, message: &ServerMessage) {
     let entry = seen.entry(sid).or_default();
+    if entry.last.len() == 16 {
+        entry.last.pop_front();
+    }
+    entry.last.push_back(match message {
+        ServerMessage::Error(e) => format!("ERROR {} severity {:?}", e.code, e.severity),
+        other => other.message_type().name().to_owned(),
+    });
     entry.barrier_done = false;
     entry.ended_fatal = false;
     match message {
