@@ -537,6 +537,8 @@ SELECT JSON_OBJECT('id', id, 'doc', JSON_EXTRACT(body, '$.tags')) FROM docs WHER
 SELECT id FROM docs WHERE JSON_UNQUOTE(JSON_EXTRACT(body, '$.name')) = 'ann';
 SELECT id FROM docs WHERE JSON_UNQUOTE(JSON_EXTRACT(body, '$.name')) = 'Ann';
 SELECT JSON_ARRAY(id, body IS NULL) FROM docs ORDER BY id DESC;
+SELECT IF(JSON_EXTRACT('{"a":"5"}', '$.a'), 'y', 'n'), IF(JSON_EXTRACT('{"a":"0"}', '$.a'), 'y', 'n'), IF(JSON_EXTRACT('{"a":true}', '$.a'), 'y', 'n'), IF(JSON_EXTRACT('{"a":false}', '$.a'), 'y', 'n');
+SELECT IF(JSON_EXTRACT('{"a":[1]}', '$.a'), 'y', 'n'), IF(JSON_EXTRACT('{"a":0.5}', '$.a'), 'y', 'n'), IF(JSON_EXTRACT('{"a":null}', '$.a'), 'y', 'n'), 1 AND JSON_EXTRACT('{"a":"x"}', '$.a');
 
 -- script: REPLACE and its affected rows
 CREATE TABLE kv (id INT AUTO_INCREMENT PRIMARY KEY, k VARCHAR(10) NOT NULL UNIQUE, v INT NOT NULL DEFAULT 0);
