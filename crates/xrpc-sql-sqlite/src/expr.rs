@@ -766,6 +766,9 @@ impl Translator<'_> {
             }
             "SUM" | "AVG" => {
                 let x = one(name)?;
+                if x.json {
+                    return unsupported(format!("{name} of a JSON value"));
+                }
                 let avg = name == "AVG";
                 if distinct {
                     return unsupported(format!("{name}(DISTINCT …)"));
@@ -1114,6 +1117,9 @@ fn literal(v: &Value) -> Result<Typed> {
 
 /// CAST(x AS type) and CONVERT(x, type).
 pub(crate) fn cast(x: &Typed, data_type: &str) -> Result<Typed> {
+    if x.json {
+        return unsupported("CAST of a JSON value");
+    }
     let upper = data_type.to_ascii_uppercase();
     let parts = [x];
     let args = |s: &str| -> Vec<u8> {

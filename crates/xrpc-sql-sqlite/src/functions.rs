@@ -818,6 +818,19 @@ fn register_json(conn: &Connection) -> rusqlite::Result<()> {
         let n = json::length(&doc, path.as_deref()).map_err(path_error)?;
         Ok(n.map_or(Value::Null, Value::Integer))
     })?;
+    // The number a JSON value holds where MySQL wants one: a string's numeric prefix, `true`
+    // 1, anything else that is not a number 0.
+    scalar(conn, "my_json_number", 1, true, |a| {
+        let doc = some!(a.text(0));
+        Ok(Value::Real(match json::parse(&doc) {
+            Some(json::Json::Scalar(s)) if s.starts_with('"') => {
+                some!(to_f64(ValueRef::Text(json::unquote(&s).as_bytes())))
+            }
+            Some(json::Json::Scalar(s)) if s == "true" => 1.0,
+            Some(json::Json::Scalar(s)) => s.parse().unwrap_or(0.0),
+            _ => 0.0,
+        }))
+    })?;
     scalar(conn, "my_json_unquote", 1, true, |a| {
         Ok(text_value(json::unquote(&some!(a.text(0)))))
     })?;

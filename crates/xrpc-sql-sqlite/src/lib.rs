@@ -56,7 +56,8 @@
 //!   store the default.
 //! - JSON documents are text (see the `json` module): JSON_EXTRACT, JSON_UNQUOTE,
 //!   JSON_OBJECT, JSON_ARRAY, JSON_LENGTH, JSON_VALID, `->` and `->>`, printed with MariaDB's
-//!   spacing; a truth value placed in a document is `true`/`false`.
+//!   spacing; a truth value placed in a document is `true`/`false`, and a JSON value read as
+//!   a condition is the number it holds (a string's numeric prefix, `true` 1).
 //! - The previous statement's counts come from the engine, which reports them after each
 //!   statement to the [`SessionState`]: ROW_COUNT(), FOUND_ROWS() (for `SQL_CALC_FOUND_ROWS`
 //!   the engine runs [`Translation::found_rows`]), LAST_INSERT_ID(). `SELECT … INTO @a` gives
@@ -72,10 +73,10 @@
 //! CTEs, ROLLUP, comparisons of dates with numbers, ALTER TABLE MODIFY/CHANGE COLUMN (the
 //! catalog does not keep what a rebuild of the SQLite table needs), DELETE from several
 //! different tables, a UNIQUE key on a column prefix, the JSON functions not listed above
-//! (JSON_SET, JSON_CONTAINS, …), a JSON value in a comparison or arithmetic (MySQL reads a JSON
-//! scalar there unquoted), JSON paths with `**`, `last`, ranges or negative indexes, CAST AS
-//! UNSIGNED past BIGINT, STR_TO_DATE of a format with names or without a whole date (or of a
-//! date that does not exist), TIME() of a string, LAST_INSERT_ID(expr), and
+//! (JSON_SET, JSON_CONTAINS, …), a JSON value in a comparison, arithmetic, CAST, SUM or AVG
+//! (MySQL reads a JSON scalar there unquoted), JSON paths with `**`, `last`, ranges or negative
+//! indexes, CAST AS UNSIGNED past BIGINT, STR_TO_DATE of a format with names or without a whole
+//! date (or of a date that does not exist), TIME() of a string, LAST_INSERT_ID(expr), and
 //! ROW_COUNT()/FOUND_ROWS()/LAST_INSERT_ID() on a connection whose engine does not report the
 //! counts.
 //!

@@ -216,8 +216,11 @@ pub(crate) fn as_text(t: &Typed) -> String {
 }
 
 /// An operand of AND, OR, NOT or a condition as SQLite should read its truth: text and
-/// decimals as MySQL's numbers.
+/// decimals as MySQL's numbers, a JSON value as the number it holds.
 pub(crate) fn truth(t: &Typed) -> String {
+    if t.json {
+        return format!("my_json_number({})", t.sql);
+    }
     match t.ty {
         Ty::Str(_) | Ty::Bytes | Ty::Decimal(_) => format!("my_cast_double({})", t.sql),
         _ => t.sql.clone(),

@@ -537,6 +537,11 @@ SELECT JSON_OBJECT('id', id, 'doc', JSON_EXTRACT(body, '$.tags')) FROM docs WHER
 SELECT id FROM docs WHERE JSON_UNQUOTE(JSON_EXTRACT(body, '$.name')) = 'ann';
 SELECT id FROM docs WHERE JSON_UNQUOTE(JSON_EXTRACT(body, '$.name')) = 'Ann';
 SELECT JSON_ARRAY(id, body IS NULL) FROM docs ORDER BY id DESC;
+SELECT JSON_OBJECT('a', 1.0e0, 'b', 0.1e0 + 0.2e0, 'c', -0.0, 'd', 1e20, 'e', CAST('2020-01-02' AS DATE), 'f', 7 DIV 2, 'g', 1 / 3);
+SELECT JSON_ARRAY(JSON_OBJECT('k', 'v'), JSON_EXTRACT('[1, 2]', '$[0]'), JSON_UNQUOTE('"q"'), '[1,2]', NULL);
+SELECT JSON_LENGTH(JSON_OBJECT('a', 1, 'b', 2)), JSON_VALID(JSON_ARRAY()), JSON_EXTRACT(JSON_OBJECT('a', JSON_ARRAY(1, 2)), '$.a[1]');
+SELECT IF(JSON_EXTRACT('{"a":"5"}', '$.a'), 'y', 'n'), IF(JSON_EXTRACT('{"a":"0"}', '$.a'), 'y', 'n'), IF(JSON_EXTRACT('{"a":true}', '$.a'), 'y', 'n'), IF(JSON_EXTRACT('{"a":false}', '$.a'), 'y', 'n');
+SELECT IF(JSON_EXTRACT('{"a":[1]}', '$.a'), 'y', 'n'), IF(JSON_EXTRACT('{"a":0.5}', '$.a'), 'y', 'n'), IF(JSON_EXTRACT('{"a":null}', '$.a'), 'y', 'n'), 1 AND JSON_EXTRACT('{"a":"x"}', '$.a');
 
 -- script: REPLACE and its affected rows
 CREATE TABLE kv (id INT AUTO_INCREMENT PRIMARY KEY, k VARCHAR(10) NOT NULL UNIQUE, v INT NOT NULL DEFAULT 0);
