@@ -1637,11 +1637,15 @@ impl SqliteConn {
             Some(_) => None,
             None => Some(xrpc_sql::parse_cached(sql, &front::OPTIONS)),
         };
+        // SQLite reads the statement without its comments: its lexer starts one at any `--`
+        // (`5--2`) and has no `#` comments.
+        let plain;
         let (text, request, mysql) = match (&known, &script) {
             (Some(known), _) => (sql, Request::Sql(known.info), None),
             (None, Some(script)) => match front::single(script) {
                 Ok(parsed) => {
-                    let text = parsed.text.as_str();
+                    plain = parsed.text_without_comments();
+                    let text: &str = &plain;
                     let request = front::request(parsed)?;
                     let mysql = match request {
                         Request::Sql(_) => catalog::parse(text),
