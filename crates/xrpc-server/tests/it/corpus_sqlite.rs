@@ -63,11 +63,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "HEX of a number beyond BIGINT hexes its text; MySQL clamps it to 64 bits",
     ),
     (
-        "errors",
-        "SELECT CONCAT()",
-        "SQLite's concat() accepts no arguments; MySQL's needs one (1582)",
-    ),
-    (
         "column types and their text",
         "SELECT CONCAT('[', c, ']'), CONCAT('[', vc, ']'), LENGTH(c), LENGTH(vc) FROM typed",
         "CHAR(n) values keep their trailing spaces; MySQL strips them on read",
