@@ -245,6 +245,9 @@ error_codes! {
     SP_DOES_NOT_EXIST = 1305, "42000", Error,
         "PROCEDURE does not exist",
         "CALL of a procedure the node does not have (every one but `xrpc.perf_hist`), and on SQLite a call of a function it does not have (`FUNCTION x does not exist`).";
+    WRONG_PARAMCOUNT_TO_NATIVE_FCT = 1582, "42000", Error,
+        "Incorrect parameter count in the call to native function",
+        "SQLite engine: a call of a MySQL function with fewer arguments than it takes (`CONCAT()`, `CONCAT_WS(',')`), which SQLite's function of that name would answer.";
     UNKNOWN_TABLE = 1109, "42S02", Error,
         "Unknown table",
         "A table of `information_schema` the node does not provide (it has SCHEMATA, TABLES, COLUMNS and STATISTICS).";

@@ -11,90 +11,17 @@
 
 mod common;
 
-use common::{Node, Outcome, mariadb_database, mariadb_outcome, same};
-
-/// The corpus: scripts separated by `-- script: name` lines, one statement a line.
-fn scripts() -> Vec<(String, Vec<String>)> {
-    let text = include_str!("corpus/scripts.sql");
-    let mut scripts: Vec<(String, Vec<String>)> = Vec::new();
-    for line in text.lines() {
-        let line = line.trim();
-        if let Some(name) = line.strip_prefix("-- script:") {
-            scripts.push((name.trim().to_string(), Vec::new()));
-        } else if !line.is_empty() && !line.starts_with("--") {
-            let statement = line.strip_suffix(';').unwrap_or(line).to_string();
-            scripts
-                .last_mut()
-                .expect("a statement before the first script line")
-                .1
-                .push(statement);
-        }
-    }
-    scripts
-}
+use common::Node;
+use xrpc_testkit::differential::{Class, compare, corpus_scripts};
 
 #[test]
 fn the_corpus_answers_as_mariadb_does() {
     let server = xrpc_testkit::MariaDb::start().expect("MariaDB for the differential corpus");
-    let scripts = scripts();
-    let (
-        mut identical_scripts,
-        mut statements,
-        mut identical,
-        mut refusals,
-        mut errors,
-        mut silent,
-        mut skipped,
-    ) = (0, 0, 0, 0, 0, 0, 0);
-    let mut report = Vec::new();
-    for (n, (name, lines)) in scripts.iter().enumerate() {
-        let mut maria = mariadb_database(&server, &format!("corpus{n}"));
+    let scripts = corpus_scripts(include_str!("corpus/scripts.sql"));
+    let report = compare(&server, &scripts, "corpus", |_| {
         let mut node = Node::new();
-        let mut all_same = true;
-        for (i, statement) in lines.iter().enumerate() {
-            if !all_same {
-                skipped += 1;
-                continue;
-            }
-            statements += 1;
-            let expected = mariadb_outcome(&mut maria, statement);
-            let got = node.run(statement);
-            if same(statement, &expected, &got) {
-                identical += 1;
-                continue;
-            }
-            all_same = false;
-            let class = match (&expected, &got) {
-                (_, Outcome::Error(1235, _)) => {
-                    refusals += 1;
-                    "refused"
-                }
-                (_, Outcome::Error(..)) => {
-                    errors += 1;
-                    "different error"
-                }
-                _ => {
-                    silent += 1;
-                    "SILENT DIFFERENCE"
-                }
-            };
-            report.push(format!(
-                "[{class}] {name} #{}: {statement}\n    MariaDB: {expected}\n    node:    {got}",
-                i + 1
-            ));
-        }
-        if all_same {
-            identical_scripts += 1;
-        }
-    }
-    println!("{}", report.join("\n"));
-    let summary = format!(
-        "corpus: {identical_scripts}/{} scripts identical ({:.0}%); {statements} statements compared, \
-         {identical} identical, {refusals} refused (1235), {errors} with a different error, \
-         {silent} silent differences, {skipped} not compared after a script's first difference",
-        scripts.len(),
-        100.0 * identical_scripts as f64 / scripts.len().max(1) as f64
-    );
-    println!("{summary}");
-    assert_eq!(silent, 0, "{summary}\n{}", report.join("\n"));
+        move |statement: &str| node.run(statement)
+    });
+    println!("{report}");
+    assert_eq!(report.count(Class::Silent), 0, "{report}");
 }

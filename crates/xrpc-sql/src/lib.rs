@@ -29,6 +29,7 @@
 mod cache;
 mod error;
 mod lex;
+mod plain;
 mod session;
 
 pub use cache::{MAX_CACHED_TEXT, Script, cached_texts, parse_cached};

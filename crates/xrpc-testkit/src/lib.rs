@@ -29,6 +29,9 @@
 //!   skip: tests that compare against MariaDB must fail on a machine without it.
 //!   `scripts/test.sh` installs `mariadb-server` and `mariadb-client` when `mariadbd` is missing.
 //!
+//! [`differential`] is the differential corpus's harness: outcomes as text, MariaDB's
+//! outcome, their comparison, and the comparison of whole scripts.
+//!
 //! [`shared_database`] gives a fresh database on one server per process instead, for suites that
 //! run every test on both engines.
 //!
@@ -37,6 +40,7 @@
 //! passes extra `mariadbd` options, and [`MariaDb::log`] returns its error log.
 
 pub mod client;
+pub mod differential;
 pub mod rng;
 pub mod tls;
 

@@ -11,6 +11,7 @@ mod admin;
 mod admission;
 mod binlog;
 mod catalog;
+mod corpus_sqlite;
 mod counters;
 mod differential_mariadb;
 mod durability;

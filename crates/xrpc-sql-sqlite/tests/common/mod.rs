@@ -1,102 +1,16 @@
 //! The differential harness shared by the corpus and the property test: a statement's outcome
 //! on MariaDB and on the node's SQL path (front end, translation, SQLite with the function
-//! library), and their comparison.
+//! library); MariaDB's side and the comparison are `xrpc_testkit::differential`'s.
 #![allow(dead_code)] // Each test binary uses part of it.
 
-use std::fmt;
-
-use mysql::prelude::Queryable;
 use rusqlite::Connection;
 use xrpc_sql::{Options, Session, Transaction};
 use xrpc_sql_sqlite::{
     Affected, MemoryCatalog, SessionState, TranslateError, error_of, register, text_of, translate,
     variable_value,
 };
-
-/// What one statement did.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Outcome {
-    Rows {
-        columns: usize,
-        rows: Vec<Vec<Option<String>>>,
-    },
-    Affected(u64),
-    Error(u16, String),
-}
-
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Rows { columns, rows } => {
-                write!(f, "{columns} columns: ")?;
-                let shown: Vec<String> = rows
-                    .iter()
-                    .take(6)
-                    .map(|r| {
-                        let cells: Vec<String> = r
-                            .iter()
-                            .map(|c| c.clone().unwrap_or_else(|| "NULL".into()))
-                            .collect();
-                        format!("({})", cells.join(", "))
-                    })
-                    .collect();
-                write!(
-                    f,
-                    "{}{}",
-                    shown.join(" "),
-                    if rows.len() > 6 { " …" } else { "" }
-                )
-            }
-            Self::Affected(n) => write!(f, "{n} rows affected"),
-            Self::Error(code, message) => write!(f, "error {code}: {message}"),
-        }
-    }
-}
-
-pub(crate) fn mariadb_outcome(conn: &mut mysql::Conn, statement: &str) -> Outcome {
-    let result = conn.query_iter(statement);
-    let mut result = match result {
-        Ok(r) => r,
-        Err(err) => return mysql_error(err),
-    };
-    let mut outcome = None;
-    while let Some(set) = result.iter() {
-        let columns = set.columns().as_ref().len();
-        if columns == 0 {
-            let affected = set.affected_rows();
-            for _ in set {}
-            outcome.get_or_insert(Outcome::Affected(affected));
-            continue;
-        }
-        let mut rows = Vec::new();
-        for row in set {
-            match row {
-                Ok(row) => rows.push(
-                    row.unwrap()
-                        .into_iter()
-                        .map(|v| match v {
-                            mysql::Value::NULL => None,
-                            mysql::Value::Bytes(b) => {
-                                Some(String::from_utf8_lossy(&b).into_owned())
-                            }
-                            other => Some(other.as_sql(true).trim_matches('\'').to_string()),
-                        })
-                        .collect(),
-                ),
-                Err(err) => return mysql_error(err),
-            }
-        }
-        outcome.get_or_insert(Outcome::Rows { columns, rows });
-    }
-    outcome.unwrap_or(Outcome::Affected(0))
-}
-
-fn mysql_error(err: mysql::Error) -> Outcome {
-    match err {
-        mysql::Error::MySqlError(e) => Outcome::Error(e.code, e.message),
-        other => Outcome::Error(0, other.to_string()),
-    }
-}
+#[allow(unused_imports)] // Each test binary uses part of it.
+pub(crate) use xrpc_testkit::differential::{Outcome, mariadb_database, mariadb_outcome, same};
 
 /// The node side: the front end, the translation and SQLite.
 pub(crate) struct Node {
@@ -328,56 +242,4 @@ fn sqlite_error(err: &rusqlite::Error, kind: xrpc_sql::Kind) -> Outcome {
         0
     };
     Outcome::Error(code, text)
-}
-
-/// Whether two outcomes are the same, allowing another row order when the query has none.
-pub(crate) fn same(statement: &str, mariadb: &Outcome, node: &Outcome) -> bool {
-    match (mariadb, node) {
-        (Outcome::Error(a, _), Outcome::Error(b, _)) => a == b,
-        (
-            Outcome::Rows {
-                columns: a,
-                rows: ra,
-            },
-            Outcome::Rows {
-                columns: b,
-                rows: rb,
-            },
-        ) if a == b => {
-            if ra == rb {
-                return true;
-            }
-            if statement.to_ascii_uppercase().contains("ORDER BY") {
-                return false;
-            }
-            let (mut x, mut y) = (ra.clone(), rb.clone());
-            x.sort();
-            y.sort();
-            x == y
-        }
-        (a, b) => a == b,
-    }
-}
-
-/// A connection to a fresh database on the server, under MySQL's default collation.
-pub(crate) fn mariadb_database(server: &xrpc_testkit::MariaDb, name: &str) -> mysql::Conn {
-    server
-        .admin()
-        .query_drop(format!(
-            "CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci"
-        ))
-        .unwrap();
-    let mut conn = mysql::Conn::new(
-        mysql::OptsBuilder::new()
-            .ip_or_hostname(Some("127.0.0.1"))
-            .tcp_port(server.port())
-            .user(Some(xrpc_testkit::USER))
-            .pass(Some(xrpc_testkit::USER))
-            .db_name(Some(name))
-            .prefer_socket(false),
-    )
-    .unwrap();
-    conn.query_drop("SET NAMES utf8mb4 COLLATE utf8mb4_general_ci")
-        .unwrap();
-    conn
 }
