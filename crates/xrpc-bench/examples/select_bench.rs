@@ -6,8 +6,8 @@
 //!     [--user root] [--password ''] [--server-pid PID]
 //! ```
 //!
-//! It is the yardstick `xrpc bench` is checked against (issue 11: `xrpc bench` should report at
-//! least 95% of what a leaner generator reaches for the same node and shape). It does the least a
+//! It is the yardstick `xrpc bench` is checked against (`xrpc bench` should report at least 95%
+//! of what a leaner generator reaches for the same node and shape). It does the least a
 //! closed-loop client can: each connection authenticates (MYSQL41) blocking, then every client owns
 //! one session whose `SESS_NEW` and `EXEC_SQL "select 1"` frames are encoded once, up front. On the
 //! hot path nothing is decoded but frame headers: the frame of type 17 (`StmtExecuteOk`) on a sid

@@ -1,5 +1,5 @@
 //! The blocking client, pool and cluster against real `xrpc-server` nodes started in-process
-//! (loopback port 0): issue 5's "Tests" list. The tests whose SQL holds on every engine run on
+//! (loopback port 0). The tests whose SQL holds on every engine run on
 //! both (`on_both_engines!`): SQLite in a temporary directory, and the `mysql` engine in front of
 //! the binary's one MariaDB; the others (SQLite's own types and locks) on SQLite.
 //!
