@@ -39,8 +39,11 @@ use xrpc_proto::codes;
 use xrpc_sql::ast::{Expr, Statement, Value as AstValue};
 use xrpc_sql::{Assignment, Kind, ParseError, Parsed, Scope, Script, Session, Transaction};
 
-/// How the engine reads statements: MySQL 8.0.36's versioned comments run.
-pub(crate) const OPTIONS: xrpc_sql::Options = xrpc_sql::Options { version: 80036 };
+/// How the engine reads statements: as the whole node does, with the versioned comments of the
+/// MySQL version it reports ([`xrpc_sql::MYSQL_VERSION`]), so the parse cache serves every part.
+pub(crate) const OPTIONS: xrpc_sql::Options = xrpc_sql::Options {
+    version: xrpc_sql::MYSQL_VERSION,
+};
 
 /// How a transaction starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

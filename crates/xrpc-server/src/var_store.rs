@@ -372,6 +372,10 @@ mod tests {
         assert_eq!(v.get(VarId::NewRpc).to_string(), "ON");
         assert_eq!(v.get(VarId::Version).to_string(), VERSION);
         assert!(VERSION.starts_with("8.0.32-xrpc-"));
+        // The front end runs the versioned comments of the version the node reports.
+        let front = xrpc_sql::MYSQL_VERSION;
+        let front_end = format!("{}.{}.{}-", front / 10000, front / 100 % 100, front % 100);
+        assert!(VERSION.starts_with(&front_end), "{VERSION} vs {front_end}");
         assert_eq!(
             v.get_by_name("MAX_ALLOWED_PACKET"),
             Some(VarValue::Int(64 << 20))

@@ -51,14 +51,21 @@ use sqlparser::tokenizer::TokenWithSpan;
 /// How to read statements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
-    /// The MySQL version the node reports, as MySQL writes it in versioned comments: 8.0.36 is
-    /// 80036. A `/*!NNNNN … */` comment runs when `NNNNN` is at most this.
+    /// The MySQL version the node reports, as MySQL writes it in versioned comments: 8.0.32 is
+    /// 80032. A `/*!NNNNN … */` comment runs when `NNNNN` is at most this.
     pub version: u32,
 }
 
+/// The MySQL version the node reports (`SELECT VERSION()` is `8.0.32-xrpc-…`), in the form of
+/// versioned comments; the default [`Options::version`], so that a `/*!NNNNN … */` comment runs on
+/// the node exactly when it would on the MySQL server the node says it is.
+pub const MYSQL_VERSION: u32 = 80032;
+
 impl Default for Options {
     fn default() -> Self {
-        Self { version: 80036 }
+        Self {
+            version: MYSQL_VERSION,
+        }
     }
 }
 
