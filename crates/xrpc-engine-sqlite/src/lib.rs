@@ -1722,7 +1722,9 @@ impl SqliteConn {
         if catalog::mentions_information_schema(sql) {
             self.refresh_catalog()?;
         }
-        let result = self.run(sql, args, info, rewrite, sink);
+        let result = self
+            .run(sql, args, info, rewrite, sink)
+            .map_err(|err| parent_row_error(err, info));
         if info.state_change && result.is_ok() {
             self.refresh_state();
         }
@@ -2246,6 +2248,14 @@ fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
                 format!("Column '{column}' cannot be null ({message})"),
             );
         }
+        ErrorCode::ConstraintViolation if e.extended_code == ffi::SQLITE_CONSTRAINT_FOREIGNKEY => {
+            // SQLite does not say which side failed; a DELETE's failure is the parent's
+            // (`parent_row_error`), any other the child's.
+            return SqlError::new(
+                &codes::NO_REFERENCED_ROW,
+                "Cannot add or update a child row: a foreign key constraint fails",
+            );
+        }
         ErrorCode::ConstraintViolation if message.starts_with(autoinc::ZERO_MESSAGE_PREFIX) => {
             &codes::NOT_SUPPORTED_YET
         }
@@ -2280,6 +2290,12 @@ fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
                     &codes::SP_DOES_NOT_EXIST,
                     format!("FUNCTION {function} does not exist"),
                 );
+            } else if message.starts_with("misuse of aggregate") {
+                // An aggregate in WHERE or inside another aggregate.
+                return SqlError::new(
+                    &codes::INVALID_GROUP_FUNC_USE,
+                    "Invalid use of group function",
+                );
             } else if message.starts_with("no such column") {
                 &codes::BAD_FIELD
             } else {
@@ -2289,6 +2305,20 @@ fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
         _ => &codes::ENGINE_ERROR,
     };
     SqlError::new(code, message)
+}
+
+/// A foreign-key failure of a DELETE is MySQL's 1451 (a parent row still referenced); `map_error`
+/// gave every foreign-key failure 1452, the child's, since SQLite does not say which side failed.
+fn parent_row_error(err: SqlError, info: SqlInfo) -> SqlError {
+    let deletes = !info.writes && !info.insert && !info.state_change;
+    if deletes && err.code == codes::NO_REFERENCED_ROW.code {
+        SqlError::new(
+            &codes::ROW_IS_REFERENCED,
+            "Cannot delete or update a parent row: a foreign key constraint fails",
+        )
+    } else {
+        err
+    }
 }
 
 /// VM instructions between two polls of the interrupt flag: a kill lands within microseconds,

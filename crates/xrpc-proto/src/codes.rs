@@ -248,6 +248,15 @@ error_codes! {
     WRONG_PARAMCOUNT_TO_NATIVE_FCT = 1582, "42000", Error,
         "Incorrect parameter count in the call to native function",
         "SQLite engine: a call of a MySQL function with fewer arguments than it takes (`CONCAT()`, `CONCAT_WS(',')`), which SQLite's function of that name would answer.";
+    NO_REFERENCED_ROW = 1452, "23000", Error,
+        "Cannot add or update a child row: a foreign key constraint fails",
+        "SQLite engine: an INSERT, REPLACE or UPDATE whose foreign key names no parent row (and any other statement SQLite's foreign-key check fails, but a DELETE).";
+    ROW_IS_REFERENCED = 1451, "23000", Error,
+        "Cannot delete or update a parent row: a foreign key constraint fails",
+        "SQLite engine: a DELETE of a parent row that child rows still reference.";
+    INVALID_GROUP_FUNC_USE = 1111, "HY000", Error,
+        "Invalid use of group function",
+        "An aggregate where MySQL allows none: in WHERE, or nested in another aggregate.";
     UNKNOWN_TABLE = 1109, "42S02", Error,
         "Unknown table",
         "A table of `information_schema` the node does not provide (it has SCHEMATA, TABLES, COLUMNS and STATISTICS).";
