@@ -49,55 +49,7 @@ pub(crate) fn like(collation: Collation, text: &str, pattern: &str, escape: Opti
         Collation::Ci => fold(c),
         Collation::Bin => c,
     };
-    let text: Vec<char> = text.chars().map(key).collect();
-    // The pattern as tokens: Some(c) a literal, None '_' and a '%' marker.
-    #[derive(Clone, Copy, PartialEq)]
-    enum P {
-        Lit(char),
-        One,
-        Any,
-    }
-    let mut tokens = Vec::new();
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
-        if Some(c) == escape {
-            tokens.push(P::Lit(key(chars.next().unwrap_or(c))));
-        } else if c == '%' {
-            tokens.push(P::Any);
-        } else if c == '_' {
-            tokens.push(P::One);
-        } else {
-            tokens.push(P::Lit(key(c)));
-        }
-    }
-    // Iterative wildcard match with backtracking to the last '%'.
-    let (mut t, mut p) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while t < text.len() {
-        match tokens.get(p) {
-            Some(P::Any) => {
-                star = Some((p, t));
-                p += 1;
-            }
-            Some(P::One) => {
-                t += 1;
-                p += 1;
-            }
-            Some(P::Lit(c)) if *c == text[t] => {
-                t += 1;
-                p += 1;
-            }
-            _ => match star {
-                Some((sp, st)) => {
-                    p = sp + 1;
-                    t = st + 1;
-                    star = Some((sp, st + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    tokens[p..].iter().all(|token| *token == P::Any)
+    xrpc_sql::like_matches(text, pattern, escape, key)
 }
 
 #[cfg(test)]

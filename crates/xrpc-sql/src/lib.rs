@@ -29,6 +29,7 @@
 mod cache;
 mod error;
 mod lex;
+mod like;
 mod plain;
 mod session;
 
@@ -36,6 +37,7 @@ pub use cache::{MAX_CACHED_TEXT, Script, cached_texts, parse_cached};
 
 pub use error::ParseError;
 pub use lex::{Lines, Unparsed, empty_arguments_end, unparsed};
+pub use like::like_matches;
 pub use session::{
     Assignment, Instance, Scope, Session, SystemVariable, Transaction, Xa, system_variable,
 };
