@@ -59,7 +59,8 @@
 //! # Layout
 //!
 //! - `parse`: the admin statements, read from the parse tree.
-//! - `like`: MySQL's LIKE matcher, for `SHOW … LIKE` and `WHERE … LIKE`.
+//! - `like`: MySQL's case-insensitive LIKE (the front end's `xrpc_sql::like_matches`), for
+//!   `SHOW … LIKE` and `WHERE … LIKE`.
 //! - `exec`: the entry point [`try_admin`] with its [`AdminContext`] and [`StatusSource`]; runs a
 //!   parsed statement against the variables and the status source.
 //! - `perf_hist`: `CALL xrpc.perf_hist`, the stage histograms as a result set.
