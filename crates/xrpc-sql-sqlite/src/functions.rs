@@ -634,35 +634,28 @@ fn register_arithmetic(conn: &Connection) -> rusqlite::Result<()> {
         Ok(text_value(some!(a.dec(0)).abs().to_plain_string()))
     })?;
     // ROUND, TRUNCATE, CEIL, FLOOR by kind: 'i' integer, 'd' decimal, 'f' double.
-    scalar(conn, "my_round", 3, true, |a| {
-        let digits = some!(a.i64(1)).clamp(-80, 30);
-        match a.text(2).as_deref() {
-            Some("f") => {
-                let x = some!(a.f64(0));
-                let m = 10f64.powi(digits.clamp(-308, 308) as i32);
-                // MySQL rounds a DOUBLE half to even at the digit (rint).
-                Ok(Value::Real((x * m).round_ties_even() / m))
+    // MySQL rounds a DOUBLE half to even at the digit (rint), a DECIMAL half away from zero.
+    type OnDouble = fn(f64) -> f64;
+    let to_digits: [(&str, RoundingMode, OnDouble); 2] = [
+        ("my_round", RoundingMode::HalfUp, f64::round_ties_even),
+        ("my_truncate", RoundingMode::Down, f64::trunc),
+    ];
+    for (name, mode, on_double) in to_digits {
+        scalar(conn, name, 3, true, move |a| {
+            let digits = some!(a.i64(1)).clamp(-80, 30);
+            match a.text(2).as_deref() {
+                Some("f") => {
+                    let x = some!(a.f64(0));
+                    let m = 10f64.powi(digits.clamp(-308, 308) as i32);
+                    Ok(Value::Real(on_double(x * m) / m))
+                }
+                _ => {
+                    let r = some!(a.dec(0)).with_scale_round(digits, mode);
+                    Ok(decimal_value(&r, digits.max(0)))
+                }
             }
-            _ => {
-                let r = some!(a.dec(0)).with_scale_round(digits, RoundingMode::HalfUp);
-                Ok(decimal_value(&r, digits.max(0)))
-            }
-        }
-    })?;
-    scalar(conn, "my_truncate", 3, true, |a| {
-        let digits = some!(a.i64(1)).clamp(-80, 30);
-        match a.text(2).as_deref() {
-            Some("f") => {
-                let x = some!(a.f64(0));
-                let m = 10f64.powi(digits.clamp(-308, 308) as i32);
-                Ok(Value::Real((x * m).trunc() / m))
-            }
-            _ => {
-                let r = some!(a.dec(0)).with_scale_round(digits, RoundingMode::Down);
-                Ok(decimal_value(&r, digits.max(0)))
-            }
-        }
-    })?;
+        })?;
+    }
     scalar(conn, "my_ceil", 2, true, |a| match a.text(1).as_deref() {
         Some("f") => Ok(Value::Real(some!(a.f64(0)).ceil())),
         _ => Ok(decimal_value(
