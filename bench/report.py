@@ -559,6 +559,10 @@ COST_RUNS = [
      {"final": "xrpc", "mariadb": "MariaDB"}),
     ("cost-high.jsonl", "High concurrency: 1024 and 4096 clients", {"final": "xrpc", "mariadb": "MariaDB"}),
     ("cost-curve.jsonl", "`select 1` from 64 to 4096 clients", {"final": "xrpc"}),
+    ("request-cost-quiet-1024.jsonl", "`select 1` at 1024 clients: the node before the crate split and the MySQL "
+     "front end (5bc4fa5) and after", {"base": "before (5bc4fa5)", "main": "after"}),
+    ("request-cost-quiet-point-1024.jsonl", "Point select with a `?` argument at 1024 clients: before (5bc4fa5) "
+     "and after", {"base": "before (5bc4fa5)", "main": "after"}),
 ]
 BY_ANY_SERVER = {"syscalls_per_request", "cswitches_per_request"}
 COUNTS = [("syscalls_per_request", "syscalls"), ("cswitches_per_request", "cswitches"),
