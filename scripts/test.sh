@@ -28,7 +28,7 @@ if ! command -v cargo >/dev/null 2>&1; then
     if [ -x "$HOME/.cargo/bin/cargo" ]; then
         export PATH="$HOME/.cargo/bin:$PATH"
     else
-        echo "error: no Rust toolchain found; install Rust 1.85 or newer (rustup, or your distribution's cargo)" >&2
+        echo "error: no Rust toolchain found; install Rust 1.88 or newer (rustup, or your distribution's cargo)" >&2
         exit 1
     fi
 fi

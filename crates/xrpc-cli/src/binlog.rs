@@ -71,10 +71,11 @@ pub enum BinlogReadError {
 /// Parses `--since` into nanoseconds since the Unix epoch.
 pub fn parse_since(text: &str) -> Result<u64, String> {
     let text = text.trim();
-    if let Ok(seconds) = text.parse::<f64>() {
-        if seconds.is_finite() && seconds >= 0.0 {
-            return Ok((seconds * 1e9) as u64);
-        }
+    if let Ok(seconds) = text.parse::<f64>()
+        && seconds.is_finite()
+        && seconds >= 0.0
+    {
+        return Ok((seconds * 1e9) as u64);
     }
     parse_rfc3339_utc(text).ok_or_else(|| {
         format!("`{text}` is neither Unix seconds nor a UTC time like 2026-11-23T05:00:00Z")
@@ -149,10 +150,10 @@ impl BinlogArgs {
         if !self.sid.is_empty() && !self.sid.contains(&entry.sid) {
             return false;
         }
-        if let Some(since) = self.since {
-            if entry.timestamp_ns < since {
-                return false;
-            }
+        if let Some(since) = self.since
+            && entry.timestamp_ns < since
+        {
+            return false;
         }
         if !self.peer.is_empty()
             && !self.peer.iter().any(|p| {
@@ -237,10 +238,10 @@ fn decode(entry: &BinlogEntry) -> Option<Map<String, Value>> {
     match entry.kind() {
         EntryKind::Received => {
             let message = ClientMessage::decode(id, body).ok()?;
-            if let ClientMessage::ExecSql(stmt) = &message {
-                if let Some(sql) = &stmt.stmt {
-                    out.insert("sql".into(), json!(String::from_utf8_lossy(sql)));
-                }
+            if let ClientMessage::ExecSql(stmt) = &message
+                && let Some(sql) = &stmt.stmt
+            {
+                out.insert("sql".into(), json!(String::from_utf8_lossy(sql)));
             }
             out.insert("message".into(), json!(format!("{message:?}")));
         }

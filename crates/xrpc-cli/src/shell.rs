@@ -306,13 +306,13 @@ fn interactive_loop(shell: &mut Shell) -> i32 {
                 if !line.trim().is_empty() {
                     let _ = editor.add_history_entry(line.as_str());
                 }
-                if splitter.is_empty() {
-                    if let Some((action, _)) = shell.command(&line, &mut stdout) {
-                        if matches!(action, Action::Quit) {
-                            break;
-                        }
-                        continue;
+                if splitter.is_empty()
+                    && let Some((action, _)) = shell.command(&line, &mut stdout)
+                {
+                    if matches!(action, Action::Quit) {
+                        break;
                     }
+                    continue;
                 }
                 for stmt in splitter.push(&line) {
                     shell.run(&stmt, &mut stdout);
@@ -374,10 +374,10 @@ fn stdin_loop(shell: &mut Shell, force: bool) -> i32 {
             }
         }
     }
-    if let Some(stmt) = splitter.finish() {
-        if !shell.run(&stmt, &mut stdout) {
-            failed = true;
-        }
+    if let Some(stmt) = splitter.finish()
+        && !shell.run(&stmt, &mut stdout)
+    {
+        failed = true;
     }
     i32::from(failed)
 }

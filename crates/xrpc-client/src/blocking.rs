@@ -790,12 +790,12 @@ impl Drop for Session {
         if self.closed {
             return;
         }
-        if let Some(home) = self.home.take() {
-            if self.conn.is_session_clean(self.sid) {
-                self.closed = true;
-                home.give_back(self.conn.clone(), self.sid);
-                return;
-            }
+        if let Some(home) = self.home.take()
+            && self.conn.is_session_clean(self.sid)
+        {
+            self.closed = true;
+            home.give_back(self.conn.clone(), self.sid);
+            return;
         }
         // Dirty sessions are never reused: closing rolls back whatever the server still holds.
         self.close_now();

@@ -154,12 +154,12 @@ impl MysqlConn {
             pool.count_round_trips(super::pool::RESET_ROUND_TRIPS);
             backend.reset()?;
         }
-        if let Some(wanted) = wanted {
-            if backend.schema.as_deref() != Some(wanted) {
-                pool.count_round_trips(1);
-                backend.conn.select_db(wanted)?;
-                backend.schema = Some(wanted.to_owned());
-            }
+        if let Some(wanted) = wanted
+            && backend.schema.as_deref() != Some(wanted)
+        {
+            pool.count_round_trips(1);
+            backend.conn.select_db(wanted)?;
+            backend.schema = Some(wanted.to_owned());
         }
         if let Some(sql) = state::replay_statement(&backend.vars, &self.vars) {
             pool.count_round_trips(1);
@@ -418,11 +418,10 @@ fn stream(
                     };
                     out.push(types::convert(conv, raw)?);
                 }
-                if let Some(version) = version_row {
-                    if matches!(&out[0], Value::Bytes(name) if name.eq_ignore_ascii_case(b"version"))
-                    {
-                        out[1] = Value::Bytes(bytes::Bytes::copy_from_slice(version.as_bytes()));
-                    }
+                if let Some(version) = version_row
+                    && matches!(&out[0], Value::Bytes(name) if name.eq_ignore_ascii_case(b"version"))
+                {
+                    out[1] = Value::Bytes(bytes::Bytes::copy_from_slice(version.as_bytes()));
                 }
                 sink.row(&out)?;
             }

@@ -507,10 +507,10 @@ impl Pass<'_> {
                 || self.punct(k, b"-+")
                     && self.toks.get(k + 1).is_some_and(|t| t.tok == Tok::Number)
         };
-        if let Some(len) = self.comparison_at(i + 1) {
-            if number_at(i + 1 + len) {
-                return true;
-            }
+        if let Some(len) = self.comparison_at(i + 1)
+            && number_at(i + 1 + len)
+        {
+            return true;
         }
         (1..=3.min(i)).any(|len| {
             let op = i - len;
@@ -928,10 +928,11 @@ fn string_number(text: &str, problems: &mut Vec<Problem>) -> Num {
         return Num::Int(0);
     }
     let digits = number.trim_start_matches(['+', '-']);
-    if digits.bytes().all(|b| b.is_ascii_digit()) && digits.len() <= 38 {
-        if let Ok(i) = number.trim_start_matches('+').parse::<i128>() {
-            return Num::Int(i);
-        }
+    if digits.bytes().all(|b| b.is_ascii_digit())
+        && digits.len() <= 38
+        && let Ok(i) = number.trim_start_matches('+').parse::<i128>()
+    {
+        return Num::Int(i);
     }
     Num::Double(number.parse::<f64>().unwrap_or(0.0))
 }

@@ -213,10 +213,10 @@ pub(crate) fn rewrite(sql: &str) -> Result<Option<(String, String)>, SqlError> {
     // The declared type, kept in a comment SQLite stores with the table (see
     // [`declared_type`]): the type word, its `(n)`, and UNSIGNED / SIGNED / ZEROFILL.
     let mut declared = sql[def[1].start..def[1].end].to_ascii_uppercase();
-    if def.get(2).map(|t| t.tok) == Some(Tok::Punct(b'(')) {
-        if let Some(end) = def.iter().position(|t| t.tok == Tok::Punct(b')')) {
-            declared.push_str(&sql[def[2].start..def[end].end]);
-        }
+    if def.get(2).map(|t| t.tok) == Some(Tok::Punct(b'('))
+        && let Some(end) = def.iter().position(|t| t.tok == Tok::Punct(b')'))
+    {
+        declared.push_str(&sql[def[2].start..def[end].end]);
     }
     for t in def.iter().skip(2) {
         if TYPE_WORDS.iter().any(|w| word(t, w)) {

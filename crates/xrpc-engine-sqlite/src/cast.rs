@@ -987,19 +987,21 @@ fn select_hints(sql: &str, toks: &[Token]) -> Result<Vec<ColumnHint>, SqlError> 
     };
     let derived = derived_tables(sql, toks, end)?;
     // `SELECT * FROM (SELECT CAST(…) …) t`: the derived table's columns as they are.
-    if let ([(a, b)], [only]) = (&items[..], &derived[..]) {
-        if b - a == 1 && toks[*a].tok == Tok::Punct(b'*') && only.only_source {
-            return Ok(only
-                .hints
-                .iter()
-                .filter(|h| h.kind.is_some())
-                .map(|h| ColumnHint {
-                    at: h.at,
-                    kind: h.kind,
-                    name: None,
-                })
-                .collect());
-        }
+    if let ([(a, b)], [only]) = (&items[..], &derived[..])
+        && b - a == 1
+        && toks[*a].tok == Tok::Punct(b'*')
+        && only.only_source
+    {
+        return Ok(only
+            .hints
+            .iter()
+            .filter(|h| h.kind.is_some())
+            .map(|h| ColumnHint {
+                at: h.at,
+                kind: h.kind,
+                name: None,
+            })
+            .collect());
     }
     let star = |(a, b): (usize, usize)| {
         b > a
@@ -1431,14 +1433,15 @@ fn to_integer(input: Input<'_>, unsigned: bool) -> Answer {
             let (number, rest) = number_prefix(s);
             if typed_unknown {
                 // A DECIMAL column's text rounds; a string truncates. Refuse where they differ.
-                if let Ok(n) = strict::parse_exact(number) {
-                    if is_space(rest) && int_part(&n.round(0)) != int_part(&n) {
-                        return Err(unsupported(&format!(
-                            "CAST of the stored text '{s}' AS {target}: MySQL rounds it if the \
+                if let Ok(n) = strict::parse_exact(number)
+                    && is_space(rest)
+                    && int_part(&n.round(0)) != int_part(&n)
+                {
+                    return Err(unsupported(&format!(
+                        "CAST of the stored text '{s}' AS {target}: MySQL rounds it if the \
                              column is DECIMAL and truncates it if it is a string; cast a string \
                              literal or CAST(x AS DECIMAL(p,s)) first"
-                        )));
-                    }
+                    )));
                 }
             }
             // The integer the string starts with: digits only, no fraction or exponent.

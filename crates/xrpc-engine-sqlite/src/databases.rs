@@ -121,11 +121,12 @@ impl Databases {
                     let Some(stem) = file.to_str().and_then(|f| f.strip_suffix(".db")) else {
                         continue;
                     };
-                    if let Ok(name) = validate(stem) {
-                        if name == stem && !RESERVED.contains(&stem) {
-                            state.next_incarnation += 1;
-                            state.names.insert(name, state.next_incarnation);
-                        }
+                    if let Ok(name) = validate(stem)
+                        && name == stem
+                        && !RESERVED.contains(&stem)
+                    {
+                        state.next_incarnation += 1;
+                        state.names.insert(name, state.next_incarnation);
                     }
                 }
             }

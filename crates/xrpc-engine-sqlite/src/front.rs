@@ -211,16 +211,16 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
                 let Assignment::System { scope, name, value } = assignment else {
                     continue;
                 };
-                if name == "sql_mode" {
-                    if let Some(mode) = concat_mode(value) {
-                        return Err(SqlError::new(
-                            &codes::NOT_SUPPORTED_YET,
-                            format!(
-                                "This version doesn't yet support sql_mode {mode} on the SQLite \
+                if name == "sql_mode"
+                    && let Some(mode) = concat_mode(value)
+                {
+                    return Err(SqlError::new(
+                        &codes::NOT_SUPPORTED_YET,
+                        format!(
+                            "This version doesn't yet support sql_mode {mode} on the SQLite \
                                  engine: `||` is OR here, as under MySQL's default sql_mode"
-                            ),
-                        ));
-                    }
+                        ),
+                    ));
                 }
                 if name == "autocommit" && *scope == Scope::Session {
                     match boolean(value) {

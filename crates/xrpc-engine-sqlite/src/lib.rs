@@ -615,11 +615,11 @@ impl Engine for SqliteEngine {
         if self.is_expired(conn.as_ref()) {
             return;
         }
-        if conn.holds_session_state() {
-            if let Err(err) = conn.reset() {
-                tracing::warn!(%err, "closing an engine connection that could not be reset");
-                return;
-            }
+        if conn.holds_session_state()
+            && let Err(err) = conn.reset()
+        {
+            tracing::warn!(%err, "closing an engine connection that could not be reset");
+            return;
         }
         conn.set_wait_hook(None);
         let mut pool = self.pool.lock();
@@ -1265,10 +1265,10 @@ impl SqliteConn {
             .prepare(&format!("PRAGMA {}.schema_version", quote(schema)))
             .and_then(|mut stmt| stmt.query_row([], |row| row.get(0)))
             .unwrap_or(-1);
-        if let Some(&(seen, known)) = self.auto_increment.get(&key) {
-            if seen == version {
-                return known;
-            }
+        if let Some(&(seen, known)) = self.auto_increment.get(&key)
+            && seen == version
+        {
+            return known;
         }
         let sql = format!("PRAGMA {}.table_info({})", quote(schema), quote(table));
         let keys: rusqlite::Result<Vec<(String, i64)>> =
@@ -1807,16 +1807,16 @@ fn rewrite_for_sqlite(sql: &str) -> Result<memo::Rewrite, SqlError> {
     let escaped = rewrite::mysql_string_escapes(sql);
     let sql = &*escaped;
     let casts = cast::rewrite(sql)?;
-    if casts.is_none() {
-        if let Some(cast) = rewrite::mysql_only_cast(sql) {
-            return Err(SqlError::new(
-                &codes::NOT_SUPPORTED_YET,
-                format!(
-                    "This version doesn't yet support '{cast}' in SQL that SQLite stores \
+    if casts.is_none()
+        && let Some(cast) = rewrite::mysql_only_cast(sql)
+    {
+        return Err(SqlError::new(
+            &codes::NOT_SUPPORTED_YET,
+            format!(
+                "This version doesn't yet support '{cast}' in SQL that SQLite stores \
                      (CREATE, ALTER): its MySQL semantics are the node's functions"
-                ),
-            ));
-        }
+            ),
+        ));
     }
     let original = sql;
     let sql = casts.as_ref().map_or(sql, |c| c.sql.as_str());

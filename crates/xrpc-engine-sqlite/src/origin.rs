@@ -389,10 +389,10 @@ impl<S> KeyCache<S> {
     /// Keeps `shape`, built on `decoration`, for the next run of `sql`, if `decoration` is the
     /// one kept for it (a text too long to keep has none).
     pub(crate) fn keep_shape(&mut self, sql: &str, decoration: &Arc<Decoration>, shape: Arc<S>) {
-        if let Some(kept) = self.statements.get_mut(sql) {
-            if Arc::ptr_eq(&kept.decoration, decoration) {
-                kept.shape = Some(shape);
-            }
+        if let Some(kept) = self.statements.get_mut(sql)
+            && Arc::ptr_eq(&kept.decoration, decoration)
+        {
+            kept.shape = Some(shape);
         }
     }
 

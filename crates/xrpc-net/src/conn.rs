@@ -194,11 +194,11 @@ impl ConnRef {
         if let Some(tls) = s.tls.get() {
             // A courtesy close_notify, so the peer can tell the end from a truncation; only
             // when nobody is sending (`fin` is also called from inside a failing send).
-            if let Some(_send) = s.send_lock.try_lock() {
-                if let Some(mut session) = tls.session.try_lock() {
-                    session.send_close_notify();
-                    let _ = session.write_tls(&mut sys::SocketIo(s.fd.as_fd()));
-                }
+            if let Some(_send) = s.send_lock.try_lock()
+                && let Some(mut session) = tls.session.try_lock()
+            {
+                session.send_close_notify();
+                let _ = session.write_tls(&mut sys::SocketIo(s.fd.as_fd()));
             }
         }
         sys::shutdown(s.fd.as_fd());
@@ -709,21 +709,20 @@ impl<H: Handler> Conn<H> {
             g.perf.record_since(Stage::Decode, t);
             let now = Instant::now();
             st.last_large = Some(now);
-            if !st.shrink_armed {
-                if let Some(weak) = self.weak_task() {
-                    st.shrink_armed = true;
-                    arm_shrink_timer(group, weak, now + g.cfg.dynamic_buf_shrink);
-                }
+            if !st.shrink_armed
+                && let Some(weak) = self.weak_task()
+            {
+                st.shrink_armed = true;
+                arm_shrink_timer(group, weak, now + g.cfg.dynamic_buf_shrink);
             }
             return Pass::More;
         }
 
-        if !st.dynamic.is_empty() {
-            if let Some(last) = st.last_large {
-                if last.elapsed() >= g.cfg.dynamic_buf_shrink {
-                    st.dynamic = Vec::new();
-                }
-            }
+        if !st.dynamic.is_empty()
+            && let Some(last) = st.last_large
+            && last.elapsed() >= g.cfg.dynamic_buf_shrink
+        {
+            st.dynamic = Vec::new();
         }
         let want = st.fixed.len() - st.filled;
         let was_tls = self.conn.is_tls();

@@ -38,11 +38,11 @@ impl PagePool {
 
     /// An empty buffer with at least `min_capacity` bytes of room: a pooled one when possible.
     pub fn take(&self, min_capacity: usize) -> Vec<u8> {
-        if min_capacity <= PAGE_SIZE {
-            if let Some(mut buf) = self.free.lock().pop() {
-                buf.clear();
-                return buf;
-            }
+        if min_capacity <= PAGE_SIZE
+            && let Some(mut buf) = self.free.lock().pop()
+        {
+            buf.clear();
+            return buf;
         }
         Vec::with_capacity(min_capacity.max(PAGE_SIZE))
     }

@@ -256,17 +256,15 @@ fn watchdog_main(
         for (g, st) in groups.iter().zip(states.iter_mut()) {
             g.watchdog_tick(st);
         }
-        if rebind {
-            if let Some(t) = &topo {
-                if t.allowed_set_changed() {
-                    if let Ok(new) = CpuTopology::detect() {
-                        for g in &groups {
-                            g.set_cpus(new.group_cpus(g.id(), groups.len()));
-                        }
-                        topo = Some(new);
-                    }
-                }
+        if rebind
+            && let Some(t) = &topo
+            && t.allowed_set_changed()
+            && let Ok(new) = CpuTopology::detect()
+        {
+            for g in &groups {
+                g.set_cpus(new.group_cpus(g.id(), groups.len()));
             }
+            topo = Some(new);
         }
     }
 }

@@ -204,7 +204,7 @@ impl Handler for Answer {
     fn run_unit(&self, conn: &ConnRef, _: &(), unit: UnitId, _: &RunContext<'_>) {
         conn.send_deferred(&frame(unit.0, DEFERRED, &[unit.0 as u8]))
             .unwrap();
-        if unit.0 % 10 == 0 {
+        if unit.0.is_multiple_of(10) {
             conn.send(&frame(unit.0, IMMEDIATE, &[unit.0 as u8]))
                 .unwrap();
         }

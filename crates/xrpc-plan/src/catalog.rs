@@ -331,15 +331,14 @@ pub fn compile_cached(
     if keeping {
         if let Some(compiled) =
             cache.compiled_hit(request.key, session_schema, request.encoded, epoch, now)
+            && let Some(args) = compiled.bind(request.params)
         {
-            if let Some(args) = compiled.bind(request.params) {
-                bump(&cache.counters.hits, 1);
-                return Ok(PreparedPlan {
-                    compiled,
-                    args,
-                    used_cache: true,
-                });
-            }
+            bump(&cache.counters.hits, 1);
+            return Ok(PreparedPlan {
+                compiled,
+                args,
+                used_cache: true,
+            });
         }
         bump(&cache.counters.misses, 1);
     }

@@ -191,14 +191,14 @@ impl ChunkEncoder {
         }
         // Check the whole row before writing any of it, so a bad row leaves the chunk untouched.
         for (index, (column, value)) in self.columns.iter().zip(row).enumerate() {
-            if let Some(got) = value.column_type() {
-                if got != column.ty {
-                    return Err(ChunkError::TypeMismatch {
-                        column: index,
-                        expected: column.ty,
-                        got,
-                    });
-                }
+            if let Some(got) = value.column_type()
+                && got != column.ty
+            {
+                return Err(ChunkError::TypeMismatch {
+                    column: index,
+                    expected: column.ty,
+                    got,
+                });
             }
         }
         let byte = self.rows / 8;

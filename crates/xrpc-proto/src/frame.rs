@@ -87,10 +87,10 @@ impl FrameConfig {
         if !(MIN_MAX_PACKET..=MAX_MAX_PACKET).contains(&max_packet) {
             return Err(FrameConfigError::InvalidMaxPacket { value: max_packet });
         }
-        if let HeaderFormat::Galaxy { version } = format {
-            if version > 127 {
-                return Err(FrameConfigError::InvalidGalaxyVersion { value: version });
-            }
+        if let HeaderFormat::Galaxy { version } = format
+            && version > 127
+        {
+            return Err(FrameConfigError::InvalidGalaxyVersion { value: version });
         }
         Ok(Self { format, max_packet })
     }

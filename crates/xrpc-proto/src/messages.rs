@@ -598,14 +598,13 @@ fn check_required(mut buf: &[u8], schema: usize, depth: u32) -> Result<(), Decod
                 let len = usize::try_from(take_varint(&mut buf)?)
                     .map_err(|_| DecodeError::new("length-delimited field too long"))?;
                 let field = take(&mut buf, len)?;
-                if group_depth == 0 {
-                    if let Some(&(_, child)) = schema_ref
+                if group_depth == 0
+                    && let Some(&(_, child)) = schema_ref
                         .nested
                         .iter()
                         .find(|&&(n, _)| u64::from(n) == number)
-                    {
-                        check_required(field, child, depth + 1)?;
-                    }
+                {
+                    check_required(field, child, depth + 1)?;
                 }
             }
             3 => {

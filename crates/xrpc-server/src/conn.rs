@@ -905,12 +905,12 @@ impl Handler for NodeHandler {
             tracing::warn!(peer = ?state.peer, %err, suppressed, "closing connection on a framing error");
         }
         let mut wire = err.to_wire();
-        if let FrameError::PacketTooLarge { length, .. } = err {
-            if !state.authenticated.load(Ordering::Acquire) {
-                wire.message = format!(
-                    "Got a packet of {length} bytes before authentication; at most {PRE_AUTH_MAX_PACKET} are accepted until the connection authenticates"
-                );
-            }
+        if let FrameError::PacketTooLarge { length, .. } = err
+            && !state.authenticated.load(Ordering::Acquire)
+        {
+            wire.message = format!(
+                "Got a packet of {length} bytes before authentication; at most {PRE_AUTH_MAX_PACKET} are accepted until the connection authenticates"
+            );
         }
         // It ends the connection, so it goes on sid 0 whatever sid the header named.
         self.node.requests.connection_error();

@@ -247,12 +247,12 @@ impl<'o, O: FrameOutput + ?Sized> ResultEncoder<'o, O> {
             )));
         }
         for (index, (value, &ty)) in row.iter().zip(&self.types).enumerate() {
-            if let Some(got) = value.column_type() {
-                if got != ty {
-                    return Err(SinkError::Malformed(format!(
-                        "column {index} is {ty} but the value is {got}"
-                    )));
-                }
+            if let Some(got) = value.column_type()
+                && got != ty
+            {
+                return Err(SinkError::Malformed(format!(
+                    "column {index} is {ty} but the value is {got}"
+                )));
             }
         }
         Ok(())

@@ -477,10 +477,11 @@ impl SessionKiller for NodeShared {
         if session.is_gone() {
             return KillOutcome::Unknown;
         }
-        if let Some(requester) = requester {
-            if session.user() != Some(requester) && !self.accounts.is_connection_admin(requester) {
-                return KillOutcome::NotOwner;
-            }
+        if let Some(requester) = requester
+            && session.user() != Some(requester)
+            && !self.accounts.is_connection_admin(requester)
+        {
+            return KillOutcome::NotOwner;
         }
         match scope {
             KillScope::Query => session.kill_query(),

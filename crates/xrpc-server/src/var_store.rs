@@ -258,10 +258,10 @@ impl Variables {
             (Slot::Bool(b), VarValue::Bool(v)) => b.store(*v, Ordering::Relaxed),
             (Slot::Int(n), VarValue::Int(v)) => n.store(*v, Ordering::Relaxed),
             (Slot::Choice(i), VarValue::Str(s)) => {
-                if let VarKind::Choice(list) = id.def().kind {
-                    if let Some(pos) = list.iter().position(|c| *c == s.as_ref()) {
-                        i.store(pos, Ordering::Relaxed);
-                    }
+                if let VarKind::Choice(list) = id.def().kind
+                    && let Some(pos) = list.iter().position(|c| *c == s.as_ref())
+                {
+                    i.store(pos, Ordering::Relaxed);
                 }
             }
             (Slot::Text(t), VarValue::Str(s)) => *t.write() = s.clone(),

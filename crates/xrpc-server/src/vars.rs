@@ -251,10 +251,10 @@ impl VarDef {
 
     /// Whether `value` is of this variable's kind and in its range.
     pub fn check(&self, value: &VarValue) -> bool {
-        if let (Some(validate), VarValue::Str(text)) = (self.validate, value) {
-            if validate(text).is_err() {
-                return false;
-            }
+        if let (Some(validate), VarValue::Str(text)) = (self.validate, value)
+            && validate(text).is_err()
+        {
+            return false;
         }
         match (self.kind, value) {
             (VarKind::Bool, VarValue::Bool(_)) | (VarKind::Text, VarValue::Str(_)) => true,

@@ -155,7 +155,7 @@ fn a_100_mib_result_streams_with_a_small_token_in_bounded_server_memory() {
             }
             ServerMessage::TokenDone(_) => {
                 token_dones += 1;
-                if token_dones % 16 == 0 {
+                if token_dones.is_multiple_of(16) {
                     peak = peak.max(rss_bytes(Some(pid)));
                 }
                 // A slow reader: the server must wait for the offer rather than buffer ahead.

@@ -512,10 +512,10 @@ impl Translator<'_> {
 
     fn unary(&mut self, op: &UnaryOperator, x: &Expr) -> Result<Typed> {
         // A negative integer literal is a literal (so that -9223372036854775808 fits).
-        if let (UnaryOperator::Minus, Expr::Value(v)) = (op, x) {
-            if let Value::Number(n, _) = &v.value {
-                return literal(&Value::Number(format!("-{n}"), false));
-            }
+        if let (UnaryOperator::Minus, Expr::Value(v)) = (op, x)
+            && let Value::Number(n, _) = &v.value
+        {
+            return literal(&Value::Number(format!("-{n}"), false));
         }
         let t = self.expr(x)?;
         match op {

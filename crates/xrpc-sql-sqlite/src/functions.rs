@@ -749,10 +749,10 @@ fn register_arithmetic(conn: &Connection) -> rusqlite::Result<()> {
 
 /// A DECIMAL result: an integer when it has no fraction and fits, else its text.
 fn decimal_value(d: &BigDecimal, scale: i64) -> Value {
-    if scale == 0 {
-        if let Ok(i) = i64::try_from(d.with_scale(0).into_bigint_and_exponent().0) {
-            return Value::Integer(i);
-        }
+    if scale == 0
+        && let Ok(i) = i64::try_from(d.with_scale(0).into_bigint_and_exponent().0)
+    {
+        return Value::Integer(i);
     }
     text_value(decimal_text(d, scale))
 }

@@ -100,12 +100,13 @@ pub(crate) fn quote(s: &str) -> String {
 
 /// `JSON_UNQUOTE`: a JSON string literal decoded; anything else as it is.
 pub(crate) fn unquote(s: &str) -> String {
-    if s.len() >= 2 && s.starts_with('"') && s.ends_with('"') {
-        if let Some(Json::Scalar(lit)) = parse(s) {
-            if let Some(decoded) = decode_string(&lit) {
-                return decoded;
-            }
-        }
+    if s.len() >= 2
+        && s.starts_with('"')
+        && s.ends_with('"')
+        && let Some(Json::Scalar(lit)) = parse(s)
+        && let Some(decoded) = decode_string(&lit)
+    {
+        return decoded;
     }
     s.to_string()
 }

@@ -256,10 +256,10 @@ impl CallSite<'_> {
             "IFNULL" | "COALESCE" => {
                 arity(if name == "IFNULL" { n == 2 } else { n >= 1 })?;
                 let ty = args.iter().fold(Ty::Null, |t, a| unify(t, a.ty));
-                if let Ty::Decimal(_) = ty {
-                    if args.iter().any(|a| a.ty == Ty::Int) {
-                        return unsupported(format!("{name} of an integer and a decimal"));
-                    }
+                if let Ty::Decimal(_) = ty
+                    && args.iter().any(|a| a.ty == Ty::Int)
+                {
+                    return unsupported(format!("{name} of an integer and a decimal"));
                 }
                 let all = list(0, &|i| convert_to(&args[i], ty));
                 if n == 1 {
@@ -734,7 +734,7 @@ impl CallSite<'_> {
             // The values arrive as JSON already (`json_value`); object keys are text.
             "JSON_ARRAY" | "JSON_OBJECT" => {
                 let object = name == "JSON_OBJECT";
-                arity(!object || n % 2 == 0)?;
+                arity(!object || n.is_multiple_of(2))?;
                 let f = if object {
                     "my_json_object"
                 } else {
@@ -777,10 +777,10 @@ impl CallSite<'_> {
             other => other,
         };
         let mut t = Typed::new(out, ty);
-        if matches!(ty, Ty::Str(_)) {
-            if let Some(strongest) = texts.iter().map(|a| a.strength).min() {
-                t.strength = strongest;
-            }
+        if matches!(ty, Ty::Str(_))
+            && let Some(strongest) = texts.iter().map(|a| a.strength).min()
+        {
+            t.strength = strongest;
         }
         t.aggregate = aggregate;
         Ok(t)

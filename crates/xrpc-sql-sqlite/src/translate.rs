@@ -281,14 +281,12 @@ impl<'a> Translator<'a> {
                     self.clause,
                     "order clause" | "having clause" | "group statement"
                 )
-            {
-                if let Some((alias, ty)) = scope
+                && let Some((alias, ty)) = scope
                     .outputs
                     .iter()
                     .find(|(a, _)| a.eq_ignore_ascii_case(name))
-                {
-                    return Ok(Typed::new(ident(alias), *ty));
-                }
+            {
+                return Ok(Typed::new(ident(alias), *ty));
             }
         }
         let shown = names.join(".");
@@ -547,22 +545,22 @@ impl<'a> Translator<'a> {
         self.clause = "order clause";
         let dir = direction(item);
         let out = (|| -> Result<String> {
-            if let Expr::Value(v) = &item.expr {
-                if let sqlparser::ast::Value::Number(n, _) = &v.value {
-                    let positions = self
-                        .scopes
-                        .last()
-                        .map(|s| s.positions.clone())
-                        .unwrap_or_default();
-                    let Some(i) = n
-                        .parse::<usize>()
-                        .ok()
-                        .filter(|i| (1..=positions.len()).contains(i))
-                    else {
-                        return Err(TranslateError::UnknownColumn(n.clone(), "order clause"));
-                    };
-                    return Ok(format!("{i}{}{dir}", collate_suffix(positions[i - 1])));
-                }
+            if let Expr::Value(v) = &item.expr
+                && let sqlparser::ast::Value::Number(n, _) = &v.value
+            {
+                let positions = self
+                    .scopes
+                    .last()
+                    .map(|s| s.positions.clone())
+                    .unwrap_or_default();
+                let Some(i) = n
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|i| (1..=positions.len()).contains(i))
+                else {
+                    return Err(TranslateError::UnknownColumn(n.clone(), "order clause"));
+                };
+                return Ok(format!("{i}{}{dir}", collate_suffix(positions[i - 1])));
             }
             if let Expr::Identifier(id) = &item.expr {
                 let alias = self.scopes.last().and_then(|s| {
@@ -604,10 +602,10 @@ impl<'a> Translator<'a> {
         {
             return unsupported("SELECT clause");
         }
-        if let Some(modifiers) = &s.select_modifiers {
-            if modifiers.sql_calc_found_rows {
-                return unsupported("SQL_CALC_FOUND_ROWS");
-            }
+        if let Some(modifiers) = &s.select_modifiers
+            && modifiers.sql_calc_found_rows
+        {
+            return unsupported("SQL_CALC_FOUND_ROWS");
         }
         self.scopes.push(Scope::default());
         let out = self.select_in_scope(s, order, limit);
@@ -857,10 +855,10 @@ impl<'a> Translator<'a> {
                 partitions,
                 ..
             } if with_hints.is_empty() && partitions.is_empty() => {
-                if let Some(a) = alias {
-                    if !a.columns.is_empty() {
-                        return unsupported("table alias with columns");
-                    }
+                if let Some(a) = alias
+                    && !a.columns.is_empty()
+                {
+                    return unsupported("table alias with columns");
                 }
                 let table_name = last_name(name)?;
                 let cte = (name.0.len() == 1)
@@ -1819,10 +1817,10 @@ impl<'a> Translator<'a> {
                 collation = Collation::from_mysql_name(&c.to_string())
                     .ok_or_else(|| TranslateError::Unsupported(format!("COLLATE {c}")))?;
             }
-            if let ColumnOption::CharacterSet(cs) = &o.option {
-                if cs.to_string().eq_ignore_ascii_case("binary") {
-                    collation = Collation::Bin;
-                }
+            if let ColumnOption::CharacterSet(cs) = &o.option
+                && cs.to_string().eq_ignore_ascii_case("binary")
+            {
+                collation = Collation::Bin;
             }
         }
         let ty = column_type(&def.data_type, collation)?;

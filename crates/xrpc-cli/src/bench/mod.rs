@@ -667,10 +667,10 @@ fn run_step(
     }
     bar.finish_and_clear();
     let total = gate.collector.total();
-    if total.requests == 0 {
-        if let Some(e) = thread_errors.first().or(total.first_error.as_ref()) {
-            return Err(e.clone());
-        }
+    if total.requests == 0
+        && let Some(e) = thread_errors.first().or(total.first_error.as_ref())
+    {
+        return Err(e.clone());
     }
     let window = clock
         .measure_until

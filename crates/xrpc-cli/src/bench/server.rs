@@ -83,7 +83,7 @@ fn parse_tcp_table(text: &str, v6: bool) -> Vec<SocketRow> {
 
 fn parse_hex_ip(hex: &str, v6: bool) -> Option<IpAddr> {
     let words = hex.len() / 8;
-    if hex.len() % 8 != 0 || words != if v6 { 4 } else { 1 } {
+    if !hex.len().is_multiple_of(8) || words != if v6 { 4 } else { 1 } {
         return None;
     }
     let mut bytes = Vec::with_capacity(words * 4);

@@ -135,13 +135,13 @@ pub fn start(target: &XrpcAddr, spec: &StepSpec) -> Started {
     spawn_load(threads, "bench-xrpc", None, move |t, gate| {
         let conns: Vec<usize> = (t..connections).step_by(threads).collect();
         let driver = Driver::connect(&target, &spec, &conns, connections);
-        if let Ok(d) = &driver {
-            if d.blocking {
-                // Its reads may wait without a timer: let the main thread end them if the node
-                // stops answering (see the module docs).
-                let watched = d.conns[0].stream.try_clone().map_err(|e| e.to_string())?;
-                gate.watch(watched);
-            }
+        if let Ok(d) = &driver
+            && d.blocking
+        {
+            // Its reads may wait without a timer: let the main thread end them if the node
+            // stops answering (see the module docs).
+            let watched = d.conns[0].stream.try_clone().map_err(|e| e.to_string())?;
+            gate.watch(watched);
         }
         let clock = gate.arrive();
         let rec = driver?.run(clock, &spec)?;

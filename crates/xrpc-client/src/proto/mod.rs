@@ -470,11 +470,12 @@ impl ClientConnection {
                 failures: 0,
             };
             let wire_len = self.s.format.header_len() + frame.body.len();
-            if frame.sid != CONNECTION_SID && frame.type_id == ServerType::ColumnMetaData.id() {
-                if let Some(column) = self.s.cached_column(&frame.body) {
-                    self.on_session_message(frame.sid, Reply::Column(column), wire_len);
-                    continue;
-                }
+            if frame.sid != CONNECTION_SID
+                && frame.type_id == ServerType::ColumnMetaData.id()
+                && let Some(column) = self.s.cached_column(&frame.body)
+            {
+                self.on_session_message(frame.sid, Reply::Column(column), wire_len);
+                continue;
             }
             let message = match ServerMessage::decode(frame.type_id, frame.body) {
                 Ok(message) => message,
@@ -503,13 +504,13 @@ impl ClientConnection {
         if self.s.phase == Phase::Closed {
             return;
         }
-        if let Some(deadline) = self.s.handshake_deadline {
-            if now >= deadline && matches!(self.s.phase, Phase::AwaitChallenge | Phase::AwaitAuthOk)
-            {
-                let after = self.s.config.handshake_timeout.unwrap_or_default();
-                self.fail_connection(ClientError::timeout("handshake", after));
-                return;
-            }
+        if let Some(deadline) = self.s.handshake_deadline
+            && now >= deadline
+            && matches!(self.s.phase, Phase::AwaitChallenge | Phase::AwaitAuthOk)
+        {
+            let after = self.s.config.handshake_timeout.unwrap_or_default();
+            self.fail_connection(ClientError::timeout("handshake", after));
+            return;
         }
         while let Some(&(deadline, request, sid)) = self.s.deadlines.first() {
             if deadline > now {
@@ -518,31 +519,31 @@ impl ClientConnection {
             self.s.deadlines.pop_first();
             self.expire(sid, RequestId(request));
         }
-        if self.s.phase == Phase::Ready {
-            if let Some(interval) = self.s.config.heartbeat_interval {
-                let hb = &self.s.heartbeat;
-                let due = match hb.probe_at {
-                    Some(at) => at + self.s.config.heartbeat_timeout,
-                    None => hb.last_rx + interval,
-                };
-                if now >= due {
-                    if self.s.heartbeat.probe_at.is_some() {
-                        self.s.heartbeat.failures += 1;
-                        let max = self.s.config.heartbeat_max_failures;
-                        if self.s.heartbeat.failures >= max {
-                            self.fail_connection(ClientError::connection_lost(
-                                format!("no answer to {max} heartbeats in a row"),
-                                None,
-                            ));
-                            return;
-                        }
+        if self.s.phase == Phase::Ready
+            && let Some(interval) = self.s.config.heartbeat_interval
+        {
+            let hb = &self.s.heartbeat;
+            let due = match hb.probe_at {
+                Some(at) => at + self.s.config.heartbeat_timeout,
+                None => hb.last_rx + interval,
+            };
+            if now >= due {
+                if self.s.heartbeat.probe_at.is_some() {
+                    self.s.heartbeat.failures += 1;
+                    let max = self.s.config.heartbeat_max_failures;
+                    if self.s.heartbeat.failures >= max {
+                        self.fail_connection(ClientError::connection_lost(
+                            format!("no answer to {max} heartbeats in a row"),
+                            None,
+                        ));
+                        return;
                     }
-                    self.s.heartbeat.probe_at = Some(now);
-                    self.s.send(
-                        CONNECTION_SID,
-                        &ClientMessage::CapabilitiesGet(connection::CapabilitiesGet {}),
-                    );
                 }
+                self.s.heartbeat.probe_at = Some(now);
+                self.s.send(
+                    CONNECTION_SID,
+                    &ClientMessage::CapabilitiesGet(connection::CapabilitiesGet {}),
+                );
             }
         }
     }
@@ -902,14 +903,12 @@ impl ClientConnection {
         buf.notified = false;
         let sid = buf.sid;
         // The reader caught up: an offer held back for it may go now.
-        if let Some(session) = self.sessions.get_mut(&sid) {
-            if let Some(head) = session.inflight.front_mut() {
-                if head.id == id {
-                    if let Body::Exec(exec) = &mut head.body {
-                        self.s.maybe_offer(sid, id, exec, session.auto_commit);
-                    }
-                }
-            }
+        if let Some(session) = self.sessions.get_mut(&sid)
+            && let Some(head) = session.inflight.front_mut()
+            && head.id == id
+            && let Body::Exec(exec) = &mut head.body
+        {
+            self.s.maybe_offer(sid, id, exec, session.auto_commit);
         }
         StreamRead::Rows(rows)
     }
@@ -935,17 +934,14 @@ impl ClientConnection {
     /// Stops streaming a request: rows still to come are dropped, and flow control no longer waits
     /// for the reader. The request still ends with [`Event::Completed`].
     pub fn drop_stream(&mut self, id: RequestId) {
-        if let Some(buf) = self.s.streams.remove(&id) {
-            if let Some(session) = self.sessions.get_mut(&buf.sid) {
-                if let Some(head) = session.inflight.front_mut() {
-                    if head.id == id {
-                        if let Body::Exec(exec) = &mut head.body {
-                            exec.stream = false;
-                            self.s.maybe_offer(buf.sid, id, exec, session.auto_commit);
-                        }
-                    }
-                }
-            }
+        if let Some(buf) = self.s.streams.remove(&id)
+            && let Some(session) = self.sessions.get_mut(&buf.sid)
+            && let Some(head) = session.inflight.front_mut()
+            && head.id == id
+            && let Body::Exec(exec) = &mut head.body
+        {
+            exec.stream = false;
+            self.s.maybe_offer(buf.sid, id, exec, session.auto_commit);
         }
     }
 

@@ -337,11 +337,12 @@ impl Session {
         if self.auto_commit {
             return;
         }
-        if let Some(head) = self.inflight.front_mut() {
-            if head.timed_out && !head.kill_sent {
-                head.kill_sent = true;
-                s.send_kill(sid, KillKind::Query);
-            }
+        if let Some(head) = self.inflight.front_mut()
+            && head.timed_out
+            && !head.kill_sent
+        {
+            head.kill_sent = true;
+            s.send_kill(sid, KillKind::Query);
         }
     }
 

@@ -393,11 +393,11 @@ impl FakeServer {
                 return;
             }
         };
-        if exec.reset_error == Some(false) {
-            if let Some(err) = self.stored_error.get(&sid).cloned() {
-                self.send(sid, ServerMessage::Error(err));
-                return;
-            }
+        if exec.reset_error == Some(false)
+            && let Some(err) = self.stored_error.get(&sid).cloned()
+        {
+            self.send(sid, ServerMessage::Error(err));
+            return;
         }
         self.stored_error.remove(&sid);
         let text = String::from_utf8_lossy(&stmt).into_owned();

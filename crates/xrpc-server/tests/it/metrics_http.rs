@@ -41,12 +41,12 @@ fn abuse(addr: SocketAddr, round: u64, held: &mut Vec<TcpStream>) {
     };
     let _ = stream.set_read_timeout(Some(Duration::from_millis(50)));
     let _ = stream.write_all(attempts[(round % 5) as usize]);
-    if round % 7 == 0 {
+    if round.is_multiple_of(7) {
         let _ = stream.write_all(&vec![b'a'; 32 * 1024]);
     }
     let mut sink = [0u8; 512];
     let _ = stream.read(&mut sink);
-    if round % 3 == 0 {
+    if round.is_multiple_of(3) {
         held.push(stream);
     }
 }

@@ -443,12 +443,12 @@ fn queue_overflow_is_fatal_and_removes_the_session() {
     }
     let mut saw_overflow = false;
     while let Some(message) = client.recv_on(1) {
-        if let ServerMessage::Error(err) = message {
-            if err.code == codes::SESSION_QUEUE_OVERFLOW.code {
-                assert_eq!(err.msg, "Session max_queued_messages limit exceed.");
-                saw_overflow = true;
-                break;
-            }
+        if let ServerMessage::Error(err) = message
+            && err.code == codes::SESSION_QUEUE_OVERFLOW.code
+        {
+            assert_eq!(err.msg, "Session max_queued_messages limit exceed.");
+            saw_overflow = true;
+            break;
         }
     }
     assert!(saw_overflow);
