@@ -20,13 +20,16 @@
 //! versioned comments (`/*!40101 … */` runs on a server of that version or later), adds the few
 //! MySQL forms sqlparser does not parse (`a MOD b`, `SET @a := 1`, `LOCK IN SHARE MODE`,
 //! `XA …`, `ALTER INSTANCE …`, `KILL HARD | SOFT`, `SHOW LOCAL …`) and splits the script; each
-//! extension is narrow and documented there.
+//! extension is narrow and documented there. The parser reads with MySqlDialect plus the forms
+//! that need the parser itself (the `dialect` module): `!`, `CAST(… AS CHAR CHARACTER SET …)`,
+//! `ALTER TABLE … DISABLE | ENABLE KEYS`.
 //!
 //! A statement that does not parse is MySQL's error 1064 with MySQL's message: the text from
 //! the offending token (80 characters at most) and its line within the statement. Statements
 //! before it in the script are returned as parsed, so a caller runs them first, as MySQL does.
 
 mod cache;
+mod dialect;
 mod error;
 mod lex;
 mod like;
@@ -45,7 +48,6 @@ pub use sqlparser;
 pub use sqlparser::ast;
 
 use sqlparser::ast::Statement;
-use sqlparser::dialect::MySqlDialect;
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::TokenWithSpan;
@@ -235,7 +237,7 @@ fn parse_one(
             body: Body::Instance(instance),
         });
     }
-    let mut parser = Parser::new(&MySqlDialect {}).with_tokens_with_locations(tokens);
+    let mut parser = Parser::new(&dialect::Front).with_tokens_with_locations(tokens);
     let statement = parser
         .parse_statement()
         .and_then(|statement| {
