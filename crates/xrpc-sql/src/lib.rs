@@ -25,7 +25,10 @@
 //! `ALTER TABLE … DISABLE | ENABLE KEYS`.
 //!
 //! A statement that does not parse is MySQL's error 1064 with MySQL's message: the text from
-//! the offending token (80 characters at most) and its line within the statement. Statements
+//! the offending token (80 characters at most) and its line within the statement. One of the
+//! MySQL statements sqlparser's tree cannot hold (stored routines and events, `HANDLER`, `DO`:
+//! the token pass knows them by their leading words) is [`ParseError::Unsupported`] instead,
+//! MySQL's 1235 naming it; so is one sqlparser would read as another (`DELETE IGNORE`). Statements
 //! before it in the script are returned as parsed, so a caller runs them first, as MySQL does.
 
 mod cache;
@@ -237,6 +240,10 @@ fn parse_one(
             body: Body::Instance(instance),
         });
     }
+    if let Some(what) = lex::misread(&significant) {
+        return Err(ParseError::Unsupported { what });
+    }
+    let unrepresented = lex::unrepresented(&significant);
     let mut parser = Parser::new(&dialect::Front).with_tokens_with_locations(tokens);
     let statement = parser
         .parse_statement()
@@ -252,6 +259,9 @@ fn parse_one(
             }
         })
         .map_err(|err| {
+            if let Some(what) = unrepresented {
+                return ParseError::Unsupported { what };
+            }
             let (line, column) = error_location(&err).unwrap_or((last.end.line, last.end.column));
             let offset = lines.offset(line, column).clamp(start, end);
             lex::syntax_error(&text[offset..end], line.saturating_sub(first_line) + 1)
@@ -457,6 +467,71 @@ mod tests {
                 .to_string(),
             "SHOW SESSION STATUS LIKE 'a%'"
         );
+    }
+
+    #[test]
+    fn statements_the_tree_cannot_hold_are_1235_naming_their_kind() {
+        for (text, what) in [
+            ("DO 1", "DO"),
+            ("HANDLER t OPEN", "HANDLER"),
+            (
+                "CREATE DEFINER=`root`@`localhost` FUNCTION `f`(x INT) RETURNS int \
+                 DETERMINISTIC RETURN x * 2",
+                "CREATE FUNCTION",
+            ),
+            (
+                "CREATE DEFINER='u'@'%' PROCEDURE p(OUT n INT) BEGIN SELECT 1 INTO n; END",
+                "CREATE PROCEDURE",
+            ),
+            (
+                "/*!50106 CREATE*/ /*!50117 DEFINER=CURRENT_USER()*/ /*!50106 EVENT e ON \
+                 SCHEDULE EVERY 1 DAY DO DELETE FROM t */",
+                "CREATE EVENT",
+            ),
+            ("/*!50106 DROP EVENT IF EXISTS `e` */", "DROP EVENT"),
+            (
+                "CREATE TRIGGER tr BEFORE UPDATE ON t FOR EACH ROW SET NEW.a = 1",
+                "CREATE TRIGGER",
+            ),
+            ("DELETE QUICK IGNORE FROM t WHERE a = 1", "DELETE IGNORE"),
+            ("UPDATE LOW_PRIORITY IGNORE t SET a = 1", "UPDATE IGNORE"),
+        ] {
+            let err = error(text);
+            assert_eq!(err, ParseError::Unsupported { what }, "{text}");
+            assert_eq!(err.code(), 1235);
+            assert_eq!(
+                err.to_string(),
+                format!("This version of MySQL doesn't yet support '{what}'")
+            );
+        }
+        // Other statements that do not parse stay syntax errors.
+        for text in [
+            "CREATE TABLE t (a INT, event INT,",
+            "CREATE TABLE function (",
+            "DELETE FROM",
+        ] {
+            assert_eq!(error(text).code(), 1064, "{text}");
+        }
+    }
+
+    #[test]
+    fn table_lock_modifiers_and_an_unencrypted_schema_are_dropped() {
+        for (text, tree) in [
+            ("DELETE LOW_PRIORITY QUICK FROM t", "DELETE FROM t"),
+            (
+                "DELETE QUICK FROM quick WHERE a = 1",
+                "DELETE FROM quick WHERE a = 1",
+            ),
+            ("UPDATE LOW_PRIORITY t SET a = 1", "UPDATE t SET a = 1"),
+            (
+                "CREATE DATABASE /*!32312 IF NOT EXISTS*/ `d` /*!40100 DEFAULT CHARACTER SET \
+                 utf8mb4 */ /*!80016 DEFAULT ENCRYPTION='N' */",
+                "CREATE DATABASE IF NOT EXISTS `d` DEFAULT CHARACTER SET utf8mb4",
+            ),
+        ] {
+            assert_eq!(one(text).statement().unwrap().to_string(), tree, "{text}");
+        }
+        assert_eq!(error("CREATE DATABASE d ENCRYPTION 'Y'").code(), 1064);
     }
 
     #[test]
