@@ -535,6 +535,59 @@ mod tests {
     }
 
     #[test]
+    fn mysql_forms_applications_send_are_read() {
+        for (text, kind) in [
+            ("SELECT * FROM a STRAIGHT_JOIN b ON a.x = b.x", Kind::Select),
+            (
+                "SELECT * FROM t USE INDEX (i) JOIN u FORCE INDEX (j) \
+                 IGNORE INDEX FOR JOIN (k) ON t.a = u.a",
+                Kind::Select,
+            ),
+            (
+                "INSERT INTO t (a) VALUES (1) AS new ON DUPLICATE KEY UPDATE a = new.a",
+                Kind::Insert,
+            ),
+            ("SELECT * FROM t FOR UPDATE SKIP LOCKED", Kind::Select),
+            ("SELECT * FROM t FOR SHARE NOWAIT", Kind::Select),
+            (
+                "SELECT GROUP_CONCAT(DISTINCT a ORDER BY a DESC SEPARATOR ';') FROM t",
+                Kind::Select,
+            ),
+            ("SELECT CAST(x AS CHAR CHARACTER SET utf8mb4)", Kind::Select),
+            (
+                "SELECT _utf8mb4'x', X'41', b'01', 0x41, N'x', _binary 'y'",
+                Kind::Select,
+            ),
+            ("INSERT INTO t VALUES (DEFAULT, 1)", Kind::Insert),
+            ("SELECT a FROM t LIMIT 1, 2", Kind::Select),
+            ("REPLACE INTO t SELECT * FROM u", Kind::Insert),
+            ("DELETE QUICK FROM t WHERE a = 1", Kind::Delete),
+            ("INSERT DELAYED INTO t VALUES (1)", Kind::Insert),
+            (
+                "INSERT HIGH_PRIORITY IGNORE INTO t VALUES (1)",
+                Kind::Insert,
+            ),
+            ("SHOW FULL PROCESSLIST", Kind::Show),
+            ("SHOW CREATE TABLE t", Kind::Show),
+            ("SHOW INDEX FROM t FROM db", Kind::Show),
+            ("KILL QUERY 5", Kind::Admin),
+            ("SET @a := 1, @b = 2", Kind::Set),
+            ("SELECT @a := @a + 1", Kind::Select),
+            ("SELECT !0, ! (1 = 2)", Kind::Select),
+        ] {
+            assert_eq!(one(text).kind, kind, "{text}");
+        }
+        // MySQL's grammar puts FOR JOIN before the list; MySQL and MariaDB answer 1064 here.
+        assert_eq!(
+            error("SELECT * FROM t IGNORE INDEX (i) FOR JOIN"),
+            ParseError::Syntax {
+                near: "JOIN".into(),
+                line: 1
+            }
+        );
+    }
+
+    #[test]
     fn statements_are_classified() {
         for (text, kind) in [
             ("SELECT 1", Kind::Select),
