@@ -468,7 +468,8 @@ pub(crate) fn misread(significant: &[&TokenWithSpan]) -> Option<&'static str> {
 /// The kind of a MySQL statement sqlparser's tree cannot hold, by its leading words, for the
 /// 1235 that names it when the parser fails on it: `CREATE [OR REPLACE] [DEFINER = user]
 /// [AGGREGATE] FUNCTION | PROCEDURE | EVENT | TRIGGER`, `ALTER FUNCTION | PROCEDURE | EVENT`,
-/// `DROP EVENT`, `HANDLER`, `DO`.
+/// `DROP EVENT`, `HANDLER`, `DO`, `PREPARE name FROM …`, `CHECK | CHECKSUM | OPTIMIZE | REPAIR
+/// TABLE`.
 pub(crate) fn unrepresented(significant: &[&TokenWithSpan]) -> Option<&'static str> {
     let word = |n: usize| significant.get(n).map(|t| &t.token);
     let first = word(0)?;
@@ -478,6 +479,24 @@ pub(crate) fn unrepresented(significant: &[&TokenWithSpan]) -> Option<&'static s
     }
     if word_named(first, "DO") {
         return Some("DO");
+    }
+    if word_is(first, Keyword::PREPARE) && word(2).is_some_and(|t| word_is(t, Keyword::FROM)) {
+        return Some("PREPARE FROM");
+    }
+    let table_maintenance = [
+        (Keyword::CHECK, "CHECK TABLE"),
+        (Keyword::CHECKSUM, "CHECKSUM TABLE"),
+        (Keyword::OPTIMIZE, "OPTIMIZE TABLE"),
+        (Keyword::REPAIR, "REPAIR TABLE"),
+    ];
+    if let Some(what) = table_maintenance
+        .into_iter()
+        .find_map(|(keyword, what)| word_is(first, keyword).then_some(what))
+    {
+        let tables = [Keyword::TABLE, Keyword::TABLES, Keyword::LOCAL];
+        return (tables.into_iter().any(|keyword| word_is(second, keyword))
+            || word_named(second, "NO_WRITE_TO_BINLOG"))
+        .then_some(what);
     }
     if word_is(first, Keyword::ALTER) {
         return [

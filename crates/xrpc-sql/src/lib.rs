@@ -26,9 +26,10 @@
 //!
 //! A statement that does not parse is MySQL's error 1064 with MySQL's message: the text from
 //! the offending token (80 characters at most) and its line within the statement. One of the
-//! MySQL statements sqlparser's tree cannot hold (stored routines and events, `HANDLER`, `DO`:
-//! the token pass knows them by their leading words) is [`ParseError::Unsupported`] instead,
-//! MySQL's 1235 naming it; so is one sqlparser would read as another (`DELETE IGNORE`). Statements
+//! MySQL statements sqlparser's tree cannot hold (stored routines and events, `HANDLER`, `DO`,
+//! `PREPARE … FROM`, table maintenance: the token pass knows them by their leading words) is
+//! [`ParseError::Unsupported`] instead, MySQL's 1235 naming it; so is one sqlparser would read
+//! as another (`DELETE IGNORE`). Statements
 //! before it in the script are returned as parsed, so a caller runs them first, as MySQL does.
 
 mod cache;
@@ -495,6 +496,11 @@ mod tests {
             ),
             ("DELETE QUICK IGNORE FROM t WHERE a = 1", "DELETE IGNORE"),
             ("UPDATE LOW_PRIORITY IGNORE t SET a = 1", "UPDATE IGNORE"),
+            ("PREPARE s FROM 'SELECT 1'", "PREPARE FROM"),
+            ("CHECK TABLE t, u FAST", "CHECK TABLE"),
+            ("CHECKSUM TABLE t EXTENDED", "CHECKSUM TABLE"),
+            ("OPTIMIZE NO_WRITE_TO_BINLOG TABLE t", "OPTIMIZE TABLE"),
+            ("REPAIR LOCAL TABLE t QUICK", "REPAIR TABLE"),
         ] {
             let err = error(text);
             assert_eq!(err, ParseError::Unsupported { what }, "{text}");
