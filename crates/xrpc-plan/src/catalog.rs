@@ -409,7 +409,7 @@ pub fn may_change_schema(script: &xrpc_sql::Script) -> bool {
                 )
         }
         Err(xrpc_sql::ParseError::Empty) => false,
-        Err(xrpc_sql::ParseError::Syntax { .. }) => true,
+        Err(xrpc_sql::ParseError::Syntax { .. } | xrpc_sql::ParseError::Unsupported { .. }) => true,
     })
 }
 

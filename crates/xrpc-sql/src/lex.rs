@@ -24,6 +24,12 @@
 //! - **`KILL HARD | SOFT …`**: MariaDB's mode word after `KILL` is dropped (both modes end the
 //!   statement or the connection alike for the node).
 //! - **`SHOW LOCAL VARIABLES | STATUS`** becomes `SHOW SESSION …`, its synonym.
+//! - **`DELETE [LOW_PRIORITY] [QUICK]`, `UPDATE [LOW_PRIORITY]`**: the modifiers are dropped
+//!   (they only matter to engines with table locks, MyISAM's kind; sqlparser would read either
+//!   word as a table's name). `DELETE IGNORE` and `UPDATE IGNORE`, whose IGNORE sqlparser takes
+//!   for a table's name too, are refused by kind ([`misread`]).
+//! - **`CREATE | ALTER DATABASE … [DEFAULT] ENCRYPTION [=] 'N'`**: the option is dropped (it
+//!   asks for the default, an unencrypted schema); `'Y'` is left for the parser to refuse.
 //!
 //! Statements are split at top-level `;` tokens; `XA` statements and `ALTER INSTANCE`, which
 //! `sqlparser` does not know, are read here from their tokens ([`crate::Xa`],
@@ -381,6 +387,20 @@ pub(crate) fn extend(tokens: &mut [TokenWithSpan]) {
             tokens[second].token = Token::Whitespace(Whitespace::Space);
         } else if word_is(leading, Keyword::SHOW) && word_is(next, Keyword::LOCAL) {
             tokens[second].token = Token::make_keyword("SESSION");
+        } else if word_is(leading, Keyword::DELETE) || word_is(leading, Keyword::UPDATE) {
+            // `DELETE [LOW_PRIORITY] [QUICK] [IGNORE]`, `UPDATE [LOW_PRIORITY] [IGNORE]`.
+            for &i in &significant[1..] {
+                let token = &tokens[i].token;
+                if word_is(token, Keyword::LOW_PRIORITY) || word_named(token, "QUICK") {
+                    tokens[i].token = Token::Whitespace(Whitespace::Space);
+                } else if !word_is(token, Keyword::IGNORE) {
+                    break;
+                }
+            }
+        } else if (word_is(leading, Keyword::CREATE) || word_is(leading, Keyword::ALTER))
+            && (word_is(next, Keyword::DATABASE) || word_is(next, Keyword::SCHEMA))
+        {
+            drop_unencrypted(tokens, &significant);
         }
     }
     let mut depth = 0i32;
@@ -422,6 +442,150 @@ pub(crate) fn extend(tokens: &mut [TokenWithSpan]) {
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// The kind of a MySQL statement sqlparser reads as another, refused before it is parsed:
+/// `DELETE IGNORE` and `UPDATE IGNORE` (sqlparser takes IGNORE for a table's name; MySQL's
+/// IGNORE turns the row errors into warnings, which no tree would say).
+pub(crate) fn misread(significant: &[&TokenWithSpan]) -> Option<&'static str> {
+    let [first, second, ..] = significant else {
+        return None;
+    };
+    if !word_is(&second.token, Keyword::IGNORE) {
+        return None;
+    }
+    if word_is(&first.token, Keyword::DELETE) {
+        Some("DELETE IGNORE")
+    } else if word_is(&first.token, Keyword::UPDATE) {
+        Some("UPDATE IGNORE")
+    } else {
+        None
+    }
+}
+
+/// The kind of a MySQL statement sqlparser's tree cannot hold, by its leading words, for the
+/// 1235 that names it when the parser fails on it: `CREATE [OR REPLACE] [DEFINER = user]
+/// [AGGREGATE] FUNCTION | PROCEDURE | EVENT | TRIGGER`, `ALTER FUNCTION | PROCEDURE | EVENT`,
+/// `DROP EVENT`, `HANDLER`, `DO`, `PREPARE name FROM …`, `CHECK | CHECKSUM | OPTIMIZE | REPAIR
+/// TABLE`.
+pub(crate) fn unrepresented(significant: &[&TokenWithSpan]) -> Option<&'static str> {
+    let word = |n: usize| significant.get(n).map(|t| &t.token);
+    let first = word(0)?;
+    let second = word(1)?;
+    if word_named(first, "HANDLER") {
+        return Some("HANDLER");
+    }
+    if word_named(first, "DO") {
+        return Some("DO");
+    }
+    if word_is(first, Keyword::PREPARE) && word(2).is_some_and(|t| word_is(t, Keyword::FROM)) {
+        return Some("PREPARE FROM");
+    }
+    let table_maintenance = [
+        (Keyword::CHECK, "CHECK TABLE"),
+        (Keyword::CHECKSUM, "CHECKSUM TABLE"),
+        (Keyword::OPTIMIZE, "OPTIMIZE TABLE"),
+        (Keyword::REPAIR, "REPAIR TABLE"),
+    ];
+    if let Some(what) = table_maintenance
+        .into_iter()
+        .find_map(|(keyword, what)| word_is(first, keyword).then_some(what))
+    {
+        let tables = [Keyword::TABLE, Keyword::TABLES, Keyword::LOCAL];
+        return (tables.into_iter().any(|keyword| word_is(second, keyword))
+            || word_named(second, "NO_WRITE_TO_BINLOG"))
+        .then_some(what);
+    }
+    if word_is(first, Keyword::ALTER) {
+        return [
+            (Keyword::FUNCTION, "ALTER FUNCTION"),
+            (Keyword::PROCEDURE, "ALTER PROCEDURE"),
+            (Keyword::EVENT, "ALTER EVENT"),
+        ]
+        .into_iter()
+        .find_map(|(keyword, what)| word_is(second, keyword).then_some(what));
+    }
+    if word_is(first, Keyword::DROP) {
+        return word_is(second, Keyword::EVENT).then_some("DROP EVENT");
+    }
+    if !word_is(first, Keyword::CREATE) {
+        return None;
+    }
+    // The object keyword follows OR REPLACE, a DEFINER (a name, `@` and a host, or
+    // CURRENT_USER()) and AGGREGATE; any other word before it is another statement's.
+    let mut after_sign = false;
+    for token in significant.iter().skip(1).take(12) {
+        let token = &token.token;
+        let what = [
+            (Keyword::FUNCTION, "CREATE FUNCTION"),
+            (Keyword::PROCEDURE, "CREATE PROCEDURE"),
+            (Keyword::EVENT, "CREATE EVENT"),
+            (Keyword::TRIGGER, "CREATE TRIGGER"),
+        ]
+        .into_iter()
+        .find_map(|(keyword, what)| word_is(token, keyword).then_some(what));
+        if what.is_some() {
+            return what;
+        }
+        let prefix = match token {
+            Token::Word(word) => {
+                word.quote_style.is_some()
+                    || after_sign
+                    || word.value.starts_with('@')
+                    || [
+                        Keyword::OR,
+                        Keyword::REPLACE,
+                        Keyword::DEFINER,
+                        Keyword::CURRENT_USER,
+                        Keyword::AGGREGATE,
+                    ]
+                    .contains(&word.keyword)
+            }
+            Token::Eq
+            | Token::AtSign
+            | Token::LParen
+            | Token::RParen
+            | Token::SingleQuotedString(_)
+            | Token::DoubleQuotedString(_) => true,
+            _ => false,
+        };
+        if !prefix {
+            return None;
+        }
+        after_sign = matches!(token, Token::Eq | Token::AtSign);
+    }
+    None
+}
+
+/// `[DEFAULT] ENCRYPTION [=] 'N'` of a `CREATE | ALTER DATABASE` (MySQL 8's dumps write it):
+/// the default, no encryption, which is what the node's engines have. `'Y'` stays, and stays
+/// unread.
+fn drop_unencrypted(tokens: &mut [TokenWithSpan], significant: &[usize]) {
+    for (n, &i) in significant.iter().enumerate() {
+        if !word_named(&tokens[i].token, "ENCRYPTION") {
+            continue;
+        }
+        let mut end = n + 1;
+        if significant
+            .get(end)
+            .is_some_and(|&e| tokens[e].token == Token::Eq)
+        {
+            end += 1;
+        }
+        let unencrypted = significant.get(end).is_some_and(
+            |&v| matches!(&tokens[v].token, Token::SingleQuotedString(v) if v.eq_ignore_ascii_case("n")),
+        );
+        if !unencrypted {
+            continue;
+        }
+        let start = match n.checked_sub(1) {
+            Some(d) if word_is(&tokens[significant[d]].token, Keyword::DEFAULT) => d,
+            _ => n,
+        };
+        for &blank in &significant[start..=end] {
+            tokens[blank].token = Token::Whitespace(Whitespace::Space);
         }
     }
 }
