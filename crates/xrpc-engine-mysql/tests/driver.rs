@@ -714,3 +714,36 @@ fn a_pin_that_finds_every_connection_taken_opens_another_for_the_next_pin() {
     driver.close();
     node.shutdown();
 }
+
+#[test]
+fn a_connection_lost_while_given_back_is_replaced_by_a_fresh_one() {
+    use mysql::prelude::Queryable;
+    let node = node();
+    let url = database();
+    let driver = Driver::start(node.groups(), options(&url, 1, 8));
+    wait_connected(&driver, 1);
+    let pinned = driver.pin().expect("a connection to pin");
+    let pinned_id = pinned.thread_id().unwrap();
+    let (tx, rx) = channel();
+    pinned.submit("SET @owner = 'pinned'", collect(0, &tx));
+    pinned.submit("SELECT SLEEP(20)", collect(1, &tx));
+    // The reset and the trackers wait behind the sleep.
+    pinned.unpin();
+    wait_running(&url, "SLEEP(20)");
+    let mut side = mysql::Conn::new(mysql::Opts::from_url(&url).unwrap()).unwrap();
+    side.query_drop(format!("KILL {pinned_id}")).unwrap();
+    let mut got = answers(&rx, 2);
+    got.sort_by_key(|a| a.key);
+    assert_eq!(got[1].code(), Some(2013), "{:?}", got[1]);
+    let (tx, rx) = channel();
+    driver.submit("SELECT @owner, CONNECTION_ID()", collect(2, &tx));
+    let answer = answers(&rx, 1).remove(0);
+    assert_eq!(answer.rows[0][0], None, "no state of the pinned session");
+    assert_ne!(
+        answer.rows[0][1],
+        Some(pinned_id.to_string()),
+        "a new connection"
+    );
+    driver.close();
+    node.shutdown();
+}
