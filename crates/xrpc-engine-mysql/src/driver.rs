@@ -324,13 +324,8 @@ impl Driver {
 
     /// Submits `sql`; its answer goes to `completion` on the worker that reads it.
     pub fn submit(&self, sql: &str, completion: Box<dyn Completion>) -> StatementId {
-        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
-        let waiting = Waiting {
-            id,
-            queued_at: Instant::now(),
-            sql: sql.as_bytes().to_vec(),
-            completion,
-        };
+        let waiting = self.shared.statement(sql, completion);
+        let id = waiting.id;
         let (placed, expired) = {
             let mut queue = self.shared.waiting.lock();
             if self.shared.closing.load(Ordering::Acquire) {
@@ -560,6 +555,16 @@ impl Driver {
 }
 
 impl Shared {
+    /// A statement of a submitter, with its id.
+    fn statement(&self, sql: &str, completion: Box<dyn Completion>) -> Waiting {
+        Waiting {
+            id: self.next_id.fetch_add(1, Ordering::Relaxed),
+            queued_at: Instant::now(),
+            sql: sql.as_bytes().to_vec(),
+            completion,
+        }
+    }
+
     fn socket(&self, slot: usize) -> Option<OutboundSocket<Arc<Backend>>> {
         self.slots[slot].lock().socket.clone()
     }
@@ -1016,13 +1021,8 @@ impl Pinned {
     /// at once with 2013 when the connection was lost (its session state with it).
     /// [`Driver::cancel`] stops it as any other.
     pub fn submit(&self, sql: &str, completion: Box<dyn Completion>) -> StatementId {
-        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
-        let waiting = Waiting {
-            id,
-            queued_at: Instant::now(),
-            sql: sql.as_bytes().to_vec(),
-            completion,
-        };
+        let waiting = self.shared.statement(sql, completion);
+        let id = waiting.id;
         let backend = self.socket.handler();
         let refused = {
             let mut st = backend.state.lock();

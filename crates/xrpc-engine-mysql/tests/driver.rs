@@ -336,14 +336,19 @@ fn a_backend_that_dies_answers_every_statement_in_flight_with_2013_and_is_reconn
     node.shutdown();
 }
 
-#[test]
-fn statements_waiting_for_an_unreachable_backend_end_with_2013_when_the_driver_closes() {
-    let node = node();
+/// A database URL whose port refuses connections.
+fn unreachable_url() -> String {
     let refused = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap()
     };
-    let mut opts = options(&format!("mysql://u:p@{refused}/db"), 2, 4);
+    format!("mysql://u:p@{refused}/db")
+}
+
+#[test]
+fn statements_waiting_for_an_unreachable_backend_end_with_2013_when_the_driver_closes() {
+    let node = node();
+    let mut opts = options(&unreachable_url(), 2, 4);
     opts.reconnect_min = Duration::from_millis(5);
     let driver = Driver::start(node.groups(), opts);
     let (tx, rx) = channel();
@@ -411,11 +416,7 @@ fn a_statement_queued_longer_than_the_queue_timeout_ends_with_7009_and_never_run
 #[test]
 fn statements_queued_for_an_unreachable_backend_end_with_7009_at_the_queue_timeout() {
     let node = node();
-    let refused = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.local_addr().unwrap()
-    };
-    let mut opts = options(&format!("mysql://u:p@{refused}/db"), 2, 4);
+    let mut opts = options(&unreachable_url(), 2, 4);
     opts.queue_timeout = Duration::from_millis(50);
     let driver = Driver::start(node.groups(), opts);
     let (tx, rx) = channel();
@@ -432,11 +433,7 @@ fn statements_queued_for_an_unreachable_backend_end_with_7009_at_the_queue_timeo
 #[test]
 fn the_queue_timeout_is_checked_at_the_time_given_to_tick() {
     let node = node();
-    let refused = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.local_addr().unwrap()
-    };
-    let mut opts = options(&format!("mysql://u:p@{refused}/db"), 1, 4);
+    let mut opts = options(&unreachable_url(), 1, 4);
     opts.queue_timeout = Duration::from_secs(3600);
     let driver = Driver::start(node.groups(), opts);
     let (tx, rx) = channel();
