@@ -530,9 +530,13 @@ impl Driver {
     }
 
     /// Closes every backend connection (their statements in flight end with 2013), ends the
-    /// statements waiting in the driver's queue with 2013 too, and stops reconnecting.
+    /// statements waiting in the driver's queue with 2013 too, stops reconnecting and the
+    /// periodic tick.
     pub fn close(&self) {
         self.shared.closing.store(true, Ordering::Release);
+        if let Some((group, timer)) = self.shared.tick.lock().take() {
+            group.cancel_timer(timer);
+        }
         for slot in &self.shared.slots {
             let socket = {
                 let mut slot = slot.lock();
