@@ -66,7 +66,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::io::{ErrorKind, IoSlice};
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
@@ -192,6 +192,8 @@ struct Shared {
     queue_timeouts: AtomicU64,
     connects: AtomicU64,
     idle_closes: AtomicU64,
+    /// Slots that are wanted (see [`Slot::wanted`]): at the size, nothing is left to open.
+    wanted: AtomicUsize,
     /// The periodic tick, cancelled when the driver goes.
     tick: Mutex<Option<(GroupHandle, TimerId)>>,
 }
@@ -303,6 +305,7 @@ impl Driver {
             queue_timeouts: AtomicU64::new(0),
             connects: AtomicU64::new(0),
             idle_closes: AtomicU64::new(0),
+            wanted: AtomicUsize::new(min),
             tick: Mutex::new(None),
         });
         for slot in 0..min {
@@ -789,6 +792,9 @@ impl Shared {
     /// Opens the first unwanted slot unless a wanted one has not logged in yet (opening, or
     /// waiting to reconnect): demand opens connections one at a time.
     fn open_one(me: &Arc<Self>) {
+        if me.wanted.load(Ordering::Acquire) >= me.slots.len() {
+            return;
+        }
         let mut free = None;
         for slot in 0..me.slots.len() {
             let (wanted, socket) = {
@@ -818,6 +824,7 @@ impl Shared {
             s.wanted = true;
             s.backoff = None;
         }
+        me.wanted.fetch_add(1, Ordering::AcqRel);
         Self::connect(me, slot);
     }
 
@@ -841,12 +848,16 @@ impl Shared {
     /// Closes connections beyond the minimum that are unpinned, logged in and have had nothing
     /// in flight for [`DriverOptions::idle_close_after`] by `now`.
     fn close_idle(&self, now: Instant) {
+        let min = self.opts.min_connections.unwrap_or(self.opts.connections);
+        if self.wanted.load(Ordering::Acquire) <= min {
+            return;
+        }
         let mut open = (0..self.slots.len())
             .filter(|&slot| self.slots[slot].lock().wanted)
             .count();
         // The highest slots go first, so the connections kept are the low ones.
         for slot in (0..self.slots.len()).rev() {
-            if open <= self.opts.min_connections.unwrap_or(self.opts.connections) {
+            if open <= min {
                 break;
             }
             let socket = {
@@ -867,6 +878,7 @@ impl Shared {
                 }
                 s.wanted = false;
                 s.backoff = None;
+                self.wanted.fetch_sub(1, Ordering::AcqRel);
                 s.socket.take()
             };
             let Some(socket) = socket else {
