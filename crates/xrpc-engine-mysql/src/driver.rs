@@ -17,11 +17,31 @@
 //!   in the driver's queue, in submission order, and goes out as soon as a command ends
 //!   anywhere. Submit and the drain after a command ends both decide under the queue's lock,
 //!   so a statement never waits while a connection has room.
-//! - **Only statements that need no session state.** Every statement is written onto a shared
-//!   connection, between other submitters' statements: the caller submits only statements of
-//!   sessions that hold no backend state. A statement that leaves state on its connection is
-//!   the caller's to detect from the OK data ([`crate::state`]) before it relies on the driver
-//!   for that session again; the driver resets nothing by itself.
+//! - **Queue timeout.** A statement that waits in the driver's queue for
+//!   [`DriverOptions::queue_timeout`] ends with 7009, as one that waits for a connection of the
+//!   blocking pool does. There is no timer per statement: the queue is in submission order, so
+//!   the expired statements are at its front, and they are taken off it whenever the queue's
+//!   lock is taken anyway (a submit that finds statements waiting, the drain after a command
+//!   ends) and by the driver's periodic tick ([`Driver::tick`], a timer of the first group),
+//!   which ends them when no command ends for a while (a backend that hangs or is down).
+//! - **Only statements that need no session state, unless pinned.** Every statement submitted
+//!   with [`Driver::submit`] is written onto a shared connection, between other submitters'
+//!   statements: the caller submits that way only statements of sessions that hold no backend
+//!   state. A statement that leaves state on its connection is the caller's to detect from the
+//!   OK data ([`crate::state`]). A session that holds state (a transaction, a variable) takes a
+//!   connection for itself with [`Driver::pin`]: no statement of the shared rotation is placed
+//!   there, the session's statements ([`Pinned::submit`]) go only there, and
+//!   [`Pinned::unpin`] gives it back after COM_RESET_CONNECTION and the trackers' set-up, or
+//!   closes it (and reconnects its slot) when either fails.
+//! - **Sizing.** Between [`DriverOptions::min_connections`] (opened at start) and
+//!   [`DriverOptions::connections`] the number of open connections follows demand. One more
+//!   opens when a statement has to wait in the queue (checked by the submit that queued it, the
+//!   drain that left statements waiting, a pin, and the tick), or when the statements placed
+//!   since the last tick found their connection at an average depth above
+//!   [`DriverOptions::grow_at_depth`]; one at a time: not while another is still logging in or
+//!   waiting to reconnect. The tick closes connections beyond the minimum that are neither
+//!   pinned nor busy and have had nothing in flight for [`DriverOptions::idle_close_after`]
+//!   (taken out of their slot first, so nothing is placed there, then sent COM_QUIT).
 //! - **One result per statement.** The completion sees the first result's columns and rows;
 //!   further results of the same statement (a CALL, several statements) are read and dropped.
 //! - **Kill.** [`Driver::cancel`] removes a statement still waiting in the driver's queue (it
@@ -39,13 +59,14 @@
 //!   connection's lock, the terminal call after it; they must not block (a session pushes rows into its output buffer and flow control holds
 //!   its sink, not the worker), or every statement pipelined behind them waits.
 //!
-//! The depth each statement found its connection at (itself included) is counted
-//! ([`Driver::depth_distribution`]).
+//! The depth each statement of the shared rotation found its connection at (itself included)
+//! is counted ([`Driver::depth_distribution`]); [`Driver::status_rows`] gives it with the
+//! connection and queue counts for `SHOW STATUS`.
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{ErrorKind, IoSlice};
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
@@ -56,7 +77,10 @@ use xrpc_mysql_proto::{
 };
 use xrpc_net::{GroupHandle, OutboundIo, OutboundSocket, Progress, SocketHandler};
 
-use crate::pool::TRACKING_INIT;
+use xrpc_net::TimerId;
+use xrpc_proto::codes;
+
+use crate::pool::{TRACKING_INIT, backend_busy_message};
 
 /// Upper bounds of the depth buckets of [`Driver::depth_distribution`].
 pub const DEPTH_BUCKETS: [usize; 8] = [1, 2, 4, 8, 16, 32, 64, usize::MAX];
@@ -69,27 +93,45 @@ pub struct DriverOptions {
     /// Login and protocol settings of every connection (`max_depth` is set from
     /// [`DriverOptions::max_depth`], statements are always marked).
     pub config: Config,
-    /// Backend connections.
+    /// Most backend connections open at once (the engine's `xrpc_backend_pool_size`).
     pub connections: usize,
+    /// Fewest backend connections kept open; between this and [`DriverOptions::connections`]
+    /// the driver opens and closes connections by demand (module docs, "Sizing"). `None` (the
+    /// default) is `connections`: a fixed size.
+    pub min_connections: Option<usize>,
+    /// Another connection opens when the statements placed since the last tick found their
+    /// connection at more than this average depth; default 4.
+    pub grow_at_depth: usize,
+    /// A connection beyond the minimum with nothing in flight for this long is closed;
+    /// default 60 s.
+    pub idle_close_after: Duration,
     /// Most statements in flight on one backend connection.
     pub max_depth: usize,
     /// First pause before reconnecting a lost connection.
     pub reconnect_min: Duration,
     /// Longest pause between reconnects.
     pub reconnect_max: Duration,
+    /// How long a statement may wait in the driver's queue for room on a connection before it
+    /// ends with 7009, as a statement of the blocking pool does after `wait_timeout`.
+    pub queue_timeout: Duration,
 }
 
 impl DriverOptions {
-    /// Options for `addr` with `config`, 4 connections, depth 16, reconnects after 100 ms up to
-    /// 5 s (the blocking pool's connect backoff).
+    /// Options for `addr` with `config`: 4 connections (a fixed size), depth 16, reconnects
+    /// after 100 ms up to 5 s (the blocking pool's connect backoff), a queue timeout of 10 s
+    /// (the blocking pool's wait timeout).
     pub fn new(addr: SocketAddr, config: Config) -> Self {
         Self {
             addr,
             config,
             connections: 4,
+            min_connections: None,
+            grow_at_depth: 4,
+            idle_close_after: Duration::from_secs(60),
             max_depth: 16,
             reconnect_min: Duration::from_millis(100),
             reconnect_max: Duration::from_secs(5),
+            queue_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -144,22 +186,48 @@ struct Shared {
     /// [`Driver::close`] was called: no reconnects, no new statements.
     closing: AtomicBool,
     depths: [AtomicU64; DEPTH_BUCKETS.len()],
+    /// Depths found by statements placed since the last tick, summed, and their number.
+    recent_depth_sum: AtomicU64,
+    recent_placed: AtomicU64,
+    queue_timeouts: AtomicU64,
+    connects: AtomicU64,
+    idle_closes: AtomicU64,
+    /// Slots that are wanted (see [`Slot::wanted`]): at the size, nothing is left to open.
+    wanted: AtomicUsize,
+    /// The periodic tick, cancelled when the driver goes.
+    tick: Mutex<Option<(GroupHandle, TimerId)>>,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        if let Some((group, timer)) = self.tick.lock().take() {
+            group.cancel_timer(timer);
+        }
+    }
 }
 
 #[derive(Default)]
 struct Slot {
     socket: Option<OutboundSocket<Arc<Backend>>>,
     backoff: Option<Duration>,
+    /// The slot is meant to hold an open connection (reconnected when lost); false for the
+    /// slots above the current size.
+    wanted: bool,
 }
 
 struct Waiting {
     id: u64,
+    /// When it entered the driver's queue (taken under the queue's lock, so the queue is in
+    /// this order too).
+    queued_at: Instant,
     sql: Vec<u8>,
     completion: Box<dyn Completion>,
 }
 
 struct Backend {
     slot: usize,
+    /// Itself, for the completions of its unpinning.
+    me: Weak<Backend>,
     shared: Weak<Shared>,
     state: Mutex<BackendState>,
 }
@@ -170,6 +238,23 @@ struct BackendState {
     answers: HashMap<u64, Answer>,
     buf: Box<[u8]>,
     logged_in: bool,
+    /// Taken out of the shared rotation by [`Driver::pin`] (until its reset and tracker set-up
+    /// after [`Pinned::unpin`] have succeeded).
+    pinned: Option<PinState>,
+    /// The pinned session's statements waiting for room below the depth limit.
+    pinned_waiting: VecDeque<Waiting>,
+    /// When a command last ended or was submitted.
+    last_active: Instant,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PinState {
+    /// Its session's statements go here.
+    Held,
+    /// Given back: the reset and the trackers follow its last statements.
+    Unpinning,
+    /// The reset and the trackers are on their way.
+    Resetting,
 }
 
 struct Answer {
@@ -182,8 +267,9 @@ struct Answer {
 const INTERNAL: u64 = 1 << 63;
 
 impl Driver {
-    /// Opens `opts.connections` backend connections, spread over `groups` (at least one), and
-    /// returns at once; statements submitted before a login wait in the driver's queue.
+    /// Opens `opts.min_connections` backend connections, spread over `groups` (at least one),
+    /// starts the periodic tick ([`Driver::tick`]) on the first group, and returns at once;
+    /// statements submitted before a login wait in the driver's queue.
     ///
     /// # Panics
     ///
@@ -191,9 +277,19 @@ impl Driver {
     pub fn start(groups: &[GroupHandle], mut opts: DriverOptions) -> Self {
         assert!(!groups.is_empty(), "the driver needs an epoll group");
         opts.connections = opts.connections.max(1);
+        let min = opts
+            .min_connections
+            .unwrap_or(opts.connections)
+            .clamp(1, opts.connections);
+        opts.min_connections = Some(min);
+        opts.grow_at_depth = opts.grow_at_depth.max(1);
         opts.max_depth = opts.max_depth.max(1);
+        // Room above the depth limit for the driver's own commands: a kill's look-up, and the
+        // reset and tracker set-up behind a pinned session's last statements.
         opts.config.max_depth = opts.max_depth + 2;
         opts.config.mark_statements = true;
+        let period = (opts.queue_timeout.min(opts.idle_close_after) / 4)
+            .clamp(Duration::from_millis(1), Duration::from_secs(1));
         let shared = Arc::new(Shared {
             slots: (0..opts.connections)
                 .map(|_| Mutex::new(Slot::default()))
@@ -204,22 +300,36 @@ impl Driver {
             next_id: AtomicU64::new(1),
             closing: AtomicBool::new(false),
             depths: Default::default(),
+            recent_depth_sum: AtomicU64::new(0),
+            recent_placed: AtomicU64::new(0),
+            queue_timeouts: AtomicU64::new(0),
+            connects: AtomicU64::new(0),
+            idle_closes: AtomicU64::new(0),
+            wanted: AtomicUsize::new(min),
+            tick: Mutex::new(None),
         });
-        for slot in 0..shared.slots.len() {
+        for slot in 0..min {
+            shared.slots[slot].lock().wanted = true;
             Shared::connect(&shared, slot);
         }
+        let weak = Arc::downgrade(&shared);
+        let group = groups[0].clone();
+        let timer = group.schedule_timer(period, Some(period), move |_| {
+            if let Some(me) = weak.upgrade()
+                && !me.closing.load(Ordering::Acquire)
+            {
+                Shared::tick(&me, Instant::now());
+            }
+        });
+        *shared.tick.lock() = Some((group, timer));
         Self { shared }
     }
 
     /// Submits `sql`; its answer goes to `completion` on the worker that reads it.
     pub fn submit(&self, sql: &str, completion: Box<dyn Completion>) -> StatementId {
-        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
-        let waiting = Waiting {
-            id,
-            sql: sql.as_bytes().to_vec(),
-            completion,
-        };
-        let placed = {
+        let waiting = self.shared.statement(sql, completion);
+        let id = waiting.id;
+        let (placed, expired) = {
             let mut queue = self.shared.waiting.lock();
             if self.shared.closing.load(Ordering::Acquire) {
                 drop(queue);
@@ -228,24 +338,30 @@ impl Driver {
                     .on_done(Err(StatementError::connection_lost()));
                 return StatementId(id);
             }
-            if queue.is_empty() {
-                match self.shared.place(waiting) {
-                    Ok(socket) => Some(socket),
-                    Err(back) => {
-                        queue.push_back(back);
-                        None
-                    }
-                }
+            let now = Instant::now();
+            let expired = self.shared.take_expired(&mut queue, now);
+            let placed = if queue.is_empty() {
+                self.shared.place(waiting)
             } else {
-                queue.push_back(waiting);
-                None
-            }
+                Err(waiting)
+            };
+            let placed = match placed {
+                Ok(socket) => Some(socket),
+                Err(mut back) => {
+                    back.queued_at = now;
+                    queue.push_back(back);
+                    None
+                }
+            };
+            (placed, expired)
         };
         // Written after the queue's lock is let go: the kick may run the handler on this
         // thread, and the handler drains the queue.
-        if let Some(socket) = placed {
-            socket.kick();
+        match placed {
+            Some(socket) => socket.kick(),
+            None => Shared::grow(&self.shared),
         }
+        self.shared.time_out(expired);
         StatementId(id)
     }
 
@@ -271,6 +387,14 @@ impl Driver {
             let backend = socket.handler();
             let cancelled = {
                 let mut st = backend.state.lock();
+                if let Some(at) = st.pinned_waiting.iter().position(|w| w.id == id.0) {
+                    let waiting = st.pinned_waiting.remove(at).expect("position in range");
+                    drop(st);
+                    waiting
+                        .completion
+                        .on_done(Err(StatementError::interrupted()));
+                    return CancelOutcome::Removed;
+                }
                 if !st.answers.contains_key(&id.0) {
                     continue;
                 }
@@ -314,10 +438,108 @@ impl Driver {
         self.shared.waiting.lock().len()
     }
 
+    /// Takes a logged-in backend connection out of the shared rotation for one session: its
+    /// statements ([`Pinned::submit`]) go only there, and no other statement is placed there
+    /// until [`Pinned::unpin`] has reset it. The connection with the fewest commands in flight
+    /// is taken (statements already on it finish first, in order). `None` when no connection
+    /// can be taken now (none logged in, or every one pinned); another one is opened then if
+    /// the size allows, so a later call may succeed.
+    pub fn pin(&self) -> Option<Pinned> {
+        let mut best: Option<(usize, OutboundSocket<Arc<Backend>>)> = None;
+        // Under the queue's lock, as `place` decides: a statement is never placed on a
+        // connection that is being pinned.
+        {
+            let _queue = self.shared.waiting.lock();
+            for slot in 0..self.shared.slots.len() {
+                let Some(socket) = self.shared.socket(slot) else {
+                    continue;
+                };
+                let depth = {
+                    let st = socket.handler().state.lock();
+                    if !st.logged_in || st.pinned.is_some() || !st.conn.is_ready() {
+                        continue;
+                    }
+                    st.conn.in_flight()
+                };
+                if best.as_ref().is_none_or(|(d, _)| depth < *d) {
+                    best = Some((depth, socket));
+                }
+            }
+            if let Some((_, socket)) = &best {
+                socket.handler().state.lock().pinned = Some(PinState::Held);
+            }
+        }
+        if best.is_some() {
+            // The shared rotation lost a connection: statements may queue now.
+            Shared::grow(&self.shared);
+        } else if !self.shared.closing.load(Ordering::Acquire) {
+            Shared::open_one(&self.shared);
+        }
+        best.map(|(_, socket)| Pinned {
+            shared: self.shared.clone(),
+            socket,
+            given_back: false,
+        })
+    }
+
+    /// The periodic checks as of `now`, which the driver runs from a timer of its first group
+    /// (every quarter of the shorter of the queue timeout and the idle time, between 1 ms and
+    /// 1 s): statements queued longer than [`DriverOptions::queue_timeout`] end with 7009, and
+    /// the number of connections adapts to demand (module docs, "Sizing").
+    pub fn tick(&self, now: Instant) {
+        Shared::tick(&self.shared, now);
+    }
+
+    /// The `SHOW STATUS` rows: `xrpc_backend_connections` (logged in),
+    /// `xrpc_backend_connections_pinned`, `xrpc_backend_connections_opened` (connects started,
+    /// reconnects included), `xrpc_backend_connections_closed_idle`, `xrpc_backend_queued`,
+    /// `xrpc_backend_queue_timeouts` (7009s), and `xrpc_backend_pipeline_depth_<n>`: the
+    /// statements that found their connection at a depth up to `n` and above the bucket
+    /// before (`_over_64` for the rest), as [`Driver::depth_distribution`].
+    pub fn status_rows(&self) -> Vec<(String, String)> {
+        let (mut connected, mut pinned) = (0u64, 0u64);
+        for slot in 0..self.shared.slots.len() {
+            if let Some(socket) = self.shared.socket(slot) {
+                let st = socket.handler().state.lock();
+                connected += u64::from(st.logged_in && !st.conn.is_closed());
+                pinned += u64::from(st.pinned.is_some());
+            }
+        }
+        let counter = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        let mut rows: Vec<(String, u64)> = vec![
+            ("connections".into(), connected),
+            ("connections_pinned".into(), pinned),
+            ("connections_opened".into(), counter(&self.shared.connects)),
+            (
+                "connections_closed_idle".into(),
+                counter(&self.shared.idle_closes),
+            ),
+            ("queued".into(), self.queued() as u64),
+            (
+                "queue_timeouts".into(),
+                counter(&self.shared.queue_timeouts),
+            ),
+        ];
+        for (i, count) in self.depth_distribution().into_iter().enumerate() {
+            let bucket = match DEPTH_BUCKETS[i] {
+                usize::MAX => format!("over_{}", DEPTH_BUCKETS[i - 1]),
+                bound => bound.to_string(),
+            };
+            rows.push((format!("pipeline_depth_{bucket}"), count));
+        }
+        rows.into_iter()
+            .map(|(name, value)| (format!("xrpc_backend_{name}"), value.to_string()))
+            .collect()
+    }
+
     /// Closes every backend connection (their statements in flight end with 2013), ends the
-    /// statements waiting in the driver's queue with 2013 too, and stops reconnecting.
+    /// statements waiting in the driver's queue with 2013 too, stops reconnecting and the
+    /// periodic tick.
     pub fn close(&self) {
         self.shared.closing.store(true, Ordering::Release);
+        if let Some((group, timer)) = self.shared.tick.lock().take() {
+            group.cancel_timer(timer);
+        }
         for slot in &self.shared.slots {
             let socket = {
                 let mut slot = slot.lock();
@@ -340,6 +562,16 @@ impl Driver {
 }
 
 impl Shared {
+    /// A statement of a submitter, with its id.
+    fn statement(&self, sql: &str, completion: Box<dyn Completion>) -> Waiting {
+        Waiting {
+            id: self.next_id.fetch_add(1, Ordering::Relaxed),
+            queued_at: Instant::now(),
+            sql: sql.as_bytes().to_vec(),
+            completion,
+        }
+    }
+
     fn socket(&self, slot: usize) -> Option<OutboundSocket<Arc<Backend>>> {
         self.slots[slot].lock().socket.clone()
     }
@@ -347,16 +579,21 @@ impl Shared {
     /// Opens the connection of `slot` (again).
     fn connect(me: &Arc<Self>, slot: usize) {
         let group = &me.groups[slot % me.groups.len()];
-        let backend = Arc::new(Backend {
+        let backend = Arc::new_cyclic(|weak| Backend {
             slot,
+            me: weak.clone(),
             shared: Arc::downgrade(me),
             state: Mutex::new(BackendState {
                 conn: Connection::new(me.opts.config.clone(), Instant::now()),
                 answers: HashMap::new(),
                 buf: vec![0; 64 * 1024].into_boxed_slice(),
                 logged_in: false,
+                pinned: None,
+                pinned_waiting: VecDeque::new(),
+                last_active: Instant::now(),
             }),
         });
+        me.connects.fetch_add(1, Ordering::Relaxed);
         // The slot stays locked until the socket is in it: a worker that finds the connection
         // closed (a refused connect is reported at once) looks for it there to reconnect.
         let mut guard = me.slots[slot].lock();
@@ -388,6 +625,7 @@ impl Shared {
         me.groups[slot % me.groups.len()].schedule_timer(pause, None, move |_| {
             if let Some(me) = weak.upgrade()
                 && !me.closing.load(Ordering::Acquire)
+                && me.slots[slot].lock().wanted
             {
                 Shared::connect(&me, slot);
             }
@@ -431,6 +669,7 @@ impl Shared {
             let depth = {
                 let st = socket.handler().state.lock();
                 if !st.logged_in
+                    || st.pinned.is_some()
                     || !st.conn.accepts_more()
                     || st.conn.in_flight() >= self.opts.max_depth
                 {
@@ -461,8 +700,12 @@ impl Shared {
                     first_result_done: false,
                 },
             );
+            st.last_active = Instant::now();
             st.conn.in_flight()
         };
+        self.recent_depth_sum
+            .fetch_add(depth as u64, Ordering::Relaxed);
+        self.recent_placed.fetch_add(1, Ordering::Relaxed);
         let bucket = DEPTH_BUCKETS
             .iter()
             .position(|&b| depth <= b)
@@ -471,14 +714,16 @@ impl Shared {
         Ok(socket)
     }
 
-    /// Moves waiting statements onto connections while they have room, then kicks the
-    /// connections that got one.
-    fn drain_waiting(&self) {
+    /// Ends the statements queued longer than the queue timeout, moves waiting statements onto
+    /// connections while they have room, kicks the connections that got one, and opens another
+    /// connection if statements are left waiting.
+    fn drain_waiting(me: &Arc<Self>) {
         let mut kick: Vec<OutboundSocket<Arc<Backend>>> = Vec::new();
-        {
-            let mut queue = self.waiting.lock();
+        let (expired, left) = {
+            let mut queue = me.waiting.lock();
+            let expired = me.take_expired(&mut queue, Instant::now());
             while let Some(next) = queue.pop_front() {
-                match self.place(next) {
+                match me.place(next) {
                     Ok(socket) => {
                         if !kick
                             .iter()
@@ -493,9 +738,160 @@ impl Shared {
                     }
                 }
             }
-        }
+            (expired, !queue.is_empty())
+        };
         for socket in kick {
             socket.kick();
+        }
+        me.time_out(expired);
+        if left {
+            Self::grow(me);
+        }
+    }
+
+    /// Takes the statements that have waited in `queue` for the queue timeout by `now`: they
+    /// are at its front, as the queue is in the order of `queued_at`. Called under the queue's
+    /// lock; [`Shared::time_out`] ends them after it.
+    fn take_expired(&self, queue: &mut VecDeque<Waiting>, now: Instant) -> Vec<Waiting> {
+        let mut expired = Vec::new();
+        while queue
+            .front()
+            .is_some_and(|w| now.saturating_duration_since(w.queued_at) >= self.opts.queue_timeout)
+        {
+            expired.extend(queue.pop_front());
+        }
+        expired
+    }
+
+    /// Ends statements that waited too long with 7009, the blocking pool's wait timeout.
+    fn time_out(&self, expired: Vec<Waiting>) {
+        if expired.is_empty() {
+            return;
+        }
+        self.queue_timeouts
+            .fetch_add(expired.len() as u64, Ordering::Relaxed);
+        let error = StatementError {
+            code: codes::BACKEND_BUSY.code as u16,
+            sql_state: codes::BACKEND_BUSY.sql_state.to_owned(),
+            message: backend_busy_message(self.opts.queue_timeout, self.opts.connections),
+        };
+        for waiting in expired {
+            waiting.completion.on_done(Err(error.clone()));
+        }
+    }
+
+    /// Opens one more connection if statements wait and none is being opened already, and
+    /// the size allows (module docs, "Sizing").
+    fn grow(me: &Arc<Self>) {
+        if me.closing.load(Ordering::Acquire) || me.waiting.lock().is_empty() {
+            return;
+        }
+        Self::open_one(me);
+    }
+
+    /// Opens the first unwanted slot unless a wanted one has not logged in yet (opening, or
+    /// waiting to reconnect): demand opens connections one at a time.
+    fn open_one(me: &Arc<Self>) {
+        if me.wanted.load(Ordering::Acquire) >= me.slots.len() {
+            return;
+        }
+        let mut free = None;
+        for slot in 0..me.slots.len() {
+            let (wanted, socket) = {
+                let s = me.slots[slot].lock();
+                (s.wanted, s.socket.clone())
+            };
+            if !wanted {
+                free = free.or(Some(slot));
+                continue;
+            }
+            let logged_in = socket.is_some_and(|s| {
+                let st = s.handler().state.lock();
+                st.logged_in && !st.conn.is_closed()
+            });
+            if !logged_in {
+                return;
+            }
+        }
+        let Some(slot) = free else {
+            return;
+        };
+        {
+            let mut s = me.slots[slot].lock();
+            if s.wanted {
+                return;
+            }
+            s.wanted = true;
+            s.backoff = None;
+        }
+        me.wanted.fetch_add(1, Ordering::AcqRel);
+        Self::connect(me, slot);
+    }
+
+    /// See [`Driver::tick`].
+    fn tick(me: &Arc<Self>, now: Instant) {
+        let expired = {
+            let mut queue = me.waiting.lock();
+            me.take_expired(&mut queue, now)
+        };
+        me.time_out(expired);
+        let placed = me.recent_placed.swap(0, Ordering::Relaxed);
+        let depth_sum = me.recent_depth_sum.swap(0, Ordering::Relaxed);
+        if placed > 0 && depth_sum > placed * me.opts.grow_at_depth as u64 {
+            Self::open_one(me);
+        } else {
+            Self::grow(me);
+        }
+        me.close_idle(now);
+    }
+
+    /// Closes connections beyond the minimum that are unpinned, logged in and have had nothing
+    /// in flight for [`DriverOptions::idle_close_after`] by `now`.
+    fn close_idle(&self, now: Instant) {
+        let min = self.opts.min_connections.unwrap_or(self.opts.connections);
+        if self.wanted.load(Ordering::Acquire) <= min {
+            return;
+        }
+        let mut open = (0..self.slots.len())
+            .filter(|&slot| self.slots[slot].lock().wanted)
+            .count();
+        // The highest slots go first, so the connections kept are the low ones.
+        for slot in (0..self.slots.len()).rev() {
+            if open <= min {
+                break;
+            }
+            let socket = {
+                let mut s = self.slots[slot].lock();
+                if !s.wanted {
+                    continue;
+                }
+                let idle = s.socket.as_ref().is_some_and(|socket| {
+                    let st = socket.handler().state.lock();
+                    st.logged_in
+                        && st.pinned.is_none()
+                        && st.conn.in_flight() == 0
+                        && now.saturating_duration_since(st.last_active)
+                            >= self.opts.idle_close_after
+                });
+                if !idle {
+                    continue;
+                }
+                s.wanted = false;
+                s.backoff = None;
+                self.wanted.fetch_sub(1, Ordering::AcqRel);
+                s.socket.take()
+            };
+            let Some(socket) = socket else {
+                continue;
+            };
+            open -= 1;
+            self.idle_closes.fetch_add(1, Ordering::Relaxed);
+            // Out of its slot, so nothing is placed on it any more; the quit is written by
+            // the kick, and the server closes its end.
+            let _ = socket.handler().state.lock().conn.quit();
+            socket.kick();
+            let group = socket.group().clone();
+            group.schedule_timer(Duration::from_millis(100), None, move |_| socket.close());
         }
     }
 
@@ -526,14 +922,19 @@ impl Shared {
     /// Looks the marked statement `target` (on `target_slot`) up and kills it from another
     /// logged-in connection; looks again every millisecond while it has not started.
     fn kill_by_query_id(self: &Arc<Self>, target_slot: usize, target: u64, lookup: String) {
-        let side = (0..self.slots.len())
-            .map(|i| (target_slot + 1 + i) % self.slots.len())
-            .find(|&slot| {
-                slot != target_slot
-                    && self
-                        .socket(slot)
-                        .is_some_and(|s| s.handler().state.lock().logged_in)
-            });
+        // A connection of the shared rotation if one is logged in, else a pinned one: the
+        // look-up and the kill leave no session state.
+        let usable = |slot: usize, pinned_too: bool| {
+            slot != target_slot
+                && self.socket(slot).is_some_and(|s| {
+                    let st = s.handler().state.lock();
+                    st.logged_in && (pinned_too || st.pinned.is_none())
+                })
+        };
+        let others = || (0..self.slots.len()).map(|i| (target_slot + 1 + i) % self.slots.len());
+        let side = others()
+            .find(|&slot| usable(slot, false))
+            .or_else(|| others().find(|&slot| usable(slot, true)));
         let Some(side) = side else {
             return;
         };
@@ -611,6 +1012,206 @@ impl Completion for Ignore {
     fn on_columns(&mut self, _: &Arc<[Column]>) {}
     fn on_row(&mut self, _: &TextRow) {}
     fn on_done(self: Box<Self>, _: Result<OkInfo, StatementError>) {}
+}
+
+/// A backend connection taken out of the shared rotation for one session ([`Driver::pin`]).
+/// Given back by [`Pinned::unpin`], or when dropped.
+pub struct Pinned {
+    shared: Arc<Shared>,
+    socket: OutboundSocket<Arc<Backend>>,
+    given_back: bool,
+}
+
+impl std::fmt::Debug for Pinned {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pinned")
+            .field("slot", &self.socket.handler().slot)
+            .field("thread_id", &self.thread_id())
+            .finish()
+    }
+}
+
+impl Pinned {
+    /// Submits `sql` on the pinned connection, behind the session's earlier statements (which
+    /// wait in the session's own queue while [`DriverOptions::max_depth`] are in flight). Ends
+    /// at once with 2013 when the connection was lost (its session state with it).
+    /// [`Driver::cancel`] stops it as any other.
+    pub fn submit(&self, sql: &str, completion: Box<dyn Completion>) -> StatementId {
+        let waiting = self.shared.statement(sql, completion);
+        let id = waiting.id;
+        let backend = self.socket.handler();
+        let refused = {
+            let mut st = backend.state.lock();
+            if st.pinned == Some(PinState::Held) && st.conn.is_ready() {
+                st.pinned_waiting.push_back(waiting);
+                st.pinned_progress(&self.shared, &backend.me);
+                None
+            } else {
+                Some(waiting)
+            }
+        };
+        match refused {
+            Some(waiting) => waiting
+                .completion
+                .on_done(Err(StatementError::connection_lost())),
+            None => self.socket.kick(),
+        }
+        StatementId(id)
+    }
+
+    /// The backend's connection id (`CONNECTION_ID()` on the backend).
+    pub fn thread_id(&self) -> Option<u32> {
+        self.socket.handler().state.lock().conn.thread_id()
+    }
+
+    /// Whether the connection is still open: after a loss the session's backend state is gone
+    /// and every statement ends with 2013.
+    pub fn is_open(&self) -> bool {
+        self.socket.handler().state.lock().conn.is_ready()
+    }
+
+    /// Gives the connection back: after the session's statements, COM_RESET_CONNECTION and the
+    /// session trackers' set-up ([`TRACKING_INIT`]) run on it, and it rejoins the shared
+    /// rotation when both succeed; it is closed (and its slot reconnected) when either fails.
+    pub fn unpin(mut self) {
+        self.give_back();
+    }
+
+    fn give_back(&mut self) {
+        if std::mem::replace(&mut self.given_back, true) {
+            return;
+        }
+        let backend = self.socket.handler();
+        {
+            let mut st = backend.state.lock();
+            if st.pinned != Some(PinState::Held) {
+                return;
+            }
+            st.pinned = Some(PinState::Unpinning);
+            st.pinned_progress(&self.shared, &backend.me);
+        }
+        self.socket.kick();
+    }
+}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        self.give_back();
+    }
+}
+
+impl BackendState {
+    /// Submits the pinned session's waiting statements while fewer than the depth limit are in
+    /// flight; once the connection has been given back and they are all submitted, the reset
+    /// and the trackers (which fit in the room the state machine keeps above the limit).
+    fn pinned_progress(&mut self, shared: &Arc<Shared>, backend: &Weak<Backend>) {
+        while self.conn.in_flight() < shared.opts.max_depth {
+            let Some(next) = self.pinned_waiting.pop_front() else {
+                break;
+            };
+            if self
+                .conn
+                .submit_query(Tag(next.id), &next.sql, None)
+                .is_err()
+            {
+                self.pinned_waiting.push_front(next);
+                break;
+            }
+            self.answers.insert(
+                next.id,
+                Answer {
+                    completion: next.completion,
+                    first_result_done: false,
+                },
+            );
+            self.last_active = Instant::now();
+        }
+        if self.pinned != Some(PinState::Unpinning)
+            || !self.pinned_waiting.is_empty()
+            || self.conn.in_flight() > shared.opts.max_depth
+        {
+            return;
+        }
+        let reset = INTERNAL | shared.next_id.fetch_add(1, Ordering::Relaxed);
+        let init = INTERNAL | shared.next_id.fetch_add(1, Ordering::Relaxed);
+        if self.conn.submit_reset(Tag(reset)).is_err() {
+            // Closed: the slot's next connection starts unpinned.
+            return;
+        }
+        let reset_failed = Arc::new(AtomicBool::new(false));
+        self.answers.insert(
+            reset,
+            Answer {
+                completion: Box::new(ResetDone {
+                    failed: reset_failed.clone(),
+                }),
+                first_result_done: false,
+            },
+        );
+        if self
+            .conn
+            .submit_query(Tag(init), TRACKING_INIT.as_bytes(), None)
+            .is_ok()
+        {
+            self.answers.insert(
+                init,
+                Answer {
+                    completion: Box::new(Unpinned {
+                        shared: Arc::downgrade(shared),
+                        backend: backend.clone(),
+                        reset_failed,
+                    }),
+                    first_result_done: false,
+                },
+            );
+        }
+        self.pinned = Some(PinState::Resetting);
+    }
+}
+
+/// The reset of a connection given back.
+struct ResetDone {
+    failed: Arc<AtomicBool>,
+}
+
+impl Completion for ResetDone {
+    fn on_columns(&mut self, _: &Arc<[Column]>) {}
+    fn on_row(&mut self, _: &TextRow) {}
+    fn on_done(self: Box<Self>, outcome: Result<OkInfo, StatementError>) {
+        if outcome.is_err() {
+            self.failed.store(true, Ordering::Release);
+        }
+    }
+}
+
+/// The trackers' set-up after the reset of a connection given back: it rejoins the shared
+/// rotation, or is closed when either failed.
+struct Unpinned {
+    shared: Weak<Shared>,
+    backend: Weak<Backend>,
+    reset_failed: Arc<AtomicBool>,
+}
+
+impl Completion for Unpinned {
+    fn on_columns(&mut self, _: &Arc<[Column]>) {}
+    fn on_row(&mut self, _: &TextRow) {}
+    fn on_done(self: Box<Self>, outcome: Result<OkInfo, StatementError>) {
+        let (Some(shared), Some(backend)) = (self.shared.upgrade(), self.backend.upgrade()) else {
+            return;
+        };
+        if outcome.is_ok() && !self.reset_failed.load(Ordering::Acquire) {
+            backend.state.lock().pinned = None;
+            Shared::drain_waiting(&shared);
+            return;
+        }
+        // Its state is unknown: close it; the handler's next pass reconnects the slot.
+        backend.state.lock().conn.handle_close();
+        if let Some(socket) = shared.socket(backend.slot)
+            && Arc::ptr_eq(socket.handler(), &backend)
+        {
+            socket.kick();
+        }
+    }
 }
 
 impl SocketHandler for Backend {
@@ -694,12 +1295,14 @@ impl SocketHandler for Backend {
                     }
                     Event::Done { tag, ok } => {
                         room = true;
+                        st.last_active = Instant::now();
                         if let Some(a) = st.answers.remove(&tag.0) {
                             finished.push((a.completion, Ok(ok)));
                         }
                     }
                     Event::Failed { tag, error } => {
                         room = true;
+                        st.last_active = Instant::now();
                         if let Some(a) = st.answers.remove(&tag.0) {
                             finished.push((a.completion, Err(error)));
                         }
@@ -708,7 +1311,17 @@ impl SocketHandler for Backend {
                     Event::Closed { .. } => {}
                 }
             }
-            // Output produced while polling (auth answers, the trackers) goes out now.
+            if st.conn.is_closed() {
+                finished.extend(
+                    st.pinned_waiting
+                        .drain(..)
+                        .map(|w| (w.completion, Err(StatementError::connection_lost()))),
+                );
+            } else if st.pinned.is_some() {
+                st.pinned_progress(&shared, &self.me);
+            }
+            // Output produced while polling (auth answers, the trackers, a pinned session's
+            // statements) goes out now.
             while !st.conn.pending_output().is_empty() {
                 match io.write(&[IoSlice::new(st.conn.pending_output())]) {
                     Ok(n) => st.conn.consume_output(n),
@@ -736,7 +1349,7 @@ impl SocketHandler for Backend {
             return Progress::Close;
         }
         if room || logged_in_now {
-            shared.drain_waiting();
+            Shared::drain_waiting(&shared);
         }
         Progress::Idle
     }

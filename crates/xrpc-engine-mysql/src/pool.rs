@@ -35,6 +35,16 @@ pub const TRACKING_INIT: &str = "SET SESSION session_track_state_change = ON, \
      session_track_schema = ON, session_track_system_variables = '*', \
      session_track_transaction_info = 'CHARACTERISTICS'";
 
+/// The message of [`codes::BACKEND_BUSY`]: no backend connection had room for a statement
+/// within `waited`, with `size` connections at most.
+pub(crate) fn backend_busy_message(waited: Duration, size: usize) -> String {
+    format!(
+        "No backend connection became free within {} ms: all {size} are busy \
+         (xrpc_backend_pool_size); retry, or raise the pool size",
+        waited.as_millis()
+    )
+}
+
 /// How the pool opens and keeps backend connections.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PoolOptions {
@@ -406,12 +416,7 @@ impl Pool {
                 self.counters.wait_timeouts.fetch_add(1, Ordering::Relaxed);
                 return Err(SqlError::new(
                     &codes::BACKEND_BUSY,
-                    format!(
-                        "No backend connection became free within {} ms: all {} are busy \
-                         (xrpc_backend_pool_size); retry, or raise the pool size",
-                        options.wait_timeout.as_millis(),
-                        size
-                    ),
+                    backend_busy_message(options.wait_timeout, size),
                 ));
             }
             let slice = (deadline - now).min(WAIT_SLICE);

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::{Duration, Instant};
 
-use xrpc_engine_mysql::driver::{CancelOutcome, Completion, Driver, DriverOptions};
+use xrpc_engine_mysql::driver::{CancelOutcome, Completion, Driver, DriverOptions, Pinned};
 use xrpc_mysql_proto::mysql_common::packets::Column;
 use xrpc_mysql_proto::{Config, OkInfo, StatementError, TextRow};
 use xrpc_net::{ConnRef, FrameBatch, Handler, NetConfig, RunContext, Server, UnitId};
@@ -336,14 +336,19 @@ fn a_backend_that_dies_answers_every_statement_in_flight_with_2013_and_is_reconn
     node.shutdown();
 }
 
-#[test]
-fn statements_waiting_for_an_unreachable_backend_end_with_2013_when_the_driver_closes() {
-    let node = node();
+/// A database URL whose port refuses connections.
+fn unreachable_url() -> String {
     let refused = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap()
     };
-    let mut opts = options(&format!("mysql://u:p@{refused}/db"), 2, 4);
+    format!("mysql://u:p@{refused}/db")
+}
+
+#[test]
+fn statements_waiting_for_an_unreachable_backend_end_with_2013_when_the_driver_closes() {
+    let node = node();
+    let mut opts = options(&unreachable_url(), 2, 4);
     opts.reconnect_min = Duration::from_millis(5);
     let driver = Driver::start(node.groups(), opts);
     let (tx, rx) = channel();
@@ -356,5 +361,386 @@ fn statements_waiting_for_an_unreachable_backend_end_with_2013_when_the_driver_c
     assert!(got.iter().all(|a| a.code() == Some(2013)), "{got:?}");
     driver.submit("SELECT 1", collect(5, &tx));
     assert_eq!(answers(&rx, 1)[0].code(), Some(2013), "after close too");
+    node.shutdown();
+}
+
+/// The value of the `SHOW STATUS` row `name` of the driver.
+fn status(driver: &Driver, name: &str) -> u64 {
+    driver
+        .status_rows()
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("status row {name}"))
+        .1
+        .parse()
+        .unwrap()
+}
+
+/// Waits until `done` holds, checking every few milliseconds.
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + WAIT;
+    while !done() {
+        assert!(Instant::now() < deadline, "{what} within {WAIT:?}");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+#[test]
+fn a_statement_queued_longer_than_the_queue_timeout_ends_with_7009_and_never_runs() {
+    let node = node();
+    let mut opts = options(&database(), 1, 1);
+    opts.queue_timeout = Duration::from_millis(100);
+    let driver = Driver::start(node.groups(), opts);
+    wait_connected(&driver, 1);
+    let (tx, rx) = channel();
+    driver.submit("SELECT SLEEP(2)", collect(0, &tx));
+    driver.submit("CREATE TABLE never_created_late (id INT)", collect(1, &tx));
+    let first = rx.recv_timeout(WAIT).expect("an answer");
+    assert_eq!(first.key, 1, "the queued statement ends first: {first:?}");
+    assert_eq!(first.code(), Some(7009), "{first:?}");
+    let message = &first.outcome.as_ref().unwrap_err().message;
+    assert!(message.contains("within 100 ms"), "{message}");
+    assert_eq!(status(&driver, "xrpc_backend_queue_timeouts"), 1);
+    assert!(answers(&rx, 1)[0].outcome.is_ok(), "the sleep finished");
+    let (tx2, rx2) = channel();
+    driver.submit(
+        "SELECT COUNT(*) FROM information_schema.TABLES \
+         WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'never_created_late'",
+        collect(2, &tx2),
+    );
+    assert_eq!(answers(&rx2, 1)[0].rows, [[Some("0".to_owned())]]);
+    driver.close();
+    node.shutdown();
+}
+
+#[test]
+fn statements_queued_for_an_unreachable_backend_end_with_7009_at_the_queue_timeout() {
+    let node = node();
+    let mut opts = options(&unreachable_url(), 2, 4);
+    opts.queue_timeout = Duration::from_millis(50);
+    let driver = Driver::start(node.groups(), opts);
+    let (tx, rx) = channel();
+    for key in 0..3 {
+        driver.submit("SELECT 1", collect(key, &tx));
+    }
+    let got = answers(&rx, 3);
+    assert!(got.iter().all(|a| a.code() == Some(7009)), "{got:?}");
+    assert_eq!(driver.queued(), 0);
+    driver.close();
+    node.shutdown();
+}
+
+#[test]
+fn the_queue_timeout_is_checked_at_the_time_given_to_tick() {
+    let node = node();
+    let mut opts = options(&unreachable_url(), 1, 4);
+    opts.queue_timeout = Duration::from_secs(3600);
+    let driver = Driver::start(node.groups(), opts);
+    let (tx, rx) = channel();
+    driver.submit("SELECT 1", collect(0, &tx));
+    driver.tick(Instant::now() + Duration::from_secs(1800));
+    assert_eq!(driver.queued(), 1, "half the timeout: still waiting");
+    driver.tick(Instant::now() + Duration::from_secs(3601));
+    assert_eq!(driver.queued(), 0);
+    assert_eq!(answers(&rx, 1)[0].code(), Some(7009));
+    driver.close();
+    node.shutdown();
+}
+
+/// The backend connection id a statement of the shared rotation runs on.
+fn shared_connection_id(driver: &Driver) -> String {
+    let (tx, rx) = channel();
+    driver.submit("SELECT CONNECTION_ID()", collect(0, &tx));
+    let answer = answers(&rx, 1).remove(0);
+    answer.rows[0][0].clone().expect("an id")
+}
+
+fn pinned_rows(pinned: &Pinned, sql: &str) -> Vec<Vec<Option<String>>> {
+    let (tx, rx) = channel();
+    pinned.submit(sql, collect(0, &tx));
+    let answer = answers(&rx, 1).remove(0);
+    assert!(answer.outcome.is_ok(), "{sql}: {answer:?}");
+    answer.rows
+}
+
+#[test]
+fn a_pinned_connection_keeps_its_sessions_state_and_gets_no_other_statement() {
+    let node = node();
+    let driver = Driver::start(node.groups(), options(&database(), 2, 8));
+    wait_connected(&driver, 2);
+    let pinned = driver.pin().expect("a connection to pin");
+    let pinned_id = pinned.thread_id().expect("logged in").to_string();
+    pinned_rows(&pinned, "SET @owner = 'pinned'");
+    for _ in 0..20 {
+        assert_ne!(
+            shared_connection_id(&driver),
+            pinned_id,
+            "the shared rotation skips the pinned connection"
+        );
+    }
+    assert_eq!(
+        pinned_rows(&pinned, "SELECT @owner, CONNECTION_ID()"),
+        [[Some("pinned".to_owned()), Some(pinned_id.clone())]]
+    );
+    assert_eq!(status(&driver, "xrpc_backend_connections_pinned"), 1);
+    driver.close();
+    node.shutdown();
+}
+
+#[test]
+fn an_unpinned_connection_rejoins_the_rotation_reset_and_with_the_trackers_set_up() {
+    let node = node();
+    let driver = Driver::start(node.groups(), options(&database(), 1, 8));
+    wait_connected(&driver, 1);
+    let pinned = driver.pin().expect("a connection to pin");
+    let pinned_id = pinned.thread_id().unwrap().to_string();
+    assert!(driver.pin().is_none(), "the only connection is pinned");
+    pinned_rows(
+        &pinned,
+        "SET @owner = 'pinned', SESSION session_track_system_variables = ''",
+    );
+    // Waits in the driver's queue: the only connection is pinned.
+    let (tx, rx) = channel();
+    driver.submit(
+        "SELECT @owner, CONNECTION_ID(), @@session_track_system_variables",
+        collect(1, &tx),
+    );
+    assert_eq!(driver.queued(), 1);
+    pinned.unpin();
+    assert_eq!(
+        answers(&rx, 1)[0].rows,
+        [[None, Some(pinned_id), Some("*".to_owned())]],
+        "the same connection, its variable gone, the trackers on again"
+    );
+    assert_eq!(status(&driver, "xrpc_backend_connections_pinned"), 0);
+    driver.close();
+    node.shutdown();
+}
+
+#[test]
+fn a_pinned_sessions_statements_beyond_the_depth_wait_in_order_and_all_get_answers() {
+    let node = node();
+    let driver = Driver::start(node.groups(), options(&database(), 1, 2));
+    wait_connected(&driver, 1);
+    let pinned = driver.pin().expect("a connection to pin");
+    let (tx, rx) = channel();
+    pinned.submit("SET @n = 0", collect(0, &tx));
+    for key in 1..=20 {
+        pinned.submit("SELECT @n := @n + 1", collect(key, &tx));
+    }
+    let got = answers(&rx, 21);
+    for answer in &got[1..] {
+        assert_eq!(
+            answer.rows,
+            [[Some(answer.key.to_string())]],
+            "in submission order"
+        );
+    }
+    drop(pinned);
+    assert!(
+        !shared_connection_id(&driver).is_empty(),
+        "given back on drop"
+    );
+    driver.close();
+    node.shutdown();
+}
+
+#[test]
+fn a_pinned_connection_that_is_lost_ends_its_statements_with_2013() {
+    use mysql::prelude::Queryable;
+    let node = node();
+    let url = database();
+    let driver = Driver::start(node.groups(), options(&url, 2, 8));
+    wait_connected(&driver, 2);
+    let pinned = driver.pin().expect("a connection to pin");
+    let id = pinned.thread_id().unwrap();
+    let mut side = mysql::Conn::new(mysql::Opts::from_url(&url).unwrap()).unwrap();
+    side.query_drop(format!("KILL {id}")).unwrap();
+    let (tx, rx) = channel();
+    wait_until("the pinned connection is seen closed", || {
+        pinned.submit("SELECT 1", collect(0, &tx));
+        let answer = answers(&rx, 1).remove(0);
+        answer.code() == Some(2013)
+    });
+    assert!(!pinned.is_open());
+    pinned.unpin();
+    wait_until("the slot is reconnected", || driver.connected() == 2);
+    driver.close();
+    node.shutdown();
+}
+
+#[test]
+fn statements_that_queue_open_connections_up_to_the_size() {
+    let node = node();
+    let mut opts = options(&database(), 3, 1);
+    opts.min_connections = Some(1);
+    let driver = Driver::start(node.groups(), opts);
+    wait_connected(&driver, 1);
+    assert_eq!(driver.connected(), 1, "the minimum at start");
+    let (tx, rx) = channel();
+    for key in 0..4 {
+        driver.submit("SELECT SLEEP(1)", collect(key, &tx));
+    }
+    wait_until("three connections", || driver.connected() == 3);
+    let got = answers(&rx, 4);
+    assert!(got.iter().all(|a| a.outcome.is_ok()), "{got:?}");
+    assert_eq!(driver.connected(), 3, "never more than the size");
+    driver.close();
+    node.shutdown();
+}
+
+#[test]
+fn a_deep_average_pipeline_opens_another_connection_at_the_tick() {
+    let node = node();
+    let mut opts = options(&database(), 2, 16);
+    opts.min_connections = Some(1);
+    opts.grow_at_depth = 2;
+    opts.queue_timeout = Duration::from_secs(3600);
+    let driver = Driver::start(node.groups(), opts);
+    wait_connected(&driver, 1);
+    driver.tick(Instant::now());
+    let (tx, rx) = channel();
+    for key in 0..8 {
+        driver.submit("SELECT SLEEP(0.05)", collect(key, &tx));
+    }
+    assert_eq!(driver.queued(), 0, "depth 16: nothing queues");
+    driver.tick(Instant::now());
+    wait_until("a second connection", || driver.connected() == 2);
+    answers(&rx, 8);
+    driver.close();
+    node.shutdown();
+}
+
+#[test]
+fn statements_one_at_a_time_do_not_open_another_connection() {
+    let node = node();
+    let mut opts = options(&database(), 2, 16);
+    opts.min_connections = Some(1);
+    opts.grow_at_depth = 2;
+    opts.queue_timeout = Duration::from_secs(3600);
+    let driver = Driver::start(node.groups(), opts);
+    wait_connected(&driver, 1);
+    driver.tick(Instant::now());
+    let opened = status(&driver, "xrpc_backend_connections_opened");
+    for _ in 0..8 {
+        shared_connection_id(&driver);
+    }
+    driver.tick(Instant::now());
+    assert_eq!(status(&driver, "xrpc_backend_connections_opened"), opened);
+    driver.close();
+    node.shutdown();
+}
+
+#[test]
+fn connections_idle_beyond_the_minimum_are_closed_at_the_tick() {
+    let node = node();
+    let mut opts = options(&database(), 3, 4);
+    opts.min_connections = Some(1);
+    opts.idle_close_after = Duration::from_secs(600);
+    opts.queue_timeout = Duration::from_secs(3600);
+    let driver = Driver::start(node.groups(), opts);
+    wait_connected(&driver, 1);
+    let (tx, rx) = channel();
+    for key in 0..12 {
+        driver.submit("SELECT SLEEP(0.3)", collect(key, &tx));
+    }
+    wait_until("three connections", || driver.connected() == 3);
+    answers(&rx, 12);
+    driver.tick(Instant::now() + Duration::from_secs(60));
+    assert_eq!(driver.connected(), 3, "not idle long enough yet");
+    driver.tick(Instant::now() + Duration::from_secs(601));
+    assert_eq!(driver.connected(), 1, "down to the minimum");
+    assert_eq!(status(&driver, "xrpc_backend_connections_closed_idle"), 2);
+    assert!(
+        !shared_connection_id(&driver).is_empty(),
+        "the one left serves"
+    );
+    driver.close();
+    node.shutdown();
+}
+
+#[test]
+fn status_rows_count_connections_queue_and_depths() {
+    let node = node();
+    let driver = Driver::start(node.groups(), options(&database(), 1, 4));
+    wait_connected(&driver, 1);
+    let rows = driver.status_rows();
+    let names: Vec<&str> = rows.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "xrpc_backend_connections",
+            "xrpc_backend_connections_pinned",
+            "xrpc_backend_connections_opened",
+            "xrpc_backend_connections_closed_idle",
+            "xrpc_backend_queued",
+            "xrpc_backend_queue_timeouts",
+            "xrpc_backend_pipeline_depth_1",
+            "xrpc_backend_pipeline_depth_2",
+            "xrpc_backend_pipeline_depth_4",
+            "xrpc_backend_pipeline_depth_8",
+            "xrpc_backend_pipeline_depth_16",
+            "xrpc_backend_pipeline_depth_32",
+            "xrpc_backend_pipeline_depth_64",
+            "xrpc_backend_pipeline_depth_over_64",
+        ]
+    );
+    assert_eq!(status(&driver, "xrpc_backend_connections"), 1);
+    assert_eq!(status(&driver, "xrpc_backend_connections_opened"), 1);
+    let depths: u64 = rows[6..]
+        .iter()
+        .map(|(_, v)| v.parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(depths, 1, "the statement of wait_connected");
+    driver.close();
+    node.shutdown();
+}
+
+#[test]
+fn a_pin_that_finds_every_connection_taken_opens_another_for_the_next_pin() {
+    let node = node();
+    let mut opts = options(&database(), 2, 4);
+    opts.min_connections = Some(1);
+    let driver = Driver::start(node.groups(), opts);
+    wait_connected(&driver, 1);
+    let first = driver.pin().expect("a connection to pin");
+    assert!(driver.pin().is_none(), "the only connection is pinned");
+    wait_until("a second connection", || driver.connected() == 2);
+    let second = driver.pin().expect("the new connection");
+    assert_ne!(first.thread_id(), second.thread_id());
+    driver.close();
+    node.shutdown();
+}
+
+#[test]
+fn a_connection_lost_while_given_back_is_replaced_by_a_fresh_one() {
+    use mysql::prelude::Queryable;
+    let node = node();
+    let url = database();
+    let driver = Driver::start(node.groups(), options(&url, 1, 8));
+    wait_connected(&driver, 1);
+    let pinned = driver.pin().expect("a connection to pin");
+    let pinned_id = pinned.thread_id().unwrap();
+    let (tx, rx) = channel();
+    pinned.submit("SET @owner = 'pinned'", collect(0, &tx));
+    pinned.submit("SELECT SLEEP(20)", collect(1, &tx));
+    // The reset and the trackers wait behind the sleep.
+    pinned.unpin();
+    wait_running(&url, "SLEEP(20)");
+    let mut side = mysql::Conn::new(mysql::Opts::from_url(&url).unwrap()).unwrap();
+    side.query_drop(format!("KILL {pinned_id}")).unwrap();
+    let mut got = answers(&rx, 2);
+    got.sort_by_key(|a| a.key);
+    assert_eq!(got[1].code(), Some(2013), "{:?}", got[1]);
+    let (tx, rx) = channel();
+    driver.submit("SELECT @owner, CONNECTION_ID()", collect(2, &tx));
+    let answer = answers(&rx, 1).remove(0);
+    assert_eq!(answer.rows[0][0], None, "no state of the pinned session");
+    assert_ne!(
+        answer.rows[0][1],
+        Some(pinned_id.to_string()),
+        "a new connection"
+    );
+    driver.close();
     node.shutdown();
 }

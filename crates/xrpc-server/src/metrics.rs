@@ -266,7 +266,43 @@ const STATUS_METRICS: &[(&str, StatusKind, &str)] = &[
         StatusKind::Counter,
         "Commands sent on pooled backend connections, one round trip each: statements, resets, database changes, session-variable replays and pings.",
     ),
+    // The mysql engine's event-loop driver (engine/mysql/driver.rs, `Driver::status_rows`); its
+    // `xrpc_backend_pipeline_depth_<bucket>` rows are one labelled family, see `render`.
+    (
+        "xrpc_backend_connections",
+        StatusKind::Gauge,
+        "Backend connections of the pipelining driver that are logged in.",
+    ),
+    (
+        "xrpc_backend_connections_pinned",
+        StatusKind::Gauge,
+        "Backend connections of the pipelining driver held by one session.",
+    ),
+    (
+        "xrpc_backend_connections_opened",
+        StatusKind::Counter,
+        "Backend connections the pipelining driver opened, reconnects included.",
+    ),
+    (
+        "xrpc_backend_connections_closed_idle",
+        StatusKind::Counter,
+        "Backend connections the pipelining driver closed after staying idle beyond its minimum size.",
+    ),
+    (
+        "xrpc_backend_queued",
+        StatusKind::Gauge,
+        "Statements waiting in the pipelining driver's queue for room on a backend connection.",
+    ),
+    (
+        "xrpc_backend_queue_timeouts",
+        StatusKind::Counter,
+        "Statements that waited in the pipelining driver's queue past its timeout (error 7009).",
+    ),
 ];
+
+/// The prefix of the driver's depth rows, `xrpc_backend_pipeline_depth_<bucket>`, exported as
+/// one counter family labelled by `depth`.
+const PIPELINE_DEPTH_PREFIX: &str = "xrpc_backend_pipeline_depth_";
 
 /// The metrics text, rendered once by [`xrpc_net::metrics::Exposition`]: the status variables
 /// (`xrpc_*`, numeric ones only, `ON`/`OFF` as 1/0) typed by `STATUS_METRICS` (counters get
@@ -276,6 +312,7 @@ const STATUS_METRICS: &[(&str, StatusKind, &str)] = &[
 /// …; see [`crate::counters`]) and the stage histograms (`xrpc_stage_duration_seconds`).
 pub fn render(status: &dyn StatusSource, hist: &PerfHistograms) -> String {
     let mut exp = Exposition::new();
+    let mut depths: Vec<(String, f64)> = Vec::new();
     for (name, value) in status.status().into_iter().chain(status.engine_status()) {
         let number = match value.as_str() {
             "ON" => 1.0,
@@ -294,6 +331,10 @@ pub fn render(status: &dyn StatusSource, hist: &PerfHistograms) -> String {
             );
             continue;
         }
+        if let Some(bucket) = name.strip_prefix(PIPELINE_DEPTH_PREFIX) {
+            depths.push((bucket.to_owned(), number));
+            continue;
+        }
         let metric = metric_name(&name);
         match STATUS_METRICS.iter().find(|(known, _, _)| *known == name) {
             Some((_, StatusKind::Counter, help)) => exp.counter(&metric, help, number),
@@ -304,6 +345,15 @@ pub fn render(status: &dyn StatusSource, hist: &PerfHistograms) -> String {
                 number,
             ),
         }
+    }
+    if !depths.is_empty() {
+        let series: Vec<(&str, f64)> = depths.iter().map(|(b, n)| (b.as_str(), *n)).collect();
+        exp.labeled_counter(
+            "xrpc_backend_pipeline_depth",
+            "Statements by the pipeline depth their backend connection had when they joined it, themselves included: up to the `depth` label and above the bucket before it.",
+            "depth",
+            &series,
+        );
     }
     status.request_totals().write_metrics(&mut exp);
     status.net_stats().write_metrics(&mut exp, "xrpc_net");
@@ -500,6 +550,10 @@ mod tests {
             vec![
                 ("xrpc_backend_open".into(), "3".into()),
                 ("xrpc_backend_waits".into(), "7".into()),
+                ("xrpc_backend_queue_timeouts".into(), "2".into()),
+                ("xrpc_backend_pipeline_depth_1".into(), "5".into()),
+                ("xrpc_backend_pipeline_depth_2".into(), "4".into()),
+                ("xrpc_backend_pipeline_depth_over_64".into(), "0".into()),
             ]
         }
 
@@ -517,6 +571,26 @@ mod tests {
         );
         assert!(
             body.contains("# TYPE xrpc_backend_waits_total counter\nxrpc_backend_waits_total 7\n"),
+            "{body}"
+        );
+    }
+
+    #[test]
+    fn driver_rows_are_exported_with_the_depths_as_one_labelled_family() {
+        let body = render(&FakeBackendStatus, &PerfHistograms::new(false));
+        assert!(
+            body.contains(
+                "# TYPE xrpc_backend_queue_timeouts_total counter\nxrpc_backend_queue_timeouts_total 2\n"
+            ),
+            "{body}"
+        );
+        assert!(
+            body.contains(
+                "# TYPE xrpc_backend_pipeline_depth_total counter\n\
+                 xrpc_backend_pipeline_depth_total{depth=\"1\"} 5\n\
+                 xrpc_backend_pipeline_depth_total{depth=\"2\"} 4\n\
+                 xrpc_backend_pipeline_depth_total{depth=\"over_64\"} 0\n"
+            ),
             "{body}"
         );
     }

@@ -912,3 +912,54 @@ fn answers_split_at_any_byte_boundary_decode_the_same() {
         assert_eq!(conn.in_flight(), 0, "seed {seed}");
     }
 }
+
+#[test]
+fn a_reset_is_one_byte_command_pipelined_in_order_and_answered_by_its_ok_or_error() {
+    let mut conn = connected(true);
+    query(&mut conn, 1, "select 1");
+    conn.submit_reset(Tag(2)).unwrap();
+    query(&mut conn, 3, "select 3");
+    conn.submit_reset(Tag(4)).unwrap();
+    let out = flush(&mut conn);
+    let reset = [1, 0, 0, 0, Command::COM_RESET_CONNECTION as u8];
+    let first = out
+        .windows(reset.len())
+        .position(|w| w == reset)
+        .expect("a COM_RESET_CONNECTION packet");
+    assert!(out[..first].ends_with(b"select 1"), "after the first query");
+    assert!(out.ends_with(&reset), "the second reset last");
+    let mut answers = frames(1, &result_set(&["1"], &[vec![Some("1")]], auto()));
+    answers.extend(frames(1, &[ok(0)]));
+    answers.extend(frames(1, &result_set(&["3"], &[vec![Some("3")]], auto())));
+    answers.extend(frames(1, &[err(1047, "08S01", "Unknown command")]));
+    conn.handle_input(&answers);
+    assert_eq!(
+        describe(&events(&mut conn)),
+        [
+            "1 columns 1",
+            "1 row 1",
+            "1 done 0",
+            "2 done 0",
+            "3 columns 3",
+            "3 row 3",
+            "3 done 0",
+            "4 failed 1047",
+        ]
+    );
+    assert_eq!(conn.in_flight(), 0);
+    assert!(
+        conn.accepts_more(),
+        "a failed reset leaves the connection open"
+    );
+}
+
+#[test]
+fn a_reset_answered_with_a_result_set_breaks_the_protocol() {
+    let mut conn = connected(true);
+    conn.submit_reset(Tag(1)).unwrap();
+    flush(&mut conn);
+    conn.handle_input(&frames(1, &result_set(&["x"], &[], auto())));
+    let got = describe(&events(&mut conn));
+    assert_eq!(got[0], "1 failed 2013", "{got:?}");
+    assert!(conn.is_closed());
+}
