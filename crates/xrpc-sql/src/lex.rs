@@ -268,12 +268,16 @@ pub fn unparsed(text: &str, backslash_escapes: bool) -> Result<Unparsed, ParseEr
 
 /// Where the empty argument list `( )` that starts `text` (after any spaces and comments)
 /// ends: the byte offset after its `)`. For the end of a call without arguments, whose tree
-/// records only the name.
+/// records only the name. A versioned comment before the `)` is not read through (what it
+/// holds depends on the server's version): `None`, as for any list that is not empty.
 pub fn empty_arguments_end(text: &str) -> Option<usize> {
-    let tokens = Tokenizer::new(&MySqlDialect {}, text)
+    let tokens = Tokenizer::new(&CommentDialect, text)
         .tokenize_with_location()
         .ok()?;
-    let mut significant = tokens.iter().filter(|t| !is_space(&t.token));
+    let mut significant = tokens.iter().filter(|t| match &t.token {
+        Token::Whitespace(Whitespace::MultiLineComment(comment)) => comment.starts_with('!'),
+        token => !is_space(token),
+    });
     match (significant.next(), significant.next()) {
         (Some(open), Some(close))
             if open.token == Token::LParen && close.token == Token::RParen =>
@@ -672,6 +676,8 @@ mod tests {
         assert!(read.user_variables);
         assert_eq!(empty_arguments_end(" ( /* ) */ ) + 1"), Some(12));
         assert_eq!(empty_arguments_end("(1)"), None);
+        assert_eq!(empty_arguments_end("(/*!9)*/)"), None);
+        assert_eq!(empty_arguments_end("(/*!99999 1 */)"), None);
     }
 
     #[test]
