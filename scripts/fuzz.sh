@@ -10,8 +10,9 @@
 # and `-s none` skips AddressSanitizer, which needs a nightly standard library. The decoders contain no unsafe
 # code, so panics, aborts, timeouts and out-of-memory are what the runs look for; server_session also aborts
 # when the node's answers or session counts break its invariants (docs/RELIABILITY.md, "Fuzzing the server").
-# mysql_backend_decoder aborts when a query submitted on the backend connection does not end with exactly one
-# terminal event (xrpc-mysql-proto's invariant). Every `[[bin]]` of fuzz/Cargo.toml is a target.
+# mysql_backend_decoder aborts when a command accepted on the backend connection (queries, resets, pings, database
+# changes, interleaved with cancels, partial writes and timeouts) does not end with exactly one terminal event, or
+# anything follows that event or Closed (xrpc-mysql-proto's invariants). Every `[[bin]]` of fuzz/Cargo.toml is a target.
 #
 # The build goes to the workspace's target/fuzz/ (XRPC_FUZZ_TARGET_DIR to change it), so that `cargo clean`
 # removes it; the corpora and any crash artifacts stay in fuzz/corpus/ and fuzz/artifacts/.

@@ -589,9 +589,9 @@ fn statements_that_queue_open_connections_up_to_the_size() {
     node.shutdown();
 }
 
-#[test]
-fn a_deep_average_pipeline_opens_another_connection_at_the_tick() {
-    let node = node();
+/// A driver of one connection that grows to two when the average depth passes 2, logged in,
+/// with the depths placed so far counted by a tick.
+fn growing_by_depth(node: &Server<NoClients>) -> Driver {
     let mut opts = options(&database(), 2, 16);
     opts.min_connections = Some(1);
     opts.grow_at_depth = 2;
@@ -599,6 +599,13 @@ fn a_deep_average_pipeline_opens_another_connection_at_the_tick() {
     let driver = Driver::start(node.groups(), opts);
     wait_connected(&driver, 1);
     driver.tick(Instant::now());
+    driver
+}
+
+#[test]
+fn a_deep_average_pipeline_opens_another_connection_at_the_tick() {
+    let node = node();
+    let driver = growing_by_depth(&node);
     let (tx, rx) = channel();
     for key in 0..8 {
         driver.submit("SELECT SLEEP(0.05)", collect(key, &tx));
@@ -614,13 +621,7 @@ fn a_deep_average_pipeline_opens_another_connection_at_the_tick() {
 #[test]
 fn statements_one_at_a_time_do_not_open_another_connection() {
     let node = node();
-    let mut opts = options(&database(), 2, 16);
-    opts.min_connections = Some(1);
-    opts.grow_at_depth = 2;
-    opts.queue_timeout = Duration::from_secs(3600);
-    let driver = Driver::start(node.groups(), opts);
-    wait_connected(&driver, 1);
-    driver.tick(Instant::now());
+    let driver = growing_by_depth(&node);
     let opened = status(&driver, "xrpc_backend_connections_opened");
     for _ in 0..8 {
         shared_connection_id(&driver);
