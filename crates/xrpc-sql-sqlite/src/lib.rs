@@ -65,7 +65,9 @@
 //!   and its sequence. `ALTER TABLE … MODIFY/CHANGE COLUMN` builds the table again from the
 //!   catalog's definition (create under a temporary name, copy converting the column as strict
 //!   mode does, move the sequence, drop, rename, recreate indexes and triggers) and counts the
-//!   rows copied where MySQL copies the table. LOCK TABLES and UNLOCK TABLES have nothing to do (SQLite's one writer).
+//!   rows copied where MySQL copies the table. CHECK constraints (column or table, named or
+//!   MySQL's `table_chk_n`) are SQLite CHECKs of `my_check`, which fails with MySQL's 3819
+//!   when the condition is false (NULL passes); NOT ENFORCED ones are not kept. LOCK TABLES and UNLOCK TABLES have nothing to do (SQLite's one writer).
 //! - REPLACE is SQLite's `INSERT OR REPLACE` (row at a time, as MySQL deletes and inserts);
 //!   its affected rows, one per inserted and one per deleted row, come from the table's row
 //!   count before and after it, and NULL into a NOT NULL column is 1048 where SQLite would
@@ -85,7 +87,8 @@
 //! Refused with 1235 (the message names the construct), among others: DOUBLE rounded to
 //! decimals (MySQL prints it with fixed decimals), arithmetic mixing a DECIMAL with a user
 //! variable, INSERT IGNORE of several rows into an AUTO_INCREMENT table (SQLite numbers the
-//! rows after an ignored one differently), ENUM/SET/TIME columns, CHECK constraints, recursive
+//! rows after an ignored one differently), ENUM/SET/TIME columns, INSERT IGNORE into a table with
+//! CHECK constraints (MySQL skips the failing row), ALTER TABLE adding or dropping a CHECK, recursive
 //! CTEs, ROLLUP, comparisons of dates with numbers, MODIFY/CHANGE COLUMN of a table other
 //! tables' foreign keys reference, or changing its keys or AUTO_INCREMENT, DELETE from several
 //! different tables, a UNIQUE key on a column prefix, the JSON functions not listed above

@@ -110,6 +110,8 @@ pub(crate) struct Translator<'a> {
     assigned: Vec<(String, String, Typed)>,
     /// The table column the last column reference resolved to, for a select item's origin.
     last_origin: Option<Origin>,
+    /// Column definitions may carry CHECK (in CREATE TABLE, which translates them).
+    checks_allowed: bool,
 }
 
 impl<'a> Translator<'a> {
@@ -126,6 +128,7 @@ impl<'a> Translator<'a> {
             named: false,
             assigned: Vec::new(),
             last_origin: None,
+            checks_allowed: false,
         }
     }
 
@@ -1035,6 +1038,10 @@ impl<'a> Translator<'a> {
         };
         let table = self.table(name)?;
         let ignore = insert.ignore;
+        if ignore && !table.checks.is_empty() {
+            // MySQL skips a row that fails a CHECK under IGNORE; SQLite would fail the statement.
+            return unsupported("INSERT IGNORE into a table with CHECK constraints");
+        }
         self.strict = !ignore;
         // The target columns, in the order values are given.
         let mut targets: Vec<Column> = Vec::new();
@@ -1720,8 +1727,16 @@ impl<'a> Translator<'a> {
         let schema = self.schema(&database);
         let mut primary: Vec<String> = Vec::new();
         let mut indexes: Vec<(Option<String>, Vec<String>, bool)> = Vec::new();
+        let mut checks: Vec<&sqlparser::ast::CheckConstraint> = Vec::new();
         for def in &create.columns {
-            let (column, _, pk, unique) = self.column_def(def, default_collation)?;
+            self.checks_allowed = true;
+            let column = self.column_def(def, default_collation);
+            self.checks_allowed = false;
+            let (column, _, pk, unique) = column?;
+            checks.extend(def.options.iter().filter_map(|o| match &o.option {
+                ColumnOption::Check(c) => Some(c),
+                _ => None,
+            }));
             if table.column(&column.name).is_some() {
                 return Err(TranslateError::DuplicateColumn(column.name));
             }
@@ -1795,11 +1810,13 @@ impl<'a> Translator<'a> {
                         false,
                     ));
                 }
+                TableConstraint::Check(c) => checks.push(c),
                 other => {
                     return unsupported(format!("constraint {}", first_words(&other.to_string())));
                 }
             }
         }
+        table.checks = self.checks(&table, &checks)?;
         for p in &primary {
             let Some(c) = table
                 .columns
@@ -1865,6 +1882,53 @@ impl<'a> Translator<'a> {
         Ok(ddl(sql, CatalogChange::Create(table)))
     }
 
+    /// The enforced CHECK constraints as SQLite's: the condition as MySQL reads it, failing
+    /// with MySQL's 3819 when false. Unnamed ones are `table_chk_n`, as MySQL names them.
+    fn checks(
+        &mut self,
+        table: &Table,
+        checks: &[&sqlparser::ast::CheckConstraint],
+    ) -> Result<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        let mut unnamed = 0;
+        for check in checks {
+            let name = match &check.name {
+                Some(n) => n.value.clone(),
+                None => {
+                    unnamed += 1;
+                    format!("{}_chk_{unnamed}", table.name)
+                }
+            };
+            if check.enforced == Some(false) {
+                continue;
+            }
+            // The columns are named unqualified, as SQLite's CHECK needs: every one is merged
+            // as if joined with USING.
+            self.scopes.push(Scope {
+                sources: vec![Source::of_table(table.name.clone(), table)],
+                using: table.columns.iter().map(|c| c.name.clone()).collect(),
+                ..Scope::default()
+            });
+            self.clause = "check constraint";
+            let condition = self.expr(&check.expr);
+            self.scopes.pop();
+            let condition = condition?;
+            if condition.aggregate {
+                return Err(TranslateError::GroupFunction);
+            }
+            out.push((
+                name.clone(),
+                format!(
+                    "CONSTRAINT {} CHECK (my_check({}, {}))",
+                    ident(&name),
+                    truth(&condition),
+                    quote(&name)
+                ),
+            ));
+        }
+        Ok(out)
+    }
+
     /// One column definition: the catalog column, its SQLite definition, whether it is the
     /// primary key and whether it is UNIQUE.
     fn column_def(
@@ -1917,6 +1981,8 @@ impl<'a> Translator<'a> {
                     column.auto_increment = true;
                 }
                 ColumnOption::Collation(_) | ColumnOption::CharacterSet(_) => {}
+                // Translated with the table's other checks (create_table).
+                ColumnOption::Check(_) if self.checks_allowed => {}
                 other => return unsupported(format!("column option {other}")),
             }
         }
@@ -2262,6 +2328,9 @@ impl<'a> Translator<'a> {
             })
         {
             return unsupported("CHANGE COLUMN renaming a column of a foreign key");
+        }
+        if !table.checks.is_empty() && (renamed || column.ty != old.ty) {
+            return unsupported("MODIFY COLUMN of a table with CHECK constraints");
         }
         let is_old = |c: &String| c.eq_ignore_ascii_case(&old.name);
         if table.primary_key.iter().any(is_old) {
@@ -2786,6 +2855,7 @@ fn create_table_sql(schema: &str, name: &str, table: &Table) -> String {
         defs.push(format!("PRIMARY KEY ({})", cols.join(", ")));
     }
     defs.extend(table.foreign_keys.iter().cloned());
+    defs.extend(table.checks.iter().map(|(_, sql)| sql.clone()));
     format!(
         "CREATE TABLE {schema}.{} ({})",
         ident(name),

@@ -248,6 +248,10 @@ pub struct Table {
     /// Its foreign keys as SQLite's table constraints (`FOREIGN KEY (…) REFERENCES …`).
     #[serde(default)]
     pub foreign_keys: Vec<String>,
+    /// Its enforced CHECK constraints as SQLite's table constraints
+    /// (`CONSTRAINT "name" CHECK (my_check(…, 'name'))`), by MySQL's name.
+    #[serde(default)]
+    pub checks: Vec<(String, String)>,
     /// Table options as written (`ENGINE`, `DEFAULT CHARSET`, `COMMENT`, …), names upper case.
     pub options: Vec<(String, String)>,
 }

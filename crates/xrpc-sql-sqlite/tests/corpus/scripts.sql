@@ -905,3 +905,10 @@ SELECT COUNT(*) FROM stamped WHERE at > '2001-01-01 00:00:00';
 ALTER TABLE stamped MODIFY n INT NOT NULL DEFAULT 5;
 INSERT INTO stamped (id) VALUES (2);
 SELECT id, n FROM stamped ORDER BY id;
+
+-- script: CHECK constraints on rows that satisfy them
+CREATE TABLE accounts (id INT PRIMARY KEY, balance DECIMAL(10,2) CHECK (balance >= 0), kind VARCHAR(10), CONSTRAINT kind_known CHECK (kind IN ('a', 'b') OR kind IS NULL), lo INT, hi INT, CHECK (lo <= hi));
+INSERT INTO accounts VALUES (1, 10.50, 'a', 1, 2), (2, 0, 'B', NULL, 5), (3, NULL, NULL, 3, 3);
+UPDATE accounts SET balance = balance + 1 WHERE id = 1;
+UPDATE accounts SET hi = NULL;
+SELECT id, balance, kind, lo, hi FROM accounts ORDER BY id;
