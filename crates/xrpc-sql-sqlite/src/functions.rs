@@ -359,6 +359,59 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
         }
         Ok(Value::from(a.v(0)))
     })?;
+    // my_store_enum(v, members, ci, strict, column): a member by its text (under the
+    // column's collation, trailing spaces ignored) or by its index from 1, stored as the
+    // member's declared text; anything else is 1265 in strict mode, else ''.
+    scalar(conn, "my_store_enum", 5, true, |a| {
+        let v = a.v(0);
+        if matches!(v, ValueRef::Null) {
+            return Ok(Value::Null);
+        }
+        let members = a.text(1).unwrap_or_default().into_owned();
+        let members: Vec<&str> = members.split('\u{1f}').collect();
+        let collation = if a.i64(2) == Some(1) {
+            crate::types::Collation::Ci
+        } else {
+            crate::types::Collation::Bin
+        };
+        let by_index = |n: i64| {
+            usize::try_from(n)
+                .ok()
+                .and_then(|n| n.checked_sub(1))
+                .and_then(|i| members.get(i))
+                .map(|m| m.to_string())
+        };
+        let found = match v {
+            ValueRef::Integer(n) => by_index(n),
+            ValueRef::Real(r) if r.fract() == 0.0 => by_index(r as i64),
+            _ => {
+                let text = some!(to_text(v)).into_owned();
+                let kept = text.trim_end_matches(' ');
+                members
+                    .iter()
+                    .find(|m| crate::collation::compare(collation, m, kept).is_eq())
+                    .map(|m| m.to_string())
+                    .or_else(|| {
+                        kept.bytes()
+                            .all(|b| b.is_ascii_digit())
+                            .then(|| kept.parse::<i64>().ok())
+                            .flatten()
+                            .and_then(by_index)
+                    })
+            }
+        };
+        match found {
+            Some(member) => Ok(text_value(member)),
+            None if a.i64(3) == Some(1) => Err(fail(
+                1265,
+                format!(
+                    "Data truncated for column '{}' at row 1",
+                    a.text(4).unwrap_or_default()
+                ),
+            )),
+            None => Ok(text_value(String::new())),
+        }
+    })?;
     // A CHECK constraint: a row passes unless its condition is false (NULL passes), as
     // MySQL's CHECK constraints do.
     scalar(conn, "my_check", 2, true, |a| {
