@@ -464,10 +464,23 @@ impl Translator<'_> {
             op,
             B::Eq | B::NotEq | B::Spaceship | B::Lt | B::LtEq | B::Gt | B::GtEq
         );
-        self.enum_ok = comparison && is_string_literal(right);
+        // Two such columns of one type compare as they are held.
+        let columns = comparison
+            && crate::translate::is_column_reference(left)
+            && crate::translate::is_column_reference(right);
+        self.last_restricted = false;
+        self.enum_ok = columns || (comparison && is_string_literal(right));
         let l = self.expr(left)?;
-        self.enum_ok = comparison && is_string_literal(left);
+        let l_restricted = std::mem::take(&mut self.last_restricted);
+        self.enum_ok = columns || (comparison && is_string_literal(left));
         let r = self.expr(right)?;
+        let r_restricted = std::mem::take(&mut self.last_restricted);
+        if columns
+            && (l_restricted || r_restricted)
+            && !(l_restricted && r_restricted && l.ty == r.ty)
+        {
+            return unsupported(format!("comparison of {left} with {right}"));
+        }
         // MySQL's `doc->path` and `doc->>path`.
         match op {
             B::Arrow => return self.call_typed("JSON_EXTRACT", vec![l, r]),

@@ -412,6 +412,53 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             None => Ok(text_value(String::new())),
         }
     })?;
+    // my_store_time(v, strict, column): a TIME value from `HH:MM:SS`, `HH:MM`, `D HH:MM:SS`,
+    // `HHMMSS` (text or number) or a datetime's time of day; anything else is 1292 in strict
+    // mode, else 00:00:00. Values are kept between 00:00:00 and 99:59:59, where their text
+    // sorts as their time does; others, negative ones and a nonzero fraction of a second
+    // (MySQL rounds it, MariaDB truncates) are refused (1235).
+    scalar(conn, "my_store_time", 3, true, |a| {
+        let v = a.v(0);
+        if matches!(v, ValueRef::Null) {
+            return Ok(Value::Null);
+        }
+        let text = some!(to_text(v)).into_owned();
+        if text.trim().starts_with('-') {
+            return Err(fail(
+                1235,
+                "This version of MySQL doesn't yet support 'negative TIME values'",
+            ));
+        }
+        if text
+            .split_once('.')
+            .is_some_and(|(_, f)| f.trim().bytes().any(|b| b != b'0'))
+        {
+            return Err(fail(
+                1235,
+                "This version of MySQL doesn't yet support 'fractions of a second in TIME values'",
+            ));
+        }
+        match time_seconds(text.trim()) {
+            Some(seconds) if seconds < 100 * 3600 => Ok(text_value(format!(
+                "{:02}:{:02}:{:02}",
+                seconds / 3600,
+                seconds / 60 % 60,
+                seconds % 60
+            ))),
+            Some(_) => Err(fail(
+                1235,
+                "This version of MySQL doesn't yet support 'TIME values past 99:59:59'",
+            )),
+            None if a.i64(1) == Some(1) => Err(fail(
+                1292,
+                format!(
+                    "Incorrect time value: '{text}' for column '{}' at row 1",
+                    a.text(2).unwrap_or_default()
+                ),
+            )),
+            None => Ok(text_value("00:00:00")),
+        }
+    })?;
     // A CHECK constraint: a row passes unless its condition is false (NULL passes), as
     // MySQL's CHECK constraints do.
     scalar(conn, "my_check", 2, true, |a| {
@@ -1703,4 +1750,48 @@ fn register_aggregates(conn: &Connection) -> rusqlite::Result<()> {
     conn.create_aggregate_function("my_real_sum", 1, flags, RealSum { average: false })?;
     conn.create_aggregate_function("my_real_avg", 1, flags, RealSum { average: true })?;
     Ok(())
+}
+
+/// The seconds of a TIME value as MySQL reads it (`None` for a value it rejects or a negative
+/// one): `[D ]HH:MM[:SS][.f]`, `[[HH]MM]SS[.f]`, or a datetime's time of day; the fraction is
+/// zero (the caller refuses another).
+fn time_seconds(text: &str) -> Option<u64> {
+    let text = match text.split_once(' ') {
+        Some((date, time)) if date.contains('-') => {
+            dates::read(ValueRef::Text(text.as_bytes()))?;
+            time
+        }
+        _ => text,
+    };
+    let (days, clock) = match text.split_once(' ') {
+        Some((d, rest)) => (d.parse::<u64>().ok()?, rest),
+        None => (0, text),
+    };
+    let (clock, fraction) = clock.split_once('.').unwrap_or((clock, ""));
+    if !fraction.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let digits = |p: &str| {
+        (!p.is_empty() && p.len() <= 3 && p.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| p.parse::<u64>().ok())
+            .flatten()
+    };
+    let (h, m, s) = if clock.contains(':') {
+        let parts: Vec<&str> = clock.split(':').collect();
+        match parts.as_slice() {
+            [h, m] => (digits(h)?, digits(m)?, 0),
+            [h, m, s] => (digits(h)?, digits(m)?, digits(s)?),
+            _ => return None,
+        }
+    } else {
+        if days > 0 || clock.is_empty() || !clock.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let n: u64 = clock.parse().ok()?;
+        (n / 10000, n / 100 % 100, n % 100)
+    };
+    if m > 59 || s > 59 {
+        return None;
+    }
+    Some((days * 24 + h) * 3600 + m * 60 + s)
 }

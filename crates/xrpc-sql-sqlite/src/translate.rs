@@ -34,9 +34,11 @@ struct SourceColumn {
     unsigned: bool,
     /// The table column it is, if it is one.
     origin: Option<Origin>,
-    /// An ENUM column's members: its values sort and compute by their index, so it is read
-    /// only where its text is what MySQL reads (see `Translator::enum_ok`).
+    /// An ENUM column's members: its values sort and compute by their index.
     members: Option<Vec<String>>,
+    /// The type of a column read only where its text is what MySQL reads ("ENUM", "TIME"; see
+    /// `Translator::enum_ok`).
+    restricted: Option<&'static str>,
 }
 
 impl Source {
@@ -60,6 +62,11 @@ impl Source {
                     ColumnType::Enum { values, .. } => Some(values.clone()),
                     _ => None,
                 },
+                restricted: match &c.ty {
+                    ColumnType::Enum { .. } => Some("ENUM"),
+                    ColumnType::Time => Some("TIME"),
+                    _ => None,
+                },
             })
             .collect();
         Self { name, columns }
@@ -80,6 +87,7 @@ impl Source {
                     ..o
                 }),
                 members: None,
+                restricted: None,
             })
             .collect();
         Self { name, columns }
@@ -132,6 +140,8 @@ pub(crate) struct Translator<'a> {
     pub(crate) enum_ok: bool,
     /// The members of the ENUM column the last column reference resolved to.
     last_members: Option<Vec<String>>,
+    /// The last column reference resolved to an ENUM or TIME column.
+    pub(crate) last_restricted: bool,
     /// Queries entered (1: the statement's own query).
     depth: u32,
     /// Inside a UNION's members.
@@ -155,6 +165,7 @@ impl<'a> Translator<'a> {
             checks_allowed: false,
             enum_ok: false,
             last_members: None,
+            last_restricted: false,
             depth: 0,
             in_union: 0,
         }
@@ -376,11 +387,12 @@ impl<'a> Translator<'a> {
                         format!("{}.{}", ident(&source.name), ident(name))
                     };
                     self.last_origin = column.origin.clone();
-                    if let Some(members) = &column.members {
+                    if let Some(kind) = column.restricted {
                         if !std::mem::take(&mut self.enum_ok) {
-                            return unsupported(format!("ENUM column '{name}' in an expression"));
+                            return unsupported(format!("{kind} column '{name}' in an expression"));
                         }
-                        self.last_members = Some(members.clone());
+                        self.last_restricted = true;
+                        self.last_members.clone_from(&column.members);
                     }
                     return Ok(Typed {
                         strength: Strength::Column,
@@ -410,7 +422,7 @@ impl<'a> Translator<'a> {
                     .iter()
                     .any(|n| n.eq_ignore_ascii_case(alias))
                 {
-                    return unsupported(format!("ENUM column '{alias}' by its alias"));
+                    return unsupported(format!("ENUM or TIME column '{alias}' by its alias"));
                 }
                 return Ok(Typed::new(ident(alias), *ty));
             }
@@ -696,7 +708,7 @@ impl<'a> Translator<'a> {
                     .last()
                     .is_some_and(|s| s.enum_items.contains(&(i - 1)))
                 {
-                    return unsupported("ORDER BY the position of an ENUM column");
+                    return unsupported("ORDER BY the position of an ENUM or TIME column");
                 }
                 return Ok(format!("{i}{}{dir}", collate_suffix(positions[i - 1])));
             }
@@ -713,7 +725,7 @@ impl<'a> Translator<'a> {
                         .last()
                         .is_some_and(|s| s.enum_names.iter().any(|n| n == &alias))
                     {
-                        return unsupported("ORDER BY an ENUM column by its alias");
+                        return unsupported("ORDER BY an ENUM or TIME column by its alias");
                     }
                     return Ok(format!("{}{}{dir}", ident(&alias), collate_suffix(ty)));
                 }
@@ -796,10 +808,10 @@ impl<'a> Translator<'a> {
             match item {
                 SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
                     self.last_origin = None;
-                    self.last_members = None;
+                    self.last_restricted = false;
                     self.enum_ok = self.enum_items_allowed() && is_column_reference(e);
                     let t = self.expr(e)?;
-                    if self.last_members.take().is_some() {
+                    if std::mem::take(&mut self.last_restricted) {
                         let scope = self.scopes.last_mut().expect("in a select");
                         scope.enum_items.push(items.len());
                         if let SelectItem::ExprWithAlias { alias, .. } = item {
@@ -845,10 +857,10 @@ impl<'a> Translator<'a> {
                     for source in &scope.sources {
                         for column in &source.columns {
                             let (c, ty) = (&column.name, &column.ty);
-                            if column.members.is_some() {
+                            if let Some(kind) = column.restricted {
                                 if !enums_allowed {
                                     return unsupported(format!(
-                                        "ENUM column '{c}' in a derived table, union or subquery"
+                                        "{kind} column '{c}' in a derived table, union or subquery"
                                     ));
                                 }
                                 enum_items.push(items.len());
@@ -898,10 +910,11 @@ impl<'a> Translator<'a> {
                         return Err(TranslateError::NoSuchTable(qualifier));
                     };
                     if !self.enum_items_allowed()
-                        && let Some(c) = source.columns.iter().find(|c| c.members.is_some())
+                        && let Some(c) = source.columns.iter().find(|c| c.restricted.is_some())
                     {
                         return unsupported(format!(
-                            "ENUM column '{}' in a derived table, union or subquery",
+                            "{} column '{}' in a derived table, union or subquery",
+                            c.restricted.unwrap_or_default(),
                             c.name
                         ));
                     }
@@ -910,7 +923,7 @@ impl<'a> Translator<'a> {
                         .columns
                         .iter()
                         .enumerate()
-                        .filter(|(_, c)| c.members.is_some())
+                        .filter(|(_, c)| c.restricted.is_some())
                         .map(|(i, _)| at + i)
                         .collect();
                     self.scopes
@@ -2692,7 +2705,7 @@ fn last_name(name: &ObjectName) -> Result<String> {
 }
 
 /// Whether an expression is a column reference (in parentheses or not).
-fn is_column_reference(e: &Expr) -> bool {
+pub(crate) fn is_column_reference(e: &Expr) -> bool {
     match e {
         Expr::Identifier(_) | Expr::CompoundIdentifier(_) => true,
         Expr::Nested(inner) => is_column_reference(inner),
@@ -2898,6 +2911,7 @@ fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType>
         },
         "TINYBLOB" | "BLOB" | "MEDIUMBLOB" | "LONGBLOB" => ColumnType::Bytes { length: u32::MAX },
         "DATE" => ColumnType::Date,
+        "TIME" if nums.is_empty() => ColumnType::Time,
         "DATETIME" | "TIMESTAMP" => ColumnType::DateTime {
             fsp: nums.first().copied().unwrap_or(0).min(6) as u8,
         },
@@ -2950,7 +2964,7 @@ fn store(t: &Typed, c: &Column, strict: bool, ignore: bool) -> String {
         ColumnType::DateTime { fsp } => {
             format!("my_store_date({}, {fsp}, {s}, {name}, 'datetime')", t.sql)
         }
-        ColumnType::Time => t.sql.clone(),
+        ColumnType::Time => format!("my_store_time({}, {s}, {name})", t.sql),
         ColumnType::Enum { values, collation } => format!(
             "my_store_enum({}, {}, {}, {s}, {name})",
             t.sql,

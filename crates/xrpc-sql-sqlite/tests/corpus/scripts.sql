@@ -941,3 +941,19 @@ INSERT IGNORE INTO tickets2 (id, kind) VALUES (11, 'zzz');
 SELECT id, kind FROM tickets2 WHERE id = 11;
 INSERT INTO tickets2 (id) VALUES (12);
 SELECT id, kind FROM tickets2 WHERE id = 12;
+
+-- script: TIME columns
+CREATE TABLE shifts (id INT PRIMARY KEY, starts TIME NOT NULL, ends TIME);
+INSERT INTO shifts VALUES (1, '09:00:00', '17:30:00'), (2, '8:05', NULL), (3, 220000, '23:59:59');
+INSERT INTO shifts VALUES (4, '1 02:03:04', '12:00:00.000'), (5, '2024-01-02 07:08:09', '000102');
+INSERT INTO shifts VALUES (6, '25:61:00', NULL);
+INSERT INTO shifts VALUES (7, 'noon', NULL);
+INSERT INTO shifts VALUES (8, '10:70', NULL);
+SELECT * FROM shifts ORDER BY id;
+SELECT id FROM shifts ORDER BY starts, id;
+SELECT id FROM shifts WHERE ends IS NULL ORDER BY id;
+SELECT id FROM shifts WHERE starts < ends ORDER BY id;
+UPDATE shifts SET ends = '18:00' WHERE id = 2;
+SELECT ends FROM shifts WHERE id = 2;
+INSERT IGNORE INTO shifts VALUES (9, 'bad', NULL);
+SELECT starts FROM shifts WHERE id = 9;
