@@ -1265,10 +1265,15 @@ impl<'a> Translator<'a> {
                         }
                         let mut cells = Vec::new();
                         for (e, c) in row.iter().zip(&targets) {
-                            if matches!(e, Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("DEFAULT"))
-                            {
-                                self.scopes.pop();
-                                return unsupported("DEFAULT as a value");
+                            if is_default_keyword(e) {
+                                match default_of(c, ignore) {
+                                    Ok(value) => cells.push(value),
+                                    Err(err) => {
+                                        self.scopes.pop();
+                                        return Err(err);
+                                    }
+                                }
+                                continue;
                             }
                             let t = self.expr(e)?;
                             cells.push(replace_store(
@@ -1470,8 +1475,12 @@ impl<'a> Translator<'a> {
             // MySQL evaluates a single-table UPDATE's assignments left to right, each reading
             // the new values of the columns assigned before it; SQLite reads the old ones, so
             // the earlier values are written into the later expressions.
-            let t = self.expr(&a.value)?;
-            let value = store(&t, &c, true, false);
+            let value = if is_default_keyword(&a.value) {
+                default_of(&c, false)?
+            } else {
+                let t = self.expr(&a.value)?;
+                store(&t, &c, true, false)
+            };
             let stored = Typed {
                 strength: Strength::Column,
                 unsigned: c.ty.is_unsigned(),
@@ -2935,6 +2944,24 @@ fn implicit_default(ty: &ColumnType) -> String {
         ColumnType::Enum { .. } => unreachable!("answered above"),
     }
     .to_string()
+}
+
+/// The keyword `DEFAULT` in place of a value.
+fn is_default_keyword(e: &Expr) -> bool {
+    matches!(e, Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("DEFAULT"))
+}
+
+/// `DEFAULT` as an inserted or assigned value: the column's default as the table declares it (already
+/// stored as the column holds it); NULL for a nullable column without one and for the
+/// AUTO_INCREMENT column (which then takes the next value); a NOT NULL column without one is
+/// 1364, or its implicit default under IGNORE.
+fn default_of(c: &Column, ignore: bool) -> Result<String> {
+    match &c.default {
+        Some(default) => Ok(default.clone()),
+        None if c.auto_increment || !c.not_null => Ok("NULL".into()),
+        None if ignore => Ok(implicit_default(&c.ty)),
+        None => Err(TranslateError::NoDefault(c.name.clone())),
+    }
 }
 
 /// A value as stored into a column: converted to its type, failing as strict mode does.

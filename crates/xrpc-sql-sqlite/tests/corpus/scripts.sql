@@ -957,3 +957,16 @@ UPDATE shifts SET ends = '18:00' WHERE id = 2;
 SELECT ends FROM shifts WHERE id = 2;
 INSERT IGNORE INTO shifts VALUES (9, 'bad', NULL);
 SELECT starts FROM shifts WHERE id = 9;
+
+-- script: DEFAULT as an inserted value
+CREATE TABLE defaults_t (id INT AUTO_INCREMENT PRIMARY KEY, n INT NOT NULL DEFAULT 7, s VARCHAR(5) DEFAULT 'x', d DECIMAL(5,2) DEFAULT 1.5, free INT, must INT NOT NULL);
+INSERT INTO defaults_t VALUES (DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, 1);
+INSERT INTO defaults_t (n, s, must) VALUES (DEFAULT, 'y', 2), (3, DEFAULT, 3);
+INSERT INTO defaults_t (must) VALUES (DEFAULT);
+INSERT IGNORE INTO defaults_t (must) VALUES (DEFAULT);
+SELECT * FROM defaults_t ORDER BY id;
+UPDATE defaults_t SET n = DEFAULT, s = DEFAULT WHERE id = 3;
+UPDATE defaults_t SET free = 5 WHERE id = 1;
+UPDATE defaults_t SET free = DEFAULT WHERE id = 1;
+UPDATE defaults_t SET must = DEFAULT WHERE id = 1;
+SELECT * FROM defaults_t ORDER BY id;
