@@ -1384,7 +1384,9 @@ impl<'a> Translator<'a> {
         }
         self.scopes.pop();
         // A VALUES or SET insert that leaves the AUTO_INCREMENT column out reserves one value a
-        // row; IGNORE of several rows would number the rows after an ignored one differently.
+        // row. Under IGNORE of several rows, InnoDB gives an ignored row's value to the next
+        // row, where SQLite has used it up (and numbering the rows explicitly would use it up
+        // too), so that is refused.
         let auto_left_out = table
             .columns
             .iter()
