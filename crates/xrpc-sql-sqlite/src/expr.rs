@@ -719,6 +719,8 @@ impl Translator<'_> {
         }
         let mut typed = Vec::with_capacity(args.len());
         for (i, arg) in args.iter().enumerate() {
+            // FIND_IN_SET reads its list as text, as MySQL reads an ENUM or SET there.
+            self.enum_ok = name == "FIND_IN_SET" && i == 1;
             let mut t = self.arg_expr(arg)?;
             // A value placed in a JSON document: a truth value is `true`/`false` there.
             let json_value = match name.as_str() {

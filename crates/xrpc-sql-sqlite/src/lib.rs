@@ -76,6 +76,10 @@
 //!   literals, IS NULL and GROUP BY; ORDER BY sorts it by index. Elsewhere (arithmetic,
 //!   functions, derived tables, unions, ORDER BY its position or alias) it is 1235. Two such
 //!   columns of one type may be compared.
+//! - A SET column holds its members' declared texts in declaration order, joined by commas;
+//!   a write names members in a comma-separated text (each once, under the column's
+//!   collation) or by a bit mask, an unknown one 1265 (left out under IGNORE). It is read
+//!   where an ENUM is and as FIND_IN_SET's list; ORDER BY sorts it by its bit mask.
 //! - A TIME column holds `HH:MM:SS` from 00:00:00 to 99:59:59, whose text sorts and compares
 //!   as the time does; a write reads MySQL's forms (`HH:MM[:SS]`, `D HH:MM:SS`, `HHMMSS`, a
 //!   datetime's time of day) and is 1292 otherwise in strict mode. It is read in the same
@@ -99,7 +103,7 @@
 //! Refused with 1235 (the message names the construct), among others: DOUBLE rounded to
 //! decimals (MySQL prints it with fixed decimals), arithmetic mixing a DECIMAL with a user
 //! variable, INSERT IGNORE of several rows into an AUTO_INCREMENT table (SQLite numbers the
-//! rows after an ignored one differently), SET columns, an ENUM or TIME column anywhere but
+//! rows after an ignored one differently), an ENUM, SET or TIME column anywhere but
 //! where MySQL reads its text or sorts it (see below), TIME(n) columns and TIME values that are
 //! negative, past 99:59:59 or with a fraction of a second, INSERT IGNORE into a table with
 //! CHECK constraints (MySQL skips the failing row), ALTER TABLE adding or dropping a CHECK, recursive

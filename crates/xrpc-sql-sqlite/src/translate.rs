@@ -36,6 +36,8 @@ struct SourceColumn {
     origin: Option<Origin>,
     /// An ENUM column's members: its values sort and compute by their index.
     members: Option<Vec<String>>,
+    /// A SET column's members: its values sort and compute by their bit mask.
+    set_members: Option<Vec<String>>,
     /// The type of a column read only where its text is what MySQL reads ("ENUM", "TIME"; see
     /// `Translator::enum_ok`).
     restricted: Option<&'static str>,
@@ -62,8 +64,13 @@ impl Source {
                     ColumnType::Enum { values, .. } => Some(values.clone()),
                     _ => None,
                 },
+                set_members: match &c.ty {
+                    ColumnType::Set { values, .. } => Some(values.clone()),
+                    _ => None,
+                },
                 restricted: match &c.ty {
                     ColumnType::Enum { .. } => Some("ENUM"),
+                    ColumnType::Set { .. } => Some("SET"),
                     ColumnType::Time => Some("TIME"),
                     _ => None,
                 },
@@ -87,6 +94,7 @@ impl Source {
                     ..o
                 }),
                 members: None,
+                set_members: None,
                 restricted: None,
             })
             .collect();
@@ -140,7 +148,9 @@ pub(crate) struct Translator<'a> {
     pub(crate) enum_ok: bool,
     /// The members of the ENUM column the last column reference resolved to.
     last_members: Option<Vec<String>>,
-    /// The last column reference resolved to an ENUM or TIME column.
+    /// The members of the SET column the last column reference resolved to.
+    last_set_members: Option<Vec<String>>,
+    /// The last column reference resolved to an ENUM, SET or TIME column.
     pub(crate) last_restricted: bool,
     /// Queries entered (1: the statement's own query).
     depth: u32,
@@ -166,6 +176,7 @@ impl<'a> Translator<'a> {
             enum_ok: false,
             last_members: None,
             last_restricted: false,
+            last_set_members: None,
             depth: 0,
             in_union: 0,
         }
@@ -393,6 +404,7 @@ impl<'a> Translator<'a> {
                         }
                         self.last_restricted = true;
                         self.last_members.clone_from(&column.members);
+                        self.last_set_members.clone_from(&column.set_members);
                     }
                     return Ok(Typed {
                         strength: Strength::Column,
@@ -731,8 +743,17 @@ impl<'a> Translator<'a> {
                 }
             }
             self.last_members = None;
+            self.last_set_members = None;
             self.enum_ok = is_column_reference(&item.expr);
             let t = self.expr(&item.expr)?;
+            if let Some(members) = self.last_set_members.take() {
+                // MySQL sorts a SET by its bit mask.
+                return Ok(format!(
+                    "my_set_bits({}, {}){dir}",
+                    t.sql,
+                    quote(&members.join("\u{1f}"))
+                ));
+            }
             if let Some(members) = self.last_members.take() {
                 // MySQL sorts an ENUM by its members' order ('' first).
                 let whens: Vec<String> = members
@@ -2834,6 +2855,24 @@ fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType>
         }
         return Ok(ColumnType::Enum { values, collation });
     }
+    if let DataType::Set(members) = data_type {
+        let mut values: Vec<String> = Vec::new();
+        for m in members {
+            let name = m.trim_end_matches(' ').to_string();
+            if name.contains(',')
+                || values
+                    .iter()
+                    .any(|v| crate::collation::compare(collation, v, &name).is_eq())
+            {
+                return unsupported(format!("column type {data_type}"));
+            }
+            values.push(name);
+        }
+        if values.len() > 62 {
+            return unsupported(format!("column type {data_type}"));
+        }
+        return Ok(ColumnType::Set { values, collation });
+    }
     let text = data_type.to_string().to_ascii_uppercase();
     let unsigned = text.contains("UNSIGNED");
     let nums: Vec<u32> = text
@@ -2932,8 +2971,10 @@ fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType>
 
 /// The value MySQL stores for a NOT NULL column an INSERT IGNORE leaves out or gives NULL.
 fn implicit_default(ty: &ColumnType) -> String {
-    if let ColumnType::Enum { values, .. } = ty {
-        return quote(values.first().map_or("", String::as_str));
+    match ty {
+        ColumnType::Enum { values, .. } => return quote(values.first().map_or("", String::as_str)),
+        ColumnType::Set { .. } => return "''".into(),
+        _ => {}
     }
     match ty {
         ColumnType::Int { .. } | ColumnType::Double | ColumnType::Float => "0",
@@ -2943,7 +2984,7 @@ fn implicit_default(ty: &ColumnType) -> String {
         ColumnType::Date => "'0000-00-00'",
         ColumnType::DateTime { .. } => "'0000-00-00 00:00:00'",
         ColumnType::Time => "'00:00:00'",
-        ColumnType::Enum { .. } => unreachable!("answered above"),
+        ColumnType::Enum { .. } | ColumnType::Set { .. } => unreachable!("answered above"),
     }
     .to_string()
 }
@@ -2996,6 +3037,12 @@ fn store(t: &Typed, c: &Column, strict: bool, ignore: bool) -> String {
         ColumnType::Time => format!("my_store_time({}, {s}, {name})", t.sql),
         ColumnType::Enum { values, collation } => format!(
             "my_store_enum({}, {}, {}, {s}, {name})",
+            t.sql,
+            quote(&values.join("\u{1f}")),
+            i32::from(*collation == Collation::Ci)
+        ),
+        ColumnType::Set { values, collation } => format!(
+            "my_store_set({}, {}, {}, {s}, {name})",
             t.sql,
             quote(&values.join("\u{1f}")),
             i32::from(*collation == Collation::Ci)

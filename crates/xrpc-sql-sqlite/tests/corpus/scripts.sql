@@ -970,3 +970,20 @@ UPDATE defaults_t SET free = 5 WHERE id = 1;
 UPDATE defaults_t SET free = DEFAULT WHERE id = 1;
 UPDATE defaults_t SET must = DEFAULT WHERE id = 1;
 SELECT * FROM defaults_t ORDER BY id;
+
+-- script: SET columns
+CREATE TABLE perms (id INT PRIMARY KEY, p SET('read', 'write', 'admin') NOT NULL, tags SET('x', 'y') DEFAULT 'y,x');
+INSERT INTO perms (id, p) VALUES (1, 'write,read'), (2, 'ADMIN'), (3, ''), (4, 'read,read,write');
+INSERT INTO perms (id, p, tags) VALUES (5, 5, NULL), (6, 7, 'x');
+INSERT INTO perms (id, p) VALUES (7, 'read,delete');
+INSERT INTO perms (id, p) VALUES (8, 8);
+INSERT INTO perms (id) VALUES (9);
+SELECT * FROM perms ORDER BY id;
+SELECT id, p FROM perms ORDER BY p, id;
+SELECT id FROM perms WHERE p = 'read,write' ORDER BY id;
+SELECT id FROM perms WHERE FIND_IN_SET('admin', p) > 0 ORDER BY id;
+SELECT p, COUNT(*) FROM perms GROUP BY p ORDER BY p;
+UPDATE perms SET p = 'admin,read' WHERE id = 3;
+SELECT p FROM perms WHERE id = 3;
+INSERT IGNORE INTO perms (id, p) VALUES (10, 'read,bogus');
+SELECT p FROM perms WHERE id = 10;
