@@ -524,6 +524,21 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             .fold(0i64, |b, (i, _)| b | 1 << i);
         Ok(Value::Integer(bits))
     })?;
+    // my_alter_not_null(v, column, row): a NULL that an ALTER TABLE makes NOT NULL is MySQL's
+    // truncation at the row it is in.
+    scalar(conn, "my_alter_not_null", 3, true, |a| {
+        if matches!(a.v(0), ValueRef::Null) {
+            return Err(fail(
+                1265,
+                format!(
+                    "Data truncated for column '{}' at row {}",
+                    a.text(1).unwrap_or_default(),
+                    a.i64(2).unwrap_or(1)
+                ),
+            ));
+        }
+        Ok(Value::from(a.v(0)))
+    })?;
     // A CHECK constraint: a row passes unless its condition is false (NULL passes), as
     // MySQL's CHECK constraints do.
     scalar(conn, "my_check", 2, true, |a| {

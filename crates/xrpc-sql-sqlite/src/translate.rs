@@ -2300,9 +2300,51 @@ impl<'a> Translator<'a> {
         operations: &[AlterTableOperation],
     ) -> Result<Translation> {
         let table = self.table(name)?;
-        let [op] = operations else {
-            return unsupported("ALTER TABLE with several changes");
-        };
+        match operations {
+            [] => unsupported("ALTER TABLE without changes"),
+            [op] => self.alter_one(table, op),
+            several => self.alter_several(table, several),
+        }
+    }
+
+    /// Several changes in one ALTER TABLE, made in order, each to the table the ones before it
+    /// left. A change that rebuilds the table (MODIFY/CHANGE COLUMN) must be the last, whose
+    /// copy then gives the statement's count; renaming the table must be alone.
+    fn alter_several(
+        &mut self,
+        mut table: Table,
+        operations: &[AlterTableOperation],
+    ) -> Result<Translation> {
+        let mut sql = Vec::new();
+        let mut affected = Affected::Zero;
+        for (i, op) in operations.iter().enumerate() {
+            // A change that can fail on the rows comes first, so a failure leaves the table as
+            // it was (the statements before it would stay done).
+            if i > 0 && fallible(op, &table) {
+                return unsupported(
+                    "ALTER TABLE with a MODIFY, CHANGE, UNIQUE key or keyed DROP COLUMN after another change",
+                );
+            }
+            let one = self.alter_one(table, op)?;
+            let Some(CatalogChange::Replace(changed)) = one.change else {
+                return unsupported("ALTER TABLE renaming the table with other changes");
+            };
+            if i == 0 {
+                // The copy of a rebuild is the last statement that changes rows, so its count
+                // stays the statement's through the DDL after it.
+                affected = one.affected;
+            }
+            sql.extend(one.sql);
+            table = changed;
+        }
+        Ok(Translation {
+            affected,
+            ..ddl(sql, CatalogChange::Replace(table))
+        })
+    }
+
+    /// One change of ALTER TABLE.
+    fn alter_one(&mut self, table: Table, op: &AlterTableOperation) -> Result<Translation> {
         let quoted = self.sqlite_table(&table);
         let mut changed = table.clone();
         let default_collation = Collation::Ci;
@@ -2564,7 +2606,14 @@ impl<'a> Translator<'a> {
             .columns
             .iter()
             .map(|c| {
-                let value = if c.name == column.name {
+                let value = if c.name == column.name && c.not_null {
+                    // A NULL the column may no longer hold is MySQL's truncation, at its row.
+                    format!(
+                        "my_alter_not_null({}, {}, \"xrpc_row\")",
+                        store(&source, c, true, false),
+                        quote(&c.name)
+                    )
+                } else if c.name == column.name {
                     store(&source, c, true, false)
                 } else {
                     ident(&c.name)
@@ -2591,7 +2640,8 @@ impl<'a> Translator<'a> {
             ));
         }
         sql.push(format!(
-            "INSERT INTO {schema}.{} ({}) SELECT {} FROM {}",
+            "INSERT INTO {schema}.{} ({}) SELECT {} FROM \
+             (SELECT *, row_number() OVER (ORDER BY rowid) AS \"xrpc_row\" FROM {})",
             ident(&building),
             targets.join(", "),
             values.join(", "),
@@ -3067,6 +3117,31 @@ fn replace_store(value: String, c: &Column, replace: bool) -> String {
         format!("my_not_null({value}, {})", quote(&c.name))
     } else {
         value
+    }
+}
+
+/// Whether an ALTER TABLE change can fail on the table's rows (or on SQLite's rules for
+/// dropping a column that a key or constraint names).
+fn fallible(op: &AlterTableOperation, table: &Table) -> bool {
+    match op {
+        AlterTableOperation::ModifyColumn { .. }
+        | AlterTableOperation::ChangeColumn { .. }
+        | AlterTableOperation::AddConstraint {
+            constraint: TableConstraint::Unique(_),
+            ..
+        } => true,
+        AlterTableOperation::DropColumn { column_names, .. } => column_names.iter().any(|c| {
+            let named = |k: &String| k.eq_ignore_ascii_case(&c.value);
+            let quoted = ident(&c.value).to_ascii_lowercase();
+            table.primary_key.iter().any(named)
+                || table.indexes.iter().any(|i| i.columns.iter().any(named))
+                || table
+                    .foreign_keys
+                    .iter()
+                    .chain(table.checks.iter().map(|(_, sql)| sql))
+                    .any(|f| f.to_ascii_lowercase().contains(&quoted))
+        }),
+        _ => false,
     }
 }
 

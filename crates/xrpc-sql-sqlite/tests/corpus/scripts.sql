@@ -987,3 +987,19 @@ UPDATE perms SET p = 'admin,read' WHERE id = 3;
 SELECT p FROM perms WHERE id = 3;
 INSERT IGNORE INTO perms (id, p) VALUES (10, 'read,bogus');
 SELECT p FROM perms WHERE id = 10;
+
+-- script: ALTER TABLE with several changes
+CREATE TABLE profiles (id INT PRIMARY KEY, name VARCHAR(10), age INT);
+INSERT INTO profiles VALUES (1, 'ann', 30), (2, 'bob', NULL);
+ALTER TABLE profiles ADD COLUMN city VARCHAR(20) NOT NULL DEFAULT 'x', ADD COLUMN zip INT, ADD INDEX by_city (city);
+SELECT * FROM profiles ORDER BY id;
+ALTER TABLE profiles ADD UNIQUE KEY by_name (name), DROP COLUMN zip, RENAME COLUMN city TO town;
+INSERT INTO profiles (id, name) VALUES (3, 'ann');
+ALTER TABLE profiles MODIFY age BIGINT NOT NULL DEFAULT 0, DROP INDEX by_city;
+UPDATE profiles SET age = 0 WHERE age IS NULL;
+ALTER TABLE profiles MODIFY age BIGINT NOT NULL DEFAULT 0, DROP INDEX by_city;
+ALTER TABLE profiles MODIFY age INT, ADD COLUMN note TEXT;
+SELECT * FROM profiles ORDER BY id;
+INSERT INTO profiles (id, name) VALUES (4, 'cy');
+SELECT id, age, town, note FROM profiles ORDER BY id;
+ALTER TABLE profiles ADD COLUMN a INT, ADD COLUMN a INT;
