@@ -66,7 +66,8 @@
 //!   catalog's definition (create under a temporary name, copy converting the column as strict
 //!   mode does, move the sequence, drop, rename, recreate indexes and triggers) and counts the
 //!   rows copied where MySQL copies the table (a NULL left in a column made NOT NULL is
-//!   1265 at its row). Several changes in one ALTER TABLE run in order; one that can fail on
+//!   1265 at its row); so does `ADD COLUMN … FIRST/AFTER`, which MySQL does in place (no
+//!   rows counted). Several changes in one ALTER TABLE run in order; one that can fail on
 //!   the rows (MODIFY/CHANGE, a UNIQUE key, dropping a keyed column) must be the first, so a
 //!   failure leaves the table as it was (else 1235). CHECK constraints (column or table, named or
 //!   MySQL's `table_chk_n`) are SQLite CHECKs of `my_check`, which fails with MySQL's 3819

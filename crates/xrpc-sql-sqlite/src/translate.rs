@@ -2351,7 +2351,7 @@ impl<'a> Translator<'a> {
         let sql = match op {
             AlterTableOperation::AddColumn {
                 column_def,
-                column_position: None,
+                column_position,
                 ..
             } => {
                 let (column, def, pk, unique) = self.column_def(column_def, default_collation)?;
@@ -2360,6 +2360,9 @@ impl<'a> Translator<'a> {
                 }
                 if table.column(&column.name).is_some() {
                     return Err(TranslateError::DuplicateColumn(column.name));
+                }
+                if let Some(position) = column_position {
+                    return self.add_column_at(table, column, position);
                 }
                 let def = if column.not_null && !def.contains(" DEFAULT ") {
                     // MySQL fills existing rows with the type's implicit default.
@@ -2595,8 +2598,6 @@ impl<'a> Translator<'a> {
                 key.clone_from(&column.name);
             }
         }
-        let schema = self.schema(&table.database);
-        let building = format!("{}.rebuild", table.name);
         let source = Typed {
             strength: Strength::Column,
             unsigned: old.ty.is_unsigned(),
@@ -2621,45 +2622,7 @@ impl<'a> Translator<'a> {
                 (ident(&c.name), value)
             })
             .unzip();
-        // The copy is the last statement that changes rows, so the statement's count is the
-        // rows copied (the DDL after it leaves SQLite's count as it is). The AUTO_INCREMENT
-        // sequence moves to the new table first, so the copy keeps it at no less than it was.
-        let mut sql = vec![
-            format!("DROP TABLE IF EXISTS {schema}.{}", ident(&building)),
-            create_table_sql(&schema, &building, &changed),
-        ];
-        if rowid_key(&table).is_some() {
-            sql.push(format!(
-                "DELETE FROM {schema}.sqlite_sequence WHERE name = {}",
-                quote(&building)
-            ));
-            sql.push(format!(
-                "UPDATE {schema}.sqlite_sequence SET name = {} WHERE name = {}",
-                quote(&building),
-                quote(&table.name)
-            ));
-        }
-        sql.push(format!(
-            "INSERT INTO {schema}.{} ({}) SELECT {} FROM \
-             (SELECT *, row_number() OVER (ORDER BY rowid) AS \"xrpc_row\" FROM {})",
-            ident(&building),
-            targets.join(", "),
-            values.join(", "),
-            self.sqlite_table(&table)
-        ));
-        sql.push(format!("DROP TABLE {}", self.sqlite_table(&table)));
-        sql.push(format!(
-            "ALTER TABLE {schema}.{} RENAME TO {}",
-            ident(&building),
-            ident(&table.name)
-        ));
-        sql.extend(
-            changed
-                .indexes
-                .iter()
-                .map(|i| create_index_sql(&schema, &changed.name, i)),
-        );
-        sql.extend(on_update_triggers(&changed, &schema));
+        let sql = self.rebuild_sql(&table, &changed, &targets, &values);
         // MySQL counts the rows of a change that copies the table; one that changes only the
         // column's name, default or comment, or lengthens a VARCHAR whose length prefix stays
         // one byte (or two), is done in place and counts none.
@@ -2695,6 +2658,126 @@ impl<'a> Translator<'a> {
             },
             ..ddl(sql, CatalogChange::Replace(changed))
         })
+    }
+
+    /// The statements that build `table` again as `changed`: created under a temporary name,
+    /// filled with `values` (SQL over the old table's row, and `"xrpc_row"`, its number) for
+    /// the `targets` columns, the AUTO_INCREMENT sequence moved over, the old table dropped and
+    /// the new one renamed, its indexes and triggers created again.
+    fn rebuild_sql(
+        &self,
+        table: &Table,
+        changed: &Table,
+        targets: &[String],
+        values: &[String],
+    ) -> Vec<String> {
+        let schema = self.schema(&table.database);
+        let building = format!("{}.rebuild", table.name);
+        // The copy is the last statement that changes rows, so the statement's count is the
+        // rows copied (the DDL after it leaves SQLite's count as it is). The AUTO_INCREMENT
+        // sequence moves to the new table first, so the copy keeps it at no less than it was.
+        let mut sql = vec![
+            format!("DROP TABLE IF EXISTS {schema}.{}", ident(&building)),
+            create_table_sql(&schema, &building, changed),
+        ];
+        if rowid_key(table).is_some() {
+            sql.push(format!(
+                "DELETE FROM {schema}.sqlite_sequence WHERE name = {}",
+                quote(&building)
+            ));
+            sql.push(format!(
+                "UPDATE {schema}.sqlite_sequence SET name = {} WHERE name = {}",
+                quote(&building),
+                quote(&table.name)
+            ));
+        }
+        sql.push(format!(
+            "INSERT INTO {schema}.{} ({}) SELECT {} FROM \
+             (SELECT *, row_number() OVER (ORDER BY rowid) AS \"xrpc_row\" FROM {})",
+            ident(&building),
+            targets.join(", "),
+            values.join(", "),
+            self.sqlite_table(table)
+        ));
+        sql.push(format!("DROP TABLE {}", self.sqlite_table(table)));
+        sql.push(format!(
+            "ALTER TABLE {schema}.{} RENAME TO {}",
+            ident(&building),
+            ident(&table.name)
+        ));
+        sql.extend(
+            changed
+                .indexes
+                .iter()
+                .map(|i| create_index_sql(&schema, &changed.name, i)),
+        );
+        sql.extend(on_update_triggers(changed, &schema));
+        sql
+    }
+
+    /// `ADD COLUMN … FIRST/AFTER c`: SQLite adds columns only at the end, so the table is
+    /// built again with the new column in its place, holding its default (or the type's
+    /// implicit one for a NOT NULL column without one, as MySQL fills existing rows). MySQL
+    /// adds it in place: no rows counted.
+    fn add_column_at(
+        &mut self,
+        table: Table,
+        column: Column,
+        position: &sqlparser::ast::MySQLColumnPosition,
+    ) -> Result<Translation> {
+        if !table.checks.is_empty() {
+            return unsupported("ADD COLUMN … FIRST/AFTER in a table with CHECK constraints");
+        }
+        let Some(others) = self.catalog.tables(&table.database) else {
+            return unsupported(
+                "ADD COLUMN … FIRST/AFTER on a catalog that cannot list its tables",
+            );
+        };
+        let referenced = format!("REFERENCES {} (", ident(&table.name)).to_ascii_lowercase();
+        if others.iter().any(|t| {
+            !t.name.eq_ignore_ascii_case(&table.name)
+                && t.foreign_keys
+                    .iter()
+                    .any(|f| f.to_ascii_lowercase().contains(&referenced))
+        }) {
+            return unsupported(
+                "ADD COLUMN … FIRST/AFTER in a table other tables' foreign keys reference",
+            );
+        }
+        let at = match position {
+            sqlparser::ast::MySQLColumnPosition::First => 0,
+            sqlparser::ast::MySQLColumnPosition::After(after) => {
+                table
+                    .columns
+                    .iter()
+                    .position(|c| c.name.eq_ignore_ascii_case(&after.value))
+                    .ok_or_else(|| {
+                        TranslateError::UnknownColumn(after.value.clone(), "field list")
+                    })?
+                    + 1
+            }
+        };
+        let filled = match &column.default {
+            Some(default) => default.clone(),
+            None if column.not_null => implicit_default(&column.ty),
+            None => "NULL".into(),
+        };
+        let mut changed = table.clone();
+        changed.columns.insert(at, column.clone());
+        let (targets, values): (Vec<String>, Vec<String>) = changed
+            .columns
+            .iter()
+            .map(|c| {
+                let value = if c.name == column.name {
+                    filled.clone()
+                } else {
+                    ident(&c.name)
+                };
+                (ident(&c.name), value)
+            })
+            .unzip();
+        let sql = self.rebuild_sql(&table, &changed, &targets, &values);
+        Ok(ddl(sql, CatalogChange::Replace(changed)))
     }
 
     fn add_index(
