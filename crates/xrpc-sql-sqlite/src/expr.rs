@@ -147,6 +147,8 @@ impl Translator<'_> {
                 if *any {
                     return unsupported("LIKE ANY");
                 }
+                // LIKE reads an ENUM, SET or TIME value as its text.
+                self.enum_ok = is_string_literal(pattern);
                 let x = self.expr(expr)?;
                 let p = self.expr(pattern)?;
                 let escape = match escape_char {
