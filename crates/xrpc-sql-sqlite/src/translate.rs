@@ -11,8 +11,10 @@ use sqlparser::ast::{
 
 use crate::error::{TranslateError, unsupported};
 use crate::typed::{Strength, Typed, as_text, group_key, ident, quote, truth, unify};
-use crate::types::{Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Index, Table, Ty};
-use crate::{Affected, CatalogChange, OutColumn, Translation};
+use crate::types::{
+    BIN_COLLATION, Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Index, Table, Ty,
+};
+use crate::{Affected, CatalogChange, Origin, OutColumn, Translation};
 
 type Result<T> = std::result::Result<T, TranslateError>;
 
@@ -20,27 +22,84 @@ type Result<T> = std::result::Result<T, TranslateError>;
 #[derive(Debug, Clone)]
 struct Source {
     name: String,
-    /// Each column's name, type and whether it is an UNSIGNED integer.
-    columns: Vec<(String, Ty, bool)>,
+    columns: Vec<SourceColumn>,
+}
+
+/// A column a [`Source`] offers.
+#[derive(Debug, Clone)]
+struct SourceColumn {
+    name: String,
+    ty: Ty,
+    /// An UNSIGNED integer.
+    unsigned: bool,
+    /// The table column it is, if it is one.
+    origin: Option<Origin>,
+    /// An ENUM column's members: its values sort and compute by their index.
+    members: Option<Vec<String>>,
+    /// A SET column's members: its values sort and compute by their bit mask.
+    set_members: Option<Vec<String>>,
+    /// The type of a column read only where its text is what MySQL reads ("ENUM", "TIME"; see
+    /// `Translator::enum_ok`).
+    restricted: Option<&'static str>,
 }
 
 impl Source {
     /// The columns of the catalog's `table`, seen under `name` (the table's name or its alias).
     fn of_table(name: String, table: &Table) -> Self {
-        Self {
-            name,
-            columns: table_columns(table),
-        }
+        let columns = table
+            .columns
+            .iter()
+            .map(|c| SourceColumn {
+                name: c.name.clone(),
+                ty: c.ty.ty(),
+                unsigned: c.ty.is_unsigned(),
+                origin: Some(Origin {
+                    database: table.database.clone(),
+                    table: name.clone(),
+                    original_table: table.name.clone(),
+                    column: c.name.clone(),
+                    flags: table.flags_of(&c.name),
+                }),
+                members: match &c.ty {
+                    ColumnType::Enum { values, .. } => Some(values.clone()),
+                    _ => None,
+                },
+                set_members: match &c.ty {
+                    ColumnType::Set { values, .. } => Some(values.clone()),
+                    _ => None,
+                },
+                restricted: match &c.ty {
+                    ColumnType::Enum { .. } => Some("ENUM"),
+                    ColumnType::Set { .. } => Some("SET"),
+                    ColumnType::Time => Some("TIME"),
+                    _ => None,
+                },
+            })
+            .collect();
+        Self { name, columns }
     }
-}
 
-/// Each column of `table` as a [`Source`] lists it.
-fn table_columns(table: &Table) -> Vec<(String, Ty, bool)> {
-    table
-        .columns
-        .iter()
-        .map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned()))
-        .collect()
+    /// A derived table's or common table expression's columns under `name`: a column that is
+    /// a table's column stays one, seen under the new name.
+    fn of_query(name: String, names: Vec<String>, columns: &[OutColumn]) -> Self {
+        let columns = names
+            .into_iter()
+            .zip(columns)
+            .map(|(n, c)| SourceColumn {
+                name: n,
+                ty: c.ty,
+                unsigned: c.origin.as_ref().is_some_and(|o| o.flags.unsigned),
+                origin: c.origin.clone().map(|o| Origin {
+                    table: name.clone(),
+                    ..o
+                }),
+                members: None,
+                set_members: None,
+                restricted: None,
+            })
+            .collect();
+        Self { name, columns }
+    }
 }
 
 /// The names one SELECT sees.
@@ -53,6 +112,9 @@ struct Scope {
     outputs: Vec<(String, Ty)>,
     /// The select list's types by position, for ORDER BY 1.
     positions: Vec<Ty>,
+    /// The positions (from 0) and names of the select items that are ENUM columns.
+    enum_items: Vec<usize>,
+    enum_names: Vec<String>,
 }
 
 /// The translation of one statement against a catalog.
@@ -75,6 +137,25 @@ pub(crate) struct Translator<'a> {
     /// In a single-table UPDATE: the columns assigned so far, by table and column, with their
     /// new values (MySQL's later assignments read them).
     assigned: Vec<(String, String, Typed)>,
+    /// The table column the last column reference resolved to, for a select item's origin.
+    last_origin: Option<Origin>,
+    /// Column definitions may carry CHECK (in CREATE TABLE, which translates them).
+    checks_allowed: bool,
+    /// The next expression, if it is a column reference, may be an ENUM column: set by the
+    /// contexts where MySQL reads an ENUM as its text (a top-level select item, a comparison
+    /// with a string literal, IS NULL, GROUP BY) or where its index order is emitted (ORDER
+    /// BY). Anywhere else an ENUM column is refused: MySQL would compute with its index.
+    pub(crate) enum_ok: bool,
+    /// The members of the ENUM column the last column reference resolved to.
+    last_members: Option<Vec<String>>,
+    /// The members of the SET column the last column reference resolved to.
+    last_set_members: Option<Vec<String>>,
+    /// The last column reference resolved to an ENUM, SET or TIME column.
+    pub(crate) last_restricted: bool,
+    /// Queries entered (1: the statement's own query).
+    depth: u32,
+    /// Inside a UNION's members.
+    in_union: u32,
 }
 
 impl<'a> Translator<'a> {
@@ -90,6 +171,14 @@ impl<'a> Translator<'a> {
             numbered: false,
             named: false,
             assigned: Vec::new(),
+            last_origin: None,
+            checks_allowed: false,
+            enum_ok: false,
+            last_members: None,
+            last_restricted: false,
+            last_set_members: None,
+            depth: 0,
+            in_union: 0,
         }
     }
 
@@ -164,9 +253,10 @@ impl<'a> Translator<'a> {
                 let table = self.table(&target.name)?;
                 Ok(Translation {
                     sql: vec![
-                        format!("DELETE FROM {}", ident(&table.name)),
+                        format!("DELETE FROM {}", self.sqlite_table(&table)),
                         format!(
-                            "DELETE FROM sqlite_sequence WHERE name = {}",
+                            "DELETE FROM {}.sqlite_sequence WHERE name = {}",
+                            self.schema(&table.database),
                             quote(&table.name)
                         ),
                     ],
@@ -178,16 +268,14 @@ impl<'a> Translator<'a> {
                 let mut changes = Vec::new();
                 for rename in renames {
                     let from = self.table(&rename.old_name)?;
-                    let to = last_name(&rename.new_name)?;
-                    if self.catalog.table(None, &to).is_some() {
-                        return Err(TranslateError::TableExists(to));
-                    }
+                    let to = self.rename_target(&from, &rename.new_name)?;
                     sql.push(format!(
                         "ALTER TABLE {} RENAME TO {}",
-                        ident(&from.name),
+                        self.sqlite_table(&from),
                         ident(&to)
                     ));
                     changes.push(CatalogChange::Rename {
+                        database: from.database,
                         from: from.name,
                         to,
                     });
@@ -208,19 +296,65 @@ impl<'a> Translator<'a> {
         }
     }
 
+    /// A table name's database (the one it names, else the current one) and table.
+    fn located(&self, name: &ObjectName) -> Result<(String, String)> {
+        let mut parts = name_parts(name)?;
+        match parts.len() {
+            1 => {
+                let database = self
+                    .catalog
+                    .current_schema()
+                    .ok_or(TranslateError::NoDatabase)?;
+                Ok((database, parts.remove(0)))
+            }
+            2 => {
+                let table = parts.remove(1);
+                Ok((parts.remove(0), table))
+            }
+            _ => unsupported(format!("table name {name}")),
+        }
+    }
+
+    /// The catalog's table a name names, with its database.
     fn table(&self, name: &ObjectName) -> Result<Table> {
-        let parts = name_parts(name)?;
-        let (schema, table) = match parts.as_slice() {
-            [t] => (None, t.as_str()),
-            [s, t] => (Some(s.as_str()), t.as_str()),
-            _ => return unsupported(format!("table name {name}")),
-        };
-        self.catalog.table(schema, table).ok_or_else(|| {
-            let schema = schema
-                .map(str::to_string)
-                .or_else(|| self.catalog.current_schema());
-            TranslateError::NoSuchTable(format!("{}.{table}", schema.unwrap_or_default()))
-        })
+        let (database, table) = self.located(name)?;
+        let mut found = self
+            .catalog
+            .table(Some(&database), &table)
+            .ok_or_else(|| TranslateError::NoSuchTable(format!("{database}.{table}")))?;
+        if found.database.is_empty() {
+            found.database = database;
+        }
+        Ok(found)
+    }
+
+    /// The new name of a table renamed: in the same database (SQLite cannot move a table to
+    /// another database file), and free.
+    fn rename_target(&self, from: &Table, to: &ObjectName) -> Result<String> {
+        let (database, to) = self.located(to)?;
+        if !database.eq_ignore_ascii_case(&from.database) {
+            return unsupported("RENAME TABLE to another database");
+        }
+        if self.catalog.table(Some(&database), &to).is_some() {
+            return Err(TranslateError::TableExists(to));
+        }
+        Ok(to)
+    }
+
+    /// Whether a select item may be an ENUM column: in the statement's own query, not a UNION
+    /// (elsewhere the values would reach a context that no longer knows they are an ENUM's).
+    fn enum_items_allowed(&self) -> bool {
+        self.depth == 1 && self.in_union == 0 && !self.numbered && !self.named
+    }
+
+    /// The SQLite schema a MySQL database is attached under, quoted.
+    fn schema(&self, database: &str) -> String {
+        ident(&self.catalog.sqlite_schema(database))
+    }
+
+    /// A table's name in SQLite: `"schema"."table"`.
+    fn sqlite_table(&self, table: &Table) -> String {
+        format!("{}.{}", self.schema(&table.database), ident(&table.name))
     }
 
     // ---- names -------------------------------------------------------------------------
@@ -240,33 +374,42 @@ impl<'a> Translator<'a> {
             return Ok(value.clone());
         }
         for scope in self.scopes.iter().rev() {
-            let mut found: Vec<(&Source, Ty, bool)> = Vec::new();
+            let mut found: Vec<(&Source, &SourceColumn)> = Vec::new();
             for source in &scope.sources {
                 if qualifier.is_some_and(|q| !q.eq_ignore_ascii_case(&source.name)) {
                     continue;
                 }
-                if let Some((_, ty, unsigned)) = source
+                if let Some(column) = source
                     .columns
                     .iter()
-                    .find(|(c, _, _)| c.eq_ignore_ascii_case(name))
+                    .find(|c| c.name.eq_ignore_ascii_case(name))
                 {
-                    found.push((source, *ty, *unsigned));
+                    found.push((source, column));
                 }
             }
             let using =
                 qualifier.is_none() && scope.using.iter().any(|u| u.eq_ignore_ascii_case(name));
             match found.as_slice() {
                 [] => {}
-                [(source, ty, unsigned), ..] if found.len() == 1 || using => {
+                [(source, column), ..] if found.len() == 1 || using => {
                     let sql = if using {
                         ident(name)
                     } else {
                         format!("{}.{}", ident(&source.name), ident(name))
                     };
+                    self.last_origin = column.origin.clone();
+                    if let Some(kind) = column.restricted {
+                        if !std::mem::take(&mut self.enum_ok) {
+                            return unsupported(format!("{kind} column '{name}' in an expression"));
+                        }
+                        self.last_restricted = true;
+                        self.last_members.clone_from(&column.members);
+                        self.last_set_members.clone_from(&column.set_members);
+                    }
                     return Ok(Typed {
                         strength: Strength::Column,
-                        unsigned: *unsigned,
-                        ..Typed::new(sql, *ty)
+                        unsigned: column.unsigned,
+                        ..Typed::new(sql, column.ty)
                     });
                 }
                 _ => {
@@ -286,6 +429,13 @@ impl<'a> Translator<'a> {
                     .iter()
                     .find(|(a, _)| a.eq_ignore_ascii_case(name))
             {
+                if scope
+                    .enum_names
+                    .iter()
+                    .any(|n| n.eq_ignore_ascii_case(alias))
+                {
+                    return unsupported(format!("ENUM or TIME column '{alias}' by its alias"));
+                }
                 return Ok(Typed::new(ident(alias), *ty));
             }
         }
@@ -324,6 +474,13 @@ impl<'a> Translator<'a> {
     }
 
     pub(crate) fn query(&mut self, q: &Query) -> Result<(String, Vec<OutColumn>)> {
+        self.depth += 1;
+        let out = self.query_at_depth(q);
+        self.depth -= 1;
+        out
+    }
+
+    fn query_at_depth(&mut self, q: &Query) -> Result<(String, Vec<OutColumn>)> {
         if q.fetch.is_some() || q.for_clause.is_some() || !q.pipe_operators.is_empty() {
             return unsupported("query clause");
         }
@@ -354,14 +511,11 @@ impl<'a> Translator<'a> {
                         .collect::<Vec<_>>()
                         .join(", ")
                 ));
-                self.ctes.push(Source {
-                    name: cte.alias.name.value.clone(),
-                    columns: names
-                        .into_iter()
-                        .zip(columns.iter())
-                        .map(|(n, c)| (n, c.ty, false))
-                        .collect(),
-                });
+                self.ctes.push(Source::of_query(
+                    cte.alias.name.value.clone(),
+                    names,
+                    &columns,
+                ));
             }
             prefix = format!("WITH {} ", parts.join(", "));
         }
@@ -446,8 +600,12 @@ impl<'a> Translator<'a> {
                 set_quantifier,
                 right,
             } => {
-                let (l, lc) = self.set_expr(left)?;
-                let (r, rc) = self.set_expr(right)?;
+                self.in_union += 1;
+                let sides = self
+                    .set_expr(left)
+                    .and_then(|l| Ok((l, self.set_expr(right)?)));
+                self.in_union -= 1;
+                let ((l, lc), (r, rc)) = sides?;
                 if lc.len() != rc.len() {
                     return Err(TranslateError::Unsupported(
                         "UNION of selects with different column counts".into(),
@@ -468,10 +626,7 @@ impl<'a> Translator<'a> {
                 let columns: Vec<OutColumn> = lc
                     .iter()
                     .zip(&rc)
-                    .map(|(a, b)| OutColumn {
-                        name: a.name.clone(),
-                        ty: unify(a.ty, b.ty),
-                    })
+                    .map(|(a, b)| OutColumn::computed(a.name.clone(), unify(a.ty, b.ty)))
                     .collect();
                 if columns.iter().zip(&lc).zip(&rc).any(|((c, a), b)| {
                     (c.ty != a.ty && a.ty != Ty::Null) || (c.ty != b.ty && b.ty != Ty::Null)
@@ -560,6 +715,13 @@ impl<'a> Translator<'a> {
                 else {
                     return Err(TranslateError::UnknownColumn(n.clone(), "order clause"));
                 };
+                if self
+                    .scopes
+                    .last()
+                    .is_some_and(|s| s.enum_items.contains(&(i - 1)))
+                {
+                    return unsupported("ORDER BY the position of an ENUM or TIME column");
+                }
                 return Ok(format!("{i}{}{dir}", collate_suffix(positions[i - 1])));
             }
             if let Expr::Identifier(id) = &item.expr {
@@ -570,10 +732,41 @@ impl<'a> Translator<'a> {
                         .cloned()
                 });
                 if let Some((alias, ty)) = alias {
+                    if self
+                        .scopes
+                        .last()
+                        .is_some_and(|s| s.enum_names.iter().any(|n| n == &alias))
+                    {
+                        return unsupported("ORDER BY an ENUM or TIME column by its alias");
+                    }
                     return Ok(format!("{}{}{dir}", ident(&alias), collate_suffix(ty)));
                 }
             }
+            self.last_members = None;
+            self.last_set_members = None;
+            self.enum_ok = is_column_reference(&item.expr);
             let t = self.expr(&item.expr)?;
+            if let Some(members) = self.last_set_members.take() {
+                // MySQL sorts a SET by its bit mask.
+                return Ok(format!(
+                    "my_set_bits({}, {}){dir}",
+                    t.sql,
+                    quote(&members.join("\u{1f}"))
+                ));
+            }
+            if let Some(members) = self.last_members.take() {
+                // MySQL sorts an ENUM by its members' order ('' first).
+                let whens: Vec<String> = members
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| format!(" WHEN {} THEN {}", quote(m), i + 1))
+                    .collect();
+                return Ok(format!(
+                    "CASE {} COLLATE {BIN_COLLATION}{} ELSE 0 END{dir}",
+                    t.sql,
+                    whens.concat()
+                ));
+            }
             Ok(format!("{}{}{dir}", t.sql, collate_suffix(t.ty)))
         })();
         self.clause = saved;
@@ -635,7 +828,22 @@ impl<'a> Translator<'a> {
         for item in &s.projection {
             match item {
                 SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                    self.last_origin = None;
+                    self.last_restricted = false;
+                    self.enum_ok = self.enum_items_allowed() && is_column_reference(e);
                     let t = self.expr(e)?;
+                    if std::mem::take(&mut self.last_restricted) {
+                        let scope = self.scopes.last_mut().expect("in a select");
+                        scope.enum_items.push(items.len());
+                        if let SelectItem::ExprWithAlias { alias, .. } = item {
+                            scope.enum_names.push(alias.value.clone());
+                        }
+                    }
+                    let origin = if is_column_reference(e) {
+                        self.last_origin.take()
+                    } else {
+                        None
+                    };
                     any_aggregate |= t.aggregate;
                     let name = match item {
                         SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
@@ -653,7 +861,11 @@ impl<'a> Translator<'a> {
                         name.clone(),
                         matches!(item, SelectItem::ExprWithAlias { .. }),
                     ));
-                    columns.push(OutColumn { name, ty: t.ty });
+                    columns.push(OutColumn {
+                        name,
+                        ty: t.ty,
+                        origin,
+                    });
                 }
                 SelectItem::Wildcard(_) => {
                     let scope = self.scopes.last().expect("in a select");
@@ -661,8 +873,19 @@ impl<'a> Translator<'a> {
                         return Err(TranslateError::Unsupported("* without tables".into()));
                     }
                     let mut seen_using = Vec::new();
+                    let enums_allowed = self.enum_items_allowed();
+                    let mut enum_items = Vec::new();
                     for source in &scope.sources {
-                        for (c, ty, _) in &source.columns {
+                        for column in &source.columns {
+                            let (c, ty) = (&column.name, &column.ty);
+                            if let Some(kind) = column.restricted {
+                                if !enums_allowed {
+                                    return unsupported(format!(
+                                        "{kind} column '{c}' in a derived table, union or subquery"
+                                    ));
+                                }
+                                enum_items.push(items.len());
+                            }
                             let merged = scope.using.iter().any(|u| u.eq_ignore_ascii_case(c));
                             if merged {
                                 if seen_using
@@ -684,9 +907,15 @@ impl<'a> Translator<'a> {
                             columns.push(OutColumn {
                                 name: c.clone(),
                                 ty: *ty,
+                                origin: column.origin.clone(),
                             });
                         }
                     }
+                    self.scopes
+                        .last_mut()
+                        .expect("in a select")
+                        .enum_items
+                        .extend(enum_items);
                 }
                 SelectItem::QualifiedWildcard(
                     SelectItemQualifiedWildcardKind::ObjectName(name),
@@ -701,16 +930,45 @@ impl<'a> Translator<'a> {
                     else {
                         return Err(TranslateError::NoSuchTable(qualifier));
                     };
-                    for (c, ty, _) in &source.columns {
+                    if !self.enum_items_allowed()
+                        && let Some(c) = source.columns.iter().find(|c| c.restricted.is_some())
+                    {
+                        return unsupported(format!(
+                            "{} column '{}' in a derived table, union or subquery",
+                            c.restricted.unwrap_or_default(),
+                            c.name
+                        ));
+                    }
+                    let at = items.len();
+                    let enum_items: Vec<usize> = source
+                        .columns
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, c)| c.restricted.is_some())
+                        .map(|(i, _)| at + i)
+                        .collect();
+                    self.scopes
+                        .last_mut()
+                        .expect("in a select")
+                        .enum_items
+                        .extend(enum_items);
+                    let scope = self.scopes.last().expect("in a select");
+                    let source = scope
+                        .sources
+                        .iter()
+                        .find(|s| s.name.eq_ignore_ascii_case(&qualifier))
+                        .expect("found above");
+                    for column in &source.columns {
                         items.push((
-                            format!("{}.{}", ident(&source.name), ident(c)),
-                            *ty,
-                            c.clone(),
+                            format!("{}.{}", ident(&source.name), ident(&column.name)),
+                            column.ty,
+                            column.name.clone(),
                             false,
                         ));
                         columns.push(OutColumn {
-                            name: c.clone(),
-                            ty: *ty,
+                            name: column.name.clone(),
+                            ty: column.ty,
+                            origin: column.origin.clone(),
                         });
                     }
                 }
@@ -769,6 +1027,7 @@ impl<'a> Translator<'a> {
                     self.clause = "group statement";
                     let mut keys = Vec::new();
                     for e in exprs {
+                        self.enum_ok = is_column_reference(e);
                         let t = self.expr(e)?;
                         keys.push(group_key(&t));
                     }
@@ -870,16 +1129,25 @@ impl<'a> Translator<'a> {
                             .cloned()
                     })
                     .flatten();
-                let (sql_name, columns) = match cte {
-                    Some(cte) => (ident(&cte.name), cte.columns),
-                    None => {
-                        let table = self.table(name)?;
-                        (qualified(name)?, table_columns(&table))
-                    }
-                };
                 let refer = alias
                     .as_ref()
                     .map_or(table_name.clone(), |a| a.name.value.clone());
+                let (sql_name, source) = match cte {
+                    Some(cte) => (
+                        ident(&cte.name),
+                        Source {
+                            name: refer.clone(),
+                            columns: cte.columns,
+                        },
+                    ),
+                    None => {
+                        let table = self.table(name)?;
+                        (
+                            self.sqlite_table(&table),
+                            Source::of_table(refer.clone(), &table),
+                        )
+                    }
+                };
                 let scope = self.scopes.last_mut().expect("in a select");
                 if scope
                     .sources
@@ -888,10 +1156,7 @@ impl<'a> Translator<'a> {
                 {
                     return unsupported(format!("table '{refer}' named twice"));
                 }
-                scope.sources.push(Source {
-                    name: refer.clone(),
-                    columns,
-                });
+                scope.sources.push(source);
                 Ok(format!("{sql_name} AS {}", ident(&refer)))
             }
             TableFactor::Derived {
@@ -914,15 +1179,7 @@ impl<'a> Translator<'a> {
                     .last_mut()
                     .expect("in a select")
                     .sources
-                    .push(Source {
-                        name: refer.clone(),
-                        columns: names
-                            .iter()
-                            .cloned()
-                            .zip(columns.iter())
-                            .map(|(n, c)| (n, c.ty, false))
-                            .collect(),
-                    });
+                    .push(Source::of_query(refer.clone(), names, &columns));
                 if !alias.columns.is_empty() {
                     return unsupported("derived table column list");
                 }
@@ -954,6 +1211,10 @@ impl<'a> Translator<'a> {
         };
         let table = self.table(name)?;
         let ignore = insert.ignore;
+        if ignore && !table.checks.is_empty() {
+            // MySQL skips a row that fails a CHECK under IGNORE; SQLite would fail the statement.
+            return unsupported("INSERT IGNORE into a table with CHECK constraints");
+        }
         self.strict = !ignore;
         // The target columns, in the order values are given.
         let mut targets: Vec<Column> = Vec::new();
@@ -999,7 +1260,7 @@ impl<'a> Translator<'a> {
             if !ignore {
                 return Err(TranslateError::NoDefault(c.name.clone()));
             }
-            implicit.push((c.clone(), implicit_default(&c.ty).into()));
+            implicit.push((c.clone(), implicit_default(&c.ty)));
         }
         self.scopes.push(Scope::default());
         let rows_sql = if !insert.assignments.is_empty() {
@@ -1025,10 +1286,15 @@ impl<'a> Translator<'a> {
                         }
                         let mut cells = Vec::new();
                         for (e, c) in row.iter().zip(&targets) {
-                            if matches!(e, Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("DEFAULT"))
-                            {
-                                self.scopes.pop();
-                                return unsupported("DEFAULT as a value");
+                            if is_default_keyword(e) {
+                                match default_of(c, ignore) {
+                                    Ok(value) => cells.push(value),
+                                    Err(err) => {
+                                        self.scopes.pop();
+                                        return Err(err);
+                                    }
+                                }
+                                continue;
                             }
                             let t = self.expr(e)?;
                             cells.push(replace_store(
@@ -1079,7 +1345,7 @@ impl<'a> Translator<'a> {
             (false, true) => "INSERT OR IGNORE",
             (false, false) => "INSERT",
         };
-        let target = qualified(name)?;
+        let target = self.sqlite_table(&table);
         // REPLACE notes the table's row count before it (the source reads the table, so SQLite
         // evaluates it before the first row is written) for MySQL's affected rows.
         let rows_sql = if replace {
@@ -1139,7 +1405,9 @@ impl<'a> Translator<'a> {
         }
         self.scopes.pop();
         // A VALUES or SET insert that leaves the AUTO_INCREMENT column out reserves one value a
-        // row; IGNORE of several rows would number the rows after an ignored one differently.
+        // row. Under IGNORE of several rows, InnoDB gives an ignored row's value to the next
+        // row, where SQLite has used it up (and numbering the rows explicitly would use it up
+        // too), so that is refused.
         let auto_left_out = table
             .columns
             .iter()
@@ -1157,6 +1425,7 @@ impl<'a> Translator<'a> {
                     );
                 }
                 Some(crate::Reservation {
+                    schema: self.catalog.sqlite_schema(&table.database),
                     table: table.name.clone(),
                     rows,
                 })
@@ -1202,7 +1471,7 @@ impl<'a> Translator<'a> {
             sources: vec![Source::of_table(refer.clone(), &table)],
             ..Scope::default()
         });
-        let out = self.update_in_scope(update, &table, &refer, name);
+        let out = self.update_in_scope(update, &table, &refer);
         self.scopes.pop();
         out
     }
@@ -1212,7 +1481,6 @@ impl<'a> Translator<'a> {
         update: &Update,
         table: &Table,
         refer: &str,
-        name: &ObjectName,
     ) -> Result<Translation> {
         self.strict = true;
         self.clause = "field list";
@@ -1230,8 +1498,12 @@ impl<'a> Translator<'a> {
             // MySQL evaluates a single-table UPDATE's assignments left to right, each reading
             // the new values of the columns assigned before it; SQLite reads the old ones, so
             // the earlier values are written into the later expressions.
-            let t = self.expr(&a.value)?;
-            let value = store(&t, &c, true, false);
+            let value = if is_default_keyword(&a.value) {
+                default_of(&c, false)?
+            } else {
+                let t = self.expr(&a.value)?;
+                store(&t, &c, true, false)
+            };
             let stored = Typed {
                 strength: Strength::Column,
                 unsigned: c.ty.is_unsigned(),
@@ -1254,9 +1526,10 @@ impl<'a> Translator<'a> {
             let t = self.expr(w)?;
             filter.push(truth(&t));
         }
+        let target = self.sqlite_table(table);
         let limited = self.limited_rows(
             refer,
-            name,
+            &target,
             &filter,
             &update.order_by,
             update.limit.as_ref(),
@@ -1273,8 +1546,7 @@ impl<'a> Translator<'a> {
         };
         Ok(Translation {
             sql: vec![format!(
-                "UPDATE {}{alias} SET {} WHERE {}",
-                qualified(name)?,
+                "UPDATE {target}{alias} SET {} WHERE {}",
                 sets.join(", "),
                 conditions.join(" AND ")
             )],
@@ -1420,7 +1692,7 @@ impl<'a> Translator<'a> {
     fn limited_rows(
         &mut self,
         refer: &str,
-        name: &ObjectName,
+        target: &str,
         filter: &[String],
         order: &[OrderByExpr],
         limit: Option<&Expr>,
@@ -1451,8 +1723,7 @@ impl<'a> Translator<'a> {
             format!(" WHERE {}", filter.join(" AND "))
         };
         Ok(Some(format!(
-            "rowid IN (SELECT {r}.rowid FROM {} AS {r}{where_sql}{order_sql}{limit_sql})",
-            qualified(name)?,
+            "rowid IN (SELECT {r}.rowid FROM {target} AS {r}{where_sql}{order_sql}{limit_sql})",
             r = ident(refer)
         )))
     }
@@ -1487,9 +1758,10 @@ impl<'a> Translator<'a> {
                 self.clause = "where clause";
                 filter.push(truth(&self.expr(w)?));
             }
+            let target = self.sqlite_table(&table);
             let conditions = match self.limited_rows(
                 &refer,
-                name,
+                &target,
                 &filter,
                 &delete.order_by,
                 delete.limit.as_ref(),
@@ -1508,10 +1780,7 @@ impl<'a> Translator<'a> {
                 String::new()
             };
             Ok(Translation {
-                sql: vec![format!(
-                    "DELETE FROM {}{alias}{where_sql}",
-                    qualified(name)?
-                )],
+                sql: vec![format!("DELETE FROM {target}{alias}{where_sql}")],
                 columns: Vec::new(),
                 affected: Affected::Changes,
                 change: None,
@@ -1578,13 +1847,13 @@ impl<'a> Translator<'a> {
                 let name = table_of(target)
                     .ok_or_else(|| TranslateError::Unsupported("DELETE target".into()))?;
                 match &table_name {
-                    Some(first) if !last_name(first)?.eq_ignore_ascii_case(&last_name(&name)?) => {
+                    Some(first) if !same_table(&self.located(first)?, &self.located(&name)?) => {
                         return unsupported("DELETE from several tables");
                     }
                     _ => table_name = Some(name),
                 }
             }
-            let table_name = table_name.expect("a target");
+            let table = self.table(&table_name.expect("a target"))?;
             let where_sql = match &delete.selection {
                 Some(w) => {
                     self.clause = "where clause";
@@ -1599,7 +1868,7 @@ impl<'a> Translator<'a> {
             Ok(Translation {
                 sql: vec![format!(
                     "DELETE FROM {} WHERE rowid IN ({})",
-                    qualified(&table_name)?,
+                    self.sqlite_table(&table),
                     chosen.join(" UNION ")
                 )],
                 affected: Affected::Changes,
@@ -1617,8 +1886,11 @@ impl<'a> Translator<'a> {
         {
             return unsupported("CREATE TABLE form");
         }
-        let name = last_name(&create.name)?;
-        if self.catalog.table(None, &name).is_some() {
+        let (database, name) = self.located(&create.name)?;
+        if !self.catalog.has_database(&database) {
+            return Err(TranslateError::UnknownDatabase(database));
+        }
+        if self.catalog.table(Some(&database), &name).is_some() {
             if create.if_not_exists {
                 return Ok(nothing());
             }
@@ -1631,16 +1903,24 @@ impl<'a> Translator<'a> {
             .and_then(|(_, v)| Collation::from_mysql_name(v))
             .unwrap_or(Collation::Ci);
         let mut table = Table {
+            database: database.clone(),
             name: name.clone(),
             options,
             ..Table::default()
         };
-        let mut defs = Vec::new();
+        let schema = self.schema(&database);
         let mut primary: Vec<String> = Vec::new();
         let mut indexes: Vec<(Option<String>, Vec<String>, bool)> = Vec::new();
-        let mut foreign = Vec::new();
+        let mut checks: Vec<&sqlparser::ast::CheckConstraint> = Vec::new();
         for def in &create.columns {
-            let (column, sql, pk, unique) = self.column_def(def, default_collation)?;
+            self.checks_allowed = true;
+            let column = self.column_def(def, default_collation);
+            self.checks_allowed = false;
+            let (column, _, pk, unique) = column?;
+            checks.extend(def.options.iter().filter_map(|o| match &o.option {
+                ColumnOption::Check(c) => Some(c),
+                _ => None,
+            }));
             if table.column(&column.name).is_some() {
                 return Err(TranslateError::DuplicateColumn(column.name));
             }
@@ -1651,7 +1931,6 @@ impl<'a> Translator<'a> {
                 indexes.push((Some(column.name.clone()), vec![column.name.clone()], true));
             }
             table.columns.push(column);
-            defs.push(sql);
         }
         for constraint in &create.constraints {
             match constraint {
@@ -1685,11 +1964,20 @@ impl<'a> Translator<'a> {
                         .iter()
                         .map(|c| ident(&c.value))
                         .collect();
-                    let target = last_name(&fk.foreign_table)?;
-                    if target != name && self.catalog.table(None, &target).is_none() {
+                    // An unqualified parent is in the new table's database, as MySQL resolves
+                    // it; SQLite's REFERENCES names a table of the same database file.
+                    let (target_database, target) = if fk.foreign_table.0.len() == 1 {
+                        (database.clone(), last_name(&fk.foreign_table)?)
+                    } else {
+                        self.located(&fk.foreign_table)?
+                    };
+                    if !target_database.eq_ignore_ascii_case(&database) {
+                        return unsupported("a foreign key to a table of another database");
+                    }
+                    if target != name && self.catalog.table(Some(&database), &target).is_none() {
                         return unsupported("a foreign key to a missing table");
                     }
-                    foreign.push(format!(
+                    table.foreign_keys.push(format!(
                         "FOREIGN KEY ({}) REFERENCES {} ({}) ON DELETE {} ON UPDATE {}",
                         own.join(", "),
                         ident(&target),
@@ -1706,11 +1994,13 @@ impl<'a> Translator<'a> {
                         false,
                     ));
                 }
+                TableConstraint::Check(c) => checks.push(c),
                 other => {
                     return unsupported(format!("constraint {}", first_words(&other.to_string())));
                 }
             }
         }
+        table.checks = self.checks(&table, &checks)?;
         for p in &primary {
             let Some(c) = table
                 .columns
@@ -1720,46 +2010,27 @@ impl<'a> Translator<'a> {
                 return Err(TranslateError::UnknownColumn(p.clone(), "PRIMARY KEY"));
             };
             c.not_null = true;
+            table.primary_key.push(c.name.clone());
         }
         // The AUTO_INCREMENT column must be the integer primary key (SQLite's rowid).
         let auto: Vec<usize> = (0..table.columns.len())
             .filter(|&i| table.columns[i].auto_increment)
             .collect();
-        let mut rowid_key = false;
-        match auto.as_slice() {
-            [] => {}
+        let rowid_key = match auto.as_slice() {
+            [] => false,
             [i] if primary.len() == 1
                 && primary[0].eq_ignore_ascii_case(&table.columns[*i].name)
                 && matches!(table.columns[*i].ty, ColumnType::Int { .. }) =>
             {
-                defs[*i] = format!(
-                    "{} INTEGER PRIMARY KEY AUTOINCREMENT",
-                    ident(&table.columns[*i].name)
-                );
-                rowid_key = true;
+                true
             }
             _ => {
                 return unsupported(
                     "AUTO_INCREMENT on a column that is not the integer primary key",
                 );
             }
-        }
-        // NOT NULL of key columns after the primary key made them so.
-        for (i, c) in table.columns.iter().enumerate() {
-            if c.not_null && !defs[i].contains("NOT NULL") && !(rowid_key && c.auto_increment) {
-                defs[i].push_str(" NOT NULL");
-            }
-        }
-        if !primary.is_empty() && !rowid_key {
-            let cols: Vec<String> = primary.iter().map(|p| ident(p)).collect();
-            defs.push(format!("PRIMARY KEY ({})", cols.join(", ")));
-        }
-        defs.extend(foreign);
-        let mut sql = vec![format!(
-            "CREATE TABLE {} ({})",
-            ident(&name),
-            defs.join(", ")
-        )];
+        };
+        let mut sql = vec![create_table_sql(&schema, &name, &table)];
         for (index_name, columns, unique) in indexes {
             let index_name =
                 index_name.unwrap_or_else(|| columns.first().cloned().unwrap_or_default());
@@ -1773,18 +2044,9 @@ impl<'a> Translator<'a> {
                 sqlite_name: format!("{name}.{index_name}"),
                 name: index_name,
                 unique,
+                columns: declared_names(&table, &columns),
             };
-            sql.push(format!(
-                "CREATE {}INDEX {} ON {} ({})",
-                if unique { "UNIQUE " } else { "" },
-                ident(&index.sqlite_name),
-                ident(&name),
-                columns
-                    .iter()
-                    .map(|c| ident(c))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+            sql.push(create_index_sql(&schema, &name, &index));
             table.indexes.push(index);
         }
         if let Some((_, start)) = table.options.iter().find(|(k, _)| k == "AUTO_INCREMENT") {
@@ -1795,13 +2057,60 @@ impl<'a> Translator<'a> {
                 return unsupported("AUTO_INCREMENT = n without an AUTO_INCREMENT column");
             }
             sql.push(format!(
-                "INSERT INTO sqlite_sequence (name, seq) VALUES ({}, {})",
+                "INSERT INTO {schema}.sqlite_sequence (name, seq) VALUES ({}, {})",
                 quote(&name),
                 start - 1
             ));
         }
-        sql.extend(on_update_triggers(&table));
+        sql.extend(on_update_triggers(&table, &schema));
         Ok(ddl(sql, CatalogChange::Create(table)))
+    }
+
+    /// The enforced CHECK constraints as SQLite's: the condition as MySQL reads it, failing
+    /// with MySQL's 3819 when false. Unnamed ones are `table_chk_n`, as MySQL names them.
+    fn checks(
+        &mut self,
+        table: &Table,
+        checks: &[&sqlparser::ast::CheckConstraint],
+    ) -> Result<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        let mut unnamed = 0;
+        for check in checks {
+            let name = match &check.name {
+                Some(n) => n.value.clone(),
+                None => {
+                    unnamed += 1;
+                    format!("{}_chk_{unnamed}", table.name)
+                }
+            };
+            if check.enforced == Some(false) {
+                continue;
+            }
+            // The columns are named unqualified, as SQLite's CHECK needs: every one is merged
+            // as if joined with USING.
+            self.scopes.push(Scope {
+                sources: vec![Source::of_table(table.name.clone(), table)],
+                using: table.columns.iter().map(|c| c.name.clone()).collect(),
+                ..Scope::default()
+            });
+            self.clause = "check constraint";
+            let condition = self.expr(&check.expr);
+            self.scopes.pop();
+            let condition = condition?;
+            if condition.aggregate {
+                return Err(TranslateError::GroupFunction);
+            }
+            out.push((
+                name.clone(),
+                format!(
+                    "CONSTRAINT {} CHECK (my_check({}, {}))",
+                    ident(&name),
+                    truth(&condition),
+                    quote(&name)
+                ),
+            ));
+        }
+        Ok(out)
     }
 
     /// One column definition: the catalog column, its SQLite definition, whether it is the
@@ -1832,8 +2141,8 @@ impl<'a> Translator<'a> {
             auto_increment: false,
             on_update_now: false,
             comment: None,
+            default: None,
         };
-        let mut sql = format!("{} {}", ident(&column.name), column.ty.sqlite_decl());
         let (mut pk, mut unique) = (false, false);
         let mut nullable_declared = false;
         for o in &def.options {
@@ -1842,7 +2151,7 @@ impl<'a> Translator<'a> {
                 ColumnOption::NotNull => column.not_null = true,
                 ColumnOption::Default(e) => {
                     column.has_default = true;
-                    sql.push_str(&format!(" DEFAULT {}", self.default_value(e, &column)?));
+                    column.default = Some(self.default_value(e, &column)?);
                 }
                 ColumnOption::PrimaryKey(_) => pk = true,
                 ColumnOption::Unique(_) => unique = true,
@@ -1856,6 +2165,8 @@ impl<'a> Translator<'a> {
                     column.auto_increment = true;
                 }
                 ColumnOption::Collation(_) | ColumnOption::CharacterSet(_) => {}
+                // Translated with the table's other checks (create_table).
+                ColumnOption::Check(_) if self.checks_allowed => {}
                 other => return unsupported(format!("column option {other}")),
             }
         }
@@ -1864,6 +2175,12 @@ impl<'a> Translator<'a> {
             // A nullable column without DEFAULT defaults to NULL.
             column.has_default = true;
         }
+        if matches!(column.ty, ColumnType::Enum { .. }) && column.not_null && !column.has_default {
+            // A NOT NULL ENUM without DEFAULT defaults to its first member.
+            column.has_default = true;
+            column.default = Some(implicit_default(&column.ty));
+        }
+        let sql = column_head(&column);
         Ok((column, sql, pk, unique))
     }
 
@@ -1910,18 +2227,9 @@ impl<'a> Translator<'a> {
             sqlite_name: format!("{}.{index_name}", table.name),
             name: index_name,
             unique: create.unique,
+            columns: declared_names(&table, &columns),
         };
-        let sql = format!(
-            "CREATE {}INDEX {} ON {} ({})",
-            if create.unique { "UNIQUE " } else { "" },
-            ident(&index.sqlite_name),
-            ident(&table.name),
-            columns
-                .iter()
-                .map(|c| ident(c))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        let sql = create_index_sql(&self.schema(&table.database), &table.name, &index);
         let mut changed = table.clone();
         changed.indexes.push(index);
         Ok(ddl(vec![sql], CatalogChange::Replace(changed)))
@@ -1942,8 +2250,11 @@ impl<'a> Translator<'a> {
                 for n in names {
                     match self.table(n) {
                         Ok(t) => {
-                            sql.push(format!("DROP TABLE {}", ident(&t.name)));
-                            changes.push(CatalogChange::Drop(t.name));
+                            sql.push(format!("DROP TABLE {}", self.sqlite_table(&t)));
+                            changes.push(CatalogChange::Drop {
+                                database: t.database,
+                                table: t.name,
+                            });
                         }
                         Err(TranslateError::NoSuchTable(shown)) => missing.push(shown),
                         Err(other) => return Err(other),
@@ -1974,10 +2285,11 @@ impl<'a> Translator<'a> {
         else {
             return Err(TranslateError::NoSuchIndex(index_name.to_string()));
         };
+        let schema = self.schema(&table.database);
         let mut changed = table;
         let index = changed.indexes.remove(at);
         Ok(ddl(
-            vec![format!("DROP INDEX {}", ident(&index.sqlite_name))],
+            vec![format!("DROP INDEX {schema}.{}", ident(&index.sqlite_name))],
             CatalogChange::Replace(changed),
         ))
     }
@@ -1988,21 +2300,60 @@ impl<'a> Translator<'a> {
         operations: &[AlterTableOperation],
     ) -> Result<Translation> {
         let table = self.table(name)?;
-        // `ALTER TABLE t DISABLE | ENABLE KEYS` (the front end reads it without changes): SQLite,
-        // like InnoDB, keeps every index current, so there is nothing to pause.
-        if operations.is_empty() {
-            return Ok(nothing());
+        match operations {
+            // `ALTER TABLE t DISABLE | ENABLE KEYS` (the front end reads it without changes):
+            // SQLite, like InnoDB, keeps every index current, so there is nothing to pause.
+            [] => Ok(nothing()),
+            [op] => self.alter_one(table, op),
+            several => self.alter_several(table, several),
         }
-        let [op] = operations else {
-            return unsupported("ALTER TABLE with several changes");
-        };
-        let quoted = ident(&table.name);
+    }
+
+    /// Several changes in one ALTER TABLE, made in order, each to the table the ones before it
+    /// left. A change that rebuilds the table (MODIFY/CHANGE COLUMN) must be the last, whose
+    /// copy then gives the statement's count; renaming the table must be alone.
+    fn alter_several(
+        &mut self,
+        mut table: Table,
+        operations: &[AlterTableOperation],
+    ) -> Result<Translation> {
+        let mut sql = Vec::new();
+        let mut affected = Affected::Zero;
+        for (i, op) in operations.iter().enumerate() {
+            // A change that can fail on the rows comes first, so a failure leaves the table as
+            // it was (the statements before it would stay done).
+            if i > 0 && fallible(op, &table) {
+                return unsupported(
+                    "ALTER TABLE with a MODIFY, CHANGE, UNIQUE key or keyed DROP COLUMN after another change",
+                );
+            }
+            let one = self.alter_one(table, op)?;
+            let Some(CatalogChange::Replace(changed)) = one.change else {
+                return unsupported("ALTER TABLE renaming the table with other changes");
+            };
+            if i == 0 {
+                // The copy of a rebuild is the last statement that changes rows, so its count
+                // stays the statement's through the DDL after it.
+                affected = one.affected;
+            }
+            sql.extend(one.sql);
+            table = changed;
+        }
+        Ok(Translation {
+            affected,
+            ..ddl(sql, CatalogChange::Replace(table))
+        })
+    }
+
+    /// One change of ALTER TABLE.
+    fn alter_one(&mut self, table: Table, op: &AlterTableOperation) -> Result<Translation> {
+        let quoted = self.sqlite_table(&table);
         let mut changed = table.clone();
         let default_collation = Collation::Ci;
         let sql = match op {
             AlterTableOperation::AddColumn {
                 column_def,
-                column_position: None,
+                column_position,
                 ..
             } => {
                 let (column, def, pk, unique) = self.column_def(column_def, default_collation)?;
@@ -2011,6 +2362,9 @@ impl<'a> Translator<'a> {
                 }
                 if table.column(&column.name).is_some() {
                     return Err(TranslateError::DuplicateColumn(column.name));
+                }
+                if let Some(position) = column_position {
+                    return self.add_column_at(table, column, position);
                 }
                 let def = if column.not_null && !def.contains(" DEFAULT ") {
                     // MySQL fills existing rows with the type's implicit default.
@@ -2059,6 +2413,17 @@ impl<'a> Translator<'a> {
                     ));
                 };
                 c.name = new_column_name.value.clone();
+                let keys = changed.primary_key.iter_mut().chain(
+                    changed
+                        .indexes
+                        .iter_mut()
+                        .flat_map(|i| i.columns.iter_mut()),
+                );
+                for key in keys {
+                    if key.eq_ignore_ascii_case(&old_column_name.value) {
+                        key.clone_from(&new_column_name.value);
+                    }
+                }
                 vec![format!(
                     "ALTER TABLE {quoted} RENAME COLUMN {} TO {}",
                     ident(&old_column_name.value),
@@ -2068,11 +2433,14 @@ impl<'a> Translator<'a> {
             AlterTableOperation::RenameTable { table_name } => {
                 let to = match table_name {
                     sqlparser::ast::RenameTableNameKind::As(n)
-                    | sqlparser::ast::RenameTableNameKind::To(n) => last_name(n)?,
+                    | sqlparser::ast::RenameTableNameKind::To(n) => {
+                        self.rename_target(&table, n)?
+                    }
                 };
                 return Ok(ddl(
                     vec![format!("ALTER TABLE {quoted} RENAME TO {}", ident(&to))],
                     CatalogChange::Rename {
+                        database: table.database,
                         from: table.name,
                         to,
                     },
@@ -2099,10 +2467,318 @@ impl<'a> Translator<'a> {
             AlterTableOperation::DropIndex { name } => {
                 return self.drop_index(table, &name.value);
             }
+            AlterTableOperation::ModifyColumn {
+                col_name,
+                data_type,
+                options,
+                column_position,
+            } => {
+                return self.rebuild_column(
+                    table,
+                    &col_name.value,
+                    &column_definition(col_name, data_type, options),
+                    column_position.as_ref(),
+                );
+            }
+            AlterTableOperation::ChangeColumn {
+                old_name,
+                new_name,
+                data_type,
+                options,
+                column_position,
+            } => {
+                return self.rebuild_column(
+                    table,
+                    &old_name.value,
+                    &column_definition(new_name, data_type, options),
+                    column_position.as_ref(),
+                );
+            }
             other => {
                 return unsupported(format!("ALTER TABLE {}", first_words(&other.to_string())));
             }
         };
+        Ok(ddl(sql, CatalogChange::Replace(changed)))
+    }
+
+    /// `ALTER TABLE … MODIFY/CHANGE COLUMN`: SQLite cannot change a column's declaration, so
+    /// the table is built again from the catalog's definition with the new column: created
+    /// under a temporary name, filled with the rows (the changed column's values stored as an
+    /// UPDATE would store them, failing as strict mode does), its AUTO_INCREMENT sequence moved
+    /// over, the old table dropped and the new one renamed, then its indexes and triggers
+    /// created again. Dropping a table other tables' foreign keys reference would act on
+    /// theirs, so that is refused, as is a change of the column's keys or AUTO_INCREMENT.
+    fn rebuild_column(
+        &mut self,
+        table: Table,
+        old_name: &str,
+        def: &sqlparser::ast::ColumnDef,
+        position: Option<&sqlparser::ast::MySQLColumnPosition>,
+    ) -> Result<Translation> {
+        let Some(at) = table
+            .columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(old_name))
+        else {
+            return Err(TranslateError::UnknownColumn(
+                old_name.to_string(),
+                "field list",
+            ));
+        };
+        let old = table.columns[at].clone();
+        let collation = table
+            .options
+            .iter()
+            .find(|(k, _)| k.contains("COLLATE"))
+            .and_then(|(_, v)| Collation::from_mysql_name(v))
+            .unwrap_or(Collation::Ci);
+        let (mut column, _, pk, unique) = self.column_def(def, collation)?;
+        if pk || unique {
+            return unsupported("MODIFY COLUMN with a key");
+        }
+        if column.auto_increment != old.auto_increment
+            || (column.auto_increment && !matches!(column.ty, ColumnType::Int { .. }))
+        {
+            return unsupported("MODIFY COLUMN changing AUTO_INCREMENT");
+        }
+        let renamed = !column.name.eq_ignore_ascii_case(&old.name);
+        if renamed && table.column(&column.name).is_some() {
+            return Err(TranslateError::DuplicateColumn(column.name));
+        }
+        let Some(others) = self.catalog.tables(&table.database) else {
+            return unsupported("MODIFY COLUMN on a catalog that cannot list its tables");
+        };
+        let referenced = format!("REFERENCES {} (", ident(&table.name)).to_ascii_lowercase();
+        if others.iter().any(|t| {
+            !t.name.eq_ignore_ascii_case(&table.name)
+                && t.foreign_keys
+                    .iter()
+                    .any(|f| f.to_ascii_lowercase().contains(&referenced))
+        }) {
+            return unsupported("MODIFY COLUMN of a table other tables' foreign keys reference");
+        }
+        if renamed
+            && table.foreign_keys.iter().any(|f| {
+                f.to_ascii_lowercase()
+                    .contains(&ident(&old.name).to_ascii_lowercase())
+            })
+        {
+            return unsupported("CHANGE COLUMN renaming a column of a foreign key");
+        }
+        if !table.checks.is_empty() && (renamed || column.ty != old.ty) {
+            return unsupported("MODIFY COLUMN of a table with CHECK constraints");
+        }
+        let is_old = |c: &String| c.eq_ignore_ascii_case(&old.name);
+        if table.primary_key.iter().any(is_old) {
+            column.not_null = true;
+        }
+        let mut changed = table.clone();
+        changed.columns.remove(at);
+        let to = match position {
+            None => at,
+            Some(sqlparser::ast::MySQLColumnPosition::First) => 0,
+            Some(sqlparser::ast::MySQLColumnPosition::After(after)) => {
+                changed
+                    .columns
+                    .iter()
+                    .position(|c| c.name.eq_ignore_ascii_case(&after.value))
+                    .ok_or_else(|| {
+                        TranslateError::UnknownColumn(after.value.clone(), "field list")
+                    })?
+                    + 1
+            }
+        };
+        changed.columns.insert(to, column.clone());
+        let keys = changed.primary_key.iter_mut().chain(
+            changed
+                .indexes
+                .iter_mut()
+                .flat_map(|i| i.columns.iter_mut()),
+        );
+        for key in keys {
+            if is_old(key) {
+                key.clone_from(&column.name);
+            }
+        }
+        let source = Typed {
+            strength: Strength::Column,
+            unsigned: old.ty.is_unsigned(),
+            ..Typed::new(ident(&old.name), old.ty.ty())
+        };
+        let (targets, values): (Vec<String>, Vec<String>) = changed
+            .columns
+            .iter()
+            .map(|c| {
+                let value = if c.name == column.name && c.not_null {
+                    // A NULL the column may no longer hold is MySQL's truncation, at its row.
+                    format!(
+                        "my_alter_not_null({}, {}, \"xrpc_row\")",
+                        store(&source, c, true, false),
+                        quote(&c.name)
+                    )
+                } else if c.name == column.name {
+                    store(&source, c, true, false)
+                } else {
+                    ident(&c.name)
+                };
+                (ident(&c.name), value)
+            })
+            .unzip();
+        let sql = self.rebuild_sql(&table, &changed, &targets, &values);
+        // MySQL counts the rows of a change that copies the table; one that changes only the
+        // column's name, default or comment, or lengthens a VARCHAR whose length prefix stays
+        // one byte (or two), is done in place and counts none.
+        let in_place_type = match (&old.ty, &column.ty) {
+            (
+                ColumnType::VarChar {
+                    length: a,
+                    collation: x,
+                },
+                ColumnType::VarChar {
+                    length: b,
+                    collation: y,
+                },
+            ) => x == y && b >= a && ((*a <= 63) == (*b <= 63)),
+            (
+                ColumnType::Enum {
+                    values: a,
+                    collation: x,
+                },
+                ColumnType::Enum {
+                    values: b,
+                    collation: y,
+                },
+            ) => x == y && b.starts_with(a),
+            (a, b) => a == b,
+        };
+        let copies = !in_place_type || column.not_null != old.not_null || to != at;
+        Ok(Translation {
+            affected: if copies {
+                Affected::Changes
+            } else {
+                Affected::Zero
+            },
+            ..ddl(sql, CatalogChange::Replace(changed))
+        })
+    }
+
+    /// The statements that build `table` again as `changed`: created under a temporary name,
+    /// filled with `values` (SQL over the old table's row, and `"xrpc_row"`, its number) for
+    /// the `targets` columns, the AUTO_INCREMENT sequence moved over, the old table dropped and
+    /// the new one renamed, its indexes and triggers created again.
+    fn rebuild_sql(
+        &self,
+        table: &Table,
+        changed: &Table,
+        targets: &[String],
+        values: &[String],
+    ) -> Vec<String> {
+        let schema = self.schema(&table.database);
+        let building = format!("{}.rebuild", table.name);
+        // The copy is the last statement that changes rows, so the statement's count is the
+        // rows copied (the DDL after it leaves SQLite's count as it is). The AUTO_INCREMENT
+        // sequence moves to the new table first, so the copy keeps it at no less than it was.
+        let mut sql = vec![
+            format!("DROP TABLE IF EXISTS {schema}.{}", ident(&building)),
+            create_table_sql(&schema, &building, changed),
+        ];
+        if rowid_key(table).is_some() {
+            sql.push(format!(
+                "DELETE FROM {schema}.sqlite_sequence WHERE name = {}",
+                quote(&building)
+            ));
+            sql.push(format!(
+                "UPDATE {schema}.sqlite_sequence SET name = {} WHERE name = {}",
+                quote(&building),
+                quote(&table.name)
+            ));
+        }
+        sql.push(format!(
+            "INSERT INTO {schema}.{} ({}) SELECT {} FROM \
+             (SELECT *, row_number() OVER (ORDER BY rowid) AS \"xrpc_row\" FROM {})",
+            ident(&building),
+            targets.join(", "),
+            values.join(", "),
+            self.sqlite_table(table)
+        ));
+        sql.push(format!("DROP TABLE {}", self.sqlite_table(table)));
+        sql.push(format!(
+            "ALTER TABLE {schema}.{} RENAME TO {}",
+            ident(&building),
+            ident(&table.name)
+        ));
+        sql.extend(
+            changed
+                .indexes
+                .iter()
+                .map(|i| create_index_sql(&schema, &changed.name, i)),
+        );
+        sql.extend(on_update_triggers(changed, &schema));
+        sql
+    }
+
+    /// `ADD COLUMN … FIRST/AFTER c`: SQLite adds columns only at the end, so the table is
+    /// built again with the new column in its place, holding its default (or the type's
+    /// implicit one for a NOT NULL column without one, as MySQL fills existing rows). MySQL
+    /// adds it in place: no rows counted.
+    fn add_column_at(
+        &mut self,
+        table: Table,
+        column: Column,
+        position: &sqlparser::ast::MySQLColumnPosition,
+    ) -> Result<Translation> {
+        if !table.checks.is_empty() {
+            return unsupported("ADD COLUMN … FIRST/AFTER in a table with CHECK constraints");
+        }
+        let Some(others) = self.catalog.tables(&table.database) else {
+            return unsupported(
+                "ADD COLUMN … FIRST/AFTER on a catalog that cannot list its tables",
+            );
+        };
+        let referenced = format!("REFERENCES {} (", ident(&table.name)).to_ascii_lowercase();
+        if others.iter().any(|t| {
+            !t.name.eq_ignore_ascii_case(&table.name)
+                && t.foreign_keys
+                    .iter()
+                    .any(|f| f.to_ascii_lowercase().contains(&referenced))
+        }) {
+            return unsupported(
+                "ADD COLUMN … FIRST/AFTER in a table other tables' foreign keys reference",
+            );
+        }
+        let at = match position {
+            sqlparser::ast::MySQLColumnPosition::First => 0,
+            sqlparser::ast::MySQLColumnPosition::After(after) => {
+                table
+                    .columns
+                    .iter()
+                    .position(|c| c.name.eq_ignore_ascii_case(&after.value))
+                    .ok_or_else(|| {
+                        TranslateError::UnknownColumn(after.value.clone(), "field list")
+                    })?
+                    + 1
+            }
+        };
+        let filled = match &column.default {
+            Some(default) => default.clone(),
+            None if column.not_null => implicit_default(&column.ty),
+            None => "NULL".into(),
+        };
+        let mut changed = table.clone();
+        changed.columns.insert(at, column.clone());
+        let (targets, values): (Vec<String>, Vec<String>) = changed
+            .columns
+            .iter()
+            .map(|c| {
+                let value = if c.name == column.name {
+                    filled.clone()
+                } else {
+                    ident(&c.name)
+                };
+                (ident(&c.name), value)
+            })
+            .unzip();
+        let sql = self.rebuild_sql(&table, &changed, &targets, &values);
         Ok(ddl(sql, CatalogChange::Replace(changed)))
     }
 
@@ -2129,18 +2805,9 @@ impl<'a> Translator<'a> {
             sqlite_name: format!("{}.{name}", table.name),
             name: name.to_string(),
             unique,
+            columns: declared_names(&table, &columns),
         };
-        let sql = format!(
-            "CREATE {}INDEX {} ON {} ({})",
-            if unique { "UNIQUE " } else { "" },
-            ident(&index.sqlite_name),
-            ident(&table.name),
-            columns
-                .iter()
-                .map(|c| ident(c))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        let sql = create_index_sql(&self.schema(&table.database), &table.name, &index);
         let mut changed = table;
         changed.indexes.push(index);
         Ok(ddl(vec![sql], CatalogChange::Replace(changed)))
@@ -2204,14 +2871,18 @@ fn last_name(name: &ObjectName) -> Result<String> {
         .ok_or_else(|| TranslateError::Unsupported("empty name".into()))
 }
 
-/// A table name as SQLite's: `"t"`, or `"db"."t"` for a qualified one (the engine attaches
-/// each database under its name).
-fn qualified(name: &ObjectName) -> Result<String> {
-    Ok(name_parts(name)?
-        .iter()
-        .map(|p| ident(p))
-        .collect::<Vec<_>>()
-        .join("."))
+/// Whether an expression is a column reference (in parentheses or not).
+pub(crate) fn is_column_reference(e: &Expr) -> bool {
+    match e {
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_) => true,
+        Expr::Nested(inner) => is_column_reference(inner),
+        _ => false,
+    }
+}
+
+/// Whether two (database, table) names are one table (names are case-insensitive).
+fn same_table(a: &(String, String), b: &(String, String)) -> bool {
+    a.0.eq_ignore_ascii_case(&b.0) && a.1.eq_ignore_ascii_case(&b.1)
 }
 
 fn first_words(text: &str) -> String {
@@ -2301,6 +2972,42 @@ fn table_options(options: &CreateTableOptions) -> Vec<(String, String)> {
 
 /// A column's MySQL type from its declaration.
 fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType> {
+    if let DataType::Enum(members, _) = data_type {
+        let mut values: Vec<String> = Vec::new();
+        for m in members {
+            let sqlparser::ast::EnumMember::Name(name) = m else {
+                return unsupported(format!("column type {data_type}"));
+            };
+            // MySQL drops a member's trailing spaces.
+            let name = name.trim_end_matches(' ').to_string();
+            if values
+                .iter()
+                .any(|v| crate::collation::compare(collation, v, &name).is_eq())
+            {
+                return unsupported(format!("column type {data_type} with a member twice"));
+            }
+            values.push(name);
+        }
+        return Ok(ColumnType::Enum { values, collation });
+    }
+    if let DataType::Set(members) = data_type {
+        let mut values: Vec<String> = Vec::new();
+        for m in members {
+            let name = m.trim_end_matches(' ').to_string();
+            if name.contains(',')
+                || values
+                    .iter()
+                    .any(|v| crate::collation::compare(collation, v, &name).is_eq())
+            {
+                return unsupported(format!("column type {data_type}"));
+            }
+            values.push(name);
+        }
+        if values.len() > 62 {
+            return unsupported(format!("column type {data_type}"));
+        }
+        return Ok(ColumnType::Set { values, collation });
+    }
     let text = data_type.to_string().to_ascii_uppercase();
     let unsigned = text.contains("UNSIGNED");
     let nums: Vec<u32> = text
@@ -2389,6 +3096,7 @@ fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType>
         },
         "TINYBLOB" | "BLOB" | "MEDIUMBLOB" | "LONGBLOB" => ColumnType::Bytes { length: u32::MAX },
         "DATE" => ColumnType::Date,
+        "TIME" if nums.is_empty() => ColumnType::Time,
         "DATETIME" | "TIMESTAMP" => ColumnType::DateTime {
             fsp: nums.first().copied().unwrap_or(0).min(6) as u8,
         },
@@ -2397,7 +3105,12 @@ fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType>
 }
 
 /// The value MySQL stores for a NOT NULL column an INSERT IGNORE leaves out or gives NULL.
-fn implicit_default(ty: &ColumnType) -> &'static str {
+fn implicit_default(ty: &ColumnType) -> String {
+    match ty {
+        ColumnType::Enum { values, .. } => return quote(values.first().map_or("", String::as_str)),
+        ColumnType::Set { .. } => return "''".into(),
+        _ => {}
+    }
     match ty {
         ColumnType::Int { .. } | ColumnType::Double | ColumnType::Float => "0",
         ColumnType::Decimal { .. } => "'0'",
@@ -2406,6 +3119,26 @@ fn implicit_default(ty: &ColumnType) -> &'static str {
         ColumnType::Date => "'0000-00-00'",
         ColumnType::DateTime { .. } => "'0000-00-00 00:00:00'",
         ColumnType::Time => "'00:00:00'",
+        ColumnType::Enum { .. } | ColumnType::Set { .. } => unreachable!("answered above"),
+    }
+    .to_string()
+}
+
+/// The keyword `DEFAULT` in place of a value.
+fn is_default_keyword(e: &Expr) -> bool {
+    matches!(e, Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("DEFAULT"))
+}
+
+/// `DEFAULT` as an inserted or assigned value: the column's default as the table declares it (already
+/// stored as the column holds it); NULL for a nullable column without one and for the
+/// AUTO_INCREMENT column (which then takes the next value); a NOT NULL column without one is
+/// 1364, or its implicit default under IGNORE.
+fn default_of(c: &Column, ignore: bool) -> Result<String> {
+    match &c.default {
+        Some(default) => Ok(default.clone()),
+        None if c.auto_increment || !c.not_null => Ok("NULL".into()),
+        None if ignore => Ok(implicit_default(&c.ty)),
+        None => Err(TranslateError::NoDefault(c.name.clone())),
     }
 }
 
@@ -2436,7 +3169,19 @@ fn store(t: &Typed, c: &Column, strict: bool, ignore: bool) -> String {
         ColumnType::DateTime { fsp } => {
             format!("my_store_date({}, {fsp}, {s}, {name}, 'datetime')", t.sql)
         }
-        ColumnType::Time => t.sql.clone(),
+        ColumnType::Time => format!("my_store_time({}, {s}, {name})", t.sql),
+        ColumnType::Enum { values, collation } => format!(
+            "my_store_enum({}, {}, {}, {s}, {name})",
+            t.sql,
+            quote(&values.join("\u{1f}")),
+            i32::from(*collation == Collation::Ci)
+        ),
+        ColumnType::Set { values, collation } => format!(
+            "my_store_set({}, {}, {}, {s}, {name})",
+            t.sql,
+            quote(&values.join("\u{1f}")),
+            i32::from(*collation == Collation::Ci)
+        ),
     };
     let value = if c.auto_increment {
         format!("nullif({value}, 0)")
@@ -2460,9 +3205,130 @@ fn replace_store(value: String, c: &Column, replace: bool) -> String {
     }
 }
 
+/// Whether an ALTER TABLE change can fail on the table's rows (or on SQLite's rules for
+/// dropping a column that a key or constraint names).
+fn fallible(op: &AlterTableOperation, table: &Table) -> bool {
+    match op {
+        AlterTableOperation::ModifyColumn { .. }
+        | AlterTableOperation::ChangeColumn { .. }
+        | AlterTableOperation::AddConstraint {
+            constraint: TableConstraint::Unique(_),
+            ..
+        } => true,
+        AlterTableOperation::DropColumn { column_names, .. } => column_names.iter().any(|c| {
+            let named = |k: &String| k.eq_ignore_ascii_case(&c.value);
+            let quoted = ident(&c.value).to_ascii_lowercase();
+            table.primary_key.iter().any(named)
+                || table.indexes.iter().any(|i| i.columns.iter().any(named))
+                || table
+                    .foreign_keys
+                    .iter()
+                    .chain(table.checks.iter().map(|(_, sql)| sql))
+                    .any(|f| f.to_ascii_lowercase().contains(&quoted))
+        }),
+        _ => false,
+    }
+}
+
+/// A column definition of MODIFY/CHANGE COLUMN's parts.
+fn column_definition(
+    name: &sqlparser::ast::Ident,
+    data_type: &DataType,
+    options: &[ColumnOption],
+) -> sqlparser::ast::ColumnDef {
+    sqlparser::ast::ColumnDef {
+        name: name.clone(),
+        data_type: data_type.clone(),
+        options: options
+            .iter()
+            .map(|o| sqlparser::ast::ColumnOptionDef {
+                name: None,
+                option: o.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// A column's SQLite definition without NOT NULL: name, type and DEFAULT.
+fn column_head(column: &Column) -> String {
+    let mut sql = format!("{} {}", ident(&column.name), column.ty.sqlite_decl());
+    if let Some(default) = &column.default {
+        sql.push_str(&format!(" DEFAULT {default}"));
+    }
+    sql
+}
+
+/// The AUTO_INCREMENT column that is SQLite's rowid (`INTEGER PRIMARY KEY AUTOINCREMENT`).
+fn rowid_key(table: &Table) -> Option<&Column> {
+    match table.primary_key.as_slice() {
+        [key] => table.column(key).filter(|c| c.auto_increment),
+        _ => None,
+    }
+}
+
+/// `CREATE TABLE "schema"."name" (…)` of a catalog table: its columns, primary key and foreign
+/// keys (indexes and triggers are statements of their own).
+fn create_table_sql(schema: &str, name: &str, table: &Table) -> String {
+    let rowid = rowid_key(table).map(|c| c.name.clone());
+    let mut defs: Vec<String> = table
+        .columns
+        .iter()
+        .map(|c| {
+            if rowid.as_deref() == Some(c.name.as_str()) {
+                format!("{} INTEGER PRIMARY KEY AUTOINCREMENT", ident(&c.name))
+            } else if c.not_null {
+                format!("{} NOT NULL", column_head(c))
+            } else {
+                column_head(c)
+            }
+        })
+        .collect();
+    if !table.primary_key.is_empty() && rowid.is_none() {
+        let cols: Vec<String> = table.primary_key.iter().map(|p| ident(p)).collect();
+        defs.push(format!("PRIMARY KEY ({})", cols.join(", ")));
+    }
+    defs.extend(table.foreign_keys.iter().cloned());
+    defs.extend(table.checks.iter().map(|(_, sql)| sql.clone()));
+    format!(
+        "CREATE TABLE {schema}.{} ({})",
+        ident(name),
+        defs.join(", ")
+    )
+}
+
+/// `CREATE [UNIQUE] INDEX "schema"."t.name" ON "t" (…)`: SQLite names the index's database
+/// and takes the table from it.
+fn create_index_sql(schema: &str, table: &str, index: &Index) -> String {
+    format!(
+        "CREATE {}INDEX {schema}.{} ON {} ({})",
+        if index.unique { "UNIQUE " } else { "" },
+        ident(&index.sqlite_name),
+        ident(table),
+        index
+            .columns
+            .iter()
+            .map(|c| ident(c))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// Key column names as the table declares them.
+fn declared_names(table: &Table, columns: &[String]) -> Vec<String> {
+    columns
+        .iter()
+        .map(|c| {
+            table
+                .column(c)
+                .map_or_else(|| c.clone(), |d| d.name.clone())
+        })
+        .collect()
+}
+
 /// `ON UPDATE CURRENT_TIMESTAMP` as a trigger: when a row changes and the column was not set,
-/// it becomes the current time.
-fn on_update_triggers(table: &Table) -> Vec<String> {
+/// it becomes the current time. The trigger lives in the table's database (`schema`), and the
+/// names inside it are unqualified, as SQLite requires: they name that database's tables.
+fn on_update_triggers(table: &Table, schema: &str) -> Vec<String> {
     table
         .columns
         .iter()
@@ -2476,7 +3342,7 @@ fn on_update_triggers(table: &Table) -> Vec<String> {
                 .collect();
             let changed = if others.is_empty() { "0".to_string() } else { others.join(" OR ") };
             format!(
-                "CREATE TRIGGER {} AFTER UPDATE ON {t} FOR EACH ROW WHEN my_same(NEW.{col}, OLD.{col}) AND ({changed}) \
+                "CREATE TRIGGER {schema}.{} AFTER UPDATE ON {t} FOR EACH ROW WHEN my_same(NEW.{col}, OLD.{col}) AND ({changed}) \
                  BEGIN UPDATE {t} SET {col} = datetime('now', 'localtime') WHERE rowid = NEW.rowid; END",
                 ident(&format!("{}.{}.on_update", table.name, c.name)),
                 t = ident(&table.name),

@@ -882,3 +882,139 @@ INSERT INTO wallets VALUES (3, 'cy again', 10.00);
 SELECT COUNT(*) FROM wallets;
 COMMIT;
 SELECT id, owner FROM wallets ORDER BY id;
+
+-- script: ALTER TABLE MODIFY and CHANGE COLUMN
+CREATE TABLE items (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(10) NOT NULL, qty INT, price DECIMAL(6,2), UNIQUE KEY by_name (name), KEY by_qty (qty)) AUTO_INCREMENT = 5;
+INSERT INTO items (name, qty, price) VALUES ('apple', 3, 1.25), ('pear', NULL, 2.5);
+ALTER TABLE items MODIFY qty BIGINT DEFAULT 7;
+INSERT INTO items (name) VALUES ('plum');
+SELECT * FROM items ORDER BY id;
+ALTER TABLE items CHANGE COLUMN name title VARCHAR(20) NOT NULL;
+SELECT id, title FROM items ORDER BY title;
+INSERT INTO items (title) VALUES ('apple');
+INSERT INTO items (title, qty) VALUES ('kiwi', 1);
+SELECT id, title, qty FROM items ORDER BY id;
+ALTER TABLE items MODIFY price DECIMAL(8,3) AFTER id;
+SELECT * FROM items ORDER BY id;
+ALTER TABLE items MODIFY COLUMN price INT FIRST;
+SELECT * FROM items ORDER BY id;
+ALTER TABLE items CHANGE qty amount VARCHAR(5) COLLATE utf8mb4_bin;
+SELECT id, amount FROM items WHERE amount = '7' ORDER BY id;
+SELECT id FROM items WHERE qty = 1;
+ALTER TABLE items MODIFY nothere INT;
+ALTER TABLE items CHANGE title amount INT;
+CREATE TABLE stamped (id INT PRIMARY KEY, n INT, at DATETIME DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP);
+INSERT INTO stamped (id, n, at) VALUES (1, 1, '2001-01-01 00:00:00');
+ALTER TABLE stamped MODIFY n BIGINT NOT NULL;
+UPDATE stamped SET n = 2;
+SELECT COUNT(*) FROM stamped WHERE at > '2001-01-01 00:00:00';
+ALTER TABLE stamped MODIFY n INT NOT NULL DEFAULT 5;
+INSERT INTO stamped (id) VALUES (2);
+SELECT id, n FROM stamped ORDER BY id;
+
+-- script: CHECK constraints on rows that satisfy them
+CREATE TABLE accounts (id INT PRIMARY KEY, balance DECIMAL(10,2) CHECK (balance >= 0), kind VARCHAR(10), CONSTRAINT kind_known CHECK (kind IN ('a', 'b') OR kind IS NULL), lo INT, hi INT, CHECK (lo <= hi));
+INSERT INTO accounts VALUES (1, 10.50, 'a', 1, 2), (2, 0, 'B', NULL, 5), (3, NULL, NULL, 3, 3);
+UPDATE accounts SET balance = balance + 1 WHERE id = 1;
+UPDATE accounts SET hi = NULL;
+SELECT id, balance, kind, lo, hi FROM accounts ORDER BY id;
+
+-- script: ENUM columns
+CREATE TABLE tickets2 (id INT PRIMARY KEY, status ENUM('open', 'in progress', 'closed') NOT NULL DEFAULT 'open', prio ENUM('low', 'high'), kind ENUM('b', 'a') NOT NULL);
+INSERT INTO tickets2 (id, status, prio, kind) VALUES (1, 'closed', 'high', 'a'), (2, 'OPEN', NULL, 'b'), (3, 'in progress ', 'low', 'a');
+INSERT INTO tickets2 (id, status, kind) VALUES (4, 2, 1);
+INSERT INTO tickets2 (id, prio, kind) VALUES (5, '2', 'b');
+INSERT INTO tickets2 (id, kind) VALUES (6, 'nope');
+INSERT INTO tickets2 (id, kind) VALUES (7, 0);
+INSERT INTO tickets2 (id, kind) VALUES (8, 3);
+INSERT INTO tickets2 (id, kind) VALUES (9, '');
+SELECT * FROM tickets2 ORDER BY id;
+SELECT id, status FROM tickets2 ORDER BY status, id;
+SELECT id, kind FROM tickets2 ORDER BY kind DESC, id;
+SELECT id FROM tickets2 WHERE status = 'Closed' ORDER BY id;
+SELECT id FROM tickets2 WHERE status IN ('open', 'closed') ORDER BY id;
+SELECT id FROM tickets2 WHERE prio IS NULL ORDER BY id;
+SELECT id FROM tickets2 WHERE status <> 'open' AND prio = 'low';
+SELECT status, COUNT(*) FROM tickets2 GROUP BY status ORDER BY status;
+SELECT t.status AS s FROM tickets2 AS t WHERE t.id = 3;
+SELECT id FROM tickets2 WHERE status LIKE 'IN%' OR prio NOT LIKE '%o%' ORDER BY id;
+UPDATE tickets2 SET status = 'closed' WHERE status = 'open';
+SELECT id, status FROM tickets2 ORDER BY id;
+UPDATE tickets2 SET prio = 'medium' WHERE id = 1;
+INSERT INTO tickets2 (id, kind) VALUES (10, 'a') ON DUPLICATE KEY UPDATE kind = 'b';
+INSERT INTO tickets2 (id, kind) VALUES (1, 'a') ON DUPLICATE KEY UPDATE kind = VALUES(kind);
+SELECT id, kind FROM tickets2 WHERE id IN (1, 10) ORDER BY id;
+INSERT IGNORE INTO tickets2 (id, kind) VALUES (11, 'zzz');
+SELECT id, kind FROM tickets2 WHERE id = 11;
+INSERT INTO tickets2 (id) VALUES (12);
+SELECT id, kind FROM tickets2 WHERE id = 12;
+
+-- script: TIME columns
+CREATE TABLE shifts (id INT PRIMARY KEY, starts TIME NOT NULL, ends TIME);
+INSERT INTO shifts VALUES (1, '09:00:00', '17:30:00'), (2, '8:05', NULL), (3, 220000, '23:59:59');
+INSERT INTO shifts VALUES (4, '1 02:03:04', '12:00:00.000'), (5, '2024-01-02 07:08:09', '000102');
+INSERT INTO shifts VALUES (6, '25:61:00', NULL);
+INSERT INTO shifts VALUES (7, 'noon', NULL);
+INSERT INTO shifts VALUES (8, '10:70', NULL);
+SELECT * FROM shifts ORDER BY id;
+SELECT id FROM shifts ORDER BY starts, id;
+SELECT id FROM shifts WHERE ends IS NULL ORDER BY id;
+SELECT id FROM shifts WHERE starts < ends ORDER BY id;
+SELECT id FROM shifts WHERE starts LIKE '0_:%' ORDER BY id;
+UPDATE shifts SET ends = '18:00' WHERE id = 2;
+SELECT ends FROM shifts WHERE id = 2;
+INSERT IGNORE INTO shifts VALUES (9, 'bad', NULL);
+SELECT starts FROM shifts WHERE id = 9;
+
+-- script: DEFAULT as an inserted value
+CREATE TABLE defaults_t (id INT AUTO_INCREMENT PRIMARY KEY, n INT NOT NULL DEFAULT 7, s VARCHAR(5) DEFAULT 'x', d DECIMAL(5,2) DEFAULT 1.5, free INT, must INT NOT NULL);
+INSERT INTO defaults_t VALUES (DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, 1);
+INSERT INTO defaults_t (n, s, must) VALUES (DEFAULT, 'y', 2), (3, DEFAULT, 3);
+INSERT INTO defaults_t (must) VALUES (DEFAULT);
+INSERT IGNORE INTO defaults_t (must) VALUES (DEFAULT);
+SELECT * FROM defaults_t ORDER BY id;
+UPDATE defaults_t SET n = DEFAULT, s = DEFAULT WHERE id = 3;
+UPDATE defaults_t SET free = 5 WHERE id = 1;
+UPDATE defaults_t SET free = DEFAULT WHERE id = 1;
+UPDATE defaults_t SET must = DEFAULT WHERE id = 1;
+SELECT * FROM defaults_t ORDER BY id;
+
+-- script: SET columns
+CREATE TABLE perms (id INT PRIMARY KEY, p SET('read', 'write', 'admin') NOT NULL, tags SET('x', 'y') DEFAULT 'y,x');
+INSERT INTO perms (id, p) VALUES (1, 'write,read'), (2, 'ADMIN'), (3, ''), (4, 'read,read,write');
+INSERT INTO perms (id, p, tags) VALUES (5, 5, NULL), (6, 7, 'x');
+INSERT INTO perms (id, p) VALUES (7, 'read,delete');
+INSERT INTO perms (id, p) VALUES (8, 8);
+INSERT INTO perms (id) VALUES (9);
+SELECT * FROM perms ORDER BY id;
+SELECT id, p FROM perms ORDER BY p, id;
+SELECT id FROM perms WHERE p = 'read,write' ORDER BY id;
+SELECT id FROM perms WHERE FIND_IN_SET('admin', p) > 0 ORDER BY id;
+SELECT id FROM perms WHERE p LIKE '%write%' ORDER BY id;
+SELECT p, COUNT(*) FROM perms GROUP BY p ORDER BY p;
+UPDATE perms SET p = 'admin,read' WHERE id = 3;
+SELECT p FROM perms WHERE id = 3;
+INSERT IGNORE INTO perms (id, p) VALUES (10, 'read,bogus');
+SELECT p FROM perms WHERE id = 10;
+
+-- script: ALTER TABLE with several changes
+CREATE TABLE profiles (id INT PRIMARY KEY, name VARCHAR(10), age INT);
+INSERT INTO profiles VALUES (1, 'ann', 30), (2, 'bob', NULL);
+ALTER TABLE profiles ADD COLUMN city VARCHAR(20) NOT NULL DEFAULT 'x', ADD COLUMN zip INT, ADD INDEX by_city (city);
+SELECT * FROM profiles ORDER BY id;
+ALTER TABLE profiles ADD UNIQUE KEY by_name (name), DROP COLUMN zip, RENAME COLUMN city TO town;
+INSERT INTO profiles (id, name) VALUES (3, 'ann');
+ALTER TABLE profiles MODIFY age BIGINT NOT NULL DEFAULT 0, DROP INDEX by_city;
+UPDATE profiles SET age = 0 WHERE age IS NULL;
+ALTER TABLE profiles MODIFY age BIGINT NOT NULL DEFAULT 0, DROP INDEX by_city;
+ALTER TABLE profiles MODIFY age INT, ADD COLUMN note TEXT;
+SELECT * FROM profiles ORDER BY id;
+INSERT INTO profiles (id, name) VALUES (4, 'cy');
+SELECT id, age, town, note FROM profiles ORDER BY id;
+ALTER TABLE profiles ADD COLUMN a INT, ADD COLUMN a INT;
+ALTER TABLE profiles ADD COLUMN first_one INT FIRST;
+ALTER TABLE profiles ADD COLUMN after_name VARCHAR(5) NOT NULL AFTER name, ADD COLUMN d INT DEFAULT 3 AFTER id;
+SELECT * FROM profiles ORDER BY id;
+INSERT INTO profiles (id, name) VALUES (5, 'dee');
+SELECT * FROM profiles ORDER BY id;
+ALTER TABLE profiles ADD COLUMN x INT AFTER nothere;
