@@ -282,7 +282,8 @@ impl Engine for MysqlEngine {
         if connections == 0 || groups.is_empty() {
             return;
         }
-        match self.driver_options(connections) {
+        // A kill of a statement in flight goes out on another of the driver's connections.
+        match self.driver_options(connections.max(MIN_DRIVER_CONNECTIONS)) {
             Ok(options) => {
                 let _ = self
                     .shared
@@ -365,6 +366,10 @@ const CONNECTION_LIFETIME: &str = "xrpc_backend_connection_lifetime";
 const PING_AFTER_IDLE: &str = "xrpc_backend_ping_after_idle";
 const CONNECT_TIMEOUT: &str = "xrpc_backend_connect_timeout";
 const DRIVER_CONNECTIONS: &str = "xrpc_backend_driver_connections";
+
+/// The fewest connections the driver opens when it is on: `KILL QUERY ID` of a statement in
+/// flight on one goes out on another.
+const MIN_DRIVER_CONNECTIONS: usize = 2;
 
 /// How long a plan's table shape is kept (see [`Engine::plan_shape_lifetime`]).
 const PLAN_SHAPE_LIFETIME: Duration = Duration::from_secs(1);

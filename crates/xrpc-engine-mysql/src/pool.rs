@@ -50,7 +50,8 @@ pub struct PoolOptions {
     pub ping_after_idle: Duration,
     /// Backend connections of the event-loop driver ([`crate::driver`]), which answers the
     /// statements that need no session state without a worker waiting; 0 (the default) turns
-    /// it off, and every statement borrows a pooled connection.
+    /// it off, and every statement borrows a pooled connection; when on, at least 2 (a kill of
+    /// a statement in flight goes out on another connection).
     pub driver_connections: usize,
 }
 
