@@ -496,8 +496,7 @@ impl driver::Completion for DriverAnswer {
         let (mut infos, convs): (Vec<ColumnInfo>, Vec<Conv>) =
             columns.iter().map(types::map_column).unzip();
         for info in infos.iter_mut().filter(|i| i.original_name.is_empty()) {
-            if let Some((_, original)) = self.renames.iter().find(|(with, _)| *with == info.name)
-            {
+            if let Some((_, original)) = self.renames.iter().find(|(with, _)| *with == info.name) {
                 info.name.clone_from(original);
             }
         }
@@ -525,10 +524,9 @@ impl driver::Completion for DriverAnswer {
             .map(|(&conv, raw)| types::convert(conv, raw))
             .collect();
         let result = match (values, self.completion.as_mut()) {
-            (Ok(values), Some(completion)) => completion
-                .sink()
-                .row(&values)
-                .map_err(SqlError::from),
+            (Ok(values), Some(completion)) => {
+                completion.sink().row(&values).map_err(SqlError::from)
+            }
             (Ok(_), None) => Ok(()),
             (Err(err), _) => Err(err),
         };

@@ -67,9 +67,9 @@ use xrpc_proto::{Severity, WireError};
 use crate::admin::AdminOutcome;
 use crate::counters::StatementKind;
 use crate::encode::{FrameOutput, ResultEncoder, write_error, write_ok, write_token_done};
+use crate::engine::Completion;
 use crate::engine::{EngineConn, Interrupt, WaitHook};
 use crate::flow::FlowControl;
-use crate::engine::Completion;
 use crate::node::{NodeShared, RegisteredSession};
 use crate::result::{ExecSummary, ResultSink, SinkError, SqlError};
 use crate::settings::Settings;
@@ -173,6 +173,9 @@ pub struct Session {
     /// leaves, and so does any worker the receive path sends) until its completion ends the
     /// request, clears this and schedules the session again. See "Suspended requests".
     suspended: AtomicBool,
+    /// The last frames of a submitted statement's answer, left by its completion for the
+    /// session's next run to send (see "Suspended requests").
+    outbox: Mutex<Vec<u8>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -207,6 +210,7 @@ impl Session {
             counted: std::sync::atomic::AtomicBool::new(true),
             wait_hook: std::sync::OnceLock::new(),
             suspended: AtomicBool::new(false),
+            outbox: Mutex::new(Vec::new()),
         }
     }
 
@@ -344,7 +348,11 @@ impl Session {
     /// running. Auto-commit sessions retire this way after each request.
     pub fn retire_if_idle(&self) -> bool {
         let queue = self.queue.lock();
-        if !queue.is_empty() || self.gate.is_running() || self.is_suspended() {
+        if !queue.is_empty()
+            || self.gate.is_running()
+            || self.is_suspended()
+            || !self.outbox.lock().is_empty()
+        {
             return false;
         }
         self.gate.close();
@@ -427,11 +435,7 @@ impl Session {
 
     /// [`Session::run`] on a node's connection, where a statement may be submitted to the engine
     /// and answered on the event loop (the session is then suspended; see "Suspended requests").
-    pub fn run_resumable(
-        self: &Arc<Self>,
-        conn: &ConnRef,
-        node: &Arc<NodeShared>,
-    ) -> RunOutcome {
+    pub fn run_resumable(self: &Arc<Self>, conn: &ConnRef, node: &Arc<NodeShared>) -> RunOutcome {
         let resume = Resume {
             session: Arc::clone(self),
             node: Arc::clone(node),
@@ -451,6 +455,7 @@ impl Session {
             || loop {
                 if self.is_gone() {
                     self.queue.lock().clear();
+                    self.outbox.lock().clear();
                     self.release_engine(node);
                     break;
                 }
@@ -458,6 +463,7 @@ impl Session {
                     // The completion of the submitted statement schedules the session again.
                     break;
                 }
+                self.send_outbox(conn);
                 let Some(request) = self.take_request() else {
                     break;
                 };
@@ -489,10 +495,22 @@ impl Session {
             // Recheck: a request pushed after the last pop saw a non-empty queue or a running
             // session and did not schedule us, so it is ours to run (unless a submitted
             // statement holds the session: its completion schedules it).
-            || !self.is_suspended() && !self.queue.lock().is_empty(),
+            || {
+                !self.is_suspended()
+                    && (!self.queue.lock().is_empty() || !self.outbox.lock().is_empty())
+            },
             || self.release_engine(node),
         );
         outcome
+    }
+
+    /// Sends what a submitted statement's completion left (the end of its answer), on this
+    /// worker, as the last flush of an answer goes.
+    fn send_outbox<C: SessionConn>(&self, conn: &C) {
+        let frames = std::mem::take(&mut *self.outbox.lock());
+        if !frames.is_empty() {
+            let _ = self.send_gated(conn, &frames, true);
+        }
     }
 
     /// Takes the next request from the queue and numbers it, under the queue lock, so a kill sees
@@ -1286,6 +1304,10 @@ impl Resume {
     }
 }
 
+/// The most bytes of a submitted statement's answer buffered for the session (see
+/// `OwnedOutput`).
+const SUBMITTED_BUFFER: usize = 256 * 1024;
+
 /// How long a completion waits to schedule its session again when the group's queue is full.
 const RESCHEDULE_RETRY: Duration = Duration::from_millis(1);
 
@@ -1317,8 +1339,8 @@ impl Completion for Pending {
             mut encoder,
             kind,
         } = *self;
-        let result = result
-            .and_then(|summary| encoder.finish_result(&summary).map_err(SqlError::from));
+        let result =
+            result.and_then(|summary| encoder.finish_result(&summary).map_err(SqlError::from));
         let mut out = encoder.into_output();
         let session = &resume.session;
         let node = &resume.node;
@@ -1326,15 +1348,20 @@ impl Completion for Pending {
         session.kill.lock().running = None;
         let rows = out.rows;
         session.end_request(node, &mut out, kind, rows, result.map(|_| ()), |out| {
-            let _ = out.send();
+            // Sent by the session's next run, on a worker of its own connection: a client that
+            // reads slowly never holds up the worker that reads the backend.
+            if !out.failed {
+                *session.outbox.lock() = std::mem::take(&mut out.buf);
+            }
         });
         resume.reschedule();
     }
 }
 
-/// The output of a submitted statement: frames accumulate here and go out through the
-/// session's send gate at `FLUSH_THRESHOLD` and at the end, never waiting (flow control is off
-/// for submitted statements).
+/// The output of a submitted statement: frames accumulate here, up to `SUBMITTED_BUFFER` bytes,
+/// and the completion leaves them to the session's next run to send; a larger result goes out
+/// through the session's send gate from the reading worker each time that much is buffered.
+/// Flow control is off for submitted statements.
 struct OwnedOutput {
     session: Arc<Session>,
     conn: ConnRef,
@@ -1372,7 +1399,7 @@ impl FrameOutput for OwnedOutput {
     }
 
     fn maybe_flush(&mut self) -> Result<(), SinkError> {
-        if self.buf.len() >= FLUSH_THRESHOLD {
+        if self.buf.len() >= SUBMITTED_BUFFER {
             self.send()
         } else if self.failed {
             Err(SinkError::Disconnected)

@@ -136,11 +136,19 @@ fn auto_commit_sids_get_their_own_answers_through_the_driver() {
     let mut c = fx.node.client();
     let before = fx.driven();
     for sid in 1..=32_u64 {
-        select_arg(&mut c, AUTO | sid, "SELECT ? + 0", i64::try_from(sid).unwrap());
+        select_arg(
+            &mut c,
+            AUTO | sid,
+            "SELECT ? + 0",
+            i64::try_from(sid).unwrap(),
+        );
     }
     for sid in 1..=32_u64 {
         let outcome = c.read_outcome(AUTO | sid);
-        assert_eq!(first_value(&outcome), Value::Sint(i64::try_from(sid).unwrap()));
+        assert_eq!(
+            first_value(&outcome),
+            Value::Sint(i64::try_from(sid).unwrap())
+        );
     }
     assert!(fx.driven() - before >= 32);
 }
