@@ -111,9 +111,22 @@
 //! thread's `COMMAND` in the process list until the statement is over and, if it saw it idle
 //! (the kill overtook the statement), kills again once the statement runs.
 //!
+//! # On the event loop
+//!
+//! With [`PoolOptions::driver_connections`] above 0 (at least 2 are opened), [`Engine::started`]
+//! starts the [`driver`] on the node's epoll groups, and a statement that
+//! [`EngineConn::submittable`] accepts — the handle holds no pinned connection and no recorded
+//! variables, the session's database is the URL's, and the front end reads one plain SELECT,
+//! INSERT, UPDATE or DELETE whose rewritten text names no user variable, named lock or `SHOW
+//! VARIABLES` — is submitted to it ([`EngineConn::submit`]): no worker waits for its answer,
+//! which reaches the session's completion on the worker that reads it. Such a statement cannot
+//! leave state on the shared connection, so the driver never resets one. Its kill cancels it in
+//! the driver (see the driver's "Kill"). Every other statement, and every statement while no
+//! driver connection is logged in, takes the blocking path below.
+//!
 //! # Blocking
 //!
-//! The driver is synchronous. Each statement runs inside the session's wait hook
+//! The blocking path's client (the `mysql` crate) is synchronous. Each statement runs inside the session's wait hook
 //! (`GroupHandle::enter_wait`, the framework's stall guard): a worker waiting on the backend (for
 //! a free connection, the statement, or its rows) counts as stalled and the epoll group adds a
 //! worker, up to its maximum, instead of starving other sessions.

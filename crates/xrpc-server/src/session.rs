@@ -51,6 +51,21 @@
 //! Registration clears the engine's interrupt flag and publishes its interrupter under the same
 //! lock (`KillState`) that a kill takes to read the target and call the interrupter, so no kill
 //! falls between the two. Each kill stops at most one request; requests pipelined behind it run.
+//!
+//! # Suspended requests
+//!
+//! On a node's connection ([`Session::run_resumable`]) a statement the engine can answer on the
+//! event loop ([`EngineConn::submittable`]; the `mysql` engine's driver) is submitted instead of
+//! run: the session marks itself suspended, registers the statement for kills as any other, and
+//! hands the engine a completion that owns the request's encoder and output; the runner then
+//! leaves the session without taking the next request, and a worker the receive path sends
+//! leaves at once too. The completion runs on whichever worker reads the answer: it encodes the
+//! rows, ends the request (the counters, the stored error, `request_done`), leaves the answer's
+//! frames in the session's outbox, clears the suspension and schedules the session on its
+//! connection's group. The session's next run sends the outbox before anything else, so answers
+//! keep request order, and a completion never writes to a client's socket unless an answer
+//! outgrows its buffer. Auto-commit sids are not retired while suspended or while the outbox
+//! holds frames.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
