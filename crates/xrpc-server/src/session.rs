@@ -1113,9 +1113,9 @@ impl Session {
         };
         engine.submit(sql, args, schema, Box::new(pending));
         // The handle holds no backend state (the engine submits only then); the session keeps
-        // it (not an auto-commit sid) for what the statement sets on it, such as the id
-        // `last_insert_id()` returns. Nothing else runs the session before this is done: the
-        // next request waits for the run gate, which this worker holds.
+        // it (not an auto-commit sid) when it holds other state, or for what a write may set on
+        // it when answered, the id `last_insert_id()` returns. Nothing else runs the session
+        // before this is done: the next request waits for the run gate, which this worker holds.
         let schema_change = engine
             .take_session_schema_change()
             .filter(|_| !self.auto_commit);
@@ -1125,7 +1125,9 @@ impl Session {
             core.current_schema = change.map(Arc::from);
         }
         core.warnings = warnings;
-        if !self.auto_commit && !self.is_gone() {
+        let may_set_state =
+            engine.holds_session_state() || submit.kind != Some(StatementKind::Select);
+        if may_set_state && !self.auto_commit && !self.is_gone() {
             core.engine = Some(engine);
         } else {
             drop(core);

@@ -304,3 +304,46 @@ fn a_slow_reader_on_one_session_does_not_stall_the_others() {
     kill_query(&mut slow, 1);
     assert_eq!(error_code(&slow.read_outcome(1)), 1317);
 }
+
+#[test]
+fn statements_of_a_session_that_holds_state_stay_on_its_pooled_connection() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    c.new_session(1);
+    c.new_session(2);
+    for sql in [
+        "CREATE TABLE pinned (x INT)",
+        "BEGIN",
+        "INSERT INTO pinned VALUES (1)",
+    ] {
+        let outcome = c.query(1, sql);
+        assert!(outcome.error.is_none(), "{sql}: {:?}", outcome.error);
+    }
+    let before = fx.driven();
+    // Inside the transaction the session sees its own row; another session (through the
+    // driver) does not until the commit.
+    let own = first_value(&c.query(1, "SELECT COUNT(*) FROM pinned"));
+    let other_before = first_value(&c.query(2, "SELECT COUNT(*) FROM pinned"));
+    let driven_in_transaction = fx.driven() - before;
+    assert!(c.query(1, "COMMIT").error.is_none());
+    let other_after = first_value(&c.query(2, "SELECT COUNT(*) FROM pinned"));
+    // A user variable pins the session too: its value is read back on the same connection.
+    assert!(c.query(1, "SET @mine = 41").error.is_none());
+    let variable = first_value(&c.query(1, "SELECT @mine + 1"));
+    assert_eq!(
+        (
+            own,
+            other_before,
+            other_after,
+            driven_in_transaction,
+            variable
+        ),
+        (
+            Value::Sint(1),
+            Value::Sint(0),
+            Value::Sint(1),
+            1,
+            Value::Sint(42)
+        )
+    );
+}
