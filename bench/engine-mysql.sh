@@ -3,6 +3,7 @@
 #
 #   bench/engine-mysql.sh [--full|--quick|--smoke] [--rounds N] [--duration S] [--warmup S]
 #                         [--pool-size N] [--only table|plans] [--out-dir DIR]
+#                         [--clients "N N …"]
 #
 #   --full   2 8 64 256 1024 2048 4096 clients, 4 s steps after 1 s warm-up, 2 rounds (default)
 #   --quick  8 256 4096 clients (plans: 64 1024 4096), 3 s steps, 1 round
@@ -11,6 +12,10 @@
 #            point-get on each engine); writes only into --out-dir (default
 #            target/bench-reports/engine-mysql-smoke-<UTC time>/), never bench/results/
 #            (run-all.sh --smoke runs this; about 18 s with debug builds)
+#   --clients  the table's client counts instead of the suite's
+#
+# The node's other settings come from its environment (XRPC_<VARIABLE>), e.g.
+# XRPC_BACKEND_DRIVER_CONNECTIONS=4 for the mysql engine's event-loop driver.
 #
 # The table: the same Debian MariaDB (bench/mariadb.sh; one instance per
 # thread_handling mode, the instances run-all.sh uses) reached
@@ -40,7 +45,7 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-SUITE=full ROUNDS="" DURATION="" WARMUP="" POOL_SIZE=4 ONLY="" OUT_DIR=""
+SUITE=full ROUNDS="" DURATION="" WARMUP="" POOL_SIZE=4 ONLY="" OUT_DIR="" CLIENTS=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --full | --quick | --smoke) SUITE=${1#--} && shift ;;
@@ -50,7 +55,8 @@ while [ $# -gt 0 ]; do
     --pool-size) POOL_SIZE=$2 && shift 2 ;;
     --only) ONLY=$2 && shift 2 ;;
     --out-dir) OUT_DIR=$2 && shift 2 ;;
-    -h | --help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//' && exit 0 ;;
+    --clients) CLIENTS=$2 && shift 2 ;;
+    -h | --help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//' && exit 0 ;;
     *) bench_die "unknown argument $1 (see --help)" ;;
     esac
 done
@@ -64,6 +70,8 @@ quick) CONC=(8 256 4096) PLAN_CONC=(64 1024 4096) D=3 W=1 R=1 ROWS=100000 ;;
 smoke) CONC=(8) PLAN_CONC=(8) D=0.5 W=0.2 R=1 ROWS=1000 ;;
 esac
 R=${ROUNDS:-$R} D=${DURATION:-$D} W=${WARMUP:-$W}
+# shellcheck disable=SC2206 # a list of numbers, split on purpose
+[ -z "$CLIENTS" ] || CONC=($CLIENTS)
 
 ROOT="$(cd "$BENCH_DIR/.." && pwd)"
 BIN="${XRPC_BIN_DIR:-$ROOT/target/release}"

@@ -3,8 +3,8 @@
 //! See the [module docs](super) for the design.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
@@ -12,11 +12,14 @@ use parking_lot::{Condvar, Mutex};
 use xrpc_proto::codes;
 use xrpc_proto::value::Value;
 
+use super::driver::{self, Driver, StatementId};
 use super::pool::{Backend, Pool};
 use super::state::{self, Changes};
 use super::types::{self, Conv, Rewritten};
 use xrpc_engine::result::{ColumnInfo, ExecSummary, ResultSink, SqlError};
-use xrpc_engine::{EngineConn, Interrupt, WaitHook};
+use xrpc_engine::{Completion, EngineConn, Interrupt, WaitHook};
+use xrpc_mysql_proto::mysql_common::packets::Column;
+use xrpc_mysql_proto::{OkInfo, StatementError, TextRow};
 
 /// What every handle of one engine shares.
 #[derive(Debug)]
@@ -32,6 +35,9 @@ pub struct Shared {
     pub version: String,
     /// The isolation variable the backend knows by its other name only, if any.
     pub variable_alias: Option<types::VariableAlias>,
+    /// The event-loop driver, once the node runs and if it is on
+    /// ([`PoolOptions::driver_connections`](super::PoolOptions::driver_connections)).
+    pub driver: OnceLock<Driver>,
 }
 
 /// One session's view of the backend: the session variables and database it set (replayed on
@@ -54,8 +60,11 @@ pub struct MysqlConn {
     /// nor `USE` chose one, before the URL's database.
     default_schema: Option<String>,
     connection_id: u64,
-    /// The id of the session's last successful INSERT, for `last_insert_id()`.
-    last_insert_id: u64,
+    /// The id of the session's last successful INSERT, for `last_insert_id()`; shared with the
+    /// completion of a statement answered on the event loop, which sets it.
+    last_insert_id: Arc<AtomicU64>,
+    /// The statement [`EngineConn::submittable`] accepted, rewritten, for the `submit` after it.
+    prepared: Option<Rewritten>,
     interrupt: Arc<MysqlInterrupt>,
     wait_hook: Option<WaitHook>,
     opened_at: Instant,
@@ -113,7 +122,8 @@ impl MysqlConn {
             schema_changed: false,
             default_schema: None,
             connection_id: 0,
-            last_insert_id: 0,
+            last_insert_id: Arc::default(),
+            prepared: None,
             interrupt,
             wait_hook: None,
             opened_at: Instant::now(),
@@ -180,7 +190,7 @@ impl MysqlConn {
             sql,
             args,
             self.connection_id,
-            self.last_insert_id,
+            self.last_insert_id.load(Ordering::Relaxed),
             self.backslash_escapes(),
             Some(&self.shared.version),
             self.shared.variable_alias,
@@ -207,7 +217,7 @@ impl MysqlConn {
         match outcome {
             Ok(summary) => {
                 if let Some(id) = summary.last_insert_id {
-                    self.last_insert_id = id;
+                    self.last_insert_id.store(id, Ordering::Relaxed);
                 }
                 self.keep_or_give_back(backend);
                 Ok(summary)
@@ -432,6 +442,140 @@ fn stream(
     Ok(())
 }
 
+/// Whether a statement, as the front end reads it, can leave nothing on its connection that a
+/// later statement of the session (or of another session) would see: one plain SELECT, INSERT,
+/// REPLACE, UPDATE or DELETE. User variables, named locks and `SHOW VARIABLES` are judged on the
+/// rewritten text ([`Rewritten`]); transactions, SET, temporary tables, CALL, PREPARE, LOCK
+/// TABLES, XA and the rest are other kinds.
+fn leaves_no_state(script: &xrpc_sql::Script) -> bool {
+    matches!(
+        script.as_slice(),
+        [Ok(parsed)] if parsed.statement().is_some()
+            && matches!(
+                parsed.kind,
+                xrpc_sql::Kind::Select
+                    | xrpc_sql::Kind::Insert
+                    | xrpc_sql::Kind::Update
+                    | xrpc_sql::Kind::Delete
+            )
+    )
+}
+
+/// The driver's completion of one submitted statement: maps columns and converts rows as the
+/// blocking path does, into the session's completion, and ends it.
+struct DriverAnswer {
+    /// Taken when the statement ends.
+    completion: Option<Box<dyn Completion>>,
+    convs: Vec<Conv>,
+    renames: Vec<(String, String)>,
+    has_result_set: bool,
+    /// The sink refused a row or a value did not convert: the rest of the rows are dropped and
+    /// the statement ends with this.
+    failure: Option<SqlError>,
+    interrupt: Arc<MysqlInterrupt>,
+    submission: u64,
+    last_insert_id: Arc<AtomicU64>,
+    shared: Arc<Shared>,
+}
+
+impl DriverAnswer {
+    fn fail(&mut self, err: SqlError) {
+        if self.failure.is_none() {
+            self.failure = Some(err);
+            // Stop the backend too: the rest of the result is not wanted.
+            self.interrupt.interrupt();
+        }
+    }
+}
+
+impl driver::Completion for DriverAnswer {
+    fn on_columns(&mut self, columns: &Arc<[Column]>) {
+        if self.failure.is_some() {
+            return;
+        }
+        let (mut infos, convs): (Vec<ColumnInfo>, Vec<Conv>) =
+            columns.iter().map(types::map_column).unzip();
+        for info in infos.iter_mut().filter(|i| i.original_name.is_empty()) {
+            if let Some((_, original)) = self.renames.iter().find(|(with, _)| *with == info.name) {
+                info.name.clone_from(original);
+            }
+        }
+        self.convs = convs;
+        if infos.is_empty() {
+            return;
+        }
+        self.has_result_set = true;
+        let Some(completion) = self.completion.as_mut() else {
+            return;
+        };
+        if let Err(err) = completion.sink().metadata(&infos) {
+            self.fail(err.into());
+        }
+    }
+
+    fn on_row(&mut self, row: &TextRow) {
+        if self.failure.is_some() {
+            return;
+        }
+        let values: Result<Vec<Value>, SqlError> = self
+            .convs
+            .iter()
+            .zip(row.values())
+            .map(|(&conv, raw)| types::convert(conv, raw))
+            .collect();
+        let result = match (values, self.completion.as_mut()) {
+            (Ok(values), Some(completion)) => {
+                completion.sink().row(&values).map_err(SqlError::from)
+            }
+            (Ok(_), None) => Ok(()),
+            (Err(err), _) => Err(err),
+        };
+        if let Err(err) = result {
+            self.fail(err);
+        }
+    }
+
+    fn on_done(mut self: Box<Self>, outcome: Result<OkInfo, StatementError>) {
+        self.interrupt.end_submission(self.submission);
+        let counters = &self.shared.pool.counters;
+        let result = match (self.failure.take(), outcome) {
+            (Some(err), _) => Err(err),
+            (None, Ok(ok)) => {
+                let last_insert_id = ok.last_insert_id.filter(|&id| id > 0);
+                if let Some(id) = last_insert_id {
+                    self.last_insert_id.store(id, Ordering::Relaxed);
+                }
+                Ok(ExecSummary {
+                    has_result_set: self.has_result_set,
+                    rows_affected: ok.affected_rows,
+                    last_insert_id,
+                })
+            }
+            (None, Err(err)) if err.code == StatementError::connection_lost().code => {
+                counters.backend_errors.fetch_add(1, Ordering::Relaxed);
+                Err(SqlError::new(
+                    &codes::BACKEND_LOST,
+                    format!(
+                        "Lost connection to the backend MySQL server during query ({})",
+                        err.message
+                    ),
+                ))
+            }
+            (None, Err(err)) => {
+                counters.backend_errors.fetch_add(1, Ordering::Relaxed);
+                Err(SqlError {
+                    code: u32::from(err.code),
+                    sql_state: err.sql_state,
+                    message: err.message,
+                })
+            }
+        };
+        if let Some(completion) = self.completion.take() {
+            completion.done(result);
+        }
+    }
+}
+
 impl EngineConn for MysqlConn {
     fn describe_table(
         &mut self,
@@ -457,11 +601,102 @@ impl EngineConn for MysqlConn {
         result
     }
 
+    fn submittable(&mut self, sql: &str, args: &[Value], schema: Option<&str>) -> bool {
+        self.prepared = None;
+        let Some(driver) = self.shared.driver.get() else {
+            return false;
+        };
+        // State this handle carries (a pinned connection, variables that need a SET) lives on
+        // pooled connections only; the driver's connections stay as they logged in, in the
+        // URL's database.
+        if self.backend.is_some() || !self.vars.is_empty() {
+            return false;
+        }
+        let wanted = schema
+            .or(self.schema.as_deref())
+            .or(self.default_schema.as_deref())
+            .or(self.shared.default_schema.as_deref());
+        if wanted != self.shared.default_schema.as_deref() || driver.connected() == 0 {
+            return false;
+        }
+        let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
+        if !leaves_no_state(&script) {
+            return false;
+        }
+        let Ok(rewritten) = types::rewrite_with_version(
+            sql,
+            args,
+            self.connection_id,
+            self.last_insert_id.load(Ordering::Relaxed),
+            self.backslash_escapes(),
+            Some(&self.shared.version),
+            self.shared.variable_alias,
+        ) else {
+            // The blocking path reports the error.
+            return false;
+        };
+        if rewritten.user_variable
+            || rewritten.user_variable_assigned
+            || rewritten.named_lock
+            || rewritten.unnamed_lock
+            || rewritten.show_variables
+            || rewritten.unread
+        {
+            return false;
+        }
+        self.prepared = Some(rewritten);
+        true
+    }
+
+    fn submit(
+        &mut self,
+        sql: &str,
+        args: &[Value],
+        schema: Option<&str>,
+        mut completion: Box<dyn Completion>,
+    ) {
+        let (Some(rewritten), Some(driver)) = (self.prepared.take(), self.shared.driver.get())
+        else {
+            let result = self.execute(sql, args, schema, completion.sink());
+            completion.done(result);
+            return;
+        };
+        // As on the blocking path: a `schema_name` is the session's current database from now
+        // on, as after `USE`.
+        if let Some(schema) = schema.filter(|s| self.schema.as_deref() != Some(*s)) {
+            self.schema = Some(schema.to_owned());
+            self.schema_changed = true;
+        }
+        let Some(submission) = self.interrupt.begin_submission() else {
+            completion.done(Err(SqlError::new(
+                &codes::QUERY_INTERRUPTED,
+                codes::QUERY_INTERRUPTED.message,
+            )));
+            return;
+        };
+        self.shared.pool.count_statement();
+        let answer = DriverAnswer {
+            completion: Some(completion),
+            convs: Vec::new(),
+            renames: rewritten.renames,
+            has_result_set: false,
+            failure: None,
+            interrupt: Arc::clone(&self.interrupt),
+            submission,
+            last_insert_id: Arc::clone(&self.last_insert_id),
+            shared: Arc::clone(&self.shared),
+        };
+        let id = driver.submit(&rewritten.sql, Box::new(answer));
+        self.interrupt.submitted(submission, id);
+    }
+
     fn holds_session_state(&self) -> bool {
         // Without a pinned connection the handle is cheap to keep: it carries what the session
         // changed (variables, the id last_insert_id() returns). The database is the session
         // layer's (`set_session_schema`).
-        self.backend.is_some() || !self.vars.is_empty() || self.last_insert_id != 0
+        self.backend.is_some()
+            || !self.vars.is_empty()
+            || self.last_insert_id.load(Ordering::Relaxed) != 0
     }
 
     fn interrupter(&self) -> Arc<dyn Interrupt> {
@@ -501,7 +736,8 @@ impl EngineConn for MysqlConn {
         self.give_back_backend();
         self.vars.clear();
         self.schema = None;
-        self.last_insert_id = 0;
+        self.last_insert_id.store(0, Ordering::Relaxed);
+        self.prepared = None;
         Ok(())
     }
 
@@ -528,6 +764,14 @@ struct KillState {
     /// The backend has answered the whole statement (or failed it): a kill thread that sees the
     /// backend thread idle stops looking for the statement to start.
     over: bool,
+    /// The number of the statement being handed to the driver or answered by it, if any
+    /// ([`MysqlInterrupt::begin_submission`]); numbers only grow, so a late step of an earlier
+    /// statement is told apart.
+    submission: Option<u64>,
+    /// Submissions so far.
+    submissions: u64,
+    /// The driver's name for the submitted statement, once `Driver::submit` returned.
+    submitted: Option<StatementId>,
 }
 
 /// `KILL QUERY` for one handle: a flag checked before the statement is sent (and while it waits
@@ -613,6 +857,63 @@ impl MysqlInterrupt {
         self.sync.state.lock().killed
     }
 
+    /// A statement is about to go to the driver: its submission number, or `None` if a kill
+    /// came first (it then fails with 1317 without being sent).
+    fn begin_submission(&self) -> Option<u64> {
+        let mut state = self.sync.state.lock();
+        if state.killed {
+            state.killed = false;
+            return None;
+        }
+        state.submissions += 1;
+        state.submission = Some(state.submissions);
+        state.submitted = None;
+        Some(state.submissions)
+    }
+
+    /// `Driver::submit` named submission `submission` `id`: a kill from now on cancels it; one
+    /// that came while it was being submitted cancels it now. Nothing if it already ended.
+    fn submitted(&self, submission: u64, id: StatementId) {
+        let killed = {
+            let mut state = self.sync.state.lock();
+            if state.submission != Some(submission) {
+                return;
+            }
+            state.submitted = Some(id);
+            state.killed
+        };
+        if killed {
+            self.cancel_submitted(id);
+        }
+    }
+
+    /// Submission `submission` ended: a later kill has nothing to stop.
+    fn end_submission(&self, submission: u64) {
+        let mut state = self.sync.state.lock();
+        if state.submission == Some(submission) {
+            state.submission = None;
+            state.submitted = None;
+            state.killed = false;
+        }
+    }
+
+    /// Cancels a submitted statement from a short-lived thread: a kill comes from the receive
+    /// path under the session's locks, and a cancel may end the statement (1317) at once, which
+    /// runs its completion and so takes those locks.
+    fn cancel_submitted(&self, id: StatementId) {
+        let Some(driver) = self.shared.driver.get().cloned() else {
+            return;
+        };
+        let spawned = std::thread::Builder::new()
+            .name("xrpc-backend-cancel".into())
+            .spawn(move || {
+                driver.cancel(id);
+            });
+        if let Err(err) = spawned {
+            tracing::warn!(%err, "cannot start the backend cancel thread");
+        }
+    }
+
     /// The statement is about to be sent on `thread_id`; fails if a kill came first. Under the
     /// same lock as [`Interrupt::interrupt`], so a kill either sees the thread id or is seen
     /// here.
@@ -650,14 +951,18 @@ impl MysqlInterrupt {
 
 impl Interrupt for MysqlInterrupt {
     fn interrupt(&self) {
-        let thread_id = {
+        let (thread_id, submitted) = {
             let mut state = self.sync.state.lock();
             state.killed = true;
             if state.thread_id.is_some() {
                 state.kills_in_flight += 1;
             }
-            state.thread_id
+            (state.thread_id, state.submitted)
         };
+        if let Some(id) = submitted {
+            self.cancel_submitted(id);
+            return;
+        }
         let Some(thread_id) = thread_id else {
             return;
         };

@@ -111,9 +111,22 @@
 //! thread's `COMMAND` in the process list until the statement is over and, if it saw it idle
 //! (the kill overtook the statement), kills again once the statement runs.
 //!
+//! # On the event loop
+//!
+//! With [`PoolOptions::driver_connections`] above 0 (at least 2 are opened), [`Engine::started`]
+//! starts the [`driver`] on the node's epoll groups, and a statement that
+//! [`EngineConn::submittable`] accepts — the handle holds no pinned connection and no recorded
+//! variables, the session's database is the URL's, and the front end reads one plain SELECT,
+//! INSERT, UPDATE or DELETE whose rewritten text names no user variable, named lock or `SHOW
+//! VARIABLES` — is submitted to it ([`EngineConn::submit`]): no worker waits for its answer,
+//! which reaches the session's completion on the worker that reads it. Such a statement cannot
+//! leave state on the shared connection, so the driver never resets one. Its kill cancels it in
+//! the driver (see the driver's "Kill"). Every other statement, and every statement while no
+//! driver connection is logged in, takes the blocking path below.
+//!
 //! # Blocking
 //!
-//! The driver is synchronous. Each statement runs inside the session's wait hook
+//! The blocking path's client (the `mysql` crate) is synchronous. Each statement runs inside the session's wait hook
 //! (`GroupHandle::enter_wait`, the framework's stall guard): a worker waiting on the backend (for
 //! a free connection, the statement, or its rows) counts as stalled and the epoll group adds a
 //! worker, up to its maximum, instead of starving other sessions.
@@ -209,6 +222,7 @@ impl MysqlEngine {
                 default_schema,
                 version: format!("{version}-xrpc-{}", env!("CARGO_PKG_VERSION")),
                 variable_alias: types::VariableAlias::for_backend(&isolation_names),
+                driver: std::sync::OnceLock::new(),
             }),
             version,
             description: redact_url(url),
@@ -276,6 +290,31 @@ impl Engine for MysqlEngine {
         self.shared.pool.sweep_expired()
     }
 
+    fn started(&self, groups: &[xrpc_net::GroupHandle]) {
+        let connections = self.shared.pool.options().driver_connections;
+        if connections == 0 || groups.is_empty() {
+            return;
+        }
+        // A kill of a statement in flight goes out on another of the driver's connections.
+        match self.driver_options(connections.max(MIN_DRIVER_CONNECTIONS)) {
+            Ok(options) => {
+                let _ = self
+                    .shared
+                    .driver
+                    .set(driver::Driver::start(groups, options));
+            }
+            Err(err) => {
+                tracing::warn!(%err, "the backend driver cannot start; statements use the pool");
+            }
+        }
+    }
+
+    fn stopping(&self) {
+        if let Some(driver) = self.shared.driver.get() {
+            driver.close();
+        }
+    }
+
     fn bind_variables(&self, vars: &dyn EngineVariables) {
         let options = self.shared.pool.options();
         let millis = |d: Duration| i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
@@ -286,6 +325,10 @@ impl Engine for MysqlEngine {
             (CONNECTION_LIFETIME, millis(options.lifetime)),
             (PING_AFTER_IDLE, millis(options.ping_after_idle)),
             (CONNECT_TIMEOUT, millis(options.connect_timeout)),
+            (
+                DRIVER_CONNECTIONS,
+                i64::try_from(options.driver_connections).unwrap_or(i64::MAX),
+            ),
         ] {
             if let Err(err) = vars.set_int(name, value) {
                 // Options from code (tests) may lie outside the variable's range: the pool
@@ -335,6 +378,11 @@ const WAIT_TIMEOUT: &str = "xrpc_backend_wait_timeout";
 const CONNECTION_LIFETIME: &str = "xrpc_backend_connection_lifetime";
 const PING_AFTER_IDLE: &str = "xrpc_backend_ping_after_idle";
 const CONNECT_TIMEOUT: &str = "xrpc_backend_connect_timeout";
+const DRIVER_CONNECTIONS: &str = "xrpc_backend_driver_connections";
+
+/// The fewest connections the driver opens when it is on: `KILL QUERY ID` of a statement in
+/// flight on one goes out on another.
+const MIN_DRIVER_CONNECTIONS: usize = 2;
 
 /// How long a plan's table shape is kept (see [`Engine::plan_shape_lifetime`]).
 const PLAN_SHAPE_LIFETIME: Duration = Duration::from_secs(1);
@@ -343,6 +391,30 @@ const PLAN_SHAPE_LIFETIME: Duration = Duration::from_secs(1);
 const CONNECT_RETRY_MAX: Duration = Duration::from_secs(2);
 
 impl MysqlEngine {
+    /// The driver's options: the pool's backend and account, `connections` connections.
+    fn driver_options(&self, connections: usize) -> std::io::Result<driver::DriverOptions> {
+        use std::net::ToSocketAddrs;
+        let opts = self.shared.pool.opts();
+        let addr = (opts.get_ip_or_hostname().as_ref(), opts.get_tcp_port())
+            .to_socket_addrs()?
+            .next()
+            .ok_or_else(|| std::io::Error::other("the backend's host name has no address"))?;
+        let mut config = xrpc_mysql_proto::Config::new(
+            opts.get_user().unwrap_or_default(),
+            opts.get_pass().unwrap_or_default(),
+        );
+        config.database = self.shared.default_schema.clone();
+        config.connect_timeout = self.shared.pool.options().connect_timeout;
+        let mut options = driver::DriverOptions::new(addr, config);
+        options.connections = connections;
+        Ok(options)
+    }
+
+    /// The event-loop driver, once the node started it (tests, diagnostics).
+    pub fn driver(&self) -> Option<&driver::Driver> {
+        self.shared.driver.get()
+    }
+
     /// [`MysqlEngine::connect`], retried with backoff for up to `wait` while the backend is
     /// unreachable (orchestrated start-up); a refused login fails at once.
     pub fn connect_waiting(

@@ -58,6 +58,11 @@ pub struct PoolOptions {
     pub lifetime: Duration,
     /// An idle connection unused for longer than this is pinged before it is lent; 5 s by default.
     pub ping_after_idle: Duration,
+    /// Backend connections of the event-loop driver ([`crate::driver`]), which answers the
+    /// statements that need no session state without a worker waiting; 0 (the default) turns
+    /// it off, and every statement borrows a pooled connection; when on, at least 2 (a kill of
+    /// a statement in flight goes out on another connection).
+    pub driver_connections: usize,
 }
 
 impl Default for PoolOptions {
@@ -68,6 +73,7 @@ impl Default for PoolOptions {
             wait_timeout: Duration::from_secs(10),
             lifetime: Duration::from_secs(30 * 60),
             ping_after_idle: Duration::from_secs(5),
+            driver_connections: 0,
         }
     }
 }

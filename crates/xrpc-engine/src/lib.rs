@@ -18,11 +18,22 @@
 //! now holds session state ([`EngineConn::holds_session_state`]: an open transaction, `autocommit =
 //! 0`, temp tables), in which case the session keeps it until that state is
 //! gone. That is how 100k idle sessions stay cheap.
+//!
+//! # Statements answered on the event loop
+//!
+//! An engine whose backend is reached over sockets in the node's epoll groups (the `mysql`
+//! engine's driver) may answer a statement without a worker waiting for it: the session layer
+//! asks [`EngineConn::submittable`] and, when it says yes, hands the statement to
+//! [`EngineConn::submit`] with a [`Completion`] and returns the worker to the event loop. The
+//! session is suspended (its queue held) until the completion's [`Completion::done`] runs, on
+//! whichever worker reads the answer. Engines that run statements inline (SQLite) never say yes.
+//! The engine learns the node's groups from [`Engine::started`].
 
 use std::any::Any;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use xrpc_net::GroupHandle;
 use xrpc_proto::value::Value;
 
 use crate::result::{ExecSummary, ResultSink, SqlError, SqlWarning};
@@ -104,6 +115,31 @@ pub trait Engine: Send + Sync + 'static {
     fn sweep_expired(&self) -> usize {
         0
     }
+
+    /// Called once when the node's event loop runs, with its epoll groups: an engine that
+    /// answers statements on the event loop ([`EngineConn::submit`]) opens its sockets there.
+    /// Until then, and whenever that path cannot serve, statements run inline. Nothing by
+    /// default.
+    fn started(&self, groups: &[GroupHandle]) {
+        let _ = groups;
+    }
+
+    /// Called when the node stops: statements submitted and not answered yet end (with the
+    /// engine's lost-connection error) and the engine's event-loop sockets close. Nothing by
+    /// default.
+    fn stopping(&self) {}
+}
+
+/// Receives the answer of a statement handed to [`EngineConn::submit`], on whichever thread
+/// reads it (a worker of the node's event loop). None of its calls may block: a worker that
+/// waited here would hold up every other statement answered on the same backend connection.
+pub trait Completion: Send + 'static {
+    /// Where the statement's result set goes, under the [`ResultSink`] contract. A sink error
+    /// makes the engine drop the rest of the rows; the statement then ends with that error.
+    fn sink(&mut self) -> &mut dyn ResultSink;
+
+    /// The statement ended: its summary or its error. Called exactly once.
+    fn done(self: Box<Self>, result: Result<ExecSummary, SqlError>);
 }
 
 /// One connection to the engine, used by one session at a time.
@@ -121,6 +157,30 @@ pub trait EngineConn: Send {
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError>;
+
+    /// Whether [`EngineConn::submit`] would take this statement (run by [`EngineConn::execute`]
+    /// otherwise): only when it can be answered on the event loop and leaves no state behind
+    /// that the session would need. Asked right before `submit`, after the connection got its
+    /// ids and schemas; false by default.
+    fn submittable(&mut self, sql: &str, args: &[Value], schema: Option<&str>) -> bool {
+        let _ = (sql, args, schema);
+        false
+    }
+
+    /// Sends a statement that [`EngineConn::submittable`] accepted, just before, and returns at
+    /// once; its result and its end go to `completion` (perhaps before this returns, on this
+    /// thread). [`EngineConn::interrupter`] stops it as it stops an `execute`. The default,
+    /// for engines that never accept one, runs it inline.
+    fn submit(
+        &mut self,
+        sql: &str,
+        args: &[Value],
+        schema: Option<&str>,
+        mut completion: Box<dyn Completion>,
+    ) {
+        let result = self.execute(sql, args, schema, completion.sink());
+        completion.done(result);
+    }
 
     /// The columns, primary key and indexes of table `table` in `schema` (the session's database
     /// when `None`), for the node's plan compiler of EXEC_PLAN_READ. Each engine reads

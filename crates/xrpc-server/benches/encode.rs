@@ -16,7 +16,7 @@ use xrpc_server::result::{ColumnInfo, ExecSummary, ResultSink, mysql_type};
 
 fn encode_one_row(columns: &[ColumnInfo], row: &[Value], out: &mut Vec<u8>) -> usize {
     out.clear();
-    let mut enc = ResultEncoder::new(out, HeaderFormat::Standard, 7, false);
+    let mut enc = ResultEncoder::new(&mut *out, HeaderFormat::Standard, 7, false);
     enc.metadata(columns).expect("metadata");
     enc.row(row).expect("row");
     enc.finish_result(&ExecSummary {

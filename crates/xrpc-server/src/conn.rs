@@ -874,7 +874,7 @@ impl Handler for NodeHandler {
         let Some(session) = state.session(unit.0) else {
             return;
         };
-        let outcome = session.run(conn, &self.node);
+        let outcome = session.run_resumable(conn, &self.node);
         state.spill.drain(conn);
         if outcome == RunOutcome::Closed
             || session.is_gone()

@@ -86,10 +86,30 @@ impl FrameOutput for Vec<u8> {
     }
 }
 
-/// Encodes one statement's result for one session.
+/// A borrowed output: what the session's worker encodes into.
+impl<T: FrameOutput + ?Sized> FrameOutput for &mut T {
+    fn buf(&mut self) -> &mut Vec<u8> {
+        (**self).buf()
+    }
+
+    fn maybe_flush(&mut self) -> Result<(), SinkError> {
+        (**self).maybe_flush()
+    }
+
+    fn row_done(&mut self, bytes: usize) -> Result<(), SinkError> {
+        (**self).row_done(bytes)
+    }
+
+    fn row_encoded(&mut self) {
+        (**self).row_encoded();
+    }
+}
+
+/// Encodes one statement's result for one session, into an output it borrows (the worker's)
+/// or owns (a statement answered on the event loop carries its own).
 #[derive(Debug)]
-pub struct ResultEncoder<'o, O: FrameOutput + ?Sized> {
-    out: &'o mut O,
+pub struct ResultEncoder<O: FrameOutput> {
+    out: O,
     format: HeaderFormat,
     sid: u64,
     chunked: bool,
@@ -126,10 +146,10 @@ thread_local! {
     static SPARE_BUFFERS: std::cell::Cell<SpareBuffers> = std::cell::Cell::new(SpareBuffers::default());
 }
 
-impl<'o, O: FrameOutput + ?Sized> ResultEncoder<'o, O> {
+impl<O: FrameOutput> ResultEncoder<O> {
     /// An encoder writing frames for session `sid` in the connection's header format, as ROW
     /// messages or, with `chunked`, as CHUNK messages.
-    pub fn new(out: &'o mut O, format: HeaderFormat, sid: u64, chunked: bool) -> Self {
+    pub fn new(out: O, format: HeaderFormat, sid: u64, chunked: bool) -> Self {
         let spare = SPARE_BUFFERS
             .try_with(|cell| cell.take())
             .unwrap_or_default();
@@ -148,6 +168,11 @@ impl<'o, O: FrameOutput + ?Sized> ResultEncoder<'o, O> {
             lens: spare.lens,
             warnings: Vec::new(),
         }
+    }
+
+    /// The output, once the result is finished.
+    pub fn into_output(self) -> O {
+        self.out
     }
 
     /// Sends compact metadata (`StmtExecute.compact_metadata`): types, collation and sizes, but
@@ -308,7 +333,7 @@ impl<'o, O: FrameOutput + ?Sized> ResultEncoder<'o, O> {
     }
 }
 
-impl<O: FrameOutput + ?Sized> ResultEncoder<'_, O> {
+impl<O: FrameOutput> ResultEncoder<O> {
     /// What follows the COLUMN_META_DATA frames of `columns`, however they were written.
     fn metadata_written(&mut self, columns: &[ColumnInfo]) -> Result<(), SinkError> {
         self.types.clear();
@@ -321,7 +346,7 @@ impl<O: FrameOutput + ?Sized> ResultEncoder<'_, O> {
     }
 }
 
-impl<O: FrameOutput + ?Sized> ResultSink for ResultEncoder<'_, O> {
+impl<O: FrameOutput> ResultSink for ResultEncoder<O> {
     fn metadata(&mut self, columns: &[ColumnInfo]) -> Result<(), SinkError> {
         if self.metadata_sent {
             return Err(SinkError::Malformed("metadata sent twice".into()));

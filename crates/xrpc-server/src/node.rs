@@ -234,6 +234,7 @@ impl NodeShared {
     /// The framework runs with `groups`: the node counts as inited, and the settings that act on
     /// the engine and the cache start to apply (see [`crate::server::Node::start`]).
     pub(crate) fn started(self: &Arc<Self>, groups: Vec<GroupHandle>) {
+        self.engine.started(&groups);
         let _ = self.groups.set(groups);
         self.start_shared_session_refresh();
         self.apply_request_cache_max_length();

@@ -175,6 +175,7 @@ impl NodeBuilder {
                     wait_timeout: config.backend_wait_timeout(),
                     lifetime: config.backend_connection_lifetime(),
                     ping_after_idle: config.backend_ping_after_idle(),
+                    driver_connections: config.backend_driver_connections(),
                 };
                 let engine = MysqlEngine::connect_waiting(url, options, config.engine_wait())
                     .map_err(|e| StartError::Backend {
@@ -402,6 +403,9 @@ impl Node {
             while Instant::now() < settled_by && self.shared.running_statements() > 0 {
                 std::thread::sleep(Duration::from_millis(5));
             }
+            // Statements still waiting on the engine's event-loop sockets end (lost connection)
+            // while the workers that would read their answers still run.
+            self.shared.engine.stopping();
             server.shutdown();
         }
         if let Err(err) = self.shared.engine.checkpoint() {

@@ -51,6 +51,21 @@
 //! Registration clears the engine's interrupt flag and publishes its interrupter under the same
 //! lock (`KillState`) that a kill takes to read the target and call the interrupter, so no kill
 //! falls between the two. Each kill stops at most one request; requests pipelined behind it run.
+//!
+//! # Suspended requests
+//!
+//! On a node's connection ([`Session::run_resumable`]) a statement the engine can answer on the
+//! event loop ([`EngineConn::submittable`]; the `mysql` engine's driver) is submitted instead of
+//! run: the session marks itself suspended, registers the statement for kills as any other, and
+//! hands the engine a completion that owns the request's encoder and output; the runner then
+//! leaves the session without taking the next request, and a worker the receive path sends
+//! leaves at once too. The completion runs on whichever worker reads the answer: it encodes the
+//! rows, ends the request (the counters, the stored error, `request_done`), leaves the answer's
+//! frames in the session's outbox, clears the suspension and schedules the session on its
+//! connection's group. The session's next run sends the outbox before anything else, so answers
+//! keep request order, and a completion never writes to a client's socket unless an answer
+//! outgrows its buffer. Auto-commit sids are not retired while suspended or while the outbox
+//! holds frames.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -58,7 +73,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use parking_lot::Mutex;
-use xrpc_net::ConnRef;
+use xrpc_net::{ConnRef, UnitId};
 use xrpc_proto::codes;
 use xrpc_proto::messages::pb;
 use xrpc_proto::value::Value;
@@ -67,6 +82,7 @@ use xrpc_proto::{Severity, WireError};
 use crate::admin::AdminOutcome;
 use crate::counters::StatementKind;
 use crate::encode::{FrameOutput, ResultEncoder, write_error, write_ok, write_token_done};
+use crate::engine::Completion;
 use crate::engine::{EngineConn, Interrupt, WaitHook};
 use crate::flow::FlowControl;
 use crate::node::{NodeShared, RegisteredSession};
@@ -167,6 +183,14 @@ pub struct Session {
     /// The wait hook handed to the engine connection before every statement: made once, on the
     /// first statement (a session stays on its connection, so on its group).
     wait_hook: std::sync::OnceLock<crate::engine::WaitHook>,
+    /// A statement of the request being handled was submitted to the engine
+    /// ([`EngineConn::submit`]) and is not answered yet: no later request runs (the runner
+    /// leaves, and so does any worker the receive path sends) until its completion ends the
+    /// request, clears this and schedules the session again. See "Suspended requests".
+    suspended: AtomicBool,
+    /// The last frames of a submitted statement's answer, left by its completion for the
+    /// session's next run to send (see "Suspended requests").
+    outbox: Mutex<Vec<u8>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -200,6 +224,8 @@ impl Session {
             ended: Mutex::new(false),
             counted: std::sync::atomic::AtomicBool::new(true),
             wait_hook: std::sync::OnceLock::new(),
+            suspended: AtomicBool::new(false),
+            outbox: Mutex::new(Vec::new()),
         }
     }
 
@@ -305,7 +331,12 @@ impl Session {
 
     /// Whether a request is queued or running.
     pub fn is_busy(&self) -> bool {
-        self.gate.is_running() || !self.queue.lock().is_empty()
+        self.gate.is_running() || self.is_suspended() || !self.queue.lock().is_empty()
+    }
+
+    /// Whether a submitted statement holds the session (see `suspended`).
+    fn is_suspended(&self) -> bool {
+        self.suspended.load(Ordering::SeqCst)
     }
 
     /// Appends a request, refusing more than `max_queued` waiting requests.
@@ -332,7 +363,11 @@ impl Session {
     /// running. Auto-commit sessions retire this way after each request.
     pub fn retire_if_idle(&self) -> bool {
         let queue = self.queue.lock();
-        if !queue.is_empty() || self.gate.is_running() {
+        if !queue.is_empty()
+            || self.gate.is_running()
+            || self.is_suspended()
+            || !self.outbox.lock().is_empty()
+        {
             return false;
         }
         self.gate.close();
@@ -410,14 +445,40 @@ impl Session {
     /// Runs queued requests until the queue is empty; returns at once if another worker runs the
     /// session. Returns whether the session finished (closed) during the run.
     pub fn run<C: SessionConn>(&self, conn: &C, node: &NodeShared) -> RunOutcome {
+        self.run_with(conn, node, None)
+    }
+
+    /// [`Session::run`] on a node's connection, where a statement may be submitted to the engine
+    /// and answered on the event loop (the session is then suspended; see "Suspended requests").
+    pub fn run_resumable(self: &Arc<Self>, conn: &ConnRef, node: &Arc<NodeShared>) -> RunOutcome {
+        let resume = Resume {
+            session: Arc::clone(self),
+            node: Arc::clone(node),
+            conn: conn.clone(),
+        };
+        self.run_with(conn, node, Some(&resume))
+    }
+
+    fn run_with<C: SessionConn>(
+        &self,
+        conn: &C,
+        node: &NodeShared,
+        resume: Option<&Resume>,
+    ) -> RunOutcome {
         let mut outcome = RunOutcome::Idle;
         self.gate.run(
             || loop {
                 if self.is_gone() {
                     self.queue.lock().clear();
+                    self.outbox.lock().clear();
                     self.release_engine(node);
                     break;
                 }
+                if self.is_suspended() {
+                    // The completion of the submitted statement schedules the session again.
+                    break;
+                }
+                self.send_outbox(conn);
                 let Some(request) = self.take_request() else {
                     break;
                 };
@@ -432,7 +493,7 @@ impl Session {
                     outcome = RunOutcome::Closed;
                     break;
                 }
-                let closed = self.handle(conn, node, request);
+                let closed = self.handle(conn, node, request, resume);
                 if closed {
                     // SESS_CLOSE ends the session with `send_last`, without an answer of its
                     // own; every other request's answer already did this before its last frame
@@ -441,17 +502,30 @@ impl Session {
                     outcome = RunOutcome::Closed;
                 } else {
                     debug_assert!(
-                        !self.kill.lock().handling,
+                        self.is_suspended() || !self.kill.lock().handling,
                         "a request ended without marking itself done"
                     );
                 }
             },
             // Recheck: a request pushed after the last pop saw a non-empty queue or a running
-            // session and did not schedule us, so it is ours to run.
-            || !self.queue.lock().is_empty(),
+            // session and did not schedule us, so it is ours to run (unless a submitted
+            // statement holds the session: its completion schedules it).
+            || {
+                !self.is_suspended()
+                    && (!self.queue.lock().is_empty() || !self.outbox.lock().is_empty())
+            },
             || self.release_engine(node),
         );
         outcome
+    }
+
+    /// Sends what a submitted statement's completion left (the end of its answer), on this
+    /// worker, as the last flush of an answer goes.
+    fn send_outbox<C: SessionConn>(&self, conn: &C) {
+        let frames = std::mem::take(&mut *self.outbox.lock());
+        if !frames.is_empty() {
+            let _ = self.send_gated(conn, &frames, true);
+        }
     }
 
     /// Takes the next request from the queue and numbers it, under the queue lock, so a kill sees
@@ -479,7 +553,13 @@ impl Session {
 
     /// Handles one request; returns true if it closed the session. (The `run` stage histogram is
     /// recorded by the framework around the whole run of the session.)
-    fn handle<C: SessionConn>(&self, conn: &C, node: &NodeShared, request: Request) -> bool {
+    fn handle<C: SessionConn>(
+        &self,
+        conn: &C,
+        node: &NodeShared,
+        request: Request,
+        resume: Option<&Resume>,
+    ) -> bool {
         match request {
             Request::Close => {
                 // Under the queue lock, which `push` and `shut_down` take too: a request or a
@@ -508,7 +588,7 @@ impl Session {
             }
             Request::Sql(stmt) => {
                 // Read in its box: moving a StmtExecute out copies some 300 bytes.
-                self.exec_sql(conn, node, stmt);
+                self.exec_sql(conn, node, stmt, resume);
                 false
             }
             Request::Plan(plan) => {
@@ -527,6 +607,7 @@ impl Session {
         conn: &C,
         node: &NodeShared,
         mut stmt: Box<pb::sql::StmtExecute>,
+        resume: Option<&Resume>,
     ) {
         if self.auto_commit
             && (stmt.chunk_result == Some(true)
@@ -582,8 +663,15 @@ impl Session {
                 .map(value_of_arg)
                 .collect::<Result<Vec<_>, _>>()?;
             let conn = out.conn;
-            let mut encoder = ResultEncoder::new(out, node.format, session.sid, chunk);
-            let summary = session.execute(
+            // Only a statement without flow control may be answered on the event loop: a
+            // completion never waits for tokens.
+            let submit = resume.filter(|_| token < 0).map(|resume| SubmitTo {
+                resume,
+                chunk,
+                kind: out.kind,
+            });
+            let mut encoder = ResultEncoder::new(&mut *out, node.format, session.sid, chunk);
+            let answer = session.execute(
                 conn,
                 node,
                 sql,
@@ -591,8 +679,17 @@ impl Session {
                 &args,
                 schema.as_deref(),
                 &mut encoder,
+                submit,
             )?;
-            encoder.finish_result(&summary).map_err(SqlError::from)?;
+            match answer {
+                Answer::Now(summary) => {
+                    encoder.finish_result(&summary).map_err(SqlError::from)?;
+                }
+                Answer::Later => {
+                    drop(encoder);
+                    out.suspended = true;
+                }
+            }
             Ok(())
         });
     }
@@ -777,8 +874,11 @@ impl Session {
             let conn = out.conn;
             let mut encoder = ResultEncoder::new(out, node.format, session.sid, false);
             let script = xrpc_sql::parse_cached(&sql, &xrpc_sql::Options::default());
-            let summary = session.execute(conn, node, &sql, &script, &[], None, &mut encoder)?;
-            encoder.finish_result(&summary).map_err(SqlError::from)?;
+            let answer =
+                session.execute(conn, node, &sql, &script, &[], None, &mut encoder, None)?;
+            if let Answer::Now(summary) = answer {
+                encoder.finish_result(&summary).map_err(SqlError::from)?;
+            }
             Ok(())
         });
     }
@@ -800,21 +900,40 @@ impl Session {
         }
         let mut out = SessionOutput::new(conn, node, self);
         let result = body(self, &mut out);
-        match &result {
-            Ok(()) => {}
-            Err(err) => {
-                // Whatever part of a result went out, the error ends the request; nothing follows it.
-                write_error(out.buf(), node.format, self.sid, &err.to_wire());
-                self.record_error(err);
-            }
+        if out.suspended && result.is_ok() {
+            // The completion of the submitted statement ends the request.
+            return;
+        }
+        let (kind, rows) = (out.kind, out.rows);
+        self.end_request(node, &mut out, kind, rows, result, |out| {
+            let _ = out.finish();
+        });
+    }
+
+    /// Ends a request with `result`, its answer's last frames written into `out` and sent by
+    /// `finish`: the error frame and diagnostics of a failure, the node's counters, the stored
+    /// error for cascading.
+    fn end_request<O: FrameOutput>(
+        &self,
+        node: &NodeShared,
+        out: &mut O,
+        kind: Option<StatementKind>,
+        rows: u64,
+        result: Result<(), SqlError>,
+        finish: impl FnOnce(&mut O),
+    ) {
+        if let Err(err) = &result {
+            // Whatever part of a result went out, the error ends the request; nothing follows it.
+            write_error(out.buf(), node.format, self.sid, &err.to_wire());
+            self.record_error(err);
         }
         // Counted before the answer goes out: a client that reads it then sees it counted.
         let error = result.as_ref().err().map(|err| err.code);
-        node.requests.request_done(out.kind, out.rows, error);
+        node.requests.request_done(kind, rows, error);
         // Before the last frame goes out: a client that sends its next statement and a kill as
         // soon as it reads this answer means the kill for that statement, not this one.
         self.request_done();
-        let _ = out.finish();
+        finish(out);
         // Requests of a session run one at a time: the next one starts with the flag clear.
         self.warnings_set.store(false, Ordering::Relaxed);
         if result.is_err() || self.has_last_error.load(Ordering::Relaxed) {
@@ -855,7 +974,8 @@ impl Session {
     }
 
     /// Runs one statement on the session's engine connection, borrowing one if it holds none.
-    /// `script` is `sql` as the front end read it.
+    /// `script` is `sql` as the front end read it. With `submit`, a statement the engine can
+    /// answer on the event loop is submitted instead ([`Answer::Later`]).
     #[allow(clippy::too_many_arguments)]
     fn execute<C: SessionConn>(
         &self,
@@ -866,19 +986,27 @@ impl Session {
         args: &[Value],
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
-    ) -> Result<ExecSummary, SqlError> {
+        submit: Option<SubmitTo<'_>>,
+    ) -> Result<Answer, SqlError> {
         if self.is_killed() {
             return Err(interrupted());
         }
         let mut node_rows = Vec::new();
         if args.is_empty() {
             match node.try_admin(script, self.user(), sink) {
-                AdminOutcome::Answered(result) => return result,
+                AdminOutcome::Answered(result) => return result.map(Answer::Now),
                 AdminOutcome::EngineThenRows(rows) => node_rows = rows,
                 AdminOutcome::Engine => {}
             }
         }
         let changes_schema = crate::plan::catalog::may_change_schema(script);
+        if let Some(submit) = submit
+            && node_rows.is_empty()
+            && !changes_schema
+            && self.try_submit(conn, node, submit, sql, args, schema)?
+        {
+            return Ok(Answer::Later);
+        }
         // `USE db` chooses the database itself, so the authentication schema, which may name a
         // database that does not exist (the node accepts such a connect, where MySQL refuses it),
         // must not fail it before it runs.
@@ -896,21 +1024,16 @@ impl Session {
                 Ok(summary)
             })
         })
+        .map(Answer::Now)
     }
 
-    /// Runs `run` on the session's engine connection, borrowing one if it holds none, as one
-    /// registered statement (a kill interrupts it); keeps or gives back the connection after.
-    /// `changes_schema`: the statement may change a schema, which the plan shape cache is told.
-    fn with_engine<C: SessionConn>(
+    /// Takes the session's engine connection (or borrows one) and hands it what it needs before
+    /// a statement; also returns whether the session held it.
+    fn prepare_engine<C: SessionConn>(
         &self,
         conn: &C,
         node: &NodeShared,
-        sink: &mut dyn ResultSink,
-        changes_schema: bool,
-        run: impl FnOnce(&mut dyn EngineConn, &mut dyn ResultSink) -> Result<ExecSummary, SqlError>,
-    ) -> Result<ExecSummary, SqlError> {
-        // No kill check of its own here: the callers check just before (a kill that comes
-        // later is caught by `register_statement`, which is the check that counts).
+    ) -> Result<(Box<dyn EngineConn>, bool), SqlError> {
         let (held, warnings, current) = {
             let mut core = self.core.lock();
             (
@@ -932,20 +1055,107 @@ impl Session {
         // instead of deadlocking when every worker waits on a lock held by a queued session.
         let hook = self.wait_hook.get_or_init(|| conn.wait_hook());
         engine.set_wait_hook(Some(Arc::clone(hook)));
+        Ok((engine, was_held))
+    }
+
+    /// Gives an engine connection back as it was before a statement that did not run: the
+    /// session keeps it if it held it, else the pool gets it; the diagnostics go back too.
+    fn put_back_engine(&self, node: &NodeShared, mut engine: Box<dyn EngineConn>, was_held: bool) {
+        let warnings = engine.take_session_warnings();
+        let mut core = self.core.lock();
+        core.warnings = warnings;
+        if was_held {
+            core.engine = Some(engine);
+        } else {
+            drop(core);
+            node.engine.release(engine);
+        }
+    }
+
+    /// Submits the statement to the engine if it takes it ([`EngineConn::submittable`]):
+    /// registered for kills as any statement, the session suspended until the completion ends
+    /// the request. Returns false, having changed nothing, when the engine runs it inline.
+    fn try_submit<C: SessionConn>(
+        &self,
+        conn: &C,
+        node: &NodeShared,
+        submit: SubmitTo<'_>,
+        sql: &str,
+        args: &[Value],
+        schema: Option<&str>,
+    ) -> Result<bool, SqlError> {
+        let (mut engine, was_held) = self.prepare_engine(conn, node)?;
+        if !engine.submittable(sql, args, schema) {
+            self.put_back_engine(node, engine, was_held);
+            return Ok(false);
+        }
+        let Some(interrupter) = self.register_statement(&*engine) else {
+            self.put_back_engine(node, engine, was_held);
+            return Err(interrupted());
+        };
+        node.statement_started(self.number, interrupter);
+        // Set before the statement can be answered (perhaps on another worker before `submit`
+        // returns): its completion clears it.
+        self.suspended.store(true, Ordering::SeqCst);
+        self.warnings_set.store(true, Ordering::Relaxed);
+        let resume = submit.resume;
+        let output = OwnedOutput {
+            session: Arc::clone(&resume.session),
+            conn: resume.conn.clone(),
+            buf: Vec::with_capacity(OUTPUT_CAPACITY),
+            rows: 0,
+            failed: false,
+        };
+        let pending = Pending {
+            resume: resume.clone(),
+            encoder: ResultEncoder::new(output, node.format, self.sid, submit.chunk),
+            kind: submit.kind,
+        };
+        engine.submit(sql, args, schema, Box::new(pending));
+        // The handle holds no backend state (the engine submits only then); the session keeps
+        // it (not an auto-commit sid) when it holds other state, or for what a write may set on
+        // it when answered, the id `last_insert_id()` returns. Nothing else runs the session
+        // before this is done: the next request waits for the run gate, which this worker holds.
+        let schema_change = engine
+            .take_session_schema_change()
+            .filter(|_| !self.auto_commit);
+        let warnings = engine.take_session_warnings();
+        let mut core = self.core.lock();
+        if let Some(change) = schema_change {
+            core.current_schema = change.map(Arc::from);
+        }
+        core.warnings = warnings;
+        let may_set_state =
+            engine.holds_session_state() || submit.kind != Some(StatementKind::Select);
+        if may_set_state && !self.auto_commit && !self.is_gone() {
+            core.engine = Some(engine);
+        } else {
+            drop(core);
+            node.engine.release(engine);
+        }
+        Ok(true)
+    }
+
+    /// Runs `run` on the session's engine connection, borrowing one if it holds none, as one
+    /// registered statement (a kill interrupts it); keeps or gives back the connection after.
+    /// `changes_schema`: the statement may change a schema, which the plan shape cache is told.
+    fn with_engine<C: SessionConn>(
+        &self,
+        conn: &C,
+        node: &NodeShared,
+        sink: &mut dyn ResultSink,
+        changes_schema: bool,
+        run: impl FnOnce(&mut dyn EngineConn, &mut dyn ResultSink) -> Result<ExecSummary, SqlError>,
+    ) -> Result<ExecSummary, SqlError> {
+        // No kill check of its own here: the callers check just before (a kill that comes
+        // later is caught by `register_statement`, which is the check that counts).
+        let (mut engine, was_held) = self.prepare_engine(conn, node)?;
         let Some(interrupter) = self.register_statement(&*engine) else {
             // A kill meant for this request came first: the statement does not run, and the
             // session is left as it was (a held connection stays held: whoever holds the run
             // lock gives it back if the session is gone; the diagnostics are the previous
             // statement's, which the request's error then replaces).
-            let warnings = engine.take_session_warnings();
-            let mut core = self.core.lock();
-            core.warnings = warnings;
-            if was_held {
-                core.engine = Some(engine);
-            } else {
-                drop(core);
-                node.engine.release(engine);
-            }
+            self.put_back_engine(node, engine, was_held);
             return Err(interrupted());
         };
         node.statement_started(self.number, interrupter);
@@ -1075,6 +1285,156 @@ struct KillState {
 /// The error of a killed statement.
 fn interrupted() -> SqlError {
     SqlError::new(&codes::QUERY_INTERRUPTED, codes::QUERY_INTERRUPTED.message)
+}
+
+/// What a statement's answer is, from [`Session::execute`].
+enum Answer {
+    /// It ran: its result went into the sink.
+    Now(ExecSummary),
+    /// It was submitted: its completion answers and ends the request.
+    Later,
+}
+
+/// What a session needs to end a request and run again from another worker: itself, its node
+/// and its connection, owned.
+#[derive(Clone)]
+struct Resume {
+    session: Arc<Session>,
+    node: Arc<NodeShared>,
+    conn: ConnRef,
+}
+
+impl Resume {
+    /// Lets the session run its next request: clears the suspension and queues the session on
+    /// its connection's group, retrying from a timer while the group's queue is full.
+    fn reschedule(self) {
+        self.session.suspended.store(false, Ordering::SeqCst);
+        Self::schedule(&self.conn, self.session.sid);
+    }
+
+    fn schedule(conn: &ConnRef, sid: u64) {
+        if conn.schedule(UnitId(sid)).is_err() && !conn.is_closed() {
+            let group = conn.group().clone();
+            let conn = conn.clone();
+            group.schedule_timer(RESCHEDULE_RETRY, None, move |_| Self::schedule(&conn, sid));
+        }
+    }
+}
+
+/// The most bytes of a submitted statement's answer buffered for the session (see
+/// `OwnedOutput`).
+const SUBMITTED_BUFFER: usize = 256 * 1024;
+
+/// How long a completion waits to schedule its session again when the group's queue is full.
+const RESCHEDULE_RETRY: Duration = Duration::from_millis(1);
+
+/// How a statement may be submitted ([`Session::execute`]).
+#[derive(Clone, Copy)]
+struct SubmitTo<'a> {
+    resume: &'a Resume,
+    /// The request asks for CHUNK messages.
+    chunk: bool,
+    kind: Option<StatementKind>,
+}
+
+/// A submitted statement's answer in the making: its own output and encoder, and what it needs
+/// to end the request on whichever worker reads the answer.
+struct Pending {
+    resume: Resume,
+    encoder: ResultEncoder<OwnedOutput>,
+    kind: Option<StatementKind>,
+}
+
+impl Completion for Pending {
+    fn sink(&mut self) -> &mut dyn ResultSink {
+        &mut self.encoder
+    }
+
+    fn done(self: Box<Self>, result: Result<ExecSummary, SqlError>) {
+        let Pending {
+            resume,
+            mut encoder,
+            kind,
+        } = *self;
+        let result =
+            result.and_then(|summary| encoder.finish_result(&summary).map_err(SqlError::from));
+        let mut out = encoder.into_output();
+        let session = &resume.session;
+        let node = &resume.node;
+        node.statement_ended(session.number);
+        session.kill.lock().running = None;
+        let rows = out.rows;
+        session.end_request(node, &mut out, kind, rows, result.map(|_| ()), |out| {
+            // Sent by the session's next run, on a worker of its own connection: a client that
+            // reads slowly never holds up the worker that reads the backend.
+            if !out.failed {
+                *session.outbox.lock() = std::mem::take(&mut out.buf);
+            }
+        });
+        resume.reschedule();
+    }
+}
+
+/// The output of a submitted statement: frames accumulate here, up to `SUBMITTED_BUFFER` bytes,
+/// and the completion leaves them to the session's next run to send; a larger result goes out
+/// through the session's send gate from the reading worker each time that much is buffered.
+/// Flow control is off for submitted statements.
+struct OwnedOutput {
+    session: Arc<Session>,
+    conn: ConnRef,
+    buf: Vec<u8>,
+    rows: u64,
+    failed: bool,
+}
+
+impl std::fmt::Debug for OwnedOutput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OwnedOutput")
+            .field("buffered", &self.buf.len())
+            .finish()
+    }
+}
+
+impl OwnedOutput {
+    fn send(&mut self) -> Result<(), SinkError> {
+        if self.failed {
+            self.buf.clear();
+            return Err(SinkError::Disconnected);
+        }
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let result = self.session.send_gated(&self.conn, &self.buf, false);
+        self.buf.clear();
+        result.inspect_err(|_| self.failed = true)
+    }
+}
+
+impl FrameOutput for OwnedOutput {
+    fn buf(&mut self) -> &mut Vec<u8> {
+        &mut self.buf
+    }
+
+    fn maybe_flush(&mut self) -> Result<(), SinkError> {
+        if self.buf.len() >= SUBMITTED_BUFFER {
+            self.send()
+        } else if self.failed {
+            Err(SinkError::Disconnected)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn row_done(&mut self, _bytes: usize) -> Result<(), SinkError> {
+        if self.session.is_gone() {
+            return Err(SinkError::Interrupted);
+        }
+        self.maybe_flush()
+    }
+
+    fn row_encoded(&mut self) {
+        self.rows += 1;
+    }
 }
 
 /// Whether a run ended the session.
@@ -1246,6 +1606,8 @@ pub struct SessionOutput<'a, C: SessionConn> {
     kind: Option<StatementKind>,
     /// Result rows encoded into this answer.
     rows: u64,
+    /// The request's statement was submitted: its completion answers it.
+    suspended: bool,
 }
 
 impl<C: SessionConn> std::fmt::Debug for SessionOutput<'_, C> {
@@ -1266,6 +1628,7 @@ impl<'a, C: SessionConn> SessionOutput<'a, C> {
             failed: false,
             kind: None,
             rows: 0,
+            suspended: false,
         }
     }
 

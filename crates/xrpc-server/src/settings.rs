@@ -119,6 +119,12 @@ pub trait Settings {
         millis(self.read_int(VarId::BackendPingAfterIdle))
     }
 
+    /// `xrpc_backend_driver_connections`: connections of the mysql engine's event-loop driver
+    /// (0: off).
+    fn backend_driver_connections(&self) -> usize {
+        usize::try_from(self.read_int(VarId::BackendDriverConnections)).unwrap_or(0)
+    }
+
     /// `xrpc_backend_connect_timeout`: how long a TCP connect to the backend may take.
     fn backend_connect_timeout(&self) -> Duration {
         millis(self.read_int(VarId::BackendConnectTimeout))

@@ -16,6 +16,7 @@ mod counters;
 mod differential_mariadb;
 mod durability;
 mod engine_mysql;
+mod engine_mysql_driver;
 mod engine_sqlite;
 mod faults;
 mod lifecycle;

@@ -1,0 +1,349 @@
+//! End-to-end: the `mysql` engine answering statements through its event-loop driver
+//! (`xrpc_backend_driver_connections`): statements of many sessions pipelined on two backend
+//! connections, each answered to its own session, kills, and a session whose client reads
+//! slowly.
+
+use crate::common;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::{Client, Outcome, TestNode, arg_sint, sql_stmt, text};
+use mysql::prelude::Queryable;
+use xrpc_proto::messages::{ClientType, pb};
+use xrpc_proto::value::Value;
+use xrpc_server::engine::mysql::{MysqlEngine, PoolOptions};
+use xrpc_testkit::MariaDb;
+
+/// The high bit of a sid: an auto-commit session.
+const AUTO: u64 = 0x8000_0000_0000_0000;
+
+/// A MariaDB with database `t`, an engine with two driver connections (the fewest), and a node
+/// on it.
+/// Dropped in field order: the node, the engine, then the server.
+struct Fixture {
+    node: TestNode,
+    engine: Arc<MysqlEngine>,
+    _db: MariaDb,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let db = MariaDb::start().unwrap_or_else(|err| panic!("{err}"));
+        db.admin().query_drop("CREATE DATABASE t").unwrap();
+        let options = PoolOptions {
+            size: 4,
+            driver_connections: 2,
+            ..PoolOptions::default()
+        };
+        let engine = Arc::new(MysqlEngine::connect(&db.url_db("t"), options).unwrap());
+        let node = TestNode::start_with_engine(engine.clone(), |_, _| {});
+        let fx = Self {
+            node,
+            engine,
+            _db: db,
+        };
+        wait_for("the driver logged in", || {
+            fx.engine.driver().is_some_and(|d| d.connected() == 2)
+        });
+        fx
+    }
+
+    /// Statements the driver has placed on its connections so far.
+    fn driven(&self) -> u64 {
+        self.engine
+            .driver()
+            .map_or(0, |d| d.depth_distribution().iter().sum())
+    }
+}
+
+/// Waits (bounded) until `condition` holds.
+fn wait_for(what: &str, mut condition: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !condition() {
+        assert!(Instant::now() < deadline, "timed out waiting until {what}");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+fn first_value(outcome: &Outcome) -> Value {
+    assert!(outcome.error.is_none(), "{:?}", outcome.error);
+    outcome.rows[0][0].clone()
+}
+
+fn error_code(outcome: &Outcome) -> u32 {
+    outcome
+        .error
+        .as_ref()
+        .unwrap_or_else(|| panic!("expected an error, got {outcome:?}"))
+        .code
+}
+
+fn kill_query(client: &mut Client, sid: u64) {
+    client.send(
+        sid,
+        ClientType::KillSession,
+        &pb::session::KillSession {
+            r#type: pb::session::kill_session::KillType::Query as i32,
+            x_session_id: 0,
+        },
+    );
+}
+
+fn select_arg(client: &mut Client, sid: u64, sql: &str, value: i64) {
+    let mut stmt = sql_stmt(sql);
+    stmt.args = vec![arg_sint(value)];
+    client.send_sql(sid, stmt);
+}
+
+#[test]
+fn many_sessions_pipelined_on_two_backend_connections_each_get_their_own_answers() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    let sids: Vec<u64> = (1..=48).collect();
+    for &sid in &sids {
+        c.new_session(sid);
+    }
+    let before = fx.driven();
+    for round in 0..4_i64 {
+        for &sid in &sids {
+            select_arg(
+                &mut c,
+                sid,
+                "SELECT ? + 0, CONNECTION_ID()",
+                i64::try_from(sid).unwrap() * 1000 + round,
+            );
+        }
+        for &sid in &sids {
+            let outcome = c.read_outcome(sid);
+            let number = i64::try_from(sid).unwrap() * 1000 + round;
+            assert_eq!(
+                (first_value(&outcome), outcome.rows.len()),
+                (Value::Sint(number), 1),
+                "session {sid}, round {round}"
+            );
+        }
+    }
+    assert!(
+        fx.driven() - before >= 4 * 48,
+        "the statements went through the driver"
+    );
+}
+
+#[test]
+fn auto_commit_sids_get_their_own_answers_through_the_driver() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    let before = fx.driven();
+    for sid in 1..=32_u64 {
+        select_arg(
+            &mut c,
+            AUTO | sid,
+            "SELECT ? + 0",
+            i64::try_from(sid).unwrap(),
+        );
+    }
+    for sid in 1..=32_u64 {
+        let outcome = c.read_outcome(AUTO | sid);
+        assert_eq!(
+            first_value(&outcome),
+            Value::Sint(i64::try_from(sid).unwrap())
+        );
+    }
+    assert!(fx.driven() - before >= 32);
+}
+
+#[test]
+fn an_error_in_one_pipelined_statement_leaves_its_neighbours_intact() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    for sid in 1..=9 {
+        c.new_session(sid);
+    }
+    for sid in 1..=9_u64 {
+        if sid == 5 {
+            c.send_sql(sid, sql_stmt("SELECT * FROM no_such_table"));
+        } else {
+            select_arg(&mut c, sid, "SELECT ? + 0", i64::try_from(sid).unwrap());
+        }
+    }
+    let answers: Vec<Result<Value, u32>> = (1..=9)
+        .map(|sid| {
+            let outcome = c.read_outcome(sid);
+            match outcome.error {
+                Some(err) => Err(err.code),
+                None => Ok(outcome.rows[0][0].clone()),
+            }
+        })
+        .collect();
+    let expected: Vec<Result<Value, u32>> = (1..=9)
+        .map(|sid| {
+            if sid == 5 {
+                Err(1146)
+            } else {
+                Ok(Value::Sint(sid))
+            }
+        })
+        .collect();
+    assert_eq!(answers, expected);
+}
+
+#[test]
+fn inserts_through_the_driver_report_their_ids_to_their_session() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    c.new_session(1);
+    c.new_session(2);
+    let created = c.query(
+        1,
+        "CREATE TABLE items (id INT AUTO_INCREMENT PRIMARY KEY, owner INT)",
+    );
+    assert!(created.error.is_none(), "{:?}", created.error);
+    let before = fx.driven();
+    select_arg(&mut c, 1, "INSERT INTO items (owner) VALUES (?)", 1);
+    let first = c.read_outcome(1);
+    select_arg(&mut c, 2, "INSERT INTO items (owner) VALUES (?)", 2);
+    let second = c.read_outcome(2);
+    let mine = c.query(1, "SELECT LAST_INSERT_ID()");
+    assert_eq!(
+        (
+            first.last_insert_id(),
+            second.last_insert_id(),
+            first_value(&mine),
+            fx.driven() - before >= 3
+        ),
+        (Some(1), Some(2), Value::Uint(1), true)
+    );
+}
+
+#[test]
+fn a_killed_statement_waiting_for_room_on_the_driver_gets_1317_at_once() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    // Sixteen sleeps fill each connection's pipeline; the next statement waits in the driver's
+    // queue.
+    let sleepers: Vec<u64> = (1..=32).collect();
+    for &sid in &sleepers {
+        c.new_session(sid);
+        c.send_sql(sid, sql_stmt("SELECT SLEEP(3)"));
+    }
+    c.new_session(33);
+    let driver = fx.engine.driver().unwrap();
+    wait_for("the sleeps were placed", || {
+        driver.depth_distribution().iter().sum::<u64>() >= 32
+    });
+    let started = Instant::now();
+    c.send_sql(33, sql_stmt("SELECT 33"));
+    wait_for("the statement waits in the driver's queue", || {
+        driver.queued() == 1
+    });
+    kill_query(&mut c, 33);
+    let killed = c.read_outcome(33);
+    let waited = started.elapsed();
+    assert_eq!(error_code(&killed), 1317);
+    assert!(waited < Duration::from_secs(2), "answered after {waited:?}");
+    for &sid in &sleepers {
+        assert_eq!(first_value(&c.read_outcome(sid)), Value::Sint(0));
+    }
+    // The session goes on.
+    assert_eq!(text(&first_value(&c.query(33, "SELECT 'after'"))), "after");
+}
+
+#[test]
+fn a_killed_running_statement_gets_1317_and_a_neighbour_is_answered() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    c.new_session(1);
+    c.new_session(2);
+    let started = Instant::now();
+    c.send_sql(1, sql_stmt("SELECT SLEEP(20)"));
+    let driver = fx.engine.driver().unwrap();
+    wait_for("the sleep was placed", || {
+        driver.depth_distribution().iter().sum::<u64>() >= 1
+    });
+    c.send_sql(2, sql_stmt("SELECT 'behind'"));
+    // Give the sleep time to start on the backend, then kill it.
+    std::thread::sleep(Duration::from_millis(200));
+    kill_query(&mut c, 1);
+    let killed = c.read_outcome(1);
+    let behind = c.read_outcome(2);
+    assert_eq!(
+        (error_code(&killed), text(&first_value(&behind)).as_str()),
+        (1317, "behind")
+    );
+    assert!(started.elapsed() < Duration::from_secs(15));
+}
+
+/// Rows of a recursive count, enough to spend a small token budget many times over.
+const MANY_ROWS: &str = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000) \
+                         SELECT x, REPEAT('r', 200) FROM c";
+
+#[test]
+fn a_slow_reader_on_one_session_does_not_stall_the_others() {
+    let fx = Fixture::new();
+    let mut slow = fx.node.client();
+    slow.new_session(1);
+    // A one-KiB token and no offer: the session's result stops after its first rows.
+    let mut stmt = sql_stmt(MANY_ROWS);
+    stmt.token = Some(1);
+    slow.send_sql(1, stmt);
+    let mut c = fx.node.client();
+    let before = fx.driven();
+    for round in 0..5_i64 {
+        for sid in 1..=16_u64 {
+            let value = i64::try_from(sid).unwrap() * 10 + round;
+            select_arg(&mut c, AUTO | sid, "SELECT ? + 0", value);
+        }
+        for sid in 1..=16_u64 {
+            let value = i64::try_from(sid).unwrap() * 10 + round;
+            assert_eq!(first_value(&c.read_outcome(AUTO | sid)), Value::Sint(value));
+        }
+    }
+    assert!(fx.driven() - before >= 80);
+    // The slow session is still waiting for its tokens; a kill ends it.
+    kill_query(&mut slow, 1);
+    assert_eq!(error_code(&slow.read_outcome(1)), 1317);
+}
+
+#[test]
+fn statements_of_a_session_that_holds_state_stay_on_its_pooled_connection() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    c.new_session(1);
+    c.new_session(2);
+    for sql in [
+        "CREATE TABLE pinned (x INT)",
+        "BEGIN",
+        "INSERT INTO pinned VALUES (1)",
+    ] {
+        let outcome = c.query(1, sql);
+        assert!(outcome.error.is_none(), "{sql}: {:?}", outcome.error);
+    }
+    let before = fx.driven();
+    // Inside the transaction the session sees its own row; another session (through the
+    // driver) does not until the commit.
+    let own = first_value(&c.query(1, "SELECT COUNT(*) FROM pinned"));
+    let other_before = first_value(&c.query(2, "SELECT COUNT(*) FROM pinned"));
+    let driven_in_transaction = fx.driven() - before;
+    assert!(c.query(1, "COMMIT").error.is_none());
+    let other_after = first_value(&c.query(2, "SELECT COUNT(*) FROM pinned"));
+    // A user variable pins the session too: its value is read back on the same connection.
+    assert!(c.query(1, "SET @mine = 41").error.is_none());
+    let variable = first_value(&c.query(1, "SELECT @mine + 1"));
+    assert_eq!(
+        (
+            own,
+            other_before,
+            other_after,
+            driven_in_transaction,
+            variable
+        ),
+        (
+            Value::Sint(1),
+            Value::Sint(0),
+            Value::Sint(1),
+            1,
+            Value::Sint(42)
+        )
+    );
+}
