@@ -264,7 +264,11 @@ impl Engine for MysqlEngine {
     }
 
     fn status_rows(&self) -> Vec<(String, String)> {
-        self.stats().status_rows()
+        let mut rows = self.stats().status_rows();
+        if let Some(driver) = self.shared.driver.get() {
+            rows.extend(driver.status_rows());
+        }
+        rows
     }
 
     fn acquire(&self) -> Result<Box<dyn EngineConn>, SqlError> {
@@ -407,6 +411,8 @@ impl MysqlEngine {
         config.connect_timeout = self.shared.pool.options().connect_timeout;
         let mut options = driver::DriverOptions::new(addr, config);
         options.connections = connections;
+        // A statement waits for the driver as long as it would wait for a pooled connection.
+        options.queue_timeout = self.shared.pool.options().wait_timeout;
         Ok(options)
     }
 

@@ -347,3 +347,36 @@ fn statements_of_a_session_that_holds_state_stay_on_its_pooled_connection() {
         )
     );
 }
+
+#[test]
+fn show_status_reports_the_driver_connections_and_pipeline_depths() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    c.new_session(1);
+    for n in 0..10 {
+        select_arg(&mut c, 1, "SELECT ? + 0", n);
+        first_value(&c.read_outcome(1));
+    }
+    let status = c.query(1, "SHOW GLOBAL STATUS LIKE 'xrpc\\_backend\\_%'");
+    assert!(status.error.is_none(), "{:?}", status.error);
+    let row = |name: &str| -> u64 {
+        status
+            .rows
+            .iter()
+            .find(|r| text(&r[0]) == name)
+            .map(|r| text(&r[1]).parse().unwrap())
+            .unwrap_or_else(|| panic!("SHOW STATUS lacks {name}"))
+    };
+    let depths: u64 = status
+        .rows
+        .iter()
+        .filter(|r| text(&r[0]).starts_with("xrpc_backend_pipeline_depth_"))
+        .map(|r| text(&r[1]).parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(
+        (row("xrpc_backend_connections"), depths >= 10),
+        (2, true),
+        "{:?}",
+        status.rows
+    );
+}
