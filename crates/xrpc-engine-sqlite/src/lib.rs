@@ -267,6 +267,7 @@ mod rewrite;
 mod shape;
 mod strings;
 mod tokens;
+mod translated;
 mod types;
 
 use std::fmt;
@@ -394,6 +395,10 @@ pub struct SqliteOptions {
     /// per request); the mapped pages count in the process's RSS, as page cache shared by every
     /// connection, and an I/O error on a mapped page is a SIGBUS rather than an error.
     pub mmap_size: u64,
+    /// Whether client statements run by their translation from the parse tree
+    /// (`xrpc_sql_sqlite::translate`, see the `translated` module) instead of as their text
+    /// after the text passes. Off by default.
+    pub translate: bool,
 }
 
 impl Default for SqliteOptions {
@@ -408,6 +413,7 @@ impl Default for SqliteOptions {
             server_version: format!("8.0.32-xrpc-{}", env!("CARGO_PKG_VERSION")),
             max_page_count: None,
             mmap_size: 0,
+            translate: false,
         }
     }
 }
@@ -773,6 +779,13 @@ pub struct SqliteConn {
     last_warnings: Vec<SqlWarning>,
     /// What the text passes made of the statements this connection ran (see `memo`).
     texts: memo::TextMemo,
+    /// The kept catalog and the translations of this connection (see `translated`).
+    kept_catalog: translated::KeptCatalog,
+    /// The session's user variables and the previous statement's counts, which the function
+    /// library reads.
+    session: xrpc_sql_sqlite::SessionState,
+    /// The last query's FOUND_ROWS() came from its SQL_CALC_FOUND_ROWS count.
+    counted: bool,
 }
 
 impl SqliteConn {
@@ -850,6 +863,8 @@ impl SqliteConn {
                 flag.interrupted.load(Ordering::Acquire)
             }),
         );
+        let session = xrpc_sql_sqlite::SessionState::default();
+        xrpc_sql_sqlite::register(&conn, &session).map_err(map)?;
         register_functions(&conn, &shared, &options).map_err(map)?;
         register_check(&conn, &shared).map_err(map)?;
         cast::register(&conn, &shared).map_err(map)?;
@@ -898,6 +913,9 @@ impl SqliteConn {
             stream_buffers: shape::StreamBuffers::default(),
             last_warnings: Vec::new(),
             texts: memo::TextMemo::default(),
+            kept_catalog: translated::KeptCatalog::default(),
+            session,
+            counted: false,
         })
     }
 
@@ -1156,7 +1174,7 @@ impl SqliteConn {
         for db in databases {
             let sql = format!(
                 "SELECT name, rootpage FROM {}.sqlite_master WHERE type = 'table' \
-                 AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+                 AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> 'xrpc_catalog'",
                 quote(&db)
             );
             let rows: Vec<(String, i64)> = self
@@ -1533,6 +1551,15 @@ impl EngineConn for SqliteConn {
                 &codes::ENGINE_ERROR,
                 "fail point xrpc_engine_commit: the transaction was rolled back",
             ))
+        } else if self.translates() {
+            let mut counting = translated::CountingSink {
+                inner: sink,
+                rows: 0,
+            };
+            let result = self.execute_statement(sql, args, schema, &mut counting);
+            let rows = counting.rows;
+            self.report_counts(&result, rows);
+            result
         } else {
             self.execute_statement(sql, args, schema, sink)
         };
@@ -1554,7 +1581,10 @@ impl EngineConn for SqliteConn {
     }
 
     fn holds_session_state(&self) -> bool {
-        self.in_transaction() || self.autocommit_off || self.has_temp
+        self.in_transaction()
+            || self.autocommit_off
+            || self.has_temp
+            || self.session.has_variables()
     }
 
     fn interrupter(&self) -> Arc<dyn Interrupt> {
@@ -1562,7 +1592,10 @@ impl EngineConn for SqliteConn {
     }
 
     fn set_connection_id(&mut self, id: u64) {
-        self.shared.connection_id.store(id, Ordering::Relaxed);
+        if self.shared.connection_id.swap(id, Ordering::Relaxed) != id {
+            // Another session's variables and counts are not this one's.
+            self.session.forget();
+        }
     }
 
     fn reset(&mut self) -> Result<(), SqlError> {
@@ -1643,7 +1676,11 @@ impl SqliteConn {
         // A text kept by the memo was parsed before as one statement SQLite runs, which
         // `catalog::parse` left alone; any other is parsed (once for the whole node: the parse
         // cache) and classified.
-        let known = self.texts.known(sql);
+        let known = if self.translates() {
+            None
+        } else {
+            self.texts.known(sql)
+        };
         let script = match known {
             Some(_) => None,
             None => Some(xrpc_sql::parse_cached(sql, &front::OPTIONS)),
@@ -1662,6 +1699,13 @@ impl SqliteConn {
                         arity::check(statement)?;
                     }
                     let mysql = match request {
+                        // The statements the translation runs that the catalog would refuse.
+                        Request::Sql(_)
+                            if self.translates()
+                                && parsed.statement().is_some_and(translated::runs_itself) =>
+                        {
+                            None
+                        }
                         Request::Sql(_) => catalog::parse(text),
                         Request::Use(ref name) => Some(Ok(catalog::Stmt::Use(name.clone()))),
                         Request::Xa => {
@@ -1693,6 +1737,29 @@ impl SqliteConn {
         self.use_schema(schema)?;
         if let Some(stmt) = mysql {
             return self.run_mysql(stmt?, sink);
+        }
+        if self.translates()
+            && let Some(statement) = script
+                .as_ref()
+                .and_then(|script| front::single(script).ok())
+                .and_then(xrpc_sql::Parsed::statement)
+        {
+            match request {
+                Request::Sql(info) if !catalog::mentions_information_schema(text) => {
+                    if self.autocommit_off && !self.in_transaction() {
+                        self.begin(BeginMode::Default)?;
+                    }
+                    return self.run_translated(sql, statement, args, info, sink);
+                }
+                Request::Set { .. } => {
+                    if let Some(xrpc_sql::Session::Set(assignments)) =
+                        xrpc_sql::Session::of(statement)
+                    {
+                        self.set_user_variables(&assignments)?;
+                    }
+                }
+                _ => {}
+            }
         }
         let Request::Sql(info) = request else {
             return self.run_request(request);
@@ -1748,11 +1815,13 @@ impl SqliteConn {
                 }
             }
             Request::Rollback => {
+                self.kept_catalog.forget();
                 if self.in_transaction() {
                     self.exec("ROLLBACK")?;
                 }
             }
             Request::Savepoint(sql) => {
+                self.kept_catalog.forget();
                 if self.autocommit_off && !self.in_transaction() {
                     self.begin(BeginMode::Default)?;
                 }
@@ -1783,6 +1852,8 @@ impl SqliteConn {
         }
         self.autocommit_off = false;
         self.session_schema = None;
+        self.session.forget();
+        self.kept_catalog.forget();
         self.drop_temp_objects()?;
         self.refresh_state();
         if self.holds_session_state() {

@@ -3,7 +3,7 @@
 
 /// The collation of a text value: MySQL's default `utf8mb4_general_ci` or an exact one
 /// (`utf8mb4_bin`, `BINARY`). Both ignore trailing spaces in comparisons (PAD SPACE).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Collation {
     /// Case- and accent-insensitive (`utf8mb4_general_ci`), the SQLite collation
     /// [`CI_COLLATION`].
@@ -105,7 +105,7 @@ impl Ty {
 }
 
 /// A column's declared MySQL type, as the catalog keeps it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ColumnType {
     /// TINYINT … BIGINT, BOOL, YEAR: the bounds of its values.
     Int {
@@ -192,7 +192,7 @@ impl ColumnType {
 }
 
 /// A column in the catalog.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Column {
     /// Its name as declared.
     pub name: String,
@@ -211,7 +211,7 @@ pub struct Column {
 }
 
 /// An index in the catalog: MySQL's name, and the SQLite index that implements it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Index {
     /// MySQL's name (per table).
     pub name: String,
@@ -222,7 +222,7 @@ pub struct Index {
 }
 
 /// A table in the catalog, with the options MySQL shows for it.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Table {
     /// Its name.
     pub name: String,
