@@ -62,9 +62,17 @@
 //!   anything else is 1231.
 //! - `SET NAMES`, `SET … TRANSACTION …` and any other `SET [scope] name = value` (user
 //!   variables too) are accepted and have no effect. They are deliberately not kept: remembered
-//!   variables would be session state, and would pin a pooled connection to every session.
+//!   variables would be session state, and would pin a pooled connection to every session. With
+//!   [`SqliteOptions::translate`] user variables are kept, as session state (see `translated`).
 //! - DDL is transactional in SQLite: under `autocommit = 0` a CREATE TABLE waits for COMMIT,
 //!   where MySQL would commit implicitly.
+//!
+//! With [`SqliteOptions::translate`], every statement that is not a session statement, SHOW,
+//! DESCRIBE, CREATE/DROP DATABASE or a query of `information_schema` runs by its translation from
+//! the parse tree (`xrpc_sql_sqlite::translate`) instead of the text passes below; the
+//! `translated` module has the design (the MySQL table definitions kept in each database file,
+//! the session state the function library reads, result metadata from the translation's types).
+//! Without it:
 //!
 //! Every other statement is checked against the `catalog` module's MySQL statements (SHOW,
 //! DESCRIBE, CREATE/DROP DATABASE, the refused admin statements), which the engine answers
