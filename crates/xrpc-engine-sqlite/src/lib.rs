@@ -1542,50 +1542,18 @@ impl EngineConn for SqliteConn {
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
-        // Warnings of an earlier statement that failed before taking them.
-        self.shared.notes.clear_warnings();
-        // Never cleared here: a kill that came before the statement started is for it (see
-        // `Interrupt`).
-        let result = if self.shared.interrupted.load(Ordering::Acquire) {
-            Err(SqlError::new(
-                &codes::QUERY_INTERRUPTED,
-                codes::QUERY_INTERRUPTED.message,
-            ))
-        } else if self.commit_fails(sql) {
-            // Fail point `xrpc_engine_commit` (feature `failpoints`): COMMIT fails as a commit
-            // that cannot write does, and the transaction is rolled back.
-            self.exec("ROLLBACK")?;
-            Err(SqlError::new(
-                &codes::ENGINE_ERROR,
-                "fail point xrpc_engine_commit: the transaction was rolled back",
-            ))
-        } else if self.translates() {
-            let mut counting = translated::CountingSink {
-                inner: sink,
-                rows: 0,
-            };
-            let result = self.execute_statement(sql, args, schema, &mut counting);
-            let rows = counting.rows;
-            self.report_counts(&result, rows);
-            result
-        } else {
-            self.execute_statement(sql, args, schema, sink)
-        };
-        // The statement is over: a kill that came during it was for it.
-        self.shared.interrupted.store(false, Ordering::Release);
-        if let Err(err) = &result {
-            // MySQL's diagnostics after a failed statement: the warnings it raised before
-            // failing, then its error (`SHOW WARNINGS`, `SHOW ERRORS`, `@@error_count`).
-            let mut diagnostics = self.shared.notes.take_warnings();
-            diagnostics.truncate(MAX_WARNINGS - 1);
-            diagnostics.push(SqlWarning {
-                level: xrpc_engine::result::WarningLevel::Error,
-                code: err.code,
-                message: err.message.clone(),
-            });
-            self.last_warnings = diagnostics;
-        }
-        result
+        self.execute_with(sql, None, args, schema, sink)
+    }
+
+    fn execute_parsed(
+        &mut self,
+        sql: &str,
+        script: &xrpc_sql::Script,
+        args: &[Value],
+        schema: Option<&str>,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        self.execute_with(sql, Some(script), args, schema, sink)
     }
 
     fn holds_session_state(&self) -> bool {
@@ -1641,6 +1609,61 @@ impl EngineConn for SqliteConn {
 }
 
 impl SqliteConn {
+    /// [`EngineConn::execute`], with the front end's parse of `sql` when the caller has it.
+    fn execute_with(
+        &mut self,
+        sql: &str,
+        script: Option<&xrpc_sql::Script>,
+        args: &[Value],
+        schema: Option<&str>,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        // Warnings of an earlier statement that failed before taking them.
+        self.shared.notes.clear_warnings();
+        // Never cleared here: a kill that came before the statement started is for it (see
+        // `Interrupt`).
+        let result = if self.shared.interrupted.load(Ordering::Acquire) {
+            Err(SqlError::new(
+                &codes::QUERY_INTERRUPTED,
+                codes::QUERY_INTERRUPTED.message,
+            ))
+        } else if self.commit_fails(sql) {
+            // Fail point `xrpc_engine_commit` (feature `failpoints`): COMMIT fails as a commit
+            // that cannot write does, and the transaction is rolled back.
+            self.exec("ROLLBACK")?;
+            Err(SqlError::new(
+                &codes::ENGINE_ERROR,
+                "fail point xrpc_engine_commit: the transaction was rolled back",
+            ))
+        } else if self.translates() {
+            let mut counting = translated::CountingSink {
+                inner: sink,
+                rows: 0,
+            };
+            let result = self.execute_statement(sql, script, args, schema, &mut counting);
+            let rows = counting.rows;
+            self.report_counts(&result, rows);
+            result
+        } else {
+            self.execute_statement(sql, script, args, schema, sink)
+        };
+        // The statement is over: a kill that came during it was for it.
+        self.shared.interrupted.store(false, Ordering::Release);
+        if let Err(err) = &result {
+            // MySQL's diagnostics after a failed statement: the warnings it raised before
+            // failing, then its error (`SHOW WARNINGS`, `SHOW ERRORS`, `@@error_count`).
+            let mut diagnostics = self.shared.notes.take_warnings();
+            diagnostics.truncate(MAX_WARNINGS - 1);
+            diagnostics.push(SqlWarning {
+                level: xrpc_engine::result::WarningLevel::Error,
+                code: err.code,
+                message: err.message.clone(),
+            });
+            self.last_warnings = diagnostics;
+        }
+        result
+    }
+
     /// Whether the fail point `xrpc_engine_commit` fails `sql`, a COMMIT of an open transaction.
     #[cfg_attr(not(feature = "failpoints"), allow(unused_variables))]
     fn commit_fails(&self, sql: &str) -> bool {
@@ -1658,6 +1681,7 @@ impl SqliteConn {
     fn execute_statement(
         &mut self,
         sql: &str,
+        script: Option<&xrpc_sql::Script>,
         args: &[Value],
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
@@ -1668,7 +1692,7 @@ impl SqliteConn {
             self.wait_hook.take(),
             Some(&self.shared),
         );
-        let result = self.execute_in_scope(sql, args, schema, sink);
+        let result = self.execute_in_scope(sql, script, args, schema, sink);
         self.wait_hook = scope.finish();
         result
     }
@@ -1677,6 +1701,7 @@ impl SqliteConn {
     fn execute_in_scope(
         &mut self,
         sql: &str,
+        given: Option<&xrpc_sql::Script>,
         args: &[Value],
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
@@ -1689,9 +1714,14 @@ impl SqliteConn {
         } else {
             self.texts.known(sql)
         };
-        let script = match known {
-            Some(_) => None,
-            None => Some(xrpc_sql::parse_cached(sql, &front::OPTIONS)),
+        let parsed_here;
+        let script: Option<&xrpc_sql::Script> = match (&known, given) {
+            (Some(_), _) => None,
+            (None, Some(given)) => Some(given),
+            (None, None) => {
+                parsed_here = xrpc_sql::parse_cached(sql, &front::OPTIONS);
+                Some(&parsed_here)
+            }
         };
         // SQLite reads the statement without its comments: its lexer starts one at any `--`
         // (`5--2`) and has no `#` comments.
@@ -1748,7 +1778,6 @@ impl SqliteConn {
         }
         if self.translates()
             && let Some(statement) = script
-                .as_ref()
                 .and_then(|script| front::single(script).ok())
                 .and_then(xrpc_sql::Parsed::statement)
         {
