@@ -32,9 +32,10 @@
 //! every database it consulted, and used again while those versions are unchanged, so a
 //! repeated statement costs a version check and no translation.
 //!
-//! Until the translation names tables with their SQLite schema, it runs only in `main`: in
-//! another current database, or naming another database's table, a statement is refused with
-//! 1235.
+//! MySQL databases are the engine's attached SQLite databases, under their lower-case names
+//! (the default database is `main`): the catalog view says so (`Catalog::sqlite_schema`), the
+//! translation names every table with it, and each database file keeps the definitions of its
+//! own tables. A table of a database that does not exist is MySQL's 1146.
 //!
 //! # Running one
 //!
@@ -46,7 +47,12 @@
 //! or fails on a duplicate key, as InnoDB does. `SELECT … INTO @a` sets the variables from the
 //! query's one row (more than one is 1172); `SQL_CALC_FOUND_ROWS` runs the translation's count.
 //!
-//! Result columns take their X type and MySQL type from the translation's [`Ty`]:
+//! A result column that is a table column (the translation's `Origin`) carries its database,
+//! table alias and name, column name and MySQL's flags (NOT NULL, PRIMARY KEY, UNIQUE KEY,
+//! MULTIPLE KEY, AUTO_INCREMENT), and takes its X type, MySQL type, length and fractional
+//! digits from the column's kept declaration, as the engine's table for declared types says
+//! (TINYINT is TINY, an UNSIGNED integer is UINT, DATETIME(3) has 3 digits, …). Any other
+//! result column takes them from the translation's [`Ty`]:
 //!
 //! | `Ty` | X type | MySQL type | fractional digits |
 //! | --- | --- | --- | --- |
@@ -87,14 +93,14 @@ use bytes::Bytes;
 use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{Connection, OptionalExtension};
 use xrpc_engine::result::{
-    COLLATION_BINARY, ColumnInfo, ExecSummary, ResultSink, SqlError, mysql_type,
+    COLLATION_BINARY, ColumnInfo, ExecSummary, ResultSink, SqlError, column_flags, mysql_type,
 };
 use xrpc_proto::codes;
-use xrpc_proto::value::{ColumnType, Value};
+use xrpc_proto::value::{ColumnType as XType, Value};
 use xrpc_sql::ast::Statement as Tree;
 use xrpc_sql_sqlite::{
-    Affected, Catalog, CatalogChange, OutColumn, Table, Translation, Ty, error_of, text_of,
-    translate, variable_value,
+    Affected, Catalog, CatalogChange, ColumnType, OutColumn, Table, Translation, Ty, error_of,
+    text_of, translate, variable_value,
 };
 
 use super::authorizer::ClientSql;
@@ -219,18 +225,14 @@ fn unsupported(what: impl std::fmt::Display) -> SqlError {
 impl Catalog for CatalogView<'_> {
     fn table(&self, schema: Option<&str>, name: &str) -> Option<Table> {
         let db = schema.unwrap_or(self.current).to_ascii_lowercase();
-        if db != self.current {
-            self.refuse(unsupported(format!(
-                "a table of another database ({db}.{name}) in a translated statement"
-            )));
-            return None;
-        }
         if name.eq_ignore_ascii_case(CATALOG_TABLE) {
             return None;
         }
         let mut kept = self.kept.borrow_mut();
         let database = match kept.database(self.conn, &db) {
             Ok(d) => d,
+            // A database that does not exist has no tables (MySQL's 1146 for `db.t`).
+            Err(err) if err.to_string().contains("unknown database") => return None,
             Err(err) => {
                 self.refuse(map_error(err, false));
                 return None;
@@ -268,29 +270,42 @@ impl Catalog for CatalogView<'_> {
     fn current_schema(&self) -> Option<String> {
         Some(self.current.to_owned())
     }
+
+    fn sqlite_schema(&self, database: &str) -> String {
+        // Attached under its lower-case name; the default database is `main`.
+        database.to_ascii_lowercase()
+    }
 }
 
-/// Writes the definitions a DDL statement changed into database `db`'s [`CATALOG_TABLE`].
-fn persist(conn: &Connection, db: &str, change: &CatalogChange) -> rusqlite::Result<()> {
-    let table = format!("{}.{CATALOG_TABLE}", quote(db));
+/// Writes the definitions a DDL statement changed into their databases' [`CATALOG_TABLE`]s.
+fn persist(conn: &Connection, change: &CatalogChange) -> rusqlite::Result<()> {
+    let table_of = |db: &str| -> rusqlite::Result<String> {
+        let db = db.to_ascii_lowercase();
+        conn.execute_batch(&create_catalog_sql(&db))?;
+        Ok(format!("{}.{CATALOG_TABLE}", quote(&db)))
+    };
     let put = |t: &Table| {
         let definition = serde_json::to_string(t)
             .map_err(|err| rusqlite::Error::ToSqlConversionFailure(Box::new(err)))?;
         conn.execute(
-            &format!("INSERT OR REPLACE INTO {table} (name, definition) VALUES (?1, ?2)"),
+            &format!(
+                "INSERT OR REPLACE INTO {} (name, definition) VALUES (?1, ?2)",
+                table_of(&t.database)?
+            ),
             [t.name.to_ascii_lowercase(), definition],
         )
         .map(drop)
     };
     match change {
         CatalogChange::Create(t) | CatalogChange::Replace(t) => put(t),
-        CatalogChange::Drop(name) => conn
+        CatalogChange::Drop { database, table } => conn
             .execute(
-                &format!("DELETE FROM {table} WHERE name = ?1"),
-                [name.to_ascii_lowercase()],
+                &format!("DELETE FROM {} WHERE name = ?1", table_of(database)?),
+                [table.to_ascii_lowercase()],
             )
             .map(drop),
-        CatalogChange::Rename { from, to } => {
+        CatalogChange::Rename { database, from, to } => {
+            let table = table_of(database)?;
             let definition: Option<String> = conn
                 .query_row(
                     &format!("SELECT definition FROM {table} WHERE name = ?1"),
@@ -310,7 +325,7 @@ fn persist(conn: &Connection, db: &str, change: &CatalogChange) -> rusqlite::Res
             }
             Ok(())
         }
-        CatalogChange::Several(changes) => changes.iter().try_for_each(|c| persist(conn, db, c)),
+        CatalogChange::Several(changes) => changes.iter().try_for_each(|c| persist(conn, c)),
     }
 }
 
@@ -326,6 +341,8 @@ fn create_catalog_sql(db: &str) -> String {
 #[derive(Debug, Clone, Copy)]
 enum Sending {
     Int,
+    /// An UNSIGNED integer column's values.
+    Uint,
     Double,
     Float,
     /// MySQL's text, as BYTES.
@@ -349,9 +366,122 @@ fn fraction_digits(text: &str) -> u32 {
     }
 }
 
-/// A result column's metadata and how its values are sent; `fsp`: the longest fraction of its
-/// values read ahead.
-fn plan_column(column: &OutColumn, fsp: u32) -> (ColumnInfo, Sending) {
+/// The engine's reading of a catalog column type, for the result metadata of a table column.
+fn declared_kind(ty: &ColumnType) -> Option<DeclKind> {
+    use xrpc_sql_sqlite::ColumnType as C;
+    Some(match *ty {
+        C::Int { min, max } => {
+            let (mysql, length) = match (min, max) {
+                (-128, 127) => (mysql_type::TINY, 4),
+                (0, 255) => (mysql_type::TINY, 3),
+                (-32_768, 32_767) => (mysql_type::SHORT, 6),
+                (0, 65_535) => (mysql_type::SHORT, 5),
+                (-8_388_608, 8_388_607) => (mysql_type::INT24, 9),
+                (0, 16_777_215) => (mysql_type::INT24, 8),
+                (-2_147_483_648, 2_147_483_647) => (mysql_type::LONG, 11),
+                (0, 4_294_967_295) => (mysql_type::LONG, 10),
+                (i64::MIN, i64::MAX) | (0, i64::MAX) => (mysql_type::LONGLONG, 20),
+                _ => return None,
+            };
+            DeclKind::Int {
+                mysql,
+                length,
+                unsigned: min == 0,
+                min,
+                max: u64::try_from(max).ok()?,
+            }
+        }
+        C::Decimal { precision, scale } => DeclKind::Decimal {
+            precision: u32::from(precision),
+            scale,
+        },
+        C::Double => DeclKind::Double,
+        C::Float => DeclKind::Float,
+        C::Char { length, .. } | C::VarChar { length, .. } => DeclKind::Text {
+            mysql: if matches!(ty, C::Char { .. }) {
+                mysql_type::STRING
+            } else {
+                mysql_type::VAR_STRING
+            },
+            max_chars: Some(u64::from(length)),
+            max_bytes: u64::from(length) * 4,
+            pad: matches!(ty, C::Char { .. }),
+            json: false,
+        },
+        C::Bytes { length } => DeclKind::Binary {
+            mysql: if length >= 65_535 {
+                mysql_type::BLOB
+            } else {
+                mysql_type::VAR_STRING
+            },
+            max_bytes: u64::from(length),
+            fixed: None,
+        },
+        C::Date => DeclKind::Date,
+        C::DateTime { fsp } => DeclKind::DateTime {
+            mysql: mysql_type::DATETIME,
+            fsp: u32::from(fsp),
+        },
+        C::Time => DeclKind::Time { fsp: 0 },
+    })
+}
+
+/// A result column's metadata and how its values are sent: from the declaration of the table
+/// column it is (`declared`), else from its type; `fsp`: the longest fraction of its values
+/// read ahead.
+fn plan_column(
+    column: &OutColumn,
+    declared: Option<&ColumnType>,
+    fsp: u32,
+) -> (ColumnInfo, Sending) {
+    let (mut info, sending) = match declared
+        .filter(|d| d.ty() == column.ty)
+        .and_then(declared_kind)
+    {
+        Some(kind) => {
+            let mut plan = types::plan_columns(vec![column.name.clone()], &[kind], &[], true, "");
+            let info = plan.remove(0).info;
+            let sending = match kind {
+                DeclKind::Int { unsigned: true, .. } => Sending::Uint,
+                DeclKind::Int { .. } => Sending::Int,
+                DeclKind::Double => Sending::Double,
+                DeclKind::Float => Sending::Float,
+                DeclKind::Text { .. } => Sending::Text,
+                DeclKind::Binary { .. } => Sending::Binary,
+                DeclKind::DateTime { fsp, .. } | DeclKind::Time { fsp } => {
+                    Sending::Declared(kind, Some(fsp))
+                }
+                _ => Sending::Declared(kind, None),
+            };
+            (info, sending)
+        }
+        None => by_type(column, fsp),
+    };
+    if let Some(origin) = &column.origin {
+        info.original_name.clone_from(&origin.column);
+        info.table.clone_from(&origin.table);
+        info.original_table.clone_from(&origin.original_table);
+        info.schema.clone_from(&origin.database);
+        let f = origin.flags;
+        for (on, flag) in [
+            (f.not_null, column_flags::NOT_NULL),
+            (f.primary_key, column_flags::PRIMARY_KEY),
+            (f.unique_key, column_flags::UNIQUE_KEY),
+            (f.multiple_key, column_flags::MULTIPLE_KEY),
+            (f.auto_increment, column_flags::AUTO_INCREMENT),
+        ] {
+            if on {
+                info.flags |= flag;
+            }
+        }
+    } else {
+        info.schema.clear();
+    }
+    (info, sending)
+}
+
+/// [`plan_column`] of an expression: from its type alone.
+fn by_type(column: &OutColumn, fsp: u32) -> (ColumnInfo, Sending) {
     let name = column.name.clone();
     let declared = |kind: DeclKind, fraction: Option<u32>| {
         let mut plan = types::plan_columns(vec![name.clone()], &[kind], &[], true, "");
@@ -372,7 +502,7 @@ fn plan_column(column: &OutColumn, fsp: u32) -> (ColumnInfo, Sending) {
             (info, Sending::Double)
         }
         Ty::Float => {
-            let mut info = ColumnInfo::new(name, ColumnType::Float, mysql_type::FLOAT);
+            let mut info = ColumnInfo::new(name, XType::Float, mysql_type::FLOAT);
             info.length = 12;
             info.fractional_digits = 31;
             (info, Sending::Float)
@@ -396,7 +526,7 @@ fn plan_column(column: &OutColumn, fsp: u32) -> (ColumnInfo, Sending) {
         Ty::Str(_) | Ty::Dyn => (ColumnInfo::text(name), Sending::Text),
         Ty::Bytes => (ColumnInfo::binary(name), Sending::Binary),
         Ty::Null => {
-            let mut info = ColumnInfo::new(name, ColumnType::Bytes, mysql_type::NULL);
+            let mut info = ColumnInfo::new(name, XType::Bytes, mysql_type::NULL);
             info.collation = COLLATION_BINARY;
             (info, Sending::Text)
         }
@@ -410,6 +540,13 @@ fn send_value(send: Sending, ty: &Ty, value: ValueRef<'_>) -> Result<Value, Stri
     }
     let text = || text_of(value, ty).unwrap_or_default();
     Ok(match send {
+        Sending::Uint => match value {
+            ValueRef::Integer(i) => Value::Uint(u64::try_from(i).map_err(|_| i.to_string())?),
+            _ => {
+                let text = text();
+                Value::Uint(text.parse().map_err(|_| text)?)
+            }
+        },
         Sending::Int => match value {
             ValueRef::Integer(i) => Value::Sint(i),
             _ => {
@@ -531,11 +668,6 @@ impl SqliteConn {
     /// The translation of `statement` (text `sql`) in the current database, kept or new.
     fn translation(&mut self, sql: &str, statement: &Tree) -> Result<Arc<Translation>, SqlError> {
         let current: Arc<str> = Arc::clone(&self.schema);
-        if &*current != "main" {
-            return Err(unsupported(format!(
-                "translated statements in database {current} (only in main)"
-            )));
-        }
         if let Some(kept) = self.kept_catalog.translations.get(sql)
             && kept.schema == current
         {
@@ -635,11 +767,7 @@ impl SqliteConn {
                 .run_translation(&translation, &args, info, sink)
                 .and_then(|summary| {
                     let change = translation.change.as_ref().expect("checked above");
-                    let db = Arc::clone(&self.schema);
-                    self.conn
-                        .execute_batch(&create_catalog_sql(&db))
-                        .and_then(|()| persist(&self.conn, &db, change))
-                        .map_err(|err| map_error(err, false))?;
+                    persist(&self.conn, change).map_err(|err| map_error(err, false))?;
                     Ok(summary)
                 });
             if result.is_err() {
@@ -737,6 +865,24 @@ impl SqliteConn {
         answer: Option<&Translation>,
         sink: &mut dyn ResultSink,
     ) -> rusqlite::Result<ExecSummary> {
+        // The declarations of the table columns in the result, read before the client's
+        // statement runs (the node's catalog table is not the client's to read).
+        let declared: Vec<Option<ColumnType>> = answer
+            .map(|t| {
+                t.columns
+                    .iter()
+                    .map(|c| {
+                        let origin = c.origin.as_ref()?;
+                        let db = origin.database.to_ascii_lowercase();
+                        let kept = self.kept_catalog.database(&self.conn, &db).ok()?;
+                        let table = kept
+                            .tables
+                            .get(&origin.original_table.to_ascii_lowercase())?;
+                        Some(table.column(&origin.column)?.ty.clone())
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
         let guard = Arc::clone(&self.guard);
         let _client = ClientSql::enter(&guard);
         let mut stmt = self.conn.prepare_cached(sql)?;
@@ -752,7 +898,7 @@ impl SqliteConn {
         self.stepped.add(0, 1);
         let query = answer.filter(|t| !t.columns.is_empty() && stmt.column_count() > 0);
         if let Some(translation) = query {
-            stream_rows(&mut stmt, &translation.columns, sink)?;
+            stream_rows(&mut stmt, &translation.columns, &declared, sink)?;
             return Ok(ExecSummary {
                 has_result_set: true,
                 ..ExecSummary::default()
@@ -840,6 +986,7 @@ impl SqliteConn {
 fn stream_rows(
     stmt: &mut rusqlite::CachedStatement<'_>,
     columns: &[OutColumn],
+    declared: &[Option<ColumnType>],
     sink: &mut dyn ResultSink,
 ) -> rusqlite::Result<()> {
     let width = columns.len();
@@ -875,7 +1022,7 @@ fn stream_rows(
                 .max()
                 .unwrap_or(0)
                 .min(6);
-            plan_column(column, fsp)
+            plan_column(column, declared[index].as_ref(), fsp)
         })
         .collect();
     let infos: Vec<ColumnInfo> = plans.iter().map(|(info, _)| info.clone()).collect();

@@ -64,6 +64,12 @@ pub enum TranslateError {
     /// `ER_UNKNOWN_TABLE` (1109, 42S02): a multi-table DELETE's target not in its FROM.
     #[error("Unknown table '{0}' in MULTI DELETE")]
     UnknownTargetTable(String),
+    /// `ER_NO_DB_ERROR` (1046, 3D000): an unqualified table name without a current database.
+    #[error("No database selected")]
+    NoDatabase,
+    /// `ER_BAD_DB_ERROR` (1049, 42000): a table created in a database that does not exist.
+    #[error("Unknown database '{0}'")]
+    UnknownDatabase(String),
 }
 
 impl TranslateError {
@@ -89,6 +95,8 @@ impl TranslateError {
             Self::SelectColumns => 1222,
             Self::UnknownTargetTable(_) => 1109,
             Self::GroupFunction => 1111,
+            Self::NoDatabase => 1046,
+            Self::UnknownDatabase(_) => 1049,
         }
     }
 
@@ -103,6 +111,7 @@ impl TranslateError {
             Self::ValueCount(_) => "21S01",
             Self::DuplicateColumn(_) => "42S21",
             Self::OperandColumns(_) | Self::SelectColumns => "21000",
+            Self::NoDatabase => "3D000",
             _ => "42000",
         }
     }

@@ -45,6 +45,19 @@
 //!   DELETE with ORDER BY/LIMIT select their rows by rowid; `UPDATE a JOIN b` is SQLite's
 //!   `UPDATE … FROM`, `DELETE a FROM a JOIN b` a rowid subquery, and so is `DELETE a, b FROM
 //!   t a, t b` whose targets are one table (the rows chosen before any is deleted).
+//! - **Databases.** Each MySQL database is a SQLite database attached under the schema name
+//!   [`Catalog::sqlite_schema`] gives; every table a translation names is emitted with it,
+//!   in the database the statement names or else the current one (no current database is
+//!   1046; a table created in a database the catalog does not have, 1049). SQLite's own rules follow: an index is created as `"schema"."t.name" ON "t"`, a
+//!   trigger in its table's database with unqualified names inside, and a foreign key's parent
+//!   is in the child's database (an unqualified parent is resolved there, as MySQL does; one in
+//!   another database is 1235, as is a RENAME that would move a table to another database).
+//! - **Result metadata.** A select item that names a table column (directly, through `*`, a
+//!   derived table or a common table expression) carries its [`Origin`]: database, table
+//!   alias and name, column name and the flags of its declaration ([`ColumnFlags`]: NOT NULL,
+//!   PRIMARY KEY, UNIQUE KEY, MULTIPLE KEY, AUTO_INCREMENT, UNSIGNED), which the catalog's
+//!   primary key and index columns give. The catalog types serialize (serde) so an engine can
+//!   keep them.
 //! - DDL keeps table options, comments and index names in the catalog ([`CatalogChange`]);
 //!   inline KEY/INDEX/UNIQUE become `CREATE INDEX "table.name"` (a plain key on a column prefix
 //!   `c(n)` indexes the whole column); the AUTO_INCREMENT column is SQLite's `INTEGER PRIMARY
@@ -100,20 +113,49 @@ use std::collections::BTreeMap;
 pub use error::TranslateError;
 pub use functions::{FnError, SessionState, error_of, register};
 pub use types::{
-    BIN_COLLATION, CI_COLLATION, Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Index,
-    Table, Ty,
+    BIN_COLLATION, CI_COLLATION, Catalog, Collation, Column, ColumnFlags, ColumnType,
+    DECIMAL_COLLATION, Index, Table, Ty,
 };
 pub use value::{text_of, variable_value};
 
 use sqlparser::ast::Statement;
 
-/// A result column: its name and MySQL type.
+/// A result column: its name and MySQL type, and where it comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutColumn {
     /// The column's name as MySQL shows it.
     pub name: String,
     /// Its type (decides the text of its values, [`text_of`]).
     pub ty: Ty,
+    /// The table column it is, for a select item that names one (directly, or a column of a
+    /// derived table or common table expression that is one); `None` for an expression.
+    pub origin: Option<Origin>,
+}
+
+impl OutColumn {
+    /// A computed column (no table column behind it).
+    pub(crate) fn computed(name: String, ty: Ty) -> Self {
+        Self {
+            name,
+            ty,
+            origin: None,
+        }
+    }
+}
+
+/// The table column behind a result column, as MySQL's result metadata describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The MySQL database of the table.
+    pub database: String,
+    /// The name the query refers to the table by (its alias, or its name).
+    pub table: String,
+    /// The table's name.
+    pub original_table: String,
+    /// The column's name as declared.
+    pub column: String,
+    /// The flags of the column's declaration.
+    pub flags: ColumnFlags,
 }
 
 /// How to count a statement's affected rows from SQLite's.
@@ -129,7 +171,8 @@ pub enum Affected {
     Zero,
 }
 
-/// What a DDL statement changed in the catalog, for the engine to keep.
+/// What a DDL statement changed in the catalog, for the engine to keep. A [`Table`] names its
+/// database ([`Table::database`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CatalogChange {
     /// A new table.
@@ -137,9 +180,16 @@ pub enum CatalogChange {
     /// A table's new definition.
     Replace(Table),
     /// A table dropped.
-    Drop(String),
-    /// A table renamed.
+    Drop {
+        /// Its database.
+        database: String,
+        /// Its name.
+        table: String,
+    },
+    /// A table renamed (within its database).
     Rename {
+        /// Its database.
+        database: String,
         /// The old name.
         from: String,
         /// The new name.
@@ -179,6 +229,8 @@ pub struct Translation {
 /// less than that plus `rows` (SQL from [`Reservation::sql`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reservation {
+    /// The SQLite schema of the table's database ([`Catalog::sqlite_schema`]).
+    pub schema: String,
     /// The table.
     pub table: String,
     /// The values reserved.
@@ -189,7 +241,8 @@ impl Reservation {
     /// The query of the sequence before the statement (one row, one integer).
     pub fn before_sql(&self) -> String {
         format!(
-            "SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = {}",
+            "SELECT coalesce(max(seq), 0) FROM {}.sqlite_sequence WHERE name = {}",
+            typed::ident(&self.schema),
             typed::quote(&self.table)
         )
     }
@@ -197,11 +250,12 @@ impl Reservation {
     /// The statement that keeps the sequence at no less than `before + rows`.
     pub fn sql(&self, before: i64) -> String {
         let table = typed::quote(&self.table);
+        let sequence = format!("{}.sqlite_sequence", typed::ident(&self.schema));
         let at = before.saturating_add(i64::try_from(self.rows).unwrap_or(i64::MAX));
         format!(
-            "UPDATE sqlite_sequence SET seq = max(seq, {at}) WHERE name = {table}; \
-             INSERT INTO sqlite_sequence (name, seq) SELECT {table}, {at} \
-             WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = {table})"
+            "UPDATE {sequence} SET seq = max(seq, {at}) WHERE name = {table}; \
+             INSERT INTO {sequence} (name, seq) SELECT {table}, {at} \
+             WHERE NOT EXISTS (SELECT 1 FROM {sequence} WHERE name = {table})"
         )
     }
 }
@@ -216,35 +270,56 @@ pub fn translate(
 }
 
 /// A catalog kept in memory from the changes DDL translations report: for tests, tools and the
-/// fuzz target.
+/// fuzz target. Its first current database is SQLite's `main`; any other database is attached
+/// under its own name.
 #[derive(Debug, Clone, Default)]
 pub struct MemoryCatalog {
-    tables: BTreeMap<String, Table>,
+    /// By database and table name, both lower case.
+    tables: BTreeMap<(String, String), Table>,
     schema: Option<String>,
+    /// The database held in SQLite's `main`.
+    main: Option<String>,
+    /// The databases attached besides it.
+    attached: Vec<String>,
 }
 
 impl MemoryCatalog {
-    /// An empty catalog whose current database is `schema`.
+    /// An empty catalog whose current database is `schema`, held in SQLite's `main`.
     pub fn new(schema: Option<&str>) -> Self {
         Self {
             tables: BTreeMap::new(),
             schema: schema.map(str::to_string),
+            main: schema.map(str::to_string),
+            attached: Vec::new(),
         }
+    }
+
+    /// A database attached under its own name.
+    pub fn add_database(&mut self, database: &str) {
+        self.attached.push(database.to_ascii_lowercase());
+    }
+
+    /// `USE database`.
+    pub fn use_database(&mut self, database: &str) {
+        self.schema = Some(database.to_string());
     }
 
     /// Applies a DDL statement's change.
     pub fn apply(&mut self, change: &CatalogChange) {
+        let key = |database: &str, table: &str| {
+            (database.to_ascii_lowercase(), table.to_ascii_lowercase())
+        };
         match change {
             CatalogChange::Create(t) | CatalogChange::Replace(t) => {
-                self.tables.insert(t.name.to_ascii_lowercase(), t.clone());
+                self.tables.insert(key(&t.database, &t.name), t.clone());
             }
-            CatalogChange::Drop(name) => {
-                self.tables.remove(&name.to_ascii_lowercase());
+            CatalogChange::Drop { database, table } => {
+                self.tables.remove(&key(database, table));
             }
-            CatalogChange::Rename { from, to } => {
-                if let Some(mut t) = self.tables.remove(&from.to_ascii_lowercase()) {
+            CatalogChange::Rename { database, from, to } => {
+                if let Some(mut t) = self.tables.remove(&key(database, from)) {
                     t.name = to.clone();
-                    self.tables.insert(to.to_ascii_lowercase(), t);
+                    self.tables.insert(key(database, to), t);
                 }
             }
             CatalogChange::Several(changes) => changes.iter().for_each(|c| self.apply(c)),
@@ -254,13 +329,32 @@ impl MemoryCatalog {
 
 impl Catalog for MemoryCatalog {
     fn table(&self, schema: Option<&str>, name: &str) -> Option<Table> {
-        if schema.is_some_and(|s| Some(s) != self.schema.as_deref()) {
-            return None;
-        }
-        self.tables.get(&name.to_ascii_lowercase()).cloned()
+        let database = schema.map(str::to_string).or_else(|| self.schema.clone())?;
+        self.tables
+            .get(&(database.to_ascii_lowercase(), name.to_ascii_lowercase()))
+            .cloned()
     }
 
     fn current_schema(&self) -> Option<String> {
         self.schema.clone()
+    }
+
+    fn sqlite_schema(&self, database: &str) -> String {
+        if self
+            .main
+            .as_deref()
+            .is_some_and(|m| m.eq_ignore_ascii_case(database))
+        {
+            "main".into()
+        } else {
+            database.to_ascii_lowercase()
+        }
+    }
+
+    fn has_database(&self, database: &str) -> bool {
+        self.main
+            .iter()
+            .chain(&self.attached)
+            .any(|d| d.eq_ignore_ascii_case(database))
     }
 }

@@ -12,7 +12,7 @@ use sqlparser::ast::{
 use crate::error::{TranslateError, unsupported};
 use crate::typed::{Strength, Typed, as_text, group_key, ident, quote, truth, unify};
 use crate::types::{Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Index, Table, Ty};
-use crate::{Affected, CatalogChange, OutColumn, Translation};
+use crate::{Affected, CatalogChange, Origin, OutColumn, Translation};
 
 type Result<T> = std::result::Result<T, TranslateError>;
 
@@ -20,27 +20,60 @@ type Result<T> = std::result::Result<T, TranslateError>;
 #[derive(Debug, Clone)]
 struct Source {
     name: String,
-    /// Each column's name, type and whether it is an UNSIGNED integer.
-    columns: Vec<(String, Ty, bool)>,
+    columns: Vec<SourceColumn>,
+}
+
+/// A column a [`Source`] offers.
+#[derive(Debug, Clone)]
+struct SourceColumn {
+    name: String,
+    ty: Ty,
+    /// An UNSIGNED integer.
+    unsigned: bool,
+    /// The table column it is, if it is one.
+    origin: Option<Origin>,
 }
 
 impl Source {
     /// The columns of the catalog's `table`, seen under `name` (the table's name or its alias).
     fn of_table(name: String, table: &Table) -> Self {
-        Self {
-            name,
-            columns: table_columns(table),
-        }
+        let columns = table
+            .columns
+            .iter()
+            .map(|c| SourceColumn {
+                name: c.name.clone(),
+                ty: c.ty.ty(),
+                unsigned: c.ty.is_unsigned(),
+                origin: Some(Origin {
+                    database: table.database.clone(),
+                    table: name.clone(),
+                    original_table: table.name.clone(),
+                    column: c.name.clone(),
+                    flags: table.flags_of(&c.name),
+                }),
+            })
+            .collect();
+        Self { name, columns }
     }
-}
 
-/// Each column of `table` as a [`Source`] lists it.
-fn table_columns(table: &Table) -> Vec<(String, Ty, bool)> {
-    table
-        .columns
-        .iter()
-        .map(|c| (c.name.clone(), c.ty.ty(), c.ty.is_unsigned()))
-        .collect()
+    /// A derived table's or common table expression's columns under `name`: a column that is
+    /// a table's column stays one, seen under the new name.
+    fn of_query(name: String, names: Vec<String>, columns: &[OutColumn]) -> Self {
+        let columns = names
+            .into_iter()
+            .zip(columns)
+            .map(|(n, c)| SourceColumn {
+                name: n,
+                ty: c.ty,
+                unsigned: c.origin.as_ref().is_some_and(|o| o.flags.unsigned),
+                origin: c.origin.clone().map(|o| Origin {
+                    table: name.clone(),
+                    ..o
+                }),
+            })
+            .collect();
+        Self { name, columns }
+    }
 }
 
 /// The names one SELECT sees.
@@ -75,6 +108,8 @@ pub(crate) struct Translator<'a> {
     /// In a single-table UPDATE: the columns assigned so far, by table and column, with their
     /// new values (MySQL's later assignments read them).
     assigned: Vec<(String, String, Typed)>,
+    /// The table column the last column reference resolved to, for a select item's origin.
+    last_origin: Option<Origin>,
 }
 
 impl<'a> Translator<'a> {
@@ -90,6 +125,7 @@ impl<'a> Translator<'a> {
             numbered: false,
             named: false,
             assigned: Vec::new(),
+            last_origin: None,
         }
     }
 
@@ -164,9 +200,10 @@ impl<'a> Translator<'a> {
                 let table = self.table(&target.name)?;
                 Ok(Translation {
                     sql: vec![
-                        format!("DELETE FROM {}", ident(&table.name)),
+                        format!("DELETE FROM {}", self.sqlite_table(&table)),
                         format!(
-                            "DELETE FROM sqlite_sequence WHERE name = {}",
+                            "DELETE FROM {}.sqlite_sequence WHERE name = {}",
+                            self.schema(&table.database),
                             quote(&table.name)
                         ),
                     ],
@@ -178,16 +215,14 @@ impl<'a> Translator<'a> {
                 let mut changes = Vec::new();
                 for rename in renames {
                     let from = self.table(&rename.old_name)?;
-                    let to = last_name(&rename.new_name)?;
-                    if self.catalog.table(None, &to).is_some() {
-                        return Err(TranslateError::TableExists(to));
-                    }
+                    let to = self.rename_target(&from, &rename.new_name)?;
                     sql.push(format!(
                         "ALTER TABLE {} RENAME TO {}",
-                        ident(&from.name),
+                        self.sqlite_table(&from),
                         ident(&to)
                     ));
                     changes.push(CatalogChange::Rename {
+                        database: from.database,
                         from: from.name,
                         to,
                     });
@@ -208,19 +243,59 @@ impl<'a> Translator<'a> {
         }
     }
 
+    /// A table name's database (the one it names, else the current one) and table.
+    fn located(&self, name: &ObjectName) -> Result<(String, String)> {
+        let mut parts = name_parts(name)?;
+        match parts.len() {
+            1 => {
+                let database = self
+                    .catalog
+                    .current_schema()
+                    .ok_or(TranslateError::NoDatabase)?;
+                Ok((database, parts.remove(0)))
+            }
+            2 => {
+                let table = parts.remove(1);
+                Ok((parts.remove(0), table))
+            }
+            _ => unsupported(format!("table name {name}")),
+        }
+    }
+
+    /// The catalog's table a name names, with its database.
     fn table(&self, name: &ObjectName) -> Result<Table> {
-        let parts = name_parts(name)?;
-        let (schema, table) = match parts.as_slice() {
-            [t] => (None, t.as_str()),
-            [s, t] => (Some(s.as_str()), t.as_str()),
-            _ => return unsupported(format!("table name {name}")),
-        };
-        self.catalog.table(schema, table).ok_or_else(|| {
-            let schema = schema
-                .map(str::to_string)
-                .or_else(|| self.catalog.current_schema());
-            TranslateError::NoSuchTable(format!("{}.{table}", schema.unwrap_or_default()))
-        })
+        let (database, table) = self.located(name)?;
+        let mut found = self
+            .catalog
+            .table(Some(&database), &table)
+            .ok_or_else(|| TranslateError::NoSuchTable(format!("{database}.{table}")))?;
+        if found.database.is_empty() {
+            found.database = database;
+        }
+        Ok(found)
+    }
+
+    /// The new name of a table renamed: in the same database (SQLite cannot move a table to
+    /// another database file), and free.
+    fn rename_target(&self, from: &Table, to: &ObjectName) -> Result<String> {
+        let (database, to) = self.located(to)?;
+        if !database.eq_ignore_ascii_case(&from.database) {
+            return unsupported("RENAME TABLE to another database");
+        }
+        if self.catalog.table(Some(&database), &to).is_some() {
+            return Err(TranslateError::TableExists(to));
+        }
+        Ok(to)
+    }
+
+    /// The SQLite schema a MySQL database is attached under, quoted.
+    fn schema(&self, database: &str) -> String {
+        ident(&self.catalog.sqlite_schema(database))
+    }
+
+    /// A table's name in SQLite: `"schema"."table"`.
+    fn sqlite_table(&self, table: &Table) -> String {
+        format!("{}.{}", self.schema(&table.database), ident(&table.name))
     }
 
     // ---- names -------------------------------------------------------------------------
@@ -240,33 +315,34 @@ impl<'a> Translator<'a> {
             return Ok(value.clone());
         }
         for scope in self.scopes.iter().rev() {
-            let mut found: Vec<(&Source, Ty, bool)> = Vec::new();
+            let mut found: Vec<(&Source, &SourceColumn)> = Vec::new();
             for source in &scope.sources {
                 if qualifier.is_some_and(|q| !q.eq_ignore_ascii_case(&source.name)) {
                     continue;
                 }
-                if let Some((_, ty, unsigned)) = source
+                if let Some(column) = source
                     .columns
                     .iter()
-                    .find(|(c, _, _)| c.eq_ignore_ascii_case(name))
+                    .find(|c| c.name.eq_ignore_ascii_case(name))
                 {
-                    found.push((source, *ty, *unsigned));
+                    found.push((source, column));
                 }
             }
             let using =
                 qualifier.is_none() && scope.using.iter().any(|u| u.eq_ignore_ascii_case(name));
             match found.as_slice() {
                 [] => {}
-                [(source, ty, unsigned), ..] if found.len() == 1 || using => {
+                [(source, column), ..] if found.len() == 1 || using => {
                     let sql = if using {
                         ident(name)
                     } else {
                         format!("{}.{}", ident(&source.name), ident(name))
                     };
+                    self.last_origin = column.origin.clone();
                     return Ok(Typed {
                         strength: Strength::Column,
-                        unsigned: *unsigned,
-                        ..Typed::new(sql, *ty)
+                        unsigned: column.unsigned,
+                        ..Typed::new(sql, column.ty)
                     });
                 }
                 _ => {
@@ -354,14 +430,11 @@ impl<'a> Translator<'a> {
                         .collect::<Vec<_>>()
                         .join(", ")
                 ));
-                self.ctes.push(Source {
-                    name: cte.alias.name.value.clone(),
-                    columns: names
-                        .into_iter()
-                        .zip(columns.iter())
-                        .map(|(n, c)| (n, c.ty, false))
-                        .collect(),
-                });
+                self.ctes.push(Source::of_query(
+                    cte.alias.name.value.clone(),
+                    names,
+                    &columns,
+                ));
             }
             prefix = format!("WITH {} ", parts.join(", "));
         }
@@ -468,10 +541,7 @@ impl<'a> Translator<'a> {
                 let columns: Vec<OutColumn> = lc
                     .iter()
                     .zip(&rc)
-                    .map(|(a, b)| OutColumn {
-                        name: a.name.clone(),
-                        ty: unify(a.ty, b.ty),
-                    })
+                    .map(|(a, b)| OutColumn::computed(a.name.clone(), unify(a.ty, b.ty)))
                     .collect();
                 if columns.iter().zip(&lc).zip(&rc).any(|((c, a), b)| {
                     (c.ty != a.ty && a.ty != Ty::Null) || (c.ty != b.ty && b.ty != Ty::Null)
@@ -635,7 +705,13 @@ impl<'a> Translator<'a> {
         for item in &s.projection {
             match item {
                 SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                    self.last_origin = None;
                     let t = self.expr(e)?;
+                    let origin = if is_column_reference(e) {
+                        self.last_origin.take()
+                    } else {
+                        None
+                    };
                     any_aggregate |= t.aggregate;
                     let name = match item {
                         SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
@@ -653,7 +729,11 @@ impl<'a> Translator<'a> {
                         name.clone(),
                         matches!(item, SelectItem::ExprWithAlias { .. }),
                     ));
-                    columns.push(OutColumn { name, ty: t.ty });
+                    columns.push(OutColumn {
+                        name,
+                        ty: t.ty,
+                        origin,
+                    });
                 }
                 SelectItem::Wildcard(_) => {
                     let scope = self.scopes.last().expect("in a select");
@@ -662,7 +742,8 @@ impl<'a> Translator<'a> {
                     }
                     let mut seen_using = Vec::new();
                     for source in &scope.sources {
-                        for (c, ty, _) in &source.columns {
+                        for column in &source.columns {
+                            let (c, ty) = (&column.name, &column.ty);
                             let merged = scope.using.iter().any(|u| u.eq_ignore_ascii_case(c));
                             if merged {
                                 if seen_using
@@ -684,6 +765,7 @@ impl<'a> Translator<'a> {
                             columns.push(OutColumn {
                                 name: c.clone(),
                                 ty: *ty,
+                                origin: column.origin.clone(),
                             });
                         }
                     }
@@ -701,16 +783,17 @@ impl<'a> Translator<'a> {
                     else {
                         return Err(TranslateError::NoSuchTable(qualifier));
                     };
-                    for (c, ty, _) in &source.columns {
+                    for column in &source.columns {
                         items.push((
-                            format!("{}.{}", ident(&source.name), ident(c)),
-                            *ty,
-                            c.clone(),
+                            format!("{}.{}", ident(&source.name), ident(&column.name)),
+                            column.ty,
+                            column.name.clone(),
                             false,
                         ));
                         columns.push(OutColumn {
-                            name: c.clone(),
-                            ty: *ty,
+                            name: column.name.clone(),
+                            ty: column.ty,
+                            origin: column.origin.clone(),
                         });
                     }
                 }
@@ -870,16 +953,25 @@ impl<'a> Translator<'a> {
                             .cloned()
                     })
                     .flatten();
-                let (sql_name, columns) = match cte {
-                    Some(cte) => (ident(&cte.name), cte.columns),
-                    None => {
-                        let table = self.table(name)?;
-                        (qualified(name)?, table_columns(&table))
-                    }
-                };
                 let refer = alias
                     .as_ref()
                     .map_or(table_name.clone(), |a| a.name.value.clone());
+                let (sql_name, source) = match cte {
+                    Some(cte) => (
+                        ident(&cte.name),
+                        Source {
+                            name: refer.clone(),
+                            columns: cte.columns,
+                        },
+                    ),
+                    None => {
+                        let table = self.table(name)?;
+                        (
+                            self.sqlite_table(&table),
+                            Source::of_table(refer.clone(), &table),
+                        )
+                    }
+                };
                 let scope = self.scopes.last_mut().expect("in a select");
                 if scope
                     .sources
@@ -888,10 +980,7 @@ impl<'a> Translator<'a> {
                 {
                     return unsupported(format!("table '{refer}' named twice"));
                 }
-                scope.sources.push(Source {
-                    name: refer.clone(),
-                    columns,
-                });
+                scope.sources.push(source);
                 Ok(format!("{sql_name} AS {}", ident(&refer)))
             }
             TableFactor::Derived {
@@ -914,15 +1003,7 @@ impl<'a> Translator<'a> {
                     .last_mut()
                     .expect("in a select")
                     .sources
-                    .push(Source {
-                        name: refer.clone(),
-                        columns: names
-                            .iter()
-                            .cloned()
-                            .zip(columns.iter())
-                            .map(|(n, c)| (n, c.ty, false))
-                            .collect(),
-                    });
+                    .push(Source::of_query(refer.clone(), names, &columns));
                 if !alias.columns.is_empty() {
                     return unsupported("derived table column list");
                 }
@@ -1079,7 +1160,7 @@ impl<'a> Translator<'a> {
             (false, true) => "INSERT OR IGNORE",
             (false, false) => "INSERT",
         };
-        let target = qualified(name)?;
+        let target = self.sqlite_table(&table);
         // REPLACE notes the table's row count before it (the source reads the table, so SQLite
         // evaluates it before the first row is written) for MySQL's affected rows.
         let rows_sql = if replace {
@@ -1157,6 +1238,7 @@ impl<'a> Translator<'a> {
                     );
                 }
                 Some(crate::Reservation {
+                    schema: self.catalog.sqlite_schema(&table.database),
                     table: table.name.clone(),
                     rows,
                 })
@@ -1202,7 +1284,7 @@ impl<'a> Translator<'a> {
             sources: vec![Source::of_table(refer.clone(), &table)],
             ..Scope::default()
         });
-        let out = self.update_in_scope(update, &table, &refer, name);
+        let out = self.update_in_scope(update, &table, &refer);
         self.scopes.pop();
         out
     }
@@ -1212,7 +1294,6 @@ impl<'a> Translator<'a> {
         update: &Update,
         table: &Table,
         refer: &str,
-        name: &ObjectName,
     ) -> Result<Translation> {
         self.strict = true;
         self.clause = "field list";
@@ -1254,9 +1335,10 @@ impl<'a> Translator<'a> {
             let t = self.expr(w)?;
             filter.push(truth(&t));
         }
+        let target = self.sqlite_table(table);
         let limited = self.limited_rows(
             refer,
-            name,
+            &target,
             &filter,
             &update.order_by,
             update.limit.as_ref(),
@@ -1273,8 +1355,7 @@ impl<'a> Translator<'a> {
         };
         Ok(Translation {
             sql: vec![format!(
-                "UPDATE {}{alias} SET {} WHERE {}",
-                qualified(name)?,
+                "UPDATE {target}{alias} SET {} WHERE {}",
                 sets.join(", "),
                 conditions.join(" AND ")
             )],
@@ -1420,7 +1501,7 @@ impl<'a> Translator<'a> {
     fn limited_rows(
         &mut self,
         refer: &str,
-        name: &ObjectName,
+        target: &str,
         filter: &[String],
         order: &[OrderByExpr],
         limit: Option<&Expr>,
@@ -1451,8 +1532,7 @@ impl<'a> Translator<'a> {
             format!(" WHERE {}", filter.join(" AND "))
         };
         Ok(Some(format!(
-            "rowid IN (SELECT {r}.rowid FROM {} AS {r}{where_sql}{order_sql}{limit_sql})",
-            qualified(name)?,
+            "rowid IN (SELECT {r}.rowid FROM {target} AS {r}{where_sql}{order_sql}{limit_sql})",
             r = ident(refer)
         )))
     }
@@ -1487,9 +1567,10 @@ impl<'a> Translator<'a> {
                 self.clause = "where clause";
                 filter.push(truth(&self.expr(w)?));
             }
+            let target = self.sqlite_table(&table);
             let conditions = match self.limited_rows(
                 &refer,
-                name,
+                &target,
                 &filter,
                 &delete.order_by,
                 delete.limit.as_ref(),
@@ -1508,10 +1589,7 @@ impl<'a> Translator<'a> {
                 String::new()
             };
             Ok(Translation {
-                sql: vec![format!(
-                    "DELETE FROM {}{alias}{where_sql}",
-                    qualified(name)?
-                )],
+                sql: vec![format!("DELETE FROM {target}{alias}{where_sql}")],
                 columns: Vec::new(),
                 affected: Affected::Changes,
                 change: None,
@@ -1578,13 +1656,13 @@ impl<'a> Translator<'a> {
                 let name = table_of(target)
                     .ok_or_else(|| TranslateError::Unsupported("DELETE target".into()))?;
                 match &table_name {
-                    Some(first) if !last_name(first)?.eq_ignore_ascii_case(&last_name(&name)?) => {
+                    Some(first) if !same_table(&self.located(first)?, &self.located(&name)?) => {
                         return unsupported("DELETE from several tables");
                     }
                     _ => table_name = Some(name),
                 }
             }
-            let table_name = table_name.expect("a target");
+            let table = self.table(&table_name.expect("a target"))?;
             let where_sql = match &delete.selection {
                 Some(w) => {
                     self.clause = "where clause";
@@ -1599,7 +1677,7 @@ impl<'a> Translator<'a> {
             Ok(Translation {
                 sql: vec![format!(
                     "DELETE FROM {} WHERE rowid IN ({})",
-                    qualified(&table_name)?,
+                    self.sqlite_table(&table),
                     chosen.join(" UNION ")
                 )],
                 affected: Affected::Changes,
@@ -1617,8 +1695,11 @@ impl<'a> Translator<'a> {
         {
             return unsupported("CREATE TABLE form");
         }
-        let name = last_name(&create.name)?;
-        if self.catalog.table(None, &name).is_some() {
+        let (database, name) = self.located(&create.name)?;
+        if !self.catalog.has_database(&database) {
+            return Err(TranslateError::UnknownDatabase(database));
+        }
+        if self.catalog.table(Some(&database), &name).is_some() {
             if create.if_not_exists {
                 return Ok(nothing());
             }
@@ -1631,10 +1712,12 @@ impl<'a> Translator<'a> {
             .and_then(|(_, v)| Collation::from_mysql_name(v))
             .unwrap_or(Collation::Ci);
         let mut table = Table {
+            database: database.clone(),
             name: name.clone(),
             options,
             ..Table::default()
         };
+        let schema = self.schema(&database);
         let mut defs = Vec::new();
         let mut primary: Vec<String> = Vec::new();
         let mut indexes: Vec<(Option<String>, Vec<String>, bool)> = Vec::new();
@@ -1685,8 +1768,17 @@ impl<'a> Translator<'a> {
                         .iter()
                         .map(|c| ident(&c.value))
                         .collect();
-                    let target = last_name(&fk.foreign_table)?;
-                    if target != name && self.catalog.table(None, &target).is_none() {
+                    // An unqualified parent is in the new table's database, as MySQL resolves
+                    // it; SQLite's REFERENCES names a table of the same database file.
+                    let (target_database, target) = if fk.foreign_table.0.len() == 1 {
+                        (database.clone(), last_name(&fk.foreign_table)?)
+                    } else {
+                        self.located(&fk.foreign_table)?
+                    };
+                    if !target_database.eq_ignore_ascii_case(&database) {
+                        return unsupported("a foreign key to a table of another database");
+                    }
+                    if target != name && self.catalog.table(Some(&database), &target).is_none() {
                         return unsupported("a foreign key to a missing table");
                     }
                     foreign.push(format!(
@@ -1720,6 +1812,7 @@ impl<'a> Translator<'a> {
                 return Err(TranslateError::UnknownColumn(p.clone(), "PRIMARY KEY"));
             };
             c.not_null = true;
+            table.primary_key.push(c.name.clone());
         }
         // The AUTO_INCREMENT column must be the integer primary key (SQLite's rowid).
         let auto: Vec<usize> = (0..table.columns.len())
@@ -1756,7 +1849,7 @@ impl<'a> Translator<'a> {
         }
         defs.extend(foreign);
         let mut sql = vec![format!(
-            "CREATE TABLE {} ({})",
+            "CREATE TABLE {schema}.{} ({})",
             ident(&name),
             defs.join(", ")
         )];
@@ -1773,18 +1866,9 @@ impl<'a> Translator<'a> {
                 sqlite_name: format!("{name}.{index_name}"),
                 name: index_name,
                 unique,
+                columns: declared_names(&table, &columns),
             };
-            sql.push(format!(
-                "CREATE {}INDEX {} ON {} ({})",
-                if unique { "UNIQUE " } else { "" },
-                ident(&index.sqlite_name),
-                ident(&name),
-                columns
-                    .iter()
-                    .map(|c| ident(c))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+            sql.push(create_index_sql(&schema, &name, &index));
             table.indexes.push(index);
         }
         if let Some((_, start)) = table.options.iter().find(|(k, _)| k == "AUTO_INCREMENT") {
@@ -1795,12 +1879,12 @@ impl<'a> Translator<'a> {
                 return unsupported("AUTO_INCREMENT = n without an AUTO_INCREMENT column");
             }
             sql.push(format!(
-                "INSERT INTO sqlite_sequence (name, seq) VALUES ({}, {})",
+                "INSERT INTO {schema}.sqlite_sequence (name, seq) VALUES ({}, {})",
                 quote(&name),
                 start - 1
             ));
         }
-        sql.extend(on_update_triggers(&table));
+        sql.extend(on_update_triggers(&table, &schema));
         Ok(ddl(sql, CatalogChange::Create(table)))
     }
 
@@ -1910,18 +1994,9 @@ impl<'a> Translator<'a> {
             sqlite_name: format!("{}.{index_name}", table.name),
             name: index_name,
             unique: create.unique,
+            columns: declared_names(&table, &columns),
         };
-        let sql = format!(
-            "CREATE {}INDEX {} ON {} ({})",
-            if create.unique { "UNIQUE " } else { "" },
-            ident(&index.sqlite_name),
-            ident(&table.name),
-            columns
-                .iter()
-                .map(|c| ident(c))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        let sql = create_index_sql(&self.schema(&table.database), &table.name, &index);
         let mut changed = table.clone();
         changed.indexes.push(index);
         Ok(ddl(vec![sql], CatalogChange::Replace(changed)))
@@ -1942,8 +2017,11 @@ impl<'a> Translator<'a> {
                 for n in names {
                     match self.table(n) {
                         Ok(t) => {
-                            sql.push(format!("DROP TABLE {}", ident(&t.name)));
-                            changes.push(CatalogChange::Drop(t.name));
+                            sql.push(format!("DROP TABLE {}", self.sqlite_table(&t)));
+                            changes.push(CatalogChange::Drop {
+                                database: t.database,
+                                table: t.name,
+                            });
                         }
                         Err(TranslateError::NoSuchTable(shown)) => missing.push(shown),
                         Err(other) => return Err(other),
@@ -1974,10 +2052,11 @@ impl<'a> Translator<'a> {
         else {
             return Err(TranslateError::NoSuchIndex(index_name.to_string()));
         };
+        let schema = self.schema(&table.database);
         let mut changed = table;
         let index = changed.indexes.remove(at);
         Ok(ddl(
-            vec![format!("DROP INDEX {}", ident(&index.sqlite_name))],
+            vec![format!("DROP INDEX {schema}.{}", ident(&index.sqlite_name))],
             CatalogChange::Replace(changed),
         ))
     }
@@ -1991,7 +2070,7 @@ impl<'a> Translator<'a> {
         let [op] = operations else {
             return unsupported("ALTER TABLE with several changes");
         };
-        let quoted = ident(&table.name);
+        let quoted = self.sqlite_table(&table);
         let mut changed = table.clone();
         let default_collation = Collation::Ci;
         let sql = match op {
@@ -2054,6 +2133,17 @@ impl<'a> Translator<'a> {
                     ));
                 };
                 c.name = new_column_name.value.clone();
+                let keys = changed.primary_key.iter_mut().chain(
+                    changed
+                        .indexes
+                        .iter_mut()
+                        .flat_map(|i| i.columns.iter_mut()),
+                );
+                for key in keys {
+                    if key.eq_ignore_ascii_case(&old_column_name.value) {
+                        key.clone_from(&new_column_name.value);
+                    }
+                }
                 vec![format!(
                     "ALTER TABLE {quoted} RENAME COLUMN {} TO {}",
                     ident(&old_column_name.value),
@@ -2063,11 +2153,14 @@ impl<'a> Translator<'a> {
             AlterTableOperation::RenameTable { table_name } => {
                 let to = match table_name {
                     sqlparser::ast::RenameTableNameKind::As(n)
-                    | sqlparser::ast::RenameTableNameKind::To(n) => last_name(n)?,
+                    | sqlparser::ast::RenameTableNameKind::To(n) => {
+                        self.rename_target(&table, n)?
+                    }
                 };
                 return Ok(ddl(
                     vec![format!("ALTER TABLE {quoted} RENAME TO {}", ident(&to))],
                     CatalogChange::Rename {
+                        database: table.database,
                         from: table.name,
                         to,
                     },
@@ -2124,18 +2217,9 @@ impl<'a> Translator<'a> {
             sqlite_name: format!("{}.{name}", table.name),
             name: name.to_string(),
             unique,
+            columns: declared_names(&table, &columns),
         };
-        let sql = format!(
-            "CREATE {}INDEX {} ON {} ({})",
-            if unique { "UNIQUE " } else { "" },
-            ident(&index.sqlite_name),
-            ident(&table.name),
-            columns
-                .iter()
-                .map(|c| ident(c))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        let sql = create_index_sql(&self.schema(&table.database), &table.name, &index);
         let mut changed = table;
         changed.indexes.push(index);
         Ok(ddl(vec![sql], CatalogChange::Replace(changed)))
@@ -2199,14 +2283,18 @@ fn last_name(name: &ObjectName) -> Result<String> {
         .ok_or_else(|| TranslateError::Unsupported("empty name".into()))
 }
 
-/// A table name as SQLite's: `"t"`, or `"db"."t"` for a qualified one (the engine attaches
-/// each database under its name).
-fn qualified(name: &ObjectName) -> Result<String> {
-    Ok(name_parts(name)?
-        .iter()
-        .map(|p| ident(p))
-        .collect::<Vec<_>>()
-        .join("."))
+/// Whether an expression is a column reference (in parentheses or not).
+fn is_column_reference(e: &Expr) -> bool {
+    match e {
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_) => true,
+        Expr::Nested(inner) => is_column_reference(inner),
+        _ => false,
+    }
+}
+
+/// Whether two (database, table) names are one table (names are case-insensitive).
+fn same_table(a: &(String, String), b: &(String, String)) -> bool {
+    a.0.eq_ignore_ascii_case(&b.0) && a.1.eq_ignore_ascii_case(&b.1)
 }
 
 fn first_words(text: &str) -> String {
@@ -2455,9 +2543,39 @@ fn replace_store(value: String, c: &Column, replace: bool) -> String {
     }
 }
 
+/// `CREATE [UNIQUE] INDEX "schema"."t.name" ON "t" (…)`: SQLite names the index's database
+/// and takes the table from it.
+fn create_index_sql(schema: &str, table: &str, index: &Index) -> String {
+    format!(
+        "CREATE {}INDEX {schema}.{} ON {} ({})",
+        if index.unique { "UNIQUE " } else { "" },
+        ident(&index.sqlite_name),
+        ident(table),
+        index
+            .columns
+            .iter()
+            .map(|c| ident(c))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// Key column names as the table declares them.
+fn declared_names(table: &Table, columns: &[String]) -> Vec<String> {
+    columns
+        .iter()
+        .map(|c| {
+            table
+                .column(c)
+                .map_or_else(|| c.clone(), |d| d.name.clone())
+        })
+        .collect()
+}
+
 /// `ON UPDATE CURRENT_TIMESTAMP` as a trigger: when a row changes and the column was not set,
-/// it becomes the current time.
-fn on_update_triggers(table: &Table) -> Vec<String> {
+/// it becomes the current time. The trigger lives in the table's database (`schema`), and the
+/// names inside it are unqualified, as SQLite requires: they name that database's tables.
+fn on_update_triggers(table: &Table, schema: &str) -> Vec<String> {
     table
         .columns
         .iter()
@@ -2471,7 +2589,7 @@ fn on_update_triggers(table: &Table) -> Vec<String> {
                 .collect();
             let changed = if others.is_empty() { "0".to_string() } else { others.join(" OR ") };
             format!(
-                "CREATE TRIGGER {} AFTER UPDATE ON {t} FOR EACH ROW WHEN my_same(NEW.{col}, OLD.{col}) AND ({changed}) \
+                "CREATE TRIGGER {schema}.{} AFTER UPDATE ON {t} FOR EACH ROW WHEN my_same(NEW.{col}, OLD.{col}) AND ({changed}) \
                  BEGIN UPDATE {t} SET {col} = datetime('now', 'localtime') WHERE rowid = NEW.rowid; END",
                 ident(&format!("{}.{}.on_update", table.name, c.name)),
                 t = ident(&table.name),

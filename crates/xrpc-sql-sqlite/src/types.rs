@@ -1,9 +1,12 @@
 //! MySQL's types: of a column in the catalog ([`ColumnType`]) and of an expression ([`Ty`]),
-//! and how each is held in SQLite.
+//! and how each is held in SQLite. The catalog types serialize (serde) so an engine can keep
+//! them with its databases.
+
+use serde::{Deserialize, Serialize};
 
 /// The collation of a text value: MySQL's default `utf8mb4_general_ci` or an exact one
 /// (`utf8mb4_bin`, `BINARY`). Both ignore trailing spaces in comparisons (PAD SPACE).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Collation {
     /// Case- and accent-insensitive (`utf8mb4_general_ci`), the SQLite collation
     /// [`CI_COLLATION`].
@@ -105,7 +108,7 @@ impl Ty {
 }
 
 /// A column's declared MySQL type, as the catalog keeps it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ColumnType {
     /// TINYINT … BIGINT, BOOL, YEAR: the bounds of its values.
     Int {
@@ -192,7 +195,7 @@ impl ColumnType {
 }
 
 /// A column in the catalog.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Column {
     /// Its name as declared.
     pub name: String,
@@ -211,7 +214,7 @@ pub struct Column {
 }
 
 /// An index in the catalog: MySQL's name, and the SQLite index that implements it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Index {
     /// MySQL's name (per table).
     pub name: String,
@@ -219,15 +222,24 @@ pub struct Index {
     pub sqlite_name: String,
     /// `UNIQUE`.
     pub unique: bool,
+    /// Its columns in key order.
+    #[serde(default)]
+    pub columns: Vec<String>,
 }
 
 /// A table in the catalog, with the options MySQL shows for it.
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Table {
+    /// The MySQL database it is in.
+    #[serde(default)]
+    pub database: String,
     /// Its name.
     pub name: String,
     /// Its columns in order.
     pub columns: Vec<Column>,
+    /// The primary key's columns in key order (empty without one).
+    #[serde(default)]
+    pub primary_key: Vec<String>,
     /// Its secondary indexes.
     pub indexes: Vec<Index>,
     /// Table options as written (`ENGINE`, `DEFAULT CHARSET`, `COMMENT`, …), names upper case.
@@ -241,6 +253,47 @@ impl Table {
             .iter()
             .find(|c| c.name.eq_ignore_ascii_case(name))
     }
+
+    /// What MySQL's result metadata says of column `name`'s declaration: NOT NULL, its keys,
+    /// AUTO_INCREMENT and UNSIGNED.
+    pub fn flags_of(&self, name: &str) -> ColumnFlags {
+        let Some(column) = self.column(name) else {
+            return ColumnFlags::default();
+        };
+        let is = |c: &String| c.eq_ignore_ascii_case(name);
+        ColumnFlags {
+            not_null: column.not_null,
+            primary_key: self.primary_key.iter().any(is),
+            unique_key: self
+                .indexes
+                .iter()
+                .any(|i| i.unique && i.columns.iter().any(is)),
+            multiple_key: self
+                .indexes
+                .iter()
+                .any(|i| !i.unique && i.columns.first().is_some_and(is)),
+            auto_increment: column.auto_increment,
+            unsigned: column.ty.is_unsigned(),
+        }
+    }
+}
+
+/// The flags of a result column that is a table's column, from the column's declaration, as
+/// MySQL's result metadata carries them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ColumnFlags {
+    /// `NOT NULL` (declared, or a primary key column).
+    pub not_null: bool,
+    /// A column of the primary key.
+    pub primary_key: bool,
+    /// A column of a unique key.
+    pub unique_key: bool,
+    /// The first column of a non-unique key.
+    pub multiple_key: bool,
+    /// `AUTO_INCREMENT`.
+    pub auto_increment: bool,
+    /// An UNSIGNED integer.
+    pub unsigned: bool,
 }
 
 /// What the translation needs to know about the database: the tables and their columns.
@@ -249,6 +302,18 @@ impl Table {
 pub trait Catalog {
     /// The table `name` in database `schema` (the current database when `None`).
     fn table(&self, schema: Option<&str>, name: &str) -> Option<Table>;
-    /// The current database's name, for MySQL's messages (`FUNCTION db.f does not exist`).
+    /// The current database's name: where unqualified table names are, and for MySQL's
+    /// messages (`FUNCTION db.f does not exist`). `None` is MySQL's "No database selected".
     fn current_schema(&self) -> Option<String>;
+    /// The name SQLite knows MySQL database `database` by on the connection (the schema name it
+    /// is attached under): the name itself unless the catalog says otherwise.
+    fn sqlite_schema(&self, database: &str) -> String {
+        database.to_string()
+    }
+    /// Whether database `database` exists (a table can be created in it). Every name does
+    /// unless the catalog says otherwise.
+    fn has_database(&self, database: &str) -> bool {
+        let _ = database;
+        true
+    }
 }

@@ -179,3 +179,58 @@ fn a_failed_create_leaves_no_definition() {
     let err = run(&mut *conn, "SELECT b FROM t").unwrap_err();
     assert_eq!(err.code, 1054, "{err}");
 }
+
+#[test]
+fn another_database_keeps_its_own_tables() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE DATABASE app").unwrap();
+    run(&mut *conn, "CREATE TABLE t (a INT)").unwrap();
+    run(&mut *conn, "CREATE TABLE app.t (b VARCHAR(5))").unwrap();
+    run(&mut *conn, "INSERT INTO app.t VALUES ('x')").unwrap();
+    let mut result = CollectedResult::default();
+    conn.execute("SELECT b FROM t", &[], Some("app"), &mut result)
+        .unwrap();
+    assert_eq!(result.rows, vec![vec![text("x")]]);
+    assert_eq!(
+        rows(&mut *conn, "SELECT COUNT(*) FROM main.t"),
+        vec![vec![Value::Sint(0)]]
+    );
+}
+
+#[test]
+fn a_table_column_carries_its_origin_declared_type_and_flags() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(
+        &mut *conn,
+        "CREATE TABLE t (id INT UNSIGNED AUTO_INCREMENT PRIMARY KEY, d DATETIME(3))",
+    )
+    .unwrap();
+    run(
+        &mut *conn,
+        "INSERT INTO t (d) VALUES ('2024-01-02 03:04:05.678')",
+    )
+    .unwrap();
+    let result = run(&mut *conn, "SELECT x.id, d FROM t AS x").unwrap();
+    let columns = result.columns.unwrap();
+    let id = &columns[0];
+    assert_eq!(
+        (
+            &*id.original_name,
+            &*id.table,
+            &*id.original_table,
+            &*id.schema
+        ),
+        ("id", "x", "t", "main")
+    );
+    assert_eq!(
+        (id.x_type, id.mysql_type),
+        (xrpc_proto::value::ColumnType::Uint, 3)
+    );
+    let key = xrpc_engine::result::column_flags::PRIMARY_KEY
+        | xrpc_engine::result::column_flags::AUTO_INCREMENT;
+    assert_eq!(id.flags & key, key);
+    assert_eq!(result.rows[0][0], Value::Uint(1));
+    assert_eq!(columns[1].fractional_digits, 3);
+}

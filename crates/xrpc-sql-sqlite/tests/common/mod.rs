@@ -35,6 +35,28 @@ impl Node {
         }
     }
 
+    /// Attaches an empty database `name` (held in memory), as an engine attaches a database's
+    /// file under its name.
+    pub(crate) fn attach(&mut self, name: &str) {
+        self.conn
+            .execute("ATTACH ':memory:' AS ?1", [name])
+            .unwrap();
+        self.catalog.add_database(name);
+    }
+
+    /// The tables, indexes and triggers SQLite holds in database `schema`, by type and name.
+    pub(crate) fn sqlite_objects(&self, schema: &str) -> Vec<(String, String)> {
+        let sql = format!(
+            "SELECT type, name FROM \"{schema}\".sqlite_master \
+             WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name"
+        );
+        let mut stmt = self.conn.prepare(&sql).unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    }
+
     /// Runs a statement and reports its counts for ROW_COUNT() and FOUND_ROWS(), as an engine
     /// does.
     pub(crate) fn run(&mut self, text: &str) -> Outcome {
@@ -185,6 +207,10 @@ impl Node {
         };
         match session {
             Session::Names { .. } => Outcome::Affected(0),
+            Session::Use(database) => {
+                self.catalog.use_database(&database);
+                Outcome::Affected(0)
+            }
             Session::Transaction(Transaction::Begin { .. }) => run(&self.conn, "BEGIN"),
             Session::Transaction(Transaction::Commit) => run(&self.conn, "COMMIT"),
             Session::Transaction(Transaction::Rollback) => run(&self.conn, "ROLLBACK"),
