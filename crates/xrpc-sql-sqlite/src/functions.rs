@@ -381,6 +381,25 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
         }
         Ok(Value::from(a.v(0)))
     })?;
+    // A CHECK constraint: a row passes unless its condition is false (NULL passes), as
+    // MySQL's CHECK constraints do.
+    scalar(conn, "my_check", 2, true, |a| {
+        let failed = match a.v(0) {
+            ValueRef::Integer(i) => i == 0,
+            ValueRef::Real(r) => r == 0.0,
+            _ => false,
+        };
+        if failed {
+            return Err(fail(
+                3819,
+                format!(
+                    "Check constraint '{}' is violated.",
+                    a.text(1).unwrap_or_default()
+                ),
+            ));
+        }
+        Ok(Value::Integer(1))
+    })?;
     // Exact identity of two stored values (an UPDATE changes a row only when a value differs).
     scalar(conn, "my_same", 2, true, |a| {
         let same = match (a.v(0), a.v(1)) {

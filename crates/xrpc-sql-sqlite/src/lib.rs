@@ -62,7 +62,12 @@
 //!   inline KEY/INDEX/UNIQUE become `CREATE INDEX "table.name"` (a plain key on a column prefix
 //!   `c(n)` indexes the whole column); the AUTO_INCREMENT column is SQLite's `INTEGER PRIMARY
 //!   KEY AUTOINCREMENT`; `ON UPDATE CURRENT_TIMESTAMP` is a trigger; TRUNCATE empties the table
-//!   and its sequence. LOCK TABLES and UNLOCK TABLES have nothing to do (SQLite's one writer).
+//!   and its sequence. `ALTER TABLE … MODIFY/CHANGE COLUMN` builds the table again from the
+//!   catalog's definition (create under a temporary name, copy converting the column as strict
+//!   mode does, move the sequence, drop, rename, recreate indexes and triggers) and counts the
+//!   rows copied where MySQL copies the table. CHECK constraints (column or table, named or
+//!   MySQL's `table_chk_n`) are SQLite CHECKs of `my_check`, which fails with MySQL's 3819
+//!   when the condition is false (NULL passes); NOT ENFORCED ones are not kept. LOCK TABLES and UNLOCK TABLES have nothing to do (SQLite's one writer).
 //! - REPLACE is SQLite's `INSERT OR REPLACE` (row at a time, as MySQL deletes and inserts);
 //!   its affected rows, one per inserted and one per deleted row, come from the table's row
 //!   count before and after it, and NULL into a NOT NULL column is 1048 where SQLite would
@@ -82,9 +87,10 @@
 //! Refused with 1235 (the message names the construct), among others: DOUBLE rounded to
 //! decimals (MySQL prints it with fixed decimals), arithmetic mixing a DECIMAL with a user
 //! variable, INSERT IGNORE of several rows into an AUTO_INCREMENT table (SQLite numbers the
-//! rows after an ignored one differently), ENUM/SET/TIME columns, CHECK constraints, recursive
-//! CTEs, ROLLUP, comparisons of dates with numbers, ALTER TABLE MODIFY/CHANGE COLUMN (the
-//! catalog does not keep what a rebuild of the SQLite table needs), DELETE from several
+//! rows after an ignored one differently), ENUM/SET/TIME columns, INSERT IGNORE into a table with
+//! CHECK constraints (MySQL skips the failing row), ALTER TABLE adding or dropping a CHECK, recursive
+//! CTEs, ROLLUP, comparisons of dates with numbers, MODIFY/CHANGE COLUMN of a table other
+//! tables' foreign keys reference, or changing its keys or AUTO_INCREMENT, DELETE from several
 //! different tables, a UNIQUE key on a column prefix, the JSON functions not listed above
 //! (JSON_SET, JSON_CONTAINS, …), a JSON value in a comparison, arithmetic, CAST, SUM or AVG
 //! (MySQL reads a JSON scalar there unquoted), JSON paths with `**`, `last`, ranges or negative
@@ -349,6 +355,16 @@ impl Catalog for MemoryCatalog {
         } else {
             database.to_ascii_lowercase()
         }
+    }
+
+    fn tables(&self, database: &str) -> Option<Vec<Table>> {
+        Some(
+            self.tables
+                .iter()
+                .filter(|((d, _), _)| d.eq_ignore_ascii_case(database))
+                .map(|(_, t)| t.clone())
+                .collect(),
+        )
     }
 
     fn has_database(&self, database: &str) -> bool {

@@ -110,6 +110,8 @@ pub(crate) struct Translator<'a> {
     assigned: Vec<(String, String, Typed)>,
     /// The table column the last column reference resolved to, for a select item's origin.
     last_origin: Option<Origin>,
+    /// Column definitions may carry CHECK (in CREATE TABLE, which translates them).
+    checks_allowed: bool,
 }
 
 impl<'a> Translator<'a> {
@@ -126,6 +128,7 @@ impl<'a> Translator<'a> {
             named: false,
             assigned: Vec::new(),
             last_origin: None,
+            checks_allowed: false,
         }
     }
 
@@ -1035,6 +1038,10 @@ impl<'a> Translator<'a> {
         };
         let table = self.table(name)?;
         let ignore = insert.ignore;
+        if ignore && !table.checks.is_empty() {
+            // MySQL skips a row that fails a CHECK under IGNORE; SQLite would fail the statement.
+            return unsupported("INSERT IGNORE into a table with CHECK constraints");
+        }
         self.strict = !ignore;
         // The target columns, in the order values are given.
         let mut targets: Vec<Column> = Vec::new();
@@ -1718,12 +1725,18 @@ impl<'a> Translator<'a> {
             ..Table::default()
         };
         let schema = self.schema(&database);
-        let mut defs = Vec::new();
         let mut primary: Vec<String> = Vec::new();
         let mut indexes: Vec<(Option<String>, Vec<String>, bool)> = Vec::new();
-        let mut foreign = Vec::new();
+        let mut checks: Vec<&sqlparser::ast::CheckConstraint> = Vec::new();
         for def in &create.columns {
-            let (column, sql, pk, unique) = self.column_def(def, default_collation)?;
+            self.checks_allowed = true;
+            let column = self.column_def(def, default_collation);
+            self.checks_allowed = false;
+            let (column, _, pk, unique) = column?;
+            checks.extend(def.options.iter().filter_map(|o| match &o.option {
+                ColumnOption::Check(c) => Some(c),
+                _ => None,
+            }));
             if table.column(&column.name).is_some() {
                 return Err(TranslateError::DuplicateColumn(column.name));
             }
@@ -1734,7 +1747,6 @@ impl<'a> Translator<'a> {
                 indexes.push((Some(column.name.clone()), vec![column.name.clone()], true));
             }
             table.columns.push(column);
-            defs.push(sql);
         }
         for constraint in &create.constraints {
             match constraint {
@@ -1781,7 +1793,7 @@ impl<'a> Translator<'a> {
                     if target != name && self.catalog.table(Some(&database), &target).is_none() {
                         return unsupported("a foreign key to a missing table");
                     }
-                    foreign.push(format!(
+                    table.foreign_keys.push(format!(
                         "FOREIGN KEY ({}) REFERENCES {} ({}) ON DELETE {} ON UPDATE {}",
                         own.join(", "),
                         ident(&target),
@@ -1798,11 +1810,13 @@ impl<'a> Translator<'a> {
                         false,
                     ));
                 }
+                TableConstraint::Check(c) => checks.push(c),
                 other => {
                     return unsupported(format!("constraint {}", first_words(&other.to_string())));
                 }
             }
         }
+        table.checks = self.checks(&table, &checks)?;
         for p in &primary {
             let Some(c) = table
                 .columns
@@ -1818,41 +1832,21 @@ impl<'a> Translator<'a> {
         let auto: Vec<usize> = (0..table.columns.len())
             .filter(|&i| table.columns[i].auto_increment)
             .collect();
-        let mut rowid_key = false;
-        match auto.as_slice() {
-            [] => {}
+        let rowid_key = match auto.as_slice() {
+            [] => false,
             [i] if primary.len() == 1
                 && primary[0].eq_ignore_ascii_case(&table.columns[*i].name)
                 && matches!(table.columns[*i].ty, ColumnType::Int { .. }) =>
             {
-                defs[*i] = format!(
-                    "{} INTEGER PRIMARY KEY AUTOINCREMENT",
-                    ident(&table.columns[*i].name)
-                );
-                rowid_key = true;
+                true
             }
             _ => {
                 return unsupported(
                     "AUTO_INCREMENT on a column that is not the integer primary key",
                 );
             }
-        }
-        // NOT NULL of key columns after the primary key made them so.
-        for (i, c) in table.columns.iter().enumerate() {
-            if c.not_null && !defs[i].contains("NOT NULL") && !(rowid_key && c.auto_increment) {
-                defs[i].push_str(" NOT NULL");
-            }
-        }
-        if !primary.is_empty() && !rowid_key {
-            let cols: Vec<String> = primary.iter().map(|p| ident(p)).collect();
-            defs.push(format!("PRIMARY KEY ({})", cols.join(", ")));
-        }
-        defs.extend(foreign);
-        let mut sql = vec![format!(
-            "CREATE TABLE {schema}.{} ({})",
-            ident(&name),
-            defs.join(", ")
-        )];
+        };
+        let mut sql = vec![create_table_sql(&schema, &name, &table)];
         for (index_name, columns, unique) in indexes {
             let index_name =
                 index_name.unwrap_or_else(|| columns.first().cloned().unwrap_or_default());
@@ -1888,6 +1882,53 @@ impl<'a> Translator<'a> {
         Ok(ddl(sql, CatalogChange::Create(table)))
     }
 
+    /// The enforced CHECK constraints as SQLite's: the condition as MySQL reads it, failing
+    /// with MySQL's 3819 when false. Unnamed ones are `table_chk_n`, as MySQL names them.
+    fn checks(
+        &mut self,
+        table: &Table,
+        checks: &[&sqlparser::ast::CheckConstraint],
+    ) -> Result<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        let mut unnamed = 0;
+        for check in checks {
+            let name = match &check.name {
+                Some(n) => n.value.clone(),
+                None => {
+                    unnamed += 1;
+                    format!("{}_chk_{unnamed}", table.name)
+                }
+            };
+            if check.enforced == Some(false) {
+                continue;
+            }
+            // The columns are named unqualified, as SQLite's CHECK needs: every one is merged
+            // as if joined with USING.
+            self.scopes.push(Scope {
+                sources: vec![Source::of_table(table.name.clone(), table)],
+                using: table.columns.iter().map(|c| c.name.clone()).collect(),
+                ..Scope::default()
+            });
+            self.clause = "check constraint";
+            let condition = self.expr(&check.expr);
+            self.scopes.pop();
+            let condition = condition?;
+            if condition.aggregate {
+                return Err(TranslateError::GroupFunction);
+            }
+            out.push((
+                name.clone(),
+                format!(
+                    "CONSTRAINT {} CHECK (my_check({}, {}))",
+                    ident(&name),
+                    truth(&condition),
+                    quote(&name)
+                ),
+            ));
+        }
+        Ok(out)
+    }
+
     /// One column definition: the catalog column, its SQLite definition, whether it is the
     /// primary key and whether it is UNIQUE.
     fn column_def(
@@ -1916,8 +1957,8 @@ impl<'a> Translator<'a> {
             auto_increment: false,
             on_update_now: false,
             comment: None,
+            default: None,
         };
-        let mut sql = format!("{} {}", ident(&column.name), column.ty.sqlite_decl());
         let (mut pk, mut unique) = (false, false);
         let mut nullable_declared = false;
         for o in &def.options {
@@ -1926,7 +1967,7 @@ impl<'a> Translator<'a> {
                 ColumnOption::NotNull => column.not_null = true,
                 ColumnOption::Default(e) => {
                     column.has_default = true;
-                    sql.push_str(&format!(" DEFAULT {}", self.default_value(e, &column)?));
+                    column.default = Some(self.default_value(e, &column)?);
                 }
                 ColumnOption::PrimaryKey(_) => pk = true,
                 ColumnOption::Unique(_) => unique = true,
@@ -1940,6 +1981,8 @@ impl<'a> Translator<'a> {
                     column.auto_increment = true;
                 }
                 ColumnOption::Collation(_) | ColumnOption::CharacterSet(_) => {}
+                // Translated with the table's other checks (create_table).
+                ColumnOption::Check(_) if self.checks_allowed => {}
                 other => return unsupported(format!("column option {other}")),
             }
         }
@@ -1948,6 +1991,7 @@ impl<'a> Translator<'a> {
             // A nullable column without DEFAULT defaults to NULL.
             column.has_default = true;
         }
+        let sql = column_head(&column);
         Ok((column, sql, pk, unique))
     }
 
@@ -2187,11 +2231,221 @@ impl<'a> Translator<'a> {
             AlterTableOperation::DropIndex { name } => {
                 return self.drop_index(table, &name.value);
             }
+            AlterTableOperation::ModifyColumn {
+                col_name,
+                data_type,
+                options,
+                column_position,
+            } => {
+                return self.rebuild_column(
+                    table,
+                    &col_name.value,
+                    &column_definition(col_name, data_type, options),
+                    column_position.as_ref(),
+                );
+            }
+            AlterTableOperation::ChangeColumn {
+                old_name,
+                new_name,
+                data_type,
+                options,
+                column_position,
+            } => {
+                return self.rebuild_column(
+                    table,
+                    &old_name.value,
+                    &column_definition(new_name, data_type, options),
+                    column_position.as_ref(),
+                );
+            }
             other => {
                 return unsupported(format!("ALTER TABLE {}", first_words(&other.to_string())));
             }
         };
         Ok(ddl(sql, CatalogChange::Replace(changed)))
+    }
+
+    /// `ALTER TABLE … MODIFY/CHANGE COLUMN`: SQLite cannot change a column's declaration, so
+    /// the table is built again from the catalog's definition with the new column: created
+    /// under a temporary name, filled with the rows (the changed column's values stored as an
+    /// UPDATE would store them, failing as strict mode does), its AUTO_INCREMENT sequence moved
+    /// over, the old table dropped and the new one renamed, then its indexes and triggers
+    /// created again. Dropping a table other tables' foreign keys reference would act on
+    /// theirs, so that is refused, as is a change of the column's keys or AUTO_INCREMENT.
+    fn rebuild_column(
+        &mut self,
+        table: Table,
+        old_name: &str,
+        def: &sqlparser::ast::ColumnDef,
+        position: Option<&sqlparser::ast::MySQLColumnPosition>,
+    ) -> Result<Translation> {
+        let Some(at) = table
+            .columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(old_name))
+        else {
+            return Err(TranslateError::UnknownColumn(
+                old_name.to_string(),
+                "field list",
+            ));
+        };
+        let old = table.columns[at].clone();
+        let collation = table
+            .options
+            .iter()
+            .find(|(k, _)| k.contains("COLLATE"))
+            .and_then(|(_, v)| Collation::from_mysql_name(v))
+            .unwrap_or(Collation::Ci);
+        let (mut column, _, pk, unique) = self.column_def(def, collation)?;
+        if pk || unique {
+            return unsupported("MODIFY COLUMN with a key");
+        }
+        if column.auto_increment != old.auto_increment
+            || (column.auto_increment && !matches!(column.ty, ColumnType::Int { .. }))
+        {
+            return unsupported("MODIFY COLUMN changing AUTO_INCREMENT");
+        }
+        let renamed = !column.name.eq_ignore_ascii_case(&old.name);
+        if renamed && table.column(&column.name).is_some() {
+            return Err(TranslateError::DuplicateColumn(column.name));
+        }
+        let Some(others) = self.catalog.tables(&table.database) else {
+            return unsupported("MODIFY COLUMN on a catalog that cannot list its tables");
+        };
+        let referenced = format!("REFERENCES {} (", ident(&table.name)).to_ascii_lowercase();
+        if others.iter().any(|t| {
+            !t.name.eq_ignore_ascii_case(&table.name)
+                && t.foreign_keys
+                    .iter()
+                    .any(|f| f.to_ascii_lowercase().contains(&referenced))
+        }) {
+            return unsupported("MODIFY COLUMN of a table other tables' foreign keys reference");
+        }
+        if renamed
+            && table.foreign_keys.iter().any(|f| {
+                f.to_ascii_lowercase()
+                    .contains(&ident(&old.name).to_ascii_lowercase())
+            })
+        {
+            return unsupported("CHANGE COLUMN renaming a column of a foreign key");
+        }
+        if !table.checks.is_empty() && (renamed || column.ty != old.ty) {
+            return unsupported("MODIFY COLUMN of a table with CHECK constraints");
+        }
+        let is_old = |c: &String| c.eq_ignore_ascii_case(&old.name);
+        if table.primary_key.iter().any(is_old) {
+            column.not_null = true;
+        }
+        let mut changed = table.clone();
+        changed.columns.remove(at);
+        let to = match position {
+            None => at,
+            Some(sqlparser::ast::MySQLColumnPosition::First) => 0,
+            Some(sqlparser::ast::MySQLColumnPosition::After(after)) => {
+                changed
+                    .columns
+                    .iter()
+                    .position(|c| c.name.eq_ignore_ascii_case(&after.value))
+                    .ok_or_else(|| {
+                        TranslateError::UnknownColumn(after.value.clone(), "field list")
+                    })?
+                    + 1
+            }
+        };
+        changed.columns.insert(to, column.clone());
+        let keys = changed.primary_key.iter_mut().chain(
+            changed
+                .indexes
+                .iter_mut()
+                .flat_map(|i| i.columns.iter_mut()),
+        );
+        for key in keys {
+            if is_old(key) {
+                key.clone_from(&column.name);
+            }
+        }
+        let schema = self.schema(&table.database);
+        let building = format!("{}.rebuild", table.name);
+        let source = Typed {
+            strength: Strength::Column,
+            unsigned: old.ty.is_unsigned(),
+            ..Typed::new(ident(&old.name), old.ty.ty())
+        };
+        let (targets, values): (Vec<String>, Vec<String>) = changed
+            .columns
+            .iter()
+            .map(|c| {
+                let value = if c.name == column.name {
+                    store(&source, c, true, false)
+                } else {
+                    ident(&c.name)
+                };
+                (ident(&c.name), value)
+            })
+            .unzip();
+        // The copy is the last statement that changes rows, so the statement's count is the
+        // rows copied (the DDL after it leaves SQLite's count as it is). The AUTO_INCREMENT
+        // sequence moves to the new table first, so the copy keeps it at no less than it was.
+        let mut sql = vec![
+            format!("DROP TABLE IF EXISTS {schema}.{}", ident(&building)),
+            create_table_sql(&schema, &building, &changed),
+        ];
+        if rowid_key(&table).is_some() {
+            sql.push(format!(
+                "DELETE FROM {schema}.sqlite_sequence WHERE name = {}",
+                quote(&building)
+            ));
+            sql.push(format!(
+                "UPDATE {schema}.sqlite_sequence SET name = {} WHERE name = {}",
+                quote(&building),
+                quote(&table.name)
+            ));
+        }
+        sql.push(format!(
+            "INSERT INTO {schema}.{} ({}) SELECT {} FROM {}",
+            ident(&building),
+            targets.join(", "),
+            values.join(", "),
+            self.sqlite_table(&table)
+        ));
+        sql.push(format!("DROP TABLE {}", self.sqlite_table(&table)));
+        sql.push(format!(
+            "ALTER TABLE {schema}.{} RENAME TO {}",
+            ident(&building),
+            ident(&table.name)
+        ));
+        sql.extend(
+            changed
+                .indexes
+                .iter()
+                .map(|i| create_index_sql(&schema, &changed.name, i)),
+        );
+        sql.extend(on_update_triggers(&changed, &schema));
+        // MySQL counts the rows of a change that copies the table; one that changes only the
+        // column's name, default or comment, or lengthens a VARCHAR whose length prefix stays
+        // one byte (or two), is done in place and counts none.
+        let in_place_type = match (&old.ty, &column.ty) {
+            (
+                ColumnType::VarChar {
+                    length: a,
+                    collation: x,
+                },
+                ColumnType::VarChar {
+                    length: b,
+                    collation: y,
+                },
+            ) => x == y && b >= a && ((*a <= 63) == (*b <= 63)),
+            (a, b) => a == b,
+        };
+        let copies = !in_place_type || column.not_null != old.not_null || to != at;
+        Ok(Translation {
+            affected: if copies {
+                Affected::Changes
+            } else {
+                Affected::Zero
+            },
+            ..ddl(sql, CatalogChange::Replace(changed))
+        })
     }
 
     fn add_index(
@@ -2541,6 +2795,72 @@ fn replace_store(value: String, c: &Column, replace: bool) -> String {
     } else {
         value
     }
+}
+
+/// A column definition of MODIFY/CHANGE COLUMN's parts.
+fn column_definition(
+    name: &sqlparser::ast::Ident,
+    data_type: &DataType,
+    options: &[ColumnOption],
+) -> sqlparser::ast::ColumnDef {
+    sqlparser::ast::ColumnDef {
+        name: name.clone(),
+        data_type: data_type.clone(),
+        options: options
+            .iter()
+            .map(|o| sqlparser::ast::ColumnOptionDef {
+                name: None,
+                option: o.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// A column's SQLite definition without NOT NULL: name, type and DEFAULT.
+fn column_head(column: &Column) -> String {
+    let mut sql = format!("{} {}", ident(&column.name), column.ty.sqlite_decl());
+    if let Some(default) = &column.default {
+        sql.push_str(&format!(" DEFAULT {default}"));
+    }
+    sql
+}
+
+/// The AUTO_INCREMENT column that is SQLite's rowid (`INTEGER PRIMARY KEY AUTOINCREMENT`).
+fn rowid_key(table: &Table) -> Option<&Column> {
+    match table.primary_key.as_slice() {
+        [key] => table.column(key).filter(|c| c.auto_increment),
+        _ => None,
+    }
+}
+
+/// `CREATE TABLE "schema"."name" (…)` of a catalog table: its columns, primary key and foreign
+/// keys (indexes and triggers are statements of their own).
+fn create_table_sql(schema: &str, name: &str, table: &Table) -> String {
+    let rowid = rowid_key(table).map(|c| c.name.clone());
+    let mut defs: Vec<String> = table
+        .columns
+        .iter()
+        .map(|c| {
+            if rowid.as_deref() == Some(c.name.as_str()) {
+                format!("{} INTEGER PRIMARY KEY AUTOINCREMENT", ident(&c.name))
+            } else if c.not_null {
+                format!("{} NOT NULL", column_head(c))
+            } else {
+                column_head(c)
+            }
+        })
+        .collect();
+    if !table.primary_key.is_empty() && rowid.is_none() {
+        let cols: Vec<String> = table.primary_key.iter().map(|p| ident(p)).collect();
+        defs.push(format!("PRIMARY KEY ({})", cols.join(", ")));
+    }
+    defs.extend(table.foreign_keys.iter().cloned());
+    defs.extend(table.checks.iter().map(|(_, sql)| sql.clone()));
+    format!(
+        "CREATE TABLE {schema}.{} ({})",
+        ident(name),
+        defs.join(", ")
+    )
 }
 
 /// `CREATE [UNIQUE] INDEX "schema"."t.name" ON "t" (…)`: SQLite names the index's database

@@ -211,6 +211,9 @@ pub struct Column {
     pub on_update_now: bool,
     /// `COMMENT '…'`.
     pub comment: Option<String>,
+    /// Its `DEFAULT` as the SQLite expression the table declares.
+    #[serde(default)]
+    pub default: Option<String>,
 }
 
 /// An index in the catalog: MySQL's name, and the SQLite index that implements it.
@@ -242,6 +245,13 @@ pub struct Table {
     pub primary_key: Vec<String>,
     /// Its secondary indexes.
     pub indexes: Vec<Index>,
+    /// Its foreign keys as SQLite's table constraints (`FOREIGN KEY (…) REFERENCES …`).
+    #[serde(default)]
+    pub foreign_keys: Vec<String>,
+    /// Its enforced CHECK constraints as SQLite's table constraints
+    /// (`CONSTRAINT "name" CHECK (my_check(…, 'name'))`), by MySQL's name.
+    #[serde(default)]
+    pub checks: Vec<(String, String)>,
     /// Table options as written (`ENGINE`, `DEFAULT CHARSET`, `COMMENT`, …), names upper case.
     pub options: Vec<(String, String)>,
 }
@@ -315,5 +325,11 @@ pub trait Catalog {
     fn has_database(&self, database: &str) -> bool {
         let _ = database;
         true
+    }
+    /// Every table of database `database`, or `None` when the catalog cannot list them (then
+    /// what needs them, such as rebuilding a table other tables may reference, is refused).
+    fn tables(&self, database: &str) -> Option<Vec<Table>> {
+        let _ = database;
+        None
     }
 }

@@ -876,3 +876,39 @@ INSERT INTO wallets VALUES (3, 'cy again', 10.00);
 SELECT COUNT(*) FROM wallets;
 COMMIT;
 SELECT id, owner FROM wallets ORDER BY id;
+
+-- script: ALTER TABLE MODIFY and CHANGE COLUMN
+CREATE TABLE items (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(10) NOT NULL, qty INT, price DECIMAL(6,2), UNIQUE KEY by_name (name), KEY by_qty (qty)) AUTO_INCREMENT = 5;
+INSERT INTO items (name, qty, price) VALUES ('apple', 3, 1.25), ('pear', NULL, 2.5);
+ALTER TABLE items MODIFY qty BIGINT DEFAULT 7;
+INSERT INTO items (name) VALUES ('plum');
+SELECT * FROM items ORDER BY id;
+ALTER TABLE items CHANGE COLUMN name title VARCHAR(20) NOT NULL;
+SELECT id, title FROM items ORDER BY title;
+INSERT INTO items (title) VALUES ('apple');
+INSERT INTO items (title, qty) VALUES ('kiwi', 1);
+SELECT id, title, qty FROM items ORDER BY id;
+ALTER TABLE items MODIFY price DECIMAL(8,3) AFTER id;
+SELECT * FROM items ORDER BY id;
+ALTER TABLE items MODIFY COLUMN price INT FIRST;
+SELECT * FROM items ORDER BY id;
+ALTER TABLE items CHANGE qty amount VARCHAR(5) COLLATE utf8mb4_bin;
+SELECT id, amount FROM items WHERE amount = '7' ORDER BY id;
+SELECT id FROM items WHERE qty = 1;
+ALTER TABLE items MODIFY nothere INT;
+ALTER TABLE items CHANGE title amount INT;
+CREATE TABLE stamped (id INT PRIMARY KEY, n INT, at DATETIME DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP);
+INSERT INTO stamped (id, n, at) VALUES (1, 1, '2001-01-01 00:00:00');
+ALTER TABLE stamped MODIFY n BIGINT NOT NULL;
+UPDATE stamped SET n = 2;
+SELECT COUNT(*) FROM stamped WHERE at > '2001-01-01 00:00:00';
+ALTER TABLE stamped MODIFY n INT NOT NULL DEFAULT 5;
+INSERT INTO stamped (id) VALUES (2);
+SELECT id, n FROM stamped ORDER BY id;
+
+-- script: CHECK constraints on rows that satisfy them
+CREATE TABLE accounts (id INT PRIMARY KEY, balance DECIMAL(10,2) CHECK (balance >= 0), kind VARCHAR(10), CONSTRAINT kind_known CHECK (kind IN ('a', 'b') OR kind IS NULL), lo INT, hi INT, CHECK (lo <= hi));
+INSERT INTO accounts VALUES (1, 10.50, 'a', 1, 2), (2, 0, 'B', NULL, 5), (3, NULL, NULL, 3, 3);
+UPDATE accounts SET balance = balance + 1 WHERE id = 1;
+UPDATE accounts SET hi = NULL;
+SELECT id, balance, kind, lo, hi FROM accounts ORDER BY id;

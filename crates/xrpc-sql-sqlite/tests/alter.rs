@@ -1,0 +1,66 @@
+//! `ALTER TABLE … MODIFY/CHANGE COLUMN` builds the table again; what it cannot rebuild without
+//! acting on other tables is refused. (Its answers are in the differential corpus.)
+
+mod common;
+
+use common::{Node, Outcome};
+
+fn run(node: &mut Node, sql: &str) -> Outcome {
+    node.run(sql)
+}
+
+#[test]
+fn a_table_other_tables_reference_is_not_rebuilt() {
+    let mut node = Node::new();
+    run(&mut node, "CREATE TABLE parent (id INT PRIMARY KEY, n INT)");
+    run(
+        &mut node,
+        "CREATE TABLE child (id INT PRIMARY KEY, p INT, FOREIGN KEY (p) REFERENCES parent (id) ON DELETE CASCADE)",
+    );
+    run(&mut node, "INSERT INTO parent VALUES (1, 1)");
+    run(&mut node, "INSERT INTO child VALUES (1, 1)");
+    assert!(matches!(
+        run(&mut node, "ALTER TABLE parent MODIFY n BIGINT"),
+        Outcome::Error(1235, _)
+    ));
+    assert!(matches!(
+        run(&mut node, "SELECT COUNT(*) FROM child"),
+        Outcome::Rows { rows, .. } if rows == vec![vec![Some("1".to_string())]]
+    ));
+}
+
+#[test]
+fn a_child_table_is_rebuilt_with_its_foreign_key() {
+    let mut node = Node::new();
+    run(&mut node, "CREATE TABLE parent (id INT PRIMARY KEY)");
+    run(
+        &mut node,
+        "CREATE TABLE child (id INT PRIMARY KEY, p INT, n INT, FOREIGN KEY (p) REFERENCES parent (id))",
+    );
+    assert!(matches!(
+        run(&mut node, "ALTER TABLE child MODIFY n BIGINT"),
+        Outcome::Affected(0)
+    ));
+    assert!(matches!(
+        run(&mut node, "INSERT INTO child VALUES (1, 9, 1)"),
+        Outcome::Error(1452, _)
+    ));
+}
+
+#[test]
+fn a_value_the_new_type_cannot_hold_fails_the_change_and_keeps_the_table() {
+    let mut node = Node::new();
+    run(
+        &mut node,
+        "CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(10))",
+    );
+    run(&mut node, "INSERT INTO t VALUES (1, 'abc')");
+    assert!(matches!(
+        run(&mut node, "ALTER TABLE t MODIFY s INT"),
+        Outcome::Error(..)
+    ));
+    assert!(matches!(
+        run(&mut node, "SELECT s FROM t"),
+        Outcome::Rows { rows, .. } if rows == vec![vec![Some("abc".to_string())]]
+    ));
+}
