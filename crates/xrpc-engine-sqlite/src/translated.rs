@@ -275,6 +275,41 @@ impl Catalog for CatalogView<'_> {
         // Attached under its lower-case name; the default database is `main`.
         database.to_ascii_lowercase()
     }
+
+    fn has_database(&self, database: &str) -> bool {
+        schema_version(self.conn, &database.to_ascii_lowercase()).is_ok()
+    }
+
+    fn tables(&self, database: &str) -> Option<Vec<Table>> {
+        let db = database.to_ascii_lowercase();
+        let mut kept = self.kept.borrow_mut();
+        let database = match kept.database(self.conn, &db) {
+            Ok(d) => d,
+            Err(err) => {
+                self.refuse(map_error(err, false));
+                return None;
+            }
+        };
+        let mut consulted = self.consulted.borrow_mut();
+        if !consulted.iter().any(|(d, _)| *d == db) {
+            consulted.push((db.clone(), database.version));
+        }
+        // Tables without a definition could reference the one being rebuilt: not listable.
+        let stored: i64 = self
+            .conn
+            .query_row(
+                &format!(
+                    "SELECT count(*) FROM {}.sqlite_master WHERE type = 'table' \
+                     AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> '{CATALOG_TABLE}'",
+                    quote(&db)
+                ),
+                [],
+                |row| row.get(0),
+            )
+            .ok()?;
+        (usize::try_from(stored).ok()? == database.tables.len())
+            .then(|| database.tables.values().cloned().collect())
+    }
 }
 
 /// Writes the definitions a DDL statement changed into their databases' [`CATALOG_TABLE`]s.
@@ -904,15 +939,11 @@ impl SqliteConn {
                 ..ExecSummary::default()
             });
         }
-        let total_before = self.conn.total_changes();
         stmt.raw_execute()?;
-        let rows_affected = if self.conn.total_changes() != total_before {
-            self.conn.changes()
-        } else {
-            0
-        };
+        // SQLite's count of the last statement that changed rows: DDL leaves it as it is, so a
+        // translation that ends with DDL after a copy counts the rows copied (see `Affected`).
         Ok(ExecSummary {
-            rows_affected,
+            rows_affected: self.conn.changes(),
             ..ExecSummary::default()
         })
     }
