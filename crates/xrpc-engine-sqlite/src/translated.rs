@@ -920,7 +920,21 @@ impl SqliteConn {
             .unwrap_or_default();
         let guard = Arc::clone(&self.guard);
         let _client = ClientSql::enter(&guard);
-        let mut stmt = self.conn.prepare_cached(sql)?;
+        // SAFETY: every statement prepared from `conn` here is dropped before the connection:
+        // in this function, or kept in `self.kept`, which `SqliteConn` drops before `conn`.
+        let conn = unsafe { self.conn.for_kept_statement() };
+        // The last client statement kept for the next one (see `kept`), else the cache's.
+        let mut kept: Option<(String, rusqlite::CachedStatement<'static>)> = None;
+        let mut cached: Option<rusqlite::CachedStatement<'static>> = None;
+        let stmt = if sql.len() <= super::CACHED_STATEMENT_MAX_LEN
+            && self.options.statement_cache_capacity > 0
+        {
+            &mut kept
+                .insert(super::kept::LastStatement::take(&mut self.kept, conn, sql)?)
+                .1
+        } else {
+            cached.insert(conn.prepare_cached(sql)?)
+        };
         let count = stmt.parameter_count();
         if count > 0 {
             if count != args.len() {
@@ -932,20 +946,27 @@ impl SqliteConn {
         }
         self.stepped.add(0, 1);
         let query = answer.filter(|t| !t.columns.is_empty() && stmt.column_count() > 0);
-        if let Some(translation) = query {
-            stream_rows(&mut stmt, &translation.columns, &declared, sink)?;
-            return Ok(ExecSummary {
+        let summary = if let Some(translation) = query {
+            stream_rows(stmt, &translation.columns, &declared, sink)?;
+            ExecSummary {
                 has_result_set: true,
                 ..ExecSummary::default()
-            });
+            }
+        } else {
+            stmt.raw_execute()?;
+            // SQLite's count of the last statement that changed rows: DDL leaves it as it is,
+            // so a translation that ends with DDL after a copy counts the rows copied (see
+            // `Affected`).
+            ExecSummary {
+                rows_affected: self.conn.changes(),
+                ..ExecSummary::default()
+            }
+        };
+        if let Some((text, stmt)) = kept {
+            super::kept::LastStatement::keep(&mut self.kept, text, stmt);
         }
-        stmt.raw_execute()?;
-        // SQLite's count of the last statement that changed rows: DDL leaves it as it is, so a
-        // translation that ends with DDL after a copy counts the rows copied (see `Affected`).
-        Ok(ExecSummary {
-            rows_affected: self.conn.changes(),
-            ..ExecSummary::default()
-        })
+        drop(cached);
+        Ok(summary)
     }
 
     /// `SELECT … INTO @a, …`: the query's one row to the variables.
@@ -1015,7 +1036,7 @@ impl SqliteConn {
 /// Streams a translated query's rows: reads ahead to settle the fraction digits of DATETIME and
 /// TIME columns, sends the metadata, then every row.
 fn stream_rows(
-    stmt: &mut rusqlite::CachedStatement<'_>,
+    stmt: &mut rusqlite::Statement<'_>,
     columns: &[OutColumn],
     declared: &[Option<ColumnType>],
     sink: &mut dyn ResultSink,
