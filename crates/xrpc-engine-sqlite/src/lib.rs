@@ -45,7 +45,8 @@
 //! # MySQL statements
 //!
 //! Every request's text is read once by the node's MySQL front end (`xrpc_sql`, through its
-//! process-wide parse cache; the `front` module): a text that does not parse is MySQL's 1064,
+//! process-wide parse cache; the `front` module); the session hands its parse in
+//! ([`EngineConn::execute_parsed`]), so the engine does not look the text up again: a text that does not parse is MySQL's 1064,
 //! an empty one 1065, and one holding several statements is refused with 1064 before anything
 //! runs, because the protocol allows one result set per request. SQLite's own `PRAGMA`,
 //! `ATTACH` and `VACUUM` are 1064 (the `authorizer` refuses their nested forms). The session
