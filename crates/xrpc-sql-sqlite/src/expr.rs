@@ -21,6 +21,20 @@ type Result<T> = std::result::Result<T, TranslateError>;
 impl Translator<'_> {
     /// Translates an expression.
     pub(crate) fn expr(&mut self, e: &Expr) -> Result<Typed> {
+        // Leave `enum_ok` only to a column reference it was set for, never to the parts of
+        // another expression.
+        let enum_ok = std::mem::take(&mut self.enum_ok);
+        self.enum_ok = enum_ok
+            && matches!(
+                e,
+                Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Nested(_)
+            );
+        let out = self.expr_of(e);
+        self.enum_ok = false;
+        out
+    }
+
+    fn expr_of(&mut self, e: &Expr) -> Result<Typed> {
         match e {
             Expr::Identifier(id) => self.identifier(std::slice::from_ref(id)),
             Expr::CompoundIdentifier(ids) => self.identifier(ids),
@@ -48,6 +62,8 @@ impl Translator<'_> {
                 negated,
                 ..
             } => {
+                // An ENUM compared with strings compares its text.
+                self.enum_ok = list.iter().all(is_string_literal);
                 let l = self.expr(expr)?;
                 let items: Vec<Typed> = list.iter().map(|i| self.expr(i)).collect::<Result<_>>()?;
                 // Text compares under one collation for the whole list, MySQL's aggregate.
@@ -355,6 +371,7 @@ impl Translator<'_> {
     }
 
     fn postfix(&mut self, x: &Expr, suffix: &str) -> Result<Typed> {
+        self.enum_ok = true;
         let t = self.expr(x)?;
         Ok(Typed::with_parts(
             format!("({} {suffix})", t.sql),
@@ -442,8 +459,28 @@ impl Translator<'_> {
                 &[&value],
             ));
         }
+        // An ENUM compared with a string literal compares its text.
+        let comparison = matches!(
+            op,
+            B::Eq | B::NotEq | B::Spaceship | B::Lt | B::LtEq | B::Gt | B::GtEq
+        );
+        // Two such columns of one type compare as they are held.
+        let columns = comparison
+            && crate::translate::is_column_reference(left)
+            && crate::translate::is_column_reference(right);
+        self.last_restricted = false;
+        self.enum_ok = columns || (comparison && is_string_literal(right));
         let l = self.expr(left)?;
+        let l_restricted = std::mem::take(&mut self.last_restricted);
+        self.enum_ok = columns || (comparison && is_string_literal(left));
         let r = self.expr(right)?;
+        let r_restricted = std::mem::take(&mut self.last_restricted);
+        if columns
+            && (l_restricted || r_restricted)
+            && !(l_restricted && r_restricted && l.ty == r.ty)
+        {
+            return unsupported(format!("comparison of {left} with {right}"));
+        }
         // MySQL's `doc->path` and `doc->>path`.
         match op {
             B::Arrow => return self.call_typed("JSON_EXTRACT", vec![l, r]),
@@ -1208,4 +1245,12 @@ pub(crate) fn cast(x: &Typed, data_type: &str) -> Result<Typed> {
         ));
     }
     unsupported(format!("CAST AS {data_type}"))
+}
+
+/// A quoted string literal.
+fn is_string_literal(e: &Expr) -> bool {
+    matches!(e, Expr::Value(v) if matches!(
+        v.value,
+        sqlparser::ast::Value::SingleQuotedString(_) | sqlparser::ast::Value::DoubleQuotedString(_)
+    ))
 }

@@ -381,6 +381,106 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
         }
         Ok(Value::from(a.v(0)))
     })?;
+    // my_store_enum(v, members, ci, strict, column): a member by its text (under the
+    // column's collation, trailing spaces ignored) or by its index from 1, stored as the
+    // member's declared text; anything else is 1265 in strict mode, else ''.
+    scalar(conn, "my_store_enum", 5, true, |a| {
+        let v = a.v(0);
+        if matches!(v, ValueRef::Null) {
+            return Ok(Value::Null);
+        }
+        let members = a.text(1).unwrap_or_default().into_owned();
+        let members: Vec<&str> = members.split('\u{1f}').collect();
+        let collation = if a.i64(2) == Some(1) {
+            crate::types::Collation::Ci
+        } else {
+            crate::types::Collation::Bin
+        };
+        let by_index = |n: i64| {
+            usize::try_from(n)
+                .ok()
+                .and_then(|n| n.checked_sub(1))
+                .and_then(|i| members.get(i))
+                .map(|m| m.to_string())
+        };
+        let found = match v {
+            ValueRef::Integer(n) => by_index(n),
+            ValueRef::Real(r) if r.fract() == 0.0 => by_index(r as i64),
+            _ => {
+                let text = some!(to_text(v)).into_owned();
+                let kept = text.trim_end_matches(' ');
+                members
+                    .iter()
+                    .find(|m| crate::collation::compare(collation, m, kept).is_eq())
+                    .map(|m| m.to_string())
+                    .or_else(|| {
+                        kept.bytes()
+                            .all(|b| b.is_ascii_digit())
+                            .then(|| kept.parse::<i64>().ok())
+                            .flatten()
+                            .and_then(by_index)
+                    })
+            }
+        };
+        match found {
+            Some(member) => Ok(text_value(member)),
+            None if a.i64(3) == Some(1) => Err(fail(
+                1265,
+                format!(
+                    "Data truncated for column '{}' at row 1",
+                    a.text(4).unwrap_or_default()
+                ),
+            )),
+            None => Ok(text_value(String::new())),
+        }
+    })?;
+    // my_store_time(v, strict, column): a TIME value from `HH:MM:SS`, `HH:MM`, `D HH:MM:SS`,
+    // `HHMMSS` (text or number) or a datetime's time of day; anything else is 1292 in strict
+    // mode, else 00:00:00. Values are kept between 00:00:00 and 99:59:59, where their text
+    // sorts as their time does; others, negative ones and a nonzero fraction of a second
+    // (MySQL rounds it, MariaDB truncates) are refused (1235).
+    scalar(conn, "my_store_time", 3, true, |a| {
+        let v = a.v(0);
+        if matches!(v, ValueRef::Null) {
+            return Ok(Value::Null);
+        }
+        let text = some!(to_text(v)).into_owned();
+        if text.trim().starts_with('-') {
+            return Err(fail(
+                1235,
+                "This version of MySQL doesn't yet support 'negative TIME values'",
+            ));
+        }
+        if text
+            .split_once('.')
+            .is_some_and(|(_, f)| f.trim().bytes().any(|b| b != b'0'))
+        {
+            return Err(fail(
+                1235,
+                "This version of MySQL doesn't yet support 'fractions of a second in TIME values'",
+            ));
+        }
+        match time_seconds(text.trim()) {
+            Some(seconds) if seconds < 100 * 3600 => Ok(text_value(format!(
+                "{:02}:{:02}:{:02}",
+                seconds / 3600,
+                seconds / 60 % 60,
+                seconds % 60
+            ))),
+            Some(_) => Err(fail(
+                1235,
+                "This version of MySQL doesn't yet support 'TIME values past 99:59:59'",
+            )),
+            None if a.i64(1) == Some(1) => Err(fail(
+                1292,
+                format!(
+                    "Incorrect time value: '{text}' for column '{}' at row 1",
+                    a.text(2).unwrap_or_default()
+                ),
+            )),
+            None => Ok(text_value("00:00:00")),
+        }
+    })?;
     // A CHECK constraint: a row passes unless its condition is false (NULL passes), as
     // MySQL's CHECK constraints do.
     scalar(conn, "my_check", 2, true, |a| {
@@ -1672,4 +1772,48 @@ fn register_aggregates(conn: &Connection) -> rusqlite::Result<()> {
     conn.create_aggregate_function("my_real_sum", 1, flags, RealSum { average: false })?;
     conn.create_aggregate_function("my_real_avg", 1, flags, RealSum { average: true })?;
     Ok(())
+}
+
+/// The seconds of a TIME value as MySQL reads it (`None` for a value it rejects or a negative
+/// one): `[D ]HH:MM[:SS][.f]`, `[[HH]MM]SS[.f]`, or a datetime's time of day; the fraction is
+/// zero (the caller refuses another).
+fn time_seconds(text: &str) -> Option<u64> {
+    let text = match text.split_once(' ') {
+        Some((date, time)) if date.contains('-') => {
+            dates::read(ValueRef::Text(text.as_bytes()))?;
+            time
+        }
+        _ => text,
+    };
+    let (days, clock) = match text.split_once(' ') {
+        Some((d, rest)) => (d.parse::<u64>().ok()?, rest),
+        None => (0, text),
+    };
+    let (clock, fraction) = clock.split_once('.').unwrap_or((clock, ""));
+    if !fraction.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let digits = |p: &str| {
+        (!p.is_empty() && p.len() <= 3 && p.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| p.parse::<u64>().ok())
+            .flatten()
+    };
+    let (h, m, s) = if clock.contains(':') {
+        let parts: Vec<&str> = clock.split(':').collect();
+        match parts.as_slice() {
+            [h, m] => (digits(h)?, digits(m)?, 0),
+            [h, m, s] => (digits(h)?, digits(m)?, digits(s)?),
+            _ => return None,
+        }
+    } else {
+        if days > 0 || clock.is_empty() || !clock.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let n: u64 = clock.parse().ok()?;
+        (n / 10000, n / 100 % 100, n % 100)
+    };
+    if m > 59 || s > 59 {
+        return None;
+    }
+    Some((days * 24 + h) * 3600 + m * 60 + s)
 }

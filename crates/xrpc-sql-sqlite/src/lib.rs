@@ -68,6 +68,18 @@
 //!   rows copied where MySQL copies the table. CHECK constraints (column or table, named or
 //!   MySQL's `table_chk_n`) are SQLite CHECKs of `my_check`, which fails with MySQL's 3819
 //!   when the condition is false (NULL passes); NOT ENFORCED ones are not kept. LOCK TABLES and UNLOCK TABLES have nothing to do (SQLite's one writer).
+//! - An ENUM column holds its member's declared text; a write takes a member by its text
+//!   (under the column's collation) or by its index from 1, anything else 1265 (or '' under
+//!   IGNORE), and a NOT NULL one without DEFAULT defaults to its first member. MySQL sorts and
+//!   computes with the member's index, so an ENUM column is read only where its text is what
+//!   MySQL reads: a select item of the statement's own query, a comparison or IN with string
+//!   literals, IS NULL and GROUP BY; ORDER BY sorts it by index. Elsewhere (arithmetic,
+//!   functions, derived tables, unions, ORDER BY its position or alias) it is 1235. Two such
+//!   columns of one type may be compared.
+//! - A TIME column holds `HH:MM:SS` from 00:00:00 to 99:59:59, whose text sorts and compares
+//!   as the time does; a write reads MySQL's forms (`HH:MM[:SS]`, `D HH:MM:SS`, `HHMMSS`, a
+//!   datetime's time of day) and is 1292 otherwise in strict mode. It is read in the same
+//!   places as an ENUM (the function library reads its text as a date).
 //! - REPLACE is SQLite's `INSERT OR REPLACE` (row at a time, as MySQL deletes and inserts);
 //!   its affected rows, one per inserted and one per deleted row, come from the table's row
 //!   count before and after it, and NULL into a NOT NULL column is 1048 where SQLite would
@@ -87,7 +99,9 @@
 //! Refused with 1235 (the message names the construct), among others: DOUBLE rounded to
 //! decimals (MySQL prints it with fixed decimals), arithmetic mixing a DECIMAL with a user
 //! variable, INSERT IGNORE of several rows into an AUTO_INCREMENT table (SQLite numbers the
-//! rows after an ignored one differently), ENUM/SET/TIME columns, INSERT IGNORE into a table with
+//! rows after an ignored one differently), SET columns, an ENUM or TIME column anywhere but
+//! where MySQL reads its text or sorts it (see below), TIME(n) columns and TIME values that are
+//! negative, past 99:59:59 or with a fraction of a second, INSERT IGNORE into a table with
 //! CHECK constraints (MySQL skips the failing row), ALTER TABLE adding or dropping a CHECK, recursive
 //! CTEs, ROLLUP, comparisons of dates with numbers, MODIFY/CHANGE COLUMN of a table other
 //! tables' foreign keys reference, or changing its keys or AUTO_INCREMENT, DELETE from several

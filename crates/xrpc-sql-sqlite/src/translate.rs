@@ -11,7 +11,9 @@ use sqlparser::ast::{
 
 use crate::error::{TranslateError, unsupported};
 use crate::typed::{Strength, Typed, as_text, group_key, ident, quote, truth, unify};
-use crate::types::{Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Index, Table, Ty};
+use crate::types::{
+    BIN_COLLATION, Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Index, Table, Ty,
+};
 use crate::{Affected, CatalogChange, Origin, OutColumn, Translation};
 
 type Result<T> = std::result::Result<T, TranslateError>;
@@ -32,6 +34,11 @@ struct SourceColumn {
     unsigned: bool,
     /// The table column it is, if it is one.
     origin: Option<Origin>,
+    /// An ENUM column's members: its values sort and compute by their index.
+    members: Option<Vec<String>>,
+    /// The type of a column read only where its text is what MySQL reads ("ENUM", "TIME"; see
+    /// `Translator::enum_ok`).
+    restricted: Option<&'static str>,
 }
 
 impl Source {
@@ -51,6 +58,15 @@ impl Source {
                     column: c.name.clone(),
                     flags: table.flags_of(&c.name),
                 }),
+                members: match &c.ty {
+                    ColumnType::Enum { values, .. } => Some(values.clone()),
+                    _ => None,
+                },
+                restricted: match &c.ty {
+                    ColumnType::Enum { .. } => Some("ENUM"),
+                    ColumnType::Time => Some("TIME"),
+                    _ => None,
+                },
             })
             .collect();
         Self { name, columns }
@@ -70,6 +86,8 @@ impl Source {
                     table: name.clone(),
                     ..o
                 }),
+                members: None,
+                restricted: None,
             })
             .collect();
         Self { name, columns }
@@ -86,6 +104,9 @@ struct Scope {
     outputs: Vec<(String, Ty)>,
     /// The select list's types by position, for ORDER BY 1.
     positions: Vec<Ty>,
+    /// The positions (from 0) and names of the select items that are ENUM columns.
+    enum_items: Vec<usize>,
+    enum_names: Vec<String>,
 }
 
 /// The translation of one statement against a catalog.
@@ -112,6 +133,19 @@ pub(crate) struct Translator<'a> {
     last_origin: Option<Origin>,
     /// Column definitions may carry CHECK (in CREATE TABLE, which translates them).
     checks_allowed: bool,
+    /// The next expression, if it is a column reference, may be an ENUM column: set by the
+    /// contexts where MySQL reads an ENUM as its text (a top-level select item, a comparison
+    /// with a string literal, IS NULL, GROUP BY) or where its index order is emitted (ORDER
+    /// BY). Anywhere else an ENUM column is refused: MySQL would compute with its index.
+    pub(crate) enum_ok: bool,
+    /// The members of the ENUM column the last column reference resolved to.
+    last_members: Option<Vec<String>>,
+    /// The last column reference resolved to an ENUM or TIME column.
+    pub(crate) last_restricted: bool,
+    /// Queries entered (1: the statement's own query).
+    depth: u32,
+    /// Inside a UNION's members.
+    in_union: u32,
 }
 
 impl<'a> Translator<'a> {
@@ -129,6 +163,11 @@ impl<'a> Translator<'a> {
             assigned: Vec::new(),
             last_origin: None,
             checks_allowed: false,
+            enum_ok: false,
+            last_members: None,
+            last_restricted: false,
+            depth: 0,
+            in_union: 0,
         }
     }
 
@@ -291,6 +330,12 @@ impl<'a> Translator<'a> {
         Ok(to)
     }
 
+    /// Whether a select item may be an ENUM column: in the statement's own query, not a UNION
+    /// (elsewhere the values would reach a context that no longer knows they are an ENUM's).
+    fn enum_items_allowed(&self) -> bool {
+        self.depth == 1 && self.in_union == 0 && !self.numbered && !self.named
+    }
+
     /// The SQLite schema a MySQL database is attached under, quoted.
     fn schema(&self, database: &str) -> String {
         ident(&self.catalog.sqlite_schema(database))
@@ -342,6 +387,13 @@ impl<'a> Translator<'a> {
                         format!("{}.{}", ident(&source.name), ident(name))
                     };
                     self.last_origin = column.origin.clone();
+                    if let Some(kind) = column.restricted {
+                        if !std::mem::take(&mut self.enum_ok) {
+                            return unsupported(format!("{kind} column '{name}' in an expression"));
+                        }
+                        self.last_restricted = true;
+                        self.last_members.clone_from(&column.members);
+                    }
                     return Ok(Typed {
                         strength: Strength::Column,
                         unsigned: column.unsigned,
@@ -365,6 +417,13 @@ impl<'a> Translator<'a> {
                     .iter()
                     .find(|(a, _)| a.eq_ignore_ascii_case(name))
             {
+                if scope
+                    .enum_names
+                    .iter()
+                    .any(|n| n.eq_ignore_ascii_case(alias))
+                {
+                    return unsupported(format!("ENUM or TIME column '{alias}' by its alias"));
+                }
                 return Ok(Typed::new(ident(alias), *ty));
             }
         }
@@ -403,6 +462,13 @@ impl<'a> Translator<'a> {
     }
 
     pub(crate) fn query(&mut self, q: &Query) -> Result<(String, Vec<OutColumn>)> {
+        self.depth += 1;
+        let out = self.query_at_depth(q);
+        self.depth -= 1;
+        out
+    }
+
+    fn query_at_depth(&mut self, q: &Query) -> Result<(String, Vec<OutColumn>)> {
         if q.fetch.is_some() || q.for_clause.is_some() || !q.pipe_operators.is_empty() {
             return unsupported("query clause");
         }
@@ -522,8 +588,12 @@ impl<'a> Translator<'a> {
                 set_quantifier,
                 right,
             } => {
-                let (l, lc) = self.set_expr(left)?;
-                let (r, rc) = self.set_expr(right)?;
+                self.in_union += 1;
+                let sides = self
+                    .set_expr(left)
+                    .and_then(|l| Ok((l, self.set_expr(right)?)));
+                self.in_union -= 1;
+                let ((l, lc), (r, rc)) = sides?;
                 if lc.len() != rc.len() {
                     return Err(TranslateError::Unsupported(
                         "UNION of selects with different column counts".into(),
@@ -633,6 +703,13 @@ impl<'a> Translator<'a> {
                 else {
                     return Err(TranslateError::UnknownColumn(n.clone(), "order clause"));
                 };
+                if self
+                    .scopes
+                    .last()
+                    .is_some_and(|s| s.enum_items.contains(&(i - 1)))
+                {
+                    return unsupported("ORDER BY the position of an ENUM or TIME column");
+                }
                 return Ok(format!("{i}{}{dir}", collate_suffix(positions[i - 1])));
             }
             if let Expr::Identifier(id) = &item.expr {
@@ -643,10 +720,32 @@ impl<'a> Translator<'a> {
                         .cloned()
                 });
                 if let Some((alias, ty)) = alias {
+                    if self
+                        .scopes
+                        .last()
+                        .is_some_and(|s| s.enum_names.iter().any(|n| n == &alias))
+                    {
+                        return unsupported("ORDER BY an ENUM or TIME column by its alias");
+                    }
                     return Ok(format!("{}{}{dir}", ident(&alias), collate_suffix(ty)));
                 }
             }
+            self.last_members = None;
+            self.enum_ok = is_column_reference(&item.expr);
             let t = self.expr(&item.expr)?;
+            if let Some(members) = self.last_members.take() {
+                // MySQL sorts an ENUM by its members' order ('' first).
+                let whens: Vec<String> = members
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| format!(" WHEN {} THEN {}", quote(m), i + 1))
+                    .collect();
+                return Ok(format!(
+                    "CASE {} COLLATE {BIN_COLLATION}{} ELSE 0 END{dir}",
+                    t.sql,
+                    whens.concat()
+                ));
+            }
             Ok(format!("{}{}{dir}", t.sql, collate_suffix(t.ty)))
         })();
         self.clause = saved;
@@ -709,7 +808,16 @@ impl<'a> Translator<'a> {
             match item {
                 SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
                     self.last_origin = None;
+                    self.last_restricted = false;
+                    self.enum_ok = self.enum_items_allowed() && is_column_reference(e);
                     let t = self.expr(e)?;
+                    if std::mem::take(&mut self.last_restricted) {
+                        let scope = self.scopes.last_mut().expect("in a select");
+                        scope.enum_items.push(items.len());
+                        if let SelectItem::ExprWithAlias { alias, .. } = item {
+                            scope.enum_names.push(alias.value.clone());
+                        }
+                    }
                     let origin = if is_column_reference(e) {
                         self.last_origin.take()
                     } else {
@@ -744,9 +852,19 @@ impl<'a> Translator<'a> {
                         return Err(TranslateError::Unsupported("* without tables".into()));
                     }
                     let mut seen_using = Vec::new();
+                    let enums_allowed = self.enum_items_allowed();
+                    let mut enum_items = Vec::new();
                     for source in &scope.sources {
                         for column in &source.columns {
                             let (c, ty) = (&column.name, &column.ty);
+                            if let Some(kind) = column.restricted {
+                                if !enums_allowed {
+                                    return unsupported(format!(
+                                        "{kind} column '{c}' in a derived table, union or subquery"
+                                    ));
+                                }
+                                enum_items.push(items.len());
+                            }
                             let merged = scope.using.iter().any(|u| u.eq_ignore_ascii_case(c));
                             if merged {
                                 if seen_using
@@ -772,6 +890,11 @@ impl<'a> Translator<'a> {
                             });
                         }
                     }
+                    self.scopes
+                        .last_mut()
+                        .expect("in a select")
+                        .enum_items
+                        .extend(enum_items);
                 }
                 SelectItem::QualifiedWildcard(
                     SelectItemQualifiedWildcardKind::ObjectName(name),
@@ -786,6 +909,34 @@ impl<'a> Translator<'a> {
                     else {
                         return Err(TranslateError::NoSuchTable(qualifier));
                     };
+                    if !self.enum_items_allowed()
+                        && let Some(c) = source.columns.iter().find(|c| c.restricted.is_some())
+                    {
+                        return unsupported(format!(
+                            "{} column '{}' in a derived table, union or subquery",
+                            c.restricted.unwrap_or_default(),
+                            c.name
+                        ));
+                    }
+                    let at = items.len();
+                    let enum_items: Vec<usize> = source
+                        .columns
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, c)| c.restricted.is_some())
+                        .map(|(i, _)| at + i)
+                        .collect();
+                    self.scopes
+                        .last_mut()
+                        .expect("in a select")
+                        .enum_items
+                        .extend(enum_items);
+                    let scope = self.scopes.last().expect("in a select");
+                    let source = scope
+                        .sources
+                        .iter()
+                        .find(|s| s.name.eq_ignore_ascii_case(&qualifier))
+                        .expect("found above");
                     for column in &source.columns {
                         items.push((
                             format!("{}.{}", ident(&source.name), ident(&column.name)),
@@ -855,6 +1006,7 @@ impl<'a> Translator<'a> {
                     self.clause = "group statement";
                     let mut keys = Vec::new();
                     for e in exprs {
+                        self.enum_ok = is_column_reference(e);
                         let t = self.expr(e)?;
                         keys.push(group_key(&t));
                     }
@@ -1087,7 +1239,7 @@ impl<'a> Translator<'a> {
             if !ignore {
                 return Err(TranslateError::NoDefault(c.name.clone()));
             }
-            implicit.push((c.clone(), implicit_default(&c.ty).into()));
+            implicit.push((c.clone(), implicit_default(&c.ty)));
         }
         self.scopes.push(Scope::default());
         let rows_sql = if !insert.assignments.is_empty() {
@@ -1113,10 +1265,15 @@ impl<'a> Translator<'a> {
                         }
                         let mut cells = Vec::new();
                         for (e, c) in row.iter().zip(&targets) {
-                            if matches!(e, Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("DEFAULT"))
-                            {
-                                self.scopes.pop();
-                                return unsupported("DEFAULT as a value");
+                            if is_default_keyword(e) {
+                                match default_of(c, ignore) {
+                                    Ok(value) => cells.push(value),
+                                    Err(err) => {
+                                        self.scopes.pop();
+                                        return Err(err);
+                                    }
+                                }
+                                continue;
                             }
                             let t = self.expr(e)?;
                             cells.push(replace_store(
@@ -1227,7 +1384,9 @@ impl<'a> Translator<'a> {
         }
         self.scopes.pop();
         // A VALUES or SET insert that leaves the AUTO_INCREMENT column out reserves one value a
-        // row; IGNORE of several rows would number the rows after an ignored one differently.
+        // row. Under IGNORE of several rows, InnoDB gives an ignored row's value to the next
+        // row, where SQLite has used it up (and numbering the rows explicitly would use it up
+        // too), so that is refused.
         let auto_left_out = table
             .columns
             .iter()
@@ -1318,8 +1477,12 @@ impl<'a> Translator<'a> {
             // MySQL evaluates a single-table UPDATE's assignments left to right, each reading
             // the new values of the columns assigned before it; SQLite reads the old ones, so
             // the earlier values are written into the later expressions.
-            let t = self.expr(&a.value)?;
-            let value = store(&t, &c, true, false);
+            let value = if is_default_keyword(&a.value) {
+                default_of(&c, false)?
+            } else {
+                let t = self.expr(&a.value)?;
+                store(&t, &c, true, false)
+            };
             let stored = Typed {
                 strength: Strength::Column,
                 unsigned: c.ty.is_unsigned(),
@@ -1991,6 +2154,11 @@ impl<'a> Translator<'a> {
             // A nullable column without DEFAULT defaults to NULL.
             column.has_default = true;
         }
+        if matches!(column.ty, ColumnType::Enum { .. }) && column.not_null && !column.has_default {
+            // A NOT NULL ENUM without DEFAULT defaults to its first member.
+            column.has_default = true;
+            column.default = Some(implicit_default(&column.ty));
+        }
         let sql = column_head(&column);
         Ok((column, sql, pk, unique))
     }
@@ -2435,6 +2603,16 @@ impl<'a> Translator<'a> {
                     collation: y,
                 },
             ) => x == y && b >= a && ((*a <= 63) == (*b <= 63)),
+            (
+                ColumnType::Enum {
+                    values: a,
+                    collation: x,
+                },
+                ColumnType::Enum {
+                    values: b,
+                    collation: y,
+                },
+            ) => x == y && b.starts_with(a),
             (a, b) => a == b,
         };
         let copies = !in_place_type || column.not_null != old.not_null || to != at;
@@ -2538,7 +2716,7 @@ fn last_name(name: &ObjectName) -> Result<String> {
 }
 
 /// Whether an expression is a column reference (in parentheses or not).
-fn is_column_reference(e: &Expr) -> bool {
+pub(crate) fn is_column_reference(e: &Expr) -> bool {
     match e {
         Expr::Identifier(_) | Expr::CompoundIdentifier(_) => true,
         Expr::Nested(inner) => is_column_reference(inner),
@@ -2638,6 +2816,24 @@ fn table_options(options: &CreateTableOptions) -> Vec<(String, String)> {
 
 /// A column's MySQL type from its declaration.
 fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType> {
+    if let DataType::Enum(members, _) = data_type {
+        let mut values: Vec<String> = Vec::new();
+        for m in members {
+            let sqlparser::ast::EnumMember::Name(name) = m else {
+                return unsupported(format!("column type {data_type}"));
+            };
+            // MySQL drops a member's trailing spaces.
+            let name = name.trim_end_matches(' ').to_string();
+            if values
+                .iter()
+                .any(|v| crate::collation::compare(collation, v, &name).is_eq())
+            {
+                return unsupported(format!("column type {data_type} with a member twice"));
+            }
+            values.push(name);
+        }
+        return Ok(ColumnType::Enum { values, collation });
+    }
     let text = data_type.to_string().to_ascii_uppercase();
     let unsigned = text.contains("UNSIGNED");
     let nums: Vec<u32> = text
@@ -2726,6 +2922,7 @@ fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType>
         },
         "TINYBLOB" | "BLOB" | "MEDIUMBLOB" | "LONGBLOB" => ColumnType::Bytes { length: u32::MAX },
         "DATE" => ColumnType::Date,
+        "TIME" if nums.is_empty() => ColumnType::Time,
         "DATETIME" | "TIMESTAMP" => ColumnType::DateTime {
             fsp: nums.first().copied().unwrap_or(0).min(6) as u8,
         },
@@ -2734,7 +2931,10 @@ fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType>
 }
 
 /// The value MySQL stores for a NOT NULL column an INSERT IGNORE leaves out or gives NULL.
-fn implicit_default(ty: &ColumnType) -> &'static str {
+fn implicit_default(ty: &ColumnType) -> String {
+    if let ColumnType::Enum { values, .. } = ty {
+        return quote(values.first().map_or("", String::as_str));
+    }
     match ty {
         ColumnType::Int { .. } | ColumnType::Double | ColumnType::Float => "0",
         ColumnType::Decimal { .. } => "'0'",
@@ -2743,6 +2943,26 @@ fn implicit_default(ty: &ColumnType) -> &'static str {
         ColumnType::Date => "'0000-00-00'",
         ColumnType::DateTime { .. } => "'0000-00-00 00:00:00'",
         ColumnType::Time => "'00:00:00'",
+        ColumnType::Enum { .. } => unreachable!("answered above"),
+    }
+    .to_string()
+}
+
+/// The keyword `DEFAULT` in place of a value.
+fn is_default_keyword(e: &Expr) -> bool {
+    matches!(e, Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("DEFAULT"))
+}
+
+/// `DEFAULT` as an inserted or assigned value: the column's default as the table declares it (already
+/// stored as the column holds it); NULL for a nullable column without one and for the
+/// AUTO_INCREMENT column (which then takes the next value); a NOT NULL column without one is
+/// 1364, or its implicit default under IGNORE.
+fn default_of(c: &Column, ignore: bool) -> Result<String> {
+    match &c.default {
+        Some(default) => Ok(default.clone()),
+        None if c.auto_increment || !c.not_null => Ok("NULL".into()),
+        None if ignore => Ok(implicit_default(&c.ty)),
+        None => Err(TranslateError::NoDefault(c.name.clone())),
     }
 }
 
@@ -2773,7 +2993,13 @@ fn store(t: &Typed, c: &Column, strict: bool, ignore: bool) -> String {
         ColumnType::DateTime { fsp } => {
             format!("my_store_date({}, {fsp}, {s}, {name}, 'datetime')", t.sql)
         }
-        ColumnType::Time => t.sql.clone(),
+        ColumnType::Time => format!("my_store_time({}, {s}, {name})", t.sql),
+        ColumnType::Enum { values, collation } => format!(
+            "my_store_enum({}, {}, {}, {s}, {name})",
+            t.sql,
+            quote(&values.join("\u{1f}")),
+            i32::from(*collation == Collation::Ci)
+        ),
     };
     let value = if c.auto_increment {
         format!("nullif({value}, 0)")

@@ -156,6 +156,13 @@ pub enum ColumnType {
     },
     /// TIME.
     Time,
+    /// ENUM: one of its members, held as the member's text.
+    Enum {
+        /// The members in order (their index is what MySQL sorts and computes with).
+        values: Vec<String>,
+        /// Its collation.
+        collation: Collation,
+    },
 }
 
 impl ColumnType {
@@ -166,7 +173,9 @@ impl ColumnType {
             Self::Decimal { scale, .. } => Ty::Decimal(*scale),
             Self::Double => Ty::Double,
             Self::Float => Ty::Float,
-            Self::Char { collation, .. } | Self::VarChar { collation, .. } => Ty::Str(*collation),
+            Self::Char { collation, .. }
+            | Self::VarChar { collation, .. }
+            | Self::Enum { collation, .. } => Ty::Str(*collation),
             Self::Bytes { .. } => Ty::Bytes,
             Self::Date => Ty::Date,
             Self::DateTime { .. } => Ty::DateTime,
@@ -185,7 +194,9 @@ impl ColumnType {
             Self::Int { .. } => "INTEGER".into(),
             Self::Decimal { .. } => format!("TEXT COLLATE {DECIMAL_COLLATION}"),
             Self::Double | Self::Float => "REAL".into(),
-            Self::Char { collation, .. } | Self::VarChar { collation, .. } => {
+            Self::Char { collation, .. }
+            | Self::VarChar { collation, .. }
+            | Self::Enum { collation, .. } => {
                 format!("TEXT COLLATE {}", collation.sqlite_name())
             }
             Self::Bytes { .. } => "BLOB".into(),

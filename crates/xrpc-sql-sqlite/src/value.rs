@@ -251,6 +251,13 @@ pub(crate) fn constant_default(
                 _ => unreachable!("matched above"),
             }))
         }
+        C::Enum { values, collation } => {
+            let kept = raw.trim_end_matches(' ');
+            values
+                .iter()
+                .find(|v| crate::collation::compare(*collation, v, kept).is_eq())
+                .map(|v| quoted(v))
+        }
         C::Bytes { .. } | C::Time => None,
     }
 }

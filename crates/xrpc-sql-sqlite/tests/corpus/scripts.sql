@@ -912,3 +912,61 @@ INSERT INTO accounts VALUES (1, 10.50, 'a', 1, 2), (2, 0, 'B', NULL, 5), (3, NUL
 UPDATE accounts SET balance = balance + 1 WHERE id = 1;
 UPDATE accounts SET hi = NULL;
 SELECT id, balance, kind, lo, hi FROM accounts ORDER BY id;
+
+-- script: ENUM columns
+CREATE TABLE tickets2 (id INT PRIMARY KEY, status ENUM('open', 'in progress', 'closed') NOT NULL DEFAULT 'open', prio ENUM('low', 'high'), kind ENUM('b', 'a') NOT NULL);
+INSERT INTO tickets2 (id, status, prio, kind) VALUES (1, 'closed', 'high', 'a'), (2, 'OPEN', NULL, 'b'), (3, 'in progress ', 'low', 'a');
+INSERT INTO tickets2 (id, status, kind) VALUES (4, 2, 1);
+INSERT INTO tickets2 (id, prio, kind) VALUES (5, '2', 'b');
+INSERT INTO tickets2 (id, kind) VALUES (6, 'nope');
+INSERT INTO tickets2 (id, kind) VALUES (7, 0);
+INSERT INTO tickets2 (id, kind) VALUES (8, 3);
+INSERT INTO tickets2 (id, kind) VALUES (9, '');
+SELECT * FROM tickets2 ORDER BY id;
+SELECT id, status FROM tickets2 ORDER BY status, id;
+SELECT id, kind FROM tickets2 ORDER BY kind DESC, id;
+SELECT id FROM tickets2 WHERE status = 'Closed' ORDER BY id;
+SELECT id FROM tickets2 WHERE status IN ('open', 'closed') ORDER BY id;
+SELECT id FROM tickets2 WHERE prio IS NULL ORDER BY id;
+SELECT id FROM tickets2 WHERE status <> 'open' AND prio = 'low';
+SELECT status, COUNT(*) FROM tickets2 GROUP BY status ORDER BY status;
+SELECT t.status AS s FROM tickets2 AS t WHERE t.id = 3;
+UPDATE tickets2 SET status = 'closed' WHERE status = 'open';
+SELECT id, status FROM tickets2 ORDER BY id;
+UPDATE tickets2 SET prio = 'medium' WHERE id = 1;
+INSERT INTO tickets2 (id, kind) VALUES (10, 'a') ON DUPLICATE KEY UPDATE kind = 'b';
+INSERT INTO tickets2 (id, kind) VALUES (1, 'a') ON DUPLICATE KEY UPDATE kind = VALUES(kind);
+SELECT id, kind FROM tickets2 WHERE id IN (1, 10) ORDER BY id;
+INSERT IGNORE INTO tickets2 (id, kind) VALUES (11, 'zzz');
+SELECT id, kind FROM tickets2 WHERE id = 11;
+INSERT INTO tickets2 (id) VALUES (12);
+SELECT id, kind FROM tickets2 WHERE id = 12;
+
+-- script: TIME columns
+CREATE TABLE shifts (id INT PRIMARY KEY, starts TIME NOT NULL, ends TIME);
+INSERT INTO shifts VALUES (1, '09:00:00', '17:30:00'), (2, '8:05', NULL), (3, 220000, '23:59:59');
+INSERT INTO shifts VALUES (4, '1 02:03:04', '12:00:00.000'), (5, '2024-01-02 07:08:09', '000102');
+INSERT INTO shifts VALUES (6, '25:61:00', NULL);
+INSERT INTO shifts VALUES (7, 'noon', NULL);
+INSERT INTO shifts VALUES (8, '10:70', NULL);
+SELECT * FROM shifts ORDER BY id;
+SELECT id FROM shifts ORDER BY starts, id;
+SELECT id FROM shifts WHERE ends IS NULL ORDER BY id;
+SELECT id FROM shifts WHERE starts < ends ORDER BY id;
+UPDATE shifts SET ends = '18:00' WHERE id = 2;
+SELECT ends FROM shifts WHERE id = 2;
+INSERT IGNORE INTO shifts VALUES (9, 'bad', NULL);
+SELECT starts FROM shifts WHERE id = 9;
+
+-- script: DEFAULT as an inserted value
+CREATE TABLE defaults_t (id INT AUTO_INCREMENT PRIMARY KEY, n INT NOT NULL DEFAULT 7, s VARCHAR(5) DEFAULT 'x', d DECIMAL(5,2) DEFAULT 1.5, free INT, must INT NOT NULL);
+INSERT INTO defaults_t VALUES (DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, 1);
+INSERT INTO defaults_t (n, s, must) VALUES (DEFAULT, 'y', 2), (3, DEFAULT, 3);
+INSERT INTO defaults_t (must) VALUES (DEFAULT);
+INSERT IGNORE INTO defaults_t (must) VALUES (DEFAULT);
+SELECT * FROM defaults_t ORDER BY id;
+UPDATE defaults_t SET n = DEFAULT, s = DEFAULT WHERE id = 3;
+UPDATE defaults_t SET free = 5 WHERE id = 1;
+UPDATE defaults_t SET free = DEFAULT WHERE id = 1;
+UPDATE defaults_t SET must = DEFAULT WHERE id = 1;
+SELECT * FROM defaults_t ORDER BY id;

@@ -1,0 +1,90 @@
+//! An ENUM column is refused (1235) where MySQL would read it by its index and the
+//! translation would read its text. (What it answers is in the differential corpus.)
+
+mod common;
+
+use common::{Node, Outcome};
+
+fn node() -> Node {
+    let mut node = Node::new();
+    node.run("CREATE TABLE e (id INT PRIMARY KEY, s ENUM('b', 'a'))");
+    node.run("INSERT INTO e VALUES (1, 'a'), (2, 'b')");
+    node
+}
+
+fn refused(sql: &str) {
+    let mut node = node();
+    let outcome = node.run(sql);
+    assert!(
+        matches!(outcome, Outcome::Error(1235, _)),
+        "{sql}: {outcome}"
+    );
+}
+
+#[test]
+fn arithmetic_on_an_enum_is_refused() {
+    refused("SELECT s + 0 FROM e");
+}
+
+#[test]
+fn an_enum_compared_with_a_number_is_refused() {
+    refused("SELECT id FROM e WHERE s = 1");
+}
+
+#[test]
+fn an_enum_in_a_derived_table_is_refused() {
+    refused("SELECT d.s FROM (SELECT s FROM e) AS d ORDER BY d.s");
+}
+
+#[test]
+fn an_enum_in_a_union_is_refused() {
+    refused("SELECT s FROM e UNION SELECT 'x'");
+}
+
+#[test]
+fn order_by_an_enums_position_or_alias_is_refused() {
+    refused("SELECT s FROM e ORDER BY 1");
+    refused("SELECT s AS x FROM e ORDER BY x");
+}
+
+#[test]
+fn an_enum_copied_into_another_table_is_refused() {
+    refused("INSERT INTO e (id, s) SELECT id + 10, s FROM e");
+}
+
+fn times() -> Node {
+    let mut node = Node::new();
+    node.run("CREATE TABLE tm (id INT PRIMARY KEY, t TIME, n INT)");
+    node.run("INSERT INTO tm VALUES (1, '10:00:00', 1)");
+    node
+}
+
+fn time_refused(sql: &str) {
+    let mut node = times();
+    let outcome = node.run(sql);
+    assert!(
+        matches!(outcome, Outcome::Error(1235, _)),
+        "{sql}: {outcome}"
+    );
+}
+
+/// The function library reads a TIME column's text as a date, so functions of one are
+/// refused.
+#[test]
+fn a_function_of_a_time_column_is_refused() {
+    time_refused("SELECT HOUR(t) FROM tm");
+}
+
+#[test]
+fn a_time_column_compared_with_another_type_is_refused() {
+    time_refused("SELECT id FROM tm WHERE t = n");
+}
+
+/// MySQL keeps TIME values from -838:59:59 to 838:59:59 with fractions it rounds; the text
+/// kept here sorts as the time only from 00:00:00 to 99:59:59 in whole seconds.
+#[test]
+fn time_values_the_text_cannot_order_are_refused() {
+    time_refused("INSERT INTO tm VALUES (2, '-01:00:00', 0)");
+    time_refused("INSERT INTO tm VALUES (3, '120:00:00', 0)");
+    time_refused("INSERT INTO tm VALUES (4, '10:00:00.5', 0)");
+}
