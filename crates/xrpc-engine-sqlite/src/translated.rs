@@ -458,6 +458,14 @@ fn declared_kind(ty: &ColumnType) -> Option<DeclKind> {
             fsp: u32::from(fsp),
         },
         C::Time => DeclKind::Time { fsp: 0 },
+        C::Enum { ref values, .. } => DeclKind::Enum {
+            set: false,
+            length: values
+                .iter()
+                .map(|v| u32::try_from(v.chars().count()).unwrap_or(u32::MAX / 4) * 4)
+                .max()
+                .unwrap_or(0),
+        },
     })
 }
 

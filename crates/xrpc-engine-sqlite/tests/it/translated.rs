@@ -234,3 +234,21 @@ fn a_table_column_carries_its_origin_declared_type_and_flags() {
     assert_eq!(result.rows[0][0], Value::Uint(1));
     assert_eq!(columns[1].fractional_digits, 3);
 }
+
+#[test]
+fn an_enum_column_is_sent_as_mysqls_enum() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE t (e ENUM('small', 'large'))").unwrap();
+    run(&mut *conn, "INSERT INTO t VALUES ('LARGE')").unwrap();
+    let result = run(&mut *conn, "SELECT e FROM t").unwrap();
+    let column = &result.columns.unwrap()[0];
+    assert_eq!(
+        (column.x_type, column.mysql_type, column.length),
+        (xrpc_proto::value::ColumnType::Enum, 247, 20)
+    );
+    assert_eq!(
+        result.rows,
+        vec![vec![Value::Enum(bytes::Bytes::from_static(b"large"))]]
+    );
+}
