@@ -147,6 +147,8 @@ impl Translator<'_> {
                 if *any {
                     return unsupported("LIKE ANY");
                 }
+                // LIKE reads an ENUM, SET or TIME value as its text.
+                self.enum_ok = is_string_literal(pattern);
                 let x = self.expr(expr)?;
                 let p = self.expr(pattern)?;
                 let escape = match escape_char {
@@ -719,6 +721,8 @@ impl Translator<'_> {
         }
         let mut typed = Vec::with_capacity(args.len());
         for (i, arg) in args.iter().enumerate() {
+            // FIND_IN_SET reads its list as text, as MySQL reads an ENUM or SET there.
+            self.enum_ok = name == "FIND_IN_SET" && i == 1;
             let mut t = self.arg_expr(arg)?;
             // A value placed in a JSON document: a truth value is `true`/`false` there.
             let json_value = match name.as_str() {

@@ -481,6 +481,86 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             None => Ok(text_value("00:00:00")),
         }
     })?;
+    // my_store_set(v, members, ci, strict, column): members named by a comma-separated text
+    // (under the column's collation, each once) or by a bit mask, stored in declaration order;
+    // an unknown member is 1265 in strict mode, else left out.
+    scalar(conn, "my_store_set", 5, true, |a| {
+        let v = a.v(0);
+        if matches!(v, ValueRef::Null) {
+            return Ok(Value::Null);
+        }
+        let members = a.text(1).unwrap_or_default().into_owned();
+        let members: Vec<String> = members.split('\u{1f}').map(str::to_string).collect();
+        let collation = if a.i64(2) == Some(1) {
+            crate::types::Collation::Ci
+        } else {
+            crate::types::Collation::Bin
+        };
+        let strict = a.i64(3) == Some(1);
+        let truncated = || {
+            fail(
+                1265,
+                format!(
+                    "Data truncated for column '{}' at row 1",
+                    a.text(4).unwrap_or_default()
+                ),
+            )
+        };
+        let bits = match v {
+            ValueRef::Integer(n) => Some(n),
+            ValueRef::Real(r) if r.fract() == 0.0 => Some(r as i64),
+            _ => None,
+        };
+        if let Some(n) = bits {
+            let all = (1i64 << members.len().min(62)) - 1;
+            if (n < 0 || n & !all != 0) && strict {
+                return Err(truncated());
+            }
+            let chosen: Vec<&str> = members
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| n >> i & 1 == 1)
+                .map(|(_, m)| m.as_str())
+                .collect();
+            return Ok(text_value(chosen.join(",")));
+        }
+        let text = some!(to_text(v)).into_owned();
+        match set_text(&text, &members, collation) {
+            Ok(value) => Ok(text_value(value)),
+            Err(kept) if !strict => Ok(text_value(kept)),
+            Err(_) => Err(truncated()),
+        }
+    })?;
+    // my_set_bits(v, members): a stored SET value's bit mask, the number MySQL sorts it by.
+    scalar(conn, "my_set_bits", 2, true, |a| {
+        let v = a.v(0);
+        if matches!(v, ValueRef::Null) {
+            return Ok(Value::Null);
+        }
+        let members = a.text(1).unwrap_or_default().into_owned();
+        let text = some!(to_text(v)).into_owned();
+        let bits = members
+            .split('\u{1f}')
+            .enumerate()
+            .filter(|(_, m)| text.split(',').any(|t| t == *m))
+            .fold(0i64, |b, (i, _)| b | 1 << i);
+        Ok(Value::Integer(bits))
+    })?;
+    // my_alter_not_null(v, column, row): a NULL that an ALTER TABLE makes NOT NULL is MySQL's
+    // truncation at the row it is in.
+    scalar(conn, "my_alter_not_null", 3, true, |a| {
+        if matches!(a.v(0), ValueRef::Null) {
+            return Err(fail(
+                1265,
+                format!(
+                    "Data truncated for column '{}' at row {}",
+                    a.text(1).unwrap_or_default(),
+                    a.i64(2).unwrap_or(1)
+                ),
+            ));
+        }
+        Ok(Value::from(a.v(0)))
+    })?;
     // A CHECK constraint: a row passes unless its condition is false (NULL passes), as
     // MySQL's CHECK constraints do.
     scalar(conn, "my_check", 2, true, |a| {
@@ -1816,4 +1896,33 @@ fn time_seconds(text: &str) -> Option<u64> {
         return None;
     }
     Some((days * 24 + h) * 3600 + m * 60 + s)
+}
+
+/// A SET value from a comma-separated text: its members in declaration order, each once, as
+/// declared. `Err` carries the value without the parts that are no member.
+pub(crate) fn set_text(
+    text: &str,
+    members: &[String],
+    collation: crate::types::Collation,
+) -> std::result::Result<String, String> {
+    let mut chosen = vec![false; members.len()];
+    let mut unknown = false;
+    for part in text.split(',').filter(|p| !p.is_empty()) {
+        let part = part.trim_end_matches(' ');
+        match members
+            .iter()
+            .position(|m| collation::compare(collation, m, part).is_eq())
+        {
+            Some(i) => chosen[i] = true,
+            None => unknown = true,
+        }
+    }
+    let value = members
+        .iter()
+        .zip(&chosen)
+        .filter(|(_, c)| **c)
+        .map(|(m, _)| m.as_str())
+        .collect::<Vec<_>>()
+        .join(",");
+    if unknown { Err(value) } else { Ok(value) }
 }

@@ -65,7 +65,11 @@
 //!   and its sequence. `ALTER TABLE … MODIFY/CHANGE COLUMN` builds the table again from the
 //!   catalog's definition (create under a temporary name, copy converting the column as strict
 //!   mode does, move the sequence, drop, rename, recreate indexes and triggers) and counts the
-//!   rows copied where MySQL copies the table. CHECK constraints (column or table, named or
+//!   rows copied where MySQL copies the table (a NULL left in a column made NOT NULL is
+//!   1265 at its row); so does `ADD COLUMN … FIRST/AFTER`, which MySQL does in place (no
+//!   rows counted). Several changes in one ALTER TABLE run in order; one that can fail on
+//!   the rows (MODIFY/CHANGE, a UNIQUE key, dropping a keyed column) must be the first, so a
+//!   failure leaves the table as it was (else 1235). CHECK constraints (column or table, named or
 //!   MySQL's `table_chk_n`) are SQLite CHECKs of `my_check`, which fails with MySQL's 3819
 //!   when the condition is false (NULL passes); NOT ENFORCED ones are not kept. LOCK TABLES and UNLOCK TABLES have nothing to do (SQLite's one writer).
 //! - An ENUM column holds its member's declared text; a write takes a member by its text
@@ -73,9 +77,13 @@
 //!   IGNORE), and a NOT NULL one without DEFAULT defaults to its first member. MySQL sorts and
 //!   computes with the member's index, so an ENUM column is read only where its text is what
 //!   MySQL reads: a select item of the statement's own query, a comparison or IN with string
-//!   literals, IS NULL and GROUP BY; ORDER BY sorts it by index. Elsewhere (arithmetic,
+//!   literals, LIKE a string literal, IS NULL and GROUP BY; ORDER BY sorts it by index. Elsewhere (arithmetic,
 //!   functions, derived tables, unions, ORDER BY its position or alias) it is 1235. Two such
 //!   columns of one type may be compared.
+//! - A SET column holds its members' declared texts in declaration order, joined by commas;
+//!   a write names members in a comma-separated text (each once, under the column's
+//!   collation) or by a bit mask, an unknown one 1265 (left out under IGNORE). It is read
+//!   where an ENUM is and as FIND_IN_SET's list; ORDER BY sorts it by its bit mask.
 //! - A TIME column holds `HH:MM:SS` from 00:00:00 to 99:59:59, whose text sorts and compares
 //!   as the time does; a write reads MySQL's forms (`HH:MM[:SS]`, `D HH:MM:SS`, `HHMMSS`, a
 //!   datetime's time of day) and is 1292 otherwise in strict mode. It is read in the same
@@ -99,7 +107,7 @@
 //! Refused with 1235 (the message names the construct), among others: DOUBLE rounded to
 //! decimals (MySQL prints it with fixed decimals), arithmetic mixing a DECIMAL with a user
 //! variable, INSERT IGNORE of several rows into an AUTO_INCREMENT table (SQLite numbers the
-//! rows after an ignored one differently), SET columns, an ENUM or TIME column anywhere but
+//! rows after an ignored one differently), an ENUM, SET or TIME column anywhere but
 //! where MySQL reads its text or sorts it (see below), TIME(n) columns and TIME values that are
 //! negative, past 99:59:59 or with a fraction of a second, INSERT IGNORE into a table with
 //! CHECK constraints (MySQL skips the failing row), ALTER TABLE adding or dropping a CHECK, recursive

@@ -36,6 +36,8 @@ struct SourceColumn {
     origin: Option<Origin>,
     /// An ENUM column's members: its values sort and compute by their index.
     members: Option<Vec<String>>,
+    /// A SET column's members: its values sort and compute by their bit mask.
+    set_members: Option<Vec<String>>,
     /// The type of a column read only where its text is what MySQL reads ("ENUM", "TIME"; see
     /// `Translator::enum_ok`).
     restricted: Option<&'static str>,
@@ -62,8 +64,13 @@ impl Source {
                     ColumnType::Enum { values, .. } => Some(values.clone()),
                     _ => None,
                 },
+                set_members: match &c.ty {
+                    ColumnType::Set { values, .. } => Some(values.clone()),
+                    _ => None,
+                },
                 restricted: match &c.ty {
                     ColumnType::Enum { .. } => Some("ENUM"),
+                    ColumnType::Set { .. } => Some("SET"),
                     ColumnType::Time => Some("TIME"),
                     _ => None,
                 },
@@ -87,6 +94,7 @@ impl Source {
                     ..o
                 }),
                 members: None,
+                set_members: None,
                 restricted: None,
             })
             .collect();
@@ -140,7 +148,9 @@ pub(crate) struct Translator<'a> {
     pub(crate) enum_ok: bool,
     /// The members of the ENUM column the last column reference resolved to.
     last_members: Option<Vec<String>>,
-    /// The last column reference resolved to an ENUM or TIME column.
+    /// The members of the SET column the last column reference resolved to.
+    last_set_members: Option<Vec<String>>,
+    /// The last column reference resolved to an ENUM, SET or TIME column.
     pub(crate) last_restricted: bool,
     /// Queries entered (1: the statement's own query).
     depth: u32,
@@ -166,6 +176,7 @@ impl<'a> Translator<'a> {
             enum_ok: false,
             last_members: None,
             last_restricted: false,
+            last_set_members: None,
             depth: 0,
             in_union: 0,
         }
@@ -393,6 +404,7 @@ impl<'a> Translator<'a> {
                         }
                         self.last_restricted = true;
                         self.last_members.clone_from(&column.members);
+                        self.last_set_members.clone_from(&column.set_members);
                     }
                     return Ok(Typed {
                         strength: Strength::Column,
@@ -731,8 +743,17 @@ impl<'a> Translator<'a> {
                 }
             }
             self.last_members = None;
+            self.last_set_members = None;
             self.enum_ok = is_column_reference(&item.expr);
             let t = self.expr(&item.expr)?;
+            if let Some(members) = self.last_set_members.take() {
+                // MySQL sorts a SET by its bit mask.
+                return Ok(format!(
+                    "my_set_bits({}, {}){dir}",
+                    t.sql,
+                    quote(&members.join("\u{1f}"))
+                ));
+            }
             if let Some(members) = self.last_members.take() {
                 // MySQL sorts an ENUM by its members' order ('' first).
                 let whens: Vec<String> = members
@@ -2279,16 +2300,58 @@ impl<'a> Translator<'a> {
         operations: &[AlterTableOperation],
     ) -> Result<Translation> {
         let table = self.table(name)?;
-        let [op] = operations else {
-            return unsupported("ALTER TABLE with several changes");
-        };
+        match operations {
+            [] => unsupported("ALTER TABLE without changes"),
+            [op] => self.alter_one(table, op),
+            several => self.alter_several(table, several),
+        }
+    }
+
+    /// Several changes in one ALTER TABLE, made in order, each to the table the ones before it
+    /// left. A change that rebuilds the table (MODIFY/CHANGE COLUMN) must be the last, whose
+    /// copy then gives the statement's count; renaming the table must be alone.
+    fn alter_several(
+        &mut self,
+        mut table: Table,
+        operations: &[AlterTableOperation],
+    ) -> Result<Translation> {
+        let mut sql = Vec::new();
+        let mut affected = Affected::Zero;
+        for (i, op) in operations.iter().enumerate() {
+            // A change that can fail on the rows comes first, so a failure leaves the table as
+            // it was (the statements before it would stay done).
+            if i > 0 && fallible(op, &table) {
+                return unsupported(
+                    "ALTER TABLE with a MODIFY, CHANGE, UNIQUE key or keyed DROP COLUMN after another change",
+                );
+            }
+            let one = self.alter_one(table, op)?;
+            let Some(CatalogChange::Replace(changed)) = one.change else {
+                return unsupported("ALTER TABLE renaming the table with other changes");
+            };
+            if i == 0 {
+                // The copy of a rebuild is the last statement that changes rows, so its count
+                // stays the statement's through the DDL after it.
+                affected = one.affected;
+            }
+            sql.extend(one.sql);
+            table = changed;
+        }
+        Ok(Translation {
+            affected,
+            ..ddl(sql, CatalogChange::Replace(table))
+        })
+    }
+
+    /// One change of ALTER TABLE.
+    fn alter_one(&mut self, table: Table, op: &AlterTableOperation) -> Result<Translation> {
         let quoted = self.sqlite_table(&table);
         let mut changed = table.clone();
         let default_collation = Collation::Ci;
         let sql = match op {
             AlterTableOperation::AddColumn {
                 column_def,
-                column_position: None,
+                column_position,
                 ..
             } => {
                 let (column, def, pk, unique) = self.column_def(column_def, default_collation)?;
@@ -2297,6 +2360,9 @@ impl<'a> Translator<'a> {
                 }
                 if table.column(&column.name).is_some() {
                     return Err(TranslateError::DuplicateColumn(column.name));
+                }
+                if let Some(position) = column_position {
+                    return self.add_column_at(table, column, position);
                 }
                 let def = if column.not_null && !def.contains(" DEFAULT ") {
                     // MySQL fills existing rows with the type's implicit default.
@@ -2532,8 +2598,6 @@ impl<'a> Translator<'a> {
                 key.clone_from(&column.name);
             }
         }
-        let schema = self.schema(&table.database);
-        let building = format!("{}.rebuild", table.name);
         let source = Typed {
             strength: Strength::Column,
             unsigned: old.ty.is_unsigned(),
@@ -2543,7 +2607,14 @@ impl<'a> Translator<'a> {
             .columns
             .iter()
             .map(|c| {
-                let value = if c.name == column.name {
+                let value = if c.name == column.name && c.not_null {
+                    // A NULL the column may no longer hold is MySQL's truncation, at its row.
+                    format!(
+                        "my_alter_not_null({}, {}, \"xrpc_row\")",
+                        store(&source, c, true, false),
+                        quote(&c.name)
+                    )
+                } else if c.name == column.name {
                     store(&source, c, true, false)
                 } else {
                     ident(&c.name)
@@ -2551,44 +2622,7 @@ impl<'a> Translator<'a> {
                 (ident(&c.name), value)
             })
             .unzip();
-        // The copy is the last statement that changes rows, so the statement's count is the
-        // rows copied (the DDL after it leaves SQLite's count as it is). The AUTO_INCREMENT
-        // sequence moves to the new table first, so the copy keeps it at no less than it was.
-        let mut sql = vec![
-            format!("DROP TABLE IF EXISTS {schema}.{}", ident(&building)),
-            create_table_sql(&schema, &building, &changed),
-        ];
-        if rowid_key(&table).is_some() {
-            sql.push(format!(
-                "DELETE FROM {schema}.sqlite_sequence WHERE name = {}",
-                quote(&building)
-            ));
-            sql.push(format!(
-                "UPDATE {schema}.sqlite_sequence SET name = {} WHERE name = {}",
-                quote(&building),
-                quote(&table.name)
-            ));
-        }
-        sql.push(format!(
-            "INSERT INTO {schema}.{} ({}) SELECT {} FROM {}",
-            ident(&building),
-            targets.join(", "),
-            values.join(", "),
-            self.sqlite_table(&table)
-        ));
-        sql.push(format!("DROP TABLE {}", self.sqlite_table(&table)));
-        sql.push(format!(
-            "ALTER TABLE {schema}.{} RENAME TO {}",
-            ident(&building),
-            ident(&table.name)
-        ));
-        sql.extend(
-            changed
-                .indexes
-                .iter()
-                .map(|i| create_index_sql(&schema, &changed.name, i)),
-        );
-        sql.extend(on_update_triggers(&changed, &schema));
+        let sql = self.rebuild_sql(&table, &changed, &targets, &values);
         // MySQL counts the rows of a change that copies the table; one that changes only the
         // column's name, default or comment, or lengthens a VARCHAR whose length prefix stays
         // one byte (or two), is done in place and counts none.
@@ -2624,6 +2658,126 @@ impl<'a> Translator<'a> {
             },
             ..ddl(sql, CatalogChange::Replace(changed))
         })
+    }
+
+    /// The statements that build `table` again as `changed`: created under a temporary name,
+    /// filled with `values` (SQL over the old table's row, and `"xrpc_row"`, its number) for
+    /// the `targets` columns, the AUTO_INCREMENT sequence moved over, the old table dropped and
+    /// the new one renamed, its indexes and triggers created again.
+    fn rebuild_sql(
+        &self,
+        table: &Table,
+        changed: &Table,
+        targets: &[String],
+        values: &[String],
+    ) -> Vec<String> {
+        let schema = self.schema(&table.database);
+        let building = format!("{}.rebuild", table.name);
+        // The copy is the last statement that changes rows, so the statement's count is the
+        // rows copied (the DDL after it leaves SQLite's count as it is). The AUTO_INCREMENT
+        // sequence moves to the new table first, so the copy keeps it at no less than it was.
+        let mut sql = vec![
+            format!("DROP TABLE IF EXISTS {schema}.{}", ident(&building)),
+            create_table_sql(&schema, &building, changed),
+        ];
+        if rowid_key(table).is_some() {
+            sql.push(format!(
+                "DELETE FROM {schema}.sqlite_sequence WHERE name = {}",
+                quote(&building)
+            ));
+            sql.push(format!(
+                "UPDATE {schema}.sqlite_sequence SET name = {} WHERE name = {}",
+                quote(&building),
+                quote(&table.name)
+            ));
+        }
+        sql.push(format!(
+            "INSERT INTO {schema}.{} ({}) SELECT {} FROM \
+             (SELECT *, row_number() OVER (ORDER BY rowid) AS \"xrpc_row\" FROM {})",
+            ident(&building),
+            targets.join(", "),
+            values.join(", "),
+            self.sqlite_table(table)
+        ));
+        sql.push(format!("DROP TABLE {}", self.sqlite_table(table)));
+        sql.push(format!(
+            "ALTER TABLE {schema}.{} RENAME TO {}",
+            ident(&building),
+            ident(&table.name)
+        ));
+        sql.extend(
+            changed
+                .indexes
+                .iter()
+                .map(|i| create_index_sql(&schema, &changed.name, i)),
+        );
+        sql.extend(on_update_triggers(changed, &schema));
+        sql
+    }
+
+    /// `ADD COLUMN … FIRST/AFTER c`: SQLite adds columns only at the end, so the table is
+    /// built again with the new column in its place, holding its default (or the type's
+    /// implicit one for a NOT NULL column without one, as MySQL fills existing rows). MySQL
+    /// adds it in place: no rows counted.
+    fn add_column_at(
+        &mut self,
+        table: Table,
+        column: Column,
+        position: &sqlparser::ast::MySQLColumnPosition,
+    ) -> Result<Translation> {
+        if !table.checks.is_empty() {
+            return unsupported("ADD COLUMN … FIRST/AFTER in a table with CHECK constraints");
+        }
+        let Some(others) = self.catalog.tables(&table.database) else {
+            return unsupported(
+                "ADD COLUMN … FIRST/AFTER on a catalog that cannot list its tables",
+            );
+        };
+        let referenced = format!("REFERENCES {} (", ident(&table.name)).to_ascii_lowercase();
+        if others.iter().any(|t| {
+            !t.name.eq_ignore_ascii_case(&table.name)
+                && t.foreign_keys
+                    .iter()
+                    .any(|f| f.to_ascii_lowercase().contains(&referenced))
+        }) {
+            return unsupported(
+                "ADD COLUMN … FIRST/AFTER in a table other tables' foreign keys reference",
+            );
+        }
+        let at = match position {
+            sqlparser::ast::MySQLColumnPosition::First => 0,
+            sqlparser::ast::MySQLColumnPosition::After(after) => {
+                table
+                    .columns
+                    .iter()
+                    .position(|c| c.name.eq_ignore_ascii_case(&after.value))
+                    .ok_or_else(|| {
+                        TranslateError::UnknownColumn(after.value.clone(), "field list")
+                    })?
+                    + 1
+            }
+        };
+        let filled = match &column.default {
+            Some(default) => default.clone(),
+            None if column.not_null => implicit_default(&column.ty),
+            None => "NULL".into(),
+        };
+        let mut changed = table.clone();
+        changed.columns.insert(at, column.clone());
+        let (targets, values): (Vec<String>, Vec<String>) = changed
+            .columns
+            .iter()
+            .map(|c| {
+                let value = if c.name == column.name {
+                    filled.clone()
+                } else {
+                    ident(&c.name)
+                };
+                (ident(&c.name), value)
+            })
+            .unzip();
+        let sql = self.rebuild_sql(&table, &changed, &targets, &values);
+        Ok(ddl(sql, CatalogChange::Replace(changed)))
     }
 
     fn add_index(
@@ -2834,6 +2988,24 @@ fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType>
         }
         return Ok(ColumnType::Enum { values, collation });
     }
+    if let DataType::Set(members) = data_type {
+        let mut values: Vec<String> = Vec::new();
+        for m in members {
+            let name = m.trim_end_matches(' ').to_string();
+            if name.contains(',')
+                || values
+                    .iter()
+                    .any(|v| crate::collation::compare(collation, v, &name).is_eq())
+            {
+                return unsupported(format!("column type {data_type}"));
+            }
+            values.push(name);
+        }
+        if values.len() > 62 {
+            return unsupported(format!("column type {data_type}"));
+        }
+        return Ok(ColumnType::Set { values, collation });
+    }
     let text = data_type.to_string().to_ascii_uppercase();
     let unsigned = text.contains("UNSIGNED");
     let nums: Vec<u32> = text
@@ -2932,8 +3104,10 @@ fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType>
 
 /// The value MySQL stores for a NOT NULL column an INSERT IGNORE leaves out or gives NULL.
 fn implicit_default(ty: &ColumnType) -> String {
-    if let ColumnType::Enum { values, .. } = ty {
-        return quote(values.first().map_or("", String::as_str));
+    match ty {
+        ColumnType::Enum { values, .. } => return quote(values.first().map_or("", String::as_str)),
+        ColumnType::Set { .. } => return "''".into(),
+        _ => {}
     }
     match ty {
         ColumnType::Int { .. } | ColumnType::Double | ColumnType::Float => "0",
@@ -2943,7 +3117,7 @@ fn implicit_default(ty: &ColumnType) -> String {
         ColumnType::Date => "'0000-00-00'",
         ColumnType::DateTime { .. } => "'0000-00-00 00:00:00'",
         ColumnType::Time => "'00:00:00'",
-        ColumnType::Enum { .. } => unreachable!("answered above"),
+        ColumnType::Enum { .. } | ColumnType::Set { .. } => unreachable!("answered above"),
     }
     .to_string()
 }
@@ -3000,6 +3174,12 @@ fn store(t: &Typed, c: &Column, strict: bool, ignore: bool) -> String {
             quote(&values.join("\u{1f}")),
             i32::from(*collation == Collation::Ci)
         ),
+        ColumnType::Set { values, collation } => format!(
+            "my_store_set({}, {}, {}, {s}, {name})",
+            t.sql,
+            quote(&values.join("\u{1f}")),
+            i32::from(*collation == Collation::Ci)
+        ),
     };
     let value = if c.auto_increment {
         format!("nullif({value}, 0)")
@@ -3020,6 +3200,31 @@ fn replace_store(value: String, c: &Column, replace: bool) -> String {
         format!("my_not_null({value}, {})", quote(&c.name))
     } else {
         value
+    }
+}
+
+/// Whether an ALTER TABLE change can fail on the table's rows (or on SQLite's rules for
+/// dropping a column that a key or constraint names).
+fn fallible(op: &AlterTableOperation, table: &Table) -> bool {
+    match op {
+        AlterTableOperation::ModifyColumn { .. }
+        | AlterTableOperation::ChangeColumn { .. }
+        | AlterTableOperation::AddConstraint {
+            constraint: TableConstraint::Unique(_),
+            ..
+        } => true,
+        AlterTableOperation::DropColumn { column_names, .. } => column_names.iter().any(|c| {
+            let named = |k: &String| k.eq_ignore_ascii_case(&c.value);
+            let quoted = ident(&c.value).to_ascii_lowercase();
+            table.primary_key.iter().any(named)
+                || table.indexes.iter().any(|i| i.columns.iter().any(named))
+                || table
+                    .foreign_keys
+                    .iter()
+                    .chain(table.checks.iter().map(|(_, sql)| sql))
+                    .any(|f| f.to_ascii_lowercase().contains(&quoted))
+        }),
+        _ => false,
     }
 }
 

@@ -156,6 +156,14 @@ pub enum ColumnType {
     },
     /// TIME.
     Time,
+    /// SET: some of its members, held as their declared texts in declaration order, joined
+    /// by commas.
+    Set {
+        /// The members in order (member `i` is bit `i` of the value MySQL sorts by).
+        values: Vec<String>,
+        /// Its collation.
+        collation: Collation,
+    },
     /// ENUM: one of its members, held as the member's text.
     Enum {
         /// The members in order (their index is what MySQL sorts and computes with).
@@ -175,7 +183,8 @@ impl ColumnType {
             Self::Float => Ty::Float,
             Self::Char { collation, .. }
             | Self::VarChar { collation, .. }
-            | Self::Enum { collation, .. } => Ty::Str(*collation),
+            | Self::Enum { collation, .. }
+            | Self::Set { collation, .. } => Ty::Str(*collation),
             Self::Bytes { .. } => Ty::Bytes,
             Self::Date => Ty::Date,
             Self::DateTime { .. } => Ty::DateTime,
@@ -196,7 +205,8 @@ impl ColumnType {
             Self::Double | Self::Float => "REAL".into(),
             Self::Char { collation, .. }
             | Self::VarChar { collation, .. }
-            | Self::Enum { collation, .. } => {
+            | Self::Enum { collation, .. }
+            | Self::Set { collation, .. } => {
                 format!("TEXT COLLATE {}", collation.sqlite_name())
             }
             Self::Bytes { .. } => "BLOB".into(),

@@ -258,6 +258,9 @@ pub(crate) fn constant_default(
                 .find(|v| crate::collation::compare(*collation, v, kept).is_eq())
                 .map(|v| quoted(v))
         }
+        C::Set { values, collation } => crate::functions::set_text(&raw, values, *collation)
+            .ok()
+            .map(|v| quoted(&v)),
         C::Bytes { .. } | C::Time => None,
     }
 }

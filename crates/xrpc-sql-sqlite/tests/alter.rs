@@ -64,3 +64,44 @@ fn a_value_the_new_type_cannot_hold_fails_the_change_and_keeps_the_table() {
         Outcome::Rows { rows, .. } if rows == vec![vec![Some("abc".to_string())]]
     ));
 }
+
+/// Several changes run as several SQLite statements: one that can fail on the rows must come
+/// first, so its failure leaves the table as MySQL's atomic ALTER TABLE does.
+#[test]
+fn a_change_that_can_fail_after_another_is_refused() {
+    let mut node = Node::new();
+    run(&mut node, "CREATE TABLE t (id INT PRIMARY KEY, a INT)");
+    assert!(matches!(
+        run(
+            &mut node,
+            "ALTER TABLE t ADD COLUMN b INT, ADD UNIQUE KEY ub (b)"
+        ),
+        Outcome::Error(1235, _)
+    ));
+    assert!(matches!(
+        run(&mut node, "ALTER TABLE t ADD COLUMN b INT, MODIFY a BIGINT"),
+        Outcome::Error(1235, _)
+    ));
+}
+
+#[test]
+fn a_failed_first_change_leaves_the_others_undone() {
+    let mut node = Node::new();
+    run(&mut node, "CREATE TABLE t (id INT PRIMARY KEY, a INT)");
+    run(&mut node, "INSERT INTO t VALUES (1, NULL)");
+    assert!(matches!(
+        run(
+            &mut node,
+            "ALTER TABLE t MODIFY a INT NOT NULL, ADD COLUMN b INT"
+        ),
+        Outcome::Error(1265, _)
+    ));
+    assert!(matches!(
+        run(&mut node, "SELECT * FROM t"),
+        Outcome::Rows { columns: 2, .. }
+    ));
+    assert!(matches!(
+        run(&mut node, "ALTER TABLE t ADD COLUMN b INT"),
+        Outcome::Affected(0)
+    ));
+}
