@@ -458,6 +458,16 @@ fn declared_kind(ty: &ColumnType) -> Option<DeclKind> {
             fsp: u32::from(fsp),
         },
         C::Time => DeclKind::Time { fsp: 0 },
+        C::Set { ref values, .. } => DeclKind::Enum {
+            set: true,
+            // Every member and the commas between them.
+            length: u32::try_from(
+                values.iter().map(|v| v.chars().count()).sum::<usize>()
+                    + values.len().saturating_sub(1),
+            )
+            .unwrap_or(u32::MAX / 4)
+                * 4,
+        },
         C::Enum { ref values, .. } => DeclKind::Enum {
             set: false,
             length: values

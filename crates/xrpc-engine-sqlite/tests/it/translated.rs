@@ -252,3 +252,22 @@ fn an_enum_column_is_sent_as_mysqls_enum() {
         vec![vec![Value::Enum(bytes::Bytes::from_static(b"large"))]]
     );
 }
+
+#[test]
+fn a_set_column_is_sent_as_mysqls_set() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE t (s SET('a', 'b', 'c'))").unwrap();
+    run(&mut *conn, "INSERT INTO t VALUES ('c,a')").unwrap();
+    let result = run(&mut *conn, "SELECT s FROM t").unwrap();
+    let column = &result.columns.unwrap()[0];
+    assert_eq!(
+        (column.x_type, column.mysql_type, column.length),
+        (xrpc_proto::value::ColumnType::Set, 248, 20)
+    );
+    let members = vec![
+        bytes::Bytes::from_static(b"a"),
+        bytes::Bytes::from_static(b"c"),
+    ];
+    assert_eq!(result.rows, vec![vec![Value::Set(members)]]);
+}
