@@ -156,6 +156,23 @@ fn refusal(ctx: &AuthContext<'_>) -> Option<SqlError> {
         {
             Some(not_for_clients("an unnamed function or table"))
         }
+        AuthAction::Read { table_name, .. }
+        | AuthAction::Insert { table_name }
+        | AuthAction::Update { table_name, .. }
+        | AuthAction::Delete { table_name }
+        | AuthAction::DropTable { table_name }
+        | AuthAction::CreateTable { table_name }
+        | AuthAction::AlterTable { table_name, .. }
+        | AuthAction::CreateIndex { table_name, .. }
+        | AuthAction::CreateTrigger { table_name, .. }
+            if table_name.eq_ignore_ascii_case(super::translated::CATALOG_TABLE) =>
+        {
+            // The node's definitions of MySQL tables (see `translated`): not a client table.
+            Some(SqlError::new(
+                &codes::NO_SUCH_TABLE,
+                format!("Table '{table_name}' doesn't exist: the name is the node's own"),
+            ))
+        }
         AuthAction::Read { table_name, .. } if is_pragma_table(table_name) => {
             Some(not_for_clients(&format!("the table-valued {table_name}")))
         }

@@ -1353,7 +1353,8 @@ impl SqliteConn {
         for db in dbs {
             let master_from = format!("{}.sqlite_master m", super::quote(&db));
             let master_where = "WHERE m.type IN ('table', 'view') \
-                 AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND (?1 = '' OR m.name = ?1 COLLATE NOCASE)";
+                 AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND m.name <> 'xrpc_catalog' \
+                 AND (?1 = '' OR m.name = ?1 COLLATE NOCASE)";
             let mut stmt = self
                 .conn
                 .prepare(&format!(

@@ -45,7 +45,8 @@
 //! # MySQL statements
 //!
 //! Every request's text is read once by the node's MySQL front end (`xrpc_sql`, through its
-//! process-wide parse cache; the `front` module): a text that does not parse is MySQL's 1064,
+//! process-wide parse cache; the `front` module); the session hands its parse in
+//! ([`EngineConn::execute_parsed`]), so the engine does not look the text up again: a text that does not parse is MySQL's 1064,
 //! an empty one 1065, and one holding several statements is refused with 1064 before anything
 //! runs, because the protocol allows one result set per request. SQLite's own `PRAGMA`,
 //! `ATTACH` and `VACUUM` are 1064 (the `authorizer` refuses their nested forms). The session
@@ -62,9 +63,17 @@
 //!   anything else is 1231.
 //! - `SET NAMES`, `SET … TRANSACTION …` and any other `SET [scope] name = value` (user
 //!   variables too) are accepted and have no effect. They are deliberately not kept: remembered
-//!   variables would be session state, and would pin a pooled connection to every session.
+//!   variables would be session state, and would pin a pooled connection to every session. With
+//!   [`SqliteOptions::translate`] user variables are kept, as session state (see `translated`).
 //! - DDL is transactional in SQLite: under `autocommit = 0` a CREATE TABLE waits for COMMIT,
 //!   where MySQL would commit implicitly.
+//!
+//! With [`SqliteOptions::translate`], every statement that is not a session statement, SHOW,
+//! DESCRIBE, CREATE/DROP DATABASE or a query of `information_schema` runs by its translation from
+//! the parse tree (`xrpc_sql_sqlite::translate`) instead of the text passes below; the
+//! `translated` module has the design (the MySQL table definitions kept in each database file,
+//! the session state the function library reads, result metadata from the translation's types).
+//! Without it:
 //!
 //! Every other statement is checked against the `catalog` module's MySQL statements (SHOW,
 //! DESCRIBE, CREATE/DROP DATABASE, the refused admin statements), which the engine answers
@@ -267,6 +276,7 @@ mod rewrite;
 mod shape;
 mod strings;
 mod tokens;
+mod translated;
 mod types;
 
 use std::fmt;
@@ -394,6 +404,10 @@ pub struct SqliteOptions {
     /// per request); the mapped pages count in the process's RSS, as page cache shared by every
     /// connection, and an I/O error on a mapped page is a SIGBUS rather than an error.
     pub mmap_size: u64,
+    /// Whether client statements run by their translation from the parse tree
+    /// (`xrpc_sql_sqlite::translate`, see the `translated` module) instead of as their text
+    /// after the text passes. Off by default.
+    pub translate: bool,
 }
 
 impl Default for SqliteOptions {
@@ -408,6 +422,7 @@ impl Default for SqliteOptions {
             server_version: format!("8.0.32-xrpc-{}", env!("CARGO_PKG_VERSION")),
             max_page_count: None,
             mmap_size: 0,
+            translate: false,
         }
     }
 }
@@ -773,6 +788,13 @@ pub struct SqliteConn {
     last_warnings: Vec<SqlWarning>,
     /// What the text passes made of the statements this connection ran (see `memo`).
     texts: memo::TextMemo,
+    /// The kept catalog and the translations of this connection (see `translated`).
+    kept_catalog: translated::KeptCatalog,
+    /// The session's user variables and the previous statement's counts, which the function
+    /// library reads.
+    session: xrpc_sql_sqlite::SessionState,
+    /// The last query's FOUND_ROWS() came from its SQL_CALC_FOUND_ROWS count.
+    counted: bool,
 }
 
 impl SqliteConn {
@@ -850,6 +872,8 @@ impl SqliteConn {
                 flag.interrupted.load(Ordering::Acquire)
             }),
         );
+        let session = xrpc_sql_sqlite::SessionState::default();
+        xrpc_sql_sqlite::register(&conn, &session).map_err(map)?;
         register_functions(&conn, &shared, &options).map_err(map)?;
         register_check(&conn, &shared).map_err(map)?;
         cast::register(&conn, &shared).map_err(map)?;
@@ -898,6 +922,9 @@ impl SqliteConn {
             stream_buffers: shape::StreamBuffers::default(),
             last_warnings: Vec::new(),
             texts: memo::TextMemo::default(),
+            kept_catalog: translated::KeptCatalog::default(),
+            session,
+            counted: false,
         })
     }
 
@@ -1156,7 +1183,7 @@ impl SqliteConn {
         for db in databases {
             let sql = format!(
                 "SELECT name, rootpage FROM {}.sqlite_master WHERE type = 'table' \
-                 AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+                 AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> 'xrpc_catalog'",
                 quote(&db)
             );
             let rows: Vec<(String, i64)> = self
@@ -1516,45 +1543,25 @@ impl EngineConn for SqliteConn {
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
-        // Warnings of an earlier statement that failed before taking them.
-        self.shared.notes.clear_warnings();
-        // Never cleared here: a kill that came before the statement started is for it (see
-        // `Interrupt`).
-        let result = if self.shared.interrupted.load(Ordering::Acquire) {
-            Err(SqlError::new(
-                &codes::QUERY_INTERRUPTED,
-                codes::QUERY_INTERRUPTED.message,
-            ))
-        } else if self.commit_fails(sql) {
-            // Fail point `xrpc_engine_commit` (feature `failpoints`): COMMIT fails as a commit
-            // that cannot write does, and the transaction is rolled back.
-            self.exec("ROLLBACK")?;
-            Err(SqlError::new(
-                &codes::ENGINE_ERROR,
-                "fail point xrpc_engine_commit: the transaction was rolled back",
-            ))
-        } else {
-            self.execute_statement(sql, args, schema, sink)
-        };
-        // The statement is over: a kill that came during it was for it.
-        self.shared.interrupted.store(false, Ordering::Release);
-        if let Err(err) = &result {
-            // MySQL's diagnostics after a failed statement: the warnings it raised before
-            // failing, then its error (`SHOW WARNINGS`, `SHOW ERRORS`, `@@error_count`).
-            let mut diagnostics = self.shared.notes.take_warnings();
-            diagnostics.truncate(MAX_WARNINGS - 1);
-            diagnostics.push(SqlWarning {
-                level: xrpc_engine::result::WarningLevel::Error,
-                code: err.code,
-                message: err.message.clone(),
-            });
-            self.last_warnings = diagnostics;
-        }
-        result
+        self.execute_with(sql, None, args, schema, sink)
+    }
+
+    fn execute_parsed(
+        &mut self,
+        sql: &str,
+        script: &xrpc_sql::Script,
+        args: &[Value],
+        schema: Option<&str>,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        self.execute_with(sql, Some(script), args, schema, sink)
     }
 
     fn holds_session_state(&self) -> bool {
-        self.in_transaction() || self.autocommit_off || self.has_temp
+        self.in_transaction()
+            || self.autocommit_off
+            || self.has_temp
+            || self.session.has_variables()
     }
 
     fn interrupter(&self) -> Arc<dyn Interrupt> {
@@ -1562,7 +1569,10 @@ impl EngineConn for SqliteConn {
     }
 
     fn set_connection_id(&mut self, id: u64) {
-        self.shared.connection_id.store(id, Ordering::Relaxed);
+        if self.shared.connection_id.swap(id, Ordering::Relaxed) != id {
+            // Another session's variables and counts are not this one's.
+            self.session.forget();
+        }
     }
 
     fn reset(&mut self) -> Result<(), SqlError> {
@@ -1600,6 +1610,61 @@ impl EngineConn for SqliteConn {
 }
 
 impl SqliteConn {
+    /// [`EngineConn::execute`], with the front end's parse of `sql` when the caller has it.
+    fn execute_with(
+        &mut self,
+        sql: &str,
+        script: Option<&xrpc_sql::Script>,
+        args: &[Value],
+        schema: Option<&str>,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        // Warnings of an earlier statement that failed before taking them.
+        self.shared.notes.clear_warnings();
+        // Never cleared here: a kill that came before the statement started is for it (see
+        // `Interrupt`).
+        let result = if self.shared.interrupted.load(Ordering::Acquire) {
+            Err(SqlError::new(
+                &codes::QUERY_INTERRUPTED,
+                codes::QUERY_INTERRUPTED.message,
+            ))
+        } else if self.commit_fails(sql) {
+            // Fail point `xrpc_engine_commit` (feature `failpoints`): COMMIT fails as a commit
+            // that cannot write does, and the transaction is rolled back.
+            self.exec("ROLLBACK")?;
+            Err(SqlError::new(
+                &codes::ENGINE_ERROR,
+                "fail point xrpc_engine_commit: the transaction was rolled back",
+            ))
+        } else if self.translates() {
+            let mut counting = translated::CountingSink {
+                inner: sink,
+                rows: 0,
+            };
+            let result = self.execute_statement(sql, script, args, schema, &mut counting);
+            let rows = counting.rows;
+            self.report_counts(&result, rows);
+            result
+        } else {
+            self.execute_statement(sql, script, args, schema, sink)
+        };
+        // The statement is over: a kill that came during it was for it.
+        self.shared.interrupted.store(false, Ordering::Release);
+        if let Err(err) = &result {
+            // MySQL's diagnostics after a failed statement: the warnings it raised before
+            // failing, then its error (`SHOW WARNINGS`, `SHOW ERRORS`, `@@error_count`).
+            let mut diagnostics = self.shared.notes.take_warnings();
+            diagnostics.truncate(MAX_WARNINGS - 1);
+            diagnostics.push(SqlWarning {
+                level: xrpc_engine::result::WarningLevel::Error,
+                code: err.code,
+                message: err.message.clone(),
+            });
+            self.last_warnings = diagnostics;
+        }
+        result
+    }
+
     /// Whether the fail point `xrpc_engine_commit` fails `sql`, a COMMIT of an open transaction.
     #[cfg_attr(not(feature = "failpoints"), allow(unused_variables))]
     fn commit_fails(&self, sql: &str) -> bool {
@@ -1617,6 +1682,7 @@ impl SqliteConn {
     fn execute_statement(
         &mut self,
         sql: &str,
+        script: Option<&xrpc_sql::Script>,
         args: &[Value],
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
@@ -1627,7 +1693,7 @@ impl SqliteConn {
             self.wait_hook.take(),
             Some(&self.shared),
         );
-        let result = self.execute_in_scope(sql, args, schema, sink);
+        let result = self.execute_in_scope(sql, script, args, schema, sink);
         self.wait_hook = scope.finish();
         result
     }
@@ -1636,6 +1702,7 @@ impl SqliteConn {
     fn execute_in_scope(
         &mut self,
         sql: &str,
+        given: Option<&xrpc_sql::Script>,
         args: &[Value],
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
@@ -1643,10 +1710,19 @@ impl SqliteConn {
         // A text kept by the memo was parsed before as one statement SQLite runs, which
         // `catalog::parse` left alone; any other is parsed (once for the whole node: the parse
         // cache) and classified.
-        let known = self.texts.known(sql);
-        let script = match known {
-            Some(_) => None,
-            None => Some(xrpc_sql::parse_cached(sql, &front::OPTIONS)),
+        let known = if self.translates() {
+            None
+        } else {
+            self.texts.known(sql)
+        };
+        let parsed_here;
+        let script: Option<&xrpc_sql::Script> = match (&known, given) {
+            (Some(_), _) => None,
+            (None, Some(given)) => Some(given),
+            (None, None) => {
+                parsed_here = xrpc_sql::parse_cached(sql, &front::OPTIONS);
+                Some(&parsed_here)
+            }
         };
         // SQLite reads the statement without its comments: its lexer starts one at any `--`
         // (`5--2`) and has no `#` comments.
@@ -1662,6 +1738,13 @@ impl SqliteConn {
                         arity::check(statement)?;
                     }
                     let mysql = match request {
+                        // The statements the translation runs that the catalog would refuse.
+                        Request::Sql(_)
+                            if self.translates()
+                                && parsed.statement().is_some_and(translated::runs_itself) =>
+                        {
+                            None
+                        }
                         Request::Sql(_) => catalog::parse(text),
                         Request::Use(ref name) => Some(Ok(catalog::Stmt::Use(name.clone()))),
                         Request::Xa => {
@@ -1693,6 +1776,28 @@ impl SqliteConn {
         self.use_schema(schema)?;
         if let Some(stmt) = mysql {
             return self.run_mysql(stmt?, sink);
+        }
+        if self.translates()
+            && let Some(statement) = script
+                .and_then(|script| front::single(script).ok())
+                .and_then(xrpc_sql::Parsed::statement)
+        {
+            match request {
+                Request::Sql(info) if !catalog::mentions_information_schema(text) => {
+                    if self.autocommit_off && !self.in_transaction() {
+                        self.begin(BeginMode::Default)?;
+                    }
+                    return self.run_translated(sql, statement, args, info, sink);
+                }
+                Request::Set { .. } => {
+                    if let Some(xrpc_sql::Session::Set(assignments)) =
+                        xrpc_sql::Session::of(statement)
+                    {
+                        self.set_user_variables(&assignments)?;
+                    }
+                }
+                _ => {}
+            }
         }
         let Request::Sql(info) = request else {
             return self.run_request(request);
@@ -1748,11 +1853,13 @@ impl SqliteConn {
                 }
             }
             Request::Rollback => {
+                self.kept_catalog.forget();
                 if self.in_transaction() {
                     self.exec("ROLLBACK")?;
                 }
             }
             Request::Savepoint(sql) => {
+                self.kept_catalog.forget();
                 if self.autocommit_off && !self.in_transaction() {
                     self.begin(BeginMode::Default)?;
                 }
@@ -1783,6 +1890,8 @@ impl SqliteConn {
         }
         self.autocommit_off = false;
         self.session_schema = None;
+        self.session.forget();
+        self.kept_catalog.forget();
         self.drop_temp_objects()?;
         self.refresh_state();
         if self.holds_session_state() {

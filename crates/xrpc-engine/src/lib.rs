@@ -182,6 +182,22 @@ pub trait EngineConn: Send {
         completion.done(result);
     }
 
+    /// [`execute`](Self::execute) of a text the caller has read already: `script` is `sql` as
+    /// the front end parses it (`xrpc_sql::parse_cached` with the default options), so an
+    /// engine that reads statements need not look the text up again. By default the parse is
+    /// not used.
+    fn execute_parsed(
+        &mut self,
+        sql: &str,
+        script: &xrpc_sql::Script,
+        args: &[Value],
+        schema: Option<&str>,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        let _ = script;
+        self.execute(sql, args, schema, sink)
+    }
+
     /// The columns, primary key and indexes of table `table` in `schema` (the session's database
     /// when `None`), for the node's plan compiler of EXEC_PLAN_READ. Each engine reads
     /// its own catalog ([`shape`]); an unknown table is

@@ -820,8 +820,14 @@ impl Session {
                     if feedback {
                         index.clone_from(&prepared.compiled.index);
                     }
-                    let result =
-                        execute_on(engine, &prepared.compiled.sql, &prepared.args, None, sink);
+                    let result = execute_on(
+                        engine,
+                        &prepared.compiled.sql,
+                        None,
+                        &prepared.args,
+                        None,
+                        sink,
+                    );
                     if let Err(err) = &result {
                         // The table or a column went away behind a kept shape or compiled plan:
                         // read it again next time.
@@ -1016,7 +1022,7 @@ impl Session {
             if chooses_database {
                 engine.set_default_schema(None);
             }
-            execute_on(engine, sql, args, schema, sink).and_then(|summary| {
+            execute_on(engine, sql, Some(script), args, schema, sink).and_then(|summary| {
                 // The node's own rows of a SHOW the engine answered follow the engine's rows.
                 for row in node_rows.iter().filter(|_| summary.has_result_set) {
                     sink.row(row)?;
@@ -1716,13 +1722,14 @@ fn take_output_buffer() -> Vec<u8> {
     buf
 }
 
-/// Runs `sql` on `engine`.
+/// Runs `sql` on `engine`, with its parse (`script`) when the front end read it.
 ///
 /// Fail point `xrpc_engine_execute` (feature `failpoints`): the statement fails with 1105 before
 /// the engine sees it, as an engine error would.
 fn execute_on(
     engine: &mut dyn EngineConn,
     sql: &str,
+    script: Option<&xrpc_sql::Script>,
     args: &[Value],
     schema: Option<&str>,
     sink: &mut dyn ResultSink,
@@ -1731,7 +1738,10 @@ fn execute_on(
         &codes::ENGINE_ERROR,
         "fail point xrpc_engine_execute"
     )));
-    engine.execute(sql, args, schema, sink)
+    match script {
+        Some(script) => engine.execute_parsed(sql, script, args, schema, sink),
+        None => engine.execute(sql, args, schema, sink),
+    }
 }
 
 #[cfg(test)]

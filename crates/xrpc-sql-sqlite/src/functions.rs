@@ -243,6 +243,28 @@ impl SessionState {
             .unwrap_or_else(|p| p.into_inner())
             .insert(name.to_lowercase(), value);
     }
+
+    /// Whether any user variable is set (session state a pooled connection must keep).
+    pub fn has_variables(&self) -> bool {
+        !self
+            .variables
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_empty()
+    }
+
+    /// Forgets the user variables and the previous statement's counts, as for a new session:
+    /// until the engine reports counts again, ROW_COUNT(), FOUND_ROWS() and LAST_INSERT_ID()
+    /// are refused rather than answered with another session's.
+    pub fn forget(&self) {
+        self.variables
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+        *self.counts.lock().unwrap_or_else(|p| p.into_inner()) = StatementCounts::default();
+        self.upsert_updates
+            .store(0, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// Installs the collations, the function library and the aggregates on a connection; user

@@ -1,0 +1,1169 @@
+//! MySQL statements translated from the parse tree (`xrpc_sql_sqlite::translate`) and run as
+//! the translation says, with [`SqliteOptions::translate`](super::SqliteOptions::translate).
+//!
+//! # The kept catalog
+//!
+//! The translation resolves every name against a catalog of MySQL table definitions
+//! ([`xrpc_sql_sqlite::Table`]: MySQL types, defaults, AUTO_INCREMENT, indexes, options). The
+//! engine keeps them in a node-owned table of each database file, [`CATALOG_TABLE`]
+//! (`name TEXT PRIMARY KEY` — the table's name in lower case — and `definition TEXT`, the
+//! definition as JSON), written in the same SQLite transaction as the DDL that changes it (a
+//! savepoint around both), so every connection and a restarted node see the definitions of the
+//! tables that exist. Each connection caches a database's definitions with the database's
+//! `PRAGMA schema_version` they were read at and reads them again when it changed: the version
+//! is read before the definitions, so a cache is never newer than its version says. A ROLLBACK
+//! (or ROLLBACK TO a savepoint) forgets the cache, since SQLite's schema version goes back with
+//! it and may meet another connection's later change.
+//!
+//! Clients neither read nor write [`CATALOG_TABLE`] (the `authorizer` refuses it as a table that
+//! does not exist) and SHOW TABLES and `information_schema` do not list it.
+//!
+//! A table that exists in a database file without a definition (created by a node that ran
+//! statements as text, or by another tool) is not adopted: a translated statement naming it is
+//! refused with 1235, naming the table. Its declared types are SQLite's reading of MySQL DDL,
+//! without the defaults, the AUTO_INCREMENT counter and the storage forms the translation relies
+//! on (DECIMAL as exact text under its collation, text under MySQL's collations), so answers
+//! from it could differ without an error.
+//!
+//! # Translations
+//!
+//! A translation depends on the statement's text, the current database and the definitions it
+//! read: it is kept per connection by text and current database with the `schema_version` of
+//! every database it consulted, and used again while those versions are unchanged, so a
+//! repeated statement costs a version check and no translation.
+//!
+//! MySQL databases are the engine's attached SQLite databases, under their lower-case names
+//! (the default database is `main`): the catalog view says so (`Catalog::sqlite_schema`), the
+//! translation names every table with it, and each database file keeps the definitions of its
+//! own tables. A table of a database that does not exist is MySQL's 1146.
+//!
+//! # Running one
+//!
+//! The statements of [`Translation::sql`] run in order; the last one's rows (a query) or its
+//! count ([`Affected`]) is the answer. `?` arguments bind to every statement that has
+//! placeholders. A DDL statement runs inside a savepoint together with the write of the
+//! definitions it changed. An INSERT that reserves auto-increment values (`Reservation`)
+//! reads the table's sequence first and leaves it past the reserved values whether it succeeds
+//! or fails on a duplicate key, as InnoDB does. `SELECT … INTO @a` sets the variables from the
+//! query's one row (more than one is 1172); `SQL_CALC_FOUND_ROWS` runs the translation's count.
+//!
+//! A result column that is a table column (the translation's `Origin`) carries its database,
+//! table alias and name, column name and MySQL's flags (NOT NULL, PRIMARY KEY, UNIQUE KEY,
+//! MULTIPLE KEY, AUTO_INCREMENT), and takes its X type, MySQL type, length and fractional
+//! digits from the column's kept declaration, as the engine's table for declared types says
+//! (TINYINT is TINY, an UNSIGNED integer is UINT, DATETIME(3) has 3 digits, …). Any other
+//! result column takes them from the translation's [`Ty`]:
+//!
+//! | `Ty` | X type | MySQL type | fractional digits |
+//! | --- | --- | --- | --- |
+//! | Int | SINT | LONGLONG | 0 |
+//! | Decimal(s) | DECIMAL | NEWDECIMAL | s |
+//! | Double, Float | DOUBLE, FLOAT | DOUBLE, FLOAT | 31 |
+//! | Str | BYTES, collation 45 | VAR_STRING | 0 |
+//! | Bytes | BYTES, collation 63 | BLOB | 0 |
+//! | Date | DATETIME | DATE | 0 |
+//! | DateTime, Time | DATETIME, TIME | DATETIME, TIME | the longest fraction in the rows read ahead |
+//! | Null | BYTES, collation 63 | NULL | 0 |
+//! | Dyn (an argument or user variable) | BYTES, collation 45 | VAR_STRING | 0 |
+//!
+//! A value is MySQL's text of it ([`text_of`]) converted to the column's X type exactly; a
+//! DATETIME or TIME value with more fraction digits than the rows read ahead had ends the result
+//! with 1366 rather than being sent cut.
+//!
+//! # Session state
+//!
+//! The user variables and the previous statement's counts (ROW_COUNT(), FOUND_ROWS(),
+//! LAST_INSERT_ID()) live in the connection's [`xrpc_sql_sqlite::SessionState`], which the function library
+//! reads. A connection holding user variables holds session state (it stays with its session).
+//! The counts are reported after every statement; a connection that changes session forgets
+//! them and the variables, so a count asked for on another connection than the statement that
+//! made it is refused (1235) rather than answered with another session's.
+//!
+//! # Errors
+//!
+//! A function library error keeps its MySQL code and message ([`error_of`]); SQLite's errors map
+//! as for statements run as text (1062, 1048, 1452, and 1451 for a DELETE or an UPDATE of a
+//! parent row).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use rusqlite::types::{Value as SqlValue, ValueRef};
+use rusqlite::{Connection, OptionalExtension};
+use xrpc_engine::result::{
+    COLLATION_BINARY, ColumnInfo, ExecSummary, ResultSink, SqlError, column_flags, mysql_type,
+};
+use xrpc_proto::codes;
+use xrpc_proto::value::{ColumnType as XType, Value};
+use xrpc_sql::ast::Statement as Tree;
+use xrpc_sql_sqlite::{
+    Affected, Catalog, CatalogChange, ColumnType, OutColumn, Table, Translation, Ty, error_of,
+    text_of, translate, variable_value,
+};
+
+use super::authorizer::ClientSql;
+use super::front::SqlInfo;
+use super::types::{self, Arg, Conv, DeclKind, LOOKAHEAD_ROWS};
+use super::{SqliteConn, map_error, parent_row_error, quote};
+
+/// The node's table of MySQL table definitions in each database file.
+pub(crate) const CATALOG_TABLE: &str = "xrpc_catalog";
+
+/// Whether the translation runs `statement` although the `catalog` module has an answer
+/// for its text (a refusal of a statement SQLite has no counterpart for).
+pub(crate) fn runs_itself(statement: &Tree) -> bool {
+    matches!(
+        statement,
+        Tree::RenameTable(_) | Tree::LockTables { .. } | Tree::UnlockTables
+    )
+}
+
+/// Translations kept per connection before the cache starts over.
+const MAX_TRANSLATIONS: usize = 512;
+
+/// One database's definitions, as read at a `schema_version`.
+#[derive(Debug)]
+struct KeptDatabase {
+    version: i64,
+    tables: HashMap<String, Table>,
+}
+
+/// A translation kept for its text.
+#[derive(Debug)]
+struct KeptTranslation {
+    schema: Arc<str>,
+    /// The databases whose definitions it read, at their versions.
+    versions: Vec<(String, i64)>,
+    translation: Arc<Translation>,
+}
+
+/// A connection's cache of the kept catalog and of its translations.
+#[derive(Debug, Default)]
+pub(crate) struct KeptCatalog {
+    databases: HashMap<String, KeptDatabase>,
+    translations: HashMap<String, KeptTranslation>,
+}
+
+fn schema_version(conn: &Connection, db: &str) -> rusqlite::Result<i64> {
+    conn.prepare_cached(&format!("PRAGMA {}.schema_version", quote(db)))?
+        .query_row([], |row| row.get(0))
+}
+
+impl KeptCatalog {
+    /// Forgets everything (after a rollback, or a reset).
+    pub(crate) fn forget(&mut self) {
+        self.databases.clear();
+        self.translations.clear();
+    }
+
+    /// The definitions of database `db`, read again if its schema changed.
+    fn database(&mut self, conn: &Connection, db: &str) -> rusqlite::Result<&KeptDatabase> {
+        let version = schema_version(conn, db)?;
+        let fresh = self.databases.get(db).is_some_and(|d| d.version == version);
+        if !fresh {
+            let mut tables = HashMap::new();
+            let kept: bool = conn.query_row(
+                &format!(
+                    "SELECT EXISTS (SELECT 1 FROM {}.sqlite_master WHERE type = 'table' AND name = '{CATALOG_TABLE}')",
+                    quote(db)
+                ),
+                [],
+                |row| row.get(0),
+            )?;
+            if kept {
+                let mut stmt = conn.prepare(&format!(
+                    "SELECT name, definition FROM {}.{CATALOG_TABLE}",
+                    quote(db)
+                ))?;
+                let rows = stmt.query_map([], |row| {
+                    Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+                })?;
+                for row in rows {
+                    let (name, definition) = row?;
+                    let table: Table = serde_json::from_str(&definition).map_err(|err| {
+                        rusqlite::Error::UserFunctionError(
+                            format!("the node's definition of table {name} does not read: {err}")
+                                .into(),
+                        )
+                    })?;
+                    tables.insert(name, table);
+                }
+            }
+            self.databases
+                .insert(db.to_owned(), KeptDatabase { version, tables });
+        }
+        Ok(&self.databases[db])
+    }
+}
+
+/// The kept catalog as the translation reads it, for one statement.
+struct CatalogView<'a> {
+    conn: &'a Connection,
+    kept: RefCell<&'a mut KeptCatalog>,
+    current: &'a str,
+    /// The databases read, at their versions.
+    consulted: RefCell<Vec<(String, i64)>>,
+    /// Why the statement cannot be translated, found while resolving a name.
+    problem: RefCell<Option<SqlError>>,
+}
+
+impl CatalogView<'_> {
+    fn refuse(&self, err: SqlError) {
+        self.problem.borrow_mut().get_or_insert(err);
+    }
+}
+
+fn unsupported(what: impl std::fmt::Display) -> SqlError {
+    SqlError::new(
+        &codes::NOT_SUPPORTED_YET,
+        format!("This version of MySQL doesn't yet support '{what}'"),
+    )
+}
+
+impl Catalog for CatalogView<'_> {
+    fn table(&self, schema: Option<&str>, name: &str) -> Option<Table> {
+        let db = schema.unwrap_or(self.current).to_ascii_lowercase();
+        if name.eq_ignore_ascii_case(CATALOG_TABLE) {
+            return None;
+        }
+        let mut kept = self.kept.borrow_mut();
+        let database = match kept.database(self.conn, &db) {
+            Ok(d) => d,
+            // A database that does not exist has no tables (MySQL's 1146 for `db.t`).
+            Err(err) if err.to_string().contains("unknown database") => return None,
+            Err(err) => {
+                self.refuse(map_error(err, false));
+                return None;
+            }
+        };
+        let mut consulted = self.consulted.borrow_mut();
+        if !consulted.iter().any(|(d, _)| *d == db) {
+            consulted.push((db.clone(), database.version));
+        }
+        let found = database.tables.get(&name.to_ascii_lowercase()).cloned();
+        if found.is_none() {
+            let exists = self
+                .conn
+                .query_row(
+                    &format!(
+                        "SELECT 1 FROM {}.sqlite_master WHERE type IN ('table', 'view') AND name = ?1 COLLATE NOCASE",
+                        quote(&db)
+                    ),
+                    [name],
+                    |_| Ok(()),
+                )
+                .optional();
+            match exists {
+                Ok(Some(())) => self.refuse(unsupported(format!(
+                    "table {name}, which has no definition in the node's catalog (created by an \
+                     older node or another tool), in a translated statement"
+                ))),
+                Ok(None) => {}
+                Err(err) => self.refuse(map_error(err, false)),
+            }
+        }
+        found
+    }
+
+    fn current_schema(&self) -> Option<String> {
+        Some(self.current.to_owned())
+    }
+
+    fn sqlite_schema(&self, database: &str) -> String {
+        // Attached under its lower-case name; the default database is `main`.
+        database.to_ascii_lowercase()
+    }
+
+    fn has_database(&self, database: &str) -> bool {
+        schema_version(self.conn, &database.to_ascii_lowercase()).is_ok()
+    }
+
+    fn tables(&self, database: &str) -> Option<Vec<Table>> {
+        let db = database.to_ascii_lowercase();
+        let mut kept = self.kept.borrow_mut();
+        let database = match kept.database(self.conn, &db) {
+            Ok(d) => d,
+            Err(err) => {
+                self.refuse(map_error(err, false));
+                return None;
+            }
+        };
+        let mut consulted = self.consulted.borrow_mut();
+        if !consulted.iter().any(|(d, _)| *d == db) {
+            consulted.push((db.clone(), database.version));
+        }
+        // Tables without a definition could reference the one being rebuilt: not listable.
+        let stored: i64 = self
+            .conn
+            .query_row(
+                &format!(
+                    "SELECT count(*) FROM {}.sqlite_master WHERE type = 'table' \
+                     AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> '{CATALOG_TABLE}'",
+                    quote(&db)
+                ),
+                [],
+                |row| row.get(0),
+            )
+            .ok()?;
+        (usize::try_from(stored).ok()? == database.tables.len())
+            .then(|| database.tables.values().cloned().collect())
+    }
+}
+
+/// Writes the definitions a DDL statement changed into their databases' [`CATALOG_TABLE`]s.
+fn persist(conn: &Connection, change: &CatalogChange) -> rusqlite::Result<()> {
+    let table_of = |db: &str| -> rusqlite::Result<String> {
+        let db = db.to_ascii_lowercase();
+        conn.execute_batch(&create_catalog_sql(&db))?;
+        Ok(format!("{}.{CATALOG_TABLE}", quote(&db)))
+    };
+    let put = |t: &Table| {
+        let definition = serde_json::to_string(t)
+            .map_err(|err| rusqlite::Error::ToSqlConversionFailure(Box::new(err)))?;
+        conn.execute(
+            &format!(
+                "INSERT OR REPLACE INTO {} (name, definition) VALUES (?1, ?2)",
+                table_of(&t.database)?
+            ),
+            [t.name.to_ascii_lowercase(), definition],
+        )
+        .map(drop)
+    };
+    match change {
+        CatalogChange::Create(t) | CatalogChange::Replace(t) => put(t),
+        CatalogChange::Drop { database, table } => conn
+            .execute(
+                &format!("DELETE FROM {} WHERE name = ?1", table_of(database)?),
+                [table.to_ascii_lowercase()],
+            )
+            .map(drop),
+        CatalogChange::Rename { database, from, to } => {
+            let table = table_of(database)?;
+            let definition: Option<String> = conn
+                .query_row(
+                    &format!("SELECT definition FROM {table} WHERE name = ?1"),
+                    [from.to_ascii_lowercase()],
+                    |row| row.get(0),
+                )
+                .optional()?;
+            conn.execute(
+                &format!("DELETE FROM {table} WHERE name = ?1"),
+                [from.to_ascii_lowercase()],
+            )?;
+            if let Some(definition) = definition {
+                let mut t: Table = serde_json::from_str(&definition)
+                    .map_err(|err| rusqlite::Error::ToSqlConversionFailure(Box::new(err)))?;
+                t.name = to.clone();
+                put(&t)?;
+            }
+            Ok(())
+        }
+        CatalogChange::Several(changes) => changes.iter().try_for_each(|c| persist(conn, c)),
+    }
+}
+
+/// The SQL that creates a database's [`CATALOG_TABLE`] if it is missing.
+fn create_catalog_sql(db: &str) -> String {
+    format!(
+        "CREATE TABLE IF NOT EXISTS {}.{CATALOG_TABLE} (name TEXT PRIMARY KEY, definition TEXT NOT NULL)",
+        quote(db)
+    )
+}
+
+/// How one result column is sent.
+#[derive(Debug, Clone, Copy)]
+enum Sending {
+    Int,
+    /// An UNSIGNED integer column's values.
+    Uint,
+    Double,
+    Float,
+    /// MySQL's text, as BYTES.
+    Text,
+    /// The stored bytes.
+    Binary,
+    /// Through the engine's conversion of a declared type; `fraction` bounds the fraction
+    /// digits of a DATETIME or TIME value.
+    Declared(DeclKind, Option<u32>),
+}
+
+/// The fraction digits of a DATETIME or TIME text (`…:SS.ffffff`).
+fn fraction_digits(text: &str) -> u32 {
+    match text.rsplit_once('.') {
+        Some((whole, fraction))
+            if whole.contains(':') && fraction.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            fraction.len() as u32
+        }
+        _ => 0,
+    }
+}
+
+/// The engine's reading of a catalog column type, for the result metadata of a table column.
+fn declared_kind(ty: &ColumnType) -> Option<DeclKind> {
+    use xrpc_sql_sqlite::ColumnType as C;
+    Some(match *ty {
+        C::Int { min, max } => {
+            let (mysql, length) = match (min, max) {
+                (-128, 127) => (mysql_type::TINY, 4),
+                (0, 255) => (mysql_type::TINY, 3),
+                (-32_768, 32_767) => (mysql_type::SHORT, 6),
+                (0, 65_535) => (mysql_type::SHORT, 5),
+                (-8_388_608, 8_388_607) => (mysql_type::INT24, 9),
+                (0, 16_777_215) => (mysql_type::INT24, 8),
+                (-2_147_483_648, 2_147_483_647) => (mysql_type::LONG, 11),
+                (0, 4_294_967_295) => (mysql_type::LONG, 10),
+                (i64::MIN, i64::MAX) | (0, i64::MAX) => (mysql_type::LONGLONG, 20),
+                _ => return None,
+            };
+            DeclKind::Int {
+                mysql,
+                length,
+                unsigned: min == 0,
+                min,
+                max: u64::try_from(max).ok()?,
+            }
+        }
+        C::Decimal { precision, scale } => DeclKind::Decimal {
+            precision: u32::from(precision),
+            scale,
+        },
+        C::Double => DeclKind::Double,
+        C::Float => DeclKind::Float,
+        C::Char { length, .. } | C::VarChar { length, .. } => DeclKind::Text {
+            mysql: if matches!(ty, C::Char { .. }) {
+                mysql_type::STRING
+            } else {
+                mysql_type::VAR_STRING
+            },
+            max_chars: Some(u64::from(length)),
+            max_bytes: u64::from(length) * 4,
+            pad: matches!(ty, C::Char { .. }),
+            json: false,
+        },
+        C::Bytes { length } => DeclKind::Binary {
+            mysql: if length >= 65_535 {
+                mysql_type::BLOB
+            } else {
+                mysql_type::VAR_STRING
+            },
+            max_bytes: u64::from(length),
+            fixed: None,
+        },
+        C::Date => DeclKind::Date,
+        C::DateTime { fsp } => DeclKind::DateTime {
+            mysql: mysql_type::DATETIME,
+            fsp: u32::from(fsp),
+        },
+        C::Time => DeclKind::Time { fsp: 0 },
+        C::Set { ref values, .. } => DeclKind::Enum {
+            set: true,
+            // Every member and the commas between them.
+            length: u32::try_from(
+                values.iter().map(|v| v.chars().count()).sum::<usize>()
+                    + values.len().saturating_sub(1),
+            )
+            .unwrap_or(u32::MAX / 4)
+                * 4,
+        },
+        C::Enum { ref values, .. } => DeclKind::Enum {
+            set: false,
+            length: values
+                .iter()
+                .map(|v| u32::try_from(v.chars().count()).unwrap_or(u32::MAX / 4) * 4)
+                .max()
+                .unwrap_or(0),
+        },
+    })
+}
+
+/// A result column's metadata and how its values are sent: from the declaration of the table
+/// column it is (`declared`), else from its type; `fsp`: the longest fraction of its values
+/// read ahead.
+fn plan_column(
+    column: &OutColumn,
+    declared: Option<&ColumnType>,
+    fsp: u32,
+) -> (ColumnInfo, Sending) {
+    let (mut info, sending) = match declared
+        .filter(|d| d.ty() == column.ty)
+        .and_then(declared_kind)
+    {
+        Some(kind) => {
+            let mut plan = types::plan_columns(vec![column.name.clone()], &[kind], &[], true, "");
+            let info = plan.remove(0).info;
+            let sending = match kind {
+                DeclKind::Int { unsigned: true, .. } => Sending::Uint,
+                DeclKind::Int { .. } => Sending::Int,
+                DeclKind::Double => Sending::Double,
+                DeclKind::Float => Sending::Float,
+                DeclKind::Text { .. } => Sending::Text,
+                DeclKind::Binary { .. } => Sending::Binary,
+                DeclKind::DateTime { fsp, .. } | DeclKind::Time { fsp } => {
+                    Sending::Declared(kind, Some(fsp))
+                }
+                _ => Sending::Declared(kind, None),
+            };
+            (info, sending)
+        }
+        None => by_type(column, fsp),
+    };
+    if let Some(origin) = &column.origin {
+        info.original_name.clone_from(&origin.column);
+        info.table.clone_from(&origin.table);
+        info.original_table.clone_from(&origin.original_table);
+        info.schema.clone_from(&origin.database);
+        let f = origin.flags;
+        for (on, flag) in [
+            (f.not_null, column_flags::NOT_NULL),
+            (f.primary_key, column_flags::PRIMARY_KEY),
+            (f.unique_key, column_flags::UNIQUE_KEY),
+            (f.multiple_key, column_flags::MULTIPLE_KEY),
+            (f.auto_increment, column_flags::AUTO_INCREMENT),
+        ] {
+            if on {
+                info.flags |= flag;
+            }
+        }
+    } else {
+        info.schema.clear();
+    }
+    (info, sending)
+}
+
+/// [`plan_column`] of an expression: from its type alone.
+fn by_type(column: &OutColumn, fsp: u32) -> (ColumnInfo, Sending) {
+    let name = column.name.clone();
+    let declared = |kind: DeclKind, fraction: Option<u32>| {
+        let mut plan = types::plan_columns(vec![name.clone()], &[kind], &[], true, "");
+        let mut info = plan.remove(0).info;
+        info.schema.clear();
+        (info, Sending::Declared(kind, fraction))
+    };
+    match column.ty {
+        Ty::Int => {
+            let mut info = ColumnInfo::bigint(name);
+            info.length = 21;
+            (info, Sending::Int)
+        }
+        Ty::Double => {
+            let mut info = ColumnInfo::double(name);
+            info.length = 22;
+            info.fractional_digits = 31;
+            (info, Sending::Double)
+        }
+        Ty::Float => {
+            let mut info = ColumnInfo::new(name, XType::Float, mysql_type::FLOAT);
+            info.length = 12;
+            info.fractional_digits = 31;
+            (info, Sending::Float)
+        }
+        Ty::Decimal(scale) => declared(
+            DeclKind::Decimal {
+                precision: 65,
+                scale,
+            },
+            None,
+        ),
+        Ty::Date => declared(DeclKind::Date, None),
+        Ty::DateTime => declared(
+            DeclKind::DateTime {
+                mysql: mysql_type::DATETIME,
+                fsp,
+            },
+            Some(fsp),
+        ),
+        Ty::Time => declared(DeclKind::Time { fsp }, Some(fsp)),
+        Ty::Str(_) | Ty::Dyn => (ColumnInfo::text(name), Sending::Text),
+        Ty::Bytes => (ColumnInfo::binary(name), Sending::Binary),
+        Ty::Null => {
+            let mut info = ColumnInfo::new(name, XType::Bytes, mysql_type::NULL);
+            info.collation = COLLATION_BINARY;
+            (info, Sending::Text)
+        }
+    }
+}
+
+/// One value as its column sends it, or why it cannot be.
+fn send_value(send: Sending, ty: &Ty, value: ValueRef<'_>) -> Result<Value, String> {
+    if matches!(value, ValueRef::Null) {
+        return Ok(Value::Null);
+    }
+    let text = || text_of(value, ty).unwrap_or_default();
+    Ok(match send {
+        Sending::Uint => match value {
+            ValueRef::Integer(i) => Value::Uint(u64::try_from(i).map_err(|_| i.to_string())?),
+            _ => {
+                let text = text();
+                Value::Uint(text.parse().map_err(|_| text)?)
+            }
+        },
+        Sending::Int => match value {
+            ValueRef::Integer(i) => Value::Sint(i),
+            _ => {
+                let text = text();
+                Value::Sint(text.parse().map_err(|_| text)?)
+            }
+        },
+        Sending::Double | Sending::Float => {
+            let f = match value {
+                ValueRef::Real(f) => f,
+                ValueRef::Integer(i) => i as f64,
+                _ => {
+                    let text = text();
+                    text.parse().map_err(|_| text)?
+                }
+            };
+            if matches!(send, Sending::Float) {
+                Value::Float(f as f32)
+            } else {
+                Value::Double(f)
+            }
+        }
+        Sending::Text => Value::Bytes(Bytes::from(text())),
+        Sending::Binary => Value::Bytes(Bytes::copy_from_slice(match value {
+            ValueRef::Blob(b) | ValueRef::Text(b) => b,
+            _ => return Ok(Value::Bytes(Bytes::from(text()))),
+        })),
+        Sending::Declared(kind, fraction) => {
+            let text = text();
+            if fraction.is_some_and(|fsp| fraction_digits(&text) > fsp) {
+                return Err(text);
+            }
+            types::convert(Conv::Declared(kind), ValueRef::Text(text.as_bytes()))
+                .map_err(|_| text)?
+        }
+    })
+}
+
+/// Rows counted while they pass to the sink (FOUND_ROWS() of a query).
+pub(crate) struct CountingSink<'a> {
+    pub(crate) inner: &'a mut dyn ResultSink,
+    pub(crate) rows: u64,
+}
+
+impl ResultSink for CountingSink<'_> {
+    fn metadata(&mut self, columns: &[ColumnInfo]) -> Result<(), xrpc_engine::result::SinkError> {
+        self.inner.metadata(columns)
+    }
+
+    fn metadata_kept(
+        &mut self,
+        columns: &[ColumnInfo],
+        kept: &xrpc_engine::result::KeptMetadata,
+    ) -> Result<(), xrpc_engine::result::SinkError> {
+        self.inner.metadata_kept(columns, kept)
+    }
+
+    fn row(&mut self, row: &[Value]) -> Result<(), xrpc_engine::result::SinkError> {
+        self.rows += 1;
+        self.inner.row(row)
+    }
+
+    fn warning(
+        &mut self,
+        warning: &xrpc_engine::result::SqlWarning,
+    ) -> Result<(), xrpc_engine::result::SinkError> {
+        self.inner.warning(warning)
+    }
+}
+
+/// A function library error as MySQL's.
+fn library_error(err: &rusqlite::Error) -> Option<SqlError> {
+    let e = error_of(err)?;
+    let code = u32::from(e.code);
+    Some(SqlError {
+        code,
+        sql_state: codes::by_code(code)
+            .map_or("HY000", |c| c.sql_state)
+            .to_owned(),
+        message: e.message,
+    })
+}
+
+/// A translation's refusal as MySQL's error.
+fn refusal(err: &xrpc_sql_sqlite::TranslateError) -> SqlError {
+    SqlError {
+        code: u32::from(err.code()),
+        sql_state: err.sql_state().to_owned(),
+        message: err.to_string(),
+    }
+}
+
+impl SqliteConn {
+    /// Whether statements are translated on this connection.
+    pub(crate) fn translates(&self) -> bool {
+        self.options.translate
+    }
+
+    /// Maps an error of a translated statement's SQL.
+    fn translated_error(&self, err: rusqlite::Error, info: SqlInfo) -> SqlError {
+        if let Some(refused) = self.guard.take_refusal() {
+            return refused;
+        }
+        if let rusqlite::Error::UserFunctionError(inner) = &err
+            && let Some(SinkOrValue(carried)) = inner.downcast_ref::<SinkOrValue>()
+        {
+            return carried.clone();
+        }
+        if let Some(err) = library_error(&err) {
+            return err;
+        }
+        let interrupted = self
+            .shared
+            .interrupted
+            .load(std::sync::atomic::Ordering::Acquire);
+        parent_row_error(map_error(err, interrupted), info)
+    }
+
+    /// The translation of `statement` (text `sql`) in the current database, kept or new.
+    fn translation(&mut self, sql: &str, statement: &Tree) -> Result<Arc<Translation>, SqlError> {
+        let current: Arc<str> = Arc::clone(&self.schema);
+        if let Some(kept) = self.kept_catalog.translations.get(sql)
+            && kept.schema == current
+        {
+            let mut fresh = true;
+            for (db, version) in &kept.versions {
+                let now = schema_version(&self.conn, db).map_err(|err| map_error(err, false))?;
+                fresh &= now == *version;
+            }
+            if fresh {
+                return Ok(Arc::clone(&kept.translation));
+            }
+        }
+        let view = CatalogView {
+            conn: &self.conn,
+            kept: RefCell::new(&mut self.kept_catalog),
+            current: &current,
+            consulted: RefCell::new(Vec::new()),
+            problem: RefCell::new(None),
+        };
+        let result = translate(statement, &view);
+        if let Some(problem) = view.problem.into_inner() {
+            return Err(problem);
+        }
+        let translation = Arc::new(result.map_err(|err| refusal(&err))?);
+        let versions = view.consulted.into_inner();
+        if self.kept_catalog.translations.len() >= MAX_TRANSLATIONS {
+            self.kept_catalog.translations.clear();
+        }
+        self.kept_catalog.translations.insert(
+            sql.to_owned(),
+            KeptTranslation {
+                schema: current,
+                versions,
+                translation: Arc::clone(&translation),
+            },
+        );
+        Ok(translation)
+    }
+
+    /// `SET @a = expr, …` on a translating connection: each value as `SELECT expr` gives it.
+    pub(crate) fn set_user_variables(
+        &mut self,
+        assignments: &[xrpc_sql::Assignment],
+    ) -> Result<(), SqlError> {
+        for assignment in assignments {
+            let xrpc_sql::Assignment::User { name, value } = assignment else {
+                continue;
+            };
+            let text = format!("SELECT {value}");
+            let script = xrpc_sql::parse_cached(&text, &super::front::OPTIONS);
+            let parsed = super::front::single(&script)?;
+            let Some(statement) = parsed.statement() else {
+                return Err(unsupported(format!("SET @{name} = {value}")));
+            };
+            let translation = self.translation(&text, statement)?;
+            let [query] = translation.sql.as_slice() else {
+                return Err(unsupported(format!("SET @{name} = {value}")));
+            };
+            let info = super::front::request(parsed)
+                .ok()
+                .and_then(|r| match r {
+                    super::front::Request::Sql(info) => Some(info),
+                    _ => None,
+                })
+                .ok_or_else(|| unsupported(format!("SET @{name} = {value}")))?;
+            let ty = translation.columns[0].ty;
+            let client = ClientSql::enter(&self.guard);
+            let value = self
+                .conn
+                .query_row(query, [], |row| Ok(variable_value(row.get_ref(0)?, &ty)));
+            drop(client);
+            let value = value.map_err(|err| self.translated_error(err, info))?;
+            self.session.set(name, value);
+        }
+        Ok(())
+    }
+
+    /// Runs a statement by its translation.
+    pub(crate) fn run_translated(
+        &mut self,
+        sql: &str,
+        statement: &Tree,
+        args: &[Value],
+        info: SqlInfo,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        let translation = self.translation(sql, statement)?;
+        let args: Vec<Arg<'_>> = args.iter().map(types::to_arg).collect();
+        self.shared.start_statement();
+        if !translation.into.is_empty() {
+            return self.select_into(&translation, &args, info);
+        }
+        if translation.change.is_some() {
+            self.auto_increment.clear();
+            self.exec("SAVEPOINT xrpc_translated_ddl")?;
+            let result = self
+                .run_translation(&translation, &args, info, sink)
+                .and_then(|summary| {
+                    let change = translation.change.as_ref().expect("checked above");
+                    persist(&self.conn, change).map_err(|err| map_error(err, false))?;
+                    Ok(summary)
+                });
+            if result.is_err() {
+                let _ = self.exec("ROLLBACK TO xrpc_translated_ddl");
+            }
+            self.exec("RELEASE xrpc_translated_ddl")?;
+            return result;
+        }
+        self.run_translation(&translation, &args, info, sink)
+    }
+
+    /// Runs a translation's statements; the last one answers.
+    fn run_translation(
+        &mut self,
+        translation: &Translation,
+        args: &[Arg<'_>],
+        info: SqlInfo,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        let before = match &translation.reserves {
+            Some(r) => Some(
+                self.conn
+                    .query_row(&r.before_sql(), [], |row| row.get::<_, i64>(0))
+                    .map_err(|err| map_error(err, false))?,
+            ),
+            None => None,
+        };
+        let mut summary = ExecSummary::default();
+        let last = translation.sql.len().saturating_sub(1);
+        for (index, sql) in translation.sql.iter().enumerate() {
+            let answers = index == last;
+            let result = self.run_one(sql, args, answers.then_some(translation), sink);
+            match result {
+                Ok(s) => summary = s,
+                Err(err) => {
+                    let err = self.translated_error(err, info);
+                    if let (Some(r), Some(before)) = (&translation.reserves, before)
+                        && err.code == codes::DUP_ENTRY.code
+                    {
+                        self.conn
+                            .execute_batch(&r.sql(before))
+                            .map_err(|err| map_error(err, false))?;
+                    }
+                    return Err(err);
+                }
+            }
+        }
+        if !summary.has_result_set {
+            let upserts = self.session.take_upsert_updates();
+            summary.rows_affected = match translation.affected {
+                Affected::Zero | Affected::None => 0,
+                Affected::Changes => summary.rows_affected,
+                Affected::ChangesPlusUpserts => summary.rows_affected + upserts,
+            };
+        }
+        if let (Some(r), Some(before)) = (&translation.reserves, before) {
+            // The first value the insert generated (SQLite knows the last).
+            let n = summary.rows_affected;
+            if n >= 1 && translation.affected == Affected::Changes {
+                let last = self.conn.last_insert_rowid();
+                let first = last - i64::try_from(n).unwrap_or(i64::MAX) + 1;
+                if let Ok(first) = u64::try_from(first) {
+                    self.session.set_last_insert_id(first);
+                    self.shared
+                        .last_insert_id
+                        .store(first, std::sync::atomic::Ordering::Relaxed);
+                    summary.last_insert_id = Some(first);
+                }
+            }
+            self.conn
+                .execute_batch(&r.sql(before))
+                .map_err(|err| map_error(err, false))?;
+        }
+        if let Some(count) = &translation.found_rows {
+            let found: i64 = self
+                .conn
+                .query_row(count, [], |row| row.get(0))
+                .map_err(|err| self.translated_error(err, info))?;
+            self.session
+                .set_found_rows(u64::try_from(found).unwrap_or(0));
+            self.counted = true;
+        }
+        if info.state_change {
+            self.refresh_state();
+        }
+        Ok(summary)
+    }
+
+    /// Prepares, binds and runs one statement of a translation; `answer`: the translation, when
+    /// this statement's rows are the result.
+    fn run_one(
+        &mut self,
+        sql: &str,
+        args: &[Arg<'_>],
+        answer: Option<&Translation>,
+        sink: &mut dyn ResultSink,
+    ) -> rusqlite::Result<ExecSummary> {
+        // The declarations of the table columns in the result, read before the client's
+        // statement runs (the node's catalog table is not the client's to read).
+        let declared: Vec<Option<ColumnType>> = answer
+            .map(|t| {
+                t.columns
+                    .iter()
+                    .map(|c| {
+                        let origin = c.origin.as_ref()?;
+                        let db = origin.database.to_ascii_lowercase();
+                        let kept = self.kept_catalog.database(&self.conn, &db).ok()?;
+                        let table = kept
+                            .tables
+                            .get(&origin.original_table.to_ascii_lowercase())?;
+                        Some(table.column(&origin.column)?.ty.clone())
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let guard = Arc::clone(&self.guard);
+        let _client = ClientSql::enter(&guard);
+        // SAFETY: every statement prepared from `conn` here is dropped before the connection:
+        // in this function, or kept in `self.kept`, which `SqliteConn` drops before `conn`.
+        let conn = unsafe { self.conn.for_kept_statement() };
+        // The last client statement kept for the next one (see `kept`), else the cache's.
+        let mut kept: Option<(String, rusqlite::CachedStatement<'static>)> = None;
+        let mut cached: Option<rusqlite::CachedStatement<'static>> = None;
+        let stmt = if sql.len() <= super::CACHED_STATEMENT_MAX_LEN
+            && self.options.statement_cache_capacity > 0
+        {
+            &mut kept
+                .insert(super::kept::LastStatement::take(&mut self.kept, conn, sql)?)
+                .1
+        } else {
+            cached.insert(conn.prepare_cached(sql)?)
+        };
+        let count = stmt.parameter_count();
+        if count > 0 {
+            if count != args.len() {
+                return Err(rusqlite::Error::InvalidParameterCount(args.len(), count));
+            }
+            for (index, arg) in args.iter().enumerate() {
+                stmt.raw_bind_parameter(index + 1, arg)?;
+            }
+        }
+        self.stepped.add(0, 1);
+        let query = answer.filter(|t| !t.columns.is_empty() && stmt.column_count() > 0);
+        let summary = if let Some(translation) = query {
+            stream_rows(stmt, &translation.columns, &declared, sink)?;
+            ExecSummary {
+                has_result_set: true,
+                ..ExecSummary::default()
+            }
+        } else {
+            stmt.raw_execute()?;
+            // SQLite's count of the last statement that changed rows: DDL leaves it as it is,
+            // so a translation that ends with DDL after a copy counts the rows copied (see
+            // `Affected`).
+            ExecSummary {
+                rows_affected: self.conn.changes(),
+                ..ExecSummary::default()
+            }
+        };
+        if let Some((text, stmt)) = kept {
+            super::kept::LastStatement::keep(&mut self.kept, text, stmt);
+        }
+        drop(cached);
+        Ok(summary)
+    }
+
+    /// `SELECT … INTO @a, …`: the query's one row to the variables.
+    fn select_into(
+        &mut self,
+        translation: &Translation,
+        args: &[Arg<'_>],
+        info: SqlInfo,
+    ) -> Result<ExecSummary, SqlError> {
+        let result = (|| {
+            let guard = Arc::clone(&self.guard);
+            let _client = ClientSql::enter(&guard);
+            let mut stmt = self.conn.prepare_cached(&translation.sql[0])?;
+            for (index, arg) in args.iter().enumerate().take(stmt.parameter_count()) {
+                stmt.raw_bind_parameter(index + 1, arg)?;
+            }
+            let mut rows = stmt.raw_query();
+            let mut values = Vec::new();
+            let mut count = 0u64;
+            while let Some(row) = rows.next()? {
+                count += 1;
+                if count > 1 {
+                    return Ok(None);
+                }
+                for (index, column) in translation.columns.iter().enumerate() {
+                    values.push(variable_value(row.get_ref(index)?, &column.ty));
+                }
+            }
+            Ok(Some((count, values)))
+        })();
+        match result.map_err(|err| self.translated_error(err, info))? {
+            None => Err(SqlError {
+                code: 1172,
+                sql_state: "42000".to_owned(),
+                message: "Result consisted of more than one row".to_owned(),
+            }),
+            Some((count, values)) => {
+                for (name, value) in translation.into.iter().zip(values) {
+                    self.session.set(name, value);
+                }
+                Ok(ExecSummary {
+                    rows_affected: count,
+                    ..ExecSummary::default()
+                })
+            }
+        }
+    }
+
+    /// Reports a statement's counts to the session state (ROW_COUNT(), FOUND_ROWS()).
+    pub(crate) fn report_counts(&mut self, result: &Result<ExecSummary, SqlError>, rows: u64) {
+        match result {
+            Ok(summary) if summary.has_result_set => {
+                self.session.set_row_count(-1);
+                if !self.counted {
+                    self.session.set_found_rows(rows);
+                }
+            }
+            Ok(summary) => self
+                .session
+                .set_row_count(i64::try_from(summary.rows_affected).unwrap_or(i64::MAX)),
+            Err(_) => self.session.set_row_count(-1),
+        }
+        self.counted = false;
+    }
+}
+
+/// Streams a translated query's rows: reads ahead to settle the fraction digits of DATETIME and
+/// TIME columns, sends the metadata, then every row.
+fn stream_rows(
+    stmt: &mut rusqlite::Statement<'_>,
+    columns: &[OutColumn],
+    declared: &[Option<ColumnType>],
+    sink: &mut dyn ResultSink,
+) -> rusqlite::Result<()> {
+    let width = columns.len();
+    let mut rows = stmt.raw_query();
+    let temporal = columns
+        .iter()
+        .any(|c| matches!(c.ty, Ty::DateTime | Ty::Time));
+    let mut window: Vec<SqlValue> = Vec::new();
+    let mut ended = false;
+    if temporal {
+        while window.len() < LOOKAHEAD_ROWS * width {
+            match rows.next()? {
+                Some(row) => {
+                    for index in 0..width {
+                        window.push(SqlValue::from(row.get_ref(index)?));
+                    }
+                }
+                None => {
+                    ended = true;
+                    break;
+                }
+            }
+        }
+    }
+    let plans: Vec<(ColumnInfo, Sending)> = columns
+        .iter()
+        .enumerate()
+        .map(|(index, column)| {
+            let fsp = window
+                .chunks_exact(width.max(1))
+                .filter_map(|row| text_of(ValueRef::from(&row[index]), &column.ty))
+                .map(|text| fraction_digits(&text))
+                .max()
+                .unwrap_or(0)
+                .min(6);
+            plan_column(column, declared[index].as_ref(), fsp)
+        })
+        .collect();
+    let infos: Vec<ColumnInfo> = plans.iter().map(|(info, _)| info.clone()).collect();
+    sink.metadata(&infos).map_err(sink_error)?;
+    let mut out = Vec::with_capacity(width);
+    let mut row_number = 0u64;
+    let mut values: Vec<ValueRef<'_>> = Vec::with_capacity(width);
+    for row in window.chunks_exact(width.max(1)) {
+        row_number += 1;
+        values.clear();
+        values.extend(row.iter().map(ValueRef::from));
+        send_row(&plans, columns, row_number, &values, &mut out)?;
+        sink.row(&out).map_err(sink_error)?;
+    }
+    if !ended {
+        while let Some(row) = rows.next()? {
+            row_number += 1;
+            let mut values = Vec::with_capacity(width);
+            for index in 0..width {
+                values.push(row.get_ref(index)?);
+            }
+            send_row(&plans, columns, row_number, &values, &mut out)?;
+            sink.row(&out).map_err(sink_error)?;
+        }
+    }
+    Ok(())
+}
+
+/// Converts one row's values into `out`.
+fn send_row(
+    plans: &[(ColumnInfo, Sending)],
+    columns: &[OutColumn],
+    row_number: u64,
+    values: &[ValueRef<'_>],
+    out: &mut Vec<Value>,
+) -> rusqlite::Result<()> {
+    out.clear();
+    for (index, value) in values.iter().enumerate() {
+        let (info, send) = &plans[index];
+        out.push(
+            send_value(*send, &columns[index].ty, *value)
+                .map_err(|text| does_not_fit(info, row_number, &text))?,
+        );
+    }
+    Ok(())
+}
+
+/// A value a column's metadata cannot carry: the result ends with MySQL's 1366.
+fn does_not_fit(info: &ColumnInfo, row: u64, text: &str) -> rusqlite::Error {
+    rusqlite::Error::UserFunctionError(Box::new(SinkOrValue(SqlError::new(
+        &codes::INCORRECT_VALUE,
+        format!(
+            "Incorrect value: '{text}' of column '{}' at row {row} does not fit the type the \
+             result was sent with ({}), so the result ends here",
+            info.name, info.x_type
+        ),
+    ))))
+}
+
+fn sink_error(err: xrpc_engine::result::SinkError) -> rusqlite::Error {
+    rusqlite::Error::UserFunctionError(Box::new(SinkOrValue(SqlError::from(err))))
+}
+
+/// An engine error carried through rusqlite's error type while rows stream.
+#[derive(Debug)]
+pub(crate) struct SinkOrValue(pub(crate) SqlError);
+
+impl std::fmt::Display for SinkOrValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0.message)
+    }
+}
+
+impl std::error::Error for SinkOrValue {}

@@ -1,0 +1,273 @@
+//! Statements run by their translation from the parse tree (`SqliteOptions::translate`): the
+//! catalog kept in the database file, the node's catalog table out of clients' reach, tables
+//! without a definition refused, and the session state the function library reads.
+
+use xrpc_engine::result::CollectedResult;
+use xrpc_engine::{Engine, EngineConn};
+use xrpc_engine_sqlite::{SqliteEngine, SqliteOptions};
+use xrpc_proto::value::Value;
+
+use super::databases::run;
+
+fn options() -> SqliteOptions {
+    SqliteOptions {
+        translate: true,
+        ..SqliteOptions::default()
+    }
+}
+
+fn engine_at(dir: &std::path::Path, translate: bool) -> SqliteEngine {
+    let options = SqliteOptions {
+        translate,
+        ..SqliteOptions::default()
+    };
+    SqliteEngine::open(&dir.join("xrpc.db"), options).unwrap()
+}
+
+fn engine() -> (tempfile::TempDir, SqliteEngine) {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("xrpc.db"), options()).unwrap();
+    (dir, engine)
+}
+
+fn rows(conn: &mut dyn EngineConn, sql: &str) -> Vec<Vec<Value>> {
+    run(conn, sql)
+        .unwrap_or_else(|err| panic!("{sql}: {err}"))
+        .rows
+}
+
+fn text(s: &str) -> Value {
+    Value::Bytes(bytes::Bytes::copy_from_slice(s.as_bytes()))
+}
+
+#[test]
+fn a_decimal_column_keeps_its_scale_through_sum() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE p (price DECIMAL(10,2))").unwrap();
+    run(&mut *conn, "INSERT INTO p VALUES (1.10), (2.25)").unwrap();
+    let result = run(&mut *conn, "SELECT SUM(price) FROM p").unwrap();
+    let Value::Decimal(sum) = &result.rows[0][0] else {
+        panic!("{:?}", result.rows)
+    };
+    assert_eq!(sum.to_string(), "3.35");
+}
+
+#[test]
+fn the_definitions_survive_a_restart_and_reach_other_connections() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let engine = engine_at(dir.path(), true);
+        let mut conn = engine.acquire().unwrap();
+        run(&mut *conn, "CREATE TABLE t (name VARCHAR(10))").unwrap();
+        run(&mut *conn, "INSERT INTO t VALUES ('Abc')").unwrap();
+        // Another connection reads the definition the first one wrote.
+        let mut other = engine.open_conn().unwrap();
+        assert_eq!(
+            rows(&mut other, "SELECT name FROM t WHERE name = 'ABC'"),
+            vec![vec![text("Abc")]]
+        );
+    }
+    let engine = engine_at(dir.path(), true);
+    let mut conn = engine.acquire().unwrap();
+    // utf8mb4_general_ci, from the kept definition: case-insensitive.
+    assert_eq!(
+        rows(&mut *conn, "SELECT name FROM t WHERE name = 'aBC'"),
+        vec![vec![text("Abc")]]
+    );
+}
+
+#[test]
+fn clients_cannot_reach_the_node_catalog_table() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE t (a INT)").unwrap();
+    // As MySQL answers for a table that does not exist.
+    for (sql, code) in [
+        ("SELECT * FROM xrpc_catalog", 1146),
+        ("DELETE FROM xrpc_catalog", 1146),
+        ("DROP TABLE xrpc_catalog", 1051),
+    ] {
+        let err = run(&mut *conn, sql).unwrap_err();
+        assert_eq!(err.code, code, "{sql}: {err}");
+    }
+    let tables = rows(&mut *conn, "SHOW TABLES");
+    assert_eq!(tables, vec![vec![text("t")]]);
+}
+
+#[test]
+fn a_table_without_a_definition_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let engine = engine_at(dir.path(), false);
+        let mut conn = engine.acquire().unwrap();
+        run(&mut *conn, "CREATE TABLE legacy (a INT)").unwrap();
+    }
+    let engine = engine_at(dir.path(), true);
+    let mut conn = engine.acquire().unwrap();
+    let err = run(&mut *conn, "SELECT a FROM legacy").unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
+    assert!(err.message.contains("legacy"), "{err}");
+}
+
+#[test]
+fn user_variables_are_set_and_read() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "SET @a = 1 + 2").unwrap();
+    assert!(conn.holds_session_state());
+    assert_eq!(rows(&mut *conn, "SELECT @a"), vec![vec![text("3")]]);
+    conn.reset().unwrap();
+    assert!(!conn.holds_session_state());
+}
+
+#[test]
+fn row_count_reports_the_previous_statement() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE t (a INT)").unwrap();
+    run(&mut *conn, "INSERT INTO t VALUES (1), (2), (3)").unwrap();
+    assert_eq!(
+        rows(&mut *conn, "SELECT ROW_COUNT()"),
+        vec![vec![Value::Sint(3)]]
+    );
+}
+
+#[test]
+fn another_session_does_not_see_the_counts() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    conn.set_connection_id(1);
+    run(&mut *conn, "CREATE TABLE t (a INT)").unwrap();
+    run(&mut *conn, "INSERT INTO t VALUES (1)").unwrap();
+    conn.set_connection_id(2);
+    let err = run(&mut *conn, "SELECT ROW_COUNT()").unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
+}
+
+#[test]
+fn an_insert_reports_its_first_generated_id() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(
+        &mut *conn,
+        "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, a INT)",
+    )
+    .unwrap();
+    run(&mut *conn, "INSERT INTO t (a) VALUES (1)").unwrap();
+    let mut result = CollectedResult::default();
+    let summary = conn
+        .execute("INSERT INTO t (a) VALUES (2), (3)", &[], None, &mut result)
+        .unwrap();
+    assert_eq!(
+        (summary.rows_affected, summary.last_insert_id),
+        (2, Some(2))
+    );
+}
+
+#[test]
+fn a_failed_create_leaves_no_definition() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE t (a INT)").unwrap();
+    let err = run(&mut *conn, "CREATE TABLE t (b INT)").unwrap_err();
+    assert_eq!(err.code, 1050, "{err}");
+    assert_eq!(
+        rows(&mut *conn, "SELECT COUNT(*) FROM t"),
+        vec![vec![Value::Sint(0)]]
+    );
+    let err = run(&mut *conn, "SELECT b FROM t").unwrap_err();
+    assert_eq!(err.code, 1054, "{err}");
+}
+
+#[test]
+fn another_database_keeps_its_own_tables() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE DATABASE app").unwrap();
+    run(&mut *conn, "CREATE TABLE t (a INT)").unwrap();
+    run(&mut *conn, "CREATE TABLE app.t (b VARCHAR(5))").unwrap();
+    run(&mut *conn, "INSERT INTO app.t VALUES ('x')").unwrap();
+    let mut result = CollectedResult::default();
+    conn.execute("SELECT b FROM t", &[], Some("app"), &mut result)
+        .unwrap();
+    assert_eq!(result.rows, vec![vec![text("x")]]);
+    assert_eq!(
+        rows(&mut *conn, "SELECT COUNT(*) FROM main.t"),
+        vec![vec![Value::Sint(0)]]
+    );
+}
+
+#[test]
+fn a_table_column_carries_its_origin_declared_type_and_flags() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(
+        &mut *conn,
+        "CREATE TABLE t (id INT UNSIGNED AUTO_INCREMENT PRIMARY KEY, d DATETIME(3))",
+    )
+    .unwrap();
+    run(
+        &mut *conn,
+        "INSERT INTO t (d) VALUES ('2024-01-02 03:04:05.678')",
+    )
+    .unwrap();
+    let result = run(&mut *conn, "SELECT x.id, d FROM t AS x").unwrap();
+    let columns = result.columns.unwrap();
+    let id = &columns[0];
+    assert_eq!(
+        (
+            &*id.original_name,
+            &*id.table,
+            &*id.original_table,
+            &*id.schema
+        ),
+        ("id", "x", "t", "main")
+    );
+    assert_eq!(
+        (id.x_type, id.mysql_type),
+        (xrpc_proto::value::ColumnType::Uint, 3)
+    );
+    let key = xrpc_engine::result::column_flags::PRIMARY_KEY
+        | xrpc_engine::result::column_flags::AUTO_INCREMENT;
+    assert_eq!(id.flags & key, key);
+    assert_eq!(result.rows[0][0], Value::Uint(1));
+    assert_eq!(columns[1].fractional_digits, 3);
+}
+
+#[test]
+fn an_enum_column_is_sent_as_mysqls_enum() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE t (e ENUM('small', 'large'))").unwrap();
+    run(&mut *conn, "INSERT INTO t VALUES ('LARGE')").unwrap();
+    let result = run(&mut *conn, "SELECT e FROM t").unwrap();
+    let column = &result.columns.unwrap()[0];
+    assert_eq!(
+        (column.x_type, column.mysql_type, column.length),
+        (xrpc_proto::value::ColumnType::Enum, 247, 20)
+    );
+    assert_eq!(
+        result.rows,
+        vec![vec![Value::Enum(bytes::Bytes::from_static(b"large"))]]
+    );
+}
+
+#[test]
+fn a_set_column_is_sent_as_mysqls_set() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE t (s SET('a', 'b', 'c'))").unwrap();
+    run(&mut *conn, "INSERT INTO t VALUES ('c,a')").unwrap();
+    let result = run(&mut *conn, "SELECT s FROM t").unwrap();
+    let column = &result.columns.unwrap()[0];
+    assert_eq!(
+        (column.x_type, column.mysql_type, column.length),
+        (xrpc_proto::value::ColumnType::Set, 248, 20)
+    );
+    let members = vec![
+        bytes::Bytes::from_static(b"a"),
+        bytes::Bytes::from_static(b"c"),
+    ];
+    assert_eq!(result.rows, vec![vec![Value::Set(members)]]);
+}
