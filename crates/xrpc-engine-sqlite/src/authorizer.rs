@@ -43,6 +43,10 @@ use xrpc_proto::codes;
 
 use xrpc_engine::result::SqlError;
 
+/// The node's table of MySQL table definitions in each database file (the `translated`
+/// module's kept catalog), which clients neither read nor write.
+pub(crate) const CATALOG_TABLE: &str = "xrpc_catalog";
+
 /// Whether the statement being compiled is a client's, and the error of the last refusal.
 #[derive(Debug, Default)]
 pub(crate) struct Guard {
@@ -165,7 +169,7 @@ fn refusal(ctx: &AuthContext<'_>) -> Option<SqlError> {
         | AuthAction::AlterTable { table_name, .. }
         | AuthAction::CreateIndex { table_name, .. }
         | AuthAction::CreateTrigger { table_name, .. }
-            if table_name.eq_ignore_ascii_case(super::translated::CATALOG_TABLE) =>
+            if table_name.eq_ignore_ascii_case(CATALOG_TABLE) =>
         {
             // The node's definitions of MySQL tables (see `translated`): not a client table.
             Some(SqlError::new(

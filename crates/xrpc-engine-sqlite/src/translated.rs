@@ -103,13 +103,10 @@ use xrpc_sql_sqlite::{
     text_of, translate, variable_value,
 };
 
-use super::authorizer::ClientSql;
+use super::authorizer::{CATALOG_TABLE, ClientSql};
 use super::front::SqlInfo;
 use super::types::{self, Arg, Conv, DeclKind, LOOKAHEAD_ROWS};
 use super::{SqliteConn, map_error, parent_row_error, quote};
-
-/// The node's table of MySQL table definitions in each database file.
-pub(crate) const CATALOG_TABLE: &str = "xrpc_catalog";
 
 /// Whether the translation runs `statement` although the `catalog` module has an answer
 /// for its text (a refusal of a statement SQLite has no counterpart for).

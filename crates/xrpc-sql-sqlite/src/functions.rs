@@ -525,7 +525,7 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             return Ok(text_value(chosen.join(",")));
         }
         let text = some!(to_text(v)).into_owned();
-        match set_text(&text, &members, collation) {
+        match crate::value::set_text(&text, &members, collation) {
             Ok(value) => Ok(text_value(value)),
             Err(kept) if !strict => Ok(text_value(kept)),
             Err(_) => Err(truncated()),
@@ -1896,33 +1896,4 @@ fn time_seconds(text: &str) -> Option<u64> {
         return None;
     }
     Some((days * 24 + h) * 3600 + m * 60 + s)
-}
-
-/// A SET value from a comma-separated text: its members in declaration order, each once, as
-/// declared. `Err` carries the value without the parts that are no member.
-pub(crate) fn set_text(
-    text: &str,
-    members: &[String],
-    collation: crate::types::Collation,
-) -> std::result::Result<String, String> {
-    let mut chosen = vec![false; members.len()];
-    let mut unknown = false;
-    for part in text.split(',').filter(|p| !p.is_empty()) {
-        let part = part.trim_end_matches(' ');
-        match members
-            .iter()
-            .position(|m| collation::compare(collation, m, part).is_eq())
-        {
-            Some(i) => chosen[i] = true,
-            None => unknown = true,
-        }
-    }
-    let value = members
-        .iter()
-        .zip(&chosen)
-        .filter(|(_, c)| **c)
-        .map(|(m, _)| m.as_str())
-        .collect::<Vec<_>>()
-        .join(",");
-    if unknown { Err(value) } else { Ok(value) }
 }

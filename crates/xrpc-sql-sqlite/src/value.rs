@@ -258,11 +258,38 @@ pub(crate) fn constant_default(
                 .find(|v| crate::collation::compare(*collation, v, kept).is_eq())
                 .map(|v| quoted(v))
         }
-        C::Set { values, collation } => crate::functions::set_text(&raw, values, *collation)
-            .ok()
-            .map(|v| quoted(&v)),
+        C::Set { values, collation } => set_text(&raw, values, *collation).ok().map(|v| quoted(&v)),
         C::Bytes { .. } | C::Time => None,
     }
+}
+
+/// A SET value from a comma-separated text: its members in declaration order, each once, as
+/// declared. `Err` carries the value without the parts that are no member.
+pub(crate) fn set_text(
+    text: &str,
+    members: &[String],
+    collation: crate::types::Collation,
+) -> std::result::Result<String, String> {
+    let mut chosen = vec![false; members.len()];
+    let mut unknown = false;
+    for part in text.split(',').filter(|p| !p.is_empty()) {
+        let part = part.trim_end_matches(' ');
+        match members
+            .iter()
+            .position(|m| crate::collation::compare(collation, m, part).is_eq())
+        {
+            Some(i) => chosen[i] = true,
+            None => unknown = true,
+        }
+    }
+    let value = members
+        .iter()
+        .zip(&chosen)
+        .filter(|(_, c)| **c)
+        .map(|(m, _)| m.as_str())
+        .collect::<Vec<_>>()
+        .join(",");
+    if unknown { Err(value) } else { Ok(value) }
 }
 
 #[cfg(test)]
