@@ -1561,7 +1561,8 @@ impl EngineConn for SqliteConn {
         self.in_transaction()
             || self.autocommit_off
             || self.has_temp
-            || self.session.has_variables()
+            // Only the translated path keeps user variables (and takes the lock to ask).
+            || (self.translates() && self.session.has_variables())
     }
 
     fn interrupter(&self) -> Arc<dyn Interrupt> {
@@ -1569,8 +1570,9 @@ impl EngineConn for SqliteConn {
     }
 
     fn set_connection_id(&mut self, id: u64) {
-        if self.shared.connection_id.swap(id, Ordering::Relaxed) != id {
-            // Another session's variables and counts are not this one's.
+        if self.shared.connection_id.swap(id, Ordering::Relaxed) != id && self.translates() {
+            // Another session's variables and counts are not this one's; only the translated
+            // path records them.
             self.session.forget();
         }
     }
