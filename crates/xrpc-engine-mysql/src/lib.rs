@@ -313,6 +313,10 @@ impl Engine for MysqlEngine {
         }
     }
 
+    fn submits(&self) -> bool {
+        self.shared.driver.get().is_some()
+    }
+
     fn stopping(&self) {
         if let Some(driver) = self.shared.driver.get() {
             driver.close();

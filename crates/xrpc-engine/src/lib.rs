@@ -124,6 +124,13 @@ pub trait Engine: Send + Sync + 'static {
         let _ = groups;
     }
 
+    /// Whether a connection may take statements through [`EngineConn::submit`] now (after
+    /// [`Engine::started`]). When false, a session does not ask each statement
+    /// [`EngineConn::submittable`] and runs it inline at once. False by default.
+    fn submits(&self) -> bool {
+        false
+    }
+
     /// Called when the node stops: statements submitted and not answered yet end (with the
     /// engine's lost-connection error) and the engine's event-loop sockets close. Nothing by
     /// default.

@@ -664,12 +664,14 @@ impl Session {
                 .collect::<Result<Vec<_>, _>>()?;
             let conn = out.conn;
             // Only a statement without flow control may be answered on the event loop: a
-            // completion never waits for tokens.
-            let submit = resume.filter(|_| token < 0).map(|resume| SubmitTo {
-                resume,
-                chunk,
-                kind: out.kind,
-            });
+            // completion never waits for tokens. An engine that cannot submit is not asked.
+            let submit = resume
+                .filter(|_| token < 0 && node.engine.submits())
+                .map(|resume| SubmitTo {
+                    resume,
+                    chunk,
+                    kind: out.kind,
+                });
             let mut encoder = ResultEncoder::new(&mut *out, node.format, session.sid, chunk);
             let answer = session.execute(
                 conn,
