@@ -265,14 +265,7 @@ pub(crate) fn month_name(at: NaiveDateTime) -> &'static str {
 /// WEEK(d, 0): weeks start on Sunday, week 1 is the first with a Sunday in the year, days before
 /// it are week 0.
 pub(crate) fn week0(at: NaiveDateTime) -> u32 {
-    let jan1 = NaiveDate::from_ymd_opt(at.year(), 1, 1).expect("January 1st exists");
-    let first_sunday = (7 - jan1.weekday().num_days_from_sunday()) % 7;
-    let ordinal0 = at.ordinal0();
-    if ordinal0 < first_sunday {
-        0
-    } else {
-        (ordinal0 - first_sunday) / 7 + 1
-    }
+    calc_week(at.date(), week_mode(0)).1
 }
 
 /// DATE_FORMAT's text of a moment; `None` for a specifier this does not write (so the caller
@@ -323,6 +316,23 @@ pub(crate) fn format(at: NaiveDateTime, pattern: &str) -> Option<String> {
             'j' => out.push_str(&format!("{:03}", at.ordinal())),
             'w' => out.push_str(&at.weekday().num_days_from_sunday().to_string()),
             'U' => out.push_str(&format!("{:02}", week0(at))),
+            'u' => out.push_str(&format!("{:02}", calc_week(at.date(), WEEK_MONDAY_FIRST).1)),
+            'V' => out.push_str(&format!(
+                "{:02}",
+                calc_week(at.date(), WEEK_YEAR | WEEK_FIRST_WEEKDAY).1
+            )),
+            'v' => out.push_str(&format!(
+                "{:02}",
+                calc_week(at.date(), WEEK_YEAR | WEEK_MONDAY_FIRST).1
+            )),
+            'X' => out.push_str(&format!(
+                "{:04}",
+                calc_week(at.date(), WEEK_YEAR | WEEK_FIRST_WEEKDAY).0
+            )),
+            'x' => out.push_str(&format!(
+                "{:04}",
+                calc_week(at.date(), WEEK_YEAR | WEEK_MONDAY_FIRST).0
+            )),
             'D' => {
                 let d = at.day();
                 let suffix = match (d % 10, d % 100) {
@@ -335,7 +345,6 @@ pub(crate) fn format(at: NaiveDateTime, pattern: &str) -> Option<String> {
                 out.push_str(&format!("{d}{suffix}"));
             }
             '%' => out.push('%'),
-            'u' | 'V' | 'v' | 'X' | 'x' => return None,
             other => out.push(other),
         }
     }
@@ -505,4 +514,249 @@ mod tests {
         assert_eq!(str_to_date_kind("%Y-%m"), None);
         assert_eq!(str_to_date_kind("%Y-%m-%d %T"), Some(true));
     }
+}
+
+/// The largest TIME MySQL holds: 838:59:59.
+const TIME_MAX_SECONDS: u64 = 838 * 3600 + 59 * 60 + 59;
+
+/// A TIME value: a signed duration within MySQL's range (±838:59:59.999999), and the fraction
+/// digits it was written with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Clock {
+    pub(crate) negative: bool,
+    pub(crate) seconds: u64,
+    pub(crate) micros: u32,
+    pub(crate) fsp: u8,
+}
+
+impl Clock {
+    /// From signed whole seconds; `None` outside MySQL's range (where it clamps with a warning).
+    pub(crate) fn from_seconds(seconds: i64) -> Option<Self> {
+        let abs = seconds.unsigned_abs();
+        (abs <= TIME_MAX_SECONDS).then_some(Self {
+            negative: seconds < 0,
+            seconds: abs,
+            micros: 0,
+            fsp: 0,
+        })
+    }
+
+    /// The signed number of whole seconds.
+    pub(crate) fn signed_seconds(self) -> i64 {
+        let s = self.seconds as i64;
+        if self.negative { -s } else { s }
+    }
+
+    pub(crate) fn hours(self) -> u64 {
+        self.seconds / 3600
+    }
+
+    pub(crate) fn minutes(self) -> u64 {
+        self.seconds / 60 % 60
+    }
+
+    pub(crate) fn secs(self) -> u64 {
+        self.seconds % 60
+    }
+
+    /// `[-]HH:MM:SS[.ffffff]` with `fsp` fraction digits.
+    pub(crate) fn text(self, fsp: u8) -> String {
+        let mut out = format!(
+            "{}{:02}:{:02}:{:02}",
+            if self.negative && (self.seconds > 0 || self.micros > 0) {
+                "-"
+            } else {
+                ""
+            },
+            self.hours(),
+            self.minutes(),
+            self.secs()
+        );
+        if fsp > 0 {
+            let micros = format!("{:06}", self.micros);
+            out.push('.');
+            out.push_str(&micros[..usize::from(fsp.min(6))]);
+        }
+        out
+    }
+}
+
+/// What a value read as a TIME gives: the value, NULL (what MySQL reads as an invalid time,
+/// answering NULL with a warning), or a form this does not read the way MySQL does (named, for
+/// the caller's refusal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TimeRead {
+    Value(Clock),
+    Null,
+    Unsupported(&'static str),
+}
+
+/// Reads a value as MySQL reads a TIME: `[-][D ]H…:MM[:SS][.f]`, the digits `[[H…]MM]SS[.f]`
+/// (numbers too), or a datetime's time of day (`YYYY-MM-DD HH:MM:SS`, 12 or 14 digits).
+/// Beyond ±838:59:59 MySQL clamps with a warning: that is refused, as is a date without a time.
+pub(crate) fn read_time(value: ValueRef<'_>) -> TimeRead {
+    match value {
+        ValueRef::Null => TimeRead::Null,
+        ValueRef::Integer(i) => read_time_text(&i.to_string()),
+        ValueRef::Real(r) if r.fract() == 0.0 && r.abs() < 1e15 => {
+            read_time_text(&format!("{}", r as i64))
+        }
+        ValueRef::Real(_) => TimeRead::Unsupported("a DOUBLE with a fraction read as a TIME"),
+        ValueRef::Text(t) | ValueRef::Blob(t) => match std::str::from_utf8(t) {
+            Ok(s) => read_time_text(s.trim()),
+            Err(_) => TimeRead::Null,
+        },
+    }
+}
+
+fn read_time_text(s: &str) -> TimeRead {
+    // A datetime: its time of day.
+    let digits_only = !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let dated = match s.find([' ', 'T']) {
+        Some(at) => s[..at].contains(['-', '/']),
+        None => false,
+    };
+    // A date alone (not a leading minus) is a datetime at midnight.
+    let date_alone = s.len() > 1 && s[1..].contains(['-', '/']) && !s.contains(':');
+    if dated || date_alone || (digits_only && matches!(s.len(), 12 | 14)) {
+        return match read(ValueRef::Text(s.as_bytes())) {
+            Some(m) => TimeRead::Value(Clock {
+                negative: false,
+                seconds: u64::from(m.at.num_seconds_from_midnight()),
+                micros: m.at.nanosecond() / 1000,
+                fsp: m.fsp,
+            }),
+            None => TimeRead::Null,
+        };
+    }
+    let (negative, body) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest.trim_start()),
+        None => (false, s),
+    };
+    let (clock, fraction) = body.split_once('.').unwrap_or((body, ""));
+    if !fraction.bytes().all(|b| b.is_ascii_digit()) {
+        return TimeRead::Unsupported("a TIME value with text after it");
+    }
+    if !clock.starts_with(|c: char| c.is_ascii_digit()) {
+        return TimeRead::Null;
+    }
+    let number = |p: &str| -> Option<u64> {
+        (!p.is_empty() && p.len() <= 7 && p.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| p.parse().ok())
+            .flatten()
+    };
+    let (days, hms) = match clock.split_once(' ') {
+        Some((d, rest)) => match number(d) {
+            Some(d) if d <= 34 => (d, rest.trim_start()),
+            _ => return TimeRead::Unsupported("a TIME value of this form"),
+        },
+        None => (0, clock),
+    };
+    let (h, m, sec) = if hms.contains(':') || days > 0 {
+        let parts: Vec<&str> = hms.split(':').collect();
+        let parts: Option<Vec<u64>> = parts.iter().map(|p| number(p)).collect();
+        match parts.as_deref() {
+            Some([h]) => (*h, 0, 0),
+            Some([h, m]) => (*h, *m, 0),
+            Some([h, m, s]) => (*h, *m, *s),
+            _ => return TimeRead::Unsupported("a TIME value of this form"),
+        }
+    } else if hms.len() <= 7 && hms.bytes().all(|b| b.is_ascii_digit()) {
+        let n: u64 = match hms.parse() {
+            Ok(n) => n,
+            Err(_) => return TimeRead::Unsupported("a TIME value of this form"),
+        };
+        (n / 10000, n / 100 % 100, n % 100)
+    } else {
+        return TimeRead::Unsupported("a TIME value of this form");
+    };
+    if m > 59 || sec > 59 {
+        return TimeRead::Null;
+    }
+    let seconds = (days * 24 + h) * 3600 + m * 60 + sec;
+    let micros: u32 = if fraction.is_empty() {
+        0
+    } else {
+        format!("{:0<6}", &fraction[..fraction.len().min(6)])
+            .parse()
+            .unwrap_or(0)
+    };
+    if seconds > TIME_MAX_SECONDS {
+        return TimeRead::Unsupported("a TIME value beyond 838:59:59");
+    }
+    if fraction.len() > 6 {
+        return TimeRead::Unsupported("a TIME value with more than 6 fraction digits");
+    }
+    TimeRead::Value(Clock {
+        negative,
+        seconds,
+        micros,
+        fsp: fraction.len() as u8,
+    })
+}
+
+/// MySQL's week computation (`calc_week`) under a behaviour of [`WEEK_MONDAY_FIRST`],
+/// [`WEEK_YEAR`] and [`WEEK_FIRST_WEEKDAY`]: the week number and the year it belongs to.
+pub(crate) fn calc_week(d: NaiveDate, behaviour: u32) -> (i32, u32) {
+    let monday_first = behaviour & WEEK_MONDAY_FIRST != 0;
+    let mut week_year = behaviour & WEEK_YEAR != 0;
+    let first_weekday = behaviour & WEEK_FIRST_WEEKDAY != 0;
+    let weekday_of = |d: NaiveDate| -> i64 {
+        if monday_first {
+            i64::from(d.weekday().num_days_from_monday())
+        } else {
+            i64::from(d.weekday().num_days_from_sunday())
+        }
+    };
+    let days_in_year = |y: i32| -> i64 {
+        if NaiveDate::from_ymd_opt(y, 2, 29).is_some() {
+            366
+        } else {
+            365
+        }
+    };
+    let daynr = i64::from(d.num_days_from_ce());
+    let jan1 = NaiveDate::from_ymd_opt(d.year(), 1, 1).expect("January 1st exists");
+    let mut first_daynr = i64::from(jan1.num_days_from_ce());
+    let mut weekday = weekday_of(jan1);
+    let mut year = d.year();
+    if d.month() == 1 && i64::from(d.day()) <= 7 - weekday {
+        if !week_year && ((first_weekday && weekday != 0) || (!first_weekday && weekday >= 4)) {
+            return (year, 0);
+        }
+        week_year = true;
+        year -= 1;
+        let days = days_in_year(year);
+        first_daynr -= days;
+        weekday = (weekday + 53 * 7 - days).rem_euclid(7);
+    }
+    let days = if (first_weekday && weekday != 0) || (!first_weekday && weekday >= 4) {
+        daynr - (first_daynr + (7 - weekday))
+    } else {
+        daynr - (first_daynr - weekday)
+    };
+    if week_year && days >= 52 * 7 {
+        let weekday = (weekday + days_in_year(year)).rem_euclid(7);
+        if (!first_weekday && weekday < 4) || (first_weekday && weekday == 0) {
+            return (year + 1, 1);
+        }
+    }
+    (year, (days / 7 + 1) as u32)
+}
+
+/// Weeks start on Monday (else Sunday).
+pub(crate) const WEEK_MONDAY_FIRST: u32 = 1;
+/// Week 0 does not exist: such days belong to the previous year's last week.
+pub(crate) const WEEK_YEAR: u32 = 2;
+/// Week 1 is the first week with the first weekday in the year (else the first with 4 or
+/// more days in it).
+pub(crate) const WEEK_FIRST_WEEKDAY: u32 = 4;
+
+/// The behaviour of WEEK's `mode` argument (MySQL's `week_mode`).
+pub(crate) fn week_mode(mode: i64) -> u32 {
+    let mut behaviour = (mode & 7) as u32;
+    if behaviour & WEEK_MONDAY_FIRST == 0 {
+        behaviour ^= WEEK_FIRST_WEEKDAY;
+    }
+    behaviour
 }

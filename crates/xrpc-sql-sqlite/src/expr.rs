@@ -1243,7 +1243,7 @@ pub(crate) fn cast(x: &Typed, data_type: &str) -> Result<Typed> {
     }
     if upper == "TIME" {
         return Ok(Typed::with_parts(
-            format!("my_time({})", x.sql),
+            format!("my_time({}, 0)", x.sql),
             Ty::Time,
             &parts,
         ));

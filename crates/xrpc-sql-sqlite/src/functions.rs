@@ -20,7 +20,7 @@ use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, Error};
 
 use crate::collation::{self, fold};
-use crate::dates::{self, Unit};
+use crate::dates::{self, Clock, TimeRead, Unit};
 use crate::json;
 use crate::types::{BIN_COLLATION, CI_COLLATION, Collation, DECIMAL_COLLATION};
 use crate::value::{
@@ -441,44 +441,34 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
     // (MySQL rounds it, MariaDB truncates) are refused (1235).
     scalar(conn, "my_store_time", 3, true, |a| {
         let v = a.v(0);
-        if matches!(v, ValueRef::Null) {
-            return Ok(Value::Null);
-        }
-        let text = some!(to_text(v)).into_owned();
-        if text.trim().starts_with('-') {
-            return Err(fail(
+        let refuse = |what: &str| {
+            Err(fail(
                 1235,
-                "This version of MySQL doesn't yet support 'negative TIME values'",
-            ));
-        }
-        if text
-            .split_once('.')
-            .is_some_and(|(_, f)| f.trim().bytes().any(|b| b != b'0'))
-        {
-            return Err(fail(
-                1235,
-                "This version of MySQL doesn't yet support 'fractions of a second in TIME values'",
-            ));
-        }
-        match time_seconds(text.trim()) {
-            Some(seconds) if seconds < 100 * 3600 => Ok(text_value(format!(
-                "{:02}:{:02}:{:02}",
-                seconds / 3600,
-                seconds / 60 % 60,
-                seconds % 60
-            ))),
-            Some(_) => Err(fail(
-                1235,
-                "This version of MySQL doesn't yet support 'TIME values past 99:59:59'",
-            )),
-            None if a.i64(1) == Some(1) => Err(fail(
+                format!("This version of MySQL doesn't yet support '{what}'"),
+            ))
+        };
+        match dates::read_time(v) {
+            TimeRead::Value(clock) if clock.negative && clock.seconds > 0 => {
+                refuse("negative TIME values")
+            }
+            TimeRead::Value(clock) if clock.micros > 0 => {
+                refuse("fractions of a second in TIME values")
+            }
+            TimeRead::Value(clock) if clock.seconds >= 100 * 3600 => {
+                refuse("TIME values past 99:59:59")
+            }
+            TimeRead::Value(clock) => Ok(text_value(clock.text(0))),
+            TimeRead::Null if matches!(v, ValueRef::Null) => Ok(Value::Null),
+            TimeRead::Unsupported(what) => refuse(what),
+            TimeRead::Null if a.i64(1) == Some(1) => Err(fail(
                 1292,
                 format!(
-                    "Incorrect time value: '{text}' for column '{}' at row 1",
+                    "Incorrect time value: '{}' for column '{}' at row 1",
+                    to_text(v).unwrap_or_default(),
                     a.text(2).unwrap_or_default()
                 ),
             )),
-            None => Ok(text_value("00:00:00")),
+            TimeRead::Null => Ok(text_value("00:00:00")),
         }
     })?;
     // my_store_set(v, members, ci, strict, column): members named by a comma-separated text
@@ -750,6 +740,37 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
         Ok(Value::Real(some!(a.f64(0))))
     })?;
     Ok(())
+}
+
+/// Argument `i` read as a TIME: `None` for NULL or an invalid time (MySQL's NULL), or the
+/// refusal of a form this does not read as MySQL does.
+fn time_arg(a: &Args<'_, '_>, i: usize) -> Result<Option<Clock>, FnError> {
+    match dates::read_time(a.v(i)) {
+        TimeRead::Value(clock) => Ok(Some(clock)),
+        TimeRead::Null => Ok(None),
+        TimeRead::Unsupported(what) => Err(unsupported_fn(what)),
+    }
+}
+
+/// A TIME result: its text, which must sort and compare as the time does wherever the
+/// translation compares TIME values natively (as a TIME column's does), so a negative one or
+/// one past 99:59:59 is refused.
+fn time_value(clock: Clock, fsp: u8) -> Result<Value, FnError> {
+    if clock.negative && (clock.seconds > 0 || clock.micros > 0) {
+        return Err(unsupported_fn("negative TIME values"));
+    }
+    if clock.seconds >= 100 * 3600 {
+        return Err(unsupported_fn("TIME values past 99:59:59"));
+    }
+    Ok(text_value(clock.text(fsp)))
+}
+
+/// MySQL's unsupported-feature error (1235) naming `what`.
+fn unsupported_fn(what: &str) -> FnError {
+    fail(
+        1235,
+        format!("This version of MySQL doesn't yet support '{what}'"),
+    )
 }
 
 fn ordering(o: Ordering) -> Value {
@@ -1428,10 +1449,108 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
         let fsp = some!(a.i64(1)).clamp(0, 6) as u8;
         Ok(text_value(dates::datetime_text(some!(a.moment(0)).at, fsp)))
     })?;
-    // The time of day of a datetime, or a TIME value as written.
-    scalar(conn, "my_time", 1, true, |a| {
-        let m = some!(a.moment(0));
-        Ok(text_value(m.at.format("%H:%M:%S").to_string()))
+    // A value read as a TIME (TIME(x) keeps the fraction digits written; CAST AS TIME, fsp 0,
+    // refuses a fraction, which MySQL rounds and MariaDB truncates).
+    scalar(conn, "my_time", 2, true, |a| {
+        let clock = time_arg(a, 0)?;
+        let Some(clock) = clock else {
+            return Ok(Value::Null);
+        };
+        match a.i64(1) {
+            Some(fsp) if fsp >= 0 => {
+                if clock.micros > 0 && fsp == 0 {
+                    return Err(unsupported_fn("CAST of a fraction of a second AS TIME"));
+                }
+                time_value(clock, fsp.min(6) as u8)
+            }
+            _ => time_value(clock, clock.fsp),
+        }
+    })?;
+    // HOUR, MINUTE, SECOND, MICROSECOND of a value read as a TIME.
+    scalar(conn, "my_time_part", 2, true, |a| {
+        let clock = some!(time_arg(a, 0)?);
+        let part = some!(a.text(1)).to_ascii_uppercase();
+        Ok(Value::Integer(match part.as_str() {
+            "HOUR" => clock.hours() as i64,
+            "MINUTE" => clock.minutes() as i64,
+            "SECOND" => clock.secs() as i64,
+            "MICROSECOND" => i64::from(clock.micros),
+            _ => return Ok(Value::Null),
+        }))
+    })?;
+    scalar(conn, "my_time_to_sec", 1, true, |a| {
+        let clock = some!(time_arg(a, 0)?);
+        if clock.micros > 0 {
+            return Err(unsupported_fn("TIME_TO_SEC of a fraction of a second"));
+        }
+        Ok(Value::Integer(clock.signed_seconds()))
+    })?;
+    scalar(conn, "my_sec_to_time", 1, true, |a| {
+        let v = a.v(0);
+        let seconds = match v {
+            ValueRef::Null => return Ok(Value::Null),
+            ValueRef::Integer(i) => i,
+            _ => return Err(unsupported_fn("SEC_TO_TIME of a non-integer")),
+        };
+        let clock = Clock::from_seconds(seconds)
+            .ok_or_else(|| unsupported_fn("SEC_TO_TIME beyond 838:59:59"))?;
+        time_value(clock, 0)
+    })?;
+    scalar(conn, "my_maketime", 3, true, |a| {
+        let (h, m, s) = (some!(a.i64(0)), some!(a.i64(1)), some!(a.i64(2)));
+        if !(0..60).contains(&m) || !(0..60).contains(&s) {
+            return Ok(Value::Null);
+        }
+        let seconds = h.unsigned_abs().saturating_mul(3600) + (m * 60 + s) as u64;
+        let clock = i64::try_from(seconds)
+            .ok()
+            .and_then(|n| Clock::from_seconds(if h < 0 { -n } else { n }))
+            .ok_or_else(|| unsupported_fn("MAKETIME beyond 838:59:59"))?;
+        time_value(clock, 0)
+    })?;
+    // TIMEDIFF of two TIMEs or of two datetimes; NULL when one is a datetime and the other not.
+    scalar(conn, "my_timediff", 2, true, |a| {
+        let dated = |i: usize| {
+            a.text(i).is_some_and(|t| {
+                t.trim()
+                    .find([' ', 'T'])
+                    .is_some_and(|at| t.trim()[..at].contains(['-', '/']))
+            })
+        };
+        let micros = |c: Clock| {
+            let m = c.seconds as i64 * 1_000_000 + i64::from(c.micros);
+            if c.negative { -m } else { m }
+        };
+        let diff = match (dated(0), dated(1)) {
+            (true, true) => {
+                let (x, y) = (some!(a.moment(0)), some!(a.moment(1)));
+                (x.at - y.at).num_microseconds().unwrap_or(i64::MAX)
+            }
+            (false, false) => {
+                let (x, y) = (some!(time_arg(a, 0)?), some!(time_arg(a, 1)?));
+                micros(x) - micros(y)
+            }
+            _ => return Ok(Value::Null),
+        };
+        if diff % 1_000_000 != 0 {
+            return Err(unsupported_fn("TIMEDIFF with fractions of a second"));
+        }
+        let clock = Clock::from_seconds(diff / 1_000_000)
+            .ok_or_else(|| unsupported_fn("TIMEDIFF beyond 838:59:59"))?;
+        time_value(clock, 0)
+    })?;
+    // WEEK(d, mode) and YEARWEEK(d, mode) (`yearweek` 1), as MySQL computes them.
+    scalar(conn, "my_week", 3, true, |a| {
+        let d = some!(a.moment(0)).at.date();
+        let mode = some!(a.i64(1));
+        if a.i64(2) == Some(1) {
+            let (year, week) = dates::calc_week(d, dates::week_mode(mode) | dates::WEEK_YEAR);
+            Ok(Value::Integer(i64::from(year) * 100 + i64::from(week)))
+        } else {
+            Ok(Value::Integer(
+                dates::calc_week(d, dates::week_mode(mode)).1.into(),
+            ))
+        }
     })?;
     scalar(conn, "my_str_to_date", 3, true, |a| {
         let (input, format) = (some!(a.text(0)), some!(a.text(1)));
@@ -1852,48 +1971,4 @@ fn register_aggregates(conn: &Connection) -> rusqlite::Result<()> {
     conn.create_aggregate_function("my_real_sum", 1, flags, RealSum { average: false })?;
     conn.create_aggregate_function("my_real_avg", 1, flags, RealSum { average: true })?;
     Ok(())
-}
-
-/// The seconds of a TIME value as MySQL reads it (`None` for a value it rejects or a negative
-/// one): `[D ]HH:MM[:SS][.f]`, `[[HH]MM]SS[.f]`, or a datetime's time of day; the fraction is
-/// zero (the caller refuses another).
-fn time_seconds(text: &str) -> Option<u64> {
-    let text = match text.split_once(' ') {
-        Some((date, time)) if date.contains('-') => {
-            dates::read(ValueRef::Text(text.as_bytes()))?;
-            time
-        }
-        _ => text,
-    };
-    let (days, clock) = match text.split_once(' ') {
-        Some((d, rest)) => (d.parse::<u64>().ok()?, rest),
-        None => (0, text),
-    };
-    let (clock, fraction) = clock.split_once('.').unwrap_or((clock, ""));
-    if !fraction.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let digits = |p: &str| {
-        (!p.is_empty() && p.len() <= 3 && p.bytes().all(|b| b.is_ascii_digit()))
-            .then(|| p.parse::<u64>().ok())
-            .flatten()
-    };
-    let (h, m, s) = if clock.contains(':') {
-        let parts: Vec<&str> = clock.split(':').collect();
-        match parts.as_slice() {
-            [h, m] => (digits(h)?, digits(m)?, 0),
-            [h, m, s] => (digits(h)?, digits(m)?, digits(s)?),
-            _ => return None,
-        }
-    } else {
-        if days > 0 || clock.is_empty() || !clock.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let n: u64 = clock.parse().ok()?;
-        (n / 10000, n / 100 % 100, n % 100)
-    };
-    if m > 59 || s > 59 {
-        return None;
-    }
-    Some((days * 24 + h) * 3600 + m * 60 + s)
 }

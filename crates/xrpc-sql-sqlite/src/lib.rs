@@ -87,7 +87,9 @@
 //! - A TIME column holds `HH:MM:SS` from 00:00:00 to 99:59:59, whose text sorts and compares
 //!   as the time does; a write reads MySQL's forms (`HH:MM[:SS]`, `D HH:MM:SS`, `HHMMSS`, a
 //!   datetime's time of day) and is 1292 otherwise in strict mode. It is read in the same
-//!   places as an ENUM (the function library reads its text as a date).
+//!   places as an ENUM. TIME(), CAST AS TIME, SEC_TO_TIME, MAKETIME and TIMEDIFF give TIME
+//!   values in the same range (others are 1235); HOUR, MINUTE, SECOND, MICROSECOND and
+//!   TIME_TO_SEC read a string as a TIME first, as MySQL does (`HOUR('10:30:00')` is 10).
 //! - REPLACE is SQLite's `INSERT OR REPLACE` (row at a time, as MySQL deletes and inserts);
 //!   its affected rows, one per inserted and one per deleted row, come from the table's row
 //!   count before and after it, and NULL into a NOT NULL column is 1048 where SQLite would
@@ -117,7 +119,7 @@
 //! (JSON_SET, JSON_CONTAINS, …), a JSON value in a comparison, arithmetic, CAST, SUM or AVG
 //! (MySQL reads a JSON scalar there unquoted), JSON paths with `**`, `last`, ranges or negative
 //! indexes, CAST AS UNSIGNED past BIGINT, STR_TO_DATE of a format with names or without a whole
-//! date (or of a date that does not exist), TIME() of a string, LAST_INSERT_ID(expr), and
+//! date (or of a date that does not exist), LAST_INSERT_ID(expr), and
 //! ROW_COUNT()/FOUND_ROWS()/LAST_INSERT_ID() on a connection whose engine does not report the
 //! counts.
 //!

@@ -78,16 +78,10 @@ const MYSQL_ONLY: &[&str] = &[
     "FROM_BASE64",
     "COMPRESS",
     "UNCOMPRESS",
-    "SEC_TO_TIME",
-    "TIME_TO_SEC",
-    "TIMEDIFF",
     "ADDTIME",
     "SUBTIME",
-    "MAKETIME",
     "PERIOD_ADD",
     "PERIOD_DIFF",
-    "YEARWEEK",
-    "WEEKOFYEAR",
     "UTC_DATE",
     "UTC_TIME",
     "UTC_TIMESTAMP",
@@ -644,8 +638,15 @@ impl CallSite<'_> {
                     Ty::Date | Ty::DateTime => (format!("my_time_of_day({})", sql(0)), Ty::Time),
                     Ty::Time => (sql(0), Ty::Time),
                     Ty::Null => ("NULL".into(), Ty::Null),
-                    _ => return unsupported("TIME of a string or number"),
+                    _ => (format!("my_time({}, -1)", sql(0)), Ty::Time),
                 }
+            }
+            // The clock fields of a value read as a TIME (a string is a TIME first).
+            "HOUR" | "MINUTE" | "SECOND" | "MICROSECOND"
+                if !matches!(args.first().map(|a| a.ty), Some(Ty::Date | Ty::DateTime)) =>
+            {
+                arity(n == 1)?;
+                (format!("my_time_part({}, '{name}')", sql(0)), Ty::Int)
             }
             "YEAR" | "MONTH" | "DAY" | "DAYOFMONTH" | "HOUR" | "MINUTE" | "SECOND"
             | "MICROSECOND" | "QUARTER" | "DAYOFWEEK" | "WEEKDAY" | "DAYOFYEAR" | "TO_DAYS" => {
@@ -653,9 +654,31 @@ impl CallSite<'_> {
                 let part = if name == "DAYOFMONTH" { "DAY" } else { name };
                 (format!("my_part({}, '{part}')", sql(0)), Ty::Int)
             }
-            "WEEK" => {
-                arity(n == 1 || (n == 2 && args[1].sql == "0"))?;
-                (format!("my_part({}, 'WEEK')", sql(0)), Ty::Int)
+            "WEEK" | "YEARWEEK" => {
+                arity(n == 1 || n == 2)?;
+                let mode = if n == 2 { sql(1) } else { "0".into() };
+                let yearweek = i32::from(name == "YEARWEEK");
+                (format!("my_week({}, {mode}, {yearweek})", sql(0)), Ty::Int)
+            }
+            "WEEKOFYEAR" => {
+                arity(n == 1)?;
+                (format!("my_week({}, 3, 0)", sql(0)), Ty::Int)
+            }
+            "TIME_TO_SEC" => {
+                arity(n == 1)?;
+                (format!("my_time_to_sec({})", sql(0)), Ty::Int)
+            }
+            "SEC_TO_TIME" => {
+                arity(n == 1)?;
+                (format!("my_sec_to_time({})", sql(0)), Ty::Time)
+            }
+            "MAKETIME" => {
+                arity(n == 3)?;
+                (format!("my_maketime({})", list(0, &sql)), Ty::Time)
+            }
+            "TIMEDIFF" => {
+                arity(n == 2)?;
+                (format!("my_timediff({}, {})", text(0), text(1)), Ty::Time)
             }
             "DAYNAME" | "MONTHNAME" => {
                 arity(n == 1)?;
@@ -694,11 +717,19 @@ impl CallSite<'_> {
                 (format!("my_unix_timestamp({})", list(0, &sql)), ty)
             }
             "FROM_UNIXTIME" => {
-                arity(n == 1)?;
-                if args[0].ty != Ty::Int {
+                arity(n == 1 || n == 2)?;
+                if !matches!(args[0].ty, Ty::Int | Ty::Null) {
                     return unsupported("FROM_UNIXTIME of a non-integer");
                 }
-                (format!("my_from_unixtime({})", sql(0)), Ty::DateTime)
+                let at = format!("my_from_unixtime({})", sql(0));
+                if n == 2 {
+                    (
+                        format!("my_date_format({at}, {})", text(1)),
+                        Ty::Str(Collation::Ci),
+                    )
+                } else {
+                    (at, Ty::DateTime)
+                }
             }
             "FROM_DAYS" => {
                 arity(n == 1)?;
