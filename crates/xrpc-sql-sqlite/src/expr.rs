@@ -192,6 +192,17 @@ impl Translator<'_> {
                 let x = self.expr(expr)?;
                 cast(&x, &data_type.to_string())
             }
+            Expr::Convert {
+                is_try: false,
+                expr,
+                data_type: Some(data_type),
+                charset: None,
+                target_before_value: false,
+                styles,
+            } if styles.is_empty() => {
+                let x = self.expr(expr)?;
+                cast(&x, &data_type.to_string())
+            }
             Expr::Extract { field, expr, .. } => {
                 let x = self.expr(expr)?;
                 let part = match field {

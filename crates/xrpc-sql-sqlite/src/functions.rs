@@ -284,6 +284,7 @@ pub fn register(conn: &Connection, variables: &SessionState) -> rusqlite::Result
     register_strings(conn)?;
     register_json(conn)?;
     register_dates(conn)?;
+    register_codes(conn)?;
     register_stores(conn)?;
     register_aggregates(conn)
 }
@@ -922,6 +923,29 @@ fn register_arithmetic(conn: &Connection) -> rusqlite::Result<()> {
     real_fn("my_log10", |x| (x > 0.0).then(|| x.log10()))?;
     real_fn("my_log2", |x| (x > 0.0).then(|| x.log2()))?;
     real_fn("my_exp", |x| Some(x.exp()))?;
+    real_fn("my_sin", |x| Some(x.sin()))?;
+    real_fn("my_cos", |x| Some(x.cos()))?;
+    real_fn("my_tan", |x| Some(x.tan()))?;
+    real_fn("my_asin", |x| (-1.0..=1.0).contains(&x).then(|| x.asin()))?;
+    real_fn("my_acos", |x| (-1.0..=1.0).contains(&x).then(|| x.acos()))?;
+    real_fn("my_atan", |x| Some(x.atan()))?;
+    real_fn("my_degrees", |x| Some(x.to_degrees()))?;
+    real_fn("my_radians", |x| Some(x.to_radians()))?;
+    scalar(conn, "my_atan2", 2, true, |a| {
+        Ok(Value::Real(some!(a.f64(0)).atan2(some!(a.f64(1)))))
+    })?;
+    scalar(conn, "my_cot", 1, true, |a| {
+        let x = some!(a.f64(0));
+        let r = 1.0 / x.tan();
+        if r.is_finite() {
+            Ok(Value::Real(r))
+        } else {
+            Err(fail(
+                1690,
+                format!("DOUBLE value is out of range in 'cot({})'", double_text(x)),
+            ))
+        }
+    })?;
     scalar(conn, "my_log", 2, true, |a| {
         let (b, x) = (some!(a.f64(0)), some!(a.f64(1)));
         Ok(if b > 0.0 && b != 1.0 && x > 0.0 {
@@ -1434,6 +1458,15 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
             0,
         )))
     })?;
+    // UTC_TIMESTAMP (1) or UTC_DATE (0).
+    scalar(conn, "my_utc_now", 1, false, |a| {
+        let now = chrono::Utc::now().naive_utc();
+        Ok(text_value(if a.i64(0) == Some(1) {
+            dates::datetime_text(now, 0)
+        } else {
+            dates::date_text(now)
+        }))
+    })?;
     scalar(conn, "my_curdate", 0, false, |_| {
         Ok(text_value(dates::date_text(Local::now().naive_local())))
     })?;
@@ -1701,6 +1734,176 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
         Ok(text_value(dates::date_text(
             d.and_hms_opt(0, 0, 0).expect("midnight"),
         )))
+    })?;
+    Ok(())
+}
+
+/// Digests, encodings and identifiers: MD5, SHA1, SHA2, CRC32, TO_BASE64, FROM_BASE64, UUID,
+/// INET_ATON, INET_NTOA, QUOTE, CHAR, ORD, BIT_COUNT, RAND.
+fn register_codes(conn: &Connection) -> rusqlite::Result<()> {
+    fn hex_lower(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+    fn bytes_of<'a>(a: &'a Args<'_, '_>, i: usize) -> Option<Cow<'a, [u8]>> {
+        match a.v(i) {
+            ValueRef::Null => None,
+            ValueRef::Text(b) | ValueRef::Blob(b) => Some(Cow::Borrowed(b)),
+            _ => Some(Cow::Owned(a.text(i)?.into_owned().into_bytes())),
+        }
+    }
+    scalar(conn, "my_md5", 1, true, |a| {
+        use md5::Digest;
+        Ok(text_value(hex_lower(&md5::Md5::digest(some!(bytes_of(
+            a, 0
+        ))))))
+    })?;
+    scalar(conn, "my_sha1", 1, true, |a| {
+        use sha1::Digest;
+        Ok(text_value(hex_lower(&sha1::Sha1::digest(some!(bytes_of(
+            a, 0
+        ))))))
+    })?;
+    // SHA2(s, bits): 224, 256 (or 0), 384, 512; NULL for another length.
+    scalar(conn, "my_sha2", 2, true, |a| {
+        use sha2::Digest;
+        let data = some!(bytes_of(a, 0));
+        Ok(text_value(match some!(a.i64(1)) {
+            224 => hex_lower(&sha2::Sha224::digest(&data)),
+            0 | 256 => hex_lower(&sha2::Sha256::digest(&data)),
+            384 => hex_lower(&sha2::Sha384::digest(&data)),
+            512 => hex_lower(&sha2::Sha512::digest(&data)),
+            _ => return Ok(Value::Null),
+        }))
+    })?;
+    scalar(conn, "my_crc32", 1, true, |a| {
+        Ok(Value::Integer(
+            crc32fast::hash(&some!(bytes_of(a, 0))).into(),
+        ))
+    })?;
+    // MySQL breaks the text into lines of 76 characters.
+    scalar(conn, "my_to_base64", 1, true, |a| {
+        use base64::Engine;
+        let encoded = base64::engine::general_purpose::STANDARD.encode(some!(bytes_of(a, 0)));
+        let lines: Vec<&str> = encoded
+            .as_bytes()
+            .chunks(76)
+            .map(|c| std::str::from_utf8(c).expect("base64 is ASCII"))
+            .collect();
+        Ok(text_value(lines.join("\n")))
+    })?;
+    // Whitespace is skipped; anything else that is not base64 gives NULL.
+    scalar(conn, "my_from_base64", 1, true, |a| {
+        use base64::Engine;
+        let text: Vec<u8> = some!(bytes_of(a, 0))
+            .iter()
+            .copied()
+            .filter(|b| !b.is_ascii_whitespace())
+            .collect();
+        Ok(base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .map_or(Value::Null, Value::Blob))
+    })?;
+    scalar(conn, "my_rand", 0, false, |_| {
+        Ok(Value::Real(rand::random::<f64>()))
+    })?;
+    // A version 1 (time-based) UUID, as MySQL's; the node part is random per process.
+    scalar(conn, "my_uuid", 0, false, |_| {
+        static NODE: std::sync::OnceLock<[u8; 6]> = std::sync::OnceLock::new();
+        let node = NODE.get_or_init(|| {
+            let mut node = *uuid::Uuid::new_v4().as_bytes();
+            // The multicast bit marks a node id that is not a MAC address (RFC 4122, 4.5).
+            node[0] |= 1;
+            [node[0], node[1], node[2], node[3], node[4], node[5]]
+        });
+        Ok(text_value(
+            uuid::Uuid::now_v1(node).hyphenated().to_string(),
+        ))
+    })?;
+    // MySQL's reading of a dotted address: up to four parts, a short form's last part is the
+    // last byte (`127.1` is 127.0.0.1); NULL for anything else.
+    scalar(conn, "my_inet_aton", 1, true, |a| {
+        let text = some!(a.text(0)).into_owned();
+        let (mut result, mut byte, mut dots): (u64, u64, u32) = (0, 0, 0);
+        let mut last = None;
+        for c in text.chars() {
+            last = Some(c);
+            match c {
+                '0'..='9' => {
+                    byte = byte * 10 + u64::from(c as u8 - b'0');
+                    if byte > 255 {
+                        return Ok(Value::Null);
+                    }
+                }
+                '.' => {
+                    dots += 1;
+                    result = (result << 8).wrapping_add(byte);
+                    byte = 0;
+                }
+                _ => return Ok(Value::Null),
+            }
+        }
+        if last.is_none() || last == Some('.') {
+            return Ok(Value::Null);
+        }
+        match dots {
+            1 => result <<= 16,
+            2 => result <<= 8,
+            _ => {}
+        }
+        Ok(Value::Integer(((result << 8).wrapping_add(byte)) as i64))
+    })?;
+    scalar(conn, "my_inet_ntoa", 1, true, |a| {
+        let n = some!(a.i64(0));
+        let Ok(n) = u32::try_from(n) else {
+            return Ok(Value::Null);
+        };
+        Ok(text_value(std::net::Ipv4Addr::from(n).to_string()))
+    })?;
+    // QUOTE: a string literal MySQL reads back as the same string; NULL is the word NULL.
+    scalar(conn, "my_quote", 1, true, |a| {
+        let Some(text) = a.text(0) else {
+            return Ok(text_value("NULL"));
+        };
+        let mut out = String::with_capacity(text.len() + 2);
+        out.push('\'');
+        for c in text.chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '\'' => out.push_str("\\'"),
+                '\0' => out.push_str("\\0"),
+                '\x1a' => out.push_str("\\Z"),
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+        Ok(text_value(out))
+    })?;
+    // CHAR(n, …): each integer's bytes, big-endian without leading zero bytes; NULLs skipped.
+    scalar(conn, "my_char", -1, true, |a| {
+        let mut out = Vec::new();
+        for i in 0..a.len() {
+            let Some(n) = a.i64(i) else { continue };
+            let bytes = (n as u32).to_be_bytes();
+            let first = bytes.iter().position(|b| *b != 0).unwrap_or(3);
+            out.extend_from_slice(&bytes[first..]);
+        }
+        Ok(Value::Blob(out))
+    })?;
+    // ORD: the first character's bytes as a big-endian number.
+    scalar(conn, "my_ord", 1, true, |a| {
+        let text = some!(a.text(0));
+        let Some(c) = text.chars().next() else {
+            return Ok(Value::Integer(0));
+        };
+        let mut buf = [0u8; 4];
+        let n = c
+            .encode_utf8(&mut buf)
+            .bytes()
+            .fold(0i64, |n, b| n * 256 + i64::from(b));
+        Ok(Value::Integer(n))
+    })?;
+    scalar(conn, "my_bit_count", 1, true, |a| {
+        Ok(Value::Integer((some!(a.i64(0)) as u64).count_ones().into()))
     })?;
     Ok(())
 }

@@ -64,33 +64,19 @@ const MYSQL_ONLY: &[&str] = &[
     "JSON_SEARCH",
     "JSON_MERGE",
     "JSON_MERGE_PATCH",
-    "UUID",
     "UUID_SHORT",
-    "RAND",
-    "MD5",
-    "SHA1",
-    "SHA2",
-    "SHA",
-    "CRC32",
     "AES_ENCRYPT",
     "AES_DECRYPT",
-    "TO_BASE64",
-    "FROM_BASE64",
     "COMPRESS",
     "UNCOMPRESS",
     "ADDTIME",
     "SUBTIME",
     "PERIOD_ADD",
     "PERIOD_DIFF",
-    "UTC_DATE",
     "UTC_TIME",
-    "UTC_TIMESTAMP",
     "CONVERT_TZ",
     "GET_FORMAT",
     "TIME_FORMAT",
-    "SYSDATE",
-    "LOCALTIME",
-    "LOCALTIMESTAMP",
     "FOUND_ROWS",
     "ROW_COUNT",
     "DATABASE",
@@ -110,21 +96,12 @@ const MYSQL_ONLY: &[&str] = &[
     "CHARSET",
     "COLLATION",
     "COERCIBILITY",
-    "INET_ATON",
-    "INET_NTOA",
     "INET6_ATON",
     "INET6_NTOA",
-    "BIN",
-    "OCT",
-    "BIT_COUNT",
-    "BIT_LENGTH",
-    "CHAR",
     "EXPORT_SET",
     "MAKE_SET",
     "LOAD_FILE",
     "SOUNDEX",
-    "QUOTE",
-    "ORD",
     "OCTET_LENGTH",
     "WEIGHT_STRING",
     "REGEXP_REPLACE",
@@ -132,16 +109,6 @@ const MYSQL_ONLY: &[&str] = &[
     "REGEXP_INSTR",
     "REGEXP_LIKE",
     "PI",
-    "DEGREES",
-    "RADIANS",
-    "SIN",
-    "COS",
-    "TAN",
-    "ASIN",
-    "ACOS",
-    "ATAN",
-    "ATAN2",
-    "COT",
     "CONVERT",
     "ANY_VALUE",
     "GROUPING",
@@ -589,8 +556,106 @@ impl CallSite<'_> {
                     Ty::Str(Collation::Ci),
                 )
             }
+            "SIN" | "COS" | "TAN" | "ASIN" | "ACOS" | "ATAN" | "ATAN2" | "COT" | "DEGREES"
+            | "RADIANS" => {
+                arity(match name {
+                    "ATAN" => n == 1 || n == 2,
+                    "ATAN2" => n == 2,
+                    _ => n == 1,
+                })?;
+                if n == 2 {
+                    (format!("my_atan2({}, {})", sql(0), sql(1)), Ty::Double)
+                } else {
+                    (
+                        format!("my_{}({})", name.to_ascii_lowercase(), sql(0)),
+                        Ty::Double,
+                    )
+                }
+            }
+            // BIN and OCT of an integer (MySQL rounds another number first).
+            "BIN" | "OCT" => {
+                arity(n == 1)?;
+                if !matches!(args[0].ty, Ty::Int | Ty::Null) {
+                    return unsupported(format!("{name} of a non-integer"));
+                }
+                let base = if name == "BIN" { 2 } else { 8 };
+                (
+                    format!("my_conv({}, 10, {base})", text(0)),
+                    Ty::Str(Collation::Ci),
+                )
+            }
+            "BIT_COUNT" => {
+                arity(n == 1)?;
+                if !matches!(args[0].ty, Ty::Int | Ty::Null) {
+                    return unsupported("BIT_COUNT of a non-integer");
+                }
+                (format!("my_bit_count({})", sql(0)), Ty::Int)
+            }
+            "BIT_LENGTH" => {
+                arity(n == 1)?;
+                (format!("(my_length({}) * 8)", text(0)), Ty::Int)
+            }
+            // Digests and encodings of a string's bytes.
+            "MD5" | "SHA1" | "SHA" | "CRC32" | "TO_BASE64" | "QUOTE" | "ORD" | "INET_ATON" => {
+                arity(n == 1)?;
+                let f = match name {
+                    "SHA" => "sha1",
+                    other => &other.to_ascii_lowercase(),
+                };
+                let ty = if matches!(name, "CRC32" | "ORD" | "INET_ATON") {
+                    Ty::Int
+                } else {
+                    Ty::Str(Collation::Ci)
+                };
+                (format!("my_{f}({})", text(0)), ty)
+            }
+            "SHA2" => {
+                arity(n == 2)?;
+                (
+                    format!("my_sha2({}, {})", text(0), sql(1)),
+                    Ty::Str(Collation::Ci),
+                )
+            }
+            "FROM_BASE64" => {
+                arity(n == 1)?;
+                (format!("my_from_base64({})", text(0)), Ty::Bytes)
+            }
+            "INET_NTOA" => {
+                arity(n == 1)?;
+                if !matches!(args[0].ty, Ty::Int | Ty::Null) {
+                    return unsupported("INET_NTOA of a non-integer");
+                }
+                (format!("my_inet_ntoa({})", sql(0)), Ty::Str(Collation::Ci))
+            }
+            "CHAR" => {
+                arity(n >= 1)?;
+                if !args.iter().all(|a| matches!(a.ty, Ty::Int | Ty::Null)) {
+                    return unsupported("CHAR of a non-integer");
+                }
+                (format!("my_char({})", list(0, &sql)), Ty::Bytes)
+            }
+            // RAND(seed) repeats MySQL's own sequence, which this does not.
+            "RAND" => {
+                if n == 1 {
+                    return unsupported("RAND with a seed");
+                }
+                arity(n == 0)?;
+                ("my_rand()".into(), Ty::Double)
+            }
+            "UUID" => {
+                arity(n == 0)?;
+                ("my_uuid()".into(), Ty::Str(Collation::Ci))
+            }
             // Dates and times.
-            "NOW" | "CURRENT_TIMESTAMP" => {
+            "UTC_TIMESTAMP" | "UTC_DATE" => {
+                arity(n == 0)?;
+                if name == "UTC_DATE" {
+                    ("my_utc_now(0)".into(), Ty::Date)
+                } else {
+                    ("my_utc_now(1)".into(), Ty::DateTime)
+                }
+            }
+            "NOW" | "CURRENT_TIMESTAMP" | "SYSDATE" | "LOCALTIME" | "LOCALTIMESTAMP" => {
                 arity(n == 0)?;
                 ("my_now()".into(), Ty::DateTime)
             }
