@@ -822,10 +822,11 @@ impl Translator<'_> {
                     return unsupported(format!("{name} of a JSON value"));
                 }
                 let avg = name == "AVG";
-                if distinct {
-                    return unsupported(format!("{name}(DISTINCT …)"));
+                if distinct && (avg || x.ty != Ty::Int) {
+                    return unsupported(format!("{name}(DISTINCT …) of a non-integer"));
                 }
                 match x.ty {
+                    Ty::Int if distinct => (format!("sum(DISTINCT {})", x.sql), Ty::Int),
                     Ty::Int if !avg => (format!("sum({})", x.sql), Ty::Int),
                     Ty::Int | Ty::Decimal(_) => {
                         let scale = match x.ty {
