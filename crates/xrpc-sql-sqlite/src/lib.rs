@@ -72,6 +72,10 @@
 //!   failure leaves the table as it was (else 1235). CHECK constraints (column or table, named or
 //!   MySQL's `table_chk_n`) are SQLite CHECKs of `my_check`, which fails with MySQL's 3819
 //!   when the condition is false (NULL passes); NOT ENFORCED ones are not kept. LOCK TABLES and UNLOCK TABLES have nothing to do (SQLite's one writer).
+//!   `CREATE TABLE t LIKE s` copies the catalog's definition without foreign keys or the
+//!   AUTO_INCREMENT counter (a source with CHECKs is 1235); `CREATE TABLE t AS SELECT` takes
+//!   the declarations of one table's plain columns (a join, union or computed column is 1235)
+//!   and inserts the rows in the same statement.
 //! - An ENUM column holds its member's declared text; a write takes a member by its text
 //!   (under the column's collation) or by its index from 1, anything else 1265 (or '' under
 //!   IGNORE), and a NOT NULL one without DEFAULT defaults to its first member. MySQL sorts and

@@ -1882,6 +1882,27 @@ impl<'a> Translator<'a> {
     // ---- DDL ---------------------------------------------------------------------------
 
     fn create_table(&mut self, create: &CreateTable) -> Result<Translation> {
+        if let Some(
+            sqlparser::ast::CreateTableLikeKind::Plain(like)
+            | sqlparser::ast::CreateTableLikeKind::Parenthesized(like),
+        ) = &create.like
+            && create.query.is_none()
+            && !create.temporary
+            && !create.or_replace
+            && create.columns.is_empty()
+            && create.constraints.is_empty()
+        {
+            return self.create_table_like(create, &like.name);
+        }
+        if let Some(query) = &create.query
+            && create.like.is_none()
+            && !create.temporary
+            && !create.or_replace
+            && create.columns.is_empty()
+            && create.constraints.is_empty()
+        {
+            return self.create_table_as(create, query);
+        }
         if create.query.is_some() || create.like.is_some() || create.temporary || create.or_replace
         {
             return unsupported("CREATE TABLE form");
@@ -2064,6 +2085,131 @@ impl<'a> Translator<'a> {
         }
         sql.extend(on_update_triggers(&table, &schema));
         Ok(ddl(sql, CatalogChange::Create(table)))
+    }
+
+    /// `CREATE TABLE t LIKE source`: the source's columns, keys, indexes and options, as MySQL
+    /// copies them: not its foreign keys (their indexes stay, as plain indexes) nor its
+    /// AUTO_INCREMENT counter. A source with CHECK constraints is refused: MySQL names the
+    /// copies anew where MariaDB keeps their names.
+    fn create_table_like(
+        &mut self,
+        create: &CreateTable,
+        source: &ObjectName,
+    ) -> Result<Translation> {
+        let (database, name) = self.located(&create.name)?;
+        if !self.catalog.has_database(&database) {
+            return Err(TranslateError::UnknownDatabase(database));
+        }
+        let mut table = self.table(source)?;
+        if self.catalog.table(Some(&database), &name).is_some() {
+            if create.if_not_exists {
+                return Ok(nothing());
+            }
+            return Err(TranslateError::TableExists(name));
+        }
+        if !table.checks.is_empty() {
+            return unsupported("CREATE TABLE … LIKE a table with CHECK constraints");
+        }
+        table.database = database.clone();
+        table.name = name.clone();
+        table.foreign_keys.clear();
+        table.options.retain(|(k, _)| k != "AUTO_INCREMENT");
+        for index in &mut table.indexes {
+            index.sqlite_name = format!("{name}.{}", index.name);
+        }
+        let schema = self.schema(&database);
+        let mut sql = vec![create_table_sql(&schema, &name, &table)];
+        sql.extend(
+            table
+                .indexes
+                .iter()
+                .map(|index| create_index_sql(&schema, &name, index)),
+        );
+        sql.extend(on_update_triggers(&table, &schema));
+        Ok(ddl(sql, CatalogChange::Create(table)))
+    }
+
+    /// `CREATE TABLE t AS SELECT …` of one table's plain columns (no join, union or computed
+    /// column, whose types MySQL derives by rules this does not follow): each column as declared
+    /// with its NULL-ability, collation, comment and default, as MySQL keeps them, without keys
+    /// or ON UPDATE; what was AUTO_INCREMENT defaults to 0. The rows follow in the same statement, whose affected rows they are.
+    fn create_table_as(&mut self, create: &CreateTable, query: &Query) -> Result<Translation> {
+        let (database, name) = self.located(&create.name)?;
+        if !self.catalog.has_database(&database) {
+            return Err(TranslateError::UnknownDatabase(database));
+        }
+        if self.catalog.table(Some(&database), &name).is_some() {
+            if create.if_not_exists {
+                return Ok(nothing());
+            }
+            return Err(TranslateError::TableExists(name));
+        }
+        let single_table = match query.body.as_ref() {
+            SetExpr::Select(select) => select.from.len() == 1 && select.from[0].joins.is_empty(),
+            _ => false,
+        };
+        if !single_table || query.with.is_some() {
+            return unsupported("CREATE TABLE … AS a query that is not of one table");
+        }
+        let (select_sql, out) = self.query(query)?;
+        let mut table = Table {
+            database: database.clone(),
+            name: name.clone(),
+            options: table_options(&create.table_options),
+            ..Table::default()
+        };
+        for column in &out {
+            let Some(origin) = &column.origin else {
+                return unsupported(format!(
+                    "CREATE TABLE … AS a query with the computed column '{}'",
+                    column.name
+                ));
+            };
+            let source = self
+                .catalog
+                .table(Some(&origin.database), &origin.original_table)
+                .ok_or_else(|| {
+                    TranslateError::NoSuchTable(format!(
+                        "{}.{}",
+                        origin.database, origin.original_table
+                    ))
+                })?;
+            let Some(declared) = source.column(&origin.column) else {
+                return Err(TranslateError::UnknownColumn(
+                    origin.column.clone(),
+                    "field list",
+                ));
+            };
+            if declared.on_update_now {
+                return unsupported("CREATE TABLE … AS a column with ON UPDATE");
+            }
+            let mut copy = declared.clone();
+            copy.name = column.name.clone();
+            if copy.auto_increment {
+                // What was AUTO_INCREMENT is a plain NOT NULL column defaulting to 0.
+                copy.auto_increment = false;
+                copy.has_default = true;
+                copy.default = Some(implicit_default(&copy.ty));
+            }
+            if table.column(&copy.name).is_some() {
+                return Err(TranslateError::DuplicateColumn(copy.name));
+            }
+            table.columns.push(copy);
+        }
+        let schema = self.schema(&database);
+        let names: Vec<String> = table.columns.iter().map(|c| ident(&c.name)).collect();
+        let sql = vec![
+            create_table_sql(&schema, &name, &table),
+            format!(
+                "INSERT INTO {schema}.{} ({}) {select_sql}",
+                ident(&name),
+                names.join(", ")
+            ),
+        ];
+        Ok(Translation {
+            affected: Affected::Changes,
+            ..ddl(sql, CatalogChange::Create(table))
+        })
     }
 
     /// The enforced CHECK constraints as SQLite's: the condition as MySQL reads it, failing
