@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use bigdecimal::{BigDecimal, RoundingMode, Signed, Zero};
 use chrono::{Datelike, Local, NaiveDate, TimeZone, Timelike};
-use rusqlite::functions::{Aggregate, Context, FunctionFlags};
+use rusqlite::functions::{Aggregate, Context, FunctionFlags, WindowAggregate};
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, Error};
 
@@ -2123,17 +2123,42 @@ impl Aggregate<(BigDecimal, i64, i64), Value> for DecimalSum {
         _: &mut Context<'_>,
         acc: Option<(BigDecimal, i64, i64)>,
     ) -> rusqlite::Result<Value> {
+        Ok(self.result(acc.as_ref()))
+    }
+}
+
+impl DecimalSum {
+    fn result(&self, acc: Option<&(BigDecimal, i64, i64)>) -> Value {
         let Some((sum, count, scale)) = acc.filter(|a| a.1 > 0) else {
-            return Ok(Value::Null);
+            return Value::Null;
         };
         if self.average {
             // As MySQL divides (see `my_dec_div`): the sum's fraction digits plus four, rounded
             // up to whole 9-digit words, truncated; the scale rounds it only when shown.
             let internal = (scale + 8) / 9 * 9;
-            let q = (sum / BigDecimal::from(count)).with_scale_round(internal, RoundingMode::Down);
-            return Ok(text_value(q.to_plain_string()));
+            let q = (sum / BigDecimal::from(*count)).with_scale_round(internal, RoundingMode::Down);
+            return text_value(q.to_plain_string());
         }
-        Ok(text_value(decimal_text(&sum, scale)))
+        text_value(decimal_text(sum, *scale))
+    }
+}
+
+/// Over a window: the sum so far; a row leaving the frame is subtracted, exactly.
+impl WindowAggregate<(BigDecimal, i64, i64), Value> for DecimalSum {
+    fn value(&self, acc: Option<&mut (BigDecimal, i64, i64)>) -> rusqlite::Result<Value> {
+        Ok(self.result(acc.map(|a| &*a)))
+    }
+
+    fn inverse(
+        &self,
+        ctx: &mut Context<'_>,
+        acc: &mut (BigDecimal, i64, i64),
+    ) -> rusqlite::Result<()> {
+        if let Some(d) = to_decimal(ctx.get_raw(0)) {
+            acc.0 -= d;
+            acc.1 -= 1;
+        }
+        Ok(())
     }
 }
 
@@ -2169,8 +2194,8 @@ impl Aggregate<(f64, i64), Option<f64>> for RealSum {
 
 fn register_aggregates(conn: &Connection) -> rusqlite::Result<()> {
     let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
-    conn.create_aggregate_function("my_dec_sum", 2, flags, DecimalSum { average: false })?;
-    conn.create_aggregate_function("my_dec_avg", 2, flags, DecimalSum { average: true })?;
+    conn.create_window_function("my_dec_sum", 2, flags, DecimalSum { average: false })?;
+    conn.create_window_function("my_dec_avg", 2, flags, DecimalSum { average: true })?;
     conn.create_aggregate_function("my_real_sum", 1, flags, RealSum { average: false })?;
     conn.create_aggregate_function("my_real_avg", 1, flags, RealSum { average: true })?;
     Ok(())

@@ -1171,3 +1171,13 @@ SELECT COUNT(*) FROM cp;
 CREATE TABLE cp3 AS SELECT code, code FROM src;
 CREATE TABLE cp5 ENGINE=InnoDB AS SELECT code FROM src;
 SELECT * FROM cp5 ORDER BY code;
+
+-- script: exact sums over windows
+CREATE TABLE emp (id INT PRIMARY KEY, name VARCHAR(30), dept VARCHAR(10), salary DECIMAL(10,2));
+INSERT INTO emp VALUES (1, 'Ann', 'eng', 5000, ), (2, 'Ben', 'eng', 4000), (3, 'Cid', 'ops', 3000), (4, 'Dee', 'ops', 3500.5), (5, 'Eve', 'hr', NULL);
+INSERT INTO emp VALUES (1, 'Ann', 'eng', 5000), (2, 'Ben', 'eng', 4000), (3, 'Cid', 'ops', 3000), (4, 'Dee', 'ops', 3500.5), (5, 'Eve', 'hr', NULL);
+SELECT name, SUM(salary) OVER (PARTITION BY dept) FROM emp ORDER BY id;
+SELECT name, SUM(salary) OVER (ORDER BY id), AVG(salary) OVER (ORDER BY id) FROM emp ORDER BY id;
+SELECT name, AVG(salary) OVER (PARTITION BY dept ORDER BY salary) FROM emp ORDER BY id;
+SELECT name, SUM(id) OVER (), COUNT(salary) OVER (PARTITION BY dept) FROM emp ORDER BY id;
+SELECT dept, SUM(salary), AVG(salary) FROM emp GROUP BY dept ORDER BY dept;
