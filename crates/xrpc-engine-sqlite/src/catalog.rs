@@ -64,6 +64,13 @@
 //! `decimal(10,2)`, `double`, `datetime(3)`, `blob`, … ([`mysql_type`]). A declaration that
 //! names no MySQL type is shown as written, in lower case; a column declared without a type
 //! (SQLite allows it, MySQL does not) is shown as `blob`, SQLite's affinity for it.
+//!
+//! A table the translation created (`translated`) is described from its kept definition
+//! instead, as MariaDB describes it: the type as declared with its display width (`int(11)`,
+//! `bigint(20) unsigned`, `longtext`, `timestamp`, `enum('a','b')`), a column collation other
+//! than the table's, `ON UPDATE current_timestamp()`, indexes under their MySQL names, the
+//! declared engine (else InnoDB), and in SHOW CREATE TABLE the table options in MariaDB's order
+//! with the next AUTO_INCREMENT value.
 
 use xrpc_proto::codes;
 use xrpc_proto::value::Value;
@@ -79,31 +86,32 @@ use xrpc_engine::result::{
 
 pub(crate) use super::databases::INFORMATION_SCHEMA;
 
-/// The catalog tables, created in the in-memory `information_schema` of every connection.
+/// The catalog tables, created in the in-memory `information_schema` of every connection. Their
+/// names compare and sort without regard to case, as MySQL's `utf8mb3_general_ci` columns do.
 pub(crate) const INFORMATION_SCHEMA_DDL: &str = "
 CREATE TABLE information_schema.SCHEMATA (
-  CATALOG_NAME VARCHAR(64), SCHEMA_NAME VARCHAR(64), DEFAULT_CHARACTER_SET_NAME VARCHAR(64),
-  DEFAULT_COLLATION_NAME VARCHAR(64), SQL_PATH VARCHAR(512));
+  CATALOG_NAME VARCHAR(64) COLLATE NOCASE, SCHEMA_NAME VARCHAR(64) COLLATE NOCASE, DEFAULT_CHARACTER_SET_NAME VARCHAR(64) COLLATE NOCASE,
+  DEFAULT_COLLATION_NAME VARCHAR(64) COLLATE NOCASE, SQL_PATH VARCHAR(512) COLLATE NOCASE);
 CREATE TABLE information_schema.TABLES (
-  TABLE_CATALOG VARCHAR(64), TABLE_SCHEMA VARCHAR(64), TABLE_NAME VARCHAR(64),
-  TABLE_TYPE VARCHAR(64), ENGINE VARCHAR(64), VERSION INT, ROW_FORMAT VARCHAR(10),
-  TABLE_ROWS BIGINT UNSIGNED, AUTO_INCREMENT BIGINT UNSIGNED, TABLE_COLLATION VARCHAR(64),
-  CREATE_OPTIONS VARCHAR(256), TABLE_COMMENT TEXT);
+  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64) COLLATE NOCASE, TABLE_NAME VARCHAR(64) COLLATE NOCASE,
+  TABLE_TYPE VARCHAR(64) COLLATE NOCASE, ENGINE VARCHAR(64) COLLATE NOCASE, VERSION INT, ROW_FORMAT VARCHAR(10) COLLATE NOCASE,
+  TABLE_ROWS BIGINT UNSIGNED, AUTO_INCREMENT BIGINT UNSIGNED, TABLE_COLLATION VARCHAR(64) COLLATE NOCASE,
+  CREATE_OPTIONS VARCHAR(256) COLLATE NOCASE, TABLE_COMMENT TEXT);
 CREATE TABLE information_schema.COLUMNS (
-  TABLE_CATALOG VARCHAR(64), TABLE_SCHEMA VARCHAR(64), TABLE_NAME VARCHAR(64),
-  COLUMN_NAME VARCHAR(64), ORDINAL_POSITION INT UNSIGNED, COLUMN_DEFAULT TEXT,
-  IS_NULLABLE VARCHAR(3), DATA_TYPE LONGTEXT, CHARACTER_MAXIMUM_LENGTH BIGINT,
+  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64) COLLATE NOCASE, TABLE_NAME VARCHAR(64) COLLATE NOCASE,
+  COLUMN_NAME VARCHAR(64) COLLATE NOCASE, ORDINAL_POSITION INT UNSIGNED, COLUMN_DEFAULT TEXT,
+  IS_NULLABLE VARCHAR(3) COLLATE NOCASE, DATA_TYPE LONGTEXT, CHARACTER_MAXIMUM_LENGTH BIGINT,
   CHARACTER_OCTET_LENGTH BIGINT, NUMERIC_PRECISION BIGINT UNSIGNED,
   NUMERIC_SCALE BIGINT UNSIGNED, DATETIME_PRECISION INT UNSIGNED,
-  CHARACTER_SET_NAME VARCHAR(64), COLLATION_NAME VARCHAR(64), COLUMN_TYPE MEDIUMTEXT,
-  COLUMN_KEY VARCHAR(3), EXTRA VARCHAR(256), PRIVILEGES VARCHAR(154), COLUMN_COMMENT TEXT,
+  CHARACTER_SET_NAME VARCHAR(64) COLLATE NOCASE, COLLATION_NAME VARCHAR(64) COLLATE NOCASE, COLUMN_TYPE MEDIUMTEXT,
+  COLUMN_KEY VARCHAR(3) COLLATE NOCASE, EXTRA VARCHAR(256) COLLATE NOCASE, PRIVILEGES VARCHAR(154) COLLATE NOCASE, COLUMN_COMMENT TEXT,
   GENERATION_EXPRESSION LONGTEXT);
 CREATE TABLE information_schema.STATISTICS (
-  TABLE_CATALOG VARCHAR(64), TABLE_SCHEMA VARCHAR(64), TABLE_NAME VARCHAR(64),
-  NON_UNIQUE INT, INDEX_SCHEMA VARCHAR(64), INDEX_NAME VARCHAR(64), SEQ_IN_INDEX INT UNSIGNED,
-  COLUMN_NAME VARCHAR(64), COLLATION VARCHAR(1), CARDINALITY BIGINT, SUB_PART BIGINT,
-  PACKED VARCHAR(10), NULLABLE VARCHAR(3), INDEX_TYPE VARCHAR(11), COMMENT VARCHAR(8),
-  INDEX_COMMENT VARCHAR(2048), IS_VISIBLE VARCHAR(3), EXPRESSION LONGTEXT);
+  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64) COLLATE NOCASE, TABLE_NAME VARCHAR(64) COLLATE NOCASE,
+  NON_UNIQUE INT, INDEX_SCHEMA VARCHAR(64) COLLATE NOCASE, INDEX_NAME VARCHAR(64) COLLATE NOCASE, SEQ_IN_INDEX INT UNSIGNED,
+  COLUMN_NAME VARCHAR(64) COLLATE NOCASE, COLLATION VARCHAR(1) COLLATE NOCASE, CARDINALITY BIGINT, SUB_PART BIGINT,
+  PACKED VARCHAR(10) COLLATE NOCASE, NULLABLE VARCHAR(3) COLLATE NOCASE, INDEX_TYPE VARCHAR(11) COLLATE NOCASE, COMMENT VARCHAR(8) COLLATE NOCASE,
+  INDEX_COMMENT VARCHAR(2048) COLLATE NOCASE, IS_VISIBLE VARCHAR(3) COLLATE NOCASE, EXPRESSION LONGTEXT);
 ";
 
 /// A MySQL statement the engine answers itself.
@@ -866,6 +874,13 @@ pub(crate) struct TableEntry {
     pub(crate) sql: String,
     pub(crate) columns: Vec<ColumnEntry>,
     pub(crate) indexes: Vec<IndexEntry>,
+    /// `ENGINE` of a translated table: as its kept definition declares it, else InnoDB,
+    /// MySQL's default (other tables are the node's, SQLite).
+    pub(crate) engine: Option<String>,
+    /// A translated table's options as its kept definition holds them (names upper case).
+    pub(crate) options: Vec<(String, String)>,
+    /// Described by a translated table's kept definition.
+    pub(crate) kept: bool,
 }
 
 /// One column of a table.
@@ -881,6 +896,143 @@ pub(crate) struct ColumnEntry {
     /// The column generates ids (the rowid alias); its `decl` is then the MySQL type it was
     /// declared with (`autoinc::declared_type`), not SQLite's `INTEGER`.
     pub(crate) auto_increment: bool,
+    /// The MySQL type of a translated table's column, from its kept definition (the SQLite
+    /// declaration does not tell it); else [`mysql_type`] of `decl`.
+    pub(crate) kept_type: Option<MysqlType>,
+    /// `ON UPDATE CURRENT_TIMESTAMP` (a translated table's).
+    pub(crate) on_update_now: bool,
+    /// ` CHARACTER SET … COLLATE …` of a translated table's text column whose collation is not
+    /// the table's.
+    pub(crate) collation_clause: Option<String>,
+}
+
+impl ColumnEntry {
+    /// The column's MySQL type.
+    pub(crate) fn mysql_type(&self) -> MysqlType {
+        self.kept_type
+            .clone()
+            .unwrap_or_else(|| mysql_type(&self.decl))
+    }
+}
+
+/// MySQL's name of a collation of the translation.
+fn collation_name(collation: xrpc_sql_sqlite::Collation) -> &'static str {
+    use xrpc_sql_sqlite::Collation;
+    match collation {
+        Collation::Ci => "utf8mb4_general_ci",
+        Collation::Bin => "utf8mb4_bin",
+    }
+}
+
+/// An integer type shown with its display width, as MariaDB (and MySQL before 8.0.19) show
+/// it: the declared one, else the type's (`int(11)`, `int(10) unsigned`, `bigint(20)`).
+fn with_display_width(mut t: MysqlType, declared: &str) -> MysqlType {
+    let unsigned = t.column_type.ends_with(" unsigned");
+    let default = match (t.data_type.as_str(), unsigned) {
+        ("tinyint", false) => 4,
+        ("tinyint", true) => 3,
+        ("smallint", false) => 6,
+        ("smallint", true) => 5,
+        ("mediumint", false) => 9,
+        ("mediumint", true) => 8,
+        ("int", false) => 11,
+        ("int", true) => 10,
+        ("bigint", _) => 20,
+        _ => return t,
+    };
+    if t.column_type.contains('(') {
+        return t;
+    }
+    let width = declared
+        .split_once('(')
+        .and_then(|(_, rest)| rest.split_once(')'))
+        .and_then(|(n, _)| n.trim().parse::<u32>().ok())
+        .unwrap_or(default);
+    t.column_type = format!(
+        "{}({width}){}",
+        t.data_type,
+        if unsigned { " unsigned" } else { "" }
+    );
+    t
+}
+
+/// A translated table's entry as its kept definition describes it: each column's declared
+/// MySQL type and AUTO_INCREMENT, the indexes under their MySQL names, the declared engine.
+fn apply_kept(entry: &mut TableEntry, kept: &xrpc_sql_sqlite::Table) {
+    use xrpc_sql_sqlite::{Collation, ColumnType};
+    for column in &mut entry.columns {
+        let Some(declared) = kept.column(&column.name) else {
+            continue;
+        };
+        column.auto_increment = declared.auto_increment;
+        column.on_update_now = declared.on_update_now;
+        if column
+            .default
+            .as_deref()
+            .is_some_and(|d| d.contains("datetime('now'"))
+        {
+            column.default = Some("current_timestamp()".to_owned());
+        }
+        let table_collation = kept
+            .options
+            .iter()
+            .find(|(k, _)| k == "COLLATE" || k == "DEFAULT COLLATE")
+            .and_then(|(_, v)| Collation::from_mysql_name(v))
+            .unwrap_or(Collation::Ci);
+        column.collation_clause = match &declared.ty {
+            ColumnType::Char { collation, .. }
+            | ColumnType::VarChar { collation, .. }
+            | ColumnType::Enum { collation, .. }
+            | ColumnType::Set { collation, .. }
+                if *collation != table_collation =>
+            {
+                Some(format!(
+                    " CHARACTER SET utf8mb4 COLLATE {}",
+                    collation_name(*collation)
+                ))
+            }
+            _ => None,
+        };
+        column.kept_type = match &declared.ty {
+            ColumnType::Enum { values, .. } | ColumnType::Set { values, .. } => {
+                let name = if matches!(declared.ty, ColumnType::Enum { .. }) {
+                    "enum"
+                } else {
+                    "set"
+                };
+                let longest = values.iter().map(|v| v.chars().count()).max().unwrap_or(0);
+                let quoted: Vec<String> = values
+                    .iter()
+                    .map(|v| format!("'{}'", v.replace('\'', "''")))
+                    .collect();
+                let mut t = mysql_type("TEXT");
+                t.data_type = name.to_owned();
+                t.column_type = format!("{name}({})", quoted.join(","));
+                t.char_len = i64::try_from(longest).ok();
+                t.octet_len = t.char_len.map(|n| n * 4);
+                Some(t)
+            }
+            _ if declared.declared.is_empty() => None,
+            _ => Some(with_display_width(
+                mysql_type(&declared.declared),
+                &declared.declared,
+            )),
+        };
+    }
+    for index in &mut entry.indexes {
+        if let Some(declared) = kept.indexes.iter().find(|i| i.sqlite_name == index.name) {
+            index.name = declared.name.clone();
+        }
+    }
+    entry.kept = true;
+    entry.options = kept.options.clone();
+    // A table declared without an engine has MySQL's default one.
+    entry.engine = Some(
+        kept.options
+            .iter()
+            .find(|(k, _)| k == "ENGINE")
+            .map_or_else(|| "InnoDB".to_owned(), |(_, v)| v.clone()),
+    );
 }
 
 /// One index of a table; the primary key is `PRIMARY`.
@@ -931,18 +1083,55 @@ impl TableEntry {
         }
     }
 
-    /// `CREATE TABLE` in MySQL's form.
-    pub(crate) fn create_table(&self) -> String {
+    /// What follows a translated table's columns and keys in SHOW CREATE TABLE, in MariaDB's
+    /// order: `ENGINE=…`, `AUTO_INCREMENT=n` (the next value, when past 1), the character set
+    /// with its collation, `COMMENT='…'`.
+    fn options_tail(&self, next_auto_increment: Option<i64>) -> String {
+        let option = |names: &[&str]| {
+            self.options
+                .iter()
+                .find(|(k, _)| names.contains(&k.as_str()))
+                .map(|(_, v)| v.clone())
+        };
+        let mut tail = format!("ENGINE={}", self.engine.as_deref().unwrap_or("SQLite"));
+        if let Some(next) = next_auto_increment.filter(|n| *n > 1) {
+            tail.push_str(&format!(" AUTO_INCREMENT={next}"));
+        }
+        let charset = option(&[
+            "DEFAULT CHARSET",
+            "CHARSET",
+            "DEFAULT CHARACTER SET",
+            "CHARACTER SET",
+        ])
+        .map(|c| c.to_ascii_lowercase())
+        .map(|c| if c == "utf8" { "utf8mb3".to_owned() } else { c })
+        .unwrap_or_else(|| "utf8mb4".to_owned());
+        let collation = option(&["COLLATE", "DEFAULT COLLATE"])
+            .map(|c| c.to_ascii_lowercase())
+            .unwrap_or_else(|| format!("{charset}_general_ci"));
+        tail.push_str(&format!(" DEFAULT CHARSET={charset} COLLATE={collation}"));
+        if let Some(comment) = option(&["COMMENT"]) {
+            tail.push_str(&format!(" COMMENT='{}'", comment.replace('\'', "''")));
+        }
+        tail
+    }
+
+    /// `CREATE TABLE` in MySQL's form; `next_auto_increment` is the table's next id, when it
+    /// has an AUTO_INCREMENT column (a translated table shows it, as MariaDB does).
+    pub(crate) fn create_table(&self, next_auto_increment: Option<i64>) -> String {
         let mut lines: Vec<String> = Vec::new();
         let auto = self.auto_increment_column();
         for c in &self.columns {
-            let mut line = format!(
-                "  {} {}",
-                backquote(&c.name),
-                mysql_type(&c.decl).column_type
-            );
+            let ty = c.mysql_type();
+            let mut line = format!("  {} {}", backquote(&c.name), ty.column_type);
+            if let Some(clause) = &c.collation_clause {
+                line.push_str(clause);
+            }
             if c.not_null || c.pk > 0 {
                 line.push_str(" NOT NULL");
+            } else if self.kept && ty.data_type == "timestamp" {
+                // A nullable TIMESTAMP says so (MySQL's TIMESTAMP is NOT NULL unless declared).
+                line.push_str(" NULL");
             }
             match &c.default {
                 Some(d) => {
@@ -951,6 +1140,9 @@ impl TableEntry {
                 }
                 None if !(c.not_null || c.pk > 0) => line.push_str(" DEFAULT NULL"),
                 None => {}
+            }
+            if c.on_update_now {
+                line.push_str(" ON UPDATE current_timestamp()");
             }
             if auto == Some(c.name.as_str()) {
                 line.push_str(" AUTO_INCREMENT");
@@ -981,10 +1173,15 @@ impl TableEntry {
             };
             lines.push(line);
         }
+        let tail = if !self.kept {
+            "ENGINE=SQLite DEFAULT CHARSET=utf8mb4".to_owned()
+        } else {
+            self.options_tail(next_auto_increment)
+        };
         format!(
-            "CREATE TABLE {} (\n{}\n) ENGINE=SQLite DEFAULT CHARSET=utf8mb4",
+            "CREATE TABLE {} (\n{}\n) {tail}",
             backquote(&self.name),
-            lines.join(",\n")
+            lines.join(",\n"),
         )
     }
 }
@@ -1169,7 +1366,21 @@ impl SqliteConn {
                          'utf8mb4_general_ci' AS collation_connection";
                     self.query(sql, &[text(Some(&entry.name)), text(Some(&entry.sql))], sink)
                 } else {
-                    let ddl = entry.create_table();
+                    let next_auto_increment = if entry.auto_increment_column().is_some() {
+                        self.conn
+                            .query_row(
+                                &format!(
+                                    "SELECT seq + 1 FROM {}.sqlite_sequence WHERE name = ?1",
+                                    super::quote(&entry.db)
+                                ),
+                                [&entry.name],
+                                |row| row.get::<_, i64>(0),
+                            )
+                            .ok()
+                    } else {
+                        None
+                    };
+                    let ddl = entry.create_table(next_auto_increment);
                     let sql = "SELECT ?1 AS \"Table\", ?2 AS \"Create Table\"";
                     self.query(sql, &[text(Some(&entry.name)), text(Some(&ddl))], sink)
                 }
@@ -1375,6 +1586,9 @@ impl SqliteConn {
                     sql: super::arith::original_text(&sql).unwrap_or(sql),
                     columns: Vec::new(),
                     indexes: Vec::new(),
+                    engine: None,
+                    options: Vec::new(),
+                    kept: false,
                 })
                 .collect();
             let find = |entries: &mut Vec<TableEntry>, name: &str| {
@@ -1400,6 +1614,9 @@ impl SqliteConn {
                                 .map(|d| super::arith::shown_sql(&d).into_owned()),
                             pk: row.get(5)?,
                             auto_increment: false,
+                            kept_type: None,
+                            on_update_now: false,
+                            collation_clause: None,
                         },
                     ))
                 })
@@ -1476,6 +1693,14 @@ impl SqliteConn {
                 }
                 if let Some(last) = entries[at].indexes.last_mut() {
                     last.columns.push(column);
+                }
+            }
+            let kept = super::translated::kept_definitions(&self.conn, &db).map_err(map)?;
+            if !kept.is_empty() {
+                for entry in &mut entries {
+                    if let Some(definition) = kept.get(&entry.name.to_ascii_lowercase()) {
+                        apply_kept(entry, definition);
+                    }
                 }
             }
             out.extend(entries);
@@ -1569,7 +1794,7 @@ impl SqliteConn {
             } else {
                 (
                     "BASE TABLE",
-                    Some("SQLite"),
+                    Some(t.engine.as_deref().unwrap_or("SQLite")),
                     Some("Dynamic"),
                     Some("utf8mb4_general_ci"),
                 )
@@ -1581,10 +1806,12 @@ impl SqliteConn {
                 .map_err(map)?;
             let auto = t.auto_increment_column();
             for (position, c) in t.columns.iter().enumerate() {
-                let ty = mysql_type(&c.decl);
+                let ty = c.mysql_type();
                 let nullable = if c.not_null || c.pk > 0 { "NO" } else { "YES" };
                 let extra = if auto == Some(c.name.as_str()) {
                     "auto_increment"
+                } else if c.on_update_now {
+                    "on update current_timestamp()"
                 } else {
                     ""
                 };

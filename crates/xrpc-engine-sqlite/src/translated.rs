@@ -160,39 +160,48 @@ impl KeptCatalog {
         let version = schema_version(conn, db)?;
         let fresh = self.databases.get(db).is_some_and(|d| d.version == version);
         if !fresh {
-            let mut tables = HashMap::new();
-            let kept: bool = conn.query_row(
-                &format!(
-                    "SELECT EXISTS (SELECT 1 FROM {}.sqlite_master WHERE type = 'table' AND name = '{CATALOG_TABLE}')",
-                    quote(db)
-                ),
-                [],
-                |row| row.get(0),
-            )?;
-            if kept {
-                let mut stmt = conn.prepare(&format!(
-                    "SELECT name, definition FROM {}.{CATALOG_TABLE}",
-                    quote(db)
-                ))?;
-                let rows = stmt.query_map([], |row| {
-                    Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
-                })?;
-                for row in rows {
-                    let (name, definition) = row?;
-                    let table: Table = serde_json::from_str(&definition).map_err(|err| {
-                        rusqlite::Error::UserFunctionError(
-                            format!("the node's definition of table {name} does not read: {err}")
-                                .into(),
-                        )
-                    })?;
-                    tables.insert(name, table);
-                }
-            }
+            let tables = kept_definitions(conn, db)?;
             self.databases
                 .insert(db.to_owned(), KeptDatabase { version, tables });
         }
         Ok(&self.databases[db])
     }
+}
+
+/// The kept definitions of database `db`'s tables, by lower-case name (none when the database
+/// has no [`CATALOG_TABLE`]).
+pub(crate) fn kept_definitions(
+    conn: &Connection,
+    db: &str,
+) -> rusqlite::Result<HashMap<String, Table>> {
+    let mut tables = HashMap::new();
+    let kept: bool = conn.query_row(
+        &format!(
+            "SELECT EXISTS (SELECT 1 FROM {}.sqlite_master WHERE type = 'table' AND name = '{CATALOG_TABLE}')",
+            quote(db)
+        ),
+        [],
+        |row| row.get(0),
+    )?;
+    if kept {
+        let mut stmt = conn.prepare(&format!(
+            "SELECT name, definition FROM {}.{CATALOG_TABLE}",
+            quote(db)
+        ))?;
+        let rows = stmt.query_map([], |row| {
+            Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+        })?;
+        for row in rows {
+            let (name, definition) = row?;
+            let table: Table = serde_json::from_str(&definition).map_err(|err| {
+                rusqlite::Error::UserFunctionError(
+                    format!("the node's definition of table {name} does not read: {err}").into(),
+                )
+            })?;
+            tables.insert(name, table);
+        }
+    }
+    Ok(tables)
 }
 
 /// The kept catalog as the translation reads it, for one statement.

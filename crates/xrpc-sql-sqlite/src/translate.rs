@@ -2288,6 +2288,7 @@ impl<'a> Translator<'a> {
             on_update_now: false,
             comment: None,
             default: None,
+            declared: def.data_type.to_string(),
         };
         let (mut pk, mut unique) = (false, false);
         let mut nullable_declared = false;

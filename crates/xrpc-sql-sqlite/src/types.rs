@@ -235,6 +235,11 @@ pub struct Column {
     /// Its `DEFAULT` as the SQLite expression the table declares.
     #[serde(default)]
     pub default: Option<String>,
+    /// Its type as declared (`bigint(20) unsigned`, `LONGTEXT`, `TIMESTAMP`, …), for the
+    /// catalog statements: [`Column::ty`] does not tell TEXT from VARCHAR(65535) or TIMESTAMP
+    /// from DATETIME. Empty in definitions kept before it was.
+    #[serde(default)]
+    pub declared: String,
 }
 
 /// An index in the catalog: MySQL's name, and the SQLite index that implements it.

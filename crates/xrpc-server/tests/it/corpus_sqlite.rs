@@ -104,19 +104,7 @@ fn the_corpus_answers_on_the_sqlite_node_as_on_mariadb() {
     let scripts = corpus_scripts(include_str!(
         "../../../xrpc-sql-sqlite/tests/corpus/scripts.sql"
     ));
-    let report = compare(&server, &scripts, "node_corpus", |_| {
-        let options = xrpc_server::engine::sqlite::SqliteOptions {
-            translate: true,
-            ..Default::default()
-        };
-        let node = TestNode::start_with_sqlite(options, |_, _| {});
-        let mut client = node.client();
-        client.new_session(1);
-        move |statement: &str| {
-            let _node = &node;
-            outcome(client.query(1, statement))
-        }
-    });
+    let report = compare_on_nodes(&server, &scripts, "node_corpus");
     println!("{report}");
     let unknown: Vec<String> = report
         .differences
@@ -148,4 +136,36 @@ fn the_corpus_answers_on_the_sqlite_node_as_on_mariadb() {
         unknown.len(),
         unknown.join("\n")
     );
+}
+
+/// SHOW COLUMNS, DESCRIBE, SHOW CREATE TABLE and information_schema describe a translated table
+/// from its kept definition as MariaDB describes the same table (`tests/it/corpus/catalog.sql`).
+#[test]
+fn catalog_statements_describe_translated_tables_as_mariadb_does() {
+    let server = xrpc_testkit::MariaDb::start().expect("MariaDB for the differential corpus");
+    let scripts = corpus_scripts(include_str!("corpus/catalog.sql"));
+    let report = compare_on_nodes(&server, &scripts, "node_catalog");
+    println!("{report}");
+    assert_eq!(report.identical_scripts, report.scripts, "{report}");
+}
+
+/// Runs `scripts` statement by statement on fresh translated SQLite nodes and on MariaDB.
+fn compare_on_nodes(
+    server: &xrpc_testkit::MariaDb,
+    scripts: &[(String, Vec<String>)],
+    database_prefix: &str,
+) -> xrpc_testkit::differential::Report {
+    compare(server, scripts, database_prefix, |_| {
+        let options = xrpc_server::engine::sqlite::SqliteOptions {
+            translate: true,
+            ..Default::default()
+        };
+        let node = TestNode::start_with_sqlite(options, |_, _| {});
+        let mut client = node.client();
+        client.new_session(1);
+        move |statement: &str| {
+            let _node = &node;
+            outcome(client.query(1, statement))
+        }
+    })
 }

@@ -1,0 +1,28 @@
+-- Catalog statements on tables the translation created: each script runs statement by statement
+-- on a fresh node (translated) and a fresh MariaDB database, and the outcomes are compared
+-- (corpus_sqlite.rs). One statement a line; "-- script: name" starts a script.
+
+-- script: a WordPress-style table described
+CREATE TABLE wp_posts (ID bigint(20) unsigned NOT NULL AUTO_INCREMENT, post_author bigint(20) unsigned NOT NULL DEFAULT '0', post_status varchar(20) NOT NULL DEFAULT 'publish', note TEXT, price DECIMAL(10,2), PRIMARY KEY (ID), KEY post_author (post_author)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+SHOW CREATE TABLE wp_posts;
+INSERT INTO wp_posts (note) VALUES ('a'), ('b');
+SHOW CREATE TABLE wp_posts;
+
+-- script: the table options and column attributes SHOW CREATE TABLE writes
+CREATE TABLE t2 (id INT PRIMARY KEY, name VARCHAR(10) COLLATE utf8mb4_bin, kind ENUM('x','y') DEFAULT 'x') ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci COMMENT='the t2';
+SHOW CREATE TABLE t2;
+SHOW COLUMNS FROM t2;
+
+-- script: ON UPDATE and a UNIQUE column described
+CREATE TABLE t3 (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, created TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP, d DATE, u INT UNSIGNED UNIQUE);
+SHOW CREATE TABLE t3;
+DESCRIBE t3;
+
+-- script: types, keys and indexes in information_schema
+CREATE TABLE wp_posts (ID bigint(20) unsigned NOT NULL AUTO_INCREMENT, post_author bigint(20) unsigned NOT NULL DEFAULT '0', post_date datetime NOT NULL DEFAULT '2000-01-01 00:00:00', post_content longtext NOT NULL, post_status varchar(20) NOT NULL DEFAULT 'publish', kind ENUM('a','b c') NOT NULL DEFAULT 'a', price DECIMAL(10,2), ts TIMESTAMP NULL, ok BOOL, PRIMARY KEY (ID), UNIQUE KEY uk (post_status, post_date), KEY type_status_date (post_status, post_date, ID), KEY post_author (post_author)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+SHOW COLUMNS FROM wp_posts;
+DESCRIBE wp_posts;
+SELECT TABLE_NAME, ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE();
+SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, COLUMN_KEY, EXTRA FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'wp_posts' ORDER BY ORDINAL_POSITION;
+SELECT INDEX_NAME, COLUMN_NAME, NON_UNIQUE, SEQ_IN_INDEX FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'wp_posts' ORDER BY INDEX_NAME, SEQ_IN_INDEX;
+SHOW CREATE TABLE wp_posts;
