@@ -13,7 +13,7 @@
 //! | `USE db` | makes `db` the session's current database |
 //! | `SHOW DATABASES \| SCHEMAS [LIKE 'p']` | `Database` |
 //! | `SHOW [FULL] TABLES [FROM \| IN db] [LIKE 'p']` | `Tables_in_db` (and `Table_type` with FULL) |
-//! | `SHOW [FULL] COLUMNS \| FIELDS FROM t [FROM db] [LIKE 'p']`, `DESCRIBE \| DESC \| EXPLAIN t` | `Field`, `Type`, `Null`, `Key`, `Default`, `Extra` (FULL too: no `Collation`, `Privileges`, `Comment`) |
+//! | `SHOW [FULL] COLUMNS \| FIELDS FROM t [FROM db] [LIKE 'p']`, `DESCRIBE \| DESC \| EXPLAIN t` | `Field`, `Type`, `Null`, `Key`, `Default`, `Extra` (FULL adds `Collation`, `Privileges`, `Comment`) |
 //! | `SHOW INDEX \| INDEXES \| KEYS FROM t [FROM db]` | MySQL 8's 15 columns, `Table` … `Expression` |
 //! | `SHOW CREATE TABLE t`, `SHOW CREATE DATABASE db` | DDL in MySQL's form, generated from the catalog |
 //! | `SHOW ENGINES` | one row, `SQLite`, `DEFAULT` |
@@ -86,19 +86,21 @@ use xrpc_engine::result::{
 
 pub(crate) use super::databases::INFORMATION_SCHEMA;
 
-/// The catalog tables, created in the in-memory `information_schema` of every connection. Their
-/// names compare and sort without regard to case, as MySQL's `utf8mb3_general_ci` columns do.
+/// The catalog tables, created in the in-memory `information_schema` of every connection. Names
+/// compare and sort without regard to case, as MySQL's `utf8mb3_general_ci` columns do, except
+/// database and table names, which compare as the file system does (`lower_case_table_names`
+/// 0).
 pub(crate) const INFORMATION_SCHEMA_DDL: &str = "
 CREATE TABLE information_schema.SCHEMATA (
-  CATALOG_NAME VARCHAR(64) COLLATE NOCASE, SCHEMA_NAME VARCHAR(64) COLLATE NOCASE, DEFAULT_CHARACTER_SET_NAME VARCHAR(64) COLLATE NOCASE,
+  CATALOG_NAME VARCHAR(64) COLLATE NOCASE, SCHEMA_NAME VARCHAR(64), DEFAULT_CHARACTER_SET_NAME VARCHAR(64) COLLATE NOCASE,
   DEFAULT_COLLATION_NAME VARCHAR(64) COLLATE NOCASE, SQL_PATH VARCHAR(512) COLLATE NOCASE);
 CREATE TABLE information_schema.TABLES (
-  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64) COLLATE NOCASE, TABLE_NAME VARCHAR(64) COLLATE NOCASE,
+  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64), TABLE_NAME VARCHAR(64),
   TABLE_TYPE VARCHAR(64) COLLATE NOCASE, ENGINE VARCHAR(64) COLLATE NOCASE, VERSION INT, ROW_FORMAT VARCHAR(10) COLLATE NOCASE,
   TABLE_ROWS BIGINT UNSIGNED, AUTO_INCREMENT BIGINT UNSIGNED, TABLE_COLLATION VARCHAR(64) COLLATE NOCASE,
   CREATE_OPTIONS VARCHAR(256) COLLATE NOCASE, TABLE_COMMENT TEXT);
 CREATE TABLE information_schema.COLUMNS (
-  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64) COLLATE NOCASE, TABLE_NAME VARCHAR(64) COLLATE NOCASE,
+  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64), TABLE_NAME VARCHAR(64),
   COLUMN_NAME VARCHAR(64) COLLATE NOCASE, ORDINAL_POSITION INT UNSIGNED, COLUMN_DEFAULT TEXT,
   IS_NULLABLE VARCHAR(3) COLLATE NOCASE, DATA_TYPE LONGTEXT, CHARACTER_MAXIMUM_LENGTH BIGINT,
   CHARACTER_OCTET_LENGTH BIGINT, NUMERIC_PRECISION BIGINT UNSIGNED,
@@ -107,8 +109,8 @@ CREATE TABLE information_schema.COLUMNS (
   COLUMN_KEY VARCHAR(3) COLLATE NOCASE, EXTRA VARCHAR(256) COLLATE NOCASE, PRIVILEGES VARCHAR(154) COLLATE NOCASE, COLUMN_COMMENT TEXT,
   GENERATION_EXPRESSION LONGTEXT);
 CREATE TABLE information_schema.STATISTICS (
-  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64) COLLATE NOCASE, TABLE_NAME VARCHAR(64) COLLATE NOCASE,
-  NON_UNIQUE INT, INDEX_SCHEMA VARCHAR(64) COLLATE NOCASE, INDEX_NAME VARCHAR(64) COLLATE NOCASE, SEQ_IN_INDEX INT UNSIGNED,
+  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64), TABLE_NAME VARCHAR(64),
+  NON_UNIQUE INT, INDEX_SCHEMA VARCHAR(64), INDEX_NAME VARCHAR(64) COLLATE NOCASE, SEQ_IN_INDEX INT UNSIGNED,
   COLUMN_NAME VARCHAR(64) COLLATE NOCASE, COLLATION VARCHAR(1) COLLATE NOCASE, CARDINALITY BIGINT, SUB_PART BIGINT,
   PACKED VARCHAR(10) COLLATE NOCASE, NULLABLE VARCHAR(3) COLLATE NOCASE, INDEX_TYPE VARCHAR(11) COLLATE NOCASE, COMMENT VARCHAR(8) COLLATE NOCASE,
   INDEX_COMMENT VARCHAR(2048) COLLATE NOCASE, IS_VISIBLE VARCHAR(3) COLLATE NOCASE, EXPRESSION LONGTEXT);
@@ -138,6 +140,8 @@ pub(crate) enum Stmt {
         table: String,
         db: Option<String>,
         like: Option<String>,
+        /// `SHOW FULL COLUMNS`: also `Collation`, `Privileges` and `Comment`.
+        full: bool,
     },
     ShowIndex {
         table: String,
@@ -551,7 +555,12 @@ impl Parser<'_> {
                     _ => None,
                 };
                 self.end()?;
-                Ok(Stmt::ShowColumns { table, db, like })
+                Ok(Stmt::ShowColumns {
+                    table,
+                    db,
+                    like,
+                    full: false,
+                })
             }
             _ => self.show(),
         }
@@ -577,7 +586,12 @@ impl Parser<'_> {
                 db = Some(from);
             }
             let like = self.like_end()?;
-            return Ok(Stmt::ShowColumns { table, db, like });
+            return Ok(Stmt::ShowColumns {
+                table,
+                db,
+                like,
+                full,
+            });
         }
         if !full && (self.eat_kw("index") || self.eat_kw("indexes") || self.eat_kw("keys")) {
             if !(self.eat_kw("from") || self.eat_kw("in")) {
@@ -901,6 +915,10 @@ pub(crate) struct ColumnEntry {
     pub(crate) kept_type: Option<MysqlType>,
     /// `ON UPDATE CURRENT_TIMESTAMP` (a translated table's).
     pub(crate) on_update_now: bool,
+    /// `COMMENT` (a translated table's).
+    pub(crate) comment: Option<String>,
+    /// The collation of a translated table's text column.
+    pub(crate) collation: Option<String>,
     /// ` CHARACTER SET … COLLATE …` of a translated table's text column whose collation is not
     /// the table's.
     pub(crate) collation_clause: Option<String>,
@@ -966,6 +984,7 @@ fn apply_kept(entry: &mut TableEntry, kept: &xrpc_sql_sqlite::Table) {
         };
         column.auto_increment = declared.auto_increment;
         column.on_update_now = declared.on_update_now;
+        column.comment = declared.comment.clone();
         if column
             .default
             .as_deref()
@@ -979,6 +998,14 @@ fn apply_kept(entry: &mut TableEntry, kept: &xrpc_sql_sqlite::Table) {
             .find(|(k, _)| k == "COLLATE" || k == "DEFAULT COLLATE")
             .and_then(|(_, v)| Collation::from_mysql_name(v))
             .unwrap_or(Collation::Ci);
+        let table_collation_name = kept
+            .options
+            .iter()
+            .find(|(k, _)| k == "COLLATE" || k == "DEFAULT COLLATE")
+            .map_or_else(
+                || "utf8mb4_general_ci".to_owned(),
+                |(_, v)| v.to_ascii_lowercase(),
+            );
         column.collation_clause = match &declared.ty {
             ColumnType::Char { collation, .. }
             | ColumnType::VarChar { collation, .. }
@@ -991,6 +1018,17 @@ fn apply_kept(entry: &mut TableEntry, kept: &xrpc_sql_sqlite::Table) {
                     collation_name(*collation)
                 ))
             }
+            _ => None,
+        };
+        column.collation = match &declared.ty {
+            ColumnType::Char { collation, .. }
+            | ColumnType::VarChar { collation, .. }
+            | ColumnType::Enum { collation, .. }
+            | ColumnType::Set { collation, .. } => Some(if *collation == table_collation {
+                table_collation_name.clone()
+            } else {
+                collation_name(*collation).to_owned()
+            }),
             _ => None,
         };
         column.kept_type = match &declared.ty {
@@ -1325,14 +1363,28 @@ impl SqliteConn {
                 sql.push_str(" ORDER BY 1");
                 self.query(&sql, &args, sink)
             }
-            Stmt::ShowColumns { table, db, like } => {
+            Stmt::ShowColumns {
+                table,
+                db,
+                like,
+                full,
+            } => {
                 let db = self.resolve_db(db.as_deref())?;
                 self.refresh_catalog()?;
                 self.require_table(&db, &table)?;
-                let mut sql = "SELECT COLUMN_NAME AS Field, COLUMN_TYPE AS Type, IS_NULLABLE AS \"Null\", \
-                     COLUMN_KEY AS \"Key\", COLUMN_DEFAULT AS \"Default\", EXTRA AS Extra \
+                let (collation, privileges) = if full {
+                    (
+                        "COLLATION_NAME AS Collation, ",
+                        ", PRIVILEGES AS \"Privileges\", COLUMN_COMMENT AS \"Comment\"",
+                    )
+                } else {
+                    ("", "")
+                };
+                let mut sql = format!(
+                    "SELECT COLUMN_NAME AS Field, COLUMN_TYPE AS Type, {collation}IS_NULLABLE AS \"Null\", \
+                     COLUMN_KEY AS \"Key\", COLUMN_DEFAULT AS \"Default\", EXTRA AS Extra{privileges} \
                      FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ?1 AND TABLE_NAME = ?2 COLLATE NOCASE"
-                    .to_owned();
+                );
                 let mut args = vec![text(Some(&db)), text(Some(&table))];
                 if let Some(like) = like {
                     sql.push_str(" AND COLUMN_NAME LIKE ?3 ESCAPE '\\'");
@@ -1616,6 +1668,8 @@ impl SqliteConn {
                             auto_increment: false,
                             kept_type: None,
                             on_update_now: false,
+                            comment: None,
+                            collation: None,
                             collation_clause: None,
                         },
                     ))
@@ -1778,7 +1832,7 @@ impl SqliteConn {
             .conn
             .prepare(
                 "INSERT INTO information_schema.COLUMNS VALUES ('def', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
-                 ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, 'select,insert,update,references', '', '')",
+                 ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, 'select,insert,update,references', ?18, '')",
             )
             .map_err(map)?;
         let mut insert_index = self
@@ -1816,7 +1870,10 @@ impl SqliteConn {
                     ""
                 };
                 let (charset, collation) = if ty.text {
-                    (Some("utf8mb4"), Some("utf8mb4_general_ci"))
+                    (
+                        Some("utf8mb4"),
+                        Some(c.collation.as_deref().unwrap_or("utf8mb4_general_ci")),
+                    )
                 } else {
                     (None, None)
                 };
@@ -1839,6 +1896,7 @@ impl SqliteConn {
                         ty.column_type,
                         t.column_key(c),
                         extra,
+                        c.comment.as_deref().unwrap_or(""),
                     ])
                     .map_err(map)?;
             }
@@ -1923,7 +1981,8 @@ mod tests {
             Stmt::ShowColumns {
                 table: "t".into(),
                 db: Some("app".into()),
-                like: None
+                like: None,
+                full: false,
             }
         );
         assert_eq!(
@@ -1931,7 +1990,8 @@ mod tests {
             Stmt::ShowColumns {
                 table: "t".into(),
                 db: Some("app".into()),
-                like: None
+                like: None,
+                full: false,
             }
         );
         assert!(matches!(p("xa start 'x'"), Some(Ok(Stmt::NotSupported(_)))));
