@@ -99,8 +99,8 @@ use xrpc_proto::codes;
 use xrpc_proto::value::{ColumnType as XType, Value};
 use xrpc_sql::ast::Statement as Tree;
 use xrpc_sql_sqlite::{
-    Affected, Catalog, CatalogChange, ColumnType, OutColumn, Table, Translation, Ty, error_of,
-    text_of, translate, variable_value,
+    Affected, Catalog, CatalogChange, ColumnType, OutColumn, SystemValue, Table, Translation, Ty,
+    error_of, text_of, translate, variable_value,
 };
 
 use super::authorizer::{CATALOG_TABLE, ClientSql};
@@ -229,6 +229,23 @@ fn unsupported(what: impl std::fmt::Display) -> SqlError {
 }
 
 impl Catalog for CatalogView<'_> {
+    /// The variables a mysqldump header saves and restores, as this engine has them: UTF-8
+    /// throughout, the system time zone, foreign keys and unique keys checked, notes on, and
+    /// `sql_mode` as the node reports it (empty). A session's SET of them changes nothing
+    /// here (see `front`), so these are the values in force.
+    fn system_variable(&self, name: &str) -> Option<SystemValue> {
+        Some(match name {
+            "character_set_client" | "character_set_results" | "character_set_connection" => {
+                SystemValue::Text("utf8mb4".into())
+            }
+            "collation_connection" => SystemValue::Text("utf8mb4_general_ci".into()),
+            "time_zone" => SystemValue::Text("SYSTEM".into()),
+            "sql_mode" => SystemValue::Text(String::new()),
+            "foreign_key_checks" | "unique_checks" | "sql_notes" => SystemValue::Int(1),
+            _ => return None,
+        })
+    }
+
     fn table(&self, schema: Option<&str>, name: &str) -> Option<Table> {
         let db = schema.unwrap_or(self.current).to_ascii_lowercase();
         if name.eq_ignore_ascii_case(CATALOG_TABLE) {

@@ -424,10 +424,31 @@ impl Translator<'_> {
         collation_of(&a, &b)
     }
 
+    /// `@@[session.|local.|global.]name`: the value the catalog reports, as a literal.
+    fn system_variable(&self, ids: &[Ident]) -> Result<Typed> {
+        let written = ids
+            .iter()
+            .map(|i| i.value.as_str())
+            .collect::<Vec<_>>()
+            .join(".");
+        let lower = written[2..].to_ascii_lowercase();
+        let name = ["session.", "local.", "global."]
+            .iter()
+            .find_map(|scope| lower.strip_prefix(scope))
+            .unwrap_or(&lower);
+        match self.catalog.system_variable(name) {
+            Some(crate::types::SystemValue::Int(n)) => Ok(Typed::new(n.to_string(), Ty::Int)),
+            Some(crate::types::SystemValue::Text(t)) => {
+                Ok(Typed::new(quote(&t), Ty::Str(Collation::Ci)))
+            }
+            None => unsupported(format!("system variable {written}")),
+        }
+    }
+
     fn identifier(&mut self, ids: &[Ident]) -> Result<Typed> {
         let first = &ids[0];
         if first.quote_style.is_none() && first.value.starts_with("@@") {
-            return unsupported(format!("system variable {}", first.value));
+            return self.system_variable(ids);
         }
         if ids.len() == 1 && first.quote_style.is_none() {
             if let Some(name) = first.value.strip_prefix('@') {

@@ -148,7 +148,7 @@ pub use error::TranslateError;
 pub use functions::{FnError, SessionState, error_of, register};
 pub use types::{
     BIN_COLLATION, CI_COLLATION, Catalog, Collation, Column, ColumnFlags, ColumnType,
-    DECIMAL_COLLATION, Index, Table, Ty,
+    DECIMAL_COLLATION, Index, SystemValue, Table, Ty,
 };
 pub use value::{text_of, variable_value};
 

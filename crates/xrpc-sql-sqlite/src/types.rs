@@ -358,4 +358,19 @@ pub trait Catalog {
         let _ = database;
         None
     }
+    /// The session's value of system variable `name` (lower case, without `@@` or scope), or
+    /// `None` for one the catalog does not report (reading it is then refused with 1235).
+    fn system_variable(&self, name: &str) -> Option<SystemValue> {
+        let _ = name;
+        None
+    }
+}
+
+/// A system variable's value as a statement reads it (`@@name`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SystemValue {
+    /// A number (`@@foreign_key_checks`).
+    Int(i64),
+    /// A text (`@@character_set_client`).
+    Text(String),
 }
