@@ -445,7 +445,16 @@ impl Driver {
     /// can be taken now (none logged in, or every one pinned); another one is opened then if
     /// the size allows, so a later call may succeed.
     pub fn pin(&self) -> Option<Pinned> {
+        self.pin_sparing(0)
+    }
+
+    /// [`Driver::pin`], unless no more than `spare` connections would be left in the shared
+    /// rotation: a session that pins then takes another way, and the statements of sessions
+    /// that hold nothing never wait behind idle pinned ones. Another connection is opened then
+    /// if the size allows.
+    pub fn pin_sparing(&self, spare: usize) -> Option<Pinned> {
         let mut best: Option<(usize, OutboundSocket<Arc<Backend>>)> = None;
+        let mut candidates = 0;
         // Under the queue's lock, as `place` decides: a statement is never placed on a
         // connection that is being pinned.
         {
@@ -461,9 +470,13 @@ impl Driver {
                     }
                     st.conn.in_flight()
                 };
+                candidates += 1;
                 if best.as_ref().is_none_or(|(d, _)| depth < *d) {
                     best = Some((depth, socket));
                 }
+            }
+            if candidates <= spare {
+                best = None;
             }
             if let Some((_, socket)) = &best {
                 socket.handler().state.lock().pinned = Some(PinState::Held);
