@@ -275,6 +275,7 @@ impl MysqlConn {
         let on_backend = self.driver_session.lock().backend_schema.clone();
         if let Some(wanted) = wanted.filter(|w| on_backend.as_deref() != Some(w.as_str())) {
             let (_, outcome) = pin_call(pin, &format!("USE {}", quote_identifier(&wanted)));
+            pin.database_changed();
             outcome.map_err(statement_error)?;
             self.driver_session.lock().backend_schema = Some(wanted);
         }
@@ -769,10 +770,17 @@ impl driver::Completion for DriverAnswer {
             }
             (None, Err(err)) if err.code == StatementError::connection_lost().code => {
                 counters.backend_errors.fetch_add(1, Ordering::Relaxed);
+                // On the session's own connection, its state went with it.
+                let state_gone = if self.tracking.is_some() {
+                    counters.lost.fetch_add(1, Ordering::Relaxed);
+                    "; an open transaction and other session state on it are gone"
+                } else {
+                    ""
+                };
                 Err(SqlError::new(
                     &codes::BACKEND_LOST,
                     format!(
-                        "Lost connection to the backend MySQL server during query ({})",
+                        "Lost connection to the backend MySQL server during query ({}){state_gone}",
                         err.message
                     ),
                 ))
@@ -862,6 +870,9 @@ impl Tracking {
                 );
                 ds.schema_changed |= changes.schema.is_some();
                 ds.fresh = true;
+                if let (Some(_), Some(pin)) = (&changes.schema, &ds.pin) {
+                    pin.database_changed();
+                }
             }
             Err(err) if err.code == StatementError::connection_lost().code => {
                 // Whatever state it held is gone with it.

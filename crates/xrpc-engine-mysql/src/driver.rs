@@ -243,6 +243,8 @@ struct BackendState {
     pinned: Option<PinState>,
     /// The pinned session's statements waiting for room below the depth limit.
     pinned_waiting: VecDeque<Waiting>,
+    /// The pinned session switched the connection's database ([`Pinned::database_changed`]).
+    database_changed: bool,
     /// When a command last ended or was submitted.
     last_active: Instant,
 }
@@ -285,8 +287,8 @@ impl Driver {
         opts.grow_at_depth = opts.grow_at_depth.max(1);
         opts.max_depth = opts.max_depth.max(1);
         // Room above the depth limit for the driver's own commands: a kill's look-up, and the
-        // reset and tracker set-up behind a pinned session's last statements.
-        opts.config.max_depth = opts.max_depth + 2;
+        // reset, database switch and tracker set-up behind a pinned session's last statements.
+        opts.config.max_depth = opts.max_depth + 3;
         opts.config.mark_statements = true;
         let period = (opts.queue_timeout.min(opts.idle_close_after) / 4)
             .clamp(Duration::from_millis(1), Duration::from_secs(1));
@@ -603,6 +605,7 @@ impl Shared {
                 logged_in: false,
                 pinned: None,
                 pinned_waiting: VecDeque::new(),
+                database_changed: false,
                 last_active: Instant::now(),
             }),
         });
@@ -1077,6 +1080,13 @@ impl Pinned {
         self.socket.handler().state.lock().conn.thread_id()
     }
 
+    /// The session switched the connection's database: COM_RESET_CONNECTION keeps the current
+    /// database, so when the connection is given back it is switched to the configured one
+    /// again, or closed (and its slot reconnected) when none is configured.
+    pub fn database_changed(&self) {
+        self.socket.handler().state.lock().database_changed = true;
+    }
+
     /// Whether the connection is still open: after a loss the session's backend state is gone
     /// and every statement ends with 2013.
     pub fn is_open(&self) -> bool {
@@ -1145,6 +1155,14 @@ impl BackendState {
         {
             return;
         }
+        let database = shared.opts.config.database.as_deref();
+        if self.database_changed && database.is_none() {
+            // No database to switch back to: a fresh connection replaces this one once the
+            // session's statements are answered.
+            let _ = self.conn.quit();
+            self.pinned = Some(PinState::Resetting);
+            return;
+        }
         let reset = INTERNAL | shared.next_id.fetch_add(1, Ordering::Relaxed);
         let init = INTERNAL | shared.next_id.fetch_add(1, Ordering::Relaxed);
         if self.conn.submit_reset(Tag(reset)).is_err() {
@@ -1161,6 +1179,23 @@ impl BackendState {
                 first_result_done: false,
             },
         );
+        if let Some(database) = database.filter(|_| self.database_changed) {
+            let switch = INTERNAL | shared.next_id.fetch_add(1, Ordering::Relaxed);
+            if self.conn.submit_init_db(Tag(switch), database).is_ok() {
+                self.answers.insert(
+                    switch,
+                    Answer {
+                        completion: Box::new(ResetDone {
+                            failed: reset_failed.clone(),
+                        }),
+                        first_result_done: false,
+                    },
+                );
+            } else {
+                reset_failed.store(true, Ordering::Release);
+            }
+        }
+        self.database_changed = false;
         if self
             .conn
             .submit_query(Tag(init), TRACKING_INIT.as_bytes(), None)
