@@ -936,7 +936,8 @@ impl Shared {
     }
 
     /// Looks the marked statement `target` (on `target_slot`) up and kills it from another
-    /// logged-in connection; looks again every millisecond while it has not started.
+    /// logged-in connection; looks again every millisecond while it has not started, and while
+    /// no other connection is logged in.
     fn kill_by_query_id(self: &Arc<Self>, target_slot: usize, target: u64, lookup: String) {
         // A connection of the shared rotation if one is logged in, else a pinned one: the
         // look-up and the kill leave no session state.
@@ -952,6 +953,20 @@ impl Shared {
             .find(|&slot| usable(slot, false))
             .or_else(|| others().find(|&slot| usable(slot, true)));
         let Some(side) = side else {
+            // No other connection has logged in yet (start-up, reconnects): try again while the
+            // statement runs, so the kill is not lost.
+            if self.in_flight(target_slot, target) {
+                let weak = Arc::downgrade(self);
+                self.groups[target_slot % self.groups.len()].schedule_timer(
+                    Duration::from_millis(1),
+                    None,
+                    move |_| {
+                        if let Some(me) = weak.upgrade() {
+                            me.kill_by_query_id(target_slot, target, lookup.clone());
+                        }
+                    },
+                );
+            }
             return;
         };
         let lookup_done = KillLookup {

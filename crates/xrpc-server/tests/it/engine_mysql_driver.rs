@@ -404,6 +404,25 @@ fn a_statement_that_may_leave_state_but_did_not_gives_its_driver_connection_back
 }
 
 #[test]
+fn a_database_switch_on_a_driver_connection_never_reaches_another_session() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    c.new_session(1);
+    c.new_session(2);
+    assert!(c.query(1, "CREATE DATABASE elsewhere").error.is_none());
+    assert!(c.query(1, "USE elsewhere").error.is_none());
+    wait_for("the connection is given back", || fx.driver_pinned() == 0);
+    let seen: Vec<String> = (0..8)
+        .map(|_| text(&first_value(&c.query(2, "SELECT DATABASE()"))))
+        .collect();
+    let own = text(&first_value(&c.query(1, "SELECT DATABASE()")));
+    assert_eq!(
+        (seen, own),
+        (vec!["t".to_owned(); 8], "elsewhere".to_owned())
+    );
+}
+
+#[test]
 fn a_kill_stops_a_statement_on_a_pinned_connection_and_its_transaction_goes_on() {
     let fx = Fixture::new();
     let mut c = fx.node.client();
