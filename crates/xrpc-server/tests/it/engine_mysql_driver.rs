@@ -1,7 +1,8 @@
 //! End-to-end: the `mysql` engine answering statements through its event-loop driver
 //! (`xrpc_backend_driver_connections`): statements of many sessions pipelined on two backend
-//! connections, each answered to its own session, kills, and a session whose client reads
-//! slowly.
+//! connections, each answered to its own session, kills, a session whose client reads slowly,
+//! and sessions with state (transactions, user variables, named locks, a database switch) on a
+//! driver connection of their own, given back reset.
 
 use crate::common;
 
