@@ -12,9 +12,9 @@ use parking_lot::{Condvar, Mutex};
 use xrpc_proto::codes;
 use xrpc_proto::value::Value;
 
-use super::driver::{self, Driver, StatementId};
+use super::driver::{self, Driver, Pinned, StatementId};
 use super::pool::{Backend, Pool};
-use super::state::{self, Changes};
+use super::state::{self, Changes, PinState};
 use super::types::{self, Conv, Rewritten};
 use xrpc_engine::result::{ColumnInfo, ExecSummary, ResultSink, SqlError};
 use xrpc_engine::{Completion, EngineConn, Interrupt, WaitHook};
@@ -64,7 +64,11 @@ pub struct MysqlConn {
     /// completion of a statement answered on the event loop, which sets it.
     last_insert_id: Arc<AtomicU64>,
     /// The statement [`EngineConn::submittable`] accepted, rewritten, for the `submit` after it.
-    prepared: Option<Rewritten>,
+    prepared: Option<Prepared>,
+    /// The session's connection of the driver while its state pins one, and what that
+    /// connection reported; replaced (not cleared) by a reset, so that a completion still in
+    /// flight updates a state nobody reads any more.
+    driver_session: Arc<Mutex<DriverSession>>,
     interrupt: Arc<MysqlInterrupt>,
     wait_hook: Option<WaitHook>,
     opened_at: Instant,
@@ -124,6 +128,7 @@ impl MysqlConn {
             connection_id: 0,
             last_insert_id: Arc::default(),
             prepared: None,
+            driver_session: Arc::default(),
             interrupt,
             wait_hook: None,
             opened_at: Instant::now(),
@@ -138,6 +143,202 @@ impl MysqlConn {
     /// Why the held connection is pinned, if it is.
     pub fn pin_reason(&self) -> Option<String> {
         self.backend.as_ref().and_then(|b| b.state.reason())
+    }
+
+    /// The backend thread id of the driver connection the session holds, if it holds one
+    /// (tests, diagnostics).
+    pub fn driver_pinned_thread_id(&self) -> Option<u32> {
+        let pin = self.driver_session.lock().pin.clone();
+        pin.and_then(|pin| pin.thread_id())
+    }
+
+    /// The database a statement runs in: the request's, else the session's current one, else
+    /// the authentication data's, else the URL's.
+    fn wanted_schema<'a>(&'a self, schema: Option<&'a str>) -> Option<&'a str> {
+        schema
+            .or(self.schema.as_deref())
+            .or(self.default_schema.as_deref())
+            .or(self.shared.default_schema.as_deref())
+    }
+
+    /// Takes what the completions of the session's statements on the driver recorded (the
+    /// session's variables and database as the backend reported them), and gives the driver
+    /// connection back when nothing pins it any more.
+    fn absorb(&mut self) {
+        let unpinned = {
+            let mut guard = self.driver_session.lock();
+            let ds = &mut *guard;
+            if std::mem::take(&mut ds.fresh) {
+                self.vars.clone_from(&ds.session_vars);
+                if std::mem::take(&mut ds.schema_changed) {
+                    self.schema.clone_from(&ds.session_schema);
+                    self.schema_changed = true;
+                }
+            }
+            if ds.pin.is_some() && !ds.in_flight && !ds.state.pins() {
+                ds.pin.take()
+            } else {
+                None
+            }
+        };
+        // Given back (COM_RESET_CONNECTION) outside the lock: the kick may run the
+        // connection's handler, and so completions, on this thread.
+        drop(unpinned);
+    }
+
+    /// Hands a statement to the driver: on the session's own connection when `prepared` names
+    /// one, else into the shared rotation. A kill from now on cancels it there.
+    fn send_to_driver(&mut self, prepared: Prepared, completion: Box<dyn Completion>) {
+        let Some(submission) = self.interrupt.begin_submission() else {
+            completion.done(Err(SqlError::new(
+                &codes::QUERY_INTERRUPTED,
+                codes::QUERY_INTERRUPTED.message,
+            )));
+            return;
+        };
+        self.shared.pool.count_statement();
+        let Prepared {
+            mut rewritten,
+            pin,
+            several_results,
+        } = prepared;
+        let sql = std::mem::take(&mut rewritten.sql);
+        let tracking = pin.as_ref().map(|_| {
+            let mut ds = self.driver_session.lock();
+            ds.session_vars.clone_from(&self.vars);
+            ds.session_schema.clone_from(&self.schema);
+            ds.in_flight = true;
+            Tracking {
+                session: Arc::clone(&self.driver_session),
+                keep_pin: rewritten.named_lock,
+                rewritten: rewritten.clone(),
+                several_results,
+            }
+        });
+        let version_row = rewritten
+            .show_variables
+            .then(|| self.shared.version.clone());
+        let answer = DriverAnswer {
+            completion: Some(completion),
+            convs: Vec::new(),
+            renames: rewritten.renames,
+            version_row,
+            has_result_set: false,
+            failure: None,
+            interrupt: Arc::clone(&self.interrupt),
+            submission,
+            last_insert_id: Arc::clone(&self.last_insert_id),
+            shared: Arc::clone(&self.shared),
+            tracking,
+        };
+        let id = match (&pin, self.shared.driver.get()) {
+            (Some(pin), _) => pin.submit(&sql, Box::new(answer)),
+            (None, Some(driver)) => driver.submit(&sql, Box::new(answer)),
+            (None, None) => {
+                // `submittable` accepts nothing for the shared rotation without a driver.
+                let mut answer = answer;
+                if let Some(completion) = answer.completion.take() {
+                    completion.done(Err(SqlError::new(
+                        &codes::ENGINE_ERROR,
+                        "the backend driver is not running",
+                    )));
+                }
+                return;
+            }
+        };
+        self.interrupt.submitted(submission, id);
+    }
+
+    /// Runs a statement on the session's driver connection and waits for its answer (the
+    /// worker inside the stall guard): the statements the event loop cannot take as they are
+    /// (a database to switch to first, named locks to ask about after, the isolation variable's
+    /// other name to add to `SHOW VARIABLES`) and every statement the session layer runs
+    /// inline while the session holds that connection.
+    fn run_on_pin(
+        &mut self,
+        pin: &Arc<Pinned>,
+        sql: &str,
+        args: &[Value],
+        schema: Option<&str>,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        let rewritten = types::rewrite_with_version(
+            sql,
+            args,
+            self.connection_id,
+            self.last_insert_id.load(Ordering::Relaxed),
+            self.backslash_escapes(),
+            Some(&self.shared.version),
+            self.shared.variable_alias,
+        )?;
+        let wanted = self.wanted_schema(schema).map(str::to_owned);
+        let on_backend = self.driver_session.lock().backend_schema.clone();
+        if let Some(wanted) = wanted.filter(|w| on_backend.as_deref() != Some(w.as_str())) {
+            let (_, outcome) = pin_call(pin, &format!("USE {}", quote_identifier(&wanted)));
+            pin.database_changed();
+            outcome.map_err(statement_error)?;
+            self.driver_session.lock().backend_schema = Some(wanted);
+        }
+        if let Some(schema) = schema.filter(|s| self.schema.as_deref() != Some(*s)) {
+            self.schema = Some(schema.to_owned());
+            self.schema_changed = true;
+        }
+        let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
+        let prepared = Prepared {
+            rewritten: rewritten.clone(),
+            pin: Some(Arc::clone(pin)),
+            several_results: several_results(&script),
+        };
+        let signal = Arc::new(Signal::default());
+        let collect = Collect {
+            buffered: Buffered::default(),
+            signal: Arc::clone(&signal),
+        };
+        self.send_to_driver(prepared, Box::new(collect));
+        let (buffered, result) = signal.wait();
+        self.absorb();
+        if let Some(columns) = &buffered.columns {
+            sink.metadata(columns)?;
+            for row in &buffered.rows {
+                sink.row(row)?;
+            }
+        }
+        let summary = result?;
+        if rewritten.named_lock {
+            self.track_named_locks_on_pin(pin, &rewritten);
+        }
+        if let (true, true, Some(alias)) = (
+            rewritten.show_variables,
+            summary.has_result_set,
+            self.shared.variable_alias,
+        ) {
+            let probe = alias.probe(&rewritten, self.backslash_escapes());
+            let (rows, outcome) = pin_call(pin, &probe);
+            outcome.map_err(statement_error)?;
+            if let Some(value) = rows.first().and_then(|row| row.get(1).cloned().flatten()) {
+                sink.row(&[
+                    Value::Bytes(bytes::Bytes::from_static(alias.missing.as_bytes())),
+                    Value::Bytes(bytes::Bytes::from(value)),
+                ])?;
+            }
+        }
+        Ok(summary)
+    }
+
+    /// After a statement naming a lock function on the session's driver connection: asks which
+    /// locks it holds, and gives it back when nothing pins it any more.
+    fn track_named_locks_on_pin(&mut self, pin: &Arc<Pinned>, rewritten: &Rewritten) {
+        let probe = state::named_lock_probe(&mut self.driver_session.lock().state, rewritten);
+        if let Some(probe) = probe {
+            let (rows, outcome) = pin_call(pin, &probe);
+            let answer = outcome.map(|_| {
+                rows.first()
+                    .and_then(|row| row.first().cloned().flatten())
+                    .map(|flags| String::from_utf8_lossy(&flags).into_owned())
+            });
+            state::named_lock_answer(&mut self.driver_session.lock().state, answer);
+        }
+        self.absorb();
     }
 
     fn backslash_escapes(&self) -> bool {
@@ -468,6 +669,8 @@ struct DriverAnswer {
     completion: Option<Box<dyn Completion>>,
     convs: Vec<Conv>,
     renames: Vec<(String, String)>,
+    /// For a `SHOW … VARIABLES`: what its `version` row reports.
+    version_row: Option<String>,
     has_result_set: bool,
     /// The sink refused a row or a value did not convert: the rest of the rows are dropped and
     /// the statement ends with this.
@@ -476,6 +679,8 @@ struct DriverAnswer {
     submission: u64,
     last_insert_id: Arc<AtomicU64>,
     shared: Arc<Shared>,
+    /// On the session's own connection: what the statement left there is recorded.
+    tracking: Option<Tracking>,
 }
 
 impl DriverAnswer {
@@ -501,6 +706,9 @@ impl driver::Completion for DriverAnswer {
             }
         }
         self.convs = convs;
+        if infos.len() != 2 {
+            self.version_row = None;
+        }
         if infos.is_empty() {
             return;
         }
@@ -517,12 +725,17 @@ impl driver::Completion for DriverAnswer {
         if self.failure.is_some() {
             return;
         }
-        let values: Result<Vec<Value>, SqlError> = self
+        let mut values: Result<Vec<Value>, SqlError> = self
             .convs
             .iter()
             .zip(row.values())
             .map(|(&conv, raw)| types::convert(conv, raw))
             .collect();
+        if let (Some(version), Ok(values)) = (&self.version_row, &mut values)
+            && matches!(&values[0], Value::Bytes(name) if name.eq_ignore_ascii_case(b"version"))
+        {
+            values[1] = Value::Bytes(bytes::Bytes::copy_from_slice(version.as_bytes()));
+        }
         let result = match (values, self.completion.as_mut()) {
             (Ok(values), Some(completion)) => {
                 completion.sink().row(&values).map_err(SqlError::from)
@@ -537,6 +750,10 @@ impl driver::Completion for DriverAnswer {
 
     fn on_done(mut self: Box<Self>, outcome: Result<OkInfo, StatementError>) {
         self.interrupt.end_submission(self.submission);
+        if let Some(tracking) = &self.tracking {
+            // Given back (reset) here, outside the session's lock, when nothing pins it.
+            drop(tracking.record(&outcome, self.has_result_set));
+        }
         let counters = &self.shared.pool.counters;
         let result = match (self.failure.take(), outcome) {
             (Some(err), _) => Err(err),
@@ -553,10 +770,17 @@ impl driver::Completion for DriverAnswer {
             }
             (None, Err(err)) if err.code == StatementError::connection_lost().code => {
                 counters.backend_errors.fetch_add(1, Ordering::Relaxed);
+                // On the session's own connection, its state went with it.
+                let state_gone = if self.tracking.is_some() {
+                    counters.lost.fetch_add(1, Ordering::Relaxed);
+                    "; an open transaction and other session state on it are gone"
+                } else {
+                    ""
+                };
                 Err(SqlError::new(
                     &codes::BACKEND_LOST,
                     format!(
-                        "Lost connection to the backend MySQL server during query ({})",
+                        "Lost connection to the backend MySQL server during query ({}){state_gone}",
                         err.message
                     ),
                 ))
@@ -574,6 +798,223 @@ impl driver::Completion for DriverAnswer {
             completion.done(result);
         }
     }
+}
+
+/// A statement [`EngineConn::submittable`] accepted.
+struct Prepared {
+    rewritten: Rewritten,
+    /// The session's own driver connection, if it goes there.
+    pin: Option<Arc<Pinned>>,
+    /// It may yield several results, of which only the last one's tracker data arrives.
+    several_results: bool,
+}
+
+/// What a session holds on the driver; see [`MysqlConn::absorb`].
+#[derive(Default)]
+struct DriverSession {
+    /// The session's own connection, while its state pins one (and while a statement that may
+    /// leave state runs on it).
+    pin: Option<Arc<Pinned>>,
+    /// What that connection holds, as its OK packets reported it.
+    backend_vars: BTreeMap<String, String>,
+    backend_schema: Option<String>,
+    state: PinState,
+    /// The session's variables and database as of its last statement there.
+    session_vars: BTreeMap<String, String>,
+    session_schema: Option<String>,
+    /// That statement changed the database.
+    schema_changed: bool,
+    /// The handle has not taken the above yet.
+    fresh: bool,
+    /// A statement of the session runs there: what it leaves decides whether the session
+    /// keeps the connection.
+    in_flight: bool,
+}
+
+/// The session-state side of a statement on a session's own driver connection.
+struct Tracking {
+    session: Arc<Mutex<DriverSession>>,
+    rewritten: Rewritten,
+    several_results: bool,
+    /// Named locks are asked about after the statement, which decides then.
+    keep_pin: bool,
+}
+
+impl Tracking {
+    /// Records what the statement left on the connection, from its OK packet's tracker data, as
+    /// the blocking path does ([`state::apply`]); returns the connection when nothing pins it
+    /// any more, to be dropped (given back) outside the lock.
+    fn record(
+        &self,
+        outcome: &Result<OkInfo, StatementError>,
+        result_set: bool,
+    ) -> Option<Arc<Pinned>> {
+        let mut guard = self.session.lock();
+        let ds = &mut *guard;
+        ds.in_flight = false;
+        match outcome {
+            Ok(ok) => {
+                let changes = Changes::from_ok(ok);
+                state::apply(
+                    state::KnownState {
+                        vars: &mut ds.backend_vars,
+                        schema: &mut ds.backend_schema,
+                        state: &mut ds.state,
+                    },
+                    &mut ds.session_vars,
+                    &mut ds.session_schema,
+                    &changes,
+                    &self.rewritten,
+                    result_set,
+                    self.several_results,
+                );
+                ds.schema_changed |= changes.schema.is_some();
+                ds.fresh = true;
+                if let (Some(_), Some(pin)) = (&changes.schema, &ds.pin) {
+                    pin.database_changed();
+                }
+            }
+            Err(err) if err.code == StatementError::connection_lost().code => {
+                // Whatever state it held is gone with it.
+                ds.state = PinState::default();
+                ds.backend_vars.clear();
+                ds.backend_schema = None;
+                ds.fresh = true;
+                return ds.pin.take();
+            }
+            // An error packet carries no tracker data: the state is as it was.
+            Err(_) => return None,
+        }
+        if self.keep_pin || ds.state.pins() {
+            None
+        } else {
+            ds.pin.take()
+        }
+    }
+}
+
+/// Whether a statement may yield several results (a CALL, several statements, text the front
+/// end cannot read).
+fn several_results(script: &xrpc_sql::Script) -> bool {
+    !matches!(
+        script.as_slice(),
+        [Ok(parsed)] if !matches!(parsed.statement(), Some(xrpc_sql::ast::Statement::Call(_)))
+    )
+}
+
+/// `name` as a backquoted identifier.
+fn quote_identifier(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
+}
+
+/// A backend error of the driver as the session's error.
+fn statement_error(err: StatementError) -> SqlError {
+    SqlError {
+        code: u32::from(err.code),
+        sql_state: err.sql_state,
+        message: err.message,
+    }
+}
+
+/// A one-time hand-over from the worker that reads an answer to the thread that waits for it.
+struct Signal<T> {
+    value: Mutex<Option<T>>,
+    ready: Condvar,
+}
+
+impl<T> Default for Signal<T> {
+    fn default() -> Self {
+        Self {
+            value: Mutex::new(None),
+            ready: Condvar::new(),
+        }
+    }
+}
+
+impl<T> Signal<T> {
+    fn set(&self, value: T) {
+        *self.value.lock() = Some(value);
+        self.ready.notify_all();
+    }
+
+    fn wait(&self) -> T {
+        let mut value = self.value.lock();
+        loop {
+            if let Some(value) = value.take() {
+                return value;
+            }
+            self.ready.wait(&mut value);
+        }
+    }
+}
+
+/// A result kept whole, for a statement whose caller waits for it.
+#[derive(Default)]
+struct Buffered {
+    columns: Option<Vec<ColumnInfo>>,
+    rows: Vec<Vec<Value>>,
+}
+
+impl ResultSink for Buffered {
+    fn metadata(&mut self, columns: &[ColumnInfo]) -> Result<(), xrpc_engine::result::SinkError> {
+        self.columns = Some(columns.to_vec());
+        Ok(())
+    }
+
+    fn row(&mut self, row: &[Value]) -> Result<(), xrpc_engine::result::SinkError> {
+        self.rows.push(row.to_vec());
+        Ok(())
+    }
+}
+
+/// The completion of a statement run by [`MysqlConn::run_on_pin`]: the answer, kept whole, for
+/// the waiting thread.
+struct Collect {
+    buffered: Buffered,
+    signal: Arc<Signal<(Buffered, Result<ExecSummary, SqlError>)>>,
+}
+
+impl Completion for Collect {
+    fn sink(&mut self) -> &mut dyn ResultSink {
+        &mut self.buffered
+    }
+
+    fn done(self: Box<Self>, result: Result<ExecSummary, SqlError>) {
+        let Collect { buffered, signal } = *self;
+        signal.set((buffered, result));
+    }
+}
+
+/// The raw rows of a driver statement and its outcome.
+type RawAnswer = (Vec<Vec<Option<Vec<u8>>>>, Result<OkInfo, StatementError>);
+
+/// Runs one statement of the node's own (a database switch, a probe) on a session's driver
+/// connection and waits for its raw answer.
+fn pin_call(pin: &Pinned, sql: &str) -> RawAnswer {
+    struct Raw {
+        rows: Vec<Vec<Option<Vec<u8>>>>,
+        signal: Arc<Signal<RawAnswer>>,
+    }
+    impl driver::Completion for Raw {
+        fn on_columns(&mut self, _: &Arc<[Column]>) {}
+        fn on_row(&mut self, row: &TextRow) {
+            self.rows
+                .push(row.values().map(|v| v.map(<[u8]>::to_vec)).collect());
+        }
+        fn on_done(self: Box<Self>, outcome: Result<OkInfo, StatementError>) {
+            let Raw { rows, signal } = *self;
+            signal.set((rows, outcome));
+        }
+    }
+    let signal = Arc::new(Signal::default());
+    pin.submit(
+        sql,
+        Box::new(Raw {
+            rows: Vec::new(),
+            signal: Arc::clone(&signal),
+        }),
+    );
+    signal.wait()
 }
 
 impl EngineConn for MysqlConn {
@@ -595,7 +1036,12 @@ impl EngineConn for MysqlConn {
         // Everything below may block on the backend (a free connection, the statement, its rows):
         // inside the guard the worker counts as stalled and the framework adds a worker.
         let _stalled = self.wait_hook.as_ref().map(|hook| hook());
-        let result = self.run(sql, args, schema, sink);
+        self.absorb();
+        let pin = self.driver_session.lock().pin.clone();
+        let result = match pin {
+            Some(pin) => self.run_on_pin(&pin, sql, args, schema, sink),
+            None => self.run(sql, args, schema, sink),
+        };
         // Also when the statement never reached a connection (a kill while waiting for one).
         self.interrupt.end();
         result
@@ -603,24 +1049,16 @@ impl EngineConn for MysqlConn {
 
     fn submittable(&mut self, sql: &str, args: &[Value], schema: Option<&str>) -> bool {
         self.prepared = None;
+        self.absorb();
         let Some(driver) = self.shared.driver.get() else {
             return false;
         };
-        // State this handle carries (a pinned connection, variables that need a SET) lives on
-        // pooled connections only; the driver's connections stay as they logged in, in the
-        // URL's database.
-        if self.backend.is_some() || !self.vars.is_empty() {
+        // A connection of the blocking pool pinned to the session keeps it there.
+        if self.backend.is_some() {
             return false;
         }
-        let wanted = schema
-            .or(self.schema.as_deref())
-            .or(self.default_schema.as_deref())
-            .or(self.shared.default_schema.as_deref());
-        if wanted != self.shared.default_schema.as_deref() || driver.connected() == 0 {
-            return false;
-        }
-        let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
-        if !leaves_no_state(&script) {
+        let pin = self.driver_session.lock().pin.clone();
+        if pin.is_none() && driver.connected() == 0 {
             return false;
         }
         let Ok(rewritten) = types::rewrite_with_version(
@@ -632,19 +1070,62 @@ impl EngineConn for MysqlConn {
             Some(&self.shared.version),
             self.shared.variable_alias,
         ) else {
-            // The blocking path reports the error.
+            // The inline path reports the error.
             return false;
         };
-        if rewritten.user_variable
-            || rewritten.user_variable_assigned
-            || rewritten.named_lock
+        // What needs a second statement around it runs inline (`run_on_pin`, or the pool).
+        let needs_inline = rewritten.named_lock
             || rewritten.unnamed_lock
             || rewritten.show_variables
-            || rewritten.unread
+            || rewritten.unread;
+        let wanted = self.wanted_schema(schema);
+        let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
+        if let Some(pin) = pin {
+            let on_backend = self.driver_session.lock().backend_schema.clone();
+            if needs_inline || wanted != on_backend.as_deref() {
+                return false;
+            }
+            self.prepared = Some(Prepared {
+                rewritten,
+                pin: Some(pin),
+                several_results: several_results(&script),
+            });
+            return true;
+        }
+        // Variables to replay and another database are brought to a pooled connection; the
+        // driver's shared connections stay as they logged in, in the URL's database.
+        if needs_inline || !self.vars.is_empty() || wanted != self.shared.default_schema.as_deref()
         {
             return false;
         }
-        self.prepared = Some(rewritten);
+        if leaves_no_state(&script) && !rewritten.user_variable && !rewritten.user_variable_assigned
+        {
+            self.prepared = Some(Prepared {
+                rewritten,
+                pin: None,
+                several_results: false,
+            });
+            return true;
+        }
+        // It may leave state on its connection: it goes to a connection of its own, so that
+        // no other session's statement runs there before its OK packet has told; the
+        // completion keeps the connection for the session if it did, else gives it back.
+        let Some(pinned) = driver.pin_sparing(1) else {
+            return false;
+        };
+        let pinned = Arc::new(pinned);
+        {
+            let mut ds = self.driver_session.lock();
+            ds.pin = Some(Arc::clone(&pinned));
+            ds.backend_vars.clear();
+            ds.backend_schema.clone_from(&self.shared.default_schema);
+            ds.state = PinState::default();
+        }
+        self.prepared = Some(Prepared {
+            rewritten,
+            pin: Some(pinned),
+            several_results: several_results(&script),
+        });
         true
     }
 
@@ -653,10 +1134,10 @@ impl EngineConn for MysqlConn {
         sql: &str,
         args: &[Value],
         schema: Option<&str>,
-        mut completion: Box<dyn Completion>,
+        completion: Box<dyn Completion>,
     ) {
-        let (Some(rewritten), Some(driver)) = (self.prepared.take(), self.shared.driver.get())
-        else {
+        let Some(prepared) = self.prepared.take() else {
+            let mut completion = completion;
             let result = self.execute(sql, args, schema, completion.sink());
             completion.done(result);
             return;
@@ -667,27 +1148,7 @@ impl EngineConn for MysqlConn {
             self.schema = Some(schema.to_owned());
             self.schema_changed = true;
         }
-        let Some(submission) = self.interrupt.begin_submission() else {
-            completion.done(Err(SqlError::new(
-                &codes::QUERY_INTERRUPTED,
-                codes::QUERY_INTERRUPTED.message,
-            )));
-            return;
-        };
-        self.shared.pool.count_statement();
-        let answer = DriverAnswer {
-            completion: Some(completion),
-            convs: Vec::new(),
-            renames: rewritten.renames,
-            has_result_set: false,
-            failure: None,
-            interrupt: Arc::clone(&self.interrupt),
-            submission,
-            last_insert_id: Arc::clone(&self.last_insert_id),
-            shared: Arc::clone(&self.shared),
-        };
-        let id = driver.submit(&rewritten.sql, Box::new(answer));
-        self.interrupt.submitted(submission, id);
+        self.send_to_driver(prepared, completion);
     }
 
     fn holds_session_state(&self) -> bool {
@@ -697,6 +1158,10 @@ impl EngineConn for MysqlConn {
         self.backend.is_some()
             || !self.vars.is_empty()
             || self.last_insert_id.load(Ordering::Relaxed) != 0
+            || {
+                let ds = self.driver_session.lock();
+                ds.pin.is_some() || (ds.fresh && !ds.session_vars.is_empty())
+            }
     }
 
     fn interrupter(&self) -> Arc<dyn Interrupt> {
@@ -714,6 +1179,12 @@ impl EngineConn for MysqlConn {
     }
 
     fn set_session_schema(&mut self, schema: Option<&str>) {
+        self.absorb();
+        if self.schema_changed {
+            // A statement answered on the event loop changed it after the session asked: the
+            // backend's is the session's, reported after the next statement.
+            return;
+        }
         if self.schema.as_deref() != schema {
             self.schema = schema.map(str::to_owned);
         }
@@ -721,6 +1192,7 @@ impl EngineConn for MysqlConn {
     }
 
     fn take_session_schema_change(&mut self) -> Option<Option<String>> {
+        self.absorb();
         // After DROP DATABASE of the current one the backend reports an empty name: none.
         std::mem::take(&mut self.schema_changed)
             .then(|| self.schema.clone().filter(|s| !s.is_empty()))
@@ -734,6 +1206,9 @@ impl EngineConn for MysqlConn {
         // The pool resets a connection that holds state before anyone else gets it, and closes
         // it if the reset fails: a dirty connection never goes back.
         self.give_back_backend();
+        // The driver connection goes back (reset) once the last completion that names it is
+        // done; a late one records into the state dropped here.
+        self.driver_session = Arc::default();
         self.vars.clear();
         self.schema = None;
         self.last_insert_id.store(0, Ordering::Relaxed);

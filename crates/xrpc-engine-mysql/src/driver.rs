@@ -243,6 +243,8 @@ struct BackendState {
     pinned: Option<PinState>,
     /// The pinned session's statements waiting for room below the depth limit.
     pinned_waiting: VecDeque<Waiting>,
+    /// The pinned session switched the connection's database ([`Pinned::database_changed`]).
+    database_changed: bool,
     /// When a command last ended or was submitted.
     last_active: Instant,
 }
@@ -285,8 +287,8 @@ impl Driver {
         opts.grow_at_depth = opts.grow_at_depth.max(1);
         opts.max_depth = opts.max_depth.max(1);
         // Room above the depth limit for the driver's own commands: a kill's look-up, and the
-        // reset and tracker set-up behind a pinned session's last statements.
-        opts.config.max_depth = opts.max_depth + 2;
+        // reset, database switch and tracker set-up behind a pinned session's last statements.
+        opts.config.max_depth = opts.max_depth + 3;
         opts.config.mark_statements = true;
         let period = (opts.queue_timeout.min(opts.idle_close_after) / 4)
             .clamp(Duration::from_millis(1), Duration::from_secs(1));
@@ -445,7 +447,16 @@ impl Driver {
     /// can be taken now (none logged in, or every one pinned); another one is opened then if
     /// the size allows, so a later call may succeed.
     pub fn pin(&self) -> Option<Pinned> {
+        self.pin_sparing(0)
+    }
+
+    /// [`Driver::pin`], unless no more than `spare` connections would be left in the shared
+    /// rotation: a session that pins then takes another way, and the statements of sessions
+    /// that hold nothing never wait behind idle pinned ones. Another connection is opened then
+    /// if the size allows.
+    pub fn pin_sparing(&self, spare: usize) -> Option<Pinned> {
         let mut best: Option<(usize, OutboundSocket<Arc<Backend>>)> = None;
+        let mut candidates = 0;
         // Under the queue's lock, as `place` decides: a statement is never placed on a
         // connection that is being pinned.
         {
@@ -461,9 +472,13 @@ impl Driver {
                     }
                     st.conn.in_flight()
                 };
+                candidates += 1;
                 if best.as_ref().is_none_or(|(d, _)| depth < *d) {
                     best = Some((depth, socket));
                 }
+            }
+            if candidates <= spare {
+                best = None;
             }
             if let Some((_, socket)) = &best {
                 socket.handler().state.lock().pinned = Some(PinState::Held);
@@ -590,6 +605,7 @@ impl Shared {
                 logged_in: false,
                 pinned: None,
                 pinned_waiting: VecDeque::new(),
+                database_changed: false,
                 last_active: Instant::now(),
             }),
         });
@@ -920,7 +936,8 @@ impl Shared {
     }
 
     /// Looks the marked statement `target` (on `target_slot`) up and kills it from another
-    /// logged-in connection; looks again every millisecond while it has not started.
+    /// logged-in connection; looks again every millisecond while it has not started, and while
+    /// no other connection is logged in.
     fn kill_by_query_id(self: &Arc<Self>, target_slot: usize, target: u64, lookup: String) {
         // A connection of the shared rotation if one is logged in, else a pinned one: the
         // look-up and the kill leave no session state.
@@ -936,6 +953,20 @@ impl Shared {
             .find(|&slot| usable(slot, false))
             .or_else(|| others().find(|&slot| usable(slot, true)));
         let Some(side) = side else {
+            // No other connection has logged in yet (start-up, reconnects): try again while the
+            // statement runs, so the kill is not lost.
+            if self.in_flight(target_slot, target) {
+                let weak = Arc::downgrade(self);
+                self.groups[target_slot % self.groups.len()].schedule_timer(
+                    Duration::from_millis(1),
+                    None,
+                    move |_| {
+                        if let Some(me) = weak.upgrade() {
+                            me.kill_by_query_id(target_slot, target, lookup.clone());
+                        }
+                    },
+                );
+            }
             return;
         };
         let lookup_done = KillLookup {
@@ -1064,6 +1095,13 @@ impl Pinned {
         self.socket.handler().state.lock().conn.thread_id()
     }
 
+    /// The session switched the connection's database: COM_RESET_CONNECTION keeps the current
+    /// database, so when the connection is given back it is switched to the configured one
+    /// again, or closed (and its slot reconnected) when none is configured.
+    pub fn database_changed(&self) {
+        self.socket.handler().state.lock().database_changed = true;
+    }
+
     /// Whether the connection is still open: after a loss the session's backend state is gone
     /// and every statement ends with 2013.
     pub fn is_open(&self) -> bool {
@@ -1132,6 +1170,14 @@ impl BackendState {
         {
             return;
         }
+        let database = shared.opts.config.database.as_deref();
+        if self.database_changed && database.is_none() {
+            // No database to switch back to: a fresh connection replaces this one once the
+            // session's statements are answered.
+            let _ = self.conn.quit();
+            self.pinned = Some(PinState::Resetting);
+            return;
+        }
         let reset = INTERNAL | shared.next_id.fetch_add(1, Ordering::Relaxed);
         let init = INTERNAL | shared.next_id.fetch_add(1, Ordering::Relaxed);
         if self.conn.submit_reset(Tag(reset)).is_err() {
@@ -1148,6 +1194,23 @@ impl BackendState {
                 first_result_done: false,
             },
         );
+        if let Some(database) = database.filter(|_| self.database_changed) {
+            let switch = INTERNAL | shared.next_id.fetch_add(1, Ordering::Relaxed);
+            if self.conn.submit_init_db(Tag(switch), database).is_ok() {
+                self.answers.insert(
+                    switch,
+                    Answer {
+                        completion: Box::new(ResetDone {
+                            failed: reset_failed.clone(),
+                        }),
+                        first_result_done: false,
+                    },
+                );
+            } else {
+                reset_failed.store(true, Ordering::Release);
+            }
+        }
+        self.database_changed = false;
         if self
             .conn
             .submit_query(Tag(init), TRACKING_INIT.as_bytes(), None)

@@ -113,16 +113,33 @@
 //!
 //! # On the event loop
 //!
-//! With [`PoolOptions::driver_connections`] above 0 (at least 2 are opened), [`Engine::started`]
-//! starts the [`driver`] on the node's epoll groups, and a statement that
-//! [`EngineConn::submittable`] accepts — the handle holds no pinned connection and no recorded
-//! variables, the session's database is the URL's, and the front end reads one plain SELECT,
-//! INSERT, UPDATE or DELETE whose rewritten text names no user variable, named lock or `SHOW
-//! VARIABLES` — is submitted to it ([`EngineConn::submit`]): no worker waits for its answer,
-//! which reaches the session's completion on the worker that reads it. Such a statement cannot
-//! leave state on the shared connection, so the driver never resets one. Its kill cancels it in
-//! the driver (see the driver's "Kill"). Every other statement, and every statement while no
-//! driver connection is logged in, takes the blocking path below.
+//! With [`PoolOptions::driver_connections`] above 0 (the default; at least 2 are opened),
+//! [`Engine::started`] starts the [`driver`] on the node's epoll groups, and
+//! [`EngineConn::submittable`] hands it the statements of sessions that hold no state on the
+//! pool ([`EngineConn::submit`]): no worker waits for their answer, which reaches the session's
+//! completion on the worker that reads it.
+//!
+//! - A statement that cannot leave state (one plain SELECT, INSERT, UPDATE or DELETE whose
+//!   rewritten text names no user variable, named lock or `SHOW VARIABLES`) of a session that
+//!   holds nothing, in the URL's database, goes into the shared rotation, pipelined between other
+//!   sessions' statements.
+//! - Any other statement of such a session goes to a driver connection of its own
+//!   ([`driver::Driver::pin_sparing`], which leaves one connection to the shared rotation): the
+//!   trackers of its OK packet (the pool's [`state::apply`]) decide whether the session keeps
+//!   that connection (a transaction, user variables, …, as above) or gives it back at once
+//!   (reset, and switched back to the URL's database). A session that keeps one sends all its
+//!   statements there until nothing pins it or it ends; what needs a statement around it (a
+//!   database switch, the named-lock question, the isolation variable's other name) and what
+//!   the session layer runs inline wait on that connection, inside the stall guard.
+//! - The completion records what the trackers said in state shared with the handle, which
+//!   takes it (variables, database) when the session next runs.
+//!
+//! So a statement that may leave state never runs where another session's statement follows
+//! it before its OK packet has been read. A kill cancels a submitted statement in the driver
+//! (see the driver's "Kill"), on a pinned connection as on a shared one. The rest (a session
+//! with recorded variables or another database and no driver connection of its own, DDL,
+//! statements while no driver connection is logged in, or when none could be pinned) takes the
+//! blocking path below.
 //!
 //! # Blocking
 //!

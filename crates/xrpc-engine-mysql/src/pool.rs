@@ -58,10 +58,10 @@ pub struct PoolOptions {
     pub lifetime: Duration,
     /// An idle connection unused for longer than this is pinged before it is lent; 5 s by default.
     pub ping_after_idle: Duration,
-    /// Backend connections of the event-loop driver ([`crate::driver`]), which answers the
-    /// statements that need no session state without a worker waiting; 0 (the default) turns
-    /// it off, and every statement borrows a pooled connection; when on, at least 2 (a kill of
-    /// a statement in flight goes out on another connection).
+    /// Backend connections of the event-loop driver ([`crate::driver`]), which answers
+    /// statements without a worker waiting, a pinned session's on a connection of its own; 8
+    /// by default; 0 turns it off, and every statement borrows a pooled connection; when on,
+    /// at least 2 (a kill of a statement in flight goes out on another connection).
     pub driver_connections: usize,
 }
 
@@ -73,7 +73,7 @@ impl Default for PoolOptions {
             wait_timeout: Duration::from_secs(10),
             lifetime: Duration::from_secs(30 * 60),
             ping_after_idle: Duration::from_secs(5),
-            driver_connections: 0,
+            driver_connections: 8,
         }
     }
 }

@@ -123,6 +123,33 @@ impl Changes {
         }
         changes
     }
+
+    /// The tracker data of an OK packet the event-loop driver read.
+    pub fn from_ok(ok: &xrpc_mysql_proto::OkInfo) -> Self {
+        use xrpc_mysql_proto::SessionChange;
+        let mut changes = Changes::default();
+        for change in &ok.session_changes {
+            match change {
+                SessionChange::SystemVariable { name, value } => {
+                    changes
+                        .vars
+                        .push((name.to_ascii_lowercase(), value.clone()));
+                }
+                SessionChange::Schema(schema) => changes.schema = Some(schema.clone()),
+                SessionChange::TransactionState(state) => {
+                    changes.transaction = Some(state.clone());
+                }
+                SessionChange::TransactionCharacteristics(chars) => {
+                    changes.characteristics = Some(chars.clone());
+                }
+                SessionChange::Gtids(_) => {}
+                SessionChange::StateChanged | SessionChange::Undecodable { .. } => {
+                    changes.state_changed = true;
+                }
+            }
+        }
+        changes
+    }
 }
 
 /// What the engine knows of one backend connection's session state (the parts of a pooled
@@ -216,6 +243,16 @@ pub fn apply(
 /// CONNECTION_ID()`), so the connection stays pinned exactly while it holds one. A backend that
 /// cannot answer leaves the connection pinned until it is reset.
 pub fn track_named_locks(conn: &mut Conn, state: &mut PinState, rewritten: &Rewritten) {
+    let Some(sql) = named_lock_probe(state, rewritten) else {
+        return;
+    };
+    let answer = conn.query_first::<String, _>(&sql);
+    named_lock_answer(state, answer);
+}
+
+/// The first half of [`track_named_locks`]: adds the names `rewritten` used to those held and
+/// returns the statement that asks which of them the connection holds, if any.
+pub fn named_lock_probe(state: &mut PinState, rewritten: &Rewritten) -> Option<String> {
     let held = &mut state.named_locks;
     for name in &rewritten.lock_names {
         if !held.contains(name) {
@@ -223,14 +260,23 @@ pub fn track_named_locks(conn: &mut Conn, state: &mut PinState, rewritten: &Rewr
         }
     }
     if held.is_empty() {
-        return;
+        return None;
     }
     let probes: Vec<String> = held
         .iter()
         .map(|name| format!("IS_USED_LOCK({name}) <=> CONNECTION_ID()"))
         .collect();
-    let sql = format!("SELECT CONCAT({})", probes.join(", "));
-    match conn.query_first::<String, _>(&sql) {
+    Some(format!("SELECT CONCAT({})", probes.join(", ")))
+}
+
+/// The second half of [`track_named_locks`]: keeps the names the probe's answer says the
+/// connection holds; an answer that does not say leaves the connection pinned until it is reset.
+pub fn named_lock_answer<E: std::fmt::Debug>(
+    state: &mut PinState,
+    answer: Result<Option<String>, E>,
+) {
+    let held = &mut state.named_locks;
+    match answer {
         Ok(Some(flags)) if flags.len() == held.len() => {
             let mut flags = flags.bytes();
             held.retain(|_| flags.next() == Some(b'1'));

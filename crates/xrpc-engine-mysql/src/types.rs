@@ -338,7 +338,7 @@ fn write_string(out: &mut String, bytes: &[u8], backslash_escapes: bool) {
 }
 
 /// What [`rewrite`] did to a statement.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Rewritten {
     /// The SQL to send.
     pub sql: String,

@@ -459,8 +459,8 @@ variables! {
     // Start-up only.
     BackendConnectTimeout => int("xrpc_backend_connect_timeout", 100, 3_600_000, 5000, Startup,
         "mysql engine: milliseconds a TCP connect to the backend may take before it fails with 2003."),
-    BackendDriverConnections => int("xrpc_backend_driver_connections", 0, 256, 0, Startup,
-        "mysql engine: backend connections of the event-loop driver, which answers plain SELECT, INSERT, UPDATE and DELETE of sessions that hold no backend state without a worker waiting (statements pipelined on each connection); every other statement borrows a pooled connection. At least 2 when on (a kill of a statement in flight goes out on another connection); 0, the default, turns the driver off."),
+    BackendDriverConnections => int("xrpc_backend_driver_connections", 0, 256, 8, Startup,
+        "mysql engine: backend connections of the event-loop driver, which answers statements without a worker waiting: plain SELECT, INSERT, UPDATE and DELETE of sessions that hold no backend state pipelined on shared connections, and the statements of a session with a transaction, user variables or other state on a connection of its own (reset when it is given back); DDL, and sessions with changed variables or another database and no such connection, borrow a pooled connection. At least 2 when on (a kill of a statement in flight goes out on another connection); 0 turns the driver off."),
     EngineWait => int("xrpc_engine_wait", 0, 3600, 0, Startup,
         "mysql engine: seconds start-up keeps retrying an unreachable backend (orchestrated start-up); 0 fails at once."),
     SqliteBeginImmediate => flag("xrpc_sqlite_begin_immediate", false, Startup,

@@ -631,6 +631,19 @@ pub fn send_session_close(client: &mut Client, sid: u64) {
     );
 }
 
+/// Sends SESS_KILL of type QUERY on `sid` (the statement it runs, or its next one) without
+/// waiting for an answer (a kill has none; the statement ends with 1317).
+pub fn kill_query(client: &mut Client, sid: u64) {
+    client.send(
+        sid,
+        ClientType::KillSession,
+        &pb::session::KillSession {
+            r#type: pb::session::kill_session::KillType::Query as i32,
+            x_session_id: 0,
+        },
+    );
+}
+
 /// Polls `condition` every 10 ms until it holds, failing with `what` after `within`.
 pub fn wait_until(within: Duration, what: &str, mut condition: impl FnMut() -> bool) {
     let deadline = Instant::now() + within;

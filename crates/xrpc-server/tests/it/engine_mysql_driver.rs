@@ -1,16 +1,16 @@
 //! End-to-end: the `mysql` engine answering statements through its event-loop driver
 //! (`xrpc_backend_driver_connections`): statements of many sessions pipelined on two backend
-//! connections, each answered to its own session, kills, and a session whose client reads
-//! slowly.
+//! connections, each answered to its own session, kills, a session whose client reads slowly,
+//! and sessions with state (transactions, user variables, named locks, a database switch) on a
+//! driver connection of their own, given back reset.
 
 use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{Client, Outcome, TestNode, arg_sint, sql_stmt, text};
+use common::{Client, Outcome, TestNode, arg_sint, kill_query, send_session_close, sql_stmt, text};
 use mysql::prelude::Queryable;
-use xrpc_proto::messages::{ClientType, pb};
 use xrpc_proto::value::Value;
 use xrpc_server::engine::mysql::{MysqlEngine, PoolOptions};
 use xrpc_testkit::MariaDb;
@@ -49,6 +49,18 @@ impl Fixture {
         fx
     }
 
+    /// Driver connections pinned to a session now (given back ones count until their reset).
+    fn driver_pinned(&self) -> u64 {
+        let rows = self
+            .engine
+            .driver()
+            .map(|d| d.status_rows())
+            .unwrap_or_default();
+        rows.iter()
+            .find(|(name, _)| name == "xrpc_backend_connections_pinned")
+            .map_or(0, |(_, value)| value.parse().unwrap())
+    }
+
     /// Statements the driver has placed on its connections so far.
     fn driven(&self) -> u64 {
         self.engine
@@ -77,17 +89,6 @@ fn error_code(outcome: &Outcome) -> u32 {
         .as_ref()
         .unwrap_or_else(|| panic!("expected an error, got {outcome:?}"))
         .code
-}
-
-fn kill_query(client: &mut Client, sid: u64) {
-    client.send(
-        sid,
-        ClientType::KillSession,
-        &pb::session::KillSession {
-            r#type: pb::session::kill_session::KillType::Query as i32,
-            x_session_id: 0,
-        },
-    );
 }
 
 fn select_arg(client: &mut Client, sid: u64, sql: &str, value: i64) {
@@ -306,7 +307,7 @@ fn a_slow_reader_on_one_session_does_not_stall_the_others() {
 }
 
 #[test]
-fn statements_of_a_session_that_holds_state_stay_on_its_pooled_connection() {
+fn statements_of_a_session_that_holds_state_stay_on_its_own_connection() {
     let fx = Fixture::new();
     let mut c = fx.node.client();
     c.new_session(1);
@@ -344,6 +345,157 @@ fn statements_of_a_session_that_holds_state_stay_on_its_pooled_connection() {
             Value::Sint(1),
             1,
             Value::Sint(42)
+        )
+    );
+}
+
+#[test]
+fn a_transaction_holds_a_driver_connection_of_its_own_until_it_commits() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    c.new_session(1);
+    c.new_session(2);
+    for sql in [
+        "CREATE TABLE own (x INT)",
+        "BEGIN",
+        "INSERT INTO own VALUES (1)",
+    ] {
+        let outcome = c.query(1, sql);
+        assert!(outcome.error.is_none(), "{sql}: {:?}", outcome.error);
+    }
+    let during = (fx.driver_pinned(), fx.engine.stats().pinned);
+    // Meanwhile another session's statements go on through the shared connection.
+    let other = first_value(&c.query(2, "SELECT COUNT(*) FROM own"));
+    assert!(c.query(1, "COMMIT").error.is_none());
+    wait_for("the connection is given back", || fx.driver_pinned() == 0);
+    let after = first_value(&c.query(2, "SELECT COUNT(*) FROM own"));
+    assert_eq!(
+        (during, other, after),
+        ((1, 0), Value::Sint(0), Value::Sint(1))
+    );
+}
+
+#[test]
+fn a_user_variable_keeps_its_driver_connection_until_the_session_closes() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    c.new_session(1);
+    assert!(c.query(1, "SET @v = 7").error.is_none());
+    let value = first_value(&c.query(1, "SELECT @v * 6"));
+    let during = fx.driver_pinned();
+    send_session_close(&mut c, 1);
+    wait_for("the connection is given back", || fx.driver_pinned() == 0);
+    // Reset before anyone else runs there: a new session does not see the variable.
+    c.new_session(2);
+    let unset = first_value(&c.query(2, "SELECT @v IS NULL"));
+    assert_eq!((value, during, unset), (Value::Sint(42), 1, Value::Sint(1)));
+}
+
+#[test]
+fn a_statement_that_may_leave_state_but_did_not_gives_its_driver_connection_back() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    c.new_session(1);
+    // Not one of the plain statements the shared connections take: it runs on a connection of
+    // its own, whose OK packet shows nothing left there.
+    let shown = first_value(&c.query(1, "SHOW DATABASES LIKE 't'"));
+    wait_for("the connection is given back", || fx.driver_pinned() == 0);
+    // The blocking pool never opened a connection.
+    assert_eq!((text(&shown), fx.engine.stats().open), ("t".to_owned(), 0));
+}
+
+#[test]
+fn a_database_switch_on_a_driver_connection_never_reaches_another_session() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    c.new_session(1);
+    c.new_session(2);
+    assert!(c.query(1, "CREATE DATABASE elsewhere").error.is_none());
+    assert!(c.query(1, "USE elsewhere").error.is_none());
+    wait_for("the connection is given back", || fx.driver_pinned() == 0);
+    let seen: Vec<String> = (0..8)
+        .map(|_| text(&first_value(&c.query(2, "SELECT DATABASE()"))))
+        .collect();
+    let own = text(&first_value(&c.query(1, "SELECT DATABASE()")));
+    assert_eq!(
+        (seen, own),
+        (vec!["t".to_owned(); 8], "elsewhere".to_owned())
+    );
+}
+
+#[test]
+fn a_kill_stops_a_statement_on_a_pinned_connection_and_its_transaction_goes_on() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    c.new_session(1);
+    for sql in [
+        "CREATE TABLE k (x INT)",
+        "BEGIN",
+        "INSERT INTO k VALUES (1)",
+    ] {
+        let outcome = c.query(1, sql);
+        assert!(outcome.error.is_none(), "{sql}: {:?}", outcome.error);
+    }
+    let started = Instant::now();
+    c.send_sql(1, sql_stmt("SELECT SLEEP(20)"));
+    // Give the sleep time to start on the backend, then kill it.
+    std::thread::sleep(Duration::from_millis(200));
+    kill_query(&mut c, 1);
+    let killed = error_code(&c.read_outcome(1));
+    let waited = started.elapsed();
+    // Still in its transaction, on its connection: it sees its own uncommitted row.
+    let own = first_value(&c.query(1, "SELECT COUNT(*) FROM k"));
+    assert_eq!((killed, own, fx.driver_pinned()), (1317, Value::Sint(1), 1));
+    assert!(
+        waited < Duration::from_secs(15),
+        "answered after {waited:?}"
+    );
+}
+
+#[test]
+fn statements_a_pinned_session_runs_inline_use_its_driver_connection() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    c.new_session(1);
+    assert!(c.query(1, "BEGIN").error.is_none());
+    // SHOW VARIABLES gets the isolation variable under both its names, and the node's version.
+    let shown = c.query(
+        1,
+        "SHOW VARIABLES WHERE Variable_name IN ('tx_isolation', 'transaction_isolation', 'version')",
+    );
+    let mut names: Vec<String> = shown.rows.iter().map(|row| text(&row[0])).collect();
+    names.sort();
+    let version = shown
+        .rows
+        .iter()
+        .find(|row| text(&row[0]) == "version")
+        .map(|row| text(&row[1]))
+        .unwrap_or_default();
+    // A named lock outlives the transaction: the connection stays the session's until it is
+    // released.
+    let locked = first_value(&c.query(1, "SELECT GET_LOCK('dpin', 0)"));
+    assert!(c.query(1, "COMMIT").error.is_none());
+    let held_after_commit = fx.driver_pinned();
+    let released = first_value(&c.query(1, "SELECT RELEASE_LOCK('dpin')"));
+    wait_for("the connection is given back", || fx.driver_pinned() == 0);
+    assert_eq!(
+        (
+            names,
+            version.contains("-xrpc-"),
+            locked,
+            held_after_commit,
+            released
+        ),
+        (
+            vec![
+                "transaction_isolation".to_owned(),
+                "tx_isolation".to_owned(),
+                "version".to_owned()
+            ],
+            true,
+            Value::Sint(1),
+            1,
+            Value::Sint(1)
         )
     );
 }
