@@ -715,6 +715,23 @@ impl SqliteConn {
         parent_row_error(map_error(err, interrupted), info)
     }
 
+    /// Takes the current database's write lock before a write in a transaction reads the kept
+    /// catalog: SQLite waits for the lock (the busy handler) only while the transaction has
+    /// not read, and a write after the catalog read would fail at once with 1205 whenever
+    /// another connection wrote since. A write of no rows to [`CATALOG_TABLE`] takes it; a
+    /// database without the table has no definitions to read, and the statement's own write
+    /// then takes the lock (or the statement is refused).
+    fn take_write_lock(&mut self) {
+        let db = self.schema.to_ascii_lowercase();
+        let sql = format!("DELETE FROM {}.{CATALOG_TABLE} WHERE 0", quote(&db));
+        // Preparing reads the schema without leaving a read transaction open; a failure here
+        // (no such table, or the lock not granted within the busy timeout) leaves the
+        // statement's own write to report it.
+        if let Ok(mut stmt) = self.conn.prepare_cached(&sql) {
+            let _ = stmt.raw_execute();
+        }
+    }
+
     /// The translation of `statement` (text `sql`) in the current database, kept or new.
     fn translation(&mut self, sql: &str, statement: &Tree) -> Result<Arc<Translation>, SqlError> {
         let current: Arc<str> = Arc::clone(&self.schema);
@@ -804,6 +821,14 @@ impl SqliteConn {
         info: SqlInfo,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
+        if self.in_transaction()
+            && matches!(
+                statement,
+                Tree::Insert(_) | Tree::Update(_) | Tree::Delete(_)
+            )
+        {
+            self.take_write_lock();
+        }
         let translation = self.translation(sql, statement)?;
         let args: Vec<Arg<'_>> = args.iter().map(types::to_arg).collect();
         self.shared.start_statement();

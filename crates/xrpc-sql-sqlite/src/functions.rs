@@ -171,6 +171,10 @@ pub struct SessionState {
     counts: Arc<Mutex<StatementCounts>>,
     /// The row count of the table a REPLACE writes, before it (see `my_replace_count`).
     replace_before: Arc<std::sync::atomic::AtomicI64>,
+    /// The session's connection id (CONNECTION_ID()), as the engine sets it.
+    connection_id: Arc<std::sync::atomic::AtomicU64>,
+    /// The server's version (VERSION()), as the engine sets it.
+    version: Arc<Mutex<String>>,
 }
 
 /// One of the previous statement's counts, if the engine reported it.
@@ -189,6 +193,17 @@ struct StatementCounts {
 }
 
 impl SessionState {
+    /// The connection id of the session the connection now serves (CONNECTION_ID()).
+    pub fn set_connection_id(&self, id: u64) {
+        self.connection_id
+            .store(id, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The version the server reports (VERSION()).
+    pub fn set_version(&self, version: &str) {
+        version.clone_into(&mut self.version.lock().unwrap_or_else(|p| p.into_inner()));
+    }
+
     /// After each statement: the affected rows of a write, 0 for DDL and session statements,
     /// -1 for a query or a statement that failed (MySQL's ROW_COUNT()).
     pub fn set_row_count(&self, rows: i64) {
@@ -371,6 +386,24 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
                 .ok_or_else(|| unreported(f))
         })?;
     }
+    let state = variables.clone();
+    scalar(conn, "my_connection_id", 0, false, move |_| {
+        Ok(Value::Integer(saturating_i64(
+            state
+                .connection_id
+                .load(std::sync::atomic::Ordering::Relaxed),
+        )))
+    })?;
+    let state = variables.clone();
+    scalar(conn, "my_version", 0, false, move |_| {
+        Ok(text_value(
+            state
+                .version
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone(),
+        ))
+    })?;
     // NULL into a NOT NULL column: MySQL's 1048 (where SQLite's REPLACE would take the default).
     scalar(conn, "my_not_null", 2, true, |a| {
         if matches!(a.v(0), ValueRef::Null) {

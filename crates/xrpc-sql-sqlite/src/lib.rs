@@ -100,6 +100,15 @@
 //!   statement to the [`SessionState`]: ROW_COUNT(), FOUND_ROWS() (for `SQL_CALC_FOUND_ROWS`
 //!   the engine runs [`Translation::found_rows`]), LAST_INSERT_ID(). `SELECT … INTO @a` gives
 //!   the engine the variables to set from the query's one row ([`Translation::into`]).
+//! - A recursive common table expression (one SELECT, UNION [ALL], one SELECT naming it) is
+//!   SQLite's: its columns take the types of the first member's items (a table column's
+//!   declaration; an integer literal INT, or BIGINT past nine digits; a string literal
+//!   VARCHAR of its length), and every row of the recursive member is stored into them as a
+//!   strict-mode write is, so a value out of range is 1264, one too long 1406, and a DECIMAL
+//!   step of an integer column rounds, at each step, as in MySQL. There is no recursion limit
+//!   (MariaDB's `max_recursive_iterations` is unbounded by default). The current database,
+//!   `DATABASE()`, is the translation's literal (a translation is kept per database);
+//!   `CONNECTION_ID()` and `VERSION()` read what the engine sets in the [`SessionState`].
 //! - A quotient keeps MySQL's internal digits (the dividend's scale plus four, rounded up to
 //!   whole 9-digit words, truncated) through further arithmetic and AVG; the comparison
 //!   operators read it at its scale, BETWEEN and `CASE x WHEN` as computed, as MySQL does.
@@ -110,8 +119,8 @@
 //! rows after an ignored one differently), an ENUM, SET or TIME column anywhere but
 //! where MySQL reads its text or sorts it (see below), TIME(n) columns and TIME values that are
 //! negative, past 99:59:59 or with a fraction of a second, INSERT IGNORE into a table with
-//! CHECK constraints (MySQL skips the failing row), ALTER TABLE adding or dropping a CHECK, recursive
-//! CTEs, ROLLUP, comparisons of dates with numbers, MODIFY/CHANGE COLUMN of a table other
+//! CHECK constraints (MySQL skips the failing row), ALTER TABLE adding or dropping a CHECK, a
+//! recursive CTE whose first member's column is neither a table column nor a literal, ROLLUP, comparisons of dates with numbers, MODIFY/CHANGE COLUMN of a table other
 //! tables' foreign keys reference, or changing its keys or AUTO_INCREMENT, DELETE from several
 //! different tables, a UNIQUE key on a column prefix, the JSON functions not listed above
 //! (JSON_SET, JSON_CONTAINS, …), a JSON value in a comparison, arithmetic, CAST, SUM or AVG

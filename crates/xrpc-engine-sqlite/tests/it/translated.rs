@@ -271,3 +271,59 @@ fn a_set_column_is_sent_as_mysqls_set() {
     ];
     assert_eq!(result.rows, vec![vec![Value::Set(members)]]);
 }
+
+#[test]
+fn the_current_database_connection_id_and_version_are_answered() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    conn.set_connection_id(7);
+    run(&mut *conn, "CREATE DATABASE app").unwrap();
+    let mut result = CollectedResult::default();
+    conn.execute(
+        "SELECT DATABASE(), SCHEMA(), CONNECTION_ID(), VERSION()",
+        &[],
+        Some("app"),
+        &mut result,
+    )
+    .unwrap();
+    assert_eq!(
+        result.rows,
+        [[
+            text("app"),
+            text("app"),
+            Value::Sint(7),
+            text(&SqliteOptions::default().server_version)
+        ]]
+    );
+}
+
+#[test]
+fn a_write_in_a_transaction_waits_for_the_lock_another_transaction_holds() {
+    let (_dir, engine) = engine();
+    let mut holder = engine.acquire().unwrap();
+    let mut waiter = engine.acquire().unwrap();
+    run(&mut *holder, "CREATE TABLE t (id INT PRIMARY KEY)").unwrap();
+    run(&mut *holder, "BEGIN").unwrap();
+    run(&mut *holder, "INSERT INTO t VALUES (1)").unwrap();
+    let (waiting, waits) = std::sync::mpsc::channel();
+    let waiting = std::sync::Mutex::new(waiting);
+    waiter.set_wait_hook(Some(std::sync::Arc::new(move || {
+        let _ = waiting.lock().unwrap().send(());
+        Box::new(()) as Box<dyn std::any::Any>
+    })));
+    let writer = std::thread::spawn(move || {
+        run(&mut *waiter, "BEGIN").unwrap();
+        let inserted = waiter.execute(
+            "INSERT INTO t VALUES (2)",
+            &[],
+            None,
+            &mut CollectedResult::default(),
+        );
+        run(&mut *waiter, "COMMIT").unwrap();
+        inserted.map(|summary| summary.rows_affected)
+    });
+    // The lock is released once the waiter waits for it (or at once if it never does).
+    let _ = waits.recv_timeout(std::time::Duration::from_secs(10));
+    run(&mut *holder, "COMMIT").unwrap();
+    assert_eq!(writer.join().unwrap().map_err(|e| e.code), Ok(1));
+}

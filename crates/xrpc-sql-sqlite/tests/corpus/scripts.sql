@@ -1018,3 +1018,22 @@ SELECT * FROM profiles ORDER BY id;
 INSERT INTO profiles (id, name) VALUES (5, 'dee');
 SELECT * FROM profiles ORDER BY id;
 ALTER TABLE profiles ADD COLUMN x INT AFTER nothere;
+
+-- script: recursive common table expressions
+WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1000) SELECT count(*), sum(i), max(i) FROM c;
+WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i * 2 FROM c WHERE i < 1000000000000) SELECT max(i), count(*) FROM c;
+WITH RECURSIVE c(i) AS (SELECT -1 UNION ALL SELECT i * 2 FROM c WHERE i > -10000000000) SELECT min(i), count(*) FROM c;
+WITH RECURSIVE c(i) AS (SELECT 1234567890 UNION ALL SELECT i * 2 FROM c WHERE i < 10000000000) SELECT max(i), count(*) FROM c;
+WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 0.5 FROM c WHERE i < 3) SELECT i FROM c;
+WITH RECURSIVE c(i, s) AS (SELECT 1, 'a' UNION ALL SELECT i + 1, concat(s, 'a') FROM c WHERE i < 3) SELECT i, s FROM c;
+WITH RECURSIVE c(i, s) AS (SELECT 1, 'abc' UNION ALL SELECT i + 1, upper(s) FROM c WHERE i < 3) SELECT i, s FROM c;
+WITH RECURSIVE c(i) AS (SELECT 1 UNION SELECT i FROM c) SELECT i FROM c;
+WITH RECURSIVE c(n, f) AS (SELECT 1, 1e0 UNION ALL SELECT n + 1, f * 1.5 FROM c WHERE n < 5) SELECT n, f FROM c;
+CREATE TABLE tree (id INT PRIMARY KEY, parent INT, name VARCHAR(10));
+INSERT INTO tree VALUES (1, NULL, 'root'), (2, 1, 'a'), (3, 1, 'b'), (4, 2, 'aa'), (5, 4, 'aaa');
+WITH RECURSIVE sub AS (SELECT id, name FROM tree WHERE id = 2 UNION ALL SELECT t.id, t.name FROM tree t JOIN sub ON t.parent = sub.id) SELECT id, name FROM sub ORDER BY id;
+WITH RECURSIVE path (id, depth) AS (SELECT id, 0 FROM tree WHERE parent IS NULL UNION ALL SELECT t.id, p.depth + 1 FROM tree t JOIN path p ON t.parent = p.id) SELECT id, depth FROM path ORDER BY id;
+WITH RECURSIVE up (id, parent, name) AS (SELECT * FROM tree WHERE id = 5 UNION ALL SELECT t.* FROM tree t JOIN up ON t.id = up.parent) SELECT name FROM up;
+INSERT INTO tree (id, parent, name) WITH RECURSIVE n(i) AS (SELECT 10 UNION ALL SELECT i + 1 FROM n WHERE i < 12) SELECT i, 5, 'gen' FROM n;
+SELECT count(*) FROM tree WHERE name = 'gen';
+WITH RECURSIVE plain AS (SELECT 1 AS x UNION ALL SELECT 'abc') SELECT x FROM plain;
