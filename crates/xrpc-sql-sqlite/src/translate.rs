@@ -1408,12 +1408,27 @@ impl<'a> Translator<'a> {
             }
             implicit.push((c.clone(), implicit_default(&c.ty)));
         }
+        // NULL into an integer primary key that is not AUTO_INCREMENT: SQLite's rowid would
+        // take the next number where MySQL refuses it (1048).
+        let rowid_alias = match table.primary_key.as_slice() {
+            [key] => table
+                .column(key)
+                .filter(|c| matches!(c.ty, ColumnType::Int { .. }) && !c.auto_increment)
+                .map(|c| c.name.clone()),
+            _ => None,
+        };
+        let replace_or_key =
+            |c: &Column| replace || rowid_alias.as_deref() == Some(c.name.as_str());
         self.scopes.push(Scope::default());
         let rows_sql = if !insert.assignments.is_empty() {
             let mut values = Vec::new();
             for (a, c) in insert.assignments.iter().zip(&targets) {
                 let t = self.expr(&a.value)?;
-                values.push(replace_store(store(&t, c, self.strict, ignore), c, replace));
+                values.push(replace_store(
+                    store(&t, c, self.strict, ignore),
+                    c,
+                    replace_or_key(c),
+                ));
             }
             format!("VALUES ({})", values.join(", "))
         } else {
@@ -1446,7 +1461,7 @@ impl<'a> Translator<'a> {
                             cells.push(replace_store(
                                 store(&t, c, self.strict, ignore),
                                 c,
-                                replace,
+                                replace_or_key(c),
                             ));
                         }
                         cells.extend(implicit.iter().map(|(_, v)| v.clone()));
@@ -1477,7 +1492,7 @@ impl<'a> Translator<'a> {
                         .enumerate()
                         .map(|(i, (oc, c))| {
                             let t = Typed::new(format!("s.{}", ident(&format!("c{i}"))), oc.ty);
-                            replace_store(store(&t, c, self.strict, ignore), c, replace)
+                            replace_store(store(&t, c, self.strict, ignore), c, replace_or_key(c))
                         })
                         .collect();
                     format!("SELECT {} FROM ({sql}) AS s WHERE true", cells.join(", "))
@@ -2156,6 +2171,8 @@ impl<'a> Translator<'a> {
                 return Err(TranslateError::UnknownColumn(p.clone(), "PRIMARY KEY"));
             };
             c.not_null = true;
+            // A key column has no implicit NULL default: leaving it out is 1364.
+            c.has_default = c.default.is_some();
             table.primary_key.push(c.name.clone());
         }
         // The AUTO_INCREMENT column must be the integer primary key (SQLite's rowid).
@@ -2717,6 +2734,7 @@ impl<'a> Translator<'a> {
         let is_old = |c: &String| c.eq_ignore_ascii_case(&old.name);
         if table.primary_key.iter().any(is_old) {
             column.not_null = true;
+            column.has_default = column.default.is_some() || column.auto_increment;
         }
         let mut changed = table.clone();
         changed.columns.remove(at);
@@ -3379,10 +3397,11 @@ fn store(t: &Typed, c: &Column, strict: bool, ignore: bool) -> String {
     }
 }
 
-/// A REPLACE's stored value: NULL into a NOT NULL column is MySQL's error, where SQLite's
-/// REPLACE would store the column's default.
-fn replace_store(value: String, c: &Column, replace: bool) -> String {
-    if replace && c.not_null && !c.auto_increment {
+/// A REPLACE's stored value (or one into an integer primary key, SQLite's rowid): NULL into a
+/// NOT NULL column is MySQL's error, where SQLite's REPLACE would store the column's default
+/// (and the rowid take the next number).
+fn replace_store(value: String, c: &Column, checked: bool) -> String {
+    if checked && c.not_null && !c.auto_increment {
         format!("my_not_null({value}, {})", quote(&c.name))
     } else {
         value

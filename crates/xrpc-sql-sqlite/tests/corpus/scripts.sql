@@ -1037,3 +1037,17 @@ WITH RECURSIVE up (id, parent, name) AS (SELECT * FROM tree WHERE id = 5 UNION A
 INSERT INTO tree (id, parent, name) WITH RECURSIVE n(i) AS (SELECT 10 UNION ALL SELECT i + 1 FROM n WHERE i < 12) SELECT i, 5, 'gen' FROM n;
 SELECT count(*) FROM tree WHERE name = 'gen';
 WITH RECURSIVE plain AS (SELECT 1 AS x UNION ALL SELECT 'abc') SELECT x FROM plain;
+
+-- script: a primary key column without a default
+CREATE TABLE keyed (id INTEGER PRIMARY KEY, v INTEGER);
+INSERT INTO keyed (v) VALUES (10), (20), (30);
+INSERT INTO keyed VALUES (NULL, 5);
+INSERT INTO keyed VALUES (1, 5);
+INSERT IGNORE INTO keyed (v) VALUES (7);
+SELECT * FROM keyed;
+CREATE TABLE named (code VARCHAR(5), n INT, PRIMARY KEY (code));
+INSERT INTO named (n) VALUES (1);
+INSERT INTO named VALUES ('a', 1);
+ALTER TABLE keyed MODIFY id BIGINT;
+INSERT INTO keyed (v) VALUES (8);
+SELECT * FROM keyed;
