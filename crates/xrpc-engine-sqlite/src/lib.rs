@@ -1530,7 +1530,14 @@ impl EngineConn for SqliteConn {
             }
             Ok(out)
         };
-        xrpc_engine::shape::describe_sqlite(&mut pragma_rows, schema, table)
+        let mut shape = xrpc_engine::shape::describe_sqlite(&mut pragma_rows, schema, table)?;
+        if self.translates()
+            && let Some(indexes) = self.kept_indexes(schema, table)
+        {
+            // SQLite's index names are per database ("table.name"); plans name MySQL's.
+            shape.indexes = indexes;
+        }
+        Ok(shape)
     }
 
     fn opened_at(&self) -> Instant {

@@ -732,6 +732,28 @@ impl SqliteConn {
         }
     }
 
+    /// The secondary indexes of a table with a kept definition, under their MySQL names, in
+    /// database `schema` (else the current one).
+    pub(crate) fn kept_indexes(
+        &mut self,
+        schema: Option<&str>,
+        table: &str,
+    ) -> Option<Vec<xrpc_engine::shape::IndexShape>> {
+        let db = schema.unwrap_or(&self.schema).to_ascii_lowercase();
+        let kept = self.kept_catalog.database(&self.conn, &db).ok()?;
+        let definition = kept.tables.get(&table.to_ascii_lowercase())?;
+        Some(
+            definition
+                .indexes
+                .iter()
+                .map(|index| xrpc_engine::shape::IndexShape {
+                    name: index.name.clone(),
+                    columns: index.columns.clone(),
+                })
+                .collect(),
+        )
+    }
+
     /// The translation of `statement` (text `sql`) in the current database, kept or new.
     fn translation(&mut self, sql: &str, statement: &Tree) -> Result<Arc<Translation>, SqlError> {
         let current: Arc<str> = Arc::clone(&self.schema);
@@ -760,6 +782,10 @@ impl SqliteConn {
         }
         let translation = Arc::new(result.map_err(|err| refusal(&err))?);
         let versions = view.consulted.into_inner();
+        if sql.len() > super::CACHED_STATEMENT_MAX_LEN {
+            // Kept only as long as the statements it runs would be.
+            return Ok(translation);
+        }
         if self.kept_catalog.translations.len() >= MAX_TRANSLATIONS {
             self.kept_catalog.translations.clear();
         }
@@ -964,16 +990,19 @@ impl SqliteConn {
         // in this function, or kept in `self.kept`, which `SqliteConn` drops before `conn`.
         let conn = unsafe { self.conn.for_kept_statement() };
         // The last client statement kept for the next one (see `kept`), else the cache's.
+        // A statement longer than the cache's bound is compiled for this run only.
         let mut kept: Option<(String, rusqlite::CachedStatement<'static>)> = None;
         let mut cached: Option<rusqlite::CachedStatement<'static>> = None;
-        let stmt = if sql.len() <= super::CACHED_STATEMENT_MAX_LEN
-            && self.options.statement_cache_capacity > 0
+        let mut uncached: Option<rusqlite::Statement<'static>> = None;
+        let stmt: &mut rusqlite::Statement<'static> = if sql.len() > super::CACHED_STATEMENT_MAX_LEN
         {
+            uncached.insert(conn.prepare(sql)?)
+        } else if self.options.statement_cache_capacity == 0 {
+            cached.insert(conn.prepare_cached(sql)?)
+        } else {
             &mut kept
                 .insert(super::kept::LastStatement::take(&mut self.kept, conn, sql)?)
                 .1
-        } else {
-            cached.insert(conn.prepare_cached(sql)?)
         };
         let count = stmt.parameter_count();
         if count > 0 {
@@ -1006,6 +1035,7 @@ impl SqliteConn {
             super::kept::LastStatement::keep(&mut self.kept, text, stmt);
         }
         drop(cached);
+        drop(uncached);
         Ok(summary)
     }
 

@@ -327,3 +327,30 @@ fn a_write_in_a_transaction_waits_for_the_lock_another_transaction_holds() {
     run(&mut *holder, "COMMIT").unwrap();
     assert_eq!(writer.join().unwrap().map_err(|e| e.code), Ok(1));
 }
+
+#[test]
+fn a_tables_indexes_are_described_by_their_mysql_names() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(
+        &mut *conn,
+        "CREATE TABLE users (id INT PRIMARY KEY, email VARCHAR(20), age INT, \
+         UNIQUE KEY uk_email (email), KEY by_age (age, id))",
+    )
+    .unwrap();
+    let mut indexes = conn.describe_table(None, "users").unwrap().indexes;
+    indexes.sort_by(|a, b| a.name.cmp(&b.name));
+    let named: Vec<(&str, Vec<&str>)> = indexes
+        .iter()
+        .map(|i| {
+            (
+                i.name.as_str(),
+                i.columns.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        named,
+        [("by_age", vec!["age", "id"]), ("uk_email", vec!["email"])]
+    );
+}
