@@ -93,7 +93,8 @@ use bytes::Bytes;
 use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{Connection, OptionalExtension};
 use xrpc_engine::result::{
-    COLLATION_BINARY, ColumnInfo, ExecSummary, ResultSink, SqlError, column_flags, mysql_type,
+    COLLATION_BINARY, ColumnInfo, ExecSummary, ResultSink, SqlError, SqlWarning, WarningLevel,
+    column_flags, mysql_type,
 };
 use xrpc_proto::codes;
 use xrpc_proto::value::{ColumnType as XType, Value};
@@ -838,8 +839,41 @@ impl SqliteConn {
         Ok(())
     }
 
-    /// Runs a statement by its translation.
+    /// Runs a statement by its translation. The warnings the function library raised go to
+    /// the sink after the rows and are kept for SHOW WARNINGS; a statement that fails leaves
+    /// them before its error.
     pub(crate) fn run_translated(
+        &mut self,
+        sql: &str,
+        statement: &Tree,
+        args: &[Value],
+        info: SqlInfo,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        drop(xrpc_sql_sqlite::take_warnings());
+        let result = self.run_translated_statement(sql, statement, args, info, sink);
+        let warnings: Vec<SqlWarning> = xrpc_sql_sqlite::take_warnings()
+            .into_iter()
+            .map(|w| SqlWarning {
+                level: WarningLevel::Warning,
+                code: u32::from(w.code),
+                message: w.message,
+            })
+            .collect();
+        if result.is_err() {
+            for warning in warnings {
+                self.shared.notes.warn(warning);
+            }
+            return result;
+        }
+        for warning in &warnings {
+            sink.warning(warning).map_err(SqlError::from)?;
+        }
+        self.last_warnings = warnings;
+        result
+    }
+
+    fn run_translated_statement(
         &mut self,
         sql: &str,
         statement: &Tree,

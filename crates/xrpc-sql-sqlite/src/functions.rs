@@ -1015,8 +1015,45 @@ fn zero_divisor(strict: Option<i64>) -> Result<Value, FnError> {
     if strict == Some(1) {
         Err(fail(1365, "Division by 0"))
     } else {
+        warn(1365, "Division by 0");
         Ok(Value::Null)
     }
+}
+
+/// A warning the function library raised while a statement ran (MySQL's `SHOW WARNINGS`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FnWarning {
+    /// MySQL's code.
+    pub code: u16,
+    /// MySQL's message.
+    pub message: String,
+}
+
+/// Warnings kept per thread at most: MySQL keeps `max_error_count` (64) of a statement's.
+const MAX_FN_WARNINGS: usize = 64;
+
+thread_local! {
+    /// The warnings of the statement running on this thread. SQLite calls a function on the
+    /// thread that steps the statement, so the engine takes them after stepping it there.
+    static WARNINGS: std::cell::RefCell<Vec<FnWarning>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn warn(code: u16, message: &str) {
+    WARNINGS.with(|w| {
+        let mut w = w.borrow_mut();
+        if w.len() < MAX_FN_WARNINGS {
+            w.push(FnWarning {
+                code,
+                message: message.to_owned(),
+            });
+        }
+    });
+}
+
+/// Takes the warnings the function library raised on this thread since the last call: the
+/// engine calls it before a statement (to drop another's) and after it.
+pub fn take_warnings() -> Vec<FnWarning> {
+    WARNINGS.with(|w| std::mem::take(&mut *w.borrow_mut()))
 }
 
 fn radix(mut n: u64, base: u32) -> String {

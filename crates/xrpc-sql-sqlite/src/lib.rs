@@ -28,7 +28,7 @@
 //! - `+ - *` of integers fail on BIGINT overflow (1690); any DECIMAL operand makes the result
 //!   exact DECIMAL (scale: the larger for `+ -`, the sum for `*`, the dividend's plus four for
 //!   `/`); `/` of integers is DECIMAL; `DIV` truncates; `MOD`/`%` keep the dividend's sign; a
-//!   zero divisor is NULL, or error 1365 in a write. Strings in arithmetic are DOUBLE.
+//!   zero divisor is NULL with warning 1365 ([`take_warnings`]), or error 1365 in a write. Strings in arithmetic are DOUBLE.
 //! - Comparisons convert as MySQL does: integers and decimals exactly, a number with a string
 //!   as DOUBLEs, dates with strings as dates; `<=>` is NULL-safe; `||` is OR.
 //! - SUM and AVG of integers and DECIMAL are exact (AVG with four more digits); of DOUBLE they
@@ -148,7 +148,7 @@ mod value;
 use std::collections::BTreeMap;
 
 pub use error::TranslateError;
-pub use functions::{FnError, SessionState, error_of, register};
+pub use functions::{FnError, FnWarning, SessionState, error_of, register, take_warnings};
 pub use types::{
     BIN_COLLATION, CI_COLLATION, Catalog, Collation, Column, ColumnFlags, ColumnType,
     DECIMAL_COLLATION, Index, Table, Ty,

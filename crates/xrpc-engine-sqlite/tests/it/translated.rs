@@ -354,3 +354,39 @@ fn a_tables_indexes_are_described_by_their_mysql_names() {
         [("by_age", vec!["age", "id"]), ("uk_email", vec!["email"])]
     );
 }
+
+#[test]
+fn a_division_by_zero_in_a_query_is_null_with_a_warning_per_value() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    let codes =
+        |result: &CollectedResult| -> Vec<u32> { result.warnings.iter().map(|w| w.code).collect() };
+    let result = run(&mut *conn, "SELECT 1/0, 5 DIV 0, MOD(5, 0), 1.5/0, 1e0/0").unwrap();
+    assert_eq!(
+        result.rows,
+        [[
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null
+        ]]
+    );
+    assert_eq!(codes(&result), [1365; 5]);
+    assert_eq!(result.warnings[0].message, "Division by 0");
+    run(&mut *conn, "CREATE TABLE w (a INT)").unwrap();
+    run(&mut *conn, "INSERT INTO w VALUES (1), (2), (3)").unwrap();
+    assert_eq!(
+        codes(&run(&mut *conn, "SELECT a/0 FROM w").unwrap()),
+        [1365; 3]
+    );
+    assert_eq!(rows(&mut *conn, "SHOW WARNINGS").len(), 3);
+    // The next statement starts without them.
+    assert_eq!(
+        codes(&run(&mut *conn, "SELECT a FROM w").unwrap()),
+        [0u32; 0]
+    );
+    // In a write it is MySQL's error (strict mode).
+    let err = run(&mut *conn, "INSERT INTO w VALUES (1/0)").unwrap_err();
+    assert_eq!(err.code, 1365);
+}
