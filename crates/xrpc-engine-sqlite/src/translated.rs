@@ -1147,12 +1147,14 @@ fn stream_rows(
 ) -> rusqlite::Result<()> {
     let width = columns.len();
     let mut rows = stmt.raw_query();
-    let temporal = columns
+    // Read ahead: the fraction digits of DATETIME and TIME columns, and the type of a column
+    // whose type is its values' (an argument or a user variable).
+    let read_ahead = columns
         .iter()
-        .any(|c| matches!(c.ty, Ty::DateTime | Ty::Time));
+        .any(|c| matches!(c.ty, Ty::DateTime | Ty::Time | Ty::Dyn));
     let mut window: Vec<SqlValue> = Vec::new();
     let mut ended = false;
-    if temporal {
+    if read_ahead {
         while window.len() < LOOKAHEAD_ROWS * width {
             match rows.next()? {
                 Some(row) => {
@@ -1178,6 +1180,24 @@ fn stream_rows(
                 .max()
                 .unwrap_or(0)
                 .min(6);
+            if column.ty == Ty::Dyn {
+                // As MySQL types the value the argument or variable holds: an integer is
+                // BIGINT, a double DOUBLE, anything else text.
+                let first = window
+                    .chunks_exact(width.max(1))
+                    .map(|row| &row[index])
+                    .find(|v| !matches!(v, SqlValue::Null));
+                let ty = match first {
+                    Some(SqlValue::Integer(_)) => Ty::Int,
+                    Some(SqlValue::Real(_)) => Ty::Double,
+                    _ => Ty::Dyn,
+                };
+                let typed = OutColumn {
+                    ty,
+                    ..column.clone()
+                };
+                return plan_column(&typed, declared[index].as_ref(), fsp);
+            }
             plan_column(column, declared[index].as_ref(), fsp)
         })
         .collect();

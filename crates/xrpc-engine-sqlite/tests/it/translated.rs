@@ -116,7 +116,7 @@ fn user_variables_are_set_and_read() {
     let mut conn = engine.acquire().unwrap();
     run(&mut *conn, "SET @a = 1 + 2").unwrap();
     assert!(conn.holds_session_state());
-    assert_eq!(rows(&mut *conn, "SELECT @a"), vec![vec![text("3")]]);
+    assert_eq!(rows(&mut *conn, "SELECT @a"), vec![vec![Value::Sint(3)]]);
     conn.reset().unwrap();
     assert!(!conn.holds_session_state());
 }
@@ -389,4 +389,24 @@ fn a_division_by_zero_in_a_query_is_null_with_a_warning_per_value() {
     // In a write it is MySQL's error (strict mode).
     let err = run(&mut *conn, "INSERT INTO w VALUES (1/0)").unwrap_err();
     assert_eq!(err.code, 1365);
+}
+
+#[test]
+fn an_argument_or_a_variable_in_a_result_has_its_values_type() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    let mut result = CollectedResult::default();
+    conn.execute(
+        "SELECT ? + 1, ?, ?",
+        &[Value::Sint(41), text("hi"), Value::Double(0.5)],
+        None,
+        &mut result,
+    )
+    .unwrap();
+    assert_eq!(
+        result.rows,
+        [[Value::Sint(42), text("hi"), Value::Double(0.5)]]
+    );
+    run(&mut *conn, "SET @a = 5").unwrap();
+    assert_eq!(rows(&mut *conn, "SELECT @a"), [[Value::Sint(5)]]);
 }
