@@ -30,7 +30,9 @@
 //!   `/`); `/` of integers is DECIMAL; `DIV` truncates; `MOD`/`%` keep the dividend's sign; a
 //!   zero divisor is NULL with warning 1365 ([`take_warnings`]), or error 1365 in a write. Strings in arithmetic are DOUBLE.
 //! - Comparisons convert as MySQL does: integers and decimals exactly, a number with a string
-//!   as DOUBLEs, dates with strings as dates; `<=>` is NULL-safe; `||` is OR.
+//!   as DOUBLEs, dates with strings as dates; `<=>` is NULL-safe; `||` is OR. Rows compare
+//!   member by member, an order comparison at the first pair that differs (one with a `?`
+//!   argument is refused, as its members would be repeated).
 //! - SUM and AVG of integers and DECIMAL are exact (AVG with four more digits); of DOUBLE they
 //!   add in row order.
 //! - Writes convert each value to its column's type as strict mode does (1366, 1265, 1264,

@@ -410,3 +410,18 @@ fn an_argument_or_a_variable_in_a_result_has_its_values_type() {
     run(&mut *conn, "SET @a = 5").unwrap();
     assert_eq!(rows(&mut *conn, "SELECT @a"), [[Value::Sint(5)]]);
 }
+
+#[test]
+fn rows_compare_member_by_member() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    assert_eq!(
+        rows(
+            &mut *conn,
+            "SELECT (1, 2) < (1, 3), (2, 0) < (1, 9), (1, NULL) < (2, 2), (1, NULL) = (1, 2)"
+        ),
+        [[Value::Sint(1), Value::Sint(0), Value::Sint(1), Value::Null]]
+    );
+    let err = run(&mut *conn, "SELECT (1, 2) = (1, 2, 3)").unwrap_err();
+    assert_eq!(err.code, 1241);
+}

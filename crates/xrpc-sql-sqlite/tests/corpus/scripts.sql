@@ -1051,3 +1051,15 @@ INSERT INTO named VALUES ('a', 1);
 ALTER TABLE keyed MODIFY id BIGINT;
 INSERT INTO keyed (v) VALUES (8);
 SELECT * FROM keyed;
+
+-- script: row comparisons
+SELECT (1, 2) = (1, 2), (1, 2) = (1, 3), (1, NULL) = (1, 2), (1, NULL) = (2, 2), (1, 2) <> (1, 3), (1, NULL) <> (1, 2);
+SELECT (1, 2) < (1, 3), (1, 2) < (2, 0), (2, 0) < (1, 9), (1, NULL) < (1, 2), (1, NULL) < (2, 2), (NULL, 1) < (1, 2);
+SELECT (1, 2) <= (1, 2), (1, 2) >= (1, 3), (1, 2, 3) > (1, 2, 2), (1, 'a') = (1, 'A'), ('b', 1) > ('A', 2);
+SELECT (1, NULL) <=> (1, NULL), (1, 2) <=> (1, NULL);
+SELECT (1, 2) = (1, 2, 3);
+CREATE TABLE pairs (a INT, b VARCHAR(5), c DECIMAL(5,2));
+INSERT INTO pairs VALUES (1, 'x', 1.50), (1, 'y', 2.00), (2, 'a', 0.25), (2, NULL, 3.00), (3, 'b', NULL);
+SELECT a, b FROM pairs WHERE (a, b) > (1, 'X') ORDER BY a, b;
+SELECT a, c FROM pairs WHERE (a, c) <= (2, 0.25) ORDER BY a, c;
+SELECT count(*) FROM pairs WHERE (a, b) = (2, NULL);
