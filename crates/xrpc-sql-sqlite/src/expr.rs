@@ -815,11 +815,16 @@ impl Translator<'_> {
                     return unsupported(format!("{name} of a JSON value"));
                 }
                 let avg = name == "AVG";
-                if distinct {
+                // SQLite takes DISTINCT in an aggregate of one argument: SUM of integers
+                // (exact, as SUM of integers is) and of doubles.
+                if distinct && (avg || !matches!(x.ty, Ty::Int | Ty::Double | Ty::Float)) {
                     return unsupported(format!("{name}(DISTINCT …)"));
                 }
                 match x.ty {
-                    Ty::Int if !avg => (format!("sum({})", x.sql), Ty::Int),
+                    Ty::Int if !avg => (format!("sum({d}{})", x.sql), Ty::Int),
+                    Ty::Double | Ty::Float if distinct => {
+                        (format!("my_real_sum({d}{})", real_operand(x)), Ty::Double)
+                    }
                     Ty::Int | Ty::Decimal(_) => {
                         let scale = match x.ty {
                             Ty::Decimal(s) => s,

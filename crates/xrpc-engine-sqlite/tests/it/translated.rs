@@ -425,3 +425,22 @@ fn rows_compare_member_by_member() {
     let err = run(&mut *conn, "SELECT (1, 2) = (1, 2, 3)").unwrap_err();
     assert_eq!(err.code, 1241);
 }
+
+#[test]
+fn sum_distinct_adds_each_value_once() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE amounts (n INT, f DOUBLE)").unwrap();
+    run(
+        &mut *conn,
+        "INSERT INTO amounts VALUES (5, 0.5), (5, 0.5), (7, 1.25), (NULL, NULL)",
+    )
+    .unwrap();
+    assert_eq!(
+        rows(
+            &mut *conn,
+            "SELECT SUM(DISTINCT n), SUM(DISTINCT f) FROM amounts"
+        ),
+        [[Value::Sint(12), Value::Double(1.75)]]
+    );
+}

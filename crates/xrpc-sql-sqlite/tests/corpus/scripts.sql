@@ -1063,3 +1063,11 @@ INSERT INTO pairs VALUES (1, 'x', 1.50), (1, 'y', 2.00), (2, 'a', 0.25), (2, NUL
 SELECT a, b FROM pairs WHERE (a, b) > (1, 'X') ORDER BY a, b;
 SELECT a, c FROM pairs WHERE (a, c) <= (2, 0.25) ORDER BY a, c;
 SELECT count(*) FROM pairs WHERE (a, b) = (2, NULL);
+
+-- script: SUM(DISTINCT …)
+CREATE TABLE amounts (g INT, n INT, f DOUBLE, d DECIMAL(6,2));
+INSERT INTO amounts VALUES (1, 5, 0.5, 1.10), (1, 5, 0.5, 1.10), (1, 7, 1.25, 2.00), (2, NULL, NULL, NULL), (2, 3, 0.1, 0.30), (2, 3, 0.2, 0.30);
+SELECT SUM(DISTINCT n), SUM(n), SUM(DISTINCT f) FROM amounts;
+SELECT g, SUM(DISTINCT n), SUM(DISTINCT f) FROM amounts GROUP BY g ORDER BY g;
+SELECT SUM(DISTINCT n) FROM amounts WHERE n > 100;
+SELECT SUM(DISTINCT d) FROM amounts;
