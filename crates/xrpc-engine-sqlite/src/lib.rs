@@ -873,6 +873,7 @@ impl SqliteConn {
             }),
         );
         let session = xrpc_sql_sqlite::SessionState::default();
+        session.set_version(&options.server_version);
         xrpc_sql_sqlite::register(&conn, &session).map_err(map)?;
         register_functions(&conn, &shared, &options).map_err(map)?;
         register_check(&conn, &shared).map_err(map)?;
@@ -1529,7 +1530,14 @@ impl EngineConn for SqliteConn {
             }
             Ok(out)
         };
-        xrpc_engine::shape::describe_sqlite(&mut pragma_rows, schema, table)
+        let mut shape = xrpc_engine::shape::describe_sqlite(&mut pragma_rows, schema, table)?;
+        if self.translates()
+            && let Some(indexes) = self.kept_indexes(schema, table)
+        {
+            // SQLite's index names are per database ("table.name"); plans name MySQL's.
+            shape.indexes = indexes;
+        }
+        Ok(shape)
     }
 
     fn opened_at(&self) -> Instant {
@@ -1574,6 +1582,7 @@ impl EngineConn for SqliteConn {
             // Another session's variables and counts are not this one's; only the translated
             // path records them.
             self.session.forget();
+            self.session.set_connection_id(id);
         }
     }
 

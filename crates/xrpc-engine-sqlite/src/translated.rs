@@ -93,7 +93,8 @@ use bytes::Bytes;
 use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{Connection, OptionalExtension};
 use xrpc_engine::result::{
-    COLLATION_BINARY, ColumnInfo, ExecSummary, ResultSink, SqlError, column_flags, mysql_type,
+    COLLATION_BINARY, ColumnInfo, ExecSummary, ResultSink, SqlError, SqlWarning, WarningLevel,
+    column_flags, mysql_type,
 };
 use xrpc_proto::codes;
 use xrpc_proto::value::{ColumnType as XType, Value};
@@ -741,6 +742,45 @@ impl SqliteConn {
         parent_row_error(map_error(err, interrupted), info)
     }
 
+    /// Takes the current database's write lock before a write in a transaction reads the kept
+    /// catalog: SQLite waits for the lock (the busy handler) only while the transaction has
+    /// not read, and a write after the catalog read would fail at once with 1205 whenever
+    /// another connection wrote since. A write of no rows to [`CATALOG_TABLE`] takes it; a
+    /// database without the table has no definitions to read, and the statement's own write
+    /// then takes the lock (or the statement is refused).
+    fn take_write_lock(&mut self) {
+        let db = self.schema.to_ascii_lowercase();
+        let sql = format!("DELETE FROM {}.{CATALOG_TABLE} WHERE 0", quote(&db));
+        // Preparing reads the schema without leaving a read transaction open; a failure here
+        // (no such table, or the lock not granted within the busy timeout) leaves the
+        // statement's own write to report it.
+        if let Ok(mut stmt) = self.conn.prepare_cached(&sql) {
+            let _ = stmt.raw_execute();
+        }
+    }
+
+    /// The secondary indexes of a table with a kept definition, under their MySQL names, in
+    /// database `schema` (else the current one).
+    pub(crate) fn kept_indexes(
+        &mut self,
+        schema: Option<&str>,
+        table: &str,
+    ) -> Option<Vec<xrpc_engine::shape::IndexShape>> {
+        let db = schema.unwrap_or(&self.schema).to_ascii_lowercase();
+        let kept = self.kept_catalog.database(&self.conn, &db).ok()?;
+        let definition = kept.tables.get(&table.to_ascii_lowercase())?;
+        Some(
+            definition
+                .indexes
+                .iter()
+                .map(|index| xrpc_engine::shape::IndexShape {
+                    name: index.name.clone(),
+                    columns: index.columns.clone(),
+                })
+                .collect(),
+        )
+    }
+
     /// The translation of `statement` (text `sql`) in the current database, kept or new.
     fn translation(&mut self, sql: &str, statement: &Tree) -> Result<Arc<Translation>, SqlError> {
         let current: Arc<str> = Arc::clone(&self.schema);
@@ -769,6 +809,10 @@ impl SqliteConn {
         }
         let translation = Arc::new(result.map_err(|err| refusal(&err))?);
         let versions = view.consulted.into_inner();
+        if sql.len() > super::CACHED_STATEMENT_MAX_LEN {
+            // Kept only as long as the statements it runs would be.
+            return Ok(translation);
+        }
         if self.kept_catalog.translations.len() >= MAX_TRANSLATIONS {
             self.kept_catalog.translations.clear();
         }
@@ -821,7 +865,9 @@ impl SqliteConn {
         Ok(())
     }
 
-    /// Runs a statement by its translation.
+    /// Runs a statement by its translation. The warnings the function library raised go to
+    /// the sink after the rows and are kept for SHOW WARNINGS; a statement that fails leaves
+    /// them before its error.
     pub(crate) fn run_translated(
         &mut self,
         sql: &str,
@@ -830,6 +876,45 @@ impl SqliteConn {
         info: SqlInfo,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
+        drop(xrpc_sql_sqlite::take_warnings());
+        let result = self.run_translated_statement(sql, statement, args, info, sink);
+        let warnings: Vec<SqlWarning> = xrpc_sql_sqlite::take_warnings()
+            .into_iter()
+            .map(|w| SqlWarning {
+                level: WarningLevel::Warning,
+                code: u32::from(w.code),
+                message: w.message,
+            })
+            .collect();
+        if result.is_err() {
+            for warning in warnings {
+                self.shared.notes.warn(warning);
+            }
+            return result;
+        }
+        for warning in &warnings {
+            sink.warning(warning).map_err(SqlError::from)?;
+        }
+        self.last_warnings = warnings;
+        result
+    }
+
+    fn run_translated_statement(
+        &mut self,
+        sql: &str,
+        statement: &Tree,
+        args: &[Value],
+        info: SqlInfo,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        if self.in_transaction()
+            && matches!(
+                statement,
+                Tree::Insert(_) | Tree::Update(_) | Tree::Delete(_)
+            )
+        {
+            self.take_write_lock();
+        }
         let translation = self.translation(sql, statement)?;
         let args: Vec<Arg<'_>> = args.iter().map(types::to_arg).collect();
         self.shared.start_statement();
@@ -965,16 +1050,19 @@ impl SqliteConn {
         // in this function, or kept in `self.kept`, which `SqliteConn` drops before `conn`.
         let conn = unsafe { self.conn.for_kept_statement() };
         // The last client statement kept for the next one (see `kept`), else the cache's.
+        // A statement longer than the cache's bound is compiled for this run only.
         let mut kept: Option<(String, rusqlite::CachedStatement<'static>)> = None;
         let mut cached: Option<rusqlite::CachedStatement<'static>> = None;
-        let stmt = if sql.len() <= super::CACHED_STATEMENT_MAX_LEN
-            && self.options.statement_cache_capacity > 0
+        let mut uncached: Option<rusqlite::Statement<'static>> = None;
+        let stmt: &mut rusqlite::Statement<'static> = if sql.len() > super::CACHED_STATEMENT_MAX_LEN
         {
+            uncached.insert(conn.prepare(sql)?)
+        } else if self.options.statement_cache_capacity == 0 {
+            cached.insert(conn.prepare_cached(sql)?)
+        } else {
             &mut kept
                 .insert(super::kept::LastStatement::take(&mut self.kept, conn, sql)?)
                 .1
-        } else {
-            cached.insert(conn.prepare_cached(sql)?)
         };
         let count = stmt.parameter_count();
         if count > 0 {
@@ -1007,6 +1095,7 @@ impl SqliteConn {
             super::kept::LastStatement::keep(&mut self.kept, text, stmt);
         }
         drop(cached);
+        drop(uncached);
         Ok(summary)
     }
 
@@ -1084,12 +1173,14 @@ fn stream_rows(
 ) -> rusqlite::Result<()> {
     let width = columns.len();
     let mut rows = stmt.raw_query();
-    let temporal = columns
+    // Read ahead: the fraction digits of DATETIME and TIME columns, and the type of a column
+    // whose type is its values' (an argument or a user variable).
+    let read_ahead = columns
         .iter()
-        .any(|c| matches!(c.ty, Ty::DateTime | Ty::Time));
+        .any(|c| matches!(c.ty, Ty::DateTime | Ty::Time | Ty::Dyn));
     let mut window: Vec<SqlValue> = Vec::new();
     let mut ended = false;
-    if temporal {
+    if read_ahead {
         while window.len() < LOOKAHEAD_ROWS * width {
             match rows.next()? {
                 Some(row) => {
@@ -1115,6 +1206,24 @@ fn stream_rows(
                 .max()
                 .unwrap_or(0)
                 .min(6);
+            if column.ty == Ty::Dyn {
+                // As MySQL types the value the argument or variable holds: an integer is
+                // BIGINT, a double DOUBLE, anything else text.
+                let first = window
+                    .chunks_exact(width.max(1))
+                    .map(|row| &row[index])
+                    .find(|v| !matches!(v, SqlValue::Null));
+                let ty = match first {
+                    Some(SqlValue::Integer(_)) => Ty::Int,
+                    Some(SqlValue::Real(_)) => Ty::Double,
+                    _ => Ty::Dyn,
+                };
+                let typed = OutColumn {
+                    ty,
+                    ..column.clone()
+                };
+                return plan_column(&typed, declared[index].as_ref(), fsp);
+            }
             plan_column(column, declared[index].as_ref(), fsp)
         })
         .collect();

@@ -498,6 +498,10 @@ impl Translator<'_> {
             op,
             B::Eq | B::NotEq | B::Spaceship | B::Lt | B::LtEq | B::Gt | B::GtEq
         );
+        if comparison && let (Expr::Tuple(ls), Expr::Tuple(rs)) = (left, right) {
+            let row = row_comparison(ls, op, rs)?;
+            return self.expr(&row);
+        }
         // Two such columns of one type compare as they are held.
         let columns = comparison
             && crate::translate::is_column_reference(left)
@@ -843,12 +847,16 @@ impl Translator<'_> {
                     return unsupported(format!("{name} of a JSON value"));
                 }
                 let avg = name == "AVG";
-                if distinct && (avg || x.ty != Ty::Int) {
-                    return unsupported(format!("{name}(DISTINCT …) of a non-integer"));
+                // SQLite takes DISTINCT in an aggregate of one argument: SUM of integers
+                // (exact, as SUM of integers is) and of doubles.
+                if distinct && (avg || !matches!(x.ty, Ty::Int | Ty::Double | Ty::Float)) {
+                    return unsupported(format!("{name}(DISTINCT …)"));
                 }
                 match x.ty {
-                    Ty::Int if distinct => (format!("sum(DISTINCT {})", x.sql), Ty::Int),
-                    Ty::Int if !avg => (format!("sum({})", x.sql), Ty::Int),
+                    Ty::Int if !avg => (format!("sum({d}{})", x.sql), Ty::Int),
+                    Ty::Double | Ty::Float if distinct => {
+                        (format!("my_real_sum({d}{})", real_operand(x)), Ty::Double)
+                    }
                     Ty::Int | Ty::Decimal(_) => {
                         let scale = match x.ty {
                             Ty::Decimal(s) => s,
@@ -1294,4 +1302,69 @@ fn is_string_literal(e: &Expr) -> bool {
         v.value,
         sqlparser::ast::Value::SingleQuotedString(_) | sqlparser::ast::Value::DoubleQuotedString(_)
     ))
+}
+
+/// A comparison of two rows as the comparisons of their members, as MySQL defines it: `=` and
+/// `<=>` when every pair is, `<>` when not all pairs are equal, and an order comparison decided
+/// at the first pair that differs (`(a, b) < (x, y)` is `a < x OR (a = x AND b < y)`), which
+/// keeps MySQL's NULL where a pair before the decision has one. An order comparison repeats
+/// members, so one with a `?` argument is refused (its arguments would be bound twice).
+fn row_comparison(left: &[Expr], op: &BinaryOperator, right: &[Expr]) -> Result<Expr> {
+    use BinaryOperator as B;
+    if left.len() != right.len() {
+        return Err(TranslateError::OperandColumns(left.len()));
+    }
+    if left
+        .iter()
+        .chain(right)
+        .any(|e| matches!(e, Expr::Tuple(_)))
+    {
+        return unsupported("comparison of nested rows");
+    }
+    let pair = |l: &Expr, op: B, r: &Expr| Expr::BinaryOp {
+        left: Box::new(l.clone()),
+        op,
+        right: Box::new(r.clone()),
+    };
+    let all = |op: B| {
+        left.iter()
+            .zip(right)
+            .map(|(l, r)| pair(l, op.clone(), r))
+            .reduce(|a, b| pair(&a, B::And, &b))
+            .expect("a row has members")
+    };
+    Ok(match op {
+        B::Eq | B::Spaceship => all(op.clone()),
+        B::NotEq => Expr::UnaryOp {
+            op: sqlparser::ast::UnaryOperator::Not,
+            expr: Box::new(Expr::Nested(Box::new(all(B::Eq)))),
+        },
+        _ => {
+            let placeholder =
+                |e: &Expr| matches!(e, Expr::Value(v) if matches!(v.value, Value::Placeholder(_)));
+            if left.iter().chain(right).any(placeholder) {
+                return unsupported("order comparison of rows with arguments");
+            }
+            let strict = match op {
+                B::LtEq => B::Lt,
+                B::GtEq => B::Gt,
+                other => other.clone(),
+            };
+            let last = left.len() - 1;
+            let mut row = pair(&left[last], op.clone(), &right[last]);
+            for i in (0..last).rev() {
+                let rest = pair(
+                    &pair(&left[i], B::Eq, &right[i]),
+                    B::And,
+                    &Expr::Nested(Box::new(row)),
+                );
+                row = pair(
+                    &pair(&left[i], strict.clone(), &right[i]),
+                    B::Or,
+                    &Expr::Nested(Box::new(rest)),
+                );
+            }
+            row
+        }
+    })
 }

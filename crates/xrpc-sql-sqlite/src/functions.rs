@@ -171,6 +171,10 @@ pub struct SessionState {
     counts: Arc<Mutex<StatementCounts>>,
     /// The row count of the table a REPLACE writes, before it (see `my_replace_count`).
     replace_before: Arc<std::sync::atomic::AtomicI64>,
+    /// The session's connection id (CONNECTION_ID()), as the engine sets it.
+    connection_id: Arc<std::sync::atomic::AtomicU64>,
+    /// The server's version (VERSION()), as the engine sets it.
+    version: Arc<Mutex<String>>,
 }
 
 /// One of the previous statement's counts, if the engine reported it.
@@ -189,6 +193,17 @@ struct StatementCounts {
 }
 
 impl SessionState {
+    /// The connection id of the session the connection now serves (CONNECTION_ID()).
+    pub fn set_connection_id(&self, id: u64) {
+        self.connection_id
+            .store(id, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The version the server reports (VERSION()).
+    pub fn set_version(&self, version: &str) {
+        version.clone_into(&mut self.version.lock().unwrap_or_else(|p| p.into_inner()));
+    }
+
     /// After each statement: the affected rows of a write, 0 for DDL and session statements,
     /// -1 for a query or a statement that failed (MySQL's ROW_COUNT()).
     pub fn set_row_count(&self, rows: i64) {
@@ -372,6 +387,24 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
                 .ok_or_else(|| unreported(f))
         })?;
     }
+    let state = variables.clone();
+    scalar(conn, "my_connection_id", 0, false, move |_| {
+        Ok(Value::Integer(saturating_i64(
+            state
+                .connection_id
+                .load(std::sync::atomic::Ordering::Relaxed),
+        )))
+    })?;
+    let state = variables.clone();
+    scalar(conn, "my_version", 0, false, move |_| {
+        Ok(text_value(
+            state
+                .version
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone(),
+        ))
+    })?;
     // NULL into a NOT NULL column: MySQL's 1048 (where SQLite's REPLACE would take the default).
     scalar(conn, "my_not_null", 2, true, |a| {
         if matches!(a.v(0), ValueRef::Null) {
@@ -1027,8 +1060,45 @@ fn zero_divisor(strict: Option<i64>) -> Result<Value, FnError> {
     if strict == Some(1) {
         Err(fail(1365, "Division by 0"))
     } else {
+        warn(1365, "Division by 0");
         Ok(Value::Null)
     }
+}
+
+/// A warning the function library raised while a statement ran (MySQL's `SHOW WARNINGS`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FnWarning {
+    /// MySQL's code.
+    pub code: u16,
+    /// MySQL's message.
+    pub message: String,
+}
+
+/// Warnings kept per thread at most: MySQL keeps `max_error_count` (64) of a statement's.
+const MAX_FN_WARNINGS: usize = 64;
+
+thread_local! {
+    /// The warnings of the statement running on this thread. SQLite calls a function on the
+    /// thread that steps the statement, so the engine takes them after stepping it there.
+    static WARNINGS: std::cell::RefCell<Vec<FnWarning>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn warn(code: u16, message: &str) {
+    WARNINGS.with(|w| {
+        let mut w = w.borrow_mut();
+        if w.len() < MAX_FN_WARNINGS {
+            w.push(FnWarning {
+                code,
+                message: message.to_owned(),
+            });
+        }
+    });
+}
+
+/// Takes the warnings the function library raised on this thread since the last call: the
+/// engine calls it before a statement (to drop another's) and after it.
+pub fn take_warnings() -> Vec<FnWarning> {
+    WARNINGS.with(|w| std::mem::take(&mut *w.borrow_mut()))
 }
 
 fn radix(mut n: u64, base: u32) -> String {

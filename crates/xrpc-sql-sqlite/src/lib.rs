@@ -28,9 +28,11 @@
 //! - `+ - *` of integers fail on BIGINT overflow (1690); any DECIMAL operand makes the result
 //!   exact DECIMAL (scale: the larger for `+ -`, the sum for `*`, the dividend's plus four for
 //!   `/`); `/` of integers is DECIMAL; `DIV` truncates; `MOD`/`%` keep the dividend's sign; a
-//!   zero divisor is NULL, or error 1365 in a write. Strings in arithmetic are DOUBLE.
+//!   zero divisor is NULL with warning 1365 ([`take_warnings`]), or error 1365 in a write. Strings in arithmetic are DOUBLE.
 //! - Comparisons convert as MySQL does: integers and decimals exactly, a number with a string
-//!   as DOUBLEs, dates with strings as dates; `<=>` is NULL-safe; `||` is OR.
+//!   as DOUBLEs, dates with strings as dates; `<=>` is NULL-safe; `||` is OR. Rows compare
+//!   member by member, an order comparison at the first pair that differs (one with a `?`
+//!   argument is refused, as its members would be repeated).
 //! - SUM and AVG of integers and DECIMAL are exact (AVG with four more digits); of DOUBLE they
 //!   add in row order.
 //! - Writes convert each value to its column's type as strict mode does (1366, 1265, 1264,
@@ -106,6 +108,15 @@
 //!   statement to the [`SessionState`]: ROW_COUNT(), FOUND_ROWS() (for `SQL_CALC_FOUND_ROWS`
 //!   the engine runs [`Translation::found_rows`]), LAST_INSERT_ID(). `SELECT … INTO @a` gives
 //!   the engine the variables to set from the query's one row ([`Translation::into`]).
+//! - A recursive common table expression (one SELECT, UNION [ALL], one SELECT naming it) is
+//!   SQLite's: its columns take the types of the first member's items (a table column's
+//!   declaration; an integer literal INT, or BIGINT past nine digits; a string literal
+//!   VARCHAR of its length), and every row of the recursive member is stored into them as a
+//!   strict-mode write is, so a value out of range is 1264, one too long 1406, and a DECIMAL
+//!   step of an integer column rounds, at each step, as in MySQL. There is no recursion limit
+//!   (MariaDB's `max_recursive_iterations` is unbounded by default). The current database,
+//!   `DATABASE()`, is the translation's literal (a translation is kept per database);
+//!   `CONNECTION_ID()` and `VERSION()` read what the engine sets in the [`SessionState`].
 //! - A quotient keeps MySQL's internal digits (the dividend's scale plus four, rounded up to
 //!   whole 9-digit words, truncated) through further arithmetic and AVG; the comparison
 //!   operators read it at its scale, BETWEEN and `CASE x WHEN` as computed, as MySQL does.
@@ -116,8 +127,8 @@
 //! rows after an ignored one differently), an ENUM, SET or TIME column anywhere but
 //! where MySQL reads its text or sorts it (see below), TIME(n) columns and TIME values that are
 //! negative, past 99:59:59 or with a fraction of a second, INSERT IGNORE into a table with
-//! CHECK constraints (MySQL skips the failing row), ALTER TABLE adding or dropping a CHECK, recursive
-//! CTEs, ROLLUP, comparisons of dates with numbers, MODIFY/CHANGE COLUMN of a table other
+//! CHECK constraints (MySQL skips the failing row), ALTER TABLE adding or dropping a CHECK, a
+//! recursive CTE whose first member's column is neither a table column nor a literal, ROLLUP, comparisons of dates with numbers, MODIFY/CHANGE COLUMN of a table other
 //! tables' foreign keys reference, or changing its keys or AUTO_INCREMENT, DELETE from several
 //! different tables, a UNIQUE key on a column prefix, the JSON functions not listed above
 //! (JSON_SET, JSON_CONTAINS, …), a JSON value in a comparison, arithmetic, CAST, SUM or AVG
@@ -145,7 +156,7 @@ mod value;
 use std::collections::BTreeMap;
 
 pub use error::TranslateError;
-pub use functions::{FnError, SessionState, error_of, register};
+pub use functions::{FnError, FnWarning, SessionState, error_of, register, take_warnings};
 pub use types::{
     BIN_COLLATION, CI_COLLATION, Catalog, Collation, Column, ColumnFlags, ColumnType,
     DECIMAL_COLLATION, Index, SystemValue, Table, Ty,

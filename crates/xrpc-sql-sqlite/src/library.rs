@@ -5,7 +5,7 @@
 use sqlparser::ast::DateTimeField;
 
 use crate::error::{TranslateError, unsupported};
-use crate::typed::{Strength, Typed, as_text, compare, convert_to, truth, unify};
+use crate::typed::{Strength, Typed, as_text, compare, convert_to, quote, truth, unify};
 use crate::types::{Catalog, Collation, Ty};
 
 type Result<T> = std::result::Result<T, TranslateError>;
@@ -79,14 +79,10 @@ const MYSQL_ONLY: &[&str] = &[
     "TIME_FORMAT",
     "FOUND_ROWS",
     "ROW_COUNT",
-    "DATABASE",
-    "SCHEMA",
     "USER",
     "CURRENT_USER",
     "SESSION_USER",
     "SYSTEM_USER",
-    "VERSION",
-    "CONNECTION_ID",
     "BENCHMARK",
     "SLEEP",
     "GET_LOCK",
@@ -848,6 +844,23 @@ impl CallSite<'_> {
                 }
                 arity(n == 0)?;
                 (format!("my_{}()", name.to_ascii_lowercase()), Ty::Int)
+            }
+            // The current database: the translation is kept per current database.
+            "DATABASE" | "SCHEMA" => {
+                arity(n == 0)?;
+                let current = self.catalog.current_schema();
+                (
+                    current.map_or_else(|| "NULL".to_owned(), |db| quote(&db)),
+                    Ty::Str(Collation::Ci),
+                )
+            }
+            "CONNECTION_ID" => {
+                arity(n == 0)?;
+                ("my_connection_id()".into(), Ty::Int)
+            }
+            "VERSION" => {
+                arity(n == 0)?;
+                ("my_version()".into(), Ty::Str(Collation::Ci))
             }
             "MAKEDATE" => {
                 arity(n == 2)?;

@@ -156,6 +156,9 @@ pub(crate) struct Translator<'a> {
     depth: u32,
     /// Inside a UNION's members.
     in_union: u32,
+    /// The columns the next SELECT's items are stored into (a recursive common table
+    /// expression's recursive member: its rows take the types of the first member's).
+    stored_items: Option<Vec<Column>>,
 }
 
 impl<'a> Translator<'a> {
@@ -179,6 +182,7 @@ impl<'a> Translator<'a> {
             last_set_members: None,
             depth: 0,
             in_union: 0,
+            stored_items: None,
         }
     }
 
@@ -487,20 +491,28 @@ impl<'a> Translator<'a> {
         let ctes_before = self.ctes.len();
         let mut prefix = String::new();
         if let Some(with) = &q.with {
-            if with.recursive {
-                return unsupported("WITH RECURSIVE");
-            }
             let mut parts = Vec::new();
             for cte in &with.cte_tables {
-                let (sql, columns) = self.subquery(&cte.query)?;
-                let names: Vec<String> = if cte.alias.columns.is_empty() {
+                let alias: Vec<String> = cte
+                    .alias
+                    .columns
+                    .iter()
+                    .map(|c| c.name.value.clone())
+                    .collect();
+                let (sql, columns) = match with
+                    .recursive
+                    .then(|| recursive_parts(&cte.alias.name.value, &cte.query))
+                    .flatten()
+                {
+                    Some((anchor, op, member)) => {
+                        self.recursive_cte(&cte.alias.name.value, &alias, anchor, op, member)?
+                    }
+                    None => self.subquery(&cte.query)?,
+                };
+                let names: Vec<String> = if alias.is_empty() {
                     columns.iter().map(|c| c.name.clone()).collect()
                 } else {
-                    cte.alias
-                        .columns
-                        .iter()
-                        .map(|c| c.name.value.clone())
-                        .collect()
+                    alias
                 };
                 parts.push(format!(
                     "{}({}) AS ({sql})",
@@ -546,6 +558,138 @@ impl<'a> Translator<'a> {
         self.ctes.truncate(ctes_before);
         let (sql, columns) = result?;
         Ok((format!("{prefix}{sql}"), columns))
+    }
+
+    /// A recursive common table expression `name`: the first member (`anchor`) decides the
+    /// columns' types, as in MySQL, and every row of the recursive `member` is stored into them
+    /// as a strict-mode write is (a value out of a column's range is 1264, too long 1406), so
+    /// the rows the recursion reads are the ones MySQL's would.
+    fn recursive_cte(
+        &mut self,
+        name: &str,
+        alias: &[String],
+        anchor: &Select,
+        op: &'static str,
+        member: &Select,
+    ) -> Result<(String, Vec<OutColumn>)> {
+        self.in_union += 1;
+        let first = self.select(anchor, &[], "");
+        self.in_union -= 1;
+        let (anchor_sql, anchor_columns) = first?;
+        let names: Vec<String> = if alias.is_empty() {
+            anchor_columns.iter().map(|c| c.name.clone()).collect()
+        } else if alias.len() == anchor_columns.len() {
+            alias.to_vec()
+        } else {
+            return unsupported(format!(
+                "common table expression '{name}' naming another number of columns than it has"
+            ));
+        };
+        let mut stored = Vec::new();
+        // A `*` item stands for several columns, all of them table columns.
+        let items = (anchor.projection.len() == anchor_columns.len()).then_some(&anchor.projection);
+        for (index, (column, column_name)) in anchor_columns.iter().zip(&names).enumerate() {
+            let item = items.and_then(|items| items.get(index));
+            let ty = self.anchor_type(column, item).ok_or_else(|| {
+                TranslateError::Unsupported(format!(
+                    "WITH RECURSIVE whose column '{column_name}' is not a table column or a \
+                     literal in its first member"
+                ))
+            })?;
+            if op == "UNION" && matches!(ty.ty(), Ty::Str(_) | Ty::Decimal(_)) {
+                return unsupported("recursive UNION DISTINCT of text or decimal columns");
+            }
+            stored.push(Column {
+                name: column_name.clone(),
+                ty,
+                not_null: false,
+                has_default: true,
+                auto_increment: false,
+                on_update_now: false,
+                comment: None,
+                default: None,
+                declared: String::new(),
+            });
+        }
+        let columns: Vec<OutColumn> = names
+            .iter()
+            .zip(&stored)
+            .zip(&anchor_columns)
+            .map(|((n, c), a)| OutColumn {
+                name: n.clone(),
+                ty: c.ty.ty(),
+                origin: a.origin.clone(),
+            })
+            .collect();
+        self.ctes
+            .push(Source::of_query(name.to_owned(), names, &columns));
+        self.stored_items = Some(stored);
+        self.in_union += 1;
+        let recursive = self.select(member, &[], "");
+        self.in_union -= 1;
+        self.stored_items = None;
+        self.ctes.pop();
+        let (member_sql, member_columns) = recursive?;
+        if member_columns.len() != columns.len() {
+            return Err(TranslateError::Unsupported(
+                "UNION of selects with different column counts".into(),
+            ));
+        }
+        Ok((format!("{anchor_sql} {op} {member_sql}"), columns))
+    }
+
+    /// The MySQL column type a recursive common table expression's column takes from its first
+    /// member's item: a table column's declared type, or a literal's (an integer of up to nine
+    /// digits is INT, a longer one BIGINT, a string VARCHAR of its length, an approximate
+    /// number DOUBLE).
+    fn anchor_type(&self, column: &OutColumn, item: Option<&SelectItem>) -> Option<ColumnType> {
+        if let Some(origin) = &column.origin {
+            let table = self
+                .catalog
+                .table(Some(&origin.database), &origin.original_table)?;
+            return Some(table.column(&origin.column)?.ty.clone());
+        }
+        let (SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }) = item? else {
+            return None;
+        };
+        let literal = match e {
+            Expr::UnaryOp {
+                op: sqlparser::ast::UnaryOperator::Minus,
+                expr,
+            } => match expr.as_ref() {
+                Expr::Value(v) => &v.value,
+                _ => return None,
+            },
+            Expr::Value(v) => &v.value,
+            _ => return None,
+        };
+        match (literal, column.ty) {
+            (sqlparser::ast::Value::Number(n, _), Ty::Int)
+                if n.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                Some(if n.len() <= 9 {
+                    ColumnType::Int {
+                        min: i32::MIN.into(),
+                        max: i32::MAX.into(),
+                    }
+                } else {
+                    ColumnType::Int {
+                        min: i64::MIN,
+                        max: i64::MAX,
+                    }
+                })
+            }
+            (sqlparser::ast::Value::Number(..), Ty::Double) => Some(ColumnType::Double),
+            (
+                sqlparser::ast::Value::SingleQuotedString(text)
+                | sqlparser::ast::Value::DoubleQuotedString(text),
+                Ty::Str(collation),
+            ) => Some(ColumnType::VarChar {
+                length: u32::try_from(text.chars().count()).ok()?,
+                collation,
+            }),
+            _ => None,
+        }
     }
 
     fn limit(&mut self, clause: Option<&LimitClause>) -> Result<String> {
@@ -812,6 +956,7 @@ impl<'a> Translator<'a> {
         order: &[OrderByExpr],
         limit: &str,
     ) -> Result<(String, Vec<OutColumn>)> {
+        let stored = self.stored_items.take();
         let mut from_sql = Vec::new();
         for twj in &s.from {
             from_sql.push(self.table_with_joins(twj)?);
@@ -993,6 +1138,8 @@ impl<'a> Translator<'a> {
             .map(|(i, (expr, ty, name, aliased))| {
                 let key = if distinct {
                     group_key(&Typed::new(expr.clone(), *ty))
+                } else if let Some(column) = stored.as_ref().and_then(|c| c.get(i)) {
+                    store(&Typed::new(expr.clone(), *ty), column, true, false)
                 } else {
                     expr.clone()
                 };
@@ -1262,12 +1409,27 @@ impl<'a> Translator<'a> {
             }
             implicit.push((c.clone(), implicit_default(&c.ty)));
         }
+        // NULL into an integer primary key that is not AUTO_INCREMENT: SQLite's rowid would
+        // take the next number where MySQL refuses it (1048).
+        let rowid_alias = match table.primary_key.as_slice() {
+            [key] => table
+                .column(key)
+                .filter(|c| matches!(c.ty, ColumnType::Int { .. }) && !c.auto_increment)
+                .map(|c| c.name.clone()),
+            _ => None,
+        };
+        let replace_or_key =
+            |c: &Column| replace || rowid_alias.as_deref() == Some(c.name.as_str());
         self.scopes.push(Scope::default());
         let rows_sql = if !insert.assignments.is_empty() {
             let mut values = Vec::new();
             for (a, c) in insert.assignments.iter().zip(&targets) {
                 let t = self.expr(&a.value)?;
-                values.push(replace_store(store(&t, c, self.strict, ignore), c, replace));
+                values.push(replace_store(
+                    store(&t, c, self.strict, ignore),
+                    c,
+                    replace_or_key(c),
+                ));
             }
             format!("VALUES ({})", values.join(", "))
         } else {
@@ -1300,7 +1462,7 @@ impl<'a> Translator<'a> {
                             cells.push(replace_store(
                                 store(&t, c, self.strict, ignore),
                                 c,
-                                replace,
+                                replace_or_key(c),
                             ));
                         }
                         cells.extend(implicit.iter().map(|(_, v)| v.clone()));
@@ -1331,7 +1493,7 @@ impl<'a> Translator<'a> {
                         .enumerate()
                         .map(|(i, (oc, c))| {
                             let t = Typed::new(format!("s.{}", ident(&format!("c{i}"))), oc.ty);
-                            replace_store(store(&t, c, self.strict, ignore), c, replace)
+                            replace_store(store(&t, c, self.strict, ignore), c, replace_or_key(c))
                         })
                         .collect();
                     format!("SELECT {} FROM ({sql}) AS s WHERE true", cells.join(", "))
@@ -2031,6 +2193,8 @@ impl<'a> Translator<'a> {
                 return Err(TranslateError::UnknownColumn(p.clone(), "PRIMARY KEY"));
             };
             c.not_null = true;
+            // A key column has no implicit NULL default: leaving it out is 1364.
+            c.has_default = c.default.is_some();
             table.primary_key.push(c.name.clone());
         }
         // The AUTO_INCREMENT column must be the integer primary key (SQLite's rowid).
@@ -2718,6 +2882,7 @@ impl<'a> Translator<'a> {
         let is_old = |c: &String| c.eq_ignore_ascii_case(&old.name);
         if table.primary_key.iter().any(is_old) {
             column.not_null = true;
+            column.has_default = column.default.is_some() || column.auto_increment;
         }
         let mut changed = table.clone();
         changed.columns.remove(at);
@@ -3289,6 +3454,44 @@ fn default_of(c: &Column, ignore: bool) -> Result<String> {
     }
 }
 
+/// A recursive common table expression's first member, its UNION and its recursive member:
+/// `query` is one SELECT, UNION [ALL], and one SELECT that names `name`. Anything else is
+/// translated as a plain common table expression (one that names itself is then unknown).
+fn recursive_parts<'q>(
+    name: &str,
+    query: &'q Query,
+) -> Option<(&'q Select, &'static str, &'q Select)> {
+    if query.with.is_some() || query.order_by.is_some() || query.limit_clause.is_some() {
+        return None;
+    }
+    let SetExpr::SetOperation {
+        left,
+        op: SetOperator::Union,
+        set_quantifier,
+        right,
+    } = query.body.as_ref()
+    else {
+        return None;
+    };
+    let (SetExpr::Select(anchor), SetExpr::Select(member)) = (left.as_ref(), right.as_ref()) else {
+        return None;
+    };
+    let op = match set_quantifier {
+        SetQuantifier::All => "UNION ALL",
+        SetQuantifier::None | SetQuantifier::Distinct => "UNION",
+        _ => return None,
+    };
+    let names_itself =
+        sqlparser::ast::visit_relations(member.as_ref(), |relation| match relation.0.as_slice() {
+            [ObjectNamePart::Identifier(id)] if id.value.eq_ignore_ascii_case(name) => {
+                std::ops::ControlFlow::Break(())
+            }
+            _ => std::ops::ControlFlow::Continue(()),
+        })
+        .is_break();
+    names_itself.then_some((anchor.as_ref(), op, member.as_ref()))
+}
+
 /// A value as stored into a column: converted to its type, failing as strict mode does.
 fn store(t: &Typed, c: &Column, strict: bool, ignore: bool) -> String {
     let s = i32::from(strict);
@@ -3342,10 +3545,11 @@ fn store(t: &Typed, c: &Column, strict: bool, ignore: bool) -> String {
     }
 }
 
-/// A REPLACE's stored value: NULL into a NOT NULL column is MySQL's error, where SQLite's
-/// REPLACE would store the column's default.
-fn replace_store(value: String, c: &Column, replace: bool) -> String {
-    if replace && c.not_null && !c.auto_increment {
+/// A REPLACE's stored value (or one into an integer primary key, SQLite's rowid): NULL into a
+/// NOT NULL column is MySQL's error, where SQLite's REPLACE would store the column's default
+/// (and the rowid take the next number).
+fn replace_store(value: String, c: &Column, checked: bool) -> String {
+    if checked && c.not_null && !c.auto_increment {
         format!("my_not_null({value}, {})", quote(&c.name))
     } else {
         value

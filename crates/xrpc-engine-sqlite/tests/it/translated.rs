@@ -116,7 +116,7 @@ fn user_variables_are_set_and_read() {
     let mut conn = engine.acquire().unwrap();
     run(&mut *conn, "SET @a = 1 + 2").unwrap();
     assert!(conn.holds_session_state());
-    assert_eq!(rows(&mut *conn, "SELECT @a"), vec![vec![text("3")]]);
+    assert_eq!(rows(&mut *conn, "SELECT @a"), vec![vec![Value::Sint(3)]]);
     conn.reset().unwrap();
     assert!(!conn.holds_session_state());
 }
@@ -270,4 +270,177 @@ fn a_set_column_is_sent_as_mysqls_set() {
         bytes::Bytes::from_static(b"c"),
     ];
     assert_eq!(result.rows, vec![vec![Value::Set(members)]]);
+}
+
+#[test]
+fn the_current_database_connection_id_and_version_are_answered() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    conn.set_connection_id(7);
+    run(&mut *conn, "CREATE DATABASE app").unwrap();
+    let mut result = CollectedResult::default();
+    conn.execute(
+        "SELECT DATABASE(), SCHEMA(), CONNECTION_ID(), VERSION()",
+        &[],
+        Some("app"),
+        &mut result,
+    )
+    .unwrap();
+    assert_eq!(
+        result.rows,
+        [[
+            text("app"),
+            text("app"),
+            Value::Sint(7),
+            text(&SqliteOptions::default().server_version)
+        ]]
+    );
+}
+
+#[test]
+fn a_write_in_a_transaction_waits_for_the_lock_another_transaction_holds() {
+    let (_dir, engine) = engine();
+    let mut holder = engine.acquire().unwrap();
+    let mut waiter = engine.acquire().unwrap();
+    run(&mut *holder, "CREATE TABLE t (id INT PRIMARY KEY)").unwrap();
+    run(&mut *holder, "BEGIN").unwrap();
+    run(&mut *holder, "INSERT INTO t VALUES (1)").unwrap();
+    let (waiting, waits) = std::sync::mpsc::channel();
+    let waiting = std::sync::Mutex::new(waiting);
+    waiter.set_wait_hook(Some(std::sync::Arc::new(move || {
+        let _ = waiting.lock().unwrap().send(());
+        Box::new(()) as Box<dyn std::any::Any>
+    })));
+    let writer = std::thread::spawn(move || {
+        run(&mut *waiter, "BEGIN").unwrap();
+        let inserted = waiter.execute(
+            "INSERT INTO t VALUES (2)",
+            &[],
+            None,
+            &mut CollectedResult::default(),
+        );
+        run(&mut *waiter, "COMMIT").unwrap();
+        inserted.map(|summary| summary.rows_affected)
+    });
+    // The lock is released once the waiter waits for it (or at once if it never does).
+    let _ = waits.recv_timeout(std::time::Duration::from_secs(10));
+    run(&mut *holder, "COMMIT").unwrap();
+    assert_eq!(writer.join().unwrap().map_err(|e| e.code), Ok(1));
+}
+
+#[test]
+fn a_tables_indexes_are_described_by_their_mysql_names() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(
+        &mut *conn,
+        "CREATE TABLE users (id INT PRIMARY KEY, email VARCHAR(20), age INT, \
+         UNIQUE KEY uk_email (email), KEY by_age (age, id))",
+    )
+    .unwrap();
+    let mut indexes = conn.describe_table(None, "users").unwrap().indexes;
+    indexes.sort_by(|a, b| a.name.cmp(&b.name));
+    let named: Vec<(&str, Vec<&str>)> = indexes
+        .iter()
+        .map(|i| {
+            (
+                i.name.as_str(),
+                i.columns.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        named,
+        [("by_age", vec!["age", "id"]), ("uk_email", vec!["email"])]
+    );
+}
+
+#[test]
+fn a_division_by_zero_in_a_query_is_null_with_a_warning_per_value() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    let codes =
+        |result: &CollectedResult| -> Vec<u32> { result.warnings.iter().map(|w| w.code).collect() };
+    let result = run(&mut *conn, "SELECT 1/0, 5 DIV 0, MOD(5, 0), 1.5/0, 1e0/0").unwrap();
+    assert_eq!(
+        result.rows,
+        [[
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null
+        ]]
+    );
+    assert_eq!(codes(&result), [1365; 5]);
+    assert_eq!(result.warnings[0].message, "Division by 0");
+    run(&mut *conn, "CREATE TABLE w (a INT)").unwrap();
+    run(&mut *conn, "INSERT INTO w VALUES (1), (2), (3)").unwrap();
+    assert_eq!(
+        codes(&run(&mut *conn, "SELECT a/0 FROM w").unwrap()),
+        [1365; 3]
+    );
+    assert_eq!(rows(&mut *conn, "SHOW WARNINGS").len(), 3);
+    // The next statement starts without them.
+    assert_eq!(
+        codes(&run(&mut *conn, "SELECT a FROM w").unwrap()),
+        [0u32; 0]
+    );
+    // In a write it is MySQL's error (strict mode).
+    let err = run(&mut *conn, "INSERT INTO w VALUES (1/0)").unwrap_err();
+    assert_eq!(err.code, 1365);
+}
+
+#[test]
+fn an_argument_or_a_variable_in_a_result_has_its_values_type() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    let mut result = CollectedResult::default();
+    conn.execute(
+        "SELECT ? + 1, ?, ?",
+        &[Value::Sint(41), text("hi"), Value::Double(0.5)],
+        None,
+        &mut result,
+    )
+    .unwrap();
+    assert_eq!(
+        result.rows,
+        [[Value::Sint(42), text("hi"), Value::Double(0.5)]]
+    );
+    run(&mut *conn, "SET @a = 5").unwrap();
+    assert_eq!(rows(&mut *conn, "SELECT @a"), [[Value::Sint(5)]]);
+}
+
+#[test]
+fn rows_compare_member_by_member() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    assert_eq!(
+        rows(
+            &mut *conn,
+            "SELECT (1, 2) < (1, 3), (2, 0) < (1, 9), (1, NULL) < (2, 2), (1, NULL) = (1, 2)"
+        ),
+        [[Value::Sint(1), Value::Sint(0), Value::Sint(1), Value::Null]]
+    );
+    let err = run(&mut *conn, "SELECT (1, 2) = (1, 2, 3)").unwrap_err();
+    assert_eq!(err.code, 1241);
+}
+
+#[test]
+fn sum_distinct_adds_each_value_once() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE amounts (n INT, f DOUBLE)").unwrap();
+    run(
+        &mut *conn,
+        "INSERT INTO amounts VALUES (5, 0.5), (5, 0.5), (7, 1.25), (NULL, NULL)",
+    )
+    .unwrap();
+    assert_eq!(
+        rows(
+            &mut *conn,
+            "SELECT SUM(DISTINCT n), SUM(DISTINCT f) FROM amounts"
+        ),
+        [[Value::Sint(12), Value::Double(1.75)]]
+    );
 }

@@ -1181,3 +1181,56 @@ SELECT name, SUM(salary) OVER (ORDER BY id), AVG(salary) OVER (ORDER BY id) FROM
 SELECT name, AVG(salary) OVER (PARTITION BY dept ORDER BY salary) FROM emp ORDER BY id;
 SELECT name, SUM(id) OVER (), COUNT(salary) OVER (PARTITION BY dept) FROM emp ORDER BY id;
 SELECT dept, SUM(salary), AVG(salary) FROM emp GROUP BY dept ORDER BY dept;
+
+-- script: recursive common table expressions
+WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1000) SELECT count(*), sum(i), max(i) FROM c;
+WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i * 2 FROM c WHERE i < 1000000000000) SELECT max(i), count(*) FROM c;
+WITH RECURSIVE c(i) AS (SELECT -1 UNION ALL SELECT i * 2 FROM c WHERE i > -10000000000) SELECT min(i), count(*) FROM c;
+WITH RECURSIVE c(i) AS (SELECT 1234567890 UNION ALL SELECT i * 2 FROM c WHERE i < 10000000000) SELECT max(i), count(*) FROM c;
+WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 0.5 FROM c WHERE i < 3) SELECT i FROM c;
+WITH RECURSIVE c(i, s) AS (SELECT 1, 'a' UNION ALL SELECT i + 1, concat(s, 'a') FROM c WHERE i < 3) SELECT i, s FROM c;
+WITH RECURSIVE c(i, s) AS (SELECT 1, 'abc' UNION ALL SELECT i + 1, upper(s) FROM c WHERE i < 3) SELECT i, s FROM c;
+WITH RECURSIVE c(i) AS (SELECT 1 UNION SELECT i FROM c) SELECT i FROM c;
+WITH RECURSIVE c(n, f) AS (SELECT 1, 1e0 UNION ALL SELECT n + 1, f * 1.5 FROM c WHERE n < 5) SELECT n, f FROM c;
+CREATE TABLE tree (id INT PRIMARY KEY, parent INT, name VARCHAR(10));
+INSERT INTO tree VALUES (1, NULL, 'root'), (2, 1, 'a'), (3, 1, 'b'), (4, 2, 'aa'), (5, 4, 'aaa');
+WITH RECURSIVE sub AS (SELECT id, name FROM tree WHERE id = 2 UNION ALL SELECT t.id, t.name FROM tree t JOIN sub ON t.parent = sub.id) SELECT id, name FROM sub ORDER BY id;
+WITH RECURSIVE path (id, depth) AS (SELECT id, 0 FROM tree WHERE parent IS NULL UNION ALL SELECT t.id, p.depth + 1 FROM tree t JOIN path p ON t.parent = p.id) SELECT id, depth FROM path ORDER BY id;
+WITH RECURSIVE up (id, parent, name) AS (SELECT * FROM tree WHERE id = 5 UNION ALL SELECT t.* FROM tree t JOIN up ON t.id = up.parent) SELECT name FROM up;
+INSERT INTO tree (id, parent, name) WITH RECURSIVE n(i) AS (SELECT 10 UNION ALL SELECT i + 1 FROM n WHERE i < 12) SELECT i, 5, 'gen' FROM n;
+SELECT count(*) FROM tree WHERE name = 'gen';
+WITH RECURSIVE plain AS (SELECT 1 AS x UNION ALL SELECT 'abc') SELECT x FROM plain;
+
+-- script: a primary key column without a default
+CREATE TABLE keyed (id INTEGER PRIMARY KEY, v INTEGER);
+INSERT INTO keyed (v) VALUES (10), (20), (30);
+INSERT INTO keyed VALUES (NULL, 5);
+INSERT INTO keyed VALUES (1, 5);
+INSERT IGNORE INTO keyed (v) VALUES (7);
+SELECT * FROM keyed;
+CREATE TABLE named (code VARCHAR(5), n INT, PRIMARY KEY (code));
+INSERT INTO named (n) VALUES (1);
+INSERT INTO named VALUES ('a', 1);
+ALTER TABLE keyed MODIFY id BIGINT;
+INSERT INTO keyed (v) VALUES (8);
+SELECT * FROM keyed;
+
+-- script: row comparisons
+SELECT (1, 2) = (1, 2), (1, 2) = (1, 3), (1, NULL) = (1, 2), (1, NULL) = (2, 2), (1, 2) <> (1, 3), (1, NULL) <> (1, 2);
+SELECT (1, 2) < (1, 3), (1, 2) < (2, 0), (2, 0) < (1, 9), (1, NULL) < (1, 2), (1, NULL) < (2, 2), (NULL, 1) < (1, 2);
+SELECT (1, 2) <= (1, 2), (1, 2) >= (1, 3), (1, 2, 3) > (1, 2, 2), (1, 'a') = (1, 'A'), ('b', 1) > ('A', 2);
+SELECT (1, NULL) <=> (1, NULL), (1, 2) <=> (1, NULL);
+SELECT (1, 2) = (1, 2, 3);
+CREATE TABLE pairs (a INT, b VARCHAR(5), c DECIMAL(5,2));
+INSERT INTO pairs VALUES (1, 'x', 1.50), (1, 'y', 2.00), (2, 'a', 0.25), (2, NULL, 3.00), (3, 'b', NULL);
+SELECT a, b FROM pairs WHERE (a, b) > (1, 'X') ORDER BY a, b;
+SELECT a, c FROM pairs WHERE (a, c) <= (2, 0.25) ORDER BY a, c;
+SELECT count(*) FROM pairs WHERE (a, b) = (2, NULL);
+
+-- script: SUM(DISTINCT …)
+CREATE TABLE amounts (g INT, n INT, f DOUBLE, d DECIMAL(6,2));
+INSERT INTO amounts VALUES (1, 5, 0.5, 1.10), (1, 5, 0.5, 1.10), (1, 7, 1.25, 2.00), (2, NULL, NULL, NULL), (2, 3, 0.1, 0.30), (2, 3, 0.2, 0.30);
+SELECT SUM(DISTINCT n), SUM(n), SUM(DISTINCT f) FROM amounts;
+SELECT g, SUM(DISTINCT n), SUM(DISTINCT f) FROM amounts GROUP BY g ORDER BY g;
+SELECT SUM(DISTINCT n) FROM amounts WHERE n > 100;
+SELECT SUM(DISTINCT d) FROM amounts;
