@@ -410,7 +410,7 @@ fn check(expect: &Expect, got: &Got, compare_rows: bool) -> Result<(), String> {
 
 #[test]
 fn mysql_statements_on_the_node() {
-    let node = TestNode::start();
+    let node = TestNode::start_text_path();
     let mut client = node.client();
     client.new_session(1);
     let mut failures = Vec::new();
@@ -502,7 +502,7 @@ fn use_follows_the_session_and_never_leaks() {
 /// The compute node tells "not there" from a failure by the message's words.
 #[test]
 fn unknown_procedures_are_named_as_mysql_names_them() {
-    let node = TestNode::start();
+    let node = TestNode::start_text_path();
     let mut client = node.client();
     client.new_session(1);
     for (sql, message) in [

@@ -481,7 +481,7 @@ fn node_and_mariadb_store_refuse_and_return_the_same_values() {
             "SET SESSION sql_mode = '{MYSQL8_SQL_MODE}'; SET SESSION time_zone = '+00:00'"
         ))
         .unwrap();
-    let node = TestNode::start();
+    let node = TestNode::start_text_path();
     let mut client = node.client();
     client.new_session(1);
 
@@ -611,7 +611,7 @@ fn node_and_mariadb_store_refuse_and_return_the_same_values() {
 fn insert_ids_match_mariadb() {
     let mariadb = xrpc_testkit::MariaDb::start().unwrap_or_else(|err| panic!("{err}"));
     let mut maria = mariadb.conn().unwrap();
-    let node = TestNode::start();
+    let node = TestNode::start_text_path();
     let mut client = node.client();
     client.new_session(1);
     // MySQL's AUTO_INCREMENT DDL, the same on both sides.
@@ -851,7 +851,7 @@ fn casts_match_mariadb() {
     maria
         .query_drop(format!("SET SESSION sql_mode = '{MYSQL8_SQL_MODE}'"))
         .unwrap();
-    let node = TestNode::start();
+    let node = TestNode::start_text_path();
     let mut client = node.client();
     client.new_session(1);
     let ddl = "create table cw (k INT PRIMARY KEY, v TEXT)";

@@ -6,6 +6,8 @@
 //! (`on_both_engines!`): on SQLite and on the `mysql` engine in front of a fresh database of the
 //! binary's one MariaDB ([`xrpc_testkit::shared_database`]). The rest is SQLite's own.
 
+use crate::common;
+
 use std::any::Any;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -198,7 +200,7 @@ fn mmap_is_off_by_default_and_covers_attached_databases_when_set() {
 
 #[test]
 fn declared_types_map_to_x_types() {
-    let (_dir, engine) = engine();
+    let (_dir, engine) = engine_with(common::text_path());
     let mut conn = engine.acquire().unwrap();
     exec(
         &mut *conn,
@@ -291,7 +293,7 @@ fn declared_types_map_to_x_types() {
 
 #[test]
 fn expression_columns_are_typed_from_their_values() {
-    let (_dir, engine) = engine();
+    let (_dir, engine) = engine_with(common::text_path());
     let mut conn = engine.acquire().unwrap();
     let (result, _) = exec(
         &mut *conn,
@@ -360,7 +362,7 @@ fn rows_then_error(conn: &mut dyn EngineConn, sql: &str) -> (Vec<Vec<Value>>, Sq
 
 #[test]
 fn values_that_do_not_fit_the_sent_type_end_the_result_with_an_error() {
-    let (_dir, engine) = engine();
+    let (_dir, engine) = engine_with(common::text_path());
     let mut conn = engine.acquire().unwrap();
     // An expression column typed SINT by its read-ahead, with a real after it.
     exec(&mut *conn, "create table n (k INTEGER PRIMARY KEY)");
@@ -439,7 +441,7 @@ fn null_columns_of_long_results_are_text() {
 
 #[test]
 fn arguments_bind_in_order() {
-    let (_dir, engine) = engine();
+    let (_dir, engine) = engine_with(common::text_path());
     let mut conn = engine.acquire().unwrap();
     exec(
         &mut *conn,
@@ -510,7 +512,7 @@ fn arguments_bind_in_order() {
 
 #[test]
 fn dml_summaries_count_rows_and_insert_ids() {
-    let (_dir, engine) = engine();
+    let (_dir, engine) = engine_with(common::text_path());
     let mut conn = engine.acquire().unwrap();
     let (_, s) = exec(
         &mut *conn,
@@ -685,7 +687,7 @@ fn connection_id_database_and_version() {
 
 #[test]
 fn error_codes_follow_mysql() {
-    let (_dir, engine) = engine();
+    let (_dir, engine) = engine_with(common::text_path());
     let mut conn = engine.acquire().unwrap();
     exec(
         &mut *conn,
@@ -807,7 +809,7 @@ fn schema_names_select_databases() {
 
 #[test]
 fn temp_objects_hold_session_state_until_reset() {
-    let (_dir, engine) = engine();
+    let (_dir, engine) = engine_with(common::text_path());
     let mut conn = engine.acquire().unwrap();
     exec(&mut *conn, "create table base (v INTEGER)");
     assert!(!conn.holds_session_state());
@@ -1094,7 +1096,7 @@ fn sink_errors_stop_the_statement() {
 
 #[test]
 fn checkpoint_truncates_the_wal() {
-    let (dir, engine) = engine();
+    let (dir, engine) = engine_with(common::text_path());
     let mut conn = engine.acquire().unwrap();
     exec(&mut *conn, "create table t (v LONGBLOB)");
     exec(&mut *conn, "insert into t values (randomblob(100000))");

@@ -335,7 +335,7 @@ fn disk_full_keeps_reads() {
     const MAX_PAGES: u32 = 64;
     let options = xrpc_server::engine::sqlite::SqliteOptions {
         max_page_count: Some(MAX_PAGES),
-        ..Default::default()
+        ..common::text_path()
     };
     let node = TestNode::start_with_sqlite(options, |_, _| {});
     let mut client = node.client();

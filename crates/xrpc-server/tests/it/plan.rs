@@ -54,7 +54,11 @@ fn result_of(outcome: &Outcome) -> (Vec<ColumnKey>, Vec<Vec<Value>>) {
 }
 
 fn users_node() -> (TestNode, Client) {
-    let node = TestNode::start();
+    users_node_on(TestNode::start())
+}
+
+/// [`users_node`] on `node`.
+fn users_node_on(node: TestNode) -> (TestNode, Client) {
     let mut client = node.client();
     client.new_session(SID);
     sql(
@@ -166,7 +170,7 @@ fn feedback_names_the_index_read_in_fetch_done() {
 
 #[test]
 fn batch_get_returns_each_lookup_in_order_with_sql_types() {
-    let (_node, mut client) = users_node();
+    let (_node, mut client) = users_node_on(TestNode::start_text_path());
     let plan = Plan::get("users")
         .key([("id", 5i64)])
         .key([("id", 1i64)])
@@ -390,7 +394,7 @@ fn bad_plans_get_clear_errors_and_the_session_stays_usable() {
 
 #[test]
 fn plans_see_schema_changes_once_they_are_committed() {
-    let (node, mut client) = users_node();
+    let (node, mut client) = users_node_on(TestNode::start_text_path());
     let by_email = |index: &str| {
         Plan::get("users")
             .index(index)
@@ -1061,7 +1065,7 @@ fn build(case: &Case) -> (Plan, Vec<Param>, Vec<String>) {
 
 #[test]
 fn random_plans_give_what_the_equivalent_sql_gives() {
-    let node = TestNode::start();
+    let node = TestNode::start_text_path();
     differential(node.client(), 600);
 }
 
