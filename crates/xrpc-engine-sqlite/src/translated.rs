@@ -30,7 +30,10 @@
 //! A translation depends on the statement's text, the current database and the definitions it
 //! read: it is kept per connection by text and current database with the `schema_version` of
 //! every database it consulted, and used again while those versions are unchanged, so a
-//! repeated statement costs a version check and no translation.
+//! repeated statement costs a version check and no translation. A comparison with a `?`
+//! argument is translated for the class of the argument's value (NULL, integer, double,
+//! text, bytes; `ArgClass`) as with the literal it stands for, which lets SQLite search an
+//! index; such a translation is kept for those classes too, a few per text.
 //!
 //! MySQL databases are the engine's attached SQLite databases, under their lower-case names
 //! (the default database is `main`): the catalog view says so (`Catalog::sqlite_schema`), the
@@ -99,8 +102,8 @@ use xrpc_proto::codes;
 use xrpc_proto::value::{ColumnType as XType, Value};
 use xrpc_sql::ast::Statement as Tree;
 use xrpc_sql_sqlite::{
-    Affected, Catalog, CatalogChange, ColumnType, OutColumn, Table, Translation, Ty, error_of,
-    text_of, translate, variable_value,
+    Affected, ArgClass, Catalog, CatalogChange, ColumnType, OutColumn, Table, Translation, Ty,
+    error_of, text_of, translate_with_args, variable_value,
 };
 
 use super::authorizer::{CATALOG_TABLE, ClientSql};
@@ -127,10 +130,15 @@ struct KeptDatabase {
     tables: HashMap<String, Table>,
 }
 
+/// Translations of one text kept for different argument classes, at most.
+const MAX_VARIANTS: usize = 4;
+
 /// A translation kept for its text.
 #[derive(Debug)]
 struct KeptTranslation {
     schema: Arc<str>,
+    /// The classes of the arguments it was translated for, where it depends on them.
+    args: Option<Box<[ArgClass]>>,
     /// The databases whose definitions it read, at their versions.
     versions: Vec<(String, i64)>,
     translation: Arc<Translation>,
@@ -140,7 +148,39 @@ struct KeptTranslation {
 #[derive(Debug, Default)]
 pub(crate) struct KeptCatalog {
     databases: HashMap<String, KeptDatabase>,
-    translations: HashMap<String, KeptTranslation>,
+    translations: HashMap<String, Vec<KeptTranslation>>,
+}
+
+impl KeptTranslation {
+    /// Whether it serves its text in database `schema` with arguments `args`.
+    fn serves(&self, schema: &str, args: &[Value]) -> bool {
+        *self.schema == *schema
+            && self.args.as_deref().is_none_or(|classes| {
+                classes.len() == args.len()
+                    && classes.iter().zip(args).all(|(c, a)| *c == arg_class(a))
+            })
+    }
+}
+
+/// The class of an argument's value, as the translation reads the `?` it binds to (an
+/// argument binds as `types::to_arg` says).
+fn arg_class(value: &Value) -> ArgClass {
+    match value {
+        Value::Null => ArgClass::Null,
+        Value::Sint(_) => ArgClass::Int,
+        Value::Uint(u) | Value::Bit(u) if i64::try_from(*u).is_ok() => ArgClass::Int,
+        Value::Double(_) | Value::Float(_) => ArgClass::Real,
+        Value::Bytes(b) | Value::Enum(b) => match std::str::from_utf8(b) {
+            Ok(_) => ArgClass::Text,
+            Err(_) => ArgClass::Bytes,
+        },
+        Value::Uint(_)
+        | Value::Bit(_)
+        | Value::Set(_)
+        | Value::Decimal(_)
+        | Value::DateTime(_)
+        | Value::Time(_) => ArgClass::Unknown,
+    }
 }
 
 fn schema_version(conn: &Connection, db: &str) -> rusqlite::Result<i64> {
@@ -715,11 +755,20 @@ impl SqliteConn {
         parent_row_error(map_error(err, interrupted), info)
     }
 
-    /// The translation of `statement` (text `sql`) in the current database, kept or new.
-    fn translation(&mut self, sql: &str, statement: &Tree) -> Result<Arc<Translation>, SqlError> {
+    /// The translation of `statement` (text `sql`) in the current database for arguments
+    /// `args`, kept or new.
+    fn translation(
+        &mut self,
+        sql: &str,
+        statement: &Tree,
+        args: &[Value],
+    ) -> Result<Arc<Translation>, SqlError> {
         let current: Arc<str> = Arc::clone(&self.schema);
-        if let Some(kept) = self.kept_catalog.translations.get(sql)
-            && kept.schema == current
+        if let Some(kept) = self
+            .kept_catalog
+            .translations
+            .get(sql)
+            .and_then(|variants| variants.iter().find(|k| k.serves(&current, args)))
         {
             let mut fresh = true;
             for (db, version) in &kept.versions {
@@ -737,23 +786,30 @@ impl SqliteConn {
             consulted: RefCell::new(Vec::new()),
             problem: RefCell::new(None),
         };
-        let result = translate(statement, &view);
+        let classes: Vec<ArgClass> = args.iter().map(arg_class).collect();
+        let result = translate_with_args(statement, &view, &classes);
         if let Some(problem) = view.problem.into_inner() {
             return Err(problem);
         }
-        let translation = Arc::new(result.map_err(|err| refusal(&err))?);
+        let (translation, typed_args) = result.map_err(|err| refusal(&err))?;
+        let translation = Arc::new(translation);
         let versions = view.consulted.into_inner();
-        if self.kept_catalog.translations.len() >= MAX_TRANSLATIONS {
-            self.kept_catalog.translations.clear();
+        let translations = &mut self.kept_catalog.translations;
+        if translations.len() >= MAX_TRANSLATIONS && !translations.contains_key(sql) {
+            translations.clear();
         }
-        self.kept_catalog.translations.insert(
-            sql.to_owned(),
-            KeptTranslation {
-                schema: current,
-                versions,
-                translation: Arc::clone(&translation),
-            },
-        );
+        let variants = translations.entry(sql.to_owned()).or_default();
+        // A stale one (older versions) goes; the oldest goes to make room.
+        variants.retain(|k| !k.serves(&current, args));
+        if variants.len() >= MAX_VARIANTS {
+            variants.remove(0);
+        }
+        variants.push(KeptTranslation {
+            schema: current,
+            args: typed_args.then(|| classes.into_boxed_slice()),
+            versions,
+            translation: Arc::clone(&translation),
+        });
         Ok(translation)
     }
 
@@ -772,7 +828,7 @@ impl SqliteConn {
             let Some(statement) = parsed.statement() else {
                 return Err(unsupported(format!("SET @{name} = {value}")));
             };
-            let translation = self.translation(&text, statement)?;
+            let translation = self.translation(&text, statement, &[])?;
             let [query] = translation.sql.as_slice() else {
                 return Err(unsupported(format!("SET @{name} = {value}")));
             };
@@ -804,7 +860,7 @@ impl SqliteConn {
         info: SqlInfo,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
-        let translation = self.translation(sql, statement)?;
+        let translation = self.translation(sql, statement, args)?;
         let args: Vec<Arg<'_>> = args.iter().map(types::to_arg).collect();
         self.shared.start_statement();
         if !translation.into.is_empty() {
