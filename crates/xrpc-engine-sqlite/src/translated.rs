@@ -90,13 +90,14 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
 use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{Connection, OptionalExtension};
 use xrpc_engine::result::{
-    COLLATION_BINARY, ColumnInfo, ExecSummary, ResultSink, SqlError, column_flags, mysql_type,
+    COLLATION_BINARY, ColumnInfo, ExecSummary, KeptMetadata, ResultSink, SqlError, column_flags,
+    mysql_type,
 };
 use xrpc_proto::codes;
 use xrpc_proto::value::{ColumnType as XType, Value};
@@ -130,6 +131,32 @@ struct KeptDatabase {
     tables: HashMap<String, Table>,
 }
 
+/// A translation with what its answers reuse.
+#[derive(Debug)]
+pub(crate) struct Translated {
+    translation: Translation,
+    /// The result's columns as sent, made by the first answer, when they do not depend on the
+    /// rows (no DATETIME or TIME column, whose fraction digits the rows read ahead settle).
+    shape: OnceLock<ResultShape>,
+}
+
+impl std::ops::Deref for Translated {
+    type Target = Translation;
+
+    fn deref(&self) -> &Translation {
+        &self.translation
+    }
+}
+
+/// A result's columns as sent: each one's metadata and how its values are sent, and the
+/// metadata as the encoder keeps it for the next answer.
+#[derive(Debug)]
+struct ResultShape {
+    plans: Vec<(ColumnInfo, Sending)>,
+    infos: Vec<ColumnInfo>,
+    encoded: KeptMetadata,
+}
+
 /// Translations of one text kept for different argument classes, at most.
 const MAX_VARIANTS: usize = 4;
 
@@ -141,7 +168,7 @@ struct KeptTranslation {
     args: Option<Box<[ArgClass]>>,
     /// The databases whose definitions it read, at their versions.
     versions: Vec<(String, i64)>,
-    translation: Arc<Translation>,
+    translation: Arc<Translated>,
 }
 
 /// A connection's cache of the kept catalog and of its translations.
@@ -762,7 +789,7 @@ impl SqliteConn {
         sql: &str,
         statement: &Tree,
         args: &[Value],
-    ) -> Result<Arc<Translation>, SqlError> {
+    ) -> Result<Arc<Translated>, SqlError> {
         let current: Arc<str> = Arc::clone(&self.schema);
         if let Some(kept) = self
             .kept_catalog
@@ -792,7 +819,10 @@ impl SqliteConn {
             return Err(problem);
         }
         let (translation, typed_args) = result.map_err(|err| refusal(&err))?;
-        let translation = Arc::new(translation);
+        let translation = Arc::new(Translated {
+            translation,
+            shape: OnceLock::new(),
+        });
         let versions = view.consulted.into_inner();
         let translations = &mut self.kept_catalog.translations;
         if translations.len() >= MAX_TRANSLATIONS && !translations.contains_key(sql) {
@@ -888,7 +918,7 @@ impl SqliteConn {
     /// Runs a translation's statements; the last one answers.
     fn run_translation(
         &mut self,
-        translation: &Translation,
+        translation: &Translated,
         args: &[Arg<'_>],
         info: SqlInfo,
         sink: &mut dyn ResultSink,
@@ -968,12 +998,14 @@ impl SqliteConn {
         &mut self,
         sql: &str,
         args: &[Arg<'_>],
-        answer: Option<&Translation>,
+        answer: Option<&Translated>,
         sink: &mut dyn ResultSink,
     ) -> rusqlite::Result<ExecSummary> {
         // The declarations of the table columns in the result, read before the client's
-        // statement runs (the node's catalog table is not the client's to read).
+        // statement runs (the node's catalog table is not the client's to read), unless the
+        // result's shape is kept.
         let declared: Vec<Option<ColumnType>> = answer
+            .filter(|t| t.shape.get().is_none())
             .map(|t| {
                 t.columns
                     .iter()
@@ -1018,7 +1050,7 @@ impl SqliteConn {
         self.stepped.add(0, 1);
         let query = answer.filter(|t| !t.columns.is_empty() && stmt.column_count() > 0);
         let summary = if let Some(translation) = query {
-            stream_rows(stmt, &translation.columns, &declared, sink)?;
+            stream_rows(stmt, translation, &declared, sink)?;
             ExecSummary {
                 has_result_set: true,
                 ..ExecSummary::default()
@@ -1108,10 +1140,11 @@ impl SqliteConn {
 /// TIME columns, sends the metadata, then every row.
 fn stream_rows(
     stmt: &mut rusqlite::Statement<'_>,
-    columns: &[OutColumn],
+    translated: &Translated,
     declared: &[Option<ColumnType>],
     sink: &mut dyn ResultSink,
 ) -> rusqlite::Result<()> {
+    let columns = &translated.columns;
     let width = columns.len();
     let mut rows = stmt.raw_query();
     let temporal = columns
@@ -1134,22 +1167,41 @@ fn stream_rows(
             }
         }
     }
-    let plans: Vec<(ColumnInfo, Sending)> = columns
-        .iter()
-        .enumerate()
-        .map(|(index, column)| {
-            let fsp = window
-                .chunks_exact(width.max(1))
-                .filter_map(|row| text_of(ValueRef::from(&row[index]), &column.ty))
-                .map(|text| fraction_digits(&text))
-                .max()
-                .unwrap_or(0)
-                .min(6);
-            plan_column(column, declared[index].as_ref(), fsp)
-        })
-        .collect();
-    let infos: Vec<ColumnInfo> = plans.iter().map(|(info, _)| info.clone()).collect();
-    sink.metadata(&infos).map_err(sink_error)?;
+    let plan_all = || -> Vec<(ColumnInfo, Sending)> {
+        columns
+            .iter()
+            .enumerate()
+            .map(|(index, column)| {
+                let fsp = window
+                    .chunks_exact(width.max(1))
+                    .filter_map(|row| text_of(ValueRef::from(&row[index]), &column.ty))
+                    .map(|text| fraction_digits(&text))
+                    .max()
+                    .unwrap_or(0)
+                    .min(6);
+                plan_column(column, declared[index].as_ref(), fsp)
+            })
+            .collect()
+    };
+    let made;
+    let plans: &[(ColumnInfo, Sending)] = if temporal {
+        made = plan_all();
+        let infos: Vec<ColumnInfo> = made.iter().map(|(info, _)| info.clone()).collect();
+        sink.metadata(&infos).map_err(sink_error)?;
+        &made
+    } else {
+        let shape = translated.shape.get_or_init(|| {
+            let plans = plan_all();
+            ResultShape {
+                infos: plans.iter().map(|(info, _)| info.clone()).collect(),
+                plans,
+                encoded: KeptMetadata::default(),
+            }
+        });
+        sink.metadata_kept(&shape.infos, &shape.encoded)
+            .map_err(sink_error)?;
+        &shape.plans
+    };
     let mut out = Vec::with_capacity(width);
     let mut row_number = 0u64;
     let mut values: Vec<ValueRef<'_>> = Vec::with_capacity(width);
@@ -1157,7 +1209,7 @@ fn stream_rows(
         row_number += 1;
         values.clear();
         values.extend(row.iter().map(ValueRef::from));
-        send_row(&plans, columns, row_number, &values, &mut out)?;
+        send_row(plans, columns, row_number, &values, &mut out)?;
         sink.row(&out).map_err(sink_error)?;
     }
     if !ended {
@@ -1167,7 +1219,7 @@ fn stream_rows(
             for index in 0..width {
                 values.push(row.get_ref(index)?);
             }
-            send_row(&plans, columns, row_number, &values, &mut out)?;
+            send_row(plans, columns, row_number, &values, &mut out)?;
             sink.row(&out).map_err(sink_error)?;
         }
     }
