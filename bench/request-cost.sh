@@ -71,7 +71,7 @@ while [ $# -gt 0 ]; do
     --bench-threads) THREADS=$2; shift 2 ;;
     --client) CLIENTS+=("$2"); shift 2 ;;
     --select-bench) SELECT_BENCH=$2; shift 2 ;;
-    -h | --help) sed -n '2,50p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,51p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) bench_die "unknown argument $1 (see --help)" ;;
     esac
 done
