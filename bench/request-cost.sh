@@ -2,7 +2,8 @@
 # The cost of one request on an xrpc node: server CPU, system calls, context switches and
 # eventfd wake-ups per request, at each concurrency, for one or more builds of xrpc-server.
 #
-#   bench/request-cost.sh [--server NAME=PATH]... [--mariadb | --mariadb-pid PID] [--concurrency 1,2,8,64,1024,4096]
+#   bench/request-cost.sh [--server NAME=PATH]... [--server-args NAME=ARGS]...
+#                         [--mariadb | --mariadb-pid PID] [--concurrency 1,2,8,64,1024,4096]
 #                         [--workload select1[,point-select…]] [--duration 4] [--warmup 1] [--rounds 2]
 #                         [--perf] [--bench-threads N] [--client NAME=PATH]... [--select-bench PATH]
 #                         [--out NAME]
@@ -17,12 +18,18 @@
 # --workload takes a comma-separated list; each round runs every workload at every concurrency.
 # For a workload other than select1 each node gets sbtest1 with as many rows as bench/sysbench.sh
 # prepares (100000): prepared once into a template data directory, copied for every fresh node.
+# The first --server prepares it, with its --server-args (a node that translates statements
+# keeps the tables' definitions, which every node reads); each set of arguments has its own.
 # --mariadb adds the target `mariadb`: the suite's private MariaDB (bench/mariadb.sh, instance
 # mariadb-otpc on BENCH_MARIADB_PORT or 13306, one-thread-per-connection, on the server CPU, with
 # bench/sysbench.sh's sbtest1), reached directly by `xrpc bench` with mysql://, interleaved with
 # the xrpc nodes; its server CPU is mariadbd's. Started and stopped here unless already running.
 # --mariadb-pid PID does the same with an instance this tree did not start (a shared one on
 # BENCH_MARIADB_PORT with sbtest prepared), which is left alone.
+#
+# --server-args NAME=ARGS (repeatable) starts the node of --server NAME with these further
+# arguments (split at spaces), e.g. --server-args 'head=--sqlite-translate=ON'; one build may be
+# given twice under two names to compare its settings.
 #
 # Each --server (default: this tree's target/release/xrpc-server, built if missing) runs as its
 # own node with a fresh data directory on the server CPU (bench/lib.sh's pinning), and
@@ -46,10 +53,12 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 ARGS="$*"
+declare -A SERVER_ARGS=()
 MARIADB_PID_GIVEN="" SERVERS=() CLIENTS=() SELECT_BENCH="" CONC=1,2,8,64,1024,4096 WORKLOAD=select1 DURATION=4 WARMUP=1 ROUNDS=2 PERF=0 THREADS="" MARIADB=0 OUT_NAME=request-cost
 while [ $# -gt 0 ]; do
     case "$1" in
     --server) SERVERS+=("$2"); shift 2 ;;
+    --server-args) SERVER_ARGS[${2%%=*}]=${2#*=}; shift 2 ;;
     --concurrency) CONC=$2; shift 2 ;;
     --workload) WORKLOAD=$2; shift 2 ;;
     --duration) DURATION=$2; shift 2 ;;
@@ -62,7 +71,7 @@ while [ $# -gt 0 ]; do
     --bench-threads) THREADS=$2; shift 2 ;;
     --client) CLIENTS+=("$2"); shift 2 ;;
     --select-bench) SELECT_BENCH=$2; shift 2 ;;
-    -h | --help) sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,51p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) bench_die "unknown argument $1 (see --help)" ;;
     esac
 done
@@ -105,12 +114,15 @@ IFS=, read -ra WORKLOADS <<<"$WORKLOAD"
 TABLE_ROWS=100000
 TEMPLATE=""
 if [ -n "$(printf '%s\n' "${WORKLOADS[@]}" | grep -vx select1 || true)" ]; then
+    first=${SERVERS[0]%%=*}
+    read -ra extra <<<"${SERVER_ARGS[$first]:-}"
     TEMPLATE="$BENCH_RUN/request-cost-sbtest-$TABLE_ROWS"
+    [ "${#extra[@]}" -eq 0 ] || TEMPLATE="$TEMPLATE-$(printf '%s' "${extra[*]}" | md5sum | cut -c1-8)"
     if [ ! -f "$TEMPLATE/.prepared" ]; then
         rm -rf "$TEMPLATE" && mkdir -p "$TEMPLATE"
         PORT=$(free_port)
         path=${SERVERS[0]#*=}
-        "$path" --listen "127.0.0.1:$PORT" --data-dir "$TEMPLATE" --log warn 2>"$TEMPLATE.log" &
+        "$path" --listen "127.0.0.1:$PORT" --data-dir "$TEMPLATE" --log warn "${extra[@]}" 2>"$TEMPLATE.log" &
         SERVER=$!
         bench_wait_port "$PORT" 30 "$SERVER" || bench_die "template node did not start (see $TEMPLATE.log)"
         bench_log "xrpc bench prepare: sbtest1 with $TABLE_ROWS rows in $TEMPLATE"
@@ -148,8 +160,9 @@ for round in $(seq "$ROUNDS"); do
                 [ "$workload" = select1 ] || cp -a "$TEMPLATE/." "$DATA/"
                 PORT=$(free_port)
                 # Started directly so that $! is the node's own pid (taskset execs).
+                read -ra extra <<<"${SERVER_ARGS[$name]:-}"
                 "${BENCH_SERVER_PREFIX[@]}" "$path" --listen "127.0.0.1:$PORT" --data-dir "$DATA" --log warn \
-                    2>"$DATA/server.log" &
+                    "${extra[@]}" 2>"$DATA/server.log" &
                 SERVER=$!
                 bench_wait_port "$PORT" 30 "$SERVER" || bench_die "$name did not start (see $DATA/server.log)"
                 TARGET="xrpc://127.0.0.1:$PORT"

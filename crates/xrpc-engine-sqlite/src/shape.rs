@@ -347,7 +347,12 @@ mod tests {
     #[test]
     fn a_view_redefined_under_the_same_name_is_seen() {
         let dir = tempfile::tempdir().unwrap();
-        let engine = SqliteEngine::open(&dir.path().join("view.db"), Default::default()).unwrap();
+        // Views are the text path's (the translation refuses them).
+        let options = crate::SqliteOptions {
+            translate: false,
+            ..Default::default()
+        };
+        let engine = SqliteEngine::open(&dir.path().join("view.db"), options).unwrap();
         let mut conn = engine.acquire().unwrap();
         let conn = &mut *conn;
         run(conn, "create table t (a INT NOT NULL, b VARCHAR(10))", &[]);

@@ -30,7 +30,10 @@
 //! A translation depends on the statement's text, the current database and the definitions it
 //! read: it is kept per connection by text and current database with the `schema_version` of
 //! every database it consulted, and used again while those versions are unchanged, so a
-//! repeated statement costs a version check and no translation.
+//! repeated statement costs a version check and no translation. A comparison with a `?`
+//! argument is translated for the class of the argument's value (NULL, integer, double,
+//! text, bytes; `ArgClass`) as with the literal it stands for, which lets SQLite search an
+//! index; such a translation is kept for those classes too, a few per text.
 //!
 //! MySQL databases are the engine's attached SQLite databases, under their lower-case names
 //! (the default database is `main`): the catalog view says so (`Catalog::sqlite_schema`), the
@@ -87,21 +90,21 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
 use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{Connection, OptionalExtension};
 use xrpc_engine::result::{
-    COLLATION_BINARY, ColumnInfo, ExecSummary, ResultSink, SqlError, SqlWarning, WarningLevel,
-    column_flags, mysql_type,
+    COLLATION_BINARY, ColumnInfo, ExecSummary, KeptMetadata, ResultSink, SqlError, SqlWarning,
+    WarningLevel, column_flags, mysql_type,
 };
 use xrpc_proto::codes;
 use xrpc_proto::value::{ColumnType as XType, Value};
 use xrpc_sql::ast::Statement as Tree;
 use xrpc_sql_sqlite::{
-    Affected, Catalog, CatalogChange, ColumnType, OutColumn, SystemValue, Table, Translation, Ty,
-    error_of, text_of, translate, variable_value,
+    Affected, ArgClass, Catalog, CatalogChange, ColumnType, OutColumn, SystemValue, Table,
+    Translation, Ty, error_of, text_of, translate_with_args, variable_value,
 };
 
 use super::authorizer::{CATALOG_TABLE, ClientSql};
@@ -128,20 +131,83 @@ struct KeptDatabase {
     tables: HashMap<String, Table>,
 }
 
+/// A translation with what its answers reuse.
+#[derive(Debug)]
+pub(crate) struct Translated {
+    translation: Translation,
+    /// The result's columns as sent, made by the first answer, when they do not depend on the
+    /// rows (no DATETIME or TIME column, whose fraction digits the rows read ahead settle).
+    shape: OnceLock<ResultShape>,
+}
+
+impl std::ops::Deref for Translated {
+    type Target = Translation;
+
+    fn deref(&self) -> &Translation {
+        &self.translation
+    }
+}
+
+/// A result's columns as sent: each one's metadata and how its values are sent, and the
+/// metadata as the encoder keeps it for the next answer.
+#[derive(Debug)]
+struct ResultShape {
+    plans: Vec<(ColumnInfo, Sending)>,
+    infos: Vec<ColumnInfo>,
+    encoded: KeptMetadata,
+}
+
+/// Translations of one text kept for different argument classes, at most.
+const MAX_VARIANTS: usize = 4;
+
 /// A translation kept for its text.
 #[derive(Debug)]
 struct KeptTranslation {
     schema: Arc<str>,
+    /// The classes of the arguments it was translated for, where it depends on them.
+    args: Option<Box<[ArgClass]>>,
     /// The databases whose definitions it read, at their versions.
     versions: Vec<(String, i64)>,
-    translation: Arc<Translation>,
+    translation: Arc<Translated>,
 }
 
 /// A connection's cache of the kept catalog and of its translations.
 #[derive(Debug, Default)]
 pub(crate) struct KeptCatalog {
     databases: HashMap<String, KeptDatabase>,
-    translations: HashMap<String, KeptTranslation>,
+    translations: HashMap<String, Vec<KeptTranslation>>,
+}
+
+impl KeptTranslation {
+    /// Whether it serves its text in database `schema` with arguments `args`.
+    fn serves(&self, schema: &str, args: &[Value]) -> bool {
+        *self.schema == *schema
+            && self.args.as_deref().is_none_or(|classes| {
+                classes.len() == args.len()
+                    && classes.iter().zip(args).all(|(c, a)| *c == arg_class(a))
+            })
+    }
+}
+
+/// The class of an argument's value, as the translation reads the `?` it binds to (an
+/// argument binds as `types::to_arg` says).
+fn arg_class(value: &Value) -> ArgClass {
+    match value {
+        Value::Null => ArgClass::Null,
+        Value::Sint(_) => ArgClass::Int,
+        Value::Uint(u) | Value::Bit(u) if i64::try_from(*u).is_ok() => ArgClass::Int,
+        Value::Double(_) | Value::Float(_) => ArgClass::Real,
+        Value::Bytes(b) | Value::Enum(b) => match std::str::from_utf8(b) {
+            Ok(_) => ArgClass::Text,
+            Err(_) => ArgClass::Bytes,
+        },
+        Value::Uint(_)
+        | Value::Bit(_)
+        | Value::Set(_)
+        | Value::Decimal(_)
+        | Value::DateTime(_)
+        | Value::Time(_) => ArgClass::Unknown,
+    }
 }
 
 fn schema_version(conn: &Connection, db: &str) -> rusqlite::Result<i64> {
@@ -781,11 +847,20 @@ impl SqliteConn {
         )
     }
 
-    /// The translation of `statement` (text `sql`) in the current database, kept or new.
-    fn translation(&mut self, sql: &str, statement: &Tree) -> Result<Arc<Translation>, SqlError> {
+    /// The translation of `statement` (text `sql`) in the current database for arguments
+    /// `args`, kept or new.
+    fn translation(
+        &mut self,
+        sql: &str,
+        statement: &Tree,
+        args: &[Value],
+    ) -> Result<Arc<Translated>, SqlError> {
         let current: Arc<str> = Arc::clone(&self.schema);
-        if let Some(kept) = self.kept_catalog.translations.get(sql)
-            && kept.schema == current
+        if let Some(kept) = self
+            .kept_catalog
+            .translations
+            .get(sql)
+            .and_then(|variants| variants.iter().find(|k| k.serves(&current, args)))
         {
             let mut fresh = true;
             for (db, version) in &kept.versions {
@@ -803,27 +878,37 @@ impl SqliteConn {
             consulted: RefCell::new(Vec::new()),
             problem: RefCell::new(None),
         };
-        let result = translate(statement, &view);
+        let classes: Vec<ArgClass> = args.iter().map(arg_class).collect();
+        let result = translate_with_args(statement, &view, &classes);
         if let Some(problem) = view.problem.into_inner() {
             return Err(problem);
         }
-        let translation = Arc::new(result.map_err(|err| refusal(&err))?);
+        let (translation, typed_args) = result.map_err(|err| refusal(&err))?;
+        let translation = Arc::new(Translated {
+            translation,
+            shape: OnceLock::new(),
+        });
         let versions = view.consulted.into_inner();
         if sql.len() > super::CACHED_STATEMENT_MAX_LEN {
             // Kept only as long as the statements it runs would be.
             return Ok(translation);
         }
-        if self.kept_catalog.translations.len() >= MAX_TRANSLATIONS {
-            self.kept_catalog.translations.clear();
+        let translations = &mut self.kept_catalog.translations;
+        if translations.len() >= MAX_TRANSLATIONS && !translations.contains_key(sql) {
+            translations.clear();
         }
-        self.kept_catalog.translations.insert(
-            sql.to_owned(),
-            KeptTranslation {
-                schema: current,
-                versions,
-                translation: Arc::clone(&translation),
-            },
-        );
+        let variants = translations.entry(sql.to_owned()).or_default();
+        // A stale one (older versions) goes; the oldest goes to make room.
+        variants.retain(|k| !k.serves(&current, args));
+        if variants.len() >= MAX_VARIANTS {
+            variants.remove(0);
+        }
+        variants.push(KeptTranslation {
+            schema: current,
+            args: typed_args.then(|| classes.into_boxed_slice()),
+            versions,
+            translation: Arc::clone(&translation),
+        });
         Ok(translation)
     }
 
@@ -842,7 +927,7 @@ impl SqliteConn {
             let Some(statement) = parsed.statement() else {
                 return Err(unsupported(format!("SET @{name} = {value}")));
             };
-            let translation = self.translation(&text, statement)?;
+            let translation = self.translation(&text, statement, &[])?;
             let [query] = translation.sql.as_slice() else {
                 return Err(unsupported(format!("SET @{name} = {value}")));
             };
@@ -915,7 +1000,7 @@ impl SqliteConn {
         {
             self.take_write_lock();
         }
-        let translation = self.translation(sql, statement)?;
+        let translation = self.translation(sql, statement, args)?;
         let args: Vec<Arg<'_>> = args.iter().map(types::to_arg).collect();
         self.shared.start_statement();
         if !translation.into.is_empty() {
@@ -943,7 +1028,7 @@ impl SqliteConn {
     /// Runs a translation's statements; the last one answers.
     fn run_translation(
         &mut self,
-        translation: &Translation,
+        translation: &Translated,
         args: &[Arg<'_>],
         info: SqlInfo,
         sink: &mut dyn ResultSink,
@@ -1023,12 +1108,14 @@ impl SqliteConn {
         &mut self,
         sql: &str,
         args: &[Arg<'_>],
-        answer: Option<&Translation>,
+        answer: Option<&Translated>,
         sink: &mut dyn ResultSink,
     ) -> rusqlite::Result<ExecSummary> {
         // The declarations of the table columns in the result, read before the client's
-        // statement runs (the node's catalog table is not the client's to read).
+        // statement runs (the node's catalog table is not the client's to read), unless the
+        // result's shape is kept.
         let declared: Vec<Option<ColumnType>> = answer
+            .filter(|t| t.shape.get().is_none())
             .map(|t| {
                 t.columns
                     .iter()
@@ -1076,7 +1163,7 @@ impl SqliteConn {
         self.stepped.add(0, 1);
         let query = answer.filter(|t| !t.columns.is_empty() && stmt.column_count() > 0);
         let summary = if let Some(translation) = query {
-            stream_rows(stmt, &translation.columns, &declared, sink)?;
+            stream_rows(stmt, translation, &declared, sink)?;
             ExecSummary {
                 has_result_set: true,
                 ..ExecSummary::default()
@@ -1167,10 +1254,11 @@ impl SqliteConn {
 /// TIME columns, sends the metadata, then every row.
 fn stream_rows(
     stmt: &mut rusqlite::Statement<'_>,
-    columns: &[OutColumn],
+    translated: &Translated,
     declared: &[Option<ColumnType>],
     sink: &mut dyn ResultSink,
 ) -> rusqlite::Result<()> {
+    let columns = &translated.columns;
     let width = columns.len();
     let mut rows = stmt.raw_query();
     // Read ahead: the fraction digits of DATETIME and TIME columns, and the type of a column
@@ -1195,40 +1283,61 @@ fn stream_rows(
             }
         }
     }
-    let plans: Vec<(ColumnInfo, Sending)> = columns
-        .iter()
-        .enumerate()
-        .map(|(index, column)| {
-            let fsp = window
-                .chunks_exact(width.max(1))
-                .filter_map(|row| text_of(ValueRef::from(&row[index]), &column.ty))
-                .map(|text| fraction_digits(&text))
-                .max()
-                .unwrap_or(0)
-                .min(6);
-            if column.ty == Ty::Dyn {
-                // As MySQL types the value the argument or variable holds: an integer is
-                // BIGINT, a double DOUBLE, anything else text.
-                let first = window
+    let plan_all = || -> Vec<(ColumnInfo, Sending)> {
+        columns
+            .iter()
+            .enumerate()
+            .map(|(index, column)| {
+                let fsp = window
                     .chunks_exact(width.max(1))
-                    .map(|row| &row[index])
-                    .find(|v| !matches!(v, SqlValue::Null));
-                let ty = match first {
-                    Some(SqlValue::Integer(_)) => Ty::Int,
-                    Some(SqlValue::Real(_)) => Ty::Double,
-                    _ => Ty::Dyn,
-                };
-                let typed = OutColumn {
-                    ty,
-                    ..column.clone()
-                };
-                return plan_column(&typed, declared[index].as_ref(), fsp);
+                    .filter_map(|row| text_of(ValueRef::from(&row[index]), &column.ty))
+                    .map(|text| fraction_digits(&text))
+                    .max()
+                    .unwrap_or(0)
+                    .min(6);
+                if column.ty == Ty::Dyn {
+                    // As MySQL types the value the argument or variable holds: an integer is
+                    // BIGINT, a double DOUBLE, anything else text.
+                    let first = window
+                        .chunks_exact(width.max(1))
+                        .map(|row| &row[index])
+                        .find(|v| !matches!(v, SqlValue::Null));
+                    let ty = match first {
+                        Some(SqlValue::Integer(_)) => Ty::Int,
+                        Some(SqlValue::Real(_)) => Ty::Double,
+                        _ => Ty::Dyn,
+                    };
+                    let typed = OutColumn {
+                        ty,
+                        ..column.clone()
+                    };
+                    return plan_column(&typed, declared[index].as_ref(), fsp);
+                }
+                plan_column(column, declared[index].as_ref(), fsp)
+            })
+            .collect()
+    };
+    // Columns planned from the rows read ahead (the fraction digits of a temporal one, the
+    // type of one typed by its values) are planned for each result.
+    let made;
+    let plans: &[(ColumnInfo, Sending)] = if read_ahead {
+        made = plan_all();
+        let infos: Vec<ColumnInfo> = made.iter().map(|(info, _)| info.clone()).collect();
+        sink.metadata(&infos).map_err(sink_error)?;
+        &made
+    } else {
+        let shape = translated.shape.get_or_init(|| {
+            let plans = plan_all();
+            ResultShape {
+                infos: plans.iter().map(|(info, _)| info.clone()).collect(),
+                plans,
+                encoded: KeptMetadata::default(),
             }
-            plan_column(column, declared[index].as_ref(), fsp)
-        })
-        .collect();
-    let infos: Vec<ColumnInfo> = plans.iter().map(|(info, _)| info.clone()).collect();
-    sink.metadata(&infos).map_err(sink_error)?;
+        });
+        sink.metadata_kept(&shape.infos, &shape.encoded)
+            .map_err(sink_error)?;
+        &shape.plans
+    };
     let mut out = Vec::with_capacity(width);
     let mut row_number = 0u64;
     let mut values: Vec<ValueRef<'_>> = Vec::with_capacity(width);
@@ -1236,7 +1345,7 @@ fn stream_rows(
         row_number += 1;
         values.clear();
         values.extend(row.iter().map(ValueRef::from));
-        send_row(&plans, columns, row_number, &values, &mut out)?;
+        send_row(plans, columns, row_number, &values, &mut out)?;
         sink.row(&out).map_err(sink_error)?;
     }
     if !ended {
@@ -1246,7 +1355,7 @@ fn stream_rows(
             for index in 0..width {
                 values.push(row.get_ref(index)?);
             }
-            send_row(&plans, columns, row_number, &values, &mut out)?;
+            send_row(plans, columns, row_number, &values, &mut out)?;
             sink.row(&out).map_err(sink_error)?;
         }
     }

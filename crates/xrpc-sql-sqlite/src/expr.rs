@@ -38,7 +38,10 @@ impl Translator<'_> {
         match e {
             Expr::Identifier(id) => self.identifier(std::slice::from_ref(id)),
             Expr::CompoundIdentifier(ids) => self.identifier(ids),
-            Expr::Value(v) => literal(&v.value),
+            Expr::Value(v) => match &v.value {
+                Value::Placeholder(p) if p == "?" => Ok(self.placeholder(v.span.start)),
+                other => literal(other),
+            },
             Expr::Nested(inner) => {
                 let t = self.expr(inner)?;
                 Ok(Typed {
@@ -64,8 +67,11 @@ impl Translator<'_> {
             } => {
                 // An ENUM compared with strings compares its text.
                 self.enum_ok = list.iter().all(is_string_literal);
-                let l = self.expr(expr)?;
-                let items: Vec<Typed> = list.iter().map(|i| self.expr(i)).collect::<Result<_>>()?;
+                let l = self.expr(expr)?.compared();
+                let items: Vec<Typed> = list
+                    .iter()
+                    .map(|i| Ok(self.expr(i)?.compared()))
+                    .collect::<Result<_>>()?;
                 // Text compares under one collation for the whole list, MySQL's aggregate.
                 let mut strongest = l.clone();
                 for r in &items {
@@ -99,7 +105,7 @@ impl Translator<'_> {
                 negated,
                 ..
             } => {
-                let l = self.expr(expr)?;
+                let l = self.expr(expr)?.compared();
                 let (sql, columns) = self.subquery(subquery)?;
                 if columns.len() != 1 {
                     return Err(TranslateError::OperandColumns(1));
@@ -1196,7 +1202,6 @@ fn literal(v: &Value) -> Result<Typed> {
         }
         Value::Boolean(b) => Typed::new(if *b { "1" } else { "0" }, Ty::Int),
         Value::Null => Typed::new("NULL", Ty::Null),
-        Value::Placeholder(p) if p == "?" => Typed::new("?", Ty::Dyn),
         other => return unsupported(format!("literal {other}")),
     })
 }

@@ -158,7 +158,7 @@ use std::collections::BTreeMap;
 pub use error::TranslateError;
 pub use functions::{FnError, FnWarning, SessionState, error_of, register, take_warnings};
 pub use types::{
-    BIN_COLLATION, CI_COLLATION, Catalog, Collation, Column, ColumnFlags, ColumnType,
+    ArgClass, BIN_COLLATION, CI_COLLATION, Catalog, Collation, Column, ColumnFlags, ColumnType,
     DECIMAL_COLLATION, Index, SystemValue, Table, Ty,
 };
 pub use value::{text_of, variable_value};
@@ -312,6 +312,20 @@ pub fn translate(
     catalog: &dyn Catalog,
 ) -> Result<Translation, TranslateError> {
     translate::Translator::new(catalog).statement(statement)
+}
+
+/// [`translate`] for a statement run with arguments of these classes, in text order: a
+/// comparison with an argument of a known class is translated as with a literal of it (see
+/// [`ArgClass`]). Also says whether the translation depends on the classes; if not, it serves
+/// the statement with any arguments.
+pub fn translate_with_args(
+    statement: &Statement,
+    catalog: &dyn Catalog,
+    args: &[ArgClass],
+) -> Result<(Translation, bool), TranslateError> {
+    let mut translator = translate::Translator::with_args(catalog, statement, args);
+    let translation = translator.statement(statement)?;
+    Ok((translation, translator.typed_args))
 }
 
 /// A catalog kept in memory from the changes DDL translations report: for tests, tools and the

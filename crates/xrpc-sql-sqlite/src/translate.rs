@@ -12,9 +12,14 @@ use sqlparser::ast::{
 use crate::error::{TranslateError, unsupported};
 use crate::typed::{Strength, Typed, as_text, group_key, ident, quote, truth, unify};
 use crate::types::{
-    BIN_COLLATION, Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Index, Table, Ty,
+    ArgClass, BIN_COLLATION, Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Index,
+    Table, Ty,
 };
 use crate::{Affected, CatalogChange, Origin, OutColumn, Translation};
+
+use sqlparser::ast::visit_expressions;
+use sqlparser::tokenizer::Location;
+use std::ops::ControlFlow;
 
 type Result<T> = std::result::Result<T, TranslateError>;
 
@@ -34,6 +39,9 @@ struct SourceColumn {
     unsigned: bool,
     /// The table column it is, if it is one.
     origin: Option<Origin>,
+    /// A column of a table (not of a derived table): SQLite holds its values with the
+    /// affinity and collation of its declaration.
+    stored: bool,
     /// An ENUM column's members: its values sort and compute by their index.
     members: Option<Vec<String>>,
     /// A SET column's members: its values sort and compute by their bit mask.
@@ -60,6 +68,7 @@ impl Source {
                     column: c.name.clone(),
                     flags: table.flags_of(&c.name),
                 }),
+                stored: true,
                 members: match &c.ty {
                     ColumnType::Enum { values, .. } => Some(values.clone()),
                     _ => None,
@@ -93,6 +102,7 @@ impl Source {
                     table: name.clone(),
                     ..o
                 }),
+                stored: false,
                 members: None,
                 set_members: None,
                 restricted: None,
@@ -159,6 +169,10 @@ pub(crate) struct Translator<'a> {
     /// The columns the next SELECT's items are stored into (a recursive common table
     /// expression's recursive member: its rows take the types of the first member's).
     stored_items: Option<Vec<Column>>,
+    /// The types of the arguments, by where their `?` starts in the text (in text order).
+    arg_types: Vec<(Location, Ty)>,
+    /// A `?` was given its argument's type.
+    pub(crate) typed_args: bool,
 }
 
 impl<'a> Translator<'a> {
@@ -183,6 +197,56 @@ impl<'a> Translator<'a> {
             depth: 0,
             in_union: 0,
             stored_items: None,
+            arg_types: Vec::new(),
+            typed_args: false,
+        }
+    }
+
+    /// A translator whose `?` arguments, in text order, have these classes. They are left
+    /// untyped when the placeholders cannot be told apart by where they start.
+    pub(crate) fn with_args(
+        catalog: &'a dyn Catalog,
+        statement: &Statement,
+        args: &[ArgClass],
+    ) -> Self {
+        let mut translator = Self::new(catalog);
+        if args.iter().all(|a| *a == ArgClass::Unknown) {
+            return translator;
+        }
+        let mut starts = Vec::with_capacity(args.len());
+        let _ = visit_expressions(statement, |e| {
+            if let Expr::Value(v) = e
+                && matches!(&v.value, sqlparser::ast::Value::Placeholder(p) if p == "?")
+            {
+                starts.push(v.span.start);
+            }
+            ControlFlow::<()>::Continue(())
+        });
+        starts.sort_unstable();
+        let distinct = starts.windows(2).all(|w| w[0] != w[1]);
+        let located = starts.first().is_none_or(|s| s.line > 0);
+        if starts.len() == args.len() && distinct && located {
+            translator.arg_types = starts
+                .into_iter()
+                .zip(args.iter().map(|a| a.ty()))
+                .collect();
+        }
+        translator
+    }
+
+    /// The argument `?` that starts at `start`: typed [`Ty::Dyn`], bound to its value's type
+    /// when that is known.
+    pub(crate) fn placeholder(&mut self, start: Location) -> Typed {
+        let bound = self
+            .arg_types
+            .binary_search_by(|(at, _)| at.cmp(&start))
+            .ok()
+            .map(|i| self.arg_types[i].1)
+            .filter(|ty| *ty != Ty::Dyn);
+        self.typed_args |= bound.is_some();
+        Typed {
+            bound,
+            ..Typed::new("?", Ty::Dyn)
         }
     }
 
@@ -413,6 +477,7 @@ impl<'a> Translator<'a> {
                     return Ok(Typed {
                         strength: Strength::Column,
                         unsigned: column.unsigned,
+                        stored: column.stored,
                         ..Typed::new(sql, column.ty)
                     });
                 }

@@ -4,7 +4,7 @@
 //! (`library`) and statements (`translate`) all build on these; nothing here translates a tree.
 
 use crate::error::{TranslateError, unsupported};
-use crate::types::{Collation, Ty};
+use crate::types::{Collation, DECIMAL_COLLATION, Ty};
 
 type Result<T> = std::result::Result<T, TranslateError>;
 
@@ -30,6 +30,12 @@ pub(crate) struct Typed {
     /// A JSON document a JSON function returned: placed in another document as it is, and
     /// refused in comparisons and arithmetic (MariaDB reads a JSON scalar there unquoted).
     pub(crate) json: bool,
+    /// An argument `?` (typed [`Ty::Dyn`]) whose value's type is known: the type comparisons
+    /// read it as ([`Typed::compared`]).
+    pub(crate) bound: Option<Ty>,
+    /// A table column's reference: SQLite holds its values with the affinity and collation of
+    /// the column's declaration (a DECIMAL column's are exact text under `mysql_decimal`).
+    pub(crate) stored: bool,
 }
 
 impl Typed {
@@ -41,6 +47,20 @@ impl Typed {
             aggregate: false,
             unsigned: false,
             json: false,
+            bound: None,
+            stored: false,
+        }
+    }
+
+    /// The operand as a comparison reads it: an argument of a known type as a literal of it.
+    pub(crate) fn compared(&self) -> Typed {
+        match self.bound {
+            Some(ty) => Typed {
+                ty,
+                bound: None,
+                ..self.clone()
+            },
+            None => self.clone(),
         }
     }
 
@@ -163,6 +183,7 @@ pub(crate) fn compare_unrounded(op: &str, l: &Typed, r: &Typed) -> Result<Typed>
 }
 
 fn compare_decimals(op: &str, l: &Typed, r: &Typed, rounded: bool) -> Result<Typed> {
+    let (l, r) = (&l.compared(), &r.compared());
     if l.json || r.json {
         return unsupported("comparison of a JSON value");
     }
@@ -178,6 +199,16 @@ fn compare_decimals(op: &str, l: &Typed, r: &Typed, rounded: bool) -> Result<Typ
     let core = match compare_class(l, r)? {
         Compare::Native => format!("({} {eq_op} {})", l.sql, r.sql),
         Compare::Text(c) => format!("({} {eq_op} {} COLLATE {})", l.sql, r.sql, c.sqlite_name()),
+        // A DECIMAL column with an integer: the integer's digits under the column's collation,
+        // which orders decimal text exactly, so SQLite can search the column's index.
+        Compare::Decimal if l.stored && r.ty == Ty::Int => format!(
+            "({} {eq_op} CAST({} AS TEXT) COLLATE {DECIMAL_COLLATION})",
+            l.sql, r.sql
+        ),
+        Compare::Decimal if r.stored && l.ty == Ty::Int => format!(
+            "(CAST({} AS TEXT) {eq_op} {} COLLATE {DECIMAL_COLLATION})",
+            l.sql, r.sql
+        ),
         Compare::Decimal => format!("(my_dec_cmp({}, {}) {eq_op} 0)", at_scale(l), at_scale(r)),
         Compare::Real => format!(
             "(CAST({} AS REAL) {eq_op} CAST({} AS REAL))",

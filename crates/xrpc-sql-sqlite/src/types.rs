@@ -107,6 +107,41 @@ impl Ty {
     }
 }
 
+/// What an argument `?` holds when the statement runs, as far as the comparisons around it
+/// depend on it. An argument is the literal it stands for (MySQL substitutes it into the text),
+/// so a comparison with one of a known class is translated as with such a literal: plain SQLite
+/// operators where they give MySQL's answer, which lets SQLite search an index. `Unknown`
+/// leaves the comparison to dispatch on the value's storage class at run time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ArgClass {
+    /// NULL.
+    Null,
+    /// An integer SQLite holds as INTEGER (a BIGINT literal).
+    Int,
+    /// A floating-point number (a DOUBLE).
+    Real,
+    /// UTF-8 text: a string literal under `utf8mb4_general_ci`.
+    Text,
+    /// Bytes that are not UTF-8: a binary string.
+    Bytes,
+    /// Anything else (a DECIMAL, a date or time, an integer past BIGINT): known at run time.
+    Unknown,
+}
+
+impl ArgClass {
+    /// The type of the literal an argument of this class stands for.
+    pub(crate) fn ty(self) -> Ty {
+        match self {
+            Self::Null => Ty::Null,
+            Self::Int => Ty::Int,
+            Self::Real => Ty::Double,
+            Self::Text => Ty::Str(Collation::Ci),
+            Self::Bytes => Ty::Bytes,
+            Self::Unknown => Ty::Dyn,
+        }
+    }
+}
+
 /// A column's declared MySQL type, as the catalog keeps it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ColumnType {

@@ -444,3 +444,43 @@ fn sum_distinct_adds_each_value_once() {
         [[Value::Sint(12), Value::Double(1.75)]]
     );
 }
+
+#[test]
+fn a_statement_is_translated_for_the_classes_of_its_arguments() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(
+        &mut *conn,
+        "CREATE TABLE t (id INT PRIMARY KEY, code VARCHAR(10) COLLATE utf8mb4_bin)",
+    )
+    .unwrap();
+    run(&mut *conn, "INSERT INTO t VALUES (1, 'Abc'), (2, 'abc')").unwrap();
+    let mut answers = Vec::new();
+    for (sql, arg) in [
+        // An integer searches the key; '1abc' compares as MySQL's number 1, NULL as nothing.
+        ("SELECT id FROM t WHERE id = ?", Value::Sint(1)),
+        ("SELECT id FROM t WHERE id = ?", text("1abc")),
+        ("SELECT id FROM t WHERE id = ?", Value::Null),
+        ("SELECT id FROM t WHERE id = ?", Value::Sint(2)),
+        // Text under the column's utf8mb4_bin; a number as MySQL's number.
+        ("SELECT id FROM t WHERE code = ?", text("abc")),
+        ("SELECT id FROM t WHERE code = ?", Value::Sint(0)),
+    ] {
+        let mut result = CollectedResult::default();
+        conn.execute(sql, std::slice::from_ref(&arg), None, &mut result)
+            .unwrap_or_else(|err| panic!("{sql} {arg:?}: {err}"));
+        answers.push(result.rows);
+    }
+    let one = |i: i64| vec![vec![Value::Sint(i)]];
+    assert_eq!(
+        answers,
+        vec![
+            one(1),
+            one(1),
+            vec![],
+            one(2),
+            one(2),
+            vec![vec![Value::Sint(1)], vec![Value::Sint(2)]],
+        ]
+    );
+}

@@ -4,10 +4,11 @@
 #![allow(dead_code)] // Each test binary uses part of it.
 
 use rusqlite::Connection;
+use rusqlite::types::Value as SqlValue;
 use xrpc_sql::{Options, Session, Transaction};
 use xrpc_sql_sqlite::{
-    Affected, MemoryCatalog, SessionState, TranslateError, error_of, register, text_of, translate,
-    variable_value,
+    Affected, ArgClass, MemoryCatalog, SessionState, TranslateError, error_of, register, text_of,
+    translate, translate_with_args, variable_value,
 };
 #[allow(unused_imports)] // Each test binary uses part of it.
 pub(crate) use xrpc_testkit::differential::{Outcome, mariadb_database, mariadb_outcome, same};
@@ -60,7 +61,13 @@ impl Node {
     /// Runs a statement and reports its counts for ROW_COUNT() and FOUND_ROWS(), as an engine
     /// does.
     pub(crate) fn run(&mut self, text: &str) -> Outcome {
-        let outcome = self.run_statement(text);
+        self.run_with_args(text, &[])
+    }
+
+    /// [`Node::run`] of a statement with `?` arguments, translated for their classes as an
+    /// engine translates it.
+    pub(crate) fn run_with_args(&mut self, text: &str, args: &[SqlValue]) -> Outcome {
+        let outcome = self.run_statement(text, args);
         match &outcome {
             Outcome::Affected(n) => self.state.set_row_count(*n as i64),
             Outcome::Rows { rows, .. } => {
@@ -75,7 +82,35 @@ impl Node {
         outcome
     }
 
-    fn run_statement(&mut self, text: &str) -> Outcome {
+    /// The SQLite statements a statement with these arguments translates to, each with SQLite's
+    /// query plan of it (`EXPLAIN QUERY PLAN`, its steps' details joined by "; ").
+    pub(crate) fn plan(&self, text: &str, args: &[SqlValue]) -> Vec<(String, String)> {
+        let parsed = xrpc_sql::parse_one_statement(text, &Options::default()).unwrap();
+        let (translation, _) =
+            translate_with_args(parsed.statement().unwrap(), &self.catalog, &classes(args))
+                .unwrap_or_else(|err| panic!("{text}: {err}"));
+        translation
+            .sql
+            .into_iter()
+            .map(|sql| {
+                let mut stmt = self
+                    .conn
+                    .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+                    .unwrap_or_else(|err| panic!("{sql}: {err}"));
+                if !args.is_empty() {
+                    bind(&mut stmt, args);
+                }
+                let mut steps = Vec::new();
+                let mut rows = stmt.raw_query();
+                while let Some(row) = rows.next().unwrap() {
+                    steps.push(row.get::<_, String>(3).unwrap());
+                }
+                (sql, steps.join("; "))
+            })
+            .collect()
+    }
+
+    fn run_statement(&mut self, text: &str, args: &[SqlValue]) -> Outcome {
         let mut parsed = xrpc_sql::parse(text, &Options::default());
         let parsed = match parsed.remove(0) {
             Ok(p) => p,
@@ -87,8 +122,8 @@ impl Node {
         if let Some(session) = Session::of(statement) {
             return self.session(session);
         }
-        let translation = match translate(statement, &self.catalog) {
-            Ok(t) => t,
+        let translation = match translate_with_args(statement, &self.catalog, &classes(args)) {
+            Ok((t, _)) => t,
             Err(err) => return refusal(&err),
         };
         let before = translation.reserves.as_ref().map(|r| {
@@ -101,7 +136,7 @@ impl Node {
         }
         let mut outcome = Outcome::Affected(0);
         for sql in &translation.sql {
-            outcome = match self.execute(sql, &translation) {
+            outcome = match self.execute(sql, &translation, args) {
                 Ok(o) => o,
                 Err(err) => {
                     let outcome = sqlite_error(&err, parsed.kind);
@@ -169,14 +204,16 @@ impl Node {
         &mut self,
         sql: &str,
         translation: &xrpc_sql_sqlite::Translation,
+        args: &[SqlValue],
     ) -> rusqlite::Result<Outcome> {
         let mut stmt = self.conn.prepare(sql).map_err(|err| {
             // SQL the translation produced and SQLite rejects is a translation bug: say so loudly.
             eprintln!("SQLite rejected the translation: {sql}\n  {err}");
             err
         })?;
+        bind(&mut stmt, args);
         if stmt.column_count() == 0 || translation.columns.is_empty() {
-            let changes = stmt.execute([])? as u64;
+            let changes = stmt.raw_execute()? as u64;
             let upserts = self.state.take_upsert_updates();
             return Ok(Outcome::Affected(match translation.affected {
                 Affected::Zero | Affected::None => 0,
@@ -186,7 +223,7 @@ impl Node {
         }
         let columns = translation.columns.clone();
         let mut rows = Vec::new();
-        let mut cursor = stmt.query([])?;
+        let mut cursor = stmt.raw_query();
         while let Some(row) = cursor.next()? {
             let mut cells = Vec::new();
             for (i, c) in columns.iter().enumerate() {
@@ -240,6 +277,34 @@ impl Node {
                 Outcome::Affected(0)
             }
             other => Outcome::Error(1235, format!("{other:?}")),
+        }
+    }
+}
+
+/// The classes of arguments, as an engine gives them to the translation.
+fn classes(args: &[SqlValue]) -> Vec<ArgClass> {
+    args.iter()
+        .map(|a| match a {
+            SqlValue::Null => ArgClass::Null,
+            SqlValue::Integer(_) => ArgClass::Int,
+            SqlValue::Real(_) => ArgClass::Real,
+            SqlValue::Text(_) => ArgClass::Text,
+            SqlValue::Blob(_) => ArgClass::Bytes,
+        })
+        .collect()
+}
+
+/// Binds the arguments to a statement that has placeholders (every statement of a
+/// translation that has them takes them all, in order).
+fn bind(stmt: &mut rusqlite::Statement<'_>, args: &[SqlValue]) {
+    if stmt.parameter_count() > 0 {
+        assert_eq!(
+            stmt.parameter_count(),
+            args.len(),
+            "placeholders and arguments"
+        );
+        for (index, arg) in args.iter().enumerate() {
+            stmt.raw_bind_parameter(index + 1, arg).unwrap();
         }
     }
 }
