@@ -108,7 +108,7 @@
 //!   statement to the [`SessionState`]: ROW_COUNT(), FOUND_ROWS() (for `SQL_CALC_FOUND_ROWS`
 //!   the engine runs [`Translation::found_rows`]), LAST_INSERT_ID(). `SELECT … INTO @a` gives
 //!   the engine the variables to set from the query's one row ([`Translation::into`]).
-//! - A recursive common table expression (one SELECT, UNION [ALL], one SELECT naming it) is
+//! - A recursive common table expression (one SELECT, UNION or UNION ALL, one SELECT naming it) is
 //!   SQLite's: its columns take the types of the first member's items (a table column's
 //!   declaration; an integer literal INT, or BIGINT past nine digits; a string literal
 //!   VARCHAR of its length), and every row of the recursive member is stored into them as a
