@@ -52,7 +52,7 @@ impl TestNode {
 
     fn start_with_tls(tls: TlsContext) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let node = NodeBuilder::sqlite(&dir.path().join("xrpc.db"), SqliteOptions::default())
+        let node = NodeBuilder::sqlite(&dir.path().join("xrpc.db"), text_path())
             .unwrap()
             .loopback("127.0.0.1:0".parse().unwrap())
             .tls(tls)
@@ -810,4 +810,13 @@ fn exec_and_shell_run_in_the_database_named_by_d() {
             "+------+---+\n| db   | a |\n+------+---+\n| shop | 7 |\n+------+---+\n1 row in set\n\n"
         ]
     );
+}
+
+/// The SQLite engine running statements as their text (`xrpc_sqlite_translate` OFF): these tests
+/// use SQL and answers of that path (SQLite's functions and recursive queries, its declared types).
+fn text_path() -> SqliteOptions {
+    SqliteOptions {
+        translate: false,
+        ..SqliteOptions::default()
+    }
 }

@@ -34,7 +34,7 @@ impl TlsNode {
 
     fn start_with(tls: Option<TlsContext>) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let node = NodeBuilder::sqlite(&dir.path().join("xrpc.db"), SqliteOptions::default())
+        let node = NodeBuilder::sqlite(&dir.path().join("xrpc.db"), text_path())
             .unwrap()
             .loopback("127.0.0.1:0".parse().unwrap())
             .users(vec![UserConfig::with_password(
@@ -445,5 +445,14 @@ mod async_transport {
             int(&conn.query_once("select 7").await.unwrap().rows[0][0]),
             7
         );
+    }
+}
+
+/// The SQLite engine running statements as their text (`xrpc_sqlite_translate` OFF): these tests
+/// use SQL and answers of that path (SQLite's functions and recursive queries, its declared types).
+fn text_path() -> SqliteOptions {
+    SqliteOptions {
+        translate: false,
+        ..SqliteOptions::default()
     }
 }

@@ -9,7 +9,7 @@ use xrpc_engine_sqlite::{SqliteEngine, SqliteOptions};
 use xrpc_proto::value::Value;
 
 fn open(dir: &std::path::Path) -> SqliteEngine {
-    SqliteEngine::open(&dir.join("xrpc.db"), SqliteOptions::default()).unwrap()
+    SqliteEngine::open(&dir.join("xrpc.db"), text_path()).unwrap()
 }
 
 pub(crate) fn run(conn: &mut dyn EngineConn, sql: &str) -> Result<CollectedResult, SqlError> {
@@ -229,4 +229,13 @@ fn the_current_database_is_the_sessions_and_never_stays_on_a_connection() {
     conn.set_session_schema(Some("app"));
     ok(&mut *conn, "drop database app");
     assert_eq!(conn.take_session_schema_change(), Some(None));
+}
+
+/// The SQLite engine running statements as their text (`xrpc_sqlite_translate` OFF): these tests
+/// use SQL and answers of that path (SQLite's functions and recursive queries, its declared types).
+fn text_path() -> SqliteOptions {
+    SqliteOptions {
+        translate: false,
+        ..SqliteOptions::default()
+    }
 }

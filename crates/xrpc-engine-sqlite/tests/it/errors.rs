@@ -8,7 +8,7 @@ use super::databases::run;
 
 fn engine() -> (tempfile::TempDir, SqliteEngine) {
     let dir = tempfile::tempdir().unwrap();
-    let engine = SqliteEngine::open(&dir.path().join("xrpc.db"), SqliteOptions::default()).unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("xrpc.db"), text_path()).unwrap();
     (dir, engine)
 }
 
@@ -52,4 +52,13 @@ fn an_aggregate_in_where_is_1111() {
         (err.code, &*err.sql_state, &*err.message),
         (1111, "HY000", "Invalid use of group function")
     );
+}
+
+/// The SQLite engine running statements as their text (`xrpc_sqlite_translate` OFF): these tests
+/// use SQL and answers of that path (SQLite's functions and recursive queries, its declared types).
+fn text_path() -> SqliteOptions {
+    SqliteOptions {
+        translate: false,
+        ..SqliteOptions::default()
+    }
 }

@@ -9,7 +9,7 @@ use super::databases::{ok, run};
 
 fn engine() -> (tempfile::TempDir, SqliteEngine) {
     let dir = tempfile::tempdir().unwrap();
-    let engine = SqliteEngine::open(&dir.path().join("xrpc.db"), SqliteOptions::default()).unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("xrpc.db"), text_path()).unwrap();
     (dir, engine)
 }
 
@@ -82,4 +82,13 @@ fn sqlites_own_transaction_modes_are_mysql_syntax_errors() {
     let mut conn = engine.acquire().unwrap();
     let err = run(&mut *conn, "BEGIN IMMEDIATE").unwrap_err();
     assert_eq!((err.code, &*err.sql_state), (1064, "42000"), "{err}");
+}
+
+/// The SQLite engine running statements as their text (`xrpc_sqlite_translate` OFF): these tests
+/// use SQL and answers of that path (SQLite's functions and recursive queries, its declared types).
+fn text_path() -> SqliteOptions {
+    SqliteOptions {
+        translate: false,
+        ..SqliteOptions::default()
+    }
 }

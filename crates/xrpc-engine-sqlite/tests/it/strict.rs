@@ -368,8 +368,7 @@ fn exec(conn: &mut dyn EngineConn, sql: &str) -> Result<CollectedResult, SqlErro
 #[test]
 fn every_declared_type_accepts_exact_values_and_refuses_others_with_mysql_codes() {
     let dir = tempfile::tempdir().unwrap();
-    let engine =
-        SqliteEngine::open(&dir.path().join("strict.db"), SqliteOptions::default()).unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("strict.db"), text_path()).unwrap();
     let mut conn = engine.acquire().unwrap();
     let conn = &mut *conn;
     let mut checked = 0;
@@ -429,7 +428,7 @@ fn every_declared_type_accepts_exact_values_and_refuses_others_with_mysql_codes(
 #[test]
 fn refusals_name_the_row_as_mysql_does() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = SqliteEngine::open(&dir.path().join("rows.db"), SqliteOptions::default()).unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("rows.db"), text_path()).unwrap();
     let mut conn = engine.acquire().unwrap();
     let conn = &mut *conn;
     exec(conn, "create table t (a TINYINT, b VARCHAR(2))").unwrap();
@@ -459,8 +458,7 @@ fn refusals_name_the_row_as_mysql_does() {
 #[test]
 fn alter_table_keeps_and_extends_the_checks() {
     let dir = tempfile::tempdir().unwrap();
-    let engine =
-        SqliteEngine::open(&dir.path().join("alter.db"), SqliteOptions::default()).unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("alter.db"), text_path()).unwrap();
     let mut conn = engine.acquire().unwrap();
     let conn = &mut *conn;
     exec(conn, "create table t (a TINYINT, b INT)").unwrap();
@@ -502,8 +500,7 @@ fn alter_table_keeps_and_extends_the_checks() {
 #[test]
 fn exact_numbers_compare_order_and_index_as_numbers() {
     let dir = tempfile::tempdir().unwrap();
-    let engine =
-        SqliteEngine::open(&dir.path().join("exact.db"), SqliteOptions::default()).unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("exact.db"), text_path()).unwrap();
     let mut conn = engine.acquire().unwrap();
     let conn = &mut *conn;
     exec(
@@ -564,8 +561,7 @@ const MISREAD_BY_SQLITE: &[&str] = &[
 #[test]
 fn double_literals_are_read_as_the_nearest_double_as_mysql_does() {
     let dir = tempfile::tempdir().unwrap();
-    let engine =
-        SqliteEngine::open(&dir.path().join("reals.db"), SqliteOptions::default()).unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("reals.db"), text_path()).unwrap();
     let mut conn = engine.acquire().unwrap();
     let conn = &mut *conn;
     exec(conn, "create table d (k INTEGER PRIMARY KEY, v DOUBLE)").unwrap();
@@ -646,8 +642,7 @@ fn cast_cases() -> Vec<(&'static str, Value)> {
 #[test]
 fn casts_return_mysqls_values_types_and_names() {
     let dir = tempfile::tempdir().unwrap();
-    let engine =
-        SqliteEngine::open(&dir.path().join("casts.db"), SqliteOptions::default()).unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("casts.db"), text_path()).unwrap();
     let mut conn = engine.acquire().unwrap();
     let conn = &mut *conn;
     for (expr, expected) in cast_cases() {
@@ -940,8 +935,7 @@ fn casts_return_mysqls_values_types_and_names() {
 #[test]
 fn casts_refuse_in_writes_and_where_the_answer_is_unknown() {
     let dir = tempfile::tempdir().unwrap();
-    let engine =
-        SqliteEngine::open(&dir.path().join("casts.db"), SqliteOptions::default()).unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("casts.db"), text_path()).unwrap();
     let mut conn = engine.acquire().unwrap();
     let conn = &mut *conn;
     exec(conn, "create table w (k INT, v TEXT, d DECIMAL(5,2))").unwrap();
@@ -1023,7 +1017,7 @@ fn table_columns_carry_names_and_key_flags() {
     const MULTIPLE_KEY: u32 = 0x0080;
     const AUTO_INCREMENT: u32 = 0x0100;
     let dir = tempfile::tempdir().unwrap();
-    let engine = SqliteEngine::open(&dir.path().join("meta.db"), SqliteOptions::default()).unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("meta.db"), text_path()).unwrap();
     let mut conn = engine.acquire().unwrap();
     let conn = &mut *conn;
     exec(
@@ -1171,8 +1165,7 @@ fn table_columns_carry_names_and_key_flags() {
 #[test]
 fn arithmetic_divides_and_converts_strings_as_mysql() {
     let dir = tempfile::tempdir().unwrap();
-    let engine =
-        SqliteEngine::open(&dir.path().join("arith.db"), SqliteOptions::default()).unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("arith.db"), text_path()).unwrap();
     let mut conn = engine.acquire().unwrap();
     let conn = &mut *conn;
     let warning = |code: u32, message: &str| SqlWarning {
@@ -1353,8 +1346,7 @@ fn arithmetic_divides_and_converts_strings_as_mysql() {
 #[test]
 fn logical_operators_and_stored_sql_use_mysqls_semantics() {
     let dir = tempfile::tempdir().unwrap();
-    let engine =
-        SqliteEngine::open(&dir.path().join("stored.db"), SqliteOptions::default()).unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("stored.db"), text_path()).unwrap();
     let mut conn = engine.acquire().unwrap();
     let conn = &mut *conn;
     for (expr, value) in [
@@ -1474,8 +1466,7 @@ fn logical_operators_and_stored_sql_use_mysqls_semantics() {
 #[test]
 fn strings_escape_measure_and_concatenate_as_mysql() {
     let dir = tempfile::tempdir().unwrap();
-    let engine =
-        SqliteEngine::open(&dir.path().join("strings.db"), SqliteOptions::default()).unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("strings.db"), text_path()).unwrap();
     let mut conn = engine.acquire().unwrap();
     let conn = &mut *conn;
     exec(conn, "create table s (k INT PRIMARY KEY, v VARCHAR(20))").unwrap();
@@ -1520,8 +1511,7 @@ fn strings_escape_measure_and_concatenate_as_mysql() {
 #[test]
 fn dates_and_times_order_chronologically() {
     let dir = tempfile::tempdir().unwrap();
-    let engine =
-        SqliteEngine::open(&dir.path().join("order.db"), SqliteOptions::default()).unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("order.db"), text_path()).unwrap();
     let mut conn = engine.acquire().unwrap();
     let conn = &mut *conn;
     exec(
@@ -1578,4 +1568,13 @@ fn dates_and_times_order_chronologically() {
     )
     .unwrap();
     assert_eq!(result.rows, [[Value::Sint(3)]]);
+}
+
+/// The SQLite engine running statements as their text (`xrpc_sqlite_translate` OFF): these tests
+/// use SQL and answers of that path (SQLite's functions and recursive queries, its declared types).
+fn text_path() -> SqliteOptions {
+    SqliteOptions {
+        translate: false,
+        ..SqliteOptions::default()
+    }
 }
