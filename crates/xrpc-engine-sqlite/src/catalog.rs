@@ -978,6 +978,17 @@ fn with_display_width(mut t: MysqlType, declared: &str) -> MysqlType {
 /// MySQL type and AUTO_INCREMENT, the indexes under their MySQL names, the declared engine.
 fn apply_kept(entry: &mut TableEntry, kept: &xrpc_sql_sqlite::Table) {
     use xrpc_sql_sqlite::{Collation, ColumnType};
+    // The table's collation, which a text column shows unless it declares its own.
+    let table_collate = kept
+        .options
+        .iter()
+        .find(|(k, _)| k == "COLLATE" || k == "DEFAULT COLLATE")
+        .map(|(_, v)| v.to_ascii_lowercase());
+    let table_collation = table_collate
+        .as_deref()
+        .and_then(Collation::from_mysql_name)
+        .unwrap_or(Collation::Ci);
+    let table_collation_name = table_collate.unwrap_or_else(|| "utf8mb4_general_ci".to_owned());
     for column in &mut entry.columns {
         let Some(declared) = kept.column(&column.name) else {
             continue;
@@ -992,20 +1003,6 @@ fn apply_kept(entry: &mut TableEntry, kept: &xrpc_sql_sqlite::Table) {
         {
             column.default = Some("current_timestamp()".to_owned());
         }
-        let table_collation = kept
-            .options
-            .iter()
-            .find(|(k, _)| k == "COLLATE" || k == "DEFAULT COLLATE")
-            .and_then(|(_, v)| Collation::from_mysql_name(v))
-            .unwrap_or(Collation::Ci);
-        let table_collation_name = kept
-            .options
-            .iter()
-            .find(|(k, _)| k == "COLLATE" || k == "DEFAULT COLLATE")
-            .map_or_else(
-                || "utf8mb4_general_ci".to_owned(),
-                |(_, v)| v.to_ascii_lowercase(),
-            );
         column.collation_clause = match &declared.ty {
             ColumnType::Char { collation, .. }
             | ColumnType::VarChar { collation, .. }

@@ -317,22 +317,20 @@ pub(crate) fn format(at: NaiveDateTime, pattern: &str) -> Option<String> {
             'w' => out.push_str(&at.weekday().num_days_from_sunday().to_string()),
             'U' => out.push_str(&format!("{:02}", week0(at))),
             'u' => out.push_str(&format!("{:02}", calc_week(at.date(), WEEK_MONDAY_FIRST).1)),
-            'V' => out.push_str(&format!(
-                "{:02}",
-                calc_week(at.date(), WEEK_YEAR | WEEK_FIRST_WEEKDAY).1
-            )),
-            'v' => out.push_str(&format!(
-                "{:02}",
-                calc_week(at.date(), WEEK_YEAR | WEEK_MONDAY_FIRST).1
-            )),
-            'X' => out.push_str(&format!(
-                "{:04}",
-                calc_week(at.date(), WEEK_YEAR | WEEK_FIRST_WEEKDAY).0
-            )),
-            'x' => out.push_str(&format!(
-                "{:04}",
-                calc_week(at.date(), WEEK_YEAR | WEEK_MONDAY_FIRST).0
-            )),
+            'V' | 'v' | 'X' | 'x' => {
+                // Weeks of a year that has no week 0: Sunday-first (V, X) or Monday-first.
+                let first = if matches!(spec, 'V' | 'X') {
+                    WEEK_FIRST_WEEKDAY
+                } else {
+                    WEEK_MONDAY_FIRST
+                };
+                let (year, week) = calc_week(at.date(), WEEK_YEAR | first);
+                if matches!(spec, 'V' | 'v') {
+                    out.push_str(&format!("{week:02}"));
+                } else {
+                    out.push_str(&format!("{year:04}"));
+                }
+            }
             'D' => {
                 let d = at.day();
                 let suffix = match (d % 10, d % 100) {

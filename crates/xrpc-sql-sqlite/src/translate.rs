@@ -2134,16 +2134,9 @@ impl<'a> Translator<'a> {
         {
             return unsupported("CREATE TABLE form");
         }
-        let (database, name) = self.located(&create.name)?;
-        if !self.catalog.has_database(&database) {
-            return Err(TranslateError::UnknownDatabase(database));
-        }
-        if self.catalog.table(Some(&database), &name).is_some() {
-            if create.if_not_exists {
-                return Ok(nothing());
-            }
-            return Err(TranslateError::TableExists(name));
-        }
+        let Some((database, name)) = self.new_table(create)? else {
+            return Ok(nothing());
+        };
         let options = table_options(&create.table_options);
         let default_collation = options
             .iter()
@@ -2316,6 +2309,22 @@ impl<'a> Translator<'a> {
         Ok(ddl(sql, CatalogChange::Create(table)))
     }
 
+    /// The database and name of the table a CREATE TABLE makes: 1049 for an unknown database,
+    /// 1050 when it exists (`None` with IF NOT EXISTS: nothing to do).
+    fn new_table(&self, create: &CreateTable) -> Result<Option<(String, String)>> {
+        let (database, name) = self.located(&create.name)?;
+        if !self.catalog.has_database(&database) {
+            return Err(TranslateError::UnknownDatabase(database));
+        }
+        if self.catalog.table(Some(&database), &name).is_some() {
+            if create.if_not_exists {
+                return Ok(None);
+            }
+            return Err(TranslateError::TableExists(name));
+        }
+        Ok(Some((database, name)))
+    }
+
     /// `CREATE TABLE t LIKE source`: the source's columns, keys, indexes and options, as MySQL
     /// copies them: not its foreign keys (their indexes stay, as plain indexes) nor its
     /// AUTO_INCREMENT counter. A source with CHECK constraints is refused: MySQL names the
@@ -2325,17 +2334,14 @@ impl<'a> Translator<'a> {
         create: &CreateTable,
         source: &ObjectName,
     ) -> Result<Translation> {
-        let (database, name) = self.located(&create.name)?;
+        let (database, _) = self.located(&create.name)?;
         if !self.catalog.has_database(&database) {
             return Err(TranslateError::UnknownDatabase(database));
         }
         let mut table = self.table(source)?;
-        if self.catalog.table(Some(&database), &name).is_some() {
-            if create.if_not_exists {
-                return Ok(nothing());
-            }
-            return Err(TranslateError::TableExists(name));
-        }
+        let Some((database, name)) = self.new_table(create)? else {
+            return Ok(nothing());
+        };
         if !table.checks.is_empty() {
             return unsupported("CREATE TABLE … LIKE a table with CHECK constraints");
         }
@@ -2363,16 +2369,9 @@ impl<'a> Translator<'a> {
     /// with its NULL-ability, collation, comment and default, as MySQL keeps them, without keys
     /// or ON UPDATE; what was AUTO_INCREMENT defaults to 0. The rows follow in the same statement, whose affected rows they are.
     fn create_table_as(&mut self, create: &CreateTable, query: &Query) -> Result<Translation> {
-        let (database, name) = self.located(&create.name)?;
-        if !self.catalog.has_database(&database) {
-            return Err(TranslateError::UnknownDatabase(database));
-        }
-        if self.catalog.table(Some(&database), &name).is_some() {
-            if create.if_not_exists {
-                return Ok(nothing());
-            }
-            return Err(TranslateError::TableExists(name));
-        }
+        let Some((database, name)) = self.new_table(create)? else {
+            return Ok(nothing());
+        };
         let single_table = match query.body.as_ref() {
             SetExpr::Select(select) => select.from.len() == 1 && select.from[0].joins.is_empty(),
             _ => false,
