@@ -3,9 +3,10 @@
 //! databases are files under the data directory that survive a restart, the attach limit is a
 //! clear error, and the current database never stays behind on a pooled connection.
 
+use crate::text_path;
 use xrpc_engine::result::{CollectedResult, SqlError};
 use xrpc_engine::{Engine, EngineConn};
-use xrpc_engine_sqlite::{SqliteEngine, SqliteOptions};
+use xrpc_engine_sqlite::SqliteEngine;
 use xrpc_proto::value::Value;
 
 fn open(dir: &std::path::Path) -> SqliteEngine {
@@ -229,13 +230,4 @@ fn the_current_database_is_the_sessions_and_never_stays_on_a_connection() {
     conn.set_session_schema(Some("app"));
     ok(&mut *conn, "drop database app");
     assert_eq!(conn.take_session_schema_change(), Some(None));
-}
-
-/// The SQLite engine running statements as their text (`xrpc_sqlite_translate` OFF): these tests
-/// use SQL and answers of that path (SQLite's functions and recursive queries, its declared types).
-fn text_path() -> SqliteOptions {
-    SqliteOptions {
-        translate: false,
-        ..SqliteOptions::default()
-    }
 }

@@ -1,8 +1,9 @@
 //! MySQL's error codes for what SQLite reports in its own words: foreign-key failures on either
 //! side and aggregates where MySQL allows none.
 
+use crate::text_path;
 use xrpc_engine::Engine;
-use xrpc_engine_sqlite::{SqliteEngine, SqliteOptions};
+use xrpc_engine_sqlite::SqliteEngine;
 
 use super::databases::run;
 
@@ -52,13 +53,4 @@ fn an_aggregate_in_where_is_1111() {
         (err.code, &*err.sql_state, &*err.message),
         (1111, "HY000", "Invalid use of group function")
     );
-}
-
-/// The SQLite engine running statements as their text (`xrpc_sqlite_translate` OFF): these tests
-/// use SQL and answers of that path (SQLite's functions and recursive queries, its declared types).
-fn text_path() -> SqliteOptions {
-    SqliteOptions {
-        translate: false,
-        ..SqliteOptions::default()
-    }
 }

@@ -1,8 +1,9 @@
 //! Statement text read as MySQL reads it: comments, versioned comments, one statement per
 //! request, and MySQL's errors for what is not a MySQL statement.
 
+use crate::text_path;
 use xrpc_engine::Engine;
-use xrpc_engine_sqlite::{SqliteEngine, SqliteOptions};
+use xrpc_engine_sqlite::SqliteEngine;
 use xrpc_proto::value::Value;
 
 use super::databases::{ok, run};
@@ -82,13 +83,4 @@ fn sqlites_own_transaction_modes_are_mysql_syntax_errors() {
     let mut conn = engine.acquire().unwrap();
     let err = run(&mut *conn, "BEGIN IMMEDIATE").unwrap_err();
     assert_eq!((err.code, &*err.sql_state), (1064, "42000"), "{err}");
-}
-
-/// The SQLite engine running statements as their text (`xrpc_sqlite_translate` OFF): these tests
-/// use SQL and answers of that path (SQLite's functions and recursive queries, its declared types).
-fn text_path() -> SqliteOptions {
-    SqliteOptions {
-        translate: false,
-        ..SqliteOptions::default()
-    }
 }

@@ -4,10 +4,11 @@
 //! path and the chunk path alike (both read the same `Value`s through the engine; the chunk
 //! encoding of those values is checked in the server's protocol tests).
 
+use crate::text_path;
 use bytes::Bytes;
 use xrpc_engine::result::{CollectedResult, SqlError, SqlWarning, WarningLevel, mysql_type};
 use xrpc_engine::{Engine, EngineConn};
-use xrpc_engine_sqlite::{SqliteEngine, SqliteOptions};
+use xrpc_engine_sqlite::SqliteEngine;
 use xrpc_proto::value::{ColumnType, Value, XDateTime, XDecimal, XTime};
 
 /// One declared type: literals that are stored and read back as the given value, and literals
@@ -1568,13 +1569,4 @@ fn dates_and_times_order_chronologically() {
     )
     .unwrap();
     assert_eq!(result.rows, [[Value::Sint(3)]]);
-}
-
-/// The SQLite engine running statements as their text (`xrpc_sqlite_translate` OFF): these tests
-/// use SQL and answers of that path (SQLite's functions and recursive queries, its declared types).
-fn text_path() -> SqliteOptions {
-    SqliteOptions {
-        translate: false,
-        ..SqliteOptions::default()
-    }
 }
