@@ -173,6 +173,9 @@ pub(crate) struct Translator<'a> {
     arg_types: Vec<(Location, Ty)>,
     /// A `?` was given its argument's type.
     pub(crate) typed_args: bool,
+    /// Where every `?` starts, in text order: a `?` is emitted as `?N`, its number in the
+    /// text, so the translation may use an argument twice (empty: emitted as `?`).
+    placeholder_starts: Vec<Location>,
 }
 
 impl<'a> Translator<'a> {
@@ -199,6 +202,7 @@ impl<'a> Translator<'a> {
             stored_items: None,
             arg_types: Vec::new(),
             typed_args: false,
+            placeholder_starts: Vec::new(),
         }
     }
 
@@ -210,7 +214,7 @@ impl<'a> Translator<'a> {
         args: &[ArgClass],
     ) -> Self {
         let mut translator = Self::new(catalog);
-        if args.iter().all(|a| *a == ArgClass::Unknown) {
+        if args.is_empty() {
             return translator;
         }
         let mut starts = Vec::with_capacity(args.len());
@@ -226,10 +230,13 @@ impl<'a> Translator<'a> {
         let distinct = starts.windows(2).all(|w| w[0] != w[1]);
         let located = starts.first().is_none_or(|s| s.line > 0);
         if starts.len() == args.len() && distinct && located {
-            translator.arg_types = starts
-                .into_iter()
-                .zip(args.iter().map(|a| a.ty()))
-                .collect();
+            translator.placeholder_starts = starts.clone();
+            if args.iter().any(|a| *a != ArgClass::Unknown) {
+                translator.arg_types = starts
+                    .into_iter()
+                    .zip(args.iter().map(|a| a.ty()))
+                    .collect();
+            }
         }
         translator
     }
@@ -246,7 +253,16 @@ impl<'a> Translator<'a> {
         self.typed_args |= bound.is_some();
         Typed {
             bound,
-            ..Typed::new("?", Ty::Dyn)
+            ..Typed::new(self.placeholder_sql(start), Ty::Dyn)
+        }
+    }
+
+    /// The SQL of the `?` that starts at `start`: `?N`, its number in the text, when the
+    /// placeholders are told apart (so the same argument may appear twice), else `?`.
+    fn placeholder_sql(&self, start: Location) -> String {
+        match self.placeholder_starts.binary_search(&start) {
+            Ok(index) => format!("?{}", index + 1),
+            Err(_) => "?".to_owned(),
         }
     }
 
@@ -764,7 +780,9 @@ impl<'a> Translator<'a> {
                     sqlparser::ast::Value::Number(n, _) if n.parse::<u64>().is_ok() => {
                         Ok(n.clone())
                     }
-                    sqlparser::ast::Value::Placeholder(p) if p == "?" => Ok("?".into()),
+                    sqlparser::ast::Value::Placeholder(p) if p == "?" => {
+                        Ok(self.placeholder_sql(v.span.start))
+                    }
                     other => unsupported(format!("LIMIT {other}")),
                 },
                 other => unsupported(format!("LIMIT {other}")),

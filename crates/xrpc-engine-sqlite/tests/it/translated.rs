@@ -484,3 +484,39 @@ fn a_statement_is_translated_for_the_classes_of_its_arguments() {
         ]
     );
 }
+
+#[test]
+fn an_argument_the_translation_uses_twice_binds_once() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(
+        &mut *conn,
+        "CREATE TABLE fruit (name VARCHAR(10) PRIMARY KEY, price DECIMAL(10,2))",
+    )
+    .unwrap();
+    run(
+        &mut *conn,
+        "INSERT INTO fruit VALUES ('pear', 1.50), ('fig', 2)",
+    )
+    .unwrap();
+    // The changed-rows count compares the new value with the old one: the price's `?` is used
+    // twice, and binds the same argument both times.
+    let summary = conn
+        .execute(
+            "UPDATE fruit SET price = ? WHERE fruit.name = ?",
+            &[text("3.00"), text("pear")],
+            None,
+            &mut CollectedResult::default(),
+        )
+        .unwrap();
+    assert_eq!(summary.rows_affected, 1);
+    let mut result = CollectedResult::default();
+    conn.execute(
+        "SELECT name, price FROM fruit WHERE price <=> ? ORDER BY name LIMIT ?",
+        &[text("3.00"), Value::Sint(5)],
+        None,
+        &mut result,
+    )
+    .unwrap();
+    assert_eq!(result.rows.len(), 1);
+}
