@@ -547,7 +547,9 @@ fn declared_kind(ty: &ColumnType) -> Option<DeclKind> {
             mysql: mysql_type::DATETIME,
             fsp: u32::from(fsp),
         },
-        C::Time => DeclKind::Time { fsp: 0 },
+        C::Time { fsp } => DeclKind::Time {
+            fsp: u32::from(fsp),
+        },
         C::Set { ref values, .. } => DeclKind::Enum {
             set: true,
             // Every member and the commas between them.

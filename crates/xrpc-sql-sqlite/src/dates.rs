@@ -519,7 +519,7 @@ const TIME_MAX_SECONDS: u64 = 838 * 3600 + 59 * 60 + 59;
 
 /// A TIME value: a signed duration within MySQL's range (±838:59:59.999999), and the fraction
 /// digits it was written with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Clock {
     pub(crate) negative: bool,
     pub(crate) seconds: u64,
@@ -537,6 +537,40 @@ impl Clock {
             micros: 0,
             fsp: 0,
         })
+    }
+
+    /// The end of MySQL's range on the side of `negative`: ±838:59:59.
+    pub(crate) fn limit(negative: bool) -> Self {
+        Self {
+            negative,
+            seconds: TIME_MAX_SECONDS,
+            micros: 0,
+            fsp: 0,
+        }
+    }
+
+    /// Rounded to `fsp` fraction digits, half away from zero as MySQL rounds; `None` when that
+    /// leaves MySQL's range.
+    pub(crate) fn rounded(self, fsp: u8) -> Option<Self> {
+        let unit = 10u32.pow(6 - u32::from(fsp.min(6)));
+        let micros = (self.micros + unit / 2) / unit * unit;
+        let (seconds, micros) = if micros >= 1_000_000 {
+            (self.seconds + 1, micros - 1_000_000)
+        } else {
+            (self.seconds, micros)
+        };
+        (seconds <= TIME_MAX_SECONDS).then_some(Self {
+            seconds,
+            micros,
+            fsp,
+            ..self
+        })
+    }
+
+    /// The signed number of microseconds.
+    fn signed_micros(self) -> i64 {
+        let m = self.seconds as i64 * 1_000_000 + i64::from(self.micros);
+        if self.negative { -m } else { m }
     }
 
     /// The signed number of whole seconds.
@@ -586,12 +620,24 @@ impl Clock {
 pub(crate) enum TimeRead {
     Value(Clock),
     Null,
+    /// Beyond ±838:59:59 (negative or not), where MySQL clamps with a warning.
+    OutOfRange(bool),
     Unsupported(&'static str),
+}
+
+/// The order of two TIME texts as durations (the TIME collation); a text that is no TIME
+/// sorts after every TIME, by its bytes, so the order stays total.
+pub(crate) fn compare_times(a: &str, b: &str) -> std::cmp::Ordering {
+    let key = |s: &str| match read_time_text(s.trim()) {
+        TimeRead::Value(clock) => Ok(clock.signed_micros()),
+        _ => Err(s.to_owned()),
+    };
+    key(a).cmp(&key(b))
 }
 
 /// Reads a value as MySQL reads a TIME: `[-][D ]H…:MM[:SS][.f]`, the digits `[[H…]MM]SS[.f]`
 /// (numbers too), or a datetime's time of day (`YYYY-MM-DD HH:MM:SS`, 12 or 14 digits).
-/// Beyond ±838:59:59 MySQL clamps with a warning: that is refused, as is a date without a time.
+/// Beyond ±838:59:59 MySQL clamps with a warning ([`TimeRead::OutOfRange`]); a date without a time is refused.
 pub(crate) fn read_time(value: ValueRef<'_>) -> TimeRead {
     match value {
         ValueRef::Null => TimeRead::Null,
@@ -680,7 +726,7 @@ fn read_time_text(s: &str) -> TimeRead {
             .unwrap_or(0)
     };
     if seconds > TIME_MAX_SECONDS {
-        return TimeRead::Unsupported("a TIME value beyond 838:59:59");
+        return TimeRead::OutOfRange(negative);
     }
     if fraction.len() > 6 {
         return TimeRead::Unsupported("a TIME value with more than 6 fraction digits");

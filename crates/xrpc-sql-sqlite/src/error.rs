@@ -70,6 +70,10 @@ pub enum TranslateError {
     /// `ER_BAD_DB_ERROR` (1049, 42000): a table created in a database that does not exist.
     #[error("Unknown database '{0}'")]
     UnknownDatabase(String),
+    /// `ER_TOO_BIG_PRECISION` (1426, 42000): a TIME, DATETIME or TIMESTAMP column with more
+    /// than 6 fraction digits.
+    #[error("Too big precision specified for '{0}'. Maximum is 6")]
+    TooBigPrecision(String),
 }
 
 impl TranslateError {
@@ -97,6 +101,7 @@ impl TranslateError {
             Self::GroupFunction => 1111,
             Self::NoDatabase => 1046,
             Self::UnknownDatabase(_) => 1049,
+            Self::TooBigPrecision(_) => 1426,
         }
     }
 

@@ -22,7 +22,7 @@ use rusqlite::{Connection, Error};
 use crate::collation::{self, fold};
 use crate::dates::{self, Clock, TimeRead, Unit};
 use crate::json;
-use crate::types::{BIN_COLLATION, CI_COLLATION, Collation, DECIMAL_COLLATION};
+use crate::types::{BIN_COLLATION, CI_COLLATION, Collation, DECIMAL_COLLATION, TIME_COLLATION};
 use crate::value::{
     decimal_text, double_text, float_text, number_prefix, to_decimal, to_f64, to_i64, to_text,
 };
@@ -289,6 +289,7 @@ pub fn register(conn: &Connection, variables: &SessionState) -> rusqlite::Result
     conn.create_collation(BIN_COLLATION, |a, b| {
         collation::compare(Collation::Bin, a, b)
     })?;
+    conn.create_collation(TIME_COLLATION, |a, b| dates::compare_times(a, b))?;
     conn.create_collation(DECIMAL_COLLATION, |a, b| {
         let a = BigDecimal::from_str(number_prefix(a)).unwrap_or_default();
         let b = BigDecimal::from_str(number_prefix(b)).unwrap_or_default();
@@ -468,41 +469,42 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             None => Ok(text_value(String::new())),
         }
     })?;
-    // my_store_time(v, strict, column): a TIME value from `HH:MM:SS`, `HH:MM`, `D HH:MM:SS`,
-    // `HHMMSS` (text or number) or a datetime's time of day; anything else is 1292 in strict
-    // mode, else 00:00:00. Values are kept between 00:00:00 and 99:59:59, where their text
-    // sorts as their time does; others, negative ones and a nonzero fraction of a second
-    // (MySQL rounds it, MariaDB truncates) are refused (1235).
-    scalar(conn, "my_store_time", 3, true, |a| {
+    // my_store_time(v, fsp, strict, column): a TIME value from `[-][D ]HH:MM:SS[.f]`, `HH:MM`,
+    // `HHMMSS` (text or number) or a datetime's time of day, rounded to the column's `fsp`
+    // fraction digits as MySQL rounds (MariaDB truncates); a value that is none, or outside
+    // ±838:59:59, is 1292 in strict mode, else 00:00:00 or the nearest end of the range. It is
+    // held as its text with `fsp` digits, which the TIME collation orders as durations.
+    scalar(conn, "my_store_time", 4, true, |a| {
         let v = a.v(0);
-        let refuse = |what: &str| {
+        let fsp = a.i64(1).unwrap_or(0).clamp(0, 6) as u8;
+        let strict = a.i64(2) == Some(1);
+        let incorrect = || {
             Err(fail(
-                1235,
-                format!("This version of MySQL doesn't yet support '{what}'"),
-            ))
-        };
-        match dates::read_time(v) {
-            TimeRead::Value(clock) if clock.negative && clock.seconds > 0 => {
-                refuse("negative TIME values")
-            }
-            TimeRead::Value(clock) if clock.micros > 0 => {
-                refuse("fractions of a second in TIME values")
-            }
-            TimeRead::Value(clock) if clock.seconds >= 100 * 3600 => {
-                refuse("TIME values past 99:59:59")
-            }
-            TimeRead::Value(clock) => Ok(text_value(clock.text(0))),
-            TimeRead::Null if matches!(v, ValueRef::Null) => Ok(Value::Null),
-            TimeRead::Unsupported(what) => refuse(what),
-            TimeRead::Null if a.i64(1) == Some(1) => Err(fail(
                 1292,
                 format!(
                     "Incorrect time value: '{}' for column '{}' at row 1",
                     to_text(v).unwrap_or_default(),
-                    a.text(2).unwrap_or_default()
+                    a.text(3).unwrap_or_default()
                 ),
+            ))
+        };
+        match dates::read_time(v) {
+            TimeRead::Value(clock) => match clock.rounded(fsp) {
+                Some(clock) => Ok(text_value(clock.text(fsp))),
+                None if strict => incorrect(),
+                None => Ok(text_value(dates::Clock::limit(clock.negative).text(fsp))),
+            },
+            TimeRead::Null if matches!(v, ValueRef::Null) => Ok(Value::Null),
+            TimeRead::OutOfRange(_) if strict => incorrect(),
+            TimeRead::OutOfRange(negative) => {
+                Ok(text_value(dates::Clock::limit(negative).text(fsp)))
+            }
+            TimeRead::Unsupported(what) => Err(fail(
+                1235,
+                format!("This version of MySQL doesn't yet support '{what}'"),
             )),
-            TimeRead::Null => Ok(text_value("00:00:00")),
+            TimeRead::Null if strict => incorrect(),
+            TimeRead::Null => Ok(text_value(dates::Clock::default().text(fsp))),
         }
     })?;
     // my_store_set(v, members, ci, strict, column): members named by a comma-separated text
@@ -782,6 +784,7 @@ fn time_arg(a: &Args<'_, '_>, i: usize) -> Result<Option<Clock>, FnError> {
     match dates::read_time(a.v(i)) {
         TimeRead::Value(clock) => Ok(Some(clock)),
         TimeRead::Null => Ok(None),
+        TimeRead::OutOfRange(_) => Err(unsupported_fn("a TIME value beyond 838:59:59")),
         TimeRead::Unsupported(what) => Err(unsupported_fn(what)),
     }
 }

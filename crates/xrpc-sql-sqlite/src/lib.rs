@@ -90,10 +90,13 @@
 //!   a write names members in a comma-separated text (each once, under the column's
 //!   collation) or by a bit mask, an unknown one 1265 (left out under IGNORE). It is read
 //!   where an ENUM is and as FIND_IN_SET's list; ORDER BY sorts it by its bit mask.
-//! - A TIME column holds `HH:MM:SS` from 00:00:00 to 99:59:59, whose text sorts and compares
-//!   as the time does; a write reads MySQL's forms (`HH:MM[:SS]`, `D HH:MM:SS`, `HHMMSS`, a
-//!   datetime's time of day) and is 1292 otherwise in strict mode. It is read in the same
-//!   places as an ENUM. TIME(), CAST AS TIME, SEC_TO_TIME, MAKETIME and TIMEDIFF give TIME
+//! - A TIME(n) column holds MySQL's text of the value with its n fraction digits, from
+//!   -838:59:59 to 838:59:59, under the `mysql_time` collation, which orders texts as the
+//!   durations they are (indexes, ORDER BY, comparisons with another TIME or with a string
+//!   literal that reads as a TIME). A write reads MySQL's forms (`HH:MM[:SS][.f]`,
+//!   `D HH:MM:SS`, `HHMMSS`, a datetime's time of day), rounds the fraction to n digits as
+//!   MySQL does (MariaDB truncates), and is 1292 otherwise, or out of range, in strict mode.
+//!   It is read in the same places as an ENUM. TIME(), CAST AS TIME, SEC_TO_TIME, MAKETIME and TIMEDIFF give TIME
 //!   values in the same range (others are 1235); HOUR, MINUTE, SECOND, MICROSECOND and
 //!   TIME_TO_SEC read a string as a TIME first, as MySQL does (`HOUR('10:30:00')` is 10).
 //! - REPLACE is SQLite's `INSERT OR REPLACE` (row at a time, as MySQL deletes and inserts);
@@ -125,8 +128,8 @@
 //! decimals (MySQL prints it with fixed decimals), arithmetic mixing a DECIMAL with a user
 //! variable, INSERT IGNORE of several rows into an AUTO_INCREMENT table (SQLite numbers the
 //! rows after an ignored one differently), an ENUM, SET or TIME column anywhere but
-//! where MySQL reads its text or sorts it (see below), TIME(n) columns and TIME values that are
-//! negative, past 99:59:59 or with a fraction of a second, INSERT IGNORE into a table with
+//! where MySQL reads its text or sorts it (see below), TIME values computed by functions that
+//! are negative, past 99:59:59 or with a fraction of a second, INSERT IGNORE into a table with
 //! CHECK constraints (MySQL skips the failing row), ALTER TABLE adding or dropping a CHECK, a
 //! recursive CTE whose first member's column is neither a table column nor a literal, ROLLUP, comparisons of dates with numbers, MODIFY/CHANGE COLUMN of a table other
 //! tables' foreign keys reference, or changing its keys or AUTO_INCREMENT, DELETE from several

@@ -80,7 +80,7 @@ impl Source {
                 restricted: match &c.ty {
                     ColumnType::Enum { .. } => Some("ENUM"),
                     ColumnType::Set { .. } => Some("SET"),
-                    ColumnType::Time => Some("TIME"),
+                    ColumnType::Time { .. } => Some("TIME"),
                     _ => None,
                 },
             })
@@ -2524,7 +2524,12 @@ impl<'a> Translator<'a> {
                 collation = Collation::Bin;
             }
         }
-        let ty = column_type(&def.data_type, collation)?;
+        let ty = column_type(&def.data_type, collation).map_err(|err| match err {
+            TranslateError::TooBigPrecision(_) => {
+                TranslateError::TooBigPrecision(def.name.value.clone())
+            }
+            other => other,
+        })?;
         let mut column = Column {
             name: def.name.value.clone(),
             ty,
@@ -3490,10 +3495,19 @@ fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType>
         },
         "TINYBLOB" | "BLOB" | "MEDIUMBLOB" | "LONGBLOB" => ColumnType::Bytes { length: u32::MAX },
         "DATE" => ColumnType::Date,
-        "TIME" if nums.is_empty() => ColumnType::Time,
-        "DATETIME" | "TIMESTAMP" => ColumnType::DateTime {
-            fsp: nums.first().copied().unwrap_or(0).min(6) as u8,
-        },
+        "TIME" | "DATETIME" | "TIMESTAMP" if nums.len() <= 1 => {
+            let fsp = nums.first().copied().unwrap_or(0);
+            if fsp > 6 {
+                // The column's name is the caller's to fill in.
+                return Err(TranslateError::TooBigPrecision(String::new()));
+            }
+            let fsp = fsp as u8;
+            if base == "TIME" {
+                ColumnType::Time { fsp }
+            } else {
+                ColumnType::DateTime { fsp }
+            }
+        }
         _ => return unsupported(format!("column type {text}")),
     })
 }
@@ -3512,7 +3526,10 @@ fn implicit_default(ty: &ColumnType) -> String {
         ColumnType::Bytes { .. } => "X''",
         ColumnType::Date => "'0000-00-00'",
         ColumnType::DateTime { .. } => "'0000-00-00 00:00:00'",
-        ColumnType::Time => "'00:00:00'",
+        ColumnType::Time { fsp: 0 } => "'00:00:00'",
+        ColumnType::Time { fsp } => {
+            return format!("'00:00:00.{}'", "0".repeat(usize::from(*fsp)));
+        }
         ColumnType::Enum { .. } | ColumnType::Set { .. } => unreachable!("answered above"),
     }
     .to_string()
@@ -3601,7 +3618,7 @@ fn store(t: &Typed, c: &Column, strict: bool, ignore: bool) -> String {
         ColumnType::DateTime { fsp } => {
             format!("my_store_date({}, {fsp}, {s}, {name}, 'datetime')", t.sql)
         }
-        ColumnType::Time => format!("my_store_time({}, {s}, {name})", t.sql),
+        ColumnType::Time { fsp } => format!("my_store_time({}, {fsp}, {s}, {name})", t.sql),
         ColumnType::Enum { values, collation } => format!(
             "my_store_enum({}, {}, {}, {s}, {name})",
             t.sql,

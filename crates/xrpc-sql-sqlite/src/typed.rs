@@ -4,7 +4,7 @@
 //! (`library`) and statements (`translate`) all build on these; nothing here translates a tree.
 
 use crate::error::{TranslateError, unsupported};
-use crate::types::{Collation, DECIMAL_COLLATION, Ty};
+use crate::types::{Collation, DECIMAL_COLLATION, TIME_COLLATION, Ty};
 
 type Result<T> = std::result::Result<T, TranslateError>;
 
@@ -90,6 +90,8 @@ pub(crate) enum Compare {
     Native,
     /// Exact decimals.
     Decimal,
+    /// TIME values: as durations, under the TIME collation.
+    Time,
     /// As DOUBLEs.
     Real,
     /// As dates and times.
@@ -142,7 +144,7 @@ pub(crate) fn compare_class(a: &Typed, b: &Typed) -> Result<Compare> {
         (x, y) if x.is_temporal() && y.is_temporal() => {
             if x == Time || y == Time {
                 if x == y {
-                    Compare::Native
+                    Compare::Time
                 } else {
                     return unsupported("comparison of TIME with a date");
                 }
@@ -152,9 +154,11 @@ pub(crate) fn compare_class(a: &Typed, b: &Typed) -> Result<Compare> {
                 Compare::Temporal
             }
         }
+        (Time, Str(_)) if time_literal(b) => Compare::Time,
+        (Str(_), Time) if time_literal(a) => Compare::Time,
         (x, Str(_)) | (Str(_), x) if x.is_temporal() => {
             if x == Time {
-                return unsupported("comparison of TIME with a string");
+                return unsupported("comparison of TIME with a string that is not a TIME literal");
             }
             Compare::Temporal
         }
@@ -169,6 +173,21 @@ pub(crate) fn compare_class(a: &Typed, b: &Typed) -> Result<Compare> {
         }
         _ => return unsupported("comparison of a date or time with a number"),
     })
+}
+
+/// Whether `t` is a string literal that reads as a TIME: the TIME collation orders it as
+/// MySQL converts it. Any other string MySQL would read as a TIME with a warning.
+fn time_literal(t: &Typed) -> bool {
+    t.sql
+        .strip_prefix('\'')
+        .and_then(|s| s.strip_suffix('\''))
+        .filter(|s| !s.contains('\''))
+        .is_some_and(|s| {
+            matches!(
+                crate::dates::read_time(rusqlite::types::ValueRef::Text(s.as_bytes())),
+                crate::dates::TimeRead::Value(_)
+            )
+        })
 }
 
 /// `l op r` for a comparison operator under MySQL's conversion rules.
@@ -216,6 +235,7 @@ fn compare_decimals(op: &str, l: &Typed, r: &Typed, rounded: bool) -> Result<Typ
             real_operand(r)
         ),
         Compare::Temporal => format!("(my_dt_cmp({}, {}) {eq_op} 0)", l.sql, r.sql),
+        Compare::Time => format!("({} {eq_op} {} COLLATE {TIME_COLLATION})", l.sql, r.sql),
         Compare::Dynamic => format!("(my_dyn_cmp({}, {}) {eq_op} 0)", l.sql, r.sql),
         Compare::Bytes => format!("(CAST({} AS BLOB) {eq_op} CAST({} AS BLOB))", l.sql, r.sql),
     };

@@ -21,6 +21,9 @@ pub const CI_COLLATION: &str = "utf8mb4_general_ci";
 pub const BIN_COLLATION: &str = "utf8mb4_bin";
 /// The SQLite collation registered for DECIMAL columns (held as text): numeric order.
 pub const DECIMAL_COLLATION: &str = "mysql_decimal";
+/// The SQLite collation registered for TIME columns (held as MySQL's text of the value,
+/// `-05:00:00.25` to `838:59:59`): the order of the durations.
+pub(crate) const TIME_COLLATION: &str = "mysql_time";
 
 impl Collation {
     /// The SQLite collation's name.
@@ -189,8 +192,12 @@ pub enum ColumnType {
         /// Fraction digits, 0 to 6.
         fsp: u8,
     },
-    /// TIME.
-    Time,
+    /// TIME with its fraction digits.
+    Time {
+        /// Fraction digits, 0 to 6.
+        #[serde(default)]
+        fsp: u8,
+    },
     /// SET: some of its members, held as their declared texts in declaration order, joined
     /// by commas.
     Set {
@@ -223,7 +230,7 @@ impl ColumnType {
             Self::Bytes { .. } => Ty::Bytes,
             Self::Date => Ty::Date,
             Self::DateTime { .. } => Ty::DateTime,
-            Self::Time => Ty::Time,
+            Self::Time { .. } => Ty::Time,
         }
     }
 
@@ -245,7 +252,8 @@ impl ColumnType {
                 format!("TEXT COLLATE {}", collation.sqlite_name())
             }
             Self::Bytes { .. } => "BLOB".into(),
-            Self::Date | Self::DateTime { .. } | Self::Time => "TEXT".into(),
+            Self::Date | Self::DateTime { .. } => "TEXT".into(),
+            Self::Time { .. } => format!("TEXT COLLATE {TIME_COLLATION}"),
         }
     }
 }
@@ -256,6 +264,7 @@ pub struct Column {
     /// Its name as declared.
     pub name: String,
     /// Its MySQL type.
+    #[serde(deserialize_with = "kept_column_type")]
     pub ty: ColumnType,
     /// `NOT NULL` (or part of the primary key).
     pub not_null: bool,
@@ -275,6 +284,25 @@ pub struct Column {
     /// from DATETIME. Empty in definitions kept before it was.
     #[serde(default)]
     pub declared: String,
+}
+
+/// A kept [`ColumnType`], including the form definitions kept before TIME had fraction digits
+/// (a bare `Time`).
+fn kept_column_type<'de, D: serde::Deserializer<'de>>(d: D) -> Result<ColumnType, D::Error> {
+    #[derive(Deserialize)]
+    enum Bare {
+        Time,
+    }
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Kept {
+        Current(ColumnType),
+        Bare(Bare),
+    }
+    Ok(match Kept::deserialize(d)? {
+        Kept::Current(ty) => ty,
+        Kept::Bare(Bare::Time) => ColumnType::Time { fsp: 0 },
+    })
 }
 
 /// An index in the catalog: MySQL's name, and the SQLite index that implements it.
@@ -408,4 +436,19 @@ pub enum SystemValue {
     Int(i64),
     /// A text (`@@character_set_client`).
     Text(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_time_column_kept_before_fraction_digits_reads_as_time_0() {
+        let kept = r#"{"name":"t","ty":"Time","not_null":false,"has_default":true,
+            "auto_increment":false,"on_update_now":false,"comment":null}"#;
+        let column: Column = serde_json::from_str(kept).unwrap();
+        assert_eq!(column.ty, ColumnType::Time { fsp: 0 });
+        let again: Column = serde_json::from_str(&serde_json::to_string(&column).unwrap()).unwrap();
+        assert_eq!(again, column);
+    }
 }

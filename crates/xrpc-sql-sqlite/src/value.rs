@@ -259,7 +259,7 @@ pub(crate) fn constant_default(
                 .map(|v| quoted(v))
         }
         C::Set { values, collation } => set_text(&raw, values, *collation).ok().map(|v| quoted(&v)),
-        C::Bytes { .. } | C::Time => None,
+        C::Bytes { .. } | C::Time { .. } => None,
     }
 }
 

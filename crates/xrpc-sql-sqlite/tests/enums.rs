@@ -80,15 +80,6 @@ fn a_time_column_compared_with_another_type_is_refused() {
     time_refused("SELECT id FROM tm WHERE t = n");
 }
 
-/// MySQL keeps TIME values from -838:59:59 to 838:59:59 with fractions it rounds; the text
-/// kept here sorts as the time only from 00:00:00 to 99:59:59 in whole seconds.
-#[test]
-fn time_values_the_text_cannot_order_are_refused() {
-    time_refused("INSERT INTO tm VALUES (2, '-01:00:00', 0)");
-    time_refused("INSERT INTO tm VALUES (3, '120:00:00', 0)");
-    time_refused("INSERT INTO tm VALUES (4, '10:00:00.5', 0)");
-}
-
 /// MySQL computes with a SET's bit mask: arithmetic on one is refused.
 #[test]
 fn arithmetic_on_a_set_is_refused() {

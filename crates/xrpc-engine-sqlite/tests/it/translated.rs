@@ -520,3 +520,46 @@ fn an_argument_the_translation_uses_twice_binds_once() {
     .unwrap();
     assert_eq!(result.rows.len(), 1);
 }
+
+#[test]
+fn a_time_column_holds_mysqls_whole_range_with_its_fraction_digits_in_duration_order() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE d (t TIME(6))").unwrap();
+    run(
+        &mut *conn,
+        "INSERT INTO d VALUES ('01:02:03'), ('-05:00:00.25'), ('838:59:59'), ('-00:30:00')",
+    )
+    .unwrap();
+    let shown: Vec<String> = rows(&mut *conn, "SELECT t FROM d ORDER BY t")
+        .into_iter()
+        .map(|row| match &row[0] {
+            Value::Time(t) => t.to_string(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        ["-05:00:00.250000", "-00:30:00", "01:02:03", "838:59:59"]
+    );
+}
+
+#[test]
+fn a_time_past_mysqls_range_is_an_incorrect_value() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE d (t TIME)").unwrap();
+    let err = run(&mut *conn, "INSERT INTO d VALUES ('839:00:00')").unwrap_err();
+    assert_eq!(err.code, 1292, "{err}");
+}
+
+#[test]
+fn a_time_column_with_seven_fraction_digits_is_too_big_a_precision() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    let err = run(&mut *conn, "CREATE TABLE d (t TIME(7))").unwrap_err();
+    assert_eq!(
+        (err.code, err.message.as_str()),
+        (1426, "Too big precision specified for 't'. Maximum is 6")
+    );
+}
