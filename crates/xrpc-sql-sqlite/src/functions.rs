@@ -289,7 +289,7 @@ pub fn register(conn: &Connection, variables: &SessionState) -> rusqlite::Result
     conn.create_collation(BIN_COLLATION, |a, b| {
         collation::compare(Collation::Bin, a, b)
     })?;
-    conn.create_collation(TIME_COLLATION, |a, b| dates::compare_times(a, b))?;
+    conn.create_collation(TIME_COLLATION, dates::compare_times)?;
     conn.create_collation(DECIMAL_COLLATION, |a, b| {
         let a = BigDecimal::from_str(number_prefix(a)).unwrap_or_default();
         let b = BigDecimal::from_str(number_prefix(b)).unwrap_or_default();
