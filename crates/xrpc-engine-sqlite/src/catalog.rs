@@ -1260,6 +1260,22 @@ impl SqliteConn {
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
         let done = ExecSummary::default();
+        if let Stmt::ShowColumns { table, db, .. }
+        | Stmt::ShowIndex { table, db }
+        | Stmt::ShowCreateTable { table, db } = &stmt
+            && self.has_temp
+        {
+            let db = self.resolve_db(db.as_deref())?;
+            if super::translated::is_temporary_table(&self.conn, &db, table) {
+                return Err(SqlError::new(
+                    &codes::NOT_SUPPORTED_YET,
+                    format!(
+                        "This version of MySQL doesn't yet support 'SHOW or DESCRIBE of the \
+                         temporary table {table}'"
+                    ),
+                ));
+            }
+        }
         match stmt {
             Stmt::NotSupported(what) => Err(SqlError::new(
                 &codes::NOT_SUPPORTED_YET,

@@ -1066,8 +1066,14 @@ impl SqliteConn {
     /// Re-reads whether temp objects exist. (Attached databases are the node's, not session
     /// state: clients cannot attach.)
     fn refresh_state(&mut self) {
+        // The kept definitions of temporary tables, and SQLite's AUTOINCREMENT sequence, are
+        // not the session's objects: they stay when its last temporary table is dropped.
         let temp: rusqlite::Result<bool> = self.conn.query_row(
-            "SELECT EXISTS (SELECT 1 FROM temp.sqlite_master)",
+            &format!(
+                "SELECT EXISTS (SELECT 1 FROM temp.sqlite_master WHERE name <> '{}' \
+                 AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\')",
+                authorizer::CATALOG_TABLE
+            ),
             [],
             |row| row.get(0),
         );
@@ -1461,13 +1467,14 @@ impl SqliteConn {
         })
     }
 
-    /// Drops every temp trigger, view and table.
+    /// Drops every temp trigger, view and table (SQLite's own `sqlite_sequence` cannot be
+    /// dropped; it loses a table's row with the table).
     fn drop_temp_objects(&self) -> Result<(), SqlError> {
         let objects: Vec<(String, String)> = self
             .conn
             .prepare(
                 "SELECT type, name FROM temp.sqlite_master WHERE type IN ('trigger', 'view', 'table') \
-                 ORDER BY CASE type WHEN 'trigger' THEN 0 WHEN 'view' THEN 1 ELSE 2 END",
+                 AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY CASE type WHEN 'trigger' THEN 0 WHEN 'view' THEN 1 ELSE 2 END",
             )
             .and_then(|mut stmt| {
                 stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?

@@ -15,6 +15,17 @@
 //! (or ROLLBACK TO a savepoint) forgets the cache, since SQLite's schema version goes back with
 //! it and may meet another connection's later change.
 //!
+//! A temporary table (`CREATE TEMPORARY TABLE`, plain, LIKE or AS SELECT) is SQLite's table of
+//! its name in the connection's `temp` schema, its definition kept in `temp`'s own
+//! [`CATALOG_TABLE`] (marked temporary, with its MySQL database), so SQLite's transactions
+//! treat both alike. While the connection has temp objects, a name is looked up there first
+//! and a temporary table of the statement's database hides the database's table of its name;
+//! creating one forgets the kept translations, which did not look there. `temp` holds one table
+//! of a name, so a second temporary table of that name in another database is 1235, as are
+//! ALTER and RENAME of a temporary table, its foreign keys, and SHOW COLUMNS, DESCRIBE, SHOW
+//! INDEX and SHOW CREATE TABLE of it (they describe the database's tables). A temporary table is
+//! session state: the connection stays with its session, and a reset drops it.
+//!
 //! Clients neither read nor write [`CATALOG_TABLE`] (the `authorizer` refuses it as a table that
 //! does not exist) and SHOW TABLES and `information_schema` do not list it.
 //!
@@ -120,6 +131,9 @@ pub(crate) fn runs_itself(statement: &Tree) -> bool {
         Tree::RenameTable(_) | Tree::LockTables { .. } | Tree::UnlockTables
     )
 }
+
+/// SQLite's schema of a connection's temporary tables, and of their kept definitions.
+pub(crate) const TEMP_SCHEMA: &str = "temp";
 
 /// Translations kept per connection before the cache starts over.
 const MAX_TRANSLATIONS: usize = 512;
@@ -276,6 +290,8 @@ struct CatalogView<'a> {
     conn: &'a Connection,
     kept: RefCell<&'a mut KeptCatalog>,
     current: &'a str,
+    /// Whether the connection has temp objects: only then can a name be a temporary table's.
+    has_temp: bool,
     /// The databases read, at their versions.
     consulted: RefCell<Vec<(String, i64)>>,
     /// Why the statement cannot be translated, found while resolving a name.
@@ -285,6 +301,25 @@ struct CatalogView<'a> {
 impl CatalogView<'_> {
     fn refuse(&self, err: SqlError) {
         self.problem.borrow_mut().get_or_insert(err);
+    }
+
+    /// The definitions of database `db` (SQLite's schema name), noted as consulted.
+    fn consult<T>(&self, db: &str, read: impl FnOnce(&KeptDatabase) -> T) -> Option<T> {
+        let mut kept = self.kept.borrow_mut();
+        let database = match kept.database(self.conn, db) {
+            Ok(d) => d,
+            // A database that does not exist has no tables (MySQL's 1146 for `db.t`).
+            Err(err) if err.to_string().contains("unknown database") => return None,
+            Err(err) => {
+                self.refuse(map_error(err, false));
+                return None;
+            }
+        };
+        let mut consulted = self.consulted.borrow_mut();
+        if !consulted.iter().any(|(d, _)| d == db) {
+            consulted.push((db.to_owned(), database.version));
+        }
+        Some(read(database))
     }
 }
 
@@ -313,26 +348,29 @@ impl Catalog for CatalogView<'_> {
         })
     }
 
+    fn temporary_table(&self, name: &str) -> Option<Table> {
+        if !self.has_temp || name.eq_ignore_ascii_case(CATALOG_TABLE) {
+            return None;
+        }
+        self.consult(TEMP_SCHEMA, |temp| {
+            temp.tables.get(&name.to_ascii_lowercase()).cloned()
+        })
+        .flatten()
+    }
+
     fn table(&self, schema: Option<&str>, name: &str) -> Option<Table> {
         let db = schema.unwrap_or(self.current).to_ascii_lowercase();
         if name.eq_ignore_ascii_case(CATALOG_TABLE) {
             return None;
         }
-        let mut kept = self.kept.borrow_mut();
-        let database = match kept.database(self.conn, &db) {
-            Ok(d) => d,
-            // A database that does not exist has no tables (MySQL's 1146 for `db.t`).
-            Err(err) if err.to_string().contains("unknown database") => return None,
-            Err(err) => {
-                self.refuse(map_error(err, false));
-                return None;
-            }
-        };
-        let mut consulted = self.consulted.borrow_mut();
-        if !consulted.iter().any(|(d, _)| *d == db) {
-            consulted.push((db.clone(), database.version));
+        if let Some(t) = self.temporary_table(name)
+            && t.database.eq_ignore_ascii_case(&db)
+        {
+            return Some(t);
         }
-        let found = database.tables.get(&name.to_ascii_lowercase()).cloned();
+        let found = self.consult(&db, |database| {
+            database.tables.get(&name.to_ascii_lowercase()).cloned()
+        })?;
         if found.is_none() {
             let exists = self
                 .conn
@@ -404,8 +442,12 @@ impl Catalog for CatalogView<'_> {
 
 /// Writes the definitions a DDL statement changed into their databases' [`CATALOG_TABLE`]s.
 fn persist(conn: &Connection, change: &CatalogChange) -> rusqlite::Result<()> {
-    let table_of = |db: &str| -> rusqlite::Result<String> {
-        let db = db.to_ascii_lowercase();
+    let table_of = |db: &str, temporary: bool| -> rusqlite::Result<String> {
+        let db = if temporary {
+            TEMP_SCHEMA.to_owned()
+        } else {
+            db.to_ascii_lowercase()
+        };
         conn.execute_batch(&create_catalog_sql(&db))?;
         Ok(format!("{}.{CATALOG_TABLE}", quote(&db)))
     };
@@ -415,7 +457,7 @@ fn persist(conn: &Connection, change: &CatalogChange) -> rusqlite::Result<()> {
         conn.execute(
             &format!(
                 "INSERT OR REPLACE INTO {} (name, definition) VALUES (?1, ?2)",
-                table_of(&t.database)?
+                table_of(&t.database, t.temporary)?
             ),
             [t.name.to_ascii_lowercase(), definition],
         )
@@ -423,14 +465,21 @@ fn persist(conn: &Connection, change: &CatalogChange) -> rusqlite::Result<()> {
     };
     match change {
         CatalogChange::Create(t) | CatalogChange::Replace(t) => put(t),
-        CatalogChange::Drop { database, table } => conn
+        CatalogChange::Drop {
+            database,
+            table,
+            temporary,
+        } => conn
             .execute(
-                &format!("DELETE FROM {} WHERE name = ?1", table_of(database)?),
+                &format!(
+                    "DELETE FROM {} WHERE name = ?1",
+                    table_of(database, *temporary)?
+                ),
                 [table.to_ascii_lowercase()],
             )
             .map(drop),
         CatalogChange::Rename { database, from, to } => {
-            let table = table_of(database)?;
+            let table = table_of(database, false)?;
             let definition: Option<String> = conn
                 .query_row(
                     &format!("SELECT definition FROM {table} WHERE name = ?1"),
@@ -451,6 +500,23 @@ fn persist(conn: &Connection, change: &CatalogChange) -> rusqlite::Result<()> {
             Ok(())
         }
         CatalogChange::Several(changes) => changes.iter().try_for_each(|c| persist(conn, c)),
+    }
+}
+
+/// Whether `name` in database `db` is a temporary table a translated statement made.
+pub(crate) fn is_temporary_table(conn: &Connection, db: &str, name: &str) -> bool {
+    kept_definitions(conn, TEMP_SCHEMA).is_ok_and(|temp| {
+        temp.get(&name.to_ascii_lowercase())
+            .is_some_and(|t| t.database.eq_ignore_ascii_case(db))
+    })
+}
+
+/// Whether a DDL change makes a temporary table.
+fn creates_temporary(change: &CatalogChange) -> bool {
+    match change {
+        CatalogChange::Create(t) => t.temporary,
+        CatalogChange::Several(changes) => changes.iter().any(creates_temporary),
+        _ => false,
     }
 }
 
@@ -877,6 +943,7 @@ impl SqliteConn {
             conn: &self.conn,
             kept: RefCell::new(&mut self.kept_catalog),
             current: &current,
+            has_temp: self.has_temp,
             consulted: RefCell::new(Vec::new()),
             problem: RefCell::new(None),
         };
@@ -1016,6 +1083,11 @@ impl SqliteConn {
                 .and_then(|summary| {
                     let change = translation.change.as_ref().expect("checked above");
                     persist(&self.conn, change).map_err(|err| map_error(err, false))?;
+                    if creates_temporary(change) {
+                        // Translations kept so far did not look for temporary tables, which
+                        // now hide the tables of their name.
+                        self.kept_catalog.forget();
+                    }
                     Ok(summary)
                 });
             if result.is_err() {

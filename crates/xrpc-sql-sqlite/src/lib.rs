@@ -77,7 +77,9 @@
 //!   `CREATE TABLE t LIKE s` copies the catalog's definition without foreign keys or the
 //!   AUTO_INCREMENT counter (a source with CHECKs is 1235); `CREATE TABLE t AS SELECT` takes
 //!   the declarations of one table's plain columns (a join, union or computed column is 1235)
-//!   and inserts the rows in the same statement.
+//!   and inserts the rows in the same statement. `CREATE TEMPORARY TABLE` (each of the three
+//!   forms) makes a table in SQLite's `temp` schema, which [`Catalog::table`] finds before the
+//!   database's table of its name; `DROP TEMPORARY TABLE` drops only such a table.
 //! - An ENUM column holds its member's declared text; a write takes a member by its text
 //!   (under the column's collation) or by its index from 1, anything else 1265 (or '' under
 //!   IGNORE), and a NOT NULL one without DEFAULT defaults to its first member. MySQL sorts and
@@ -233,6 +235,8 @@ pub enum CatalogChange {
         database: String,
         /// Its name.
         table: String,
+        /// A temporary table.
+        temporary: bool,
     },
     /// A table renamed (within its database).
     Rename {
@@ -338,6 +342,8 @@ pub fn translate_with_args(
 pub struct MemoryCatalog {
     /// By database and table name, both lower case.
     tables: BTreeMap<(String, String), Table>,
+    /// The temporary tables by name, lower case.
+    temporary: BTreeMap<String, Table>,
     schema: Option<String>,
     /// The database held in SQLite's `main`.
     main: Option<String>,
@@ -350,6 +356,7 @@ impl MemoryCatalog {
     pub fn new(schema: Option<&str>) -> Self {
         Self {
             tables: BTreeMap::new(),
+            temporary: BTreeMap::new(),
             schema: schema.map(str::to_string),
             main: schema.map(str::to_string),
             attached: Vec::new(),
@@ -372,10 +379,23 @@ impl MemoryCatalog {
             (database.to_ascii_lowercase(), table.to_ascii_lowercase())
         };
         match change {
+            CatalogChange::Create(t) | CatalogChange::Replace(t) if t.temporary => {
+                self.temporary
+                    .insert(t.name.to_ascii_lowercase(), t.clone());
+            }
             CatalogChange::Create(t) | CatalogChange::Replace(t) => {
                 self.tables.insert(key(&t.database, &t.name), t.clone());
             }
-            CatalogChange::Drop { database, table } => {
+            CatalogChange::Drop {
+                table,
+                temporary: true,
+                ..
+            } => {
+                self.temporary.remove(&table.to_ascii_lowercase());
+            }
+            CatalogChange::Drop {
+                database, table, ..
+            } => {
                 self.tables.remove(&key(database, table));
             }
             CatalogChange::Rename { database, from, to } => {
@@ -392,9 +412,18 @@ impl MemoryCatalog {
 impl Catalog for MemoryCatalog {
     fn table(&self, schema: Option<&str>, name: &str) -> Option<Table> {
         let database = schema.map(str::to_string).or_else(|| self.schema.clone())?;
+        if let Some(t) = self.temporary_table(name)
+            && t.database.eq_ignore_ascii_case(&database)
+        {
+            return Some(t);
+        }
         self.tables
             .get(&(database.to_ascii_lowercase(), name.to_ascii_lowercase()))
             .cloned()
+    }
+
+    fn temporary_table(&self, name: &str) -> Option<Table> {
+        self.temporary.get(&name.to_ascii_lowercase()).cloned()
     }
 
     fn current_schema(&self) -> Option<String> {

@@ -328,8 +328,9 @@ impl<'a> Translator<'a> {
                 if_exists,
                 names,
                 table,
+                temporary,
                 ..
-            } => self.drop(*object_type, *if_exists, names, table.as_ref()),
+            } => self.drop(*object_type, *if_exists, *temporary, names, table.as_ref()),
             Statement::Truncate(truncate) => {
                 let [target] = truncate.table_names.as_slice() else {
                     return unsupported("TRUNCATE of several tables");
@@ -340,7 +341,7 @@ impl<'a> Translator<'a> {
                         format!("DELETE FROM {}", self.sqlite_table(&table)),
                         format!(
                             "DELETE FROM {}.sqlite_sequence WHERE name = {}",
-                            self.schema(&table.database),
+                            self.table_schema(&table),
                             quote(&table.name)
                         ),
                     ],
@@ -352,6 +353,9 @@ impl<'a> Translator<'a> {
                 let mut changes = Vec::new();
                 for rename in renames {
                     let from = self.table(&rename.old_name)?;
+                    if from.temporary {
+                        return unsupported("RENAME TABLE of a temporary table");
+                    }
                     let to = self.rename_target(&from, &rename.new_name)?;
                     sql.push(format!(
                         "ALTER TABLE {} RENAME TO {}",
@@ -436,9 +440,18 @@ impl<'a> Translator<'a> {
         ident(&self.catalog.sqlite_schema(database))
     }
 
+    /// The SQLite schema a table is in, quoted: `temp` for a temporary table.
+    fn table_schema(&self, table: &Table) -> String {
+        if table.temporary {
+            ident("temp")
+        } else {
+            self.schema(&table.database)
+        }
+    }
+
     /// A table's name in SQLite: `"schema"."table"`.
     fn sqlite_table(&self, table: &Table) -> String {
-        format!("{}.{}", self.schema(&table.database), ident(&table.name))
+        format!("{}.{}", self.table_schema(table), ident(&table.name))
     }
 
     // ---- names -------------------------------------------------------------------------
@@ -1670,7 +1683,11 @@ impl<'a> Translator<'a> {
                     );
                 }
                 Some(crate::Reservation {
-                    schema: self.catalog.sqlite_schema(&table.database),
+                    schema: if table.temporary {
+                        "temp".into()
+                    } else {
+                        self.catalog.sqlite_schema(&table.database)
+                    },
                     table: table.name.clone(),
                     rows,
                 })
@@ -2132,7 +2149,6 @@ impl<'a> Translator<'a> {
             | sqlparser::ast::CreateTableLikeKind::Parenthesized(like),
         ) = &create.like
             && create.query.is_none()
-            && !create.temporary
             && !create.or_replace
             && create.columns.is_empty()
             && create.constraints.is_empty()
@@ -2141,15 +2157,13 @@ impl<'a> Translator<'a> {
         }
         if let Some(query) = &create.query
             && create.like.is_none()
-            && !create.temporary
             && !create.or_replace
             && create.columns.is_empty()
             && create.constraints.is_empty()
         {
             return self.create_table_as(create, query);
         }
-        if create.query.is_some() || create.like.is_some() || create.temporary || create.or_replace
-        {
+        if create.query.is_some() || create.like.is_some() || create.or_replace {
             return unsupported("CREATE TABLE form");
         }
         let Some((database, name)) = self.new_table(create)? else {
@@ -2165,9 +2179,10 @@ impl<'a> Translator<'a> {
             database: database.clone(),
             name: name.clone(),
             options,
+            temporary: create.temporary,
             ..Table::default()
         };
-        let schema = self.schema(&database);
+        let schema = self.table_schema(&table);
         let mut primary: Vec<String> = Vec::new();
         let mut indexes: Vec<(Option<String>, Vec<String>, bool)> = Vec::new();
         let mut checks: Vec<&sqlparser::ast::CheckConstraint> = Vec::new();
@@ -2210,6 +2225,9 @@ impl<'a> Translator<'a> {
                         index_columns(&i.columns, false)?,
                         false,
                     ));
+                }
+                TableConstraint::ForeignKey(_) if create.temporary => {
+                    return unsupported("a foreign key of a temporary table");
                 }
                 TableConstraint::ForeignKey(fk) => {
                     let action = |a: &Option<ReferentialAction>| {
@@ -2334,7 +2352,26 @@ impl<'a> Translator<'a> {
         if !self.catalog.has_database(&database) {
             return Err(TranslateError::UnknownDatabase(database));
         }
-        if self.catalog.table(Some(&database), &name).is_some() {
+        let existing = if create.temporary {
+            // SQLite's `temp` schema holds one table of a name, whatever its database.
+            match self.catalog.temporary_table(&name) {
+                Some(t) if !t.database.eq_ignore_ascii_case(&database) => {
+                    return unsupported(
+                        "temporary tables of one name in two databases of a session",
+                    );
+                }
+                found => found,
+            }
+        } else {
+            match self.catalog.table(Some(&database), &name) {
+                // MySQL would create the table its temporary table of that name hides.
+                Some(t) if t.temporary => {
+                    return unsupported("CREATE TABLE of the name of a temporary table");
+                }
+                found => found,
+            }
+        };
+        if existing.is_some() {
             if create.if_not_exists {
                 return Ok(None);
             }
@@ -2365,12 +2402,13 @@ impl<'a> Translator<'a> {
         }
         table.database = database.clone();
         table.name = name.clone();
+        table.temporary = create.temporary;
         table.foreign_keys.clear();
         table.options.retain(|(k, _)| k != "AUTO_INCREMENT");
         for index in &mut table.indexes {
             index.sqlite_name = format!("{name}.{}", index.name);
         }
-        let schema = self.schema(&database);
+        let schema = self.table_schema(&table);
         let mut sql = vec![create_table_sql(&schema, &name, &table)];
         sql.extend(
             table
@@ -2402,6 +2440,7 @@ impl<'a> Translator<'a> {
             database: database.clone(),
             name: name.clone(),
             options: table_options(&create.table_options),
+            temporary: create.temporary,
             ..Table::default()
         };
         for column in &out {
@@ -2442,7 +2481,7 @@ impl<'a> Translator<'a> {
             }
             table.columns.push(copy);
         }
-        let schema = self.schema(&database);
+        let schema = self.table_schema(&table);
         let names: Vec<String> = table.columns.iter().map(|c| ident(&c.name)).collect();
         let sql = vec![
             create_table_sql(&schema, &name, &table),
@@ -2627,7 +2666,7 @@ impl<'a> Translator<'a> {
             unique: create.unique,
             columns: declared_names(&table, &columns),
         };
-        let sql = create_index_sql(&self.schema(&table.database), &table.name, &index);
+        let sql = create_index_sql(&self.table_schema(&table), &table.name, &index);
         let mut changed = table.clone();
         changed.indexes.push(index);
         Ok(ddl(vec![sql], CatalogChange::Replace(changed)))
@@ -2637,6 +2676,7 @@ impl<'a> Translator<'a> {
         &mut self,
         object_type: ObjectType,
         if_exists: bool,
+        temporary: bool,
         names: &[ObjectName],
         on: Option<&ObjectName>,
     ) -> Result<Translation> {
@@ -2647,11 +2687,16 @@ impl<'a> Translator<'a> {
                 let mut missing = Vec::new();
                 for n in names {
                     match self.table(n) {
+                        // DROP TEMPORARY TABLE drops only the session's temporary tables.
+                        Ok(t) if temporary && !t.temporary => {
+                            missing.push(format!("{}.{}", t.database, t.name));
+                        }
                         Ok(t) => {
                             sql.push(format!("DROP TABLE {}", self.sqlite_table(&t)));
                             changes.push(CatalogChange::Drop {
                                 database: t.database,
                                 table: t.name,
+                                temporary: t.temporary,
                             });
                         }
                         Err(TranslateError::NoSuchTable(shown)) => missing.push(shown),
@@ -2683,7 +2728,7 @@ impl<'a> Translator<'a> {
         else {
             return Err(TranslateError::NoSuchIndex(index_name.to_string()));
         };
-        let schema = self.schema(&table.database);
+        let schema = self.table_schema(&table);
         let mut changed = table;
         let index = changed.indexes.remove(at);
         Ok(ddl(
@@ -2698,6 +2743,9 @@ impl<'a> Translator<'a> {
         operations: &[AlterTableOperation],
     ) -> Result<Translation> {
         let table = self.table(name)?;
+        if table.temporary {
+            return unsupported("ALTER TABLE of a temporary table");
+        }
         match operations {
             // `ALTER TABLE t DISABLE | ENABLE KEYS` (the front end reads it without changes):
             // SQLite, like InnoDB, keeps every index current, so there is nothing to pause.
@@ -3206,7 +3254,7 @@ impl<'a> Translator<'a> {
             unique,
             columns: declared_names(&table, &columns),
         };
-        let sql = create_index_sql(&self.schema(&table.database), &table.name, &index);
+        let sql = create_index_sql(&self.table_schema(&table), &table.name, &index);
         let mut changed = table;
         changed.indexes.push(index);
         Ok(ddl(vec![sql], CatalogChange::Replace(changed)))

@@ -343,6 +343,10 @@ pub struct Table {
     pub checks: Vec<(String, String)>,
     /// Table options as written (`ENGINE`, `DEFAULT CHARSET`, `COMMENT`, …), names upper case.
     pub options: Vec<(String, String)>,
+    /// `CREATE TEMPORARY TABLE`: the session's own, in SQLite's `temp` schema of its
+    /// connection, found before a table of its database of the same name.
+    #[serde(default)]
+    pub temporary: bool,
 }
 
 impl Table {
@@ -399,8 +403,15 @@ pub struct ColumnFlags {
 /// The engine implements it over its own catalog; [`crate::MemoryCatalog`] is one kept in
 /// memory from the changes DDL statements report.
 pub trait Catalog {
-    /// The table `name` in database `schema` (the current database when `None`).
+    /// The table `name` in database `schema` (the current database when `None`): the session's
+    /// temporary table of that name in that database, else the database's own.
     fn table(&self, schema: Option<&str>, name: &str) -> Option<Table>;
+    /// The session's temporary table `name` (of any database), to tell whether a CREATE
+    /// TEMPORARY TABLE may make it. None unless the catalog says otherwise.
+    fn temporary_table(&self, name: &str) -> Option<Table> {
+        let _ = name;
+        None
+    }
     /// The current database's name: where unqualified table names are, and for MySQL's
     /// messages (`FUNCTION db.f does not exist`). `None` is MySQL's "No database selected".
     fn current_schema(&self) -> Option<String>;

@@ -563,3 +563,62 @@ fn a_time_column_with_seven_fraction_digits_is_too_big_a_precision() {
         (1426, "Too big precision specified for 't'. Maximum is 6")
     );
 }
+
+#[test]
+fn a_temporary_table_hides_the_table_of_its_name_until_it_is_dropped() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE t (v VARCHAR(10))").unwrap();
+    run(&mut *conn, "INSERT INTO t VALUES ('base')").unwrap();
+    run(&mut *conn, "SELECT v FROM t").unwrap();
+    run(&mut *conn, "CREATE TEMPORARY TABLE t (v VARCHAR(10))").unwrap();
+    run(&mut *conn, "INSERT INTO t VALUES ('temporary')").unwrap();
+    assert_eq!(rows(&mut *conn, "SELECT v FROM t"), [[text("temporary")]]);
+    run(&mut *conn, "DROP TEMPORARY TABLE t").unwrap();
+    assert_eq!(rows(&mut *conn, "SELECT v FROM t"), [[text("base")]]);
+}
+
+#[test]
+fn drop_temporary_table_leaves_a_table_that_is_not_temporary() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE t (v INT)").unwrap();
+    let err = run(&mut *conn, "DROP TEMPORARY TABLE t").unwrap_err();
+    assert_eq!(err.code, 1051, "{err}");
+}
+
+#[test]
+fn a_temporary_table_is_session_state_that_a_reset_drops() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(
+        &mut *conn,
+        "CREATE TEMPORARY TABLE scratch (id INT AUTO_INCREMENT PRIMARY KEY, v INT)",
+    )
+    .unwrap();
+    run(&mut *conn, "INSERT INTO scratch (v) VALUES (1), (2)").unwrap();
+    assert!(conn.holds_session_state());
+    conn.reset().unwrap();
+    let err = run(&mut *conn, "SELECT * FROM scratch").unwrap_err();
+    assert_eq!(err.code, 1146, "{err}");
+}
+
+#[test]
+fn a_temporary_table_is_not_seen_by_another_connection() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TEMPORARY TABLE mine (v INT)").unwrap();
+    let mut other = engine.open_conn().unwrap();
+    let err = run(&mut other, "SELECT * FROM mine").unwrap_err();
+    assert_eq!(err.code, 1146, "{err}");
+}
+
+#[test]
+fn describing_a_temporary_table_is_refused_rather_than_describing_another() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE t (a INT)").unwrap();
+    run(&mut *conn, "CREATE TEMPORARY TABLE t (b TEXT)").unwrap();
+    let err = run(&mut *conn, "DESCRIBE t").unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
+}

@@ -1235,6 +1235,28 @@ SELECT g, SUM(DISTINCT n), SUM(DISTINCT f) FROM amounts GROUP BY g ORDER BY g;
 SELECT SUM(DISTINCT n) FROM amounts WHERE n > 100;
 SELECT SUM(DISTINCT d) FROM amounts;
 
+-- script: temporary tables
+CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(20));
+INSERT INTO items VALUES (1, 'kept'), (2, 'also kept');
+CREATE TEMPORARY TABLE items (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(20), KEY name_key (name));
+INSERT INTO items (name) VALUES ('scratch'), ('Scratch 2');
+SELECT id, name FROM items ORDER BY name;
+SELECT COUNT(*) FROM items WHERE name = 'SCRATCH';
+UPDATE items SET name = 'changed' WHERE id = 1;
+CREATE TEMPORARY TABLE items (id INT);
+CREATE TEMPORARY TABLE IF NOT EXISTS items (id INT);
+DROP TEMPORARY TABLE items;
+SELECT id, name FROM items ORDER BY id;
+DROP TEMPORARY TABLE items;
+DROP TEMPORARY TABLE IF EXISTS items;
+CREATE TEMPORARY TABLE copy LIKE items;
+INSERT INTO copy SELECT * FROM items;
+SELECT COUNT(*) FROM copy;
+CREATE TEMPORARY TABLE picked AS SELECT id, name FROM items WHERE id = 2;
+SELECT id, name FROM picked;
+DROP TABLE picked, copy;
+SELECT * FROM picked;
+
 -- script: time columns across their range
 CREATE TABLE tm (id INT PRIMARY KEY, t TIME(6), u TIME);
 INSERT INTO tm VALUES (1, '-05:00:00.25', '10:00:00'), (2, '838:59:59', '-838:59:59'), (3, '1 02:03:04.5', '12'), (4, '00:00:00', '-00:00:01');

@@ -56,3 +56,11 @@ INSERT INTO `t1` VALUES (1,'a'),(2,'b');
 /*!40101 SET COLLATION_CONNECTION=@OLD_COLLATION_CONNECTION */;
 /*!40111 SET SQL_NOTES=@OLD_SQL_NOTES */;
 SELECT * FROM t1 ORDER BY id;
+
+-- script: a temporary table is not listed
+CREATE TABLE t (id INT PRIMARY KEY, a VARCHAR(10));
+CREATE TEMPORARY TABLE t (id BIGINT, b TIME(3) NOT NULL);
+CREATE TEMPORARY TABLE only_temp (id INT);
+SELECT column_name, column_type FROM information_schema.columns WHERE table_schema = DATABASE() ORDER BY table_name, ordinal_position;
+SHOW TABLES;
+SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY table_name;
