@@ -165,6 +165,9 @@ class Node:
         self.port = free_port()
         self.log = self.dir / "node.log"
         self.engine = "sqlite" if engine_url is None else "mariadb"
+        # The SQLite engine runs statements by their translation unless told otherwise.
+        self.translates = self.engine == "sqlite" and os.environ.get(
+            "XRPC_SQLITE_TRANSLATE", "ON").upper() not in ("OFF", "0", "FALSE")
         config = self.dir / "node.toml"
         # Top-level settings come before the [[users]] tables.
         config.write_text(

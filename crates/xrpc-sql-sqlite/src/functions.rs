@@ -2017,6 +2017,18 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
             }
         };
         let rounded = n.with_scale_round(0, RoundingMode::HalfUp);
+        // BIGINT UNSIGNED is held in SQLite's signed 64 bits: MySQL's values past them (and
+        // its clamp to 18446744073709551615) are refused rather than stored differently.
+        if min == 0 && max == i64::MAX && rounded > BigDecimal::from(max) {
+            let in_range = rounded <= BigDecimal::from(u64::MAX);
+            if in_range || !strict {
+                return Err(fail(
+                    1235,
+                    "This version of MySQL doesn't yet support 'BIGINT UNSIGNED values past \
+                     9223372036854775807'",
+                ));
+            }
+        }
         let clamped = if rounded < min {
             (!strict).then_some(min)
         } else if rounded > max {

@@ -138,7 +138,8 @@
 //! different tables, a UNIQUE key on a column prefix, the JSON functions not listed above
 //! (JSON_SET, JSON_CONTAINS, …), a JSON value in a comparison, arithmetic, CAST, SUM or AVG
 //! (MySQL reads a JSON scalar there unquoted), JSON paths with `**`, `last`, ranges or negative
-//! indexes, CAST AS UNSIGNED past BIGINT, STR_TO_DATE of a format with names or without a whole
+//! indexes, CAST AS UNSIGNED past BIGINT, BIGINT UNSIGNED values past 9223372036854775807 (SQLite's
+//! integers are signed), STR_TO_DATE of a format with names or without a whole
 //! date (or of a date that does not exist), LAST_INSERT_ID(expr), and
 //! ROW_COUNT()/FOUND_ROWS()/LAST_INSERT_ID() on a connection whose engine does not report the
 //! counts.

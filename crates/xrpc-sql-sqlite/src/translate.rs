@@ -3467,8 +3467,8 @@ fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType>
         .collect();
     let int = |bits: u32| {
         if unsigned {
-            // BIGINT UNSIGNED holds up to i64::MAX here: a larger value is refused as out of
-            // range (1264) rather than stored differently.
+            // BIGINT UNSIGNED holds up to i64::MAX here: a larger value MySQL keeps is refused
+            // (1235) rather than stored differently (`my_store_int`).
             Ok(ColumnType::Int {
                 min: 0,
                 max: if bits == 64 {

@@ -1257,6 +1257,14 @@ SELECT id, name FROM picked;
 DROP TABLE picked, copy;
 SELECT * FROM picked;
 
+-- script: unsigned bigint columns
+CREATE TABLE ub (id INT PRIMARY KEY, b BIGINT UNSIGNED);
+INSERT INTO ub VALUES (1, 9223372036854775807), (2, 0);
+INSERT INTO ub VALUES (3, -1);
+INSERT INTO ub VALUES (4, 18446744073709551616);
+SELECT id, b FROM ub ORDER BY b DESC;
+INSERT INTO ub VALUES (5, 9223372036854775808);
+
 -- script: time columns across their range
 CREATE TABLE tm (id INT PRIMARY KEY, t TIME(6), u TIME);
 INSERT INTO tm VALUES (1, '-05:00:00.25', '10:00:00'), (2, '838:59:59', '-838:59:59'), (3, '1 02:03:04.5', '12'), (4, '00:00:00', '-00:00:01');
