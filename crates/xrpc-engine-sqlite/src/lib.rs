@@ -406,7 +406,7 @@ pub struct SqliteOptions {
     pub mmap_size: u64,
     /// Whether client statements run by their translation from the parse tree
     /// (`xrpc_sql_sqlite::translate`, see the `translated` module) instead of as their text
-    /// after the text passes. Off by default.
+    /// after the text passes. On by default.
     pub translate: bool,
 }
 
@@ -422,7 +422,7 @@ impl Default for SqliteOptions {
             server_version: format!("8.0.32-xrpc-{}", env!("CARGO_PKG_VERSION")),
             max_page_count: None,
             mmap_size: 0,
-            translate: false,
+            translate: true,
         }
     }
 }

@@ -655,7 +655,7 @@ fn token_flow_control_pauses_until_offered(engine: EngineKind) {
     let sql = match engine {
         EngineKind::Sqlite => {
             "with recursive n(i) as (select 1 union all select i + 1 from n where i < 2000) \
-             select i, printf('%0100d', i) from n"
+             select i, lpad(i, 100, '0') from n"
         }
         EngineKind::Mysql => "select seq, lpad(seq, 100, '0') from seq_1_to_2000",
     };
@@ -808,7 +808,7 @@ fn a_vanished_client_mid_result_does_not_disturb_others() {
         client.new_session(1);
         client.send_sql(
             1,
-            sql_stmt("with recursive n(i) as (select 1 union all select i + 1 from n where i < 200000) select i, printf('%0200d', i) from n"),
+            sql_stmt("with recursive n(i) as (select 1 union all select i + 1 from n where i < 200000) select i, lpad(i, 200, '0') from n"),
         );
         // Dropped without reading.
     }
@@ -823,7 +823,7 @@ fn a_slow_client_is_closed_at_net_write_timeout_while_others_are_served() {
     // A large result the client never reads fills both socket buffers.
     slow.send_sql(
         1,
-        sql_stmt("with recursive n(i) as (select 1 union all select i + 1 from n where i < 300000) select i, printf('%0500d', i) from n"),
+        sql_stmt("with recursive n(i) as (select 1 union all select i + 1 from n where i < 300000) select i, lpad(i, 500, '0') from n"),
     );
     let started = std::time::Instant::now();
     assert_node_still_serves(&node);
@@ -1003,7 +1003,7 @@ fn sess_new_behind_a_queued_sess_close_is_7006_and_frees_the_sid() {
     client.new_session(3);
     let mut stmt = sql_stmt(
         "with recursive n(i) as (select 1 union all select i + 1 from n where i < 2000) \
-         select i, printf('%0100d', i) from n",
+         select i, lpad(i, 100, '0') from n",
     );
     stmt.token = Some(1); // 1 KiB: paused long before its 200 KB
     client.send_sql(3, stmt);
