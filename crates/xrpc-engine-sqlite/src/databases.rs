@@ -86,6 +86,9 @@ pub(crate) struct Databases {
     state: Mutex<State>,
     /// A copy of `state.generation`, read before every statement without taking the lock.
     generation: AtomicU64,
+    /// Bumped around every commit of a change to the tables' kept MySQL definitions (see
+    /// `translated`, "Translations").
+    definitions: AtomicU64,
 }
 
 #[derive(Debug, Default)]
@@ -142,6 +145,7 @@ impl Databases {
             dir,
             max,
             generation: AtomicU64::new(state.generation),
+            definitions: AtomicU64::new(0),
             state: Mutex::new(state),
         })
     }
@@ -159,6 +163,17 @@ impl Databases {
     /// The current generation, cheap enough to read before every statement.
     pub(crate) fn generation(&self) -> u64 {
         self.generation.load(Ordering::Acquire)
+    }
+
+    /// The generation of the kept definitions and of the databases, read before a statement
+    /// looks up its translation.
+    pub(crate) fn definitions_generation(&self) -> (u64, u64) {
+        (self.definitions.load(Ordering::Acquire), self.generation())
+    }
+
+    /// Marks the kept definitions changed: before and after a change of them commits.
+    pub(crate) fn definitions_changed(&self) {
+        self.definitions.fetch_add(1, Ordering::AcqRel);
     }
 
     /// The generation and every database with its incarnation, by name.

@@ -795,6 +795,11 @@ pub struct SqliteConn {
     session: xrpc_sql_sqlite::SessionState,
     /// The last query's FOUND_ROWS() came from its SQL_CALC_FOUND_ROWS count.
     counted: bool,
+    /// A translated DDL statement changed kept definitions in the open transaction (or in the
+    /// statement running): the engine-wide generation is bumped before every session
+    /// statement the engine runs (COMMIT among them) and after every statement until the
+    /// transaction is over (see `translated`, "Translations").
+    definitions_pending: std::cell::Cell<bool>,
 }
 
 impl SqliteConn {
@@ -926,6 +931,7 @@ impl SqliteConn {
             kept_catalog: translated::KeptCatalog::default(),
             session,
             counted: false,
+            definitions_pending: std::cell::Cell::new(false),
         })
     }
 
@@ -952,6 +958,9 @@ impl SqliteConn {
     }
 
     fn exec(&self, sql: &str) -> Result<(), SqlError> {
+        if self.definitions_pending.get() {
+            self.databases.definitions_changed();
+        }
         self.stepped.add(0, 1);
         self.conn.execute_batch(sql).map_err(|err| self.map(err))
     }
@@ -1668,6 +1677,7 @@ impl SqliteConn {
         };
         // The statement is over: a kill that came during it was for it.
         self.shared.interrupted.store(false, Ordering::Release);
+        self.publish_definitions();
         if let Err(err) = &result {
             // MySQL's diagnostics after a failed statement: the warnings it raised before
             // failing, then its error (`SHOW WARNINGS`, `SHOW ERRORS`, `@@error_count`).
@@ -1681,6 +1691,17 @@ impl SqliteConn {
             self.last_warnings = diagnostics;
         }
         result
+    }
+
+    /// After a statement: a change of kept definitions that is committed (or rolled back) is
+    /// announced once more, for translations made while it was committing.
+    fn publish_definitions(&self) {
+        if self.definitions_pending.get() {
+            self.databases.definitions_changed();
+            if !self.in_transaction() {
+                self.definitions_pending.set(false);
+            }
+        }
     }
 
     /// Whether the fail point `xrpc_engine_commit` fails `sql`, a COMMIT of an open transaction.
@@ -1912,6 +1933,7 @@ impl SqliteConn {
         self.kept_catalog.forget();
         self.drop_temp_objects()?;
         self.refresh_state();
+        self.publish_definitions();
         if self.holds_session_state() {
             return Err(SqlError::new(
                 &codes::ENGINE_ERROR,

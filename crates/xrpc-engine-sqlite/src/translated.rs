@@ -19,8 +19,8 @@
 //! its name in the connection's `temp` schema, its definition kept in `temp`'s own
 //! [`CATALOG_TABLE`] (marked temporary, with its MySQL database), so SQLite's transactions
 //! treat both alike. While the connection has temp objects, a name is looked up there first
-//! and a temporary table of the statement's database hides the database's table of its name;
-//! creating one forgets the kept translations, which did not look there. `temp` holds one table
+//! and a temporary table of the statement's database hides the database's table of its name
+//! (its DDL, like any, forgets the connection's kept translations, which did not look there). `temp` holds one table
 //! of a name, so a second temporary table of that name in another database is 1235, as are
 //! ALTER and RENAME of a temporary table, its foreign keys, and SHOW COLUMNS, DESCRIBE, SHOW
 //! INDEX and SHOW CREATE TABLE of it (they describe the database's tables). A temporary table is
@@ -39,9 +39,18 @@
 //! # Translations
 //!
 //! A translation depends on the statement's text, the current database and the definitions it
-//! read: it is kept per connection by text and current database with the `schema_version` of
-//! every database it consulted, and used again while those versions are unchanged, so a
-//! repeated statement costs a version check and no translation. A comparison with a `?`
+//! read: it is kept per connection by text and current database, and used again while the
+//! definitions it read are unchanged, so a repeated statement costs no translation. Outside a
+//! transaction that is one atomic load: the engine-wide generation of definitions
+//! ([`Databases`](super::databases::Databases)), read before the definitions are, is bumped by
+//! a connection whose translated DDL changed definitions before every session statement it runs
+//! (its COMMIT, or the RELEASE that commits an autocommit DDL) and after every statement, until
+//! its transaction is over; so a translation whose generation is still current was made after
+//! the last commit of a change began, from definitions at least as new. The connection that
+//! runs DDL forgets its own translations at once (its transaction sees its change before it
+//! commits). Inside a transaction, whose snapshot may be older than the generation says, and
+//! for translations made inside one, the check is the `schema_version` of every database the
+//! translation consulted, as of the snapshot. A comparison with a `?`
 //! argument is translated for the class of the argument's value (NULL, integer, double,
 //! text, bytes; `ArgClass`) as with the literal it stands for, which lets SQLite search an
 //! index; such a translation is kept for those classes too, a few per text.
@@ -182,6 +191,9 @@ struct KeptTranslation {
     args: Option<Box<[ArgClass]>>,
     /// The databases whose definitions it read, at their versions.
     versions: Vec<(String, i64)>,
+    /// The engine's generations of definitions and databases before it was made, when it was
+    /// made outside a transaction (see "Translations").
+    generation: Option<(u64, u64)>,
     translation: Arc<Translated>,
 }
 
@@ -509,15 +521,6 @@ pub(crate) fn is_temporary_table(conn: &Connection, db: &str, name: &str) -> boo
         temp.get(&name.to_ascii_lowercase())
             .is_some_and(|t| t.database.eq_ignore_ascii_case(db))
     })
-}
-
-/// Whether a DDL change makes a temporary table.
-fn creates_temporary(change: &CatalogChange) -> bool {
-    match change {
-        CatalogChange::Create(t) => t.temporary,
-        CatalogChange::Several(changes) => changes.iter().any(creates_temporary),
-        _ => false,
-    }
 }
 
 /// The SQL that creates a database's [`CATALOG_TABLE`] if it is missing.
@@ -924,17 +927,27 @@ impl SqliteConn {
         args: &[Value],
     ) -> Result<Arc<Translated>, SqlError> {
         let current: Arc<str> = Arc::clone(&self.schema);
+        // Read before any definition is: a translation is never newer than its generation.
+        let generation = (!self.in_transaction()).then(|| self.databases.definitions_generation());
         if let Some(kept) = self
             .kept_catalog
             .translations
             .get(sql)
             .and_then(|variants| variants.iter().find(|k| k.serves(&current, args)))
         {
-            let mut fresh = true;
-            for (db, version) in &kept.versions {
-                let now = schema_version(&self.conn, db).map_err(|err| map_error(err, false))?;
-                fresh &= now == *version;
-            }
+            let fresh = match (kept.generation, generation) {
+                (Some(then), Some(now)) => then == now,
+                // Inside a transaction, or made in one: as of the snapshot's schema versions.
+                _ => {
+                    let mut fresh = true;
+                    for (db, version) in &kept.versions {
+                        let now =
+                            schema_version(&self.conn, db).map_err(|err| map_error(err, false))?;
+                        fresh &= now == *version;
+                    }
+                    fresh
+                }
+            };
             if fresh {
                 return Ok(Arc::clone(&kept.translation));
             }
@@ -976,6 +989,7 @@ impl SqliteConn {
             schema: current,
             args: typed_args.then(|| classes.into_boxed_slice()),
             versions,
+            generation,
             translation: Arc::clone(&translation),
         });
         Ok(translation)
@@ -1078,16 +1092,15 @@ impl SqliteConn {
         if translation.change.is_some() {
             self.auto_increment.clear();
             self.exec("SAVEPOINT xrpc_translated_ddl")?;
+            // Other connections' kept translations go stale when this commits (the RELEASE
+            // below, or the transaction's COMMIT); this one's at once.
+            self.definitions_pending.set(true);
+            self.kept_catalog.forget();
             let result = self
                 .run_translation(&translation, &args, info, sink)
                 .and_then(|summary| {
                     let change = translation.change.as_ref().expect("checked above");
                     persist(&self.conn, change).map_err(|err| map_error(err, false))?;
-                    if creates_temporary(change) {
-                        // Translations kept so far did not look for temporary tables, which
-                        // now hide the tables of their name.
-                        self.kept_catalog.forget();
-                    }
                     Ok(summary)
                 });
             if result.is_err() {

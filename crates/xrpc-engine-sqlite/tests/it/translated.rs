@@ -622,3 +622,47 @@ fn describing_a_temporary_table_is_refused_rather_than_describing_another() {
     let err = run(&mut *conn, "DESCRIBE t").unwrap_err();
     assert_eq!(err.code, 1235, "{err}");
 }
+
+fn names_equal_to_abc(conn: &mut dyn EngineConn) -> usize {
+    rows(conn, "SELECT name FROM t WHERE name = 'abc'").len()
+}
+
+#[test]
+fn a_translation_kept_by_one_connection_follows_another_connections_ddl() {
+    let (_dir, engine) = engine();
+    let mut reader = engine.open_conn().unwrap();
+    let mut writer = engine.open_conn().unwrap();
+    run(&mut writer, "CREATE TABLE t (name VARCHAR(10))").unwrap();
+    run(&mut writer, "INSERT INTO t VALUES ('ABC')").unwrap();
+    assert_eq!(names_equal_to_abc(&mut reader), 1);
+    run(
+        &mut writer,
+        "ALTER TABLE t MODIFY name VARCHAR(10) COLLATE utf8mb4_bin",
+    )
+    .unwrap();
+    assert_eq!(names_equal_to_abc(&mut reader), 0);
+}
+
+#[test]
+fn a_translation_kept_by_one_connection_follows_ddl_another_transaction_commits() {
+    let (_dir, engine) = engine();
+    let mut reader = engine.open_conn().unwrap();
+    let mut writer = engine.open_conn().unwrap();
+    run(&mut writer, "CREATE TABLE t (name VARCHAR(10))").unwrap();
+    run(&mut writer, "INSERT INTO t VALUES ('ABC')").unwrap();
+    assert_eq!(names_equal_to_abc(&mut reader), 1);
+    run(&mut writer, "BEGIN").unwrap();
+    run(
+        &mut writer,
+        "ALTER TABLE t MODIFY name VARCHAR(10) COLLATE utf8mb4_bin",
+    )
+    .unwrap();
+    assert_eq!(
+        names_equal_to_abc(&mut writer),
+        0,
+        "the writer sees its change"
+    );
+    assert_eq!(names_equal_to_abc(&mut reader), 1, "uncommitted");
+    run(&mut writer, "COMMIT").unwrap();
+    assert_eq!(names_equal_to_abc(&mut reader), 0);
+}
