@@ -2019,8 +2019,8 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
         let rounded = n.with_scale_round(0, RoundingMode::HalfUp);
         // BIGINT UNSIGNED is held in SQLite's signed 64 bits: MySQL's values past them (and
         // its clamp to 18446744073709551615) are refused rather than stored differently.
-        if min == 0 && max == i64::MAX && rounded > BigDecimal::from(max) {
-            let in_range = rounded <= BigDecimal::from(u64::MAX);
+        if min == 0 && max == i64::MAX && rounded > max {
+            let in_range = rounded <= u64::MAX;
             if in_range || !strict {
                 return Err(fail(
                     1235,
