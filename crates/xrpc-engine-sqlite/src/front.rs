@@ -21,7 +21,7 @@
 //! | `SAVEPOINT s`, `ROLLBACK TO [SAVEPOINT] s`, `RELEASE SAVEPOINT s` | [`Request::Savepoint`]: SQLite's savepoint of that name |
 //! | `SET NAMES …`, `SET [scope] TRANSACTION …` | [`Request::Set`] without effect (everything is utf8mb4) |
 //! | `SET [GLOBAL \| SESSION \| @@…] name = value [, …]`, `SET @user = value` | [`Request::Set`]; only a session `autocommit` has an effect |
-//! | `SET … sql_mode = '…PIPES_AS_CONCAT…'` (or ANSI, ORACLE, POSTGRESQL, MSSQL, DB2, MAXDB) | refused with 1235: `\|\|` stays OR |
+//! | `SET … sql_mode = '…PIPES_AS_CONCAT…'`, ANSI_QUOTES or NO_BACKSLASH_ESCAPES (or ANSI, ORACLE, POSTGRESQL, MSSQL, DB2, MAXDB) | refused with 1235: statements read as under the default sql_mode |
 //! | `SET autocommit = <not a boolean>` | 1231 |
 //! | `USE db` | [`Request::Use`] |
 //! | `XA …` | [`Request::Xa`] (refused with 1235 by the `catalog` module) |
@@ -105,10 +105,13 @@ pub(crate) enum Request {
     Catalog,
 }
 
-/// `sql_mode` words that make `||` string concatenation (MySQL's and MariaDB's combination
-/// modes that include PIPES_AS_CONCAT).
-const CONCAT_MODES: &[&str] = &[
+/// `sql_mode` words that change how a statement's text reads: `||` as string concatenation,
+/// `"…"` as an identifier, `\` as an ordinary character in strings (and MySQL's and MariaDB's
+/// combination modes that include one of them).
+const READING_MODES: &[&str] = &[
     "PIPES_AS_CONCAT",
+    "ANSI_QUOTES",
+    "NO_BACKSLASH_ESCAPES",
     "ANSI",
     "ORACLE",
     "POSTGRESQL",
@@ -212,13 +215,14 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
                     continue;
                 };
                 if name == "sql_mode"
-                    && let Some(mode) = concat_mode(value)
+                    && let Some(mode) = reading_mode(value)
                 {
                     return Err(SqlError::new(
                         &codes::NOT_SUPPORTED_YET,
                         format!(
                             "This version doesn't yet support sql_mode {mode} on the SQLite \
-                                 engine: `||` is OR here, as under MySQL's default sql_mode"
+                                 engine: statements read here as under MySQL's default sql_mode \
+                                 (`||` is OR, `\"…\"` a string, `\\` an escape)"
                         ),
                     ));
                 }
@@ -280,12 +284,13 @@ fn boolean(value: &Expr) -> Option<bool> {
     }
 }
 
-/// The mode of a `sql_mode` value that makes `||` concatenation, upper case.
-fn concat_mode(value: &Expr) -> Option<String> {
+/// The mode of a `sql_mode` value that changes how statements read ([`READING_MODES`]), upper
+/// case.
+fn reading_mode(value: &Expr) -> Option<String> {
     let text = written(value);
     text.split(',')
         .map(str::trim)
-        .find(|word| CONCAT_MODES.iter().any(|m| m.eq_ignore_ascii_case(word)))
+        .find(|word| READING_MODES.iter().any(|m| m.eq_ignore_ascii_case(word)))
         .map(str::to_ascii_uppercase)
 }
 
@@ -354,6 +359,24 @@ mod tests {
         let err = of("SET sql_mode = 'ANSI,STRICT_TRANS_TABLES'").unwrap_err();
         assert_eq!(err.code, 1235, "{err}");
         assert!(err.message.contains("ANSI"), "{err}");
+    }
+
+    /// Under ANSI_QUOTES `"a"` names a column, under NO_BACKSLASH_ESCAPES `'\n'` is two
+    /// characters: the node reads statements as under the default sql_mode, so it refuses them.
+    #[test]
+    fn sql_modes_that_change_how_text_reads_are_refused() {
+        for mode in [
+            "ANSI_QUOTES",
+            "no_backslash_escapes",
+            "STRICT_TRANS_TABLES,ANSI_QUOTES",
+        ] {
+            let err = of(&format!("SET sql_mode = '{mode}'")).unwrap_err();
+            assert_eq!(err.code, 1235, "{mode}: {err}");
+        }
+        assert_eq!(
+            of("SET sql_mode = 'STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION'").unwrap(),
+            set(None)
+        );
     }
 
     #[test]
