@@ -267,9 +267,12 @@ pub(crate) fn parse(sql: &str) -> Option<Result<Stmt, SqlError>> {
         .iter()
         .chain(UNSUPPORTED_LEADING)
         .any(|w| first.eq_ignore_ascii_case(w));
-    // SELECT @@warning_count and @@error_count: admin SQL sends only those here.
-    let diagnostic_select =
-        first.eq_ignore_ascii_case("select") && rest.trim_start().starts_with("@@");
+    // SELECT @@warning_count and @@error_count (admin SQL answers the plain selects of other
+    // variables); any other SELECT of variables is the statement path's.
+    let diagnostic_select = first.eq_ignore_ascii_case("select")
+        && rest.trim_start().starts_with("@@")
+        && (xrpc_engine::lex::contains_ignore_case(rest, "warning_count")
+            || xrpc_engine::lex::contains_ignore_case(rest, "error_count"));
     if !candidate && !diagnostic_select {
         return None;
     }

@@ -70,6 +70,9 @@ pub enum TranslateError {
     /// `ER_BAD_DB_ERROR` (1049, 42000): a table created in a database that does not exist.
     #[error("Unknown database '{0}'")]
     UnknownDatabase(String),
+    /// `ER_UNKNOWN_STORAGE_ENGINE` (1286, 42000).
+    #[error("Unknown storage engine '{0}'")]
+    UnknownEngine(String),
     /// `ER_TOO_BIG_PRECISION` (1426, 42000): a TIME, DATETIME or TIMESTAMP column with more
     /// than 6 fraction digits.
     #[error("Too big precision specified for '{0}'. Maximum is 6")]
@@ -102,6 +105,7 @@ impl TranslateError {
             Self::NoDatabase => 1046,
             Self::UnknownDatabase(_) => 1049,
             Self::TooBigPrecision(_) => 1426,
+            Self::UnknownEngine(_) => 1286,
         }
     }
 

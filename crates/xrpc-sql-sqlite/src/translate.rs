@@ -2169,7 +2169,7 @@ impl<'a> Translator<'a> {
         let Some((database, name)) = self.new_table(create)? else {
             return Ok(nothing());
         };
-        let options = table_options(&create.table_options);
+        let options = table_options(&create.table_options)?;
         let default_collation = options
             .iter()
             .find(|(k, _)| k.contains("COLLATE"))
@@ -2439,7 +2439,7 @@ impl<'a> Translator<'a> {
         let mut table = Table {
             database: database.clone(),
             name: name.clone(),
-            options: table_options(&create.table_options),
+            options: table_options(&create.table_options)?,
             temporary: create.temporary,
             ..Table::default()
         };
@@ -3395,9 +3395,9 @@ fn unique_index_name(table: &Table, wanted: &str) -> String {
         .expect("some suffix is free")
 }
 
-fn table_options(options: &CreateTableOptions) -> Vec<(String, String)> {
+fn table_options(options: &CreateTableOptions) -> Result<Vec<(String, String)>> {
     let list = match options {
-        CreateTableOptions::None => return Vec::new(),
+        CreateTableOptions::None => return Ok(Vec::new()),
         CreateTableOptions::With(l)
         | CreateTableOptions::Options(l)
         | CreateTableOptions::Plain(l)
@@ -3414,7 +3414,49 @@ fn table_options(options: &CreateTableOptions) -> Vec<(String, String)> {
                 None => (text.to_ascii_uppercase(), String::new()),
             }
         })
+        .map(|(k, v)| {
+            if k == "ENGINE" {
+                storage_engine(&v)?;
+            }
+            Ok((k, v))
+        })
         .collect()
+}
+
+/// Checks a table's `ENGINE`: one whose tables keep their rows through transactions and
+/// restarts (InnoDB, and MyISAM and Aria as old schemas and dumps name them) is kept as a name;
+/// MySQL's others would not hold rows as SQLite does (MEMORY loses them at a restart, BLACKHOLE
+/// drops them), so they are refused; an unknown one is MySQL's 1286.
+fn storage_engine(name: &str) -> Result<()> {
+    const KEPT: &[&str] = &["InnoDB", "MyISAM", "Aria"];
+    const OTHERS: &[&str] = &[
+        "MEMORY",
+        "HEAP",
+        "BLACKHOLE",
+        "CSV",
+        "ARCHIVE",
+        "MRG_MyISAM",
+        "MERGE",
+        "FEDERATED",
+        "EXAMPLE",
+        "NDB",
+        "NDBCLUSTER",
+        "SEQUENCE",
+        "PERFORMANCE_SCHEMA",
+        "ROCKSDB",
+        "SPIDER",
+        "CONNECT",
+        "S3",
+        "ColumnStore",
+        "MyRocks",
+    ];
+    if KEPT.iter().any(|e| e.eq_ignore_ascii_case(name)) {
+        Ok(())
+    } else if OTHERS.iter().any(|e| e.eq_ignore_ascii_case(name)) {
+        unsupported(format!("ENGINE={name}"))
+    } else {
+        Err(TranslateError::UnknownEngine(name.to_string()))
+    }
 }
 
 /// A column's MySQL type from its declaration.

@@ -666,3 +666,13 @@ fn a_translation_kept_by_one_connection_follows_ddl_another_transaction_commits(
     run(&mut writer, "COMMIT").unwrap();
     assert_eq!(names_equal_to_abc(&mut reader), 0);
 }
+
+#[test]
+fn a_system_variable_in_an_expression_is_the_translations() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    assert_eq!(
+        rows(&mut *conn, "SELECT @@foreign_key_checks > 0"),
+        [[Value::Sint(1)]]
+    );
+}
