@@ -1748,17 +1748,13 @@ impl SqliteConn {
     ) -> Result<ExecSummary, SqlError> {
         // A text kept by the memo was parsed before as one statement SQLite runs, which
         // `catalog::parse` left alone; any other is parsed (once for the whole node: the parse
-        // cache) and classified.
-        let known = if self.translates() {
-            None
-        } else {
-            self.texts.known(sql)
-        };
+        // cache) and classified. The translation needs the parse tree of a known text too.
+        let known = self.texts.known(sql);
         let parsed_here;
         let script: Option<&xrpc_sql::Script> = match (&known, given) {
-            (Some(_), _) => None,
-            (None, Some(given)) => Some(given),
-            (None, None) => {
+            (Some(_), _) if !self.translates() => None,
+            (_, Some(given)) => Some(given),
+            (_, None) => {
                 parsed_here = xrpc_sql::parse_cached(sql, &front::OPTIONS);
                 Some(&parsed_here)
             }
@@ -1823,6 +1819,9 @@ impl SqliteConn {
         {
             match request {
                 Request::Sql(info) if !catalog::mentions_information_schema(text) => {
+                    if known.is_none() && text == sql {
+                        self.texts.keep_sql_info(sql, info);
+                    }
                     if self.autocommit_off && !self.in_transaction() {
                         self.begin(BeginMode::Default)?;
                     }

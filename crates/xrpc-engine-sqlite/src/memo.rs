@@ -18,6 +18,9 @@
 //! - A classified text also carries its rewrite once `run` has made it for that same text (no
 //!   qualification in between), so a repeated statement finds both with one lookup; the
 //!   rewrite is a pure function of the text, so it is the one the rewrites map keeps for it.
+//! - With the translation (`translated`) only the classification is kept: a known text skips
+//!   the front end's classification, the arity check and `catalog::parse`, and is translated
+//!   (or its kept translation found) from the parse tree.
 //! - Bounded: texts longer than [`MAX_TEXT_LEN`] are not kept, and a memo that holds
 //!   [`CAPACITY`] texts of a kind is emptied before it takes another, so a connection keeps at
 //!   most `2 × CAPACITY × MAX_TEXT_LEN` bytes of keys (and their rewrites). A workload with

@@ -165,6 +165,9 @@ fn text_value(s: impl Into<String>) -> Value {
 #[derive(Debug, Default, Clone)]
 pub struct SessionState {
     variables: Arc<Mutex<HashMap<String, Value>>>,
+    /// Whether `variables` may hold any: asked before every statement (whether the
+    /// connection holds session state, and when it changes session) without the lock.
+    any_variables: Arc<std::sync::atomic::AtomicBool>,
     upsert_updates: Arc<std::sync::atomic::AtomicU64>,
     /// What ROW_COUNT() and FOUND_ROWS() return, as the engine reports them after each
     /// statement; `None` until it has.
@@ -257,25 +260,29 @@ impl SessionState {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(name.to_lowercase(), value);
+        self.any_variables
+            .store(true, std::sync::atomic::Ordering::Release);
     }
 
     /// Whether any user variable is set (session state a pooled connection must keep).
     pub fn has_variables(&self) -> bool {
-        !self
-            .variables
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_empty()
+        self.any_variables
+            .load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Forgets the user variables and the previous statement's counts, as for a new session:
     /// until the engine reports counts again, ROW_COUNT(), FOUND_ROWS() and LAST_INSERT_ID()
     /// are refused rather than answered with another session's.
     pub fn forget(&self) {
-        self.variables
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clear();
+        if self
+            .any_variables
+            .swap(false, std::sync::atomic::Ordering::AcqRel)
+        {
+            self.variables
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clear();
+        }
         *self.counts.lock().unwrap_or_else(|p| p.into_inner()) = StatementCounts::default();
         self.upsert_updates
             .store(0, std::sync::atomic::Ordering::Relaxed);
