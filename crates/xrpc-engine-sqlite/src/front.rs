@@ -68,6 +68,16 @@ pub(crate) struct SqlInfo {
     pub(crate) table_ddl: TableDdl,
 }
 
+/// A boolean system variable's new value: a literal, or a user variable's value when the
+/// statement runs (`SET FOREIGN_KEY_CHECKS = @OLD_FOREIGN_KEY_CHECKS`, as a dump ends).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Setting {
+    /// ON, OFF, 1, 0, TRUE, FALSE or DEFAULT (ON).
+    Value(bool),
+    /// `@name`, lower case.
+    Variable(String),
+}
+
 /// A statement that creates or alters tables (see the `strict` module).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum TableDdl {
@@ -94,6 +104,8 @@ pub(crate) enum Request {
     Set {
         /// The session `autocommit` value it assigns, if it assigns one.
         autocommit: Option<bool>,
+        /// The session `foreign_key_checks` value it assigns, if it assigns one.
+        foreign_key_checks: Option<Setting>,
     },
     /// `USE db`.
     Use(String),
@@ -162,7 +174,10 @@ pub(crate) fn request(parsed: &Parsed) -> Result<Request, SqlError> {
         Statement::Vacuum(_) => return Err(not_for_clients("VACUUM")),
         // SET CHARACTER SET and the like: the character set is always utf8mb4.
         Statement::Set(xrpc_sql::ast::Set::SetNamesDefault {}) => {
-            return Ok(Request::Set { autocommit: None });
+            return Ok(Request::Set {
+                autocommit: None,
+                foreign_key_checks: None,
+            });
         }
         Statement::Set(_) => {
             return Err(SqlError::new(
@@ -205,11 +220,15 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
             Request::Savepoint(format!("RELEASE SAVEPOINT {}", quote(&name)))
         }
         Session::Transaction(Transaction::Characteristics) | Session::Names { .. } => {
-            Request::Set { autocommit: None }
+            Request::Set {
+                autocommit: None,
+                foreign_key_checks: None,
+            }
         }
         Session::Use(name) => Request::Use(name),
         Session::Set(assignments) => {
             let mut autocommit = None;
+            let mut foreign_key_checks = None;
             for assignment in &assignments {
                 let Assignment::System { scope, name, value } = assignment else {
                     continue;
@@ -240,8 +259,29 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
                         }
                     }
                 }
+                if name == "foreign_key_checks" && *scope == Scope::Session {
+                    foreign_key_checks = Some(match value {
+                        Expr::Identifier(ident) if ident.value.starts_with('@') => {
+                            Setting::Variable(ident.value[1..].to_lowercase())
+                        }
+                        _ if written(value).eq_ignore_ascii_case("default") => Setting::Value(true),
+                        _ => Setting::Value(boolean(value).ok_or_else(|| {
+                            SqlError::new(
+                                &codes::WRONG_VALUE_FOR_VAR,
+                                format!(
+                                    "Variable 'foreign_key_checks' can't be set to the value of \
+                                     '{}'",
+                                    written(value)
+                                ),
+                            )
+                        })?),
+                    });
+                }
             }
-            Request::Set { autocommit }
+            Request::Set {
+                autocommit,
+                foreign_key_checks,
+            }
         }
     })
 }
@@ -309,7 +349,10 @@ mod tests {
     }
 
     fn set(autocommit: Option<bool>) -> Request {
-        Request::Set { autocommit }
+        Request::Set {
+            autocommit,
+            foreign_key_checks: None,
+        }
     }
 
     #[test]

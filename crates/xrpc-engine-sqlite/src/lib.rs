@@ -759,6 +759,8 @@ pub struct SqliteConn {
     autocommit_off: bool,
     /// Temp tables, views or triggers exist.
     has_temp: bool,
+    /// `SET FOREIGN_KEY_CHECKS = 0` is in force (session state).
+    foreign_key_checks_off: bool,
     /// The databases the node attached to this connection (see `databases`).
     attached: Attached,
     /// The engine's databases.
@@ -916,6 +918,7 @@ impl SqliteConn {
             wait_hook: None,
             autocommit_off: false,
             has_temp: false,
+            foreign_key_checks_off: false,
             attached: Attached::default(),
             databases,
             guard,
@@ -1585,6 +1588,7 @@ impl EngineConn for SqliteConn {
         self.in_transaction()
             || self.autocommit_off
             || self.has_temp
+            || self.foreign_key_checks_off
             // Only the translated path keeps user variables (and takes the lock to ask).
             || (self.translates() && self.session.has_variables())
     }
@@ -1903,7 +1907,13 @@ impl SqliteConn {
                 }
                 self.exec(&sql)?;
             }
-            Request::Set { autocommit } => {
+            Request::Set {
+                autocommit,
+                foreign_key_checks,
+            } => {
+                if let Some(setting) = foreign_key_checks {
+                    self.set_foreign_key_checks(setting)?;
+                }
                 if let Some(on) = autocommit {
                     if on && self.autocommit_off && self.in_transaction() {
                         self.exec("COMMIT")?;
@@ -1916,6 +1926,62 @@ impl SqliteConn {
             }
         }
         Ok(done)
+    }
+
+    /// `SET FOREIGN_KEY_CHECKS`: SQLite's `PRAGMA foreign_keys` for this connection, session
+    /// state while off. SQLite ignores the pragma inside a transaction, so a change there is
+    /// refused rather than left without effect.
+    fn set_foreign_key_checks(&mut self, setting: front::Setting) -> Result<(), SqlError> {
+        let on = match setting {
+            front::Setting::Value(on) => on,
+            front::Setting::Variable(name) => {
+                use rusqlite::types::Value as V;
+                match self.session.get(&name) {
+                    V::Integer(1) => true,
+                    V::Integer(0) => false,
+                    V::Text(t) if t.eq_ignore_ascii_case("on") || t == "1" => true,
+                    V::Text(t) if t.eq_ignore_ascii_case("off") || t == "0" => false,
+                    other => {
+                        let shown = match other {
+                            V::Null => "NULL".to_owned(),
+                            V::Integer(i) => i.to_string(),
+                            V::Real(r) => r.to_string(),
+                            V::Text(t) => t,
+                            V::Blob(b) => String::from_utf8_lossy(&b).into_owned(),
+                        };
+                        return Err(SqlError::new(
+                            &codes::WRONG_VALUE_FOR_VAR,
+                            format!(
+                                "Variable 'foreign_key_checks' can't be set to the value of \
+                                 '{shown}'"
+                            ),
+                        ));
+                    }
+                }
+            }
+        };
+        if on != self.foreign_key_checks_off {
+            return Ok(());
+        }
+        if self.in_transaction() {
+            return Err(SqlError::new(
+                &codes::NOT_SUPPORTED_YET,
+                "This version of MySQL doesn't yet support 'SET FOREIGN_KEY_CHECKS inside a \
+                 transaction' on the SQLite engine",
+            ));
+        }
+        let enforce = on && self.options.foreign_keys;
+        self.conn
+            .execute_batch(if enforce {
+                "PRAGMA foreign_keys = ON"
+            } else {
+                "PRAGMA foreign_keys = OFF"
+            })
+            .map_err(|err| self.map(err))?;
+        self.foreign_key_checks_off = !on;
+        // Translations kept so far read @@foreign_key_checks as it was.
+        self.kept_catalog.forget();
+        Ok(())
     }
 
     /// Rolls back and drops session state; [`EngineConn::reset`].
@@ -1931,6 +1997,9 @@ impl SqliteConn {
         self.session.forget();
         self.kept_catalog.forget();
         self.drop_temp_objects()?;
+        if self.foreign_key_checks_off {
+            self.set_foreign_key_checks(front::Setting::Value(true))?;
+        }
         self.refresh_state();
         self.publish_definitions();
         if self.holds_session_state() {

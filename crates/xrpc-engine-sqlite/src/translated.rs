@@ -304,6 +304,8 @@ struct CatalogView<'a> {
     current: &'a str,
     /// Whether the connection has temp objects: only then can a name be a temporary table's.
     has_temp: bool,
+    /// `@@foreign_key_checks`.
+    foreign_key_checks: bool,
     /// The databases read, at their versions.
     consulted: RefCell<Vec<(String, i64)>>,
     /// Why the statement cannot be translated, found while resolving a name.
@@ -344,9 +346,10 @@ fn unsupported(what: impl std::fmt::Display) -> SqlError {
 
 impl Catalog for CatalogView<'_> {
     /// The variables a mysqldump header saves and restores, as this engine has them: UTF-8
-    /// throughout, the system time zone, foreign keys and unique keys checked, notes on, and
-    /// `sql_mode` as the node reports it (empty). A session's SET of them changes nothing
-    /// here (see `front`), so these are the values in force.
+    /// throughout, the system time zone, foreign keys checked unless the session turned them
+    /// off (see `set_foreign_key_checks`), unique keys checked, notes on, and `sql_mode` as the
+    /// node reports it (empty). A session's SET of the others changes nothing here (see
+    /// `front`), so these are the values in force.
     fn system_variable(&self, name: &str) -> Option<SystemValue> {
         Some(match name {
             "character_set_client" | "character_set_results" | "character_set_connection" => {
@@ -355,9 +358,14 @@ impl Catalog for CatalogView<'_> {
             "collation_connection" => SystemValue::Text("utf8mb4_general_ci".into()),
             "time_zone" => SystemValue::Text("SYSTEM".into()),
             "sql_mode" => SystemValue::Text(String::new()),
-            "foreign_key_checks" | "unique_checks" | "sql_notes" => SystemValue::Int(1),
+            "foreign_key_checks" => SystemValue::Int(i64::from(self.foreign_key_checks)),
+            "unique_checks" | "sql_notes" => SystemValue::Int(1),
             _ => return None,
         })
+    }
+
+    fn foreign_key_checks(&self) -> bool {
+        self.foreign_key_checks
     }
 
     fn temporary_table(&self, name: &str) -> Option<Table> {
@@ -957,6 +965,7 @@ impl SqliteConn {
             kept: RefCell::new(&mut self.kept_catalog),
             current: &current,
             has_temp: self.has_temp,
+            foreign_key_checks: !self.foreign_key_checks_off,
             consulted: RefCell::new(Vec::new()),
             problem: RefCell::new(None),
         };

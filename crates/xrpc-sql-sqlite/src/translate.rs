@@ -2251,7 +2251,10 @@ impl<'a> Translator<'a> {
                     if !target_database.eq_ignore_ascii_case(&database) {
                         return unsupported("a foreign key to a table of another database");
                     }
-                    if target != name && self.catalog.table(Some(&database), &target).is_none() {
+                    if target != name
+                        && self.catalog.foreign_key_checks()
+                        && self.catalog.table(Some(&database), &target).is_none()
+                    {
                         return unsupported("a foreign key to a missing table");
                     }
                     table.foreign_keys.push(format!(

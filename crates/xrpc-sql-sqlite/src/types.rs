@@ -432,6 +432,11 @@ pub trait Catalog {
         let _ = database;
         None
     }
+    /// Whether the session checks foreign keys (`@@foreign_key_checks`): a foreign key to a
+    /// table that does not exist yet is accepted only while it does not, as in MySQL.
+    fn foreign_key_checks(&self) -> bool {
+        true
+    }
     /// The session's value of system variable `name` (lower case, without `@@` or scope), or
     /// `None` for one the catalog does not report (reading it is then refused with 1235).
     fn system_variable(&self, name: &str) -> Option<SystemValue> {

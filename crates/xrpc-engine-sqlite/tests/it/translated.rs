@@ -676,3 +676,30 @@ fn a_system_variable_in_an_expression_is_the_translations() {
         [[Value::Sint(1)]]
     );
 }
+
+#[test]
+fn foreign_key_checks_off_is_session_state_that_a_reset_turns_on() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE parent (id INT PRIMARY KEY)").unwrap();
+    run(
+        &mut *conn,
+        "CREATE TABLE child (id INT PRIMARY KEY, parent_id INT, FOREIGN KEY (parent_id) REFERENCES parent (id))",
+    )
+    .unwrap();
+    run(&mut *conn, "SET FOREIGN_KEY_CHECKS = 0").unwrap();
+    run(&mut *conn, "INSERT INTO child VALUES (1, 99)").unwrap();
+    assert!(conn.holds_session_state());
+    conn.reset().unwrap();
+    let err = run(&mut *conn, "INSERT INTO child VALUES (2, 99)").unwrap_err();
+    assert_eq!(err.code, 1452, "{err}");
+}
+
+#[test]
+fn foreign_key_checks_cannot_change_inside_a_transaction() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "BEGIN").unwrap();
+    let err = run(&mut *conn, "SET FOREIGN_KEY_CHECKS = 0").unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
+}

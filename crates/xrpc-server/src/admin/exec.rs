@@ -115,11 +115,13 @@ pub fn try_admin(
         Some(Err(err)) => return AdminOutcome::Answered(Err(err)),
     };
     // `warning_count` and `error_count` count the session's diagnostics, which the engine
-    // keeps with the statements that made them.
+    // keeps with the statements that made them; the others are session settings the engine
+    // keeps (`SET FOREIGN_KEY_CHECKS = 0` on SQLite) or reports as it runs statements.
     if let Stmt::SelectVars { ref items, .. } = stmt
         && items.iter().any(|i| {
-            i.name.eq_ignore_ascii_case("warning_count")
-                || i.name.eq_ignore_ascii_case("error_count")
+            ENGINE_SESSION_VARIABLES
+                .iter()
+                .any(|name| i.name.eq_ignore_ascii_case(name))
         })
     {
         return AdminOutcome::Engine;
@@ -165,6 +167,16 @@ pub fn try_admin(
     }
     AdminOutcome::Answered(execute(stmt, ctx, sink))
 }
+
+/// The variables whose session value only the engine knows: a `SELECT @@…` naming one is the
+/// engine's.
+const ENGINE_SESSION_VARIABLES: &[&str] = &[
+    "warning_count",
+    "error_count",
+    "foreign_key_checks",
+    "unique_checks",
+    "sql_notes",
+];
 
 /// The node's status rows and the framework's counters (`xrpc_net_<name>`), sorted by name.
 fn status_rows(ctx: &AdminContext<'_>) -> Vec<(String, String)> {

@@ -64,3 +64,18 @@ CREATE TEMPORARY TABLE only_temp (id INT);
 SELECT column_name, column_type FROM information_schema.columns WHERE table_schema = DATABASE() ORDER BY table_name, ordinal_position;
 SHOW TABLES;
 SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY table_name;
+
+-- script: a dump restored with foreign key checks off
+/*!40014 SET @OLD_FOREIGN_KEY_CHECKS=@@FOREIGN_KEY_CHECKS, FOREIGN_KEY_CHECKS=0 */;
+SELECT @@FOREIGN_KEY_CHECKS, @OLD_FOREIGN_KEY_CHECKS;
+CREATE TABLE comments (id INT PRIMARY KEY, post_id INT NOT NULL, KEY post_id (post_id), CONSTRAINT comments_post FOREIGN KEY (post_id) REFERENCES posts (id) ON DELETE CASCADE) ENGINE=InnoDB;
+INSERT INTO comments VALUES (1, 10), (2, 10), (3, 11);
+CREATE TABLE posts (id INT PRIMARY KEY, title VARCHAR(20)) ENGINE=InnoDB;
+INSERT INTO posts VALUES (10, 'first');
+/*!40014 SET FOREIGN_KEY_CHECKS=@OLD_FOREIGN_KEY_CHECKS */;
+SELECT @@FOREIGN_KEY_CHECKS;
+INSERT INTO comments VALUES (4, 99);
+INSERT INTO posts VALUES (11, 'second');
+DELETE FROM posts WHERE id = 10;
+SELECT id, post_id FROM comments ORDER BY id;
+SET FOREIGN_KEY_CHECKS = 2;
