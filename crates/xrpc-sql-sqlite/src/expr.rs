@@ -770,6 +770,7 @@ impl Translator<'_> {
             let json_value = match name.as_str() {
                 "JSON_ARRAY" => true,
                 "JSON_OBJECT" => i % 2 == 1,
+                "JSON_SET" | "JSON_INSERT" | "JSON_REPLACE" => i >= 2 && i % 2 == 0,
                 _ => false,
             };
             if json_value {
@@ -1042,6 +1043,11 @@ fn is_truth_value(e: &Expr) -> bool {
         | Expr::In { .. }
         | Expr::Between { .. }
         | Expr::Exists { .. } => true,
+        // MariaDB's boolean functions.
+        Expr::Function(f) => matches!(
+            f.name.to_string().to_ascii_uppercase().as_str(),
+            "JSON_CONTAINS" | "JSON_CONTAINS_PATH" | "JSON_VALID"
+        ),
         _ => false,
     }
 }

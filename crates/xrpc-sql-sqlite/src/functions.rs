@@ -1160,6 +1160,93 @@ fn register_json(conn: &Connection) -> rusqlite::Result<()> {
             _ => 0.0,
         }))
     })?;
+    scalar(conn, "my_json_type", 1, true, |a| {
+        Ok(json::type_name(&some!(a.text(0))).map_or(Value::Null, text_value))
+    })?;
+    scalar(conn, "my_json_keys", -1, true, |a| {
+        let doc = some!(a.text(0));
+        let path = if a.len() > 1 {
+            Some(some!(a.text(1)))
+        } else {
+            None
+        };
+        let keys = json::keys(&doc, path.as_deref()).map_err(path_error)?;
+        Ok(keys.map_or(Value::Null, text_value))
+    })?;
+    scalar(conn, "my_json_contains", -1, true, |a| {
+        let (doc, candidate) = (some!(a.text(0)), some!(a.text(1)));
+        let path = if a.len() > 2 {
+            Some(some!(a.text(2)))
+        } else {
+            None
+        };
+        let found = json::contains(&doc, &candidate, path.as_deref()).map_err(path_error)?;
+        Ok(found.map_or(Value::Null, |f| Value::Integer(i64::from(f))))
+    })?;
+    scalar(conn, "my_json_contains_path", -1, true, |a| {
+        let (doc, mode) = (some!(a.text(0)), some!(a.text(1)));
+        let texts = some!(texts_from(a, 2));
+        let paths: Vec<&str> = texts.iter().map(|p| p.as_ref()).collect();
+        let found = json::contains_path(&doc, &mode, &paths).map_err(path_error)?;
+        Ok(found.map_or(Value::Null, |f| Value::Integer(i64::from(f))))
+    })?;
+    // JSON_SET, JSON_INSERT, JSON_REPLACE: `my_json_modify(change, doc, path, value, …)` with
+    // the values JSON already (`my_json_value`).
+    scalar(conn, "my_json_modify", -1, true, |a| {
+        let change = match some!(a.text(0)).as_ref() {
+            "set" => json::Change::Set,
+            "insert" => json::Change::Insert,
+            _ => json::Change::Replace,
+        };
+        let doc = some!(a.text(1));
+        let texts = some!(texts_from(a, 2));
+        let pairs: Vec<(&str, &str)> = texts
+            .chunks(2)
+            .map(|pair| (pair[0].as_ref(), pair.get(1).map_or("null", |v| v.as_ref())))
+            .collect();
+        let changed = json::modify(&doc, change, &pairs).map_err(path_error)?;
+        Ok(changed.map_or(Value::Null, text_value))
+    })?;
+    scalar(conn, "my_json_remove", -1, true, |a| {
+        let doc = some!(a.text(0));
+        let texts = some!(texts_from(a, 1));
+        let paths: Vec<&str> = texts.iter().map(|p| p.as_ref()).collect();
+        let removed = json::remove(&doc, &paths).map_err(path_error)?;
+        Ok(removed.map_or(Value::Null, text_value))
+    })?;
+    scalar(conn, "my_json_merge_patch", -1, true, |a| {
+        let docs: Vec<Option<Cow<'_, str>>> = (0..a.len()).map(|i| a.text(i)).collect();
+        let docs: Vec<Option<&str>> = docs.iter().map(|d| d.as_deref()).collect();
+        Ok(json::merge_patch(&docs).map_or(Value::Null, text_value))
+    })?;
+    scalar(conn, "my_json_quote", 1, true, |a| {
+        Ok(text_value(json::quote(&some!(a.text(0)))))
+    })?;
+    // `my_json_search(doc, mode, pattern, escape, collation, path, …)`: the escape is one
+    // character, `\` when NULL or empty.
+    scalar(conn, "my_json_search", -1, true, |a| {
+        let (doc, mode, pattern) = (some!(a.text(0)), some!(a.text(1)), some!(a.text(2)));
+        let escape = match a.text(3) {
+            None => '\\',
+            Some(e) => {
+                let mut chars = e.chars();
+                match (chars.next(), chars.next()) {
+                    (None, _) => '\\',
+                    (Some(c), None) => c,
+                    _ => return Err(fail(1210, "Incorrect arguments to ESCAPE")),
+                }
+            }
+        };
+        let collation = a.collation(4);
+        let Some(all) = json::one_or_all(&mode) else {
+            return Ok(Value::Null);
+        };
+        let texts = some!(texts_from(a, 5));
+        let paths: Vec<&str> = texts.iter().map(|p| p.as_ref()).collect();
+        let matches = |text: &str| collation::like(collation, text, &pattern, Some(escape));
+        let found = json::search(&doc, all, &matches, &paths).map_err(path_error)?;
+        Ok(found.map_or(Value::Null, text_value))
+    })?;
     scalar(conn, "my_json_unquote", 1, true, |a| {
         Ok(text_value(json::unquote(&some!(a.text(0)))))
     })?;
@@ -1205,6 +1292,11 @@ fn register_json(conn: &Connection) -> rusqlite::Result<()> {
             .collect();
         Ok(text_value(format!("{{{}}}", members.join(", "))))
     })
+}
+
+/// The text arguments from `from` on; `None` when one is NULL.
+fn texts_from<'a>(a: &'a Args<'_, '_>, from: usize) -> Option<Vec<Cow<'a, str>>> {
+    (from..a.len()).map(|i| a.text(i)).collect()
 }
 
 fn register_strings(conn: &Connection) -> rusqlite::Result<()> {

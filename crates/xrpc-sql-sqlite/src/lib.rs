@@ -101,9 +101,12 @@
 //!   count before and after it, and NULL into a NOT NULL column is 1048 where SQLite would
 //!   store the default.
 //! - JSON documents are text (see the `json` module): JSON_EXTRACT, JSON_UNQUOTE,
-//!   JSON_OBJECT, JSON_ARRAY, JSON_LENGTH, JSON_VALID, `->` and `->>`, printed with MariaDB's
-//!   spacing; a truth value placed in a document is `true`/`false`, and a JSON value read as
-//!   a condition is the number it holds (a string's numeric prefix, `true` 1).
+//!   JSON_OBJECT, JSON_ARRAY, JSON_LENGTH, JSON_VALID, JSON_TYPE, JSON_KEYS, JSON_CONTAINS,
+//!   JSON_CONTAINS_PATH, JSON_SET, JSON_INSERT, JSON_REPLACE, JSON_REMOVE, JSON_MERGE_PATCH,
+//!   JSON_QUOTE, JSON_SEARCH, `->` and `->>`, printed with MariaDB's spacing (a changed
+//!   document is printed whole that way); a truth value placed in a document (a comparison,
+//!   JSON_CONTAINS, JSON_VALID) is `true`/`false`, and a JSON value read as a condition is
+//!   the number it holds (a string's numeric prefix, `true` 1).
 //! - The previous statement's counts come from the engine, which reports them after each
 //!   statement to the [`SessionState`]: ROW_COUNT(), FOUND_ROWS() (for `SQL_CALC_FOUND_ROWS`
 //!   the engine runs [`Translation::found_rows`]), LAST_INSERT_ID(). `SELECT … INTO @a` gives
@@ -131,7 +134,7 @@
 //! recursive CTE whose first member's column is neither a table column nor a literal, ROLLUP, comparisons of dates with numbers, MODIFY/CHANGE COLUMN of a table other
 //! tables' foreign keys reference, or changing its keys or AUTO_INCREMENT, DELETE from several
 //! different tables, a UNIQUE key on a column prefix, the JSON functions not listed above
-//! (JSON_SET, JSON_CONTAINS, …), a JSON value in a comparison, arithmetic, CAST, SUM or AVG
+//! (JSON_MERGE, JSON_ARRAYAGG, …), a JSON value in a comparison, arithmetic, CAST, SUM or AVG
 //! (MySQL reads a JSON scalar there unquoted), JSON paths with `**`, `last`, ranges or negative
 //! indexes, CAST AS UNSIGNED past BIGINT, STR_TO_DATE of a format with names or without a whole
 //! date (or of a date that does not exist), LAST_INSERT_ID(expr), and

@@ -53,17 +53,7 @@ pub(crate) fn unit_field(unit: &str) -> Option<DateTimeField> {
 
 /// MySQL's built-in functions this translation does not provide: calling one is 1235, not 1305.
 const MYSQL_ONLY: &[&str] = &[
-    "JSON_CONTAINS",
-    "JSON_KEYS",
-    "JSON_SET",
-    "JSON_INSERT",
-    "JSON_REPLACE",
-    "JSON_REMOVE",
-    "JSON_TYPE",
-    "JSON_QUOTE",
-    "JSON_SEARCH",
     "JSON_MERGE",
-    "JSON_MERGE_PATCH",
     "UUID_SHORT",
     "AES_ENCRYPT",
     "AES_DECRYPT",
@@ -822,6 +812,72 @@ impl CallSite<'_> {
             "JSON_VALID" => {
                 arity(n == 1)?;
                 (format!("my_json_valid({})", text(0)), Ty::Int)
+            }
+            "JSON_TYPE" => {
+                arity(n == 1)?;
+                (format!("my_json_type({})", text(0)), Ty::Str(Collation::Ci))
+            }
+            // A JSON array in a string (MariaDB places it in a document as a string).
+            "JSON_KEYS" => {
+                arity(n == 1 || n == 2)?;
+                (
+                    format!("my_json_keys({})", list(0, &text)),
+                    Ty::Str(Collation::Ci),
+                )
+            }
+            "JSON_CONTAINS" => {
+                arity(n == 2 || n == 3)?;
+                (format!("my_json_contains({})", list(0, &text)), Ty::Int)
+            }
+            "JSON_CONTAINS_PATH" => {
+                arity(n >= 3)?;
+                (
+                    format!("my_json_contains_path({})", list(0, &text)),
+                    Ty::Int,
+                )
+            }
+            // A string's JSON literal; NULL for a number, as MariaDB gives.
+            "JSON_QUOTE" => {
+                arity(n == 1)?;
+                if args[0].ty.is_numeric() || args[0].ty == Ty::Null {
+                    ("NULL".into(), Ty::Null)
+                } else {
+                    (
+                        format!("my_json_quote({})", text(0)),
+                        Ty::Str(Collation::Ci),
+                    )
+                }
+            }
+            // Documents: the values of SET/INSERT/REPLACE arrive as JSON (`json_value`).
+            "JSON_SET" | "JSON_INSERT" | "JSON_REPLACE" | "JSON_REMOVE" | "JSON_MERGE_PATCH"
+            | "JSON_SEARCH" => {
+                let sql = match name {
+                    "JSON_REMOVE" | "JSON_MERGE_PATCH" => {
+                        arity(n >= 2)?;
+                        format!("my_{}({})", name.to_ascii_lowercase(), list(0, &text))
+                    }
+                    "JSON_SEARCH" => {
+                        arity(n >= 3)?;
+                        let escape = args.get(3).map_or_else(|| "NULL".into(), |_| text(3));
+                        let paths: String = (4..n).map(|i| format!(", {}", text(i))).collect();
+                        format!(
+                            "my_json_search({}, {}, {}, {escape}, {}{paths})",
+                            text(0),
+                            text(1),
+                            text(2),
+                            ci(0, 2)
+                        )
+                    }
+                    _ => {
+                        arity(n >= 3 && n % 2 == 1)?;
+                        let change = name["JSON_".len()..].to_ascii_lowercase();
+                        format!("my_json_modify('{change}', {})", list(0, &text))
+                    }
+                };
+                let mut t = Typed::new(sql, Ty::Str(Collation::Ci));
+                t.json = true;
+                t.aggregate = aggregate;
+                return Ok(t);
             }
             // The values arrive as JSON already (`json_value`); object keys are text.
             "JSON_ARRAY" | "JSON_OBJECT" => {

@@ -549,6 +549,79 @@ SELECT JSON_LENGTH(JSON_OBJECT('a', 1, 'b', 2)), JSON_VALID(JSON_ARRAY()), JSON_
 SELECT IF(JSON_EXTRACT('{"a":"5"}', '$.a'), 'y', 'n'), IF(JSON_EXTRACT('{"a":"0"}', '$.a'), 'y', 'n'), IF(JSON_EXTRACT('{"a":true}', '$.a'), 'y', 'n'), IF(JSON_EXTRACT('{"a":false}', '$.a'), 'y', 'n');
 SELECT IF(JSON_EXTRACT('{"a":[1]}', '$.a'), 'y', 'n'), IF(JSON_EXTRACT('{"a":0.5}', '$.a'), 'y', 'n'), IF(JSON_EXTRACT('{"a":null}', '$.a'), 'y', 'n'), 1 AND JSON_EXTRACT('{"a":"x"}', '$.a');
 
+-- script: JSON_TYPE and JSON_KEYS
+SELECT JSON_TYPE('{"a":1}'), JSON_TYPE('[1]'), JSON_TYPE('1'), JSON_TYPE('1.5'), JSON_TYPE('"x"'), JSON_TYPE('true'), JSON_TYPE('null'), JSON_TYPE('1e2'), JSON_TYPE('-3');
+SELECT JSON_TYPE('x'), JSON_TYPE(NULL), JSON_TYPE(''), JSON_TYPE(JSON_EXTRACT('{"a":[1]}', '$.a')), JSON_TYPE(1), JSON_TYPE('1.0e0'), JSON_TYPE('1E-2'), JSON_TYPE('  [1] '), JSON_TYPE('{"a":1}x');
+SELECT JSON_KEYS('{"a":1,"b":{"c":2}}'), JSON_KEYS('{"a":1,"b":{"c":2}}', '$.b'), JSON_KEYS('[1]'), JSON_KEYS('{}'), JSON_KEYS('x'), JSON_KEYS('{"a":1}', '$.z'), JSON_KEYS(NULL);
+SELECT JSON_KEYS('{"b":1,"a":2,"b":3}'), JSON_KEYS('{"a\\"b":1}'), JSON_KEYS('{"\\u0041":1}'), JSON_KEYS('{"a":1}', '$[*]'), JSON_KEYS('{"a":1}', 'x'), JSON_KEYS('{"a":1}', '$.a'), JSON_KEYS('{"a":1}', NULL);
+SELECT JSON_ARRAY(JSON_TYPE('1')), JSON_ARRAY(JSON_KEYS('{"a":1}')), JSON_SET('{"a":1}', '$.b', JSON_KEYS('{"x":1}'));
+SELECT JSON_EXTRACT('{"\\u0041":1}', '$.A'), JSON_EXTRACT('{"\\u0041":1}', '$'), JSON_EXTRACT('{"a\\/b":1}', '$'), JSON_EXTRACT('{"a\\"b":1}', '$."a\\"b"'), JSON_EXTRACT('{"a/b":1}', '$."a\\/b"'), JSON_EXTRACT('{"\\u0041":1}', '$."\\u0041"'), JSON_EXTRACT('{"A":1}', '$."\\u0041"');
+SELECT JSON_SET('{"\\u0041":1}', '$.A', 2), JSON_SET('{}', '$."a\\"b"', 1), JSON_REMOVE('{"\\u0041":1,"A":2}', '$.A'), JSON_CONTAINS('{"\\u0041":1}', '{"A":1}'), JSON_MERGE_PATCH('{"\\u0041":1}', '{"A":2}'), JSON_SEARCH('{"a\\u0041":"x"}', 'one', 'x', NULL, '$.aA');
+SELECT JSON_KEYS('{"\\u0041":{"b":1}}', '$.A'), JSON_LENGTH('{"\\u0041":[1,2]}', '$.A'), JSON_CONTAINS_PATH('{"\\u0041":1}', 'one', '$.A'), JSON_CONTAINS('{"\\u0041":1}', '1', '$.A'), JSON_SET('{"\\u0041":{"b":1}}', '$.A.b', 2), JSON_INSERT('{"\\u0041":1}', '$.A', 2), JSON_REPLACE('{"\\u0041":1}', '$.A', 2), JSON_REMOVE('{"\\u0041":{"b":1}}', '$.A.b');
+SELECT JSON_SET('{"\\u0041":1}', '$."\\u0041"', 2), JSON_REMOVE('{"A":1}', '$."\\u0041"'), JSON_CONTAINS('{"A":1}', '{"\\u0041":1}'), JSON_MERGE_PATCH('{"A":1}', '{"\\u0041":2}'), JSON_MERGE_PATCH('{"A":1}', '{"\\u0041":null}'), JSON_EXTRACT('{"\\u0041":{"b":1}}', '$.*.b'), JSON_SEARCH('{"A":"x"}', 'one', 'x', NULL, '$."\\u0041"');
+
+-- script: JSON_CONTAINS and JSON_CONTAINS_PATH
+SELECT JSON_CONTAINS('{"a":1,"b":2}', '1', '$.a'), JSON_CONTAINS('{"a":1,"b":2}', '{"a":1}'), JSON_CONTAINS('[1,2,[3,4]]', '[1,3]'), JSON_CONTAINS('[1,2,[3,4]]', '3'), JSON_CONTAINS('[1,2]', '[1,2,5]');
+SELECT JSON_CONTAINS('1', '1.0'), JSON_CONTAINS('"a"', '"A"'), JSON_CONTAINS('x', '1'), JSON_CONTAINS('[1]', 'x'), JSON_CONTAINS('[1]', '1', '$.z'), JSON_CONTAINS('[1]', NULL), JSON_CONTAINS('[1]', '1', NULL);
+SELECT JSON_CONTAINS('{"a":[1,2]}', '[]', '$.a'), JSON_CONTAINS('[]', '[]'), JSON_CONTAINS('{}', '{}'), JSON_CONTAINS('{"a":{"b":1,"c":2}}', '{"b":1}', '$.a'), JSON_CONTAINS('[{"a":1,"b":2}]', '{"a":1}');
+SELECT JSON_CONTAINS('[1,2]', '1', '$[*]'), JSON_CONTAINS('1', '1e0'), JSON_CONTAINS('[[1,2]]', '[1]'), JSON_CONTAINS('{"a":1}', '1'), JSON_CONTAINS('true', '1'), JSON_CONTAINS('[null]', 'null');
+SELECT JSON_CONTAINS('[1,2]', '[[1,2]]'), JSON_CONTAINS('{"a":[1,2]}', '{"a":1}'), JSON_CONTAINS('"a\\u0041"', '"aA"'), JSON_CONTAINS('{"a":1,"a":2}', '{"a":2}'), JSON_CONTAINS('{"a":1}', '{"a":1,"b":null}');
+SELECT JSON_CONTAINS_PATH('{"a":1,"b":2}', 'one', '$.a', '$.c'), JSON_CONTAINS_PATH('{"a":1,"b":2}', 'all', '$.a', '$.c'), JSON_CONTAINS_PATH('{"a":1}', 'ONE', '$.a'), JSON_CONTAINS_PATH('{"a":1}', 'x', '$.a'), JSON_CONTAINS_PATH('[1]', 'one', '$[0]', '$[5]');
+SELECT JSON_CONTAINS_PATH('{"a":1}', 'one', '$.*'), JSON_CONTAINS_PATH('x', 'one', '$.a'), JSON_CONTAINS_PATH('{"a":1}', 'one', NULL), JSON_CONTAINS_PATH('{"a":1}', 'one', 'z'), JSON_CONTAINS_PATH('{"a":1}', 'all', '$.a', '$[0]');
+SELECT JSON_CONTAINS_PATH('{"a":1}', 'one');
+SELECT JSON_ARRAY(JSON_CONTAINS('[1]', '1'), JSON_CONTAINS_PATH('[1]', 'one', '$[0]'), JSON_VALID('1'), JSON_LENGTH('[1]'));
+CREATE TABLE tagged (id INT PRIMARY KEY, tags TEXT);
+INSERT INTO tagged VALUES (1, '["red", "blue"]'), (2, '["green"]'), (3, '{"red": 1}'), (4, NULL);
+SELECT id FROM tagged WHERE JSON_CONTAINS(tags, '"red"') ORDER BY id;
+SELECT id, JSON_CONTAINS_PATH(tags, 'one', '$.red', '$[1]') FROM tagged ORDER BY id;
+
+-- script: JSON_SET, JSON_INSERT and JSON_REPLACE
+SELECT JSON_SET('{"a":1}', '$.b', 2), JSON_SET('{"a":1}', '$.a', 2, '$.c', 'x'), JSON_SET('[1,2]', '$[5]', 3), JSON_SET('[1,2]', '$[0]', 9), JSON_SET('1', '$[1]', 2), JSON_SET('{"a":1}', '$[0]', 5), JSON_SET('{"a":1}', '$[1]', 5);
+SELECT JSON_INSERT('{"a":1}', '$.a', 2, '$.b', 3), JSON_REPLACE('{"a":1}', '$.a', 2, '$.b', 3), JSON_INSERT('[1]', '$[3]', 4), JSON_REPLACE('[1]', '$[3]', 4);
+SELECT JSON_SET('{"a":1}', '$.b.c', 2), JSON_SET('{"a":{}}', '$.a.c', 2), JSON_SET('{"a":1}', '$.*', 2), JSON_SET('x', '$.a', 1), JSON_SET('{"a":1}', '$.a', NULL), JSON_SET(NULL, '$.a', 1), JSON_SET('{"a":1}', NULL, 1);
+SELECT JSON_SET('{"a":1}', '$.b', 1.50), JSON_SET('{"a":1}', '$.b', true), JSON_SET('{"a":1}', '$.b', 1 = 1), JSON_SET('{"a":1}', '$.b', '[1]'), JSON_SET('{"a":1}', '$.b', JSON_ARRAY(1, 2)), JSON_SET('{"a":1}', '$.b', 1e0), JSON_SET('{"a":1}', '$.b', CAST('2020-01-02' AS DATE));
+SELECT JSON_SET('{ "a" : 1 , "b":[1,  2]}', '$.c', 3), JSON_SET('{"a":1}', '$', 2), JSON_SET('{"a":1}', '$.b', 'x"y'), JSON_SET('{ "a" : 1 }', '$.b.c', 2), JSON_SET('{"a":1E2,"b":1.50,"s":"\\u0041"}', '$.c', 1), JSON_INSERT('{"a":1}', '$', 5), JSON_REPLACE('{"a":1}', '$', 5);
+SELECT JSON_SET('{"a":[1,2]}', '$.a[1]', 3, '$.a[2]', 4), JSON_SET('{"a":1}', '$.a', 2, '$.a', 3), JSON_INSERT('{"a":1}', '$.b', 1, '$.b', 2), JSON_SET('[[1]]', '$[0][3]', 2), JSON_SET('{"a":[]}', '$.a[0]', 1), JSON_INSERT('{"a":5}', '$.a[0]', 1), JSON_INSERT('{"a":5}', '$.a[1]', 1);
+SELECT JSON_REPLACE('{"a":5}', '$.a[0]', 1), JSON_REPLACE('{"a":5}', '$.a[1]', 1), JSON_SET('{"a":1}', '$."b c"', 1), JSON_SET('{"a":1}', '$.b', -0.0), JSON_SET('{"a":1}', '$.b', 1.0e10), JSON_SET('{"a":1}', '$.b', 9223372036854775807);
+SELECT JSON_SET('{"a":1}', '$.b', 'é'), JSON_SET('{"a":1}', '$.b', NOW() IS NULL), JSON_SET('{"a":1}', '$.b', 2 > 1, '$.c', (2 > 1) + 0), JSON_SET('[1]', '$.a', 1), JSON_SET('{"a":{"x":1}}', '$.a[0].x', 2), JSON_SET('{"a":{"x":1}}', '$[0].a[0].y', 2);
+SELECT JSON_SET('{"a":1}', '$.b', JSON_EXTRACT('{"x":[1, 2]}', '$.x')), JSON_SET('{"a":1}', '$.b', JSON_QUOTE('x')), JSON_ARRAY(JSON_SET('{}', '$.a', 1)), JSON_EXTRACT(JSON_SET('{}', '$.a', 1), '$.a');
+SELECT JSON_SET('{"a":1}', '$.a');
+SELECT JSON_INSERT('{"a":1}', '$.a', '$.b', 1);
+CREATE TABLE profiles (id INT PRIMARY KEY, doc TEXT);
+INSERT INTO profiles VALUES (1, '{"name": "Ann"}'), (2, '{"name": "Bob", "age": 3}');
+UPDATE profiles SET doc = JSON_SET(doc, '$.age', id * 10) WHERE id = 1;
+UPDATE profiles SET doc = JSON_REPLACE(doc, '$.age', 4, '$.x', 1) WHERE id = 2;
+SELECT id, doc FROM profiles ORDER BY id;
+
+-- script: JSON_REMOVE
+SELECT JSON_REMOVE('{"a":1,"b":2}', '$.a'), JSON_REMOVE('[1,2,3]', '$[1]'), JSON_REMOVE('[1,2,3]', '$[0]', '$[0]'), JSON_REMOVE('{"a":1}', '$.z'), JSON_REMOVE('{"a":1}', '$'), JSON_REMOVE('{"a":1}', '$.*'), JSON_REMOVE('x', '$.a'), JSON_REMOVE('{"a":{"b":1}}', '$.a.b');
+SELECT JSON_REMOVE('[1,2,3]', '$[5]'), JSON_REMOVE('{"a":1}', '$[0]'), JSON_REMOVE('[1,[2,3]]', '$[1][0]'), JSON_REMOVE('{"a":1}', NULL), JSON_REMOVE(NULL, '$.a'), JSON_REMOVE('{"a":1,"a":2}', '$.a'), JSON_REMOVE('{ "a" : [1 ,2] }', '$.z'), JSON_REMOVE('{"a":{"x":1}}', '$.a[0].x');
+SELECT JSON_REMOVE('{"a":1}');
+
+-- script: JSON_MERGE_PATCH
+SELECT JSON_MERGE_PATCH('{"a":1,"b":2}', '{"b":null,"c":3}'), JSON_MERGE_PATCH('{"a":{"x":1}}', '{"a":{"y":2}}'), JSON_MERGE_PATCH('[1]', '[2]'), JSON_MERGE_PATCH('1', '{"a":1}'), JSON_MERGE_PATCH('{"a":1}', '2'), JSON_MERGE_PATCH('{"a":1}', NULL), JSON_MERGE_PATCH(NULL, '{"a":1}'), JSON_MERGE_PATCH('{"a":1}', 'x');
+SELECT JSON_MERGE_PATCH('{"a":1}', '{"b":2}', '{"a":3}'), JSON_MERGE_PATCH('{"a":1}', '{"a":{"b":null}}'), JSON_MERGE_PATCH('{}', '{"a":null}'), JSON_MERGE_PATCH(NULL, '1'), JSON_MERGE_PATCH(NULL, '[1]'), JSON_MERGE_PATCH('{"a":1}', NULL, '{"b":1}'), JSON_MERGE_PATCH('{"a":1}', NULL, '3');
+SELECT JSON_MERGE_PATCH(NULL, NULL), JSON_MERGE_PATCH('x', '1'), JSON_MERGE_PATCH('{"b":1,"a":2}', '{"c":3,"a":4}'), JSON_MERGE_PATCH('1', '2', '{"a":1}'), JSON_MERGE_PATCH(NULL, '{"a":1}', '{"b":1}'), JSON_MERGE_PATCH('[1]', '{"a":null}');
+SELECT JSON_MERGE_PATCH('{"a":1,"a":2}', '{"b":1}'), JSON_MERGE_PATCH('{"a":1}', '{"a":1,"a":null}'), JSON_MERGE_PATCH('{}', '{"b":1,"b":2}'), JSON_MERGE_PATCH('{"a":1}', '{"b":null,"b":2}'), JSON_MERGE_PATCH('{"a":{"b":1}}', '{"a":{"c":{"d":null,"e":1}}}');
+SELECT JSON_MERGE_PATCH('{"a":1}');
+
+-- script: JSON_QUOTE
+SELECT JSON_QUOTE('a"b'), JSON_QUOTE(''), JSON_QUOTE(NULL), JSON_QUOTE(1), JSON_QUOTE(1.5), JSON_QUOTE('[1]'), JSON_QUOTE('é\t/'), JSON_QUOTE(CAST('2020-01-02' AS DATE));
+SELECT JSON_ARRAY(JSON_QUOTE('x')), JSON_QUOTE(JSON_ARRAY(1)), JSON_QUOTE(CONCAT('a', 1)), JSON_QUOTE(X'41');
+SELECT JSON_QUOTE('a', 'b');
+
+-- script: JSON_SEARCH
+SELECT JSON_SEARCH('["abc",{"x":"abc"},"abd"]', 'one', 'abc'), JSON_SEARCH('["abc",{"x":"abc"},"abd"]', 'all', 'abc'), JSON_SEARCH('["abc",{"x":"abc"},"abd"]', 'all', 'ab%'), JSON_SEARCH('["abc"]', 'all', 'zz'), JSON_SEARCH('["abc"]', 'x', 'abc'), JSON_SEARCH('["ABC"]', 'one', 'abc');
+SELECT JSON_SEARCH('{"a":"x%y"}', 'one', 'x\%y'), JSON_SEARCH('{"a":"x%y"}', 'one', 'x|%y', '|'), JSON_SEARCH('{"a":["b","c"],"d":"b"}', 'all', 'b', '', '$.a'), JSON_SEARCH('[1,"1"]', 'all', '1'), JSON_SEARCH('x', 'one', 'a'), JSON_SEARCH('["a"]', 'one', NULL);
+SELECT JSON_SEARCH('{"a b":"x"}', 'one', 'x'), JSON_SEARCH('[["x"]]', 'one', 'x'), JSON_SEARCH('{"a":"x","b":"x"}', 'one', 'x'), JSON_SEARCH('[true,null,1.5,"1.5"]', 'all', '1.5'), JSON_SEARCH('[true,null]', 'all', 'true');
+SELECT JSON_SEARCH('[true,null,false]', 'all', 'null'), JSON_SEARCH('[true,null,false]', 'all', '%'), JSON_SEARCH('[{"a":1},[2]]', 'all', '%');
+SELECT JSON_SEARCH('{"a":"x"}', 'one', 'x', NULL, '$.a'), JSON_SEARCH('{"a":"x"}', 'one', 'x', '', '$.*'), JSON_SEARCH('{"a":"x","b":["x"]}', 'all', 'x', NULL, '$.b', '$.a'), JSON_SEARCH('{"a":{"b":"x"}}', 'all', 'x', NULL, '$.a');
+SELECT JSON_SEARCH('[1.50]', 'one', '1.5'), JSON_SEARCH('[1.50]', 'one', '1.50'), JSON_SEARCH('[1E2]', 'one', '1E2'), JSON_SEARCH('["x"]', 'ONE', 'x'), JSON_SEARCH('["a_c"]', 'one', 'a\_c'), JSON_SEARCH('{"a":"x"}', 'one', 'x', '', '$.a', '$.a');
+SELECT JSON_SEARCH('{"a":"x"}', 'one', 'x', NULL, '$.z'), JSON_SEARCH('{"a":"é"}', 'one', 'e'), JSON_SEARCH('{"a":"x "}', 'one', 'x'), JSON_SEARCH('{"a\\"b":"x"}', 'one', 'x'), JSON_SEARCH('{"a":"\\u0078"}', 'one', 'x'), JSON_SEARCH('["x","x"]', 'all', 'x', NULL, '$[0]', '$[*]');
+SELECT JSON_SEARCH(' {"a":"x"} ', 'one', 'X'), JSON_SEARCH('["x",["x"]]', 'one', 'x', '', '$[1]'), JSON_SEARCH('{"a":"x"}', 'one', 'x', 'a'), JSON_ARRAY(JSON_SEARCH('["a"]', 'one', 'a'));
+SELECT JSON_SEARCH('{"a":"x"}', 'one', 'x', 'ab');
+SELECT JSON_SEARCH('["a"]', 'one');
+
 -- script: REPLACE and its affected rows
 CREATE TABLE kv (id INT AUTO_INCREMENT PRIMARY KEY, k VARCHAR(10) NOT NULL UNIQUE, v INT NOT NULL DEFAULT 0);
 REPLACE INTO kv (k, v) VALUES ('a', 1);
