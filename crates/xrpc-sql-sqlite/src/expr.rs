@@ -810,7 +810,18 @@ impl Translator<'_> {
             return Ok(t);
         }
         self.in_aggregate = true;
-        let typed: Result<Vec<Typed>> = args.iter().map(|a| self.arg_expr(a)).collect();
+        // MIN and MAX of an ENUM or SET column compare its text, as MySQL's do; COUNT and
+        // GROUP_CONCAT read its text (GROUP_CONCAT(DISTINCT …) sorts by the member's index).
+        let reads_text =
+            matches!(name, "MIN" | "MAX" | "COUNT") || (name == "GROUP_CONCAT" && !distinct);
+        let typed: Result<Vec<Typed>> = args
+            .iter()
+            .map(|a| {
+                self.enum_ok =
+                    reads_text && unnamed(a).is_some_and(crate::translate::is_column_reference);
+                self.arg_expr(a)
+            })
+            .collect();
         let mut order = Vec::new();
         let mut separator = None;
         for clause in clauses {

@@ -623,6 +623,7 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
     scalar(conn, "my_dec_cmp", 2, true, |a| {
         Ok(ordering(some!(a.dec(0)).cmp(&some!(a.dec(1)))))
     })?;
+    scalar(conn, "my_extreme", -1, true, extreme)?;
     scalar(conn, "my_dt_cmp", 2, true, |a| {
         Ok(ordering(some!(a.moment(0)).at.cmp(&some!(a.moment(1)).at)))
     })?;
@@ -812,6 +813,71 @@ fn ordering(o: Ordering) -> Value {
         Ordering::Less => -1,
         Ordering::Equal => 0,
         Ordering::Greater => 1,
+    })
+}
+
+/// `my_extreme(kind, greatest, value, …)`: GREATEST (`greatest` 1) or LEAST of values of
+/// mixed types, compared as `kind` says: `d` exact decimals, `f` DOUBLEs (a string read as
+/// MySQL reads a number), `b` bytes, `D` dates and `T` datetimes (a string that is no date is
+/// the zero date, the least, as MySQL reads it). NULL when any value is NULL. A number or bytes
+/// comes back as it is; a date or datetime in its format (a datetime with the most fraction
+/// digits of the values).
+fn extreme(a: &Args<'_, '_>) -> Result<Value, FnError> {
+    let kind = some!(a.text(0)).into_owned();
+    let greatest = a.i64(1) == Some(1);
+    let values: Vec<ValueRef<'_>> = (2..a.len()).map(|i| a.v(i)).collect();
+    if values.iter().any(|v| matches!(v, ValueRef::Null)) {
+        return Ok(Value::Null);
+    }
+    let pick = |order: &dyn Fn(usize, usize) -> Ordering| {
+        (1..values.len()).fold(0, |best, i| {
+            let o = order(i, best);
+            if (greatest && o == Ordering::Greater) || (!greatest && o == Ordering::Less) {
+                i
+            } else {
+                best
+            }
+        })
+    };
+    Ok(match kind.as_str() {
+        "d" => {
+            let ds: Vec<BigDecimal> = values
+                .iter()
+                .map(|v| to_decimal(*v))
+                .collect::<Option<_>>()
+                .unwrap_or_default();
+            Value::from(values[pick(&|i, j| ds[i].cmp(&ds[j]))])
+        }
+        "f" => {
+            let fs: Vec<f64> = values.iter().map(|v| to_f64(*v).unwrap_or(0.0)).collect();
+            Value::Real(fs[pick(&|i, j| fs[i].total_cmp(&fs[j]))])
+        }
+        "b" => {
+            let bytes = |v: &ValueRef<'_>| match v {
+                ValueRef::Text(t) | ValueRef::Blob(t) => t.to_vec(),
+                other => to_text(*other)
+                    .unwrap_or_default()
+                    .into_owned()
+                    .into_bytes(),
+            };
+            let bs: Vec<Vec<u8>> = values.iter().map(bytes).collect();
+            Value::from(values[pick(&|i, j| bs[i].cmp(&bs[j]))])
+        }
+        _ => {
+            let moments: Vec<Option<dates::Moment>> =
+                values.iter().map(|v| dates::read(*v)).collect();
+            let best = pick(&|i, j| match (&moments[i], &moments[j]) {
+                (Some(x), Some(y)) => x.at.cmp(&y.at),
+                (x, y) => x.is_some().cmp(&y.is_some()),
+            });
+            let fsp = moments.iter().flatten().map(|m| m.fsp).max().unwrap_or(0);
+            text_value(match (&moments[best], kind.as_str()) {
+                (None, "D") => "0000-00-00".to_string(),
+                (None, _) => "0000-00-00 00:00:00".to_string(),
+                (Some(m), "D") => dates::date_text(m.at),
+                (Some(m), _) => dates::datetime_text(m.at, fsp),
+            })
+        }
     })
 }
 

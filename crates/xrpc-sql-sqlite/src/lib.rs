@@ -83,7 +83,8 @@
 //!   IGNORE), and a NOT NULL one without DEFAULT defaults to its first member. MySQL sorts and
 //!   computes with the member's index, so an ENUM column is read only where its text is what
 //!   MySQL reads: a select item of the statement's own query, a comparison or IN with string
-//!   literals, LIKE a string literal, IS NULL and GROUP BY; ORDER BY sorts it by index. Elsewhere (arithmetic,
+//!   literals, LIKE a string literal, IS NULL, GROUP BY, MIN and MAX (which compare its text),
+//!   COUNT and GROUP_CONCAT without DISTINCT; ORDER BY sorts it by index. Elsewhere (arithmetic,
 //!   functions, derived tables, unions, ORDER BY its position or alias) it is 1235. Two such
 //!   columns of one type may be compared.
 //! - A SET column holds its members' declared texts in declaration order, joined by commas;

@@ -5,7 +5,9 @@
 use sqlparser::ast::DateTimeField;
 
 use crate::error::{TranslateError, unsupported};
-use crate::typed::{Strength, Typed, as_text, compare, convert_to, quote, truth, unify};
+use crate::typed::{
+    Strength, Typed, as_text, collation_of, compare, convert_to, quote, truth, unify,
+};
 use crate::types::{Catalog, Collation, Ty};
 
 type Result<T> = std::result::Result<T, TranslateError>;
@@ -223,29 +225,67 @@ impl CallSite<'_> {
                     args[0].ty,
                 )
             }
+            // Values of one type compare as SQLite's max/min do; mixed ones as MySQL compares
+            // them (`my_extreme`): numbers with strings as DOUBLEs, integers with decimals
+            // exactly, strings with bytes as bytes, a DATE with strings and integers as dates
+            // (a DATETIME only with DATEs: MySQL's fraction digits of a string differ).
             "GREATEST" | "LEAST" => {
                 arity(n >= 2)?;
                 let f = if name == "GREATEST" { "max" } else { "min" };
-                let ty = args.iter().fold(Ty::Null, |t, a| unify(t, a.ty));
+                let greatest = i32::from(name == "GREATEST");
+                let tys: Vec<Ty> = args
+                    .iter()
+                    .map(|a| a.ty)
+                    .filter(|t| *t != Ty::Null)
+                    .collect();
+                let has = |p: &dyn Fn(Ty) -> bool| tys.iter().any(|t| p(*t));
+                let all = |p: &dyn Fn(Ty) -> bool| tys.iter().all(|t| p(*t));
+                let ty = tys.iter().fold(Ty::Null, |t, a| unify(t, *a));
+                let extreme =
+                    |kind: &str| format!("my_extreme('{kind}', {greatest}, {})", list(0, &sql));
+                let is_text = |t: Ty| matches!(t, Ty::Str(_) | Ty::Bytes);
                 match ty {
-                    Ty::Int | Ty::Date | Ty::DateTime | Ty::Bytes
-                        if args.iter().all(|a| a.ty == ty || a.ty == Ty::Null) =>
+                    Ty::Null => ("NULL".into(), Ty::Null),
+                    Ty::Int | Ty::Date | Ty::DateTime | Ty::Bytes | Ty::Time
+                        if all(&|t| t == ty) =>
                     {
                         (format!("{f}({})", list(0, &sql)), ty)
                     }
-                    Ty::Str(c) if args.iter().all(|a| matches!(a.ty, Ty::Str(_) | Ty::Null)) => (
-                        format!(
-                            "{f}({} COLLATE {}, {})",
-                            sql(0),
-                            c.sqlite_name(),
-                            list(1, &sql)
-                        ),
-                        ty,
-                    ),
-                    Ty::Double | Ty::Float => (
-                        format!("{f}({})", list(0, &|i| format!("CAST({} AS REAL)", sql(i)))),
-                        Ty::Double,
-                    ),
+                    Ty::Str(_) if all(&|t| matches!(t, Ty::Str(_))) => {
+                        // The strongest collation of the strings (1267 for an illegal mix).
+                        let mut texts = args.iter().filter(|a| matches!(a.ty, Ty::Str(_)));
+                        let mut c = texts.next().cloned().expect("a string argument");
+                        for a in texts {
+                            let collation = collation_of(&c, a)?;
+                            if a.strength < c.strength {
+                                c = a.clone();
+                            }
+                            c.ty = Ty::Str(collation);
+                        }
+                        let collation = c.ty.collation().unwrap_or(Collation::Ci);
+                        (
+                            format!(
+                                "{f}({} COLLATE {}, {})",
+                                sql(0),
+                                collation.sqlite_name(),
+                                list(1, &sql)
+                            ),
+                            Ty::Str(collation),
+                        )
+                    }
+                    Ty::Decimal(_) if all(&|t| matches!(t, Ty::Int | Ty::Decimal(_))) => {
+                        (extreme("d"), ty)
+                    }
+                    _ if all(&|t| t.is_numeric() || is_text(t)) && has(&Ty::is_numeric) => {
+                        (extreme("f"), Ty::Double)
+                    }
+                    _ if all(&is_text) => (extreme("b"), Ty::Bytes),
+                    _ if all(&|t| matches!(t, Ty::Date | Ty::Str(_) | Ty::Int)) => {
+                        (extreme("D"), Ty::Date)
+                    }
+                    _ if all(&|t| matches!(t, Ty::Date | Ty::DateTime)) => {
+                        (extreme("T"), Ty::DateTime)
+                    }
                     _ => return unsupported(format!("{name} of mixed types")),
                 }
             }
