@@ -198,6 +198,196 @@ pub(crate) fn add(at: NaiveDateTime, amount: i64, unit: Unit) -> Option<NaiveDat
     (1..=9999).contains(&out.year()).then_some(out)
 }
 
+/// A compound INTERVAL unit's fields, largest first (`HOUR_MINUTE`: hours, minutes).
+pub(crate) fn compound_fields(name: &str) -> Option<&'static [Unit]> {
+    use Unit::{Day, Hour, Microsecond as Us, Minute, Month, Second, Year};
+    Some(match name {
+        "YEAR_MONTH" => &[Year, Month],
+        "DAY_HOUR" => &[Day, Hour],
+        "DAY_MINUTE" => &[Day, Hour, Minute],
+        "DAY_SECOND" => &[Day, Hour, Minute, Second],
+        "DAY_MICROSECOND" => &[Day, Hour, Minute, Second, Us],
+        "HOUR_MINUTE" => &[Hour, Minute],
+        "HOUR_SECOND" => &[Hour, Minute, Second],
+        "HOUR_MICROSECOND" => &[Hour, Minute, Second, Us],
+        "MINUTE_SECOND" => &[Minute, Second],
+        "MINUTE_MICROSECOND" => &[Minute, Second, Us],
+        "SECOND_MICROSECOND" => &[Second, Us],
+        _ => return None,
+    })
+}
+
+/// A compound interval's text read as MySQL reads it (`get_interval_value`): an optional `-`
+/// negates the whole; the numbers are the runs of digits, anything else separates them; fewer
+/// numbers than fields fill the smallest fields (`'90' HOUR_MINUTE` is 90 minutes); a last
+/// MICROSECOND field is read as a fraction's digits (`'1.5'` is 500000). The amount as (months,
+/// microseconds); `None` for more numbers than fields (MySQL's NULL) or beyond i64.
+pub(crate) fn compound_amount(text: &str, fields: &[Unit]) -> Option<(i64, i64)> {
+    let text = text.trim_start();
+    let (negative, rest) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let bytes = rest.as_bytes();
+    let mut at = 0;
+    let skip = |at: &mut usize| {
+        while *at < bytes.len() && !bytes[*at].is_ascii_digit() {
+            *at += 1;
+        }
+    };
+    skip(&mut at);
+    let mut values: Vec<u64> = Vec::with_capacity(fields.len());
+    let mut last_digits = 0;
+    while values.len() < fields.len() {
+        let start = at;
+        let mut value: u64 = 0;
+        while at < bytes.len() && bytes[at].is_ascii_digit() {
+            value = value
+                .checked_mul(10)?
+                .checked_add(u64::from(bytes[at] - b'0'))?;
+            at += 1;
+        }
+        last_digits = at - start;
+        values.push(value);
+        skip(&mut at);
+        if at == bytes.len() {
+            break;
+        }
+    }
+    if at != bytes.len() {
+        return None;
+    }
+    // Fewer numbers than fields: they are the smallest fields.
+    let mut all = vec![0; fields.len() - values.len()];
+    all.extend(values);
+    if fields.last() == Some(&Unit::Microsecond) && last_digits > 0 {
+        let last = all.last_mut().expect("a field");
+        *last = match last_digits {
+            0..6 => *last * 10u64.pow(6 - last_digits as u32),
+            6 => *last,
+            _ => *last / 10u64.pow(last_digits as u32 - 6),
+        };
+    }
+    let (mut months, mut micros) = (0i64, 0i64);
+    for (unit, value) in fields.iter().zip(all) {
+        let value = i64::try_from(value).ok()?;
+        let (total, per) = match unit {
+            Unit::Year => (&mut months, 12),
+            Unit::Month => (&mut months, 1),
+            Unit::Day => (&mut micros, 86_400_000_000),
+            Unit::Hour => (&mut micros, 3_600_000_000),
+            Unit::Minute => (&mut micros, 60_000_000),
+            Unit::Second => (&mut micros, 1_000_000),
+            _ => (&mut micros, 1),
+        };
+        *total = total.checked_add(value.checked_mul(per)?)?;
+    }
+    Some(if negative {
+        (-months, -micros)
+    } else {
+        (months, micros)
+    })
+}
+
+/// The day and clock fields EXTRACT reads for its units of a day or shorter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ClockFields {
+    pub(crate) negative: bool,
+    pub(crate) day: u64,
+    pub(crate) hour: u64,
+    pub(crate) minute: u64,
+    pub(crate) second: u64,
+    pub(crate) micros: u64,
+}
+
+impl ClockFields {
+    /// A datetime's fields (its day of the month).
+    pub(crate) fn of(m: Moment) -> Self {
+        Self {
+            negative: false,
+            day: u64::from(m.at.day()),
+            hour: u64::from(m.at.hour()),
+            minute: u64::from(m.at.minute()),
+            second: u64::from(m.at.second()),
+            micros: u64::from(m.at.nanosecond() / 1000),
+        }
+    }
+}
+
+/// A value read as MySQL reads a datetime or a TIME for EXTRACT's units of a day or shorter:
+/// a number past 838:59:59 (`8385959`) or a text whose first digits end in a date's separator
+/// is a datetime (its day of the month); otherwise a TIME, whose whole days count as the day.
+/// `Ok(None)` for NULL or what MySQL reads as no value; `Err` names a form not read as MySQL
+/// reads it.
+pub(crate) fn clock_fields(value: ValueRef<'_>) -> Result<Option<ClockFields>, &'static str> {
+    let dated = match value {
+        ValueRef::Null => return Ok(None),
+        ValueRef::Integer(i) => i.unsigned_abs() > 8_385_959,
+        ValueRef::Real(r) => r.abs() > 8_385_959.0,
+        ValueRef::Text(t) | ValueRef::Blob(t) => {
+            let s = std::str::from_utf8(t)
+                .map_err(|_| "EXTRACT of bytes")?
+                .trim();
+            let after_digits = s.trim_start_matches(|c: char| c.is_ascii_digit());
+            match after_digits.chars().next() {
+                _ if s.starts_with('-') => false,
+                None if matches!(s.len(), 12 | 14) => true,
+                None if !s.is_empty() => return Err("EXTRACT of a string of digits"),
+                Some(':') | None => false,
+                Some(_) => read(value).is_some(),
+            }
+        }
+    };
+    if dated {
+        return Ok(read(value).map(ClockFields::of));
+    }
+    match read_time(value) {
+        TimeRead::Value(clock) => Ok(Some(ClockFields {
+            negative: clock.negative,
+            day: clock.hours() / 24,
+            hour: clock.hours() % 24,
+            minute: clock.minutes(),
+            second: clock.secs(),
+            micros: u64::from(clock.micros),
+        })),
+        TimeRead::Null => Ok(None),
+        TimeRead::Unsupported(what) => Err(what),
+    }
+}
+
+/// EXTRACT of a unit of a day or shorter, simple or compound (`DAY_HOUR` is the day times 100
+/// plus the hour); `None` for another unit.
+pub(crate) fn extract_clock(f: ClockFields, unit: &str) -> Option<i64> {
+    let ClockFields {
+        day: d,
+        hour: h,
+        minute: m,
+        second: s,
+        micros: us,
+        ..
+    } = f;
+    let value = match unit {
+        "DAY" => d,
+        "HOUR" => h,
+        "MINUTE" => m,
+        "SECOND" => s,
+        "MICROSECOND" => us,
+        "DAY_HOUR" => d * 100 + h,
+        "DAY_MINUTE" => (d * 100 + h) * 100 + m,
+        "DAY_SECOND" => ((d * 100 + h) * 100 + m) * 100 + s,
+        "DAY_MICROSECOND" => (((d * 100 + h) * 100 + m) * 100 + s) * 1_000_000 + us,
+        "HOUR_MINUTE" => h * 100 + m,
+        "HOUR_SECOND" => (h * 100 + m) * 100 + s,
+        "HOUR_MICROSECOND" => ((h * 100 + m) * 100 + s) * 1_000_000 + us,
+        "MINUTE_SECOND" => m * 100 + s,
+        "MINUTE_MICROSECOND" => (m * 100 + s) * 1_000_000 + us,
+        "SECOND_MICROSECOND" => s * 1_000_000 + us,
+        _ => return None,
+    };
+    let value = i64::try_from(value).ok()?;
+    Some(if f.negative { -value } else { value })
+}
+
 /// TIMESTAMPDIFF(unit, a, b): whole units from `a` to `b`, truncated toward zero.
 pub(crate) fn diff(unit: Unit, a: NaiveDateTime, b: NaiveDateTime) -> i64 {
     let micros = (b - a).num_microseconds().unwrap_or(i64::MAX);
@@ -477,6 +667,38 @@ mod tests {
         let jan31 = at("2024-01-31");
         assert_eq!(date_text(add(jan31, 1, Unit::Month).unwrap()), "2024-02-29");
         assert_eq!(date_text(add(jan31, -1, Unit::Year).unwrap()), "2023-01-31");
+    }
+
+    #[test]
+    fn compound_amounts_are_read_as_mysql_reads_them() {
+        let amount = |text: &str, unit: &str| compound_amount(text, compound_fields(unit).unwrap());
+        assert_eq!(amount("1:30", "HOUR_MINUTE"), Some((0, 90 * 60_000_000)));
+        assert_eq!(amount("90", "HOUR_MINUTE"), Some((0, 90 * 60_000_000)));
+        assert_eq!(amount("-1-2", "YEAR_MONTH"), Some((-14, 0)));
+        assert_eq!(
+            amount("1:-30", "HOUR_MINUTE"),
+            amount("1:30", "HOUR_MINUTE")
+        );
+        assert_eq!(amount("1.5", "SECOND_MICROSECOND"), Some((0, 1_500_000)));
+        assert_eq!(amount("x", "DAY_HOUR"), Some((0, 0)));
+        assert_eq!(amount("1:2:3", "HOUR_MINUTE"), None);
+    }
+
+    #[test]
+    fn extract_reads_a_time_where_mysql_does() {
+        let clock = |v: ValueRef<'_>, unit| {
+            clock_fields(v)
+                .unwrap()
+                .and_then(|f| extract_clock(f, unit))
+        };
+        assert_eq!(clock(ValueRef::Text(b"30:00:00"), "DAY_HOUR"), Some(106));
+        assert_eq!(clock(ValueRef::Text(b"10:11:12"), "HOUR"), Some(10));
+        assert_eq!(clock(ValueRef::Text(b"2020-03-04"), "DAY_HOUR"), Some(400));
+        assert_eq!(clock(ValueRef::Integer(101_112), "HOUR"), Some(10));
+        assert_eq!(
+            clock(ValueRef::Text(b"-10:11:12"), "HOUR_MINUTE"),
+            Some(-1011)
+        );
     }
 
     #[test]

@@ -1836,6 +1836,7 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
         let part = some!(a.text(1)).to_ascii_uppercase();
         Ok(Value::Integer(match part.as_str() {
             "YEAR" => at.year().into(),
+            "YEAR_MONTH" => i64::from(at.year()) * 100 + i64::from(at.month()),
             "MONTH" => at.month().into(),
             "DAY" => at.day().into(),
             "HOUR" => at.hour().into(),
@@ -1900,6 +1901,47 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
         } else {
             dates::datetime_text(out, fsp)
         }))
+    })?;
+    // `my_date_add_compound(at, amount text, unit, kind, sign)`: DATE_ADD with a compound
+    // unit (`kind` as for my_date_add; `sign` -1 for DATE_SUB).
+    scalar(conn, "my_date_add_compound", 5, true, |a| {
+        let m = some!(a.moment(0));
+        let unit = some!(a.text(2)).into_owned();
+        let fields = some!(dates::compound_fields(&unit));
+        let (months, micros) = some!(dates::compound_amount(&some!(a.text(1)), fields));
+        let sign = some!(a.i64(4));
+        let out = if months != 0 {
+            some!(dates::add(m.at, months * sign, Unit::Month))
+        } else {
+            some!(dates::add(m.at, micros * sign, Unit::Microsecond))
+        };
+        let date_unit = unit == "YEAR_MONTH";
+        let as_date = match a.text(3).as_deref() {
+            Some("date") => date_unit,
+            Some("datetime") => false,
+            _ => !m.has_time && date_unit,
+        };
+        let fsp = if unit.ends_with("MICROSECOND") {
+            6
+        } else {
+            m.fsp
+        };
+        Ok(text_value(if as_date {
+            dates::date_text(out)
+        } else {
+            dates::datetime_text(out, fsp)
+        }))
+    })?;
+    // EXTRACT of a unit of a day or shorter (simple or compound): `dated` 1 when the value is a
+    // DATE or DATETIME, else read as a datetime or a TIME as MySQL reads it.
+    scalar(conn, "my_extract_clock", 3, true, |a| {
+        let unit = some!(a.text(1)).into_owned();
+        let fields = if a.i64(2) == Some(1) {
+            dates::ClockFields::of(some!(a.moment(0)))
+        } else {
+            some!(dates::clock_fields(a.v(0)).map_err(unsupported_fn)?)
+        };
+        Ok(dates::extract_clock(fields, &unit).map_or(Value::Null, Value::Integer))
     })?;
     scalar(conn, "my_datediff", 2, true, |a| {
         let (x, y) = (some!(a.moment(0)).at.date(), some!(a.moment(1)).at.date());

@@ -108,6 +108,10 @@
 //!   document is printed whole that way); a truth value placed in a document (a comparison,
 //!   JSON_CONTAINS, JSON_VALID) is `true`/`false`, and a JSON value read as a condition is
 //!   the number it holds (a string's numeric prefix, `true` 1).
+//! - DATE_ADD, DATE_SUB and `+ INTERVAL` take MySQL's compound units (`'1:30' HOUR_MINUTE`,
+//!   `'1-2' YEAR_MONTH`, …), whose text is read as MySQL reads it when the statement runs;
+//!   EXTRACT takes them too, and reads a value as a datetime or a TIME as MySQL does for its
+//!   units of a day or shorter (`EXTRACT(HOUR FROM '30:00:00')` is 6).
 //! - The previous statement's counts come from the engine, which reports them after each
 //!   statement to the [`SessionState`]: ROW_COUNT(), FOUND_ROWS() (for `SQL_CALC_FOUND_ROWS`
 //!   the engine runs [`Translation::found_rows`]), LAST_INSERT_ID(). `SELECT … INTO @a` gives
