@@ -26,6 +26,150 @@ pub(crate) fn read(value: ValueRef<'_>) -> Option<Moment> {
     }
 }
 
+/// A date or datetime as MySQL's default SQL mode holds it: a valid one, or one with zero parts
+/// (`0000-00-00`, `2020-00-10`, `2020-01-00`), which chrono's calendar has no value for. Ordered
+/// as MySQL compares them (field by field, so a zero part sorts first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DateParts {
+    pub(crate) year: u32,
+    pub(crate) month: u32,
+    pub(crate) day: u32,
+    pub(crate) hour: u32,
+    pub(crate) minute: u32,
+    pub(crate) second: u32,
+    pub(crate) micros: u32,
+    pub(crate) has_time: bool,
+    /// Fraction digits written (0 when none).
+    pub(crate) fsp: u8,
+}
+
+impl DateParts {
+    fn of(m: Moment) -> Self {
+        Self {
+            year: m.at.year().max(0) as u32,
+            month: m.at.month(),
+            day: m.at.day(),
+            hour: m.at.hour(),
+            minute: m.at.minute(),
+            second: m.at.second(),
+            micros: m.at.nanosecond() / 1000,
+            has_time: m.has_time,
+            fsp: m.fsp,
+        }
+    }
+
+    /// The key MySQL compares by.
+    pub(crate) fn key(&self) -> (u32, u32, u32, u32, u32, u32, u32) {
+        (
+            self.year,
+            self.month,
+            self.day,
+            self.hour,
+            self.minute,
+            self.second,
+            self.micros,
+        )
+    }
+
+    /// The datetime, when the date has no zero part.
+    pub(crate) fn valid(&self) -> Option<NaiveDateTime> {
+        NaiveDate::from_ymd_opt(self.year as i32, self.month, self.day)?.and_hms_micro_opt(
+            self.hour,
+            self.minute,
+            self.second,
+            self.micros,
+        )
+    }
+
+    /// `YYYY-MM-DD`.
+    pub(crate) fn date_text(&self) -> String {
+        format!("{:04}-{:02}-{:02}", self.year, self.month, self.day)
+    }
+
+    /// `YYYY-MM-DD HH:MM:SS[.ffffff]` with `fsp` fraction digits (truncated).
+    pub(crate) fn datetime_text(&self, fsp: u8) -> String {
+        let mut out = format!(
+            "{} {:02}:{:02}:{:02}",
+            self.date_text(),
+            self.hour,
+            self.minute,
+            self.second
+        );
+        if fsp > 0 {
+            let micros = format!("{:06}", self.micros);
+            out.push('.');
+            out.push_str(&micros[..usize::from(fsp.min(6))]);
+        }
+        out
+    }
+}
+
+/// [`read`], and also a date with zero parts as MySQL's default SQL mode reads it: the same
+/// forms with a zero year, month or day (the month at most 12, the day at most 31), and 0.
+pub(crate) fn read_parts(value: ValueRef<'_>) -> Option<DateParts> {
+    if let Some(m) = read(value) {
+        return Some(DateParts::of(m));
+    }
+    let text = match value {
+        ValueRef::Integer(0) => "0000-00-00".to_string(),
+        ValueRef::Integer(i) => i.to_string(),
+        ValueRef::Text(t) | ValueRef::Blob(t) => std::str::from_utf8(t).ok()?.trim().to_string(),
+        _ => return None,
+    };
+    // Digits alone: YYYYMMDD[HHMMSS] or YYMMDD[HHMMSS], punctuated.
+    let text = if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        let (date, time) = match text.len() {
+            6 | 8 => (text.as_str(), ""),
+            12 | 14 => text.split_at(text.len() - 6),
+            _ => return None,
+        };
+        let (y, rest) = date.split_at(date.len() - 4);
+        let mut out = format!("{y}-{}-{}", &rest[..2], &rest[2..]);
+        if !time.is_empty() {
+            out.push_str(&format!(" {}:{}:{}", &time[..2], &time[2..4], &time[4..]));
+        }
+        out
+    } else {
+        text
+    };
+    let (date, time) = match text.find([' ', 'T']) {
+        Some(at) => (&text[..at], &text[at..]),
+        None => (text.as_str(), ""),
+    };
+    let parts: Vec<&str> = date.split(|c: char| c.is_ascii_punctuation()).collect();
+    let [y, m, d] = parts.as_slice() else {
+        return None;
+    };
+    let number = |p: &str| {
+        (!p.is_empty() && p.len() <= 4 && p.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| p.parse::<u32>().ok())
+            .flatten()
+    };
+    let (year, month, day) = (number(y)?, number(m)?, number(d)?);
+    if (month != 0 && day != 0 && year != 0) || month > 12 || day > 31 {
+        return None;
+    }
+    // The same text with each zero part made valid reads the rest (and checks it).
+    let stand_in = format!(
+        "{}-{:02}-{:02}{time}",
+        if year == 0 { "2000" } else { y },
+        month.max(1),
+        day.max(1)
+    );
+    let read = DateParts::of(read(ValueRef::Text(stand_in.as_bytes()))?);
+    Some(DateParts {
+        // A zero year of four digits, or the all-zero date, is year 0 (not 2000).
+        year: if year == 0 && ((month, day) == (0, 0) || y.len() > 2) {
+            0
+        } else {
+            read.year
+        },
+        month,
+        day,
+        ..read
+    })
+}
+
 fn read_number(digits: &str) -> Option<Moment> {
     let (date, time) = match digits.len() {
         6 | 8 => (digits, ""),
@@ -302,14 +446,14 @@ pub(crate) struct ClockFields {
 
 impl ClockFields {
     /// A datetime's fields (its day of the month).
-    pub(crate) fn of(m: Moment) -> Self {
+    pub(crate) fn of(d: DateParts) -> Self {
         Self {
             negative: false,
-            day: u64::from(m.at.day()),
-            hour: u64::from(m.at.hour()),
-            minute: u64::from(m.at.minute()),
-            second: u64::from(m.at.second()),
-            micros: u64::from(m.at.nanosecond() / 1000),
+            day: u64::from(d.day),
+            hour: u64::from(d.hour),
+            minute: u64::from(d.minute),
+            second: u64::from(d.second),
+            micros: u64::from(d.micros),
         }
     }
 }
@@ -334,12 +478,12 @@ pub(crate) fn clock_fields(value: ValueRef<'_>) -> Result<Option<ClockFields>, &
                 None if matches!(s.len(), 12 | 14) => true,
                 None if !s.is_empty() => return Err("EXTRACT of a string of digits"),
                 Some(':') | None => false,
-                Some(_) => read(value).is_some(),
+                Some(_) => read_parts(value).is_some(),
             }
         }
     };
     if dated {
-        return Ok(read(value).map(ClockFields::of));
+        return Ok(read_parts(value).map(ClockFields::of));
     }
     match read_time(value) {
         TimeRead::Value(clock) => Ok(Some(ClockFields {
@@ -460,7 +604,11 @@ pub(crate) fn week0(at: NaiveDateTime) -> u32 {
 
 /// DATE_FORMAT's text of a moment; `None` for a specifier this does not write (so the caller
 /// refuses rather than answer differently).
-pub(crate) fn format(at: NaiveDateTime, pattern: &str) -> Option<String> {
+pub(crate) fn format(parts: &DateParts, pattern: &str) -> Option<String> {
+    let fields = *parts;
+    // The specifiers of a calendar's day (names, weeks, the day of the year) need a valid
+    // date: a date with zero parts has none (`None`, refused).
+    let calendar = || fields.valid();
     let mut out = String::new();
     let mut chars = pattern.chars();
     while let Some(c) = chars.next() {
@@ -471,42 +619,43 @@ pub(crate) fn format(at: NaiveDateTime, pattern: &str) -> Option<String> {
         let Some(spec) = chars.next() else {
             break;
         };
-        let hour12 = (at.hour() + 11) % 12 + 1;
+        let hour12 = (fields.hour + 11) % 12 + 1;
         match spec {
-            'Y' => out.push_str(&format!("{:04}", at.year())),
-            'y' => out.push_str(&format!("{:02}", at.year() % 100)),
-            'm' => out.push_str(&format!("{:02}", at.month())),
-            'c' => out.push_str(&at.month().to_string()),
-            'd' => out.push_str(&format!("{:02}", at.day())),
-            'e' => out.push_str(&at.day().to_string()),
-            'H' => out.push_str(&format!("{:02}", at.hour())),
-            'k' => out.push_str(&at.hour().to_string()),
+            'Y' => out.push_str(&format!("{:04}", fields.year)),
+            'y' => out.push_str(&format!("{:02}", fields.year % 100)),
+            'm' => out.push_str(&format!("{:02}", fields.month)),
+            'c' => out.push_str(&fields.month.to_string()),
+            'd' => out.push_str(&format!("{:02}", fields.day)),
+            'e' => out.push_str(&fields.day.to_string()),
+            'H' => out.push_str(&format!("{:02}", fields.hour)),
+            'k' => out.push_str(&fields.hour.to_string()),
             'h' | 'I' => out.push_str(&format!("{hour12:02}")),
             'l' => out.push_str(&hour12.to_string()),
-            'i' => out.push_str(&format!("{:02}", at.minute())),
-            's' | 'S' => out.push_str(&format!("{:02}", at.second())),
-            'f' => out.push_str(&format!("{:06}", at.nanosecond() / 1000)),
-            'p' => out.push_str(if at.hour() < 12 { "AM" } else { "PM" }),
+            'i' => out.push_str(&format!("{:02}", fields.minute)),
+            's' | 'S' => out.push_str(&format!("{:02}", fields.second)),
+            'f' => out.push_str(&format!("{:06}", fields.micros)),
+            'p' => out.push_str(if fields.hour < 12 { "AM" } else { "PM" }),
             'r' => out.push_str(&format!(
                 "{hour12:02}:{:02}:{:02} {}",
-                at.minute(),
-                at.second(),
-                if at.hour() < 12 { "AM" } else { "PM" }
+                fields.minute,
+                fields.second,
+                if fields.hour < 12 { "AM" } else { "PM" }
             )),
             'T' => out.push_str(&format!(
                 "{:02}:{:02}:{:02}",
-                at.hour(),
-                at.minute(),
-                at.second()
+                fields.hour, fields.minute, fields.second
             )),
-            'W' => out.push_str(day_name(at)),
-            'a' => out.push_str(&day_name(at)[..3]),
-            'M' => out.push_str(month_name(at)),
-            'b' => out.push_str(&month_name(at)[..3]),
-            'j' => out.push_str(&format!("{:03}", at.ordinal())),
-            'w' => out.push_str(&at.weekday().num_days_from_sunday().to_string()),
-            'U' => out.push_str(&format!("{:02}", week0(at))),
-            'u' => out.push_str(&format!("{:02}", calc_week(at.date(), WEEK_MONDAY_FIRST).1)),
+            'W' => out.push_str(day_name(calendar()?)),
+            'a' => out.push_str(&day_name(calendar()?)[..3]),
+            'M' => out.push_str(month_name(calendar()?)),
+            'b' => out.push_str(&month_name(calendar()?)[..3]),
+            'j' => out.push_str(&format!("{:03}", calendar()?.ordinal())),
+            'w' => out.push_str(&calendar()?.weekday().num_days_from_sunday().to_string()),
+            'U' => out.push_str(&format!("{:02}", week0(calendar()?))),
+            'u' => out.push_str(&format!(
+                "{:02}",
+                calc_week(calendar()?.date(), WEEK_MONDAY_FIRST).1
+            )),
             'V' | 'v' | 'X' | 'x' => {
                 // Weeks of a year that has no week 0: Sunday-first (V, X) or Monday-first.
                 let first = if matches!(spec, 'V' | 'X') {
@@ -514,7 +663,7 @@ pub(crate) fn format(at: NaiveDateTime, pattern: &str) -> Option<String> {
                 } else {
                     WEEK_MONDAY_FIRST
                 };
-                let (year, week) = calc_week(at.date(), WEEK_YEAR | first);
+                let (year, week) = calc_week(calendar()?.date(), WEEK_YEAR | first);
                 if matches!(spec, 'V' | 'v') {
                     out.push_str(&format!("{week:02}"));
                 } else {
@@ -522,7 +671,7 @@ pub(crate) fn format(at: NaiveDateTime, pattern: &str) -> Option<String> {
                 }
             }
             'D' => {
-                let d = at.day();
+                let d = fields.day;
                 let suffix = match (d % 10, d % 100) {
                     (_, 11..=13) => "th",
                     (1, _) => "st",
@@ -663,6 +812,28 @@ mod tests {
     }
 
     #[test]
+    fn dates_with_zero_parts_are_read_as_mysqls_default_mode_reads_them() {
+        let parts = |s: &str| read_parts(ValueRef::Text(s.as_bytes())).map(|d| d.datetime_text(0));
+        assert_eq!(parts("0000-00-00").as_deref(), Some("0000-00-00 00:00:00"));
+        assert_eq!(parts("00-00-00").as_deref(), Some("0000-00-00 00:00:00"));
+        assert_eq!(
+            parts("2020-00-10 1:2:3").as_deref(),
+            Some("2020-00-10 01:02:03")
+        );
+        assert_eq!(parts("20200100").as_deref(), Some("2020-01-00 00:00:00"));
+        assert_eq!(parts("2020-02-30"), None);
+        assert_eq!(parts("2020-13-00"), None);
+        let zero = read_parts(ValueRef::Integer(0)).unwrap();
+        assert!(zero.key() < read_parts(ValueRef::Text(b"2020-00-10")).unwrap().key());
+        assert_eq!(zero.valid(), None);
+        assert_eq!(
+            format(&zero, "%d.%m.%Y %D").as_deref(),
+            Some("00.00.0000 0th")
+        );
+        assert_eq!(format(&zero, "%W"), None);
+    }
+
+    #[test]
     fn months_clamp_to_the_last_day() {
         let jan31 = at("2024-01-31");
         assert_eq!(date_text(add(jan31, 1, Unit::Month).unwrap()), "2024-02-29");
@@ -710,7 +881,7 @@ mod tests {
 
     #[test]
     fn date_format_writes_mysqls_specifiers() {
-        let t = at("2024-03-05 14:07:09");
+        let t = &read_parts(ValueRef::Text(b"2024-03-05 14:07:09")).unwrap();
         assert_eq!(
             format(t, "%Y/%m/%d %H:%i:%s").unwrap(),
             "2024/03/05 14:07:09"
@@ -839,12 +1010,12 @@ fn read_time_text(s: &str) -> TimeRead {
     // A date alone (not a leading minus) is a datetime at midnight.
     let date_alone = s.len() > 1 && s[1..].contains(['-', '/']) && !s.contains(':');
     if dated || date_alone || (digits_only && matches!(s.len(), 12 | 14)) {
-        return match read(ValueRef::Text(s.as_bytes())) {
-            Some(m) => TimeRead::Value(Clock {
+        return match read_parts(ValueRef::Text(s.as_bytes())) {
+            Some(d) => TimeRead::Value(Clock {
                 negative: false,
-                seconds: u64::from(m.at.num_seconds_from_midnight()),
-                micros: m.at.nanosecond() / 1000,
-                fsp: m.fsp,
+                seconds: u64::from(d.hour * 3600 + d.minute * 60 + d.second),
+                micros: d.micros,
+                fsp: d.fsp,
             }),
             None => TimeRead::Null,
         };

@@ -82,6 +82,10 @@ impl Args<'_, '_> {
     fn moment(&self, i: usize) -> Option<dates::Moment> {
         dates::read(self.v(i))
     }
+    /// A date that may have zero parts (`0000-00-00`).
+    fn date_parts(&self, i: usize) -> Option<dates::DateParts> {
+        dates::read_parts(self.v(i))
+    }
     fn collation(&self, i: usize) -> Collation {
         if self.i64(i) == Some(1) {
             Collation::Ci
@@ -625,7 +629,11 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
     })?;
     scalar(conn, "my_extreme", -1, true, extreme)?;
     scalar(conn, "my_dt_cmp", 2, true, |a| {
-        Ok(ordering(some!(a.moment(0)).at.cmp(&some!(a.moment(1)).at)))
+        Ok(ordering(
+            some!(a.date_parts(0))
+                .key()
+                .cmp(&some!(a.date_parts(1)).key()),
+        ))
     })?;
     scalar(conn, "my_dyn_cmp", 2, true, |a| {
         let (x, y) = (a.v(0), a.v(1));
@@ -864,18 +872,18 @@ fn extreme(a: &Args<'_, '_>) -> Result<Value, FnError> {
             Value::from(values[pick(&|i, j| bs[i].cmp(&bs[j]))])
         }
         _ => {
-            let moments: Vec<Option<dates::Moment>> =
-                values.iter().map(|v| dates::read(*v)).collect();
-            let best = pick(&|i, j| match (&moments[i], &moments[j]) {
-                (Some(x), Some(y)) => x.at.cmp(&y.at),
+            let dates: Vec<Option<dates::DateParts>> =
+                values.iter().map(|v| dates::read_parts(*v)).collect();
+            let best = pick(&|i, j| match (&dates[i], &dates[j]) {
+                (Some(x), Some(y)) => x.key().cmp(&y.key()),
                 (x, y) => x.is_some().cmp(&y.is_some()),
             });
-            let fsp = moments.iter().flatten().map(|m| m.fsp).max().unwrap_or(0);
-            text_value(match (&moments[best], kind.as_str()) {
+            let fsp = dates.iter().flatten().map(|d| d.fsp).max().unwrap_or(0);
+            text_value(match (&dates[best], kind.as_str()) {
                 (None, "D") => "0000-00-00".to_string(),
                 (None, _) => "0000-00-00 00:00:00".to_string(),
-                (Some(m), "D") => dates::date_text(m.at),
-                (Some(m), _) => dates::datetime_text(m.at, fsp),
+                (Some(d), "D") => d.date_text(),
+                (Some(d), _) => d.datetime_text(fsp),
             })
         }
     })
@@ -1704,11 +1712,11 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
         ))
     })?;
     scalar(conn, "my_date", 1, true, |a| {
-        Ok(text_value(dates::date_text(some!(a.moment(0)).at)))
+        Ok(text_value(some!(a.date_parts(0)).date_text()))
     })?;
     scalar(conn, "my_datetime", 2, true, |a| {
         let fsp = some!(a.i64(1)).clamp(0, 6) as u8;
-        Ok(text_value(dates::datetime_text(some!(a.moment(0)).at, fsp)))
+        Ok(text_value(some!(a.date_parts(0)).datetime_text(fsp)))
     })?;
     // A value read as a TIME (TIME(x) keeps the fraction digits written; CAST AS TIME, fsp 0,
     // refuses a fraction, which MySQL rounds and MariaDB truncates).
@@ -1831,19 +1839,26 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
         Ok(text_value(text.get(11..).unwrap_or("00:00:00")))
     })?;
     // YEAR, MONTH, … by part name.
+    // A part of a date; the year, month and day of one with zero parts are read too (the
+    // calendar's parts of it are NULL, as in MySQL).
     scalar(conn, "my_part", 2, true, |a| {
-        let at = some!(a.moment(0)).at;
         let part = some!(a.text(1)).to_ascii_uppercase();
+        let d = some!(a.date_parts(0));
+        let (year, month) = (i64::from(d.year), i64::from(d.month));
+        match part.as_str() {
+            "YEAR" => return Ok(Value::Integer(year)),
+            "YEAR_MONTH" => return Ok(Value::Integer(year * 100 + month)),
+            "MONTH" => return Ok(Value::Integer(month)),
+            "DAY" => return Ok(Value::Integer(d.day.into())),
+            "QUARTER" => return Ok(Value::Integer((month + 2) / 3)),
+            _ => {}
+        }
+        let at = some!(d.valid());
         Ok(Value::Integer(match part.as_str() {
-            "YEAR" => at.year().into(),
-            "YEAR_MONTH" => i64::from(at.year()) * 100 + i64::from(at.month()),
-            "MONTH" => at.month().into(),
-            "DAY" => at.day().into(),
             "HOUR" => at.hour().into(),
             "MINUTE" => at.minute().into(),
             "SECOND" => at.second().into(),
             "MICROSECOND" => (at.nanosecond() / 1000).into(),
-            "QUARTER" => at.month0().div_euclid(3) as i64 + 1,
             "DAYOFWEEK" => at.weekday().num_days_from_sunday() as i64 + 1,
             "WEEKDAY" => at.weekday().num_days_from_monday().into(),
             "DAYOFYEAR" => at.ordinal().into(),
@@ -1855,13 +1870,21 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
     scalar(conn, "my_dayname", 1, true, |a| {
         Ok(text_value(dates::day_name(some!(a.moment(0)).at)))
     })?;
+    // MONTHNAME and LAST_DAY read the month of a date whose day is zero, as MySQL does.
     scalar(conn, "my_monthname", 1, true, |a| {
-        Ok(text_value(dates::month_name(some!(a.moment(0)).at)))
+        let d = some!(a.date_parts(0));
+        let first = some!(NaiveDate::from_ymd_opt(d.year as i32, d.month, 1));
+        Ok(text_value(dates::month_name(
+            first.and_time(chrono::NaiveTime::MIN),
+        )))
     })?;
     scalar(conn, "my_last_day", 1, true, |a| {
-        let at = some!(a.moment(0)).at;
+        let d = some!(a.date_parts(0));
+        if d.year == 0 {
+            return Ok(Value::Null);
+        }
         let first_next = some!(dates::add(
-            some!(NaiveDate::from_ymd_opt(at.year(), at.month(), 1))
+            some!(NaiveDate::from_ymd_opt(d.year as i32, d.month, 1))
                 .and_hms_opt(0, 0, 0)
                 .expect("midnight"),
             1,
@@ -1872,15 +1895,15 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
         )))
     })?;
     scalar(conn, "my_date_format", 2, true, |a| {
-        let at = some!(a.moment(0)).at;
+        let d = some!(a.date_parts(0));
         let pattern = some!(a.text(1)).into_owned();
-        dates::format(at, &pattern).map(text_value).ok_or_else(|| {
-            fail(
-                1235,
-                format!(
-                    "This version of MySQL doesn't yet support 'DATE_FORMAT specifier in {pattern}'"
-                ),
-            )
+        dates::format(&d, &pattern).map(text_value).ok_or_else(|| {
+            let what = if d.valid().is_none() {
+                "DATE_FORMAT of a date with zero parts by a calendar specifier in"
+            } else {
+                "DATE_FORMAT specifier in"
+            };
+            unsupported_fn(&format!("{what} {pattern}"))
         })
     })?;
     // DATE_ADD(x, amount, unit, kind): kind 'date' or 'datetime' from the static type, 's' for a
@@ -1937,7 +1960,7 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
     scalar(conn, "my_extract_clock", 3, true, |a| {
         let unit = some!(a.text(1)).into_owned();
         let fields = if a.i64(2) == Some(1) {
-            dates::ClockFields::of(some!(a.moment(0)))
+            dates::ClockFields::of(some!(a.date_parts(0)))
         } else {
             some!(dates::clock_fields(a.v(0)).map_err(unsupported_fn)?)
         };
@@ -2333,6 +2356,21 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
             return Ok(Value::Null);
         }
         let kind = a.text(4).unwrap_or_default().into_owned();
+        let fsp = some!(a.i64(1)).clamp(0, 6) as u8;
+        // A date with zero parts is kept as MySQL's default SQL mode keeps it.
+        if dates::read(v).is_none()
+            && let Some(d) = dates::read_parts(v)
+        {
+            if kind == "date" {
+                return Ok(text_value(d.date_text()));
+            }
+            if d.fsp > fsp && d.micros % 10u32.pow(6 - u32::from(fsp)) != 0 {
+                return Err(unsupported_fn(
+                    "a zero date with more fraction digits than its column",
+                ));
+            }
+            return Ok(text_value(d.datetime_text(fsp)));
+        }
         let Some(m) = dates::read(v) else {
             let column = a.text(3).unwrap_or_default().into_owned();
             let shown = to_text(v).unwrap_or_default().into_owned();
@@ -2348,7 +2386,6 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
                 "0000-00-00 00:00:00"
             }));
         };
-        let fsp = some!(a.i64(1)).clamp(0, 6) as u8;
         Ok(text_value(if kind == "date" {
             dates::date_text(m.at)
         } else {

@@ -108,6 +108,12 @@
 //!   document is printed whole that way); a truth value placed in a document (a comparison,
 //!   JSON_CONTAINS, JSON_VALID) is `true`/`false`, and a JSON value read as a condition is
 //!   the number it holds (a string's numeric prefix, `true` 1).
+//! - Dates with zero parts (`0000-00-00`, `2020-00-10`), which MySQL's default SQL mode
+//!   accepts, are stored and read as it does: DATE, CAST, YEAR, MONTH, DAY, QUARTER, EXTRACT,
+//!   comparisons, GREATEST/LEAST and DATE_FORMAT's numeric specifiers read their parts; the
+//!   functions of a calendar day (DAYNAME, DATE_ADD, DATEDIFF, WEEK, …) give NULL, as MySQL
+//!   does; DATE_FORMAT's calendar specifiers of one are 1235. A date that does not exist
+//!   (`2020-02-30`) is 1292 in a strict write and NULL in a function.
 //! - DATE_ADD, DATE_SUB and `+ INTERVAL` take MySQL's compound units (`'1:30' HOUR_MINUTE`,
 //!   `'1-2' YEAR_MONTH`, …), whose text is read as MySQL reads it when the statement runs;
 //!   EXTRACT takes them too, and reads a value as a datetime or a TIME as MySQL does for its
