@@ -628,6 +628,11 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
         Ok(ordering(some!(a.dec(0)).cmp(&some!(a.dec(1)))))
     })?;
     scalar(conn, "my_extreme", -1, true, extreme)?;
+    scalar(conn, "my_rollup_varies", 0, false, |_| {
+        Err(unsupported_fn(
+            "GROUP BY … WITH ROLLUP showing a value that differs within a super-aggregate row",
+        ))
+    })?;
     scalar(conn, "my_dt_cmp", 2, true, |a| {
         Ok(ordering(
             some!(a.date_parts(0))

@@ -118,6 +118,8 @@
 //!   `'1-2' YEAR_MONTH`, …), whose text is read as MySQL reads it when the statement runs;
 //!   EXTRACT takes them too, and reads a value as a datetime or a TIME as MySQL does for its
 //!   units of a day or shorter (`EXTRACT(HOUR FROM '30:00:00')` is 6).
+//! - `GROUP BY … WITH ROLLUP` is the UNION ALL of its grouping levels in MySQL's order (see
+//!   the `rollup` module); with ORDER BY it is MySQL's 1221.
 //! - The previous statement's counts come from the engine, which reports them after each
 //!   statement to the [`SessionState`]: ROW_COUNT(), FOUND_ROWS() (for `SQL_CALC_FOUND_ROWS`
 //!   the engine runs [`Translation::found_rows`]), LAST_INSERT_ID(). `SELECT … INTO @a` gives
@@ -142,7 +144,7 @@
 //! where MySQL reads its text or sorts it (see below), TIME(n) columns and TIME values that are
 //! negative, past 99:59:59 or with a fraction of a second, INSERT IGNORE into a table with
 //! CHECK constraints (MySQL skips the failing row), ALTER TABLE adding or dropping a CHECK, a
-//! recursive CTE whose first member's column is neither a table column nor a literal, ROLLUP, comparisons of dates with numbers, MODIFY/CHANGE COLUMN of a table other
+//! recursive CTE whose first member's column is neither a table column nor a literal, comparisons of dates with numbers, MODIFY/CHANGE COLUMN of a table other
 //! tables' foreign keys reference, or changing its keys or AUTO_INCREMENT, DELETE from several
 //! different tables, a UNIQUE key on a column prefix, the JSON functions not listed above
 //! (JSON_MERGE, JSON_ARRAYAGG, …), a JSON value in a comparison, arithmetic, CAST, SUM or AVG
@@ -162,6 +164,7 @@ mod expr;
 mod functions;
 mod json;
 mod library;
+mod rollup;
 mod translate;
 mod typed;
 mod types;
@@ -325,7 +328,8 @@ pub fn translate(
     statement: &Statement,
     catalog: &dyn Catalog,
 ) -> Result<Translation, TranslateError> {
-    translate::Translator::new(catalog).statement(statement)
+    let rewritten = rollup::rewrite(statement)?;
+    translate::Translator::new(catalog).statement(rewritten.as_ref().unwrap_or(statement))
 }
 
 /// [`translate`] for a statement run with arguments of these classes, in text order: a
@@ -337,6 +341,8 @@ pub fn translate_with_args(
     catalog: &dyn Catalog,
     args: &[ArgClass],
 ) -> Result<(Translation, bool), TranslateError> {
+    let rewritten = rollup::rewrite(statement)?;
+    let statement = rewritten.as_ref().unwrap_or(statement);
     let mut translator = translate::Translator::with_args(catalog, statement, args);
     let translation = translator.statement(statement)?;
     Ok((translation, translator.typed_args))

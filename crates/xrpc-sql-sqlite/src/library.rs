@@ -933,6 +933,19 @@ impl CallSite<'_> {
                 t.aggregate = aggregate;
                 return Ok(t);
             }
+            // A super-aggregate row's value of GROUP BY … WITH ROLLUP (see `crate::rollup`):
+            // refused when the rows it adds up differ in it.
+            "__ROLLUP_ONE_VALUE" => {
+                arity(n == 2)?;
+                (
+                    format!(
+                        "(CASE WHEN {} THEN my_rollup_varies() ELSE {} END)",
+                        truth(&args[0]),
+                        sql(1)
+                    ),
+                    args[1].ty,
+                )
+            }
             // The previous statement's counts, as the engine reported them.
             "ROW_COUNT" | "FOUND_ROWS" | "LAST_INSERT_ID" => {
                 if name == "LAST_INSERT_ID" && n == 1 {

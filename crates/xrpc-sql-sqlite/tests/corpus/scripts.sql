@@ -720,6 +720,42 @@ SELECT HOUR('0000-00-00 10:11:12'), TIME('0000-00-00 10:11:12'), MINUTE('2020-00
 SELECT DATE_FORMAT('0000-00-00', '%a');
 SELECT STR_TO_DATE('00/00/0000', '%d/%m/%Y');
 
+-- script: GROUP BY WITH ROLLUP
+CREATE TABLE sales (id INT PRIMARY KEY, region VARCHAR(10), product VARCHAR(10), amount INT, price DECIMAL(6,2));
+INSERT INTO sales VALUES (1, 'east', 'a', 10, 1.50), (2, 'east', 'b', 20, 2.25), (3, 'west', 'a', 5, 0.10), (4, NULL, 'a', 7, NULL), (5, 'west', 'b', 1, 3.00);
+SELECT region, product, SUM(amount) FROM sales GROUP BY region, product WITH ROLLUP;
+SELECT region, SUM(amount), COUNT(*), AVG(price) FROM sales GROUP BY region WITH ROLLUP;
+SELECT region, SUM(amount) AS s FROM sales GROUP BY region WITH ROLLUP HAVING s > 10;
+SELECT CONCAT(region, '!'), SUM(amount) FROM sales GROUP BY region WITH ROLLUP;
+SELECT region, SUM(amount) FROM sales GROUP BY region WITH ROLLUP LIMIT 2;
+SELECT region, SUM(amount) FROM sales GROUP BY region WITH ROLLUP LIMIT 1, 2;
+SELECT * FROM (SELECT region, SUM(amount) AS s FROM sales GROUP BY region WITH ROLLUP) AS x ORDER BY s;
+SELECT region, product, SUM(amount) FROM sales GROUP BY 1, 2 WITH ROLLUP;
+SELECT UPPER(region) AS r, SUM(amount) FROM sales GROUP BY r WITH ROLLUP;
+SELECT s.product, MAX(s.price), MIN(s.amount) FROM sales AS s WHERE s.amount > 1 GROUP BY s.product WITH ROLLUP;
+SELECT product, COUNT(DISTINCT region), GROUP_CONCAT(id ORDER BY id) FROM sales GROUP BY product WITH ROLLUP;
+SELECT SUM(amount) FROM sales WHERE amount > 100 GROUP BY region WITH ROLLUP;
+SELECT product, SUM(amount) FROM sales WHERE amount > 100 GROUP BY product WITH ROLLUP;
+SELECT region IS NULL, SUM(amount) FROM sales GROUP BY region WITH ROLLUP;
+SELECT YEAR(CAST('2020-01-01' AS DATE)) AS y, product, SUM(amount) FROM sales GROUP BY y, product WITH ROLLUP;
+-- Rows come in MySQL's order: the alias holding the words ORDER BY makes the comparison keep it.
+SELECT region AS `order by`, product, SUM(amount) FROM sales GROUP BY region, product WITH ROLLUP;
+SELECT product AS `order by`, region, COUNT(*) FROM sales GROUP BY product, region WITH ROLLUP;
+SELECT price AS `order by`, SUM(amount) FROM sales GROUP BY price WITH ROLLUP;
+SELECT region AS `order by`, SUM(amount) AS s FROM sales GROUP BY region WITH ROLLUP HAVING s > 5 LIMIT 3;
+SELECT region, SUM(amount) FROM sales GROUP BY region WITH ROLLUP ORDER BY region;
+SELECT region AS `order by`, product, MIN(id), SUM(amount) FROM sales GROUP BY region, product WITH ROLLUP;
+SELECT region AS `order by`, product, amount > 0, SUM(amount) FROM sales WHERE id <> 2 GROUP BY region, product WITH ROLLUP;
+-- A super-aggregate row shows the value of the last group it adds up: refused where its rows differ.
+SELECT region AS `order by`, product, id, SUM(amount) FROM sales GROUP BY region, product WITH ROLLUP;
+
+-- script: GROUP BY WITH ROLLUP of groups whose rows differ in case
+CREATE TABLE cities (id INT PRIMARY KEY, region VARCHAR(10), city VARCHAR(10), people INT);
+INSERT INTO cities VALUES (1, 'north', 'a', 1), (2, 'North', 'b', 2), (3, 'south', 'c', 3);
+SELECT region AS `order by`, SUM(people) FROM cities GROUP BY region WITH ROLLUP;
+SELECT region AS `order by`, city, SUM(people) FROM cities WHERE region = 'south' GROUP BY region, city WITH ROLLUP;
+SELECT region AS `order by`, city, SUM(people) FROM cities GROUP BY region, city WITH ROLLUP;
+
 -- script: REPLACE and its affected rows
 CREATE TABLE kv (id INT AUTO_INCREMENT PRIMARY KEY, k VARCHAR(10) NOT NULL UNIQUE, v INT NOT NULL DEFAULT 0);
 REPLACE INTO kv (k, v) VALUES ('a', 1);
