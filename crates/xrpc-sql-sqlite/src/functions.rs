@@ -1340,6 +1340,12 @@ fn register_json(conn: &Connection) -> rusqlite::Result<()> {
             return Ok(text_value("null"));
         };
         Ok(text_value(match kind.as_str() {
+            // A `?` argument: a number as MySQL prints it, anything else a string.
+            "d" => match a.v(0) {
+                ValueRef::Integer(i) => i.to_string(),
+                ValueRef::Real(r) => double_text(r),
+                _ => json::quote(&text),
+            },
             "s" => json::quote(&text),
             "b" => if a.f64(0).unwrap_or(0.0) != 0.0 {
                 "true"

@@ -129,15 +129,17 @@ const MYSQL_ONLY: &[&str] = &[
     "VALUES",
 ];
 
-/// A value as JSON text in a document JSON_ARRAY or JSON_OBJECT builds: a JSON function's
-/// result as it is, a number as its MySQL text, a truth value (`truth_value`, by the form of
-/// its expression) as `true`/`false`, NULL as `null`, anything else as a JSON string.
+/// A value as JSON text in a document JSON_ARRAY, JSON_OBJECT or JSON_SET builds: a JSON
+/// function's result as it is, a number as its MySQL text, a truth value (`truth_value`, by the
+/// form of its expression) as `true`/`false`, NULL as `null`, a `?` argument by its class when
+/// the statement runs, anything else as a JSON string.
 pub(crate) fn json_value(t: &Typed, truth_value: bool) -> String {
     let kind = match t.ty {
         _ if t.json => "r",
         _ if truth_value => "b",
         Ty::Null => return "'null'".to_string(),
         Ty::Int | Ty::Decimal(_) | Ty::Double | Ty::Float => "n",
+        Ty::Dyn => "d",
         _ => "s",
     };
     format!("my_json_value({}, '{kind}')", as_text(t))
