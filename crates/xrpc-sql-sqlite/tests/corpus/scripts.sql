@@ -585,6 +585,8 @@ SELECT JSON_SET('{"a":[1,2]}', '$.a[1]', 3, '$.a[2]', 4), JSON_SET('{"a":1}', '$
 SELECT JSON_REPLACE('{"a":5}', '$.a[0]', 1), JSON_REPLACE('{"a":5}', '$.a[1]', 1), JSON_SET('{"a":1}', '$."b c"', 1), JSON_SET('{"a":1}', '$.b', -0.0), JSON_SET('{"a":1}', '$.b', 1.0e10), JSON_SET('{"a":1}', '$.b', 9223372036854775807);
 SELECT JSON_SET('{"a":1}', '$.b', 'é'), JSON_SET('{"a":1}', '$.b', NOW() IS NULL), JSON_SET('{"a":1}', '$.b', 2 > 1, '$.c', (2 > 1) + 0), JSON_SET('[1]', '$.a', 1), JSON_SET('{"a":{"x":1}}', '$.a[0].x', 2), JSON_SET('{"a":{"x":1}}', '$[0].a[0].y', 2);
 SELECT JSON_SET('{"a":1}', '$.b', JSON_EXTRACT('{"x":[1, 2]}', '$.x')), JSON_SET('{"a":1}', '$.b', JSON_QUOTE('x')), JSON_ARRAY(JSON_SET('{}', '$.a', 1)), JSON_EXTRACT(JSON_SET('{}', '$.a', 1), '$.a');
+SELECT JSON_SET('{"a":1}', '$.a.b', 2), JSON_SET('[1]', '$[0][1]', 2), JSON_SET('{"a":[1]}', '$.a[0][0]', 5), JSON_INSERT('[1]', '$[0][1]', 2), JSON_REPLACE('[[1]]', '$[0][0]', 3), JSON_SET('[]', '$[0]', 1), JSON_SET('{}', '$[0].a', 1);
+SELECT JSON_CONTAINS('[1,2]', 1), JSON_CONTAINS('{"a":{"b":[1,2]}}', '[2]', '$.a.b'), JSON_KEYS('{"a":{"b":1}}', '$.a.b'), JSON_TYPE(JSON_SET('{}', '$.a', 1.5)), JSON_LENGTH(JSON_REMOVE('[1,2,3]', '$[0]'));
 SELECT JSON_SET('{"a":1}', '$.a');
 SELECT JSON_INSERT('{"a":1}', '$.a', '$.b', 1);
 CREATE TABLE profiles (id INT PRIMARY KEY, doc TEXT);
@@ -628,6 +630,9 @@ SELECT GREATEST(1, 'a'), LEAST(1, 'a'), GREATEST(1.5, '2'), GREATEST(1, 2.5e0), 
 SELECT GREATEST('abc', 5), GREATEST('1e1', 9), LEAST('2x', 3), GREATEST(1, '1.0'), LEAST(1, '1.0'), GREATEST('1.0', 1);
 SELECT GREATEST(1.5, 2), GREATEST(2, 1.50), LEAST(2, 1.50), GREATEST(1, 2.50), LEAST(1.5, 2.25), GREATEST(0.1, 0.10), GREATEST(1.0, 1);
 SELECT GREATEST(9223372036854775807, 1.5), LEAST(-9223372036854775808, 1.5);
+SELECT GREATEST(1/3, 0.3), LEAST(1/3, 2), GREATEST(2, 1e0), GREATEST(-0.0, 0), LEAST(0.5e0, '0.25'), GREATEST(1/3, '0.3');
+SELECT GREATEST(SUM(1), 0.5) FROM (SELECT 1 AS x UNION ALL SELECT 2) AS t;
+SELECT GREATEST(CAST('2020-01-01 10:00:00' AS DATETIME), CAST('2020-01-01' AS DATE)), LEAST(CAST('2020-01-01 10:00:00.25' AS DATETIME(2)), CAST('2020-01-02' AS DATE));
 SELECT GREATEST(1, NULL), LEAST(NULL, 'a'), GREATEST(NULL, 1.5), LEAST(2, NULL, 'x');
 SELECT GREATEST(CAST('2020-01-01' AS DATE), '2020-01-02'), GREATEST(CAST('2020-01-01' AS DATE), '2019-12-31'), LEAST(CAST('2020-01-01' AS DATE), '2020-01-02');
 SELECT GREATEST(CAST('2020-01-01' AS DATE), CAST('2020-01-01 10:00:00' AS DATETIME)), LEAST(CAST('2020-01-01' AS DATE), CAST('2020-01-01 10:00:00' AS DATETIME));
