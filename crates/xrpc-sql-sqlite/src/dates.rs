@@ -26,6 +26,150 @@ pub(crate) fn read(value: ValueRef<'_>) -> Option<Moment> {
     }
 }
 
+/// A date or datetime as MySQL's default SQL mode holds it: a valid one, or one with zero parts
+/// (`0000-00-00`, `2020-00-10`, `2020-01-00`), which chrono's calendar has no value for. Ordered
+/// as MySQL compares them (field by field, so a zero part sorts first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DateParts {
+    pub(crate) year: u32,
+    pub(crate) month: u32,
+    pub(crate) day: u32,
+    pub(crate) hour: u32,
+    pub(crate) minute: u32,
+    pub(crate) second: u32,
+    pub(crate) micros: u32,
+    pub(crate) has_time: bool,
+    /// Fraction digits written (0 when none).
+    pub(crate) fsp: u8,
+}
+
+impl DateParts {
+    fn of(m: Moment) -> Self {
+        Self {
+            year: m.at.year().max(0) as u32,
+            month: m.at.month(),
+            day: m.at.day(),
+            hour: m.at.hour(),
+            minute: m.at.minute(),
+            second: m.at.second(),
+            micros: m.at.nanosecond() / 1000,
+            has_time: m.has_time,
+            fsp: m.fsp,
+        }
+    }
+
+    /// The key MySQL compares by.
+    pub(crate) fn key(&self) -> (u32, u32, u32, u32, u32, u32, u32) {
+        (
+            self.year,
+            self.month,
+            self.day,
+            self.hour,
+            self.minute,
+            self.second,
+            self.micros,
+        )
+    }
+
+    /// The datetime, when the date has no zero part.
+    pub(crate) fn valid(&self) -> Option<NaiveDateTime> {
+        NaiveDate::from_ymd_opt(self.year as i32, self.month, self.day)?.and_hms_micro_opt(
+            self.hour,
+            self.minute,
+            self.second,
+            self.micros,
+        )
+    }
+
+    /// `YYYY-MM-DD`.
+    pub(crate) fn date_text(&self) -> String {
+        format!("{:04}-{:02}-{:02}", self.year, self.month, self.day)
+    }
+
+    /// `YYYY-MM-DD HH:MM:SS[.ffffff]` with `fsp` fraction digits (truncated).
+    pub(crate) fn datetime_text(&self, fsp: u8) -> String {
+        let mut out = format!(
+            "{} {:02}:{:02}:{:02}",
+            self.date_text(),
+            self.hour,
+            self.minute,
+            self.second
+        );
+        if fsp > 0 {
+            let micros = format!("{:06}", self.micros);
+            out.push('.');
+            out.push_str(&micros[..usize::from(fsp.min(6))]);
+        }
+        out
+    }
+}
+
+/// [`read`], and also a date with zero parts as MySQL's default SQL mode reads it: the same
+/// forms with a zero year, month or day (the month at most 12, the day at most 31), and 0.
+pub(crate) fn read_parts(value: ValueRef<'_>) -> Option<DateParts> {
+    if let Some(m) = read(value) {
+        return Some(DateParts::of(m));
+    }
+    let text = match value {
+        ValueRef::Integer(0) => "0000-00-00".to_string(),
+        ValueRef::Integer(i) => i.to_string(),
+        ValueRef::Text(t) | ValueRef::Blob(t) => std::str::from_utf8(t).ok()?.trim().to_string(),
+        _ => return None,
+    };
+    // Digits alone: YYYYMMDD[HHMMSS] or YYMMDD[HHMMSS], punctuated.
+    let text = if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        let (date, time) = match text.len() {
+            6 | 8 => (text.as_str(), ""),
+            12 | 14 => text.split_at(text.len() - 6),
+            _ => return None,
+        };
+        let (y, rest) = date.split_at(date.len() - 4);
+        let mut out = format!("{y}-{}-{}", &rest[..2], &rest[2..]);
+        if !time.is_empty() {
+            out.push_str(&format!(" {}:{}:{}", &time[..2], &time[2..4], &time[4..]));
+        }
+        out
+    } else {
+        text
+    };
+    let (date, time) = match text.find([' ', 'T']) {
+        Some(at) => (&text[..at], &text[at..]),
+        None => (text.as_str(), ""),
+    };
+    let parts: Vec<&str> = date.split(|c: char| c.is_ascii_punctuation()).collect();
+    let [y, m, d] = parts.as_slice() else {
+        return None;
+    };
+    let number = |p: &str| {
+        (!p.is_empty() && p.len() <= 4 && p.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| p.parse::<u32>().ok())
+            .flatten()
+    };
+    let (year, month, day) = (number(y)?, number(m)?, number(d)?);
+    if (month != 0 && day != 0 && year != 0) || month > 12 || day > 31 {
+        return None;
+    }
+    // The same text with each zero part made valid reads the rest (and checks it).
+    let stand_in = format!(
+        "{}-{:02}-{:02}{time}",
+        if year == 0 { "2000" } else { y },
+        month.max(1),
+        day.max(1)
+    );
+    let read = DateParts::of(read(ValueRef::Text(stand_in.as_bytes()))?);
+    Some(DateParts {
+        // A zero year of four digits, or the all-zero date, is year 0 (not 2000).
+        year: if year == 0 && ((month, day) == (0, 0) || y.len() > 2) {
+            0
+        } else {
+            read.year
+        },
+        month,
+        day,
+        ..read
+    })
+}
+
 fn read_number(digits: &str) -> Option<Moment> {
     let (date, time) = match digits.len() {
         6 | 8 => (digits, ""),
@@ -198,6 +342,196 @@ pub(crate) fn add(at: NaiveDateTime, amount: i64, unit: Unit) -> Option<NaiveDat
     (1..=9999).contains(&out.year()).then_some(out)
 }
 
+/// A compound INTERVAL unit's fields, largest first (`HOUR_MINUTE`: hours, minutes).
+pub(crate) fn compound_fields(name: &str) -> Option<&'static [Unit]> {
+    use Unit::{Day, Hour, Microsecond as Us, Minute, Month, Second, Year};
+    Some(match name {
+        "YEAR_MONTH" => &[Year, Month],
+        "DAY_HOUR" => &[Day, Hour],
+        "DAY_MINUTE" => &[Day, Hour, Minute],
+        "DAY_SECOND" => &[Day, Hour, Minute, Second],
+        "DAY_MICROSECOND" => &[Day, Hour, Minute, Second, Us],
+        "HOUR_MINUTE" => &[Hour, Minute],
+        "HOUR_SECOND" => &[Hour, Minute, Second],
+        "HOUR_MICROSECOND" => &[Hour, Minute, Second, Us],
+        "MINUTE_SECOND" => &[Minute, Second],
+        "MINUTE_MICROSECOND" => &[Minute, Second, Us],
+        "SECOND_MICROSECOND" => &[Second, Us],
+        _ => return None,
+    })
+}
+
+/// A compound interval's text read as MySQL reads it (`get_interval_value`): an optional `-`
+/// negates the whole; the numbers are the runs of digits, anything else separates them; fewer
+/// numbers than fields fill the smallest fields (`'90' HOUR_MINUTE` is 90 minutes); a last
+/// MICROSECOND field is read as a fraction's digits (`'1.5'` is 500000). The amount as (months,
+/// microseconds); `None` for more numbers than fields (MySQL's NULL) or beyond i64.
+pub(crate) fn compound_amount(text: &str, fields: &[Unit]) -> Option<(i64, i64)> {
+    let text = text.trim_start();
+    let (negative, rest) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let bytes = rest.as_bytes();
+    let mut at = 0;
+    let skip = |at: &mut usize| {
+        while *at < bytes.len() && !bytes[*at].is_ascii_digit() {
+            *at += 1;
+        }
+    };
+    skip(&mut at);
+    let mut values: Vec<u64> = Vec::with_capacity(fields.len());
+    let mut last_digits = 0;
+    while values.len() < fields.len() {
+        let start = at;
+        let mut value: u64 = 0;
+        while at < bytes.len() && bytes[at].is_ascii_digit() {
+            value = value
+                .checked_mul(10)?
+                .checked_add(u64::from(bytes[at] - b'0'))?;
+            at += 1;
+        }
+        last_digits = at - start;
+        values.push(value);
+        skip(&mut at);
+        if at == bytes.len() {
+            break;
+        }
+    }
+    if at != bytes.len() {
+        return None;
+    }
+    // Fewer numbers than fields: they are the smallest fields.
+    let mut all = vec![0; fields.len() - values.len()];
+    all.extend(values);
+    if fields.last() == Some(&Unit::Microsecond) && last_digits > 0 {
+        let last = all.last_mut().expect("a field");
+        *last = match last_digits {
+            0..6 => *last * 10u64.pow(6 - last_digits as u32),
+            6 => *last,
+            _ => *last / 10u64.pow(last_digits as u32 - 6),
+        };
+    }
+    let (mut months, mut micros) = (0i64, 0i64);
+    for (unit, value) in fields.iter().zip(all) {
+        let value = i64::try_from(value).ok()?;
+        let (total, per) = match unit {
+            Unit::Year => (&mut months, 12),
+            Unit::Month => (&mut months, 1),
+            Unit::Day => (&mut micros, 86_400_000_000),
+            Unit::Hour => (&mut micros, 3_600_000_000),
+            Unit::Minute => (&mut micros, 60_000_000),
+            Unit::Second => (&mut micros, 1_000_000),
+            _ => (&mut micros, 1),
+        };
+        *total = total.checked_add(value.checked_mul(per)?)?;
+    }
+    Some(if negative {
+        (-months, -micros)
+    } else {
+        (months, micros)
+    })
+}
+
+/// The day and clock fields EXTRACT reads for its units of a day or shorter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ClockFields {
+    pub(crate) negative: bool,
+    pub(crate) day: u64,
+    pub(crate) hour: u64,
+    pub(crate) minute: u64,
+    pub(crate) second: u64,
+    pub(crate) micros: u64,
+}
+
+impl ClockFields {
+    /// A datetime's fields (its day of the month).
+    pub(crate) fn of(d: DateParts) -> Self {
+        Self {
+            negative: false,
+            day: u64::from(d.day),
+            hour: u64::from(d.hour),
+            minute: u64::from(d.minute),
+            second: u64::from(d.second),
+            micros: u64::from(d.micros),
+        }
+    }
+}
+
+/// A value read as MySQL reads a datetime or a TIME for EXTRACT's units of a day or shorter:
+/// a number past 838:59:59 (`8385959`) or a text whose first digits end in a date's separator
+/// is a datetime (its day of the month); otherwise a TIME, whose whole days count as the day.
+/// `Ok(None)` for NULL or what MySQL reads as no value; `Err` names a form not read as MySQL
+/// reads it.
+pub(crate) fn clock_fields(value: ValueRef<'_>) -> Result<Option<ClockFields>, &'static str> {
+    let dated = match value {
+        ValueRef::Null => return Ok(None),
+        ValueRef::Integer(i) => i.unsigned_abs() > 8_385_959,
+        ValueRef::Real(r) => r.abs() > 8_385_959.0,
+        ValueRef::Text(t) | ValueRef::Blob(t) => {
+            let s = std::str::from_utf8(t)
+                .map_err(|_| "EXTRACT of bytes")?
+                .trim();
+            let after_digits = s.trim_start_matches(|c: char| c.is_ascii_digit());
+            match after_digits.chars().next() {
+                _ if s.starts_with('-') => false,
+                None if matches!(s.len(), 12 | 14) => true,
+                None if !s.is_empty() => return Err("EXTRACT of a string of digits"),
+                Some(':') | None => false,
+                Some(_) => read_parts(value).is_some(),
+            }
+        }
+    };
+    if dated {
+        return Ok(read_parts(value).map(ClockFields::of));
+    }
+    match read_time(value) {
+        TimeRead::Value(clock) => Ok(Some(ClockFields {
+            negative: clock.negative,
+            day: clock.hours() / 24,
+            hour: clock.hours() % 24,
+            minute: clock.minutes(),
+            second: clock.secs(),
+            micros: u64::from(clock.micros),
+        })),
+        TimeRead::Null => Ok(None),
+        TimeRead::Unsupported(what) => Err(what),
+    }
+}
+
+/// EXTRACT of a unit of a day or shorter, simple or compound (`DAY_HOUR` is the day times 100
+/// plus the hour); `None` for another unit.
+pub(crate) fn extract_clock(f: ClockFields, unit: &str) -> Option<i64> {
+    let ClockFields {
+        day: d,
+        hour: h,
+        minute: m,
+        second: s,
+        micros: us,
+        ..
+    } = f;
+    let value = match unit {
+        "DAY" => d,
+        "HOUR" => h,
+        "MINUTE" => m,
+        "SECOND" => s,
+        "MICROSECOND" => us,
+        "DAY_HOUR" => d * 100 + h,
+        "DAY_MINUTE" => (d * 100 + h) * 100 + m,
+        "DAY_SECOND" => ((d * 100 + h) * 100 + m) * 100 + s,
+        "DAY_MICROSECOND" => (((d * 100 + h) * 100 + m) * 100 + s) * 1_000_000 + us,
+        "HOUR_MINUTE" => h * 100 + m,
+        "HOUR_SECOND" => (h * 100 + m) * 100 + s,
+        "HOUR_MICROSECOND" => ((h * 100 + m) * 100 + s) * 1_000_000 + us,
+        "MINUTE_SECOND" => m * 100 + s,
+        "MINUTE_MICROSECOND" => (m * 100 + s) * 1_000_000 + us,
+        "SECOND_MICROSECOND" => s * 1_000_000 + us,
+        _ => return None,
+    };
+    let value = i64::try_from(value).ok()?;
+    Some(if f.negative { -value } else { value })
+}
+
 /// TIMESTAMPDIFF(unit, a, b): whole units from `a` to `b`, truncated toward zero.
 pub(crate) fn diff(unit: Unit, a: NaiveDateTime, b: NaiveDateTime) -> i64 {
     let micros = (b - a).num_microseconds().unwrap_or(i64::MAX);
@@ -270,7 +604,11 @@ pub(crate) fn week0(at: NaiveDateTime) -> u32 {
 
 /// DATE_FORMAT's text of a moment; `None` for a specifier this does not write (so the caller
 /// refuses rather than answer differently).
-pub(crate) fn format(at: NaiveDateTime, pattern: &str) -> Option<String> {
+pub(crate) fn format(parts: &DateParts, pattern: &str) -> Option<String> {
+    let fields = *parts;
+    // The specifiers of a calendar's day (names, weeks, the day of the year) need a valid
+    // date: a date with zero parts has none (`None`, refused).
+    let calendar = || fields.valid();
     let mut out = String::new();
     let mut chars = pattern.chars();
     while let Some(c) = chars.next() {
@@ -281,42 +619,43 @@ pub(crate) fn format(at: NaiveDateTime, pattern: &str) -> Option<String> {
         let Some(spec) = chars.next() else {
             break;
         };
-        let hour12 = (at.hour() + 11) % 12 + 1;
+        let hour12 = (fields.hour + 11) % 12 + 1;
         match spec {
-            'Y' => out.push_str(&format!("{:04}", at.year())),
-            'y' => out.push_str(&format!("{:02}", at.year() % 100)),
-            'm' => out.push_str(&format!("{:02}", at.month())),
-            'c' => out.push_str(&at.month().to_string()),
-            'd' => out.push_str(&format!("{:02}", at.day())),
-            'e' => out.push_str(&at.day().to_string()),
-            'H' => out.push_str(&format!("{:02}", at.hour())),
-            'k' => out.push_str(&at.hour().to_string()),
+            'Y' => out.push_str(&format!("{:04}", fields.year)),
+            'y' => out.push_str(&format!("{:02}", fields.year % 100)),
+            'm' => out.push_str(&format!("{:02}", fields.month)),
+            'c' => out.push_str(&fields.month.to_string()),
+            'd' => out.push_str(&format!("{:02}", fields.day)),
+            'e' => out.push_str(&fields.day.to_string()),
+            'H' => out.push_str(&format!("{:02}", fields.hour)),
+            'k' => out.push_str(&fields.hour.to_string()),
             'h' | 'I' => out.push_str(&format!("{hour12:02}")),
             'l' => out.push_str(&hour12.to_string()),
-            'i' => out.push_str(&format!("{:02}", at.minute())),
-            's' | 'S' => out.push_str(&format!("{:02}", at.second())),
-            'f' => out.push_str(&format!("{:06}", at.nanosecond() / 1000)),
-            'p' => out.push_str(if at.hour() < 12 { "AM" } else { "PM" }),
+            'i' => out.push_str(&format!("{:02}", fields.minute)),
+            's' | 'S' => out.push_str(&format!("{:02}", fields.second)),
+            'f' => out.push_str(&format!("{:06}", fields.micros)),
+            'p' => out.push_str(if fields.hour < 12 { "AM" } else { "PM" }),
             'r' => out.push_str(&format!(
                 "{hour12:02}:{:02}:{:02} {}",
-                at.minute(),
-                at.second(),
-                if at.hour() < 12 { "AM" } else { "PM" }
+                fields.minute,
+                fields.second,
+                if fields.hour < 12 { "AM" } else { "PM" }
             )),
             'T' => out.push_str(&format!(
                 "{:02}:{:02}:{:02}",
-                at.hour(),
-                at.minute(),
-                at.second()
+                fields.hour, fields.minute, fields.second
             )),
-            'W' => out.push_str(day_name(at)),
-            'a' => out.push_str(&day_name(at)[..3]),
-            'M' => out.push_str(month_name(at)),
-            'b' => out.push_str(&month_name(at)[..3]),
-            'j' => out.push_str(&format!("{:03}", at.ordinal())),
-            'w' => out.push_str(&at.weekday().num_days_from_sunday().to_string()),
-            'U' => out.push_str(&format!("{:02}", week0(at))),
-            'u' => out.push_str(&format!("{:02}", calc_week(at.date(), WEEK_MONDAY_FIRST).1)),
+            'W' => out.push_str(day_name(calendar()?)),
+            'a' => out.push_str(&day_name(calendar()?)[..3]),
+            'M' => out.push_str(month_name(calendar()?)),
+            'b' => out.push_str(&month_name(calendar()?)[..3]),
+            'j' => out.push_str(&format!("{:03}", calendar()?.ordinal())),
+            'w' => out.push_str(&calendar()?.weekday().num_days_from_sunday().to_string()),
+            'U' => out.push_str(&format!("{:02}", week0(calendar()?))),
+            'u' => out.push_str(&format!(
+                "{:02}",
+                calc_week(calendar()?.date(), WEEK_MONDAY_FIRST).1
+            )),
             'V' | 'v' | 'X' | 'x' => {
                 // Weeks of a year that has no week 0: Sunday-first (V, X) or Monday-first.
                 let first = if matches!(spec, 'V' | 'X') {
@@ -324,7 +663,7 @@ pub(crate) fn format(at: NaiveDateTime, pattern: &str) -> Option<String> {
                 } else {
                     WEEK_MONDAY_FIRST
                 };
-                let (year, week) = calc_week(at.date(), WEEK_YEAR | first);
+                let (year, week) = calc_week(calendar()?.date(), WEEK_YEAR | first);
                 if matches!(spec, 'V' | 'v') {
                     out.push_str(&format!("{week:02}"));
                 } else {
@@ -332,7 +671,7 @@ pub(crate) fn format(at: NaiveDateTime, pattern: &str) -> Option<String> {
                 }
             }
             'D' => {
-                let d = at.day();
+                let d = fields.day;
                 let suffix = match (d % 10, d % 100) {
                     (_, 11..=13) => "th",
                     (1, _) => "st",
@@ -473,10 +812,64 @@ mod tests {
     }
 
     #[test]
+    fn dates_with_zero_parts_are_read_as_mysqls_default_mode_reads_them() {
+        let parts = |s: &str| read_parts(ValueRef::Text(s.as_bytes())).map(|d| d.datetime_text(0));
+        assert_eq!(parts("0000-00-00").as_deref(), Some("0000-00-00 00:00:00"));
+        assert_eq!(parts("00-00-00").as_deref(), Some("0000-00-00 00:00:00"));
+        assert_eq!(
+            parts("2020-00-10 1:2:3").as_deref(),
+            Some("2020-00-10 01:02:03")
+        );
+        assert_eq!(parts("20200100").as_deref(), Some("2020-01-00 00:00:00"));
+        assert_eq!(parts("2020-02-30"), None);
+        assert_eq!(parts("2020-13-00"), None);
+        let zero = read_parts(ValueRef::Integer(0)).unwrap();
+        assert!(zero.key() < read_parts(ValueRef::Text(b"2020-00-10")).unwrap().key());
+        assert_eq!(zero.valid(), None);
+        assert_eq!(
+            format(&zero, "%d.%m.%Y %D").as_deref(),
+            Some("00.00.0000 0th")
+        );
+        assert_eq!(format(&zero, "%W"), None);
+    }
+
+    #[test]
     fn months_clamp_to_the_last_day() {
         let jan31 = at("2024-01-31");
         assert_eq!(date_text(add(jan31, 1, Unit::Month).unwrap()), "2024-02-29");
         assert_eq!(date_text(add(jan31, -1, Unit::Year).unwrap()), "2023-01-31");
+    }
+
+    #[test]
+    fn compound_amounts_are_read_as_mysql_reads_them() {
+        let amount = |text: &str, unit: &str| compound_amount(text, compound_fields(unit).unwrap());
+        assert_eq!(amount("1:30", "HOUR_MINUTE"), Some((0, 90 * 60_000_000)));
+        assert_eq!(amount("90", "HOUR_MINUTE"), Some((0, 90 * 60_000_000)));
+        assert_eq!(amount("-1-2", "YEAR_MONTH"), Some((-14, 0)));
+        assert_eq!(
+            amount("1:-30", "HOUR_MINUTE"),
+            amount("1:30", "HOUR_MINUTE")
+        );
+        assert_eq!(amount("1.5", "SECOND_MICROSECOND"), Some((0, 1_500_000)));
+        assert_eq!(amount("x", "DAY_HOUR"), Some((0, 0)));
+        assert_eq!(amount("1:2:3", "HOUR_MINUTE"), None);
+    }
+
+    #[test]
+    fn extract_reads_a_time_where_mysql_does() {
+        let clock = |v: ValueRef<'_>, unit| {
+            clock_fields(v)
+                .unwrap()
+                .and_then(|f| extract_clock(f, unit))
+        };
+        assert_eq!(clock(ValueRef::Text(b"30:00:00"), "DAY_HOUR"), Some(106));
+        assert_eq!(clock(ValueRef::Text(b"10:11:12"), "HOUR"), Some(10));
+        assert_eq!(clock(ValueRef::Text(b"2020-03-04"), "DAY_HOUR"), Some(400));
+        assert_eq!(clock(ValueRef::Integer(101_112), "HOUR"), Some(10));
+        assert_eq!(
+            clock(ValueRef::Text(b"-10:11:12"), "HOUR_MINUTE"),
+            Some(-1011)
+        );
     }
 
     #[test]
@@ -488,7 +881,7 @@ mod tests {
 
     #[test]
     fn date_format_writes_mysqls_specifiers() {
-        let t = at("2024-03-05 14:07:09");
+        let t = &read_parts(ValueRef::Text(b"2024-03-05 14:07:09")).unwrap();
         assert_eq!(
             format(t, "%Y/%m/%d %H:%i:%s").unwrap(),
             "2024/03/05 14:07:09"
@@ -663,12 +1056,12 @@ fn read_time_text(s: &str) -> TimeRead {
     // A date alone (not a leading minus) is a datetime at midnight.
     let date_alone = s.len() > 1 && s[1..].contains(['-', '/']) && !s.contains(':');
     if dated || date_alone || (digits_only && matches!(s.len(), 12 | 14)) {
-        return match read(ValueRef::Text(s.as_bytes())) {
-            Some(m) => TimeRead::Value(Clock {
+        return match read_parts(ValueRef::Text(s.as_bytes())) {
+            Some(d) => TimeRead::Value(Clock {
                 negative: false,
-                seconds: u64::from(m.at.num_seconds_from_midnight()),
-                micros: m.at.nanosecond() / 1000,
-                fsp: m.fsp,
+                seconds: u64::from(d.hour * 3600 + d.minute * 60 + d.second),
+                micros: d.micros,
+                fsp: d.fsp,
             }),
             None => TimeRead::Null,
         };

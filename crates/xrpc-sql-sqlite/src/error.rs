@@ -54,6 +54,9 @@ pub enum TranslateError {
     /// `ER_OPERAND_COLUMNS` (1241, 21000).
     #[error("Operand should contain {0} column(s)")]
     OperandColumns(usize),
+    /// `ER_WRONG_USAGE` (1221, HY000): GROUP BY … WITH ROLLUP with ORDER BY.
+    #[error("Incorrect usage of CUBE/ROLLUP and ORDER BY")]
+    RollupOrderBy,
     /// `ER_INVALID_GROUP_FUNC_USE` (1111, HY000).
     #[error("Invalid use of group function")]
     GroupFunction,
@@ -102,6 +105,7 @@ impl TranslateError {
             Self::SelectColumns => 1222,
             Self::UnknownTargetTable(_) => 1109,
             Self::GroupFunction => 1111,
+            Self::RollupOrderBy => 1221,
             Self::NoDatabase => 1046,
             Self::UnknownDatabase(_) => 1049,
             Self::TooBigPrecision(_) => 1426,
@@ -116,7 +120,9 @@ impl TranslateError {
             Self::TableExists(_) => "42S01",
             Self::UnknownColumn(..) => "42S22",
             Self::Ambiguous(..) => "23000",
-            Self::NoDefault(_) | Self::GroupFunction | Self::IllegalMix => "HY000",
+            Self::NoDefault(_) | Self::GroupFunction | Self::IllegalMix | Self::RollupOrderBy => {
+                "HY000"
+            }
             Self::ValueCount(_) => "21S01",
             Self::DuplicateColumn(_) => "42S21",
             Self::OperandColumns(_) | Self::SelectColumns => "21000",

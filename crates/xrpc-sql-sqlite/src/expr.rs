@@ -209,24 +209,33 @@ impl Translator<'_> {
                 let x = self.expr(expr)?;
                 cast(&x, &data_type.to_string())
             }
+            // Units of a month or longer read a date; the others a datetime or a TIME, as
+            // MySQL reads them (`EXTRACT(HOUR FROM '30:00:00')` is 6).
             Expr::Extract { field, expr, .. } => {
                 let x = self.expr(expr)?;
-                let part = match field {
-                    DateTimeField::Year => "YEAR",
-                    DateTimeField::Month => "MONTH",
-                    DateTimeField::Day => "DAY",
-                    DateTimeField::Hour => "HOUR",
-                    DateTimeField::Minute => "MINUTE",
-                    DateTimeField::Second => "SECOND",
-                    DateTimeField::Quarter => "QUARTER",
-                    DateTimeField::Microsecond => "MICROSECOND",
+                let unit = match field {
+                    DateTimeField::Year
+                    | DateTimeField::Month
+                    | DateTimeField::Quarter
+                    | DateTimeField::Day
+                    | DateTimeField::Hour
+                    | DateTimeField::Minute
+                    | DateTimeField::Second
+                    | DateTimeField::Microsecond => field.to_string(),
+                    DateTimeField::Custom(unit)
+                        if crate::dates::compound_fields(&unit.value).is_some() =>
+                    {
+                        unit.value.clone()
+                    }
                     other => return unsupported(format!("EXTRACT({other})")),
                 };
-                Ok(Typed::with_parts(
-                    format!("my_part({}, '{part}')", x.sql),
-                    Ty::Int,
-                    &[&x],
-                ))
+                let sql = if matches!(unit.as_str(), "YEAR" | "MONTH" | "QUARTER" | "YEAR_MONTH") {
+                    format!("my_part({}, '{unit}')", x.sql)
+                } else {
+                    let dated = i32::from(matches!(x.ty, Ty::Date | Ty::DateTime));
+                    format!("my_extract_clock({}, '{unit}', {dated})", x.sql)
+                };
+                Ok(Typed::with_parts(sql, Ty::Int, &[&x]))
             }
             Expr::Ceil { expr, field } | Expr::Floor { expr, field } => {
                 if !matches!(
@@ -627,6 +636,12 @@ impl Translator<'_> {
         sign: i64,
     ) -> Result<Typed> {
         let unit = match &interval.leading_field {
+            Some(DateTimeField::Custom(unit))
+                if interval.last_field.is_none()
+                    && crate::dates::compound_fields(&unit.value).is_some() =>
+            {
+                return self.date_add_compound(x, interval, &unit.value, sign);
+            }
             Some(f) if interval.last_field.is_none() => f.to_string(),
             _ => return unsupported(format!("INTERVAL {interval}")),
         };
@@ -652,6 +667,36 @@ impl Translator<'_> {
         };
         Ok(Typed::with_parts(
             format!("my_date_add({}, {amount_sql}, '{unit}', '{kind}')", x.sql),
+            ty,
+            &[x, &amount],
+        ))
+    }
+
+    /// DATE_ADD with a compound unit (`'1:30' HOUR_MINUTE`): the amount is read from its
+    /// text when the statement runs, as MySQL reads it.
+    fn date_add_compound(
+        &mut self,
+        x: &Typed,
+        interval: &sqlparser::ast::Interval,
+        unit: &str,
+        sign: i64,
+    ) -> Result<Typed> {
+        let amount = self.expr(&interval.value)?;
+        if amount.json {
+            return unsupported(format!("INTERVAL {interval}"));
+        }
+        let (kind, ty) = match x.ty {
+            Ty::Date if unit == "YEAR_MONTH" => ("date", Ty::Date),
+            Ty::Date | Ty::DateTime => ("datetime", Ty::DateTime),
+            Ty::Str(_) | Ty::Null | Ty::Dyn => ("s", Ty::Str(Collation::Ci)),
+            _ => return unsupported("date arithmetic on a number"),
+        };
+        Ok(Typed::with_parts(
+            format!(
+                "my_date_add_compound({}, {}, '{unit}', '{kind}', {sign})",
+                x.sql,
+                as_text(&amount)
+            ),
             ty,
             &[x, &amount],
         ))
@@ -770,6 +815,7 @@ impl Translator<'_> {
             let json_value = match name.as_str() {
                 "JSON_ARRAY" => true,
                 "JSON_OBJECT" => i % 2 == 1,
+                "JSON_SET" | "JSON_INSERT" | "JSON_REPLACE" => i >= 2 && i % 2 == 0,
                 _ => false,
             };
             if json_value {
@@ -809,7 +855,18 @@ impl Translator<'_> {
             return Ok(t);
         }
         self.in_aggregate = true;
-        let typed: Result<Vec<Typed>> = args.iter().map(|a| self.arg_expr(a)).collect();
+        // MIN and MAX of an ENUM or SET column compare its text, as MySQL's do; COUNT and
+        // GROUP_CONCAT read its text (GROUP_CONCAT(DISTINCT …) sorts by the member's index).
+        let reads_text =
+            matches!(name, "MIN" | "MAX" | "COUNT") || (name == "GROUP_CONCAT" && !distinct);
+        let typed: Result<Vec<Typed>> = args
+            .iter()
+            .map(|a| {
+                self.enum_ok =
+                    reads_text && unnamed(a).is_some_and(crate::translate::is_column_reference);
+                self.arg_expr(a)
+            })
+            .collect();
         let mut order = Vec::new();
         let mut separator = None;
         for clause in clauses {
@@ -1042,6 +1099,11 @@ fn is_truth_value(e: &Expr) -> bool {
         | Expr::In { .. }
         | Expr::Between { .. }
         | Expr::Exists { .. } => true,
+        // MariaDB's boolean functions.
+        Expr::Function(f) => matches!(
+            f.name.to_string().to_ascii_uppercase().as_str(),
+            "JSON_CONTAINS" | "JSON_CONTAINS_PATH" | "JSON_VALID"
+        ),
         _ => false,
     }
 }

@@ -82,6 +82,10 @@ impl Args<'_, '_> {
     fn moment(&self, i: usize) -> Option<dates::Moment> {
         dates::read(self.v(i))
     }
+    /// A date that may have zero parts (`0000-00-00`).
+    fn date_parts(&self, i: usize) -> Option<dates::DateParts> {
+        dates::read_parts(self.v(i))
+    }
     fn collation(&self, i: usize) -> Collation {
         if self.i64(i) == Some(1) {
             Collation::Ci
@@ -632,8 +636,18 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
     scalar(conn, "my_dec_cmp", 2, true, |a| {
         Ok(ordering(some!(a.dec(0)).cmp(&some!(a.dec(1)))))
     })?;
+    scalar(conn, "my_extreme", -1, true, extreme)?;
+    scalar(conn, "my_rollup_varies", 0, false, |_| {
+        Err(unsupported_fn(
+            "GROUP BY … WITH ROLLUP showing a value that differs within a super-aggregate row",
+        ))
+    })?;
     scalar(conn, "my_dt_cmp", 2, true, |a| {
-        Ok(ordering(some!(a.moment(0)).at.cmp(&some!(a.moment(1)).at)))
+        Ok(ordering(
+            some!(a.date_parts(0))
+                .key()
+                .cmp(&some!(a.date_parts(1)).key()),
+        ))
     })?;
     scalar(conn, "my_dyn_cmp", 2, true, |a| {
         let (x, y) = (a.v(0), a.v(1));
@@ -822,6 +836,71 @@ fn ordering(o: Ordering) -> Value {
         Ordering::Less => -1,
         Ordering::Equal => 0,
         Ordering::Greater => 1,
+    })
+}
+
+/// `my_extreme(kind, greatest, value, …)`: GREATEST (`greatest` 1) or LEAST of values of
+/// mixed types, compared as `kind` says: `d` exact decimals, `f` DOUBLEs (a string read as
+/// MySQL reads a number), `b` bytes, `D` dates and `T` datetimes (a string that is no date is
+/// the zero date, the least, as MySQL reads it). NULL when any value is NULL. A number or bytes
+/// comes back as it is; a date or datetime in its format (a datetime with the most fraction
+/// digits of the values).
+fn extreme(a: &Args<'_, '_>) -> Result<Value, FnError> {
+    let kind = some!(a.text(0)).into_owned();
+    let greatest = a.i64(1) == Some(1);
+    let values: Vec<ValueRef<'_>> = (2..a.len()).map(|i| a.v(i)).collect();
+    if values.iter().any(|v| matches!(v, ValueRef::Null)) {
+        return Ok(Value::Null);
+    }
+    let pick = |order: &dyn Fn(usize, usize) -> Ordering| {
+        (1..values.len()).fold(0, |best, i| {
+            let o = order(i, best);
+            if (greatest && o == Ordering::Greater) || (!greatest && o == Ordering::Less) {
+                i
+            } else {
+                best
+            }
+        })
+    };
+    Ok(match kind.as_str() {
+        "d" => {
+            let ds: Vec<BigDecimal> = values
+                .iter()
+                .map(|v| to_decimal(*v))
+                .collect::<Option<_>>()
+                .unwrap_or_default();
+            Value::from(values[pick(&|i, j| ds[i].cmp(&ds[j]))])
+        }
+        "f" => {
+            let fs: Vec<f64> = values.iter().map(|v| to_f64(*v).unwrap_or(0.0)).collect();
+            Value::Real(fs[pick(&|i, j| fs[i].total_cmp(&fs[j]))])
+        }
+        "b" => {
+            let bytes = |v: &ValueRef<'_>| match v {
+                ValueRef::Text(t) | ValueRef::Blob(t) => t.to_vec(),
+                other => to_text(*other)
+                    .unwrap_or_default()
+                    .into_owned()
+                    .into_bytes(),
+            };
+            let bs: Vec<Vec<u8>> = values.iter().map(bytes).collect();
+            Value::from(values[pick(&|i, j| bs[i].cmp(&bs[j]))])
+        }
+        _ => {
+            let dates: Vec<Option<dates::DateParts>> =
+                values.iter().map(|v| dates::read_parts(*v)).collect();
+            let best = pick(&|i, j| match (&dates[i], &dates[j]) {
+                (Some(x), Some(y)) => x.key().cmp(&y.key()),
+                (x, y) => x.is_some().cmp(&y.is_some()),
+            });
+            let fsp = dates.iter().flatten().map(|d| d.fsp).max().unwrap_or(0);
+            text_value(match (&dates[best], kind.as_str()) {
+                (None, "D") => "0000-00-00".to_string(),
+                (None, _) => "0000-00-00 00:00:00".to_string(),
+                (Some(d), "D") => d.date_text(),
+                (Some(d), _) => d.datetime_text(fsp),
+            })
+        }
     })
 }
 
@@ -1170,6 +1249,93 @@ fn register_json(conn: &Connection) -> rusqlite::Result<()> {
             _ => 0.0,
         }))
     })?;
+    scalar(conn, "my_json_type", 1, true, |a| {
+        Ok(json::type_name(&some!(a.text(0))).map_or(Value::Null, text_value))
+    })?;
+    scalar(conn, "my_json_keys", -1, true, |a| {
+        let doc = some!(a.text(0));
+        let path = if a.len() > 1 {
+            Some(some!(a.text(1)))
+        } else {
+            None
+        };
+        let keys = json::keys(&doc, path.as_deref()).map_err(path_error)?;
+        Ok(keys.map_or(Value::Null, text_value))
+    })?;
+    scalar(conn, "my_json_contains", -1, true, |a| {
+        let (doc, candidate) = (some!(a.text(0)), some!(a.text(1)));
+        let path = if a.len() > 2 {
+            Some(some!(a.text(2)))
+        } else {
+            None
+        };
+        let found = json::contains(&doc, &candidate, path.as_deref()).map_err(path_error)?;
+        Ok(found.map_or(Value::Null, |f| Value::Integer(i64::from(f))))
+    })?;
+    scalar(conn, "my_json_contains_path", -1, true, |a| {
+        let (doc, mode) = (some!(a.text(0)), some!(a.text(1)));
+        let texts = some!(texts_from(a, 2));
+        let paths: Vec<&str> = texts.iter().map(|p| p.as_ref()).collect();
+        let found = json::contains_path(&doc, &mode, &paths).map_err(path_error)?;
+        Ok(found.map_or(Value::Null, |f| Value::Integer(i64::from(f))))
+    })?;
+    // JSON_SET, JSON_INSERT, JSON_REPLACE: `my_json_modify(change, doc, path, value, …)` with
+    // the values JSON already (`my_json_value`).
+    scalar(conn, "my_json_modify", -1, true, |a| {
+        let change = match some!(a.text(0)).as_ref() {
+            "set" => json::Change::Set,
+            "insert" => json::Change::Insert,
+            _ => json::Change::Replace,
+        };
+        let doc = some!(a.text(1));
+        let texts = some!(texts_from(a, 2));
+        let pairs: Vec<(&str, &str)> = texts
+            .chunks(2)
+            .map(|pair| (pair[0].as_ref(), pair.get(1).map_or("null", |v| v.as_ref())))
+            .collect();
+        let changed = json::modify(&doc, change, &pairs).map_err(path_error)?;
+        Ok(changed.map_or(Value::Null, text_value))
+    })?;
+    scalar(conn, "my_json_remove", -1, true, |a| {
+        let doc = some!(a.text(0));
+        let texts = some!(texts_from(a, 1));
+        let paths: Vec<&str> = texts.iter().map(|p| p.as_ref()).collect();
+        let removed = json::remove(&doc, &paths).map_err(path_error)?;
+        Ok(removed.map_or(Value::Null, text_value))
+    })?;
+    scalar(conn, "my_json_merge_patch", -1, true, |a| {
+        let docs: Vec<Option<Cow<'_, str>>> = (0..a.len()).map(|i| a.text(i)).collect();
+        let docs: Vec<Option<&str>> = docs.iter().map(|d| d.as_deref()).collect();
+        Ok(json::merge_patch(&docs).map_or(Value::Null, text_value))
+    })?;
+    scalar(conn, "my_json_quote", 1, true, |a| {
+        Ok(text_value(json::quote(&some!(a.text(0)))))
+    })?;
+    // `my_json_search(doc, mode, pattern, escape, collation, path, …)`: the escape is one
+    // character, `\` when NULL or empty.
+    scalar(conn, "my_json_search", -1, true, |a| {
+        let (doc, mode, pattern) = (some!(a.text(0)), some!(a.text(1)), some!(a.text(2)));
+        let escape = match a.text(3) {
+            None => '\\',
+            Some(e) => {
+                let mut chars = e.chars();
+                match (chars.next(), chars.next()) {
+                    (None, _) => '\\',
+                    (Some(c), None) => c,
+                    _ => return Err(fail(1210, "Incorrect arguments to ESCAPE")),
+                }
+            }
+        };
+        let collation = a.collation(4);
+        let Some(all) = json::one_or_all(&mode) else {
+            return Ok(Value::Null);
+        };
+        let texts = some!(texts_from(a, 5));
+        let paths: Vec<&str> = texts.iter().map(|p| p.as_ref()).collect();
+        let matches = |text: &str| collation::like(collation, text, &pattern, Some(escape));
+        let found = json::search(&doc, all, &matches, &paths).map_err(path_error)?;
+        Ok(found.map_or(Value::Null, text_value))
+    })?;
     scalar(conn, "my_json_unquote", 1, true, |a| {
         Ok(text_value(json::unquote(&some!(a.text(0)))))
     })?;
@@ -1184,6 +1350,12 @@ fn register_json(conn: &Connection) -> rusqlite::Result<()> {
             return Ok(text_value("null"));
         };
         Ok(text_value(match kind.as_str() {
+            // A `?` argument: a number as MySQL prints it, anything else a string.
+            "d" => match a.v(0) {
+                ValueRef::Integer(i) => i.to_string(),
+                ValueRef::Real(r) => double_text(r),
+                _ => json::quote(&text),
+            },
             "s" => json::quote(&text),
             "b" => if a.f64(0).unwrap_or(0.0) != 0.0 {
                 "true"
@@ -1215,6 +1387,11 @@ fn register_json(conn: &Connection) -> rusqlite::Result<()> {
             .collect();
         Ok(text_value(format!("{{{}}}", members.join(", "))))
     })
+}
+
+/// The text arguments from `from` on; `None` when one is NULL.
+fn texts_from<'a>(a: &'a Args<'_, '_>, from: usize) -> Option<Vec<Cow<'a, str>>> {
+    (from..a.len()).map(|i| a.text(i)).collect()
 }
 
 fn register_strings(conn: &Connection) -> rusqlite::Result<()> {
@@ -1556,11 +1733,11 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
         ))
     })?;
     scalar(conn, "my_date", 1, true, |a| {
-        Ok(text_value(dates::date_text(some!(a.moment(0)).at)))
+        Ok(text_value(some!(a.date_parts(0)).date_text()))
     })?;
     scalar(conn, "my_datetime", 2, true, |a| {
         let fsp = some!(a.i64(1)).clamp(0, 6) as u8;
-        Ok(text_value(dates::datetime_text(some!(a.moment(0)).at, fsp)))
+        Ok(text_value(some!(a.date_parts(0)).datetime_text(fsp)))
     })?;
     // A value read as a TIME (TIME(x) keeps the fraction digits written; CAST AS TIME, fsp 0,
     // refuses a fraction, which MySQL rounds and MariaDB truncates).
@@ -1683,18 +1860,26 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
         Ok(text_value(text.get(11..).unwrap_or("00:00:00")))
     })?;
     // YEAR, MONTH, … by part name.
+    // A part of a date; the year, month and day of one with zero parts are read too (the
+    // calendar's parts of it are NULL, as in MySQL).
     scalar(conn, "my_part", 2, true, |a| {
-        let at = some!(a.moment(0)).at;
         let part = some!(a.text(1)).to_ascii_uppercase();
+        let d = some!(a.date_parts(0));
+        let (year, month) = (i64::from(d.year), i64::from(d.month));
+        match part.as_str() {
+            "YEAR" => return Ok(Value::Integer(year)),
+            "YEAR_MONTH" => return Ok(Value::Integer(year * 100 + month)),
+            "MONTH" => return Ok(Value::Integer(month)),
+            "DAY" => return Ok(Value::Integer(d.day.into())),
+            "QUARTER" => return Ok(Value::Integer((month + 2) / 3)),
+            _ => {}
+        }
+        let at = some!(d.valid());
         Ok(Value::Integer(match part.as_str() {
-            "YEAR" => at.year().into(),
-            "MONTH" => at.month().into(),
-            "DAY" => at.day().into(),
             "HOUR" => at.hour().into(),
             "MINUTE" => at.minute().into(),
             "SECOND" => at.second().into(),
             "MICROSECOND" => (at.nanosecond() / 1000).into(),
-            "QUARTER" => at.month0().div_euclid(3) as i64 + 1,
             "DAYOFWEEK" => at.weekday().num_days_from_sunday() as i64 + 1,
             "WEEKDAY" => at.weekday().num_days_from_monday().into(),
             "DAYOFYEAR" => at.ordinal().into(),
@@ -1706,13 +1891,21 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
     scalar(conn, "my_dayname", 1, true, |a| {
         Ok(text_value(dates::day_name(some!(a.moment(0)).at)))
     })?;
+    // MONTHNAME and LAST_DAY read the month of a date whose day is zero, as MySQL does.
     scalar(conn, "my_monthname", 1, true, |a| {
-        Ok(text_value(dates::month_name(some!(a.moment(0)).at)))
+        let d = some!(a.date_parts(0));
+        let first = some!(NaiveDate::from_ymd_opt(d.year as i32, d.month, 1));
+        Ok(text_value(dates::month_name(
+            first.and_time(chrono::NaiveTime::MIN),
+        )))
     })?;
     scalar(conn, "my_last_day", 1, true, |a| {
-        let at = some!(a.moment(0)).at;
+        let d = some!(a.date_parts(0));
+        if d.year == 0 {
+            return Ok(Value::Null);
+        }
         let first_next = some!(dates::add(
-            some!(NaiveDate::from_ymd_opt(at.year(), at.month(), 1))
+            some!(NaiveDate::from_ymd_opt(d.year as i32, d.month, 1))
                 .and_hms_opt(0, 0, 0)
                 .expect("midnight"),
             1,
@@ -1723,15 +1916,15 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
         )))
     })?;
     scalar(conn, "my_date_format", 2, true, |a| {
-        let at = some!(a.moment(0)).at;
+        let d = some!(a.date_parts(0));
         let pattern = some!(a.text(1)).into_owned();
-        dates::format(at, &pattern).map(text_value).ok_or_else(|| {
-            fail(
-                1235,
-                format!(
-                    "This version of MySQL doesn't yet support 'DATE_FORMAT specifier in {pattern}'"
-                ),
-            )
+        dates::format(&d, &pattern).map(text_value).ok_or_else(|| {
+            let what = if d.valid().is_none() {
+                "DATE_FORMAT of a date with zero parts by a calendar specifier in"
+            } else {
+                "DATE_FORMAT specifier in"
+            };
+            unsupported_fn(&format!("{what} {pattern}"))
         })
     })?;
     // DATE_ADD(x, amount, unit, kind): kind 'date' or 'datetime' from the static type, 's' for a
@@ -1752,6 +1945,47 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
         } else {
             dates::datetime_text(out, fsp)
         }))
+    })?;
+    // `my_date_add_compound(at, amount text, unit, kind, sign)`: DATE_ADD with a compound
+    // unit (`kind` as for my_date_add; `sign` -1 for DATE_SUB).
+    scalar(conn, "my_date_add_compound", 5, true, |a| {
+        let m = some!(a.moment(0));
+        let unit = some!(a.text(2)).into_owned();
+        let fields = some!(dates::compound_fields(&unit));
+        let (months, micros) = some!(dates::compound_amount(&some!(a.text(1)), fields));
+        let sign = some!(a.i64(4));
+        let out = if months != 0 {
+            some!(dates::add(m.at, months * sign, Unit::Month))
+        } else {
+            some!(dates::add(m.at, micros * sign, Unit::Microsecond))
+        };
+        let date_unit = unit == "YEAR_MONTH";
+        let as_date = match a.text(3).as_deref() {
+            Some("date") => date_unit,
+            Some("datetime") => false,
+            _ => !m.has_time && date_unit,
+        };
+        let fsp = if unit.ends_with("MICROSECOND") {
+            6
+        } else {
+            m.fsp
+        };
+        Ok(text_value(if as_date {
+            dates::date_text(out)
+        } else {
+            dates::datetime_text(out, fsp)
+        }))
+    })?;
+    // EXTRACT of a unit of a day or shorter (simple or compound): `dated` 1 when the value is a
+    // DATE or DATETIME, else read as a datetime or a TIME as MySQL reads it.
+    scalar(conn, "my_extract_clock", 3, true, |a| {
+        let unit = some!(a.text(1)).into_owned();
+        let fields = if a.i64(2) == Some(1) {
+            dates::ClockFields::of(some!(a.date_parts(0)))
+        } else {
+            some!(dates::clock_fields(a.v(0)).map_err(unsupported_fn)?)
+        };
+        Ok(dates::extract_clock(fields, &unit).map_or(Value::Null, Value::Integer))
     })?;
     scalar(conn, "my_datediff", 2, true, |a| {
         let (x, y) = (some!(a.moment(0)).at.date(), some!(a.moment(1)).at.date());
@@ -2155,6 +2389,21 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
             return Ok(Value::Null);
         }
         let kind = a.text(4).unwrap_or_default().into_owned();
+        let fsp = some!(a.i64(1)).clamp(0, 6) as u8;
+        // A date with zero parts is kept as MySQL's default SQL mode keeps it.
+        if dates::read(v).is_none()
+            && let Some(d) = dates::read_parts(v)
+        {
+            if kind == "date" {
+                return Ok(text_value(d.date_text()));
+            }
+            if d.fsp > fsp && d.micros % 10u32.pow(6 - u32::from(fsp)) != 0 {
+                return Err(unsupported_fn(
+                    "a zero date with more fraction digits than its column",
+                ));
+            }
+            return Ok(text_value(d.datetime_text(fsp)));
+        }
         let Some(m) = dates::read(v) else {
             let column = a.text(3).unwrap_or_default().into_owned();
             let shown = to_text(v).unwrap_or_default().into_owned();
@@ -2170,7 +2419,6 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
                 "0000-00-00 00:00:00"
             }));
         };
-        let fsp = some!(a.i64(1)).clamp(0, 6) as u8;
         Ok(text_value(if kind == "date" {
             dates::date_text(m.at)
         } else {

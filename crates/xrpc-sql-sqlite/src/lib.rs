@@ -85,7 +85,8 @@
 //!   IGNORE), and a NOT NULL one without DEFAULT defaults to its first member. MySQL sorts and
 //!   computes with the member's index, so an ENUM column is read only where its text is what
 //!   MySQL reads: a select item of the statement's own query, a comparison or IN with string
-//!   literals, LIKE a string literal, IS NULL and GROUP BY; ORDER BY sorts it by index. Elsewhere (arithmetic,
+//!   literals, LIKE a string literal, IS NULL, GROUP BY, MIN and MAX (which compare its text),
+//!   COUNT and GROUP_CONCAT without DISTINCT; ORDER BY sorts it by index. Elsewhere (arithmetic,
 //!   functions, derived tables, unions, ORDER BY its position or alias) it is 1235. Two such
 //!   columns of one type may be compared.
 //! - A SET column holds its members' declared texts in declaration order, joined by commas;
@@ -106,9 +107,24 @@
 //!   count before and after it, and NULL into a NOT NULL column is 1048 where SQLite would
 //!   store the default.
 //! - JSON documents are text (see the `json` module): JSON_EXTRACT, JSON_UNQUOTE,
-//!   JSON_OBJECT, JSON_ARRAY, JSON_LENGTH, JSON_VALID, `->` and `->>`, printed with MariaDB's
-//!   spacing; a truth value placed in a document is `true`/`false`, and a JSON value read as
-//!   a condition is the number it holds (a string's numeric prefix, `true` 1).
+//!   JSON_OBJECT, JSON_ARRAY, JSON_LENGTH, JSON_VALID, JSON_TYPE, JSON_KEYS, JSON_CONTAINS,
+//!   JSON_CONTAINS_PATH, JSON_SET, JSON_INSERT, JSON_REPLACE, JSON_REMOVE, JSON_MERGE_PATCH,
+//!   JSON_QUOTE, JSON_SEARCH, `->` and `->>`, printed with MariaDB's spacing (a changed
+//!   document is printed whole that way); a truth value placed in a document (a comparison,
+//!   JSON_CONTAINS, JSON_VALID) is `true`/`false`, and a JSON value read as a condition is
+//!   the number it holds (a string's numeric prefix, `true` 1).
+//! - Dates with zero parts (`0000-00-00`, `2020-00-10`), which MySQL's default SQL mode
+//!   accepts, are stored and read as it does: DATE, CAST, YEAR, MONTH, DAY, QUARTER, EXTRACT,
+//!   comparisons, GREATEST/LEAST and DATE_FORMAT's numeric specifiers read their parts; the
+//!   functions of a calendar day (DAYNAME, DATE_ADD, DATEDIFF, WEEK, …) give NULL, as MySQL
+//!   does; DATE_FORMAT's calendar specifiers of one are 1235. A date that does not exist
+//!   (`2020-02-30`) is 1292 in a strict write and NULL in a function.
+//! - DATE_ADD, DATE_SUB and `+ INTERVAL` take MySQL's compound units (`'1:30' HOUR_MINUTE`,
+//!   `'1-2' YEAR_MONTH`, …), whose text is read as MySQL reads it when the statement runs;
+//!   EXTRACT takes them too, and reads a value as a datetime or a TIME as MySQL does for its
+//!   units of a day or shorter (`EXTRACT(HOUR FROM '30:00:00')` is 6).
+//! - `GROUP BY … WITH ROLLUP` is the UNION ALL of its grouping levels in MySQL's order (see
+//!   the `rollup` module); with ORDER BY it is MySQL's 1221.
 //! - The previous statement's counts come from the engine, which reports them after each
 //!   statement to the [`SessionState`]: ROW_COUNT(), FOUND_ROWS() (for `SQL_CALC_FOUND_ROWS`
 //!   the engine runs [`Translation::found_rows`]), LAST_INSERT_ID(). `SELECT … INTO @a` gives
@@ -133,10 +149,10 @@
 //! where MySQL reads its text or sorts it (see below), TIME values computed by functions that
 //! are negative, past 99:59:59 or with a fraction of a second, INSERT IGNORE into a table with
 //! CHECK constraints (MySQL skips the failing row), ALTER TABLE adding or dropping a CHECK, a
-//! recursive CTE whose first member's column is neither a table column nor a literal, ROLLUP, comparisons of dates with numbers, MODIFY/CHANGE COLUMN of a table other
+//! recursive CTE whose first member's column is neither a table column nor a literal, comparisons of dates with numbers, MODIFY/CHANGE COLUMN of a table other
 //! tables' foreign keys reference, or changing its keys or AUTO_INCREMENT, DELETE from several
 //! different tables, a UNIQUE key on a column prefix, the JSON functions not listed above
-//! (JSON_SET, JSON_CONTAINS, …), a JSON value in a comparison, arithmetic, CAST, SUM or AVG
+//! (JSON_MERGE, JSON_ARRAYAGG, …), a JSON value in a comparison, arithmetic, CAST, SUM or AVG
 //! (MySQL reads a JSON scalar there unquoted), JSON paths with `**`, `last`, ranges or negative
 //! indexes, CAST AS UNSIGNED past BIGINT, BIGINT UNSIGNED values past 9223372036854775807 (SQLite's
 //! integers are signed), STR_TO_DATE of a format with names or without a whole
@@ -154,6 +170,7 @@ mod expr;
 mod functions;
 mod json;
 mod library;
+mod rollup;
 mod translate;
 mod typed;
 mod types;
@@ -319,7 +336,8 @@ pub fn translate(
     statement: &Statement,
     catalog: &dyn Catalog,
 ) -> Result<Translation, TranslateError> {
-    translate::Translator::new(catalog).statement(statement)
+    let rewritten = rollup::rewrite(statement)?;
+    translate::Translator::new(catalog).statement(rewritten.as_ref().unwrap_or(statement))
 }
 
 /// [`translate`] for a statement run with arguments of these classes, in text order: a
@@ -331,6 +349,8 @@ pub fn translate_with_args(
     catalog: &dyn Catalog,
     args: &[ArgClass],
 ) -> Result<(Translation, bool), TranslateError> {
+    let rewritten = rollup::rewrite(statement)?;
+    let statement = rewritten.as_ref().unwrap_or(statement);
     let mut translator = translate::Translator::with_args(catalog, statement, args);
     let translation = translator.statement(statement)?;
     Ok((translation, translator.typed_args))

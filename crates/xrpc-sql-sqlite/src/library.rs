@@ -5,7 +5,9 @@
 use sqlparser::ast::DateTimeField;
 
 use crate::error::{TranslateError, unsupported};
-use crate::typed::{Strength, Typed, as_text, compare, convert_to, quote, truth, unify};
+use crate::typed::{
+    Strength, Typed, as_text, collation_of, compare, convert_to, quote, truth, unify,
+};
 use crate::types::{Catalog, Collation, Ty};
 
 type Result<T> = std::result::Result<T, TranslateError>;
@@ -53,17 +55,7 @@ pub(crate) fn unit_field(unit: &str) -> Option<DateTimeField> {
 
 /// MySQL's built-in functions this translation does not provide: calling one is 1235, not 1305.
 const MYSQL_ONLY: &[&str] = &[
-    "JSON_CONTAINS",
-    "JSON_KEYS",
-    "JSON_SET",
-    "JSON_INSERT",
-    "JSON_REPLACE",
-    "JSON_REMOVE",
-    "JSON_TYPE",
-    "JSON_QUOTE",
-    "JSON_SEARCH",
     "JSON_MERGE",
-    "JSON_MERGE_PATCH",
     "UUID_SHORT",
     "AES_ENCRYPT",
     "AES_DECRYPT",
@@ -137,15 +129,17 @@ const MYSQL_ONLY: &[&str] = &[
     "VALUES",
 ];
 
-/// A value as JSON text in a document JSON_ARRAY or JSON_OBJECT builds: a JSON function's
-/// result as it is, a number as its MySQL text, a truth value (`truth_value`, by the form of
-/// its expression) as `true`/`false`, NULL as `null`, anything else as a JSON string.
+/// A value as JSON text in a document JSON_ARRAY, JSON_OBJECT or JSON_SET builds: a JSON
+/// function's result as it is, a number as its MySQL text, a truth value (`truth_value`, by the
+/// form of its expression) as `true`/`false`, NULL as `null`, a `?` argument by its class when
+/// the statement runs, anything else as a JSON string.
 pub(crate) fn json_value(t: &Typed, truth_value: bool) -> String {
     let kind = match t.ty {
         _ if t.json => "r",
         _ if truth_value => "b",
         Ty::Null => return "'null'".to_string(),
         Ty::Int | Ty::Decimal(_) | Ty::Double | Ty::Float => "n",
+        Ty::Dyn => "d",
         _ => "s",
     };
     format!("my_json_value({}, '{kind}')", as_text(t))
@@ -233,29 +227,67 @@ impl CallSite<'_> {
                     args[0].ty,
                 )
             }
+            // Values of one type compare as SQLite's max/min do; mixed ones as MySQL compares
+            // them (`my_extreme`): numbers with strings as DOUBLEs, integers with decimals
+            // exactly, strings with bytes as bytes, a DATE with strings and integers as dates
+            // (a DATETIME only with DATEs: MySQL's fraction digits of a string differ).
             "GREATEST" | "LEAST" => {
                 arity(n >= 2)?;
                 let f = if name == "GREATEST" { "max" } else { "min" };
-                let ty = args.iter().fold(Ty::Null, |t, a| unify(t, a.ty));
+                let greatest = i32::from(name == "GREATEST");
+                let tys: Vec<Ty> = args
+                    .iter()
+                    .map(|a| a.ty)
+                    .filter(|t| *t != Ty::Null)
+                    .collect();
+                let has = |p: &dyn Fn(Ty) -> bool| tys.iter().any(|t| p(*t));
+                let all = |p: &dyn Fn(Ty) -> bool| tys.iter().all(|t| p(*t));
+                let ty = tys.iter().fold(Ty::Null, |t, a| unify(t, *a));
+                let extreme =
+                    |kind: &str| format!("my_extreme('{kind}', {greatest}, {})", list(0, &sql));
+                let is_text = |t: Ty| matches!(t, Ty::Str(_) | Ty::Bytes);
                 match ty {
-                    Ty::Int | Ty::Date | Ty::DateTime | Ty::Bytes
-                        if args.iter().all(|a| a.ty == ty || a.ty == Ty::Null) =>
+                    Ty::Null => ("NULL".into(), Ty::Null),
+                    Ty::Int | Ty::Date | Ty::DateTime | Ty::Bytes | Ty::Time
+                        if all(&|t| t == ty) =>
                     {
                         (format!("{f}({})", list(0, &sql)), ty)
                     }
-                    Ty::Str(c) if args.iter().all(|a| matches!(a.ty, Ty::Str(_) | Ty::Null)) => (
-                        format!(
-                            "{f}({} COLLATE {}, {})",
-                            sql(0),
-                            c.sqlite_name(),
-                            list(1, &sql)
-                        ),
-                        ty,
-                    ),
-                    Ty::Double | Ty::Float => (
-                        format!("{f}({})", list(0, &|i| format!("CAST({} AS REAL)", sql(i)))),
-                        Ty::Double,
-                    ),
+                    Ty::Str(_) if all(&|t| matches!(t, Ty::Str(_))) => {
+                        // The strongest collation of the strings (1267 for an illegal mix).
+                        let mut texts = args.iter().filter(|a| matches!(a.ty, Ty::Str(_)));
+                        let mut c = texts.next().cloned().expect("a string argument");
+                        for a in texts {
+                            let collation = collation_of(&c, a)?;
+                            if a.strength < c.strength {
+                                c = a.clone();
+                            }
+                            c.ty = Ty::Str(collation);
+                        }
+                        let collation = c.ty.collation().unwrap_or(Collation::Ci);
+                        (
+                            format!(
+                                "{f}({} COLLATE {}, {})",
+                                sql(0),
+                                collation.sqlite_name(),
+                                list(1, &sql)
+                            ),
+                            Ty::Str(collation),
+                        )
+                    }
+                    Ty::Decimal(_) if all(&|t| matches!(t, Ty::Int | Ty::Decimal(_))) => {
+                        (extreme("d"), ty)
+                    }
+                    _ if all(&|t| t.is_numeric() || is_text(t)) && has(&Ty::is_numeric) => {
+                        (extreme("f"), Ty::Double)
+                    }
+                    _ if all(&is_text) => (extreme("b"), Ty::Bytes),
+                    _ if all(&|t| matches!(t, Ty::Date | Ty::Str(_) | Ty::Int)) => {
+                        (extreme("D"), Ty::Date)
+                    }
+                    _ if all(&|t| matches!(t, Ty::Date | Ty::DateTime)) => {
+                        (extreme("T"), Ty::DateTime)
+                    }
                     _ => return unsupported(format!("{name} of mixed types")),
                 }
             }
@@ -823,6 +855,72 @@ impl CallSite<'_> {
                 arity(n == 1)?;
                 (format!("my_json_valid({})", text(0)), Ty::Int)
             }
+            "JSON_TYPE" => {
+                arity(n == 1)?;
+                (format!("my_json_type({})", text(0)), Ty::Str(Collation::Ci))
+            }
+            // A JSON array in a string (MariaDB places it in a document as a string).
+            "JSON_KEYS" => {
+                arity(n == 1 || n == 2)?;
+                (
+                    format!("my_json_keys({})", list(0, &text)),
+                    Ty::Str(Collation::Ci),
+                )
+            }
+            "JSON_CONTAINS" => {
+                arity(n == 2 || n == 3)?;
+                (format!("my_json_contains({})", list(0, &text)), Ty::Int)
+            }
+            "JSON_CONTAINS_PATH" => {
+                arity(n >= 3)?;
+                (
+                    format!("my_json_contains_path({})", list(0, &text)),
+                    Ty::Int,
+                )
+            }
+            // A string's JSON literal; NULL for a number, as MariaDB gives.
+            "JSON_QUOTE" => {
+                arity(n == 1)?;
+                if args[0].ty.is_numeric() || args[0].ty == Ty::Null {
+                    ("NULL".into(), Ty::Null)
+                } else {
+                    (
+                        format!("my_json_quote({})", text(0)),
+                        Ty::Str(Collation::Ci),
+                    )
+                }
+            }
+            // Documents: the values of SET/INSERT/REPLACE arrive as JSON (`json_value`).
+            "JSON_SET" | "JSON_INSERT" | "JSON_REPLACE" | "JSON_REMOVE" | "JSON_MERGE_PATCH"
+            | "JSON_SEARCH" => {
+                let sql = match name {
+                    "JSON_REMOVE" | "JSON_MERGE_PATCH" => {
+                        arity(n >= 2)?;
+                        format!("my_{}({})", name.to_ascii_lowercase(), list(0, &text))
+                    }
+                    "JSON_SEARCH" => {
+                        arity(n >= 3)?;
+                        let escape = args.get(3).map_or_else(|| "NULL".into(), |_| text(3));
+                        let paths: String = (4..n).map(|i| format!(", {}", text(i))).collect();
+                        format!(
+                            "my_json_search({}, {}, {}, {escape}, {}{paths})",
+                            text(0),
+                            text(1),
+                            text(2),
+                            ci(0, 2)
+                        )
+                    }
+                    _ => {
+                        arity(n >= 3 && n % 2 == 1)?;
+                        let change = name["JSON_".len()..].to_ascii_lowercase();
+                        format!("my_json_modify('{change}', {})", list(0, &text))
+                    }
+                };
+                let mut t = Typed::new(sql, Ty::Str(Collation::Ci));
+                t.json = true;
+                t.aggregate = aggregate;
+                return Ok(t);
+            }
             // The values arrive as JSON already (`json_value`); object keys are text.
             "JSON_ARRAY" | "JSON_OBJECT" => {
                 let object = name == "JSON_OBJECT";
@@ -836,6 +934,19 @@ impl CallSite<'_> {
                 t.json = true;
                 t.aggregate = aggregate;
                 return Ok(t);
+            }
+            // A super-aggregate row's value of GROUP BY … WITH ROLLUP (see `crate::rollup`):
+            // refused when the rows it adds up differ in it.
+            "__ROLLUP_ONE_VALUE" => {
+                arity(n == 2)?;
+                (
+                    format!(
+                        "(CASE WHEN {} THEN my_rollup_varies() ELSE {} END)",
+                        truth(&args[0]),
+                        sql(1)
+                    ),
+                    args[1].ty,
+                )
             }
             // The previous statement's counts, as the engine reported them.
             "ROW_COUNT" | "FOUND_ROWS" | "LAST_INSERT_ID" => {

@@ -244,11 +244,11 @@ pub(crate) fn constant_default(
             (kept.chars().count() <= *length as usize).then(|| quoted(kept))
         }
         C::Date | C::DateTime { .. } => {
-            let m = crate::dates::read(ValueRef::Text(raw.as_bytes()))?;
+            let d = crate::dates::read_parts(ValueRef::Text(raw.as_bytes()))?;
             Some(quoted(&match ty {
-                C::Date => crate::dates::date_text(m.at),
-                C::DateTime { fsp } => crate::dates::datetime_text(m.at, *fsp),
-                _ => unreachable!("matched above"),
+                C::Date => d.date_text(),
+                C::DateTime { fsp } if d.fsp <= *fsp => d.datetime_text(*fsp),
+                _ => return None,
             }))
         }
         C::Enum { values, collation } => {

@@ -293,6 +293,18 @@ fn arguments_compare_as_mariadb_compares_the_literals() {
             "SELECT id, CASE k WHEN ? THEN 'x' ELSE 'y' END FROM t",
             vec![text("10")],
         ),
+        (
+            "SELECT JSON_ARRAY(?, ?, ?, ?)",
+            vec![int(5), real(1.75), text("5"), null.clone()],
+        ),
+        (
+            "SELECT JSON_SET('{}', '$.a', ?, '$.b', ?), JSON_OBJECT('k', ?)",
+            vec![int(-3), text("x"), real(0.5)],
+        ),
+        (
+            "SELECT DATE_ADD('2020-01-01', INTERVAL ? HOUR_MINUTE)",
+            vec![text("1:30")],
+        ),
     ];
     let mut differences = Vec::new();
     for (statement, args) in &cases {

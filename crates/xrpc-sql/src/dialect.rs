@@ -15,9 +15,16 @@
 //!   (MyISAM) to pause it; InnoDB and SQLite have nothing to pause, and MySQL answers a
 //!   table of theirs with a note and no change, so the node's engines see a statement that
 //!   changes nothing (a backend that forwards the text still runs it as written).
+//! - **Compound units** (`INTERVAL '1:30' HOUR_MINUTE`, `EXTRACT(YEAR_MONTH FROM d)`; the
+//!   names in [`COMPOUND_UNITS`]): read as an [`Expr::Interval`] or [`Expr::Extract`] whose
+//!   field is [`DateTimeField::Custom`] with the unit's name in capitals. Another word there
+//!   is still a syntax error.
 
 use sqlparser::ast::helpers::attached_token::AttachedToken;
-use sqlparser::ast::{AlterTable, DataType, Expr, Statement, UnaryOperator};
+use sqlparser::ast::{
+    AlterTable, DataType, DateTimeField, Expr, ExtractSyntax, Ident, Interval, Statement,
+    UnaryOperator,
+};
 use sqlparser::dialect::{BindPlaceholderStyle, Dialect, MySqlDialect, Precedence};
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
@@ -119,6 +126,17 @@ impl Dialect for Front {
             {
                 Some(cast_with_charset(parser))
             }
+            Token::Word(word)
+                if matches!(word.keyword, Keyword::INTERVAL | Keyword::EXTRACT)
+                    && word.quote_style.is_none() =>
+            {
+                let compound = if word.keyword == Keyword::INTERVAL {
+                    parser.maybe_parse(interval_of_compound_unit)
+                } else {
+                    parser.maybe_parse(extract_of_compound_unit)
+                };
+                compound.transpose()
+            }
             _ => None,
         }
     }
@@ -133,6 +151,64 @@ impl Dialect for Front {
         }
         MYSQL.parse_statement(parser)
     }
+}
+
+/// MySQL's INTERVAL units of several fields, which sqlparser has no keywords for.
+const COMPOUND_UNITS: &[&str] = &[
+    "YEAR_MONTH",
+    "DAY_HOUR",
+    "DAY_MINUTE",
+    "DAY_SECOND",
+    "DAY_MICROSECOND",
+    "HOUR_MINUTE",
+    "HOUR_SECOND",
+    "HOUR_MICROSECOND",
+    "MINUTE_SECOND",
+    "MINUTE_MICROSECOND",
+    "SECOND_MICROSECOND",
+];
+
+/// A compound unit at the parser's position, consumed, as its field.
+fn compound_unit(parser: &mut Parser) -> Result<DateTimeField, ParserError> {
+    let token = parser.next_token();
+    if let Token::Word(word) = &token.token
+        && word.quote_style.is_none()
+    {
+        let name = word.value.to_ascii_uppercase();
+        if COMPOUND_UNITS.contains(&name.as_str()) {
+            return Ok(DateTimeField::Custom(Ident::new(name)));
+        }
+    }
+    parser.expected("a compound unit", token)
+}
+
+/// `INTERVAL expr unit` with a compound unit (module docs).
+fn interval_of_compound_unit(parser: &mut Parser) -> Result<Expr, ParserError> {
+    parser.expect_keyword_is(Keyword::INTERVAL)?;
+    let value = parser.parse_expr()?;
+    let field = compound_unit(parser)?;
+    Ok(Expr::Interval(Interval {
+        value: Box::new(value),
+        leading_field: Some(field),
+        leading_precision: None,
+        last_field: None,
+        fractional_seconds_precision: None,
+    }))
+}
+
+/// `EXTRACT(unit FROM expr)` with a compound unit (module docs).
+fn extract_of_compound_unit(parser: &mut Parser) -> Result<Expr, ParserError> {
+    parser.expect_keyword_is(Keyword::EXTRACT)?;
+    parser.expect_token(&Token::LParen)?;
+    let field = compound_unit(parser)?;
+    parser.expect_keyword_is(Keyword::FROM)?;
+    let expr = parser.parse_expr()?;
+    parser.expect_token(&Token::RParen)?;
+    Ok(Expr::Extract {
+        field,
+        syntax: ExtractSyntax::From,
+        expr: Box::new(expr),
+    })
 }
 
 /// Whether the `CAST(` at the parser's position names a character set after its type: a
@@ -319,6 +395,25 @@ mod tests {
         }
     }
 
+    #[test]
+    fn compound_units_are_custom_fields() {
+        let [interval, extract] =
+            items("SELECT d + INTERVAL '1:30' hour_minute, EXTRACT(YEAR_MONTH FROM d)")
+                .try_into()
+                .unwrap();
+        assert_eq!(interval.to_string(), "d + INTERVAL '1:30' HOUR_MINUTE");
+        assert_eq!(extract.to_string(), "EXTRACT(YEAR_MONTH FROM d)");
+        for text in [
+            "SELECT d + INTERVAL 1 HOUR_MINUTES",
+            "SELECT EXTRACT(DAYS_HOUR FROM d)",
+        ] {
+            assert!(
+                parse_one_statement(text, &Options::default()).is_err(),
+                "{text}"
+            );
+        }
+    }
+
     /// Texts of the forms MySqlDialect already reads: Front must read each to the same tree.
     const READ_AS_MYSQL: &[&str] = &[
         "SELECT a, b FROM t WHERE a = 1 AND NOT b <=> 2 ORDER BY a DESC LIMIT 1, 2",
@@ -328,6 +423,7 @@ mod tests {
         "SELECT GROUP_CONCAT(DISTINCT a ORDER BY a SEPARATOR ';'), MATCH (a) AGAINST ('x') FROM t",
         "INSERT INTO t (a) VALUES (1), (DEFAULT) AS new ON DUPLICATE KEY UPDATE a = new.a",
         "INSERT INTO t SET a = 1, b = 'x'",
+        "SELECT d + INTERVAL 1 DAY, DATE_ADD(d, INTERVAL '2' HOUR), EXTRACT(YEAR FROM d) FROM t",
         "REPLACE t (a) SELECT a FROM u",
         "UPDATE t SET a = a + 1 ORDER BY a LIMIT 2",
         "DELETE FROM t WHERE a IN (SELECT b FROM u) LIMIT 1",

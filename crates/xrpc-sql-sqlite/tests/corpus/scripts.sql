@@ -549,6 +549,218 @@ SELECT JSON_LENGTH(JSON_OBJECT('a', 1, 'b', 2)), JSON_VALID(JSON_ARRAY()), JSON_
 SELECT IF(JSON_EXTRACT('{"a":"5"}', '$.a'), 'y', 'n'), IF(JSON_EXTRACT('{"a":"0"}', '$.a'), 'y', 'n'), IF(JSON_EXTRACT('{"a":true}', '$.a'), 'y', 'n'), IF(JSON_EXTRACT('{"a":false}', '$.a'), 'y', 'n');
 SELECT IF(JSON_EXTRACT('{"a":[1]}', '$.a'), 'y', 'n'), IF(JSON_EXTRACT('{"a":0.5}', '$.a'), 'y', 'n'), IF(JSON_EXTRACT('{"a":null}', '$.a'), 'y', 'n'), 1 AND JSON_EXTRACT('{"a":"x"}', '$.a');
 
+-- script: JSON_TYPE and JSON_KEYS
+SELECT JSON_TYPE('{"a":1}'), JSON_TYPE('[1]'), JSON_TYPE('1'), JSON_TYPE('1.5'), JSON_TYPE('"x"'), JSON_TYPE('true'), JSON_TYPE('null'), JSON_TYPE('1e2'), JSON_TYPE('-3');
+SELECT JSON_TYPE('x'), JSON_TYPE(NULL), JSON_TYPE(''), JSON_TYPE(JSON_EXTRACT('{"a":[1]}', '$.a')), JSON_TYPE(1), JSON_TYPE('1.0e0'), JSON_TYPE('1E-2'), JSON_TYPE('  [1] '), JSON_TYPE('{"a":1}x');
+SELECT JSON_KEYS('{"a":1,"b":{"c":2}}'), JSON_KEYS('{"a":1,"b":{"c":2}}', '$.b'), JSON_KEYS('[1]'), JSON_KEYS('{}'), JSON_KEYS('x'), JSON_KEYS('{"a":1}', '$.z'), JSON_KEYS(NULL);
+SELECT JSON_KEYS('{"b":1,"a":2,"b":3}'), JSON_KEYS('{"a\\"b":1}'), JSON_KEYS('{"\\u0041":1}'), JSON_KEYS('{"a":1}', '$[*]'), JSON_KEYS('{"a":1}', 'x'), JSON_KEYS('{"a":1}', '$.a'), JSON_KEYS('{"a":1}', NULL);
+SELECT JSON_ARRAY(JSON_TYPE('1')), JSON_ARRAY(JSON_KEYS('{"a":1}')), JSON_SET('{"a":1}', '$.b', JSON_KEYS('{"x":1}'));
+SELECT JSON_EXTRACT('{"\\u0041":1}', '$.A'), JSON_EXTRACT('{"\\u0041":1}', '$'), JSON_EXTRACT('{"a\\/b":1}', '$'), JSON_EXTRACT('{"a\\"b":1}', '$."a\\"b"'), JSON_EXTRACT('{"a/b":1}', '$."a\\/b"'), JSON_EXTRACT('{"\\u0041":1}', '$."\\u0041"'), JSON_EXTRACT('{"A":1}', '$."\\u0041"');
+SELECT JSON_SET('{"\\u0041":1}', '$.A', 2), JSON_SET('{}', '$."a\\"b"', 1), JSON_REMOVE('{"\\u0041":1,"A":2}', '$.A'), JSON_CONTAINS('{"\\u0041":1}', '{"A":1}'), JSON_MERGE_PATCH('{"\\u0041":1}', '{"A":2}'), JSON_SEARCH('{"a\\u0041":"x"}', 'one', 'x', NULL, '$.aA');
+SELECT JSON_KEYS('{"\\u0041":{"b":1}}', '$.A'), JSON_LENGTH('{"\\u0041":[1,2]}', '$.A'), JSON_CONTAINS_PATH('{"\\u0041":1}', 'one', '$.A'), JSON_CONTAINS('{"\\u0041":1}', '1', '$.A'), JSON_SET('{"\\u0041":{"b":1}}', '$.A.b', 2), JSON_INSERT('{"\\u0041":1}', '$.A', 2), JSON_REPLACE('{"\\u0041":1}', '$.A', 2), JSON_REMOVE('{"\\u0041":{"b":1}}', '$.A.b');
+SELECT JSON_SET('{"\\u0041":1}', '$."\\u0041"', 2), JSON_REMOVE('{"A":1}', '$."\\u0041"'), JSON_CONTAINS('{"A":1}', '{"\\u0041":1}'), JSON_MERGE_PATCH('{"A":1}', '{"\\u0041":2}'), JSON_MERGE_PATCH('{"A":1}', '{"\\u0041":null}'), JSON_EXTRACT('{"\\u0041":{"b":1}}', '$.*.b'), JSON_SEARCH('{"A":"x"}', 'one', 'x', NULL, '$."\\u0041"');
+
+-- script: JSON_CONTAINS and JSON_CONTAINS_PATH
+SELECT JSON_CONTAINS('{"a":1,"b":2}', '1', '$.a'), JSON_CONTAINS('{"a":1,"b":2}', '{"a":1}'), JSON_CONTAINS('[1,2,[3,4]]', '[1,3]'), JSON_CONTAINS('[1,2,[3,4]]', '3'), JSON_CONTAINS('[1,2]', '[1,2,5]');
+SELECT JSON_CONTAINS('1', '1.0'), JSON_CONTAINS('"a"', '"A"'), JSON_CONTAINS('x', '1'), JSON_CONTAINS('[1]', 'x'), JSON_CONTAINS('[1]', '1', '$.z'), JSON_CONTAINS('[1]', NULL), JSON_CONTAINS('[1]', '1', NULL);
+SELECT JSON_CONTAINS('{"a":[1,2]}', '[]', '$.a'), JSON_CONTAINS('[]', '[]'), JSON_CONTAINS('{}', '{}'), JSON_CONTAINS('{"a":{"b":1,"c":2}}', '{"b":1}', '$.a'), JSON_CONTAINS('[{"a":1,"b":2}]', '{"a":1}');
+SELECT JSON_CONTAINS('[1,2]', '1', '$[*]'), JSON_CONTAINS('1', '1e0'), JSON_CONTAINS('[[1,2]]', '[1]'), JSON_CONTAINS('{"a":1}', '1'), JSON_CONTAINS('true', '1'), JSON_CONTAINS('[null]', 'null');
+SELECT JSON_CONTAINS('[1,2]', '[[1,2]]'), JSON_CONTAINS('{"a":[1,2]}', '{"a":1}'), JSON_CONTAINS('"a\\u0041"', '"aA"'), JSON_CONTAINS('{"a":1,"a":2}', '{"a":2}'), JSON_CONTAINS('{"a":1}', '{"a":1,"b":null}');
+SELECT JSON_CONTAINS_PATH('{"a":1,"b":2}', 'one', '$.a', '$.c'), JSON_CONTAINS_PATH('{"a":1,"b":2}', 'all', '$.a', '$.c'), JSON_CONTAINS_PATH('{"a":1}', 'ONE', '$.a'), JSON_CONTAINS_PATH('{"a":1}', 'x', '$.a'), JSON_CONTAINS_PATH('[1]', 'one', '$[0]', '$[5]');
+SELECT JSON_CONTAINS_PATH('{"a":1}', 'one', '$.*'), JSON_CONTAINS_PATH('x', 'one', '$.a'), JSON_CONTAINS_PATH('{"a":1}', 'one', NULL), JSON_CONTAINS_PATH('{"a":1}', 'one', 'z'), JSON_CONTAINS_PATH('{"a":1}', 'all', '$.a', '$[0]');
+SELECT JSON_CONTAINS_PATH('{"a":1}', 'one');
+SELECT JSON_ARRAY(JSON_CONTAINS('[1]', '1'), JSON_CONTAINS_PATH('[1]', 'one', '$[0]'), JSON_VALID('1'), JSON_LENGTH('[1]'));
+CREATE TABLE tagged (id INT PRIMARY KEY, tags TEXT);
+INSERT INTO tagged VALUES (1, '["red", "blue"]'), (2, '["green"]'), (3, '{"red": 1}'), (4, NULL);
+SELECT id FROM tagged WHERE JSON_CONTAINS(tags, '"red"') ORDER BY id;
+SELECT id, JSON_CONTAINS_PATH(tags, 'one', '$.red', '$[1]') FROM tagged ORDER BY id;
+
+-- script: JSON_SET, JSON_INSERT and JSON_REPLACE
+SELECT JSON_SET('{"a":1}', '$.b', 2), JSON_SET('{"a":1}', '$.a', 2, '$.c', 'x'), JSON_SET('[1,2]', '$[5]', 3), JSON_SET('[1,2]', '$[0]', 9), JSON_SET('1', '$[1]', 2), JSON_SET('{"a":1}', '$[0]', 5), JSON_SET('{"a":1}', '$[1]', 5);
+SELECT JSON_INSERT('{"a":1}', '$.a', 2, '$.b', 3), JSON_REPLACE('{"a":1}', '$.a', 2, '$.b', 3), JSON_INSERT('[1]', '$[3]', 4), JSON_REPLACE('[1]', '$[3]', 4);
+SELECT JSON_SET('{"a":1}', '$.b.c', 2), JSON_SET('{"a":{}}', '$.a.c', 2), JSON_SET('{"a":1}', '$.*', 2), JSON_SET('x', '$.a', 1), JSON_SET('{"a":1}', '$.a', NULL), JSON_SET(NULL, '$.a', 1), JSON_SET('{"a":1}', NULL, 1);
+SELECT JSON_SET('{"a":1}', '$.b', 1.50), JSON_SET('{"a":1}', '$.b', true), JSON_SET('{"a":1}', '$.b', 1 = 1), JSON_SET('{"a":1}', '$.b', '[1]'), JSON_SET('{"a":1}', '$.b', JSON_ARRAY(1, 2)), JSON_SET('{"a":1}', '$.b', 1e0), JSON_SET('{"a":1}', '$.b', CAST('2020-01-02' AS DATE));
+SELECT JSON_SET('{ "a" : 1 , "b":[1,  2]}', '$.c', 3), JSON_SET('{"a":1}', '$', 2), JSON_SET('{"a":1}', '$.b', 'x"y'), JSON_SET('{ "a" : 1 }', '$.b.c', 2), JSON_SET('{"a":1E2,"b":1.50,"s":"\\u0041"}', '$.c', 1), JSON_INSERT('{"a":1}', '$', 5), JSON_REPLACE('{"a":1}', '$', 5);
+SELECT JSON_SET('{"a":[1,2]}', '$.a[1]', 3, '$.a[2]', 4), JSON_SET('{"a":1}', '$.a', 2, '$.a', 3), JSON_INSERT('{"a":1}', '$.b', 1, '$.b', 2), JSON_SET('[[1]]', '$[0][3]', 2), JSON_SET('{"a":[]}', '$.a[0]', 1), JSON_INSERT('{"a":5}', '$.a[0]', 1), JSON_INSERT('{"a":5}', '$.a[1]', 1);
+SELECT JSON_REPLACE('{"a":5}', '$.a[0]', 1), JSON_REPLACE('{"a":5}', '$.a[1]', 1), JSON_SET('{"a":1}', '$."b c"', 1), JSON_SET('{"a":1}', '$.b', -0.0), JSON_SET('{"a":1}', '$.b', 1.0e10), JSON_SET('{"a":1}', '$.b', 9223372036854775807);
+SELECT JSON_SET('{"a":1}', '$.b', 'é'), JSON_SET('{"a":1}', '$.b', NOW() IS NULL), JSON_SET('{"a":1}', '$.b', 2 > 1, '$.c', (2 > 1) + 0), JSON_SET('[1]', '$.a', 1), JSON_SET('{"a":{"x":1}}', '$.a[0].x', 2), JSON_SET('{"a":{"x":1}}', '$[0].a[0].y', 2);
+SELECT JSON_SET('{"a":1}', '$.b', JSON_EXTRACT('{"x":[1, 2]}', '$.x')), JSON_SET('{"a":1}', '$.b', JSON_QUOTE('x')), JSON_ARRAY(JSON_SET('{}', '$.a', 1)), JSON_EXTRACT(JSON_SET('{}', '$.a', 1), '$.a');
+SELECT JSON_SET('{"a":1}', '$.a.b', 2), JSON_SET('[1]', '$[0][1]', 2), JSON_SET('{"a":[1]}', '$.a[0][0]', 5), JSON_INSERT('[1]', '$[0][1]', 2), JSON_REPLACE('[[1]]', '$[0][0]', 3), JSON_SET('[]', '$[0]', 1), JSON_SET('{}', '$[0].a', 1);
+SELECT JSON_CONTAINS('[1,2]', 1), JSON_CONTAINS('{"a":{"b":[1,2]}}', '[2]', '$.a.b'), JSON_KEYS('{"a":{"b":1}}', '$.a.b'), JSON_TYPE(JSON_SET('{}', '$.a', 1.5)), JSON_LENGTH(JSON_REMOVE('[1,2,3]', '$[0]'));
+SELECT JSON_SET('{"a":1}', '$.a');
+SELECT JSON_INSERT('{"a":1}', '$.a', '$.b', 1);
+CREATE TABLE profiles (id INT PRIMARY KEY, doc TEXT);
+INSERT INTO profiles VALUES (1, '{"name": "Ann"}'), (2, '{"name": "Bob", "age": 3}');
+UPDATE profiles SET doc = JSON_SET(doc, '$.age', id * 10) WHERE id = 1;
+UPDATE profiles SET doc = JSON_REPLACE(doc, '$.age', 4, '$.x', 1) WHERE id = 2;
+SELECT id, doc FROM profiles ORDER BY id;
+
+-- script: JSON_REMOVE
+SELECT JSON_REMOVE('{"a":1,"b":2}', '$.a'), JSON_REMOVE('[1,2,3]', '$[1]'), JSON_REMOVE('[1,2,3]', '$[0]', '$[0]'), JSON_REMOVE('{"a":1}', '$.z'), JSON_REMOVE('{"a":1}', '$'), JSON_REMOVE('{"a":1}', '$.*'), JSON_REMOVE('x', '$.a'), JSON_REMOVE('{"a":{"b":1}}', '$.a.b');
+SELECT JSON_REMOVE('[1,2,3]', '$[5]'), JSON_REMOVE('{"a":1}', '$[0]'), JSON_REMOVE('[1,[2,3]]', '$[1][0]'), JSON_REMOVE('{"a":1}', NULL), JSON_REMOVE(NULL, '$.a'), JSON_REMOVE('{"a":1,"a":2}', '$.a'), JSON_REMOVE('{ "a" : [1 ,2] }', '$.z'), JSON_REMOVE('{"a":{"x":1}}', '$.a[0].x');
+SELECT JSON_REMOVE('{"a":1}');
+
+-- script: JSON_MERGE_PATCH
+SELECT JSON_MERGE_PATCH('{"a":1,"b":2}', '{"b":null,"c":3}'), JSON_MERGE_PATCH('{"a":{"x":1}}', '{"a":{"y":2}}'), JSON_MERGE_PATCH('[1]', '[2]'), JSON_MERGE_PATCH('1', '{"a":1}'), JSON_MERGE_PATCH('{"a":1}', '2'), JSON_MERGE_PATCH('{"a":1}', NULL), JSON_MERGE_PATCH(NULL, '{"a":1}'), JSON_MERGE_PATCH('{"a":1}', 'x');
+SELECT JSON_MERGE_PATCH('{"a":1}', '{"b":2}', '{"a":3}'), JSON_MERGE_PATCH('{"a":1}', '{"a":{"b":null}}'), JSON_MERGE_PATCH('{}', '{"a":null}'), JSON_MERGE_PATCH(NULL, '1'), JSON_MERGE_PATCH(NULL, '[1]'), JSON_MERGE_PATCH('{"a":1}', NULL, '{"b":1}'), JSON_MERGE_PATCH('{"a":1}', NULL, '3');
+SELECT JSON_MERGE_PATCH(NULL, NULL), JSON_MERGE_PATCH('x', '1'), JSON_MERGE_PATCH('{"b":1,"a":2}', '{"c":3,"a":4}'), JSON_MERGE_PATCH('1', '2', '{"a":1}'), JSON_MERGE_PATCH(NULL, '{"a":1}', '{"b":1}'), JSON_MERGE_PATCH('[1]', '{"a":null}');
+SELECT JSON_MERGE_PATCH('{"a":1,"a":2}', '{"b":1}'), JSON_MERGE_PATCH('{"a":1}', '{"a":1,"a":null}'), JSON_MERGE_PATCH('{}', '{"b":1,"b":2}'), JSON_MERGE_PATCH('{"a":1}', '{"b":null,"b":2}'), JSON_MERGE_PATCH('{"a":{"b":1}}', '{"a":{"c":{"d":null,"e":1}}}');
+SELECT JSON_MERGE_PATCH('{"a":1}');
+
+-- script: JSON_QUOTE
+SELECT JSON_QUOTE('a"b'), JSON_QUOTE(''), JSON_QUOTE(NULL), JSON_QUOTE(1), JSON_QUOTE(1.5), JSON_QUOTE('[1]'), JSON_QUOTE('é\t/'), JSON_QUOTE(CAST('2020-01-02' AS DATE));
+SELECT JSON_ARRAY(JSON_QUOTE('x')), JSON_QUOTE(JSON_ARRAY(1)), JSON_QUOTE(CONCAT('a', 1)), JSON_QUOTE(X'41');
+SELECT JSON_QUOTE('a', 'b');
+
+-- script: JSON_SEARCH
+SELECT JSON_SEARCH('["abc",{"x":"abc"},"abd"]', 'one', 'abc'), JSON_SEARCH('["abc",{"x":"abc"},"abd"]', 'all', 'abc'), JSON_SEARCH('["abc",{"x":"abc"},"abd"]', 'all', 'ab%'), JSON_SEARCH('["abc"]', 'all', 'zz'), JSON_SEARCH('["abc"]', 'x', 'abc'), JSON_SEARCH('["ABC"]', 'one', 'abc');
+SELECT JSON_SEARCH('{"a":"x%y"}', 'one', 'x\%y'), JSON_SEARCH('{"a":"x%y"}', 'one', 'x|%y', '|'), JSON_SEARCH('{"a":["b","c"],"d":"b"}', 'all', 'b', '', '$.a'), JSON_SEARCH('[1,"1"]', 'all', '1'), JSON_SEARCH('x', 'one', 'a'), JSON_SEARCH('["a"]', 'one', NULL);
+SELECT JSON_SEARCH('{"a b":"x"}', 'one', 'x'), JSON_SEARCH('[["x"]]', 'one', 'x'), JSON_SEARCH('{"a":"x","b":"x"}', 'one', 'x'), JSON_SEARCH('[true,null,1.5,"1.5"]', 'all', '1.5'), JSON_SEARCH('[true,null]', 'all', 'true');
+SELECT JSON_SEARCH('[true,null,false]', 'all', 'null'), JSON_SEARCH('[true,null,false]', 'all', '%'), JSON_SEARCH('[{"a":1},[2]]', 'all', '%');
+SELECT JSON_SEARCH('{"a":"x"}', 'one', 'x', NULL, '$.a'), JSON_SEARCH('{"a":"x"}', 'one', 'x', '', '$.*'), JSON_SEARCH('{"a":"x","b":["x"]}', 'all', 'x', NULL, '$.b', '$.a'), JSON_SEARCH('{"a":{"b":"x"}}', 'all', 'x', NULL, '$.a');
+SELECT JSON_SEARCH('[1.50]', 'one', '1.5'), JSON_SEARCH('[1.50]', 'one', '1.50'), JSON_SEARCH('[1E2]', 'one', '1E2'), JSON_SEARCH('["x"]', 'ONE', 'x'), JSON_SEARCH('["a_c"]', 'one', 'a\_c'), JSON_SEARCH('{"a":"x"}', 'one', 'x', '', '$.a', '$.a');
+SELECT JSON_SEARCH('{"a":"x"}', 'one', 'x', NULL, '$.z'), JSON_SEARCH('{"a":"é"}', 'one', 'e'), JSON_SEARCH('{"a":"x "}', 'one', 'x'), JSON_SEARCH('{"a\\"b":"x"}', 'one', 'x'), JSON_SEARCH('{"a":"\\u0078"}', 'one', 'x'), JSON_SEARCH('["x","x"]', 'all', 'x', NULL, '$[0]', '$[*]');
+SELECT JSON_SEARCH(' {"a":"x"} ', 'one', 'X'), JSON_SEARCH('["x",["x"]]', 'one', 'x', '', '$[1]'), JSON_SEARCH('{"a":"x"}', 'one', 'x', 'a'), JSON_ARRAY(JSON_SEARCH('["a"]', 'one', 'a'));
+SELECT JSON_SEARCH('{"a":"x"}', 'one', 'x', 'ab');
+SELECT JSON_SEARCH('["a"]', 'one');
+
+-- script: GREATEST and LEAST of mixed types
+SELECT GREATEST(1, '2'), GREATEST(1, '10'), GREATEST('10', '9'), GREATEST(10, '9'), LEAST(10, '9');
+SELECT GREATEST(1, 'a'), LEAST(1, 'a'), GREATEST(1.5, '2'), GREATEST(1, 2.5e0), GREATEST(1e0, 2);
+SELECT GREATEST('abc', 5), GREATEST('1e1', 9), LEAST('2x', 3), GREATEST(1, '1.0'), LEAST(1, '1.0'), GREATEST('1.0', 1);
+SELECT GREATEST(1.5, 2), GREATEST(2, 1.50), LEAST(2, 1.50), GREATEST(1, 2.50), LEAST(1.5, 2.25), GREATEST(0.1, 0.10), GREATEST(1.0, 1);
+SELECT GREATEST(9223372036854775807, 1.5), LEAST(-9223372036854775808, 1.5);
+SELECT GREATEST(1/3, 0.3), LEAST(1/3, 2), GREATEST(2, 1e0), GREATEST(-0.0, 0), LEAST(0.5e0, '0.25'), GREATEST(1/3, '0.3');
+SELECT GREATEST(SUM(1), 0.5) FROM (SELECT 1 AS x UNION ALL SELECT 2) AS t;
+SELECT GREATEST(CAST('2020-01-01 10:00:00' AS DATETIME), CAST('2020-01-01' AS DATE)), LEAST(CAST('2020-01-01 10:00:00.25' AS DATETIME(2)), CAST('2020-01-02' AS DATE));
+SELECT GREATEST(1, NULL), LEAST(NULL, 'a'), GREATEST(NULL, 1.5), LEAST(2, NULL, 'x');
+SELECT GREATEST(CAST('2020-01-01' AS DATE), '2020-01-02'), GREATEST(CAST('2020-01-01' AS DATE), '2019-12-31'), LEAST(CAST('2020-01-01' AS DATE), '2020-01-02');
+SELECT GREATEST(CAST('2020-01-01' AS DATE), CAST('2020-01-01 10:00:00' AS DATETIME)), LEAST(CAST('2020-01-01' AS DATE), CAST('2020-01-01 10:00:00' AS DATETIME));
+SELECT GREATEST(CAST('2020-01-01' AS DATE), 20200102), LEAST(CAST('2020-01-01' AS DATE), 20200102);
+SELECT LEAST(CAST('2020-01-01' AS DATE), 5), GREATEST(CAST('2020-01-01' AS DATE), 5), LEAST(CAST('2020-01-01' AS DATE), 200101), LEAST(CAST('2020-01-01' AS DATE), 20200101101010);
+SELECT LEAST('b', 'A', 'c'), GREATEST('b', X'41'), LEAST('b', X'41');
+SELECT GREATEST(CAST('2020-01-01' AS DATE), '2020-01-02 10:00:00'), GREATEST(CAST('2020-01-01' AS DATE), 'abc'), LEAST(CAST('2020-01-01' AS DATE), 'abc'), LEAST(CAST('2020-01-01' AS DATE), '2020-1-2'), GREATEST(CAST('2020-01-01' AS DATE), '2020-1-2');
+SELECT LEAST(CAST('2020-01-01 10:00:00' AS DATETIME), CAST('2020-01-01' AS DATE)), GREATEST(CAST('2020-01-01' AS DATE), CAST('2020-01-02' AS DATE)), GREATEST(1, '2') + 0, CONCAT(GREATEST(1, 'a')), CONCAT(GREATEST(1.5, 2));
+SELECT GREATEST('', 0), LEAST('-1', 0), GREATEST(' 5', 4), GREATEST(SEC_TO_TIME(3600), SEC_TO_TIME(60)), LEAST(1e0, 2e0, -0.5e0), GREATEST(NULL, NULL);
+SELECT GREATEST('a', 'B' COLLATE utf8mb4_bin), LEAST('a', 'B' COLLATE utf8mb4_bin), GREATEST('a' COLLATE utf8mb4_bin, 'B' COLLATE utf8mb4_general_ci);
+CREATE TABLE mixed (id INT PRIMARY KEY, n INT, d DECIMAL(6,2), f DOUBLE, s VARCHAR(10), dt DATE);
+INSERT INTO mixed VALUES (1, 5, 2.50, 1.5, '7', '2020-05-01'), (2, -3, 10.00, -2.25, 'x', '2019-01-01'), (3, NULL, 0.10, 0, '', NULL);
+SELECT id, GREATEST(n, s), LEAST(n, s), GREATEST(n, d), LEAST(d, f), GREATEST(s, f) FROM mixed ORDER BY id;
+SELECT id, GREATEST(dt, '2020-01-01'), LEAST(dt, s), GREATEST(n, d, f, s) FROM mixed ORDER BY id;
+SELECT GREATEST(n, s) + 1, LEAST(d, n) * 2 FROM mixed ORDER BY id;
+
+-- script: MAX and MIN of ENUM and SET columns
+CREATE TABLE levels (id INT PRIMARY KEY, lvl ENUM('low', 'medium', 'high', 'Apex'), tags SET('b', 'a', 'c'), grp INT);
+INSERT INTO levels VALUES (1, 'low', 'a', 1), (2, 'high', 'b,c', 1), (3, 'medium', 'b', 2), (4, NULL, NULL, 2), (5, 'Apex', 'a,c', 3);
+SELECT MAX(lvl), MIN(lvl) FROM levels;
+SELECT grp, MAX(lvl), MIN(lvl) FROM levels GROUP BY grp ORDER BY grp;
+SELECT MAX(tags), MIN(tags) FROM levels;
+SELECT MAX(lvl) FROM levels WHERE id > 5;
+SELECT COUNT(DISTINCT lvl), GROUP_CONCAT(lvl ORDER BY id) FROM levels;
+SELECT COUNT(lvl), COUNT(DISTINCT tags), GROUP_CONCAT(tags ORDER BY id SEPARATOR '|') FROM levels;
+SELECT GROUP_CONCAT(lvl ORDER BY lvl), GROUP_CONCAT(id ORDER BY lvl DESC) FROM levels;
+SELECT grp, MAX(tags) FROM levels GROUP BY grp HAVING MAX(lvl) > 'b' ORDER BY grp;
+CREATE TABLE slots (id INT PRIMARY KEY, t TIME);
+INSERT INTO slots VALUES (1, '09:30:00'), (2, '23:00:01'), (3, '99:00'), (4, NULL), (5, '7:05');
+SELECT MAX(t), MIN(t), COUNT(t), COUNT(DISTINCT t), GROUP_CONCAT(t ORDER BY id) FROM slots;
+SELECT MAX(lvl) + 0 FROM levels;
+SELECT GROUP_CONCAT(DISTINCT lvl) FROM levels;
+
+-- script: compound INTERVAL units
+SELECT DATE_ADD('2020-01-01 10:00:00', INTERVAL '1:30' HOUR_MINUTE), DATE_ADD('2020-01-01', INTERVAL '1 2' DAY_HOUR), DATE_ADD('2020-01-31', INTERVAL '1-1' YEAR_MONTH), DATE_SUB('2020-01-01', INTERVAL '1 1:1:1' DAY_SECOND), '2020-01-01' + INTERVAL '2:3' MINUTE_SECOND;
+SELECT DATE_ADD('2020-01-01', INTERVAL '1-1' YEAR_MONTH), DATE_ADD(CAST('2020-01-01' AS DATE), INTERVAL '1 2' DAY_HOUR), DATE_ADD(CAST('2020-01-01' AS DATE), INTERVAL '1-2' YEAR_MONTH), DATE_ADD('2020-01-01 00:00:00', INTERVAL '1.5' SECOND_MICROSECOND), DATE_ADD('2020-01-01', INTERVAL '1:2:3.4' HOUR_MICROSECOND);
+SELECT DATE_ADD('2020-01-01', INTERVAL '-1:30' HOUR_MINUTE), DATE_ADD('2020-01-01', INTERVAL '1:-30' HOUR_MINUTE), DATE_ADD('2020-01-01', INTERVAL '90' HOUR_MINUTE), DATE_ADD('2020-01-01', INTERVAL '1:2:3' HOUR_MINUTE), DATE_ADD('2020-01-01', INTERVAL 'x' HOUR_MINUTE), DATE_ADD('2020-01-01', INTERVAL 130 HOUR_MINUTE);
+SELECT DATE_ADD('2020-01-01', INTERVAL '1 1' YEAR_MONTH), DATE_ADD('2020-01-01', INTERVAL '1:1' DAY_MINUTE), DATE_ADD('2020-01-01', INTERVAL '  1 : 30 ' HOUR_MINUTE), DATE_ADD('2020-01-01', INTERVAL '1:70' HOUR_MINUTE), DATE_ADD('2020-01-01', INTERVAL 1.5 HOUR_MINUTE), DATE_ADD('2020-01-01', INTERVAL NULL HOUR_MINUTE);
+SELECT DATE_SUB(CAST('2020-03-31 12:00:00' AS DATETIME), INTERVAL '1-1' YEAR_MONTH), DATE_SUB('2020-03-01', INTERVAL '0:0:1.000001' HOUR_MICROSECOND), DATE_ADD('2020-01-01', INTERVAL '1.1234567' SECOND_MICROSECOND), INTERVAL '1 0:0:1' DAY_SECOND + '2020-02-28 23:59:59';
+SELECT DATE_ADD('9999-12-31', INTERVAL '1 0' DAY_HOUR), DATE_ADD('2020-01-01', INTERVAL '99999999999999999999:1' HOUR_MINUTE), DATE_ADD('2020-01-01', INTERVAL 1e0 DAY_HOUR), ADDDATE('2020-01-01', INTERVAL '3 4' DAY_HOUR), SUBDATE('2020-01-01', INTERVAL '3 4' DAY_HOUR);
+SELECT DATE_ADD('2020-01-01', INTERVAL '1:30' hour_minute), DATE_ADD('2020-01-01 10:00:00.25', INTERVAL '1:30' MINUTE_SECOND), DATE_ADD('2020-01-01', INTERVAL '1' YEAR_MONTH);
+CREATE TABLE events (id INT PRIMARY KEY, at DATETIME, d DATE, span VARCHAR(20));
+INSERT INTO events VALUES (1, '2020-01-01 08:00:00', '2020-01-31', '2:15'), (2, '2021-06-30 23:30:00', '2021-02-28', '-0:45'), (3, NULL, NULL, NULL);
+SELECT id, at + INTERVAL span HOUR_MINUTE, d - INTERVAL '1-1' YEAR_MONTH, DATE_ADD(d, INTERVAL span DAY_HOUR) FROM events ORDER BY id;
+SELECT id FROM events WHERE at + INTERVAL '0 16' DAY_HOUR > '2020-01-02' ORDER BY id;
+SELECT DATE_ADD('2020-01-01', INTERVAL 1 HOUR_MINUTES);
+
+-- script: EXTRACT of simple and compound units
+SELECT EXTRACT(YEAR_MONTH FROM '2020-03-04 05:06:07'), EXTRACT(DAY_HOUR FROM '2020-03-04 05:06:07'), EXTRACT(DAY_MINUTE FROM '2020-03-04 05:06:07'), EXTRACT(DAY_SECOND FROM '2020-03-04 05:06:07'), EXTRACT(HOUR_MINUTE FROM '2020-03-04 05:06:07'), EXTRACT(HOUR_SECOND FROM '2020-03-04 05:06:07'), EXTRACT(MINUTE_SECOND FROM '2020-03-04 05:06:07');
+SELECT EXTRACT(DAY_MICROSECOND FROM '2020-03-04 05:06:07.5'), EXTRACT(HOUR_MICROSECOND FROM '2020-03-04 05:06:07.5'), EXTRACT(MINUTE_MICROSECOND FROM '2020-03-04 05:06:07.5'), EXTRACT(SECOND_MICROSECOND FROM '2020-03-04 05:06:07.5'), EXTRACT(YEAR_MONTH FROM NULL), EXTRACT(DAY_HOUR FROM 'x');
+SELECT EXTRACT(DAY_HOUR FROM '10:11:12'), EXTRACT(HOUR_MINUTE FROM CAST('2020-01-01' AS DATE)), EXTRACT(YEAR_MONTH FROM 20200304), EXTRACT(DAY_HOUR FROM '30:00:00'), EXTRACT(HOUR FROM '30:00:00'), EXTRACT(HOUR FROM '10:11:12'), EXTRACT(DAY FROM '30:00:00');
+SELECT EXTRACT(HOUR_MINUTE FROM '-10:11:12'), EXTRACT(DAY_SECOND FROM '1 02:03:04'), EXTRACT(YEAR_MONTH FROM '10:11:12'), EXTRACT(HOUR FROM 101112), EXTRACT(MINUTE_SECOND FROM 20200304050607), EXTRACT(HOUR_SECOND FROM CAST('2020-01-01 05:06:07' AS DATETIME)), EXTRACT(YEAR_MONTH FROM '2020-13-01');
+SELECT EXTRACT(MINUTE FROM '10:11'), EXTRACT(SECOND FROM '10:11'), EXTRACT(DAY_MINUTE FROM '10:11'), EXTRACT(MICROSECOND FROM '10:11:12.5'), EXTRACT(DAY FROM '10:11:12'), EXTRACT(DAY FROM '2020-03-04'), EXTRACT(HOUR FROM '2020-03-04');
+SELECT EXTRACT(DAY_HOUR FROM '2020-03-04'), EXTRACT(DAY_HOUR FROM 101112), EXTRACT(DAY FROM 101112), EXTRACT(HOUR FROM '2020-03-04 05:06:07'), EXTRACT(DAY_HOUR FROM '10:11'), EXTRACT(MONTH FROM '10:11:12'), EXTRACT(HOUR FROM '10-11-12');
+SELECT EXTRACT(HOUR FROM '10.11.12'), EXTRACT(DAY_HOUR FROM '12 10'), EXTRACT(HOUR FROM 'x'), EXTRACT(HOUR FROM '2020-03-04T05:06:07'), EXTRACT(HOUR FROM 1011), EXTRACT(HOUR FROM SEC_TO_TIME(3700)), EXTRACT(SECOND_MICROSECOND FROM CAST('2020-01-01 00:00:01.25' AS DATETIME(2)));
+SELECT id, EXTRACT(YEAR_MONTH FROM d), EXTRACT(DAY_MINUTE FROM at), EXTRACT(HOUR FROM at) FROM (SELECT 1 AS id, CAST('2020-05-06' AS DATE) AS d, CAST('2020-05-06 07:08:09' AS DATETIME) AS at) AS t;
+SELECT EXTRACT(DAYS_HOUR FROM '2020-01-01');
+
+-- script: zero dates in columns
+CREATE TABLE zd (id INT PRIMARY KEY, d DATE, dt DATETIME);
+INSERT INTO zd VALUES (1, '0000-00-00', '0000-00-00 00:00:00');
+INSERT INTO zd VALUES (2, '2020-02-30', NULL);
+INSERT INTO zd VALUES (3, '2020-00-10', '2020-01-00 10:00:00');
+INSERT INTO zd VALUES (4, '2020-01-01', '2020-01-01 00:00:00');
+INSERT IGNORE INTO zd VALUES (5, '2020-02-30', '2020-13-01');
+INSERT IGNORE INTO zd VALUES (6, '0000-00-00', 'abc');
+SELECT * FROM zd ORDER BY id;
+SELECT id FROM zd WHERE d = '0000-00-00' ORDER BY id;
+SELECT id, d < '2020-01-01', YEAR(d), MONTH(d), DAY(d) FROM zd ORDER BY id;
+SELECT MIN(d), MAX(dt) FROM zd;
+SELECT id, DATE_FORMAT(d, '%d.%m.%Y'), DATE_ADD(dt, INTERVAL 1 DAY), d = '0000-00-00', d IS NULL FROM zd ORDER BY id;
+CREATE TABLE zdef (id INT PRIMARY KEY, d DATE NOT NULL DEFAULT '0000-00-00', dt DATETIME NOT NULL DEFAULT '0000-00-00 00:00:00');
+INSERT INTO zdef (id) VALUES (1);
+SELECT * FROM zdef;
+UPDATE zd SET dt = '2021-00-00 12:00:00' WHERE id = 4;
+SELECT dt, dt + INTERVAL 1 HOUR FROM zd WHERE id = 4;
+
+-- script: zero and invalid dates in functions
+SELECT DATE('0000-00-00'), YEAR('0000-00-00'), MONTH('0000-00-00'), DAY('0000-00-00'), DATE_FORMAT('0000-00-00', '%Y-%m-%d');
+SELECT DAYNAME('0000-00-00'), TO_DAYS('0000-00-00'), LAST_DAY('0000-00-00');
+SELECT DATE('2020-00-10'), YEAR('2020-00-10'), MONTH('2020-00-00'), DAY('2020-01-00'), DATE('2020-02-30');
+SELECT DATE_ADD('0000-00-00', INTERVAL 1 DAY), DATEDIFF('2020-01-01', '0000-00-00'), '0000-00-00' = DATE('0000-00-00');
+SELECT CAST('0000-00-00' AS DATE), CAST('2020-02-30' AS DATE), CAST('0000-00-00 00:00:00' AS DATETIME);
+SELECT UNIX_TIMESTAMP('0000-00-00'), WEEK('0000-00-00'), DAYOFWEEK('0000-00-00');
+SELECT DAYNAME('2020-00-10'), TO_DAYS('2020-00-10'), LAST_DAY('2020-00-10'), DATE_ADD('2020-00-10', INTERVAL 1 DAY), DATEDIFF('2020-01-01', '2020-00-10'), WEEK('2020-00-10'), DAYOFWEEK('2020-00-10'), UNIX_TIMESTAMP('2020-00-10'), QUARTER('2020-00-10');
+SELECT DAYNAME('2020-01-00'), TO_DAYS('2020-01-00'), LAST_DAY('2020-01-00'), DATE_ADD('2020-01-00', INTERVAL 1 DAY), DATEDIFF('2020-01-01', '2020-01-00'), WEEK('2020-01-00'), DAYOFWEEK('2020-01-00'), MONTHNAME('2020-01-00'), QUARTER('0000-00-00');
+SELECT DATE_FORMAT('0000-00-00 10:11:12', '%H:%i:%s %Y'), DATE('2020-01-00 10:00:00'), DATE(0), YEAR(0), DATE(20200010), DATE('00-00-00'), DATE('0000-00-00 00:00:00'), CAST('2020-00-10' AS DATETIME);
+SELECT '0000-00-00' < CAST('2020-01-01' AS DATE), CAST('2020-00-10' AS DATE) < '2020-01-01', GREATEST(CAST('2020-01-01' AS DATE), '2020-00-10'), LEAST(CAST('2020-01-01' AS DATE), '2020-00-10'), MONTHNAME('0000-00-00'), DAYOFYEAR('2020-00-10'), WEEKDAY('0000-00-00'), YEARWEEK('0000-00-00'), TIMESTAMPDIFF(DAY, '0000-00-00', '2020-01-01');
+SELECT HOUR('0000-00-00 10:11:12'), TIME('0000-00-00 10:11:12'), MINUTE('2020-00-00 10:11:12'), EXTRACT(DAY FROM '0000-00-00'), EXTRACT(HOUR_MINUTE FROM '2020-00-00 10:11:12'), EXTRACT(YEAR_MONTH FROM '2020-00-00'), DATE_FORMAT('0000-00-00', '%D');
+SELECT DATE_FORMAT('0000-00-00', '%a');
+SELECT STR_TO_DATE('00/00/0000', '%d/%m/%Y');
+
+-- script: GROUP BY WITH ROLLUP
+CREATE TABLE sales (id INT PRIMARY KEY, region VARCHAR(10), product VARCHAR(10), amount INT, price DECIMAL(6,2));
+INSERT INTO sales VALUES (1, 'east', 'a', 10, 1.50), (2, 'east', 'b', 20, 2.25), (3, 'west', 'a', 5, 0.10), (4, NULL, 'a', 7, NULL), (5, 'west', 'b', 1, 3.00);
+SELECT region, product, SUM(amount) FROM sales GROUP BY region, product WITH ROLLUP;
+SELECT region, SUM(amount), COUNT(*), AVG(price) FROM sales GROUP BY region WITH ROLLUP;
+SELECT region, SUM(amount) AS s FROM sales GROUP BY region WITH ROLLUP HAVING s > 10;
+SELECT CONCAT(region, '!'), SUM(amount) FROM sales GROUP BY region WITH ROLLUP;
+SELECT region, SUM(amount) FROM sales GROUP BY region WITH ROLLUP LIMIT 2;
+SELECT region, SUM(amount) FROM sales GROUP BY region WITH ROLLUP LIMIT 1, 2;
+SELECT * FROM (SELECT region, SUM(amount) AS s FROM sales GROUP BY region WITH ROLLUP) AS x ORDER BY s;
+SELECT region, product, SUM(amount) FROM sales GROUP BY 1, 2 WITH ROLLUP;
+SELECT UPPER(region) AS r, SUM(amount) FROM sales GROUP BY r WITH ROLLUP;
+SELECT s.product, MAX(s.price), MIN(s.amount) FROM sales AS s WHERE s.amount > 1 GROUP BY s.product WITH ROLLUP;
+SELECT product, COUNT(DISTINCT region), GROUP_CONCAT(id ORDER BY id) FROM sales GROUP BY product WITH ROLLUP;
+SELECT SUM(amount) FROM sales WHERE amount > 100 GROUP BY region WITH ROLLUP;
+SELECT product, SUM(amount) FROM sales WHERE amount > 100 GROUP BY product WITH ROLLUP;
+SELECT region IS NULL, SUM(amount) FROM sales GROUP BY region WITH ROLLUP;
+SELECT YEAR(CAST('2020-01-01' AS DATE)) AS y, product, SUM(amount) FROM sales GROUP BY y, product WITH ROLLUP;
+-- Rows come in MySQL's order: the alias holding the words ORDER BY makes the comparison keep it.
+SELECT region AS `order by`, product, SUM(amount) FROM sales GROUP BY region, product WITH ROLLUP;
+SELECT product AS `order by`, region, COUNT(*) FROM sales GROUP BY product, region WITH ROLLUP;
+SELECT price AS `order by`, SUM(amount) FROM sales GROUP BY price WITH ROLLUP;
+SELECT region AS `order by`, SUM(amount) AS s FROM sales GROUP BY region WITH ROLLUP HAVING s > 5 LIMIT 3;
+SELECT region, SUM(amount) FROM sales GROUP BY region WITH ROLLUP ORDER BY region;
+SELECT region AS `order by`, product, MIN(id), SUM(amount) FROM sales GROUP BY region, product WITH ROLLUP;
+SELECT region AS `order by`, product, amount > 0, SUM(amount) FROM sales WHERE id <> 2 GROUP BY region, product WITH ROLLUP;
+-- A super-aggregate row shows the value of the last group it adds up: refused where its rows differ.
+SELECT region AS `order by`, product, id, SUM(amount) FROM sales GROUP BY region, product WITH ROLLUP;
+
+-- script: GROUP BY WITH ROLLUP of groups whose rows differ in case
+CREATE TABLE cities (id INT PRIMARY KEY, region VARCHAR(10), city VARCHAR(10), people INT);
+INSERT INTO cities VALUES (1, 'north', 'a', 1), (2, 'North', 'b', 2), (3, 'south', 'c', 3);
+SELECT region AS `order by`, SUM(people) FROM cities GROUP BY region WITH ROLLUP;
+SELECT region AS `order by`, city, SUM(people) FROM cities WHERE region = 'south' GROUP BY region, city WITH ROLLUP;
+SELECT region AS `order by`, city, SUM(people) FROM cities GROUP BY region, city WITH ROLLUP;
+
 -- script: REPLACE and its affected rows
 CREATE TABLE kv (id INT AUTO_INCREMENT PRIMARY KEY, k VARCHAR(10) NOT NULL UNIQUE, v INT NOT NULL DEFAULT 0);
 REPLACE INTO kv (k, v) VALUES ('a', 1);
