@@ -495,6 +495,7 @@ pub(crate) fn clock_fields(value: ValueRef<'_>) -> Result<Option<ClockFields>, &
             micros: u64::from(clock.micros),
         })),
         TimeRead::Null => Ok(None),
+        TimeRead::OutOfRange(_) => Err("a TIME value beyond 838:59:59"),
         TimeRead::Unsupported(what) => Err(what),
     }
 }
