@@ -257,6 +257,15 @@ error_codes! {
     INVALID_GROUP_FUNC_USE = 1111, "HY000", Error,
         "Invalid use of group function",
         "An aggregate where MySQL allows none: in WHERE, or nested in another aggregate.";
+    WRONG_USAGE = 1221, "HY000", Error,
+        "Incorrect usage of CUBE/ROLLUP and ORDER BY",
+        "SQLite engine: `GROUP BY … WITH ROLLUP` with an ORDER BY, which MariaDB refuses too.";
+    UNKNOWN_STORAGE_ENGINE = 1286, "42000", Error,
+        "Unknown storage engine",
+        "SQLite engine: CREATE TABLE … ENGINE= a name that is no MySQL storage engine (InnoDB, MyISAM and Aria are kept as names; MySQL's other engines are 1235).";
+    TOO_BIG_PRECISION = 1426, "42000", Error,
+        "Too big precision specified",
+        "SQLite engine: a TIME, DATETIME or TIMESTAMP column with more than 6 fraction digits.";
     UNKNOWN_TABLE = 1109, "42S02", Error,
         "Unknown table",
         "A table of `information_schema` the node does not provide (it has SCHEMATA, TABLES, COLUMNS and STATISTICS).";
