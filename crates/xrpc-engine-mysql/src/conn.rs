@@ -196,10 +196,11 @@ impl MysqlConn {
             )));
             return;
         };
-        self.shared.pool.count_statement();
+        self.shared.pool.count_statement(super::pool::Path::Driver);
         let Prepared {
             mut rewritten,
             pin,
+            replay,
             several_results,
         } = prepared;
         let sql = std::mem::take(&mut rewritten.sql);
@@ -232,6 +233,21 @@ impl MysqlConn {
             tracking,
         };
         let id = match (&pin, self.shared.driver.get()) {
+            (Some(pin), _) if !replay.is_empty() => {
+                // The statement follows from the last replay's completion, which registers it
+                // for kills; a kill before then is seen there.
+                Replay::chain(
+                    pin,
+                    replay,
+                    Then {
+                        sql,
+                        answer: Box::new(answer),
+                        interrupt: Arc::clone(&self.interrupt),
+                        submission,
+                    },
+                );
+                return;
+            }
             (Some(pin), _) => pin.submit(&sql, Box::new(answer)),
             (None, Some(driver)) => driver.submit(&sql, Box::new(answer)),
             (None, None) => {
@@ -287,6 +303,7 @@ impl MysqlConn {
         let prepared = Prepared {
             rewritten: rewritten.clone(),
             pin: Some(Arc::clone(pin)),
+            replay: Vec::new(),
             several_results: several_results(&script),
         };
         let signal = Arc::new(Signal::default());
@@ -296,7 +313,12 @@ impl MysqlConn {
         };
         self.send_to_driver(prepared, Box::new(collect));
         let (buffered, result) = signal.wait();
-        self.absorb();
+        if rewritten.named_lock && result.is_ok() {
+            // The locks the connection holds decide whether the session keeps it.
+            self.track_named_locks_on_pin(pin, &rewritten);
+        } else {
+            self.absorb();
+        }
         if let Some(columns) = &buffered.columns {
             sink.metadata(columns)?;
             for row in &buffered.rows {
@@ -304,9 +326,6 @@ impl MysqlConn {
             }
         }
         let summary = result?;
-        if rewritten.named_lock {
-            self.track_named_locks_on_pin(pin, &rewritten);
-        }
         if let (true, true, Some(alias)) = (
             rewritten.show_variables,
             summary.has_result_set,
@@ -325,6 +344,38 @@ impl MysqlConn {
         Ok(summary)
     }
 
+    /// Whether the session's statements may run where the driver's shared connections are: no
+    /// variables recorded, the URL's database.
+    fn on_shared_connections(&self, schema: Option<&str>) -> bool {
+        self.vars.is_empty() && self.wanted_schema(schema) == self.shared.default_schema.as_deref()
+    }
+
+    /// Whether the statement is one plain SELECT, INSERT, UPDATE or DELETE that names no user
+    /// variable, named lock or `SHOW VARIABLES`: run inline, it may stream a result of any
+    /// size into a sink that waits for the client, which the blocking path does without
+    /// holding a driver connection's reading worker.
+    fn plain_statement(&self, sql: &str) -> bool {
+        let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
+        leaves_no_state(&script)
+            && types::rewrite_with_version(
+                sql,
+                &[],
+                self.connection_id,
+                0,
+                self.backslash_escapes(),
+                Some(&self.shared.version),
+                self.shared.variable_alias,
+            )
+            .is_ok_and(|r| {
+                !(r.named_lock
+                    || r.unnamed_lock
+                    || r.show_variables
+                    || r.unread
+                    || r.user_variable
+                    || r.user_variable_assigned)
+            })
+    }
+
     /// After a statement naming a lock function on the session's driver connection: asks which
     /// locks it holds, and gives it back when nothing pins it any more.
     fn track_named_locks_on_pin(&mut self, pin: &Arc<Pinned>, rewritten: &Rewritten) {
@@ -339,6 +390,60 @@ impl MysqlConn {
             state::named_lock_answer(&mut self.driver_session.lock().state, answer);
         }
         self.absorb();
+    }
+
+    /// Takes a driver connection for the session (never the shared rotation's last one) and
+    /// records it as the session's, as the backend will hold it once `replay` (returned) has
+    /// run there: the session's database `wanted` and its variables. `None` when no connection
+    /// can be taken now, or (`wait`) within that time.
+    fn pin_driver(
+        &mut self,
+        driver: &Driver,
+        wanted: Option<&str>,
+        wait: Option<Duration>,
+    ) -> Option<(Arc<Pinned>, Vec<String>)> {
+        let pinned = match wait {
+            Some(timeout) => driver.pin_waiting(1, timeout),
+            None => driver.pin_sparing(1),
+        };
+        let pinned = Arc::new(pinned?);
+        let mut replay = Vec::new();
+        let default = self.shared.default_schema.as_deref();
+        if let Some(wanted) = wanted.filter(|w| Some(*w) != default) {
+            replay.push(format!("USE {}", quote_identifier(wanted)));
+            pinned.database_changed();
+        }
+        replay.extend(state::replay_statement(&BTreeMap::new(), &self.vars));
+        let mut ds = self.driver_session.lock();
+        ds.pin = Some(Arc::clone(&pinned));
+        ds.backend_vars.clone_from(&self.vars);
+        ds.backend_schema = wanted.or(default).map(str::to_owned);
+        ds.state = PinState::default();
+        Some((pinned, replay))
+    }
+
+    /// [`MysqlConn::pin_driver`] for a statement run inline: the replay runs now, waited for.
+    fn pin_driver_now(&mut self, schema: Option<&str>) -> Result<Option<Arc<Pinned>>, SqlError> {
+        let Some(driver) = self.shared.driver.get().cloned() else {
+            return Ok(None);
+        };
+        if driver.connected() == 0 {
+            return Ok(None);
+        }
+        let wanted = self.wanted_schema(schema).map(str::to_owned);
+        let wait = self.shared.pool.options().wait_timeout;
+        let Some((pin, replay)) = self.pin_driver(&driver, wanted.as_deref(), Some(wait)) else {
+            return Ok(None);
+        };
+        for sql in &replay {
+            self.shared.pool.count_round_trips(1);
+            if let (_, Err(err)) = pin_call(&pin, sql) {
+                // Given back (reset) once nothing else names it.
+                self.driver_session.lock().pin = None;
+                return Err(statement_error(err));
+            }
+        }
+        Ok(Some(pin))
     }
 
     fn backslash_escapes(&self) -> bool {
@@ -472,7 +577,9 @@ impl MysqlConn {
         self.interrupt.begin(backend.thread_id)?;
         let mut summary = ExecSummary::default();
         let mut results = 0;
-        self.shared.pool.count_statement();
+        self.shared
+            .pool
+            .count_statement(super::pool::Path::Blocking);
         let result = backend.conn.query_iter(&rewritten.sql);
         if result.is_err() {
             self.interrupt.statement_over();
@@ -805,8 +912,69 @@ struct Prepared {
     rewritten: Rewritten,
     /// The session's own driver connection, if it goes there.
     pin: Option<Arc<Pinned>>,
+    /// What brings a connection just pinned to the session's database and variables (`USE`,
+    /// `SET SESSION …`): run there first, the statement sent only once they all succeeded.
+    replay: Vec<String>,
     /// It may yield several results, of which only the last one's tracker data arrives.
     several_results: bool,
+}
+
+/// The statement sent after a replay ([`Replay::chain`]).
+struct Then {
+    sql: String,
+    answer: Box<DriverAnswer>,
+    interrupt: Arc<MysqlInterrupt>,
+    submission: u64,
+}
+
+/// One statement of the replay that brings a connection just pinned to its session's database
+/// and variables. The last one sends the session's statement if none failed, else ends it
+/// with the first failure, so the statement never runs with other variables or in another
+/// database than the session's.
+struct Replay {
+    failed: Arc<Mutex<Option<StatementError>>>,
+    then: Option<(Arc<Pinned>, Then)>,
+}
+
+impl Replay {
+    /// Sends `replay` on `pin`, then `then`.
+    fn chain(pin: &Arc<Pinned>, replay: Vec<String>, then: Then) {
+        let failed = Arc::new(Mutex::new(None));
+        let last = replay.len() - 1;
+        let mut then = Some(then);
+        for (i, sql) in replay.into_iter().enumerate() {
+            let step = Replay {
+                failed: Arc::clone(&failed),
+                then: if i == last {
+                    then.take().map(|then| (Arc::clone(pin), then))
+                } else {
+                    None
+                },
+            };
+            pin.submit(&sql, Box::new(step));
+        }
+    }
+}
+
+impl driver::Completion for Replay {
+    fn on_columns(&mut self, _: &Arc<[Column]>) {}
+    fn on_row(&mut self, _: &TextRow) {}
+    fn on_done(self: Box<Self>, outcome: Result<OkInfo, StatementError>) {
+        if let Err(err) = outcome {
+            self.failed.lock().get_or_insert(err);
+        }
+        let Some((pin, then)) = self.then else {
+            return;
+        };
+        let failure = self.failed.lock().take();
+        match failure {
+            Some(err) => driver::Completion::on_done(then.answer, Err(err)),
+            None => {
+                let id = pin.submit(&then.sql, then.answer);
+                then.interrupt.submitted(then.submission, id);
+            }
+        }
+    }
 }
 
 /// What a session holds on the driver; see [`MysqlConn::absorb`].
@@ -882,8 +1050,9 @@ impl Tracking {
                 ds.fresh = true;
                 return ds.pin.take();
             }
-            // An error packet carries no tracker data: the state is as it was.
-            Err(_) => return None,
+            // An error packet carries no tracker data: the state is as it was, so a connection
+            // that pinned nothing before is given back.
+            Err(_) => {}
         }
         if self.keep_pin || ds.state.pins() {
             None
@@ -1037,7 +1206,16 @@ impl EngineConn for MysqlConn {
         // inside the guard the worker counts as stalled and the framework adds a worker.
         let _stalled = self.wait_hook.as_ref().map(|hook| hook());
         self.absorb();
-        let pin = self.driver_session.lock().pin.clone();
+        let mut pin = self.driver_session.lock().pin.clone();
+        if pin.is_none()
+            && self.backend.is_none()
+            && !(self.plain_statement(sql) && self.on_shared_connections(schema))
+        {
+            // DDL, SHOW, named locks, SET …, or any statement of a session with variables or
+            // in another database: on a driver connection of the session's own, given back
+            // (reset) after it when nothing pins it.
+            pin = self.pin_driver_now(schema)?;
+        }
         let result = match pin {
             Some(pin) => self.run_on_pin(&pin, sql, args, schema, sink),
             None => self.run(sql, args, schema, sink),
@@ -1088,42 +1266,45 @@ impl EngineConn for MysqlConn {
             self.prepared = Some(Prepared {
                 rewritten,
                 pin: Some(pin),
+                replay: Vec::new(),
                 several_results: several_results(&script),
             });
             return true;
         }
-        // Variables to replay and another database are brought to a pooled connection; the
-        // driver's shared connections stay as they logged in, in the URL's database.
-        if needs_inline || !self.vars.is_empty() || wanted != self.shared.default_schema.as_deref()
-        {
+        // What needs a second statement around it runs inline, on a connection of its own.
+        if needs_inline {
             return false;
         }
-        if leaves_no_state(&script) && !rewritten.user_variable && !rewritten.user_variable_assigned
+        // The driver's shared connections stay as they logged in: no variables, the URL's
+        // database.
+        let clean = self.vars.is_empty() && wanted == self.shared.default_schema.as_deref();
+        if clean
+            && leaves_no_state(&script)
+            && !rewritten.user_variable
+            && !rewritten.user_variable_assigned
         {
             self.prepared = Some(Prepared {
                 rewritten,
                 pin: None,
+                replay: Vec::new(),
                 several_results: false,
             });
             return true;
         }
-        // It may leave state on its connection: it goes to a connection of its own, so that
-        // no other session's statement runs there before its OK packet has told; the
-        // completion keeps the connection for the session if it did, else gives it back.
-        let Some(pinned) = driver.pin_sparing(1) else {
+        // It may leave state on its connection, or the session's variables and database must
+        // be brought there first: it goes to a connection of its own, so that no other
+        // session's statement runs there before its OK packet has told; the completion keeps
+        // the connection for the session if something pins it, else gives it back (reset, in
+        // the URL's database again).
+        let wanted = wanted.map(str::to_owned);
+        let driver = driver.clone();
+        let Some((pinned, replay)) = self.pin_driver(&driver, wanted.as_deref(), None) else {
             return false;
         };
-        let pinned = Arc::new(pinned);
-        {
-            let mut ds = self.driver_session.lock();
-            ds.pin = Some(Arc::clone(&pinned));
-            ds.backend_vars.clear();
-            ds.backend_schema.clone_from(&self.shared.default_schema);
-            ds.state = PinState::default();
-        }
         self.prepared = Some(Prepared {
             rewritten,
             pin: Some(pinned),
+            replay,
             several_results: several_results(&script),
         });
         true

@@ -194,6 +194,11 @@ struct Shared {
     /// pool's backoff answers so too). Cleared by a login. Taken after the queue's lock when
     /// both are held.
     unreachable: Mutex<Option<StatementError>>,
+    /// Counts the times a connection joined the shared rotation (a login, a connection given
+    /// back) or the backend was found unreachable; [`Driver::pin_waiting`] waits on
+    /// `rotation_changed` for it to move.
+    rotation_changes: Mutex<u64>,
+    rotation_changed: parking_lot::Condvar,
     next_id: AtomicU64,
     /// [`Driver::close`] was called: no reconnects, no new statements.
     closing: AtomicBool,
@@ -312,6 +317,8 @@ impl Driver {
             groups: groups.to_vec(),
             waiting: Mutex::new(VecDeque::new()),
             unreachable: Mutex::new(None),
+            rotation_changes: Mutex::new(0),
+            rotation_changed: parking_lot::Condvar::new(),
             next_id: AtomicU64::new(1),
             closing: AtomicBool::new(false),
             depths: Default::default(),
@@ -521,6 +528,36 @@ impl Driver {
         })
     }
 
+    /// [`Driver::pin_sparing`], waiting up to `timeout` for a connection to join the shared
+    /// rotation (a login, a connection given back) while none can be taken; `None` when none
+    /// could by then, or at once while the backend is unreachable or the driver closing. The
+    /// caller blocks: a worker calls it inside the stall guard only.
+    pub fn pin_waiting(&self, spare: usize, timeout: Duration) -> Option<Pinned> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let changes = *self.shared.rotation_changes.lock();
+            if let Some(pinned) = self.pin_sparing(spare) {
+                return Some(pinned);
+            }
+            if self.shared.closing.load(Ordering::Acquire)
+                || self.shared.unreachable.lock().is_some()
+            {
+                return None;
+            }
+            let mut now = self.shared.rotation_changes.lock();
+            while *now == changes {
+                if self
+                    .shared
+                    .rotation_changed
+                    .wait_until(&mut now, deadline)
+                    .timed_out()
+                {
+                    return None;
+                }
+            }
+        }
+    }
+
     /// The periodic checks as of `now`, which the driver runs from a timer of its first group
     /// (every quarter of the shorter of the queue timeout and the idle time, between 1 ms and
     /// 1 s): statements queued longer than [`DriverOptions::queue_timeout`] end with 7009, and
@@ -576,6 +613,7 @@ impl Driver {
     /// periodic tick.
     pub fn close(&self) {
         self.shared.closing.store(true, Ordering::Release);
+        self.shared.rotation_change();
         if let Some((group, timer)) = self.shared.tick.lock().take() {
             group.cancel_timer(timer);
         }
@@ -682,6 +720,7 @@ impl Shared {
             *me.unreachable.lock() = Some(error.clone());
             std::mem::take(&mut *queue)
         };
+        me.rotation_change();
         for waiting in failed {
             waiting.completion.on_done(Err(error.clone()));
         }
@@ -691,8 +730,17 @@ impl Shared {
     /// the queue's lock, so that a connect failure that did not see this connection cannot set
     /// [`Shared::unreachable`] after it was cleared.
     fn reachable(&self) {
-        let _queue = self.waiting.lock();
-        *self.unreachable.lock() = None;
+        {
+            let _queue = self.waiting.lock();
+            *self.unreachable.lock() = None;
+        }
+        self.rotation_change();
+    }
+
+    /// Wakes [`Driver::pin_waiting`].
+    fn rotation_change(&self) {
+        *self.rotation_changes.lock() += 1;
+        self.rotation_changed.notify_all();
     }
 
     /// Whether some connection of the shared rotation is logged in and open. Takes each slot's
