@@ -2,7 +2,7 @@
 //!
 //! See the [module docs](super) for the design.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -374,6 +374,48 @@ impl MysqlConn {
                     || r.user_variable
                     || r.user_variable_assigned)
             })
+    }
+
+    /// Runs a plain statement of a session that holds nothing in the driver's shared rotation
+    /// and waits for it (the worker inside the stall guard), relaying its rows into `sink` as
+    /// they come: a flow-controlled request, whose sink may wait for the client's tokens, which
+    /// a completion on the reading worker must not.
+    fn run_on_shared(
+        &mut self,
+        sql: &str,
+        args: &[Value],
+        schema: Option<&str>,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        let rewritten = types::rewrite_with_version(
+            sql,
+            args,
+            self.connection_id,
+            self.last_insert_id.load(Ordering::Relaxed),
+            self.backslash_escapes(),
+            Some(&self.shared.version),
+            self.shared.variable_alias,
+        )?;
+        if let Some(schema) = schema.filter(|s| self.schema.as_deref() != Some(*s)) {
+            self.schema = Some(schema.to_owned());
+            self.schema_changed = true;
+        }
+        let relay = Arc::new(Relay::default());
+        let prepared = Prepared {
+            rewritten,
+            pin: None,
+            replay: Vec::new(),
+            several_results: false,
+        };
+        self.send_to_driver(
+            prepared,
+            Box::new(RelayCompletion {
+                sink: RelaySink {
+                    relay: Arc::clone(&relay),
+                },
+            }),
+        );
+        relay.deliver(sink)
     }
 
     /// After a statement naming a lock function on the session's driver connection: asks which
@@ -1154,6 +1196,123 @@ impl Completion for Collect {
     }
 }
 
+/// How many bytes of rows a [`Relay`] holds before the reading worker waits for the session's
+/// worker to take them (a result larger than this holds its backend connection meanwhile, as a
+/// large submitted result does).
+const RELAY_BYTES: usize = 256 * 1024;
+
+/// Hands a statement's answer from the worker that reads it to the session's worker, which
+/// waits for it and writes it into the request's sink ([`MysqlConn::run_on_shared`]).
+#[derive(Default)]
+struct Relay {
+    state: Mutex<RelayState>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct RelayState {
+    columns: Option<Vec<ColumnInfo>>,
+    rows: VecDeque<Vec<Value>>,
+    bytes: usize,
+    done: Option<Result<ExecSummary, SqlError>>,
+    /// The session's sink refused a row: the rest is dropped and the statement stopped.
+    abandoned: Option<xrpc_engine::result::SinkError>,
+}
+
+impl Relay {
+    /// Writes the answer into `sink` as it arrives and returns its outcome.
+    fn deliver(&self, sink: &mut dyn ResultSink) -> Result<ExecSummary, SqlError> {
+        let mut failure: Option<SqlError> = None;
+        loop {
+            let (columns, rows, done) = {
+                let mut st = self.state.lock();
+                while st.columns.is_none() && st.rows.is_empty() && st.done.is_none() {
+                    self.changed.wait(&mut st);
+                }
+                st.bytes = 0;
+                let taken = (
+                    st.columns.take(),
+                    std::mem::take(&mut st.rows),
+                    st.done.take(),
+                );
+                self.changed.notify_all();
+                taken
+            };
+            if failure.is_none() {
+                let written = columns
+                    .map_or(Ok(()), |columns| sink.metadata(&columns))
+                    .and_then(|()| rows.iter().try_for_each(|row| sink.row(row)));
+                if let Err(err) = written {
+                    failure = Some(err.clone().into());
+                    self.state.lock().abandoned = Some(err);
+                    self.changed.notify_all();
+                }
+            }
+            if let Some(done) = done {
+                return match failure {
+                    Some(err) => Err(err),
+                    None => done,
+                };
+            }
+        }
+    }
+}
+
+/// The [`Relay`]'s end on the reading worker.
+struct RelaySink {
+    relay: Arc<Relay>,
+}
+
+impl ResultSink for RelaySink {
+    fn metadata(&mut self, columns: &[ColumnInfo]) -> Result<(), xrpc_engine::result::SinkError> {
+        let mut st = self.relay.state.lock();
+        if let Some(err) = &st.abandoned {
+            return Err(err.clone());
+        }
+        st.columns = Some(columns.to_vec());
+        self.relay.changed.notify_all();
+        Ok(())
+    }
+
+    fn row(&mut self, row: &[Value]) -> Result<(), xrpc_engine::result::SinkError> {
+        let size: usize = row
+            .iter()
+            .map(|v| match v {
+                Value::Bytes(b) => b.len() + 8,
+                _ => 16,
+            })
+            .sum();
+        let mut st = self.relay.state.lock();
+        while st.bytes > RELAY_BYTES && st.abandoned.is_none() {
+            self.relay.changed.wait(&mut st);
+        }
+        if let Some(err) = &st.abandoned {
+            return Err(err.clone());
+        }
+        st.rows.push_back(row.to_vec());
+        st.bytes += size;
+        self.relay.changed.notify_all();
+        Ok(())
+    }
+}
+
+/// The completion of [`MysqlConn::run_on_shared`]'s statement.
+struct RelayCompletion {
+    sink: RelaySink,
+}
+
+impl Completion for RelayCompletion {
+    fn sink(&mut self) -> &mut dyn ResultSink {
+        &mut self.sink
+    }
+
+    fn done(self: Box<Self>, result: Result<ExecSummary, SqlError>) {
+        let relay = &self.sink.relay;
+        relay.state.lock().done = Some(result);
+        relay.changed.notify_all();
+    }
+}
+
 /// The raw rows of a driver statement and its outcome.
 type RawAnswer = (Vec<Vec<Option<Vec<u8>>>>, Result<OkInfo, StatementError>);
 
@@ -1216,8 +1375,18 @@ impl EngineConn for MysqlConn {
             // (reset) after it when nothing pins it.
             pin = self.pin_driver_now(schema)?;
         }
+        let shared_rotation = pin.is_none()
+            && self.backend.is_none()
+            && self
+                .shared
+                .driver
+                .get()
+                .is_some_and(|driver| driver.connected() > 0)
+            && self.plain_statement(sql)
+            && self.on_shared_connections(schema);
         let result = match pin {
             Some(pin) => self.run_on_pin(&pin, sql, args, schema, sink),
+            None if shared_rotation => self.run_on_shared(sql, args, schema, sink),
             None => self.run(sql, args, schema, sink),
         };
         // Also when the statement never reached a connection (a kill while waiting for one).

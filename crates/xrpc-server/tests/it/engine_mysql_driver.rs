@@ -618,3 +618,39 @@ fn ddl_named_locks_and_show_variables_of_a_session_without_state_run_on_the_driv
     wait_for("the connection is given back", || fx.driver_pinned() == 0);
     assert_eq!(on_blocking_pool(&fx) - blocking, 0);
 }
+
+#[test]
+fn select_1_and_a_point_select_of_a_clean_session_take_the_driver() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    c.new_session(1);
+    assert!(
+        c.query(1, "CREATE TABLE points (id INT PRIMARY KEY, v INT)")
+            .error
+            .is_none()
+    );
+    assert!(
+        c.query(1, "INSERT INTO points VALUES (1, 10), (2, 20)")
+            .error
+            .is_none()
+    );
+    let blocking = on_blocking_pool(&fx);
+    let mut answers = Vec::new();
+    // With a flow-control token, as the node's clients send by default, and without.
+    for (sid, token) in [(1, Some(1024)), (1, None), (AUTO | 2, None)] {
+        for (sql, args) in [
+            ("select 1", vec![]),
+            ("SELECT v FROM points WHERE id = ?", vec![arg_sint(2)]),
+        ] {
+            let mut stmt = sql_stmt(sql);
+            stmt.args = args;
+            stmt.token = token;
+            c.send_sql(sid, stmt);
+            answers.push(first_value(&c.read_outcome(sid)));
+        }
+    }
+    assert_eq!(
+        (answers, on_blocking_pool(&fx) - blocking),
+        ([1, 20, 1, 20, 1, 20].map(Value::Sint).to_vec(), 0)
+    );
+}
