@@ -354,12 +354,12 @@ impl MysqlConn {
     /// variable, named lock or `SHOW VARIABLES`: run inline, it may stream a result of any
     /// size into a sink that waits for the client, which the blocking path does without
     /// holding a driver connection's reading worker.
-    fn plain_statement(&self, sql: &str) -> bool {
+    fn plain_statement(&self, sql: &str, args: &[Value]) -> bool {
         let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
         leaves_no_state(&script)
             && types::rewrite_with_version(
                 sql,
-                &[],
+                args,
                 self.connection_id,
                 0,
                 self.backslash_escapes(),
@@ -543,6 +543,11 @@ impl MysqlConn {
             Some(&self.shared.version),
             self.shared.variable_alias,
         )?;
+        tracing::debug!(
+            sql = rewritten.sql.as_str(),
+            pinned_here = self.backend.is_some(),
+            "a statement on the blocking pool"
+        );
         let mut backend = match self.backend.take() {
             Some(backend) => backend,
             None => {
@@ -1368,7 +1373,7 @@ impl EngineConn for MysqlConn {
         let mut pin = self.driver_session.lock().pin.clone();
         if pin.is_none()
             && self.backend.is_none()
-            && !(self.plain_statement(sql) && self.on_shared_connections(schema))
+            && !(self.plain_statement(sql, args) && self.on_shared_connections(schema))
         {
             // DDL, SHOW, named locks, SET …, or any statement of a session with variables or
             // in another database: on a driver connection of the session's own, given back
@@ -1382,7 +1387,7 @@ impl EngineConn for MysqlConn {
                 .driver
                 .get()
                 .is_some_and(|driver| driver.connected() > 0)
-            && self.plain_statement(sql)
+            && self.plain_statement(sql, args)
             && self.on_shared_connections(schema);
         let result = match pin {
             Some(pin) => self.run_on_pin(&pin, sql, args, schema, sink),

@@ -635,6 +635,7 @@ fn select_1_and_a_point_select_of_a_clean_session_take_the_driver() {
             .is_none()
     );
     let blocking = on_blocking_pool(&fx);
+    let driven = fx.driven();
     let mut answers = Vec::new();
     // With a flow-control token, as the node's clients send by default, and without.
     for (sid, token) in [(1, Some(1024)), (1, None), (AUTO | 2, None)] {
@@ -649,8 +650,13 @@ fn select_1_and_a_point_select_of_a_clean_session_take_the_driver() {
             answers.push(first_value(&c.read_outcome(sid)));
         }
     }
+    // Each in the shared rotation, none on a connection taken for it.
     assert_eq!(
-        (answers, on_blocking_pool(&fx) - blocking),
-        ([1, 20, 1, 20, 1, 20].map(Value::Sint).to_vec(), 0)
+        (
+            answers,
+            on_blocking_pool(&fx) - blocking,
+            fx.driven() - driven
+        ),
+        ([1, 20, 1, 20, 1, 20].map(Value::Sint).to_vec(), 0, 6)
     );
 }
