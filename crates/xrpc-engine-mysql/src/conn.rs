@@ -464,18 +464,21 @@ impl MysqlConn {
         Some((pinned, replay))
     }
 
-    /// [`MysqlConn::pin_driver`] for a statement run inline: the replay runs now, waited for.
+    /// [`MysqlConn::pin_driver`] for a statement run inline: waits for a connection to take
+    /// (2003 at once while the backend is unreachable), then runs the replay, waited for.
+    /// `None` without a driver, or when every driver connection stayed taken for the pool's
+    /// wait timeout: the blocking pool takes the overflow.
     fn pin_driver_now(&mut self, schema: Option<&str>) -> Result<Option<Arc<Pinned>>, SqlError> {
         let Some(driver) = self.shared.driver.get().cloned() else {
             return Ok(None);
         };
-        if driver.connected() == 0 {
-            return Ok(None);
-        }
         let wanted = self.wanted_schema(schema).map(str::to_owned);
         let wait = self.shared.pool.options().wait_timeout;
         let Some((pin, replay)) = self.pin_driver(&driver, wanted.as_deref(), Some(wait)) else {
-            return Ok(None);
+            return match driver.unreachable() {
+                Some(err) => Err(statement_error(err)),
+                None => Ok(None),
+            };
         };
         for sql in &replay {
             self.shared.pool.count_round_trips(1);
@@ -1382,11 +1385,7 @@ impl EngineConn for MysqlConn {
         }
         let shared_rotation = pin.is_none()
             && self.backend.is_none()
-            && self
-                .shared
-                .driver
-                .get()
-                .is_some_and(|driver| driver.connected() > 0)
+            && self.shared.driver.get().is_some()
             && self.plain_statement(sql, args)
             && self.on_shared_connections(schema);
         let result = match pin {
@@ -1410,9 +1409,6 @@ impl EngineConn for MysqlConn {
             return false;
         }
         let pin = self.driver_session.lock().pin.clone();
-        if pin.is_none() && driver.connected() == 0 {
-            return false;
-        }
         let Ok(rewritten) = types::rewrite_with_version(
             sql,
             args,

@@ -558,6 +558,12 @@ impl Driver {
         }
     }
 
+    /// The last connect failure while no connection of the shared rotation is logged in, if
+    /// the backend is unreachable now (see the module docs, "Faults").
+    pub fn unreachable(&self) -> Option<StatementError> {
+        self.shared.unreachable.lock().clone()
+    }
+
     /// The periodic checks as of `now`, which the driver runs from a timer of its first group
     /// (every quarter of the shorter of the queue timeout and the idle time, between 1 ms and
     /// 1 s): statements queued longer than [`DriverOptions::queue_timeout`] end with 7009, and
