@@ -189,6 +189,17 @@ impl MysqlConn {
     /// Hands a statement to the driver: on the session's own connection when `prepared` names
     /// one, else into the shared rotation. A kill from now on cancels it there.
     fn send_to_driver(&mut self, prepared: Prepared, completion: Box<dyn Completion>) {
+        self.send_to_driver_switching(prepared, completion, None);
+    }
+
+    /// [`MysqlConn::send_to_driver`]; with `switch_to`, the request's `schema_name` the replay
+    /// switches to, which becomes the session's database only once the statement succeeded.
+    fn send_to_driver_switching(
+        &mut self,
+        prepared: Prepared,
+        completion: Box<dyn Completion>,
+        switch_to: Option<String>,
+    ) {
         let Some(submission) = self.interrupt.begin_submission() else {
             completion.done(Err(SqlError::new(
                 &codes::QUERY_INTERRUPTED,
@@ -207,9 +218,13 @@ impl MysqlConn {
         let tracking = pin.as_ref().map(|_| {
             let mut ds = self.driver_session.lock();
             ds.session_vars.clone_from(&self.vars);
-            ds.session_schema.clone_from(&self.schema);
+            match &switch_to {
+                Some(schema) => ds.session_schema = Some(schema.clone()),
+                None => ds.session_schema.clone_from(&self.schema),
+            }
             ds.in_flight = true;
             Tracking {
+                switched: switch_to.is_some(),
                 session: Arc::clone(&self.driver_session),
                 keep_pin: rewritten.named_lock,
                 rewritten: rewritten.clone(),
@@ -1051,6 +1066,9 @@ struct DriverSession {
 
 /// The session-state side of a statement on a session's own driver connection.
 struct Tracking {
+    /// The request's `schema_name` was switched to first: it is the session's database once
+    /// the statement succeeded.
+    switched: bool,
     session: Arc<Mutex<DriverSession>>,
     rewritten: Rewritten,
     several_results: bool,
@@ -1086,7 +1104,7 @@ impl Tracking {
                     result_set,
                     self.several_results,
                 );
-                ds.schema_changed |= changes.schema.is_some();
+                ds.schema_changed |= changes.schema.is_some() || self.switched;
                 ds.fresh = true;
                 if let (Some(_), Some(pin)) = (&changes.schema, &ds.pin) {
                     pin.database_changed();
@@ -1466,7 +1484,17 @@ impl EngineConn for MysqlConn {
         // session's statement runs there before its OK packet has told; the completion keeps
         // the connection for the session if something pins it, else gives it back (reset, in
         // the URL's database again).
-        let wanted = wanted.map(str::to_owned);
+        // `USE db` chooses the database itself: the session's (perhaps unknown) one is not
+        // switched to first.
+        let chooses_database = matches!(
+            script.as_slice(),
+            [Ok(parsed)] if parsed.kind == xrpc_sql::Kind::Use
+        );
+        let wanted = if chooses_database {
+            self.shared.default_schema.clone()
+        } else {
+            wanted.map(str::to_owned)
+        };
         let driver = driver.clone();
         let Some((pinned, replay)) = self.pin_driver(&driver, wanted.as_deref(), None) else {
             return false;
@@ -1494,12 +1522,22 @@ impl EngineConn for MysqlConn {
             return;
         };
         // As on the blocking path: a `schema_name` is the session's current database from now
-        // on, as after `USE`.
-        if let Some(schema) = schema.filter(|s| self.schema.as_deref() != Some(*s)) {
-            self.schema = Some(schema.to_owned());
-            self.schema_changed = true;
+        // on, as after `USE`; on a connection switched to it first, once the statement
+        // succeeded there (an unknown one fails it with 1049 and changes nothing).
+        let switch_to = schema
+            .filter(|s| self.schema.as_deref() != Some(*s))
+            .map(str::to_owned);
+        match switch_to {
+            Some(switch_to) if prepared.pin.is_some() => {
+                self.send_to_driver_switching(prepared, completion, Some(switch_to));
+            }
+            Some(switch_to) => {
+                self.schema = Some(switch_to);
+                self.schema_changed = true;
+                self.send_to_driver(prepared, completion);
+            }
+            None => self.send_to_driver(prepared, completion),
         }
-        self.send_to_driver(prepared, completion);
     }
 
     fn holds_session_state(&self) -> bool {

@@ -282,6 +282,10 @@ struct Answer {
     first_result_done: bool,
 }
 
+/// Most received bytes a connection holds undecoded: reading stops there until its events
+/// have been handed out.
+const READ_BUDGET: usize = 1024 * 1024;
+
 /// Ids of the driver's own statements (tracker set-up, kill lookups) have this bit set.
 const INTERNAL: u64 = 1 << 63;
 
@@ -1441,92 +1445,109 @@ impl SocketHandler for Backend {
                     }
                 }
             }
-            // Read what arrived.
-            loop {
-                match io.read(&mut st.buf) {
-                    Ok(0) => {
-                        st.conn.handle_close();
-                        break;
-                    }
-                    Ok(n) => st.conn.handle_input(&st.buf[..n]),
-                    Err(e) if e.kind() == ErrorKind::WouldBlock => break,
-                    Err(e) => {
-                        io_error.get_or_insert(e);
-                        st.conn.handle_close();
-                        break;
-                    }
-                }
-            }
-            while let Some(event) = st.conn.poll_event() {
-                match event {
-                    Event::Connected { .. } => {
-                        // The trackers go first; statements pipeline behind them.
-                        let id = INTERNAL | shared.next_id.fetch_add(1, Ordering::Relaxed);
-                        if st
-                            .conn
-                            .submit_query(Tag(id), TRACKING_INIT.as_bytes(), None)
-                            .is_ok()
-                        {
-                            st.answers.insert(
-                                id,
-                                Answer {
-                                    completion: Box::new(Ignore),
-                                    first_result_done: false,
-                                },
-                            );
+            // Read what arrived and decode it, at most READ_BUDGET undecoded bytes at a time:
+            // a completion that waits (a relay whose reader is slow) stops the reading, so the
+            // backend's rows wait in its socket, not in memory.
+            let mut drained = false;
+            // The last pass decoded nothing: one packet is larger than the budget, so read on.
+            let mut stalled = false;
+            while !drained {
+                let mut reads = 0;
+                while (stalled && reads == 0) || st.conn.buffered_bytes() < READ_BUDGET {
+                    reads += 1;
+                    match io.read(&mut st.buf) {
+                        Ok(0) => {
+                            st.conn.handle_close();
+                            drained = true;
+                            break;
                         }
-                        st.logged_in = true;
-                        logged_in_now = true;
-                    }
-                    Event::Columns { tag, columns } => {
-                        if let Some(a) = st.answers.get_mut(&tag.0)
-                            && !a.first_result_done
-                        {
-                            a.completion.on_columns(&columns);
+                        Ok(n) => st.conn.handle_input(&st.buf[..n]),
+                        Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                            drained = true;
+                            break;
                         }
-                    }
-                    Event::Row { tag, row } => {
-                        if let Some(a) = st.answers.get_mut(&tag.0)
-                            && !a.first_result_done
-                        {
-                            a.completion.on_row(&row);
-                        }
-                    }
-                    Event::ResultEnd { tag, .. } => {
-                        if let Some(a) = st.answers.get_mut(&tag.0) {
-                            a.first_result_done = true;
-                        }
-                    }
-                    Event::Done { tag, ok } => {
-                        room = true;
-                        st.last_active = Instant::now();
-                        if let Some(a) = st.answers.remove(&tag.0) {
-                            finished.push((a.completion, Ok(ok)));
-                        }
-                    }
-                    Event::Failed { tag, error } => {
-                        room = true;
-                        st.last_active = Instant::now();
-                        if let Some(a) = st.answers.remove(&tag.0) {
-                            finished.push((a.completion, Err(error)));
-                        }
-                    }
-                    Event::LargeResult { .. } | Event::KillRequired { .. } => {}
-                    Event::Closed { reason } => {
-                        if !st.logged_in {
-                            connect_failure = Some(match (&reason, &io_error) {
-                                (CloseReason::Connect(ConnectError::Refused(refused)), _) => {
-                                    // The server's own answer: its code, not 2003.
-                                    refused_login = Some(refused.clone());
-                                    refused.message.clone()
-                                }
-                                (_, Some(io)) => io.to_string(),
-                                (CloseReason::Connect(err), None) => err.to_string(),
-                                (other, None) => format!("{other:?}"),
-                            });
+                        Err(e) => {
+                            io_error.get_or_insert(e);
+                            st.conn.handle_close();
+                            drained = true;
+                            break;
                         }
                     }
                 }
+                stalled = true;
+                while let Some(event) = st.conn.poll_event() {
+                    stalled = false;
+                    match event {
+                        Event::Connected { .. } => {
+                            // The trackers go first; statements pipeline behind them.
+                            let id = INTERNAL | shared.next_id.fetch_add(1, Ordering::Relaxed);
+                            if st
+                                .conn
+                                .submit_query(Tag(id), TRACKING_INIT.as_bytes(), None)
+                                .is_ok()
+                            {
+                                st.answers.insert(
+                                    id,
+                                    Answer {
+                                        completion: Box::new(Ignore),
+                                        first_result_done: false,
+                                    },
+                                );
+                            }
+                            st.logged_in = true;
+                            logged_in_now = true;
+                        }
+                        Event::Columns { tag, columns } => {
+                            if let Some(a) = st.answers.get_mut(&tag.0)
+                                && !a.first_result_done
+                            {
+                                a.completion.on_columns(&columns);
+                            }
+                        }
+                        Event::Row { tag, row } => {
+                            if let Some(a) = st.answers.get_mut(&tag.0)
+                                && !a.first_result_done
+                            {
+                                a.completion.on_row(&row);
+                            }
+                        }
+                        Event::ResultEnd { tag, .. } => {
+                            if let Some(a) = st.answers.get_mut(&tag.0) {
+                                a.first_result_done = true;
+                            }
+                        }
+                        Event::Done { tag, ok } => {
+                            room = true;
+                            st.last_active = Instant::now();
+                            if let Some(a) = st.answers.remove(&tag.0) {
+                                finished.push((a.completion, Ok(ok)));
+                            }
+                        }
+                        Event::Failed { tag, error } => {
+                            room = true;
+                            st.last_active = Instant::now();
+                            if let Some(a) = st.answers.remove(&tag.0) {
+                                finished.push((a.completion, Err(error)));
+                            }
+                        }
+                        Event::LargeResult { .. } | Event::KillRequired { .. } => {}
+                        Event::Closed { reason } => {
+                            if !st.logged_in {
+                                connect_failure = Some(match (&reason, &io_error) {
+                                    (CloseReason::Connect(ConnectError::Refused(refused)), _) => {
+                                        // The server's own answer: its code, not 2003.
+                                        refused_login = Some(refused.clone());
+                                        refused.message.clone()
+                                    }
+                                    (_, Some(io)) => io.to_string(),
+                                    (CloseReason::Connect(err), None) => err.to_string(),
+                                    (other, None) => format!("{other:?}"),
+                                });
+                            }
+                        }
+                    }
+                }
+                drained = drained || st.conn.is_closed();
             }
             if st.conn.is_closed() {
                 finished.extend(
