@@ -1229,10 +1229,22 @@ const RELAY_BYTES: usize = 256 * 1024;
 
 /// Hands a statement's answer from the worker that reads it to the session's worker, which
 /// waits for it and writes it into the request's sink ([`MysqlConn::run_on_shared`]).
-#[derive(Default)]
 struct Relay {
     state: Mutex<RelayState>,
     changed: Condvar,
+    /// The session's worker, which reads the relay: while it submits, the kick may run the
+    /// connection's handler, and so this relay's producer, on it; that producer never waits.
+    reader: std::thread::ThreadId,
+}
+
+impl Default for Relay {
+    fn default() -> Self {
+        Self {
+            state: Mutex::default(),
+            changed: Condvar::new(),
+            reader: std::thread::current().id(),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -1308,8 +1320,9 @@ impl ResultSink for RelaySink {
                 _ => 16,
             })
             .sum();
+        let on_reader = std::thread::current().id() == self.relay.reader;
         let mut st = self.relay.state.lock();
-        while st.bytes > RELAY_BYTES && st.abandoned.is_none() {
+        while st.bytes > RELAY_BYTES && st.abandoned.is_none() && !on_reader {
             self.relay.changed.wait(&mut st);
         }
         if let Some(err) = &st.abandoned {
