@@ -532,3 +532,131 @@ fn show_status_reports_the_driver_connections_and_pipeline_depths() {
         status.rows
     );
 }
+
+/// Statements the blocking pool has sent so far.
+fn on_blocking_pool(fx: &Fixture) -> u64 {
+    fx.engine.stats().statements_blocking
+}
+
+#[test]
+fn a_session_with_a_recorded_variable_runs_on_the_driver_with_it_and_leaks_it_nowhere() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    c.new_session(1);
+    c.new_session(2);
+    let blocking = on_blocking_pool(&fx);
+    assert!(
+        c.query(1, "SET SESSION sql_mode = 'PIPES_AS_CONCAT'")
+            .error
+            .is_none()
+    );
+    wait_for("the connection is given back", || fx.driver_pinned() == 0);
+    // Replayed before each statement of the session, on a connection reset after it.
+    let concat: Vec<String> = (0..4)
+        .map(|_| text(&first_value(&c.query(1, "SELECT 'a' || 'b'"))))
+        .collect();
+    let others: Vec<Value> = (0..4)
+        .map(|_| first_value(&c.query(2, "SELECT 'a' || 'b'")))
+        .collect();
+    wait_for("the connection is given back", || fx.driver_pinned() == 0);
+    assert_eq!(
+        (concat, others, on_blocking_pool(&fx) - blocking),
+        (vec!["ab".to_owned(); 4], vec![Value::Sint(0); 4], 0)
+    );
+}
+
+#[test]
+fn a_session_in_another_database_runs_on_the_driver_there_and_the_others_stay_in_theirs() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    c.new_session(1);
+    c.new_session(2);
+    let blocking = on_blocking_pool(&fx);
+    for sql in [
+        "CREATE DATABASE other",
+        "USE other",
+        "CREATE TABLE here (x INT)",
+        "INSERT INTO here VALUES (7)",
+    ] {
+        let outcome = c.query(1, sql);
+        assert!(outcome.error.is_none(), "{sql}: {:?}", outcome.error);
+    }
+    let mine = first_value(&c.query(1, "SELECT x FROM here"));
+    let database = text(&first_value(&c.query(1, "SELECT DATABASE()")));
+    let theirs: Vec<String> = (0..4)
+        .map(|_| text(&first_value(&c.query(2, "SELECT DATABASE()"))))
+        .collect();
+    wait_for("the connection is given back", || fx.driver_pinned() == 0);
+    assert_eq!(
+        (mine, database, theirs, on_blocking_pool(&fx) - blocking),
+        (
+            Value::Sint(7),
+            "other".to_owned(),
+            vec!["t".to_owned(); 4],
+            0
+        )
+    );
+}
+
+#[test]
+fn ddl_named_locks_and_show_variables_of_a_session_without_state_run_on_the_driver() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    c.new_session(1);
+    let blocking = on_blocking_pool(&fx);
+    for sql in [
+        "CREATE TABLE made (x INT)",
+        "ALTER TABLE made ADD COLUMN y INT",
+        "SHOW VARIABLES LIKE 'version'",
+        "SELECT GET_LOCK('drv_lock', 0)",
+        "SELECT RELEASE_LOCK('drv_lock')",
+        "DROP TABLE made",
+    ] {
+        let outcome = c.query(1, sql);
+        assert!(outcome.error.is_none(), "{sql}: {:?}", outcome.error);
+    }
+    wait_for("the connection is given back", || fx.driver_pinned() == 0);
+    assert_eq!(on_blocking_pool(&fx) - blocking, 0);
+}
+
+#[test]
+fn select_1_and_a_point_select_of_a_clean_session_take_the_driver() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    c.new_session(1);
+    assert!(
+        c.query(1, "CREATE TABLE points (id INT PRIMARY KEY, v INT)")
+            .error
+            .is_none()
+    );
+    assert!(
+        c.query(1, "INSERT INTO points VALUES (1, 10), (2, 20)")
+            .error
+            .is_none()
+    );
+    let blocking = on_blocking_pool(&fx);
+    let driven = fx.driven();
+    let mut answers = Vec::new();
+    // With a flow-control token, as the node's clients send by default, and without.
+    for (sid, token) in [(1, Some(1024)), (1, None), (AUTO | 2, None)] {
+        for (sql, args) in [
+            ("select 1", vec![]),
+            ("SELECT v FROM points WHERE id = ?", vec![arg_sint(2)]),
+        ] {
+            let mut stmt = sql_stmt(sql);
+            stmt.args = args;
+            stmt.token = token;
+            c.send_sql(sid, stmt);
+            answers.push(first_value(&c.read_outcome(sid)));
+        }
+    }
+    // Each in the shared rotation, none on a connection taken for it.
+    assert_eq!(
+        (
+            answers,
+            on_blocking_pool(&fx) - blocking,
+            fx.driven() - driven
+        ),
+        ([1, 20, 1, 20, 1, 20].map(Value::Sint).to_vec(), 0, 6)
+    );
+}
