@@ -280,7 +280,9 @@ for ((ROUND = 1; ROUND <= R; ROUND++)); do
         step table xrpc-mysql select1 8 "$XMYSQL_URL" "$MYSQL_NODE_PORT" "$MYSQL_NODE_PID" "$OTPC_PID"
         step table xrpc-mysql point-select 8 "$XMYSQL_URL" "$MYSQL_NODE_PORT" "$MYSQL_NODE_PID" "$OTPC_PID"
         sysbench_step mariadb-one-thread-per-connection-sysbench "$OTPC_PORT" mariadb-otpc "$OTPC_PID" 8
-        step plans xrpc-sqlite point-get 8 "$XSQLITE_URL" "" "$SQLITE_NODE_PID"
+        if [ -n "${XSQLITE_URL:-}" ]; then
+            step plans xrpc-sqlite point-get 8 "$XSQLITE_URL" "" "$SQLITE_NODE_PID"
+        fi
         step plans xrpc-mysql point-get 8 "$XMYSQL_URL" "$MYSQL_NODE_PORT" "$MYSQL_NODE_PID" "$OTPC_PID"
         continue
     fi
