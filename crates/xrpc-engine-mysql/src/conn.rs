@@ -415,10 +415,7 @@ impl MysqlConn {
             self.schema = Some(schema.to_owned());
             self.schema_changed = true;
         }
-        let relay = Arc::new(Relay {
-            wait_hook: self.wait_hook.clone(),
-            ..Relay::default()
-        });
+        let relay = Arc::new(Relay::default());
         let prepared = Prepared {
             rewritten,
             pin: None,
@@ -1238,11 +1235,6 @@ struct Relay {
     /// The session's worker, which reads the relay: while it submits, the kick may run the
     /// connection's handler, and so this relay's producer, on it; that producer never waits.
     reader: std::thread::ThreadId,
-    /// The session's stall guard, entered by a producer that waits for the reader: the worker
-    /// that reads the backend is then blocked, and the session's worker may itself wait for the
-    /// client's tokens, which only another worker of the session's group can read, so the group
-    /// must count the producer as stalled and add a worker.
-    wait_hook: Option<WaitHook>,
 }
 
 impl Default for Relay {
@@ -1251,7 +1243,6 @@ impl Default for Relay {
             state: Mutex::default(),
             changed: Condvar::new(),
             reader: std::thread::current().id(),
-            wait_hook: None,
         }
     }
 }
@@ -1330,18 +1321,8 @@ impl ResultSink for RelaySink {
             })
             .sum();
         let on_reader = std::thread::current().id() == self.relay.reader;
-        let mut stalled = None;
         let mut st = self.relay.state.lock();
         while st.bytes > RELAY_BYTES && st.abandoned.is_none() && !on_reader {
-            if stalled.is_none()
-                && let Some(hook) = &self.relay.wait_hook
-            {
-                // Entered without the relay's lock: entering writes this thread's deferred sends.
-                drop(st);
-                stalled = Some(hook());
-                st = self.relay.state.lock();
-                continue;
-            }
             self.relay.changed.wait(&mut st);
         }
         if let Some(err) = &st.abandoned {
