@@ -231,10 +231,6 @@ if after:
     line["backend_connects"] = after.get("connects", 0) - before.get("connects", 0)
     line["backend_waits"] = after.get("waits", 0) - before.get("waits", 0)
     line["backend_wait_timeouts"] = after.get("wait_timeouts", 0) - before.get("wait_timeouts", 0)
-    # Which way the statements reached the backend: the blocking pool or the event-loop driver.
-    for path in ("blocking", "driver"):
-        key = "statements_" + path
-        line["backend_" + key] = after.get(key, 0) - before.get(key, 0)
 print(json.dumps(line))
 EOF
     bench_log "r$ROUND $label $workload c=$conc: $(python3 -c 'import json,sys; l=json.loads(sys.argv[1]); print(l["qps"], "qps, p99", l["p99_us"], "µs,", l["server_cpu_us_per_request"], "µs CPU/req")' "$(tail -1 "$OUT")")"

@@ -2,7 +2,7 @@
 //!
 //! See the [module docs](super) for the design.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -189,17 +189,6 @@ impl MysqlConn {
     /// Hands a statement to the driver: on the session's own connection when `prepared` names
     /// one, else into the shared rotation. A kill from now on cancels it there.
     fn send_to_driver(&mut self, prepared: Prepared, completion: Box<dyn Completion>) {
-        self.send_to_driver_switching(prepared, completion, None);
-    }
-
-    /// [`MysqlConn::send_to_driver`]; with `switch_to`, the request's `schema_name` the replay
-    /// switches to, which becomes the session's database only once the statement succeeded.
-    fn send_to_driver_switching(
-        &mut self,
-        prepared: Prepared,
-        completion: Box<dyn Completion>,
-        switch_to: Option<String>,
-    ) {
         let Some(submission) = self.interrupt.begin_submission() else {
             completion.done(Err(SqlError::new(
                 &codes::QUERY_INTERRUPTED,
@@ -207,24 +196,19 @@ impl MysqlConn {
             )));
             return;
         };
-        self.shared.pool.count_statement(super::pool::Path::Driver);
+        self.shared.pool.count_statement();
         let Prepared {
             mut rewritten,
             pin,
-            replay,
             several_results,
         } = prepared;
         let sql = std::mem::take(&mut rewritten.sql);
         let tracking = pin.as_ref().map(|_| {
             let mut ds = self.driver_session.lock();
             ds.session_vars.clone_from(&self.vars);
-            match &switch_to {
-                Some(schema) => ds.session_schema = Some(schema.clone()),
-                None => ds.session_schema.clone_from(&self.schema),
-            }
+            ds.session_schema.clone_from(&self.schema);
             ds.in_flight = true;
             Tracking {
-                switched: switch_to.is_some(),
                 session: Arc::clone(&self.driver_session),
                 keep_pin: rewritten.named_lock,
                 rewritten: rewritten.clone(),
@@ -248,21 +232,6 @@ impl MysqlConn {
             tracking,
         };
         let id = match (&pin, self.shared.driver.get()) {
-            (Some(pin), _) if !replay.is_empty() => {
-                // The statement follows from the last replay's completion, which registers it
-                // for kills; a kill before then is seen there.
-                Replay::chain(
-                    pin,
-                    replay,
-                    Then {
-                        sql,
-                        answer: Box::new(answer),
-                        interrupt: Arc::clone(&self.interrupt),
-                        submission,
-                    },
-                );
-                return;
-            }
             (Some(pin), _) => pin.submit(&sql, Box::new(answer)),
             (None, Some(driver)) => driver.submit(&sql, Box::new(answer)),
             (None, None) => {
@@ -318,7 +287,6 @@ impl MysqlConn {
         let prepared = Prepared {
             rewritten: rewritten.clone(),
             pin: Some(Arc::clone(pin)),
-            replay: Vec::new(),
             several_results: several_results(&script),
         };
         let signal = Arc::new(Signal::default());
@@ -328,12 +296,7 @@ impl MysqlConn {
         };
         self.send_to_driver(prepared, Box::new(collect));
         let (buffered, result) = signal.wait();
-        if rewritten.named_lock && result.is_ok() {
-            // The locks the connection holds decide whether the session keeps it.
-            self.track_named_locks_on_pin(pin, &rewritten);
-        } else {
-            self.absorb();
-        }
+        self.absorb();
         if let Some(columns) = &buffered.columns {
             sink.metadata(columns)?;
             for row in &buffered.rows {
@@ -341,6 +304,9 @@ impl MysqlConn {
             }
         }
         let summary = result?;
+        if rewritten.named_lock {
+            self.track_named_locks_on_pin(pin, &rewritten);
+        }
         if let (true, true, Some(alias)) = (
             rewritten.show_variables,
             summary.has_result_set,
@@ -359,80 +325,6 @@ impl MysqlConn {
         Ok(summary)
     }
 
-    /// Whether the session's statements may run where the driver's shared connections are: no
-    /// variables recorded, the URL's database.
-    fn on_shared_connections(&self, schema: Option<&str>) -> bool {
-        self.vars.is_empty() && self.wanted_schema(schema) == self.shared.default_schema.as_deref()
-    }
-
-    /// Whether the statement is one plain SELECT, INSERT, UPDATE or DELETE that names no user
-    /// variable, named lock or `SHOW VARIABLES`: run inline, it may stream a result of any
-    /// size into a sink that waits for the client, which the blocking path does without
-    /// holding a driver connection's reading worker.
-    fn plain_statement(&self, sql: &str, args: &[Value]) -> bool {
-        let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
-        leaves_no_state(&script)
-            && types::rewrite_with_version(
-                sql,
-                args,
-                self.connection_id,
-                0,
-                self.backslash_escapes(),
-                Some(&self.shared.version),
-                self.shared.variable_alias,
-            )
-            .is_ok_and(|r| {
-                !(r.named_lock
-                    || r.unnamed_lock
-                    || r.show_variables
-                    || r.unread
-                    || r.user_variable
-                    || r.user_variable_assigned)
-            })
-    }
-
-    /// Runs a plain statement of a session that holds nothing in the driver's shared rotation
-    /// and waits for it (the worker inside the stall guard), relaying its rows into `sink` as
-    /// they come: a flow-controlled request, whose sink may wait for the client's tokens, which
-    /// a completion on the reading worker must not.
-    fn run_on_shared(
-        &mut self,
-        sql: &str,
-        args: &[Value],
-        schema: Option<&str>,
-        sink: &mut dyn ResultSink,
-    ) -> Result<ExecSummary, SqlError> {
-        let rewritten = types::rewrite_with_version(
-            sql,
-            args,
-            self.connection_id,
-            self.last_insert_id.load(Ordering::Relaxed),
-            self.backslash_escapes(),
-            Some(&self.shared.version),
-            self.shared.variable_alias,
-        )?;
-        if let Some(schema) = schema.filter(|s| self.schema.as_deref() != Some(*s)) {
-            self.schema = Some(schema.to_owned());
-            self.schema_changed = true;
-        }
-        let relay = Arc::new(Relay::default());
-        let prepared = Prepared {
-            rewritten,
-            pin: None,
-            replay: Vec::new(),
-            several_results: false,
-        };
-        self.send_to_driver(
-            prepared,
-            Box::new(RelayCompletion {
-                sink: RelaySink {
-                    relay: Arc::clone(&relay),
-                },
-            }),
-        );
-        relay.deliver(sink)
-    }
-
     /// After a statement naming a lock function on the session's driver connection: asks which
     /// locks it holds, and gives it back when nothing pins it any more.
     fn track_named_locks_on_pin(&mut self, pin: &Arc<Pinned>, rewritten: &Rewritten) {
@@ -447,63 +339,6 @@ impl MysqlConn {
             state::named_lock_answer(&mut self.driver_session.lock().state, answer);
         }
         self.absorb();
-    }
-
-    /// Takes a driver connection for the session (never the shared rotation's last one) and
-    /// records it as the session's, as the backend will hold it once `replay` (returned) has
-    /// run there: the session's database `wanted` and its variables. `None` when no connection
-    /// can be taken now, or (`wait`) within that time.
-    fn pin_driver(
-        &mut self,
-        driver: &Driver,
-        wanted: Option<&str>,
-        wait: Option<Duration>,
-    ) -> Option<(Arc<Pinned>, Vec<String>)> {
-        let pinned = match wait {
-            Some(timeout) => driver.pin_waiting(1, timeout),
-            None => driver.pin_sparing(1),
-        };
-        let pinned = Arc::new(pinned?);
-        let mut replay = Vec::new();
-        let default = self.shared.default_schema.as_deref();
-        if let Some(wanted) = wanted.filter(|w| Some(*w) != default) {
-            replay.push(format!("USE {}", quote_identifier(wanted)));
-            pinned.database_changed();
-        }
-        replay.extend(state::replay_statement(&BTreeMap::new(), &self.vars));
-        let mut ds = self.driver_session.lock();
-        ds.pin = Some(Arc::clone(&pinned));
-        ds.backend_vars.clone_from(&self.vars);
-        ds.backend_schema = wanted.or(default).map(str::to_owned);
-        ds.state = PinState::default();
-        Some((pinned, replay))
-    }
-
-    /// [`MysqlConn::pin_driver`] for a statement run inline: waits for a connection to take
-    /// (2003 at once while the backend is unreachable), then runs the replay, waited for.
-    /// `None` without a driver, or when every driver connection stayed taken for the pool's
-    /// wait timeout: the blocking pool takes the overflow.
-    fn pin_driver_now(&mut self, schema: Option<&str>) -> Result<Option<Arc<Pinned>>, SqlError> {
-        let Some(driver) = self.shared.driver.get().cloned() else {
-            return Ok(None);
-        };
-        let wanted = self.wanted_schema(schema).map(str::to_owned);
-        let wait = self.shared.pool.options().wait_timeout;
-        let Some((pin, replay)) = self.pin_driver(&driver, wanted.as_deref(), Some(wait)) else {
-            return match driver.unreachable() {
-                Some(err) => Err(statement_error(err)),
-                None => Ok(None),
-            };
-        };
-        for sql in &replay {
-            self.shared.pool.count_round_trips(1);
-            if let (_, Err(err)) = pin_call(&pin, sql) {
-                // Given back (reset) once nothing else names it.
-                self.driver_session.lock().pin = None;
-                return Err(statement_error(err));
-            }
-        }
-        Ok(Some(pin))
     }
 
     fn backslash_escapes(&self) -> bool {
@@ -561,11 +396,6 @@ impl MysqlConn {
             Some(&self.shared.version),
             self.shared.variable_alias,
         )?;
-        tracing::debug!(
-            sql = rewritten.sql.as_str(),
-            pinned_here = self.backend.is_some(),
-            "a statement on the blocking pool"
-        );
         let mut backend = match self.backend.take() {
             Some(backend) => backend,
             None => {
@@ -642,9 +472,7 @@ impl MysqlConn {
         self.interrupt.begin(backend.thread_id)?;
         let mut summary = ExecSummary::default();
         let mut results = 0;
-        self.shared
-            .pool
-            .count_statement(super::pool::Path::Blocking);
+        self.shared.pool.count_statement();
         let result = backend.conn.query_iter(&rewritten.sql);
         if result.is_err() {
             self.interrupt.statement_over();
@@ -977,69 +805,8 @@ struct Prepared {
     rewritten: Rewritten,
     /// The session's own driver connection, if it goes there.
     pin: Option<Arc<Pinned>>,
-    /// What brings a connection just pinned to the session's database and variables (`USE`,
-    /// `SET SESSION …`): run there first, the statement sent only once they all succeeded.
-    replay: Vec<String>,
     /// It may yield several results, of which only the last one's tracker data arrives.
     several_results: bool,
-}
-
-/// The statement sent after a replay ([`Replay::chain`]).
-struct Then {
-    sql: String,
-    answer: Box<DriverAnswer>,
-    interrupt: Arc<MysqlInterrupt>,
-    submission: u64,
-}
-
-/// One statement of the replay that brings a connection just pinned to its session's database
-/// and variables. The last one sends the session's statement if none failed, else ends it
-/// with the first failure, so the statement never runs with other variables or in another
-/// database than the session's.
-struct Replay {
-    failed: Arc<Mutex<Option<StatementError>>>,
-    then: Option<(Arc<Pinned>, Then)>,
-}
-
-impl Replay {
-    /// Sends `replay` on `pin`, then `then`.
-    fn chain(pin: &Arc<Pinned>, replay: Vec<String>, then: Then) {
-        let failed = Arc::new(Mutex::new(None));
-        let last = replay.len() - 1;
-        let mut then = Some(then);
-        for (i, sql) in replay.into_iter().enumerate() {
-            let step = Replay {
-                failed: Arc::clone(&failed),
-                then: if i == last {
-                    then.take().map(|then| (Arc::clone(pin), then))
-                } else {
-                    None
-                },
-            };
-            pin.submit(&sql, Box::new(step));
-        }
-    }
-}
-
-impl driver::Completion for Replay {
-    fn on_columns(&mut self, _: &Arc<[Column]>) {}
-    fn on_row(&mut self, _: &TextRow) {}
-    fn on_done(self: Box<Self>, outcome: Result<OkInfo, StatementError>) {
-        if let Err(err) = outcome {
-            self.failed.lock().get_or_insert(err);
-        }
-        let Some((pin, then)) = self.then else {
-            return;
-        };
-        let failure = self.failed.lock().take();
-        match failure {
-            Some(err) => driver::Completion::on_done(then.answer, Err(err)),
-            None => {
-                let id = pin.submit(&then.sql, then.answer);
-                then.interrupt.submitted(then.submission, id);
-            }
-        }
-    }
 }
 
 /// What a session holds on the driver; see [`MysqlConn::absorb`].
@@ -1066,9 +833,6 @@ struct DriverSession {
 
 /// The session-state side of a statement on a session's own driver connection.
 struct Tracking {
-    /// The request's `schema_name` was switched to first: it is the session's database once
-    /// the statement succeeded.
-    switched: bool,
     session: Arc<Mutex<DriverSession>>,
     rewritten: Rewritten,
     several_results: bool,
@@ -1104,7 +868,7 @@ impl Tracking {
                     result_set,
                     self.several_results,
                 );
-                ds.schema_changed |= changes.schema.is_some() || self.switched;
+                ds.schema_changed |= changes.schema.is_some();
                 ds.fresh = true;
                 if let (Some(_), Some(pin)) = (&changes.schema, &ds.pin) {
                     pin.database_changed();
@@ -1118,9 +882,8 @@ impl Tracking {
                 ds.fresh = true;
                 return ds.pin.take();
             }
-            // An error packet carries no tracker data: the state is as it was, so a connection
-            // that pinned nothing before is given back.
-            Err(_) => {}
+            // An error packet carries no tracker data: the state is as it was.
+            Err(_) => return None,
         }
         if self.keep_pin || ds.state.pins() {
             None
@@ -1222,136 +985,6 @@ impl Completion for Collect {
     }
 }
 
-/// How many bytes of rows a [`Relay`] holds before the reading worker waits for the session's
-/// worker to take them (a result larger than this holds its backend connection meanwhile, as a
-/// large submitted result does).
-const RELAY_BYTES: usize = 256 * 1024;
-
-/// Hands a statement's answer from the worker that reads it to the session's worker, which
-/// waits for it and writes it into the request's sink ([`MysqlConn::run_on_shared`]).
-struct Relay {
-    state: Mutex<RelayState>,
-    changed: Condvar,
-    /// The session's worker, which reads the relay: while it submits, the kick may run the
-    /// connection's handler, and so this relay's producer, on it; that producer never waits.
-    reader: std::thread::ThreadId,
-}
-
-impl Default for Relay {
-    fn default() -> Self {
-        Self {
-            state: Mutex::default(),
-            changed: Condvar::new(),
-            reader: std::thread::current().id(),
-        }
-    }
-}
-
-#[derive(Default)]
-struct RelayState {
-    columns: Option<Vec<ColumnInfo>>,
-    rows: VecDeque<Vec<Value>>,
-    bytes: usize,
-    done: Option<Result<ExecSummary, SqlError>>,
-    /// The session's sink refused a row: the rest is dropped and the statement stopped.
-    abandoned: Option<xrpc_engine::result::SinkError>,
-}
-
-impl Relay {
-    /// Writes the answer into `sink` as it arrives and returns its outcome.
-    fn deliver(&self, sink: &mut dyn ResultSink) -> Result<ExecSummary, SqlError> {
-        let mut failure: Option<SqlError> = None;
-        loop {
-            let (columns, rows, done) = {
-                let mut st = self.state.lock();
-                while st.columns.is_none() && st.rows.is_empty() && st.done.is_none() {
-                    self.changed.wait(&mut st);
-                }
-                st.bytes = 0;
-                let taken = (
-                    st.columns.take(),
-                    std::mem::take(&mut st.rows),
-                    st.done.take(),
-                );
-                self.changed.notify_all();
-                taken
-            };
-            if failure.is_none() {
-                let written = columns
-                    .map_or(Ok(()), |columns| sink.metadata(&columns))
-                    .and_then(|()| rows.iter().try_for_each(|row| sink.row(row)));
-                if let Err(err) = written {
-                    failure = Some(err.clone().into());
-                    self.state.lock().abandoned = Some(err);
-                    self.changed.notify_all();
-                }
-            }
-            if let Some(done) = done {
-                return match failure {
-                    Some(err) => Err(err),
-                    None => done,
-                };
-            }
-        }
-    }
-}
-
-/// The [`Relay`]'s end on the reading worker.
-struct RelaySink {
-    relay: Arc<Relay>,
-}
-
-impl ResultSink for RelaySink {
-    fn metadata(&mut self, columns: &[ColumnInfo]) -> Result<(), xrpc_engine::result::SinkError> {
-        let mut st = self.relay.state.lock();
-        if let Some(err) = &st.abandoned {
-            return Err(err.clone());
-        }
-        st.columns = Some(columns.to_vec());
-        self.relay.changed.notify_all();
-        Ok(())
-    }
-
-    fn row(&mut self, row: &[Value]) -> Result<(), xrpc_engine::result::SinkError> {
-        let size: usize = row
-            .iter()
-            .map(|v| match v {
-                Value::Bytes(b) => b.len() + 8,
-                _ => 16,
-            })
-            .sum();
-        let on_reader = std::thread::current().id() == self.relay.reader;
-        let mut st = self.relay.state.lock();
-        while st.bytes > RELAY_BYTES && st.abandoned.is_none() && !on_reader {
-            self.relay.changed.wait(&mut st);
-        }
-        if let Some(err) = &st.abandoned {
-            return Err(err.clone());
-        }
-        st.rows.push_back(row.to_vec());
-        st.bytes += size;
-        self.relay.changed.notify_all();
-        Ok(())
-    }
-}
-
-/// The completion of [`MysqlConn::run_on_shared`]'s statement.
-struct RelayCompletion {
-    sink: RelaySink,
-}
-
-impl Completion for RelayCompletion {
-    fn sink(&mut self) -> &mut dyn ResultSink {
-        &mut self.sink
-    }
-
-    fn done(self: Box<Self>, result: Result<ExecSummary, SqlError>) {
-        let relay = &self.sink.relay;
-        relay.state.lock().done = Some(result);
-        relay.changed.notify_all();
-    }
-}
-
 /// The raw rows of a driver statement and its outcome.
 type RawAnswer = (Vec<Vec<Option<Vec<u8>>>>, Result<OkInfo, StatementError>);
 
@@ -1404,24 +1037,9 @@ impl EngineConn for MysqlConn {
         // inside the guard the worker counts as stalled and the framework adds a worker.
         let _stalled = self.wait_hook.as_ref().map(|hook| hook());
         self.absorb();
-        let mut pin = self.driver_session.lock().pin.clone();
-        if pin.is_none()
-            && self.backend.is_none()
-            && !(self.plain_statement(sql, args) && self.on_shared_connections(schema))
-        {
-            // DDL, SHOW, named locks, SET …, or any statement of a session with variables or
-            // in another database: on a driver connection of the session's own, given back
-            // (reset) after it when nothing pins it.
-            pin = self.pin_driver_now(schema)?;
-        }
-        let shared_rotation = pin.is_none()
-            && self.backend.is_none()
-            && self.shared.driver.get().is_some()
-            && self.plain_statement(sql, args)
-            && self.on_shared_connections(schema);
+        let pin = self.driver_session.lock().pin.clone();
         let result = match pin {
             Some(pin) => self.run_on_pin(&pin, sql, args, schema, sink),
-            None if shared_rotation => self.run_on_shared(sql, args, schema, sink),
             None => self.run(sql, args, schema, sink),
         };
         // Also when the statement never reached a connection (a kill while waiting for one).
@@ -1440,6 +1058,9 @@ impl EngineConn for MysqlConn {
             return false;
         }
         let pin = self.driver_session.lock().pin.clone();
+        if pin.is_none() && driver.connected() == 0 {
+            return false;
+        }
         let Ok(rewritten) = types::rewrite_with_version(
             sql,
             args,
@@ -1467,55 +1088,42 @@ impl EngineConn for MysqlConn {
             self.prepared = Some(Prepared {
                 rewritten,
                 pin: Some(pin),
-                replay: Vec::new(),
                 several_results: several_results(&script),
             });
             return true;
         }
-        // What needs a second statement around it runs inline, on a connection of its own.
-        if needs_inline {
+        // Variables to replay and another database are brought to a pooled connection; the
+        // driver's shared connections stay as they logged in, in the URL's database.
+        if needs_inline || !self.vars.is_empty() || wanted != self.shared.default_schema.as_deref()
+        {
             return false;
         }
-        // The driver's shared connections stay as they logged in: no variables, the URL's
-        // database.
-        let clean = self.vars.is_empty() && wanted == self.shared.default_schema.as_deref();
-        if clean
-            && leaves_no_state(&script)
-            && !rewritten.user_variable
-            && !rewritten.user_variable_assigned
+        if leaves_no_state(&script) && !rewritten.user_variable && !rewritten.user_variable_assigned
         {
             self.prepared = Some(Prepared {
                 rewritten,
                 pin: None,
-                replay: Vec::new(),
                 several_results: false,
             });
             return true;
         }
-        // It may leave state on its connection, or the session's variables and database must
-        // be brought there first: it goes to a connection of its own, so that no other
-        // session's statement runs there before its OK packet has told; the completion keeps
-        // the connection for the session if something pins it, else gives it back (reset, in
-        // the URL's database again).
-        // `USE db` chooses the database itself: the session's (perhaps unknown) one is not
-        // switched to first.
-        let chooses_database = matches!(
-            script.as_slice(),
-            [Ok(parsed)] if parsed.kind == xrpc_sql::Kind::Use
-        );
-        let wanted = if chooses_database {
-            self.shared.default_schema.clone()
-        } else {
-            wanted.map(str::to_owned)
-        };
-        let driver = driver.clone();
-        let Some((pinned, replay)) = self.pin_driver(&driver, wanted.as_deref(), None) else {
+        // It may leave state on its connection: it goes to a connection of its own, so that
+        // no other session's statement runs there before its OK packet has told; the
+        // completion keeps the connection for the session if it did, else gives it back.
+        let Some(pinned) = driver.pin_sparing(1) else {
             return false;
         };
+        let pinned = Arc::new(pinned);
+        {
+            let mut ds = self.driver_session.lock();
+            ds.pin = Some(Arc::clone(&pinned));
+            ds.backend_vars.clear();
+            ds.backend_schema.clone_from(&self.shared.default_schema);
+            ds.state = PinState::default();
+        }
         self.prepared = Some(Prepared {
             rewritten,
             pin: Some(pinned),
-            replay,
             several_results: several_results(&script),
         });
         true
@@ -1535,22 +1143,12 @@ impl EngineConn for MysqlConn {
             return;
         };
         // As on the blocking path: a `schema_name` is the session's current database from now
-        // on, as after `USE`; on a connection switched to it first, once the statement
-        // succeeded there (an unknown one fails it with 1049 and changes nothing).
-        let switch_to = schema
-            .filter(|s| self.schema.as_deref() != Some(*s))
-            .map(str::to_owned);
-        match switch_to {
-            Some(switch_to) if prepared.pin.is_some() => {
-                self.send_to_driver_switching(prepared, completion, Some(switch_to));
-            }
-            Some(switch_to) => {
-                self.schema = Some(switch_to);
-                self.schema_changed = true;
-                self.send_to_driver(prepared, completion);
-            }
-            None => self.send_to_driver(prepared, completion),
+        // on, as after `USE`.
+        if let Some(schema) = schema.filter(|s| self.schema.as_deref() != Some(*s)) {
+            self.schema = Some(schema.to_owned());
+            self.schema_changed = true;
         }
+        self.send_to_driver(prepared, completion);
     }
 
     fn holds_session_state(&self) -> bool {

@@ -54,13 +54,7 @@
 //! - **Faults.** When a connection is lost every statement in flight on it ends with 2013, the
 //!   statements waiting in the driver's queue stay queued, and the connection's slot is
 //!   reconnected after a pause that doubles from [`DriverOptions::reconnect_min`] up to
-//!   [`DriverOptions::reconnect_max`] while connects fail, and is reset by a login. A connect
-//!   or login that fails while no connection of the shared rotation is logged in ends the
-//!   statements waiting in the queue with 2003 (or the server's refusal, 1040, 1045, …), and
-//!   until a login succeeds a statement that finds no room fails so at once, as the blocking
-//!   pool's connect backoff answers: during an outage nobody waits for the queue timeout.
-//!   Locks are taken in one order: the queue's, then a slot's, then a connection's state; a
-//!   connection's handler lets its state go before it takes its slot's or the queue's.
+//!   [`DriverOptions::reconnect_max`] while connects fail, and is reset by a login.
 //! - **Completions run on the reading worker,** in answer order: columns and rows under the
 //!   connection's lock, the terminal call after it; they must not block (a session pushes rows into its output buffer and flow control holds
 //!   its sink, not the worker), or every statement pipelined behind them waits.
@@ -79,8 +73,7 @@ use std::time::{Duration, Instant};
 use parking_lot::Mutex;
 use xrpc_mysql_proto::mysql_common::packets::Column;
 use xrpc_mysql_proto::{
-    Cancelled, CloseReason, Config, ConnectError, Connection, Event, OkInfo, StatementError, Tag,
-    TextRow, kill_query_id_sql,
+    Cancelled, Config, Connection, Event, OkInfo, StatementError, Tag, TextRow, kill_query_id_sql,
 };
 use xrpc_net::{GroupHandle, OutboundIo, OutboundSocket, Progress, SocketHandler};
 
@@ -189,16 +182,6 @@ struct Shared {
     groups: Vec<GroupHandle>,
     slots: Vec<Mutex<Slot>>,
     waiting: Mutex<VecDeque<Waiting>>,
-    /// The last connect failure, while no connection is logged in: a statement of the shared
-    /// rotation that finds no room fails with it at once instead of waiting (the blocking
-    /// pool's backoff answers so too). Cleared by a login. Taken after the queue's lock when
-    /// both are held.
-    unreachable: Mutex<Option<StatementError>>,
-    /// Counts the times a connection joined the shared rotation (a login, a connection given
-    /// back) or the backend was found unreachable; [`Driver::pin_waiting`] waits on
-    /// `rotation_changed` for it to move.
-    rotation_changes: Mutex<u64>,
-    rotation_changed: parking_lot::Condvar,
     next_id: AtomicU64,
     /// [`Driver::close`] was called: no reconnects, no new statements.
     closing: AtomicBool,
@@ -282,10 +265,6 @@ struct Answer {
     first_result_done: bool,
 }
 
-/// Most received bytes a connection holds undecoded: reading stops there until its events
-/// have been handed out.
-const READ_BUDGET: usize = 1024 * 1024;
-
 /// Ids of the driver's own statements (tracker set-up, kill lookups) have this bit set.
 const INTERNAL: u64 = 1 << 63;
 
@@ -320,9 +299,6 @@ impl Driver {
             opts,
             groups: groups.to_vec(),
             waiting: Mutex::new(VecDeque::new()),
-            unreachable: Mutex::new(None),
-            rotation_changes: Mutex::new(0),
-            rotation_changed: parking_lot::Condvar::new(),
             next_id: AtomicU64::new(1),
             closing: AtomicBool::new(false),
             depths: Default::default(),
@@ -373,15 +349,7 @@ impl Driver {
             };
             let placed = match placed {
                 Ok(socket) => Some(socket),
-                Err(back) => {
-                    let unreachable = self.shared.unreachable.lock().clone();
-                    if let Some(error) = unreachable {
-                        drop(queue);
-                        self.shared.time_out(expired);
-                        back.completion.on_done(Err(error));
-                        return StatementId(id);
-                    }
-                    let mut back = back;
+                Err(mut back) => {
                     back.queued_at = now;
                     queue.push_back(back);
                     None
@@ -463,10 +431,7 @@ impl Driver {
     pub fn connected(&self) -> usize {
         (0..self.shared.slots.len())
             .filter_map(|slot| self.shared.socket(slot))
-            .filter(|socket| {
-                let st = socket.handler().state.lock();
-                st.logged_in && !st.conn.is_closed()
-            })
+            .filter(|socket| socket.handler().state.lock().logged_in)
             .count()
     }
 
@@ -532,42 +497,6 @@ impl Driver {
         })
     }
 
-    /// [`Driver::pin_sparing`], waiting up to `timeout` for a connection to join the shared
-    /// rotation (a login, a connection given back) while none can be taken; `None` when none
-    /// could by then, or at once while the backend is unreachable or the driver closing. The
-    /// caller blocks: a worker calls it inside the stall guard only.
-    pub fn pin_waiting(&self, spare: usize, timeout: Duration) -> Option<Pinned> {
-        let deadline = Instant::now() + timeout;
-        loop {
-            let changes = *self.shared.rotation_changes.lock();
-            if let Some(pinned) = self.pin_sparing(spare) {
-                return Some(pinned);
-            }
-            if self.shared.closing.load(Ordering::Acquire)
-                || self.shared.unreachable.lock().is_some()
-            {
-                return None;
-            }
-            let mut now = self.shared.rotation_changes.lock();
-            while *now == changes {
-                if self
-                    .shared
-                    .rotation_changed
-                    .wait_until(&mut now, deadline)
-                    .timed_out()
-                {
-                    return None;
-                }
-            }
-        }
-    }
-
-    /// The last connect failure while no connection of the shared rotation is logged in, if
-    /// the backend is unreachable now (see the module docs, "Faults").
-    pub fn unreachable(&self) -> Option<StatementError> {
-        self.shared.unreachable.lock().clone()
-    }
-
     /// The periodic checks as of `now`, which the driver runs from a timer of its first group
     /// (every quarter of the shorter of the queue timeout and the idle time, between 1 ms and
     /// 1 s): statements queued longer than [`DriverOptions::queue_timeout`] end with 7009, and
@@ -623,7 +552,6 @@ impl Driver {
     /// periodic tick.
     pub fn close(&self) {
         self.shared.closing.store(true, Ordering::Release);
-        self.shared.rotation_change();
         if let Some((group, timer)) = self.shared.tick.lock().take() {
             group.cancel_timer(timer);
         }
@@ -691,77 +619,11 @@ impl Shared {
                 drop(guard);
                 Self::arm_timer(&socket);
             }
-            Err(err) => {
+            Err(_) => {
                 drop(guard);
                 Self::reconnect_later(me, slot);
-                Self::connect_failed(me, &err.to_string());
             }
         }
-    }
-
-    /// A connect (or its login) failed with `detail`: unless another connection is logged in,
-    /// the statements waiting in the queue end with 2003 now, as later ones of the shared
-    /// rotation will until a login succeeds ([`Shared::unreachable`]). The server's refusal of
-    /// the login (1040, 1045, …) keeps its own code.
-    fn connect_failed(me: &Arc<Self>, detail: &str) {
-        Self::unreachable_now(me, me.unreachable_error(detail));
-    }
-
-    /// 2003 for a connect that failed with `detail`.
-    fn unreachable_error(&self, detail: &str) -> StatementError {
-        StatementError {
-            code: codes::BACKEND_UNREACHABLE.code as u16,
-            sql_state: codes::BACKEND_UNREACHABLE.sql_state.to_owned(),
-            message: format!(
-                "Can't connect to the backend MySQL server on '{}' ({detail})",
-                self.opts.addr
-            ),
-        }
-    }
-
-    /// See [`Shared::connect_failed`]; `error` is what the statements get.
-    fn unreachable_now(me: &Arc<Self>, error: StatementError) {
-        let failed = {
-            // Queue, then slots, then each connection's state: the order `place` takes them.
-            let mut queue = me.waiting.lock();
-            if me.closing.load(Ordering::Acquire) || me.any_logged_in() {
-                return;
-            }
-            *me.unreachable.lock() = Some(error.clone());
-            std::mem::take(&mut *queue)
-        };
-        me.rotation_change();
-        for waiting in failed {
-            waiting.completion.on_done(Err(error.clone()));
-        }
-    }
-
-    /// A connection of the shared rotation is logged in: statements wait for room again. Under
-    /// the queue's lock, so that a connect failure that did not see this connection cannot set
-    /// [`Shared::unreachable`] after it was cleared.
-    fn reachable(&self) {
-        {
-            let _queue = self.waiting.lock();
-            *self.unreachable.lock() = None;
-        }
-        self.rotation_change();
-    }
-
-    /// Wakes [`Driver::pin_waiting`].
-    fn rotation_change(&self) {
-        *self.rotation_changes.lock() += 1;
-        self.rotation_changed.notify_all();
-    }
-
-    /// Whether some connection of the shared rotation is logged in and open. Takes each slot's
-    /// lock, then its connection's, never both of one slot at once.
-    fn any_logged_in(&self) -> bool {
-        (0..self.slots.len()).any(|slot| {
-            self.socket(slot).is_some_and(|socket| {
-                let st = socket.handler().state.lock();
-                st.logged_in && !st.conn.is_closed() && st.pinned.is_none()
-            })
-        })
     }
 
     /// Schedules the reconnect of `slot` after its backoff, which doubles while connects fail.
@@ -1402,7 +1264,6 @@ impl Completion for Unpinned {
         };
         if outcome.is_ok() && !self.reset_failed.load(Ordering::Acquire) {
             backend.state.lock().pinned = None;
-            shared.reachable();
             Shared::drain_waiting(&shared);
             return;
         }
@@ -1423,10 +1284,6 @@ impl SocketHandler for Backend {
         };
         let mut room = false;
         let mut logged_in_now = false;
-        // Why the connection closed before it logged in, for the statements that waited for it.
-        let mut connect_failure: Option<String> = None;
-        let mut io_error: Option<std::io::Error> = None;
-        let mut refused_login: Option<StatementError> = None;
         // Terminal completions run after the connection's lock is let go (still inside this
         // pass, so in answer order): one may submit again (a kill's look-up does).
         let mut finished: Vec<(Box<dyn Completion>, Result<OkInfo, StatementError>)> = Vec::new();
@@ -1438,116 +1295,84 @@ impl SocketHandler for Backend {
                 match io.write(&[IoSlice::new(st.conn.pending_output())]) {
                     Ok(n) => st.conn.consume_output(n),
                     Err(e) if e.kind() == ErrorKind::WouldBlock => break,
-                    Err(e) => {
-                        io_error = Some(e);
+                    Err(_) => {
                         st.conn.handle_close();
                         break;
                     }
                 }
             }
-            // Read what arrived and decode it, at most READ_BUDGET undecoded bytes at a time:
-            // a completion that waits (a relay whose reader is slow) stops the reading, so the
-            // backend's rows wait in its socket, not in memory.
-            let mut drained = false;
-            // The last pass decoded nothing: one packet is larger than the budget, so read on.
-            let mut stalled = false;
-            while !drained {
-                let mut reads = 0;
-                while (stalled && reads == 0) || st.conn.buffered_bytes() < READ_BUDGET {
-                    reads += 1;
-                    match io.read(&mut st.buf) {
-                        Ok(0) => {
-                            st.conn.handle_close();
-                            drained = true;
-                            break;
-                        }
-                        Ok(n) => st.conn.handle_input(&st.buf[..n]),
-                        Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                            drained = true;
-                            break;
-                        }
-                        Err(e) => {
-                            io_error.get_or_insert(e);
-                            st.conn.handle_close();
-                            drained = true;
-                            break;
-                        }
+            // Read what arrived.
+            loop {
+                match io.read(&mut st.buf) {
+                    Ok(0) => {
+                        st.conn.handle_close();
+                        break;
+                    }
+                    Ok(n) => st.conn.handle_input(&st.buf[..n]),
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                    Err(_) => {
+                        st.conn.handle_close();
+                        break;
                     }
                 }
-                stalled = true;
-                while let Some(event) = st.conn.poll_event() {
-                    stalled = false;
-                    match event {
-                        Event::Connected { .. } => {
-                            // The trackers go first; statements pipeline behind them.
-                            let id = INTERNAL | shared.next_id.fetch_add(1, Ordering::Relaxed);
-                            if st
-                                .conn
-                                .submit_query(Tag(id), TRACKING_INIT.as_bytes(), None)
-                                .is_ok()
-                            {
-                                st.answers.insert(
-                                    id,
-                                    Answer {
-                                        completion: Box::new(Ignore),
-                                        first_result_done: false,
-                                    },
-                                );
-                            }
-                            st.logged_in = true;
-                            logged_in_now = true;
+            }
+            while let Some(event) = st.conn.poll_event() {
+                match event {
+                    Event::Connected { .. } => {
+                        // The trackers go first; statements pipeline behind them.
+                        let id = INTERNAL | shared.next_id.fetch_add(1, Ordering::Relaxed);
+                        if st
+                            .conn
+                            .submit_query(Tag(id), TRACKING_INIT.as_bytes(), None)
+                            .is_ok()
+                        {
+                            st.answers.insert(
+                                id,
+                                Answer {
+                                    completion: Box::new(Ignore),
+                                    first_result_done: false,
+                                },
+                            );
                         }
-                        Event::Columns { tag, columns } => {
-                            if let Some(a) = st.answers.get_mut(&tag.0)
-                                && !a.first_result_done
-                            {
-                                a.completion.on_columns(&columns);
-                            }
-                        }
-                        Event::Row { tag, row } => {
-                            if let Some(a) = st.answers.get_mut(&tag.0)
-                                && !a.first_result_done
-                            {
-                                a.completion.on_row(&row);
-                            }
-                        }
-                        Event::ResultEnd { tag, .. } => {
-                            if let Some(a) = st.answers.get_mut(&tag.0) {
-                                a.first_result_done = true;
-                            }
-                        }
-                        Event::Done { tag, ok } => {
-                            room = true;
-                            st.last_active = Instant::now();
-                            if let Some(a) = st.answers.remove(&tag.0) {
-                                finished.push((a.completion, Ok(ok)));
-                            }
-                        }
-                        Event::Failed { tag, error } => {
-                            room = true;
-                            st.last_active = Instant::now();
-                            if let Some(a) = st.answers.remove(&tag.0) {
-                                finished.push((a.completion, Err(error)));
-                            }
-                        }
-                        Event::LargeResult { .. } | Event::KillRequired { .. } => {}
-                        Event::Closed { reason } => {
-                            if !st.logged_in {
-                                connect_failure = Some(match (&reason, &io_error) {
-                                    (CloseReason::Connect(ConnectError::Refused(refused)), _) => {
-                                        // The server's own answer: its code, not 2003.
-                                        refused_login = Some(refused.clone());
-                                        refused.message.clone()
-                                    }
-                                    (_, Some(io)) => io.to_string(),
-                                    (CloseReason::Connect(err), None) => err.to_string(),
-                                    (other, None) => format!("{other:?}"),
-                                });
-                            }
+                        st.logged_in = true;
+                        logged_in_now = true;
+                    }
+                    Event::Columns { tag, columns } => {
+                        if let Some(a) = st.answers.get_mut(&tag.0)
+                            && !a.first_result_done
+                        {
+                            a.completion.on_columns(&columns);
                         }
                     }
+                    Event::Row { tag, row } => {
+                        if let Some(a) = st.answers.get_mut(&tag.0)
+                            && !a.first_result_done
+                        {
+                            a.completion.on_row(&row);
+                        }
+                    }
+                    Event::ResultEnd { tag, .. } => {
+                        if let Some(a) = st.answers.get_mut(&tag.0) {
+                            a.first_result_done = true;
+                        }
+                    }
+                    Event::Done { tag, ok } => {
+                        room = true;
+                        st.last_active = Instant::now();
+                        if let Some(a) = st.answers.remove(&tag.0) {
+                            finished.push((a.completion, Ok(ok)));
+                        }
+                    }
+                    Event::Failed { tag, error } => {
+                        room = true;
+                        st.last_active = Instant::now();
+                        if let Some(a) = st.answers.remove(&tag.0) {
+                            finished.push((a.completion, Err(error)));
+                        }
+                    }
+                    Event::LargeResult { .. } | Event::KillRequired { .. } => {}
+                    Event::Closed { .. } => {}
                 }
-                drained = drained || st.conn.is_closed();
             }
             if st.conn.is_closed() {
                 finished.extend(
@@ -1573,7 +1398,6 @@ impl SocketHandler for Backend {
         }
         if logged_in_now {
             shared.slots[self.slot].lock().backoff = None;
-            shared.reachable();
         }
         if closed {
             let mine = shared.slots[self.slot]
@@ -1584,11 +1408,6 @@ impl SocketHandler for Backend {
             // Not in its slot: the driver closed it, or a newer connection took the slot.
             if mine {
                 Shared::reconnect_later(&shared, self.slot);
-                match (refused_login, connect_failure) {
-                    (Some(refused), _) => Shared::unreachable_now(&shared, refused),
-                    (None, Some(detail)) => Shared::connect_failed(&shared, &detail),
-                    (None, None) => {}
-                }
             }
             return Progress::Close;
         }

@@ -133,20 +133,13 @@
 //!   the session layer runs inline wait on that connection, inside the stall guard.
 //! - The completion records what the trackers said in state shared with the handle, which
 //!   takes it (variables, database) when the session next runs.
-//! - A session with recorded variables or another database takes a connection of its own for
-//!   each statement: `USE` and `SET SESSION …` run there first and the statement only once they
-//!   succeeded; the connection is given back reset behind it.
-//! - What the session layer runs inline goes to the driver too: DDL, named locks and `SHOW` on a
-//!   connection of the session's own (the worker waits for one, up to the wait timeout), a plain
-//!   statement of a session that holds nothing into the shared rotation, its rows relayed to the
-//!   waiting worker with at most 256 KiB held.
 //!
 //! So a statement that may leave state never runs where another session's statement follows
 //! it before its OK packet has been read. A kill cancels a submitted statement in the driver
-//! (see the driver's "Kill"), on a pinned connection as on a shared one. The blocking path
-//! below takes only an inline statement that found every driver connection taken for the wait
-//! timeout, and everything when the driver is off; `SHOW STATUS` counts the statements of each
-//! path.
+//! (see the driver's "Kill"), on a pinned connection as on a shared one. The rest (a session
+//! with recorded variables or another database and no driver connection of its own, DDL,
+//! statements while no driver connection is logged in, or when none could be pinned) takes the
+//! blocking path below.
 //!
 //! # Blocking
 //!

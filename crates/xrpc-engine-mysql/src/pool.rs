@@ -105,26 +105,13 @@ pub struct PoolCounters {
     pub backend_errors: AtomicU64,
     /// Statements sent and round trips made on pooled connections ([`Pool::count_statement`],
     /// [`Pool::count_round_trips`]), striped: every statement adds to them.
-    traffic: xrpc_net::StripedCounters<4>,
-}
-
-/// Which way a statement reached the backend ([`Pool::count_statement`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Path {
-    /// A connection of the blocking pool, a worker waiting for the answer.
-    Blocking,
-    /// The event-loop driver: the shared rotation or a session's own driver connection.
-    Driver,
+    traffic: xrpc_net::StripedCounters<2>,
 }
 
 /// Index of the statements in `PoolCounters::traffic`.
 const STATEMENTS: usize = 0;
 /// Index of the round trips in `PoolCounters::traffic`.
 const ROUND_TRIPS: usize = 1;
-/// Index of the statements sent on the blocking pool in `PoolCounters::traffic`.
-const ON_BLOCKING: usize = 2;
-/// Index of the statements sent through the driver in `PoolCounters::traffic`.
-const ON_DRIVER: usize = 3;
 
 /// Round trips of [`Backend::reset`]: COM_RESET_CONNECTION, then [`TRACKING_INIT`].
 pub const RESET_ROUND_TRIPS: u64 = 2;
@@ -166,18 +153,13 @@ pub struct PoolStats {
     /// resets, database changes, session-variable replays and pings around them (opening a
     /// connection and the side connection of `KILL QUERY` are not counted).
     pub round_trips: u64,
-    /// Of [`PoolStats::statements`], those sent on a connection of the blocking pool.
-    pub statements_blocking: u64,
-    /// Of [`PoolStats::statements`], those sent through the event-loop driver.
-    pub statements_driver: u64,
 }
 
 impl PoolStats {
     /// The `SHOW STATUS` rows, `xrpc_backend_<name>`: `open`, `idle`, `borrowed`, `pinned`,
     /// `waits`, `wait_time_us` (total), `wait_timeouts`, `connects`, `reconnects`,
-    /// `connect_errors`, `lost`, `errors` (statements the backend failed), `statements`,
-    /// `statements_blocking` and `statements_driver` (which way they went), and `round_trips`
-    /// (see [`PoolStats::round_trips`]). The wait
+    /// `connect_errors`, `lost`, `errors` (statements the backend failed), `statements` and
+    /// `round_trips` (see [`PoolStats::round_trips`]). The wait
     /// histogram is left to the metrics endpoint.
     pub fn status_rows(&self) -> Vec<(String, String)> {
         [
@@ -194,8 +176,6 @@ impl PoolStats {
             ("lost", self.lost),
             ("errors", self.backend_errors),
             ("statements", self.statements),
-            ("statements_blocking", self.statements_blocking),
-            ("statements_driver", self.statements_driver),
             ("round_trips", self.round_trips),
         ]
         .into_iter()
@@ -611,21 +591,14 @@ impl Pool {
             backend_errors: load(&c.backend_errors),
             statements: traffic[STATEMENTS],
             round_trips: traffic[ROUND_TRIPS],
-            statements_blocking: traffic[ON_BLOCKING],
-            statements_driver: traffic[ON_DRIVER],
         }
     }
 
-    /// Counts a statement sent to the backend (one round trip) the way it went.
-    pub fn count_statement(&self, path: Path) {
+    /// Counts a statement sent on a pooled connection (one round trip).
+    pub fn count_statement(&self) {
         let stripe = self.counters.traffic.stripe();
         stripe[STATEMENTS].fetch_add(1, Ordering::Relaxed);
         stripe[ROUND_TRIPS].fetch_add(1, Ordering::Relaxed);
-        let on = match path {
-            Path::Blocking => ON_BLOCKING,
-            Path::Driver => ON_DRIVER,
-        };
-        stripe[on].fetch_add(1, Ordering::Relaxed);
     }
 
     /// Counts `n` other commands sent on a pooled connection.

@@ -262,16 +262,6 @@ const STATUS_METRICS: &[(&str, StatusKind, &str)] = &[
         "Statements sent to the backend: clients' statements and the plan compiler's catalog reads.",
     ),
     (
-        "xrpc_backend_statements_blocking",
-        StatusKind::Counter,
-        "Statements sent to the backend on a connection of the blocking pool, a worker waiting for the answer.",
-    ),
-    (
-        "xrpc_backend_statements_driver",
-        StatusKind::Counter,
-        "Statements sent to the backend through the event-loop driver.",
-    ),
-    (
         "xrpc_backend_round_trips",
         StatusKind::Counter,
         "Commands sent on pooled backend connections, one round trip each: statements, resets, database changes, session-variable replays and pings.",
