@@ -123,8 +123,8 @@ use xrpc_proto::codes;
 use xrpc_proto::value::{ColumnType as XType, Value};
 use xrpc_sql::ast::Statement as Tree;
 use xrpc_sql_sqlite::{
-    Affected, ArgClass, Catalog, CatalogChange, ColumnType, OutColumn, SystemValue, Table,
-    Translation, Ty, error_of, text_of, translate_with_args, variable_value,
+    Affected, ArgClass, Catalog, CatalogChange, ColumnType, OutColumn, SystemValue, TEMP_SCHEMA,
+    Table, Translation, Ty, error_of, text_of, translate_with_args, variable_value,
 };
 
 use super::authorizer::{CATALOG_TABLE, ClientSql};
@@ -140,9 +140,6 @@ pub(crate) fn runs_itself(statement: &Tree) -> bool {
         Tree::RenameTable(_) | Tree::LockTables { .. } | Tree::UnlockTables
     )
 }
-
-/// SQLite's schema of a connection's temporary tables, and of their kept definitions.
-pub(crate) const TEMP_SCHEMA: &str = "temp";
 
 /// Translations kept per connection before the cache starts over.
 const MAX_TRANSLATIONS: usize = 512;

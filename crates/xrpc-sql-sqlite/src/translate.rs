@@ -13,7 +13,7 @@ use crate::error::{TranslateError, unsupported};
 use crate::typed::{Strength, Typed, as_text, group_key, ident, quote, truth, unify};
 use crate::types::{
     ArgClass, BIN_COLLATION, Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Index,
-    Table, Ty,
+    TEMP_SCHEMA, Table, Ty,
 };
 use crate::{Affected, CatalogChange, Origin, OutColumn, Translation};
 
@@ -440,13 +440,18 @@ impl<'a> Translator<'a> {
         ident(&self.catalog.sqlite_schema(database))
     }
 
-    /// The SQLite schema a table is in, quoted: `temp` for a temporary table.
-    fn table_schema(&self, table: &Table) -> String {
+    /// The SQLite schema a table is in: [`TEMP_SCHEMA`] for a temporary table.
+    fn table_schema_name(&self, table: &Table) -> String {
         if table.temporary {
-            ident("temp")
+            TEMP_SCHEMA.to_owned()
         } else {
-            self.schema(&table.database)
+            self.catalog.sqlite_schema(&table.database)
         }
+    }
+
+    /// [`Self::table_schema_name`], quoted.
+    fn table_schema(&self, table: &Table) -> String {
+        ident(&self.table_schema_name(table))
     }
 
     /// A table's name in SQLite: `"schema"."table"`.
@@ -1683,11 +1688,7 @@ impl<'a> Translator<'a> {
                     );
                 }
                 Some(crate::Reservation {
-                    schema: if table.temporary {
-                        "temp".into()
-                    } else {
-                        self.catalog.sqlite_schema(&table.database)
-                    },
+                    schema: self.table_schema_name(&table),
                     table: table.name.clone(),
                     rows,
                 })

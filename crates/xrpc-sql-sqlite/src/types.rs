@@ -21,6 +21,8 @@ pub const CI_COLLATION: &str = "utf8mb4_general_ci";
 pub const BIN_COLLATION: &str = "utf8mb4_bin";
 /// The SQLite collation registered for DECIMAL columns (held as text): numeric order.
 pub const DECIMAL_COLLATION: &str = "mysql_decimal";
+/// SQLite's schema of a connection's temporary tables (`CREATE TEMPORARY TABLE`).
+pub const TEMP_SCHEMA: &str = "temp";
 /// The SQLite collation registered for TIME columns (held as MySQL's text of the value,
 /// `-05:00:00.25` to `838:59:59`): the order of the durations.
 pub(crate) const TIME_COLLATION: &str = "mysql_time";
