@@ -54,7 +54,13 @@
 //! - **Faults.** When a connection is lost every statement in flight on it ends with 2013, the
 //!   statements waiting in the driver's queue stay queued, and the connection's slot is
 //!   reconnected after a pause that doubles from [`DriverOptions::reconnect_min`] up to
-//!   [`DriverOptions::reconnect_max`] while connects fail, and is reset by a login.
+//!   [`DriverOptions::reconnect_max`] while connects fail, and is reset by a login. A connect
+//!   or login that fails while no connection of the shared rotation is logged in ends the
+//!   statements waiting in the queue with 2003 (or the server's refusal, 1040, 1045, …), and
+//!   until a login succeeds a statement that finds no room fails so at once, as the blocking
+//!   pool's connect backoff answers: during an outage nobody waits for the queue timeout.
+//!   Locks are taken in one order: the queue's, then a slot's, then a connection's state; a
+//!   connection's handler lets its state go before it takes its slot's or the queue's.
 //! - **Completions run on the reading worker,** in answer order: columns and rows under the
 //!   connection's lock, the terminal call after it; they must not block (a session pushes rows into its output buffer and flow control holds
 //!   its sink, not the worker), or every statement pipelined behind them waits.
@@ -73,7 +79,8 @@ use std::time::{Duration, Instant};
 use parking_lot::Mutex;
 use xrpc_mysql_proto::mysql_common::packets::Column;
 use xrpc_mysql_proto::{
-    Cancelled, Config, Connection, Event, OkInfo, StatementError, Tag, TextRow, kill_query_id_sql,
+    Cancelled, CloseReason, Config, ConnectError, Connection, Event, OkInfo, StatementError, Tag,
+    TextRow, kill_query_id_sql,
 };
 use xrpc_net::{GroupHandle, OutboundIo, OutboundSocket, Progress, SocketHandler};
 
@@ -182,6 +189,11 @@ struct Shared {
     groups: Vec<GroupHandle>,
     slots: Vec<Mutex<Slot>>,
     waiting: Mutex<VecDeque<Waiting>>,
+    /// The last connect failure, while no connection is logged in: a statement of the shared
+    /// rotation that finds no room fails with it at once instead of waiting (the blocking
+    /// pool's backoff answers so too). Cleared by a login. Taken after the queue's lock when
+    /// both are held.
+    unreachable: Mutex<Option<StatementError>>,
     next_id: AtomicU64,
     /// [`Driver::close`] was called: no reconnects, no new statements.
     closing: AtomicBool,
@@ -299,6 +311,7 @@ impl Driver {
             opts,
             groups: groups.to_vec(),
             waiting: Mutex::new(VecDeque::new()),
+            unreachable: Mutex::new(None),
             next_id: AtomicU64::new(1),
             closing: AtomicBool::new(false),
             depths: Default::default(),
@@ -349,7 +362,15 @@ impl Driver {
             };
             let placed = match placed {
                 Ok(socket) => Some(socket),
-                Err(mut back) => {
+                Err(back) => {
+                    let unreachable = self.shared.unreachable.lock().clone();
+                    if let Some(error) = unreachable {
+                        drop(queue);
+                        self.shared.time_out(expired);
+                        back.completion.on_done(Err(error));
+                        return StatementId(id);
+                    }
+                    let mut back = back;
                     back.queued_at = now;
                     queue.push_back(back);
                     None
@@ -431,7 +452,10 @@ impl Driver {
     pub fn connected(&self) -> usize {
         (0..self.shared.slots.len())
             .filter_map(|slot| self.shared.socket(slot))
-            .filter(|socket| socket.handler().state.lock().logged_in)
+            .filter(|socket| {
+                let st = socket.handler().state.lock();
+                st.logged_in && !st.conn.is_closed()
+            })
             .count()
     }
 
@@ -619,11 +643,67 @@ impl Shared {
                 drop(guard);
                 Self::arm_timer(&socket);
             }
-            Err(_) => {
+            Err(err) => {
                 drop(guard);
                 Self::reconnect_later(me, slot);
+                Self::connect_failed(me, &err.to_string());
             }
         }
+    }
+
+    /// A connect (or its login) failed with `detail`: unless another connection is logged in,
+    /// the statements waiting in the queue end with 2003 now, as later ones of the shared
+    /// rotation will until a login succeeds ([`Shared::unreachable`]). The server's refusal of
+    /// the login (1040, 1045, …) keeps its own code.
+    fn connect_failed(me: &Arc<Self>, detail: &str) {
+        Self::unreachable_now(me, me.unreachable_error(detail));
+    }
+
+    /// 2003 for a connect that failed with `detail`.
+    fn unreachable_error(&self, detail: &str) -> StatementError {
+        StatementError {
+            code: codes::BACKEND_UNREACHABLE.code as u16,
+            sql_state: codes::BACKEND_UNREACHABLE.sql_state.to_owned(),
+            message: format!(
+                "Can't connect to the backend MySQL server on '{}' ({detail})",
+                self.opts.addr
+            ),
+        }
+    }
+
+    /// See [`Shared::connect_failed`]; `error` is what the statements get.
+    fn unreachable_now(me: &Arc<Self>, error: StatementError) {
+        let failed = {
+            // Queue, then slots, then each connection's state: the order `place` takes them.
+            let mut queue = me.waiting.lock();
+            if me.closing.load(Ordering::Acquire) || me.any_logged_in() {
+                return;
+            }
+            *me.unreachable.lock() = Some(error.clone());
+            std::mem::take(&mut *queue)
+        };
+        for waiting in failed {
+            waiting.completion.on_done(Err(error.clone()));
+        }
+    }
+
+    /// A connection of the shared rotation is logged in: statements wait for room again. Under
+    /// the queue's lock, so that a connect failure that did not see this connection cannot set
+    /// [`Shared::unreachable`] after it was cleared.
+    fn reachable(&self) {
+        let _queue = self.waiting.lock();
+        *self.unreachable.lock() = None;
+    }
+
+    /// Whether some connection of the shared rotation is logged in and open. Takes each slot's
+    /// lock, then its connection's, never both of one slot at once.
+    fn any_logged_in(&self) -> bool {
+        (0..self.slots.len()).any(|slot| {
+            self.socket(slot).is_some_and(|socket| {
+                let st = socket.handler().state.lock();
+                st.logged_in && !st.conn.is_closed() && st.pinned.is_none()
+            })
+        })
     }
 
     /// Schedules the reconnect of `slot` after its backoff, which doubles while connects fail.
@@ -1264,6 +1344,7 @@ impl Completion for Unpinned {
         };
         if outcome.is_ok() && !self.reset_failed.load(Ordering::Acquire) {
             backend.state.lock().pinned = None;
+            shared.reachable();
             Shared::drain_waiting(&shared);
             return;
         }
@@ -1284,6 +1365,10 @@ impl SocketHandler for Backend {
         };
         let mut room = false;
         let mut logged_in_now = false;
+        // Why the connection closed before it logged in, for the statements that waited for it.
+        let mut connect_failure: Option<String> = None;
+        let mut io_error: Option<std::io::Error> = None;
+        let mut refused_login: Option<StatementError> = None;
         // Terminal completions run after the connection's lock is let go (still inside this
         // pass, so in answer order): one may submit again (a kill's look-up does).
         let mut finished: Vec<(Box<dyn Completion>, Result<OkInfo, StatementError>)> = Vec::new();
@@ -1295,7 +1380,8 @@ impl SocketHandler for Backend {
                 match io.write(&[IoSlice::new(st.conn.pending_output())]) {
                     Ok(n) => st.conn.consume_output(n),
                     Err(e) if e.kind() == ErrorKind::WouldBlock => break,
-                    Err(_) => {
+                    Err(e) => {
+                        io_error = Some(e);
                         st.conn.handle_close();
                         break;
                     }
@@ -1310,7 +1396,8 @@ impl SocketHandler for Backend {
                     }
                     Ok(n) => st.conn.handle_input(&st.buf[..n]),
                     Err(e) if e.kind() == ErrorKind::WouldBlock => break,
-                    Err(_) => {
+                    Err(e) => {
+                        io_error.get_or_insert(e);
                         st.conn.handle_close();
                         break;
                     }
@@ -1371,7 +1458,20 @@ impl SocketHandler for Backend {
                         }
                     }
                     Event::LargeResult { .. } | Event::KillRequired { .. } => {}
-                    Event::Closed { .. } => {}
+                    Event::Closed { reason } => {
+                        if !st.logged_in {
+                            connect_failure = Some(match (&reason, &io_error) {
+                                (CloseReason::Connect(ConnectError::Refused(refused)), _) => {
+                                    // The server's own answer: its code, not 2003.
+                                    refused_login = Some(refused.clone());
+                                    refused.message.clone()
+                                }
+                                (_, Some(io)) => io.to_string(),
+                                (CloseReason::Connect(err), None) => err.to_string(),
+                                (other, None) => format!("{other:?}"),
+                            });
+                        }
+                    }
                 }
             }
             if st.conn.is_closed() {
@@ -1398,6 +1498,7 @@ impl SocketHandler for Backend {
         }
         if logged_in_now {
             shared.slots[self.slot].lock().backoff = None;
+            shared.reachable();
         }
         if closed {
             let mine = shared.slots[self.slot]
@@ -1408,6 +1509,11 @@ impl SocketHandler for Backend {
             // Not in its slot: the driver closed it, or a newer connection took the slot.
             if mine {
                 Shared::reconnect_later(&shared, self.slot);
+                match (refused_login, connect_failure) {
+                    (Some(refused), _) => Shared::unreachable_now(&shared, refused),
+                    (None, Some(detail)) => Shared::connect_failed(&shared, &detail),
+                    (None, None) => {}
+                }
             }
             return Progress::Close;
         }

@@ -345,10 +345,84 @@ fn unreachable_url() -> String {
     format!("mysql://u:p@{refused}/db")
 }
 
+/// A database URL whose port accepts connections (into the listen backlog) and never answers
+/// them: a backend that hangs. It does so while the listener lives.
+fn silent_backend() -> (std::net::TcpListener, String) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("mysql://u:p@{}/db", listener.local_addr().unwrap());
+    (listener, url)
+}
+
 #[test]
-fn statements_waiting_for_an_unreachable_backend_end_with_2013_when_the_driver_closes() {
+fn statements_for_an_unreachable_backend_end_with_2003_at_once() {
     let node = node();
     let mut opts = options(&unreachable_url(), 2, 4);
+    opts.queue_timeout = WAIT * 2;
+    let driver = Driver::start(node.groups(), opts);
+    let started = Instant::now();
+    let (tx, rx) = channel();
+    for key in 0..3 {
+        driver.submit("SELECT 1", collect(key, &tx));
+    }
+    let got = answers(&rx, 3);
+    assert!(got.iter().all(|a| a.code() == Some(2003)), "{got:?}");
+    let message = &got[0].outcome.as_ref().unwrap_err().message;
+    assert!(message.contains("Can't connect"), "{message}");
+    assert!(started.elapsed() < WAIT, "{:?}", started.elapsed());
+    // Once a connect has failed, a statement fails without waiting for the next attempt.
+    driver.submit("SELECT 1", collect(3, &tx));
+    assert_eq!(answers(&rx, 1)[0].code(), Some(2003));
+    assert_eq!(driver.queued(), 0);
+    driver.close();
+    node.shutdown();
+}
+
+#[test]
+fn statements_queued_when_the_backend_dies_end_with_2003_when_it_cannot_be_reached() {
+    let mut db = xrpc_testkit::MariaDb::start().expect("MariaDB starts");
+    let node = node();
+    let mut opts = options(&db.url(), 1, 1);
+    opts.queue_timeout = WAIT * 2;
+    let driver = Driver::start(node.groups(), opts);
+    wait_connected(&driver, 1);
+    let (tx, rx) = channel();
+    driver.submit("SELECT SLEEP(30)", collect(0, &tx));
+    for key in 1..=3 {
+        driver.submit("SELECT 1", collect(key, &tx));
+    }
+    wait_until("three statements wait for room", || driver.queued() == 3);
+    let stopped_at = Instant::now();
+    db.stop();
+    let got = answers(&rx, 4);
+    let codes: Vec<(u64, Option<u16>)> = got.iter().map(|a| (a.key, a.code())).collect();
+    assert_eq!(
+        codes,
+        [
+            (0, Some(2013)),
+            (1, Some(2003)),
+            (2, Some(2003)),
+            (3, Some(2003))
+        ],
+        "the statement in flight is lost, the queued ones find no backend"
+    );
+    assert!(
+        stopped_at.elapsed() < WAIT,
+        "not after the queue timeout: {:?}",
+        stopped_at.elapsed()
+    );
+    db.restart().expect("MariaDB restarts");
+    wait_until("the driver logs in again", || driver.connected() == 1);
+    driver.submit("SELECT 42", collect(4, &tx));
+    assert_eq!(answers(&rx, 1)[0].rows, [[Some("42".to_owned())]]);
+    driver.close();
+    node.shutdown();
+}
+
+#[test]
+fn statements_waiting_for_a_backend_that_does_not_answer_end_with_2013_when_the_driver_closes() {
+    let node = node();
+    let (_listener, url) = silent_backend();
+    let mut opts = options(&url, 2, 4);
     opts.reconnect_min = Duration::from_millis(5);
     let driver = Driver::start(node.groups(), opts);
     let (tx, rx) = channel();
@@ -414,9 +488,10 @@ fn a_statement_queued_longer_than_the_queue_timeout_ends_with_7009_and_never_run
 }
 
 #[test]
-fn statements_queued_for_an_unreachable_backend_end_with_7009_at_the_queue_timeout() {
+fn statements_queued_for_a_backend_that_does_not_answer_end_with_7009_at_the_queue_timeout() {
     let node = node();
-    let mut opts = options(&unreachable_url(), 2, 4);
+    let (_listener, url) = silent_backend();
+    let mut opts = options(&url, 2, 4);
     opts.queue_timeout = Duration::from_millis(50);
     let driver = Driver::start(node.groups(), opts);
     let (tx, rx) = channel();
@@ -433,7 +508,8 @@ fn statements_queued_for_an_unreachable_backend_end_with_7009_at_the_queue_timeo
 #[test]
 fn the_queue_timeout_is_checked_at_the_time_given_to_tick() {
     let node = node();
-    let mut opts = options(&unreachable_url(), 1, 4);
+    let (_listener, url) = silent_backend();
+    let mut opts = options(&url, 1, 4);
     opts.queue_timeout = Duration::from_secs(3600);
     let driver = Driver::start(node.groups(), opts);
     let (tx, rx) = channel();

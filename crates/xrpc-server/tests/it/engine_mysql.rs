@@ -1256,10 +1256,7 @@ fn a_backend_restart_under_load_leaves_no_statement_unanswered() {
     /// plain inserts on a session, a third hold transactions.
     const THREADS: usize = 12;
     const POOL: usize = 4;
-    // The blocking pool's restart. On the event-loop driver a statement queued while every
-    // connection is down waits for the queue timeout (7009) instead of failing at once with
-    // 2003, which this test's promptness checks would catch.
-    let mut fx = Fixture::pool_only(POOL);
+    let mut fx = Fixture::new(POOL);
     ok(client_with_sessions(&fx, &[1]).query(
         1,
         "CREATE TABLE load_rows (id INT AUTO_INCREMENT PRIMARY KEY, who INT) ENGINE=InnoDB",
