@@ -62,8 +62,13 @@
 //!   Locks are taken in one order: the queue's, then a slot's, then a connection's state; a
 //!   connection's handler lets its state go before it takes its slot's or the queue's.
 //! - **Completions run on the reading worker,** in answer order: columns and rows under the
-//!   connection's lock, the terminal call after it; they must not block (a session pushes rows into its output buffer and flow control holds
-//!   its sink, not the worker), or every statement pipelined behind them waits.
+//!   connection's lock, the terminal call after it. A row may block (a session waiting for its
+//!   client's flow-control offer, or a full client socket, inside the stall guard): then the
+//!   statements pipelined behind it on that connection wait, and nothing else does. No code
+//!   path waits for a connection's lock while holding the queue's or on a timer: placement,
+//!   pinning, sizing, status and the kill's look-up take it with `try_lock` and skip a locked
+//!   connection; a placement that found nothing but skipped one sets `skipped_busy`, and the
+//!   handler drains the queue after letting its lock go.
 //!
 //! The depth each statement of the shared rotation found its connection at (itself included)
 //! is counted ([`Driver::depth_distribution`]); [`Driver::status_rows`] gives it with the
@@ -201,6 +206,9 @@ struct Shared {
     /// Depths found by statements placed since the last tick, summed, and their number.
     recent_depth_sum: AtomicU64,
     recent_placed: AtomicU64,
+    /// A placement found no room but skipped connections whose state was locked: the handler
+    /// that lets such a lock go drains the queue (see [`Shared::place`]).
+    skipped_busy: AtomicBool,
     queue_timeouts: AtomicU64,
     connects: AtomicU64,
     idle_closes: AtomicU64,
@@ -317,6 +325,7 @@ impl Driver {
             depths: Default::default(),
             recent_depth_sum: AtomicU64::new(0),
             recent_placed: AtomicU64::new(0),
+            skipped_busy: AtomicBool::new(false),
             queue_timeouts: AtomicU64::new(0),
             connects: AtomicU64::new(0),
             idle_closes: AtomicU64::new(0),
@@ -453,8 +462,12 @@ impl Driver {
         (0..self.shared.slots.len())
             .filter_map(|slot| self.shared.socket(slot))
             .filter(|socket| {
-                let st = socket.handler().state.lock();
-                st.logged_in && !st.conn.is_closed()
+                // Locked: its handler runs, maybe waiting for a client (see `Shared::place`).
+                socket
+                    .handler()
+                    .state
+                    .try_lock()
+                    .is_none_or(|st| st.logged_in && !st.conn.is_closed())
             })
             .count()
     }
@@ -490,7 +503,10 @@ impl Driver {
                     continue;
                 };
                 let depth = {
-                    let st = socket.handler().state.lock();
+                    // Locked: never waited for, as in `Shared::place`.
+                    let Some(st) = socket.handler().state.try_lock() else {
+                        continue;
+                    };
                     if !st.logged_in || st.pinned.is_some() || !st.conn.is_ready() {
                         continue;
                     }
@@ -504,8 +520,16 @@ impl Driver {
             if candidates <= spare {
                 best = None;
             }
-            if let Some((_, socket)) = &best {
-                socket.handler().state.lock().pinned = Some(PinState::Held);
+            let held = best.as_ref().is_some_and(|(_, socket)| {
+                socket
+                    .handler()
+                    .state
+                    .try_lock()
+                    .map(|mut st| st.pinned = Some(PinState::Held))
+                    .is_some()
+            });
+            if !held {
+                best = None;
             }
         }
         if best.is_some() {
@@ -539,9 +563,14 @@ impl Driver {
         let (mut connected, mut pinned) = (0u64, 0u64);
         for slot in 0..self.shared.slots.len() {
             if let Some(socket) = self.shared.socket(slot) {
-                let st = socket.handler().state.lock();
-                connected += u64::from(st.logged_in && !st.conn.is_closed());
-                pinned += u64::from(st.pinned.is_some());
+                // Locked: its handler runs (see `Shared::place`); counted as connected.
+                match socket.handler().state.try_lock() {
+                    Some(st) => {
+                        connected += u64::from(st.logged_in && !st.conn.is_closed());
+                        pinned += u64::from(st.pinned.is_some());
+                    }
+                    None => connected += 1,
+                }
             }
         }
         let counter = |c: &AtomicU64| c.load(Ordering::Relaxed);
@@ -700,8 +729,12 @@ impl Shared {
     fn any_logged_in(&self) -> bool {
         (0..self.slots.len()).any(|slot| {
             self.socket(slot).is_some_and(|socket| {
-                let st = socket.handler().state.lock();
-                st.logged_in && !st.conn.is_closed() && st.pinned.is_none()
+                // Locked: its handler runs, so it is not the outage this asks about.
+                socket
+                    .handler()
+                    .state
+                    .try_lock()
+                    .is_none_or(|st| st.logged_in && !st.conn.is_closed() && st.pinned.is_none())
             })
         })
     }
@@ -733,37 +766,50 @@ impl Shared {
     fn arm_timer(socket: &OutboundSocket<Arc<Backend>>) {
         let due = socket.handler().state.lock().conn.poll_timeout();
         if let Some(at) = due {
-            let weak = Arc::downgrade(&socket.handler().clone());
-            let socket = socket.clone();
-            let after = at.saturating_duration_since(Instant::now());
-            socket
-                .group()
-                .clone()
-                .schedule_timer(after, None, move |_| {
-                    if weak.upgrade().is_some() {
-                        socket
-                            .handler()
-                            .state
-                            .lock()
-                            .conn
-                            .handle_timeout(Instant::now());
-                        socket.kick();
-                    }
-                });
+            Self::timeout_at(socket.clone(), at.saturating_duration_since(Instant::now()));
         }
     }
 
-    /// Puts a statement on the open connection with the fewest commands in flight that accepts
-    /// more and returns that connection's socket, to be kicked once the waiting queue's lock is
-    /// let go; gives the statement back when no connection has room. Called under that lock.
-    fn place(&self, waiting: Waiting) -> Result<OutboundSocket<Arc<Backend>>, Waiting> {
+    /// Runs the state machine's deadline after `after` on a timer. A timer runs on a worker, so
+    /// it never waits for the connection's lock: when its handler holds it (maybe waiting for a
+    /// client, see `Shared::place`), it looks again shortly.
+    fn timeout_at(socket: OutboundSocket<Arc<Backend>>, after: Duration) {
+        let weak = Arc::downgrade(socket.handler());
+        socket
+            .group()
+            .clone()
+            .schedule_timer(after, None, move |_| {
+                if weak.upgrade().is_none() {
+                    return;
+                }
+                let handled = socket
+                    .handler()
+                    .state
+                    .try_lock()
+                    .map(|mut st| st.conn.handle_timeout(Instant::now()))
+                    .is_some();
+                if handled {
+                    socket.kick();
+                } else {
+                    Self::timeout_at(socket.clone(), Duration::from_millis(10));
+                }
+            });
+    }
+
+    /// The open connection of the shared rotation with the fewest commands in flight that
+    /// accepts more, and whether a connection was skipped because its state was locked.
+    fn least_deep(&self) -> (Option<OutboundSocket<Arc<Backend>>>, bool) {
         let mut best: Option<(usize, OutboundSocket<Arc<Backend>>)> = None;
+        let mut skipped = false;
         for slot in 0..self.slots.len() {
             let Some(socket) = self.socket(slot) else {
                 continue;
             };
             let depth = {
-                let st = socket.handler().state.lock();
+                let Some(st) = socket.handler().state.try_lock() else {
+                    skipped = true;
+                    continue;
+                };
                 if !st.logged_in
                     || st.pinned.is_some()
                     || !st.conn.accepts_more()
@@ -777,11 +823,35 @@ impl Shared {
                 best = Some((depth, socket));
             }
         }
-        let Some((_, socket)) = best else {
+        (best.map(|(_, socket)| socket), skipped)
+    }
+
+    /// Puts a statement on the open connection with the fewest commands in flight that accepts
+    /// more and returns that connection's socket, to be kicked once the waiting queue's lock is
+    /// let go; gives the statement back when no connection has room. Called under that lock.
+    ///
+    /// A connection whose state is locked is skipped, never waited for: its handler may be
+    /// delivering rows to a completion that waits for its client (a flow-control offer, a full
+    /// socket), and waiting for it here, under the queue's lock, would stop every submitter.
+    /// When nothing has room and a connection was skipped, `skipped_busy` is set and the scan
+    /// runs once more: a handler checks the flag after letting its lock go and drains the
+    /// queue, so a statement queued because a lock was held is placed when it is let go.
+    fn place(&self, waiting: Waiting) -> Result<OutboundSocket<Arc<Backend>>, Waiting> {
+        let best = match self.least_deep() {
+            (None, true) => {
+                self.skipped_busy.store(true, Ordering::SeqCst);
+                self.least_deep().0
+            }
+            (best, _) => best,
+        };
+        let Some(socket) = best else {
             return Err(waiting);
         };
         let depth = {
-            let mut st = socket.handler().state.lock();
+            let Some(mut st) = socket.handler().state.try_lock() else {
+                self.skipped_busy.store(true, Ordering::SeqCst);
+                return Err(waiting);
+            };
             if st
                 .conn
                 .submit_query(Tag(waiting.id), &waiting.sql, None)
@@ -902,8 +972,10 @@ impl Shared {
                 continue;
             }
             let logged_in = socket.is_some_and(|s| {
-                let st = s.handler().state.lock();
-                st.logged_in && !st.conn.is_closed()
+                s.handler()
+                    .state
+                    .try_lock()
+                    .is_none_or(|st| st.logged_in && !st.conn.is_closed())
             });
             if !logged_in {
                 return;
@@ -962,7 +1034,9 @@ impl Shared {
                     continue;
                 }
                 let idle = s.socket.as_ref().is_some_and(|socket| {
-                    let st = socket.handler().state.lock();
+                    let Some(st) = socket.handler().state.try_lock() else {
+                        return false;
+                    };
                     st.logged_in
                         && st.pinned.is_none()
                         && st.conn.in_flight() == 0
@@ -1024,8 +1098,10 @@ impl Shared {
         let usable = |slot: usize, pinned_too: bool| {
             slot != target_slot
                 && self.socket(slot).is_some_and(|s| {
-                    let st = s.handler().state.lock();
-                    st.logged_in && (pinned_too || st.pinned.is_none())
+                    s.handler()
+                        .state
+                        .try_lock()
+                        .is_some_and(|st| st.logged_in && (pinned_too || st.pinned.is_none()))
                 })
         };
         let others = || (0..self.slots.len()).map(|i| (target_slot + 1 + i) % self.slots.len());
@@ -1062,8 +1138,13 @@ impl Shared {
 
     /// Whether statement `target` is still in flight on `slot`.
     fn in_flight(&self, slot: usize, target: u64) -> bool {
-        self.socket(slot)
-            .is_some_and(|s| s.handler().state.lock().answers.contains_key(&target))
+        // Locked: its handler runs; asked again later, so taken as still in flight.
+        self.socket(slot).is_some_and(|s| {
+            s.handler()
+                .state
+                .try_lock()
+                .is_none_or(|st| st.answers.contains_key(&target))
+        })
     }
 }
 
@@ -1517,7 +1598,9 @@ impl SocketHandler for Backend {
             }
             return Progress::Close;
         }
-        if room || logged_in_now {
+        // After the state's lock is let go: a placement that skipped this connection because
+        // the lock was held left its statement queued (`Shared::place`).
+        if room || logged_in_now || shared.skipped_busy.swap(false, Ordering::SeqCst) {
             Shared::drain_waiting(&shared);
         }
         Progress::Idle

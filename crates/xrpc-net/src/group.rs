@@ -413,6 +413,13 @@ impl GroupHandle {
         self.0.queue.is_full()
     }
 
+    /// The group whose worker the calling thread is; `None` on any other thread. A completion
+    /// that must block runs on whichever worker read its answer, maybe of another group than its
+    /// session's: that worker's group is the one to count it as stalled.
+    pub fn of_this_worker() -> Option<GroupHandle> {
+        WORKER_OF.with(|w| w.get().and_then(std::sync::Weak::upgrade).map(GroupHandle))
+    }
+
     /// Marks the start of a blocking section (a lock wait, a flow-control wait, I/O to an engine).
     /// While the guard lives the worker counts as stalled, and enough stalls start an extra worker
     /// at once so that the group keeps serving other connections. The sends this thread deferred

@@ -73,7 +73,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use parking_lot::Mutex;
-use xrpc_net::{ConnRef, UnitId};
+use xrpc_net::{ConnRef, GroupHandle, UnitId};
 use xrpc_proto::codes;
 use xrpc_proto::messages::pb;
 use xrpc_proto::value::Value;
@@ -663,10 +663,10 @@ impl Session {
                 .map(value_of_arg)
                 .collect::<Result<Vec<_>, _>>()?;
             let conn = out.conn;
-            // Only a statement without flow control may be answered on the event loop: a
-            // completion never waits for tokens. An engine that cannot submit is not asked.
+            // An engine that cannot submit is not asked; see `SUBMIT_MIN_TOKEN_KIB` for
+            // flow-controlled requests.
             let submit = resume
-                .filter(|_| token < 0 && node.engine.submits())
+                .filter(|_| submits_under_token(token) && node.engine.submits())
                 .map(|resume| SubmitTo {
                     resume,
                     chunk,
@@ -1110,6 +1110,7 @@ impl Session {
         let output = OwnedOutput {
             session: Arc::clone(&resume.session),
             conn: resume.conn.clone(),
+            format: node.format,
             buf: Vec::with_capacity(OUTPUT_CAPACITY),
             rows: 0,
             failed: false,
@@ -1333,6 +1334,20 @@ impl Resume {
 /// `OwnedOutput`).
 const SUBMITTED_BUFFER: usize = 256 * 1024;
 
+/// The smallest token (KiB) under which a flow-controlled request is submitted; a smaller one
+/// runs inline. A submitted statement's rows are read by the worker that reads its backend
+/// connection, and when the token runs out that worker waits for the client's TOKEN_OFFER
+/// while statements pipelined behind it on that connection wait too. The engine stops placing
+/// statements behind one whose result has passed 1 MiB (`xrpc_mysql_proto::Config::
+/// large_result_bytes`); with at least that much token, a result that makes its client wait for
+/// tokens is always one nothing new is pipelined behind. Clients send 10 MiB by default.
+const SUBMIT_MIN_TOKEN_KIB: i32 = 1024;
+
+/// Whether a request with `token` (KiB, -1 for none) may be submitted.
+fn submits_under_token(token: i32) -> bool {
+    !(0..SUBMIT_MIN_TOKEN_KIB).contains(&token)
+}
+
 /// How long a completion waits to schedule its session again when the group's queue is full.
 const RESCHEDULE_RETRY: Duration = Duration::from_millis(1);
 
@@ -1386,10 +1401,12 @@ impl Completion for Pending {
 /// The output of a submitted statement: frames accumulate here, up to `SUBMITTED_BUFFER` bytes,
 /// and the completion leaves them to the session's next run to send; a larger result goes out
 /// through the session's send gate from the reading worker each time that much is buffered.
-/// Flow control is off for submitted statements.
+/// Under flow control the reading worker sends TOKEN_DONE when the token runs out and waits for
+/// the client's offer, counted as stalled in its own group (see `SUBMIT_MIN_TOKEN_KIB`).
 struct OwnedOutput {
     session: Arc<Session>,
     conn: ConnRef,
+    format: xrpc_proto::HeaderFormat,
     buf: Vec<u8>,
     rows: u64,
     failed: bool,
@@ -1433,11 +1450,22 @@ impl FrameOutput for OwnedOutput {
         }
     }
 
-    fn row_done(&mut self, _bytes: usize) -> Result<(), SinkError> {
+    fn row_done(&mut self, bytes: usize) -> Result<(), SinkError> {
         if self.session.is_gone() {
             return Err(SinkError::Interrupted);
         }
-        self.maybe_flush()
+        let Some(left) = self.session.flow.consume(bytes) else {
+            return self.maybe_flush();
+        };
+        write_token_done(&mut self.buf, self.format, self.session.sid, left);
+        self.send()?;
+        // This worker may belong to another group than the session's connection (the backend
+        // socket's); its own group must count it as stalled to keep serving its connections.
+        let _stalled = GroupHandle::of_this_worker().map(|group| group.enter_wait());
+        let conn = &self.conn;
+        self.session
+            .flow
+            .wait_for_offer(FLOW_POLL, || !conn.is_closed())
     }
 
     fn row_encoded(&mut self) {

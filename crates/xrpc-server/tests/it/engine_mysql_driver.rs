@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use common::{Client, Outcome, TestNode, arg_sint, kill_query, send_session_close, sql_stmt, text};
 use mysql::prelude::Queryable;
+use xrpc_proto::messages::{ClientType, ServerMessage, pb};
 use xrpc_proto::value::Value;
 use xrpc_server::engine::mysql::{MysqlEngine, PoolOptions};
 use xrpc_testkit::MariaDb;
@@ -304,6 +305,60 @@ fn a_slow_reader_on_one_session_does_not_stall_the_others() {
     // The slow session is still waiting for its tokens; a kill ends it.
     kill_query(&mut slow, 1);
     assert_eq!(error_code(&slow.read_outcome(1)), 1317);
+}
+
+/// A result of 3000 rows of a KiB each: three times a 1 MiB token.
+const THREE_MIB: &str = "SELECT seq, REPEAT('t', 1024) FROM mysql.seq_1_to_3000";
+
+#[test]
+fn a_flow_controlled_result_goes_through_the_driver_and_waits_for_its_offer_alone() {
+    const TOKEN_KIB: i32 = 1024;
+    let fx = Fixture::new();
+    let mut streaming = fx.node.client();
+    streaming.new_session(1);
+    let before = fx.driven();
+    let mut stmt = sql_stmt(THREE_MIB);
+    stmt.token = Some(TOKEN_KIB);
+    streaming.send_sql(1, stmt);
+    let mut rows = 0_u64;
+    loop {
+        match streaming.recv_on(1).expect("the connection stays open") {
+            ServerMessage::Row(_) => rows += 1,
+            ServerMessage::TokenDone(_) => break,
+            ServerMessage::ColumnMetaData(_) => {}
+            other => panic!("expected columns, rows, then TOKEN_DONE, got {other:?}"),
+        }
+    }
+    // The reading worker now waits for the offer; other sessions are answered meanwhile.
+    let mut c = fx.node.client();
+    for round in 0..5_i64 {
+        for sid in 1..=16_u64 {
+            let value = i64::try_from(sid).unwrap() * 10 + round;
+            select_arg(&mut c, AUTO | sid, "SELECT ? + 0", value);
+        }
+        for sid in 1..=16_u64 {
+            let value = i64::try_from(sid).unwrap() * 10 + round;
+            assert_eq!(first_value(&c.read_outcome(AUTO | sid)), Value::Sint(value));
+        }
+    }
+    let offer = pb::sql::TokenOffer {
+        token: Some(TOKEN_KIB),
+    };
+    streaming.send(1, ClientType::TokenOffer, &offer);
+    loop {
+        match streaming.recv_on(1).expect("the connection stays open") {
+            ServerMessage::Row(_) => rows += 1,
+            ServerMessage::TokenDone(_) => streaming.send(1, ClientType::TokenOffer, &offer),
+            ServerMessage::StmtExecuteOk(_) => break,
+            ServerMessage::Error(err) => panic!("the stream failed after {rows} rows: {err:?}"),
+            _ => {}
+        }
+    }
+    assert_eq!(
+        (rows, fx.driven() - before >= 81),
+        (3000, true),
+        "all rows, and every statement through the driver"
+    );
 }
 
 #[test]
