@@ -1029,9 +1029,22 @@ fn the_binary_fronts_mariadb_with_the_engine_setting() {
 
 #[test]
 fn a_100_mib_backend_result_streams_with_a_small_token_in_bounded_server_memory() {
+    // Under 1 MiB of token the statement runs inline, on the blocking pool.
+    streams_100_mib_in_bounded_memory(64);
+}
+
+#[test]
+fn a_100_mib_backend_result_streams_through_the_driver_in_bounded_server_memory() {
+    // From 1 MiB of token the statement is submitted: the driver's reading worker waits for
+    // the offers.
+    streams_100_mib_in_bounded_memory(1024);
+}
+
+/// Streams 100 MiB from MariaDB to a client that offers `token_kib` KiB at every TOKEN_DONE,
+/// and checks the node's memory grew by less than 64 MiB.
+fn streams_100_mib_in_bounded_memory(token_kib: i32) {
     const ROWS: u64 = 102_400;
     const ROW_BYTES: u64 = 1024;
-    const TOKEN_KIB: i32 = 64;
     const MAX_GROWTH: u64 = 64 * 1024 * 1024;
     let db = MariaDb::start().unwrap_or_else(|err| panic!("{err}"));
     let dir = tempfile::tempdir().unwrap();
@@ -1049,7 +1062,7 @@ fn a_100_mib_backend_result_streams_with_a_small_token_in_bounded_server_memory(
     let baseline = common::rss_bytes(Some(pid));
     let started = Instant::now();
     let mut stmt = sql_stmt(&sql(ROWS));
-    stmt.token = Some(TOKEN_KIB);
+    stmt.token = Some(token_kib);
     c.send_sql(1, stmt);
     let (mut rows, mut row_bytes, mut token_dones, mut peak) = (0u64, 0u64, 0u64, baseline);
     loop {
@@ -1067,7 +1080,7 @@ fn a_100_mib_backend_result_streams_with_a_small_token_in_bounded_server_memory(
                     1,
                     ClientType::TokenOffer,
                     &pb::sql::TokenOffer {
-                        token: Some(TOKEN_KIB),
+                        token: Some(token_kib),
                     },
                 );
             }
@@ -1081,7 +1094,7 @@ fn a_100_mib_backend_result_streams_with_a_small_token_in_bounded_server_memory(
     peak = peak.max(common::rss_bytes(Some(pid)));
     let growth = peak.saturating_sub(baseline);
     eprintln!(
-        "mysql engine: streamed {:.1} MiB ({rows} rows) with token = {TOKEN_KIB} KiB: {token_dones} \
+        "mysql engine: streamed {:.1} MiB ({rows} rows) with token = {token_kib} KiB: {token_dones} \
          TOKEN_DONE, xrpc RSS {:.1} MiB at start, peak growth {:.1} MiB, in {:?}",
         row_bytes as f64 / 1048576.0,
         baseline as f64 / 1048576.0,
@@ -1090,7 +1103,7 @@ fn a_100_mib_backend_result_streams_with_a_small_token_in_bounded_server_memory(
     );
     assert_eq!(rows, ROWS);
     assert!(row_bytes >= ROWS * ROW_BYTES);
-    assert!(token_dones >= ROWS * ROW_BYTES / (TOKEN_KIB as u64 * 1024) / 2);
+    assert!(token_dones >= ROWS * ROW_BYTES / (token_kib as u64 * 1024) / 2);
     assert!(growth < MAX_GROWTH, "xrpc's RSS grew by {growth} bytes");
 }
 
