@@ -36,8 +36,10 @@
 # statements completed in it: MariaDB's for a direct target, MariaDB's plus xrpc-server's through
 # xrpc. xrpc-server runs on the same CPU as MariaDB (bench/lib.sh's server CPU), the load
 # generators on the other. sysbench has no such hook: its figure is MariaDB's CPU over the whole
-# sysbench run (connects included) divided by the requests sysbench reports. After each xrpc step
-# the node's `SHOW STATUS LIKE 'xrpc_backend%'` gives the backend connections it used.
+# sysbench run (connects included) divided by the requests sysbench reports. Through xrpc, the
+# node's own share is reported too (the rest is MariaDB's). After each xrpc step the node's
+# `SHOW STATUS LIKE 'xrpc_backend%'` gives the backend connections it used (event-loop driver and
+# blocking pool), how many statements each path ran, and the pipeline depths the driver's found.
 #
 # Results: JSON lines in bench/results/engine-mysql.jsonl and a report in
 # bench/results/engine-mysql.md, which bench/report.py appends to docs/BENCHMARKS.md.
@@ -225,9 +227,17 @@ line = {"part": part, "target": label, "workload": m["workload"], "concurrency":
         "requests": m["requests"], "server_cpu_us_per_request": m.get("server_cpu_us_per_request"),
         "server_cores": m.get("server_cores"), "client_cores": m.get("client_cores"),
         "loadavg": load, "loadgen": "xrpc bench", "cmd": cmd}
+if m.get("server_own_cpu_us_per_request") is not None:
+    line["node_cpu_us_per_request"] = m["server_own_cpu_us_per_request"]
 before, after = json.loads(before), json.loads(after)
 if after:
+    delta = lambda key: after.get(key, 0) - before.get(key, 0)
     line["backend_open"] = after.get("open")
+    line["driver_connections"] = after.get("connections")
+    line["pool_statements"] = delta("statements")
+    depths = {k.removeprefix("pipeline_depth_"): delta(k) for k in after if k.startswith("pipeline_depth_")}
+    line["driver_statements"] = sum(depths.values())
+    line["pipeline_depths"] = depths
     line["backend_connects"] = after.get("connects", 0) - before.get("connects", 0)
     line["backend_waits"] = after.get("waits", 0) - before.get("waits", 0)
     line["backend_wait_timeouts"] = after.get("wait_timeouts", 0) - before.get("wait_timeouts", 0)

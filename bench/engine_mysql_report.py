@@ -72,6 +72,51 @@ def status(ok):
     return "not measured" if ok is None else ("**met**" if ok else "**NOT met**")
 
 
+def split_table(w, cell, workload, concs):
+    """Server CPU through xrpc split into the node's and MariaDB's, beside MariaDB's direct
+    (one-thread-per-connection, the instance xrpc fronts), with the paths the node's statements
+    took and the driver's pipeline depths. Returns MariaDB's CPU through xrpc ÷ direct per
+    concurrency, one ratio per round."""
+    xrows = {c: cell[("table", workload, c, "xrpc-mysql")] for c in concs}
+    if not any(r.get("node_cpu_us_per_request") is not None for rs in xrows.values() for r in rs.values()):
+        return {}
+    w("Server CPU per statement through xrpc, split, beside MariaDB's direct; the statements the node ran "
+      "on its event-loop driver and on its blocking pool; the driver's pipeline depths (the depth each "
+      "statement found its backend connection at, itself included):")
+    w("")
+    w("| clients | node µs | MariaDB through xrpc µs | MariaDB direct µs | MariaDB through ÷ direct | "
+      "driver / pool statements | mean pipeline depth |")
+    w("|---:|---:|---:|---:|---:|---:|---:|")
+    ratios = {}
+    for c in concs:
+        rs = xrows[c]
+        direct = cell[("table", workload, c, "mariadb-one-thread-per-connection")]
+        node = med([r.get("node_cpu_us_per_request") for r in rs.values()])
+        through = {rnd: r["server_cpu_us_per_request"] - r["node_cpu_us_per_request"] for rnd, r in rs.items()
+                   if r.get("server_cpu_us_per_request") is not None and r.get("node_cpu_us_per_request") is not None}
+        ratios[c] = [through[rnd] / direct[rnd]["server_cpu_us_per_request"] for rnd in through
+                     if direct.get(rnd) and direct[rnd].get("server_cpu_us_per_request")]
+        driven = sum(r.get("driver_statements") or 0 for r in rs.values())
+        pooled = sum(r.get("pool_statements") or 0 for r in rs.values())
+        w(f"| {c} | {cpu(node)} | {cpu(med(list(through.values())))} | "
+          f"{cpu(med([r.get('server_cpu_us_per_request') for r in direct.values()]))} | "
+          f"{spread(ratios[c], ratio)} | {driven} / {pooled} | {mean_depth(rs.values())} |")
+    w("")
+    return ratios
+
+
+def mean_depth(rows):
+    """The mean of the driver's depth buckets (each bucket at its upper bound, `over_64` at 65):
+    an upper estimate."""
+    total = count = 0
+    for r in rows:
+        for bucket, n in (r.get("pipeline_depths") or {}).items():
+            bound = 65 if bucket.startswith("over_") else int(bucket)
+            total += bound * n
+            count += n
+    return "–" if not count else f"≤ {total / count:.1f}"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("jsonl")
@@ -103,8 +148,9 @@ def main():
       f"(`xrpc bench`'s sessions over 4 TCP connections; the node's backend pool of {run.get('pool_size')} "
       "connections). **Server CPU** is µs of CPU (utime + stime from `/proc/<pid>/stat`) per completed "
       "statement over the measured window: MariaDB's for a direct target, MariaDB's plus xrpc-server's through "
-      "xrpc. **Backend connections** is the node's `xrpc_backend_open` after the step (connections opened "
-      "during it in brackets when any). Ratios are xrpc ÷ the best direct mode under the same load generator, "
+      "xrpc. **Backend connections** are the node's after the step: its event-loop driver's "
+      "(`xrpc_backend_connections`) and its blocking pool's (`xrpc_backend_open`, connections opened during "
+      "the step in brackets when any). Ratios are xrpc ÷ the best direct mode under the same load generator, "
       "taken per round.")
     w("")
     for workload, title in WORKLOADS.items():
@@ -133,7 +179,9 @@ def main():
             per_conc[c] = (qr, pr)
             xs = list(cell[("table", workload, c, "xrpc-mysql")].values())
             opened = sum(x.get("backend_connects") or 0 for x in xs)
-            backend = "–" if not xs else f"{max(x.get('backend_open') or 0 for x in xs)}" + (f" (+{opened})" if opened else "")
+            backend = "–" if not xs else (
+                f"driver {max(x.get('driver_connections') or 0 for x in xs)}, "
+                f"pool {max(x.get('backend_open') or 0 for x in xs)}" + (f" (+{opened})" if opened else ""))
             w(f"| {c} | " + " | ".join(qcells) + f" | {spread(qr, ratio)} | {spread(pr, ratio)} | {backend} |")
         w("")
         w("p50 / p99, and server CPU µs per statement (median over rounds):")
@@ -154,16 +202,23 @@ def main():
                              f"{cpu(med([r.get('server_cpu_us_per_request') for r in rs]))} µs{tail}")
             w(f"| {c} | " + " | ".join(cells) + " |")
         w("")
+        mariadb_ratio = split_table(w, cell, workload, concs)
+        for c, floor in ((8, 1.0), (1024, 2.0), (4096, 2.0)):
+            if c in per_conc and not (workload == "point-select" and c == 1024):
+                qr, _ = per_conc[c]
+                targets.append((f"{title} at {c}: xrpc ≥ {floor:g}× the best direct mode's QPS",
+                                f"{spread(qr, ratio)}×", None if not qr else med(qr) >= floor))
         if 4096 in per_conc:
-            qr, pr = per_conc[4096]
-            targets.append((f"{title} at 4096: xrpc ≥ 2× the best direct mode's QPS", f"{spread(qr, ratio)}×",
-                            None if not qr else med(qr) >= 2))
-            targets.append((f"{title} at 4096: xrpc's p99 ≤ 1/3 of the best direct mode's", f"{spread(pr, ratio)}×",
-                            None if not pr else med(pr) <= 1 / 3))
-        if 8 in per_conc:
-            qr, _ = per_conc[8]
-            targets.append((f"{title} at 8: xrpc ≥ 0.7× the best direct mode's QPS", f"{spread(qr, ratio)}×",
-                            None if not qr else med(qr) >= 0.7))
+            _, pr = per_conc[4096]
+            targets.append((f"{title} at 4096: xrpc's p99 ≤ the best direct mode's", f"{spread(pr, ratio)}×",
+                            None if not pr else med(pr) <= 1))
+        if 1024 in concs:
+            node = med([r.get("node_cpu_us_per_request") for r in cell[("table", workload, 1024, "xrpc-mysql")].values()])
+            targets.append((f"{title} at 1024: the node's CPU per statement ≤ 5 µs", f"{cpu(node)} µs",
+                            None if node is None else node <= 5))
+            targets.append((f"{title} at 1024: MariaDB's CPU per statement through xrpc ≤ 0.6× direct",
+                            f"{spread(mariadb_ratio.get(1024, []), ratio)}×",
+                            None if not mariadb_ratio.get(1024) else med(mariadb_ratio[1024]) <= 0.6))
 
     plan_concs = sorted({k[2] for k in cell if k[0] == "plans"})
     if plan_concs:

@@ -497,6 +497,10 @@ pub struct Measurement {
     pub server_cpu_us_per_request: Option<f64>,
     /// The server's CPU time over the window, in cores (1.0 = one core busy).
     pub server_cores: Option<f64>,
+    /// With `--also-server-pid`: the target's own process's share of
+    /// `server_cpu_us_per_request` (the node's, when a database runs behind it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_own_cpu_us_per_request: Option<f64>,
     /// Measured seconds.
     pub duration_s: f64,
     /// QPS in each second of the window.
@@ -604,6 +608,7 @@ fn run_step(
     let mut intervals = Vec::new();
     let mut proc_start = None;
     let mut server_start = None;
+    let mut own_start = None;
     let mut mark: Option<(Instant, u64)> = None;
     let mut last: (Instant, u64) = (clock.start, 0);
     let mut live_qps = 0.0;
@@ -626,6 +631,7 @@ fn run_step(
         if now >= clock.measure_from && mark.is_none() {
             proc_start = process_cpu();
             server_start = server_pid.and_then(|pid| server_cpu_with_companions(pid, args));
+            own_start = server_pid.and_then(|pid| pids_cpu(&[pid]));
             mark = Some((now, done));
         }
         if let Some((t, n)) = mark {
@@ -642,10 +648,11 @@ fn run_step(
             break (
                 process_cpu(),
                 server_pid.and_then(|pid| server_cpu_with_companions(pid, args)),
+                server_pid.and_then(|pid| pids_cpu(&[pid])),
             );
         }
     };
-    let (proc_end, server_end) = proc_end;
+    let (proc_end, server_end, own_end) = proc_end;
     bar.set_message("draining");
     // A load thread blocked in a read without a timeout (xrpc's single-connection driver) would
     // wait for ever on a node that stopped answering: after the drain's time, end its read.
@@ -685,6 +692,11 @@ fn run_step(
     };
     let server_cpu = server_start
         .zip(server_end)
+        .map(|(a, b)| b.saturating_sub(a).saturating_sub(generator_cpu));
+    // With companions, the target's own share (the node's, when MariaDB is behind it).
+    let own_cpu = own_start
+        .zip(own_end)
+        .filter(|_| !args.also_server_pids.is_empty())
         .map(|(a, b)| b.saturating_sub(a).saturating_sub(generator_cpu));
     let (connections, inflight) = match target {
         Target::Mysql { .. } => (spec.concurrency, None),
@@ -726,6 +738,8 @@ fn run_step(
         server_cpu_us_per_request: server_cpu
             .and_then(|cpu| server::cpu_us_per_request(cpu, Duration::ZERO, total.requests)),
         server_cores: server_cpu.map(|cpu| round3(cpu.as_secs_f64() / window)),
+        server_own_cpu_us_per_request: own_cpu
+            .and_then(|cpu| server::cpu_us_per_request(cpu, Duration::ZERO, total.requests)),
         duration_s: window,
         intervals_qps: intervals,
         first_error: total
@@ -1185,6 +1199,7 @@ mod tests {
             server_pid: Some(1),
             server_cpu_us_per_request: Some(1234.56),
             server_cores: Some(1.0),
+            server_own_cpu_us_per_request: None,
             duration_s: 10.0,
             intervals_qps: Vec::new(),
             first_error: None,
