@@ -147,6 +147,10 @@ pub(crate) enum Stmt {
         table: String,
         db: Option<String>,
     },
+    ShowCreateView {
+        table: String,
+        db: Option<String>,
+    },
     ShowCreateTable {
         table: String,
         db: Option<String>,
@@ -621,7 +625,12 @@ impl Parser<'_> {
                 self.end()?;
                 return Ok(Stmt::ShowCreateDatabase(name));
             }
-            // SHOW CREATE VIEW, TRIGGER, PROCEDURE, FUNCTION, EVENT, USER: MySQL's, not ours.
+            if self.eat_kw("view") {
+                let (db, table) = self.qualified()?;
+                self.end()?;
+                return Ok(Stmt::ShowCreateView { table, db });
+            }
+            // SHOW CREATE TRIGGER, PROCEDURE, FUNCTION, EVENT, USER: MySQL's, not ours.
             let what = match self.toks.get(self.pos) {
                 Some(Tok::Word(w)) => w.to_ascii_uppercase(),
                 _ => return Err(self.error()),
@@ -996,8 +1005,22 @@ fn apply_kept(entry: &mut TableEntry, kept: &xrpc_sql_sqlite::Table) {
         let Some(declared) = kept.column(&column.name) else {
             continue;
         };
-        column.auto_increment = declared.auto_increment;
-        column.on_update_now = declared.on_update_now;
+        if kept.view.is_some() {
+            // A view's column is described as the table column it is, without its keys and
+            // extras; MariaDB shows 0 as the default of an AUTO_INCREMENT one.
+            column.not_null = declared.not_null;
+            column.default = if declared.auto_increment {
+                Some("0".to_owned())
+            } else {
+                declared
+                    .default
+                    .as_deref()
+                    .map(|d| super::arith::shown_sql(d).into_owned())
+            };
+        } else {
+            column.auto_increment = declared.auto_increment;
+            column.on_update_now = declared.on_update_now;
+        }
         column.comment = declared.comment.clone();
         if column
             .default
@@ -1388,6 +1411,13 @@ impl SqliteConn {
                 let db = self.resolve_db(db.as_deref())?;
                 self.refresh_catalog()?;
                 self.require_table(&db, &table)?;
+                if self
+                    .undescribed_views
+                    .iter()
+                    .any(|(d, t)| *d == db && t.eq_ignore_ascii_case(&table))
+                {
+                    return Err(undescribed(&table));
+                }
                 let (collation, privileges) = if full {
                     (
                         "COLLATION_NAME AS Collation, ",
@@ -1429,6 +1459,14 @@ impl SqliteConn {
                     .into_iter()
                     .next()
                     .ok_or_else(|| no_such_table(&db, &table))?;
+                if entry.view && entry.kept {
+                    // MariaDB prints the view's SELECT as it rewrote it (every name qualified,
+                    // its own spacing), which the kept text is not.
+                    return Err(SqlError::new(
+                        &codes::NOT_SUPPORTED_YET,
+                        "This version of MySQL doesn't yet support 'SHOW CREATE TABLE of a view'",
+                    ));
+                }
                 if entry.view {
                     let sql = "SELECT ?1 AS \"View\", ?2 AS \"Create View\", 'utf8mb4' AS character_set_client, \
                          'utf8mb4_general_ci' AS collation_connection";
@@ -1452,6 +1490,26 @@ impl SqliteConn {
                     let sql = "SELECT ?1 AS \"Table\", ?2 AS \"Create Table\"";
                     self.query(sql, &[text(Some(&entry.name)), text(Some(&ddl))], sink)
                 }
+            }
+            Stmt::ShowCreateView { table, db } => {
+                let db = self.resolve_db(db.as_deref())?;
+                let entry = self
+                    .read_catalog(Some((&db, &table)))?
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| no_such_table(&db, &table))?;
+                if !entry.view {
+                    return Err(SqlError::new(
+                        &codes::WRONG_OBJECT,
+                        format!("'{db}.{}' is not of type 'VIEW'", entry.name),
+                    ));
+                }
+                // MariaDB prints the SELECT as it rewrote it (every name qualified, its own
+                // spacing and DEFINER), which the kept text is not.
+                Err(SqlError::new(
+                    &codes::NOT_SUPPORTED_YET,
+                    "This version of MySQL doesn't yet support 'SHOW CREATE VIEW'",
+                ))
             }
             Stmt::ShowCreateDatabase(name) => {
                 let lower = name.to_ascii_lowercase();
@@ -1820,7 +1878,23 @@ impl SqliteConn {
         Ok(version)
     }
 
-    fn write_catalog(&self, tables: &[TableEntry]) -> Result<(), SqlError> {
+    /// Refuses a statement that may read `information_schema.COLUMNS` while a translated view
+    /// has a computed column (its type there would not be MySQL's).
+    pub(super) fn refuse_undescribed_views(&self, sql: &str) -> Result<(), SqlError> {
+        match self.undescribed_views.first() {
+            Some((_, view)) if xrpc_engine::lex::contains_ignore_case(sql, "columns") => {
+                Err(undescribed(view))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn write_catalog(&mut self, tables: &[TableEntry]) -> Result<(), SqlError> {
+        self.undescribed_views = tables
+            .iter()
+            .filter(|t| t.view && t.kept && t.columns.iter().any(|c| c.kept_type.is_none()))
+            .map(|t| (t.db.clone(), t.name.clone()))
+            .collect();
         let map = |err| self.map(err);
         self.exec(
             "DELETE FROM information_schema.SCHEMATA; DELETE FROM information_schema.TABLES; \
@@ -1941,6 +2015,17 @@ impl SqliteConn {
     }
 }
 
+/// The refusal to describe a translated view's computed columns.
+fn undescribed(view: &str) -> SqlError {
+    SqlError::new(
+        &codes::NOT_SUPPORTED_YET,
+        format!(
+            "This version of MySQL doesn't yet support 'the column types of the view {view}, \
+             which has computed columns'"
+        ),
+    )
+}
+
 fn unknown_db(name: &str) -> SqlError {
     SqlError::new(&codes::BAD_DB, format!("Unknown database '{name}'"))
 }
@@ -2021,9 +2106,16 @@ mod tests {
             Some(Ok(Stmt::NotSupported(_)))
         ));
         assert!(matches!(
-            p("show create view v"),
+            p("show create trigger g"),
             Some(Ok(Stmt::NotSupported(_)))
         ));
+        assert_eq!(
+            p("show create view d.v").unwrap().unwrap(),
+            Stmt::ShowCreateView {
+                table: "v".into(),
+                db: Some("d".into())
+            }
+        );
         assert_eq!(p("show nonsense").unwrap().unwrap_err().code, 1064);
         assert_eq!(p("show tables from").unwrap().unwrap_err().code, 1064);
         for other in [

@@ -781,6 +781,9 @@ pub struct SqliteConn {
     schema_change: Option<Option<String>>,
     /// The catalog version `information_schema` was last rebuilt at (see `catalog`).
     catalog_built: Option<Vec<i64>>,
+    /// The translated views (database, name) with a computed column, as of the last rebuild:
+    /// MySQL describes such a column by a type the node does not derive (see `catalog`).
+    undescribed_views: Vec<(String, String)>,
     /// Whether a table (database, name) has an auto-increment column, with the database's
     /// `schema_version` it was read at (another connection may have recreated the table).
     auto_increment: std::collections::HashMap<(String, String), (i64, bool)>,
@@ -926,6 +929,7 @@ impl SqliteConn {
             default_schema: None,
             schema_change: None,
             catalog_built: None,
+            undescribed_views: Vec::new(),
             auto_increment: std::collections::HashMap::new(),
             keys: origin::KeyCache::default(),
             stream_buffers: shape::StreamBuffers::default(),
@@ -1868,6 +1872,7 @@ impl SqliteConn {
         let sql = qualified.as_deref().unwrap_or(text);
         if catalog::mentions_information_schema(sql) {
             self.refresh_catalog()?;
+            self.refuse_undescribed_views(sql)?;
         }
         let result = self
             .run(sql, args, info, rewrite, sink)

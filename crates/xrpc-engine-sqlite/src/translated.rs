@@ -385,6 +385,14 @@ impl Catalog for CatalogView<'_> {
         {
             return Some(t);
         }
+        self.base_table(&db, name)
+    }
+
+    fn base_table(&self, schema: &str, name: &str) -> Option<Table> {
+        let db = schema.to_ascii_lowercase();
+        if name.eq_ignore_ascii_case(CATALOG_TABLE) {
+            return None;
+        }
         let found = self.consult(&db, |database| {
             database.tables.get(&name.to_ascii_lowercase()).cloned()
         })?;
@@ -452,7 +460,13 @@ impl Catalog for CatalogView<'_> {
                 |row| row.get(0),
             )
             .ok()?;
-        (usize::try_from(stored).ok()? == database.tables.len())
+        // A view's SQLite stand-in is a view, not a table.
+        let tables = database
+            .tables
+            .values()
+            .filter(|t| t.view.is_none())
+            .count();
+        (usize::try_from(stored).ok()? == tables)
             .then(|| database.tables.values().cloned().collect())
     }
 }

@@ -2,18 +2,18 @@
 
 use sqlparser::ast::{
     AlterTableOperation, AssignmentTarget, ColumnOption, CreateIndex, CreateTable,
-    CreateTableOptions, DataType, Delete, Expr, FromTable, GroupByExpr, Insert, JoinConstraint,
-    JoinOperator, LimitClause, ObjectName, ObjectNamePart, ObjectType, OnInsert, OrderByExpr,
-    OrderByKind, Query, ReferentialAction, Select, SelectItem, SelectItemQualifiedWildcardKind,
-    SetExpr, SetOperator, SetQuantifier, Statement, TableConstraint, TableFactor, TableObject,
-    TableWithJoins, Update,
+    CreateTableOptions, CreateView, DataType, Delete, Expr, FromTable, GroupByExpr, Insert,
+    JoinConstraint, JoinOperator, LimitClause, ObjectName, ObjectNamePart, ObjectType, OnInsert,
+    OrderByExpr, OrderByKind, Query, ReferentialAction, Select, SelectItem,
+    SelectItemQualifiedWildcardKind, SetExpr, SetOperator, SetQuantifier, Statement,
+    TableConstraint, TableFactor, TableObject, TableWithJoins, Update,
 };
 
 use crate::error::{TranslateError, unsupported};
 use crate::typed::{Strength, Typed, as_text, group_key, ident, quote, truth, unify};
 use crate::types::{
     ArgClass, BIN_COLLATION, Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Index,
-    TEMP_SCHEMA, Table, Ty,
+    TEMP_SCHEMA, Table, Ty, View,
 };
 use crate::{Affected, CatalogChange, Origin, OutColumn, Translation};
 
@@ -176,6 +176,12 @@ pub(crate) struct Translator<'a> {
     /// Where every `?` starts, in text order: a `?` is emitted as `?N`, its number in the
     /// text, so the translation may use an argument twice (empty: emitted as `?`).
     placeholder_starts: Vec<Location>,
+    /// In a view's SELECT: the database its unqualified table names are in.
+    view_names_in: Option<String>,
+    /// Translating the SELECT of a CREATE VIEW.
+    creating_view: bool,
+    /// The views being expanded, outermost first (`db.v`), against a view that names itself.
+    expanding: Vec<String>,
 }
 
 impl<'a> Translator<'a> {
@@ -203,6 +209,9 @@ impl<'a> Translator<'a> {
             arg_types: Vec::new(),
             typed_args: false,
             placeholder_starts: Vec::new(),
+            view_names_in: None,
+            creating_view: false,
+            expanding: Vec::new(),
         }
     }
 
@@ -323,6 +332,7 @@ impl<'a> Translator<'a> {
             Statement::Delete(delete) => self.delete(delete),
             Statement::CreateTable(create) => self.create_table(create),
             Statement::CreateIndex(create) => self.create_index(create),
+            Statement::CreateView(create) => self.create_view(create),
             Statement::Drop {
                 object_type,
                 if_exists,
@@ -335,7 +345,13 @@ impl<'a> Translator<'a> {
                 let [target] = truncate.table_names.as_slice() else {
                     return unsupported("TRUNCATE of several tables");
                 };
-                let table = self.table(&target.name)?;
+                let table = self.object(&target.name)?;
+                if table.view.is_some() {
+                    return Err(TranslateError::NoSuchTable(format!(
+                        "{}.{}",
+                        table.database, table.name
+                    )));
+                }
                 Ok(Translation {
                     sql: vec![
                         format!("DELETE FROM {}", self.sqlite_table(&table)),
@@ -352,16 +368,26 @@ impl<'a> Translator<'a> {
                 let mut sql = Vec::new();
                 let mut changes = Vec::new();
                 for rename in renames {
-                    let from = self.table(&rename.old_name)?;
+                    let from = self.object(&rename.old_name)?;
                     if from.temporary {
                         return unsupported("RENAME TABLE of a temporary table");
                     }
                     let to = self.rename_target(&from, &rename.new_name)?;
-                    sql.push(format!(
-                        "ALTER TABLE {} RENAME TO {}",
-                        self.sqlite_table(&from),
-                        ident(&to)
-                    ));
+                    if from.view.is_some() {
+                        // The view's SQLite stand-in is made again under the new name.
+                        let renamed = Table {
+                            name: to.clone(),
+                            ..from.clone()
+                        };
+                        sql.push(format!("DROP VIEW {}", self.sqlite_table(&from)));
+                        sql.push(self.view_marker_sql(&renamed));
+                    } else {
+                        sql.push(format!(
+                            "ALTER TABLE {} RENAME TO {}",
+                            self.sqlite_table(&from),
+                            ident(&to)
+                        ));
+                    }
                     changes.push(CatalogChange::Rename {
                         database: from.database,
                         from: from.name,
@@ -375,7 +401,7 @@ impl<'a> Translator<'a> {
             // the locks of a dump's restore have nothing to add.
             Statement::LockTables { tables } => {
                 for t in tables {
-                    self.table(&ObjectName::from(vec![t.table.clone()]))?;
+                    self.object(&ObjectName::from(vec![t.table.clone()]))?;
                 }
                 Ok(nothing())
             }
@@ -389,10 +415,13 @@ impl<'a> Translator<'a> {
         let mut parts = name_parts(name)?;
         match parts.len() {
             1 => {
-                let database = self
-                    .catalog
-                    .current_schema()
-                    .ok_or(TranslateError::NoDatabase)?;
+                let database = match &self.view_names_in {
+                    Some(database) => database.clone(),
+                    None => self
+                        .catalog
+                        .current_schema()
+                        .ok_or(TranslateError::NoDatabase)?,
+                };
                 Ok((database, parts.remove(0)))
             }
             2 => {
@@ -403,13 +432,43 @@ impl<'a> Translator<'a> {
         }
     }
 
-    /// The catalog's table a name names, with its database.
+    /// The catalog's table a name names, with its database: 1347 for a view.
     fn table(&self, name: &ObjectName) -> Result<Table> {
+        let found = self.object(name)?;
+        if found.view.is_some() {
+            return Err(TranslateError::WrongObject(
+                format!("{}.{}", found.database, found.name),
+                "BASE TABLE",
+            ));
+        }
+        Ok(found)
+    }
+
+    /// The table a write names: a view is refused (MySQL writes through a simple view to its
+    /// table; the translation does not).
+    fn write_target(&self, name: &ObjectName, statement: &str) -> Result<Table> {
+        let found = self.object(name)?;
+        if found.view.is_some() {
+            return unsupported(format!("{statement} of the view {}", found.name));
+        }
+        Ok(found)
+    }
+
+    /// The catalog's table or view a name names, with its database. Inside a view's SELECT
+    /// only the database's own tables and views count: at the view's creation a temporary
+    /// table is MySQL's 1352, when the view is read it is not seen.
+    fn object(&self, name: &ObjectName) -> Result<Table> {
         let (database, table) = self.located(name)?;
-        let mut found = self
-            .catalog
-            .table(Some(&database), &table)
-            .ok_or_else(|| TranslateError::NoSuchTable(format!("{database}.{table}")))?;
+        let found = if self.view_names_in.is_some() && !self.creating_view {
+            self.catalog.base_table(&database, &table)
+        } else {
+            self.catalog.table(Some(&database), &table)
+        };
+        let mut found =
+            found.ok_or_else(|| TranslateError::NoSuchTable(format!("{database}.{table}")))?;
+        if self.creating_view && found.temporary {
+            return Err(TranslateError::ViewTemporary(found.name));
+        }
         if found.database.is_empty() {
             found.database = database;
         }
@@ -1389,11 +1448,20 @@ impl<'a> Translator<'a> {
                         },
                     ),
                     None => {
-                        let table = self.table(name)?;
-                        (
-                            self.sqlite_table(&table),
-                            Source::of_table(refer.clone(), &table),
-                        )
+                        let table = self.object(name)?;
+                        if table.view.is_some() {
+                            let (sql, columns) = self.view_query(&table)?;
+                            let names = columns.iter().map(|c| c.name.clone()).collect();
+                            (
+                                format!("({sql})"),
+                                Source::of_query(refer.clone(), names, &columns),
+                            )
+                        } else {
+                            (
+                                self.sqlite_table(&table),
+                                Source::of_table(refer.clone(), &table),
+                            )
+                        }
                     }
                 };
                 let scope = self.scopes.last_mut().expect("in a select");
@@ -1457,7 +1525,7 @@ impl<'a> Translator<'a> {
         let TableObject::TableName(name) = &insert.table else {
             return unsupported("INSERT into a table function");
         };
-        let table = self.table(name)?;
+        let table = self.write_target(name, "INSERT")?;
         let ignore = insert.ignore;
         if ignore && !table.checks.is_empty() {
             // MySQL skips a row that fails a CHECK under IGNORE; SQLite would fail the statement.
@@ -1726,7 +1794,7 @@ impl<'a> Translator<'a> {
         let TableFactor::Table { name, alias, .. } = &update.table.relation else {
             return unsupported("UPDATE of a derived table");
         };
-        let table = self.table(name)?;
+        let table = self.write_target(name, "UPDATE")?;
         let refer = alias
             .as_ref()
             .map_or(table.name.clone(), |a| a.name.value.clone());
@@ -1880,7 +1948,7 @@ impl<'a> Translator<'a> {
                     |a| a.name.value.clone(),
                 );
                 if refer.eq_ignore_ascii_case(&target) {
-                    target_table = Some(self.table(name)?);
+                    target_table = Some(self.write_target(name, "UPDATE")?);
                     target_sql = Some(sql);
                 } else {
                     others.push(sql);
@@ -2007,7 +2075,7 @@ impl<'a> Translator<'a> {
         let TableFactor::Table { name, alias, .. } = &twj.relation else {
             return unsupported("DELETE from a derived table");
         };
-        let table = self.table(name)?;
+        let table = self.write_target(name, "DELETE")?;
         let refer = alias
             .as_ref()
             .map_or(table.name.clone(), |a| a.name.value.clone());
@@ -2116,7 +2184,7 @@ impl<'a> Translator<'a> {
                     _ => table_name = Some(name),
                 }
             }
-            let table = self.table(&table_name.expect("a target"))?;
+            let table = self.write_target(&table_name.expect("a target"), "DELETE")?;
             let where_sql = match &delete.selection {
                 Some(w) => {
                     self.clause = "where clause";
@@ -2397,7 +2465,10 @@ impl<'a> Translator<'a> {
         if !self.catalog.has_database(&database) {
             return Err(TranslateError::UnknownDatabase(database));
         }
-        let mut table = self.table(source)?;
+        let mut table = self.object(source)?;
+        if table.view.is_some() {
+            return unsupported("CREATE TABLE … LIKE a view");
+        }
         let Some((database, name)) = self.new_table(create)? else {
             return Ok(nothing());
         };
@@ -2676,6 +2747,261 @@ impl<'a> Translator<'a> {
         Ok(ddl(vec![sql], CatalogChange::Replace(changed)))
     }
 
+    // ---- views ------------------------------------------------------------------------
+
+    /// `CREATE [OR REPLACE] VIEW v [(columns)] AS SELECT …`: the SELECT is translated now (so a
+    /// missing table or column is MySQL's error at once) and kept as MySQL text with the
+    /// column types it gave; SQLite holds a stand-in view of the name ([`Self::view_marker_sql`]).
+    fn create_view(&mut self, create: &CreateView) -> Result<Translation> {
+        if create.materialized
+            || create.temporary
+            || create.or_alter
+            || create.secure
+            || create.if_not_exists
+            || create.with_no_schema_binding
+            || create.copy_grants
+            || create.to.is_some()
+            || create.comment.is_some()
+            || !create.cluster_by.is_empty()
+            || !matches!(create.options, CreateTableOptions::None)
+        {
+            return unsupported(format!(
+                "CREATE VIEW clause in {}",
+                first_words(&create.to_string())
+            ));
+        }
+        if create.params.as_ref().is_some_and(|p| p.definer.is_some()) {
+            return unsupported("CREATE VIEW with DEFINER");
+        }
+        let (database, name) = self.located(&create.name)?;
+        if !self.catalog.has_database(&database) {
+            return Err(TranslateError::UnknownDatabase(database));
+        }
+        let replaced = match self.catalog.base_table(&database, &name) {
+            Some(t) if t.view.is_none() && create.or_replace => {
+                return Err(TranslateError::WrongObject(
+                    format!("{database}.{name}"),
+                    "VIEW",
+                ));
+            }
+            Some(_) if !create.or_replace => return Err(TranslateError::TableExists(name)),
+            found => found,
+        };
+        let mut variable = false;
+        let _ = visit_expressions(create.query.as_ref(), |e| {
+            variable |= match e {
+                Expr::Value(v) => matches!(v.value, sqlparser::ast::Value::Placeholder(_)),
+                Expr::Identifier(id) => {
+                    id.quote_style.is_none()
+                        && id.value.starts_with('@')
+                        && !id.value.starts_with("@@")
+                }
+                _ => false,
+            };
+            ControlFlow::<()>::Continue(())
+        });
+        if variable {
+            return Err(TranslateError::ViewVariable);
+        }
+        if create
+            .columns
+            .iter()
+            .any(|c| c.data_type.is_some() || c.options.is_some())
+        {
+            return unsupported("CREATE VIEW column list with types or options");
+        }
+        let names_in = self.catalog.current_schema();
+        let saved = (self.view_names_in.clone(), self.creating_view, self.named);
+        (self.view_names_in, self.creating_view, self.named) = (names_in.clone(), true, true);
+        let result = self.query(&create.query);
+        (self.view_names_in, self.creating_view, self.named) = saved;
+        let (_, columns) = result?;
+        let selected: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
+        let names: Vec<String> = if create.columns.is_empty() {
+            selected.clone()
+        } else if create.columns.len() != columns.len() {
+            return Err(TranslateError::ViewColumnCount);
+        } else {
+            if let Some(name) = first_duplicate(&selected) {
+                return unsupported(format!(
+                    "a view column list over a SELECT with two columns named '{name}'"
+                ));
+            }
+            create
+                .columns
+                .iter()
+                .map(|c| c.name.value.clone())
+                .collect()
+        };
+        if let Some(name) = first_duplicate(&names) {
+            return Err(TranslateError::DuplicateColumn(name));
+        }
+        let query = create.query.to_string();
+        if parse_view_query(&query).as_ref() != Some(create.query.as_ref()) {
+            return unsupported("a view whose SELECT does not print back as written");
+        }
+        let view_columns = columns
+            .iter()
+            .zip(&names)
+            .map(|(c, n)| self.view_column(c, n))
+            .collect();
+        let view = Table {
+            database: database.clone(),
+            name: name.clone(),
+            columns: view_columns,
+            view: Some(View {
+                query,
+                names_in: names_in.unwrap_or(database),
+                selected,
+            }),
+            ..Table::default()
+        };
+        let mut sql = Vec::new();
+        if let Some(old) = &replaced {
+            sql.push(format!("DROP VIEW {}", self.sqlite_table(old)));
+        }
+        sql.push(self.view_marker_sql(&view));
+        Ok(ddl(
+            sql,
+            if replaced.is_some() {
+                CatalogChange::Replace(view)
+            } else {
+                CatalogChange::Create(view)
+            },
+        ))
+    }
+
+    /// SQLite's stand-in for a view: a view of its name and column names that has no rows.
+    /// It holds the name in SQLite's schema (which changes the database's schema version, by
+    /// which the engine notices changed definitions); statements never read it, they read the
+    /// view's SELECT translated ([`Self::view_query`]), since a SQLite view outside `temp`
+    /// may not name the tables of another database, and an expression's MySQL type would not
+    /// survive SQLite's view.
+    fn view_marker_sql(&self, view: &Table) -> String {
+        let columns: Vec<String> = view
+            .columns
+            .iter()
+            .map(|c| format!("NULL AS {}", ident(&c.name)))
+            .collect();
+        format!(
+            "CREATE VIEW {} AS SELECT {} WHERE 0",
+            self.sqlite_table(view),
+            columns.join(", ")
+        )
+    }
+
+    /// A view's column as the catalog keeps it: a table column's declaration (under the
+    /// view's name for it), or for an expression one of its MySQL type without a declared
+    /// type (catalog statements cannot describe it as MySQL would).
+    fn view_column(&self, column: &OutColumn, name: &str) -> Column {
+        let declared = column.origin.as_ref().and_then(|o| {
+            self.catalog
+                .base_table(&o.database, &o.original_table)
+                .and_then(|t| t.column(&o.column).cloned())
+        });
+        match declared {
+            Some(c) if c.ty.ty() == column.ty => Column {
+                name: name.to_owned(),
+                auto_increment: false,
+                on_update_now: false,
+                ..c
+            },
+            _ => Column {
+                name: name.to_owned(),
+                ty: column_type_of(column.ty),
+                not_null: false,
+                has_default: true,
+                auto_increment: false,
+                on_update_now: false,
+                comment: None,
+                default: None,
+                declared: String::new(),
+            },
+        }
+    }
+
+    /// A view's SELECT translated as a derived table's, in the view's database and without
+    /// temporary tables, under the view's column names: MySQL's 1356 if it no longer
+    /// translates (a table or column gone).
+    fn view_query(&mut self, view: &Table) -> Result<(String, Vec<OutColumn>)> {
+        let definition = view.view.as_ref().expect("a view");
+        let shown = format!("{}.{}", view.database, view.name);
+        if self
+            .expanding
+            .iter()
+            .any(|v| v.eq_ignore_ascii_case(&shown))
+        {
+            return unsupported(format!("the view {shown}, whose SELECT reads itself"));
+        }
+        let Some(query) = parse_view_query(&definition.query) else {
+            return Err(TranslateError::InvalidView(shown));
+        };
+        let rewritten = crate::rollup::rewrite(&Statement::Query(Box::new(query.clone())))?;
+        let query = match rewritten {
+            Some(Statement::Query(q)) => *q,
+            _ => query,
+        };
+        let scopes = std::mem::take(&mut self.scopes);
+        let ctes = std::mem::take(&mut self.ctes);
+        let flags = (
+            self.clause,
+            self.in_aggregate,
+            self.numbered,
+            self.named,
+            self.view_names_in.replace(definition.names_in.clone()),
+            self.creating_view,
+        );
+        (
+            self.in_aggregate,
+            self.numbered,
+            self.named,
+            self.creating_view,
+        ) = (false, false, true, false);
+        self.expanding.push(shown.clone());
+        let result = self.query(&query);
+        self.expanding.pop();
+        (
+            self.clause,
+            self.in_aggregate,
+            self.numbered,
+            self.named,
+            self.view_names_in,
+            self.creating_view,
+        ) = flags;
+        self.scopes = scopes;
+        self.ctes = ctes;
+        let (sql, columns) = result.map_err(|err| match err {
+            TranslateError::Unsupported(_) | TranslateError::InvalidView(_) => err,
+            _ => TranslateError::InvalidView(shown.clone()),
+        })?;
+        // The columns the SELECT gave at the view's creation, found by name.
+        let mut picked = Vec::with_capacity(view.columns.len());
+        for (selected, column) in definition.selected.iter().zip(&view.columns) {
+            let Some(found) = columns
+                .iter()
+                .find(|c| c.name.eq_ignore_ascii_case(selected))
+            else {
+                return Err(TranslateError::InvalidView(shown));
+            };
+            picked.push(OutColumn {
+                name: column.name.clone(),
+                ..found.clone()
+            });
+        }
+        let as_selected = columns.len() == picked.len()
+            && columns.iter().zip(&picked).all(|(c, p)| c.name == p.name);
+        if as_selected {
+            return Ok((sql, picked));
+        }
+        let items: Vec<String> = definition
+            .selected
+            .iter()
+            .zip(&picked)
+            .map(|(selected, column)| format!("{} AS {}", ident(selected), ident(&column.name)))
+            .collect();
+        Ok((format!("SELECT {} FROM ({sql})", items.join(", ")), picked))
+    }
+
     fn drop(
         &mut self,
         object_type: ObjectType,
@@ -2689,11 +3015,17 @@ impl<'a> Translator<'a> {
                 let mut sql = Vec::new();
                 let mut changes = Vec::new();
                 let mut missing = Vec::new();
+                let mut views = Vec::new();
                 for n in names {
-                    match self.table(n) {
+                    match self.object(n) {
                         // DROP TEMPORARY TABLE drops only the session's temporary tables.
                         Ok(t) if temporary && !t.temporary => {
                             missing.push(format!("{}.{}", t.database, t.name));
+                        }
+                        // MySQL drops the tables named with it and fails (or, with IF EXISTS,
+                        // notes) on the view.
+                        Ok(t) if t.view.is_some() => {
+                            views.push(format!("{}.{}", t.database, t.name));
                         }
                         Ok(t) => {
                             sql.push(format!("DROP TABLE {}", self.sqlite_table(&t)));
@@ -2709,6 +3041,41 @@ impl<'a> Translator<'a> {
                 }
                 if !missing.is_empty() && !if_exists {
                     return Err(TranslateError::UnknownTable(missing.join(",")));
+                }
+                if let Some(view) = views.first()
+                    && !if_exists
+                {
+                    if !changes.is_empty() {
+                        return unsupported("DROP TABLE naming tables and a view");
+                    }
+                    return Err(TranslateError::IsView(view.clone()));
+                }
+                Ok(ddl(sql, CatalogChange::Several(changes)))
+            }
+            ObjectType::View => {
+                let mut sql = Vec::new();
+                let mut changes = Vec::new();
+                let mut missing = Vec::new();
+                for n in names {
+                    let (database, name) = self.located(n)?;
+                    match self.catalog.base_table(&database, &name) {
+                        Some(t) if t.view.is_some() => {
+                            sql.push(format!("DROP VIEW {}", self.sqlite_table(&t)));
+                            changes.push(CatalogChange::Drop {
+                                database: t.database,
+                                table: t.name,
+                                temporary: false,
+                            });
+                        }
+                        _ => missing.push(format!("{database}.{name}")),
+                    }
+                }
+                if !missing.is_empty() && !if_exists {
+                    // MySQL drops the views that exist and names the others.
+                    if !changes.is_empty() {
+                        return unsupported("DROP VIEW naming views that do not exist");
+                    }
+                    return Err(TranslateError::UnknownView(missing.join(",")));
                 }
                 Ok(ddl(sql, CatalogChange::Several(changes)))
             }
@@ -3287,6 +3654,53 @@ fn ddl(sql: Vec<String>, change: CatalogChange) -> Translation {
         reserves: None,
         found_rows: None,
         into: Vec::new(),
+    }
+}
+
+/// A view's SELECT parsed from its kept text.
+fn parse_view_query(text: &str) -> Option<Query> {
+    let parsed = xrpc_sql::parse_one_statement(text, &xrpc_sql::Options::default()).ok()?;
+    match parsed.statement() {
+        Some(Statement::Query(q)) => Some(q.as_ref().clone()),
+        _ => None,
+    }
+}
+
+/// The first name that appears twice (case-insensitive, as MySQL's column names compare).
+fn first_duplicate(names: &[String]) -> Option<String> {
+    names.iter().enumerate().find_map(|(i, n)| {
+        names[..i]
+            .iter()
+            .any(|m| m.eq_ignore_ascii_case(n))
+            .then(|| n.clone())
+    })
+}
+
+/// A column type holding an expression's values, for a view's computed column.
+fn column_type_of(ty: Ty) -> ColumnType {
+    match ty {
+        Ty::Int => ColumnType::Int {
+            min: i64::MIN,
+            max: i64::MAX,
+        },
+        Ty::Decimal(scale) => ColumnType::Decimal {
+            precision: 65,
+            scale,
+        },
+        Ty::Double => ColumnType::Double,
+        Ty::Float => ColumnType::Float,
+        Ty::Bytes => ColumnType::Bytes { length: u32::MAX },
+        Ty::Date => ColumnType::Date,
+        Ty::DateTime => ColumnType::DateTime { fsp: 6 },
+        Ty::Time => ColumnType::Time { fsp: 6 },
+        Ty::Str(collation) => ColumnType::VarChar {
+            length: u32::MAX,
+            collation,
+        },
+        Ty::Null | Ty::Dyn => ColumnType::VarChar {
+            length: u32::MAX,
+            collation: Collation::Ci,
+        },
     }
 }
 

@@ -25,3 +25,16 @@ fn the_corpus_answers_as_mariadb_does() {
     println!("{report}");
     assert_eq!(report.count(Class::Silent), 0, "{report}");
 }
+
+/// Views (`tests/corpus/views.sql`): every statement answers as MariaDB's, a refusal included.
+#[test]
+fn views_answer_as_mariadb_does() {
+    let server = xrpc_testkit::MariaDb::start().expect("MariaDB for the differential corpus");
+    let scripts = corpus_scripts(include_str!("corpus/views.sql"));
+    let report = compare(&server, &scripts, "views", |_| {
+        let mut node = Node::new();
+        move |statement: &str| node.run(statement)
+    });
+    println!("{report}");
+    assert_eq!(report.identical_scripts, report.scripts, "{report}");
+}

@@ -1499,3 +1499,35 @@ SELECT u FROM tm WHERE id = 4;
 CREATE TABLE tm7 (t TIME(7));
 CREATE TABLE dt7 (d DATETIME(7));
 SELECT MAX(t), MIN(t), MAX(u), MIN(u) FROM tm;
+
+-- script: INSERT into a view is refused
+CREATE TABLE t (a INT, b INT);
+CREATE VIEW v AS SELECT a, b FROM t;
+INSERT INTO v VALUES (2, 2);
+
+-- script: UPDATE of a view is refused
+CREATE TABLE t (a INT, b INT);
+INSERT INTO t VALUES (1, 1);
+CREATE VIEW v AS SELECT a, b FROM t;
+UPDATE v SET b = 3;
+
+-- script: DELETE from a view is refused
+CREATE TABLE t (a INT, b INT);
+INSERT INTO t VALUES (1, 1);
+CREATE VIEW v AS SELECT a, b FROM t;
+DELETE FROM v WHERE a = 1;
+
+-- script: SHOW CREATE VIEW is refused
+CREATE TABLE t (a INT, b INT);
+CREATE VIEW v AS SELECT a, b FROM t;
+SHOW CREATE VIEW v;
+
+-- script: a view's computed column is not described
+CREATE TABLE t (a INT, b INT);
+CREATE VIEW totals AS SELECT a, SUM(b) AS s FROM t GROUP BY a;
+DESCRIBE totals;
+
+-- script: information_schema's columns are not listed beside a view's computed column
+CREATE TABLE t (a INT, b INT);
+CREATE VIEW totals AS SELECT a, SUM(b) AS s FROM t GROUP BY a;
+SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't';
