@@ -1879,7 +1879,7 @@ impl SqliteConn {
     }
 
     /// Refuses a statement that may read `information_schema.COLUMNS` while a translated view
-    /// has a computed column (its type there would not be MySQL's).
+    /// has a column without a declared type (its type there would not be MySQL's).
     pub(super) fn refuse_undescribed_views(&self, sql: &str) -> Result<(), SqlError> {
         match self.undescribed_views.first() {
             Some((_, view)) if xrpc_engine::lex::contains_ignore_case(sql, "columns") => {
@@ -2015,13 +2015,14 @@ impl SqliteConn {
     }
 }
 
-/// The refusal to describe a translated view's computed columns.
+/// The refusal to describe a translated view's columns that are not table columns as declared
+/// (computed, of a union, of the outer side of a join).
 fn undescribed(view: &str) -> SqlError {
     SqlError::new(
         &codes::NOT_SUPPORTED_YET,
         format!(
             "This version of MySQL doesn't yet support 'the column types of the view {view}, \
-             which has computed columns'"
+             which MySQL derives from its SELECT'"
         ),
     )
 }

@@ -781,8 +781,9 @@ pub struct SqliteConn {
     schema_change: Option<Option<String>>,
     /// The catalog version `information_schema` was last rebuilt at (see `catalog`).
     catalog_built: Option<Vec<i64>>,
-    /// The translated views (database, name) with a computed column, as of the last rebuild:
-    /// MySQL describes such a column by a type the node does not derive (see `catalog`).
+    /// The translated views (database, name) with a column that is not a table column as
+    /// declared, as of the last rebuild: MySQL describes such a column by a type the node does
+    /// not derive (see `catalog`).
     undescribed_views: Vec<(String, String)>,
     /// Whether a table (database, name) has an auto-increment column, with the database's
     /// `schema_version` it was read at (another connection may have recreated the table).

@@ -2840,10 +2840,11 @@ impl<'a> Translator<'a> {
         if parse_view_query(&query).as_ref() != Some(create.query.as_ref()) {
             return unsupported("a view whose SELECT does not print back as written");
         }
+        let plain = plain_columns(&create.query);
         let view_columns = columns
             .iter()
             .zip(&names)
-            .map(|(c, n)| self.view_column(c, n))
+            .map(|(c, n)| self.view_column(c, n, plain))
             .collect();
         let view = Table {
             database: database.clone(),
@@ -2892,9 +2893,11 @@ impl<'a> Translator<'a> {
 
     /// A view's column as the catalog keeps it: a table column's declaration (under the
     /// view's name for it), or for an expression one of its MySQL type without a declared
-    /// type (catalog statements cannot describe it as MySQL would).
-    fn view_column(&self, column: &OutColumn, name: &str) -> Column {
-        let declared = column.origin.as_ref().and_then(|o| {
+    /// type (catalog statements cannot describe it as MySQL would). A SELECT that is not
+    /// [`plain_columns`] has no declared types: MySQL describes a union's column by the types
+    /// of all its members, and the outer side of a join as nullable.
+    fn view_column(&self, column: &OutColumn, name: &str, plain: bool) -> Column {
+        let declared = column.origin.as_ref().filter(|_| plain).and_then(|o| {
             self.catalog
                 .base_table(&o.database, &o.original_table)
                 .and_then(|t| t.column(&o.column).cloned())
@@ -2902,8 +2905,6 @@ impl<'a> Translator<'a> {
         match declared {
             Some(c) if c.ty.ty() == column.ty => Column {
                 name: name.to_owned(),
-                auto_increment: false,
-                on_update_now: false,
                 ..c
             },
             _ => Column {
@@ -3663,6 +3664,37 @@ fn parse_view_query(text: &str) -> Option<Query> {
     match parsed.statement() {
         Some(Statement::Query(q)) => Some(q.as_ref().clone()),
         _ => None,
+    }
+}
+
+/// Whether a query's columns are its tables' columns as declared: no set operation and no
+/// outer join, in it or in its derived tables.
+fn plain_columns(query: &Query) -> bool {
+    fn factor(f: &TableFactor) -> bool {
+        match f {
+            TableFactor::Derived { subquery, .. } => plain_columns(subquery),
+            TableFactor::NestedJoin {
+                table_with_joins, ..
+            } => joined(table_with_joins),
+            _ => true,
+        }
+    }
+    fn joined(twj: &TableWithJoins) -> bool {
+        factor(&twj.relation)
+            && twj.joins.iter().all(|j| {
+                matches!(
+                    j.join_operator,
+                    JoinOperator::Join(_)
+                        | JoinOperator::Inner(_)
+                        | JoinOperator::StraightJoin(_)
+                        | JoinOperator::CrossJoin(_)
+                ) && factor(&j.relation)
+            })
+    }
+    match query.body.as_ref() {
+        SetExpr::Select(select) => select.from.iter().all(joined),
+        SetExpr::Query(q) => plain_columns(q),
+        _ => false,
     }
 }
 

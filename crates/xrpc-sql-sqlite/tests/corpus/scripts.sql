@@ -1531,3 +1531,15 @@ DESCRIBE totals;
 CREATE TABLE t (a INT, b INT);
 CREATE VIEW totals AS SELECT a, SUM(b) AS s FROM t GROUP BY a;
 SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't';
+
+-- script: a view's column from the outer side of a join is not described
+CREATE TABLE p (id INT NOT NULL, name VARCHAR(5) NOT NULL);
+CREATE TABLE q (id INT NOT NULL, label VARCHAR(10) NOT NULL);
+CREATE VIEW j AS SELECT p.id, q.label FROM p LEFT JOIN q ON q.id = p.id;
+DESCRIBE j;
+
+-- script: a view's union column is not described
+CREATE TABLE p (id INT NOT NULL, name VARCHAR(5) NOT NULL);
+CREATE TABLE q (id INT NOT NULL, label VARCHAR(10) NOT NULL);
+CREATE VIEW un AS SELECT name FROM p UNION SELECT label FROM q;
+SHOW COLUMNS FROM un;

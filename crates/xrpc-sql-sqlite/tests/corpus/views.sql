@@ -103,3 +103,49 @@ INSERT INTO t VALUES (1, 1);
 CREATE VIEW v AS SELECT a, SUM(b) AS s FROM t GROUP BY a;
 INSERT INTO t SELECT a + 1, s FROM v;
 SELECT * FROM t ORDER BY a;
+
+-- script: views of unions, subqueries, DISTINCT, LIMIT and common table expressions
+CREATE TABLE t (a INT, b VARCHAR(10));
+INSERT INTO t VALUES (1, 'x'), (2, 'X'), (3, 'y'), (3, 'z');
+CREATE VIEW u AS SELECT a FROM t WHERE a < 2 UNION SELECT a FROM t WHERE a > 2;
+SELECT * FROM u ORDER BY a;
+CREATE VIEW d AS SELECT DISTINCT b FROM t;
+SELECT COUNT(*) FROM d;
+CREATE VIEW top2 AS SELECT a, b FROM t ORDER BY a DESC, b LIMIT 2;
+SELECT * FROM top2 ORDER BY b;
+CREATE VIEW c AS WITH big AS (SELECT a FROM t WHERE a > 1) SELECT COUNT(*) AS n FROM big;
+SELECT n FROM c;
+CREATE VIEW s AS SELECT a FROM t WHERE a IN (SELECT a FROM t WHERE b = 'y');
+SELECT * FROM s;
+SELECT a FROM t WHERE a IN (SELECT a FROM u) ORDER BY a;
+SELECT x.a, y.b FROM u x JOIN t y ON y.a = x.a ORDER BY x.a, y.b;
+SELECT (SELECT MAX(a) FROM u) AS m;
+CREATE VIEW e AS SELECT a + 1, b, CONCAT(b, '!') FROM t;
+SELECT `a + 1`, `CONCAT(b, '!')` FROM e ORDER BY 1, 2;
+CREATE VIEW cased AS SELECT A, B AS Bee FROM t;
+SELECT a, bee FROM cased ORDER BY a, bee;
+SELECT * FROM cased c1 JOIN cased c2 USING (a) ORDER BY 1, 2, 3;
+
+-- script: reading a view to write a table
+CREATE TABLE t (a INT, b DECIMAL(6,2));
+INSERT INTO t VALUES (1, 1.25), (1, 2.50), (2, 0.10);
+CREATE VIEW sums AS SELECT a, SUM(b) AS total FROM t GROUP BY a;
+CREATE TABLE copy AS SELECT a FROM sums;
+SELECT * FROM copy ORDER BY a;
+CREATE TABLE other (a INT, total DECIMAL(10,2));
+INSERT INTO other SELECT a, total FROM sums;
+SELECT * FROM other ORDER BY a;
+UPDATE other JOIN sums ON sums.a = other.a SET other.total = sums.total * 2;
+SELECT * FROM other ORDER BY a;
+DELETE FROM other WHERE a IN (SELECT a FROM sums WHERE total > 1);
+SELECT * FROM other;
+
+-- script: a temporary table hides a view of its name
+CREATE TABLE t (a INT);
+INSERT INTO t VALUES (1);
+CREATE VIEW v AS SELECT a FROM t;
+CREATE TEMPORARY TABLE v (a INT);
+INSERT INTO v VALUES (5);
+SELECT * FROM v;
+DROP TEMPORARY TABLE v;
+SELECT * FROM v;
