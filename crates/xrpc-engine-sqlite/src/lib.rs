@@ -2436,6 +2436,12 @@ fn quote(name: &str) -> String {
 /// Maps a rusqlite error onto the wire error table; `interrupted` says whether the statement
 /// was killed (a busy wait cut short by a kill reports as interrupted).
 fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
+    // A refusal raised by the function library in SQL run as text (a view's stand-in read).
+    if let Some(refusal) =
+        translated::library_error(&err).filter(|e| e.code == codes::NOT_SUPPORTED_YET.code)
+    {
+        return refusal;
+    }
     let (sqlite, message) = match &err {
         rusqlite::Error::SqliteFailure(e, msg) => {
             (Some(*e), msg.clone().unwrap_or_else(|| e.to_string()))

@@ -851,7 +851,7 @@ impl ResultSink for CountingSink<'_> {
 }
 
 /// A function library error as MySQL's.
-fn library_error(err: &rusqlite::Error) -> Option<SqlError> {
+pub(crate) fn library_error(err: &rusqlite::Error) -> Option<SqlError> {
     let e = error_of(err)?;
     let code = u32::from(e.code);
     Some(SqlError {

@@ -2872,12 +2872,13 @@ impl<'a> Translator<'a> {
         ))
     }
 
-    /// SQLite's stand-in for a view: a view of its name and column names that has no rows.
-    /// It holds the name in SQLite's schema (which changes the database's schema version, by
-    /// which the engine notices changed definitions); statements never read it, they read the
+    /// SQLite's stand-in for a view: a view of its name and column names. It holds the name
+    /// in SQLite's schema (which changes the database's schema version, by which the engine
+    /// notices changed definitions); translated statements never read it, they read the
     /// view's SELECT translated ([`Self::view_query`]), since a SQLite view outside `temp`
     /// may not name the tables of another database, and an expression's MySQL type would not
-    /// survive SQLite's view.
+    /// survive SQLite's view. A statement that reads it all the same (SQL run as text) fails
+    /// with 1235 (`my_view_stand_in`) rather than reading no rows.
     fn view_marker_sql(&self, view: &Table) -> String {
         let columns: Vec<String> = view
             .columns
@@ -2885,9 +2886,10 @@ impl<'a> Translator<'a> {
             .map(|c| format!("NULL AS {}", ident(&c.name)))
             .collect();
         format!(
-            "CREATE VIEW {} AS SELECT {} WHERE 0",
+            "CREATE VIEW {} AS SELECT {} WHERE my_view_stand_in({})",
             self.sqlite_table(view),
-            columns.join(", ")
+            columns.join(", "),
+            quote(&format!("{}.{}", view.database, view.name))
         )
     }
 
