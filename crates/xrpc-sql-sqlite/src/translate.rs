@@ -1,12 +1,12 @@
 //! Statements: queries with their name scopes, the DML forms and the DDL forms.
 
 use sqlparser::ast::{
-    AlterTableOperation, AssignmentTarget, ColumnOption, CreateIndex, CreateTable,
-    CreateTableOptions, CreateView, DataType, Delete, Expr, FromTable, GroupByExpr, Insert,
-    JoinConstraint, JoinOperator, LimitClause, ObjectName, ObjectNamePart, ObjectType, OnInsert,
-    OrderByExpr, OrderByKind, Query, ReferentialAction, Select, SelectItem,
-    SelectItemQualifiedWildcardKind, SetExpr, SetOperator, SetQuantifier, Statement,
-    TableConstraint, TableFactor, TableObject, TableWithJoins, Update,
+    AlterTableOperation, AlterView, AlterViewOperation, AssignmentTarget, ColumnOption,
+    CreateIndex, CreateTable, CreateTableOptions, CreateView, DataType, Delete, Expr, FromTable,
+    GranteeName, GroupByExpr, Insert, JoinConstraint, JoinOperator, LimitClause, ObjectName,
+    ObjectNamePart, ObjectType, OnInsert, OrderByExpr, OrderByKind, Query, ReferentialAction,
+    Select, SelectItem, SelectItemQualifiedWildcardKind, SetExpr, SetOperator, SetQuantifier,
+    Statement, TableConstraint, TableFactor, TableObject, TableWithJoins, Update,
 };
 
 use crate::error::{TranslateError, unsupported};
@@ -333,6 +333,7 @@ impl<'a> Translator<'a> {
             Statement::CreateTable(create) => self.create_table(create),
             Statement::CreateIndex(create) => self.create_index(create),
             Statement::CreateView(create) => self.create_view(create),
+            Statement::AlterView(alter) => self.alter_view(alter),
             Statement::Drop {
                 object_type,
                 if_exists,
@@ -2770,25 +2771,76 @@ impl<'a> Translator<'a> {
                 first_words(&create.to_string())
             ));
         }
-        if create.params.as_ref().is_some_and(|p| p.definer.is_some()) {
-            return unsupported("CREATE VIEW with DEFINER");
+        // The node has no users of its own to run a view as: DEFINER may name only the
+        // session's, and SQL SECURITY and ALGORITHM change nothing a SELECT reads.
+        if let Some(definer) = create.params.as_ref().and_then(|p| p.definer.as_ref())
+            && !matches!(definer, GranteeName::ObjectName(n)
+                if n.to_string().eq_ignore_ascii_case("CURRENT_USER"))
+        {
+            return unsupported(format!("CREATE VIEW with DEFINER={definer}"));
         }
-        let (database, name) = self.located(&create.name)?;
+        if create
+            .columns
+            .iter()
+            .any(|c| c.data_type.is_some() || c.options.is_some())
+        {
+            return unsupported("CREATE VIEW column list with types or options");
+        }
+        let columns: Vec<String> = create
+            .columns
+            .iter()
+            .map(|c| c.name.value.clone())
+            .collect();
+        let mode = if create.or_replace {
+            ViewMode::Replace
+        } else {
+            ViewMode::Create
+        };
+        self.define_view(&create.name, &columns, &create.query, mode)
+    }
+
+    /// `ALTER VIEW v [(columns)] AS SELECT …`: a new definition of a view that exists.
+    fn alter_view(&mut self, alter: &AlterView) -> Result<Translation> {
+        match &alter.operation {
+            AlterViewOperation::As {
+                columns,
+                query,
+                with_options,
+            } if !alter.materialized && !alter.if_exists && with_options.is_empty() => {
+                let columns: Vec<String> = columns.iter().map(|c| c.value.clone()).collect();
+                self.define_view(&alter.name, &columns, query, ViewMode::Alter)
+            }
+            _ => unsupported(format!("ALTER VIEW {}", alter.name)),
+        }
+    }
+
+    /// A view's definition (CREATE, CREATE OR REPLACE, ALTER): see [`Self::create_view`].
+    fn define_view(
+        &mut self,
+        view_name: &ObjectName,
+        column_list: &[String],
+        select: &Query,
+        mode: ViewMode,
+    ) -> Result<Translation> {
+        let (database, name) = self.located(view_name)?;
         if !self.catalog.has_database(&database) {
             return Err(TranslateError::UnknownDatabase(database));
         }
-        let replaced = match self.catalog.base_table(&database, &name) {
-            Some(t) if t.view.is_none() && create.or_replace => {
+        let replaced = match (self.catalog.base_table(&database, &name), mode) {
+            (Some(t), ViewMode::Replace | ViewMode::Alter) if t.view.is_none() => {
                 return Err(TranslateError::WrongObject(
                     format!("{database}.{name}"),
                     "VIEW",
                 ));
             }
-            Some(_) if !create.or_replace => return Err(TranslateError::TableExists(name)),
-            found => found,
+            (Some(_), ViewMode::Create) => return Err(TranslateError::TableExists(name)),
+            (None, ViewMode::Alter) => {
+                return Err(TranslateError::NoSuchTable(format!("{database}.{name}")));
+            }
+            (found, _) => found,
         };
         let mut variable = false;
-        let _ = visit_expressions(create.query.as_ref(), |e| {
+        let _ = visit_expressions(select, |e| {
             variable |= match e {
                 Expr::Value(v) => matches!(v.value, sqlparser::ast::Value::Placeholder(_)),
                 Expr::Identifier(id) => {
@@ -2803,23 +2855,16 @@ impl<'a> Translator<'a> {
         if variable {
             return Err(TranslateError::ViewVariable);
         }
-        if create
-            .columns
-            .iter()
-            .any(|c| c.data_type.is_some() || c.options.is_some())
-        {
-            return unsupported("CREATE VIEW column list with types or options");
-        }
         let names_in = self.catalog.current_schema();
         let saved = (self.view_names_in.clone(), self.creating_view, self.named);
         (self.view_names_in, self.creating_view, self.named) = (names_in.clone(), true, true);
-        let result = self.query(&create.query);
+        let result = self.query(select);
         (self.view_names_in, self.creating_view, self.named) = saved;
         let (_, columns) = result?;
         let selected: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
-        let names: Vec<String> = if create.columns.is_empty() {
+        let names: Vec<String> = if column_list.is_empty() {
             selected.clone()
-        } else if create.columns.len() != columns.len() {
+        } else if column_list.len() != columns.len() {
             return Err(TranslateError::ViewColumnCount);
         } else {
             if let Some(name) = first_duplicate(&selected) {
@@ -2827,20 +2872,16 @@ impl<'a> Translator<'a> {
                     "a view column list over a SELECT with two columns named '{name}'"
                 ));
             }
-            create
-                .columns
-                .iter()
-                .map(|c| c.name.value.clone())
-                .collect()
+            column_list.to_vec()
         };
         if let Some(name) = first_duplicate(&names) {
             return Err(TranslateError::DuplicateColumn(name));
         }
-        let query = create.query.to_string();
-        if parse_view_query(&query).as_ref() != Some(create.query.as_ref()) {
+        let query = select.to_string();
+        if parse_view_query(&query).as_ref() != Some(select) {
             return unsupported("a view whose SELECT does not print back as written");
         }
-        let plain = plain_columns(&create.query);
+        let plain = plain_columns(select);
         let view_columns = columns
             .iter()
             .zip(&names)
@@ -3658,6 +3699,17 @@ fn ddl(sql: Vec<String>, change: CatalogChange) -> Translation {
         found_rows: None,
         into: Vec::new(),
     }
+}
+
+/// How a view's definition treats a view of its name.
+#[derive(Debug, Clone, Copy)]
+enum ViewMode {
+    /// CREATE VIEW: none may exist.
+    Create,
+    /// CREATE OR REPLACE VIEW: a view's definition is replaced.
+    Replace,
+    /// ALTER VIEW: the view must exist.
+    Alter,
 }
 
 /// A view's SELECT parsed from its kept text.

@@ -1549,3 +1549,16 @@ CREATE TABLE t (a INT);
 INSERT INTO t VALUES (1);
 CREATE VIEW v AS SELECT a FROM t;
 SELECT v.a, s.SCHEMA_NAME FROM v JOIN information_schema.SCHEMATA s ON s.SCHEMA_NAME = DATABASE();
+
+-- script: a view's CHECK OPTION is refused
+CREATE TABLE t (a INT);
+CREATE VIEW v AS SELECT a FROM t WHERE a > 2 WITH CASCADED CHECK OPTION;
+
+-- script: ALTER VIEW with ALGORITHM is refused
+CREATE TABLE t (a INT);
+CREATE VIEW v AS SELECT a FROM t;
+ALTER ALGORITHM=MERGE VIEW v AS SELECT a + 1 AS b FROM t;
+
+-- script: a view's DEFINER other than the session's user is refused
+CREATE TABLE t (a INT);
+CREATE DEFINER=`someone`@`localhost` VIEW v AS SELECT a FROM t;
