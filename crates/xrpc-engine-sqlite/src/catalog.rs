@@ -15,7 +15,8 @@
 //! | `SHOW [FULL] TABLES [FROM \| IN db] [LIKE 'p']` | `Tables_in_db` (and `Table_type` with FULL) |
 //! | `SHOW [FULL] COLUMNS \| FIELDS FROM t [FROM db] [LIKE 'p']`, `DESCRIBE \| DESC \| EXPLAIN t` | `Field`, `Type`, `Null`, `Key`, `Default`, `Extra` (FULL adds `Collation`, `Privileges`, `Comment`) |
 //! | `SHOW INDEX \| INDEXES \| KEYS FROM t [FROM db]` | MySQL 8's 15 columns, `Table` … `Expression` |
-//! | `SHOW CREATE TABLE t`, `SHOW CREATE DATABASE db` | DDL in MySQL's form, generated from the catalog |
+//! | `SHOW CREATE TABLE t`, `SHOW CREATE DATABASE db` | DDL in MySQL's form, generated from the catalog (a translated view's is 1235) |
+//! | `SHOW CREATE VIEW v` | 1347 for a table, 1146 for neither; a view's is 1235 (MariaDB prints the SELECT as it rewrote it, with every name qualified) |
 //! | `SHOW ENGINES` | one row, `SQLite`, `DEFAULT` |
 //! | `SHOW WARNINGS [LIMIT …]` | the session's diagnostics (`Level`, `Code` UINT, `Message`): conversions MySQL warns about, and the error of a statement that failed (Level `Error`) |
 //! | `SHOW ERRORS [LIMIT …]` | the same, errors only |
@@ -70,7 +71,12 @@
 //! `bigint(20) unsigned`, `longtext`, `timestamp`, `enum('a','b')`), a column collation other
 //! than the table's, `ON UPDATE current_timestamp()`, indexes under their MySQL names, the
 //! declared engine (else InnoDB), and in SHOW CREATE TABLE the table options in MariaDB's order
-//! with the next AUTO_INCREMENT value.
+//! with the next AUTO_INCREMENT value. A translated view's column is described as the table
+//! column it is (its type, NULL-ability and default; no key or extra; an AUTO_INCREMENT one's
+//! default is 0), as MariaDB does; a view with a column that is not a table column as declared
+//! (an expression, a union's column, the outer side of a join), whose type MariaDB derives from
+//! the SELECT, is not described: SHOW COLUMNS and DESCRIBE of it, and any statement naming
+//! `information_schema` and `COLUMNS` while such a view exists, are 1235.
 
 use xrpc_proto::codes;
 use xrpc_proto::value::Value;

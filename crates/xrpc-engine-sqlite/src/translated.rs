@@ -26,6 +26,11 @@
 //! INDEX and SHOW CREATE TABLE of it (they describe the database's tables). A temporary table is
 //! session state: the connection stays with its session, and a reset drops it.
 //!
+//! A view (`CREATE VIEW`) is kept there too, as its SELECT's text with the column types it gave
+//! (`Table::view`); SQLite's own object of its name is the translation's stand-in view, which
+//! only holds the name (see `xrpc_sql_sqlite`'s module docs), so a database's kept definitions
+//! hold its tables and its views and SQLite's tables are its tables only.
+//!
 //! Clients neither read nor write [`CATALOG_TABLE`] (the `authorizer` refuses it as a table that
 //! does not exist) and SHOW TABLES and `information_schema` do not list it.
 //!

@@ -2858,7 +2858,10 @@ impl<'a> Translator<'a> {
         let names_in = self.catalog.current_schema();
         let saved = (self.view_names_in.clone(), self.creating_view, self.named);
         (self.view_names_in, self.creating_view, self.named) = (names_in.clone(), true, true);
+        // A SELECT that reads the view itself, through other views, is MySQL's 1146 for it.
+        self.expanding.push(format!("{database}.{name}"));
         let result = self.query(select);
+        self.expanding.pop();
         (self.view_names_in, self.creating_view, self.named) = saved;
         let (_, columns) = result?;
         let selected: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
@@ -2975,7 +2978,7 @@ impl<'a> Translator<'a> {
             .iter()
             .any(|v| v.eq_ignore_ascii_case(&shown))
         {
-            return unsupported(format!("the view {shown}, whose SELECT reads itself"));
+            return Err(TranslateError::NoSuchTable(shown));
         }
         let Some(query) = parse_view_query(&definition.query) else {
             return Err(TranslateError::InvalidView(shown));
@@ -3016,6 +3019,12 @@ impl<'a> Translator<'a> {
         self.ctes = ctes;
         let (sql, columns) = result.map_err(|err| match err {
             TranslateError::Unsupported(_) | TranslateError::InvalidView(_) => err,
+            // A view that reads itself: the error of the view being defined.
+            TranslateError::NoSuchTable(ref name)
+                if self.expanding.iter().any(|v| v.eq_ignore_ascii_case(name)) =>
+            {
+                err
+            }
             _ => TranslateError::InvalidView(shown.clone()),
         })?;
         // The columns the SELECT gave at the view's creation, found by name.
