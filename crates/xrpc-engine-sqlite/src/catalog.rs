@@ -1459,12 +1459,7 @@ impl SqliteConn {
                 self.query(sql, &[text(Some(&db)), text(Some(&table))], sink)
             }
             Stmt::ShowCreateTable { table, db } => {
-                let db = self.resolve_db(db.as_deref())?;
-                let entry = self
-                    .read_catalog(Some((&db, &table)))?
-                    .into_iter()
-                    .next()
-                    .ok_or_else(|| no_such_table(&db, &table))?;
+                let (_, entry) = self.catalog_entry(db.as_deref(), &table)?;
                 if entry.view && entry.kept {
                     // MariaDB prints the view's SELECT as it rewrote it (every name qualified,
                     // its own spacing), which the kept text is not.
@@ -1498,12 +1493,7 @@ impl SqliteConn {
                 }
             }
             Stmt::ShowCreateView { table, db } => {
-                let db = self.resolve_db(db.as_deref())?;
-                let entry = self
-                    .read_catalog(Some((&db, &table)))?
-                    .into_iter()
-                    .next()
-                    .ok_or_else(|| no_such_table(&db, &table))?;
+                let (db, entry) = self.catalog_entry(db.as_deref(), &table)?;
                 if !entry.view {
                     return Err(SqlError::new(
                         &codes::WRONG_OBJECT,
@@ -1656,6 +1646,22 @@ impl SqliteConn {
         } else {
             Err(unknown_db(db.unwrap_or(&name)))
         }
+    }
+
+    /// The database a SHOW names (or the current one) and its table or view `table` (1146 if
+    /// there is none).
+    fn catalog_entry(
+        &self,
+        db: Option<&str>,
+        table: &str,
+    ) -> Result<(String, TableEntry), SqlError> {
+        let db = self.resolve_db(db)?;
+        let entry = self
+            .read_catalog(Some((&db, table)))?
+            .into_iter()
+            .next()
+            .ok_or_else(|| no_such_table(&db, table))?;
+        Ok((db, entry))
     }
 
     fn require_table(&self, db: &str, table: &str) -> Result<(), SqlError> {

@@ -758,17 +758,7 @@ impl<'a> Translator<'a> {
             if op == "UNION" && matches!(ty.ty(), Ty::Str(_) | Ty::Decimal(_)) {
                 return unsupported("recursive UNION DISTINCT of text or decimal columns");
             }
-            stored.push(Column {
-                name: column_name.clone(),
-                ty,
-                not_null: false,
-                has_default: true,
-                auto_increment: false,
-                on_update_now: false,
-                comment: None,
-                default: None,
-                declared: String::new(),
-            });
+            stored.push(Column::undeclared(column_name.clone(), ty));
         }
         let columns: Vec<OutColumn> = names
             .iter()
@@ -2953,17 +2943,7 @@ impl<'a> Translator<'a> {
                 name: name.to_owned(),
                 ..c
             },
-            _ => Column {
-                name: name.to_owned(),
-                ty: column_type_of(column.ty),
-                not_null: false,
-                has_default: true,
-                auto_increment: false,
-                on_update_now: false,
-                comment: None,
-                default: None,
-                declared: String::new(),
-            },
+            _ => Column::undeclared(name.to_owned(), column_type_of(column.ty)),
         }
     }
 

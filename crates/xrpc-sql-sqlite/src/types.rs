@@ -288,6 +288,24 @@ pub struct Column {
     pub declared: String,
 }
 
+impl Column {
+    /// A nullable column of type `ty` with no declaration of its own (no default but NULL,
+    /// no attributes, [`Column::declared`] empty): a value computed into a column.
+    pub fn undeclared(name: String, ty: ColumnType) -> Self {
+        Self {
+            name,
+            ty,
+            not_null: false,
+            has_default: true,
+            auto_increment: false,
+            on_update_now: false,
+            comment: None,
+            default: None,
+            declared: String::new(),
+        }
+    }
+}
+
 /// A kept [`ColumnType`], including the form definitions kept before TIME had fraction digits
 /// (a bare `Time`).
 fn kept_column_type<'de, D: serde::Deserializer<'de>>(d: D) -> Result<ColumnType, D::Error> {
