@@ -1926,8 +1926,8 @@ impl SqliteConn {
         let mut insert_table = self
             .conn
             .prepare(
-                "INSERT INTO information_schema.TABLES VALUES ('def', ?1, ?2, ?3, ?4, 10, ?5, NULL, NULL, \
-                 ?6, '', '')",
+                "INSERT INTO information_schema.TABLES VALUES ('def', ?1, ?2, ?3, ?4, ?5, ?6, NULL, NULL, \
+                 ?7, ?8, ?9)",
             )
             .map_err(map)?;
         let mut insert_column = self
@@ -1945,19 +1945,24 @@ impl SqliteConn {
             )
             .map_err(map)?;
         for t in tables {
-            let (kind, engine, format, collation) = if t.view {
-                ("VIEW", None, None, None)
+            // A view's row is MySQL's: no engine, version, format, collation or options, and
+            // the comment `VIEW`.
+            let (kind, engine, version, format, collation, options, comment) = if t.view {
+                ("VIEW", None, None, None, None, None, "VIEW")
             } else {
                 (
                     "BASE TABLE",
                     Some(t.engine.as_deref().unwrap_or("SQLite")),
+                    Some(10),
                     Some("Dynamic"),
                     Some("utf8mb4_general_ci"),
+                    Some(""),
+                    "",
                 )
             };
             insert_table
                 .execute(rusqlite::params![
-                    t.db, t.name, kind, engine, format, collation
+                    t.db, t.name, kind, engine, version, format, collation, options, comment
                 ])
                 .map_err(map)?;
             let auto = t.auto_increment_column();
