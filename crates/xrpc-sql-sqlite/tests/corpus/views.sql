@@ -177,3 +177,18 @@ CREATE OR REPLACE VIEW v AS SELECT a FROM v;
 ALTER VIEW v AS SELECT a FROM w;
 SELECT * FROM v;
 SELECT * FROM w;
+
+-- script: writes to the table a view reads, through the view
+CREATE TABLE t (a INT, b INT);
+INSERT INTO t VALUES (1, 1), (2, 2), (3, 3);
+CREATE VIEW v AS SELECT a FROM t WHERE b > 1;
+UPDATE t SET b = 9 WHERE a IN (SELECT a FROM v);
+SELECT * FROM t ORDER BY a;
+INSERT INTO t SELECT a + 10, 0 FROM v;
+SELECT * FROM t ORDER BY a;
+UPDATE t JOIN v ON v.a = t.a SET t.b = 5;
+SELECT * FROM t ORDER BY a;
+DELETE FROM t WHERE a IN (SELECT a FROM v WHERE a > 2);
+SELECT * FROM t ORDER BY a;
+DELETE t FROM t JOIN v ON v.a = t.a;
+SELECT * FROM t ORDER BY a;
