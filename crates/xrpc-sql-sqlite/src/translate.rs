@@ -125,6 +125,9 @@ struct Scope {
     /// The positions (from 0) and names of the select items that are ENUM columns.
     enum_items: Vec<usize>,
     enum_names: Vec<String>,
+    /// A single-table UPDATE's scope: its expressions read the columns assigned before them
+    /// with their new values (`Translator::assigned`).
+    assigns: bool,
 }
 
 /// The translation of one statement against a catalog.
@@ -248,6 +251,40 @@ impl<'a> Translator<'a> {
             }
         }
         translator
+    }
+
+    /// The new value of a column a single-table UPDATE assigned before the expression being
+    /// translated, when the reference names it: in the UPDATE's own expressions. In a
+    /// subquery a name of the subquery's own tables is theirs; one that reaches the UPDATE's
+    /// assigned column is refused (which value MySQL's subquery reads is not the translation's
+    /// to guess).
+    fn assigned_value(&self, qualifier: Option<&str>, name: &str) -> Result<Option<Typed>> {
+        let Some((_, _, value)) = self.assigned.iter().find(|(table, column, _)| {
+            column.eq_ignore_ascii_case(name)
+                && qualifier.is_none_or(|q| q.eq_ignore_ascii_case(table))
+        }) else {
+            return Ok(None);
+        };
+        // Not in sight (a derived table does not see the enclosing names).
+        let Some(update_scope) = self.scopes.iter().position(|s| s.assigns) else {
+            return Ok(None);
+        };
+        if update_scope + 1 == self.scopes.len() {
+            return Ok(Some(value.clone()));
+        }
+        let inner = self.scopes[update_scope + 1..].iter().any(|scope| {
+            scope.sources.iter().any(|s| {
+                qualifier.is_none_or(|q| q.eq_ignore_ascii_case(&s.name))
+                    && s.columns.iter().any(|c| c.name.eq_ignore_ascii_case(name))
+            })
+        });
+        if inner {
+            Ok(None)
+        } else {
+            unsupported(format!(
+                "a subquery reading the column '{name}' the UPDATE assigns before it"
+            ))
+        }
     }
 
     /// The argument `?` that starts at `start`: typed [`Ty::Dyn`], bound to its value's type
@@ -529,11 +566,8 @@ impl<'a> Translator<'a> {
             [_, t, c] => (Some(*t), *c),
             _ => return unsupported(format!("name {}", names.join("."))),
         };
-        if let Some((_, _, value)) = self.assigned.iter().find(|(table, column, _)| {
-            column.eq_ignore_ascii_case(name)
-                && qualifier.is_none_or(|q| q.eq_ignore_ascii_case(table))
-        }) {
-            return Ok(value.clone());
+        if let Some(value) = self.assigned_value(qualifier, name)? {
+            return Ok(value);
         }
         for scope in self.scopes.iter().rev() {
             let mut found: Vec<(&Source, &SourceColumn)> = Vec::new();
@@ -1791,6 +1825,7 @@ impl<'a> Translator<'a> {
             .map_or(table.name.clone(), |a| a.name.value.clone());
         self.scopes.push(Scope {
             sources: vec![Source::of_table(refer.clone(), &table)],
+            assigns: true,
             ..Scope::default()
         });
         let out = self.update_in_scope(update, &table, &refer);
@@ -2968,8 +3003,12 @@ impl<'a> Translator<'a> {
             Some(Statement::Query(q)) => *q,
             _ => query,
         };
+        // The view's SELECT sees none of the statement's names: its scopes, common table
+        // expressions, an UPDATE's assigned values or an upsert's VALUES().
         let scopes = std::mem::take(&mut self.scopes);
         let ctes = std::mem::take(&mut self.ctes);
+        let assigned = std::mem::take(&mut self.assigned);
+        let excluded = self.excluded.take();
         let flags = (
             self.clause,
             self.in_aggregate,
@@ -2997,6 +3036,8 @@ impl<'a> Translator<'a> {
         ) = flags;
         self.scopes = scopes;
         self.ctes = ctes;
+        self.assigned = assigned;
+        self.excluded = excluded;
         let (sql, columns) = result.map_err(|err| match err {
             TranslateError::Unsupported(_) | TranslateError::InvalidView(_) => err,
             // A view that reads itself: the error of the view being defined.

@@ -1562,3 +1562,13 @@ ALTER ALGORITHM=MERGE VIEW v AS SELECT a + 1 AS b FROM t;
 -- script: a view's DEFINER other than the session's user is refused
 CREATE TABLE t (a INT);
 CREATE DEFINER=`someone`@`localhost` VIEW v AS SELECT a FROM t;
+
+-- script: a subquery of an UPDATE reads its own table's column of an assigned name
+CREATE TABLE t (a INT, b INT);
+CREATE TABLE u (a INT);
+INSERT INTO t VALUES (1, 0), (2, 0);
+INSERT INTO u VALUES (7), (9);
+UPDATE t SET a = 5, b = (SELECT a FROM u ORDER BY a LIMIT 1);
+SELECT * FROM t ORDER BY a, b;
+UPDATE t SET a = a + 1, b = (SELECT MAX(u.a) FROM u WHERE u.a > t.a);
+SELECT * FROM t ORDER BY a, b;

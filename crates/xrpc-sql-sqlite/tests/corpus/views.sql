@@ -192,3 +192,12 @@ DELETE FROM t WHERE a IN (SELECT a FROM v WHERE a > 2);
 SELECT * FROM t ORDER BY a;
 DELETE t FROM t JOIN v ON v.a = t.a;
 SELECT * FROM t ORDER BY a;
+
+-- script: an UPDATE's assigned columns are not the view's
+CREATE TABLE t (a INT, b INT);
+CREATE TABLE u (a INT);
+INSERT INTO t VALUES (1, 0), (2, 0);
+INSERT INTO u VALUES (7), (9);
+CREATE VIEW v AS SELECT a FROM u;
+UPDATE t SET a = a + 100, b = (SELECT MAX(a) FROM v);
+SELECT * FROM t ORDER BY a;
