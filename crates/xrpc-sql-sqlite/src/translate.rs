@@ -2902,6 +2902,21 @@ impl<'a> Translator<'a> {
             }
             column_list.to_vec()
         };
+        if column_list.is_empty() {
+            // MariaDB names a computed column itself when its text is too long for a name or
+            // another column has it (`Name_exp_1`, `My_exp_1`); the translation does not.
+            let computed = |n: &String| {
+                columns
+                    .iter()
+                    .any(|c| c.origin.is_none() && c.name.eq_ignore_ascii_case(n))
+            };
+            if let Some(name) = names.iter().find(|n| n.chars().count() > 64 && computed(n)) {
+                return unsupported(format!("a view column named by the long expression {name}"));
+            }
+            if let Some(name) = first_duplicate(&names).filter(computed) {
+                return unsupported(format!("a view with two columns named '{name}'"));
+            }
+        }
         if let Some(name) = first_duplicate(&names) {
             return Err(TranslateError::DuplicateColumn(name));
         }

@@ -1572,3 +1572,11 @@ UPDATE t SET a = 5, b = (SELECT a FROM u ORDER BY a LIMIT 1);
 SELECT * FROM t ORDER BY a, b;
 UPDATE t SET a = a + 1, b = (SELECT MAX(u.a) FROM u WHERE u.a > t.a);
 SELECT * FROM t ORDER BY a, b;
+
+-- script: a view's computed columns of one name are refused
+CREATE TABLE t (a INT);
+CREATE VIEW v AS SELECT a + 1, a + 1 FROM t;
+
+-- script: a view's computed column of a long text is refused
+CREATE TABLE t (a INT);
+CREATE VIEW v AS SELECT CONCAT(a, 'a fairly long string literal that makes the name long', a) FROM t;
