@@ -100,6 +100,10 @@ pub enum TranslateError {
     /// `ER_VIEW_SELECT_VARIABLE` (1351, HY000).
     #[error("View's SELECT contains a variable or parameter")]
     ViewVariable,
+    /// `ER_NO_DEFAULT_FOR_VIEW_FIELD` (1423, HY000): an INSERT through a view leaves a
+    /// column of its table without a value.
+    #[error("Field of view '{0}' underlying table doesn't have a default value")]
+    ViewNoDefault(String),
     /// `ER_VIEW_SELECT_TMPTABLE` (1352, HY000).
     #[error("View's SELECT refers to a temporary table '{0}'")]
     ViewTemporary(String),
@@ -140,6 +144,7 @@ impl TranslateError {
             Self::ViewColumnCount => 1353,
             Self::ViewVariable => 1351,
             Self::ViewTemporary(_) => 1352,
+            Self::ViewNoDefault(_) => 1423,
         }
     }
 
@@ -162,7 +167,8 @@ impl TranslateError {
             | Self::InvalidView(_)
             | Self::ViewColumnCount
             | Self::ViewVariable
-            | Self::ViewTemporary(_) => "HY000",
+            | Self::ViewTemporary(_)
+            | Self::ViewNoDefault(_) => "HY000",
             Self::ValueCount(_) => "21S01",
             Self::DuplicateColumn(_) => "42S21",
             Self::OperandColumns(_) | Self::SelectColumns => "21000",

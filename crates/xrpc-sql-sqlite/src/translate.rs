@@ -364,9 +364,60 @@ impl<'a> Translator<'a> {
                     into,
                 })
             }
-            Statement::Insert(insert) => self.insert(insert),
-            Statement::Update(update) => self.update(update),
-            Statement::Delete(delete) => self.delete(delete),
+            Statement::Insert(insert) => {
+                let view = match &insert.table {
+                    TableObject::TableName(name) => self.target_view(name),
+                    _ => None,
+                };
+                match view {
+                    Some(view) => {
+                        let rewritten = self.insert_through(insert, &view)?;
+                        self.insert(&rewritten).map_err(|err| match err {
+                            TranslateError::NoDefault(_) => TranslateError::ViewNoDefault(format!(
+                                "{}.{}",
+                                view.database, view.name
+                            )),
+                            other => other,
+                        })
+                    }
+                    None => self.insert(insert),
+                }
+            }
+            Statement::Update(update) => {
+                let view = match &update.table.relation {
+                    TableFactor::Table { name, .. } if update.table.joins.is_empty() => {
+                        self.target_view(name)
+                    }
+                    _ => None,
+                };
+                match view {
+                    Some(view) => {
+                        let rewritten = self.update_through(update, &view)?;
+                        self.update(&rewritten)
+                    }
+                    None => self.update(update),
+                }
+            }
+            Statement::Delete(delete) => {
+                let view = match &delete.from {
+                    FromTable::WithFromKeyword(from) | FromTable::WithoutKeyword(from)
+                        if delete.tables.is_empty() && from.len() == 1 =>
+                    {
+                        match &from[0].relation {
+                            TableFactor::Table { name, .. } => self.target_view(name),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
+                match view {
+                    Some(view) => {
+                        let rewritten = self.delete_through(delete, &view)?;
+                        self.delete(&rewritten)
+                    }
+                    None => self.delete(delete),
+                }
+            }
             Statement::CreateTable(create) => self.create_table(create),
             Statement::CreateIndex(create) => self.create_index(create),
             Statement::CreateView(create) => self.create_view(create),
@@ -480,6 +531,11 @@ impl<'a> Translator<'a> {
             ));
         }
         Ok(found)
+    }
+
+    /// The view a single-table write names as its target, if it names one (see `through`).
+    fn target_view(&self, name: &ObjectName) -> Option<Table> {
+        self.object(name).ok().filter(|t| t.view.is_some())
     }
 
     /// The table a write names: a view is refused (MySQL writes through a simple view to its

@@ -1500,22 +1500,28 @@ CREATE TABLE tm7 (t TIME(7));
 CREATE TABLE dt7 (d DATETIME(7));
 SELECT MAX(t), MIN(t), MAX(u), MIN(u) FROM tm;
 
--- script: INSERT into a view is refused
+-- script: INSERT into a view that is not its table's columns is refused
 CREATE TABLE t (a INT, b INT);
-CREATE VIEW v AS SELECT a, b FROM t;
-INSERT INTO v VALUES (2, 2);
+CREATE VIEW v AS SELECT a, b + 1 AS c FROM t;
+INSERT INTO v (a) VALUES (2);
 
--- script: UPDATE of a view is refused
+-- script: UPDATE of a view of a join is refused
 CREATE TABLE t (a INT, b INT);
 INSERT INTO t VALUES (1, 1);
-CREATE VIEW v AS SELECT a, b FROM t;
+CREATE VIEW v AS SELECT x.a, y.b FROM t x JOIN t y ON x.a = y.a;
 UPDATE v SET b = 3;
 
--- script: DELETE from a view is refused
+-- script: DELETE from an aggregating view is refused
+CREATE TABLE t (a INT, b INT);
+INSERT INTO t VALUES (1, 1);
+CREATE VIEW v AS SELECT a, COUNT(*) AS n FROM t GROUP BY a;
+DELETE FROM v WHERE a = 1;
+
+-- script: a write through a view with a subquery is refused
 CREATE TABLE t (a INT, b INT);
 INSERT INTO t VALUES (1, 1);
 CREATE VIEW v AS SELECT a, b FROM t;
-DELETE FROM v WHERE a = 1;
+UPDATE v SET b = (SELECT 5);
 
 -- script: SHOW CREATE VIEW is refused
 CREATE TABLE t (a INT, b INT);

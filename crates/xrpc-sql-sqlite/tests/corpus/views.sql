@@ -201,3 +201,57 @@ INSERT INTO u VALUES (7), (9);
 CREATE VIEW v AS SELECT a FROM u;
 UPDATE t SET a = a + 100, b = (SELECT MAX(a) FROM v);
 SELECT * FROM t ORDER BY a;
+
+-- script: writes through a view of one table's columns
+CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(10), price DECIMAL(6,2) DEFAULT 1.00, hidden INT DEFAULT 7);
+CREATE VIEW v AS SELECT id, name, price FROM t WHERE price > 1;
+INSERT INTO v VALUES (1, 'a', 2.50);
+INSERT INTO v (id, name) VALUES (2, 'b');
+INSERT INTO v (id, price) VALUES (3, 0.50), (4, 9.99);
+SELECT * FROM t ORDER BY id;
+SELECT * FROM v ORDER BY id;
+UPDATE v SET price = price * 2 WHERE name IS NULL;
+SELECT * FROM t ORDER BY id;
+UPDATE v SET name = 'z';
+SELECT * FROM t ORDER BY id;
+UPDATE v x SET x.price = x.price + 1 WHERE x.id > 1 ORDER BY x.id LIMIT 1;
+SELECT * FROM t ORDER BY id;
+DELETE FROM v WHERE price > 5;
+SELECT * FROM t ORDER BY id;
+DELETE FROM v;
+SELECT * FROM t ORDER BY id;
+INSERT INTO v VALUES (1, 'dup', 3.00);
+INSERT INTO v VALUES (1, 'dup', 3.00);
+INSERT IGNORE INTO v VALUES (1, 'dup', 3.00);
+REPLACE INTO v VALUES (1, 'new', 4.00);
+SELECT * FROM t ORDER BY id;
+UPDATE v SET hidden = 1;
+INSERT INTO v (hidden) VALUES (1);
+DELETE FROM v WHERE hidden = 7;
+INSERT INTO v VALUES (5, 'too long a name', 1.00);
+INSERT INTO v SET id = 6, name = 'set';
+SELECT * FROM t ORDER BY id;
+
+-- script: writes through a view with a column list, an alias and a star
+CREATE TABLE t (a INT, b VARCHAR(5));
+CREATE VIEW v (x, y) AS SELECT q.a, q.b FROM t AS q WHERE q.a < 10;
+INSERT INTO v VALUES (1, 'one'), (20, 'big');
+INSERT INTO v (y, x) VALUES ('two', 2);
+UPDATE v SET y = UPPER(y) WHERE x < 2;
+SELECT * FROM t ORDER BY a;
+DELETE FROM v WHERE y = 'two';
+SELECT * FROM t ORDER BY a;
+CREATE VIEW s AS SELECT * FROM t;
+UPDATE s SET b = 'all';
+DELETE FROM s WHERE a = 1;
+SELECT * FROM t ORDER BY a;
+CREATE VIEW r AS SELECT b AS label, a FROM t;
+UPDATE r SET label = CONCAT(label, '!'), a = a + 1;
+SELECT * FROM t ORDER BY a;
+
+-- script: an INSERT through a view leaves a column without a default
+CREATE TABLE t (a INT, b INT NOT NULL);
+CREATE VIEW v AS SELECT a FROM t;
+INSERT INTO v VALUES (1);
+INSERT INTO v (a) SELECT 2;
+SELECT COUNT(*) FROM t;
