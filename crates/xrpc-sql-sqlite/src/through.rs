@@ -215,6 +215,14 @@ impl Translator<'_> {
         if table.view.is_some() {
             return refuse("which reads another view");
         }
+        // The rewritten statement would name the temporary table, which the view never reads.
+        if self
+            .catalog
+            .table(Some(&database), &table_name)
+            .is_some_and(|t| t.temporary)
+        {
+            return refuse("whose table a temporary table of its name hides");
+        }
         let refer = alias
             .as_ref()
             .map_or_else(|| table.name.clone(), |a| a.name.value.clone());

@@ -1586,3 +1586,12 @@ CREATE VIEW v AS SELECT a + 1, a + 1 FROM t;
 -- script: a view's computed column of a long text is refused
 CREATE TABLE t (a INT);
 CREATE VIEW v AS SELECT CONCAT(a, 'a fairly long string literal that makes the name long', a) FROM t;
+
+-- script: a write through a view whose table a temporary table hides is refused
+CREATE TABLE t (a INT);
+INSERT INTO t VALUES (1);
+CREATE VIEW v AS SELECT a FROM t;
+CREATE TEMPORARY TABLE t (a INT);
+UPDATE v SET a = 2;
+DROP TEMPORARY TABLE t;
+SELECT * FROM t;
