@@ -104,6 +104,13 @@ pub enum TranslateError {
     /// column of its table without a value.
     #[error("Field of view '{0}' underlying table doesn't have a default value")]
     ViewNoDefault(String),
+    /// `ER_NONUPDATEABLE_COLUMN` (1348, HY000): a write to a view's computed column.
+    #[error("Column '{0}' is not updatable")]
+    NotUpdatable(String),
+    /// `ER_NON_INSERTABLE_TABLE` (1471, HY000): an INSERT without a column list into a view
+    /// with a computed column.
+    #[error("The target table {0} of the INSERT is not insertable-into")]
+    NotInsertable(String),
     /// `ER_VIEW_SELECT_TMPTABLE` (1352, HY000).
     #[error("View's SELECT refers to a temporary table '{0}'")]
     ViewTemporary(String),
@@ -145,6 +152,8 @@ impl TranslateError {
             Self::ViewVariable => 1351,
             Self::ViewTemporary(_) => 1352,
             Self::ViewNoDefault(_) => 1423,
+            Self::NotUpdatable(_) => 1348,
+            Self::NotInsertable(_) => 1471,
         }
     }
 
@@ -168,7 +177,9 @@ impl TranslateError {
             | Self::ViewColumnCount
             | Self::ViewVariable
             | Self::ViewTemporary(_)
-            | Self::ViewNoDefault(_) => "HY000",
+            | Self::ViewNoDefault(_)
+            | Self::NotUpdatable(_)
+            | Self::NotInsertable(_) => "HY000",
             Self::ValueCount(_) => "21S01",
             Self::DuplicateColumn(_) => "42S21",
             Self::OperandColumns(_) | Self::SelectColumns => "21000",

@@ -1,17 +1,19 @@
 //! Writes through a view: INSERT, REPLACE, UPDATE and DELETE naming a view that MySQL lets
 //! them change, as the same statement on the view's table.
 //!
-//! A view is written through here when its SELECT is one base table's columns as they are
-//! (`SELECT a, b AS c FROM t [AS x] [WHERE …]`, or `SELECT * FROM t …`): no expression,
-//! DISTINCT, aggregate, GROUP BY, HAVING, ORDER BY, LIMIT, union, join, subquery or common table
-//! expression, the table a base table (not a view, never a temporary table), each of its columns
-//! once. The statement is rewritten onto the table: the view's column names become the table's
-//! (a name the view does not have is MySQL's 1054, whether or not the table has it), the
-//! view's WHERE is added to an UPDATE's or DELETE's (an INSERT ignores it, as MySQL does
-//! without CHECK OPTION), and the result is translated as any statement on the table. Anything
-//! else naming a view as its target is 1235: another view, a statement with a subquery (its
-//! names would have to be told apart from the view's), a multi-table form, ON DUPLICATE KEY
-//! UPDATE.
+//! A view is written through here when its SELECT reads one base table
+//! (`SELECT a, b AS c, a * 2 AS d FROM t [AS x] [WHERE …]`, or `SELECT * FROM t …`): no
+//! DISTINCT, GROUP BY, HAVING, ORDER BY, LIMIT, union, join, subquery or common table
+//! expression, the table a base table (not a view, never a temporary table hidden by a
+//! temporary one), its columns the table's as they are or expressions of them without function
+//! calls (so no aggregate), no table column shown twice. The statement is rewritten onto the
+//! table: a view column's name becomes the table column or the expression it is (a name the
+//! view does not have is MySQL's 1054, whether or not the table has it), the view's WHERE is
+//! added to an UPDATE's or DELETE's (an INSERT ignores it, as MySQL does without CHECK OPTION),
+//! and the result is translated as any statement on the table. Writing a computed column is
+//! MySQL's 1348, and an INSERT without a column list into a view with one 1471. Anything else
+//! naming a view as its target is 1235: another view, a statement with a subquery (its names
+//! would have to be told apart from the view's), a multi-table form, ON DUPLICATE KEY UPDATE.
 
 use sqlparser::ast::{
     AssignmentTarget, Delete, Expr, FromTable, GroupByExpr, Ident, Insert, ObjectName, Query,
@@ -30,25 +32,37 @@ type Result<T> = std::result::Result<T, TranslateError>;
 struct Through {
     /// The table, qualified with its database.
     table: ObjectName,
-    /// The name the view's SELECT gives its table (an alias, or the table's name): the
-    /// rewritten statement names the table by it, so the view's WHERE reads as written.
-    refer: String,
-    /// The view's columns: its name, the table column's name.
-    columns: Vec<(String, String)>,
+    /// The view's columns: its name, what it is over the table, and the table column's name
+    /// when it is one.
+    columns: Vec<(String, Expr, Option<String>)>,
     /// The view's WHERE.
     condition: Option<Expr>,
-    /// The view's FROM, its table named with its database.
+    /// The view's FROM, its table named with its database (and under the view's alias for it,
+    /// so the view's WHERE and columns read as written).
     relation: TableFactor,
 }
 
 impl Through {
-    /// The table column behind view column `name`.
-    fn column(&self, name: &str) -> Result<&str> {
+    /// What view column `name` is over the table.
+    fn read(&self, name: &str) -> Result<Expr> {
         self.columns
             .iter()
-            .find(|(view, _)| view.eq_ignore_ascii_case(name))
-            .map(|(_, table)| table.as_str())
+            .find(|(view, _, _)| view.eq_ignore_ascii_case(name))
+            .map(|(_, e, _)| e.clone())
             .ok_or_else(|| TranslateError::UnknownColumn(name.to_owned(), "field list"))
+    }
+
+    /// The table column behind view column `name`, which a write sets: MySQL's 1348 for a
+    /// computed one.
+    fn column(&self, name: &str) -> Result<&str> {
+        let (view, _, column) = self
+            .columns
+            .iter()
+            .find(|(view, _, _)| view.eq_ignore_ascii_case(name))
+            .ok_or_else(|| TranslateError::UnknownColumn(name.to_owned(), "field list"))?;
+        column
+            .as_deref()
+            .ok_or_else(|| TranslateError::NotUpdatable(view.clone()))
     }
 
     /// Rewrites an expression of the statement, which names the view's columns (bare or
@@ -61,21 +75,11 @@ impl Through {
                     if !(id.quote_style.is_none()
                         && (id.value.starts_with('@') || is_keyword_value(&id.value))) =>
                 {
-                    self.column(&id.value).map(|c| {
-                        *e = Expr::CompoundIdentifier(vec![
-                            Ident::new(self.refer.clone()),
-                            Ident::new(c),
-                        ]);
-                    })
+                    self.read(&id.value).map(|r| *e = r)
                 }
                 Expr::CompoundIdentifier(ids) if ids.len() == 2 => {
                     if ids[0].value.eq_ignore_ascii_case(qualifier) {
-                        self.column(&ids[1].value).map(|c| {
-                            *e = Expr::CompoundIdentifier(vec![
-                                Ident::new(self.refer.clone()),
-                                Ident::new(c),
-                            ]);
-                        })
+                        self.read(&ids[1].value).map(|r| *e = r)
                     } else {
                         Err(TranslateError::UnknownColumn(e.to_string(), "field list"))
                     }
@@ -126,6 +130,18 @@ fn is_keyword_value(name: &str) -> bool {
     ]
     .iter()
     .any(|k| k.eq_ignore_ascii_case(name))
+}
+
+/// Whether an expression calls a function (an aggregate among them).
+fn has_function(e: &Expr) -> bool {
+    sqlparser::ast::visit_expressions(e, |e| {
+        if matches!(e, Expr::Function(_)) {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })
+    .is_break()
 }
 
 /// Whether `node` (not itself a query) holds a query: a subquery.
@@ -226,32 +242,51 @@ impl Translator<'_> {
         let refer = alias
             .as_ref()
             .map_or_else(|| table.name.clone(), |a| a.name.value.clone());
-        let mut bases: Vec<String> = Vec::new();
+        let qualified_column = |name: &str| {
+            Expr::CompoundIdentifier(vec![Ident::new(refer.clone()), Ident::new(name)])
+        };
+        let mut bases: Vec<(Expr, Option<String>)> = Vec::new();
         for item in &select.projection {
             let expr = match item {
                 SelectItem::Wildcard(_) if select.projection.len() == 1 => {
-                    bases.extend(definition.selected.iter().cloned());
+                    bases.extend(
+                        definition
+                            .selected
+                            .iter()
+                            .map(|c| (qualified_column(c), Some(c.clone()))),
+                    );
                     continue;
                 }
                 SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
                 _ => return refuse("which is not its table's columns as they are"),
             };
             let column = match expr {
-                Expr::Identifier(id) => &id.value,
+                Expr::Identifier(id) => Some(&id.value),
                 Expr::CompoundIdentifier(ids)
                     if ids.len() == 2 && ids[0].value.eq_ignore_ascii_case(&refer) =>
                 {
-                    &ids[1].value
+                    Some(&ids[1].value)
                 }
-                _ => return refuse("which is not its table's columns as they are"),
+                _ => None,
             };
-            let Some(declared) = table.column(column) else {
-                return Err(TranslateError::InvalidView(format!(
-                    "{}.{}",
-                    view.database, view.name
-                )));
-            };
-            bases.push(declared.name.clone());
+            match column {
+                Some(column) => {
+                    let Some(declared) = table.column(column) else {
+                        return Err(TranslateError::InvalidView(format!(
+                            "{}.{}",
+                            view.database, view.name
+                        )));
+                    };
+                    bases.push((
+                        qualified_column(&declared.name),
+                        Some(declared.name.clone()),
+                    ));
+                }
+                None if !has_function(expr) => {
+                    bases.push((Expr::Nested(Box::new(expr.clone())), None));
+                }
+                None => return refuse("which computes a column with a function"),
+            }
         }
         if bases.len() != view.columns.len() {
             return Err(TranslateError::InvalidView(format!(
@@ -259,10 +294,11 @@ impl Translator<'_> {
                 view.database, view.name
             )));
         }
-        if bases
+        let shown: Vec<&String> = bases.iter().filter_map(|(_, c)| c.as_ref()).collect();
+        if shown
             .iter()
             .enumerate()
-            .any(|(i, b)| bases[..i].iter().any(|o| o.eq_ignore_ascii_case(b)))
+            .any(|(i, b)| shown[..i].iter().any(|o| o.eq_ignore_ascii_case(b)))
         {
             return refuse("which shows a column twice");
         }
@@ -277,12 +313,11 @@ impl Translator<'_> {
         Ok(Through {
             relation,
             table: qualified,
-            refer,
             columns: view
                 .columns
                 .iter()
-                .map(|c| c.name.clone())
                 .zip(bases)
+                .map(|(c, (read, column))| (c.name.clone(), read, column))
                 .collect(),
             condition: select.selection.clone(),
         })
@@ -300,14 +335,25 @@ impl Translator<'_> {
             return unsupported(format!("{what} of the view {} with this clause", view.name));
         }
         let through = self.through(view, what)?;
+        // MySQL's INSERT naming a computed column finds the view not insertable.
+        let column = |name: &str| {
+            through.column(name).map_err(|err| match err {
+                TranslateError::NotUpdatable(_) => TranslateError::NotInsertable(view.name.clone()),
+                other => other,
+            })
+        };
         let mut out = insert.clone();
         out.table = TableObject::TableName(through.table.clone());
         out.columns = if insert.columns.is_empty() && insert.assignments.is_empty() {
             through
                 .columns
                 .iter()
-                .map(|(_, c)| ObjectName::from(vec![Ident::new(c.clone())]))
-                .collect()
+                .map(|(_, _, c)| {
+                    c.as_ref()
+                        .map(|c| ObjectName::from(vec![Ident::new(c.clone())]))
+                        .ok_or_else(|| TranslateError::NotInsertable(view.name.clone()))
+                })
+                .collect::<Result<_>>()?
         } else {
             insert
                 .columns
@@ -318,9 +364,7 @@ impl Translator<'_> {
                         c.0.last()
                             .and_then(|p| p.as_ident())
                             .map_or(name, |i| i.value.clone());
-                    through
-                        .column(&name)
-                        .map(|c| ObjectName::from(vec![Ident::new(c)]))
+                    column(&name).map(|c| ObjectName::from(vec![Ident::new(c)]))
                 })
                 .collect::<Result<_>>()?
         };
@@ -333,9 +377,8 @@ impl Translator<'_> {
                     .and_then(|p| p.as_ident())
                     .map(|i| i.value.clone())
                     .unwrap_or_default();
-            a.target = AssignmentTarget::ColumnName(ObjectName::from(vec![Ident::new(
-                through.column(&name)?,
-            )]));
+            a.target =
+                AssignmentTarget::ColumnName(ObjectName::from(vec![Ident::new(column(&name)?)]));
         }
         Ok(out)
     }

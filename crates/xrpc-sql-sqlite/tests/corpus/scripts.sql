@@ -1500,11 +1500,6 @@ CREATE TABLE tm7 (t TIME(7));
 CREATE TABLE dt7 (d DATETIME(7));
 SELECT MAX(t), MIN(t), MAX(u), MIN(u) FROM tm;
 
--- script: INSERT into a view that is not its table's columns is refused
-CREATE TABLE t (a INT, b INT);
-CREATE VIEW v AS SELECT a, b + 1 AS c FROM t;
-INSERT INTO v (a) VALUES (2);
-
 -- script: UPDATE of a view of a join is refused
 CREATE TABLE t (a INT, b INT);
 INSERT INTO t VALUES (1, 1);
@@ -1595,3 +1590,9 @@ CREATE TEMPORARY TABLE t (a INT);
 UPDATE v SET a = 2;
 DROP TEMPORARY TABLE t;
 SELECT * FROM t;
+
+-- script: a write through a view with a computed function column is refused
+CREATE TABLE t (a INT, b VARCHAR(5));
+INSERT INTO t VALUES (1, 'x');
+CREATE VIEW v AS SELECT a, UPPER(b) AS u FROM t;
+UPDATE v SET a = 2;

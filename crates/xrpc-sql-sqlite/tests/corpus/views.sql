@@ -255,3 +255,25 @@ CREATE VIEW v AS SELECT a FROM t;
 INSERT INTO v VALUES (1);
 INSERT INTO v (a) SELECT 2;
 SELECT COUNT(*) FROM t;
+
+-- script: writes through a view with computed columns
+CREATE TABLE t (id INT PRIMARY KEY, price DECIMAL(6,2), qty INT);
+CREATE VIEW v AS SELECT id, price, qty, price * qty AS total FROM t WHERE qty > 0;
+INSERT INTO v (id, price, qty) VALUES (1, 1.50, 2), (2, 3.00, 1), (3, 9.00, 0);
+SELECT * FROM v ORDER BY id;
+UPDATE v SET qty = qty + 1 WHERE total > 2.5;
+SELECT * FROM t ORDER BY id;
+UPDATE v SET price = total WHERE id = 1;
+SELECT * FROM t ORDER BY id;
+DELETE FROM v WHERE total < 4;
+SELECT * FROM t ORDER BY id;
+UPDATE v SET total = 1;
+INSERT INTO v (id, total) VALUES (9, 1);
+INSERT INTO v VALUES (9, 1.00, 1, 1.00);
+SELECT * FROM t ORDER BY id;
+
+-- script: INSERT into a view's plain columns beside a computed one
+CREATE TABLE t (a INT, b INT);
+CREATE VIEW v AS SELECT a, b + 1 AS c FROM t;
+INSERT INTO v (a) VALUES (2);
+SELECT * FROM v;
