@@ -4,15 +4,15 @@
 //! A view is written through here when its SELECT reads one base table
 //! (`SELECT a, b AS c, a * 2 AS d FROM t [AS x] [WHERE …]`, or `SELECT * FROM t …`): no
 //! DISTINCT, GROUP BY, HAVING, ORDER BY, LIMIT, union, join, subquery or common table
-//! expression, the table a base table (not a view, never a temporary table hidden by a
-//! temporary one), its columns the table's as they are or expressions of them without function
+//! expression, the table a base table (never one a temporary table hides) or a view written
+//! through the same way (its names then read through it, its WHERE added), its columns the table's as they are or expressions of them without function
 //! calls (so no aggregate), no table column shown twice. The statement is rewritten onto the
 //! table: a view column's name becomes the table column or the expression it is (a name the
 //! view does not have is MySQL's 1054, whether or not the table has it), the view's WHERE is
 //! added to an UPDATE's or DELETE's (an INSERT ignores it, as MySQL does without CHECK OPTION),
 //! and the result is translated as any statement on the table. Writing a computed column is
 //! MySQL's 1348, and an INSERT without a column list into a view with one 1471. Anything else
-//! naming a view as its target is 1235: another view, a statement with a subquery (its names
+//! naming a view as its target is 1235: a statement with a subquery (its names
 //! would have to be told apart from the view's), a multi-table form, ON DUPLICATE KEY UPDATE.
 
 use sqlparser::ast::{
@@ -228,33 +228,51 @@ impl Translator<'_> {
                 view.database, view.name
             )));
         };
-        if table.view.is_some() {
-            return refuse("which reads another view");
-        }
-        // The rewritten statement would name the temporary table, which the view never reads.
-        if self
-            .catalog
-            .table(Some(&database), &table_name)
-            .is_some_and(|t| t.temporary)
-        {
-            return refuse("whose table a temporary table of its name hides");
-        }
         let refer = alias
             .as_ref()
             .map_or_else(|| table.name.clone(), |a| a.name.value.clone());
-        let qualified_column = |name: &str| {
-            Expr::CompoundIdentifier(vec![Ident::new(refer.clone()), Ident::new(name)])
+        let invalid = || TranslateError::InvalidView(format!("{}.{}", view.database, view.name));
+        // A view over another view is written through to that one's table: this view's
+        // names read through the other's.
+        let inner = if table.view.is_some() {
+            Some(self.through(&table, statement)?)
+        } else {
+            // The rewritten statement would name the temporary table, which the view never
+            // reads.
+            if self
+                .catalog
+                .table(Some(&database), &table_name)
+                .is_some_and(|t| t.temporary)
+            {
+                return refuse("whose table a temporary table of its name hides");
+            }
+            None
+        };
+        let source = |name: &str| -> Result<(Expr, Option<String>)> {
+            match &inner {
+                Some(inner) => Ok((
+                    inner.read(name).map_err(|_| invalid())?,
+                    inner.column(name).ok().map(str::to_owned),
+                )),
+                None => {
+                    let declared = table.column(name).ok_or_else(invalid)?;
+                    Ok((
+                        Expr::CompoundIdentifier(vec![
+                            Ident::new(refer.clone()),
+                            Ident::new(declared.name.clone()),
+                        ]),
+                        Some(declared.name.clone()),
+                    ))
+                }
+            }
         };
         let mut bases: Vec<(Expr, Option<String>)> = Vec::new();
         for item in &select.projection {
             let expr = match item {
                 SelectItem::Wildcard(_) if select.projection.len() == 1 => {
-                    bases.extend(
-                        definition
-                            .selected
-                            .iter()
-                            .map(|c| (qualified_column(c), Some(c.clone()))),
-                    );
+                    for c in &definition.selected {
+                        bases.push(source(c)?);
+                    }
                     continue;
                 }
                 SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
@@ -270,29 +288,19 @@ impl Translator<'_> {
                 _ => None,
             };
             match column {
-                Some(column) => {
-                    let Some(declared) = table.column(column) else {
-                        return Err(TranslateError::InvalidView(format!(
-                            "{}.{}",
-                            view.database, view.name
-                        )));
-                    };
-                    bases.push((
-                        qualified_column(&declared.name),
-                        Some(declared.name.clone()),
-                    ));
-                }
+                Some(column) => bases.push(source(column)?),
                 None if !has_function(expr) => {
-                    bases.push((Expr::Nested(Box::new(expr.clone())), None));
+                    let mut read = expr.clone();
+                    if let Some(inner) = &inner {
+                        inner.expr(&mut read, &refer).map_err(|_| invalid())?;
+                    }
+                    bases.push((Expr::Nested(Box::new(read)), None));
                 }
                 None => return refuse("which computes a column with a function"),
             }
         }
         if bases.len() != view.columns.len() {
-            return Err(TranslateError::InvalidView(format!(
-                "{}.{}",
-                view.database, view.name
-            )));
+            return Err(invalid());
         }
         let shown: Vec<&String> = bases.iter().filter_map(|(_, c)| c.as_ref()).collect();
         if shown
@@ -301,6 +309,22 @@ impl Translator<'_> {
             .any(|(i, b)| shown[..i].iter().any(|o| o.eq_ignore_ascii_case(b)))
         {
             return refuse("which shows a column twice");
+        }
+        let columns = view
+            .columns
+            .iter()
+            .zip(bases)
+            .map(|(c, (read, column))| (c.name.clone(), read, column))
+            .collect();
+        if let Some(inner) = inner {
+            return Ok(Through {
+                condition: inner
+                    .selection(select.selection.as_ref(), &refer)
+                    .map_err(|_| invalid())?,
+                relation: inner.relation,
+                table: inner.table,
+                columns,
+            });
         }
         let qualified = ObjectName::from(vec![
             Ident::new(table.database.clone()),
@@ -313,12 +337,7 @@ impl Translator<'_> {
         Ok(Through {
             relation,
             table: qualified,
-            columns: view
-                .columns
-                .iter()
-                .zip(bases)
-                .map(|(c, (read, column))| (c.name.clone(), read, column))
-                .collect(),
+            columns,
             condition: select.selection.clone(),
         })
     }

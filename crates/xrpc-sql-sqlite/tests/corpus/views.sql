@@ -292,3 +292,20 @@ SELECT a, (SELECT b FROM v WHERE v.a = t.a) AS vb FROM t ORDER BY a;
 SELECT b FROM v WHERE b = 'y' OR b LIKE 'Z%' ORDER BY b;
 SELECT b, COUNT(*) FROM v GROUP BY b HAVING COUNT(*) > 0 ORDER BY b DESC LIMIT 1;
 SELECT * FROM v LEFT JOIN t USING (a) ORDER BY a;
+
+-- script: writes through a view over a view
+CREATE TABLE t (id INT PRIMARY KEY, price DECIMAL(6,2), qty INT);
+INSERT INTO t VALUES (1, 1.00, 1), (2, 2.00, 2), (3, 3.00, 3);
+CREATE VIEW inner_v AS SELECT id, price AS cost, qty, price * qty AS total FROM t WHERE qty > 1;
+CREATE VIEW outer_v (k, c, line) AS SELECT o.id, o.cost, o.total + 1 FROM inner_v AS o WHERE o.cost < 3;
+SELECT * FROM outer_v;
+UPDATE outer_v SET c = c + 10 WHERE line > 0;
+SELECT * FROM t ORDER BY id;
+INSERT INTO outer_v (k, c) VALUES (4, 0.50);
+SELECT * FROM t ORDER BY id;
+UPDATE outer_v SET line = 1;
+DELETE FROM outer_v;
+SELECT * FROM t ORDER BY id;
+UPDATE t SET price = 1.00, qty = 5;
+DELETE FROM outer_v WHERE k = 2;
+SELECT * FROM t ORDER BY id;
