@@ -97,9 +97,9 @@
 //!   one), RENAME TABLE of a view, and MySQL's errors for a view where a table must be (DROP
 //!   TABLE 1965, ALTER TABLE and CREATE INDEX 1347, TRUNCATE 1146) follow MySQL; ALGORITHM and
 //!   SQL SECURITY are accepted, DEFINER only as CURRENT_USER. INSERT, REPLACE, UPDATE and DELETE
-//!   of a view of one table's columns (and expressions of them without function calls) run on
-//!   the table, within the view's WHERE (see the `through` module); of any other view they are
-//!   1235.
+//!   of a view of one table's columns (and expressions of them without function calls), or of
+//!   such a view, run on the table within the views' WHEREs (see the `through` module); of any
+//!   other view they are 1235.
 //! - An ENUM column holds its member's declared text; a write takes a member by its text
 //!   (under the column's collation) or by its index from 1, anything else 1265 (or '' under
 //!   IGNORE), and a NOT NULL one without DEFAULT defaults to its first member. MySQL sorts and
