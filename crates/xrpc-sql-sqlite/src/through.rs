@@ -1,19 +1,20 @@
 //! Writes through a view: INSERT, REPLACE, UPDATE and DELETE naming a view that MySQL lets
 //! them change, as the same statement on the view's table.
 //!
-//! A view is written through here when its SELECT reads one base table
+//! A view is written through here when its SELECT reads one table
 //! (`SELECT a, b AS c, a * 2 AS d FROM t [AS x] [WHERE …]`, or `SELECT * FROM t …`): no
 //! DISTINCT, GROUP BY, HAVING, ORDER BY, LIMIT, union, join, subquery or common table
-//! expression, the table a base table (never one a temporary table hides) or a view written
-//! through the same way (its names then read through it, its WHERE added), its columns the table's as they are or expressions of them without function
-//! calls (so no aggregate), no table column shown twice. The statement is rewritten onto the
-//! table: a view column's name becomes the table column or the expression it is (a name the
-//! view does not have is MySQL's 1054, whether or not the table has it), the view's WHERE is
-//! added to an UPDATE's or DELETE's (an INSERT ignores it, as MySQL does without CHECK OPTION),
-//! and the result is translated as any statement on the table. Writing a computed column is
-//! MySQL's 1348, and an INSERT without a column list into a view with one 1471. Anything else
-//! naming a view as its target is 1235: a statement with a subquery (its names
-//! would have to be told apart from the view's), a multi-table form, ON DUPLICATE KEY UPDATE.
+//! expression; the table a base table (never one a temporary table of its name hides) or a view
+//! written through the same way (its names then read through it, its WHERE added); its columns
+//! the table's as they are or expressions of them without function calls (so no aggregate), no
+//! table column shown twice. The statement is rewritten onto the table: a view column's name
+//! becomes the table column or the expression it is (a name the view does not have is MySQL's
+//! 1054, whether or not the table has it), the view's WHERE is added to an UPDATE's or DELETE's
+//! (an INSERT ignores it, as MySQL does without CHECK OPTION), and the result is translated as
+//! any statement on the table. Writing a computed column is MySQL's 1348, and an INSERT without
+//! a column list into a view with one 1471. Anything else naming a view as its target is 1235:
+//! a statement with a subquery (its names would have to be told apart from the view's), a
+//! multi-table form, ON DUPLICATE KEY UPDATE.
 
 use sqlparser::ast::{
     AssignmentTarget, Delete, Expr, FromTable, GroupByExpr, Ident, Insert, ObjectName, Query,
