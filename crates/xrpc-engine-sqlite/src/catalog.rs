@@ -36,7 +36,10 @@
 //!
 //! Every connection has an in-memory database attached as `information_schema` (the node's
 //! own, so the authorizer allows it; clients may read it but not write it). It holds the tables
-//! `SCHEMATA`, `TABLES`, `COLUMNS` and `STATISTICS` with MySQL's upper-case column names. Before
+//! `SCHEMATA`, `TABLES`, `COLUMNS` and `STATISTICS` with MySQL's upper-case column names, and
+//! `VIEWS`, a view of `TABLES`' views whose columns the node does not know as MariaDB has them
+//! (VIEW_DEFINITION, IS_UPDATABLE, DEFINER, SECURITY_TYPE, ALGORITHM) are 1235 when read; the
+//! others (the names, CHECK_OPTION `NONE`, the character set and collation) are read as any. Before
 //! a statement that mentions `information_schema` runs, and before each SHOW, the node rebuilds
 //! their rows from every database the connection has attached ([`SqliteConn::refresh_catalog`]);
 //! the client's statement then runs on them as ordinary SQLite tables, so `WHERE`, joins,
@@ -120,6 +123,15 @@ CREATE TABLE information_schema.STATISTICS (
   COLUMN_NAME VARCHAR(64) COLLATE NOCASE, COLLATION VARCHAR(1) COLLATE NOCASE, CARDINALITY BIGINT, SUB_PART BIGINT,
   PACKED VARCHAR(10) COLLATE NOCASE, NULLABLE VARCHAR(3) COLLATE NOCASE, INDEX_TYPE VARCHAR(11) COLLATE NOCASE, COMMENT VARCHAR(8) COLLATE NOCASE,
   INDEX_COMMENT VARCHAR(2048) COLLATE NOCASE, IS_VISIBLE VARCHAR(3) COLLATE NOCASE, EXPRESSION LONGTEXT);
+CREATE VIEW information_schema.VIEWS AS SELECT TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME,
+  my_unsupported('information_schema.VIEWS.VIEW_DEFINITION') AS VIEW_DEFINITION,
+  'NONE' AS CHECK_OPTION,
+  my_unsupported('information_schema.VIEWS.IS_UPDATABLE') AS IS_UPDATABLE,
+  my_unsupported('information_schema.VIEWS.DEFINER') AS DEFINER,
+  my_unsupported('information_schema.VIEWS.SECURITY_TYPE') AS SECURITY_TYPE,
+  'utf8mb4' AS CHARACTER_SET_CLIENT, 'utf8mb4_general_ci' AS COLLATION_CONNECTION,
+  my_unsupported('information_schema.VIEWS.ALGORITHM') AS ALGORITHM
+  FROM TABLES WHERE TABLE_TYPE = 'VIEW';
 ";
 
 /// A MySQL statement the engine answers itself.

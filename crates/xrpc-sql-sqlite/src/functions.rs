@@ -610,6 +610,17 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             ),
         ))
     })?;
+    // A value the node does not know as MySQL would give it (a catalog column's): reading it
+    // is 1235 naming it.
+    scalar(conn, "my_unsupported", 1, false, |a| {
+        Err::<Value, _>(fail(
+            1235,
+            format!(
+                "This version of MySQL doesn't yet support '{}'",
+                a.text(0).unwrap_or_default()
+            ),
+        ))
+    })?;
     // A CHECK constraint: a row passes unless its condition is false (NULL passes), as
     // MySQL's CHECK constraints do.
     scalar(conn, "my_check", 2, true, |a| {

@@ -1596,3 +1596,8 @@ CREATE TABLE t (a INT, b VARCHAR(5));
 INSERT INTO t VALUES (1, 'x');
 CREATE VIEW v AS SELECT a, UPPER(b) AS u FROM t;
 UPDATE v SET a = 2;
+
+-- script: a view's definition in information_schema.VIEWS is refused
+CREATE TABLE t (a INT);
+CREATE VIEW v AS SELECT a FROM t;
+SELECT TABLE_NAME, VIEW_DEFINITION FROM information_schema.VIEWS WHERE TABLE_SCHEMA = DATABASE();
