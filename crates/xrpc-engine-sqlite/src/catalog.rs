@@ -15,7 +15,8 @@
 //! | `SHOW [FULL] TABLES [FROM \| IN db] [LIKE 'p']` | `Tables_in_db` (and `Table_type` with FULL) |
 //! | `SHOW [FULL] COLUMNS \| FIELDS FROM t [FROM db] [LIKE 'p']`, `DESCRIBE \| DESC \| EXPLAIN t` | `Field`, `Type`, `Null`, `Key`, `Default`, `Extra` (FULL adds `Collation`, `Privileges`, `Comment`) |
 //! | `SHOW INDEX \| INDEXES \| KEYS FROM t [FROM db]` | MySQL 8's 15 columns, `Table` … `Expression` |
-//! | `SHOW CREATE TABLE t`, `SHOW CREATE DATABASE db` | DDL in MySQL's form, generated from the catalog |
+//! | `SHOW CREATE TABLE t`, `SHOW CREATE DATABASE db` | DDL in MySQL's form, generated from the catalog (a translated view's is 1235) |
+//! | `SHOW CREATE VIEW v` | 1347 for a table, 1146 for neither; a view's is 1235 (MariaDB prints the SELECT as it rewrote it, with every name qualified) |
 //! | `SHOW ENGINES` | one row, `SQLite`, `DEFAULT` |
 //! | `SHOW WARNINGS [LIMIT …]` | the session's diagnostics (`Level`, `Code` UINT, `Message`): conversions MySQL warns about, and the error of a statement that failed (Level `Error`) |
 //! | `SHOW ERRORS [LIMIT …]` | the same, errors only |
@@ -35,7 +36,10 @@
 //!
 //! Every connection has an in-memory database attached as `information_schema` (the node's
 //! own, so the authorizer allows it; clients may read it but not write it). It holds the tables
-//! `SCHEMATA`, `TABLES`, `COLUMNS` and `STATISTICS` with MySQL's upper-case column names. Before
+//! `SCHEMATA`, `TABLES`, `COLUMNS` and `STATISTICS` with MySQL's upper-case column names, and
+//! `VIEWS`, a view of `TABLES`' views whose columns the node does not know as MariaDB has them
+//! (VIEW_DEFINITION, IS_UPDATABLE, DEFINER, SECURITY_TYPE, ALGORITHM) are 1235 when read; the
+//! others (the names, CHECK_OPTION `NONE`, the character set and collation) are read as any. Before
 //! a statement that mentions `information_schema` runs, and before each SHOW, the node rebuilds
 //! their rows from every database the connection has attached ([`SqliteConn::refresh_catalog`]);
 //! the client's statement then runs on them as ordinary SQLite tables, so `WHERE`, joins,
@@ -70,7 +74,12 @@
 //! `bigint(20) unsigned`, `longtext`, `timestamp`, `enum('a','b')`), a column collation other
 //! than the table's, `ON UPDATE current_timestamp()`, indexes under their MySQL names, the
 //! declared engine (else InnoDB), and in SHOW CREATE TABLE the table options in MariaDB's order
-//! with the next AUTO_INCREMENT value.
+//! with the next AUTO_INCREMENT value. A translated view's column is described as the table
+//! column it is (its type, NULL-ability and default; no key or extra; an AUTO_INCREMENT one's
+//! default is 0), as MariaDB does; a view with a column that is not a table column as declared
+//! (an expression, a union's column, the outer side of a join), whose type MariaDB derives from
+//! the SELECT, is not described: SHOW COLUMNS and DESCRIBE of it, and any statement naming
+//! `information_schema` and `COLUMNS` while such a view exists, are 1235.
 
 use xrpc_proto::codes;
 use xrpc_proto::value::Value;
@@ -114,6 +123,15 @@ CREATE TABLE information_schema.STATISTICS (
   COLUMN_NAME VARCHAR(64) COLLATE NOCASE, COLLATION VARCHAR(1) COLLATE NOCASE, CARDINALITY BIGINT, SUB_PART BIGINT,
   PACKED VARCHAR(10) COLLATE NOCASE, NULLABLE VARCHAR(3) COLLATE NOCASE, INDEX_TYPE VARCHAR(11) COLLATE NOCASE, COMMENT VARCHAR(8) COLLATE NOCASE,
   INDEX_COMMENT VARCHAR(2048) COLLATE NOCASE, IS_VISIBLE VARCHAR(3) COLLATE NOCASE, EXPRESSION LONGTEXT);
+CREATE VIEW information_schema.VIEWS AS SELECT TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME,
+  my_unsupported('information_schema.VIEWS.VIEW_DEFINITION') AS VIEW_DEFINITION,
+  'NONE' AS CHECK_OPTION,
+  my_unsupported('information_schema.VIEWS.IS_UPDATABLE') AS IS_UPDATABLE,
+  my_unsupported('information_schema.VIEWS.DEFINER') AS DEFINER,
+  my_unsupported('information_schema.VIEWS.SECURITY_TYPE') AS SECURITY_TYPE,
+  'utf8mb4' AS CHARACTER_SET_CLIENT, 'utf8mb4_general_ci' AS COLLATION_CONNECTION,
+  my_unsupported('information_schema.VIEWS.ALGORITHM') AS ALGORITHM
+  FROM TABLES WHERE TABLE_TYPE = 'VIEW';
 ";
 
 /// A MySQL statement the engine answers itself.
@@ -144,6 +162,10 @@ pub(crate) enum Stmt {
         full: bool,
     },
     ShowIndex {
+        table: String,
+        db: Option<String>,
+    },
+    ShowCreateView {
         table: String,
         db: Option<String>,
     },
@@ -621,7 +643,12 @@ impl Parser<'_> {
                 self.end()?;
                 return Ok(Stmt::ShowCreateDatabase(name));
             }
-            // SHOW CREATE VIEW, TRIGGER, PROCEDURE, FUNCTION, EVENT, USER: MySQL's, not ours.
+            if self.eat_kw("view") {
+                let (db, table) = self.qualified()?;
+                self.end()?;
+                return Ok(Stmt::ShowCreateView { table, db });
+            }
+            // SHOW CREATE TRIGGER, PROCEDURE, FUNCTION, EVENT, USER: MySQL's, not ours.
             let what = match self.toks.get(self.pos) {
                 Some(Tok::Word(w)) => w.to_ascii_uppercase(),
                 _ => return Err(self.error()),
@@ -996,8 +1023,22 @@ fn apply_kept(entry: &mut TableEntry, kept: &xrpc_sql_sqlite::Table) {
         let Some(declared) = kept.column(&column.name) else {
             continue;
         };
-        column.auto_increment = declared.auto_increment;
-        column.on_update_now = declared.on_update_now;
+        if kept.view.is_some() {
+            // A view's column is described as the table column it is, without its keys and
+            // extras; MariaDB shows 0 as the default of an AUTO_INCREMENT one.
+            column.not_null = declared.not_null;
+            column.default = if declared.auto_increment {
+                Some("0".to_owned())
+            } else {
+                declared
+                    .default
+                    .as_deref()
+                    .map(|d| super::arith::shown_sql(d).into_owned())
+            };
+        } else {
+            column.auto_increment = declared.auto_increment;
+            column.on_update_now = declared.on_update_now;
+        }
         column.comment = declared.comment.clone();
         if column
             .default
@@ -1388,6 +1429,13 @@ impl SqliteConn {
                 let db = self.resolve_db(db.as_deref())?;
                 self.refresh_catalog()?;
                 self.require_table(&db, &table)?;
+                if self
+                    .undescribed_views
+                    .iter()
+                    .any(|(d, t)| *d == db && t.eq_ignore_ascii_case(&table))
+                {
+                    return Err(undescribed(&table));
+                }
                 let (collation, privileges) = if full {
                     (
                         "COLLATION_NAME AS Collation, ",
@@ -1423,12 +1471,15 @@ impl SqliteConn {
                 self.query(sql, &[text(Some(&db)), text(Some(&table))], sink)
             }
             Stmt::ShowCreateTable { table, db } => {
-                let db = self.resolve_db(db.as_deref())?;
-                let entry = self
-                    .read_catalog(Some((&db, &table)))?
-                    .into_iter()
-                    .next()
-                    .ok_or_else(|| no_such_table(&db, &table))?;
+                let (_, entry) = self.catalog_entry(db.as_deref(), &table)?;
+                if entry.view && entry.kept {
+                    // MariaDB prints the view's SELECT as it rewrote it (every name qualified,
+                    // its own spacing), which the kept text is not.
+                    return Err(SqlError::new(
+                        &codes::NOT_SUPPORTED_YET,
+                        "This version of MySQL doesn't yet support 'SHOW CREATE TABLE of a view'",
+                    ));
+                }
                 if entry.view {
                     let sql = "SELECT ?1 AS \"View\", ?2 AS \"Create View\", 'utf8mb4' AS character_set_client, \
                          'utf8mb4_general_ci' AS collation_connection";
@@ -1452,6 +1503,21 @@ impl SqliteConn {
                     let sql = "SELECT ?1 AS \"Table\", ?2 AS \"Create Table\"";
                     self.query(sql, &[text(Some(&entry.name)), text(Some(&ddl))], sink)
                 }
+            }
+            Stmt::ShowCreateView { table, db } => {
+                let (db, entry) = self.catalog_entry(db.as_deref(), &table)?;
+                if !entry.view {
+                    return Err(SqlError::new(
+                        &codes::WRONG_OBJECT,
+                        format!("'{db}.{}' is not of type 'VIEW'", entry.name),
+                    ));
+                }
+                // MariaDB prints the SELECT as it rewrote it (every name qualified, its own
+                // spacing and DEFINER), which the kept text is not.
+                Err(SqlError::new(
+                    &codes::NOT_SUPPORTED_YET,
+                    "This version of MySQL doesn't yet support 'SHOW CREATE VIEW'",
+                ))
             }
             Stmt::ShowCreateDatabase(name) => {
                 let lower = name.to_ascii_lowercase();
@@ -1592,6 +1658,22 @@ impl SqliteConn {
         } else {
             Err(unknown_db(db.unwrap_or(&name)))
         }
+    }
+
+    /// The database a SHOW names (or the current one) and its table or view `table` (1146 if
+    /// there is none).
+    fn catalog_entry(
+        &self,
+        db: Option<&str>,
+        table: &str,
+    ) -> Result<(String, TableEntry), SqlError> {
+        let db = self.resolve_db(db)?;
+        let entry = self
+            .read_catalog(Some((&db, table)))?
+            .into_iter()
+            .next()
+            .ok_or_else(|| no_such_table(&db, table))?;
+        Ok((db, entry))
     }
 
     fn require_table(&self, db: &str, table: &str) -> Result<(), SqlError> {
@@ -1820,7 +1902,23 @@ impl SqliteConn {
         Ok(version)
     }
 
-    fn write_catalog(&self, tables: &[TableEntry]) -> Result<(), SqlError> {
+    /// Refuses a statement that may read `information_schema.COLUMNS` while a translated view
+    /// has a column without a declared type (its type there would not be MySQL's).
+    pub(super) fn refuse_undescribed_views(&self, sql: &str) -> Result<(), SqlError> {
+        match self.undescribed_views.first() {
+            Some((_, view)) if xrpc_engine::lex::contains_ignore_case(sql, "columns") => {
+                Err(undescribed(view))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn write_catalog(&mut self, tables: &[TableEntry]) -> Result<(), SqlError> {
+        self.undescribed_views = tables
+            .iter()
+            .filter(|t| t.view && t.kept && t.columns.iter().any(|c| c.kept_type.is_none()))
+            .map(|t| (t.db.clone(), t.name.clone()))
+            .collect();
         let map = |err| self.map(err);
         self.exec(
             "DELETE FROM information_schema.SCHEMATA; DELETE FROM information_schema.TABLES; \
@@ -1840,8 +1938,8 @@ impl SqliteConn {
         let mut insert_table = self
             .conn
             .prepare(
-                "INSERT INTO information_schema.TABLES VALUES ('def', ?1, ?2, ?3, ?4, 10, ?5, NULL, NULL, \
-                 ?6, '', '')",
+                "INSERT INTO information_schema.TABLES VALUES ('def', ?1, ?2, ?3, ?4, ?5, ?6, NULL, NULL, \
+                 ?7, ?8, ?9)",
             )
             .map_err(map)?;
         let mut insert_column = self
@@ -1859,19 +1957,24 @@ impl SqliteConn {
             )
             .map_err(map)?;
         for t in tables {
-            let (kind, engine, format, collation) = if t.view {
-                ("VIEW", None, None, None)
+            // A view's row is MySQL's: no engine, version, format, collation or options, and
+            // the comment `VIEW`.
+            let (kind, engine, version, format, collation, options, comment) = if t.view {
+                ("VIEW", None, None, None, None, None, "VIEW")
             } else {
                 (
                     "BASE TABLE",
                     Some(t.engine.as_deref().unwrap_or("SQLite")),
+                    Some(10),
                     Some("Dynamic"),
                     Some("utf8mb4_general_ci"),
+                    Some(""),
+                    "",
                 )
             };
             insert_table
                 .execute(rusqlite::params![
-                    t.db, t.name, kind, engine, format, collation
+                    t.db, t.name, kind, engine, version, format, collation, options, comment
                 ])
                 .map_err(map)?;
             let auto = t.auto_increment_column();
@@ -1939,6 +2042,18 @@ impl SqliteConn {
         }
         Ok(())
     }
+}
+
+/// The refusal to describe a translated view's columns that are not table columns as declared
+/// (computed, of a union, of the outer side of a join).
+fn undescribed(view: &str) -> SqlError {
+    SqlError::new(
+        &codes::NOT_SUPPORTED_YET,
+        format!(
+            "This version of MySQL doesn't yet support 'the column types of the view {view}, \
+             which MySQL derives from its SELECT'"
+        ),
+    )
 }
 
 fn unknown_db(name: &str) -> SqlError {
@@ -2021,9 +2136,16 @@ mod tests {
             Some(Ok(Stmt::NotSupported(_)))
         ));
         assert!(matches!(
-            p("show create view v"),
+            p("show create trigger g"),
             Some(Ok(Stmt::NotSupported(_)))
         ));
+        assert_eq!(
+            p("show create view d.v").unwrap().unwrap(),
+            Stmt::ShowCreateView {
+                table: "v".into(),
+                db: Some("d".into())
+            }
+        );
         assert_eq!(p("show nonsense").unwrap().unwrap_err().code, 1064);
         assert_eq!(p("show tables from").unwrap().unwrap_err().code, 1064);
         for other in [

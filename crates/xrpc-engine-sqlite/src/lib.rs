@@ -781,6 +781,10 @@ pub struct SqliteConn {
     schema_change: Option<Option<String>>,
     /// The catalog version `information_schema` was last rebuilt at (see `catalog`).
     catalog_built: Option<Vec<i64>>,
+    /// The translated views (database, name) with a column that is not a table column as
+    /// declared, as of the last rebuild: MySQL describes such a column by a type the node does
+    /// not derive (see `catalog`).
+    undescribed_views: Vec<(String, String)>,
     /// Whether a table (database, name) has an auto-increment column, with the database's
     /// `schema_version` it was read at (another connection may have recreated the table).
     auto_increment: std::collections::HashMap<(String, String), (i64, bool)>,
@@ -926,6 +930,7 @@ impl SqliteConn {
             default_schema: None,
             schema_change: None,
             catalog_built: None,
+            undescribed_views: Vec::new(),
             auto_increment: std::collections::HashMap::new(),
             keys: origin::KeyCache::default(),
             stream_buffers: shape::StreamBuffers::default(),
@@ -1868,6 +1873,7 @@ impl SqliteConn {
         let sql = qualified.as_deref().unwrap_or(text);
         if catalog::mentions_information_schema(sql) {
             self.refresh_catalog()?;
+            self.refuse_undescribed_views(sql)?;
         }
         let result = self
             .run(sql, args, info, rewrite, sink)
@@ -2430,6 +2436,12 @@ fn quote(name: &str) -> String {
 /// Maps a rusqlite error onto the wire error table; `interrupted` says whether the statement
 /// was killed (a busy wait cut short by a kill reports as interrupted).
 fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
+    // A refusal raised by the function library in SQL run as text (a view's stand-in read).
+    if let Some(refusal) =
+        translated::library_error(&err).filter(|e| e.code == codes::NOT_SUPPORTED_YET.code)
+    {
+        return refusal;
+    }
     let (sqlite, message) = match &err {
         rusqlite::Error::SqliteFailure(e, msg) => {
             (Some(*e), msg.clone().unwrap_or_else(|| e.to_string()))

@@ -26,6 +26,11 @@
 //! INDEX and SHOW CREATE TABLE of it (they describe the database's tables). A temporary table is
 //! session state: the connection stays with its session, and a reset drops it.
 //!
+//! A view (`CREATE VIEW`) is kept there too, as its SELECT's text with the column types it gave
+//! (`Table::view`); SQLite's own object of its name is the translation's stand-in view, which
+//! only holds the name (see `xrpc_sql_sqlite`'s module docs), so a database's kept definitions
+//! hold its tables and its views and SQLite's tables are its tables only.
+//!
 //! Clients neither read nor write [`CATALOG_TABLE`] (the `authorizer` refuses it as a table that
 //! does not exist) and SHOW TABLES and `information_schema` do not list it.
 //!
@@ -385,6 +390,14 @@ impl Catalog for CatalogView<'_> {
         {
             return Some(t);
         }
+        self.base_table(&db, name)
+    }
+
+    fn base_table(&self, schema: &str, name: &str) -> Option<Table> {
+        let db = schema.to_ascii_lowercase();
+        if name.eq_ignore_ascii_case(CATALOG_TABLE) {
+            return None;
+        }
         let found = self.consult(&db, |database| {
             database.tables.get(&name.to_ascii_lowercase()).cloned()
         })?;
@@ -452,7 +465,13 @@ impl Catalog for CatalogView<'_> {
                 |row| row.get(0),
             )
             .ok()?;
-        (usize::try_from(stored).ok()? == database.tables.len())
+        // A view's SQLite stand-in is a view, not a table.
+        let tables = database
+            .tables
+            .values()
+            .filter(|t| t.view.is_none())
+            .count();
+        (usize::try_from(stored).ok()? == tables)
             .then(|| database.tables.values().cloned().collect())
     }
 }
@@ -837,7 +856,7 @@ impl ResultSink for CountingSink<'_> {
 }
 
 /// A function library error as MySQL's.
-fn library_error(err: &rusqlite::Error) -> Option<SqlError> {
+pub(crate) fn library_error(err: &rusqlite::Error) -> Option<SqlError> {
     let e = error_of(err)?;
     let code = u32::from(e.code);
     Some(SqlError {

@@ -170,6 +170,9 @@ error_codes! {
     BAD_FIELD = 1054, "42S22", Error,
         "Unknown column",
         "The statement names an unknown column.";
+    WRONG_OBJECT = 1347, "HY000", Error,
+        "Is not of type",
+        "SQLite engine: SHOW CREATE VIEW of a table (`'db.t' is not of type 'VIEW'`), and in a translated statement ALTER TABLE, CREATE INDEX or DROP INDEX of a view (`… 'BASE TABLE'`), as MySQL's ER_WRONG_OBJECT.";
     BAD_DB = 1049, "42000", Error,
         "Unknown database",
         "`schema_name`, `USE`, `SHOW … FROM` or the session's current database names no database.";

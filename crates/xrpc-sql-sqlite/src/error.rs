@@ -80,6 +80,40 @@ pub enum TranslateError {
     /// than 6 fraction digits.
     #[error("Too big precision specified for '{0}'. Maximum is 6")]
     TooBigPrecision(String),
+    /// `ER_WRONG_OBJECT` (1347, HY000): `db.v` and the type it is not (`BASE TABLE`, `VIEW`).
+    #[error("'{0}' is not of type '{1}'")]
+    WrongObject(String, &'static str),
+    /// `ER_IT_IS_A_VIEW` (1965, 42S02): `DROP TABLE` of a view.
+    #[error("'{0}' is a view")]
+    IsView(String),
+    /// `ER_UNKNOWN_VIEW` (4092, 42S02): `DROP VIEW` of missing views.
+    #[error("Unknown VIEW: '{0}'")]
+    UnknownView(String),
+    /// `ER_VIEW_INVALID` (1356, HY000): a view whose SELECT no longer translates.
+    #[error(
+        "View '{0}' references invalid table(s) or column(s) or function(s) or definer/invoker of view lack rights to use them"
+    )]
+    InvalidView(String),
+    /// `ER_VIEW_WRONG_LIST` (1353, HY000).
+    #[error("View's SELECT and view's field list have different column counts")]
+    ViewColumnCount,
+    /// `ER_VIEW_SELECT_VARIABLE` (1351, HY000).
+    #[error("View's SELECT contains a variable or parameter")]
+    ViewVariable,
+    /// `ER_NO_DEFAULT_FOR_VIEW_FIELD` (1423, HY000): an INSERT through a view leaves a
+    /// column of its table without a value.
+    #[error("Field of view '{0}' underlying table doesn't have a default value")]
+    ViewNoDefault(String),
+    /// `ER_NONUPDATEABLE_COLUMN` (1348, HY000): a write to a view's computed column.
+    #[error("Column '{0}' is not updatable")]
+    NotUpdatable(String),
+    /// `ER_NON_INSERTABLE_TABLE` (1471, HY000): an INSERT without a column list into a view
+    /// with a computed column.
+    #[error("The target table {0} of the INSERT is not insertable-into")]
+    NotInsertable(String),
+    /// `ER_VIEW_SELECT_TMPTABLE` (1352, HY000).
+    #[error("View's SELECT refers to a temporary table '{0}'")]
+    ViewTemporary(String),
 }
 
 impl TranslateError {
@@ -110,19 +144,42 @@ impl TranslateError {
             Self::UnknownDatabase(_) => 1049,
             Self::TooBigPrecision(_) => 1426,
             Self::UnknownEngine(_) => 1286,
+            Self::WrongObject(..) => 1347,
+            Self::IsView(_) => 1965,
+            Self::UnknownView(_) => 4092,
+            Self::InvalidView(_) => 1356,
+            Self::ViewColumnCount => 1353,
+            Self::ViewVariable => 1351,
+            Self::ViewTemporary(_) => 1352,
+            Self::ViewNoDefault(_) => 1423,
+            Self::NotUpdatable(_) => 1348,
+            Self::NotInsertable(_) => 1471,
         }
     }
 
     /// MySQL's SQL state.
     pub fn sql_state(&self) -> &'static str {
         match self {
-            Self::NoSuchTable(_) | Self::UnknownTable(_) | Self::UnknownTargetTable(_) => "42S02",
+            Self::NoSuchTable(_)
+            | Self::UnknownTable(_)
+            | Self::UnknownTargetTable(_)
+            | Self::IsView(_)
+            | Self::UnknownView(_) => "42S02",
             Self::TableExists(_) => "42S01",
             Self::UnknownColumn(..) => "42S22",
             Self::Ambiguous(..) => "23000",
-            Self::NoDefault(_) | Self::GroupFunction | Self::IllegalMix | Self::RollupOrderBy => {
-                "HY000"
-            }
+            Self::NoDefault(_)
+            | Self::GroupFunction
+            | Self::IllegalMix
+            | Self::RollupOrderBy
+            | Self::WrongObject(..)
+            | Self::InvalidView(_)
+            | Self::ViewColumnCount
+            | Self::ViewVariable
+            | Self::ViewTemporary(_)
+            | Self::ViewNoDefault(_)
+            | Self::NotUpdatable(_)
+            | Self::NotInsertable(_) => "HY000",
             Self::ValueCount(_) => "21S01",
             Self::DuplicateColumn(_) => "42S21",
             Self::OperandColumns(_) | Self::SelectColumns => "21000",

@@ -598,6 +598,29 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
         }
         Ok(Value::from(a.v(0)))
     })?;
+    // A view's SQLite stand-in (see `Translator::view_marker_sql`): a statement that reads it
+    // instead of the view's translated SELECT (one run as SQLite text) is refused.
+    scalar(conn, "my_view_stand_in", 1, false, |a| {
+        Err::<Value, _>(fail(
+            1235,
+            format!(
+                "This version of MySQL doesn't yet support 'the view {} in a statement that is \
+                 not translated'",
+                a.text(0).unwrap_or_default()
+            ),
+        ))
+    })?;
+    // A value the node does not know as MySQL would give it (a catalog column's): reading it
+    // is 1235 naming it.
+    scalar(conn, "my_unsupported", 1, false, |a| {
+        Err::<Value, _>(fail(
+            1235,
+            format!(
+                "This version of MySQL doesn't yet support '{}'",
+                a.text(0).unwrap_or_default()
+            ),
+        ))
+    })?;
     // A CHECK constraint: a row passes unless its condition is false (NULL passes), as
     // MySQL's CHECK constraints do.
     scalar(conn, "my_check", 2, true, |a| {

@@ -80,6 +80,26 @@
 //!   and inserts the rows in the same statement. `CREATE TEMPORARY TABLE` (each of the three
 //!   forms) makes a table in SQLite's `temp` schema, which [`Catalog::table`] finds before the
 //!   database's table of its name; `DROP TEMPORARY TABLE` drops only such a table.
+//! - **Views.** `CREATE [OR REPLACE] VIEW v [(columns)] AS SELECT …` and `ALTER VIEW` translate
+//!   the SELECT at once (a missing table is 1146, a temporary one 1352, a user variable 1351, a
+//!   column list of another length 1353, two columns of one name 1060, a view that would read
+//!   itself 1146 for it) and keep it in the catalog as a [`Table`] with a [`View`]: the SELECT's
+//!   MySQL text, the database its unqualified names are in, the names of the columns it gave and
+//!   their types. A statement that names the view translates the kept SELECT again as a derived
+//!   table, in the view's database and seeing no temporary table (as MySQL opens a view's tables
+//!   anew each time), and takes the columns it gave at creation by name under the view's names.
+//!   Expanding rather than emitting a SQLite view keeps every column's MySQL type exact (a
+//!   DECIMAL column sums as DECIMAL, a text column compares under its collation), which a SQLite
+//!   view would lose for expressions, and lets a view read other databases' tables, which a
+//!   SQLite view outside `temp` may not; a table or column gone since is MySQL's 1356. SQLite holds
+//!   a stand-in view of the name (its schema version tells engines the definitions changed),
+//!   which fails with 1235 if SQL that is not translated reads it. DROP VIEW (4092 for a missing
+//!   one), RENAME TABLE of a view, and MySQL's errors for a view where a table must be (DROP
+//!   TABLE 1965, ALTER TABLE and CREATE INDEX 1347, TRUNCATE 1146) follow MySQL; ALGORITHM and
+//!   SQL SECURITY are accepted, DEFINER only as CURRENT_USER. INSERT, REPLACE, UPDATE and DELETE
+//!   of a view of one table's columns (and expressions of them without function calls), or of
+//!   such a view, run on the table within the views' WHEREs (see the `through` module); of any
+//!   other view they are 1235.
 //! - An ENUM column holds its member's declared text; a write takes a member by its text
 //!   (under the column's collation) or by its index from 1, anything else 1265 (or '' under
 //!   IGNORE), and a NOT NULL one without DEFAULT defaults to its first member. MySQL sorts and
@@ -171,6 +191,7 @@ mod functions;
 mod json;
 mod library;
 mod rollup;
+mod through;
 mod translate;
 mod typed;
 mod types;
@@ -182,7 +203,7 @@ pub use error::TranslateError;
 pub use functions::{FnError, FnWarning, SessionState, error_of, register, take_warnings};
 pub use types::{
     ArgClass, BIN_COLLATION, CI_COLLATION, Catalog, Collation, Column, ColumnFlags, ColumnType,
-    DECIMAL_COLLATION, Index, SystemValue, TEMP_SCHEMA, Table, Ty,
+    DECIMAL_COLLATION, Index, SystemValue, TEMP_SCHEMA, Table, Ty, View,
 };
 pub use value::{text_of, variable_value};
 

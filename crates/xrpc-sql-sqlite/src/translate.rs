@@ -1,19 +1,19 @@
 //! Statements: queries with their name scopes, the DML forms and the DDL forms.
 
 use sqlparser::ast::{
-    AlterTableOperation, AssignmentTarget, ColumnOption, CreateIndex, CreateTable,
-    CreateTableOptions, DataType, Delete, Expr, FromTable, GroupByExpr, Insert, JoinConstraint,
-    JoinOperator, LimitClause, ObjectName, ObjectNamePart, ObjectType, OnInsert, OrderByExpr,
-    OrderByKind, Query, ReferentialAction, Select, SelectItem, SelectItemQualifiedWildcardKind,
-    SetExpr, SetOperator, SetQuantifier, Statement, TableConstraint, TableFactor, TableObject,
-    TableWithJoins, Update,
+    AlterTableOperation, AlterView, AlterViewOperation, AssignmentTarget, ColumnOption,
+    CreateIndex, CreateTable, CreateTableOptions, CreateView, DataType, Delete, Expr, FromTable,
+    GranteeName, GroupByExpr, Insert, JoinConstraint, JoinOperator, LimitClause, ObjectName,
+    ObjectNamePart, ObjectType, OnInsert, OrderByExpr, OrderByKind, Query, ReferentialAction,
+    Select, SelectItem, SelectItemQualifiedWildcardKind, SetExpr, SetOperator, SetQuantifier,
+    Statement, TableConstraint, TableFactor, TableObject, TableWithJoins, Update,
 };
 
 use crate::error::{TranslateError, unsupported};
 use crate::typed::{Strength, Typed, as_text, group_key, ident, quote, truth, unify};
 use crate::types::{
     ArgClass, BIN_COLLATION, Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Index,
-    TEMP_SCHEMA, Table, Ty,
+    TEMP_SCHEMA, Table, Ty, View,
 };
 use crate::{Affected, CatalogChange, Origin, OutColumn, Translation};
 
@@ -125,6 +125,9 @@ struct Scope {
     /// The positions (from 0) and names of the select items that are ENUM columns.
     enum_items: Vec<usize>,
     enum_names: Vec<String>,
+    /// A single-table UPDATE's scope: its expressions read the columns assigned before them
+    /// with their new values (`Translator::assigned`).
+    assigns: bool,
 }
 
 /// The translation of one statement against a catalog.
@@ -176,6 +179,12 @@ pub(crate) struct Translator<'a> {
     /// Where every `?` starts, in text order: a `?` is emitted as `?N`, its number in the
     /// text, so the translation may use an argument twice (empty: emitted as `?`).
     placeholder_starts: Vec<Location>,
+    /// In a view's SELECT: the database its unqualified table names are in.
+    view_names_in: Option<String>,
+    /// Translating the SELECT of a CREATE VIEW.
+    creating_view: bool,
+    /// The views being expanded, outermost first (`db.v`), against a view that names itself.
+    expanding: Vec<String>,
 }
 
 impl<'a> Translator<'a> {
@@ -203,6 +212,9 @@ impl<'a> Translator<'a> {
             arg_types: Vec::new(),
             typed_args: false,
             placeholder_starts: Vec::new(),
+            view_names_in: None,
+            creating_view: false,
+            expanding: Vec::new(),
         }
     }
 
@@ -239,6 +251,40 @@ impl<'a> Translator<'a> {
             }
         }
         translator
+    }
+
+    /// The new value of a column a single-table UPDATE assigned before the expression being
+    /// translated, when the reference names it: in the UPDATE's own expressions. In a
+    /// subquery a name of the subquery's own tables is theirs; one that reaches the UPDATE's
+    /// assigned column is refused (which value MySQL's subquery reads is not the translation's
+    /// to guess).
+    fn assigned_value(&self, qualifier: Option<&str>, name: &str) -> Result<Option<Typed>> {
+        let Some((_, _, value)) = self.assigned.iter().find(|(table, column, _)| {
+            column.eq_ignore_ascii_case(name)
+                && qualifier.is_none_or(|q| q.eq_ignore_ascii_case(table))
+        }) else {
+            return Ok(None);
+        };
+        // Not in sight (a derived table does not see the enclosing names).
+        let Some(update_scope) = self.scopes.iter().position(|s| s.assigns) else {
+            return Ok(None);
+        };
+        if update_scope + 1 == self.scopes.len() {
+            return Ok(Some(value.clone()));
+        }
+        let inner = self.scopes[update_scope + 1..].iter().any(|scope| {
+            scope.sources.iter().any(|s| {
+                qualifier.is_none_or(|q| q.eq_ignore_ascii_case(&s.name))
+                    && s.columns.iter().any(|c| c.name.eq_ignore_ascii_case(name))
+            })
+        });
+        if inner {
+            Ok(None)
+        } else {
+            unsupported(format!(
+                "a subquery reading the column '{name}' the UPDATE assigns before it"
+            ))
+        }
     }
 
     /// The argument `?` that starts at `start`: typed [`Ty::Dyn`], bound to its value's type
@@ -318,11 +364,64 @@ impl<'a> Translator<'a> {
                     into,
                 })
             }
-            Statement::Insert(insert) => self.insert(insert),
-            Statement::Update(update) => self.update(update),
-            Statement::Delete(delete) => self.delete(delete),
+            Statement::Insert(insert) => {
+                let view = match &insert.table {
+                    TableObject::TableName(name) => self.target_view(name),
+                    _ => None,
+                };
+                match view {
+                    Some(view) => {
+                        let rewritten = self.insert_through(insert, &view)?;
+                        self.insert(&rewritten).map_err(|err| match err {
+                            TranslateError::NoDefault(_) => TranslateError::ViewNoDefault(format!(
+                                "{}.{}",
+                                view.database, view.name
+                            )),
+                            other => other,
+                        })
+                    }
+                    None => self.insert(insert),
+                }
+            }
+            Statement::Update(update) => {
+                let view = match &update.table.relation {
+                    TableFactor::Table { name, .. } if update.table.joins.is_empty() => {
+                        self.target_view(name)
+                    }
+                    _ => None,
+                };
+                match view {
+                    Some(view) => {
+                        let rewritten = self.update_through(update, &view)?;
+                        self.update(&rewritten)
+                    }
+                    None => self.update(update),
+                }
+            }
+            Statement::Delete(delete) => {
+                let view = match &delete.from {
+                    FromTable::WithFromKeyword(from) | FromTable::WithoutKeyword(from)
+                        if delete.tables.is_empty() && from.len() == 1 =>
+                    {
+                        match &from[0].relation {
+                            TableFactor::Table { name, .. } => self.target_view(name),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
+                match view {
+                    Some(view) => {
+                        let rewritten = self.delete_through(delete, &view)?;
+                        self.delete(&rewritten)
+                    }
+                    None => self.delete(delete),
+                }
+            }
             Statement::CreateTable(create) => self.create_table(create),
             Statement::CreateIndex(create) => self.create_index(create),
+            Statement::CreateView(create) => self.create_view(create),
+            Statement::AlterView(alter) => self.alter_view(alter),
             Statement::Drop {
                 object_type,
                 if_exists,
@@ -335,7 +434,13 @@ impl<'a> Translator<'a> {
                 let [target] = truncate.table_names.as_slice() else {
                     return unsupported("TRUNCATE of several tables");
                 };
-                let table = self.table(&target.name)?;
+                let table = self.object(&target.name)?;
+                if table.view.is_some() {
+                    return Err(TranslateError::NoSuchTable(format!(
+                        "{}.{}",
+                        table.database, table.name
+                    )));
+                }
                 Ok(Translation {
                     sql: vec![
                         format!("DELETE FROM {}", self.sqlite_table(&table)),
@@ -352,16 +457,26 @@ impl<'a> Translator<'a> {
                 let mut sql = Vec::new();
                 let mut changes = Vec::new();
                 for rename in renames {
-                    let from = self.table(&rename.old_name)?;
+                    let from = self.object(&rename.old_name)?;
                     if from.temporary {
                         return unsupported("RENAME TABLE of a temporary table");
                     }
                     let to = self.rename_target(&from, &rename.new_name)?;
-                    sql.push(format!(
-                        "ALTER TABLE {} RENAME TO {}",
-                        self.sqlite_table(&from),
-                        ident(&to)
-                    ));
+                    if from.view.is_some() {
+                        // The view's SQLite stand-in is made again under the new name.
+                        let renamed = Table {
+                            name: to.clone(),
+                            ..from.clone()
+                        };
+                        sql.push(format!("DROP VIEW {}", self.sqlite_table(&from)));
+                        sql.push(self.view_marker_sql(&renamed));
+                    } else {
+                        sql.push(format!(
+                            "ALTER TABLE {} RENAME TO {}",
+                            self.sqlite_table(&from),
+                            ident(&to)
+                        ));
+                    }
                     changes.push(CatalogChange::Rename {
                         database: from.database,
                         from: from.name,
@@ -375,7 +490,7 @@ impl<'a> Translator<'a> {
             // the locks of a dump's restore have nothing to add.
             Statement::LockTables { tables } => {
                 for t in tables {
-                    self.table(&ObjectName::from(vec![t.table.clone()]))?;
+                    self.object(&ObjectName::from(vec![t.table.clone()]))?;
                 }
                 Ok(nothing())
             }
@@ -389,10 +504,13 @@ impl<'a> Translator<'a> {
         let mut parts = name_parts(name)?;
         match parts.len() {
             1 => {
-                let database = self
-                    .catalog
-                    .current_schema()
-                    .ok_or(TranslateError::NoDatabase)?;
+                let database = match &self.view_names_in {
+                    Some(database) => database.clone(),
+                    None => self
+                        .catalog
+                        .current_schema()
+                        .ok_or(TranslateError::NoDatabase)?,
+                };
                 Ok((database, parts.remove(0)))
             }
             2 => {
@@ -403,13 +521,48 @@ impl<'a> Translator<'a> {
         }
     }
 
-    /// The catalog's table a name names, with its database.
+    /// The catalog's table a name names, with its database: 1347 for a view.
     fn table(&self, name: &ObjectName) -> Result<Table> {
+        let found = self.object(name)?;
+        if found.view.is_some() {
+            return Err(TranslateError::WrongObject(
+                format!("{}.{}", found.database, found.name),
+                "BASE TABLE",
+            ));
+        }
+        Ok(found)
+    }
+
+    /// The view a single-table write names as its target, if it names one (see `through`).
+    fn target_view(&self, name: &ObjectName) -> Option<Table> {
+        self.object(name).ok().filter(|t| t.view.is_some())
+    }
+
+    /// The table a write names: a view is refused (MySQL writes through a simple view to its
+    /// table; the translation does not).
+    fn write_target(&self, name: &ObjectName, statement: &str) -> Result<Table> {
+        let found = self.object(name)?;
+        if found.view.is_some() {
+            return unsupported(format!("{statement} of the view {}", found.name));
+        }
+        Ok(found)
+    }
+
+    /// The catalog's table or view a name names, with its database. Inside a view's SELECT
+    /// only the database's own tables and views count: at the view's creation a temporary
+    /// table is MySQL's 1352, when the view is read it is not seen.
+    fn object(&self, name: &ObjectName) -> Result<Table> {
         let (database, table) = self.located(name)?;
-        let mut found = self
-            .catalog
-            .table(Some(&database), &table)
-            .ok_or_else(|| TranslateError::NoSuchTable(format!("{database}.{table}")))?;
+        let found = if self.view_names_in.is_some() && !self.creating_view {
+            self.catalog.base_table(&database, &table)
+        } else {
+            self.catalog.table(Some(&database), &table)
+        };
+        let mut found =
+            found.ok_or_else(|| TranslateError::NoSuchTable(format!("{database}.{table}")))?;
+        if self.creating_view && found.temporary {
+            return Err(TranslateError::ViewTemporary(found.name));
+        }
         if found.database.is_empty() {
             found.database = database;
         }
@@ -469,11 +622,8 @@ impl<'a> Translator<'a> {
             [_, t, c] => (Some(*t), *c),
             _ => return unsupported(format!("name {}", names.join("."))),
         };
-        if let Some((_, _, value)) = self.assigned.iter().find(|(table, column, _)| {
-            column.eq_ignore_ascii_case(name)
-                && qualifier.is_none_or(|q| q.eq_ignore_ascii_case(table))
-        }) {
-            return Ok(value.clone());
+        if let Some(value) = self.assigned_value(qualifier, name)? {
+            return Ok(value);
         }
         for scope in self.scopes.iter().rev() {
             let mut found: Vec<(&Source, &SourceColumn)> = Vec::new();
@@ -698,17 +848,7 @@ impl<'a> Translator<'a> {
             if op == "UNION" && matches!(ty.ty(), Ty::Str(_) | Ty::Decimal(_)) {
                 return unsupported("recursive UNION DISTINCT of text or decimal columns");
             }
-            stored.push(Column {
-                name: column_name.clone(),
-                ty,
-                not_null: false,
-                has_default: true,
-                auto_increment: false,
-                on_update_now: false,
-                comment: None,
-                default: None,
-                declared: String::new(),
-            });
+            stored.push(Column::undeclared(column_name.clone(), ty));
         }
         let columns: Vec<OutColumn> = names
             .iter()
@@ -1389,11 +1529,20 @@ impl<'a> Translator<'a> {
                         },
                     ),
                     None => {
-                        let table = self.table(name)?;
-                        (
-                            self.sqlite_table(&table),
-                            Source::of_table(refer.clone(), &table),
-                        )
+                        let table = self.object(name)?;
+                        if table.view.is_some() {
+                            let (sql, columns) = self.view_query(&table)?;
+                            let names = columns.iter().map(|c| c.name.clone()).collect();
+                            (
+                                format!("({sql})"),
+                                Source::of_query(refer.clone(), names, &columns),
+                            )
+                        } else {
+                            (
+                                self.sqlite_table(&table),
+                                Source::of_table(refer.clone(), &table),
+                            )
+                        }
                     }
                 };
                 let scope = self.scopes.last_mut().expect("in a select");
@@ -1457,7 +1606,7 @@ impl<'a> Translator<'a> {
         let TableObject::TableName(name) = &insert.table else {
             return unsupported("INSERT into a table function");
         };
-        let table = self.table(name)?;
+        let table = self.write_target(name, "INSERT")?;
         let ignore = insert.ignore;
         if ignore && !table.checks.is_empty() {
             // MySQL skips a row that fails a CHECK under IGNORE; SQLite would fail the statement.
@@ -1726,12 +1875,13 @@ impl<'a> Translator<'a> {
         let TableFactor::Table { name, alias, .. } = &update.table.relation else {
             return unsupported("UPDATE of a derived table");
         };
-        let table = self.table(name)?;
+        let table = self.write_target(name, "UPDATE")?;
         let refer = alias
             .as_ref()
             .map_or(table.name.clone(), |a| a.name.value.clone());
         self.scopes.push(Scope {
             sources: vec![Source::of_table(refer.clone(), &table)],
+            assigns: true,
             ..Scope::default()
         });
         let out = self.update_in_scope(update, &table, &refer);
@@ -1880,7 +2030,7 @@ impl<'a> Translator<'a> {
                     |a| a.name.value.clone(),
                 );
                 if refer.eq_ignore_ascii_case(&target) {
-                    target_table = Some(self.table(name)?);
+                    target_table = Some(self.write_target(name, "UPDATE")?);
                     target_sql = Some(sql);
                 } else {
                     others.push(sql);
@@ -2007,7 +2157,7 @@ impl<'a> Translator<'a> {
         let TableFactor::Table { name, alias, .. } = &twj.relation else {
             return unsupported("DELETE from a derived table");
         };
-        let table = self.table(name)?;
+        let table = self.write_target(name, "DELETE")?;
         let refer = alias
             .as_ref()
             .map_or(table.name.clone(), |a| a.name.value.clone());
@@ -2116,7 +2266,7 @@ impl<'a> Translator<'a> {
                     _ => table_name = Some(name),
                 }
             }
-            let table = self.table(&table_name.expect("a target"))?;
+            let table = self.write_target(&table_name.expect("a target"), "DELETE")?;
             let where_sql = match &delete.selection {
                 Some(w) => {
                     self.clause = "where clause";
@@ -2397,7 +2547,10 @@ impl<'a> Translator<'a> {
         if !self.catalog.has_database(&database) {
             return Err(TranslateError::UnknownDatabase(database));
         }
-        let mut table = self.table(source)?;
+        let mut table = self.object(source)?;
+        if table.view.is_some() {
+            return unsupported("CREATE TABLE … LIKE a view");
+        }
         let Some((database, name)) = self.new_table(create)? else {
             return Ok(nothing());
         };
@@ -2676,6 +2829,324 @@ impl<'a> Translator<'a> {
         Ok(ddl(vec![sql], CatalogChange::Replace(changed)))
     }
 
+    // ---- views ------------------------------------------------------------------------
+
+    /// `CREATE [OR REPLACE] VIEW v [(columns)] AS SELECT …`: the SELECT is translated now (so a
+    /// missing table or column is MySQL's error at once) and kept as MySQL text with the
+    /// column types it gave; SQLite holds a stand-in view of the name ([`Self::view_marker_sql`]).
+    fn create_view(&mut self, create: &CreateView) -> Result<Translation> {
+        if create.materialized
+            || create.temporary
+            || create.or_alter
+            || create.secure
+            || create.if_not_exists
+            || create.with_no_schema_binding
+            || create.copy_grants
+            || create.to.is_some()
+            || create.comment.is_some()
+            || !create.cluster_by.is_empty()
+            || !matches!(create.options, CreateTableOptions::None)
+        {
+            return unsupported(format!(
+                "CREATE VIEW clause in {}",
+                first_words(&create.to_string())
+            ));
+        }
+        // The node has no users of its own to run a view as: DEFINER may name only the
+        // session's, and SQL SECURITY and ALGORITHM change nothing a SELECT reads.
+        if let Some(definer) = create.params.as_ref().and_then(|p| p.definer.as_ref())
+            && !matches!(definer, GranteeName::ObjectName(n)
+                if n.to_string().eq_ignore_ascii_case("CURRENT_USER"))
+        {
+            return unsupported(format!("CREATE VIEW with DEFINER={definer}"));
+        }
+        if create
+            .columns
+            .iter()
+            .any(|c| c.data_type.is_some() || c.options.is_some())
+        {
+            return unsupported("CREATE VIEW column list with types or options");
+        }
+        let columns: Vec<String> = create
+            .columns
+            .iter()
+            .map(|c| c.name.value.clone())
+            .collect();
+        let mode = if create.or_replace {
+            ViewMode::Replace
+        } else {
+            ViewMode::Create
+        };
+        self.define_view(&create.name, &columns, &create.query, mode)
+    }
+
+    /// `ALTER VIEW v [(columns)] AS SELECT …`: a new definition of a view that exists.
+    fn alter_view(&mut self, alter: &AlterView) -> Result<Translation> {
+        match &alter.operation {
+            AlterViewOperation::As {
+                columns,
+                query,
+                with_options,
+            } if !alter.materialized && !alter.if_exists && with_options.is_empty() => {
+                let columns: Vec<String> = columns.iter().map(|c| c.value.clone()).collect();
+                self.define_view(&alter.name, &columns, query, ViewMode::Alter)
+            }
+            _ => unsupported(format!("ALTER VIEW {}", alter.name)),
+        }
+    }
+
+    /// A view's definition (CREATE, CREATE OR REPLACE, ALTER): see [`Self::create_view`].
+    fn define_view(
+        &mut self,
+        view_name: &ObjectName,
+        column_list: &[String],
+        select: &Query,
+        mode: ViewMode,
+    ) -> Result<Translation> {
+        let (database, name) = self.located(view_name)?;
+        if !self.catalog.has_database(&database) {
+            return Err(TranslateError::UnknownDatabase(database));
+        }
+        let replaced = match (self.catalog.base_table(&database, &name), mode) {
+            (Some(t), ViewMode::Replace | ViewMode::Alter) if t.view.is_none() => {
+                return Err(TranslateError::WrongObject(
+                    format!("{database}.{name}"),
+                    "VIEW",
+                ));
+            }
+            (Some(_), ViewMode::Create) => return Err(TranslateError::TableExists(name)),
+            (None, ViewMode::Alter) => {
+                return Err(TranslateError::NoSuchTable(format!("{database}.{name}")));
+            }
+            (found, _) => found,
+        };
+        let mut variable = false;
+        let _ = visit_expressions(select, |e| {
+            variable |= match e {
+                Expr::Value(v) => matches!(v.value, sqlparser::ast::Value::Placeholder(_)),
+                Expr::Identifier(id) => {
+                    id.quote_style.is_none()
+                        && id.value.starts_with('@')
+                        && !id.value.starts_with("@@")
+                }
+                _ => false,
+            };
+            ControlFlow::<()>::Continue(())
+        });
+        if variable {
+            return Err(TranslateError::ViewVariable);
+        }
+        let names_in = self.catalog.current_schema();
+        let saved = (self.view_names_in.clone(), self.creating_view, self.named);
+        (self.view_names_in, self.creating_view, self.named) = (names_in.clone(), true, true);
+        // A SELECT that reads the view itself, through other views, is MySQL's 1146 for it.
+        self.expanding.push(format!("{database}.{name}"));
+        let result = self.query(select);
+        self.expanding.pop();
+        (self.view_names_in, self.creating_view, self.named) = saved;
+        let (_, columns) = result?;
+        let selected: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
+        let names: Vec<String> = if column_list.is_empty() {
+            selected.clone()
+        } else if column_list.len() != columns.len() {
+            return Err(TranslateError::ViewColumnCount);
+        } else {
+            if let Some(name) = first_duplicate(&selected) {
+                return unsupported(format!(
+                    "a view column list over a SELECT with two columns named '{name}'"
+                ));
+            }
+            column_list.to_vec()
+        };
+        if column_list.is_empty() {
+            // MariaDB names a computed column itself when its text is too long for a name or
+            // another column has it (`Name_exp_1`, `My_exp_1`); the translation does not.
+            let computed = |n: &String| {
+                columns
+                    .iter()
+                    .any(|c| c.origin.is_none() && c.name.eq_ignore_ascii_case(n))
+            };
+            if let Some(name) = names.iter().find(|n| n.chars().count() > 64 && computed(n)) {
+                return unsupported(format!("a view column named by the long expression {name}"));
+            }
+            if let Some(name) = first_duplicate(&names).filter(computed) {
+                return unsupported(format!("a view with two columns named '{name}'"));
+            }
+        }
+        if let Some(name) = first_duplicate(&names) {
+            return Err(TranslateError::DuplicateColumn(name));
+        }
+        let query = select.to_string();
+        if parse_view_query(&query).as_ref() != Some(select) {
+            return unsupported("a view whose SELECT does not print back as written");
+        }
+        let plain = plain_columns(select);
+        let view_columns = columns
+            .iter()
+            .zip(&names)
+            .map(|(c, n)| self.view_column(c, n, plain))
+            .collect();
+        let view = Table {
+            database: database.clone(),
+            name: name.clone(),
+            columns: view_columns,
+            view: Some(View {
+                query,
+                names_in: names_in.unwrap_or(database),
+                selected,
+            }),
+            ..Table::default()
+        };
+        let mut sql = Vec::new();
+        if let Some(old) = &replaced {
+            sql.push(format!("DROP VIEW {}", self.sqlite_table(old)));
+        }
+        sql.push(self.view_marker_sql(&view));
+        Ok(ddl(
+            sql,
+            if replaced.is_some() {
+                CatalogChange::Replace(view)
+            } else {
+                CatalogChange::Create(view)
+            },
+        ))
+    }
+
+    /// SQLite's stand-in for a view: a view of its name and column names. It holds the name
+    /// in SQLite's schema (which changes the database's schema version, by which the engine
+    /// notices changed definitions); translated statements never read it, they read the
+    /// view's SELECT translated ([`Self::view_query`]), since a SQLite view outside `temp`
+    /// may not name the tables of another database, and an expression's MySQL type would not
+    /// survive SQLite's view. A statement that reads it all the same (SQL run as text) fails
+    /// with 1235 (`my_view_stand_in`) rather than reading no rows.
+    fn view_marker_sql(&self, view: &Table) -> String {
+        let columns: Vec<String> = view
+            .columns
+            .iter()
+            .map(|c| format!("NULL AS {}", ident(&c.name)))
+            .collect();
+        format!(
+            "CREATE VIEW {} AS SELECT {} WHERE my_view_stand_in({})",
+            self.sqlite_table(view),
+            columns.join(", "),
+            quote(&format!("{}.{}", view.database, view.name))
+        )
+    }
+
+    /// A view's column as the catalog keeps it: a table column's declaration (under the
+    /// view's name for it), or for an expression one of its MySQL type without a declared
+    /// type (catalog statements cannot describe it as MySQL would). A SELECT that is not
+    /// [`plain_columns`] has no declared types: MySQL describes a union's column by the types
+    /// of all its members, and the outer side of a join as nullable.
+    fn view_column(&self, column: &OutColumn, name: &str, plain: bool) -> Column {
+        let declared = column.origin.as_ref().filter(|_| plain).and_then(|o| {
+            self.catalog
+                .base_table(&o.database, &o.original_table)
+                .and_then(|t| t.column(&o.column).cloned())
+        });
+        match declared {
+            Some(c) if c.ty.ty() == column.ty => Column {
+                name: name.to_owned(),
+                ..c
+            },
+            _ => Column::undeclared(name.to_owned(), column_type_of(column.ty)),
+        }
+    }
+
+    /// A view's SELECT translated as a derived table's, in the view's database and without
+    /// temporary tables, under the view's column names: MySQL's 1356 if it no longer
+    /// translates (a table or column gone).
+    fn view_query(&mut self, view: &Table) -> Result<(String, Vec<OutColumn>)> {
+        let definition = view.view.as_ref().expect("a view");
+        let shown = format!("{}.{}", view.database, view.name);
+        if self
+            .expanding
+            .iter()
+            .any(|v| v.eq_ignore_ascii_case(&shown))
+        {
+            return Err(TranslateError::NoSuchTable(shown));
+        }
+        let Some(query) = parse_view_query(&definition.query) else {
+            return Err(TranslateError::InvalidView(shown));
+        };
+        let rewritten = crate::rollup::rewrite(&Statement::Query(Box::new(query.clone())))?;
+        let query = match rewritten {
+            Some(Statement::Query(q)) => *q,
+            _ => query,
+        };
+        // The view's SELECT sees none of the statement's names: its scopes, common table
+        // expressions, an UPDATE's assigned values or an upsert's VALUES().
+        let scopes = std::mem::take(&mut self.scopes);
+        let ctes = std::mem::take(&mut self.ctes);
+        let assigned = std::mem::take(&mut self.assigned);
+        let excluded = self.excluded.take();
+        let flags = (
+            self.clause,
+            self.in_aggregate,
+            self.numbered,
+            self.named,
+            self.view_names_in.replace(definition.names_in.clone()),
+            self.creating_view,
+        );
+        (
+            self.in_aggregate,
+            self.numbered,
+            self.named,
+            self.creating_view,
+        ) = (false, false, true, false);
+        self.expanding.push(shown.clone());
+        let result = self.query(&query);
+        self.expanding.pop();
+        (
+            self.clause,
+            self.in_aggregate,
+            self.numbered,
+            self.named,
+            self.view_names_in,
+            self.creating_view,
+        ) = flags;
+        self.scopes = scopes;
+        self.ctes = ctes;
+        self.assigned = assigned;
+        self.excluded = excluded;
+        let (sql, columns) = result.map_err(|err| match err {
+            TranslateError::Unsupported(_) | TranslateError::InvalidView(_) => err,
+            // A view that reads itself: the error of the view being defined.
+            TranslateError::NoSuchTable(ref name)
+                if self.expanding.iter().any(|v| v.eq_ignore_ascii_case(name)) =>
+            {
+                err
+            }
+            _ => TranslateError::InvalidView(shown.clone()),
+        })?;
+        // The columns the SELECT gave at the view's creation, found by name.
+        let mut picked = Vec::with_capacity(view.columns.len());
+        for (selected, column) in definition.selected.iter().zip(&view.columns) {
+            let Some(found) = columns
+                .iter()
+                .find(|c| c.name.eq_ignore_ascii_case(selected))
+            else {
+                return Err(TranslateError::InvalidView(shown));
+            };
+            picked.push(OutColumn {
+                name: column.name.clone(),
+                ..found.clone()
+            });
+        }
+        let as_selected = columns.len() == picked.len()
+            && columns.iter().zip(&picked).all(|(c, p)| c.name == p.name);
+        if as_selected {
+            return Ok((sql, picked));
+        }
+        let items: Vec<String> = definition
+            .selected
+            .iter()
+            .zip(&picked)
+            .map(|(selected, column)| format!("{} AS {}", ident(selected), ident(&column.name)))
+            .collect();
+        Ok((format!("SELECT {} FROM ({sql})", items.join(", ")), picked))
+    }
+
     fn drop(
         &mut self,
         object_type: ObjectType,
@@ -2689,11 +3160,17 @@ impl<'a> Translator<'a> {
                 let mut sql = Vec::new();
                 let mut changes = Vec::new();
                 let mut missing = Vec::new();
+                let mut views = Vec::new();
                 for n in names {
-                    match self.table(n) {
+                    match self.object(n) {
                         // DROP TEMPORARY TABLE drops only the session's temporary tables.
                         Ok(t) if temporary && !t.temporary => {
                             missing.push(format!("{}.{}", t.database, t.name));
+                        }
+                        // MySQL drops the tables named with it and fails (or, with IF EXISTS,
+                        // notes) on the view.
+                        Ok(t) if t.view.is_some() => {
+                            views.push(format!("{}.{}", t.database, t.name));
                         }
                         Ok(t) => {
                             sql.push(format!("DROP TABLE {}", self.sqlite_table(&t)));
@@ -2709,6 +3186,41 @@ impl<'a> Translator<'a> {
                 }
                 if !missing.is_empty() && !if_exists {
                     return Err(TranslateError::UnknownTable(missing.join(",")));
+                }
+                if let Some(view) = views.first()
+                    && !if_exists
+                {
+                    if !changes.is_empty() {
+                        return unsupported("DROP TABLE naming tables and a view");
+                    }
+                    return Err(TranslateError::IsView(view.clone()));
+                }
+                Ok(ddl(sql, CatalogChange::Several(changes)))
+            }
+            ObjectType::View => {
+                let mut sql = Vec::new();
+                let mut changes = Vec::new();
+                let mut missing = Vec::new();
+                for n in names {
+                    let (database, name) = self.located(n)?;
+                    match self.catalog.base_table(&database, &name) {
+                        Some(t) if t.view.is_some() => {
+                            sql.push(format!("DROP VIEW {}", self.sqlite_table(&t)));
+                            changes.push(CatalogChange::Drop {
+                                database: t.database,
+                                table: t.name,
+                                temporary: false,
+                            });
+                        }
+                        _ => missing.push(format!("{database}.{name}")),
+                    }
+                }
+                if !missing.is_empty() && !if_exists {
+                    // MySQL drops the views that exist and names the others.
+                    if !changes.is_empty() {
+                        return unsupported("DROP VIEW naming views that do not exist");
+                    }
+                    return Err(TranslateError::UnknownView(missing.join(",")));
                 }
                 Ok(ddl(sql, CatalogChange::Several(changes)))
             }
@@ -3287,6 +3799,95 @@ fn ddl(sql: Vec<String>, change: CatalogChange) -> Translation {
         reserves: None,
         found_rows: None,
         into: Vec::new(),
+    }
+}
+
+/// How a view's definition treats a view of its name.
+#[derive(Debug, Clone, Copy)]
+enum ViewMode {
+    /// CREATE VIEW: none may exist.
+    Create,
+    /// CREATE OR REPLACE VIEW: a view's definition is replaced.
+    Replace,
+    /// ALTER VIEW: the view must exist.
+    Alter,
+}
+
+/// A view's SELECT parsed from its kept text.
+fn parse_view_query(text: &str) -> Option<Query> {
+    let parsed = xrpc_sql::parse_one_statement(text, &xrpc_sql::Options::default()).ok()?;
+    match parsed.statement() {
+        Some(Statement::Query(q)) => Some(q.as_ref().clone()),
+        _ => None,
+    }
+}
+
+/// Whether a query's columns are its tables' columns as declared: no set operation and no
+/// outer join, in it or in its derived tables.
+fn plain_columns(query: &Query) -> bool {
+    fn factor(f: &TableFactor) -> bool {
+        match f {
+            TableFactor::Derived { subquery, .. } => plain_columns(subquery),
+            TableFactor::NestedJoin {
+                table_with_joins, ..
+            } => joined(table_with_joins),
+            _ => true,
+        }
+    }
+    fn joined(twj: &TableWithJoins) -> bool {
+        factor(&twj.relation)
+            && twj.joins.iter().all(|j| {
+                matches!(
+                    j.join_operator,
+                    JoinOperator::Join(_)
+                        | JoinOperator::Inner(_)
+                        | JoinOperator::StraightJoin(_)
+                        | JoinOperator::CrossJoin(_)
+                ) && factor(&j.relation)
+            })
+    }
+    match query.body.as_ref() {
+        SetExpr::Select(select) => select.from.iter().all(joined),
+        SetExpr::Query(q) => plain_columns(q),
+        _ => false,
+    }
+}
+
+/// The first name that appears twice (case-insensitive, as MySQL's column names compare).
+fn first_duplicate(names: &[String]) -> Option<String> {
+    names.iter().enumerate().find_map(|(i, n)| {
+        names[..i]
+            .iter()
+            .any(|m| m.eq_ignore_ascii_case(n))
+            .then(|| n.clone())
+    })
+}
+
+/// A column type holding an expression's values, for a view's computed column.
+fn column_type_of(ty: Ty) -> ColumnType {
+    match ty {
+        Ty::Int => ColumnType::Int {
+            min: i64::MIN,
+            max: i64::MAX,
+        },
+        Ty::Decimal(scale) => ColumnType::Decimal {
+            precision: 65,
+            scale,
+        },
+        Ty::Double => ColumnType::Double,
+        Ty::Float => ColumnType::Float,
+        Ty::Bytes => ColumnType::Bytes { length: u32::MAX },
+        Ty::Date => ColumnType::Date,
+        Ty::DateTime => ColumnType::DateTime { fsp: 6 },
+        Ty::Time => ColumnType::Time { fsp: 6 },
+        Ty::Str(collation) => ColumnType::VarChar {
+            length: u32::MAX,
+            collation,
+        },
+        Ty::Null | Ty::Dyn => ColumnType::VarChar {
+            length: u32::MAX,
+            collation: Collation::Ci,
+        },
     }
 }
 

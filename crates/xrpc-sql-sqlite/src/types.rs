@@ -288,6 +288,24 @@ pub struct Column {
     pub declared: String,
 }
 
+impl Column {
+    /// A nullable column of type `ty` with no declaration of its own (no default but NULL,
+    /// no attributes, [`Column::declared`] empty): a value computed into a column.
+    pub fn undeclared(name: String, ty: ColumnType) -> Self {
+        Self {
+            name,
+            ty,
+            not_null: false,
+            has_default: true,
+            auto_increment: false,
+            on_update_now: false,
+            comment: None,
+            default: None,
+            declared: String::new(),
+        }
+    }
+}
+
 /// A kept [`ColumnType`], including the form definitions kept before TIME had fraction digits
 /// (a bare `Time`).
 fn kept_column_type<'de, D: serde::Deserializer<'de>>(d: D) -> Result<ColumnType, D::Error> {
@@ -349,6 +367,24 @@ pub struct Table {
     /// connection, found before a table of its database of the same name.
     #[serde(default)]
     pub temporary: bool,
+    /// `CREATE VIEW`: the view's definition; its [`Table::columns`] are the view's columns
+    /// as its SELECT typed them when it was created.
+    #[serde(default)]
+    pub view: Option<View>,
+}
+
+/// A view's definition as the catalog keeps it. A statement naming the view translates its
+/// SELECT again against the catalog of the day, as MySQL opens a view's tables anew each time.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct View {
+    /// The SELECT as MySQL text (the parse tree printed, which parses back to the same tree).
+    pub query: String,
+    /// The database its unqualified table names are in: the current one when it was created.
+    pub names_in: String,
+    /// The names of the SELECT's columns when the view was created, in order; the view's
+    /// columns are these (renamed by the view's column list, if it has one), so a `*` over a
+    /// table that gained columns since still gives the columns it gave then.
+    pub selected: Vec<String>,
 }
 
 impl Table {
@@ -408,6 +444,18 @@ pub trait Catalog {
     /// The table `name` in database `schema` (the current database when `None`): the session's
     /// temporary table of that name in that database, else the database's own.
     fn table(&self, schema: Option<&str>, name: &str) -> Option<Table>;
+    /// The table or view `name` of database `schema` itself, never a temporary table (a
+    /// view's SELECT does not see them). By default [`Catalog::table`] unless that is a
+    /// temporary table; then the database's own from [`Catalog::tables`], if listed.
+    fn base_table(&self, schema: &str, name: &str) -> Option<Table> {
+        match self.table(Some(schema), name) {
+            Some(t) if t.temporary => self
+                .tables(schema)?
+                .into_iter()
+                .find(|t| !t.temporary && t.name.eq_ignore_ascii_case(name)),
+            other => other,
+        }
+    }
     /// The session's temporary table `name` (of any database), to tell whether a CREATE
     /// TEMPORARY TABLE may make it. None unless the catalog says otherwise.
     fn temporary_table(&self, name: &str) -> Option<Table> {

@@ -12,16 +12,29 @@
 mod common;
 
 use common::Node;
-use xrpc_testkit::differential::{Class, compare, corpus_scripts};
+use xrpc_testkit::differential::{Class, Report, compare, corpus_scripts};
 
 #[test]
 fn the_corpus_answers_as_mariadb_does() {
+    let report = on_nodes(include_str!("corpus/scripts.sql"), "corpus");
+    assert_eq!(report.count(Class::Silent), 0, "{report}");
+}
+
+/// Views (`tests/corpus/views.sql`): every statement answers as MariaDB's, a refusal included.
+#[test]
+fn views_answer_as_mariadb_does() {
+    let report = on_nodes(include_str!("corpus/views.sql"), "views");
+    assert_eq!(report.identical_scripts, report.scripts, "{report}");
+}
+
+/// Runs the scripts of `text` on fresh nodes and on a MariaDB, and prints the report.
+fn on_nodes(text: &str, database_prefix: &str) -> Report {
     let server = xrpc_testkit::MariaDb::start().expect("MariaDB for the differential corpus");
-    let scripts = corpus_scripts(include_str!("corpus/scripts.sql"));
-    let report = compare(&server, &scripts, "corpus", |_| {
+    let scripts = corpus_scripts(text);
+    let report = compare(&server, &scripts, database_prefix, |_| {
         let mut node = Node::new();
         move |statement: &str| node.run(statement)
     });
     println!("{report}");
-    assert_eq!(report.count(Class::Silent), 0, "{report}");
+    report
 }

@@ -473,11 +473,27 @@ pub(crate) fn misread(significant: &[&TokenWithSpan]) -> Option<&'static str> {
 /// 1235 that names it when the parser fails on it: `CREATE [OR REPLACE] [DEFINER = user]
 /// [AGGREGATE] FUNCTION | PROCEDURE | EVENT | TRIGGER`, `ALTER FUNCTION | PROCEDURE | EVENT`,
 /// `DROP EVENT`, `HANDLER`, `DO`, `PREPARE name FROM …`, `CHECK | CHECKSUM | OPTIMIZE | REPAIR
-/// TABLE`.
+/// TABLE`, a view's `WITH [CASCADED | LOCAL] CHECK OPTION`, and `ALTER ALGORITHM | DEFINER |
+/// SQL SECURITY … VIEW`.
 pub(crate) fn unrepresented(significant: &[&TokenWithSpan]) -> Option<&'static str> {
     let word = |n: usize| significant.get(n).map(|t| &t.token);
     let first = word(0)?;
     let second = word(1)?;
+    if word_is(first, Keyword::CREATE) || word_is(first, Keyword::ALTER) {
+        let view = significant
+            .iter()
+            .take(16)
+            .position(|t| word_is(&t.token, Keyword::VIEW));
+        let ends_with_check_option = significant.len() >= 2
+            && word_is(&significant[significant.len() - 2].token, Keyword::CHECK)
+            && word_is(&significant[significant.len() - 1].token, Keyword::OPTION);
+        if view.is_some() && ends_with_check_option {
+            return Some("VIEW … WITH CHECK OPTION");
+        }
+        if word_is(first, Keyword::ALTER) && view.is_some_and(|at| at > 1) {
+            return Some("ALTER ALGORITHM | DEFINER | SQL SECURITY … VIEW");
+        }
+    }
     if word_named(first, "HANDLER") {
         return Some("HANDLER");
     }

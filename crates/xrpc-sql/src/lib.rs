@@ -501,6 +501,18 @@ mod tests {
             ("CHECKSUM TABLE t EXTENDED", "CHECKSUM TABLE"),
             ("OPTIMIZE NO_WRITE_TO_BINLOG TABLE t", "OPTIMIZE TABLE"),
             ("REPAIR LOCAL TABLE t QUICK", "REPAIR TABLE"),
+            (
+                "CREATE VIEW v AS SELECT a FROM t WHERE a > 2 WITH CHECK OPTION",
+                "VIEW … WITH CHECK OPTION",
+            ),
+            (
+                "ALTER VIEW v AS SELECT a FROM t WITH LOCAL CHECK OPTION",
+                "VIEW … WITH CHECK OPTION",
+            ),
+            (
+                "ALTER ALGORITHM=MERGE VIEW v AS SELECT 1",
+                "ALTER ALGORITHM | DEFINER | SQL SECURITY … VIEW",
+            ),
         ] {
             let err = error(text);
             assert_eq!(err, ParseError::Unsupported { what }, "{text}");

@@ -149,6 +149,20 @@ fn catalog_statements_describe_translated_tables_as_mariadb_does() {
     assert_eq!(report.identical_scripts, report.scripts, "{report}");
 }
 
+/// Views on the node: created, read, listed and described as MariaDB does
+/// (`tests/it/corpus/views.sql`), and the corpus of `xrpc-sql-sqlite`'s views.
+#[test]
+fn views_answer_on_the_node_as_on_mariadb() {
+    let server = xrpc_testkit::MariaDb::start().expect("MariaDB for the differential corpus");
+    let mut scripts = corpus_scripts(include_str!("corpus/views.sql"));
+    scripts.extend(corpus_scripts(include_str!(
+        "../../../xrpc-sql-sqlite/tests/corpus/views.sql"
+    )));
+    let report = compare_on_nodes(&server, &scripts, "node_views");
+    println!("{report}");
+    assert_eq!(report.identical_scripts, report.scripts, "{report}");
+}
+
 /// Runs `scripts` statement by statement on fresh translated SQLite nodes and on MariaDB.
 fn compare_on_nodes(
     server: &xrpc_testkit::MariaDb,

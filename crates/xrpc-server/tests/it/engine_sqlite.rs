@@ -1171,3 +1171,32 @@ fn explain_of_a_statement_is_refused_as_unsupported() {
     .collect();
     assert_eq!(codes, [1235, 1235]);
 }
+
+/// A view redefined, dropped or created on one connection is read as it now is on another
+/// that read it before, and a reopened engine still has it.
+#[test]
+fn a_view_changed_on_one_connection_is_read_anew_on_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("test.db");
+    {
+        let engine = SqliteEngine::open(&path, SqliteOptions::default()).unwrap();
+        let mut a = engine.acquire().unwrap();
+        let mut b = engine.acquire().unwrap();
+        exec(&mut *a, "create table t (a int, price decimal(6,2))");
+        exec(&mut *a, "insert into t values (1, 1.25), (2, 2.50)");
+        exec(&mut *a, "create view v as select a, price from t");
+        assert_eq!(rows(&mut *b, "select sum(price) from v"), [[dec("3.75")]]);
+        exec(
+            &mut *a,
+            "create or replace view v as select a, price * 2 as price from t",
+        );
+        assert_eq!(rows(&mut *b, "select sum(price) from v"), [[dec("7.50")]]);
+        exec(&mut *a, "drop view v");
+        assert_eq!(err(&mut *b, "select sum(price) from v").code, 1146);
+        exec(&mut *a, "create view v as select a from t where a > 1");
+        assert_eq!(rows(&mut *b, "select count(*) from v"), [[Value::Sint(1)]]);
+    }
+    let engine = SqliteEngine::open(&path, SqliteOptions::default()).unwrap();
+    let mut c = engine.acquire().unwrap();
+    assert_eq!(rows(&mut *c, "select * from v"), [[Value::Sint(2)]]);
+}

@@ -1499,3 +1499,105 @@ SELECT u FROM tm WHERE id = 4;
 CREATE TABLE tm7 (t TIME(7));
 CREATE TABLE dt7 (d DATETIME(7));
 SELECT MAX(t), MIN(t), MAX(u), MIN(u) FROM tm;
+
+-- script: UPDATE of a view of a join is refused
+CREATE TABLE t (a INT, b INT);
+INSERT INTO t VALUES (1, 1);
+CREATE VIEW v AS SELECT x.a, y.b FROM t x JOIN t y ON x.a = y.a;
+UPDATE v SET b = 3;
+
+-- script: DELETE from an aggregating view is refused
+CREATE TABLE t (a INT, b INT);
+INSERT INTO t VALUES (1, 1);
+CREATE VIEW v AS SELECT a, COUNT(*) AS n FROM t GROUP BY a;
+DELETE FROM v WHERE a = 1;
+
+-- script: a write through a view with a subquery is refused
+CREATE TABLE t (a INT, b INT);
+INSERT INTO t VALUES (1, 1);
+CREATE VIEW v AS SELECT a, b FROM t;
+UPDATE v SET b = (SELECT 5);
+
+-- script: SHOW CREATE VIEW is refused
+CREATE TABLE t (a INT, b INT);
+CREATE VIEW v AS SELECT a, b FROM t;
+SHOW CREATE VIEW v;
+
+-- script: a view's computed column is not described
+CREATE TABLE t (a INT, b INT);
+CREATE VIEW totals AS SELECT a, SUM(b) AS s FROM t GROUP BY a;
+DESCRIBE totals;
+
+-- script: information_schema's columns are not listed beside a view's computed column
+CREATE TABLE t (a INT, b INT);
+CREATE VIEW totals AS SELECT a, SUM(b) AS s FROM t GROUP BY a;
+SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't';
+
+-- script: a view's column from the outer side of a join is not described
+CREATE TABLE p (id INT NOT NULL, name VARCHAR(5) NOT NULL);
+CREATE TABLE q (id INT NOT NULL, label VARCHAR(10) NOT NULL);
+CREATE VIEW j AS SELECT p.id, q.label FROM p LEFT JOIN q ON q.id = p.id;
+DESCRIBE j;
+
+-- script: a view's union column is not described
+CREATE TABLE p (id INT NOT NULL, name VARCHAR(5) NOT NULL);
+CREATE TABLE q (id INT NOT NULL, label VARCHAR(10) NOT NULL);
+CREATE VIEW un AS SELECT name FROM p UNION SELECT label FROM q;
+SHOW COLUMNS FROM un;
+
+-- script: a view beside information_schema is refused
+CREATE TABLE t (a INT);
+INSERT INTO t VALUES (1);
+CREATE VIEW v AS SELECT a FROM t;
+SELECT v.a, s.SCHEMA_NAME FROM v JOIN information_schema.SCHEMATA s ON s.SCHEMA_NAME = DATABASE();
+
+-- script: a view's CHECK OPTION is refused
+CREATE TABLE t (a INT);
+CREATE VIEW v AS SELECT a FROM t WHERE a > 2 WITH CASCADED CHECK OPTION;
+
+-- script: ALTER VIEW with ALGORITHM is refused
+CREATE TABLE t (a INT);
+CREATE VIEW v AS SELECT a FROM t;
+ALTER ALGORITHM=MERGE VIEW v AS SELECT a + 1 AS b FROM t;
+
+-- script: a view's DEFINER other than the session's user is refused
+CREATE TABLE t (a INT);
+CREATE DEFINER=`someone`@`localhost` VIEW v AS SELECT a FROM t;
+
+-- script: a subquery of an UPDATE reads its own table's column of an assigned name
+CREATE TABLE t (a INT, b INT);
+CREATE TABLE u (a INT);
+INSERT INTO t VALUES (1, 0), (2, 0);
+INSERT INTO u VALUES (7), (9);
+UPDATE t SET a = 5, b = (SELECT a FROM u ORDER BY a LIMIT 1);
+SELECT * FROM t ORDER BY a, b;
+UPDATE t SET a = a + 1, b = (SELECT MAX(u.a) FROM u WHERE u.a > t.a);
+SELECT * FROM t ORDER BY a, b;
+
+-- script: a view's computed columns of one name are refused
+CREATE TABLE t (a INT);
+CREATE VIEW v AS SELECT a + 1, a + 1 FROM t;
+
+-- script: a view's computed column of a long text is refused
+CREATE TABLE t (a INT);
+CREATE VIEW v AS SELECT CONCAT(a, 'a fairly long string literal that makes the name long', a) FROM t;
+
+-- script: a write through a view whose table a temporary table hides is refused
+CREATE TABLE t (a INT);
+INSERT INTO t VALUES (1);
+CREATE VIEW v AS SELECT a FROM t;
+CREATE TEMPORARY TABLE t (a INT);
+UPDATE v SET a = 2;
+DROP TEMPORARY TABLE t;
+SELECT * FROM t;
+
+-- script: a write through a view with a computed function column is refused
+CREATE TABLE t (a INT, b VARCHAR(5));
+INSERT INTO t VALUES (1, 'x');
+CREATE VIEW v AS SELECT a, UPPER(b) AS u FROM t;
+UPDATE v SET a = 2;
+
+-- script: a view's definition in information_schema.VIEWS is refused
+CREATE TABLE t (a INT);
+CREATE VIEW v AS SELECT a FROM t;
+SELECT TABLE_NAME, VIEW_DEFINITION FROM information_schema.VIEWS WHERE TABLE_SCHEMA = DATABASE();

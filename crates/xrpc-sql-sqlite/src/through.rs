@@ -1,0 +1,469 @@
+//! Writes through a view: INSERT, REPLACE, UPDATE and DELETE naming a view that MySQL lets
+//! them change, as the same statement on the view's table.
+//!
+//! A view is written through here when its SELECT reads one table
+//! (`SELECT a, b AS c, a * 2 AS d FROM t [AS x] [WHERE …]`, or `SELECT * FROM t …`): no
+//! DISTINCT, GROUP BY, HAVING, ORDER BY, LIMIT, union, join, subquery or common table
+//! expression; the table a base table (never one a temporary table of its name hides) or a view
+//! written through the same way (its names then read through it, its WHERE added); its columns
+//! the table's as they are or expressions of them without function calls (so no aggregate), no
+//! table column shown twice. The statement is rewritten onto the table: a view column's name
+//! becomes the table column or the expression it is (a name the view does not have is MySQL's
+//! 1054, whether or not the table has it), the view's WHERE is added to an UPDATE's or DELETE's
+//! (an INSERT ignores it, as MySQL does without CHECK OPTION), and the result is translated as
+//! any statement on the table. Writing a computed column is MySQL's 1348, and an INSERT without
+//! a column list into a view with one 1471. Anything else naming a view as its target is 1235:
+//! a statement with a subquery (its names would have to be told apart from the view's), a
+//! multi-table form, ON DUPLICATE KEY UPDATE.
+
+use sqlparser::ast::{
+    AssignmentTarget, Delete, Expr, FromTable, GroupByExpr, Ident, Insert, ObjectName, Query,
+    SelectItem, SetExpr, Statement, TableFactor, TableObject, Update, Visit, Visitor,
+    visit_expressions_mut,
+};
+use std::ops::ControlFlow;
+
+use crate::error::{TranslateError, unsupported};
+use crate::translate::Translator;
+use crate::types::Table;
+
+type Result<T> = std::result::Result<T, TranslateError>;
+
+/// A view written through: its table and how its names map onto the table's.
+struct Through {
+    /// The table, qualified with its database.
+    table: ObjectName,
+    /// The view's columns: its name, what it is over the table, and the table column's name
+    /// when it is one.
+    columns: Vec<(String, Expr, Option<String>)>,
+    /// The view's WHERE.
+    condition: Option<Expr>,
+    /// The view's FROM, its table named with its database (and under the view's alias for it,
+    /// so the view's WHERE and columns read as written).
+    relation: TableFactor,
+}
+
+impl Through {
+    /// What view column `name` is over the table.
+    fn read(&self, name: &str) -> Result<Expr> {
+        self.columns
+            .iter()
+            .find(|(view, _, _)| view.eq_ignore_ascii_case(name))
+            .map(|(_, e, _)| e.clone())
+            .ok_or_else(|| TranslateError::UnknownColumn(name.to_owned(), "field list"))
+    }
+
+    /// The table column behind view column `name`, which a write sets: MySQL's 1348 for a
+    /// computed one.
+    fn column(&self, name: &str) -> Result<&str> {
+        let (view, _, column) = self
+            .columns
+            .iter()
+            .find(|(view, _, _)| view.eq_ignore_ascii_case(name))
+            .ok_or_else(|| TranslateError::UnknownColumn(name.to_owned(), "field list"))?;
+        column
+            .as_deref()
+            .ok_or_else(|| TranslateError::NotUpdatable(view.clone()))
+    }
+
+    /// Rewrites an expression of the statement, which names the view's columns (bare or
+    /// qualified by `qualifier`, the name the statement gives the view), onto the table's.
+    fn expr(&self, e: &mut Expr, qualifier: &str) -> Result<()> {
+        let mut failure = None;
+        let _ = visit_expressions_mut(e, |e| {
+            let result = match e {
+                Expr::Identifier(id)
+                    if !(id.quote_style.is_none()
+                        && (id.value.starts_with('@') || is_keyword_value(&id.value))) =>
+                {
+                    self.read(&id.value).map(|r| *e = r)
+                }
+                Expr::CompoundIdentifier(ids) if ids.len() == 2 => {
+                    if ids[0].value.eq_ignore_ascii_case(qualifier) {
+                        self.read(&ids[1].value).map(|r| *e = r)
+                    } else {
+                        Err(TranslateError::UnknownColumn(e.to_string(), "field list"))
+                    }
+                }
+                Expr::CompoundIdentifier(_) => unsupported(format!("name {e} through a view")),
+                _ => Ok(()),
+            };
+            match result {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(err) => {
+                    failure = Some(err);
+                    ControlFlow::Break(())
+                }
+            }
+        });
+        failure.map_or(Ok(()), Err)
+    }
+
+    /// The statement's WHERE onto the table, and the view's.
+    fn selection(&self, selection: Option<&Expr>, qualifier: &str) -> Result<Option<Expr>> {
+        let mut mine = selection.cloned();
+        if let Some(e) = &mut mine {
+            self.expr(e, qualifier)?;
+        }
+        Ok(match (mine, self.condition.clone()) {
+            (Some(a), Some(b)) => Some(Expr::BinaryOp {
+                left: Box::new(Expr::Nested(Box::new(a))),
+                op: sqlparser::ast::BinaryOperator::And,
+                right: Box::new(Expr::Nested(Box::new(b))),
+            }),
+            (a, b) => a.or(b),
+        })
+    }
+
+    /// The table under the view's name for it.
+    fn relation(&self) -> TableFactor {
+        self.relation.clone()
+    }
+}
+
+/// `CURRENT_TIMESTAMP` and the like, which parse as names.
+fn is_keyword_value(name: &str) -> bool {
+    [
+        "CURRENT_TIMESTAMP",
+        "CURRENT_DATE",
+        "CURRENT_TIME",
+        "DEFAULT",
+    ]
+    .iter()
+    .any(|k| k.eq_ignore_ascii_case(name))
+}
+
+/// Whether an expression calls a function (an aggregate among them).
+fn has_function(e: &Expr) -> bool {
+    sqlparser::ast::visit_expressions(e, |e| {
+        if matches!(e, Expr::Function(_)) {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })
+    .is_break()
+}
+
+/// Whether `node` (not itself a query) holds a query: a subquery.
+fn has_subquery<V: Visit>(node: &V) -> bool {
+    struct Finder;
+    impl Visitor for Finder {
+        type Break = ();
+        fn pre_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
+            ControlFlow::Break(())
+        }
+    }
+    node.visit(&mut Finder).is_break()
+}
+
+impl Translator<'_> {
+    /// How `view` is written through, or 1235 naming what stops it.
+    fn through(&self, view: &Table, statement: &str) -> Result<Through> {
+        let definition = view.view.as_ref().expect("a view");
+        let refuse =
+            |why: &str| unsupported(format!("{statement} of the view {}, {why}", view.name));
+        let Ok(parsed) =
+            xrpc_sql::parse_one_statement(&definition.query, &xrpc_sql::Options::default())
+        else {
+            return refuse("whose SELECT does not read back");
+        };
+        let Some(Statement::Query(query)) = parsed.statement() else {
+            return refuse("whose SELECT does not read back");
+        };
+        let Query {
+            with: None,
+            body,
+            order_by: None,
+            limit_clause: None,
+            fetch: None,
+            locks,
+            for_clause: None,
+            ..
+        } = query.as_ref()
+        else {
+            return refuse("which orders, limits or has common table expressions");
+        };
+        let SetExpr::Select(select) = body.as_ref() else {
+            return refuse("which is not one SELECT");
+        };
+        let plain = locks.is_empty()
+            && select.distinct.is_none()
+            && select.top.is_none()
+            && select.into.is_none()
+            && select.having.is_none()
+            && select.qualify.is_none()
+            && select.named_window.is_empty()
+            && select.lateral_views.is_empty()
+            && matches!(&select.group_by, GroupByExpr::Expressions(e, m) if e.is_empty() && m.is_empty())
+            && select.from.len() == 1
+            && select.from[0].joins.is_empty()
+            && !has_subquery(select.as_ref());
+        let TableFactor::Table {
+            name,
+            alias,
+            args: None,
+            ..
+        } = &select.from[0].relation
+        else {
+            return refuse("which does not read one table");
+        };
+        if !plain {
+            return refuse("which is not its table's columns as they are");
+        }
+        let (database, table_name) = {
+            let parts: Vec<String> = name
+                .0
+                .iter()
+                .filter_map(|p| p.as_ident().map(|i| i.value.clone()))
+                .collect();
+            match parts.as_slice() {
+                [t] => (definition.names_in.clone(), t.clone()),
+                [d, t] => (d.clone(), t.clone()),
+                _ => return refuse("whose table is not named plainly"),
+            }
+        };
+        let Some(table) = self.catalog.base_table(&database, &table_name) else {
+            return Err(TranslateError::InvalidView(format!(
+                "{}.{}",
+                view.database, view.name
+            )));
+        };
+        let refer = alias
+            .as_ref()
+            .map_or_else(|| table.name.clone(), |a| a.name.value.clone());
+        let invalid = || TranslateError::InvalidView(format!("{}.{}", view.database, view.name));
+        // A view over another view is written through to that one's table: this view's
+        // names read through the other's.
+        let inner = if table.view.is_some() {
+            Some(self.through(&table, statement)?)
+        } else {
+            // The rewritten statement would name the temporary table, which the view never
+            // reads.
+            if self
+                .catalog
+                .table(Some(&database), &table_name)
+                .is_some_and(|t| t.temporary)
+            {
+                return refuse("whose table a temporary table of its name hides");
+            }
+            None
+        };
+        let source = |name: &str| -> Result<(Expr, Option<String>)> {
+            match &inner {
+                Some(inner) => Ok((
+                    inner.read(name).map_err(|_| invalid())?,
+                    inner.column(name).ok().map(str::to_owned),
+                )),
+                None => {
+                    let declared = table.column(name).ok_or_else(invalid)?;
+                    Ok((
+                        Expr::CompoundIdentifier(vec![
+                            Ident::new(refer.clone()),
+                            Ident::new(declared.name.clone()),
+                        ]),
+                        Some(declared.name.clone()),
+                    ))
+                }
+            }
+        };
+        let mut bases: Vec<(Expr, Option<String>)> = Vec::new();
+        for item in &select.projection {
+            let expr = match item {
+                SelectItem::Wildcard(_) if select.projection.len() == 1 => {
+                    for c in &definition.selected {
+                        bases.push(source(c)?);
+                    }
+                    continue;
+                }
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
+                _ => return refuse("which is not its table's columns as they are"),
+            };
+            let column = match expr {
+                Expr::Identifier(id) => Some(&id.value),
+                Expr::CompoundIdentifier(ids)
+                    if ids.len() == 2 && ids[0].value.eq_ignore_ascii_case(&refer) =>
+                {
+                    Some(&ids[1].value)
+                }
+                _ => None,
+            };
+            match column {
+                Some(column) => bases.push(source(column)?),
+                None if !has_function(expr) => {
+                    let mut read = expr.clone();
+                    if let Some(inner) = &inner {
+                        inner.expr(&mut read, &refer).map_err(|_| invalid())?;
+                    }
+                    bases.push((Expr::Nested(Box::new(read)), None));
+                }
+                None => return refuse("which computes a column with a function"),
+            }
+        }
+        if bases.len() != view.columns.len() {
+            return Err(invalid());
+        }
+        let shown: Vec<&String> = bases.iter().filter_map(|(_, c)| c.as_ref()).collect();
+        if shown
+            .iter()
+            .enumerate()
+            .any(|(i, b)| shown[..i].iter().any(|o| o.eq_ignore_ascii_case(b)))
+        {
+            return refuse("which shows a column twice");
+        }
+        let columns = view
+            .columns
+            .iter()
+            .zip(bases)
+            .map(|(c, (read, column))| (c.name.clone(), read, column))
+            .collect();
+        if let Some(inner) = inner {
+            return Ok(Through {
+                condition: inner
+                    .selection(select.selection.as_ref(), &refer)
+                    .map_err(|_| invalid())?,
+                relation: inner.relation,
+                table: inner.table,
+                columns,
+            });
+        }
+        let qualified = ObjectName::from(vec![
+            Ident::new(table.database.clone()),
+            Ident::new(table.name.clone()),
+        ]);
+        let mut relation = select.from[0].relation.clone();
+        if let TableFactor::Table { name, .. } = &mut relation {
+            *name = qualified.clone();
+        }
+        Ok(Through {
+            relation,
+            table: qualified,
+            columns,
+            condition: select.selection.clone(),
+        })
+    }
+
+    /// INSERT or REPLACE into a view, as into its table.
+    pub(crate) fn insert_through(&self, insert: &Insert, view: &Table) -> Result<Insert> {
+        let what = if insert.replace_into {
+            "REPLACE"
+        } else {
+            "INSERT"
+        };
+        if insert.on.is_some() || insert.table_alias.is_some() || has_subquery(&insert.assignments)
+        {
+            return unsupported(format!("{what} of the view {} with this clause", view.name));
+        }
+        let through = self.through(view, what)?;
+        // MySQL's INSERT naming a computed column finds the view not insertable.
+        let column = |name: &str| {
+            through.column(name).map_err(|err| match err {
+                TranslateError::NotUpdatable(_) => TranslateError::NotInsertable(view.name.clone()),
+                other => other,
+            })
+        };
+        let mut out = insert.clone();
+        out.table = TableObject::TableName(through.table.clone());
+        out.columns = if insert.columns.is_empty() && insert.assignments.is_empty() {
+            through
+                .columns
+                .iter()
+                .map(|(_, _, c)| {
+                    c.as_ref()
+                        .map(|c| ObjectName::from(vec![Ident::new(c.clone())]))
+                        .ok_or_else(|| TranslateError::NotInsertable(view.name.clone()))
+                })
+                .collect::<Result<_>>()?
+        } else {
+            insert
+                .columns
+                .iter()
+                .map(|c| {
+                    let name = c.to_string();
+                    let name =
+                        c.0.last()
+                            .and_then(|p| p.as_ident())
+                            .map_or(name, |i| i.value.clone());
+                    column(&name).map(|c| ObjectName::from(vec![Ident::new(c)]))
+                })
+                .collect::<Result<_>>()?
+        };
+        for a in &mut out.assignments {
+            let AssignmentTarget::ColumnName(n) = &a.target else {
+                return unsupported(format!("{what} of the view {} with this clause", view.name));
+            };
+            let name =
+                n.0.last()
+                    .and_then(|p| p.as_ident())
+                    .map(|i| i.value.clone())
+                    .unwrap_or_default();
+            a.target =
+                AssignmentTarget::ColumnName(ObjectName::from(vec![Ident::new(column(&name)?)]));
+        }
+        Ok(out)
+    }
+
+    /// UPDATE of a view, as of its table's rows the view shows.
+    pub(crate) fn update_through(&self, update: &Update, view: &Table) -> Result<Update> {
+        if !update.table.joins.is_empty() || update.from.is_some() || has_subquery(update) {
+            return unsupported(format!("UPDATE of the view {} with this clause", view.name));
+        }
+        let through = self.through(view, "UPDATE")?;
+        let qualifier = match &update.table.relation {
+            TableFactor::Table { alias: Some(a), .. } => a.name.value.clone(),
+            _ => view.name.clone(),
+        };
+        let mut out = update.clone();
+        out.table.relation = through.relation();
+        for a in &mut out.assignments {
+            let AssignmentTarget::ColumnName(n) = &a.target else {
+                return unsupported("tuple assignment");
+            };
+            let parts: Vec<&Ident> = n.0.iter().filter_map(|p| p.as_ident()).collect();
+            let name = match parts.as_slice() {
+                [c] => &c.value,
+                [q, c] if q.value.eq_ignore_ascii_case(&qualifier) => &c.value,
+                _ => return Err(TranslateError::UnknownColumn(n.to_string(), "field list")),
+            };
+            a.target = AssignmentTarget::ColumnName(ObjectName::from(vec![Ident::new(
+                through.column(name)?,
+            )]));
+            through.expr(&mut a.value, &qualifier)?;
+        }
+        out.selection = through.selection(update.selection.as_ref(), &qualifier)?;
+        for item in &mut out.order_by {
+            through.expr(&mut item.expr, &qualifier)?;
+        }
+        Ok(out)
+    }
+
+    /// DELETE from a view, as from its table's rows the view shows.
+    pub(crate) fn delete_through(&self, delete: &Delete, view: &Table) -> Result<Delete> {
+        let (FromTable::WithFromKeyword(from) | FromTable::WithoutKeyword(from)) = &delete.from;
+        if !delete.tables.is_empty()
+            || delete.using.is_some()
+            || from.len() != 1
+            || !from[0].joins.is_empty()
+            || has_subquery(delete)
+        {
+            return unsupported(format!("DELETE of the view {} with this clause", view.name));
+        }
+        let through = self.through(view, "DELETE")?;
+        let qualifier = match &from[0].relation {
+            TableFactor::Table { alias: Some(a), .. } => a.name.value.clone(),
+            _ => view.name.clone(),
+        };
+        let mut out = delete.clone();
+        let mut relation = from[0].clone();
+        relation.relation = through.relation();
+        out.from = match &delete.from {
+            FromTable::WithFromKeyword(_) => FromTable::WithFromKeyword(vec![relation]),
+            FromTable::WithoutKeyword(_) => FromTable::WithoutKeyword(vec![relation]),
+        };
+        out.selection = through.selection(delete.selection.as_ref(), &qualifier)?;
+        for item in &mut out.order_by {
+            through.expr(&mut item.expr, &qualifier)?;
+        }
+        Ok(out)
+    }
+}
