@@ -592,7 +592,7 @@ impl Session {
                 false
             }
             Request::Plan(plan) => {
-                self.exec_plan(conn, node, *plan);
+                self.exec_plan(conn, node, *plan, resume);
                 false
             }
             Request::Savepoint(sp) => {
@@ -671,6 +671,7 @@ impl Session {
                     resume,
                     chunk,
                     kind: out.kind,
+                    plan: None,
                 });
             let mut encoder = ResultEncoder::new(&mut *out, node.format, session.sid, chunk);
             let answer = session.execute(
@@ -731,6 +732,7 @@ impl Session {
         conn: &C,
         node: &NodeShared,
         request: pb::exec_plan::ExecPlan,
+        resume: Option<&Resume>,
     ) {
         // As for EXEC_SQL: a digest-only request that misses is answered before anything runs and
         // leaves the stored error alone; the client resends the whole plan.
@@ -790,8 +792,8 @@ impl Session {
             out.kind = Some(StatementKind::Plan);
             session.begin_flow(token)?;
             let conn = out.conn;
-            let mut encoder =
-                ResultEncoder::new(out, node.format, session.sid, chunk).compact_metadata(compact);
+            let mut encoder = ResultEncoder::new(&mut *out, node.format, session.sid, chunk)
+                .compact_metadata(compact);
             // The database a plan without a schema reads: part of the shape cache's key.
             let (use_cache, session_schema) = {
                 let core = session.core.lock();
@@ -804,51 +806,68 @@ impl Session {
             if session.is_killed() {
                 return Err(interrupted());
             }
-            let mut index = String::new();
-            let summary =
-                session.with_engine(conn, node, &mut encoder, false, |engine, sink| {
-                    let prepared = crate::plan::catalog::compile_cached(
-                        &node.plan_shapes,
-                        engine,
-                        use_cache,
-                        session_schema.as_deref(),
-                        crate::plan::catalog::PlanRequest {
-                            key: &key,
-                            encoded: &encoded,
-                            plan: plan.as_deref(),
-                            params: &params,
-                        },
-                    )?;
-                    if feedback {
-                        index.clone_from(&prepared.compiled.index);
-                    }
-                    let result = execute_on(
-                        engine,
-                        &prepared.compiled.sql,
-                        None,
-                        &prepared.args,
-                        None,
-                        sink,
-                    );
-                    if let Err(err) = &result {
-                        // The table or a column went away behind a kept shape or compiled plan:
-                        // read it again next time.
-                        if prepared.used_cache
-                            && (err.code == codes::BAD_FIELD.code
-                                || err.code == codes::NO_SUCH_TABLE.code)
-                        {
-                            node.plan_shapes.schema_may_have_changed();
-                        }
-                    }
-                    result
-                })?;
-            if feedback {
-                // Upstream's feedback: the index read. The engine does not say how many rows it
-                // examined, so `examined_row_count` stays absent rather than guessed.
-                encoder.set_fetch_done(pb::resultset::FetchDone {
+            let request = crate::plan::catalog::PlanRequest {
+                key: &key,
+                encoded: &encoded,
+                plan: plan.as_deref(),
+                params: &params,
+            };
+            let compile = |engine: &mut dyn EngineConn| {
+                crate::plan::catalog::compile_cached(
+                    &node.plan_shapes,
+                    engine,
+                    use_cache,
+                    session_schema.as_deref(),
+                    request,
+                )
+            };
+            // The upstream's feedback: the index read. The engine does not say how many rows
+            // it examined, so `examined_row_count` stays absent rather than guessed.
+            let fetch_done = |prepared: &crate::plan::catalog::PreparedPlan| {
+                feedback.then(|| pb::resultset::FetchDone {
                     examined_row_count: None,
-                    chosen_index: Some(index.into_bytes().into()),
-                });
+                    chosen_index: Some(prepared.compiled.index.clone().into_bytes().into()),
+                })
+            };
+            // As a statement is (see `exec_sql`): an engine that submits gets the compiled
+            // plan's statement after the compile (whose catalog reads on a miss run inline).
+            let submit = resume.filter(|_| submits_under_token(token) && node.engine.submits());
+            let (prepared, summary) = match submit {
+                Some(resume) => {
+                    let prepared =
+                        session.with_engine(conn, node, &mut encoder, false, |engine, _| {
+                            Ok(compile(engine)?)
+                        })?;
+                    let submit = SubmitTo {
+                        resume,
+                        chunk,
+                        kind: Some(StatementKind::Plan),
+                        plan: Some(PlanAnswer {
+                            compact,
+                            fetch_done: fetch_done(&prepared),
+                            from_kept_shapes: prepared.used_cache,
+                        }),
+                    };
+                    let (sql, args) = (&prepared.compiled.sql, &prepared.args);
+                    if session.try_submit(conn, node, submit, sql, args, None)? {
+                        drop(encoder);
+                        out.suspended = true;
+                        return Ok(());
+                    }
+                    let summary =
+                        session.with_engine(conn, node, &mut encoder, false, |engine, sink| {
+                            run_compiled(node, engine, &prepared, sink)
+                        })?;
+                    (prepared, summary)
+                }
+                None => session.with_engine(conn, node, &mut encoder, false, |engine, sink| {
+                    let prepared = compile(engine)?;
+                    let summary = run_compiled(node, engine, &prepared, sink)?;
+                    Ok((prepared, summary))
+                })?,
+            };
+            if let Some(fetch_done) = fetch_done(&prepared) {
+                encoder.set_fetch_done(fetch_done);
             }
             encoder.finish_result(&summary).map_err(SqlError::from)?;
             Ok(())
@@ -1115,10 +1134,20 @@ impl Session {
             rows: 0,
             failed: false,
         };
+        let mut encoder = ResultEncoder::new(output, node.format, self.sid, submit.chunk);
+        let mut from_kept_shapes = false;
+        if let Some(plan) = submit.plan {
+            encoder = encoder.compact_metadata(plan.compact);
+            if let Some(fetch_done) = plan.fetch_done {
+                encoder.set_fetch_done(fetch_done);
+            }
+            from_kept_shapes = plan.from_kept_shapes;
+        }
         let pending = Pending {
             resume: resume.clone(),
-            encoder: ResultEncoder::new(output, node.format, self.sid, submit.chunk),
+            encoder,
             kind: submit.kind,
+            from_kept_shapes,
         };
         engine.submit(sql, args, schema, Box::new(pending));
         // The handle holds no backend state (the engine submits only then); the session keeps
@@ -1148,14 +1177,14 @@ impl Session {
     /// Runs `run` on the session's engine connection, borrowing one if it holds none, as one
     /// registered statement (a kill interrupts it); keeps or gives back the connection after.
     /// `changes_schema`: the statement may change a schema, which the plan shape cache is told.
-    fn with_engine<C: SessionConn>(
+    fn with_engine<C: SessionConn, T>(
         &self,
         conn: &C,
         node: &NodeShared,
         sink: &mut dyn ResultSink,
         changes_schema: bool,
-        run: impl FnOnce(&mut dyn EngineConn, &mut dyn ResultSink) -> Result<ExecSummary, SqlError>,
-    ) -> Result<ExecSummary, SqlError> {
+        run: impl FnOnce(&mut dyn EngineConn, &mut dyn ResultSink) -> Result<T, SqlError>,
+    ) -> Result<T, SqlError> {
         // No kill check of its own here: the callers check just before (a kill that comes
         // later is caught by `register_statement`, which is the check that counts).
         let (mut engine, was_held) = self.prepare_engine(conn, node)?;
@@ -1352,12 +1381,21 @@ fn submits_under_token(token: i32) -> bool {
 const RESCHEDULE_RETRY: Duration = Duration::from_millis(1);
 
 /// How a statement may be submitted ([`Session::execute`]).
-#[derive(Clone, Copy)]
 struct SubmitTo<'a> {
     resume: &'a Resume,
     /// The request asks for CHUNK messages.
     chunk: bool,
     kind: Option<StatementKind>,
+    /// What a compiled plan's answer needs beyond a statement's.
+    plan: Option<PlanAnswer>,
+}
+
+/// A submitted plan's answer: its metadata form, its feedback, and whether it was compiled from
+/// kept shapes (an engine error they explain must drop them, as on the inline path).
+struct PlanAnswer {
+    compact: bool,
+    fetch_done: Option<pb::resultset::FetchDone>,
+    from_kept_shapes: bool,
 }
 
 /// A submitted statement's answer in the making: its own output and encoder, and what it needs
@@ -1366,6 +1404,8 @@ struct Pending {
     resume: Resume,
     encoder: ResultEncoder<OwnedOutput>,
     kind: Option<StatementKind>,
+    /// A plan compiled from kept shapes: see [`PlanAnswer`].
+    from_kept_shapes: bool,
 }
 
 impl Completion for Pending {
@@ -1378,7 +1418,14 @@ impl Completion for Pending {
             resume,
             mut encoder,
             kind,
+            from_kept_shapes,
         } = *self;
+        if let Err(err) = &result
+            && from_kept_shapes
+            && (err.code == codes::BAD_FIELD.code || err.code == codes::NO_SUCH_TABLE.code)
+        {
+            resume.node.plan_shapes.schema_may_have_changed();
+        }
         let result =
             result.and_then(|summary| encoder.finish_result(&summary).map_err(SqlError::from));
         let mut out = encoder.into_output();
@@ -1750,6 +1797,32 @@ fn take_output_buffer() -> Vec<u8> {
         buf.reserve(OUTPUT_CAPACITY);
     }
     buf
+}
+
+/// Runs a compiled plan's statement on `engine`. An error a stale kept shape or compiled plan
+/// explains (the table or a column went away behind it) drops the kept shapes, so the next
+/// request reads them again.
+fn run_compiled(
+    node: &NodeShared,
+    engine: &mut dyn EngineConn,
+    prepared: &crate::plan::catalog::PreparedPlan,
+    sink: &mut dyn ResultSink,
+) -> Result<ExecSummary, SqlError> {
+    let result = execute_on(
+        engine,
+        &prepared.compiled.sql,
+        None,
+        &prepared.args,
+        None,
+        sink,
+    );
+    if let Err(err) = &result
+        && prepared.used_cache
+        && (err.code == codes::BAD_FIELD.code || err.code == codes::NO_SUCH_TABLE.code)
+    {
+        node.plan_shapes.schema_may_have_changed();
+    }
+    result
 }
 
 /// Runs `sql` on `engine`, with its parse (`script`) when the front end read it.

@@ -1082,7 +1082,7 @@ fn random_plans_give_what_the_equivalent_sql_gives_on_the_mysql_engine() {
         )
         .unwrap(),
     );
-    let node = TestNode::start_with_engine(engine, |_, _| {});
+    let node = TestNode::start_with_engine(engine.clone(), |_, _| {});
     differential(node.client(), 300);
     // Upstream's point get by unique key, and an unknown index, on this engine too.
     let mut client = node.client();
@@ -1091,10 +1091,33 @@ fn random_plans_give_what_the_equivalent_sql_gives_on_the_mysql_engine() {
         .index("uq")
         .key([("u", placeholder(0))])
         .build();
+    let driven = || {
+        engine
+            .driver()
+            .map_or(0, |d| d.depth_distribution().iter().sum::<u64>())
+    };
+    let before = driven();
     let got = run_plan(&mut client, &plan, &[997i64.into()]);
     let want = sql(&mut client, "SELECT * FROM r1 WHERE u = 997");
     assert_eq!(result_of(&got), result_of(&want));
     assert_eq!(got.rows.len(), 1);
+    assert!(
+        driven() >= before + 2,
+        "the plan's statement went through the event-loop driver, as the SQL did"
+    );
+    // The feedback of a plan answered on the event loop names the index it read.
+    let fed_back = run(
+        &mut client,
+        &pb::exec_plan::ExecPlan {
+            feed_back: Some(true),
+            ..plan.request(&[997i64.into()])
+        },
+    );
+    let chosen = fed_back.messages.iter().find_map(|m| match m {
+        xrpc_proto::messages::ServerMessage::FetchDone(done) => done.chosen_index.clone(),
+        _ => None,
+    });
+    assert_eq!(chosen.as_deref(), Some(&b"uq"[..]));
     let missing = run_plan(
         &mut client,
         &Plan::table_scan_by("r1", None, Some("nope"), false),
