@@ -39,7 +39,8 @@
 # sysbench run (connects included) divided by the requests sysbench reports. Through xrpc, the
 # node's own share is reported too (the rest is MariaDB's). After each xrpc step the node's
 # `SHOW STATUS LIKE 'xrpc_backend%'` gives the backend connections it used (event-loop driver and
-# blocking pool), how many statements each path ran, and the pipeline depths the driver's found.
+# blocking pool), how many statements it sent and how many of them the driver placed, and the
+# pipeline depths the driver's found.
 #
 # Results: JSON lines in bench/results/engine-mysql.jsonl and a report in
 # bench/results/engine-mysql.md, which bench/report.py appends to docs/BENCHMARKS.md.
@@ -234,7 +235,7 @@ if after:
     delta = lambda key: after.get(key, 0) - before.get(key, 0)
     line["backend_open"] = after.get("open")
     line["driver_connections"] = after.get("connections")
-    line["pool_statements"] = delta("statements")
+    line["backend_statements"] = delta("statements")  # every statement sent, either path
     depths = {k.removeprefix("pipeline_depth_"): delta(k) for k in after if k.startswith("pipeline_depth_")}
     line["driver_statements"] = sum(depths.values())
     line["pipeline_depths"] = depths

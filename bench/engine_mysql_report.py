@@ -80,12 +80,13 @@ def split_table(w, cell, workload, concs):
     xrows = {c: cell[("table", workload, c, "xrpc-mysql")] for c in concs}
     if not any(r.get("node_cpu_us_per_request") is not None for rs in xrows.values() for r in rs.values()):
         return {}
-    w("Server CPU per statement through xrpc, split, beside MariaDB's direct; the statements the node ran "
-      "on its event-loop driver and on its blocking pool; the driver's pipeline depths (the depth each "
-      "statement found its backend connection at, itself included):")
+    w("Server CPU per statement through xrpc, split, beside MariaDB's direct; of the statements the node "
+      "sent MariaDB (`xrpc_backend_statements`, the steps' warm-up included), those its event-loop driver "
+      "placed; the driver's pipeline depths (the depth each statement found its backend connection at, "
+      "itself included):")
     w("")
     w("| clients | node µs | MariaDB through xrpc µs | MariaDB direct µs | MariaDB through ÷ direct | "
-      "driver / pool statements | mean pipeline depth |")
+      "statements on the driver / all | mean pipeline depth |")
     w("|---:|---:|---:|---:|---:|---:|---:|")
     ratios = {}
     for c in concs:
@@ -97,10 +98,10 @@ def split_table(w, cell, workload, concs):
         ratios[c] = [through[rnd] / direct[rnd]["server_cpu_us_per_request"] for rnd in through
                      if direct.get(rnd) and direct[rnd].get("server_cpu_us_per_request")]
         driven = sum(r.get("driver_statements") or 0 for r in rs.values())
-        pooled = sum(r.get("pool_statements") or 0 for r in rs.values())
+        every = sum(r.get("backend_statements") or 0 for r in rs.values())
         w(f"| {c} | {cpu(node)} | {cpu(med(list(through.values())))} | "
           f"{cpu(med([r.get('server_cpu_us_per_request') for r in direct.values()]))} | "
-          f"{spread(ratios[c], ratio)} | {driven} / {pooled} | {mean_depth(rs.values())} |")
+          f"{spread(ratios[c], ratio)} | {driven} / {every} | {mean_depth(rs.values())} |")
     w("")
     return ratios
 
@@ -145,8 +146,8 @@ def main():
     w("")
     w("The same MariaDB reached directly (one connection and one thread per client, both `thread_handling` "
       "modes) and through `xrpc-server --engine mysql://…` in front of the one-thread-per-connection instance "
-      f"(`xrpc bench`'s sessions over 4 TCP connections; the node's backend pool of {run.get('pool_size')} "
-      "connections). **Server CPU** is µs of CPU (utime + stime from `/proc/<pid>/stat`) per completed "
+      f"(`xrpc bench`'s sessions over 4 TCP connections; the node's blocking pool of {run.get('pool_size')} "
+      "connections and its event-loop driver's, `xrpc_backend_driver_connections`, 8 by default). **Server CPU** is µs of CPU (utime + stime from `/proc/<pid>/stat`) per completed "
       "statement over the measured window: MariaDB's for a direct target, MariaDB's plus xrpc-server's through "
       "xrpc. **Backend connections** are the node's after the step: its event-loop driver's "
       "(`xrpc_backend_connections`) and its blocking pool's (`xrpc_backend_open`, connections opened during "
