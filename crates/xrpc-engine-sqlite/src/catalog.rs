@@ -1279,6 +1279,52 @@ fn shown_default(default: &str) -> String {
     }
 }
 
+/// The types whose defaults information_schema shows bare; every other type's are quoted.
+const NUMERIC_TYPES: [&str; 10] = [
+    "tinyint",
+    "smallint",
+    "mediumint",
+    "int",
+    "bigint",
+    "decimal",
+    "float",
+    "double",
+    "bit",
+    "year",
+];
+
+/// A default as MariaDB's `information_schema.COLUMNS.COLUMN_DEFAULT` shows it: a string or
+/// temporal literal quoted (`'n'`, `'it''s'`), a number bare (a DECIMAL kept as text loses its
+/// quotes, a DOUBLE kept as `2.0` is `2`), an expression as written; for a column without a
+/// default, the text `NULL` when it is nullable and SQL NULL when it is NOT NULL.
+/// [`SHOW_COLUMNS_DEFAULT`] turns it back into SHOW COLUMNS' form.
+fn schema_default(default: Option<&str>, nullable: bool, data_type: &str) -> Option<String> {
+    let Some(d) = default.map(str::trim) else {
+        return nullable.then(|| "NULL".to_owned());
+    };
+    let numeric = NUMERIC_TYPES.contains(&data_type);
+    Some(
+        if d.len() >= 2 && d.starts_with('\'') && d.ends_with('\'') {
+            if numeric {
+                shown_default(d)
+            } else {
+                format!("'{}'", shown_default(d).replace('\'', "''"))
+            }
+        } else if numeric && d.ends_with(".0") && d.parse::<f64>().is_ok() {
+            d[..d.len() - 2].to_owned()
+        } else {
+            d.to_owned()
+        },
+    )
+}
+
+/// SHOW COLUMNS' `Default` from [`schema_default`]'s form, in SQL: a quoted literal unquoted,
+/// the text `NULL` (no default, or DEFAULT NULL) as SQL NULL.
+const SHOW_COLUMNS_DEFAULT: &str = "CASE WHEN COLUMN_DEFAULT = 'NULL' THEN NULL \
+     WHEN length(COLUMN_DEFAULT) >= 2 AND COLUMN_DEFAULT LIKE '''%''' \
+     THEN replace(substr(COLUMN_DEFAULT, 2, length(COLUMN_DEFAULT) - 2), '''''', '''') \
+     ELSE COLUMN_DEFAULT END";
+
 /// Text, or NULL.
 fn text(s: Option<&str>) -> Value {
     match s {
@@ -1446,7 +1492,7 @@ impl SqliteConn {
                 };
                 let mut sql = format!(
                     "SELECT COLUMN_NAME AS Field, COLUMN_TYPE AS Type, {collation}IS_NULLABLE AS \"Null\", \
-                     COLUMN_KEY AS \"Key\", COLUMN_DEFAULT AS \"Default\", EXTRA AS Extra{privileges} \
+                     COLUMN_KEY AS \"Key\", {SHOW_COLUMNS_DEFAULT} AS \"Default\", EXTRA AS Extra{privileges} \
                      FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ?1 AND TABLE_NAME = ?2 COLLATE NOCASE"
                 );
                 let mut args = vec![text(Some(&db)), text(Some(&table))];
@@ -2002,7 +2048,7 @@ impl SqliteConn {
                         t.name,
                         c.name,
                         position as i64 + 1,
-                        c.default.as_deref().map(shown_default),
+                        schema_default(c.default.as_deref(), nullable == "YES", &ty.data_type),
                         nullable,
                         ty.data_type,
                         ty.char_len,
