@@ -280,6 +280,21 @@ fn a_killed_running_statement_gets_1317_and_a_neighbour_is_answered() {
 const MANY_ROWS: &str = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000) \
                          SELECT x, REPEAT('r', 200) FROM c";
 
+/// Five rounds of `SELECT ?` on 16 auto-commit sids, each answer checked against its session:
+/// 80 statements of sessions that hold nothing.
+fn five_rounds_of_sixteen_auto_commit_statements(c: &mut Client) {
+    for round in 0..5_i64 {
+        for sid in 1..=16_u64 {
+            let value = i64::try_from(sid).unwrap() * 10 + round;
+            select_arg(c, AUTO | sid, "SELECT ? + 0", value);
+        }
+        for sid in 1..=16_u64 {
+            let value = i64::try_from(sid).unwrap() * 10 + round;
+            assert_eq!(first_value(&c.read_outcome(AUTO | sid)), Value::Sint(value));
+        }
+    }
+}
+
 #[test]
 fn a_slow_reader_on_one_session_does_not_stall_the_others() {
     let fx = Fixture::new();
@@ -291,16 +306,7 @@ fn a_slow_reader_on_one_session_does_not_stall_the_others() {
     slow.send_sql(1, stmt);
     let mut c = fx.node.client();
     let before = fx.driven();
-    for round in 0..5_i64 {
-        for sid in 1..=16_u64 {
-            let value = i64::try_from(sid).unwrap() * 10 + round;
-            select_arg(&mut c, AUTO | sid, "SELECT ? + 0", value);
-        }
-        for sid in 1..=16_u64 {
-            let value = i64::try_from(sid).unwrap() * 10 + round;
-            assert_eq!(first_value(&c.read_outcome(AUTO | sid)), Value::Sint(value));
-        }
-    }
+    five_rounds_of_sixteen_auto_commit_statements(&mut c);
     assert!(fx.driven() - before >= 80);
     // The slow session is still waiting for its tokens; a kill ends it.
     kill_query(&mut slow, 1);
@@ -331,16 +337,7 @@ fn a_flow_controlled_result_goes_through_the_driver_and_waits_for_its_offer_alon
     }
     // The reading worker now waits for the offer; other sessions are answered meanwhile.
     let mut c = fx.node.client();
-    for round in 0..5_i64 {
-        for sid in 1..=16_u64 {
-            let value = i64::try_from(sid).unwrap() * 10 + round;
-            select_arg(&mut c, AUTO | sid, "SELECT ? + 0", value);
-        }
-        for sid in 1..=16_u64 {
-            let value = i64::try_from(sid).unwrap() * 10 + round;
-            assert_eq!(first_value(&c.read_outcome(AUTO | sid)), Value::Sint(value));
-        }
-    }
+    five_rounds_of_sixteen_auto_commit_statements(&mut c);
     let offer = pb::sql::TokenOffer {
         token: Some(TOKEN_KIB),
     };
