@@ -1058,7 +1058,7 @@ impl EngineConn for MysqlConn {
             return false;
         }
         let pin = self.driver_session.lock().pin.clone();
-        if pin.is_none() && driver.connected() == 0 {
+        if pin.is_none() && !driver.any_connected() {
             return false;
         }
         let Ok(rewritten) = types::rewrite_with_version(

@@ -472,6 +472,20 @@ impl Driver {
             .count()
     }
 
+    /// Whether some backend connection is logged in (or busy, its state locked by its
+    /// handler): [`Driver::connected`] stopping at the first, for the path of every statement.
+    pub fn any_connected(&self) -> bool {
+        (0..self.shared.slots.len())
+            .filter_map(|slot| self.shared.socket(slot))
+            .any(|socket| {
+                socket
+                    .handler()
+                    .state
+                    .try_lock()
+                    .is_none_or(|st| st.logged_in && !st.conn.is_closed())
+            })
+    }
+
     /// Statements waiting in the driver's queue for room on a connection.
     pub fn queued(&self) -> usize {
         self.shared.waiting.lock().len()
