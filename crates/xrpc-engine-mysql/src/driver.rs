@@ -250,6 +250,10 @@ struct Backend {
     me: Weak<Backend>,
     shared: Weak<Shared>,
     state: Mutex<BackendState>,
+    /// Logged in and open: the state's `logged_in && !conn.is_closed()` as of the last time
+    /// either changed, readable without the state's lock (which a handler may hold while it
+    /// waits for a client, see `Shared::place`).
+    open: AtomicBool,
 }
 
 struct BackendState {
@@ -459,31 +463,19 @@ impl Driver {
 
     /// Backend connections logged in now.
     pub fn connected(&self) -> usize {
-        (0..self.shared.slots.len())
-            .filter_map(|slot| self.shared.socket(slot))
-            .filter(|socket| {
-                // Locked: its handler runs, maybe waiting for a client (see `Shared::place`).
-                socket
-                    .handler()
-                    .state
-                    .try_lock()
-                    .is_none_or(|st| st.logged_in && !st.conn.is_closed())
-            })
-            .count()
+        self.logged_in_sockets().count()
     }
 
-    /// Whether some backend connection is logged in (or busy, its state locked by its
-    /// handler): [`Driver::connected`] stopping at the first, for the path of every statement.
+    /// Whether some backend connection is logged in: [`Driver::connected`] stopping at the
+    /// first, for the path of every statement.
     pub fn any_connected(&self) -> bool {
+        self.logged_in_sockets().next().is_some()
+    }
+
+    fn logged_in_sockets(&self) -> impl Iterator<Item = OutboundSocket<Arc<Backend>>> + '_ {
         (0..self.shared.slots.len())
             .filter_map(|slot| self.shared.socket(slot))
-            .any(|socket| {
-                socket
-                    .handler()
-                    .state
-                    .try_lock()
-                    .is_none_or(|st| st.logged_in && !st.conn.is_closed())
-            })
+            .filter(|socket| socket.handler().is_open())
     }
 
     /// Statements waiting in the driver's queue for room on a connection.
@@ -577,13 +569,10 @@ impl Driver {
         let (mut connected, mut pinned) = (0u64, 0u64);
         for slot in 0..self.shared.slots.len() {
             if let Some(socket) = self.shared.socket(slot) {
-                // Locked: its handler runs (see `Shared::place`); counted as connected.
-                match socket.handler().state.try_lock() {
-                    Some(st) => {
-                        connected += u64::from(st.logged_in && !st.conn.is_closed());
-                        pinned += u64::from(st.pinned.is_some());
-                    }
-                    None => connected += 1,
+                connected += u64::from(socket.handler().is_open());
+                // Locked: its handler runs (see `Shared::place`); not counted as pinned.
+                if let Some(st) = socket.handler().state.try_lock() {
+                    pinned += u64::from(st.pinned.is_some());
                 }
             }
         }
@@ -629,6 +618,7 @@ impl Driver {
                 slot.socket.take()
             };
             if let Some(socket) = socket {
+                socket.handler().open.store(false, Ordering::Release);
                 socket.handler().state.lock().conn.handle_close();
                 socket.kick();
                 socket.close();
@@ -675,6 +665,7 @@ impl Shared {
                 database_changed: false,
                 last_active: Instant::now(),
             }),
+            open: AtomicBool::new(false),
         });
         me.connects.fetch_add(1, Ordering::Relaxed);
         // The slot stays locked until the socket is in it: a worker that finds the connection
@@ -985,12 +976,7 @@ impl Shared {
                 free = free.or(Some(slot));
                 continue;
             }
-            let logged_in = socket.is_some_and(|s| {
-                s.handler()
-                    .state
-                    .try_lock()
-                    .is_none_or(|st| st.logged_in && !st.conn.is_closed())
-            });
+            let logged_in = socket.is_some_and(|s| s.handler().is_open());
             if !logged_in {
                 return;
             }
@@ -1444,12 +1430,20 @@ impl Completion for Unpinned {
             return;
         }
         // Its state is unknown: close it; the handler's next pass reconnects the slot.
+        backend.open.store(false, Ordering::Release);
         backend.state.lock().conn.handle_close();
         if let Some(socket) = shared.socket(backend.slot)
             && Arc::ptr_eq(socket.handler(), &backend)
         {
             socket.kick();
         }
+    }
+}
+
+impl Backend {
+    /// Whether the connection is logged in and open, never waiting for its state.
+    fn is_open(&self) -> bool {
+        self.open.load(Ordering::Acquire)
     }
 }
 
@@ -1586,6 +1580,8 @@ impl SocketHandler for Backend {
                     Err(_) => break,
                 }
             }
+            self.open
+                .store(st.logged_in && !st.conn.is_closed(), Ordering::Release);
             st.conn.is_closed()
         };
         for (completion, outcome) in finished {

@@ -1420,11 +1420,8 @@ impl Completion for Pending {
             kind,
             from_kept_shapes,
         } = *self;
-        if let Err(err) = &result
-            && from_kept_shapes
-            && (err.code == codes::BAD_FIELD.code || err.code == codes::NO_SUCH_TABLE.code)
-        {
-            resume.node.plan_shapes.schema_may_have_changed();
+        if let Err(err) = &result {
+            forget_stale_shapes(&resume.node, from_kept_shapes, err);
         }
         let result =
             result.and_then(|summary| encoder.finish_result(&summary).map_err(SqlError::from));
@@ -1799,9 +1796,7 @@ fn take_output_buffer() -> Vec<u8> {
     buf
 }
 
-/// Runs a compiled plan's statement on `engine`. An error a stale kept shape or compiled plan
-/// explains (the table or a column went away behind it) drops the kept shapes, so the next
-/// request reads them again.
+/// Runs a compiled plan's statement on `engine` ([`forget_stale_shapes`] after an error).
 fn run_compiled(
     node: &NodeShared,
     engine: &mut dyn EngineConn,
@@ -1816,13 +1811,21 @@ fn run_compiled(
         None,
         sink,
     );
-    if let Err(err) = &result
-        && prepared.used_cache
+    if let Err(err) = &result {
+        forget_stale_shapes(node, prepared.used_cache, err);
+    }
+    result
+}
+
+/// After a plan's statement failed: an error a stale kept shape or compiled plan explains
+/// (the table or a column went away behind it) drops the kept shapes, so the next request
+/// reads them again.
+fn forget_stale_shapes(node: &NodeShared, from_kept_shapes: bool, err: &SqlError) {
+    if from_kept_shapes
         && (err.code == codes::BAD_FIELD.code || err.code == codes::NO_SUCH_TABLE.code)
     {
         node.plan_shapes.schema_may_have_changed();
     }
-    result
 }
 
 /// Runs `sql` on `engine`, with its parse (`script`) when the front end read it.
