@@ -938,6 +938,9 @@ impl<T> Signal<T> {
     }
 
     fn wait(&self) -> T {
+        // What this worker's turn left for its end (a kick of the connection this answer
+        // comes from, answers for its clients) goes out before it sleeps.
+        xrpc_net::flush_deferred_sends();
         let mut value = self.value.lock();
         loop {
             if let Some(value) = value.take() {

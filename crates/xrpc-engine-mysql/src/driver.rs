@@ -5,13 +5,22 @@
 //! # Design
 //!
 //! - **No thread waits on the backend.** [`Driver::submit`] puts a statement into a backend
-//!   connection's state machine and kicks its socket: the submitting thread writes the bytes if
-//!   the socket's gate is free, or leaves them to the thread that holds it. The answer is read by
-//!   whichever worker of the socket's group takes the readability event, and handed to the
-//!   statement's [`Completion`] on that worker.
-//! - **Pipelining up to a depth.** A statement goes to the open connection with the fewest
-//!   commands in flight among those that accept more (below [`DriverOptions::max_depth`], and
-//!   not streaming a large result: `Connection::accepts_more`). Answers are matched in order by
+//!   connection's state machine and kicks its socket at the end of the submitting worker's turn
+//!   (`OutboundSocket::kick_at_turn_end`; at once on any other thread): the statements a turn
+//!   places on one connection go out in one write, and the backend reads them in one read. The
+//!   kick writes the bytes if the socket's gate is free, or leaves them to the thread that holds
+//!   it. The answer is read by whichever worker of the socket's group takes the readability
+//!   event, and handed to the statement's [`Completion`] on that worker.
+//! - **Pipelining up to a depth, filling before spreading.** A statement goes to the deepest
+//!   open connection below [`DriverOptions::fill_depth`] whose head statement has run for less
+//!   than [`DriverOptions::fill_stall`], else to the one with the fewest commands in flight;
+//!   either must accept more (below [`DriverOptions::max_depth`], and not streaming a large
+//!   result: `Connection::accepts_more`). Filling is what makes pipelining pay at any load: a
+//!   backend thread that finds several statements in its socket runs them without sleeping and
+//!   waking per statement, and one read brings the node their answers; spreading a light load
+//!   over idle connections costs both sides a wake-up per statement. The stall bound keeps a
+//!   slow statement from collecting statements behind it while another connection has room.
+//!   Answers are matched in order by
 //!   the state machine; each command ends with exactly one terminal event, so each completion
 //!   gets exactly one [`Completion::on_done`]. When no connection has room the statement waits
 //!   in the driver's queue, in submission order, and goes out as soon as a command ends
@@ -119,6 +128,16 @@ pub struct DriverOptions {
     pub idle_close_after: Duration,
     /// Most statements in flight on one backend connection.
     pub max_depth: usize,
+    /// A statement goes to the deepest connection below this depth whose pipeline moves (see
+    /// [`DriverOptions::fill_stall`]) before it goes to a less busy one: statements written
+    /// back to back cost the backend less than the same statements on separate connections,
+    /// each of whose threads sleeps and wakes per statement. 1 spreads statements over the
+    /// connections; default 8.
+    pub fill_depth: usize,
+    /// A connection whose head statement has run this long is not filled further: a slow
+    /// statement does not hold up the statements that would be placed behind it while another
+    /// connection has room; default 1 ms.
+    pub fill_stall: Duration,
     /// First pause before reconnecting a lost connection.
     pub reconnect_min: Duration,
     /// Longest pause between reconnects.
@@ -141,6 +160,8 @@ impl DriverOptions {
             grow_at_depth: 4,
             idle_close_after: Duration::from_secs(60),
             max_depth: 16,
+            fill_depth: 8,
+            fill_stall: Duration::from_millis(1),
             reconnect_min: Duration::from_millis(100),
             reconnect_max: Duration::from_secs(5),
             queue_timeout: Duration::from_secs(10),
@@ -271,6 +292,9 @@ struct BackendState {
     database_changed: bool,
     /// When a command last ended or was submitted.
     last_active: Instant,
+    /// When a command last ended, or a statement was placed on an empty pipeline: the head
+    /// statement has run for at most the time since.
+    head_since: Instant,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -391,10 +415,12 @@ impl Driver {
             };
             (placed, expired)
         };
-        // Written after the queue's lock is let go: the kick may run the handler on this
-        // thread, and the handler drains the queue.
+        // Written after the queue's lock is let go, at the end of this worker's turn: the
+        // statements the turn places on one connection go out in one write (and the backend
+        // reads them in one read), and the kick's pass, which drains the queue, runs without
+        // the lock.
         match placed {
-            Some(socket) => socket.kick(),
+            Some(socket) => socket.kick_at_turn_end(),
             None => Shared::grow(&self.shared),
         }
         self.shared.time_out(expired);
@@ -664,6 +690,7 @@ impl Shared {
                 pinned_waiting: VecDeque::new(),
                 database_changed: false,
                 last_active: Instant::now(),
+                head_since: Instant::now(),
             }),
             open: AtomicBool::new(false),
         });
@@ -801,38 +828,54 @@ impl Shared {
             });
     }
 
-    /// The open connection of the shared rotation with the fewest commands in flight that
-    /// accepts more, and whether a connection was skipped because its state was locked.
-    fn least_deep(&self) -> (Option<OutboundSocket<Arc<Backend>>>, bool) {
-        let mut best: Option<(usize, OutboundSocket<Arc<Backend>>)> = None;
+    /// The connection of the shared rotation a statement goes to (module docs, "Pipelining up
+    /// to a depth"), and whether a connection was skipped because its state was locked: the
+    /// deepest open connection below [`DriverOptions::fill_depth`] whose head statement has not
+    /// run for [`DriverOptions::fill_stall`], else the one with the fewest commands in flight;
+    /// either must accept more.
+    fn pick_connection(&self) -> (Option<OutboundSocket<Arc<Backend>>>, bool) {
+        // Lower ranks win: a connection to fill ranks by the room it has left, any other after
+        // them by its depth.
+        type Rank = (bool, usize);
+        let mut best: Option<(Rank, OutboundSocket<Arc<Backend>>)> = None;
         let mut skipped = false;
+        let mut now: Option<Instant> = None;
         for slot in 0..self.slots.len() {
             let Some(socket) = self.socket(slot) else {
                 continue;
             };
-            let depth = {
+            let rank = {
                 let Some(st) = socket.handler().state.try_lock() else {
                     skipped = true;
                     continue;
                 };
+                let depth = st.conn.in_flight();
                 if !st.logged_in
                     || st.pinned.is_some()
                     || !st.conn.accepts_more()
-                    || st.conn.in_flight() >= self.opts.max_depth
+                    || depth >= self.opts.max_depth
                 {
                     continue;
                 }
-                st.conn.in_flight()
+                let fill = depth > 0 && depth < self.opts.fill_depth && {
+                    let now = *now.get_or_insert_with(Instant::now);
+                    now.saturating_duration_since(st.head_since) < self.opts.fill_stall
+                };
+                if fill {
+                    (false, self.opts.fill_depth - depth)
+                } else {
+                    (true, depth)
+                }
             };
-            if best.as_ref().is_none_or(|(d, _)| depth < *d) {
-                best = Some((depth, socket));
+            if best.as_ref().is_none_or(|(r, _)| rank < *r) {
+                best = Some((rank, socket));
             }
         }
         (best.map(|(_, socket)| socket), skipped)
     }
 
-    /// Puts a statement on the open connection with the fewest commands in flight that accepts
-    /// more and returns that connection's socket, to be kicked once the waiting queue's lock is
+    /// Puts a statement on the connection [`Shared::pick_connection`] picks and returns that
+    /// connection's socket, to be kicked once the waiting queue's lock is
     /// let go; gives the statement back when no connection has room. Called under that lock.
     ///
     /// A connection whose state is locked is skipped, never waited for: its handler may be
@@ -842,10 +885,10 @@ impl Shared {
     /// runs once more: a handler checks the flag after letting its lock go and drains the
     /// queue, so a statement queued because a lock was held is placed when it is let go.
     fn place(&self, waiting: Waiting) -> Result<OutboundSocket<Arc<Backend>>, Waiting> {
-        let best = match self.least_deep() {
+        let best = match self.pick_connection() {
             (None, true) => {
                 self.skipped_busy.store(true, Ordering::SeqCst);
-                self.least_deep().0
+                self.pick_connection().0
             }
             (best, _) => best,
         };
@@ -872,6 +915,9 @@ impl Shared {
                 },
             );
             st.last_active = Instant::now();
+            if st.conn.in_flight() == 1 {
+                st.head_since = st.last_active;
+            }
             st.conn.in_flight()
         };
         self.recent_depth_sum
@@ -912,7 +958,7 @@ impl Shared {
             (expired, !queue.is_empty())
         };
         for socket in kick {
-            socket.kick();
+            socket.kick_at_turn_end();
         }
         me.time_out(expired);
         if left {
@@ -1246,6 +1292,8 @@ impl Pinned {
             Some(waiting) => waiting
                 .completion
                 .on_done(Err(StatementError::connection_lost())),
+            // At once: a pinned connection carries one session's statements, one at a time,
+            // and its caller may wait for the answer on this thread.
             None => self.socket.kick(),
         }
         StatementId(id)
@@ -1483,7 +1531,14 @@ impl SocketHandler for Backend {
                         st.conn.handle_close();
                         break;
                     }
-                    Ok(n) => st.conn.handle_input(&st.buf[..n]),
+                    Ok(n) => {
+                        st.conn.handle_input(&st.buf[..n]);
+                        // A short read took all the socket had: what arrives later is a new
+                        // edge, so the read that would find nothing is skipped.
+                        if n < st.buf.len() {
+                            break;
+                        }
+                    }
                     Err(e) if e.kind() == ErrorKind::WouldBlock => break,
                     Err(e) => {
                         io_error.get_or_insert(e);
@@ -1535,6 +1590,7 @@ impl SocketHandler for Backend {
                     Event::Done { tag, ok } => {
                         room = true;
                         st.last_active = Instant::now();
+                        st.head_since = st.last_active;
                         if let Some(a) = st.answers.remove(&tag.0) {
                             finished.push((a.completion, Ok(ok)));
                         }
@@ -1542,6 +1598,7 @@ impl SocketHandler for Backend {
                     Event::Failed { tag, error } => {
                         room = true;
                         st.last_active = Instant::now();
+                        st.head_since = st.last_active;
                         if let Some(a) = st.answers.remove(&tag.0) {
                             finished.push((a.completion, Err(error)));
                         }

@@ -301,6 +301,18 @@ impl ConnRef {
     /// at once. An error of the later write finishes the connection; this call reports only a
     /// connection already finished.
     pub fn send_deferred(&self, data: &[u8]) -> Result<(), SendError> {
+        self.defer(data, true)
+    }
+
+    /// [`ConnRef::send_deferred`] that never writes in the call, even when the deferred output
+    /// passes [`crate::conn::turn::DEFER_MAX_BYTES`]: for a caller that must not wait for this
+    /// connection's client (a completion that runs on the worker reading another socket, whose
+    /// handler is held until it returns). The bytes wait for the end of the turn.
+    pub fn send_at_turn_end(&self, data: &[u8]) -> Result<(), SendError> {
+        self.defer(data, false)
+    }
+
+    fn defer(&self, data: &[u8], write_when_full: bool) -> Result<(), SendError> {
         if !crate::conn::turn::is_active() {
             return self.send(data);
         }
@@ -320,11 +332,11 @@ impl ConnRef {
             }
             deferred.extend(self.0.group.pages(), data);
             NetCounters::incr(&self.0.group.0.counters.sends_deferred);
-            if deferred.len() >= crate::conn::turn::DEFER_MAX_BYTES {
+            if write_when_full && deferred.len() >= crate::conn::turn::DEFER_MAX_BYTES {
                 return self.write_deferred(&mut deferred);
             }
         }
-        crate::conn::turn::note(self);
+        crate::conn::turn::note(self, write_when_full);
         Ok(())
     }
 

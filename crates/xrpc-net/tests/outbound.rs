@@ -29,6 +29,8 @@ struct Pump {
     written_on_worker: AtomicUsize,
     /// Bytes read by passes that ran on a worker of the group.
     read_on_worker: AtomicUsize,
+    /// Writes that took bytes.
+    writes: AtomicUsize,
     eof: AtomicBool,
     error: Mutex<Option<ErrorKind>>,
 }
@@ -65,6 +67,7 @@ impl Pump {
                 match io.write(&[IoSlice::new(&out)]) {
                     Ok(n) => {
                         out.drain(..n);
+                        self.writes.fetch_add(1, Ordering::Relaxed);
                         if worker {
                             self.written_on_worker.fetch_add(n, Ordering::Relaxed);
                         }
@@ -195,6 +198,39 @@ fn answers_are_read_by_the_groups_workers() {
         pump.read_on_worker.load(Ordering::Relaxed),
         data.len(),
         "the answer was read by the group's workers"
+    );
+    server.shutdown();
+}
+
+#[test]
+fn kicks_at_the_end_of_a_turn_write_what_the_turn_queued_in_one_write() {
+    let server = Server::start(test_config(), EchoHandler).unwrap();
+    let addr = peer(echo);
+    let pump = Arc::new(Pump::default());
+    let socket = server.groups()[0]
+        .connect_outbound(addr, pump.clone())
+        .unwrap();
+    let (unwritten_tx, unwritten_rx) = std::sync::mpsc::channel();
+    let (p, s) = (pump.clone(), socket.clone());
+    // A timer's callback runs on a worker, inside its turn.
+    server.groups()[0].schedule_timer(Duration::from_millis(10), None, move |_| {
+        for part in [&b"one "[..], b"two ", b"three"] {
+            p.queue(part);
+            s.kick_at_turn_end();
+        }
+        let _ = unwritten_tx.send(p.out.lock().len());
+    });
+    assert_eq!(
+        unwritten_rx.recv_timeout(WAIT).unwrap(),
+        13,
+        "nothing was written before the turn ended"
+    );
+    assert!(wait_until(WAIT, || pump.received.lock().len() == 13));
+    assert_eq!(&pump.received.lock()[..], b"one two three");
+    assert_eq!(
+        pump.writes.load(Ordering::Relaxed),
+        1,
+        "one write for three kicks"
     );
     server.shutdown();
 }

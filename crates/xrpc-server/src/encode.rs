@@ -613,6 +613,17 @@ pub(crate) fn send_frames_deferred(conn: &ConnRef, frames: &[u8]) -> Result<(), 
     conn.send_deferred(frames)
 }
 
+/// Like [`send_frames_deferred`], but never written in the call ([`ConnRef::send_at_turn_end`]):
+/// for a completion on the worker that reads a backend socket, which must not wait for a client.
+pub(crate) fn send_frames_at_turn_end(conn: &ConnRef, frames: &[u8]) -> Result<(), SendError> {
+    fail::fail_point!("xrpc_send", |_| {
+        conn.fin();
+        Err(SendError::Io(std::io::Error::other("fail point xrpc_send")))
+    });
+    crate::binlog::sent(conn, frames); // binlog hook
+    conn.send_at_turn_end(frames)
+}
+
 /// Encodes one message and sends it at once, outside any session's output (connection-level
 /// replies: capabilities, authentication, SESS_NEW's OK, TSO).
 pub fn send_message<M: prost::Message>(

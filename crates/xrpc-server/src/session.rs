@@ -60,12 +60,18 @@
 //! hands the engine a completion that owns the request's encoder and output; the runner then
 //! leaves the session without taking the next request, and a worker the receive path sends
 //! leaves at once too. The completion runs on whichever worker reads the answer: it encodes the
-//! rows, ends the request (the counters, the stored error, `request_done`), leaves the answer's
-//! frames in the session's outbox, clears the suspension and schedules the session on its
-//! connection's group. The session's next run sends the outbox before anything else, so answers
-//! keep request order, and a completion never writes to a client's socket unless an answer
-//! outgrows its buffer. Auto-commit sids are not retired while suspended or while the outbox
-//! holds frames.
+//! rows, ends the request (the counters, the stored error, `request_done`), sends the answer's
+//! last frames through the session's send gate as an inline answer's last flush goes (deferred to
+//! the end of that worker's turn, together with the other answers it read for the same client
+//! connection), clears the suspension, and schedules the session on its connection's group only
+//! when a request waits in its queue (or the session was removed meanwhile, so its run releases
+//! the engine): a client that sends one statement at a time costs no hand-off to another worker.
+//! The session sends nothing while suspended, so answers keep request order. A client whose
+//! socket is full makes that write wait as an inline answer's does (up to
+//! `xrpc_net_write_timeout`), at the end of the reading worker's turn, after the backend
+//! connection's answers of the turn were handed out: the statements pipelined behind on that
+//! backend connection are read by other workers meanwhile. Auto-commit sids are not retired
+//! while suspended.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -188,9 +194,6 @@ pub struct Session {
     /// leaves, and so does any worker the receive path sends) until its completion ends the
     /// request, clears this and schedules the session again. See "Suspended requests".
     suspended: AtomicBool,
-    /// The last frames of a submitted statement's answer, left by its completion for the
-    /// session's next run to send (see "Suspended requests").
-    outbox: Mutex<Vec<u8>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -225,7 +228,6 @@ impl Session {
             counted: std::sync::atomic::AtomicBool::new(true),
             wait_hook: std::sync::OnceLock::new(),
             suspended: AtomicBool::new(false),
-            outbox: Mutex::new(Vec::new()),
         }
     }
 
@@ -256,15 +258,24 @@ impl Session {
         frames: &[u8],
         deferred: bool,
     ) -> Result<(), SinkError> {
+        self.send_through_gate(|| {
+            if deferred {
+                conn.send_deferred(frames)
+            } else {
+                conn.send(frames)
+            }
+        })
+    }
+
+    /// Runs `send` (true: sent) under the send gate, unless the session has sent its last frame
+    /// or was removed ([`SinkError::Interrupted`]).
+    fn send_through_gate(&self, send: impl FnOnce() -> bool) -> Result<(), SinkError> {
         let ended = self.ended.lock();
         if *ended || self.is_gone() {
             return Err(SinkError::Interrupted);
         }
-        let sent = if deferred {
-            conn.send_deferred(frames)
-        } else {
-            conn.send(frames)
-        };
+        let sent = send();
+        drop(ended);
         if sent {
             Ok(())
         } else {
@@ -363,11 +374,7 @@ impl Session {
     /// running. Auto-commit sessions retire this way after each request.
     pub fn retire_if_idle(&self) -> bool {
         let queue = self.queue.lock();
-        if !queue.is_empty()
-            || self.gate.is_running()
-            || self.is_suspended()
-            || !self.outbox.lock().is_empty()
-        {
+        if !queue.is_empty() || self.gate.is_running() || self.is_suspended() {
             return false;
         }
         self.gate.close();
@@ -470,7 +477,6 @@ impl Session {
             || loop {
                 if self.is_gone() {
                     self.queue.lock().clear();
-                    self.outbox.lock().clear();
                     self.release_engine(node);
                     break;
                 }
@@ -478,7 +484,6 @@ impl Session {
                     // The completion of the submitted statement schedules the session again.
                     break;
                 }
-                self.send_outbox(conn);
                 let Some(request) = self.take_request() else {
                     break;
                 };
@@ -510,22 +515,10 @@ impl Session {
             // Recheck: a request pushed after the last pop saw a non-empty queue or a running
             // session and did not schedule us, so it is ours to run (unless a submitted
             // statement holds the session: its completion schedules it).
-            || {
-                !self.is_suspended()
-                    && (!self.queue.lock().is_empty() || !self.outbox.lock().is_empty())
-            },
+            || !self.is_suspended() && !self.queue.lock().is_empty(),
             || self.release_engine(node),
         );
         outcome
-    }
-
-    /// Sends what a submitted statement's completion left (the end of its answer), on this
-    /// worker, as the last flush of an answer goes.
-    fn send_outbox<C: SessionConn>(&self, conn: &C) {
-        let frames = std::mem::take(&mut *self.outbox.lock());
-        if !frames.is_empty() {
-            let _ = self.send_gated(conn, &frames, true);
-        }
     }
 
     /// Takes the next request from the queue and numbers it, under the queue lock, so a kill sees
@@ -1343,11 +1336,15 @@ struct Resume {
 }
 
 impl Resume {
-    /// Lets the session run its next request: clears the suspension and queues the session on
-    /// its connection's group, retrying from a timer while the group's queue is full.
-    fn reschedule(self) {
+    /// Lets the session run its next request: clears the suspension, then queues the session on
+    /// its connection's group if a request waits (or it was removed, so its run releases the
+    /// engine), retrying from a timer while the group's queue is full. A request pushed after
+    /// the queue was found empty sees the suspension cleared and is run by its receiver.
+    fn resume(self) {
         self.session.suspended.store(false, Ordering::SeqCst);
-        Self::schedule(&self.conn, self.session.sid);
+        if self.session.is_gone() || !self.session.queue.lock().is_empty() {
+            Self::schedule(&self.conn, self.session.sid);
+        }
     }
 
     fn schedule(conn: &ConnRef, sid: u64) {
@@ -1432,13 +1429,13 @@ impl Completion for Pending {
         session.kill.lock().running = None;
         let rows = out.rows;
         session.end_request(node, &mut out, kind, rows, result.map(|_| ()), |out| {
-            // Sent by the session's next run, on a worker of its own connection: a client that
-            // reads slowly never holds up the worker that reads the backend.
-            if !out.failed {
-                *session.outbox.lock() = std::mem::take(&mut out.buf);
+            if !out.failed && !out.buf.is_empty() {
+                let _ = session.send_through_gate(|| {
+                    crate::encode::send_frames_at_turn_end(&resume.conn, &out.buf).is_ok()
+                });
             }
         });
-        resume.reschedule();
+        resume.resume();
     }
 }
 

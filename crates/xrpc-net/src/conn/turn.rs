@@ -32,6 +32,14 @@
 //! overtakes an answer deferred before it. Only the *moment* of the write moves, never within a
 //! turn past its end.
 //!
+//! # Kicks of outbound sockets
+//!
+//! The same holds for the other direction: a worker that queues output for an outbound socket
+//! (a statement for a backend) may kick it at the end of its turn
+//! ([`crate::OutboundSocket::kick_at_turn_end`]); each socket kicked in a turn is driven once,
+//! before the deferred client output is written (the kick's pass may hand out answers that add
+//! to it), so the statements of a turn reach the other server in one write.
+//!
 //! # Where deferral applies
 //!
 //! Only on the framework's worker threads, which run the flush points above. On any other thread
@@ -41,7 +49,10 @@
 
 use std::cell::{Cell, RefCell};
 
+use std::sync::Arc;
+
 use crate::conn::ConnRef;
+use crate::group::outbound::OutboundTask;
 
 /// Tasks a worker runs from its queue between two writes of its deferred output.
 pub const FLUSH_EVERY_TASKS: usize = 64;
@@ -55,6 +66,32 @@ thread_local! {
     static ACTIVE: Cell<bool> = const { Cell::new(false) };
     /// Connections this thread deferred bytes on since its last flush.
     static NOTED: RefCell<Vec<ConnRef>> = const { RefCell::new(Vec::new()) };
+    /// Outbound sockets kicked on this thread since its last flush, each once.
+    static KICKS: RefCell<Vec<Arc<dyn OutboundTask>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Notes a kick of `socket` for the end of the turn (`OutboundSocket::kick_at_turn_end`).
+pub(crate) fn note_kick(socket: Arc<dyn OutboundTask>) {
+    KICKS.with(|kicks| {
+        let mut kicks = kicks.borrow_mut();
+        if !kicks.iter().any(|k| k.addr() == socket.addr()) {
+            kicks.push(socket);
+        }
+    });
+}
+
+/// Kicks the sockets noted this turn. A kick's pass may note more (a completion that submits
+/// again); they are kicked too before this returns.
+fn kick_noted() {
+    loop {
+        let kicks = KICKS.with(|kicks| std::mem::take(&mut *kicks.borrow_mut()));
+        if kicks.is_empty() {
+            return;
+        }
+        for socket in kicks {
+            socket.kick();
+        }
+    }
 }
 
 /// Marks the calling thread as a worker whose sends may be deferred.
@@ -67,8 +104,10 @@ pub(crate) fn is_active() -> bool {
     ACTIVE.with(Cell::get)
 }
 
-/// Notes that `conn` holds bytes this thread deferred.
-pub(crate) fn note(conn: &ConnRef) {
+/// Notes that `conn` holds bytes this thread deferred; past [`MAX_NOTED`] connections the list
+/// is written out early. With `may_flush` false the list is never written out here, however long it gets (a caller
+/// that must not write in the call; its list is bounded by what one handler pass hands out).
+pub(crate) fn note(conn: &ConnRef, may_flush: bool) {
     let full = NOTED.with(|noted| {
         let mut noted = noted.borrow_mut();
         // Consecutive sends on one connection are the common case; a duplicate further back only
@@ -79,7 +118,7 @@ pub(crate) fn note(conn: &ConnRef) {
         noted.push(conn.clone());
         noted.len() >= MAX_NOTED
     });
-    if full {
+    if full && may_flush {
         flush_noted();
     }
 }
@@ -99,6 +138,8 @@ pub fn flush_deferred_sends() {
 
 /// [`flush_deferred_sends`] without the checkpoint: the worker loop's own flush points.
 pub(crate) fn flush_noted() {
+    // First the backend-bound output: its answers may add to the clients' deferred output.
+    kick_noted();
     let mut conns = NOTED.with(|noted| std::mem::take(&mut *noted.borrow_mut()));
     if conns.is_empty() {
         return;

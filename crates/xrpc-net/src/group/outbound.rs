@@ -102,6 +102,10 @@ impl OutboundIo<'_> {
 pub(crate) trait OutboundTask: Send + Sync {
     /// A readiness event arrived.
     fn on_event(&self, group: &GroupHandle);
+    /// Drives the socket on this thread ([`OutboundSocket::kick`]).
+    fn kick(&self);
+    /// Whether two tasks are one socket.
+    fn addr(&self) -> *const ();
     /// Closes the socket (group shutdown).
     fn close(&self);
 }
@@ -157,6 +161,18 @@ impl<H: SocketHandler> OutboundSocket<H> {
         self.0.drive(&self.0.group);
     }
 
+    /// [`OutboundSocket::kick`] at the end of this worker's turn (`conn/turn.rs`), once for
+    /// every kick of the turn: output queued by several callers in one turn goes out in one
+    /// write, and the other server reads it in one read. On a thread that is not one of the
+    /// framework's workers it kicks now.
+    pub fn kick_at_turn_end(&self) {
+        if crate::conn::turn::is_active() {
+            crate::conn::turn::note_kick(Arc::clone(&self.0) as Arc<dyn OutboundTask>);
+        } else {
+            self.kick();
+        }
+    }
+
     /// Shuts the socket down and takes it out of its group; idempotent. A handler's pass that
     /// is under way finishes; no new one starts.
     pub fn close(&self) {
@@ -206,6 +222,14 @@ impl<H> Outbound<H> {
 impl<H: SocketHandler> OutboundTask for Outbound<H> {
     fn on_event(&self, group: &GroupHandle) {
         self.drive(group);
+    }
+
+    fn kick(&self) {
+        self.drive(&self.group);
+    }
+
+    fn addr(&self) -> *const () {
+        (self as *const Self).cast()
     }
 
     fn close(&self) {
