@@ -274,6 +274,7 @@ mod numbers;
 mod origin;
 mod rewrite;
 mod shape;
+mod sql_mode;
 mod strings;
 mod tokens;
 mod translated;
@@ -761,6 +762,9 @@ pub struct SqliteConn {
     has_temp: bool,
     /// `SET FOREIGN_KEY_CHECKS = 0` is in force (session state).
     foreign_key_checks_off: bool,
+    /// The session's `sql_mode` as MariaDB shows it, when a SET gave one (session state; see
+    /// the `sql_mode` module).
+    sql_mode: Option<String>,
     /// The databases the node attached to this connection (see `databases`).
     attached: Attached,
     /// The engine's databases.
@@ -923,6 +927,7 @@ impl SqliteConn {
             autocommit_off: false,
             has_temp: false,
             foreign_key_checks_off: false,
+            sql_mode: None,
             attached: Attached::default(),
             databases,
             guard,
@@ -1594,6 +1599,7 @@ impl EngineConn for SqliteConn {
             || self.autocommit_off
             || self.has_temp
             || self.foreign_key_checks_off
+            || self.sql_mode.is_some()
             // Only the translated path keeps user variables (and takes the lock to ask).
             || (self.translates() && self.session.has_variables())
     }
@@ -1916,9 +1922,13 @@ impl SqliteConn {
             Request::Set {
                 autocommit,
                 foreign_key_checks,
+                sql_mode,
             } => {
                 if let Some(setting) = foreign_key_checks {
                     self.set_foreign_key_checks(setting)?;
+                }
+                if let Some(setting) = sql_mode {
+                    self.set_sql_mode(setting)?;
                 }
                 if let Some(on) = autocommit {
                     if on && self.autocommit_off && self.in_transaction() {
@@ -1990,6 +2000,40 @@ impl SqliteConn {
         Ok(())
     }
 
+    /// `SET sql_mode`: the session's mode as MariaDB shows it, read back by `@@sql_mode`. A
+    /// value that is not a literal is evaluated as `SELECT value` would be (translating
+    /// connections only).
+    fn set_sql_mode(&mut self, setting: front::ModeSetting) -> Result<(), SqlError> {
+        let mode = match setting {
+            front::ModeSetting::Default => sql_mode::DEFAULT.to_owned(),
+            front::ModeSetting::Mode(mode) => mode,
+            front::ModeSetting::Expr(expr) => {
+                use rusqlite::types::Value as V;
+                if !self.translates() {
+                    return Err(SqlError::new(
+                        &codes::NOT_SUPPORTED_YET,
+                        format!(
+                            "This version of MySQL doesn't yet support 'SET sql_mode = {expr}' \
+                             without translation"
+                        ),
+                    ));
+                }
+                match self.evaluate(&expr, &format!("SET sql_mode = {expr}"))? {
+                    V::Text(t) => sql_mode::normalize(&t)?,
+                    V::Integer(n) if n >= 0 => sql_mode::normalize(&n.to_string())?,
+                    V::Blob(b) => sql_mode::normalize(&String::from_utf8_lossy(&b))?,
+                    V::Null => return Err(sql_mode::wrong_value("NULL")),
+                    V::Integer(n) => return Err(sql_mode::wrong_value(&n.to_string())),
+                    V::Real(r) => return Err(sql_mode::wrong_value(&r.to_string())),
+                }
+            }
+        };
+        self.sql_mode = (mode != sql_mode::DEFAULT).then_some(mode);
+        // Translations kept so far read @@sql_mode as it was.
+        self.kept_catalog.forget();
+        Ok(())
+    }
+
     /// Rolls back and drops session state; [`EngineConn::reset`].
     fn reset_state(&mut self) -> Result<(), SqlError> {
         // A reset is not a statement anyone can kill: a leftover flag must not stop its ROLLBACK.
@@ -1999,6 +2043,7 @@ impl SqliteConn {
             self.exec("ROLLBACK")?;
         }
         self.autocommit_off = false;
+        self.sql_mode = None;
         self.session_schema = None;
         self.session.forget();
         self.kept_catalog.forget();
