@@ -1101,6 +1101,7 @@ fn apply_kept(entry: &mut TableEntry, kept: &xrpc_sql_sqlite::Table) {
     for index in &mut entry.indexes {
         if let Some(declared) = kept.indexes.iter().find(|i| i.sqlite_name == index.name) {
             index.name = declared.name.clone();
+            index.prefixes = index.columns.iter().map(|c| declared.prefix(c)).collect();
         }
     }
     entry.kept = true;
@@ -1120,6 +1121,16 @@ pub(crate) struct IndexEntry {
     pub(crate) name: String,
     pub(crate) unique: bool,
     pub(crate) columns: Vec<String>,
+    /// Each column's prefix length, when the kept definition keys it by a prefix (empty for
+    /// a table without one).
+    pub(crate) prefixes: Vec<Option<u32>>,
+}
+
+impl IndexEntry {
+    /// The prefix length of the key's `seq`th column (from 0), if it has one.
+    fn prefix(&self, seq: usize) -> Option<u32> {
+        self.prefixes.get(seq).copied().flatten()
+    }
 }
 
 impl TableEntry {
@@ -1162,6 +1173,28 @@ impl TableEntry {
         }
     }
 
+    /// The table's character set and collation as its options declare them (utf8mb4 and its
+    /// default collation otherwise).
+    fn charset_and_collation(&self) -> (String, String) {
+        let option = |names: &[&str]| {
+            self.options
+                .iter()
+                .find(|(k, _)| names.contains(&k.as_str()))
+                .map(|(_, v)| v.to_ascii_lowercase())
+        };
+        let charset = option(&[
+            "DEFAULT CHARSET",
+            "CHARSET",
+            "DEFAULT CHARACTER SET",
+            "CHARACTER SET",
+        ])
+        .map(|c| if c == "utf8" { "utf8mb3".to_owned() } else { c })
+        .unwrap_or_else(|| "utf8mb4".to_owned());
+        let collation = option(&["COLLATE", "DEFAULT COLLATE"])
+            .unwrap_or_else(|| format!("{charset}_general_ci"));
+        (charset, collation)
+    }
+
     /// What follows a translated table's columns and keys in SHOW CREATE TABLE, in MariaDB's
     /// order: `ENGINE=…`, `AUTO_INCREMENT=n` (the next value, when past 1), the character set
     /// with its collation, `COMMENT='…'`.
@@ -1176,18 +1209,7 @@ impl TableEntry {
         if let Some(next) = next_auto_increment.filter(|n| *n > 1) {
             tail.push_str(&format!(" AUTO_INCREMENT={next}"));
         }
-        let charset = option(&[
-            "DEFAULT CHARSET",
-            "CHARSET",
-            "DEFAULT CHARACTER SET",
-            "CHARACTER SET",
-        ])
-        .map(|c| c.to_ascii_lowercase())
-        .map(|c| if c == "utf8" { "utf8mb3".to_owned() } else { c })
-        .unwrap_or_else(|| "utf8mb4".to_owned());
-        let collation = option(&["COLLATE", "DEFAULT COLLATE"])
-            .map(|c| c.to_ascii_lowercase())
-            .unwrap_or_else(|| format!("{charset}_general_ci"));
+        let (charset, collation) = self.charset_and_collation();
         tail.push_str(&format!(" DEFAULT CHARSET={charset} COLLATE={collation}"));
         if let Some(comment) = option(&["COMMENT"]) {
             tail.push_str(&format!(" COMMENT='{}'", comment.replace('\'', "''")));
@@ -1213,6 +1235,11 @@ impl TableEntry {
                 line.push_str(" NULL");
             }
             match &c.default {
+                // MariaDB writes a number's default as a number (`DEFAULT 0.00`).
+                Some(d) if ty.data_type == "decimal" && d.len() > 1 && d.starts_with('\'') => {
+                    line.push_str(" DEFAULT ");
+                    line.push_str(&d[1..d.len() - 1]);
+                }
                 Some(d) => {
                     line.push_str(" DEFAULT ");
                     line.push_str(d);
@@ -1228,27 +1255,25 @@ impl TableEntry {
             }
             lines.push(line);
         }
-        let list = |cols: &[String]| {
-            cols.iter()
-                .map(|c| backquote(c))
+        let list = |index: &IndexEntry| {
+            index
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(seq, c)| match index.prefix(seq) {
+                    Some(n) => format!("{}({n})", backquote(c)),
+                    None => backquote(c),
+                })
                 .collect::<Vec<_>>()
                 .join(",")
         };
         for index in &self.indexes {
             let line = if index.name == "PRIMARY" {
-                format!("  PRIMARY KEY ({})", list(&index.columns))
+                format!("  PRIMARY KEY ({})", list(index))
             } else if index.unique {
-                format!(
-                    "  UNIQUE KEY {} ({})",
-                    backquote(&index.name),
-                    list(&index.columns)
-                )
+                format!("  UNIQUE KEY {} ({})", backquote(&index.name), list(index))
             } else {
-                format!(
-                    "  KEY {} ({})",
-                    backquote(&index.name),
-                    list(&index.columns)
-                )
+                format!("  KEY {} ({})", backquote(&index.name), list(index))
             };
             lines.push(line);
         }
@@ -1507,13 +1532,19 @@ impl SqliteConn {
                 let db = self.resolve_db(db.as_deref())?;
                 self.refresh_catalog()?;
                 self.require_table(&db, &table)?;
-                let sql = "SELECT TABLE_NAME AS \"Table\", NON_UNIQUE AS Non_unique, INDEX_NAME AS Key_name, \
+                // Cardinality is InnoDB's estimate until it samples the index again: the
+                // table's row count.
+                let sql = &format!(
+                    "SELECT TABLE_NAME AS \"Table\", NON_UNIQUE AS Non_unique, INDEX_NAME AS Key_name, \
                      SEQ_IN_INDEX AS Seq_in_index, COLUMN_NAME AS Column_name, COLLATION AS Collation, \
-                     CARDINALITY AS Cardinality, SUB_PART AS Sub_part, PACKED AS Packed, \
+                     (SELECT count(*) FROM {}.{}) AS Cardinality, SUB_PART AS Sub_part, PACKED AS Packed, \
                      NULLABLE AS \"Null\", INDEX_TYPE AS Index_type, COMMENT AS \"Comment\", \
-                     INDEX_COMMENT AS Index_comment, IS_VISIBLE AS Visible, EXPRESSION AS Expression \
+                     INDEX_COMMENT AS Index_comment, 'NO' AS Ignored \
                      FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ?1 AND TABLE_NAME = ?2 COLLATE NOCASE \
-                     ORDER BY INDEX_NAME <> 'PRIMARY', rowid";
+                     ORDER BY INDEX_NAME <> 'PRIMARY', rowid",
+                    super::quote(&db),
+                    super::quote(&table)
+                );
                 self.query(sql, &[text(Some(&db)), text(Some(&table))], sink)
             }
             Stmt::ShowCreateTable { table, db } => {
@@ -1531,20 +1562,9 @@ impl SqliteConn {
                          'utf8mb4_general_ci' AS collation_connection";
                     self.query(sql, &[text(Some(&entry.name)), text(Some(&entry.sql))], sink)
                 } else {
-                    let next_auto_increment = if entry.auto_increment_column().is_some() {
-                        self.conn
-                            .query_row(
-                                &format!(
-                                    "SELECT seq + 1 FROM {}.sqlite_sequence WHERE name = ?1",
-                                    super::quote(&entry.db)
-                                ),
-                                [&entry.name],
-                                |row| row.get::<_, i64>(0),
-                            )
-                            .ok()
-                    } else {
-                        None
-                    };
+                    let next_auto_increment = entry
+                        .auto_increment_column()
+                        .map(|_| self.next_auto_increment(&entry.db, &entry.name));
                     let ddl = entry.create_table(next_auto_increment);
                     let sql = "SELECT ?1 AS \"Table\", ?2 AS \"Create Table\"";
                     self.query(sql, &[text(Some(&entry.name)), text(Some(&ddl))], sink)
@@ -1722,6 +1742,20 @@ impl SqliteConn {
         Ok((db, entry))
     }
 
+    /// The next id of table `table`'s AUTO_INCREMENT column (1 before any).
+    fn next_auto_increment(&self, db: &str, table: &str) -> i64 {
+        self.conn
+            .query_row(
+                &format!(
+                    "SELECT seq + 1 FROM {}.sqlite_sequence WHERE name = ?1",
+                    super::quote(db)
+                ),
+                [table],
+                |row| row.get::<_, i64>(0),
+            )
+            .unwrap_or(1)
+    }
+
     fn require_table(&self, db: &str, table: &str) -> Result<(), SqlError> {
         let exists: bool = self
             .conn
@@ -1847,6 +1881,7 @@ impl SqliteConn {
                         name: "PRIMARY".to_owned(),
                         unique: true,
                         columns,
+                        prefixes: Vec::new(),
                     });
                 }
             }
@@ -1886,6 +1921,7 @@ impl SqliteConn {
                         name,
                         unique,
                         columns: Vec::new(),
+                        prefixes: Vec::new(),
                     });
                     current = Some(key);
                 }
@@ -1984,7 +2020,7 @@ impl SqliteConn {
         let mut insert_table = self
             .conn
             .prepare(
-                "INSERT INTO information_schema.TABLES VALUES ('def', ?1, ?2, ?3, ?4, ?5, ?6, NULL, NULL, \
+                "INSERT INTO information_schema.TABLES VALUES ('def', ?1, ?2, ?3, ?4, ?5, ?6, NULL, ?10, \
                  ?7, ?8, ?9)",
             )
             .map_err(map)?;
@@ -1999,7 +2035,7 @@ impl SqliteConn {
             .conn
             .prepare(
                 "INSERT INTO information_schema.STATISTICS VALUES ('def', ?1, ?2, ?3, ?1, ?4, ?5, ?6, 'A', \
-                 NULL, NULL, NULL, ?7, 'BTREE', '', '', 'YES', NULL)",
+                 NULL, ?8, NULL, ?7, 'BTREE', '', '', 'YES', NULL)",
             )
             .map_err(map)?;
         for t in tables {
@@ -2013,14 +2049,26 @@ impl SqliteConn {
                     Some(t.engine.as_deref().unwrap_or("SQLite")),
                     Some(10),
                     Some("Dynamic"),
-                    Some("utf8mb4_general_ci"),
+                    Some(if t.kept {
+                        t.charset_and_collation().1
+                    } else {
+                        "utf8mb4_general_ci".to_owned()
+                    }),
                     Some(""),
                     "",
                 )
             };
+            // The next id of a translated table's AUTO_INCREMENT column, as SHOW CREATE TABLE
+            // gives it.
+            let next_id = if t.kept && !t.view && t.auto_increment_column().is_some() {
+                Some(self.next_auto_increment(&t.db, &t.name))
+            } else {
+                None
+            };
             insert_table
                 .execute(rusqlite::params![
-                    t.db, t.name, kind, engine, version, format, collation, options, comment
+                    t.db, t.name, kind, engine, version, format, collation, options, comment,
+                    next_id
                 ])
                 .map_err(map)?;
             let auto = t.auto_increment_column();
@@ -2081,6 +2129,7 @@ impl SqliteConn {
                             seq as i64 + 1,
                             column,
                             nullable,
+                            index.prefix(seq),
                         ])
                         .map_err(map)?;
                 }

@@ -568,6 +568,10 @@ variables! {
         "MariaDB's default, which the SQLite engine acts under (strict writes, || as OR); it \
         refuses modes that change how statements read or compute."),
     ReadOnlyMode => flag("read_only", false, ReadOnly, "The node accepts writes."),
+    DefaultStorageEngine => text("default_storage_engine", "InnoDB",
+        "What a translated table without ENGINE reports as its engine."),
+    SqlAutoIsNull => flag("sql_auto_is_null", false, ReadOnly,
+        "`WHERE id IS NULL` never finds the last inserted row (ORMs read it at connect)."),
 }
 
 impl VarId {

@@ -1380,7 +1380,7 @@ impl<'a> Translator<'a> {
                 let key = if distinct {
                     group_key(&Typed::new(expr.clone(), *ty))
                 } else if let Some(column) = stored.as_ref().and_then(|c| c.get(i)) {
-                    store(&Typed::new(expr.clone(), *ty), column, true, false)
+                    store(&Typed::new(expr.clone(), *ty), column, true, false, true)
                 } else {
                     expr.clone()
                 };
@@ -1613,6 +1613,17 @@ impl<'a> Translator<'a> {
             return unsupported("INSERT IGNORE into a table with CHECK constraints");
         }
         self.strict = !ignore;
+        // Under NO_AUTO_VALUE_ON_ZERO (as a dump restores) an AUTO_INCREMENT column keeps a 0.
+        let zero_generates =
+            !self
+                .catalog
+                .system_variable("sql_mode")
+                .is_some_and(|mode| match mode {
+                    crate::types::SystemValue::Text(mode) => {
+                        mode.split(',').any(|w| w == "NO_AUTO_VALUE_ON_ZERO")
+                    }
+                    crate::types::SystemValue::Int(_) => false,
+                });
         // The target columns, in the order values are given.
         let mut targets: Vec<Column> = Vec::new();
         let named: Vec<String> = if insert.assignments.is_empty() {
@@ -1676,7 +1687,7 @@ impl<'a> Translator<'a> {
             for (a, c) in insert.assignments.iter().zip(&targets) {
                 let t = self.expr(&a.value)?;
                 values.push(replace_store(
-                    store(&t, c, self.strict, ignore),
+                    store(&t, c, self.strict, ignore, zero_generates),
                     c,
                     replace_or_key(c),
                 ));
@@ -1710,7 +1721,7 @@ impl<'a> Translator<'a> {
                             }
                             let t = self.expr(e)?;
                             cells.push(replace_store(
-                                store(&t, c, self.strict, ignore),
+                                store(&t, c, self.strict, ignore, zero_generates),
                                 c,
                                 replace_or_key(c),
                             ));
@@ -1743,7 +1754,11 @@ impl<'a> Translator<'a> {
                         .enumerate()
                         .map(|(i, (oc, c))| {
                             let t = Typed::new(format!("s.{}", ident(&format!("c{i}"))), oc.ty);
-                            replace_store(store(&t, c, self.strict, ignore), c, replace_or_key(c))
+                            replace_store(
+                                store(&t, c, self.strict, ignore, zero_generates),
+                                c,
+                                replace_or_key(c),
+                            )
                         })
                         .collect();
                     format!("SELECT {} FROM ({sql}) AS s WHERE true", cells.join(", "))
@@ -1794,7 +1809,7 @@ impl<'a> Translator<'a> {
                         .ok_or_else(|| TranslateError::UnknownColumn(n.clone(), "field list"))?
                         .clone();
                     let t = self.expr(&a.value)?;
-                    let value = store(&t, &c, true, false);
+                    let value = store(&t, &c, true, false, true);
                     same.push(format!(
                         "my_same({}.{}, {value})",
                         ident(&table.name),
@@ -1915,7 +1930,7 @@ impl<'a> Translator<'a> {
                 default_of(&c, false)?
             } else {
                 let t = self.expr(&a.value)?;
-                store(&t, &c, true, false)
+                store(&t, &c, true, false, true)
             };
             let stored = Typed {
                 strength: Strength::Column,
@@ -2055,7 +2070,7 @@ impl<'a> Translator<'a> {
                     })?
                     .clone();
                 let t = self.expr(&a.value)?;
-                let value = store(&t, &c, true, false);
+                let value = store(&t, &c, true, false, true);
                 same.push(format!(
                     "my_same({}.{}, {value})",
                     ident(&target),
@@ -2335,7 +2350,10 @@ impl<'a> Translator<'a> {
         };
         let schema = self.table_schema(&table);
         let mut primary: Vec<String> = Vec::new();
-        let mut indexes: Vec<(Option<String>, Vec<String>, bool)> = Vec::new();
+        let mut indexes: Vec<(Option<String>, Vec<String>, bool, Vec<(String, u32)>)> = Vec::new();
+        // Where a foreign key's own index is: made only where no other key starts with its
+        // columns, as InnoDB does.
+        let mut fk_indexes: Vec<usize> = Vec::new();
         let mut checks: Vec<&sqlparser::ast::CheckConstraint> = Vec::new();
         for def in &create.columns {
             self.checks_allowed = true;
@@ -2353,7 +2371,12 @@ impl<'a> Translator<'a> {
                 primary.push(column.name.clone());
             }
             if unique {
-                indexes.push((Some(column.name.clone()), vec![column.name.clone()], true));
+                indexes.push((
+                    Some(column.name.clone()),
+                    vec![column.name.clone()],
+                    true,
+                    Vec::new(),
+                ));
             }
             table.columns.push(column);
         }
@@ -2368,13 +2391,14 @@ impl<'a> Translator<'a> {
                         .as_ref()
                         .or(u.index_name.as_ref())
                         .map(|i| i.value.clone());
-                    indexes.push((n, index_columns(&u.columns, true)?, true));
+                    indexes.push((n, index_columns(&u.columns, true)?, true, Vec::new()));
                 }
                 TableConstraint::Index(i) => {
                     indexes.push((
                         i.name.as_ref().map(|n| n.value.clone()),
                         index_columns(&i.columns, false)?,
                         false,
+                        index_prefixes(&i.columns),
                     ));
                 }
                 TableConstraint::ForeignKey(_) if create.temporary => {
@@ -2416,6 +2440,7 @@ impl<'a> Translator<'a> {
                         action(&fk.on_delete),
                         action(&fk.on_update)
                     ));
+                    fk_indexes.push(indexes.len());
                     indexes.push((
                         fk.index_name
                             .as_ref()
@@ -2423,6 +2448,7 @@ impl<'a> Translator<'a> {
                             .map(|n| n.value.clone()),
                         fk.columns.iter().map(|c| c.value.clone()).collect(),
                         false,
+                        Vec::new(),
                     ));
                 }
                 TableConstraint::Check(c) => checks.push(c),
@@ -2430,6 +2456,25 @@ impl<'a> Translator<'a> {
                     return unsupported(format!("constraint {}", first_words(&other.to_string())));
                 }
             }
+        }
+        let covered: Vec<usize> = fk_indexes
+            .iter()
+            .copied()
+            .filter(|&at| {
+                let fk = &indexes[at].1;
+                let starts_with = |key: &[String]| {
+                    key.len() >= fk.len()
+                        && key.iter().zip(fk).all(|(k, c)| k.eq_ignore_ascii_case(c))
+                };
+                starts_with(&primary)
+                    || indexes
+                        .iter()
+                        .enumerate()
+                        .any(|(i, other)| !fk_indexes.contains(&i) && starts_with(&other.1))
+            })
+            .collect();
+        for at in covered.into_iter().rev() {
+            indexes.remove(at);
         }
         table.checks = self.checks(&table, &checks)?;
         for p in &primary {
@@ -2464,7 +2509,7 @@ impl<'a> Translator<'a> {
             }
         };
         let mut sql = vec![create_table_sql(&schema, &name, &table)];
-        for (index_name, columns, unique) in indexes {
+        for (index_name, columns, unique, prefixes) in indexes {
             let index_name =
                 index_name.unwrap_or_else(|| columns.first().cloned().unwrap_or_default());
             let index_name = unique_index_name(&table, &index_name);
@@ -2478,6 +2523,7 @@ impl<'a> Translator<'a> {
                 name: index_name,
                 unique,
                 columns: declared_names(&table, &columns),
+                prefixes,
             };
             sql.push(create_index_sql(&schema, &name, &index));
             table.indexes.push(index);
@@ -2822,6 +2868,7 @@ impl<'a> Translator<'a> {
             name: index_name,
             unique: create.unique,
             columns: declared_names(&table, &columns),
+            prefixes: index_prefixes(&create.columns),
         };
         let sql = create_index_sql(&self.table_schema(&table), &table.name, &index);
         let mut changed = table.clone();
@@ -3375,12 +3422,15 @@ impl<'a> Translator<'a> {
                     ));
                 };
                 c.name = new_column_name.value.clone();
-                let keys = changed.primary_key.iter_mut().chain(
+                let keys =
                     changed
-                        .indexes
+                        .primary_key
                         .iter_mut()
-                        .flat_map(|i| i.columns.iter_mut()),
-                );
+                        .chain(changed.indexes.iter_mut().flat_map(|i| {
+                            i.columns
+                                .iter_mut()
+                                .chain(i.prefixes.iter_mut().map(|(c, _)| c))
+                        }));
                 for key in keys {
                     if key.eq_ignore_ascii_case(&old_column_name.value) {
                         key.clone_from(&new_column_name.value);
@@ -3415,7 +3465,9 @@ impl<'a> Translator<'a> {
                 let Some(n) = &i.name else {
                     return unsupported("ADD INDEX without a name");
                 };
-                return self.add_index(table, &n.value, index_columns(&i.columns, false)?, false);
+                let columns = index_columns(&i.columns, false)?;
+                let prefixes = index_prefixes(&i.columns);
+                return self.add_index(table, &n.value, columns, prefixes, false);
             }
             AlterTableOperation::AddConstraint {
                 constraint: TableConstraint::Unique(u),
@@ -3424,7 +3476,8 @@ impl<'a> Translator<'a> {
                 let Some(n) = u.name.as_ref().or(u.index_name.as_ref()) else {
                     return unsupported("ADD UNIQUE without a name");
                 };
-                return self.add_index(table, &n.value, index_columns(&u.columns, true)?, true);
+                let columns = index_columns(&u.columns, true)?;
+                return self.add_index(table, &n.value, columns, Vec::new(), true);
             }
             AlterTableOperation::DropIndex { name } => {
                 return self.drop_index(table, &name.value);
@@ -3456,11 +3509,77 @@ impl<'a> Translator<'a> {
                     column_position.as_ref(),
                 );
             }
+            AlterTableOperation::AlterColumn {
+                column_name,
+                op:
+                    op @ (sqlparser::ast::AlterColumnOperation::SetDefault { .. }
+                    | sqlparser::ast::AlterColumnOperation::DropDefault),
+            } => return self.alter_default(table, &column_name.value, op),
             other => {
                 return unsupported(format!("ALTER TABLE {}", first_words(&other.to_string())));
             }
         };
         Ok(ddl(sql, CatalogChange::Replace(changed)))
+    }
+
+    /// `ALTER TABLE … ALTER COLUMN c SET DEFAULT v | DROP DEFAULT`: SQLite keeps a column's
+    /// default in its declaration, so the table is built again with the rows as they are. A
+    /// nullable column without a default defaults to NULL, as in MariaDB; MySQL changes only
+    /// the definition and counts no rows.
+    fn alter_default(
+        &mut self,
+        table: Table,
+        name: &str,
+        op: &sqlparser::ast::AlterColumnOperation,
+    ) -> Result<Translation> {
+        let Some(at) = table
+            .columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
+        else {
+            return Err(TranslateError::UnknownColumn(
+                name.to_string(),
+                "field list",
+            ));
+        };
+        let Some(others) = self.catalog.tables(&table.database) else {
+            return unsupported("ALTER COLUMN on a catalog that cannot list its tables");
+        };
+        let referenced = format!("REFERENCES {} (", ident(&table.name)).to_ascii_lowercase();
+        if others.iter().any(|t| {
+            !t.name.eq_ignore_ascii_case(&table.name)
+                && t.foreign_keys
+                    .iter()
+                    .any(|f| f.to_ascii_lowercase().contains(&referenced))
+        }) {
+            return unsupported("ALTER COLUMN of a table other tables' foreign keys reference");
+        }
+        let mut changed = table.clone();
+        let old = table.columns[at].clone();
+        if old.auto_increment {
+            return unsupported("ALTER COLUMN … DEFAULT of the AUTO_INCREMENT column");
+        }
+        let column = &mut changed.columns[at];
+        match op {
+            sqlparser::ast::AlterColumnOperation::SetDefault { value } => {
+                let default = self.default_value(value, &old)?;
+                column.default = (default != "NULL").then_some(default);
+                if column.default.is_none() && column.not_null {
+                    return unsupported("SET DEFAULT NULL on a NOT NULL column");
+                }
+                column.has_default = true;
+            }
+            _ => {
+                column.default = None;
+                column.has_default = !column.not_null;
+            }
+        }
+        let targets: Vec<String> = changed.columns.iter().map(|c| ident(&c.name)).collect();
+        let sql = self.rebuild_sql(&table, &changed, &targets, &targets);
+        Ok(Translation {
+            affected: Affected::Zero,
+            ..ddl(sql, CatalogChange::Replace(changed))
+        })
     }
 
     /// `ALTER TABLE … MODIFY/CHANGE COLUMN`: SQLite cannot change a column's declaration, so
@@ -3552,12 +3671,14 @@ impl<'a> Translator<'a> {
             }
         };
         changed.columns.insert(to, column.clone());
-        let keys = changed.primary_key.iter_mut().chain(
-            changed
-                .indexes
-                .iter_mut()
-                .flat_map(|i| i.columns.iter_mut()),
-        );
+        let keys = changed
+            .primary_key
+            .iter_mut()
+            .chain(changed.indexes.iter_mut().flat_map(|i| {
+                i.columns
+                    .iter_mut()
+                    .chain(i.prefixes.iter_mut().map(|(c, _)| c))
+            }));
         for key in keys {
             if is_old(key) {
                 key.clone_from(&column.name);
@@ -3576,11 +3697,11 @@ impl<'a> Translator<'a> {
                     // A NULL the column may no longer hold is MySQL's truncation, at its row.
                     format!(
                         "my_alter_not_null({}, {}, \"xrpc_row\")",
-                        store(&source, c, true, false),
+                        store(&source, c, true, false, true),
                         quote(&c.name)
                     )
                 } else if c.name == column.name {
-                    store(&source, c, true, false)
+                    store(&source, c, true, false, true)
                 } else {
                     ident(&c.name)
                 };
@@ -3750,6 +3871,7 @@ impl<'a> Translator<'a> {
         table: Table,
         name: &str,
         columns: Vec<String>,
+        prefixes: Vec<(String, u32)>,
         unique: bool,
     ) -> Result<Translation> {
         if table
@@ -3769,6 +3891,7 @@ impl<'a> Translator<'a> {
             name: name.to_string(),
             unique,
             columns: declared_names(&table, &columns),
+            prefixes,
         };
         let sql = create_index_sql(&self.table_schema(&table), &table.name, &index);
         let mut changed = table;
@@ -3968,6 +4091,36 @@ fn index_columns(columns: &[sqlparser::ast::IndexColumn], unique: bool) -> Resul
                 _ => unsupported(format!("index on {f}")),
             },
             other => unsupported(format!("index on {other}")),
+        })
+        .collect()
+}
+
+/// The column prefixes of a key's parts (`c(191)`), as [`Index::prefixes`] keeps them.
+fn index_prefixes(columns: &[sqlparser::ast::IndexColumn]) -> Vec<(String, u32)> {
+    columns
+        .iter()
+        .filter_map(|c| match &c.column.expr {
+            Expr::Function(f) if prefix_length(f) => {
+                let [ObjectNamePart::Identifier(id)] = f.name.0.as_slice() else {
+                    return None;
+                };
+                let sqlparser::ast::FunctionArguments::List(list) = &f.args else {
+                    return None;
+                };
+                let [
+                    sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(
+                        Expr::Value(v),
+                    )),
+                ] = list.args.as_slice()
+                else {
+                    return None;
+                };
+                let sqlparser::ast::Value::Number(n, _) = &v.value else {
+                    return None;
+                };
+                Some((id.value.clone(), n.parse().ok()?))
+            }
+            _ => None,
         })
         .collect()
 }
@@ -4287,7 +4440,9 @@ fn recursive_parts<'q>(
 }
 
 /// A value as stored into a column: converted to its type, failing as strict mode does.
-fn store(t: &Typed, c: &Column, strict: bool, ignore: bool) -> String {
+/// `zero_generates`: a 0 for an AUTO_INCREMENT column takes the next id, as it does unless
+/// the session's sql_mode has NO_AUTO_VALUE_ON_ZERO.
+fn store(t: &Typed, c: &Column, strict: bool, ignore: bool, zero_generates: bool) -> String {
     let s = i32::from(strict);
     let name = quote(&c.name);
     let value = match &c.ty {
@@ -4327,7 +4482,7 @@ fn store(t: &Typed, c: &Column, strict: bool, ignore: bool) -> String {
             i32::from(*collation == Collation::Ci)
         ),
     };
-    let value = if c.auto_increment {
+    let value = if c.auto_increment && zero_generates {
         format!("nullif({value}, 0)")
     } else {
         value
