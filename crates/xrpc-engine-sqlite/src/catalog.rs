@@ -925,6 +925,8 @@ pub(crate) struct TableEntry {
     pub(crate) options: Vec<(String, String)>,
     /// Described by a translated table's kept definition.
     pub(crate) kept: bool,
+    /// A translated table's foreign keys as SHOW CREATE TABLE writes them, by name.
+    pub(crate) foreign_keys: Vec<String>,
 }
 
 /// One column of a table.
@@ -1106,6 +1108,9 @@ fn apply_kept(entry: &mut TableEntry, kept: &xrpc_sql_sqlite::Table) {
     }
     entry.kept = true;
     entry.options = kept.options.clone();
+    // InnoDB lists a table's foreign keys by name.
+    entry.foreign_keys = kept.foreign_keys_shown.clone();
+    entry.foreign_keys.sort();
     // A table declared without an engine has MySQL's default one.
     entry.engine = Some(
         kept.options
@@ -1277,6 +1282,7 @@ impl TableEntry {
             };
             lines.push(line);
         }
+        lines.extend(self.foreign_keys.iter().map(|fk| format!("  {fk}")));
         let tail = if !self.kept {
             "ENGINE=SQLite DEFAULT CHARSET=utf8mb4".to_owned()
         } else {
@@ -1819,6 +1825,7 @@ impl SqliteConn {
                     engine: None,
                     options: Vec::new(),
                     kept: false,
+                    foreign_keys: Vec::new(),
                 })
                 .collect();
             let find = |entries: &mut Vec<TableEntry>, name: &str| {

@@ -2405,41 +2405,7 @@ impl<'a> Translator<'a> {
                     return unsupported("a foreign key of a temporary table");
                 }
                 TableConstraint::ForeignKey(fk) => {
-                    let action = |a: &Option<ReferentialAction>| {
-                        a.as_ref()
-                            .map(|a| a.to_string())
-                            .unwrap_or_else(|| "NO ACTION".into())
-                    };
-                    let own: Vec<String> = fk.columns.iter().map(|c| ident(&c.value)).collect();
-                    let theirs: Vec<String> = fk
-                        .referred_columns
-                        .iter()
-                        .map(|c| ident(&c.value))
-                        .collect();
-                    // An unqualified parent is in the new table's database, as MySQL resolves
-                    // it; SQLite's REFERENCES names a table of the same database file.
-                    let (target_database, target) = if fk.foreign_table.0.len() == 1 {
-                        (database.clone(), last_name(&fk.foreign_table)?)
-                    } else {
-                        self.located(&fk.foreign_table)?
-                    };
-                    if !target_database.eq_ignore_ascii_case(&database) {
-                        return unsupported("a foreign key to a table of another database");
-                    }
-                    if target != name
-                        && self.catalog.foreign_key_checks()
-                        && self.catalog.table(Some(&database), &target).is_none()
-                    {
-                        return unsupported("a foreign key to a missing table");
-                    }
-                    table.foreign_keys.push(format!(
-                        "FOREIGN KEY ({}) REFERENCES {} ({}) ON DELETE {} ON UPDATE {}",
-                        own.join(", "),
-                        ident(&target),
-                        theirs.join(", "),
-                        action(&fk.on_delete),
-                        action(&fk.on_update)
-                    ));
+                    self.foreign_key(&mut table, &database, &name, fk)?;
                     fk_indexes.push(indexes.len());
                     indexes.push((
                         fk.index_name
@@ -2607,6 +2573,7 @@ impl<'a> Translator<'a> {
         table.name = name.clone();
         table.temporary = create.temporary;
         table.foreign_keys.clear();
+        table.foreign_keys_shown.clear();
         table.options.retain(|(k, _)| k != "AUTO_INCREMENT");
         for index in &mut table.indexes {
             index.sqlite_name = format!("{name}.{}", index.name);
@@ -3509,6 +3476,10 @@ impl<'a> Translator<'a> {
                     column_position.as_ref(),
                 );
             }
+            AlterTableOperation::AddConstraint {
+                constraint: TableConstraint::ForeignKey(fk),
+                ..
+            } => return self.add_foreign_key(table, fk),
             AlterTableOperation::AlterColumn {
                 column_name,
                 op:
@@ -3520,6 +3491,166 @@ impl<'a> Translator<'a> {
             }
         };
         Ok(ddl(sql, CatalogChange::Replace(changed)))
+    }
+
+    /// A foreign key of table `name` in `database`: its SQLite constraint and the text SHOW
+    /// CREATE TABLE gives it (an unnamed one is `<table>_ibfk_<n>`, numbered past the table's
+    /// others), both added to `table`.
+    fn foreign_key(
+        &mut self,
+        table: &mut Table,
+        database: &str,
+        name: &str,
+        fk: &sqlparser::ast::ForeignKeyConstraint,
+    ) -> Result<()> {
+        let action = |a: &Option<ReferentialAction>| {
+            a.as_ref()
+                .map(|a| a.to_string())
+                .unwrap_or_else(|| "NO ACTION".into())
+        };
+        let own: Vec<String> = fk.columns.iter().map(|c| ident(&c.value)).collect();
+        let theirs: Vec<String> = fk
+            .referred_columns
+            .iter()
+            .map(|c| ident(&c.value))
+            .collect();
+        // An unqualified parent is in the new table's database, as MySQL resolves
+        // it; SQLite's REFERENCES names a table of the same database file.
+        let (target_database, target) = if fk.foreign_table.0.len() == 1 {
+            (database.to_string(), last_name(&fk.foreign_table)?)
+        } else {
+            self.located(&fk.foreign_table)?
+        };
+        if !target_database.eq_ignore_ascii_case(database) {
+            return unsupported("a foreign key to a table of another database");
+        }
+        if target != name
+            && self.catalog.foreign_key_checks()
+            && self.catalog.table(Some(database), &target).is_none()
+        {
+            return unsupported("a foreign key to a missing table");
+        }
+        table.foreign_keys.push(format!(
+            "FOREIGN KEY ({}) REFERENCES {} ({}) ON DELETE {} ON UPDATE {}",
+            own.join(", "),
+            ident(&target),
+            theirs.join(", "),
+            action(&fk.on_delete),
+            action(&fk.on_update)
+        ));
+        let constraint = match &fk.name {
+            Some(n) => n.value.clone(),
+            None => {
+                let prefix = format!("{name}_ibfk_");
+                let next = table
+                    .foreign_keys_shown
+                    .iter()
+                    .filter_map(|shown| {
+                        let rest = shown.strip_prefix("CONSTRAINT `")?;
+                        let (n, _) = rest.split_once('`')?;
+                        n.strip_prefix(&prefix)?.parse::<u32>().ok()
+                    })
+                    .max()
+                    .unwrap_or(0)
+                    + 1;
+                format!("{prefix}{next}")
+            }
+        };
+        let listed = |columns: &[sqlparser::ast::Ident]| {
+            columns
+                .iter()
+                .map(|c| backquoted(&c.value))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut shown = format!(
+            "CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({})",
+            backquoted(&constraint),
+            listed(&fk.columns),
+            backquoted(&target),
+            listed(&fk.referred_columns)
+        );
+        // RESTRICT, InnoDB's default, is not written.
+        for (clause, a) in [("DELETE", &fk.on_delete), ("UPDATE", &fk.on_update)] {
+            if let Some(a) = a
+                && *a != ReferentialAction::Restrict
+            {
+                shown.push_str(&format!(" ON {clause} {a}"));
+            }
+        }
+        table.foreign_keys_shown.push(shown);
+        Ok(())
+    }
+
+    /// `ALTER TABLE … ADD [CONSTRAINT name] FOREIGN KEY …`: SQLite keeps foreign keys in a
+    /// table's declaration, so the table is built again with the rows as they are (a row
+    /// without its parent fails the copy while checks are on); the key's index is made unless
+    /// another key starts with its columns. MySQL counts the rows it copies.
+    fn add_foreign_key(
+        &mut self,
+        table: Table,
+        fk: &sqlparser::ast::ForeignKeyConstraint,
+    ) -> Result<Translation> {
+        self.refuse_referenced_rebuild(&table, "ADD FOREIGN KEY")?;
+        let mut changed = table.clone();
+        let database = table.database.clone();
+        self.foreign_key(&mut changed, &database, &table.name, fk)?;
+        let columns: Vec<String> = fk.columns.iter().map(|c| c.value.clone()).collect();
+        for c in &columns {
+            if table.column(c).is_none() {
+                return Err(TranslateError::UnknownColumn(c.clone(), "field list"));
+            }
+        }
+        let starts_with = |key: &[String]| {
+            key.len() >= columns.len()
+                && key
+                    .iter()
+                    .zip(&columns)
+                    .all(|(k, c)| k.eq_ignore_ascii_case(c))
+        };
+        if !starts_with(&table.primary_key)
+            && !table.indexes.iter().any(|i| starts_with(&i.columns))
+        {
+            let wanted = fk
+                .index_name
+                .as_ref()
+                .or(fk.name.as_ref())
+                .map_or_else(|| columns[0].clone(), |n| n.value.clone());
+            let index_name = unique_index_name(&table, &wanted);
+            changed.indexes.push(Index {
+                sqlite_name: format!("{}.{index_name}", table.name),
+                name: index_name,
+                unique: false,
+                columns: declared_names(&table, &columns),
+                prefixes: Vec::new(),
+            });
+        }
+        let targets: Vec<String> = changed.columns.iter().map(|c| ident(&c.name)).collect();
+        let sql = self.rebuild_sql(&table, &changed, &targets, &targets);
+        Ok(Translation {
+            affected: Affected::Changes,
+            ..ddl(sql, CatalogChange::Replace(changed))
+        })
+    }
+
+    /// Refuses to build table `table` again while other tables' foreign keys reference it
+    /// (dropping it would break them).
+    fn refuse_referenced_rebuild(&self, table: &Table, what: &str) -> Result<()> {
+        let Some(others) = self.catalog.tables(&table.database) else {
+            return unsupported(format!("{what} on a catalog that cannot list its tables"));
+        };
+        let referenced = format!("REFERENCES {} (", ident(&table.name)).to_ascii_lowercase();
+        if others.iter().any(|t| {
+            !t.name.eq_ignore_ascii_case(&table.name)
+                && t.foreign_keys
+                    .iter()
+                    .any(|f| f.to_ascii_lowercase().contains(&referenced))
+        }) {
+            return unsupported(format!(
+                "{what} of a table other tables' foreign keys reference"
+            ));
+        }
+        Ok(())
     }
 
     /// `ALTER TABLE … ALTER COLUMN c SET DEFAULT v | DROP DEFAULT`: SQLite keeps a column's
@@ -3542,18 +3673,7 @@ impl<'a> Translator<'a> {
                 "field list",
             ));
         };
-        let Some(others) = self.catalog.tables(&table.database) else {
-            return unsupported("ALTER COLUMN on a catalog that cannot list its tables");
-        };
-        let referenced = format!("REFERENCES {} (", ident(&table.name)).to_ascii_lowercase();
-        if others.iter().any(|t| {
-            !t.name.eq_ignore_ascii_case(&table.name)
-                && t.foreign_keys
-                    .iter()
-                    .any(|f| f.to_ascii_lowercase().contains(&referenced))
-        }) {
-            return unsupported("ALTER COLUMN of a table other tables' foreign keys reference");
-        }
+        self.refuse_referenced_rebuild(&table, "ALTER COLUMN")?;
         let mut changed = table.clone();
         let old = table.columns[at].clone();
         if old.auto_increment {
@@ -4650,4 +4770,9 @@ fn on_update_triggers(table: &Table, schema: &str) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// A MySQL identifier as SHOW CREATE TABLE writes it.
+fn backquoted(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
 }

@@ -372,6 +372,10 @@ pub struct Table {
     /// Its foreign keys as SQLite's table constraints (`FOREIGN KEY (…) REFERENCES …`).
     #[serde(default)]
     pub foreign_keys: Vec<String>,
+    /// Its foreign keys as SHOW CREATE TABLE writes them (`CONSTRAINT `t_ibfk_1` FOREIGN KEY
+    /// (`a`) REFERENCES `p` (`id`) ON DELETE CASCADE`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub foreign_keys_shown: Vec<String>,
     /// Its enforced CHECK constraints as SQLite's table constraints
     /// (`CONSTRAINT "name" CHECK (my_check(…, 'name'))`), by MySQL's name.
     #[serde(default)]
