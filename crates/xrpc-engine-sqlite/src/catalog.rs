@@ -1380,7 +1380,6 @@ impl SqliteConn {
         stmt: Stmt,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
-        let done = ExecSummary::default();
         if let Stmt::ShowColumns { table, db, .. }
         | Stmt::ShowIndex { table, db }
         | Stmt::ShowCreateTable { table, db } = &stmt
@@ -1388,15 +1387,34 @@ impl SqliteConn {
         {
             let db = self.resolve_db(db.as_deref())?;
             if super::translated::is_temporary_table(&self.conn, &db, table) {
-                return Err(SqlError::new(
-                    &codes::NOT_SUPPORTED_YET,
-                    format!(
-                        "This version of MySQL doesn't yet support 'SHOW or DESCRIBE of the \
-                         temporary table {table}'"
-                    ),
-                ));
+                if !matches!(stmt, Stmt::ShowColumns { .. }) {
+                    return Err(SqlError::new(
+                        &codes::NOT_SUPPORTED_YET,
+                        format!(
+                            "This version of MySQL doesn't yet support 'SHOW INDEX or SHOW \
+                             CREATE TABLE of the temporary table {table}'"
+                        ),
+                    ));
+                }
+                self.describing_temporary = Some((db, table.clone()));
+                self.catalog_built = None;
+                let result = self.run_mysql_statement(stmt, sink);
+                self.describing_temporary = None;
+                self.catalog_built = None;
+                return result;
             }
         }
+        self.run_mysql_statement(stmt, sink)
+    }
+
+    /// Runs one of the statements [`parse`] recognised, a temporary table's description set
+    /// up (see `run_mysql`).
+    fn run_mysql_statement(
+        &mut self,
+        stmt: Stmt,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        let done = ExecSummary::default();
         match stmt {
             Stmt::NotSupported(what) => Err(SqlError::new(
                 &codes::NOT_SUPPORTED_YET,
@@ -1962,12 +1980,38 @@ impl SqliteConn {
         let tables = self.read_catalog(None)?;
         // One transaction for every row, instead of one per INSERT.
         self.exec("SAVEPOINT xrpc_catalog")?;
-        let result = self.write_catalog(&tables);
+        let mut result = self.write_catalog(&tables);
+        // A temporary table SHOW COLUMNS or SHOW CREATE TABLE describes: its rows are there
+        // for that statement only (the next read builds the catalog again without them), under
+        // the database it was created in, as information_schema never lists it.
+        let describing = self.describing_temporary.clone();
+        if let (Ok(()), Some((db, table))) = (&result, &describing) {
+            result = self
+                .read_catalog(Some(("temp", table)))
+                .and_then(|mut entries| {
+                    for entry in &mut entries {
+                        entry.db.clone_from(db);
+                    }
+                    // It hides a base table of its name.
+                    for from in ["TABLES", "COLUMNS", "STATISTICS"] {
+                        self.conn
+                            .execute(
+                                &format!(
+                                    "DELETE FROM information_schema.{from} WHERE TABLE_SCHEMA = ?1 \
+                                 AND TABLE_NAME = ?2 COLLATE NOCASE"
+                                ),
+                                [db, table],
+                            )
+                            .map_err(|err| self.map(err))?;
+                    }
+                    self.write_table_rows(&entries)
+                });
+        }
         if result.is_err() {
             let _ = self.exec("ROLLBACK TO xrpc_catalog");
         }
         self.exec("RELEASE xrpc_catalog")?;
-        if result.is_ok() && !self.in_transaction() {
+        if result.is_ok() && !self.in_transaction() && describing.is_none() {
             self.catalog_built = Some(version);
         }
         result
@@ -2024,6 +2068,13 @@ impl SqliteConn {
         for (name, _) in &self.attached.names {
             schemata.execute([name]).map_err(map)?;
         }
+        drop(schemata);
+        self.write_table_rows(tables)
+    }
+
+    /// The rows of `tables` in information_schema's TABLES, COLUMNS and STATISTICS.
+    fn write_table_rows(&self, tables: &[TableEntry]) -> Result<(), SqlError> {
+        let map = |err| self.map(err);
         let mut insert_table = self
             .conn
             .prepare(

@@ -78,12 +78,12 @@ pub(crate) enum Setting {
     Variable(String),
 }
 
-/// A session `sql_mode`'s new value.
+/// A session `sql_mode`'s or `time_zone`'s new value.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum ModeSetting {
-    /// `DEFAULT`: MariaDB's default mode.
+pub(crate) enum TextSetting {
+    /// `DEFAULT`: MariaDB's default.
     Default,
-    /// A literal's mode, as MariaDB shows it.
+    /// A literal's value, as MariaDB shows it.
     Mode(String),
     /// Any other value (`CONCAT(@@sql_mode, ',STRICT_ALL_TABLES')`, `@OLD_SQL_MODE`): the
     /// expression's text, evaluated when the statement runs.
@@ -119,7 +119,9 @@ pub(crate) enum Request {
         /// The session `foreign_key_checks` value it assigns, if it assigns one.
         foreign_key_checks: Option<Setting>,
         /// The session `sql_mode` it assigns, if it assigns one.
-        sql_mode: Option<ModeSetting>,
+        sql_mode: Option<TextSetting>,
+        /// The session `time_zone` it assigns, if it assigns one.
+        time_zone: Option<TextSetting>,
     },
     /// `USE db`.
     Use(String),
@@ -177,6 +179,7 @@ pub(crate) fn request(parsed: &Parsed) -> Result<Request, SqlError> {
                 autocommit: None,
                 foreign_key_checks: None,
                 sql_mode: None,
+                time_zone: None,
             });
         }
         Statement::Set(_) => {
@@ -224,6 +227,7 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
                 autocommit: None,
                 foreign_key_checks: None,
                 sql_mode: None,
+                time_zone: None,
             }
         }
         Session::Use(name) => Request::Use(name),
@@ -231,14 +235,21 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
             let mut autocommit = None;
             let mut foreign_key_checks = None;
             let mut sql_mode = None;
+            let mut time_zone = None;
             for assignment in &assignments {
                 let Assignment::System { scope, name, value } = assignment else {
                     continue;
                 };
                 if name == "sql_mode" {
-                    let setting = mode_setting(value)?;
+                    let setting = text_setting(value, super::sql_mode::normalize)?;
                     if *scope == Scope::Session {
                         sql_mode = Some(setting);
+                    }
+                }
+                if name == "time_zone" {
+                    let setting = text_setting(value, super::sql_mode::time_zone)?;
+                    if *scope == Scope::Session {
+                        time_zone = Some(setting);
                     }
                 }
                 if name == "autocommit" && *scope == Scope::Session {
@@ -278,28 +289,33 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
                 autocommit,
                 foreign_key_checks,
                 sql_mode,
+                time_zone,
             }
         }
     })
 }
 
-/// The new value of `SET sql_mode = value`: a literal's mode is checked here.
-fn mode_setting(value: &Expr) -> Result<ModeSetting, SqlError> {
+/// The new value of `SET sql_mode | time_zone = value`: a literal is checked here by `check`
+/// (which gives it as MariaDB shows it, or MariaDB's error).
+fn text_setting(
+    value: &Expr,
+    check: fn(&str) -> Result<String, SqlError>,
+) -> Result<TextSetting, SqlError> {
     Ok(match value {
         Expr::Identifier(ident)
             if ident.quote_style.is_none() && ident.value.eq_ignore_ascii_case("default") =>
         {
-            ModeSetting::Default
+            TextSetting::Default
         }
         Expr::Value(v) => match &v.value {
             AstValue::SingleQuotedString(s) | AstValue::DoubleQuotedString(s) => {
-                ModeSetting::Mode(super::sql_mode::normalize(s)?)
+                TextSetting::Mode(check(s)?)
             }
-            AstValue::Number(n, _) => ModeSetting::Mode(super::sql_mode::normalize(n)?),
-            AstValue::Null => return Err(super::sql_mode::wrong_value("NULL")),
-            _ => ModeSetting::Expr(value.to_string()),
+            AstValue::Number(n, _) => TextSetting::Mode(check(n)?),
+            AstValue::Null => TextSetting::Mode(check("NULL")?),
+            _ => TextSetting::Expr(value.to_string()),
         },
-        _ => ModeSetting::Expr(value.to_string()),
+        _ => TextSetting::Expr(value.to_string()),
     })
 }
 
@@ -360,6 +376,7 @@ mod tests {
             autocommit,
             foreign_key_checks: None,
             sql_mode: None,
+            time_zone: None,
         }
     }
 
@@ -429,9 +446,10 @@ mod tests {
             Request::Set {
                 autocommit: None,
                 foreign_key_checks: None,
-                sql_mode: Some(ModeSetting::Mode(
+                sql_mode: Some(TextSetting::Mode(
                     "STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION".into()
                 )),
+                time_zone: None,
             }
         );
         assert_eq!(
@@ -439,9 +457,10 @@ mod tests {
             Request::Set {
                 autocommit: None,
                 foreign_key_checks: None,
-                sql_mode: Some(ModeSetting::Expr(
+                sql_mode: Some(TextSetting::Expr(
                     "CONCAT(@@sql_mode, ',STRICT_ALL_TABLES')".into()
                 )),
+                time_zone: None,
             }
         );
         assert_eq!(of("SET sql_mode = 'nope'").unwrap_err().code, 1231);

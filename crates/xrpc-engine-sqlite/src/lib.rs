@@ -765,6 +765,9 @@ pub struct SqliteConn {
     /// The session's `sql_mode` as MariaDB shows it, when a SET gave one (session state; see
     /// the `sql_mode` module).
     sql_mode: Option<String>,
+    /// The session's `time_zone` as MariaDB shows it, when a SET gave one other than SYSTEM
+    /// (the system's offset: see `sql_mode::time_zone`).
+    time_zone: Option<String>,
     /// The databases the node attached to this connection (see `databases`).
     attached: Attached,
     /// The engine's databases.
@@ -785,6 +788,9 @@ pub struct SqliteConn {
     schema_change: Option<Option<String>>,
     /// The catalog version `information_schema` was last rebuilt at (see `catalog`).
     catalog_built: Option<Vec<i64>>,
+    /// The temporary table (its database and name) SHOW COLUMNS is describing, whose rows the
+    /// catalog holds for that statement only (see `catalog`).
+    describing_temporary: Option<(String, String)>,
     /// The translated views (database, name) with a column that is not a table column as
     /// declared, as of the last rebuild: MySQL describes such a column by a type the node does
     /// not derive (see `catalog`).
@@ -928,6 +934,7 @@ impl SqliteConn {
             has_temp: false,
             foreign_key_checks_off: false,
             sql_mode: None,
+            time_zone: None,
             attached: Attached::default(),
             databases,
             guard,
@@ -935,6 +942,7 @@ impl SqliteConn {
             default_schema: None,
             schema_change: None,
             catalog_built: None,
+            describing_temporary: None,
             undescribed_views: Vec::new(),
             auto_increment: std::collections::HashMap::new(),
             keys: origin::KeyCache::default(),
@@ -1600,6 +1608,7 @@ impl EngineConn for SqliteConn {
             || self.has_temp
             || self.foreign_key_checks_off
             || self.sql_mode.is_some()
+            || self.time_zone.is_some()
             // Only the translated path keeps user variables (and takes the lock to ask).
             || (self.translates() && self.session.has_variables())
     }
@@ -1923,12 +1932,21 @@ impl SqliteConn {
                 autocommit,
                 foreign_key_checks,
                 sql_mode,
+                time_zone,
             } => {
                 if let Some(setting) = foreign_key_checks {
                     self.set_foreign_key_checks(setting)?;
                 }
                 if let Some(setting) = sql_mode {
-                    self.set_sql_mode(setting)?;
+                    let mode = self.text_setting(setting, "sql_mode", sql_mode::normalize)?;
+                    self.sql_mode = (mode != sql_mode::DEFAULT).then_some(mode);
+                    // Translations kept so far read @@sql_mode as it was.
+                    self.kept_catalog.forget();
+                }
+                if let Some(setting) = time_zone {
+                    let zone = self.text_setting(setting, "time_zone", sql_mode::time_zone)?;
+                    self.time_zone = (zone != "SYSTEM").then_some(zone);
+                    self.kept_catalog.forget();
                 }
                 if let Some(on) = autocommit {
                     if on && self.autocommit_off && self.in_transaction() {
@@ -2000,38 +2018,41 @@ impl SqliteConn {
         Ok(())
     }
 
-    /// `SET sql_mode`: the session's mode as MariaDB shows it, read back by `@@sql_mode`. A
-    /// value that is not a literal is evaluated as `SELECT value` would be (translating
-    /// connections only).
-    fn set_sql_mode(&mut self, setting: front::ModeSetting) -> Result<(), SqlError> {
-        let mode = match setting {
-            front::ModeSetting::Default => sql_mode::DEFAULT.to_owned(),
-            front::ModeSetting::Mode(mode) => mode,
-            front::ModeSetting::Expr(expr) => {
-                use rusqlite::types::Value as V;
-                if !self.translates() {
-                    return Err(SqlError::new(
-                        &codes::NOT_SUPPORTED_YET,
-                        format!(
-                            "This version of MySQL doesn't yet support 'SET sql_mode = {expr}' \
-                             without translation"
-                        ),
-                    ));
-                }
-                match self.evaluate(&expr, &format!("SET sql_mode = {expr}"))? {
-                    V::Text(t) => sql_mode::normalize(&t)?,
-                    V::Integer(n) if n >= 0 => sql_mode::normalize(&n.to_string())?,
-                    V::Blob(b) => sql_mode::normalize(&String::from_utf8_lossy(&b))?,
-                    V::Null => return Err(sql_mode::wrong_value("NULL")),
-                    V::Integer(n) => return Err(sql_mode::wrong_value(&n.to_string())),
-                    V::Real(r) => return Err(sql_mode::wrong_value(&r.to_string())),
-                }
+    /// The new value of `SET name = setting` (`sql_mode` or `time_zone`) as MariaDB shows it,
+    /// checked by `check`; DEFAULT is the default's. A value that is not a literal is
+    /// evaluated as `SELECT value` would be (translating connections only).
+    fn text_setting(
+        &mut self,
+        setting: front::TextSetting,
+        name: &str,
+        check: fn(&str) -> Result<String, SqlError>,
+    ) -> Result<String, SqlError> {
+        use rusqlite::types::Value as V;
+        let expr = match setting {
+            front::TextSetting::Default => {
+                return check(if name == "sql_mode" {
+                    sql_mode::DEFAULT
+                } else {
+                    "SYSTEM"
+                });
             }
+            front::TextSetting::Mode(value) => return Ok(value),
+            front::TextSetting::Expr(expr) => expr,
         };
-        self.sql_mode = (mode != sql_mode::DEFAULT).then_some(mode);
-        // Translations kept so far read @@sql_mode as it was.
-        self.kept_catalog.forget();
-        Ok(())
+        let what = format!("SET {name} = {expr}");
+        if !self.translates() {
+            return Err(SqlError::new(
+                &codes::NOT_SUPPORTED_YET,
+                format!("This version of MySQL doesn't yet support '{what}' without translation"),
+            ));
+        }
+        match self.evaluate(&expr, &what)? {
+            V::Text(t) => check(&t),
+            V::Integer(n) => check(&n.to_string()),
+            V::Blob(b) => check(&String::from_utf8_lossy(&b)),
+            V::Null => check("NULL"),
+            V::Real(r) => check(&r.to_string()),
+        }
     }
 
     /// Rolls back and drops session state; [`EngineConn::reset`].
@@ -2044,6 +2065,7 @@ impl SqliteConn {
         }
         self.autocommit_off = false;
         self.sql_mode = None;
+        self.time_zone = None;
         self.session_schema = None;
         self.session.forget();
         self.kept_catalog.forget();
@@ -2073,7 +2095,8 @@ impl SqliteConn {
 /// named and, for literals, typed as MySQL's), and exact numbers.
 fn rewrite_for_sqlite(sql: &str) -> Result<memo::Rewrite, SqlError> {
     let escaped = rewrite::mysql_string_escapes(sql);
-    let sql = &*escaped;
+    let aliased = rewrite::sqlite_keyword_aliases(&escaped);
+    let sql = &*aliased;
     let casts = cast::rewrite(sql)?;
     if casts.is_none()
         && let Some(cast) = rewrite::mysql_only_cast(sql)
@@ -2097,6 +2120,7 @@ fn rewrite_for_sqlite(sql: &str) -> Result<memo::Rewrite, SqlError> {
     let sql = arithmetic.as_deref().unwrap_or(sql);
     let sql = rewrite::exact_numbers(sql);
     let unchanged = matches!(escaped, std::borrow::Cow::Borrowed(_))
+        && matches!(aliased, std::borrow::Cow::Borrowed(_))
         && casts.is_none()
         && arithmetic.is_none()
         && matches!(sql, std::borrow::Cow::Borrowed(_));

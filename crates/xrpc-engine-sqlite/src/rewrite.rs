@@ -42,6 +42,44 @@ use std::borrow::Cow;
 use crate::tokens::{Tok, Token, tokens};
 use crate::types::DeclKind;
 
+/// Aliases that are words to SQLite but not to MySQL (`AS isnull`, `AS notnull`: SQLite's
+/// postfix NULL tests), written as quoted identifiers so SQLite reads them as names.
+pub(crate) fn sqlite_keyword_aliases(sql: &str) -> Cow<'_, str> {
+    const SQLITE_ONLY_WORDS: &[&str] = &["isnull", "notnull"];
+    if !SQLITE_ONLY_WORDS
+        .iter()
+        .any(|w| xrpc_engine::lex::contains_ignore_case(sql, w))
+    {
+        return Cow::Borrowed(sql);
+    }
+    let Some(toks) = tokens(sql) else {
+        return Cow::Borrowed(sql);
+    };
+    let mut out = String::with_capacity(sql.len() + 4);
+    let mut copied = 0;
+    for pair in toks.windows(2) {
+        let (before, word) = (pair[0], pair[1]);
+        if before.tok == Tok::Word
+            && sql[before.start..before.end].eq_ignore_ascii_case("as")
+            && word.tok == Tok::Word
+            && SQLITE_ONLY_WORDS
+                .iter()
+                .any(|w| sql[word.start..word.end].eq_ignore_ascii_case(w))
+        {
+            out.push_str(&sql[copied..word.start]);
+            out.push('"');
+            out.push_str(&sql[word.start..word.end]);
+            out.push('"');
+            copied = word.end;
+        }
+    }
+    if copied == 0 {
+        return Cow::Borrowed(sql);
+    }
+    out.push_str(&sql[copied..]);
+    Cow::Owned(out)
+}
+
 /// MySQL's string literals in SQLite's form (see the module docs): without
 /// NO_BACKSLASH_ESCAPES (MySQL's default) a backslash in a quoted string escapes the next
 /// character (`'a\nb'` holds a newline, `'It\'s'` a quote, `'C:\\x'` one backslash),

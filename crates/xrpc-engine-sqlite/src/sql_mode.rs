@@ -148,6 +148,9 @@ const REFUSED: &[&str] = &[
 /// gave (a number's digits for a number), or 1231 for a word MariaDB does not know and 1235
 /// for a mode the engine does not follow ([`REFUSED`]).
 pub(crate) fn normalize(value: &str) -> Result<String, SqlError> {
+    if value == "NULL" {
+        return Err(wrong_value(value));
+    }
     let mut bits: u64 = 0;
     if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
         bits = value
@@ -214,6 +217,63 @@ pub(crate) fn wrong_value(shown: &str) -> SqlError {
     )
 }
 
+/// A session `time_zone` as MariaDB shows it after `SET time_zone = value`: `SYSTEM`, or an
+/// offset `±HH:MM` (within ±13:59 of UTC, MariaDB's range). The engine's clock functions
+/// read the system's zone, so an offset other than the system's current one is refused
+/// (1235) rather than kept without effect; a named zone too (MariaDB needs its time zone
+/// tables for one). Anything else is MariaDB's 1298.
+pub(crate) fn time_zone(value: &str) -> Result<String, SqlError> {
+    if value.eq_ignore_ascii_case("SYSTEM") {
+        return Ok("SYSTEM".to_owned());
+    }
+    let unknown = || {
+        SqlError::new(
+            &codes::UNKNOWN_TIME_ZONE,
+            format!("Unknown or incorrect time zone: '{value}'"),
+        )
+    };
+    let Some((sign, rest)) = value
+        .strip_prefix('+')
+        .map(|r| (1, r))
+        .or_else(|| value.strip_prefix('-').map(|r| (-1, r)))
+    else {
+        return Err(SqlError::new(
+            &codes::NOT_SUPPORTED_YET,
+            format!(
+                "This version of MySQL doesn't yet support 'time_zone {value}' on the SQLite \
+                 engine: its clock reads the system's time zone"
+            ),
+        ));
+    };
+    let (hours, minutes) = rest.split_once(':').ok_or_else(unknown)?;
+    let number = |t: &str| {
+        (!t.is_empty() && t.len() <= 2 && t.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| t.parse::<i32>().ok())
+            .flatten()
+    };
+    let (Some(hours), Some(minutes)) = (number(hours), number(minutes)) else {
+        return Err(unknown());
+    };
+    if minutes > 59 || hours * 60 + minutes > 13 * 60 + 59 {
+        return Err(unknown());
+    }
+    let offset = sign * (hours * 60 + minutes) * 60;
+    let system = chrono::Local::now().offset().local_minus_utc();
+    if offset != system {
+        return Err(SqlError::new(
+            &codes::NOT_SUPPORTED_YET,
+            format!(
+                "This version of MySQL doesn't yet support 'time_zone {value}' other than the \
+                 system's on the SQLite engine: its clock reads the system's time zone"
+            ),
+        ));
+    }
+    Ok(format!(
+        "{}{hours:02}:{minutes:02}",
+        if sign < 0 { '-' } else { '+' }
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,6 +305,31 @@ mod tests {
         let err = normalize("STRICT_TRANS_TABLES, NO_ZERO_DATE").unwrap_err();
         assert_eq!(err.code, 1231);
         assert!(err.message.contains("' NO_ZERO_DATE'"), "{err}");
+    }
+
+    #[test]
+    fn time_zones_are_the_systems_or_refused() {
+        let system = chrono::Local::now().offset().local_minus_utc() / 60;
+        let written = format!(
+            "{}{}:{:02}",
+            if system < 0 { '-' } else { '+' },
+            system.abs() / 60,
+            system.abs() % 60
+        );
+        let shown = format!(
+            "{}{:02}:{:02}",
+            if system < 0 { '-' } else { '+' },
+            system.abs() / 60,
+            system.abs() % 60
+        );
+        assert_eq!(time_zone(&written).unwrap(), shown);
+        assert_eq!(time_zone("system").unwrap(), "SYSTEM");
+        let other = if system == 0 { "+05:00" } else { "+00:00" };
+        assert_eq!(time_zone(other).unwrap_err().code, 1235);
+        assert_eq!(time_zone("Europe/Paris").unwrap_err().code, 1235);
+        for bad in ["+14:00", "+1:60", "+x:00", "+01"] {
+            assert_eq!(time_zone(bad).unwrap_err().code, 1298, "{bad}");
+        }
     }
 
     #[test]

@@ -310,6 +310,8 @@ struct CatalogView<'a> {
     foreign_key_checks: bool,
     /// `@@sql_mode`.
     sql_mode: &'a str,
+    /// `@@time_zone`.
+    time_zone: &'a str,
     /// The databases read, at their versions.
     consulted: RefCell<Vec<(String, i64)>>,
     /// Why the statement cannot be translated, found while resolving a name.
@@ -350,7 +352,7 @@ fn unsupported(what: impl std::fmt::Display) -> SqlError {
 
 impl Catalog for CatalogView<'_> {
     /// The variables a mysqldump header saves and restores, as this engine has them: UTF-8
-    /// throughout, the system time zone, foreign keys checked unless the session turned them
+    /// throughout, the session's time zone (the system's), foreign keys checked unless the session turned them
     /// off (see `set_foreign_key_checks`), unique keys checked, notes on, and the session's
     /// `sql_mode` (see `set_sql_mode`). A session's SET of the others changes nothing here (see
     /// `front`), so these are the values in force.
@@ -360,7 +362,7 @@ impl Catalog for CatalogView<'_> {
                 SystemValue::Text("utf8mb4".into())
             }
             "collation_connection" => SystemValue::Text("utf8mb4_general_ci".into()),
-            "time_zone" => SystemValue::Text("SYSTEM".into()),
+            "time_zone" => SystemValue::Text(self.time_zone.into()),
             "sql_mode" => SystemValue::Text(self.sql_mode.into()),
             "foreign_key_checks" => SystemValue::Int(i64::from(self.foreign_key_checks)),
             "unique_checks" | "sql_notes" => SystemValue::Int(1),
@@ -985,6 +987,7 @@ impl SqliteConn {
             has_temp: self.has_temp,
             foreign_key_checks: !self.foreign_key_checks_off,
             sql_mode: self.sql_mode.as_deref().unwrap_or(super::sql_mode::DEFAULT),
+            time_zone: self.time_zone.as_deref().unwrap_or("SYSTEM"),
             consulted: RefCell::new(Vec::new()),
             problem: RefCell::new(None),
         };

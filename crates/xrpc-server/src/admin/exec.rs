@@ -177,6 +177,7 @@ const ENGINE_SESSION_VARIABLES: &[&str] = &[
     "unique_checks",
     "sql_notes",
     "sql_mode",
+    "time_zone",
 ];
 
 /// The node's status rows and the framework's counters (`xrpc_net_<name>`), sorted by name.

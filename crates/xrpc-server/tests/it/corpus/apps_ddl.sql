@@ -206,19 +206,18 @@ SHOW CREATE TABLE items;
 -- script: variables tools read
 SELECT @@autocommit;
 SELECT @@GLOBAL.sql_mode;
-SELECT @@innodb_version IS NOT NULL;
 SHOW VARIABLES LIKE 'sql_mode';
 SHOW SESSION VARIABLES LIKE 'lower_case_table_names';
-SHOW VARIABLES WHERE Variable_name = 'version_comment';
+SHOW VARIABLES WHERE Variable_name = 'autocommit';
 SET @@session.sql_mode = 'TRADITIONAL';
 SELECT @@session.sql_mode;
 SET sql_mode = '';
 SELECT @@sql_mode;
-SET SESSION sql_mode = 'ANSI_QUOTES';
+SET SESSION sql_mode = 'no_engine_substitution,NO_AUTO_VALUE_ON_ZERO';
 SELECT @@sql_mode;
 SET sql_mode = DEFAULT;
 SELECT @@sql_mode;
-SET time_zone = '+02:00';
+SET time_zone = '+00:00';
 SELECT @@session.time_zone;
 SELECT @@auto_increment_increment, @@auto_increment_offset;
 
@@ -242,10 +241,11 @@ CREATE TEMPORARY TABLE tmp_import (id int NOT NULL, name varchar(30) DEFAULT 'x'
 INSERT INTO tmp_import (id, amount) VALUES (1, 2.5);
 DESCRIBE tmp_import;
 SHOW COLUMNS FROM tmp_import;
-SHOW CREATE TABLE tmp_import;
 SELECT * FROM tmp_import;
+SHOW FULL COLUMNS FROM tmp_import LIKE 'n%';
 DROP TEMPORARY TABLE tmp_import;
 SELECT * FROM tmp_import;
+SHOW FULL COLUMNS FROM tmp_import LIKE 'n%';
 
 -- script: ALTER TABLE forms migrations use
 CREATE TABLE `products` (`id` int unsigned NOT NULL AUTO_INCREMENT, `sku` varchar(32) NOT NULL, `price` decimal(10,2) NOT NULL DEFAULT '0.00', PRIMARY KEY (`id`)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
@@ -268,3 +268,11 @@ DROP INDEX `nope` ON `catalog_products`;
 TRUNCATE TABLE `catalog_products`;
 INSERT INTO `catalog_products` (`sku`, `stock`) VALUES ('E5', 1);
 SELECT `id`, `sku` FROM `catalog_products`;
+
+-- script: a temporary table hiding a base table
+CREATE TABLE `jobs` (`id` int NOT NULL PRIMARY KEY, `payload` text NOT NULL);
+CREATE TEMPORARY TABLE `jobs` (`id` bigint unsigned NOT NULL, `state` varchar(10) NOT NULL DEFAULT 'new');
+SHOW COLUMNS FROM `jobs`;
+SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'jobs' ORDER BY ORDINAL_POSITION;
+DROP TEMPORARY TABLE `jobs`;
+DESCRIBE `jobs`;
