@@ -927,6 +927,9 @@ pub(crate) struct TableEntry {
     pub(crate) kept: bool,
     /// A translated table's foreign keys as SHOW CREATE TABLE writes them, by name.
     pub(crate) foreign_keys: Vec<String>,
+    /// A translated table with CHECK constraints (a JSON column's among them), which SHOW
+    /// CREATE TABLE does not write as MariaDB does (it prints them rewritten).
+    pub(crate) has_checks: bool,
 }
 
 /// One column of a table.
@@ -1111,6 +1114,7 @@ fn apply_kept(entry: &mut TableEntry, kept: &xrpc_sql_sqlite::Table) {
     // InnoDB lists a table's foreign keys by name.
     entry.foreign_keys = kept.foreign_keys_shown.clone();
     entry.foreign_keys.sort();
+    entry.has_checks = !kept.checks.is_empty();
     // A table declared without an engine has MySQL's default one.
     entry.engine = Some(
         kept.options
@@ -1585,6 +1589,12 @@ impl SqliteConn {
                     let sql = "SELECT ?1 AS \"View\", ?2 AS \"Create View\", 'utf8mb4' AS character_set_client, \
                          'utf8mb4_general_ci' AS collation_connection";
                     self.query(sql, &[text(Some(&entry.name)), text(Some(&entry.sql))], sink)
+                } else if entry.has_checks {
+                    Err(SqlError::new(
+                        &codes::NOT_SUPPORTED_YET,
+                        "This version of MySQL doesn't yet support 'SHOW CREATE TABLE of a \
+                         table with CHECK constraints or JSON columns'",
+                    ))
                 } else {
                     let next_auto_increment = entry
                         .auto_increment_column()
@@ -1844,6 +1854,7 @@ impl SqliteConn {
                     options: Vec::new(),
                     kept: false,
                     foreign_keys: Vec::new(),
+                    has_checks: false,
                 })
                 .collect();
             let find = |entries: &mut Vec<TableEntry>, name: &str| {

@@ -2096,7 +2096,8 @@ impl SqliteConn {
 fn rewrite_for_sqlite(sql: &str) -> Result<memo::Rewrite, SqlError> {
     let escaped = rewrite::mysql_string_escapes(sql);
     let aliased = rewrite::sqlite_keyword_aliases(&escaped);
-    let sql = &*aliased;
+    let constants = rewrite::constant_system_variables(&aliased);
+    let sql = &*constants;
     let casts = cast::rewrite(sql)?;
     if casts.is_none()
         && let Some(cast) = rewrite::mysql_only_cast(sql)
@@ -2121,6 +2122,7 @@ fn rewrite_for_sqlite(sql: &str) -> Result<memo::Rewrite, SqlError> {
     let sql = rewrite::exact_numbers(sql);
     let unchanged = matches!(escaped, std::borrow::Cow::Borrowed(_))
         && matches!(aliased, std::borrow::Cow::Borrowed(_))
+        && matches!(constants, std::borrow::Cow::Borrowed(_))
         && casts.is_none()
         && arithmetic.is_none()
         && matches!(sql, std::borrow::Cow::Borrowed(_));

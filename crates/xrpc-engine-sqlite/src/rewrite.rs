@@ -42,6 +42,80 @@ use std::borrow::Cow;
 use crate::tokens::{Tok, Token, tokens};
 use crate::types::DeclKind;
 
+/// The system variables whose value is the same for every session of the engine (UTF-8
+/// throughout), and that value: a statement SQLite runs as text (information_schema reads)
+/// gets them as string literals, as MySQL reads them.
+const CONSTANT_VARIABLES: &[(&str, &str)] = &[
+    ("character_set_client", "utf8mb4"),
+    ("character_set_connection", "utf8mb4"),
+    ("character_set_results", "utf8mb4"),
+    ("character_set_database", "utf8mb4"),
+    ("character_set_server", "utf8mb4"),
+    ("collation_connection", "utf8mb4_general_ci"),
+    ("collation_database", "utf8mb4_general_ci"),
+    ("collation_server", "utf8mb4_general_ci"),
+];
+
+/// `@@[session.|global.]name` of a [`CONSTANT_VARIABLES`] variable as its string literal;
+/// any other `@@` is left for SQLite to refuse.
+pub(crate) fn constant_system_variables(sql: &str) -> Cow<'_, str> {
+    if !sql.contains("@@") {
+        return Cow::Borrowed(sql);
+    }
+    let Some(toks) = tokens(sql) else {
+        return Cow::Borrowed(sql);
+    };
+    let mut out = String::with_capacity(sql.len());
+    let mut copied = 0;
+    for (n, t) in toks.iter().enumerate() {
+        // `@@` then the name, with an optional scope and its dot, as adjacent tokens.
+        if t.tok != Tok::Punct(b'@')
+            || toks
+                .get(n + 1)
+                .is_none_or(|a| a.tok != Tok::Punct(b'@') || a.start != t.end)
+        {
+            continue;
+        }
+        let mut at = n + 2;
+        let mut name = match toks.get(at) {
+            Some(w) if w.tok == Tok::Word && w.start == t.end + 1 => *w,
+            _ => continue,
+        };
+        let scoped = ["session", "global", "local"]
+            .iter()
+            .any(|s| sql[name.start..name.end].eq_ignore_ascii_case(s));
+        if scoped {
+            match (toks.get(at + 1), toks.get(at + 2)) {
+                (Some(dot), Some(w))
+                    if dot.tok == Tok::Punct(b'.')
+                        && dot.start == name.end
+                        && w.tok == Tok::Word
+                        && w.start == dot.end =>
+                {
+                    at += 2;
+                    name = *w;
+                }
+                _ => continue,
+            }
+        }
+        let Some((_, value)) = CONSTANT_VARIABLES
+            .iter()
+            .find(|(v, _)| sql[name.start..name.end].eq_ignore_ascii_case(v))
+        else {
+            continue;
+        };
+        let _ = at;
+        out.push_str(&sql[copied..t.start]);
+        out.push_str(&format!("'{value}'"));
+        copied = name.end;
+    }
+    if copied == 0 {
+        return Cow::Borrowed(sql);
+    }
+    out.push_str(&sql[copied..]);
+    Cow::Owned(out)
+}
+
 /// Aliases that are words to SQLite but not to MySQL (`AS isnull`, `AS notnull`: SQLite's
 /// postfix NULL tests), written as quoted identifiers so SQLite reads them as names.
 pub(crate) fn sqlite_keyword_aliases(sql: &str) -> Cow<'_, str> {

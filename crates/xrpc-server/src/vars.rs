@@ -568,6 +568,10 @@ variables! {
         "MariaDB's default, which the SQLite engine acts under (strict writes, || as OR); it \
         refuses modes that change how statements read or compute."),
     ReadOnlyMode => flag("read_only", false, ReadOnly, "The node accepts writes."),
+    AutoIncrementIncrement => int("auto_increment_increment", 1, 1, 1, ReadOnly,
+        "AUTO_INCREMENT ids step by 1 (SQLite's rowid)."),
+    AutoIncrementOffset => int("auto_increment_offset", 1, 1, 1, ReadOnly,
+        "AUTO_INCREMENT ids start at 1."),
     DefaultStorageEngine => text("default_storage_engine", "InnoDB",
         "What a translated table without ENGINE reports as its engine."),
     SqlAutoIsNull => flag("sql_auto_is_null", false, ReadOnly,

@@ -2354,7 +2354,43 @@ impl<'a> Translator<'a> {
         // Where a foreign key's own index is: made only where no other key starts with its
         // columns, as InnoDB does.
         let mut fk_indexes: Vec<usize> = Vec::new();
-        let mut checks: Vec<&sqlparser::ast::CheckConstraint> = Vec::new();
+        // A JSON column's validity check, named as MariaDB names a column's check.
+        let json_checks: Vec<sqlparser::ast::CheckConstraint> = create
+            .columns
+            .iter()
+            .filter(|d| matches!(d.data_type, DataType::JSON))
+            .map(|d| sqlparser::ast::CheckConstraint {
+                name: Some(sqlparser::ast::Ident::new(format!(
+                    "{name}.{}",
+                    d.name.value
+                ))),
+                expr: Box::new(Expr::Function(sqlparser::ast::Function {
+                    name: ObjectName(vec![ObjectNamePart::Identifier(
+                        sqlparser::ast::Ident::new("json_valid"),
+                    )]),
+                    uses_odbc_syntax: false,
+                    parameters: sqlparser::ast::FunctionArguments::None,
+                    args: sqlparser::ast::FunctionArguments::List(
+                        sqlparser::ast::FunctionArgumentList {
+                            duplicate_treatment: None,
+                            args: vec![sqlparser::ast::FunctionArg::Unnamed(
+                                sqlparser::ast::FunctionArgExpr::Expr(Expr::Identifier(
+                                    d.name.clone(),
+                                )),
+                            )],
+                            clauses: Vec::new(),
+                        },
+                    ),
+                    filter: None,
+                    null_treatment: None,
+                    over: None,
+                    within_group: Vec::new(),
+                })),
+                no_inherit: false,
+                enforced: None,
+            })
+            .collect();
+        let mut checks: Vec<&sqlparser::ast::CheckConstraint> = json_checks.iter().collect();
         for def in &create.columns {
             self.checks_allowed = true;
             let column = self.column_def(def, default_collation);
@@ -2733,7 +2769,21 @@ impl<'a> Translator<'a> {
                 collation = Collation::Bin;
             }
         }
-        let ty = column_type(&def.data_type, collation).map_err(|err| match err {
+        // MariaDB's JSON is LONGTEXT in utf8mb4_bin that a CHECK keeps valid (added by
+        // create_table, the one place checks are made).
+        let json = matches!(def.data_type, DataType::JSON);
+        if json && !self.checks_allowed {
+            return unsupported("column type JSON outside CREATE TABLE");
+        }
+        let ty = if json {
+            Ok(ColumnType::VarChar {
+                length: u32::MAX,
+                collation: Collation::Bin,
+            })
+        } else {
+            column_type(&def.data_type, collation)
+        };
+        let ty = ty.map_err(|err| match err {
             TranslateError::TooBigPrecision(_) => {
                 TranslateError::TooBigPrecision(def.name.value.clone())
             }
@@ -2748,7 +2798,11 @@ impl<'a> Translator<'a> {
             on_update_now: false,
             comment: None,
             default: None,
-            declared: def.data_type.to_string(),
+            declared: if json {
+                "LONGTEXT".to_owned()
+            } else {
+                mysql_declared(&def.data_type.to_string())
+            },
         };
         let (mut pk, mut unique) = (false, false);
         let mut nullable_declared = false;
@@ -4770,6 +4824,15 @@ fn on_update_triggers(table: &Table, schema: &str) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// A column's declared type as MySQL names it: `INTEGER` is `INT` (SQLite's readers of a
+/// declaration take a bare INTEGER for its 64-bit rowid type).
+fn mysql_declared(declared: &str) -> String {
+    match declared.get(..7) {
+        Some(head) if head.eq_ignore_ascii_case("INTEGER") => format!("INT{}", &declared[7..]),
+        _ => declared.to_owned(),
+    }
 }
 
 /// A MySQL identifier as SHOW CREATE TABLE writes it.
