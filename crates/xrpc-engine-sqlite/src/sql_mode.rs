@@ -1,4 +1,5 @@
-//! A session's `sql_mode`: the value `SET sql_mode = …` gives, as MariaDB keeps and shows it.
+//! A session's `sql_mode` and `time_zone`: the values `SET sql_mode | time_zone = …` give, as
+//! MariaDB keeps and shows them ([`normalize`], [`time_zone`]).
 //!
 //! MariaDB reads a mode as a comma-separated list of words (any case, empty items skipped, no
 //! spaces trimmed: `'a, b'` names the word `' b'`) or as the number of its bit set, expands the

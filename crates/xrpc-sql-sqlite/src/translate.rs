@@ -2350,7 +2350,7 @@ impl<'a> Translator<'a> {
         };
         let schema = self.table_schema(&table);
         let mut primary: Vec<String> = Vec::new();
-        let mut indexes: Vec<(Option<String>, Vec<String>, bool, Vec<(String, u32)>)> = Vec::new();
+        let mut indexes: Vec<DeclaredKey> = Vec::new();
         // Where a foreign key's own index is: made only where no other key starts with its
         // columns, as InnoDB does.
         let mut fk_indexes: Vec<usize> = Vec::new();
@@ -4834,6 +4834,9 @@ fn mysql_declared(declared: &str) -> String {
         _ => declared.to_owned(),
     }
 }
+
+/// A key CREATE TABLE declares: its name (if given), columns, UNIQUE, and column prefixes.
+type DeclaredKey = (Option<String>, Vec<String>, bool, Vec<(String, u32)>);
 
 /// A MySQL identifier as SHOW CREATE TABLE writes it.
 fn backquoted(name: &str) -> String {
