@@ -36,7 +36,11 @@
 //!
 //! Every connection has an in-memory database attached as `information_schema` (the node's
 //! own, so the authorizer allows it; clients may read it but not write it). It holds the tables
-//! `SCHEMATA`, `TABLES`, `COLUMNS` and `STATISTICS` with MySQL's upper-case column names, and
+//! `SCHEMATA`, `TABLES`, `COLUMNS`, `STATISTICS`, `TABLE_CONSTRAINTS`, `KEY_COLUMN_USAGE` and
+//! `REFERENTIAL_CONSTRAINTS` (keys and foreign keys; a table's CHECK constraints are not listed,
+//! so `TABLE_CONSTRAINTS` is 1235 while one exists) with MySQL's upper-case column names,
+//! database and table names ordered as MariaDB's `utf8mb3_general_ci` orders them
+//! ([`NAME_COLLATION`]), and
 //! `VIEWS`, a view of `TABLES`' views whose columns the node does not know as MariaDB has them
 //! (VIEW_DEFINITION, IS_UPDATABLE, DEFINER, SECURITY_TYPE, ALGORITHM) are 1235 when read; the
 //! others (the names, CHECK_OPTION `NONE`, the character set and collation) are read as any. Before
@@ -95,21 +99,34 @@ use xrpc_engine::result::{
 
 pub(crate) use super::databases::INFORMATION_SCHEMA;
 
+/// The collation of database and table names in `information_schema`: ordered as MariaDB's
+/// `utf8mb3_general_ci` orders ASCII names (letters as capitals, so `_` sorts after them),
+/// equal only when equal byte for byte, as names compare with `lower_case_table_names` 0.
+pub(crate) const NAME_COLLATION: &str = "xrpc_name";
+
+/// [`NAME_COLLATION`]'s order.
+pub(crate) fn compare_names(a: &str, b: &str) -> std::cmp::Ordering {
+    a.bytes()
+        .map(|c| c.to_ascii_uppercase())
+        .cmp(b.bytes().map(|c| c.to_ascii_uppercase()))
+        .then_with(|| a.cmp(b))
+}
+
 /// The catalog tables, created in the in-memory `information_schema` of every connection. Names
 /// compare and sort without regard to case, as MySQL's `utf8mb3_general_ci` columns do, except
 /// database and table names, which compare as the file system does (`lower_case_table_names`
 /// 0).
 pub(crate) const INFORMATION_SCHEMA_DDL: &str = "
 CREATE TABLE information_schema.SCHEMATA (
-  CATALOG_NAME VARCHAR(64) COLLATE NOCASE, SCHEMA_NAME VARCHAR(64), DEFAULT_CHARACTER_SET_NAME VARCHAR(64) COLLATE NOCASE,
+  CATALOG_NAME VARCHAR(64) COLLATE NOCASE, SCHEMA_NAME VARCHAR(64) COLLATE xrpc_name, DEFAULT_CHARACTER_SET_NAME VARCHAR(64) COLLATE NOCASE,
   DEFAULT_COLLATION_NAME VARCHAR(64) COLLATE NOCASE, SQL_PATH VARCHAR(512) COLLATE NOCASE);
 CREATE TABLE information_schema.TABLES (
-  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64), TABLE_NAME VARCHAR(64),
+  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
   TABLE_TYPE VARCHAR(64) COLLATE NOCASE, ENGINE VARCHAR(64) COLLATE NOCASE, VERSION INT, ROW_FORMAT VARCHAR(10) COLLATE NOCASE,
   TABLE_ROWS BIGINT UNSIGNED, AUTO_INCREMENT BIGINT UNSIGNED, TABLE_COLLATION VARCHAR(64) COLLATE NOCASE,
   CREATE_OPTIONS VARCHAR(256) COLLATE NOCASE, TABLE_COMMENT TEXT);
 CREATE TABLE information_schema.COLUMNS (
-  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64), TABLE_NAME VARCHAR(64),
+  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
   COLUMN_NAME VARCHAR(64) COLLATE NOCASE, ORDINAL_POSITION INT UNSIGNED, COLUMN_DEFAULT TEXT,
   IS_NULLABLE VARCHAR(3) COLLATE NOCASE, DATA_TYPE LONGTEXT, CHARACTER_MAXIMUM_LENGTH BIGINT,
   CHARACTER_OCTET_LENGTH BIGINT, NUMERIC_PRECISION BIGINT UNSIGNED,
@@ -118,11 +135,25 @@ CREATE TABLE information_schema.COLUMNS (
   COLUMN_KEY VARCHAR(3) COLLATE NOCASE, EXTRA VARCHAR(256) COLLATE NOCASE, PRIVILEGES VARCHAR(154) COLLATE NOCASE, COLUMN_COMMENT TEXT,
   GENERATION_EXPRESSION LONGTEXT);
 CREATE TABLE information_schema.STATISTICS (
-  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64), TABLE_NAME VARCHAR(64),
-  NON_UNIQUE INT, INDEX_SCHEMA VARCHAR(64), INDEX_NAME VARCHAR(64) COLLATE NOCASE, SEQ_IN_INDEX INT UNSIGNED,
+  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
+  NON_UNIQUE INT, INDEX_SCHEMA VARCHAR(64) COLLATE xrpc_name, INDEX_NAME VARCHAR(64) COLLATE NOCASE, SEQ_IN_INDEX INT UNSIGNED,
   COLUMN_NAME VARCHAR(64) COLLATE NOCASE, COLLATION VARCHAR(1) COLLATE NOCASE, CARDINALITY BIGINT, SUB_PART BIGINT,
   PACKED VARCHAR(10) COLLATE NOCASE, NULLABLE VARCHAR(3) COLLATE NOCASE, INDEX_TYPE VARCHAR(11) COLLATE NOCASE, COMMENT VARCHAR(8) COLLATE NOCASE,
   INDEX_COMMENT VARCHAR(2048) COLLATE NOCASE, IS_VISIBLE VARCHAR(3) COLLATE NOCASE, EXPRESSION LONGTEXT);
+CREATE TABLE information_schema.TABLE_CONSTRAINTS (
+  CONSTRAINT_CATALOG VARCHAR(512) COLLATE NOCASE, CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_NAME VARCHAR(64) COLLATE NOCASE,
+  TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_TYPE VARCHAR(64) COLLATE NOCASE);
+CREATE TABLE information_schema.KEY_COLUMN_USAGE (
+  CONSTRAINT_CATALOG VARCHAR(512) COLLATE NOCASE, CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_NAME VARCHAR(64) COLLATE NOCASE,
+  TABLE_CATALOG VARCHAR(512) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
+  COLUMN_NAME VARCHAR(64) COLLATE NOCASE, ORDINAL_POSITION BIGINT, POSITION_IN_UNIQUE_CONSTRAINT BIGINT,
+  REFERENCED_TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, REFERENCED_TABLE_NAME VARCHAR(64) COLLATE xrpc_name, REFERENCED_COLUMN_NAME VARCHAR(64) COLLATE NOCASE);
+CREATE TABLE information_schema.REFERENTIAL_CONSTRAINTS (
+  CONSTRAINT_CATALOG VARCHAR(512) COLLATE NOCASE, CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_NAME VARCHAR(64) COLLATE NOCASE,
+  UNIQUE_CONSTRAINT_CATALOG VARCHAR(512) COLLATE NOCASE, UNIQUE_CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name,
+  UNIQUE_CONSTRAINT_NAME VARCHAR(64) COLLATE NOCASE, MATCH_OPTION VARCHAR(64) COLLATE NOCASE,
+  UPDATE_RULE VARCHAR(64) COLLATE NOCASE, DELETE_RULE VARCHAR(64) COLLATE NOCASE, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
+  REFERENCED_TABLE_NAME VARCHAR(64) COLLATE xrpc_name);
 CREATE VIEW information_schema.VIEWS AS SELECT TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME,
   my_unsupported('information_schema.VIEWS.VIEW_DEFINITION') AS VIEW_DEFINITION,
   'NONE' AS CHECK_OPTION,
@@ -1124,6 +1155,81 @@ fn apply_kept(entry: &mut TableEntry, kept: &xrpc_sql_sqlite::Table) {
     );
 }
 
+/// A foreign key as SHOW CREATE TABLE writes it (`CONSTRAINT `n` FOREIGN KEY (`a`) REFERENCES
+/// `p` (`id`) ON DELETE CASCADE`), read back for information_schema.
+struct ShownForeignKey {
+    name: String,
+    columns: Vec<String>,
+    table: String,
+    referenced: Vec<String>,
+    on_delete: String,
+    on_update: String,
+}
+
+impl ShownForeignKey {
+    fn parse(shown: &str) -> Option<Self> {
+        /// A backquoted name at the start of `text`, and the rest.
+        fn name(text: &str) -> Option<(String, &str)> {
+            let rest = text.strip_prefix('`')?;
+            let mut out = String::new();
+            let mut chars = rest.char_indices().peekable();
+            while let Some((i, c)) = chars.next() {
+                if c == '`' {
+                    if chars.peek().is_some_and(|(_, n)| *n == '`') {
+                        chars.next();
+                        out.push('`');
+                        continue;
+                    }
+                    return Some((out, &rest[i + 1..]));
+                }
+                out.push(c);
+            }
+            None
+        }
+        /// `(`a`, `b`)` at the start of `text`, and the rest.
+        fn list(text: &str) -> Option<(Vec<String>, &str)> {
+            let mut rest = text.strip_prefix('(')?;
+            let mut names = Vec::new();
+            loop {
+                let (n, after) = name(rest)?;
+                names.push(n);
+                if let Some(after) = after.strip_prefix(", ") {
+                    rest = after;
+                } else {
+                    return Some((names, after.strip_prefix(')')?));
+                }
+            }
+        }
+        let (fk_name, rest) = name(shown.strip_prefix("CONSTRAINT ")?)?;
+        let (columns, rest) = list(rest.strip_prefix(" FOREIGN KEY ")?)?;
+        let (table, rest) = name(rest.strip_prefix(" REFERENCES ")?)?;
+        let (referenced, rest) = list(rest.strip_prefix(' ')?)?;
+        let rule = |clause: &str| {
+            rest.split_once(clause)
+                .map_or("RESTRICT".to_owned(), |(_, r)| {
+                    [
+                        "CASCADE",
+                        "SET NULL",
+                        "NO ACTION",
+                        "SET DEFAULT",
+                        "RESTRICT",
+                    ]
+                    .iter()
+                    .find(|a| r.starts_with(*a))
+                    .map_or("RESTRICT".to_owned(), |a| (*a).to_owned())
+                })
+        };
+        Some(Self {
+            name: fk_name,
+            columns,
+            table,
+            referenced,
+            on_delete: rule(" ON DELETE "),
+            on_update: rule(" ON UPDATE "),
+        })
+    }
+}
+
 /// One index of a table; the primary key is `PRIMARY`.
 #[derive(Debug, Clone)]
 pub(crate) struct IndexEntry {
@@ -1496,7 +1602,7 @@ impl SqliteConn {
                     sql.push_str(" WHERE SCHEMA_NAME LIKE ?1 ESCAPE '\\'");
                     args.push(text(Some(&like)));
                 }
-                sql.push_str(" ORDER BY 1");
+                sql.push_str(" ORDER BY 1 COLLATE BINARY");
                 self.query(&sql, &args, sink)
             }
             Stmt::ShowTables { full, db, like } => {
@@ -1516,7 +1622,7 @@ impl SqliteConn {
                     sql.push_str(" AND TABLE_NAME LIKE ?2 ESCAPE '\\'");
                     args.push(text(Some(&like)));
                 }
-                sql.push_str(" ORDER BY 1");
+                sql.push_str(" ORDER BY 1 COLLATE BINARY");
                 self.query(&sql, &args, sink)
             }
             Stmt::ShowColumns {
@@ -2047,8 +2153,18 @@ impl SqliteConn {
     }
 
     /// Refuses a statement that may read `information_schema.COLUMNS` while a translated view
-    /// has a column without a declared type (its type there would not be MySQL's).
+    /// has a column without a declared type (its type there would not be MySQL's), or
+    /// `TABLE_CONSTRAINTS` while a table has CHECK constraints (which it does not list: their
+    /// names are not all MariaDB's).
     pub(super) fn refuse_undescribed_views(&self, sql: &str) -> Result<(), SqlError> {
+        if self.unlisted_checks && xrpc_engine::lex::contains_ignore_case(sql, "table_constraints")
+        {
+            return Err(SqlError::new(
+                &codes::NOT_SUPPORTED_YET,
+                "This version of MySQL doesn't yet support 'information_schema.TABLE_CONSTRAINTS \
+                 while a table has CHECK constraints'",
+            ));
+        }
         match self.undescribed_views.first() {
             Some((_, view)) if xrpc_engine::lex::contains_ignore_case(sql, "columns") => {
                 Err(undescribed(view))
@@ -2058,6 +2174,7 @@ impl SqliteConn {
     }
 
     fn write_catalog(&mut self, tables: &[TableEntry]) -> Result<(), SqlError> {
+        self.unlisted_checks = tables.iter().any(|t| t.has_checks);
         self.undescribed_views = tables
             .iter()
             .filter(|t| t.view && t.kept && t.columns.iter().any(|c| c.kept_type.is_none()))
@@ -2066,7 +2183,10 @@ impl SqliteConn {
         let map = |err| self.map(err);
         self.exec(
             "DELETE FROM information_schema.SCHEMATA; DELETE FROM information_schema.TABLES; \
-             DELETE FROM information_schema.COLUMNS; DELETE FROM information_schema.STATISTICS;",
+             DELETE FROM information_schema.COLUMNS; DELETE FROM information_schema.STATISTICS; \
+             DELETE FROM information_schema.TABLE_CONSTRAINTS; \
+             DELETE FROM information_schema.KEY_COLUMN_USAGE; \
+             DELETE FROM information_schema.REFERENTIAL_CONSTRAINTS;",
         )?;
         let mut schemata = self
             .conn
@@ -2202,6 +2322,112 @@ impl SqliteConn {
                         ])
                         .map_err(map)?;
                 }
+            }
+        }
+        self.write_constraint_rows(tables)
+    }
+
+    /// The rows of `tables`' keys and foreign keys in TABLE_CONSTRAINTS, KEY_COLUMN_USAGE and
+    /// REFERENTIAL_CONSTRAINTS, as MariaDB lists them (CHECK constraints are not listed: see
+    /// `refuse_undescribed_views`).
+    fn write_constraint_rows(&self, tables: &[TableEntry]) -> Result<(), SqlError> {
+        let map = |err| self.map(err);
+        let mut constraint = self
+            .conn
+            .prepare(
+                "INSERT INTO information_schema.TABLE_CONSTRAINTS VALUES ('def', ?1, ?2, ?1, ?3, ?4)",
+            )
+            .map_err(map)?;
+        let mut usage = self
+            .conn
+            .prepare(
+                "INSERT INTO information_schema.KEY_COLUMN_USAGE VALUES ('def', ?1, ?2, 'def', ?1, ?3, \
+                 ?4, ?5, ?6, ?7, ?8, ?9)",
+            )
+            .map_err(map)?;
+        let mut referential = self
+            .conn
+            .prepare(
+                "INSERT INTO information_schema.REFERENTIAL_CONSTRAINTS VALUES ('def', ?1, ?2, 'def', \
+                 ?1, ?3, 'NONE', ?4, ?5, ?6, ?7)",
+            )
+            .map_err(map)?;
+        for t in tables.iter().filter(|t| !t.view) {
+            for index in t.indexes.iter().filter(|i| i.unique) {
+                let kind = if index.name == "PRIMARY" {
+                    "PRIMARY KEY"
+                } else {
+                    "UNIQUE"
+                };
+                constraint
+                    .execute(rusqlite::params![t.db, index.name, t.name, kind])
+                    .map_err(map)?;
+                for (seq, column) in index.columns.iter().enumerate() {
+                    usage
+                        .execute(rusqlite::params![
+                            t.db,
+                            index.name,
+                            t.name,
+                            column,
+                            seq as i64 + 1,
+                            None::<i64>,
+                            None::<String>,
+                            None::<String>,
+                            None::<String>
+                        ])
+                        .map_err(map)?;
+                }
+            }
+            for fk in t
+                .foreign_keys
+                .iter()
+                .filter_map(|f| ShownForeignKey::parse(f))
+            {
+                constraint
+                    .execute(rusqlite::params![t.db, fk.name, t.name, "FOREIGN KEY"])
+                    .map_err(map)?;
+                for (seq, (column, referenced)) in fk.columns.iter().zip(&fk.referenced).enumerate()
+                {
+                    usage
+                        .execute(rusqlite::params![
+                            t.db,
+                            fk.name,
+                            t.name,
+                            column,
+                            seq as i64 + 1,
+                            seq as i64 + 1,
+                            t.db,
+                            fk.table,
+                            referenced
+                        ])
+                        .map_err(map)?;
+                }
+                // The parent's key the foreign key references: its primary key, else a unique
+                // key of those columns.
+                let unique = tables
+                    .iter()
+                    .find(|p| p.db == t.db && p.name.eq_ignore_ascii_case(&fk.table))
+                    .and_then(|p| {
+                        p.indexes.iter().filter(|i| i.unique).find(|i| {
+                            i.columns.len() == fk.referenced.len()
+                                && i.columns
+                                    .iter()
+                                    .zip(&fk.referenced)
+                                    .all(|(a, b)| a.eq_ignore_ascii_case(b))
+                        })
+                    })
+                    .map(|i| i.name.clone());
+                referential
+                    .execute(rusqlite::params![
+                        t.db,
+                        fk.name,
+                        unique,
+                        fk.on_update,
+                        fk.on_delete,
+                        t.name,
+                        fk.table
+                    ])
+                    .map_err(map)?;
             }
         }
         Ok(())

@@ -795,6 +795,9 @@ pub struct SqliteConn {
     /// declared, as of the last rebuild: MySQL describes such a column by a type the node does
     /// not derive (see `catalog`).
     undescribed_views: Vec<(String, String)>,
+    /// A table has CHECK constraints, which `information_schema.TABLE_CONSTRAINTS` does not
+    /// list (see `catalog`).
+    unlisted_checks: bool,
     /// Whether a table (database, name) has an auto-increment column, with the database's
     /// `schema_version` it was read at (another connection may have recreated the table).
     auto_increment: std::collections::HashMap<(String, String), (i64, bool)>,
@@ -910,6 +913,8 @@ impl SqliteConn {
         }
         conn.create_collation(rewrite::TIME_COLLATION, rewrite::compare_time)
             .map_err(map)?;
+        conn.create_collation(catalog::NAME_COLLATION, catalog::compare_names)
+            .map_err(map)?;
         conn.execute("ATTACH DATABASE ':memory:' AS information_schema", [])
             .map_err(map)?;
         conn.execute_batch(catalog::INFORMATION_SCHEMA_DDL)
@@ -944,6 +949,7 @@ impl SqliteConn {
             catalog_built: None,
             describing_temporary: None,
             undescribed_views: Vec::new(),
+            unlisted_checks: false,
             auto_increment: std::collections::HashMap::new(),
             keys: origin::KeyCache::default(),
             stream_buffers: shape::StreamBuffers::default(),

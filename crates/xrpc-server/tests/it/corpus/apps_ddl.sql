@@ -92,6 +92,8 @@ SHOW KEYS FROM `articles`;
 SHOW CREATE TABLE `articles`;
 SELECT `ar_internal_metadata`.* FROM `ar_internal_metadata` WHERE `ar_internal_metadata`.`key` = 'environment' LIMIT 1;
 SELECT table_name FROM information_schema.tables WHERE table_schema = database() AND table_name = 'users' AND table_type = 'BASE TABLE';
+SELECT CONSTRAINT_NAME, CONSTRAINT_TYPE FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN ('articles', 'users') ORDER BY TABLE_NAME, CONSTRAINT_NAME;
+SELECT TABLE_NAME, CONSTRAINT_NAME, COLUMN_NAME, ORDINAL_POSITION, POSITION_IN_UNIQUE_CONSTRAINT, REFERENCED_TABLE_NAME, REFERENCED_COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME, CONSTRAINT_NAME, ORDINAL_POSITION;
 SELECT fk.referenced_table_name AS 'to_table', fk.referenced_column_name AS 'primary_key', fk.column_name AS 'column', fk.constraint_name AS 'name', rc.update_rule AS 'on_update', rc.delete_rule AS 'on_delete' FROM information_schema.referential_constraints rc JOIN information_schema.key_column_usage fk USING (constraint_schema, constraint_name) WHERE fk.referenced_column_name IS NOT NULL AND fk.table_schema = database() AND fk.table_name = 'articles' AND rc.constraint_schema = database() AND rc.table_name = 'articles';
 
 -- script: Laravel migrations
@@ -276,3 +278,14 @@ SHOW COLUMNS FROM `jobs`;
 SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'jobs' ORDER BY ORDINAL_POSITION;
 DROP TEMPORARY TABLE `jobs`;
 DESCRIBE `jobs`;
+
+-- script: names listed in MariaDB's orders
+CREATE TABLE `articles` (`id` int NOT NULL PRIMARY KEY);
+CREATE TABLE `ar_x` (`id` int NOT NULL PRIMARY KEY);
+CREATE TABLE `Zed` (`id` int NOT NULL PRIMARY KEY);
+CREATE TABLE `b_` (`id` int NOT NULL PRIMARY KEY);
+SHOW TABLES;
+SHOW FULL TABLES;
+SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME;
+SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'zed';
+SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'Zed';
