@@ -1889,9 +1889,14 @@ impl SqliteConn {
         } else {
             databases::qualify(text, current, &self.temp_names())
         };
-        // The classified text's rewrite is the one `run` needs only if `run` gets that text.
-        let rewrite = rewrite.filter(|_| qualified.is_none());
         let sql = qualified.as_deref().unwrap_or(text);
+        // The session's variables SQLite has no notion of, as literals of their values.
+        let with_session = rewrite::system_variables(sql, |name| self.session_variable(name));
+        // The classified text's rewrite is the one `run` needs only if `run` gets that text.
+        let rewrite = rewrite.filter(|_| {
+            qualified.is_none() && matches!(with_session, std::borrow::Cow::Borrowed(_))
+        });
+        let sql = &*with_session;
         if catalog::mentions_information_schema(sql) {
             self.refresh_catalog()?;
             self.refuse_undescribed_views(sql)?;
@@ -2022,6 +2027,19 @@ impl SqliteConn {
         // Translations kept so far read @@foreign_key_checks as it was.
         self.kept_catalog.forget();
         Ok(())
+    }
+
+    /// A session variable's value as an SQL literal, for statements SQLite runs as text.
+    fn session_variable(&self, name: &str) -> Option<String> {
+        let quoted = |v: &str| format!("'{}'", v.replace('\'', "''"));
+        match name {
+            "sql_mode" => Some(quoted(
+                self.sql_mode.as_deref().unwrap_or(sql_mode::DEFAULT),
+            )),
+            "time_zone" => Some(quoted(self.time_zone.as_deref().unwrap_or("SYSTEM"))),
+            "foreign_key_checks" => Some(i32::from(!self.foreign_key_checks_off).to_string()),
+            _ => rewrite::constant_literal(name),
+        }
     }
 
     /// The new value of `SET name = setting` (`sql_mode` or `time_zone`) as MariaDB shows it,

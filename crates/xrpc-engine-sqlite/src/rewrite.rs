@@ -56,9 +56,23 @@ const CONSTANT_VARIABLES: &[(&str, &str)] = &[
     ("collation_server", "utf8mb4_general_ci"),
 ];
 
+/// A [`CONSTANT_VARIABLES`] variable's value as an SQL literal.
+pub(crate) fn constant_literal(name: &str) -> Option<String> {
+    CONSTANT_VARIABLES
+        .iter()
+        .find(|(v, _)| name.eq_ignore_ascii_case(v))
+        .map(|(_, value)| format!("'{value}'"))
+}
+
 /// `@@[session.|global.]name` of a [`CONSTANT_VARIABLES`] variable as its string literal;
 /// any other `@@` is left for SQLite to refuse.
 pub(crate) fn constant_system_variables(sql: &str) -> Cow<'_, str> {
+    system_variables(sql, constant_literal)
+}
+
+/// `@@[session.|global.|local.]name` as the SQL literal `value` gives for `name` (lower
+/// case); a variable it gives none for is left as written.
+pub(crate) fn system_variables(sql: &str, value: impl Fn(&str) -> Option<String>) -> Cow<'_, str> {
     if !sql.contains("@@") {
         return Cow::Borrowed(sql);
     }
@@ -98,15 +112,34 @@ pub(crate) fn constant_system_variables(sql: &str) -> Cow<'_, str> {
                 _ => continue,
             }
         }
-        let Some((_, value)) = CONSTANT_VARIABLES
-            .iter()
-            .find(|(v, _)| sql[name.start..name.end].eq_ignore_ascii_case(v))
-        else {
+        let Some(literal) = value(&sql[name.start..name.end].to_ascii_lowercase()) else {
             continue;
         };
-        let _ = at;
+        // A select item of the variable alone is named as MySQL names it, `@@…` as written.
+        let starts_item = n.checked_sub(1).map(|p| &toks[p]).is_some_and(|p| {
+            p.tok == Tok::Punct(b',')
+                || (p.tok == Tok::Word && sql[p.start..p.end].eq_ignore_ascii_case("select"))
+        });
+        let ends_item = match toks.get(at + 1) {
+            None => true,
+            Some(next) => {
+                matches!(next.tok, Tok::Punct(b',') | Tok::Punct(b';'))
+                    || (next.tok == Tok::Word
+                        && [
+                            "from", "limit", "where", "union", "order", "group", "having", "into",
+                        ]
+                        .iter()
+                        .any(|w| sql[next.start..next.end].eq_ignore_ascii_case(w)))
+            }
+        };
         out.push_str(&sql[copied..t.start]);
-        out.push_str(&format!("'{value}'"));
+        out.push_str(&literal);
+        if starts_item && ends_item {
+            out.push_str(&format!(
+                " AS \"{}\"",
+                sql[t.start..name.end].replace('"', "\"\"")
+            ));
+        }
         copied = name.end;
     }
     if copied == 0 {
