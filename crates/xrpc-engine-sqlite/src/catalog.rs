@@ -35,8 +35,11 @@
 //! # information_schema
 //!
 //! Every connection has an in-memory database attached as `information_schema` (the node's
-//! own, so the authorizer allows it; clients may read it but not write it). It holds the tables
-//! `SCHEMATA`, `TABLES`, `COLUMNS`, `STATISTICS`, `TABLE_CONSTRAINTS`, `KEY_COLUMN_USAGE` and
+//! own, so the authorizer allows it; clients may read it but not write it). `TABLES` is a view
+//! with MariaDB's 23 columns over the node's rows (`xrpc_tables`), whose columns of storage
+//! statistics (TABLE_ROWS, DATA_LENGTH, CREATE_TIME, …) are 1235 when read for a table (NULL for
+//! a view, as in MariaDB). It holds the tables
+//! `SCHEMATA`, `COLUMNS`, `STATISTICS`, `TABLE_CONSTRAINTS`, `KEY_COLUMN_USAGE` and
 //! `REFERENTIAL_CONSTRAINTS` (keys and foreign keys; a table's CHECK constraints are not listed,
 //! so `TABLE_CONSTRAINTS` is 1235 while one exists) with MySQL's upper-case column names,
 //! database and table names ordered as MariaDB's `utf8mb3_general_ci` orders them
@@ -120,11 +123,27 @@ pub(crate) const INFORMATION_SCHEMA_DDL: &str = "
 CREATE TABLE information_schema.SCHEMATA (
   CATALOG_NAME VARCHAR(64) COLLATE NOCASE, SCHEMA_NAME VARCHAR(64) COLLATE xrpc_name, DEFAULT_CHARACTER_SET_NAME VARCHAR(64) COLLATE NOCASE,
   DEFAULT_COLLATION_NAME VARCHAR(64) COLLATE NOCASE, SQL_PATH VARCHAR(512) COLLATE NOCASE);
-CREATE TABLE information_schema.TABLES (
+CREATE TABLE information_schema.xrpc_tables (
   TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
   TABLE_TYPE VARCHAR(64) COLLATE NOCASE, ENGINE VARCHAR(64) COLLATE NOCASE, VERSION INT, ROW_FORMAT VARCHAR(10) COLLATE NOCASE,
   TABLE_ROWS BIGINT UNSIGNED, AUTO_INCREMENT BIGINT UNSIGNED, TABLE_COLLATION VARCHAR(64) COLLATE NOCASE,
   CREATE_OPTIONS VARCHAR(256) COLLATE NOCASE, TABLE_COMMENT TEXT);
+CREATE VIEW information_schema.TABLES AS SELECT TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE,
+  ENGINE, VERSION, ROW_FORMAT,
+  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.TABLE_ROWS') END AS TABLE_ROWS,
+  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.AVG_ROW_LENGTH') END AS AVG_ROW_LENGTH,
+  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.DATA_LENGTH') END AS DATA_LENGTH,
+  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.MAX_DATA_LENGTH') END AS MAX_DATA_LENGTH,
+  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.INDEX_LENGTH') END AS INDEX_LENGTH,
+  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.DATA_FREE') END AS DATA_FREE,
+  AUTO_INCREMENT,
+  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.CREATE_TIME') END AS CREATE_TIME,
+  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.UPDATE_TIME') END AS UPDATE_TIME,
+  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.CHECK_TIME') END AS CHECK_TIME,
+  TABLE_COLLATION, NULL AS CHECKSUM, CREATE_OPTIONS, TABLE_COMMENT,
+  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.MAX_INDEX_LENGTH') END AS MAX_INDEX_LENGTH,
+  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE 'N' END AS TEMPORARY
+  FROM xrpc_tables;
 CREATE TABLE information_schema.COLUMNS (
   TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
   COLUMN_NAME VARCHAR(64) COLLATE NOCASE, ORDINAL_POSITION INT UNSIGNED, COLUMN_DEFAULT TEXT,
@@ -2110,7 +2129,7 @@ impl SqliteConn {
                         entry.db.clone_from(db);
                     }
                     // It hides a base table of its name.
-                    for from in ["TABLES", "COLUMNS", "STATISTICS"] {
+                    for from in ["xrpc_tables", "COLUMNS", "STATISTICS"] {
                         self.conn
                             .execute(
                                 &format!(
@@ -2182,7 +2201,7 @@ impl SqliteConn {
             .collect();
         let map = |err| self.map(err);
         self.exec(
-            "DELETE FROM information_schema.SCHEMATA; DELETE FROM information_schema.TABLES; \
+            "DELETE FROM information_schema.SCHEMATA; DELETE FROM information_schema.xrpc_tables; \
              DELETE FROM information_schema.COLUMNS; DELETE FROM information_schema.STATISTICS; \
              DELETE FROM information_schema.TABLE_CONSTRAINTS; \
              DELETE FROM information_schema.KEY_COLUMN_USAGE; \
@@ -2209,7 +2228,7 @@ impl SqliteConn {
         let mut insert_table = self
             .conn
             .prepare(
-                "INSERT INTO information_schema.TABLES VALUES ('def', ?1, ?2, ?3, ?4, ?5, ?6, NULL, ?10, \
+                "INSERT INTO information_schema.xrpc_tables VALUES ('def', ?1, ?2, ?3, ?4, ?5, ?6, NULL, ?10, \
                  ?7, ?8, ?9)",
             )
             .map_err(map)?;

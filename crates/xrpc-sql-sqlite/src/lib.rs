@@ -76,7 +76,7 @@
 //!   mode does, move the sequence, drop, rename, recreate indexes and triggers) and counts the
 //!   rows copied where MySQL copies the table (a NULL left in a column made NOT NULL is
 //!   1265 at its row); so does `ADD COLUMN … FIRST/AFTER`, which MySQL does in place (no
-//!   rows counted). `ALTER COLUMN … SET DEFAULT | DROP DEFAULT` and `ADD [CONSTRAINT]
+//!   rows counted; a table's CHECK constraints go with it). `ALTER COLUMN … SET DEFAULT | DROP DEFAULT` and `ADD [CONSTRAINT]
 //!   FOREIGN KEY` build the table again the same way with the rows as they are (a nullable
 //!   column without a default then defaults to NULL, as in MariaDB); none of them may change a
 //!   table other tables' foreign keys reference. Several changes in one ALTER TABLE run in order; one that can fail on

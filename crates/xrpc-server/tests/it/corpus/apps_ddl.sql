@@ -289,3 +289,14 @@ SHOW FULL TABLES;
 SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME;
 SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'zed';
 SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'Zed';
+
+-- script: a column added in place beside a CHECK and a JSON column
+CREATE TABLE `settings` (`id` bigint unsigned NOT NULL AUTO_INCREMENT PRIMARY KEY, `qty` int NOT NULL DEFAULT 1 CHECK (`qty` >= 0), `data` json NULL);
+INSERT INTO `settings` (`qty`, `data`) VALUES (2, '{"a": 1}');
+ALTER TABLE `settings` ADD `label` varchar(20) NOT NULL DEFAULT 'x' AFTER `id`;
+SELECT `id`, `label`, `qty`, `data` FROM `settings`;
+INSERT INTO `settings` (`qty`) VALUES (-1);
+INSERT INTO `settings` (`data`) VALUES ('[1');
+INSERT INTO `settings` (`label`, `data`) VALUES ('y', '[1, 2]');
+SELECT `id`, `label`, `qty`, `data` FROM `settings` ORDER BY `id`;
+SHOW COLUMNS FROM `settings`;
