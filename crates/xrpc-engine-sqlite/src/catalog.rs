@@ -38,7 +38,7 @@
 //! own, so the authorizer allows it; clients may read it but not write it). `TABLES` is a view
 //! with MariaDB's 23 columns over the node's rows (`xrpc_tables`), whose columns of storage
 //! statistics (TABLE_ROWS, DATA_LENGTH, CREATE_TIME, …) are 1235 when read for a table (NULL for
-//! a view, as in MariaDB). It holds the tables
+//! a view, as in MariaDB); `STATISTICS` likewise, over `xrpc_statistics`, with CARDINALITY 1235. It holds the tables
 //! `SCHEMATA`, `COLUMNS`, `STATISTICS`, `TABLE_CONSTRAINTS`, `KEY_COLUMN_USAGE` and
 //! `REFERENTIAL_CONSTRAINTS` (keys and foreign keys; a table's CHECK constraints are not listed,
 //! so `TABLE_CONSTRAINTS` is 1235 while one exists) with MySQL's upper-case column names,
@@ -152,13 +152,17 @@ CREATE TABLE information_schema.COLUMNS (
   NUMERIC_SCALE BIGINT UNSIGNED, DATETIME_PRECISION INT UNSIGNED,
   CHARACTER_SET_NAME VARCHAR(64) COLLATE NOCASE, COLLATION_NAME VARCHAR(64) COLLATE NOCASE, COLUMN_TYPE MEDIUMTEXT,
   COLUMN_KEY VARCHAR(3) COLLATE NOCASE, EXTRA VARCHAR(256) COLLATE NOCASE, PRIVILEGES VARCHAR(154) COLLATE NOCASE, COLUMN_COMMENT TEXT,
-  GENERATION_EXPRESSION LONGTEXT);
-CREATE TABLE information_schema.STATISTICS (
+  IS_GENERATED VARCHAR(6) COLLATE NOCASE, GENERATION_EXPRESSION LONGTEXT);
+CREATE TABLE information_schema.xrpc_statistics (
   TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
   NON_UNIQUE INT, INDEX_SCHEMA VARCHAR(64) COLLATE xrpc_name, INDEX_NAME VARCHAR(64) COLLATE NOCASE, SEQ_IN_INDEX INT UNSIGNED,
   COLUMN_NAME VARCHAR(64) COLLATE NOCASE, COLLATION VARCHAR(1) COLLATE NOCASE, CARDINALITY BIGINT, SUB_PART BIGINT,
   PACKED VARCHAR(10) COLLATE NOCASE, NULLABLE VARCHAR(3) COLLATE NOCASE, INDEX_TYPE VARCHAR(11) COLLATE NOCASE, COMMENT VARCHAR(8) COLLATE NOCASE,
-  INDEX_COMMENT VARCHAR(2048) COLLATE NOCASE, IS_VISIBLE VARCHAR(3) COLLATE NOCASE, EXPRESSION LONGTEXT);
+  INDEX_COMMENT VARCHAR(2048) COLLATE NOCASE, IGNORED VARCHAR(3) COLLATE NOCASE);
+CREATE VIEW information_schema.STATISTICS AS SELECT TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, NON_UNIQUE,
+  INDEX_SCHEMA, INDEX_NAME, SEQ_IN_INDEX, COLUMN_NAME, COLLATION,
+  my_unsupported('information_schema.STATISTICS.CARDINALITY') AS CARDINALITY, SUB_PART, PACKED, NULLABLE,
+  INDEX_TYPE, COMMENT, INDEX_COMMENT, IGNORED FROM xrpc_statistics;
 CREATE TABLE information_schema.TABLE_CONSTRAINTS (
   CONSTRAINT_CATALOG VARCHAR(512) COLLATE NOCASE, CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_NAME VARCHAR(64) COLLATE NOCASE,
   TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_TYPE VARCHAR(64) COLLATE NOCASE);
@@ -1692,8 +1696,8 @@ impl SqliteConn {
                      SEQ_IN_INDEX AS Seq_in_index, COLUMN_NAME AS Column_name, COLLATION AS Collation, \
                      (SELECT count(*) FROM {}.{}) AS Cardinality, SUB_PART AS Sub_part, PACKED AS Packed, \
                      NULLABLE AS \"Null\", INDEX_TYPE AS Index_type, COMMENT AS \"Comment\", \
-                     INDEX_COMMENT AS Index_comment, 'NO' AS Ignored \
-                     FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ?1 AND TABLE_NAME = ?2 COLLATE NOCASE \
+                     INDEX_COMMENT AS Index_comment, IGNORED AS Ignored \
+                     FROM information_schema.xrpc_statistics WHERE TABLE_SCHEMA = ?1 AND TABLE_NAME = ?2 COLLATE NOCASE \
                      ORDER BY INDEX_NAME <> 'PRIMARY', rowid",
                     super::quote(&db),
                     super::quote(&table)
@@ -2129,7 +2133,7 @@ impl SqliteConn {
                         entry.db.clone_from(db);
                     }
                     // It hides a base table of its name.
-                    for from in ["xrpc_tables", "COLUMNS", "STATISTICS"] {
+                    for from in ["xrpc_tables", "COLUMNS", "xrpc_statistics"] {
                         self.conn
                             .execute(
                                 &format!(
@@ -2202,7 +2206,7 @@ impl SqliteConn {
         let map = |err| self.map(err);
         self.exec(
             "DELETE FROM information_schema.SCHEMATA; DELETE FROM information_schema.xrpc_tables; \
-             DELETE FROM information_schema.COLUMNS; DELETE FROM information_schema.STATISTICS; \
+             DELETE FROM information_schema.COLUMNS; DELETE FROM information_schema.xrpc_statistics; \
              DELETE FROM information_schema.TABLE_CONSTRAINTS; \
              DELETE FROM information_schema.KEY_COLUMN_USAGE; \
              DELETE FROM information_schema.REFERENTIAL_CONSTRAINTS;",
@@ -2236,14 +2240,14 @@ impl SqliteConn {
             .conn
             .prepare(
                 "INSERT INTO information_schema.COLUMNS VALUES ('def', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
-                 ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, 'select,insert,update,references', ?18, '')",
+                 ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, 'select,insert,update,references', ?18, 'NEVER', NULL)",
             )
             .map_err(map)?;
         let mut insert_index = self
             .conn
             .prepare(
-                "INSERT INTO information_schema.STATISTICS VALUES ('def', ?1, ?2, ?3, ?1, ?4, ?5, ?6, 'A', \
-                 NULL, ?8, NULL, ?7, 'BTREE', '', '', 'YES', NULL)",
+                "INSERT INTO information_schema.xrpc_statistics VALUES ('def', ?1, ?2, ?3, ?1, ?4, ?5, ?6, 'A', \
+                 NULL, ?8, NULL, ?7, 'BTREE', '', '', 'NO')",
             )
             .map_err(map)?;
         for t in tables {
