@@ -13,9 +13,9 @@
 //! | `USE db` | makes `db` the session's current database |
 //! | `SHOW DATABASES \| SCHEMAS [LIKE 'p']` | `Database` |
 //! | `SHOW [FULL] TABLES [FROM \| IN db] [LIKE 'p']` | `Tables_in_db` (and `Table_type` with FULL) |
-//! | `SHOW [FULL] COLUMNS \| FIELDS FROM t [FROM db] [LIKE 'p']`, `DESCRIBE \| DESC \| EXPLAIN t` | `Field`, `Type`, `Null`, `Key`, `Default`, `Extra` (FULL adds `Collation`, `Privileges`, `Comment`) |
-//! | `SHOW INDEX \| INDEXES \| KEYS FROM t [FROM db]` | MySQL 8's 15 columns, `Table` … `Expression` |
-//! | `SHOW CREATE TABLE t`, `SHOW CREATE DATABASE db` | DDL in MySQL's form, generated from the catalog (a translated view's is 1235) |
+//! | `SHOW [FULL] COLUMNS \| FIELDS FROM t [FROM db] [LIKE 'p']`, `DESCRIBE \| DESC \| EXPLAIN t` | `Field`, `Type`, `Null`, `Key`, `Default`, `Extra` (FULL adds `Collation`, `Privileges`, `Comment`); of a temporary table, it (its rows are put in information_schema for that statement only, hiding the base table of its name) |
+//! | `SHOW INDEX \| INDEXES \| KEYS FROM t [FROM db]` | MariaDB's 14 columns, `Table` … `Ignored`; `Cardinality` is the table's row count (InnoDB's estimate until it samples the index), `Sub_part` a key's column prefix; of a temporary table, 1235 |
+//! | `SHOW CREATE TABLE t`, `SHOW CREATE DATABASE db` | DDL in MySQL's form, generated from the catalog, with key prefixes and foreign keys as MariaDB writes them (a translated view's, a temporary table's and a table's with CHECK constraints, which MariaDB prints rewritten, are 1235) |
 //! | `SHOW CREATE VIEW v` | 1347 for a table, 1146 for neither; a view's is 1235 (MariaDB prints the SELECT as it rewrote it, with every name qualified) |
 //! | `SHOW ENGINES` | one row, `SQLite`, `DEFAULT` |
 //! | `SHOW WARNINGS [LIMIT …]` | the session's diagnostics (`Level`, `Code` UINT, `Message`): conversions MySQL warns about, and the error of a statement that failed (Level `Error`) |
@@ -35,8 +35,15 @@
 //! # information_schema
 //!
 //! Every connection has an in-memory database attached as `information_schema` (the node's
-//! own, so the authorizer allows it; clients may read it but not write it). It holds the tables
-//! `SCHEMATA`, `TABLES`, `COLUMNS` and `STATISTICS` with MySQL's upper-case column names, and
+//! own, so the authorizer allows it; clients may read it but not write it). `TABLES` is a view
+//! with MariaDB's 23 columns over the node's rows (`xrpc_tables`), whose columns of storage
+//! statistics (TABLE_ROWS, DATA_LENGTH, CREATE_TIME, …) are 1235 when read for a table (NULL for
+//! a view, as in MariaDB); `STATISTICS` likewise, over `xrpc_statistics`, with CARDINALITY 1235. It holds the tables
+//! `SCHEMATA`, `COLUMNS`, `STATISTICS`, `TABLE_CONSTRAINTS`, `KEY_COLUMN_USAGE` and
+//! `REFERENTIAL_CONSTRAINTS` (keys and foreign keys; a table's CHECK constraints are not listed,
+//! so `TABLE_CONSTRAINTS` is 1235 while one exists) with MySQL's upper-case column names,
+//! database and table names ordered as MariaDB's `utf8mb3_general_ci` orders them
+//! ([`NAME_COLLATION`]), and
 //! `VIEWS`, a view of `TABLES`' views whose columns the node does not know as MariaDB has them
 //! (VIEW_DEFINITION, IS_UPDATABLE, DEFINER, SECURITY_TYPE, ALGORITHM) are 1235 when read; the
 //! others (the names, CHECK_OPTION `NONE`, the character set and collation) are read as any. Before
@@ -95,34 +102,81 @@ use xrpc_engine::result::{
 
 pub(crate) use super::databases::INFORMATION_SCHEMA;
 
+/// The collation of database and table names in `information_schema`: ordered as MariaDB's
+/// `utf8mb3_general_ci` orders ASCII names (letters as capitals, so `_` sorts after them),
+/// equal only when equal byte for byte, as names compare with `lower_case_table_names` 0.
+pub(crate) const NAME_COLLATION: &str = "xrpc_name";
+
+/// [`NAME_COLLATION`]'s order.
+pub(crate) fn compare_names(a: &str, b: &str) -> std::cmp::Ordering {
+    a.bytes()
+        .map(|c| c.to_ascii_uppercase())
+        .cmp(b.bytes().map(|c| c.to_ascii_uppercase()))
+        .then_with(|| a.cmp(b))
+}
+
 /// The catalog tables, created in the in-memory `information_schema` of every connection. Names
 /// compare and sort without regard to case, as MySQL's `utf8mb3_general_ci` columns do, except
 /// database and table names, which compare as the file system does (`lower_case_table_names`
 /// 0).
 pub(crate) const INFORMATION_SCHEMA_DDL: &str = "
 CREATE TABLE information_schema.SCHEMATA (
-  CATALOG_NAME VARCHAR(64) COLLATE NOCASE, SCHEMA_NAME VARCHAR(64), DEFAULT_CHARACTER_SET_NAME VARCHAR(64) COLLATE NOCASE,
+  CATALOG_NAME VARCHAR(64) COLLATE NOCASE, SCHEMA_NAME VARCHAR(64) COLLATE xrpc_name, DEFAULT_CHARACTER_SET_NAME VARCHAR(64) COLLATE NOCASE,
   DEFAULT_COLLATION_NAME VARCHAR(64) COLLATE NOCASE, SQL_PATH VARCHAR(512) COLLATE NOCASE);
-CREATE TABLE information_schema.TABLES (
-  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64), TABLE_NAME VARCHAR(64),
+CREATE TABLE information_schema.xrpc_tables (
+  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
   TABLE_TYPE VARCHAR(64) COLLATE NOCASE, ENGINE VARCHAR(64) COLLATE NOCASE, VERSION INT, ROW_FORMAT VARCHAR(10) COLLATE NOCASE,
   TABLE_ROWS BIGINT UNSIGNED, AUTO_INCREMENT BIGINT UNSIGNED, TABLE_COLLATION VARCHAR(64) COLLATE NOCASE,
   CREATE_OPTIONS VARCHAR(256) COLLATE NOCASE, TABLE_COMMENT TEXT);
+CREATE VIEW information_schema.TABLES AS SELECT TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE,
+  ENGINE, VERSION, ROW_FORMAT,
+  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.TABLE_ROWS') END AS TABLE_ROWS,
+  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.AVG_ROW_LENGTH') END AS AVG_ROW_LENGTH,
+  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.DATA_LENGTH') END AS DATA_LENGTH,
+  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.MAX_DATA_LENGTH') END AS MAX_DATA_LENGTH,
+  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.INDEX_LENGTH') END AS INDEX_LENGTH,
+  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.DATA_FREE') END AS DATA_FREE,
+  AUTO_INCREMENT,
+  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.CREATE_TIME') END AS CREATE_TIME,
+  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.UPDATE_TIME') END AS UPDATE_TIME,
+  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.CHECK_TIME') END AS CHECK_TIME,
+  TABLE_COLLATION, NULL AS CHECKSUM, CREATE_OPTIONS, TABLE_COMMENT,
+  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.MAX_INDEX_LENGTH') END AS MAX_INDEX_LENGTH,
+  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE 'N' END AS TEMPORARY
+  FROM xrpc_tables;
 CREATE TABLE information_schema.COLUMNS (
-  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64), TABLE_NAME VARCHAR(64),
+  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
   COLUMN_NAME VARCHAR(64) COLLATE NOCASE, ORDINAL_POSITION INT UNSIGNED, COLUMN_DEFAULT TEXT,
   IS_NULLABLE VARCHAR(3) COLLATE NOCASE, DATA_TYPE LONGTEXT, CHARACTER_MAXIMUM_LENGTH BIGINT,
   CHARACTER_OCTET_LENGTH BIGINT, NUMERIC_PRECISION BIGINT UNSIGNED,
   NUMERIC_SCALE BIGINT UNSIGNED, DATETIME_PRECISION INT UNSIGNED,
   CHARACTER_SET_NAME VARCHAR(64) COLLATE NOCASE, COLLATION_NAME VARCHAR(64) COLLATE NOCASE, COLUMN_TYPE MEDIUMTEXT,
   COLUMN_KEY VARCHAR(3) COLLATE NOCASE, EXTRA VARCHAR(256) COLLATE NOCASE, PRIVILEGES VARCHAR(154) COLLATE NOCASE, COLUMN_COMMENT TEXT,
-  GENERATION_EXPRESSION LONGTEXT);
-CREATE TABLE information_schema.STATISTICS (
-  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64), TABLE_NAME VARCHAR(64),
-  NON_UNIQUE INT, INDEX_SCHEMA VARCHAR(64), INDEX_NAME VARCHAR(64) COLLATE NOCASE, SEQ_IN_INDEX INT UNSIGNED,
+  IS_GENERATED VARCHAR(6) COLLATE NOCASE, GENERATION_EXPRESSION LONGTEXT);
+CREATE TABLE information_schema.xrpc_statistics (
+  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
+  NON_UNIQUE INT, INDEX_SCHEMA VARCHAR(64) COLLATE xrpc_name, INDEX_NAME VARCHAR(64) COLLATE NOCASE, SEQ_IN_INDEX INT UNSIGNED,
   COLUMN_NAME VARCHAR(64) COLLATE NOCASE, COLLATION VARCHAR(1) COLLATE NOCASE, CARDINALITY BIGINT, SUB_PART BIGINT,
   PACKED VARCHAR(10) COLLATE NOCASE, NULLABLE VARCHAR(3) COLLATE NOCASE, INDEX_TYPE VARCHAR(11) COLLATE NOCASE, COMMENT VARCHAR(8) COLLATE NOCASE,
-  INDEX_COMMENT VARCHAR(2048) COLLATE NOCASE, IS_VISIBLE VARCHAR(3) COLLATE NOCASE, EXPRESSION LONGTEXT);
+  INDEX_COMMENT VARCHAR(2048) COLLATE NOCASE, IGNORED VARCHAR(3) COLLATE NOCASE);
+CREATE VIEW information_schema.STATISTICS AS SELECT TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, NON_UNIQUE,
+  INDEX_SCHEMA, INDEX_NAME, SEQ_IN_INDEX, COLUMN_NAME, COLLATION,
+  my_unsupported('information_schema.STATISTICS.CARDINALITY') AS CARDINALITY, SUB_PART, PACKED, NULLABLE,
+  INDEX_TYPE, COMMENT, INDEX_COMMENT, IGNORED FROM xrpc_statistics;
+CREATE TABLE information_schema.TABLE_CONSTRAINTS (
+  CONSTRAINT_CATALOG VARCHAR(512) COLLATE NOCASE, CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_NAME VARCHAR(64) COLLATE NOCASE,
+  TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_TYPE VARCHAR(64) COLLATE NOCASE);
+CREATE TABLE information_schema.KEY_COLUMN_USAGE (
+  CONSTRAINT_CATALOG VARCHAR(512) COLLATE NOCASE, CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_NAME VARCHAR(64) COLLATE NOCASE,
+  TABLE_CATALOG VARCHAR(512) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
+  COLUMN_NAME VARCHAR(64) COLLATE NOCASE, ORDINAL_POSITION BIGINT, POSITION_IN_UNIQUE_CONSTRAINT BIGINT,
+  REFERENCED_TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, REFERENCED_TABLE_NAME VARCHAR(64) COLLATE xrpc_name, REFERENCED_COLUMN_NAME VARCHAR(64) COLLATE NOCASE);
+CREATE TABLE information_schema.REFERENTIAL_CONSTRAINTS (
+  CONSTRAINT_CATALOG VARCHAR(512) COLLATE NOCASE, CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_NAME VARCHAR(64) COLLATE NOCASE,
+  UNIQUE_CONSTRAINT_CATALOG VARCHAR(512) COLLATE NOCASE, UNIQUE_CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name,
+  UNIQUE_CONSTRAINT_NAME VARCHAR(64) COLLATE NOCASE, MATCH_OPTION VARCHAR(64) COLLATE NOCASE,
+  UPDATE_RULE VARCHAR(64) COLLATE NOCASE, DELETE_RULE VARCHAR(64) COLLATE NOCASE, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
+  REFERENCED_TABLE_NAME VARCHAR(64) COLLATE xrpc_name);
 CREATE VIEW information_schema.VIEWS AS SELECT TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME,
   my_unsupported('information_schema.VIEWS.VIEW_DEFINITION') AS VIEW_DEFINITION,
   'NONE' AS CHECK_OPTION,
@@ -925,6 +979,11 @@ pub(crate) struct TableEntry {
     pub(crate) options: Vec<(String, String)>,
     /// Described by a translated table's kept definition.
     pub(crate) kept: bool,
+    /// A translated table's foreign keys as SHOW CREATE TABLE writes them, by name.
+    pub(crate) foreign_keys: Vec<String>,
+    /// A translated table with CHECK constraints (a JSON column's among them), which SHOW
+    /// CREATE TABLE does not write as MariaDB does (it prints them rewritten).
+    pub(crate) has_checks: bool,
 }
 
 /// One column of a table.
@@ -1101,10 +1160,15 @@ fn apply_kept(entry: &mut TableEntry, kept: &xrpc_sql_sqlite::Table) {
     for index in &mut entry.indexes {
         if let Some(declared) = kept.indexes.iter().find(|i| i.sqlite_name == index.name) {
             index.name = declared.name.clone();
+            index.prefixes = index.columns.iter().map(|c| declared.prefix(c)).collect();
         }
     }
     entry.kept = true;
     entry.options = kept.options.clone();
+    // InnoDB lists a table's foreign keys by name.
+    entry.foreign_keys = kept.foreign_keys_shown.clone();
+    entry.foreign_keys.sort();
+    entry.has_checks = !kept.checks.is_empty();
     // A table declared without an engine has MySQL's default one.
     entry.engine = Some(
         kept.options
@@ -1114,12 +1178,97 @@ fn apply_kept(entry: &mut TableEntry, kept: &xrpc_sql_sqlite::Table) {
     );
 }
 
+/// A foreign key as SHOW CREATE TABLE writes it (`CONSTRAINT `n` FOREIGN KEY (`a`) REFERENCES
+/// `p` (`id`) ON DELETE CASCADE`), read back for information_schema.
+struct ShownForeignKey {
+    name: String,
+    columns: Vec<String>,
+    table: String,
+    referenced: Vec<String>,
+    on_delete: String,
+    on_update: String,
+}
+
+impl ShownForeignKey {
+    fn parse(shown: &str) -> Option<Self> {
+        /// A backquoted name at the start of `text`, and the rest.
+        fn name(text: &str) -> Option<(String, &str)> {
+            let rest = text.strip_prefix('`')?;
+            let mut out = String::new();
+            let mut chars = rest.char_indices().peekable();
+            while let Some((i, c)) = chars.next() {
+                if c == '`' {
+                    if chars.peek().is_some_and(|(_, n)| *n == '`') {
+                        chars.next();
+                        out.push('`');
+                        continue;
+                    }
+                    return Some((out, &rest[i + 1..]));
+                }
+                out.push(c);
+            }
+            None
+        }
+        /// `(`a`, `b`)` at the start of `text`, and the rest.
+        fn list(text: &str) -> Option<(Vec<String>, &str)> {
+            let mut rest = text.strip_prefix('(')?;
+            let mut names = Vec::new();
+            loop {
+                let (n, after) = name(rest)?;
+                names.push(n);
+                if let Some(after) = after.strip_prefix(", ") {
+                    rest = after;
+                } else {
+                    return Some((names, after.strip_prefix(')')?));
+                }
+            }
+        }
+        let (fk_name, rest) = name(shown.strip_prefix("CONSTRAINT ")?)?;
+        let (columns, rest) = list(rest.strip_prefix(" FOREIGN KEY ")?)?;
+        let (table, rest) = name(rest.strip_prefix(" REFERENCES ")?)?;
+        let (referenced, rest) = list(rest.strip_prefix(' ')?)?;
+        let rule = |clause: &str| {
+            rest.split_once(clause)
+                .map_or("RESTRICT".to_owned(), |(_, r)| {
+                    [
+                        "CASCADE",
+                        "SET NULL",
+                        "NO ACTION",
+                        "SET DEFAULT",
+                        "RESTRICT",
+                    ]
+                    .iter()
+                    .find(|a| r.starts_with(*a))
+                    .map_or("RESTRICT".to_owned(), |a| (*a).to_owned())
+                })
+        };
+        Some(Self {
+            name: fk_name,
+            columns,
+            table,
+            referenced,
+            on_delete: rule(" ON DELETE "),
+            on_update: rule(" ON UPDATE "),
+        })
+    }
+}
+
 /// One index of a table; the primary key is `PRIMARY`.
 #[derive(Debug, Clone)]
 pub(crate) struct IndexEntry {
     pub(crate) name: String,
     pub(crate) unique: bool,
     pub(crate) columns: Vec<String>,
+    /// Each column's prefix length, when the kept definition keys it by a prefix (empty for
+    /// a table without one).
+    pub(crate) prefixes: Vec<Option<u32>>,
+}
+
+impl IndexEntry {
+    /// The prefix length of the key's `seq`th column (from 0), if it has one.
+    fn prefix(&self, seq: usize) -> Option<u32> {
+        self.prefixes.get(seq).copied().flatten()
+    }
 }
 
 impl TableEntry {
@@ -1162,6 +1311,28 @@ impl TableEntry {
         }
     }
 
+    /// The table's character set and collation as its options declare them (utf8mb4 and its
+    /// default collation otherwise).
+    fn charset_and_collation(&self) -> (String, String) {
+        let option = |names: &[&str]| {
+            self.options
+                .iter()
+                .find(|(k, _)| names.contains(&k.as_str()))
+                .map(|(_, v)| v.to_ascii_lowercase())
+        };
+        let charset = option(&[
+            "DEFAULT CHARSET",
+            "CHARSET",
+            "DEFAULT CHARACTER SET",
+            "CHARACTER SET",
+        ])
+        .map(|c| if c == "utf8" { "utf8mb3".to_owned() } else { c })
+        .unwrap_or_else(|| "utf8mb4".to_owned());
+        let collation = option(&["COLLATE", "DEFAULT COLLATE"])
+            .unwrap_or_else(|| format!("{charset}_general_ci"));
+        (charset, collation)
+    }
+
     /// What follows a translated table's columns and keys in SHOW CREATE TABLE, in MariaDB's
     /// order: `ENGINE=…`, `AUTO_INCREMENT=n` (the next value, when past 1), the character set
     /// with its collation, `COMMENT='…'`.
@@ -1176,18 +1347,7 @@ impl TableEntry {
         if let Some(next) = next_auto_increment.filter(|n| *n > 1) {
             tail.push_str(&format!(" AUTO_INCREMENT={next}"));
         }
-        let charset = option(&[
-            "DEFAULT CHARSET",
-            "CHARSET",
-            "DEFAULT CHARACTER SET",
-            "CHARACTER SET",
-        ])
-        .map(|c| c.to_ascii_lowercase())
-        .map(|c| if c == "utf8" { "utf8mb3".to_owned() } else { c })
-        .unwrap_or_else(|| "utf8mb4".to_owned());
-        let collation = option(&["COLLATE", "DEFAULT COLLATE"])
-            .map(|c| c.to_ascii_lowercase())
-            .unwrap_or_else(|| format!("{charset}_general_ci"));
+        let (charset, collation) = self.charset_and_collation();
         tail.push_str(&format!(" DEFAULT CHARSET={charset} COLLATE={collation}"));
         if let Some(comment) = option(&["COMMENT"]) {
             tail.push_str(&format!(" COMMENT='{}'", comment.replace('\'', "''")));
@@ -1213,6 +1373,11 @@ impl TableEntry {
                 line.push_str(" NULL");
             }
             match &c.default {
+                // MariaDB writes a number's default as a number (`DEFAULT 0.00`).
+                Some(d) if ty.data_type == "decimal" && d.len() > 1 && d.starts_with('\'') => {
+                    line.push_str(" DEFAULT ");
+                    line.push_str(&d[1..d.len() - 1]);
+                }
                 Some(d) => {
                     line.push_str(" DEFAULT ");
                     line.push_str(d);
@@ -1228,30 +1393,29 @@ impl TableEntry {
             }
             lines.push(line);
         }
-        let list = |cols: &[String]| {
-            cols.iter()
-                .map(|c| backquote(c))
+        let list = |index: &IndexEntry| {
+            index
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(seq, c)| match index.prefix(seq) {
+                    Some(n) => format!("{}({n})", backquote(c)),
+                    None => backquote(c),
+                })
                 .collect::<Vec<_>>()
                 .join(",")
         };
         for index in &self.indexes {
             let line = if index.name == "PRIMARY" {
-                format!("  PRIMARY KEY ({})", list(&index.columns))
+                format!("  PRIMARY KEY ({})", list(index))
             } else if index.unique {
-                format!(
-                    "  UNIQUE KEY {} ({})",
-                    backquote(&index.name),
-                    list(&index.columns)
-                )
+                format!("  UNIQUE KEY {} ({})", backquote(&index.name), list(index))
             } else {
-                format!(
-                    "  KEY {} ({})",
-                    backquote(&index.name),
-                    list(&index.columns)
-                )
+                format!("  KEY {} ({})", backquote(&index.name), list(index))
             };
             lines.push(line);
         }
+        lines.extend(self.foreign_keys.iter().map(|fk| format!("  {fk}")));
         let tail = if !self.kept {
             "ENGINE=SQLite DEFAULT CHARSET=utf8mb4".to_owned()
         } else {
@@ -1349,7 +1513,6 @@ impl SqliteConn {
         stmt: Stmt,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
-        let done = ExecSummary::default();
         if let Stmt::ShowColumns { table, db, .. }
         | Stmt::ShowIndex { table, db }
         | Stmt::ShowCreateTable { table, db } = &stmt
@@ -1357,15 +1520,34 @@ impl SqliteConn {
         {
             let db = self.resolve_db(db.as_deref())?;
             if super::translated::is_temporary_table(&self.conn, &db, table) {
-                return Err(SqlError::new(
-                    &codes::NOT_SUPPORTED_YET,
-                    format!(
-                        "This version of MySQL doesn't yet support 'SHOW or DESCRIBE of the \
-                         temporary table {table}'"
-                    ),
-                ));
+                if !matches!(stmt, Stmt::ShowColumns { .. }) {
+                    return Err(SqlError::new(
+                        &codes::NOT_SUPPORTED_YET,
+                        format!(
+                            "This version of MySQL doesn't yet support 'SHOW INDEX or SHOW \
+                             CREATE TABLE of the temporary table {table}'"
+                        ),
+                    ));
+                }
+                self.describing_temporary = Some((db, table.clone()));
+                self.catalog_built = None;
+                let result = self.run_mysql_statement(stmt, sink);
+                self.describing_temporary = None;
+                self.catalog_built = None;
+                return result;
             }
         }
+        self.run_mysql_statement(stmt, sink)
+    }
+
+    /// Runs one of the statements [`parse`] recognised, a temporary table's description set
+    /// up (see `run_mysql`).
+    fn run_mysql_statement(
+        &mut self,
+        stmt: Stmt,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        let done = ExecSummary::default();
         match stmt {
             Stmt::NotSupported(what) => Err(SqlError::new(
                 &codes::NOT_SUPPORTED_YET,
@@ -1443,7 +1625,7 @@ impl SqliteConn {
                     sql.push_str(" WHERE SCHEMA_NAME LIKE ?1 ESCAPE '\\'");
                     args.push(text(Some(&like)));
                 }
-                sql.push_str(" ORDER BY 1");
+                sql.push_str(" ORDER BY 1 COLLATE BINARY");
                 self.query(&sql, &args, sink)
             }
             Stmt::ShowTables { full, db, like } => {
@@ -1463,7 +1645,7 @@ impl SqliteConn {
                     sql.push_str(" AND TABLE_NAME LIKE ?2 ESCAPE '\\'");
                     args.push(text(Some(&like)));
                 }
-                sql.push_str(" ORDER BY 1");
+                sql.push_str(" ORDER BY 1 COLLATE BINARY");
                 self.query(&sql, &args, sink)
             }
             Stmt::ShowColumns {
@@ -1507,13 +1689,19 @@ impl SqliteConn {
                 let db = self.resolve_db(db.as_deref())?;
                 self.refresh_catalog()?;
                 self.require_table(&db, &table)?;
-                let sql = "SELECT TABLE_NAME AS \"Table\", NON_UNIQUE AS Non_unique, INDEX_NAME AS Key_name, \
+                // Cardinality is InnoDB's estimate until it samples the index again: the
+                // table's row count.
+                let sql = &format!(
+                    "SELECT TABLE_NAME AS \"Table\", NON_UNIQUE AS Non_unique, INDEX_NAME AS Key_name, \
                      SEQ_IN_INDEX AS Seq_in_index, COLUMN_NAME AS Column_name, COLLATION AS Collation, \
-                     CARDINALITY AS Cardinality, SUB_PART AS Sub_part, PACKED AS Packed, \
+                     (SELECT count(*) FROM {}.{}) AS Cardinality, SUB_PART AS Sub_part, PACKED AS Packed, \
                      NULLABLE AS \"Null\", INDEX_TYPE AS Index_type, COMMENT AS \"Comment\", \
-                     INDEX_COMMENT AS Index_comment, IS_VISIBLE AS Visible, EXPRESSION AS Expression \
-                     FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ?1 AND TABLE_NAME = ?2 COLLATE NOCASE \
-                     ORDER BY INDEX_NAME <> 'PRIMARY', rowid";
+                     INDEX_COMMENT AS Index_comment, IGNORED AS Ignored \
+                     FROM information_schema.xrpc_statistics WHERE TABLE_SCHEMA = ?1 AND TABLE_NAME = ?2 COLLATE NOCASE \
+                     ORDER BY INDEX_NAME <> 'PRIMARY', rowid",
+                    super::quote(&db),
+                    super::quote(&table)
+                );
                 self.query(sql, &[text(Some(&db)), text(Some(&table))], sink)
             }
             Stmt::ShowCreateTable { table, db } => {
@@ -1530,21 +1718,16 @@ impl SqliteConn {
                     let sql = "SELECT ?1 AS \"View\", ?2 AS \"Create View\", 'utf8mb4' AS character_set_client, \
                          'utf8mb4_general_ci' AS collation_connection";
                     self.query(sql, &[text(Some(&entry.name)), text(Some(&entry.sql))], sink)
+                } else if entry.has_checks {
+                    Err(SqlError::new(
+                        &codes::NOT_SUPPORTED_YET,
+                        "This version of MySQL doesn't yet support 'SHOW CREATE TABLE of a \
+                         table with CHECK constraints or JSON columns'",
+                    ))
                 } else {
-                    let next_auto_increment = if entry.auto_increment_column().is_some() {
-                        self.conn
-                            .query_row(
-                                &format!(
-                                    "SELECT seq + 1 FROM {}.sqlite_sequence WHERE name = ?1",
-                                    super::quote(&entry.db)
-                                ),
-                                [&entry.name],
-                                |row| row.get::<_, i64>(0),
-                            )
-                            .ok()
-                    } else {
-                        None
-                    };
+                    let next_auto_increment = entry
+                        .auto_increment_column()
+                        .map(|_| self.next_auto_increment(&entry.db, &entry.name));
                     let ddl = entry.create_table(next_auto_increment);
                     let sql = "SELECT ?1 AS \"Table\", ?2 AS \"Create Table\"";
                     self.query(sql, &[text(Some(&entry.name)), text(Some(&ddl))], sink)
@@ -1722,6 +1905,20 @@ impl SqliteConn {
         Ok((db, entry))
     }
 
+    /// The next id of table `table`'s AUTO_INCREMENT column (1 before any).
+    fn next_auto_increment(&self, db: &str, table: &str) -> i64 {
+        self.conn
+            .query_row(
+                &format!(
+                    "SELECT seq + 1 FROM {}.sqlite_sequence WHERE name = ?1",
+                    super::quote(db)
+                ),
+                [table],
+                |row| row.get::<_, i64>(0),
+            )
+            .unwrap_or(1)
+    }
+
     fn require_table(&self, db: &str, table: &str) -> Result<(), SqlError> {
         let exists: bool = self
             .conn
@@ -1785,6 +1982,8 @@ impl SqliteConn {
                     engine: None,
                     options: Vec::new(),
                     kept: false,
+                    foreign_keys: Vec::new(),
+                    has_checks: false,
                 })
                 .collect();
             let find = |entries: &mut Vec<TableEntry>, name: &str| {
@@ -1847,6 +2046,7 @@ impl SqliteConn {
                         name: "PRIMARY".to_owned(),
                         unique: true,
                         columns,
+                        prefixes: Vec::new(),
                     });
                 }
             }
@@ -1886,6 +2086,7 @@ impl SqliteConn {
                         name,
                         unique,
                         columns: Vec::new(),
+                        prefixes: Vec::new(),
                     });
                     current = Some(key);
                 }
@@ -1919,12 +2120,38 @@ impl SqliteConn {
         let tables = self.read_catalog(None)?;
         // One transaction for every row, instead of one per INSERT.
         self.exec("SAVEPOINT xrpc_catalog")?;
-        let result = self.write_catalog(&tables);
+        let mut result = self.write_catalog(&tables);
+        // A temporary table SHOW COLUMNS or SHOW CREATE TABLE describes: its rows are there
+        // for that statement only (the next read builds the catalog again without them), under
+        // the database it was created in, as information_schema never lists it.
+        let describing = self.describing_temporary.clone();
+        if let (Ok(()), Some((db, table))) = (&result, &describing) {
+            result = self
+                .read_catalog(Some(("temp", table)))
+                .and_then(|mut entries| {
+                    for entry in &mut entries {
+                        entry.db.clone_from(db);
+                    }
+                    // It hides a base table of its name.
+                    for from in ["xrpc_tables", "COLUMNS", "xrpc_statistics"] {
+                        self.conn
+                            .execute(
+                                &format!(
+                                    "DELETE FROM information_schema.{from} WHERE TABLE_SCHEMA = ?1 \
+                                 AND TABLE_NAME = ?2 COLLATE NOCASE"
+                                ),
+                                [db, table],
+                            )
+                            .map_err(|err| self.map(err))?;
+                    }
+                    self.write_table_rows(&entries)
+                });
+        }
         if result.is_err() {
             let _ = self.exec("ROLLBACK TO xrpc_catalog");
         }
         self.exec("RELEASE xrpc_catalog")?;
-        if result.is_ok() && !self.in_transaction() {
+        if result.is_ok() && !self.in_transaction() && describing.is_none() {
             self.catalog_built = Some(version);
         }
         result
@@ -1949,8 +2176,18 @@ impl SqliteConn {
     }
 
     /// Refuses a statement that may read `information_schema.COLUMNS` while a translated view
-    /// has a column without a declared type (its type there would not be MySQL's).
+    /// has a column without a declared type (its type there would not be MySQL's), or
+    /// `TABLE_CONSTRAINTS` while a table has CHECK constraints (which it does not list: their
+    /// names are not all MariaDB's).
     pub(super) fn refuse_undescribed_views(&self, sql: &str) -> Result<(), SqlError> {
+        if self.unlisted_checks && xrpc_engine::lex::contains_ignore_case(sql, "table_constraints")
+        {
+            return Err(SqlError::new(
+                &codes::NOT_SUPPORTED_YET,
+                "This version of MySQL doesn't yet support 'information_schema.TABLE_CONSTRAINTS \
+                 while a table has CHECK constraints'",
+            ));
+        }
         match self.undescribed_views.first() {
             Some((_, view)) if xrpc_engine::lex::contains_ignore_case(sql, "columns") => {
                 Err(undescribed(view))
@@ -1960,6 +2197,7 @@ impl SqliteConn {
     }
 
     fn write_catalog(&mut self, tables: &[TableEntry]) -> Result<(), SqlError> {
+        self.unlisted_checks = tables.iter().any(|t| t.has_checks);
         self.undescribed_views = tables
             .iter()
             .filter(|t| t.view && t.kept && t.columns.iter().any(|c| c.kept_type.is_none()))
@@ -1967,8 +2205,11 @@ impl SqliteConn {
             .collect();
         let map = |err| self.map(err);
         self.exec(
-            "DELETE FROM information_schema.SCHEMATA; DELETE FROM information_schema.TABLES; \
-             DELETE FROM information_schema.COLUMNS; DELETE FROM information_schema.STATISTICS;",
+            "DELETE FROM information_schema.SCHEMATA; DELETE FROM information_schema.xrpc_tables; \
+             DELETE FROM information_schema.COLUMNS; DELETE FROM information_schema.xrpc_statistics; \
+             DELETE FROM information_schema.TABLE_CONSTRAINTS; \
+             DELETE FROM information_schema.KEY_COLUMN_USAGE; \
+             DELETE FROM information_schema.REFERENTIAL_CONSTRAINTS;",
         )?;
         let mut schemata = self
             .conn
@@ -1981,10 +2222,17 @@ impl SqliteConn {
         for (name, _) in &self.attached.names {
             schemata.execute([name]).map_err(map)?;
         }
+        drop(schemata);
+        self.write_table_rows(tables)
+    }
+
+    /// The rows of `tables` in information_schema's TABLES, COLUMNS and STATISTICS.
+    fn write_table_rows(&self, tables: &[TableEntry]) -> Result<(), SqlError> {
+        let map = |err| self.map(err);
         let mut insert_table = self
             .conn
             .prepare(
-                "INSERT INTO information_schema.TABLES VALUES ('def', ?1, ?2, ?3, ?4, ?5, ?6, NULL, NULL, \
+                "INSERT INTO information_schema.xrpc_tables VALUES ('def', ?1, ?2, ?3, ?4, ?5, ?6, NULL, ?10, \
                  ?7, ?8, ?9)",
             )
             .map_err(map)?;
@@ -1992,14 +2240,14 @@ impl SqliteConn {
             .conn
             .prepare(
                 "INSERT INTO information_schema.COLUMNS VALUES ('def', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
-                 ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, 'select,insert,update,references', ?18, '')",
+                 ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, 'select,insert,update,references', ?18, 'NEVER', NULL)",
             )
             .map_err(map)?;
         let mut insert_index = self
             .conn
             .prepare(
-                "INSERT INTO information_schema.STATISTICS VALUES ('def', ?1, ?2, ?3, ?1, ?4, ?5, ?6, 'A', \
-                 NULL, NULL, NULL, ?7, 'BTREE', '', '', 'YES', NULL)",
+                "INSERT INTO information_schema.xrpc_statistics VALUES ('def', ?1, ?2, ?3, ?1, ?4, ?5, ?6, 'A', \
+                 NULL, ?8, NULL, ?7, 'BTREE', '', '', 'NO')",
             )
             .map_err(map)?;
         for t in tables {
@@ -2013,14 +2261,26 @@ impl SqliteConn {
                     Some(t.engine.as_deref().unwrap_or("SQLite")),
                     Some(10),
                     Some("Dynamic"),
-                    Some("utf8mb4_general_ci"),
+                    Some(if t.kept {
+                        t.charset_and_collation().1
+                    } else {
+                        "utf8mb4_general_ci".to_owned()
+                    }),
                     Some(""),
                     "",
                 )
             };
+            // The next id of a translated table's AUTO_INCREMENT column, as SHOW CREATE TABLE
+            // gives it.
+            let next_id = if t.kept && !t.view && t.auto_increment_column().is_some() {
+                Some(self.next_auto_increment(&t.db, &t.name))
+            } else {
+                None
+            };
             insert_table
                 .execute(rusqlite::params![
-                    t.db, t.name, kind, engine, version, format, collation, options, comment
+                    t.db, t.name, kind, engine, version, format, collation, options, comment,
+                    next_id
                 ])
                 .map_err(map)?;
             let auto = t.auto_increment_column();
@@ -2081,9 +2341,116 @@ impl SqliteConn {
                             seq as i64 + 1,
                             column,
                             nullable,
+                            index.prefix(seq),
                         ])
                         .map_err(map)?;
                 }
+            }
+        }
+        self.write_constraint_rows(tables)
+    }
+
+    /// The rows of `tables`' keys and foreign keys in TABLE_CONSTRAINTS, KEY_COLUMN_USAGE and
+    /// REFERENTIAL_CONSTRAINTS, as MariaDB lists them (CHECK constraints are not listed: see
+    /// `refuse_undescribed_views`).
+    fn write_constraint_rows(&self, tables: &[TableEntry]) -> Result<(), SqlError> {
+        let map = |err| self.map(err);
+        let mut constraint = self
+            .conn
+            .prepare(
+                "INSERT INTO information_schema.TABLE_CONSTRAINTS VALUES ('def', ?1, ?2, ?1, ?3, ?4)",
+            )
+            .map_err(map)?;
+        let mut usage = self
+            .conn
+            .prepare(
+                "INSERT INTO information_schema.KEY_COLUMN_USAGE VALUES ('def', ?1, ?2, 'def', ?1, ?3, \
+                 ?4, ?5, ?6, ?7, ?8, ?9)",
+            )
+            .map_err(map)?;
+        let mut referential = self
+            .conn
+            .prepare(
+                "INSERT INTO information_schema.REFERENTIAL_CONSTRAINTS VALUES ('def', ?1, ?2, 'def', \
+                 ?1, ?3, 'NONE', ?4, ?5, ?6, ?7)",
+            )
+            .map_err(map)?;
+        for t in tables.iter().filter(|t| !t.view) {
+            for index in t.indexes.iter().filter(|i| i.unique) {
+                let kind = if index.name == "PRIMARY" {
+                    "PRIMARY KEY"
+                } else {
+                    "UNIQUE"
+                };
+                constraint
+                    .execute(rusqlite::params![t.db, index.name, t.name, kind])
+                    .map_err(map)?;
+                for (seq, column) in index.columns.iter().enumerate() {
+                    usage
+                        .execute(rusqlite::params![
+                            t.db,
+                            index.name,
+                            t.name,
+                            column,
+                            seq as i64 + 1,
+                            None::<i64>,
+                            None::<String>,
+                            None::<String>,
+                            None::<String>
+                        ])
+                        .map_err(map)?;
+                }
+            }
+            for fk in t
+                .foreign_keys
+                .iter()
+                .filter_map(|f| ShownForeignKey::parse(f))
+            {
+                constraint
+                    .execute(rusqlite::params![t.db, fk.name, t.name, "FOREIGN KEY"])
+                    .map_err(map)?;
+                for (seq, (column, referenced)) in fk.columns.iter().zip(&fk.referenced).enumerate()
+                {
+                    usage
+                        .execute(rusqlite::params![
+                            t.db,
+                            fk.name,
+                            t.name,
+                            column,
+                            seq as i64 + 1,
+                            seq as i64 + 1,
+                            t.db,
+                            fk.table,
+                            referenced
+                        ])
+                        .map_err(map)?;
+                }
+                // The parent's key the foreign key references: its primary key, else a unique
+                // key of those columns.
+                let unique = tables
+                    .iter()
+                    .find(|p| p.db == t.db && p.name.eq_ignore_ascii_case(&fk.table))
+                    .and_then(|p| {
+                        p.indexes.iter().filter(|i| i.unique).find(|i| {
+                            i.columns.len() == fk.referenced.len()
+                                && i.columns
+                                    .iter()
+                                    .zip(&fk.referenced)
+                                    .all(|(a, b)| a.eq_ignore_ascii_case(b))
+                        })
+                    })
+                    .map(|i| i.name.clone());
+                referential
+                    .execute(rusqlite::params![
+                        t.db,
+                        fk.name,
+                        unique,
+                        fk.on_update,
+                        fk.on_delete,
+                        t.name,
+                        fk.table
+                    ])
+                    .map_err(map)?;
             }
         }
         Ok(())

@@ -21,7 +21,8 @@
 //! | `SAVEPOINT s`, `ROLLBACK TO [SAVEPOINT] s`, `RELEASE SAVEPOINT s` | [`Request::Savepoint`]: SQLite's savepoint of that name |
 //! | `SET NAMES …`, `SET [scope] TRANSACTION …` | [`Request::Set`] without effect (everything is utf8mb4) |
 //! | `SET [GLOBAL \| SESSION \| @@…] name = value [, …]`, `SET @user = value` | [`Request::Set`]; only a session `autocommit` has an effect |
-//! | `SET … sql_mode = '…PIPES_AS_CONCAT…'`, ANSI_QUOTES or NO_BACKSLASH_ESCAPES (or ANSI, ORACLE, POSTGRESQL, MSSQL, DB2, MAXDB) | refused with 1235: statements read as under the default sql_mode |
+//! | `SET [SESSION] time_zone = value` | [`Request::Set`] with the session's new zone: `SYSTEM` or the system's offset; another offset or a named zone 1235, a malformed one 1298 |
+//! | `SET [SESSION] sql_mode = value` | [`Request::Set`] with the session's new mode (see the `sql_mode` module): a literal checked here, any other value when it runs; a mode that changes how text reads or what statements compute (`PIPES_AS_CONCAT`, `ANSI_QUOTES`, `EMPTY_STRING_IS_NULL`, …) refused with 1235 |
 //! | `SET autocommit = <not a boolean>` | 1231 |
 //! | `USE db` | [`Request::Use`] |
 //! | `XA …` | [`Request::Xa`] (refused with 1235 by the `catalog` module) |
@@ -78,6 +79,18 @@ pub(crate) enum Setting {
     Variable(String),
 }
 
+/// A session `sql_mode`'s or `time_zone`'s new value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum TextSetting {
+    /// `DEFAULT`: MariaDB's default.
+    Default,
+    /// A literal's value, as MariaDB shows it.
+    Mode(String),
+    /// Any other value (`CONCAT(@@sql_mode, ',STRICT_ALL_TABLES')`, `@OLD_SQL_MODE`): the
+    /// expression's text, evaluated when the statement runs.
+    Expr(String),
+}
+
 /// A statement that creates or alters tables (see the `strict` module).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum TableDdl {
@@ -106,6 +119,10 @@ pub(crate) enum Request {
         autocommit: Option<bool>,
         /// The session `foreign_key_checks` value it assigns, if it assigns one.
         foreign_key_checks: Option<Setting>,
+        /// The session `sql_mode` it assigns, if it assigns one.
+        sql_mode: Option<TextSetting>,
+        /// The session `time_zone` it assigns, if it assigns one.
+        time_zone: Option<TextSetting>,
     },
     /// `USE db`.
     Use(String),
@@ -116,21 +133,6 @@ pub(crate) enum Request {
     /// A statement the front end does not read that the `catalog` module answers (refuses).
     Catalog,
 }
-
-/// `sql_mode` words that change how a statement's text reads: `||` as string concatenation,
-/// `"…"` as an identifier, `\` as an ordinary character in strings (and MySQL's and MariaDB's
-/// combination modes that include one of them).
-const READING_MODES: &[&str] = &[
-    "PIPES_AS_CONCAT",
-    "ANSI_QUOTES",
-    "NO_BACKSLASH_ESCAPES",
-    "ANSI",
-    "ORACLE",
-    "POSTGRESQL",
-    "MSSQL",
-    "DB2",
-    "MAXDB",
-];
 
 /// The one statement of a request's parsed text, or MySQL's error for the text.
 pub(crate) fn single(script: &Script) -> Result<&Parsed, SqlError> {
@@ -177,6 +179,8 @@ pub(crate) fn request(parsed: &Parsed) -> Result<Request, SqlError> {
             return Ok(Request::Set {
                 autocommit: None,
                 foreign_key_checks: None,
+                sql_mode: None,
+                time_zone: None,
             });
         }
         Statement::Set(_) => {
@@ -223,27 +227,31 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
             Request::Set {
                 autocommit: None,
                 foreign_key_checks: None,
+                sql_mode: None,
+                time_zone: None,
             }
         }
         Session::Use(name) => Request::Use(name),
         Session::Set(assignments) => {
             let mut autocommit = None;
             let mut foreign_key_checks = None;
+            let mut sql_mode = None;
+            let mut time_zone = None;
             for assignment in &assignments {
                 let Assignment::System { scope, name, value } = assignment else {
                     continue;
                 };
-                if name == "sql_mode"
-                    && let Some(mode) = reading_mode(value)
-                {
-                    return Err(SqlError::new(
-                        &codes::NOT_SUPPORTED_YET,
-                        format!(
-                            "This version doesn't yet support sql_mode {mode} on the SQLite \
-                                 engine: statements read here as under MySQL's default sql_mode \
-                                 (`||` is OR, `\"…\"` a string, `\\` an escape)"
-                        ),
-                    ));
+                if name == "sql_mode" {
+                    let setting = text_setting(value, super::sql_mode::normalize)?;
+                    if *scope == Scope::Session {
+                        sql_mode = Some(setting);
+                    }
+                }
+                if name == "time_zone" {
+                    let setting = text_setting(value, super::sql_mode::time_zone)?;
+                    if *scope == Scope::Session {
+                        time_zone = Some(setting);
+                    }
                 }
                 if name == "autocommit" && *scope == Scope::Session {
                     match boolean(value) {
@@ -281,8 +289,34 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
             Request::Set {
                 autocommit,
                 foreign_key_checks,
+                sql_mode,
+                time_zone,
             }
         }
+    })
+}
+
+/// The new value of `SET sql_mode | time_zone = value`: a literal is checked here by `check`
+/// (which gives it as MariaDB shows it, or MariaDB's error).
+fn text_setting(
+    value: &Expr,
+    check: fn(&str) -> Result<String, SqlError>,
+) -> Result<TextSetting, SqlError> {
+    Ok(match value {
+        Expr::Identifier(ident)
+            if ident.quote_style.is_none() && ident.value.eq_ignore_ascii_case("default") =>
+        {
+            TextSetting::Default
+        }
+        Expr::Value(v) => match &v.value {
+            AstValue::SingleQuotedString(s) | AstValue::DoubleQuotedString(s) => {
+                TextSetting::Mode(check(s)?)
+            }
+            AstValue::Number(n, _) => TextSetting::Mode(check(n)?),
+            AstValue::Null => TextSetting::Mode(check("NULL")?),
+            _ => TextSetting::Expr(value.to_string()),
+        },
+        _ => TextSetting::Expr(value.to_string()),
     })
 }
 
@@ -324,16 +358,6 @@ fn boolean(value: &Expr) -> Option<bool> {
     }
 }
 
-/// The mode of a `sql_mode` value that changes how statements read ([`READING_MODES`]), upper
-/// case.
-fn reading_mode(value: &Expr) -> Option<String> {
-    let text = written(value);
-    text.split(',')
-        .map(str::trim)
-        .find(|word| READING_MODES.iter().any(|m| m.eq_ignore_ascii_case(word)))
-        .map(str::to_ascii_uppercase)
-}
-
 /// An SQLite identifier.
 fn quote(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
@@ -352,6 +376,8 @@ mod tests {
         Request::Set {
             autocommit,
             foreign_key_checks: None,
+            sql_mode: None,
+            time_zone: None,
         }
     }
 
@@ -417,9 +443,28 @@ mod tests {
             assert_eq!(err.code, 1235, "{mode}: {err}");
         }
         assert_eq!(
-            of("SET sql_mode = 'STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION'").unwrap(),
-            set(None)
+            of("SET sql_mode = 'no_engine_substitution,STRICT_TRANS_TABLES'").unwrap(),
+            Request::Set {
+                autocommit: None,
+                foreign_key_checks: None,
+                sql_mode: Some(TextSetting::Mode(
+                    "STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION".into()
+                )),
+                time_zone: None,
+            }
         );
+        assert_eq!(
+            of("SET SQL_MODE = CONCAT(@@sql_mode, ',STRICT_ALL_TABLES')").unwrap(),
+            Request::Set {
+                autocommit: None,
+                foreign_key_checks: None,
+                sql_mode: Some(TextSetting::Expr(
+                    "CONCAT(@@sql_mode, ',STRICT_ALL_TABLES')".into()
+                )),
+                time_zone: None,
+            }
+        );
+        assert_eq!(of("SET sql_mode = 'nope'").unwrap_err().code, 1231);
     }
 
     #[test]

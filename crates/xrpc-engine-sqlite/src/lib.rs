@@ -274,6 +274,7 @@ mod numbers;
 mod origin;
 mod rewrite;
 mod shape;
+mod sql_mode;
 mod strings;
 mod tokens;
 mod translated;
@@ -761,6 +762,12 @@ pub struct SqliteConn {
     has_temp: bool,
     /// `SET FOREIGN_KEY_CHECKS = 0` is in force (session state).
     foreign_key_checks_off: bool,
+    /// The session's `sql_mode` as MariaDB shows it, when a SET gave one (session state; see
+    /// the `sql_mode` module).
+    sql_mode: Option<String>,
+    /// The session's `time_zone` as MariaDB shows it, when a SET gave one other than SYSTEM
+    /// (the system's offset: see `sql_mode::time_zone`).
+    time_zone: Option<String>,
     /// The databases the node attached to this connection (see `databases`).
     attached: Attached,
     /// The engine's databases.
@@ -781,10 +788,16 @@ pub struct SqliteConn {
     schema_change: Option<Option<String>>,
     /// The catalog version `information_schema` was last rebuilt at (see `catalog`).
     catalog_built: Option<Vec<i64>>,
+    /// The temporary table (its database and name) SHOW COLUMNS is describing, whose rows the
+    /// catalog holds for that statement only (see `catalog`).
+    describing_temporary: Option<(String, String)>,
     /// The translated views (database, name) with a column that is not a table column as
     /// declared, as of the last rebuild: MySQL describes such a column by a type the node does
     /// not derive (see `catalog`).
     undescribed_views: Vec<(String, String)>,
+    /// A table has CHECK constraints, which `information_schema.TABLE_CONSTRAINTS` does not
+    /// list (see `catalog`).
+    unlisted_checks: bool,
     /// Whether a table (database, name) has an auto-increment column, with the database's
     /// `schema_version` it was read at (another connection may have recreated the table).
     auto_increment: std::collections::HashMap<(String, String), (i64, bool)>,
@@ -900,6 +913,8 @@ impl SqliteConn {
         }
         conn.create_collation(rewrite::TIME_COLLATION, rewrite::compare_time)
             .map_err(map)?;
+        conn.create_collation(catalog::NAME_COLLATION, catalog::compare_names)
+            .map_err(map)?;
         conn.execute("ATTACH DATABASE ':memory:' AS information_schema", [])
             .map_err(map)?;
         conn.execute_batch(catalog::INFORMATION_SCHEMA_DDL)
@@ -923,6 +938,8 @@ impl SqliteConn {
             autocommit_off: false,
             has_temp: false,
             foreign_key_checks_off: false,
+            sql_mode: None,
+            time_zone: None,
             attached: Attached::default(),
             databases,
             guard,
@@ -930,7 +947,9 @@ impl SqliteConn {
             default_schema: None,
             schema_change: None,
             catalog_built: None,
+            describing_temporary: None,
             undescribed_views: Vec::new(),
+            unlisted_checks: false,
             auto_increment: std::collections::HashMap::new(),
             keys: origin::KeyCache::default(),
             stream_buffers: shape::StreamBuffers::default(),
@@ -1594,6 +1613,8 @@ impl EngineConn for SqliteConn {
             || self.autocommit_off
             || self.has_temp
             || self.foreign_key_checks_off
+            || self.sql_mode.is_some()
+            || self.time_zone.is_some()
             // Only the translated path keeps user variables (and takes the lock to ask).
             || (self.translates() && self.session.has_variables())
     }
@@ -1868,9 +1889,14 @@ impl SqliteConn {
         } else {
             databases::qualify(text, current, &self.temp_names())
         };
-        // The classified text's rewrite is the one `run` needs only if `run` gets that text.
-        let rewrite = rewrite.filter(|_| qualified.is_none());
         let sql = qualified.as_deref().unwrap_or(text);
+        // The session's variables SQLite has no notion of, as literals of their values.
+        let with_session = rewrite::system_variables(sql, |name| self.session_variable(name));
+        // The classified text's rewrite is the one `run` needs only if `run` gets that text.
+        let rewrite = rewrite.filter(|_| {
+            qualified.is_none() && matches!(with_session, std::borrow::Cow::Borrowed(_))
+        });
+        let sql = &*with_session;
         if catalog::mentions_information_schema(sql) {
             self.refresh_catalog()?;
             self.refuse_undescribed_views(sql)?;
@@ -1916,9 +1942,22 @@ impl SqliteConn {
             Request::Set {
                 autocommit,
                 foreign_key_checks,
+                sql_mode,
+                time_zone,
             } => {
                 if let Some(setting) = foreign_key_checks {
                     self.set_foreign_key_checks(setting)?;
+                }
+                if let Some(setting) = sql_mode {
+                    let mode = self.text_setting(setting, "sql_mode", sql_mode::normalize)?;
+                    self.sql_mode = (mode != sql_mode::DEFAULT).then_some(mode);
+                    // Translations kept so far read @@sql_mode as it was.
+                    self.kept_catalog.forget();
+                }
+                if let Some(setting) = time_zone {
+                    let zone = self.text_setting(setting, "time_zone", sql_mode::time_zone)?;
+                    self.time_zone = (zone != "SYSTEM").then_some(zone);
+                    self.kept_catalog.forget();
                 }
                 if let Some(on) = autocommit {
                     if on && self.autocommit_off && self.in_transaction() {
@@ -1990,6 +2029,56 @@ impl SqliteConn {
         Ok(())
     }
 
+    /// A session variable's value as an SQL literal, for statements SQLite runs as text.
+    fn session_variable(&self, name: &str) -> Option<String> {
+        let quoted = |v: &str| format!("'{}'", v.replace('\'', "''"));
+        match name {
+            "sql_mode" => Some(quoted(
+                self.sql_mode.as_deref().unwrap_or(sql_mode::DEFAULT),
+            )),
+            "time_zone" => Some(quoted(self.time_zone.as_deref().unwrap_or("SYSTEM"))),
+            "foreign_key_checks" => Some(i32::from(!self.foreign_key_checks_off).to_string()),
+            _ => rewrite::constant_literal(name),
+        }
+    }
+
+    /// The new value of `SET name = setting` (`sql_mode` or `time_zone`) as MariaDB shows it,
+    /// checked by `check`; DEFAULT is the default's. A value that is not a literal is
+    /// evaluated as `SELECT value` would be (translating connections only).
+    fn text_setting(
+        &mut self,
+        setting: front::TextSetting,
+        name: &str,
+        check: fn(&str) -> Result<String, SqlError>,
+    ) -> Result<String, SqlError> {
+        use rusqlite::types::Value as V;
+        let expr = match setting {
+            front::TextSetting::Default => {
+                return check(if name == "sql_mode" {
+                    sql_mode::DEFAULT
+                } else {
+                    "SYSTEM"
+                });
+            }
+            front::TextSetting::Mode(value) => return Ok(value),
+            front::TextSetting::Expr(expr) => expr,
+        };
+        let what = format!("SET {name} = {expr}");
+        if !self.translates() {
+            return Err(SqlError::new(
+                &codes::NOT_SUPPORTED_YET,
+                format!("This version of MySQL doesn't yet support '{what}' without translation"),
+            ));
+        }
+        match self.evaluate(&expr, &what)? {
+            V::Text(t) => check(&t),
+            V::Integer(n) => check(&n.to_string()),
+            V::Blob(b) => check(&String::from_utf8_lossy(&b)),
+            V::Null => check("NULL"),
+            V::Real(r) => check(&r.to_string()),
+        }
+    }
+
     /// Rolls back and drops session state; [`EngineConn::reset`].
     fn reset_state(&mut self) -> Result<(), SqlError> {
         // A reset is not a statement anyone can kill: a leftover flag must not stop its ROLLBACK.
@@ -1999,6 +2088,8 @@ impl SqliteConn {
             self.exec("ROLLBACK")?;
         }
         self.autocommit_off = false;
+        self.sql_mode = None;
+        self.time_zone = None;
         self.session_schema = None;
         self.session.forget();
         self.kept_catalog.forget();
@@ -2028,7 +2119,9 @@ impl SqliteConn {
 /// named and, for literals, typed as MySQL's), and exact numbers.
 fn rewrite_for_sqlite(sql: &str) -> Result<memo::Rewrite, SqlError> {
     let escaped = rewrite::mysql_string_escapes(sql);
-    let sql = &*escaped;
+    let aliased = rewrite::sqlite_keyword_aliases(&escaped);
+    let constants = rewrite::constant_system_variables(&aliased);
+    let sql = &*constants;
     let casts = cast::rewrite(sql)?;
     if casts.is_none()
         && let Some(cast) = rewrite::mysql_only_cast(sql)
@@ -2052,6 +2145,8 @@ fn rewrite_for_sqlite(sql: &str) -> Result<memo::Rewrite, SqlError> {
     let sql = arithmetic.as_deref().unwrap_or(sql);
     let sql = rewrite::exact_numbers(sql);
     let unchanged = matches!(escaped, std::borrow::Cow::Borrowed(_))
+        && matches!(aliased, std::borrow::Cow::Borrowed(_))
+        && matches!(constants, std::borrow::Cow::Borrowed(_))
         && casts.is_none()
         && arithmetic.is_none()
         && matches!(sql, std::borrow::Cow::Borrowed(_));

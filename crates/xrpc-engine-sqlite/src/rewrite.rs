@@ -42,6 +42,151 @@ use std::borrow::Cow;
 use crate::tokens::{Tok, Token, tokens};
 use crate::types::DeclKind;
 
+/// The system variables whose value is the same for every session of the engine (UTF-8
+/// throughout), and that value: a statement SQLite runs as text (information_schema reads)
+/// gets them as string literals, as MySQL reads them.
+const CONSTANT_VARIABLES: &[(&str, &str)] = &[
+    ("character_set_client", "utf8mb4"),
+    ("character_set_connection", "utf8mb4"),
+    ("character_set_results", "utf8mb4"),
+    ("character_set_database", "utf8mb4"),
+    ("character_set_server", "utf8mb4"),
+    ("collation_connection", "utf8mb4_general_ci"),
+    ("collation_database", "utf8mb4_general_ci"),
+    ("collation_server", "utf8mb4_general_ci"),
+];
+
+/// A [`CONSTANT_VARIABLES`] variable's value as an SQL literal.
+pub(crate) fn constant_literal(name: &str) -> Option<String> {
+    CONSTANT_VARIABLES
+        .iter()
+        .find(|(v, _)| name.eq_ignore_ascii_case(v))
+        .map(|(_, value)| format!("'{value}'"))
+}
+
+/// `@@[session.|global.]name` of a [`CONSTANT_VARIABLES`] variable as its string literal;
+/// any other `@@` is left for SQLite to refuse.
+pub(crate) fn constant_system_variables(sql: &str) -> Cow<'_, str> {
+    system_variables(sql, constant_literal)
+}
+
+/// `@@[session.|global.|local.]name` as the SQL literal `value` gives for `name` (lower
+/// case); a variable it gives none for is left as written.
+pub(crate) fn system_variables(sql: &str, value: impl Fn(&str) -> Option<String>) -> Cow<'_, str> {
+    if !sql.contains("@@") {
+        return Cow::Borrowed(sql);
+    }
+    let Some(toks) = tokens(sql) else {
+        return Cow::Borrowed(sql);
+    };
+    let mut out = String::with_capacity(sql.len());
+    let mut copied = 0;
+    for (n, t) in toks.iter().enumerate() {
+        // `@@` then the name, with an optional scope and its dot, as adjacent tokens.
+        if t.tok != Tok::Punct(b'@')
+            || toks
+                .get(n + 1)
+                .is_none_or(|a| a.tok != Tok::Punct(b'@') || a.start != t.end)
+        {
+            continue;
+        }
+        let mut at = n + 2;
+        let mut name = match toks.get(at) {
+            Some(w) if w.tok == Tok::Word && w.start == t.end + 1 => *w,
+            _ => continue,
+        };
+        let scoped = ["session", "global", "local"]
+            .iter()
+            .any(|s| sql[name.start..name.end].eq_ignore_ascii_case(s));
+        if scoped {
+            match (toks.get(at + 1), toks.get(at + 2)) {
+                (Some(dot), Some(w))
+                    if dot.tok == Tok::Punct(b'.')
+                        && dot.start == name.end
+                        && w.tok == Tok::Word
+                        && w.start == dot.end =>
+                {
+                    at += 2;
+                    name = *w;
+                }
+                _ => continue,
+            }
+        }
+        let Some(literal) = value(&sql[name.start..name.end].to_ascii_lowercase()) else {
+            continue;
+        };
+        // A select item of the variable alone is named as MySQL names it, `@@…` as written.
+        let starts_item = n.checked_sub(1).map(|p| &toks[p]).is_some_and(|p| {
+            p.tok == Tok::Punct(b',')
+                || (p.tok == Tok::Word && sql[p.start..p.end].eq_ignore_ascii_case("select"))
+        });
+        let ends_item = match toks.get(at + 1) {
+            None => true,
+            Some(next) => {
+                matches!(next.tok, Tok::Punct(b',') | Tok::Punct(b';'))
+                    || (next.tok == Tok::Word
+                        && [
+                            "from", "limit", "where", "union", "order", "group", "having", "into",
+                        ]
+                        .iter()
+                        .any(|w| sql[next.start..next.end].eq_ignore_ascii_case(w)))
+            }
+        };
+        out.push_str(&sql[copied..t.start]);
+        out.push_str(&literal);
+        if starts_item && ends_item {
+            out.push_str(&format!(
+                " AS \"{}\"",
+                sql[t.start..name.end].replace('"', "\"\"")
+            ));
+        }
+        copied = name.end;
+    }
+    if copied == 0 {
+        return Cow::Borrowed(sql);
+    }
+    out.push_str(&sql[copied..]);
+    Cow::Owned(out)
+}
+
+/// Aliases that are words to SQLite but not to MySQL (`AS isnull`, `AS notnull`: SQLite's
+/// postfix NULL tests), written as quoted identifiers so SQLite reads them as names.
+pub(crate) fn sqlite_keyword_aliases(sql: &str) -> Cow<'_, str> {
+    const SQLITE_ONLY_WORDS: &[&str] = &["isnull", "notnull"];
+    if !SQLITE_ONLY_WORDS
+        .iter()
+        .any(|w| xrpc_engine::lex::contains_ignore_case(sql, w))
+    {
+        return Cow::Borrowed(sql);
+    }
+    let Some(toks) = tokens(sql) else {
+        return Cow::Borrowed(sql);
+    };
+    let mut out = String::with_capacity(sql.len() + 4);
+    let mut copied = 0;
+    for pair in toks.windows(2) {
+        let (before, word) = (pair[0], pair[1]);
+        if before.tok == Tok::Word
+            && sql[before.start..before.end].eq_ignore_ascii_case("as")
+            && word.tok == Tok::Word
+            && SQLITE_ONLY_WORDS
+                .iter()
+                .any(|w| sql[word.start..word.end].eq_ignore_ascii_case(w))
+        {
+            out.push_str(&sql[copied..word.start]);
+            out.push('"');
+            out.push_str(&sql[word.start..word.end]);
+            out.push('"');
+            copied = word.end;
+        }
+    }
+    if copied == 0 {
+        return Cow::Borrowed(sql);
+    }
+    out.push_str(&sql[copied..]);
+    Cow::Owned(out)
+}
+
 /// MySQL's string literals in SQLite's form (see the module docs): without
 /// NO_BACKSLASH_ESCAPES (MySQL's default) a backslash in a quoted string escapes the next
 /// character (`'a\nb'` holds a newline, `'It\'s'` a quote, `'C:\\x'` one backslash),

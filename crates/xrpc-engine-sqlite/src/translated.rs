@@ -308,6 +308,10 @@ struct CatalogView<'a> {
     has_temp: bool,
     /// `@@foreign_key_checks`.
     foreign_key_checks: bool,
+    /// `@@sql_mode`.
+    sql_mode: &'a str,
+    /// `@@time_zone`.
+    time_zone: &'a str,
     /// The databases read, at their versions.
     consulted: RefCell<Vec<(String, i64)>>,
     /// Why the statement cannot be translated, found while resolving a name.
@@ -348,9 +352,9 @@ fn unsupported(what: impl std::fmt::Display) -> SqlError {
 
 impl Catalog for CatalogView<'_> {
     /// The variables a mysqldump header saves and restores, as this engine has them: UTF-8
-    /// throughout, the system time zone, foreign keys checked unless the session turned them
-    /// off (see `set_foreign_key_checks`), unique keys checked, notes on, and `sql_mode` as the
-    /// node reports it (empty). A session's SET of the others changes nothing here (see
+    /// throughout, the session's time zone (the system's), foreign keys checked unless the session turned them
+    /// off (see `set_foreign_key_checks`), unique keys checked, notes on, and the session's
+    /// `sql_mode` (see `set_sql_mode`). A session's SET of the others changes nothing here (see
     /// `front`), so these are the values in force.
     fn system_variable(&self, name: &str) -> Option<SystemValue> {
         Some(match name {
@@ -358,8 +362,8 @@ impl Catalog for CatalogView<'_> {
                 SystemValue::Text("utf8mb4".into())
             }
             "collation_connection" => SystemValue::Text("utf8mb4_general_ci".into()),
-            "time_zone" => SystemValue::Text("SYSTEM".into()),
-            "sql_mode" => SystemValue::Text(String::new()),
+            "time_zone" => SystemValue::Text(self.time_zone.into()),
+            "sql_mode" => SystemValue::Text(self.sql_mode.into()),
             "foreign_key_checks" => SystemValue::Int(i64::from(self.foreign_key_checks)),
             "unique_checks" | "sql_notes" => SystemValue::Int(1),
             _ => return None,
@@ -982,6 +986,8 @@ impl SqliteConn {
             current: &current,
             has_temp: self.has_temp,
             foreign_key_checks: !self.foreign_key_checks_off,
+            sql_mode: self.sql_mode.as_deref().unwrap_or(super::sql_mode::DEFAULT),
+            time_zone: self.time_zone.as_deref().unwrap_or("SYSTEM"),
             consulted: RefCell::new(Vec::new()),
             problem: RefCell::new(None),
         };
@@ -1029,33 +1035,44 @@ impl SqliteConn {
             let xrpc_sql::Assignment::User { name, value } = assignment else {
                 continue;
             };
-            let text = format!("SELECT {value}");
-            let script = xrpc_sql::parse_cached(&text, &super::front::OPTIONS);
-            let parsed = super::front::single(&script)?;
-            let Some(statement) = parsed.statement() else {
-                return Err(unsupported(format!("SET @{name} = {value}")));
-            };
-            let translation = self.translation(&text, statement, &[])?;
-            let [query] = translation.sql.as_slice() else {
-                return Err(unsupported(format!("SET @{name} = {value}")));
-            };
-            let info = super::front::request(parsed)
-                .ok()
-                .and_then(|r| match r {
-                    super::front::Request::Sql(info) => Some(info),
-                    _ => None,
-                })
-                .ok_or_else(|| unsupported(format!("SET @{name} = {value}")))?;
-            let ty = translation.columns[0].ty;
-            let client = ClientSql::enter(&self.guard);
-            let value = self
-                .conn
-                .query_row(query, [], |row| Ok(variable_value(row.get_ref(0)?, &ty)));
-            drop(client);
-            let value = value.map_err(|err| self.translated_error(err, info))?;
+            let value = self.evaluate(&value.to_string(), &format!("SET @{name} = {value}"))?;
             self.session.set(name, value);
         }
         Ok(())
+    }
+
+    /// The value of expression `value` as `SELECT value` gives it, kept as a user variable
+    /// keeps it; `what` names the statement in a refusal.
+    pub(crate) fn evaluate(
+        &mut self,
+        value: &str,
+        what: &str,
+    ) -> Result<rusqlite::types::Value, SqlError> {
+        let text = format!("SELECT {value}");
+        let script = xrpc_sql::parse_cached(&text, &super::front::OPTIONS);
+        let parsed = super::front::single(&script)?;
+        let not_one_value = || unsupported(what);
+        let Some(statement) = parsed.statement() else {
+            return Err(not_one_value());
+        };
+        let translation = self.translation(&text, statement, &[])?;
+        let [query] = translation.sql.as_slice() else {
+            return Err(not_one_value());
+        };
+        let info = super::front::request(parsed)
+            .ok()
+            .and_then(|r| match r {
+                super::front::Request::Sql(info) => Some(info),
+                _ => None,
+            })
+            .ok_or_else(not_one_value)?;
+        let ty = translation.columns[0].ty;
+        let client = ClientSql::enter(&self.guard);
+        let value = self
+            .conn
+            .query_row(query, [], |row| Ok(variable_value(row.get_ref(0)?, &ty)));
+        drop(client);
+        value.map_err(|err| self.translated_error(err, info))
     }
 
     /// Runs a statement by its translation. The warnings the function library raised go to

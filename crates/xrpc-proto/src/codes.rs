@@ -188,6 +188,9 @@ error_codes! {
     WRONG_VALUE_FOR_VAR = 1231, "42000", Error,
         "Variable can't be set to the value",
         "SET GLOBAL with a value outside the variable's range, or one the node cannot apply (`xrpc_binlog` switched on with a binlog directory it cannot create or open); the variable keeps its value.";
+    UNKNOWN_TIME_ZONE = 1298, "HY000", Error,
+        "Unknown or incorrect time zone",
+        "SET time_zone to a value that is neither SYSTEM nor an offset within ±13:59 (the SQLite engine).";
     READ_ONLY_VARIABLE = 1238, "HY000", Error,
         "Variable is a read only variable",
         "SET GLOBAL of a variable fixed at start-up (ER_INCORRECT_GLOBAL_LOCAL_VAR).";

@@ -563,10 +563,19 @@ variables! {
         VarKind::Bool, VarValue::Bool(false)),
     LowerCaseTableNames => int("lower_case_table_names", 0, 2, 0, ReadOnly,
         "Table names are stored as given."),
-    SqlMode => text("sql_mode", "",
-        "Reported empty; the SQLite engine acts as MySQL 8's default (strict writes, \
-        ERROR_FOR_DIVISION_BY_ZERO, || as OR) and refuses modes making || concatenation."),
+    SqlMode => text("sql_mode",
+        "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION",
+        "MariaDB's default, which the SQLite engine acts under (strict writes, || as OR); it \
+        refuses modes that change how statements read or compute."),
     ReadOnlyMode => flag("read_only", false, ReadOnly, "The node accepts writes."),
+    AutoIncrementIncrement => int("auto_increment_increment", 1, 1, 1, ReadOnly,
+        "AUTO_INCREMENT ids step by 1 (SQLite's rowid)."),
+    AutoIncrementOffset => int("auto_increment_offset", 1, 1, 1, ReadOnly,
+        "AUTO_INCREMENT ids start at 1."),
+    DefaultStorageEngine => text("default_storage_engine", "InnoDB",
+        "What a translated table without ENGINE reports as its engine."),
+    SqlAutoIsNull => flag("sql_auto_is_null", false, ReadOnly,
+        "`WHERE id IS NULL` never finds the last inserted row (ORMs read it at connect)."),
 }
 
 impl VarId {

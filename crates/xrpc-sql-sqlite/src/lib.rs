@@ -62,14 +62,24 @@
 //!   keep them.
 //! - DDL keeps table options, comments and index names in the catalog ([`CatalogChange`]);
 //!   inline KEY/INDEX/UNIQUE become `CREATE INDEX "table.name"` (a plain key on a column prefix
-//!   `c(n)` indexes the whole column); the AUTO_INCREMENT column is SQLite's `INTEGER PRIMARY
-//!   KEY AUTOINCREMENT`; `ON UPDATE CURRENT_TIMESTAMP` is a trigger; TRUNCATE empties the table
-//!   and its sequence. `ALTER TABLE … MODIFY/CHANGE COLUMN` builds the table again from the
+//!   `c(n)` indexes the whole column, the prefix kept for the catalog's descriptions,
+//!   [`Index::prefixes`]); the AUTO_INCREMENT column is SQLite's `INTEGER PRIMARY
+//!   KEY AUTOINCREMENT`, and a 0 for it takes the next id unless the session's sql_mode has
+//!   NO_AUTO_VALUE_ON_ZERO (as a dump's header sets, [`Catalog::system_variable`]);
+//!   `ON UPDATE CURRENT_TIMESTAMP` is a trigger; TRUNCATE empties the table
+//!   and its sequence. A foreign key keeps the text SHOW CREATE TABLE gives it
+//!   ([`Table::foreign_keys_shown`]: its name, else InnoDB's `table_ibfk_n`) and makes an index
+//!   only where no other key starts with its columns, as InnoDB does. JSON is MariaDB's:
+//!   LONGTEXT in `utf8mb4_bin` with a `json_valid` CHECK named `table.column` (in CREATE
+//!   TABLE only). `DEFAULT TRUE`/`FALSE` are 1 and 0; INTEGER is declared INT. `ALTER TABLE … MODIFY/CHANGE COLUMN` builds the table again from the
 //!   catalog's definition (create under a temporary name, copy converting the column as strict
 //!   mode does, move the sequence, drop, rename, recreate indexes and triggers) and counts the
 //!   rows copied where MySQL copies the table (a NULL left in a column made NOT NULL is
 //!   1265 at its row); so does `ADD COLUMN … FIRST/AFTER`, which MySQL does in place (no
-//!   rows counted). Several changes in one ALTER TABLE run in order; one that can fail on
+//!   rows counted; a table's CHECK constraints go with it). `ALTER COLUMN … SET DEFAULT | DROP DEFAULT` and `ADD [CONSTRAINT]
+//!   FOREIGN KEY` build the table again the same way with the rows as they are (a nullable
+//!   column without a default then defaults to NULL, as in MariaDB); none of them may change a
+//!   table other tables' foreign keys reference. Several changes in one ALTER TABLE run in order; one that can fail on
 //!   the rows (MODIFY/CHANGE, a UNIQUE key, dropping a keyed column) must be the first, so a
 //!   failure leaves the table as it was (else 1235). CHECK constraints (column or table, named or
 //!   MySQL's `table_chk_n`) are SQLite CHECKs of `my_check`, which fails with MySQL's 3819
@@ -174,7 +184,9 @@
 //! different tables, a UNIQUE key on a column prefix, the JSON functions not listed above
 //! (JSON_MERGE, JSON_ARRAYAGG, …), a JSON value in a comparison, arithmetic, CAST, SUM or AVG
 //! (MySQL reads a JSON scalar there unquoted), JSON paths with `**`, `last`, ranges or negative
-//! indexes, CAST AS UNSIGNED past BIGINT, BIGINT UNSIGNED values past 9223372036854775807 (SQLite's
+//! indexes, a JSON column added or changed by ALTER TABLE, `ALTER COLUMN … SET DEFAULT NULL` of a
+//! NOT NULL column (MySQL's 1067), ALTER COLUMN of the AUTO_INCREMENT column, the column types
+//! YEAR and BIT, generated columns (`AS (…) STORED | VIRTUAL`), CAST AS UNSIGNED past BIGINT, BIGINT UNSIGNED values past 9223372036854775807 (SQLite's
 //! integers are signed), STR_TO_DATE of a format with names or without a whole
 //! date (or of a date that does not exist), LAST_INSERT_ID(expr), and
 //! ROW_COUNT()/FOUND_ROWS()/LAST_INSERT_ID() on a connection whose engine does not report the

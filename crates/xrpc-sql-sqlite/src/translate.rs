@@ -1380,7 +1380,7 @@ impl<'a> Translator<'a> {
                 let key = if distinct {
                     group_key(&Typed::new(expr.clone(), *ty))
                 } else if let Some(column) = stored.as_ref().and_then(|c| c.get(i)) {
-                    store(&Typed::new(expr.clone(), *ty), column, true, false)
+                    store(&Typed::new(expr.clone(), *ty), column, true, false, true)
                 } else {
                     expr.clone()
                 };
@@ -1613,6 +1613,17 @@ impl<'a> Translator<'a> {
             return unsupported("INSERT IGNORE into a table with CHECK constraints");
         }
         self.strict = !ignore;
+        // Under NO_AUTO_VALUE_ON_ZERO (as a dump restores) an AUTO_INCREMENT column keeps a 0.
+        let zero_generates =
+            !self
+                .catalog
+                .system_variable("sql_mode")
+                .is_some_and(|mode| match mode {
+                    crate::types::SystemValue::Text(mode) => {
+                        mode.split(',').any(|w| w == "NO_AUTO_VALUE_ON_ZERO")
+                    }
+                    crate::types::SystemValue::Int(_) => false,
+                });
         // The target columns, in the order values are given.
         let mut targets: Vec<Column> = Vec::new();
         let named: Vec<String> = if insert.assignments.is_empty() {
@@ -1676,7 +1687,7 @@ impl<'a> Translator<'a> {
             for (a, c) in insert.assignments.iter().zip(&targets) {
                 let t = self.expr(&a.value)?;
                 values.push(replace_store(
-                    store(&t, c, self.strict, ignore),
+                    store(&t, c, self.strict, ignore, zero_generates),
                     c,
                     replace_or_key(c),
                 ));
@@ -1710,7 +1721,7 @@ impl<'a> Translator<'a> {
                             }
                             let t = self.expr(e)?;
                             cells.push(replace_store(
-                                store(&t, c, self.strict, ignore),
+                                store(&t, c, self.strict, ignore, zero_generates),
                                 c,
                                 replace_or_key(c),
                             ));
@@ -1743,7 +1754,11 @@ impl<'a> Translator<'a> {
                         .enumerate()
                         .map(|(i, (oc, c))| {
                             let t = Typed::new(format!("s.{}", ident(&format!("c{i}"))), oc.ty);
-                            replace_store(store(&t, c, self.strict, ignore), c, replace_or_key(c))
+                            replace_store(
+                                store(&t, c, self.strict, ignore, zero_generates),
+                                c,
+                                replace_or_key(c),
+                            )
                         })
                         .collect();
                     format!("SELECT {} FROM ({sql}) AS s WHERE true", cells.join(", "))
@@ -1794,7 +1809,7 @@ impl<'a> Translator<'a> {
                         .ok_or_else(|| TranslateError::UnknownColumn(n.clone(), "field list"))?
                         .clone();
                     let t = self.expr(&a.value)?;
-                    let value = store(&t, &c, true, false);
+                    let value = store(&t, &c, true, false, true);
                     same.push(format!(
                         "my_same({}.{}, {value})",
                         ident(&table.name),
@@ -1915,7 +1930,7 @@ impl<'a> Translator<'a> {
                 default_of(&c, false)?
             } else {
                 let t = self.expr(&a.value)?;
-                store(&t, &c, true, false)
+                store(&t, &c, true, false, true)
             };
             let stored = Typed {
                 strength: Strength::Column,
@@ -2055,7 +2070,7 @@ impl<'a> Translator<'a> {
                     })?
                     .clone();
                 let t = self.expr(&a.value)?;
-                let value = store(&t, &c, true, false);
+                let value = store(&t, &c, true, false, true);
                 same.push(format!(
                     "my_same({}.{}, {value})",
                     ident(&target),
@@ -2335,8 +2350,47 @@ impl<'a> Translator<'a> {
         };
         let schema = self.table_schema(&table);
         let mut primary: Vec<String> = Vec::new();
-        let mut indexes: Vec<(Option<String>, Vec<String>, bool)> = Vec::new();
-        let mut checks: Vec<&sqlparser::ast::CheckConstraint> = Vec::new();
+        let mut indexes: Vec<DeclaredKey> = Vec::new();
+        // Where a foreign key's own index is: made only where no other key starts with its
+        // columns, as InnoDB does.
+        let mut fk_indexes: Vec<usize> = Vec::new();
+        // A JSON column's validity check, named as MariaDB names a column's check.
+        let json_checks: Vec<sqlparser::ast::CheckConstraint> = create
+            .columns
+            .iter()
+            .filter(|d| matches!(d.data_type, DataType::JSON))
+            .map(|d| sqlparser::ast::CheckConstraint {
+                name: Some(sqlparser::ast::Ident::new(format!(
+                    "{name}.{}",
+                    d.name.value
+                ))),
+                expr: Box::new(Expr::Function(sqlparser::ast::Function {
+                    name: ObjectName(vec![ObjectNamePart::Identifier(
+                        sqlparser::ast::Ident::new("json_valid"),
+                    )]),
+                    uses_odbc_syntax: false,
+                    parameters: sqlparser::ast::FunctionArguments::None,
+                    args: sqlparser::ast::FunctionArguments::List(
+                        sqlparser::ast::FunctionArgumentList {
+                            duplicate_treatment: None,
+                            args: vec![sqlparser::ast::FunctionArg::Unnamed(
+                                sqlparser::ast::FunctionArgExpr::Expr(Expr::Identifier(
+                                    d.name.clone(),
+                                )),
+                            )],
+                            clauses: Vec::new(),
+                        },
+                    ),
+                    filter: None,
+                    null_treatment: None,
+                    over: None,
+                    within_group: Vec::new(),
+                })),
+                no_inherit: false,
+                enforced: None,
+            })
+            .collect();
+        let mut checks: Vec<&sqlparser::ast::CheckConstraint> = json_checks.iter().collect();
         for def in &create.columns {
             self.checks_allowed = true;
             let column = self.column_def(def, default_collation);
@@ -2353,7 +2407,12 @@ impl<'a> Translator<'a> {
                 primary.push(column.name.clone());
             }
             if unique {
-                indexes.push((Some(column.name.clone()), vec![column.name.clone()], true));
+                indexes.push((
+                    Some(column.name.clone()),
+                    vec![column.name.clone()],
+                    true,
+                    Vec::new(),
+                ));
             }
             table.columns.push(column);
         }
@@ -2368,54 +2427,22 @@ impl<'a> Translator<'a> {
                         .as_ref()
                         .or(u.index_name.as_ref())
                         .map(|i| i.value.clone());
-                    indexes.push((n, index_columns(&u.columns, true)?, true));
+                    indexes.push((n, index_columns(&u.columns, true)?, true, Vec::new()));
                 }
                 TableConstraint::Index(i) => {
                     indexes.push((
                         i.name.as_ref().map(|n| n.value.clone()),
                         index_columns(&i.columns, false)?,
                         false,
+                        index_prefixes(&i.columns),
                     ));
                 }
                 TableConstraint::ForeignKey(_) if create.temporary => {
                     return unsupported("a foreign key of a temporary table");
                 }
                 TableConstraint::ForeignKey(fk) => {
-                    let action = |a: &Option<ReferentialAction>| {
-                        a.as_ref()
-                            .map(|a| a.to_string())
-                            .unwrap_or_else(|| "NO ACTION".into())
-                    };
-                    let own: Vec<String> = fk.columns.iter().map(|c| ident(&c.value)).collect();
-                    let theirs: Vec<String> = fk
-                        .referred_columns
-                        .iter()
-                        .map(|c| ident(&c.value))
-                        .collect();
-                    // An unqualified parent is in the new table's database, as MySQL resolves
-                    // it; SQLite's REFERENCES names a table of the same database file.
-                    let (target_database, target) = if fk.foreign_table.0.len() == 1 {
-                        (database.clone(), last_name(&fk.foreign_table)?)
-                    } else {
-                        self.located(&fk.foreign_table)?
-                    };
-                    if !target_database.eq_ignore_ascii_case(&database) {
-                        return unsupported("a foreign key to a table of another database");
-                    }
-                    if target != name
-                        && self.catalog.foreign_key_checks()
-                        && self.catalog.table(Some(&database), &target).is_none()
-                    {
-                        return unsupported("a foreign key to a missing table");
-                    }
-                    table.foreign_keys.push(format!(
-                        "FOREIGN KEY ({}) REFERENCES {} ({}) ON DELETE {} ON UPDATE {}",
-                        own.join(", "),
-                        ident(&target),
-                        theirs.join(", "),
-                        action(&fk.on_delete),
-                        action(&fk.on_update)
-                    ));
+                    self.foreign_key(&mut table, &database, &name, fk)?;
+                    fk_indexes.push(indexes.len());
                     indexes.push((
                         fk.index_name
                             .as_ref()
@@ -2423,6 +2450,7 @@ impl<'a> Translator<'a> {
                             .map(|n| n.value.clone()),
                         fk.columns.iter().map(|c| c.value.clone()).collect(),
                         false,
+                        Vec::new(),
                     ));
                 }
                 TableConstraint::Check(c) => checks.push(c),
@@ -2430,6 +2458,25 @@ impl<'a> Translator<'a> {
                     return unsupported(format!("constraint {}", first_words(&other.to_string())));
                 }
             }
+        }
+        let covered: Vec<usize> = fk_indexes
+            .iter()
+            .copied()
+            .filter(|&at| {
+                let fk = &indexes[at].1;
+                let starts_with = |key: &[String]| {
+                    key.len() >= fk.len()
+                        && key.iter().zip(fk).all(|(k, c)| k.eq_ignore_ascii_case(c))
+                };
+                starts_with(&primary)
+                    || indexes
+                        .iter()
+                        .enumerate()
+                        .any(|(i, other)| !fk_indexes.contains(&i) && starts_with(&other.1))
+            })
+            .collect();
+        for at in covered.into_iter().rev() {
+            indexes.remove(at);
         }
         table.checks = self.checks(&table, &checks)?;
         for p in &primary {
@@ -2464,7 +2511,7 @@ impl<'a> Translator<'a> {
             }
         };
         let mut sql = vec![create_table_sql(&schema, &name, &table)];
-        for (index_name, columns, unique) in indexes {
+        for (index_name, columns, unique, prefixes) in indexes {
             let index_name =
                 index_name.unwrap_or_else(|| columns.first().cloned().unwrap_or_default());
             let index_name = unique_index_name(&table, &index_name);
@@ -2478,6 +2525,7 @@ impl<'a> Translator<'a> {
                 name: index_name,
                 unique,
                 columns: declared_names(&table, &columns),
+                prefixes,
             };
             sql.push(create_index_sql(&schema, &name, &index));
             table.indexes.push(index);
@@ -2561,6 +2609,7 @@ impl<'a> Translator<'a> {
         table.name = name.clone();
         table.temporary = create.temporary;
         table.foreign_keys.clear();
+        table.foreign_keys_shown.clear();
         table.options.retain(|(k, _)| k != "AUTO_INCREMENT");
         for index in &mut table.indexes {
             index.sqlite_name = format!("{name}.{}", index.name);
@@ -2720,7 +2769,21 @@ impl<'a> Translator<'a> {
                 collation = Collation::Bin;
             }
         }
-        let ty = column_type(&def.data_type, collation).map_err(|err| match err {
+        // MariaDB's JSON is LONGTEXT in utf8mb4_bin that a CHECK keeps valid (added by
+        // create_table, the one place checks are made).
+        let json = matches!(def.data_type, DataType::JSON);
+        if json && !self.checks_allowed {
+            return unsupported("column type JSON outside CREATE TABLE");
+        }
+        let ty = if json {
+            Ok(ColumnType::VarChar {
+                length: u32::MAX,
+                collation: Collation::Bin,
+            })
+        } else {
+            column_type(&def.data_type, collation)
+        };
+        let ty = ty.map_err(|err| match err {
             TranslateError::TooBigPrecision(_) => {
                 TranslateError::TooBigPrecision(def.name.value.clone())
             }
@@ -2735,7 +2798,11 @@ impl<'a> Translator<'a> {
             on_update_now: false,
             comment: None,
             default: None,
-            declared: def.data_type.to_string(),
+            declared: if json {
+                "LONGTEXT".to_owned()
+            } else {
+                mysql_declared(&def.data_type.to_string())
+            },
         };
         let (mut pk, mut unique) = (false, false);
         let mut nullable_declared = false;
@@ -2822,6 +2889,7 @@ impl<'a> Translator<'a> {
             name: index_name,
             unique: create.unique,
             columns: declared_names(&table, &columns),
+            prefixes: index_prefixes(&create.columns),
         };
         let sql = create_index_sql(&self.table_schema(&table), &table.name, &index);
         let mut changed = table.clone();
@@ -3375,12 +3443,15 @@ impl<'a> Translator<'a> {
                     ));
                 };
                 c.name = new_column_name.value.clone();
-                let keys = changed.primary_key.iter_mut().chain(
+                let keys =
                     changed
-                        .indexes
+                        .primary_key
                         .iter_mut()
-                        .flat_map(|i| i.columns.iter_mut()),
-                );
+                        .chain(changed.indexes.iter_mut().flat_map(|i| {
+                            i.columns
+                                .iter_mut()
+                                .chain(i.prefixes.iter_mut().map(|(c, _)| c))
+                        }));
                 for key in keys {
                     if key.eq_ignore_ascii_case(&old_column_name.value) {
                         key.clone_from(&new_column_name.value);
@@ -3415,7 +3486,9 @@ impl<'a> Translator<'a> {
                 let Some(n) = &i.name else {
                     return unsupported("ADD INDEX without a name");
                 };
-                return self.add_index(table, &n.value, index_columns(&i.columns, false)?, false);
+                let columns = index_columns(&i.columns, false)?;
+                let prefixes = index_prefixes(&i.columns);
+                return self.add_index(table, &n.value, columns, prefixes, false);
             }
             AlterTableOperation::AddConstraint {
                 constraint: TableConstraint::Unique(u),
@@ -3424,7 +3497,8 @@ impl<'a> Translator<'a> {
                 let Some(n) = u.name.as_ref().or(u.index_name.as_ref()) else {
                     return unsupported("ADD UNIQUE without a name");
                 };
-                return self.add_index(table, &n.value, index_columns(&u.columns, true)?, true);
+                let columns = index_columns(&u.columns, true)?;
+                return self.add_index(table, &n.value, columns, Vec::new(), true);
             }
             AlterTableOperation::DropIndex { name } => {
                 return self.drop_index(table, &name.value);
@@ -3456,11 +3530,230 @@ impl<'a> Translator<'a> {
                     column_position.as_ref(),
                 );
             }
+            AlterTableOperation::AddConstraint {
+                constraint: TableConstraint::ForeignKey(fk),
+                ..
+            } => return self.add_foreign_key(table, fk),
+            AlterTableOperation::AlterColumn {
+                column_name,
+                op:
+                    op @ (sqlparser::ast::AlterColumnOperation::SetDefault { .. }
+                    | sqlparser::ast::AlterColumnOperation::DropDefault),
+            } => return self.alter_default(table, &column_name.value, op),
             other => {
                 return unsupported(format!("ALTER TABLE {}", first_words(&other.to_string())));
             }
         };
         Ok(ddl(sql, CatalogChange::Replace(changed)))
+    }
+
+    /// A foreign key of table `name` in `database`: its SQLite constraint and the text SHOW
+    /// CREATE TABLE gives it (an unnamed one is `<table>_ibfk_<n>`, numbered past the table's
+    /// others), both added to `table`.
+    fn foreign_key(
+        &mut self,
+        table: &mut Table,
+        database: &str,
+        name: &str,
+        fk: &sqlparser::ast::ForeignKeyConstraint,
+    ) -> Result<()> {
+        let action = |a: &Option<ReferentialAction>| {
+            a.as_ref()
+                .map(|a| a.to_string())
+                .unwrap_or_else(|| "NO ACTION".into())
+        };
+        let own: Vec<String> = fk.columns.iter().map(|c| ident(&c.value)).collect();
+        let theirs: Vec<String> = fk
+            .referred_columns
+            .iter()
+            .map(|c| ident(&c.value))
+            .collect();
+        // An unqualified parent is in the new table's database, as MySQL resolves
+        // it; SQLite's REFERENCES names a table of the same database file.
+        let (target_database, target) = if fk.foreign_table.0.len() == 1 {
+            (database.to_string(), last_name(&fk.foreign_table)?)
+        } else {
+            self.located(&fk.foreign_table)?
+        };
+        if !target_database.eq_ignore_ascii_case(database) {
+            return unsupported("a foreign key to a table of another database");
+        }
+        if target != name
+            && self.catalog.foreign_key_checks()
+            && self.catalog.table(Some(database), &target).is_none()
+        {
+            return unsupported("a foreign key to a missing table");
+        }
+        table.foreign_keys.push(format!(
+            "FOREIGN KEY ({}) REFERENCES {} ({}) ON DELETE {} ON UPDATE {}",
+            own.join(", "),
+            ident(&target),
+            theirs.join(", "),
+            action(&fk.on_delete),
+            action(&fk.on_update)
+        ));
+        let constraint = match &fk.name {
+            Some(n) => n.value.clone(),
+            None => {
+                let prefix = format!("{name}_ibfk_");
+                let next = table
+                    .foreign_keys_shown
+                    .iter()
+                    .filter_map(|shown| {
+                        let rest = shown.strip_prefix("CONSTRAINT `")?;
+                        let (n, _) = rest.split_once('`')?;
+                        n.strip_prefix(&prefix)?.parse::<u32>().ok()
+                    })
+                    .max()
+                    .unwrap_or(0)
+                    + 1;
+                format!("{prefix}{next}")
+            }
+        };
+        let listed = |columns: &[sqlparser::ast::Ident]| {
+            columns
+                .iter()
+                .map(|c| backquoted(&c.value))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut shown = format!(
+            "CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({})",
+            backquoted(&constraint),
+            listed(&fk.columns),
+            backquoted(&target),
+            listed(&fk.referred_columns)
+        );
+        // RESTRICT, InnoDB's default, is not written.
+        for (clause, a) in [("DELETE", &fk.on_delete), ("UPDATE", &fk.on_update)] {
+            if let Some(a) = a
+                && *a != ReferentialAction::Restrict
+            {
+                shown.push_str(&format!(" ON {clause} {a}"));
+            }
+        }
+        table.foreign_keys_shown.push(shown);
+        Ok(())
+    }
+
+    /// `ALTER TABLE … ADD [CONSTRAINT name] FOREIGN KEY …`: SQLite keeps foreign keys in a
+    /// table's declaration, so the table is built again with the rows as they are (a row
+    /// without its parent fails the copy while checks are on); the key's index is made unless
+    /// another key starts with its columns. MySQL counts the rows it copies.
+    fn add_foreign_key(
+        &mut self,
+        table: Table,
+        fk: &sqlparser::ast::ForeignKeyConstraint,
+    ) -> Result<Translation> {
+        self.refuse_referenced_rebuild(&table, "ADD FOREIGN KEY")?;
+        let mut changed = table.clone();
+        let database = table.database.clone();
+        self.foreign_key(&mut changed, &database, &table.name, fk)?;
+        let columns: Vec<String> = fk.columns.iter().map(|c| c.value.clone()).collect();
+        for c in &columns {
+            if table.column(c).is_none() {
+                return Err(TranslateError::UnknownColumn(c.clone(), "field list"));
+            }
+        }
+        let starts_with = |key: &[String]| {
+            key.len() >= columns.len()
+                && key
+                    .iter()
+                    .zip(&columns)
+                    .all(|(k, c)| k.eq_ignore_ascii_case(c))
+        };
+        if !starts_with(&table.primary_key)
+            && !table.indexes.iter().any(|i| starts_with(&i.columns))
+        {
+            let wanted = fk
+                .index_name
+                .as_ref()
+                .or(fk.name.as_ref())
+                .map_or_else(|| columns[0].clone(), |n| n.value.clone());
+            let index_name = unique_index_name(&table, &wanted);
+            changed.indexes.push(Index {
+                sqlite_name: format!("{}.{index_name}", table.name),
+                name: index_name,
+                unique: false,
+                columns: declared_names(&table, &columns),
+                prefixes: Vec::new(),
+            });
+        }
+        let targets: Vec<String> = changed.columns.iter().map(|c| ident(&c.name)).collect();
+        let sql = self.rebuild_sql(&table, &changed, &targets, &targets);
+        Ok(Translation {
+            affected: Affected::Changes,
+            ..ddl(sql, CatalogChange::Replace(changed))
+        })
+    }
+
+    /// Refuses to build table `table` again while other tables' foreign keys reference it
+    /// (dropping it would break them).
+    fn refuse_referenced_rebuild(&self, table: &Table, what: &str) -> Result<()> {
+        let Some(others) = self.catalog.tables(&table.database) else {
+            return unsupported(format!("{what} on a catalog that cannot list its tables"));
+        };
+        let referenced = format!("REFERENCES {} (", ident(&table.name)).to_ascii_lowercase();
+        if others.iter().any(|t| {
+            !t.name.eq_ignore_ascii_case(&table.name)
+                && t.foreign_keys
+                    .iter()
+                    .any(|f| f.to_ascii_lowercase().contains(&referenced))
+        }) {
+            return unsupported(format!(
+                "{what} of a table other tables' foreign keys reference"
+            ));
+        }
+        Ok(())
+    }
+
+    /// `ALTER TABLE … ALTER COLUMN c SET DEFAULT v | DROP DEFAULT`: SQLite keeps a column's
+    /// default in its declaration, so the table is built again with the rows as they are. A
+    /// nullable column without a default defaults to NULL, as in MariaDB; MySQL changes only
+    /// the definition and counts no rows.
+    fn alter_default(
+        &mut self,
+        table: Table,
+        name: &str,
+        op: &sqlparser::ast::AlterColumnOperation,
+    ) -> Result<Translation> {
+        let Some(at) = table
+            .columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
+        else {
+            return Err(TranslateError::UnknownColumn(
+                name.to_string(),
+                "field list",
+            ));
+        };
+        self.refuse_referenced_rebuild(&table, "ALTER COLUMN")?;
+        let mut changed = table.clone();
+        let old = table.columns[at].clone();
+        if old.auto_increment {
+            return unsupported("ALTER COLUMN … DEFAULT of the AUTO_INCREMENT column");
+        }
+        let column = &mut changed.columns[at];
+        match op {
+            sqlparser::ast::AlterColumnOperation::SetDefault { value } => {
+                let default = self.default_value(value, &old)?;
+                column.default = (default != "NULL").then_some(default);
+                if column.default.is_none() && column.not_null {
+                    return unsupported("SET DEFAULT NULL on a NOT NULL column");
+                }
+                column.has_default = true;
+            }
+            _ => {
+                column.default = None;
+                column.has_default = !column.not_null;
+            }
+        }
+        let targets: Vec<String> = changed.columns.iter().map(|c| ident(&c.name)).collect();
+        let sql = self.rebuild_sql(&table, &changed, &targets, &targets);
+        Ok(Translation {
+            affected: Affected::Zero,
+            ..ddl(sql, CatalogChange::Replace(changed))
+        })
     }
 
     /// `ALTER TABLE … MODIFY/CHANGE COLUMN`: SQLite cannot change a column's declaration, so
@@ -3552,12 +3845,14 @@ impl<'a> Translator<'a> {
             }
         };
         changed.columns.insert(to, column.clone());
-        let keys = changed.primary_key.iter_mut().chain(
-            changed
-                .indexes
-                .iter_mut()
-                .flat_map(|i| i.columns.iter_mut()),
-        );
+        let keys = changed
+            .primary_key
+            .iter_mut()
+            .chain(changed.indexes.iter_mut().flat_map(|i| {
+                i.columns
+                    .iter_mut()
+                    .chain(i.prefixes.iter_mut().map(|(c, _)| c))
+            }));
         for key in keys {
             if is_old(key) {
                 key.clone_from(&column.name);
@@ -3576,11 +3871,11 @@ impl<'a> Translator<'a> {
                     // A NULL the column may no longer hold is MySQL's truncation, at its row.
                     format!(
                         "my_alter_not_null({}, {}, \"xrpc_row\")",
-                        store(&source, c, true, false),
+                        store(&source, c, true, false, true),
                         quote(&c.name)
                     )
                 } else if c.name == column.name {
-                    store(&source, c, true, false)
+                    store(&source, c, true, false, true)
                 } else {
                     ident(&c.name)
                 };
@@ -3690,9 +3985,8 @@ impl<'a> Translator<'a> {
         column: Column,
         position: &sqlparser::ast::MySQLColumnPosition,
     ) -> Result<Translation> {
-        if !table.checks.is_empty() {
-            return unsupported("ADD COLUMN … FIRST/AFTER in a table with CHECK constraints");
-        }
+        // The table's CHECK constraints go with it: none can name the new column, so the
+        // copied rows meet them as they did.
         let Some(others) = self.catalog.tables(&table.database) else {
             return unsupported(
                 "ADD COLUMN … FIRST/AFTER on a catalog that cannot list its tables",
@@ -3750,6 +4044,7 @@ impl<'a> Translator<'a> {
         table: Table,
         name: &str,
         columns: Vec<String>,
+        prefixes: Vec<(String, u32)>,
         unique: bool,
     ) -> Result<Translation> {
         if table
@@ -3769,6 +4064,7 @@ impl<'a> Translator<'a> {
             name: name.to_string(),
             unique,
             columns: declared_names(&table, &columns),
+            prefixes,
         };
         let sql = create_index_sql(&self.table_schema(&table), &table.name, &index);
         let mut changed = table;
@@ -3968,6 +4264,36 @@ fn index_columns(columns: &[sqlparser::ast::IndexColumn], unique: bool) -> Resul
                 _ => unsupported(format!("index on {f}")),
             },
             other => unsupported(format!("index on {other}")),
+        })
+        .collect()
+}
+
+/// The column prefixes of a key's parts (`c(191)`), as [`Index::prefixes`] keeps them.
+fn index_prefixes(columns: &[sqlparser::ast::IndexColumn]) -> Vec<(String, u32)> {
+    columns
+        .iter()
+        .filter_map(|c| match &c.column.expr {
+            Expr::Function(f) if prefix_length(f) => {
+                let [ObjectNamePart::Identifier(id)] = f.name.0.as_slice() else {
+                    return None;
+                };
+                let sqlparser::ast::FunctionArguments::List(list) = &f.args else {
+                    return None;
+                };
+                let [
+                    sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(
+                        Expr::Value(v),
+                    )),
+                ] = list.args.as_slice()
+                else {
+                    return None;
+                };
+                let sqlparser::ast::Value::Number(n, _) = &v.value else {
+                    return None;
+                };
+                Some((id.value.clone(), n.parse().ok()?))
+            }
+            _ => None,
         })
         .collect()
 }
@@ -4287,7 +4613,9 @@ fn recursive_parts<'q>(
 }
 
 /// A value as stored into a column: converted to its type, failing as strict mode does.
-fn store(t: &Typed, c: &Column, strict: bool, ignore: bool) -> String {
+/// `zero_generates`: a 0 for an AUTO_INCREMENT column takes the next id, as it does unless
+/// the session's sql_mode has NO_AUTO_VALUE_ON_ZERO.
+fn store(t: &Typed, c: &Column, strict: bool, ignore: bool, zero_generates: bool) -> String {
     let s = i32::from(strict);
     let name = quote(&c.name);
     let value = match &c.ty {
@@ -4327,7 +4655,7 @@ fn store(t: &Typed, c: &Column, strict: bool, ignore: bool) -> String {
             i32::from(*collation == Collation::Ci)
         ),
     };
-    let value = if c.auto_increment {
+    let value = if c.auto_increment && zero_generates {
         format!("nullif({value}, 0)")
     } else {
         value
@@ -4495,4 +4823,21 @@ fn on_update_triggers(table: &Table, schema: &str) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// A column's declared type as MySQL names it: `INTEGER` is `INT` (SQLite's readers of a
+/// declaration take a bare INTEGER for its 64-bit rowid type).
+fn mysql_declared(declared: &str) -> String {
+    match declared.get(..7) {
+        Some(head) if head.eq_ignore_ascii_case("INTEGER") => format!("INT{}", &declared[7..]),
+        _ => declared.to_owned(),
+    }
+}
+
+/// A key CREATE TABLE declares: its name (if given), columns, UNIQUE, and column prefixes.
+type DeclaredKey = (Option<String>, Vec<String>, bool, Vec<(String, u32)>);
+
+/// A MySQL identifier as SHOW CREATE TABLE writes it.
+fn backquoted(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
 }

@@ -337,6 +337,21 @@ pub struct Index {
     /// Its columns in key order.
     #[serde(default)]
     pub columns: Vec<String>,
+    /// The columns a plain index keys by a prefix (`KEY k (c(191))`): the column and the
+    /// prefix's length in characters, which SHOW CREATE TABLE and SHOW INDEX give back (SQLite
+    /// indexes the whole column).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prefixes: Vec<(String, u32)>,
+}
+
+impl Index {
+    /// The prefix length column `column` is keyed by, if any.
+    pub fn prefix(&self, column: &str) -> Option<u32> {
+        self.prefixes
+            .iter()
+            .find(|(c, _)| c.eq_ignore_ascii_case(column))
+            .map(|(_, n)| *n)
+    }
 }
 
 /// A table in the catalog, with the options MySQL shows for it.
@@ -357,6 +372,10 @@ pub struct Table {
     /// Its foreign keys as SQLite's table constraints (`FOREIGN KEY (…) REFERENCES …`).
     #[serde(default)]
     pub foreign_keys: Vec<String>,
+    /// Its foreign keys as SHOW CREATE TABLE writes them (`CONSTRAINT `t_ibfk_1` FOREIGN KEY
+    /// (`a`) REFERENCES `p` (`id`) ON DELETE CASCADE`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub foreign_keys_shown: Vec<String>,
     /// Its enforced CHECK constraints as SQLite's table constraints
     /// (`CONSTRAINT "name" CHECK (my_check(…, 'name'))`), by MySQL's name.
     #[serde(default)]

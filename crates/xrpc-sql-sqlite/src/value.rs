@@ -216,6 +216,8 @@ pub(crate) fn constant_default(
         Value::Number(n, _) => format!("{}{n}", if negative { "-" } else { "" }),
         Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) if !negative => s.clone(),
         Value::Null if !negative => return Some("NULL".into()),
+        // TRUE and FALSE are MySQL's 1 and 0.
+        Value::Boolean(b) if !negative => i32::from(*b).to_string(),
         _ => return None,
     };
     let quoted = |s: &str| format!("'{}'", s.replace('\'', "''"));

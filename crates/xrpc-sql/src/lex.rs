@@ -405,6 +405,8 @@ pub(crate) fn extend(tokens: &mut [TokenWithSpan]) {
             && (word_is(next, Keyword::DATABASE) || word_is(next, Keyword::SCHEMA))
         {
             drop_unencrypted(tokens, &significant);
+        } else if word_is(leading, Keyword::CREATE) {
+            current_user_definer(tokens, &significant);
         }
     }
     let mut depth = 0i32;
@@ -577,6 +579,28 @@ pub(crate) fn unrepresented(significant: &[&TokenWithSpan]) -> Option<&'static s
         after_sign = matches!(token, Token::Eq | Token::AtSign);
     }
     None
+}
+
+/// `DEFINER = CURRENT_USER()` (as dumps and ORMs write a view's definer) read as
+/// `DEFINER = CURRENT_USER`, the same user, which the parser takes.
+fn current_user_definer(tokens: &mut [TokenWithSpan], significant: &[usize]) {
+    let at = significant
+        .iter()
+        .take(8)
+        .position(|&i| word_is(&tokens[i].token, Keyword::DEFINER));
+    let Some(at) = at else {
+        return;
+    };
+    let [eq, user, open, close] = [at + 1, at + 2, at + 3, at + 4].map(|n| significant.get(n));
+    if let (Some(&eq), Some(&user), Some(&open), Some(&close)) = (eq, user, open, close)
+        && tokens[eq].token == Token::Eq
+        && word_is(&tokens[user].token, Keyword::CURRENT_USER)
+        && tokens[open].token == Token::LParen
+        && tokens[close].token == Token::RParen
+    {
+        tokens[open].token = Token::Whitespace(Whitespace::Space);
+        tokens[close].token = Token::Whitespace(Whitespace::Space);
+    }
 }
 
 /// `[DEFAULT] ENCRYPTION [=] 'N'` of a `CREATE | ALTER DATABASE` (MySQL 8's dumps write it):

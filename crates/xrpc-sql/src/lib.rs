@@ -452,6 +452,15 @@ mod tests {
     }
 
     #[test]
+    fn a_view_defined_by_current_user_with_parentheses_is_read() {
+        let view = one(
+            "CREATE ALGORITHM=UNDEFINED DEFINER=CURRENT_USER() SQL SECURITY DEFINER VIEW v AS \
+             SELECT 1",
+        );
+        assert!(view.statement().is_some(), "{view:?}");
+    }
+
+    #[test]
     fn mariadbs_kill_modes_and_show_local_are_read() {
         assert_eq!(
             one("KILL SOFT QUERY 7").statement().unwrap().to_string(),

@@ -84,3 +84,50 @@ fn sqlites_own_transaction_modes_are_mysql_syntax_errors() {
     let err = run(&mut *conn, "BEGIN IMMEDIATE").unwrap_err();
     assert_eq!((err.code, &*err.sql_state), (1064, "42000"), "{err}");
 }
+
+#[test]
+fn the_sessions_sql_mode_and_time_zone_read_back_as_mariadb_shows_them() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    let text = |s: &str| Value::Bytes(bytes::Bytes::copy_from_slice(s.as_bytes()));
+    let read = "SELECT @@sql_mode, @@SESSION.time_zone";
+    assert_eq!(
+        ok(&mut *conn, read),
+        [[
+            text(
+                "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION"
+            ),
+            text("SYSTEM")
+        ]]
+    );
+    let result = run(&mut *conn, read).unwrap();
+    let names: Vec<&str> = result
+        .columns
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(names, ["@@sql_mode", "@@SESSION.time_zone"]);
+    run(
+        &mut *conn,
+        "SET SESSION sql_mode = 'no_engine_substitution,traditional'",
+    )
+    .unwrap();
+    assert_eq!(
+        ok(&mut *conn, "SELECT @@sql_mode"),
+        [[text(
+            "STRICT_TRANS_TABLES,STRICT_ALL_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,\
+             ERROR_FOR_DIVISION_BY_ZERO,TRADITIONAL,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION"
+        )]]
+    );
+    assert!(conn.holds_session_state());
+    let err = run(&mut *conn, "SET sql_mode = 'ANSI_QUOTES'").unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
+    let err = run(&mut *conn, "SET sql_mode = 'NO_SUCH_MODE'").unwrap_err();
+    assert_eq!(err.code, 1231, "{err}");
+    let err = run(&mut *conn, "SET time_zone = '+25:00'").unwrap_err();
+    assert_eq!(err.code, 1298, "{err}");
+    conn.reset().unwrap();
+    assert!(!conn.holds_session_state());
+}

@@ -614,13 +614,24 @@ fn a_temporary_table_is_not_seen_by_another_connection() {
 }
 
 #[test]
-fn describing_a_temporary_table_is_refused_rather_than_describing_another() {
+fn describing_a_temporary_table_describes_it_not_the_table_it_hides() {
     let (_dir, engine) = engine();
     let mut conn = engine.acquire().unwrap();
     run(&mut *conn, "CREATE TABLE t (a INT)").unwrap();
     run(&mut *conn, "CREATE TEMPORARY TABLE t (b TEXT)").unwrap();
-    let err = run(&mut *conn, "DESCRIBE t").unwrap_err();
+    let fields: Vec<Value> = rows(&mut *conn, "DESCRIBE t")
+        .into_iter()
+        .map(|row| row[0].clone())
+        .collect();
+    assert_eq!(fields, [text("b")]);
+    let err = run(&mut *conn, "SHOW CREATE TABLE t").unwrap_err();
     assert_eq!(err.code, 1235, "{err}");
+    run(&mut *conn, "DROP TEMPORARY TABLE t").unwrap();
+    let fields: Vec<Value> = rows(&mut *conn, "DESCRIBE t")
+        .into_iter()
+        .map(|row| row[0].clone())
+        .collect();
+    assert_eq!(fields, [text("a")]);
 }
 
 fn names_equal_to_abc(conn: &mut dyn EngineConn) -> usize {

@@ -176,6 +176,8 @@ const ENGINE_SESSION_VARIABLES: &[&str] = &[
     "foreign_key_checks",
     "unique_checks",
     "sql_notes",
+    "sql_mode",
+    "time_zone",
 ];
 
 /// The node's status rows and the framework's counters (`xrpc_net_<name>`), sorted by name.

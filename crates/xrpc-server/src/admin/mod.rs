@@ -449,7 +449,7 @@ mod tests {
         assert_eq!(r.rows.len(), 1);
 
         let r = n.ok(
-            "select @@global.new_rpc, @@session.autocommit AS ac, @@max_allowed_packet, @@time_zone tz",
+            "select @@global.new_rpc, @@session.autocommit AS ac, @@max_allowed_packet, @@system_time_zone tz",
         );
         let cols = r.columns.unwrap();
         let names: Vec<_> = cols.iter().map(|c| c.name.as_str()).collect();
@@ -465,7 +465,7 @@ mod tests {
                 Value::Sint(1),
                 Value::Sint(1),
                 Value::Sint(64 << 20),
-                text("SYSTEM")
+                text("UTC")
             ]]
         );
         assert!(n.ok("select @@version limit 0").rows.is_empty());

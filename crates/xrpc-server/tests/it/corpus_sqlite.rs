@@ -183,3 +183,27 @@ fn compare_on_nodes(
         }
     })
 }
+
+/// Application schema scripts (`tests/it/corpus/apps_ddl.sql`): the DDL, catalog reads, session
+/// variables and dump headers frameworks and tools send. The node answers them as MariaDB does
+/// or refuses: a statement it cannot answer alike is an error, never another answer. The
+/// report prints the share of identical scripts and every difference.
+#[test]
+fn application_schema_scripts_never_answer_otherwise_than_mariadb() {
+    let server = xrpc_testkit::MariaDb::start().expect("MariaDB for the differential corpus");
+    let scripts = corpus_scripts(include_str!("corpus/apps_ddl.sql"));
+    let report = compare_on_nodes(&server, &scripts, "node_apps_ddl");
+    println!("{report}");
+    let silent: Vec<String> = report
+        .differences
+        .iter()
+        .filter(|d| d.class == Class::Silent)
+        .map(|d| d.to_string())
+        .collect();
+    assert!(
+        silent.is_empty(),
+        "{} silent differences:\n{}",
+        silent.len(),
+        silent.join("\n")
+    );
+}

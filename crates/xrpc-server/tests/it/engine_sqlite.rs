@@ -620,7 +620,7 @@ fn autocommit_off_opens_transactions_implicitly(kind: Kind) {
     exec(&mut *a, "SET NAMES utf8mb4");
     exec(
         &mut *a,
-        "SET SESSION sql_mode = 'STRICT_TRANS_TABLES', time_zone = '+08:00'",
+        "SET SESSION sql_mode = 'STRICT_TRANS_TABLES', time_zone = 'SYSTEM'",
     );
     assert!(a.holds_session_state());
     let bad = err(&mut *a, "set autocommit = 2");
