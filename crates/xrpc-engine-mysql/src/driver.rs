@@ -12,14 +12,14 @@
 //!   it. The answer is read by whichever worker of the socket's group takes the readability
 //!   event, and handed to the statement's [`Completion`] on that worker.
 //! - **Pipelining up to a depth, filling before spreading.** A statement goes to the deepest
-//!   open connection below [`DriverOptions::fill_depth`] whose head statement has run for less
-//!   than [`DriverOptions::fill_stall`], else to the one with the fewest commands in flight;
-//!   either must accept more (below [`DriverOptions::max_depth`], and not streaming a large
-//!   result: `Connection::accepts_more`). Filling is what makes pipelining pay at any load: a
-//!   backend thread that finds several statements in its socket runs them without sleeping and
-//!   waking per statement, and one read brings the node their answers; spreading a light load
-//!   over idle connections costs both sides a wake-up per statement. The stall bound keeps a
-//!   slow statement from collecting statements behind it while another connection has room.
+//!   open connection below [`DriverOptions::fill_depth`] that still holds statements not
+//!   written yet (placed in this worker's turn; or whose head statement has run for less than
+//!   [`DriverOptions::fill_stall`], zero by default), else to the one with the fewest commands
+//!   in flight; either must accept more (below [`DriverOptions::max_depth`], and not streaming
+//!   a large result: `Connection::accepts_more`). So the statements a turn places go out
+//!   together in one write, and the backend's thread runs them without sleeping and waking
+//!   per statement, while a statement never lands behind one that was already sent and may be
+//!   slow when another connection has nothing in flight.
 //!   Answers are matched in order by
 //!   the state machine; each command ends with exactly one terminal event, so each completion
 //!   gets exactly one [`Completion::on_done`]. When no connection has room the statement waits
@@ -128,15 +128,17 @@ pub struct DriverOptions {
     pub idle_close_after: Duration,
     /// Most statements in flight on one backend connection.
     pub max_depth: usize,
-    /// A statement goes to the deepest connection below this depth whose pipeline moves (see
-    /// [`DriverOptions::fill_stall`]) before it goes to a less busy one: statements written
-    /// back to back cost the backend less than the same statements on separate connections,
-    /// each of whose threads sleeps and wakes per statement. 1 spreads statements over the
-    /// connections; default 8.
+    /// A statement goes to the deepest connection below this depth that still holds statements
+    /// not written yet (placed in this worker's turn, written at its end), or whose head
+    /// statement has run for less than [`DriverOptions::fill_stall`], before it goes to a less
+    /// busy one: statements written back to back cost the backend less than the same statements
+    /// on separate connections, each of whose threads sleeps and wakes per statement. 1 spreads
+    /// statements over the connections; default 8.
     pub fill_depth: usize,
-    /// A connection whose head statement has run this long is not filled further: a slow
-    /// statement does not hold up the statements that would be placed behind it while another
-    /// connection has room; default 1 ms.
+    /// Also fill behind a head statement that has run less than this; default zero (only
+    /// behind statements not written yet). A statement placed behind one that turns out slow
+    /// waits for it, so a longer bound trades a slow statement's neighbours' latency for
+    /// deeper pipelines.
     pub fill_stall: Duration,
     /// First pause before reconnecting a lost connection.
     pub reconnect_min: Duration,
@@ -161,7 +163,7 @@ impl DriverOptions {
             idle_close_after: Duration::from_secs(60),
             max_depth: 16,
             fill_depth: 8,
-            fill_stall: Duration::from_millis(1),
+            fill_stall: Duration::ZERO,
             reconnect_min: Duration::from_millis(100),
             reconnect_max: Duration::from_secs(5),
             queue_timeout: Duration::from_secs(10),
@@ -830,9 +832,9 @@ impl Shared {
 
     /// The connection of the shared rotation a statement goes to (module docs, "Pipelining up
     /// to a depth"), and whether a connection was skipped because its state was locked: the
-    /// deepest open connection below [`DriverOptions::fill_depth`] whose head statement has not
-    /// run for [`DriverOptions::fill_stall`], else the one with the fewest commands in flight;
-    /// either must accept more.
+    /// deepest open connection below [`DriverOptions::fill_depth`] with statements not written
+    /// yet (or a head younger than [`DriverOptions::fill_stall`]), else the one with the fewest
+    /// commands in flight; either must accept more.
     fn pick_connection(&self) -> (Option<OutboundSocket<Arc<Backend>>>, bool) {
         // Lower ranks win: a connection to fill ranks by the room it has left, any other after
         // them by its depth.
@@ -857,10 +859,12 @@ impl Shared {
                 {
                     continue;
                 }
-                let fill = depth > 0 && depth < self.opts.fill_depth && {
-                    let now = *now.get_or_insert_with(Instant::now);
-                    now.saturating_duration_since(st.head_since) < self.opts.fill_stall
-                };
+                let fill = depth > 0
+                    && depth < self.opts.fill_depth
+                    && (!st.conn.pending_output().is_empty() || {
+                        let now = *now.get_or_insert_with(Instant::now);
+                        now.saturating_duration_since(st.head_since) < self.opts.fill_stall
+                    });
                 if fill {
                     (false, self.opts.fill_depth - depth)
                 } else {
