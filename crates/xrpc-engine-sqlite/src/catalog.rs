@@ -1338,6 +1338,7 @@ fn no_info() -> SqlInfo {
         insert: false,
         state_change: false,
         writes: false,
+        implicit_commit: false,
         table_ddl: TableDdl::None,
     }
 }

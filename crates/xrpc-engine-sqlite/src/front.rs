@@ -18,7 +18,7 @@
 //! | `BEGIN [WORK]`, `START TRANSACTION [READ ONLY \| READ WRITE \| WITH CONSISTENT SNAPSHOT]` | [`Request::Begin`] |
 //! | `COMMIT [WORK]` | [`Request::Commit`] |
 //! | `ROLLBACK [WORK]` | [`Request::Rollback`] |
-//! | `SAVEPOINT s`, `ROLLBACK TO [SAVEPOINT] s`, `RELEASE SAVEPOINT s` | [`Request::Savepoint`]: SQLite's savepoint of that name |
+//! | `SAVEPOINT s`, `ROLLBACK TO [SAVEPOINT] s`, `RELEASE SAVEPOINT s` | [`Request::Savepoint`]: SQLite's savepoint of that name inside a transaction; outside one `SAVEPOINT` does nothing and the others are 1305, as in MySQL's autocommit mode |
 //! | `SET NAMES …`, `SET [scope] TRANSACTION …` | [`Request::Set`] without effect (everything is utf8mb4) |
 //! | `SET [GLOBAL \| SESSION \| @@…] name = value [, …]`, `SET @user = value` | [`Request::Set`]; only a session `autocommit` has an effect |
 //! | `SET … sql_mode = '…PIPES_AS_CONCAT…'`, ANSI_QUOTES or NO_BACKSLASH_ESCAPES (or ANSI, ORACLE, POSTGRESQL, MSSQL, DB2, MAXDB) | refused with 1235: statements read as under the default sql_mode |
@@ -27,6 +27,10 @@
 //! | `XA …` | [`Request::Xa`] (refused with 1235 by the `catalog` module) |
 //!
 //! Every other statement is [`Request::Sql`] with its [`SqlInfo`], worked out from the tree.
+//! A statement MySQL commits implicitly before and after (DDL but CREATE and DROP of temporary
+//! tables, `LOCK TABLES`) commits the open transaction and runs outside one, so a later
+//! `ROLLBACK` keeps what came before it, as in MySQL; SQLite's transactional DDL is never seen
+//! by clients.
 //!
 //! Until the `catalog` module reads the tree, it is asked about a text that does not parse:
 //! MySQL statements the front end does not read (`SHOW ENGINES`, `FLUSH`, `HANDLER`, …) get
@@ -64,6 +68,9 @@ pub(crate) struct SqlInfo {
     /// INSERT, REPLACE or UPDATE: conversion warnings of its arithmetic and casts are errors,
     /// as in MySQL's strict mode.
     pub(crate) writes: bool,
+    /// A statement MySQL ends the open transaction before and commits after (DDL but a
+    /// temporary table's, `LOCK TABLES`).
+    pub(crate) implicit_commit: bool,
     /// CREATE TABLE or ALTER TABLE: the strict-write triggers are generated afterwards.
     pub(crate) table_ddl: TableDdl,
 }
@@ -98,8 +105,9 @@ pub(crate) enum Request {
     Commit,
     /// Roll back the open transaction, if any.
     Rollback,
-    /// A savepoint statement: the SQLite statement that runs it.
-    Savepoint(String),
+    /// A savepoint statement: the SQLite statement that runs it, and for `ROLLBACK TO` and
+    /// `RELEASE` the savepoint that must exist (MySQL's 1305 otherwise).
+    Savepoint { sql: String, named: Option<String> },
     /// A SET statement; `autocommit` is the new session autocommit, when it sets one.
     Set {
         /// The session `autocommit` value it assigns, if it assigns one.
@@ -196,8 +204,20 @@ pub(crate) fn request(parsed: &Parsed) -> Result<Request, SqlError> {
         insert: parsed.kind == Kind::Insert,
         state_change: parsed.kind == Kind::Ddl,
         writes: matches!(parsed.kind, Kind::Insert | Kind::Update),
+        implicit_commit: commits_implicitly(statement, parsed.kind),
         table_ddl,
     }))
+}
+
+/// Whether MySQL commits the open transaction before `statement` and commits after it: DDL
+/// but CREATE and DROP of temporary tables, and `LOCK TABLES`.
+fn commits_implicitly(statement: &Statement, kind: Kind) -> bool {
+    match statement {
+        Statement::CreateTable(create) => !create.temporary,
+        Statement::Drop { temporary, .. } => !temporary,
+        Statement::LockTables { .. } => true,
+        _ => kind == Kind::Ddl,
+    }
 }
 
 /// The request of a session statement.
@@ -210,15 +230,18 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
         }),
         Session::Transaction(Transaction::Commit) => Request::Commit,
         Session::Transaction(Transaction::Rollback) => Request::Rollback,
-        Session::Transaction(Transaction::Savepoint(name)) => {
-            Request::Savepoint(format!("SAVEPOINT {}", quote(&name)))
-        }
-        Session::Transaction(Transaction::RollbackTo(name)) => {
-            Request::Savepoint(format!("ROLLBACK TO SAVEPOINT {}", quote(&name)))
-        }
-        Session::Transaction(Transaction::Release(name)) => {
-            Request::Savepoint(format!("RELEASE SAVEPOINT {}", quote(&name)))
-        }
+        Session::Transaction(Transaction::Savepoint(name)) => Request::Savepoint {
+            sql: format!("SAVEPOINT {}", quote(&name)),
+            named: None,
+        },
+        Session::Transaction(Transaction::RollbackTo(name)) => Request::Savepoint {
+            sql: format!("ROLLBACK TO SAVEPOINT {}", quote(&name)),
+            named: Some(name),
+        },
+        Session::Transaction(Transaction::Release(name)) => Request::Savepoint {
+            sql: format!("RELEASE SAVEPOINT {}", quote(&name)),
+            named: Some(name),
+        },
         Session::Transaction(Transaction::Characteristics) | Session::Names { .. } => {
             Request::Set {
                 autocommit: None,
@@ -286,7 +309,7 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
     })
 }
 
-/// A value as MySQL names it in its errors: a literal without its quotes.
+/// A value as MySQL named it in its errors: a literal without its quotes.
 fn written(value: &Expr) -> String {
     match value {
         Expr::Value(v) => match &v.value {
@@ -374,11 +397,17 @@ mod tests {
         assert_eq!(of("/* c */ rollback").unwrap(), Request::Rollback);
         assert_eq!(
             of("SAVEPOINT `a b`").unwrap(),
-            Request::Savepoint("SAVEPOINT \"a b\"".into())
+            Request::Savepoint {
+                sql: "SAVEPOINT \"a b\"".into(),
+                named: None
+            }
         );
         assert_eq!(
             of("rollback to s1").unwrap(),
-            Request::Savepoint("ROLLBACK TO SAVEPOINT \"s1\"".into())
+            Request::Savepoint {
+                sql: "ROLLBACK TO SAVEPOINT \"s1\"".into(),
+                named: Some("s1".into())
+            }
         );
     }
 
@@ -404,7 +433,7 @@ mod tests {
         assert!(err.message.contains("ANSI"), "{err}");
     }
 
-    /// Under ANSI_QUOTES `"a"` names a column, under NO_BACKSLASH_ESCAPES `'\n'` is two
+    /// Under ANSI_QUOTES `"a"` named a column, under NO_BACKSLASH_ESCAPES `'\n'` is two
     /// characters: the node reads statements as under the default sql_mode, so it refuses them.
     #[test]
     fn sql_modes_that_change_how_text_reads_are_refused() {

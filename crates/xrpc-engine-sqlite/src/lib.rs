@@ -1831,9 +1831,7 @@ impl SqliteConn {
                     if known.is_none() && text == sql {
                         self.texts.keep_sql_info(sql, info);
                     }
-                    if self.autocommit_off && !self.in_transaction() {
-                        self.begin(BeginMode::Default)?;
-                    }
+                    self.open_transaction_for(info)?;
                     return self.run_translated(sql, statement, args, info, sink);
                 }
                 Request::Set { .. } => {
@@ -1855,9 +1853,7 @@ impl SqliteConn {
         if script.is_some() && text == sql {
             self.texts.keep_sql_info(sql, info);
         }
-        if self.autocommit_off && !self.in_transaction() {
-            self.begin(BeginMode::Default)?;
-        }
+        self.open_transaction_for(info)?;
         let current = &*self.schema;
         // Unqualified names would otherwise fall through to the other databases (SQLite
         // searches temp, main, then every attached one); with no other database there is
@@ -1884,6 +1880,20 @@ impl SqliteConn {
         result
     }
 
+    /// Makes the transaction state what MySQL has when a statement starts: a statement that
+    /// commits implicitly ends the open transaction and runs outside one, as MySQL commits
+    /// after it too; any other opens one when autocommit is off.
+    fn open_transaction_for(&mut self, info: SqlInfo) -> Result<(), SqlError> {
+        if info.implicit_commit {
+            if self.in_transaction() {
+                self.exec("COMMIT")?;
+            }
+        } else if self.autocommit_off && !self.in_transaction() {
+            self.begin(BeginMode::Default)?;
+        }
+        Ok(())
+    }
+
     /// Runs a session statement (all [`Request`]s but [`Request::Sql`], [`Request::Use`],
     /// [`Request::Xa`] and [`Request::Catalog`], which `execute_in_scope` runs).
     fn run_request(&mut self, request: Request) -> Result<ExecSummary, SqlError> {
@@ -1906,12 +1916,29 @@ impl SqliteConn {
                     self.exec("ROLLBACK")?;
                 }
             }
-            Request::Savepoint(sql) => {
+            Request::Savepoint { sql, named } => {
                 self.kept_catalog.forget();
                 if self.autocommit_off && !self.in_transaction() {
                     self.begin(BeginMode::Default)?;
                 }
-                self.exec(&sql)?;
+                let missing = |name: &str| {
+                    SqlError::new(
+                        &codes::SP_DOES_NOT_EXIST,
+                        format!("SAVEPOINT {name} does not exist"),
+                    )
+                };
+                // Outside a transaction MySQL's savepoint ends with its statement, where SQLite's
+                // would open a transaction that lasts until its RELEASE.
+                if !self.in_transaction() {
+                    return match named {
+                        Some(name) => Err(missing(&name)),
+                        None => Ok(done),
+                    };
+                }
+                self.exec(&sql).map_err(|err| match &named {
+                    Some(name) if err.message.starts_with("no such savepoint") => missing(name),
+                    _ => err,
+                })?;
             }
             Request::Set {
                 autocommit,

@@ -133,6 +133,7 @@ mod tests {
             insert: false,
             state_change: false,
             writes: false,
+            implicit_commit: false,
             table_ddl: TableDdl::None,
         }
     }
