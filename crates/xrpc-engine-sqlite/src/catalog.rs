@@ -1339,6 +1339,7 @@ fn no_info() -> SqlInfo {
         state_change: false,
         writes: false,
         implicit_commit: false,
+        modifies_rows: false,
         table_ddl: TableDdl::None,
     }
 }

@@ -15,7 +15,7 @@
 //!
 //! | statement | meaning |
 //! | --- | --- |
-//! | `BEGIN [WORK]`, `START TRANSACTION [READ ONLY \| READ WRITE \| WITH CONSISTENT SNAPSHOT]` | [`Request::Begin`] |
+//! | `BEGIN [WORK]`, `START TRANSACTION [READ ONLY \| READ WRITE \| WITH CONSISTENT SNAPSHOT]` | [`Request::Begin`]; in a READ ONLY one INSERT, REPLACE, UPDATE and DELETE are 1792 (also of temporary tables, which MySQL allows) |
 //! | `COMMIT [WORK]` | [`Request::Commit`] |
 //! | `ROLLBACK [WORK]` | [`Request::Rollback`] |
 //! | `SAVEPOINT s`, `ROLLBACK TO [SAVEPOINT] s`, `RELEASE SAVEPOINT s` | [`Request::Savepoint`]: SQLite's savepoint of that name inside a transaction; outside one `SAVEPOINT` does nothing and the others are 1305, as in MySQL's autocommit mode |
@@ -71,6 +71,8 @@ pub(crate) struct SqlInfo {
     /// A statement MySQL ends the open transaction before and commits after (DDL but a
     /// temporary table's, `LOCK TABLES`).
     pub(crate) implicit_commit: bool,
+    /// INSERT, REPLACE, UPDATE or DELETE: refused inside a READ ONLY transaction (1792).
+    pub(crate) modifies_rows: bool,
     /// CREATE TABLE or ALTER TABLE: the strict-write triggers are generated afterwards.
     pub(crate) table_ddl: TableDdl,
 }
@@ -205,6 +207,7 @@ pub(crate) fn request(parsed: &Parsed) -> Result<Request, SqlError> {
         state_change: parsed.kind == Kind::Ddl,
         writes: matches!(parsed.kind, Kind::Insert | Kind::Update),
         implicit_commit: commits_implicitly(statement, parsed.kind),
+        modifies_rows: matches!(parsed.kind, Kind::Insert | Kind::Update | Kind::Delete),
         table_ddl,
     }))
 }

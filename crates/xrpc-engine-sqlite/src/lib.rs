@@ -279,6 +279,7 @@ mod tokens;
 mod translated;
 mod types;
 
+use std::cell::Cell;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -757,6 +758,8 @@ pub struct SqliteConn {
     wait_hook: Option<WaitHook>,
     /// `SET autocommit = 0` is in force.
     autocommit_off: bool,
+    /// The last transaction opened is `START TRANSACTION READ ONLY`'s.
+    read_only_transaction: Cell<bool>,
     /// Temp tables, views or triggers exist.
     has_temp: bool,
     /// `SET FOREIGN_KEY_CHECKS = 0` is in force (session state).
@@ -921,6 +924,7 @@ impl SqliteConn {
             interrupter,
             wait_hook: None,
             autocommit_off: false,
+            read_only_transaction: Cell::new(false),
             has_temp: false,
             foreign_key_checks_off: false,
             attached: Attached::default(),
@@ -974,6 +978,7 @@ impl SqliteConn {
     }
 
     fn begin(&self, mode: BeginMode) -> Result<(), SqlError> {
+        self.read_only_transaction.set(mode == BeginMode::ReadOnly);
         self.exec(match mode {
             BeginMode::Default if self.options.begin_immediate => "BEGIN IMMEDIATE",
             BeginMode::Default | BeginMode::ReadOnly => "BEGIN DEFERRED",
@@ -1884,6 +1889,12 @@ impl SqliteConn {
     /// commits implicitly ends the open transaction and runs outside one, as MySQL commits
     /// after it too; any other opens one when autocommit is off.
     fn open_transaction_for(&mut self, info: SqlInfo) -> Result<(), SqlError> {
+        if info.modifies_rows && self.read_only_transaction.get() && self.in_transaction() {
+            return Err(SqlError::new(
+                &codes::READ_ONLY_TRANSACTION,
+                "Cannot execute statement in a READ ONLY transaction",
+            ));
+        }
         if info.implicit_commit {
             if self.in_transaction() {
                 self.exec("COMMIT")?;

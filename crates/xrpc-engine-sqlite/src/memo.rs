@@ -134,6 +134,7 @@ mod tests {
             state_change: false,
             writes: false,
             implicit_commit: false,
+            modifies_rows: false,
             table_ddl: TableDdl::None,
         }
     }

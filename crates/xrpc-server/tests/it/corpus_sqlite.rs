@@ -214,11 +214,6 @@ const KNOWN_TX: &[(&str, &str, &str)] = &[
         "MySQL 8's name, which the PolarDB-X client reads; MariaDB 10.11 does not have it",
     ),
     (
-        "START TRANSACTION with characteristics",
-        "INSERT INTO `r` VALUES (2)",
-        "a READ ONLY transaction does not refuse writes (1792)",
-    ),
-    (
         "session checks switched off for a load",
         "SELECT @@foreign_key_checks, @@unique_checks",
         "SET unique_checks is accepted without being kept; @@unique_checks is always 1",
