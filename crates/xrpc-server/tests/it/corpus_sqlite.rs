@@ -218,6 +218,11 @@ const KNOWN_TX: &[(&str, &str, &str)] = &[
         "SELECT @@foreign_key_checks, @@unique_checks",
         "SET unique_checks is accepted without being kept; @@unique_checks is always 1",
     ),
+    (
+        "an ORM's upsert inside a transaction",
+        "SELECT LAST_INSERT_ID()",
+        "an auto-increment value taken in a savepoint rolled back to is used again",
+    ),
 ];
 
 /// Runs `scripts` statement by statement on fresh translated SQLite nodes and on MariaDB.

@@ -300,3 +300,52 @@ START TRANSACTION;
 SELECT @@in_transaction;
 COMMIT;
 SELECT @@in_transaction;
+
+-- script: an INSERT … SELECT that fails part-way inserts nothing
+CREATE TABLE `src` (`id` int NOT NULL, `v` varchar(5));
+CREATE TABLE `dst` (`id` int NOT NULL PRIMARY KEY, `v` varchar(5));
+INSERT INTO `src` VALUES (1, 'a'), (2, 'b'), (1, 'c');
+START TRANSACTION;
+INSERT INTO `dst` VALUES (9, 'z');
+INSERT INTO `dst` (`id`, `v`) SELECT `id`, `v` FROM `src` ORDER BY `v`;
+SELECT ROW_COUNT();
+COMMIT;
+SELECT `id`, `v` FROM `dst` ORDER BY `id`;
+
+-- script: an ORM's upsert inside a transaction
+CREATE TABLE `wp_options` (`option_id` bigint(20) unsigned NOT NULL AUTO_INCREMENT, `option_name` varchar(191) COLLATE utf8mb4_unicode_520_ci NOT NULL DEFAULT '', `option_value` longtext COLLATE utf8mb4_unicode_520_ci NOT NULL, `autoload` varchar(20) COLLATE utf8mb4_unicode_520_ci NOT NULL DEFAULT 'yes', PRIMARY KEY (`option_id`), UNIQUE KEY `option_name` (`option_name`)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_520_ci;
+START TRANSACTION;
+INSERT INTO `wp_options` (`option_name`, `option_value`, `autoload`) VALUES ('siteurl', 'http://a', 'yes') ON DUPLICATE KEY UPDATE `option_name` = VALUES(`option_name`), `option_value` = VALUES(`option_value`), `autoload` = VALUES(`autoload`);
+SELECT LAST_INSERT_ID(), ROW_COUNT();
+INSERT INTO `wp_options` (`option_name`, `option_value`, `autoload`) VALUES ('siteurl', 'http://b', 'yes') ON DUPLICATE KEY UPDATE `option_name` = VALUES(`option_name`), `option_value` = VALUES(`option_value`), `autoload` = VALUES(`autoload`);
+SELECT ROW_COUNT();
+SAVEPOINT `before_blog`;
+INSERT INTO `wp_options` (`option_name`, `option_value`) VALUES ('blogname', 'x');
+ROLLBACK TO SAVEPOINT `before_blog`;
+COMMIT;
+SELECT `option_id`, `option_name`, `option_value` FROM `wp_options` ORDER BY `option_id`;
+INSERT INTO `wp_options` (`option_name`, `option_value`) VALUES ('blogname', 'y');
+SELECT LAST_INSERT_ID();
+
+-- script: a compute node's pushed-down transaction
+CREATE TABLE `t_order` (`id` bigint NOT NULL, `user_id` bigint NOT NULL, `amount` decimal(12,2) NOT NULL, `gmt_create` datetime NOT NULL, PRIMARY KEY (`id`), KEY `k_user` (`user_id`)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+SET autocommit=0;
+INSERT INTO `t_order` (`id`, `user_id`, `amount`, `gmt_create`) VALUES (1, 10, 5.50, '2024-01-01 10:00:00'), (2, 10, 7.25, '2024-01-02 11:00:00');
+SELECT `id`, `amount` FROM `t_order` WHERE `user_id` = 10 ORDER BY `id` FOR UPDATE;
+UPDATE `t_order` SET `amount` = `amount` - 1.00 WHERE `id` = 1 AND `amount` >= 1.00;
+DELETE FROM `t_order` WHERE `id` = 2;
+COMMIT;
+INSERT INTO `t_order` VALUES (3, 11, 1.00, '2024-01-03 00:00:00');
+ROLLBACK;
+SET autocommit=1;
+SELECT `id`, `user_id`, `amount`, `gmt_create` FROM `t_order` ORDER BY `id`;
+
+-- script: a deadlock-free retry pattern with user variables
+CREATE TABLE `counters` (`name` varchar(20) NOT NULL PRIMARY KEY, `n` bigint unsigned NOT NULL DEFAULT 0);
+INSERT INTO `counters` VALUES ('hits', 0);
+BEGIN;
+UPDATE `counters` SET `n` = LAST_INSERT_ID(`n` + 1) WHERE `name` = 'hits';
+SELECT LAST_INSERT_ID();
+COMMIT;
+SET @n := (SELECT `n` FROM `counters` WHERE `name` = 'hits');
+SELECT @n;
