@@ -17,7 +17,7 @@
 //! | --- | --- |
 //! | `BEGIN [WORK]`, `START TRANSACTION [READ ONLY \| READ WRITE \| WITH CONSISTENT SNAPSHOT]` | [`Request::Begin`]; in a READ ONLY one INSERT, REPLACE, UPDATE and DELETE are 1792 (also of temporary tables, which MySQL allows) |
 //! | `COMMIT [WORK]` | [`Request::Commit`] |
-//! | `ROLLBACK [WORK]` | [`Request::Rollback`] |
+//! | `ROLLBACK [WORK]` | [`Request::Rollback`]; auto-increment counters keep the values the transaction took, as InnoDB's do (also after `ROLLBACK TO`) |
 //! | `SAVEPOINT s`, `ROLLBACK TO [SAVEPOINT] s`, `RELEASE SAVEPOINT s` | [`Request::Savepoint`]: SQLite's savepoint of that name inside a transaction; outside one `SAVEPOINT` does nothing and the others are 1305, as in MySQL's autocommit mode |
 //! | `SET NAMES …`, `SET [scope] TRANSACTION …` | [`Request::Set`] without effect (everything is utf8mb4) |
 //! | `SET [GLOBAL \| SESSION \| @@…] name = value [, …]`, `SET @user = value` | [`Request::Set`]; only a session `autocommit` has an effect |

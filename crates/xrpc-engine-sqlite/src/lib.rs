@@ -1905,6 +1905,52 @@ impl SqliteConn {
         Ok(())
     }
 
+    /// The auto-increment counters of the node's databases (`main` and the attached ones):
+    /// (database, table, last value). Temporary tables' are left out.
+    fn sequences(&self) -> Vec<(String, String, i64)> {
+        let mut found = Vec::new();
+        let schemas =
+            std::iter::once("main").chain(self.attached.names.iter().map(|(n, _)| n.as_str()));
+        for schema in schemas {
+            let read = self
+                .conn
+                .prepare(&format!(
+                    "SELECT name, seq FROM {}.sqlite_sequence",
+                    quote(schema)
+                ))
+                .and_then(|mut stmt| {
+                    stmt.query_map([], |row| Ok((schema.to_owned(), row.get(0)?, row.get(1)?)))?
+                        .collect::<Result<Vec<_>, _>>()
+                });
+            // A database without AUTO_INCREMENT tables has no sqlite_sequence.
+            found.extend(read.unwrap_or_default());
+        }
+        found
+    }
+
+    /// Puts back the counters a rollback took back (`before`, from [`Self::sequences`]): InnoDB
+    /// never hands out an auto-increment value twice, whatever was rolled back. Writes only
+    /// when a counter went back.
+    fn keep_sequences(&self, before: &[(String, String, i64)]) -> Result<(), SqlError> {
+        let now = self.sequences();
+        for (schema, table, seq) in before {
+            let current = now
+                .iter()
+                .find(|(s, t, _)| s == schema && t == table)
+                .map(|(_, _, v)| *v);
+            if current.is_some_and(|v| v >= *seq) {
+                continue;
+            }
+            let keep = xrpc_sql_sqlite::Reservation {
+                schema: schema.clone(),
+                table: table.clone(),
+                rows: 0,
+            };
+            self.exec(&keep.sql(*seq))?;
+        }
+        Ok(())
+    }
+
     /// Runs a session statement (all [`Request`]s but [`Request::Sql`], [`Request::Use`],
     /// [`Request::Xa`] and [`Request::Catalog`], which `execute_in_scope` runs).
     fn run_request(&mut self, request: Request) -> Result<ExecSummary, SqlError> {
@@ -1924,7 +1970,9 @@ impl SqliteConn {
             Request::Rollback => {
                 self.kept_catalog.forget();
                 if self.in_transaction() {
+                    let sequences = self.sequences();
                     self.exec("ROLLBACK")?;
+                    self.keep_sequences(&sequences)?;
                 }
             }
             Request::Savepoint { sql, named } => {
@@ -1946,10 +1994,14 @@ impl SqliteConn {
                         None => Ok(done),
                     };
                 }
+                let sequences = named.as_ref().map(|_| self.sequences());
                 self.exec(&sql).map_err(|err| match &named {
                     Some(name) if err.message.starts_with("no such savepoint") => missing(name),
                     _ => err,
                 })?;
+                if let Some(sequences) = sequences {
+                    self.keep_sequences(&sequences)?;
+                }
             }
             Request::Set {
                 autocommit,
