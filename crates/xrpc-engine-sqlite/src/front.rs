@@ -77,6 +77,17 @@ pub(crate) struct SqlInfo {
     pub(crate) table_ddl: TableDdl,
 }
 
+/// What a savepoint statement does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SavepointOp {
+    /// `SAVEPOINT s`.
+    Set,
+    /// `ROLLBACK TO [SAVEPOINT] s`.
+    RollbackTo,
+    /// `RELEASE SAVEPOINT s`.
+    Release,
+}
+
 /// A boolean system variable's new value: a literal, or a user variable's value when the
 /// statement runs (`SET FOREIGN_KEY_CHECKS = @OLD_FOREIGN_KEY_CHECKS`, as a dump ends).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,9 +118,13 @@ pub(crate) enum Request {
     Commit,
     /// Roll back the open transaction, if any.
     Rollback,
-    /// A savepoint statement: the SQLite statement that runs it, and for `ROLLBACK TO` and
-    /// `RELEASE` the savepoint that must exist (MySQL's 1305 otherwise).
-    Savepoint { sql: String, named: Option<String> },
+    /// A savepoint statement: the SQLite statement that runs it, the savepoint's name and what
+    /// it does (`ROLLBACK TO` and `RELEASE` need the savepoint: MySQL's 1305 otherwise).
+    Savepoint {
+        sql: String,
+        name: String,
+        op: SavepointOp,
+    },
     /// A SET statement; `autocommit` is the new session autocommit, when it sets one.
     Set {
         /// The session `autocommit` value it assigns, if it assigns one.
@@ -235,15 +250,18 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
         Session::Transaction(Transaction::Rollback) => Request::Rollback,
         Session::Transaction(Transaction::Savepoint(name)) => Request::Savepoint {
             sql: format!("SAVEPOINT {}", quote(&name)),
-            named: None,
+            name,
+            op: SavepointOp::Set,
         },
         Session::Transaction(Transaction::RollbackTo(name)) => Request::Savepoint {
             sql: format!("ROLLBACK TO SAVEPOINT {}", quote(&name)),
-            named: Some(name),
+            name,
+            op: SavepointOp::RollbackTo,
         },
         Session::Transaction(Transaction::Release(name)) => Request::Savepoint {
             sql: format!("RELEASE SAVEPOINT {}", quote(&name)),
-            named: Some(name),
+            name,
+            op: SavepointOp::Release,
         },
         Session::Transaction(Transaction::Characteristics) | Session::Names { .. } => {
             Request::Set {
@@ -402,14 +420,16 @@ mod tests {
             of("SAVEPOINT `a b`").unwrap(),
             Request::Savepoint {
                 sql: "SAVEPOINT \"a b\"".into(),
-                named: None
+                name: "a b".into(),
+                op: SavepointOp::Set
             }
         );
         assert_eq!(
             of("rollback to s1").unwrap(),
             Request::Savepoint {
                 sql: "ROLLBACK TO SAVEPOINT \"s1\"".into(),
-                named: Some("s1".into())
+                name: "s1".into(),
+                op: SavepointOp::RollbackTo
             }
         );
     }

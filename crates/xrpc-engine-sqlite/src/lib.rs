@@ -279,7 +279,7 @@ mod tokens;
 mod translated;
 mod types;
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -300,7 +300,7 @@ use xrpc_proto::value::Value;
 use self::authorizer::ClientSql;
 use self::busy::{BusyScope, busy_handler};
 use self::databases::{Attached, Databases};
-use self::front::{BeginMode, Request, SqlInfo, TableDdl};
+use self::front::{BeginMode, Request, SavepointOp, SqlInfo, TableDdl};
 use self::types::strict::{self, Shown};
 use self::types::{Arg, Conv, DeclKind, LOOKAHEAD_BYTES, LOOKAHEAD_ROWS};
 use xrpc_engine::result::{ColumnInfo, ExecSummary, ResultSink, SqlError, SqlWarning};
@@ -760,6 +760,9 @@ pub struct SqliteConn {
     autocommit_off: bool,
     /// The last transaction opened is `START TRANSACTION READ ONLY`'s.
     read_only_transaction: Cell<bool>,
+    /// The open transaction's savepoints as MySQL has them, oldest first: a name set again
+    /// replaces the earlier one, where SQLite would keep both.
+    savepoints: RefCell<Vec<String>>,
     /// Temp tables, views or triggers exist.
     has_temp: bool,
     /// `SET FOREIGN_KEY_CHECKS = 0` is in force (session state).
@@ -925,6 +928,7 @@ impl SqliteConn {
             wait_hook: None,
             autocommit_off: false,
             read_only_transaction: Cell::new(false),
+            savepoints: RefCell::new(Vec::new()),
             has_temp: false,
             foreign_key_checks_off: false,
             attached: Attached::default(),
@@ -979,6 +983,7 @@ impl SqliteConn {
 
     fn begin(&self, mode: BeginMode) -> Result<(), SqlError> {
         self.read_only_transaction.set(mode == BeginMode::ReadOnly);
+        self.savepoints.borrow_mut().clear();
         self.exec(match mode {
             BeginMode::Default if self.options.begin_immediate => "BEGIN IMMEDIATE",
             BeginMode::Default | BeginMode::ReadOnly => "BEGIN DEFERRED",
@@ -1975,12 +1980,12 @@ impl SqliteConn {
                     self.keep_sequences(&sequences)?;
                 }
             }
-            Request::Savepoint { sql, named } => {
+            Request::Savepoint { sql, name, op } => {
                 self.kept_catalog.forget();
                 if self.autocommit_off && !self.in_transaction() {
                     self.begin(BeginMode::Default)?;
                 }
-                let missing = |name: &str| {
+                let missing = || {
                     SqlError::new(
                         &codes::SP_DOES_NOT_EXIST,
                         format!("SAVEPOINT {name} does not exist"),
@@ -1989,16 +1994,30 @@ impl SqliteConn {
                 // Outside a transaction MySQL's savepoint ends with its statement, where SQLite's
                 // would open a transaction that lasts until its RELEASE.
                 if !self.in_transaction() {
-                    return match named {
-                        Some(name) => Err(missing(&name)),
-                        None => Ok(done),
+                    return match op {
+                        SavepointOp::Set => Ok(done),
+                        SavepointOp::RollbackTo | SavepointOp::Release => Err(missing()),
                     };
                 }
-                let sequences = named.as_ref().map(|_| self.sequences());
-                self.exec(&sql).map_err(|err| match &named {
-                    Some(name) if err.message.starts_with("no such savepoint") => missing(name),
-                    _ => err,
-                })?;
+                {
+                    let mut savepoints = self.savepoints.borrow_mut();
+                    let at = savepoints
+                        .iter()
+                        .position(|s| s.eq_ignore_ascii_case(&name));
+                    match (op, at) {
+                        (SavepointOp::Set, _) => {
+                            savepoints.retain(|s| !s.eq_ignore_ascii_case(&name));
+                            savepoints.push(name.clone());
+                        }
+                        (_, None) => return Err(missing()),
+                        // ROLLBACK TO keeps the savepoint, RELEASE drops it; both drop the later
+                        // ones.
+                        (SavepointOp::RollbackTo, Some(at)) => savepoints.truncate(at + 1),
+                        (SavepointOp::Release, Some(at)) => savepoints.truncate(at),
+                    }
+                }
+                let sequences = (op == SavepointOp::RollbackTo).then(|| self.sequences());
+                self.exec(&sql)?;
                 if let Some(sequences) = sequences {
                     self.keep_sequences(&sequences)?;
                 }

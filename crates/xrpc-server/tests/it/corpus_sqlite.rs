@@ -189,11 +189,6 @@ fn transactions_and_sessions_answer_on_the_node_as_on_mariadb() {
 /// only shrinks: a difference gone or a new one fails the test.
 const KNOWN_TX: &[(&str, &str, &str)] = &[
     (
-        "savepoints that do not exist",
-        "RELEASE SAVEPOINT a",
-        "SQLite keeps both savepoints of a name set twice; MySQL replaces the first",
-    ),
-    (
         "autocommit off then commit",
         "SELECT @@autocommit, @@session.autocommit",
         "admin SQL answers @@autocommit with the global value, not the session's",
