@@ -23,6 +23,7 @@
 //! | `SET [GLOBAL \| SESSION \| @@…] name = value [, …]`, `SET @user = value` | [`Request::Set`]; only a session `autocommit` has an effect |
 //! | `SET … sql_mode = '…PIPES_AS_CONCAT…'`, ANSI_QUOTES or NO_BACKSLASH_ESCAPES (or ANSI, ORACLE, POSTGRESQL, MSSQL, DB2, MAXDB) | refused with 1235: statements read as under the default sql_mode |
 //! | `SET autocommit = <not a boolean>` | 1231 |
+//! | `SET … sql_safe_updates = <anything but OFF>`, `SET [SESSION] TRANSACTION READ ONLY` | refused with 1235: the engine has no safe-updates check and no read-only mode for later transactions |
 //! | `USE db` | [`Request::Use`] |
 //! | `XA …` | [`Request::Xa`] (refused with 1235 by the `catalog` module) |
 //!
@@ -188,6 +189,19 @@ pub(crate) fn request(parsed: &Parsed) -> Result<Request, SqlError> {
     let Some(statement) = parsed.statement() else {
         return Ok(Request::Xa);
     };
+    // The node keeps no read-only mode for later transactions; one it accepted and then let
+    // write would answer where MySQL refuses (1792).
+    if let Statement::Set(xrpc_sql::ast::Set::SetTransaction { modes, .. }) = statement
+        && modes.contains(&xrpc_sql::ast::TransactionMode::AccessMode(
+            xrpc_sql::ast::TransactionAccessMode::ReadOnly,
+        ))
+    {
+        return Err(SqlError::new(
+            &codes::NOT_SUPPORTED_YET,
+            "This version doesn't yet support 'SET TRANSACTION READ ONLY' on the SQLite engine; \
+             START TRANSACTION READ ONLY opens a read-only transaction",
+        ));
+    }
     if let Some(session) = Session::of(statement) {
         return session_request(session);
     }
@@ -287,6 +301,14 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
                                  engine: statements read here as under MySQL's default sql_mode \
                                  (`||` is OR, `\"…\"` a string, `\\` an escape)"
                         ),
+                    ));
+                }
+                // Safe-updates mode refuses UPDATE and DELETE without a key condition (1175);
+                // the engine has no such check, so it cannot be turned on.
+                if name == "sql_safe_updates" && boolean(value) != Some(false) {
+                    return Err(SqlError::new(
+                        &codes::NOT_SUPPORTED_YET,
+                        "This version doesn't yet support 'sql_safe_updates' on the SQLite engine",
                     ));
                 }
                 if name == "autocommit" && *scope == Scope::Session {

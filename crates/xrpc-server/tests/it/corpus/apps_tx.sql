@@ -349,3 +349,16 @@ SELECT LAST_INSERT_ID();
 COMMIT;
 SET @n := (SELECT `n` FROM `counters` WHERE `name` = 'hits');
 SELECT @n;
+
+-- script: a read-only session refuses writes
+CREATE TABLE `ro` (`id` int PRIMARY KEY);
+SET SESSION TRANSACTION READ ONLY;
+INSERT INTO `ro` VALUES (1);
+SELECT COUNT(*) FROM `ro`;
+
+-- script: the mysql client's safe-updates mode
+CREATE TABLE `su` (`id` int PRIMARY KEY, `v` int);
+INSERT INTO `su` VALUES (1, 1), (2, 2);
+SET sql_safe_updates=1, sql_select_limit=1000, max_join_size=1000000;
+DELETE FROM `su`;
+SELECT COUNT(*) FROM `su`;
