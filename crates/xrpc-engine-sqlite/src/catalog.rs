@@ -1502,6 +1502,8 @@ fn no_info() -> SqlInfo {
         insert: false,
         state_change: false,
         writes: false,
+        implicit_commit: false,
+        modifies_rows: false,
         table_ddl: TableDdl::None,
     }
 }

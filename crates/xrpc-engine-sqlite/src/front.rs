@@ -15,19 +15,24 @@
 //!
 //! | statement | meaning |
 //! | --- | --- |
-//! | `BEGIN [WORK]`, `START TRANSACTION [READ ONLY \| READ WRITE \| WITH CONSISTENT SNAPSHOT]` | [`Request::Begin`] |
+//! | `BEGIN [WORK]`, `START TRANSACTION [READ ONLY \| READ WRITE \| WITH CONSISTENT SNAPSHOT]` | [`Request::Begin`]; in a READ ONLY one INSERT, REPLACE, UPDATE and DELETE are 1792 (also of temporary tables, which MySQL allows) |
 //! | `COMMIT [WORK]` | [`Request::Commit`] |
-//! | `ROLLBACK [WORK]` | [`Request::Rollback`] |
-//! | `SAVEPOINT s`, `ROLLBACK TO [SAVEPOINT] s`, `RELEASE SAVEPOINT s` | [`Request::Savepoint`]: SQLite's savepoint of that name |
+//! | `ROLLBACK [WORK]` | [`Request::Rollback`]; auto-increment counters keep the values the transaction took, as InnoDB's do (also after `ROLLBACK TO`) |
+//! | `SAVEPOINT s`, `ROLLBACK TO [SAVEPOINT] s`, `RELEASE SAVEPOINT s` | [`Request::Savepoint`]: SQLite's savepoint of that name inside a transaction; outside one `SAVEPOINT` does nothing and the others are 1305, as in MySQL's autocommit mode |
 //! | `SET NAMES …`, `SET [scope] TRANSACTION …` | [`Request::Set`] without effect (everything is utf8mb4) |
 //! | `SET [GLOBAL \| SESSION \| @@…] name = value [, …]`, `SET @user = value` | [`Request::Set`]; only a session `autocommit` has an effect |
 //! | `SET [SESSION] time_zone = value` | [`Request::Set`] with the session's new zone: `SYSTEM` or the system's offset; another offset or a named zone 1235, a malformed one 1298 |
 //! | `SET [SESSION] sql_mode = value` | [`Request::Set`] with the session's new mode (see the `sql_mode` module): a literal checked here, any other value when it runs; a mode that changes how text reads or what statements compute (`PIPES_AS_CONCAT`, `ANSI_QUOTES`, `EMPTY_STRING_IS_NULL`, …) refused with 1235 |
 //! | `SET autocommit = <not a boolean>` | 1231 |
+//! | `SET … sql_safe_updates = <anything but OFF>`, `SET [SESSION] TRANSACTION READ ONLY` | refused with 1235: the engine has no safe-updates check and no read-only mode for later transactions |
 //! | `USE db` | [`Request::Use`] |
 //! | `XA …` | [`Request::Xa`] (refused with 1235 by the `catalog` module) |
 //!
 //! Every other statement is [`Request::Sql`] with its [`SqlInfo`], worked out from the tree.
+//! A statement MySQL commits implicitly before and after (DDL but CREATE and DROP of temporary
+//! tables, `LOCK TABLES`) commits the open transaction and runs outside one, so a later
+//! `ROLLBACK` keeps what came before it, as in MySQL; SQLite's transactional DDL is never seen
+//! by clients.
 //!
 //! Until the `catalog` module reads the tree, it is asked about a text that does not parse:
 //! MySQL statements the front end does not read (`SHOW ENGINES`, `FLUSH`, `HANDLER`, …) get
@@ -65,8 +70,24 @@ pub(crate) struct SqlInfo {
     /// INSERT, REPLACE or UPDATE: conversion warnings of its arithmetic and casts are errors,
     /// as in MySQL's strict mode.
     pub(crate) writes: bool,
+    /// A statement MySQL ends the open transaction before and commits after (DDL but a
+    /// temporary table's, `LOCK TABLES`).
+    pub(crate) implicit_commit: bool,
+    /// INSERT, REPLACE, UPDATE or DELETE: refused inside a READ ONLY transaction (1792).
+    pub(crate) modifies_rows: bool,
     /// CREATE TABLE or ALTER TABLE: the strict-write triggers are generated afterwards.
     pub(crate) table_ddl: TableDdl,
+}
+
+/// What a savepoint statement does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SavepointOp {
+    /// `SAVEPOINT s`.
+    Set,
+    /// `ROLLBACK TO [SAVEPOINT] s`.
+    RollbackTo,
+    /// `RELEASE SAVEPOINT s`.
+    Release,
 }
 
 /// A boolean system variable's new value: a literal, or a user variable's value when the
@@ -111,8 +132,13 @@ pub(crate) enum Request {
     Commit,
     /// Roll back the open transaction, if any.
     Rollback,
-    /// A savepoint statement: the SQLite statement that runs it.
-    Savepoint(String),
+    /// A savepoint statement: the SQLite statement that runs it, the savepoint's name and what
+    /// it does (`ROLLBACK TO` and `RELEASE` need the savepoint: MySQL's 1305 otherwise).
+    Savepoint {
+        sql: String,
+        name: String,
+        op: SavepointOp,
+    },
     /// A SET statement; `autocommit` is the new session autocommit, when it sets one.
     Set {
         /// The session `autocommit` value it assigns, if it assigns one.
@@ -165,6 +191,19 @@ pub(crate) fn request(parsed: &Parsed) -> Result<Request, SqlError> {
     let Some(statement) = parsed.statement() else {
         return Ok(Request::Xa);
     };
+    // The node keeps no read-only mode for later transactions; one it accepted and then let
+    // write would answer where MySQL refuses (1792).
+    if let Statement::Set(xrpc_sql::ast::Set::SetTransaction { modes, .. }) = statement
+        && modes.contains(&xrpc_sql::ast::TransactionMode::AccessMode(
+            xrpc_sql::ast::TransactionAccessMode::ReadOnly,
+        ))
+    {
+        return Err(SqlError::new(
+            &codes::NOT_SUPPORTED_YET,
+            "This version doesn't yet support 'SET TRANSACTION READ ONLY' on the SQLite engine; \
+             START TRANSACTION READ ONLY opens a read-only transaction",
+        ));
+    }
     if let Some(session) = Session::of(statement) {
         return session_request(session);
     }
@@ -200,8 +239,21 @@ pub(crate) fn request(parsed: &Parsed) -> Result<Request, SqlError> {
         insert: parsed.kind == Kind::Insert,
         state_change: parsed.kind == Kind::Ddl,
         writes: matches!(parsed.kind, Kind::Insert | Kind::Update),
+        implicit_commit: commits_implicitly(statement, parsed.kind),
+        modifies_rows: matches!(parsed.kind, Kind::Insert | Kind::Update | Kind::Delete),
         table_ddl,
     }))
+}
+
+/// Whether MySQL commits the open transaction before `statement` and commits after it: DDL
+/// but CREATE and DROP of temporary tables, and `LOCK TABLES`.
+fn commits_implicitly(statement: &Statement, kind: Kind) -> bool {
+    match statement {
+        Statement::CreateTable(create) => !create.temporary,
+        Statement::Drop { temporary, .. } => !temporary,
+        Statement::LockTables { .. } => true,
+        _ => kind == Kind::Ddl,
+    }
 }
 
 /// The request of a session statement.
@@ -214,15 +266,21 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
         }),
         Session::Transaction(Transaction::Commit) => Request::Commit,
         Session::Transaction(Transaction::Rollback) => Request::Rollback,
-        Session::Transaction(Transaction::Savepoint(name)) => {
-            Request::Savepoint(format!("SAVEPOINT {}", quote(&name)))
-        }
-        Session::Transaction(Transaction::RollbackTo(name)) => {
-            Request::Savepoint(format!("ROLLBACK TO SAVEPOINT {}", quote(&name)))
-        }
-        Session::Transaction(Transaction::Release(name)) => {
-            Request::Savepoint(format!("RELEASE SAVEPOINT {}", quote(&name)))
-        }
+        Session::Transaction(Transaction::Savepoint(name)) => Request::Savepoint {
+            sql: format!("SAVEPOINT {}", quote(&name)),
+            name,
+            op: SavepointOp::Set,
+        },
+        Session::Transaction(Transaction::RollbackTo(name)) => Request::Savepoint {
+            sql: format!("ROLLBACK TO SAVEPOINT {}", quote(&name)),
+            name,
+            op: SavepointOp::RollbackTo,
+        },
+        Session::Transaction(Transaction::Release(name)) => Request::Savepoint {
+            sql: format!("RELEASE SAVEPOINT {}", quote(&name)),
+            name,
+            op: SavepointOp::Release,
+        },
         Session::Transaction(Transaction::Characteristics) | Session::Names { .. } => {
             Request::Set {
                 autocommit: None,
@@ -252,6 +310,14 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
                     if *scope == Scope::Session {
                         time_zone = Some(setting);
                     }
+                }
+                // Safe-updates mode refuses UPDATE and DELETE without a key condition (1175);
+                // the engine has no such check, so it cannot be turned on.
+                if name == "sql_safe_updates" && boolean(value) != Some(false) {
+                    return Err(SqlError::new(
+                        &codes::NOT_SUPPORTED_YET,
+                        "This version doesn't yet support 'sql_safe_updates' on the SQLite engine",
+                    ));
                 }
                 if name == "autocommit" && *scope == Scope::Session {
                     match boolean(value) {
@@ -400,11 +466,19 @@ mod tests {
         assert_eq!(of("/* c */ rollback").unwrap(), Request::Rollback);
         assert_eq!(
             of("SAVEPOINT `a b`").unwrap(),
-            Request::Savepoint("SAVEPOINT \"a b\"".into())
+            Request::Savepoint {
+                sql: "SAVEPOINT \"a b\"".into(),
+                name: "a b".into(),
+                op: SavepointOp::Set
+            }
         );
         assert_eq!(
             of("rollback to s1").unwrap(),
-            Request::Savepoint("ROLLBACK TO SAVEPOINT \"s1\"".into())
+            Request::Savepoint {
+                sql: "ROLLBACK TO SAVEPOINT \"s1\"".into(),
+                name: "s1".into(),
+                op: SavepointOp::RollbackTo
+            }
         );
     }
 
@@ -430,7 +504,7 @@ mod tests {
         assert!(err.message.contains("ANSI"), "{err}");
     }
 
-    /// Under ANSI_QUOTES `"a"` names a column, under NO_BACKSLASH_ESCAPES `'\n'` is two
+    /// Under ANSI_QUOTES `"a"` named a column, under NO_BACKSLASH_ESCAPES `'\n'` is two
     /// characters: the node reads statements as under the default sql_mode, so it refuses them.
     #[test]
     fn sql_modes_that_change_how_text_reads_are_refused() {

@@ -280,6 +280,7 @@ mod tokens;
 mod translated;
 mod types;
 
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -300,7 +301,7 @@ use xrpc_proto::value::Value;
 use self::authorizer::ClientSql;
 use self::busy::{BusyScope, busy_handler};
 use self::databases::{Attached, Databases};
-use self::front::{BeginMode, Request, SqlInfo, TableDdl};
+use self::front::{BeginMode, Request, SavepointOp, SqlInfo, TableDdl};
 use self::types::strict::{self, Shown};
 use self::types::{Arg, Conv, DeclKind, LOOKAHEAD_BYTES, LOOKAHEAD_ROWS};
 use xrpc_engine::result::{ColumnInfo, ExecSummary, ResultSink, SqlError, SqlWarning};
@@ -758,6 +759,11 @@ pub struct SqliteConn {
     wait_hook: Option<WaitHook>,
     /// `SET autocommit = 0` is in force.
     autocommit_off: bool,
+    /// The last transaction opened is `START TRANSACTION READ ONLY`'s.
+    read_only_transaction: Cell<bool>,
+    /// The open transaction's savepoints as MySQL has them, oldest first: a name set again
+    /// replaces the earlier one, where SQLite would keep both.
+    savepoints: RefCell<Vec<String>>,
     /// Temp tables, views or triggers exist.
     has_temp: bool,
     /// `SET FOREIGN_KEY_CHECKS = 0` is in force (session state).
@@ -936,6 +942,8 @@ impl SqliteConn {
             interrupter,
             wait_hook: None,
             autocommit_off: false,
+            read_only_transaction: Cell::new(false),
+            savepoints: RefCell::new(Vec::new()),
             has_temp: false,
             foreign_key_checks_off: false,
             sql_mode: None,
@@ -993,6 +1001,8 @@ impl SqliteConn {
     }
 
     fn begin(&self, mode: BeginMode) -> Result<(), SqlError> {
+        self.read_only_transaction.set(mode == BeginMode::ReadOnly);
+        self.savepoints.borrow_mut().clear();
         self.exec(match mode {
             BeginMode::Default if self.options.begin_immediate => "BEGIN IMMEDIATE",
             BeginMode::Default | BeginMode::ReadOnly => "BEGIN DEFERRED",
@@ -1852,9 +1862,7 @@ impl SqliteConn {
                     if known.is_none() && text == sql {
                         self.texts.keep_sql_info(sql, info);
                     }
-                    if self.autocommit_off && !self.in_transaction() {
-                        self.begin(BeginMode::Default)?;
-                    }
+                    self.open_transaction_for(info)?;
                     return self.run_translated(sql, statement, args, info, sink);
                 }
                 Request::Set { .. } => {
@@ -1876,9 +1884,7 @@ impl SqliteConn {
         if script.is_some() && text == sql {
             self.texts.keep_sql_info(sql, info);
         }
-        if self.autocommit_off && !self.in_transaction() {
-            self.begin(BeginMode::Default)?;
-        }
+        self.open_transaction_for(info)?;
         let current = &*self.schema;
         // Unqualified names would otherwise fall through to the other databases (SQLite
         // searches temp, main, then every attached one); with no other database there is
@@ -1910,6 +1916,72 @@ impl SqliteConn {
         result
     }
 
+    /// Makes the transaction state what MySQL has when a statement starts: a statement that
+    /// commits implicitly ends the open transaction and runs outside one, as MySQL commits
+    /// after it too; any other opens one when autocommit is off.
+    fn open_transaction_for(&mut self, info: SqlInfo) -> Result<(), SqlError> {
+        if info.modifies_rows && self.read_only_transaction.get() && self.in_transaction() {
+            return Err(SqlError::new(
+                &codes::READ_ONLY_TRANSACTION,
+                "Cannot execute statement in a READ ONLY transaction",
+            ));
+        }
+        if info.implicit_commit {
+            if self.in_transaction() {
+                self.exec("COMMIT")?;
+            }
+        } else if self.autocommit_off && !self.in_transaction() {
+            self.begin(BeginMode::Default)?;
+        }
+        Ok(())
+    }
+
+    /// The auto-increment counters of the node's databases (`main` and the attached ones):
+    /// (database, table, last value). Temporary tables' are left out.
+    fn sequences(&self) -> Vec<(String, String, i64)> {
+        let mut found = Vec::new();
+        let schemas =
+            std::iter::once("main").chain(self.attached.names.iter().map(|(n, _)| n.as_str()));
+        for schema in schemas {
+            let read = self
+                .conn
+                .prepare(&format!(
+                    "SELECT name, seq FROM {}.sqlite_sequence",
+                    quote(schema)
+                ))
+                .and_then(|mut stmt| {
+                    stmt.query_map([], |row| Ok((schema.to_owned(), row.get(0)?, row.get(1)?)))?
+                        .collect::<Result<Vec<_>, _>>()
+                });
+            // A database without AUTO_INCREMENT tables has no sqlite_sequence.
+            found.extend(read.unwrap_or_default());
+        }
+        found
+    }
+
+    /// Puts back the counters a rollback took back (`before`, from [`Self::sequences`]): InnoDB
+    /// never hands out an auto-increment value twice, whatever was rolled back. Writes only
+    /// when a counter went back.
+    fn keep_sequences(&self, before: &[(String, String, i64)]) -> Result<(), SqlError> {
+        let now = self.sequences();
+        for (schema, table, seq) in before {
+            let current = now
+                .iter()
+                .find(|(s, t, _)| s == schema && t == table)
+                .map(|(_, _, v)| *v);
+            if current.is_some_and(|v| v >= *seq) {
+                continue;
+            }
+            let keep = xrpc_sql_sqlite::Reservation {
+                schema: schema.clone(),
+                table: table.clone(),
+                rows: 0,
+            };
+            self.exec(&keep.sql(*seq))?;
+        }
+        Ok(())
+    }
+
     /// Runs a session statement (all [`Request`]s but [`Request::Sql`], [`Request::Use`],
     /// [`Request::Xa`] and [`Request::Catalog`], which `execute_in_scope` runs).
     fn run_request(&mut self, request: Request) -> Result<ExecSummary, SqlError> {
@@ -1929,15 +2001,52 @@ impl SqliteConn {
             Request::Rollback => {
                 self.kept_catalog.forget();
                 if self.in_transaction() {
+                    let sequences = self.sequences();
                     self.exec("ROLLBACK")?;
+                    self.keep_sequences(&sequences)?;
                 }
             }
-            Request::Savepoint(sql) => {
+            Request::Savepoint { sql, name, op } => {
                 self.kept_catalog.forget();
                 if self.autocommit_off && !self.in_transaction() {
                     self.begin(BeginMode::Default)?;
                 }
+                let missing = || {
+                    SqlError::new(
+                        &codes::SP_DOES_NOT_EXIST,
+                        format!("SAVEPOINT {name} does not exist"),
+                    )
+                };
+                // Outside a transaction MySQL's savepoint ends with its statement, where SQLite's
+                // would open a transaction that lasts until its RELEASE.
+                if !self.in_transaction() {
+                    return match op {
+                        SavepointOp::Set => Ok(done),
+                        SavepointOp::RollbackTo | SavepointOp::Release => Err(missing()),
+                    };
+                }
+                {
+                    let mut savepoints = self.savepoints.borrow_mut();
+                    let at = savepoints
+                        .iter()
+                        .position(|s| s.eq_ignore_ascii_case(&name));
+                    match (op, at) {
+                        (SavepointOp::Set, _) => {
+                            savepoints.retain(|s| !s.eq_ignore_ascii_case(&name));
+                            savepoints.push(name.clone());
+                        }
+                        (_, None) => return Err(missing()),
+                        // ROLLBACK TO keeps the savepoint, RELEASE drops it; both drop the later
+                        // ones.
+                        (SavepointOp::RollbackTo, Some(at)) => savepoints.truncate(at + 1),
+                        (SavepointOp::Release, Some(at)) => savepoints.truncate(at),
+                    }
+                }
+                let sequences = (op == SavepointOp::RollbackTo).then(|| self.sequences());
                 self.exec(&sql)?;
+                if let Some(sequences) = sequences {
+                    self.keep_sequences(&sequences)?;
+                }
             }
             Request::Set {
                 autocommit,

@@ -133,6 +133,8 @@ mod tests {
             insert: false,
             state_change: false,
             writes: false,
+            implicit_commit: false,
+            modifies_rows: false,
             table_ddl: TableDdl::None,
         }
     }

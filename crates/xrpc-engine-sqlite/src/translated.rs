@@ -1190,8 +1190,9 @@ impl SqliteConn {
                 }
             }
         }
+        let mut upserts = 0;
         if !summary.has_result_set {
-            let upserts = self.session.take_upsert_updates();
+            upserts = self.session.take_upsert_updates();
             summary.rows_affected = match translation.affected {
                 Affected::Zero | Affected::None => 0,
                 Affected::Changes => summary.rows_affected,
@@ -1200,8 +1201,12 @@ impl SqliteConn {
         }
         if let (Some(r), Some(before)) = (&translation.reserves, before) {
             // The first value the insert generated (SQLite knows the last).
+            // An upsert that updated no row inserted them all; one that updated some leaves
+            // which values its inserts took unknown here.
             let n = summary.rows_affected;
-            if n >= 1 && translation.affected == Affected::Changes {
+            let all_inserted = translation.affected == Affected::Changes
+                || translation.affected == Affected::ChangesPlusUpserts && upserts == 0;
+            if n >= 1 && all_inserted {
                 let last = self.conn.last_insert_rowid();
                 let first = last - i64::try_from(n).unwrap_or(i64::MAX) + 1;
                 if let Ok(first) = u64::try_from(first) {

@@ -250,7 +250,10 @@ error_codes! {
         "DROP DATABASE of `main` (the node's default database) or of `information_schema`, and CREATE or DROP of a name the node reserves.";
     SP_DOES_NOT_EXIST = 1305, "42000", Error,
         "PROCEDURE does not exist",
-        "CALL of a procedure the node does not have (every one but `xrpc.perf_hist`), and on SQLite a call of a function it does not have (`FUNCTION x does not exist`).";
+        "CALL of a procedure the node does not have (every one but `xrpc.perf_hist`), and on SQLite a call of a function it does not have (`FUNCTION x does not exist`) and `ROLLBACK TO`/`RELEASE` of a savepoint the transaction does not have (`SAVEPOINT s does not exist`).";
+    READ_ONLY_TRANSACTION = 1792, "25006", Error,
+        "Cannot execute statement in a READ ONLY transaction",
+        "SQLite engine: an INSERT, REPLACE, UPDATE or DELETE inside `START TRANSACTION READ ONLY`.";
     WRONG_PARAMCOUNT_TO_NATIVE_FCT = 1582, "42000", Error,
         "Incorrect parameter count in the call to native function",
         "SQLite engine: a call of a MySQL function with fewer arguments than it takes (`CONCAT()`, `CONCAT_WS(',')`), which SQLite's function of that name would answer.";
