@@ -593,35 +593,34 @@ pub fn write_warning_notice(
 /// Fail point `xrpc_send` (feature `failpoints`): the send fails as a broken socket's would, and
 /// the connection is finished.
 pub(crate) fn send_frames(conn: &ConnRef, frames: &[u8]) -> Result<(), SendError> {
-    fail::fail_point!("xrpc_send", |_| {
-        conn.fin();
-        Err(SendError::Io(std::io::Error::other("fail point xrpc_send")))
-    });
-    crate::binlog::sent(conn, frames); // binlog hook
-    conn.send(frames)
+    send_frames_with(conn, frames, ConnRef::send)
 }
 
 /// Like [`send_frames`], but the frames may wait for the end of the worker's turn and go out in
 /// one write with other answers on the connection ([`ConnRef::send_deferred`]): for the last
 /// flush of a session's answer. Order with every other send on the connection is kept.
 pub(crate) fn send_frames_deferred(conn: &ConnRef, frames: &[u8]) -> Result<(), SendError> {
-    fail::fail_point!("xrpc_send", |_| {
-        conn.fin();
-        Err(SendError::Io(std::io::Error::other("fail point xrpc_send")))
-    });
-    crate::binlog::sent(conn, frames); // binlog hook
-    conn.send_deferred(frames)
+    send_frames_with(conn, frames, ConnRef::send_deferred)
 }
 
 /// Like [`send_frames_deferred`], but never written in the call ([`ConnRef::send_at_turn_end`]):
 /// for a completion on the worker that reads a backend socket, which must not wait for a client.
 pub(crate) fn send_frames_at_turn_end(conn: &ConnRef, frames: &[u8]) -> Result<(), SendError> {
+    send_frames_with(conn, frames, ConnRef::send_at_turn_end)
+}
+
+/// The fail point and the binary log's hook every send passes, then `send`.
+fn send_frames_with(
+    conn: &ConnRef,
+    frames: &[u8],
+    send: fn(&ConnRef, &[u8]) -> Result<(), SendError>,
+) -> Result<(), SendError> {
     fail::fail_point!("xrpc_send", |_| {
         conn.fin();
         Err(SendError::Io(std::io::Error::other("fail point xrpc_send")))
     });
     crate::binlog::sent(conn, frames); // binlog hook
-    conn.send_at_turn_end(frames)
+    send(conn, frames)
 }
 
 /// Encodes one message and sends it at once, outside any session's output (connection-level
