@@ -112,6 +112,24 @@ pub(crate) enum TextSetting {
     Expr(String),
 }
 
+/// The session variables a SET statement assigns; each is `None` when it does not assign it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct SessionSet {
+    /// `autocommit`.
+    pub(crate) autocommit: Option<bool>,
+    /// `foreign_key_checks`.
+    pub(crate) foreign_key_checks: Option<Setting>,
+    /// `sql_mode`.
+    pub(crate) sql_mode: Option<TextSetting>,
+    /// `time_zone`.
+    pub(crate) time_zone: Option<TextSetting>,
+    /// `tx_isolation` (or `transaction_isolation`, or `SET SESSION TRANSACTION ISOLATION
+    /// LEVEL`), as `@@tx_isolation` shows it.
+    pub(crate) isolation: Option<&'static str>,
+    /// `unique_checks`.
+    pub(crate) unique_checks: Option<Setting>,
+}
+
 /// A statement that creates or alters tables (see the `strict` module).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum TableDdl {
@@ -139,17 +157,8 @@ pub(crate) enum Request {
         name: String,
         op: SavepointOp,
     },
-    /// A SET statement; `autocommit` is the new session autocommit, when it sets one.
-    Set {
-        /// The session `autocommit` value it assigns, if it assigns one.
-        autocommit: Option<bool>,
-        /// The session `foreign_key_checks` value it assigns, if it assigns one.
-        foreign_key_checks: Option<Setting>,
-        /// The session `sql_mode` it assigns, if it assigns one.
-        sql_mode: Option<TextSetting>,
-        /// The session `time_zone` it assigns, if it assigns one.
-        time_zone: Option<TextSetting>,
-    },
+    /// A SET statement, with the session variables it changes.
+    Set(SessionSet),
     /// `USE db`.
     Use(String),
     /// An `XA` statement.
@@ -215,12 +224,7 @@ pub(crate) fn request(parsed: &Parsed) -> Result<Request, SqlError> {
         Statement::Vacuum(_) => return Err(not_for_clients("VACUUM")),
         // SET CHARACTER SET and the like: the character set is always utf8mb4.
         Statement::Set(xrpc_sql::ast::Set::SetNamesDefault {}) => {
-            return Ok(Request::Set {
-                autocommit: None,
-                foreign_key_checks: None,
-                sql_mode: None,
-                time_zone: None,
-            });
+            return Ok(Request::Set(SessionSet::default()));
         }
         Statement::Set(_) => {
             return Err(SqlError::new(
@@ -281,20 +285,16 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
             name,
             op: SavepointOp::Release,
         },
-        Session::Transaction(Transaction::Characteristics) | Session::Names { .. } => {
-            Request::Set {
-                autocommit: None,
-                foreign_key_checks: None,
-                sql_mode: None,
-                time_zone: None,
-            }
+        Session::Transaction(Transaction::Characteristics { session, isolation }) => {
+            Request::Set(SessionSet {
+                isolation: isolation.filter(|_| session),
+                ..SessionSet::default()
+            })
         }
+        Session::Names { .. } => Request::Set(SessionSet::default()),
         Session::Use(name) => Request::Use(name),
         Session::Set(assignments) => {
-            let mut autocommit = None;
-            let mut foreign_key_checks = None;
-            let mut sql_mode = None;
-            let mut time_zone = None;
+            let mut set = SessionSet::default();
             for assignment in &assignments {
                 let Assignment::System { scope, name, value } = assignment else {
                     continue;
@@ -302,13 +302,13 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
                 if name == "sql_mode" {
                     let setting = text_setting(value, super::sql_mode::normalize)?;
                     if *scope == Scope::Session {
-                        sql_mode = Some(setting);
+                        set.sql_mode = Some(setting);
                     }
                 }
                 if name == "time_zone" {
                     let setting = text_setting(value, super::sql_mode::time_zone)?;
                     if *scope == Scope::Session {
-                        time_zone = Some(setting);
+                        set.time_zone = Some(setting);
                     }
                 }
                 // Safe-updates mode refuses UPDATE and DELETE without a key condition (1175);
@@ -319,9 +319,21 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
                         "This version doesn't yet support 'sql_safe_updates' on the SQLite engine",
                     ));
                 }
+                if name == "tx_isolation" || name == "transaction_isolation" {
+                    let level = isolation_level(name, value)?;
+                    if *scope == Scope::Session {
+                        set.isolation = Some(level);
+                    }
+                }
+                if name == "unique_checks" {
+                    let setting = boolean_setting(name, value)?;
+                    if *scope == Scope::Session {
+                        set.unique_checks = Some(setting);
+                    }
+                }
                 if name == "autocommit" && *scope == Scope::Session {
                     match boolean(value) {
-                        Some(on) => autocommit = Some(on),
+                        Some(on) => set.autocommit = Some(on),
                         None => {
                             return Err(SqlError::new(
                                 &codes::WRONG_VALUE_FOR_VAR,
@@ -334,31 +346,78 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
                     }
                 }
                 if name == "foreign_key_checks" && *scope == Scope::Session {
-                    foreign_key_checks = Some(match value {
-                        Expr::Identifier(ident) if ident.value.starts_with('@') => {
-                            Setting::Variable(ident.value[1..].to_lowercase())
-                        }
-                        _ if written(value).eq_ignore_ascii_case("default") => Setting::Value(true),
-                        _ => Setting::Value(boolean(value).ok_or_else(|| {
-                            SqlError::new(
-                                &codes::WRONG_VALUE_FOR_VAR,
-                                format!(
-                                    "Variable 'foreign_key_checks' can't be set to the value of \
-                                     '{}'",
-                                    written(value)
-                                ),
-                            )
-                        })?),
-                    });
+                    set.foreign_key_checks = Some(boolean_setting(name, value)?);
                 }
             }
-            Request::Set {
-                autocommit,
-                foreign_key_checks,
-                sql_mode,
-                time_zone,
+            Request::Set(set)
+        }
+    })
+}
+
+/// The new value of a boolean session variable `name` (`foreign_key_checks`, `unique_checks`):
+/// a literal (DEFAULT is ON), or a user variable read when the statement runs; another literal
+/// is MySQL's 1231.
+fn boolean_setting(name: &str, value: &Expr) -> Result<Setting, SqlError> {
+    Ok(match value {
+        Expr::Identifier(ident) if ident.value.starts_with('@') => {
+            Setting::Variable(ident.value[1..].to_lowercase())
+        }
+        _ => Setting::Value(boolean(value).ok_or_else(|| {
+            SqlError::new(
+                &codes::WRONG_VALUE_FOR_VAR,
+                format!(
+                    "Variable '{name}' can't be set to the value of '{}'",
+                    written(value)
+                ),
+            )
+        })?),
+    })
+}
+
+/// The level `SET tx_isolation = value` sets, as `@@tx_isolation` shows it: MySQL's names
+/// (`'READ-COMMITTED'`, any case), their numbers 0 to 3, or DEFAULT (REPEATABLE-READ); anything
+/// other literal is MySQL's 1231, any other expression 1235.
+fn isolation_level(name: &str, value: &Expr) -> Result<&'static str, SqlError> {
+    const LEVELS: [&str; 4] = [
+        "READ-UNCOMMITTED",
+        "READ-COMMITTED",
+        "REPEATABLE-READ",
+        "SERIALIZABLE",
+    ];
+    let text = written(value);
+    let level = match value {
+        // A bare word names a level as a string does (`SET tx_isolation = serializable`).
+        Expr::Identifier(ident) if !ident.value.starts_with('@') => {
+            if ident.quote_style.is_none() && ident.value.eq_ignore_ascii_case("default") {
+                Some(LEVELS[2])
+            } else {
+                LEVELS
+                    .iter()
+                    .copied()
+                    .find(|l| l.eq_ignore_ascii_case(&ident.value))
             }
         }
+        Expr::Value(v) => match &v.value {
+            AstValue::Number(n, _) => n.parse::<usize>().ok().and_then(|i| LEVELS.get(i).copied()),
+            AstValue::SingleQuotedString(s) | AstValue::DoubleQuotedString(s) => {
+                LEVELS.iter().copied().find(|l| l.eq_ignore_ascii_case(s))
+            }
+            _ => None,
+        },
+        _ => {
+            return Err(SqlError::new(
+                &codes::NOT_SUPPORTED_YET,
+                format!(
+                    "This version doesn't yet support 'SET {name} = {value}' on the SQLite engine"
+                ),
+            ));
+        }
+    };
+    level.ok_or_else(|| {
+        SqlError::new(
+            &codes::WRONG_VALUE_FOR_VAR,
+            format!("Variable '{name}' can't be set to the value of '{text}'"),
+        )
     })
 }
 
@@ -439,12 +498,17 @@ mod tests {
     }
 
     fn set(autocommit: Option<bool>) -> Request {
-        Request::Set {
+        Request::Set(SessionSet {
             autocommit,
-            foreign_key_checks: None,
-            sql_mode: None,
-            time_zone: None,
-        }
+            ..SessionSet::default()
+        })
+    }
+
+    fn isolation(level: Option<&'static str>) -> Request {
+        Request::Set(SessionSet {
+            isolation: level,
+            ..SessionSet::default()
+        })
     }
 
     #[test]
@@ -493,8 +557,42 @@ mod tests {
         assert_eq!(of("/*!40101 SET NAMES utf8mb4 */").unwrap(), set(None));
         assert_eq!(
             of("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED").unwrap(),
-            set(None)
+            isolation(Some("READ-COMMITTED"))
         );
+        // For the next transaction only, or for later sessions: the session's level stays.
+        assert_eq!(
+            of("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE").unwrap(),
+            isolation(None)
+        );
+        assert_eq!(
+            of("SET GLOBAL TRANSACTION ISOLATION LEVEL SERIALIZABLE").unwrap(),
+            isolation(None)
+        );
+        assert_eq!(
+            of("SET tx_isolation = 'read-committed'").unwrap(),
+            isolation(Some("READ-COMMITTED"))
+        );
+        assert_eq!(
+            of("SET @@session.transaction_isolation = 3").unwrap(),
+            isolation(Some("SERIALIZABLE"))
+        );
+        assert_eq!(
+            of("SET tx_isolation = DEFAULT").unwrap(),
+            isolation(Some("REPEATABLE-READ"))
+        );
+        for bad in ["'read committed'", "4", "x"] {
+            let err = of(&format!("SET tx_isolation = {bad}")).unwrap_err();
+            assert_eq!(err.code, 1231, "{bad}: {err}");
+        }
+        assert_eq!(of("SET tx_isolation = @level").unwrap_err().code, 1235);
+        assert_eq!(
+            of("SET SESSION unique_checks = 0").unwrap(),
+            Request::Set(SessionSet {
+                unique_checks: Some(Setting::Value(false)),
+                ..SessionSet::default()
+            })
+        );
+        assert_eq!(of("SET unique_checks = 2").unwrap_err().code, 1231);
         assert_eq!(of("SET a = 1, autocommit = 1").unwrap(), set(Some(true)));
         let err = of("SET autocommit = 2").unwrap_err();
         assert_eq!(err.code, 1231, "{err}");
@@ -518,25 +616,21 @@ mod tests {
         }
         assert_eq!(
             of("SET sql_mode = 'no_engine_substitution,STRICT_TRANS_TABLES'").unwrap(),
-            Request::Set {
-                autocommit: None,
-                foreign_key_checks: None,
+            Request::Set(SessionSet {
                 sql_mode: Some(TextSetting::Mode(
                     "STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION".into()
                 )),
-                time_zone: None,
-            }
+                ..SessionSet::default()
+            })
         );
         assert_eq!(
             of("SET SQL_MODE = CONCAT(@@sql_mode, ',STRICT_ALL_TABLES')").unwrap(),
-            Request::Set {
-                autocommit: None,
-                foreign_key_checks: None,
+            Request::Set(SessionSet {
                 sql_mode: Some(TextSetting::Expr(
                     "CONCAT(@@sql_mode, ',STRICT_ALL_TABLES')".into()
                 )),
-                time_zone: None,
-            }
+                ..SessionSet::default()
+            })
         );
         assert_eq!(of("SET sql_mode = 'nope'").unwrap_err().code, 1231);
     }

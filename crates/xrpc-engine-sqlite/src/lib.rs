@@ -774,6 +774,13 @@ pub struct SqliteConn {
     /// The session's `time_zone` as MariaDB shows it, when a SET gave one other than SYSTEM
     /// (the system's offset: see `sql_mode::time_zone`).
     time_zone: Option<String>,
+    /// The session's isolation level as `@@tx_isolation` shows it, when a SET gave one other
+    /// than REPEATABLE-READ. SQLite runs every level as it runs transactions (see
+    /// docs/PROTOCOL.md, "The SQLite engine"); the level is kept to be read back.
+    isolation: Option<&'static str>,
+    /// `SET unique_checks = 0` is in force (session state). Unique keys are still checked, as
+    /// InnoDB may check them too: the variable only allows skipping the check.
+    unique_checks_off: bool,
     /// The databases the node attached to this connection (see `databases`).
     attached: Attached,
     /// The engine's databases.
@@ -948,6 +955,8 @@ impl SqliteConn {
             foreign_key_checks_off: false,
             sql_mode: None,
             time_zone: None,
+            isolation: None,
+            unique_checks_off: false,
             attached: Attached::default(),
             databases,
             guard,
@@ -1625,6 +1634,8 @@ impl EngineConn for SqliteConn {
             || self.foreign_key_checks_off
             || self.sql_mode.is_some()
             || self.time_zone.is_some()
+            || self.isolation.is_some()
+            || self.unique_checks_off
             // Only the translated path keeps user variables (and takes the lock to ask).
             || (self.translates() && self.session.has_variables())
     }
@@ -2048,12 +2059,14 @@ impl SqliteConn {
                     self.keep_sequences(&sequences)?;
                 }
             }
-            Request::Set {
+            Request::Set(front::SessionSet {
                 autocommit,
                 foreign_key_checks,
                 sql_mode,
                 time_zone,
-            } => {
+                isolation,
+                unique_checks,
+            }) => {
                 if let Some(setting) = foreign_key_checks {
                     self.set_foreign_key_checks(setting)?;
                 }
@@ -2068,11 +2081,19 @@ impl SqliteConn {
                     self.time_zone = (zone != "SYSTEM").then_some(zone);
                     self.kept_catalog.forget();
                 }
+                if let Some(level) = isolation {
+                    self.isolation = (level != "REPEATABLE-READ").then_some(level);
+                    self.kept_catalog.forget();
+                }
+                if let Some(setting) = unique_checks {
+                    self.unique_checks_off = !self.boolean_setting(setting, "unique_checks")?;
+                    self.kept_catalog.forget();
+                }
                 if let Some(on) = autocommit {
                     if on && self.autocommit_off && self.in_transaction() {
                         self.exec("COMMIT")?;
                     }
-                    self.autocommit_off = !on;
+                    self.set_autocommit(on);
                 }
             }
             Request::Sql(_) | Request::Use(_) | Request::Xa | Request::Catalog => {
@@ -2086,34 +2107,7 @@ impl SqliteConn {
     /// state while off. SQLite ignores the pragma inside a transaction, so a change there is
     /// refused rather than left without effect.
     fn set_foreign_key_checks(&mut self, setting: front::Setting) -> Result<(), SqlError> {
-        let on = match setting {
-            front::Setting::Value(on) => on,
-            front::Setting::Variable(name) => {
-                use rusqlite::types::Value as V;
-                match self.session.get(&name) {
-                    V::Integer(1) => true,
-                    V::Integer(0) => false,
-                    V::Text(t) if t.eq_ignore_ascii_case("on") || t == "1" => true,
-                    V::Text(t) if t.eq_ignore_ascii_case("off") || t == "0" => false,
-                    other => {
-                        let shown = match other {
-                            V::Null => "NULL".to_owned(),
-                            V::Integer(i) => i.to_string(),
-                            V::Real(r) => r.to_string(),
-                            V::Text(t) => t,
-                            V::Blob(b) => String::from_utf8_lossy(&b).into_owned(),
-                        };
-                        return Err(SqlError::new(
-                            &codes::WRONG_VALUE_FOR_VAR,
-                            format!(
-                                "Variable 'foreign_key_checks' can't be set to the value of \
-                                 '{shown}'"
-                            ),
-                        ));
-                    }
-                }
-            }
-        };
+        let on = self.boolean_setting(setting, "foreign_key_checks")?;
         if on != self.foreign_key_checks_off {
             return Ok(());
         }
@@ -2138,6 +2132,43 @@ impl SqliteConn {
         Ok(())
     }
 
+    /// The value a boolean session variable `variable` is set to: the literal's, or the user
+    /// variable's as MySQL reads it (1, 0, ON, OFF), else MySQL's 1231.
+    fn boolean_setting(&self, setting: front::Setting, variable: &str) -> Result<bool, SqlError> {
+        use rusqlite::types::Value as V;
+        let name = match setting {
+            front::Setting::Value(on) => return Ok(on),
+            front::Setting::Variable(name) => name,
+        };
+        match self.session.get(&name) {
+            V::Integer(1) => Ok(true),
+            V::Integer(0) => Ok(false),
+            V::Text(t) if t.eq_ignore_ascii_case("on") || t == "1" => Ok(true),
+            V::Text(t) if t.eq_ignore_ascii_case("off") || t == "0" => Ok(false),
+            other => {
+                let shown = match other {
+                    V::Null => "NULL".to_owned(),
+                    V::Integer(i) => i.to_string(),
+                    V::Real(r) => r.to_string(),
+                    V::Text(t) => t,
+                    V::Blob(b) => String::from_utf8_lossy(&b).into_owned(),
+                };
+                Err(SqlError::new(
+                    &codes::WRONG_VALUE_FOR_VAR,
+                    format!("Variable '{variable}' can't be set to the value of '{shown}'"),
+                ))
+            }
+        }
+    }
+
+    /// `SET autocommit`: kept here and in the session state the function library reads
+    /// `@@autocommit` from when a statement runs (it changes too often to be part of kept
+    /// translations, which would then be made again after every change).
+    fn set_autocommit(&mut self, on: bool) {
+        self.autocommit_off = !on;
+        self.session.set_autocommit(on);
+    }
+
     /// A session variable's value as an SQL literal, for statements SQLite runs as text.
     fn session_variable(&self, name: &str) -> Option<String> {
         let quoted = |v: &str| format!("'{}'", v.replace('\'', "''"));
@@ -2147,6 +2178,11 @@ impl SqliteConn {
             )),
             "time_zone" => Some(quoted(self.time_zone.as_deref().unwrap_or("SYSTEM"))),
             "foreign_key_checks" => Some(i32::from(!self.foreign_key_checks_off).to_string()),
+            "unique_checks" => Some(i32::from(!self.unique_checks_off).to_string()),
+            "autocommit" => Some(i32::from(!self.autocommit_off).to_string()),
+            "tx_isolation" | "transaction_isolation" => {
+                Some(quoted(self.isolation.unwrap_or("REPEATABLE-READ")))
+            }
             _ => rewrite::constant_literal(name),
         }
     }
@@ -2196,9 +2232,11 @@ impl SqliteConn {
         if self.in_transaction() {
             self.exec("ROLLBACK")?;
         }
-        self.autocommit_off = false;
+        self.set_autocommit(true);
         self.sql_mode = None;
         self.time_zone = None;
+        self.isolation = None;
+        self.unique_checks_off = false;
         self.session_schema = None;
         self.session.forget();
         self.kept_catalog.forget();

@@ -312,6 +312,10 @@ struct CatalogView<'a> {
     sql_mode: &'a str,
     /// `@@time_zone`.
     time_zone: &'a str,
+    /// `@@tx_isolation`.
+    isolation: &'a str,
+    /// `@@unique_checks`.
+    unique_checks: bool,
     /// The databases read, at their versions.
     consulted: RefCell<Vec<(String, i64)>>,
     /// Why the statement cannot be translated, found while resolving a name.
@@ -351,21 +355,34 @@ fn unsupported(what: impl std::fmt::Display) -> SqlError {
 }
 
 impl Catalog for CatalogView<'_> {
-    /// The variables a mysqldump header saves and restores, as this engine has them: UTF-8
-    /// throughout, the session's time zone (the system's), foreign keys checked unless the session turned them
-    /// off (see `set_foreign_key_checks`), unique keys checked, notes on, and the session's
-    /// `sql_mode` (see `set_sql_mode`). A session's SET of the others changes nothing here (see
-    /// `front`), so these are the values in force.
+    /// The variables a mysqldump header saves and restores and those drivers read, as this
+    /// engine has them: UTF-8 throughout, and the session's time zone, `sql_mode`, foreign-key
+    /// and unique checks and isolation level as its SETs left them (see `front`); notes on.
+    /// `@@autocommit` is read when the statement runs (`SessionState::set_autocommit`).
     fn system_variable(&self, name: &str) -> Option<SystemValue> {
+        Some(match name {
+            "time_zone" => SystemValue::Text(self.time_zone.into()),
+            "sql_mode" => SystemValue::Text(self.sql_mode.into()),
+            "foreign_key_checks" => SystemValue::Int(i64::from(self.foreign_key_checks)),
+            "unique_checks" => SystemValue::Int(i64::from(self.unique_checks)),
+            "tx_isolation" | "transaction_isolation" => SystemValue::Text(self.isolation.into()),
+            _ => return self.global_system_variable(name),
+        })
+    }
+
+    /// Every session starts from these: `SET GLOBAL` of them changes nothing on this engine.
+    fn global_system_variable(&self, name: &str) -> Option<SystemValue> {
         Some(match name {
             "character_set_client" | "character_set_results" | "character_set_connection" => {
                 SystemValue::Text("utf8mb4".into())
             }
             "collation_connection" => SystemValue::Text("utf8mb4_general_ci".into()),
-            "time_zone" => SystemValue::Text(self.time_zone.into()),
-            "sql_mode" => SystemValue::Text(self.sql_mode.into()),
-            "foreign_key_checks" => SystemValue::Int(i64::from(self.foreign_key_checks)),
-            "unique_checks" | "sql_notes" => SystemValue::Int(1),
+            "time_zone" => SystemValue::Text("SYSTEM".into()),
+            "sql_mode" => SystemValue::Text(super::sql_mode::DEFAULT.into()),
+            "foreign_key_checks" | "unique_checks" | "sql_notes" | "autocommit" => {
+                SystemValue::Int(1)
+            }
+            "tx_isolation" | "transaction_isolation" => SystemValue::Text("REPEATABLE-READ".into()),
             _ => return None,
         })
     }
@@ -988,6 +1005,8 @@ impl SqliteConn {
             foreign_key_checks: !self.foreign_key_checks_off,
             sql_mode: self.sql_mode.as_deref().unwrap_or(super::sql_mode::DEFAULT),
             time_zone: self.time_zone.as_deref().unwrap_or("SYSTEM"),
+            isolation: self.isolation.unwrap_or("REPEATABLE-READ"),
+            unique_checks: !self.unique_checks_off,
             consulted: RefCell::new(Vec::new()),
             problem: RefCell::new(None),
         };

@@ -542,9 +542,10 @@ variables! {
     CollationDatabase => text("collation_database", "utf8mb4_general_ci", "Collation of text columns (id 45)."),
     TimeZone => text("time_zone", "SYSTEM", "Times are in the system time zone."),
     SystemTimeZone => text("system_time_zone", "UTC", "SQLite's clock functions are UTC."),
-    TransactionIsolation => text("transaction_isolation", "SERIALIZABLE",
-        "SQLite transactions are serializable: one writer at a time, readers see a snapshot."),
-    TxIsolation => text("tx_isolation", "SERIALIZABLE", "Old name of transaction_isolation."),
+    TransactionIsolation => text("transaction_isolation", "REPEATABLE-READ",
+        "MySQL's default level; a session's SET changes its own. SQLite runs every level one \
+        way: one writer at a time, a transaction's reads see one snapshot."),
+    TxIsolation => text("tx_isolation", "REPEATABLE-READ", "Old name of transaction_isolation."),
     InnodbMarkDistributed => flag("innodb_mark_distributed", false, ReadOnly,
         "No distributed-transaction marking (PolarDB-X client reads it)."),
     OptFlashbackArea => flag("opt_flashback_area", false, ReadOnly,

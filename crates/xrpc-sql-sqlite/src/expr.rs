@@ -439,7 +439,8 @@ impl Translator<'_> {
         collation_of(&a, &b)
     }
 
-    /// `@@[session.|local.|global.]name`: the value the catalog reports, as a literal.
+    /// `@@[session.|local.|global.]name`: the value the catalog reports, as a literal;
+    /// the session's `@@autocommit` as the session state holds it when the statement runs.
     fn system_variable(&self, ids: &[Ident]) -> Result<Typed> {
         let written = ids
             .iter()
@@ -447,11 +448,19 @@ impl Translator<'_> {
             .collect::<Vec<_>>()
             .join(".");
         let lower = written[2..].to_ascii_lowercase();
+        let global = lower.starts_with("global.");
         let name = ["session.", "local.", "global."]
             .iter()
             .find_map(|scope| lower.strip_prefix(scope))
             .unwrap_or(&lower);
-        match self.catalog.system_variable(name) {
+        let value = if global {
+            self.catalog.global_system_variable(name)
+        } else if name == "autocommit" {
+            return Ok(Typed::new("my_autocommit()".to_owned(), Ty::Int));
+        } else {
+            self.catalog.system_variable(name)
+        };
+        match value {
             Some(crate::types::SystemValue::Int(n)) => Ok(Typed::new(n.to_string(), Ty::Int)),
             Some(crate::types::SystemValue::Text(t)) => {
                 Ok(Typed::new(quote(&t), Ty::Str(Collation::Ci)))
@@ -1016,6 +1025,85 @@ impl Translator<'_> {
         Ok(t)
     }
 
+    /// The window functions that take a value from another row of the window (LAG, LEAD,
+    /// FIRST_VALUE, LAST_VALUE, NTH_VALUE: the value's own type) or place the row in a bucket
+    /// (NTILE), as SQLite runs them. MySQL takes a row count only as a non-negative integer
+    /// literal; LAG's and LEAD's third argument (a default whose type would mix with the
+    /// value's) and `IGNORE NULLS` are refused. PERCENT_RANK and CUME_DIST stay refused:
+    /// MySQL shows their DOUBLE as `0.5`, MariaDB with ten digits.
+    fn value_window(&mut self, f: &Function, name: &str) -> Result<Typed> {
+        let lower = name.to_ascii_lowercase();
+        let args: Vec<&Expr> = match &f.args {
+            FunctionArguments::None => Vec::new(),
+            FunctionArguments::List(list)
+                if list.duplicate_treatment.is_none() && list.clauses.is_empty() =>
+            {
+                list.args
+                    .iter()
+                    .map(|a| unnamed(a).map_or_else(|| unsupported(format!("argument {a}")), Ok))
+                    .collect::<Result<_>>()?
+            }
+            _ => return unsupported(format!("{name} with these arguments")),
+        };
+        if f.null_treatment.is_some() {
+            return unsupported(format!("{name} with a null treatment"));
+        }
+        let count = |e: &Expr| -> Result<u64> {
+            match e {
+                Expr::Value(v) => match &v.value {
+                    sqlparser::ast::Value::Number(n, _) => n.parse::<u64>().ok(),
+                    _ => None,
+                },
+                _ => None,
+            }
+            .map_or_else(
+                || {
+                    unsupported(format!(
+                        "{name} with a row count other than an integer literal"
+                    ))
+                },
+                Ok,
+            )
+        };
+        let of_value = |this: &mut Self, x: &Expr, extra: Option<u64>| -> Result<Typed> {
+            let x = this.expr(x)?;
+            if x.ty == Ty::Dyn {
+                return unsupported(format!("{name} of a user variable or an argument"));
+            }
+            let sql = match extra {
+                Some(n) => format!("{lower}({}, {n})", x.sql),
+                None => format!("{lower}({})", x.sql),
+            };
+            Ok(Typed {
+                unsigned: x.unsigned,
+                json: x.json,
+                ..Typed::new(sql, x.ty)
+            })
+        };
+        match (name, args.as_slice()) {
+            ("NTILE", [n]) => {
+                let n = count(n)?;
+                if n == 0 {
+                    return unsupported("NTILE(0)");
+                }
+                Ok(Typed::new(format!("ntile({n})"), Ty::Int))
+            }
+            ("FIRST_VALUE" | "LAST_VALUE" | "LAG" | "LEAD", [x]) => of_value(self, x, None),
+            ("LAG" | "LEAD", [x, n]) => {
+                let n = count(n)?;
+                of_value(self, x, Some(n))
+            }
+            ("NTH_VALUE", [x, n]) => {
+                let n = count(n)?;
+                if n == 0 {
+                    return unsupported("NTH_VALUE(…, 0)");
+                }
+                of_value(self, x, Some(n))
+            }
+            _ => unsupported(format!("{name} with these arguments")),
+        }
+    }
+
     /// Window functions: the ranking ones and the aggregates over a window, as SQLite runs them.
     fn window(&mut self, f: &Function, name: &str) -> Result<Typed> {
         let Some(sqlparser::ast::WindowType::WindowSpec(spec)) = &f.over else {
@@ -1041,6 +1129,10 @@ impl Translator<'_> {
                 {
                     return unsupported(format!("{name} over a window of these values"));
                 }
+                (t.sql, t.ty)
+            }
+            "LAG" | "LEAD" | "FIRST_VALUE" | "LAST_VALUE" | "NTH_VALUE" | "NTILE" => {
+                let t = self.value_window(f, name)?;
                 (t.sql, t.ty)
             }
             other => return unsupported(format!("window function {other}")),

@@ -182,6 +182,9 @@ pub struct SessionState {
     connection_id: Arc<std::sync::atomic::AtomicU64>,
     /// The server's version (VERSION()), as the engine sets it.
     version: Arc<Mutex<String>>,
+    /// `SET autocommit = 0` is in force (`@@autocommit`, read by `my_autocommit()` when a
+    /// statement runs), as the engine sets it.
+    autocommit_off: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// One of the previous statement's counts, if the engine reported it.
@@ -204,6 +207,12 @@ impl SessionState {
     pub fn set_connection_id(&self, id: u64) {
         self.connection_id
             .store(id, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The session's autocommit mode (`@@autocommit`).
+    pub fn set_autocommit(&self, on: bool) {
+        self.autocommit_off
+            .store(!on, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The version the server reports (VERSION()).
@@ -333,6 +342,13 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             }
             _ => some!(to_text(v)).into_owned(),
         }))
+    })?;
+    let state = variables.clone();
+    scalar(conn, "my_autocommit", 0, false, move |_| {
+        let off = state
+            .autocommit_off
+            .load(std::sync::atomic::Ordering::Relaxed);
+        Ok(Value::Integer(i64::from(!off)))
     })?;
     let vars = variables.clone();
     scalar(conn, "my_getvar", 1, false, move |a| {

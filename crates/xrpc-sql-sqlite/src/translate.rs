@@ -1235,6 +1235,16 @@ impl<'a> Translator<'a> {
                         SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
                         _ => match e {
                             Expr::Identifier(id) => id.value.clone(),
+                            // `@@session.name` is named as written, a column by its name.
+                            Expr::CompoundIdentifier(ids)
+                                if ids[0].quote_style.is_none()
+                                    && ids[0].value.starts_with("@@") =>
+                            {
+                                ids.iter()
+                                    .map(|i| i.value.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(".")
+                            }
                             Expr::CompoundIdentifier(ids) => {
                                 ids.last().map(|i| i.value.clone()).unwrap_or_default()
                             }

@@ -512,6 +512,12 @@ pub trait Catalog {
         let _ = name;
         None
     }
+    /// The global value of system variable `name` (`@@global.name`, lower case), or `None`
+    /// for one the catalog does not report (reading it is then refused with 1235).
+    fn global_system_variable(&self, name: &str) -> Option<SystemValue> {
+        let _ = name;
+        None
+    }
 }
 
 /// A system variable's value as a statement reads it (`@@name`).

@@ -54,7 +54,7 @@ pub use sqlparser::ast;
 use sqlparser::ast::Statement;
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
-use sqlparser::tokenizer::TokenWithSpan;
+use sqlparser::tokenizer::{Span, TokenWithSpan};
 
 /// How to read statements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -212,13 +212,13 @@ fn parse_one(
     let first_line = first.start.line;
     // A statement the token pass reads: a syntax error at its `n`th significant token (at the
     // statement's end when there is none).
-    let error_at = |n: usize| {
-        let at = significant.get(n).map_or(last, |t| t.span);
+    let error_at_span = |at: Span| {
         let offset = lines
             .offset(at.start.line, at.start.column)
             .clamp(start, end);
         lex::syntax_error(&text[offset..end], at.start.line - first_line + 1)
     };
+    let error_at = |n: usize| error_at_span(significant.get(n).map_or(last, |t| t.span));
     if lex::word_named(&significant[0].token, "XA") {
         let xa = Xa::from_tokens(&significant[1..]).ok_or_else(|| error_at(1))?;
         return Ok(Parsed {
@@ -245,6 +245,8 @@ fn parse_one(
         return Err(ParseError::Unsupported { what });
     }
     let unrepresented = lex::unrepresented(&significant);
+    let set_words =
+        lex::word_is(&significant[0].token, Keyword::SET).then(|| SetWords::of(&significant));
     let mut parser = Parser::new(&dialect::Front).with_tokens_with_locations(tokens);
     let statement = parser
         .parse_statement()
@@ -267,12 +269,78 @@ fn parse_one(
             let offset = lines.offset(line, column).clamp(start, end);
             lex::syntax_error(&text[offset..end], line.saturating_sub(first_line) + 1)
         })?;
+    let statement = match set_words {
+        Some(words) => words.transaction_scope(statement).map_err(error_at_span)?,
+        None => statement,
+    };
     Ok(Parsed {
         text: statement_text,
         start,
         kind: classify(&statement),
         body: Body::Statement(Box::new(statement)),
     })
+}
+
+/// The words of a SET statement sqlparser's tree loses: sqlparser reads MySQL's `SET [GLOBAL |
+/// SESSION | LOCAL] TRANSACTION …` but drops the scope, and reads PostgreSQL's forms MySQL does
+/// not have.
+struct SetWords {
+    /// The scope is `SESSION` or `LOCAL`.
+    session: bool,
+    /// Where the second word is, and `CHARACTERISTICS` and `SNAPSHOT` if anywhere.
+    second: Span,
+    characteristics: Option<Span>,
+    snapshot: Option<Span>,
+}
+
+impl SetWords {
+    fn of(significant: &[&TokenWithSpan]) -> Self {
+        let word_at = |word: Keyword| {
+            significant
+                .iter()
+                .find(|t| lex::word_is(&t.token, word))
+                .map(|t| t.span)
+        };
+        Self {
+            session: significant.get(1).is_some_and(|scope| {
+                lex::word_is(&scope.token, Keyword::SESSION)
+                    || lex::word_is(&scope.token, Keyword::LOCAL)
+            }),
+            second: significant.get(1).unwrap_or(&significant[0]).span,
+            characteristics: word_at(Keyword::CHARACTERISTICS),
+            snapshot: word_at(Keyword::SNAPSHOT),
+        }
+    }
+
+    /// A `SESSION` or `LOCAL` scope of `SET TRANSACTION` is kept as the tree's `session` flag
+    /// (which stands for PostgreSQL's `SET SESSION CHARACTERISTICS AS TRANSACTION`, the same
+    /// meaning); `SET … CHARACTERISTICS …`, `SET TRANSACTION SNAPSHOT …` and the SNAPSHOT
+    /// isolation level are syntax errors at that word, as in MySQL.
+    fn transaction_scope(&self, mut statement: Statement) -> Result<Statement, Span> {
+        use sqlparser::ast::{Set, TransactionIsolationLevel, TransactionMode};
+        let Statement::Set(Set::SetTransaction {
+            modes,
+            snapshot,
+            session,
+        }) = &mut statement
+        else {
+            return Ok(statement);
+        };
+        if *session {
+            return Err(self.characteristics.unwrap_or(self.second));
+        }
+        let snapshot_level = modes.iter().any(|mode| {
+            matches!(
+                mode,
+                TransactionMode::IsolationLevel(TransactionIsolationLevel::Snapshot)
+            )
+        });
+        if snapshot.is_some() || snapshot_level {
+            return Err(self.snapshot.unwrap_or(self.second));
+        }
+        *session = self.session;
+        Ok(statement)
+    }
 }
 
 /// The `Line: L, Column: C` sqlparser ends its errors with.
@@ -436,6 +504,61 @@ mod tests {
                 Session::of(one(text).statement().unwrap()),
                 Some(Session::Transaction(Transaction::Begin { read_only })),
                 "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn set_transaction_keeps_whether_it_changes_the_session() {
+        for (text, session, isolation) in [
+            (
+                "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+                true,
+                Some("READ-COMMITTED"),
+            ),
+            (
+                "set local transaction isolation level serializable, read write",
+                true,
+                Some("SERIALIZABLE"),
+            ),
+            (
+                "SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED",
+                false,
+                Some("READ-UNCOMMITTED"),
+            ),
+            (
+                "SET GLOBAL TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+                false,
+                Some("REPEATABLE-READ"),
+            ),
+            ("SET SESSION TRANSACTION READ WRITE", true, None),
+        ] {
+            assert_eq!(
+                Session::of(one(text).statement().unwrap()),
+                Some(Session::Transaction(Transaction::Characteristics {
+                    session,
+                    isolation
+                })),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn postgresql_transaction_forms_are_syntax_errors() {
+        for (text, near) in [
+            (
+                "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
+                "CHARACTERISTICS AS TRANSACTION READ ONLY",
+            ),
+            ("SET TRANSACTION SNAPSHOT '0001'", "SNAPSHOT '0001'"),
+            ("SET TRANSACTION ISOLATION LEVEL SNAPSHOT", "SNAPSHOT"),
+        ] {
+            let err = error(text);
+            assert_eq!(err.code(), 1064, "{text}");
+            assert!(
+                err.to_string().contains(&format!("near '{near}'")),
+                "{text}: {err}"
             );
         }
     }

@@ -2,7 +2,7 @@
 
 use sqlparser::ast::{
     ContextModifier, Expr, Ident, ObjectName, ObjectNamePart, Set, SetAssignment, Statement,
-    TransactionAccessMode, TransactionMode, Use,
+    TransactionAccessMode, TransactionIsolationLevel, TransactionMode, Use,
 };
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Span, Token, TokenWithSpan};
@@ -76,7 +76,25 @@ pub enum Transaction {
     /// `RELEASE SAVEPOINT name`.
     Release(String),
     /// `SET [GLOBAL | SESSION] TRANSACTION …`.
-    Characteristics,
+    Characteristics {
+        /// `SESSION` or `LOCAL` was given: the session's characteristics change. Without a
+        /// scope they hold for the next transaction only, with `GLOBAL` for later sessions.
+        session: bool,
+        /// The isolation level it sets, as `@@tx_isolation` shows it (`READ-COMMITTED`).
+        isolation: Option<&'static str>,
+    },
+}
+
+/// An isolation level as `@@tx_isolation` shows it.
+fn isolation_name(level: &TransactionIsolationLevel) -> &'static str {
+    match level {
+        TransactionIsolationLevel::ReadUncommitted => "READ-UNCOMMITTED",
+        TransactionIsolationLevel::ReadCommitted => "READ-COMMITTED",
+        TransactionIsolationLevel::RepeatableRead => "REPEATABLE-READ",
+        TransactionIsolationLevel::Serializable => "SERIALIZABLE",
+        // Not MySQL's (SQL Server's SNAPSHOT); MySQL refuses it when it parses.
+        TransactionIsolationLevel::Snapshot => "SNAPSHOT",
+    }
 }
 
 /// An `XA` statement with its transaction id (`gtrid[, bqual[, formatID]]` as written).
@@ -188,8 +206,14 @@ impl Session {
                 charset: charset_name.value.to_lowercase(),
                 collation: collation_name.as_ref().map(|c| c.to_lowercase()),
             },
-            Statement::Set(Set::SetTransaction { .. }) => {
-                Self::Transaction(Transaction::Characteristics)
+            Statement::Set(Set::SetTransaction { modes, session, .. }) => {
+                Self::Transaction(Transaction::Characteristics {
+                    session: *session,
+                    isolation: modes.iter().rev().find_map(|mode| match mode {
+                        TransactionMode::IsolationLevel(level) => Some(isolation_name(level)),
+                        TransactionMode::AccessMode(_) => None,
+                    }),
+                })
             }
             Statement::Set(Set::SingleAssignment {
                 scope,

@@ -171,6 +171,9 @@ pub fn try_admin(
 /// The variables whose session value only the engine knows: a `SELECT @@…` naming one is the
 /// engine's.
 const ENGINE_SESSION_VARIABLES: &[&str] = &[
+    "autocommit",
+    "tx_isolation",
+    "transaction_isolation",
     "warning_count",
     "error_count",
     "foreign_key_checks",

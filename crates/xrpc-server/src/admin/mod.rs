@@ -265,7 +265,7 @@ mod tests {
         assert_eq!(get("xrpc_max_queued_messages").as_deref(), Some("128"));
         assert_eq!(
             get("transaction_isolation").as_deref(),
-            Some("SERIALIZABLE")
+            Some("REPEATABLE-READ")
         );
         assert_eq!(get("innodb_mark_distributed").as_deref(), Some("OFF"));
         assert_eq!(get("character_set_client").as_deref(), Some("utf8mb4"));

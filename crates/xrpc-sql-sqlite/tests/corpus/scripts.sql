@@ -1394,6 +1394,18 @@ SELECT name, AVG(salary) OVER (PARTITION BY dept ORDER BY salary) FROM emp ORDER
 SELECT name, SUM(id) OVER (), COUNT(salary) OVER (PARTITION BY dept) FROM emp ORDER BY id;
 SELECT dept, SUM(salary), AVG(salary) FROM emp GROUP BY dept ORDER BY dept;
 
+-- script: window functions that read another row of the window
+CREATE TABLE ev (id INT PRIMARY KEY, grp VARCHAR(5), name VARCHAR(10), amount DECIMAL(8,2), at DATETIME, n INT UNSIGNED);
+INSERT INTO ev VALUES (1, 'a', 'bob', 10.5, '2024-01-02 03:04:05', 7), (2, 'b', 'Amy', NULL, NULL, 0), (3, 'a', 'cat', 2.25, '2024-02-01 00:00:00', 4294967295), (4, 'b', 'Dan', 99.99, '2023-12-31 23:59:59', 1), (5, 'a', 'eve', 10.5, '2024-03-03 03:03:03', NULL);
+SELECT id, LAG(amount) OVER (ORDER BY id), LEAD(amount, 2) OVER (ORDER BY id) FROM ev ORDER BY id;
+SELECT id, LAG(name, 1) OVER (PARTITION BY grp ORDER BY id), LEAD(at) OVER (PARTITION BY grp ORDER BY id) FROM ev ORDER BY id;
+SELECT id, FIRST_VALUE(name) OVER (PARTITION BY grp ORDER BY id), LAST_VALUE(amount) OVER (PARTITION BY grp ORDER BY amount) FROM ev ORDER BY id;
+SELECT id, NTH_VALUE(name, 2) OVER (ORDER BY id), NTILE(3) OVER (ORDER BY id) FROM ev ORDER BY id;
+SELECT id, NTILE(2) OVER (PARTITION BY grp ORDER BY amount DESC, id) FROM ev ORDER BY id;
+SELECT id, LAG(n, 0) OVER (ORDER BY id), LAG(id * 2) OVER (ORDER BY id) + 1, LEAD(n) OVER (ORDER BY id) FROM ev ORDER BY id;
+SELECT id, LAG(name) OVER (ORDER BY name), LEAD(grp, 1) OVER (PARTITION BY grp ORDER BY name DESC) FROM ev ORDER BY id;
+SELECT name FROM ev WHERE id > 1 ORDER BY LAG(id) OVER (ORDER BY id) DESC;
+
 -- script: recursive common table expressions
 WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1000) SELECT count(*), sum(i), max(i) FROM c;
 WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i * 2 FROM c WHERE i < 1000000000000) SELECT max(i), count(*) FROM c;

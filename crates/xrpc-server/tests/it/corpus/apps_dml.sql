@@ -89,7 +89,7 @@ SELECT id, CASE WHEN amount >= 100 THEN 'big' WHEN amount >= 10 THEN 'mid' ELSE 
 CREATE TABLE emp (id INT PRIMARY KEY, dept VARCHAR(10), salary DECIMAL(10,2), manager_id INT NULL, hired DATE);
 INSERT INTO emp VALUES (1, 'eng', 100.00, NULL, '2020-01-01'), (2, 'eng', 80.00, 1, '2021-06-15'), (3, 'eng', 80.00, 1, '2022-03-01'), (4, 'ops', 60.00, 1, '2019-11-30'), (5, 'ops', 70.50, 4, '2023-07-07');
 SELECT id, dept, salary, ROW_NUMBER() OVER (PARTITION BY dept ORDER BY salary DESC, id) AS rn, RANK() OVER (PARTITION BY dept ORDER BY salary DESC) AS rk, DENSE_RANK() OVER (ORDER BY salary DESC) AS drk FROM emp ORDER BY id;
-SELECT id, salary, SUM(salary) OVER (ORDER BY id) AS running, AVG(salary) OVER (PARTITION BY dept) AS dept_avg, LAG(salary) OVER (ORDER BY id) AS prev, LEAD(salary, 1, 0) OVER (ORDER BY id) AS nxt FROM emp ORDER BY id;
+SELECT id, salary, SUM(salary) OVER (ORDER BY id) AS running, AVG(salary) OVER (PARTITION BY dept) AS dept_avg, LAG(salary) OVER (ORDER BY id) AS prev, LEAD(salary, 1) OVER (ORDER BY id) AS nxt FROM emp ORDER BY id;
 WITH dept_total AS (SELECT dept, SUM(salary) AS total FROM emp GROUP BY dept) SELECT dept, total FROM dept_total WHERE total > 100 ORDER BY dept;
 WITH RECURSIVE chain AS (SELECT id, manager_id, 1 AS depth FROM emp WHERE manager_id IS NULL UNION ALL SELECT e.id, e.manager_id, c.depth + 1 FROM emp e JOIN chain c ON e.manager_id = c.id) SELECT id, depth FROM chain ORDER BY depth, id;
 WITH RECURSIVE seq (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < 5) SELECT n, n * n AS sq FROM seq;

@@ -96,6 +96,11 @@ ROLLBACK;
 SELECT `id`, `v` FROM `c` ORDER BY `id`;
 SET autocommit=1;
 SELECT @@autocommit;
+SET autocommit=0;
+SELECT @@autocommit;
+SELECT @@global.autocommit, @@global.tx_isolation, @@global.unique_checks, @@global.sql_mode;
+ROLLBACK;
+SET autocommit=1;
 
 -- script: autocommit turned back on commits the open transaction
 CREATE TABLE `c` (`id` int PRIMARY KEY);
