@@ -264,7 +264,14 @@ bench_raise_nofile() {
 
 BENCH_GRPC_ECHO=$BENCH_ROOT/target/bench-peers/grpc-echo
 BENCH_TONIC_TARGET=${CARGO_TARGET_DIR:-$BENCH_ROOT/target/bench-peers/tonic-echo}
-BENCH_TONIC_ECHO=$BENCH_TONIC_TARGET/release/tonic-echo
+# release for measurements; the smoke (run-all.sh --smoke) builds dev, which only has to start
+# and answer, in half the time.
+BENCH_TONIC_PROFILE=${BENCH_TONIC_PROFILE:-release}
+if [ "$BENCH_TONIC_PROFILE" = dev ]; then
+    BENCH_TONIC_ECHO=$BENCH_TONIC_TARGET/debug/tonic-echo
+else
+    BENCH_TONIC_ECHO=$BENCH_TONIC_TARGET/$BENCH_TONIC_PROFILE/tonic-echo
+fi
 
 # bench_build_grpc_go: go build into target/bench-peers/grpc-echo when the sources changed.
 bench_build_grpc_go() {
@@ -284,14 +291,16 @@ bench_build_grpc_go() {
     bench_log "built grpc-echo in $((SECONDS - t0)) s"
 }
 
-# bench_build_tonic: cargo build --release --locked of bench/peers/tonic-echo (a no-op when fresh).
+# bench_build_tonic: cargo build --locked of bench/peers/tonic-echo in $BENCH_TONIC_PROFILE (a no-op
+# when fresh).
 bench_build_tonic() {
     local src=$BENCH_DIR/peers/tonic-echo t0=$SECONDS
     if ! command -v cargo >/dev/null 2>&1; then
         [ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$PATH:$HOME/.cargo/bin"
         command -v cargo >/dev/null 2>&1 || bench_die "cargo is not installed"
     fi
-    CARGO_TARGET_DIR=$BENCH_TONIC_TARGET cargo build --release --locked --quiet --manifest-path "$src/Cargo.toml" >"$BENCH_RUN/tonic-build.log" 2>&1 ||
+    CARGO_TARGET_DIR=$BENCH_TONIC_TARGET CARGO_PROFILE_DEV_DEBUG=false \
+        cargo build --profile "$BENCH_TONIC_PROFILE" --locked --quiet --manifest-path "$src/Cargo.toml" >"$BENCH_RUN/tonic-build.log" 2>&1 ||
         bench_die "cargo build of tonic-echo failed (see $BENCH_RUN/tonic-build.log)"
     if [ $((SECONDS - t0)) -gt 2 ]; then bench_log "built tonic-echo in $((SECONDS - t0)) s"; fi
 }

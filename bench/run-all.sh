@@ -9,7 +9,7 @@
 #   --quick  echo cases 1x1 4x16 4x128; the same SQL sweep with shorter steps; 1 repetition
 #                                                                         (about 8-9 min here)
 #   --smoke  each peer once: echo 4x16, SQL at 8 clients, 2 s steps, debug builds of the xrpc
-#            binaries; checks that every peer starts and that its output parses. Its scratch
+#            binaries and of tonic-echo; checks that every peer starts and that its output parses. Its scratch
 #            state (data directories, sockets, server logs) lives in a temporary directory that is
 #            removed on exit; its results and reports go to target/bench-reports/smoke-<UTC time>/
 #            (never docs/ or bench/results/). CI runs this.
@@ -47,7 +47,7 @@ SMOKE_SCRATCH=""
 for a in "$@"; do
     if [ "$a" = --smoke ]; then
         SMOKE_SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/xrpc-bench-smoke.XXXXXX")
-        export BENCH_RUN_DIR=$SMOKE_SCRATCH
+        export BENCH_RUN_DIR=$SMOKE_SCRATCH BENCH_TONIC_PROFILE=dev
     fi
 done
 # shellcheck source-path=SCRIPTDIR source=lib.sh

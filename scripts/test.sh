@@ -45,8 +45,12 @@ log "layering: no import circle between a crate's top-level modules; the crate m
 python3 scripts/module_circles.py
 python3 scripts/crate_map.py --check
 
+# Every cargo command below builds for the whole workspace (`--workspace`, features named as
+# `crate/feature`): with `-p one-crate` cargo resolves the features of shared dependencies for that
+# crate alone, which differ, and compiles most of the dependency graph a second time (90 s here).
+# The workspace build has xrpc-client's tokio transport (`async`) on, as xrpc-python needs it.
 log "cargo clippy"
-cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo clippy --workspace --all-targets --locked --features xrpc-client/async -- -D warnings
 
 log "cargo doc (intra-doc links must resolve)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
@@ -57,17 +61,12 @@ log "cargo test"
 # PROPTEST_RNG_SEED=<n> bash scripts/test.sh walks another fixed one. A case an exploring run
 # finds is fixed in the code, not skipped by changing this seed.
 export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261123}"
-cargo test --workspace --locked
+cargo test --workspace --locked --features xrpc-client/async
 
-log "the tokio client transport (feature async): lints and tests against a real node"
-cargo clippy -p xrpc-client --all-targets --all-features --locked -- -D warnings
-cargo test -p xrpc-client --all-features --locked
-
-log "the Python driver: pip install ./python (maturin, debug build reusing cargo test's), then its pytest suite on both engines"
+log "the Python driver: pip install ./python (maturin, debug build), then its pytest suite on both engines"
 # A virtual environment under the target directory keeps the machine's Python untouched; pip
-# fetches maturin, pytest and SQLAlchemy from PyPI. The debug profile reuses what cargo test
-# built (only PyO3 and the extension itself are compiled again), and the suite starts the debug
-# xrpc-server that cargo test built, and a private MariaDB.
+# fetches maturin, pytest and SQLAlchemy from PyPI. The suite starts the debug xrpc-server that
+# cargo test built for its integration tests, and a private MariaDB.
 python_step() {
     local target="${CARGO_TARGET_DIR:-$PWD/target}" venv
     venv="$target/python-venv"
@@ -76,7 +75,6 @@ python_step() {
     fi
     [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
     "$venv/bin/pip" install -q --disable-pip-version-check "pytest>=8,<10" "sqlalchemy>=2.0,<2.2"
-    cargo build -p xrpc-server --locked
     MATURIN_PEP517_ARGS="--profile dev" CARGO_TARGET_DIR="$target" \
         "$venv/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps ./python
     # From the tests directory, so that the installed package is imported, not the sources.
@@ -86,8 +84,11 @@ python_step() {
 python_step
 
 log "fail points (feature failpoints): injected receive, send, engine execute and commit faults"
-cargo clippy -p xrpc-server --features failpoints --lib --test failpoints --locked -- -D warnings
-cargo test -p xrpc-server --features failpoints --locked --test failpoints
+# Built in the workspace's feature set (see above): only fail, xrpc-engine-sqlite and
+# xrpc-server are compiled again.
+failpoints=(--workspace --locked --features xrpc-client/async,xrpc-server/failpoints)
+cargo clippy "${failpoints[@]}" --lib --test failpoints -- -D warnings
+cargo test "${failpoints[@]}" --test failpoints
 
 log "loom models of the lock-free parts of xrpc-net (queues, gates, wake-ups, the session run gate)"
 # A separate target directory, since `--cfg loom` rebuilds everything. The build is most of

@@ -21,7 +21,13 @@ fn opening_and_closing_10k_connections_returns_the_fd_count_to_baseline() {
     const BATCH: usize = 100;
     let fds_before_server = fd_count();
     let threads_before_server = thread_count();
-    let server = Server::start(test_config(), EchoHandler).unwrap();
+    // Each batch connects before the workers have accepted the previous one: with the default
+    // backlog (128) the kernel drops SYNs and every drop costs a one-second retransmission.
+    let config = xrpc_net::NetConfig {
+        listen_backlog: 4096,
+        ..test_config()
+    };
+    let server = Server::start(config, EchoHandler).unwrap();
     let baseline = fd_count();
     let addr = server.local_addr();
     for batch in 0..TOTAL / BATCH {

@@ -223,11 +223,12 @@ fn a_killed_statement_waiting_for_room_on_the_driver_gets_1317_at_once() {
     let fx = Fixture::new();
     let mut c = fx.node.client();
     // Sixteen sleeps fill each connection's pipeline; the next statement waits in the driver's
-    // queue.
+    // queue until a connection's first sleep ends, a second after it began (the kill comes
+    // long before). Each connection runs its sixteen one after the other.
     let sleepers: Vec<u64> = (1..=32).collect();
     for &sid in &sleepers {
         c.new_session(sid);
-        c.send_sql(sid, sql_stmt("SELECT SLEEP(3)"));
+        c.send_sql(sid, sql_stmt("SELECT SLEEP(1)"));
     }
     c.new_session(33);
     let driver = fx.engine.driver().unwrap();
