@@ -20,11 +20,11 @@
 //! | `ROLLBACK [WORK]` | [`Request::Rollback`]; auto-increment counters keep the values the transaction took, as InnoDB's do (also after `ROLLBACK TO`) |
 //! | `SAVEPOINT s`, `ROLLBACK TO [SAVEPOINT] s`, `RELEASE SAVEPOINT s` | [`Request::Savepoint`]: SQLite's savepoint of that name inside a transaction; outside one `SAVEPOINT` does nothing and the others are 1305, as in MySQL's autocommit mode |
 //! | `SET NAMES …`, `SET [scope] TRANSACTION …` | [`Request::Set`] without effect (everything is utf8mb4) |
-//! | `SET [GLOBAL \| SESSION \| @@…] name = value [, …]`, `SET @user = value` | [`Request::Set`]; only a session `autocommit` has an effect |
+//! | `SET [GLOBAL \| SESSION \| @@…] name = value [, …]`, `SET @user = value` | [`Request::Set`]; what each system variable's SET does is the `variables` module's table: kept per session, without effect, accepted at the values the engine answers under only, or refused with 1235 |
 //! | `SET [SESSION] time_zone = value` | [`Request::Set`] with the session's new zone: `SYSTEM` or the system's offset; another offset or a named zone 1235, a malformed one 1298 |
 //! | `SET [SESSION] sql_mode = value` | [`Request::Set`] with the session's new mode (see the `sql_mode` module): a literal checked here, any other value when it runs; a mode that changes how text reads or what statements compute (`PIPES_AS_CONCAT`, `ANSI_QUOTES`, `EMPTY_STRING_IS_NULL`, …) refused with 1235 |
 //! | `SET autocommit = <not a boolean>` | 1231 |
-//! | `SET … sql_safe_updates = <anything but OFF>`, `SET [SESSION] TRANSACTION READ ONLY` | refused with 1235: the engine has no safe-updates check and no read-only mode for later transactions |
+//! | `SET [SESSION] TRANSACTION READ ONLY` | refused with 1235: the engine has no read-only mode for later transactions |
 //! | `USE db` | [`Request::Use`] |
 //! | `XA …` | [`Request::Xa`] (refused with 1235 by the `catalog` module) |
 //!
@@ -44,6 +44,8 @@ use xrpc_engine::result::SqlError;
 use xrpc_proto::codes;
 use xrpc_sql::ast::{Expr, Statement, Value as AstValue};
 use xrpc_sql::{Assignment, Kind, ParseError, Parsed, Scope, Script, Session, Transaction};
+
+use super::variables::Effect;
 
 /// How the engine reads statements: as the whole node does, with the versioned comments of the
 /// MySQL version it reports ([`xrpc_sql::MYSQL_VERSION`]), so the parse cache serves every part.
@@ -128,6 +130,20 @@ pub(crate) struct SessionSet {
     pub(crate) isolation: Option<&'static str>,
     /// `unique_checks`.
     pub(crate) unique_checks: Option<Setting>,
+    /// Variables set from user variables, whose values are checked when the statement runs.
+    pub(crate) checks: Vec<ValueCheck>,
+}
+
+/// `SET name = @user` of a variable the engine accepts at some values only (see the
+/// `variables` module): the user variable's value must be one of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ValueCheck {
+    /// The system variable, lower case.
+    pub(crate) variable: String,
+    /// The user variable, without `@`, lower case.
+    pub(crate) user_variable: String,
+    /// The values accepted.
+    pub(crate) allowed: &'static [&'static str],
 }
 
 /// A statement that creates or alters tables (see the `strict` module).
@@ -299,6 +315,32 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
                 let Assignment::System { scope, name, value } = assignment else {
                     continue;
                 };
+                match super::variables::effect(name) {
+                    None => return Err(set_refused(*scope, name, None)),
+                    Some(Effect::Inert) => continue,
+                    Some(Effect::Only(allowed)) => {
+                        match value {
+                            Expr::Identifier(ident)
+                                if ident.value.starts_with('@')
+                                    && !ident.value.starts_with("@@") =>
+                            {
+                                set.checks.push(ValueCheck {
+                                    variable: name.clone(),
+                                    user_variable: ident.value[1..].to_lowercase(),
+                                    allowed,
+                                });
+                            }
+                            _ if is_default(value)
+                                || super::variables::accepts(allowed, &written(value)) => {}
+                            _ => return Err(set_refused(*scope, name, Some(value))),
+                        }
+                        continue;
+                    }
+                    Some(Effect::Kept) if *scope == Scope::Global => {
+                        return Err(set_refused(*scope, name, None));
+                    }
+                    Some(Effect::Kept) => {}
+                }
                 if name == "sql_mode" {
                     let setting = text_setting(value, super::sql_mode::normalize)?;
                     if *scope == Scope::Session {
@@ -310,14 +352,6 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
                     if *scope == Scope::Session {
                         set.time_zone = Some(setting);
                     }
-                }
-                // Safe-updates mode refuses UPDATE and DELETE without a key condition (1175);
-                // the engine has no such check, so it cannot be turned on.
-                if name == "sql_safe_updates" && boolean(value) != Some(false) {
-                    return Err(SqlError::new(
-                        &codes::NOT_SUPPORTED_YET,
-                        "This version doesn't yet support 'sql_safe_updates' on the SQLite engine",
-                    ));
                 }
                 if name == "tx_isolation" || name == "transaction_isolation" {
                     let level = isolation_level(name, value)?;
@@ -352,6 +386,31 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
             Request::Set(set)
         }
     })
+}
+
+/// The refusal of `SET [GLOBAL] name [= value]` (1235): a variable the engine does not know, one
+/// whose value would change answers the engine does not change, or a global one it keeps per
+/// session only (see the `variables` module).
+fn set_refused(scope: Scope, name: &str, value: Option<&Expr>) -> SqlError {
+    let global = if scope == Scope::Global {
+        "GLOBAL "
+    } else {
+        ""
+    };
+    let what = match value {
+        Some(value) => format!("SET {global}{name} = {value}"),
+        None => format!("SET {global}{name}"),
+    };
+    SqlError::new(
+        &codes::NOT_SUPPORTED_YET,
+        format!("This version doesn't yet support '{what}' on the SQLite engine"),
+    )
+}
+
+/// `DEFAULT` as a SET's value.
+fn is_default(value: &Expr) -> bool {
+    matches!(value, Expr::Identifier(ident)
+        if ident.quote_style.is_none() && ident.value.eq_ignore_ascii_case("default"))
 }
 
 /// The new value of a boolean session variable `name` (`foreign_key_checks`, `unique_checks`):
@@ -552,7 +611,8 @@ mod tests {
         assert_eq!(of("set @@session.autocommit=ON").unwrap(), set(Some(true)));
         assert_eq!(of("SET autocommit = 'off'").unwrap(), set(Some(false)));
         assert_eq!(of("SET autocommit = DEFAULT").unwrap(), set(Some(true)));
-        assert_eq!(of("SET GLOBAL autocommit = 0").unwrap(), set(None));
+        // Every session here starts from the defaults: a global change would not be kept.
+        assert_eq!(of("SET GLOBAL autocommit = 0").unwrap_err().code, 1235);
         assert_eq!(of("SET NAMES utf8mb4").unwrap(), set(None));
         assert_eq!(of("/*!40101 SET NAMES utf8mb4 */").unwrap(), set(None));
         assert_eq!(
@@ -593,13 +653,59 @@ mod tests {
             })
         );
         assert_eq!(of("SET unique_checks = 2").unwrap_err().code, 1231);
-        assert_eq!(of("SET a = 1, autocommit = 1").unwrap(), set(Some(true)));
+        assert_eq!(
+            of("SET wait_timeout = 1, autocommit = 1").unwrap(),
+            set(Some(true))
+        );
         let err = of("SET autocommit = 2").unwrap_err();
         assert_eq!(err.code, 1231, "{err}");
         assert!(err.message.contains("'2'"), "{err}");
         let err = of("SET sql_mode = 'ANSI,STRICT_TRANS_TABLES'").unwrap_err();
         assert_eq!(err.code, 1235, "{err}");
         assert!(err.message.contains("ANSI"), "{err}");
+    }
+
+    #[test]
+    fn a_variable_that_would_change_answers_is_accepted_only_at_the_engines_values() {
+        for accepted in [
+            "SET sql_select_limit = DEFAULT",
+            "SET SESSION sql_select_limit = 18446744073709551615",
+            "SET net_write_timeout = 600, wait_timeout = 28800",
+            "SET GLOBAL net_read_timeout = 60",
+            "SET sql_safe_updates = 0",
+            "SET character_set_results = NULL",
+            "SET @@session.collation_connection = 'utf8mb4_unicode_ci'",
+            "SET div_precision_increment = 4",
+        ] {
+            assert_eq!(of(accepted).unwrap(), set(None), "{accepted}");
+        }
+        for refused in [
+            "SET sql_select_limit = 10",
+            "SET max_join_size = 1000000",
+            "SET div_precision_increment = 6",
+            "SET auto_increment_increment = 2",
+            "SET timestamp = 1700000000",
+            "SET character_set_client = latin1",
+            "SET sql_safe_updates = 1",
+            "SET GLOBAL sql_mode = ''",
+            "SET no_such_variable = 1",
+        ] {
+            let err = of(refused).unwrap_err();
+            assert_eq!(err.code, 1235, "{refused}: {err}");
+        }
+        let err = of("SET sql_select_limit = 10").unwrap_err();
+        assert!(err.message.contains("'SET sql_select_limit = 10'"), "{err}");
+        assert_eq!(
+            of("SET character_set_client = @saved_cs_client").unwrap(),
+            Request::Set(SessionSet {
+                checks: vec![ValueCheck {
+                    variable: "character_set_client".into(),
+                    user_variable: "saved_cs_client".into(),
+                    allowed: &["utf8mb4", "utf8", "utf8mb3"],
+                }],
+                ..SessionSet::default()
+            })
+        );
     }
 
     /// Under ANSI_QUOTES `"a"` named a column, under NO_BACKSLASH_ESCAPES `'\n'` is two

@@ -279,6 +279,7 @@ mod strings;
 mod tokens;
 mod translated;
 mod types;
+mod variables;
 
 use std::cell::{Cell, RefCell};
 use std::fmt;
@@ -2066,7 +2067,11 @@ impl SqliteConn {
                 time_zone,
                 isolation,
                 unique_checks,
+                checks,
             }) => {
+                for check in checks {
+                    self.check_user_value(&check)?;
+                }
                 if let Some(setting) = foreign_key_checks {
                     self.set_foreign_key_checks(setting)?;
                 }
@@ -2146,19 +2151,30 @@ impl SqliteConn {
             V::Text(t) if t.eq_ignore_ascii_case("on") || t == "1" => Ok(true),
             V::Text(t) if t.eq_ignore_ascii_case("off") || t == "0" => Ok(false),
             other => {
-                let shown = match other {
-                    V::Null => "NULL".to_owned(),
-                    V::Integer(i) => i.to_string(),
-                    V::Real(r) => r.to_string(),
-                    V::Text(t) => t,
-                    V::Blob(b) => String::from_utf8_lossy(&b).into_owned(),
-                };
+                let shown = user_value_text(other);
                 Err(SqlError::new(
                     &codes::WRONG_VALUE_FOR_VAR,
                     format!("Variable '{variable}' can't be set to the value of '{shown}'"),
                 ))
             }
         }
+    }
+
+    /// `SET name = @user` of a variable accepted at some values only: the user variable's
+    /// value must be one of them (1235 otherwise, as for a literal).
+    fn check_user_value(&self, check: &front::ValueCheck) -> Result<(), SqlError> {
+        let value = user_value_text(self.session.get(&check.user_variable));
+        if variables::accepts(check.allowed, &value) {
+            return Ok(());
+        }
+        Err(SqlError::new(
+            &codes::NOT_SUPPORTED_YET,
+            format!(
+                "This version doesn't yet support 'SET {} = @{}' (the value '{value}') on the \
+                 SQLite engine",
+                check.variable, check.user_variable
+            ),
+        ))
     }
 
     /// `SET autocommit`: kept here and in the session state the function library reads
@@ -2677,6 +2693,18 @@ fn quote(name: &str) -> String {
 
 /// Maps a rusqlite error onto the wire error table; `interrupted` says whether the statement
 /// was killed (a busy wait cut short by a kill reports as interrupted).
+/// A user variable's value as a SET of a system variable reads it (`NULL` for none).
+fn user_value_text(value: rusqlite::types::Value) -> String {
+    use rusqlite::types::Value as V;
+    match value {
+        V::Null => "NULL".to_owned(),
+        V::Integer(i) => i.to_string(),
+        V::Real(r) => r.to_string(),
+        V::Text(t) => t,
+        V::Blob(b) => String::from_utf8_lossy(&b).into_owned(),
+    }
+}
+
 fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
     // A refusal raised by the function library in SQL run as text (a view's stand-in read).
     if let Some(refusal) =

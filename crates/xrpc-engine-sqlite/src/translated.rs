@@ -383,6 +383,8 @@ impl Catalog for CatalogView<'_> {
                 SystemValue::Int(1)
             }
             "tx_isolation" | "transaction_isolation" => SystemValue::Text("REPEATABLE-READ".into()),
+            // No session can turn it on here (see the `variables` module).
+            "tx_read_only" | "transaction_read_only" => SystemValue::Int(0),
             _ => return None,
         })
     }

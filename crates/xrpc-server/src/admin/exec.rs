@@ -174,6 +174,8 @@ const ENGINE_SESSION_VARIABLES: &[&str] = &[
     "autocommit",
     "tx_isolation",
     "transaction_isolation",
+    "tx_read_only",
+    "transaction_read_only",
     "warning_count",
     "error_count",
     "foreign_key_checks",

@@ -367,3 +367,12 @@ INSERT INTO `su` VALUES (1, 1), (2, 2);
 SET sql_safe_updates=1, sql_select_limit=1000, max_join_size=1000000;
 DELETE FROM `su`;
 SELECT COUNT(*) FROM `su`;
+
+-- script: a session variable that would change answers is refused, not ignored
+CREATE TABLE `sl` (`id` int PRIMARY KEY);
+INSERT INTO `sl` VALUES (1), (2), (3);
+SET SESSION net_write_timeout = 600, wait_timeout = 28800;
+SET sql_select_limit = DEFAULT;
+SELECT COUNT(*) FROM `sl`;
+SET sql_select_limit = 2;
+SELECT `id` FROM `sl` ORDER BY `id`;
