@@ -441,17 +441,17 @@ impl<'a> Translator<'a> {
                         table.database, table.name
                     )));
                 }
-                Ok(Translation {
-                    sql: vec![
-                        format!("DELETE FROM {}", self.sqlite_table(&table)),
-                        format!(
-                            "DELETE FROM {}.sqlite_sequence WHERE name = {}",
-                            self.table_schema(&table),
-                            quote(&table.name)
-                        ),
-                    ],
-                    ..nothing()
-                })
+                let mut sql = vec![format!("DELETE FROM {}", self.sqlite_table(&table))];
+                // Only a table with an AUTO_INCREMENT column has a counter to start over (and
+                // a database without one has no sqlite_sequence at all).
+                if table.columns.iter().any(|c| c.auto_increment) {
+                    sql.push(format!(
+                        "DELETE FROM {}.sqlite_sequence WHERE name = {}",
+                        self.table_schema(&table),
+                        quote(&table.name)
+                    ));
+                }
+                Ok(Translation { sql, ..nothing() })
             }
             Statement::RenameTable(renames) => {
                 let mut sql = Vec::new();

@@ -232,6 +232,9 @@ mod tests {
             "SET @a = 1",
             "set sql_mode = ''",
             "SET SESSION transaction_isolation = 'SERIALIZABLE'",
+            // The session's values, which the engine keeps.
+            "select @@autocommit",
+            "select @@session.tx_isolation, @@version",
             "show tables",
             "SHOW CREATE TABLE t",
             "call other.proc()",
@@ -449,7 +452,7 @@ mod tests {
         assert_eq!(r.rows.len(), 1);
 
         let r = n.ok(
-            "select @@global.new_rpc, @@session.autocommit AS ac, @@max_allowed_packet, @@system_time_zone tz",
+            "select @@global.new_rpc, @@session.opt_flashback_area AS ac, @@max_allowed_packet, @@system_time_zone tz",
         );
         let cols = r.columns.unwrap();
         let names: Vec<_> = cols.iter().map(|c| c.name.as_str()).collect();
@@ -463,7 +466,7 @@ mod tests {
             r.rows,
             vec![vec![
                 Value::Sint(1),
-                Value::Sint(1),
+                Value::Sint(0),
                 Value::Sint(64 << 20),
                 text("UTC")
             ]]
