@@ -209,6 +209,41 @@ impl Translator<'_> {
                 let x = self.expr(expr)?;
                 cast(&x, &data_type.to_string())
             }
+            // `CONVERT(x USING utf8mb4)`: x's text under the character set's default collation
+            // (utf8mb4_general_ci); `USING binary`: its bytes. Other character sets, and a
+            // value whose type is known only when it runs, are refused.
+            Expr::Convert {
+                is_try: false,
+                expr,
+                data_type: None,
+                charset: Some(charset),
+                target_before_value: false,
+                styles,
+            } if styles.is_empty() => {
+                let x = self.expr(expr)?;
+                let name = charset.to_string().to_ascii_lowercase();
+                let text = match x.ty {
+                    Ty::Str(_) | Ty::Null => x.sql.clone(),
+                    Ty::Dyn | Ty::Bytes => {
+                        return unsupported(format!("CONVERT(… USING {name}) of this value"));
+                    }
+                    _ if x.json => {
+                        return unsupported(format!("CONVERT(… USING {name}) of a JSON value"));
+                    }
+                    _ => format!("CAST({} AS TEXT)", as_text(&x)),
+                };
+                match name.as_str() {
+                    "utf8mb4" | "utf8" | "utf8mb3" => {
+                        Ok(Typed::with_parts(text, Ty::Str(Collation::Ci), &[&x]))
+                    }
+                    "binary" => Ok(Typed::with_parts(
+                        format!("CAST({text} AS BLOB)"),
+                        Ty::Bytes,
+                        &[&x],
+                    )),
+                    _ => unsupported(format!("CONVERT(… USING {name})")),
+                }
+            }
             // Units of a month or longer read a date; the others a datetime or a TIME, as
             // MySQL reads them (`EXTRACT(HOUR FROM '30:00:00')` is 6).
             Expr::Extract { field, expr, .. } => {
