@@ -173,7 +173,10 @@
 //!   operators read it at its scale, BETWEEN and `CASE x WHEN` as computed, as MySQL does.
 //!
 //! Refused with 1235 (the message names the construct), among others: DOUBLE rounded to
-//! decimals (MySQL prints it with fixed decimals), arithmetic mixing a DECIMAL with a user
+//! decimals (MySQL prints it with fixed decimals), window frames and named windows,
+//! PERCENT_RANK and CUME_DIST (MySQL and MariaDB print their DOUBLE differently), LAG and LEAD
+//! with a default value (the window functions translated are ROW_NUMBER, RANK, DENSE_RANK,
+//! the aggregates, LAG, LEAD, FIRST_VALUE, LAST_VALUE, NTH_VALUE and NTILE), arithmetic mixing a DECIMAL with a user
 //! variable, INSERT IGNORE of several rows into an AUTO_INCREMENT table (SQLite numbers the
 //! rows after an ignored one differently), an ENUM, SET or TIME column anywhere but
 //! where MySQL reads its text or sorts it (see below), TIME values computed by functions that
