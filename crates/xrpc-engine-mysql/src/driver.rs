@@ -73,7 +73,10 @@
 //! - **Completions run on the reading worker,** in answer order: columns and rows under the
 //!   connection's lock, the terminal call after it. A row may block (a session waiting for its
 //!   client's flow-control offer, or a full client socket, inside the stall guard): then the
-//!   statements pipelined behind it on that connection wait, and nothing else does. No code
+//!   statements pipelined behind it on that connection wait, and nothing else does. The
+//!   connection reads one buffer (64 KiB) at a time and delivers its events before the next
+//!   read, so while a row waits the rest of the result stays in the socket, and the server
+//!   waits: a result costs the node a buffer, whatever its size. No code
 //!   path waits for a connection's lock while holding the queue's or on a timer: placement,
 //!   pinning, sizing, status and the kill's look-up take it with `try_lock` and skip a locked
 //!   connection; a placement that found nothing but skipped one sets `skipped_busy`, and the
@@ -1528,100 +1531,101 @@ impl SocketHandler for Backend {
                     }
                 }
             }
-            // Read what arrived.
+            // Read what arrived, a buffer at a time, each buffer's events handled before the
+            // next read: a completion's row may wait for its client (flow control, a full
+            // socket), and until it has, what the server sends stays in the socket, so a fast
+            // server's large result does not pile up in the connection's input.
             loop {
+                let mut full = false;
                 match io.read(&mut st.buf) {
-                    Ok(0) => {
-                        st.conn.handle_close();
-                        break;
-                    }
+                    Ok(0) => st.conn.handle_close(),
                     Ok(n) => {
                         st.conn.handle_input(&st.buf[..n]);
-                        // A short read took all the socket had: what arrives later is a new
-                        // edge, so the read that would find nothing is skipped.
-                        if n < st.buf.len() {
-                            break;
-                        }
+                        // A short read took all the socket had: what arrives later is a
+                        // new edge, so the read that would find nothing is skipped.
+                        full = n == st.buf.len();
                     }
-                    Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => {}
                     Err(e) => {
                         io_error.get_or_insert(e);
                         st.conn.handle_close();
-                        break;
                     }
                 }
-            }
-            while let Some(event) = st.conn.poll_event() {
-                match event {
-                    Event::Connected { .. } => {
-                        // The trackers go first; statements pipeline behind them.
-                        let id = INTERNAL | shared.next_id.fetch_add(1, Ordering::Relaxed);
-                        if st
-                            .conn
-                            .submit_query(Tag(id), TRACKING_INIT.as_bytes(), None)
-                            .is_ok()
-                        {
-                            st.answers.insert(
-                                id,
-                                Answer {
-                                    completion: Box::new(Ignore),
-                                    first_result_done: false,
-                                },
-                            );
+                while let Some(event) = st.conn.poll_event() {
+                    match event {
+                        Event::Connected { .. } => {
+                            // The trackers go first; statements pipeline behind them.
+                            let id = INTERNAL | shared.next_id.fetch_add(1, Ordering::Relaxed);
+                            if st
+                                .conn
+                                .submit_query(Tag(id), TRACKING_INIT.as_bytes(), None)
+                                .is_ok()
+                            {
+                                st.answers.insert(
+                                    id,
+                                    Answer {
+                                        completion: Box::new(Ignore),
+                                        first_result_done: false,
+                                    },
+                                );
+                            }
+                            st.logged_in = true;
+                            logged_in_now = true;
                         }
-                        st.logged_in = true;
-                        logged_in_now = true;
-                    }
-                    Event::Columns { tag, columns } => {
-                        if let Some(a) = st.answers.get_mut(&tag.0)
-                            && !a.first_result_done
-                        {
-                            a.completion.on_columns(&columns);
+                        Event::Columns { tag, columns } => {
+                            if let Some(a) = st.answers.get_mut(&tag.0)
+                                && !a.first_result_done
+                            {
+                                a.completion.on_columns(&columns);
+                            }
+                        }
+                        Event::Row { tag, row } => {
+                            if let Some(a) = st.answers.get_mut(&tag.0)
+                                && !a.first_result_done
+                            {
+                                a.completion.on_row(&row);
+                            }
+                        }
+                        Event::ResultEnd { tag, .. } => {
+                            if let Some(a) = st.answers.get_mut(&tag.0) {
+                                a.first_result_done = true;
+                            }
+                        }
+                        Event::Done { tag, ok } => {
+                            room = true;
+                            st.last_active = Instant::now();
+                            st.head_since = st.last_active;
+                            if let Some(a) = st.answers.remove(&tag.0) {
+                                finished.push((a.completion, Ok(ok)));
+                            }
+                        }
+                        Event::Failed { tag, error } => {
+                            room = true;
+                            st.last_active = Instant::now();
+                            st.head_since = st.last_active;
+                            if let Some(a) = st.answers.remove(&tag.0) {
+                                finished.push((a.completion, Err(error)));
+                            }
+                        }
+                        Event::LargeResult { .. } | Event::KillRequired { .. } => {}
+                        Event::Closed { reason } => {
+                            if !st.logged_in {
+                                connect_failure = Some(match (&reason, &io_error) {
+                                    (CloseReason::Connect(ConnectError::Refused(refused)), _) => {
+                                        // The server's own answer: its code, not 2003.
+                                        refused_login = Some(refused.clone());
+                                        refused.message.clone()
+                                    }
+                                    (_, Some(io)) => io.to_string(),
+                                    (CloseReason::Connect(err), None) => err.to_string(),
+                                    (other, None) => format!("{other:?}"),
+                                });
+                            }
                         }
                     }
-                    Event::Row { tag, row } => {
-                        if let Some(a) = st.answers.get_mut(&tag.0)
-                            && !a.first_result_done
-                        {
-                            a.completion.on_row(&row);
-                        }
-                    }
-                    Event::ResultEnd { tag, .. } => {
-                        if let Some(a) = st.answers.get_mut(&tag.0) {
-                            a.first_result_done = true;
-                        }
-                    }
-                    Event::Done { tag, ok } => {
-                        room = true;
-                        st.last_active = Instant::now();
-                        st.head_since = st.last_active;
-                        if let Some(a) = st.answers.remove(&tag.0) {
-                            finished.push((a.completion, Ok(ok)));
-                        }
-                    }
-                    Event::Failed { tag, error } => {
-                        room = true;
-                        st.last_active = Instant::now();
-                        st.head_since = st.last_active;
-                        if let Some(a) = st.answers.remove(&tag.0) {
-                            finished.push((a.completion, Err(error)));
-                        }
-                    }
-                    Event::LargeResult { .. } | Event::KillRequired { .. } => {}
-                    Event::Closed { reason } => {
-                        if !st.logged_in {
-                            connect_failure = Some(match (&reason, &io_error) {
-                                (CloseReason::Connect(ConnectError::Refused(refused)), _) => {
-                                    // The server's own answer: its code, not 2003.
-                                    refused_login = Some(refused.clone());
-                                    refused.message.clone()
-                                }
-                                (_, Some(io)) => io.to_string(),
-                                (CloseReason::Connect(err), None) => err.to_string(),
-                                (other, None) => format!("{other:?}"),
-                            });
-                        }
-                    }
+                }
+                if !full || st.conn.is_closed() {
+                    break;
                 }
             }
             if st.conn.is_closed() {

@@ -1041,11 +1041,11 @@ fn a_100_mib_backend_result_streams_through_the_driver_in_bounded_server_memory(
 }
 
 /// Streams 100 MiB from MariaDB to a client that offers `token_kib` KiB at every TOKEN_DONE,
-/// and checks the node's memory grew by less than 64 MiB.
+/// and checks the node's memory grew by less than 16 MiB.
 fn streams_100_mib_in_bounded_memory(token_kib: i32) {
     const ROWS: u64 = 102_400;
     const ROW_BYTES: u64 = 1024;
-    const MAX_GROWTH: u64 = 64 * 1024 * 1024;
+    const MAX_GROWTH: u64 = 16 * 1024 * 1024;
     let db = MariaDb::start().unwrap_or_else(|err| panic!("{err}"));
     let dir = tempfile::tempdir().unwrap();
     let server = common::ServerProcess::spawn(
