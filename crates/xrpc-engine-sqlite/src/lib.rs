@@ -1988,6 +1988,7 @@ impl SqliteConn {
                 schema: schema.clone(),
                 table: table.clone(),
                 rows: 0,
+                renumber_column: None,
             };
             self.exec(&keep.sql(*seq))?;
         }

@@ -1221,22 +1221,41 @@ impl SqliteConn {
             };
         }
         if let (Some(r), Some(before)) = (&translation.reserves, before) {
-            // The first value the insert generated (SQLite knows the last).
-            // An upsert that updated no row inserted them all; one that updated some leaves
-            // which values its inserts took unknown here.
+            // The first value the insert generated (SQLite knows the last). An upsert that updated
+            // rows, or an INSERT IGNORE that left rows out, has its inserted rows numbered as
+            // InnoDB's are (see `Reservation::renumber_column`), from the first reserved value.
             let n = summary.rows_affected;
             let all_inserted = translation.affected == Affected::Changes
                 || translation.affected == Affected::ChangesPlusUpserts && upserts == 0;
-            if n >= 1 && all_inserted {
-                let last = self.conn.last_insert_rowid();
-                let first = last - i64::try_from(n).unwrap_or(i64::MAX) + 1;
-                if let Ok(first) = u64::try_from(first) {
-                    self.session.set_last_insert_id(first);
-                    self.shared
-                        .last_insert_id
-                        .store(first, std::sync::atomic::Ordering::Relaxed);
-                    summary.last_insert_id = Some(first);
+            let first = match r.inserted_sql(before) {
+                Some(sql) if upserts > 0 || n < r.rows => {
+                    let (inserted, largest) = self
+                        .conn
+                        .query_row(&sql, [], |row| {
+                            Ok((row.get::<_, i64>(0)?, row.get::<_, Option<i64>>(1)?))
+                        })
+                        .map_err(|err| map_error(err, false))?;
+                    if largest.is_some_and(|largest| largest - before != inserted)
+                        && let Some(renumber) = r.renumber_sql(before)
+                    {
+                        self.conn
+                            .execute_batch(&renumber)
+                            .map_err(|err| map_error(err, false))?;
+                    }
+                    (inserted > 0).then_some(before + 1)
                 }
+                _ if n >= 1 && all_inserted => {
+                    let last = self.conn.last_insert_rowid();
+                    Some(last - i64::try_from(n).unwrap_or(i64::MAX) + 1)
+                }
+                _ => None,
+            };
+            if let Some(first) = first.and_then(|first| u64::try_from(first).ok()) {
+                self.session.set_last_insert_id(first);
+                self.shared
+                    .last_insert_id
+                    .store(first, std::sync::atomic::Ordering::Relaxed);
+                summary.last_insert_id = Some(first);
             }
             self.conn
                 .execute_batch(&r.sql(before))

@@ -177,8 +177,7 @@
 //! PERCENT_RANK and CUME_DIST (MySQL and MariaDB print their DOUBLE differently), LAG and LEAD
 //! with a default value (the window functions translated are ROW_NUMBER, RANK, DENSE_RANK,
 //! the aggregates, LAG, LEAD, FIRST_VALUE, LAST_VALUE, NTH_VALUE and NTILE), arithmetic mixing a DECIMAL with a user
-//! variable, INSERT IGNORE of several rows into an AUTO_INCREMENT table (SQLite numbers the
-//! rows after an ignored one differently), an ENUM, SET or TIME column anywhere but
+//! variable, an ENUM, SET or TIME column anywhere but
 //! where MySQL reads its text or sorts it (see below), TIME values computed by functions that
 //! are negative, past 99:59:59 or with a fraction of a second, INSERT IGNORE into a table with
 //! CHECK constraints (MySQL skips the failing row), ALTER TABLE adding or dropping a CHECK, a
@@ -332,7 +331,9 @@ pub struct Translation {
 
 /// Auto-increment values an INSERT reserves: the engine reads SQLite's sequence for the table
 /// before the statement and, whether it succeeds or fails on a duplicate key, leaves it at no
-/// less than that plus `rows` (SQL from [`Reservation::sql`]).
+/// less than that plus `rows` (SQL from [`Reservation::sql`]). As InnoDB's (with its default
+/// `innodb_autoinc_lock_mode` 1), the rows inserted take the first values in order, and the
+/// rest of the reserved ones are used up: those of rows that failed, were ignored or updated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reservation {
     /// The SQLite schema of the table's database ([`Catalog::sqlite_schema`]).
@@ -341,6 +342,14 @@ pub struct Reservation {
     pub table: String,
     /// The values reserved.
     pub rows: u64,
+    /// The AUTO_INCREMENT column of an `INSERT … ON DUPLICATE KEY UPDATE` or an `INSERT
+    /// IGNORE` of several rows, some of which may not be inserted. SQLite uses a value up for a
+    /// row that updates or is ignored, InnoDB does not: the rows inserted take the first
+    /// reserved values in order. After such an insert updated or left out rows, the engine
+    /// counts the rows it inserted ([`Reservation::inserted_sql`]) and where their values have
+    /// gaps numbers them again ([`Reservation::renumber_sql`]); LAST_INSERT_ID() is then the
+    /// first of them.
+    pub renumber_column: Option<String>,
 }
 
 impl Reservation {
@@ -351,6 +360,48 @@ impl Reservation {
             typed::ident(&self.schema),
             typed::quote(&self.table)
         )
+    }
+
+    /// For an insert that may leave rows out ([`Reservation::renumber_column`]), the query of the rows it inserted: one
+    /// row of their count and their largest value (NULL when none), the values in the reserved
+    /// range.
+    pub fn inserted_sql(&self, before: i64) -> Option<String> {
+        let column = self.renumber_column.as_deref()?;
+        Some(format!(
+            "SELECT count(*), max({c}) FROM {} WHERE {}",
+            self.qualified(),
+            self.reserved_range(column, before),
+            c = typed::ident(column),
+        ))
+    }
+
+    /// For an insert that may leave rows out ([`Reservation::renumber_column`]), the statement that gives the rows it
+    /// inserted the first reserved values, in the order of the values SQLite gave them. Each
+    /// value only goes down, to one no row holds: the rows below it have moved to smaller ones
+    /// already, as SQLite updates a rowid range in ascending order.
+    pub fn renumber_sql(&self, before: i64) -> Option<String> {
+        let column = self.renumber_column.as_deref()?;
+        let c = typed::ident(column);
+        Some(format!(
+            "UPDATE {table} SET {c} = {before} + (SELECT count(*) FROM {table} AS earlier \
+             WHERE earlier.{c} > {before} AND earlier.{c} <= {table}.{c}) WHERE {range}",
+            table = self.qualified(),
+            range = self.reserved_range(column, before),
+        ))
+    }
+
+    fn qualified(&self) -> String {
+        format!(
+            "{}.{}",
+            typed::ident(&self.schema),
+            typed::ident(&self.table)
+        )
+    }
+
+    fn reserved_range(&self, column: &str, before: i64) -> String {
+        let at = before.saturating_add(i64::try_from(self.rows).unwrap_or(i64::MAX));
+        let c = typed::ident(column);
+        format!("{c} > {before} AND {c} <= {at}")
     }
 
     /// The statement that keeps the sequence at no less than `before + rows`.

@@ -1680,6 +1680,17 @@ impl<'a> Translator<'a> {
             }
             implicit.push((c.clone(), implicit_default(&c.ty)));
         }
+        // An upsert, or an INSERT IGNORE, may leave rows out: its inserted rows are numbered
+        // as InnoDB numbers them afterwards (see `Reservation::renumber_column`).
+        let renumbered = (ignore || matches!(insert.on, Some(OnInsert::DuplicateKeyUpdate(_))))
+            .then(|| {
+                table
+                    .columns
+                    .iter()
+                    .find(|c| c.auto_increment && !targets.iter().any(|t| t.name == c.name))
+                    .map(|c| c.name.clone())
+            })
+            .flatten();
         // NULL into an integer primary key that is not AUTO_INCREMENT: SQLite's rowid would
         // take the next number where MySQL refuses it (1048).
         let rowid_alias = match table.primary_key.as_slice() {
@@ -1842,9 +1853,8 @@ impl<'a> Translator<'a> {
         }
         self.scopes.pop();
         // A VALUES or SET insert that leaves the AUTO_INCREMENT column out reserves one value a
-        // row. Under IGNORE of several rows, InnoDB gives an ignored row's value to the next
-        // row, where SQLite has used it up (and numbering the rows explicitly would use it up
-        // too), so that is refused.
+        // row (an ignored or updating row's value goes to the next row inserted, see
+        // `renumbered`).
         let auto_left_out = table
             .columns
             .iter()
@@ -1855,18 +1865,12 @@ impl<'a> Translator<'a> {
             Some(_) => None,
         };
         let reserves = match rows {
-            Some(rows) if auto_left_out => {
-                if ignore && rows > 1 {
-                    return unsupported(
-                        "INSERT IGNORE of several rows into an AUTO_INCREMENT table",
-                    );
-                }
-                Some(crate::Reservation {
-                    schema: self.table_schema_name(&table),
-                    table: table.name.clone(),
-                    rows,
-                })
-            }
+            Some(rows) if auto_left_out => Some(crate::Reservation {
+                schema: self.table_schema_name(&table),
+                table: table.name.clone(),
+                rows,
+                renumber_column: renumbered.clone(),
+            }),
             _ => None,
         };
         let mut sql = vec![sql];

@@ -22,12 +22,7 @@ const KNOWN: &[(&str, &str, &str)] = &[];
 
 /// Silent differences `corpus/apps_dml.sql` still finds: (script, statement, why). An entry that
 /// no longer differs fails the test, so the list only shrinks.
-const KNOWN_IN_APPLICATIONS: &[(&str, &str, &str)] = &[(
-    "upserts with ON DUPLICATE KEY UPDATE, VALUES() and the row alias",
-    "SELECT LAST_INSERT_ID()",
-    "a multi-row INSERT … ON DUPLICATE KEY UPDATE that inserts a row after updating one leaves \
-     LAST_INSERT_ID() unchanged, and InnoDB's ids consumed by the updated rows are not consumed",
-)];
+const KNOWN_IN_APPLICATIONS: &[(&str, &str, &str)] = &[];
 
 /// A value as MySQL's text protocol shows it; a temporal value's fraction has its column's
 /// digits.

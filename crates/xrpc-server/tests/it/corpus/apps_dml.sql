@@ -26,6 +26,13 @@ INSERT INTO `counters` (`name`, `hits`, `updated_at`) VALUES ('home', 1, '2024-0
 INSERT INTO `counters` (`name`, `hits`, `updated_at`) VALUES ('home', 5, '2024-01-02 00:00:00') ON DUPLICATE KEY UPDATE `hits` = `hits` + VALUES(`hits`), `updated_at` = VALUES(`updated_at`);
 INSERT INTO `counters` (`name`, `hits`) VALUES ('home', 1), ('contact', 1) ON DUPLICATE KEY UPDATE `hits` = VALUES(`hits`) + `counters`.`hits`;
 SELECT LAST_INSERT_ID();
+INSERT INTO `counters` (`name`, `hits`) VALUES ('x', 1), ('home', 1), ('y', 1), ('about', 2), ('z', 1) ON DUPLICATE KEY UPDATE `hits` = 0;
+SELECT LAST_INSERT_ID();
+INSERT INTO `counters` (`name`, `hits`) VALUES ('home', 2) ON DUPLICATE KEY UPDATE `hits` = 3;
+SELECT LAST_INSERT_ID();
+INSERT INTO `counters` (`name`) VALUES ('w');
+SELECT LAST_INSERT_ID();
+SELECT `id`, `name`, `hits` FROM `counters` ORDER BY `id`;
 INSERT INTO `counters` (`name`, `hits`) VALUES ('about', 7) AS new ON DUPLICATE KEY UPDATE `hits` = new.`hits`;
 INSERT INTO `counters` (`name`, `hits`) VALUES ('about', 1) ON DUPLICATE KEY UPDATE `id` = LAST_INSERT_ID(`id`), `hits` = `hits` + 1;
 SELECT LAST_INSERT_ID();
