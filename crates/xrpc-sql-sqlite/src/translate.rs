@@ -1865,6 +1865,19 @@ impl<'a> Translator<'a> {
             Some(_) => None,
         };
         let reserves = match rows {
+            // Numbering the inserted rows again is an UPDATE, which would fire the table's ON
+            // UPDATE CURRENT_TIMESTAMP triggers on rows MySQL only inserted.
+            Some(rows)
+                if auto_left_out
+                    && rows > 1
+                    && renumbered.is_some()
+                    && table.columns.iter().any(|c| c.on_update_now) =>
+            {
+                return unsupported(
+                    "INSERT IGNORE or ON DUPLICATE KEY UPDATE of several rows into an \
+                     AUTO_INCREMENT table with an ON UPDATE CURRENT_TIMESTAMP column",
+                );
+            }
             Some(rows) if auto_left_out => Some(crate::Reservation {
                 schema: self.table_schema_name(&table),
                 table: table.name.clone(),
