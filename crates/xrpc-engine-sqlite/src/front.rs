@@ -447,7 +447,7 @@ fn isolation_level(name: &str, value: &Expr) -> Result<&'static str, SqlError> {
     let level = match value {
         // A bare word names a level as a string does (`SET tx_isolation = serializable`).
         Expr::Identifier(ident) if !ident.value.starts_with('@') => {
-            if ident.quote_style.is_none() && ident.value.eq_ignore_ascii_case("default") {
+            if is_default(value) {
                 Some(LEVELS[2])
             } else {
                 LEVELS
@@ -487,11 +487,7 @@ fn text_setting(
     check: fn(&str) -> Result<String, SqlError>,
 ) -> Result<TextSetting, SqlError> {
     Ok(match value {
-        Expr::Identifier(ident)
-            if ident.quote_style.is_none() && ident.value.eq_ignore_ascii_case("default") =>
-        {
-            TextSetting::Default
-        }
+        _ if is_default(value) => TextSetting::Default,
         Expr::Value(v) => match &v.value {
             AstValue::SingleQuotedString(s) | AstValue::DoubleQuotedString(s) => {
                 TextSetting::Mode(check(s)?)
