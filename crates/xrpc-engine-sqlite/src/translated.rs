@@ -1220,6 +1220,14 @@ impl SqliteConn {
                 Affected::ChangesPlusUpserts => summary.rows_affected + upserts,
             };
         }
+        // A statement that called LAST_INSERT_ID(expr) reports its value as its insert id, unless
+        // it also generated a value (below), which MySQL reports instead.
+        if let Some(id) = self.session.take_last_insert_id_argument() {
+            self.shared
+                .last_insert_id
+                .store(id, std::sync::atomic::Ordering::Relaxed);
+            summary.last_insert_id = Some(id);
+        }
         if let (Some(r), Some(before)) = (&translation.reserves, before) {
             // The first value the insert generated (SQLite knows the last). An upsert that updated
             // rows, or an INSERT IGNORE that left rows out, has its inserted rows numbered as
@@ -1420,6 +1428,9 @@ impl SqliteConn {
                 .set_row_count(i64::try_from(summary.rows_affected).unwrap_or(i64::MAX)),
             Err(_) => self.session.set_row_count(-1),
         }
+        // A failed statement's LAST_INSERT_ID(expr) still counts for LAST_INSERT_ID(), but its
+        // insert id is not reported to a later statement.
+        self.session.take_last_insert_id_argument();
         self.counted = false;
     }
 }

@@ -954,15 +954,35 @@ impl Translator<'_> {
                     return unsupported(format!("{name} of a JSON value"));
                 }
                 let avg = name == "AVG";
-                // SQLite takes DISTINCT in an aggregate of one argument: SUM of integers
-                // (exact, as SUM of integers is) and of doubles.
-                if distinct && (avg || !matches!(x.ty, Ty::Int | Ty::Double | Ty::Float)) {
+                // SQLite takes DISTINCT in an aggregate of one argument. MySQL's DISTINCT of a
+                // string compares strings under their collation; of numbers, the numbers.
+                if distinct
+                    && !matches!(
+                        x.ty,
+                        Ty::Int | Ty::Double | Ty::Float | Ty::Decimal(_) | Ty::Null
+                    )
+                {
                     return unsupported(format!("{name}(DISTINCT …)"));
                 }
+                let f = if avg { "my_dec_avg" } else { "my_dec_sum" };
                 match x.ty {
                     Ty::Int if !avg => (format!("sum({d}{})", x.sql), Ty::Int),
                     Ty::Double | Ty::Float if distinct => {
-                        (format!("my_real_sum({d}{})", real_operand(x)), Ty::Double)
+                        let f = if avg { "my_real_avg" } else { "my_real_sum" };
+                        (format!("{f}({d}{})", real_operand(x)), Ty::Double)
+                    }
+                    // MySQL collects the distinct values as DECIMAL of the argument's scale
+                    // (rounded to it), so the key is that text; the sum reads its scale there.
+                    Ty::Int | Ty::Decimal(_) if distinct => {
+                        let scale = match x.ty {
+                            Ty::Decimal(s) => s,
+                            _ => 0,
+                        };
+                        let shown = if avg { (scale + 4).min(30) } else { scale };
+                        (
+                            format!("{f}(DISTINCT my_dec_key({}, {scale}))", x.sql),
+                            Ty::Decimal(shown),
+                        )
                     }
                     Ty::Int | Ty::Decimal(_) => {
                         let scale = match x.ty {
@@ -970,7 +990,6 @@ impl Translator<'_> {
                             _ => 0,
                         };
                         let scale = if avg { (scale + 4).min(30) } else { scale };
-                        let f = if avg { "my_dec_avg" } else { "my_dec_sum" };
                         (format!("{f}({}, {scale})", x.sql), Ty::Decimal(scale))
                     }
                     Ty::Null => ("NULL".into(), Ty::Null),
@@ -1157,6 +1176,9 @@ impl Translator<'_> {
                     ..f.clone()
                 };
                 let t = self.function(&plain)?;
+                if t.sql.contains("(DISTINCT ") {
+                    return unsupported(format!("{name}(DISTINCT …) over a window"));
+                }
                 // The exact sums are window functions too; the others are plain aggregates.
                 if t.sql.starts_with("my_")
                     && !t.sql.starts_with("my_dec_sum(")

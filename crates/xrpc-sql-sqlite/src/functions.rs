@@ -200,6 +200,9 @@ struct StatementCounts {
     row_count: Option<i64>,
     found_rows: Option<u64>,
     last_insert_id: Option<u64>,
+    /// The value the statement running now gave LAST_INSERT_ID(expr), if it called it: the
+    /// statement's OK packet reports it as its insert id, as MySQL's does.
+    last_insert_id_argument: Option<u64>,
 }
 
 impl SessionState {
@@ -245,6 +248,15 @@ impl SessionState {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .last_insert_id = Some(id);
+    }
+
+    /// Takes the value the statement that just ran gave LAST_INSERT_ID(expr), if it called it.
+    pub fn take_last_insert_id_argument(&self) -> Option<u64> {
+        self.counts
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .last_insert_id_argument
+            .take()
     }
 
     fn counts(&self) -> StatementCounts {
@@ -415,6 +427,26 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
                 .ok_or_else(|| unreported(f))
         })?;
     }
+    // LAST_INSERT_ID(expr), its argument already an integer (`my_cast_signed`): returns it and
+    // makes it what LAST_INSERT_ID() returns from now on, in this statement too (NULL sets 0), as
+    // MySQL's does. MySQL shows a negative value as BIGINT UNSIGNED, past SQLite's INTEGER.
+    let state = variables.clone();
+    scalar(conn, "my_last_insert_id", 1, false, move |a| {
+        let value = match a.v(0) {
+            ValueRef::Integer(i) => Some(i),
+            _ => None,
+        };
+        let id = u64::try_from(value.unwrap_or(0)).map_err(|_| {
+            fail(
+                1235,
+                "This version of MySQL doesn't yet support 'LAST_INSERT_ID of a negative value'",
+            )
+        })?;
+        let mut counts = state.counts.lock().unwrap_or_else(|p| p.into_inner());
+        counts.last_insert_id = Some(id);
+        counts.last_insert_id_argument = Some(id);
+        Ok(value.map_or(Value::Null, Value::Integer))
+    })?;
     let state = variables.clone();
     scalar(conn, "my_connection_id", 0, false, move |_| {
         Ok(Value::Integer(saturating_i64(
@@ -1030,6 +1062,11 @@ fn register_arithmetic(conn: &Connection) -> rusqlite::Result<()> {
         i64::try_from(q.into_bigint_and_exponent().0)
             .map(Value::Integer)
             .map_err(|_| fail(1690, "BIGINT value is out of range in DIV"))
+    })?;
+    // The key SUM(DISTINCT …) and AVG(DISTINCT …) of exact values compare: the value rounded to
+    // the argument's scale, as text with exactly that many digits.
+    scalar(conn, "my_dec_key", 2, true, |a| {
+        Ok(text_value(decimal_text(&some!(a.dec(0)), some!(a.i64(1)))))
     })?;
     scalar(conn, "my_dec_neg", 2, true, |a| {
         Ok(text_value((-some!(a.dec(0))).to_plain_string()))
@@ -2493,7 +2530,25 @@ impl Aggregate<(BigDecimal, i64, i64), Value> for DecimalSum {
             acc.0 += d;
             acc.1 += 1;
         }
-        acc.2 = to_i64(ctx.get_raw(1)).unwrap_or(0);
+        acc.2 = if ctx.len() > 1 {
+            to_i64(ctx.get_raw(1)).unwrap_or(0)
+        } else {
+            // One argument: a DISTINCT key of `my_dec_key`, whose digits give the scale.
+            let digits = match ctx.get_raw(0) {
+                ValueRef::Text(t) => t
+                    .iter()
+                    .skip_while(|&&b| b != b'.')
+                    .count()
+                    .saturating_sub(1),
+                _ => 0,
+            };
+            let digits = i64::try_from(digits).unwrap_or(0);
+            if self.average {
+                (digits + 4).min(30)
+            } else {
+                digits
+            }
+        };
         Ok(())
     }
 
@@ -2575,6 +2630,10 @@ fn register_aggregates(conn: &Connection) -> rusqlite::Result<()> {
     let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
     conn.create_window_function("my_dec_sum", 2, flags, DecimalSum { average: false })?;
     conn.create_window_function("my_dec_avg", 2, flags, DecimalSum { average: true })?;
+    // SUM(DISTINCT …) and AVG(DISTINCT …) of exact values: SQLite's DISTINCT takes aggregates of
+    // one argument, a `my_dec_key`.
+    conn.create_aggregate_function("my_dec_sum", 1, flags, DecimalSum { average: false })?;
+    conn.create_aggregate_function("my_dec_avg", 1, flags, DecimalSum { average: true })?;
     conn.create_aggregate_function("my_real_sum", 1, flags, RealSum { average: false })?;
     conn.create_aggregate_function("my_real_avg", 1, flags, RealSum { average: true })?;
     Ok(())

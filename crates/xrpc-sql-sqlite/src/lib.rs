@@ -192,7 +192,7 @@
 //! NOT NULL column (MySQL's 1067), ALTER COLUMN of the AUTO_INCREMENT column, the column types
 //! YEAR and BIT, generated columns (`AS (…) STORED | VIRTUAL`), CAST AS UNSIGNED past BIGINT, BIGINT UNSIGNED values past 9223372036854775807 (SQLite's
 //! integers are signed), STR_TO_DATE of a format with names or without a whole
-//! date (or of a date that does not exist), LAST_INSERT_ID(expr), and
+//! date (or of a date that does not exist), LAST_INSERT_ID(expr) of a negative value, and
 //! ROW_COUNT()/FOUND_ROWS()/LAST_INSERT_ID() on a connection whose engine does not report the
 //! counts.
 //!

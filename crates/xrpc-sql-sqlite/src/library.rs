@@ -207,11 +207,6 @@ impl CallSite<'_> {
             "IFNULL" | "COALESCE" => {
                 arity(if name == "IFNULL" { n == 2 } else { n >= 1 })?;
                 let ty = args.iter().fold(Ty::Null, |t, a| unify(t, a.ty));
-                if let Ty::Decimal(_) = ty
-                    && args.iter().any(|a| a.ty == Ty::Int)
-                {
-                    return unsupported(format!("{name} of an integer and a decimal"));
-                }
                 let all = list(0, &|i| convert_to(&args[i], ty));
                 if n == 1 {
                     (all, ty)
@@ -949,10 +944,12 @@ impl CallSite<'_> {
                 )
             }
             // The previous statement's counts, as the engine reported them.
+            // LAST_INSERT_ID(expr) reads its argument as an integer, as CAST AS SIGNED does.
+            "LAST_INSERT_ID" if n == 1 => {
+                let value = crate::expr::cast(&args[0], "SIGNED")?;
+                (format!("my_last_insert_id({})", value.sql), Ty::Int)
+            }
             "ROW_COUNT" | "FOUND_ROWS" | "LAST_INSERT_ID" => {
-                if name == "LAST_INSERT_ID" && n == 1 {
-                    return unsupported("LAST_INSERT_ID(expr)");
-                }
                 arity(n == 0)?;
                 (format!("my_{}()", name.to_ascii_lowercase()), Ty::Int)
             }

@@ -9,8 +9,8 @@
 //! the outer query sorts by and does not show. The rewritten query is text parsed again, so
 //! it is translated as any query is.
 //!
-//! ORDER BY with ROLLUP is MySQL's 1221. A query with `*`, DISTINCT, `?` arguments, INTO,
-//! locking or two items of one name is refused (1235); so is ROLLUP in a UNION's member.
+//! ORDER BY with ROLLUP is MySQL's 1221. A query with `*`, DISTINCT, `?` arguments, INTO or
+//! locking is refused (1235); so is ROLLUP in a UNION's member.
 
 use std::ops::ControlFlow;
 
@@ -77,11 +77,12 @@ fn rollup_of(query: &Query) -> Option<&[Expr]> {
     }
 }
 
-/// A select item: its expression, its name as a result column, and the grouping expression it
-/// is (by position or alias) if any.
+/// A select item: its expression, its name as a result column, its column in the derived
+/// table of grouping levels, and the grouping expression it is (by position or alias) if any.
 struct Item {
     expr: Expr,
     name: String,
+    column: String,
     grouping: Option<usize>,
 }
 
@@ -124,15 +125,20 @@ fn rewrite_query(query: &Query) -> Result<Query> {
             ),
             _ => return unsupported("GROUP BY … WITH ROLLUP of *"),
         };
-        if items
+        // The derived table's columns need names of their own: a second item of a name takes
+        // a hidden one, shown under its name by the outer query.
+        let column = if items
             .iter()
             .any(|i: &Item| i.name.eq_ignore_ascii_case(&name))
         {
-            return unsupported("GROUP BY … WITH ROLLUP with two items of one name");
-        }
+            format!("__rollup_item_{}", items.len())
+        } else {
+            name.clone()
+        };
         items.push(Item {
             expr: expr.clone(),
             name,
+            column,
             grouping: None,
         });
     }
@@ -182,9 +188,12 @@ fn rewrite_query(query: &Query) -> Result<Query> {
                 _ if level == n => item.expr.to_string(),
                 _ => super_value(&nullify(&item.expr, dropped))?,
             };
-            columns.push(format!("{value} AS {}", quoted(&item.name)));
+            columns.push(format!("{value} AS {}", quoted(&item.column)));
         }
         columns.push(format!("{level} AS __rollup_level"));
+        // An aggregate in every member: the total's `HAVING COUNT(*) > 0` needs an aggregate
+        // query, which items without aggregates do not make.
+        columns.push("COUNT(*) AS __rollup_rows".into());
         for (i, g) in groupings.iter().enumerate() {
             let key = if i < level {
                 g.to_string()
@@ -226,7 +235,16 @@ fn rewrite_query(query: &Query) -> Result<Query> {
         }
         members.push(member);
     }
-    let names: Vec<String> = items.iter().map(|i| quoted(&i.name)).collect();
+    let names: Vec<String> = items
+        .iter()
+        .map(|i| {
+            if i.column == i.name {
+                quoted(&i.name)
+            } else {
+                format!("{} AS {}", quoted(&i.column), quoted(&i.name))
+            }
+        })
+        .collect();
     let order: Vec<String> = (0..n)
         .map(|i| format!("(__rollup_level < {}), __rollup_key_{i}", i + 1))
         .collect();
@@ -372,13 +390,22 @@ fn nullify(e: &Expr, dropped: &[Expr]) -> Expr {
     impl VisitorMut for Drop<'_> {
         type Break = ();
         fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+            // A column as (its table's name or alias if written, its name). `t.a` and `u.a`
+            // are two columns; `a` is the one of them it can name (MySQL refuses it when it
+            // could name both).
             let column = |e: &Expr| match e {
-                Expr::Identifier(id) => Some(id.value.to_ascii_lowercase()),
-                Expr::CompoundIdentifier(ids) => ids.last().map(|i| i.value.to_ascii_lowercase()),
+                Expr::Identifier(id) => Some((None, id.value.to_ascii_lowercase())),
+                Expr::CompoundIdentifier(ids) => {
+                    let mut names = ids.iter().rev().map(|i| i.value.to_ascii_lowercase());
+                    let name = names.next()?;
+                    Some((names.next(), name))
+                }
                 _ => None,
             };
             let is_dropped = self.0.iter().any(|g| match (column(g), column(e)) {
-                (Some(a), Some(b)) => a == b,
+                (Some((table_g, a)), Some((table_e, b))) => {
+                    a == b && (table_g.is_none() || table_e.is_none() || table_g == table_e)
+                }
                 (None, None) => g == e,
                 _ => false,
             });

@@ -292,10 +292,12 @@ pub(crate) fn group_key(t: &Typed) -> String {
 }
 
 /// A branch value converted to the type of the whole (a CASE of an integer and a decimal is a
-/// decimal, so the integer is written with the decimal's scale).
+/// decimal, so the integer is written as decimal text with the decimal's scale: SQLite orders
+/// every integer before every text, whatever the collation).
 pub(crate) fn convert_to(t: &Typed, ty: Ty) -> String {
     match (t.ty, ty) {
         (from, Ty::Str(_)) if from != Ty::Null && !matches!(from, Ty::Str(_)) => as_text(t),
+        (Ty::Int, Ty::Decimal(s)) => format!("my_dec_key({}, {s})", t.sql),
         _ => t.sql.clone(),
     }
 }

@@ -166,6 +166,62 @@ fn an_insert_reports_its_first_generated_id() {
 }
 
 #[test]
+fn last_insert_id_of_an_expression_is_the_statements_insert_id_and_the_next_last_insert_id() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(
+        &mut *conn,
+        "CREATE TABLE c (name VARCHAR(8) PRIMARY KEY, n BIGINT)",
+    )
+    .unwrap();
+    run(&mut *conn, "INSERT INTO c VALUES ('hits', 41)").unwrap();
+    let mut result = CollectedResult::default();
+    let summary = conn
+        .execute(
+            "UPDATE c SET n = LAST_INSERT_ID(n + 1) WHERE name = 'hits'",
+            &[],
+            None,
+            &mut result,
+        )
+        .unwrap();
+    assert_eq!(
+        (
+            summary.rows_affected,
+            summary.last_insert_id,
+            rows(&mut *conn, "SELECT LAST_INSERT_ID()")
+        ),
+        (1, Some(42), vec![vec![Value::Sint(42)]])
+    );
+}
+
+#[test]
+fn an_insert_after_last_insert_id_of_an_expression_reports_no_insert_id() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE t (a INT)").unwrap();
+    rows(&mut *conn, "SELECT LAST_INSERT_ID('7abc')");
+    let mut result = CollectedResult::default();
+    let summary = conn
+        .execute("INSERT INTO t VALUES (1)", &[], None, &mut result)
+        .unwrap();
+    assert_eq!(
+        (
+            summary.last_insert_id,
+            rows(&mut *conn, "SELECT LAST_INSERT_ID()")
+        ),
+        (None, vec![vec![Value::Sint(7)]])
+    );
+}
+
+#[test]
+fn last_insert_id_of_a_negative_value_is_refused() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    let err = run(&mut *conn, "SELECT LAST_INSERT_ID(-1)").unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
+}
+
+#[test]
 fn a_failed_create_leaves_no_definition() {
     let (_dir, engine) = engine();
     let mut conn = engine.acquire().unwrap();

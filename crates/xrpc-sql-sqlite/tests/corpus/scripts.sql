@@ -743,6 +743,9 @@ SELECT SUM(amount) FROM sales WHERE amount > 100 GROUP BY region WITH ROLLUP;
 SELECT product, SUM(amount) FROM sales WHERE amount > 100 GROUP BY product WITH ROLLUP;
 SELECT region IS NULL, SUM(amount) FROM sales GROUP BY region WITH ROLLUP;
 SELECT YEAR(CAST('2020-01-01' AS DATE)) AS y, product, SUM(amount) FROM sales GROUP BY y, product WITH ROLLUP;
+SELECT s.region AS `order by`, t.region, SUM(s.amount) FROM sales AS s JOIN sales AS t ON t.id = s.id GROUP BY s.region, t.region WITH ROLLUP;
+SELECT s.product AS `order by`, t.product FROM sales AS s JOIN sales AS t ON t.id = s.id GROUP BY s.product, t.product WITH ROLLUP;
+SELECT product FROM sales GROUP BY product WITH ROLLUP;
 -- Rows come in MySQL's order: the alias holding the words ORDER BY makes the comparison keep it.
 SELECT region AS `order by`, product, SUM(amount) FROM sales GROUP BY region, product WITH ROLLUP;
 SELECT product AS `order by`, region, COUNT(*) FROM sales GROUP BY product, region WITH ROLLUP;
@@ -1458,6 +1461,32 @@ SELECT SUM(DISTINCT n), SUM(n), SUM(DISTINCT f) FROM amounts;
 SELECT g, SUM(DISTINCT n), SUM(DISTINCT f) FROM amounts GROUP BY g ORDER BY g;
 SELECT SUM(DISTINCT n) FROM amounts WHERE n > 100;
 SELECT SUM(DISTINCT d) FROM amounts;
+SELECT g, SUM(DISTINCT d), AVG(DISTINCT d), AVG(DISTINCT n), AVG(DISTINCT f) FROM amounts GROUP BY g ORDER BY g;
+SELECT SUM(DISTINCT d * 2), AVG(DISTINCT d / 3), SUM(DISTINCT n / 2), AVG(DISTINCT n + 0.5) FROM amounts;
+SELECT SUM(DISTINCT d), AVG(DISTINCT d) FROM amounts WHERE g > 5;
+
+-- script: integers and decimals in one value
+CREATE TABLE mix (id INT PRIMARY KEY, n INT, d DECIMAL(8,2));
+INSERT INTO mix VALUES (1, 5, NULL), (2, NULL, -3.50), (3, -7, 0.25), (4, NULL, NULL), (5, 12, 100.00);
+SELECT id, COALESCE(d, n) AS v FROM mix ORDER BY v, id;
+SELECT id, IFNULL(d, 0) AS v FROM mix ORDER BY v DESC, id;
+SELECT id, IF(n > 0, n, d) AS v FROM mix ORDER BY v, id;
+SELECT id, CASE WHEN d IS NULL THEN n ELSE d END AS v FROM mix ORDER BY 2, 1;
+SELECT COALESCE(SUM(d), 0), COALESCE(MAX(n), 0.5), IFNULL(NULL, 3) + 0.25 FROM mix WHERE id > 100;
+SELECT COALESCE(d, n) * 2, COALESCE(d, n) = 5, COALESCE(n, d) > 0.2 FROM mix ORDER BY id;
+SELECT MAX(COALESCE(d, n)), MIN(COALESCE(d, n)), SUM(COALESCE(d, n)) FROM mix;
+SELECT DISTINCT COALESCE(d, 0) AS v FROM mix ORDER BY v;
+
+-- script: LAST_INSERT_ID(expr)
+CREATE TABLE seq (name VARCHAR(10) PRIMARY KEY, n BIGINT UNSIGNED NOT NULL);
+INSERT INTO seq VALUES ('a', 10), ('b', 20);
+UPDATE seq SET n = LAST_INSERT_ID(n + 1) WHERE name = 'a';
+SELECT LAST_INSERT_ID(), n FROM seq WHERE name = 'a';
+SELECT LAST_INSERT_ID(7), LAST_INSERT_ID();
+SELECT LAST_INSERT_ID(2.5), LAST_INSERT_ID('12abc'), LAST_INSERT_ID();
+SELECT LAST_INSERT_ID(NULL), LAST_INSERT_ID();
+UPDATE seq SET n = LAST_INSERT_ID(n * 2);
+SELECT LAST_INSERT_ID(), SUM(n) FROM seq;
 
 -- script: temporary tables
 CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(20));
