@@ -979,81 +979,50 @@ impl<'a> Translator<'a> {
                 let (sql, columns) = self.subquery(q)?;
                 Ok((format!("SELECT * FROM ({sql})"), columns))
             }
-            SetExpr::SetOperation {
-                left,
-                op,
-                set_quantifier,
-                right,
-            } => {
+            SetExpr::SetOperation { .. } => {
                 self.in_union += 1;
-                let sides = self
-                    .set_expr(left)
-                    .and_then(|l| Ok((l, self.set_expr(right)?)));
+                let tree = self.set_tree(body);
                 self.in_union -= 1;
-                let ((l, lc), (r, rc)) = sides?;
-                if lc.len() != rc.len() {
-                    return Err(TranslateError::Unsupported(
-                        "UNION of selects with different column counts".into(),
-                    ));
-                }
-                let op = match (op, set_quantifier) {
-                    (SetOperator::Union, SetQuantifier::All) => "UNION ALL",
-                    (SetOperator::Union, SetQuantifier::None | SetQuantifier::Distinct) => "UNION",
-                    (SetOperator::Intersect, SetQuantifier::None | SetQuantifier::Distinct) => {
-                        "INTERSECT"
-                    }
-                    (
-                        SetOperator::Except | SetOperator::Minus,
-                        SetQuantifier::None | SetQuantifier::Distinct,
-                    ) => "EXCEPT",
-                    (other, q) => return unsupported(format!("{other} {q}")),
-                };
-                let columns: Vec<OutColumn> = lc
+                let tree = tree?;
+                let types = tree.column_types()?;
+                let columns: Vec<OutColumn> = tree
+                    .first_columns()
                     .iter()
-                    .zip(&rc)
-                    .map(|(a, b)| OutColumn::computed(a.name.clone(), unify(a.ty, b.ty)))
+                    .zip(&types)
+                    .map(|(c, ty)| OutColumn::computed(c.name.clone(), *ty))
                     .collect();
-                if columns.iter().zip(&lc).zip(&rc).any(|((c, a), b)| {
-                    (c.ty != a.ty && a.ty != Ty::Null) || (c.ty != b.ty && b.ty != Ty::Null)
-                }) {
-                    return unsupported("UNION of columns of different types");
-                }
-                let by_collation = columns
-                    .iter()
-                    .any(|c| matches!(c.ty, Ty::Str(_) | Ty::Decimal(_)));
-                if !by_collation || op == "UNION ALL" {
-                    return Ok((format!("{l} {op} {r}"), columns));
-                }
-                if op != "UNION" {
-                    return unsupported(format!("{op} of text or decimal columns"));
-                }
-                // MySQL removes duplicates under each column's collation and keeps the first
-                // of equal rows, in the order rows come: group the rows of UNION ALL by
-                // collation-aware keys and keep each group's first.
-                let names: Vec<String> = (0..columns.len()).map(|i| format!("c{i}")).collect();
-                let list = names
-                    .iter()
-                    .map(|n| ident(n))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                let keys = names
-                    .iter()
-                    .zip(&columns)
-                    .map(|(n, c)| format!("{}{}", ident(n), collate_suffix(c.ty)))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                Ok((
-                    format!(
-                        "SELECT {list} FROM (WITH u({list}) AS ({l} UNION ALL {r}) \
-                         SELECT {list}, min(n) AS first FROM (SELECT *, row_number() OVER () AS n FROM u) \
-                         GROUP BY {keys})"
-                    ),
-                    columns,
-                ))
+                Ok((tree.render(&columns)?, columns))
             }
             SetExpr::Values(_) => unsupported("VALUES as a query"),
             other => unsupported(format!("query {}", first_words(&other.to_string()))),
         }
+    }
+
+    /// A set operation's members, translated, in the shape of its operators.
+    fn set_tree(&mut self, body: &SetExpr) -> Result<SetTree> {
+        let SetExpr::SetOperation {
+            left,
+            op,
+            set_quantifier,
+            right,
+        } = body
+        else {
+            let (sql, columns) = self.set_expr(body)?;
+            return Ok(SetTree::Member(sql, columns));
+        };
+        let op = match (op, set_quantifier) {
+            (SetOperator::Union, SetQuantifier::All) => "UNION ALL",
+            (SetOperator::Union, SetQuantifier::None | SetQuantifier::Distinct) => "UNION",
+            (SetOperator::Intersect, SetQuantifier::None | SetQuantifier::Distinct) => "INTERSECT",
+            (
+                SetOperator::Except | SetOperator::Minus,
+                SetQuantifier::None | SetQuantifier::Distinct,
+            ) => "EXCEPT",
+            (other, q) => return unsupported(format!("{other} {q}")),
+        };
+        let left = self.set_tree(left)?;
+        let right = self.set_tree(right)?;
+        Ok(SetTree::Operation(op, Box::new(left), Box::new(right)))
     }
 
     /// ORDER BY over a UNION's result: positions and output names.
@@ -4212,6 +4181,130 @@ fn column_type_of(ty: Ty) -> ColumnType {
             collation: Collation::Ci,
         },
     }
+}
+
+/// A set operation (UNION, INTERSECT, EXCEPT) of translated members. MySQL gives each column
+/// of the result one type from all the members' (the first member names it), and converts
+/// every member's values to it; [`SetTree::render`] does so where a member's type differs.
+enum SetTree {
+    Member(String, Vec<OutColumn>),
+    Operation(&'static str, Box<SetTree>, Box<SetTree>),
+}
+
+impl SetTree {
+    fn first_columns(&self) -> &[OutColumn] {
+        match self {
+            SetTree::Member(_, columns) => columns,
+            SetTree::Operation(_, left, _) => left.first_columns(),
+        }
+    }
+
+    fn members(&self) -> Vec<&[OutColumn]> {
+        match self {
+            SetTree::Member(_, columns) => vec![columns],
+            SetTree::Operation(_, left, right) => {
+                let mut all = left.members();
+                all.extend(right.members());
+                all
+            }
+        }
+    }
+
+    /// The type of each column of the result: every member's, unified.
+    fn column_types(&self) -> Result<Vec<Ty>> {
+        let members = self.members();
+        let width = members[0].len();
+        if members.iter().any(|m| m.len() != width) {
+            return Err(TranslateError::Unsupported(
+                "UNION of selects with different column counts".into(),
+            ));
+        }
+        Ok((0..width)
+            .map(|i| members.iter().fold(Ty::Null, |t, m| unify(t, m[i].ty)))
+            .collect())
+    }
+
+    /// The SQL of the operation, whose result has `columns` (names and types).
+    fn render(&self, columns: &[OutColumn]) -> Result<String> {
+        let (op, left, right) = match self {
+            SetTree::Member(sql, own) => return member_as(sql, own, columns),
+            SetTree::Operation(op, left, right) => {
+                (*op, left.render(columns)?, right.render(columns)?)
+            }
+        };
+        let by_collation = columns
+            .iter()
+            .any(|c| matches!(c.ty, Ty::Str(_) | Ty::Decimal(_)));
+        if !by_collation || op == "UNION ALL" {
+            return Ok(format!("{left} {op} {right}"));
+        }
+        if op != "UNION" {
+            return unsupported(format!("{op} of text or decimal columns"));
+        }
+        // MySQL removes duplicates under each column's collation and keeps the first of equal
+        // rows, in the order rows come: group the rows of UNION ALL by collation-aware keys and
+        // keep each group's first.
+        let names: Vec<String> = (0..columns.len()).map(|i| format!("c{i}")).collect();
+        let list = names
+            .iter()
+            .map(|n| ident(n))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let keys = names
+            .iter()
+            .zip(columns)
+            .map(|(n, c)| format!("{}{}", ident(n), collate_suffix(c.ty)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        // Under the result's names: a derived table's columns are read by them.
+        let shown = names
+            .iter()
+            .zip(columns)
+            .map(|(n, c)| format!("{} AS {}", ident(n), ident(&c.name)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        Ok(format!(
+            "SELECT {shown} FROM (WITH u({list}) AS ({left} UNION ALL {right}) \
+             SELECT {list}, min(n) AS first FROM (SELECT *, row_number() OVER () AS n FROM u) \
+             GROUP BY {keys})"
+        ))
+    }
+}
+
+/// A set operation's member with its values converted to the result's column types, under
+/// the result's names (the first member's: SQLite names a compound's columns by it).
+fn member_as(sql: &str, own: &[OutColumn], result: &[OutColumn]) -> Result<String> {
+    let mut converted = Vec::with_capacity(own.len());
+    let mut any = false;
+    for (i, (column, to)) in own.iter().zip(result).enumerate() {
+        let c = format!("c{i}");
+        let value = match (column.ty, to.ty) {
+            (from, to) if from == to => c.clone(),
+            (Ty::Null, _) | (Ty::Decimal(_), Ty::Decimal(_)) | (Ty::Int, Ty::Double) => c.clone(),
+            (Ty::Date, Ty::Str(_)) => c.clone(),
+            // Decimal text at the union's scale, so it orders among the decimals.
+            (Ty::Int, Ty::Decimal(s)) => format!("my_dec_key({c}, {s})"),
+            (Ty::Decimal(_), Ty::Double) => format!("my_cast_double({c})"),
+            (Ty::Int, Ty::Str(_)) => format!("CAST({c} AS TEXT)"),
+            (from @ (Ty::Decimal(_) | Ty::Double), Ty::Str(_)) => {
+                format!("my_text({c}, '{}')", from.code())
+            }
+            _ => return unsupported("UNION of columns of these different types"),
+        };
+        any |= value != c;
+        converted.push(format!("{value} AS {}", ident(&to.name)));
+    }
+    if !any {
+        return Ok(sql.to_owned());
+    }
+    let list = (0..own.len())
+        .map(|i| format!("c{i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Ok(format!(
+        "SELECT * FROM (WITH __member({list}) AS ({sql}) SELECT {} FROM __member)",
+        converted.join(", ")
+    ))
 }
 
 fn direction(item: &OrderByExpr) -> &'static str {
