@@ -1504,6 +1504,7 @@ fn no_info() -> SqlInfo {
         writes: false,
         implicit_commit: false,
         modifies_rows: false,
+        locks_for_update: false,
         table_ddl: TableDdl::None,
     }
 }

@@ -15,7 +15,7 @@
 //!
 //! | statement | meaning |
 //! | --- | --- |
-//! | `BEGIN [WORK]`, `START TRANSACTION [READ ONLY \| READ WRITE \| WITH CONSISTENT SNAPSHOT]` | [`Request::Begin`]; in a READ ONLY one INSERT, REPLACE, UPDATE and DELETE are 1792 (also of temporary tables, which MySQL allows) |
+//! | `BEGIN [WORK]`, `START TRANSACTION [READ ONLY \| READ WRITE \| WITH CONSISTENT SNAPSHOT]` | [`Request::Begin`]; without an access mode the session's; in a READ ONLY one INSERT, REPLACE, UPDATE, DELETE and `SELECT … FOR UPDATE` are 1792 (also of temporary tables, which MySQL allows) |
 //! | `COMMIT [WORK]` | [`Request::Commit`] |
 //! | `ROLLBACK [WORK]` | [`Request::Rollback`]; auto-increment counters keep the values the transaction took, as InnoDB's do (also after `ROLLBACK TO`) |
 //! | `SAVEPOINT s`, `ROLLBACK TO [SAVEPOINT] s`, `RELEASE SAVEPOINT s` | [`Request::Savepoint`]: SQLite's savepoint of that name inside a transaction; outside one `SAVEPOINT` does nothing and the others are 1305, as in MySQL's autocommit mode |
@@ -24,7 +24,8 @@
 //! | `SET [SESSION] time_zone = value` | [`Request::Set`] with the session's new zone: `SYSTEM` or the system's offset; another offset or a named zone 1235, a malformed one 1298 |
 //! | `SET [SESSION] sql_mode = value` | [`Request::Set`] with the session's new mode (see the `sql_mode` module): a literal checked here, any other value when it runs; a mode that changes how text reads or what statements compute (`PIPES_AS_CONCAT`, `ANSI_QUOTES`, `EMPTY_STRING_IS_NULL`, …) refused with 1235 |
 //! | `SET autocommit = <not a boolean>` | 1231 |
-//! | `SET [SESSION] TRANSACTION READ ONLY` | refused with 1235: the engine has no read-only mode for later transactions |
+//! | `SET SESSION TRANSACTION READ ONLY \| READ WRITE`, `SET [SESSION] tx_read_only = 0 \| 1` (or `transaction_read_only`) | [`Request::Set`]: the session's access mode; in a read-only session every transaction and statement is read-only unless `START TRANSACTION READ WRITE` opened it, and DDL (also of temporary tables) is 1792 as in MariaDB |
+//! | `SET [GLOBAL] TRANSACTION READ ONLY`, and `SET TRANSACTION READ WRITE` in a read-only session | refused with 1235: the engine keeps no access mode for the next transaction only, nor for later sessions |
 //! | `USE db` | [`Request::Use`] |
 //! | `XA …` | [`Request::Xa`] (refused with 1235 by the `catalog` module) |
 //!
@@ -43,7 +44,7 @@ use super::authorizer::not_for_clients;
 use xrpc_engine::result::SqlError;
 use xrpc_proto::codes;
 use xrpc_sql::ast::{Expr, Statement, Value as AstValue};
-use xrpc_sql::{Assignment, Kind, ParseError, Parsed, Scope, Script, Session, Transaction};
+use xrpc_sql::{Access, Assignment, Kind, ParseError, Parsed, Scope, Script, Session, Transaction};
 
 use super::variables::Effect;
 
@@ -60,6 +61,8 @@ pub(crate) enum BeginMode {
     Default,
     /// `START TRANSACTION READ ONLY`: always deferred, since it never writes.
     ReadOnly,
+    /// `START TRANSACTION READ WRITE`: writes even in a read-only session.
+    ReadWrite,
 }
 
 /// What a statement SQLite runs is, for the engine's bookkeeping.
@@ -77,6 +80,8 @@ pub(crate) struct SqlInfo {
     pub(crate) implicit_commit: bool,
     /// INSERT, REPLACE, UPDATE or DELETE: refused inside a READ ONLY transaction (1792).
     pub(crate) modifies_rows: bool,
+    /// `SELECT … FOR UPDATE`: refused inside a READ ONLY transaction too (1792).
+    pub(crate) locks_for_update: bool,
     /// CREATE TABLE or ALTER TABLE: the strict-write triggers are generated afterwards.
     pub(crate) table_ddl: TableDdl,
 }
@@ -130,6 +135,11 @@ pub(crate) struct SessionSet {
     pub(crate) isolation: Option<&'static str>,
     /// `unique_checks`.
     pub(crate) unique_checks: Option<Setting>,
+    /// `tx_read_only` (or `transaction_read_only`, or `SET SESSION TRANSACTION READ ONLY |
+    /// READ WRITE`): whether the session is read-only.
+    pub(crate) read_only: Option<bool>,
+    /// `SET TRANSACTION READ WRITE` without a scope: the next transaction only.
+    pub(crate) next_read_write: bool,
     /// Variables set from user variables, whose values are checked when the statement runs.
     pub(crate) checks: Vec<ValueCheck>,
 }
@@ -216,19 +226,6 @@ pub(crate) fn request(parsed: &Parsed) -> Result<Request, SqlError> {
     let Some(statement) = parsed.statement() else {
         return Ok(Request::Xa);
     };
-    // The node keeps no read-only mode for later transactions; one it accepted and then let
-    // write would answer where MySQL refuses (1792).
-    if let Statement::Set(xrpc_sql::ast::Set::SetTransaction { modes, .. }) = statement
-        && modes.contains(&xrpc_sql::ast::TransactionMode::AccessMode(
-            xrpc_sql::ast::TransactionAccessMode::ReadOnly,
-        ))
-    {
-        return Err(SqlError::new(
-            &codes::NOT_SUPPORTED_YET,
-            "This version doesn't yet support 'SET TRANSACTION READ ONLY' on the SQLite engine; \
-             START TRANSACTION READ ONLY opens a read-only transaction",
-        ));
-    }
     if let Some(session) = Session::of(statement) {
         return session_request(session);
     }
@@ -261,6 +258,8 @@ pub(crate) fn request(parsed: &Parsed) -> Result<Request, SqlError> {
         writes: matches!(parsed.kind, Kind::Insert | Kind::Update),
         implicit_commit: commits_implicitly(statement, parsed.kind),
         modifies_rows: matches!(parsed.kind, Kind::Insert | Kind::Update | Kind::Delete),
+        locks_for_update: matches!(statement, Statement::Query(query)
+            if query.locks.iter().any(|lock| lock.lock_type == xrpc_sql::ast::LockType::Update)),
         table_ddl,
     }))
 }
@@ -279,10 +278,10 @@ fn commits_implicitly(statement: &Statement, kind: Kind) -> bool {
 /// The request of a session statement.
 fn session_request(session: Session) -> Result<Request, SqlError> {
     Ok(match session {
-        Session::Transaction(Transaction::Begin { read_only }) => Request::Begin(if read_only {
-            BeginMode::ReadOnly
-        } else {
-            BeginMode::Default
+        Session::Transaction(Transaction::Begin { access }) => Request::Begin(match access {
+            None => BeginMode::Default,
+            Some(Access::ReadOnly) => BeginMode::ReadOnly,
+            Some(Access::ReadWrite) => BeginMode::ReadWrite,
         }),
         Session::Transaction(Transaction::Commit) => Request::Commit,
         Session::Transaction(Transaction::Rollback) => Request::Rollback,
@@ -301,9 +300,25 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
             name,
             op: SavepointOp::Release,
         },
-        Session::Transaction(Transaction::Characteristics { session, isolation }) => {
+        Session::Transaction(Transaction::Characteristics {
+            session,
+            isolation,
+            access,
+        }) => {
+            // A read-only mode the engine accepted and then let write would answer where MySQL
+            // refuses (1792).
+            if !session && access == Some(Access::ReadOnly) {
+                return Err(SqlError::new(
+                    &codes::NOT_SUPPORTED_YET,
+                    "This version doesn't yet support 'SET TRANSACTION READ ONLY' for the next \
+                     transaction or later sessions on the SQLite engine; SET SESSION TRANSACTION \
+                     READ ONLY makes the session read-only",
+                ));
+            }
             Request::Set(SessionSet {
                 isolation: isolation.filter(|_| session),
+                read_only: access.filter(|_| session).map(|a| a == Access::ReadOnly),
+                next_read_write: !session && access == Some(Access::ReadWrite),
                 ..SessionSet::default()
             })
         }
@@ -358,6 +373,24 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
                     if *scope == Scope::Session {
                         set.isolation = Some(level);
                     }
+                }
+                if name == "tx_read_only" || name == "transaction_read_only" {
+                    let read_only = match value {
+                        Expr::Identifier(ident) if ident.value.starts_with('@') => {
+                            return Err(set_refused(*scope, name, Some(value)));
+                        }
+                        _ if is_default(value) => false,
+                        _ => boolean(value).ok_or_else(|| {
+                            SqlError::new(
+                                &codes::WRONG_VALUE_FOR_VAR,
+                                format!(
+                                    "Variable '{name}' can't be set to the value of '{}'",
+                                    written(value)
+                                ),
+                            )
+                        })?,
+                    };
+                    set.read_only = Some(read_only);
                 }
                 if name == "unique_checks" {
                     let setting = boolean_setting(name, value)?;

@@ -760,8 +760,13 @@ pub struct SqliteConn {
     wait_hook: Option<WaitHook>,
     /// `SET autocommit = 0` is in force.
     autocommit_off: bool,
-    /// The last transaction opened is `START TRANSACTION READ ONLY`'s.
+    /// The last transaction opened is read-only (`START TRANSACTION READ ONLY`, or any but
+    /// `START TRANSACTION READ WRITE` in a read-only session).
     read_only_transaction: Cell<bool>,
+    /// `SET SESSION TRANSACTION READ ONLY` (or `tx_read_only = 1`) is in force: every
+    /// transaction but `START TRANSACTION READ WRITE`'s is read-only, and so is every statement
+    /// outside one (session state).
+    session_read_only: bool,
     /// The open transaction's savepoints as MySQL has them, oldest first: a name set again
     /// replaces the earlier one, where SQLite would keep both.
     savepoints: RefCell<Vec<String>>,
@@ -951,6 +956,7 @@ impl SqliteConn {
             wait_hook: None,
             autocommit_off: false,
             read_only_transaction: Cell::new(false),
+            session_read_only: false,
             savepoints: RefCell::new(Vec::new()),
             has_temp: false,
             foreign_key_checks_off: false,
@@ -1011,11 +1017,15 @@ impl SqliteConn {
     }
 
     fn begin(&self, mode: BeginMode) -> Result<(), SqlError> {
-        self.read_only_transaction.set(mode == BeginMode::ReadOnly);
+        self.read_only_transaction.set(match mode {
+            BeginMode::ReadOnly => true,
+            BeginMode::ReadWrite => false,
+            BeginMode::Default => self.session_read_only,
+        });
         self.savepoints.borrow_mut().clear();
         self.exec(match mode {
             BeginMode::Default if self.options.begin_immediate => "BEGIN IMMEDIATE",
-            BeginMode::Default | BeginMode::ReadOnly => "BEGIN DEFERRED",
+            BeginMode::Default | BeginMode::ReadOnly | BeginMode::ReadWrite => "BEGIN DEFERRED",
         })
     }
 
@@ -1636,6 +1646,7 @@ impl EngineConn for SqliteConn {
             || self.sql_mode.is_some()
             || self.time_zone.is_some()
             || self.isolation.is_some()
+            || self.session_read_only
             || self.unique_checks_off
             // Only the translated path keeps user variables (and takes the lock to ask).
             || (self.translates() && self.session.has_variables())
@@ -1932,7 +1943,16 @@ impl SqliteConn {
     /// commits implicitly ends the open transaction and runs outside one, as MySQL commits
     /// after it too; any other opens one when autocommit is off.
     fn open_transaction_for(&mut self, info: SqlInfo) -> Result<(), SqlError> {
-        if info.modifies_rows && self.read_only_transaction.get() && self.in_transaction() {
+        let read_only = if self.in_transaction() {
+            self.read_only_transaction.get()
+        } else {
+            self.session_read_only
+        };
+        // A read-only session refuses DDL too, temporary tables' included (MariaDB's check is
+        // by statement, before the implicit commit).
+        if (read_only && (info.modifies_rows || info.locks_for_update))
+            || (self.session_read_only && (info.state_change || info.implicit_commit))
+        {
             return Err(SqlError::new(
                 &codes::READ_ONLY_TRANSACTION,
                 "Cannot execute statement in a READ ONLY transaction",
@@ -2068,8 +2088,18 @@ impl SqliteConn {
                 time_zone,
                 isolation,
                 unique_checks,
+                read_only,
+                next_read_write,
                 checks,
             }) => {
+                if next_read_write && self.session_read_only {
+                    return Err(SqlError::new(
+                        &codes::NOT_SUPPORTED_YET,
+                        "This version doesn't yet support 'SET TRANSACTION READ WRITE' for the \
+                         next transaction of a read-only session on the SQLite engine; START \
+                         TRANSACTION READ WRITE opens one",
+                    ));
+                }
                 for check in checks {
                     self.check_user_value(&check)?;
                 }
@@ -2093,6 +2123,10 @@ impl SqliteConn {
                 }
                 if let Some(setting) = unique_checks {
                     self.unique_checks_off = !self.boolean_setting(setting, "unique_checks")?;
+                    self.kept_catalog.forget();
+                }
+                if let Some(read_only) = read_only {
+                    self.session_read_only = read_only;
                     self.kept_catalog.forget();
                 }
                 if let Some(on) = autocommit {
@@ -2200,6 +2234,9 @@ impl SqliteConn {
             "tx_isolation" | "transaction_isolation" => {
                 Some(quoted(self.isolation.unwrap_or("REPEATABLE-READ")))
             }
+            "tx_read_only" | "transaction_read_only" => {
+                Some(i32::from(self.session_read_only).to_string())
+            }
             _ => rewrite::constant_literal(name),
         }
     }
@@ -2253,6 +2290,7 @@ impl SqliteConn {
         self.sql_mode = None;
         self.time_zone = None;
         self.isolation = None;
+        self.session_read_only = false;
         self.unique_checks_off = false;
         self.session_schema = None;
         self.session.forget();

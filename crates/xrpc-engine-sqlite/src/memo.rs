@@ -135,6 +135,7 @@ mod tests {
             writes: false,
             implicit_commit: false,
             modifies_rows: false,
+            locks_for_update: false,
             table_ddl: TableDdl::None,
         }
     }

@@ -314,6 +314,8 @@ struct CatalogView<'a> {
     time_zone: &'a str,
     /// `@@tx_isolation`.
     isolation: &'a str,
+    /// `@@tx_read_only`.
+    read_only: bool,
     /// `@@unique_checks`.
     unique_checks: bool,
     /// The databases read, at their versions.
@@ -366,6 +368,7 @@ impl Catalog for CatalogView<'_> {
             "foreign_key_checks" => SystemValue::Int(i64::from(self.foreign_key_checks)),
             "unique_checks" => SystemValue::Int(i64::from(self.unique_checks)),
             "tx_isolation" | "transaction_isolation" => SystemValue::Text(self.isolation.into()),
+            "tx_read_only" | "transaction_read_only" => SystemValue::Int(i64::from(self.read_only)),
             _ => return self.global_system_variable(name),
         })
     }
@@ -383,7 +386,6 @@ impl Catalog for CatalogView<'_> {
                 SystemValue::Int(1)
             }
             "tx_isolation" | "transaction_isolation" => SystemValue::Text("REPEATABLE-READ".into()),
-            // No session can turn it on here (see the `variables` module).
             "tx_read_only" | "transaction_read_only" => SystemValue::Int(0),
             _ => return None,
         })
@@ -1008,6 +1010,7 @@ impl SqliteConn {
             sql_mode: self.sql_mode.as_deref().unwrap_or(super::sql_mode::DEFAULT),
             time_zone: self.time_zone.as_deref().unwrap_or("SYSTEM"),
             isolation: self.isolation.unwrap_or("REPEATABLE-READ"),
+            read_only: self.session_read_only,
             unique_checks: !self.unique_checks_off,
             consulted: RefCell::new(Vec::new()),
             problem: RefCell::new(None),

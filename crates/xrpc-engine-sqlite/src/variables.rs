@@ -116,10 +116,9 @@ const VARIABLES: &[(&str, Effect)] = &[
     ("time_zone", Effect::Kept),
     ("tmp_table_size", Effect::Inert),
     ("transaction_isolation", Effect::Kept),
-    // The engine keeps no read-only mode for later transactions.
-    ("transaction_read_only", Effect::Only(OFF)),
+    ("transaction_read_only", Effect::Kept),
     ("tx_isolation", Effect::Kept),
-    ("tx_read_only", Effect::Only(OFF)),
+    ("tx_read_only", Effect::Kept),
     ("unique_checks", Effect::Kept),
     ("wait_timeout", Effect::Inert),
 ];

@@ -253,7 +253,7 @@ error_codes! {
         "CALL of a procedure the node does not have (every one but `xrpc.perf_hist`), and on SQLite a call of a function it does not have (`FUNCTION x does not exist`) and `ROLLBACK TO`/`RELEASE` of a savepoint the transaction does not have (`SAVEPOINT s does not exist`).";
     READ_ONLY_TRANSACTION = 1792, "25006", Error,
         "Cannot execute statement in a READ ONLY transaction",
-        "SQLite engine: an INSERT, REPLACE, UPDATE or DELETE inside `START TRANSACTION READ ONLY`.";
+        "SQLite engine: an INSERT, REPLACE, UPDATE, DELETE or `SELECT … FOR UPDATE` inside a read-only transaction (`START TRANSACTION READ ONLY`, or any in a read-only session), and DDL in a read-only session (`SET SESSION TRANSACTION READ ONLY`).";
     WRONG_PARAMCOUNT_TO_NATIVE_FCT = 1582, "42000", Error,
         "Incorrect parameter count in the call to native function",
         "SQLite engine: a call of a MySQL function with fewer arguments than it takes (`CONCAT()`, `CONCAT_WS(',')`), which SQLite's function of that name would answer.";

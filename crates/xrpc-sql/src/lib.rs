@@ -46,7 +46,7 @@ pub use error::ParseError;
 pub use lex::{Lines, Unparsed, empty_arguments_end, unparsed};
 pub use like::like_matches;
 pub use session::{
-    Assignment, Instance, Scope, Session, SystemVariable, Transaction, Xa, system_variable,
+    Access, Assignment, Instance, Scope, Session, SystemVariable, Transaction, Xa, system_variable,
 };
 pub use sqlparser;
 pub use sqlparser::ast;
@@ -489,20 +489,21 @@ mod tests {
 
     #[test]
     fn with_consistent_snapshot_is_a_plain_start_transaction() {
-        for (text, read_only) in [
-            ("START TRANSACTION WITH CONSISTENT SNAPSHOT", false),
+        for (text, access) in [
+            ("START TRANSACTION WITH CONSISTENT SNAPSHOT", None),
             (
                 "START TRANSACTION READ ONLY, WITH CONSISTENT SNAPSHOT",
-                true,
+                Some(Access::ReadOnly),
             ),
             (
                 "start transaction with consistent snapshot, read only",
-                true,
+                Some(Access::ReadOnly),
             ),
+            ("START TRANSACTION READ WRITE", Some(Access::ReadWrite)),
         ] {
             assert_eq!(
                 Session::of(one(text).statement().unwrap()),
-                Some(Session::Transaction(Transaction::Begin { read_only })),
+                Some(Session::Transaction(Transaction::Begin { access })),
                 "{text}"
             );
         }
@@ -510,34 +511,50 @@ mod tests {
 
     #[test]
     fn set_transaction_keeps_whether_it_changes_the_session() {
-        for (text, session, isolation) in [
+        for (text, session, isolation, access) in [
             (
                 "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
                 true,
                 Some("READ-COMMITTED"),
+                None,
             ),
             (
                 "set local transaction isolation level serializable, read write",
                 true,
                 Some("SERIALIZABLE"),
+                Some(Access::ReadWrite),
             ),
             (
                 "SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED",
                 false,
                 Some("READ-UNCOMMITTED"),
+                None,
             ),
             (
                 "SET GLOBAL TRANSACTION ISOLATION LEVEL REPEATABLE READ",
                 false,
                 Some("REPEATABLE-READ"),
+                None,
             ),
-            ("SET SESSION TRANSACTION READ WRITE", true, None),
+            (
+                "SET SESSION TRANSACTION READ WRITE",
+                true,
+                None,
+                Some(Access::ReadWrite),
+            ),
+            (
+                "SET SESSION TRANSACTION READ ONLY",
+                true,
+                None,
+                Some(Access::ReadOnly),
+            ),
         ] {
             assert_eq!(
                 Session::of(one(text).statement().unwrap()),
                 Some(Session::Transaction(Transaction::Characteristics {
                     session,
-                    isolation
+                    isolation,
+                    access
                 })),
                 "{text}"
             );

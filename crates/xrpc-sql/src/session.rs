@@ -62,8 +62,8 @@ pub enum Assignment {
 pub enum Transaction {
     /// `BEGIN`, `START TRANSACTION [READ ONLY | READ WRITE]`.
     Begin {
-        /// `READ ONLY` was given.
-        read_only: bool,
+        /// The access mode given, if any (the session's otherwise).
+        access: Option<Access>,
     },
     /// `COMMIT`.
     Commit,
@@ -82,7 +82,27 @@ pub enum Transaction {
         session: bool,
         /// The isolation level it sets, as `@@tx_isolation` shows it (`READ-COMMITTED`).
         isolation: Option<&'static str>,
+        /// The access mode it sets.
+        access: Option<Access>,
     },
+}
+
+/// A transaction's access mode, as `READ ONLY` or `READ WRITE` gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// `READ ONLY`.
+    ReadOnly,
+    /// `READ WRITE`.
+    ReadWrite,
+}
+
+/// The access mode of a transaction statement's modes: the last one given.
+fn access_of(modes: &[TransactionMode]) -> Option<Access> {
+    modes.iter().rev().find_map(|mode| match mode {
+        TransactionMode::AccessMode(TransactionAccessMode::ReadOnly) => Some(Access::ReadOnly),
+        TransactionMode::AccessMode(TransactionAccessMode::ReadWrite) => Some(Access::ReadWrite),
+        TransactionMode::IsolationLevel(_) => None,
+    })
 }
 
 /// An isolation level as `@@tx_isolation` shows it.
@@ -213,6 +233,7 @@ impl Session {
                         TransactionMode::IsolationLevel(level) => Some(isolation_name(level)),
                         TransactionMode::AccessMode(_) => None,
                     }),
+                    access: access_of(modes),
                 })
             }
             Statement::Set(Set::SingleAssignment {
@@ -238,9 +259,7 @@ impl Session {
                 )
             }
             Statement::StartTransaction { modes, .. } => Self::Transaction(Transaction::Begin {
-                read_only: modes.contains(&TransactionMode::AccessMode(
-                    TransactionAccessMode::ReadOnly,
-                )),
+                access: access_of(modes),
             }),
             Statement::Commit { .. } => Self::Transaction(Transaction::Commit),
             Statement::Rollback {
@@ -447,11 +466,13 @@ mod tests {
     fn transactions_and_use_are_typed() {
         assert_eq!(
             session("START TRANSACTION READ ONLY"),
-            Session::Transaction(Transaction::Begin { read_only: true })
+            Session::Transaction(Transaction::Begin {
+                access: Some(Access::ReadOnly)
+            })
         );
         assert_eq!(
             session("BEGIN"),
-            Session::Transaction(Transaction::Begin { read_only: false })
+            Session::Transaction(Transaction::Begin { access: None })
         );
         assert_eq!(
             session("ROLLBACK TO SAVEPOINT s1"),

@@ -361,6 +361,42 @@ SET SESSION TRANSACTION READ ONLY;
 INSERT INTO `ro` VALUES (1);
 SELECT COUNT(*) FROM `ro`;
 
+-- script: a read-only session refuses DDL and locking reads, and writes in a READ WRITE transaction
+CREATE TABLE `rw` (`id` int PRIMARY KEY);
+INSERT INTO `rw` VALUES (1);
+CREATE TEMPORARY TABLE `scratch` (`a` int);
+SET SESSION tx_read_only = 1;
+SELECT @@tx_read_only, @@session.tx_read_only;
+UPDATE `rw` SET `id` = 2;
+DELETE FROM `rw`;
+REPLACE INTO `rw` VALUES (1);
+SELECT * FROM `rw` FOR UPDATE;
+SELECT * FROM `rw` LOCK IN SHARE MODE;
+CREATE TABLE `other` (`a` int);
+ALTER TABLE `rw` ADD COLUMN `b` int;
+CREATE INDEX `rw_id` ON `rw` (`id`);
+DROP TABLE `rw`;
+TRUNCATE TABLE `rw`;
+CREATE TEMPORARY TABLE `scratch2` (`a` int);
+CREATE VIEW `v` AS SELECT 1;
+BEGIN;
+INSERT INTO `rw` VALUES (5);
+SELECT @@tx_read_only;
+COMMIT;
+START TRANSACTION READ WRITE;
+INSERT INTO `rw` VALUES (6);
+COMMIT;
+SET autocommit = 0;
+INSERT INTO `rw` VALUES (7);
+ROLLBACK;
+SET autocommit = 1;
+SET SESSION TRANSACTION READ WRITE;
+INSERT INTO `rw` VALUES (8);
+SET SESSION tx_read_only = DEFAULT;
+SELECT @@tx_read_only;
+SET SESSION tx_read_only = 2;
+SELECT * FROM `rw` ORDER BY `id`;
+
 -- script: the mysql client's safe-updates mode
 CREATE TABLE `su` (`id` int PRIMARY KEY, `v` int);
 INSERT INTO `su` VALUES (1, 1), (2, 2);
