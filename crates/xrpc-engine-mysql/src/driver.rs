@@ -80,7 +80,11 @@
 //!   path waits for a connection's lock while holding the queue's or on a timer: placement,
 //!   pinning, sizing, status and the kill's look-up take it with `try_lock` and skip a locked
 //!   connection; a placement that found nothing but skipped one sets `skipped_busy`, and the
-//!   handler drains the queue after letting its lock go.
+//!   handler drains the queue after letting its lock go. A skipped connection that had nothing
+//!   in flight when its lock was last let go (`Backend::idle`, read without the lock) is waited
+//!   for that way rather than a statement placed behind one already sent, for a few
+//!   milliseconds after the statement was submitted; a statement queued only because a lock
+//!   was held opens no connection (the drain that leaves it waiting does).
 //!
 //! The depth each statement of the shared rotation found its connection at (itself included)
 //! is counted ([`Driver::depth_distribution`]); [`Driver::status_rows`] gives it with the
@@ -261,6 +265,10 @@ struct Slot {
     wanted: bool,
 }
 
+/// How long a statement waits for a connection skipped for its lock rather than go behind a
+/// statement already sent (see [`Shared::place`]).
+const PATIENCE: Duration = Duration::from_millis(5);
+
 struct Waiting {
     id: u64,
     /// When it entered the driver's queue (taken under the queue's lock, so the queue is in
@@ -280,6 +288,10 @@ struct Backend {
     /// either changed, readable without the state's lock (which a handler may hold while it
     /// waits for a client, see `Shared::place`).
     open: AtomicBool,
+    /// Nothing in flight, logged in and not pinned, as of the last time its handler or a
+    /// placement let the state's lock go: a placement that finds the lock held reads it to
+    /// tell whether the connection may be idle (see `Shared::pick_connection`).
+    idle: AtomicBool,
 }
 
 struct BackendState {
@@ -406,7 +418,11 @@ impl Driver {
                 Ok(socket) => Some(socket),
                 Err(back) => {
                     let unreachable = self.shared.unreachable.lock().clone();
-                    if let Some(error) = unreachable {
+                    // A connection that has just logged in clears the outage after its handler
+                    // lets its lock go; one that is locked or logged in ends it already.
+                    if let Some(error) = unreachable
+                        && !self.shared.any_logged_in()
+                    {
                         drop(queue);
                         self.shared.time_out(expired);
                         back.completion.on_done(Err(error));
@@ -426,6 +442,10 @@ impl Driver {
         // the lock.
         match placed {
             Some(socket) => socket.kick_at_turn_end(),
+            // Queued because a connection's lock was held, not for want of room: the lock's
+            // holder drains the queue when it lets it go, and that drain grows the pool if the
+            // statement is still left waiting.
+            None if self.shared.skipped_busy.load(Ordering::SeqCst) => {}
             None => Shared::grow(&self.shared),
         }
         self.shared.time_out(expired);
@@ -698,6 +718,7 @@ impl Shared {
                 head_since: Instant::now(),
             }),
             open: AtomicBool::new(false),
+            idle: AtomicBool::new(false),
         });
         me.connects.fetch_add(1, Ordering::Relaxed);
         // The slot stays locked until the socket is in it: a worker that finds the connection
@@ -838,12 +859,17 @@ impl Shared {
     /// deepest open connection below [`DriverOptions::fill_depth`] with statements not written
     /// yet (or a head younger than [`DriverOptions::fill_stall`]), else the one with the fewest
     /// commands in flight; either must accept more.
-    fn pick_connection(&self) -> (Option<OutboundSocket<Arc<Backend>>>, bool) {
+    ///
+    /// `patient`: rather than behind a statement already sent, wait for a connection skipped for
+    /// its lock that had nothing in flight when its lock was last let go (its handler drains
+    /// the queue when it lets the lock go); `None` then.
+    fn pick_connection(&self, patient: bool) -> (Option<OutboundSocket<Arc<Backend>>>, bool) {
         // Lower ranks win: a connection to fill ranks by the room it has left, any other after
         // them by its depth.
         type Rank = (bool, usize);
         let mut best: Option<(Rank, OutboundSocket<Arc<Backend>>)> = None;
         let mut skipped = false;
+        let mut skipped_idle = false;
         let mut now: Option<Instant> = None;
         for slot in 0..self.slots.len() {
             let Some(socket) = self.socket(slot) else {
@@ -852,6 +878,7 @@ impl Shared {
             let rank = {
                 let Some(st) = socket.handler().state.try_lock() else {
                     skipped = true;
+                    skipped_idle |= socket.handler().idle.load(Ordering::Acquire);
                     continue;
                 };
                 let depth = st.conn.in_flight();
@@ -878,7 +905,10 @@ impl Shared {
                 best = Some((rank, socket));
             }
         }
-        (best.map(|(_, socket)| socket), skipped)
+        match best {
+            Some(((true, depth), _)) if depth > 0 && skipped_idle && patient => (None, true),
+            best => (best.map(|(_, socket)| socket), skipped),
+        }
     }
 
     /// Puts a statement on the connection [`Shared::pick_connection`] picks and returns that
@@ -891,11 +921,17 @@ impl Shared {
     /// When nothing has room and a connection was skipped, `skipped_busy` is set and the scan
     /// runs once more: a handler checks the flag after letting its lock go and drains the
     /// queue, so a statement queued because a lock was held is placed when it is let go.
+    ///
+    /// A statement waits for a skipped connection rather than go behind one already sent for
+    /// [`PATIENCE`] after it was submitted: a handler holds its lock for microseconds unless
+    /// its client is slow, and then the next drain (a command ending anywhere, the tick)
+    /// places the statement where it can go.
     fn place(&self, waiting: Waiting) -> Result<OutboundSocket<Arc<Backend>>, Waiting> {
-        let best = match self.pick_connection() {
+        let patient = waiting.queued_at.elapsed() < PATIENCE;
+        let best = match self.pick_connection(patient) {
             (None, true) => {
                 self.skipped_busy.store(true, Ordering::SeqCst);
-                self.pick_connection().0
+                self.pick_connection(patient).0
             }
             (best, _) => best,
         };
@@ -925,6 +961,7 @@ impl Shared {
             if st.conn.in_flight() == 1 {
                 st.head_since = st.last_active;
             }
+            socket.handler().idle.store(false, Ordering::Release);
             st.conn.in_flight()
         };
         self.recent_depth_sum
@@ -1137,6 +1174,7 @@ impl Shared {
                     first_result_done: false,
                 },
             );
+            socket.handler().idle.store(false, Ordering::Release);
         }
         socket.kick();
         true
@@ -1647,6 +1685,13 @@ impl SocketHandler for Backend {
             }
             self.open
                 .store(st.logged_in && !st.conn.is_closed(), Ordering::Release);
+            self.idle.store(
+                st.logged_in
+                    && !st.conn.is_closed()
+                    && st.pinned.is_none()
+                    && st.conn.in_flight() == 0,
+                Ordering::Release,
+            );
             st.conn.is_closed()
         };
         for (completion, outcome) in finished {

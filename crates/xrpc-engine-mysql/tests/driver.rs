@@ -264,9 +264,19 @@ fn a_statement_is_not_pipelined_behind_one_already_sent_while_another_connection
     let driver = Driver::start(node.groups(), options(&url, 2, 16));
     wait_connected(&driver, 2);
     let (tx, rx) = channel();
-    // Sent at once (this is not a worker's turn): the next statement must not queue behind it,
-    // however young it is.
     driver.submit("SELECT SLEEP(5)", collect(0, &tx));
+    // Once it runs on the backend (until it is written, a statement placed beside it fills its
+    // connection by design), the next statement must not queue behind it, however young it is.
+    use mysql::prelude::Queryable;
+    let mut side = mysql::Conn::new(mysql::Opts::from_url(&url).unwrap()).unwrap();
+    wait_until("the sleep runs on the backend", || {
+        side.query_first::<u64, _>(
+            "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE '%SLEEP(5)%' \
+             AND INFO NOT LIKE '%PROCESSLIST%'",
+        )
+        .unwrap()
+            == Some(1)
+    });
     let started = Instant::now();
     driver.submit("SELECT 'beside'", collect(1, &tx));
     let first = answers(&rx, 1);
@@ -715,7 +725,9 @@ fn statements_that_queue_open_connections_up_to_the_size() {
     let mut opts = options(&database(), 3, 1);
     opts.min_connections = Some(1);
     let driver = Driver::start(node.groups(), opts);
-    wait_connected(&driver, 1);
+    // No probe statement: one submitted while the first connection still sets itself up after
+    // its login would queue, and open a second connection before the test asks for any.
+    wait_until("the first connection", || driver.connected() >= 1);
     assert_eq!(driver.connected(), 1, "the minimum at start");
     let (tx, rx) = channel();
     for key in 0..4 {
