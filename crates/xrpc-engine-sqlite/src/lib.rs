@@ -767,6 +767,8 @@ pub struct SqliteConn {
     /// transaction but `START TRANSACTION READ WRITE`'s is read-only, and so is every statement
     /// outside one (session state).
     session_read_only: bool,
+    /// The open transaction was opened by a statement under `autocommit = 0`, not by BEGIN.
+    implicit_transaction: Cell<bool>,
     /// The open transaction's savepoints as MySQL has them, oldest first: a name set again
     /// replaces the earlier one, where SQLite would keep both.
     savepoints: RefCell<Vec<String>>,
@@ -957,6 +959,7 @@ impl SqliteConn {
             autocommit_off: false,
             read_only_transaction: Cell::new(false),
             session_read_only: false,
+            implicit_transaction: Cell::new(false),
             savepoints: RefCell::new(Vec::new()),
             has_temp: false,
             foreign_key_checks_off: false,
@@ -1016,7 +1019,9 @@ impl SqliteConn {
         self.conn.execute_batch(sql).map_err(|err| self.map(err))
     }
 
+    /// Opens a transaction, as BEGIN does (one `autocommit = 0` opens is marked so after).
     fn begin(&self, mode: BeginMode) -> Result<(), SqlError> {
+        self.implicit_transaction.set(false);
         self.read_only_transaction.set(match mode {
             BeginMode::ReadOnly => true,
             BeginMode::ReadWrite => false,
@@ -1964,7 +1969,15 @@ impl SqliteConn {
             }
         } else if self.autocommit_off && !self.in_transaction() {
             self.begin(BeginMode::Default)?;
+            self.implicit_transaction.set(true);
         }
+        self.session.set_in_transaction(if !self.in_transaction() {
+            Some(false)
+        } else if self.implicit_transaction.get() {
+            None
+        } else {
+            Some(true)
+        });
         Ok(())
     }
 
@@ -2043,6 +2056,7 @@ impl SqliteConn {
                 self.kept_catalog.forget();
                 if self.autocommit_off && !self.in_transaction() {
                     self.begin(BeginMode::Default)?;
+                    self.implicit_transaction.set(true);
                 }
                 let missing = || {
                     SqlError::new(

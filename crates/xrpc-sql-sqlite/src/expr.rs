@@ -12,7 +12,7 @@ use crate::library::{self, CallSite};
 use crate::translate::Translator;
 use crate::typed::{
     Compare, Strength, Typed, as_text, collation_of, compare, compare_class, compare_unrounded,
-    convert_to, distinct_key, group_key, quote, real_operand, truth, unify,
+    convert_to, distinct_key, group_key, integer_reading, quote, real_operand, truth, unify,
 };
 use crate::types::{Collation, Ty};
 
@@ -475,7 +475,8 @@ impl Translator<'_> {
     }
 
     /// `@@[session.|local.|global.]name`: the value the catalog reports, as a literal;
-    /// the session's `@@autocommit` as the session state holds it when the statement runs.
+    /// the session's `@@autocommit` and `@@in_transaction` as the session state holds them
+    /// when the statement runs.
     fn system_variable(&self, ids: &[Ident]) -> Result<Typed> {
         let written = ids
             .iter()
@@ -492,6 +493,8 @@ impl Translator<'_> {
             self.catalog.global_system_variable(name)
         } else if name == "autocommit" {
             return Ok(Typed::new("my_autocommit()".to_owned(), Ty::Int));
+        } else if name == "in_transaction" {
+            return Ok(Typed::new("my_in_transaction()".to_owned(), Ty::Int));
         } else {
             self.catalog.system_variable(name)
         };
@@ -1435,11 +1438,7 @@ pub(crate) fn cast(x: &Typed, data_type: &str) -> Result<Typed> {
         || upper.starts_with("INT")
         || upper.starts_with("BIGINT")
     {
-        let kind = match x.ty {
-            Ty::Str(_) | Ty::Bytes | Ty::Dyn => "s",
-            Ty::Double | Ty::Float => "f",
-            _ => "n",
-        };
+        let kind = integer_reading(x.ty);
         let f = if unsigned {
             "my_cast_unsigned"
         } else {

@@ -185,7 +185,14 @@ pub struct SessionState {
     /// `SET autocommit = 0` is in force (`@@autocommit`, read by `my_autocommit()` when a
     /// statement runs), as the engine sets it.
     autocommit_off: Arc<std::sync::atomic::AtomicBool>,
+    /// `@@in_transaction` as the engine sets it before each statement: 0, 1, or
+    /// [`IN_TRANSACTION_UNKNOWN`].
+    in_transaction: Arc<std::sync::atomic::AtomicU8>,
 }
+
+/// `@@in_transaction` while a transaction `autocommit = 0` opened is open: MariaDB shows 1 only
+/// once a statement of it has read a table, which the engine does not follow.
+const IN_TRANSACTION_UNKNOWN: u8 = 2;
 
 /// One of the previous statement's counts, if the engine reported it.
 type CountOf = fn(StatementCounts) -> Option<i64>;
@@ -216,6 +223,16 @@ impl SessionState {
     pub fn set_autocommit(&self, on: bool) {
         self.autocommit_off
             .store(!on, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// `@@in_transaction` for the statements that run next: whether a transaction is open, or
+    /// `None` while one that `autocommit = 0` opened is (refused then, see
+    /// [`IN_TRANSACTION_UNKNOWN`]).
+    pub fn set_in_transaction(&self, open: Option<bool>) {
+        self.in_transaction.store(
+            open.map_or(IN_TRANSACTION_UNKNOWN, u8::from),
+            std::sync::atomic::Ordering::Relaxed,
+        );
     }
 
     /// The version the server reports (VERSION()).
@@ -361,6 +378,20 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             .autocommit_off
             .load(std::sync::atomic::Ordering::Relaxed);
         Ok(Value::Integer(i64::from(!off)))
+    })?;
+    let state = variables.clone();
+    scalar(conn, "my_in_transaction", 0, false, move |_| {
+        match state
+            .in_transaction
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            IN_TRANSACTION_UNKNOWN => Err(fail(
+                1235,
+                "This version of MySQL doesn't yet support '@@in_transaction in a transaction \
+                 autocommit = 0 opened'",
+            )),
+            open => Ok(Value::Integer(i64::from(open))),
+        }
     })?;
     let vars = variables.clone();
     scalar(conn, "my_getvar", 1, false, move |a| {

@@ -6,7 +6,8 @@ use sqlparser::ast::DateTimeField;
 
 use crate::error::{TranslateError, unsupported};
 use crate::typed::{
-    Strength, Typed, as_text, collation_of, compare, convert_to, quote, truth, unify,
+    Strength, Typed, as_text, collation_of, compare, convert_to, integer_reading, quote, truth,
+    unify,
 };
 use crate::types::{Catalog, Collation, Ty};
 
@@ -946,8 +947,17 @@ impl CallSite<'_> {
             // The previous statement's counts, as the engine reported them.
             // LAST_INSERT_ID(expr) reads its argument as an integer, as CAST AS SIGNED does.
             "LAST_INSERT_ID" if n == 1 => {
-                let value = crate::expr::cast(&args[0], "SIGNED")?;
-                (format!("my_last_insert_id({})", value.sql), Ty::Int)
+                if args[0].json {
+                    return unsupported("LAST_INSERT_ID of a JSON value");
+                }
+                (
+                    format!(
+                        "my_last_insert_id(my_cast_signed({}, '{}'))",
+                        sql(0),
+                        integer_reading(args[0].ty)
+                    ),
+                    Ty::Int,
+                )
             }
             "ROW_COUNT" | "FOUND_ROWS" | "LAST_INSERT_ID" => {
                 arity(n == 0)?;

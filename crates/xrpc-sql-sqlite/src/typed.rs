@@ -258,6 +258,17 @@ pub(crate) fn real_operand(t: &Typed) -> String {
     }
 }
 
+/// How `my_cast_signed` and `my_cast_unsigned` read a value of this type as an integer: a
+/// string's integer prefix (`s`), a DOUBLE rounded half to even (`f`), an exact number rounded
+/// half up (`n`).
+pub(crate) fn integer_reading(ty: Ty) -> &'static str {
+    match ty {
+        Ty::Str(_) | Ty::Bytes | Ty::Dyn => "s",
+        Ty::Double | Ty::Float => "f",
+        _ => "n",
+    }
+}
+
 /// The text of a typed value as MySQL converts it to a string (CONCAT's arguments).
 pub(crate) fn as_text(t: &Typed) -> String {
     match t.ty {

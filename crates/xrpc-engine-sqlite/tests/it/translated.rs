@@ -222,6 +222,17 @@ fn last_insert_id_of_a_negative_value_is_refused() {
 }
 
 #[test]
+fn in_transaction_is_refused_in_a_transaction_autocommit_0_opened() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE t (a INT)").unwrap();
+    run(&mut *conn, "SET autocommit = 0").unwrap();
+    run(&mut *conn, "INSERT INTO t VALUES (1)").unwrap();
+    let err = run(&mut *conn, "SELECT @@in_transaction").unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
+}
+
+#[test]
 fn a_failed_create_leaves_no_definition() {
     let (_dir, engine) = engine();
     let mut conn = engine.acquire().unwrap();

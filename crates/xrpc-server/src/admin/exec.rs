@@ -176,6 +176,7 @@ const ENGINE_SESSION_VARIABLES: &[&str] = &[
     "transaction_isolation",
     "tx_read_only",
     "transaction_read_only",
+    "in_transaction",
     "warning_count",
     "error_count",
     "foreign_key_checks",

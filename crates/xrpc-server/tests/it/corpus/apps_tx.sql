@@ -306,6 +306,22 @@ SELECT @@in_transaction;
 COMMIT;
 SELECT @@in_transaction;
 
+-- script: whether a transaction is open, through its statements and a savepoint
+CREATE TABLE `it` (`id` int PRIMARY KEY);
+BEGIN;
+SELECT 1;
+SELECT @@in_transaction;
+INSERT INTO `it` VALUES (1);
+SAVEPOINT s;
+SELECT @@in_transaction, @@session.in_transaction;
+ROLLBACK;
+SELECT @@in_transaction;
+START TRANSACTION READ ONLY;
+SELECT @@in_transaction;
+COMMIT;
+CREATE TABLE `it2` (`a` int);
+SELECT @@in_transaction;
+
 -- script: an INSERT … SELECT that fails part-way inserts nothing
 CREATE TABLE `src` (`id` int NOT NULL, `v` varchar(5));
 CREATE TABLE `dst` (`id` int NOT NULL PRIMARY KEY, `v` varchar(5));
