@@ -23,6 +23,7 @@
 //! | `SET [GLOBAL \| SESSION \| @@…] name = value [, …]`, `SET @user = value` | [`Request::Set`]; what each system variable's SET does is the `variables` module's table: kept per session, without effect, accepted at the values the engine answers under only, or refused with 1235 |
 //! | `SET [SESSION] time_zone = value` | [`Request::Set`] with the session's new zone: `SYSTEM` or the system's offset; another offset or a named zone 1235, a malformed one 1298 |
 //! | `SET [SESSION] sql_mode = value` | [`Request::Set`] with the session's new mode (see the `sql_mode` module): a literal checked here, any other value when it runs; a mode that changes how text reads or what statements compute (`PIPES_AS_CONCAT`, `ANSI_QUOTES`, `EMPTY_STRING_IS_NULL`, …) refused with 1235 |
+//! | `SET [SESSION] sql_select_limit = n \| DEFAULT` | [`Request::Set`]: a SELECT without a LIMIT of its own at the top returns at most n rows, as in MySQL (FOUND_ROWS() after one it cut is refused with 1235: MariaDB counts the rows before the cut); another value 1235 |
 //! | `SET autocommit = <not a boolean>` | 1231 |
 //! | `SET SESSION TRANSACTION READ ONLY \| READ WRITE`, `SET [SESSION] tx_read_only = 0 \| 1` (or `transaction_read_only`) | [`Request::Set`]: the session's access mode; in a read-only session every transaction and statement is read-only unless `START TRANSACTION READ WRITE` opened it, and DDL (also of temporary tables) is 1792 as in MariaDB |
 //! | `SET [GLOBAL] TRANSACTION READ ONLY`, and `SET TRANSACTION READ WRITE` in a read-only session | refused with 1235: the engine keeps no access mode for the next transaction only, nor for later sessions |
@@ -138,6 +139,8 @@ pub(crate) struct SessionSet {
     /// `tx_read_only` (or `transaction_read_only`, or `SET SESSION TRANSACTION READ ONLY |
     /// READ WRITE`): whether the session is read-only.
     pub(crate) read_only: Option<bool>,
+    /// `sql_select_limit`: `Some(None)` for no limit (DEFAULT, 18446744073709551615).
+    pub(crate) select_limit: Option<Option<u64>>,
     /// `SET TRANSACTION READ WRITE` without a scope: the next transaction only.
     pub(crate) next_read_write: bool,
     /// Variables set from user variables, whose values are checked when the statement runs.
@@ -391,6 +394,20 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
                         })?,
                     };
                     set.read_only = Some(read_only);
+                }
+                if name == "sql_select_limit" {
+                    let limit = if is_default(value) {
+                        None
+                    } else {
+                        match written(value).as_str() {
+                            "18446744073709551615" | "-1" => None,
+                            text => Some(
+                                text.parse::<u64>()
+                                    .map_err(|_| set_refused(*scope, name, Some(value)))?,
+                            ),
+                        }
+                    };
+                    set.select_limit = Some(limit);
                 }
                 if name == "unique_checks" {
                     let setting = boolean_setting(name, value)?;
@@ -697,8 +714,6 @@ mod tests {
     #[test]
     fn a_variable_that_would_change_answers_is_accepted_only_at_the_engines_values() {
         for accepted in [
-            "SET sql_select_limit = DEFAULT",
-            "SET SESSION sql_select_limit = 18446744073709551615",
             "SET net_write_timeout = 600, wait_timeout = 28800",
             "SET GLOBAL net_read_timeout = 60",
             "SET sql_safe_updates = 0",
@@ -709,7 +724,8 @@ mod tests {
             assert_eq!(of(accepted).unwrap(), set(None), "{accepted}");
         }
         for refused in [
-            "SET sql_select_limit = 10",
+            "SET sql_select_limit = 'ten'",
+            "SET sql_select_limit = @limit",
             "SET max_join_size = 1000000",
             "SET div_precision_increment = 6",
             "SET auto_increment_increment = 2",
@@ -722,8 +738,11 @@ mod tests {
             let err = of(refused).unwrap_err();
             assert_eq!(err.code, 1235, "{refused}: {err}");
         }
-        let err = of("SET sql_select_limit = 10").unwrap_err();
-        assert!(err.message.contains("'SET sql_select_limit = 10'"), "{err}");
+        let err = of("SET max_join_size = 1000000").unwrap_err();
+        assert!(
+            err.message.contains("'SET max_join_size = 1000000'"),
+            "{err}"
+        );
         assert_eq!(
             of("SET character_set_client = @saved_cs_client").unwrap(),
             Request::Set(SessionSet {

@@ -767,6 +767,9 @@ pub struct SqliteConn {
     /// transaction but `START TRANSACTION READ WRITE`'s is read-only, and so is every statement
     /// outside one (session state).
     session_read_only: bool,
+    /// `SET sql_select_limit = n` is in force (session state): a SELECT without a LIMIT of its
+    /// own at the top returns at most n rows.
+    select_limit: Option<u64>,
     /// The open transaction was opened by a statement under `autocommit = 0`, not by BEGIN.
     implicit_transaction: Cell<bool>,
     /// The open transaction's savepoints as MySQL has them, oldest first: a name set again
@@ -960,6 +963,7 @@ impl SqliteConn {
             read_only_transaction: Cell::new(false),
             session_read_only: false,
             implicit_transaction: Cell::new(false),
+            select_limit: None,
             savepoints: RefCell::new(Vec::new()),
             has_temp: false,
             foreign_key_checks_off: false,
@@ -1652,6 +1656,7 @@ impl EngineConn for SqliteConn {
             || self.time_zone.is_some()
             || self.isolation.is_some()
             || self.session_read_only
+            || self.select_limit.is_some()
             || self.unique_checks_off
             // Only the translated path keeps user variables (and takes the lock to ask).
             || (self.translates() && self.session.has_variables())
@@ -1704,6 +1709,23 @@ impl EngineConn for SqliteConn {
     }
 }
 
+/// Whether `sql` is a query without a LIMIT of its own at the top, which `sql_select_limit`
+/// cuts (asked only while one is set).
+fn is_unlimited_query(sql: &str, script: Option<&xrpc_sql::Script>) -> bool {
+    let parsed_here;
+    let script = match script {
+        Some(script) => script,
+        None => {
+            parsed_here = xrpc_sql::parse_cached(sql, &front::OPTIONS);
+            &parsed_here
+        }
+    };
+    matches!(
+        script.first().and_then(|p| p.as_ref().ok()).and_then(|p| p.statement()),
+        Some(xrpc_sql::ast::Statement::Query(query)) if query.limit_clause.is_none()
+    )
+}
+
 impl SqliteConn {
     /// [`EngineConn::execute`], with the front end's parse of `sql` when the caller has it.
     fn execute_with(
@@ -1735,10 +1757,14 @@ impl SqliteConn {
             let mut counting = translated::CountingSink {
                 inner: sink,
                 rows: 0,
+                limit: self
+                    .select_limit
+                    .filter(|_| is_unlimited_query(sql, script)),
+                cut: false,
             };
             let result = self.execute_statement(sql, script, args, schema, &mut counting);
-            let rows = counting.rows;
-            self.report_counts(&result, rows);
+            let (rows, cut) = (counting.rows, counting.cut);
+            self.report_counts(&result, rows, cut);
             result
         } else {
             self.execute_statement(sql, script, args, schema, sink)
@@ -2104,6 +2130,7 @@ impl SqliteConn {
                 unique_checks,
                 read_only,
                 next_read_write,
+                select_limit,
                 checks,
             }) => {
                 if next_read_write && self.session_read_only {
@@ -2141,6 +2168,10 @@ impl SqliteConn {
                 }
                 if let Some(read_only) = read_only {
                     self.session_read_only = read_only;
+                    self.kept_catalog.forget();
+                }
+                if let Some(limit) = select_limit {
+                    self.select_limit = limit;
                     self.kept_catalog.forget();
                 }
                 if let Some(on) = autocommit {
@@ -2251,6 +2282,7 @@ impl SqliteConn {
             "tx_read_only" | "transaction_read_only" => {
                 Some(i32::from(self.session_read_only).to_string())
             }
+            "sql_select_limit" => Some(self.select_limit.unwrap_or(u64::MAX).to_string()),
             _ => rewrite::constant_literal(name),
         }
     }
@@ -2305,6 +2337,7 @@ impl SqliteConn {
         self.time_zone = None;
         self.isolation = None;
         self.session_read_only = false;
+        self.select_limit = None;
         self.unique_checks_off = false;
         self.session_schema = None;
         self.session.forget();

@@ -316,6 +316,8 @@ struct CatalogView<'a> {
     isolation: &'a str,
     /// `@@tx_read_only`.
     read_only: bool,
+    /// `@@sql_select_limit` when a SET gave one.
+    select_limit: Option<u64>,
     /// `@@unique_checks`.
     unique_checks: bool,
     /// The databases read, at their versions.
@@ -369,6 +371,10 @@ impl Catalog for CatalogView<'_> {
             "unique_checks" => SystemValue::Int(i64::from(self.unique_checks)),
             "tx_isolation" | "transaction_isolation" => SystemValue::Text(self.isolation.into()),
             "tx_read_only" | "transaction_read_only" => SystemValue::Int(i64::from(self.read_only)),
+            "sql_select_limit" => match self.select_limit {
+                Some(limit) => SystemValue::Int(i64::try_from(limit).unwrap_or(i64::MAX)),
+                None => SystemValue::Text(u64::MAX.to_string()),
+            },
             _ => return self.global_system_variable(name),
         })
     }
@@ -387,6 +393,7 @@ impl Catalog for CatalogView<'_> {
             }
             "tx_isolation" | "transaction_isolation" => SystemValue::Text("REPEATABLE-READ".into()),
             "tx_read_only" | "transaction_read_only" => SystemValue::Int(0),
+            "sql_select_limit" => SystemValue::Text(u64::MAX.to_string()),
             _ => return None,
         })
     }
@@ -848,10 +855,13 @@ fn send_value(send: Sending, ty: &Ty, value: ValueRef<'_>) -> Result<Value, Stri
     })
 }
 
-/// Rows counted while they pass to the sink (FOUND_ROWS() of a query).
+/// Rows counted while they pass to the sink (FOUND_ROWS() of a query), up to `limit`
+/// (`sql_select_limit`): the rows past it are dropped, and `cut` says so.
 pub(crate) struct CountingSink<'a> {
     pub(crate) inner: &'a mut dyn ResultSink,
     pub(crate) rows: u64,
+    pub(crate) limit: Option<u64>,
+    pub(crate) cut: bool,
 }
 
 impl ResultSink for CountingSink<'_> {
@@ -868,6 +878,10 @@ impl ResultSink for CountingSink<'_> {
     }
 
     fn row(&mut self, row: &[Value]) -> Result<(), xrpc_engine::result::SinkError> {
+        if self.limit.is_some_and(|limit| self.rows >= limit) {
+            self.cut = true;
+            return Ok(());
+        }
         self.rows += 1;
         self.inner.row(row)
     }
@@ -1011,6 +1025,7 @@ impl SqliteConn {
             time_zone: self.time_zone.as_deref().unwrap_or("SYSTEM"),
             isolation: self.isolation.unwrap_or("REPEATABLE-READ"),
             read_only: self.session_read_only,
+            select_limit: self.select_limit,
             unique_checks: !self.unique_checks_off,
             consulted: RefCell::new(Vec::new()),
             problem: RefCell::new(None),
@@ -1418,11 +1433,19 @@ impl SqliteConn {
     }
 
     /// Reports a statement's counts to the session state (ROW_COUNT(), FOUND_ROWS()).
-    pub(crate) fn report_counts(&mut self, result: &Result<ExecSummary, SqlError>, rows: u64) {
+    /// `cut`: `sql_select_limit` dropped rows of the query, which MariaDB's FOUND_ROWS() counts.
+    pub(crate) fn report_counts(
+        &mut self,
+        result: &Result<ExecSummary, SqlError>,
+        rows: u64,
+        cut: bool,
+    ) {
         match result {
             Ok(summary) if summary.has_result_set => {
                 self.session.set_row_count(-1);
-                if !self.counted {
+                if cut && !self.counted {
+                    self.session.forget_found_rows();
+                } else if !self.counted {
                     self.session.set_found_rows(rows);
                 }
             }

@@ -111,7 +111,7 @@ const VARIABLES: &[(&str, Effect)] = &[
     ("sql_require_primary_key", Effect::Only(OFF)),
     // The engine has no check of UPDATE and DELETE without a key condition (1175).
     ("sql_safe_updates", Effect::Only(OFF)),
-    ("sql_select_limit", Effect::Only(UNLIMITED)),
+    ("sql_select_limit", Effect::Kept),
     ("sql_warnings", Effect::Inert),
     ("time_zone", Effect::Kept),
     ("tmp_table_size", Effect::Inert),

@@ -276,6 +276,15 @@ impl SessionState {
             .take()
     }
 
+    /// After a query whose rows FOUND_ROWS() cannot count (`sql_select_limit` cut it): refused
+    /// until the next query.
+    pub fn forget_found_rows(&self) {
+        self.counts
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .found_rows = None;
+    }
+
     fn counts(&self) -> StatementCounts {
         *self.counts.lock().unwrap_or_else(|p| p.into_inner())
     }

@@ -233,6 +233,18 @@ fn in_transaction_is_refused_in_a_transaction_autocommit_0_opened() {
 }
 
 #[test]
+fn found_rows_after_a_query_sql_select_limit_cut_is_refused() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE t (a INT)").unwrap();
+    run(&mut *conn, "INSERT INTO t VALUES (1), (2), (3)").unwrap();
+    run(&mut *conn, "SET sql_select_limit = 2").unwrap();
+    assert_eq!(rows(&mut *conn, "SELECT a FROM t ORDER BY a").len(), 2);
+    let err = run(&mut *conn, "SELECT FOUND_ROWS()").unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
+}
+
+#[test]
 fn a_failed_create_leaves_no_definition() {
     let (_dir, engine) = engine();
     let mut conn = engine.acquire().unwrap();

@@ -177,6 +177,7 @@ const ENGINE_SESSION_VARIABLES: &[&str] = &[
     "tx_read_only",
     "transaction_read_only",
     "in_transaction",
+    "sql_select_limit",
     "warning_count",
     "error_count",
     "foreign_key_checks",

@@ -413,6 +413,28 @@ SELECT @@tx_read_only;
 SET SESSION tx_read_only = 2;
 SELECT * FROM `rw` ORDER BY `id`;
 
+-- script: sql_select_limit cuts a query without a LIMIT of its own at the top
+CREATE TABLE `lim` (`id` int PRIMARY KEY, `g` int);
+INSERT INTO `lim` VALUES (1, 1), (2, 1), (3, 2), (4, 2), (5, 3);
+SET SESSION sql_select_limit = 2;
+SELECT @@sql_select_limit;
+SELECT `id` FROM `lim` ORDER BY `id` DESC;
+SELECT `id` FROM `lim` ORDER BY `id` LIMIT 3;
+SELECT `id` FROM `lim` ORDER BY `id` LIMIT 1;
+SELECT * FROM (SELECT `id` FROM `lim` ORDER BY `id`) AS `x` ORDER BY `id`;
+SELECT COUNT(*) FROM (SELECT `id` FROM `lim`) AS `x`;
+SELECT `g`, COUNT(*) FROM `lim` GROUP BY `g` ORDER BY `g`;
+SELECT `id` FROM `lim` WHERE `id` < 3 UNION SELECT 9 ORDER BY 1;
+(SELECT `id` FROM `lim` ORDER BY `id` LIMIT 1) UNION ALL (SELECT `id` FROM `lim` ORDER BY `id` LIMIT 4);
+SELECT `id` FROM `lim` WHERE `id` IN (SELECT `id` FROM `lim` WHERE `g` = 2) ORDER BY `id`;
+INSERT INTO `lim` SELECT `id` + 10, `g` FROM `lim`;
+SELECT COUNT(*) FROM `lim`;
+SET SESSION sql_select_limit = 0;
+SELECT `id` FROM `lim`;
+SET SESSION sql_select_limit = DEFAULT;
+SELECT @@sql_select_limit;
+SELECT COUNT(*) FROM `lim` WHERE `id` > 2;
+
 -- script: the mysql client's safe-updates mode
 CREATE TABLE `su` (`id` int PRIMARY KEY, `v` int);
 INSERT INTO `su` VALUES (1, 1), (2, 2);
@@ -420,7 +442,7 @@ SET sql_safe_updates=1, sql_select_limit=1000, max_join_size=1000000;
 DELETE FROM `su`;
 SELECT COUNT(*) FROM `su`;
 
--- script: a session variable that would change answers is refused, not ignored
+-- script: inert session variables beside sql_select_limit
 CREATE TABLE `sl` (`id` int PRIMARY KEY);
 INSERT INTO `sl` VALUES (1), (2), (3);
 SET SESSION net_write_timeout = 600, wait_timeout = 28800;
