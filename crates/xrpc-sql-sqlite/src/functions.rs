@@ -226,8 +226,8 @@ impl SessionState {
     }
 
     /// `@@in_transaction` for the statements that run next: whether a transaction is open, or
-    /// `None` while one that `autocommit = 0` opened is (refused then, see
-    /// [`IN_TRANSACTION_UNKNOWN`]).
+    /// `None` while one that `autocommit = 0` opened is (refused then: MariaDB shows 1 there
+    /// only once a statement of it has read a table).
     pub fn set_in_transaction(&self, open: Option<bool>) {
         self.in_transaction.store(
             open.map_or(IN_TRANSACTION_UNKNOWN, u8::from),
