@@ -24,6 +24,7 @@
 //! | `SET [SESSION] time_zone = value` | [`Request::Set`] with the session's new zone: `SYSTEM` or the system's offset; another offset or a named zone 1235, a malformed one 1298 |
 //! | `SET [SESSION] sql_mode = value` | [`Request::Set`] with the session's new mode (see the `sql_mode` module): a literal checked here, any other value when it runs; a mode that changes how text reads or what statements compute (`PIPES_AS_CONCAT`, `ANSI_QUOTES`, `EMPTY_STRING_IS_NULL`, …) refused with 1235 |
 //! | `SET [SESSION] sql_select_limit = n \| DEFAULT` | [`Request::Set`]: a SELECT without a LIMIT of its own at the top returns at most n rows, as in MySQL (FOUND_ROWS() after one it cut is refused with 1235: MariaDB counts the rows before the cut); another value 1235 |
+//! | `SET [SESSION] sql_safe_updates = 0 \| 1` | [`Request::Set`]: an UPDATE or DELETE MariaDB would refuse with 1175 is 1175, one it would run runs, one whose outcome depends on MariaDB's optimizer is 1235 (see `xrpc-sql-sqlite`) |
 //! | `SET autocommit = <not a boolean>` | 1231 |
 //! | `SET SESSION TRANSACTION READ ONLY \| READ WRITE`, `SET [SESSION] tx_read_only = 0 \| 1` (or `transaction_read_only`) | [`Request::Set`]: the session's access mode; in a read-only session every transaction and statement is read-only unless `START TRANSACTION READ WRITE` opened it, and DDL (also of temporary tables) is 1792 as in MariaDB |
 //! | `SET [GLOBAL] TRANSACTION READ ONLY`, and `SET TRANSACTION READ WRITE` in a read-only session | refused with 1235: the engine keeps no access mode for the next transaction only, nor for later sessions |
@@ -139,6 +140,8 @@ pub(crate) struct SessionSet {
     /// `tx_read_only` (or `transaction_read_only`, or `SET SESSION TRANSACTION READ ONLY |
     /// READ WRITE`): whether the session is read-only.
     pub(crate) read_only: Option<bool>,
+    /// `sql_safe_updates`.
+    pub(crate) safe_updates: Option<bool>,
     /// `sql_select_limit`: `Some(None)` for no limit (DEFAULT, 18446744073709551615).
     pub(crate) select_limit: Option<Option<u64>>,
     /// `SET TRANSACTION READ WRITE` without a scope: the next transaction only.
@@ -394,6 +397,25 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
                         })?,
                     };
                     set.read_only = Some(read_only);
+                }
+                if name == "sql_safe_updates" {
+                    let on = if is_default(value) {
+                        false
+                    } else {
+                        boolean(value).ok_or_else(|| match value {
+                            Expr::Identifier(ident) if ident.value.starts_with('@') => {
+                                set_refused(*scope, name, Some(value))
+                            }
+                            _ => SqlError::new(
+                                &codes::WRONG_VALUE_FOR_VAR,
+                                format!(
+                                    "Variable '{name}' can't be set to the value of '{}'",
+                                    written(value)
+                                ),
+                            ),
+                        })?
+                    };
+                    set.safe_updates = Some(on);
                 }
                 if name == "sql_select_limit" {
                     let limit = if is_default(value) {
@@ -716,7 +738,6 @@ mod tests {
         for accepted in [
             "SET net_write_timeout = 600, wait_timeout = 28800",
             "SET GLOBAL net_read_timeout = 60",
-            "SET sql_safe_updates = 0",
             "SET character_set_results = NULL",
             "SET @@session.collation_connection = 'utf8mb4_unicode_ci'",
             "SET div_precision_increment = 4",
@@ -731,7 +752,6 @@ mod tests {
             "SET auto_increment_increment = 2",
             "SET timestamp = 1700000000",
             "SET character_set_client = latin1",
-            "SET sql_safe_updates = 1",
             "SET GLOBAL sql_mode = ''",
             "SET no_such_variable = 1",
         ] {

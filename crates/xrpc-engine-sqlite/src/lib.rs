@@ -767,6 +767,8 @@ pub struct SqliteConn {
     /// transaction but `START TRANSACTION READ WRITE`'s is read-only, and so is every statement
     /// outside one (session state).
     session_read_only: bool,
+    /// `SET sql_safe_updates = 1` is in force (session state).
+    safe_updates: bool,
     /// `SET sql_select_limit = n` is in force (session state): a SELECT without a LIMIT of its
     /// own at the top returns at most n rows.
     select_limit: Option<u64>,
@@ -964,6 +966,7 @@ impl SqliteConn {
             session_read_only: false,
             implicit_transaction: Cell::new(false),
             select_limit: None,
+            safe_updates: false,
             savepoints: RefCell::new(Vec::new()),
             has_temp: false,
             foreign_key_checks_off: false,
@@ -1657,6 +1660,7 @@ impl EngineConn for SqliteConn {
             || self.isolation.is_some()
             || self.session_read_only
             || self.select_limit.is_some()
+            || self.safe_updates
             || self.unique_checks_off
             // Only the translated path keeps user variables (and takes the lock to ask).
             || (self.translates() && self.session.has_variables())
@@ -2131,6 +2135,7 @@ impl SqliteConn {
                 read_only,
                 next_read_write,
                 select_limit,
+                safe_updates,
                 checks,
             }) => {
                 if next_read_write && self.session_read_only {
@@ -2168,6 +2173,10 @@ impl SqliteConn {
                 }
                 if let Some(read_only) = read_only {
                     self.session_read_only = read_only;
+                    self.kept_catalog.forget();
+                }
+                if let Some(on) = safe_updates {
+                    self.safe_updates = on;
                     self.kept_catalog.forget();
                 }
                 if let Some(limit) = select_limit {
@@ -2283,6 +2292,7 @@ impl SqliteConn {
                 Some(i32::from(self.session_read_only).to_string())
             }
             "sql_select_limit" => Some(self.select_limit.unwrap_or(u64::MAX).to_string()),
+            "sql_safe_updates" => Some(i32::from(self.safe_updates).to_string()),
             _ => rewrite::constant_literal(name),
         }
     }
@@ -2338,6 +2348,7 @@ impl SqliteConn {
         self.isolation = None;
         self.session_read_only = false;
         self.select_limit = None;
+        self.safe_updates = false;
         self.unique_checks_off = false;
         self.session_schema = None;
         self.session.forget();

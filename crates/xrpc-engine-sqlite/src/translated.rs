@@ -318,6 +318,8 @@ struct CatalogView<'a> {
     read_only: bool,
     /// `@@sql_select_limit` when a SET gave one.
     select_limit: Option<u64>,
+    /// `@@sql_safe_updates`.
+    safe_updates: bool,
     /// `@@unique_checks`.
     unique_checks: bool,
     /// The databases read, at their versions.
@@ -371,6 +373,7 @@ impl Catalog for CatalogView<'_> {
             "unique_checks" => SystemValue::Int(i64::from(self.unique_checks)),
             "tx_isolation" | "transaction_isolation" => SystemValue::Text(self.isolation.into()),
             "tx_read_only" | "transaction_read_only" => SystemValue::Int(i64::from(self.read_only)),
+            "sql_safe_updates" => SystemValue::Int(i64::from(self.safe_updates)),
             "sql_select_limit" => match self.select_limit {
                 Some(limit) => SystemValue::Int(i64::try_from(limit).unwrap_or(i64::MAX)),
                 None => SystemValue::Text(u64::MAX.to_string()),
@@ -394,6 +397,7 @@ impl Catalog for CatalogView<'_> {
             "tx_isolation" | "transaction_isolation" => SystemValue::Text("REPEATABLE-READ".into()),
             "tx_read_only" | "transaction_read_only" => SystemValue::Int(0),
             "sql_select_limit" => SystemValue::Text(u64::MAX.to_string()),
+            "sql_safe_updates" => SystemValue::Int(0),
             _ => return None,
         })
     }
@@ -1026,6 +1030,7 @@ impl SqliteConn {
             isolation: self.isolation.unwrap_or("REPEATABLE-READ"),
             read_only: self.session_read_only,
             select_limit: self.select_limit,
+            safe_updates: self.safe_updates,
             unique_checks: !self.unique_checks_off,
             consulted: RefCell::new(Vec::new()),
             problem: RefCell::new(None),

@@ -110,7 +110,7 @@ const VARIABLES: &[(&str, Effect)] = &[
     ("sql_quote_show_create", Effect::Only(ON)),
     ("sql_require_primary_key", Effect::Only(OFF)),
     // The engine has no check of UPDATE and DELETE without a key condition (1175).
-    ("sql_safe_updates", Effect::Only(OFF)),
+    ("sql_safe_updates", Effect::Kept),
     ("sql_select_limit", Effect::Kept),
     ("sql_warnings", Effect::Inert),
     ("time_zone", Effect::Kept),

@@ -218,6 +218,9 @@ error_codes! {
     INCORRECT_DATETIME = 1292, "22007", Error,
         "Incorrect date or time value",
         "A write of text that is not a valid date, datetime, timestamp or time for the column (calendar-checked).";
+    UPDATE_WITHOUT_KEY_IN_SAFE_MODE = 1175, "HY000", Error,
+        "You are using safe update mode and you tried to update a table without a WHERE that uses a KEY column",
+        "SQLite engine, under `SET sql_safe_updates = 1`: an UPDATE or DELETE without a WHERE (an UPDATE with a LIMIT runs), or whose WHERE names no column an index leads with, as MariaDB refuses it.";
     DIVISION_BY_ZERO = 1365, "22012", Error,
         "Division by 0",
         "SQLite engine: `/`, `%`, `MOD` or `DIV` by zero in an INSERT, REPLACE or UPDATE (strict mode with `ERROR_FOR_DIVISION_BY_ZERO`, as MariaDB); in a query the value is NULL with `Warning 1365`.";

@@ -54,6 +54,12 @@ pub enum TranslateError {
     /// `ER_OPERAND_COLUMNS` (1241, 21000).
     #[error("Operand should contain {0} column(s)")]
     OperandColumns(usize),
+    /// `ER_UPDATE_WITHOUT_KEY_IN_SAFE_MODE` (1175, HY000): under `sql_safe_updates`, an UPDATE
+    /// or DELETE whose WHERE names no indexed column (see `Translator::safe_update`).
+    #[error(
+        "You are using safe update mode and you tried to update a table without a WHERE that uses a KEY column"
+    )]
+    SafeUpdate,
     /// `ER_WRONG_USAGE` (1221, HY000): GROUP BY … WITH ROLLUP with ORDER BY.
     #[error("Incorrect usage of CUBE/ROLLUP and ORDER BY")]
     RollupOrderBy,
@@ -140,6 +146,7 @@ impl TranslateError {
             Self::UnknownTargetTable(_) => 1109,
             Self::GroupFunction => 1111,
             Self::RollupOrderBy => 1221,
+            Self::SafeUpdate => 1175,
             Self::NoDatabase => 1046,
             Self::UnknownDatabase(_) => 1049,
             Self::TooBigPrecision(_) => 1426,
@@ -172,6 +179,7 @@ impl TranslateError {
             | Self::GroupFunction
             | Self::IllegalMix
             | Self::RollupOrderBy
+            | Self::SafeUpdate
             | Self::WrongObject(..)
             | Self::InvalidView(_)
             | Self::ViewColumnCount

@@ -1,19 +1,19 @@
 //! Statements: queries with their name scopes, the DML forms and the DDL forms.
 
 use sqlparser::ast::{
-    AlterTableOperation, AlterView, AlterViewOperation, AssignmentTarget, ColumnOption,
-    CreateIndex, CreateTable, CreateTableOptions, CreateView, DataType, Delete, Expr, FromTable,
-    GranteeName, GroupByExpr, Insert, JoinConstraint, JoinOperator, LimitClause, ObjectName,
-    ObjectNamePart, ObjectType, OnInsert, OrderByExpr, OrderByKind, Query, ReferentialAction,
-    Select, SelectItem, SelectItemQualifiedWildcardKind, SetExpr, SetOperator, SetQuantifier,
-    Statement, TableConstraint, TableFactor, TableObject, TableWithJoins, Update,
+    AlterTableOperation, AlterView, AlterViewOperation, AssignmentTarget, BinaryOperator,
+    ColumnOption, CreateIndex, CreateTable, CreateTableOptions, CreateView, DataType, Delete, Expr,
+    FromTable, GranteeName, GroupByExpr, Insert, JoinConstraint, JoinOperator, LimitClause,
+    ObjectName, ObjectNamePart, ObjectType, OnInsert, OrderByExpr, OrderByKind, Query,
+    ReferentialAction, Select, SelectItem, SelectItemQualifiedWildcardKind, SetExpr, SetOperator,
+    SetQuantifier, Statement, TableConstraint, TableFactor, TableObject, TableWithJoins, Update,
 };
 
 use crate::error::{TranslateError, unsupported};
 use crate::typed::{Strength, Typed, as_text, group_key, ident, quote, truth, unify};
 use crate::types::{
     ArgClass, BIN_COLLATION, Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Index,
-    TEMP_SCHEMA, Table, Ty, View,
+    SystemValue, TEMP_SCHEMA, Table, Ty, View,
 };
 use crate::{Affected, CatalogChange, Origin, OutColumn, Translation};
 
@@ -1876,6 +1876,113 @@ impl<'a> Translator<'a> {
         })
     }
 
+    /// `SET sql_safe_updates = 1` is in force.
+    fn safe_updates(&self) -> bool {
+        self.catalog.system_variable("sql_safe_updates") == Some(SystemValue::Int(1))
+    }
+
+    /// Under `sql_safe_updates`, MariaDB runs an UPDATE or DELETE of `table` (named `refer`)
+    /// only when its optimizer reads the rows through an index, or a LIMIT bounds it
+    /// (`limited`): otherwise 1175. That choice is the optimizer's, so the node follows it only
+    /// where it is certain: a WHERE with an equality of a one-column primary or unique key to a
+    /// literal runs; a WHERE naming no column an index leads with is 1175; any other WHERE (a
+    /// range, a non-unique index, an OR, an expression of a key) is refused with 1235.
+    fn safe_update(
+        &self,
+        table: &Table,
+        refer: &str,
+        selection: Option<&Expr>,
+        limited: bool,
+    ) -> Result<()> {
+        if limited || !self.safe_updates() {
+            return Ok(());
+        }
+        let Some(selection) = selection else {
+            return Err(TranslateError::SafeUpdate);
+        };
+        let one_column_keys: Vec<&str> = std::iter::once(&table.primary_key)
+            .chain(
+                table
+                    .indexes
+                    .iter()
+                    .filter(|i| i.unique)
+                    .map(|i| &i.columns),
+            )
+            .filter(|columns| columns.len() == 1)
+            .map(|columns| columns[0].as_str())
+            .collect();
+        let leading: Vec<&str> = std::iter::once(&table.primary_key)
+            .chain(table.indexes.iter().map(|i| &i.columns))
+            .filter_map(|columns| columns.first())
+            .map(String::as_str)
+            .collect();
+        let column = |e: &Expr| -> Option<String> {
+            match e {
+                Expr::Identifier(id) => Some(id.value.clone()),
+                Expr::CompoundIdentifier(ids) if ids.len() == 2 => ids[0]
+                    .value
+                    .eq_ignore_ascii_case(refer)
+                    .then(|| ids[1].value.clone()),
+                Expr::Nested(inner) => match inner.as_ref() {
+                    Expr::Identifier(id) => Some(id.value.clone()),
+                    _ => None,
+                },
+                _ => None,
+            }
+        };
+        let literal = |e: &Expr| match e {
+            Expr::Value(_) => true,
+            Expr::UnaryOp { expr, .. } => matches!(expr.as_ref(), Expr::Value(_)),
+            _ => false,
+        };
+        let is_key = |e: &Expr| {
+            column(e).is_some_and(|c| one_column_keys.iter().any(|k| k.eq_ignore_ascii_case(&c)))
+        };
+        let mut conjuncts = vec![selection];
+        while let Some(c) = conjuncts.pop() {
+            match c {
+                Expr::BinaryOp {
+                    left,
+                    op: BinaryOperator::And,
+                    right,
+                } => {
+                    conjuncts.push(left);
+                    conjuncts.push(right);
+                }
+                Expr::Nested(inner) => conjuncts.push(inner),
+                Expr::BinaryOp {
+                    left,
+                    op: BinaryOperator::Eq,
+                    right,
+                } if (is_key(left) && literal(right)) || (literal(left) && is_key(right)) => {
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
+        let names_leading = visit_expressions(selection, |e| {
+            let name = match e {
+                Expr::Identifier(id) => Some(&id.value),
+                Expr::CompoundIdentifier(ids) => ids.last().map(|i| &i.value),
+                _ => None,
+            };
+            if name.is_some_and(|n| leading.iter().any(|l| l.eq_ignore_ascii_case(n))) {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+        .is_break();
+        if names_leading {
+            unsupported(
+                "UPDATE or DELETE under sql_safe_updates whose WHERE MariaDB's optimizer may or \
+                 may not read through an index",
+            )
+        } else {
+            Err(TranslateError::SafeUpdate)
+        }
+    }
+
     fn update(&mut self, update: &Update) -> Result<Translation> {
         if update.from.is_some() || update.returning.is_some() {
             return unsupported("UPDATE … FROM");
@@ -1890,6 +1997,12 @@ impl<'a> Translator<'a> {
         let refer = alias
             .as_ref()
             .map_or(table.name.clone(), |a| a.name.value.clone());
+        self.safe_update(
+            &table,
+            &refer,
+            update.selection.as_ref(),
+            update.limit.is_some(),
+        )?;
         self.scopes.push(Scope {
             sources: vec![Source::of_table(refer.clone(), &table)],
             assigns: true,
@@ -1986,6 +2099,9 @@ impl<'a> Translator<'a> {
     /// `UPDATE a JOIN b ON … SET a.x = … WHERE …` (inner joins, one table updated) as SQLite's
     /// `UPDATE a SET x = … FROM b WHERE on AND where`.
     fn multi_update(&mut self, update: &Update) -> Result<Translation> {
+        if self.safe_updates() {
+            return unsupported("a multi-table UPDATE under sql_safe_updates");
+        }
         if !update.order_by.is_empty() || update.limit.is_some() {
             return unsupported("multi-table UPDATE with ORDER BY or LIMIT");
         }
@@ -2172,6 +2288,13 @@ impl<'a> Translator<'a> {
         let refer = alias
             .as_ref()
             .map_or(table.name.clone(), |a| a.name.value.clone());
+        // A DELETE's LIMIT counts only beside a WHERE (MariaDB refuses `DELETE … LIMIT n`).
+        self.safe_update(
+            &table,
+            &refer,
+            delete.selection.as_ref(),
+            delete.limit.is_some() && delete.selection.is_some(),
+        )?;
         self.scopes.push(Scope {
             sources: vec![Source::of_table(refer.clone(), &table)],
             ..Scope::default()
@@ -2222,6 +2345,9 @@ impl<'a> Translator<'a> {
     /// finds in the join, chosen before any is deleted. Targets in several tables are refused
     /// (a later table's rows would be chosen after the earlier ones' deletes).
     fn multi_delete(&mut self, delete: &Delete, from: &[TableWithJoins]) -> Result<Translation> {
+        if self.safe_updates() {
+            return unsupported("a multi-table DELETE under sql_safe_updates");
+        }
         if delete.tables.is_empty() {
             return unsupported("multi-table DELETE");
         }

@@ -178,6 +178,7 @@ const ENGINE_SESSION_VARIABLES: &[&str] = &[
     "transaction_read_only",
     "in_transaction",
     "sql_select_limit",
+    "sql_safe_updates",
     "warning_count",
     "error_count",
     "foreign_key_checks",

@@ -435,6 +435,31 @@ SET SESSION sql_select_limit = DEFAULT;
 SELECT @@sql_select_limit;
 SELECT COUNT(*) FROM `lim` WHERE `id` > 2;
 
+-- script: safe-update mode runs what MariaDB surely runs and refuses what it surely refuses
+CREATE TABLE `sx` (`id` int PRIMARY KEY, `v` int, `u` int UNIQUE, `k` int, KEY `k_key` (`k`));
+INSERT INTO `sx` VALUES (1, 1, 1, 1), (2, 2, 2, 2), (3, 3, 3, 3);
+SET SESSION sql_safe_updates = ON;
+SELECT @@sql_safe_updates;
+UPDATE `sx` SET `v` = 0;
+DELETE FROM `sx`;
+UPDATE `sx` SET `v` = 0 WHERE `v` = 1;
+DELETE FROM `sx` WHERE `v` = 9;
+UPDATE `sx` SET `v` = 0 WHERE 1;
+DELETE FROM `sx` LIMIT 1;
+DELETE FROM `sx` ORDER BY `id` LIMIT 1;
+UPDATE `sx` SET `v` = 10 WHERE `id` = 1;
+UPDATE `sx` AS `x` SET `v` = 20 WHERE `x`.`u` = 2;
+UPDATE `sx` SET `v` = 30 WHERE `id` = '3' AND `v` > 0;
+UPDATE `sx` SET `v` = `v` + 1 LIMIT 1;
+UPDATE `sx` SET `v` = `v` + 1 WHERE `v` > 100 LIMIT 1;
+DELETE FROM `sx` WHERE `v` = 9 LIMIT 1;
+DELETE FROM `sx` WHERE `id` = 99;
+SELECT * FROM `sx` ORDER BY `id`;
+SET SESSION sql_safe_updates = DEFAULT;
+SELECT @@sql_safe_updates;
+DELETE FROM `sx`;
+SELECT COUNT(*) FROM `sx`;
+
 -- script: the mysql client's safe-updates mode
 CREATE TABLE `su` (`id` int PRIMARY KEY, `v` int);
 INSERT INTO `su` VALUES (1, 1), (2, 2);
