@@ -711,11 +711,12 @@ pub(crate) fn str_to_date_kind(format: &str) -> Option<bool> {
     (year && month && day).then_some(time)
 }
 
-/// STR_TO_DATE of a format [`str_to_date_kind`] accepts: `Ok(None)` where the text does not
-/// match (NULL, as MySQL answers); `Err(())` for a date MariaDB returns though it does not exist
-/// (`2024-02-30`, month 0), which a calendar cannot hold. Text after the format is ignored and
-/// fields the text ends before are 0, as MySQL reads them.
-pub(crate) fn str_to_date(input: &str, format: &str) -> Result<Option<NaiveDateTime>, ()> {
+/// STR_TO_DATE of a format [`str_to_date_kind`] accepts: the fields read, `Ok(None)` where the
+/// text does not match (NULL, as MySQL answers), `Err(())` for `%Y` of other than four digits
+/// (MariaDB reads those by rules of its own). Text after the format is ignored and fields the
+/// text ends before are 0, as MySQL reads them. The fields are not checked against a calendar
+/// (MariaDB returns `2024-02-30` and zero parts as read): see [`StrToDate::text`].
+pub(crate) fn str_to_date(input: &str, format: &str) -> Result<Option<StrToDate>, ()> {
     let mut rest = input.trim_start();
     let (mut y, mut mo, mut d, mut h, mut mi, mut se) = (0i32, 0u32, 0u32, 0u32, 0u32, 0u32);
     fn number(rest: &mut &str, max_digits: usize) -> Option<(u32, usize)> {
@@ -784,9 +785,50 @@ pub(crate) fn str_to_date(input: &str, format: &str) -> Result<Option<NaiveDateT
             return Ok(None);
         }
     }
-    let date = NaiveDate::from_ymd_opt(y, mo, d).ok_or(())?;
-    let time = NaiveTime::from_hms_opt(h, mi, se).ok_or(())?;
-    Ok(Some(date.and_time(time)))
+    Ok(Some(StrToDate {
+        year: y,
+        month: mo,
+        day: d,
+        hour: h,
+        minute: mi,
+        second: se,
+    }))
+}
+
+/// The fields STR_TO_DATE read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StrToDate {
+    year: i32,
+    month: u32,
+    day: u32,
+    hour: u32,
+    minute: u32,
+    second: u32,
+}
+
+impl StrToDate {
+    /// The value as MariaDB returns it, with the time when `with_time`: each field within its
+    /// range (a month to 12, a day to 31, whatever the month), zero parts kept; `None` past a
+    /// range (NULL with warning 1411 in MariaDB).
+    pub(crate) fn text(&self, with_time: bool) -> Option<String> {
+        if self.month > 12
+            || self.day > 31
+            || self.hour > 23
+            || self.minute > 59
+            || self.second > 59
+        {
+            return None;
+        }
+        let date = format!("{:04}-{:02}-{:02}", self.year, self.month, self.day);
+        Some(if with_time {
+            format!(
+                "{date} {:02}:{:02}:{:02}",
+                self.hour, self.minute, self.second
+            )
+        } else {
+            date
+        })
+    }
 }
 
 #[cfg(test)]
@@ -894,14 +936,19 @@ mod tests {
     }
 
     #[test]
-    fn str_to_date_reads_numeric_formats_and_refuses_impossible_dates() {
-        let read = |i: &str, f: &str| str_to_date(i, f).map(|d| d.map(|d| datetime_text(d, 0)));
+    fn str_to_date_reads_numeric_formats_without_a_calendar() {
+        let read = |i: &str, f: &str| str_to_date(i, f).map(|d| d.map(|d| d.text(true)));
         assert_eq!(
             read("1/3/2024 5:06", "%d/%m/%Y %H:%i"),
-            Ok(Some("2024-03-01 05:06:00".into()))
+            Ok(Some(Some("2024-03-01 05:06:00".into())))
         );
         assert_eq!(read("2024/03/01", "%Y-%m-%d"), Ok(None));
-        assert_eq!(read("2024-02-30", "%Y-%m-%d"), Err(()));
+        assert_eq!(
+            read("2024-02-30", "%Y-%m-%d"),
+            Ok(Some(Some("2024-02-30 00:00:00".into())))
+        );
+        assert_eq!(read("2024-13-01", "%Y-%m-%d"), Ok(Some(None)));
+        assert_eq!(read("0/0/24", "%d/%m/%Y"), Err(()));
         assert_eq!(str_to_date_kind("%d %M %Y"), None);
         assert_eq!(str_to_date_kind("%Y-%m"), None);
         assert_eq!(str_to_date_kind("%Y-%m-%d %T"), Some(true));

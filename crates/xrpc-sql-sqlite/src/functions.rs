@@ -160,6 +160,17 @@ fn hex_integer(d: &BigDecimal) -> u64 {
     }
 }
 
+/// Whether a DATE_FORMAT pattern holds `%a`, `%b`, `%j`, `%M`, `%W` or `%w` (not `%%a`).
+fn names_a_calendar_day(pattern: &str) -> bool {
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c == '%' && matches!(chars.next(), Some('a' | 'b' | 'j' | 'M' | 'W' | 'w')) {
+            return true;
+        }
+    }
+    false
+}
+
 fn text_value(s: impl Into<String>) -> Value {
     Value::Text(s.into())
 }
@@ -1961,12 +1972,20 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
     scalar(conn, "my_str_to_date", 3, true, |a| {
         let (input, format) = (some!(a.text(0)), some!(a.text(1)));
         match dates::str_to_date(&input, &format) {
-            Ok(Some(at)) if a.i64(2) == Some(1) => Ok(text_value(dates::datetime_text(at, 0))),
-            Ok(Some(at)) => Ok(text_value(dates::date_text(at))),
+            Ok(Some(read)) => match read.text(a.i64(2) == Some(1)) {
+                Some(text) => Ok(text_value(text)),
+                None => {
+                    warn(
+                        1411,
+                        &format!("Incorrect datetime value: '{input}' for function str_to_date"),
+                    );
+                    Ok(Value::Null)
+                }
+            },
             Ok(None) => Ok(Value::Null),
             Err(()) => Err(fail(
                 1235,
-                "This version of MySQL doesn't yet support 'STR_TO_DATE of a date that does not exist'",
+                "This version of MySQL doesn't yet support 'STR_TO_DATE of %Y with other than four digits'",
             )),
         }
     })?;
@@ -2034,6 +2053,11 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
     scalar(conn, "my_date_format", 2, true, |a| {
         let d = some!(a.date_parts(0));
         let pattern = some!(a.text(1)).into_owned();
+        // The zero date by a weekday, month-name or day-of-year specifier is NULL in MariaDB
+        // (other dates with zero parts give such specifiers values of no calendar: 1235 below).
+        if (d.year, d.month, d.day) == (0, 0, 0) && names_a_calendar_day(&pattern) {
+            return Ok(Value::Null);
+        }
         dates::format(&d, &pattern).map(text_value).ok_or_else(|| {
             let what = if d.valid().is_none() {
                 "DATE_FORMAT of a date with zero parts by a calendar specifier in"

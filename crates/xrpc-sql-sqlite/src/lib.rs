@@ -147,8 +147,10 @@
 //!   accepts, are stored and read as it does: DATE, CAST, YEAR, MONTH, DAY, QUARTER, EXTRACT,
 //!   comparisons, GREATEST/LEAST and DATE_FORMAT's numeric specifiers read their parts; the
 //!   functions of a calendar day (DAYNAME, DATE_ADD, DATEDIFF, WEEK, …) give NULL, as MySQL
-//!   does; DATE_FORMAT's calendar specifiers of one are 1235. A date that does not exist
-//!   (`2020-02-30`) is 1292 in a strict write and NULL in a function.
+//!   does; DATE_FORMAT's calendar specifiers of one are 1235 (of the zero date, the weekday,
+//!   month-name and day-of-year ones are NULL, as MariaDB gives). A date that does not exist
+//!   (`2020-02-30`) is 1292 in a strict write and NULL in a function, but STR_TO_DATE returns
+//!   its fields as read (each within its range, else NULL with warning 1411), as MariaDB does.
 //! - DATE_ADD, DATE_SUB and `+ INTERVAL` take MySQL's compound units (`'1:30' HOUR_MINUTE`,
 //!   `'1-2' YEAR_MONTH`, …), whose text is read as MySQL reads it when the statement runs;
 //!   EXTRACT takes them too, and reads a value as a datetime or a TIME as MySQL does for its
@@ -192,7 +194,7 @@
 //! NOT NULL column (MySQL's 1067), ALTER COLUMN of the AUTO_INCREMENT column, the column types
 //! YEAR and BIT, generated columns (`AS (…) STORED | VIRTUAL`), CAST AS UNSIGNED past BIGINT, BIGINT UNSIGNED values past 9223372036854775807 (SQLite's
 //! integers are signed), STR_TO_DATE of a format with names or without a whole
-//! date (or of a date that does not exist), LAST_INSERT_ID(expr) of a negative value, and
+//! date (or of `%Y` with other than four digits), LAST_INSERT_ID(expr) of a negative value, and
 //! ROW_COUNT()/FOUND_ROWS()/LAST_INSERT_ID() on a connection whose engine does not report the
 //! counts.
 //!
