@@ -381,41 +381,10 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
                     }
                 }
                 if name == "tx_read_only" || name == "transaction_read_only" {
-                    let read_only = match value {
-                        Expr::Identifier(ident) if ident.value.starts_with('@') => {
-                            return Err(set_refused(*scope, name, Some(value)));
-                        }
-                        _ if is_default(value) => false,
-                        _ => boolean(value).ok_or_else(|| {
-                            SqlError::new(
-                                &codes::WRONG_VALUE_FOR_VAR,
-                                format!(
-                                    "Variable '{name}' can't be set to the value of '{}'",
-                                    written(value)
-                                ),
-                            )
-                        })?,
-                    };
-                    set.read_only = Some(read_only);
+                    set.read_only = Some(literal_switch(*scope, name, value)?);
                 }
                 if name == "sql_safe_updates" {
-                    let on = if is_default(value) {
-                        false
-                    } else {
-                        boolean(value).ok_or_else(|| match value {
-                            Expr::Identifier(ident) if ident.value.starts_with('@') => {
-                                set_refused(*scope, name, Some(value))
-                            }
-                            _ => SqlError::new(
-                                &codes::WRONG_VALUE_FOR_VAR,
-                                format!(
-                                    "Variable '{name}' can't be set to the value of '{}'",
-                                    written(value)
-                                ),
-                            ),
-                        })?
-                    };
-                    set.safe_updates = Some(on);
+                    set.safe_updates = Some(literal_switch(*scope, name, value)?);
                 }
                 if name == "sql_select_limit" {
                     let limit = if is_default(value) {
@@ -503,6 +472,18 @@ fn boolean_setting(name: &str, value: &Expr) -> Result<Setting, SqlError> {
             )
         })?),
     })
+}
+
+/// The new value of a boolean session variable that is OFF by DEFAULT and is set from a literal
+/// only (`tx_read_only`, `sql_safe_updates`): a user variable is 1235, another literal 1231.
+fn literal_switch(scope: Scope, name: &str, value: &Expr) -> Result<bool, SqlError> {
+    if is_default(value) {
+        return Ok(false);
+    }
+    match boolean_setting(name, value)? {
+        Setting::Value(on) => Ok(on),
+        Setting::Variable(_) => Err(set_refused(scope, name, Some(value))),
+    }
 }
 
 /// The level `SET tx_isolation = value` sets, as `@@tx_isolation` shows it: MySQL's names
