@@ -1176,26 +1176,72 @@ impl SqliteConn {
             return self.select_into(&translation, &args, info);
         }
         if translation.change.is_some() {
-            self.auto_increment.clear();
-            self.exec("SAVEPOINT xrpc_translated_ddl")?;
-            // Other connections' kept translations go stale when this commits (the RELEASE
-            // below, or the transaction's COMMIT); this one's at once.
-            self.definitions_pending.set(true);
-            self.kept_catalog.forget();
-            let result = self
-                .run_translation(&translation, &args, info, sink)
-                .and_then(|summary| {
-                    let change = translation.change.as_ref().expect("checked above");
-                    persist(&self.conn, change).map_err(|err| map_error(err, false))?;
-                    Ok(summary)
+            if translation.suspends_foreign_keys {
+                return self.without_foreign_keys(|conn| {
+                    conn.run_translated_ddl(&translation, &args, info, sink)
                 });
-            if result.is_err() {
-                let _ = self.exec("ROLLBACK TO xrpc_translated_ddl");
             }
-            self.exec("RELEASE xrpc_translated_ddl")?;
-            return result;
+            return self.run_translated_ddl(&translation, &args, info, sink);
         }
         self.run_translation(&translation, &args, info, sink)
+    }
+
+    /// Runs `run` with SQLite's foreign key enforcement off, for a translation that builds
+    /// again a table other tables' foreign keys reference ([`Translated::suspends_foreign_keys`]):
+    /// SQLite ignores the pragma inside a transaction, and a DDL statement runs outside one
+    /// (MySQL commits before it), so anything else is refused. Enforcement is back on when
+    /// `run` returns, whatever it returned.
+    fn without_foreign_keys(
+        &mut self,
+        run: impl FnOnce(&mut Self) -> Result<ExecSummary, SqlError>,
+    ) -> Result<ExecSummary, SqlError> {
+        if self.foreign_key_checks_off || !self.options.foreign_keys {
+            return run(self);
+        }
+        if self.in_transaction() {
+            return Err(SqlError::new(
+                &codes::NOT_SUPPORTED_YET,
+                "This version of MySQL doesn't yet support 'rebuilding a table other tables' \
+                 foreign keys reference inside a transaction' on the SQLite engine",
+            ));
+        }
+        self.exec("PRAGMA foreign_keys = OFF")?;
+        let result = run(self);
+        let restored = self.exec("PRAGMA foreign_keys = ON");
+        let summary = result?;
+        restored?;
+        Ok(summary)
+    }
+
+    /// Runs a DDL translation in a savepoint with its catalog change, all or nothing.
+    fn run_translated_ddl(
+        &mut self,
+        translation: &Translated,
+        args: &[Arg<'_>],
+        info: SqlInfo,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        self.auto_increment.clear();
+        self.exec("SAVEPOINT xrpc_translated_ddl")?;
+        // Other connections' kept translations go stale when this commits (the RELEASE
+        // below, or the transaction's COMMIT); this one's at once.
+        self.definitions_pending.set(true);
+        self.kept_catalog.forget();
+        let result = self
+            .run_translation(translation, args, info, sink)
+            .and_then(|summary| {
+                let change = translation
+                    .change
+                    .as_ref()
+                    .expect("a DDL translation changes the catalog");
+                persist(&self.conn, change).map_err(|err| map_error(err, false))?;
+                Ok(summary)
+            });
+        if result.is_err() {
+            let _ = self.exec("ROLLBACK TO xrpc_translated_ddl");
+        }
+        self.exec("RELEASE xrpc_translated_ddl")?;
+        result
     }
 
     /// Runs a translation's statements; the last one answers.
@@ -1223,8 +1269,12 @@ impl SqliteConn {
                 Ok(s) => summary = s,
                 Err(err) => {
                     let err = self.translated_error(err, info);
+                    // InnoDB takes the values when the row reaches the storage engine, so a
+                    // duplicate key or a missing parent uses them up; a conversion or CHECK
+                    // failure comes before and does not.
                     if let (Some(r), Some(before)) = (&translation.reserves, before)
-                        && err.code == codes::DUP_ENTRY.code
+                        && (err.code == codes::DUP_ENTRY.code
+                            || err.code == codes::NO_REFERENCED_ROW.code)
                     {
                         self.conn
                             .execute_batch(&r.sql(before))

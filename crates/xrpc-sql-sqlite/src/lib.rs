@@ -78,8 +78,11 @@
 //!   1265 at its row); so does `ADD COLUMN … FIRST/AFTER`, which MySQL does in place (no
 //!   rows counted; a table's CHECK constraints go with it). `ALTER COLUMN … SET DEFAULT | DROP DEFAULT` and `ADD [CONSTRAINT]
 //!   FOREIGN KEY` build the table again the same way with the rows as they are (a nullable
-//!   column without a default then defaults to NULL, as in MariaDB); none of them may change a
-//!   table other tables' foreign keys reference. Several changes in one ALTER TABLE run in order; one that can fail on
+//!   column without a default then defaults to NULL, as in MariaDB). A table other tables'
+//!   foreign keys reference is built again with foreign key enforcement suspended, as SQLite's
+//!   own rebuild procedure does (its DROP TABLE would otherwise act on their rows), copying
+//!   unchanged every column those keys reference and its own foreign key columns (a change to
+//!   one of them, and ADD FOREIGN KEY to such a table, is 1235). Several changes in one ALTER TABLE run in order; one that can fail on
 //!   the rows (MODIFY/CHANGE, a UNIQUE key, dropping a keyed column) must be the first, so a
 //!   failure leaves the table as it was (else 1235). CHECK constraints (column or table, named or
 //!   MySQL's `table_chk_n`) are SQLite CHECKs of `my_check`, which fails with MySQL's 3819
@@ -185,8 +188,9 @@
 //! where MySQL reads its text or sorts it (see below), TIME values computed by functions that
 //! are negative, past 99:59:59 or with a fraction of a second, INSERT IGNORE into a table with
 //! CHECK constraints (MySQL skips the failing row), ALTER TABLE adding or dropping a CHECK, a
-//! recursive CTE whose first member's column is neither a table column nor a literal, comparisons of dates with numbers, MODIFY/CHANGE COLUMN of a table other
-//! tables' foreign keys reference, or changing its keys or AUTO_INCREMENT, DELETE from several
+//! recursive CTE whose first member's column is neither a table column nor a literal, comparisons of dates with numbers, MODIFY/CHANGE COLUMN of a column other
+//! tables' foreign keys reference (or of a foreign key column of a table they reference),
+//! or changing its keys or AUTO_INCREMENT, DELETE from several
 //! different tables, a UNIQUE key on a column prefix, the JSON functions not listed above
 //! (JSON_MERGE, JSON_ARRAYAGG, …), a JSON value in a comparison, arithmetic, CAST, SUM or AVG
 //! (MySQL reads a JSON scalar there unquoted), JSON paths with `**`, `last`, ranges or negative
@@ -331,6 +335,13 @@ pub struct Translation {
     /// rows affected), one sets them ([`variable_value`], [`SessionState::set`]; 1 row
     /// affected). No rows go to the client.
     pub into: Vec<String>,
+    /// The statements build again a table other tables' foreign keys reference. The engine
+    /// runs them with foreign key enforcement off, outside a transaction, as SQLite's own
+    /// table rebuild procedure does: dropping the old table would otherwise act on the
+    /// referencing rows (refuse, cascade or set null). The translation changes no column those
+    /// keys reference and none of the table's own foreign key columns, so the copied rows meet
+    /// every key as before.
+    pub suspends_foreign_keys: bool,
 }
 
 /// Auto-increment values an INSERT reserves: the engine reads SQLite's sequence for the table

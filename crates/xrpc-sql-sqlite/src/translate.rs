@@ -362,6 +362,7 @@ impl<'a> Translator<'a> {
                     reserves: None,
                     found_rows,
                     into,
+                    suspends_foreign_keys: false,
                 })
             }
             Statement::Insert(insert) => {
@@ -1873,6 +1874,7 @@ impl<'a> Translator<'a> {
             reserves,
             found_rows: None,
             into: Vec::new(),
+            suspends_foreign_keys: false,
         })
     }
 
@@ -2093,6 +2095,7 @@ impl<'a> Translator<'a> {
             reserves: None,
             found_rows: None,
             into: Vec::new(),
+            suspends_foreign_keys: false,
         })
     }
 
@@ -2221,6 +2224,7 @@ impl<'a> Translator<'a> {
                 reserves: None,
                 found_rows: None,
                 into: Vec::new(),
+                suspends_foreign_keys: false,
             })
         })();
         self.scopes.pop();
@@ -2334,6 +2338,7 @@ impl<'a> Translator<'a> {
                 reserves: None,
                 found_rows: None,
                 into: Vec::new(),
+                suspends_foreign_keys: false,
             })
         })();
         self.scopes.pop();
@@ -3471,6 +3476,7 @@ impl<'a> Translator<'a> {
     ) -> Result<Translation> {
         let mut sql = Vec::new();
         let mut affected = Affected::Zero;
+        let mut suspends_foreign_keys = false;
         for (i, op) in operations.iter().enumerate() {
             // A change that can fail on the rows comes first, so a failure leaves the table as
             // it was (the statements before it would stay done).
@@ -3488,11 +3494,13 @@ impl<'a> Translator<'a> {
                 // stays the statement's through the DDL after it.
                 affected = one.affected;
             }
+            suspends_foreign_keys |= one.suspends_foreign_keys;
             sql.extend(one.sql);
             table = changed;
         }
         Ok(Translation {
             affected,
+            suspends_foreign_keys,
             ..ddl(sql, CatalogChange::Replace(table))
         })
     }
@@ -3767,7 +3775,11 @@ impl<'a> Translator<'a> {
         table: Table,
         fk: &sqlparser::ast::ForeignKeyConstraint,
     ) -> Result<Translation> {
-        self.refuse_referenced_rebuild(&table, "ADD FOREIGN KEY")?;
+        // The copy must check the new key on every row, which it does only while foreign keys
+        // are enforced.
+        if self.referenced_rebuild(&table, "ADD FOREIGN KEY", &[])? {
+            return unsupported("ADD FOREIGN KEY to a table other tables' foreign keys reference");
+        }
         let mut changed = table.clone();
         let database = table.database.clone();
         self.foreign_key(&mut changed, &database, &table.name, fk)?;
@@ -3809,24 +3821,41 @@ impl<'a> Translator<'a> {
         })
     }
 
-    /// Refuses to build table `table` again while other tables' foreign keys reference it
-    /// (dropping it would break them).
-    fn refuse_referenced_rebuild(&self, table: &Table, what: &str) -> Result<()> {
+    /// Whether other tables' foreign keys reference `table`, so that building it again runs
+    /// with foreign key enforcement suspended ([`Translation::suspends_foreign_keys`]). The
+    /// rebuild's copy then checks no key, so the columns it converts (`changing`) may be
+    /// neither ones those keys reference nor the table's own foreign key columns (1235 naming
+    /// `what`): every other column is copied as it is.
+    fn referenced_rebuild(&self, table: &Table, what: &str, changing: &[&str]) -> Result<bool> {
         let Some(others) = self.catalog.tables(&table.database) else {
             return unsupported(format!("{what} on a catalog that cannot list its tables"));
         };
-        let referenced = format!("REFERENCES {} (", ident(&table.name)).to_ascii_lowercase();
-        if others.iter().any(|t| {
-            !t.name.eq_ignore_ascii_case(&table.name)
-                && t.foreign_keys
-                    .iter()
-                    .any(|f| f.to_ascii_lowercase().contains(&referenced))
-        }) {
+        let referenced: Vec<String> = others
+            .iter()
+            .filter(|t| !t.name.eq_ignore_ascii_case(&table.name))
+            .flat_map(|t| t.foreign_keys.iter())
+            .filter_map(|declared| foreign_key_parts(declared))
+            .filter(|(_, parent, _)| parent.eq_ignore_ascii_case(&table.name))
+            .flat_map(|(_, _, theirs)| theirs)
+            .collect();
+        if referenced.is_empty() {
+            return Ok(false);
+        }
+        let own = table
+            .foreign_keys
+            .iter()
+            .filter_map(|declared| foreign_key_parts(declared))
+            .flat_map(|(own, _, _)| own);
+        let keyed: Vec<String> = referenced.into_iter().chain(own).collect();
+        if changing
+            .iter()
+            .any(|c| keyed.iter().any(|k| k.eq_ignore_ascii_case(c)))
+        {
             return unsupported(format!(
-                "{what} of a table other tables' foreign keys reference"
+                "{what} of a foreign key column in a table other tables' foreign keys reference"
             ));
         }
-        Ok(())
+        Ok(true)
     }
 
     /// `ALTER TABLE … ALTER COLUMN c SET DEFAULT v | DROP DEFAULT`: SQLite keeps a column's
@@ -3849,7 +3878,8 @@ impl<'a> Translator<'a> {
                 "field list",
             ));
         };
-        self.refuse_referenced_rebuild(&table, "ALTER COLUMN")?;
+        // Only the declaration changes: every row is copied as it is.
+        let suspends_foreign_keys = self.referenced_rebuild(&table, "ALTER COLUMN", &[])?;
         let mut changed = table.clone();
         let old = table.columns[at].clone();
         if old.auto_increment {
@@ -3874,6 +3904,7 @@ impl<'a> Translator<'a> {
         let sql = self.rebuild_sql(&table, &changed, &targets, &targets);
         Ok(Translation {
             affected: Affected::Zero,
+            suspends_foreign_keys,
             ..ddl(sql, CatalogChange::Replace(changed))
         })
     }
@@ -3922,18 +3953,8 @@ impl<'a> Translator<'a> {
         if renamed && table.column(&column.name).is_some() {
             return Err(TranslateError::DuplicateColumn(column.name));
         }
-        let Some(others) = self.catalog.tables(&table.database) else {
-            return unsupported("MODIFY COLUMN on a catalog that cannot list its tables");
-        };
-        let referenced = format!("REFERENCES {} (", ident(&table.name)).to_ascii_lowercase();
-        if others.iter().any(|t| {
-            !t.name.eq_ignore_ascii_case(&table.name)
-                && t.foreign_keys
-                    .iter()
-                    .any(|f| f.to_ascii_lowercase().contains(&referenced))
-        }) {
-            return unsupported("MODIFY COLUMN of a table other tables' foreign keys reference");
-        }
+        let suspends_foreign_keys =
+            self.referenced_rebuild(&table, "MODIFY COLUMN", &[old.name.as_str()])?;
         if renamed
             && table.foreign_keys.iter().any(|f| {
                 f.to_ascii_lowercase()
@@ -4038,6 +4059,7 @@ impl<'a> Translator<'a> {
             } else {
                 Affected::Zero
             },
+            suspends_foreign_keys,
             ..ddl(sql, CatalogChange::Replace(changed))
         })
     }
@@ -4109,22 +4131,8 @@ impl<'a> Translator<'a> {
     ) -> Result<Translation> {
         // The table's CHECK constraints go with it: none can name the new column, so the
         // copied rows meet them as they did.
-        let Some(others) = self.catalog.tables(&table.database) else {
-            return unsupported(
-                "ADD COLUMN … FIRST/AFTER on a catalog that cannot list its tables",
-            );
-        };
-        let referenced = format!("REFERENCES {} (", ident(&table.name)).to_ascii_lowercase();
-        if others.iter().any(|t| {
-            !t.name.eq_ignore_ascii_case(&table.name)
-                && t.foreign_keys
-                    .iter()
-                    .any(|f| f.to_ascii_lowercase().contains(&referenced))
-        }) {
-            return unsupported(
-                "ADD COLUMN … FIRST/AFTER in a table other tables' foreign keys reference",
-            );
-        }
+        let suspends_foreign_keys =
+            self.referenced_rebuild(&table, "ADD COLUMN … FIRST/AFTER", &[])?;
         let at = match position {
             sqlparser::ast::MySQLColumnPosition::First => 0,
             sqlparser::ast::MySQLColumnPosition::After(after) => {
@@ -4158,7 +4166,10 @@ impl<'a> Translator<'a> {
             })
             .unzip();
         let sql = self.rebuild_sql(&table, &changed, &targets, &values);
-        Ok(ddl(sql, CatalogChange::Replace(changed)))
+        Ok(Translation {
+            suspends_foreign_keys,
+            ..ddl(sql, CatalogChange::Replace(changed))
+        })
     }
 
     fn add_index(
@@ -4195,6 +4206,46 @@ impl<'a> Translator<'a> {
     }
 }
 
+/// The parts of a foreign key as the translation declares it (`FOREIGN KEY ("a", …)
+/// REFERENCES "p" ("id", …) …`): its columns, the parent table and the parent's columns.
+fn foreign_key_parts(declared: &str) -> Option<(Vec<String>, String, Vec<String>)> {
+    let (own, rest) = quoted_list(declared.strip_prefix("FOREIGN KEY (")?)?;
+    let (parent, rest) = quoted_ident(rest.strip_prefix(" REFERENCES ")?)?;
+    let (theirs, _) = quoted_list(rest.strip_prefix(" (")?)?;
+    Some((own, parent, theirs))
+}
+
+/// A double-quoted identifier as [`ident`] writes it at the start of `text`, and the rest.
+fn quoted_ident(text: &str) -> Option<(String, &str)> {
+    let body = text.strip_prefix('"')?;
+    let mut name = String::new();
+    let mut chars = body.char_indices();
+    while let Some((at, c)) = chars.next() {
+        if c != '"' {
+            name.push(c);
+        } else if body[at + 1..].starts_with('"') {
+            name.push('"');
+            chars.next();
+        } else {
+            return Some((name, &body[at + 1..]));
+        }
+    }
+    None
+}
+
+/// `"a", "b")` at the start of `text`: the names, and the rest after the parenthesis.
+fn quoted_list(mut text: &str) -> Option<(Vec<String>, &str)> {
+    let mut names = Vec::new();
+    loop {
+        let (name, rest) = quoted_ident(text)?;
+        names.push(name);
+        match rest.strip_prefix(", ") {
+            Some(next) => text = next,
+            None => return Some((names, rest.strip_prefix(')')?)),
+        }
+    }
+}
+
 /// A statement SQLite has nothing to do for.
 fn nothing() -> Translation {
     Translation {
@@ -4205,6 +4256,7 @@ fn nothing() -> Translation {
         reserves: None,
         found_rows: None,
         into: Vec::new(),
+        suspends_foreign_keys: false,
     }
 }
 
@@ -4217,6 +4269,7 @@ fn ddl(sql: Vec<String>, change: CatalogChange) -> Translation {
         reserves: None,
         found_rows: None,
         into: Vec::new(),
+        suspends_foreign_keys: false,
     }
 }
 
@@ -5086,4 +5139,35 @@ type DeclaredKey = (Option<String>, Vec<String>, bool, Vec<(String, u32)>);
 /// A MySQL identifier as SHOW CREATE TABLE writes it.
 fn backquoted(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn foreign_key_parts_reads_the_declared_form_back() {
+        let declared = format!(
+            "FOREIGN KEY ({}, {}) REFERENCES {} ({}, {}) ON DELETE CASCADE ON UPDATE RESTRICT",
+            ident("a"),
+            ident("odd\", name"),
+            ident("parent table"),
+            ident("id"),
+            ident("k)")
+        );
+        assert_eq!(
+            foreign_key_parts(&declared),
+            Some((
+                vec!["a".to_string(), "odd\", name".to_string()],
+                "parent table".to_string(),
+                vec!["id".to_string(), "k)".to_string()]
+            ))
+        );
+    }
+
+    #[test]
+    fn foreign_key_parts_is_none_for_another_form() {
+        assert_eq!(foreign_key_parts("CHECK (\"a\" > 0)"), None);
+        assert_eq!(foreign_key_parts("FOREIGN KEY (\"a\" REFERENCES"), None);
+    }
 }

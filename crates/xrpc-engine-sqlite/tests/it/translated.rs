@@ -793,3 +793,100 @@ fn foreign_key_checks_cannot_change_inside_a_transaction() {
     let err = run(&mut *conn, "SET FOREIGN_KEY_CHECKS = 0").unwrap_err();
     assert_eq!(err.code, 1235, "{err}");
 }
+
+/// A parent with two children, one row each, whose keys cascade on delete: a rebuild that let
+/// SQLite's DROP TABLE act on them would delete the children's rows.
+fn referenced_parent(conn: &mut dyn EngineConn) {
+    run(
+        conn,
+        "CREATE TABLE parent (id INT PRIMARY KEY, name VARCHAR(10) NOT NULL)",
+    )
+    .unwrap();
+    for child in ["child_a", "child_b"] {
+        run(
+            conn,
+            &format!(
+                "CREATE TABLE {child} (id INT PRIMARY KEY, parent_id INT, \
+                 FOREIGN KEY (parent_id) REFERENCES parent (id) ON DELETE CASCADE)"
+            ),
+        )
+        .unwrap();
+    }
+    run(conn, "INSERT INTO parent VALUES (1, 'one')").unwrap();
+    run(conn, "INSERT INTO child_a VALUES (1, 1)").unwrap();
+    run(conn, "INSERT INTO child_b VALUES (1, 1)").unwrap();
+}
+
+#[test]
+fn modify_column_of_a_referenced_table_keeps_the_referencing_rows() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    referenced_parent(&mut *conn);
+    run(
+        &mut *conn,
+        "ALTER TABLE parent MODIFY name VARCHAR(20) NULL",
+    )
+    .unwrap();
+    assert_eq!(
+        rows(
+            &mut *conn,
+            "SELECT (SELECT COUNT(*) FROM child_a) + (SELECT COUNT(*) FROM child_b)"
+        ),
+        [[Value::Sint(2)]]
+    );
+}
+
+#[test]
+fn foreign_keys_are_enforced_again_after_a_referenced_table_is_rebuilt() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    referenced_parent(&mut *conn);
+    run(
+        &mut *conn,
+        "ALTER TABLE parent ALTER COLUMN name SET DEFAULT 'x'",
+    )
+    .unwrap();
+    let err = run(&mut *conn, "INSERT INTO child_a VALUES (2, 99)").unwrap_err();
+    assert_eq!(err.code, 1452, "{err}");
+}
+
+#[test]
+fn a_rebuilt_referenced_table_still_cascades_to_its_children() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    referenced_parent(&mut *conn);
+    run(&mut *conn, "INSERT INTO parent VALUES (2, 'two')").unwrap();
+    run(&mut *conn, "INSERT INTO child_b VALUES (2, 2)").unwrap();
+    run(&mut *conn, "ALTER TABLE parent ADD COLUMN code INT FIRST").unwrap();
+    run(&mut *conn, "DELETE FROM parent WHERE id = 1").unwrap();
+    assert_eq!(
+        rows(&mut *conn, "SELECT id FROM child_b"),
+        [[Value::Sint(2)]]
+    );
+}
+
+#[test]
+fn modify_of_a_column_other_tables_reference_is_refused() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    referenced_parent(&mut *conn);
+    let err = run(&mut *conn, "ALTER TABLE parent MODIFY id BIGINT NOT NULL").unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
+}
+
+#[test]
+fn an_insert_refused_for_a_missing_parent_uses_up_its_auto_increment_value() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE parent (id INT PRIMARY KEY)").unwrap();
+    run(
+        &mut *conn,
+        "CREATE TABLE child (id INT AUTO_INCREMENT PRIMARY KEY, parent_id INT, \
+         FOREIGN KEY (parent_id) REFERENCES parent (id))",
+    )
+    .unwrap();
+    let err = run(&mut *conn, "INSERT INTO child (parent_id) VALUES (9)").unwrap_err();
+    assert_eq!(err.code, 1452, "{err}");
+    run(&mut *conn, "INSERT INTO child (parent_id) VALUES (NULL)").unwrap();
+    assert_eq!(rows(&mut *conn, "SELECT id FROM child"), [[Value::Sint(2)]]);
+}

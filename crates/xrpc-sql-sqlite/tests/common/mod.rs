@@ -134,21 +134,28 @@ impl Node {
         if !translation.into.is_empty() {
             return self.select_into(&translation);
         }
-        let mut outcome = Outcome::Affected(0);
-        for sql in &translation.sql {
-            outcome = match self.execute(sql, &translation, args) {
-                Ok(o) => o,
-                Err(err) => {
-                    let outcome = sqlite_error(&err, parsed.kind);
-                    if let (Some(r), Some(before), Outcome::Error(1062, _)) =
-                        (&translation.reserves, before, &outcome)
-                    {
-                        self.conn.execute_batch(&r.sql(before)).unwrap();
-                    }
-                    return outcome;
-                }
-            };
+        // As the engine does: a rebuild of a table other tables reference runs without
+        // enforcement, so that SQLite's DROP TABLE leaves their rows alone.
+        if translation.suspends_foreign_keys {
+            self.conn
+                .execute_batch("PRAGMA foreign_keys = OFF")
+                .unwrap();
         }
+        let ran = self.execute_all(&translation, args, parsed.kind);
+        if translation.suspends_foreign_keys {
+            self.conn.execute_batch("PRAGMA foreign_keys = ON").unwrap();
+        }
+        let outcome = match ran {
+            Ok(outcome) => outcome,
+            Err(outcome) => {
+                if let (Some(r), Some(before), Outcome::Error(1062 | 1452, _)) =
+                    (&translation.reserves, before, &outcome)
+                {
+                    self.conn.execute_batch(&r.sql(before)).unwrap();
+                }
+                return outcome;
+            }
+        };
         if let (Some(r), Some(before)) = (&translation.reserves, before) {
             // The first value the insert generated (SQLite knows the last).
             if let (Outcome::Affected(n @ 1..), Affected::Changes) =
@@ -168,6 +175,22 @@ impl Node {
             self.counted = true;
         }
         outcome
+    }
+
+    /// Runs a translation's statements in order: the last one's outcome, or the first error.
+    fn execute_all(
+        &mut self,
+        translation: &xrpc_sql_sqlite::Translation,
+        args: &[SqlValue],
+        kind: xrpc_sql::Kind,
+    ) -> Result<Outcome, Outcome> {
+        let mut outcome = Outcome::Affected(0);
+        for sql in &translation.sql {
+            outcome = self
+                .execute(sql, translation, args)
+                .map_err(|err| sqlite_error(&err, kind))?;
+        }
+        Ok(outcome)
     }
 
     /// `SELECT … INTO @a`: one row to the variables.
