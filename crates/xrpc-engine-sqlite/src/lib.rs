@@ -2873,7 +2873,12 @@ fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
                 || message.starts_with("unrecognized token")
             {
                 &codes::PARSE_ERROR
-            } else if let Some(table) = message.strip_prefix("no such table: information_schema.") {
+            } else if let Some(table) = message
+                .strip_prefix("no such table: ")
+                .and_then(|name| name.split_at_checked(catalog::INFORMATION_SCHEMA.len() + 1))
+                .filter(|(schema, _)| schema.eq_ignore_ascii_case("information_schema."))
+                .map(|(_, table)| table)
+            {
                 return SqlError::new(
                     &codes::UNKNOWN_TABLE,
                     format!("Unknown table '{table}' in information_schema"),

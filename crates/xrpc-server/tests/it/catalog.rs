@@ -214,6 +214,16 @@ fn table() -> Vec<(&'static str, Expect, Maria)> {
             Same,
         ),
         (
+            "select * from INFORMATION_SCHEMA.Nope",
+            Err(1109, "42S02"),
+            Same,
+        ),
+        (
+            "select count(*), count(FILE_NAME) from INFORMATION_SCHEMA.FILES",
+            Rows(&["count(*)", "count(FILE_NAME)"], &[&["0", "0"]]),
+            Same,
+        ),
+        (
             "select * from performance_schema.nope",
             Err(1146, "42S02"),
             Same,
