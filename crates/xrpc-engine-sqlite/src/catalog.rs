@@ -40,11 +40,11 @@
 //! statistics (TABLE_ROWS, DATA_LENGTH, CREATE_TIME, …) are 1235 when read for a table (NULL for
 //! a view, as in MariaDB); `STATISTICS` likewise, over `xrpc_statistics`, with CARDINALITY 1235. It holds the tables
 //! `SCHEMATA`, `COLUMNS`, `STATISTICS`, `TABLE_CONSTRAINTS`, `KEY_COLUMN_USAGE` and
-//! `REFERENTIAL_CONSTRAINTS` (keys and foreign keys; a table's CHECK constraints are not listed,
-//! so `TABLE_CONSTRAINTS` is 1235 while one exists), and `FILES`, which is empty as MariaDB's
+//! `REFERENTIAL_CONSTRAINTS` (keys, foreign keys and CHECK constraints under MariaDB's names; a
+//! table declared with MySQL 8's `t_chk_n` names makes `TABLE_CONSTRAINTS` 1235), and `FILES`, which is empty as MariaDB's
 //! is (it lists no InnoDB tablespaces; mysqldump reads it before dumping), with MySQL's upper-case column names,
 //! database and table names ordered as MariaDB's `utf8mb3_general_ci` orders them
-//! ([`NAME_COLLATION`]), and
+//! ([`NAME_COLLATION`]), the other text compared and ordered as it does ([`CI_NAME_COLLATION`]), and
 //! `VIEWS`, a view of `TABLES`' views whose columns the node does not know as MariaDB has them
 //! (VIEW_DEFINITION, IS_UPDATABLE, DEFINER, SECURITY_TYPE, ALGORITHM) are 1235 when read; the
 //! others (the names, CHECK_OPTION `NONE`, the character set and collation) are read as any. Before
@@ -116,19 +116,33 @@ pub(crate) fn compare_names(a: &str, b: &str) -> std::cmp::Ordering {
         .then_with(|| a.cmp(b))
 }
 
+/// The collation of `information_schema`'s other text columns (column, index and constraint
+/// names, types, …): MariaDB's `utf8mb3_general_ci` for ASCII text, which compares letters as
+/// capitals (so `_` sorts after them, where SQLite's NOCASE, folding to lower case, sorts it
+/// before), equal when equal but for case.
+pub(crate) const CI_NAME_COLLATION: &str = "xrpc_name_ci";
+
+/// [`CI_NAME_COLLATION`]'s order.
+pub(crate) fn compare_names_ci(a: &str, b: &str) -> std::cmp::Ordering {
+    a.bytes()
+        .map(|c| c.to_ascii_uppercase())
+        .cmp(b.bytes().map(|c| c.to_ascii_uppercase()))
+}
+
 /// The catalog tables, created in the in-memory `information_schema` of every connection. Names
-/// compare and sort without regard to case, as MySQL's `utf8mb3_general_ci` columns do, except
+/// compare and sort without regard to case, as MySQL's `utf8mb3_general_ci` columns do
+/// ([`CI_NAME_COLLATION`]), except
 /// database and table names, which compare as the file system does (`lower_case_table_names`
 /// 0).
 pub(crate) const INFORMATION_SCHEMA_DDL: &str = "
 CREATE TABLE information_schema.SCHEMATA (
-  CATALOG_NAME VARCHAR(64) COLLATE NOCASE, SCHEMA_NAME VARCHAR(64) COLLATE xrpc_name, DEFAULT_CHARACTER_SET_NAME VARCHAR(64) COLLATE NOCASE,
-  DEFAULT_COLLATION_NAME VARCHAR(64) COLLATE NOCASE, SQL_PATH VARCHAR(512) COLLATE NOCASE);
+  CATALOG_NAME VARCHAR(64) COLLATE xrpc_name_ci, SCHEMA_NAME VARCHAR(64) COLLATE xrpc_name, DEFAULT_CHARACTER_SET_NAME VARCHAR(64) COLLATE xrpc_name_ci,
+  DEFAULT_COLLATION_NAME VARCHAR(64) COLLATE xrpc_name_ci, SQL_PATH VARCHAR(512) COLLATE xrpc_name_ci);
 CREATE TABLE information_schema.xrpc_tables (
-  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
-  TABLE_TYPE VARCHAR(64) COLLATE NOCASE, ENGINE VARCHAR(64) COLLATE NOCASE, VERSION INT, ROW_FORMAT VARCHAR(10) COLLATE NOCASE,
-  TABLE_ROWS BIGINT UNSIGNED, AUTO_INCREMENT BIGINT UNSIGNED, TABLE_COLLATION VARCHAR(64) COLLATE NOCASE,
-  CREATE_OPTIONS VARCHAR(256) COLLATE NOCASE, TABLE_COMMENT TEXT);
+  TABLE_CATALOG VARCHAR(64) COLLATE xrpc_name_ci, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
+  TABLE_TYPE VARCHAR(64) COLLATE xrpc_name_ci, ENGINE VARCHAR(64) COLLATE xrpc_name_ci, VERSION INT, ROW_FORMAT VARCHAR(10) COLLATE xrpc_name_ci,
+  TABLE_ROWS BIGINT UNSIGNED, AUTO_INCREMENT BIGINT UNSIGNED, TABLE_COLLATION VARCHAR(64) COLLATE xrpc_name_ci,
+  CREATE_OPTIONS VARCHAR(256) COLLATE xrpc_name_ci, TABLE_COMMENT TEXT);
 CREATE VIEW information_schema.TABLES AS SELECT TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE,
   ENGINE, VERSION, ROW_FORMAT,
   CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.TABLE_ROWS') END AS TABLE_ROWS,
@@ -146,51 +160,51 @@ CREATE VIEW information_schema.TABLES AS SELECT TABLE_CATALOG, TABLE_SCHEMA, TAB
   CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE 'N' END AS TEMPORARY
   FROM xrpc_tables;
 CREATE TABLE information_schema.COLUMNS (
-  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
-  COLUMN_NAME VARCHAR(64) COLLATE NOCASE, ORDINAL_POSITION INT UNSIGNED, COLUMN_DEFAULT TEXT,
-  IS_NULLABLE VARCHAR(3) COLLATE NOCASE, DATA_TYPE LONGTEXT, CHARACTER_MAXIMUM_LENGTH BIGINT,
+  TABLE_CATALOG VARCHAR(64) COLLATE xrpc_name_ci, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
+  COLUMN_NAME VARCHAR(64) COLLATE xrpc_name_ci, ORDINAL_POSITION INT UNSIGNED, COLUMN_DEFAULT TEXT,
+  IS_NULLABLE VARCHAR(3) COLLATE xrpc_name_ci, DATA_TYPE LONGTEXT, CHARACTER_MAXIMUM_LENGTH BIGINT,
   CHARACTER_OCTET_LENGTH BIGINT, NUMERIC_PRECISION BIGINT UNSIGNED,
   NUMERIC_SCALE BIGINT UNSIGNED, DATETIME_PRECISION INT UNSIGNED,
-  CHARACTER_SET_NAME VARCHAR(64) COLLATE NOCASE, COLLATION_NAME VARCHAR(64) COLLATE NOCASE, COLUMN_TYPE MEDIUMTEXT,
-  COLUMN_KEY VARCHAR(3) COLLATE NOCASE, EXTRA VARCHAR(256) COLLATE NOCASE, PRIVILEGES VARCHAR(154) COLLATE NOCASE, COLUMN_COMMENT TEXT,
-  IS_GENERATED VARCHAR(6) COLLATE NOCASE, GENERATION_EXPRESSION LONGTEXT);
+  CHARACTER_SET_NAME VARCHAR(64) COLLATE xrpc_name_ci, COLLATION_NAME VARCHAR(64) COLLATE xrpc_name_ci, COLUMN_TYPE MEDIUMTEXT,
+  COLUMN_KEY VARCHAR(3) COLLATE xrpc_name_ci, EXTRA VARCHAR(256) COLLATE xrpc_name_ci, PRIVILEGES VARCHAR(154) COLLATE xrpc_name_ci, COLUMN_COMMENT TEXT,
+  IS_GENERATED VARCHAR(6) COLLATE xrpc_name_ci, GENERATION_EXPRESSION LONGTEXT);
 CREATE TABLE information_schema.xrpc_statistics (
-  TABLE_CATALOG VARCHAR(64) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
-  NON_UNIQUE INT, INDEX_SCHEMA VARCHAR(64) COLLATE xrpc_name, INDEX_NAME VARCHAR(64) COLLATE NOCASE, SEQ_IN_INDEX INT UNSIGNED,
-  COLUMN_NAME VARCHAR(64) COLLATE NOCASE, COLLATION VARCHAR(1) COLLATE NOCASE, CARDINALITY BIGINT, SUB_PART BIGINT,
-  PACKED VARCHAR(10) COLLATE NOCASE, NULLABLE VARCHAR(3) COLLATE NOCASE, INDEX_TYPE VARCHAR(11) COLLATE NOCASE, COMMENT VARCHAR(8) COLLATE NOCASE,
-  INDEX_COMMENT VARCHAR(2048) COLLATE NOCASE, IGNORED VARCHAR(3) COLLATE NOCASE);
+  TABLE_CATALOG VARCHAR(64) COLLATE xrpc_name_ci, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
+  NON_UNIQUE INT, INDEX_SCHEMA VARCHAR(64) COLLATE xrpc_name, INDEX_NAME VARCHAR(64) COLLATE xrpc_name_ci, SEQ_IN_INDEX INT UNSIGNED,
+  COLUMN_NAME VARCHAR(64) COLLATE xrpc_name_ci, COLLATION VARCHAR(1) COLLATE xrpc_name_ci, CARDINALITY BIGINT, SUB_PART BIGINT,
+  PACKED VARCHAR(10) COLLATE xrpc_name_ci, NULLABLE VARCHAR(3) COLLATE xrpc_name_ci, INDEX_TYPE VARCHAR(11) COLLATE xrpc_name_ci, COMMENT VARCHAR(8) COLLATE xrpc_name_ci,
+  INDEX_COMMENT VARCHAR(2048) COLLATE xrpc_name_ci, IGNORED VARCHAR(3) COLLATE xrpc_name_ci);
 CREATE VIEW information_schema.STATISTICS AS SELECT TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, NON_UNIQUE,
   INDEX_SCHEMA, INDEX_NAME, SEQ_IN_INDEX, COLUMN_NAME, COLLATION,
   my_unsupported('information_schema.STATISTICS.CARDINALITY') AS CARDINALITY, SUB_PART, PACKED, NULLABLE,
   INDEX_TYPE, COMMENT, INDEX_COMMENT, IGNORED FROM xrpc_statistics;
 CREATE TABLE information_schema.TABLE_CONSTRAINTS (
-  CONSTRAINT_CATALOG VARCHAR(512) COLLATE NOCASE, CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_NAME VARCHAR(64) COLLATE NOCASE,
-  TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_TYPE VARCHAR(64) COLLATE NOCASE);
+  CONSTRAINT_CATALOG VARCHAR(512) COLLATE xrpc_name_ci, CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_NAME VARCHAR(64) COLLATE xrpc_name_ci,
+  TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_TYPE VARCHAR(64) COLLATE xrpc_name_ci);
 CREATE TABLE information_schema.KEY_COLUMN_USAGE (
-  CONSTRAINT_CATALOG VARCHAR(512) COLLATE NOCASE, CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_NAME VARCHAR(64) COLLATE NOCASE,
-  TABLE_CATALOG VARCHAR(512) COLLATE NOCASE, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
-  COLUMN_NAME VARCHAR(64) COLLATE NOCASE, ORDINAL_POSITION BIGINT, POSITION_IN_UNIQUE_CONSTRAINT BIGINT,
-  REFERENCED_TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, REFERENCED_TABLE_NAME VARCHAR(64) COLLATE xrpc_name, REFERENCED_COLUMN_NAME VARCHAR(64) COLLATE NOCASE);
+  CONSTRAINT_CATALOG VARCHAR(512) COLLATE xrpc_name_ci, CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_NAME VARCHAR(64) COLLATE xrpc_name_ci,
+  TABLE_CATALOG VARCHAR(512) COLLATE xrpc_name_ci, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
+  COLUMN_NAME VARCHAR(64) COLLATE xrpc_name_ci, ORDINAL_POSITION BIGINT, POSITION_IN_UNIQUE_CONSTRAINT BIGINT,
+  REFERENCED_TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, REFERENCED_TABLE_NAME VARCHAR(64) COLLATE xrpc_name, REFERENCED_COLUMN_NAME VARCHAR(64) COLLATE xrpc_name_ci);
 CREATE TABLE information_schema.REFERENTIAL_CONSTRAINTS (
-  CONSTRAINT_CATALOG VARCHAR(512) COLLATE NOCASE, CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_NAME VARCHAR(64) COLLATE NOCASE,
-  UNIQUE_CONSTRAINT_CATALOG VARCHAR(512) COLLATE NOCASE, UNIQUE_CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name,
-  UNIQUE_CONSTRAINT_NAME VARCHAR(64) COLLATE NOCASE, MATCH_OPTION VARCHAR(64) COLLATE NOCASE,
-  UPDATE_RULE VARCHAR(64) COLLATE NOCASE, DELETE_RULE VARCHAR(64) COLLATE NOCASE, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
+  CONSTRAINT_CATALOG VARCHAR(512) COLLATE xrpc_name_ci, CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_NAME VARCHAR(64) COLLATE xrpc_name_ci,
+  UNIQUE_CONSTRAINT_CATALOG VARCHAR(512) COLLATE xrpc_name_ci, UNIQUE_CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name,
+  UNIQUE_CONSTRAINT_NAME VARCHAR(64) COLLATE xrpc_name_ci, MATCH_OPTION VARCHAR(64) COLLATE xrpc_name_ci,
+  UPDATE_RULE VARCHAR(64) COLLATE xrpc_name_ci, DELETE_RULE VARCHAR(64) COLLATE xrpc_name_ci, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
   REFERENCED_TABLE_NAME VARCHAR(64) COLLATE xrpc_name);
 CREATE TABLE information_schema.FILES (
-  FILE_ID BIGINT NOT NULL, FILE_NAME VARCHAR(512) COLLATE NOCASE, FILE_TYPE VARCHAR(20) COLLATE NOCASE NOT NULL,
-  TABLESPACE_NAME VARCHAR(64) COLLATE NOCASE, TABLE_CATALOG VARCHAR(64) COLLATE NOCASE NOT NULL,
+  FILE_ID BIGINT NOT NULL, FILE_NAME VARCHAR(512) COLLATE xrpc_name_ci, FILE_TYPE VARCHAR(20) COLLATE xrpc_name_ci NOT NULL,
+  TABLESPACE_NAME VARCHAR(64) COLLATE xrpc_name_ci, TABLE_CATALOG VARCHAR(64) COLLATE xrpc_name_ci NOT NULL,
   TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
-  LOGFILE_GROUP_NAME VARCHAR(64) COLLATE NOCASE, LOGFILE_GROUP_NUMBER BIGINT, ENGINE VARCHAR(64) COLLATE NOCASE NOT NULL,
-  FULLTEXT_KEYS VARCHAR(64) COLLATE NOCASE, DELETED_ROWS BIGINT, UPDATE_COUNT BIGINT, FREE_EXTENTS BIGINT,
+  LOGFILE_GROUP_NAME VARCHAR(64) COLLATE xrpc_name_ci, LOGFILE_GROUP_NUMBER BIGINT, ENGINE VARCHAR(64) COLLATE xrpc_name_ci NOT NULL,
+  FULLTEXT_KEYS VARCHAR(64) COLLATE xrpc_name_ci, DELETED_ROWS BIGINT, UPDATE_COUNT BIGINT, FREE_EXTENTS BIGINT,
   TOTAL_EXTENTS BIGINT, EXTENT_SIZE BIGINT NOT NULL, INITIAL_SIZE BIGINT UNSIGNED, MAXIMUM_SIZE BIGINT UNSIGNED,
   AUTOEXTEND_SIZE BIGINT UNSIGNED, CREATION_TIME DATETIME, LAST_UPDATE_TIME DATETIME, LAST_ACCESS_TIME DATETIME,
-  RECOVER_TIME BIGINT, TRANSACTION_COUNTER BIGINT, VERSION BIGINT UNSIGNED, ROW_FORMAT VARCHAR(10) COLLATE NOCASE,
+  RECOVER_TIME BIGINT, TRANSACTION_COUNTER BIGINT, VERSION BIGINT UNSIGNED, ROW_FORMAT VARCHAR(10) COLLATE xrpc_name_ci,
   TABLE_ROWS BIGINT UNSIGNED, AVG_ROW_LENGTH BIGINT UNSIGNED, DATA_LENGTH BIGINT UNSIGNED,
   MAX_DATA_LENGTH BIGINT UNSIGNED, INDEX_LENGTH BIGINT UNSIGNED, DATA_FREE BIGINT UNSIGNED, CREATE_TIME DATETIME,
-  UPDATE_TIME DATETIME, CHECK_TIME DATETIME, CHECKSUM BIGINT UNSIGNED, STATUS VARCHAR(20) COLLATE NOCASE NOT NULL,
-  EXTRA VARCHAR(255) COLLATE NOCASE);
+  UPDATE_TIME DATETIME, CHECK_TIME DATETIME, CHECKSUM BIGINT UNSIGNED, STATUS VARCHAR(20) COLLATE xrpc_name_ci NOT NULL,
+  EXTRA VARCHAR(255) COLLATE xrpc_name_ci);
 CREATE VIEW information_schema.VIEWS AS SELECT TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME,
   my_unsupported('information_schema.VIEWS.VIEW_DEFINITION') AS VIEW_DEFINITION,
   'NONE' AS CHECK_OPTION,
@@ -998,6 +1012,9 @@ pub(crate) struct TableEntry {
     /// A translated table with CHECK constraints (a JSON column's among them), which SHOW
     /// CREATE TABLE does not write as MariaDB does (it prints them rewritten).
     pub(crate) has_checks: bool,
+    /// Those CHECK constraints' names, as TABLE_CONSTRAINTS lists them; `None` when they are
+    /// not MariaDB's (a table declared with MySQL 8's `t_chk_n` names).
+    pub(crate) check_names: Option<Vec<String>>,
 }
 
 /// One column of a table.
@@ -1183,6 +1200,11 @@ fn apply_kept(entry: &mut TableEntry, kept: &xrpc_sql_sqlite::Table) {
     entry.foreign_keys = kept.foreign_keys_shown.clone();
     entry.foreign_keys.sort();
     entry.has_checks = !kept.checks.is_empty();
+    entry.check_names = kept
+        .checks
+        .iter()
+        .all(|(_, sql)| sql.contains("my_check_constraint("))
+        .then(|| kept.checks.iter().map(|(name, _)| name.clone()).collect());
     // A table declared without an engine has MySQL's default one.
     entry.engine = Some(
         kept.options
@@ -2001,6 +2023,7 @@ impl SqliteConn {
                     kept: false,
                     foreign_keys: Vec::new(),
                     has_checks: false,
+                    check_names: Some(Vec::new()),
                 })
                 .collect();
             let find = |entries: &mut Vec<TableEntry>, name: &str| {
@@ -2194,8 +2217,8 @@ impl SqliteConn {
 
     /// Refuses a statement that may read `information_schema.COLUMNS` while a translated view
     /// has a column without a declared type (its type there would not be MySQL's), or
-    /// `TABLE_CONSTRAINTS` while a table has CHECK constraints (which it does not list: their
-    /// names are not all MariaDB's).
+    /// `TABLE_CONSTRAINTS` while a table has CHECK constraints named as MySQL 8 names them
+    /// (which it does not list: MariaDB's names differ).
     pub(super) fn refuse_undescribed_views(&self, sql: &str) -> Result<(), SqlError> {
         if self.unlisted_checks && xrpc_engine::lex::contains_ignore_case(sql, "table_constraints")
         {
@@ -2214,7 +2237,7 @@ impl SqliteConn {
     }
 
     fn write_catalog(&mut self, tables: &[TableEntry]) -> Result<(), SqlError> {
-        self.unlisted_checks = tables.iter().any(|t| t.has_checks);
+        self.unlisted_checks = tables.iter().any(|t| t.check_names.is_none());
         self.undescribed_views = tables
             .iter()
             .filter(|t| t.view && t.kept && t.columns.iter().any(|c| c.kept_type.is_none()))
@@ -2368,8 +2391,8 @@ impl SqliteConn {
     }
 
     /// The rows of `tables`' keys and foreign keys in TABLE_CONSTRAINTS, KEY_COLUMN_USAGE and
-    /// REFERENTIAL_CONSTRAINTS, as MariaDB lists them (CHECK constraints are not listed: see
-    /// `refuse_undescribed_views`).
+    /// REFERENTIAL_CONSTRAINTS, and of their CHECK constraints in TABLE_CONSTRAINTS, as MariaDB
+    /// lists them (checks with MySQL 8's names are not listed: see `refuse_undescribed_views`).
     fn write_constraint_rows(&self, tables: &[TableEntry]) -> Result<(), SqlError> {
         let map = |err| self.map(err);
         let mut constraint = self
@@ -2467,6 +2490,11 @@ impl SqliteConn {
                         t.name,
                         fk.table
                     ])
+                    .map_err(map)?;
+            }
+            for check in t.check_names.iter().flatten() {
+                constraint
+                    .execute(rusqlite::params![t.db, check, t.name, "CHECK"])
                     .map_err(map)?;
             }
         }

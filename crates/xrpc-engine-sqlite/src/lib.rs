@@ -941,6 +941,8 @@ impl SqliteConn {
             .map_err(map)?;
         conn.create_collation(catalog::NAME_COLLATION, catalog::compare_names)
             .map_err(map)?;
+        conn.create_collation(catalog::CI_NAME_COLLATION, catalog::compare_names_ci)
+            .map_err(map)?;
         conn.execute("ATTACH DATABASE ':memory:' AS information_schema", [])
             .map_err(map)?;
         conn.execute_batch(catalog::INFORMATION_SCHEMA_DDL)

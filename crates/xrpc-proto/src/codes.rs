@@ -266,6 +266,9 @@ error_codes! {
     ROW_IS_REFERENCED = 1451, "23000", Error,
         "Cannot delete or update a parent row: a foreign key constraint fails",
         "SQLite engine: a DELETE of a parent row that child rows still reference.";
+    CONSTRAINT_FAILED = 4025, "23000", Error,
+        "CONSTRAINT failed",
+        "SQLite engine: an INSERT, REPLACE, UPDATE or ALTER TABLE whose row fails a CHECK constraint (a JSON column's validity check included), named as MariaDB names it: ``CONSTRAINT `t.c` failed for `db`.`t` `` for a column's check, the constraint's name (or `CONSTRAINT_n`) for a table's.";
     INVALID_GROUP_FUNC_USE = 1111, "HY000", Error,
         "Invalid use of group function",
         "An aggregate where MySQL allows none: in WHERE, or nested in another aggregate.";

@@ -44,6 +44,16 @@ fn fail(code: u16, message: impl Into<String>) -> FnError {
     }
 }
 
+/// Whether a condition's value fails a CHECK constraint: false, not NULL (a row passes unless
+/// its condition is false, as in MySQL).
+fn is_false(value: ValueRef<'_>) -> bool {
+    match value {
+        ValueRef::Integer(i) => i == 0,
+        ValueRef::Real(r) => r == 0.0,
+        _ => false,
+    }
+}
+
 /// The MySQL error a function raised, from the SQLite error of the statement that called it.
 pub fn error_of(err: &Error) -> Option<FnError> {
     let text = match err {
@@ -720,20 +730,32 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             ),
         ))
     })?;
-    // A CHECK constraint: a row passes unless its condition is false (NULL passes), as
-    // MySQL's CHECK constraints do.
+    // A CHECK constraint with MySQL 8's name (`t_chk_n`) and error, as tables whose
+    // declarations were written before their checks took MariaDB's names hold it.
     scalar(conn, "my_check", 2, true, |a| {
-        let failed = match a.v(0) {
-            ValueRef::Integer(i) => i == 0,
-            ValueRef::Real(r) => r == 0.0,
-            _ => false,
-        };
-        if failed {
+        if is_false(a.v(0)) {
             return Err(fail(
                 3819,
                 format!(
                     "Check constraint '{}' is violated.",
                     a.text(1).unwrap_or_default()
+                ),
+            ));
+        }
+        Ok(Value::Integer(1))
+    })?;
+    // A CHECK constraint: (condition, the name the error shows, database, table), failing with
+    // MariaDB's 4025 when the condition is false (NULL passes).
+    scalar(conn, "my_check_constraint", 4, true, |a| {
+        if is_false(a.v(0)) {
+            let name = |i| a.text(i).unwrap_or_default();
+            return Err(fail(
+                4025,
+                format!(
+                    "CONSTRAINT `{}` failed for `{}`.`{}`",
+                    name(1),
+                    name(2),
+                    name(3)
                 ),
             ));
         }

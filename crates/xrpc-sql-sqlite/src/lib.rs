@@ -84,9 +84,12 @@
 //!   unchanged every column those keys reference and its own foreign key columns (a change to
 //!   one of them, and ADD FOREIGN KEY to such a table, is 1235). Several changes in one ALTER TABLE run in order; one that can fail on
 //!   the rows (MODIFY/CHANGE, a UNIQUE key, dropping a keyed column) must be the first, so a
-//!   failure leaves the table as it was (else 1235). CHECK constraints (column or table, named or
-//!   MySQL's `table_chk_n`) are SQLite CHECKs of `my_check`, which fails with MySQL's 3819
-//!   when the condition is false (NULL passes); NOT ENFORCED ones are not kept. LOCK TABLES and UNLOCK TABLES have nothing to do (SQLite's one writer).
+//!   failure leaves the table as it was (else 1235). CHECK constraints (column or table) are SQLite
+//!   CHECKs of `my_check_constraint`, which fails with MariaDB's 4025 when the condition is
+//!   false (NULL passes), named as MariaDB names them (a column's by the column, shown
+//!   `table.column`; an unnamed table check `CONSTRAINT_n`) and checked in MariaDB's order (the
+//!   columns' in column order, then the table's); after RENAME TABLE the error still shows the
+//!   old table name. NOT ENFORCED ones are not kept. LOCK TABLES and UNLOCK TABLES have nothing to do (SQLite's one writer).
 //!   `CREATE TABLE t LIKE s` copies the catalog's definition without foreign keys or the
 //!   AUTO_INCREMENT counter (a source with CHECKs is 1235); `CREATE TABLE t AS SELECT` takes
 //!   the declarations of one table's plain columns (a join, union or computed column is 1235)

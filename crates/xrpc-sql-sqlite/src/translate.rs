@@ -2481,16 +2481,13 @@ impl<'a> Translator<'a> {
         // Where a foreign key's own index is: made only where no other key starts with its
         // columns, as InnoDB does.
         let mut fk_indexes: Vec<usize> = Vec::new();
-        // A JSON column's validity check, named as MariaDB names a column's check.
+        // A JSON column's validity check, a check of the column as MariaDB makes it.
         let json_checks: Vec<sqlparser::ast::CheckConstraint> = create
             .columns
             .iter()
             .filter(|d| matches!(d.data_type, DataType::JSON))
             .map(|d| sqlparser::ast::CheckConstraint {
-                name: Some(sqlparser::ast::Ident::new(format!(
-                    "{name}.{}",
-                    d.name.value
-                ))),
+                name: None,
                 expr: Box::new(Expr::Function(sqlparser::ast::Function {
                     name: ObjectName(vec![ObjectNamePart::Identifier(
                         sqlparser::ast::Ident::new("json_valid"),
@@ -2517,14 +2514,24 @@ impl<'a> Translator<'a> {
                 enforced: None,
             })
             .collect();
-        let mut checks: Vec<&sqlparser::ast::CheckConstraint> = json_checks.iter().collect();
+        // Each with the column it is declared with: a column's checks come first, in the
+        // columns' order, as MariaDB evaluates them.
+        let mut checks: Vec<(Option<&str>, &sqlparser::ast::CheckConstraint)> = Vec::new();
+        let mut json_checks = json_checks.iter();
         for def in &create.columns {
+            if matches!(def.data_type, DataType::JSON) {
+                checks.extend(
+                    json_checks
+                        .next()
+                        .map(|c| (Some(def.name.value.as_str()), c)),
+                );
+            }
             self.checks_allowed = true;
             let column = self.column_def(def, default_collation);
             self.checks_allowed = false;
             let (column, _, pk, unique) = column?;
             checks.extend(def.options.iter().filter_map(|o| match &o.option {
-                ColumnOption::Check(c) => Some(c),
+                ColumnOption::Check(c) => Some((Some(def.name.value.as_str()), c)),
                 _ => None,
             }));
             if table.column(&column.name).is_some() {
@@ -2580,7 +2587,7 @@ impl<'a> Translator<'a> {
                         Vec::new(),
                     ));
                 }
-                TableConstraint::Check(c) => checks.push(c),
+                TableConstraint::Check(c) => checks.push((None, c)),
                 other => {
                     return unsupported(format!("constraint {}", first_words(&other.to_string())));
                 }
@@ -2831,20 +2838,24 @@ impl<'a> Translator<'a> {
     }
 
     /// The enforced CHECK constraints as SQLite's: the condition as MySQL reads it, failing
-    /// with MySQL's 3819 when false. Unnamed ones are `table_chk_n`, as MySQL names them.
+    /// with MariaDB's 4025 when false, each with the column it is declared with (`None`: a
+    /// table's). Named as MariaDB names them: a column's by the column (`t.c` in the error), an
+    /// unnamed table's `CONSTRAINT_n`.
     fn checks(
         &mut self,
         table: &Table,
-        checks: &[&sqlparser::ast::CheckConstraint],
+        checks: &[(Option<&str>, &sqlparser::ast::CheckConstraint)],
     ) -> Result<Vec<(String, String)>> {
         let mut out = Vec::new();
         let mut unnamed = 0;
-        for check in checks {
-            let name = match &check.name {
-                Some(n) => n.value.clone(),
-                None => {
+        for (column, check) in checks {
+            let (name, shown) = match (&check.name, column) {
+                (Some(n), _) => (n.value.clone(), n.value.clone()),
+                (None, Some(column)) => (column.to_string(), format!("{}.{column}", table.name)),
+                (None, None) => {
                     unnamed += 1;
-                    format!("{}_chk_{unnamed}", table.name)
+                    let n = format!("CONSTRAINT_{unnamed}");
+                    (n.clone(), n)
                 }
             };
             if check.enforced == Some(false) {
@@ -2867,10 +2878,12 @@ impl<'a> Translator<'a> {
             out.push((
                 name.clone(),
                 format!(
-                    "CONSTRAINT {} CHECK (my_check({}, {}))",
+                    "CONSTRAINT {} CHECK (my_check_constraint({}, {}, {}, {}))",
                     ident(&name),
                     truth(&condition),
-                    quote(&name)
+                    quote(&shown),
+                    quote(&table.database),
+                    quote(&table.name)
                 ),
             ));
         }

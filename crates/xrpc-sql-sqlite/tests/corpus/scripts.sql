@@ -1143,6 +1143,24 @@ UPDATE accounts SET balance = balance + 1 WHERE id = 1;
 UPDATE accounts SET hi = NULL;
 SELECT id, balance, kind, lo, hi FROM accounts ORDER BY id;
 
+-- script: CHECK constraints refuse rows, named as MariaDB names them
+CREATE TABLE ck (id INT PRIMARY KEY, a INT CHECK (a > 0), b INT, c INT, j JSON, CHECK (b > a), CONSTRAINT small_c CHECK (c < 100), CHECK (b < 100));
+INSERT INTO ck VALUES (1, 1, 2, 3, '{}');
+INSERT INTO ck VALUES (2, -1, -2, 3, '{}');
+INSERT INTO ck VALUES (3, 5, 1, 3, '{}');
+INSERT INTO ck VALUES (4, 1, 200, 3, '{}');
+INSERT INTO ck VALUES (5, 1, 2, 300, '{}');
+INSERT INTO ck VALUES (6, 1, 2, 3, 'not json');
+UPDATE ck SET a = 0 WHERE id = 1;
+UPDATE ck SET c = NULL, b = 50;
+SELECT id, a, b, c, j FROM ck ORDER BY id;
+SELECT CONSTRAINT_NAME, CONSTRAINT_TYPE FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ck' ORDER BY CONSTRAINT_NAME;
+
+-- script: information_schema orders names as utf8mb3_general_ci does
+CREATE TABLE names_order (ab INT, a_b INT, `A_c` INT, aa INT, b INT);
+SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'names_order' ORDER BY COLUMN_NAME;
+SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'names_order' AND COLUMN_NAME = 'A_B';
+
 -- script: ENUM columns
 CREATE TABLE tickets2 (id INT PRIMARY KEY, status ENUM('open', 'in progress', 'closed') NOT NULL DEFAULT 'open', prio ENUM('low', 'high'), kind ENUM('b', 'a') NOT NULL);
 INSERT INTO tickets2 (id, status, prio, kind) VALUES (1, 'closed', 'high', 'a'), (2, 'OPEN', NULL, 'b'), (3, 'in progress ', 'low', 'a');
