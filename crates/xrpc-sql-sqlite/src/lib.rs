@@ -45,7 +45,8 @@
 //!   IGNORE keeps MySQL's implicit defaults for NOT NULL columns. An insert of a known row
 //!   count reserves its auto-increment values as InnoDB does ([`Reservation`]). UPDATE and
 //!   DELETE with ORDER BY/LIMIT select their rows by rowid; `UPDATE a JOIN b` is SQLite's
-//!   `UPDATE … FROM`, `DELETE a FROM a JOIN b` a rowid subquery, and so is `DELETE a, b FROM
+//!   `UPDATE … FROM` (its assignments all read the old values, as MariaDB's do; one that may
+//!   read a column assigned before it, which MySQL leaves unordered, is 1235), `DELETE a FROM a JOIN b` a rowid subquery, and so is `DELETE a, b FROM
 //!   t a, t b` whose targets are one table (the rows chosen before any is deleted).
 //! - **Databases.** Each MySQL database is a SQLite database attached under the schema name
 //!   [`Catalog::sqlite_schema`] gives; every table a translation names is emitted with it,

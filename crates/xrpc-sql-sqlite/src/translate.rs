@@ -2173,6 +2173,7 @@ impl<'a> Translator<'a> {
             self.clause = "field list";
             let mut sets = Vec::new();
             let mut same = Vec::new();
+            let mut assigned: Vec<String> = Vec::new();
             for a in &update.assignments {
                 let AssignmentTarget::ColumnName(n) = &a.target else {
                     return unsupported("tuple assignment");
@@ -2184,6 +2185,19 @@ impl<'a> Translator<'a> {
                         TranslateError::UnknownColumn(column_name.clone(), "field list")
                     })?
                     .clone();
+                // MySQL leaves the order of a multi-table UPDATE's assignments open (MariaDB
+                // reads the old values, a single-table UPDATE the new ones); SQLite reads the
+                // old ones. An assignment that may read a column assigned before it has no one
+                // answer.
+                if let Some(read) = assigned
+                    .iter()
+                    .find(|column| may_read_column(&a.value, &target, &table.name, column))
+                {
+                    return unsupported(format!(
+                        "a multi-table UPDATE assignment reading the column '{read}' assigned before it"
+                    ));
+                }
+                assigned.push(c.name.clone());
                 let t = self.expr(&a.value)?;
                 let value = store(&t, &c, true, false, true);
                 same.push(format!(
@@ -2192,9 +2206,6 @@ impl<'a> Translator<'a> {
                     ident(&c.name)
                 ));
                 sets.push(format!("{} = {value}", ident(&c.name)));
-            }
-            if update.assignments.len() > 1 {
-                return unsupported("multi-table UPDATE of several columns");
             }
             self.strict = false;
             self.clause = "on clause";
@@ -4217,6 +4228,32 @@ impl<'a> Translator<'a> {
         changed.indexes.push(index);
         Ok(ddl(vec![sql], CatalogChange::Replace(changed)))
     }
+}
+
+/// Whether `expr` may read column `column` of the table an UPDATE names `refer` (its alias, or
+/// `table`, its name): an unqualified name of the column anywhere in it, subqueries included,
+/// or one qualified by either name. Errs towards yes.
+fn may_read_column(expr: &Expr, refer: &str, table: &str, column: &str) -> bool {
+    let found = sqlparser::ast::visit_expressions(expr, |e| {
+        let reads = match e {
+            Expr::Identifier(name) => name.value.eq_ignore_ascii_case(column),
+            Expr::CompoundIdentifier(parts) => match parts.as_slice() {
+                [.., qualifier, name] => {
+                    name.value.eq_ignore_ascii_case(column)
+                        && (qualifier.value.eq_ignore_ascii_case(refer)
+                            || qualifier.value.eq_ignore_ascii_case(table))
+                }
+                _ => false,
+            },
+            _ => false,
+        };
+        if reads {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
+    });
+    found.is_break()
 }
 
 /// The parts of a foreign key as the translation declares it (`FOREIGN KEY ("a", …)

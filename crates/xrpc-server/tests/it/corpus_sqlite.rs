@@ -180,6 +180,18 @@ fn application_queries_answer_on_the_node_as_on_mariadb() {
     assert_silent_differences_are_known(&report, KNOWN_IN_APPLICATIONS);
 }
 
+/// Web applications' everyday statements (`tests/it/corpus/apps_web.sql`): a shop, a forum, a
+/// CMS's options and sessions, reports, search, pagination and a job queue. No silent
+/// difference.
+#[test]
+fn web_application_scripts_never_answer_otherwise_than_mariadb() {
+    let server = xrpc_testkit::MariaDb::start().expect("MariaDB for the differential corpus");
+    let scripts = corpus_scripts(include_str!("corpus/apps_web.sql"));
+    let report = compare_on_nodes(&server, &scripts, "node_apps_web");
+    println!("{report}");
+    assert_silent_differences_are_known(&report, &[]);
+}
+
 /// Fails when `report` has a silent difference `known` does not list, or `known` lists one that
 /// no longer differs (the list only shrinks).
 fn assert_silent_differences_are_known(report: &Report, known: &[(&str, &str, &str)]) {

@@ -1,0 +1,207 @@
+-- What web applications send day to day, beyond an ORM's basic CRUD: a shop's catalogue and
+-- orders, a forum's threads, a CMS's options and sessions, reports by day and by month, search
+-- and tags, soft deletes and audit columns. Each script runs statement by statement on a fresh
+-- node and a fresh MariaDB database, and the outcomes are compared (corpus_sqlite.rs).
+
+-- script: a shop's catalogue with categories, prices and stock
+CREATE TABLE `categories` (`id` int unsigned NOT NULL AUTO_INCREMENT, `parent_id` int unsigned DEFAULT NULL, `name` varchar(100) NOT NULL, `slug` varchar(120) NOT NULL, `position` smallint NOT NULL DEFAULT 0, PRIMARY KEY (`id`), UNIQUE KEY `categories_slug_unique` (`slug`), KEY `categories_parent_id_index` (`parent_id`)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+CREATE TABLE `products` (`id` bigint unsigned NOT NULL AUTO_INCREMENT, `category_id` int unsigned NOT NULL, `sku` varchar(32) NOT NULL, `title` varchar(255) NOT NULL, `price` decimal(10,2) NOT NULL, `sale_price` decimal(10,2) DEFAULT NULL, `stock` int NOT NULL DEFAULT 0, `is_active` tinyint(1) NOT NULL DEFAULT 1, `created_at` timestamp NULL DEFAULT NULL, `updated_at` timestamp NULL DEFAULT NULL, PRIMARY KEY (`id`), UNIQUE KEY `products_sku_unique` (`sku`), KEY `products_category_id_foreign` (`category_id`), CONSTRAINT `products_category_id_foreign` FOREIGN KEY (`category_id`) REFERENCES `categories` (`id`) ON DELETE CASCADE) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+INSERT INTO `categories` (`parent_id`, `name`, `slug`, `position`) VALUES (NULL, 'Books', 'books', 1), (NULL, 'Music', 'music', 2), (1, 'Science Fiction', 'sci-fi', 1), (1, 'History', 'history', 2);
+INSERT INTO `products` (`category_id`, `sku`, `title`, `price`, `sale_price`, `stock`, `is_active`, `created_at`, `updated_at`) VALUES (3, 'BK-001', 'Dune', 9.99, NULL, 12, 1, '2024-03-01 10:00:00', '2024-03-01 10:00:00'), (3, 'BK-002', 'Foundation', 8.50, 7.25, 0, 1, '2024-03-02 11:00:00', '2024-03-02 11:00:00'), (4, 'BK-003', 'SPQR', 15.00, 12.00, 3, 1, '2024-03-03 12:00:00', '2024-03-05 09:30:00'), (2, 'MU-001', 'Kind of Blue', 11.99, NULL, 7, 0, '2024-03-04 13:00:00', '2024-03-04 13:00:00');
+SELECT p.`id`, p.`title`, COALESCE(p.`sale_price`, p.`price`) AS `effective_price`, c.`name` AS `category` FROM `products` p INNER JOIN `categories` c ON c.`id` = p.`category_id` WHERE p.`is_active` = 1 AND p.`stock` > 0 ORDER BY `effective_price` ASC;
+SELECT c.`name`, COUNT(p.`id`) AS `products_count`, MIN(p.`price`) AS `min_price`, MAX(p.`price`) AS `max_price`, SUM(p.`stock`) AS `stock` FROM `categories` c LEFT JOIN `products` p ON p.`category_id` = c.`id` GROUP BY c.`id`, c.`name` ORDER BY c.`position`, c.`name`;
+SELECT `title`, `price`, `sale_price`, ROUND((`price` - `sale_price`) / `price` * 100, 1) AS `discount_pct` FROM `products` WHERE `sale_price` IS NOT NULL ORDER BY `discount_pct` DESC;
+SELECT parent.`name` AS `parent`, child.`name` AS `child` FROM `categories` child LEFT JOIN `categories` parent ON parent.`id` = child.`parent_id` ORDER BY child.`id`;
+SELECT `id`, `title` FROM `products` WHERE `title` LIKE '%o%' AND `category_id` IN (SELECT `id` FROM `categories` WHERE `parent_id` = 1) ORDER BY `title`;
+UPDATE `products` SET `stock` = `stock` - 2, `updated_at` = '2024-03-06 08:00:00' WHERE `sku` = 'BK-001' AND `stock` >= 2;
+UPDATE `products` SET `stock` = `stock` - 5 WHERE `sku` = 'BK-003' AND `stock` >= 5;
+SELECT `sku`, `stock`, `updated_at` FROM `products` ORDER BY `sku`;
+SELECT COUNT(*) AS aggregate FROM `products` WHERE `is_active` = 1;
+SELECT * FROM `products` WHERE `is_active` = 1 ORDER BY `created_at` DESC LIMIT 2 OFFSET 0;
+DELETE FROM `categories` WHERE `id` = 2;
+SELECT COUNT(*) FROM `products`;
+
+-- script: orders, line items and a monthly revenue report
+CREATE TABLE customers (id INT AUTO_INCREMENT PRIMARY KEY, email VARCHAR(190) NOT NULL UNIQUE, name VARCHAR(100) NOT NULL, country CHAR(2) NOT NULL DEFAULT 'US', created_at DATETIME NOT NULL);
+CREATE TABLE orders (id INT AUTO_INCREMENT PRIMARY KEY, customer_id INT NOT NULL, status ENUM('pending','paid','shipped','cancelled') NOT NULL DEFAULT 'pending', total DECIMAL(12,2) NOT NULL DEFAULT 0.00, placed_at DATETIME NOT NULL, INDEX idx_customer (customer_id), INDEX idx_placed (placed_at), FOREIGN KEY (customer_id) REFERENCES customers(id));
+CREATE TABLE order_items (order_id INT NOT NULL, line_no SMALLINT NOT NULL, product VARCHAR(100) NOT NULL, qty INT NOT NULL, unit_price DECIMAL(10,2) NOT NULL, PRIMARY KEY (order_id, line_no), FOREIGN KEY (order_id) REFERENCES orders(id) ON DELETE CASCADE);
+INSERT INTO customers (email, name, country, created_at) VALUES ('ann@example.com', 'Ann', 'DE', '2023-12-30 09:00:00'), ('bo@example.com', 'Bo', 'SE', '2024-01-15 10:00:00'), ('cy@example.com', 'Cy', 'US', '2024-02-20 11:00:00');
+INSERT INTO orders (customer_id, status, placed_at) VALUES (1, 'paid', '2024-01-05 14:00:00'), (1, 'shipped', '2024-02-11 09:15:00'), (2, 'paid', '2024-02-14 18:30:00'), (3, 'cancelled', '2024-02-28 23:59:59'), (3, 'pending', '2024-03-01 00:00:00');
+INSERT INTO order_items VALUES (1, 1, 'Dune', 2, 9.99), (1, 2, 'SPQR', 1, 15.00), (2, 1, 'Foundation', 3, 7.25), (3, 1, 'Kind of Blue', 1, 11.99), (3, 2, 'Dune', 1, 9.99), (4, 1, 'SPQR', 2, 15.00), (5, 1, 'Dune', 1, 9.99);
+UPDATE orders o SET total = (SELECT SUM(qty * unit_price) FROM order_items i WHERE i.order_id = o.id);
+SELECT id, status, total FROM orders ORDER BY id;
+SELECT DATE_FORMAT(placed_at, '%Y-%m') AS month, COUNT(*) AS orders, SUM(total) AS revenue, AVG(total) AS avg_order FROM orders WHERE status IN ('paid', 'shipped') GROUP BY DATE_FORMAT(placed_at, '%Y-%m') ORDER BY month;
+SELECT YEAR(placed_at) AS y, MONTH(placed_at) AS m, SUM(CASE WHEN status = 'cancelled' THEN 0 ELSE total END) AS net FROM orders GROUP BY YEAR(placed_at), MONTH(placed_at) ORDER BY y, m;
+SELECT c.name, COUNT(o.id) AS orders, IFNULL(SUM(o.total), 0) AS spent FROM customers c LEFT JOIN orders o ON o.customer_id = c.id AND o.status <> 'cancelled' GROUP BY c.id, c.name HAVING spent > 10 ORDER BY spent DESC;
+SELECT c.country, COUNT(DISTINCT c.id) AS customers, COUNT(o.id) AS orders FROM customers c LEFT JOIN orders o ON o.customer_id = c.id GROUP BY c.country ORDER BY c.country;
+SELECT product, SUM(qty) AS units, SUM(qty * unit_price) AS sales FROM order_items GROUP BY product ORDER BY sales DESC, product LIMIT 3;
+SELECT id, placed_at, DATEDIFF('2024-03-10', placed_at) AS age_days, DAYNAME(placed_at) AS weekday FROM orders ORDER BY id;
+SELECT o.id FROM orders o WHERE NOT EXISTS (SELECT 1 FROM order_items i WHERE i.order_id = o.id AND i.product = 'Dune') ORDER BY o.id;
+SELECT id, status FROM orders WHERE placed_at BETWEEN '2024-02-01' AND '2024-02-29 23:59:59' ORDER BY placed_at;
+SELECT id FROM orders WHERE placed_at >= DATE_SUB('2024-03-01', INTERVAL 30 DAY) ORDER BY id;
+UPDATE orders SET status = 'shipped' WHERE status = 'paid' AND placed_at < '2024-02-01';
+DELETE FROM orders WHERE status = 'cancelled';
+SELECT COUNT(*) FROM order_items;
+SELECT status, COUNT(*) FROM orders GROUP BY status ORDER BY status;
+
+-- script: a forum's threads, replies and the latest post per thread
+CREATE TABLE threads (id INT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, title VARCHAR(200) NOT NULL, author VARCHAR(50) NOT NULL, pinned TINYINT(1) NOT NULL DEFAULT 0, created_at DATETIME NOT NULL) ENGINE=InnoDB;
+CREATE TABLE posts (id INT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, thread_id INT UNSIGNED NOT NULL, author VARCHAR(50) NOT NULL, body TEXT NOT NULL, created_at DATETIME NOT NULL, KEY thread_created (thread_id, created_at)) ENGINE=InnoDB;
+INSERT INTO threads (title, author, pinned, created_at) VALUES ('Welcome', 'admin', 1, '2024-01-01 00:00:00'), ('Rust or Go?', 'kim', 0, '2024-02-01 12:00:00'), ('Off topic', 'lee', 0, '2024-02-02 08:00:00');
+INSERT INTO posts (thread_id, author, body, created_at) VALUES (1, 'admin', 'Hello all', '2024-01-01 00:00:00'), (2, 'kim', 'Which one?', '2024-02-01 12:00:00'), (2, 'lee', 'Rust.', '2024-02-01 12:05:00'), (2, 'max', 'Go!', '2024-02-01 12:07:30'), (3, 'lee', 'Anyone?', '2024-02-02 08:00:00'), (1, 'kim', 'Hi admin', '2024-02-03 09:00:00');
+SELECT t.id, t.title, COUNT(p.id) - 1 AS replies, MAX(p.created_at) AS last_post FROM threads t JOIN posts p ON p.thread_id = t.id GROUP BY t.id, t.title ORDER BY t.pinned DESC, last_post DESC;
+SELECT p.thread_id, p.author, p.created_at FROM posts p WHERE p.created_at = (SELECT MAX(p2.created_at) FROM posts p2 WHERE p2.thread_id = p.thread_id) ORDER BY p.thread_id;
+SELECT thread_id, author, created_at FROM (SELECT thread_id, author, created_at, ROW_NUMBER() OVER (PARTITION BY thread_id ORDER BY created_at DESC) AS rn FROM posts) latest WHERE rn = 1 ORDER BY thread_id;
+SELECT author, COUNT(*) AS posts, GROUP_CONCAT(DISTINCT thread_id ORDER BY thread_id SEPARATOR ',') AS threads FROM posts GROUP BY author ORDER BY posts DESC, author;
+SELECT id, LEFT(body, 5) AS preview, CHAR_LENGTH(body) AS len FROM posts WHERE body LIKE '%?%' ORDER BY id;
+SELECT t.title FROM threads t WHERE t.id IN (SELECT thread_id FROM posts GROUP BY thread_id HAVING COUNT(*) >= 2) ORDER BY t.title;
+SELECT SQL_CALC_FOUND_ROWS id, title FROM threads ORDER BY created_at DESC LIMIT 2;
+SELECT FOUND_ROWS();
+UPDATE threads SET pinned = NOT pinned WHERE id IN (1, 2);
+SELECT id, pinned FROM threads ORDER BY id;
+
+-- script: a CMS's options, autoloaded settings and transients
+CREATE TABLE `wp_options` (`option_id` bigint(20) unsigned NOT NULL AUTO_INCREMENT, `option_name` varchar(191) NOT NULL DEFAULT '', `option_value` longtext NOT NULL, `autoload` varchar(20) NOT NULL DEFAULT 'yes', PRIMARY KEY (`option_id`), UNIQUE KEY `option_name` (`option_name`), KEY `autoload` (`autoload`)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_520_ci;
+INSERT INTO `wp_options` (`option_name`, `option_value`, `autoload`) VALUES ('siteurl', 'http://example.com', 'yes'), ('blogname', 'My Blog', 'yes'), ('_transient_timeout_feed', '1700000000', 'no'), ('_transient_feed', 'a:0:{}', 'no'), ('cron', 'a:1:{i:1;}', 'yes');
+SELECT option_name, option_value FROM wp_options WHERE autoload = 'yes' ORDER BY option_id;
+SELECT option_value FROM wp_options WHERE option_name = 'blogname' LIMIT 1;
+INSERT INTO `wp_options` (`option_name`, `option_value`, `autoload`) VALUES ('blogname', 'New Name', 'yes') ON DUPLICATE KEY UPDATE `option_name` = VALUES(`option_name`), `option_value` = VALUES(`option_value`), `autoload` = VALUES(`autoload`);
+UPDATE `wp_options` SET `option_value` = 'a:2:{i:1;i:2;}' WHERE `option_name` = 'cron';
+DELETE a, b FROM wp_options a, wp_options b WHERE a.option_name LIKE '\_transient\_%' AND a.option_name NOT LIKE '\_transient\_timeout\_%' AND b.option_name = CONCAT('_transient_timeout_', SUBSTRING(a.option_name, 12)) AND b.option_value < 1710000000;
+SELECT option_id, option_name, option_value, autoload FROM wp_options ORDER BY option_id;
+SELECT SUM(LENGTH(option_value)) AS autoload_size FROM wp_options WHERE autoload = 'yes';
+
+-- script: sessions with expiry, touched and garbage-collected
+CREATE TABLE sessions (id VARCHAR(128) NOT NULL PRIMARY KEY, user_id BIGINT UNSIGNED NULL, ip_address VARCHAR(45) NULL, payload LONGTEXT NOT NULL, last_activity INT NOT NULL, INDEX sessions_user_id_index (user_id), INDEX sessions_last_activity_index (last_activity));
+INSERT INTO sessions (id, user_id, ip_address, payload, last_activity) VALUES ('s1', 1, '10.0.0.1', 'YTowOnt9', 1710000000), ('s2', NULL, '10.0.0.2', 'YToxOnt9', 1710003600), ('s3', 2, '::1', 'YToyOnt9', 1709990000);
+SELECT * FROM sessions WHERE id = 's1' LIMIT 1;
+UPDATE sessions SET payload = 'YTozOnt9', last_activity = 1710007200, user_id = 1, ip_address = '10.0.0.1' WHERE id = 's1';
+INSERT INTO sessions (id, payload, last_activity) VALUES ('s2', 'new', 1710009000) ON DUPLICATE KEY UPDATE payload = VALUES(payload), last_activity = VALUES(last_activity);
+DELETE FROM sessions WHERE last_activity <= 1710000000;
+SELECT id, user_id, payload, last_activity, FROM_UNIXTIME(last_activity) AS seen FROM sessions ORDER BY id;
+SELECT COUNT(*) FROM sessions WHERE user_id IS NULL;
+
+-- script: tags, taggings and a tag cloud
+CREATE TABLE tags (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(50) NOT NULL, UNIQUE KEY uniq_name (name));
+CREATE TABLE taggings (tag_id INT NOT NULL, item_id INT NOT NULL, PRIMARY KEY (tag_id, item_id), KEY item (item_id));
+INSERT IGNORE INTO tags (name) VALUES ('rust'), ('sql'), ('Rust'), ('web');
+SELECT id, name FROM tags ORDER BY id;
+INSERT INTO taggings VALUES (1, 10), (1, 11), (2, 10), (4, 12), (2, 12), (1, 12);
+INSERT IGNORE INTO taggings VALUES (1, 10), (2, 11);
+SELECT t.name, COUNT(*) AS uses FROM tags t JOIN taggings g ON g.tag_id = t.id GROUP BY t.name ORDER BY uses DESC, t.name;
+SELECT item_id FROM taggings WHERE tag_id IN (1, 2) GROUP BY item_id HAVING COUNT(DISTINCT tag_id) = 2 ORDER BY item_id;
+SELECT i.item_id, GROUP_CONCAT(t.name ORDER BY t.name) AS tags FROM taggings i JOIN tags t ON t.id = i.tag_id GROUP BY i.item_id ORDER BY i.item_id;
+SELECT name FROM tags WHERE name = 'RUST';
+DELETE FROM taggings WHERE tag_id = (SELECT id FROM tags WHERE name = 'web');
+SELECT COUNT(*) FROM taggings;
+
+-- script: soft deletes, audit columns and restores
+CREATE TABLE documents (id INT NOT NULL AUTO_INCREMENT, title VARCHAR(100) NOT NULL, body MEDIUMTEXT, version INT NOT NULL DEFAULT 1, created_by VARCHAR(50) NOT NULL, created_at DATETIME(3) NOT NULL, updated_at DATETIME(3) NULL, deleted_at DATETIME(3) NULL DEFAULT NULL, PRIMARY KEY (id), KEY deleted_at (deleted_at));
+INSERT INTO documents (title, body, created_by, created_at) VALUES ('Plan', 'v1', 'ann', '2024-04-01 09:00:00.125'), ('Notes', NULL, 'bo', '2024-04-02 10:30:00.500'), ('Draft', 'x', 'ann', '2024-04-03 11:45:00.000');
+UPDATE documents SET body = 'v2', version = version + 1, updated_at = '2024-04-04 08:00:00.250' WHERE id = 1 AND version = 1;
+UPDATE documents SET body = 'v3', version = version + 1, updated_at = '2024-04-04 08:00:01.000' WHERE id = 1 AND version = 1;
+UPDATE documents SET deleted_at = '2024-04-05 12:00:00.000' WHERE id IN (2, 3);
+SELECT id, title, version FROM documents WHERE deleted_at IS NULL ORDER BY id;
+SELECT COUNT(*) AS trashed FROM documents WHERE deleted_at IS NOT NULL;
+UPDATE documents SET deleted_at = NULL WHERE id = 3;
+SELECT id, title, body, version, created_by, created_at, updated_at, deleted_at FROM documents ORDER BY id;
+SELECT created_by, COUNT(*) AS docs, MAX(created_at) AS newest FROM documents WHERE deleted_at IS NULL GROUP BY created_by ORDER BY created_by;
+
+-- script: search by words, prefixes and case
+CREATE TABLE articles (id INT PRIMARY KEY, title VARCHAR(200) NOT NULL, body TEXT NOT NULL, published TINYINT(1) NOT NULL DEFAULT 0, published_at DATE NULL);
+INSERT INTO articles VALUES (1, 'Getting started with SQL', 'Tables, rows and columns.', 1, '2024-01-10'), (2, 'Advanced sql tricks', 'Window functions and CTEs.', 1, '2024-02-20'), (3, 'SQLite internals', 'B-trees everywhere.', 0, NULL), (4, 'Café culture', 'Coffee and croissants.', 1, '2024-03-05');
+SELECT id, title FROM articles WHERE title LIKE '%sql%' ORDER BY id;
+SELECT id FROM articles WHERE LOWER(title) LIKE 'sql%' OR body LIKE '%CTE%' ORDER BY id;
+SELECT id, title FROM articles WHERE title LIKE 'cafe%' ORDER BY id;
+SELECT id FROM articles WHERE title REGEXP '^(getting|advanced)' ORDER BY id;
+SELECT id, LOCATE('sql', title) AS pos, INSTR(LOWER(body), 'and') AS body_pos FROM articles ORDER BY id;
+SELECT id, title FROM articles WHERE published = 1 AND published_at >= '2024-02-01' ORDER BY published_at DESC;
+SELECT id, UPPER(SUBSTRING(title, 1, 1)) AS initial, REPLACE(title, ' ', '-') AS slug FROM articles ORDER BY title;
+SELECT COUNT(*) FROM articles WHERE body <> '' AND title NOT LIKE '%internals%';
+SELECT id FROM articles ORDER BY published_at IS NULL, published_at DESC;
+
+-- script: pagination by keyset and by offset
+CREATE TABLE events (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, kind VARCHAR(20) NOT NULL, happened_at DATETIME NOT NULL, amount DECIMAL(8,2) NULL, INDEX kind_time (kind, happened_at));
+INSERT INTO events (kind, happened_at, amount) VALUES ('click', '2024-05-01 10:00:00', NULL), ('buy', '2024-05-01 10:05:00', 20.00), ('click', '2024-05-01 10:06:00', NULL), ('buy', '2024-05-01 11:00:00', 5.50), ('refund', '2024-05-02 09:00:00', -5.50), ('click', '2024-05-02 09:30:00', NULL), ('buy', '2024-05-02 12:00:00', 42.42);
+SELECT id, kind FROM events ORDER BY happened_at, id LIMIT 3;
+SELECT id, kind FROM events WHERE (happened_at, id) > ('2024-05-01 10:06:00', 3) ORDER BY happened_at, id LIMIT 3;
+SELECT id, kind FROM events WHERE happened_at > '2024-05-01 10:06:00' OR (happened_at = '2024-05-01 10:06:00' AND id > 3) ORDER BY happened_at, id LIMIT 3;
+SELECT id FROM events ORDER BY id DESC LIMIT 2, 2;
+SELECT kind, COUNT(*) AS n, SUM(amount) AS total, SUM(IF(amount > 0, amount, 0)) AS positive FROM events GROUP BY kind ORDER BY kind;
+SELECT DATE(happened_at) AS day, COUNT(*) AS n, COALESCE(SUM(amount), 0) AS amount FROM events GROUP BY DATE(happened_at) ORDER BY day;
+SELECT HOUR(happened_at) AS h, COUNT(*) FROM events GROUP BY h ORDER BY h;
+SELECT id, amount, SUM(amount) OVER (ORDER BY id) AS running FROM events WHERE amount IS NOT NULL ORDER BY id;
+SELECT MAX(id), MIN(happened_at), MAX(amount), AVG(amount) FROM events;
+
+-- script: a job queue claimed with locking reads and status updates
+CREATE TABLE jobs (id INT AUTO_INCREMENT PRIMARY KEY, queue VARCHAR(50) NOT NULL DEFAULT 'default', payload JSON NOT NULL, attempts TINYINT UNSIGNED NOT NULL DEFAULT 0, reserved_at INT UNSIGNED NULL, available_at INT UNSIGNED NOT NULL, created_at INT UNSIGNED NOT NULL, INDEX jobs_queue_index (queue));
+INSERT INTO jobs (queue, payload, available_at, created_at) VALUES ('default', '{"job": "SendMail", "to": "a@x.io"}', 100, 100), ('default', '{"job": "Resize", "size": [640, 480]}', 200, 100), ('high', '{"job": "Charge", "cents": 1299}', 50, 50);
+START TRANSACTION;
+SELECT * FROM jobs WHERE queue = 'default' AND ((reserved_at IS NULL AND available_at <= 150) OR (reserved_at <= 90)) ORDER BY id ASC LIMIT 1 FOR UPDATE SKIP LOCKED;
+UPDATE jobs SET reserved_at = 150, attempts = attempts + 1 WHERE id = 1;
+COMMIT;
+SELECT id, JSON_UNQUOTE(JSON_EXTRACT(payload, '$.job')) AS job, JSON_UNQUOTE(JSON_EXTRACT(payload, '$.to')) AS recipient, JSON_EXTRACT(payload, '$.size[1]') AS height, attempts, reserved_at FROM jobs ORDER BY id;
+DELETE FROM jobs WHERE id = 1;
+SELECT queue, COUNT(*) FROM jobs GROUP BY queue ORDER BY queue;
+SELECT id FROM jobs WHERE JSON_EXTRACT(payload, '$.cents') > 1000;
+
+-- script: implicit conversions and edge values applications run into
+CREATE TABLE vals (id INT PRIMARY KEY, s VARCHAR(20), n INT, d DECIMAL(8,3), f DOUBLE);
+INSERT INTO vals VALUES (1, '10', 3, 2.500, 0.1), (2, '7abc', -7, -2.500, 1e3), (3, 'a ', 0, 0.000, NULL), (4, NULL, NULL, NULL, -0.5);
+SELECT id, s + 5, n DIV 2, n MOD 4, -n % 3, d * 2, ROUND(d), ROUND(d, 1), TRUNCATE(d, 1) FROM vals ORDER BY id;
+SELECT id, s = 10, s = 'A', s = 'a', s LIKE 'a', n = '3', n IN (3, NULL), n NOT IN (3, NULL) FROM vals ORDER BY id;
+SELECT id, n / 0, n DIV 0, MOD(n, 0), f * 3, ROUND(f, 0), CEIL(d), FLOOR(d), ABS(n), SIGN(d) FROM vals ORDER BY id;
+SELECT id, CONCAT('#', id, '-', s), CONCAT_WS('/', s, n, d), LENGTH(s), CHAR_LENGTH(s), COALESCE(s, n, 'none') FROM vals ORDER BY id;
+SELECT id, CAST(s AS SIGNED), CAST(d AS CHAR), CAST(n AS DECIMAL(6,2)), CAST('2024-02-30' AS DATE), CAST(f AS SIGNED) FROM vals ORDER BY id;
+SELECT id, IF(n > 0, 'pos', IF(n < 0, 'neg', 'zero')) AS sign_word, CASE WHEN d IS NULL THEN 'n/a' WHEN d > 0 THEN d ELSE 0 END AS d_or_zero FROM vals ORDER BY id;
+SELECT COUNT(*), COUNT(s), COUNT(DISTINCT n), SUM(n), AVG(n), SUM(d), AVG(d), MIN(s), MAX(s), SUM(f), MAX(f) FROM vals;
+SELECT GREATEST(1, 2.5, '3'), LEAST('b', 'A', 'c'), NULLIF(5, 5), NULLIF(5, 6), IFNULL(NULL, 'x'), 0.1 + 0.2 = 0.3, 1e0 + 2e-1;
+SELECT 9223372036854775807 + 1;
+SELECT CAST(-1 AS UNSIGNED);
+SELECT 1 / 3, 2 / 3 * 3, 10 DIV 3, -10 DIV 3, 10 % -3, POW(2, 10), SQRT(16), 7 / 2;
+SELECT id FROM vals WHERE s = 'a' ORDER BY id;
+SELECT id FROM vals WHERE n BETWEEN -10 AND 5 AND s IS NOT NULL ORDER BY n;
+SELECT id, n FROM vals ORDER BY n DESC;
+SELECT id, s FROM vals ORDER BY s;
+
+-- script: dates and times as reports compute them
+CREATE TABLE shifts (id INT PRIMARY KEY, starts DATETIME NOT NULL, ends DATETIME NULL, day DATE NOT NULL, dur TIME NULL);
+INSERT INTO shifts VALUES (1, '2024-02-28 22:00:00', '2024-02-29 06:30:00', '2024-02-28', '08:30:00'), (2, '2024-12-31 23:15:00', '2025-01-01 07:45:15', '2024-12-31', '08:30:15'), (3, '2024-03-31 09:00:00', NULL, '2024-03-31', NULL);
+SELECT id, TIMESTAMPDIFF(MINUTE, starts, ends), TIMEDIFF(ends, starts), DATEDIFF(ends, starts), TIMESTAMPDIFF(HOUR, starts, ends) FROM shifts ORDER BY id;
+SELECT id, DATE_ADD(day, INTERVAL 1 MONTH), DATE_SUB(day, INTERVAL 1 YEAR), day + INTERVAL 2 DAY, LAST_DAY(day), DAYOFWEEK(day), WEEKDAY(day), DAYOFYEAR(day) FROM shifts ORDER BY id;
+SELECT id, DATE_FORMAT(starts, '%d/%m/%Y %H:%i'), DATE_FORMAT(starts, '%W %M %e, %Y'), DATE_FORMAT(starts, '%a %b %D %l:%i %p'), TIME_FORMAT(dur, '%H:%i') FROM shifts ORDER BY id;
+SELECT id, YEAR(day), QUARTER(day), MONTH(day), MONTHNAME(day), WEEK(day), WEEK(day, 1), YEARWEEK(day), DAY(day) FROM shifts ORDER BY id;
+SELECT id, UNIX_TIMESTAMP(starts), FROM_UNIXTIME(1709164800), STR_TO_DATE('29/02/2024 06:30', '%d/%m/%Y %H:%i'), TIME_TO_SEC(dur), SEC_TO_TIME(30615) FROM shifts ORDER BY id;
+SELECT id, DATE(starts), TIME(starts), HOUR(ends), MINUTE(ends), SECOND(ends), starts < ends, ADDTIME(starts, '01:00:00') FROM shifts ORDER BY id;
+SELECT id FROM shifts WHERE starts >= '2024-03-01' ORDER BY id;
+SELECT id FROM shifts WHERE YEAR(starts) = 2024 AND MONTH(starts) IN (2, 12) ORDER BY id;
+SELECT DATE_FORMAT(day, '%Y-%m') AS m, COUNT(*) AS n, SEC_TO_TIME(SUM(TIME_TO_SEC(dur))) AS total FROM shifts GROUP BY m ORDER BY m;
+SELECT DATE_ADD('2024-01-31', INTERVAL 1 MONTH), DATE_ADD('2024-02-29', INTERVAL 1 YEAR), '2024-03-01' - INTERVAL 1 DAY, DATE_ADD('2024-01-01 00:00:00', INTERVAL 90 MINUTE), ADDDATE('2024-01-01', 31), SUBDATE('2024-01-01', INTERVAL 1 WEEK);
+SELECT MAKEDATE(2024, 60), MAKETIME(12, 30, 5), TO_DAYS('2024-01-01'), FROM_DAYS(739252), DAYNAME('2024-02-29'), PERIOD_DIFF(202403, 202312), EXTRACT(YEAR_MONTH FROM '2024-02-29 10:00:00');
+
+-- script: INSERT … SELECT, UPDATE and DELETE with joins, REPLACE
+CREATE TABLE staging (sku VARCHAR(20) PRIMARY KEY, qty INT NOT NULL, price DECIMAL(8,2) NOT NULL);
+CREATE TABLE stock (sku VARCHAR(20) PRIMARY KEY, qty INT NOT NULL DEFAULT 0, price DECIMAL(8,2) NULL, note VARCHAR(30) NULL);
+INSERT INTO staging VALUES ('A', 5, 1.50), ('B', 0, 2.00), ('C', 12, 0.99), ('D', 3, 10.00);
+INSERT INTO stock (sku, qty, price) VALUES ('A', 1, 1.40), ('B', 4, 2.00), ('Z', 9, 9.99);
+INSERT INTO stock (sku, qty, price) SELECT s.sku, s.qty, s.price FROM staging s LEFT JOIN stock t ON t.sku = s.sku WHERE t.sku IS NULL;
+UPDATE stock t JOIN staging s ON s.sku = t.sku SET t.qty = t.qty + s.qty, t.price = s.price, t.note = 'restocked' WHERE s.qty > 0;
+DELETE t FROM stock t LEFT JOIN staging s ON s.sku = t.sku WHERE s.sku IS NULL;
+REPLACE INTO stock (sku, qty, price, note) VALUES ('B', 40, 2.10, 'replaced'), ('E', 1, 5.00, 'new');
+SELECT sku, qty, price, note FROM stock ORDER BY sku;
+INSERT INTO stock (sku, qty) SELECT CONCAT(sku, '2'), qty * 2 FROM staging WHERE qty > 4 ORDER BY sku;
+SELECT sku, qty, price FROM stock WHERE sku LIKE '_2' ORDER BY sku;
+UPDATE stock SET qty = qty - 1 ORDER BY qty DESC LIMIT 2;
+SELECT sku, qty FROM stock ORDER BY qty DESC, sku;
+DELETE FROM stock WHERE qty < 5 ORDER BY sku LIMIT 1;
+SELECT COUNT(*), SUM(qty) FROM stock;
+
+-- script: a multi-table UPDATE of several columns
+CREATE TABLE accounts2 (id INT PRIMARY KEY, balance DECIMAL(10,2) NOT NULL, updated VARCHAR(10) NULL, touched INT NOT NULL DEFAULT 0);
+CREATE TABLE payments (id INT PRIMARY KEY, account_id INT NOT NULL, amount DECIMAL(10,2) NOT NULL);
+INSERT INTO accounts2 (id, balance) VALUES (1, 100.00), (2, 50.50), (3, 0);
+INSERT INTO payments VALUES (10, 1, 25.25), (11, 2, 0.50), (12, 4, 1.00);
+UPDATE accounts2 a INNER JOIN payments p ON p.account_id = a.id SET a.balance = a.balance - p.amount, a.updated = 'paid', a.touched = a.touched + 1 WHERE p.amount > 0;
+SELECT id, balance, updated, touched FROM accounts2 ORDER BY id;
+UPDATE accounts2 a JOIN payments p ON p.account_id = a.id SET a.balance = 0, a.updated = NULL WHERE p.id = 11;
+SELECT id, balance, updated, touched FROM accounts2 ORDER BY id;
