@@ -689,6 +689,48 @@ pub(crate) fn format(parts: &DateParts, pattern: &str) -> Option<String> {
     Some(out)
 }
 
+/// TIME_FORMAT's text of a time, as MariaDB writes it: hours past 23 as they are for `%H`,
+/// `%k` and `%T`, the 12-hour specifiers and `%p` of the hour of the day; a negative time's
+/// sign once before the whole text. `None` when the pattern has a specifier of a date (MySQL's
+/// NULL).
+pub(crate) fn time_format(clock: &Clock, pattern: &str) -> Option<String> {
+    let hours = clock.hours();
+    let of_day = hours % 24;
+    let hour12 = (of_day + 11) % 12 + 1;
+    let meridiem = if of_day < 12 { "AM" } else { "PM" };
+    let (minute, second) = (clock.minutes(), clock.secs());
+    let mut out = String::new();
+    if clock.negative {
+        out.push('-');
+    }
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        let Some(spec) = chars.next() else {
+            break;
+        };
+        match spec {
+            'H' => out.push_str(&format!("{hours:02}")),
+            'k' => out.push_str(&hours.to_string()),
+            'h' | 'I' => out.push_str(&format!("{hour12:02}")),
+            'l' => out.push_str(&hour12.to_string()),
+            'i' => out.push_str(&format!("{minute:02}")),
+            's' | 'S' => out.push_str(&format!("{second:02}")),
+            'f' => out.push_str(&format!("{:06}", clock.micros)),
+            'p' => out.push_str(meridiem),
+            'r' => out.push_str(&format!("{hour12:02}:{minute:02}:{second:02} {meridiem}")),
+            'T' => out.push_str(&format!("{hours:02}:{minute:02}:{second:02}")),
+            'Y' | 'y' | 'm' | 'c' | 'd' | 'e' | 'D' | 'a' | 'b' | 'M' | 'W' | 'j' | 'w' | 'U'
+            | 'u' | 'V' | 'v' | 'X' | 'x' => return None,
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
 /// The specifiers STR_TO_DATE reads here: numbers only (`%Y %y %m %c %d %e %H %k %i %s %S %T`
 /// and `%%`); whether the format has a time part (the result is a DATETIME) or `None` for one
 /// with another specifier or without a whole date.
@@ -920,6 +962,38 @@ mod tests {
         assert_eq!(diff(Unit::Month, at("2024-01-31"), at("2024-02-29")), 0);
         assert_eq!(diff(Unit::Month, at("2024-01-15"), at("2024-03-15")), 2);
         assert_eq!(diff(Unit::Day, at("2024-03-15"), at("2024-03-01")), -14);
+    }
+
+    #[test]
+    fn time_format_writes_mariadbs_text() {
+        let clock = |text: &str| match read_time(ValueRef::Text(text.as_bytes())) {
+            TimeRead::Value(clock) => clock,
+            _ => panic!("{text}"),
+        };
+        let cases = [
+            (
+                "08:30:05",
+                "%H:%i:%s %k %h %I %l %p %r %T %f %%",
+                "08:30:05 8 08 08 8 AM 08:30:05 AM 08:30:05 000000 %",
+            ),
+            (
+                "100:05:06",
+                "%H %k %h %l %p %r %T",
+                "100 100 04 4 AM 04:05:06 AM 100:05:06",
+            ),
+            ("-01:02:03", "x%i", "-x02"),
+            ("00:00:00", "%h %p %l", "12 AM 12"),
+            ("12:00:00", "%p %h %l", "PM 12 12"),
+            ("10:00:00", "%q %H", "q 10"),
+        ];
+        for (time, pattern, expected) in cases {
+            assert_eq!(
+                time_format(&clock(time), pattern).as_deref(),
+                Some(expected),
+                "{time} {pattern}"
+            );
+        }
+        assert_eq!(time_format(&clock("10:00:00"), "%H %Y"), None);
     }
 
     #[test]

@@ -23,14 +23,15 @@ impl Translator<'_> {
     pub(crate) fn expr(&mut self, e: &Expr) -> Result<Typed> {
         // Leave `enum_ok` only to a column reference it was set for, never to the parts of
         // another expression.
-        let enum_ok = std::mem::take(&mut self.enum_ok);
-        self.enum_ok = enum_ok
-            && matches!(
-                e,
-                Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Nested(_)
-            );
+        let reference = matches!(
+            e,
+            Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Nested(_)
+        );
+        self.enum_ok &= reference;
+        self.time_ok &= reference;
         let out = self.expr_of(e);
         self.enum_ok = false;
+        self.time_ok = false;
         out
     }
 
@@ -857,6 +858,7 @@ impl Translator<'_> {
         for (i, arg) in args.iter().enumerate() {
             // FIND_IN_SET reads its list as text, as MySQL reads an ENUM or SET there.
             self.enum_ok = name == "FIND_IN_SET" && i == 1;
+            self.time_ok = i == 0 && library::reads_a_time(&name);
             let mut t = self.arg_expr(arg)?;
             // A value placed in a JSON document: a truth value is `true`/`false` there.
             let json_value = match name.as_str() {

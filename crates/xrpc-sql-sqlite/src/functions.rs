@@ -954,6 +954,40 @@ fn time_arg(a: &Args<'_, '_>, i: usize) -> Result<Option<Clock>, FnError> {
     }
 }
 
+/// A PERIOD_ADD or PERIOD_DIFF period (`YYMM` or `YYYYMM`) as a count of months, as MySQL
+/// reads it: a two-digit year before 70 is 20YY, after it 19YY; 0 is no period (0 months). A
+/// negative or longer period, or a month part outside 1 to 12 (MySQL 8 refuses it, MariaDB
+/// reads on), is 1235.
+fn period_months(period: i64) -> Result<i64, FnError> {
+    if period == 0 {
+        return Ok(0);
+    }
+    if !(1..=999_999).contains(&period) || !(1..=12).contains(&(period % 100)) {
+        return Err(unsupported_fn(
+            "a period other than YYMM or YYYYMM with a month from 1 to 12",
+        ));
+    }
+    let year = match period / 100 {
+        y if y < 70 => y + 2000,
+        y if y < 100 => y + 1900,
+        y => y,
+    };
+    Ok(year * 12 + period % 100 - 1)
+}
+
+/// A count of months as a period `YYYYMM` (0 stays 0; a year before 100 reads as two digits).
+fn months_period(months: i64) -> i64 {
+    if months == 0 {
+        return 0;
+    }
+    let year = match months / 12 {
+        y if y < 70 => y + 2000,
+        y if y < 100 => y + 1900,
+        y => y,
+    };
+    year * 100 + months % 12 + 1
+}
+
 /// A TIME result: its text, which must sort and compare as the time does wherever the
 /// translation compares TIME values natively (as a TIME column's does), so a negative one or
 /// one past 99:59:59 is refused.
@@ -1917,6 +1951,26 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
             _ => return Ok(Value::Null),
         }))
     })?;
+    scalar(conn, "my_period_add", 2, true, |a| {
+        let (period, months) = (some!(a.i64(0)), some!(a.i64(1)));
+        if period == 0 {
+            return Ok(Value::Integer(0));
+        }
+        let total = period_months(period)? + months;
+        if total < 0 {
+            return Err(unsupported_fn("PERIOD_ADD before year 0"));
+        }
+        Ok(Value::Integer(months_period(total)))
+    })?;
+    scalar(conn, "my_period_diff", 2, true, |a| {
+        let (from, to) = (some!(a.i64(0)), some!(a.i64(1)));
+        Ok(Value::Integer(period_months(from)? - period_months(to)?))
+    })?;
+    scalar(conn, "my_time_format", 2, true, |a| {
+        let clock = some!(time_arg(a, 0)?);
+        let pattern = some!(a.text(1));
+        Ok(dates::time_format(&clock, &pattern).map_or(Value::Null, text_value))
+    })?;
     scalar(conn, "my_time_to_sec", 1, true, |a| {
         let clock = some!(time_arg(a, 0)?);
         if clock.micros > 0 {
@@ -2723,4 +2777,31 @@ fn register_aggregates(conn: &Connection) -> rusqlite::Result<()> {
     conn.create_aggregate_function("my_real_sum", 1, flags, RealSum { average: false })?;
     conn.create_aggregate_function("my_real_avg", 1, flags, RealSum { average: true })?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_period_reads_two_digit_years_as_mysql_does() {
+        assert_eq!(period_months(6912).unwrap(), 2069 * 12 + 11);
+        assert_eq!(period_months(7001).unwrap(), 1970 * 12);
+        assert_eq!(period_months(202403).unwrap(), 2024 * 12 + 2);
+        assert_eq!(period_months(0).unwrap(), 0);
+    }
+
+    #[test]
+    fn a_period_whose_month_mysql_8_refuses_is_1235() {
+        for period in [202413, 202400, -202401, 1_000_001] {
+            assert_eq!(period_months(period).unwrap_err().code, 1235, "{period}");
+        }
+    }
+
+    #[test]
+    fn months_are_written_back_as_a_four_digit_year_period() {
+        assert_eq!(months_period(2069 * 12 + 11 + 1), 207001);
+        assert_eq!(months_period(13), 200102);
+        assert_eq!(months_period(0), 0);
+    }
 }

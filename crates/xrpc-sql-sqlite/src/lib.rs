@@ -136,9 +136,14 @@
 //!   literal that reads as a TIME). A write reads MySQL's forms (`HH:MM[:SS][.f]`,
 //!   `D HH:MM:SS`, `HHMMSS`, a datetime's time of day), rounds the fraction to n digits as
 //!   MySQL does (MariaDB truncates), and is 1292 otherwise, or out of range, in strict mode.
-//!   It is read in the same places as an ENUM. TIME(), CAST AS TIME, SEC_TO_TIME, MAKETIME and TIMEDIFF give TIME
-//!   values in the same range (others are 1235); HOUR, MINUTE, SECOND, MICROSECOND and
-//!   TIME_TO_SEC read a string as a TIME first, as MySQL does (`HOUR('10:30:00')` is 10).
+//!   It is read in the same places as an ENUM, and as the argument of HOUR, MINUTE, SECOND,
+//!   MICROSECOND, TIME_TO_SEC and TIME_FORMAT (which write it as MariaDB does: hours past 23
+//!   as they are for `%H %k %T`, the 12-hour specifiers of the hour of the day, a negative
+//!   time's sign once in front, NULL for a pattern with a date specifier). TIME(), CAST AS
+//!   TIME, SEC_TO_TIME, MAKETIME and TIMEDIFF give TIME values in the same range (others are
+//!   1235); those functions read a string as a TIME first, as MySQL does (`HOUR('10:30:00')`
+//!   is 10). PERIOD_ADD and PERIOD_DIFF read `YYMM`/`YYYYMM` periods as MySQL does (a period
+//!   whose month part is not 1 to 12 is 1235: MySQL 8 refuses it, MariaDB carries it over).
 //! - REPLACE is SQLite's `INSERT OR REPLACE` (row at a time, as MySQL deletes and inserts);
 //!   its affected rows, one per inserted and one per deleted row, come from the table's row
 //!   count before and after it, and NULL into a NOT NULL column is 1048 where SQLite would

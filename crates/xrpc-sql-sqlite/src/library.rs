@@ -54,6 +54,15 @@ pub(crate) fn unit_field(unit: &str) -> Option<DateTimeField> {
     })
 }
 
+/// Whether function `name` reads its first argument as a TIME when it is one (its text, kept
+/// as MySQL writes the time, is read back as the same time).
+pub(crate) fn reads_a_time(name: &str) -> bool {
+    matches!(
+        name,
+        "HOUR" | "MINUTE" | "SECOND" | "MICROSECOND" | "TIME_TO_SEC" | "TIME_FORMAT"
+    )
+}
+
 /// MySQL's built-in functions this translation does not provide: calling one is 1235, not 1305.
 const MYSQL_ONLY: &[&str] = &[
     "JSON_MERGE",
@@ -64,12 +73,9 @@ const MYSQL_ONLY: &[&str] = &[
     "UNCOMPRESS",
     "ADDTIME",
     "SUBTIME",
-    "PERIOD_ADD",
-    "PERIOD_DIFF",
     "UTC_TIME",
     "CONVERT_TZ",
     "GET_FORMAT",
-    "TIME_FORMAT",
     "FOUND_ROWS",
     "ROW_COUNT",
     "USER",
@@ -752,6 +758,36 @@ impl CallSite<'_> {
             "WEEKOFYEAR" => {
                 arity(n == 1)?;
                 (format!("my_week({}, 3, 0)", sql(0)), Ty::Int)
+            }
+            // Periods are read as integers, as CAST AS SIGNED reads them.
+            "PERIOD_ADD" | "PERIOD_DIFF" => {
+                arity(n == 2)?;
+                if args.iter().any(|a| a.json) {
+                    return unsupported(format!("{name} of a JSON value"));
+                }
+                let integer = |i: usize| {
+                    format!(
+                        "my_cast_signed({}, '{}')",
+                        sql(i),
+                        integer_reading(args[i].ty)
+                    )
+                };
+                (
+                    format!(
+                        "my_{}({}, {})",
+                        name.to_ascii_lowercase(),
+                        integer(0),
+                        integer(1)
+                    ),
+                    Ty::Int,
+                )
+            }
+            "TIME_FORMAT" => {
+                arity(n == 2)?;
+                (
+                    format!("my_time_format({}, {})", sql(0), text(1)),
+                    Ty::Str(Collation::Ci),
+                )
             }
             "TIME_TO_SEC" => {
                 arity(n == 1)?;

@@ -159,6 +159,10 @@ pub(crate) struct Translator<'a> {
     /// with a string literal, IS NULL, GROUP BY) or where its index order is emitted (ORDER
     /// BY). Anywhere else an ENUM column is refused: MySQL would compute with its index.
     pub(crate) enum_ok: bool,
+    /// The next expression, if it is a column reference, may be a TIME column: the argument of
+    /// a function that reads it as a TIME (HOUR, TIME_TO_SEC, TIME_FORMAT, …), which reads the
+    /// text it is kept as the way MySQL reads the time.
+    pub(crate) time_ok: bool,
     /// The members of the ENUM column the last column reference resolved to.
     last_members: Option<Vec<String>>,
     /// The members of the SET column the last column reference resolved to.
@@ -203,6 +207,7 @@ impl<'a> Translator<'a> {
             last_origin: None,
             checks_allowed: false,
             enum_ok: false,
+            time_ok: false,
             last_members: None,
             last_restricted: false,
             last_set_members: None,
@@ -651,7 +656,8 @@ impl<'a> Translator<'a> {
                         format!("{}.{}", ident(&source.name), ident(name))
                     };
                     self.last_origin = column.origin.clone();
-                    if let Some(kind) = column.restricted {
+                    let read_as_time = std::mem::take(&mut self.time_ok) && column.ty == Ty::Time;
+                    if let Some(kind) = column.restricted.filter(|_| !read_as_time) {
                         if !std::mem::take(&mut self.enum_ok) {
                             return unsupported(format!("{kind} column '{name}' in an expression"));
                         }

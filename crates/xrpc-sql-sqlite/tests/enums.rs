@@ -68,11 +68,25 @@ fn time_refused(sql: &str) {
     );
 }
 
-/// The function library reads a TIME column's text as a date, so functions of one are
-/// refused.
+/// A function that would read a TIME column as something else (YEAR takes it as today's
+/// date and time) is refused.
 #[test]
-fn a_function_of_a_time_column_is_refused() {
-    time_refused("SELECT HOUR(t) FROM tm");
+fn a_function_of_a_time_column_that_reads_no_time_is_refused() {
+    time_refused("SELECT YEAR(t) FROM tm");
+}
+
+/// HOUR, MINUTE, SECOND, MICROSECOND, TIME_TO_SEC and TIME_FORMAT read the column's text as the
+/// time it is, hours past 23 included.
+#[test]
+fn the_time_functions_read_a_time_column() {
+    let mut node = times();
+    node.run("INSERT INTO tm VALUES (2, '100:00:01', 2)");
+    let outcome = node.run("SELECT HOUR(t), TIME_TO_SEC(t) FROM tm WHERE id = 2");
+    assert!(
+        matches!(&outcome, Outcome::Rows { rows, .. }
+            if rows == &vec![vec![Some("100".to_string()), Some("360001".to_string())]]),
+        "{outcome}"
+    );
 }
 
 #[test]

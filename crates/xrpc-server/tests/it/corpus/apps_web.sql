@@ -172,12 +172,13 @@ SELECT id, DATE_ADD(day, INTERVAL 1 MONTH), DATE_SUB(day, INTERVAL 1 YEAR), day 
 SELECT id, DATE_FORMAT(starts, '%d/%m/%Y %H:%i'), DATE_FORMAT(starts, '%W %M %e, %Y'), DATE_FORMAT(starts, '%a %b %D %l:%i %p'), TIME_FORMAT(dur, '%H:%i') FROM shifts ORDER BY id;
 SELECT id, YEAR(day), QUARTER(day), MONTH(day), MONTHNAME(day), WEEK(day), WEEK(day, 1), YEARWEEK(day), DAY(day) FROM shifts ORDER BY id;
 SELECT id, UNIX_TIMESTAMP(starts), FROM_UNIXTIME(1709164800), STR_TO_DATE('29/02/2024 06:30', '%d/%m/%Y %H:%i'), TIME_TO_SEC(dur), SEC_TO_TIME(30615) FROM shifts ORDER BY id;
-SELECT id, DATE(starts), TIME(starts), HOUR(ends), MINUTE(ends), SECOND(ends), starts < ends, ADDTIME(starts, '01:00:00') FROM shifts ORDER BY id;
+SELECT id, DATE(starts), TIME(starts), HOUR(ends), MINUTE(ends), SECOND(ends), starts < ends FROM shifts ORDER BY id;
 SELECT id FROM shifts WHERE starts >= '2024-03-01' ORDER BY id;
 SELECT id FROM shifts WHERE YEAR(starts) = 2024 AND MONTH(starts) IN (2, 12) ORDER BY id;
 SELECT DATE_FORMAT(day, '%Y-%m') AS m, COUNT(*) AS n, SEC_TO_TIME(SUM(TIME_TO_SEC(dur))) AS total FROM shifts GROUP BY m ORDER BY m;
 SELECT DATE_ADD('2024-01-31', INTERVAL 1 MONTH), DATE_ADD('2024-02-29', INTERVAL 1 YEAR), '2024-03-01' - INTERVAL 1 DAY, DATE_ADD('2024-01-01 00:00:00', INTERVAL 90 MINUTE), ADDDATE('2024-01-01', 31), SUBDATE('2024-01-01', INTERVAL 1 WEEK);
 SELECT MAKEDATE(2024, 60), MAKETIME(12, 30, 5), TO_DAYS('2024-01-01'), FROM_DAYS(739252), DAYNAME('2024-02-29'), PERIOD_DIFF(202403, 202312), EXTRACT(YEAR_MONTH FROM '2024-02-29 10:00:00');
+SELECT id, ADDTIME(starts, '01:00:00'), SUBTIME(ends, '00:30:00') FROM shifts ORDER BY id;
 
 -- script: INSERT … SELECT, UPDATE and DELETE with joins, REPLACE
 CREATE TABLE staging (sku VARCHAR(20) PRIMARY KEY, qty INT NOT NULL, price DECIMAL(8,2) NOT NULL);
@@ -205,3 +206,15 @@ UPDATE accounts2 a INNER JOIN payments p ON p.account_id = a.id SET a.balance = 
 SELECT id, balance, updated, touched FROM accounts2 ORDER BY id;
 UPDATE accounts2 a JOIN payments p ON p.account_id = a.id SET a.balance = 0, a.updated = NULL WHERE p.id = 11;
 SELECT id, balance, updated, touched FROM accounts2 ORDER BY id;
+
+-- script: TIME columns read by the time functions
+CREATE TABLE laps (id INT PRIMARY KEY, t TIME, t3 TIME(3));
+INSERT INTO laps VALUES (1, '08:30:05', '00:01:02.345'), (2, '100:05:06', '12:00:00.000'), (3, '-01:02:03', '-00:00:01.500'), (4, NULL, NULL), (5, '838:59:59', '00:00:00');
+SELECT id, HOUR(t), MINUTE(t), SECOND(t), TIME_TO_SEC(t), TIME_FORMAT(t, '%H:%i'), TIME_FORMAT(t, '%h:%i %p'), TIME_FORMAT(t, '%T %k %l %r') FROM laps ORDER BY id;
+SELECT id, MICROSECOND(t3), HOUR(t3), TIME_FORMAT(t3, '%H:%i:%s.%f'), TIME_FORMAT(t, '%Y') FROM laps ORDER BY id;
+SELECT SUM(TIME_TO_SEC(t)) FROM laps WHERE t > '00:00:00';
+SELECT TIME_FORMAT('25:00:00', '%H %h %p'), TIME_FORMAT('2024-01-01 10:11:12', '%H-%i'), TIME_FORMAT(NULL, '%H'), TIME_FORMAT('09:05:00', 'at %l:%i %p');
+
+-- script: periods of months
+SELECT PERIOD_ADD(202401, 2), PERIOD_ADD(2401, 1), PERIOD_ADD(6912, 1), PERIOD_ADD(7001, -1), PERIOD_DIFF(202403, 202312), PERIOD_DIFF(2403, 2312), PERIOD_ADD(0, 1), PERIOD_DIFF(0, 202401);
+SELECT PERIOD_ADD(NULL, 1), PERIOD_ADD(202401, -30), PERIOD_ADD('202401', 1.6), PERIOD_ADD(101, 1), PERIOD_ADD(99901, 1), PERIOD_DIFF(DATE_FORMAT('2024-05-17', '%Y%m'), 202312);
