@@ -1033,8 +1033,9 @@ pub(crate) struct ColumnEntry {
     /// The MySQL type of a translated table's column, from its kept definition (the SQLite
     /// declaration does not tell it); else [`mysql_type`] of `decl`.
     pub(crate) kept_type: Option<MysqlType>,
-    /// `ON UPDATE CURRENT_TIMESTAMP` (a translated table's).
-    pub(crate) on_update_now: bool,
+    /// `ON UPDATE CURRENT_TIMESTAMP` (a translated table's), as MariaDB shows it
+    /// (`current_timestamp()`, `current_timestamp(3)`).
+    pub(crate) on_update_now: Option<String>,
     /// `COMMENT` (a translated table's).
     pub(crate) comment: Option<String>,
     /// The collation of a translated table's text column.
@@ -1094,6 +1095,14 @@ fn with_display_width(mut t: MysqlType, declared: &str) -> MysqlType {
     t
 }
 
+/// `CURRENT_TIMESTAMP` of `fsp` fraction digits as MariaDB shows a default or ON UPDATE.
+fn current_timestamp_shown(fsp: u8) -> String {
+    match fsp {
+        0 => "current_timestamp()".to_owned(),
+        _ => format!("current_timestamp({fsp})"),
+    }
+}
+
 /// A translated table's entry as its kept definition describes it: each column's declared
 /// MySQL type and AUTO_INCREMENT, the indexes under their MySQL names, the declared engine.
 fn apply_kept(entry: &mut TableEntry, kept: &xrpc_sql_sqlite::Table) {
@@ -1127,15 +1136,17 @@ fn apply_kept(entry: &mut TableEntry, kept: &xrpc_sql_sqlite::Table) {
             };
         } else {
             column.auto_increment = declared.auto_increment;
-            column.on_update_now = declared.on_update_now;
+            column.on_update_now = declared
+                .on_update_now
+                .then(|| current_timestamp_shown(declared.ty.fsp()));
         }
         column.comment = declared.comment.clone();
         if column
             .default
             .as_deref()
-            .is_some_and(|d| d.contains("datetime('now'"))
+            .is_some_and(|d| d.contains("'now', 'localtime'"))
         {
-            column.default = Some("current_timestamp()".to_owned());
+            column.default = Some(current_timestamp_shown(declared.ty.fsp()));
         }
         column.collation_clause = match &declared.ty {
             ColumnType::Char { collation, .. }
@@ -1421,8 +1432,9 @@ impl TableEntry {
                 None if !(c.not_null || c.pk > 0) => line.push_str(" DEFAULT NULL"),
                 None => {}
             }
-            if c.on_update_now {
-                line.push_str(" ON UPDATE current_timestamp()");
+            if let Some(now) = &c.on_update_now {
+                line.push_str(" ON UPDATE ");
+                line.push_str(now);
             }
             if auto == Some(c.name.as_str()) {
                 line.push_str(" AUTO_INCREMENT");
@@ -2050,7 +2062,7 @@ impl SqliteConn {
                             pk: row.get(5)?,
                             auto_increment: false,
                             kept_type: None,
-                            on_update_now: false,
+                            on_update_now: None,
                             comment: None,
                             collation: None,
                             collation_clause: None,
@@ -2328,11 +2340,11 @@ impl SqliteConn {
                 let ty = c.mysql_type();
                 let nullable = if c.not_null || c.pk > 0 { "NO" } else { "YES" };
                 let extra = if auto == Some(c.name.as_str()) {
-                    "auto_increment"
-                } else if c.on_update_now {
-                    "on update current_timestamp()"
+                    "auto_increment".to_owned()
+                } else if let Some(now) = &c.on_update_now {
+                    format!("on update {now}")
                 } else {
-                    ""
+                    String::new()
                 };
                 let (charset, collation) = if ty.text {
                     (

@@ -1898,6 +1898,14 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
             0,
         )))
     })?;
+    // NOW(fsp): the current time with `fsp` fraction digits.
+    scalar(conn, "my_now", 1, false, |a| {
+        let fsp = u8::try_from(some!(a.i64(0)).clamp(0, 6)).unwrap_or(0);
+        Ok(text_value(dates::datetime_text(
+            Local::now().naive_local(),
+            fsp,
+        )))
+    })?;
     // UTC_TIMESTAMP (1) or UTC_DATE (0).
     scalar(conn, "my_utc_now", 1, false, |a| {
         let now = chrono::Utc::now().naive_utc();

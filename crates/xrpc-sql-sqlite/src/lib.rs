@@ -67,7 +67,10 @@
 //!   [`Index::prefixes`]); the AUTO_INCREMENT column is SQLite's `INTEGER PRIMARY
 //!   KEY AUTOINCREMENT`, and a 0 for it takes the next id unless the session's sql_mode has
 //!   NO_AUTO_VALUE_ON_ZERO (as a dump's header sets, [`Catalog::system_variable`]);
-//!   `ON UPDATE CURRENT_TIMESTAMP` is a trigger; TRUNCATE empties the table
+//!   `ON UPDATE CURRENT_TIMESTAMP` is a trigger; `DEFAULT` and `ON UPDATE CURRENT_TIMESTAMP(n)`
+//!   (or `NOW(n)`) store SQLite's current time with the column's n fraction digits (SQLite
+//!   keeps milliseconds, so digits past the third are 0; another n than the column's is 1235);
+//!   TRUNCATE empties the table
 //!   and its sequence. A foreign key keeps the text SHOW CREATE TABLE gives it
 //!   ([`Table::foreign_keys_shown`]: its name, else InnoDB's `table_ibfk_n`) and makes an index
 //!   only where no other key starts with its columns, as InnoDB does. JSON is MariaDB's:

@@ -686,8 +686,16 @@ impl CallSite<'_> {
                 }
             }
             "NOW" | "CURRENT_TIMESTAMP" | "SYSDATE" | "LOCALTIME" | "LOCALTIMESTAMP" => {
-                arity(n == 0)?;
-                ("my_now()".into(), Ty::DateTime)
+                arity(n <= 1)?;
+                if n == 0 {
+                    ("my_now()".into(), Ty::DateTime)
+                } else {
+                    // The fraction digits: a literal 0 to 6, as MySQL requires.
+                    let Some(fsp) = args[0].sql.parse::<u8>().ok().filter(|f| *f <= 6) else {
+                        return unsupported(format!("{name} of other than 0 to 6 fraction digits"));
+                    };
+                    (format!("my_now({fsp})"), Ty::DateTime)
+                }
             }
             "CURDATE" | "CURRENT_DATE" => {
                 arity(n == 0)?;

@@ -2974,7 +2974,14 @@ impl<'a> Translator<'a> {
                 ColumnOption::PrimaryKey(_) => pk = true,
                 ColumnOption::Unique(_) => unique = true,
                 ColumnOption::Comment(c) => column.comment = Some(c.clone()),
-                ColumnOption::OnUpdate(e) if is_now(e) => column.on_update_now = true,
+                ColumnOption::OnUpdate(e) if now_fsp(e).is_some() => {
+                    if now_fsp(e) != Some(column.ty.fsp()) {
+                        return unsupported(
+                            "ON UPDATE CURRENT_TIMESTAMP of other fraction digits than the column's",
+                        );
+                    }
+                    column.on_update_now = true;
+                }
                 ColumnOption::DialectSpecific(tokens)
                     if tokens
                         .iter()
@@ -3004,11 +3011,16 @@ impl<'a> Translator<'a> {
 
     /// A column DEFAULT as SQLite's: the value stored as MySQL stores it.
     fn default_value(&mut self, e: &Expr, column: &Column) -> Result<String> {
-        if is_now(e) {
-            if !matches!(column.ty, ColumnType::DateTime { fsp: 0 }) {
+        if let Some(fsp) = now_fsp(e) {
+            let ColumnType::DateTime { fsp: digits } = column.ty else {
                 return unsupported("DEFAULT CURRENT_TIMESTAMP on this type");
+            };
+            if fsp != digits {
+                return unsupported(
+                    "DEFAULT CURRENT_TIMESTAMP of other fraction digits than the column's",
+                );
             }
-            return Ok("(datetime('now', 'localtime'))".into());
+            return Ok(format!("({})", now_sql(fsp)));
         }
         self.scopes.push(Scope::default());
         let t = self.expr(e);
@@ -4595,16 +4607,36 @@ fn first_words(text: &str) -> String {
         .join(" ")
 }
 
-fn is_now(e: &Expr) -> bool {
+/// The fraction digits of `CURRENT_TIMESTAMP[([n])]`, `NOW([n])` or `LOCALTIMESTAMP[([n])]`
+/// as a DEFAULT or ON UPDATE (0 without `n`); `None` for another expression.
+fn now_fsp(e: &Expr) -> Option<u8> {
     let text = e.to_string().to_ascii_uppercase();
-    matches!(
-        text.as_str(),
-        "CURRENT_TIMESTAMP"
-            | "CURRENT_TIMESTAMP()"
-            | "NOW()"
-            | "LOCALTIMESTAMP"
-            | "LOCALTIMESTAMP()"
-    )
+    let (name, rest) = text.split_at(text.find('(').unwrap_or(text.len()));
+    if !matches!(name, "CURRENT_TIMESTAMP" | "NOW" | "LOCALTIMESTAMP") {
+        return None;
+    }
+    match rest {
+        "" if name != "NOW" => Some(0),
+        "()" => Some(0),
+        _ => rest
+            .strip_prefix('(')?
+            .strip_suffix(')')?
+            .parse::<u8>()
+            .ok()
+            .filter(|fsp| *fsp <= 6),
+    }
+}
+
+/// SQLite's current local time as MySQL's DATETIME text with `fsp` fraction digits (SQLite
+/// keeps milliseconds: digits past the third are 0). `'now'` is one moment per statement.
+fn now_sql(fsp: u8) -> String {
+    match fsp {
+        0 => "datetime('now', 'localtime')".into(),
+        _ => format!(
+            "substr(strftime('%Y-%m-%d %H:%M:%f', 'now', 'localtime') || '000', 1, {})",
+            20 + u32::from(fsp)
+        ),
+    }
 }
 
 /// The columns of a key. A column prefix `c(n)` only narrows what a plain index stores, so
@@ -5171,10 +5203,11 @@ fn on_update_triggers(table: &Table, schema: &str) -> Vec<String> {
             let changed = if others.is_empty() { "0".to_string() } else { others.join(" OR ") };
             format!(
                 "CREATE TRIGGER {schema}.{} AFTER UPDATE ON {t} FOR EACH ROW WHEN my_same(NEW.{col}, OLD.{col}) AND ({changed}) \
-                 BEGIN UPDATE {t} SET {col} = datetime('now', 'localtime') WHERE rowid = NEW.rowid; END",
+                 BEGIN UPDATE {t} SET {col} = {now} WHERE rowid = NEW.rowid; END",
                 ident(&format!("{}.{}.on_update", table.name, c.name)),
                 t = ident(&table.name),
-                col = ident(&c.name)
+                col = ident(&c.name),
+                now = now_sql(c.ty.fsp())
             )
         })
         .collect()
@@ -5219,6 +5252,31 @@ mod tests {
                 vec!["id".to_string(), "k)".to_string()]
             ))
         );
+    }
+
+    fn parsed_expr(text: &str) -> Expr {
+        sqlparser::parser::Parser::new(&sqlparser::dialect::MySqlDialect {})
+            .try_with_sql(text)
+            .unwrap()
+            .parse_expr()
+            .unwrap()
+    }
+
+    #[test]
+    fn now_fsp_reads_the_current_time_forms_a_default_takes() {
+        for (text, fsp) in [
+            ("CURRENT_TIMESTAMP", Some(0)),
+            ("current_timestamp()", Some(0)),
+            ("CURRENT_TIMESTAMP(3)", Some(3)),
+            ("NOW(6)", Some(6)),
+            ("NOW()", Some(0)),
+            ("LOCALTIMESTAMP", Some(0)),
+            ("NOW(7)", None),
+            ("NOW", None),
+            ("CURDATE()", None),
+        ] {
+            assert_eq!(now_fsp(&parsed_expr(text)), fsp, "{text}");
+        }
     }
 
     #[test]

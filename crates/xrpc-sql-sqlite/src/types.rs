@@ -236,6 +236,14 @@ impl ColumnType {
         }
     }
 
+    /// The fraction digits of a DATETIME, TIMESTAMP or TIME type; 0 for any other.
+    pub fn fsp(&self) -> u8 {
+        match self {
+            Self::DateTime { fsp } | Self::Time { fsp } => *fsp,
+            _ => 0,
+        }
+    }
+
     /// Whether this is an UNSIGNED integer type.
     pub fn is_unsigned(&self) -> bool {
         matches!(self, Self::Int { min: 0, .. })

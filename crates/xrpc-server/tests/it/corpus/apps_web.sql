@@ -218,3 +218,68 @@ SELECT TIME_FORMAT('25:00:00', '%H %h %p'), TIME_FORMAT('2024-01-01 10:11:12', '
 -- script: periods of months
 SELECT PERIOD_ADD(202401, 2), PERIOD_ADD(2401, 1), PERIOD_ADD(6912, 1), PERIOD_ADD(7001, -1), PERIOD_DIFF(202403, 202312), PERIOD_DIFF(2403, 2312), PERIOD_ADD(0, 1), PERIOD_DIFF(0, 202401);
 SELECT PERIOD_ADD(NULL, 1), PERIOD_ADD(202401, -30), PERIOD_ADD('202401', 1.6), PERIOD_ADD(101, 1), PERIOD_ADD(99901, 1), PERIOD_DIFF(DATE_FORMAT('2024-05-17', '%Y%m'), 202312);
+
+-- script: Hibernate's table-backed id generator and entity writes
+CREATE TABLE hibernate_sequence (next_val BIGINT) ENGINE=InnoDB;
+INSERT INTO hibernate_sequence VALUES (1);
+CREATE TABLE person (id BIGINT NOT NULL, version INTEGER NOT NULL, first_name VARCHAR(255), last_name VARCHAR(255), birth_date DATE, salary DECIMAL(19,2), active BIT NOT NULL, PRIMARY KEY (id)) ENGINE=InnoDB;
+START TRANSACTION;
+SELECT next_val AS id_val FROM hibernate_sequence FOR UPDATE;
+UPDATE hibernate_sequence SET next_val = 2 WHERE next_val = 1;
+COMMIT;
+INSERT INTO person (version, first_name, last_name, birth_date, salary, active, id) VALUES (0, 'Ada', 'Lovelace', '1815-12-10', 1234.50, 1, 1);
+UPDATE person SET version = 1, salary = 2000.00 WHERE id = 1 AND version = 0;
+UPDATE person SET version = 1, salary = 9.99 WHERE id = 1 AND version = 0;
+SELECT p1_0.id, p1_0.active, p1_0.birth_date, p1_0.first_name, p1_0.last_name, p1_0.salary, p1_0.version FROM person p1_0 WHERE p1_0.id = 1;
+SELECT p1_0.id FROM person p1_0 WHERE p1_0.last_name LIKE 'love%' ESCAPE '' ORDER BY p1_0.id LIMIT 10;
+
+-- script: Liquibase's lock and changelog tables
+CREATE TABLE DATABASECHANGELOGLOCK (ID INT NOT NULL, `LOCKED` TINYINT(1) NOT NULL, LOCKGRANTED datetime NULL, LOCKEDBY VARCHAR(255) NULL, CONSTRAINT PK_DATABASECHANGELOGLOCK PRIMARY KEY (ID));
+DELETE FROM DATABASECHANGELOGLOCK;
+INSERT INTO DATABASECHANGELOGLOCK (ID, `LOCKED`) VALUES (1, 0);
+SELECT `LOCKED` FROM DATABASECHANGELOGLOCK WHERE ID = 1;
+UPDATE DATABASECHANGELOGLOCK SET `LOCKED` = 1, LOCKEDBY = 'host (10.0.0.1)', LOCKGRANTED = '2024-06-01 12:00:00.123' WHERE ID = 1 AND `LOCKED` = 0;
+CREATE TABLE DATABASECHANGELOG (ID VARCHAR(255) NOT NULL, AUTHOR VARCHAR(255) NOT NULL, FILENAME VARCHAR(255) NOT NULL, DATEEXECUTED datetime NOT NULL, ORDEREXECUTED INT NOT NULL, EXECTYPE VARCHAR(10) NOT NULL, MD5SUM VARCHAR(35) NULL, `DESCRIPTION` VARCHAR(255) NULL, COMMENTS VARCHAR(255) NULL, TAG VARCHAR(255) NULL, LIQUIBASE VARCHAR(20) NULL, CONTEXTS VARCHAR(255) NULL, LABELS VARCHAR(255) NULL, DEPLOYMENT_ID VARCHAR(10) NULL);
+SELECT MAX(ORDEREXECUTED) FROM DATABASECHANGELOG;
+INSERT INTO DATABASECHANGELOG (ID, AUTHOR, FILENAME, DATEEXECUTED, ORDEREXECUTED, MD5SUM, `DESCRIPTION`, COMMENTS, EXECTYPE, CONTEXTS, LABELS, LIQUIBASE, DEPLOYMENT_ID) VALUES ('1', 'dev', 'db/changelog.xml', '2024-06-01 12:00:01', 1, '9:abc', 'createTable tableName=t', '', 'EXECUTED', NULL, NULL, '4.25.0', '7212345678');
+SELECT FILENAME, AUTHOR, ID, MD5SUM, DATEEXECUTED, ORDEREXECUTED, TAG, EXECTYPE, DEPLOYMENT_ID FROM DATABASECHANGELOG ORDER BY DATEEXECUTED ASC, ORDEREXECUTED ASC;
+UPDATE DATABASECHANGELOGLOCK SET `LOCKED` = 0, LOCKEDBY = NULL, LOCKGRANTED = NULL WHERE ID = 1;
+SELECT ID, `LOCKED`, LOCKGRANTED, LOCKEDBY FROM DATABASECHANGELOGLOCK;
+
+-- script: Prisma's migrations table and a model's queries
+CREATE TABLE `_prisma_migrations` (`id` VARCHAR(36) NOT NULL, `checksum` VARCHAR(64) NOT NULL, `finished_at` DATETIME(3) NULL, `migration_name` VARCHAR(255) NOT NULL, `logs` TEXT NULL, `rolled_back_at` DATETIME(3) NULL, `started_at` DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3), `applied_steps_count` INTEGER UNSIGNED NOT NULL DEFAULT 0, PRIMARY KEY (`id`)) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+INSERT INTO `_prisma_migrations` (`id`, `checksum`, `migration_name`, `started_at`) VALUES ('c0ffee00-0000-4000-8000-000000000001', 'abc123', '20240601_init', '2024-06-01 12:00:00.000');
+UPDATE `_prisma_migrations` SET `finished_at` = '2024-06-01 12:00:01.250', `applied_steps_count` = `applied_steps_count` + 1 WHERE `id` = 'c0ffee00-0000-4000-8000-000000000001';
+SELECT `id`, `checksum`, `finished_at`, `migration_name`, `logs`, `rolled_back_at`, `started_at`, `applied_steps_count` FROM `_prisma_migrations` ORDER BY `started_at` ASC;
+CREATE TABLE `User` (`id` INTEGER NOT NULL AUTO_INCREMENT, `email` VARCHAR(191) NOT NULL, `name` VARCHAR(191) NULL, `createdAt` DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3), UNIQUE INDEX `User_email_key`(`email`), PRIMARY KEY (`id`)) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+INSERT INTO `User` (`email`, `name`, `createdAt`) VALUES ('a@x.io', 'A', '2024-06-01 00:00:00.000'), ('b@x.io', NULL, '2024-06-02 00:00:00.500');
+SELECT `t0`.`id`, `t0`.`email`, `t0`.`name`, `t0`.`createdAt` FROM `User` AS `t0` WHERE (`t0`.`email` = 'b@x.io' AND 1=1) LIMIT 1 OFFSET 0;
+SELECT COUNT(*) AS `_count._all` FROM (SELECT `t0`.`id` FROM `User` AS `t0` WHERE 1=1) AS `sub`;
+SELECT `t0`.`id`, `t0`.`email` FROM `User` AS `t0` WHERE `t0`.`name` IS NULL OR `t0`.`email` IN ('a@x.io') ORDER BY `t0`.`id` DESC;
+
+-- script: a PHP application's session setup and counters
+SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci;
+SET SESSION sql_mode = 'STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
+SET time_zone = '+00:00';
+SELECT @@session.time_zone, @@sql_mode;
+CREATE TABLE hits (page VARCHAR(100) NOT NULL PRIMARY KEY, n INT UNSIGNED NOT NULL DEFAULT 0, last_at DATETIME NULL);
+INSERT INTO hits (page, n, last_at) VALUES ('/', 1, '2024-06-01 10:00:00') ON DUPLICATE KEY UPDATE n = n + 1, last_at = VALUES(last_at);
+INSERT INTO hits (page, n, last_at) VALUES ('/', 1, '2024-06-01 10:05:00') ON DUPLICATE KEY UPDATE n = n + 1, last_at = VALUES(last_at);
+INSERT INTO hits (page, n) VALUES ('/about', 1) ON DUPLICATE KEY UPDATE n = n + 1;
+SELECT page, n, last_at FROM hits ORDER BY n DESC, page;
+SELECT CONCAT(ROUND(100 * n / (SELECT SUM(n) FROM hits), 1), '%') AS share, page FROM hits ORDER BY page;
+UPDATE hits SET n = n - 5 WHERE page = '/about';
+SELECT page, n FROM hits ORDER BY page;
+
+-- script: columns defaulting to the current time with fraction digits
+CREATE TABLE stamps (id INT PRIMARY KEY, a DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3) ON UPDATE CURRENT_TIMESTAMP(3), b TIMESTAMP(6) NULL DEFAULT NOW(6), c DATETIME DEFAULT CURRENT_TIMESTAMP, n INT);
+INSERT INTO stamps (id, n) VALUES (1, 1);
+SELECT id, LENGTH(a), LENGTH(b), LENGTH(c), a > '2020-01-01', a <= NOW(3), b IS NOT NULL FROM stamps;
+SELECT LENGTH(NOW(3)), LENGTH(CURRENT_TIMESTAMP(6)), LENGTH(NOW(0)), LENGTH(NOW());
+UPDATE stamps SET n = 2, a = '2001-01-01 00:00:00.123';
+SELECT a FROM stamps;
+UPDATE stamps SET n = 3;
+SELECT a > '2020-01-01', LENGTH(a) FROM stamps;
+SHOW CREATE TABLE stamps;
+DESCRIBE stamps;
+SELECT COLUMN_NAME, COLUMN_DEFAULT, EXTRA FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'stamps' ORDER BY ORDINAL_POSITION;
