@@ -74,6 +74,12 @@ impl Typed {
 
 /// A SQL string literal.
 pub(crate) fn quote(s: &str) -> String {
+    if s.contains('\0') {
+        // SQLite reads SQL text up to a NUL byte, so a NUL (MySQL's `\0`, which dumps write
+        // in binary strings) is joined in as `char(0)`.
+        let parts: Vec<String> = s.split('\0').map(quote).collect();
+        return format!("({})", parts.join(" || char(0) || "));
+    }
     format!("'{}'", s.replace('\'', "''"))
 }
 
@@ -310,5 +316,27 @@ pub(crate) fn convert_to(t: &Typed, ty: Ty) -> String {
         (from, Ty::Str(_)) if from != Ty::Null && !matches!(from, Ty::Str(_)) => as_text(t),
         (Ty::Int, Ty::Decimal(s)) => format!("my_dec_key({}, {s})", t.sql),
         _ => t.sql.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quote;
+
+    #[test]
+    fn quote_doubles_single_quotes() {
+        assert_eq!(quote("it's"), "'it''s'");
+    }
+
+    /// SQLite would read the text only up to the NUL byte.
+    #[test]
+    fn quote_joins_a_nul_in_as_char_0() {
+        let sql = quote("a'\0b");
+        assert!(!sql.contains('\0'), "{sql:?}");
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let value: Vec<u8> = conn
+            .query_row(&format!("SELECT CAST({sql} AS BLOB)"), [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(value, b"a'\0b");
     }
 }

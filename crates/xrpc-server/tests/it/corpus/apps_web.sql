@@ -283,3 +283,44 @@ SELECT a > '2020-01-01', LENGTH(a) FROM stamps;
 SHOW CREATE TABLE stamps;
 DESCRIBE stamps;
 SELECT COLUMN_NAME, COLUMN_DEFAULT, EXTRA FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'stamps' ORDER BY ORDINAL_POSITION;
+
+-- script: statements a compute node pushes down to a shard
+CREATE TABLE `orders_0001` (`id` bigint(20) NOT NULL, `user_id` bigint(20) NOT NULL, `amount` decimal(15,2) NOT NULL DEFAULT '0.00', `state` tinyint(4) NOT NULL DEFAULT '0', `gmt_create` datetime NOT NULL, PRIMARY KEY (`id`), KEY `idx_user` (`user_id`, `gmt_create`)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+INSERT INTO `orders_0001` (`id`, `user_id`, `amount`, `state`, `gmt_create`) VALUES (1, 100, '12.50', 1, '2024-07-01 10:00:00'), (2, 100, '7.25', 2, '2024-07-02 11:00:00'), (3, 200, '99.99', 1, '2024-07-02 12:00:00'), (4, 300, '0.01', 0, '2024-07-03 13:00:00');
+/*DRDS /127.0.0.1/1a2b3c/0// */ SELECT `orders_0001`.`id`, `orders_0001`.`amount` FROM `orders_0001` WHERE (`orders_0001`.`user_id` = 100) ORDER BY `orders_0001`.`gmt_create` DESC LIMIT 0, 10;
+SELECT COUNT(1) AS `cnt`, SUM(`amount`) AS `total`, MIN(`gmt_create`) AS `first`, MAX(`gmt_create`) AS `last` FROM `orders_0001` WHERE `state` IN (1, 2);
+SELECT `user_id`, COUNT(*) AS `c`, SUM(`amount`) AS `s` FROM `orders_0001` FORCE INDEX(`idx_user`) GROUP BY `user_id` ORDER BY NULL;
+SELECT `user_id`, SUM(`amount`) FROM `orders_0001` GROUP BY `user_id` HAVING SUM(`amount`) > 10 ORDER BY `user_id`;
+SELECT `id` FROM `orders_0001` USE INDEX (PRIMARY) WHERE `id` IN (1, 3, 5) ORDER BY `id`;
+SELECT `id`, `state` FROM `orders_0001` WHERE `id` = 2 LOCK IN SHARE MODE;
+SELECT `id` FROM `orders_0001` WHERE `gmt_create` >= '2024-07-02 00:00:00' AND `gmt_create` < '2024-07-03 00:00:00' ORDER BY `id`;
+SELECT `id`, CAST(`amount` AS SIGNED) AS `a`, CAST(`state` AS CHAR) AS `s`, `amount` * 100 AS `cents` FROM `orders_0001` ORDER BY `id`;
+SELECT * FROM (SELECT `id`, `user_id` FROM `orders_0001` WHERE `state` = 1 UNION ALL SELECT `id`, `user_id` FROM `orders_0001` WHERE `state` = 2) AS `u` ORDER BY `id`;
+SELECT `user_id`, GROUP_CONCAT(`id` ORDER BY `id` SEPARATOR ',') FROM `orders_0001` GROUP BY `user_id` ORDER BY `user_id`;
+UPDATE `orders_0001` SET `state` = 3 WHERE `id` IN (1, 2) AND `state` <> 3;
+DELETE FROM `orders_0001` WHERE `id` = 4 AND `user_id` = 300;
+SELECT `id`, `state` FROM `orders_0001` ORDER BY `id`;
+
+-- script: escapes, hex and binary literals in extended inserts
+CREATE TABLE blobs (id INT PRIMARY KEY, txt VARCHAR(100), bin VARBINARY(16), blb BLOB);
+INSERT INTO blobs VALUES (1, 'it\'s a \"test\"\\n', 0x00FF10, _binary 'ab\0c'), (2, 'line1\nline2\ttab', X'CAFE', NULL), (3, 'percent % and _', '', 'plain'), (4, 'Ünïcødé ✓', UNHEX('414243'), 0x41);
+SELECT id, txt, HEX(bin), LENGTH(bin), HEX(blb), LENGTH(txt), CHAR_LENGTH(txt) FROM blobs ORDER BY id;
+SELECT id FROM blobs WHERE txt LIKE '%\%%' ORDER BY id;
+SELECT id FROM blobs WHERE bin = 0xCAFE;
+SELECT id, REPLACE(txt, '\n', ' ') FROM blobs WHERE txt LIKE '%\n%';
+SELECT QUOTE(txt), CONCAT('[', TRIM('  x  '), ']'), LTRIM('  a'), RTRIM('b  '), TRIM(LEADING '0' FROM '000120') FROM blobs WHERE id = 1;
+
+-- script: reports with subqueries and derived tables
+CREATE TABLE employees (id INT PRIMARY KEY, name VARCHAR(40), dept VARCHAR(20), salary DECIMAL(10,2), manager_id INT NULL, hired DATE);
+INSERT INTO employees VALUES (1, 'Ann', 'eng', 9000.00, NULL, '2019-03-01'), (2, 'Bob', 'eng', 7000.00, 1, '2020-06-15'), (3, 'Cid', 'ops', 5000.00, 1, '2021-01-10'), (4, 'Dee', 'ops', 5500.00, 3, '2022-11-30'), (5, 'Eve', 'eng', 7000.00, 1, '2023-02-01'), (6, 'Fay', 'hr', 4000.00, NULL, '2018-08-08');
+SELECT dept, COUNT(*) AS n, AVG(salary) AS avg_salary, MAX(salary) - MIN(salary) AS spread FROM employees GROUP BY dept ORDER BY avg_salary DESC;
+SELECT e.name, e.salary FROM employees e WHERE e.salary > (SELECT AVG(salary) FROM employees WHERE dept = e.dept) ORDER BY e.name;
+SELECT e.name, m.name AS manager FROM employees e LEFT JOIN employees m ON m.id = e.manager_id ORDER BY e.id;
+SELECT d.dept, d.total, ROUND(d.total / t.grand * 100, 2) AS pct FROM (SELECT dept, SUM(salary) AS total FROM employees GROUP BY dept) d CROSS JOIN (SELECT SUM(salary) AS grand FROM employees) t ORDER BY d.dept;
+SELECT name, salary, RANK() OVER (PARTITION BY dept ORDER BY salary DESC) AS r, DENSE_RANK() OVER (ORDER BY salary DESC) AS dr FROM employees ORDER BY dept, r, name;
+SELECT name FROM employees WHERE id NOT IN (SELECT manager_id FROM employees WHERE manager_id IS NOT NULL) ORDER BY name;
+SELECT name FROM employees WHERE salary = (SELECT MAX(salary) FROM employees WHERE dept = 'eng') AND dept = 'eng';
+SELECT YEAR(hired) AS y, COUNT(*) FROM employees GROUP BY YEAR(hired) HAVING COUNT(*) >= 1 ORDER BY y DESC LIMIT 3;
+SELECT name, TIMESTAMPDIFF(YEAR, hired, '2024-07-01') AS years, CASE WHEN TIMESTAMPDIFF(YEAR, hired, '2024-07-01') >= 5 THEN 'senior' ELSE 'junior' END AS band FROM employees ORDER BY hired;
+WITH RECURSIVE chain (id, name, depth) AS (SELECT id, name, 0 FROM employees WHERE manager_id IS NULL AND dept = 'eng' UNION ALL SELECT e.id, e.name, c.depth + 1 FROM employees e JOIN chain c ON e.manager_id = c.id) SELECT id, name, depth FROM chain ORDER BY depth, id;
+SELECT dept, SUM(CASE WHEN salary >= 6000 THEN 1 ELSE 0 END) AS high, SUM(salary >= 6000) AS high2, COUNT(IF(salary < 6000, 1, NULL)) AS low FROM employees GROUP BY dept ORDER BY dept;
