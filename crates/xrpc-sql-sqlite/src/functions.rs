@@ -2040,6 +2040,39 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
             .ok_or_else(|| unsupported_fn("TIMEDIFF beyond 838:59:59"))?;
         time_value(clock, 0)
     })?;
+    // ADDTIME(x, t) (`sign` 1) and SUBTIME (-1) of a DATETIME (`kind` 'datetime') or a TIME
+    // ('time'): whole seconds only (MySQL's fraction digits of the result depend on how each
+    // argument was written); the result keeps the first argument's fraction digits.
+    scalar(conn, "my_addtime", 4, true, |a| {
+        let amount = some!(time_arg(a, 1)?);
+        if amount.micros > 0 || a.text(1).is_some_and(|t| t.contains('.')) {
+            return Err(unsupported_fn(
+                "ADDTIME or SUBTIME of a fraction of a second",
+            ));
+        }
+        let seconds =
+            amount.seconds as i64 * if amount.negative { -1 } else { 1 } * some!(a.i64(2));
+        if some!(a.text(3)) == "datetime" {
+            let m = some!(a.moment(0));
+            let Some(at) =
+                m.at.checked_add_signed(chrono::Duration::seconds(seconds))
+                    .filter(|at| (1..=9999).contains(&at.year()))
+            else {
+                return Ok(Value::Null);
+            };
+            return Ok(text_value(dates::datetime_text(at, m.fsp)));
+        }
+        let start = some!(time_arg(a, 0)?);
+        if start.micros > 0 {
+            return Err(unsupported_fn(
+                "ADDTIME or SUBTIME of a fraction of a second",
+            ));
+        }
+        let from = start.seconds as i64 * if start.negative { -1 } else { 1 };
+        let clock = Clock::from_seconds(from + seconds)
+            .ok_or_else(|| unsupported_fn("a TIME value beyond 838:59:59"))?;
+        time_value(clock, start.fsp)
+    })?;
     // WEEK(d, mode) and YEARWEEK(d, mode) (`yearweek` 1), as MySQL computes them.
     scalar(conn, "my_week", 3, true, |a| {
         let d = some!(a.moment(0)).at.date();

@@ -140,8 +140,9 @@
 //!   `D HH:MM:SS`, `HHMMSS`, a datetime's time of day), rounds the fraction to n digits as
 //!   MySQL does (MariaDB truncates), and is 1292 otherwise, or out of range, in strict mode.
 //!   It is read in the same places as an ENUM, and as the argument of HOUR, MINUTE, SECOND,
-//!   MICROSECOND, TIME_TO_SEC and TIME_FORMAT (which write it as MariaDB does: hours past 23
-//!   as they are for `%H %k %T`, the 12-hour specifiers of the hour of the day, a negative
+//!   MICROSECOND, TIME_TO_SEC, TIME_FORMAT, ADDTIME and SUBTIME (these two of a DATETIME or a
+//!   TIME by whole seconds; a fraction is 1235); TIME_FORMAT writes it as MariaDB does (hours
+//!   past 23 as they are for `%H %k %T`, the 12-hour specifiers of the hour of the day, a negative
 //!   time's sign once in front, NULL for a pattern with a date specifier). TIME(), CAST AS
 //!   TIME, SEC_TO_TIME, MAKETIME and TIMEDIFF give TIME values in the same range (others are
 //!   1235); those functions read a string as a TIME first, as MySQL does (`HOUR('10:30:00')`

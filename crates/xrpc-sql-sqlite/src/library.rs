@@ -59,7 +59,14 @@ pub(crate) fn unit_field(unit: &str) -> Option<DateTimeField> {
 pub(crate) fn reads_a_time(name: &str) -> bool {
     matches!(
         name,
-        "HOUR" | "MINUTE" | "SECOND" | "MICROSECOND" | "TIME_TO_SEC" | "TIME_FORMAT"
+        "HOUR"
+            | "MINUTE"
+            | "SECOND"
+            | "MICROSECOND"
+            | "TIME_TO_SEC"
+            | "TIME_FORMAT"
+            | "ADDTIME"
+            | "SUBTIME"
     )
 }
 
@@ -71,8 +78,6 @@ const MYSQL_ONLY: &[&str] = &[
     "AES_DECRYPT",
     "COMPRESS",
     "UNCOMPRESS",
-    "ADDTIME",
-    "SUBTIME",
     "UTC_TIME",
     "CONVERT_TZ",
     "GET_FORMAT",
@@ -766,6 +771,21 @@ impl CallSite<'_> {
             "WEEKOFYEAR" => {
                 arity(n == 1)?;
                 (format!("my_week({}, 3, 0)", sql(0)), Ty::Int)
+            }
+            // Of a DATETIME or TIME; MySQL decides by a string's text whether it is either.
+            "ADDTIME" | "SUBTIME" => {
+                arity(n == 2)?;
+                let kind = match args[0].ty {
+                    Ty::DateTime => ("datetime", Ty::DateTime),
+                    Ty::Time => ("time", Ty::Time),
+                    Ty::Null => ("time", Ty::Null),
+                    _ => return unsupported(format!("{name} of other than a DATETIME or TIME")),
+                };
+                let sign = if name == "ADDTIME" { 1 } else { -1 };
+                (
+                    format!("my_addtime({}, {}, {sign}, '{}')", sql(0), sql(1), kind.0),
+                    kind.1,
+                )
             }
             // Periods are read as integers, as CAST AS SIGNED reads them.
             "PERIOD_ADD" | "PERIOD_DIFF" => {
