@@ -1148,6 +1148,15 @@ fn apply_kept(entry: &mut TableEntry, kept: &xrpc_sql_sqlite::Table) {
         {
             column.default = Some(current_timestamp_shown(declared.ty.fsp()));
         }
+        // A BIT column's default is shown as its bits, as MariaDB writes it.
+        if let ColumnType::Bit { .. } = declared.ty
+            && let Some(bits) = column
+                .default
+                .as_deref()
+                .and_then(|d| d.parse::<u64>().ok())
+        {
+            column.default = Some(format!("b'{bits:b}'"));
+        }
         column.collation_clause = match &declared.ty {
             ColumnType::Char { collation, .. }
             | ColumnType::VarChar { collation, .. }

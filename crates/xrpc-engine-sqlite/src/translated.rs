@@ -597,6 +597,8 @@ enum Sending {
     Int,
     /// An UNSIGNED integer column's values.
     Uint,
+    /// A BIT column's values (held as their number).
+    Bit,
     Double,
     Float,
     /// MySQL's text, as BYTES.
@@ -645,6 +647,9 @@ fn declared_kind(ty: &ColumnType) -> Option<DeclKind> {
                 max: u64::try_from(max).ok()?,
             }
         }
+        C::Bit { width } => DeclKind::Bit {
+            bits: u32::from(width),
+        },
         C::Decimal { precision, scale } => DeclKind::Decimal {
             precision: u32::from(precision),
             scale,
@@ -718,6 +723,7 @@ fn plan_column(
             let sending = match kind {
                 DeclKind::Int { unsigned: true, .. } => Sending::Uint,
                 DeclKind::Int { .. } => Sending::Int,
+                DeclKind::Bit { .. } => Sending::Bit,
                 DeclKind::Double => Sending::Double,
                 DeclKind::Float => Sending::Float,
                 DeclKind::Text { .. } => Sending::Text,
@@ -820,6 +826,10 @@ fn send_value(send: Sending, ty: &Ty, value: ValueRef<'_>) -> Result<Value, Stri
                 let text = text();
                 Value::Uint(text.parse().map_err(|_| text)?)
             }
+        },
+        Sending::Bit => match value {
+            ValueRef::Integer(i) => Value::Bit(u64::try_from(i).map_err(|_| i.to_string())?),
+            _ => return Err(text()),
         },
         Sending::Int => match value {
             ValueRef::Integer(i) => Value::Sint(i),

@@ -29,9 +29,11 @@ impl Translator<'_> {
         );
         self.enum_ok &= reference;
         self.time_ok &= reference;
+        self.bit_ok &= reference;
         let out = self.expr_of(e);
         self.enum_ok = false;
         self.time_ok = false;
+        self.bit_ok = false;
         out
     }
 
@@ -436,6 +438,7 @@ impl Translator<'_> {
 
     fn postfix(&mut self, x: &Expr, suffix: &str) -> Result<Typed> {
         self.enum_ok = true;
+        self.bit_ok = true;
         let t = self.expr(x)?;
         Ok(Typed::with_parts(
             format!("({} {suffix})", t.sql),
@@ -570,10 +573,18 @@ impl Translator<'_> {
             && crate::translate::is_column_reference(left)
             && crate::translate::is_column_reference(right);
         self.last_restricted = false;
+        // A BIT column is a number beside another operand of arithmetic or a comparison.
+        let numeric = comparison
+            || matches!(
+                op,
+                B::Plus | B::Minus | B::Multiply | B::Divide | B::Modulo | B::MyIntegerDivide
+            );
         self.enum_ok = columns || (comparison && is_string_literal(right));
+        self.bit_ok = numeric;
         let l = self.expr(left)?;
         let l_restricted = std::mem::take(&mut self.last_restricted);
         self.enum_ok = columns || (comparison && is_string_literal(left));
+        self.bit_ok = numeric;
         let r = self.expr(right)?;
         let r_restricted = std::mem::take(&mut self.last_restricted);
         if columns
@@ -590,6 +601,28 @@ impl Translator<'_> {
                 return self.call_typed("JSON_UNQUOTE", vec![found]);
             }
             _ => {}
+        }
+        let arithmetic_op = matches!(
+            op,
+            B::Plus | B::Minus | B::Multiply | B::Divide | B::Modulo | B::MyIntegerDivide
+        );
+        let textual = |t: &Typed| {
+            matches!(
+                t.compared().ty,
+                Ty::Str(_) | Ty::Bytes | Ty::Dyn | Ty::Date | Ty::DateTime | Ty::Time
+            )
+        };
+        for (this, other) in [(&l, &r), (&r, &l)] {
+            if this.bytes_literal && (arithmetic_op || (comparison && !textual(other))) {
+                return unsupported(format!(
+                    "a hexadecimal or bit-value literal read as a number in {left} {op} {right}"
+                ));
+            }
+            if this.bit && comparison && textual(other) {
+                return unsupported(format!(
+                    "comparison of a BIT column with a string in {left} {op} {right}"
+                ));
+            }
         }
         let parts = [&l, &r];
         let cmp = |sym: &str| compare(sym, &l, &r);
@@ -859,6 +892,8 @@ impl Translator<'_> {
             // FIND_IN_SET reads its list as text, as MySQL reads an ENUM or SET there.
             self.enum_ok = name == "FIND_IN_SET" && i == 1;
             self.time_ok = i == 0 && library::reads_a_time(&name);
+            // HEX and BIN of a BIT column write the number, as MySQL's do.
+            self.bit_ok = i == 0 && matches!(name.as_str(), "HEX" | "BIN");
             let mut t = self.arg_expr(arg)?;
             // A value placed in a JSON document: a truth value is `true`/`false` there.
             let json_value = match name.as_str() {
@@ -913,6 +948,9 @@ impl Translator<'_> {
             .map(|a| {
                 self.enum_ok =
                     reads_text && unnamed(a).is_some_and(crate::translate::is_column_reference);
+                // SUM, AVG and COUNT read a BIT column as its number (MIN and MAX would give a
+                // BIT).
+                self.bit_ok = matches!(name, "SUM" | "AVG" | "COUNT");
                 self.arg_expr(a)
             })
             .collect();
@@ -1414,7 +1452,23 @@ fn literal(v: &Value) -> Result<Typed> {
             } else {
                 h.clone()
             };
-            Typed::new(format!("X'{h}'"), Ty::Bytes)
+            Typed {
+                bytes_literal: true,
+                ..Typed::new(format!("X'{h}'"), Ty::Bytes)
+            }
+        }
+        // b'101': the bytes of the bits, right-aligned, as MySQL makes them.
+        Value::SingleQuotedByteStringLiteral(bits) => {
+            if bits.is_empty() || bits.len() > 64 || !bits.bytes().all(|b| b == b'0' || b == b'1') {
+                return unsupported(format!("bit-value literal b'{bits}'"));
+            }
+            let value = u64::from_str_radix(bits, 2).unwrap_or(0);
+            let bytes = bits.len().div_ceil(8);
+            let hex = format!("{value:0width$X}", width = bytes * 2);
+            Typed {
+                bytes_literal: true,
+                ..Typed::new(format!("X'{hex}'"), Ty::Bytes)
+            }
         }
         Value::Boolean(b) => Typed::new(if *b { "1" } else { "0" }, Ty::Int),
         Value::Null => Typed::new("NULL", Ty::Null),

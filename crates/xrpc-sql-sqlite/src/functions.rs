@@ -2483,6 +2483,39 @@ fn register_codes(conn: &Connection) -> rusqlite::Result<()> {
 /// error (strict flag 1) or the adjusted value (0, `INSERT IGNORE`).
 fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
     // my_store_int(v, min, max, strict, column)
+    // A value stored into a BIT(width) column: a number (rounded half up), or a string's
+    // bytes read as a big-endian number, as MySQL reads them; one past the width, or negative,
+    // is 1406 in strict mode.
+    scalar(conn, "my_store_bit", 5, true, |a| {
+        let column = a.text(3).unwrap_or_default().into_owned();
+        let strict = a.i64(2) == Some(1);
+        let width = some!(a.i64(1));
+        let text_typed = a.text(4).is_some_and(|code| code == "s");
+        let v = a.v(0);
+        let value: Option<u64> = match v {
+            ValueRef::Null => return Ok(Value::Null),
+            ValueRef::Integer(i) => u64::try_from(i).ok(),
+            ValueRef::Text(bytes) | ValueRef::Blob(bytes) if text_typed => {
+                (bytes.len() <= 8).then(|| bytes.iter().fold(0u64, |n, &b| (n << 8) | u64::from(b)))
+            }
+            _ => {
+                let rounded = some!(to_decimal(v)).with_scale_round(0, RoundingMode::HalfUp);
+                i64::try_from(rounded.into_bigint_and_exponent().0)
+                    .ok()
+                    .and_then(|i| u64::try_from(i).ok())
+            }
+        };
+        match value.filter(|v| v >> width == 0) {
+            Some(v) => Ok(Value::Integer(v as i64)),
+            None if strict => Err(fail(
+                1406,
+                format!("Data too long for column '{column}' at row 1"),
+            )),
+            None => Err(unsupported_fn(
+                "a value past a BIT column's width outside strict mode",
+            )),
+        }
+    })?;
     scalar(conn, "my_store_int", 5, true, |a| {
         let column = a.text(4).unwrap_or_default().into_owned();
         let strict = a.i64(3) == Some(1);

@@ -129,6 +129,14 @@
 //!   COUNT and GROUP_CONCAT without DISTINCT; ORDER BY sorts it by index. Elsewhere (arithmetic,
 //!   functions, derived tables, unions, ORDER BY its position or alias) it is 1235. Two such
 //!   columns of one type may be compared.
+//! - A BIT(n) column (n from 1 to 63) holds its number and is sent as MySQL's BIT. A write
+//!   stores a number (rounded half up) or a string's bytes read as a big-endian number, as
+//!   MySQL does, and is 1406 past n bits in strict mode; `b'101'` is the binary string of its
+//!   bits. The column is read where MySQL reads it as a number (arithmetic, comparisons with
+//!   numbers, IS NULL, SUM, AVG, COUNT, HEX, BIN), sent as a select item, sorted and grouped;
+//!   anywhere else (a string function, MIN or MAX, a comparison with a string) MySQL reads it
+//!   as a binary string, and it is refused. DESCRIBE and SHOW CREATE TABLE show its default as
+//!   MariaDB does (`b'0'`).
 //! - A SET column holds its members' declared texts in declaration order, joined by commas;
 //!   a write names members in a comma-separated text (each once, under the column's
 //!   collation) or by a bit mask, an unknown one 1265 (left out under IGNORE). It is read
@@ -208,8 +216,10 @@
 //! (JSON_MERGE, JSON_ARRAYAGG, …), a JSON value in a comparison, arithmetic, CAST, SUM or AVG
 //! (MySQL reads a JSON scalar there unquoted), JSON paths with `**`, `last`, ranges or negative
 //! indexes, a JSON column added or changed by ALTER TABLE, `ALTER COLUMN … SET DEFAULT NULL` of a
-//! NOT NULL column (MySQL's 1067), ALTER COLUMN of the AUTO_INCREMENT column, the column types
-//! YEAR and BIT, generated columns (`AS (…) STORED | VIRTUAL`), CAST AS UNSIGNED past BIGINT, BIGINT UNSIGNED values past 9223372036854775807 (SQLite's
+//! NOT NULL column (MySQL's 1067), ALTER COLUMN of the AUTO_INCREMENT column, the column type
+//! YEAR, BIT(64), a BIT column where MySQL reads it as a binary string (see above), a
+//! hexadecimal or bit-value literal in arithmetic, beside a number or as a result (MySQL reads
+//! `0x41 + 1` as 66, MariaDB `X'41' + 1` as 1, and the parse tree holds both alike), generated columns (`AS (…) STORED | VIRTUAL`), CAST AS UNSIGNED past BIGINT, BIGINT UNSIGNED values past 9223372036854775807 (SQLite's
 //! integers are signed), STR_TO_DATE of a format with names or without a whole
 //! date (or of `%Y` with other than four digits), LAST_INSERT_ID(expr) of a negative value, and
 //! ROW_COUNT()/FOUND_ROWS()/LAST_INSERT_ID() on a connection whose engine does not report the

@@ -81,6 +81,7 @@ impl Source {
                     ColumnType::Enum { .. } => Some("ENUM"),
                     ColumnType::Set { .. } => Some("SET"),
                     ColumnType::Time { .. } => Some("TIME"),
+                    ColumnType::Bit { .. } => Some("BIT"),
                     _ => None,
                 },
             })
@@ -163,6 +164,11 @@ pub(crate) struct Translator<'a> {
     /// a function that reads it as a TIME (HOUR, TIME_TO_SEC, TIME_FORMAT, …), which reads the
     /// text it is kept as the way MySQL reads the time.
     pub(crate) time_ok: bool,
+    /// The next expression, if it is a column reference, may be a BIT column: where MySQL
+    /// reads it as its number (arithmetic, a comparison, SUM, AVG, COUNT, HEX, BIN) or sends
+    /// it as a BIT (a select item), or sorts or groups by it. Elsewhere MySQL reads a BIT as a
+    /// binary string, and a BIT column is refused.
+    pub(crate) bit_ok: bool,
     /// The members of the ENUM column the last column reference resolved to.
     last_members: Option<Vec<String>>,
     /// The members of the SET column the last column reference resolved to.
@@ -208,6 +214,7 @@ impl<'a> Translator<'a> {
             checks_allowed: false,
             enum_ok: false,
             time_ok: false,
+            bit_ok: false,
             last_members: None,
             last_restricted: false,
             last_set_members: None,
@@ -657,7 +664,12 @@ impl<'a> Translator<'a> {
                     };
                     self.last_origin = column.origin.clone();
                     let read_as_time = std::mem::take(&mut self.time_ok) && column.ty == Ty::Time;
-                    if let Some(kind) = column.restricted.filter(|_| !read_as_time) {
+                    let bit = column.restricted == Some("BIT");
+                    if bit {
+                        if !std::mem::take(&mut self.bit_ok) {
+                            return unsupported(format!("BIT column '{name}' in an expression"));
+                        }
+                    } else if let Some(kind) = column.restricted.filter(|_| !read_as_time) {
                         if !std::mem::take(&mut self.enum_ok) {
                             return unsupported(format!("{kind} column '{name}' in an expression"));
                         }
@@ -669,6 +681,7 @@ impl<'a> Translator<'a> {
                         strength: Strength::Column,
                         unsigned: column.unsigned,
                         stored: column.stored,
+                        bit,
                         ..Typed::new(sql, column.ty)
                     });
                 }
@@ -1106,6 +1119,7 @@ impl<'a> Translator<'a> {
             self.last_members = None;
             self.last_set_members = None;
             self.enum_ok = is_column_reference(&item.expr);
+            self.bit_ok = is_column_reference(&item.expr);
             let t = self.expr(&item.expr)?;
             if let Some(members) = self.last_set_members.take() {
                 // MySQL sorts a SET by its bit mask.
@@ -1193,7 +1207,14 @@ impl<'a> Translator<'a> {
                     self.last_origin = None;
                     self.last_restricted = false;
                     self.enum_ok = self.enum_items_allowed() && is_column_reference(e);
+                    self.bit_ok = self.enum_items_allowed() && is_column_reference(e);
                     let t = self.expr(e)?;
+                    if t.bytes_literal {
+                        // MySQL sends a BIT-value literal's bytes; MariaDB a hexadecimal's.
+                        return unsupported(format!(
+                            "a hexadecimal or bit-value literal as the result {e}"
+                        ));
+                    }
                     if std::mem::take(&mut self.last_restricted) {
                         let scope = self.scopes.last_mut().expect("in a select");
                         scope.enum_items.push(items.len());
@@ -1402,6 +1423,7 @@ impl<'a> Translator<'a> {
                     let mut keys = Vec::new();
                     for e in exprs {
                         self.enum_ok = is_column_reference(e);
+                        self.bit_ok = is_column_reference(e);
                         let t = self.expr(e)?;
                         keys.push(group_key(&t));
                     }
@@ -4902,6 +4924,13 @@ fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType>
             length: nums.first().copied().unwrap_or(1),
         },
         "TINYBLOB" | "BLOB" | "MEDIUMBLOB" | "LONGBLOB" => ColumnType::Bytes { length: u32::MAX },
+        "BIT" if !unsigned && nums.len() <= 1 => {
+            let width = nums.first().copied().unwrap_or(1);
+            if !(1..=63).contains(&width) {
+                return unsupported(format!("column type {text}"));
+            }
+            ColumnType::Bit { width: width as u8 }
+        }
         "DATE" => ColumnType::Date,
         "TIME" | "DATETIME" | "TIMESTAMP" if nums.len() <= 1 => {
             let fsp = nums.first().copied().unwrap_or(0);
@@ -4928,7 +4957,10 @@ fn implicit_default(ty: &ColumnType) -> String {
         _ => {}
     }
     match ty {
-        ColumnType::Int { .. } | ColumnType::Double | ColumnType::Float => "0",
+        ColumnType::Int { .. }
+        | ColumnType::Bit { .. }
+        | ColumnType::Double
+        | ColumnType::Float => "0",
         ColumnType::Decimal { .. } => "'0'",
         ColumnType::Char { .. } | ColumnType::VarChar { .. } => "''",
         ColumnType::Bytes { .. } => "X''",
@@ -5009,6 +5041,11 @@ fn store(t: &Typed, c: &Column, strict: bool, ignore: bool, zero_generates: bool
         ColumnType::Int { min, max } => {
             format!("my_store_int({}, {min}, {max}, {s}, {name})", t.sql)
         }
+        ColumnType::Bit { width } => format!(
+            "my_store_bit({}, {width}, {s}, {name}, '{}')",
+            t.sql,
+            t.ty.code()
+        ),
         ColumnType::Decimal { precision, scale } => {
             format!("my_store_dec({}, {precision}, {scale}, {s}, {name})", t.sql)
         }

@@ -36,6 +36,14 @@ pub(crate) struct Typed {
     /// A table column's reference: SQLite holds its values with the affinity and collation of
     /// the column's declaration (a DECIMAL column's are exact text under `mysql_decimal`).
     pub(crate) stored: bool,
+    /// A hexadecimal or bit-value literal (`0x41`, `X'41'`, `b'101'`), typed as the binary
+    /// string it is elsewhere: MySQL reads `0x41` as a number in arithmetic and numeric
+    /// comparisons, MariaDB reads `X'41'` as a string there, and the parse tree does not tell
+    /// the two apart, so such uses are refused.
+    pub(crate) bytes_literal: bool,
+    /// A BIT column's reference (typed as the integer it holds): MySQL reads it as a binary
+    /// string beside a string, so a comparison with one is refused.
+    pub(crate) bit: bool,
 }
 
 impl Typed {
@@ -49,6 +57,8 @@ impl Typed {
             json: false,
             bound: None,
             stored: false,
+            bytes_literal: false,
+            bit: false,
         }
     }
 

@@ -157,6 +157,13 @@ pub enum ColumnType {
         /// Largest value.
         max: i64,
     },
+    /// BIT(width), 1 to 63 bits: an integer from 0 to 2^width - 1, sent as MySQL's BIT. MySQL
+    /// reads it as a number in arithmetic and comparisons with numbers, as a binary string
+    /// elsewhere (the translation allows it only where it is a number).
+    Bit {
+        /// Bits.
+        width: u8,
+    },
     /// DECIMAL(precision, scale).
     Decimal {
         /// Total digits.
@@ -230,6 +237,7 @@ impl ColumnType {
             | Self::Enum { collation, .. }
             | Self::Set { collation, .. } => Ty::Str(*collation),
             Self::Bytes { .. } => Ty::Bytes,
+            Self::Bit { .. } => Ty::Int,
             Self::Date => Ty::Date,
             Self::DateTime { .. } => Ty::DateTime,
             Self::Time { .. } => Ty::Time,
@@ -246,13 +254,13 @@ impl ColumnType {
 
     /// Whether this is an UNSIGNED integer type.
     pub fn is_unsigned(&self) -> bool {
-        matches!(self, Self::Int { min: 0, .. })
+        matches!(self, Self::Int { min: 0, .. } | Self::Bit { .. })
     }
 
     /// The column's declaration in SQLite: its affinity and collation.
     pub fn sqlite_decl(&self) -> String {
         match self {
-            Self::Int { .. } => "INTEGER".into(),
+            Self::Int { .. } | Self::Bit { .. } => "INTEGER".into(),
             Self::Decimal { .. } => format!("TEXT COLLATE {DECIMAL_COLLATION}"),
             Self::Double | Self::Float => "REAL".into(),
             Self::Char { collation, .. }

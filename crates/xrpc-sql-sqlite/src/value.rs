@@ -212,6 +212,13 @@ pub(crate) fn constant_default(
         },
         _ => return None,
     };
+    // b'101' of a BIT column: its number (of another type, the bytes, which are not kept).
+    if let (Value::SingleQuotedByteStringLiteral(bits), C::Bit { width }, false) =
+        (&text, ty, negative)
+    {
+        let value = u64::from_str_radix(bits, 2).ok()?;
+        return (value >> width == 0).then(|| value.to_string());
+    }
     let raw = match &text {
         Value::Number(n, _) => format!("{}{n}", if negative { "-" } else { "" }),
         Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) if !negative => s.clone(),
@@ -225,6 +232,14 @@ pub(crate) fn constant_default(
         C::Int { min, max } => {
             let v: i64 = raw.trim().parse().ok()?;
             (v >= *min && v <= *max).then(|| v.to_string())
+        }
+        // A number (a string's bytes would be MySQL's number: not kept).
+        C::Bit { width } => {
+            let v: u64 = match text {
+                Value::Number(..) | Value::Boolean(_) => raw.trim().parse().ok()?,
+                _ => return None,
+            };
+            (v >> width == 0).then(|| v.to_string())
         }
         C::Decimal { precision, scale } => {
             let d = BigDecimal::from_str(raw.trim()).ok()?;

@@ -326,3 +326,23 @@ SELECT YEAR(hired) AS y, COUNT(*) FROM employees GROUP BY YEAR(hired) HAVING COU
 SELECT name, TIMESTAMPDIFF(YEAR, hired, '2024-07-01') AS years, CASE WHEN TIMESTAMPDIFF(YEAR, hired, '2024-07-01') >= 5 THEN 'senior' ELSE 'junior' END AS band FROM employees ORDER BY hired;
 WITH RECURSIVE chain (id, name, depth) AS (SELECT id, name, 0 FROM employees WHERE manager_id IS NULL AND dept = 'eng' UNION ALL SELECT e.id, e.name, c.depth + 1 FROM employees e JOIN chain c ON e.manager_id = c.id) SELECT id, name, depth FROM chain ORDER BY depth, id;
 SELECT dept, SUM(CASE WHEN salary >= 6000 THEN 1 ELSE 0 END) AS high, SUM(salary >= 6000) AS high2, COUNT(IF(salary < 6000, 1, NULL)) AS low FROM employees GROUP BY dept ORDER BY dept;
+
+-- script: BIT columns as flags and masks
+CREATE TABLE flags (id INT PRIMARY KEY, b1 BIT(1) NOT NULL DEFAULT b'0', b8 BIT(8) NULL, active BIT NOT NULL DEFAULT 1);
+INSERT INTO flags (id, b1, b8) VALUES (1, 1, 165), (2, b'0', b'101'), (3, TRUE, NULL), (4, 1.4, 0);
+INSERT INTO flags (id) VALUES (5);
+INSERT INTO flags (id, b1) VALUES (6, 2);
+INSERT INTO flags (id, b1) VALUES (7, '1');
+INSERT INTO flags (id, b1) VALUES (8, -1);
+SELECT id, b1, b8, active FROM flags ORDER BY id;
+SELECT id, b1 + 0, b8 + 0, HEX(b8), BIN(b8), b1 = 1, b8 > 100, b8 * 2 FROM flags ORDER BY id;
+SELECT id FROM flags WHERE b1 = 1 AND active = 1 ORDER BY id;
+SELECT id FROM flags WHERE b8 IS NULL;
+SELECT SUM(b8), COUNT(b8), AVG(b8), COUNT(*) FROM flags;
+SELECT b1, COUNT(*) FROM flags GROUP BY b1 ORDER BY b1;
+UPDATE flags SET b1 = 0, b8 = b8 + 1 WHERE id = 1;
+UPDATE flags SET active = b'0' WHERE id = 2;
+SELECT id, b1 + 0, b8 + 0, active + 0 FROM flags ORDER BY b8 DESC, id;
+DESCRIBE flags;
+SHOW CREATE TABLE flags;
+SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, COLUMN_DEFAULT, NUMERIC_PRECISION FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'flags' ORDER BY ORDINAL_POSITION;
