@@ -1077,6 +1077,7 @@ fn with_display_width(mut t: MysqlType, declared: &str) -> MysqlType {
         ("int", false) => 11,
         ("int", true) => 10,
         ("bigint", _) => 20,
+        ("year", _) => 4,
         _ => return t,
     };
     if t.column_type.contains('(') {

@@ -647,6 +647,7 @@ fn declared_kind(ty: &ColumnType) -> Option<DeclKind> {
                 max: u64::try_from(max).ok()?,
             }
         }
+        C::Year => DeclKind::Year,
         C::Bit { width } => DeclKind::Bit {
             bits: u32::from(width),
         },
@@ -724,6 +725,7 @@ fn plan_column(
                 DeclKind::Int { unsigned: true, .. } => Sending::Uint,
                 DeclKind::Int { .. } => Sending::Int,
                 DeclKind::Bit { .. } => Sending::Bit,
+                DeclKind::Year => Sending::Uint,
                 DeclKind::Double => Sending::Double,
                 DeclKind::Float => Sending::Float,
                 DeclKind::Text { .. } => Sending::Text,

@@ -2483,6 +2483,55 @@ fn register_codes(conn: &Connection) -> rusqlite::Result<()> {
 /// error (strict flag 1) or the adjusted value (0, `INSERT IGNORE`).
 fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
     // my_store_int(v, min, max, strict, column)
+    // A value stored into a YEAR column, as MySQL reads it (`value::year_of_number`, and a
+    // string of one or two digits: `'0'` and `'00'` are 2000); the year 0000 is refused (1235).
+    scalar(conn, "my_store_year", 4, true, |a| {
+        let column = a.text(2).unwrap_or_default().into_owned();
+        let strict = a.i64(1) == Some(1);
+        let text_typed = a.text(3).is_some_and(|code| code == "s");
+        let v = a.v(0);
+        let year = match v {
+            ValueRef::Null => return Ok(Value::Null),
+            ValueRef::Integer(i) => crate::value::year_of_number(i),
+            ValueRef::Text(_) | ValueRef::Blob(_) if text_typed => {
+                let text = some!(to_text(v)).into_owned();
+                let digits = text.trim_matches(' ');
+                if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(if number_prefix(digits).is_empty() {
+                        fail(
+                            1366,
+                            format!(
+                                "Incorrect integer value: '{text}' for column '{column}' at row 1"
+                            ),
+                        )
+                    } else {
+                        unsupported_fn("a YEAR written as a number with other characters")
+                    });
+                }
+                let n: i64 = digits.parse().unwrap_or(i64::MAX);
+                if digits.len() <= 2 && n == 0 {
+                    Some(2000)
+                } else {
+                    crate::value::year_of_number(n)
+                }
+            }
+            _ => {
+                let rounded = some!(to_decimal(v)).with_scale_round(0, RoundingMode::HalfUp);
+                i64::try_from(rounded.into_bigint_and_exponent().0)
+                    .ok()
+                    .and_then(crate::value::year_of_number)
+            }
+        };
+        match year {
+            Some(0) => Err(unsupported_fn("the YEAR 0000")),
+            Some(y) => Ok(Value::Integer(y)),
+            None if strict => Err(fail(
+                1264,
+                format!("Out of range value for column '{column}' at row 1"),
+            )),
+            None => Err(unsupported_fn("a YEAR out of range outside strict mode")),
+        }
+    })?;
     // A value stored into a BIT(width) column: a number (rounded half up), or a string's
     // bytes read as a big-endian number, as MySQL reads them; one past the width, or negative,
     // is 1406 in strict mode.
@@ -2870,6 +2919,16 @@ mod tests {
         for period in [202413, 202400, -202401, 1_000_001] {
             assert_eq!(period_months(period).unwrap_err().code, 1235, "{period}");
         }
+    }
+
+    #[test]
+    fn a_year_of_two_digits_is_read_as_mysql_reads_it() {
+        use crate::value::year_of_number;
+        assert_eq!(year_of_number(69), Some(2069));
+        assert_eq!(year_of_number(70), Some(1970));
+        assert_eq!(year_of_number(2155), Some(2155));
+        assert_eq!(year_of_number(1900), None);
+        assert_eq!(year_of_number(100), None);
     }
 
     #[test]

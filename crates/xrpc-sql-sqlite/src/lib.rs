@@ -137,6 +137,9 @@
 //!   anywhere else (a string function, MIN or MAX, a comparison with a string) MySQL reads it
 //!   as a binary string, and it is refused. DESCRIBE and SHOW CREATE TABLE show its default as
 //!   MariaDB does (`b'0'`).
+//! - A YEAR column holds the year as MySQL reads it (1 to 69 are 2001 to 2069, 70 to 99 are
+//!   1970 to 1999, `'0'` and `'00'` 2000, 1901 to 2155 themselves; 1264 otherwise in strict
+//!   mode) and is read as that integer; it is sent as MySQL's YEAR.
 //! - A SET column holds its members' declared texts in declaration order, joined by commas;
 //!   a write names members in a comma-separated text (each once, under the column's
 //!   collation) or by a bit mask, an unknown one 1265 (left out under IGNORE). It is read
@@ -216,8 +219,8 @@
 //! (JSON_MERGE, JSON_ARRAYAGG, …), a JSON value in a comparison, arithmetic, CAST, SUM or AVG
 //! (MySQL reads a JSON scalar there unquoted), JSON paths with `**`, `last`, ranges or negative
 //! indexes, a JSON column added or changed by ALTER TABLE, `ALTER COLUMN … SET DEFAULT NULL` of a
-//! NOT NULL column (MySQL's 1067), ALTER COLUMN of the AUTO_INCREMENT column, the column type
-//! YEAR, BIT(64), a BIT column where MySQL reads it as a binary string (see above), a
+//! NOT NULL column (MySQL's 1067), ALTER COLUMN of the AUTO_INCREMENT column, the year 0000
+//! (MySQL shows it with four digits), BIT(64), a BIT column where MySQL reads it as a binary string (see above), a
 //! hexadecimal or bit-value literal in arithmetic, beside a number or as a result (MySQL reads
 //! `0x41 + 1` as 66, MariaDB `X'41' + 1` as 1, and the parse tree holds both alike), generated columns (`AS (…) STORED | VIRTUAL`), CAST AS UNSIGNED past BIGINT, BIGINT UNSIGNED values past 9223372036854775807 (SQLite's
 //! integers are signed), STR_TO_DATE of a format with names or without a whole

@@ -4931,6 +4931,7 @@ fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType>
             }
             ColumnType::Bit { width: width as u8 }
         }
+        "YEAR" if !unsigned && (nums.is_empty() || nums == [4]) => ColumnType::Year,
         "DATE" => ColumnType::Date,
         "TIME" | "DATETIME" | "TIMESTAMP" if nums.len() <= 1 => {
             let fsp = nums.first().copied().unwrap_or(0);
@@ -4961,6 +4962,8 @@ fn implicit_default(ty: &ColumnType) -> String {
         | ColumnType::Bit { .. }
         | ColumnType::Double
         | ColumnType::Float => "0",
+        // MySQL's 0000, which the translation does not store (see `ColumnType::Year`).
+        ColumnType::Year => "my_store_year(0, 1, '', 'i')",
         ColumnType::Decimal { .. } => "'0'",
         ColumnType::Char { .. } | ColumnType::VarChar { .. } => "''",
         ColumnType::Bytes { .. } => "X''",
@@ -5041,6 +5044,7 @@ fn store(t: &Typed, c: &Column, strict: bool, ignore: bool, zero_generates: bool
         ColumnType::Int { min, max } => {
             format!("my_store_int({}, {min}, {max}, {s}, {name})", t.sql)
         }
+        ColumnType::Year => format!("my_store_year({}, {s}, {name}, '{}')", t.sql, t.ty.code()),
         ColumnType::Bit { width } => format!(
             "my_store_bit({}, {width}, {s}, {name}, '{}')",
             t.sql,

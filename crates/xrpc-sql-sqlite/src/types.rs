@@ -164,6 +164,9 @@ pub enum ColumnType {
         /// Bits.
         width: u8,
     },
+    /// YEAR: 1901 to 2155, held as the integer (the year 0000 is refused: MySQL writes it
+    /// with four digits where the integer has one).
+    Year,
     /// DECIMAL(precision, scale).
     Decimal {
         /// Total digits.
@@ -237,7 +240,7 @@ impl ColumnType {
             | Self::Enum { collation, .. }
             | Self::Set { collation, .. } => Ty::Str(*collation),
             Self::Bytes { .. } => Ty::Bytes,
-            Self::Bit { .. } => Ty::Int,
+            Self::Bit { .. } | Self::Year => Ty::Int,
             Self::Date => Ty::Date,
             Self::DateTime { .. } => Ty::DateTime,
             Self::Time { .. } => Ty::Time,
@@ -254,13 +257,16 @@ impl ColumnType {
 
     /// Whether this is an UNSIGNED integer type.
     pub fn is_unsigned(&self) -> bool {
-        matches!(self, Self::Int { min: 0, .. } | Self::Bit { .. })
+        matches!(
+            self,
+            Self::Int { min: 0, .. } | Self::Bit { .. } | Self::Year
+        )
     }
 
     /// The column's declaration in SQLite: its affinity and collation.
     pub fn sqlite_decl(&self) -> String {
         match self {
-            Self::Int { .. } | Self::Bit { .. } => "INTEGER".into(),
+            Self::Int { .. } | Self::Bit { .. } | Self::Year => "INTEGER".into(),
             Self::Decimal { .. } => format!("TEXT COLLATE {DECIMAL_COLLATION}"),
             Self::Double | Self::Float => "REAL".into(),
             Self::Char { collation, .. }

@@ -233,6 +233,13 @@ pub(crate) fn constant_default(
             let v: i64 = raw.trim().parse().ok()?;
             (v >= *min && v <= *max).then(|| v.to_string())
         }
+        C::Year => {
+            let v: i64 = match text {
+                Value::Number(..) => raw.trim().parse().ok()?,
+                _ => return None,
+            };
+            year_of_number(v).filter(|y| *y != 0).map(|y| y.to_string())
+        }
         // A number (a string's bytes would be MySQL's number: not kept).
         C::Bit { width } => {
             let v: u64 = match text {
@@ -277,6 +284,18 @@ pub(crate) fn constant_default(
         }
         C::Set { values, collation } => set_text(&raw, values, *collation).ok().map(|v| quoted(&v)),
         C::Bytes { .. } | C::Time { .. } => None,
+    }
+}
+
+/// The year MySQL stores in a YEAR column for number `n`: 1 to 69 are 2001 to 2069, 70 to 99
+/// are 1970 to 1999, 0 and 1901 to 2155 are themselves; `None` out of range.
+pub(crate) fn year_of_number(n: i64) -> Option<i64> {
+    match n {
+        0 => Some(0),
+        1..=69 => Some(n + 2000),
+        70..=99 => Some(n + 1900),
+        1901..=2155 => Some(n),
+        _ => None,
     }
 }
 

@@ -2,6 +2,7 @@
 //! arithmetic, comparisons with numbers, SUM, AVG, HEX and BIN, and as a binary string
 //! elsewhere: those other uses are refused. Hexadecimal and bit-value literals are binary
 //! strings the same way, read as numbers by MySQL where MariaDB reads `X'…'` as a string.
+//! YEAR columns hold the year as MySQL reads it from two or four digits.
 //! (MariaDB's answers to the allowed forms are in the differential corpus.)
 
 mod common;
@@ -68,4 +69,13 @@ fn a_bit_value_literal_stores_its_number() {
         matches!(&outcome, Outcome::Rows { rows, .. } if rows == &vec![vec![Some("5".to_string())]]),
         "{outcome}"
     );
+}
+
+/// MySQL shows the year 0000 with four digits where the integer sent has one: refused.
+#[test]
+fn the_year_0000_is_refused() {
+    let mut node = Node::new();
+    node.run("CREATE TABLE y (id INT PRIMARY KEY, y YEAR)");
+    let outcome = node.run("INSERT INTO y VALUES (1, '0000')");
+    assert!(matches!(outcome, Outcome::Error(1235, _)), "{outcome}");
 }
