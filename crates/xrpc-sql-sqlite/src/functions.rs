@@ -1432,6 +1432,25 @@ fn register_json(conn: &Connection) -> rusqlite::Result<()> {
             _ => 0.0,
         }))
     })?;
+    // A JSON value compared with a number: a JSON number as its value (an integer exactly),
+    // NULL for SQL NULL; anything else (a string, true, an object) compares differently in
+    // MySQL and MariaDB, so it is refused.
+    scalar(conn, "my_json_compared_number", 1, true, |a| {
+        let doc = some!(a.text(0));
+        match json::parse(&doc) {
+            Some(json::Json::Scalar(s))
+                if s.starts_with(|c: char| c == '-' || c.is_ascii_digit()) =>
+            {
+                Ok(match s.parse::<i64>() {
+                    Ok(i) => Value::Integer(i),
+                    Err(_) => Value::Real(some!(s.parse::<f64>().ok())),
+                })
+            }
+            _ => Err(unsupported_fn(
+                "comparison of a JSON value other than a number with a number",
+            )),
+        }
+    })?;
     scalar(conn, "my_json_type", 1, true, |a| {
         Ok(json::type_name(&some!(a.text(0))).map_or(Value::Null, text_value))
     })?;

@@ -218,7 +218,19 @@ pub(crate) fn compare_unrounded(op: &str, l: &Typed, r: &Typed) -> Result<Typed>
 }
 
 fn compare_decimals(op: &str, l: &Typed, r: &Typed, rounded: bool) -> Result<Typed> {
-    let (l, r) = (&l.compared(), &r.compared());
+    // A JSON number beside a number compares as that number in MySQL and MariaDB alike (MySQL
+    // compares JSON values, MariaDB the text JSON_EXTRACT returns): any other JSON value there
+    // is refused when the statement runs, and one beside anything else here.
+    let as_number = |this: Typed, other: &Typed| {
+        if this.json && !other.json && other.ty.is_numeric() {
+            Typed::new(format!("my_json_compared_number({})", this.sql), Ty::Double)
+        } else {
+            this
+        }
+    };
+    let (l, r) = (l.compared(), r.compared());
+    let (l, r) = (as_number(l.clone(), &r), as_number(r, &l));
+    let (l, r) = (&l, &r);
     if l.json || r.json {
         return unsupported("comparison of a JSON value");
     }
