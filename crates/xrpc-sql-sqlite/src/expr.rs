@@ -108,6 +108,10 @@ impl Translator<'_> {
                 negated,
                 ..
             } => {
+                // MySQL's own refusal, in the words it gives.
+                if subquery.limit_clause.is_some() || subquery.fetch.is_some() {
+                    return unsupported("LIMIT & IN/ALL/ANY/SOME subquery");
+                }
                 let l = self.expr(expr)?.compared();
                 let (sql, columns) = self.subquery(subquery)?;
                 if columns.len() != 1 {
@@ -577,7 +581,17 @@ impl Translator<'_> {
         let numeric = comparison
             || matches!(
                 op,
-                B::Plus | B::Minus | B::Multiply | B::Divide | B::Modulo | B::MyIntegerDivide
+                B::Plus
+                    | B::Minus
+                    | B::Multiply
+                    | B::Divide
+                    | B::Modulo
+                    | B::MyIntegerDivide
+                    | B::BitwiseAnd
+                    | B::BitwiseOr
+                    | B::BitwiseXor
+                    | B::PGBitwiseShiftLeft
+                    | B::PGBitwiseShiftRight
             );
         self.enum_ok = columns || (comparison && is_string_literal(right));
         self.bit_ok = numeric;
@@ -602,10 +616,7 @@ impl Translator<'_> {
             }
             _ => {}
         }
-        let arithmetic_op = matches!(
-            op,
-            B::Plus | B::Minus | B::Multiply | B::Divide | B::Modulo | B::MyIntegerDivide
-        );
+        let arithmetic_op = numeric && !comparison;
         let textual = |t: &Typed| {
             matches!(
                 t.compared().ty,
@@ -669,6 +680,11 @@ impl Translator<'_> {
                 Ty::Int,
                 &parts,
             )),
+            B::BitwiseAnd => bitwise("&", &l, &r),
+            B::BitwiseOr => bitwise("|", &l, &r),
+            B::BitwiseXor => bitwise("^", &l, &r),
+            B::PGBitwiseShiftLeft => bitwise("<<", &l, &r),
+            B::PGBitwiseShiftRight => bitwise(">>", &l, &r),
             B::Regexp => {
                 let ci = self.text_collation(&l, &r)? == Collation::Ci;
                 Ok(Typed::with_parts(
@@ -688,7 +704,11 @@ impl Translator<'_> {
         {
             return literal(&Value::Number(format!("-{n}"), false));
         }
+        self.bit_ok = matches!(op, UnaryOperator::BitwiseNot);
         let t = self.expr(x)?;
+        if let UnaryOperator::BitwiseNot = op {
+            return bitwise("~", &t, &Typed::new("0", Ty::Int));
+        }
         match op {
             UnaryOperator::Plus => Ok(t),
             UnaryOperator::Minus => Ok(match t.ty {
@@ -1474,6 +1494,28 @@ fn literal(v: &Value) -> Result<Typed> {
         Value::Null => Typed::new("NULL", Ty::Null),
         other => return unsupported(format!("literal {other}")),
     })
+}
+
+/// MySQL's bit operators (`& | ^ << >> ~`) on integers: computed on the operands' 64 bits as
+/// unsigned, as MySQL does, by `my_bitop`. A result past BIGINT (such as `~0`) is 1235 when
+/// the statement runs, unless it is the operand of another bit operator, which takes its 64
+/// bits as they are (`~0 & 255`). Operands of other types, which MySQL rounds or reads as
+/// numbers first, are refused.
+fn bitwise(op: &str, l: &Typed, r: &Typed) -> Result<Typed> {
+    for t in [l, r] {
+        if t.bytes_literal || !matches!(t.compared().ty, Ty::Int | Ty::Null) {
+            return unsupported(format!("operator {op} of other than integers"));
+        }
+    }
+    let bits = |t: &Typed| match t.sql.strip_suffix(", 1)") {
+        Some(head) if t.sql.starts_with("my_bitop(") => format!("{head}, 0)"),
+        _ => t.sql.clone(),
+    };
+    Ok(Typed::with_parts(
+        format!("my_bitop('{op}', {}, {}, 1)", bits(l), bits(r)),
+        Ty::Int,
+        &[l, r],
+    ))
 }
 
 /// CAST(x AS type) and CONVERT(x, type).

@@ -2502,6 +2502,31 @@ fn register_codes(conn: &Connection) -> rusqlite::Result<()> {
 /// error (strict flag 1) or the adjusted value (0, `INSERT IGNORE`).
 fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
     // my_store_int(v, min, max, strict, column)
+    // MySQL's bit operators on two integers' 64 bits as unsigned; a result past BIGINT (which
+    // SQLite's signed integers cannot hold) is refused when `checked`, else kept as its bits
+    // for the bit operator it is an operand of.
+    scalar(conn, "my_bitop", 4, true, |a| {
+        let op = some!(a.text(0)).into_owned();
+        let (x, y) = (some!(a.i64(1)) as u64, some!(a.i64(2)) as u64);
+        let out = match op.as_str() {
+            "&" => x & y,
+            "|" => x | y,
+            "^" => x ^ y,
+            "<<" => x
+                .checked_shl(u32::try_from(y).unwrap_or(u32::MAX))
+                .unwrap_or(0),
+            ">>" => x
+                .checked_shr(u32::try_from(y).unwrap_or(u32::MAX))
+                .unwrap_or(0),
+            _ => !x,
+        };
+        if a.i64(3) == Some(0) {
+            return Ok(Value::Integer(out as i64));
+        }
+        i64::try_from(out)
+            .map(Value::Integer)
+            .map_err(|_| unsupported_fn("a bit operator's result past 9223372036854775807"))
+    })?;
     // A value stored into a YEAR column, as MySQL reads it (`value::year_of_number`, and a
     // string of one or two digits: `'0'` and `'00'` are 2000); the year 0000 is refused (1235).
     scalar(conn, "my_store_year", 4, true, |a| {

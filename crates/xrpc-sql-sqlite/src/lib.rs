@@ -137,6 +137,11 @@
 //!   anywhere else (a string function, MIN or MAX, a comparison with a string) MySQL reads it
 //!   as a binary string, and it is refused. DESCRIBE and SHOW CREATE TABLE show its default as
 //!   MariaDB does (`b'0'`).
+//! - The bit operators `& | ^ << >> ~` and BIT_COUNT compute on integers' 64 bits as MySQL's
+//!   unsigned BIGINT (a result past BIGINT, such as `~0`, is 1235 unless another bit operator
+//!   takes it, as in `~0 & 255`; operands of other types are 1235). A LIMIT or OFFSET past
+//!   BIGINT (MySQL's documented "every row", 18446744073709551615) reads as every row. An IN
+//!   subquery with a LIMIT is MySQL's own 1235 (`LIMIT & IN/ALL/ANY/SOME subquery`).
 //! - A YEAR column holds the year as MySQL reads it (1 to 69 are 2001 to 2069, 70 to 99 are
 //!   1970 to 1999, `'0'` and `'00'` 2000, 1901 to 2155 themselves; 1264 otherwise in strict
 //!   mode) and is read as that integer; it is sent as MySQL's YEAR.

@@ -621,7 +621,7 @@ impl CallSite<'_> {
             }
             "BIT_COUNT" => {
                 arity(n == 1)?;
-                if !matches!(args[0].ty, Ty::Int | Ty::Null) {
+                if args[0].bytes_literal || !matches!(args[0].ty, Ty::Int | Ty::Null) {
                     return unsupported("BIT_COUNT of a non-integer");
                 }
                 (format!("my_bit_count({})", sql(0)), Ty::Int)

@@ -955,8 +955,10 @@ impl<'a> Translator<'a> {
         let number = |e: &Expr| -> Result<String> {
             match e {
                 Expr::Value(v) => match &v.value {
+                    // Past SQLite's signed 64 bits (MySQL's documented "all rows" is
+                    // 18446744073709551615): more rows than any table holds, as i64::MAX is.
                     sqlparser::ast::Value::Number(n, _) if n.parse::<u64>().is_ok() => {
-                        Ok(n.clone())
+                        Ok(n.parse::<i64>().map_or(i64::MAX.to_string(), |_| n.clone()))
                     }
                     sqlparser::ast::Value::Placeholder(p) if p == "?" => {
                         Ok(self.placeholder_sql(v.span.start))

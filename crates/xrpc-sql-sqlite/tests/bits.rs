@@ -79,3 +79,15 @@ fn the_year_0000_is_refused() {
     let outcome = node.run("INSERT INTO y VALUES (1, '0000')");
     assert!(matches!(outcome, Outcome::Error(1235, _)), "{outcome}");
 }
+
+/// MySQL's bit operators give BIGINT UNSIGNED: a result past BIGINT is refused, where SQLite
+/// would show it negative.
+#[test]
+fn a_bit_operators_result_past_bigint_is_refused() {
+    refused("SELECT ~0");
+}
+
+#[test]
+fn a_bit_operator_on_a_decimal_is_refused() {
+    refused("SELECT 5.5 & 1");
+}

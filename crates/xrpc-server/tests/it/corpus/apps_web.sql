@@ -361,3 +361,50 @@ SELECT y FROM yy WHERE id = 1;
 DESCRIBE yy;
 SHOW CREATE TABLE yy;
 SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, COLUMN_DEFAULT FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'yy' ORDER BY ORDINAL_POSITION;
+
+-- script: string functions applications format with
+SELECT LPAD('7', 3, '0'), RPAD('ab', 5, '-'), SUBSTRING_INDEX('a.b.c', '.', 2), SUBSTRING_INDEX('a.b.c', '.', -1), FIND_IN_SET('b', 'a,b,c'), FIELD('b', 'a', 'b'), ELT(2, 'x', 'y');
+SELECT FORMAT(1234567.891, 2), FORMAT(0.5, 0), FORMAT(-1234.5, 1), FORMAT(1234, 0);
+SELECT REPEAT('ab', 3), REVERSE('abc'), CONCAT('[', SPACE(3), ']'), ASCII('A'), CHAR(65, 66), STRCMP('a', 'b'), INSERT('abcdef', 2, 3, 'XY'), MID('abcdef', 2, 3), LCASE('AbC'), UCASE('aBc');
+SELECT MD5('abc'), SHA1('abc'), SHA2('abc', 256), CRC32('abc'), TO_BASE64('abc'), FROM_BASE64('YWJj');
+
+-- script: subqueries with LIMIT, scalar subqueries and EXISTS
+CREATE TABLE s (id INT PRIMARY KEY, v INT);
+INSERT INTO s VALUES (1, 10), (2, 20), (3, 30);
+SELECT id FROM s WHERE id IN (SELECT id FROM s ORDER BY v DESC LIMIT 2);
+SELECT id FROM s WHERE id IN (SELECT * FROM (SELECT id FROM s ORDER BY v DESC LIMIT 2) x) ORDER BY id;
+SELECT (SELECT v FROM s WHERE id = 2), (SELECT MAX(v) FROM s), EXISTS(SELECT 1 FROM s WHERE v > 25);
+
+-- script: INSERT … SELECT … ON DUPLICATE KEY UPDATE
+CREATE TABLE src (k VARCHAR(5) PRIMARY KEY, n INT);
+CREATE TABLE dst (k VARCHAR(5) PRIMARY KEY, n INT);
+INSERT INTO src VALUES ('a', 1), ('b', 2);
+INSERT INTO dst VALUES ('a', 10);
+INSERT INTO dst (k, n) SELECT k, n FROM src ON DUPLICATE KEY UPDATE n = dst.n + VALUES(n);
+SELECT k, n FROM dst ORDER BY k;
+
+-- script: collations of columns
+CREATE TABLE ci (id INT PRIMARY KEY, name VARCHAR(20) COLLATE utf8mb4_unicode_ci, code VARCHAR(10) COLLATE utf8mb4_bin);
+INSERT INTO ci VALUES (1, 'Zoë', 'a'), (2, 'zoe', 'A'), (3, 'ZOE ', 'b');
+SELECT id FROM ci WHERE name = 'zoe' ORDER BY id;
+SELECT id FROM ci WHERE code = 'a';
+SELECT id, name FROM ci ORDER BY name, id;
+SELECT COUNT(DISTINCT name), COUNT(DISTINCT code) FROM ci;
+SELECT id FROM ci WHERE name LIKE 'zo%' ORDER BY id;
+
+-- script: every row past an offset, as ORMs page without a limit
+CREATE TABLE l (id INT PRIMARY KEY);
+INSERT INTO l VALUES (1), (2), (3), (4), (5);
+SELECT id FROM l ORDER BY id LIMIT 2 OFFSET 3;
+SELECT id FROM l ORDER BY id DESC LIMIT 18446744073709551615 OFFSET 2;
+SELECT id FROM l ORDER BY id LIMIT 1, 18446744073709551615;
+(SELECT id FROM l WHERE id < 3) UNION (SELECT id FROM l WHERE id > 3) ORDER BY id DESC LIMIT 3;
+
+-- script: bit operators on permission masks
+CREATE TABLE perms (id INT PRIMARY KEY, mask INT UNSIGNED NOT NULL, b BIT(8));
+INSERT INTO perms VALUES (1, 5, b'00000110'), (2, 12, NULL), (3, 0, 255);
+SELECT id, mask & 4, mask | 2, mask ^ 1, mask << 2, mask >> 1, b & 2, b | mask FROM perms ORDER BY id;
+SELECT id FROM perms WHERE mask & 4 = 4 ORDER BY id;
+SELECT -1 & 255, 1 << 64, 5 & NULL, BIT_COUNT(5), ~0 & 255, 5 & 3, 5 | 3, 5 ^ 3, 1 << 4, 256 >> 2;
+UPDATE perms SET mask = mask | 16 WHERE id = 2;
+SELECT mask FROM perms WHERE id = 2;
