@@ -1359,6 +1359,13 @@ fn text_result(x: &Typed) -> Ty {
 
 /// `+ - * / %` by the operands' types.
 fn arithmetic(op: &str, l: &Typed, r: &Typed, strict: bool) -> Result<Typed> {
+    // A JSON number with a number is that number in MySQL and MariaDB alike (see
+    // `typed::json_as_number`); any other JSON value there is refused.
+    let (l, r) = (
+        crate::typed::json_as_number(l.clone(), r),
+        crate::typed::json_as_number(r.clone(), l),
+    );
+    let (l, r) = (&l, &r);
     if l.json || r.json {
         return unsupported("arithmetic on a JSON value");
     }

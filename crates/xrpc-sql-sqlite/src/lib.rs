@@ -221,8 +221,8 @@
 //! tables' foreign keys reference (or of a foreign key column of a table they reference),
 //! or changing its keys or AUTO_INCREMENT, DELETE from several
 //! different tables, a UNIQUE key on a column prefix, the JSON functions not listed above
-//! (JSON_MERGE, JSON_ARRAYAGG, …), a JSON value in a comparison (but a JSON number with a
-//! number, which MySQL and MariaDB both compare as the number), arithmetic, CAST, SUM or AVG
+//! (JSON_MERGE, JSON_ARRAYAGG, …), a JSON value in a comparison or arithmetic (but a JSON
+//! number with a number, which MySQL and MariaDB both read as the number), CAST, SUM or AVG
 //! (MySQL reads a JSON scalar there unquoted), JSON paths with `**`, `last`, ranges or negative
 //! indexes, a JSON column added or changed by ALTER TABLE, `ALTER COLUMN … SET DEFAULT NULL` of a
 //! NOT NULL column (MySQL's 1067), ALTER COLUMN of the AUTO_INCREMENT column, the year 0000

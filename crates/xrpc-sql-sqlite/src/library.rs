@@ -216,6 +216,10 @@ impl CallSite<'_> {
                     ty,
                 )
             }
+            "ISNULL" => {
+                arity(n == 1)?;
+                (format!("({} IS NULL)", sql(0)), Ty::Int)
+            }
             "IFNULL" | "COALESCE" => {
                 arity(if name == "IFNULL" { n == 2 } else { n >= 1 })?;
                 let ty = args.iter().fold(Ty::Null, |t, a| unify(t, a.ty));

@@ -98,6 +98,18 @@ pub(crate) fn ident(s: &str) -> String {
     format!("\"{}\"", s.replace('"', "\"\""))
 }
 
+/// A JSON value beside a number (`other`) as the JSON number it holds, which MySQL (comparing
+/// or computing with JSON values) and MariaDB (with the text JSON_EXTRACT returns) read alike;
+/// `my_json_compared_number` refuses any other JSON value when the statement meets it.
+/// Anything else is returned as it is.
+pub(crate) fn json_as_number(this: Typed, other: &Typed) -> Typed {
+    if this.json && !other.json && other.ty.is_numeric() {
+        Typed::new(format!("my_json_compared_number({})", this.sql), Ty::Double)
+    } else {
+        this
+    }
+}
+
 /// The comparison class of an operand pair.
 pub(crate) enum Compare {
     /// Both text: compare under this collation.
@@ -221,15 +233,8 @@ fn compare_decimals(op: &str, l: &Typed, r: &Typed, rounded: bool) -> Result<Typ
     // A JSON number beside a number compares as that number in MySQL and MariaDB alike (MySQL
     // compares JSON values, MariaDB the text JSON_EXTRACT returns): any other JSON value there
     // is refused when the statement runs, and one beside anything else here.
-    let as_number = |this: Typed, other: &Typed| {
-        if this.json && !other.json && other.ty.is_numeric() {
-            Typed::new(format!("my_json_compared_number({})", this.sql), Ty::Double)
-        } else {
-            this
-        }
-    };
     let (l, r) = (l.compared(), r.compared());
-    let (l, r) = (as_number(l.clone(), &r), as_number(r, &l));
+    let (l, r) = (json_as_number(l.clone(), &r), json_as_number(r, &l));
     let (l, r) = (&l, &r);
     if l.json || r.json {
         return unsupported("comparison of a JSON value");

@@ -1,5 +1,5 @@
-//! A JSON value compared with a number: MySQL compares JSON values, MariaDB the text
-//! JSON_EXTRACT returns. Both read a JSON number as the number, which the translation does;
+//! A JSON value compared with or computed with a number: MySQL compares JSON values, MariaDB
+//! the text JSON_EXTRACT returns. Both read a JSON number as the number, which the translation does;
 //! any other JSON value there (a string, `true`, an object) compares differently in the two and
 //! is refused when the statement meets it.
 
@@ -44,5 +44,20 @@ fn a_json_string_compared_with_a_number_is_refused() {
 #[test]
 fn a_json_value_compared_with_a_string_is_refused() {
     let outcome = jobs().run("SELECT id FROM jobs WHERE JSON_EXTRACT(payload, '$.job') = 'a'");
+    assert!(matches!(outcome, Outcome::Error(1235, _)), "{outcome}");
+}
+
+#[test]
+fn a_json_number_in_arithmetic_is_the_number() {
+    let outcome = jobs().run("SELECT JSON_EXTRACT(payload, '$.cents') + 1 FROM jobs WHERE id = 2");
+    assert!(
+        matches!(&outcome, Outcome::Rows { rows, .. } if rows == &vec![vec![Some("6".to_string())]]),
+        "{outcome}"
+    );
+}
+
+#[test]
+fn a_json_string_in_arithmetic_is_refused() {
+    let outcome = jobs().run("SELECT JSON_EXTRACT(payload, '$.job') + 1 FROM jobs WHERE id = 1");
     assert!(matches!(outcome, Outcome::Error(1235, _)), "{outcome}");
 }

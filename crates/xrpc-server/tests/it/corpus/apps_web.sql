@@ -408,3 +408,18 @@ SELECT id FROM perms WHERE mask & 4 = 4 ORDER BY id;
 SELECT -1 & 255, 1 << 64, 5 & NULL, BIT_COUNT(5), ~0 & 255, 5 & 3, 5 | 3, 5 ^ 3, 1 << 4, 256 >> 2;
 UPDATE perms SET mask = mask | 16 WHERE id = 2;
 SELECT mask FROM perms WHERE id = 2;
+
+-- script: NULL tests as functions
+SELECT ISNULL(NULL), ISNULL(1), ISNULL(''), IFNULL(NULL, NULL), COALESCE(NULL, NULL, 3);
+
+-- script: a JSON document column read and changed
+CREATE TABLE people (id INT PRIMARY KEY, info JSON);
+INSERT INTO people VALUES (1, '{"name": "Ann", "age": 31, "tags": ["x", "y"]}'), (2, '{"name": "Bob", "age": 25}');
+SELECT id, JSON_UNQUOTE(JSON_EXTRACT(info, '$.name')), JSON_EXTRACT(info, '$.age') + 1, JSON_LENGTH(info, '$.tags') FROM people ORDER BY id;
+SELECT id FROM people WHERE JSON_EXTRACT(info, '$.age') >= 30;
+SELECT id FROM people WHERE JSON_UNQUOTE(JSON_EXTRACT(info, '$.name')) = 'Bob';
+SELECT id FROM people WHERE JSON_CONTAINS(info, '"x"', '$.tags');
+UPDATE people SET info = JSON_SET(info, '$.age', 26) WHERE id = 2;
+SELECT info FROM people WHERE id = 2;
+SELECT SUM(JSON_EXTRACT(info, '$.age') * 2) FROM people;
+SELECT JSON_OBJECT('a', 1, 'b', 'x'), JSON_ARRAY(1, 'two', NULL), JSON_LENGTH('[1,2,3]'), JSON_VALID('{"a":1}'), JSON_KEYS('{"a":1,"b":2}'), JSON_REMOVE('{"a":1,"b":2}', '$.a');
