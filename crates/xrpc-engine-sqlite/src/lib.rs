@@ -831,6 +831,9 @@ pub struct SqliteConn {
     /// handed in and taken back by the session layer around every statement, so empty between
     /// them (see [`EngineConn::set_session_warnings`]).
     last_warnings: Vec<SqlWarning>,
+    /// The notes of the translated statement running (`Translation::notes`), reported with
+    /// its warnings when it succeeds.
+    statement_notes: Vec<SqlWarning>,
     /// What the text passes made of the statements this connection ran (see `memo`).
     texts: memo::TextMemo,
     /// The kept catalog and the translations of this connection (see `translated`).
@@ -990,6 +993,7 @@ impl SqliteConn {
             keys: origin::KeyCache::default(),
             stream_buffers: shape::StreamBuffers::default(),
             last_warnings: Vec::new(),
+            statement_notes: Vec::new(),
             texts: memo::TextMemo::default(),
             kept_catalog: translated::KeptCatalog::default(),
             session,

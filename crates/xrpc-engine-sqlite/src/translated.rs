@@ -1143,14 +1143,21 @@ impl SqliteConn {
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
         drop(xrpc_sql_sqlite::take_warnings());
+        self.statement_notes.clear();
         let result = self.run_translated_statement(sql, statement, args, info, sink);
-        let warnings: Vec<SqlWarning> = xrpc_sql_sqlite::take_warnings()
+        let notes = std::mem::take(&mut self.statement_notes);
+        let warnings: Vec<SqlWarning> = notes
             .into_iter()
-            .map(|w| SqlWarning {
-                level: WarningLevel::Warning,
-                code: u32::from(w.code),
-                message: w.message,
-            })
+            .filter(|_| result.is_ok())
+            .chain(
+                xrpc_sql_sqlite::take_warnings()
+                    .into_iter()
+                    .map(|w| SqlWarning {
+                        level: WarningLevel::Warning,
+                        code: u32::from(w.code),
+                        message: w.message,
+                    }),
+            )
             .collect();
         if result.is_err() {
             for warning in warnings {
@@ -1182,6 +1189,15 @@ impl SqliteConn {
             self.take_write_lock();
         }
         let translation = self.translation(sql, statement, args)?;
+        self.statement_notes = translation
+            .notes
+            .iter()
+            .map(|(code, message)| SqlWarning {
+                level: WarningLevel::Note,
+                code: u32::from(*code),
+                message: message.clone(),
+            })
+            .collect();
         let args: Vec<Arg<'_>> = args.iter().map(types::to_arg).collect();
         self.shared.start_statement();
         if !translation.into.is_empty() {

@@ -86,9 +86,9 @@
 //!   foreign keys reference is built again with foreign key enforcement suspended, as SQLite's
 //!   own rebuild procedure does (its DROP TABLE would otherwise act on their rows), copying
 //!   unchanged every column those keys reference and its own foreign key columns (a change to
-//!   one of them, and ADD FOREIGN KEY to such a table, is 1235). Several changes in one ALTER TABLE run in order; one that can fail on
-//!   the rows (MODIFY/CHANGE, a UNIQUE key, dropping a keyed column) must be the first, so a
-//!   failure leaves the table as it was (else 1235). CHECK constraints (column or table) are SQLite
+//!   one of them, and ADD FOREIGN KEY to such a table, is 1235). Several changes in one ALTER TABLE run in order, all or nothing
+//!   (the engine runs a DDL translation in a savepoint), counting the rows copied when one of
+//!   them copies the table. CHECK constraints (column or table) are SQLite
 //!   CHECKs of `my_check_constraint`, which fails with MariaDB's 4025 when the condition is
 //!   false (NULL passes), named as MariaDB names them (a column's by the column, shown
 //!   `table.column`; an unnamed table check `CONSTRAINT_n`) and checked in MariaDB's order (the
@@ -353,7 +353,9 @@ pub struct Translation {
     pub columns: Vec<OutColumn>,
     /// How to count affected rows.
     pub affected: Affected,
-    /// What a DDL statement changed in the catalog.
+    /// What a DDL statement changed in the catalog. A DDL translation's statements run all or
+    /// nothing (the engine runs them in a savepoint): a change that fails on the rows undoes
+    /// the ones before it.
     pub change: Option<CatalogChange>,
     /// An INSERT that reserves auto-increment values, as InnoDB does for an insert of a known
     /// row count: the values are used up even by rows that fail or are ignored.
@@ -374,6 +376,10 @@ pub struct Translation {
     /// keys reference and none of the table's own foreign key columns, so the copied rows meet
     /// every key as before.
     pub suspends_foreign_keys: bool,
+    /// The notes MySQL gives the statement (code, message) when it runs: a CREATE TABLE IF
+    /// NOT EXISTS of a table that exists (1050), DROP … IF EXISTS of one that does not (1051,
+    /// 4092) or of a view as a table (1965). The engine reports them at the level `Note`.
+    pub notes: Vec<(u16, String)>,
 }
 
 /// Auto-increment values an INSERT reserves: the engine reads SQLite's sequence for the table

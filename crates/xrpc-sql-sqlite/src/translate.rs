@@ -375,6 +375,7 @@ impl<'a> Translator<'a> {
                     found_rows,
                     into,
                     suspends_foreign_keys: false,
+                    notes: Vec::new(),
                 })
             }
             Statement::Insert(insert) => {
@@ -1905,6 +1906,7 @@ impl<'a> Translator<'a> {
             found_rows: None,
             into: Vec::new(),
             suspends_foreign_keys: false,
+            notes: Vec::new(),
         })
     }
 
@@ -2126,6 +2128,7 @@ impl<'a> Translator<'a> {
             found_rows: None,
             into: Vec::new(),
             suspends_foreign_keys: false,
+            notes: Vec::new(),
         })
     }
 
@@ -2266,6 +2269,7 @@ impl<'a> Translator<'a> {
                 found_rows: None,
                 into: Vec::new(),
                 suspends_foreign_keys: false,
+                notes: Vec::new(),
             })
         })();
         self.scopes.pop();
@@ -2380,6 +2384,7 @@ impl<'a> Translator<'a> {
                 found_rows: None,
                 into: Vec::new(),
                 suspends_foreign_keys: false,
+                notes: Vec::new(),
             })
         })();
         self.scopes.pop();
@@ -2501,7 +2506,7 @@ impl<'a> Translator<'a> {
             return unsupported("CREATE TABLE form");
         }
         let Some((database, name)) = self.new_table(create)? else {
-            return Ok(nothing());
+            return Ok(already_exists(create));
         };
         let options = table_options(&create.table_options)?;
         let default_collation = options
@@ -2775,7 +2780,7 @@ impl<'a> Translator<'a> {
             return unsupported("CREATE TABLE … LIKE a view");
         }
         let Some((database, name)) = self.new_table(create)? else {
-            return Ok(nothing());
+            return Ok(already_exists(create));
         };
         if !table.checks.is_empty() {
             return unsupported("CREATE TABLE … LIKE a table with CHECK constraints");
@@ -2807,7 +2812,7 @@ impl<'a> Translator<'a> {
     /// or ON UPDATE; what was AUTO_INCREMENT defaults to 0. The rows follow in the same statement, whose affected rows they are.
     fn create_table_as(&mut self, create: &CreateTable, query: &Query) -> Result<Translation> {
         let Some((database, name)) = self.new_table(create)? else {
-            return Ok(nothing());
+            return Ok(already_exists(create));
         };
         let single_table = match query.body.as_ref() {
             SetExpr::Select(select) => select.from.len() == 1 && select.from[0].joins.is_empty(),
@@ -3423,16 +3428,18 @@ impl<'a> Translator<'a> {
                 let mut missing = Vec::new();
                 let mut views = Vec::new();
                 for n in names {
+                    // The database as MySQL names it in messages (a table's own may be its
+                    // SQLite schema).
+                    let shown = |t: &Table| {
+                        let database = self.located(n).map_or_else(|_| t.database.clone(), |l| l.0);
+                        format!("{database}.{}", t.name)
+                    };
                     match self.object(n) {
                         // DROP TEMPORARY TABLE drops only the session's temporary tables.
-                        Ok(t) if temporary && !t.temporary => {
-                            missing.push(format!("{}.{}", t.database, t.name));
-                        }
+                        Ok(t) if temporary && !t.temporary => missing.push(shown(&t)),
                         // MySQL drops the tables named with it and fails (or, with IF EXISTS,
                         // notes) on the view.
-                        Ok(t) if t.view.is_some() => {
-                            views.push(format!("{}.{}", t.database, t.name));
-                        }
+                        Ok(t) if t.view.is_some() => views.push(shown(&t)),
                         Ok(t) => {
                             sql.push(format!("DROP TABLE {}", self.sqlite_table(&t)));
                             changes.push(CatalogChange::Drop {
@@ -3456,7 +3463,15 @@ impl<'a> Translator<'a> {
                     }
                     return Err(TranslateError::IsView(view.clone()));
                 }
-                Ok(ddl(sql, CatalogChange::Several(changes)))
+                let mut notes = Vec::new();
+                if !missing.is_empty() {
+                    notes.push((1051, format!("Unknown table '{}'", missing.join(","))));
+                }
+                notes.extend(views.iter().map(|v| (1965, format!("'{v}' is a view"))));
+                Ok(Translation {
+                    notes,
+                    ..ddl(sql, CatalogChange::Several(changes))
+                })
             }
             ObjectType::View => {
                 let mut sql = Vec::new();
@@ -3483,7 +3498,15 @@ impl<'a> Translator<'a> {
                     }
                     return Err(TranslateError::UnknownView(missing.join(",")));
                 }
-                Ok(ddl(sql, CatalogChange::Several(changes)))
+                let notes = if missing.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![(4092, format!("Unknown VIEW: '{}'", missing.join(",")))]
+                };
+                Ok(Translation {
+                    notes,
+                    ..ddl(sql, CatalogChange::Several(changes))
+                })
             }
             ObjectType::Index => {
                 let (Some(on), [index]) = (on, names) else {
@@ -3533,8 +3556,9 @@ impl<'a> Translator<'a> {
     }
 
     /// Several changes in one ALTER TABLE, made in order, each to the table the ones before it
-    /// left. A change that rebuilds the table (MODIFY/CHANGE COLUMN) must be the last, whose
-    /// copy then gives the statement's count; renaming the table must be alone.
+    /// left (the engine runs a DDL translation all or nothing, so one that fails on the rows
+    /// leaves the table as it was). The statement counts the rows copied when any change copies
+    /// the table, as MySQL's copying ALTER does; renaming the table must be alone.
     fn alter_several(
         &mut self,
         mut table: Table,
@@ -3543,22 +3567,15 @@ impl<'a> Translator<'a> {
         let mut sql = Vec::new();
         let mut affected = Affected::Zero;
         let mut suspends_foreign_keys = false;
-        for (i, op) in operations.iter().enumerate() {
-            // A change that can fail on the rows comes first, so a failure leaves the table as
-            // it was (the statements before it would stay done).
-            if i > 0 && fallible(op, &table) {
-                return unsupported(
-                    "ALTER TABLE with a MODIFY, CHANGE, UNIQUE key or keyed DROP COLUMN after another change",
-                );
-            }
+        for op in operations {
             let one = self.alter_one(table, op)?;
             let Some(CatalogChange::Replace(changed)) = one.change else {
                 return unsupported("ALTER TABLE renaming the table with other changes");
             };
-            if i == 0 {
-                // The copy of a rebuild is the last statement that changes rows, so its count
-                // stays the statement's through the DDL after it.
-                affected = one.affected;
+            if one.affected == Affected::Changes {
+                // Every copy of a rebuild copies the table's rows, and SQLite's count of the
+                // last one stays the statement's through the DDL after it.
+                affected = Affected::Changes;
             }
             suspends_foreign_keys |= one.suspends_foreign_keys;
             sql.extend(one.sql);
@@ -4338,6 +4355,20 @@ fn quoted_list(mut text: &str) -> Option<(Vec<String>, &str)> {
     }
 }
 
+/// CREATE TABLE IF NOT EXISTS of a table that exists: nothing to do, and MySQL's note.
+fn already_exists(create: &CreateTable) -> Translation {
+    let name = create
+        .name
+        .0
+        .last()
+        .map(|part| part.to_string().trim_matches('`').to_string())
+        .unwrap_or_default();
+    Translation {
+        notes: vec![(1050, format!("Table '{name}' already exists"))],
+        ..nothing()
+    }
+}
+
 /// A statement SQLite has nothing to do for.
 fn nothing() -> Translation {
     Translation {
@@ -4349,6 +4380,7 @@ fn nothing() -> Translation {
         found_rows: None,
         into: Vec::new(),
         suspends_foreign_keys: false,
+        notes: Vec::new(),
     }
 }
 
@@ -4362,6 +4394,7 @@ fn ddl(sql: Vec<String>, change: CatalogChange) -> Translation {
         found_rows: None,
         into: Vec::new(),
         suspends_foreign_keys: false,
+        notes: Vec::new(),
     }
 }
 
@@ -5105,31 +5138,6 @@ fn replace_store(value: String, c: &Column, checked: bool) -> String {
         format!("my_not_null({value}, {})", quote(&c.name))
     } else {
         value
-    }
-}
-
-/// Whether an ALTER TABLE change can fail on the table's rows (or on SQLite's rules for
-/// dropping a column that a key or constraint names).
-fn fallible(op: &AlterTableOperation, table: &Table) -> bool {
-    match op {
-        AlterTableOperation::ModifyColumn { .. }
-        | AlterTableOperation::ChangeColumn { .. }
-        | AlterTableOperation::AddConstraint {
-            constraint: TableConstraint::Unique(_),
-            ..
-        } => true,
-        AlterTableOperation::DropColumn { column_names, .. } => column_names.iter().any(|c| {
-            let named = |k: &String| k.eq_ignore_ascii_case(&c.value);
-            let quoted = ident(&c.value).to_ascii_lowercase();
-            table.primary_key.iter().any(named)
-                || table.indexes.iter().any(|i| i.columns.iter().any(named))
-                || table
-                    .foreign_keys
-                    .iter()
-                    .chain(table.checks.iter().map(|(_, sql)| sql))
-                    .any(|f| f.to_ascii_lowercase().contains(&quoted))
-        }),
-        _ => false,
     }
 }
 

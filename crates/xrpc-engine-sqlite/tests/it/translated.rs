@@ -890,3 +890,46 @@ fn an_insert_refused_for_a_missing_parent_uses_up_its_auto_increment_value() {
     run(&mut *conn, "INSERT INTO child (parent_id) VALUES (NULL)").unwrap();
     assert_eq!(rows(&mut *conn, "SELECT id FROM child"), [[Value::Sint(2)]]);
 }
+
+#[test]
+fn an_alter_table_change_that_fails_after_another_undoes_both() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE t (id INT PRIMARY KEY, a INT)").unwrap();
+    run(&mut *conn, "INSERT INTO t VALUES (1, 1), (2, 1)").unwrap();
+    let err = run(
+        &mut *conn,
+        "ALTER TABLE t ADD COLUMN b INT, ADD UNIQUE KEY ua (a)",
+    )
+    .unwrap_err();
+    assert_eq!(err.code, 1062, "{err}");
+    let err = run(&mut *conn, "SELECT b FROM t").unwrap_err();
+    assert_eq!(err.code, 1054, "{err}");
+}
+
+#[test]
+fn create_table_if_not_exists_of_a_table_that_exists_notes_1050() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE t (id INT)").unwrap();
+    let result = run(&mut *conn, "CREATE TABLE IF NOT EXISTS t (id INT)").unwrap();
+    let notes: Vec<(u32, &str)> = result
+        .warnings
+        .iter()
+        .map(|w| (w.code, w.message.as_str()))
+        .collect();
+    assert_eq!(notes, [(1050, "Table 't' already exists")]);
+}
+
+#[test]
+fn drop_table_if_exists_of_missing_tables_notes_1051_naming_them() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    let result = run(&mut *conn, "DROP TABLE IF EXISTS a, b").unwrap();
+    let notes: Vec<(u32, &str)> = result
+        .warnings
+        .iter()
+        .map(|w| (w.code, w.message.as_str()))
+        .collect();
+    assert_eq!(notes, [(1051, "Unknown table 'main.a,main.b'")]);
+}

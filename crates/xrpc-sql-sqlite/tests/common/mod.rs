@@ -141,7 +141,18 @@ impl Node {
                 .execute_batch("PRAGMA foreign_keys = OFF")
                 .unwrap();
         }
+        // As the engine does: a DDL translation runs all or nothing.
+        let ddl = translation.change.is_some();
+        if ddl {
+            self.conn.execute_batch("SAVEPOINT ddl").unwrap();
+        }
         let ran = self.execute_all(&translation, args, parsed.kind);
+        if ddl {
+            if ran.is_err() {
+                self.conn.execute_batch("ROLLBACK TO ddl").unwrap();
+            }
+            self.conn.execute_batch("RELEASE ddl").unwrap();
+        }
         if translation.suspends_foreign_keys {
             self.conn.execute_batch("PRAGMA foreign_keys = ON").unwrap();
         }
