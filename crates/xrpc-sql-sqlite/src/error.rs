@@ -37,6 +37,9 @@ pub enum TranslateError {
     /// `ER_CANT_DROP_FIELD_OR_KEY` (1091, 42000).
     #[error("Can't DROP INDEX `{0}`; check that it exists")]
     NoSuchIndex(String),
+    /// `ER_CANT_DROP_FIELD_OR_KEY` (1091, 42000) for a foreign key.
+    #[error("Can't DROP FOREIGN KEY `{0}`; check that it exists")]
+    NoSuchForeignKey(String),
     /// `ER_DUP_KEYNAME` (1061, 42000).
     #[error("Duplicate key name '{0}'")]
     DuplicateKey(String),
@@ -136,7 +139,7 @@ impl TranslateError {
             Self::NoDefault(_) => 1364,
             Self::ValueCount(_) => 1136,
             Self::ParamCount(_) => 1582,
-            Self::NoSuchIndex(_) => 1091,
+            Self::NoSuchIndex(_) | Self::NoSuchForeignKey(_) => 1091,
             Self::DuplicateKey(_) => 1061,
             Self::DuplicateColumn(_) => 1060,
             Self::OperandColumns(_) => 1241,

@@ -71,7 +71,10 @@
 //!   (or `NOW(n)`) store SQLite's current time with the column's n fraction digits (SQLite
 //!   keeps milliseconds, so digits past the third are 0; another n than the column's is 1235);
 //!   TRUNCATE empties the table
-//!   and its sequence. A foreign key keeps the text SHOW CREATE TABLE gives it
+//!   and its sequence. The index a foreign key makes for itself
+//!   (when no other key starts with its columns) is InnoDB's generated index: a later index
+//!   that serves the key replaces it ([`Index::generated`]), and ALTER TABLE … DROP FOREIGN
+//!   KEY keeps it. A foreign key keeps the text SHOW CREATE TABLE gives it
 //!   ([`Table::foreign_keys_shown`]: its name, else InnoDB's `table_ibfk_n`) and makes an index
 //!   only where no other key starts with its columns, as InnoDB does. JSON is MariaDB's:
 //!   LONGTEXT in `utf8mb4_bin` with a `json_valid` CHECK named `table.column` (in CREATE

@@ -2655,8 +2655,13 @@ impl<'a> Translator<'a> {
                         .any(|(i, other)| !fk_indexes.contains(&i) && starts_with(&other.1))
             })
             .collect();
+        // Which of the remaining indexes were made for a foreign key (InnoDB's generated ones).
+        let mut generated: Vec<bool> = (0..indexes.len())
+            .map(|i| fk_indexes.contains(&i))
+            .collect();
         for at in covered.into_iter().rev() {
             indexes.remove(at);
+            generated.remove(at);
         }
         table.checks = self.checks(&table, &checks)?;
         for p in &primary {
@@ -2691,7 +2696,7 @@ impl<'a> Translator<'a> {
             }
         };
         let mut sql = vec![create_table_sql(&schema, &name, &table)];
-        for (index_name, columns, unique, prefixes) in indexes {
+        for (at, (index_name, columns, unique, prefixes)) in indexes.into_iter().enumerate() {
             let index_name =
                 index_name.unwrap_or_else(|| columns.first().cloned().unwrap_or_default());
             let index_name = unique_index_name(&table, &index_name);
@@ -2706,6 +2711,7 @@ impl<'a> Translator<'a> {
                 unique,
                 columns: declared_names(&table, &columns),
                 prefixes,
+                generated: generated[at],
             };
             sql.push(create_index_sql(&schema, &name, &index));
             table.indexes.push(index);
@@ -3088,11 +3094,14 @@ impl<'a> Translator<'a> {
             unique: create.unique,
             columns: declared_names(&table, &columns),
             prefixes: index_prefixes(&create.columns),
+            generated: false,
         };
-        let sql = create_index_sql(&self.table_schema(&table), &table.name, &index);
+        let schema = self.table_schema(&table);
+        let mut sql = vec![create_index_sql(&schema, &table.name, &index)];
         let mut changed = table.clone();
+        sql.extend(drop_served_generated(&mut changed, &index, &schema));
         changed.indexes.push(index);
-        Ok(ddl(vec![sql], CatalogChange::Replace(changed)))
+        Ok(ddl(sql, CatalogChange::Replace(changed)))
     }
 
     // ---- views ------------------------------------------------------------------------
@@ -3716,6 +3725,10 @@ impl<'a> Translator<'a> {
             AlterTableOperation::DropIndex { name } => {
                 return self.drop_index(table, &name.value);
             }
+            AlterTableOperation::DropForeignKey {
+                name,
+                drop_behavior: None,
+            } => return self.drop_foreign_key(table, &name.value),
             AlterTableOperation::ModifyColumn {
                 col_name,
                 data_type,
@@ -3879,27 +3892,67 @@ impl<'a> Translator<'a> {
                     .zip(&columns)
                     .all(|(k, c)| k.eq_ignore_ascii_case(c))
         };
+        // A key another index (not one generated for a foreign key) serves has none of its
+        // own; otherwise it gets its generated index, which replaces the generated ones it
+        // serves, as InnoDB's does.
         if !starts_with(&table.primary_key)
-            && !table.indexes.iter().any(|i| starts_with(&i.columns))
+            && !table
+                .indexes
+                .iter()
+                .any(|i| !i.generated && starts_with(&i.columns))
         {
+            changed.indexes.retain(|i| {
+                !(i.generated && starts_with(&i.columns) && i.columns.len() == columns.len())
+            });
             let wanted = fk
                 .index_name
                 .as_ref()
                 .or(fk.name.as_ref())
                 .map_or_else(|| columns[0].clone(), |n| n.value.clone());
-            let index_name = unique_index_name(&table, &wanted);
+            let index_name = unique_index_name(&changed, &wanted);
             changed.indexes.push(Index {
                 sqlite_name: format!("{}.{index_name}", table.name),
                 name: index_name,
                 unique: false,
                 columns: declared_names(&table, &columns),
                 prefixes: Vec::new(),
+                generated: true,
             });
         }
         let targets: Vec<String> = changed.columns.iter().map(|c| ident(&c.name)).collect();
         let sql = self.rebuild_sql(&table, &changed, &targets, &targets);
         Ok(Translation {
             affected: Affected::Changes,
+            ..ddl(sql, CatalogChange::Replace(changed))
+        })
+    }
+
+    /// `ALTER TABLE … DROP FOREIGN KEY name`: SQLite keeps foreign keys in a table's
+    /// declaration, so the table is built again without it, with the rows as they are; the
+    /// key's index stays, as InnoDB keeps it, and MySQL drops the key in place (no rows
+    /// counted). A name no foreign key of the table has is 1091.
+    fn drop_foreign_key(&mut self, table: Table, name: &str) -> Result<Translation> {
+        let named = |shown: &String| {
+            shown
+                .strip_prefix("CONSTRAINT `")
+                .and_then(|rest| rest.split_once('`'))
+                .is_some_and(|(n, _)| n.eq_ignore_ascii_case(name))
+        };
+        let Some(at) = table.foreign_keys_shown.iter().position(named) else {
+            return Err(TranslateError::NoSuchForeignKey(name.to_string()));
+        };
+        if table.foreign_keys.len() != table.foreign_keys_shown.len() {
+            return unsupported("DROP FOREIGN KEY of a table whose keys the catalog does not pair");
+        }
+        let suspends_foreign_keys = self.referenced_rebuild(&table, "DROP FOREIGN KEY", &[])?;
+        let mut changed = table.clone();
+        changed.foreign_keys.remove(at);
+        changed.foreign_keys_shown.remove(at);
+        let targets: Vec<String> = changed.columns.iter().map(|c| ident(&c.name)).collect();
+        let sql = self.rebuild_sql(&table, &changed, &targets, &targets);
+        Ok(Translation {
+            affected: Affected::Zero,
+            suspends_foreign_keys,
             ..ddl(sql, CatalogChange::Replace(changed))
         })
     }
@@ -4281,12 +4334,36 @@ impl<'a> Translator<'a> {
             unique,
             columns: declared_names(&table, &columns),
             prefixes,
+            generated: false,
         };
-        let sql = create_index_sql(&self.table_schema(&table), &table.name, &index);
+        let schema = self.table_schema(&table);
+        let mut sql = vec![create_index_sql(&schema, &table.name, &index)];
         let mut changed = table;
+        sql.extend(drop_served_generated(&mut changed, &index, &schema));
         changed.indexes.push(index);
-        Ok(ddl(vec![sql], CatalogChange::Replace(changed)))
+        Ok(ddl(sql, CatalogChange::Replace(changed)))
     }
+}
+
+/// Drops from `table` the indexes generated for its foreign keys that `index` now serves (its
+/// columns start with theirs), as InnoDB drops them: the SQL that drops them.
+fn drop_served_generated(table: &mut Table, index: &Index, schema: &str) -> Vec<String> {
+    let served = |i: &Index| {
+        i.generated
+            && i.columns.len() <= index.columns.len()
+            && i.columns
+                .iter()
+                .zip(&index.columns)
+                .all(|(a, b)| a.eq_ignore_ascii_case(b))
+    };
+    let sql = table
+        .indexes
+        .iter()
+        .filter(|i| served(i))
+        .map(|i| format!("DROP INDEX {schema}.{}", ident(&i.sqlite_name)))
+        .collect();
+    table.indexes.retain(|i| !served(i));
+    sql
 }
 
 /// Whether `expr` may read column `column` of the table an UPDATE names `refer` (its alias, or

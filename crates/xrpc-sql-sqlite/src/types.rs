@@ -364,6 +364,10 @@ pub struct Index {
     /// indexes the whole column).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub prefixes: Vec<(String, u32)>,
+    /// Made for a foreign key that no other key served (InnoDB's generated index): dropped when
+    /// a later index can serve the key instead, as InnoDB drops it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub generated: bool,
 }
 
 impl Index {
