@@ -610,17 +610,8 @@ pub(crate) fn format(parts: &DateParts, pattern: &str) -> Option<String> {
     // The specifiers of a calendar's day (names, weeks, the day of the year) need a valid
     // date: a date with zero parts has none (`None`, refused).
     let calendar = || fields.valid();
-    let mut out = String::new();
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
-        if c != '%' {
-            out.push(c);
-            continue;
-        }
-        let Some(spec) = chars.next() else {
-            break;
-        };
-        let hour12 = (fields.hour + 11) % 12 + 1;
+    let hour12 = (fields.hour + 11) % 12 + 1;
+    specifiers(pattern, String::new(), |out, spec| {
         match spec {
             'Y' => out.push_str(&format!("{:04}", fields.year)),
             'y' => out.push_str(&format!("{:02}", fields.year % 100)),
@@ -685,6 +676,27 @@ pub(crate) fn format(parts: &DateParts, pattern: &str) -> Option<String> {
             '%' => out.push('%'),
             other => out.push(other),
         }
+        Some(())
+    })
+}
+
+/// `pattern` written out: its text as it is, each `%x` specifier by `write` (its `None` makes
+/// the whole text `None`); a `%` at the end is dropped, as MySQL drops it.
+fn specifiers(
+    pattern: &str,
+    mut out: String,
+    mut write: impl FnMut(&mut String, char) -> Option<()>,
+) -> Option<String> {
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        let Some(spec) = chars.next() else {
+            break;
+        };
+        write(&mut out, spec)?;
     }
     Some(out)
 }
@@ -699,19 +711,8 @@ pub(crate) fn time_format(clock: &Clock, pattern: &str) -> Option<String> {
     let hour12 = (of_day + 11) % 12 + 1;
     let meridiem = if of_day < 12 { "AM" } else { "PM" };
     let (minute, second) = (clock.minutes(), clock.secs());
-    let mut out = String::new();
-    if clock.negative {
-        out.push('-');
-    }
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
-        if c != '%' {
-            out.push(c);
-            continue;
-        }
-        let Some(spec) = chars.next() else {
-            break;
-        };
+    let sign = if clock.negative { "-" } else { "" };
+    specifiers(pattern, sign.to_owned(), |out, spec| {
         match spec {
             'H' => out.push_str(&format!("{hours:02}")),
             'k' => out.push_str(&hours.to_string()),
@@ -727,8 +728,8 @@ pub(crate) fn time_format(clock: &Clock, pattern: &str) -> Option<String> {
             | 'u' | 'V' | 'v' | 'X' | 'x' => return None,
             other => out.push(other),
         }
-    }
-    Some(out)
+        Some(())
+    })
 }
 
 /// The specifiers STR_TO_DATE reads here: numbers only (`%Y %y %m %c %d %e %H %k %i %s %S %T`

@@ -157,6 +157,13 @@ fn integer_of(v: ValueRef<'_>, kind: &str) -> Option<BigDecimal> {
     }
 }
 
+/// A number rounded half up to an integer, as MySQL stores an exact or DOUBLE value into an
+/// integer column; `None` for NULL, a non-number or one past BIGINT.
+fn rounded_integer(v: ValueRef<'_>) -> Option<i64> {
+    let rounded = integer_of(v, "n")?;
+    i64::try_from(rounded.into_bigint_and_exponent().0).ok()
+}
+
 /// The 64 bits MySQL's HEX shows for an integral number: a negative BIGINT as its two's
 /// complement, anything past BIGINT UNSIGNED or below BIGINT as all ones.
 fn hex_integer(d: &BigDecimal) -> u64 {
@@ -2559,12 +2566,7 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
                     crate::value::year_of_number(n)
                 }
             }
-            _ => {
-                let rounded = some!(to_decimal(v)).with_scale_round(0, RoundingMode::HalfUp);
-                i64::try_from(rounded.into_bigint_and_exponent().0)
-                    .ok()
-                    .and_then(crate::value::year_of_number)
-            }
+            _ => rounded_integer(v).and_then(crate::value::year_of_number),
         };
         match year {
             Some(0) => Err(unsupported_fn("the YEAR 0000")),
@@ -2591,12 +2593,7 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
             ValueRef::Text(bytes) | ValueRef::Blob(bytes) if text_typed => {
                 (bytes.len() <= 8).then(|| bytes.iter().fold(0u64, |n, &b| (n << 8) | u64::from(b)))
             }
-            _ => {
-                let rounded = some!(to_decimal(v)).with_scale_round(0, RoundingMode::HalfUp);
-                i64::try_from(rounded.into_bigint_and_exponent().0)
-                    .ok()
-                    .and_then(|i| u64::try_from(i).ok())
-            }
+            _ => rounded_integer(v).and_then(|i| u64::try_from(i).ok()),
         };
         match value.filter(|v| v >> width == 0) {
             Some(v) => Ok(Value::Integer(v as i64)),

@@ -3919,8 +3919,7 @@ impl<'a> Translator<'a> {
                 generated: true,
             });
         }
-        let targets: Vec<String> = changed.columns.iter().map(|c| ident(&c.name)).collect();
-        let sql = self.rebuild_sql(&table, &changed, &targets, &targets);
+        let sql = self.rebuild_keeping_rows(&table, &changed);
         Ok(Translation {
             affected: Affected::Changes,
             ..ddl(sql, CatalogChange::Replace(changed))
@@ -3948,8 +3947,7 @@ impl<'a> Translator<'a> {
         let mut changed = table.clone();
         changed.foreign_keys.remove(at);
         changed.foreign_keys_shown.remove(at);
-        let targets: Vec<String> = changed.columns.iter().map(|c| ident(&c.name)).collect();
-        let sql = self.rebuild_sql(&table, &changed, &targets, &targets);
+        let sql = self.rebuild_keeping_rows(&table, &changed);
         Ok(Translation {
             affected: Affected::Zero,
             suspends_foreign_keys,
@@ -4036,8 +4034,7 @@ impl<'a> Translator<'a> {
                 column.has_default = !column.not_null;
             }
         }
-        let targets: Vec<String> = changed.columns.iter().map(|c| ident(&c.name)).collect();
-        let sql = self.rebuild_sql(&table, &changed, &targets, &targets);
+        let sql = self.rebuild_keeping_rows(&table, &changed);
         Ok(Translation {
             affected: Affected::Zero,
             suspends_foreign_keys,
@@ -4253,6 +4250,13 @@ impl<'a> Translator<'a> {
         );
         sql.extend(on_update_triggers(changed, &schema));
         sql
+    }
+
+    /// The statements that build `table` again as `changed` with every column's values as they
+    /// are ([`Self::rebuild_sql`]).
+    fn rebuild_keeping_rows(&self, table: &Table, changed: &Table) -> Vec<String> {
+        let targets: Vec<String> = changed.columns.iter().map(|c| ident(&c.name)).collect();
+        self.rebuild_sql(table, changed, &targets, &targets)
     }
 
     /// `ADD COLUMN … FIRST/AFTER c`: SQLite adds columns only at the end, so the table is
