@@ -558,15 +558,14 @@ fn declared_value(kind: DeclKind, value: ValueRef<'_>) -> Result<Value, Problem>
             )
         }
         DeclKind::Date => {
-            let p = strict::date_value(value)?;
+            let p = strict::stored_date_value(value)?;
             Value::DateTime(
                 XDateTime::date(p.year, p.month, p.day).map_err(|_| Problem::BadTemporal)?,
             )
         }
-        DeclKind::DateTime { mysql, fsp } => Value::DateTime(datetime(
-            strict::datetime_value(value, mysql == mysql_type::TIMESTAMP)?,
-            fsp,
-        )?),
+        DeclKind::DateTime { fsp, .. } => {
+            Value::DateTime(datetime(strict::stored_date_value(value)?, fsp)?)
+        }
         DeclKind::Time { fsp } => {
             let (negative, h, m, s, micros) = strict::time_value(value)?;
             let unit = 10u32.pow(6 - fsp.min(6));

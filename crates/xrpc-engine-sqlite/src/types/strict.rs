@@ -622,6 +622,19 @@ fn clock(s: &str) -> Option<(u32, u32, u32, u32)> {
 /// MySQL's numeric forms `YYYYMMDD` and `YYYYMMDDhhmmss`. Zero dates and zero parts are refused
 /// (MySQL 8's default `NO_ZERO_DATE`, `NO_ZERO_IN_DATE`).
 pub(crate) fn parse_date_parts(value: ValueRef<'_>) -> Option<Parts> {
+    date_parts(value, false)
+}
+
+/// [`parse_date_parts`] that takes any day up to 31 of any month up to 12, zeros included
+/// (`0000-00-00`, `2020-00-10`, `2020-02-30`): what a column may hold under MariaDB's default
+/// `sql_mode`, which has neither `NO_ZERO_DATE` nor `NO_ZERO_IN_DATE`, and what `STR_TO_DATE`
+/// returns without a calendar check. A value is sent as it is; whether it could be written is
+/// the writer's rule.
+pub(crate) fn stored_date_parts(value: ValueRef<'_>) -> Option<Parts> {
+    date_parts(value, true)
+}
+
+fn date_parts(value: ValueRef<'_>, unchecked: bool) -> Option<Parts> {
     let mut p = Parts::default();
     match value {
         ValueRef::Integer(i) => {
@@ -637,7 +650,8 @@ pub(crate) fn parse_date_parts(value: ValueRef<'_>) -> Option<Parts> {
             p.hour = (time / 10_000) as u32;
             p.minute = (time / 100 % 100) as u32;
             p.second = (time % 100) as u32;
-            if p.year < 1000 || p.hour > 23 || p.minute > 59 || p.second > 59 {
+            let zero = unchecked && date == 0;
+            if (p.year < 1000 && !zero) || p.hour > 23 || p.minute > 59 || p.second > 59 {
                 return None;
             }
         }
@@ -660,12 +674,19 @@ pub(crate) fn parse_date_parts(value: ValueRef<'_>) -> Option<Parts> {
         }
         _ => return None,
     }
-    (p.month >= 1 && p.day >= 1 && p.day <= days_in_month(p.year, p.month)).then_some(p)
+    let calendar_day = p.month >= 1 && p.day >= 1 && p.day <= days_in_month(p.year, p.month);
+    let unchecked = unchecked && p.month <= 12 && p.day <= 31;
+    (calendar_day || unchecked).then_some(p)
 }
 
 /// A DATE column's value.
 pub(crate) fn date_value(value: ValueRef<'_>) -> Result<Parts, Problem> {
     parse_date_parts(value).ok_or(Problem::BadTemporal)
+}
+
+/// A DATE, DATETIME or TIMESTAMP value read from a column: [`stored_date_parts`].
+pub(crate) fn stored_date_value(value: ValueRef<'_>) -> Result<Parts, Problem> {
+    stored_date_parts(value).ok_or(Problem::BadTemporal)
 }
 
 /// A DATETIME or TIMESTAMP column's value; TIMESTAMP is limited to its UTC range
@@ -943,6 +964,13 @@ mod tests {
         assert_eq!(date_value(t("2023-02-29")), Err(Problem::BadTemporal));
         assert_eq!(date_value(t("garbage")), Err(Problem::BadTemporal));
         assert_eq!(date_value(t("0000-00-00")), Err(Problem::BadTemporal));
+        assert_eq!(stored_date_value(t("0000-00-00")).map(|p| p.year), Ok(0));
+        assert_eq!(stored_date_value(t("2020-00-10")).map(|p| p.day), Ok(10));
+        assert_eq!(stored_date_value(t("2020-02-30")).map(|p| p.day), Ok(30));
+        assert_eq!(
+            stored_date_value(t("2020-02-32")),
+            Err(Problem::BadTemporal)
+        );
         assert_eq!(
             date_value(ValueRef::Integer(20240229)).map(|p| p.day),
             Ok(29)
