@@ -1407,7 +1407,7 @@ impl TableEntry {
         let (charset, collation) = self.charset_and_collation();
         tail.push_str(&format!(" DEFAULT CHARSET={charset} COLLATE={collation}"));
         if let Some(comment) = option(&["COMMENT"]) {
-            tail.push_str(&format!(" COMMENT='{}'", comment.replace('\'', "''")));
+            tail.push_str(&format!(" COMMENT={}", shown_comment(&comment)));
         }
         tail
     }
@@ -1449,6 +1449,10 @@ impl TableEntry {
             if auto == Some(c.name.as_str()) {
                 line.push_str(" AUTO_INCREMENT");
             }
+            if let Some(comment) = &c.comment {
+                line.push_str(" COMMENT ");
+                line.push_str(&shown_comment(comment));
+            }
             lines.push(line);
         }
         let list = |index: &IndexEntry| {
@@ -1485,6 +1489,26 @@ impl TableEntry {
             lines.join(",\n"),
         )
     }
+}
+
+/// A comment as SHOW CREATE TABLE quotes it (MariaDB's `append_unescaped`): `'` doubled,
+/// backslash and the control characters MySQL escapes written with a backslash.
+fn shown_comment(comment: &str) -> String {
+    let mut out = String::with_capacity(comment.len() + 2);
+    out.push('\'');
+    for c in comment.chars() {
+        match c {
+            '\0' => out.push_str("\\0"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\u{1a}' => out.push_str("\\Z"),
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("''"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
 }
 
 fn backquote(name: &str) -> String {

@@ -86,3 +86,9 @@ INSERT INTO posts VALUES (11, 'second');
 DELETE FROM posts WHERE id = 10;
 SELECT id, post_id FROM comments ORDER BY id;
 SET FOREIGN_KEY_CHECKS = 2;
+
+-- script: column and table comments, quoted as MariaDB quotes them
+CREATE TABLE commented (id int NOT NULL AUTO_INCREMENT PRIMARY KEY COMMENT 'the id', a varchar(10) DEFAULT 'x' COMMENT 'it''s a\\b\nc', t timestamp NULL ON UPDATE CURRENT_TIMESTAMP COMMENT 'ts') COMMENT='tb''l\\x\ny';
+SHOW CREATE TABLE commented;
+SELECT COLUMN_NAME, COLUMN_COMMENT FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'commented' ORDER BY ORDINAL_POSITION;
+SHOW FULL COLUMNS FROM commented;
