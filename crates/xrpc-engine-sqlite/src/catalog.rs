@@ -1015,6 +1015,9 @@ pub(crate) struct TableEntry {
     /// Those CHECK constraints' names, as TABLE_CONSTRAINTS lists them; `None` when they are
     /// not MariaDB's (a table declared with MySQL 8's `t_chk_n` names).
     pub(crate) check_names: Option<Vec<String>>,
+    /// Those CHECK constraints as MariaDB prints them back, when the kept definition has every
+    /// one's printed form; SHOW CREATE TABLE of a table with checks needs them.
+    pub(crate) checks_shown: Option<Vec<xrpc_sql_sqlite::ShownCheck>>,
 }
 
 /// One column of a table.
@@ -1221,6 +1224,13 @@ fn apply_kept(entry: &mut TableEntry, kept: &xrpc_sql_sqlite::Table) {
     entry.foreign_keys = kept.foreign_keys_shown.clone();
     entry.foreign_keys.sort();
     entry.has_checks = !kept.checks.is_empty();
+    entry.checks_shown = (kept.checks_shown.len() == kept.checks.len()
+        && kept
+            .checks_shown
+            .iter()
+            .zip(&kept.checks)
+            .all(|(shown, (name, _))| shown.name == *name))
+    .then(|| kept.checks_shown.clone());
     entry.check_names = kept
         .checks
         .iter()
@@ -1453,6 +1463,11 @@ impl TableEntry {
                 line.push_str(" COMMENT ");
                 line.push_str(&shown_comment(comment));
             }
+            for check in self.checks_shown.iter().flatten() {
+                if check.column.as_deref() == Some(c.name.as_str()) {
+                    line.push_str(&format!(" CHECK ({})", check.clause));
+                }
+            }
             lines.push(line);
         }
         let list = |index: &IndexEntry| {
@@ -1478,6 +1493,15 @@ impl TableEntry {
             lines.push(line);
         }
         lines.extend(self.foreign_keys.iter().map(|fk| format!("  {fk}")));
+        for check in self.checks_shown.iter().flatten() {
+            if check.column.is_none() {
+                lines.push(format!(
+                    "  CONSTRAINT {} CHECK ({})",
+                    backquote(&check.name),
+                    check.clause
+                ));
+            }
+        }
         let tail = if !self.kept {
             "ENGINE=SQLite DEFAULT CHARSET=utf8mb4".to_owned()
         } else {
@@ -1803,7 +1827,7 @@ impl SqliteConn {
                     let sql = "SELECT ?1 AS \"View\", ?2 AS \"Create View\", 'utf8mb4' AS character_set_client, \
                          'utf8mb4_general_ci' AS collation_connection";
                     self.query(sql, &[text(Some(&entry.name)), text(Some(&entry.sql))], sink)
-                } else if entry.has_checks {
+                } else if entry.has_checks && entry.checks_shown.is_none() {
                     Err(SqlError::new(
                         &codes::NOT_SUPPORTED_YET,
                         "This version of MySQL doesn't yet support 'SHOW CREATE TABLE of a \
@@ -2070,6 +2094,7 @@ impl SqliteConn {
                     foreign_keys: Vec::new(),
                     has_checks: false,
                     check_names: Some(Vec::new()),
+                    checks_shown: None,
                 })
                 .collect();
             let find = |entries: &mut Vec<TableEntry>, name: &str| {

@@ -248,6 +248,7 @@ mod functions;
 mod json;
 mod library;
 mod rollup;
+mod shown;
 mod through;
 mod translate;
 mod typed;
@@ -260,7 +261,7 @@ pub use error::TranslateError;
 pub use functions::{FnError, FnWarning, SessionState, error_of, register, take_warnings};
 pub use types::{
     ArgClass, BIN_COLLATION, CI_COLLATION, Catalog, Collation, Column, ColumnFlags, ColumnType,
-    DECIMAL_COLLATION, Index, SystemValue, TEMP_SCHEMA, Table, Ty, View,
+    DECIMAL_COLLATION, Index, ShownCheck, SystemValue, TEMP_SCHEMA, Table, Ty, View,
 };
 pub use value::{text_of, variable_value};
 

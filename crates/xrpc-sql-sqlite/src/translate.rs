@@ -13,7 +13,7 @@ use crate::error::{TranslateError, unsupported};
 use crate::typed::{Strength, Typed, as_text, group_key, ident, quote, truth, unify};
 use crate::types::{
     ArgClass, BIN_COLLATION, Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Index,
-    SystemValue, TEMP_SCHEMA, Table, Ty, View,
+    ShownCheck, SystemValue, TEMP_SCHEMA, Table, Ty, View,
 };
 use crate::{Affected, CatalogChange, Origin, OutColumn, Translation};
 
@@ -2663,7 +2663,7 @@ impl<'a> Translator<'a> {
             indexes.remove(at);
             generated.remove(at);
         }
-        table.checks = self.checks(&table, &checks)?;
+        (table.checks, table.checks_shown) = self.checks(&table, &checks)?;
         for p in &primary {
             let Some(c) = table
                 .columns
@@ -2892,13 +2892,15 @@ impl<'a> Translator<'a> {
     /// The enforced CHECK constraints as SQLite's: the condition as MySQL reads it, failing
     /// with MariaDB's 4025 when false, each with the column it is declared with (`None`: a
     /// table's). Named as MariaDB names them: a column's by the column (`t.c` in the error), an
-    /// unnamed table's `CONSTRAINT_n`.
+    /// unnamed table's `CONSTRAINT_n`. With them, the checks as MariaDB prints them back
+    /// (empty when one has no known printed form: see `shown`).
     fn checks(
         &mut self,
         table: &Table,
         checks: &[(Option<&str>, &sqlparser::ast::CheckConstraint)],
-    ) -> Result<Vec<(String, String)>> {
+    ) -> Result<TranslatedChecks> {
         let mut out = Vec::new();
+        let mut printed = Some(Vec::new());
         let mut unnamed = 0;
         for (column, check) in checks {
             let (name, shown) = match (&check.name, column) {
@@ -2911,8 +2913,26 @@ impl<'a> Translator<'a> {
                 }
             };
             if check.enforced == Some(false) {
+                printed = None;
                 continue;
             }
+            let column_level = match (&check.name, column) {
+                (None, Some(column)) => Some(Some((*column).to_owned())),
+                (Some(_), Some(_)) => None,
+                (_, None) => Some(None),
+            };
+            let clause = crate::shown::check_clause(&check.expr, table);
+            printed = match (printed, column_level, clause) {
+                (Some(mut list), Some(column), Some(clause)) => {
+                    list.push(ShownCheck {
+                        name: name.clone(),
+                        column,
+                        clause,
+                    });
+                    Some(list)
+                }
+                _ => None,
+            };
             // The columns are named unqualified, as SQLite's CHECK needs: every one is merged
             // as if joined with USING.
             self.scopes.push(Scope {
@@ -2939,7 +2959,7 @@ impl<'a> Translator<'a> {
                 ),
             ));
         }
-        Ok(out)
+        Ok((out, printed.unwrap_or_default()))
     }
 
     /// One column definition: the catalog column, its SQLite definition, whether it is the
@@ -3644,6 +3664,16 @@ impl<'a> Translator<'a> {
                 else {
                     return Err(TranslateError::NoSuchIndex(c.value.clone()));
                 };
+                // MariaDB drops the checks that read the column with it; SQLite refuses to
+                // drop a column a CHECK names.
+                let named = ident(&changed.columns[at].name).to_ascii_lowercase();
+                if changed
+                    .checks
+                    .iter()
+                    .any(|(_, sql)| sql.to_ascii_lowercase().contains(&named))
+                {
+                    return unsupported("DROP COLUMN of a column a CHECK constraint reads");
+                }
                 let column = changed.columns.remove(at);
                 vec![format!(
                     "ALTER TABLE {quoted} DROP COLUMN {}",
@@ -3665,6 +3695,9 @@ impl<'a> Translator<'a> {
                     ));
                 };
                 c.name = new_column_name.value.clone();
+                // The printed checks name the old column; SHOW CREATE TABLE refuses without
+                // them rather than write it.
+                changed.checks_shown.clear();
                 let keys =
                     changed
                         .primary_key
@@ -5361,6 +5394,9 @@ type DeclaredKey = (Option<String>, Vec<String>, bool, Vec<(String, u32)>);
 fn backquoted(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))
 }
+
+/// A table's checks as SQLite's constraints (name, SQL) and as MariaDB prints them back.
+type TranslatedChecks = (Vec<(String, String)>, Vec<ShownCheck>);
 
 #[cfg(test)]
 mod tests {

@@ -380,6 +380,20 @@ impl Index {
     }
 }
 
+/// A CHECK constraint as MariaDB prints it back: the condition re-printed from its parse tree
+/// (lower-case operators, back-quoted declared column names, canonical function names), not
+/// the text written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShownCheck {
+    /// The constraint's name (a column's check is named by its column).
+    pub name: String,
+    /// The column a column-level check is written on (`n int CHECK (n > 0)`, and a JSON
+    /// column's `json_valid` check); `None` for a table's `CONSTRAINT … CHECK (…)`.
+    pub column: Option<String>,
+    /// The condition, written inside `CHECK (…)`.
+    pub clause: String,
+}
+
 /// A table in the catalog, with the options MySQL shows for it.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Table {
@@ -406,6 +420,11 @@ pub struct Table {
     /// (`CONSTRAINT "name" CHECK (my_check(…, 'name'))`), by MySQL's name.
     #[serde(default)]
     pub checks: Vec<(String, String)>,
+    /// Its CHECK constraints as MariaDB's SHOW CREATE TABLE writes them, one for each of
+    /// [`Table::checks`] in the same order; empty when any has no printed form MariaDB's
+    /// (see [`ShownCheck`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks_shown: Vec<ShownCheck>,
     /// Table options as written (`ENGINE`, `DEFAULT CHARSET`, `COMMENT`, …), names upper case.
     pub options: Vec<(String, String)>,
     /// `CREATE TEMPORARY TABLE`: the session's own, in SQLite's `temp` schema of its

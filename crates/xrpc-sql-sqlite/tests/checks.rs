@@ -92,3 +92,39 @@ fn insert_ignore_into_a_checked_table_is_refused() {
         1235
     );
 }
+
+#[test]
+fn checks_are_kept_as_mariadb_prints_them_in_declaration_order() {
+    let node = checked();
+    let shown: Vec<(String, Option<String>, String)> = node
+        .definition("acct")
+        .checks_shown
+        .into_iter()
+        .map(|c| (c.name, c.column, c.clause))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            (
+                "balance".into(),
+                Some("balance".into()),
+                "`balance` >= 0".into()
+            ),
+            ("ordered".into(), None, "`lo` <= `hi`".into()),
+            ("CONSTRAINT_1".into(), None, "`hi` < 100".into()),
+        ]
+    );
+}
+
+#[test]
+fn renaming_a_column_forgets_the_printed_checks_that_name_it() {
+    let mut node = checked();
+    node.run("ALTER TABLE acct RENAME COLUMN lo TO low");
+    assert!(node.definition("acct").checks_shown.is_empty());
+}
+
+#[test]
+fn dropping_a_column_a_check_reads_is_refused() {
+    let mut node = checked();
+    assert_eq!(error(&mut node, "ALTER TABLE acct DROP COLUMN hi").0, 1235);
+}

@@ -45,6 +45,14 @@ impl Node {
         self.catalog.add_database(name);
     }
 
+    /// The catalog's definition of table `name` in the current database.
+    pub(crate) fn definition(&self, name: &str) -> xrpc_sql_sqlite::Table {
+        use xrpc_sql_sqlite::Catalog;
+        self.catalog
+            .table(None, name)
+            .expect("a table of that name")
+    }
+
     /// The tables, indexes and triggers SQLite holds in database `schema`, by type and name.
     pub(crate) fn sqlite_objects(&self, schema: &str) -> Vec<(String, String)> {
         let sql = format!(

@@ -92,3 +92,11 @@ CREATE TABLE commented (id int NOT NULL AUTO_INCREMENT PRIMARY KEY COMMENT 'the 
 SHOW CREATE TABLE commented;
 SELECT COLUMN_NAME, COLUMN_COMMENT FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'commented' ORDER BY ORDINAL_POSITION;
 SHOW FULL COLUMNS FROM commented;
+
+-- script: CHECK constraints and JSON columns written back as MariaDB prints them
+CREATE TABLE checked (id int NOT NULL PRIMARY KEY, n int CHECK (n > 0), s varchar(10) DEFAULT 'a' COMMENT 'c' CHECK (s LIKE 'a%' or s in ('x', 'y')), p int, doc json DEFAULT NULL, FOREIGN KEY (p) REFERENCES checked (id), CONSTRAINT positive CHECK (n + p > 0), CHECK (length(s) < 5 AND p BETWEEN 1 AND 100), CHECK ((n - 1) * 2 <> 3 - (4 - p) OR upper(s) = 'it''s\\'));
+SHOW CREATE TABLE checked;
+ALTER TABLE checked ADD INDEX s_index (s), ADD COLUMN z int;
+SHOW CREATE TABLE checked;
+CREATE TABLE documents (id int NOT NULL PRIMARY KEY, body json NOT NULL COMMENT 'the document', meta json) DEFAULT CHARSET=utf8mb4;
+SHOW CREATE TABLE documents;
