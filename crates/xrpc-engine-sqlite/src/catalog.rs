@@ -1046,6 +1046,9 @@ pub(crate) struct ColumnEntry {
     /// ` CHARACTER SET … COLLATE …` of a translated table's text column whose collation is not
     /// the table's.
     pub(crate) collation_clause: Option<String>,
+    /// A translated table's generated column: its expression as MariaDB prints it, and
+    /// whether it is declared STORED (else VIRTUAL).
+    pub(crate) generated: Option<(String, bool)>,
 }
 
 impl ColumnEntry {
@@ -1145,6 +1148,10 @@ fn apply_kept(entry: &mut TableEntry, kept: &xrpc_sql_sqlite::Table) {
                 .then(|| current_timestamp_shown(declared.ty.fsp()));
         }
         column.comment = declared.comment.clone();
+        column.generated = declared
+            .generated
+            .as_ref()
+            .map(|g| (g.shown.clone(), g.stored));
         if column
             .default
             .as_deref()
@@ -1432,6 +1439,16 @@ impl TableEntry {
             let mut line = format!("  {} {}", backquote(&c.name), ty.column_type);
             if let Some(clause) = &c.collation_clause {
                 line.push_str(clause);
+            }
+            if let Some((expression, stored)) = &c.generated {
+                let kind = if *stored { "STORED" } else { "VIRTUAL" };
+                line.push_str(&format!(" GENERATED ALWAYS AS ({expression}) {kind}"));
+                if let Some(comment) = &c.comment {
+                    line.push_str(" COMMENT ");
+                    line.push_str(&shown_comment(comment));
+                }
+                lines.push(line);
+                continue;
             }
             if c.not_null || c.pk > 0 {
                 line.push_str(" NOT NULL");
@@ -2104,7 +2121,8 @@ impl SqliteConn {
                 .conn
                 .prepare(&format!(
                     "SELECT m.name, p.name, p.type, p.\"notnull\", p.dflt_value, p.pk \
-                     FROM {master_from}, pragma_table_info(m.name, ?2) p {master_where} ORDER BY m.name, p.cid",
+                     FROM {master_from}, pragma_table_xinfo(m.name, ?2) p {master_where} \
+                     AND p.hidden IN (0, 2, 3) ORDER BY m.name, p.cid",
                 ))
                 .map_err(map)?;
             let columns: Vec<(String, ColumnEntry)> = stmt
@@ -2125,6 +2143,7 @@ impl SqliteConn {
                             comment: None,
                             collation: None,
                             collation_clause: None,
+                            generated: None,
                         },
                     ))
                 })
@@ -2351,7 +2370,8 @@ impl SqliteConn {
             .conn
             .prepare(
                 "INSERT INTO information_schema.COLUMNS VALUES ('def', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
-                 ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, 'select,insert,update,references', ?18, 'NEVER', NULL)",
+                 ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, 'select,insert,update,references', ?18, \
+                 CASE WHEN ?19 IS NULL THEN 'NEVER' ELSE 'ALWAYS' END, ?19)",
             )
             .map_err(map)?;
         let mut insert_index = self
@@ -2400,6 +2420,13 @@ impl SqliteConn {
                 let nullable = if c.not_null || c.pk > 0 { "NO" } else { "YES" };
                 let extra = if auto == Some(c.name.as_str()) {
                     "auto_increment".to_owned()
+                } else if let Some((_, stored)) = &c.generated {
+                    if *stored {
+                        "STORED GENERATED"
+                    } else {
+                        "VIRTUAL GENERATED"
+                    }
+                    .to_owned()
                 } else if let Some(now) = &c.on_update_now {
                     format!("on update {now}")
                 } else {
@@ -2433,6 +2460,7 @@ impl SqliteConn {
                         t.column_key(c),
                         extra,
                         c.comment.as_deref().unwrap_or(""),
+                        c.generated.as_ref().map(|(expression, _)| expression),
                     ])
                     .map_err(map)?;
             }

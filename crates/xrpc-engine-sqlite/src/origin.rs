@@ -456,9 +456,9 @@ fn read_flags(
     table: &str,
 ) -> rusqlite::Result<HashMap<String, u32>> {
     let q = |s: &str| crate::types::strict::ident(s);
-    // (name, declared type, notnull, pk position)
+    // (name, declared type, notnull, pk position), generated columns included
     let columns: Vec<(String, String, bool, i64)> = conn
-        .prepare(&format!("PRAGMA {}.table_info({})", q(database), q(table)))?
+        .prepare(&format!("PRAGMA {}.table_xinfo({})", q(database), q(table)))?
         .query_map([], |row| {
             Ok((row.get(1)?, row.get(2)?, row.get(3)?, row.get(5)?))
         })?

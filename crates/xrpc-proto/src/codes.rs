@@ -269,6 +269,9 @@ error_codes! {
     CONSTRAINT_FAILED = 4025, "23000", Error,
         "CONSTRAINT failed",
         "SQLite engine: an INSERT, REPLACE, UPDATE or ALTER TABLE whose row fails a CHECK constraint (a JSON column's validity check included), named as MariaDB names it: ``CONSTRAINT `t.c` failed for `db`.`t` `` for a column's check, the constraint's name (or `CONSTRAINT_n`) for a table's.";
+    GENERATED_COLUMN_VALUE = 1906, "HY000", Error,
+        "The value specified for generated column has been ignored",
+        "SQLite engine: an INSERT, REPLACE or UPDATE that writes a value other than DEFAULT to a generated column (MariaDB's strict mode makes this warning an error), naming the column and its table.";
     INVALID_GROUP_FUNC_USE = 1111, "HY000", Error,
         "Invalid use of group function",
         "An aggregate where MySQL allows none: in WHERE, or nested in another aggregate.";

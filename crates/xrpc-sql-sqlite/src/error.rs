@@ -123,6 +123,9 @@ pub enum TranslateError {
     /// `ER_VIEW_SELECT_TMPTABLE` (1352, HY000).
     #[error("View's SELECT refers to a temporary table '{0}'")]
     ViewTemporary(String),
+    /// A value other than DEFAULT written to a generated column (column, table).
+    #[error("The value specified for generated column '{0}' in table '{1}' has been ignored")]
+    GeneratedValue(String, String),
 }
 
 impl TranslateError {
@@ -164,6 +167,7 @@ impl TranslateError {
             Self::ViewNoDefault(_) => 1423,
             Self::NotUpdatable(_) => 1348,
             Self::NotInsertable(_) => 1471,
+            Self::GeneratedValue(..) => 1906,
         }
     }
 
@@ -190,7 +194,8 @@ impl TranslateError {
             | Self::ViewTemporary(_)
             | Self::ViewNoDefault(_)
             | Self::NotUpdatable(_)
-            | Self::NotInsertable(_) => "HY000",
+            | Self::NotInsertable(_)
+            | Self::GeneratedValue(..) => "HY000",
             Self::ValueCount(_) => "21S01",
             Self::DuplicateColumn(_) => "42S21",
             Self::OperandColumns(_) | Self::SelectColumns => "21000",

@@ -261,7 +261,7 @@ pub use error::TranslateError;
 pub use functions::{FnError, FnWarning, SessionState, error_of, register, take_warnings};
 pub use types::{
     ArgClass, BIN_COLLATION, CI_COLLATION, Catalog, Collation, Column, ColumnFlags, ColumnType,
-    DECIMAL_COLLATION, Index, ShownCheck, SystemValue, TEMP_SCHEMA, Table, Ty, View,
+    DECIMAL_COLLATION, Generated, Index, ShownCheck, SystemValue, TEMP_SCHEMA, Table, Ty, View,
 };
 pub use value::{text_of, variable_value};
 

@@ -1,5 +1,5 @@
 //! Expressions as MariaDB prints them back (`Item::print`): the text SHOW CREATE TABLE writes
-//! for a CHECK constraint.
+//! for a CHECK constraint and a generated column.
 //!
 //! MariaDB does not keep a constraint's text as written; it prints the parsed item again, with
 //! its own spelling: columns back-quoted under their declared names, operators and keywords in
@@ -57,6 +57,12 @@ pub(crate) fn check_clause(condition: &Expr, table: &Table) -> Option<String> {
         return None;
     }
     Some(printer.print(condition)?.0)
+}
+
+/// A generated column's expression over `table`'s columns as MariaDB writes it after
+/// `GENERATED ALWAYS AS (`, or `None` where MariaDB's printed form is not known.
+pub(crate) fn expression(e: &Expr, table: &Table) -> Option<String> {
+    Some(Printer { table }.print(e)?.0)
 }
 
 struct Printer<'a> {

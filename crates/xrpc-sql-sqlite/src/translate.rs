@@ -12,8 +12,8 @@ use sqlparser::ast::{
 use crate::error::{TranslateError, unsupported};
 use crate::typed::{Strength, Typed, as_text, group_key, ident, quote, truth, unify};
 use crate::types::{
-    ArgClass, BIN_COLLATION, Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Index,
-    ShownCheck, SystemValue, TEMP_SCHEMA, Table, Ty, View,
+    ArgClass, BIN_COLLATION, Catalog, Collation, Column, ColumnType, DECIMAL_COLLATION, Generated,
+    Index, ShownCheck, SystemValue, TEMP_SCHEMA, Table, Ty, View,
 };
 use crate::{Affected, CatalogChange, Origin, OutColumn, Translation};
 
@@ -1666,6 +1666,13 @@ impl<'a> Translator<'a> {
                 targets.push(c.clone());
             }
         }
+        // A generated column takes only DEFAULT, which leaves it to compute its value: it is
+        // no target of SQLite's INSERT.
+        let generated_value = |c: &Column, e: &Expr| {
+            (!is_default_keyword(e))
+                .then(|| TranslateError::GeneratedValue(c.name.clone(), table.name.clone()))
+        };
+        let computed: Vec<bool> = targets.iter().map(|c| c.generated.is_some()).collect();
         // Columns left out must have a default (strict mode), or get the implicit one.
         let mut implicit: Vec<(Column, String)> = Vec::new();
         for c in &table.columns {
@@ -1707,6 +1714,12 @@ impl<'a> Translator<'a> {
         let rows_sql = if !insert.assignments.is_empty() {
             let mut values = Vec::new();
             for (a, c) in insert.assignments.iter().zip(&targets) {
+                if c.generated.is_some() {
+                    match generated_value(c, &a.value) {
+                        Some(err) => return Err(err),
+                        None => continue,
+                    }
+                }
                 let t = self.expr(&a.value)?;
                 values.push(replace_store(
                     store(&t, c, self.strict, ignore, zero_generates),
@@ -1731,6 +1744,12 @@ impl<'a> Translator<'a> {
                         }
                         let mut cells = Vec::new();
                         for (e, c) in row.iter().zip(&targets) {
+                            if c.generated.is_some() {
+                                match generated_value(c, e) {
+                                    Some(err) => return Err(err),
+                                    None => continue,
+                                }
+                            }
                             if is_default_keyword(e) {
                                 match default_of(c, ignore) {
                                     Ok(value) => cells.push(value),
@@ -1757,6 +1776,9 @@ impl<'a> Translator<'a> {
                     if !implicit.is_empty() {
                         self.scopes.pop();
                         return unsupported("INSERT IGNORE … SELECT leaving out NOT NULL columns");
+                    }
+                    if computed.contains(&true) {
+                        return unsupported("INSERT … SELECT into a generated column");
                     }
                     let saved = std::mem::take(&mut self.scopes);
                     self.numbered = true;
@@ -1787,7 +1809,12 @@ impl<'a> Translator<'a> {
                 }
             }
         };
-        let mut column_names: Vec<String> = targets.iter().map(|c| ident(&c.name)).collect();
+        let mut column_names: Vec<String> = targets
+            .iter()
+            .zip(&computed)
+            .filter(|(_, computed)| !**computed)
+            .map(|(c, _)| ident(&c.name))
+            .collect();
         column_names.extend(implicit.iter().map(|(c, _)| ident(&c.name)));
         let verb = match (replace, ignore) {
             (true, _) => "INSERT OR REPLACE",
@@ -1830,6 +1857,9 @@ impl<'a> Translator<'a> {
                         .column(&n)
                         .ok_or_else(|| TranslateError::UnknownColumn(n.clone(), "field list"))?
                         .clone();
+                    if c.generated.is_some() {
+                        return Err(generated_assignment(&c, &a.value, &table));
+                    }
                     let t = self.expr(&a.value)?;
                     let value = store(&t, &c, true, false, true);
                     same.push(format!(
@@ -2066,6 +2096,9 @@ impl<'a> Translator<'a> {
                 .column(&n)
                 .ok_or_else(|| TranslateError::UnknownColumn(n.clone(), "field list"))?
                 .clone();
+            if c.generated.is_some() {
+                return Err(generated_assignment(&c, &a.value, table));
+            }
             // MySQL evaluates a single-table UPDATE's assignments left to right, each reading
             // the new values of the columns assigned before it; SQLite reads the old ones, so
             // the earlier values are written into the later expressions.
@@ -2218,6 +2251,9 @@ impl<'a> Translator<'a> {
                         TranslateError::UnknownColumn(column_name.clone(), "field list")
                     })?
                     .clone();
+                if c.generated.is_some() {
+                    return Err(generated_assignment(&c, &a.value, &table));
+                }
                 // MySQL leaves the order of a multi-table UPDATE's assignments open (MariaDB
                 // reads the old values, a single-table UPDATE the new ones); SQLite reads the
                 // old ones. An assignment that may read a column assigned before it has no one
@@ -2663,6 +2699,7 @@ impl<'a> Translator<'a> {
             indexes.remove(at);
             generated.remove(at);
         }
+        self.generated_columns(&mut table, &create.columns)?;
         (table.checks, table.checks_shown) = self.checks(&table, &checks)?;
         for p in &primary {
             let Some(c) = table
@@ -2672,6 +2709,9 @@ impl<'a> Translator<'a> {
             else {
                 return Err(TranslateError::UnknownColumn(p.clone(), "PRIMARY KEY"));
             };
+            if c.generated.is_some() {
+                return unsupported("a generated column in the PRIMARY KEY");
+            }
             c.not_null = true;
             // A key column has no implicit NULL default: leaving it out is 1364.
             c.has_default = c.default.is_some();
@@ -2889,6 +2929,52 @@ impl<'a> Translator<'a> {
         })
     }
 
+    /// The expressions of `table`'s generated columns (declared by `defs`), over its columns
+    /// as MySQL reads them and converted to the column's type as a strict write converts; each
+    /// with the form MariaDB prints back, without which it is refused.
+    fn generated_columns(
+        &mut self,
+        table: &mut Table,
+        defs: &[sqlparser::ast::ColumnDef],
+    ) -> Result<()> {
+        for def in defs {
+            let Some(expr) = def.options.iter().find_map(|o| match &o.option {
+                ColumnOption::Generated {
+                    generation_expr: Some(e),
+                    ..
+                } => Some(e),
+                _ => None,
+            }) else {
+                continue;
+            };
+            let Some(shown) = crate::shown::expression(expr, table) else {
+                return unsupported(format!("the generated column expression {expr}"));
+            };
+            self.scopes.push(Scope {
+                sources: vec![Source::of_table(table.name.clone(), table)],
+                using: table.columns.iter().map(|c| c.name.clone()).collect(),
+                ..Scope::default()
+            });
+            self.clause = "generated column";
+            let value = self.expr(expr);
+            self.scopes.pop();
+            let value = value?;
+            if value.aggregate {
+                return Err(TranslateError::GroupFunction);
+            }
+            let column = table
+                .columns
+                .iter_mut()
+                .find(|c| c.name == def.name.value)
+                .expect("declared above");
+            let sql = store(&value, column, true, false, false);
+            let generated = column.generated.as_mut().expect("declared generated");
+            generated.sql = sql;
+            generated.shown = shown;
+        }
+        Ok(())
+    }
+
     /// The enforced CHECK constraints as SQLite's: the condition as MySQL reads it, failing
     /// with MariaDB's 4025 when false, each with the column it is declared with (`None`: a
     /// table's). Named as MariaDB names them: a column's by the column (`t.c` in the error), an
@@ -3015,6 +3101,7 @@ impl<'a> Translator<'a> {
             } else {
                 mysql_declared(&def.data_type.to_string())
             },
+            generated: None,
         };
         let (mut pk, mut unique) = (false, false);
         let mut nullable_declared = false;
@@ -3047,10 +3134,42 @@ impl<'a> Translator<'a> {
                 ColumnOption::Collation(_) | ColumnOption::CharacterSet(_) => {}
                 // Translated with the table's other checks (create_table).
                 ColumnOption::Check(_) if self.checks_allowed => {}
+                // Translated once every column is known (create_table), as it may read any.
+                ColumnOption::Generated {
+                    generation_expr: Some(_),
+                    sequence_options: None,
+                    generation_expr_mode,
+                    ..
+                } if self.checks_allowed => {
+                    column.generated = Some(Generated {
+                        sql: String::new(),
+                        shown: String::new(),
+                        stored: matches!(
+                            generation_expr_mode,
+                            Some(sqlparser::ast::GeneratedExpressionMode::Stored)
+                        ),
+                    });
+                }
                 other => return unsupported(format!("column option {other}")),
             }
         }
         let _ = nullable_declared;
+        if column.generated.is_some() {
+            if column.not_null
+                || column.has_default
+                || column.auto_increment
+                || column.on_update_now
+                || pk
+            {
+                return unsupported(
+                    "a generated column with NOT NULL, DEFAULT, AUTO_INCREMENT, ON UPDATE or \
+                     PRIMARY KEY",
+                );
+            }
+            if matches!(column.ty, ColumnType::Enum { .. } | ColumnType::Set { .. }) || json {
+                return unsupported("a generated ENUM, SET or JSON column");
+            }
+        }
         if !column.not_null && !column.has_default {
             // A nullable column without DEFAULT defaults to NULL.
             column.has_default = true;
@@ -3674,6 +3793,9 @@ impl<'a> Translator<'a> {
                 {
                     return unsupported("DROP COLUMN of a column a CHECK constraint reads");
                 }
+                if changed.columns.iter().any(|c| c.generated.is_some()) {
+                    return unsupported("DROP COLUMN of a table with generated columns");
+                }
                 let column = changed.columns.remove(at);
                 vec![format!(
                     "ALTER TABLE {quoted} DROP COLUMN {}",
@@ -3695,6 +3817,9 @@ impl<'a> Translator<'a> {
                     ));
                 };
                 c.name = new_column_name.value.clone();
+                if changed.columns.iter().any(|c| c.generated.is_some()) {
+                    return unsupported("RENAME COLUMN of a table with generated columns");
+                }
                 // The printed checks name the old column; SHOW CREATE TABLE refuses without
                 // them rather than write it.
                 changed.checks_shown.clear();
@@ -4132,6 +4257,9 @@ impl<'a> Translator<'a> {
         if !table.checks.is_empty() && (renamed || column.ty != old.ty) {
             return unsupported("MODIFY COLUMN of a table with CHECK constraints");
         }
+        if table.columns.iter().any(|c| c.generated.is_some()) {
+            return unsupported("MODIFY or CHANGE COLUMN of a table with generated columns");
+        }
         let is_old = |c: &String| c.eq_ignore_ascii_case(&old.name);
         if table.primary_key.iter().any(is_old) {
             column.not_null = true;
@@ -4243,6 +4371,19 @@ impl<'a> Translator<'a> {
     ) -> Vec<String> {
         let schema = self.schema(&table.database);
         let building = format!("{}.rebuild", table.name);
+        // A generated column computes its value itself.
+        let (targets, values): (Vec<&String>, Vec<&String>) = targets
+            .iter()
+            .zip(values)
+            .filter(|(target, _)| {
+                !changed
+                    .columns
+                    .iter()
+                    .any(|c| c.generated.is_some() && ident(&c.name) == **target)
+            })
+            .unzip();
+        let targets: Vec<String> = targets.into_iter().cloned().collect();
+        let values: Vec<String> = values.into_iter().cloned().collect();
         // The copy is the last statement that changes rows, so the statement's count is the
         // rows copied (the DDL after it leaves SQLite's count as it is). The AUTO_INCREMENT
         // sequence moves to the new table first, so the copy keeps it at no less than it was.
@@ -5280,6 +5421,9 @@ fn column_head(column: &Column) -> String {
     if let Some(default) = &column.default {
         sql.push_str(&format!(" DEFAULT {default}"));
     }
+    if let Some(generated) = &column.generated {
+        sql.push_str(&format!(" GENERATED ALWAYS AS ({}) STORED", generated.sql));
+    }
     sql
 }
 
@@ -5393,6 +5537,19 @@ type DeclaredKey = (Option<String>, Vec<String>, bool, Vec<(String, u32)>);
 /// A MySQL identifier as SHOW CREATE TABLE writes it.
 fn backquoted(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))
+}
+
+/// An UPDATE's assignment to a generated column: MySQL's 1906 for a value; `SET c = DEFAULT`,
+/// which MySQL takes as writing nothing, is refused.
+fn generated_assignment(c: &Column, value: &Expr, table: &Table) -> TranslateError {
+    if is_default_keyword(value) {
+        TranslateError::Unsupported(format!(
+            "an UPDATE of the generated column {} to DEFAULT",
+            c.name
+        ))
+    } else {
+        TranslateError::GeneratedValue(c.name.clone(), table.name.clone())
+    }
 }
 
 /// A table's checks as SQLite's constraints (name, SQL) and as MariaDB prints them back.

@@ -308,6 +308,22 @@ pub struct Column {
     /// from DATETIME. Empty in definitions kept before it was.
     #[serde(default)]
     pub declared: String,
+    /// `GENERATED ALWAYS AS (…) VIRTUAL | STORED`: a column computed from the row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generated: Option<Generated>,
+}
+
+/// A generated column's expression. SQLite stores every one (`GENERATED ALWAYS AS (…)
+/// STORED`): computed when the row is written, so a value that does not fit the column is the
+/// write's error; MariaDB computes a VIRTUAL one when it is read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Generated {
+    /// The expression as SQLite's, converted to the column's type as a strict write converts.
+    pub sql: String,
+    /// The expression as MariaDB prints it back (`` `price` * `qty` ``).
+    pub shown: String,
+    /// Declared STORED (else VIRTUAL).
+    pub stored: bool,
 }
 
 impl Column {
@@ -324,6 +340,7 @@ impl Column {
             comment: None,
             default: None,
             declared: String::new(),
+            generated: None,
         }
     }
 }

@@ -100,3 +100,34 @@ ALTER TABLE checked ADD INDEX s_index (s), ADD COLUMN z int;
 SHOW CREATE TABLE checked;
 CREATE TABLE documents (id int NOT NULL PRIMARY KEY, body json NOT NULL COMMENT 'the document', meta json) DEFAULT CHARSET=utf8mb4;
 SHOW CREATE TABLE documents;
+
+-- script: generated columns computed on every write and described as MariaDB describes them
+CREATE TABLE items (id int NOT NULL PRIMARY KEY, price decimal(10,2) NOT NULL, qty int NOT NULL, total decimal(12,2) AS (price * qty) STORED, label varchar(20) GENERATED ALWAYS AS (CONCAT('item-', id)) VIRTUAL, KEY (total));
+INSERT INTO items (id, price, qty) VALUES (1, 2.555, 3);
+INSERT INTO items VALUES (2, 1.5, 2, DEFAULT, DEFAULT);
+SELECT * FROM items ORDER BY id;
+INSERT INTO items VALUES (3, 1.5, 2, 7, DEFAULT);
+UPDATE items SET total = 5;
+UPDATE items SET qty = qty + 1 WHERE id = 1;
+SELECT id, total, label FROM items WHERE total > 5 ORDER BY total;
+SHOW CREATE TABLE items;
+SHOW COLUMNS FROM items;
+SELECT COLUMN_NAME, COLUMN_DEFAULT, IS_NULLABLE, EXTRA, GENERATION_EXPRESSION, IS_GENERATED FROM information_schema.COLUMNS WHERE TABLE_NAME = 'items' ORDER BY ORDINAL_POSITION;
+INSERT INTO items (id, price, qty) VALUES (4, 1, 1) ON DUPLICATE KEY UPDATE qty = 9;
+INSERT INTO items (id, price, qty) VALUES (4, 1, 1) ON DUPLICATE KEY UPDATE qty = 9;
+SELECT * FROM items ORDER BY id;
+INSERT INTO items SET id = 5, price = 2, qty = 2;
+REPLACE INTO items (id, price, qty) VALUES (5, 3, 3);
+SELECT * FROM items ORDER BY id;
+ALTER TABLE items ADD COLUMN note varchar(10);
+ALTER TABLE items ADD INDEX by_label (label);
+INSERT INTO items (id, price, qty, note) VALUES (6, 1, 1, 'x');
+SELECT * FROM items ORDER BY id;
+SELECT SUM(total), MAX(label) FROM items;
+
+-- script: generated columns of several types, VIRTUAL by default
+CREATE TABLE g (a int, b varchar(10), c int AS (a * 2), d varchar(30) AS (concat(b, '-', a)) STORED, e double AS (a / 3) VIRTUAL, f date AS (year(b)) VIRTUAL);
+CREATE TABLE g (a int, b varchar(10), c int AS (a * 2), d varchar(30) AS (concat(b, '-', a)) STORED, e double AS (a / 3) VIRTUAL);
+INSERT INTO g (a, b) VALUES (1, 'x'), (NULL, 'y'), (7, NULL);
+SELECT * FROM g ORDER BY a;
+SHOW CREATE TABLE g;

@@ -1,0 +1,87 @@
+//! Generated columns: SQLite stores each value, computed from the row as MySQL computes it and
+//! converted to the column's type; only DEFAULT may be written to one (MariaDB's 1906), and
+//! the ALTER TABLE forms that would leave the kept expression behind the table are refused.
+
+mod common;
+
+use common::{Node, Outcome};
+
+fn items() -> Node {
+    let mut node = Node::new();
+    node.run(
+        "CREATE TABLE items (id INT PRIMARY KEY, price DECIMAL(10,2) NOT NULL, qty INT NOT NULL, \
+         total DECIMAL(12,2) AS (price * qty) STORED, label VARCHAR(20) AS (CONCAT('item-', id)))",
+    );
+    node.run("INSERT INTO items (id, price, qty) VALUES (1, 2.50, 4)");
+    node
+}
+
+fn code(node: &mut Node, sql: &str) -> u16 {
+    match node.run(sql) {
+        Outcome::Error(code, _) => code,
+        other => panic!("{sql}: {other}"),
+    }
+}
+
+fn rows(node: &mut Node, sql: &str) -> Vec<Vec<Option<String>>> {
+    match node.run(sql) {
+        Outcome::Rows { rows, .. } => rows,
+        other => panic!("{sql}: {other}"),
+    }
+}
+
+#[test]
+fn a_generated_value_follows_the_row_it_is_computed_from() {
+    let mut node = items();
+    node.run("UPDATE items SET qty = 10");
+    assert_eq!(
+        rows(&mut node, "SELECT total, label FROM items"),
+        [[Some("25.00".to_owned()), Some("item-1".to_owned())]]
+    );
+}
+
+#[test]
+fn a_value_written_to_a_generated_column_is_1906() {
+    let mut node = items();
+    assert_eq!(
+        code(&mut node, "INSERT INTO items VALUES (2, 1, 1, 5, DEFAULT)"),
+        1906
+    );
+}
+
+#[test]
+fn an_update_of_a_generated_column_is_1906() {
+    let mut node = items();
+    assert_eq!(code(&mut node, "UPDATE items SET total = 1"), 1906);
+}
+
+#[test]
+fn default_leaves_a_generated_column_to_compute_its_value() {
+    let mut node = items();
+    node.run("INSERT INTO items VALUES (2, 1.50, 2, DEFAULT, DEFAULT)");
+    assert_eq!(
+        rows(&mut node, "SELECT total FROM items WHERE id = 2"),
+        [[Some("3.00".to_owned())]]
+    );
+}
+
+#[test]
+fn altering_the_columns_of_a_table_with_generated_columns_is_refused() {
+    for alter in [
+        "ALTER TABLE items DROP COLUMN label",
+        "ALTER TABLE items RENAME COLUMN qty TO quantity",
+        "ALTER TABLE items MODIFY qty BIGINT NOT NULL",
+    ] {
+        let mut node = items();
+        assert_eq!(code(&mut node, alter), 1235, "{alter}");
+    }
+}
+
+#[test]
+fn a_generated_expression_without_a_known_printed_form_is_refused() {
+    let mut node = Node::new();
+    assert_eq!(
+        code(&mut node, "CREATE TABLE r (a INT, b DOUBLE AS (RAND()))"),
+        1235
+    );
+}
