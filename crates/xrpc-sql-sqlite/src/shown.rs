@@ -14,8 +14,8 @@
 //! form is MariaDB's or there is none.
 
 use sqlparser::ast::{
-    BinaryOperator, CastKind, DataType, Expr, FunctionArg, FunctionArgExpr, FunctionArguments,
-    InTarget, UnaryOperator, Value,
+    BinaryOperator, CastKind, CeilFloorKind, DataType, DateTimeField, Expr, FunctionArg,
+    FunctionArgExpr, FunctionArguments, InTarget, UnaryOperator, Value,
 };
 
 use crate::types::Table;
@@ -240,6 +240,20 @@ impl Printer<'_> {
                 P::Cmp,
             ),
             Expr::Function(f) => (self.function(f)?, P::Highest),
+            Expr::Ceil {
+                expr,
+                field: CeilFloorKind::DateTimeField(DateTimeField::NoDateTime),
+            } => (format!("ceiling({})", self.print(expr)?.0), P::Highest),
+            Expr::Floor {
+                expr,
+                field: CeilFloorKind::DateTimeField(DateTimeField::NoDateTime),
+            } => (format!("floor({})", self.print(expr)?.0), P::Highest),
+            Expr::Trim {
+                trim_where: None,
+                trim_what: None,
+                expr,
+                trim_characters: None,
+            } => (format!("trim({})", self.print(expr)?.0), P::Highest),
             Expr::Substring {
                 expr,
                 substring_from: Some(from),

@@ -85,3 +85,79 @@ fn a_generated_expression_without_a_known_printed_form_is_refused() {
         1235
     );
 }
+
+#[test]
+fn every_function_with_a_known_printed_form_makes_a_generated_column_sqlite_takes() {
+    let expressions = [
+        "LENGTH(s)",
+        "CHAR_LENGTH(s)",
+        "LOWER(s)",
+        "UPPER(s)",
+        "SUBSTRING(s, 2)",
+        "SUBSTR(s, 1, 2)",
+        "MID(s, 1, 2)",
+        "CEIL(n)",
+        "FLOOR(n)",
+        "ROUND(n)",
+        "ROUND(n, 1)",
+        "ABS(n)",
+        "SIGN(n)",
+        "TRIM(s)",
+        "LTRIM(s)",
+        "RTRIM(s)",
+        "LEFT(s, 2)",
+        "RIGHT(s, 2)",
+        "REPLACE(s, 'a', 'b')",
+        "REVERSE(s)",
+        "REPEAT(s, 2)",
+        "LPAD(s, 5, '0')",
+        "RPAD(s, 5, '0')",
+        "CONCAT(s, n)",
+        "CONCAT_WS('-', s, n)",
+        "COALESCE(s, 'x')",
+        "GREATEST(n, 1)",
+        "LEAST(n, 1)",
+        "IFNULL(s, 'x')",
+        "NULLIF(n, 1)",
+        "IF(n > 1, 'a', 'b')",
+        "LOCATE('a', s)",
+        "FIELD(s, 'a', 'b')",
+        "FIND_IN_SET(s, 'a,b')",
+        "HEX(s)",
+        "YEAR(d)",
+        "MONTH(d)",
+        "JSON_VALID(s)",
+        "JSON_LENGTH(j)",
+        "JSON_TYPE(j)",
+        "JSON_UNQUOTE(j)",
+        "JSON_EXTRACT(j, '$.a')",
+        "CAST(s AS SIGNED)",
+        "n DIV 2",
+        "n MOD 3",
+        "-n",
+        "n BETWEEN 1 AND 2",
+        "s LIKE 'a%'",
+        "s REGEXP 'a'",
+        "n IN (1, 2)",
+        "s IS NULL",
+    ];
+    for (i, expression) in expressions.iter().enumerate() {
+        let mut node = Node::new();
+        let create = format!(
+            "CREATE TABLE f{i} (n INT, s VARCHAR(10), d DATE, j JSON, \
+             g VARCHAR(100) AS ({expression}) STORED)"
+        );
+        assert!(
+            matches!(node.run(&create), Outcome::Affected(_)),
+            "{create}: {}",
+            node.run(&create)
+        );
+        let insert =
+            format!("INSERT INTO f{i} (n, s, d, j) VALUES (1, 'ab', '2020-01-02', '{{}}')");
+        assert!(
+            matches!(node.run(&insert), Outcome::Affected(_)),
+            "{expression}: {}",
+            node.run(&insert)
+        );
+    }
+}
