@@ -39,7 +39,7 @@
 //! with MariaDB's 23 columns over the node's rows (`xrpc_tables`), whose columns of storage
 //! statistics (TABLE_ROWS, DATA_LENGTH, CREATE_TIME, …) are 1235 when read for a table (NULL for
 //! a view, as in MariaDB); `STATISTICS` likewise, over `xrpc_statistics`, with CARDINALITY 1235. It holds the tables
-//! `SCHEMATA`, `COLUMNS`, `STATISTICS`, `TABLE_CONSTRAINTS`, `KEY_COLUMN_USAGE` and
+//! `SCHEMATA`, `COLUMNS`, `STATISTICS`, `TABLE_CONSTRAINTS`, `CHECK_CONSTRAINTS`, `KEY_COLUMN_USAGE` and
 //! `REFERENTIAL_CONSTRAINTS` (keys, foreign keys and CHECK constraints under MariaDB's names; a
 //! table declared with MySQL 8's `t_chk_n` names makes `TABLE_CONSTRAINTS` 1235), and `FILES`, which is empty as MariaDB's
 //! is (it lists no InnoDB tablespaces; mysqldump reads it before dumping), with MySQL's upper-case column names,
@@ -181,6 +181,10 @@ CREATE VIEW information_schema.STATISTICS AS SELECT TABLE_CATALOG, TABLE_SCHEMA,
 CREATE TABLE information_schema.TABLE_CONSTRAINTS (
   CONSTRAINT_CATALOG VARCHAR(512) COLLATE xrpc_name_ci, CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_NAME VARCHAR(64) COLLATE xrpc_name_ci,
   TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_TYPE VARCHAR(64) COLLATE xrpc_name_ci);
+CREATE TABLE information_schema.CHECK_CONSTRAINTS (
+  CONSTRAINT_CATALOG VARCHAR(512) COLLATE xrpc_name_ci, CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name,
+  TABLE_NAME VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_NAME VARCHAR(64) COLLATE xrpc_name_ci,
+  LEVEL VARCHAR(6) COLLATE xrpc_name_ci, CHECK_CLAUSE LONGTEXT);
 CREATE TABLE information_schema.KEY_COLUMN_USAGE (
   CONSTRAINT_CATALOG VARCHAR(512) COLLATE xrpc_name_ci, CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_NAME VARCHAR(64) COLLATE xrpc_name_ci,
   TABLE_CATALOG VARCHAR(512) COLLATE xrpc_name_ci, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
@@ -2318,6 +2322,13 @@ impl SqliteConn {
                  while a table has CHECK constraints'",
             ));
         }
+        if self.unshown_checks && xrpc_engine::lex::contains_ignore_case(sql, "check_constraints") {
+            return Err(SqlError::new(
+                &codes::NOT_SUPPORTED_YET,
+                "This version of MySQL doesn't yet support 'information_schema.CHECK_CONSTRAINTS \
+                 while a table has a CHECK constraint whose form MariaDB prints is not known'",
+            ));
+        }
         match self.undescribed_views.first() {
             Some((_, view)) if xrpc_engine::lex::contains_ignore_case(sql, "columns") => {
                 Err(undescribed(view))
@@ -2328,6 +2339,9 @@ impl SqliteConn {
 
     fn write_catalog(&mut self, tables: &[TableEntry]) -> Result<(), SqlError> {
         self.unlisted_checks = tables.iter().any(|t| t.check_names.is_none());
+        self.unshown_checks = tables
+            .iter()
+            .any(|t| t.has_checks && t.checks_shown.is_none());
         self.undescribed_views = tables
             .iter()
             .filter(|t| t.view && t.kept && t.columns.iter().any(|c| c.kept_type.is_none()))
@@ -2338,6 +2352,7 @@ impl SqliteConn {
             "DELETE FROM information_schema.SCHEMATA; DELETE FROM information_schema.xrpc_tables; \
              DELETE FROM information_schema.COLUMNS; DELETE FROM information_schema.xrpc_statistics; \
              DELETE FROM information_schema.TABLE_CONSTRAINTS; \
+             DELETE FROM information_schema.CHECK_CONSTRAINTS; \
              DELETE FROM information_schema.KEY_COLUMN_USAGE; \
              DELETE FROM information_schema.REFERENTIAL_CONSTRAINTS;",
         )?;
@@ -2490,8 +2505,10 @@ impl SqliteConn {
     }
 
     /// The rows of `tables`' keys and foreign keys in TABLE_CONSTRAINTS, KEY_COLUMN_USAGE and
-    /// REFERENTIAL_CONSTRAINTS, and of their CHECK constraints in TABLE_CONSTRAINTS, as MariaDB
-    /// lists them (checks with MySQL 8's names are not listed: see `refuse_undescribed_views`).
+    /// REFERENTIAL_CONSTRAINTS, and of their CHECK constraints in TABLE_CONSTRAINTS and (with
+    /// the conditions as MariaDB prints them) CHECK_CONSTRAINTS, as MariaDB lists them (checks
+    /// with MySQL 8's names or without a known printed form are not listed: see
+    /// `refuse_undescribed_views`).
     fn write_constraint_rows(&self, tables: &[TableEntry]) -> Result<(), SqlError> {
         let map = |err| self.map(err);
         let mut constraint = self
@@ -2499,6 +2516,10 @@ impl SqliteConn {
             .prepare(
                 "INSERT INTO information_schema.TABLE_CONSTRAINTS VALUES ('def', ?1, ?2, ?1, ?3, ?4)",
             )
+            .map_err(map)?;
+        let mut check_constraint = self
+            .conn
+            .prepare("INSERT INTO information_schema.CHECK_CONSTRAINTS VALUES ('def', ?1, ?2, ?3, ?4, ?5)")
             .map_err(map)?;
         let mut usage = self
             .conn
@@ -2594,6 +2615,22 @@ impl SqliteConn {
             for check in t.check_names.iter().flatten() {
                 constraint
                     .execute(rusqlite::params![t.db, check, t.name, "CHECK"])
+                    .map_err(map)?;
+            }
+            for check in t.checks_shown.iter().flatten() {
+                let level = if check.column.is_some() {
+                    "Column"
+                } else {
+                    "Table"
+                };
+                check_constraint
+                    .execute(rusqlite::params![
+                        t.db,
+                        t.name,
+                        check.name,
+                        level,
+                        check.clause
+                    ])
                     .map_err(map)?;
             }
         }

@@ -824,6 +824,9 @@ pub struct SqliteConn {
     /// A table has CHECK constraints, which `information_schema.TABLE_CONSTRAINTS` does not
     /// list (see `catalog`).
     unlisted_checks: bool,
+    /// A table has CHECK constraints without the form MariaDB prints them in, which
+    /// `information_schema.CHECK_CONSTRAINTS` cannot list (see `catalog`).
+    unshown_checks: bool,
     /// Whether a table (database, name) has an auto-increment column, with the database's
     /// `schema_version` it was read at (another connection may have recreated the table).
     auto_increment: std::collections::HashMap<(String, String), (i64, bool)>,
@@ -989,6 +992,7 @@ impl SqliteConn {
             describing_temporary: None,
             undescribed_views: Vec::new(),
             unlisted_checks: false,
+            unshown_checks: false,
             auto_increment: std::collections::HashMap::new(),
             keys: origin::KeyCache::default(),
             stream_buffers: shape::StreamBuffers::default(),

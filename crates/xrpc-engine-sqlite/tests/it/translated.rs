@@ -933,3 +933,34 @@ fn drop_table_if_exists_of_missing_tables_notes_1051_naming_them() {
         .collect();
     assert_eq!(notes, [(1051, "Unknown table 'main.a,main.b'")]);
 }
+
+#[test]
+fn check_constraints_are_refused_while_a_check_has_no_printed_form() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE t (a INT CHECK (NOT a < 0))").unwrap();
+    let err = run(
+        &mut *conn,
+        "SELECT CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS",
+    )
+    .unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
+}
+
+#[test]
+fn check_constraints_list_a_check_as_mariadb_prints_it() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(
+        &mut *conn,
+        "CREATE TABLE t (a INT CHECK (a > 0 AND a < 10))",
+    )
+    .unwrap();
+    assert_eq!(
+        rows(
+            &mut *conn,
+            "SELECT CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS"
+        ),
+        [[text("`a` > 0 and `a` < 10")]]
+    );
+}
