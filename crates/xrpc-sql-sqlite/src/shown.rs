@@ -98,6 +98,10 @@ impl Printer<'_> {
                 ..
             } => true,
             Expr::Function(f) => function_name(f).as_deref() == Some("json_valid"),
+            Expr::UnaryOp {
+                op: UnaryOperator::Not,
+                expr,
+            } => self.is_condition(expr),
             _ => false,
         }
     }
@@ -128,6 +132,11 @@ impl Printer<'_> {
                 }
                 _ => return None,
             },
+            // MariaDB pushes NOT into the condition it negates.
+            Expr::UnaryOp {
+                op: UnaryOperator::Not,
+                expr,
+            } if self.is_condition(expr) => self.print(&negated(expr)?)?,
             Expr::UnaryOp {
                 op: UnaryOperator::Plus,
                 expr,
@@ -191,8 +200,11 @@ impl Printer<'_> {
                 ..
             } => {
                 // MariaDB makes `a IN (x)` a comparison.
-                if list.len() < 2 {
-                    return None;
+                if let [item] = list.as_slice() {
+                    let op = if *negated { "<>" } else { "=" };
+                    let left = self.operand(expr, P::Cmp)?;
+                    let right = self.operand(item, P::Cmp.higher())?;
+                    return Some((format!("{left} {op} {right}"), P::Cmp));
                 }
                 let items = list
                     .iter()
@@ -343,6 +355,88 @@ impl Printer<'_> {
         let column = self.table.column(name)?;
         Some(format!("`{}`", column.name.replace('`', "``")))
     }
+}
+
+/// The condition `NOT e` as MariaDB rewrites it while parsing: a comparison inverted, an AND
+/// or OR by De Morgan's laws, the negated form of IS NULL, BETWEEN, IN and LIKE, a double NOT
+/// dropped. `None` for what it keeps as `!(…)`.
+fn negated(e: &Expr) -> Option<Expr> {
+    Some(match e {
+        Expr::Nested(inner) => negated(inner)?,
+        Expr::BinaryOp { left, op, right } => {
+            let op = match op {
+                BinaryOperator::And | BinaryOperator::Or => {
+                    let op = if *op == BinaryOperator::And {
+                        BinaryOperator::Or
+                    } else {
+                        BinaryOperator::And
+                    };
+                    return Some(Expr::BinaryOp {
+                        left: Box::new(negated(left)?),
+                        op,
+                        right: Box::new(negated(right)?),
+                    });
+                }
+                BinaryOperator::Eq => BinaryOperator::NotEq,
+                BinaryOperator::NotEq => BinaryOperator::Eq,
+                BinaryOperator::Lt => BinaryOperator::GtEq,
+                BinaryOperator::LtEq => BinaryOperator::Gt,
+                BinaryOperator::Gt => BinaryOperator::LtEq,
+                BinaryOperator::GtEq => BinaryOperator::Lt,
+                _ => return None,
+            };
+            Expr::BinaryOp {
+                left: left.clone(),
+                op,
+                right: right.clone(),
+            }
+        }
+        Expr::IsNull(x) => Expr::IsNotNull(x.clone()),
+        Expr::IsNotNull(x) => Expr::IsNull(x.clone()),
+        Expr::Between {
+            expr,
+            negated,
+            low,
+            high,
+        } => Expr::Between {
+            expr: expr.clone(),
+            negated: !negated,
+            low: low.clone(),
+            high: high.clone(),
+        },
+        Expr::In {
+            expr,
+            target: target @ InTarget::List(_),
+            negated,
+            global,
+        } => Expr::In {
+            expr: expr.clone(),
+            target: target.clone(),
+            negated: !negated,
+            global: *global,
+        },
+        Expr::Like {
+            negated,
+            any: false,
+            expr,
+            pattern,
+            escape_char,
+        } => Expr::Like {
+            negated: !negated,
+            any: false,
+            expr: expr.clone(),
+            pattern: pattern.clone(),
+            escape_char: escape_char.clone(),
+        },
+        Expr::UnaryOp {
+            op: UnaryOperator::Not,
+            expr,
+        } => match &**expr {
+            Expr::Nested(inner) => (**inner).clone(),
+            other => other.clone(),
+        },
+        _ => return None,
+    })
 }
 
 fn collect_chain<'e>(e: &'e Expr, op: &BinaryOperator, out: &mut Vec<&'e Expr>) {
@@ -530,12 +624,32 @@ mod tests {
     }
 
     #[test]
+    fn not_is_pushed_into_the_condition_as_mariadb_pushes_it() {
+        assert_eq!(shown("NOT a > 1").as_deref(), Some("`a` <= 1"));
+        assert_eq!(
+            shown("NOT (a = 1 OR b <> 'x')").as_deref(),
+            Some("`a` <> 1 and `B` = 'x'")
+        );
+        assert_eq!(
+            shown("NOT (a > 1 AND NOT b = 'z')").as_deref(),
+            Some("`a` <= 1 or `B` = 'z'")
+        );
+        assert_eq!(
+            shown("NOT a IS NULL AND NOT a BETWEEN 1 AND 2").as_deref(),
+            Some("`a` is not null and `a` not between 1 and 2")
+        );
+        assert_eq!(
+            shown("b IN ('x') AND b NOT IN ('y')").as_deref(),
+            Some("`B` = 'x' and `B` <> 'y'")
+        );
+    }
+
+    #[test]
     fn forms_mariadb_rewrites_have_no_printed_form() {
         for condition in [
-            "NOT a > 1",
+            "NOT (a <=> 1)",
             "a",
             "a > 1 AND TRUE",
-            "b IN ('x')",
             "(a > 1) = (b < 2)",
             "instr(b, 'y') > 0",
             "d > 0",
