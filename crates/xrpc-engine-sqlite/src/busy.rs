@@ -199,6 +199,38 @@ pub(super) fn busy_handler(count: i32) -> bool {
     true
 }
 
+/// Whether a statement waiting for something other than SQLite's lock (a named lock) may go
+/// on: `false` once it was killed. The first call of a statement calls its wait hook, as the
+/// busy handler does, so the worker counts as stalled until the statement ends.
+pub(super) fn keep_waiting() -> bool {
+    let hook = BUSY.with(|cell| {
+        let mut state = cell.borrow_mut();
+        if state.active
+            && state
+                .shared
+                .as_ref()
+                .is_some_and(|s| s.interrupted.load(Ordering::Acquire))
+        {
+            return Err(());
+        }
+        if state.hooked {
+            return Ok(None);
+        }
+        state.hooked = true;
+        Ok(state.hook.clone())
+    });
+    match hook {
+        Err(()) => false,
+        Ok(None) => true,
+        Ok(Some(hook)) => {
+            // Called outside the borrow: the hook is foreign code.
+            let guard = hook();
+            BUSY.with(|cell| cell.borrow_mut().guard = Some(guard));
+            true
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

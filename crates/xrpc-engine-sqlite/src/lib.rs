@@ -269,6 +269,7 @@ mod databases;
 mod front;
 mod kept;
 mod memo;
+mod named_locks;
 mod notes;
 mod numbers;
 mod origin;
@@ -466,6 +467,8 @@ pub struct SqliteEngine {
     lifetime_ms: AtomicU64,
     /// The databases besides `main` (see `databases`).
     databases: Arc<Databases>,
+    /// The sessions' named locks (see `named_locks`).
+    named_locks: Arc<named_locks::NamedLocks>,
 }
 
 impl SqliteEngine {
@@ -496,6 +499,7 @@ impl SqliteEngine {
             borrowed: AtomicU64::new(0),
             lifetime_ms: AtomicU64::new(0),
             databases: Arc::new(Databases::open(path, max_databases)?),
+            named_locks: Arc::default(),
         };
         let first = engine.open_conn()?;
         // Reading the schema checks the file header and the schema pages, so a file that is not
@@ -533,6 +537,7 @@ impl SqliteEngine {
             self.clock.now(),
             Arc::clone(&self.databases),
             Arc::clone(&self.stepped),
+            Arc::clone(&self.named_locks),
         )?;
         self.opened.fetch_add(1, Ordering::Relaxed);
         Ok(conn)
@@ -710,6 +715,9 @@ struct Shared {
     /// Whether the running statement writes rows (INSERT, REPLACE, UPDATE): the arithmetic of
     /// stored SQL (views, triggers, defaults) it runs then fails on a warning (see `arith`).
     statement_writes: AtomicBool,
+    /// Whether the session this connection serves took a named lock (GET_LOCK) since its last
+    /// reset: only then is the engine's registry asked whether it holds one.
+    took_named_lock: AtomicBool,
 }
 
 use xrpc_engine::MAX_WARNINGS;
@@ -798,6 +806,8 @@ pub struct SqliteConn {
     attached: Attached,
     /// The engine's databases.
     databases: Arc<Databases>,
+    /// The engine's named locks, which this connection's session may hold.
+    named_locks: Arc<named_locks::NamedLocks>,
     /// What the authorizer refuses client statements (see `authorizer`).
     guard: Arc<authorizer::Guard>,
     /// The session's current database (`USE` or a request's `schema_name`), handed in before
@@ -860,6 +870,7 @@ impl SqliteConn {
         opened_at: Instant,
         databases: Arc<Databases>,
         stepped: Arc<xrpc_net::StripedCounters<1>>,
+        named_locks: Arc<named_locks::NamedLocks>,
     ) -> Result<Self, SqlError> {
         let map = |err| map_error(err, false);
         let conn = Connection::open_with_flags(
@@ -904,6 +915,7 @@ impl SqliteConn {
             check_rows: AtomicU64::new(0),
             generating: AtomicBool::new(false),
             statement_writes: AtomicBool::new(false),
+            took_named_lock: AtomicBool::new(false),
         });
         let s = Arc::clone(&shared);
         conn.update_hook(Some(
@@ -932,6 +944,7 @@ impl SqliteConn {
         session.set_version(&options.server_version);
         xrpc_sql_sqlite::register(&conn, &session).map_err(map)?;
         register_functions(&conn, &shared, &options).map_err(map)?;
+        register_named_locks(&conn, &shared, &named_locks).map_err(map)?;
         register_check(&conn, &shared).map_err(map)?;
         cast::register(&conn, &shared).map_err(map)?;
         arith::register(&conn, &shared).map_err(map)?;
@@ -984,6 +997,7 @@ impl SqliteConn {
             unique_checks_off: false,
             attached: Attached::default(),
             databases,
+            named_locks,
             guard,
             session_schema: None,
             default_schema: None,
@@ -1672,6 +1686,10 @@ impl EngineConn for SqliteConn {
             || self.select_limit.is_some()
             || self.safe_updates
             || self.unique_checks_off
+            || (self.shared.took_named_lock.load(Ordering::Relaxed)
+                && self
+                    .named_locks
+                    .holds_any(self.shared.connection_id.load(Ordering::Relaxed)))
             // Only the translated path keeps user variables (and takes the lock to ask).
             || (self.translates() && self.session.has_variables())
     }
@@ -2363,6 +2381,10 @@ impl SqliteConn {
         self.session_schema = None;
         self.session.forget();
         self.kept_catalog.forget();
+        if self.shared.took_named_lock.swap(false, Ordering::Relaxed) {
+            self.named_locks
+                .release_all(self.shared.connection_id.load(Ordering::Relaxed));
+        }
         self.drop_temp_objects()?;
         if self.foreign_key_checks_off {
             self.set_foreign_key_checks(front::Setting::Value(true))?;
@@ -2791,6 +2813,122 @@ fn register_functions(
         flags | FunctionFlags::SQLITE_DETERMINISTIC,
         move |_| Ok(version.clone()),
     )
+}
+
+impl Drop for SqliteConn {
+    fn drop(&mut self) {
+        // A connection closed with its session (not reset) still lets the session's locks go.
+        if self.shared.took_named_lock.load(Ordering::Relaxed) {
+            self.named_locks
+                .release_all(self.shared.connection_id.load(Ordering::Relaxed));
+        }
+    }
+}
+
+/// `my_get_lock(name, timeout)`, `my_release_lock(name)`, `my_is_free_lock(name)`,
+/// `my_is_used_lock(name)` and `my_release_all_locks()`: MySQL's named-lock functions over the
+/// engine's registry, for the session the connection serves (see `named_locks`).
+fn register_named_locks(
+    conn: &Connection,
+    shared: &Arc<Shared>,
+    locks: &Arc<named_locks::NamedLocks>,
+) -> rusqlite::Result<()> {
+    let flags = FunctionFlags::SQLITE_UTF8;
+    // A NULL or empty name is NULL, as in MariaDB.
+    let name_of = |ctx: &rusqlite::functions::Context<'_>| -> rusqlite::Result<Option<String>> {
+        Ok(match ctx.get_raw(0) {
+            ValueRef::Null => None,
+            ValueRef::Integer(i) => Some(i.to_string()),
+            ValueRef::Real(f) => Some(f.to_string()),
+            ValueRef::Text(t) | ValueRef::Blob(t) => Some(String::from_utf8_lossy(t).into_owned()),
+        }
+        .filter(|name| !name.is_empty()))
+    };
+    let (s, l) = (Arc::clone(shared), Arc::clone(locks));
+    conn.create_scalar_function("my_get_lock", 2, flags, move |ctx| {
+        let Some(name) = name_of(ctx)? else {
+            return Ok(None);
+        };
+        let seconds = match ctx.get_raw(1) {
+            ValueRef::Null => None,
+            ValueRef::Integer(i) => Some(i as f64),
+            ValueRef::Real(f) => Some(f),
+            ValueRef::Text(t) | ValueRef::Blob(t) => {
+                Some(double_prefix(&String::from_utf8_lossy(t)))
+            }
+        };
+        // MariaDB: a timeout of -1 or less (or NULL) is NULL with warning 1411; a fraction
+        // above -1 waits no time.
+        let timeout = match seconds {
+            Some(s) if s > -1.0 => Duration::try_from_secs_f64(s.max(0.0)).unwrap_or(Duration::MAX),
+            other => {
+                let shown = other.map_or_else(|| "NULL".to_owned(), |s| format!("{}", s.round()));
+                xrpc_sql_sqlite::raise_warning(
+                    1411,
+                    &format!("Incorrect timeout value: '{shown}' for function get_lock"),
+                );
+                return Ok(None);
+            }
+        };
+        let session = s.connection_id.load(Ordering::Relaxed);
+        s.took_named_lock.store(true, Ordering::Relaxed);
+        Ok(Some(i64::from(l.get(
+            &name,
+            session,
+            Some(timeout),
+            &mut busy::keep_waiting,
+        ))))
+    })?;
+    let (s, l) = (Arc::clone(shared), Arc::clone(locks));
+    conn.create_scalar_function("my_release_lock", 1, flags, move |ctx| {
+        let Some(name) = name_of(ctx)? else {
+            return Ok(None);
+        };
+        Ok(l.release(&name, s.connection_id.load(Ordering::Relaxed))
+            .map(i64::from))
+    })?;
+    let l = Arc::clone(locks);
+    conn.create_scalar_function("my_is_free_lock", 1, flags, move |ctx| {
+        Ok(name_of(ctx)?.map(|name| i64::from(l.holder(&name).is_none())))
+    })?;
+    let l = Arc::clone(locks);
+    conn.create_scalar_function("my_is_used_lock", 1, flags, move |ctx| {
+        Ok(name_of(ctx)?
+            .and_then(|name| l.holder(&name))
+            .map(|session| session as i64))
+    })?;
+    let (s, l) = (Arc::clone(shared), Arc::clone(locks));
+    conn.create_scalar_function("my_release_all_locks", 0, flags, move |_| {
+        Ok(l.release_all(s.connection_id.load(Ordering::Relaxed)) as i64)
+    })
+}
+
+/// A string read as a DOUBLE as MySQL reads it: its longest numeric prefix (0 for none), with
+/// warning 1292 when that is not the whole string.
+fn double_prefix(text: &str) -> f64 {
+    let trimmed = text.trim_start();
+    let value = (0..=trimmed.len())
+        .rev()
+        .filter(|&end| trimmed.is_char_boundary(end))
+        .find_map(|end| {
+            let prefix = &trimmed[..end];
+            // Rust reads "inf" and "nan", which MySQL does not.
+            let digits = prefix.bytes().any(|b| b.is_ascii_digit())
+                && prefix
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b));
+            digits
+                .then(|| prefix.parse::<f64>().ok().map(|v| (end, v)))
+                .flatten()
+        });
+    let (end, value) = value.unwrap_or((0, 0.0));
+    if trimmed[end..].trim_end() != "" || end == 0 {
+        xrpc_sql_sqlite::raise_warning(
+            1292,
+            &format!("Truncated incorrect DOUBLE value: '{text}'"),
+        );
+    }
+    value
 }
 
 /// An SQL identifier in double quotes.

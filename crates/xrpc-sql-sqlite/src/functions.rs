@@ -1374,6 +1374,13 @@ fn warn(code: u16, message: &str) {
     });
 }
 
+/// Raises a warning of the statement running on this thread, as the library's own functions
+/// do: for the engine's functions (named locks), whose warnings the engine takes with the
+/// library's.
+pub fn raise_warning(code: u16, message: &str) {
+    warn(code, message);
+}
+
 /// Takes the warnings the function library raised on this thread since the last call: the
 /// engine calls it before a statement (to drop another's) and after it.
 pub fn take_warnings() -> Vec<FnWarning> {

@@ -258,7 +258,9 @@ mod value;
 use std::collections::BTreeMap;
 
 pub use error::TranslateError;
-pub use functions::{FnError, FnWarning, SessionState, error_of, register, take_warnings};
+pub use functions::{
+    FnError, FnWarning, SessionState, error_of, raise_warning, register, take_warnings,
+};
 pub use types::{
     ArgClass, BIN_COLLATION, CI_COLLATION, Catalog, Collation, Column, ColumnFlags, ColumnType,
     DECIMAL_COLLATION, Generated, Index, ShownCheck, SystemValue, TEMP_SCHEMA, Table, Ty, View,

@@ -89,10 +89,6 @@ const MYSQL_ONLY: &[&str] = &[
     "SYSTEM_USER",
     "BENCHMARK",
     "SLEEP",
-    "GET_LOCK",
-    "RELEASE_LOCK",
-    "IS_FREE_LOCK",
-    "IS_USED_LOCK",
     "CHARSET",
     "COLLATION",
     "COERCIBILITY",
@@ -1043,6 +1039,31 @@ impl CallSite<'_> {
             "CONNECTION_ID" => {
                 arity(n == 0)?;
                 ("my_connection_id()".into(), Ty::Int)
+            }
+            // Named locks: the engine's (`my_get_lock` and the others are its functions).
+            // MariaDB takes only a string as the name (4079 for a number).
+            "GET_LOCK" | "RELEASE_LOCK" | "IS_FREE_LOCK" | "IS_USED_LOCK"
+                if n >= 1 && !matches!(args[0].ty, Ty::Str(_) | Ty::Null | Ty::Dyn) =>
+            {
+                return unsupported(format!("{name} of a name that is not a string"));
+            }
+            "GET_LOCK" => {
+                arity(n == 2)?;
+                (
+                    format!("my_get_lock({}, {})", as_text(&args[0]), sql(1)),
+                    Ty::Int,
+                )
+            }
+            "RELEASE_LOCK" | "IS_FREE_LOCK" | "IS_USED_LOCK" => {
+                arity(n == 1)?;
+                (
+                    format!("my_{}({})", name.to_ascii_lowercase(), as_text(&args[0])),
+                    Ty::Int,
+                )
+            }
+            "RELEASE_ALL_LOCKS" => {
+                arity(n == 0)?;
+                ("my_release_all_locks()".into(), Ty::Int)
             }
             "VERSION" => {
                 arity(n == 0)?;

@@ -487,3 +487,77 @@ ALTER TABLE c4 DROP FOREIGN KEY fk4;
 ALTER TABLE c4 ADD CONSTRAINT fk4 FOREIGN KEY (pa) REFERENCES p2 (id);
 SHOW CREATE TABLE c4;
 SHOW INDEX FROM c4;
+
+-- script: named locks as migrations take and release them
+SELECT GET_LOCK('8453928351', 0);
+SELECT GET_LOCK('8453928351', 0), IS_FREE_LOCK('8453928351'), IS_USED_LOCK('8453928351') = CONNECTION_ID();
+SELECT RELEASE_LOCK('8453928351'), RELEASE_LOCK('8453928351'), RELEASE_LOCK('8453928351');
+SELECT IS_FREE_LOCK('8453928351'), IS_USED_LOCK('8453928351'), RELEASE_LOCK(NULL), GET_LOCK(NULL, 0);
+SELECT GET_LOCK('a', 1), GET_LOCK('B', 0.5), GET_LOCK('b', '2');
+SELECT RELEASE_ALL_LOCKS();
+SELECT IS_FREE_LOCK('a'), IS_FREE_LOCK('b');
+SELECT GET_LOCK('x', -1), RELEASE_LOCK('X');
+BEGIN;
+SELECT GET_LOCK('t', 0);
+ROLLBACK;
+SELECT IS_FREE_LOCK('t'), RELEASE_LOCK('t');
+SELECT GET_LOCK('12', 0), RELEASE_LOCK('12');
+SELECT GET_LOCK('y', -0.5), GET_LOCK('z', 'abc'), GET_LOCK('', 0), GET_LOCK('q', NULL);
+SHOW WARNINGS;
+SELECT GET_LOCK('w', -5);
+SHOW WARNINGS;
+SELECT RELEASE_ALL_LOCKS();
+
+-- script: Django's migrations table and a model's queries
+CREATE TABLE `django_migrations` (`id` bigint AUTO_INCREMENT NOT NULL PRIMARY KEY, `app` varchar(255) NOT NULL, `name` varchar(255) NOT NULL, `applied` datetime(6) NOT NULL);
+CREATE TABLE `auth_user` (`id` integer AUTO_INCREMENT NOT NULL PRIMARY KEY, `password` varchar(128) NOT NULL, `last_login` datetime(6) NULL, `is_superuser` bool NOT NULL, `username` varchar(150) NOT NULL UNIQUE, `email` varchar(254) NOT NULL, `date_joined` datetime(6) NOT NULL);
+CREATE TABLE `blog_post` (`id` bigint AUTO_INCREMENT NOT NULL PRIMARY KEY, `title` varchar(200) NOT NULL, `body` longtext NOT NULL, `author_id` integer NOT NULL, `created` datetime(6) NOT NULL);
+ALTER TABLE `blog_post` ADD CONSTRAINT `blog_post_author_id_dd7a8485_fk_auth_user_id` FOREIGN KEY (`author_id`) REFERENCES `auth_user` (`id`);
+CREATE INDEX `blog_post_title_idx` ON `blog_post` (`title`);
+INSERT INTO `django_migrations` (`app`, `name`, `applied`) VALUES ('blog', '0001_initial', '2024-01-02 03:04:05.123456');
+SELECT `django_migrations`.`id`, `django_migrations`.`app`, `django_migrations`.`name`, `django_migrations`.`applied` FROM `django_migrations`;
+INSERT INTO `auth_user` (`password`, `last_login`, `is_superuser`, `username`, `email`, `date_joined`) VALUES ('x', NULL, 1, 'admin', 'a@b.c', '2024-01-02 03:04:05.000000');
+SELECT `auth_user`.`id`, `auth_user`.`username` FROM `auth_user` WHERE `auth_user`.`username` = 'admin' LIMIT 21;
+INSERT INTO `blog_post` (`title`, `body`, `author_id`, `created`) VALUES ('Hello', 'World', 1, '2024-01-02 03:04:05.5');
+SELECT `blog_post`.`id`, `blog_post`.`title`, `auth_user`.`username` FROM `blog_post` INNER JOIN `auth_user` ON (`blog_post`.`author_id` = `auth_user`.`id`) ORDER BY `blog_post`.`created` DESC LIMIT 10;
+SELECT COUNT(*) AS `__count` FROM `blog_post` WHERE `blog_post`.`title` LIKE BINARY '%ell%';
+SELECT (1) AS `a` FROM `auth_user` WHERE `auth_user`.`email` LIKE 'a@%' LIMIT 1;
+UPDATE `auth_user` SET `last_login` = '2024-02-02 00:00:00.000000' WHERE `auth_user`.`id` = 1;
+SELECT `auth_user`.`last_login` FROM `auth_user`;
+SELECT DATE_FORMAT(`blog_post`.`created`, '%Y-%m') AS `month`, COUNT(`blog_post`.`id`) AS `n` FROM `blog_post` GROUP BY 1 ORDER BY NULL;
+SELECT CAST(`blog_post`.`created` AS date) AS `d` FROM `blog_post`;
+SELECT `blog_post`.`id` FROM `blog_post` WHERE EXTRACT(YEAR FROM `blog_post`.`created`) = 2024;
+
+-- script: Rails' schema tables, migration lock and a model's queries
+CREATE TABLE `schema_migrations` (`version` varchar(255) NOT NULL PRIMARY KEY);
+CREATE TABLE `ar_internal_metadata` (`key` varchar(255) NOT NULL PRIMARY KEY, `value` varchar(255), `created_at` datetime(6) NOT NULL, `updated_at` datetime(6) NOT NULL);
+SELECT GET_LOCK('8453928351', 0);
+CREATE TABLE `users` (`id` bigint NOT NULL AUTO_INCREMENT PRIMARY KEY, `email` varchar(255) DEFAULT '' NOT NULL, `admin` boolean DEFAULT FALSE, `created_at` datetime(6) NOT NULL, `updated_at` datetime(6) NOT NULL,  INDEX `index_users_on_email`  (`email`));
+INSERT INTO `schema_migrations` (`version`) VALUES ('20240101000000');
+SELECT `schema_migrations`.`version` FROM `schema_migrations` ORDER BY `schema_migrations`.`version` ASC;
+INSERT INTO `ar_internal_metadata` (`key`, `value`, `created_at`, `updated_at`) VALUES ('environment', 'development', '2024-01-01 00:00:00.000000', '2024-01-01 00:00:00.000000');
+SELECT RELEASE_LOCK('8453928351');
+SHOW FULL FIELDS FROM `users`;
+SHOW KEYS FROM `users`;
+SHOW CREATE TABLE `users`;
+INSERT INTO `users` (`email`, `created_at`, `updated_at`) VALUES ('a@b.c', '2024-01-01 00:00:00.123456', '2024-01-01 00:00:00.123456');
+SELECT `users`.* FROM `users` WHERE `users`.`email` = 'a@b.c' LIMIT 1;
+SELECT 1 AS one FROM `users` WHERE `users`.`email` = BINARY 'a@b.c' LIMIT 1;
+UPDATE `users` SET `users`.`admin` = TRUE, `users`.`updated_at` = '2024-01-02 00:00:00' WHERE `users`.`id` = 1;
+SELECT `users`.`admin`, `users`.`updated_at` FROM `users`;
+SELECT COUNT(*) FROM `users` WHERE `users`.`admin` = TRUE;
+
+-- script: TypeORM's and Sequelize's schema reads and writes
+CREATE TABLE `photo` (`id` int NOT NULL AUTO_INCREMENT, `name` varchar(100) NOT NULL, `views` int NOT NULL DEFAULT 0, `isPublished` tinyint NOT NULL, `createdAt` datetime(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), PRIMARY KEY (`id`)) ENGINE=InnoDB;
+SELECT `TABLE_NAME`, `TABLE_TYPE` FROM `INFORMATION_SCHEMA`.`TABLES` WHERE `TABLE_SCHEMA` = DATABASE() AND `TABLE_NAME` = 'photo';
+SHOW INDEX FROM `photo`;
+SELECT CONSTRAINT_NAME, TABLE_NAME, COLUMN_NAME, REFERENCED_TABLE_NAME, REFERENCED_COLUMN_NAME FROM INFORMATION_SCHEMA.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'photo' AND REFERENCED_TABLE_NAME IS NOT NULL;
+INSERT INTO `photo`(`id`, `name`, `views`, `isPublished`, `createdAt`) VALUES (DEFAULT, 'a', DEFAULT, 1, DEFAULT);
+SELECT `Photo`.`id` AS `Photo_id`, `Photo`.`name` AS `Photo_name` FROM `photo` `Photo` WHERE `Photo`.`id` IN (1);
+SELECT COUNT(DISTINCT(`Photo`.`id`)) AS `cnt` FROM `photo` `Photo`;
+UPDATE `photo` SET `views` = `views` + 1 WHERE `id` IN (1);
+SELECT `views` FROM `photo`;
+START TRANSACTION;
+DELETE FROM `photo` WHERE `id` = 1;
+COMMIT;
+SELECT COUNT(*) FROM `photo`;
