@@ -217,8 +217,9 @@ impl Translator<'_> {
                 cast(&x, &data_type.to_string())
             }
             // `CONVERT(x USING utf8mb4)`: x's text under the character set's default collation
-            // (utf8mb4_general_ci); `USING binary`: its bytes. Other character sets, and a
-            // value whose type is known only when it runs, are refused.
+            // (utf8mb4_general_ci), binary bytes that are UTF-8 as they are; `USING binary`: its
+            // bytes. Other character sets, and a value whose type is known only when it runs,
+            // are refused.
             Expr::Convert {
                 is_try: false,
                 expr,
@@ -231,7 +232,9 @@ impl Translator<'_> {
                 let name = charset.to_string().to_ascii_lowercase();
                 let text = match x.ty {
                     Ty::Str(_) | Ty::Null => x.sql.clone(),
-                    Ty::Dyn | Ty::Bytes => {
+                    Ty::Bytes if name == "binary" => x.sql.clone(),
+                    Ty::Bytes => format!("my_utf8_of_bytes({})", x.sql),
+                    Ty::Dyn => {
                         return unsupported(format!("CONVERT(… USING {name}) of this value"));
                     }
                     _ if x.json => {

@@ -1611,6 +1611,18 @@ fn texts_from<'a>(a: &'a Args<'_, '_>, from: usize) -> Option<Vec<Cow<'a, str>>>
 }
 
 fn register_strings(conn: &Connection) -> rusqlite::Result<()> {
+    // my_utf8_of_bytes(b): binary bytes read as utf8mb4 text (CONVERT(b USING utf8mb4)). Bytes
+    // that are not UTF-8 are refused: MariaDB writes `?` for each and warns 1300.
+    scalar(conn, "my_utf8_of_bytes", 1, true, |a| match a.v(0) {
+        ValueRef::Null => Ok(Value::Null),
+        ValueRef::Blob(b) | ValueRef::Text(b) => match std::str::from_utf8(b) {
+            Ok(text) => Ok(text_value(text.to_owned())),
+            Err(_) => Err(unsupported_fn(
+                "CONVERT(… USING utf8mb4) of bytes that are not UTF-8",
+            )),
+        },
+        other => Ok(text_value(some!(to_text(other)).into_owned())),
+    })?;
     scalar(conn, "my_concat", -1, true, |a| {
         let mut out = String::new();
         for i in 0..a.len() {
