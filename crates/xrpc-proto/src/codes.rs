@@ -286,7 +286,7 @@ error_codes! {
         "SQLite engine: a TIME, DATETIME or TIMESTAMP column with more than 6 fraction digits.";
     UNKNOWN_TABLE = 1109, "42S02", Error,
         "Unknown table",
-        "A table of `information_schema` the node does not provide (it has SCHEMATA, TABLES, COLUMNS and STATISTICS).";
+        "A table of `information_schema` the node does not provide (it has SCHEMATA, TABLES, VIEWS, COLUMNS, STATISTICS, TABLE_CONSTRAINTS, CHECK_CONSTRAINTS, KEY_COLUMN_USAGE, REFERENTIAL_CONSTRAINTS and FILES).";
     CONVERSION_OVERFLOW = 1916, "22003", Error,
         "Got overflow when converting a value",
         "SQLite engine: in INSERT, REPLACE or UPDATE, a CAST whose value overflowed its type (MySQL's strict mode turns that warning into this error).";
