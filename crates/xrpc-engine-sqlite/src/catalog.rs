@@ -1350,6 +1350,38 @@ impl IndexEntry {
 }
 
 impl TableEntry {
+    /// Puts the keys in the order MariaDB keeps a table's keys in (`sort_keys`), which SHOW
+    /// CREATE TABLE, SHOW INDEX and `STATISTICS` follow: unique keys first — those of NOT NULL
+    /// columns only before the others, the primary key first among them, keys without a
+    /// prefix part before those with one — then the others, each group in the order the
+    /// keys were made.
+    fn sort_keys(&mut self) {
+        let not_null = |column: &String| {
+            self.columns
+                .iter()
+                .find(|c| c.name.eq_ignore_ascii_case(column))
+                .is_some_and(|c| c.not_null || c.pk > 0)
+        };
+        let rank = |index: &IndexEntry| {
+            if !index.unique {
+                return (1, false, false, false);
+            }
+            (
+                0,
+                !index.columns.iter().all(not_null),
+                index.name != "PRIMARY",
+                index.prefixes.iter().any(Option::is_some),
+            )
+        };
+        let mut ranked: Vec<_> = std::mem::take(&mut self.indexes)
+            .into_iter()
+            .map(|index| (rank(&index), index))
+            .collect();
+        // Stable: the keys of one rank stay in the order they were made.
+        ranked.sort_by_key(|(rank, _)| *rank);
+        self.indexes = ranked.into_iter().map(|(_, index)| index).collect();
+    }
+
     /// Whether the table's id column is SQLite's rowid alias (a lone `INTEGER PRIMARY KEY`),
     /// which the node treats as MySQL's AUTO_INCREMENT.
     fn auto_increment_column(&self) -> Option<&str> {
@@ -2233,6 +2265,7 @@ impl SqliteConn {
                 for entry in &mut entries {
                     if let Some(definition) = kept.get(&entry.name.to_ascii_lowercase()) {
                         apply_kept(entry, definition);
+                        entry.sort_keys();
                     }
                 }
             }

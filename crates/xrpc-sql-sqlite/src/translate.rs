@@ -3863,22 +3863,25 @@ impl<'a> Translator<'a> {
                 constraint: TableConstraint::Index(i),
                 ..
             } => {
-                let Some(n) = &i.name else {
-                    return unsupported("ADD INDEX without a name");
-                };
                 let columns = index_columns(&i.columns, false)?;
                 let prefixes = index_prefixes(&i.columns);
-                return self.add_index(table, &n.value, columns, prefixes, false);
+                // MySQL names an unnamed index after its first column (`a`, then `a_2`, …).
+                let name = match &i.name {
+                    Some(n) => n.value.clone(),
+                    None => unique_index_name(&table, columns.first().map_or("", String::as_str)),
+                };
+                return self.add_index(table, &name, columns, prefixes, false);
             }
             AlterTableOperation::AddConstraint {
                 constraint: TableConstraint::Unique(u),
                 ..
             } => {
-                let Some(n) = u.name.as_ref().or(u.index_name.as_ref()) else {
-                    return unsupported("ADD UNIQUE without a name");
-                };
                 let columns = index_columns(&u.columns, true)?;
-                return self.add_index(table, &n.value, columns, Vec::new(), true);
+                let name = match u.name.as_ref().or(u.index_name.as_ref()) {
+                    Some(n) => n.value.clone(),
+                    None => unique_index_name(&table, columns.first().map_or("", String::as_str)),
+                };
+                return self.add_index(table, &name, columns, Vec::new(), true);
             }
             AlterTableOperation::DropIndex { name } => {
                 return self.drop_index(table, &name.value);

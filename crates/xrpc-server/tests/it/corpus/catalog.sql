@@ -145,3 +145,20 @@ SELECT COUNT(*) FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEM
 CREATE TABLE negations (a int, b varchar(10), CHECK (NOT a > 1), CHECK (NOT (a = 1 OR b <> 'x')), CHECK (NOT a IS NULL), CHECK (NOT a BETWEEN 1 AND 2), CHECK (NOT a IN (1, 2)), CHECK (NOT b LIKE 'x'), CHECK (b IN ('x')), CHECK (b NOT IN ('y')), CHECK (NOT a >= 1 AND NOT a <= 5 AND NOT a < 7 AND NOT a <> 2), CHECK (NOT NOT a > 1), CHECK (NOT (a > 1 AND NOT b = 'z')));
 SHOW CREATE TABLE negations;
 SELECT CONSTRAINT_NAME, CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS WHERE TABLE_NAME = 'negations' ORDER BY CONSTRAINT_NAME;
+
+-- script: an index added without a name is named after its first column
+CREATE TABLE ui (id int NOT NULL PRIMARY KEY, a int, b int, KEY a (b));
+ALTER TABLE ui ADD INDEX (a), ADD COLUMN c int;
+ALTER TABLE ui ADD UNIQUE (b), ADD INDEX (a, b);
+ALTER TABLE ui ADD INDEX (c);
+ALTER TABLE ui ADD UNIQUE KEY (c);
+SHOW CREATE TABLE ui;
+SHOW INDEX FROM ui;
+
+-- script: keys in MariaDB's order: unique ones first, the NOT NULL ones and the primary key leading
+CREATE TABLE ko (id int NOT NULL, a int, b int NOT NULL, c varchar(20), d int NOT NULL, KEY ka (a), UNIQUE KEY ua (a), UNIQUE KEY ub (b), PRIMARY KEY (id), UNIQUE KEY ud (d, b), KEY kc (c(5)));
+SHOW CREATE TABLE ko;
+SHOW INDEX FROM ko;
+ALTER TABLE ko ADD UNIQUE KEY ue (c), ADD KEY kb (b);
+SHOW CREATE TABLE ko;
+SELECT INDEX_NAME, SEQ_IN_INDEX, COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ko';
