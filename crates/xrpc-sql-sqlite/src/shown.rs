@@ -65,6 +65,25 @@ pub(crate) fn expression(e: &Expr, table: &Table) -> Option<String> {
     Some(Printer { table }.print(e)?.0)
 }
 
+/// The columns of `table` that `e` reads, as declared, each once, in the order first read.
+pub(crate) fn columns_read(e: &Expr, table: &Table) -> Vec<String> {
+    let mut read: Vec<String> = Vec::new();
+    let _ = sqlparser::ast::visit_expressions(e, |e| {
+        let name = match e {
+            Expr::Identifier(id) => Some(&id.value),
+            Expr::CompoundIdentifier(ids) => ids.last().map(|id| &id.value),
+            _ => None,
+        };
+        if let Some(column) = name.and_then(|n| table.column(n))
+            && !read.contains(&column.name)
+        {
+            read.push(column.name.clone());
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    read
+}
+
 struct Printer<'a> {
     table: &'a Table,
 }

@@ -3014,6 +3014,7 @@ impl<'a> Translator<'a> {
                         name: name.clone(),
                         column,
                         clause,
+                        columns: crate::shown::columns_read(&check.expr, table),
                     });
                     Some(list)
                 }
@@ -3783,18 +3784,19 @@ impl<'a> Translator<'a> {
                 else {
                     return Err(TranslateError::NoSuchIndex(c.value.clone()));
                 };
-                // MariaDB drops the checks that read the column with it; SQLite refuses to
-                // drop a column a CHECK names.
+                if changed.columns.iter().any(|c| c.generated.is_some()) {
+                    return unsupported("DROP COLUMN of a table with generated columns");
+                }
+                // MariaDB drops the checks that read only the column with it (a JSON column's
+                // validity check among them), and refuses to drop a column another check reads
+                // too; SQLite cannot drop a column a CHECK names, so the table is rebuilt.
                 let named = ident(&changed.columns[at].name).to_ascii_lowercase();
                 if changed
                     .checks
                     .iter()
                     .any(|(_, sql)| sql.to_ascii_lowercase().contains(&named))
                 {
-                    return unsupported("DROP COLUMN of a column a CHECK constraint reads");
-                }
-                if changed.columns.iter().any(|c| c.generated.is_some()) {
-                    return unsupported("DROP COLUMN of a table with generated columns");
+                    return self.drop_checked_column(table, at);
                 }
                 let column = changed.columns.remove(at);
                 vec![format!(
@@ -4483,6 +4485,60 @@ impl<'a> Translator<'a> {
             })
             .unzip();
         let sql = self.rebuild_sql(&table, &changed, &targets, &values);
+        Ok(Translation {
+            suspends_foreign_keys,
+            ..ddl(sql, CatalogChange::Replace(changed))
+        })
+    }
+
+    /// `DROP COLUMN` of the `at`th column of `table`, which a CHECK reads: the checks that
+    /// read only it go with it, as MariaDB drops them, and the table is built again without
+    /// them; a check that reads another column too is MariaDB's 1054. Without the columns each
+    /// check reads (a definition kept before they were), it is refused.
+    fn drop_checked_column(&mut self, table: Table, at: usize) -> Result<Translation> {
+        let column = table.columns[at].name.clone();
+        let known = table.checks_shown.len() == table.checks.len()
+            && table.checks_shown.iter().all(|c| !c.columns.is_empty());
+        if !known {
+            return unsupported("DROP COLUMN of a column a CHECK constraint reads");
+        }
+        let reads = |c: &ShownCheck| c.columns.iter().any(|r| r.eq_ignore_ascii_case(&column));
+        if table
+            .checks_shown
+            .iter()
+            .any(|c| reads(c) && c.columns.len() > 1)
+        {
+            return Err(TranslateError::UnknownColumn(column, "CHECK"));
+        }
+        let keyed = table
+            .primary_key
+            .iter()
+            .any(|k| k.eq_ignore_ascii_case(&column))
+            || table
+                .indexes
+                .iter()
+                .any(|i| i.columns.iter().any(|c| c.eq_ignore_ascii_case(&column)))
+            || table.foreign_keys.iter().any(|f| {
+                f.to_ascii_lowercase()
+                    .contains(&ident(&column).to_ascii_lowercase())
+            });
+        if keyed {
+            return unsupported("DROP COLUMN of a key's column that a CHECK constraint reads");
+        }
+        let suspends_foreign_keys =
+            self.referenced_rebuild(&table, "DROP COLUMN", &[column.as_str()])?;
+        let mut changed = table.clone();
+        changed.columns.remove(at);
+        let kept: Vec<bool> = table.checks_shown.iter().map(|c| !reads(c)).collect();
+        let mut keep = kept.iter();
+        changed
+            .checks
+            .retain(|_| *keep.next().expect("one per check"));
+        let mut keep = kept.iter();
+        changed
+            .checks_shown
+            .retain(|_| *keep.next().expect("one per check"));
+        let sql = self.rebuild_keeping_rows(&table, &changed);
         Ok(Translation {
             suspends_foreign_keys,
             ..ddl(sql, CatalogChange::Replace(changed))

@@ -409,6 +409,9 @@ pub struct ShownCheck {
     pub column: Option<String>,
     /// The condition, written inside `CHECK (…)`.
     pub clause: String,
+    /// The columns the condition reads, as declared; empty in definitions kept before it was.
+    #[serde(default)]
+    pub columns: Vec<String>,
 }
 
 /// A table in the catalog, with the options MySQL shows for it.

@@ -124,7 +124,28 @@ fn renaming_a_column_forgets_the_printed_checks_that_name_it() {
 }
 
 #[test]
-fn dropping_a_column_a_check_reads_is_refused() {
+fn dropping_a_column_a_check_reads_with_another_is_1054() {
     let mut node = checked();
-    assert_eq!(error(&mut node, "ALTER TABLE acct DROP COLUMN hi").0, 1235);
+    assert_eq!(
+        error(&mut node, "ALTER TABLE acct DROP COLUMN hi"),
+        (1054, "Unknown column 'hi' in 'CHECK'".to_owned())
+    );
+}
+
+#[test]
+fn dropping_a_column_drops_the_checks_that_read_only_it() {
+    let mut node = checked();
+    node.run("ALTER TABLE acct DROP COLUMN balance");
+    assert!(matches!(
+        node.run("INSERT INTO acct VALUES (2, 1, 2)"),
+        Outcome::Affected(1)
+    ));
+    assert_eq!(
+        node.definition("acct")
+            .checks_shown
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect::<Vec<_>>(),
+        ["ordered", "CONSTRAINT_1"]
+    );
 }

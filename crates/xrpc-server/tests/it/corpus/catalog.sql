@@ -162,3 +162,21 @@ SHOW INDEX FROM ko;
 ALTER TABLE ko ADD UNIQUE KEY ue (c), ADD KEY kb (b);
 SHOW CREATE TABLE ko;
 SELECT INDEX_NAME, SEQ_IN_INDEX, COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ko';
+
+-- script: DROP COLUMN drops the column's own checks and refuses one another check reads too
+CREATE TABLE dc (id int NOT NULL PRIMARY KEY, a int CHECK (a > 0), b int, j json, CONSTRAINT t1 CHECK (b > 0), CONSTRAINT t2 CHECK (a < b));
+INSERT INTO dc VALUES (1, 1, 2, '{"x": 1}');
+ALTER TABLE dc DROP COLUMN j;
+SHOW CREATE TABLE dc;
+SELECT * FROM dc;
+ALTER TABLE dc DROP COLUMN b;
+ALTER TABLE dc DROP COLUMN a;
+INSERT INTO dc VALUES (2, 5, 1);
+SELECT CONSTRAINT_NAME, CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS WHERE TABLE_NAME = 'dc' ORDER BY 1;
+
+-- script: a table check that reads only the dropped column goes with it
+CREATE TABLE dd (id int NOT NULL PRIMARY KEY, a int, b int, CONSTRAINT pos CHECK (b > 0));
+ALTER TABLE dd DROP COLUMN b;
+SHOW CREATE TABLE dd;
+INSERT INTO dd VALUES (1, -1);
+SELECT * FROM dd;
