@@ -170,6 +170,9 @@ error_codes! {
     BAD_FIELD = 1054, "42S22", Error,
         "Unknown column",
         "The statement names an unknown column.";
+    KEY_COLUMN_DOES_NOT_EXIST = 1072, "42000", Error,
+        "Key column doesn't exist in table",
+        "SQLite engine: a PRIMARY KEY, UNIQUE or index (in CREATE TABLE, CREATE INDEX or ALTER TABLE) naming a column the table does not have.";
     WRONG_OBJECT = 1347, "HY000", Error,
         "Is not of type",
         "SQLite engine: SHOW CREATE VIEW of a table (`'db.t' is not of type 'VIEW'`), and in a translated statement ALTER TABLE, CREATE INDEX or DROP INDEX of a view (`… 'BASE TABLE'`), as MySQL's ER_WRONG_OBJECT.";

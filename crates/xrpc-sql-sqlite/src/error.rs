@@ -123,6 +123,9 @@ pub enum TranslateError {
     /// `ER_VIEW_SELECT_TMPTABLE` (1352, HY000).
     #[error("View's SELECT refers to a temporary table '{0}'")]
     ViewTemporary(String),
+    /// A key naming a column its table does not have.
+    #[error("Key column '{0}' doesn't exist in table")]
+    KeyColumn(String),
     /// A value other than DEFAULT written to a generated column (column, table).
     #[error("The value specified for generated column '{0}' in table '{1}' has been ignored")]
     GeneratedValue(String, String),
@@ -168,6 +171,7 @@ impl TranslateError {
             Self::NotUpdatable(_) => 1348,
             Self::NotInsertable(_) => 1471,
             Self::GeneratedValue(..) => 1906,
+            Self::KeyColumn(_) => 1072,
         }
     }
 

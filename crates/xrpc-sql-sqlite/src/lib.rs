@@ -78,7 +78,10 @@
 //!   ([`Table::foreign_keys_shown`]: its name, else InnoDB's `table_ibfk_n`) and makes an index
 //!   only where no other key starts with its columns, as InnoDB does. JSON is MariaDB's:
 //!   LONGTEXT in `utf8mb4_bin` with a `json_valid` CHECK named `table.column` (in CREATE
-//!   TABLE only). `DEFAULT TRUE`/`FALSE` are 1 and 0; INTEGER is declared INT. `ALTER TABLE … MODIFY/CHANGE COLUMN` builds the table again from the
+//!   TABLE only). `DEFAULT TRUE`/`FALSE` are 1 and 0; INTEGER is declared INT. `ALTER TABLE …
+//!   ADD/DROP PRIMARY KEY` builds the table again with the new key (its columns made NOT NULL;
+//!   0 rows affected for ADD, which InnoDB does in place, every row for DROP, which it copies).
+//!   `ALTER TABLE … MODIFY/CHANGE COLUMN` builds the table again from the
 //!   catalog's definition (create under a temporary name, copy converting the column as strict
 //!   mode does, move the sequence, drop, rename, recreate indexes and triggers) and counts the
 //!   rows copied where MySQL copies the table (a NULL left in a column made NOT NULL is

@@ -2707,7 +2707,7 @@ impl<'a> Translator<'a> {
                 .iter_mut()
                 .find(|c| c.name.eq_ignore_ascii_case(p))
             else {
-                return Err(TranslateError::UnknownColumn(p.clone(), "PRIMARY KEY"));
+                return Err(TranslateError::KeyColumn(p.clone()));
             };
             if c.generated.is_some() {
                 return unsupported("a generated column in the PRIMARY KEY");
@@ -2742,7 +2742,7 @@ impl<'a> Translator<'a> {
             let index_name = unique_index_name(&table, &index_name);
             for c in &columns {
                 if table.column(c).is_none() {
-                    return Err(TranslateError::UnknownColumn(c.clone(), "field list"));
+                    return Err(TranslateError::KeyColumn(c.clone()));
                 }
             }
             let index = Index {
@@ -3225,7 +3225,7 @@ impl<'a> Translator<'a> {
         let columns = index_columns(&create.columns, create.unique)?;
         for c in &columns {
             if table.column(c).is_none() {
-                return Err(TranslateError::UnknownColumn(c.clone(), "field list"));
+                return Err(TranslateError::KeyColumn(c.clone()));
             }
         }
         let index = Index {
@@ -3923,6 +3923,18 @@ impl<'a> Translator<'a> {
                 constraint: TableConstraint::ForeignKey(fk),
                 ..
             } => return self.add_foreign_key(table, fk),
+            AlterTableOperation::AddConstraint {
+                constraint: TableConstraint::PrimaryKey(pk),
+                ..
+            } => {
+                let columns = index_columns(&pk.columns, true)?;
+                return self.set_primary_key(table, Some(columns));
+            }
+            AlterTableOperation::DropPrimaryKey {
+                drop_behavior: None,
+            } => {
+                return self.set_primary_key(table, None);
+            }
             AlterTableOperation::AlterColumn {
                 column_name,
                 op:
@@ -4045,7 +4057,7 @@ impl<'a> Translator<'a> {
         let columns: Vec<String> = fk.columns.iter().map(|c| c.value.clone()).collect();
         for c in &columns {
             if table.column(c).is_none() {
-                return Err(TranslateError::UnknownColumn(c.clone(), "field list"));
+                return Err(TranslateError::KeyColumn(c.clone()));
             }
         }
         let starts_with = |key: &[String]| {
@@ -4545,6 +4557,83 @@ impl<'a> Translator<'a> {
         })
     }
 
+    /// `ADD PRIMARY KEY (columns)` (`Some`) or `DROP PRIMARY KEY` (`None`): the table built
+    /// again with the new key. A key's columns become NOT NULL and stay so when it is dropped,
+    /// as in MySQL; the foreign keys' generated indexes the new key starts with are dropped, as
+    /// InnoDB drops them. Adding one where there is one and dropping one an AUTO_INCREMENT
+    /// column needs are refused.
+    fn set_primary_key(
+        &mut self,
+        table: Table,
+        columns: Option<Vec<String>>,
+    ) -> Result<Translation> {
+        let mut changed = table.clone();
+        match columns {
+            Some(columns) => {
+                if !table.primary_key.is_empty() {
+                    return unsupported("ADD PRIMARY KEY to a table that has one");
+                }
+                for c in &columns {
+                    let Some(column) = changed
+                        .columns
+                        .iter_mut()
+                        .find(|x| x.name.eq_ignore_ascii_case(c))
+                    else {
+                        return Err(TranslateError::KeyColumn(c.clone()));
+                    };
+                    if column.generated.is_some() {
+                        return unsupported("a generated column in the PRIMARY KEY");
+                    }
+                    column.not_null = true;
+                    column.has_default = column.default.is_some() || column.auto_increment;
+                }
+                if columns.is_empty() {
+                    return unsupported("ADD PRIMARY KEY without columns");
+                }
+                changed.primary_key = declared_names(&table, &columns);
+                // The key serves the foreign keys' generated indexes it starts with, as a
+                // secondary index would.
+                let key = Index {
+                    sqlite_name: String::new(),
+                    name: "PRIMARY".into(),
+                    unique: true,
+                    columns: changed.primary_key.clone(),
+                    prefixes: Vec::new(),
+                    generated: false,
+                };
+                let schema = self.table_schema(&table);
+                let _ = drop_served_generated(&mut changed, &key, &schema);
+            }
+            None => {
+                if table.primary_key.is_empty() {
+                    return Err(TranslateError::NoSuchIndex("PRIMARY".into()));
+                }
+                if table.columns.iter().any(|c| c.auto_increment) {
+                    return unsupported(
+                        "DROP PRIMARY KEY of a table with an AUTO_INCREMENT column",
+                    );
+                }
+                changed.primary_key.clear();
+            }
+        }
+        let suspends_foreign_keys =
+            self.referenced_rebuild(&table, "ADD or DROP PRIMARY KEY", &[])?;
+        // InnoDB adds a primary key in place (0 rows affected) but copies the table to drop
+        // one (every row affected), as the rebuild's copy counts them.
+        let dropped = changed.primary_key.is_empty();
+        let sql = self.rebuild_keeping_rows(&table, &changed);
+        let translation = ddl(sql, CatalogChange::Replace(changed));
+        Ok(Translation {
+            suspends_foreign_keys,
+            affected: if dropped {
+                Affected::Changes
+            } else {
+                translation.affected
+            },
+            ..translation
+        })
+    }
+
     fn add_index(
         &mut self,
         table: Table,
@@ -4562,7 +4651,7 @@ impl<'a> Translator<'a> {
         }
         for c in &columns {
             if table.column(c).is_none() {
-                return Err(TranslateError::UnknownColumn(c.clone(), "field list"));
+                return Err(TranslateError::KeyColumn(c.clone()));
             }
         }
         let index = Index {

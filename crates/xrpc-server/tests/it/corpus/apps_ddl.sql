@@ -308,3 +308,36 @@ SELECT NON_UNIQUE, INDEX_NAME, SEQ_IN_INDEX, COLUMN_NAME, COLLATION, SUB_PART, P
 SELECT TABLE_NAME, TABLE_TYPE, ENGINE, ROW_FORMAT, AUTO_INCREMENT, TABLE_COLLATION, CHECKSUM, CREATE_OPTIONS, TABLE_COMMENT, TEMPORARY FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE();
 SHOW INDEX FROM `pets`;
 SELECT * FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'pets';
+
+-- script: a primary key added and dropped by ALTER TABLE, as migrations add a pivot table's
+create table `role_user` (`role_id` bigint unsigned not null, `user_id` bigint unsigned not null) default character set utf8mb4 collate 'utf8mb4_unicode_ci';
+alter table `role_user` add primary key (`role_id`, `user_id`);
+insert into `role_user` values (1, 2), (1, 3);
+insert into `role_user` values (1, 2);
+show create table `role_user`;
+show index from `role_user`;
+alter table `role_user` drop primary key;
+insert into `role_user` values (1, 2);
+show create table `role_user`;
+
+-- script: a primary key added after the foreign keys it serves
+create table `roles` (`id` bigint unsigned not null auto_increment primary key, `name` varchar(20) not null);
+create table `users` (`id` bigint unsigned not null auto_increment primary key, `name` varchar(20) not null);
+create table `role_user` (`role_id` bigint unsigned not null, `user_id` bigint unsigned not null);
+alter table `role_user` add constraint `role_user_role_id_foreign` foreign key (`role_id`) references `roles` (`id`) on delete cascade;
+alter table `role_user` add constraint `role_user_user_id_foreign` foreign key (`user_id`) references `users` (`id`) on delete cascade;
+alter table `role_user` add primary key (`role_id`, `user_id`);
+insert into `roles` (`name`) values ('admin');
+insert into `users` (`name`) values ('ann');
+insert into `role_user` values (1, 1);
+insert into `role_user` values (1, 2);
+show create table `role_user`;
+delete from `roles`;
+select count(*) from `role_user`;
+
+-- script: primary key changes MySQL refuses
+create table `k` (`a` int, `b` int null, `c` int not null);
+alter table `k` drop primary key;
+alter table `k` add primary key (`zz`);
+insert into `k` (`a`, `b`) values (1, NULL);
+alter table `k` add primary key (`a`, `b`);
