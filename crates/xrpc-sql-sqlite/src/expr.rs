@@ -382,7 +382,16 @@ impl Translator<'_> {
                 else_result,
                 ..
             } => {
-                let subject = operand.as_ref().map(|o| self.expr(o)).transpose()?;
+                // An ENUM compared with strings only compares its text, as in `=`.
+                let subject = match operand {
+                    Some(o) => {
+                        self.enum_ok = conditions.iter().all(|w| is_string_literal(&w.condition));
+                        let subject = self.expr(o)?;
+                        self.forget_restricted();
+                        Some(subject)
+                    }
+                    None => None,
+                };
                 let mut sql = String::from("CASE");
                 let mut ty = Ty::Null;
                 let mut aggregate = subject.as_ref().is_some_and(|s| s.aggregate);
@@ -912,12 +921,21 @@ impl Translator<'_> {
         }
         let mut typed = Vec::with_capacity(args.len());
         for (i, arg) in args.iter().enumerate() {
-            // FIND_IN_SET reads its list as text, as MySQL reads an ENUM or SET there.
-            self.enum_ok = name == "FIND_IN_SET" && i == 1;
+            // FIND_IN_SET reads its list as text, as MySQL reads an ENUM or SET there, and so
+            // do the string functions the string they work on.
+            self.enum_ok = (name == "FIND_IN_SET" && i == 1)
+                || reads_a_string(&name, i)
+                // FIELD compares strings when every argument is one.
+                || (name == "FIELD"
+                    && i == 0
+                    && args[1..]
+                        .iter()
+                        .all(|a| unnamed(a).is_some_and(is_string_literal)));
             self.time_ok = i == 0 && library::reads_a_time(&name);
             // HEX and BIN of a BIT column write the number, as MySQL's do.
             self.bit_ok = i == 0 && matches!(name.as_str(), "HEX" | "BIN");
             let mut t = self.arg_expr(arg)?;
+            self.forget_restricted();
             // A value placed in a JSON document: a truth value is `true`/`false` there.
             let json_value = match name.as_str() {
                 "JSON_ARRAY" => true,
@@ -963,9 +981,13 @@ impl Translator<'_> {
         }
         self.in_aggregate = true;
         // MIN and MAX of an ENUM or SET column compare its text, as MySQL's do; COUNT and
-        // GROUP_CONCAT read its text (GROUP_CONCAT(DISTINCT …) sorts by the member's index).
-        let reads_text =
-            matches!(name, "MIN" | "MAX" | "COUNT") || (name == "GROUP_CONCAT" && !distinct);
+        // GROUP_CONCAT read its text (GROUP_CONCAT(DISTINCT …) without ORDER BY lists the
+        // values in the order of the members' indexes).
+        let ordered = clauses
+            .iter()
+            .any(|c| matches!(c, FunctionArgumentClause::OrderBy(_)));
+        let reads_text = matches!(name, "MIN" | "MAX" | "COUNT")
+            || (name == "GROUP_CONCAT" && (!distinct || ordered));
         let typed: Result<Vec<Typed>> = args
             .iter()
             .map(|a| {
@@ -974,7 +996,12 @@ impl Translator<'_> {
                 // SUM, AVG and COUNT read a BIT column as its number (MIN and MAX would give a
                 // BIT).
                 self.bit_ok = matches!(name, "SUM" | "AVG" | "COUNT");
-                self.arg_expr(a)
+                let t = self.arg_expr(a);
+                // MIN and MAX of an ENUM give one of its values, which sorts as the column does.
+                if !matches!(name, "MIN" | "MAX") {
+                    self.forget_restricted();
+                }
+                t
             })
             .collect();
         let mut order = Vec::new();
@@ -1690,4 +1717,19 @@ fn row_comparison(left: &[Expr], op: &BinaryOperator, right: &[Expr]) -> Result<
             row
         }
     })
+}
+
+/// Whether function `name` reads its argument `i` as a string, where MySQL reads an ENUM or SET
+/// as its member's text (never its index); COALESCE, IFNULL and IF's results too, whose type
+/// MySQL aggregates from an ENUM or SET as a string's.
+fn reads_a_string(name: &str, i: usize) -> bool {
+    match name {
+        "CONCAT" | "CONCAT_WS" | "COALESCE" | "IFNULL" => true,
+        "IF" => i >= 1,
+        "UPPER" | "LOWER" | "UCASE" | "LCASE" | "LENGTH" | "OCTET_LENGTH" | "CHAR_LENGTH"
+        | "CHARACTER_LENGTH" | "REVERSE" | "LTRIM" | "RTRIM" | "MD5" | "SHA1" => i == 0,
+        "LEFT" | "RIGHT" | "REPLACE" | "LPAD" | "RPAD" | "SUBSTRING_INDEX" => i == 0,
+        "LOCATE" | "INSTR" => i <= 1,
+        _ => false,
+    }
 }

@@ -132,7 +132,11 @@
 //!   computes with the member's index, so an ENUM column is read only where its text is what
 //!   MySQL reads: a select item of the statement's own query, a comparison or IN with string
 //!   literals, LIKE a string literal, IS NULL, GROUP BY, MIN and MAX (which compare its text),
-//!   COUNT and GROUP_CONCAT without DISTINCT; ORDER BY sorts it by index. Elsewhere (arithmetic,
+//!   COUNT, GROUP_CONCAT (with DISTINCT only with an ORDER BY, as DISTINCT alone lists by
+//!   index), the string functions' string arguments (CONCAT, CONCAT_WS, UPPER, LENGTH, LEFT,
+//!   REPLACE, LOCATE, …), COALESCE, IFNULL and IF's results, a simple CASE whose WHENs are
+//!   string literals and FIELD with string literals; ORDER BY sorts the column itself by index
+//!   (an expression containing it sorts as its own type). Elsewhere (arithmetic, other
 //!   functions, derived tables, unions, ORDER BY its position or alias) it is 1235. Two such
 //!   columns of one type may be compared.
 //! - A BIT(n) column (n from 1 to 63) holds its number and is sent as MySQL's BIT. A write

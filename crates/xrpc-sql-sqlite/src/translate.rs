@@ -1151,6 +1151,15 @@ impl<'a> Translator<'a> {
         out
     }
 
+    /// Forgets that the expression just translated read an ENUM or SET column: it was read as
+    /// a value (a function's argument), so what contains it is no ENUM or SET, which ORDER BY
+    /// and the select list would treat as the column (sorted by the members' order).
+    pub(crate) fn forget_restricted(&mut self) {
+        self.last_restricted = false;
+        self.last_members = None;
+        self.last_set_members = None;
+    }
+
     fn select(
         &mut self,
         s: &Select,

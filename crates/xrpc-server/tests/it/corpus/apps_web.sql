@@ -561,3 +561,28 @@ START TRANSACTION;
 DELETE FROM `photo` WHERE `id` = 1;
 COMMIT;
 SELECT COUNT(*) FROM `photo`;
+
+-- script: ENUM columns in string functions, CASE, COALESCE and FIELD
+CREATE TABLE tk (id int PRIMARY KEY, status enum('new','open','closed') NOT NULL DEFAULT 'new', prio enum('low','high') NULL);
+INSERT INTO tk VALUES (1, 'open', 'high'), (2, 'closed', NULL), (3, 'new', 'low'), (4, 'open', 'low');
+SELECT status, COUNT(*) FROM tk GROUP BY status ORDER BY status;
+SELECT COUNT(DISTINCT status) FROM tk;
+SELECT CONCAT(status, '!') FROM tk ORDER BY id;
+SELECT UPPER(status), LENGTH(status) FROM tk ORDER BY id;
+SELECT GROUP_CONCAT(status ORDER BY id) FROM tk;
+SELECT GROUP_CONCAT(DISTINCT status ORDER BY status) FROM tk;
+SELECT MAX(status), MIN(status) FROM tk;
+SELECT id FROM tk WHERE status = 'open' OR status IN ('closed') ORDER BY id;
+SELECT id FROM tk WHERE status LIKE 'o%' ORDER BY id;
+SELECT id, IF(status = 'open', 1, 0), CASE status WHEN 'new' THEN 'N' ELSE 'O' END FROM tk ORDER BY id;
+SELECT id, COALESCE(prio, 'none') FROM tk ORDER BY id;
+SELECT id FROM tk ORDER BY status, id;
+SELECT id FROM tk ORDER BY FIELD(status, 'closed', 'open', 'new'), id;
+UPDATE tk SET status = 'closed' WHERE status = 'open' AND prio = 'low';
+SELECT status, prio FROM tk ORDER BY id;
+SELECT id, IFNULL(prio, 0), COALESCE(prio, status), IF(id > 2, prio, status), COALESCE(prio, 'x') = 'low' FROM tk ORDER BY id;
+SELECT COALESCE(prio, 'none') AS p, COUNT(*) FROM tk GROUP BY p ORDER BY p;
+SELECT CONCAT_WS('/', status, prio), REPLACE(status, 'o', '0'), LEFT(status, 2), LOCATE('e', status), INSTR(status, 'e') FROM tk ORDER BY id;
+SELECT id, CONCAT(status, '') AS s FROM tk ORDER BY s, id;
+SELECT id, CONCAT(status, '') FROM tk ORDER BY 2, 1;
+SELECT GROUP_CONCAT(status ORDER BY id) AS g FROM tk GROUP BY prio ORDER BY g;
