@@ -787,6 +787,9 @@ pub struct SqliteConn {
     savepoints: RefCell<Vec<String>>,
     /// Temp tables, views or triggers exist.
     has_temp: bool,
+    /// A statement of the open transaction may have created or dropped a temporary table,
+    /// which MySQL's ROLLBACK keeps as it is (see `keep_temporary_tables`).
+    temp_ddl_in_transaction: bool,
     /// `SET FOREIGN_KEY_CHECKS = 0` is in force (session state).
     foreign_key_checks_off: bool,
     /// The session's `sql_mode` as MariaDB shows it, when a SET gave one (session state; see
@@ -990,6 +993,7 @@ impl SqliteConn {
             safe_updates: false,
             savepoints: RefCell::new(Vec::new()),
             has_temp: false,
+            temp_ddl_in_transaction: false,
             foreign_key_checks_off: false,
             sql_mode: None,
             time_zone: None,
@@ -2086,6 +2090,103 @@ impl SqliteConn {
         Ok(())
     }
 
+    /// The temporary tables' schema objects (type, name, table, SQL; tables first) and kept
+    /// definitions (name, definition), for [`Self::keep_temporary_tables`].
+    fn temporary_tables(&self) -> TemporaryTables {
+        let objects = self
+            .conn
+            .prepare(
+                "SELECT type, name, tbl_name, sql FROM temp.sqlite_master \
+                 WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' \
+                 ORDER BY type <> 'table', rowid",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_map([], |row| {
+                    Ok(TempObject {
+                        kind: row.get(0)?,
+                        name: row.get(1)?,
+                        table: row.get(2)?,
+                        sql: row.get(3)?,
+                    })
+                })?
+                .collect::<Result<Vec<_>, _>>()
+            })
+            .unwrap_or_default();
+        let kept = self
+            .conn
+            .prepare(&format!(
+                "SELECT name, definition FROM temp.{}",
+                quote(authorizer::CATALOG_TABLE)
+            ))
+            .and_then(|mut stmt| {
+                stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            // No temporary table was ever made on this connection.
+            .unwrap_or_default();
+        TemporaryTables { objects, kept }
+    }
+
+    /// Puts back the temporary tables a rollback took back (`before`, from
+    /// [`Self::temporary_tables`]): MySQL neither undoes CREATE TEMPORARY TABLE nor DROP
+    /// TEMPORARY TABLE, which commit nothing, when the transaction around them rolls back
+    /// (their rows it does undo). A table created in the rolled-back part is made again, empty,
+    /// with its indexes, triggers and kept definition; one dropped there is dropped again.
+    fn keep_temporary_tables(&mut self, before: &TemporaryTables) -> Result<(), SqlError> {
+        let now = self.temporary_tables();
+        let tables = |state: &TemporaryTables| -> Vec<String> {
+            state
+                .objects
+                .iter()
+                .filter(|o| o.kind == "table")
+                .map(|o| o.name.clone())
+                .collect()
+        };
+        let (was, is) = (tables(before), tables(&now));
+        for object in &before.objects {
+            if is.contains(&object.table) {
+                continue;
+            }
+            // SQLite keeps a temporary table's SQL without TEMP; an index or trigger goes to
+            // its table's schema by itself.
+            let sql = match object.sql.strip_prefix("CREATE TABLE ") {
+                Some(rest) => format!("CREATE TEMP TABLE {rest}"),
+                None => object.sql.clone(),
+            };
+            self.exec(&sql)?;
+        }
+        for (name, definition) in &before.kept {
+            if !now.kept.iter().any(|(n, _)| n == name) {
+                self.conn
+                    .execute(
+                        &format!(
+                            "INSERT INTO temp.{} (name, definition) VALUES (?1, ?2)",
+                            quote(authorizer::CATALOG_TABLE)
+                        ),
+                        rusqlite::params![name, definition],
+                    )
+                    .map_err(|err| map_error(err, false))?;
+            }
+        }
+        for name in is.iter().filter(|n| !was.contains(n)) {
+            if name == authorizer::CATALOG_TABLE {
+                continue;
+            }
+            self.exec(&format!("DROP TABLE temp.{}", quote(name)))?;
+            self.conn
+                .execute(
+                    &format!(
+                        "DELETE FROM temp.{} WHERE name = lower(?1)",
+                        quote(authorizer::CATALOG_TABLE)
+                    ),
+                    [name],
+                )
+                .map_err(|err| map_error(err, false))?;
+        }
+        self.refresh_state();
+        Ok(())
+    }
+
     /// Runs a session statement (all [`Request`]s but [`Request::Sql`], [`Request::Use`],
     /// [`Request::Xa`] and [`Request::Catalog`], which `execute_in_scope` runs).
     fn run_request(&mut self, request: Request) -> Result<ExecSummary, SqlError> {
@@ -2101,14 +2202,22 @@ impl SqliteConn {
                 if self.in_transaction() {
                     self.exec("COMMIT")?;
                 }
+                self.temp_ddl_in_transaction = false;
             }
             Request::Rollback => {
                 self.kept_catalog.forget();
                 if self.in_transaction() {
                     let sequences = self.sequences();
+                    let temporary = self
+                        .temp_ddl_in_transaction
+                        .then(|| self.temporary_tables());
                     self.exec("ROLLBACK")?;
                     self.keep_sequences(&sequences)?;
+                    if let Some(before) = temporary {
+                        self.keep_temporary_tables(&before)?;
+                    }
                 }
+                self.temp_ddl_in_transaction = false;
             }
             Request::Savepoint { sql, name, op } => {
                 self.kept_catalog.forget();
@@ -2148,9 +2257,14 @@ impl SqliteConn {
                     }
                 }
                 let sequences = (op == SavepointOp::RollbackTo).then(|| self.sequences());
+                let temporary = (op == SavepointOp::RollbackTo && self.temp_ddl_in_transaction)
+                    .then(|| self.temporary_tables());
                 self.exec(&sql)?;
                 if let Some(sequences) = sequences {
                     self.keep_sequences(&sequences)?;
+                }
+                if let Some(before) = temporary {
+                    self.keep_temporary_tables(&before)?;
                 }
             }
             Request::Set(front::SessionSet {
@@ -2823,6 +2937,20 @@ impl Drop for SqliteConn {
                 .release_all(self.shared.connection_id.load(Ordering::Relaxed));
         }
     }
+}
+
+/// The temporary tables of a connection at one moment (see `keep_temporary_tables`).
+struct TemporaryTables {
+    objects: Vec<TempObject>,
+    kept: Vec<(String, String)>,
+}
+
+/// One object of SQLite's `temp` schema.
+struct TempObject {
+    kind: String,
+    name: String,
+    table: String,
+    sql: String,
 }
 
 /// `my_get_lock(name, timeout)`, `my_release_lock(name)`, `my_is_free_lock(name)`,

@@ -24,7 +24,11 @@
 //! of a name, so a second temporary table of that name in another database is 1235, as are
 //! ALTER and RENAME of a temporary table, its foreign keys, and SHOW COLUMNS, DESCRIBE, SHOW
 //! INDEX and SHOW CREATE TABLE of it (they describe the database's tables). A temporary table is
-//! session state: the connection stays with its session, and a reset drops it.
+//! session state: the connection stays with its session, and a reset drops it. MySQL's CREATE
+//! and DROP TEMPORARY TABLE commit nothing and are not undone by the transaction around them
+//! (its rows are), so a ROLLBACK (or ROLLBACK TO) after one puts the temporary tables back as
+//! they were before it, empty where they were made in the rolled-back part
+//! (`keep_temporary_tables`).
 //!
 //! A view (`CREATE VIEW`) is kept there too, as its SELECT's text with the column types it gave
 //! (`Table::view`); SQLite's own object of its name is the translation's stand-in view, which
@@ -1381,6 +1385,9 @@ impl SqliteConn {
         }
         if info.state_change {
             self.refresh_state();
+            if self.in_transaction() {
+                self.temp_ddl_in_transaction = true;
+            }
         }
         Ok(summary)
     }
