@@ -24,6 +24,7 @@
 //! | `SET [SESSION] time_zone = value` | [`Request::Set`] with the session's new zone: `SYSTEM` or the system's offset; another offset or a named zone 1235, a malformed one 1298 |
 //! | `SET [SESSION] sql_mode = value` | [`Request::Set`] with the session's new mode (see the `sql_mode` module): a literal checked here, any other value when it runs; a mode that changes how text reads or what statements compute (`PIPES_AS_CONCAT`, `ANSI_QUOTES`, `EMPTY_STRING_IS_NULL`, …) refused with 1235 |
 //! | `SET [SESSION] sql_select_limit = n \| DEFAULT` | [`Request::Set`]: a SELECT without a LIMIT of its own at the top returns at most n rows, as in MySQL (FOUND_ROWS() after one it cut is refused with 1235: MariaDB counts the rows before the cut); another value 1235 |
+//! | `SET [SESSION] max_join_size = n \| DEFAULT` | [`Request::Set`]: kept and shown back (`@@sql_big_selects` is 0 while it is set); a query runs only where MySQL's estimate of the rows it examines is surely within n: the product of its tables' row counts, doubled, plus 1000, is at most n; else 1235 (MySQL's estimate, the node's does not have, might be 1104). With `xrpc_sqlite_translate` OFF a value other than DEFAULT is 1235 |
 //! | `SET [SESSION] sql_safe_updates = 0 \| 1` | [`Request::Set`]: an UPDATE or DELETE MariaDB would refuse with 1175 is 1175, one it would run runs, one whose outcome depends on MariaDB's optimizer is 1235 (see `xrpc-sql-sqlite`) |
 //! | `SET autocommit = <not a boolean>` | 1231 |
 //! | `SET SESSION TRANSACTION READ ONLY \| READ WRITE`, `SET [SESSION] tx_read_only = 0 \| 1` (or `transaction_read_only`) | [`Request::Set`]: the session's access mode; in a read-only session every transaction and statement is read-only unless `START TRANSACTION READ WRITE` opened it, and DDL (also of temporary tables) is 1792 as in MariaDB |
@@ -144,6 +145,8 @@ pub(crate) struct SessionSet {
     pub(crate) safe_updates: Option<bool>,
     /// `sql_select_limit`: `Some(None)` for no limit (DEFAULT, 18446744073709551615).
     pub(crate) select_limit: Option<Option<u64>>,
+    /// `max_join_size`: `Some(None)` for no limit (DEFAULT, 18446744073709551615).
+    pub(crate) max_join_size: Option<Option<u64>>,
     /// `SET TRANSACTION READ WRITE` without a scope: the next transaction only.
     pub(crate) next_read_write: bool,
     /// Variables set from user variables, whose values are checked when the statement runs.
@@ -386,7 +389,7 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
                 if name == "sql_safe_updates" {
                     set.safe_updates = Some(literal_switch(*scope, name, value)?);
                 }
-                if name == "sql_select_limit" {
+                if name == "sql_select_limit" || name == "max_join_size" {
                     let limit = if is_default(value) {
                         None
                     } else {
@@ -398,7 +401,11 @@ fn session_request(session: Session) -> Result<Request, SqlError> {
                             ),
                         }
                     };
-                    set.select_limit = Some(limit);
+                    if name == "max_join_size" {
+                        set.max_join_size = Some(limit);
+                    } else {
+                        set.select_limit = Some(limit);
+                    }
                 }
                 if name == "unique_checks" {
                     let setting = boolean_setting(name, value)?;
@@ -728,7 +735,7 @@ mod tests {
         for refused in [
             "SET sql_select_limit = 'ten'",
             "SET sql_select_limit = @limit",
-            "SET max_join_size = 1000000",
+            "SET max_join_size = 'big'",
             "SET div_precision_increment = 6",
             "SET auto_increment_increment = 2",
             "SET timestamp = 1700000000",
@@ -739,10 +746,17 @@ mod tests {
             let err = of(refused).unwrap_err();
             assert_eq!(err.code, 1235, "{refused}: {err}");
         }
-        let err = of("SET max_join_size = 1000000").unwrap_err();
+        let err = of("SET div_precision_increment = 6").unwrap_err();
         assert!(
-            err.message.contains("'SET max_join_size = 1000000'"),
+            err.message.contains("'SET div_precision_increment = 6'"),
             "{err}"
+        );
+        assert_eq!(
+            of("SET max_join_size = 1000000").unwrap(),
+            Request::Set(SessionSet {
+                max_join_size: Some(Some(1_000_000)),
+                ..SessionSet::default()
+            })
         );
         assert_eq!(
             of("SET character_set_client = @saved_cs_client").unwrap(),

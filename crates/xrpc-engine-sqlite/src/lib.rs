@@ -780,6 +780,9 @@ pub struct SqliteConn {
     /// `SET sql_select_limit = n` is in force (session state): a SELECT without a LIMIT of its
     /// own at the top returns at most n rows.
     select_limit: Option<u64>,
+    /// `SET max_join_size = n` is in force (session state): a query that may examine more
+    /// rows is refused (see `translated::bound_join_size`).
+    max_join_size: Option<u64>,
     /// The open transaction was opened by a statement under `autocommit = 0`, not by BEGIN.
     implicit_transaction: Cell<bool>,
     /// The open transaction's savepoints as MySQL has them, oldest first: a name set again
@@ -990,6 +993,7 @@ impl SqliteConn {
             session_read_only: false,
             implicit_transaction: Cell::new(false),
             select_limit: None,
+            max_join_size: None,
             safe_updates: false,
             savepoints: RefCell::new(Vec::new()),
             has_temp: false,
@@ -1688,6 +1692,7 @@ impl EngineConn for SqliteConn {
             || self.isolation.is_some()
             || self.session_read_only
             || self.select_limit.is_some()
+            || self.max_join_size.is_some()
             || self.safe_updates
             || self.unique_checks_off
             || (self.shared.took_named_lock.load(Ordering::Relaxed)
@@ -2277,6 +2282,7 @@ impl SqliteConn {
                 read_only,
                 next_read_write,
                 select_limit,
+                max_join_size,
                 safe_updates,
                 checks,
             }) => {
@@ -2323,6 +2329,16 @@ impl SqliteConn {
                 }
                 if let Some(limit) = select_limit {
                     self.select_limit = limit;
+                    self.kept_catalog.forget();
+                }
+                if let Some(limit) = max_join_size {
+                    if limit.is_some() && !self.translates() {
+                        return Err(SqlError::new(
+                            &codes::NOT_SUPPORTED_YET,
+                            "This version doesn't yet support 'max_join_size' with                              xrpc_sqlite_translate OFF",
+                        ));
+                    }
+                    self.max_join_size = limit;
                     self.kept_catalog.forget();
                 }
                 if let Some(on) = autocommit {
@@ -2434,6 +2450,16 @@ impl SqliteConn {
                 Some(i32::from(self.session_read_only).to_string())
             }
             "sql_select_limit" => Some(self.select_limit.unwrap_or(u64::MAX).to_string()),
+            "max_join_size" => Some(self.max_join_size.unwrap_or(u64::MAX).to_string()),
+            // MySQL turns SQL_BIG_SELECTS off when max_join_size is set below its maximum.
+            "sql_big_selects" => Some(
+                if self.max_join_size.is_some() {
+                    "0"
+                } else {
+                    "1"
+                }
+                .to_owned(),
+            ),
             "sql_safe_updates" => Some(i32::from(self.safe_updates).to_string()),
             _ => rewrite::constant_literal(name),
         }
@@ -2490,6 +2516,7 @@ impl SqliteConn {
         self.isolation = None;
         self.session_read_only = false;
         self.select_limit = None;
+        self.max_join_size = None;
         self.safe_updates = false;
         self.unique_checks_off = false;
         self.session_schema = None;

@@ -322,6 +322,8 @@ struct CatalogView<'a> {
     read_only: bool,
     /// `@@sql_select_limit` when a SET gave one.
     select_limit: Option<u64>,
+    /// `@@max_join_size` when a SET gave one.
+    max_join_size: Option<u64>,
     /// `@@sql_safe_updates`.
     safe_updates: bool,
     /// `@@unique_checks`.
@@ -382,6 +384,12 @@ impl Catalog for CatalogView<'_> {
                 Some(limit) => SystemValue::Int(i64::try_from(limit).unwrap_or(i64::MAX)),
                 None => SystemValue::Text(u64::MAX.to_string()),
             },
+            "max_join_size" => match self.max_join_size {
+                Some(limit) => SystemValue::Int(i64::try_from(limit).unwrap_or(i64::MAX)),
+                None => SystemValue::Text(u64::MAX.to_string()),
+            },
+            // MySQL turns SQL_BIG_SELECTS off when max_join_size is set below its maximum.
+            "sql_big_selects" => SystemValue::Int(i64::from(self.max_join_size.is_none())),
             _ => return self.global_system_variable(name),
         })
     }
@@ -400,7 +408,8 @@ impl Catalog for CatalogView<'_> {
             }
             "tx_isolation" | "transaction_isolation" => SystemValue::Text("REPEATABLE-READ".into()),
             "tx_read_only" | "transaction_read_only" => SystemValue::Int(0),
-            "sql_select_limit" => SystemValue::Text(u64::MAX.to_string()),
+            "sql_select_limit" | "max_join_size" => SystemValue::Text(u64::MAX.to_string()),
+            "sql_big_selects" => SystemValue::Int(1),
             "sql_safe_updates" => SystemValue::Int(0),
             _ => return None,
         })
@@ -1046,6 +1055,7 @@ impl SqliteConn {
             isolation: self.isolation.unwrap_or("REPEATABLE-READ"),
             read_only: self.session_read_only,
             select_limit: self.select_limit,
+            max_join_size: self.max_join_size,
             safe_updates: self.safe_updates,
             unique_checks: !self.unique_checks_off,
             consulted: RefCell::new(Vec::new()),
@@ -1284,6 +1294,11 @@ impl SqliteConn {
         info: SqlInfo,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
+        if let Some(limit) = self.max_join_size
+            && !translation.columns.is_empty()
+        {
+            self.bound_join_size(&translation.reads, limit)?;
+        }
         let before = match &translation.reserves {
             Some(r) => Some(
                 self.conn
@@ -1390,6 +1405,31 @@ impl SqliteConn {
             }
         }
         Ok(summary)
+    }
+
+    /// Refuses a query that MySQL might refuse under `max_join_size = limit` (1104, "The SELECT
+    /// would examine more than MAX_JOIN_SIZE rows"): MySQL compares its optimizer's estimate,
+    /// which the node does not have, so the node answers only where that estimate is surely
+    /// below the limit. The estimate of a plan is at most the product of its tables' rows
+    /// (with a margin for the optimizer's cost of reading them: twice that, plus 1000); above
+    /// that bound the query is 1235.
+    fn bound_join_size(&self, tables: &[String], limit: u64) -> Result<(), SqlError> {
+        let mut bound: u64 = 1;
+        for table in tables {
+            let rows: i64 = self
+                .conn
+                .query_row(&format!("SELECT count(*) FROM {table}"), [], |row| {
+                    row.get(0)
+                })
+                .map_err(|err| map_error(err, false))?;
+            bound = bound.saturating_mul(u64::try_from(rows).unwrap_or(0).max(1));
+        }
+        if bound.saturating_mul(2).saturating_add(1000) > limit {
+            return Err(unsupported(format!(
+                "a query that may examine more rows than max_join_size = {limit} allows"
+            )));
+        }
+        Ok(())
     }
 
     /// Prepares, binds and runs one statement of a translation; `answer`: the translation, when

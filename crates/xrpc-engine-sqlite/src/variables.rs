@@ -30,7 +30,6 @@ pub(crate) enum Effect {
 
 const OFF: &[&str] = &["0", "OFF", "FALSE"];
 const ON: &[&str] = &["1", "ON", "TRUE"];
-const UNLIMITED: &[&str] = &["18446744073709551615", "-1"];
 const UTF8: &[&str] = &["utf8mb4", "utf8", "utf8mb3"];
 const UTF8_RESULTS: &[&str] = &["utf8mb4", "utf8", "utf8mb3", "NULL", "binary"];
 /// The Unicode collations read as `utf8mb4_general_ci`, as `SET NAMES … COLLATE` is (Laravel
@@ -79,7 +78,7 @@ const VARIABLES: &[(&str, Effect)] = &[
     ("max_error_count", Effect::Inert),
     ("max_execution_time", Effect::Inert),
     ("max_heap_table_size", Effect::Inert),
-    ("max_join_size", Effect::Only(UNLIMITED)),
+    ("max_join_size", Effect::Kept),
     ("max_sort_length", Effect::Only(&["1024"])),
     ("max_statement_time", Effect::Inert),
     ("net_buffer_length", Effect::Inert),

@@ -389,6 +389,10 @@ pub struct Translation {
     /// keys reference and none of the table's own foreign key columns, so the copied rows meet
     /// every key as before.
     pub suspends_foreign_keys: bool,
+    /// The base tables the statement reads rows from, as SQLite names them (`"schema"."t"`),
+    /// once for each time it names one (a self-join names its table twice): an engine that
+    /// must bound the rows a query may examine (`max_join_size`) multiplies their row counts.
+    pub reads: Vec<String>,
     /// The notes MySQL gives the statement (code, message) when it runs: a CREATE TABLE IF
     /// NOT EXISTS of a table that exists (1050), DROP … IF EXISTS of one that does not (1051,
     /// 4092) or of a view as a table (1965). The engine reports them at the level `Note`.
@@ -490,7 +494,10 @@ pub fn translate(
     catalog: &dyn Catalog,
 ) -> Result<Translation, TranslateError> {
     let rewritten = rollup::rewrite(statement)?;
-    translate::Translator::new(catalog).statement(rewritten.as_ref().unwrap_or(statement))
+    let mut translator = translate::Translator::new(catalog);
+    let mut translation = translator.statement(rewritten.as_ref().unwrap_or(statement))?;
+    translation.reads = std::mem::take(&mut translator.tables_read);
+    Ok(translation)
 }
 
 /// [`translate`] for a statement run with arguments of these classes, in text order: a
@@ -505,7 +512,8 @@ pub fn translate_with_args(
     let rewritten = rollup::rewrite(statement)?;
     let statement = rewritten.as_ref().unwrap_or(statement);
     let mut translator = translate::Translator::with_args(catalog, statement, args);
-    let translation = translator.statement(statement)?;
+    let mut translation = translator.statement(statement)?;
+    translation.reads = std::mem::take(&mut translator.tables_read);
     Ok((translation, translator.typed_args))
 }
 

@@ -160,6 +160,8 @@ pub(crate) struct Translator<'a> {
     /// with a string literal, IS NULL, GROUP BY) or where its index order is emitted (ORDER
     /// BY). Anywhere else an ENUM column is refused: MySQL would compute with its index.
     pub(crate) enum_ok: bool,
+    /// The base tables read so far, as SQLite names them (`Translation::reads`).
+    pub(crate) tables_read: Vec<String>,
     /// The next expression, if it is a column reference, may be a TIME column: the argument of
     /// a function that reads it as a TIME (HOUR, TIME_TO_SEC, TIME_FORMAT, …), which reads the
     /// text it is kept as the way MySQL reads the time.
@@ -213,6 +215,7 @@ impl<'a> Translator<'a> {
             last_origin: None,
             checks_allowed: false,
             enum_ok: false,
+            tables_read: Vec::new(),
             time_ok: false,
             bit_ok: false,
             last_members: None,
@@ -376,6 +379,7 @@ impl<'a> Translator<'a> {
                     into,
                     suspends_foreign_keys: false,
                     notes: Vec::new(),
+                    reads: Vec::new(),
                 })
             }
             Statement::Insert(insert) => {
@@ -1558,10 +1562,9 @@ impl<'a> Translator<'a> {
                                 Source::of_query(refer.clone(), names, &columns),
                             )
                         } else {
-                            (
-                                self.sqlite_table(&table),
-                                Source::of_table(refer.clone(), &table),
-                            )
+                            let sql_name = self.sqlite_table(&table);
+                            self.tables_read.push(sql_name.clone());
+                            (sql_name, Source::of_table(refer.clone(), &table))
                         }
                     }
                 };
@@ -1946,6 +1949,7 @@ impl<'a> Translator<'a> {
             into: Vec::new(),
             suspends_foreign_keys: false,
             notes: Vec::new(),
+            reads: Vec::new(),
         })
     }
 
@@ -2171,6 +2175,7 @@ impl<'a> Translator<'a> {
             into: Vec::new(),
             suspends_foreign_keys: false,
             notes: Vec::new(),
+            reads: Vec::new(),
         })
     }
 
@@ -2315,6 +2320,7 @@ impl<'a> Translator<'a> {
                 into: Vec::new(),
                 suspends_foreign_keys: false,
                 notes: Vec::new(),
+                reads: Vec::new(),
             })
         })();
         self.scopes.pop();
@@ -2430,6 +2436,7 @@ impl<'a> Translator<'a> {
                 into: Vec::new(),
                 suspends_foreign_keys: false,
                 notes: Vec::new(),
+                reads: Vec::new(),
             })
         })();
         self.scopes.pop();
@@ -4793,6 +4800,7 @@ fn nothing() -> Translation {
         into: Vec::new(),
         suspends_foreign_keys: false,
         notes: Vec::new(),
+        reads: Vec::new(),
     }
 }
 
@@ -4807,6 +4815,7 @@ fn ddl(sql: Vec<String>, change: CatalogChange) -> Translation {
         into: Vec::new(),
         suspends_foreign_keys: false,
         notes: Vec::new(),
+        reads: Vec::new(),
     }
 }
 

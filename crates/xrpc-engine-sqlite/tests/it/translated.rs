@@ -1042,3 +1042,18 @@ fn a_kill_ends_a_waiting_get_lock_with_1317() {
     let err = waiter.join().unwrap().unwrap_err();
     assert_eq!(err.code, 1317, "{err}");
 }
+
+#[test]
+fn a_query_that_may_examine_more_rows_than_max_join_size_is_refused() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, "CREATE TABLE t (a INT)").unwrap();
+    run(&mut *conn, "INSERT INTO t VALUES (1), (2), (3)").unwrap();
+    run(&mut *conn, "SET max_join_size = 1010").unwrap();
+    assert_eq!(
+        rows(&mut *conn, "SELECT COUNT(*) FROM t"),
+        [[Value::Sint(3)]]
+    );
+    let err = run(&mut *conn, "SELECT x.a FROM t x, t y, t z").unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
+}

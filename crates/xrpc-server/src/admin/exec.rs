@@ -178,6 +178,8 @@ const ENGINE_SESSION_VARIABLES: &[&str] = &[
     "transaction_read_only",
     "in_transaction",
     "sql_select_limit",
+    "max_join_size",
+    "sql_big_selects",
     "sql_safe_updates",
     "warning_count",
     "error_count",

@@ -505,3 +505,16 @@ SELECT * FROM `t2`;
 SELECT COUNT(*) FROM `t3`;
 DROP TEMPORARY TABLE `t3`;
 DROP TEMPORARY TABLE `t2`;
+
+-- script: the mysql client's safe-updates settings kept and read back
+CREATE TABLE su (id int PRIMARY KEY, n int);
+INSERT INTO su VALUES (1, 1), (2, 2), (3, 3);
+SET sql_safe_updates=1, sql_select_limit=1000, max_join_size=1000000;
+SELECT @@max_join_size, @@sql_big_selects, @@sql_select_limit, @@sql_safe_updates;
+SELECT * FROM su ORDER BY id;
+SELECT a.id, b.id FROM su a JOIN su b ON a.n = b.n ORDER BY a.id;
+UPDATE su SET n = 5;
+UPDATE su SET n = 5 WHERE id = 1;
+DELETE FROM su WHERE n = 2;
+SET max_join_size = DEFAULT;
+SELECT @@max_join_size, @@sql_big_selects;
