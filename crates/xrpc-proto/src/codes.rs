@@ -170,6 +170,9 @@ error_codes! {
     BAD_FIELD = 1054, "42S22", Error,
         "Unknown column",
         "The statement names an unknown column.";
+    MULTIPLE_PRI_KEY = 1068, "42000", Error,
+        "Multiple primary key defined",
+        "SQLite engine: CREATE TABLE declaring two primary keys, or ALTER TABLE … ADD PRIMARY KEY to a table that has one.";
     KEY_COLUMN_DOES_NOT_EXIST = 1072, "42000", Error,
         "Key column doesn't exist in table",
         "SQLite engine: a PRIMARY KEY, UNIQUE or index (in CREATE TABLE, CREATE INDEX or ALTER TABLE) naming a column the table does not have.";

@@ -123,6 +123,9 @@ pub enum TranslateError {
     /// `ER_VIEW_SELECT_TMPTABLE` (1352, HY000).
     #[error("View's SELECT refers to a temporary table '{0}'")]
     ViewTemporary(String),
+    /// A second primary key.
+    #[error("Multiple primary key defined")]
+    MultiplePrimaryKey,
     /// A key naming a column its table does not have.
     #[error("Key column '{0}' doesn't exist in table")]
     KeyColumn(String),
@@ -172,6 +175,7 @@ impl TranslateError {
             Self::NotInsertable(_) => 1471,
             Self::GeneratedValue(..) => 1906,
             Self::KeyColumn(_) => 1072,
+            Self::MultiplePrimaryKey => 1068,
         }
     }
 

@@ -2636,6 +2636,9 @@ impl<'a> Translator<'a> {
                 return Err(TranslateError::DuplicateColumn(column.name));
             }
             if pk {
+                if !primary.is_empty() {
+                    return Err(TranslateError::MultiplePrimaryKey);
+                }
                 primary.push(column.name.clone());
             }
             if unique {
@@ -2651,6 +2654,9 @@ impl<'a> Translator<'a> {
         for constraint in &create.constraints {
             match constraint {
                 TableConstraint::PrimaryKey(pk) => {
+                    if !primary.is_empty() {
+                        return Err(TranslateError::MultiplePrimaryKey);
+                    }
                     primary = index_columns(&pk.columns, true)?;
                 }
                 TableConstraint::Unique(u) => {
@@ -4576,8 +4582,8 @@ impl<'a> Translator<'a> {
     /// `ADD PRIMARY KEY (columns)` (`Some`) or `DROP PRIMARY KEY` (`None`): the table built
     /// again with the new key. A key's columns become NOT NULL and stay so when it is dropped,
     /// as in MySQL; the foreign keys' generated indexes the new key starts with are dropped, as
-    /// InnoDB drops them. Adding one where there is one and dropping one an AUTO_INCREMENT
-    /// column needs are refused.
+    /// InnoDB drops them. Adding one where there is one is MySQL's 1068; dropping one an
+    /// AUTO_INCREMENT column needs is refused.
     fn set_primary_key(
         &mut self,
         table: Table,
@@ -4587,7 +4593,7 @@ impl<'a> Translator<'a> {
         match columns {
             Some(columns) => {
                 if !table.primary_key.is_empty() {
-                    return unsupported("ADD PRIMARY KEY to a table that has one");
+                    return Err(TranslateError::MultiplePrimaryKey);
                 }
                 for c in &columns {
                     let Some(column) = changed

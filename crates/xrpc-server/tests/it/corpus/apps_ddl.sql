@@ -341,3 +341,10 @@ alter table `k` drop primary key;
 alter table `k` add primary key (`zz`);
 insert into `k` (`a`, `b`) values (1, NULL);
 alter table `k` add primary key (`a`, `b`);
+
+-- script: a second primary key is MySQL's 1068
+CREATE TABLE mp (a int PRIMARY KEY, b int PRIMARY KEY);
+CREATE TABLE mp (a int PRIMARY KEY, b int, PRIMARY KEY (b));
+CREATE TABLE mp (a int PRIMARY KEY, b int);
+ALTER TABLE mp ADD PRIMARY KEY (b);
+SHOW CREATE TABLE mp;
