@@ -664,7 +664,9 @@ fn declared_kind(ty: &ColumnType) -> Option<DeclKind> {
         C::Bit { width } => DeclKind::Bit {
             bits: u32::from(width),
         },
-        C::Decimal { precision, scale } => DeclKind::Decimal {
+        C::Decimal {
+            precision, scale, ..
+        } => DeclKind::Decimal {
             precision: u32::from(precision),
             scale,
         },

@@ -2683,6 +2683,21 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
             )
         })
     })?;
+    // my_store_udec(v, strict, column): the value about to go to a DECIMAL UNSIGNED column
+    // (before my_store_dec rounds it, as MySQL checks the sign first: -0.001 is out of range):
+    // a negative one is 1264 in strict mode, else 0 with the warning.
+    scalar(conn, "my_store_udec", 3, true, |a| {
+        if !a.f64(0).is_some_and(|f| f < 0.0) {
+            return Ok(Value::from(a.v(0)));
+        }
+        let column = a.text(2).unwrap_or_default().into_owned();
+        let message = format!("Out of range value for column '{column}' at row 1");
+        if a.i64(1) == Some(1) {
+            return Err(fail(1264, message));
+        }
+        warn(1264, &message);
+        Ok(Value::Integer(0))
+    })?;
     // my_store_dec(v, precision, scale, strict, column)
     scalar(conn, "my_store_dec", 5, true, |a| {
         let column = a.text(4).unwrap_or_default().into_owned();

@@ -4896,6 +4896,7 @@ fn column_type_of(ty: Ty) -> ColumnType {
         Ty::Decimal(scale) => ColumnType::Decimal {
             precision: 65,
             scale,
+            unsigned: false,
         },
         Ty::Double => ColumnType::Double,
         Ty::Float => ColumnType::Float,
@@ -5348,12 +5349,13 @@ fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType>
                 [p] => (*p, 0),
                 [p, s, ..] => (*p, *s),
             };
-            if p > 65 || s > 30 || s > p || unsigned {
+            if p > 65 || s > 30 || s > p {
                 return unsupported(format!("column type {text}"));
             }
             ColumnType::Decimal {
                 precision: p as u8,
                 scale: s as u8,
+                unsigned,
             }
         }
         "DOUBLE" | "REAL" if !unsigned => ColumnType::Double,
@@ -5512,9 +5514,20 @@ fn store(t: &Typed, c: &Column, strict: bool, ignore: bool, zero_generates: bool
             t.sql,
             t.ty.code()
         ),
-        ColumnType::Decimal { precision, scale } => {
-            format!("my_store_dec({}, {precision}, {scale}, {s}, {name})", t.sql)
-        }
+        ColumnType::Decimal {
+            precision,
+            scale,
+            unsigned: false,
+        } => format!("my_store_dec({}, {precision}, {scale}, {s}, {name})", t.sql),
+        // MySQL refuses (or makes 0 of) a negative value before it rounds to the scale.
+        ColumnType::Decimal {
+            precision,
+            scale,
+            unsigned: true,
+        } => format!(
+            "my_store_dec(my_store_udec({}, {s}, {name}), {precision}, {scale}, {s}, {name})",
+            t.sql
+        ),
         ColumnType::Double | ColumnType::Float => format!(
             "my_store_double({}, {s}, {name}, {})",
             t.sql,

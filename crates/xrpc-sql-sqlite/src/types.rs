@@ -167,12 +167,15 @@ pub enum ColumnType {
     /// YEAR: 1901 to 2155, held as the integer (the year 0000 is refused: MySQL writes it
     /// with four digits where the integer has one).
     Year,
-    /// DECIMAL(precision, scale).
+    /// DECIMAL(precision, scale) [UNSIGNED].
     Decimal {
         /// Total digits.
         precision: u8,
         /// Fraction digits.
         scale: u8,
+        /// `UNSIGNED`: a negative value is out of range.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        unsigned: bool,
     },
     /// DOUBLE, REAL.
     Double,
@@ -259,7 +262,10 @@ impl ColumnType {
     pub fn is_unsigned(&self) -> bool {
         matches!(
             self,
-            Self::Int { min: 0, .. } | Self::Bit { .. } | Self::Year
+            Self::Int { min: 0, .. }
+                | Self::Bit { .. }
+                | Self::Year
+                | Self::Decimal { unsigned: true, .. }
         )
     }
 

@@ -248,8 +248,15 @@ pub(crate) fn constant_default(
             };
             (v >> width == 0).then(|| v.to_string())
         }
-        C::Decimal { precision, scale } => {
+        C::Decimal {
+            precision,
+            scale,
+            unsigned,
+        } => {
             let d = BigDecimal::from_str(raw.trim()).ok()?;
+            if *unsigned && d.sign() == bigdecimal::num_bigint::Sign::Minus {
+                return None;
+            }
             let text = decimal_text(&d, i64::from(*scale));
             let digits = text
                 .trim_start_matches('-')

@@ -348,3 +348,17 @@ CREATE TABLE mp (a int PRIMARY KEY, b int, PRIMARY KEY (b));
 CREATE TABLE mp (a int PRIMARY KEY, b int);
 ALTER TABLE mp ADD PRIMARY KEY (b);
 SHOW CREATE TABLE mp;
+
+-- script: DECIMAL UNSIGNED columns refuse negative values as strict mode does
+CREATE TABLE ud (id int PRIMARY KEY, price decimal(8,2) unsigned DEFAULT '0.00', q decimal(5,0) UNSIGNED NOT NULL DEFAULT 0);
+INSERT INTO ud (id, price) VALUES (1, 2.5);
+INSERT INTO ud (id, price) VALUES (2, -1);
+INSERT INTO ud (id, price) VALUES (3, -0.001);
+INSERT IGNORE INTO ud (id, price, q) VALUES (4, -5, -3);
+SHOW WARNINGS;
+SELECT * FROM ud ORDER BY id;
+UPDATE ud SET price = price - 10 WHERE id = 1;
+SHOW CREATE TABLE ud;
+SHOW COLUMNS FROM ud;
+SELECT COLUMN_TYPE, NUMERIC_PRECISION, NUMERIC_SCALE FROM information_schema.COLUMNS WHERE TABLE_NAME = 'ud' ORDER BY ORDINAL_POSITION;
+SELECT SUM(price), MIN(price) FROM ud;
