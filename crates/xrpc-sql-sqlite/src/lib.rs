@@ -238,7 +238,11 @@
 //! NOT NULL column (MySQL's 1067), ALTER COLUMN of the AUTO_INCREMENT column, the year 0000
 //! (MySQL shows it with four digits), BIT(64), a BIT column where MySQL reads it as a binary string (see above), a
 //! hexadecimal or bit-value literal in arithmetic, beside a number or as a result (MySQL reads
-//! `0x41 + 1` as 66, MariaDB `X'41' + 1` as 1, and the parse tree holds both alike), generated columns (`AS (…) STORED | VIRTUAL`), CAST AS UNSIGNED past BIGINT, BIGINT UNSIGNED values past 9223372036854775807 (SQLite's
+//! `0x41 + 1` as 66, MariaDB `X'41' + 1` as 1, and the parse tree holds both alike), a
+//! generated column whose expression has no printed form MariaDB's (`shown`), one added by ALTER
+//! TABLE, or a column change of a table with one (generated columns are SQLite's STORED ones,
+//! computed when the row is written), CAST AS UNSIGNED past BIGINT, DOUBLE and FLOAT UNSIGNED,
+//! BIGINT UNSIGNED values past 9223372036854775807 (SQLite's
 //! integers are signed), STR_TO_DATE of a format with names or without a whole
 //! date (or of `%Y` with other than four digits), LAST_INSERT_ID(expr) of a negative value, and
 //! ROW_COUNT()/FOUND_ROWS()/LAST_INSERT_ID() on a connection whose engine does not report the
