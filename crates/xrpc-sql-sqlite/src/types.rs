@@ -167,7 +167,7 @@ pub enum ColumnType {
     /// YEAR: 1901 to 2155, held as the integer (the year 0000 is refused: MySQL writes it
     /// with four digits where the integer has one).
     Year,
-    /// DECIMAL(precision, scale) [UNSIGNED].
+    /// DECIMAL(precision, scale), or DECIMAL(precision, scale) UNSIGNED.
     Decimal {
         /// Total digits.
         precision: u8,
