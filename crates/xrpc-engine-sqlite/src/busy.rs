@@ -147,17 +147,41 @@ impl Drop for BusyScope {
 /// which also bounds how long a kill takes to land.
 const BUSY_STEPS_MS: [u64; 10] = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50];
 
+impl BusyState {
+    /// Whether the statement of the open scope was killed.
+    fn killed(&self) -> bool {
+        self.active
+            && self
+                .shared
+                .as_ref()
+                .is_some_and(|s| s.interrupted.load(Ordering::Acquire))
+    }
+
+    /// The wait hook, the first time the statement waits (`None` after that).
+    fn hook_once(&mut self) -> Option<WaitHook> {
+        if self.hooked {
+            return None;
+        }
+        self.hooked = true;
+        self.hook.clone()
+    }
+}
+
+/// Calls a statement's wait hook and keeps its guard until the statement ends. Called outside
+/// the thread-local's borrow: the hook is foreign code.
+fn enter_wait(hook: Option<WaitHook>) {
+    if let Some(hook) = hook {
+        let guard = hook();
+        BUSY.with(|cell| cell.borrow_mut().guard = Some(guard));
+    }
+}
+
 /// The busy handler of every connection: `count` is how many times it was called for the
 /// current lock wait. Returns whether SQLite should try again.
 pub(super) fn busy_handler(count: i32) -> bool {
     let step = BUSY.with(|cell| {
         let mut state = cell.borrow_mut();
-        if state.active
-            && state
-                .shared
-                .as_ref()
-                .is_some_and(|s| s.interrupted.load(Ordering::Acquire))
-        {
+        if state.killed() {
             return None;
         }
         let timeout = if state.active {
@@ -176,25 +200,18 @@ pub(super) fn busy_handler(count: i32) -> bool {
         let left = timeout
             .checked_sub(now - started)
             .filter(|d| !d.is_zero())?;
-        let hook = if state.hooked {
-            None
-        } else {
-            state.hooked = true;
-            state.hook.clone()
-        };
         let index = usize::try_from(count)
             .unwrap_or(0)
             .min(BUSY_STEPS_MS.len() - 1);
-        Some((hook, left.min(Duration::from_millis(BUSY_STEPS_MS[index]))))
+        Some((
+            state.hook_once(),
+            left.min(Duration::from_millis(BUSY_STEPS_MS[index])),
+        ))
     });
     let Some((hook, sleep)) = step else {
         return false;
     };
-    if let Some(hook) = hook {
-        // Called outside the borrow: the hook is foreign code.
-        let guard = hook();
-        BUSY.with(|cell| cell.borrow_mut().guard = Some(guard));
-    }
+    enter_wait(hook);
     std::thread::sleep(sleep);
     true
 }
@@ -205,27 +222,12 @@ pub(super) fn busy_handler(count: i32) -> bool {
 pub(super) fn keep_waiting() -> bool {
     let hook = BUSY.with(|cell| {
         let mut state = cell.borrow_mut();
-        if state.active
-            && state
-                .shared
-                .as_ref()
-                .is_some_and(|s| s.interrupted.load(Ordering::Acquire))
-        {
-            return Err(());
-        }
-        if state.hooked {
-            return Ok(None);
-        }
-        state.hooked = true;
-        Ok(state.hook.clone())
+        (!state.killed()).then(|| state.hook_once())
     });
     match hook {
-        Err(()) => false,
-        Ok(None) => true,
-        Ok(Some(hook)) => {
-            // Called outside the borrow: the hook is foreign code.
-            let guard = hook();
-            BUSY.with(|cell| cell.borrow_mut().guard = Some(guard));
+        None => false,
+        Some(hook) => {
+            enter_wait(hook);
             true
         }
     }
