@@ -200,6 +200,8 @@ impl MysqlConn {
         let Prepared {
             mut rewritten,
             pin,
+            leading,
+            adopt_schema,
             several_results,
         } = prepared;
         let sql = std::mem::take(&mut rewritten.sql);
@@ -211,6 +213,8 @@ impl MysqlConn {
             Tracking {
                 session: Arc::clone(&self.driver_session),
                 keep_pin: rewritten.named_lock,
+                levelled: leading.statements > 0,
+                adopt_schema,
                 rewritten: rewritten.clone(),
                 several_results,
             }
@@ -232,7 +236,9 @@ impl MysqlConn {
             tracking,
         };
         let id = match (&pin, self.shared.driver.get()) {
-            (Some(pin), _) => pin.submit(&sql, Box::new(answer)),
+            (Some(pin), _) => {
+                pin.submit_behind(&leading.sql, leading.statements, &sql, Box::new(answer))
+            }
             (None, Some(driver)) => driver.submit(&sql, Box::new(answer)),
             (None, None) => {
                 // `submittable` accepts nothing for the shared rotation without a driver.
@@ -249,11 +255,10 @@ impl MysqlConn {
         self.interrupt.submitted(submission, id);
     }
 
-    /// Runs a statement on the session's driver connection and waits for its answer (the
-    /// worker inside the stall guard): the statements the event loop cannot take as they are
-    /// (a database to switch to first, named locks to ask about after, the isolation variable's
-    /// other name to add to `SHOW VARIABLES`) and every statement the session layer runs
-    /// inline while the session holds that connection.
+    /// Runs a statement on the session's driver connection and streams its answer into `sink`
+    /// on this worker (inside the stall guard): the statements the event loop cannot take as
+    /// they are (named locks to ask about after, the isolation variable's other name to add to
+    /// `SHOW VARIABLES`) and every statement the session layer runs inline.
     fn run_on_pin(
         &mut self,
         pin: &Arc<Pinned>,
@@ -271,42 +276,36 @@ impl MysqlConn {
             Some(&self.shared.version),
             self.shared.variable_alias,
         )?;
-        let wanted = self.wanted_schema(schema).map(str::to_owned);
-        let on_backend = self.driver_session.lock().backend_schema.clone();
-        if let Some(wanted) = wanted.filter(|w| on_backend.as_deref() != Some(w.as_str())) {
-            let (_, outcome) = pin_call(pin, &format!("USE {}", quote_identifier(&wanted)));
-            pin.database_changed();
-            outcome.map_err(statement_error)?;
-            self.driver_session.lock().backend_schema = Some(wanted);
-        }
-        if let Some(schema) = schema.filter(|s| self.schema.as_deref() != Some(*s)) {
-            self.schema = Some(schema.to_owned());
-            self.schema_changed = true;
-        }
         let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
+        let leading = self.levelling(pin, self.database_before(&script, schema));
         let prepared = Prepared {
             rewritten: rewritten.clone(),
             pin: Some(Arc::clone(pin)),
+            leading,
+            adopt_schema: self.switches_schema(schema),
             several_results: several_results(&script),
         };
-        let signal = Arc::new(Signal::default());
-        let collect = Collect {
-            buffered: Buffered::default(),
-            signal: Arc::clone(&signal),
-        };
-        self.send_to_driver(prepared, Box::new(collect));
-        let (buffered, result) = signal.wait();
-        self.absorb();
-        if let Some(columns) = &buffered.columns {
-            sink.metadata(columns)?;
-            for row in &buffered.rows {
-                sink.row(row)?;
-            }
+        let handoff = Arc::new(Handoff::new(self.wait_hook.clone()));
+        self.send_to_driver(
+            prepared,
+            Box::new(Streamed {
+                handoff: Arc::clone(&handoff),
+            }),
+        );
+        let streamed = handoff.receive(sink);
+        if streamed.is_err() {
+            // The client is gone: the rest of the result is not wanted.
+            self.interrupt.interrupt();
         }
-        let summary = result?;
+        let result = handoff.finished();
         if rewritten.named_lock {
+            // Asked before the connection can be given back: the answer decides.
             self.track_named_locks_on_pin(pin, &rewritten);
+        } else {
+            self.absorb();
         }
+        streamed?;
+        let summary = result?;
         if let (true, true, Some(alias)) = (
             rewritten.show_variables,
             summary.has_result_set,
@@ -323,6 +322,59 @@ impl MysqlConn {
             }
         }
         Ok(summary)
+    }
+
+    /// The database a connection must be in before `script` runs: none for a lone `USE`, which
+    /// chooses it itself (the session's may be one that does not exist: the node accepts an
+    /// unknown authentication schema, where MySQL refuses the connect).
+    fn database_before(&self, script: &xrpc_sql::Script, schema: Option<&str>) -> Option<String> {
+        let chooses =
+            matches!(script.as_slice(), [Ok(parsed)] if parsed.kind == xrpc_sql::Kind::Use);
+        (!chooses)
+            .then(|| self.wanted_schema(schema).map(str::to_owned))
+            .flatten()
+    }
+
+    /// The request's `schema_name` when it is not the session's current database.
+    fn switches_schema(&self, schema: Option<&str>) -> Option<String> {
+        schema
+            .filter(|s| self.schema.as_deref() != Some(*s))
+            .map(str::to_owned)
+    }
+
+    /// What brings the session's driver connection level with the session before a statement
+    /// in database `wanted`: a database switch and one `SET SESSION` of the variables that
+    /// differ, recorded as done (a failure of either fails the statement behind them, and
+    /// [`Tracking::record`] forgets what the connection holds then).
+    fn levelling(&self, pin: &Pinned, wanted: Option<String>) -> Levelling {
+        let mut leading = Levelling::default();
+        let mut guard = self.driver_session.lock();
+        let ds = &mut *guard;
+        if let Some(wanted) = wanted.filter(|w| ds.backend_schema.as_deref() != Some(w.as_str())) {
+            leading.sql = format!("USE {};", quote_identifier(&wanted));
+            leading.statements += 1;
+            ds.backend_schema = Some(wanted);
+            pin.database_changed();
+        }
+        if let Some(set) = state::replay_statement(&ds.backend_vars, &self.vars) {
+            leading.sql.push_str(&set);
+            leading.sql.push(';');
+            leading.statements += 1;
+            ds.backend_vars.clone_from(&self.vars);
+        }
+        leading
+    }
+
+    /// Makes `pinned` the session's own driver connection, fresh from the shared rotation
+    /// (reset, in the URL's database).
+    fn hold(&mut self, pinned: Pinned) -> Arc<Pinned> {
+        let pinned = Arc::new(pinned);
+        let mut ds = self.driver_session.lock();
+        ds.pin = Some(Arc::clone(&pinned));
+        ds.backend_vars.clear();
+        ds.backend_schema.clone_from(&self.shared.default_schema);
+        ds.state = PinState::default();
+        pinned
     }
 
     /// After a statement naming a lock function on the session's driver connection: asks which
@@ -805,6 +857,11 @@ struct Prepared {
     rewritten: Rewritten,
     /// The session's own driver connection, if it goes there.
     pin: Option<Arc<Pinned>>,
+    /// What brings that connection level with the session first ([`MysqlConn::levelling`]).
+    leading: Levelling,
+    /// The request's `schema_name`, when it switches the session's database: the session's
+    /// current database once the statement behind the switch ran (see [`Tracking::record`]).
+    adopt_schema: Option<String>,
     /// It may yield several results, of which only the last one's tracker data arrives.
     several_results: bool,
 }
@@ -838,6 +895,11 @@ struct Tracking {
     several_results: bool,
     /// Named locks are asked about after the statement, which decides then.
     keep_pin: bool,
+    /// Levelling statements went before it ([`MysqlConn::levelling`]), recorded as done.
+    levelled: bool,
+    /// The request's `schema_name`, which becomes the session's database unless switching to
+    /// it failed.
+    adopt_schema: Option<String>,
 }
 
 impl Tracking {
@@ -852,6 +914,20 @@ impl Tracking {
         let mut guard = self.session.lock();
         let ds = &mut *guard;
         ds.in_flight = false;
+        let switched = match outcome {
+            Ok(_) => true,
+            // 1049: the switch itself failed (or the statement named another unknown one,
+            // which leaves the database as the switch set it: taken as the former).
+            Err(err) => {
+                u32::from(err.code) != codes::BAD_DB.code
+                    && err.code != StatementError::connection_lost().code
+            }
+        };
+        if let Some(schema) = self.adopt_schema.as_ref().filter(|_| switched) {
+            ds.session_schema = Some(schema.clone());
+            ds.schema_changed = true;
+            ds.fresh = true;
+        }
         match outcome {
             Ok(ok) => {
                 let changes = Changes::from_ok(ok);
@@ -882,8 +958,15 @@ impl Tracking {
                 ds.fresh = true;
                 return ds.pin.take();
             }
-            // An error packet carries no tracker data: the state is as it was.
-            Err(_) => return None,
+            // An error packet carries no tracker data: the state is as it was, but for a
+            // levelling statement that may have failed: the next statement levels again.
+            Err(_) => {
+                if self.levelled {
+                    ds.backend_vars.clear();
+                    ds.backend_schema = None;
+                }
+                return None;
+            }
         }
         if self.keep_pin || ds.state.pins() {
             None
@@ -951,40 +1034,164 @@ impl<T> Signal<T> {
     }
 }
 
-/// A result kept whole, for a statement whose caller waits for it.
-#[derive(Default)]
-struct Buffered {
-    columns: Option<Vec<ColumnInfo>>,
-    rows: Vec<Vec<Value>>,
+/// Driver connections a session's statement leaves to the shared rotation when it takes one of
+/// its own: the statements of sessions that hold nothing never wait behind pinned ones.
+const SHARED_SPARE: usize = 1;
+
+/// Statements sent before a session's statement on its own driver connection, in the same
+/// COM_QUERY, to bring the connection level with the session.
+#[derive(Debug, Default)]
+struct Levelling {
+    /// Each ends with `;`.
+    sql: String,
+    statements: usize,
 }
 
-impl ResultSink for Buffered {
+/// Rows the reading worker hands over before it waits for the waiting worker to take them: a
+/// result streamed to a worker that runs the statement inline costs the node this much, however
+/// large it is, and the backend waits (its rows stay in the socket) while the client is slow.
+const HANDOFF_BYTES: usize = 256 * 1024;
+
+/// A statement's answer on its way from the worker that reads it from the backend to the
+/// worker that runs the statement inline and waits for it ([`MysqlConn::run_on_pin`]), a
+/// bounded amount at a time.
+///
+/// The reader waits for room (counted as stalled through the session's wait hook), except on
+/// the waiting worker's own thread: a kick of the connection there may read the answer before
+/// the worker starts waiting, and must not wait for itself. After the waiting worker's sink
+/// failed (`abandoned`) the reader drops the rest.
+struct Handoff {
+    state: Mutex<HandoffState>,
+    /// The waiting worker sleeps on it.
+    ready: Condvar,
+    /// The reader sleeps on it.
+    room: Condvar,
+    receiver: std::thread::ThreadId,
+    wait_hook: Option<WaitHook>,
+}
+
+#[derive(Default)]
+struct HandoffState {
+    columns: Option<Vec<ColumnInfo>>,
+    rows: std::collections::VecDeque<Vec<Value>>,
+    bytes: usize,
+    result: Option<Result<ExecSummary, SqlError>>,
+    abandoned: bool,
+}
+
+impl Handoff {
+    fn new(wait_hook: Option<WaitHook>) -> Self {
+        Self {
+            state: Mutex::new(HandoffState::default()),
+            ready: Condvar::new(),
+            room: Condvar::new(),
+            receiver: std::thread::current().id(),
+            wait_hook,
+        }
+    }
+
+    /// Writes the answer's columns and rows into `sink` as they arrive, until the statement
+    /// ends. After a sink error the rest is dropped and the error returned once it ended.
+    fn receive(&self, sink: &mut dyn ResultSink) -> Result<(), SqlError> {
+        // What this worker's turn left for its end (a kick of the connection the answer comes
+        // from, answers for its clients) goes out before it sleeps.
+        xrpc_net::flush_deferred_sends();
+        let mut failed = None;
+        loop {
+            let (columns, rows, over) = {
+                let mut st = self.state.lock();
+                while st.columns.is_none() && st.rows.is_empty() && st.result.is_none() {
+                    self.ready.wait(&mut st);
+                }
+                let columns = st.columns.take();
+                let rows = std::mem::take(&mut st.rows);
+                st.bytes = 0;
+                let over = st.result.is_some();
+                if failed.is_some() {
+                    st.abandoned = true;
+                }
+                self.room.notify_all();
+                (columns, rows, over)
+            };
+            if failed.is_none() {
+                let written = columns
+                    .map_or(Ok(()), |columns| sink.metadata(&columns))
+                    .and_then(|()| rows.iter().try_for_each(|row| sink.row(row)));
+                if let Err(err) = written {
+                    failed = Some(SqlError::from(err));
+                    self.state.lock().abandoned = true;
+                    self.room.notify_all();
+                }
+            }
+            if over {
+                return failed.map_or(Ok(()), Err);
+            }
+        }
+    }
+
+    /// The statement's outcome, once [`Handoff::receive`] returned.
+    fn finished(&self) -> Result<ExecSummary, SqlError> {
+        let mut st = self.state.lock();
+        loop {
+            if let Some(result) = st.result.take() {
+                return result;
+            }
+            self.ready.wait(&mut st);
+        }
+    }
+}
+
+/// The completion of a statement run by [`MysqlConn::run_on_pin`]: the reader's side of its
+/// [`Handoff`].
+struct Streamed {
+    handoff: Arc<Handoff>,
+}
+
+impl ResultSink for Streamed {
     fn metadata(&mut self, columns: &[ColumnInfo]) -> Result<(), xrpc_engine::result::SinkError> {
-        self.columns = Some(columns.to_vec());
+        let h = &self.handoff;
+        let mut st = h.state.lock();
+        if !st.abandoned {
+            st.columns = Some(columns.to_vec());
+            h.ready.notify_all();
+        }
         Ok(())
     }
 
     fn row(&mut self, row: &[Value]) -> Result<(), xrpc_engine::result::SinkError> {
-        self.rows.push(row.to_vec());
+        let h = &self.handoff;
+        let size: usize = row
+            .iter()
+            .map(|value| match value {
+                Value::Bytes(bytes) => bytes.len() + 16,
+                _ => 16,
+            })
+            .sum();
+        let mut st = h.state.lock();
+        if st.bytes >= HANDOFF_BYTES && !st.abandoned && std::thread::current().id() != h.receiver {
+            let _stalled = h.wait_hook.as_ref().map(|hook| hook());
+            while st.bytes >= HANDOFF_BYTES && !st.abandoned {
+                h.room.wait(&mut st);
+            }
+        }
+        if !st.abandoned {
+            st.rows.push_back(row.to_vec());
+            st.bytes += size;
+            h.ready.notify_all();
+        }
         Ok(())
     }
 }
 
-/// The completion of a statement run by [`MysqlConn::run_on_pin`]: the answer, kept whole, for
-/// the waiting thread.
-struct Collect {
-    buffered: Buffered,
-    signal: Arc<Signal<(Buffered, Result<ExecSummary, SqlError>)>>,
-}
-
-impl Completion for Collect {
+impl Completion for Streamed {
     fn sink(&mut self) -> &mut dyn ResultSink {
-        &mut self.buffered
+        self
     }
 
     fn done(self: Box<Self>, result: Result<ExecSummary, SqlError>) {
-        let Collect { buffered, signal } = *self;
-        signal.set((buffered, result));
+        let h = &self.handoff;
+        h.state.lock().result = Some(result);
+        h.ready.notify_all();
     }
 }
 
@@ -1041,9 +1248,21 @@ impl EngineConn for MysqlConn {
         let _stalled = self.wait_hook.as_ref().map(|hook| hook());
         self.absorb();
         let pin = self.driver_session.lock().pin.clone();
-        let result = match pin {
-            Some(pin) => self.run_on_pin(&pin, sql, args, schema, sink),
-            None => self.run(sql, args, schema, sink),
+        let result = match (pin, self.shared.driver.get().cloned()) {
+            (Some(pin), _) => self.run_on_pin(&pin, sql, args, schema, sink),
+            // A driver connection of its own when one is free; the blocking pool otherwise,
+            // whose statement runs on this worker and never waits for another one to read
+            // its answer.
+            (None, Some(driver)) if self.backend.is_none() => {
+                match driver.pin_sparing(SHARED_SPARE) {
+                    Some(pinned) => {
+                        let pin = self.hold(pinned);
+                        self.run_on_pin(&pin, sql, args, schema, sink)
+                    }
+                    None => self.run(sql, args, schema, sink),
+                }
+            }
+            (None, _) => self.run(sql, args, schema, sink),
         };
         // Also when the statement never reached a connection (a kill while waiting for one).
         self.interrupt.end();
@@ -1076,57 +1295,60 @@ impl EngineConn for MysqlConn {
             // The inline path reports the error.
             return false;
         };
-        // What needs a second statement around it runs inline (`run_on_pin`, or the pool).
+        // What needs a second statement after it runs inline (`run_on_pin`).
         let needs_inline = rewritten.named_lock
             || rewritten.unnamed_lock
             || rewritten.show_variables
             || rewritten.unread;
-        let wanted = self.wanted_schema(schema);
+        if needs_inline {
+            return false;
+        }
         let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
+        let wanted = self.database_before(&script, schema);
         if let Some(pin) = pin {
-            let on_backend = self.driver_session.lock().backend_schema.clone();
-            if needs_inline || wanted != on_backend.as_deref() {
-                return false;
-            }
+            let leading = self.levelling(&pin, wanted);
             self.prepared = Some(Prepared {
                 rewritten,
                 pin: Some(pin),
+                leading,
+                adopt_schema: self.switches_schema(schema),
                 several_results: several_results(&script),
             });
             return true;
         }
-        // Variables to replay and another database are brought to a pooled connection; the
-        // driver's shared connections stay as they logged in, in the URL's database.
-        if needs_inline || !self.vars.is_empty() || wanted != self.shared.default_schema.as_deref()
-        {
-            return false;
-        }
-        if leaves_no_state(&script) && !rewritten.user_variable && !rewritten.user_variable_assigned
+        // The driver's shared connections stay as they logged in, in the URL's database, with
+        // no variables of any session.
+        if self.vars.is_empty()
+            && self.wanted_schema(schema) == self.shared.default_schema.as_deref()
+            && leaves_no_state(&script)
+            && !rewritten.user_variable
+            && !rewritten.user_variable_assigned
         {
             self.prepared = Some(Prepared {
                 rewritten,
                 pin: None,
+                leading: Levelling::default(),
+                adopt_schema: None,
                 several_results: false,
             });
             return true;
         }
-        // It may leave state on its connection: it goes to a connection of its own, so that
-        // no other session's statement runs there before its OK packet has told; the
-        // completion keeps the connection for the session if it did, else gives it back.
-        let Some(pinned) = driver.pin_sparing(1) else {
+        // It may leave state on its connection, or needs the session's variables or database
+        // there: it goes to a connection of its own, brought level first, so that no other
+        // session's statement runs there before its OK packet has told; the completion keeps
+        // the connection for the session if the statement left state, else gives it back
+        // (reset). When none can be taken now, the session layer runs it inline, which waits
+        // for one.
+        let Some(pinned) = driver.pin_sparing(SHARED_SPARE) else {
             return false;
         };
-        let pinned = Arc::new(pinned);
-        {
-            let mut ds = self.driver_session.lock();
-            ds.pin = Some(Arc::clone(&pinned));
-            ds.backend_vars.clear();
-            ds.backend_schema.clone_from(&self.shared.default_schema);
-            ds.state = PinState::default();
-        }
+        let pinned = self.hold(pinned);
+        let leading = self.levelling(&pinned, wanted);
         self.prepared = Some(Prepared {
             rewritten,
             pin: Some(pinned),
+            leading,
+            adopt_schema: self.switches_schema(schema),
             several_results: several_results(&script),
         });
         true
@@ -1146,8 +1368,11 @@ impl EngineConn for MysqlConn {
             return;
         };
         // As on the blocking path: a `schema_name` is the session's current database from now
-        // on, as after `USE`.
-        if let Some(schema) = schema.filter(|s| self.schema.as_deref() != Some(*s)) {
+        // on, as after `USE` (on a connection of the session's own, once the switch there
+        // succeeded: `Tracking::record`).
+        if prepared.pin.is_none()
+            && let Some(schema) = schema.filter(|s| self.schema.as_deref() != Some(*s))
+        {
             self.schema = Some(schema.to_owned());
             self.schema_changed = true;
         }

@@ -275,6 +275,10 @@ struct Waiting {
     /// this order too).
     queued_at: Instant,
     sql: Vec<u8>,
+    /// Statements sent before `sql` in the same COM_QUERY ([`Pinned::submit_behind`]), and
+    /// their number: the results the completion does not see.
+    leading: Vec<u8>,
+    skip_results: usize,
     completion: Box<dyn Completion>,
 }
 
@@ -326,7 +330,11 @@ enum PinState {
 
 struct Answer {
     completion: Box<dyn Completion>,
-    /// The first result ended: later results are dropped.
+    /// Results of the command that come before the one its completion sees: the statements a
+    /// pinned session's statement is sent behind in one COM_QUERY to bring the connection
+    /// level ([`Pinned::submit_behind`]).
+    skip_results: usize,
+    /// The result the completion sees ended: later results are dropped.
     first_result_done: bool,
 }
 
@@ -691,6 +699,8 @@ impl Shared {
             id: self.next_id.fetch_add(1, Ordering::Relaxed),
             queued_at: Instant::now(),
             sql: sql.as_bytes().to_vec(),
+            leading: Vec::new(),
+            skip_results: 0,
             completion,
         }
     }
@@ -954,6 +964,7 @@ impl Shared {
                 waiting.id,
                 Answer {
                     completion: waiting.completion,
+                    skip_results: 0,
                     first_result_done: false,
                 },
             );
@@ -1171,6 +1182,7 @@ impl Shared {
                 id,
                 Answer {
                     completion,
+                    skip_results: 0,
                     first_result_done: false,
                 },
             );
@@ -1320,7 +1332,24 @@ impl Pinned {
     /// at once with 2013 when the connection was lost (its session state with it).
     /// [`Driver::cancel`] stops it as any other.
     pub fn submit(&self, sql: &str, completion: Box<dyn Completion>) -> StatementId {
-        let waiting = self.shared.statement(sql, completion);
+        self.submit_behind("", 0, sql, completion)
+    }
+
+    /// [`Pinned::submit`] of `sql` behind `leading`, `skipped` statements (each ending with `;`)
+    /// that bring the connection level first (a database switch, the session's variables), in
+    /// one COM_QUERY: the completion sees the results that follow theirs, and the server runs
+    /// nothing after a statement that fails, so the session's statement never runs on a
+    /// connection left unlevel; its error is then the levelling statement's.
+    pub fn submit_behind(
+        &self,
+        leading: &str,
+        skipped: usize,
+        sql: &str,
+        completion: Box<dyn Completion>,
+    ) -> StatementId {
+        let mut waiting = self.shared.statement(sql, completion);
+        waiting.leading = leading.as_bytes().to_vec();
+        waiting.skip_results = skipped;
         let id = waiting.id;
         let backend = self.socket.handler();
         let refused = {
@@ -1403,7 +1432,7 @@ impl BackendState {
             };
             if self
                 .conn
-                .submit_query(Tag(next.id), &next.sql, None)
+                .submit_query_behind(Tag(next.id), &next.leading, &next.sql, None)
                 .is_err()
             {
                 self.pinned_waiting.push_front(next);
@@ -1413,6 +1442,7 @@ impl BackendState {
                 next.id,
                 Answer {
                     completion: next.completion,
+                    skip_results: next.skip_results,
                     first_result_done: false,
                 },
             );
@@ -1445,6 +1475,7 @@ impl BackendState {
                 completion: Box::new(ResetDone {
                     failed: reset_failed.clone(),
                 }),
+                skip_results: 0,
                 first_result_done: false,
             },
         );
@@ -1457,6 +1488,7 @@ impl BackendState {
                         completion: Box::new(ResetDone {
                             failed: reset_failed.clone(),
                         }),
+                        skip_results: 0,
                         first_result_done: false,
                     },
                 );
@@ -1478,6 +1510,7 @@ impl BackendState {
                         backend: backend.clone(),
                         reset_failed,
                     }),
+                    skip_results: 0,
                     first_result_done: false,
                 },
             );
@@ -1603,6 +1636,7 @@ impl SocketHandler for Backend {
                                     id,
                                     Answer {
                                         completion: Box::new(Ignore),
+                                        skip_results: 0,
                                         first_result_done: false,
                                     },
                                 );
@@ -1612,6 +1646,7 @@ impl SocketHandler for Backend {
                         }
                         Event::Columns { tag, columns } => {
                             if let Some(a) = st.answers.get_mut(&tag.0)
+                                && a.skip_results == 0
                                 && !a.first_result_done
                             {
                                 a.completion.on_columns(&columns);
@@ -1619,6 +1654,7 @@ impl SocketHandler for Backend {
                         }
                         Event::Row { tag, row } => {
                             if let Some(a) = st.answers.get_mut(&tag.0)
+                                && a.skip_results == 0
                                 && !a.first_result_done
                             {
                                 a.completion.on_row(&row);
@@ -1626,7 +1662,11 @@ impl SocketHandler for Backend {
                         }
                         Event::ResultEnd { tag, .. } => {
                             if let Some(a) = st.answers.get_mut(&tag.0) {
-                                a.first_result_done = true;
+                                if a.skip_results > 0 {
+                                    a.skip_results -= 1;
+                                } else {
+                                    a.first_result_done = true;
+                                }
                             }
                         }
                         Event::Done { tag, ok } => {

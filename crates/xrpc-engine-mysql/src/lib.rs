@@ -121,25 +121,34 @@
 //!
 //! - A statement that cannot leave state (one plain SELECT, INSERT, UPDATE or DELETE whose
 //!   rewritten text names no user variable, named lock or `SHOW VARIABLES`) of a session that
-//!   holds nothing, in the URL's database, goes into the shared rotation, pipelined between other
-//!   sessions' statements.
-//! - Any other statement of such a session goes to a driver connection of its own
-//!   ([`driver::Driver::pin_sparing`], which leaves one connection to the shared rotation): the
-//!   trackers of its OK packet (the pool's [`state::apply`]) decide whether the session keeps
-//!   that connection (a transaction, user variables, …, as above) or gives it back at once
-//!   (reset, and switched back to the URL's database). A session that keeps one sends all its
-//!   statements there until nothing pins it or it ends; what needs a statement around it (a
-//!   database switch, the named-lock question, the isolation variable's other name) and what
-//!   the session layer runs inline wait on that connection, inside the stall guard.
+//!   holds nothing, has no recorded variables and is in the URL's database, goes into the
+//!   shared rotation, pipelined between other sessions' statements.
+//! - Any other statement goes to a driver connection of the session's own
+//!   ([`driver::Driver::pin_sparing`], which leaves one connection to the shared rotation),
+//!   brought level with the session first: the statements that switch its database and `SET
+//!   SESSION` the session's recorded variables go in the same COM_QUERY, before the
+//!   statement ([`driver::Pinned::submit_behind`]; the server runs nothing after one that
+//!   fails, so the statement never runs on a connection left unlevel, and both carry the
+//!   kill's marker). The trackers of its OK packet (the pool's [`state::apply`]) decide
+//!   whether the session keeps that connection (a transaction, user variables, …, as above)
+//!   or gives it back at once (reset, and switched back to the URL's database). A session
+//!   that keeps one sends all its statements there until nothing pins it or it ends.
+//! - What needs a statement after it (the named-lock question, the isolation variable's other
+//!   name) and what the session layer runs inline (a small flow-control token) run on such a
+//!   connection too, with the worker waiting inside the stall guard; the rows reach it from
+//!   the reading worker a bounded amount at a time (the reader waits for room), so a large
+//!   result costs the node a buffer however slowly the client reads.
 //! - The completion records what the trackers said in state shared with the handle, which
 //!   takes it (variables, database) when the session next runs.
 //!
 //! So a statement that may leave state never runs where another session's statement follows
 //! it before its OK packet has been read. A kill cancels a submitted statement in the driver
-//! (see the driver's "Kill"), on a pinned connection as on a shared one. The rest (a session
-//! with recorded variables or another database and no driver connection of its own, DDL,
-//! statements while no driver connection is logged in, or when none could be pinned) takes the
-//! blocking path below.
+//! (see the driver's "Kill"), on a pinned connection as on a shared one. The driver opens
+//! [`PoolOptions::driver_connections`] connections at the start and more by demand, up to
+//! [`PoolOptions::size`] in all. Only when none can be taken for a session (all the others
+//! are held by sessions), or no driver runs, does a statement take the blocking path below,
+//! whose statement runs on the worker itself and so never waits for another worker to read
+//! its answer.
 //!
 //! # Blocking
 //!
@@ -317,8 +326,13 @@ impl Engine for MysqlEngine {
             return;
         }
         // A kill of a statement in flight goes out on another of the driver's connections.
-        match self.driver_options(connections.max(MIN_DRIVER_CONNECTIONS)) {
-            Ok(options) => {
+        let opened = connections.max(MIN_DRIVER_CONNECTIONS);
+        // Sessions take connections of their own (transactions, variables) besides the shared
+        // rotation: up to the pool's size in all, opened by demand beyond the first ones.
+        let most = self.shared.pool.options().size.max(opened);
+        match self.driver_options(most) {
+            Ok(mut options) => {
+                options.min_connections = Some(opened);
                 let _ = self
                     .shared
                     .driver

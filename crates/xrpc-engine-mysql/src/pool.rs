@@ -58,10 +58,11 @@ pub struct PoolOptions {
     pub lifetime: Duration,
     /// An idle connection unused for longer than this is pinged before it is lent; 5 s by default.
     pub ping_after_idle: Duration,
-    /// Backend connections of the event-loop driver ([`crate::driver`]), which answers
-    /// statements without a worker waiting, a pinned session's on a connection of its own; 8
-    /// by default; 0 turns it off, and every statement borrows a pooled connection; when on,
-    /// at least 2 (a kill of a statement in flight goes out on another connection).
+    /// Backend connections the event-loop driver ([`crate::driver`]) opens at the start: it
+    /// answers statements without a worker waiting, those of sessions that need one on a
+    /// connection of their own, and opens more by demand up to [`PoolOptions::size`]; 8 by
+    /// default; 0 turns it off, and every statement borrows a pooled connection; when on, at
+    /// least 2 (a kill of a statement in flight goes out on another connection).
     pub driver_connections: usize,
 }
 

@@ -339,13 +339,38 @@ impl Connection {
         sql: &[u8],
         deadline: Option<Instant>,
     ) -> Result<(), SubmitError> {
+        self.submit_query_behind(tag, b"", sql, deadline)
+    }
+
+    /// [`Connection::submit_query`] of `sql` behind `leading`, statements (each ending with
+    /// `;`) that run first in the same COM_QUERY (CLIENT_MULTI_STATEMENTS): the server runs
+    /// nothing after one that fails. With [`Config::mark_statements`] both carry the marker,
+    /// since the server shows each statement of a multi-statement query from its own start.
+    pub fn submit_query_behind(
+        &mut self,
+        tag: Tag,
+        leading: &[u8],
+        sql: &[u8],
+        deadline: Option<Instant>,
+    ) -> Result<(), SubmitError> {
         self.check_submit(tag)?;
         let marker = self.config.mark_statements.then(|| {
             self.statements_marked += 1;
             format!("/*xrpc-q{}*/ ", self.statements_marked)
         });
-        let prefix = marker.clone().unwrap_or_default();
-        let parts: [&[u8]; 3] = [&[Command::COM_QUERY as u8], prefix.as_bytes(), sql];
+        let mark = marker.clone().unwrap_or_default();
+        let before_sql = if leading.is_empty() {
+            ""
+        } else {
+            mark.as_str()
+        };
+        let parts: [&[u8]; 5] = [
+            &[Command::COM_QUERY as u8],
+            mark.as_bytes(),
+            leading,
+            before_sql.as_bytes(),
+            sql,
+        ];
         self.push(tag, Kind::Query, &parts, deadline, marker);
         Ok(())
     }

@@ -963,3 +963,28 @@ fn a_reset_answered_with_a_result_set_breaks_the_protocol() {
     assert_eq!(got[0], "1 failed 2013", "{got:?}");
     assert!(conn.is_closed());
 }
+
+#[test]
+fn a_statement_sent_behind_leading_statements_carries_the_marker_on_each() {
+    let mut config = config();
+    config.mark_statements = true;
+    let mut conn = Connection::new(config, Instant::now());
+    conn.handle_input(&greeting("mysql_native_password", true));
+    events(&mut conn);
+    flush(&mut conn);
+    conn.handle_input(&frames(2, &[ok(0)]));
+    events(&mut conn);
+    conn.submit_query_behind(Tag(1), b"USE `a`;SET SESSION x = 1;", b"select 1", None)
+        .unwrap();
+    conn.submit_query_behind(Tag(2), b"", b"select 2", None)
+        .unwrap();
+    let out = flush(&mut conn);
+    let first_len = 4 + usize::from(out[0]);
+    assert_eq!(
+        (&out[4..first_len], &out[first_len + 4..]),
+        (
+            &b"\x03/*xrpc-q1*/ USE `a`;SET SESSION x = 1;/*xrpc-q1*/ select 1"[..],
+            &b"\x03/*xrpc-q2*/ select 2"[..]
+        )
+    );
+}

@@ -19,8 +19,8 @@ use xrpc_testkit::MariaDb;
 /// The high bit of a sid: an auto-commit session.
 const AUTO: u64 = 0x8000_0000_0000_0000;
 
-/// A MariaDB with database `t`, an engine with two driver connections (the fewest), and a node
-/// on it.
+/// A MariaDB with database `t`, an engine whose driver opens two connections (the fewest), and
+/// a node on it.
 /// Dropped in field order: the node, the engine, then the server.
 struct Fixture {
     node: TestNode,
@@ -29,11 +29,17 @@ struct Fixture {
 }
 
 impl Fixture {
+    /// Two driver connections opened at the start, up to four by demand.
     fn new() -> Self {
+        Self::with_backend_connections(4)
+    }
+
+    /// Two driver connections opened at the start, up to `most` by demand.
+    fn with_backend_connections(most: usize) -> Self {
         let db = MariaDb::start().unwrap_or_else(|err| panic!("{err}"));
         db.admin().query_drop("CREATE DATABASE t").unwrap();
         let options = PoolOptions {
-            size: 4,
+            size: most,
             driver_connections: 2,
             ..PoolOptions::default()
         };
@@ -220,7 +226,7 @@ fn inserts_through_the_driver_report_their_ids_to_their_session() {
 
 #[test]
 fn a_killed_statement_waiting_for_room_on_the_driver_gets_1317_at_once() {
-    let fx = Fixture::new();
+    let fx = Fixture::with_backend_connections(2);
     let mut c = fx.node.client();
     // Sixteen sleeps fill each connection's pipeline; the next statement waits in the driver's
     // queue until a connection's first sleep ends, a second after it began (the kill comes
@@ -584,4 +590,119 @@ fn show_status_reports_the_driver_connections_and_pipeline_depths() {
         "{:?}",
         status.rows
     );
+}
+
+#[test]
+fn a_session_with_variables_and_another_database_runs_on_the_driver_not_the_pool() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    c.new_session(1);
+    c.new_session(2);
+    for sql in [
+        "CREATE DATABASE other",
+        "CREATE TABLE other.marks (x INT)",
+        "SET SESSION sql_mode = 'ANSI_QUOTES', time_zone = '-03:00'",
+        "USE other",
+        "INSERT INTO marks VALUES (7)",
+    ] {
+        let outcome = c.query(1, sql);
+        assert!(outcome.error.is_none(), "{sql}: {:?}", outcome.error);
+    }
+    // Each statement is brought level on a connection of its own, which goes back reset: the
+    // neighbour sees the URL's database and the server's variables.
+    let own: Vec<String> = c
+        .query(
+            1,
+            "SELECT CAST(@@sql_mode AS CHAR), CAST(@@time_zone AS CHAR), DATABASE(), \
+             (SELECT CAST(SUM(x) AS CHAR) FROM marks)",
+        )
+        .rows[0]
+        .iter()
+        .map(text)
+        .collect();
+    wait_for("the connection is given back", || fx.driver_pinned() == 0);
+    let neighbour = text(&first_value(
+        &c.query(2, "SELECT CONCAT(@@time_zone, ' ', DATABASE())"),
+    ));
+    assert_eq!(
+        (own, neighbour, fx.engine.stats().open),
+        (
+            vec![
+                "ANSI_QUOTES".to_owned(),
+                "-03:00".to_owned(),
+                "other".to_owned(),
+                "7".to_owned()
+            ],
+            "SYSTEM t".to_owned(),
+            0
+        )
+    );
+}
+
+#[test]
+fn nothing_runs_behind_a_levelling_statement_that_fails() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    c.new_session(1);
+    c.new_session(2);
+    for (sid, sql) in [
+        (1, "CREATE TABLE t.kept (x INT)"),
+        (1, "CREATE DATABASE gone"),
+        (1, "USE gone"),
+        (2, "DROP DATABASE gone"),
+    ] {
+        let outcome = c.query(sid, sql);
+        assert!(outcome.error.is_none(), "{sql}: {:?}", outcome.error);
+    }
+    // Session 1's database is switched to before its statement, in the same query: the
+    // switch fails, and the insert behind it never runs.
+    let failed = error_code(&c.query(1, "INSERT INTO t.kept VALUES (1)"));
+    let rows = first_value(&c.query(2, "SELECT COUNT(*) FROM t.kept"));
+    assert_eq!((failed, rows), (1049, Value::Sint(0)));
+}
+
+#[test]
+fn a_kill_stops_a_statement_sent_behind_its_levelling_statements() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    c.new_session(1);
+    assert!(
+        c.query(1, "SET SESSION time_zone = '+02:00'")
+            .error
+            .is_none()
+    );
+    let started = Instant::now();
+    c.send_sql(1, sql_stmt("SELECT SLEEP(20)"));
+    wait_for("the sleep was sent on a connection of its own", || {
+        fx.driver_pinned() == 1
+    });
+    // Give the sleep time to start on the backend, then kill it.
+    std::thread::sleep(Duration::from_millis(200));
+    kill_query(&mut c, 1);
+    let killed = c.read_outcome(1);
+    let waited = started.elapsed();
+    let zone = text(&first_value(&c.query(1, "SELECT @@time_zone")));
+    assert_eq!((error_code(&killed), zone), (1317, "+02:00".to_owned()));
+    assert!(
+        waited < Duration::from_secs(15),
+        "answered after {waited:?}"
+    );
+}
+
+#[test]
+fn schema_changes_run_on_the_driver_not_the_pool() {
+    let fx = Fixture::new();
+    let mut c = fx.node.client();
+    c.new_session(1);
+    for sql in [
+        "CREATE TABLE ddl (x INT)",
+        "ALTER TABLE ddl ADD COLUMN y INT",
+        "CREATE INDEX ddl_y ON ddl (y)",
+        "INSERT INTO ddl VALUES (1, 2)",
+    ] {
+        let outcome = c.query(1, sql);
+        assert!(outcome.error.is_none(), "{sql}: {:?}", outcome.error);
+    }
+    let sum = first_value(&c.query(1, "SELECT x + y FROM ddl"));
+    assert_eq!((sum, fx.engine.stats().open), (Value::Sint(3), 0));
 }
