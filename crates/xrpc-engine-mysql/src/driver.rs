@@ -41,7 +41,10 @@
 //!   connection for itself with [`Driver::pin`]: no statement of the shared rotation is placed
 //!   there, the session's statements ([`Pinned::submit`]) go only there, and
 //!   [`Pinned::unpin`] gives it back after COM_RESET_CONNECTION and the trackers' set-up, or
-//!   closes it (and reconnects its slot) when either fails.
+//!   closes it (and reconnects its slot) when either fails. A pin takes a connection whose
+//!   reset is still on its way before any other: the new session's statements follow the reset
+//!   on it, and it never left the pinned side (a session that brings its connection level per
+//!   statement, for its variables, takes the one it just gave back).
 //! - **Sizing.** Between [`DriverOptions::min_connections`] (opened at start) and
 //!   [`DriverOptions::connections`] the number of open connections follows demand. One more
 //!   opens when a statement has to wait in the queue (checked by the submit that queued it, the
@@ -557,6 +560,29 @@ impl Driver {
     /// that hold nothing never wait behind idle pinned ones. Another connection is opened then
     /// if the size allows.
     pub fn pin_sparing(&self, spare: usize) -> Option<Pinned> {
+        // A connection given back whose reset is on its way is taken first: it is in no one's
+        // rotation, and the new session's statements follow the reset and the trackers' set-up
+        // on it, in order, so they find it clean.
+        for slot in 0..self.shared.slots.len() {
+            let Some(socket) = self.shared.socket(slot) else {
+                continue;
+            };
+            let taken = socket.handler().state.try_lock().is_some_and(|mut st| {
+                let resetting =
+                    st.logged_in && st.pinned == Some(PinState::Resetting) && st.conn.is_ready();
+                if resetting {
+                    st.pinned = Some(PinState::Held);
+                }
+                resetting
+            });
+            if taken {
+                return Some(Pinned {
+                    shared: self.shared.clone(),
+                    socket,
+                    given_back: false,
+                });
+            }
+        }
         let mut best: Option<(usize, OutboundSocket<Arc<Backend>>)> = None;
         let mut candidates = 0;
         // Under the queue's lock, as `place` decides: a statement is never placed on a
@@ -1550,7 +1576,15 @@ impl Completion for Unpinned {
             return;
         };
         if outcome.is_ok() && !self.reset_failed.load(Ordering::Acquire) {
-            backend.state.lock().pinned = None;
+            {
+                let mut st = backend.state.lock();
+                if st.pinned != Some(PinState::Resetting) {
+                    // Pinned again while its reset ran (`Driver::pin_sparing`): the new
+                    // session's statements follow the reset there.
+                    return;
+                }
+                st.pinned = None;
+            }
             shared.reachable();
             Shared::drain_waiting(&shared);
             return;

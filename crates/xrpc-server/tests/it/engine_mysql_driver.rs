@@ -31,16 +31,16 @@ struct Fixture {
 impl Fixture {
     /// Two driver connections opened at the start, up to four by demand.
     fn new() -> Self {
-        Self::with_backend_connections(4)
+        Self::with_backend_connections(2, 4)
     }
 
-    /// Two driver connections opened at the start, up to `most` by demand.
-    fn with_backend_connections(most: usize) -> Self {
+    /// `opened` driver connections opened at the start, up to `most` by demand.
+    fn with_backend_connections(opened: usize, most: usize) -> Self {
         let db = MariaDb::start().unwrap_or_else(|err| panic!("{err}"));
         db.admin().query_drop("CREATE DATABASE t").unwrap();
         let options = PoolOptions {
             size: most,
-            driver_connections: 2,
+            driver_connections: opened,
             ..PoolOptions::default()
         };
         let engine = Arc::new(MysqlEngine::connect(&db.url_db("t"), options).unwrap());
@@ -51,7 +51,7 @@ impl Fixture {
             _db: db,
         };
         wait_for("the driver logged in", || {
-            fx.engine.driver().is_some_and(|d| d.connected() == 2)
+            fx.engine.driver().is_some_and(|d| d.connected() == opened)
         });
         fx
     }
@@ -226,7 +226,7 @@ fn inserts_through_the_driver_report_their_ids_to_their_session() {
 
 #[test]
 fn a_killed_statement_waiting_for_room_on_the_driver_gets_1317_at_once() {
-    let fx = Fixture::with_backend_connections(2);
+    let fx = Fixture::with_backend_connections(2, 2);
     let mut c = fx.node.client();
     // Sixteen sleeps fill each connection's pipeline; the next statement waits in the driver's
     // queue until a connection's first sleep ends, a second after it began (the kill comes
@@ -594,7 +594,8 @@ fn show_status_reports_the_driver_connections_and_pipeline_depths() {
 
 #[test]
 fn a_session_with_variables_and_another_database_runs_on_the_driver_not_the_pool() {
-    let fx = Fixture::new();
+    // Connections to spare: the blocking pool is only for when none can be taken.
+    let fx = Fixture::with_backend_connections(4, 4);
     let mut c = fx.node.client();
     c.new_session(1);
     c.new_session(2);
@@ -691,7 +692,7 @@ fn a_kill_stops_a_statement_sent_behind_its_levelling_statements() {
 
 #[test]
 fn schema_changes_run_on_the_driver_not_the_pool() {
-    let fx = Fixture::new();
+    let fx = Fixture::with_backend_connections(4, 4);
     let mut c = fx.node.client();
     c.new_session(1);
     for sql in [
