@@ -186,8 +186,9 @@ impl MysqlConn {
         drop(unpinned);
     }
 
-    /// Hands a statement to the driver: on the session's own connection when `prepared` names
-    /// one, else into the shared rotation. A kill from now on cancels it there.
+    /// Hands a statement to the driver: into the shared rotation, or onto the session's own
+    /// connection (taken now or when one comes free), with its follow-up statement behind it.
+    /// A kill from now on cancels it there.
     fn send_to_driver(&mut self, prepared: Prepared, completion: Box<dyn Completion>) {
         let Some(submission) = self.interrupt.begin_submission() else {
             completion.done(Err(SqlError::new(
@@ -199,20 +200,28 @@ impl MysqlConn {
         self.shared.pool.count_statement();
         let Prepared {
             mut rewritten,
-            pin,
+            route,
             leading,
             adopt_schema,
             several_results,
+            follow_up,
         } = prepared;
         let sql = std::mem::take(&mut rewritten.sql);
-        let tracking = pin.as_ref().map(|_| {
+        let own = !matches!(route, Route::Shared);
+        let tracking = own.then(|| {
             let mut ds = self.driver_session.lock();
             ds.session_vars.clone_from(&self.vars);
             ds.session_schema.clone_from(&self.schema);
             ds.in_flight = true;
             Tracking {
                 session: Arc::clone(&self.driver_session),
-                keep_pin: rewritten.named_lock,
+                keep_pin: matches!(
+                    follow_up,
+                    Some(FollowUp {
+                        kind: FollowKind::NamedLocks,
+                        ..
+                    })
+                ),
                 levelled: leading.statements > 0,
                 adopt_schema,
                 rewritten: rewritten.clone(),
@@ -222,7 +231,8 @@ impl MysqlConn {
         let version_row = rewritten
             .show_variables
             .then(|| self.shared.version.clone());
-        let answer = DriverAnswer {
+        let held = follow_up.as_ref().map(|_| Arc::new(Mutex::new(None)));
+        let answer = Box::new(DriverAnswer {
             completion: Some(completion),
             convs: Vec::new(),
             renames: rewritten.renames,
@@ -234,34 +244,58 @@ impl MysqlConn {
             last_insert_id: Arc::clone(&self.last_insert_id),
             shared: Arc::clone(&self.shared),
             tracking,
+            held: held.clone(),
+        });
+        let follow_up = follow_up.zip(held).map(|(follow_up, held)| {
+            let answer = Box::new(FollowUpAnswer {
+                held,
+                kind: follow_up.kind,
+                session: Arc::clone(&self.driver_session),
+                first_row: None,
+            });
+            (follow_up.sql, answer)
+        });
+        let on_own = OnOwnConnection {
+            leading,
+            sql,
+            answer,
+            follow_up,
+            session: Arc::clone(&self.driver_session),
+            interrupt: Arc::clone(&self.interrupt),
+            submission,
         };
-        let id = match (&pin, self.shared.driver.get()) {
-            (Some(pin), _) => {
-                pin.submit_behind(&leading.sql, leading.statements, &sql, Box::new(answer))
+        match (route, self.shared.driver.get()) {
+            (Route::Own(pin), _) => on_own.send(&pin),
+            (Route::OwnWhenFree, Some(driver)) => {
+                // Known to a kill before the request may be answered (at once, here): the
+                // statement's own id replaces it when it is sent.
+                let id = driver.new_id();
+                self.interrupt.submitted(submission, id);
+                driver.pin_when_free(id, SHARED_SPARE, Box::new(on_own));
             }
-            (None, Some(driver)) => driver.submit(&sql, Box::new(answer)),
-            (None, None) => {
-                // `submittable` accepts nothing for the shared rotation without a driver.
-                let mut answer = answer;
-                if let Some(completion) = answer.completion.take() {
-                    completion.done(Err(SqlError::new(
-                        &codes::ENGINE_ERROR,
-                        "the backend driver is not running",
-                    )));
-                }
-                return;
+            (Route::Shared, Some(driver)) => {
+                let id = driver.submit(&on_own.sql, on_own.answer);
+                self.interrupt.submitted(submission, id);
             }
-        };
-        self.interrupt.submitted(submission, id);
+            (_, None) => {
+                // Nothing is routed to the driver while it does not run.
+                driver::Completion::on_done(
+                    on_own.answer,
+                    Err(StatementError {
+                        code: codes::ENGINE_ERROR.code as u16,
+                        sql_state: codes::ENGINE_ERROR.sql_state.to_owned(),
+                        message: "the backend driver is not running".to_owned(),
+                    }),
+                );
+            }
+        }
     }
 
-    /// Runs a statement on the session's driver connection and streams its answer into `sink`
-    /// on this worker (inside the stall guard): the statements the event loop cannot take as
-    /// they are (named locks to ask about after, the isolation variable's other name to add to
-    /// `SHOW VARIABLES`) and every statement the session layer runs inline.
-    fn run_on_pin(
+    /// Runs a statement the session layer runs inline on the session's own driver connection
+    /// (its own already, taken now, or when one comes free), and streams its answer into `sink`
+    /// on this worker, inside the stall guard.
+    fn run_inline(
         &mut self,
-        pin: &Arc<Pinned>,
         sql: &str,
         args: &[Value],
         schema: Option<&str>,
@@ -277,14 +311,13 @@ impl MysqlConn {
             self.shared.variable_alias,
         )?;
         let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
-        let leading = self.levelling(pin, self.database_before(&script, schema));
-        let prepared = Prepared {
-            rewritten: rewritten.clone(),
-            pin: Some(Arc::clone(pin)),
-            leading,
-            adopt_schema: self.switches_schema(schema),
-            several_results: several_results(&script),
+        let Some(driver) = self.shared.driver.get().cloned() else {
+            return Err(SqlError::new(
+                &codes::ENGINE_ERROR,
+                "the backend driver is not running",
+            ));
         };
+        let prepared = self.on_own_connection(&driver, rewritten, &script, schema);
         let handoff = Arc::new(Handoff::new(self.wait_hook.clone()));
         self.send_to_driver(
             prepared,
@@ -298,30 +331,68 @@ impl MysqlConn {
             self.interrupt.interrupt();
         }
         let result = handoff.finished();
-        if rewritten.named_lock {
-            // Asked before the connection can be given back: the answer decides.
-            self.track_named_locks_on_pin(pin, &rewritten);
-        } else {
-            self.absorb();
-        }
+        self.absorb();
         streamed?;
-        let summary = result?;
-        if let (true, true, Some(alias)) = (
-            rewritten.show_variables,
-            summary.has_result_set,
-            self.shared.variable_alias,
-        ) {
-            let probe = alias.probe(&rewritten, self.backslash_escapes());
-            let (rows, outcome) = pin_call(pin, &probe);
-            outcome.map_err(statement_error)?;
-            if let Some(value) = rows.first().and_then(|row| row.get(1).cloned().flatten()) {
-                sink.row(&[
-                    Value::Bytes(bytes::Bytes::from_static(alias.missing.as_bytes())),
-                    Value::Bytes(bytes::Bytes::from(value)),
-                ])?;
-            }
+        result
+    }
+
+    /// A statement for the session's own driver connection: the one it holds, else one taken
+    /// now (leaving one to the shared rotation), else the first to come free (the driver's pin
+    /// queue). The connection is brought to the session's database and variables in the same
+    /// query; a named-lock question or the isolation variable's other name follows it.
+    fn on_own_connection(
+        &mut self,
+        driver: &Driver,
+        rewritten: Rewritten,
+        script: &xrpc_sql::Script,
+        schema: Option<&str>,
+    ) -> Prepared {
+        let held = self.driver_session.lock().pin.clone();
+        let route = match held {
+            Some(pin) => Route::Own(pin),
+            None => match driver.pin_sparing(SHARED_SPARE) {
+                Some(pinned) => Route::Own(self.hold(Some(pinned)).expect("given a pin")),
+                None => {
+                    self.hold(None);
+                    Route::OwnWhenFree
+                }
+            },
+        };
+        let leading = self.levelling(self.database_before(script, schema));
+        if let (Route::Own(pin), true) = (&route, leading.switches_database) {
+            pin.database_changed();
         }
-        Ok(summary)
+        let follow_up = self.follow_up(&rewritten);
+        Prepared {
+            route,
+            leading,
+            adopt_schema: self.switches_schema(schema),
+            several_results: several_results(script),
+            follow_up,
+            rewritten,
+        }
+    }
+
+    /// What must run right after a statement on the session's own connection: the question of
+    /// which named locks it holds, or the row of the isolation variable's other name.
+    fn follow_up(&self, rewritten: &Rewritten) -> Option<FollowUp> {
+        if rewritten.named_lock {
+            let probe = state::named_lock_probe(&mut self.driver_session.lock().state, rewritten);
+            return probe.map(|sql| FollowUp {
+                sql,
+                kind: FollowKind::NamedLocks,
+            });
+        }
+        let alias = self
+            .shared
+            .variable_alias
+            .filter(|_| rewritten.show_variables)?;
+        Some(FollowUp {
+            sql: alias.probe(rewritten, self.backslash_escapes()),
+            kind: FollowKind::VariableAlias {
+                missing: alias.missing,
+            },
+        })
     }
 
     /// The database a connection must be in before `script` runs: none for a lone `USE`, which
@@ -346,15 +417,15 @@ impl MysqlConn {
     /// in database `wanted`: a database switch and one `SET SESSION` of the variables that
     /// differ, recorded as done (a failure of either fails the statement behind them, and
     /// [`Tracking::record`] forgets what the connection holds then).
-    fn levelling(&self, pin: &Pinned, wanted: Option<String>) -> Levelling {
+    fn levelling(&self, wanted: Option<String>) -> Levelling {
         let mut leading = Levelling::default();
         let mut guard = self.driver_session.lock();
         let ds = &mut *guard;
         if let Some(wanted) = wanted.filter(|w| ds.backend_schema.as_deref() != Some(w.as_str())) {
             leading.sql = format!("USE {};", quote_identifier(&wanted));
             leading.statements += 1;
+            leading.switches_database = true;
             ds.backend_schema = Some(wanted);
-            pin.database_changed();
         }
         if let Some(set) = state::replay_statement(&ds.backend_vars, &self.vars) {
             leading.sql.push_str(&set);
@@ -365,32 +436,16 @@ impl MysqlConn {
         leading
     }
 
-    /// Makes `pinned` the session's own driver connection, fresh from the shared rotation
-    /// (reset, in the URL's database).
-    fn hold(&mut self, pinned: Pinned) -> Arc<Pinned> {
-        let pinned = Arc::new(pinned);
+    /// Makes the session's driver state that of a connection fresh from the shared rotation
+    /// (reset, in the URL's database), and `pinned`, if given, its own connection.
+    fn hold(&mut self, pinned: Option<Pinned>) -> Option<Arc<Pinned>> {
+        let pinned = pinned.map(Arc::new);
         let mut ds = self.driver_session.lock();
-        ds.pin = Some(Arc::clone(&pinned));
+        ds.pin.clone_from(&pinned);
         ds.backend_vars.clear();
         ds.backend_schema.clone_from(&self.shared.default_schema);
         ds.state = PinState::default();
         pinned
-    }
-
-    /// After a statement naming a lock function on the session's driver connection: asks which
-    /// locks it holds, and gives it back when nothing pins it any more.
-    fn track_named_locks_on_pin(&mut self, pin: &Arc<Pinned>, rewritten: &Rewritten) {
-        let probe = state::named_lock_probe(&mut self.driver_session.lock().state, rewritten);
-        if let Some(probe) = probe {
-            let (rows, outcome) = pin_call(pin, &probe);
-            let answer = outcome.map(|_| {
-                rows.first()
-                    .and_then(|row| row.first().cloned().flatten())
-                    .map(|flags| String::from_utf8_lossy(&flags).into_owned())
-            });
-            state::named_lock_answer(&mut self.driver_session.lock().state, answer);
-        }
-        self.absorb();
     }
 
     fn backslash_escapes(&self) -> bool {
@@ -733,6 +788,8 @@ struct DriverAnswer {
     shared: Arc<Shared>,
     /// On the session's own connection: what the statement left there is recorded.
     tracking: Option<Tracking>,
+    /// A follow-up statement finishes the answer: it is left here for it.
+    held: Option<HeldAnswer>,
 }
 
 impl DriverAnswer {
@@ -847,23 +904,172 @@ impl driver::Completion for DriverAnswer {
             }
         };
         if let Some(completion) = self.completion.take() {
-            completion.done(result);
+            match &self.held {
+                Some(held) => *held.lock() = Some((completion, result)),
+                None => completion.done(result),
+            }
         }
     }
 }
 
-/// A statement [`EngineConn::submittable`] accepted.
+/// A statement [`EngineConn::submittable`] accepted, or one run inline, for the driver.
 struct Prepared {
     rewritten: Rewritten,
-    /// The session's own driver connection, if it goes there.
-    pin: Option<Arc<Pinned>>,
-    /// What brings that connection level with the session first ([`MysqlConn::levelling`]).
+    route: Route,
+    /// What brings the session's own connection level with the session first
+    /// ([`MysqlConn::levelling`]).
     leading: Levelling,
     /// The request's `schema_name`, when it switches the session's database: the session's
     /// current database once the statement behind the switch ran (see [`Tracking::record`]).
     adopt_schema: Option<String>,
     /// It may yield several results, of which only the last one's tracker data arrives.
     several_results: bool,
+    follow_up: Option<FollowUp>,
+}
+
+/// Where a statement goes on the driver.
+enum Route {
+    /// The shared rotation, pipelined between other sessions' statements.
+    Shared,
+    /// The session's own connection.
+    Own(Arc<Pinned>),
+    /// The session's own connection, once one comes free ([`Driver::pin_when_free`]).
+    OwnWhenFree,
+}
+
+/// A statement of the node's own that runs right after a session's statement on its own
+/// connection, whose answer completes the session's.
+struct FollowUp {
+    sql: String,
+    kind: FollowKind,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum FollowKind {
+    /// Which of the named locks it used the connection holds ([`state::named_lock_probe`]):
+    /// decides whether the session keeps the connection.
+    NamedLocks,
+    /// The value of the isolation variable under the name the backend lacks, a row added to
+    /// `SHOW VARIABLES` when it passes the statement's filter.
+    VariableAlias { missing: &'static str },
+}
+
+/// A session's answer waiting for its follow-up statement, and its result so far.
+type HeldAnswer = Arc<Mutex<Option<(Box<dyn Completion>, Result<ExecSummary, SqlError>)>>>;
+
+/// The completion of a [`FollowUp`]: finishes the session's answer the statement before it left
+/// in `held`.
+struct FollowUpAnswer {
+    held: HeldAnswer,
+    kind: FollowKind,
+    session: Arc<Mutex<DriverSession>>,
+    first_row: Option<Vec<Option<Vec<u8>>>>,
+}
+
+impl driver::Completion for FollowUpAnswer {
+    fn on_columns(&mut self, _: &Arc<[Column]>) {}
+
+    fn on_row(&mut self, row: &TextRow) {
+        if self.first_row.is_none() {
+            self.first_row = Some(row.values().map(|v| v.map(<[u8]>::to_vec)).collect());
+        }
+    }
+
+    fn on_done(self: Box<Self>, outcome: Result<OkInfo, StatementError>) {
+        let FollowUpAnswer {
+            held,
+            kind,
+            session,
+            first_row,
+        } = *self;
+        let Some((mut completion, mut result)) = held.lock().take() else {
+            return;
+        };
+        match kind {
+            FollowKind::NamedLocks => {
+                let answer = outcome.map(|_| {
+                    first_row
+                        .and_then(|row| row.into_iter().next().flatten())
+                        .map(|flags| String::from_utf8_lossy(&flags).into_owned())
+                });
+                let unpinned = {
+                    let mut guard = session.lock();
+                    let ds = &mut *guard;
+                    state::named_lock_answer(&mut ds.state, answer);
+                    if !ds.in_flight && !ds.state.pins() {
+                        ds.pin.take()
+                    } else {
+                        None
+                    }
+                };
+                // Given back (reset) outside the session's lock.
+                drop(unpinned);
+            }
+            FollowKind::VariableAlias { missing } => match (&result, outcome) {
+                (Ok(summary), Ok(_)) if summary.has_result_set => {
+                    let value = first_row.and_then(|row| row.into_iter().nth(1).flatten());
+                    if let Some(value) = value {
+                        let row = [
+                            Value::Bytes(bytes::Bytes::from_static(missing.as_bytes())),
+                            Value::Bytes(bytes::Bytes::from(value)),
+                        ];
+                        if let Err(err) = completion.sink().row(&row) {
+                            result = Err(err.into());
+                        }
+                    }
+                }
+                (Ok(_), Err(err)) => result = Err(statement_error(err)),
+                _ => {}
+            },
+        }
+        completion.done(result);
+    }
+}
+
+/// A statement (and its follow-up) for the session's own connection: sent there at once, or
+/// once the driver takes a connection for the session ([`driver::PinRequest`]).
+struct OnOwnConnection {
+    leading: Levelling,
+    sql: String,
+    answer: Box<DriverAnswer>,
+    follow_up: Option<(String, Box<FollowUpAnswer>)>,
+    session: Arc<Mutex<DriverSession>>,
+    interrupt: Arc<MysqlInterrupt>,
+    submission: u64,
+}
+
+impl OnOwnConnection {
+    fn send(self, pin: &Arc<Pinned>) {
+        let id = pin.submit_behind(
+            &self.leading.sql,
+            self.leading.statements,
+            &self.sql,
+            self.answer,
+        );
+        if let Some((sql, answer)) = self.follow_up {
+            pin.submit(&sql, answer);
+        }
+        self.interrupt.submitted(self.submission, id);
+    }
+}
+
+impl driver::PinRequest for OnOwnConnection {
+    fn pinned(self: Box<Self>, pinned: Pinned) {
+        let pin = Arc::new(pinned);
+        if self.leading.switches_database {
+            pin.database_changed();
+        }
+        // The session's state was made that of a fresh connection when it asked.
+        self.session.lock().pin = Some(Arc::clone(&pin));
+        self.send(&pin);
+    }
+
+    fn failed(self: Box<Self>, error: StatementError) {
+        let mut answer = self.answer;
+        // Nothing follows: the statement's answer is the session's.
+        answer.held = None;
+        driver::Completion::on_done(answer, Err(error));
+    }
 }
 
 /// What a session holds on the driver; see [`MysqlConn::absorb`].
@@ -999,41 +1205,6 @@ fn statement_error(err: StatementError) -> SqlError {
     }
 }
 
-/// A one-time hand-over from the worker that reads an answer to the thread that waits for it.
-struct Signal<T> {
-    value: Mutex<Option<T>>,
-    ready: Condvar,
-}
-
-impl<T> Default for Signal<T> {
-    fn default() -> Self {
-        Self {
-            value: Mutex::new(None),
-            ready: Condvar::new(),
-        }
-    }
-}
-
-impl<T> Signal<T> {
-    fn set(&self, value: T) {
-        *self.value.lock() = Some(value);
-        self.ready.notify_all();
-    }
-
-    fn wait(&self) -> T {
-        // What this worker's turn left for its end (a kick of the connection this answer
-        // comes from, answers for its clients) goes out before it sleeps.
-        xrpc_net::flush_deferred_sends();
-        let mut value = self.value.lock();
-        loop {
-            if let Some(value) = value.take() {
-                return value;
-            }
-            self.ready.wait(&mut value);
-        }
-    }
-}
-
 /// Driver connections a session's statement leaves to the shared rotation when it takes one of
 /// its own: the statements of sessions that hold nothing never wait behind pinned ones.
 const SHARED_SPARE: usize = 1;
@@ -1045,6 +1216,8 @@ struct Levelling {
     /// Each ends with `;`.
     sql: String,
     statements: usize,
+    /// One of them is a `USE`.
+    switches_database: bool,
 }
 
 /// Rows the reading worker hands over before it waits for the waiting worker to take them: a
@@ -1195,38 +1368,6 @@ impl Completion for Streamed {
     }
 }
 
-/// The raw rows of a driver statement and its outcome.
-type RawAnswer = (Vec<Vec<Option<Vec<u8>>>>, Result<OkInfo, StatementError>);
-
-/// Runs one statement of the node's own (a database switch, a probe) on a session's driver
-/// connection and waits for its raw answer.
-fn pin_call(pin: &Pinned, sql: &str) -> RawAnswer {
-    struct Raw {
-        rows: Vec<Vec<Option<Vec<u8>>>>,
-        signal: Arc<Signal<RawAnswer>>,
-    }
-    impl driver::Completion for Raw {
-        fn on_columns(&mut self, _: &Arc<[Column]>) {}
-        fn on_row(&mut self, row: &TextRow) {
-            self.rows
-                .push(row.values().map(|v| v.map(<[u8]>::to_vec)).collect());
-        }
-        fn on_done(self: Box<Self>, outcome: Result<OkInfo, StatementError>) {
-            let Raw { rows, signal } = *self;
-            signal.set((rows, outcome));
-        }
-    }
-    let signal = Arc::new(Signal::default());
-    pin.submit(
-        sql,
-        Box::new(Raw {
-            rows: Vec::new(),
-            signal: Arc::clone(&signal),
-        }),
-    );
-    signal.wait()
-}
-
 impl EngineConn for MysqlConn {
     fn describe_table(
         &mut self,
@@ -1243,26 +1384,16 @@ impl EngineConn for MysqlConn {
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
-        // Everything below may block on the backend (a free connection, the statement, its rows):
+        // Everything below may block on the backend (a connection, the statement, its rows):
         // inside the guard the worker counts as stalled and the framework adds a worker.
         let _stalled = self.wait_hook.as_ref().map(|hook| hook());
         self.absorb();
-        let pin = self.driver_session.lock().pin.clone();
-        let result = match (pin, self.shared.driver.get().cloned()) {
-            (Some(pin), _) => self.run_on_pin(&pin, sql, args, schema, sink),
-            // A driver connection of its own when one is free; the blocking pool otherwise,
-            // whose statement runs on this worker and never waits for another one to read
-            // its answer.
-            (None, Some(driver)) if self.backend.is_none() => {
-                match driver.pin_sparing(SHARED_SPARE) {
-                    Some(pinned) => {
-                        let pin = self.hold(pinned);
-                        self.run_on_pin(&pin, sql, args, schema, sink)
-                    }
-                    None => self.run(sql, args, schema, sink),
-                }
-            }
-            (None, _) => self.run(sql, args, schema, sink),
+        // The blocking pool serves only while the driver does not run (or a connection of
+        // it that the session still holds from then).
+        let result = if self.shared.driver.get().is_some() && self.backend.is_none() {
+            self.run_inline(sql, args, schema, sink)
+        } else {
+            self.run(sql, args, schema, sink)
         };
         // Also when the statement never reached a connection (a kill while waiting for one).
         self.interrupt.end();
@@ -1279,10 +1410,6 @@ impl EngineConn for MysqlConn {
         if self.backend.is_some() {
             return false;
         }
-        let pin = self.driver_session.lock().pin.clone();
-        if pin.is_none() && !driver.any_connected() {
-            return false;
-        }
         let Ok(rewritten) = types::rewrite_with_version(
             sql,
             args,
@@ -1295,61 +1422,37 @@ impl EngineConn for MysqlConn {
             // The inline path reports the error.
             return false;
         };
-        // What needs a second statement after it runs inline (`run_on_pin`).
-        let needs_inline = rewritten.named_lock
-            || rewritten.unnamed_lock
-            || rewritten.show_variables
-            || rewritten.unread;
-        if needs_inline {
-            return false;
-        }
         let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
-        let wanted = self.database_before(&script, schema);
-        if let Some(pin) = pin {
-            let leading = self.levelling(&pin, wanted);
-            self.prepared = Some(Prepared {
-                rewritten,
-                pin: Some(pin),
-                leading,
-                adopt_schema: self.switches_schema(schema),
-                several_results: several_results(&script),
-            });
-            return true;
-        }
         // The driver's shared connections stay as they logged in, in the URL's database, with
-        // no variables of any session.
-        if self.vars.is_empty()
+        // no variables of any session; a statement there must leave nothing and need no
+        // statement after it.
+        let shared = self.driver_session.lock().pin.is_none()
+            && self.vars.is_empty()
             && self.wanted_schema(schema) == self.shared.default_schema.as_deref()
             && leaves_no_state(&script)
             && !rewritten.user_variable
             && !rewritten.user_variable_assigned
-        {
-            self.prepared = Some(Prepared {
+            && !rewritten.named_lock
+            && !rewritten.unnamed_lock
+            && !rewritten.show_variables
+            && !rewritten.unread;
+        let driver = driver.clone();
+        self.prepared = Some(if shared {
+            Prepared {
                 rewritten,
-                pin: None,
+                route: Route::Shared,
                 leading: Levelling::default(),
                 adopt_schema: None,
                 several_results: false,
-            });
-            return true;
-        }
-        // It may leave state on its connection, or needs the session's variables or database
-        // there: it goes to a connection of its own, brought level first, so that no other
-        // session's statement runs there before its OK packet has told; the completion keeps
-        // the connection for the session if the statement left state, else gives it back
-        // (reset). When none can be taken now, the session layer runs it inline, which waits
-        // for one.
-        let Some(pinned) = driver.pin_sparing(SHARED_SPARE) else {
-            return false;
-        };
-        let pinned = self.hold(pinned);
-        let leading = self.levelling(&pinned, wanted);
-        self.prepared = Some(Prepared {
-            rewritten,
-            pin: Some(pinned),
-            leading,
-            adopt_schema: self.switches_schema(schema),
-            several_results: several_results(&script),
+                follow_up: None,
+            }
+        } else {
+            // It may leave state on its connection, or needs the session's variables or
+            // database, or a statement after it: it goes to a connection of the session's own,
+            // so that no other session's statement runs there before its OK packet has told;
+            // the completion keeps the connection for the session if the statement left state,
+            // else gives it back (reset).
+            self.on_own_connection(&driver, rewritten, &script, schema)
         });
         true
     }
@@ -1370,7 +1473,7 @@ impl EngineConn for MysqlConn {
         // As on the blocking path: a `schema_name` is the session's current database from now
         // on, as after `USE` (on a connection of the session's own, once the switch there
         // succeeded: `Tracking::record`).
-        if prepared.pin.is_none()
+        if matches!(prepared.route, Route::Shared)
             && let Some(schema) = schema.filter(|s| self.schema.as_deref() != Some(*s))
         {
             self.schema = Some(schema.to_owned());

@@ -44,7 +44,11 @@
 //!   closes it (and reconnects its slot) when either fails. A pin takes a connection whose
 //!   reset is still on its way before any other: the new session's statements follow the reset
 //!   on it, and it never left the pinned side (a session that brings its connection level per
-//!   statement, for its variables, takes the one it just gave back).
+//!   statement, for its variables, takes the one it just gave back). When none can be taken,
+//!   [`Driver::pin_when_free`] queues the session's request in the pin queue, in order: a
+//!   connection given back, or one that logs in, serves its front (the tick too); a request
+//!   ends with 7009 after the queue timeout, 1317 when cancelled, the connect error during an
+//!   outage, so no thread waits for a connection to pin.
 //! - **Sizing.** Between [`DriverOptions::min_connections`] (opened at start) and
 //!   [`DriverOptions::connections`] the number of open connections follows demand. One more
 //!   opens when a statement has to wait in the queue (checked by the submit that queued it, the
@@ -192,6 +196,24 @@ pub trait Completion: Send + 'static {
     fn on_done(self: Box<Self>, outcome: Result<OkInfo, StatementError>);
 }
 
+/// A session's wait for a connection of its own ([`Driver::pin_when_free`]).
+pub trait PinRequest: Send + 'static {
+    /// A connection was taken for it (on the thread that freed or opened one, outside the
+    /// driver's locks): the session's statements go there from now on.
+    fn pinned(self: Box<Self>, pinned: Pinned);
+    /// None could be taken: 7009 after the queue timeout, 1317 when cancelled, the connect
+    /// error while the backend is unreachable, 2013 when the driver closes.
+    fn failed(self: Box<Self>, error: StatementError);
+}
+
+/// A [`PinRequest`] in the pin queue.
+struct PinWaiter {
+    id: u64,
+    spare: usize,
+    queued_at: Instant,
+    request: Box<dyn PinRequest>,
+}
+
 /// Names a submitted statement for [`Driver::cancel`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct StatementId(u64);
@@ -249,6 +271,9 @@ struct Shared {
     wanted: AtomicUsize,
     /// The periodic tick, cancelled when the driver goes.
     tick: Mutex<Option<(GroupHandle, TimerId)>>,
+    /// Sessions waiting for a connection of their own ([`Driver::pin_when_free`]), in order.
+    /// Taken before the queue's lock when both are held.
+    pin_queue: Mutex<VecDeque<PinWaiter>>,
 }
 
 impl Drop for Shared {
@@ -387,6 +412,7 @@ impl Driver {
             idle_closes: AtomicU64::new(0),
             wanted: AtomicUsize::new(min),
             tick: Mutex::new(None),
+            pin_queue: Mutex::new(VecDeque::new()),
         });
         for slot in 0..min {
             shared.slots[slot].lock().wanted = true;
@@ -465,6 +491,17 @@ impl Driver {
 
     /// Stops a submitted statement; see the module docs, "Kill".
     pub fn cancel(&self, id: StatementId) -> CancelOutcome {
+        let waiter = {
+            let mut queue = self.shared.pin_queue.lock();
+            queue
+                .iter()
+                .position(|w| w.id == id.0)
+                .and_then(|at| queue.remove(at))
+        };
+        if let Some(waiter) = waiter {
+            waiter.request.failed(StatementError::interrupted());
+            return CancelOutcome::Removed;
+        }
         let removed = {
             let mut queue = self.shared.waiting.lock();
             queue
@@ -545,6 +582,11 @@ impl Driver {
         self.shared.waiting.lock().len()
     }
 
+    /// Sessions waiting for a connection of their own ([`Driver::pin_when_free`]).
+    pub fn pin_queued(&self) -> usize {
+        self.shared.pin_queue.lock().len()
+    }
+
     /// Takes a logged-in backend connection out of the shared rotation for one session: its
     /// statements ([`Pinned::submit`]) go only there, and no other statement is placed there
     /// until [`Pinned::unpin`] has reset it. The connection with the fewest commands in flight
@@ -560,80 +602,48 @@ impl Driver {
     /// that hold nothing never wait behind idle pinned ones. Another connection is opened then
     /// if the size allows.
     pub fn pin_sparing(&self, spare: usize) -> Option<Pinned> {
-        // A connection given back whose reset is on its way is taken first: it is in no one's
-        // rotation, and the new session's statements follow the reset and the trackers' set-up
-        // on it, in order, so they find it clean.
-        for slot in 0..self.shared.slots.len() {
-            let Some(socket) = self.shared.socket(slot) else {
-                continue;
-            };
-            let taken = socket.handler().state.try_lock().is_some_and(|mut st| {
-                let resetting =
-                    st.logged_in && st.pinned == Some(PinState::Resetting) && st.conn.is_ready();
-                if resetting {
-                    st.pinned = Some(PinState::Held);
-                }
-                resetting
-            });
-            if taken {
-                return Some(Pinned {
-                    shared: self.shared.clone(),
-                    socket,
-                    given_back: false,
-                });
-            }
-        }
-        let mut best: Option<(usize, OutboundSocket<Arc<Backend>>)> = None;
-        let mut candidates = 0;
-        // Under the queue's lock, as `place` decides: a statement is never placed on a
-        // connection that is being pinned.
+        Shared::pin_sparing(&self.shared, spare)
+    }
+
+    /// [`Driver::pin_sparing`], or, when no connection can be taken now, `request` waits in
+    /// the driver's pin queue, in order, until one is given back or opens (another opens if the
+    /// size allows): no thread waits for it. It is answered exactly once: [`PinRequest::pinned`]
+    /// (here, or on the thread that freed a connection), or [`PinRequest::failed`] with 7009
+    /// after [`DriverOptions::queue_timeout`], 1317 when [`Driver::cancel`]led by `id` (from
+    /// [`Driver::new_id`]), the connect error while the backend is unreachable, 2013 when the driver closes.
+    pub fn pin_when_free(&self, id: StatementId, spare: usize, request: Box<dyn PinRequest>) {
+        let id = id.0;
         {
-            let _queue = self.shared.waiting.lock();
-            for slot in 0..self.shared.slots.len() {
-                let Some(socket) = self.shared.socket(slot) else {
-                    continue;
-                };
-                let depth = {
-                    // Locked: never waited for, as in `Shared::place`.
-                    let Some(st) = socket.handler().state.try_lock() else {
-                        continue;
-                    };
-                    if !st.logged_in || st.pinned.is_some() || !st.conn.is_ready() {
-                        continue;
-                    }
-                    st.conn.in_flight()
-                };
-                candidates += 1;
-                if best.as_ref().is_none_or(|(d, _)| depth < *d) {
-                    best = Some((depth, socket));
-                }
+            let mut queue = self.shared.pin_queue.lock();
+            if queue.is_empty()
+                && let Some(pinned) = Shared::pin_sparing(&self.shared, spare)
+            {
+                drop(queue);
+                request.pinned(pinned);
+                return;
             }
-            if candidates <= spare {
-                best = None;
-            }
-            let held = best.as_ref().is_some_and(|(_, socket)| {
-                socket
-                    .handler()
-                    .state
-                    .try_lock()
-                    .map(|mut st| st.pinned = Some(PinState::Held))
-                    .is_some()
+            queue.push_back(PinWaiter {
+                id,
+                spare,
+                queued_at: Instant::now(),
+                request,
             });
-            if !held {
-                best = None;
-            }
         }
-        if best.is_some() {
-            // The shared rotation lost a connection: statements may queue now.
-            Shared::grow(&self.shared);
-        } else if !self.shared.closing.load(Ordering::Acquire) {
-            Shared::open_one(&self.shared);
+        let unreachable = self.shared.unreachable.lock().clone();
+        if let Some(error) = unreachable
+            && !self.shared.any_logged_in()
+        {
+            Shared::fail_pin_queue(&self.shared, &error);
+        } else {
+            // One may have come free between the try above and the push.
+            Shared::serve_pin_queue(&self.shared);
         }
-        best.map(|(_, socket)| Pinned {
-            shared: self.shared.clone(),
-            socket,
-            given_back: false,
-        })
+    }
+
+    /// A new id for [`Driver::pin_when_free`], known to the caller (for [`Driver::cancel`])
+    /// before the request may be answered.
+    pub fn new_id(&self) -> StatementId {
+        StatementId(self.shared.next_id.fetch_add(1, Ordering::Relaxed))
     }
 
     /// The periodic checks as of `now`, which the driver runs from a timer of its first group
@@ -715,10 +725,143 @@ impl Driver {
                 .completion
                 .on_done(Err(StatementError::connection_lost()));
         }
+        Shared::fail_pin_queue(&self.shared, &StatementError::connection_lost());
     }
 }
 
 impl Shared {
+    /// See [`Driver::pin_sparing`].
+    fn pin_sparing(me: &Arc<Self>, spare: usize) -> Option<Pinned> {
+        // A connection given back whose reset is on its way is taken first: it is in no one's
+        // rotation, and the new session's statements follow the reset and the trackers' set-up
+        // on it, in order, so they find it clean.
+        for slot in 0..me.slots.len() {
+            let Some(socket) = me.socket(slot) else {
+                continue;
+            };
+            let taken = socket.handler().state.try_lock().is_some_and(|mut st| {
+                let resetting =
+                    st.logged_in && st.pinned == Some(PinState::Resetting) && st.conn.is_ready();
+                if resetting {
+                    st.pinned = Some(PinState::Held);
+                }
+                resetting
+            });
+            if taken {
+                return Some(Pinned {
+                    shared: me.clone(),
+                    socket,
+                    given_back: false,
+                });
+            }
+        }
+        let mut best: Option<(usize, OutboundSocket<Arc<Backend>>)> = None;
+        let mut candidates = 0;
+        // Under the queue's lock, as `place` decides: a statement is never placed on a
+        // connection that is being pinned.
+        {
+            let _queue = me.waiting.lock();
+            for slot in 0..me.slots.len() {
+                let Some(socket) = me.socket(slot) else {
+                    continue;
+                };
+                let depth = {
+                    // Locked: never waited for, as in `Shared::place`.
+                    let Some(st) = socket.handler().state.try_lock() else {
+                        continue;
+                    };
+                    if !st.logged_in || st.pinned.is_some() || !st.conn.is_ready() {
+                        continue;
+                    }
+                    st.conn.in_flight()
+                };
+                candidates += 1;
+                if best.as_ref().is_none_or(|(d, _)| depth < *d) {
+                    best = Some((depth, socket));
+                }
+            }
+            if candidates <= spare {
+                best = None;
+            }
+            let held = best.as_ref().is_some_and(|(_, socket)| {
+                socket
+                    .handler()
+                    .state
+                    .try_lock()
+                    .map(|mut st| st.pinned = Some(PinState::Held))
+                    .is_some()
+            });
+            if !held {
+                best = None;
+            }
+        }
+        if best.is_some() {
+            // The shared rotation lost a connection: statements may queue now.
+            Shared::grow(me);
+        } else if !me.closing.load(Ordering::Acquire) {
+            Shared::open_one(me);
+        }
+        best.map(|(_, socket)| Pinned {
+            shared: me.clone(),
+            socket,
+            given_back: false,
+        })
+    }
+
+    /// Takes connections for the requests in the pin queue, in order, while any can be taken.
+    fn serve_pin_queue(me: &Arc<Self>) {
+        loop {
+            let served = {
+                let mut queue = me.pin_queue.lock();
+                let Some(spare) = queue.front().map(|w| w.spare) else {
+                    return;
+                };
+                let Some(pinned) = Self::pin_sparing(me, spare) else {
+                    return;
+                };
+                let waiter = queue.pop_front().expect("the front was there");
+                (waiter, pinned)
+            };
+            let (waiter, pinned) = served;
+            waiter.request.pinned(pinned);
+        }
+    }
+
+    /// Fails every request in the pin queue with `error`.
+    fn fail_pin_queue(me: &Arc<Self>, error: &StatementError) {
+        let failed = std::mem::take(&mut *me.pin_queue.lock());
+        for waiter in failed {
+            waiter.request.failed(error.clone());
+        }
+    }
+
+    /// Fails the requests that waited in the pin queue longer than the queue timeout by `now`.
+    fn expire_pin_queue(me: &Arc<Self>, now: Instant) {
+        let expired: Vec<PinWaiter> = {
+            let mut queue = me.pin_queue.lock();
+            let mut expired = Vec::new();
+            while queue.front().is_some_and(|w| {
+                now.saturating_duration_since(w.queued_at) >= me.opts.queue_timeout
+            }) {
+                expired.extend(queue.pop_front());
+            }
+            expired
+        };
+        if expired.is_empty() {
+            return;
+        }
+        me.queue_timeouts
+            .fetch_add(expired.len() as u64, Ordering::Relaxed);
+        let error = StatementError {
+            code: codes::BACKEND_BUSY.code as u16,
+            sql_state: codes::BACKEND_BUSY.sql_state.to_owned(),
+            message: backend_busy_message(me.opts.queue_timeout, me.opts.connections),
+        };
+        for waiter in expired {
+            waiter.request.failed(error.clone());
+        }
+    }
+
     /// A statement of a submitter, with its id.
     fn statement(&self, sql: &str, completion: Box<dyn Completion>) -> Waiting {
         Waiting {
@@ -805,6 +948,7 @@ impl Shared {
             *me.unreachable.lock() = Some(error.clone());
             std::mem::take(&mut *queue)
         };
+        Self::fail_pin_queue(me, &error);
         for waiting in failed {
             waiting.completion.on_done(Err(error.clone()));
         }
@@ -1130,6 +1274,8 @@ impl Shared {
             me.take_expired(&mut queue, now)
         };
         me.time_out(expired);
+        Self::expire_pin_queue(me, now);
+        Self::serve_pin_queue(me);
         let placed = me.recent_placed.swap(0, Ordering::Relaxed);
         let depth_sum = me.recent_depth_sum.swap(0, Ordering::Relaxed);
         if placed > 0 && depth_sum > placed * me.opts.grow_at_depth as u64 {
@@ -1438,6 +1584,8 @@ impl Pinned {
             st.pinned_progress(&self.shared, &backend.me);
         }
         self.socket.kick();
+        // A session waiting for a connection of its own takes this one behind its reset.
+        Shared::serve_pin_queue(&self.shared);
     }
 }
 
@@ -1587,6 +1735,7 @@ impl Completion for Unpinned {
             }
             shared.reachable();
             Shared::drain_waiting(&shared);
+            Shared::serve_pin_queue(&shared);
             return;
         }
         // Its state is unknown: close it; the handler's next pass reconnects the slot.
@@ -1796,6 +1945,9 @@ impl SocketHandler for Backend {
         // the lock was held left its statement queued (`Shared::place`).
         if room || logged_in_now || shared.skipped_busy.swap(false, Ordering::SeqCst) {
             Shared::drain_waiting(&shared);
+        }
+        if logged_in_now {
+            Shared::serve_pin_queue(&shared);
         }
         Progress::Idle
     }

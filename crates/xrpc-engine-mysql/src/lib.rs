@@ -123,32 +123,35 @@
 //!   rewritten text names no user variable, named lock or `SHOW VARIABLES`) of a session that
 //!   holds nothing, has no recorded variables and is in the URL's database, goes into the
 //!   shared rotation, pipelined between other sessions' statements.
-//! - Any other statement goes to a driver connection of the session's own
-//!   ([`driver::Driver::pin_sparing`], which leaves one connection to the shared rotation),
-//!   brought level with the session first: the statements that switch its database and `SET
-//!   SESSION` the session's recorded variables go in the same COM_QUERY, before the
-//!   statement ([`driver::Pinned::submit_behind`]; the server runs nothing after one that
-//!   fails, so the statement never runs on a connection left unlevel, and both carry the
-//!   kill's marker). The trackers of its OK packet (the pool's [`state::apply`]) decide
-//!   whether the session keeps that connection (a transaction, user variables, …, as above)
-//!   or gives it back at once (reset, and switched back to the URL's database). A session
-//!   that keeps one sends all its statements there until nothing pins it or it ends.
-//! - What needs a statement after it (the named-lock question, the isolation variable's other
-//!   name) and what the session layer runs inline (a small flow-control token) run on such a
-//!   connection too, with the worker waiting inside the stall guard; the rows reach it from
-//!   the reading worker a bounded amount at a time (the reader waits for room), so a large
-//!   result costs the node a buffer however slowly the client reads.
+//! - Any other statement goes to a driver connection of the session's own: the one it holds,
+//!   else one taken now ([`driver::Driver::pin_sparing`], which leaves one connection to the
+//!   shared rotation), else the first to come free ([`driver::Driver::pin_when_free`]: the
+//!   driver's pin queue, where no thread waits; 7009 after the wait timeout, 1317 when
+//!   killed). It is brought level with the session first: the statements that switch its
+//!   database and `SET SESSION` the session's recorded variables go in the same COM_QUERY,
+//!   before the statement ([`driver::Pinned::submit_behind`]; the server runs nothing after one
+//!   that fails, so the statement never runs on a connection left unlevel, and both carry the
+//!   kill's marker). What must follow the statement (which named locks the connection holds,
+//!   the isolation variable's other name for `SHOW VARIABLES`) is pipelined right behind it,
+//!   and its answer completes the session's. The trackers of the OK packet (the pool's
+//!   [`state::apply`]) decide whether the session keeps that connection (a transaction, user
+//!   variables, …, as above) or gives it back at once (reset, and switched back to the URL's
+//!   database); a pin takes a connection whose reset is on its way before any other. A
+//!   session that keeps one sends all its statements there until nothing pins it or it ends.
+//! - What the session layer runs inline (DDL, a small flow-control token, the catalog reads of
+//!   a plan compile) takes the same way, with the worker waiting inside the stall guard; the
+//!   rows reach it from the reading worker a bounded amount at a time (the reader waits for
+//!   room), so a large result costs the node a buffer however slowly the client reads.
 //! - The completion records what the trackers said in state shared with the handle, which
 //!   takes it (variables, database) when the session next runs.
 //!
 //! So a statement that may leave state never runs where another session's statement follows
 //! it before its OK packet has been read. A kill cancels a submitted statement in the driver
-//! (see the driver's "Kill"), on a pinned connection as on a shared one. The driver opens
-//! [`PoolOptions::driver_connections`] connections at the start and more by demand, up to
-//! [`PoolOptions::size`] in all. Only when none can be taken for a session (all the others
-//! are held by sessions), or no driver runs, does a statement take the blocking path below,
-//! whose statement runs on the worker itself and so never waits for another worker to read
-//! its answer.
+//! (see the driver's "Kill"), on a pinned connection as on a shared one, and one waiting in the
+//! pin queue. The driver opens [`PoolOptions::driver_connections`] connections at the start and
+//! more by demand, up to [`PoolOptions::size`] in all. While the driver runs, the blocking path
+//! below serves nothing; it serves everything when the driver is off
+//! (`driver_connections = 0`).
 //!
 //! # Blocking
 //!

@@ -707,3 +707,59 @@ fn schema_changes_run_on_the_driver_not_the_pool() {
     let sum = first_value(&c.query(1, "SELECT x + y FROM ddl"));
     assert_eq!((sum, fx.engine.stats().open), (Value::Sint(3), 0));
 }
+
+/// A fixture whose driver has three connections at most, two of them held by sessions 1 and 2
+/// in transactions: the third stays in the shared rotation, so a session that needs a
+/// connection of its own waits in the driver's pin queue.
+fn every_spare_connection_held() -> (Fixture, Client) {
+    let fx = Fixture::with_backend_connections(2, 3);
+    let mut c = fx.node.client();
+    for sid in [1, 2] {
+        c.new_session(sid);
+        assert!(c.query(sid, "BEGIN").error.is_none());
+        assert!(c.query(sid, "SELECT 1").error.is_none());
+    }
+    wait_for("both transactions hold a connection", || {
+        fx.driver_pinned() == 2
+    });
+    (fx, c)
+}
+
+#[test]
+fn sessions_waiting_for_a_connection_of_their_own_are_served_in_turn_without_the_pool() {
+    let (fx, mut c) = every_spare_connection_held();
+    let waiting: Vec<u64> = (10..42).collect();
+    for &sid in &waiting {
+        c.new_session(sid);
+        // Not a statement for the shared rotation: it needs a connection of its own.
+        c.send_sql(sid, sql_stmt("SHOW DATABASES LIKE 't'"));
+    }
+    let driver = fx.engine.driver().unwrap();
+    wait_for("all of them wait for a connection", || {
+        driver.pin_queued() == waiting.len()
+    });
+    assert!(c.query(1, "COMMIT").error.is_none());
+    let answers: Vec<String> = waiting
+        .iter()
+        .map(|&sid| text(&first_value(&c.read_outcome(sid))))
+        .collect();
+    assert_eq!(
+        (answers, fx.engine.stats().open),
+        (vec!["t".to_owned(); waiting.len()], 0)
+    );
+}
+
+#[test]
+fn a_killed_statement_waiting_for_a_connection_of_its_own_gets_1317_at_once() {
+    let (fx, mut c) = every_spare_connection_held();
+    c.new_session(3);
+    let started = Instant::now();
+    c.send_sql(3, sql_stmt("SHOW DATABASES LIKE 't'"));
+    let driver = fx.engine.driver().unwrap();
+    wait_for("it waits for a connection", || driver.pin_queued() == 1);
+    kill_query(&mut c, 3);
+    let killed = error_code(&c.read_outcome(3));
+    let waited = started.elapsed();
+    assert_eq!((killed, driver.pin_queued()), (1317, 0));
+    assert!(waited < Duration::from_secs(2), "answered after {waited:?}");
+}
