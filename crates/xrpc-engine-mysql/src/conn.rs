@@ -12,7 +12,7 @@ use parking_lot::{Condvar, Mutex};
 use xrpc_proto::codes;
 use xrpc_proto::value::Value;
 
-use super::driver::{self, Driver, Pinned, StatementId};
+use super::driver::{self, Driver, Level, Pinned, StatementId};
 use super::pool::{Backend, Pool};
 use super::state::{self, Changes, PinState};
 use super::types::{self, Conv, Rewritten};
@@ -176,13 +176,13 @@ impl MysqlConn {
                 }
             }
             if ds.pin.is_some() && !ds.in_flight && !ds.state.pins() {
-                ds.pin.take()
+                ds.release()
             } else {
                 None
             }
         };
-        // Given back (COM_RESET_CONNECTION) outside the lock: the kick may run the
-        // connection's handler, and so completions, on this thread.
+        // Given back (parked, or reset) outside the lock: the kick may run the connection's
+        // handler, and so completions, on this thread.
         drop(unpinned);
     }
 
@@ -266,12 +266,12 @@ impl MysqlConn {
         };
         match (route, self.shared.driver.get()) {
             (Route::Own(pin), _) => on_own.send(&pin),
-            (Route::OwnWhenFree, Some(driver)) => {
+            (Route::OwnWhenFree(level), Some(driver)) => {
                 // Known to a kill before the request may be answered (at once, here): the
                 // statement's own id replaces it when it is sent.
                 let id = driver.new_id();
                 self.interrupt.submitted(submission, id);
-                driver.pin_when_free(id, SHARED_SPARE, Box::new(on_own));
+                driver.pin_when_free(id, SHARED_SPARE, Some(level), Box::new(on_own));
             }
             (Route::Shared, Some(driver)) => {
                 let id = driver.submit(&on_own.sql, on_own.answer);
@@ -350,13 +350,21 @@ impl MysqlConn {
         let held = self.driver_session.lock().pin.clone();
         let route = match held {
             Some(pin) => Route::Own(pin),
-            None => match driver.pin_sparing(SHARED_SPARE) {
-                Some(pinned) => Route::Own(self.hold(Some(pinned)).expect("given a pin")),
-                None => {
-                    self.hold(None);
-                    Route::OwnWhenFree
+            None => {
+                let level = Level {
+                    schema: self.wanted_schema(schema).map(str::to_owned),
+                    vars: self.vars.clone(),
+                };
+                match driver.pin_at(SHARED_SPARE, &level) {
+                    Some((pinned, at)) => {
+                        Route::Own(self.hold(Some(pinned), at).expect("given a pin"))
+                    }
+                    None => {
+                        self.hold(None, None);
+                        Route::OwnWhenFree(level)
+                    }
                 }
-            },
+            }
         };
         let leading = self.levelling(self.database_before(script, schema));
         if let (Route::Own(pin), true) = (&route, leading.switches_database) {
@@ -436,15 +444,25 @@ impl MysqlConn {
         leading
     }
 
-    /// Makes the session's driver state that of a connection fresh from the shared rotation
-    /// (reset, in the URL's database), and `pinned`, if given, its own connection.
-    fn hold(&mut self, pinned: Option<Pinned>) -> Option<Arc<Pinned>> {
+    /// Makes `pinned`, if given, the session's own connection, at `at` (parked there by a
+    /// session at that level) or as a connection fresh from the shared rotation is (reset, in
+    /// the URL's database).
+    fn hold(&mut self, pinned: Option<Pinned>, at: Option<Level>) -> Option<Arc<Pinned>> {
         let pinned = pinned.map(Arc::new);
         let mut ds = self.driver_session.lock();
         ds.pin.clone_from(&pinned);
-        ds.backend_vars.clear();
-        ds.backend_schema.clone_from(&self.shared.default_schema);
+        match at {
+            Some(at) => {
+                ds.backend_vars = at.vars;
+                ds.backend_schema = at.schema;
+            }
+            None => {
+                ds.backend_vars.clear();
+                ds.backend_schema.clone_from(&self.shared.default_schema);
+            }
+        }
         ds.state = PinState::default();
+        ds.level_unknown = false;
         pinned
     }
 
@@ -933,8 +951,9 @@ enum Route {
     Shared,
     /// The session's own connection.
     Own(Arc<Pinned>),
-    /// The session's own connection, once one comes free ([`Driver::pin_when_free`]).
-    OwnWhenFree,
+    /// The session's own connection, once one comes free ([`Driver::pin_when_free`]); one
+    /// parked at this level first.
+    OwnWhenFree(Level),
 }
 
 /// A statement of the node's own that runs right after a session's statement on its own
@@ -997,7 +1016,7 @@ impl driver::Completion for FollowUpAnswer {
                     let ds = &mut *guard;
                     state::named_lock_answer(&mut ds.state, answer);
                     if !ds.in_flight && !ds.state.pins() {
-                        ds.pin.take()
+                        ds.release()
                     } else {
                         None
                     }
@@ -1092,6 +1111,25 @@ struct DriverSession {
     /// A statement of the session runs there: what it leaves decides whether the session
     /// keeps the connection.
     in_flight: bool,
+    /// A levelling statement failed there: what the connection holds is not known, and it
+    /// is reset when given back, never parked.
+    level_unknown: bool,
+}
+
+impl DriverSession {
+    /// Gives the session's connection up (dropped by the caller outside the lock): parked at
+    /// what it holds, so that the next session there needs no `USE` or `SET`, unless that is
+    /// not known.
+    fn release(&mut self) -> Option<Arc<Pinned>> {
+        let pin = self.pin.take()?;
+        if !self.level_unknown {
+            pin.park_at(Level {
+                schema: self.backend_schema.clone(),
+                vars: self.backend_vars.clone(),
+            });
+        }
+        Some(pin)
+    }
 }
 
 /// The session-state side of a statement on a session's own driver connection.
@@ -1170,6 +1208,7 @@ impl Tracking {
                 if self.levelled {
                     ds.backend_vars.clear();
                     ds.backend_schema = None;
+                    ds.level_unknown = true;
                 }
                 return None;
             }
@@ -1177,7 +1216,7 @@ impl Tracking {
         if self.keep_pin || ds.state.pins() {
             None
         } else {
-            ds.pin.take()
+            ds.release()
         }
     }
 }

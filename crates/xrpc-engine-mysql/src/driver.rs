@@ -49,6 +49,13 @@
 //!   connection given back, or one that logs in, serves its front (the tick too); a request
 //!   ends with 7009 after the queue timeout, 1317 when cancelled, the connect error during an
 //!   outage, so no thread waits for a connection to pin.
+//! - **Parking.** A session's connection given back with nothing pinning it but its database
+//!   or session variables ([`Pinned::park_at`], a [`Level`]) is parked rather than reset: the
+//!   next session at that very level ([`Driver::pin_at`]) takes it as it is, without a `USE`
+//!   or a `SET`, so a session that changed a variable costs no reset per statement. A parked
+//!   connection is in no rotation; a pin at another level resets it first when no other
+//!   connection can be taken, statements waiting in the driver's queue take the first one
+//!   back (reset), and the tick resets those parked for longer than a second.
 //! - **Sizing.** Between [`DriverOptions::min_connections`] (opened at start) and
 //!   [`DriverOptions::connections`] the number of open connections follows demand. One more
 //!   opens when a statement has to wait in the queue (checked by the submit that queued it, the
@@ -210,6 +217,7 @@ pub trait PinRequest: Send + 'static {
 struct PinWaiter {
     id: u64,
     spare: usize,
+    level: Option<Level>,
     queued_at: Instant,
     request: Box<dyn PinRequest>,
 }
@@ -339,6 +347,8 @@ struct BackendState {
     pinned_waiting: VecDeque<Waiting>,
     /// The pinned session switched the connection's database ([`Pinned::database_changed`]).
     database_changed: bool,
+    /// While [`PinState::Parked`]: what it holds, and since when.
+    parked_level: Option<(Level, Instant)>,
     /// When a command last ended or was submitted.
     last_active: Instant,
     /// When a command last ended, or a statement was placed on an empty pipeline: the head
@@ -354,6 +364,20 @@ enum PinState {
     Unpinning,
     /// The reset and the trackers are on their way.
     Resetting,
+    /// Given back without a reset, at the [`Level`] its session left it (`parked_level`):
+    /// the next session at that level takes it as it is ([`Driver::pin_at`]); any other pin
+    /// resets it first, and so does the shared rotation's need ([`Shared::reclaim_parked`]).
+    Parked,
+}
+
+/// What a connection given back without a reset holds: the database and session variables its
+/// last session brought it to (compared whole; the driver does not read them).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Level {
+    /// The current database.
+    pub schema: Option<String>,
+    /// Session variables changed from the server's defaults, as the trackers reported them.
+    pub vars: std::collections::BTreeMap<String, String>,
 }
 
 struct Answer {
@@ -365,6 +389,10 @@ struct Answer {
     /// The result the completion sees ended: later results are dropped.
     first_result_done: bool,
 }
+
+/// How long a connection stays parked at a session's level ([`PinState::Parked`]) before the
+/// tick resets it back into the shared rotation.
+const PARKED_FOR: Duration = Duration::from_secs(1);
 
 /// Ids of the driver's own statements (tracker set-up, kill lookups) have this bit set.
 const INTERNAL: u64 = 1 << 63;
@@ -605,18 +633,34 @@ impl Driver {
         Shared::pin_sparing(&self.shared, spare)
     }
 
-    /// [`Driver::pin_sparing`], or, when no connection can be taken now, `request` waits in
+    /// [`Driver::pin_sparing`] for a session at `level`: a connection parked at that level is
+    /// taken first, as it is (returned with it: the session needs no `USE` or `SET` there);
+    /// any other comes fresh (reset, in the configured database), a parked one reset first
+    /// when no other can be taken.
+    pub fn pin_at(&self, spare: usize, level: &Level) -> Option<(Pinned, Option<Level>)> {
+        Shared::pin_at(&self.shared, spare, Some(level))
+    }
+
+    /// [`Driver::pin_at`] (`level` given) or [`Driver::pin_sparing`], answered with the
+    /// connection whatever it holds (the request levels it itself), or, when no connection can
+    /// be taken now, `request` waits in
     /// the driver's pin queue, in order, until one is given back or opens (another opens if the
     /// size allows): no thread waits for it. It is answered exactly once: [`PinRequest::pinned`]
     /// (here, or on the thread that freed a connection), or [`PinRequest::failed`] with 7009
     /// after [`DriverOptions::queue_timeout`], 1317 when [`Driver::cancel`]led by `id` (from
     /// [`Driver::new_id`]), the connect error while the backend is unreachable, 2013 when the driver closes.
-    pub fn pin_when_free(&self, id: StatementId, spare: usize, request: Box<dyn PinRequest>) {
+    pub fn pin_when_free(
+        &self,
+        id: StatementId,
+        spare: usize,
+        level: Option<Level>,
+        request: Box<dyn PinRequest>,
+    ) {
         let id = id.0;
         {
             let mut queue = self.shared.pin_queue.lock();
             if queue.is_empty()
-                && let Some(pinned) = Shared::pin_sparing(&self.shared, spare)
+                && let Some((pinned, _)) = Shared::pin_at(&self.shared, spare, level.as_ref())
             {
                 drop(queue);
                 request.pinned(pinned);
@@ -625,6 +669,7 @@ impl Driver {
             queue.push_back(PinWaiter {
                 id,
                 spare,
+                level,
                 queued_at: Instant::now(),
                 request,
             });
@@ -655,19 +700,23 @@ impl Driver {
     }
 
     /// The `SHOW STATUS` rows: `xrpc_backend_connections` (logged in),
-    /// `xrpc_backend_connections_pinned`, `xrpc_backend_connections_opened` (connects started,
+    /// `xrpc_backend_connections_pinned`, `xrpc_backend_connections_parked` (given back at a
+    /// session's level, see [`Driver::pin_at`]), `xrpc_backend_pin_queued` (sessions waiting for
+    /// a connection of their own), `xrpc_backend_connections_opened` (connects started,
     /// reconnects included), `xrpc_backend_connections_closed_idle`, `xrpc_backend_queued`,
     /// `xrpc_backend_queue_timeouts` (7009s), and `xrpc_backend_pipeline_depth_<n>`: the
     /// statements that found their connection at a depth up to `n` and above the bucket
     /// before (`_over_64` for the rest), as [`Driver::depth_distribution`].
     pub fn status_rows(&self) -> Vec<(String, String)> {
-        let (mut connected, mut pinned) = (0u64, 0u64);
+        let (mut connected, mut pinned, mut parked) = (0u64, 0u64, 0u64);
         for slot in 0..self.shared.slots.len() {
             if let Some(socket) = self.shared.socket(slot) {
                 connected += u64::from(socket.handler().is_open());
                 // Locked: its handler runs (see `Shared::place`); not counted as pinned.
                 if let Some(st) = socket.handler().state.try_lock() {
-                    pinned += u64::from(st.pinned.is_some());
+                    let is_parked = st.pinned == Some(PinState::Parked);
+                    parked += u64::from(is_parked);
+                    pinned += u64::from(st.pinned.is_some() && !is_parked);
                 }
             }
         }
@@ -675,12 +724,14 @@ impl Driver {
         let mut rows: Vec<(String, u64)> = vec![
             ("connections".into(), connected),
             ("connections_pinned".into(), pinned),
+            ("connections_parked".into(), parked),
             ("connections_opened".into(), counter(&self.shared.connects)),
             (
                 "connections_closed_idle".into(),
                 counter(&self.shared.idle_closes),
             ),
             ("queued".into(), self.queued() as u64),
+            ("pin_queued".into(), self.pin_queued() as u64),
             (
                 "queue_timeouts".into(),
                 counter(&self.shared.queue_timeouts),
@@ -732,13 +783,44 @@ impl Driver {
 impl Shared {
     /// See [`Driver::pin_sparing`].
     fn pin_sparing(me: &Arc<Self>, spare: usize) -> Option<Pinned> {
-        // A connection given back whose reset is on its way is taken first: it is in no one's
+        Self::pin_at(me, spare, None).map(|(pinned, _)| pinned)
+    }
+
+    /// See [`Driver::pin_at`].
+    fn pin_at(
+        me: &Arc<Self>,
+        spare: usize,
+        level: Option<&Level>,
+    ) -> Option<(Pinned, Option<Level>)> {
+        let pinned = |socket| Pinned {
+            shared: me.clone(),
+            socket,
+            given_back: false,
+            park: Mutex::new(None),
+        };
+        // A connection parked at the wanted level is taken as it is.
+        if let Some(level) = level {
+            for socket in (0..me.slots.len()).filter_map(|slot| me.socket(slot)) {
+                let taken = socket.handler().state.try_lock().and_then(|mut st| {
+                    let parked_here = st.logged_in
+                        && st.pinned == Some(PinState::Parked)
+                        && st.conn.is_ready()
+                        && st.parked_level.as_ref().is_some_and(|(at, _)| at == level);
+                    if !parked_here {
+                        return None;
+                    }
+                    st.pinned = Some(PinState::Held);
+                    st.parked_level.take().map(|(at, _)| at)
+                });
+                if let Some(at) = taken {
+                    return Some((pinned(socket), Some(at)));
+                }
+            }
+        }
+        // A connection given back whose reset is on its way is taken next: it is in no one's
         // rotation, and the new session's statements follow the reset and the trackers' set-up
         // on it, in order, so they find it clean.
-        for slot in 0..me.slots.len() {
-            let Some(socket) = me.socket(slot) else {
-                continue;
-            };
+        for socket in (0..me.slots.len()).filter_map(|slot| me.socket(slot)) {
             let taken = socket.handler().state.try_lock().is_some_and(|mut st| {
                 let resetting =
                     st.logged_in && st.pinned == Some(PinState::Resetting) && st.conn.is_ready();
@@ -748,11 +830,7 @@ impl Shared {
                 resetting
             });
             if taken {
-                return Some(Pinned {
-                    shared: me.clone(),
-                    socket,
-                    given_back: false,
-                });
+                return Some((pinned(socket), None));
             }
         }
         let mut best: Option<(usize, OutboundSocket<Arc<Backend>>)> = None;
@@ -795,17 +873,62 @@ impl Shared {
                 best = None;
             }
         }
-        if best.is_some() {
+        if let Some((_, socket)) = best {
             // The shared rotation lost a connection: statements may queue now.
             Shared::grow(me);
-        } else if !me.closing.load(Ordering::Acquire) {
+            return Some((pinned(socket), None));
+        }
+        // A connection parked at another level, reset first: its session's statements follow
+        // the reset.
+        for socket in (0..me.slots.len()).filter_map(|slot| me.socket(slot)) {
+            let backend = socket.handler();
+            let taken = backend.state.try_lock().is_some_and(|mut st| {
+                if !(st.logged_in && st.pinned == Some(PinState::Parked) && st.conn.is_ready()) {
+                    return false;
+                }
+                st.parked_level = None;
+                st.pinned = Some(PinState::Unpinning);
+                st.pinned_progress(me, &backend.me);
+                st.pinned == Some(PinState::Resetting) && st.conn.is_ready() && {
+                    st.pinned = Some(PinState::Held);
+                    true
+                }
+            });
+            if taken {
+                return Some((pinned(socket), None));
+            }
+        }
+        if !me.closing.load(Ordering::Acquire) {
             Shared::open_one(me);
         }
-        best.map(|(_, socket)| Pinned {
-            shared: me.clone(),
-            socket,
-            given_back: false,
-        })
+        None
+    }
+
+    /// Resets parked connections back into the shared rotation: those parked since before
+    /// `parked_before`, or, with `one`, the first one found whatever its age (statements of the
+    /// shared rotation wait).
+    fn reclaim_parked(me: &Arc<Self>, parked_before: Option<Instant>, one: bool) {
+        for socket in (0..me.slots.len()).filter_map(|slot| me.socket(slot)) {
+            let backend = socket.handler();
+            let reclaimed = backend.state.try_lock().is_some_and(|mut st| {
+                let due = st.pinned == Some(PinState::Parked)
+                    && st.parked_level.as_ref().is_some_and(|(_, since)| {
+                        parked_before.is_none_or(|before| *since < before)
+                    });
+                if due {
+                    st.parked_level = None;
+                    st.pinned = Some(PinState::Unpinning);
+                    st.pinned_progress(me, &backend.me);
+                }
+                due
+            });
+            if reclaimed {
+                socket.kick();
+                if one {
+                    return;
+                }
+            }
+        }
     }
 
     /// Takes connections for the requests in the pin queue, in order, while any can be taken.
@@ -813,10 +936,10 @@ impl Shared {
         loop {
             let served = {
                 let mut queue = me.pin_queue.lock();
-                let Some(spare) = queue.front().map(|w| w.spare) else {
+                let Some(front) = queue.front() else {
                     return;
                 };
-                let Some(pinned) = Self::pin_sparing(me, spare) else {
+                let Some((pinned, _)) = Self::pin_at(me, front.spare, front.level.as_ref()) else {
                     return;
                 };
                 let waiter = queue.pop_front().expect("the front was there");
@@ -892,6 +1015,7 @@ impl Shared {
                 logged_in: false,
                 pinned: None,
                 pinned_waiting: VecDeque::new(),
+                parked_level: None,
                 database_changed: false,
                 last_active: Instant::now(),
                 head_since: Instant::now(),
@@ -1188,6 +1312,8 @@ impl Shared {
         me.time_out(expired);
         if left {
             Self::grow(me);
+            // Connections parked for sessions' levels are the shared rotation's first.
+            Self::reclaim_parked(me, None, true);
         }
     }
 
@@ -1276,6 +1402,9 @@ impl Shared {
         me.time_out(expired);
         Self::expire_pin_queue(me, now);
         Self::serve_pin_queue(me);
+        if let Some(before) = now.checked_sub(PARKED_FOR) {
+            Self::reclaim_parked(me, Some(before), false);
+        }
         let placed = me.recent_placed.swap(0, Ordering::Relaxed);
         let depth_sum = me.recent_depth_sum.swap(0, Ordering::Relaxed);
         if placed > 0 && depth_sum > placed * me.opts.grow_at_depth as u64 {
@@ -1487,6 +1616,8 @@ pub struct Pinned {
     shared: Arc<Shared>,
     socket: OutboundSocket<Arc<Backend>>,
     given_back: bool,
+    /// Given back parked at this level rather than reset ([`Pinned::park_at`]).
+    park: Mutex<Option<Level>>,
 }
 
 impl std::fmt::Debug for Pinned {
@@ -1563,6 +1694,14 @@ impl Pinned {
         self.socket.handler().state.lock().conn.is_ready()
     }
 
+    /// When given back, park the connection at `level` (what the session left there: its
+    /// database and variables, nothing else that pins) instead of resetting it, unless that is
+    /// how a fresh connection is: the next session at the same level takes it without a `USE`
+    /// or a `SET` ([`Driver::pin_at`]).
+    pub fn park_at(&self, level: Level) {
+        *self.park.lock() = Some(level);
+    }
+
     /// Gives the connection back: after the session's statements, COM_RESET_CONNECTION and the
     /// session trackers' set-up ([`TRACKING_INIT`]) run on it, and it rejoins the shared
     /// rotation when both succeed; it is closed (and its slot reconnected) when either fails.
@@ -1575,13 +1714,25 @@ impl Pinned {
             return;
         }
         let backend = self.socket.handler();
+        let fresh = |level: &Level| {
+            level.vars.is_empty() && level.schema == self.shared.opts.config.database
+        };
+        let park = self.park.lock().take().filter(|level| !fresh(level));
         {
             let mut st = backend.state.lock();
             if st.pinned != Some(PinState::Held) {
                 return;
             }
-            st.pinned = Some(PinState::Unpinning);
-            st.pinned_progress(&self.shared, &backend.me);
+            match park {
+                Some(level) if st.pinned_waiting.is_empty() && st.conn.is_ready() => {
+                    st.pinned = Some(PinState::Parked);
+                    st.parked_level = Some((level, Instant::now()));
+                }
+                _ => {
+                    st.pinned = Some(PinState::Unpinning);
+                    st.pinned_progress(&self.shared, &backend.me);
+                }
+            }
         }
         self.socket.kick();
         // A session waiting for a connection of its own takes this one behind its reset.

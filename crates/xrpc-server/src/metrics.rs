@@ -279,6 +279,11 @@ const STATUS_METRICS: &[(&str, StatusKind, &str)] = &[
         "Backend connections of the pipelining driver held by one session.",
     ),
     (
+        "xrpc_backend_connections_parked",
+        StatusKind::Gauge,
+        "Backend connections of the pipelining driver given back at a session's database and variables, kept for the next session at that level.",
+    ),
+    (
         "xrpc_backend_connections_opened",
         StatusKind::Counter,
         "Backend connections the pipelining driver opened, reconnects included.",
@@ -292,6 +297,11 @@ const STATUS_METRICS: &[(&str, StatusKind, &str)] = &[
         "xrpc_backend_queued",
         StatusKind::Gauge,
         "Statements waiting in the pipelining driver's queue for room on a backend connection.",
+    ),
+    (
+        "xrpc_backend_pin_queued",
+        StatusKind::Gauge,
+        "Sessions waiting in the pipelining driver's queue for a backend connection of their own.",
     ),
     (
         "xrpc_backend_queue_timeouts",

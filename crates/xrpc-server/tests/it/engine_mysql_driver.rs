@@ -68,6 +68,19 @@ impl Fixture {
             .map_or(0, |(_, value)| value.parse().unwrap())
     }
 
+    /// A row of the driver's `SHOW STATUS` (`xrpc_backend_<name>`).
+    fn driver_status(&self, name: &str) -> u64 {
+        let rows = self
+            .engine
+            .driver()
+            .map(|d| d.status_rows())
+            .unwrap_or_default();
+        let name = format!("xrpc_backend_{name}");
+        rows.iter()
+            .find(|(row, _)| *row == name)
+            .map_or(0, |(_, value)| value.parse().unwrap())
+    }
+
     /// Statements the driver has placed on its connections so far.
     fn driven(&self) -> u64 {
         self.engine
@@ -646,15 +659,19 @@ fn nothing_runs_behind_a_levelling_statement_that_fails() {
     let mut c = fx.node.client();
     c.new_session(1);
     c.new_session(2);
-    for (sid, sql) in [
-        (1, "CREATE TABLE t.kept (x INT)"),
-        (1, "CREATE DATABASE gone"),
-        (1, "USE gone"),
-        (2, "DROP DATABASE gone"),
+    for sql in [
+        "CREATE TABLE t.kept (x INT)",
+        "CREATE DATABASE gone",
+        "USE gone",
     ] {
-        let outcome = c.query(sid, sql);
+        let outcome = c.query(1, sql);
         assert!(outcome.error.is_none(), "{sql}: {:?}", outcome.error);
     }
+    // The connection session 1 left in `gone` is parked there for a while, then reset.
+    wait_for("no connection is parked", || {
+        fx.driver_status("connections_parked") == 0
+    });
+    assert!(c.query(2, "DROP DATABASE gone").error.is_none());
     // Session 1's database is switched to before its statement, in the same query: the
     // switch fails, and the insert behind it never runs.
     let failed = error_code(&c.query(1, "INSERT INTO t.kept VALUES (1)"));
@@ -762,4 +779,66 @@ fn a_killed_statement_waiting_for_a_connection_of_its_own_gets_1317_at_once() {
     let waited = started.elapsed();
     assert_eq!((killed, driver.pin_queued()), (1317, 0));
     assert!(waited < Duration::from_secs(2), "answered after {waited:?}");
+}
+
+/// The backend's count of a `Com_…` status variable.
+fn backend_count(fx: &Fixture, name: &str) -> u64 {
+    let row: Option<(String, u64)> = fx
+        ._db
+        .admin()
+        .query_first(format!("SHOW GLOBAL STATUS LIKE '{name}'"))
+        .unwrap();
+    row.map_or(0, |(_, count)| count)
+}
+
+#[test]
+fn a_connection_given_back_at_a_sessions_level_serves_its_next_statements_without_a_set() {
+    let fx = Fixture::with_backend_connections(4, 4);
+    let mut c = fx.node.client();
+    c.new_session(1);
+    assert!(
+        c.query(1, "SET SESSION time_zone = '+02:00'")
+            .error
+            .is_none()
+    );
+    assert!(c.query(1, "USE mysql").error.is_none());
+    let (sets, switches) = (
+        backend_count(&fx, "Com_set_option"),
+        backend_count(&fx, "Com_change_db"),
+    );
+    let zones: Vec<String> = (0..10)
+        .map(|_| {
+            text(&first_value(
+                &c.query(1, "SELECT CONCAT(@@time_zone, DATABASE())"),
+            ))
+        })
+        .collect();
+    // At most the first statement levels a connection; the others find it parked as it was.
+    let levelled = backend_count(&fx, "Com_set_option") - sets
+        + backend_count(&fx, "Com_change_db")
+        - switches;
+    assert_eq!(zones, vec!["+02:00mysql".to_owned(); 10]);
+    assert!(levelled <= 2, "{levelled} USE or SET for 10 statements");
+}
+
+#[test]
+fn a_parked_connection_never_serves_a_session_at_another_level() {
+    let fx = Fixture::with_backend_connections(4, 4);
+    let mut c = fx.node.client();
+    for (sid, zone) in [(1, "+02:00"), (2, "+05:00")] {
+        c.new_session(sid);
+        let set = format!("SET SESSION time_zone = '{zone}'");
+        assert!(c.query(sid, &set).error.is_none());
+    }
+    c.new_session(3);
+    let mut seen = Vec::new();
+    for _ in 0..5 {
+        for sid in [1, 2, 3] {
+            seen.push(text(&first_value(&c.query(sid, "SELECT @@time_zone"))));
+        }
+    }
+    let expected: Vec<String> = (0..5)
+        .flat_map(|_| ["+02:00", "+05:00", "SYSTEM"].map(str::to_owned))
+        .collect();
+    assert_eq!(seen, expected);
 }
