@@ -449,7 +449,7 @@ variables! {
         "Milliseconds a statement waits for an SQLite lock before failing with 1205."),
     // The mysql engine's backend pool, applied by the engine (`Engine::bind_variables`).
     BackendPoolSize => int("xrpc_backend_pool_size", 1, 4096, 16, Applied,
-        "mysql engine: most connections to the backend server, idle and busy. SET GLOBAL at runtime: a larger size serves waiting statements at once; a smaller one closes idle connections beyond it at once and borrowed ones as their statements end (never mid-statement)."),
+        "mysql engine: most connections to the backend server, idle and busy; the event-loop driver opens up to the value at start-up. SET GLOBAL at runtime resizes the blocking pool (which serves while the driver is off): a larger size serves waiting statements at once; a smaller one closes idle connections beyond it at once and borrowed ones as their statements end (never mid-statement)."),
     BackendWaitTimeout => int("xrpc_backend_wait_timeout", 0, 3_600_000, 10_000, Applied,
         "mysql engine: milliseconds a statement waits for a free backend connection before failing with 7009."),
     BackendConnectionLifetime => int("xrpc_backend_connection_lifetime", 1, 2_592_000_000, 1_800_000, Applied,
