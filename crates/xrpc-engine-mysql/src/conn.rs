@@ -1524,13 +1524,15 @@ impl EngineConn for MysqlConn {
     fn holds_session_state(&self) -> bool {
         // Without a pinned connection the handle is cheap to keep: it carries what the session
         // changed (variables, the id last_insert_id() returns). The database is the session
-        // layer's (`set_session_schema`).
+        // layer's (`set_session_schema`). A statement in flight on a connection of the
+        // session's own may leave state there (a named lock taken by a SELECT), also while it
+        // still waits for that connection in the driver's pin queue.
         self.backend.is_some()
             || !self.vars.is_empty()
             || self.last_insert_id.load(Ordering::Relaxed) != 0
             || {
                 let ds = self.driver_session.lock();
-                ds.pin.is_some() || (ds.fresh && !ds.session_vars.is_empty())
+                ds.pin.is_some() || ds.in_flight || (ds.fresh && !ds.session_vars.is_empty())
             }
     }
 

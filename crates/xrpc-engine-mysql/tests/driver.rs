@@ -824,9 +824,11 @@ fn status_rows_count_connections_queue_and_depths() {
         [
             "xrpc_backend_connections",
             "xrpc_backend_connections_pinned",
+            "xrpc_backend_connections_parked",
             "xrpc_backend_connections_opened",
             "xrpc_backend_connections_closed_idle",
             "xrpc_backend_queued",
+            "xrpc_backend_pin_queued",
             "xrpc_backend_queue_timeouts",
             "xrpc_backend_pipeline_depth_1",
             "xrpc_backend_pipeline_depth_2",

@@ -842,3 +842,22 @@ fn a_parked_connection_never_serves_a_session_at_another_level() {
         .collect();
     assert_eq!(seen, expected);
 }
+
+#[test]
+fn a_named_lock_taken_after_waiting_for_a_connection_stays_with_its_session() {
+    let (fx, mut c) = every_spare_connection_held();
+    c.new_session(3);
+    c.new_session(4);
+    c.send_sql(3, sql_stmt("SELECT GET_LOCK('after_wait', 0)"));
+    let driver = fx.engine.driver().unwrap();
+    wait_for("it waits for a connection", || driver.pin_queued() == 1);
+    assert!(c.query(1, "COMMIT").error.is_none());
+    let taken = first_value(&c.read_outcome(3));
+    // The connection that took the lock is the session's until it releases it.
+    let held = first_value(&c.query(4, "SELECT IS_USED_LOCK('after_wait') IS NOT NULL"));
+    let released = first_value(&c.query(3, "SELECT RELEASE_LOCK('after_wait')"));
+    assert_eq!(
+        (taken, held, released),
+        (Value::Sint(1), Value::Sint(1), Value::Sint(1))
+    );
+}
