@@ -231,7 +231,9 @@ impl MysqlConn {
         let version_row = rewritten
             .show_variables
             .then(|| self.shared.version.clone());
-        let held = follow_up.as_ref().map(|_| Arc::new(Mutex::new(None)));
+        let held = follow_up
+            .as_ref()
+            .map(|_| Arc::new(Mutex::new(Held::Waiting)));
         let answer = Box::new(DriverAnswer {
             completion: Some(completion),
             convs: Vec::new(),
@@ -325,11 +327,10 @@ impl MysqlConn {
                 handoff: Arc::clone(&handoff),
             }),
         );
-        let streamed = handoff.receive(sink);
-        if streamed.is_err() {
-            // The client is gone: the rest of the result is not wanted.
-            self.interrupt.interrupt();
-        }
+        // When the client is gone the rest of the result is not wanted: the statement is
+        // stopped at once.
+        let interrupt = Arc::clone(&self.interrupt);
+        let streamed = handoff.receive(sink, &|| interrupt.interrupt());
         let result = handoff.finished();
         self.absorb();
         streamed?;
@@ -922,9 +923,23 @@ impl driver::Completion for DriverAnswer {
             }
         };
         if let Some(completion) = self.completion.take() {
-            match &self.held {
-                Some(held) => *held.lock() = Some((completion, result)),
-                None => completion.done(result),
+            let completion = match &self.held {
+                Some(held) => {
+                    let mut held = held.lock();
+                    match *held {
+                        // The follow-up ended first (the connection was lost): nothing to
+                        // add to the answer.
+                        Held::FollowUpEnded => Some(completion),
+                        _ => {
+                            *held = Held::Answer(completion, result.clone());
+                            None
+                        }
+                    }
+                }
+                None => Some(completion),
+            };
+            if let Some(completion) = completion {
+                completion.done(result);
             }
         }
     }
@@ -974,7 +989,17 @@ enum FollowKind {
 }
 
 /// A session's answer waiting for its follow-up statement, and its result so far.
-type HeldAnswer = Arc<Mutex<Option<(Box<dyn Completion>, Result<ExecSummary, SqlError>)>>>;
+type HeldAnswer = Arc<Mutex<Held>>;
+
+/// Which of a statement and its follow-up ended first.
+enum Held {
+    /// Neither.
+    Waiting,
+    /// The statement: its answer, for the follow-up to finish.
+    Answer(Box<dyn Completion>, Result<ExecSummary, SqlError>),
+    /// The follow-up (both ended at once with 2013): the statement finishes its answer itself.
+    FollowUpEnded,
+}
 
 /// The completion of a [`FollowUp`]: finishes the session's answer the statement before it left
 /// in `held`.
@@ -1001,8 +1026,12 @@ impl driver::Completion for FollowUpAnswer {
             session,
             first_row,
         } = *self;
-        let Some((mut completion, mut result)) = held.lock().take() else {
-            return;
+        let (mut completion, mut result) = {
+            let mut held = held.lock();
+            match std::mem::replace(&mut *held, Held::FollowUpEnded) {
+                Held::Answer(completion, result) => (completion, result),
+                _ => return,
+            }
         };
         match kind {
             FollowKind::NamedLocks => {
@@ -1059,15 +1088,13 @@ struct OnOwnConnection {
 
 impl OnOwnConnection {
     fn send(self, pin: &Arc<Pinned>) {
-        let id = pin.submit_behind(
-            &self.leading.sql,
-            self.leading.statements,
-            &self.sql,
-            self.answer,
-        );
-        if let Some((sql, answer)) = self.follow_up {
-            pin.submit(&sql, answer);
-        }
+        let (leading, skipped) = (&self.leading.sql, self.leading.statements);
+        let id = match self.follow_up {
+            Some((then, then_answer)) => {
+                pin.submit_pair(leading, skipped, &self.sql, self.answer, &then, then_answer)
+            }
+            None => pin.submit_behind(leading, skipped, &self.sql, self.answer),
+        };
         self.interrupt.submitted(self.submission, id);
     }
 }
@@ -1208,8 +1235,10 @@ impl Tracking {
                 if self.levelled {
                     ds.backend_vars.clear();
                     ds.backend_schema = None;
-                    ds.level_unknown = true;
                 }
+                // Nor is it known what a statement that failed part-way left (a CALL, several
+                // statements): the connection is reset when given back, never parked.
+                ds.level_unknown = true;
                 return None;
             }
         }
@@ -1303,8 +1332,9 @@ impl Handoff {
     }
 
     /// Writes the answer's columns and rows into `sink` as they arrive, until the statement
-    /// ends. After a sink error the rest is dropped and the error returned once it ended.
-    fn receive(&self, sink: &mut dyn ResultSink) -> Result<(), SqlError> {
+    /// ends. After a sink error `on_failure` runs, the rest is dropped, and the error is
+    /// returned once the statement ended.
+    fn receive(&self, sink: &mut dyn ResultSink, on_failure: &dyn Fn()) -> Result<(), SqlError> {
         // What this worker's turn left for its end (a kick of the connection the answer comes
         // from, answers for its clients) goes out before it sleeps.
         xrpc_net::flush_deferred_sends();
@@ -1333,6 +1363,7 @@ impl Handoff {
                     failed = Some(SqlError::from(err));
                     self.state.lock().abandoned = true;
                     self.room.notify_all();
+                    on_failure();
                 }
             }
             if over {

@@ -41,10 +41,8 @@
 //!   connection for itself with [`Driver::pin`]: no statement of the shared rotation is placed
 //!   there, the session's statements ([`Pinned::submit`]) go only there, and
 //!   [`Pinned::unpin`] gives it back after COM_RESET_CONNECTION and the trackers' set-up, or
-//!   closes it (and reconnects its slot) when either fails. A pin takes a connection whose
-//!   reset is still on its way before any other: the new session's statements follow the reset
-//!   on it, and it never left the pinned side (a session that brings its connection level per
-//!   statement, for its variables, takes the one it just gave back). When none can be taken,
+//!   closes it (and reconnects its slot) when either fails; no statement is placed behind a
+//!   reset that may fail. When none can be taken,
 //!   [`Driver::pin_when_free`] queues the session's request in the pin queue, in order: a
 //!   connection given back, or one that logs in, serves its front (the tick too); a request
 //!   ends with 7009 after the queue timeout, 1317 when cancelled, the connect error during an
@@ -53,9 +51,11 @@
 //!   or session variables ([`Pinned::park_at`], a [`Level`]) is parked rather than reset: the
 //!   next session at that very level ([`Driver::pin_at`]) takes it as it is, without a `USE`
 //!   or a `SET`, so a session that changed a variable costs no reset per statement. A parked
-//!   connection is in no rotation; a pin at another level resets it first when no other
-//!   connection can be taken, statements waiting in the driver's queue take the first one
-//!   back (reset), and the tick resets those parked for longer than a second.
+//!   connection is in no rotation; a pin at another level that finds no other connection
+//!   resets one back into the rotation (and waits in the pin queue for it), statements waiting
+//!   in the driver's queue take the first one back (reset), and the tick resets those parked
+//!   for longer than a second. A connection is parked only when its session knows what it
+//!   holds: after a statement that failed, it is reset.
 //! - **Sizing.** Between [`DriverOptions::min_connections`] (opened at start) and
 //!   [`DriverOptions::connections`] the number of open connections follows demand. One more
 //!   opens when a statement has to wait in the queue (checked by the submit that queued it, the
@@ -635,8 +635,8 @@ impl Driver {
 
     /// [`Driver::pin_sparing`] for a session at `level`: a connection parked at that level is
     /// taken first, as it is (returned with it: the session needs no `USE` or `SET` there);
-    /// any other comes fresh (reset, in the configured database), a parked one reset first
-    /// when no other can be taken.
+    /// any other comes fresh (reset, in the configured database). When none can be taken, a
+    /// connection parked at another level is reset back into the rotation for a later try.
     pub fn pin_at(&self, spare: usize, level: &Level) -> Option<(Pinned, Option<Level>)> {
         Shared::pin_at(&self.shared, spare, Some(level))
     }
@@ -659,6 +659,11 @@ impl Driver {
         let id = id.0;
         {
             let mut queue = self.shared.pin_queue.lock();
+            if self.shared.closing.load(Ordering::Acquire) {
+                drop(queue);
+                request.failed(StatementError::connection_lost());
+                return;
+            }
             if queue.is_empty()
                 && let Some((pinned, _)) = Shared::pin_at(&self.shared, spare, level.as_ref())
             {
@@ -817,22 +822,6 @@ impl Shared {
                 }
             }
         }
-        // A connection given back whose reset is on its way is taken next: it is in no one's
-        // rotation, and the new session's statements follow the reset and the trackers' set-up
-        // on it, in order, so they find it clean.
-        for socket in (0..me.slots.len()).filter_map(|slot| me.socket(slot)) {
-            let taken = socket.handler().state.try_lock().is_some_and(|mut st| {
-                let resetting =
-                    st.logged_in && st.pinned == Some(PinState::Resetting) && st.conn.is_ready();
-                if resetting {
-                    st.pinned = Some(PinState::Held);
-                }
-                resetting
-            });
-            if taken {
-                return Some((pinned(socket), None));
-            }
-        }
         let mut best: Option<(usize, OutboundSocket<Arc<Backend>>)> = None;
         let mut candidates = 0;
         // Under the queue's lock, as `place` decides: a statement is never placed on a
@@ -878,26 +867,10 @@ impl Shared {
             Shared::grow(me);
             return Some((pinned(socket), None));
         }
-        // A connection parked at another level, reset first: its session's statements follow
-        // the reset.
-        for socket in (0..me.slots.len()).filter_map(|slot| me.socket(slot)) {
-            let backend = socket.handler();
-            let taken = backend.state.try_lock().is_some_and(|mut st| {
-                if !(st.logged_in && st.pinned == Some(PinState::Parked) && st.conn.is_ready()) {
-                    return false;
-                }
-                st.parked_level = None;
-                st.pinned = Some(PinState::Unpinning);
-                st.pinned_progress(me, &backend.me);
-                st.pinned == Some(PinState::Resetting) && st.conn.is_ready() && {
-                    st.pinned = Some(PinState::Held);
-                    true
-                }
-            });
-            if taken {
-                return Some((pinned(socket), None));
-            }
-        }
+        // A connection parked at another level goes back into the rotation (reset): the
+        // session takes a connection once that reset has succeeded (the pin queue is served
+        // then), never behind a reset that may fail.
+        Self::reclaim_parked(me, None, true);
         if !me.closing.load(Ordering::Acquire) {
             Shared::open_one(me);
         }
@@ -1072,7 +1045,12 @@ impl Shared {
             *me.unreachable.lock() = Some(error.clone());
             std::mem::take(&mut *queue)
         };
-        Self::fail_pin_queue(me, &error);
+        // Perhaps reached from a pin under the pin queue's lock (a connect that fails at
+        // once): then the pin's caller, or the next tick, fails the queue.
+        if let Some(queue) = me.pin_queue.try_lock() {
+            drop(queue);
+            Self::fail_pin_queue(me, &error);
+        }
         for waiting in failed {
             waiting.completion.on_done(Err(error.clone()));
         }
@@ -1401,7 +1379,11 @@ impl Shared {
         };
         me.time_out(expired);
         Self::expire_pin_queue(me, now);
-        Self::serve_pin_queue(me);
+        let unreachable = me.unreachable.lock().clone();
+        match unreachable {
+            Some(error) if !me.any_logged_in() => Self::fail_pin_queue(me, &error),
+            _ => Self::serve_pin_queue(me),
+        }
         if let Some(before) = now.checked_sub(PARKED_FOR) {
             Self::reclaim_parked(me, Some(before), false);
         }
@@ -1676,6 +1658,49 @@ impl Pinned {
         StatementId(id)
     }
 
+    /// [`Pinned::submit_behind`] of a statement and of the `then` statement right after it,
+    /// queued together under one lock: nothing can come between them, and when the connection
+    /// was lost both end at once with 2013, the statement first.
+    pub fn submit_pair(
+        &self,
+        leading: &str,
+        skipped: usize,
+        sql: &str,
+        completion: Box<dyn Completion>,
+        then: &str,
+        then_completion: Box<dyn Completion>,
+    ) -> StatementId {
+        let mut first = self.shared.statement(sql, completion);
+        first.leading = leading.as_bytes().to_vec();
+        first.skip_results = skipped;
+        let second = self.shared.statement(then, then_completion);
+        let id = first.id;
+        let backend = self.socket.handler();
+        let refused = {
+            let mut st = backend.state.lock();
+            if st.pinned == Some(PinState::Held) && st.conn.is_ready() {
+                st.pinned_waiting.push_back(first);
+                st.pinned_waiting.push_back(second);
+                st.pinned_progress(&self.shared, &backend.me);
+                None
+            } else {
+                Some((first, second))
+            }
+        };
+        match refused {
+            Some((first, second)) => {
+                first
+                    .completion
+                    .on_done(Err(StatementError::connection_lost()));
+                second
+                    .completion
+                    .on_done(Err(StatementError::connection_lost()));
+            }
+            None => self.socket.kick(),
+        }
+        StatementId(id)
+    }
+
     /// The backend's connection id (`CONNECTION_ID()` on the backend).
     pub fn thread_id(&self) -> Option<u32> {
         self.socket.handler().state.lock().conn.thread_id()
@@ -1735,7 +1760,8 @@ impl Pinned {
             }
         }
         self.socket.kick();
-        // A session waiting for a connection of its own takes this one behind its reset.
+        // A session waiting for a connection of its own at the level this one was parked at
+        // takes it now.
         Shared::serve_pin_queue(&self.shared);
     }
 }
@@ -1878,8 +1904,6 @@ impl Completion for Unpinned {
             {
                 let mut st = backend.state.lock();
                 if st.pinned != Some(PinState::Resetting) {
-                    // Pinned again while its reset ran (`Driver::pin_sparing`): the new
-                    // session's statements follow the reset there.
                     return;
                 }
                 st.pinned = None;

@@ -138,9 +138,8 @@
 //!   variables, …, as above) or gives it back at once (reset, and switched back to the URL's
 //!   database, or parked at the session's database and variables when it only holds those,
 //!   for the next statement at that level: see the driver's "Parking"); a pin takes a
-//!   connection parked at the session's level, then one whose reset is on its way, before any
-//!   other. A session that keeps one sends all its statements there until nothing pins it or
-//!   it ends.
+//!   connection parked at the session's level before any other. A session that keeps one
+//!   sends all its statements there until nothing pins it or it ends.
 //! - What the session layer runs inline (DDL, a small flow-control token, the catalog reads of
 //!   a plan compile) takes the same way, with the worker waiting inside the stall guard; the
 //!   rows reach it from the reading worker a bounded amount at a time (the reader waits for

@@ -861,3 +861,24 @@ fn a_named_lock_taken_after_waiting_for_a_connection_stays_with_its_session() {
         (Value::Sint(1), Value::Sint(1), Value::Sint(1))
     );
 }
+
+#[test]
+fn a_connection_a_failed_request_may_have_left_state_on_is_reset_not_parked() {
+    let fx = Fixture::with_backend_connections(4, 4);
+    let mut c = fx.node.client();
+    for sid in [1, 2] {
+        c.new_session(sid);
+        assert!(c.query(sid, "USE mysql").error.is_none());
+    }
+    // The first statement leaves a user variable; the second fails, and its error packet
+    // says nothing of what the first left.
+    let failed = c.query(1, "SET @leak = 1; SELECT no_such_column FROM no_such_table");
+    // Session 1 moves to the URL's database, so its next statement takes the shared rotation
+    // and gives up the connection it ran on.
+    let mut moved = sql_stmt("SELECT 1");
+    moved.schema_name = Some("t".into());
+    c.send_sql(1, moved);
+    assert!(c.read_outcome(1).error.is_none());
+    let unset = first_value(&c.query(2, "SELECT @leak IS NULL"));
+    assert_eq!((error_code(&failed), unset), (1146, Value::Sint(1)));
+}
