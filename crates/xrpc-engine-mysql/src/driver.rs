@@ -946,13 +946,7 @@ impl Shared {
         if expired.is_empty() {
             return;
         }
-        me.queue_timeouts
-            .fetch_add(expired.len() as u64, Ordering::Relaxed);
-        let error = StatementError {
-            code: codes::BACKEND_BUSY.code as u16,
-            sql_state: codes::BACKEND_BUSY.sql_state.to_owned(),
-            message: backend_busy_message(me.opts.queue_timeout, me.opts.connections),
-        };
+        let error = me.timed_out(expired.len());
         for waiter in expired {
             waiter.request.failed(error.clone());
         }
@@ -1309,18 +1303,24 @@ impl Shared {
         expired
     }
 
+    /// Counts `count` waits that ran out, and gives their error: 7009, as the blocking pool's
+    /// wait timeout.
+    fn timed_out(&self, count: usize) -> StatementError {
+        self.queue_timeouts
+            .fetch_add(count as u64, Ordering::Relaxed);
+        StatementError {
+            code: codes::BACKEND_BUSY.code as u16,
+            sql_state: codes::BACKEND_BUSY.sql_state.to_owned(),
+            message: backend_busy_message(self.opts.queue_timeout, self.opts.connections),
+        }
+    }
+
     /// Ends statements that waited too long with 7009, the blocking pool's wait timeout.
     fn time_out(&self, expired: Vec<Waiting>) {
         if expired.is_empty() {
             return;
         }
-        self.queue_timeouts
-            .fetch_add(expired.len() as u64, Ordering::Relaxed);
-        let error = StatementError {
-            code: codes::BACKEND_BUSY.code as u16,
-            sql_state: codes::BACKEND_BUSY.sql_state.to_owned(),
-            message: backend_busy_message(self.opts.queue_timeout, self.opts.connections),
-        };
+        let error = self.timed_out(expired.len());
         for waiting in expired {
             waiting.completion.on_done(Err(error.clone()));
         }

@@ -98,6 +98,14 @@ fn wait_for(what: &str, mut condition: impl FnMut() -> bool) {
     }
 }
 
+/// Runs `statements` on session `sid` one after another, each expected to succeed.
+fn run_all(client: &mut Client, sid: u64, statements: &[&str]) {
+    for sql in statements {
+        let outcome = client.query(sid, sql);
+        assert!(outcome.error.is_none(), "{sql}: {:?}", outcome.error);
+    }
+}
+
 fn first_value(outcome: &Outcome) -> Value {
     assert!(outcome.error.is_none(), "{:?}", outcome.error);
     outcome.rows[0][0].clone()
@@ -384,14 +392,15 @@ fn statements_of_a_session_that_holds_state_stay_on_its_own_connection() {
     let mut c = fx.node.client();
     c.new_session(1);
     c.new_session(2);
-    for sql in [
-        "CREATE TABLE pinned (x INT)",
-        "BEGIN",
-        "INSERT INTO pinned VALUES (1)",
-    ] {
-        let outcome = c.query(1, sql);
-        assert!(outcome.error.is_none(), "{sql}: {:?}", outcome.error);
-    }
+    run_all(
+        &mut c,
+        1,
+        &[
+            "CREATE TABLE pinned (x INT)",
+            "BEGIN",
+            "INSERT INTO pinned VALUES (1)",
+        ],
+    );
     let before = fx.driven();
     // Inside the transaction the session sees its own row; another session (through the
     // driver) does not until the commit.
@@ -427,14 +436,15 @@ fn a_transaction_holds_a_driver_connection_of_its_own_until_it_commits() {
     let mut c = fx.node.client();
     c.new_session(1);
     c.new_session(2);
-    for sql in [
-        "CREATE TABLE own (x INT)",
-        "BEGIN",
-        "INSERT INTO own VALUES (1)",
-    ] {
-        let outcome = c.query(1, sql);
-        assert!(outcome.error.is_none(), "{sql}: {:?}", outcome.error);
-    }
+    run_all(
+        &mut c,
+        1,
+        &[
+            "CREATE TABLE own (x INT)",
+            "BEGIN",
+            "INSERT INTO own VALUES (1)",
+        ],
+    );
     let during = (fx.driver_pinned(), fx.engine.stats().pinned);
     // Meanwhile another session's statements go on through the shared connection.
     let other = first_value(&c.query(2, "SELECT COUNT(*) FROM own"));
@@ -500,14 +510,15 @@ fn a_kill_stops_a_statement_on_a_pinned_connection_and_its_transaction_goes_on()
     let fx = Fixture::new();
     let mut c = fx.node.client();
     c.new_session(1);
-    for sql in [
-        "CREATE TABLE k (x INT)",
-        "BEGIN",
-        "INSERT INTO k VALUES (1)",
-    ] {
-        let outcome = c.query(1, sql);
-        assert!(outcome.error.is_none(), "{sql}: {:?}", outcome.error);
-    }
+    run_all(
+        &mut c,
+        1,
+        &[
+            "CREATE TABLE k (x INT)",
+            "BEGIN",
+            "INSERT INTO k VALUES (1)",
+        ],
+    );
     let started = Instant::now();
     c.send_sql(1, sql_stmt("SELECT SLEEP(20)"));
     // Give the sleep time to start on the backend, then kill it.
@@ -612,16 +623,17 @@ fn a_session_with_variables_and_another_database_runs_on_the_driver_not_the_pool
     let mut c = fx.node.client();
     c.new_session(1);
     c.new_session(2);
-    for sql in [
-        "CREATE DATABASE other",
-        "CREATE TABLE other.marks (x INT)",
-        "SET SESSION sql_mode = 'ANSI_QUOTES', time_zone = '-03:00'",
-        "USE other",
-        "INSERT INTO marks VALUES (7)",
-    ] {
-        let outcome = c.query(1, sql);
-        assert!(outcome.error.is_none(), "{sql}: {:?}", outcome.error);
-    }
+    run_all(
+        &mut c,
+        1,
+        &[
+            "CREATE DATABASE other",
+            "CREATE TABLE other.marks (x INT)",
+            "SET SESSION sql_mode = 'ANSI_QUOTES', time_zone = '-03:00'",
+            "USE other",
+            "INSERT INTO marks VALUES (7)",
+        ],
+    );
     // Each statement is brought level on a connection of its own, which goes back reset: the
     // neighbour sees the URL's database and the server's variables.
     let own: Vec<String> = c
@@ -659,14 +671,15 @@ fn nothing_runs_behind_a_levelling_statement_that_fails() {
     let mut c = fx.node.client();
     c.new_session(1);
     c.new_session(2);
-    for sql in [
-        "CREATE TABLE t.kept (x INT)",
-        "CREATE DATABASE gone",
-        "USE gone",
-    ] {
-        let outcome = c.query(1, sql);
-        assert!(outcome.error.is_none(), "{sql}: {:?}", outcome.error);
-    }
+    run_all(
+        &mut c,
+        1,
+        &[
+            "CREATE TABLE t.kept (x INT)",
+            "CREATE DATABASE gone",
+            "USE gone",
+        ],
+    );
     // The connection session 1 left in `gone` is parked there for a while, then reset.
     wait_for("no connection is parked", || {
         fx.driver_status("connections_parked") == 0
@@ -712,15 +725,16 @@ fn schema_changes_run_on_the_driver_not_the_pool() {
     let fx = Fixture::with_backend_connections(4, 4);
     let mut c = fx.node.client();
     c.new_session(1);
-    for sql in [
-        "CREATE TABLE ddl (x INT)",
-        "ALTER TABLE ddl ADD COLUMN y INT",
-        "CREATE INDEX ddl_y ON ddl (y)",
-        "INSERT INTO ddl VALUES (1, 2)",
-    ] {
-        let outcome = c.query(1, sql);
-        assert!(outcome.error.is_none(), "{sql}: {:?}", outcome.error);
-    }
+    run_all(
+        &mut c,
+        1,
+        &[
+            "CREATE TABLE ddl (x INT)",
+            "ALTER TABLE ddl ADD COLUMN y INT",
+            "CREATE INDEX ddl_y ON ddl (y)",
+            "INSERT INTO ddl VALUES (1, 2)",
+        ],
+    );
     let sum = first_value(&c.query(1, "SELECT x + y FROM ddl"));
     assert_eq!((sum, fx.engine.stats().open), (Value::Sint(3), 0));
 }
