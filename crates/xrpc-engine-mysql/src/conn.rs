@@ -320,7 +320,7 @@ impl MysqlConn {
             ));
         };
         let prepared = self.on_own_connection(&driver, rewritten, &script, schema);
-        let handoff = Arc::new(Handoff::new(self.wait_hook.clone()));
+        let handoff = Arc::new(Handoff::new());
         self.send_to_driver(
             prepared,
             Box::new(Streamed {
@@ -1297,7 +1297,7 @@ const HANDOFF_BYTES: usize = 256 * 1024;
 /// worker that runs the statement inline and waits for it ([`MysqlConn::run_on_pin`]), a
 /// bounded amount at a time.
 ///
-/// The reader waits for room (counted as stalled through the session's wait hook), except on
+/// The reader waits for room (counted as stalled in its own epoll group), except on
 /// the waiting worker's own thread: a kick of the connection there may read the answer before
 /// the worker starts waiting, and must not wait for itself. After the waiting worker's sink
 /// failed (`abandoned`) the reader drops the rest.
@@ -1308,7 +1308,6 @@ struct Handoff {
     /// The reader sleeps on it.
     room: Condvar,
     receiver: std::thread::ThreadId,
-    wait_hook: Option<WaitHook>,
 }
 
 #[derive(Default)]
@@ -1321,13 +1320,12 @@ struct HandoffState {
 }
 
 impl Handoff {
-    fn new(wait_hook: Option<WaitHook>) -> Self {
+    fn new() -> Self {
         Self {
             state: Mutex::new(HandoffState::default()),
             ready: Condvar::new(),
             room: Condvar::new(),
             receiver: std::thread::current().id(),
-            wait_hook,
         }
     }
 
@@ -1412,7 +1410,10 @@ impl ResultSink for Streamed {
             .sum();
         let mut st = h.state.lock();
         if st.bytes >= HANDOFF_BYTES && !st.abandoned && std::thread::current().id() != h.receiver {
-            let _stalled = h.wait_hook.as_ref().map(|hook| hook());
+            // This worker reads the backend socket and may belong to another group than the
+            // session's connection: its own group must count it as stalled to keep serving
+            // its connections (among them, perhaps, the one the receiver waits on).
+            let _stalled = xrpc_net::GroupHandle::of_this_worker().map(|group| group.enter_wait());
             while st.bytes >= HANDOFF_BYTES && !st.abandoned {
                 h.room.wait(&mut st);
             }
@@ -1458,9 +1459,12 @@ impl EngineConn for MysqlConn {
         // inside the guard the worker counts as stalled and the framework adds a worker.
         let _stalled = self.wait_hook.as_ref().map(|hook| hook());
         self.absorb();
-        // The blocking pool serves only while the driver does not run (or a connection of
-        // it that the session still holds from then).
-        let result = if self.shared.driver.get().is_some() && self.backend.is_none() {
+        // On the session's driver connection when it holds one; otherwise on the blocking
+        // pool, whose statement runs on this worker (a statement run inline on a driver
+        // connection of its own for a session without one stalled now and then on a small
+        // flow-control token: the reading worker and this one waited on each other).
+        let held = self.driver_session.lock().pin.is_some();
+        let result = if held && self.backend.is_none() {
             self.run_inline(sql, args, schema, sink)
         } else {
             self.run(sql, args, schema, sink)
