@@ -626,7 +626,9 @@ fn a_session_with_variables_and_another_database_runs_on_the_driver_not_the_pool
     // Schema changes run inline, on the pool for a session without a driver connection.
     let admin = &mut fx._db.admin();
     admin.query_drop("CREATE DATABASE other").unwrap();
-    admin.query_drop("CREATE TABLE other.marks (x INT)").unwrap();
+    admin
+        .query_drop("CREATE TABLE other.marks (x INT)")
+        .unwrap();
     run_all(
         &mut c,
         1,
