@@ -684,12 +684,12 @@ fn nothing_runs_behind_a_levelling_statement_that_fails() {
             "USE gone",
         ],
     );
-    // The connection session 1 left in `gone` is parked there for a while, then reset.
+    // The connection the first session left in `gone` is parked there for a while, then reset.
     wait_for("no connection is parked", || {
         fx.driver_status("connections_parked") == 0
     });
     assert!(c.query(2, "DROP DATABASE gone").error.is_none());
-    // Session 1's database is switched to before its statement, in the same query: the
+    // The first session's database is switched to before its statement, in the same query: the
     // switch fails, and the insert behind it never runs.
     let failed = error_code(&c.query(1, "INSERT INTO t.kept VALUES (1)"));
     let rows = first_value(&c.query(2, "SELECT COUNT(*) FROM t.kept"));
@@ -893,8 +893,8 @@ fn a_connection_a_failed_request_may_have_left_state_on_is_reset_not_parked() {
     // The first statement leaves a user variable; the second fails, and its error packet
     // says nothing of what the first left.
     let failed = c.query(1, "SET @leak = 1; SELECT no_such_column FROM no_such_table");
-    // Session 1 moves to the URL's database, so its next statement takes the shared rotation
-    // and gives up the connection it ran on.
+    // The first session moves to the URL's database, so its next statement takes the shared
+    // rotation and gives up the connection it ran on.
     let mut moved = sql_stmt("SELECT 1");
     moved.schema_name = Some("t".into());
     c.send_sql(1, moved);
