@@ -23,6 +23,21 @@
 //! batch runs inline; every other one becomes a task, and a push writes the eventfd only when some
 //! worker is waiting (`wake.rs`).
 //!
+//! # A blocking handler in a batch
+//!
+//! The events of one `epoll_wait` are handled one after another by the worker that took them,
+//! and the sockets are edge-triggered: an event still in a batch reaches no other worker. A
+//! handler may block (a backend socket's handler delivering rows to a session that waits for its
+//! client's token offer, a send to a full socket), and the events behind it in its batch would
+//! wait with it; when one of them carries what the blocked handler waits for (that client's
+//! offer), nothing ever wakes it. So a worker that enters a blocking section
+//! ([`GroupHandle::enter_wait`]) first queues the events of its batch it has not handled, one task
+//! each, and wakes a worker for them (the stall count starts one if none is free). Invariant: **a
+//! worker blocks in `enter_wait` holding no event of its batch**, except those a full queue
+//! refused, which wait for the end of its wait as before. The events stay in a thread-local
+//! (`BATCH_LEFT`) rather than in the worker's array for that reason alone; handing one over
+//! costs a task, and nothing while no handler blocks.
+//!
 //! # One CPU: no hand-off
 //!
 //! When every worker of a group can run only on one CPU (the group has one CPU and its workers are
@@ -436,6 +451,7 @@ impl GroupHandle {
     pub(crate) fn enter_wait_holding_send_lock(&self) -> WaitGuard {
         let g = &self.0;
         if self.on_own_worker() {
+            self.hand_over_batch();
             g.hand_over_listening();
         }
         NetCounters::incr(&g.counters.waits);
@@ -451,6 +467,54 @@ impl GroupHandle {
         WaitGuard {
             group: self.clone(),
         }
+    }
+
+    /// Handles one event of an `epoll_wait` batch; `last_event`: the batch has no other left,
+    /// so the last unit it makes runnable runs here (module docs, "The worker loop").
+    fn handle_event(&self, token: u64, ready: Ready, last_event: bool, runnable: &mut Vec<UnitId>) {
+        match token {
+            EVENTFD_TOKEN => {}
+            LISTENER_TOKEN => self.accept_all(),
+            token if token & outbound::OUTBOUND_TOKEN_FLAG != 0 => self.outbound_event(token),
+            token => {
+                if let Some(conn) = self.0.table.get(token) {
+                    let mut cx = EventCx {
+                        group: self,
+                        last_event,
+                        runnable,
+                    };
+                    conn.on_event(&conn, ready, &mut cx);
+                }
+            }
+        }
+    }
+
+    /// Queues the events of this worker's batch not handled yet, each for another worker, and
+    /// wakes one: this worker is about to block (module docs, "A blocking handler in a batch").
+    /// An event the full queue refuses stays in the batch, for this worker after its wait.
+    fn hand_over_batch(&self) {
+        let left: Vec<(u64, Ready)> = BATCH_LEFT.with(|left| left.borrow_mut().drain(..).collect());
+        if left.is_empty() {
+            return;
+        }
+        let mut refused = Vec::new();
+        for (token, ready) in left {
+            let task = Task::Call(
+                Box::new(move |group: &GroupHandle| {
+                    group.handle_event(token, ready, true, &mut Vec::new());
+                }),
+                self.0.perf.start(),
+            );
+            if self.push(task).is_err() {
+                refused.push((token, ready));
+            } else {
+                NetCounters::incr(&self.0.counters.batch_handovers);
+            }
+        }
+        BATCH_LEFT.with(|left| left.borrow_mut().extend(refused));
+        // A push from one of the group's own workers wakes nobody on a one-CPU group: this one
+        // is about to block, so someone must run the tasks.
+        self.0.wake_one();
     }
 
     /// Queues a closure to run on one of the group's workers. If the queue is full the closure is
@@ -890,6 +954,19 @@ std::thread_local! {
     static UNITS_STARTED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     /// The unit of this worker's last checkpoint and when it first (or last handed over) saw it.
     static CHECKPOINT: std::cell::Cell<(u64, Option<Instant>)> = const { std::cell::Cell::new((0, None)) };
+    /// The events of this worker's last `epoll_wait` not handled yet (module docs, "A blocking
+    /// handler in a batch"); empty outside the loop over a batch.
+    static BATCH_LEFT: std::cell::RefCell<std::collections::VecDeque<(u64, Ready)>> =
+        const { std::cell::RefCell::new(std::collections::VecDeque::new()) };
+}
+
+/// The next event of this worker's batch, and whether it is the batch's last.
+fn next_of_batch() -> Option<(u64, Ready, bool)> {
+    BATCH_LEFT.with(|left| {
+        let mut left = left.borrow_mut();
+        let (token, ready) = left.pop_front()?;
+        Some((token, ready, left.is_empty()))
+    })
 }
 
 /// Notes that this worker starts a unit (or a task closure), for the checkpoint.
@@ -1015,25 +1092,17 @@ fn worker_main(group: GroupHandle, reason: SpawnReason) {
         if (0..n).any(|i| events.get(i).0 == EVENTFD_TOKEN) {
             g.eventfd.reset();
         }
-        for i in 0..n {
-            let (token, ready) = events.get(i);
-            match token {
-                EVENTFD_TOKEN => {}
-                LISTENER_TOKEN => group.accept_all(),
-                token if token & outbound::OUTBOUND_TOKEN_FLAG != 0 => {
-                    group.outbound_event(token);
-                }
-                token => {
-                    if let Some(conn) = g.table.get(token) {
-                        let mut cx = EventCx {
-                            group: &group,
-                            last_event: i + 1 == n,
-                            runnable: &mut runnable,
-                        };
-                        conn.on_event(&conn, ready, &mut cx);
-                    }
-                }
-            }
+        BATCH_LEFT.with(|left| {
+            left.borrow_mut().extend(
+                (0..n)
+                    .map(|i| events.get(i))
+                    .filter(|e| e.0 != EVENTFD_TOKEN),
+            );
+        });
+        // One at a time from the thread-local, not from `events`: a handler that blocks hands
+        // the rest to other workers (`GroupHandle::enter_wait`).
+        while let Some((token, ready, last_event)) = next_of_batch() {
+            group.handle_event(token, ready, last_event, &mut runnable);
         }
     }
 }

@@ -144,6 +144,7 @@ net_stats! {
     Counter threads_exited: "Extra workers that exited after shrink_time without pressure.",
     Counter watchdog_wakeups: "Workers the watchdog forced because no progress was seen.",
     Counter listener_handovers: "Eventfd writes by which a worker of a one-CPU group that stopped listening to block, run long or exit woke a sleeping worker to listen instead.",
+    Counter batch_handovers: "Events of an epoll_wait batch that a worker about to block queued for other workers instead of handling them after its wait.",
     Counter timers_fired: "Timer callbacks run.",
     Counter frames_received: "Frames decoded from connections.",
     Counter bytes_received: "Bytes read from sockets.",

@@ -328,3 +328,129 @@ fn a_server_shutdown_closes_its_outbound_sockets() {
         .recv_timeout(WAIT)
         .expect("the peer saw the end of the connection");
 }
+
+/// The two handlers of the batch test: `Blocker` waits (inside `enter_wait`) until `Releaser`
+/// has read its bytes.
+#[derive(Default)]
+struct Release {
+    released: Mutex<bool>,
+    changed: parking_lot::Condvar,
+    /// Passes of each handler so far: [blocker, releaser].
+    passes: [AtomicUsize; 2],
+}
+
+/// Reads everything the socket has; whether it read anything.
+fn drain(io: &OutboundIo<'_>) -> bool {
+    let mut buf = [0u8; 4096];
+    let mut read = false;
+    while let Ok(n) = io.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        read = true;
+    }
+    read
+}
+
+/// Its second field: 0 while it has not blocked and come back, 1 once released, 2 when its wait
+/// ran out.
+struct Blocker(Arc<Release>, Arc<AtomicUsize>);
+
+impl SocketHandler for Blocker {
+    fn on_ready(&self, io: &OutboundIo<'_>, group: &GroupHandle) -> Progress {
+        self.0.passes[0].fetch_add(1, Ordering::SeqCst);
+        if drain(io) {
+            let _stalled = group.enter_wait();
+            let mut released = self.0.released.lock();
+            let deadline = std::time::Instant::now() + WAIT;
+            while !*released {
+                if self
+                    .0
+                    .changed
+                    .wait_until(&mut released, deadline)
+                    .timed_out()
+                {
+                    break;
+                }
+            }
+            self.1
+                .store(if *released { 1 } else { 2 }, Ordering::SeqCst);
+        }
+        Progress::Idle
+    }
+}
+
+struct Releaser(Arc<Release>);
+
+impl SocketHandler for Releaser {
+    fn on_ready(&self, io: &OutboundIo<'_>, _group: &GroupHandle) -> Progress {
+        self.0.passes[1].fetch_add(1, Ordering::SeqCst);
+        if drain(io) {
+            *self.0.released.lock() = true;
+            self.0.changed.notify_all();
+        }
+        Progress::Idle
+    }
+}
+
+#[test]
+fn a_handler_that_blocks_leaves_the_rest_of_its_batch_to_other_workers() {
+    use std::os::unix::net::UnixStream;
+    // One worker, so that one `epoll_wait` returns both events; the watchdog stays out of the
+    // way while the worker is held.
+    let server = Server::start(
+        xrpc_net::NetConfig {
+            threads_per_group: 1,
+            deadlock_check_interval: Duration::from_secs(5),
+            ..test_config()
+        },
+        EchoHandler,
+    )
+    .unwrap();
+    let group = server.groups()[0].clone();
+    let release = Arc::new(Release::default());
+    let outcome = Arc::new(AtomicUsize::new(0));
+    let (blocker_end, mut blocker_peer) = UnixStream::pair().unwrap();
+    let (releaser_end, mut releaser_peer) = UnixStream::pair().unwrap();
+    blocker_end.set_nonblocking(true).unwrap();
+    releaser_end.set_nonblocking(true).unwrap();
+    let blocker = group
+        .register_outbound(
+            blocker_end.into(),
+            Blocker(release.clone(), outcome.clone()),
+        )
+        .unwrap();
+    let releaser = group
+        .register_outbound(releaser_end.into(), Releaser(release.clone()))
+        .unwrap();
+    // The first (writable) events of both are handled before the worker is held.
+    assert!(wait_until(WAIT, || release
+        .passes
+        .iter()
+        .all(|p| p.load(Ordering::SeqCst) > 0)));
+    let (held_tx, held_rx) = std::sync::mpsc::channel();
+    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+    group
+        .push_task(move |_| {
+            let _ = held_tx.send(());
+            let _ = go_rx.recv_timeout(WAIT);
+        })
+        .unwrap();
+    held_rx
+        .recv_timeout(WAIT)
+        .expect("the worker runs the task");
+    // While no worker waits in epoll: both become readable, the blocker first, so that one
+    // batch holds the blocker's event and then the releaser's.
+    blocker_peer.write_all(b"block").unwrap();
+    releaser_peer.write_all(b"release").unwrap();
+    go_tx.send(()).unwrap();
+    assert!(wait_until(WAIT * 2, || outcome.load(Ordering::SeqCst) != 0));
+    assert_eq!(
+        outcome.load(Ordering::SeqCst),
+        1,
+        "the releaser's event, behind the blocked handler in its batch, was handled by another worker"
+    );
+    blocker.close();
+    releaser.close();
+    server.shutdown();
+}
