@@ -876,6 +876,12 @@ impl driver::Completion for DriverAnswer {
         }
     }
 
+    fn holds_back(&self) -> bool {
+        self.completion
+            .as_ref()
+            .is_some_and(|completion| completion.holds_back())
+    }
+
     fn on_done(mut self: Box<Self>, outcome: Result<OkInfo, StatementError>) {
         self.interrupt.end_submission(self.submission);
         if let Some(tracking) = &self.tracking {
@@ -1297,10 +1303,12 @@ const HANDOFF_BYTES: usize = 256 * 1024;
 /// worker that runs the statement inline and waits for it ([`MysqlConn::run_on_pin`]), a
 /// bounded amount at a time.
 ///
-/// The reader waits for room (counted as stalled in its own epoll group), except on
-/// the waiting worker's own thread: a kick of the connection there may read the answer before
-/// the worker starts waiting, and must not wait for itself. After the waiting worker's sink
-/// failed (`abandoned`) the reader drops the rest.
+/// The reader waits for room (counted as stalled in its own epoll group), except on the
+/// waiting worker's own thread: a kick of the connection there may read the answer before the
+/// worker starts waiting, and must not wait for itself. There the completion holds back once
+/// the hand-off is full ([`Completion::holds_back`]): the connection's handler stops reading and
+/// another worker goes on, so the hand-off exceeds its bound by one read at most. After the
+/// waiting worker's sink failed (`abandoned`) the reader drops the rest.
 struct Handoff {
     state: Mutex<HandoffState>,
     /// The waiting worker sleeps on it.
@@ -1432,6 +1440,14 @@ impl Completion for Streamed {
         self
     }
 
+    fn holds_back(&self) -> bool {
+        let h = &self.handoff;
+        std::thread::current().id() == h.receiver && {
+            let st = h.state.lock();
+            st.bytes >= HANDOFF_BYTES && !st.abandoned
+        }
+    }
+
     fn done(self: Box<Self>, result: Result<ExecSummary, SqlError>) {
         let h = &self.handoff;
         h.state.lock().result = Some(result);
@@ -1459,12 +1475,9 @@ impl EngineConn for MysqlConn {
         // inside the guard the worker counts as stalled and the framework adds a worker.
         let _stalled = self.wait_hook.as_ref().map(|hook| hook());
         self.absorb();
-        // On the session's driver connection when it holds one; otherwise on the blocking
-        // pool, whose statement runs on this worker (a statement run inline on a driver
-        // connection of its own for a session without one stalled now and then on a small
-        // flow-control token: the reading worker and this one waited on each other).
-        let held = self.driver_session.lock().pin.is_some();
-        let result = if held && self.backend.is_none() {
+        // The blocking pool serves only while the driver does not run (or a connection of
+        // it that the session still holds from then).
+        let result = if self.shared.driver.get().is_some() && self.backend.is_none() {
             self.run_inline(sql, args, schema, sink)
         } else {
             self.run(sql, args, schema, sink)

@@ -201,6 +201,11 @@ pub trait Completion: Send + 'static {
     /// The terminal event: the final OK data or the error (the server's, 1317 when cancelled,
     /// 2013 when the connection was lost). Called exactly once.
     fn on_done(self: Box<Self>, outcome: Result<OkInfo, StatementError>);
+    /// Whether the connection's handler must stop reading on this thread for now and leave the
+    /// rest to another worker ([`xrpc_engine::Completion::holds_back`]).
+    fn holds_back(&self) -> bool {
+        false
+    }
 }
 
 /// A session's wait for a connection of its own ([`Driver::pin_when_free`]).
@@ -1942,6 +1947,8 @@ impl SocketHandler for Backend {
         let mut connect_failure: Option<String> = None;
         let mut io_error: Option<std::io::Error> = None;
         let mut refused_login: Option<StatementError> = None;
+        // Input left in the socket for another worker (a completion holds back on this thread).
+        let mut handover = false;
         // Terminal completions run after the connection's lock is let go (still inside this
         // pass, so in answer order): one may submit again (a kill's look-up does).
         let mut finished: Vec<(Box<dyn Completion>, Result<OkInfo, StatementError>)> = Vec::new();
@@ -2063,6 +2070,10 @@ impl SocketHandler for Backend {
                 if !full || st.conn.is_closed() {
                     break;
                 }
+                if st.answers.values().any(|a| a.completion.holds_back()) {
+                    handover = true;
+                    break;
+                }
             }
             if st.conn.is_closed() {
                 finished.extend(
@@ -2124,6 +2135,10 @@ impl SocketHandler for Backend {
         if logged_in_now {
             Shared::serve_pin_queue(&shared);
         }
-        Progress::Idle
+        if handover {
+            Progress::Handover
+        } else {
+            Progress::Idle
+        }
     }
 }

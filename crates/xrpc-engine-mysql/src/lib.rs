@@ -141,10 +141,9 @@
 //!   connection parked at the session's level before any other. A session that keeps one
 //!   sends all its statements there until nothing pins it or it ends.
 //! - What the session layer runs inline (DDL, a small flow-control token, the catalog reads of
-//!   a plan compile) for a session that holds a driver connection runs there, with the worker
-//!   waiting inside the stall guard; the rows reach it from the reading worker a bounded amount
-//!   at a time (the reader waits for room), so a large result costs the node a buffer however
-//!   slowly the client reads. For a session without one it takes the blocking path below.
+//!   a plan compile) takes the same way, with the worker waiting inside the stall guard; the
+//!   rows reach it from the reading worker a bounded amount at a time (the reader waits for
+//!   room), so a large result costs the node a buffer however slowly the client reads.
 //! - The completion records what the trackers said in state shared with the handle, which
 //!   takes it (variables, database) when the session next runs.
 //!
@@ -153,9 +152,8 @@
 //! (see the driver's "Kill"), on a pinned connection as on a shared one, and one waiting in the
 //! pin queue. The driver opens [`PoolOptions::driver_connections`] connections at the start and
 //! more by demand, up to [`PoolOptions::size`] in all. While the driver runs, the blocking path
-//! below serves only what the session layer runs inline for a session without a driver
-//! connection of its own; it serves everything when the driver is off (`driver_connections =
-//! 0`).
+//! below serves nothing; it serves everything when the driver is off
+//! (`driver_connections = 0`).
 //!
 //! # Blocking
 //!

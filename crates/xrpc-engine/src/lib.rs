@@ -147,6 +147,13 @@ pub trait Completion: Send + 'static {
 
     /// The statement ended: its summary or its error. Called exactly once.
     fn done(self: Box<Self>, result: Result<ExecSummary, SqlError>);
+
+    /// Whether the engine should stop reading the statement's rows on this thread for now and
+    /// have another thread go on: the completion hands its rows to a consumer that waits on this
+    /// very thread, so it can neither wait for room nor take more without bound.
+    fn holds_back(&self) -> bool {
+        false
+    }
 }
 
 /// One connection to the engine, used by one session at a time.

@@ -454,3 +454,53 @@ fn a_handler_that_blocks_leaves_the_rest_of_its_batch_to_other_workers() {
     releaser.close();
     server.shutdown();
 }
+
+/// Hands over while it runs on the thread that kicked it; counts the passes on workers.
+struct HandsOver {
+    kicker: std::thread::ThreadId,
+    on_kicker: AtomicUsize,
+    on_worker: AtomicUsize,
+}
+
+impl SocketHandler for HandsOver {
+    fn on_ready(&self, _io: &OutboundIo<'_>, _group: &GroupHandle) -> Progress {
+        if std::thread::current().id() == self.kicker {
+            self.on_kicker.fetch_add(1, Ordering::SeqCst);
+            return Progress::Handover;
+        }
+        if on_worker() {
+            self.on_worker.fetch_add(1, Ordering::SeqCst);
+        }
+        Progress::Idle
+    }
+}
+
+#[test]
+fn a_handler_that_hands_over_is_called_again_by_a_worker() {
+    use std::os::unix::net::UnixStream;
+    let server = Server::start(test_config(), EchoHandler).unwrap();
+    let (end, _peer) = UnixStream::pair().unwrap();
+    end.set_nonblocking(true).unwrap();
+    let handler = Arc::new(HandsOver {
+        kicker: std::thread::current().id(),
+        on_kicker: AtomicUsize::new(0),
+        on_worker: AtomicUsize::new(0),
+    });
+    let socket = server.groups()[0]
+        .register_outbound(end.into(), handler.clone())
+        .unwrap();
+    // The registration's own event is a worker's pass; the kick's hand-over must bring another.
+    assert!(wait_until(WAIT, || handler
+        .on_worker
+        .load(Ordering::SeqCst)
+        >= 1));
+    let before = handler.on_worker.load(Ordering::SeqCst);
+    socket.kick();
+    assert_eq!(handler.on_kicker.load(Ordering::SeqCst), 1);
+    assert!(
+        wait_until(WAIT, || handler.on_worker.load(Ordering::SeqCst) > before),
+        "a worker drove the socket after the kicker handed over"
+    );
+    socket.close();
+    server.shutdown();
+}

@@ -23,7 +23,11 @@
 //! [`OutboundIo::read`] until it returns `WouldBlock` (or the end of stream), and write pending
 //! output with [`OutboundIo::write`] until it is all gone or `WouldBlock` (a later output edge
 //! calls the handler again when the send buffer drains). A pass must not block. Returning
-//! [`Progress::Close`] closes the socket.
+//! [`Progress::Close`] closes the socket. A handler may stop reading early on purpose when the
+//! thread it runs on must not take more input now (it would wait for itself: the thread that
+//! kicked the socket is the one that consumes what the handler produces) by returning
+//! [`Progress::Handover`]: another worker of the group calls it again at once, from the task
+//! queue, since no new edge would come for input already in the socket.
 //!
 //! # Lifetime
 //!
@@ -55,6 +59,9 @@ pub enum Progress {
     Idle,
     /// The connection is finished: close the socket.
     Close,
+    /// Input was left unread on purpose; another worker calls the handler again (module docs,
+    /// "The handler's duty").
+    Handover,
 }
 
 /// Drives one outbound socket; see the [module docs](self).
@@ -186,6 +193,7 @@ impl<H: SocketHandler> Outbound<H> {
             return;
         }
         let mut close = false;
+        let mut handover = false;
         self.gate.drive(|_| {
             if self.closed.load(Ordering::Acquire) {
                 return Pass::Stop;
@@ -199,10 +207,36 @@ impl<H: SocketHandler> Outbound<H> {
                     close = true;
                     Pass::Stop
                 }
+                Progress::Handover => {
+                    // A knock meanwhile is served by the worker this hands over to.
+                    handover = true;
+                    Pass::Stop
+                }
             }
         });
         if close {
             self.close();
+        } else if handover {
+            self.hand_over();
+        }
+    }
+
+    /// Has another worker of the group drive the socket again ([`Progress::Handover`]): a task,
+    /// with a worker woken for it even when this thread is one of the group's own (it is about
+    /// to wait for what that worker reads); a timer retries while the queue is full.
+    fn hand_over(&self) {
+        let token = self.token | OUTBOUND_TOKEN_FLAG;
+        let pushed = self
+            .group
+            .push_task(move |group| group.outbound_event(token))
+            .is_ok();
+        if pushed {
+            self.group.0.wake_one();
+        } else {
+            self.group
+                .schedule_timer(std::time::Duration::from_millis(1), None, move |group| {
+                    group.outbound_event(token)
+                });
         }
     }
 }

@@ -1041,7 +1041,8 @@ fn the_binary_fronts_mariadb_with_the_engine_setting() {
 
 #[test]
 fn a_100_mib_backend_result_streams_with_a_small_token_in_bounded_server_memory() {
-    // Under 1 MiB of token the statement runs inline, on the blocking pool.
+    // Under 1 MiB of token the statement runs inline: its worker waits while the worker that
+    // reads the backend hands it the rows, a bounded amount at a time.
     streams_100_mib_in_bounded_memory(64);
 }
 

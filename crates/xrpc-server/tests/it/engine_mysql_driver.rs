@@ -623,16 +623,12 @@ fn a_session_with_variables_and_another_database_runs_on_the_driver_not_the_pool
     let mut c = fx.node.client();
     c.new_session(1);
     c.new_session(2);
-    // Schema changes run inline, on the pool for a session without a driver connection.
-    let admin = &mut fx._db.admin();
-    admin.query_drop("CREATE DATABASE other").unwrap();
-    admin
-        .query_drop("CREATE TABLE other.marks (x INT)")
-        .unwrap();
     run_all(
         &mut c,
         1,
         &[
+            "CREATE DATABASE other",
+            "CREATE TABLE other.marks (x INT)",
             "SET SESSION sql_mode = 'ANSI_QUOTES', time_zone = '-03:00'",
             "USE other",
             "INSERT INTO marks VALUES (7)",
@@ -725,7 +721,7 @@ fn a_kill_stops_a_statement_sent_behind_its_levelling_statements() {
 }
 
 #[test]
-fn schema_changes_of_a_session_holding_a_driver_connection_run_there() {
+fn schema_changes_run_on_the_driver_not_the_pool() {
     let fx = Fixture::with_backend_connections(4, 4);
     let mut c = fx.node.client();
     c.new_session(1);
@@ -733,8 +729,6 @@ fn schema_changes_of_a_session_holding_a_driver_connection_run_there() {
         &mut c,
         1,
         &[
-            // A user variable keeps the connection the session's until it ends.
-            "SET @keep = 1",
             "CREATE TABLE ddl (x INT)",
             "ALTER TABLE ddl ADD COLUMN y INT",
             "CREATE INDEX ddl_y ON ddl (y)",
