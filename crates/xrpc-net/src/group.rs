@@ -1092,6 +1092,12 @@ fn worker_main(group: GroupHandle, reason: SpawnReason) {
         if (0..n).any(|i| events.get(i).0 == EVENTFD_TOKEN) {
             g.eventfd.reset();
         }
+        if n == 1 {
+            // Nothing could wait behind it (light load: the common case).
+            let (token, ready) = events.get(0);
+            group.handle_event(token, ready, true, &mut runnable);
+            continue;
+        }
         BATCH_LEFT.with(|left| {
             left.borrow_mut().extend(
                 (0..n)
