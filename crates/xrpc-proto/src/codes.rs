@@ -176,6 +176,12 @@ error_codes! {
     KEY_COLUMN_DOES_NOT_EXIST = 1072, "42000", Error,
         "Key column doesn't exist in table",
         "SQLite engine: a PRIMARY KEY, UNIQUE or index (in CREATE TABLE, CREATE INDEX or ALTER TABLE) naming a column the table does not have.";
+    INVALID_DEFAULT = 1067, "42000", Error,
+        "Invalid default value",
+        "SQLite engine: a column DEFAULT the column cannot hold (a negative number for an UNSIGNED column, a number out of its range, text too long, no member of its ENUM or SET), or SET DEFAULT NULL on a NOT NULL column.";
+    ILLEGAL_PARAMETER_TYPE = 4079, "HY000", Error,
+        "Illegal parameter data type for operation",
+        "SQLite engine (MariaDB's code): GET_LOCK, RELEASE_LOCK, IS_FREE_LOCK or IS_USED_LOCK of a number or a temporal value, naming the type and the function.";
     WRONG_OBJECT = 1347, "HY000", Error,
         "Is not of type",
         "SQLite engine: SHOW CREATE VIEW of a table (`'db.t' is not of type 'VIEW'`), and in a translated statement ALTER TABLE, CREATE INDEX or DROP INDEX of a view (`… 'BASE TABLE'`), as MySQL's ER_WRONG_OBJECT.";

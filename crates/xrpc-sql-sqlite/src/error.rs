@@ -129,6 +129,13 @@ pub enum TranslateError {
     /// A key naming a column its table does not have.
     #[error("Key column '{0}' doesn't exist in table")]
     KeyColumn(String),
+    /// `ER_INVALID_DEFAULT` (1067, 42000): a DEFAULT the column cannot hold.
+    #[error("Invalid default value for '{0}'")]
+    InvalidDefault(String),
+    /// `ER_ILLEGAL_PARAMETER_DATA_TYPE_FOR_OPERATION` (MariaDB's 4079, HY000): an argument of a
+    /// type the function refuses (the type's name, the function's).
+    #[error("Illegal parameter data type {0} for operation '{1}'")]
+    IllegalParameterType(&'static str, String),
     /// A value other than DEFAULT written to a generated column (column, table).
     #[error("The value specified for generated column '{0}' in table '{1}' has been ignored")]
     GeneratedValue(String, String),
@@ -176,6 +183,8 @@ impl TranslateError {
             Self::GeneratedValue(..) => 1906,
             Self::KeyColumn(_) => 1072,
             Self::MultiplePrimaryKey => 1068,
+            Self::InvalidDefault(_) => 1067,
+            Self::IllegalParameterType(..) => 4079,
         }
     }
 
@@ -203,7 +212,8 @@ impl TranslateError {
             | Self::ViewNoDefault(_)
             | Self::NotUpdatable(_)
             | Self::NotInsertable(_)
-            | Self::GeneratedValue(..) => "HY000",
+            | Self::GeneratedValue(..)
+            | Self::IllegalParameterType(..) => "HY000",
             Self::ValueCount(_) => "21S01",
             Self::DuplicateColumn(_) => "42S21",
             Self::OperandColumns(_) | Self::SelectColumns => "21000",

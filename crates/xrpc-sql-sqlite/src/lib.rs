@@ -234,8 +234,7 @@
 //! (JSON_MERGE, JSON_ARRAYAGG, …), a JSON value in a comparison or arithmetic (but a JSON
 //! number with a number, which MySQL and MariaDB both read as the number), CAST, SUM or AVG
 //! (MySQL reads a JSON scalar there unquoted), JSON paths with `**`, `last`, ranges or negative
-//! indexes, a JSON column added or changed by ALTER TABLE, `ALTER COLUMN … SET DEFAULT NULL` of a
-//! NOT NULL column (MySQL's 1067), ALTER COLUMN of the AUTO_INCREMENT column, the year 0000
+//! indexes, a JSON column added or changed by ALTER TABLE, ALTER COLUMN of the AUTO_INCREMENT column, the year 0000
 //! (MySQL shows it with four digits), BIT(64), a BIT column where MySQL reads it as a binary string (see above), a
 //! hexadecimal or bit-value literal in arithmetic, beside a number or as a result (MySQL reads
 //! `0x41 + 1` as 66, MariaDB `X'41' + 1` as 1, and the parse tree holds both alike), a

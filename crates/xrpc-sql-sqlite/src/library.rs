@@ -1041,11 +1041,18 @@ impl CallSite<'_> {
                 ("my_connection_id()".into(), Ty::Int)
             }
             // Named locks: the engine's (`my_get_lock` and the others are its functions).
-            // MariaDB takes only a string as the name (4079 for a number).
+            // MariaDB takes only a string as the name: 4079 for a number or a temporal value.
             "GET_LOCK" | "RELEASE_LOCK" | "IS_FREE_LOCK" | "IS_USED_LOCK"
                 if n >= 1 && !matches!(args[0].ty, Ty::Str(_) | Ty::Null | Ty::Dyn) =>
             {
-                return unsupported(format!("{name} of a name that is not a string"));
+                return match refused_type_name(&args[0]) {
+                    Some(ty) => Err(TranslateError::IllegalParameterType(
+                        ty,
+                        name.to_ascii_lowercase(),
+                    )),
+                    // A binary string MariaDB takes; its conversion is not done here.
+                    None => unsupported(format!("{name} of a binary string")),
+                };
             }
             "GET_LOCK" => {
                 arity(n == 2)?;
@@ -1132,4 +1139,23 @@ impl CallSite<'_> {
         };
         Ok(t)
     }
+}
+
+/// The name MariaDB gives the type of `arg` in error 4079, for the types a string-only function
+/// refuses; `None` for a binary string, which such functions take.
+fn refused_type_name(arg: &Typed) -> Option<&'static str> {
+    Some(match arg.ty {
+        // A literal that fits in 32 bits is MariaDB's INT, any other integer its BIGINT.
+        Ty::Int => match arg.sql.trim().parse::<i64>() {
+            Ok(v) if i32::try_from(v).is_ok() => "int",
+            _ => "bigint",
+        },
+        Ty::Decimal(_) => "decimal",
+        Ty::Double => "double",
+        Ty::Float => "float",
+        Ty::Date => "date",
+        Ty::DateTime => "datetime",
+        Ty::Time => "time",
+        Ty::Bytes | Ty::Str(_) | Ty::Null | Ty::Dyn => return None,
+    })
 }

@@ -3227,8 +3227,14 @@ impl<'a> Translator<'a> {
             return Ok("NULL".into());
         }
         // The default is a constant: kept as MySQL stores it in the column.
-        crate::value::constant_default(e, &column.ty)
-            .ok_or_else(|| TranslateError::Unsupported(format!("DEFAULT {e}")))
+        crate::value::constant_default(e, &column.ty).map_err(|refused| match refused {
+            crate::value::DefaultRefused::Invalid => {
+                TranslateError::InvalidDefault(column.name.clone())
+            }
+            crate::value::DefaultRefused::NotKept => {
+                TranslateError::Unsupported(format!("DEFAULT {e}"))
+            }
+        })
     }
 
     fn create_index(&mut self, create: &CreateIndex) -> Result<Translation> {
@@ -4222,7 +4228,7 @@ impl<'a> Translator<'a> {
                 let default = self.default_value(value, &old)?;
                 column.default = (default != "NULL").then_some(default);
                 if column.default.is_none() && column.not_null {
-                    return unsupported("SET DEFAULT NULL on a NOT NULL column");
+                    return Err(TranslateError::InvalidDefault(old.name.clone()));
                 }
                 column.has_default = true;
             }

@@ -193,13 +193,22 @@ pub fn text_of(value: ValueRef<'_>, ty: &Ty) -> Option<String> {
     })
 }
 
-/// A column DEFAULT as the constant MySQL keeps: a literal converted to the column's type;
-/// `None` for a default that is not a literal or does not fit (the caller refuses it).
+/// Why a column DEFAULT is not kept ([`constant_default`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DefaultRefused {
+    /// A literal the column cannot hold: MySQL's `ER_INVALID_DEFAULT` (1067).
+    Invalid,
+    /// Not a literal, or one whose conversion the translation does not do (1235).
+    NotKept,
+}
+
+/// A column DEFAULT as the constant MySQL keeps: a literal converted to the column's type.
 pub(crate) fn constant_default(
     e: &sqlparser::ast::Expr,
     ty: &crate::types::ColumnType,
-) -> Option<String> {
+) -> std::result::Result<String, DefaultRefused> {
     use crate::types::ColumnType as C;
+    use DefaultRefused::{Invalid, NotKept};
     use sqlparser::ast::{Expr, UnaryOperator, Value};
     let (text, negative) = match e {
         Expr::Value(v) => (v.value.clone(), false),
@@ -208,54 +217,62 @@ pub(crate) fn constant_default(
             expr,
         } => match expr.as_ref() {
             Expr::Value(v) => (v.value.clone(), true),
-            _ => return None,
+            _ => return Err(NotKept),
         },
-        _ => return None,
+        _ => return Err(NotKept),
     };
     // b'101' of a BIT column: its number (of another type, the bytes, which are not kept).
     if let (Value::SingleQuotedByteStringLiteral(bits), C::Bit { width }, false) =
         (&text, ty, negative)
     {
-        let value = u64::from_str_radix(bits, 2).ok()?;
-        return (value >> width == 0).then(|| value.to_string());
+        let value = u64::from_str_radix(bits, 2).map_err(|_| NotKept)?;
+        return (value >> width == 0)
+            .then(|| value.to_string())
+            .ok_or(NotKept);
     }
     let raw = match &text {
         Value::Number(n, _) => format!("{}{n}", if negative { "-" } else { "" }),
         Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) if !negative => s.clone(),
-        Value::Null if !negative => return Some("NULL".into()),
+        Value::Null if !negative => return Ok("NULL".into()),
         // TRUE and FALSE are MySQL's 1 and 0.
         Value::Boolean(b) if !negative => i32::from(*b).to_string(),
-        _ => return None,
+        _ => return Err(NotKept),
     };
     let quoted = |s: &str| format!("'{}'", s.replace('\'', "''"));
     match ty {
-        C::Int { min, max } => {
-            let v: i64 = raw.trim().parse().ok()?;
-            (v >= *min && v <= *max).then(|| v.to_string())
-        }
+        C::Int { min, max } => match raw.trim().parse::<i64>() {
+            Ok(v) if v >= *min && v <= *max => Ok(v.to_string()),
+            Ok(_) => Err(Invalid),
+            // MySQL rounds a fraction ('12.5' is 13): not done here. Not a number at all: 1067.
+            Err(_) if raw.trim().parse::<f64>().is_ok() => Err(NotKept),
+            Err(_) => Err(Invalid),
+        },
         C::Year => {
             let v: i64 = match text {
-                Value::Number(..) => raw.trim().parse().ok()?,
-                _ => return None,
+                Value::Number(..) => raw.trim().parse().map_err(|_| NotKept)?,
+                _ => return Err(NotKept),
             };
-            year_of_number(v).filter(|y| *y != 0).map(|y| y.to_string())
+            year_of_number(v)
+                .filter(|y| *y != 0)
+                .map(|y| y.to_string())
+                .ok_or(NotKept)
         }
         // A number (a string's bytes would be MySQL's number: not kept).
         C::Bit { width } => {
             let v: u64 = match text {
-                Value::Number(..) | Value::Boolean(_) => raw.trim().parse().ok()?,
-                _ => return None,
+                Value::Number(..) | Value::Boolean(_) => raw.trim().parse().map_err(|_| NotKept)?,
+                _ => return Err(NotKept),
             };
-            (v >> width == 0).then(|| v.to_string())
+            (v >> width == 0).then(|| v.to_string()).ok_or(NotKept)
         }
         C::Decimal {
             precision,
             scale,
             unsigned,
         } => {
-            let d = BigDecimal::from_str(raw.trim()).ok()?;
+            let d = BigDecimal::from_str(raw.trim()).map_err(|_| Invalid)?;
             if *unsigned && d.sign() == bigdecimal::num_bigint::Sign::Minus {
-                return None;
+                return Err(Invalid);
             }
             let text = decimal_text(&d, i64::from(*scale));
             let digits = text
@@ -263,23 +280,31 @@ pub(crate) fn constant_default(
                 .replace('.', "")
                 .trim_start_matches('0')
                 .len();
-            (digits <= usize::from(*precision)).then(|| quoted(&text))
+            (digits <= usize::from(*precision))
+                .then(|| quoted(&text))
+                .ok_or(Invalid)
         }
-        C::Double | C::Float => raw.trim().parse::<f64>().ok().map(|v| format!("{v:?}")),
+        C::Double | C::Float => raw
+            .trim()
+            .parse::<f64>()
+            .map(|v| format!("{v:?}"))
+            .map_err(|_| NotKept),
         C::Char { length, .. } | C::VarChar { length, .. } => {
             let kept = if matches!(ty, C::Char { .. }) {
                 raw.trim_end_matches(' ')
             } else {
                 raw.as_str()
             };
-            (kept.chars().count() <= *length as usize).then(|| quoted(kept))
+            (kept.chars().count() <= *length as usize)
+                .then(|| quoted(kept))
+                .ok_or(Invalid)
         }
         C::Date | C::DateTime { .. } => {
-            let d = crate::dates::read_parts(ValueRef::Text(raw.as_bytes()))?;
-            Some(quoted(&match ty {
+            let d = crate::dates::read_parts(ValueRef::Text(raw.as_bytes())).ok_or(NotKept)?;
+            Ok(quoted(&match ty {
                 C::Date => d.date_text(),
                 C::DateTime { fsp } if d.fsp <= *fsp => d.datetime_text(*fsp),
-                _ => return None,
+                _ => return Err(NotKept),
             }))
         }
         C::Enum { values, collation } => {
@@ -288,9 +313,12 @@ pub(crate) fn constant_default(
                 .iter()
                 .find(|v| crate::collation::compare(*collation, v, kept).is_eq())
                 .map(|v| quoted(v))
+                .ok_or(Invalid)
         }
-        C::Set { values, collation } => set_text(&raw, values, *collation).ok().map(|v| quoted(&v)),
-        C::Bytes { .. } | C::Time { .. } => None,
+        C::Set { values, collation } => set_text(&raw, values, *collation)
+            .map(|v| quoted(&v))
+            .map_err(|_| Invalid),
+        C::Bytes { .. } | C::Time { .. } => Err(NotKept),
     }
 }
 

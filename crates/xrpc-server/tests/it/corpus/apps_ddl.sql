@@ -349,6 +349,24 @@ CREATE TABLE mp (a int PRIMARY KEY, b int);
 ALTER TABLE mp ADD PRIMARY KEY (b);
 SHOW CREATE TABLE mp;
 
+-- script: a DEFAULT the column cannot hold is MySQL's 1067
+CREATE TABLE d1 (a decimal(5,2) unsigned DEFAULT -1);
+CREATE TABLE d2 (a decimal(5,2) unsigned DEFAULT '-1');
+CREATE TABLE d3 (a int unsigned DEFAULT -1);
+CREATE TABLE d4 (a tinyint DEFAULT 300);
+CREATE TABLE d5 (a decimal(3,1) DEFAULT 123.4);
+CREATE TABLE d6 (a int DEFAULT 'abc');
+CREATE TABLE d7 (a char(2) DEFAULT 'abc');
+CREATE TABLE d8 (a varchar(3) DEFAULT 'abcd');
+CREATE TABLE d9 (a enum('x','y') DEFAULT 'z');
+CREATE TABLE d10 (a set('x') DEFAULT 'z');
+CREATE TABLE d11 (a decimal(5,2) DEFAULT 'abc');
+CREATE TABLE d12 (a int NOT NULL, b decimal(5,2) unsigned DEFAULT '1.50', c int DEFAULT ' 12');
+ALTER TABLE d12 ALTER COLUMN a SET DEFAULT NULL;
+ALTER TABLE d12 ALTER COLUMN b SET DEFAULT -2;
+SHOW CREATE TABLE d12;
+SHOW TABLES;
+
 -- script: DECIMAL UNSIGNED columns refuse negative values as strict mode does
 CREATE TABLE ud (id int PRIMARY KEY, price decimal(8,2) unsigned DEFAULT '0.00', q decimal(5,0) UNSIGNED NOT NULL DEFAULT 0);
 INSERT INTO ud (id, price) VALUES (1, 2.5);
