@@ -495,11 +495,18 @@ impl<'a> Translator<'a> {
                             ident(&to)
                         ));
                     }
+                    let checks_renamed = (renames.len() == 1 && from.view.is_none())
+                        .then(|| self.checks_under_new_name(&from, &to))
+                        .flatten();
                     changes.push(CatalogChange::Rename {
-                        database: from.database,
-                        from: from.name,
-                        to,
+                        database: from.database.clone(),
+                        from: from.name.clone(),
+                        to: to.clone(),
                     });
+                    if let Some((renamed, changed)) = checks_renamed {
+                        sql.extend(self.rebuild_keeping_rows(&renamed, &changed));
+                        changes.push(CatalogChange::Replace(changed));
+                    }
                 }
                 Ok(ddl(sql, CatalogChange::Several(changes)))
             }
@@ -515,6 +522,48 @@ impl<'a> Translator<'a> {
             Statement::UnlockTables => Ok(nothing()),
             other => unsupported(format!("statement {}", first_words(&other.to_string()))),
         }
+    }
+
+    /// For a table renamed to `to` whose CHECK constraints name it in their error (MariaDB's
+    /// 4025 names the table): the table under its new name as SQLite has it after the rename,
+    /// and the same with the constraints naming the new name, to build it again with. `None`
+    /// when it has no such constraint, is temporary, or other tables' foreign keys reference it
+    /// (building it again would drop their parent): the error then keeps the old name.
+    fn checks_under_new_name(&self, from: &Table, to: &str) -> Option<(Table, Table)> {
+        // The last arguments of `my_check_constraint`: the database and table, after the name
+        // the error shows, which is `table.column` for a column's check.
+        let named = |table: &str| format!(", {}, {}))", quote(&from.database), quote(table));
+        let column_named = |table: &str, column: &str| {
+            format!(", {}{}", quote(&format!("{table}.{column}")), named(table))
+        };
+        let old_suffix = named(&from.name);
+        if from.temporary
+            || !from
+                .checks
+                .iter()
+                .any(|(_, sql)| sql.ends_with(&old_suffix))
+        {
+            return None;
+        }
+        if self
+            .referenced_rebuild(from, "RENAME TABLE", &[])
+            .unwrap_or(true)
+        {
+            return None;
+        }
+        let renamed = Table {
+            name: to.to_owned(),
+            ..from.clone()
+        };
+        let mut changed = renamed.clone();
+        for (name, sql) in &mut changed.checks {
+            if let Some(head) = sql.strip_suffix(&column_named(&from.name, name)) {
+                *sql = format!("{head}{}", column_named(to, name));
+            } else if let Some(head) = sql.strip_suffix(&old_suffix) {
+                *sql = format!("{head}{}", named(to));
+            }
+        }
+        Some((renamed, changed))
     }
 
     /// A table name's database (the one it names, else the current one) and table.
@@ -3880,14 +3929,20 @@ impl<'a> Translator<'a> {
                         self.rename_target(&table, n)?
                     }
                 };
-                return Ok(ddl(
-                    vec![format!("ALTER TABLE {quoted} RENAME TO {}", ident(&to))],
-                    CatalogChange::Rename {
-                        database: table.database,
-                        from: table.name,
-                        to,
-                    },
-                ));
+                let mut sql = vec![format!("ALTER TABLE {quoted} RENAME TO {}", ident(&to))];
+                let rename = CatalogChange::Rename {
+                    database: table.database.clone(),
+                    from: table.name.clone(),
+                    to: to.clone(),
+                };
+                let change = match self.checks_under_new_name(&table, &to) {
+                    Some((renamed, changed)) => {
+                        sql.extend(self.rebuild_keeping_rows(&renamed, &changed));
+                        CatalogChange::Several(vec![rename, CatalogChange::Replace(changed)])
+                    }
+                    None => rename,
+                };
+                return Ok(ddl(sql, change));
             }
             AlterTableOperation::AddConstraint {
                 constraint: TableConstraint::Index(i),

@@ -149,3 +149,45 @@ fn dropping_a_column_drops_the_checks_that_read_only_it() {
         ["ordered", "CONSTRAINT_1"]
     );
 }
+
+#[test]
+fn after_rename_table_a_check_names_the_new_table() {
+    let mut node = checked();
+    node.run("RENAME TABLE acct TO ledger");
+    let renamed = |name: &str| {
+        (
+            4025,
+            format!("CONSTRAINT `{name}` failed for `corpus`.`ledger`"),
+        )
+    };
+    assert_eq!(
+        error(&mut node, "INSERT INTO ledger VALUES (2, -1, 1, 2)"),
+        renamed("ledger.balance")
+    );
+    assert_eq!(
+        error(&mut node, "UPDATE ledger SET lo = 3"),
+        renamed("ordered")
+    );
+    assert_eq!(
+        rows(&mut node, "SELECT id, balance, lo, hi FROM ledger"),
+        vec![vec![
+            Some("1".into()),
+            Some("5".into()),
+            Some("1".into()),
+            Some("2".into())
+        ]]
+    );
+}
+
+#[test]
+fn after_alter_table_rename_a_check_names_the_new_table() {
+    let mut node = checked();
+    node.run("ALTER TABLE acct RENAME TO ledger");
+    assert_eq!(
+        error(&mut node, "UPDATE ledger SET hi = 200"),
+        (
+            4025,
+            "CONSTRAINT `CONSTRAINT_1` failed for `corpus`.`ledger`".to_owned()
+        )
+    );
+}

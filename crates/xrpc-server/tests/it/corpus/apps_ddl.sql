@@ -367,6 +367,20 @@ ALTER TABLE d12 ALTER COLUMN b SET DEFAULT -2;
 SHOW CREATE TABLE d12;
 SHOW TABLES;
 
+-- script: a renamed table keeps its CHECK constraints, keys and rows
+CREATE TABLE acct (id INT PRIMARY KEY, balance INT CHECK (balance >= 0), lo INT, hi INT, CONSTRAINT ordered CHECK (lo <= hi), KEY k_lo (lo));
+INSERT INTO acct VALUES (1, 5, 1, 2);
+RENAME TABLE acct TO ledger;
+INSERT INTO ledger VALUES (2, -1, 1, 2);
+UPDATE ledger SET lo = 3;
+INSERT INTO ledger VALUES (2, 7, 0, 9);
+SELECT * FROM ledger ORDER BY id;
+SHOW CREATE TABLE ledger;
+ALTER TABLE ledger RENAME TO books;
+UPDATE books SET balance = -3 WHERE id = 2;
+SHOW CREATE TABLE books;
+SELECT * FROM books ORDER BY id;
+
 -- script: DECIMAL UNSIGNED columns refuse negative values as strict mode does
 CREATE TABLE ud (id int PRIMARY KEY, price decimal(8,2) unsigned DEFAULT '0.00', q decimal(5,0) UNSIGNED NOT NULL DEFAULT 0);
 INSERT INTO ud (id, price) VALUES (1, 2.5);
