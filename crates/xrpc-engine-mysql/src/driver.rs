@@ -1641,25 +1641,7 @@ impl Pinned {
         waiting.leading = leading.as_bytes().to_vec();
         waiting.skip_results = skipped;
         let id = waiting.id;
-        let backend = self.socket.handler();
-        let refused = {
-            let mut st = backend.state.lock();
-            if st.pinned == Some(PinState::Held) && st.conn.is_ready() {
-                st.pinned_waiting.push_back(waiting);
-                st.pinned_progress(&self.shared, &backend.me);
-                None
-            } else {
-                Some(waiting)
-            }
-        };
-        match refused {
-            Some(waiting) => waiting
-                .completion
-                .on_done(Err(StatementError::connection_lost())),
-            // At once: a pinned connection carries one session's statements, one at a time,
-            // and its caller may wait for the answer on this thread.
-            None => self.socket.kick(),
-        }
+        self.queue([Some(waiting), None]);
         StatementId(id)
     }
 
@@ -1680,30 +1662,36 @@ impl Pinned {
         first.skip_results = skipped;
         let second = self.shared.statement(then, then_completion);
         let id = first.id;
+        self.queue([Some(first), Some(second)]);
+        StatementId(id)
+    }
+
+    /// Queues `statements` in order on the pinned connection under one lock (nothing can come
+    /// between them) and writes them at once: a pinned connection carries one session's
+    /// statements, one at a time, and its caller may wait for the answer on this thread. When
+    /// the connection was lost each ends with 2013, in order.
+    fn queue(&self, statements: [Option<Waiting>; 2]) {
         let backend = self.socket.handler();
         let refused = {
             let mut st = backend.state.lock();
             if st.pinned == Some(PinState::Held) && st.conn.is_ready() {
-                st.pinned_waiting.push_back(first);
-                st.pinned_waiting.push_back(second);
+                st.pinned_waiting.extend(statements.into_iter().flatten());
                 st.pinned_progress(&self.shared, &backend.me);
                 None
             } else {
-                Some((first, second))
+                Some(statements)
             }
         };
         match refused {
-            Some((first, second)) => {
-                first
-                    .completion
-                    .on_done(Err(StatementError::connection_lost()));
-                second
-                    .completion
-                    .on_done(Err(StatementError::connection_lost()));
+            Some(statements) => {
+                for waiting in statements.into_iter().flatten() {
+                    waiting
+                        .completion
+                        .on_done(Err(StatementError::connection_lost()));
+                }
             }
             None => self.socket.kick(),
         }
-        StatementId(id)
     }
 
     /// The backend's connection id (`CONNECTION_ID()` on the backend).
