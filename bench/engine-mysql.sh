@@ -38,9 +38,8 @@
 # generators on the other. sysbench has no such hook: its figure is MariaDB's CPU over the whole
 # sysbench run (connects included) divided by the requests sysbench reports. Through xrpc, the
 # node's own share is reported too (the rest is MariaDB's). After each xrpc step the node's
-# `SHOW STATUS LIKE 'xrpc_backend%'` gives the backend connections it used (event-loop driver and
-# blocking pool), how many statements it sent and how many of them the driver placed, and the
-# pipeline depths the driver's found.
+# `SHOW STATUS LIKE 'xrpc_backend%'` gives the backend connections it used, how many statements it
+# sent and how many of them went into the shared rotation, and the pipeline depths they found.
 #
 # Results: JSON lines in bench/results/engine-mysql.jsonl and a report in
 # bench/results/engine-mysql.md, which bench/report.py appends to docs/BENCHMARKS.md.
@@ -233,15 +232,13 @@ if m.get("server_own_cpu_us_per_request") is not None:
 before, after = json.loads(before), json.loads(after)
 if after:
     delta = lambda key: after.get(key, 0) - before.get(key, 0)
-    line["backend_open"] = after.get("open")
     line["driver_connections"] = after.get("connections")
-    line["backend_statements"] = delta("statements")  # every statement sent, either path
+    line["backend_statements"] = delta("statements")
     depths = {k.removeprefix("pipeline_depth_"): delta(k) for k in after if k.startswith("pipeline_depth_")}
     line["driver_statements"] = sum(depths.values())
     line["pipeline_depths"] = depths
-    line["backend_connects"] = after.get("connects", 0) - before.get("connects", 0)
-    line["backend_waits"] = after.get("waits", 0) - before.get("waits", 0)
-    line["backend_wait_timeouts"] = after.get("wait_timeouts", 0) - before.get("wait_timeouts", 0)
+    line["backend_connects"] = delta("connections_opened")
+    line["backend_wait_timeouts"] = delta("queue_timeouts")
 print(json.dumps(line))
 EOF
     bench_log "r$ROUND $label $workload c=$conc: $(python3 -c 'import json,sys; l=json.loads(sys.argv[1]); print(l["qps"], "qps, p99", l["p99_us"], "µs,", l["server_cpu_us_per_request"], "µs CPU/req")' "$(tail -1 "$OUT")")"

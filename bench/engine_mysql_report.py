@@ -146,12 +146,11 @@ def main():
     w("")
     w("The same MariaDB reached directly (one connection and one thread per client, both `thread_handling` "
       "modes) and through `xrpc-server --engine mysql://…` in front of the one-thread-per-connection instance "
-      f"(`xrpc bench`'s sessions over 4 TCP connections; the node's blocking pool of {run.get('pool_size')} "
-      "connections and its event-loop driver's, `xrpc_backend_driver_connections`, 8 by default). **Server CPU** is µs of CPU (utime + stime from `/proc/<pid>/stat`) per completed "
+      f"(`xrpc bench`'s sessions over 4 TCP connections; the node's backend connections, at most "
+      f"{run.get('pool_size')}, `xrpc_backend_driver_connections` of them opened at the start, 8 by default). **Server CPU** is µs of CPU (utime + stime from `/proc/<pid>/stat`) per completed "
       "statement over the measured window: MariaDB's for a direct target, MariaDB's plus xrpc-server's through "
-      "xrpc. **Backend connections** are the node's after the step: its event-loop driver's "
-      "(`xrpc_backend_connections`) and its blocking pool's (`xrpc_backend_open`, connections opened during "
-      "the step in brackets when any). Ratios are xrpc ÷ the best direct mode under the same load generator, "
+      "xrpc. **Backend connections** are the node's after the step (`xrpc_backend_connections`; connections "
+      "opened during the step in brackets when any). Ratios are xrpc ÷ the best direct mode under the same load generator, "
       "taken per round.")
     w("")
     for workload, title in WORKLOADS.items():
@@ -181,8 +180,7 @@ def main():
             xs = list(cell[("table", workload, c, "xrpc-mysql")].values())
             opened = sum(x.get("backend_connects") or 0 for x in xs)
             backend = "–" if not xs else (
-                f"driver {max(x.get('driver_connections') or 0 for x in xs)}, "
-                f"pool {max(x.get('backend_open') or 0 for x in xs)}" + (f" (+{opened})" if opened else ""))
+                f"{max(x.get('driver_connections') or 0 for x in xs)}" + (f" (+{opened})" if opened else ""))
             w(f"| {c} | " + " | ".join(qcells) + f" | {spread(qr, ratio)} | {spread(pr, ratio)} | {backend} |")
         w("")
         w("p50 / p99, and server CPU µs per statement (median over rounds):")

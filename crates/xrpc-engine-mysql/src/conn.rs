@@ -1,19 +1,17 @@
-//! [`MysqlConn`]: a session's handle on the backend, borrowing a pooled connection per statement.
+//! [`MysqlConn`]: a session's handle on the backend, whose statements go to the event-loop driver.
 //!
 //! See the [module docs](super) for the design.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use mysql::prelude::Queryable;
 use parking_lot::{Condvar, Mutex};
 use xrpc_proto::codes;
 use xrpc_proto::value::Value;
 
 use super::driver::{self, Driver, Level, Pinned, StatementId};
-use super::pool::{Backend, Pool};
 use super::state::{self, Changes, PinState};
 use super::types::{self, Conv, Rewritten};
 use xrpc_engine::result::{ColumnInfo, ExecSummary, ResultSink, SqlError};
@@ -24,8 +22,11 @@ use xrpc_mysql_proto::{OkInfo, StatementError, TextRow};
 /// What every handle of one engine shares.
 #[derive(Debug)]
 pub struct Shared {
-    /// The backend pool.
-    pub pool: Pool,
+    /// The statements sent and those the backend failed.
+    pub counters: Counters,
+    /// The options in force: the start-up ones, changed at runtime by `SET GLOBAL` of their
+    /// variables.
+    pub options: Mutex<super::PoolOptions>,
     /// Whether the backend's global `sql_mode` lets a backslash escape in string literals.
     pub backslash_escapes: bool,
     /// The database named in the engine's URL, if any.
@@ -35,19 +36,35 @@ pub struct Shared {
     pub version: String,
     /// The isolation variable the backend knows by its other name only, if any.
     pub variable_alias: Option<types::VariableAlias>,
-    /// The event-loop driver, once the node runs and if it is on
-    /// ([`PoolOptions::driver_connections`](super::PoolOptions::driver_connections)).
+    /// The event-loop driver, once the node runs ([`Engine::started`](xrpc_engine::Engine::started)).
     pub driver: OnceLock<Driver>,
 }
 
+/// The engine's own counters, beside the driver's.
+#[derive(Debug, Default)]
+pub struct Counters {
+    /// Statements sent to the backend (the clients', as rewritten, and the plan compiler's
+    /// catalog reads), striped: every statement adds to it.
+    statements: xrpc_net::StripedCounters<1>,
+    /// Statements that ended in an error of the backend's, or 2013.
+    pub backend_errors: AtomicU64,
+}
+
+impl Counters {
+    /// Statements sent so far.
+    pub fn statements(&self) -> u64 {
+        self.statements.sum()[0]
+    }
+
+    fn count_statement(&self) {
+        self.statements.add(0, 1);
+    }
+}
+
 /// One session's view of the backend: the session variables and database it set (replayed on
-/// whichever connection it borrows), and the connection itself while state pins it.
+/// whichever connection it runs on), and the driver connection it holds while state pins it.
 pub struct MysqlConn {
     shared: Arc<Shared>,
-    /// Held between statements only while its state pins it.
-    backend: Option<Backend>,
-    /// Whether this handle is counted in the pool's `pinned`.
-    counted_pinned: bool,
     /// Session variables changed by this session.
     vars: BTreeMap<String, String>,
     /// The session's current database (`USE` or a request's `schema_name`): handed in by the
@@ -78,35 +95,9 @@ impl std::fmt::Debug for MysqlConn {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MysqlConn")
             .field("connection_id", &self.connection_id)
-            .field("backend", &self.backend)
             .field("vars", &self.vars)
             .field("schema", &self.schema)
             .finish()
-    }
-}
-
-/// Why a statement failed: the backend refused it (the connection is fine), the connection
-/// broke, or the node refused it before or after the backend.
-enum Failure {
-    Backend(mysql::Error),
-    Node(SqlError),
-}
-
-impl From<mysql::Error> for Failure {
-    fn from(err: mysql::Error) -> Self {
-        Failure::Backend(err)
-    }
-}
-
-impl From<SqlError> for Failure {
-    fn from(err: SqlError) -> Self {
-        Failure::Node(err)
-    }
-}
-
-impl From<xrpc_engine::result::SinkError> for Failure {
-    fn from(err: xrpc_engine::result::SinkError) -> Self {
-        Failure::Node(err.into())
     }
 }
 
@@ -115,12 +106,10 @@ impl MysqlConn {
     pub fn new(shared: Arc<Shared>) -> Self {
         let interrupt = Arc::new(MysqlInterrupt {
             shared: Arc::clone(&shared),
-            sync: Arc::default(),
+            state: Mutex::default(),
         });
         Self {
             shared,
-            backend: None,
-            counted_pinned: false,
             vars: BTreeMap::new(),
             schema: None,
             schema_changed: false,
@@ -133,16 +122,6 @@ impl MysqlConn {
             wait_hook: None,
             opened_at: Instant::now(),
         }
-    }
-
-    /// The backend thread id of the pinned connection, if one is held (tests, diagnostics).
-    pub fn pinned_thread_id(&self) -> Option<u32> {
-        self.backend.as_ref().map(|b| b.thread_id)
-    }
-
-    /// Why the held connection is pinned, if it is.
-    pub fn pin_reason(&self) -> Option<String> {
-        self.backend.as_ref().and_then(|b| b.state.reason())
     }
 
     /// The backend thread id of the driver connection the session holds, if it holds one
@@ -197,13 +176,12 @@ impl MysqlConn {
             )));
             return;
         };
-        self.shared.pool.count_statement();
+        self.shared.counters.count_statement();
         let Prepared {
             mut rewritten,
             route,
             leading,
             adopt_schema,
-            several_results,
             follow_up,
         } = prepared;
         let sql = std::mem::take(&mut rewritten.sql);
@@ -225,7 +203,6 @@ impl MysqlConn {
                 levelled: leading.statements > 0,
                 adopt_schema,
                 rewritten: rewritten.clone(),
-                several_results,
             }
         });
         let version_row = rewritten
@@ -240,6 +217,7 @@ impl MysqlConn {
             renames: rewritten.renames,
             version_row,
             has_result_set: false,
+            more_results: false,
             failure: None,
             interrupt: Arc::clone(&self.interrupt),
             submission,
@@ -376,7 +354,6 @@ impl MysqlConn {
             route,
             leading,
             adopt_schema: self.switches_schema(schema),
-            several_results: several_results(script),
             follow_up,
             rewritten,
         }
@@ -473,300 +450,6 @@ impl MysqlConn {
             None => self.shared.backslash_escapes,
         }
     }
-
-    /// Brings a borrowed connection to the session's database and variables: a reset first when
-    /// it carries variables or a database the session does not want, then COM_INIT_DB and one
-    /// SET for what differs.
-    fn sync(&self, backend: &mut Backend, schema: Option<&str>) -> Result<(), mysql::Error> {
-        let wanted = schema
-            .or(self.schema.as_deref())
-            .or(self.default_schema.as_deref())
-            .or(self.shared.default_schema.as_deref());
-        // A pinned connection is never reset here: its variables are the session's own (every
-        // change is recorded on both), and a reset would lose its transaction.
-        let pinned = backend.state.pins();
-        let stray_schema = backend.schema.is_some() && wanted.is_none();
-        let pool = &self.shared.pool;
-        if !pinned && (stray_schema || !state::reusable_without_reset(&backend.vars, &self.vars)) {
-            pool.count_round_trips(super::pool::RESET_ROUND_TRIPS);
-            backend.reset()?;
-        }
-        if let Some(wanted) = wanted
-            && backend.schema.as_deref() != Some(wanted)
-        {
-            pool.count_round_trips(1);
-            backend.conn.select_db(wanted)?;
-            backend.schema = Some(wanted.to_owned());
-        }
-        if let Some(sql) = state::replay_statement(&backend.vars, &self.vars) {
-            pool.count_round_trips(1);
-            backend.conn.query_drop(&sql)?;
-            backend.vars.clone_from(&self.vars);
-        }
-        Ok(())
-    }
-
-    fn run(
-        &mut self,
-        sql: &str,
-        args: &[Value],
-        schema: Option<&str>,
-        sink: &mut dyn ResultSink,
-    ) -> Result<ExecSummary, SqlError> {
-        let rewritten = types::rewrite_with_version(
-            sql,
-            args,
-            self.connection_id,
-            self.last_insert_id.load(Ordering::Relaxed),
-            self.backslash_escapes(),
-            Some(&self.shared.version),
-            self.shared.variable_alias,
-        )?;
-        let mut backend = match self.backend.take() {
-            Some(backend) => backend,
-            None => {
-                let interrupt = Arc::clone(&self.interrupt);
-                self.shared.pool.acquire(&|| interrupt.is_killed())?
-            }
-        };
-        let outcome = self
-            .sync(&mut backend, schema)
-            .map_err(Failure::Backend)
-            .and_then(|()| {
-                // The backend switched (COM_INIT_DB): a `schema_name` is the session's current
-                // database from now on, as after `USE`.
-                if let Some(schema) = schema.filter(|s| self.schema.as_deref() != Some(*s)) {
-                    self.schema = Some(schema.to_owned());
-                    self.schema_changed = true;
-                }
-                self.statement(&mut backend, &rewritten, sink)
-            });
-        match outcome {
-            Ok(summary) => {
-                if let Some(id) = summary.last_insert_id {
-                    self.last_insert_id.store(id, Ordering::Relaxed);
-                }
-                self.keep_or_give_back(backend);
-                Ok(summary)
-            }
-            Err(Failure::Node(err)) => {
-                // A sink failure mid-result: the rest of the result is drained when the query
-                // result drops, so the connection is in a clean protocol state.
-                self.keep_or_give_back(backend);
-                Err(err)
-            }
-            Err(Failure::Backend(mysql::Error::MySqlError(err))) => {
-                self.shared
-                    .pool
-                    .counters
-                    .backend_errors
-                    .fetch_add(1, Ordering::Relaxed);
-                self.keep_or_give_back(backend);
-                Err(SqlError {
-                    code: u32::from(err.code),
-                    sql_state: err.state,
-                    message: err.message,
-                })
-            }
-            Err(Failure::Backend(err)) => {
-                // The connection is broken (I/O, protocol): whatever state it held is gone.
-                let pool = &self.shared.pool;
-                pool.counters.lost.fetch_add(1, Ordering::Relaxed);
-                pool.counters.backend_errors.fetch_add(1, Ordering::Relaxed);
-                tracing::warn!(thread_id = backend.thread_id, %err, "lost a backend connection");
-                self.interrupt.end();
-                pool.discard_lent(backend);
-                self.update_pinned(false);
-                Err(SqlError::new(
-                    &codes::BACKEND_LOST,
-                    format!(
-                        "Lost connection to the backend MySQL server during query ({err}); \
-                         an open transaction and other session state on it are gone"
-                    ),
-                ))
-            }
-        }
-    }
-
-    /// Sends the statement, streams its rows, and records the state it changed.
-    fn statement(
-        &mut self,
-        backend: &mut Backend,
-        rewritten: &Rewritten,
-        sink: &mut dyn ResultSink,
-    ) -> Result<ExecSummary, Failure> {
-        self.interrupt.begin(backend.thread_id)?;
-        let mut summary = ExecSummary::default();
-        let mut results = 0;
-        self.shared.pool.count_statement();
-        let result = backend.conn.query_iter(&rewritten.sql);
-        if result.is_err() {
-            self.interrupt.statement_over();
-        }
-        let mut result = result?;
-        let version_row = rewritten
-            .show_variables
-            .then_some(self.shared.version.as_str());
-        let streamed = stream(
-            &mut result,
-            sink,
-            &mut summary,
-            &mut results,
-            &rewritten.renames,
-            version_row,
-        );
-        if let Err(Failure::Node(_)) = &streamed {
-            // The client is gone or the statement was killed while streaming: stop the backend,
-            // so that draining the rest of the result (when it drops) is short.
-            self.interrupt.interrupt();
-        }
-        drop(result);
-        self.interrupt.statement_over();
-        streamed?;
-        let changes = Changes::read(&backend.conn);
-        self.schema_changed |= changes.schema.is_some();
-        state::apply(
-            state::KnownState {
-                vars: &mut backend.vars,
-                schema: &mut backend.schema,
-                state: &mut backend.state,
-            },
-            &mut self.vars,
-            &mut self.schema,
-            &changes,
-            rewritten,
-            summary.has_result_set,
-            results > 1,
-        );
-        if rewritten.named_lock {
-            state::track_named_locks(&mut backend.conn, &mut backend.state, rewritten);
-        }
-        if let (true, true, Some(alias)) = (
-            rewritten.show_variables,
-            summary.has_result_set,
-            self.shared.variable_alias,
-        ) {
-            self.show_alias_row(backend, rewritten, alias, sink)?;
-        }
-        Ok(summary)
-    }
-
-    /// After the rows of a `SHOW … VARIABLES`: the row of the isolation variable's name the
-    /// backend lacks, with the value of the one it has, when that name passes the statement's
-    /// filter.
-    fn show_alias_row(
-        &self,
-        backend: &mut Backend,
-        rewritten: &Rewritten,
-        alias: types::VariableAlias,
-        sink: &mut dyn ResultSink,
-    ) -> Result<(), Failure> {
-        let probe = alias.probe(rewritten, self.backslash_escapes());
-        let row: Option<(String, String)> = backend.conn.query_first(&probe)?;
-        if let Some((_, value)) = row {
-            sink.row(&[
-                Value::Bytes(bytes::Bytes::from_static(alias.missing.as_bytes())),
-                Value::Bytes(bytes::Bytes::from(value)),
-            ])?;
-        }
-        Ok(())
-    }
-
-    /// Keeps a connection whose state pins it; gives any other back to the pool.
-    fn keep_or_give_back(&mut self, backend: Backend) {
-        // A KILL QUERY in flight must land before anyone else can run on this connection.
-        self.interrupt.end();
-        if backend.state.pins() {
-            self.backend = Some(backend);
-            self.update_pinned(true);
-        } else {
-            self.shared.pool.give_back(backend);
-            self.update_pinned(false);
-        }
-    }
-
-    fn update_pinned(&mut self, pinned: bool) {
-        if pinned != self.counted_pinned {
-            let counter = &self.shared.pool.counters.pinned;
-            if pinned {
-                counter.fetch_add(1, Ordering::Relaxed);
-            } else {
-                counter.fetch_sub(1, Ordering::Relaxed);
-            }
-            self.counted_pinned = pinned;
-        }
-    }
-
-    /// Gives back a held connection (the pool resets it when it holds state).
-    pub(super) fn give_back_backend(&mut self) {
-        if let Some(backend) = self.backend.take() {
-            self.shared.pool.give_back(backend);
-        }
-        self.update_pinned(false);
-    }
-}
-
-/// Streams the first result of a query into the sink; further results are read and dropped.
-/// Expression columns named by a replacement in `renames` get their original text back; with
-/// `version_row`, a two-column row whose first value is `version` (a `SHOW VARIABLES` row) gets
-/// that value.
-fn stream(
-    result: &mut mysql::QueryResult<'_, '_, '_, mysql::Text>,
-    sink: &mut dyn ResultSink,
-    summary: &mut ExecSummary,
-    results: &mut usize,
-    renames: &[(String, String)],
-    version_row: Option<&str>,
-) -> Result<(), Failure> {
-    while let Some(mut set) = result.iter() {
-        *results += 1;
-        if *results > 1 {
-            // One request answers with one result.
-            for row in set.by_ref() {
-                row?;
-            }
-            continue;
-        }
-        let (mut infos, convs): (Vec<ColumnInfo>, Vec<Conv>) =
-            set.columns().as_ref().iter().map(types::map_column).unzip();
-        for info in infos.iter_mut().filter(|i| i.original_name.is_empty()) {
-            if let Some((_, original)) = renames.iter().find(|(with, _)| *with == info.name) {
-                info.name.clone_from(original);
-            }
-        }
-        let version_row = version_row.filter(|_| infos.len() == 2);
-        if !infos.is_empty() {
-            summary.has_result_set = true;
-            sink.metadata(&infos)?;
-            let mut out = Vec::with_capacity(convs.len());
-            for row in set.by_ref() {
-                let row = row?;
-                out.clear();
-                for (index, &conv) in convs.iter().enumerate() {
-                    let raw = match row.as_ref(index) {
-                        None | Some(mysql::Value::NULL) => None,
-                        Some(mysql::Value::Bytes(bytes)) => Some(bytes.as_slice()),
-                        Some(other) => {
-                            return Err(Failure::Node(SqlError::new(
-                                &codes::ENGINE_ERROR,
-                                format!("unexpected binary value {other:?} in a text result"),
-                            )));
-                        }
-                    };
-                    out.push(types::convert(conv, raw)?);
-                }
-                if let Some(version) = version_row
-                    && matches!(&out[0], Value::Bytes(name) if name.eq_ignore_ascii_case(b"version"))
-                {
-                    out[1] = Value::Bytes(bytes::Bytes::copy_from_slice(version.as_bytes()));
-                }
-                sink.row(&out)?;
-            }
-        }
-        summary.rows_affected = set.affected_rows();
-        summary.last_insert_id = set.last_insert_id().filter(|&id| id > 0);
-    }
-    Ok(())
 }
 
 /// Whether a statement, as the front end reads it, can leave nothing on its connection that a
@@ -789,7 +472,7 @@ fn leaves_no_state(script: &xrpc_sql::Script) -> bool {
 }
 
 /// The driver's completion of one submitted statement: maps columns and converts rows as the
-/// blocking path does, into the session's completion, and ends it.
+/// crate docs say, into the session's completion, and ends it.
 struct DriverAnswer {
     /// Taken when the statement ends.
     completion: Option<Box<dyn Completion>>,
@@ -798,6 +481,9 @@ struct DriverAnswer {
     /// For a `SHOW … VARIABLES`: what its `version` row reports.
     version_row: Option<String>,
     has_result_set: bool,
+    /// A result ended with another following (a CALL, several statements): only the last
+    /// one's tracker data arrives.
+    more_results: bool,
     /// The sink refused a row or a value did not convert: the rest of the rows are dropped and
     /// the statement ends with this.
     failure: Option<SqlError>,
@@ -876,6 +562,10 @@ impl driver::Completion for DriverAnswer {
         }
     }
 
+    fn on_result_end(&mut self) {
+        self.more_results = true;
+    }
+
     fn holds_back(&self) -> bool {
         self.completion
             .as_ref()
@@ -886,9 +576,9 @@ impl driver::Completion for DriverAnswer {
         self.interrupt.end_submission(self.submission);
         if let Some(tracking) = &self.tracking {
             // Given back (reset) here, outside the session's lock, when nothing pins it.
-            drop(tracking.record(&outcome, self.has_result_set));
+            drop(tracking.record(&outcome, self.has_result_set, self.more_results));
         }
-        let counters = &self.shared.pool.counters;
+        let counters = &self.shared.counters;
         let result = match (self.failure.take(), outcome) {
             (Some(err), _) => Err(err),
             (None, Ok(ok)) => {
@@ -906,7 +596,6 @@ impl driver::Completion for DriverAnswer {
                 counters.backend_errors.fetch_add(1, Ordering::Relaxed);
                 // On the session's own connection, its state went with it.
                 let state_gone = if self.tracking.is_some() {
-                    counters.lost.fetch_add(1, Ordering::Relaxed);
                     "; an open transaction and other session state on it are gone"
                 } else {
                     ""
@@ -920,7 +609,14 @@ impl driver::Completion for DriverAnswer {
                 ))
             }
             (None, Err(err)) => {
-                counters.backend_errors.fetch_add(1, Ordering::Relaxed);
+                // The driver's own refusals (no room in time, no connection) never reached
+                // the backend.
+                let refused_by_driver = [&codes::BACKEND_BUSY, &codes::BACKEND_UNREACHABLE]
+                    .iter()
+                    .any(|code| u32::from(err.code) == code.code);
+                if !refused_by_driver {
+                    counters.backend_errors.fetch_add(1, Ordering::Relaxed);
+                }
                 Err(SqlError {
                     code: u32::from(err.code),
                     sql_state: err.sql_state,
@@ -961,8 +657,6 @@ struct Prepared {
     /// The request's `schema_name`, when it switches the session's database: the session's
     /// current database once the statement behind the switch ran (see [`Tracking::record`]).
     adopt_schema: Option<String>,
-    /// It may yield several results, of which only the last one's tracker data arrives.
-    several_results: bool,
     follow_up: Option<FollowUp>,
 }
 
@@ -1169,7 +863,6 @@ impl DriverSession {
 struct Tracking {
     session: Arc<Mutex<DriverSession>>,
     rewritten: Rewritten,
-    several_results: bool,
     /// Named locks are asked about after the statement, which decides then.
     keep_pin: bool,
     /// Levelling statements went before it ([`MysqlConn::levelling`]), recorded as done.
@@ -1181,12 +874,13 @@ struct Tracking {
 
 impl Tracking {
     /// Records what the statement left on the connection, from its OK packet's tracker data, as
-    /// the blocking path does ([`state::apply`]); returns the connection when nothing pins it
+    /// [`state::apply`] decides; returns the connection when nothing pins it
     /// any more, to be dropped (given back) outside the lock.
     fn record(
         &self,
         outcome: &Result<OkInfo, StatementError>,
         result_set: bool,
+        several_results: bool,
     ) -> Option<Arc<Pinned>> {
         let mut guard = self.session.lock();
         let ds = &mut *guard;
@@ -1219,7 +913,7 @@ impl Tracking {
                     &changes,
                     &self.rewritten,
                     result_set,
-                    self.several_results,
+                    several_results,
                 );
                 ds.schema_changed |= changes.schema.is_some();
                 ds.fresh = true;
@@ -1254,15 +948,6 @@ impl Tracking {
             ds.release()
         }
     }
-}
-
-/// Whether a statement may yield several results (a CALL, several statements, text the front
-/// end cannot read).
-fn several_results(script: &xrpc_sql::Script) -> bool {
-    !matches!(
-        script.as_slice(),
-        [Ok(parsed)] if !matches!(parsed.statement(), Some(xrpc_sql::ast::Statement::Call(_)))
-    )
 }
 
 /// `name` as a backquoted identifier.
@@ -1471,20 +1156,11 @@ impl EngineConn for MysqlConn {
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
-        // Everything below may block on the backend (a connection, the statement, its rows):
-        // inside the guard the worker counts as stalled and the framework adds a worker.
+        // The worker waits for the answer (a connection of the session's own, the statement,
+        // its rows): inside the guard it counts as stalled and the framework adds a worker.
         let _stalled = self.wait_hook.as_ref().map(|hook| hook());
         self.absorb();
-        // The blocking pool serves only while the driver does not run (or a connection of
-        // it that the session still holds from then).
-        let result = if self.shared.driver.get().is_some() && self.backend.is_none() {
-            self.run_inline(sql, args, schema, sink)
-        } else {
-            self.run(sql, args, schema, sink)
-        };
-        // Also when the statement never reached a connection (a kill while waiting for one).
-        self.interrupt.end();
-        result
+        self.run_inline(sql, args, schema, sink)
     }
 
     fn submittable(&mut self, sql: &str, args: &[Value], schema: Option<&str>) -> bool {
@@ -1493,10 +1169,6 @@ impl EngineConn for MysqlConn {
         let Some(driver) = self.shared.driver.get() else {
             return false;
         };
-        // A connection of the blocking pool pinned to the session keeps it there.
-        if self.backend.is_some() {
-            return false;
-        }
         let Ok(rewritten) = types::rewrite_with_version(
             sql,
             args,
@@ -1530,7 +1202,6 @@ impl EngineConn for MysqlConn {
                 route: Route::Shared,
                 leading: Levelling::default(),
                 adopt_schema: None,
-                several_results: false,
                 follow_up: None,
             }
         } else {
@@ -1557,9 +1228,8 @@ impl EngineConn for MysqlConn {
             completion.done(result);
             return;
         };
-        // As on the blocking path: a `schema_name` is the session's current database from now
-        // on, as after `USE` (on a connection of the session's own, once the switch there
-        // succeeded: `Tracking::record`).
+        // A `schema_name` is the session's current database from now on, as after `USE` (on a
+        // connection of the session's own, once the switch there succeeded: `Tracking::record`).
         if matches!(prepared.route, Route::Shared)
             && let Some(schema) = schema.filter(|s| self.schema.as_deref() != Some(*s))
         {
@@ -1575,13 +1245,10 @@ impl EngineConn for MysqlConn {
         // layer's (`set_session_schema`). A statement in flight on a connection of the
         // session's own may leave state there (a named lock taken by a SELECT), also while it
         // still waits for that connection in the driver's pin queue.
-        self.backend.is_some()
-            || !self.vars.is_empty()
-            || self.last_insert_id.load(Ordering::Relaxed) != 0
-            || {
-                let ds = self.driver_session.lock();
-                ds.pin.is_some() || ds.in_flight || (ds.fresh && !ds.session_vars.is_empty())
-            }
+        !self.vars.is_empty() || self.last_insert_id.load(Ordering::Relaxed) != 0 || {
+            let ds = self.driver_session.lock();
+            ds.pin.is_some() || ds.in_flight || (ds.fresh && !ds.session_vars.is_empty())
+        }
     }
 
     fn interrupter(&self) -> Arc<dyn Interrupt> {
@@ -1623,9 +1290,6 @@ impl EngineConn for MysqlConn {
     }
 
     fn reset(&mut self) -> Result<(), SqlError> {
-        // The pool resets a connection that holds state before anyone else gets it, and closes
-        // it if the reset fails: a dirty connection never goes back.
-        self.give_back_backend();
         // The driver connection goes back (reset) once the last completion that names it is
         // done; a late one records into the state dropped here.
         self.driver_session = Arc::default();
@@ -1641,24 +1305,12 @@ impl EngineConn for MysqlConn {
     }
 }
 
-impl Drop for MysqlConn {
-    fn drop(&mut self) {
-        self.give_back_backend();
-    }
-}
-
 #[derive(Debug, Default)]
 struct KillState {
-    /// The backend thread running this handle's statement.
-    thread_id: Option<u32>,
-    /// A kill arrived for the running statement, or for the next one if none runs. Cleared when
-    /// a statement ends and by `Interrupt::clear`, never when one starts (see [`Interrupt`]).
+    /// A kill arrived for the statement being submitted, or for the next one if none is. Cleared
+    /// when a statement ends and by `Interrupt::clear`, never when one starts (see
+    /// [`Interrupt`]).
     killed: bool,
-    /// `KILL QUERY`s sent on side connections that have not finished yet.
-    kills_in_flight: u32,
-    /// The backend has answered the whole statement (or failed it): a kill thread that sees the
-    /// backend thread idle stops looking for the statement to start.
-    over: bool,
     /// The number of the statement being handed to the driver or answered by it, if any
     /// ([`MysqlInterrupt::begin_submission`]); numbers only grow, so a late step of an earlier
     /// statement is told apart.
@@ -1669,93 +1321,27 @@ struct KillState {
     submitted: Option<StatementId>,
 }
 
-/// `KILL QUERY` for one handle: a flag checked before the statement is sent (and while it waits
-/// for a connection), and `KILL QUERY <thread id>` on a separate connection once it runs.
-///
-/// A KILL QUERY that lands after its statement ended would hit whatever the connection runs
-/// next, perhaps another session's statement, so `MysqlInterrupt::end` waits for kills in
-/// flight before the connection is given back.
+/// `KILL QUERY` for one handle: a flag checked before the statement goes to the driver, and the
+/// driver's cancel ([`Driver::cancel`]) once it has it: out of the driver's queues with 1317,
+/// or `KILL QUERY ID` of exactly that statement once it runs.
 pub struct MysqlInterrupt {
     shared: Arc<Shared>,
-    sync: Arc<KillSync>,
-}
-
-/// The kill state and the signal that a kill in flight finished, shared with the kill thread.
-#[derive(Debug, Default)]
-struct KillSync {
     state: Mutex<KillState>,
-    kill_done: Condvar,
-}
-
-impl KillSync {
-    fn kill_finished(&self) {
-        self.state.lock().kills_in_flight -= 1;
-        self.kill_done.notify_all();
-    }
 }
 
 impl std::fmt::Debug for MysqlInterrupt {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MysqlInterrupt")
-            .field("state", &*self.sync.state.lock())
+            .field("state", &*self.state.lock())
             .finish()
     }
 }
 
-/// The longest [`MysqlInterrupt::end`] waits for a kill in flight; a kill that takes longer
-/// (an unreachable backend) has its connection attempt fail well within it.
-const KILL_WAIT: Duration = Duration::from_secs(30);
-
-/// How long a kill thread watches an idle backend thread for its statement to begin.
-const KILL_LANDING_WAIT: Duration = Duration::from_secs(2);
-
-/// Sends `KILL QUERY thread_id`, then makes sure it landed on the statement.
-///
-/// The statement is published ([`MysqlInterrupt::begin`]) just before it is written to the
-/// backend, and MariaDB forgets a `KILL QUERY` that finds the thread idle when its next command
-/// starts. So a kill that overtakes its statement (the node's worker preempted between the two,
-/// or the backend thread not yet scheduled) would be lost: one round in 500 of the fault test on
-/// a loaded machine. While the statement is not over, the thread looks at the backend thread's
-/// `COMMAND`: `Sleep` means the statement has not begun (or has just ended: then `over` is set
-/// soon), anything else means it runs, and a second `KILL QUERY` now lands on it. A second kill
-/// that comes as the statement ends is harmless: the connection is not given back before this
-/// thread finishes ([`MysqlInterrupt::end`]).
-fn kill_until_it_lands(
-    conn: &mut mysql::Conn,
-    thread_id: u32,
-    sync: &KillSync,
-) -> Result<(), SqlError> {
-    let engine_error = |err: mysql::Error| SqlError::new(&codes::ENGINE_ERROR, err.to_string());
-    let kill = format!("KILL QUERY {thread_id}");
-    conn.query_drop(&kill).map_err(engine_error)?;
-    let probe =
-        format!("SELECT COMMAND FROM information_schema.PROCESSLIST WHERE ID = {thread_id}");
-    let deadline = Instant::now() + KILL_LANDING_WAIT;
-    let mut pause = Duration::from_micros(200);
-    while !sync.state.lock().over && Instant::now() < deadline {
-        let command: Option<String> = conn.query_first(&probe).map_err(engine_error)?;
-        match command.as_deref() {
-            Some("Sleep") => {
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(20));
-            }
-            Some(_) => return conn.query_drop(&kill).map_err(engine_error),
-            // The backend thread is gone: nothing runs there to kill.
-            None => return Ok(()),
-        }
-    }
-    Ok(())
-}
-
 impl MysqlInterrupt {
-    fn is_killed(&self) -> bool {
-        self.sync.state.lock().killed
-    }
-
     /// A statement is about to go to the driver: its submission number, or `None` if a kill
     /// came first (it then fails with 1317 without being sent).
     fn begin_submission(&self) -> Option<u64> {
-        let mut state = self.sync.state.lock();
+        let mut state = self.state.lock();
         if state.killed {
             state.killed = false;
             return None;
@@ -1770,7 +1356,7 @@ impl MysqlInterrupt {
     /// that came while it was being submitted cancels it now. Nothing if it already ended.
     fn submitted(&self, submission: u64, id: StatementId) {
         let killed = {
-            let mut state = self.sync.state.lock();
+            let mut state = self.state.lock();
             if state.submission != Some(submission) {
                 return;
             }
@@ -1784,7 +1370,7 @@ impl MysqlInterrupt {
 
     /// Submission `submission` ended: a later kill has nothing to stop.
     fn end_submission(&self, submission: u64) {
-        let mut state = self.sync.state.lock();
+        let mut state = self.state.lock();
         if state.submission == Some(submission) {
             state.submission = None;
             state.submitted = None;
@@ -1808,82 +1394,21 @@ impl MysqlInterrupt {
             tracing::warn!(%err, "cannot start the backend cancel thread");
         }
     }
-
-    /// The statement is about to be sent on `thread_id`; fails if a kill came first. Under the
-    /// same lock as [`Interrupt::interrupt`], so a kill either sees the thread id or is seen
-    /// here.
-    fn begin(&self, thread_id: u32) -> Result<(), SqlError> {
-        let mut state = self.sync.state.lock();
-        if state.killed {
-            return Err(SqlError::new(
-                &codes::QUERY_INTERRUPTED,
-                codes::QUERY_INTERRUPTED.message,
-            ));
-        }
-        state.thread_id = Some(thread_id);
-        state.over = false;
-        Ok(())
-    }
-
-    /// The backend has answered the statement in full; see [`KillState::over`].
-    fn statement_over(&self) {
-        self.sync.state.lock().over = true;
-    }
-
-    /// The statement is over: waits for kills in flight, then forgets the statement, so a later
-    /// kill has nothing to stop.
-    fn end(&self) {
-        let mut state = self.sync.state.lock();
-        state.over = true;
-        let deadline = Instant::now() + KILL_WAIT;
-        while state.kills_in_flight > 0 && Instant::now() < deadline {
-            self.sync.kill_done.wait_until(&mut state, deadline);
-        }
-        state.thread_id = None;
-        state.killed = false;
-    }
 }
 
 impl Interrupt for MysqlInterrupt {
     fn interrupt(&self) {
-        let (thread_id, submitted) = {
-            let mut state = self.sync.state.lock();
+        let submitted = {
+            let mut state = self.state.lock();
             state.killed = true;
-            if state.thread_id.is_some() {
-                state.kills_in_flight += 1;
-            }
-            (state.thread_id, state.submitted)
+            state.submitted
         };
         if let Some(id) = submitted {
             self.cancel_submitted(id);
-            return;
-        }
-        let Some(thread_id) = thread_id else {
-            return;
-        };
-        // Called from the receive path: the kill connection is opened on its own thread so a
-        // slow or unreachable backend never blocks the node's I/O.
-        let shared = Arc::clone(&self.shared);
-        let sync = Arc::clone(&self.sync);
-        let spawned = std::thread::Builder::new()
-            .name("xrpc-backend-kill".into())
-            .spawn(move || {
-                let result = shared
-                    .pool
-                    .connect_unpooled()
-                    .and_then(|mut conn| kill_until_it_lands(&mut conn, thread_id, &sync));
-                if let Err(err) = result {
-                    tracing::warn!(thread_id, %err, "KILL QUERY on the backend failed");
-                }
-                sync.kill_finished();
-            });
-        if let Err(err) = spawned {
-            tracing::warn!(%err, "cannot start the backend kill thread");
-            self.sync.kill_finished();
         }
     }
 
     fn clear(&self) {
-        self.sync.state.lock().killed = false;
+        self.state.lock().killed = false;
     }
 }

@@ -27,8 +27,8 @@
 //!   anywhere. Submit and the drain after a command ends both decide under the queue's lock,
 //!   so a statement never waits while a connection has room.
 //! - **Queue timeout.** A statement that waits in the driver's queue for
-//!   [`DriverOptions::queue_timeout`] ends with 7009, as one that waits for a connection of the
-//!   blocking pool does. There is no timer per statement: the queue is in submission order, so
+//!   [`DriverOptions::queue_timeout`] ends with 7009 (`xrpc_backend_wait_timeout`; changed at
+//!   runtime by [`Driver::set_queue_timeout`]). There is no timer per statement: the queue is in submission order, so
 //!   the expired statements are at its front, and they are taken off it whenever the queue's
 //!   lock is taken anyway (a submit that finds statements waiting, the drain after a command
 //!   ends) and by the driver's periodic tick ([`Driver::tick`], a timer of the first group),
@@ -65,6 +65,11 @@
 //!   waiting to reconnect. The tick closes connections beyond the minimum that are neither
 //!   pinned nor busy and have had nothing in flight for [`DriverOptions::idle_close_after`]
 //!   (taken out of their slot first, so nothing is placed there, then sent COM_QUIT).
+//!   [`Driver::set_size`] changes the most at runtime: slots are allocated up to
+//!   [`MAX_CONNECTIONS`] at the start, scans cover the largest size set so far, and the tick
+//!   closes the quiet connections above a size that shrank (never one with a statement in
+//!   flight or held by a session). It also replaces, in the same slot, a quiet connection open
+//!   for [`DriverOptions::lifetime`].
 //! - **One result per statement.** The completion sees the first result's columns and rows;
 //!   further results of the same statement (a CALL, several statements) are read and dropped.
 //! - **Kill.** [`Driver::cancel`] removes a statement still waiting in the driver's queue (it
@@ -80,8 +85,12 @@
 //!   [`DriverOptions::reconnect_max`] while connects fail, and is reset by a login. A connect
 //!   or login that fails while no connection of the shared rotation is logged in ends the
 //!   statements waiting in the queue with 2003 (or the server's refusal, 1040, 1045, …), and
-//!   until a login succeeds a statement that finds no room fails so at once, as the blocking
-//!   pool's connect backoff answers: during an outage nobody waits for the queue timeout.
+//!   until a login succeeds a statement that finds no room fails so at once: during an outage
+//!   nobody waits for the queue timeout. Whatever else is logged in, a session that needs a
+//!   connection of its own and finds none to take fails with the last connect error at once
+//!   until a login succeeds (the connect that would serve it failed; the slot's next attempt
+//!   comes after its pause), so a backend at `max_connections` sees one attempt per pause, not
+//!   one per statement.
 //!   Locks are taken in one order: the queue's, then a slot's, then a connection's state; a
 //!   connection's handler lets its state go before it takes its slot's or the queue's.
 //! - **Completions run on the reading worker,** in answer order: columns and rows under the
@@ -101,7 +110,7 @@
 //!   was held opens no connection (the drain that leaves it waiting does).
 //!
 //! The depth each statement of the shared rotation found its connection at (itself included)
-//! is counted ([`Driver::depth_distribution`]); [`Driver::status_rows`] gives it with the
+//! is counted ([`Driver::depth_distribution`]); [`Driver::stats`] gives it with the
 //! connection and queue counts for `SHOW STATUS`.
 
 use std::collections::{HashMap, VecDeque};
@@ -122,7 +131,7 @@ use xrpc_net::{GroupHandle, OutboundIo, OutboundSocket, Progress, SocketHandler}
 use xrpc_net::TimerId;
 use xrpc_proto::codes;
 
-use crate::pool::{TRACKING_INIT, backend_busy_message};
+use crate::options::{TRACKING_INIT, backend_busy_message};
 
 /// Upper bounds of the depth buckets of [`Driver::depth_distribution`].
 pub const DEPTH_BUCKETS: [usize; 8] = [1, 2, 4, 8, 16, 32, 64, usize::MAX];
@@ -135,7 +144,8 @@ pub struct DriverOptions {
     /// Login and protocol settings of every connection (`max_depth` is set from
     /// [`DriverOptions::max_depth`], statements are always marked).
     pub config: Config,
-    /// Most backend connections open at once (the engine's `xrpc_backend_pool_size`).
+    /// Most backend connections open at once (the engine's `xrpc_backend_pool_size`), at most
+    /// [`MAX_CONNECTIONS`]; [`Driver::set_size`] changes it at runtime.
     pub connections: usize,
     /// Fewest backend connections kept open; between this and [`DriverOptions::connections`]
     /// the driver opens and closes connections by demand (module docs, "Sizing"). `None` (the
@@ -165,15 +175,26 @@ pub struct DriverOptions {
     pub reconnect_min: Duration,
     /// Longest pause between reconnects.
     pub reconnect_max: Duration,
-    /// How long a statement may wait in the driver's queue for room on a connection before it
-    /// ends with 7009, as a statement of the blocking pool does after `wait_timeout`.
+    /// How long a statement may wait in the driver's queue for room on a connection (or a
+    /// session for a connection of its own) before it ends with 7009; default 10 s;
+    /// [`Driver::set_queue_timeout`] changes it at runtime.
     pub queue_timeout: Duration,
+    /// A connection open for this long is closed and replaced by the tick once nothing is in
+    /// flight on it and no session holds it, so the backend's per-connection memory and
+    /// settings do not age forever; default 30 min; [`Driver::set_lifetime`] changes it.
+    pub lifetime: Duration,
+}
+
+/// The most backend connections a driver may be sized to ([`Driver::set_size`]).
+pub const MAX_CONNECTIONS: usize = 4096;
+
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }
 
 impl DriverOptions {
     /// Options for `addr` with `config`: 4 connections (a fixed size), depth 16, reconnects
-    /// after 100 ms up to 5 s (the blocking pool's connect backoff), a queue timeout of 10 s
-    /// (the blocking pool's wait timeout).
+    /// after 100 ms up to 5 s, a queue timeout of 10 s, a lifetime of 30 min.
     pub fn new(addr: SocketAddr, config: Config) -> Self {
         Self {
             addr,
@@ -188,7 +209,73 @@ impl DriverOptions {
             reconnect_min: Duration::from_millis(100),
             reconnect_max: Duration::from_secs(5),
             queue_timeout: Duration::from_secs(10),
+            lifetime: Duration::from_secs(30 * 60),
         }
+    }
+}
+
+/// What the driver reports ([`Driver::stats`]); see [`DriverStats::status_rows`] for the names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DriverStats {
+    /// Connections logged in.
+    pub connections: u64,
+    /// Connections held by a session.
+    pub pinned: u64,
+    /// Connections given back at a session's level ([`Driver::pin_at`]).
+    pub parked: u64,
+    /// Connects started, reconnects included.
+    pub opened: u64,
+    /// Connections closed for want of work.
+    pub closed_idle: u64,
+    /// Connections replaced at the end of their lifetime.
+    pub expired: u64,
+    /// Connects or logins that failed.
+    pub connect_errors: u64,
+    /// Logged-in connections that closed unasked (the backend went away or broke the protocol).
+    pub lost: u64,
+    /// Statements waiting for room.
+    pub queued: u64,
+    /// Sessions waiting for a connection of their own.
+    pub pin_queued: u64,
+    /// Statements and sessions that waited for the queue timeout (7009).
+    pub queue_timeouts: u64,
+    /// [`Driver::depth_distribution`].
+    pub depths: [u64; DEPTH_BUCKETS.len()],
+}
+
+impl DriverStats {
+    /// The `SHOW STATUS` rows: `xrpc_backend_connections` (logged in),
+    /// `xrpc_backend_connections_pinned`, `xrpc_backend_connections_parked`,
+    /// `xrpc_backend_pin_queued`, `xrpc_backend_connections_opened`,
+    /// `xrpc_backend_connections_closed_idle`, `xrpc_backend_connections_expired`,
+    /// `xrpc_backend_connect_errors`, `xrpc_backend_lost`, `xrpc_backend_queued`,
+    /// `xrpc_backend_queue_timeouts` (7009s), and `xrpc_backend_pipeline_depth_<n>`: the
+    /// statements that found their connection at a depth up to `n` and above the bucket
+    /// before (`_over_64` for the rest), as [`Driver::depth_distribution`].
+    pub fn status_rows(&self) -> Vec<(String, String)> {
+        let mut rows: Vec<(String, u64)> = vec![
+            ("connections".into(), self.connections),
+            ("connections_pinned".into(), self.pinned),
+            ("connections_parked".into(), self.parked),
+            ("connections_opened".into(), self.opened),
+            ("connections_closed_idle".into(), self.closed_idle),
+            ("connections_expired".into(), self.expired),
+            ("connect_errors".into(), self.connect_errors),
+            ("lost".into(), self.lost),
+            ("queued".into(), self.queued),
+            ("pin_queued".into(), self.pin_queued),
+            ("queue_timeouts".into(), self.queue_timeouts),
+        ];
+        for (i, count) in self.depths.into_iter().enumerate() {
+            let bucket = match DEPTH_BUCKETS[i] {
+                usize::MAX => format!("over_{}", DEPTH_BUCKETS[i - 1]),
+                bound => bound.to_string(),
+            };
+            rows.push((format!("pipeline_depth_{bucket}"), count));
+        }
+        rows.into_iter()
+            .map(|(name, value)| (format!("xrpc_backend_{name}"), value.to_string()))
+            .collect()
     }
 }
 
@@ -198,6 +285,8 @@ pub trait Completion: Send + 'static {
     fn on_columns(&mut self, columns: &Arc<[Column]>);
     /// One row of the first result.
     fn on_row(&mut self, row: &TextRow);
+    /// A result of the statement ended and another follows (a CALL, several statements).
+    fn on_result_end(&mut self) {}
     /// The terminal event: the final OK data or the error (the server's, 1317 when cancelled,
     /// 2013 when the connection was lost). Called exactly once.
     fn on_done(self: Box<Self>, outcome: Result<OkInfo, StatementError>);
@@ -252,7 +341,7 @@ impl std::fmt::Debug for Driver {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Driver")
             .field("addr", &self.shared.opts.addr)
-            .field("connections", &self.shared.opts.connections)
+            .field("connections", &self.shared.size())
             .finish()
     }
 }
@@ -263,10 +352,15 @@ struct Shared {
     slots: Vec<Mutex<Slot>>,
     waiting: Mutex<VecDeque<Waiting>>,
     /// The last connect failure, while no connection is logged in: a statement of the shared
-    /// rotation that finds no room fails with it at once instead of waiting (the blocking
-    /// pool's backoff answers so too). Cleared by a login. Taken after the queue's lock when
+    /// rotation that finds no room fails with it at once instead of waiting. Cleared by a
+    /// login. Taken after the queue's lock when
     /// both are held.
     unreachable: Mutex<Option<StatementError>>,
+    /// The last connect or login failure, until a login succeeds (whatever else is logged
+    /// in): a session that needs a connection of its own and finds none to take fails with it
+    /// at once, as the connect that would serve it failed; the next one comes after the
+    /// slot's backoff. Taken after the queue's lock when both are held.
+    connect_error: Mutex<Option<StatementError>>,
     next_id: AtomicU64,
     /// [`Driver::close`] was called: no reconnects, no new statements.
     closing: AtomicBool,
@@ -280,8 +374,21 @@ struct Shared {
     queue_timeouts: AtomicU64,
     connects: AtomicU64,
     idle_closes: AtomicU64,
+    connect_errors: AtomicU64,
+    lost: AtomicU64,
     /// Slots that are wanted (see [`Slot::wanted`]): at the size, nothing is left to open.
     wanted: AtomicUsize,
+    /// Most connections open at once now ([`Driver::set_size`]).
+    size: AtomicUsize,
+    /// The slots scanned: the largest size set so far (slots above the size are emptied by the
+    /// tick, not shrunk away).
+    span: AtomicUsize,
+    /// [`DriverOptions::queue_timeout`] and [`DriverOptions::lifetime`] as set now, in
+    /// microseconds.
+    queue_timeout_us: AtomicU64,
+    lifetime_us: AtomicU64,
+    /// Connections closed at the end of their lifetime (and replaced).
+    expired_closes: AtomicU64,
     /// The periodic tick, cancelled when the driver goes.
     tick: Mutex<Option<(GroupHandle, TimerId)>>,
     /// Sessions waiting for a connection of their own ([`Driver::pin_when_free`]), in order.
@@ -325,6 +432,8 @@ struct Waiting {
 
 struct Backend {
     slot: usize,
+    /// When the connection was opened: it is replaced after [`DriverOptions::lifetime`].
+    opened_at: Instant,
     /// Itself, for the completions of its unpinning.
     me: Weak<Backend>,
     shared: Weak<Shared>,
@@ -412,7 +521,7 @@ impl Driver {
     /// If `groups` is empty.
     pub fn start(groups: &[GroupHandle], mut opts: DriverOptions) -> Self {
         assert!(!groups.is_empty(), "the driver needs an epoll group");
-        opts.connections = opts.connections.max(1);
+        opts.connections = opts.connections.clamp(1, MAX_CONNECTIONS);
         let min = opts
             .min_connections
             .unwrap_or(opts.connections)
@@ -427,13 +536,19 @@ impl Driver {
         let period = (opts.queue_timeout.min(opts.idle_close_after) / 4)
             .clamp(Duration::from_millis(1), Duration::from_secs(1));
         let shared = Arc::new(Shared {
-            slots: (0..opts.connections)
+            slots: (0..MAX_CONNECTIONS)
                 .map(|_| Mutex::new(Slot::default()))
                 .collect(),
+            size: AtomicUsize::new(opts.connections),
+            span: AtomicUsize::new(opts.connections),
+            queue_timeout_us: AtomicU64::new(micros(opts.queue_timeout)),
+            lifetime_us: AtomicU64::new(micros(opts.lifetime)),
+            expired_closes: AtomicU64::new(0),
             opts,
             groups: groups.to_vec(),
             waiting: Mutex::new(VecDeque::new()),
             unreachable: Mutex::new(None),
+            connect_error: Mutex::new(None),
             next_id: AtomicU64::new(1),
             closing: AtomicBool::new(false),
             depths: Default::default(),
@@ -443,6 +558,8 @@ impl Driver {
             queue_timeouts: AtomicU64::new(0),
             connects: AtomicU64::new(0),
             idle_closes: AtomicU64::new(0),
+            connect_errors: AtomicU64::new(0),
+            lost: AtomicU64::new(0),
             wanted: AtomicUsize::new(min),
             tick: Mutex::new(None),
             pin_queue: Mutex::new(VecDeque::new()),
@@ -548,7 +665,7 @@ impl Driver {
                 .on_done(Err(StatementError::interrupted()));
             return CancelOutcome::Removed;
         }
-        for slot in 0..self.shared.slots.len() {
+        for slot in 0..self.shared.span() {
             let Some(socket) = self.shared.socket(slot) else {
                 continue;
             };
@@ -605,7 +722,7 @@ impl Driver {
     }
 
     fn logged_in_sockets(&self) -> impl Iterator<Item = OutboundSocket<Arc<Backend>>> + '_ {
-        (0..self.shared.slots.len())
+        (0..self.shared.span())
             .filter_map(|slot| self.shared.socket(slot))
             .filter(|socket| socket.handler().is_open())
     }
@@ -648,12 +765,13 @@ impl Driver {
 
     /// [`Driver::pin_at`] (`level` given) or [`Driver::pin_sparing`], answered with the
     /// connection whatever it holds (the request levels it itself), or, when no connection can
-    /// be taken now, `request` waits in
-    /// the driver's pin queue, in order, until one is given back or opens (another opens if the
-    /// size allows): no thread waits for it. It is answered exactly once: [`PinRequest::pinned`]
-    /// (here, or on the thread that freed a connection), or [`PinRequest::failed`] with 7009
-    /// after [`DriverOptions::queue_timeout`], 1317 when [`Driver::cancel`]led by `id` (from
-    /// [`Driver::new_id`]), the connect error while the backend is unreachable, 2013 when the driver closes.
+    /// be taken now, `request` waits in the driver's pin queue, in order, until one is given
+    /// back or opens (another opens if the size allows): no thread waits for it. It is answered
+    /// exactly once: [`PinRequest::pinned`] (here, or on the thread that freed a connection),
+    /// or [`PinRequest::failed`] with 7009 after [`DriverOptions::queue_timeout`], 1317 when
+    /// [`Driver::cancel`]led by `id` (from [`Driver::new_id`]), the error of a connect that
+    /// failed since the last login (2003, or the server's refusal: 1040, 1045, …), 2013 when
+    /// the driver closes.
     pub fn pin_when_free(
         &self,
         id: StatementId,
@@ -684,10 +802,8 @@ impl Driver {
                 request,
             });
         }
-        let unreachable = self.shared.unreachable.lock().clone();
-        if let Some(error) = unreachable
-            && !self.shared.any_logged_in()
-        {
+        let connect_error = self.shared.connect_error.lock().clone();
+        if let Some(error) = connect_error {
             Shared::fail_pin_queue(&self.shared, &error);
         } else {
             // One may have come free between the try above and the push.
@@ -709,54 +825,71 @@ impl Driver {
         Shared::tick(&self.shared, now);
     }
 
-    /// The `SHOW STATUS` rows: `xrpc_backend_connections` (logged in),
-    /// `xrpc_backend_connections_pinned`, `xrpc_backend_connections_parked` (given back at a
-    /// session's level, see [`Driver::pin_at`]), `xrpc_backend_pin_queued` (sessions waiting for
-    /// a connection of their own), `xrpc_backend_connections_opened` (connects started,
-    /// reconnects included), `xrpc_backend_connections_closed_idle`, `xrpc_backend_queued`,
-    /// `xrpc_backend_queue_timeouts` (7009s), and `xrpc_backend_pipeline_depth_<n>`: the
-    /// statements that found their connection at a depth up to `n` and above the bucket
-    /// before (`_over_64` for the rest), as [`Driver::depth_distribution`].
+    /// Sets the most connections open at once (clamped to 1..=[`MAX_CONNECTIONS`]). A larger
+    /// size opens connections by demand at once (statements waiting get one); a smaller one
+    /// closes the connections above it as the tick finds them quiet: never one with a
+    /// statement in flight or held by a session.
+    pub fn set_size(&self, connections: usize) {
+        let size = connections.clamp(1, MAX_CONNECTIONS);
+        self.shared.size.store(size, Ordering::Release);
+        self.shared.span.fetch_max(size, Ordering::AcqRel);
+        Shared::grow(&self.shared);
+        Shared::serve_pin_queue(&self.shared);
+    }
+
+    /// The most connections open at once now.
+    pub fn size(&self) -> usize {
+        self.shared.size()
+    }
+
+    /// Sets how long a statement (or a session's wait for a connection of its own) may wait
+    /// for room before it ends with 7009; checked by the tick and whenever the queue is
+    /// touched.
+    pub fn set_queue_timeout(&self, timeout: Duration) {
+        self.shared
+            .queue_timeout_us
+            .store(micros(timeout), Ordering::Relaxed);
+    }
+
+    /// Sets how long a connection lives before the tick replaces it (see
+    /// [`DriverOptions::lifetime`]).
+    pub fn set_lifetime(&self, lifetime: Duration) {
+        self.shared
+            .lifetime_us
+            .store(micros(lifetime), Ordering::Relaxed);
+    }
+
+    /// The `SHOW STATUS` rows of [`Driver::stats`] ([`DriverStats::status_rows`]).
     pub fn status_rows(&self) -> Vec<(String, String)> {
-        let (mut connected, mut pinned, mut parked) = (0u64, 0u64, 0u64);
-        for slot in 0..self.shared.slots.len() {
+        self.stats().status_rows()
+    }
+
+    /// A snapshot of the driver's gauges and counters.
+    pub fn stats(&self) -> DriverStats {
+        let mut stats = DriverStats::default();
+        for slot in 0..self.shared.span() {
             if let Some(socket) = self.shared.socket(slot) {
-                connected += u64::from(socket.handler().is_open());
+                stats.connections += u64::from(socket.handler().is_open());
                 // Locked: its handler runs (see `Shared::place`); not counted as pinned.
                 if let Some(st) = socket.handler().state.try_lock() {
                     let is_parked = st.pinned == Some(PinState::Parked);
-                    parked += u64::from(is_parked);
-                    pinned += u64::from(st.pinned.is_some() && !is_parked);
+                    stats.parked += u64::from(is_parked);
+                    stats.pinned += u64::from(st.pinned.is_some() && !is_parked);
                 }
             }
         }
         let counter = |c: &AtomicU64| c.load(Ordering::Relaxed);
-        let mut rows: Vec<(String, u64)> = vec![
-            ("connections".into(), connected),
-            ("connections_pinned".into(), pinned),
-            ("connections_parked".into(), parked),
-            ("connections_opened".into(), counter(&self.shared.connects)),
-            (
-                "connections_closed_idle".into(),
-                counter(&self.shared.idle_closes),
-            ),
-            ("queued".into(), self.queued() as u64),
-            ("pin_queued".into(), self.pin_queued() as u64),
-            (
-                "queue_timeouts".into(),
-                counter(&self.shared.queue_timeouts),
-            ),
-        ];
-        for (i, count) in self.depth_distribution().into_iter().enumerate() {
-            let bucket = match DEPTH_BUCKETS[i] {
-                usize::MAX => format!("over_{}", DEPTH_BUCKETS[i - 1]),
-                bound => bound.to_string(),
-            };
-            rows.push((format!("pipeline_depth_{bucket}"), count));
-        }
-        rows.into_iter()
-            .map(|(name, value)| (format!("xrpc_backend_{name}"), value.to_string()))
-            .collect()
+        let shared = &self.shared;
+        stats.opened = counter(&shared.connects);
+        stats.closed_idle = counter(&shared.idle_closes);
+        stats.expired = counter(&shared.expired_closes);
+        stats.connect_errors = counter(&shared.connect_errors);
+        stats.lost = counter(&shared.lost);
+        stats.queued = self.queued() as u64;
+        stats.pin_queued = self.pin_queued() as u64;
+        stats.queue_timeouts = counter(&shared.queue_timeouts);
+        stats.depths = self.depth_distribution();
+        stats
     }
 
     /// Closes every backend connection (their statements in flight end with 2013), ends the
@@ -810,7 +943,7 @@ impl Shared {
         };
         // A connection parked at the wanted level is taken as it is.
         if let Some(level) = level {
-            for socket in (0..me.slots.len()).filter_map(|slot| me.socket(slot)) {
+            for socket in (0..me.span()).filter_map(|slot| me.socket(slot)) {
                 let taken = socket.handler().state.try_lock().and_then(|mut st| {
                     let parked_here = st.logged_in
                         && st.pinned == Some(PinState::Parked)
@@ -833,7 +966,7 @@ impl Shared {
         // connection that is being pinned.
         {
             let _queue = me.waiting.lock();
-            for slot in 0..me.slots.len() {
+            for slot in 0..me.span() {
                 let Some(socket) = me.socket(slot) else {
                     continue;
                 };
@@ -886,7 +1019,7 @@ impl Shared {
     /// `parked_before`, or, with `one`, the first one found whatever its age (statements of the
     /// shared rotation wait).
     fn reclaim_parked(me: &Arc<Self>, parked_before: Option<Instant>, one: bool) {
-        for socket in (0..me.slots.len()).filter_map(|slot| me.socket(slot)) {
+        for socket in (0..me.span()).filter_map(|slot| me.socket(slot)) {
             let backend = socket.handler();
             let reclaimed = backend.state.try_lock().is_some_and(|mut st| {
                 let due = st.pinned == Some(PinState::Parked)
@@ -941,9 +1074,10 @@ impl Shared {
         let expired: Vec<PinWaiter> = {
             let mut queue = me.pin_queue.lock();
             let mut expired = Vec::new();
-            while queue.front().is_some_and(|w| {
-                now.saturating_duration_since(w.queued_at) >= me.opts.queue_timeout
-            }) {
+            while queue
+                .front()
+                .is_some_and(|w| now.saturating_duration_since(w.queued_at) >= me.queue_timeout())
+            {
                 expired.extend(queue.pop_front());
             }
             expired
@@ -978,6 +1112,7 @@ impl Shared {
         let group = &me.groups[slot % me.groups.len()];
         let backend = Arc::new_cyclic(|weak| Backend {
             slot,
+            opened_at: Instant::now(),
             me: weak.clone(),
             shared: Arc::downgrade(me),
             state: Mutex::new(BackendState {
@@ -1018,6 +1153,7 @@ impl Shared {
     /// rotation will until a login succeeds ([`Shared::unreachable`]). The server's refusal of
     /// the login (1040, 1045, …) keeps its own code.
     fn connect_failed(me: &Arc<Self>, detail: &str) {
+        me.connect_errors.fetch_add(1, Ordering::Relaxed);
         Self::unreachable_now(me, me.unreachable_error(detail));
     }
 
@@ -1035,6 +1171,14 @@ impl Shared {
 
     /// See [`Shared::connect_failed`]; `error` is what the statements get.
     fn unreachable_now(me: &Arc<Self>, error: StatementError) {
+        *me.connect_error.lock() = Some(error.clone());
+        // Sessions waiting for a connection of their own: the one that would serve them did
+        // not open. Perhaps reached from a pin under the pin queue's lock (a connect that
+        // fails at once): then the pin's caller fails the queue.
+        if let Some(queue) = me.pin_queue.try_lock() {
+            drop(queue);
+            Self::fail_pin_queue(me, &error);
+        }
         let failed = {
             // Queue, then slots, then each connection's state: the order `place` takes them.
             let mut queue = me.waiting.lock();
@@ -1044,12 +1188,6 @@ impl Shared {
             *me.unreachable.lock() = Some(error.clone());
             std::mem::take(&mut *queue)
         };
-        // Perhaps reached from a pin under the pin queue's lock (a connect that fails at
-        // once): then the pin's caller, or the next tick, fails the queue.
-        if let Some(queue) = me.pin_queue.try_lock() {
-            drop(queue);
-            Self::fail_pin_queue(me, &error);
-        }
         for waiting in failed {
             waiting.completion.on_done(Err(error.clone()));
         }
@@ -1061,12 +1199,13 @@ impl Shared {
     fn reachable(&self) {
         let _queue = self.waiting.lock();
         *self.unreachable.lock() = None;
+        *self.connect_error.lock() = None;
     }
 
     /// Whether some connection of the shared rotation is logged in and open. Takes each slot's
     /// lock, then its connection's, never both of one slot at once.
     fn any_logged_in(&self) -> bool {
-        (0..self.slots.len()).any(|slot| {
+        (0..self.span()).any(|slot| {
             self.socket(slot).is_some_and(|socket| {
                 // Locked: its handler runs, so it is not the outage this asks about.
                 socket
@@ -1152,7 +1291,7 @@ impl Shared {
         let mut skipped = false;
         let mut skipped_idle = false;
         let mut now: Option<Instant> = None;
-        for slot in 0..self.slots.len() {
+        for slot in 0..self.span() {
             let Some(socket) = self.socket(slot) else {
                 continue;
             };
@@ -1301,26 +1440,25 @@ impl Shared {
         let mut expired = Vec::new();
         while queue
             .front()
-            .is_some_and(|w| now.saturating_duration_since(w.queued_at) >= self.opts.queue_timeout)
+            .is_some_and(|w| now.saturating_duration_since(w.queued_at) >= self.queue_timeout())
         {
             expired.extend(queue.pop_front());
         }
         expired
     }
 
-    /// Counts `count` waits that ran out, and gives their error: 7009, as the blocking pool's
-    /// wait timeout.
+    /// Counts `count` waits that ran out, and gives their error: 7009.
     fn timed_out(&self, count: usize) -> StatementError {
         self.queue_timeouts
             .fetch_add(count as u64, Ordering::Relaxed);
         StatementError {
             code: codes::BACKEND_BUSY.code as u16,
             sql_state: codes::BACKEND_BUSY.sql_state.to_owned(),
-            message: backend_busy_message(self.opts.queue_timeout, self.opts.connections),
+            message: backend_busy_message(self.queue_timeout(), self.size()),
         }
     }
 
-    /// Ends statements that waited too long with 7009, the blocking pool's wait timeout.
+    /// Ends statements that waited too long with 7009.
     fn time_out(&self, expired: Vec<Waiting>) {
         if expired.is_empty() {
             return;
@@ -1343,11 +1481,12 @@ impl Shared {
     /// Opens the first unwanted slot unless a wanted one has not logged in yet (opening, or
     /// waiting to reconnect): demand opens connections one at a time.
     fn open_one(me: &Arc<Self>) {
-        if me.wanted.load(Ordering::Acquire) >= me.slots.len() {
+        let size = me.size();
+        if me.wanted.load(Ordering::Acquire) >= size {
             return;
         }
         let mut free = None;
-        for slot in 0..me.slots.len() {
+        for slot in 0..size {
             let (wanted, socket) = {
                 let s = me.slots[slot].lock();
                 (s.wanted, s.socket.clone())
@@ -1399,59 +1538,99 @@ impl Shared {
         } else {
             Self::grow(me);
         }
-        me.close_idle(now);
+        Self::close_idle(me, now);
     }
 
-    /// Closes connections beyond the minimum that are unpinned, logged in and have had nothing
-    /// in flight for [`DriverOptions::idle_close_after`] by `now`.
-    fn close_idle(&self, now: Instant) {
-        let min = self.opts.min_connections.unwrap_or(self.opts.connections);
-        if self.wanted.load(Ordering::Acquire) <= min {
-            return;
-        }
-        let mut open = (0..self.slots.len())
-            .filter(|&slot| self.slots[slot].lock().wanted)
+    /// Closes the connections the tick finds quiet (logged in, held by no session, nothing in
+    /// flight) that are not wanted any more: those in slots at or above the size (after
+    /// [`Driver::set_size`] shrank it), and those beyond the minimum that have had nothing in
+    /// flight for [`DriverOptions::idle_close_after`] by `now`; and replaces those open for
+    /// their lifetime ([`DriverOptions::lifetime`]) with a fresh connection in the same slot.
+    fn close_idle(me: &Arc<Self>, now: Instant) {
+        let size = me.size();
+        let span = me.span();
+        let min = me.opts.min_connections.unwrap_or(size).min(size);
+        let lifetime = me.lifetime();
+        let mut open = (0..span)
+            .filter(|&slot| me.slots[slot].lock().wanted)
             .count();
+        let mut above_size = false;
         // The highest slots go first, so the connections kept are the low ones.
-        for slot in (0..self.slots.len()).rev() {
-            if open <= min {
-                break;
-            }
-            let socket = {
-                let mut s = self.slots[slot].lock();
+        for slot in (0..span).rev() {
+            let (socket, renew) = {
+                let mut s = me.slots[slot].lock();
                 if !s.wanted {
                     continue;
                 }
-                let idle = s.socket.as_ref().is_some_and(|socket| {
-                    let Some(st) = socket.handler().state.try_lock() else {
-                        return false;
-                    };
-                    st.logged_in
-                        && st.pinned.is_none()
-                        && st.conn.in_flight() == 0
-                        && now.saturating_duration_since(st.last_active)
-                            >= self.opts.idle_close_after
+                let quiet = s.socket.as_ref().and_then(|socket| {
+                    let backend = socket.handler();
+                    let st = backend.state.try_lock()?;
+                    (st.logged_in && st.pinned.is_none() && st.conn.in_flight() == 0).then(|| {
+                        (
+                            now.saturating_duration_since(st.last_active),
+                            now.saturating_duration_since(backend.opened_at),
+                        )
+                    })
                 });
-                if !idle {
+                let Some((idle_for, open_for)) = quiet else {
+                    above_size |= slot >= size;
+                    continue;
+                };
+                let unwanted = slot >= size || (open > min && idle_for >= me.opts.idle_close_after);
+                if !unwanted && open_for < lifetime {
                     continue;
                 }
-                s.wanted = false;
-                s.backoff = None;
-                self.wanted.fetch_sub(1, Ordering::AcqRel);
-                s.socket.take()
+                if unwanted {
+                    s.wanted = false;
+                    s.backoff = None;
+                    me.wanted.fetch_sub(1, Ordering::AcqRel);
+                }
+                (s.socket.take(), !unwanted)
             };
             let Some(socket) = socket else {
                 continue;
             };
-            open -= 1;
-            self.idle_closes.fetch_add(1, Ordering::Relaxed);
+            if renew {
+                me.expired_closes.fetch_add(1, Ordering::Relaxed);
+            } else {
+                open -= 1;
+                me.idle_closes.fetch_add(1, Ordering::Relaxed);
+            }
             // Out of its slot, so nothing is placed on it any more; the quit is written by
             // the kick, and the server closes its end.
             let _ = socket.handler().state.lock().conn.quit();
             socket.kick();
             let group = socket.group().clone();
             group.schedule_timer(Duration::from_millis(100), None, move |_| socket.close());
+            if renew && !me.closing.load(Ordering::Acquire) {
+                Self::connect(me, slot);
+            }
         }
+        if !above_size {
+            // Nothing is left above the size: scans stop there again.
+            let _ = me
+                .span
+                .compare_exchange(span, size, Ordering::AcqRel, Ordering::Acquire);
+            // A size set meanwhile is scanned whatever this found.
+            me.span.fetch_max(me.size(), Ordering::AcqRel);
+        }
+    }
+
+    fn size(&self) -> usize {
+        self.size.load(Ordering::Acquire)
+    }
+
+    /// The slots that may hold a connection (see the field `span`).
+    fn span(&self) -> usize {
+        self.span.load(Ordering::Acquire)
+    }
+
+    fn queue_timeout(&self) -> Duration {
+        Duration::from_micros(self.queue_timeout_us.load(Ordering::Relaxed))
+    }
+
+    fn lifetime(&self) -> Duration {
+        Duration::from_micros(self.lifetime_us.load(Ordering::Relaxed))
     }
 
     /// Submits a driver statement on `slot`'s connection directly (no depth check beyond the
@@ -1495,7 +1674,8 @@ impl Shared {
                         .is_some_and(|st| st.logged_in && (pinned_too || st.pinned.is_none()))
                 })
         };
-        let others = || (0..self.slots.len()).map(|i| (target_slot + 1 + i) % self.slots.len());
+        let span = self.span().max(target_slot + 1);
+        let others = || (0..span).map(|i| (target_slot + 1 + i) % span);
         let side = others()
             .find(|&slot| usable(slot, false))
             .or_else(|| others().find(|&slot| usable(slot, true)));
@@ -2019,6 +2199,7 @@ impl SocketHandler for Backend {
                                     a.skip_results -= 1;
                                 } else {
                                     a.first_result_done = true;
+                                    a.completion.on_result_end();
                                 }
                             }
                         }
@@ -2108,9 +2289,14 @@ impl SocketHandler for Backend {
             if mine {
                 Shared::reconnect_later(&shared, self.slot);
                 match (refused_login, connect_failure) {
-                    (Some(refused), _) => Shared::unreachable_now(&shared, refused),
+                    (Some(refused), _) => {
+                        shared.connect_errors.fetch_add(1, Ordering::Relaxed);
+                        Shared::unreachable_now(&shared, refused);
+                    }
                     (None, Some(detail)) => Shared::connect_failed(&shared, &detail),
-                    (None, None) => {}
+                    (None, None) => {
+                        shared.lost.fetch_add(1, Ordering::Relaxed);
+                    }
                 }
             }
             return Progress::Close;

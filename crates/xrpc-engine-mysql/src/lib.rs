@@ -1,27 +1,72 @@
 //! The `mysql` engine: a MariaDB or MySQL server that xrpc fronts (`--engine
 //! mysql://user:password@host:port[/database]`).
 //!
-//! # Handles and the pool
+//! # Connections on the event loop
+//!
+//! [`MysqlEngine::connect`] checks the backend and the account once, on a connection of its own
+//! ([`probe`]), and reads the backend's version and global `sql_mode`. When the node starts,
+//! [`Engine::started`] starts the [`driver`] on the node's epoll groups: backend connections
+//! whose sockets sit in the same epoll sets as the clients', each an
+//! [`xrpc_mysql_proto::Connection`] state machine, with the statements of many sessions
+//! pipelined on each. It opens [`PoolOptions::driver_connections`] connections at the start
+//! (at least 2) and more by demand, up to [`PoolOptions::size`]; both, the wait timeout and the
+//! connections' lifetime are the node's variables, and all but the first are changed at
+//! runtime (`SET GLOBAL`). No thread waits on the backend for a submitted statement: its answer
+//! reaches the session's completion on whichever worker reads it.
 //!
 //! [`Engine::acquire`] returns a [`MysqlConn`], a cheap handle that holds no backend connection:
-//! acquiring never blocks. Each statement borrows a backend connection from the bounded
-//! [`pool::Pool`] (at most [`PoolOptions::size`], waiting up to [`PoolOptions::wait_timeout`] for
-//! one, then 7009) and gives it back when it ends, unless the connection now holds state that
-//! pins it to the session ([`state::PinState`]). The handle itself keeps the session variables the
-//! session changed (the current database is the session layer's, handed in before every statement
-//! with [`EngineConn::set_session_schema`] and reported back when `USE` or a request's
-//! `schema_name` changed it); [`EngineConn::holds_session_state`] is true while it keeps
-//! anything, so the session layer keeps the handle (not a backend connection) between
-//! statements, exactly as it keeps an SQLite connection with a transaction open.
+//! acquiring never blocks. The handle keeps the session variables the session changed (the
+//! current database is the session layer's, handed in before every statement with
+//! [`EngineConn::set_session_schema`] and reported back when `USE` or a request's `schema_name`
+//! changed it); [`EngineConn::holds_session_state`] is true while it keeps anything or holds a
+//! connection, so the session layer keeps the handle between statements, exactly as it keeps
+//! an SQLite connection with a transaction open.
+//!
+//! - A statement that cannot leave state (one plain SELECT, INSERT, UPDATE or DELETE whose
+//!   rewritten text names no user variable, named lock or `SHOW VARIABLES`) of a session that
+//!   holds nothing, has no recorded variables and is in the URL's database, goes into the
+//!   shared rotation, pipelined between other sessions' statements.
+//! - Any other statement goes to a driver connection of the session's own: the one it holds,
+//!   else one taken now ([`driver::Driver::pin_sparing`], which leaves one connection to the
+//!   shared rotation), else the first to come free ([`driver::Driver::pin_when_free`]: the
+//!   driver's pin queue, where no thread waits; 7009 after the wait timeout, 1317 when
+//!   killed, the connect error when the connection that would serve it cannot open). It is
+//!   brought level with the session first: the statements that switch its database and
+//!   `SET SESSION` the session's recorded variables go in the same COM_QUERY, before the
+//!   statement ([`driver::Pinned::submit_behind`]; the server runs nothing after one that
+//!   fails, so the statement never runs on a connection left unlevel, and both carry the
+//!   kill's marker). What must follow the statement (which named locks the connection holds,
+//!   the isolation variable's other name for `SHOW VARIABLES`) is pipelined right behind it,
+//!   and its answer completes the session's. The trackers of the OK packet
+//!   ([`state::apply`]) decide whether the session keeps that connection (a transaction, user
+//!   variables, …, below) or gives it back at once (reset, and switched back to the URL's
+//!   database, or parked at the session's database and variables when it only holds those,
+//!   for the next statement at that level: see the driver's "Parking"); a pin takes a
+//!   connection parked at the session's level before any other. A session that keeps one
+//!   sends all its statements there until nothing pins it or it ends.
+//! - What the session layer runs inline (DDL, a small flow-control token, the catalog reads of
+//!   a plan compile) takes the same way, with the worker waiting inside the stall guard
+//!   (`GroupHandle::enter_wait`: a worker waiting counts as stalled and the epoll group adds a
+//!   worker, up to its maximum); the rows reach it from the reading worker a bounded amount at
+//!   a time (the reader waits for room), so a large result costs the node a buffer however
+//!   slowly the client reads.
+//! - The completion records what the trackers said in state shared with the handle, which
+//!   takes it (variables, database) when the session next runs.
+//!
+//! So a statement that may leave state never runs where another session's statement follows
+//! it before its OK packet has been read, and a connection a session held serves no other
+//! session before COM_RESET_CONNECTION (or, parked, only a session at the very same level).
+//! [`EngineConn::reset`] (session closed, killed, its connection lost, node drain) gives the
+//! held connection back that way and forgets the recorded variables.
 //!
 //! # Session state, learnt from the backend
 //!
-//! Every backend connection runs [`pool::TRACKING_INIT`] when it opens and after every
+//! Every backend connection runs [`options::TRACKING_INIT`] when it opens and after every
 //! COM_RESET_CONNECTION: `session_track_state_change`, `session_track_schema`,
 //! `session_track_system_variables = '*'` and `session_track_transaction_info = CHARACTERISTICS`
-//! (the state and the characteristics), with
-//! CLIENT_SESSION_TRACK negotiated. After each statement the engine reads the tracker data of its
-//! final OK packet ([`state::Changes`]):
+//! (the state and the characteristics), with CLIENT_SESSION_TRACK negotiated. After each
+//! statement on a session's own connection the engine reads the tracker data of its final OK
+//! packet ([`state::Changes`]):
 //!
 //! - the transaction state (`T_______`, `I___W___`, `_______L` for LOCK TABLES, …): while it is
 //!   not all `_` the connection is pinned; the pin ends when the backend reports `________`;
@@ -31,11 +76,9 @@
 //!   from `XA START` through `XA PREPARE` until `XA COMMIT`/`XA ROLLBACK`, as their state stays
 //!   open;
 //! - any other session variable, and the current database: recorded on the handle (the database
-//!   for the session layer) and on the connection, not pinned. The next connection the session borrows gets them back: a
-//!   connection whose own changed variables all match the session's is brought level with one
-//!   `SET SESSION a = …, b = …`, any other is reset first (COM_RESET_CONNECTION) and then SET;
-//!   the database is switched with COM_INIT_DB only when it differs. Changing a
-//!   `session_track_*` variable pins, since the engine would go blind;
+//!   for the session layer), not pinned; the session's next connection is brought level with
+//!   them as above. Changing a `session_track_*` variable pins, since the engine would go
+//!   blind;
 //! - the state-change flag, when no variable, database or transaction change explains it: user
 //!   variables, temporary tables, server-side prepared statements. These pin until the session
 //!   ends, since the backend does not report their end.
@@ -44,18 +87,11 @@
 //! comments). Named locks, which no tracker reports: after a statement naming `GET_LOCK`,
 //! `RELEASE_LOCK` or `RELEASE_ALL_LOCKS` the engine asks the backend which of the names it used
 //! (a literal or a `?` argument), and of those held before, the connection holds
-//! ([`state::track_named_locks`]), and pins exactly while it holds one; a `GET_LOCK` of any other
-//! expression pins until the session ends. And statements that return
-//! rows end with the old EOF packet (the `mysql` crate does not negotiate CLIENT_DEPRECATE_EOF),
-//! which carries no tracker data, so a row-returning statement that names a user variable
-//! (`SELECT @a := 1`, `SELECT … INTO @a`) pins. A request that yields several results (a CALL, or
-//! several statements) pins too, since only the last OK packet's data is read.
-//!
-//! A pinned connection goes back to the pool only through a reset ([`pool::Pool::give_back`]
-//! resets any connection whose state pins it, and closes it when the reset fails), so a dirty
-//! connection never serves another session. [`EngineConn::reset`] (session closed, killed, its
-//! connection lost, node drain) gives the held connection back that way and forgets the
-//! recorded variables.
+//! ([`state::named_lock_probe`]), and pins exactly while it holds one; a `GET_LOCK` of any other
+//! expression pins until the session ends. And a statement that returns rows and names a user
+//! variable (`SELECT @a := 1`, `SELECT … INTO @a`) pins, as the trackers' data of a result set
+//! is not read. A request that yields several results (a CALL, or several statements) pins too,
+//! since only the last OK packet's data arrives.
 //!
 //! # Statements
 //!
@@ -63,11 +99,12 @@
 //! ([`types::write_literal`], as JDBC does by default; `NO_BACKSLASH_ESCAPES` in the session's or
 //! global `sql_mode` switches to doubling quotes only), so no server-side prepared statement ever
 //! pins a connection. `connection_id()` becomes the xrpc session number and `last_insert_id()` the
-//! session's last generated id, since both would otherwise name whichever pooled connection runs
+//! session's last generated id, since both would otherwise name whichever backend connection runs
 //! the statement; `VERSION()` and `@@version` become the node's version (the backend's, suffixed
 //! `-xrpc-<version>`), and so does the `version` row of `SHOW VARIABLES`. A result column named
-//! by such a replacement gets the original text back as its name. Rows stream from `query_iter` into the sink as they arrive; nothing is buffered
-//! whole. A request yields one result: further results are read and dropped.
+//! by such a replacement gets the original text back as its name. Rows stream into the session's
+//! sink as they are read; nothing is buffered whole. A request yields one result: further
+//! results are read and dropped.
 //!
 //! # Column types (as MySQL's X Plugin maps them)
 //!
@@ -96,121 +133,65 @@
 //! # Errors
 //!
 //! Backend errors keep their code, SQL state and message. A connection that breaks during a
-//! statement (I/O or protocol error) is closed and the statement gets 2013 (HY000) "Lost
-//! connection…"; whatever state it held is gone and the session stays usable. A connect failure is
-//! the server's own error when it answered (1045, 1040), else 2003.
+//! statement (I/O or protocol error) is closed and every statement in flight on it gets 2013
+//! (HY000) "Lost connection…" (on a session's own connection: its transaction and other state
+//! are gone); the session stays usable and the driver reconnects with backoff. A connect failure
+//! is the server's own error when it answered (1045, 1040), else 2003.
 //!
 //! # Kill
 //!
 //! [`Interrupt::interrupt`](xrpc_engine::Interrupt::interrupt) sets a flag under the lock that
-//! also publishes the backend thread id when the statement is sent: a kill that comes before
-//! the statement is sent fails it with 1317 without sending it (also while it waits for a
-//! connection); one that comes after sends `KILL QUERY <thread id>` on a separate connection,
-//! opened on a short-lived thread so the receive path never blocks on the backend. MariaDB
-//! forgets a `KILL QUERY` that finds the thread idle, so that thread then watches the backend
-//! thread's `COMMAND` in the process list until the statement is over and, if it saw it idle
-//! (the kill overtook the statement), kills again once the statement runs.
-//!
-//! # On the event loop
-//!
-//! With [`PoolOptions::driver_connections`] above 0 (the default; at least 2 are opened),
-//! [`Engine::started`] starts the [`driver`] on the node's epoll groups, and
-//! [`EngineConn::submittable`] hands it the statements of sessions that hold no state on the
-//! pool ([`EngineConn::submit`]): no worker waits for their answer, which reaches the session's
-//! completion on the worker that reads it.
-//!
-//! - A statement that cannot leave state (one plain SELECT, INSERT, UPDATE or DELETE whose
-//!   rewritten text names no user variable, named lock or `SHOW VARIABLES`) of a session that
-//!   holds nothing, has no recorded variables and is in the URL's database, goes into the
-//!   shared rotation, pipelined between other sessions' statements.
-//! - Any other statement goes to a driver connection of the session's own: the one it holds,
-//!   else one taken now ([`driver::Driver::pin_sparing`], which leaves one connection to the
-//!   shared rotation), else the first to come free ([`driver::Driver::pin_when_free`]: the
-//!   driver's pin queue, where no thread waits; 7009 after the wait timeout, 1317 when
-//!   killed). It is brought level with the session first: the statements that switch its
-//!   database and `SET SESSION` the session's recorded variables go in the same COM_QUERY,
-//!   before the statement ([`driver::Pinned::submit_behind`]; the server runs nothing after one
-//!   that fails, so the statement never runs on a connection left unlevel, and both carry the
-//!   kill's marker). What must follow the statement (which named locks the connection holds,
-//!   the isolation variable's other name for `SHOW VARIABLES`) is pipelined right behind it,
-//!   and its answer completes the session's. The trackers of the OK packet (the pool's
-//!   [`state::apply`]) decide whether the session keeps that connection (a transaction, user
-//!   variables, …, as above) or gives it back at once (reset, and switched back to the URL's
-//!   database, or parked at the session's database and variables when it only holds those,
-//!   for the next statement at that level: see the driver's "Parking"); a pin takes a
-//!   connection parked at the session's level before any other. A session that keeps one
-//!   sends all its statements there until nothing pins it or it ends.
-//! - What the session layer runs inline (DDL, a small flow-control token, the catalog reads of
-//!   a plan compile) takes the same way, with the worker waiting inside the stall guard; the
-//!   rows reach it from the reading worker a bounded amount at a time (the reader waits for
-//!   room), so a large result costs the node a buffer however slowly the client reads.
-//! - The completion records what the trackers said in state shared with the handle, which
-//!   takes it (variables, database) when the session next runs.
-//!
-//! So a statement that may leave state never runs where another session's statement follows
-//! it before its OK packet has been read. A kill cancels a submitted statement in the driver
-//! (see the driver's "Kill"), on a pinned connection as on a shared one, and one waiting in the
-//! pin queue. The driver opens [`PoolOptions::driver_connections`] connections at the start and
-//! more by demand, up to [`PoolOptions::size`] in all. While the driver runs, the blocking path
-//! below serves nothing; it serves everything when the driver is off
-//! (`driver_connections = 0`).
-//!
-//! # Blocking
-//!
-//! The blocking path's client (the `mysql` crate) is synchronous. Each statement runs inside the session's wait hook
-//! (`GroupHandle::enter_wait`, the framework's stall guard): a worker waiting on the backend (for
-//! a free connection, the statement, or its rows) counts as stalled and the epoll group adds a
-//! worker, up to its maximum, instead of starving other sessions.
+//! also records the driver's name for the submitted statement: a kill that comes before the
+//! statement reaches the driver fails it with 1317 without sending it; one that comes after
+//! cancels it in the driver (see the driver's "Kill": out of its queues with 1317, or
+//! `KILL QUERY ID` of exactly that statement once it runs), from a short-lived thread, as the
+//! kill comes from the receive path.
 
 pub mod conn;
 pub mod driver;
-pub mod pool;
+pub mod options;
+pub mod probe;
 pub mod state;
 pub mod types;
+pub mod url;
 
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mysql::prelude::Queryable;
-use mysql::{Opts, OptsBuilder};
 use xrpc_proto::codes;
 
 pub use self::conn::MysqlConn;
-pub use self::pool::{PoolOptions, PoolStats};
+pub use self::driver::DriverStats;
+pub use self::options::PoolOptions;
+pub use self::url::{BackendUrl, UrlError, parse_url, redact_url};
 use xrpc_engine::result::SqlError;
 use xrpc_engine::{Engine, EngineConn, EngineVariables};
 
-/// A `mysql://` engine URL that does not parse.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "invalid engine URL {url:?}: {reason} (expected mysql://user:password@host:port[/database])"
-)]
-pub struct UrlError {
-    /// The URL, with any password replaced by `***`.
-    pub url: String,
-    /// What is wrong.
-    pub reason: String,
+/// What `SHOW STATUS` shows of the engine: the driver's connections and queues, and the
+/// statements sent and failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BackendStats {
+    /// The driver's, all zero before the node starts it.
+    pub driver: DriverStats,
+    /// Statements sent to the backend: the clients' (as rewritten) and the plan compiler's
+    /// catalog reads.
+    pub statements: u64,
+    /// Statements that failed with the backend's error, or 2013.
+    pub errors: u64,
 }
 
-/// Parses `mysql://user:password@host:port[/database]`.
-pub fn parse_url(url: &str) -> Result<Opts, UrlError> {
-    Opts::from_url(url).map_err(|err| UrlError {
-        url: redact_url(url),
-        reason: err.to_string(),
-    })
-}
-
-/// The URL without its password, for logs and `SHOW VARIABLES`.
-pub fn redact_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let Some((userinfo, host)) = rest.rsplit_once('@') else {
-        return url.to_owned();
-    };
-    match userinfo.split_once(':') {
-        Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
-        None => url.to_owned(),
+impl BackendStats {
+    /// The driver's rows ([`DriverStats::status_rows`]), then `xrpc_backend_statements` and
+    /// `xrpc_backend_errors`.
+    pub fn status_rows(&self) -> Vec<(String, String)> {
+        let mut rows = self.driver.status_rows();
+        rows.push((
+            "xrpc_backend_statements".into(),
+            self.statements.to_string(),
+        ));
+        rows.push(("xrpc_backend_errors".into(), self.errors.to_string()));
+        rows
     }
 }
 
@@ -218,43 +199,80 @@ pub fn redact_url(url: &str) -> String {
 #[derive(Debug)]
 pub struct MysqlEngine {
     shared: Arc<conn::Shared>,
+    url: BackendUrl,
+    /// The backend's address, resolved once at start-up.
+    addr: SocketAddr,
     version: String,
     description: String,
 }
 
 impl MysqlEngine {
-    /// Connects once to check the backend and the account, reads its version and `sql_mode`,
-    /// and keeps that connection as the pool's first.
+    /// Connects once to check the backend and the account, and reads its version and
+    /// `sql_mode`; the connections that serve statements open when the node starts
+    /// ([`Engine::started`]).
     pub fn connect(url: &str, options: PoolOptions) -> Result<Self, SqlError> {
-        let opts =
+        let parsed =
             parse_url(url).map_err(|e| SqlError::new(&codes::WRONG_ARGUMENTS, e.to_string()))?;
-        let default_schema = opts.get_db_name().map(str::to_owned);
-        let pool = pool::Pool::new(OptsBuilder::from_opts(opts).into(), options);
-        let mut conn = pool.connect_unpooled()?;
-        let (version, sql_mode): (String, String) = conn
-            .query_first("SELECT VERSION(), @@GLOBAL.sql_mode")
-            .map_err(|err| pool::connect_error(pool.opts(), &err))?
-            .unwrap_or_default();
-        let isolation_names: Vec<String> = conn
-            .query_map(
+        let unreachable = |detail: &dyn std::fmt::Display| {
+            SqlError::new(
+                &codes::BACKEND_UNREACHABLE,
+                format!(
+                    "Can't connect to the backend MySQL server on '{}' ({detail})",
+                    parsed.host_port()
+                ),
+            )
+        };
+        let addr = parsed
+            .host_port()
+            .to_socket_addrs()
+            .map_err(|err| unreachable(&err))?
+            .next()
+            .ok_or_else(|| unreachable(&"the host name has no address"))?;
+        let config = login_config(&parsed, &options);
+        let probe_error = |err: probe::ProbeError| match err {
+            probe::ProbeError::Connect(xrpc_mysql_proto::ConnectError::Refused(refused))
+            | probe::ProbeError::Statement(refused) => SqlError {
+                code: u32::from(refused.code),
+                sql_state: refused.sql_state,
+                message: refused.message,
+            },
+            other => unreachable(&other),
+        };
+        let mut probe = probe::Probe::connect(addr, config).map_err(probe_error)?;
+        let settings = probe
+            .query("SELECT VERSION(), @@GLOBAL.sql_mode")
+            .map_err(probe_error)?;
+        let (version, sql_mode) = match settings.first().map(Vec::as_slice) {
+            Some([Some(version), sql_mode]) => {
+                (version.clone(), sql_mode.clone().unwrap_or_default())
+            }
+            _ => return Err(unreachable(&"the backend did not report its version")),
+        };
+        let isolation_names: Vec<String> = probe
+            .query(
                 "SHOW GLOBAL VARIABLES WHERE Variable_name IN \
                  ('transaction_isolation', 'tx_isolation')",
-                |(name, _value): (String, String)| name,
             )
-            .map_err(|err| pool::connect_error(pool.opts(), &err))?;
-        drop(conn);
+            .map_err(probe_error)?
+            .into_iter()
+            .filter_map(|row| row.into_iter().next().flatten())
+            .collect();
+        drop(probe);
         let backslash_escapes = !sql_mode
             .to_ascii_uppercase()
             .contains("NO_BACKSLASH_ESCAPES");
         Ok(Self {
             shared: Arc::new(conn::Shared {
-                pool,
+                counters: conn::Counters::default(),
+                options: parking_lot::Mutex::new(options),
                 backslash_escapes,
-                default_schema,
+                default_schema: parsed.database.clone(),
                 version: format!("{version}-xrpc-{}", env!("CARGO_PKG_VERSION")),
                 variable_alias: types::VariableAlias::for_backend(&isolation_names),
                 driver: std::sync::OnceLock::new(),
             }),
+            url: parsed,
+            addr,
             version,
             description: redact_url(url),
         })
@@ -265,20 +283,41 @@ impl MysqlEngine {
         &self.description
     }
 
-    /// The pool's counters.
-    pub fn stats(&self) -> PoolStats {
-        self.shared.pool.stats()
+    /// The engine's gauges and counters.
+    pub fn stats(&self) -> BackendStats {
+        BackendStats {
+            driver: self
+                .shared
+                .driver
+                .get()
+                .map(driver::Driver::stats)
+                .unwrap_or_default(),
+            statements: self.shared.counters.statements(),
+            errors: self
+                .shared
+                .counters
+                .backend_errors
+                .load(std::sync::atomic::Ordering::Relaxed),
+        }
     }
 
-    /// The pool's options in force.
+    /// The options in force (changed at runtime by `SET GLOBAL` of their variables).
     pub fn pool_options(&self) -> PoolOptions {
-        self.shared.pool.options()
+        self.shared.options.lock().clone()
     }
 
     /// A new handle, typed (tests and diagnostics).
     pub fn handle(&self) -> MysqlConn {
         MysqlConn::new(Arc::clone(&self.shared))
     }
+}
+
+/// How every connection to the backend at `url` logs in.
+fn login_config(url: &BackendUrl, options: &PoolOptions) -> xrpc_mysql_proto::Config {
+    let mut config = xrpc_mysql_proto::Config::new(url.user.clone(), url.password.clone());
+    config.database = url.database.clone();
+    config.connect_timeout = options.connect_timeout;
+    config
 }
 
 impl Engine for MysqlEngine {
@@ -295,11 +334,7 @@ impl Engine for MysqlEngine {
     }
 
     fn status_rows(&self) -> Vec<(String, String)> {
-        let mut rows = self.stats().status_rows();
-        if let Some(driver) = self.shared.driver.get() {
-            rows.extend(driver.status_rows());
-        }
-        rows
+        self.stats().status_rows()
     }
 
     fn acquire(&self) -> Result<Box<dyn EngineConn>, SqlError> {
@@ -307,8 +342,7 @@ impl Engine for MysqlEngine {
     }
 
     fn release(&self, mut conn: Box<dyn EngineConn>) {
-        // A handle is cheap; the backend connection it may hold goes back to the pool, reset
-        // when it holds state.
+        // A handle is cheap; the driver connection it may hold goes back, reset.
         conn.set_wait_hook(None);
         if conn.holds_session_state() {
             let _ = conn.reset();
@@ -321,32 +355,28 @@ impl Engine for MysqlEngine {
         Ok(())
     }
 
-    fn sweep_expired(&self) -> usize {
-        self.shared.pool.sweep_expired()
-    }
-
     fn started(&self, groups: &[xrpc_net::GroupHandle]) {
-        let connections = self.shared.pool.options().driver_connections;
-        if connections == 0 || groups.is_empty() {
+        if groups.is_empty() {
+            tracing::warn!("no epoll group to run the backend driver on: statements fail");
             return;
         }
-        // A kill of a statement in flight goes out on another of the driver's connections.
-        let opened = connections.max(MIN_DRIVER_CONNECTIONS);
+        let options = self.pool_options();
         // Sessions take connections of their own (transactions, variables) besides the shared
         // rotation: up to the pool's size in all, opened by demand beyond the first ones.
-        let most = self.shared.pool.options().size.max(opened);
-        match self.driver_options(most) {
-            Ok(mut options) => {
-                options.min_connections = Some(opened);
-                let _ = self
-                    .shared
-                    .driver
-                    .set(driver::Driver::start(groups, options));
-            }
-            Err(err) => {
-                tracing::warn!(%err, "the backend driver cannot start; statements use the pool");
-            }
-        }
+        let most = options.size.max(MIN_DRIVER_CONNECTIONS);
+        let opened = options
+            .driver_connections
+            .clamp(MIN_DRIVER_CONNECTIONS, most);
+        let mut driver_options =
+            driver::DriverOptions::new(self.addr, login_config(&self.url, &options));
+        driver_options.connections = most;
+        driver_options.min_connections = Some(opened);
+        driver_options.queue_timeout = options.wait_timeout;
+        driver_options.lifetime = options.lifetime;
+        let _ = self
+            .shared
+            .driver
+            .set(driver::Driver::start(groups, driver_options));
     }
 
     fn submits(&self) -> bool {
@@ -360,32 +390,23 @@ impl Engine for MysqlEngine {
     }
 
     fn bind_variables(&self, vars: &dyn EngineVariables) {
-        let options = self.shared.pool.options();
+        let options = self.pool_options();
         let millis = |d: Duration| i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
-        let size = i64::try_from(options.size).unwrap_or(i64::MAX);
+        let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
         for (name, value) in [
-            (POOL_SIZE, size),
+            (POOL_SIZE, count(options.size)),
             (WAIT_TIMEOUT, millis(options.wait_timeout)),
             (CONNECTION_LIFETIME, millis(options.lifetime)),
-            (PING_AFTER_IDLE, millis(options.ping_after_idle)),
             (CONNECT_TIMEOUT, millis(options.connect_timeout)),
-            (
-                DRIVER_CONNECTIONS,
-                i64::try_from(options.driver_connections).unwrap_or(i64::MAX),
-            ),
+            (DRIVER_CONNECTIONS, count(options.driver_connections)),
         ] {
             if let Err(err) = vars.set_int(name, value) {
-                // Options from code (tests) may lie outside the variable's range: the pool
+                // Options from code (tests) may lie outside the variable's range: the engine
                 // keeps them, the variable shows its default.
-                tracing::debug!(%err, "a backend pool option is outside its variable's range");
+                tracing::debug!(%err, "a backend option is outside its variable's range");
             }
         }
-        for name in [
-            POOL_SIZE,
-            WAIT_TIMEOUT,
-            CONNECTION_LIFETIME,
-            PING_AFTER_IDLE,
-        ] {
+        for name in [POOL_SIZE, WAIT_TIMEOUT, CONNECTION_LIFETIME] {
             let shared = Arc::downgrade(&self.shared);
             vars.on_int_change(
                 name,
@@ -394,14 +415,23 @@ impl Engine for MysqlEngine {
                         return;
                     };
                     let n = u64::try_from(n).unwrap_or(0);
-                    let mut options = shared.pool.options();
+                    let mut options = shared.options.lock();
+                    let driver = shared.driver.get();
                     match name {
-                        POOL_SIZE => options.size = usize::try_from(n).unwrap_or(usize::MAX),
-                        WAIT_TIMEOUT => options.wait_timeout = Duration::from_millis(n),
-                        CONNECTION_LIFETIME => options.lifetime = Duration::from_millis(n),
-                        _ => options.ping_after_idle = Duration::from_millis(n),
+                        POOL_SIZE => {
+                            options.size = usize::try_from(n).unwrap_or(usize::MAX);
+                            let size = options.size.max(MIN_DRIVER_CONNECTIONS);
+                            driver.inspect(|d| d.set_size(size));
+                        }
+                        WAIT_TIMEOUT => {
+                            options.wait_timeout = Duration::from_millis(n);
+                            driver.inspect(|d| d.set_queue_timeout(options.wait_timeout));
+                        }
+                        _ => {
+                            options.lifetime = Duration::from_millis(n);
+                            driver.inspect(|d| d.set_lifetime(options.lifetime));
+                        }
                     }
-                    shared.pool.set_options(options);
                 }),
             );
         }
@@ -415,17 +445,16 @@ impl Engine for MysqlEngine {
     }
 }
 
-/// The node's variables that show the backend pool's options ([`PoolOptions`]), all in
-/// milliseconds but the size; all but the connect timeout are changed by `SET GLOBAL`.
+/// The node's variables that show the engine's options ([`PoolOptions`]), all in milliseconds
+/// but the counts; the first three are changed by `SET GLOBAL`.
 const POOL_SIZE: &str = "xrpc_backend_pool_size";
 const WAIT_TIMEOUT: &str = "xrpc_backend_wait_timeout";
 const CONNECTION_LIFETIME: &str = "xrpc_backend_connection_lifetime";
-const PING_AFTER_IDLE: &str = "xrpc_backend_ping_after_idle";
 const CONNECT_TIMEOUT: &str = "xrpc_backend_connect_timeout";
 const DRIVER_CONNECTIONS: &str = "xrpc_backend_driver_connections";
 
-/// The fewest connections the driver opens when it is on: `KILL QUERY ID` of a statement in
-/// flight on one goes out on another.
+/// The fewest connections the driver opens: `KILL QUERY ID` of a statement in flight on one
+/// goes out on another.
 const MIN_DRIVER_CONNECTIONS: usize = 2;
 
 /// How long a plan's table shape is kept (see [`Engine::plan_shape_lifetime`]).
@@ -435,27 +464,6 @@ const PLAN_SHAPE_LIFETIME: Duration = Duration::from_secs(1);
 const CONNECT_RETRY_MAX: Duration = Duration::from_secs(2);
 
 impl MysqlEngine {
-    /// The driver's options: the pool's backend and account, `connections` connections.
-    fn driver_options(&self, connections: usize) -> std::io::Result<driver::DriverOptions> {
-        use std::net::ToSocketAddrs;
-        let opts = self.shared.pool.opts();
-        let addr = (opts.get_ip_or_hostname().as_ref(), opts.get_tcp_port())
-            .to_socket_addrs()?
-            .next()
-            .ok_or_else(|| std::io::Error::other("the backend's host name has no address"))?;
-        let mut config = xrpc_mysql_proto::Config::new(
-            opts.get_user().unwrap_or_default(),
-            opts.get_pass().unwrap_or_default(),
-        );
-        config.database = self.shared.default_schema.clone();
-        config.connect_timeout = self.shared.pool.options().connect_timeout;
-        let mut options = driver::DriverOptions::new(addr, config);
-        options.connections = connections;
-        // A statement waits for the driver as long as it would wait for a pooled connection.
-        options.queue_timeout = self.shared.pool.options().wait_timeout;
-        Ok(options)
-    }
-
     /// The event-loop driver, once the node started it (tests, diagnostics).
     pub fn driver(&self) -> Option<&driver::Driver> {
         self.shared.driver.get()
@@ -489,24 +497,6 @@ impl MysqlEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn urls_parse_and_redact() {
-        let opts = parse_url("mysql://app:s3cret@127.0.0.1:3307/shop").unwrap();
-        assert_eq!(opts.get_user(), Some("app"));
-        assert_eq!(opts.get_pass(), Some("s3cret"));
-        assert_eq!(opts.get_tcp_port(), 3307);
-        assert_eq!(opts.get_db_name(), Some("shop"));
-        assert_eq!(
-            redact_url("mysql://app:s3cret@127.0.0.1:3307/shop"),
-            "mysql://app:***@127.0.0.1:3307/shop"
-        );
-        assert_eq!(redact_url("mysql://app@h/db"), "mysql://app@h/db");
-        let err = parse_url("postgres://x@y").unwrap_err();
-        assert!(!err.to_string().contains("s3cret"));
-        let err = parse_url("mysql://u:pw@h:notaport").unwrap_err();
-        assert!(!err.url.contains("pw"), "{err}");
-    }
 
     #[test]
     fn an_unreachable_backend_is_one_clear_error() {

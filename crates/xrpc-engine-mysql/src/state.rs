@@ -4,11 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use mysql::Conn;
-use mysql::consts::SessionStateType;
-use mysql::prelude::Queryable;
-use mysql::session_state_change::SessionStateChange;
-
 use super::types::Rewritten;
 
 /// Why a backend connection must stay with its session.
@@ -77,54 +72,7 @@ pub struct Changes {
 }
 
 impl Changes {
-    /// Reads the tracker data of the connection's last OK packet. Data that does not decode
-    /// is reported as a state change, so the connection stays pinned.
-    pub fn read(conn: &Conn) -> Self {
-        let mut changes = Changes::default();
-        let infos = match conn.session_state_changes() {
-            Ok(infos) => infos,
-            Err(err) => {
-                tracing::warn!(%err, "undecodable session tracker data; pinning the connection");
-                changes.state_changed = true;
-                return changes;
-            }
-        };
-        for info in infos {
-            let kind = info.data_type();
-            match info.decode() {
-                Ok(SessionStateChange::SystemVariables(vars)) => {
-                    for var in vars {
-                        changes.vars.push((
-                            var.name_str().to_ascii_lowercase(),
-                            var.value_str().into_owned(),
-                        ));
-                    }
-                }
-                Ok(SessionStateChange::Schema(schema)) => {
-                    changes.schema = Some(schema.as_str().into_owned());
-                }
-                Ok(SessionStateChange::IsTracked(tracked)) => {
-                    changes.state_changed |= tracked;
-                }
-                Ok(SessionStateChange::TransactionState(state)) => {
-                    changes.transaction = Some(String::from_utf8_lossy(state.as_bytes()).into());
-                }
-                Ok(SessionStateChange::TransactionCharacteristics(chars)) => {
-                    changes.characteristics =
-                        Some(String::from_utf8_lossy(chars.as_bytes()).into());
-                }
-                // MariaDB sends a state-change record this parser cannot read together with
-                // some variable changes; it only means "state changed".
-                Err(_) if kind == SessionStateType::SESSION_TRACK_STATE_CHANGE => {
-                    changes.state_changed = true;
-                }
-                Ok(_) | Err(_) => changes.state_changed = true,
-            }
-        }
-        changes
-    }
-
-    /// The tracker data of an OK packet the event-loop driver read.
+    /// The tracker data of an OK packet.
     pub fn from_ok(ok: &xrpc_mysql_proto::OkInfo) -> Self {
         use xrpc_mysql_proto::SessionChange;
         let mut changes = Changes::default();
@@ -152,8 +100,7 @@ impl Changes {
     }
 }
 
-/// What the engine knows of one backend connection's session state (the parts of a pooled
-/// `pool::Backend` that [`apply`] updates).
+/// What the engine knows of one backend connection's session state (what [`apply`] updates).
 #[derive(Debug)]
 pub struct KnownState<'a> {
     /// Session variables changed from their values on a fresh connection.
@@ -238,20 +185,10 @@ pub fn apply(
     }
 }
 
-/// After a statement that named a lock function: asks the backend which of the names it used,
-/// and of those the connection held before, the connection holds now (`IS_USED_LOCK(name) =
-/// CONNECTION_ID()`), so the connection stays pinned exactly while it holds one. A backend that
-/// cannot answer leaves the connection pinned until it is reset.
-pub fn track_named_locks(conn: &mut Conn, state: &mut PinState, rewritten: &Rewritten) {
-    let Some(sql) = named_lock_probe(state, rewritten) else {
-        return;
-    };
-    let answer = conn.query_first::<String, _>(&sql);
-    named_lock_answer(state, answer);
-}
-
-/// The first half of [`track_named_locks`]: adds the names `rewritten` used to those held and
-/// returns the statement that asks which of them the connection holds, if any.
+/// After a statement that named a lock function: adds the names `rewritten` used to those held
+/// and returns the statement that asks the backend which of them the connection holds now
+/// (`IS_USED_LOCK(name) = CONNECTION_ID()`), if any, so the connection stays pinned exactly
+/// while it holds one ([`named_lock_answer`]).
 pub fn named_lock_probe(state: &mut PinState, rewritten: &Rewritten) -> Option<String> {
     let held = &mut state.named_locks;
     for name in &rewritten.lock_names {
@@ -269,8 +206,7 @@ pub fn named_lock_probe(state: &mut PinState, rewritten: &Rewritten) -> Option<S
     Some(format!("SELECT CONCAT({})", probes.join(", ")))
 }
 
-/// The second half of [`track_named_locks`]: keeps the names the probe's answer says the
-/// connection holds; an answer that does not say leaves the connection pinned until it is reset.
+/// Keeps the names the answer to [`named_lock_probe`] says the connection holds; an answer that does not say leaves the connection pinned until it is reset.
 pub fn named_lock_answer<E: std::fmt::Debug>(
     state: &mut PinState,
     answer: Result<Option<String>, E>,
@@ -333,18 +269,6 @@ fn value_literal(value: &str) -> String {
     }
 }
 
-/// Whether a connection can serve a session without a reset: every variable it changed has
-/// the value the session wants (the rest are then SET), and its database is unchanged or
-/// the one wanted.
-pub fn reusable_without_reset(
-    backend_vars: &BTreeMap<String, String>,
-    session_vars: &BTreeMap<String, String>,
-) -> bool {
-    backend_vars
-        .iter()
-        .all(|(name, value)| session_vars.get(name) == Some(value))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -369,8 +293,6 @@ mod tests {
             "SET SESSION `sql_mode` = 'ANSI_QUOTES', `wait_timeout` = 100"
         );
         assert_eq!(replay_statement(&session, &session), None);
-        assert!(reusable_without_reset(&backend, &session));
-        assert!(!reusable_without_reset(&session, &backend));
         assert_eq!(value_literal("it's"), "'it''s'");
         assert_eq!(value_literal("-1.5"), "-1.5");
         assert_eq!(value_literal("1.2.3"), "'1.2.3'");

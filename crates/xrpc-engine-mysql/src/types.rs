@@ -27,7 +27,7 @@ use std::fmt::Write as _;
 use std::ops::{ControlFlow, Range};
 
 use bytes::Bytes;
-use mysql::consts::{ColumnFlags, ColumnType as MyType};
+use xrpc_mysql_proto::mysql_common::constants::{ColumnFlags, ColumnType as MyType};
 use xrpc_proto::codes;
 use xrpc_proto::value::{ColumnType, Value, XDateTime, XDecimal, XTime};
 
@@ -70,7 +70,7 @@ pub enum Conv {
 }
 
 /// Maps one backend column to its X Protocol metadata and the conversion of its values.
-pub fn map_column(column: &mysql::Column) -> (ColumnInfo, Conv) {
+pub fn map_column(column: &xrpc_mysql_proto::mysql_common::packets::Column) -> (ColumnInfo, Conv) {
     let my_flags = column.flags();
     let my_type = column.column_type();
     let unsigned = my_flags.contains(ColumnFlags::UNSIGNED_FLAG);
@@ -445,7 +445,7 @@ impl VariableAlias {
 
 /// Substitutes `args` for the `?` placeholders, the session number for `connection_id()` and the
 /// session's last generated id for `last_insert_id()`. (Both functions would otherwise name the
-/// pooled backend connection, which changes from statement to statement.)
+/// backend connection, which changes from statement to statement.)
 pub fn rewrite(
     sql: &str,
     args: &[Value],
@@ -902,18 +902,22 @@ mod tests {
     #[test]
     fn json_geometry_and_dates_carry_the_x_plugins_content_types() {
         use xrpc_engine::result::content_type;
-        let content = |column: mysql::Column| map_column(&column).0.content_type();
-        let json = mysql::Column::new(MyType::MYSQL_TYPE_JSON).with_character_set(45);
+        let content = |column: xrpc_mysql_proto::mysql_common::packets::Column| {
+            map_column(&column).0.content_type()
+        };
+        let json = xrpc_mysql_proto::mysql_common::packets::Column::new(MyType::MYSQL_TYPE_JSON)
+            .with_character_set(45);
         let (info, _) = map_column(&json);
         assert_eq!(info.x_type, ColumnType::Bytes);
         assert_eq!(info.collation, 45, "JSON is text");
         assert_eq!(content(json), Some(content_type::JSON));
-        let geometry = mysql::Column::new(MyType::MYSQL_TYPE_GEOMETRY)
-            .with_character_set(63)
-            .with_flags(ColumnFlags::BINARY_FLAG | ColumnFlags::BLOB_FLAG);
+        let geometry =
+            xrpc_mysql_proto::mysql_common::packets::Column::new(MyType::MYSQL_TYPE_GEOMETRY)
+                .with_character_set(63)
+                .with_flags(ColumnFlags::BINARY_FLAG | ColumnFlags::BLOB_FLAG);
         assert_eq!(map_column(&geometry).0.x_type, ColumnType::Bytes);
         assert_eq!(content(geometry), Some(content_type::GEOMETRY));
-        let date = mysql::Column::new(MyType::MYSQL_TYPE_DATE);
+        let date = xrpc_mysql_proto::mysql_common::packets::Column::new(MyType::MYSQL_TYPE_DATE);
         assert_eq!(content(date), Some(content_type::DATE));
         for datetime in [
             MyType::MYSQL_TYPE_DATETIME,
@@ -921,7 +925,9 @@ mod tests {
             MyType::MYSQL_TYPE_TIMESTAMP,
         ] {
             assert_eq!(
-                content(mysql::Column::new(datetime)),
+                content(xrpc_mysql_proto::mysql_common::packets::Column::new(
+                    datetime
+                )),
                 Some(content_type::DATETIME)
             );
         }
@@ -931,7 +937,11 @@ mod tests {
             MyType::MYSQL_TYPE_TIME,
             MyType::MYSQL_TYPE_LONGLONG,
         ] {
-            assert_eq!(content(mysql::Column::new(other)), None, "{other:?}");
+            assert_eq!(
+                content(xrpc_mysql_proto::mysql_common::packets::Column::new(other)),
+                None,
+                "{other:?}"
+            );
         }
     }
 

@@ -827,6 +827,9 @@ fn status_rows_count_connections_queue_and_depths() {
             "xrpc_backend_connections_parked",
             "xrpc_backend_connections_opened",
             "xrpc_backend_connections_closed_idle",
+            "xrpc_backend_connections_expired",
+            "xrpc_backend_connect_errors",
+            "xrpc_backend_lost",
             "xrpc_backend_queued",
             "xrpc_backend_pin_queued",
             "xrpc_backend_queue_timeouts",
@@ -842,7 +845,7 @@ fn status_rows_count_connections_queue_and_depths() {
     );
     assert_eq!(status(&driver, "xrpc_backend_connections"), 1);
     assert_eq!(status(&driver, "xrpc_backend_connections_opened"), 1);
-    let depths: u64 = rows[6..]
+    let depths: u64 = rows[11..]
         .iter()
         .map(|(_, v)| v.parse::<u64>().unwrap())
         .sum();

@@ -195,66 +195,63 @@ const STATUS_METRICS: &[(&str, StatusKind, &str)] = &[
         StatusKind::Counter,
         "SQLite statements stepped: clients' statements as rewritten, and the BEGIN, COMMIT, ROLLBACK, savepoints and trigger DDL the engine runs for them.",
     ),
-    // The mysql engine's backend pool (engine/mysql/pool.rs, `PoolStats::status_rows`).
+    // The mysql engine (`BackendStats::status_rows`): its event-loop driver's rows
+    // (`DriverStats::status_rows`), whose `xrpc_backend_pipeline_depth_<bucket>` rows are one
+    // labelled family (see `render`), and the statements it sent.
     (
-        "xrpc_backend_open",
+        "xrpc_backend_connections",
         StatusKind::Gauge,
-        "Open backend connections.",
+        "Backend connections that are logged in.",
     ),
     (
-        "xrpc_backend_idle",
+        "xrpc_backend_connections_pinned",
         StatusKind::Gauge,
-        "Backend connections in the pool, unused.",
+        "Backend connections held by one session (a transaction, user variables, …).",
     ),
     (
-        "xrpc_backend_borrowed",
+        "xrpc_backend_connections_parked",
         StatusKind::Gauge,
-        "Backend connections running a statement.",
+        "Backend connections given back at a session's database and variables, kept for the next session at that level.",
     ),
     (
-        "xrpc_backend_pinned",
-        StatusKind::Gauge,
-        "Backend connections held by a session's state.",
-    ),
-    (
-        "xrpc_backend_waits",
+        "xrpc_backend_connections_opened",
         StatusKind::Counter,
-        "Statements that waited for a backend connection.",
+        "Backend connections opened, reconnects included.",
     ),
     (
-        "xrpc_backend_wait_time_us",
+        "xrpc_backend_connections_closed_idle",
         StatusKind::Counter,
-        "Microseconds statements waited for a backend connection.",
+        "Backend connections closed after staying idle beyond the minimum, or above a pool size that shrank.",
     ),
     (
-        "xrpc_backend_wait_timeouts",
+        "xrpc_backend_connections_expired",
         StatusKind::Counter,
-        "Waits for a backend connection that timed out (error 7009).",
-    ),
-    (
-        "xrpc_backend_connects",
-        StatusKind::Counter,
-        "Backend connections opened.",
-    ),
-    (
-        "xrpc_backend_reconnects",
-        StatusKind::Counter,
-        "Backend connections opened again after a loss.",
+        "Backend connections replaced at the end of their lifetime (xrpc_backend_connection_lifetime).",
     ),
     (
         "xrpc_backend_connect_errors",
         StatusKind::Counter,
-        "Failed attempts to open a backend connection.",
+        "Failed attempts to open a backend connection (connect or login).",
     ),
     (
         "xrpc_backend_lost",
         StatusKind::Counter,
-        "Backend connections lost while in use.",
+        "Logged-in backend connections that closed unasked (the backend went away or broke the protocol).",
     ),
     (
-        "xrpc_backend_errors",
+        "xrpc_backend_queued",
+        StatusKind::Gauge,
+        "Statements waiting for room on a backend connection.",
+    ),
+    (
+        "xrpc_backend_pin_queued",
+        StatusKind::Gauge,
+        "Sessions waiting for a backend connection of their own.",
+    ),
+    (
+        "xrpc_backend_queue_timeouts",
         StatusKind::Counter,
-        "Statements the backend failed.",
+        "Statements and sessions that waited past xrpc_backend_wait_timeout (error 7009).",
     ),
     (
         "xrpc_backend_statements",
@@ -262,51 +259,9 @@ const STATUS_METRICS: &[(&str, StatusKind, &str)] = &[
         "Statements sent to the backend: clients' statements and the plan compiler's catalog reads.",
     ),
     (
-        "xrpc_backend_round_trips",
+        "xrpc_backend_errors",
         StatusKind::Counter,
-        "Commands sent on pooled backend connections, one round trip each: statements, resets, database changes, session-variable replays and pings.",
-    ),
-    // The mysql engine's event-loop driver (engine/mysql/driver.rs, `Driver::status_rows`); its
-    // `xrpc_backend_pipeline_depth_<bucket>` rows are one labelled family, see `render`.
-    (
-        "xrpc_backend_connections",
-        StatusKind::Gauge,
-        "Backend connections of the pipelining driver that are logged in.",
-    ),
-    (
-        "xrpc_backend_connections_pinned",
-        StatusKind::Gauge,
-        "Backend connections of the pipelining driver held by one session.",
-    ),
-    (
-        "xrpc_backend_connections_parked",
-        StatusKind::Gauge,
-        "Backend connections of the pipelining driver given back at a session's database and variables, kept for the next session at that level.",
-    ),
-    (
-        "xrpc_backend_connections_opened",
-        StatusKind::Counter,
-        "Backend connections the pipelining driver opened, reconnects included.",
-    ),
-    (
-        "xrpc_backend_connections_closed_idle",
-        StatusKind::Counter,
-        "Backend connections the pipelining driver closed after staying idle beyond its minimum size.",
-    ),
-    (
-        "xrpc_backend_queued",
-        StatusKind::Gauge,
-        "Statements waiting in the pipelining driver's queue for room on a backend connection.",
-    ),
-    (
-        "xrpc_backend_pin_queued",
-        StatusKind::Gauge,
-        "Sessions waiting in the pipelining driver's queue for a backend connection of their own.",
-    ),
-    (
-        "xrpc_backend_queue_timeouts",
-        StatusKind::Counter,
-        "Statements that waited in the pipelining driver's queue past its timeout (error 7009).",
+        "Statements the backend failed, or lost with their connection (2013).",
     ),
 ];
 
@@ -548,7 +503,7 @@ mod tests {
         }
     }
 
-    /// A node on the mysql engine: its backend pool's rows are typed metrics too.
+    /// A node on the mysql engine: its backend rows are typed metrics too.
     struct FakeBackendStatus;
 
     impl StatusSource for FakeBackendStatus {
@@ -558,8 +513,8 @@ mod tests {
 
         fn engine_status(&self) -> Vec<(String, String)> {
             vec![
-                ("xrpc_backend_open".into(), "3".into()),
-                ("xrpc_backend_waits".into(), "7".into()),
+                ("xrpc_backend_connections".into(), "3".into()),
+                ("xrpc_backend_statements".into(), "7".into()),
                 ("xrpc_backend_queue_timeouts".into(), "2".into()),
                 ("xrpc_backend_pipeline_depth_1".into(), "5".into()),
                 ("xrpc_backend_pipeline_depth_2".into(), "4".into()),
@@ -573,14 +528,16 @@ mod tests {
     }
 
     #[test]
-    fn backend_pool_rows_are_exported() {
+    fn backend_rows_are_exported() {
         let body = render(&FakeBackendStatus, &PerfHistograms::new(false));
         assert!(
-            body.contains("# TYPE xrpc_backend_open gauge\nxrpc_backend_open 3\n"),
+            body.contains("# TYPE xrpc_backend_connections gauge\nxrpc_backend_connections 3\n"),
             "{body}"
         );
         assert!(
-            body.contains("# TYPE xrpc_backend_waits_total counter\nxrpc_backend_waits_total 7\n"),
+            body.contains(
+                "# TYPE xrpc_backend_statements_total counter\nxrpc_backend_statements_total 7\n"
+            ),
             "{body}"
         );
     }

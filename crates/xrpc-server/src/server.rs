@@ -175,7 +175,6 @@ impl NodeBuilder {
                     connect_timeout: config.backend_connect_timeout(),
                     wait_timeout: config.backend_wait_timeout(),
                     lifetime: config.backend_connection_lifetime(),
-                    ping_after_idle: config.backend_ping_after_idle(),
                     driver_connections: config.backend_driver_connections(),
                 };
                 let engine = MysqlEngine::connect_waiting(url, options, config.engine_wait())

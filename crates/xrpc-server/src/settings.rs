@@ -104,7 +104,8 @@ pub trait Settings {
         self.read_int(VarId::BackendPoolSize) as usize
     }
 
-    /// `xrpc_backend_wait_timeout`: how long a statement waits for a free backend connection.
+    /// `xrpc_backend_wait_timeout`: how long a statement waits for room on a backend
+    /// connection.
     fn backend_wait_timeout(&self) -> Duration {
         Duration::from_millis(self.read_int(VarId::BackendWaitTimeout).max(0) as u64)
     }
@@ -114,15 +115,10 @@ pub trait Settings {
         millis(self.read_int(VarId::BackendConnectionLifetime))
     }
 
-    /// `xrpc_backend_ping_after_idle`: how long a backend connection may idle before a ping.
-    fn backend_ping_after_idle(&self) -> Duration {
-        millis(self.read_int(VarId::BackendPingAfterIdle))
-    }
-
-    /// `xrpc_backend_driver_connections`: connections of the mysql engine's event-loop driver
-    /// (0: off).
+    /// `xrpc_backend_driver_connections`: backend connections the mysql engine opens at the
+    /// start.
     fn backend_driver_connections(&self) -> usize {
-        usize::try_from(self.read_int(VarId::BackendDriverConnections)).unwrap_or(0)
+        usize::try_from(self.read_int(VarId::BackendDriverConnections)).unwrap_or(2)
     }
 
     /// `xrpc_backend_connect_timeout`: how long a TCP connect to the backend may take.

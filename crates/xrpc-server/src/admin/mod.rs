@@ -109,7 +109,7 @@ mod tests {
         }
 
         fn engine_status(&self) -> Vec<(String, String)> {
-            vec![("xrpc_backend_open".into(), "2".into())]
+            vec![("xrpc_backend_connections".into(), "2".into())]
         }
 
         fn net_stats(&self) -> NetStats {
@@ -346,7 +346,7 @@ mod tests {
         assert_eq!(names, sorted);
         assert!(rows.contains(&("xrpc_inited".to_owned(), "ON".to_owned())));
         assert!(rows.contains(&("xrpc_net_tasks_queued".to_owned(), "11".to_owned())));
-        assert!(rows.contains(&("xrpc_backend_open".to_owned(), "2".to_owned())));
+        assert!(rows.contains(&("xrpc_backend_connections".to_owned(), "2".to_owned())));
         assert!(rows.contains(&("xrpc_com_select".to_owned(), "0".to_owned())));
         let request_rows = crate::counters::RequestTotals::default()
             .status_rows()

@@ -33,15 +33,6 @@ impl Fixture {
         })
     }
 
-    /// The blocking pool alone, without the event-loop driver: for what only the pool does.
-    fn pool_only(pool_size: usize) -> Self {
-        Self::with_options(PoolOptions {
-            size: pool_size,
-            driver_connections: 0,
-            ..PoolOptions::default()
-        })
-    }
-
     fn with_options(options: PoolOptions) -> Self {
         let db = MariaDb::start().unwrap_or_else(|err| panic!("{err}"));
         db.admin().query_drop("CREATE DATABASE t").unwrap();
@@ -54,16 +45,9 @@ impl Fixture {
         self.node.client()
     }
 
-    /// Backend connections pinned to sessions: the blocking pool's and the driver's.
+    /// Backend connections held by sessions.
     fn pinned(&self) -> u64 {
-        let driver_pinned = self.engine.driver().map_or(0, |driver| {
-            driver
-                .status_rows()
-                .iter()
-                .find(|(name, _)| name == "xrpc_backend_connections_pinned")
-                .map_or(0, |(_, value)| value.parse::<u64>().unwrap())
-        });
-        self.engine.stats().pinned + driver_pinned
+        self.engine.stats().driver.pinned
     }
 }
 
@@ -219,19 +203,17 @@ fn statements_round_trip_and_backend_errors_keep_their_codes() {
         ok(c.query(AUTO | 1, "SELECT COUNT(*) FROM items")).scalar(),
         &Value::Sint(1)
     );
-    assert_eq!(fx.engine.stats().borrowed, 0);
+    wait_for("no connection is held", || fx.pinned() == 0);
 }
 
 #[test]
 fn connection_id_names_the_xrpc_session_not_the_backend_connection() {
-    let fx = Fixture::pool_only(1);
+    let fx = Fixture::new(2);
     let mut c = client_with_sessions(&fx, &[1, 2]);
     let sql = "SELECT connection_id(), @@pseudo_thread_id";
     let a = ok(c.query(1, sql));
     let b = ok(c.query(2, sql));
-    // One backend connection serves both sessions…
-    assert_eq!(a.rows[0][1], b.rows[0][1]);
-    // …and each session keeps its own number.
+    // Each session keeps its own number, whichever backend connection runs its statement.
     assert_ne!(a.rows[0][0], b.rows[0][0]);
     assert_eq!(ok(c.query(1, sql)).rows[0][0], a.rows[0][0]);
     assert_ne!(a.rows[0][0], a.rows[0][1]);
@@ -501,8 +483,10 @@ fn seen(outcome: &Outcome) -> Value {
 }
 
 #[test]
-fn no_state_leaks_between_sessions_sharing_a_pool_of_two() {
-    let fx = Fixture::new(2);
+fn no_state_leaks_between_sessions_sharing_a_pool_of_three() {
+    // One connection held by the session with state, one shared, one for the others'
+    // statements that need a connection of their own.
+    let fx = Fixture::new(3);
     let mut c = client_with_sessions(&fx, &[21, 22, 23, 24]);
     let others = [21, 22, 23, 24];
     ok(c.query(21, "CREATE TABLE tx (x INT) ENGINE=InnoDB"));
@@ -641,10 +625,10 @@ fn no_state_leaks_between_sessions_sharing_a_pool_of_two() {
         }
         // SESS_CLOSE's OK goes out before the session gives its connection back.
         wait_for("the closed session's connection is unpinned", || {
-            fx.engine.stats().pinned == 0
+            fx.pinned() == 0
         });
         let stats = fx.engine.stats();
-        assert!(stats.open <= 2, "{stats:?}");
+        assert!(stats.driver.connections <= 3, "{stats:?}");
     }
     // Nothing was left uncommitted.
     assert_eq!(
@@ -655,18 +639,19 @@ fn no_state_leaks_between_sessions_sharing_a_pool_of_two() {
 
 #[test]
 fn a_set_alone_does_not_pin_and_is_replayed_on_another_connection() {
-    let fx = Fixture::pool_only(2);
+    // Two for sessions' own statements, one for the shared rotation.
+    let fx = Fixture::new(3);
     let mut c = client_with_sessions(&fx, &[1, 2]);
     ok(c.query(
         1,
         "SET NAMES utf8mb4, SESSION sql_mode = 'ANSI_QUOTES', time_zone = '-03:00'",
     ));
-    assert_eq!(fx.engine.stats().pinned, 0);
+    wait_for("the connection is given back", || fx.pinned() == 0);
     // Session 2 holds one connection in a transaction, so session 1's statements land on
     // whichever is free; its variables follow it.
     ok(c.query(2, "BEGIN"));
     ok(c.query(2, "SELECT 1"));
-    assert_eq!(fx.engine.stats().pinned, 1);
+    assert_eq!(fx.pinned(), 1);
     let row = ok(c.query(
         1,
         "SELECT CAST(@@sql_mode AS CHAR), CAST(@@time_zone AS CHAR)",
@@ -675,7 +660,7 @@ fn a_set_alone_does_not_pin_and_is_replayed_on_another_connection() {
     .remove(0);
     assert_eq!(row, vec![bytes(b"ANSI_QUOTES"), bytes(b"-03:00")]);
     ok(c.query(2, "COMMIT"));
-    assert_eq!(fx.engine.stats().pinned, 0);
+    wait_for("the connection is given back", || fx.pinned() == 0);
     let row = ok(c.query(
         2,
         "SELECT @@sql_mode = 'ANSI_QUOTES', CAST(@@time_zone AS CHAR)",
@@ -693,18 +678,19 @@ fn a_set_alone_does_not_pin_and_is_replayed_on_another_connection() {
 }
 
 #[test]
-fn an_exhausted_pool_makes_statements_wait_then_fail_clearly() {
+fn a_full_pool_makes_sessions_wait_for_a_connection_of_their_own_then_fail_clearly() {
     let fx = Fixture::with_options(PoolOptions {
-        driver_connections: 0,
-        size: 1,
+        size: 2,
+        driver_connections: 2,
         wait_timeout: Duration::from_millis(1500),
         ..PoolOptions::default()
     });
-    let mut c = client_with_sessions(&fx, &[1, 2]);
+    let mut c = client_with_sessions(&fx, &[1, 2, 3]);
     ok(c.query(1, "BEGIN"));
     ok(c.query(1, "SELECT 1"));
+    // The other connection is the last of the shared rotation: a transaction cannot take it.
     let started = Instant::now();
-    let (code, state, msg) = error_of(&c.query(2, "SELECT 2"));
+    let (code, state, msg) = error_of(&c.query(2, "BEGIN"));
     let waited = started.elapsed();
     assert_eq!((code, state.as_str()), (7009, "HY000"), "{msg}");
     assert!(msg.contains("xrpc_backend_pool_size"), "{msg}");
@@ -713,19 +699,27 @@ fn an_exhausted_pool_makes_statements_wait_then_fail_clearly() {
         "gave up after {waited:?}"
     );
     assert!(waited < Duration::from_secs(8), "waited {waited:?}");
-    assert_eq!(fx.engine.stats().wait_timeouts, 1);
-    // A statement that waits gets the connection as soon as it is free.
-    let waits = fx.engine.stats().waits;
-    c.send_sql(2, sql_stmt("SELECT 3"));
-    wait_for("session 2 waits for the connection", || {
-        fx.engine.stats().waits > waits
+    assert_eq!(fx.engine.stats().driver.queue_timeouts, 1);
+    // A session that waits gets a connection as soon as one is given back, and sessions that
+    // hold nothing are served meanwhile.
+    c.send_sql(2, sql_stmt("BEGIN"));
+    wait_for("session 2 waits for a connection", || {
+        fx.engine.stats().driver.pin_queued == 1
     });
+    assert_eq!(ok(c.query(3, "SELECT 3")).scalar(), &Value::Sint(3));
     ok(c.query(1, "COMMIT"));
-    assert_eq!(ok(c.read_outcome(2)).scalar(), &Value::Sint(3));
+    ok(c.read_outcome(2));
+    assert_eq!(ok(c.query(2, "SELECT 4")).scalar(), &Value::Sint(4));
+    ok(c.query(2, "COMMIT"));
+    wait_for("no connection is held", || fx.pinned() == 0);
     let stats = fx.engine.stats();
     assert_eq!(
-        (stats.open, stats.pinned, stats.borrowed),
-        (1, 0, 0),
+        (
+            stats.driver.connections,
+            stats.driver.queued,
+            stats.driver.pin_queued
+        ),
+        (2, 0, 0),
         "{stats:?}"
     );
 }
@@ -798,10 +792,10 @@ fn the_authentication_schema_is_the_default_database_of_the_connections_sessions
 }
 
 #[test]
-fn show_status_reports_the_backend_pool() {
+fn show_status_reports_the_backend_connections_and_statements() {
     let fx = Fixture::with_options(PoolOptions {
-        driver_connections: 0,
-        size: 1,
+        size: 2,
+        driver_connections: 2,
         wait_timeout: Duration::from_millis(200),
         ..PoolOptions::default()
     });
@@ -813,56 +807,65 @@ fn show_status_reports_the_backend_pool() {
             .map(|r| (text(&r[0]), text(&r[1]).parse().unwrap()))
             .collect()
     };
-    // The rows are read before the SHOW itself borrows a connection: open one first.
     ok(c.query(1, "SELECT 1"));
+    wait_for("both connections are logged in", || {
+        fx.engine.stats().driver.connections == 2
+    });
     let before = backend_status(&mut c);
     let mut names: Vec<_> = before.keys().cloned().collect();
     names.sort();
     assert_eq!(
         names,
         [
-            "xrpc_backend_borrowed",
             "xrpc_backend_connect_errors",
-            "xrpc_backend_connects",
+            "xrpc_backend_connections",
+            "xrpc_backend_connections_closed_idle",
+            "xrpc_backend_connections_expired",
+            "xrpc_backend_connections_opened",
+            "xrpc_backend_connections_parked",
+            "xrpc_backend_connections_pinned",
             "xrpc_backend_errors",
-            "xrpc_backend_idle",
             "xrpc_backend_lost",
-            "xrpc_backend_open",
-            "xrpc_backend_pinned",
-            "xrpc_backend_reconnects",
-            "xrpc_backend_round_trips",
+            "xrpc_backend_pin_queued",
+            "xrpc_backend_pipeline_depth_1",
+            "xrpc_backend_pipeline_depth_16",
+            "xrpc_backend_pipeline_depth_2",
+            "xrpc_backend_pipeline_depth_32",
+            "xrpc_backend_pipeline_depth_4",
+            "xrpc_backend_pipeline_depth_64",
+            "xrpc_backend_pipeline_depth_8",
+            "xrpc_backend_pipeline_depth_over_64",
+            "xrpc_backend_queue_timeouts",
+            "xrpc_backend_queued",
             "xrpc_backend_statements",
-            "xrpc_backend_wait_time_us",
-            "xrpc_backend_wait_timeouts",
-            "xrpc_backend_waits",
         ]
     );
-    assert_eq!(before["xrpc_backend_open"], 1);
-    assert_eq!(before["xrpc_backend_idle"], 1);
-    assert_eq!(before["xrpc_backend_borrowed"], 0);
-    assert_eq!(before["xrpc_backend_pinned"], 0);
-    assert_eq!(before["xrpc_backend_waits"], 0);
+    assert_eq!(before["xrpc_backend_connections"], 2);
+    assert_eq!(before["xrpc_backend_connections_pinned"], 0);
+    assert_eq!(before["xrpc_backend_queue_timeouts"], 0);
+    assert_eq!(before["xrpc_backend_lost"], 0);
+    assert!(before["xrpc_backend_statements"] >= 1, "{before:?}");
 
-    // Session 1 pins the only connection; session 2 waits for it and gives up.
+    // Session 1 holds a connection; session 2 cannot take the last of the shared rotation and
+    // gives up.
     ok(c.query(1, "BEGIN"));
-    assert_eq!(error_of(&c.query(2, "SELECT 1")).0, 7009);
+    assert_eq!(error_of(&c.query(2, "BEGIN")).0, 7009);
     error_of(&c.query(1, "SELECT * FROM no_such_table"));
-    // Read on the pinned session: the SHOW runs on its connection.
     let after = backend_status(&mut c);
-    assert_eq!(after["xrpc_backend_pinned"], 1);
-    assert_eq!(after["xrpc_backend_borrowed"], 1);
-    assert_eq!(after["xrpc_backend_idle"], 0);
-    assert_eq!(after["xrpc_backend_waits"], 1);
-    assert_eq!(after["xrpc_backend_wait_timeouts"], 1);
-    assert!(after["xrpc_backend_wait_time_us"] >= 200_000, "{after:?}");
+    assert_eq!(after["xrpc_backend_connections_pinned"], 1);
+    assert_eq!(after["xrpc_backend_queue_timeouts"], 1);
     assert_eq!(
         after["xrpc_backend_errors"],
         before["xrpc_backend_errors"] + 1
     );
+    assert!(
+        after["xrpc_backend_statements"] >= before["xrpc_backend_statements"] + 2,
+        "{after:?}"
+    );
     assert_eq!(
-        fx.engine.stats().waits,
+        fx.engine.stats().driver.queue_timeouts,
         1,
-        "the rows are the pool's own counters"
+        "the rows are the engine's own counters"
     );
     ok(c.query(1, "ROLLBACK"));
 }
@@ -906,17 +909,18 @@ fn a_lost_backend_connection_is_2013_and_the_session_stays_usable() {
     assert_eq!((code, state.as_str()), (2013, "HY000"), "{msg}");
     assert!(msg.contains("Lost connection"), "{msg}");
     assert_eq!(ok(c.query(1, "SELECT 5")).scalar(), &Value::Sint(5));
-    let stats = fx.engine.stats();
-    assert_eq!((stats.lost, stats.pinned), (1, 0), "{stats:?}");
+    wait_for("the lost connection is counted", || {
+        fx.engine.stats().driver.lost == 1
+    });
+    assert_eq!(fx.pinned(), 0);
 }
 
 #[test]
 fn a_kill_that_comes_before_the_statement_reaches_the_backend_is_not_lost() {
     use xrpc_server::engine::EngineConn;
     use xrpc_server::result::CollectedResult;
-    let db = MariaDb::start().unwrap_or_else(|err| panic!("{err}"));
-    let engine = MysqlEngine::connect(&db.url(), PoolOptions::default()).unwrap();
-    let mut handle = engine.handle();
+    let fx = Fixture::new(2);
+    let mut handle = fx.engine.handle();
     // The session registered the statement (and so its interrupter), and the kill came before
     // the engine sent anything.
     handle.interrupter().interrupt();
@@ -933,7 +937,7 @@ fn a_kill_that_comes_before_the_statement_reaches_the_backend_is_not_lost() {
 
 #[test]
 fn a_backend_restart_gives_clear_errors_at_once_then_the_pool_reconnects() {
-    let mut fx = Fixture::pool_only(2);
+    let mut fx = Fixture::new(2);
     let mut c = client_with_sessions(&fx, &[1, 2]);
     ok(c.query(1, "CREATE TABLE r (x INT)"));
     ok(c.query(1, "BEGIN"));
@@ -954,6 +958,9 @@ fn a_backend_restart_gives_clear_errors_at_once_then_the_pool_reconnects() {
         );
     }
     fx.db.restart().unwrap_or_else(|err| panic!("{err}"));
+    wait_for("a connection is back", || {
+        fx.engine.stats().driver.connections > 0
+    });
     // The transaction died with its connection, as with any MySQL client; both sessions work.
     assert_eq!(
         ok(c.query(1, "SELECT COUNT(*) FROM r")).scalar(),
@@ -961,15 +968,9 @@ fn a_backend_restart_gives_clear_errors_at_once_then_the_pool_reconnects() {
     );
     assert_eq!(ok(c.query(2, "SELECT 2")).scalar(), &Value::Sint(2));
     let stats = fx.engine.stats();
-    assert!(stats.lost >= 2, "{stats:?}");
-    let driver_reconnected = fx.engine.driver().is_some_and(|driver| {
-        driver.status_rows().iter().any(|(name, value)| {
-            name == "xrpc_backend_connections_opened"
-                && value.parse::<usize>().unwrap() > fx.engine.pool_options().driver_connections
-        })
-    });
-    assert!(stats.reconnects >= 1 || driver_reconnected, "{stats:?}");
-    assert_eq!(stats.pinned, 0, "{stats:?}");
+    assert!(stats.driver.lost >= 2, "{stats:?}");
+    assert!(stats.driver.opened > 2, "reconnected: {stats:?}");
+    wait_for("no connection is held", || fx.pinned() == 0);
 }
 
 #[test]
@@ -1121,66 +1122,63 @@ fn streams_100_mib_in_bounded_memory(token_kib: i32) {
 }
 
 #[test]
-fn idle_connections_are_pinged_and_expired_ones_replaced() {
-    let fx = Fixture::with_options(PoolOptions {
-        driver_connections: 0,
-        size: 2,
-        ping_after_idle: Duration::ZERO,
-        ..PoolOptions::default()
-    });
+fn a_connection_the_backend_drops_is_replaced_before_statements_find_it() {
+    let fx = Fixture::new(2);
     let mut c = client_with_sessions(&fx, &[1]);
+    wait_for("both connections are logged in", || {
+        fx.engine.stats().driver.connections == 2
+    });
     let first = ok(c.query(1, "SELECT 0 + @@pseudo_thread_id"))
         .rows
         .remove(0);
-    // The backend drops the idle connection; the ping before the next loan notices, and the
-    // statement runs on a new connection instead of failing.
     let Value::Uint(thread) = first[0] else {
         panic!("{first:?}")
     };
+    // The backend drops an idle connection: the node sees its socket close at once and opens
+    // another, so no statement finds it dead.
     fx.db
         .admin()
         .query_drop(format!("KILL CONNECTION {thread}"))
         .unwrap();
-    let second = ok(c.query(1, "SELECT 0 + @@pseudo_thread_id"))
-        .rows
-        .remove(0);
-    assert_ne!(first, second);
-    let stats = fx.engine.stats();
-    assert_eq!(
-        (stats.lost, stats.reconnects, stats.open),
-        (1, 1, 1),
-        "{stats:?}"
-    );
-    drop(c);
+    wait_for("the dropped connection is replaced", || {
+        let stats = fx.engine.stats().driver;
+        stats.lost == 1 && stats.connections == 2
+    });
+    for _ in 0..20 {
+        let row = ok(c.query(1, "SELECT 0 + @@pseudo_thread_id"))
+            .rows
+            .remove(0);
+        assert_ne!(row, first);
+    }
+}
 
-    // A connection past its lifetime is closed instead of lent.
-    let db = MariaDb::start().unwrap_or_else(|err| panic!("{err}"));
-    let engine = MysqlEngine::connect(
-        &db.url(),
-        PoolOptions {
-            driver_connections: 0,
-            lifetime: Duration::from_millis(200),
-            ..PoolOptions::default()
-        },
-    )
-    .unwrap();
-    let mut handle = engine.handle();
-    let mut run = |sql: &str| {
-        use xrpc_server::engine::EngineConn;
-        let mut sink = xrpc_server::result::CollectedResult::default();
-        handle.execute(sql, &[], None, &mut sink).unwrap();
-        sink.rows.remove(0).remove(0)
+#[test]
+fn a_connection_past_its_lifetime_is_replaced_once_quiet() {
+    let fx = Fixture::with_options(PoolOptions {
+        size: 2,
+        lifetime: Duration::from_millis(200),
+        ..PoolOptions::default()
+    });
+    let mut c = client_with_sessions(&fx, &[1]);
+    let thread = |c: &mut Client| {
+        ok(c.query(1, "SELECT 0 + @@pseudo_thread_id"))
+            .rows
+            .remove(0)
     };
-    let before = run("SELECT 0 + @@pseudo_thread_id");
-    std::thread::sleep(Duration::from_millis(300));
-    assert_ne!(run("SELECT 0 + @@pseudo_thread_id"), before);
-    assert_eq!(engine.stats().reconnects, 1);
+    let first = thread(&mut c);
+    wait_for("every connection is replaced", || {
+        fx.engine.stats().driver.expired >= 2
+    });
+    for _ in 0..20 {
+        assert_ne!(thread(&mut c), first);
+    }
+    assert_eq!(fx.engine.stats().driver.lost, 0);
 }
 
 #[test]
 fn a_backend_refusing_connections_is_a_clear_error_not_a_crash() {
     // MariaDB's max_connections cannot go below 10, and an account with SUPER gets one more:
-    // the pool's account here has neither, and fillers take most of the ten.
+    // the engine's account here has neither, its two connections and the fillers take all ten.
     const MAX_CONNECTIONS: usize = 10;
     const FILLERS: usize = MAX_CONNECTIONS - 2;
     let db = MariaDb::start_with(&["--max-connections=10"]).unwrap_or_else(|err| panic!("{err}"));
@@ -1195,7 +1193,7 @@ fn a_backend_refusing_connections_is_a_clear_error_not_a_crash() {
         MysqlEngine::connect(
             &url,
             PoolOptions {
-                driver_connections: 0,
+                driver_connections: 2,
                 size: 4,
                 ..PoolOptions::default()
             },
@@ -1212,23 +1210,24 @@ fn a_backend_refusing_connections_is_a_clear_error_not_a_crash() {
     }
     ok(c.query(1, "BEGIN"));
     ok(c.query(1, "SELECT 1"));
-    ok(c.query(2, "BEGIN"));
-    ok(c.query(2, "SELECT 1"));
+    // Session 2's transaction needs a third connection, which the backend refuses.
     let started = Instant::now();
-    let (code, state, msg) = error_of(&c.query(3, "SELECT 3"));
+    let (code, state, msg) = error_of(&c.query(2, "BEGIN"));
     assert_eq!((code, state.as_str()), (1040, "08004"), "{msg}");
     assert!(msg.contains("Too many connections"), "{msg}");
     assert!(started.elapsed() < Duration::from_secs(3));
-    assert_eq!(engine.stats().connect_errors, 1);
+    assert_eq!(engine.stats().driver.connect_errors, 1);
+    // Sessions that hold nothing are served on the connection that is logged in.
+    assert_eq!(ok(c.query(3, "SELECT 3")).scalar(), &Value::Sint(3));
 
-    // A second of statements that all need a new connection: each gets the same clear error at
-    // once, and the backend sees one connect attempt per backoff pause (100 ms doubling), not
-    // one per statement.
+    // A second of transactions that all need a new connection: each gets the same clear error
+    // at once, and the backend sees one connect attempt per backoff pause (100 ms doubling),
+    // not one per statement.
     let storm = Instant::now();
     let mut refused = 0u64;
     while storm.elapsed() < Duration::from_secs(1) {
         for sid in 3..=6 {
-            c.send_sql(sid, sql_stmt("SELECT 3"));
+            c.send_sql(sid, sql_stmt("BEGIN"));
         }
         for sid in 3..=6 {
             let (code, _, msg) = error_of(&c.read_outcome(sid));
@@ -1236,11 +1235,10 @@ fn a_backend_refusing_connections_is_a_clear_error_not_a_crash() {
             refused += 1;
         }
     }
-    let attempts = engine.stats().connect_errors;
+    let attempts = engine.stats().driver.connect_errors;
     eprintln!("{refused} statements refused in 1 s with {attempts} connect attempts");
     assert!(refused >= 20, "{refused}");
-    // 100 + 200 + 400 ms pauses fit in a second: about four attempts, a few more if statements
-    // of several sessions pass the end of a pause at once.
+    // 100 + 200 + 400 ms pauses fit in a second: about four attempts.
     assert!(
         attempts <= 8,
         "{attempts} connect attempts for {refused} statements"
@@ -1251,13 +1249,14 @@ fn a_backend_refusing_connections_is_a_clear_error_not_a_crash() {
     drop(fillers);
     ok(c.query(1, "COMMIT"));
     wait_for("a refused session is served again", || {
-        c.query(3, "SELECT 3").error.is_none()
+        c.query(3, "BEGIN").error.is_none()
     });
+    ok(c.query(3, "ROLLBACK"));
     for sid in 4..=6 {
         assert_eq!(ok(c.query(sid, "SELECT 4")).scalar(), &Value::Sint(4));
     }
     let stats = engine.stats();
-    assert!(stats.open <= 4, "{stats:?}");
+    assert!(stats.driver.connections <= 4, "{stats:?}");
 }
 
 /// What one load thread of [`a_backend_restart_under_load_leaves_no_statement_unanswered`] saw.
@@ -1400,8 +1399,8 @@ fn a_backend_restart_under_load_leaves_no_statement_unanswered() {
         c.ok.load(Relaxed) >= ok_at_restart[i] + 20
     });
     let recovered_in = back_at.elapsed();
-    // Idle connections the restart broke are pinged before they are lent, so once the backend
-    // is back no statement of the load finds a dead connection.
+    // The node sees every connection the restart broke close at once and opens new ones, so
+    // once the backend is back no statement of the load finds a dead connection.
     assert_eq!(lost_answers(), lost_at_restart, "2013 after the restart");
     stop.store(true, Relaxed);
     for thread in threads {
@@ -1424,7 +1423,7 @@ fn a_backend_restart_under_load_leaves_no_statement_unanswered() {
         .max()
         .unwrap();
     let stats = fx.engine.stats();
-    let connect_attempts_in_outage = during.connect_errors - before.connect_errors;
+    let connect_attempts_in_outage = during.driver.connect_errors - before.driver.connect_errors;
     eprintln!(
         "outage {outage:?}, recovered in {recovered_in:?}, slowest answer {slowest} ms, \
          error codes {codes:?}, connect attempts refused during the outage \
@@ -1445,19 +1444,12 @@ fn a_backend_restart_under_load_leaves_no_statement_unanswered() {
         connect_attempts_in_outage <= bound,
         "{connect_attempts_in_outage} connect attempts in {outage:?} (bound {bound})"
     );
-    let driver_reconnected = fx.engine.driver().is_some_and(|driver| {
-        driver.status_rows().iter().any(|(name, value)| {
-            name == "xrpc_backend_connections_opened"
-                && value.parse::<usize>().unwrap() > fx.engine.pool_options().driver_connections
-        })
-    });
-    assert!(stats.reconnects >= 1 || driver_reconnected, "{stats:?}");
-    // No worker stuck, nothing pinned or borrowed: a fresh session is answered at once.
+    assert!(stats.driver.opened > before.driver.opened, "{stats:?}");
+    // No worker stuck, nothing held: a fresh session is answered at once.
     wait_for("the node runs no statement", || {
         fx.node.node().shared().running_statements() == 0
     });
-    let stats = fx.engine.stats();
-    assert_eq!((stats.pinned, stats.borrowed), (0, 0), "{stats:?}");
+    wait_for("no connection is held", || fx.pinned() == 0);
     assert_eq!(
         ok(holder.query(1, "SELECT COUNT(*) FROM load_rows WHERE who = 99")).scalar(),
         &Value::Sint(0),
@@ -1471,36 +1463,42 @@ fn a_backend_restart_under_load_leaves_no_statement_unanswered() {
 }
 
 #[test]
-fn after_a_backend_restart_the_pools_idle_connections_are_pinged_before_they_are_lent() {
+fn after_a_backend_restart_no_statement_finds_a_dead_connection() {
     const POOL: usize = 4;
-    let mut fx = Fixture::pool_only(POOL);
-    let sids: Vec<u64> = (1..=POOL as u64).collect();
+    let mut fx = Fixture::new(POOL);
+    // One connection stays in the shared rotation.
+    let sids: Vec<u64> = (1..POOL as u64).collect();
     let mut holder = client_with_sessions(&fx, &sids);
-    // Transactions at once hold every connection of the pool; their commits make them idle.
+    // Transactions at once take every other connection; their commits give them back.
     for &sid in &sids {
         ok(holder.query(sid, "BEGIN"));
     }
     for &sid in &sids {
         ok(holder.query(sid, "COMMIT"));
     }
-    // Without load: the pool's idle connections (all used a moment ago, so not due a ping) die
-    // with the backend. The first statement finds that out (2013); once the backend is back, the
-    // others are pinged before they are lent, so no later statement gets a dead one.
-    assert_eq!(fx.engine.stats().idle, POOL as u64);
+    wait_for("every connection is logged in", || {
+        fx.engine.stats().driver.connections == POOL as u64
+    });
+    // Without load: the connections die with the backend, and the node sees each close.
     fx.db.stop();
+    wait_for("every connection is seen lost", || {
+        fx.engine.stats().driver.connections == 0
+    });
     let (code, _, msg) = error_of(&holder.query(1, "SELECT 1"));
-    assert_eq!(code, 2013, "{msg}");
+    assert!([2003, 2013].contains(&code), "{code} {msg}");
     fx.db.restart().unwrap_or_else(|err| panic!("{err}"));
-    for n in 0..POOL {
-        let n = i64::try_from(n).unwrap();
+    wait_for("the connections are back", || {
+        fx.engine.stats().driver.connections >= 2
+    });
+    for n in 0..20 {
         let sql = format!("SELECT {n}");
         assert_eq!(ok(holder.query(1, &sql)).scalar(), &Value::Sint(n));
     }
 }
 
 #[test]
-fn pool_settings_change_at_runtime_and_borrowed_connections_are_not_yanked() {
-    let fx = Fixture::pool_only(2);
+fn pool_settings_change_at_runtime_and_held_connections_are_not_yanked() {
+    let fx = Fixture::new(2);
     let mut c = client_with_sessions(&fx, &[1, 2, 3, 4]);
     let admin = AUTO | 9;
     let var = |c: &mut Client, name: &str| -> Value {
@@ -1515,54 +1513,39 @@ fn pool_settings_change_at_runtime_and_borrowed_connections_are_not_yanked() {
         Value::Sint(1_800_000)
     );
     assert_eq!(
-        var(&mut c, "xrpc_backend_ping_after_idle"),
-        Value::Sint(5000)
-    );
-    assert_eq!(
         var(&mut c, "xrpc_backend_connect_timeout"),
         Value::Sint(5000)
     );
-    let (code, _, msg) = error_of(&c.query(admin, "SET GLOBAL xrpc_backend_pool_size = 0"));
+    let (code, _, msg) = error_of(&c.query(admin, "SET GLOBAL xrpc_backend_pool_size = 1"));
     assert_eq!(code, 1231, "{msg}");
     let (code, _, msg) =
         error_of(&c.query(admin, "SET GLOBAL xrpc_backend_connect_timeout = 1000"));
     assert_eq!(code, 1238, "{msg}");
 
-    // Growing: a statement waiting for a connection is served as soon as the pool grows.
+    // Growing: a session waiting for a connection of its own is served as soon as the pool
+    // grows.
     ok(c.query(1, "CREATE TABLE g (x INT) ENGINE=InnoDB"));
-    for sid in [1, 2] {
-        ok(c.query(sid, "BEGIN"));
-        ok(c.query(sid, &format!("INSERT INTO g VALUES ({sid})")));
-    }
-    let waits = fx.engine.stats().waits;
+    ok(c.query(1, "BEGIN"));
+    ok(c.query(1, "INSERT INTO g VALUES (1)"));
     let started = Instant::now();
-    c.send_sql(3, sql_stmt("SELECT 3"));
-    wait_for("session 3 waits for a connection", || {
-        fx.engine.stats().waits > waits
+    c.send_sql(2, sql_stmt("BEGIN"));
+    wait_for("session 2 waits for a connection", || {
+        fx.engine.stats().driver.pin_queued == 1
     });
     ok(c.query(admin, "SET GLOBAL xrpc_backend_pool_size = 3"));
-    assert_eq!(ok(c.read_outcome(3)).scalar(), &Value::Sint(3));
+    ok(c.read_outcome(2));
     assert!(
         started.elapsed() < Duration::from_secs(5),
         "served after {:?}, not at the 10 s wait timeout",
         started.elapsed()
     );
-    let stats = fx.engine.stats();
-    assert_eq!(
-        (stats.open, stats.idle, stats.pinned),
-        (3, 1, 2),
-        "{stats:?}"
-    );
+    ok(c.query(2, "INSERT INTO g VALUES (2)"));
+    let stats = fx.engine.stats().driver;
+    assert_eq!((stats.connections, stats.pinned), (3, 2), "{stats:?}");
 
-    // Shrinking: the idle connection closes at once; the two in transactions stay with their
-    // sessions until the transactions end, then close.
-    ok(c.query(admin, "SET GLOBAL xrpc_backend_pool_size = 1"));
-    let stats = fx.engine.stats();
-    assert_eq!(
-        (stats.open, stats.idle, stats.pinned),
-        (2, 0, 2),
-        "{stats:?}"
-    );
+    // Shrinking: the connections the transactions hold stay with their sessions until the
+    // transactions end; then the pool is back at its size.
+    ok(c.query(admin, "SET GLOBAL xrpc_backend_pool_size = 2"));
     for sid in [1, 2] {
         let own = ok(c.query(sid, "SELECT COUNT(*) FROM g")).scalar().clone();
         assert_eq!(
@@ -1571,52 +1554,36 @@ fn pool_settings_change_at_runtime_and_borrowed_connections_are_not_yanked() {
             "session {sid} still sees its own transaction"
         );
     }
+    assert_eq!(fx.engine.stats().driver.pinned, 2);
     for sid in [1, 2] {
         ok(c.query(sid, "COMMIT"));
     }
-    let stats = fx.engine.stats();
-    assert_eq!(
-        (stats.open, stats.idle, stats.pinned),
-        (1, 1, 0),
-        "{stats:?}"
-    );
+    wait_for("the pool shrinks to its size", || {
+        let stats = fx.engine.stats().driver;
+        stats.connections == 2 && stats.pinned == 0
+    });
     assert_eq!(
         ok(c.query(4, "SELECT COUNT(*) FROM g")).scalar(),
         &Value::Sint(2)
     );
 
-    // Lifetime: once it is shorter than the connection's age, the next statement gets a new one.
+    // Lifetime: once it is shorter than the connections' age, they are replaced.
     let thread = |c: &mut Client| {
         ok(c.query(4, "SELECT 0 + @@pseudo_thread_id"))
             .rows
             .remove(0)
     };
     let first = thread(&mut c);
-    assert_eq!(thread(&mut c), first, "one connection, reused");
+    let expired = fx.engine.stats().driver.expired;
     ok(c.query(admin, "SET GLOBAL xrpc_backend_connection_lifetime = 1"));
-    let reconnects = fx.engine.stats().reconnects;
-    let second = thread(&mut c);
-    assert_ne!(second, first);
-    assert!(fx.engine.stats().reconnects > reconnects);
+    wait_for("the connections are replaced", || {
+        fx.engine.stats().driver.expired >= expired + 2
+    });
     ok(c.query(
         admin,
         "SET GLOBAL xrpc_backend_connection_lifetime = 1800000",
     ));
-
-    // Liveness check: with the ping after 0 ms of idleness, a connection the backend dropped
-    // while idle is replaced before the statement, which succeeds.
-    ok(c.query(admin, "SET GLOBAL xrpc_backend_ping_after_idle = 0"));
-    let second = thread(&mut c);
-    let Value::Uint(id) = second[0] else {
-        panic!("{second:?}")
-    };
-    fx.db
-        .admin()
-        .query_drop(format!("KILL CONNECTION {id}"))
-        .unwrap();
-    let lost = fx.engine.stats().lost;
-    assert_ne!(thread(&mut c), second);
-    assert_eq!(fx.engine.stats().lost, lost + 1, "the ping found it");
+    assert_ne!(thread(&mut c), first);
 }
 
 /// A node over a pool of 4 whose session 1 holds the named lock `leader`, and the outcomes of 64

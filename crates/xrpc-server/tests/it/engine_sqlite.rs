@@ -39,12 +39,47 @@ enum Kind {
     Mysql,
 }
 
-/// An engine of `kind`, with what must outlive it (SQLite's directory).
-fn engine_on(kind: Kind) -> (Option<tempfile::TempDir>, Box<dyn Engine>) {
+/// What must outlive an engine of [`engine_on`]: SQLite's directory, or the epoll groups the
+/// mysql engine's backend connections run on.
+/// Dropped after the engine (declared before it by its callers), so the groups shut down
+/// last.
+#[allow(dead_code)]
+enum Keep {
+    Dir(tempfile::TempDir),
+    Groups(xrpc_net::Server<NoClients>),
+}
+
+/// The epoll groups need a handler for client connections; the engine tests open none.
+struct NoClients;
+
+impl xrpc_net::Handler for NoClients {
+    type Conn = ();
+    fn on_connect(&self, _: &xrpc_net::ConnRef) {}
+    fn on_frames(
+        &self,
+        _: &xrpc_net::ConnRef,
+        _: &(),
+        _: &mut xrpc_net::FrameBatch<'_>,
+        _: &mut Vec<xrpc_net::UnitId>,
+    ) {
+    }
+    fn run_unit(
+        &self,
+        _: &xrpc_net::ConnRef,
+        _: &(),
+        _: xrpc_net::UnitId,
+        _: &xrpc_net::RunContext<'_>,
+    ) {
+    }
+}
+
+/// An engine of `kind`, with what must outlive it; the mysql engine's driver runs on epoll
+/// groups of its own, as a node would start it.
+fn engine_on(kind: Kind) -> (Keep, Box<dyn Engine>) {
     match kind {
         Kind::Sqlite => {
             let (dir, engine) = engine();
-            (Some(dir), Box::new(engine))
+            (Keep::Dir(dir), Box::new(engine))
         }
         Kind::Mysql => {
             let url = xrpc_testkit::shared_database().unwrap_or_else(|err| panic!("{err}"));
@@ -54,7 +89,19 @@ fn engine_on(kind: Kind) -> (Option<tempfile::TempDir>, Box<dyn Engine>) {
             };
             let engine = xrpc_server::engine::mysql::MysqlEngine::connect(&url, options)
                 .unwrap_or_else(|err| panic!("{err:?}"));
-            (None, Box::new(engine))
+            let groups = xrpc_net::Server::start(
+                xrpc_net::NetConfig {
+                    listen: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+                    groups: 1,
+                    threads_per_group: 2,
+                    bind_cores: false,
+                    ..xrpc_net::NetConfig::default()
+                },
+                NoClients,
+            )
+            .unwrap();
+            engine.started(groups.groups());
+            (Keep::Groups(groups), Box::new(engine))
         }
     }
 }
