@@ -22,8 +22,9 @@
 #   - directly, one connection and one thread per client, in both modes, with `xrpc bench` and,
 #     for point select, with `sysbench oltp_point_select` as the reference load generator;
 #   - through `xrpc-server --engine mysql://…` in front of the one-thread-per-connection instance:
-#     `xrpc bench`'s sessions over 4 TCP connections, the node's backend pool of --pool-size
-#     connections (default 4).
+#     `xrpc bench`'s sessions over 4 TCP connections, the node's backend connections at most
+#     --pool-size (default 8, all of them opened at the start: xrpc_backend_driver_connections'
+#     default).
 # Workloads `select 1` and point select. Per concurrency the targets run one after another
 # (direct one-thread-per-connection, direct pool-of-threads, xrpc), so a change of the machine's
 # load touches all of them alike.
@@ -47,7 +48,7 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-SUITE=full ROUNDS="" DURATION="" WARMUP="" POOL_SIZE=4 ONLY="" OUT_DIR="" CLIENTS=""
+SUITE=full ROUNDS="" DURATION="" WARMUP="" POOL_SIZE=8 ONLY="" OUT_DIR="" CLIENTS=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --full | --quick | --smoke) SUITE=${1#--} && shift ;;
@@ -271,7 +272,7 @@ print(json.dumps({"part": "table", "target": label, "workload": "point-select", 
 EOF
 }
 
-bench_log "engine-mysql: $SUITE, $R round(s), ${D}s steps after ${W}s warm-up; xrpc backend pool $POOL_SIZE; load $(loadavg)"
+bench_log "engine-mysql: $SUITE, $R round(s), ${D}s steps after ${W}s warm-up; xrpc backend connections at most $POOL_SIZE; load $(loadavg)"
 python3 -c 'import json,sys; print(json.dumps({"meta": "run", "suite": sys.argv[1], "rounds": int(sys.argv[2]), "duration_s": float(sys.argv[3]), "warmup_s": float(sys.argv[4]), "pool_size": int(sys.argv[5]), "server_cpus": sys.argv[6], "client_cpus": sys.argv[7], "engine_version": sys.argv[8], "commit": sys.argv[9], "started": sys.argv[10], "loadavg": sys.argv[11], "rows": int(sys.argv[12])}))' \
     "$SUITE" "$R" "$D" "$W" "$POOL_SIZE" "$BENCH_SERVER_CPUSET" "$BENCH_CLIENT_CPUSET" "$ENGINE_VERSION" \
     "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- crates 2>/dev/null || echo +dirty)" \
