@@ -82,6 +82,9 @@ pub struct MysqlConn {
     last_insert_id: Arc<AtomicU64>,
     /// The statement [`EngineConn::submittable`] accepted, rewritten, for the `submit` after it.
     prepared: Option<Prepared>,
+    /// The statements run now are a plan compile's catalog reads
+    /// ([`EngineConn::describe_table`]).
+    catalog_read: bool,
     /// The session's connection of the driver while its state pins one, and what that
     /// connection reported; replaced (not cleared) by a reset, so that a completion still in
     /// flight updates a state nobody reads any more.
@@ -117,6 +120,7 @@ impl MysqlConn {
             connection_id: 0,
             last_insert_id: Arc::default(),
             prepared: None,
+            catalog_read: false,
             driver_session: Arc::default(),
             interrupt,
             wait_hook: None,
@@ -297,7 +301,15 @@ impl MysqlConn {
                 "the backend driver is not running",
             ));
         };
-        let prepared = self.on_own_connection(&driver, rewritten, &script, schema);
+        // A catalog read's result is small: it may go into the shared rotation (a small
+        // flow-control token's result may be large, and would hold the statements pipelined
+        // behind it while its client reads slowly).
+        let prepared =
+            if self.catalog_read && self.fits_shared_rotation(&rewritten, &script, schema) {
+                Prepared::shared(rewritten)
+            } else {
+                self.on_own_connection(&driver, rewritten, &script, schema)
+            };
         let handoff = Arc::new(Handoff::new());
         self.send_to_driver(
             prepared,
@@ -308,11 +320,33 @@ impl MysqlConn {
         // When the client is gone the rest of the result is not wanted: the statement is
         // stopped at once.
         let interrupt = Arc::clone(&self.interrupt);
-        let streamed = handoff.receive(sink, &|| interrupt.interrupt());
+        let streamed = handoff.receive(sink, &|| interrupt.interrupt(), &|| driver.help());
         let result = handoff.finished();
         self.absorb();
         streamed?;
         result
+    }
+
+    /// Whether a statement may go into the shared rotation: the driver's shared connections stay
+    /// as they logged in, in the URL's database, with no variables of any session, so a
+    /// statement there must come from a session that holds nothing there, leave nothing and
+    /// need no statement after it.
+    fn fits_shared_rotation(
+        &self,
+        rewritten: &Rewritten,
+        script: &xrpc_sql::Script,
+        schema: Option<&str>,
+    ) -> bool {
+        self.driver_session.lock().pin.is_none()
+            && self.vars.is_empty()
+            && self.wanted_schema(schema) == self.shared.default_schema.as_deref()
+            && leaves_no_state(script)
+            && !rewritten.user_variable
+            && !rewritten.user_variable_assigned
+            && !rewritten.named_lock
+            && !rewritten.unnamed_lock
+            && !rewritten.show_variables
+            && !rewritten.unread
     }
 
     /// A statement for the session's own driver connection: the one it holds, else one taken
@@ -643,6 +677,19 @@ impl driver::Completion for DriverAnswer {
             if let Some(completion) = completion {
                 completion.done(result);
             }
+        }
+    }
+}
+
+impl Prepared {
+    /// A statement of the shared rotation ([`MysqlConn::fits_shared_rotation`]).
+    fn shared(rewritten: Rewritten) -> Self {
+        Self {
+            rewritten,
+            route: Route::Shared,
+            leading: Levelling::default(),
+            adopt_schema: None,
+            follow_up: None,
         }
     }
 }
@@ -984,6 +1031,10 @@ struct Levelling {
 /// large it is, and the backend waits (its rows stay in the socket) while the client is slow.
 const HANDOFF_BYTES: usize = 256 * 1024;
 
+/// How long a worker waiting for an inline statement's answer sleeps before it checks whether it
+/// must drive the backend connections itself ([`Driver::help`]).
+const HELP_AFTER: std::time::Duration = std::time::Duration::from_millis(5);
+
 /// A statement's answer on its way from the worker that reads it from the backend to the
 /// worker that runs the statement inline and waits for it ([`MysqlConn::run_on_pin`]), a
 /// bounded amount at a time.
@@ -1025,7 +1076,15 @@ impl Handoff {
     /// Writes the answer's columns and rows into `sink` as they arrive, until the statement
     /// ends. After a sink error `on_failure` runs, the rest is dropped, and the error is
     /// returned once the statement ended.
-    fn receive(&self, sink: &mut dyn ResultSink, on_failure: &dyn Fn()) -> Result<(), SqlError> {
+    ///
+    /// While nothing arrives it calls `help` every [`HELP_AFTER`]: when every worker waits as
+    /// this one does, nobody else reads the backend sockets (see [`Driver::help`]).
+    fn receive(
+        &self,
+        sink: &mut dyn ResultSink,
+        on_failure: &dyn Fn(),
+        help: &dyn Fn(),
+    ) -> Result<(), SqlError> {
         // What this worker's turn left for its end (a kick of the connection the answer comes
         // from, answers for its clients) goes out before it sleeps.
         xrpc_net::flush_deferred_sends();
@@ -1034,7 +1093,9 @@ impl Handoff {
             let (columns, rows, over) = {
                 let mut st = self.state.lock();
                 while st.columns.is_none() && st.rows.is_empty() && st.result.is_none() {
-                    self.ready.wait(&mut st);
+                    if self.ready.wait_for(&mut st, HELP_AFTER).timed_out() {
+                        parking_lot::MutexGuard::unlocked(&mut st, help);
+                    }
                 }
                 let columns = st.columns.take();
                 let rows = std::mem::take(&mut st.rows);
@@ -1146,7 +1207,10 @@ impl EngineConn for MysqlConn {
         schema: Option<&str>,
         table: &str,
     ) -> Result<xrpc_engine::shape::TableShape, SqlError> {
-        xrpc_engine::shape::describe_mysql(self, schema, table)
+        self.catalog_read = true;
+        let shape = xrpc_engine::shape::describe_mysql(self, schema, table);
+        self.catalog_read = false;
+        shape
     }
 
     fn execute(
@@ -1182,28 +1246,9 @@ impl EngineConn for MysqlConn {
             return false;
         };
         let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
-        // The driver's shared connections stay as they logged in, in the URL's database, with
-        // no variables of any session; a statement there must leave nothing and need no
-        // statement after it.
-        let shared = self.driver_session.lock().pin.is_none()
-            && self.vars.is_empty()
-            && self.wanted_schema(schema) == self.shared.default_schema.as_deref()
-            && leaves_no_state(&script)
-            && !rewritten.user_variable
-            && !rewritten.user_variable_assigned
-            && !rewritten.named_lock
-            && !rewritten.unnamed_lock
-            && !rewritten.show_variables
-            && !rewritten.unread;
         let driver = driver.clone();
-        self.prepared = Some(if shared {
-            Prepared {
-                rewritten,
-                route: Route::Shared,
-                leading: Levelling::default(),
-                adopt_schema: None,
-                follow_up: None,
-            }
+        self.prepared = Some(if self.fits_shared_rotation(&rewritten, &script, schema) {
+            Prepared::shared(rewritten)
         } else {
             // It may leave state on its connection, or needs the session's variables or
             // database, or a statement after it: it goes to a connection of the session's own,

@@ -239,6 +239,9 @@ pub struct DriverStats {
     pub pin_queued: u64,
     /// Statements and sessions that waited for the queue timeout (7009).
     pub queue_timeouts: u64,
+    /// Passes of [`Driver::help`]: a worker waiting for an answer drove the connections itself,
+    /// every worker of a group being in a wait.
+    pub helps: u64,
     /// [`Driver::depth_distribution`].
     pub depths: [u64; DEPTH_BUCKETS.len()],
 }
@@ -249,7 +252,8 @@ impl DriverStats {
     /// `xrpc_backend_pin_queued`, `xrpc_backend_connections_opened`,
     /// `xrpc_backend_connections_closed_idle`, `xrpc_backend_connections_expired`,
     /// `xrpc_backend_connect_errors`, `xrpc_backend_lost`, `xrpc_backend_queued`,
-    /// `xrpc_backend_queue_timeouts` (7009s), and `xrpc_backend_pipeline_depth_<n>`: the
+    /// `xrpc_backend_queue_timeouts` (7009s), `xrpc_backend_helps` ([`Driver::help`]'s passes),
+    /// and `xrpc_backend_pipeline_depth_<n>`: the
     /// statements that found their connection at a depth up to `n` and above the bucket
     /// before (`_over_64` for the rest), as [`Driver::depth_distribution`].
     pub fn status_rows(&self) -> Vec<(String, String)> {
@@ -265,6 +269,7 @@ impl DriverStats {
             ("queued".into(), self.queued),
             ("pin_queued".into(), self.pin_queued),
             ("queue_timeouts".into(), self.queue_timeouts),
+            ("helps".into(), self.helps),
         ];
         for (i, count) in self.depths.into_iter().enumerate() {
             let bucket = match DEPTH_BUCKETS[i] {
@@ -376,6 +381,8 @@ struct Shared {
     idle_closes: AtomicU64,
     connect_errors: AtomicU64,
     lost: AtomicU64,
+    /// Passes of [`Driver::help`] that drove the connections.
+    helps: AtomicU64,
     /// Slots that are wanted (see [`Slot::wanted`]): at the size, nothing is left to open.
     wanted: AtomicUsize,
     /// Most connections open at once now ([`Driver::set_size`]).
@@ -560,6 +567,7 @@ impl Driver {
             idle_closes: AtomicU64::new(0),
             connect_errors: AtomicU64::new(0),
             lost: AtomicU64::new(0),
+            helps: AtomicU64::new(0),
             wanted: AtomicUsize::new(min),
             tick: Mutex::new(None),
             pin_queue: Mutex::new(VecDeque::new()),
@@ -825,6 +833,29 @@ impl Driver {
         Shared::tick(&self.shared, now);
     }
 
+    /// Drives the connections on this thread when every worker of a group they are in waits
+    /// ([`GroupHandle::all_workers_waiting`]): for a thread that waits for an answer (a
+    /// statement run inline) while nobody else would read the sockets or run the tick. Each
+    /// socket's handler runs here (or once more on the thread inside it), then the tick's work.
+    /// Nothing when some worker of each group is free.
+    pub fn help(&self) {
+        if !self
+            .shared
+            .groups
+            .iter()
+            .any(GroupHandle::all_workers_waiting)
+        {
+            return;
+        }
+        self.shared.helps.fetch_add(1, Ordering::Relaxed);
+        for slot in 0..self.shared.span() {
+            if let Some(socket) = self.shared.socket(slot) {
+                socket.kick();
+            }
+        }
+        Shared::tick(&self.shared, Instant::now());
+    }
+
     /// Sets the most connections open at once (clamped to 1..=[`MAX_CONNECTIONS`]). A larger
     /// size opens connections by demand at once (statements waiting get one); a smaller one
     /// closes the connections above it as the tick finds them quiet: never one with a
@@ -888,6 +919,7 @@ impl Driver {
         stats.queued = self.queued() as u64;
         stats.pin_queued = self.pin_queued() as u64;
         stats.queue_timeouts = counter(&shared.queue_timeouts);
+        stats.helps = counter(&shared.helps);
         stats.depths = self.depth_distribution();
         stats
     }

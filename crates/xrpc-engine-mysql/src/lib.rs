@@ -45,11 +45,15 @@
 //!   connection parked at the session's level before any other. A session that keeps one
 //!   sends all its statements there until nothing pins it or it ends.
 //! - What the session layer runs inline (DDL, a small flow-control token, the catalog reads of
-//!   a plan compile) takes the same way, with the worker waiting inside the stall guard
+//!   a plan compile) takes the same way (a catalog read, whose result is small, may go into the
+//!   shared rotation too), with the worker waiting inside the stall guard
 //!   (`GroupHandle::enter_wait`: a worker waiting counts as stalled and the epoll group adds a
 //!   worker, up to its maximum); the rows reach it from the reading worker a bounded amount at
 //!   a time (the reader waits for room), so a large result costs the node a buffer however
-//!   slowly the client reads.
+//!   slowly the client reads. When every worker of a group waits so (more sessions run
+//!   statements inline than the group may have workers), nobody would read the backend
+//!   sockets: a waiting worker that hears nothing for 5 ms drives them itself
+//!   ([`driver::Driver::help`]: each socket's handler, then the tick's work).
 //! - The completion records what the trackers said in state shared with the handle, which
 //!   takes it (variables, database) when the session next runs.
 //!

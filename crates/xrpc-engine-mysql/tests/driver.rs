@@ -833,6 +833,7 @@ fn status_rows_count_connections_queue_and_depths() {
             "xrpc_backend_queued",
             "xrpc_backend_pin_queued",
             "xrpc_backend_queue_timeouts",
+            "xrpc_backend_helps",
             "xrpc_backend_pipeline_depth_1",
             "xrpc_backend_pipeline_depth_2",
             "xrpc_backend_pipeline_depth_4",
@@ -845,7 +846,7 @@ fn status_rows_count_connections_queue_and_depths() {
     );
     assert_eq!(status(&driver, "xrpc_backend_connections"), 1);
     assert_eq!(status(&driver, "xrpc_backend_connections_opened"), 1);
-    let depths: u64 = rows[11..]
+    let depths: u64 = rows[12..]
         .iter()
         .map(|(_, v)| v.parse::<u64>().unwrap())
         .sum();

@@ -435,6 +435,16 @@ impl GroupHandle {
         WORKER_OF.with(|w| w.get().and_then(std::sync::Weak::upgrade).map(GroupHandle))
     }
 
+    /// Whether every worker of the group is inside a blocking section ([`GroupHandle::enter_wait`])
+    /// now. The group adds a worker for stalls up to its maximum, so this holds only there; and
+    /// then nobody polls the group's sockets, runs its tasks or fires its timers until a wait
+    /// ends. A thread that waits for what only those sockets bring (an outbound socket's answer)
+    /// must drive them itself meanwhile ([`OutboundSocket::kick`](crate::OutboundSocket::kick)).
+    pub fn all_workers_waiting(&self) -> bool {
+        let g = &self.0;
+        g.stalled.load(Ordering::Acquire) >= g.workers.load(Ordering::Acquire)
+    }
+
     /// Marks the start of a blocking section (a lock wait, a flow-control wait, I/O to an engine).
     /// While the guard lives the worker counts as stalled, and enough stalls start an extra worker
     /// at once so that the group keeps serving other connections. The sends this thread deferred

@@ -254,6 +254,11 @@ const STATUS_METRICS: &[(&str, StatusKind, &str)] = &[
         "Statements and sessions that waited past xrpc_backend_wait_timeout (error 7009).",
     ),
     (
+        "xrpc_backend_helps",
+        StatusKind::Counter,
+        "Passes in which a worker waiting for an inline statement's answer drove the backend connections itself, every worker of a group being in a wait.",
+    ),
+    (
         "xrpc_backend_statements",
         StatusKind::Counter,
         "Statements sent to the backend: clients' statements and the plan compiler's catalog reads.",

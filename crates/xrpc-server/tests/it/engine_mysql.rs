@@ -825,6 +825,7 @@ fn show_status_reports_the_backend_connections_and_statements() {
             "xrpc_backend_connections_parked",
             "xrpc_backend_connections_pinned",
             "xrpc_backend_errors",
+            "xrpc_backend_helps",
             "xrpc_backend_lost",
             "xrpc_backend_pin_queued",
             "xrpc_backend_pipeline_depth_1",

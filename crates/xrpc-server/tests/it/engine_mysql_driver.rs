@@ -877,3 +877,36 @@ fn a_connection_a_failed_request_may_have_left_state_on_is_reset_not_parked() {
     let unset = first_value(&c.query(2, "SELECT @leak IS NULL"));
     assert_eq!((error_code(&failed), unset), (1146, Value::Sint(1)));
 }
+
+#[test]
+fn statements_run_inline_by_more_sessions_than_workers_are_all_answered() {
+    // Each worker that runs a statement inline (DDL) waits for its answer; with every worker of
+    // the group waiting, the waiting ones read the backend connections themselves.
+    const SESSIONS: u64 = 16;
+    let db = MariaDb::start().unwrap_or_else(|err| panic!("{err}"));
+    db.admin().query_drop("CREATE DATABASE t").unwrap();
+    let options = PoolOptions {
+        size: 4,
+        driver_connections: 2,
+        ..PoolOptions::default()
+    };
+    let engine = Arc::new(MysqlEngine::connect(&db.url_db("t"), options).unwrap());
+    let node = TestNode::start_with_engine(engine.clone(), |net, _| {
+        net.groups = 1;
+        net.threads_per_group = 2;
+        net.max_threads_per_group = 3;
+    });
+    let mut c = node.client();
+    for sid in 1..=SESSIONS {
+        c.new_session(sid);
+    }
+    for sid in 1..=SESSIONS {
+        c.send_sql(sid, sql_stmt(&format!("CREATE TABLE inline_{sid} (x INT)")));
+    }
+    let failed: Vec<(u64, Option<u32>)> = (1..=SESSIONS)
+        .map(|sid| (sid, c.read_outcome(sid).error.map(|e| e.code)))
+        .filter(|(_, code)| code.is_some())
+        .collect();
+    assert_eq!(failed, vec![]);
+    assert!(engine.stats().driver.helps > 0, "{:?}", engine.stats());
+}
