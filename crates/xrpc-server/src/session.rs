@@ -1425,16 +1425,25 @@ impl Completion for Pending {
         let mut out = encoder.into_output();
         let session = &resume.session;
         let node = &resume.node;
-        node.statement_ended(session.number);
         session.kill.lock().running = None;
         let rows = out.rows;
+        // A drain closes the connections once no statement runs: the answer of the last ones
+        // (an interrupted statement's 1317) is written before this statement counts as ended,
+        // not left for the end of this worker's turn.
+        let draining = node.is_draining();
         session.end_request(node, &mut out, kind, rows, result.map(|_| ()), |out| {
             if !out.failed && !out.buf.is_empty() {
                 let _ = session.send_through_gate(|| {
-                    crate::encode::send_frames_at_turn_end(&resume.conn, &out.buf).is_ok()
+                    let sent = if draining {
+                        crate::encode::send_frames(&resume.conn, &out.buf)
+                    } else {
+                        crate::encode::send_frames_at_turn_end(&resume.conn, &out.buf)
+                    };
+                    sent.is_ok()
                 });
             }
         });
+        node.statement_ended(session.number);
         resume.resume();
     }
 }
