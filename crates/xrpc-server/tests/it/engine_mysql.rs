@@ -847,8 +847,8 @@ fn show_status_reports_the_backend_connections_and_statements() {
     assert_eq!(before["xrpc_backend_lost"], 0);
     assert!(before["xrpc_backend_statements"] >= 1, "{before:?}");
 
-    // Session 1 holds a connection; session 2 cannot take the last of the shared rotation and
-    // gives up.
+    // The sid-1 session holds a connection; the sid-2 one cannot take the last of the shared
+    // rotation and gives up.
     ok(c.query(1, "BEGIN"));
     assert_eq!(error_of(&c.query(2, "BEGIN")).0, 7009);
     error_of(&c.query(1, "SELECT * FROM no_such_table"));
@@ -1211,7 +1211,7 @@ fn a_backend_refusing_connections_is_a_clear_error_not_a_crash() {
     }
     ok(c.query(1, "BEGIN"));
     ok(c.query(1, "SELECT 1"));
-    // Session 2's transaction needs a third connection, which the backend refuses.
+    // The sid-2 session's transaction needs a third connection, which the backend refuses.
     let started = Instant::now();
     let (code, state, msg) = error_of(&c.query(2, "BEGIN"));
     assert_eq!((code, state.as_str()), (1040, "08004"), "{msg}");
