@@ -14,6 +14,8 @@ use xrpc_proto::value::{ColumnType, Value, decode_row_field};
 
 /// The drain bound the drain test starts the node with (`--drain-timeout`, milliseconds).
 const DRAIN_MS: u64 = 5000;
+/// A drain bound a statement calibrated to a few seconds finishes inside on a loaded machine.
+const ROOMY_DRAIN_MS: u64 = 30_000;
 
 /// A command for the binary with every `XRPC_*` variable of the test's environment removed, so
 /// that only what a test sets applies.
@@ -162,13 +164,20 @@ fn sigterm_drains_finishes_the_running_statement_refuses_the_queue_checkpoints_a
     let mut server = ServerProcess::spawn(
         &data,
         &dir.path().join("server.log"),
-        &["--drain-timeout", &DRAIN_MS.to_string(), "--log", "info"],
+        &[
+            "--drain-timeout",
+            &ROOMY_DRAIN_MS.to_string(),
+            "--log",
+            "info",
+        ],
     );
     let mut client = server.client();
     client.new_session(1);
     let created = client.query(1, "create table drained (i integer)");
     assert!(created.error.is_none(), "{:?}", created.error);
-    // About 2.5 s of work: SIGTERM comes while it runs, and it can finish inside the bound.
+    // About 2.5 s of work: SIGTERM comes while it runs. The bound is far above it, because a
+    // machine busy with other tests can run it several times slower than calibrated, and the node
+    // exits as soon as the statement is answered, not at the bound.
     let n = calibrate(&mut client, 1, Duration::from_millis(2500));
 
     client.send_sql(1, sql_stmt(&counting(n)));
@@ -186,11 +195,11 @@ fn sigterm_drains_finishes_the_running_statement_refuses_the_queue_checkpoints_a
     let term_sent = Instant::now();
     server.sigterm();
 
-    client.set_read_timeout(Duration::from_millis(DRAIN_MS + 10_000));
+    client.set_read_timeout(Duration::from_millis(ROOMY_DRAIN_MS + 10_000));
     let drained = read_drain(&mut client, 1);
     let status = server
-        .wait_exit(Duration::from_millis(DRAIN_MS + 5_000))
-        .unwrap_or_else(|| panic!("still running {DRAIN_MS} ms + 5 s after SIGTERM"));
+        .wait_exit(Duration::from_millis(ROOMY_DRAIN_MS + 5_000))
+        .unwrap_or_else(|| panic!("still running {ROOMY_DRAIN_MS} ms + 5 s after SIGTERM"));
     let exit_after = term_sent.elapsed();
     let log = server.log_text();
 
@@ -199,8 +208,8 @@ fn sigterm_drains_finishes_the_running_statement_refuses_the_queue_checkpoints_a
         "a drained node exits 0, got {status}; log:\n{log}"
     );
     assert!(
-        exit_after < Duration::from_millis(DRAIN_MS + 2_000),
-        "exit took {exit_after:?}, over the drain bound of {DRAIN_MS} ms"
+        exit_after < Duration::from_millis(ROOMY_DRAIN_MS + 2_000),
+        "exit took {exit_after:?}, over the drain bound of {ROOMY_DRAIN_MS} ms"
     );
     assert_eq!(
         (drained.running, drained.ran, drained.errors.is_empty()),
