@@ -120,6 +120,10 @@ pub enum TranslateError {
     /// with a computed column.
     #[error("The target table {0} of the INSERT is not insertable-into")]
     NotInsertable(String),
+    /// `ER_NON_UPDATABLE_TABLE` (1288, HY000): an UPDATE or DELETE of a view that groups,
+    /// aggregates, is DISTINCT, a union, limited, or reads no table.
+    #[error("The target table {0} of the {1} is not updatable")]
+    ViewNotUpdatable(String, &'static str),
     /// `ER_VIEW_SELECT_TMPTABLE` (1352, HY000).
     #[error("View's SELECT refers to a temporary table '{0}'")]
     ViewTemporary(String),
@@ -180,6 +184,7 @@ impl TranslateError {
             Self::ViewNoDefault(_) => 1423,
             Self::NotUpdatable(_) => 1348,
             Self::NotInsertable(_) => 1471,
+            Self::ViewNotUpdatable(..) => 1288,
             Self::GeneratedValue(..) => 1906,
             Self::KeyColumn(_) => 1072,
             Self::MultiplePrimaryKey => 1068,
@@ -212,6 +217,7 @@ impl TranslateError {
             | Self::ViewNoDefault(_)
             | Self::NotUpdatable(_)
             | Self::NotInsertable(_)
+            | Self::ViewNotUpdatable(..)
             | Self::GeneratedValue(..)
             | Self::IllegalParameterType(..) => "HY000",
             Self::ValueCount(_) => "21S01",

@@ -12,7 +12,11 @@
 //! 1054, whether or not the table has it), the view's WHERE is added to an UPDATE's or DELETE's
 //! (an INSERT ignores it, as MySQL does without CHECK OPTION), and the result is translated as
 //! any statement on the table. Writing a computed column is MySQL's 1348, and an INSERT without
-//! a column list into a view with one 1471. Anything else naming a view as its target is 1235:
+//! a column list into a view with one 1471. A view MySQL cannot write through at all (a union,
+//! LIMIT, DISTINCT, GROUP BY, HAVING, an aggregate or window function of its own, no table, or
+//! a view over such a view) is MySQL's 1288 for UPDATE and DELETE and 1471 for INSERT and
+//! REPLACE, naming the view the statement writes. Anything else naming a view as its target is
+//! 1235:
 //! a statement with a subquery (its names would have to be told apart from the view's), a
 //! multi-table form, ON DUPLICATE KEY UPDATE.
 
@@ -157,9 +161,65 @@ fn has_subquery<V: Visit>(node: &V) -> bool {
     node.visit(&mut Finder).is_break()
 }
 
+/// Finds an aggregate or window function of a query's own level (not of its subqueries).
+struct AggregateFinder {
+    depth: usize,
+}
+
+impl Visitor for AggregateFinder {
+    type Break = ();
+    fn pre_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
+        self.depth += 1;
+        ControlFlow::Continue(())
+    }
+    fn post_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
+        self.depth -= 1;
+        ControlFlow::Continue(())
+    }
+    fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
+        match e {
+            Expr::Function(f)
+                if self.depth == 0
+                    && (f.over.is_some()
+                        || crate::library::is_aggregate(
+                            &f.name.to_string().to_ascii_uppercase(),
+                        )) =>
+            {
+                ControlFlow::Break(())
+            }
+            _ => ControlFlow::Continue(()),
+        }
+    }
+}
+
+/// Whether MySQL may write through a view of this SELECT at all: not a union, not LIMITed, not
+/// DISTINCT, grouping, aggregating or windowing, and reading a table. (A view that is, but
+/// that this module does not write through, is 1235 instead.)
+fn updatable(query: &Query) -> bool {
+    if query.limit_clause.is_some() || query.fetch.is_some() {
+        return false;
+    }
+    let SetExpr::Select(select) = query.body.as_ref() else {
+        return !matches!(query.body.as_ref(), SetExpr::SetOperation { .. });
+    };
+    let grouped = match &select.group_by {
+        GroupByExpr::Expressions(e, m) => !e.is_empty() || !m.is_empty(),
+        GroupByExpr::All(_) => true,
+    };
+    let aggregating = select
+        .projection
+        .iter()
+        .any(|item| item.visit(&mut AggregateFinder { depth: 0 }).is_break());
+    select.distinct.is_none()
+        && !grouped
+        && select.having.is_none()
+        && !aggregating
+        && !select.from.is_empty()
+}
+
 impl Translator<'_> {
     /// How `view` is written through, or 1235 naming what stops it.
-    fn through(&self, view: &Table, statement: &str) -> Result<Through> {
+    fn through(&self, view: &Table, statement: &'static str) -> Result<Through> {
         let definition = view.view.as_ref().expect("a view");
         let refuse =
             |why: &str| unsupported(format!("{statement} of the view {}, {why}", view.name));
@@ -171,6 +231,9 @@ impl Translator<'_> {
         let Some(Statement::Query(query)) = parsed.statement() else {
             return refuse("whose SELECT does not read back");
         };
+        if !updatable(query) {
+            return Err(TranslateError::ViewNotUpdatable(view.name.clone(), statement));
+        }
         let Query {
             with: None,
             body,
@@ -236,7 +299,13 @@ impl Translator<'_> {
         // A view over another view is written through to that one's table: this view's
         // names read through the other's.
         let inner = if table.view.is_some() {
-            Some(self.through(&table, statement)?)
+            // MySQL names the view the statement writes, not the one it reads.
+            Some(self.through(&table, statement).map_err(|err| match err {
+                TranslateError::ViewNotUpdatable(_, statement) => {
+                    TranslateError::ViewNotUpdatable(view.name.clone(), statement)
+                }
+                other => other,
+            })?)
         } else {
             // The rewritten statement would name the temporary table, which the view never
             // reads.
@@ -350,11 +419,15 @@ impl Translator<'_> {
         } else {
             "INSERT"
         };
+        // MySQL's INSERT and REPLACE find a view it cannot write through not insertable.
+        let through = self.through(view, what).map_err(|err| match err {
+            TranslateError::ViewNotUpdatable(..) => TranslateError::NotInsertable(view.name.clone()),
+            other => other,
+        })?;
         if insert.on.is_some() || insert.table_alias.is_some() || has_subquery(&insert.assignments)
         {
             return unsupported(format!("{what} of the view {} with this clause", view.name));
         }
-        let through = self.through(view, what)?;
         // MySQL's INSERT naming a computed column finds the view not insertable.
         let column = |name: &str| {
             through.column(name).map_err(|err| match err {
@@ -405,10 +478,10 @@ impl Translator<'_> {
 
     /// UPDATE of a view, as of its table's rows the view shows.
     pub(crate) fn update_through(&self, update: &Update, view: &Table) -> Result<Update> {
+        let through = self.through(view, "UPDATE")?;
         if !update.table.joins.is_empty() || update.from.is_some() || has_subquery(update) {
             return unsupported(format!("UPDATE of the view {} with this clause", view.name));
         }
-        let through = self.through(view, "UPDATE")?;
         let qualifier = match &update.table.relation {
             TableFactor::Table { alias: Some(a), .. } => a.name.value.clone(),
             _ => view.name.clone(),
@@ -439,6 +512,7 @@ impl Translator<'_> {
 
     /// DELETE from a view, as from its table's rows the view shows.
     pub(crate) fn delete_through(&self, delete: &Delete, view: &Table) -> Result<Delete> {
+        let through = self.through(view, "DELETE")?;
         let (FromTable::WithFromKeyword(from) | FromTable::WithoutKeyword(from)) = &delete.from;
         if !delete.tables.is_empty()
             || delete.using.is_some()
@@ -448,7 +522,6 @@ impl Translator<'_> {
         {
             return unsupported(format!("DELETE of the view {} with this clause", view.name));
         }
-        let through = self.through(view, "DELETE")?;
         let qualifier = match &from[0].relation {
             TableFactor::Table { alias: Some(a), .. } => a.name.value.clone(),
             _ => view.name.clone(),

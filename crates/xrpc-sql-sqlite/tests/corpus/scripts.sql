@@ -1599,6 +1599,41 @@ INSERT INTO t VALUES (1, 1);
 CREATE VIEW v AS SELECT a, COUNT(*) AS n FROM t GROUP BY a;
 DELETE FROM v WHERE a = 1;
 
+-- script: views MySQL cannot write through refuse UPDATE, DELETE, INSERT and REPLACE
+CREATE TABLE t (a INT, b INT);
+INSERT INTO t VALUES (1, 1), (2, 2);
+CREATE VIEW grouped AS SELECT a, COUNT(*) AS n FROM t GROUP BY a;
+UPDATE grouped SET a = 2;
+DELETE FROM grouped WHERE nope = 1;
+INSERT INTO grouped (a) VALUES (3);
+INSERT INTO grouped VALUES (3, 4);
+REPLACE INTO grouped (a) VALUES (3);
+INSERT INTO grouped SET a = 1;
+CREATE VIEW distinct_a AS SELECT DISTINCT a FROM t;
+UPDATE distinct_a SET a = 1;
+DELETE FROM distinct_a;
+INSERT INTO distinct_a VALUES (1);
+CREATE VIEW limited AS SELECT a FROM t LIMIT 1;
+DELETE FROM limited;
+UPDATE limited SET a = 5;
+CREATE VIEW unioned AS SELECT a FROM t UNION SELECT b FROM t;
+DELETE FROM unioned;
+INSERT INTO unioned VALUES (1);
+CREATE VIEW having_a AS SELECT a FROM t HAVING a > 0;
+DELETE FROM having_a;
+CREATE VIEW top AS SELECT MAX(a) AS m FROM t;
+UPDATE top SET m = 1;
+CREATE VIEW numbered AS SELECT a, ROW_NUMBER() OVER (ORDER BY a) AS r FROM t;
+DELETE FROM numbered;
+CREATE VIEW literal AS SELECT 1 AS one;
+DELETE FROM literal;
+UPDATE literal SET one = 2;
+INSERT INTO literal VALUES (2);
+CREATE VIEW over_grouped AS SELECT * FROM grouped;
+DELETE FROM over_grouped;
+INSERT INTO over_grouped (a) VALUES (1);
+SELECT a, b FROM t ORDER BY a;
+
 -- script: a write through a view with a subquery is refused
 CREATE TABLE t (a INT, b INT);
 INSERT INTO t VALUES (1, 1);
