@@ -264,6 +264,7 @@ mod translate;
 mod typed;
 mod types;
 mod value;
+mod view_names;
 
 use std::collections::BTreeMap;
 

@@ -232,7 +232,10 @@ impl Translator<'_> {
             return refuse("whose SELECT does not read back");
         };
         if !updatable(query) {
-            return Err(TranslateError::ViewNotUpdatable(view.name.clone(), statement));
+            return Err(TranslateError::ViewNotUpdatable(
+                view.name.clone(),
+                statement,
+            ));
         }
         let Query {
             with: None,
@@ -421,7 +424,9 @@ impl Translator<'_> {
         };
         // MySQL's INSERT and REPLACE find a view it cannot write through not insertable.
         let through = self.through(view, what).map_err(|err| match err {
-            TranslateError::ViewNotUpdatable(..) => TranslateError::NotInsertable(view.name.clone()),
+            TranslateError::ViewNotUpdatable(..) => {
+                TranslateError::NotInsertable(view.name.clone())
+            }
             other => other,
         })?;
         if insert.on.is_some() || insert.table_alias.is_some() || has_subquery(&insert.assignments)

@@ -3437,39 +3437,26 @@ impl<'a> Translator<'a> {
         self.expanding.pop();
         (self.view_names_in, self.creating_view, self.named) = saved;
         let (_, columns) = result?;
-        let selected: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
-        let names: Vec<String> = if column_list.is_empty() {
-            selected.clone()
+        let (selected, names, stored) = if column_list.is_empty() {
+            let (names, aliased) = crate::view_names::view_column_names(select, &columns)?;
+            (names.clone(), names, aliased)
         } else if column_list.len() != columns.len() {
             return Err(TranslateError::ViewColumnCount);
         } else {
+            let selected: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
             if let Some(name) = first_duplicate(&selected) {
                 return unsupported(format!(
                     "a view column list over a SELECT with two columns named '{name}'"
                 ));
             }
-            column_list.to_vec()
+            (selected, column_list.to_vec(), None)
         };
-        if column_list.is_empty() {
-            // MariaDB names a computed column itself when its text is too long for a name or
-            // another column has it (`Name_exp_1`, `My_exp_1`); the translation does not.
-            let computed = |n: &String| {
-                columns
-                    .iter()
-                    .any(|c| c.origin.is_none() && c.name.eq_ignore_ascii_case(n))
-            };
-            if let Some(name) = names.iter().find(|n| n.chars().count() > 64 && computed(n)) {
-                return unsupported(format!("a view column named by the long expression {name}"));
-            }
-            if let Some(name) = first_duplicate(&names).filter(computed) {
-                return unsupported(format!("a view with two columns named '{name}'"));
-            }
-        }
         if let Some(name) = first_duplicate(&names) {
             return Err(TranslateError::DuplicateColumn(name));
         }
-        let query = select.to_string();
-        if parse_view_query(&query).as_ref() != Some(select) {
+        let stored = stored.as_ref().unwrap_or(select);
+        let query = stored.to_string();
+        if parse_view_query(&query).as_ref() != Some(stored) {
             return unsupported("a view whose SELECT does not print back as written");
         }
         let plain = plain_columns(select);
@@ -4898,7 +4885,7 @@ enum ViewMode {
 }
 
 /// A view's SELECT parsed from its kept text.
-fn parse_view_query(text: &str) -> Option<Query> {
+pub(crate) fn parse_view_query(text: &str) -> Option<Query> {
     let parsed = xrpc_sql::parse_one_statement(text, &xrpc_sql::Options::default()).ok()?;
     match parsed.statement() {
         Some(Statement::Query(q)) => Some(q.as_ref().clone()),

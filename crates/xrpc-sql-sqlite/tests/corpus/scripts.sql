@@ -1696,13 +1696,41 @@ SELECT * FROM t ORDER BY a, b;
 UPDATE t SET a = a + 1, b = (SELECT MAX(u.a) FROM u WHERE u.a > t.a);
 SELECT * FROM t ORDER BY a, b;
 
--- script: a view's computed columns of one name are refused
+-- script: a view's computed columns of one name are renamed My_exp
 CREATE TABLE t (a INT);
 CREATE VIEW v AS SELECT a + 1, a + 1 FROM t;
 
--- script: a view's computed column of a long text is refused
+-- script: a view's computed column of a long text is named Name_exp
 CREATE TABLE t (a INT);
 CREATE VIEW v AS SELECT CONCAT(a, 'a fairly long string literal that makes the name long', a) FROM t;
+
+-- script: a view's generated column names as MySQL makes them unique
+CREATE TABLE t (a INT, b INT);
+INSERT INTO t VALUES (1, 2);
+CREATE VIEW v AS SELECT a + 1, a + 1 FROM t;
+SELECT * FROM v;
+SELECT `My_exp_a + 1` FROM v;
+CREATE VIEW v2 AS SELECT a + 1, a + 1, a + 1, a AS `My_exp_1_a + 1`, a+1 FROM t;
+SELECT * FROM v2;
+CREATE VIEW v3 AS SELECT a, a FROM t;
+CREATE VIEW v4 AS SELECT a AS x, a + 1 AS x FROM t;
+CREATE VIEW v5 AS SELECT a AS `a + 1`, a + 1 FROM t;
+SELECT * FROM v5;
+CREATE VIEW v6 AS SELECT a + 1, a AS `a + 1` FROM t;
+SELECT * FROM v6;
+CREATE VIEW v7 AS SELECT CONCAT(a, 'a fairly long string literal that makes the name long', a), CONCAT(b, 'a fairly long string literal that makes the name long', a), 1 AS Name_exp_1 FROM t;
+SELECT * FROM v7;
+CREATE VIEW v8 AS SELECT 'x', 'x', 1, 1 FROM t;
+SELECT * FROM v8;
+CREATE VIEW v9 AS SELECT A + 1, a + 1 FROM t;
+SELECT * FROM v9;
+CREATE VIEW v10 AS SELECT a, t.a FROM t;
+CREATE VIEW v11 AS SELECT a + 1, b, a + 1 FROM t UNION SELECT 1, 2, 3;
+SELECT * FROM v11 ORDER BY 1;
+CREATE VIEW v12 AS SELECT *, a FROM t;
+CREATE VIEW v13 AS SELECT a + b, t.* FROM t;
+SELECT * FROM v13;
+SELECT COUNT(*) FROM information_schema.VIEWS WHERE TABLE_SCHEMA = DATABASE();
 
 -- script: a write through a view whose table a temporary table hides is refused
 CREATE TABLE t (a INT);
