@@ -3459,11 +3459,11 @@ impl<'a> Translator<'a> {
         if parse_view_query(&query).as_ref() != Some(stored) {
             return unsupported("a view whose SELECT does not print back as written");
         }
-        let plain = plain_columns(select);
+        let nullable = declared_columns(select, &|name| self.reads_outer_join(name, 0));
         let view_columns = columns
             .iter()
             .zip(&names)
-            .map(|(c, n)| self.view_column(c, n, plain))
+            .map(|(c, n)| self.view_column(c, n, nullable.as_deref()))
             .collect();
         let view = Table {
             database: database.clone(),
@@ -3512,16 +3512,61 @@ impl<'a> Translator<'a> {
         )
     }
 
+    /// Whether a FROM item's name names a view whose SELECT has an outer join, in it or in the
+    /// views it reads (or whose SELECT no longer reads back): its columns may be nullable where
+    /// their tables' are not.
+    fn reads_outer_join(&self, name: &ObjectName, depth: usize) -> bool {
+        let Ok((database, table)) = self.located(name) else {
+            return false;
+        };
+        let Some(view) = self.catalog.base_table(&database, &table) else {
+            return false;
+        };
+        let Some(definition) = &view.view else {
+            return false;
+        };
+        let Some(query) = parse_view_query(&definition.query) else {
+            return true;
+        };
+        // Views nest as deep as MySQL lets them be defined; the bound only stops a cycle the
+        // catalog should not hold.
+        depth > 64
+            || has_outer_join(&query, &|inner| {
+                let inner = match inner.0.as_slice() {
+                    [part] => match part.as_ident() {
+                        Some(table) => ObjectName::from(vec![
+                            sqlparser::ast::Ident::new(definition.names_in.clone()),
+                            table.clone(),
+                        ]),
+                        None => return true,
+                    },
+                    _ => inner.clone(),
+                };
+                self.reads_outer_join(&inner, depth + 1)
+            })
+    }
+
     /// A view's column as the catalog keeps it: a table column's declaration (under the
     /// view's name for it), or for an expression one of its MySQL type without a declared
-    /// type (catalog statements cannot describe it as MySQL would). A SELECT that is not
-    /// [`plain_columns`] has no declared types: MySQL describes a union's column by the types
-    /// of all its members, and the outer side of a join as nullable.
-    fn view_column(&self, column: &OutColumn, name: &str, plain: bool) -> Column {
-        let declared = column.origin.as_ref().filter(|_| plain).and_then(|o| {
-            self.catalog
-                .base_table(&o.database, &o.original_table)
-                .and_then(|t| t.column(&o.column).cloned())
+    /// type (catalog statements cannot describe it as MySQL would). A SELECT without
+    /// [`declared_columns`] has no declared types (MySQL describes a union's column by the
+    /// types of all its members); a column of a FROM item an outer join makes nullable
+    /// (`nullable`) is its declaration made nullable, as MySQL describes it.
+    fn view_column(&self, column: &OutColumn, name: &str, nullable: Option<&[String]>) -> Column {
+        let declared = nullable.and_then(|nullable| {
+            let origin = column.origin.as_ref()?;
+            let declared = self
+                .catalog
+                .base_table(&origin.database, &origin.original_table)?
+                .column(&origin.column)?
+                .clone();
+            let outer = nullable
+                .iter()
+                .any(|n| n.eq_ignore_ascii_case(&origin.table));
+            Some(Column {
+                not_null: declared.not_null && !outer,
+                ..declared
+            })
         });
         match declared {
             Some(c) if c.ty.ty() == column.ty => Column {
@@ -4893,35 +4938,123 @@ pub(crate) fn parse_view_query(text: &str) -> Option<Query> {
     }
 }
 
-/// Whether a query's columns are its tables' columns as declared: no set operation and no
-/// outer join, in it or in its derived tables.
-fn plain_columns(query: &Query) -> bool {
-    fn factor(f: &TableFactor) -> bool {
+/// When a query's columns are its tables' columns as declared, the names (as the query refers
+/// to them) of the FROM items whose columns an outer join makes nullable; `None` when they are
+/// not (a set operation, a derived table with an outer join of its own, a FROM item that is
+/// not a table, derived table or join of them, or a RIGHT JOIN whose USING or NATURAL columns
+/// come from its right side).
+fn declared_columns(
+    query: &Query,
+    outer_join_view: &dyn Fn(&ObjectName) -> bool,
+) -> Option<Vec<String>> {
+    type OuterJoinView<'a> = &'a dyn Fn(&ObjectName) -> bool;
+    fn factor(
+        f: &TableFactor,
+        nullable: &mut Vec<String>,
+        outer_join_view: OuterJoinView,
+    ) -> Option<Vec<String>> {
         match f {
-            TableFactor::Derived { subquery, .. } => plain_columns(subquery),
+            // A view's column is known nullable only from the view's own SELECT.
+            TableFactor::Table { name, .. } if outer_join_view(name) => None,
+            TableFactor::Table { name, alias, .. } => Some(vec![match alias {
+                Some(a) => a.name.value.clone(),
+                None => name.0.last()?.as_ident()?.value.clone(),
+            }]),
+            TableFactor::Derived {
+                subquery,
+                alias: Some(alias),
+                ..
+            } if declared_columns(subquery, outer_join_view)?.is_empty() => {
+                Some(vec![alias.name.value.clone()])
+            }
             TableFactor::NestedJoin {
-                table_with_joins, ..
-            } => joined(table_with_joins),
-            _ => true,
+                table_with_joins,
+                alias: None,
+            } => joined(table_with_joins, nullable, outer_join_view),
+            _ => None,
         }
     }
-    fn joined(twj: &TableWithJoins) -> bool {
-        factor(&twj.relation)
-            && twj.joins.iter().all(|j| {
-                matches!(
-                    j.join_operator,
-                    JoinOperator::Join(_)
-                        | JoinOperator::Inner(_)
-                        | JoinOperator::StraightJoin(_)
-                        | JoinOperator::CrossJoin(_)
-                ) && factor(&j.relation)
-            })
+    fn joined(
+        twj: &TableWithJoins,
+        nullable: &mut Vec<String>,
+        outer_join_view: OuterJoinView,
+    ) -> Option<Vec<String>> {
+        let mut names = factor(&twj.relation, nullable, outer_join_view)?;
+        for join in &twj.joins {
+            let right = factor(&join.relation, nullable, outer_join_view)?;
+            match &join.join_operator {
+                JoinOperator::Join(_)
+                | JoinOperator::Inner(_)
+                | JoinOperator::StraightJoin(_)
+                | JoinOperator::CrossJoin(_) => {}
+                JoinOperator::Left(_) | JoinOperator::LeftOuter(_) => {
+                    nullable.extend(right.iter().cloned());
+                }
+                JoinOperator::Right(c) | JoinOperator::RightOuter(c)
+                    if !matches!(c, JoinConstraint::Using(_) | JoinConstraint::Natural) =>
+                {
+                    nullable.extend(names.iter().cloned());
+                }
+                _ => return None,
+            }
+            names.extend(right);
+        }
+        Some(names)
     }
     match query.body.as_ref() {
-        SetExpr::Select(select) => select.from.iter().all(joined),
-        SetExpr::Query(q) => plain_columns(q),
-        _ => false,
+        SetExpr::Select(select) => {
+            let mut nullable = Vec::new();
+            for twj in &select.from {
+                joined(twj, &mut nullable, outer_join_view)?;
+            }
+            Some(nullable)
+        }
+        SetExpr::Query(q) => declared_columns(q, outer_join_view),
+        _ => None,
     }
+}
+
+/// Whether a query has an outer join anywhere (in a subquery or derived table too), or reads
+/// a table for which `outer_join_view` holds.
+fn has_outer_join(query: &Query, outer_join_view: &dyn Fn(&ObjectName) -> bool) -> bool {
+    struct Finder<'a>(&'a dyn Fn(&ObjectName) -> bool);
+    fn outer(twj: &TableWithJoins) -> bool {
+        let nested = |f: &TableFactor| match f {
+            TableFactor::NestedJoin {
+                table_with_joins, ..
+            } => outer(table_with_joins),
+            _ => false,
+        };
+        nested(&twj.relation)
+            || twj.joins.iter().any(|j| {
+                nested(&j.relation)
+                    || !matches!(
+                        j.join_operator,
+                        JoinOperator::Join(_)
+                            | JoinOperator::Inner(_)
+                            | JoinOperator::StraightJoin(_)
+                            | JoinOperator::CrossJoin(_)
+                    )
+            })
+    }
+    impl sqlparser::ast::Visitor for Finder<'_> {
+        type Break = ();
+        fn pre_visit_select(&mut self, select: &Select) -> ControlFlow<()> {
+            if select.from.iter().any(outer) {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        }
+        fn pre_visit_relation(&mut self, relation: &ObjectName) -> ControlFlow<()> {
+            if (self.0)(relation) {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        }
+    }
+    sqlparser::ast::Visit::visit(query, &mut Finder(outer_join_view)).is_break()
 }
 
 /// The first name that appears twice (case-insensitive, as MySQL's column names compare).

@@ -1655,11 +1655,45 @@ CREATE TABLE t (a INT, b INT);
 CREATE VIEW totals AS SELECT a, SUM(b) AS s FROM t GROUP BY a;
 SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't';
 
--- script: a view's column from the outer side of a join is not described
+-- script: a view's column from the outer side of a join is described nullable
 CREATE TABLE p (id INT NOT NULL, name VARCHAR(5) NOT NULL);
 CREATE TABLE q (id INT NOT NULL, label VARCHAR(10) NOT NULL);
 CREATE VIEW j AS SELECT p.id, q.label FROM p LEFT JOIN q ON q.id = p.id;
 DESCRIBE j;
+
+-- script: views of outer joins describe the outer side's columns nullable, with their defaults
+CREATE TABLE p (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, name VARCHAR(5) NOT NULL DEFAULT 'pp', n INT DEFAULT 3);
+CREATE TABLE q (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, label VARCHAR(10) NOT NULL DEFAULT 'x', m INT DEFAULT 4, k INT NOT NULL);
+CREATE TABLE r (id INT NOT NULL);
+CREATE VIEW j AS SELECT p.id, p.name, p.n, q.label, q.m, q.k, q.id AS qid FROM p LEFT JOIN q ON q.id = p.id;
+DESCRIBE j;
+CREATE VIEW rj AS SELECT p.id, p.name, p.n, q.label, q.m FROM p RIGHT JOIN q ON q.id = p.id;
+DESCRIBE rj;
+CREATE VIEW ij AS SELECT p.id, p.name, q.label FROM p JOIN q ON q.id = p.id;
+DESCRIBE ij;
+CREATE VIEW s AS SELECT * FROM p LEFT JOIN q USING (id);
+DESCRIBE s;
+CREATE VIEW w AS SELECT q.label FROM p LEFT JOIN q ON q.id = p.id WHERE q.id IS NOT NULL;
+DESCRIBE w;
+CREATE VIEW n AS SELECT x.id, y.label, z.id AS zid FROM p x LEFT JOIN (q y JOIN r z ON z.id = y.id) ON y.id = x.id;
+DESCRIBE n;
+CREATE VIEW n2 AS SELECT x.id, y.label, z.id AS zid FROM p x LEFT JOIN q y ON y.id = x.id JOIN r z ON z.id = x.id;
+DESCRIBE n2;
+CREATE VIEW n3 AS SELECT x.id, y.label, z.id AS zid FROM p x LEFT JOIN q y ON y.id = x.id RIGHT JOIN r z ON z.id = x.id;
+SHOW COLUMNS FROM n3;
+CREATE VIEW d AS SELECT x.id, y.label FROM p x LEFT JOIN (SELECT id, label FROM q) y ON y.id = x.id;
+DESCRIBE d;
+CREATE VIEW over_ij AS SELECT ij.label, r.id FROM r JOIN ij ON ij.id = r.id;
+DESCRIBE over_ij;
+SELECT COLUMN_NAME, IS_NULLABLE, COLUMN_DEFAULT FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'n3' ORDER BY ORDINAL_POSITION;
+
+-- script: a view over a view of an outer join is not described
+CREATE TABLE p (id INT NOT NULL, name VARCHAR(5) NOT NULL);
+CREATE TABLE q (id INT NOT NULL, label VARCHAR(10) NOT NULL);
+CREATE VIEW j AS SELECT p.id, q.label FROM p LEFT JOIN q ON q.id = p.id;
+CREATE VIEW over_j AS SELECT * FROM j;
+SELECT * FROM over_j;
+DESCRIBE over_j;
 
 -- script: a view's union column is not described
 CREATE TABLE p (id INT NOT NULL, name VARCHAR(5) NOT NULL);
