@@ -265,6 +265,7 @@ mod typed;
 mod types;
 mod value;
 mod view_names;
+mod view_types;
 
 use std::collections::BTreeMap;
 

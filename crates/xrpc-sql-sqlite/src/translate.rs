@@ -3460,10 +3460,42 @@ impl<'a> Translator<'a> {
             return unsupported("a view whose SELECT does not print back as written");
         }
         let nullable = declared_columns(select, &|name| self.reads_outer_join(name, 0));
+        // A SELECT's aggregate of a table column, which MySQL describes by its own rules
+        // (not in a common table expression's scope, where a name may not be the table's).
+        let one_select = match select.body.as_ref() {
+            SetExpr::Select(s) if select.with.is_none() => Some(s.as_ref()),
+            _ => None,
+        };
+        let items = one_select.and_then(|s| crate::view_names::projected(s, columns.len()));
+        let table_of = |name: &ObjectName| {
+            let (database, table) = self.located(name).ok()?;
+            self.catalog.base_table(&database, &table)
+        };
         let view_columns = columns
             .iter()
             .zip(&names)
-            .map(|(c, n)| self.view_column(c, n, nullable.as_deref()))
+            .enumerate()
+            .map(|(at, (c, n))| {
+                let aggregate = match (one_select, items.as_ref().map(|i| i[at])) {
+                    (
+                        Some(s),
+                        Some(crate::view_names::Projected::Item(
+                            _,
+                            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. },
+                        )),
+                    ) => crate::view_types::aggregate_column(s, e, n, &table_of),
+                    _ => None,
+                };
+                // The translation computes SUM of integers as integers, which print as
+                // MySQL's DECIMAL of scale 0 does.
+                let same_values = |column: &Column| {
+                    column.ty.ty() == c.ty || (column.ty.ty() == Ty::Decimal(0) && c.ty == Ty::Int)
+                };
+                match aggregate {
+                    Some(column) if same_values(&column) => column,
+                    _ => self.view_column(c, n, nullable.as_deref()),
+                }
+            })
             .collect();
         let view = Table {
             database: database.clone(),

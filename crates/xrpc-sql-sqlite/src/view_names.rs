@@ -143,38 +143,54 @@ fn unique_name(
 /// How each of the result columns is named, from the first SELECT of the query (the one that
 /// names a set operation's columns).
 fn namings(query: &Query, columns: &[OutColumn]) -> Vec<Naming> {
-    let unknown = vec![Naming::Unknown; columns.len()];
     let Some(select) = first_select(query) else {
-        return unknown;
+        return vec![Naming::Unknown; columns.len()];
     };
+    let Some(items) = projected(select, columns.len()) else {
+        return vec![Naming::Unknown; columns.len()];
+    };
+    items
+        .iter()
+        .zip(columns)
+        .map(|(item, column)| match item {
+            Projected::Wildcard => field(column),
+            Projected::Item(_, SelectItem::ExprWithAlias { .. }) => Naming::Explicit,
+            Projected::Item(
+                _,
+                SelectItem::UnnamedExpr(Expr::Identifier(_) | Expr::CompoundIdentifier(_)),
+            ) => field(column),
+            Projected::Item(at, SelectItem::UnnamedExpr(_)) => Naming::Generated(*at),
+            Projected::Item(..) => Naming::Unknown,
+        })
+        .collect()
+}
+
+/// What gives one result column of a SELECT.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Projected<'a> {
+    /// The select item of this position in the projection.
+    Item(usize, &'a SelectItem),
+    /// A column a wildcard expands to.
+    Wildcard,
+}
+
+/// The select item behind each of a SELECT's `count` result columns; `None` when that is not
+/// known (two wildcards, whose expansions could split anywhere).
+pub(crate) fn projected(select: &Select, count: usize) -> Option<Vec<Projected<'_>>> {
     let wildcards = select.projection.iter().filter(|i| is_wildcard(i)).count();
-    let Some(expanded) = columns
-        .len()
-        .checked_sub(select.projection.len() - wildcards)
-    else {
-        return unknown;
-    };
+    let expanded = count.checked_sub(select.projection.len() - wildcards)?;
     if wildcards > 1 || (wildcards == 0 && expanded != 0) {
-        return unknown;
+        return None;
     }
-    let mut out = Vec::with_capacity(columns.len());
+    let mut out = Vec::with_capacity(count);
     for (at, item) in select.projection.iter().enumerate() {
-        let column = &columns[out.len()];
-        match item {
-            _ if is_wildcard(item) => {
-                for column in &columns[out.len()..out.len() + expanded] {
-                    out.push(field(column));
-                }
-            }
-            SelectItem::ExprWithAlias { .. } => out.push(Naming::Explicit),
-            SelectItem::UnnamedExpr(Expr::Identifier(_) | Expr::CompoundIdentifier(_)) => {
-                out.push(field(column));
-            }
-            SelectItem::UnnamedExpr(_) => out.push(Naming::Generated(at)),
-            _ => out.push(Naming::Unknown),
+        if is_wildcard(item) {
+            out.extend(std::iter::repeat_n(Projected::Wildcard, expanded));
+        } else {
+            out.push(Projected::Item(at, item));
         }
     }
-    out
+    Some(out)
 }
 
 /// A column read by name: explicit when it is a table's column.

@@ -1645,15 +1645,39 @@ CREATE TABLE t (a INT, b INT);
 CREATE VIEW v AS SELECT a, b FROM t;
 SHOW CREATE VIEW v;
 
--- script: a view's computed column is not described
+-- script: a view's aggregate column is described
 CREATE TABLE t (a INT, b INT);
 CREATE VIEW totals AS SELECT a, SUM(b) AS s FROM t GROUP BY a;
 DESCRIBE totals;
 
--- script: information_schema's columns are not listed beside a view's computed column
+-- script: information_schema's columns are listed beside a view's aggregate column
 CREATE TABLE t (a INT, b INT);
 CREATE VIEW totals AS SELECT a, SUM(b) AS s FROM t GROUP BY a;
 SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't';
+SELECT TABLE_NAME, COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, COLUMN_DEFAULT, DATA_TYPE, NUMERIC_PRECISION, NUMERIC_SCALE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME, ORDINAL_POSITION;
+
+-- script: a view's computed column that is not an aggregate of a column is not described
+CREATE TABLE t (a INT, b INT);
+CREATE VIEW v AS SELECT a, b + 1 AS c FROM t;
+SELECT * FROM v;
+DESCRIBE v;
+
+-- script: views' aggregates of columns are described as MariaDB sizes them
+CREATE TABLE t (a INT, b INT NOT NULL, ti TINYINT, si SMALLINT, bi BIGINT, u INT UNSIGNED, d DECIMAL(10,2), d0 DECIMAL(5,0), du DECIMAL(10,2) UNSIGNED, f FLOAT, db DOUBLE, mi MEDIUMINT, i3 INT(3), tu TINYINT UNSIGNED, mu MEDIUMINT UNSIGNED, bo BOOLEAN);
+CREATE VIEW s AS SELECT SUM(a), SUM(b), SUM(ti), SUM(si), SUM(bi), SUM(u), SUM(d), SUM(d0), SUM(du), SUM(f), SUM(db), SUM(mi), SUM(i3), SUM(tu), SUM(mu), SUM(bo), SUM(DISTINCT a) FROM t;
+DESCRIBE s;
+CREATE VIEW c AS SELECT COUNT(*), COUNT(a), COUNT(DISTINCT a), COUNT(b) AS n FROM t;
+DESCRIBE c;
+CREATE VIEW av AS SELECT AVG(a), AVG(b), AVG(d), AVG(bi), AVG(ti), AVG(f), AVG(u), AVG(du), AVG(tu), AVG(mu) FROM t;
+DESCRIBE av;
+CREATE TABLE w (id INT NOT NULL PRIMARY KEY, v VARCHAR(10) NOT NULL DEFAULT 'x', ch CHAR(3), dt DATETIME, da DATE, ts TIMESTAMP NULL, tm TIME(3), tx TEXT, vb VARBINARY(5), y YEAR, bo BOOLEAN, vbin VARCHAR(10) COLLATE utf8mb4_bin);
+CREATE VIEW m AS SELECT MAX(id), MIN(v), MAX(ch), MAX(dt), MIN(da), MAX(ts), MAX(tm), MAX(tx), MAX(vb), MAX(y), MAX(bo), MAX(vbin) FROM w;
+SHOW FULL COLUMNS FROM m;
+CREATE VIEW g AS SELECT w.v, COUNT(t.a) AS n, SUM(t.d) AS total, MAX(w.id) AS top FROM w LEFT JOIN t ON t.a = w.id GROUP BY w.v;
+DESCRIBE g;
+INSERT INTO t (a, b, d) VALUES (1, 2, 3.5), (1, 3, 4.25);
+INSERT INTO w (id, v) VALUES (1, 'a'), (2, 'b');
+SELECT * FROM g ORDER BY v;
 
 -- script: a view's column from the outer side of a join is described nullable
 CREATE TABLE p (id INT NOT NULL, name VARCHAR(5) NOT NULL);
