@@ -6,10 +6,10 @@
 //! DISTINCT, GROUP BY, HAVING, ORDER BY, LIMIT, union, join, subquery or common table
 //! expression; the table a base table (never one a temporary table of its name hides) or a view
 //! written through the same way (its names then read through it, its WHERE added); its columns
-//! the table's as they are or expressions of them without function calls (so no aggregate), no
-//! table column shown twice. The statement is rewritten onto the table: a view column's name
-//! becomes the table column or the expression it is (a name the view does not have is MySQL's
-//! 1054, whether or not the table has it), the view's WHERE is added to an UPDATE's or DELETE's
+//! the table's as they are or expressions of them (an aggregate makes the view one MySQL cannot
+//! write through, below), no table column shown twice. The statement is rewritten onto the
+//! table: a view column's name becomes the table column or the expression it is (a name the
+//! view does not have is MySQL's 1054, whether or not the table has it), the view's WHERE is added to an UPDATE's or DELETE's
 //! (an INSERT ignores it, as MySQL does without CHECK OPTION), and the result is translated as
 //! any statement on the table. Writing a computed column is MySQL's 1348, and an INSERT without
 //! a column list into a view with one 1471. A view MySQL cannot write through at all (a union,
@@ -135,18 +135,6 @@ fn is_keyword_value(name: &str) -> bool {
     ]
     .iter()
     .any(|k| k.eq_ignore_ascii_case(name))
-}
-
-/// Whether an expression calls a function (an aggregate among them).
-fn has_function(e: &Expr) -> bool {
-    sqlparser::ast::visit_expressions(e, |e| {
-        if matches!(e, Expr::Function(_)) {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    })
-    .is_break()
 }
 
 /// Whether `node` (not itself a query) holds a query: a subquery.
@@ -362,14 +350,13 @@ impl Translator<'_> {
             };
             match column {
                 Some(column) => bases.push(source(column)?),
-                None if !has_function(expr) => {
+                None => {
                     let mut read = expr.clone();
                     if let Some(inner) = &inner {
                         inner.expr(&mut read, &refer).map_err(|_| invalid())?;
                     }
                     bases.push((Expr::Nested(Box::new(read)), None));
                 }
-                None => return refuse("which computes a column with a function"),
             }
         }
         if bases.len() != view.columns.len() {

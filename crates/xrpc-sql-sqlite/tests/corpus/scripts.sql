@@ -1799,11 +1799,26 @@ UPDATE v SET a = 2;
 DROP TEMPORARY TABLE t;
 SELECT * FROM t;
 
--- script: a write through a view with a computed function column is refused
+-- script: a write through a view with a computed function column
 CREATE TABLE t (a INT, b VARCHAR(5));
 INSERT INTO t VALUES (1, 'x');
 CREATE VIEW v AS SELECT a, UPPER(b) AS u FROM t;
 UPDATE v SET a = 2;
+
+-- script: writes through views whose columns call functions
+CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10), d DATE);
+INSERT INTO t VALUES (1, 'x', '2024-01-31'), (2, 'y', '2024-02-29'), (3, 'z', NULL);
+CREATE VIEW v AS SELECT id, UPPER(b) AS u, DATE_ADD(d, INTERVAL 1 MONTH) AS next_month, CONCAT(b, '-', id) AS label, b FROM t WHERE id < 3;
+UPDATE v SET b = 'w' WHERE u = 'X';
+SELECT * FROM v ORDER BY id;
+UPDATE v SET u = 'q';
+UPDATE v SET id = id + 10 WHERE next_month = '2024-03-29';
+DELETE FROM v WHERE label = 'w-1';
+INSERT INTO v (id, b) VALUES (5, 'five');
+INSERT INTO v VALUES (6, 'A', NULL, 'l', 'six');
+INSERT INTO v (id, label) VALUES (7, 'l');
+SELECT * FROM t ORDER BY id;
+SELECT * FROM v ORDER BY id;
 
 -- script: a view's definition in information_schema.VIEWS is refused
 CREATE TABLE t (a INT);
