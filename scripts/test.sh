@@ -38,8 +38,9 @@ if command -v rustup >/dev/null 2>&1; then
 fi
 
 log "toolchain: $(rustc --version)"
-log "cargo fmt --check"
+log "cargo fmt --check (the workspace, and the fuzz targets, which are outside it)"
 cargo fmt --all -- --check
+rustfmt --check --edition 2024 fuzz/fuzz_targets/*.rs
 
 log "layering: no import circle between a crate's top-level modules; the crate map of docs/ARCHITECTURE.md matches the Cargo.toml files"
 python3 scripts/module_circles.py

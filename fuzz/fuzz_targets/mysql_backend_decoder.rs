@@ -91,8 +91,8 @@ fn run_script(conn: &mut Connection, ledger: &mut Ledger, start: Instant, script
                 conn.handle_input(input);
             }
             3 => {
-                let deadline = (arg & 0x80 != 0)
-                    .then(|| now + Duration::from_millis(u64::from(arg & 0x7f)));
+                let deadline =
+                    (arg & 0x80 != 0).then(|| now + Duration::from_millis(u64::from(arg & 0x7f)));
                 let accepted = conn.submit_query(tag, b"select 1", deadline).is_ok();
                 ledger.commands.push((accepted, 0));
             }
@@ -162,7 +162,10 @@ fuzz_target!(|data: &[u8]| {
     assert!(conn.is_closed());
     assert!(ledger.closed, "Closed was the last event");
     assert!(
-        ledger.commands.iter().all(|&(accepted, terminal)| terminal == u32::from(accepted)),
+        ledger
+            .commands
+            .iter()
+            .all(|&(accepted, terminal)| terminal == u32::from(accepted)),
         "terminal events per command: {:?}",
         ledger.commands
     );

@@ -23,8 +23,10 @@ fn setup() -> (Connection, MemoryCatalog) {
     register(&conn, &SessionState::default()).expect("function library");
     let mut catalog = MemoryCatalog::new(Some("fuzz"));
     for text in SCHEMA {
-        let parsed = xrpc_sql::parse_one_statement(text, &Options::default()).expect("schema parses");
-        let t = translate(parsed.statement().expect("not XA"), &catalog).expect("schema translates");
+        let parsed =
+            xrpc_sql::parse_one_statement(text, &Options::default()).expect("schema parses");
+        let t =
+            translate(parsed.statement().expect("not XA"), &catalog).expect("schema translates");
         for sql in &t.sql {
             conn.execute_batch(sql).expect("schema runs");
         }
@@ -42,15 +44,23 @@ fuzz_target!(|data: &[u8]| {
     let (conn, mut catalog) = setup();
     for parsed in xrpc_sql::parse(&text, &Options::default()) {
         let Ok(parsed) = parsed else { break };
-        let Some(statement) = parsed.statement() else { continue };
+        let Some(statement) = parsed.statement() else {
+            continue;
+        };
         if Session::of(statement).is_some() {
             continue;
         }
-        let Ok(translation) = translate(statement, &catalog) else { continue };
+        let Ok(translation) = translate(statement, &catalog) else {
+            continue;
+        };
         for sql in &translation.sql {
             if let Err(err) = conn.prepare(sql) {
                 let interrupted = matches!(&err, rusqlite::Error::SqliteFailure(e, _) if e.code == rusqlite::ErrorCode::OperationInterrupted);
-                assert!(interrupted, "SQLite rejects the translation of {:?}:\n{sql}\n{err}", parsed.text);
+                assert!(
+                    interrupted,
+                    "SQLite rejects the translation of {:?}:\n{sql}\n{err}",
+                    parsed.text
+                );
             }
             // Running it may fail as MySQL would (strict writes, constraints); it must not panic.
             let _ = conn.execute_batch(sql);
@@ -59,7 +69,11 @@ fuzz_target!(|data: &[u8]| {
         if let Some(count) = &translation.found_rows {
             if let Err(err) = conn.prepare(count) {
                 let interrupted = matches!(&err, rusqlite::Error::SqliteFailure(e, _) if e.code == rusqlite::ErrorCode::OperationInterrupted);
-                assert!(interrupted, "SQLite rejects the row count of {:?}:\n{count}\n{err}", parsed.text);
+                assert!(
+                    interrupted,
+                    "SQLite rejects the row count of {:?}:\n{count}\n{err}",
+                    parsed.text
+                );
             }
         }
         if let Some(change) = &translation.change {
