@@ -14,18 +14,9 @@ use std::time::Instant;
 use xrpc_engine_mysql::driver::{Completion, Driver, DriverOptions};
 use xrpc_mysql_proto::mysql_common::packets::Column;
 use xrpc_mysql_proto::{Config, OkInfo, StatementError, TextRow};
-use xrpc_net::{ConnRef, FrameBatch, Handler, NetConfig, RunContext, Server, UnitId};
+use xrpc_net::{NetConfig, NoClients, Server};
 
 const OUTSTANDING: u64 = 16;
-
-struct NoClients;
-
-impl Handler for NoClients {
-    type Conn = ();
-    fn on_connect(&self, _: &ConnRef) {}
-    fn on_frames(&self, _: &ConnRef, _: &(), _: &mut FrameBatch<'_>, _: &mut Vec<UnitId>) {}
-    fn run_unit(&self, _: &ConnRef, _: &(), _: UnitId, _: &RunContext<'_>) {}
-}
 
 /// Submits the next statement when this one ends, until `left` runs out.
 struct Loop {

@@ -11,19 +11,9 @@ use std::time::{Duration, Instant};
 use xrpc_engine_mysql::driver::{CancelOutcome, Completion, Driver, DriverOptions, Pinned};
 use xrpc_mysql_proto::mysql_common::packets::Column;
 use xrpc_mysql_proto::{Config, OkInfo, StatementError, TextRow};
-use xrpc_net::{ConnRef, FrameBatch, Handler, NetConfig, RunContext, Server, UnitId};
+use xrpc_net::{NetConfig, NoClients, Server};
 
 const WAIT: Duration = Duration::from_secs(30);
-
-/// The framework needs a handler for client connections; these tests open none.
-struct NoClients;
-
-impl Handler for NoClients {
-    type Conn = ();
-    fn on_connect(&self, _: &ConnRef) {}
-    fn on_frames(&self, _: &ConnRef, _: &(), _: &mut FrameBatch<'_>, _: &mut Vec<UnitId>) {}
-    fn run_unit(&self, _: &ConnRef, _: &(), _: UnitId, _: &RunContext<'_>) {}
-}
 
 fn node() -> Server<NoClients> {
     let cfg = NetConfig {

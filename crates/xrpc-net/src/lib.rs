@@ -88,7 +88,7 @@ pub use config::{ConfigError, NetConfig};
 pub use conn::{ConnRef, SendError, WeakConnRef, handler, turn};
 pub use group::outbound::{self, OutboundIo, OutboundSocket, Progress, SocketHandler};
 pub use group::{GroupHandle, QueueFull, WaitGuard};
-pub use handler::{FrameBatch, FrameRef, Handler, RunContext, UnitId};
+pub use handler::{FrameBatch, FrameRef, Handler, NoClients, RunContext, UnitId};
 pub use hist::{PerfHistograms, Stage};
 pub use pages::{OutPages, PagePool};
 pub use run_gate::RunGate;

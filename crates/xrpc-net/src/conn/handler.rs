@@ -228,3 +228,16 @@ impl<'a> RunContext<'a> {
         self.runnable_since
     }
 }
+
+/// The handler of a server that takes no client traffic: its groups serve only outbound
+/// sockets (a backend driver's, [`crate::GroupHandle::register_outbound`]). A connection is
+/// accepted and kept with no state; its frames are read and dropped, and it has no units.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoClients;
+
+impl Handler for NoClients {
+    type Conn = ();
+    fn on_connect(&self, _: &ConnRef) {}
+    fn on_frames(&self, _: &ConnRef, _: &(), _: &mut FrameBatch<'_>, _: &mut Vec<UnitId>) {}
+    fn run_unit(&self, _: &ConnRef, _: &(), _: UnitId, _: &RunContext<'_>) {}
+}

@@ -46,31 +46,7 @@ enum Kind {
 #[allow(dead_code)]
 enum Keep {
     Dir(tempfile::TempDir),
-    Groups(xrpc_net::Server<NoClients>),
-}
-
-/// The epoll groups need a handler for client connections; the engine tests open none.
-struct NoClients;
-
-impl xrpc_net::Handler for NoClients {
-    type Conn = ();
-    fn on_connect(&self, _: &xrpc_net::ConnRef) {}
-    fn on_frames(
-        &self,
-        _: &xrpc_net::ConnRef,
-        _: &(),
-        _: &mut xrpc_net::FrameBatch<'_>,
-        _: &mut Vec<xrpc_net::UnitId>,
-    ) {
-    }
-    fn run_unit(
-        &self,
-        _: &xrpc_net::ConnRef,
-        _: &(),
-        _: xrpc_net::UnitId,
-        _: &xrpc_net::RunContext<'_>,
-    ) {
-    }
+    Groups(xrpc_net::Server<xrpc_net::NoClients>),
 }
 
 /// An engine of `kind`, with what must outlive it; the mysql engine's driver runs on epoll
@@ -97,7 +73,7 @@ fn engine_on(kind: Kind) -> (Keep, Box<dyn Engine>) {
                     bind_cores: false,
                     ..xrpc_net::NetConfig::default()
                 },
-                NoClients,
+                xrpc_net::NoClients,
             )
             .unwrap();
             engine.started(groups.groups());
