@@ -59,7 +59,6 @@
 // is a connection's send finished later. With `group` (whose workers run units and end turns) they
 // form the one import pair the framework keeps: a connection and the group that runs it.
 pub mod handler;
-pub mod turn;
 
 use std::fmt;
 use std::io::{self, Read, Write};
@@ -114,6 +113,13 @@ struct ConnShared {
     max_packet: AtomicU32,
     /// Set once, by [`ConnRef::start_tls`], under the send lock.
     tls: OnceLock<TlsSession>,
+}
+
+impl crate::turn::DeferredOutput for ConnShared {
+    fn write_deferred(self: Arc<Self>) {
+        // A failed write has finished the connection; the turn goes on with the others.
+        let _ = ConnRef(self).flush_deferred();
+    }
 }
 
 /// Why a send failed. The connection has been finished, except for [`SendError::Closed`] where it
@@ -305,7 +311,7 @@ impl ConnRef {
     }
 
     /// [`ConnRef::send_deferred`] that never writes in the call, even when the deferred output
-    /// passes [`crate::conn::turn::DEFER_MAX_BYTES`]: for a caller that must not wait for this
+    /// passes [`crate::turn::DEFER_MAX_BYTES`]: for a caller that must not wait for this
     /// connection's client (a completion that runs on the worker reading another socket, whose
     /// handler is held until it returns). The bytes wait for the end of the turn.
     pub fn send_at_turn_end(&self, data: &[u8]) -> Result<(), SendError> {
@@ -313,7 +319,7 @@ impl ConnRef {
     }
 
     fn defer(&self, data: &[u8], write_when_full: bool) -> Result<(), SendError> {
-        if !crate::conn::turn::is_active() {
+        if !crate::turn::is_active() {
             return self.send(data);
         }
         if self.is_closed() {
@@ -332,11 +338,11 @@ impl ConnRef {
             }
             deferred.extend(self.0.group.pages(), data);
             NetCounters::incr(&self.0.group.0.counters.sends_deferred);
-            if write_when_full && deferred.len() >= crate::conn::turn::DEFER_MAX_BYTES {
+            if write_when_full && deferred.len() >= crate::turn::DEFER_MAX_BYTES {
                 return self.write_deferred(&mut deferred);
             }
         }
-        crate::conn::turn::note(self, write_when_full);
+        crate::turn::note(&self.0, write_when_full);
         Ok(())
     }
 
@@ -373,11 +379,6 @@ impl ConnRef {
             self.write_all(&slices[..chunk.len()])?;
         }
         Ok(())
-    }
-
-    /// Whether two handles name the same connection.
-    pub(crate) fn same(&self, other: &ConnRef) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
     }
 
     /// Sends every page of `pages` with vectored writes, then returns the pages to the group's

@@ -110,7 +110,6 @@ use std::time::{Duration, Instant};
 use parking_lot::Mutex;
 
 use crate::config::NetConfig;
-use crate::conn::handler::{RunContext, UnitId};
 use crate::hist::{PerfHistograms, Stage};
 use crate::loom::sync::Mutex as SyncMutex;
 use crate::loom::sync::atomic::{AtomicBool as SyncBool, AtomicU64 as SyncU64};
@@ -451,7 +450,7 @@ impl GroupHandle {
     /// ([`crate::ConnRef::send_deferred`]) are written first, so that no answer waits for the
     /// blocking section.
     pub fn enter_wait(&self) -> WaitGuard {
-        crate::conn::turn::flush_noted();
+        crate::turn::flush_noted();
         self.enter_wait_holding_send_lock()
     }
 
@@ -984,6 +983,56 @@ fn unit_starts() {
     UNITS_STARTED.with(|n| n.set(n.get().wrapping_add(1)));
 }
 
+/// Identifies a runnable unit of a connection (a session id, in the server). Its meaning is the
+/// handler's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct UnitId(pub u64);
+
+/// What [`crate::Handler::run_unit`] knows about where it runs.
+#[derive(Debug)]
+pub struct RunContext<'a> {
+    pub(crate) group: &'a GroupHandle,
+    pub(crate) inline: bool,
+    pub(crate) runnable_since: Option<Instant>,
+}
+
+impl<'a> RunContext<'a> {
+    /// Whether the unit runs inline on the thread that received its frames (rather than from the
+    /// task queue).
+    pub fn is_inline(&self) -> bool {
+        self.inline
+    }
+
+    /// The group this unit runs in: timers, tasks, wait guards, output pages, counters.
+    pub fn group(&self) -> &'a GroupHandle {
+        self.group
+    }
+
+    /// Marks a blocking section; see [`GroupHandle::enter_wait`].
+    pub fn enter_wait(&self) -> WaitGuard {
+        self.group.enter_wait()
+    }
+
+    /// When the unit became runnable, if the histograms are on.
+    pub fn runnable_since(&self) -> Option<Instant> {
+        self.runnable_since
+    }
+}
+
+/// Writes the deferred output of every connection this thread deferred bytes on (the turn's
+/// end, `turn.rs`), each with one vectored write. Cheap when there is none (one thread-local
+/// access). A handler may call it from a long computation so that answers deferred earlier in
+/// the turn go out now.
+///
+/// It is also the long unit's checkpoint: on a worker of a one-CPU group, where one worker at a
+/// time listens for the group's events, a unit that has run for a millisecond wakes a sleeping
+/// worker to listen if nobody does ("One CPU: one listener" above), so that other connections'
+/// requests are read while the long unit runs. That costs a clock read per call.
+pub fn flush_deferred_sends() {
+    crate::turn::flush_noted();
+    long_unit_checkpoint();
+}
+
 /// The checkpoint of a long unit on a worker ([`crate::flush_deferred_sends`]): on a one-CPU
 /// group, once the unit has run for [`LONG_UNIT`] since its first checkpoint, hands the listening
 /// over if nobody listens, and again at most every [`LONG_UNIT`] (module docs, "One CPU: one
@@ -1016,7 +1065,7 @@ fn worker_main(group: GroupHandle, reason: SpawnReason) {
     WORKER_OF.with(|w| {
         let _ = w.set(Arc::downgrade(&group.0));
     });
-    crate::conn::turn::enable();
+    crate::turn::enable();
     let extra = !matches!(reason, SpawnReason::Base(_));
     let _exit = WorkerExit { g, extra };
     let mut cpu_gen = g.cpu_gen.load(Ordering::Acquire);
@@ -1043,9 +1092,9 @@ fn worker_main(group: GroupHandle, reason: SpawnReason) {
                 break;
             }
             since_flush += 1;
-            if since_flush == crate::conn::turn::FLUSH_EVERY_TASKS {
+            if since_flush == crate::turn::FLUSH_EVERY_TASKS {
                 since_flush = 0;
-                crate::conn::turn::flush_noted();
+                crate::turn::flush_noted();
             }
         }
         worked |= group.run_timers(&mut due);
@@ -1060,8 +1109,8 @@ fn worker_main(group: GroupHandle, reason: SpawnReason) {
         }
         g.loops.fetch_add(1, Ordering::Relaxed);
         // The end of the turn: the answers deferred since the last flush go out now, before
-        // this worker may sleep (crate::conn::turn).
-        crate::conn::turn::flush_noted();
+        // this worker may sleep (crate::turn).
+        crate::turn::flush_noted();
 
         // Announce the wait, then re-check the queue (crate::wake).
         g.waiters.begin_wait();
@@ -1132,7 +1181,7 @@ struct WorkerExit<'a> {
 impl Drop for WorkerExit<'_> {
     fn drop(&mut self) {
         let g = self.g;
-        crate::conn::turn::flush_noted();
+        crate::turn::flush_noted();
         g.hand_over_listening();
         // Pass a stop wake-up on to the next sleeper.
         if g.is_stopping() {

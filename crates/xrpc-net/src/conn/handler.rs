@@ -25,25 +25,17 @@
 //!
 //! # Where this module sits
 //!
-//! The contract names what a handler is given: a [`ConnRef`] (defined in `conn.rs`) and, through
-//! [`RunContext`], the [`GroupHandle`] (in `group.rs`). Those two import this module back, to
-//! drive a handler (`conn.rs`) and to run a unit (`group.rs`), so the three files refer to each
-//! other. Putting the contract below both would take handler-facing traits over the connection
-//! and the group, a generic parameter on every callback for one implementation each; the circle
-//! is kept instead, and it is the only one: `conn.rs ↔ group.rs` (a connection knows its group, a
-//! group's table holds connections) is the same pair.
-
-use std::time::Instant;
+//! The contract names what a handler is given: a [`ConnRef`] (defined in `conn.rs`, this
+//! module's parent) and a [`RunContext`] with its [`UnitId`], which `group.rs` defines, since
+//! the group runs units, and this module re-exports. The dependencies point one way: the
+//! connection drives a handler and knows its group; the group knows connections only through
+//! its own task traits, and the end of a worker's turn (`turn.rs`) knows neither, holding the
+//! connections and outbound sockets it writes and kicks as trait objects of its own.
 
 use xrpc_proto::{FrameConfig, FrameError, FrameHeader};
 
 use crate::conn::ConnRef;
-use crate::group::GroupHandle;
-
-/// Identifies a runnable unit of a connection (a session id, in the server). Its meaning is the
-/// handler's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct UnitId(pub u64);
+pub use crate::group::{RunContext, UnitId};
 
 /// The protocol logic run by the framework.
 pub trait Handler: Send + Sync + 'static {
@@ -197,37 +189,6 @@ impl<'a> Iterator for FrameBatch<'a> {
 }
 
 impl ExactSizeIterator for FrameBatch<'_> {}
-
-/// What [`Handler::run_unit`] knows about where it runs.
-#[derive(Debug)]
-pub struct RunContext<'a> {
-    pub(crate) group: &'a GroupHandle,
-    pub(crate) inline: bool,
-    pub(crate) runnable_since: Option<Instant>,
-}
-
-impl<'a> RunContext<'a> {
-    /// Whether the unit runs inline on the thread that received its frames (rather than from the
-    /// task queue).
-    pub fn is_inline(&self) -> bool {
-        self.inline
-    }
-
-    /// The group this unit runs in: timers, tasks, wait guards, output pages, counters.
-    pub fn group(&self) -> &'a GroupHandle {
-        self.group
-    }
-
-    /// Marks a blocking section; see [`GroupHandle::enter_wait`].
-    pub fn enter_wait(&self) -> crate::group::WaitGuard {
-        self.group.enter_wait()
-    }
-
-    /// When the unit became runnable, if the histograms are on.
-    pub fn runnable_since(&self) -> Option<Instant> {
-        self.runnable_since
-    }
-}
 
 /// The handler of a server that takes no client traffic: its groups serve only outbound
 /// sockets (a backend driver's, [`crate::GroupHandle::register_outbound`]). A connection is

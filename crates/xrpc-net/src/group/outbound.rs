@@ -105,14 +105,11 @@ impl OutboundIo<'_> {
     }
 }
 
-/// The group's view of an outbound socket, with the handler type erased.
-pub(crate) trait OutboundTask: Send + Sync {
+/// The group's view of an outbound socket, with the handler type erased: its kick
+/// ([`OutboundSocket::kick`]) and identity are the turn's view of it.
+pub(crate) trait OutboundTask: crate::turn::Kick {
     /// A readiness event arrived.
     fn on_event(&self, group: &GroupHandle);
-    /// Drives the socket on this thread ([`OutboundSocket::kick`]).
-    fn kick(&self);
-    /// Whether two tasks are one socket.
-    fn addr(&self) -> *const ();
     /// Closes the socket (group shutdown).
     fn close(&self);
 }
@@ -168,13 +165,13 @@ impl<H: SocketHandler> OutboundSocket<H> {
         self.0.drive(&self.0.group);
     }
 
-    /// [`OutboundSocket::kick`] at the end of this worker's turn (`conn/turn.rs`), once for
+    /// [`OutboundSocket::kick`] at the end of this worker's turn (`turn.rs`), once for
     /// every kick of the turn: output queued by several callers in one turn goes out in one
     /// write, and the other server reads it in one read. On a thread that is not one of the
     /// framework's workers it kicks now.
     pub fn kick_at_turn_end(&self) {
-        if crate::conn::turn::is_active() {
-            crate::conn::turn::note_kick(Arc::clone(&self.0) as Arc<dyn OutboundTask>);
+        if crate::turn::is_active() {
+            crate::turn::note_kick(Arc::clone(&self.0) as Arc<dyn crate::turn::Kick>);
         } else {
             self.kick();
         }
@@ -253,17 +250,19 @@ impl<H> Outbound<H> {
     }
 }
 
-impl<H: SocketHandler> OutboundTask for Outbound<H> {
-    fn on_event(&self, group: &GroupHandle) {
-        self.drive(group);
-    }
-
+impl<H: SocketHandler> crate::turn::Kick for Outbound<H> {
     fn kick(&self) {
         self.drive(&self.group);
     }
 
     fn addr(&self) -> *const () {
         (self as *const Self).cast()
+    }
+}
+
+impl<H: SocketHandler> OutboundTask for Outbound<H> {
+    fn on_event(&self, group: &GroupHandle) {
+        self.drive(group);
     }
 
     fn close(&self) {

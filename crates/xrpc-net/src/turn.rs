@@ -16,7 +16,7 @@
 //! - after every [`FLUSH_EVERY_TASKS`] tasks run from the queue, so a long queue does not hold the
 //!   first answers back until the last task ran;
 //! - when the worker enters a blocking section ([`crate::GroupHandle::enter_wait`]: a lock wait,
-//!   a flow-control wait, I/O to an engine) and when a handler calls [`flush_deferred_sends`]
+//!   a flow-control wait, I/O to an engine) and when a handler calls [`crate::flush_deferred_sends`]
 //!   (the server does from SQLite's progress callback, so a long statement does not hold back the
 //!   answers of the sessions run before it);
 //! - when a connection's deferred output reaches [`DEFER_MAX_BYTES`] (written at once by the
@@ -51,8 +51,22 @@ use std::cell::{Cell, RefCell};
 
 use std::sync::Arc;
 
-use crate::conn::ConnRef;
-use crate::group::outbound::OutboundTask;
+/// A connection with output deferred to the end of the turn, as this module holds it (the
+/// connection type is `conn`'s, which sends through this module).
+pub(crate) trait DeferredOutput: Send + Sync {
+    /// Writes the bytes deferred on the connection. A failed write has finished that
+    /// connection; the others are unaffected.
+    fn write_deferred(self: Arc<Self>);
+}
+
+/// An outbound socket kicked at the end of the turn, as this module holds it (the socket type is
+/// the group's, which drives the turn).
+pub(crate) trait Kick: Send + Sync {
+    /// Drives the socket on this thread.
+    fn kick(&self);
+    /// Whether two kicks are one socket.
+    fn addr(&self) -> *const ();
+}
 
 /// Tasks a worker runs from its queue between two writes of its deferred output.
 pub const FLUSH_EVERY_TASKS: usize = 64;
@@ -65,13 +79,13 @@ thread_local! {
     /// Whether this thread is a worker that runs the flush points (set for its whole life).
     static ACTIVE: Cell<bool> = const { Cell::new(false) };
     /// Connections this thread deferred bytes on since its last flush.
-    static NOTED: RefCell<Vec<ConnRef>> = const { RefCell::new(Vec::new()) };
+    static NOTED: RefCell<Vec<Arc<dyn DeferredOutput>>> = const { RefCell::new(Vec::new()) };
     /// Outbound sockets kicked on this thread since its last flush, each once.
-    static KICKS: RefCell<Vec<Arc<dyn OutboundTask>>> = const { RefCell::new(Vec::new()) };
+    static KICKS: RefCell<Vec<Arc<dyn Kick>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Notes a kick of `socket` for the end of the turn (`OutboundSocket::kick_at_turn_end`).
-pub(crate) fn note_kick(socket: Arc<dyn OutboundTask>) {
+pub(crate) fn note_kick(socket: Arc<dyn Kick>) {
     KICKS.with(|kicks| {
         let mut kicks = kicks.borrow_mut();
         if !kicks.iter().any(|k| k.addr() == socket.addr()) {
@@ -107,15 +121,18 @@ pub(crate) fn is_active() -> bool {
 /// Notes that `conn` holds bytes this thread deferred; past [`MAX_NOTED`] connections the list
 /// is written out early. With `may_flush` false the list is never written out here, however long it gets (a caller
 /// that must not write in the call; its list is bounded by what one handler pass hands out).
-pub(crate) fn note(conn: &ConnRef, may_flush: bool) {
+pub(crate) fn note(conn: &Arc<impl DeferredOutput + 'static>, may_flush: bool) {
     let full = NOTED.with(|noted| {
         let mut noted = noted.borrow_mut();
         // Consecutive sends on one connection are the common case; a duplicate further back only
         // costs one more (empty) flush.
-        if noted.last().is_some_and(|last| last.same(conn)) {
+        if noted
+            .last()
+            .is_some_and(|last| std::ptr::addr_eq(Arc::as_ptr(last), Arc::as_ptr(conn)))
+        {
             return false;
         }
-        noted.push(conn.clone());
+        noted.push(Arc::clone(conn) as Arc<dyn DeferredOutput>);
         noted.len() >= MAX_NOTED
     });
     if full && may_flush {
@@ -124,19 +141,9 @@ pub(crate) fn note(conn: &ConnRef, may_flush: bool) {
 }
 
 /// Writes the deferred output of every connection this thread deferred bytes on, each with one
-/// vectored write. Cheap when there is none (one thread-local access). A handler may call it
-/// from a long computation so that answers deferred earlier in the turn go out now.
-///
-/// It is also the long unit's checkpoint: on a worker of a one-CPU group, where one worker at a
-/// time listens for the group's events, a unit that has run for a millisecond wakes a sleeping
-/// worker to listen if nobody does (`group.rs`, "One CPU: one listener"), so that other
-/// connections' requests are read while the long unit runs. That costs a clock read per call.
-pub fn flush_deferred_sends() {
-    flush_noted();
-    crate::group::long_unit_checkpoint();
-}
-
-/// [`flush_deferred_sends`] without the checkpoint: the worker loop's own flush points.
+/// vectored write, after kicking the outbound sockets noted. Cheap when there is none (one
+/// thread-local access). The worker loop's own flush points; handlers reach it through
+/// [`crate::flush_deferred_sends`].
 pub(crate) fn flush_noted() {
     // First the backend-bound output: its answers may add to the clients' deferred output.
     kick_noted();
@@ -145,8 +152,7 @@ pub(crate) fn flush_noted() {
         return;
     }
     for conn in conns.drain(..) {
-        // A failed write has finished that connection; the others are unaffected.
-        let _ = conn.flush_deferred();
+        conn.write_deferred();
     }
     // Keep the list's allocation for the next turn (the list was empty while we wrote: a write
     // does not defer).
