@@ -86,9 +86,10 @@
 //! column it is (its type, NULL-ability and default; no key or extra; an AUTO_INCREMENT one's
 //! default is 0), as MariaDB does, and nullable when an outer join of the view's SELECT makes
 //! it so; an aggregate of a table column (COUNT, SUM, AVG, MIN, MAX) is described with the type
-//! MariaDB derives for it. A view with another column that is not a table column as declared
-//! (an expression, a union's column, a column of a view over an outer join), whose type MariaDB
-//! derives from the SELECT, is not described: SHOW COLUMNS and DESCRIBE of it, and any statement naming
+//! MariaDB derives for it, and a UNION's column whose members are table columns of one type as
+//! MariaDB merges them. A view with another column that is not a table column as declared (an
+//! expression, a union of other columns, a column of a view over an outer join), whose type
+//! MariaDB derives from the SELECT, is not described: SHOW COLUMNS and DESCRIBE of it, and any statement naming
 //! `information_schema` and `COLUMNS` while such a view exists, are 1235.
 
 use xrpc_proto::codes;

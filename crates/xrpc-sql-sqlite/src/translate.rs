@@ -3471,6 +3471,7 @@ impl<'a> Translator<'a> {
             let (database, table) = self.located(name).ok()?;
             self.catalog.base_table(&database, &table)
         };
+        let union = crate::view_types::union_columns(select, &names, &table_of);
         let view_columns = columns
             .iter()
             .zip(&names)
@@ -3484,7 +3485,7 @@ impl<'a> Translator<'a> {
                             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. },
                         )),
                     ) => crate::view_types::aggregate_column(s, e, n, &table_of),
-                    _ => None,
+                    _ => union.as_ref().and_then(|u| u[at].clone()),
                 };
                 // The translation computes SUM of integers as integers, which print as
                 // MySQL's DECIMAL of scale 0 does.

@@ -10,10 +10,17 @@
 //!
 //! The argument is a column named plainly (`c` or `t.c`) of a base table of the SELECT's FROM;
 //! a name that could be a derived table's or a view's column is not derived.
+//!
+//! A UNION's column is derived when every member SELECT names a column of one of its base
+//! tables there (inner joins only) and the columns agree: one integer type as declared, or all
+//! CHAR, or all VARCHAR, of one collation (the longest length wins). It is NOT NULL when every
+//! member's is, and then MariaDB shows the type's zero (`0`, the empty string) as its default.
+//! Other unions (mixed types, whose result type MariaDB computes by rules of its own) are not
+//! derived.
 
 use sqlparser::ast::{
-    Expr, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectName, Select, TableFactor,
-    TableWithJoins,
+    Expr, FunctionArg, FunctionArgExpr, FunctionArguments, JoinOperator, ObjectName, Query, Select,
+    SelectItem, SetExpr, SetOperator, TableFactor, TableWithJoins,
 };
 
 use crate::types::{Column, ColumnType, Table};
@@ -90,6 +97,137 @@ pub(crate) fn aggregate_column(
         _ => return None,
     };
     Some(Column {
+        declared,
+        ..Column::undeclared(name.to_owned(), ty)
+    })
+}
+
+/// The declarations of a UNION's columns, where every member names a table column there and
+/// the columns agree (module docs); `None` for a column that is not derived, and `None` in
+/// all for a query that is not such a union.
+pub(crate) fn union_columns(
+    query: &Query,
+    names: &[String],
+    table_of: &dyn Fn(&ObjectName) -> Option<Table>,
+) -> Option<Vec<Option<Column>>> {
+    fn members<'q>(body: &'q SetExpr, out: &mut Vec<&'q Select>) -> Option<()> {
+        match body {
+            SetExpr::Select(select) => out.push(select),
+            SetExpr::SetOperation {
+                op: SetOperator::Union,
+                left,
+                right,
+                ..
+            } => {
+                members(left, out)?;
+                members(right, out)?;
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+    if query.with.is_some() {
+        return None;
+    }
+    let mut selects = Vec::new();
+    members(&query.body, &mut selects)?;
+    if selects.len() < 2 {
+        return None;
+    }
+    let mut declared: Vec<Vec<Column>> = vec![Vec::new(); names.len()];
+    for select in selects {
+        let inner_joins_only = select.from.iter().all(|twj| {
+            twj.joins.iter().all(|j| {
+                matches!(
+                    j.join_operator,
+                    JoinOperator::Join(_)
+                        | JoinOperator::Inner(_)
+                        | JoinOperator::StraightJoin(_)
+                        | JoinOperator::CrossJoin(_)
+                )
+            })
+        });
+        if !inner_joins_only || select.projection.len() != names.len() {
+            return None;
+        }
+        for (at, item) in select.projection.iter().enumerate() {
+            let expr = match item {
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
+                _ => return None,
+            };
+            declared[at].push(argument_column(select, expr, table_of)?);
+        }
+    }
+    Some(
+        declared
+            .iter()
+            .zip(names)
+            .map(|(columns, name)| merged(columns, name))
+            .collect(),
+    )
+}
+
+/// One column of a union's members' columns, where they agree (module docs).
+fn merged(columns: &[Column], name: &str) -> Option<Column> {
+    let first = columns.first()?;
+    let not_null = columns.iter().all(|c| c.not_null);
+    let (ty, declared, zero) = match &first.ty {
+        ColumnType::Int { .. } => {
+            let same = columns.iter().all(|c| {
+                c.ty == first.ty
+                    && !c.declared.is_empty()
+                    && c.declared.eq_ignore_ascii_case(&first.declared)
+            });
+            if !same {
+                return None;
+            }
+            (first.ty.clone(), first.declared.clone(), "0")
+        }
+        ColumnType::Char { collation, .. } | ColumnType::VarChar { collation, .. } => {
+            let char_type = matches!(first.ty, ColumnType::Char { .. });
+            let mut longest = 0;
+            for column in columns {
+                match column.ty {
+                    ColumnType::Char {
+                        length,
+                        collation: c,
+                    } if char_type && c == *collation => {
+                        longest = longest.max(length);
+                    }
+                    ColumnType::VarChar {
+                        length,
+                        collation: c,
+                    } if !char_type && c == *collation => {
+                        longest = longest.max(length);
+                    }
+                    _ => return None,
+                }
+            }
+            if char_type {
+                (
+                    ColumnType::Char {
+                        length: longest,
+                        collation: *collation,
+                    },
+                    format!("char({longest})"),
+                    "''",
+                )
+            } else {
+                (
+                    ColumnType::VarChar {
+                        length: longest,
+                        collation: *collation,
+                    },
+                    format!("varchar({longest})"),
+                    "''",
+                )
+            }
+        }
+        _ => return None,
+    };
+    Some(Column {
+        not_null,
+        default: not_null.then(|| zero.to_owned()),
         declared,
         ..Column::undeclared(name.to_owned(), ty)
     })

@@ -1719,11 +1719,39 @@ CREATE VIEW over_j AS SELECT * FROM j;
 SELECT * FROM over_j;
 DESCRIBE over_j;
 
--- script: a view's union column is not described
+-- script: a view's union column is described
 CREATE TABLE p (id INT NOT NULL, name VARCHAR(5) NOT NULL);
 CREATE TABLE q (id INT NOT NULL, label VARCHAR(10) NOT NULL);
 CREATE VIEW un AS SELECT name FROM p UNION SELECT label FROM q;
 SHOW COLUMNS FROM un;
+
+-- script: views' union columns of one type are described as MariaDB merges them
+CREATE TABLE p (id INT NOT NULL, name VARCHAR(5) NOT NULL, c CHAR(3) NOT NULL, n INT, bi BIGINT NOT NULL, ti TINYINT NOT NULL, u INT UNSIGNED NOT NULL, vb VARCHAR(7) COLLATE utf8mb4_bin NOT NULL);
+CREATE TABLE q (id INT NOT NULL, label VARCHAR(10) NOT NULL, c CHAR(5) NOT NULL, n INT NOT NULL, bi BIGINT, ti TINYINT NOT NULL, u INT UNSIGNED NOT NULL, vb VARCHAR(9) COLLATE utf8mb4_bin);
+CREATE TABLE r (k INT NOT NULL);
+CREATE VIEW u1 AS SELECT id, name, c, n, bi, ti, u FROM p UNION SELECT id, label, c, n, bi, ti, u FROM q;
+DESCRIBE u1;
+CREATE VIEW u2 AS SELECT p.id AS pid, q.label FROM p JOIN q ON q.id = p.id UNION ALL SELECT k, name FROM r JOIN p ON p.id = r.k;
+DESCRIBE u2;
+CREATE VIEW u3 AS SELECT vb FROM p UNION SELECT vb FROM q ORDER BY vb LIMIT 5;
+SHOW FULL COLUMNS FROM u3;
+CREATE VIEW u4 AS SELECT id FROM p UNION SELECT n FROM q UNION SELECT k FROM r;
+DESCRIBE u4;
+CREATE VIEW u5 AS SELECT q.id AS i, q.label AS l FROM q UNION SELECT p.id, p.name FROM p;
+DESCRIBE u5;
+INSERT INTO p VALUES (1, 'a', 'b', NULL, 2, 3, 4, 'v');
+INSERT INTO q VALUES (1, 'aa', 'bb', 5, NULL, 6, 7, NULL);
+SELECT * FROM u1 ORDER BY id, name;
+SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, COLUMN_DEFAULT FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'u1' ORDER BY ORDINAL_POSITION;
+
+-- script: a view's union of columns of different types is not described
+CREATE TABLE p (id INT NOT NULL, name VARCHAR(5) NOT NULL, ti TINYINT NOT NULL);
+CREATE TABLE q (id BIGINT NOT NULL, c CHAR(5) NOT NULL, u INT UNSIGNED NOT NULL);
+CREATE VIEW mixed AS SELECT id, name, ti FROM p UNION SELECT id, c, u FROM q;
+SELECT * FROM mixed;
+DESCRIBE mixed;
+CREATE VIEW literal AS SELECT id, name FROM p UNION ALL SELECT 1, 'x';
+DESCRIBE literal;
 
 -- script: a view beside information_schema is refused
 CREATE TABLE t (a INT);
