@@ -185,6 +185,15 @@ error_codes! {
     WRONG_OBJECT = 1347, "HY000", Error,
         "Is not of type",
         "SQLite engine: SHOW CREATE VIEW of a table (`'db.t' is not of type 'VIEW'`), and in a translated statement ALTER TABLE, CREATE INDEX or DROP INDEX of a view (`… 'BASE TABLE'`), as MySQL's ER_WRONG_OBJECT.";
+    NON_UPDATABLE_TABLE = 1288, "HY000", Error,
+        "The target table of the statement is not updatable",
+        "SQLite engine: UPDATE or DELETE of a view MySQL cannot write through (a union, LIMIT, DISTINCT, GROUP BY, HAVING, an aggregate or window function, no table, or a view over such a view).";
+    NONUPDATEABLE_COLUMN = 1348, "HY000", Error,
+        "Column is not updatable",
+        "SQLite engine: a write to a view's computed column.";
+    NON_INSERTABLE_TABLE = 1471, "HY000", Error,
+        "The target table of the INSERT is not insertable-into",
+        "SQLite engine: INSERT or REPLACE into a view MySQL cannot write through, or without a column list into a view with a computed column.";
     BAD_DB = 1049, "42000", Error,
         "Unknown database",
         "`schema_name`, `USE`, `SHOW … FROM` or the session's current database names no database.";
