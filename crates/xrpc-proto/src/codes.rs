@@ -194,6 +194,15 @@ error_codes! {
     NON_INSERTABLE_TABLE = 1471, "HY000", Error,
         "The target table of the INSERT is not insertable-into",
         "SQLite engine: INSERT or REPLACE into a view MySQL cannot write through, or without a column list into a view with a computed column.";
+    VIEW_MULTIUPDATE = 1393, "HY000", Error,
+        "Can not modify more than one base table through a join view",
+        "SQLite engine: an UPDATE or INSERT through a view of a join naming columns of several of its tables (or, for an INSERT, a computed column).";
+    VIEW_NO_INSERT_FIELD_LIST = 1394, "HY000", Error,
+        "Can not insert into join view without fields list",
+        "SQLite engine: an INSERT into a view of a join without a column list.";
+    VIEW_DELETE_MERGE_VIEW = 1395, "HY000", Error,
+        "Can not delete from join view",
+        "SQLite engine: a DELETE from a view of a join.";
     BAD_DB = 1049, "42000", Error,
         "Unknown database",
         "`schema_name`, `USE`, `SHOW … FROM` or the session's current database names no database.";

@@ -124,6 +124,16 @@ pub enum TranslateError {
     /// aggregates, is DISTINCT, a union, limited, or reads no table.
     #[error("The target table {0} of the {1} is not updatable")]
     ViewNotUpdatable(String, &'static str),
+    /// `ER_VIEW_MULTIUPDATE` (1393, HY000): a write through a join view naming columns of
+    /// several of its tables.
+    #[error("Can not modify more than one base table through a join view '{0}'")]
+    JoinViewTables(String),
+    /// `ER_VIEW_NO_INSERT_FIELD_LIST` (1394, HY000).
+    #[error("Can not insert into join view '{0}' without fields list")]
+    JoinViewInsertList(String),
+    /// `ER_VIEW_DELETE_MERGE_VIEW` (1395, HY000).
+    #[error("Can not delete from join view '{0}'")]
+    JoinViewDelete(String),
     /// `ER_VIEW_SELECT_TMPTABLE` (1352, HY000).
     #[error("View's SELECT refers to a temporary table '{0}'")]
     ViewTemporary(String),
@@ -185,6 +195,9 @@ impl TranslateError {
             Self::NotUpdatable(_) => 1348,
             Self::NotInsertable(_) => 1471,
             Self::ViewNotUpdatable(..) => 1288,
+            Self::JoinViewTables(_) => 1393,
+            Self::JoinViewInsertList(_) => 1394,
+            Self::JoinViewDelete(_) => 1395,
             Self::GeneratedValue(..) => 1906,
             Self::KeyColumn(_) => 1072,
             Self::MultiplePrimaryKey => 1068,
@@ -218,6 +231,9 @@ impl TranslateError {
             | Self::NotUpdatable(_)
             | Self::NotInsertable(_)
             | Self::ViewNotUpdatable(..)
+            | Self::JoinViewTables(_)
+            | Self::JoinViewInsertList(_)
+            | Self::JoinViewDelete(_)
             | Self::GeneratedValue(..)
             | Self::IllegalParameterType(..) => "HY000",
             Self::ValueCount(_) => "21S01",

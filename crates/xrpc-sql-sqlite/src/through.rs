@@ -3,27 +3,35 @@
 //!
 //! A view is written through here when its SELECT reads one table
 //! (`SELECT a, b AS c, a * 2 AS d FROM t [AS x] [WHERE …]`, or `SELECT * FROM t …`): no
-//! DISTINCT, GROUP BY, HAVING, ORDER BY, LIMIT, union, join, subquery or common table
-//! expression; the table a base table (never one a temporary table of its name hides) or a view
-//! written through the same way (its names then read through it, its WHERE added); its columns
-//! the table's as they are or expressions of them (an aggregate makes the view one MySQL cannot
+//! DISTINCT, GROUP BY, HAVING, ORDER BY, LIMIT, union, subquery or common table expression;
+//! the table a base table (never one a temporary table of its name hides) or a view written
+//! through the same way (its names then read through it, its WHERE added); its columns the
+//! table's as they are or expressions of them (an aggregate makes the view one MySQL cannot
 //! write through, below), no table column shown twice. The statement is rewritten onto the
 //! table: a view column's name becomes the table column or the expression it is (a name the
-//! view does not have is MySQL's 1054, whether or not the table has it), the view's WHERE is added to an UPDATE's or DELETE's
-//! (an INSERT ignores it, as MySQL does without CHECK OPTION), and the result is translated as
-//! any statement on the table. Writing a computed column is MySQL's 1348, and an INSERT without
-//! a column list into a view with one 1471. A view MySQL cannot write through at all (a union,
-//! LIMIT, DISTINCT, GROUP BY, HAVING, an aggregate or window function of its own, no table, or
-//! a view over such a view) is MySQL's 1288 for UPDATE and DELETE and 1471 for INSERT and
-//! REPLACE, naming the view the statement writes. Anything else naming a view as its target is
-//! 1235:
-//! a statement with a subquery (its names would have to be told apart from the view's), a
-//! multi-table form, ON DUPLICATE KEY UPDATE.
+//! view does not have is MySQL's 1054, whether or not the table has it), the view's WHERE is
+//! added to an UPDATE's or DELETE's (an INSERT ignores it, as MySQL does without CHECK
+//! OPTION), and the result is translated as any statement on the table. Writing a computed
+//! column is MySQL's 1348, and an INSERT without a column list into a view with one 1471.
+//!
+//! A view of an inner join of base tables (`JOIN … ON`, `CROSS JOIN`) is written through as
+//! MySQL writes a join view: an UPDATE of the columns of one of its tables becomes a
+//! multi-table UPDATE of the view's FROM, an INSERT naming the columns of one table an INSERT
+//! into that table; columns of several tables (or, to an INSERT, a computed column) are MySQL's
+//! 1393, an INSERT without a column list 1394, and any DELETE 1395.
+//!
+//! A view MySQL cannot write through at all (a union, LIMIT, DISTINCT, GROUP BY, HAVING, an
+//! aggregate or window function of its own, no table, or a view over such a view) is MySQL's
+//! 1288 for UPDATE and DELETE and 1471 for INSERT and REPLACE, naming the view the statement
+//! writes. Anything else naming a view as its target is 1235: a statement with a subquery (its
+//! names would have to be told apart from the view's), a multi-table form, ON DUPLICATE KEY
+//! UPDATE, a view of an outer join or a join with USING, an UPDATE of a join view with ORDER
+//! BY or LIMIT, a view over a join view.
 
 use sqlparser::ast::{
-    AssignmentTarget, Delete, Expr, FromTable, GroupByExpr, Ident, Insert, ObjectName, Query,
-    SelectItem, SetExpr, Statement, TableFactor, TableObject, Update, Visit, Visitor,
-    visit_expressions_mut,
+    AssignmentTarget, Delete, Expr, FromTable, GroupByExpr, Ident, Insert, Join, JoinConstraint,
+    JoinOperator, ObjectName, Query, SelectItem, SetExpr, Statement, TableFactor, TableObject,
+    Update, Visit, Visitor, visit_expressions_mut,
 };
 use std::ops::ControlFlow;
 
@@ -45,6 +53,12 @@ struct Through {
     /// The view's FROM, its table named with its database (and under the view's alias for it,
     /// so the view's WHERE and columns read as written).
     relation: TableFactor,
+    /// A join view's joins after [`Through::relation`], their tables named with their
+    /// databases; empty for a view of one table.
+    joins: Vec<Join>,
+    /// A join view's columns' tables, as the view names them (its alias for each), parallel to
+    /// [`Through::columns`]: `None` for a computed column. Empty for a view of one table.
+    owners: Vec<Option<String>>,
 }
 
 impl Through {
@@ -251,8 +265,10 @@ impl Translator<'_> {
             && select.lateral_views.is_empty()
             && matches!(&select.group_by, GroupByExpr::Expressions(e, m) if e.is_empty() && m.is_empty())
             && select.from.len() == 1
-            && select.from[0].joins.is_empty()
             && !has_subquery(select.as_ref());
+        if plain && !select.from[0].joins.is_empty() {
+            return self.join_through(view, definition, select, statement);
+        }
         let TableFactor::Table {
             name,
             alias,
@@ -291,12 +307,16 @@ impl Translator<'_> {
         // names read through the other's.
         let inner = if table.view.is_some() {
             // MySQL names the view the statement writes, not the one it reads.
-            Some(self.through(&table, statement).map_err(|err| match err {
+            let inner = self.through(&table, statement).map_err(|err| match err {
                 TranslateError::ViewNotUpdatable(_, statement) => {
                     TranslateError::ViewNotUpdatable(view.name.clone(), statement)
                 }
                 other => other,
-            })?)
+            })?;
+            if !inner.joins.is_empty() {
+                return refuse("which reads a join view");
+            }
+            Some(inner)
         } else {
             // The rewritten statement would name the temporary table, which the view never
             // reads.
@@ -384,6 +404,8 @@ impl Translator<'_> {
                 relation: inner.relation,
                 table: inner.table,
                 columns,
+                joins: Vec::new(),
+                owners: Vec::new(),
             });
         }
         let qualified = ObjectName::from(vec![
@@ -399,7 +421,190 @@ impl Translator<'_> {
             table: qualified,
             columns,
             condition: select.selection.clone(),
+            joins: Vec::new(),
+            owners: Vec::new(),
         })
+    }
+
+    /// How a view of an inner join of base tables is written through: each column the table
+    /// column it names (qualified by the view's name for its table, or found in the one table
+    /// that has it) or an expression of them.
+    fn join_through(
+        &self,
+        view: &Table,
+        definition: &crate::types::View,
+        select: &sqlparser::ast::Select,
+        statement: &'static str,
+    ) -> Result<Through> {
+        let refuse = |why: &str| {
+            TranslateError::Unsupported(format!("{statement} of the view {}, {why}", view.name))
+        };
+        let invalid = || TranslateError::InvalidView(format!("{}.{}", view.database, view.name));
+        let from = &select.from[0];
+        let mut tables: Vec<(String, Table, ObjectName)> = Vec::new();
+        let mut factor = |f: &TableFactor| -> Result<TableFactor> {
+            let TableFactor::Table {
+                name,
+                alias,
+                args: None,
+                ..
+            } = f
+            else {
+                return Err(refuse("which joins something other than tables"));
+            };
+            let parts: Vec<String> = name
+                .0
+                .iter()
+                .filter_map(|p| p.as_ident().map(|i| i.value.clone()))
+                .collect();
+            let (database, table_name) = match parts.as_slice() {
+                [t] => (definition.names_in.clone(), t.clone()),
+                [d, t] => (d.clone(), t.clone()),
+                _ => return Err(refuse("whose table is not named plainly")),
+            };
+            let table = self
+                .catalog
+                .base_table(&database, &table_name)
+                .ok_or_else(invalid)?;
+            if table.view.is_some() {
+                return Err(refuse("which joins a view"));
+            }
+            if self
+                .catalog
+                .table(Some(&database), &table_name)
+                .is_some_and(|t| t.temporary)
+            {
+                return Err(refuse("whose table a temporary table of its name hides"));
+            }
+            let refer = alias
+                .as_ref()
+                .map_or_else(|| table.name.clone(), |a| a.name.value.clone());
+            let qualified = ObjectName::from(vec![
+                Ident::new(table.database.clone()),
+                Ident::new(table.name.clone()),
+            ]);
+            let mut out = f.clone();
+            if let TableFactor::Table { name, .. } = &mut out {
+                *name = qualified.clone();
+            }
+            tables.push((refer, table, qualified));
+            Ok(out)
+        };
+        let relation = factor(&from.relation)?;
+        let mut joins = Vec::with_capacity(from.joins.len());
+        for join in &from.joins {
+            match &join.join_operator {
+                JoinOperator::Join(c)
+                | JoinOperator::Inner(c)
+                | JoinOperator::CrossJoin(c)
+                | JoinOperator::StraightJoin(c)
+                    if matches!(c, JoinConstraint::On(_) | JoinConstraint::None) => {}
+                _ => return Err(refuse("which is not an inner join ON conditions")),
+            }
+            joins.push(Join {
+                relation: factor(&join.relation)?,
+                ..join.clone()
+            });
+        }
+        let mut columns = Vec::new();
+        let mut owners = Vec::new();
+        for item in &select.projection {
+            let (expr, name) = match item {
+                SelectItem::UnnamedExpr(e) => (e, None),
+                SelectItem::ExprWithAlias { expr, alias } => (expr, Some(alias.value.clone())),
+                _ => return Err(refuse("which is not its tables' columns as they are")),
+            };
+            let named = match expr {
+                Expr::Identifier(id) => Some((None, &id.value)),
+                Expr::CompoundIdentifier(ids) if ids.len() == 2 => {
+                    Some((Some(&ids[0].value), &ids[1].value))
+                }
+                _ => None,
+            };
+            match named {
+                Some((qualifier, column)) => {
+                    let mut found = tables.iter().filter(|(refer, table, _)| {
+                        qualifier.is_none_or(|q| q.eq_ignore_ascii_case(refer))
+                            && table.column(column).is_some()
+                    });
+                    let (Some((refer, table, _)), None) = (found.next(), found.next()) else {
+                        return Err(invalid());
+                    };
+                    let declared = table.column(column).expect("found").name.clone();
+                    columns.push((
+                        name.unwrap_or_else(|| column.clone()),
+                        Expr::CompoundIdentifier(vec![
+                            Ident::new(refer.clone()),
+                            Ident::new(declared.clone()),
+                        ]),
+                        Some(declared),
+                    ));
+                    owners.push(Some(refer.clone()));
+                }
+                None => {
+                    columns.push((
+                        name.unwrap_or_default(),
+                        Expr::Nested(Box::new(expr.clone())),
+                        None,
+                    ));
+                    owners.push(None);
+                }
+            }
+        }
+        if columns.len() != view.columns.len() {
+            return Err(invalid());
+        }
+        let columns = view
+            .columns
+            .iter()
+            .zip(columns)
+            .map(|(c, (_, read, column))| (c.name.clone(), read, column))
+            .collect();
+        let (_, _, table) = tables.swap_remove(0);
+        Ok(Through {
+            table,
+            columns,
+            condition: select.selection.clone(),
+            relation,
+            joins,
+            owners,
+        })
+    }
+
+    /// The table of a join view that every named column is of (`names`, the view's column
+    /// names): MySQL's 1393 when they are of several. A computed column is 1348 to an UPDATE,
+    /// and to an INSERT (`inserting`) of no one table: 1393.
+    fn join_target(
+        &self,
+        view: &Table,
+        through: &Through,
+        names: &[String],
+        inserting: bool,
+    ) -> Result<String> {
+        let several = || TranslateError::JoinViewTables(format!("{}.{}", view.database, view.name));
+        let mut target: Option<&String> = None;
+        for name in names {
+            let at = through
+                .columns
+                .iter()
+                .position(|(view_column, _, _)| view_column.eq_ignore_ascii_case(name))
+                .ok_or_else(|| TranslateError::UnknownColumn(name.clone(), "field list"))?;
+            let Some(owner) = &through.owners[at] else {
+                return Err(if inserting {
+                    several()
+                } else {
+                    TranslateError::NotUpdatable(name.clone())
+                });
+            };
+            match target {
+                Some(t) if !t.eq_ignore_ascii_case(owner) => return Err(several()),
+                _ => target = Some(owner),
+            }
+        }
+        match target {
+            Some(target) => Ok(target.clone()),
+            None => unsupported("a write through a join view naming no column"),
+        }
     }
 
     /// INSERT or REPLACE into a view, as into its table.
@@ -419,6 +624,9 @@ impl Translator<'_> {
         if insert.on.is_some() || insert.table_alias.is_some() || has_subquery(&insert.assignments)
         {
             return unsupported(format!("{what} of the view {} with this clause", view.name));
+        }
+        if !through.joins.is_empty() {
+            return self.insert_through_join(insert, view, &through);
         }
         // MySQL's INSERT naming a computed column finds the view not insertable.
         let column = |name: &str| {
@@ -468,12 +676,111 @@ impl Translator<'_> {
         Ok(out)
     }
 
+    /// INSERT or REPLACE into a join view: into the one table whose columns it names (MySQL's
+    /// 1393 for several, 1394 without a column list).
+    fn insert_through_join(
+        &self,
+        insert: &Insert,
+        view: &Table,
+        through: &Through,
+    ) -> Result<Insert> {
+        let shown = format!("{}.{}", view.database, view.name);
+        if insert.columns.is_empty() && insert.assignments.is_empty() {
+            return Err(TranslateError::JoinViewInsertList(shown));
+        }
+        let last = |n: &ObjectName| {
+            n.0.last()
+                .and_then(|p| p.as_ident())
+                .map_or_else(|| n.to_string(), |i| i.value.clone())
+        };
+        let mut names: Vec<String> = insert.columns.iter().map(last).collect();
+        for a in &insert.assignments {
+            let AssignmentTarget::ColumnName(n) = &a.target else {
+                return unsupported(format!("INSERT of the view {} with this clause", view.name));
+            };
+            names.push(last(n));
+        }
+        let target = self.join_target(view, through, &names, true)?;
+        let at = through
+            .owners
+            .iter()
+            .position(|o| o.as_ref().is_some_and(|o| o.eq_ignore_ascii_case(&target)))
+            .expect("the target owns a column");
+        let table = match &through.columns[at].1 {
+            Expr::CompoundIdentifier(_) => self.join_table(through, &target)?,
+            _ => unreachable!("an owned column is a table's"),
+        };
+        let mut out = insert.clone();
+        out.table = TableObject::TableName(table);
+        out.columns = insert
+            .columns
+            .iter()
+            .map(|c| {
+                through
+                    .column(&last(c))
+                    .map(|c| ObjectName::from(vec![Ident::new(c)]))
+            })
+            .collect::<Result<_>>()?;
+        for a in &mut out.assignments {
+            let AssignmentTarget::ColumnName(n) = &a.target else {
+                unreachable!("checked above");
+            };
+            a.target = AssignmentTarget::ColumnName(ObjectName::from(vec![Ident::new(
+                through.column(&last(n))?,
+            )]));
+        }
+        Ok(out)
+    }
+
+    /// The qualified name of a join view's table that the view calls `refer`.
+    fn join_table(&self, through: &Through, refer: &str) -> Result<ObjectName> {
+        std::iter::once(&through.relation)
+            .chain(through.joins.iter().map(|j| &j.relation))
+            .find_map(|f| match f {
+                TableFactor::Table { name, alias, .. } => {
+                    let matches = match alias {
+                        Some(a) => a.name.value.eq_ignore_ascii_case(refer),
+                        None => name
+                            .0
+                            .last()
+                            .and_then(|p| p.as_ident())
+                            .is_some_and(|i| i.value.eq_ignore_ascii_case(refer)),
+                    };
+                    matches.then(|| name.clone())
+                }
+                _ => None,
+            })
+            .ok_or_else(|| TranslateError::NoSuchTable(refer.to_owned()))
+    }
+
     /// UPDATE of a view, as of its table's rows the view shows.
     pub(crate) fn update_through(&self, update: &Update, view: &Table) -> Result<Update> {
         let through = self.through(view, "UPDATE")?;
-        if !update.table.joins.is_empty() || update.from.is_some() || has_subquery(update) {
+        let joined = !through.joins.is_empty();
+        if !update.table.joins.is_empty()
+            || update.from.is_some()
+            || has_subquery(update)
+            || (joined && (!update.order_by.is_empty() || update.limit.is_some()))
+        {
             return unsupported(format!("UPDATE of the view {} with this clause", view.name));
         }
+        let target = if joined {
+            let names: Vec<String> = update
+                .assignments
+                .iter()
+                .filter_map(|a| match &a.target {
+                    AssignmentTarget::ColumnName(n) => {
+                        n.0.last()
+                            .and_then(|p| p.as_ident())
+                            .map(|i| i.value.clone())
+                    }
+                    AssignmentTarget::Tuple(_) => None,
+                })
+                .collect();
+            Some(self.join_target(view, &through, &names, false)?)
+        } else {
+            None
+        };
         let qualifier = match &update.table.relation {
             TableFactor::Table { alias: Some(a), .. } => a.name.value.clone(),
             _ => view.name.clone(),
@@ -490,11 +797,15 @@ impl Translator<'_> {
                 [q, c] if q.value.eq_ignore_ascii_case(&qualifier) => &c.value,
                 _ => return Err(TranslateError::UnknownColumn(n.to_string(), "field list")),
             };
-            a.target = AssignmentTarget::ColumnName(ObjectName::from(vec![Ident::new(
-                through.column(name)?,
-            )]));
+            let column = Ident::new(through.column(name)?);
+            a.target = AssignmentTarget::ColumnName(ObjectName::from(match &target {
+                // A multi-table UPDATE names the updated table's column with its table.
+                Some(target) => vec![Ident::new(target.clone()), column],
+                None => vec![column],
+            }));
             through.expr(&mut a.value, &qualifier)?;
         }
+        out.table.joins.clone_from(&through.joins);
         out.selection = through.selection(update.selection.as_ref(), &qualifier)?;
         for item in &mut out.order_by {
             through.expr(&mut item.expr, &qualifier)?;
@@ -505,6 +816,12 @@ impl Translator<'_> {
     /// DELETE from a view, as from its table's rows the view shows.
     pub(crate) fn delete_through(&self, delete: &Delete, view: &Table) -> Result<Delete> {
         let through = self.through(view, "DELETE")?;
+        if !through.joins.is_empty() {
+            return Err(TranslateError::JoinViewDelete(format!(
+                "{}.{}",
+                view.database, view.name
+            )));
+        }
         let (FromTable::WithFromKeyword(from) | FromTable::WithoutKeyword(from)) = &delete.from;
         if !delete.tables.is_empty()
             || delete.using.is_some()

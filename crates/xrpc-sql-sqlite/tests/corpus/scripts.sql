@@ -1587,11 +1587,50 @@ CREATE TABLE tm7 (t TIME(7));
 CREATE TABLE dt7 (d DATETIME(7));
 SELECT MAX(t), MIN(t), MAX(u), MIN(u) FROM tm;
 
--- script: UPDATE of a view of a join is refused
+-- script: UPDATE of a view of a self-join
 CREATE TABLE t (a INT, b INT);
 INSERT INTO t VALUES (1, 1);
 CREATE VIEW v AS SELECT x.a, y.b FROM t x JOIN t y ON x.a = y.a;
 UPDATE v SET b = 3;
+SELECT * FROM t;
+
+-- script: writes through a view of an inner join change one of its tables
+CREATE TABLE t (a INT PRIMARY KEY, b INT);
+CREATE TABLE u (a INT PRIMARY KEY, c INT);
+INSERT INTO t VALUES (1, 1), (2, 2);
+INSERT INTO u VALUES (1, 10), (3, 30);
+CREATE VIEW v AS SELECT t.a, t.b, u.c, t.b + u.c AS total FROM t JOIN u ON u.a = t.a;
+UPDATE v SET b = 3;
+UPDATE v SET c = 11 WHERE b = 3;
+UPDATE v SET c = c + total WHERE a = 1;
+UPDATE v SET b = 4, c = 12;
+UPDATE v SET total = 1;
+DELETE FROM v;
+DELETE FROM v WHERE a = 1;
+INSERT INTO v (a, b) VALUES (5, 5);
+INSERT INTO v SET a = 8, b = 8;
+INSERT INTO v (a, c) VALUES (6, 6);
+INSERT INTO v (b, c) VALUES (6, 6);
+INSERT INTO v VALUES (7, 7, 7, 7);
+INSERT INTO v (total) VALUES (1);
+SELECT * FROM t ORDER BY a;
+SELECT * FROM u ORDER BY a;
+SELECT * FROM v ORDER BY a;
+CREATE VIEW w AS SELECT x.a AS id, b, c FROM t x JOIN u ON u.a = x.a WHERE c > 0;
+UPDATE w SET b = 9 WHERE id = 1;
+SELECT * FROM t ORDER BY a;
+
+-- script: a write through a view of a join with USING or of several FROM items is refused
+CREATE TABLE t (a INT PRIMARY KEY, b INT);
+CREATE TABLE u (a INT PRIMARY KEY, c INT);
+INSERT INTO t VALUES (1, 1), (2, 2);
+INSERT INTO u VALUES (1, 10), (3, 30);
+CREATE VIEW w AS SELECT x.a AS id, b, c FROM t x JOIN u USING (a) WHERE c > 0;
+UPDATE w SET b = 9 WHERE id = 1;
+SELECT * FROM t ORDER BY a;
+CREATE VIEW cross_v AS SELECT t.a, u.c FROM t, u WHERE u.a = t.a;
+UPDATE cross_v SET c = 0;
+SELECT * FROM u ORDER BY a;
 
 -- script: DELETE from an aggregating view is refused
 CREATE TABLE t (a INT, b INT);
