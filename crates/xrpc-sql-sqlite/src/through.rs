@@ -20,8 +20,9 @@
 //! into that table; columns of several tables (or, to an INSERT, a computed column) are MySQL's
 //! 1393, an INSERT without a column list 1394, and any DELETE 1395.
 //!
-//! A view MySQL cannot write through at all (a union, LIMIT, DISTINCT, GROUP BY, HAVING, an
-//! aggregate or window function of its own, no table, or a view over such a view) is MySQL's
+//! A view MySQL cannot write through at all (ALGORITHM=TEMPTABLE, a union, LIMIT, DISTINCT,
+//! GROUP BY, HAVING, an aggregate or window function of its own, no table, or a view over such
+//! a view) is MySQL's
 //! 1288 for UPDATE and DELETE and 1471 for INSERT and REPLACE, naming the view the statement
 //! writes. Anything else naming a view as its target is 1235: a statement with a subquery (its
 //! names would have to be told apart from the view's), a multi-table form, ON DUPLICATE KEY
@@ -197,7 +198,7 @@ impl Visitor for AggregateFinder {
 /// Whether MySQL may write through a view of this SELECT at all: not a union, not LIMITed, not
 /// DISTINCT, grouping, aggregating or windowing, and reading a table. (A view that is, but
 /// that this module does not write through, is 1235 instead.)
-fn updatable(query: &Query) -> bool {
+pub(crate) fn updatable(query: &Query) -> bool {
     if query.limit_clause.is_some() || query.fetch.is_some() {
         return false;
     }
@@ -233,7 +234,7 @@ impl Translator<'_> {
         let Some(Statement::Query(query)) = parsed.statement() else {
             return refuse("whose SELECT does not read back");
         };
-        if !updatable(query) {
+        if definition.temptable || !updatable(query) {
             return Err(TranslateError::ViewNotUpdatable(
                 view.name.clone(),
                 statement,

@@ -2,11 +2,12 @@
 
 use sqlparser::ast::{
     AlterTableOperation, AlterView, AlterViewOperation, AssignmentTarget, BinaryOperator,
-    ColumnOption, CreateIndex, CreateTable, CreateTableOptions, CreateView, DataType, Delete, Expr,
-    FromTable, GranteeName, GroupByExpr, Insert, JoinConstraint, JoinOperator, LimitClause,
-    ObjectName, ObjectNamePart, ObjectType, OnInsert, OrderByExpr, OrderByKind, Query,
-    ReferentialAction, Select, SelectItem, SelectItemQualifiedWildcardKind, SetExpr, SetOperator,
-    SetQuantifier, Statement, TableConstraint, TableFactor, TableObject, TableWithJoins, Update,
+    ColumnOption, CreateIndex, CreateTable, CreateTableOptions, CreateView, CreateViewAlgorithm,
+    DataType, Delete, Expr, FromTable, GranteeName, GroupByExpr, Insert, JoinConstraint,
+    JoinOperator, LimitClause, ObjectName, ObjectNamePart, ObjectType, OnInsert, OrderByExpr,
+    OrderByKind, Query, ReferentialAction, Select, SelectItem, SelectItemQualifiedWildcardKind,
+    SetExpr, SetOperator, SetQuantifier, Statement, TableConstraint, TableFactor, TableObject,
+    TableWithJoins, Update,
 };
 
 use crate::error::{TranslateError, unsupported};
@@ -3345,7 +3346,8 @@ impl<'a> Translator<'a> {
             ));
         }
         // The node has no users of its own to run a view as: DEFINER may name only the
-        // session's, and SQL SECURITY and ALGORITHM change nothing a SELECT reads.
+        // session's, and SQL SECURITY and ALGORITHM change nothing a SELECT reads (TEMPTABLE
+        // makes the view one MySQL does not write through).
         if let Some(definer) = create.params.as_ref().and_then(|p| p.definer.as_ref())
             && !matches!(definer, GranteeName::ObjectName(n)
                 if n.to_string().eq_ignore_ascii_case("CURRENT_USER"))
@@ -3369,7 +3371,17 @@ impl<'a> Translator<'a> {
         } else {
             ViewMode::Create
         };
-        self.define_view(&create.name, &columns, &create.query, mode)
+        let algorithm = create.params.as_ref().and_then(|p| p.algorithm.as_ref());
+        // MySQL keeps MERGE only for a SELECT it can merge, with a warning otherwise.
+        if matches!(algorithm, Some(CreateViewAlgorithm::Merge))
+            && !crate::through::updatable(&create.query)
+        {
+            return unsupported(
+                "CREATE ALGORITHM=MERGE VIEW of a SELECT MySQL does not merge (its warning 1354)",
+            );
+        }
+        let temptable = matches!(algorithm, Some(CreateViewAlgorithm::TempTable));
+        self.define_view(&create.name, &columns, &create.query, mode, temptable)
     }
 
     /// `ALTER VIEW v [(columns)] AS SELECT …`: a new definition of a view that exists.
@@ -3381,7 +3393,7 @@ impl<'a> Translator<'a> {
                 with_options,
             } if !alter.materialized && !alter.if_exists && with_options.is_empty() => {
                 let columns: Vec<String> = columns.iter().map(|c| c.value.clone()).collect();
-                self.define_view(&alter.name, &columns, query, ViewMode::Alter)
+                self.define_view(&alter.name, &columns, query, ViewMode::Alter, false)
             }
             _ => unsupported(format!("ALTER VIEW {}", alter.name)),
         }
@@ -3394,6 +3406,7 @@ impl<'a> Translator<'a> {
         column_list: &[String],
         select: &Query,
         mode: ViewMode,
+        temptable: bool,
     ) -> Result<Translation> {
         let (database, name) = self.located(view_name)?;
         if !self.catalog.has_database(&database) {
@@ -3506,6 +3519,7 @@ impl<'a> Translator<'a> {
                 query,
                 names_in: names_in.unwrap_or(database),
                 selected,
+                temptable,
             }),
             ..Table::default()
         };

@@ -475,6 +475,10 @@ pub struct View {
     /// columns are these (renamed by the view's column list, if it has one), so a `*` over a
     /// table that gained columns since still gives the columns it gave then.
     pub selected: Vec<String>,
+    /// Declared `ALGORITHM=TEMPTABLE`: MySQL reads it into a temporary table, so it is not
+    /// written through (1288, 1471).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub temptable: bool,
 }
 
 impl Table {
