@@ -475,12 +475,46 @@ impl<'a> Translator<'a> {
             Statement::RenameTable(renames) => {
                 let mut sql = Vec::new();
                 let mut changes = Vec::new();
+                // MySQL renames one pair after another: a later pair sees the names the earlier
+                // ones gave and freed (`a TO tmp, b TO a, tmp TO b` swaps two tables).
+                let mut renamed: Vec<Table> = Vec::new();
+                let mut freed: Vec<(String, String)> = Vec::new();
                 for rename in renames {
-                    let from = self.object(&rename.old_name)?;
+                    let (database, name) = self.located(&rename.old_name)?;
+                    let earlier = renamed.iter().position(|t| {
+                        t.database.eq_ignore_ascii_case(&database)
+                            && t.name.eq_ignore_ascii_case(&name)
+                    });
+                    let from = match earlier {
+                        Some(at) => renamed.remove(at),
+                        None if freed.iter().any(|(d, n)| {
+                            d.eq_ignore_ascii_case(&database) && n.eq_ignore_ascii_case(&name)
+                        }) =>
+                        {
+                            return Err(TranslateError::NoSuchTable(format!("{database}.{name}")));
+                        }
+                        None => self.object(&rename.old_name)?,
+                    };
                     if from.temporary {
                         return unsupported("RENAME TABLE of a temporary table");
                     }
-                    let to = self.rename_target(&from, &rename.new_name)?;
+                    let (to_database, to) = self.located(&rename.new_name)?;
+                    let taken_earlier = renamed.iter().any(|t| {
+                        t.database.eq_ignore_ascii_case(&to_database)
+                            && t.name.eq_ignore_ascii_case(&to)
+                    });
+                    let freed_earlier = freed.iter().position(|(d, n)| {
+                        d.eq_ignore_ascii_case(&to_database) && n.eq_ignore_ascii_case(&to)
+                    });
+                    let to = match freed_earlier {
+                        _ if taken_earlier => return Err(TranslateError::TableExists(to)),
+                        Some(at) if to_database.eq_ignore_ascii_case(&from.database) => {
+                            freed.remove(at);
+                            to
+                        }
+                        _ => self.rename_target(&from, &rename.new_name)?,
+                    };
+                    freed.push((from.database.clone(), from.name.clone()));
                     if from.view.is_some() {
                         // The view's SQLite stand-in is made again under the new name.
                         let renamed = Table {
@@ -508,6 +542,10 @@ impl<'a> Translator<'a> {
                         sql.extend(self.rebuild_keeping_rows(&renamed, &changed));
                         changes.push(CatalogChange::Replace(changed));
                     }
+                    renamed.push(Table {
+                        name: to.clone(),
+                        ..from
+                    });
                 }
                 Ok(ddl(sql, CatalogChange::Several(changes)))
             }

@@ -394,3 +394,24 @@ SHOW CREATE TABLE ud;
 SHOW COLUMNS FROM ud;
 SELECT COLUMN_TYPE, NUMERIC_PRECISION, NUMERIC_SCALE FROM information_schema.COLUMNS WHERE TABLE_NAME = 'ud' ORDER BY ORDINAL_POSITION;
 SELECT SUM(price), MIN(price) FROM ud;
+
+-- script: an online schema change swaps tables with one RENAME TABLE of several pairs
+CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10));
+INSERT INTO t VALUES (1, 'old');
+CREATE TABLE _t_new (id INT PRIMARY KEY, v VARCHAR(10), extra INT DEFAULT 0);
+INSERT INTO _t_new VALUES (1, 'new', 5);
+RENAME TABLE t TO _t_old, _t_new TO t;
+SELECT * FROM t;
+SELECT * FROM _t_old;
+RENAME TABLE t TO tmp, _t_old TO t, tmp TO _t_old;
+SELECT * FROM t;
+SELECT * FROM _t_old;
+RENAME TABLE t TO a, a TO b, b TO c;
+SELECT * FROM c;
+RENAME TABLE c TO t, nope TO x;
+SELECT * FROM c;
+RENAME TABLE c TO d, _t_old TO d;
+SHOW TABLES;
+RENAME TABLE c TO e, c TO f;
+SHOW TABLES;
+SHOW CREATE TABLE _t_old;
