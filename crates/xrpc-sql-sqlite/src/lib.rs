@@ -110,8 +110,9 @@
 //!   the SELECT at once (a missing table is 1146, a temporary one 1352, a user variable 1351, a
 //!   column list of another length 1353, two columns of one name 1060, a view that would read
 //!   itself 1146 for it) and keep it in the catalog as a [`Table`] with a [`View`]: the SELECT's
-//!   MySQL text, the database its unqualified names are in, the names of the columns it gave and
-//!   their types. A statement that names the view translates the kept SELECT again as a derived
+//!   MySQL text, the database its unqualified names are in, the names of the columns it gave
+//!   (generated names made unique as MySQL makes them, the `view_names` module) and their types
+//!   (MariaDB's derived types where the `view_types` module knows them). A statement that names the view translates the kept SELECT again as a derived
 //!   table, in the view's database and seeing no temporary table (as MySQL opens a view's tables
 //!   anew each time), and takes the columns it gave at creation by name under the view's names.
 //!   Expanding rather than emitting a SQLite view keeps every column's MySQL type exact (a
@@ -121,11 +122,13 @@
 //!   a stand-in view of the name (its schema version tells engines the definitions changed),
 //!   which fails with 1235 if SQL that is not translated reads it. DROP VIEW (4092 for a missing
 //!   one), RENAME TABLE of a view, and MySQL's errors for a view where a table must be (DROP
-//!   TABLE 1965, ALTER TABLE and CREATE INDEX 1347, TRUNCATE 1146) follow MySQL; ALGORITHM and
-//!   SQL SECURITY are accepted, DEFINER only as CURRENT_USER. INSERT, REPLACE, UPDATE and DELETE
-//!   of a view of one table's columns (and expressions of them without function calls), or of
-//!   such a view, run on the table within the views' WHEREs (see the `through` module); of any
-//!   other view they are 1235.
+//!   TABLE 1965, ALTER TABLE and CREATE INDEX 1347, TRUNCATE 1146) follow MySQL; ALGORITHM
+//!   (TEMPTABLE makes the view one not written through; MERGE of a SELECT MySQL cannot merge is
+//!   1235) and SQL SECURITY are accepted, DEFINER only as CURRENT_USER. INSERT, REPLACE, UPDATE
+//!   and DELETE of a view of one table's columns and expressions of them, or of such a view, run
+//!   on the table within the views' WHEREs; UPDATE and INSERT of a view of an inner join run on
+//!   the one table whose columns they name; a view MySQL cannot write through is its 1288 or
+//!   1471 (see the `through` module); other writes through views are 1235.
 //! - An ENUM column holds its member's declared text; a write takes a member by its text
 //!   (under the column's collation) or by its index from 1, anything else 1265 (or '' under
 //!   IGNORE), and a NOT NULL one without DEFAULT defaults to its first member. MySQL sorts and
