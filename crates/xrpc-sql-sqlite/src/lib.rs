@@ -260,6 +260,7 @@ mod expr;
 mod functions;
 mod json;
 mod library;
+mod mergeable;
 mod rollup;
 mod shown;
 mod through;

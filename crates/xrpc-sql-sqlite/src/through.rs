@@ -164,62 +164,6 @@ fn has_subquery<V: Visit>(node: &V) -> bool {
     node.visit(&mut Finder).is_break()
 }
 
-/// Finds an aggregate or window function of a query's own level (not of its subqueries).
-struct AggregateFinder {
-    depth: usize,
-}
-
-impl Visitor for AggregateFinder {
-    type Break = ();
-    fn pre_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
-        self.depth += 1;
-        ControlFlow::Continue(())
-    }
-    fn post_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
-        self.depth -= 1;
-        ControlFlow::Continue(())
-    }
-    fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
-        match e {
-            Expr::Function(f)
-                if self.depth == 0
-                    && (f.over.is_some()
-                        || crate::library::is_aggregate(
-                            &f.name.to_string().to_ascii_uppercase(),
-                        )) =>
-            {
-                ControlFlow::Break(())
-            }
-            _ => ControlFlow::Continue(()),
-        }
-    }
-}
-
-/// Whether MySQL may write through a view of this SELECT at all: not a union, not LIMITed, not
-/// DISTINCT, grouping, aggregating or windowing, and reading a table. (A view that is, but
-/// that this module does not write through, is 1235 instead.)
-pub(crate) fn updatable(query: &Query) -> bool {
-    if query.limit_clause.is_some() || query.fetch.is_some() {
-        return false;
-    }
-    let SetExpr::Select(select) = query.body.as_ref() else {
-        return !matches!(query.body.as_ref(), SetExpr::SetOperation { .. });
-    };
-    let grouped = match &select.group_by {
-        GroupByExpr::Expressions(e, m) => !e.is_empty() || !m.is_empty(),
-        GroupByExpr::All(_) => true,
-    };
-    let aggregating = select
-        .projection
-        .iter()
-        .any(|item| item.visit(&mut AggregateFinder { depth: 0 }).is_break());
-    select.distinct.is_none()
-        && !grouped
-        && select.having.is_none()
-        && !aggregating
-        && !select.from.is_empty()
-}
-
 impl Translator<'_> {
     /// How `view` is written through, or 1235 naming what stops it.
     fn through(&self, view: &Table, statement: &'static str) -> Result<Through> {
@@ -234,7 +178,7 @@ impl Translator<'_> {
         let Some(Statement::Query(query)) = parsed.statement() else {
             return refuse("whose SELECT does not read back");
         };
-        if definition.temptable || !updatable(query) {
+        if definition.temptable || !crate::mergeable::mergeable(query) {
             return Err(TranslateError::ViewNotUpdatable(
                 view.name.clone(),
                 statement,

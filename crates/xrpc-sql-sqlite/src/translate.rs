@@ -3412,7 +3412,7 @@ impl<'a> Translator<'a> {
         let algorithm = create.params.as_ref().and_then(|p| p.algorithm.as_ref());
         // MySQL keeps MERGE only for a SELECT it can merge, with a warning otherwise.
         if matches!(algorithm, Some(CreateViewAlgorithm::Merge))
-            && !crate::through::updatable(&create.query)
+            && !crate::mergeable::mergeable(&create.query)
         {
             return unsupported(
                 "CREATE ALGORITHM=MERGE VIEW of a SELECT MySQL does not merge (its warning 1354)",
