@@ -1619,6 +1619,13 @@ SELECT * FROM v ORDER BY a;
 CREATE VIEW w AS SELECT x.a AS id, b, c FROM t x JOIN u ON u.a = x.a WHERE c > 0;
 UPDATE w SET b = 9 WHERE id = 1;
 SELECT * FROM t ORDER BY a;
+REPLACE INTO v (a, b) VALUES (1, 6);
+INSERT INTO v (a, b) SELECT 9, 9;
+INSERT IGNORE INTO v (a, b) VALUES (1, 7);
+UPDATE v AS vv SET vv.b = 42 WHERE vv.a = 1;
+UPDATE v SET v.c = v.c + 1;
+SELECT * FROM t ORDER BY a;
+SELECT * FROM u ORDER BY a;
 
 -- script: a write through a view of a join with USING or of several FROM items is refused
 CREATE TABLE t (a INT PRIMARY KEY, b INT);
