@@ -257,6 +257,7 @@ mod collation;
 mod dates;
 mod error;
 mod expr;
+mod from;
 mod functions;
 mod json;
 mod library;

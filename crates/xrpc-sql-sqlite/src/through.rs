@@ -60,6 +60,9 @@ struct Through {
     /// A join view's columns' tables, as the view names them (its alias for each), parallel to
     /// [`Through::columns`]: `None` for a computed column. Empty for a view of one table.
     owners: Vec<Option<String>>,
+    /// A join view's tables: the name the view refers to each by, and its name qualified with
+    /// its database. Empty for a view of one table.
+    joined: Vec<(String, ObjectName)>,
 }
 
 impl Through {
@@ -226,24 +229,7 @@ impl Translator<'_> {
         if !plain {
             return refuse("which is not its table's columns as they are");
         }
-        let (database, table_name) = {
-            let parts: Vec<String> = name
-                .0
-                .iter()
-                .filter_map(|p| p.as_ident().map(|i| i.value.clone()))
-                .collect();
-            match parts.as_slice() {
-                [t] => (definition.names_in.clone(), t.clone()),
-                [d, t] => (d.clone(), t.clone()),
-                _ => return refuse("whose table is not named plainly"),
-            }
-        };
-        let Some(table) = self.catalog.base_table(&database, &table_name) else {
-            return Err(TranslateError::InvalidView(format!(
-                "{}.{}",
-                view.database, view.name
-            )));
-        };
+        let (database, table) = self.view_source(view, definition, name, statement)?;
         let refer = alias
             .as_ref()
             .map_or_else(|| table.name.clone(), |a| a.name.value.clone());
@@ -265,11 +251,7 @@ impl Translator<'_> {
         } else {
             // The rewritten statement would name the temporary table, which the view never
             // reads.
-            if self
-                .catalog
-                .table(Some(&database), &table_name)
-                .is_some_and(|t| t.temporary)
-            {
+            if self.hidden_by_temporary(&database, &table) {
                 return refuse("whose table a temporary table of its name hides");
             }
             None
@@ -351,6 +333,7 @@ impl Translator<'_> {
                 columns,
                 joins: Vec::new(),
                 owners: Vec::new(),
+                joined: Vec::new(),
             });
         }
         let qualified = ObjectName::from(vec![
@@ -368,7 +351,49 @@ impl Translator<'_> {
             condition: select.selection.clone(),
             joins: Vec::new(),
             owners: Vec::new(),
+            joined: Vec::new(),
         })
+    }
+
+    /// The table or view a view's FROM names, found in the view's database unless qualified:
+    /// 1235 for a name that is not `t` or `db.t`, 1356 when there is none.
+    fn view_source(
+        &self,
+        view: &Table,
+        definition: &crate::types::View,
+        name: &ObjectName,
+        statement: &'static str,
+    ) -> Result<(String, Table)> {
+        let parts: Vec<String> = name
+            .0
+            .iter()
+            .filter_map(|p| p.as_ident().map(|i| i.value.clone()))
+            .collect();
+        let (database, table_name) = match parts.as_slice() {
+            [t] => (definition.names_in.clone(), t.clone()),
+            [d, t] => (d.clone(), t.clone()),
+            _ => {
+                return unsupported(format!(
+                    "{statement} of the view {}, whose table is not named plainly",
+                    view.name
+                ));
+            }
+        };
+        let table = self
+            .catalog
+            .base_table(&database, &table_name)
+            .ok_or_else(|| {
+                TranslateError::InvalidView(format!("{}.{}", view.database, view.name))
+            })?;
+        Ok((database, table))
+    }
+
+    /// Whether a temporary table of its name hides `table` from a statement (the rewritten
+    /// statement would name the temporary table, which the view never reads).
+    fn hidden_by_temporary(&self, database: &str, table: &Table) -> bool {
+        self.catalog
+            .table(Some(database), &table.name)
+            .is_some_and(|t| t.temporary)
     }
 
     /// How a view of an inner join of base tables is written through: each column the table
@@ -397,28 +422,11 @@ impl Translator<'_> {
             else {
                 return Err(refuse("which joins something other than tables"));
             };
-            let parts: Vec<String> = name
-                .0
-                .iter()
-                .filter_map(|p| p.as_ident().map(|i| i.value.clone()))
-                .collect();
-            let (database, table_name) = match parts.as_slice() {
-                [t] => (definition.names_in.clone(), t.clone()),
-                [d, t] => (d.clone(), t.clone()),
-                _ => return Err(refuse("whose table is not named plainly")),
-            };
-            let table = self
-                .catalog
-                .base_table(&database, &table_name)
-                .ok_or_else(invalid)?;
+            let (database, table) = self.view_source(view, definition, name, statement)?;
             if table.view.is_some() {
                 return Err(refuse("which joins a view"));
             }
-            if self
-                .catalog
-                .table(Some(&database), &table_name)
-                .is_some_and(|t| t.temporary)
-            {
+            if self.hidden_by_temporary(&database, &table) {
                 return Err(refuse("whose table a temporary table of its name hides"));
             }
             let refer = alias
@@ -505,14 +513,18 @@ impl Translator<'_> {
             .zip(columns)
             .map(|(c, (_, read, column))| (c.name.clone(), read, column))
             .collect();
-        let (_, _, table) = tables.swap_remove(0);
+        let joined: Vec<(String, ObjectName)> = tables
+            .into_iter()
+            .map(|(refer, _, qualified)| (refer, qualified))
+            .collect();
         Ok(Through {
-            table,
+            table: joined[0].1.clone(),
             columns,
             condition: select.selection.clone(),
             relation,
             joins,
             owners,
+            joined,
         })
     }
 
@@ -646,15 +658,12 @@ impl Translator<'_> {
             names.push(last(n));
         }
         let target = self.join_target(view, through, &names, true)?;
-        let at = through
-            .owners
+        let table = through
+            .joined
             .iter()
-            .position(|o| o.as_ref().is_some_and(|o| o.eq_ignore_ascii_case(&target)))
-            .expect("the target owns a column");
-        let table = match &through.columns[at].1 {
-            Expr::CompoundIdentifier(_) => self.join_table(through, &target)?,
-            _ => unreachable!("an owned column is a table's"),
-        };
+            .find(|(refer, _)| refer.eq_ignore_ascii_case(&target))
+            .map(|(_, qualified)| qualified.clone())
+            .expect("a join view's column is of one of its tables");
         let mut out = insert.clone();
         out.table = TableObject::TableName(table);
         out.columns = insert
@@ -675,27 +684,6 @@ impl Translator<'_> {
             )]));
         }
         Ok(out)
-    }
-
-    /// The qualified name of a join view's table that the view calls `refer`.
-    fn join_table(&self, through: &Through, refer: &str) -> Result<ObjectName> {
-        std::iter::once(&through.relation)
-            .chain(through.joins.iter().map(|j| &j.relation))
-            .find_map(|f| match f {
-                TableFactor::Table { name, alias, .. } => {
-                    let matches = match alias {
-                        Some(a) => a.name.value.eq_ignore_ascii_case(refer),
-                        None => name
-                            .0
-                            .last()
-                            .and_then(|p| p.as_ident())
-                            .is_some_and(|i| i.value.eq_ignore_ascii_case(refer)),
-                    };
-                    matches.then(|| name.clone())
-                }
-                _ => None,
-            })
-            .ok_or_else(|| TranslateError::NoSuchTable(refer.to_owned()))
     }
 
     /// UPDATE of a view, as of its table's rows the view shows.

@@ -5041,10 +5041,9 @@ fn declared_columns(
         match f {
             // A view's column is known nullable only from the view's own SELECT.
             TableFactor::Table { name, .. } if outer_join_view(name) => None,
-            TableFactor::Table { name, alias, .. } => Some(vec![match alias {
-                Some(a) => a.name.value.clone(),
-                None => name.0.last()?.as_ident()?.value.clone(),
-            }]),
+            TableFactor::Table { name, alias, .. } => {
+                Some(vec![crate::from::refer_name(name, alias.as_ref())?])
+            }
             TableFactor::Derived {
                 subquery,
                 alias: Some(alias),
@@ -5068,10 +5067,7 @@ fn declared_columns(
         for join in &twj.joins {
             let right = factor(&join.relation, nullable, outer_join_view)?;
             match &join.join_operator {
-                JoinOperator::Join(_)
-                | JoinOperator::Inner(_)
-                | JoinOperator::StraightJoin(_)
-                | JoinOperator::CrossJoin(_) => {}
+                inner if crate::from::is_inner_join(inner) => {}
                 JoinOperator::Left(_) | JoinOperator::LeftOuter(_) => {
                     nullable.extend(right.iter().cloned());
                 }
@@ -5111,16 +5107,10 @@ fn has_outer_join(query: &Query, outer_join_view: &dyn Fn(&ObjectName) -> bool) 
             _ => false,
         };
         nested(&twj.relation)
-            || twj.joins.iter().any(|j| {
-                nested(&j.relation)
-                    || !matches!(
-                        j.join_operator,
-                        JoinOperator::Join(_)
-                            | JoinOperator::Inner(_)
-                            | JoinOperator::StraightJoin(_)
-                            | JoinOperator::CrossJoin(_)
-                    )
-            })
+            || twj
+                .joins
+                .iter()
+                .any(|j| nested(&j.relation) || !crate::from::is_inner_join(&j.join_operator))
     }
     impl sqlparser::ast::Visitor for Finder<'_> {
         type Break = ();

@@ -19,8 +19,8 @@
 //! derived.
 
 use sqlparser::ast::{
-    Expr, FunctionArg, FunctionArgExpr, FunctionArguments, JoinOperator, ObjectName, Query, Select,
-    SelectItem, SetExpr, SetOperator, TableFactor, TableWithJoins,
+    Expr, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectName, Query, Select, SelectItem,
+    SetExpr, SetOperator, TableFactor, TableWithJoins,
 };
 
 use crate::types::{Column, ColumnType, Table};
@@ -137,15 +137,9 @@ pub(crate) fn union_columns(
     let mut declared: Vec<Vec<Column>> = vec![Vec::new(); names.len()];
     for select in selects {
         let inner_joins_only = select.from.iter().all(|twj| {
-            twj.joins.iter().all(|j| {
-                matches!(
-                    j.join_operator,
-                    JoinOperator::Join(_)
-                        | JoinOperator::Inner(_)
-                        | JoinOperator::StraightJoin(_)
-                        | JoinOperator::CrossJoin(_)
-                )
-            })
+            twj.joins
+                .iter()
+                .all(|j| crate::from::is_inner_join(&j.join_operator))
         });
         if !inner_joins_only || select.projection.len() != names.len() {
             return None;
@@ -353,15 +347,7 @@ fn from_items<'a>(
 ) {
     let mut item = |factor: &'a TableFactor| match factor {
         TableFactor::Table { name, alias, .. } => {
-            let refer = match alias {
-                Some(a) => Some(a.name.value.clone()),
-                None => name
-                    .0
-                    .last()
-                    .and_then(|p| p.as_ident())
-                    .map(|i| i.value.clone()),
-            };
-            items.push((refer, Some(name)));
+            items.push((crate::from::refer_name(name, alias.as_ref()), Some(name)));
         }
         TableFactor::NestedJoin {
             table_with_joins,
