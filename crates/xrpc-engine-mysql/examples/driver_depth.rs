@@ -12,8 +12,7 @@ use std::sync::mpsc::{Sender, channel};
 use std::time::Instant;
 
 use xrpc_engine_mysql::driver::{Completion, Driver, DriverOptions};
-use xrpc_mysql_proto::mysql_common::packets::Column;
-use xrpc_mysql_proto::{Config, OkInfo, StatementError, TextRow};
+use xrpc_mysql_proto::{ColumnSet, Config, OkInfo, StatementError, TextRow};
 use xrpc_net::{NetConfig, NoClients, Server};
 
 const OUTSTANDING: u64 = 16;
@@ -26,7 +25,7 @@ struct Loop {
 }
 
 impl Completion for Loop {
-    fn on_columns(&mut self, _: &Arc<[Column]>) {}
+    fn on_columns(&mut self, _: &Arc<ColumnSet>) {}
     fn on_row(&mut self, _: &TextRow) {}
     fn on_done(self: Box<Self>, outcome: Result<OkInfo, StatementError>) {
         outcome.expect("SELECT 1 succeeds");

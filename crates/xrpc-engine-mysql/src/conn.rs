@@ -16,8 +16,7 @@ use super::state::{self, Changes, PinState};
 use super::types::{self, Conv, Rewritten};
 use xrpc_engine::result::{ColumnInfo, ExecSummary, ResultSink, SqlError};
 use xrpc_engine::{Completion, EngineConn, Interrupt, WaitHook};
-use xrpc_mysql_proto::mysql_common::packets::Column;
-use xrpc_mysql_proto::{OkInfo, StatementError, TextRow};
+use xrpc_mysql_proto::{ColumnSet, OkInfo, StatementError, TextRow};
 
 /// What every handle of one engine shares.
 #[derive(Debug)]
@@ -217,7 +216,7 @@ impl MysqlConn {
             .map(|_| Arc::new(Mutex::new(Held::Waiting)));
         let answer = Box::new(DriverAnswer {
             completion: Some(completion),
-            convs: Vec::new(),
+            columns: None,
             renames: rewritten.renames,
             version_row,
             has_result_set: false,
@@ -258,7 +257,7 @@ impl MysqlConn {
                 driver.pin_when_free(id, SHARED_SPARE, Some(level), Box::new(on_own));
             }
             (Route::Shared, Some(driver)) => {
-                let id = driver.submit(&on_own.sql, on_own.answer);
+                let id = driver.submit(on_own.sql, on_own.answer);
                 self.interrupt.submitted(submission, id);
             }
             (_, None) => {
@@ -505,12 +504,26 @@ fn leaves_no_state(script: &xrpc_sql::Script) -> bool {
     )
 }
 
+/// A result's columns as the session sees them, and how each value converts.
+struct MappedColumns {
+    infos: Vec<ColumnInfo>,
+    convs: Vec<Conv>,
+}
+
+impl MappedColumns {
+    fn new(columns: &[xrpc_mysql_proto::mysql_common::packets::Column]) -> Self {
+        let (infos, convs) = columns.iter().map(types::map_column).unzip();
+        Self { infos, convs }
+    }
+}
+
 /// The driver's completion of one submitted statement: maps columns and converts rows as the
 /// crate docs say, into the session's completion, and ends it.
 struct DriverAnswer {
     /// Taken when the statement ends.
     completion: Option<Box<dyn Completion>>,
-    convs: Vec<Conv>,
+    /// The first result's columns, once they came.
+    columns: Option<Arc<MappedColumns>>,
     renames: Vec<(String, String)>,
     /// For a `SHOW … VARIABLES`: what its `version` row reports.
     version_row: Option<String>,
@@ -542,18 +555,32 @@ impl DriverAnswer {
 }
 
 impl driver::Completion for DriverAnswer {
-    fn on_columns(&mut self, columns: &Arc<[Column]>) {
+    fn on_columns(&mut self, columns: &Arc<ColumnSet>) {
         if self.failure.is_some() {
             return;
         }
-        let (mut infos, convs): (Vec<ColumnInfo>, Vec<Conv>) =
-            columns.iter().map(types::map_column).unzip();
-        for info in infos.iter_mut().filter(|i| i.original_name.is_empty()) {
-            if let Some((_, original)) = self.renames.iter().find(|(with, _)| *with == info.name) {
-                info.name.clone_from(original);
+        // Mapped once per distinct column set of a backend connection (the set is reused for
+        // the same definitions), not once per statement.
+        let mapped = columns
+            .derived(|columns| Arc::new(MappedColumns::new(columns)))
+            .cloned()
+            .unwrap_or_else(|| Arc::new(MappedColumns::new(columns)));
+        let renamed = |info: &ColumnInfo| {
+            info.original_name.is_empty() && self.renames.iter().any(|(with, _)| *with == info.name)
+        };
+        let infos: std::borrow::Cow<'_, [ColumnInfo]> = if mapped.infos.iter().any(renamed) {
+            let mut infos = mapped.infos.clone();
+            for info in infos.iter_mut().filter(|i| i.original_name.is_empty()) {
+                if let Some((_, original)) =
+                    self.renames.iter().find(|(with, _)| *with == info.name)
+                {
+                    info.name.clone_from(original);
+                }
             }
-        }
-        self.convs = convs;
+            infos.into()
+        } else {
+            mapped.infos.as_slice().into()
+        };
         if infos.len() != 2 {
             self.version_row = None;
         }
@@ -561,19 +588,22 @@ impl driver::Completion for DriverAnswer {
             return;
         }
         self.has_result_set = true;
-        let Some(completion) = self.completion.as_mut() else {
-            return;
-        };
-        if let Err(err) = completion.sink().metadata(&infos) {
+        if let Some(completion) = self.completion.as_mut()
+            && let Err(err) = completion.sink().metadata(&infos)
+        {
             self.fail(err.into());
         }
+        self.columns = Some(mapped);
     }
 
     fn on_row(&mut self, row: &TextRow) {
         if self.failure.is_some() {
             return;
         }
-        let mut values: Result<Vec<Value>, SqlError> = self
+        let Some(columns) = &self.columns else {
+            return;
+        };
+        let mut values: Result<Vec<Value>, SqlError> = columns
             .convs
             .iter()
             .zip(row.values())
@@ -758,7 +788,7 @@ struct FollowUpAnswer {
 }
 
 impl driver::Completion for FollowUpAnswer {
-    fn on_columns(&mut self, _: &Arc<[Column]>) {}
+    fn on_columns(&mut self, _: &Arc<ColumnSet>) {}
 
     fn on_row(&mut self, row: &TextRow) {
         if self.first_row.is_none() {

@@ -121,7 +121,7 @@ use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
-use xrpc_mysql_proto::mysql_common::packets::Column;
+use xrpc_mysql_proto::ColumnSet;
 use xrpc_mysql_proto::{
     Cancelled, CloseReason, Config, ConnectError, Connection, Event, OkInfo, StatementError, Tag,
     TextRow, kill_query_id_sql,
@@ -287,7 +287,7 @@ impl DriverStats {
 /// Receives one statement's answer, on the worker that reads it.
 pub trait Completion: Send + 'static {
     /// The first result's columns.
-    fn on_columns(&mut self, columns: &Arc<[Column]>);
+    fn on_columns(&mut self, columns: &Arc<ColumnSet>);
     /// One row of the first result.
     fn on_row(&mut self, row: &TextRow);
     /// A result of the statement ended and another follows (a CALL, several statements).
@@ -424,6 +424,19 @@ struct Slot {
 /// statement already sent (see [`Shared::place`]).
 const PATIENCE: Duration = Duration::from_millis(5);
 
+impl Waiting {
+    fn new(id: u64, queued_at: Instant, sql: Vec<u8>, completion: Box<dyn Completion>) -> Self {
+        Self {
+            id,
+            queued_at,
+            sql,
+            leading: Vec::new(),
+            skip_results: 0,
+            completion,
+        }
+    }
+}
+
 struct Waiting {
     id: u64,
     /// When it entered the driver's queue (taken under the queue's lock, so the queue is in
@@ -457,8 +470,9 @@ struct Backend {
 
 struct BackendState {
     conn: Connection,
-    /// Statements in flight by tag (the tag is the statement id).
-    answers: HashMap<u64, Answer>,
+    /// Statements in flight by tag (the tag is the statement id; foldhash, as every statement
+    /// inserts and removes one).
+    answers: HashMap<u64, Answer, foldhash::fast::RandomState>,
     buf: Box<[u8]>,
     logged_in: bool,
     /// Taken out of the shared rotation by [`Driver::pin`] (until its reset and tracker set-up
@@ -590,22 +604,22 @@ impl Driver {
     }
 
     /// Submits `sql`; its answer goes to `completion` on the worker that reads it.
-    pub fn submit(&self, sql: &str, completion: Box<dyn Completion>) -> StatementId {
-        let waiting = self.shared.statement(sql, completion);
-        let id = waiting.id;
+    pub fn submit(&self, sql: impl Into<Vec<u8>>, completion: Box<dyn Completion>) -> StatementId {
+        let sql = sql.into();
+        let id = self.shared.new_id();
         let (placed, expired) = {
             let mut queue = self.shared.waiting.lock();
             if self.shared.closing.load(Ordering::Acquire) {
                 drop(queue);
-                waiting
-                    .completion
-                    .on_done(Err(StatementError::connection_lost()));
+                completion.on_done(Err(StatementError::connection_lost()));
                 return StatementId(id);
             }
+            // One clock read serves the queue's order, the expiry and the placement.
             let now = Instant::now();
+            let waiting = Waiting::new(id, now, sql, completion);
             let expired = self.shared.take_expired(&mut queue, now);
             let placed = if queue.is_empty() {
-                self.shared.place(waiting)
+                self.shared.place(waiting, now)
             } else {
                 Err(waiting)
             };
@@ -623,8 +637,6 @@ impl Driver {
                         back.completion.on_done(Err(error));
                         return StatementId(id);
                     }
-                    let mut back = back;
-                    back.queued_at = now;
                     queue.push_back(back);
                     None
                 }
@@ -1125,14 +1137,11 @@ impl Shared {
 
     /// A statement of a submitter, with its id.
     fn statement(&self, sql: &str, completion: Box<dyn Completion>) -> Waiting {
-        Waiting {
-            id: self.next_id.fetch_add(1, Ordering::Relaxed),
-            queued_at: Instant::now(),
-            sql: sql.as_bytes().to_vec(),
-            leading: Vec::new(),
-            skip_results: 0,
-            completion,
-        }
+        Waiting::new(self.new_id(), Instant::now(), sql.into(), completion)
+    }
+
+    fn new_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
     }
 
     fn socket(&self, slot: usize) -> Option<OutboundSocket<Arc<Backend>>> {
@@ -1149,7 +1158,7 @@ impl Shared {
             shared: Arc::downgrade(me),
             state: Mutex::new(BackendState {
                 conn: Connection::new(me.opts.config.clone(), Instant::now()),
-                answers: HashMap::new(),
+                answers: HashMap::default(),
                 buf: vec![0; 64 * 1024].into_boxed_slice(),
                 logged_in: false,
                 pinned: None,
@@ -1315,16 +1324,22 @@ impl Shared {
     /// `patient`: rather than behind a statement already sent, wait for a connection skipped for
     /// its lock that had nothing in flight when its lock was last let go (its handler drains
     /// the queue when it lets the lock go); `None` then.
-    fn pick_connection(&self, patient: bool) -> (Option<OutboundSocket<Arc<Backend>>>, bool) {
+    fn pick_connection(
+        &self,
+        patient: bool,
+        now: Instant,
+    ) -> (Option<OutboundSocket<Arc<Backend>>>, bool) {
         // Lower ranks win: a connection to fill ranks by the room it has left, any other after
         // them by its depth.
         type Rank = (bool, usize);
         let mut best: Option<(Rank, OutboundSocket<Arc<Backend>>)> = None;
         let mut skipped = false;
         let mut skipped_idle = false;
-        let mut now: Option<Instant> = None;
         for slot in 0..self.span() {
-            let Some(socket) = self.socket(slot) else {
+            // The slot's lock is held while its connection is ranked, so only the best is
+            // cloned; the state is only tried, so no lock order arises.
+            let slot = self.slots[slot].lock();
+            let Some(socket) = slot.socket.as_ref() else {
                 continue;
             };
             let rank = {
@@ -1343,10 +1358,8 @@ impl Shared {
                 }
                 let fill = depth > 0
                     && depth < self.opts.fill_depth
-                    && (!st.conn.pending_output().is_empty() || {
-                        let now = *now.get_or_insert_with(Instant::now);
-                        now.saturating_duration_since(st.head_since) < self.opts.fill_stall
-                    });
+                    && (!st.conn.pending_output().is_empty()
+                        || now.saturating_duration_since(st.head_since) < self.opts.fill_stall);
                 if fill {
                     (false, self.opts.fill_depth - depth)
                 } else {
@@ -1354,7 +1367,7 @@ impl Shared {
                 }
             };
             if best.as_ref().is_none_or(|(r, _)| rank < *r) {
-                best = Some((rank, socket));
+                best = Some((rank, socket.clone()));
             }
         }
         match best {
@@ -1378,12 +1391,16 @@ impl Shared {
     /// [`PATIENCE`] after it was submitted: a handler holds its lock for microseconds unless
     /// its client is slow, and then the next drain (a command ending anywhere, the tick)
     /// places the statement where it can go.
-    fn place(&self, waiting: Waiting) -> Result<OutboundSocket<Arc<Backend>>, Waiting> {
-        let patient = waiting.queued_at.elapsed() < PATIENCE;
-        let best = match self.pick_connection(patient) {
+    fn place(
+        &self,
+        waiting: Waiting,
+        now: Instant,
+    ) -> Result<OutboundSocket<Arc<Backend>>, Waiting> {
+        let patient = now.saturating_duration_since(waiting.queued_at) < PATIENCE;
+        let best = match self.pick_connection(patient, now) {
             (None, true) => {
                 self.skipped_busy.store(true, Ordering::SeqCst);
-                self.pick_connection(patient).0
+                self.pick_connection(patient, now).0
             }
             (best, _) => best,
         };
@@ -1410,7 +1427,7 @@ impl Shared {
                     first_result_done: false,
                 },
             );
-            st.last_active = Instant::now();
+            st.last_active = now;
             if st.conn.in_flight() == 1 {
                 st.head_since = st.last_active;
             }
@@ -1435,9 +1452,10 @@ impl Shared {
         let mut kick: Vec<OutboundSocket<Arc<Backend>>> = Vec::new();
         let (expired, left) = {
             let mut queue = me.waiting.lock();
-            let expired = me.take_expired(&mut queue, Instant::now());
+            let now = Instant::now();
+            let expired = me.take_expired(&mut queue, now);
             while let Some(next) = queue.pop_front() {
-                match me.place(next) {
+                match me.place(next, now) {
                     Ok(socket) => {
                         if !kick
                             .iter()
@@ -1762,7 +1780,7 @@ struct KillLookup {
 }
 
 impl Completion for KillLookup {
-    fn on_columns(&mut self, _: &Arc<[Column]>) {}
+    fn on_columns(&mut self, _: &Arc<ColumnSet>) {}
 
     fn on_row(&mut self, row: &TextRow) {
         self.query_id = row
@@ -1804,7 +1822,7 @@ impl Completion for KillLookup {
 struct Ignore;
 
 impl Completion for Ignore {
-    fn on_columns(&mut self, _: &Arc<[Column]>) {}
+    fn on_columns(&mut self, _: &Arc<ColumnSet>) {}
     fn on_row(&mut self, _: &TextRow) {}
     fn on_done(self: Box<Self>, _: Result<OkInfo, StatementError>) {}
 }
@@ -2081,7 +2099,7 @@ struct ResetDone {
 }
 
 impl Completion for ResetDone {
-    fn on_columns(&mut self, _: &Arc<[Column]>) {}
+    fn on_columns(&mut self, _: &Arc<ColumnSet>) {}
     fn on_row(&mut self, _: &TextRow) {}
     fn on_done(self: Box<Self>, outcome: Result<OkInfo, StatementError>) {
         if outcome.is_err() {
@@ -2099,7 +2117,7 @@ struct Unpinned {
 }
 
 impl Completion for Unpinned {
-    fn on_columns(&mut self, _: &Arc<[Column]>) {}
+    fn on_columns(&mut self, _: &Arc<ColumnSet>) {}
     fn on_row(&mut self, _: &TextRow) {}
     fn on_done(self: Box<Self>, outcome: Result<OkInfo, StatementError>) {
         let (Some(shared), Some(backend)) = (self.shared.upgrade(), self.backend.upgrade()) else {
@@ -2152,6 +2170,8 @@ impl SocketHandler for Backend {
         // Terminal completions run after the connection's lock is let go (still inside this
         // pass, so in answer order): one may submit again (a kill's look-up does).
         let mut finished: Vec<(Box<dyn Completion>, Result<OkInfo, StatementError>)> = Vec::new();
+        // When the pass's first command ended: one clock read for all the pass ends.
+        let mut ended_at: Option<Instant> = None;
         let closed = {
             let mut guard = self.state.lock();
             let st = &mut *guard;
@@ -2237,7 +2257,7 @@ impl SocketHandler for Backend {
                         }
                         Event::Done { tag, ok } => {
                             room = true;
-                            st.last_active = Instant::now();
+                            st.last_active = *ended_at.get_or_insert_with(Instant::now);
                             st.head_since = st.last_active;
                             if let Some(a) = st.answers.remove(&tag.0) {
                                 finished.push((a.completion, Ok(ok)));
@@ -2245,7 +2265,7 @@ impl SocketHandler for Backend {
                         }
                         Event::Failed { tag, error } => {
                             room = true;
-                            st.last_active = Instant::now();
+                            st.last_active = *ended_at.get_or_insert_with(Instant::now);
                             st.head_since = st.last_active;
                             if let Some(a) = st.answers.remove(&tag.0) {
                                 finished.push((a.completion, Err(error)));

@@ -9,8 +9,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::{Duration, Instant};
 
 use xrpc_engine_mysql::driver::{CancelOutcome, Completion, Driver, DriverOptions, Pinned};
-use xrpc_mysql_proto::mysql_common::packets::Column;
-use xrpc_mysql_proto::{Config, OkInfo, StatementError, TextRow};
+use xrpc_mysql_proto::{ColumnSet, Config, OkInfo, StatementError, TextRow};
 use xrpc_net::{NetConfig, NoClients, Server};
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -70,7 +69,7 @@ fn collect(key: u64, done: &Sender<Answer>) -> Box<dyn Completion> {
 }
 
 impl Completion for Collect {
-    fn on_columns(&mut self, _: &Arc<[Column]>) {}
+    fn on_columns(&mut self, _: &Arc<ColumnSet>) {}
 
     fn on_row(&mut self, row: &TextRow) {
         self.rows.push(
@@ -132,7 +131,7 @@ fn statements_of_many_submitters_pipelined_on_one_connection_get_their_own_answe
                 for i in 0..EACH {
                     let key = t * 1000 + i;
                     driver.submit(
-                        &format!("SELECT {key}, REPEAT('s', {})", key % 37),
+                        format!("SELECT {key}, REPEAT('s', {})", key % 37),
                         collect(key, &tx),
                     );
                 }
@@ -228,7 +227,7 @@ fn statements_fill_one_connection_up_to_the_fill_depth_before_another_gets_any()
     // The head sleeps so that all six are in flight at once.
     driver.submit("SELECT SLEEP(0.3)", collect(0, &tx));
     for key in 1..6 {
-        driver.submit(&format!("SELECT {key}"), collect(key, &tx));
+        driver.submit(format!("SELECT {key}"), collect(key, &tx));
     }
     answers(&rx, 6);
     let placed: Vec<u64> = depths(&driver)

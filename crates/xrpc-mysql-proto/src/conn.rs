@@ -2,18 +2,19 @@
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::sync::Arc;
+use std::io::Write as _;
 use std::time::{Duration, Instant};
 
-use bytes::{BufMut, BytesMut};
+use bytes::{BufMut, Bytes, BytesMut};
 use mysql_common::constants::{CapabilityFlags, Command, StatusFlags};
 use mysql_common::io::ParseBuf;
 use mysql_common::packets::{
-    AuthPlugin, AuthSwitchRequest, Column, CommonOkPacket, ErrPacket, HandshakePacket,
-    HandshakeResponse, OkPacketDeserializer, OkPacketKind, OldEofPacket, ResultSetTerminator,
+    AuthPlugin, AuthSwitchRequest, CommonOkPacket, ErrPacket, HandshakePacket, HandshakeResponse,
+    OkPacketDeserializer, OkPacketKind, OldEofPacket, ResultSetTerminator,
 };
 use mysql_common::proto::MySerialize;
 
+use crate::columns::ColumnCache;
 use crate::error::{CancelError, ConnectError, DecodeError, StatementError, SubmitError};
 use crate::event::{CloseReason, Event, KillTarget, OkInfo, Tag, TextRow};
 use crate::packet;
@@ -121,6 +122,10 @@ pub struct Connection {
     transport_closed: bool,
     quit_queued: bool,
     statements_marked: u64,
+    /// The definition packets of the result set being read, until its last one.
+    column_packets: Vec<Bytes>,
+    /// The connection's recent column sets, reused for identical definitions.
+    column_sets: ColumnCache,
 }
 
 #[derive(Debug)]
@@ -154,7 +159,8 @@ struct Entry {
     end: u64,
     deadline: Option<Instant>,
     deadline_fired: bool,
-    marker: Option<String>,
+    /// The number of its marker (`/*xrpc-q<n>*/`), when statements are marked.
+    marker: Option<u64>,
     /// The server's packet sequence id expected next.
     seq: u8,
     read: Read,
@@ -167,12 +173,21 @@ struct Entry {
 enum Read {
     /// Expecting an OK, an ERR or a result set's column count.
     Start,
-    /// Column definitions still to come.
-    Columns { left: usize, columns: Vec<Column> },
+    /// Column definitions still to come (those read so far are in `Connection::column_packets`).
+    Columns { left: usize },
     /// The old EOF packet after the column definitions (no CLIENT_DEPRECATE_EOF).
     ColumnsEof { columns: usize },
     /// Rows, until the packet that ends the result set.
     Rows { columns: usize },
+}
+
+/// The comment that marks a statement, so that a kill can find it in the process list.
+struct Marker(u64);
+
+impl fmt::Display for Marker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "/*xrpc-q{}*/", self.0)
+    }
 }
 
 /// What one decoding step did.
@@ -203,6 +218,8 @@ impl Connection {
             transport_closed: false,
             quit_queued: false,
             statements_marked: 0,
+            column_packets: Vec::new(),
+            column_sets: ColumnCache::default(),
         }
     }
 
@@ -356,21 +373,21 @@ impl Connection {
         self.check_submit(tag)?;
         let marker = self.config.mark_statements.then(|| {
             self.statements_marked += 1;
-            format!("/*xrpc-q{}*/ ", self.statements_marked)
+            self.statements_marked
         });
-        let mark = marker.clone().unwrap_or_default();
-        let before_sql = if leading.is_empty() {
-            ""
-        } else {
-            mark.as_str()
+        // Written on the stack: a marker is at most 32 bytes (u64::MAX has 20 digits).
+        let mut mark_buf = [0u8; 32];
+        let mark = match marker {
+            Some(number) => {
+                let mut out = &mut mark_buf[..];
+                write!(out, "{} ", Marker(number)).expect("a marker fits 32 bytes");
+                let left = out.len();
+                &mark_buf[..32 - left]
+            }
+            None => &[],
         };
-        let parts: [&[u8]; 5] = [
-            &[Command::COM_QUERY as u8],
-            mark.as_bytes(),
-            leading,
-            before_sql.as_bytes(),
-            sql,
-        ];
+        let before_sql: &[u8] = if leading.is_empty() { &[] } else { mark };
+        let parts: [&[u8]; 5] = [&[Command::COM_QUERY as u8], mark, leading, before_sql, sql];
         self.push(tag, Kind::Query, &parts, deadline, marker);
         Ok(())
     }
@@ -530,7 +547,7 @@ impl Connection {
         kind: Kind,
         parts: &[&[u8]],
         deadline: Option<Instant>,
-        marker: Option<String>,
+        marker: Option<u64>,
     ) {
         let start = self.queued();
         let len: usize = parts.iter().map(|part| part.len()).sum();
@@ -572,10 +589,7 @@ impl Connection {
         if entry.start < self.sent || self.transport_closed {
             return Cancelled::KillRequired(KillTarget {
                 thread_id: self.thread_id,
-                marker: entry
-                    .marker
-                    .as_ref()
-                    .map(|marker| marker.trim_end().to_owned()),
+                marker: entry.marker.map(|number| Marker(number).to_string()),
             });
         }
         let (from, to) = (
@@ -803,22 +817,19 @@ impl Connection {
                     .filter(|&count| (1..=u64::from(u16::MAX)).contains(&count))
                     .ok_or_else(|| DecodeError::malformed("column count", "not 1 to 65535"))?;
                 let left = count as usize;
-                entry.read = Read::Columns {
-                    left,
-                    columns: Vec::with_capacity(left.min(4096)),
-                };
+                entry.read = Read::Columns { left };
+                self.column_packets.clear();
                 Ok(Step::Progress)
             }
-            (Read::Columns { left, columns }, Some(_)) => {
-                let column: Column = ParseBuf(&payload)
-                    .parse(())
-                    .map_err(|err| DecodeError::malformed("column definition", err))?;
-                columns.push(column);
+            (Read::Columns { left }, Some(_)) => {
+                self.column_packets.push(payload);
                 *left -= 1;
                 if *left > 0 {
                     return Ok(Step::Progress);
                 }
-                let columns: Arc<[Column]> = std::mem::take(columns).into();
+                let columns = self.column_sets.get(&self.column_packets);
+                self.column_packets.clear();
+                let columns = columns?;
                 entry.read = if deprecate_eof {
                     Read::Rows {
                         columns: columns.len(),

@@ -10,6 +10,7 @@ use mysql_common::packets::session_state_change::SessionStateChange;
 use mysql_common::packets::{Column, OkPacket};
 use mysql_common::row::{Row, new_row};
 
+use crate::columns::ColumnSet;
 use crate::error::{ConnectError, DecodeError, StatementError};
 
 /// The caller's name for a command; every event about the command carries it. Tags must be
@@ -41,8 +42,9 @@ pub enum Event {
     Columns {
         /// The query.
         tag: Tag,
-        /// The column definitions, as decoded by `mysql_common`.
-        columns: Arc<[Column]>,
+        /// The column definitions, as decoded by `mysql_common`: the same set as an earlier
+        /// result's when its definitions were the same bytes ([`ColumnSet`]).
+        columns: Arc<ColumnSet>,
     },
     /// One row of the current result set, in the text protocol.
     Row {

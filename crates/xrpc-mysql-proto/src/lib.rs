@@ -74,6 +74,12 @@
 //!   answers behind it: an answer that passes [`Config::large_result_bytes`] is reported once
 //!   ([`Event::LargeResult`]) and [`Connection::accepts_more`] turns false until it ends, so a
 //!   driver stops pipelining behind it.
+//! - **Column definitions decoded once per distinct set.** A result set whose definition
+//!   packets are byte for byte those of one of the connection's recent result sets gets that
+//!   [`ColumnSet`] again (an `Arc` clone) instead of a fresh decode, and what the driver derived
+//!   from it ([`ColumnSet::derived`]) with it: a connection that runs the same statements over
+//!   and over decodes their columns once (the `columns` module; at most [`KEPT_SETS`] sets of at
+//!   most [`KEPT_SET_BYTES`] each).
 //! - **Time is an argument.** Deadlines (the handshake's, [`Config::connect_timeout`], and each
 //!   query's) are compared with the `now` passed to [`Connection::handle_timeout`];
 //!   [`Connection::poll_timeout`] says when the next one is due.
@@ -107,11 +113,13 @@
 //! break the protocol (both reported by [`Event::Closed`]). A statement's failure is data, a
 //! [`StatementError`] (code, SQL state, message) in [`Event::Failed`].
 
+mod columns;
 mod conn;
 mod error;
 mod event;
 mod packet;
 
+pub use columns::{ColumnSet, KEPT_SET_BYTES, KEPT_SETS};
 pub use conn::{Cancelled, CommandState, Config, Connection};
 pub use error::{
     CR_SERVER_LOST, CancelError, ConnectError, DecodeError, ER_QUERY_INTERRUPTED, StatementError,

@@ -18,6 +18,11 @@
 //! - **Shared, not copied.** A hit is an [`Arc`] clone; a shard's lock is held for the map
 //!   operation only, never while parsing, so two threads may parse the same new text at once
 //!   (the second insert replaces the first; both results are equal).
+//! - **Hashed with foldhash.** Every statement looks its text up several times (the admin
+//!   check, the counters, the engine), so the hash is on the request path: foldhash, seeded per
+//!   process, costs a few ns where SipHash costs tens. A shard holds at most
+//!   [`SHARD_ENTRIES`] texts, so keys chosen to collide can slow a shard's lookups only that
+//!   far.
 
 use std::collections::HashMap;
 use std::hash::BuildHasher;
@@ -42,16 +47,18 @@ struct Entry {
     script: Arc<Script>,
 }
 
+type Shard = HashMap<Box<str>, Entry, foldhash::fast::RandomState>;
+
 struct Cache {
-    hasher: std::hash::RandomState,
-    shards: Vec<Mutex<HashMap<Box<str>, Entry>>>,
+    hasher: foldhash::fast::RandomState,
+    shards: Vec<Mutex<Shard>>,
 }
 
 fn cache() -> &'static Cache {
     static CACHE: OnceLock<Cache> = OnceLock::new();
     CACHE.get_or_init(|| Cache {
-        hasher: std::hash::RandomState::new(),
-        shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+        hasher: foldhash::fast::RandomState::default(),
+        shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
     })
 }
 
