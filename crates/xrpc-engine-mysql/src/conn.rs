@@ -238,7 +238,9 @@ impl MysqlConn {
             });
             (follow_up.sql, answer)
         });
-        let on_own = OnOwnConnection {
+        // Built only for a connection of the session's own: the shared rotation needs neither
+        // the levelling nor the session's state.
+        let on_own = |sql, answer| OnOwnConnection {
             leading,
             sql,
             answer,
@@ -248,22 +250,22 @@ impl MysqlConn {
             submission,
         };
         match (route, self.shared.driver.get()) {
-            (Route::Own(pin), _) => on_own.send(&pin),
+            (Route::Shared, Some(driver)) => {
+                let id = driver.submit(sql, answer);
+                self.interrupt.submitted(submission, id);
+            }
+            (Route::Own(pin), _) => on_own(sql, answer).send(&pin),
             (Route::OwnWhenFree(level), Some(driver)) => {
                 // Known to a kill before the request may be answered (at once, here): the
                 // statement's own id replaces it when it is sent.
                 let id = driver.new_id();
                 self.interrupt.submitted(submission, id);
-                driver.pin_when_free(id, SHARED_SPARE, Some(level), Box::new(on_own));
-            }
-            (Route::Shared, Some(driver)) => {
-                let id = driver.submit(on_own.sql, on_own.answer);
-                self.interrupt.submitted(submission, id);
+                driver.pin_when_free(id, SHARED_SPARE, Some(level), Box::new(on_own(sql, answer)));
             }
             (_, None) => {
                 // Nothing is routed to the driver while it does not run.
                 driver::Completion::on_done(
-                    on_own.answer,
+                    answer,
                     Err(StatementError {
                         code: codes::ENGINE_ERROR.code as u16,
                         sql_state: codes::ENGINE_ERROR.sql_state.to_owned(),

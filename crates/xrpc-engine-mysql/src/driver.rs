@@ -19,7 +19,10 @@
 //!   a large result: `Connection::accepts_more`). So the statements a turn places go out
 //!   together in one write, and the backend's thread runs them without sleeping and waking
 //!   per statement, while a statement never lands behind one that was already sent and may be
-//!   slow when another connection has nothing in flight.
+//!   slow when another connection has nothing in flight. The connection the last placement
+//!   chose is tried first and taken while it can still be filled that way (one worker's turn
+//!   filling one connection, the common case), so most placements look at one connection
+//!   rather than rank them all.
 //!   Answers are matched in order by
 //!   the state machine; each command ends with exactly one terminal event, so each completion
 //!   gets exactly one [`Completion::on_done`]. When no connection has room the statement waits
@@ -376,6 +379,9 @@ struct Shared {
     /// A placement found no room but skipped connections whose state was locked: the handler
     /// that lets such a lock go drains the queue (see [`Shared::place`]).
     skipped_busy: AtomicBool,
+    /// The slot of the connection the last placement chose: tried first
+    /// ([`Shared::fill_last`]).
+    last_placed: AtomicUsize,
     queue_timeouts: AtomicU64,
     connects: AtomicU64,
     idle_closes: AtomicU64,
@@ -576,6 +582,7 @@ impl Driver {
             recent_depth_sum: AtomicU64::new(0),
             recent_placed: AtomicU64::new(0),
             skipped_busy: AtomicBool::new(false),
+            last_placed: AtomicUsize::new(0),
             queue_timeouts: AtomicU64::new(0),
             connects: AtomicU64::new(0),
             idle_closes: AtomicU64::new(0),
@@ -1376,7 +1383,29 @@ impl Shared {
         }
     }
 
-    /// Puts a statement on the connection [`Shared::pick_connection`] picks and returns that
+    /// The connection the last placement chose, if a statement may go there without ranking
+    /// the others: it holds statements not written yet (placed in this turn) and is below
+    /// [`DriverOptions::fill_depth`], so [`Shared::pick_connection`] would fill it too unless
+    /// another connection is being filled deeper at the same moment (another worker's turn),
+    /// which only decides which of the two fills first.
+    fn fill_last(&self) -> Option<OutboundSocket<Arc<Backend>>> {
+        let slot = self
+            .slots
+            .get(self.last_placed.load(Ordering::Relaxed))?
+            .lock();
+        let socket = slot.socket.as_ref()?;
+        let st = socket.handler().state.try_lock()?;
+        let depth = st.conn.in_flight();
+        let fill = st.logged_in
+            && st.pinned.is_none()
+            && st.conn.accepts_more()
+            && depth > 0
+            && depth < self.opts.fill_depth.min(self.opts.max_depth)
+            && !st.conn.pending_output().is_empty();
+        fill.then(|| socket.clone())
+    }
+
+    /// Puts a statement on the connection [`Shared::fill_last`] or [`Shared::pick_connection`] picks and returns that
     /// connection's socket, to be kicked once the waiting queue's lock is
     /// let go; gives the statement back when no connection has room. Called under that lock.
     ///
@@ -1397,12 +1426,15 @@ impl Shared {
         now: Instant,
     ) -> Result<OutboundSocket<Arc<Backend>>, Waiting> {
         let patient = now.saturating_duration_since(waiting.queued_at) < PATIENCE;
-        let best = match self.pick_connection(patient, now) {
-            (None, true) => {
-                self.skipped_busy.store(true, Ordering::SeqCst);
-                self.pick_connection(patient, now).0
-            }
-            (best, _) => best,
+        let best = match self.fill_last() {
+            Some(socket) => Some(socket),
+            None => match self.pick_connection(patient, now) {
+                (None, true) => {
+                    self.skipped_busy.store(true, Ordering::SeqCst);
+                    self.pick_connection(patient, now).0
+                }
+                (best, _) => best,
+            },
         };
         let Some(socket) = best else {
             return Err(waiting);
@@ -1434,6 +1466,8 @@ impl Shared {
             socket.handler().idle.store(false, Ordering::Release);
             st.conn.in_flight()
         };
+        self.last_placed
+            .store(socket.handler().slot, Ordering::Relaxed);
         self.recent_depth_sum
             .fetch_add(depth as u64, Ordering::Relaxed);
         self.recent_placed.fetch_add(1, Ordering::Relaxed);
