@@ -2,7 +2,6 @@
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::io::Write as _;
 use std::time::{Duration, Instant};
 
 use bytes::{BufMut, Bytes, BytesMut};
@@ -183,6 +182,33 @@ enum Read {
 
 /// The comment that marks a statement, so that a kill can find it in the process list.
 struct Marker(u64);
+
+/// The longest marker with the space after it: `/*xrpc-q*/ ` and 20 digits.
+const MARKER_MAX: usize = 11 + 20;
+
+impl Marker {
+    /// Writes the marker and a space into `buf`; returns the bytes written.
+    fn write_to(self, buf: &mut [u8; MARKER_MAX]) -> &[u8] {
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        let mut n = self.0;
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        let parts: [&[u8]; 3] = [b"/*xrpc-q", &digits[at..], b"*/ "];
+        let mut len = 0;
+        for part in parts {
+            buf[len..len + part.len()].copy_from_slice(part);
+            len += part.len();
+        }
+        &buf[..len]
+    }
+}
 
 impl fmt::Display for Marker {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -375,15 +401,10 @@ impl Connection {
             self.statements_marked += 1;
             self.statements_marked
         });
-        // Written on the stack: a marker is at most 32 bytes (u64::MAX has 20 digits).
-        let mut mark_buf = [0u8; 32];
+        // Written on the stack, without the formatting machinery (this runs per statement).
+        let mut mark_buf = [0u8; MARKER_MAX];
         let mark = match marker {
-            Some(number) => {
-                let mut out = &mut mark_buf[..];
-                write!(out, "{} ", Marker(number)).expect("a marker fits 32 bytes");
-                let left = out.len();
-                &mark_buf[..32 - left]
-            }
+            Some(number) => Marker(number).write_to(&mut mark_buf),
             None => &[],
         };
         let before_sql: &[u8] = if leading.is_empty() { &[] } else { mark };

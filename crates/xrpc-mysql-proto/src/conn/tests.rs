@@ -988,3 +988,12 @@ fn a_statement_sent_behind_leading_statements_carries_the_marker_on_each() {
         )
     );
 }
+
+#[test]
+fn a_marker_is_written_with_every_number_of_digits() {
+    for number in [0, 7, 10, 99, 12_345, u64::MAX] {
+        let mut buf = [0u8; MARKER_MAX];
+        let written = Marker(number).write_to(&mut buf);
+        assert_eq!(written, format!("{} ", Marker(number)).as_bytes());
+    }
+}
