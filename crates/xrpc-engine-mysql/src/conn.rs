@@ -217,6 +217,7 @@ impl MysqlConn {
         let answer = Box::new(DriverAnswer {
             completion: Some(completion),
             columns: None,
+            row_values: Vec::new(),
             renames: rewritten.renames,
             version_row,
             has_result_set: false,
@@ -526,6 +527,8 @@ struct DriverAnswer {
     completion: Option<Box<dyn Completion>>,
     /// The first result's columns, once they came.
     columns: Option<Arc<MappedColumns>>,
+    /// The buffer each row's values are converted into (empty between rows).
+    row_values: Vec<Value>,
     renames: Vec<(String, String)>,
     /// For a `SHOW … VARIABLES`: what its `version` row reports.
     version_row: Option<String>,
@@ -605,24 +608,30 @@ impl driver::Completion for DriverAnswer {
         let Some(columns) = &self.columns else {
             return;
         };
-        let mut values: Result<Vec<Value>, SqlError> = columns
+        // One buffer for the statement's rows; text values share the row's packet.
+        let mut values = std::mem::take(&mut self.row_values);
+        values.clear();
+        let converted = columns
             .convs
             .iter()
             .zip(row.values())
-            .map(|(&conv, raw)| types::convert(conv, raw))
-            .collect();
-        if let (Some(version), Ok(values)) = (&self.version_row, &mut values)
+            .try_for_each(|(&conv, raw)| {
+                values.push(types::convert_in(conv, raw, row.payload())?);
+                Ok::<_, SqlError>(())
+            });
+        if let (Some(version), Ok(())) = (&self.version_row, &converted)
             && matches!(&values[0], Value::Bytes(name) if name.eq_ignore_ascii_case(b"version"))
         {
             values[1] = Value::Bytes(bytes::Bytes::copy_from_slice(version.as_bytes()));
         }
-        let result = match (values, self.completion.as_mut()) {
-            (Ok(values), Some(completion)) => {
-                completion.sink().row(&values).map_err(SqlError::from)
-            }
-            (Ok(_), None) => Ok(()),
+        let result = match (converted, self.completion.as_mut()) {
+            (Ok(()), Some(completion)) => completion.sink().row(&values).map_err(SqlError::from),
+            (Ok(()), None) => Ok(()),
             (Err(err), _) => Err(err),
         };
+        // The values go now: they share the backend connection's receive buffer.
+        values.clear();
+        self.row_values = values;
         if let Err(err) = result {
             self.fail(err);
         }

@@ -345,6 +345,12 @@ impl Engine for MysqlEngine {
         Ok(Box::new(self.handle()))
     }
 
+    fn sessions_keep_connections(&self) -> bool {
+        // A handle holds no backend connection unless state pins one, and acquiring one costs
+        // a handful of allocations per statement.
+        true
+    }
+
     fn release(&self, mut conn: Box<dyn EngineConn>) {
         // A handle is cheap; the driver connection it may hold goes back, reset.
         conn.set_wait_hook(None);

@@ -198,6 +198,16 @@ fn bad_value(conv: Conv, text: &[u8]) -> SqlError {
     )
 }
 
+/// [`convert`] of a value of `row` (the row's packet): the text of a BYTES or ENUM value is a
+/// slice of the packet, shared rather than copied.
+pub fn convert_in(conv: Conv, raw: Option<&[u8]>, row: &Bytes) -> Result<Value, SqlError> {
+    match (conv, raw) {
+        (Conv::Bytes, Some(raw)) => Ok(Value::Bytes(row.slice_ref(raw))),
+        (Conv::Enum, Some(raw)) => Ok(Value::Enum(row.slice_ref(raw))),
+        _ => convert(conv, raw),
+    }
+}
+
 /// Converts one text-protocol value (`None` is NULL).
 pub fn convert(conv: Conv, raw: Option<&[u8]>) -> Result<Value, SqlError> {
     let Some(raw) = raw else {

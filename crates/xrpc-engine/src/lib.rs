@@ -61,6 +61,15 @@ pub trait Engine: Send + Sync + 'static {
     /// Returns a connection that holds no session state to the pool.
     fn release(&self, conn: Box<dyn EngineConn>);
 
+    /// Whether a session keeps its connection between statements even when it holds no session
+    /// state (it still gives it back, reset, when it closes). True for an engine whose
+    /// connections are not pooled resources but cheap handles (the mysql engine's, which hold a
+    /// backend connection only while state pins one): taking one per statement would only cost
+    /// its allocations. False (the default) for pooled connections, which other sessions need.
+    fn sessions_keep_connections(&self) -> bool {
+        false
+    }
+
     /// Makes everything committed so far durable and compacts the log (SQLite: a WAL checkpoint).
     /// Called on shutdown.
     fn checkpoint(&self) -> Result<(), SqlError>;

@@ -350,7 +350,8 @@ impl TextRow {
         self.columns == 0
     }
 
-    /// The packet's payload.
+    /// The packet the values are read from: a value's text from [`TextRow::values`] can be
+    /// shared rather than copied (`Bytes::slice_ref`).
     pub fn payload(&self) -> &Bytes {
         &self.payload
     }

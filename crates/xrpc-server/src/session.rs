@@ -1158,7 +1158,8 @@ impl Session {
         core.warnings = warnings;
         let may_set_state =
             engine.holds_session_state() || submit.kind != Some(StatementKind::Select);
-        if may_set_state && !self.auto_commit && !self.is_gone() {
+        let keep = may_set_state || node.engine.sessions_keep_connections();
+        if keep && !self.auto_commit && !self.is_gone() {
             core.engine = Some(engine);
         } else {
             drop(core);
@@ -1198,7 +1199,9 @@ impl Session {
             .take_session_schema_change()
             .filter(|_| !self.auto_commit);
         let holds_state = engine.holds_session_state();
-        let keep = holds_state && !self.auto_commit && !self.is_gone();
+        let keep = (holds_state || node.engine.sessions_keep_connections())
+            && !self.auto_commit
+            && !self.is_gone();
         {
             // After the statement, whatever its outcome; again when a transaction that ran one
             // ends, as only then do other sessions see its DDL.
