@@ -84,6 +84,10 @@ pub fn parse_url(url: &str) -> Result<BackendUrl, UrlError> {
             let (host, after) = bracketed
                 .split_once(']')
                 .ok_or_else(|| fail("an IPv6 address lacks its closing ]"))?;
+            // Brackets are for IPv6 addresses only, which is also what `host_port` brackets.
+            if host.parse::<std::net::Ipv6Addr>().is_err() {
+                return Err(fail("the bracketed host is not an IPv6 address"));
+            }
             match after {
                 "" => (host, None),
                 _ => (
@@ -197,6 +201,8 @@ mod tests {
             ("mysql://u:pw@h/db?ssl=1", "options"),
             ("mysql://u:p%zzw@h", "percent"),
             ("mysql://u:pw@[::1/db", "]"),
+            ("mysql://u:pw@[[ys-]", "not an IPv6 address"),
+            ("mysql://u:pw@[db.example]:3306", "not an IPv6 address"),
         ] {
             let err = parse_url(url).unwrap_err();
             assert!(err.reason.contains(why), "{url}: {err}");
