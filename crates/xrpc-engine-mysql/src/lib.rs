@@ -19,8 +19,9 @@
 //! current database is the session layer's, handed in before every statement with
 //! [`EngineConn::set_session_schema`] and reported back when `USE` or a request's `schema_name`
 //! changed it); [`EngineConn::holds_session_state`] is true while it keeps anything or holds a
-//! connection, so the session layer keeps the handle between statements, exactly as it keeps
-//! an SQLite connection with a transaction open.
+//! connection. The session layer keeps the handle between statements either way
+//! ([`Engine::sessions_keep_connections`]): it is cheap to keep and costs allocations to take
+//! anew, and it is given back, reset, when the session ends.
 //!
 //! - A statement that cannot leave state (one plain SELECT, INSERT, UPDATE or DELETE whose
 //!   rewritten text names no user variable, named lock or `SHOW VARIABLES`) of a session that

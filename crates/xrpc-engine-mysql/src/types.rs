@@ -23,6 +23,7 @@
 //! (the front end reads backslash escapes), and for a placeholder in a versioned comment the
 //! front end's version skips (`/*!90000 … */`).
 
+use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::ops::{ControlFlow, Range};
 
@@ -492,6 +493,13 @@ pub fn rewrite_with_version(
     version: Option<&str>,
     alias: Option<VariableAlias>,
 ) -> Result<Rewritten, SqlError> {
+    let repeated = LAST_PLAIN.with_borrow(|last| {
+        last.is(sql, version, alias, args.len())
+            .then(|| substitute(sql, &last.placeholders, args, backslash_escapes))
+    });
+    if let Some(rewritten) = repeated {
+        return rewritten;
+    }
     let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
     let readable = script
         .iter()
@@ -528,7 +536,91 @@ pub fn rewrite_with_version(
         }
         return Err(argument_count(pass.placeholders.len(), args.len()));
     }
-    pass.finish(args)
+    pass.placeholders.sort_unstable();
+    let plain = pass.edits.is_empty()
+        && pass.lock_args.is_empty()
+        && pass.out == Rewritten::default()
+        && !sql.contains('\\');
+    let placeholders = plain.then(|| pass.placeholders.clone());
+    let rewritten = pass.finish(args)?;
+    if let Some(placeholders) = placeholders {
+        LAST_PLAIN.with_borrow_mut(|last| last.keep(sql, version, alias, placeholders));
+    }
+    Ok(rewritten)
+}
+
+/// The text a thread rewrote last, when the walk over its tree found `?` placeholders and
+/// nothing else to change or note: the next rewrite of the same text (a prepared statement run
+/// again, the usual case) puts the arguments at the same offsets without walking the tree. Kept
+/// only for a text without a backslash, whose reading no escape mode changes, and for the
+/// version and alias it was walked with; the connection id and last insert id never matter, as
+/// a text that calls for them is not plain.
+#[derive(Default)]
+struct PlainText {
+    sql: String,
+    version: Option<String>,
+    alias: Option<VariableAlias>,
+    placeholders: Vec<usize>,
+    kept: bool,
+}
+
+impl PlainText {
+    fn is(
+        &self,
+        sql: &str,
+        version: Option<&str>,
+        alias: Option<VariableAlias>,
+        args: usize,
+    ) -> bool {
+        self.kept
+            && self.placeholders.len() == args
+            && self.sql == sql
+            && self.version.as_deref() == version
+            && self.alias == alias
+    }
+
+    fn keep(
+        &mut self,
+        sql: &str,
+        version: Option<&str>,
+        alias: Option<VariableAlias>,
+        placeholders: Vec<usize>,
+    ) {
+        self.sql.clear();
+        self.sql.push_str(sql);
+        if self.version.as_deref() != version {
+            self.version = version.map(str::to_owned);
+        }
+        self.alias = alias;
+        self.placeholders = placeholders;
+        self.kept = true;
+    }
+}
+
+thread_local! {
+    static LAST_PLAIN: RefCell<PlainText> = RefCell::default();
+}
+
+/// `sql` with the `?` at each of `placeholders` (ascending byte offsets) replaced by its
+/// argument's literal, and nothing else noted.
+fn substitute(
+    sql: &str,
+    placeholders: &[usize],
+    args: &[Value],
+    backslash_escapes: bool,
+) -> Result<Rewritten, SqlError> {
+    let mut out = String::with_capacity(sql.len() + args.len() * 8);
+    let mut copied = 0;
+    for (index, (&at, value)) in placeholders.iter().zip(args).enumerate() {
+        out.push_str(&sql[copied..at]);
+        write_literal(&mut out, index, value, backslash_escapes)?;
+        copied = at + 1;
+    }
+    out.push_str(&sql[copied..]);
+    Ok(Rewritten {
+        sql: out,
+        ..Rewritten::default()
+    })
 }
 
 fn argument_count(placeholders: usize, args: usize) -> SqlError {
@@ -553,24 +645,15 @@ fn unread(sql: &str, args: &[Value], backslash_escapes: bool) -> Result<Rewritte
     if read.placeholders.len() != args.len() {
         return Err(argument_count(read.placeholders.len(), args.len()));
     }
-    let mut out = String::with_capacity(sql.len() + args.len() * 8);
-    let mut copied = 0;
-    for (index, (&at, value)) in read.placeholders.iter().zip(args).enumerate() {
-        out.push_str(&sql[copied..at]);
-        write_literal(&mut out, index, value, backslash_escapes)?;
-        copied = at + 1;
-    }
-    out.push_str(&sql[copied..]);
     let calls = |names: &[&str]| read.calls.iter().any(|call| names.contains(&call.as_str()));
     Ok(Rewritten {
-        sql: out,
         // Any user variable may be assigned; any lock name is one the engine cannot ask about.
         user_variable: read.user_variables,
         user_variable_assigned: read.user_variables,
         named_lock: calls(&["get_lock", "release_lock", "release_all_locks"]),
         unnamed_lock: calls(&["get_lock"]),
         unread: true,
-        ..Rewritten::default()
+        ..substitute(sql, &read.placeholders, args, backslash_escapes)?
     })
 }
 
@@ -1022,6 +1105,70 @@ mod tests {
             err.message
         );
         assert!(rewrite("select 1", &[Value::Sint(1)], 7, 0, true).is_err());
+    }
+
+    #[test]
+    fn a_plain_text_rewritten_again_gets_its_new_arguments() {
+        let sql = "select c from t where id = ? and k in (?, 'a?')";
+        for (id, k) in [(1, "x"), (2, "it's"), (3, "z")] {
+            let r = rewrite(
+                sql,
+                &[Value::Sint(id), Value::Bytes(k.as_bytes().to_vec().into())],
+                7,
+                0,
+                false,
+            )
+            .unwrap();
+            let k = k.replace('\'', "''");
+            assert_eq!(
+                r.sql,
+                format!("select c from t where id = {id} and k in ('{k}', 'a?')")
+            );
+            assert_eq!(
+                r,
+                Rewritten {
+                    sql: r.sql.clone(),
+                    ..Rewritten::default()
+                }
+            );
+        }
+        // The same text with another argument count is the error of a fresh walk.
+        let err = rewrite(sql, &[Value::Sint(1)], 7, 0, true).unwrap_err();
+        assert_eq!(err.code, codes::WRONG_ARGUMENTS.code);
+    }
+
+    #[test]
+    fn a_text_that_names_the_session_is_walked_every_time() {
+        for connection_id in [41, 42] {
+            let r = rewrite(
+                "select connection_id(), ?",
+                &[Value::Sint(1)],
+                connection_id,
+                0,
+                true,
+            )
+            .unwrap();
+            assert_eq!(
+                r.sql,
+                format!("select CAST({connection_id} AS UNSIGNED), 1")
+            );
+        }
+        for version in ["10.11-a", "10.11-b"] {
+            let r = rewrite_with_version(
+                "select ?",
+                &[Value::Sint(1)],
+                7,
+                0,
+                true,
+                Some(version),
+                None,
+            )
+            .unwrap();
+            assert_eq!(r.sql, "select 1");
+            let r = rewrite_with_version("select version()", &[], 7, 0, true, Some(version), None)
+                .unwrap();
+            assert_eq!(r.sql, format!("select '{version}'"));
+        }
     }
 
     #[test]

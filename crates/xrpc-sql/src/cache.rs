@@ -18,12 +18,17 @@
 //! - **Shared, not copied.** A hit is an [`Arc`] clone; a shard's lock is held for the map
 //!   operation only, never while parsing, so two threads may parse the same new text at once
 //!   (the second insert replaces the first; both results are equal).
+//! - **The last text of each thread first.** One request looks its text up several times,
+//!   all on the worker that runs it; each thread remembers the text it looked up last with
+//!   its script, so the repeats compare the text once instead of hashing it and taking a
+//!   shard's lock. The memo holds one text of at most [`MAX_CACHED_TEXT`] bytes per thread.
 //! - **Hashed with foldhash.** Every statement looks its text up several times (the admin
 //!   check, the counters, the engine), so the hash is on the request path: foldhash, seeded per
 //!   process, costs a few ns where SipHash costs tens. A shard holds at most
 //!   [`SHARD_ENTRIES`] texts, so keys chosen to collide can slow a shard's lookups only that
 //!   far.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -62,12 +67,45 @@ fn cache() -> &'static Cache {
     })
 }
 
+/// The text this thread looked up last (its bytes, kept in a reused buffer), its version and
+/// its script.
+#[derive(Default)]
+struct LastLookup {
+    text: String,
+    version: u32,
+    script: Option<Arc<Script>>,
+}
+
+thread_local! {
+    static LAST: RefCell<LastLookup> = RefCell::default();
+}
+
 /// Parses `text` as [`parse`] does, through the process-wide cache: a text seen before with the
 /// same version is not parsed again.
 pub fn parse_cached(text: &str, options: &Options) -> Arc<Script> {
     if text.len() > MAX_CACHED_TEXT {
         return Arc::new(parse(text, options));
     }
+    let repeated = LAST.with_borrow(|last| {
+        last.script
+            .as_ref()
+            .filter(|_| last.version == options.version && last.text == text)
+            .map(Arc::clone)
+    });
+    if let Some(script) = repeated {
+        return script;
+    }
+    let script = shared_lookup(text, options);
+    LAST.with_borrow_mut(|last| {
+        last.text.clear();
+        last.text.push_str(text);
+        last.version = options.version;
+        last.script = Some(Arc::clone(&script));
+    });
+    script
+}
+
+fn shared_lookup(text: &str, options: &Options) -> Arc<Script> {
     let cache = cache();
     let shard = &cache.shards[(cache.hasher.hash_one(text) as usize) % SHARDS];
     {
@@ -124,6 +162,18 @@ mod tests {
         let first = parse_cached("SELECT 'a repeated text'", &options);
         let second = parse_cached("SELECT 'a repeated text'", &options);
         assert!(Arc::ptr_eq(&first, &second));
+    }
+
+    #[test]
+    fn a_thread_alternating_two_texts_gets_each_its_own_parse() {
+        let options = Options::default();
+        for _ in 0..3 {
+            let first = parse_cached("SELECT 'the first of two'", &options);
+            let second = parse_cached("SELECT 'the second of two'", &options);
+            assert_ne!(first, second);
+            let again = parse_cached("SELECT 'the first of two'", &options);
+            assert!(Arc::ptr_eq(&first, &again));
+        }
     }
 
     #[test]
