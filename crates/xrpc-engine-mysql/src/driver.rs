@@ -162,12 +162,13 @@ pub struct DriverOptions {
     pub idle_close_after: Duration,
     /// Most statements in flight on one backend connection.
     pub max_depth: usize,
-    /// A statement goes to the deepest connection below this depth that still holds statements
-    /// not written yet (placed in this worker's turn, written at its end), or whose head
-    /// statement has run for less than [`DriverOptions::fill_stall`], before it goes to a less
-    /// busy one: statements written back to back cost the backend less than the same statements
-    /// on separate connections, each of whose threads sleeps and wakes per statement. 1 spreads
-    /// statements over the connections; default 8.
+    /// A statement goes to a connection below this depth that still holds statements not
+    /// written yet (placed in this worker's turn, written at its end), or whose head statement
+    /// has run for less than [`DriverOptions::fill_stall`], before it goes to a less busy one:
+    /// the one the last placement filled while it qualifies, else the deepest. Statements
+    /// written back to back cost the backend less than the same statements on separate
+    /// connections, each of whose threads sleeps and wakes per statement. 1 spreads statements
+    /// over the connections; default 8.
     pub fill_depth: usize,
     /// Also fill behind a head statement that has run less than this; default zero (only
     /// behind statements not written yet). A statement placed behind one that turns out slow
