@@ -570,22 +570,26 @@ impl driver::Completion for DriverAnswer {
             .derived(|columns| Arc::new(MappedColumns::new(columns)))
             .cloned()
             .unwrap_or_else(|| Arc::new(MappedColumns::new(columns)));
-        let renamed = |info: &ColumnInfo| {
-            info.original_name.is_empty() && self.renames.iter().any(|(with, _)| *with == info.name)
+        // A column named by a substituted call or variable gets its written text back.
+        let original = |info: &ColumnInfo| {
+            info.original_name
+                .is_empty()
+                .then(|| self.renames.iter().find(|(with, _)| *with == info.name))
+                .flatten()
+                .map(|(_, original)| original)
         };
-        let infos: std::borrow::Cow<'_, [ColumnInfo]> = if mapped.infos.iter().any(renamed) {
-            let mut infos = mapped.infos.clone();
-            for info in infos.iter_mut().filter(|i| i.original_name.is_empty()) {
-                if let Some((_, original)) =
-                    self.renames.iter().find(|(with, _)| *with == info.name)
-                {
-                    info.name.clone_from(original);
+        let infos: std::borrow::Cow<'_, [ColumnInfo]> =
+            if mapped.infos.iter().any(|info| original(info).is_some()) {
+                let mut infos = mapped.infos.clone();
+                for (info, mapped) in infos.iter_mut().zip(&mapped.infos) {
+                    if let Some(original) = original(mapped) {
+                        info.name.clone_from(original);
+                    }
                 }
-            }
-            infos.into()
-        } else {
-            mapped.infos.as_slice().into()
-        };
+                infos.into()
+            } else {
+                mapped.infos.as_slice().into()
+            };
         if infos.len() != 2 {
             self.version_row = None;
         }
@@ -610,7 +614,6 @@ impl driver::Completion for DriverAnswer {
         };
         // One buffer for the statement's rows; text values share the row's packet.
         let mut values = std::mem::take(&mut self.row_values);
-        values.clear();
         let converted = columns
             .convs
             .iter()
