@@ -2,9 +2,10 @@
 //!
 //! # Statements
 //!
-//! [`parse`] recognises, by leading keyword and with the admin SQL lexer
-//! ([`crate::admin::lex`]), the MySQL statements SQLite has no counterpart for; the engine runs
-//! them ([`SqliteConn::run_mysql`]) before anything reaches SQLite:
+//! [`of`] tells, from the front end's tree (`xrpc_sql`: sqlparser's statements, and the SHOW
+//! forms its token pass reads, `xrpc_sql::Show`), the MySQL statements SQLite has no
+//! counterpart for; the engine runs them ([`SqliteConn::run_mysql`]) before anything reaches
+//! SQLite. Nothing here reads statement text:
 //!
 //! | statement | answer |
 //! | --- | --- |
@@ -13,13 +14,13 @@
 //! | `USE db` | makes `db` the session's current database |
 //! | `SHOW DATABASES \| SCHEMAS [LIKE 'p']` | `Database` |
 //! | `SHOW [FULL] TABLES [FROM \| IN db] [LIKE 'p']` | `Tables_in_db` (and `Table_type` with FULL) |
-//! | `SHOW [FULL] COLUMNS \| FIELDS FROM t [FROM db] [LIKE 'p']`, `DESCRIBE \| DESC \| EXPLAIN t` | `Field`, `Type`, `Null`, `Key`, `Default`, `Extra` (FULL adds `Collation`, `Privileges`, `Comment`); of a temporary table, it (its rows are put in information_schema for that statement only, hiding the base table of its name) |
-//! | `SHOW INDEX \| INDEXES \| KEYS FROM t [FROM db]` | MariaDB's 14 columns, `Table` … `Ignored`; `Cardinality` is the table's row count (InnoDB's estimate until it samples the index), `Sub_part` a key's column prefix; of a temporary table, 1235 |
+//! | `SHOW [FULL] COLUMNS \| FIELDS FROM t [FROM db] [LIKE 'p']`, `DESCRIBE \| DESC \| EXPLAIN t [column \| 'p']` | `Field`, `Type`, `Null`, `Key`, `Default`, `Extra` (FULL adds `Collation`, `Privileges`, `Comment`); of a temporary table, it (its rows are put in information_schema for that statement only, hiding the base table of its name) |
+//! | `SHOW INDEX \| INDEXES \| KEYS FROM t [FROM db]` (with `WHERE`, 1235) | MariaDB's 14 columns, `Table` … `Ignored`; `Cardinality` is the table's row count (InnoDB's estimate until it samples the index), `Sub_part` a key's column prefix; of a temporary table, 1235 |
 //! | `SHOW CREATE TABLE t`, `SHOW CREATE DATABASE db` | DDL in MySQL's form, generated from the catalog, with key prefixes and foreign keys as MariaDB writes them (a translated view's, a temporary table's and a table's with CHECK constraints, which MariaDB prints rewritten, are 1235) |
 //! | `SHOW CREATE VIEW v` | 1347 for a table, 1146 for neither; a view's is 1235 (MariaDB prints the SELECT as it rewrote it, with every name qualified) |
 //! | `SHOW ENGINES` | one row, `SQLite`, `DEFAULT` |
-//! | `SHOW WARNINGS [LIMIT …]` | the session's diagnostics (`Level`, `Code` UINT, `Message`): conversions MySQL warns about, and the error of a statement that failed (Level `Error`) |
-//! | `SHOW ERRORS [LIMIT …]` | the same, errors only |
+//! | `SHOW WARNINGS [LIMIT [offset,] count]` | the session's diagnostics (the rows LIMIT keeps) (`Level`, `Code` UINT, `Message`): conversions MySQL warns about, and the error of a statement that failed (Level `Error`) |
+//! | `SHOW ERRORS [LIMIT [offset,] count]` | the same, errors only |
 //! | `SHOW COUNT(*) WARNINGS`, `SHOW COUNT(*) ERRORS` | one row, `@@session.warning_count` / `@@session.error_count` (UINT) |
 //! | `SELECT @@[session.\|local.]warning_count \| error_count [[AS] alias] [, …]` | one row, the counts (UINT) |
 //!
@@ -97,12 +98,17 @@ use xrpc_proto::value::Value;
 
 use super::SqliteConn;
 use super::cast::{ColumnHint, HintAt};
-use super::front::{SqlInfo, TableDdl};
+use super::front::{self, CatalogReads, SqlInfo, TableDdl};
 use super::types::{self, DeclKind};
-use xrpc_engine::lex::{Tok, leading_word, lex};
 use xrpc_engine::result::{
     ExecSummary, ResultSink, SqlError, SqlWarning, WarningLevel, mysql_type,
 };
+use xrpc_sql::ast::{
+    Expr, GroupByExpr, ObjectName, ObjectNamePart, ObjectType, Query, SelectItem, SetExpr,
+    ShowCreateObject, ShowStatementFilter, ShowStatementFilterPosition, ShowStatementIn,
+    ShowStatementInClause, ShowStatementOptions, Statement,
+};
+use xrpc_sql::{Body, Kind, ParseError, Parsed, Show};
 
 pub(crate) use super::databases::INFORMATION_SCHEMA;
 
@@ -264,10 +270,12 @@ pub(crate) enum Stmt {
     },
     ShowCreateDatabase(String),
     ShowEngines,
-    /// `SHOW WARNINGS`: the last statement's warnings.
-    ShowWarnings,
-    /// `SHOW ERRORS`: the last statement's error, if it failed.
-    ShowErrors,
+    /// `SHOW WARNINGS` (`errors`: `SHOW ERRORS`): the last statement's conditions (errors
+    /// only), the rows `limit` (offset, count) keeps.
+    ShowDiagnostics {
+        errors: bool,
+        limit: Option<(u64, u64)>,
+    },
     /// `SHOW COUNT(*) WARNINGS` / `ERRORS` and `SELECT @@warning_count, @@error_count`: one
     /// row of counts, one column per item.
     DiagnosticCounts(Vec<DiagnosticCount>),
@@ -292,7 +300,7 @@ impl Stmt {
     pub(crate) fn is_diagnostic(&self) -> bool {
         matches!(
             self,
-            Stmt::ShowWarnings | Stmt::ShowErrors | Stmt::DiagnosticCounts(_)
+            Stmt::ShowDiagnostics { .. } | Stmt::DiagnosticCounts(_)
         )
     }
 }
@@ -313,7 +321,8 @@ fn uint_hint(index: usize) -> ColumnHint {
     }
 }
 
-/// SHOW subjects MySQL has that the node does not answer (1235 rather than 1064).
+/// SHOW subjects MySQL has that the node does not answer (1235 rather than 1064), as the
+/// first word sqlparser keeps of a SHOW it has no statement for.
 const UNSUPPORTED_SHOW: &[&str] = &[
     "processlist",
     "full",
@@ -344,458 +353,329 @@ const UNSUPPORTED_SHOW: &[&str] = &[
     "extended",
 ];
 
-/// Leading keywords of statements MySQL has and SQLite cannot run.
-const UNSUPPORTED_LEADING: &[&str] = &[
-    "flush",
-    "lock",
-    "unlock",
-    "grant",
-    "revoke",
-    "handler",
-    "install",
-    "uninstall",
-    "change",
-    "reset",
-    "purge",
-    "rename",
-    "checksum",
-    "optimize",
-    "repair",
-    "cache",
-    "load",
-];
-
-/// Parses `sql` if it is one of the statements above: `None` when it is not (it goes to SQLite),
-/// an error when it is but is malformed.
-pub(crate) fn parse(sql: &str) -> Option<Result<Stmt, SqlError>> {
-    let (first, rest) = leading_word(sql)?;
-    // Runs before every statement: the common ones leave before anything is allocated.
-    const CANDIDATES: &[&str] = &[
-        "xa", "call", "start", "stop", "create", "drop", "alter", "use", "show", "describe",
-        "desc", "explain",
-    ];
-    let candidate = CANDIDATES
-        .iter()
-        .chain(UNSUPPORTED_LEADING)
-        .any(|w| first.eq_ignore_ascii_case(w));
-    // SELECT @@warning_count and @@error_count (admin SQL answers the plain selects of other
-    // variables); any other SELECT of variables is the statement path's.
-    let diagnostic_select = first.eq_ignore_ascii_case("select")
-        && rest.trim_start().starts_with("@@")
-        && (xrpc_engine::lex::contains_ignore_case(rest, "warning_count")
-            || xrpc_engine::lex::contains_ignore_case(rest, "error_count"));
-    if !candidate && !diagnostic_select {
-        return None;
-    }
-    let first = first.to_ascii_lowercase();
-    let second = leading_word(rest).map(|(w, _)| w.to_ascii_lowercase());
-    let second = second.as_deref().unwrap_or("");
-    match first.as_str() {
-        "xa" => return Some(Ok(Stmt::NotSupported("XA transactions".into()))),
-        "call" => return Some(Ok(Stmt::UnknownProcedure(procedure_name(rest)))),
-        "start" | "stop" if matches!(second, "slave" | "replica" | "group_replication") => {
-            return Some(Ok(Stmt::NotSupported(
-                format!("{first} {second}").to_uppercase(),
-            )));
-        }
-        w if UNSUPPORTED_LEADING.contains(&w) => {
-            let what = if second.is_empty() {
-                w.to_uppercase()
-            } else {
-                format!("{w} {second}").to_uppercase()
-            };
-            // SQLite's own `REINDEX`-like words are not in the list; these are MySQL's only.
-            return Some(Ok(Stmt::NotSupported(what)));
-        }
-        "create" | "drop" | "alter" if matches!(second, "sequence" | "user" | "role") => {
-            return Some(Ok(Stmt::NotSupported(
-                format!("{first} {second}").to_uppercase(),
-            )));
-        }
-        "create" | "drop" if matches!(second, "database" | "schema") => {}
-        "use" | "show" | "describe" | "desc" | "select" => {}
-        "explain"
-            if !matches!(
-                second,
-                "" | "select"
-                    | "insert"
-                    | "update"
-                    | "delete"
-                    | "replace"
-                    | "with"
-                    | "query"
-                    | "format"
-                    | "analyze"
-                    | "extended"
-                    | "partitions"
-                    | "values"
-                    | "table"
-            ) => {}
-        _ => return None,
-    }
-    let toks = match lex(sql) {
-        Ok(toks) => toks,
-        Err(detail) => return Some(Err(syntax_error(&detail))),
-    };
-    let mut p = Parser { toks, pos: 1 };
-    Some(p.statement(&first))
+fn syntax_error(near: &str) -> SqlError {
+    front::parse_error(&ParseError::Syntax {
+        near: near.chars().take(80).collect(),
+        line: 1,
+    })
 }
 
-/// The procedure `CALL` names, as written (`db.p`), for the 1305 message.
-fn procedure_name(rest: &str) -> String {
-    let name: String = rest
-        .trim_start()
-        .chars()
-        .take_while(|c| !matches!(c, '(' | ';') && !c.is_whitespace())
-        .filter(|c| *c != '`')
-        .collect();
-    name
+fn not_supported(what: impl Into<String>) -> Option<Result<Stmt, SqlError>> {
+    Some(Ok(Stmt::NotSupported(what.into())))
 }
 
-fn syntax_error(detail: &str) -> SqlError {
+/// The one name of a database (`db`), as written.
+fn single_name(name: &ObjectName) -> Result<String, SqlError> {
+    match name.0.as_slice() {
+        [part] => Ok(part_name(part)),
+        _ => Err(syntax_error(&name.to_string())),
+    }
+}
+
+fn part_name(part: &ObjectNamePart) -> String {
+    match part {
+        ObjectNamePart::Identifier(ident) => ident.value.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A table's name, `t` or `db.t`, as written.
+fn table_name(name: &ObjectName) -> Result<(Option<String>, String), SqlError> {
+    match name.0.as_slice() {
+        [table] => Ok((None, part_name(table))),
+        [db, table] => Ok((Some(part_name(db)), part_name(table))),
+        _ => Err(syntax_error(&name.to_string())),
+    }
+}
+
+/// The LIKE pattern of a SHOW's options; WHERE is refused, and the other dialects' options
+/// (`STARTS WITH`, `LIMIT`, a filter before `IN`) are syntax errors.
+fn show_like(options: &ShowStatementOptions) -> Result<Option<String>, SqlError> {
+    if options.starts_with.is_some() || options.limit.is_some() || options.limit_from.is_some() {
+        return Err(syntax_error(&options.to_string()));
+    }
+    match &options.filter_position {
+        None => Ok(None),
+        Some(ShowStatementFilterPosition::Suffix(ShowStatementFilter::Like(pattern))) => {
+            Ok(Some(pattern.clone()))
+        }
+        Some(ShowStatementFilterPosition::Suffix(ShowStatementFilter::Where(_))) => {
+            Err(show_where())
+        }
+        Some(_) => Err(syntax_error(&options.to_string())),
+    }
+}
+
+fn show_where() -> SqlError {
     SqlError::new(
-        &codes::PARSE_ERROR,
-        format!("You have an error in your SQL syntax: {detail}"),
+        &codes::NOT_SUPPORTED_YET,
+        "This version doesn't yet support SHOW … WHERE on the SQLite engine; query \
+         information_schema instead",
     )
 }
 
-struct Parser<'a> {
-    toks: Vec<Tok<'a>>,
-    pos: usize,
+/// The database a SHOW's `FROM | IN db` names.
+fn show_in(options: &ShowStatementOptions) -> Result<Option<String>, SqlError> {
+    match &options.show_in {
+        None => Ok(None),
+        Some(ShowStatementIn {
+            clause: ShowStatementInClause::FROM | ShowStatementInClause::IN,
+            parent_type: None,
+            parent_name: Some(name),
+        }) => single_name(name).map(Some),
+        Some(other) => Err(syntax_error(&other.to_string())),
+    }
 }
 
-impl Parser<'_> {
-    fn is_kw(&self, kw: &str) -> bool {
-        matches!(self.toks.get(self.pos), Some(Tok::Word(w)) if w.eq_ignore_ascii_case(kw))
-    }
-
-    fn eat_kw(&mut self, kw: &str) -> bool {
-        let hit = self.is_kw(kw);
-        self.pos += usize::from(hit);
-        hit
-    }
-
-    fn eat_sym(&mut self, sym: &str) -> bool {
-        let hit = matches!(self.toks.get(self.pos), Some(Tok::Sym(s)) if *s == sym);
-        self.pos += usize::from(hit);
-        hit
-    }
-
-    fn near(&self) -> String {
-        match self.toks.get(self.pos) {
-            None => "at the end".to_owned(),
-            Some(Tok::Word(w)) => format!("near '{w}'"),
-            Some(Tok::Str(s)) => format!("near '{s}'"),
-            Some(Tok::Ident(s)) => format!("near `{s}`"),
-            Some(Tok::Sym(s)) => format!("near '{s}'"),
-        }
-    }
-
-    fn error(&self) -> SqlError {
-        syntax_error(&self.near())
-    }
-
-    fn name(&mut self) -> Result<String, SqlError> {
-        let name = match self.toks.get(self.pos) {
-            Some(Tok::Word(w)) => (*w).to_owned(),
-            Some(Tok::Ident(s)) => s.clone(),
-            _ => return Err(self.error()),
+/// `SELECT @@warning_count, @@error_count [AS alias]` (with `@@session.` or `@@local.`): the
+/// diagnostic counts, which only this module answers; `None` for a SELECT that reads neither.
+/// One that reads them with anything else is refused.
+fn diagnostic_counts(query: &Query) -> Option<Result<Stmt, SqlError>> {
+    let SetExpr::Select(select) = query.body.as_ref() else {
+        return None;
+    };
+    let count_of = |expr: &Expr| {
+        let variable = xrpc_sql::system_variable(expr)?;
+        let session = variable.scope.is_none_or(|scope| {
+            scope.eq_ignore_ascii_case("@@session") || scope.eq_ignore_ascii_case("@@local")
+        });
+        let errors = match variable.name.to_ascii_lowercase().as_str() {
+            "warning_count" => false,
+            "error_count" => true,
+            _ => return None,
         };
-        self.pos += 1;
-        Ok(name)
-    }
-
-    /// `@@[session.|local.]warning_count | error_count [[AS] alias] [, …]` after SELECT. Other
-    /// variables are admin SQL's, which sends a statement here only when it names one of
-    /// these two; a mix is refused.
-    fn select_diagnostic_counts(&mut self) -> Result<Stmt, SqlError> {
-        let mut items = Vec::new();
-        loop {
-            let start = self.pos;
-            if !self.eat_sym("@@") {
-                return Err(self.error());
-            }
-            let mut name = self.name()?;
-            let mut written = format!("@@{name}");
-            if self.eat_sym(".")
-                && ["session", "local"].contains(&name.to_ascii_lowercase().as_str())
-            {
-                let scoped = self.name()?;
-                written = format!("@@{name}.{scoped}");
-                name = scoped;
-            } else if self.pos > start + 2 {
-                return Err(self.error());
-            }
-            let errors = match name.to_ascii_lowercase().as_str() {
-                "warning_count" => false,
-                "error_count" => true,
-                _ => {
-                    return Err(SqlError::new(
-                        &codes::NOT_SUPPORTED_YET,
-                        "This version of the node doesn't yet support 'SELECT of \
-                         @@warning_count or @@error_count with other items'",
-                    ));
-                }
+        session.then(|| {
+            let written = match variable.scope {
+                Some(scope) => format!("{scope}.{}", variable.name),
+                None => format!("@@{}", variable.name),
             };
-            let label = if self.eat_kw("as")
-                || matches!(
-                    self.toks.get(self.pos),
-                    Some(Tok::Word(_) | Tok::Ident(_) | Tok::Str(_))
-                ) {
-                match self.toks.get(self.pos) {
-                    Some(Tok::Str(s)) => {
-                        let s = s.clone();
-                        self.pos += 1;
-                        s
-                    }
-                    _ => self.name()?,
-                }
-            } else {
-                written
-            };
-            items.push(DiagnosticCount { label, errors });
-            if !self.eat_sym(",") {
-                break;
+            (written, errors)
+        })
+    };
+    let mut items = Vec::new();
+    let mut others = false;
+    for item in &select.projection {
+        let (expr, alias) = match item {
+            SelectItem::UnnamedExpr(expr) => (expr, None),
+            SelectItem::ExprWithAlias { expr, alias } => (expr, Some(alias.value.clone())),
+            _ => {
+                others = true;
+                continue;
             }
+        };
+        match count_of(expr) {
+            Some((written, errors)) => items.push(DiagnosticCount {
+                label: alias.unwrap_or(written),
+                errors,
+            }),
+            None => others = true,
         }
-        self.end()?;
+    }
+    if items.is_empty() {
+        return None;
+    }
+    let plain = !others
+        && query.with.is_none()
+        && query.order_by.is_none()
+        && query.limit_clause.is_none()
+        && select.from.is_empty()
+        && select.selection.is_none()
+        && select.having.is_none()
+        && select.distinct.is_none()
+        && matches!(&select.group_by, GroupByExpr::Expressions(e, m) if e.is_empty() && m.is_empty());
+    Some(if plain {
         Ok(Stmt::DiagnosticCounts(items))
-    }
+    } else {
+        Err(SqlError::new(
+            &codes::NOT_SUPPORTED_YET,
+            "This version of the node doesn't yet support 'SELECT of @@warning_count or \
+             @@error_count with other items'",
+        ))
+    })
+}
 
-    /// `name` or `db.name`.
-    fn qualified(&mut self) -> Result<(Option<String>, String), SqlError> {
-        let first = self.name()?;
-        if self.eat_sym(".") {
-            Ok((Some(first), self.name()?))
-        } else {
-            Ok((None, first))
+/// The SHOW and DESCRIBE forms the token pass reads.
+fn read_show(show: &Show) -> Result<Stmt, SqlError> {
+    Ok(match show {
+        Show::Index {
+            database,
+            table,
+            filter,
+        } => {
+            if filter.is_some() {
+                return Err(show_where());
+            }
+            Stmt::ShowIndex {
+                table: table.clone(),
+                db: database.clone(),
+            }
         }
-    }
-
-    fn string(&mut self) -> Result<String, SqlError> {
-        match self.toks.get(self.pos) {
-            Some(Tok::Str(s)) => {
-                let s = s.clone();
-                self.pos += 1;
-                Ok(s)
-            }
-            _ => Err(self.error()),
-        }
-    }
-
-    fn end(&mut self) -> Result<(), SqlError> {
-        while self.eat_sym(";") {}
-        if self.pos < self.toks.len() {
-            return Err(self.error());
-        }
-        Ok(())
-    }
-
-    /// `[LIKE 'p']` at the end.
-    fn like_end(&mut self) -> Result<Option<String>, SqlError> {
-        let like = if self.eat_kw("like") {
-            Some(self.string()?)
-        } else if self.is_kw("where") {
-            return Err(SqlError::new(
-                &codes::NOT_SUPPORTED_YET,
-                "This version doesn't yet support SHOW … WHERE on the SQLite engine; query \
-                 information_schema instead",
-            ));
-        } else {
-            None
-        };
-        self.end()?;
-        Ok(like)
-    }
-
-    /// `[FROM | IN db]`.
-    fn in_database(&mut self) -> Result<Option<String>, SqlError> {
-        if self.eat_kw("from") || self.eat_kw("in") {
-            Ok(Some(self.name()?))
-        } else {
-            Ok(None)
-        }
-    }
-
-    fn statement(&mut self, first: &str) -> Result<Stmt, SqlError> {
-        match first {
-            "select" => self.select_diagnostic_counts(),
-            "create" => {
-                self.pos += 1; // DATABASE | SCHEMA
-                let if_not_exists = self.eat_kw("if");
-                if if_not_exists && !(self.eat_kw("not") && self.eat_kw("exists")) {
-                    return Err(self.error());
-                }
-                let name = self.name()?;
-                // [DEFAULT] CHARACTER SET | CHARSET | COLLATE [=] x, ENCRYPTION [=] 'N': accepted.
-                while self.pos < self.toks.len() && !self.eat_sym(";") {
-                    self.pos += 1;
-                }
-                self.end()?;
-                Ok(Stmt::CreateDatabase {
-                    name,
-                    if_not_exists,
-                })
-            }
-            "drop" => {
-                self.pos += 1;
-                let if_exists = self.eat_kw("if");
-                if if_exists && !self.eat_kw("exists") {
-                    return Err(self.error());
-                }
-                let name = self.name()?;
-                self.end()?;
-                Ok(Stmt::DropDatabase { name, if_exists })
-            }
-            "use" => {
-                let name = self.name()?;
-                self.end()?;
-                Ok(Stmt::Use(name))
-            }
-            "describe" | "desc" | "explain" => {
-                let (db, table) = self.qualified()?;
-                // `DESCRIBE t col` names one column (a LIKE pattern in MySQL).
-                let like = match self.toks.get(self.pos) {
-                    Some(Tok::Word(w)) => {
-                        let w = (*w).to_owned();
-                        self.pos += 1;
-                        Some(w)
-                    }
-                    Some(Tok::Str(s) | Tok::Ident(s)) => {
-                        let s = s.clone();
-                        self.pos += 1;
-                        Some(s)
-                    }
-                    _ => None,
-                };
-                self.end()?;
-                Ok(Stmt::ShowColumns {
-                    table,
-                    db,
-                    like,
-                    full: false,
-                })
-            }
-            _ => self.show(),
-        }
-    }
-
-    fn show(&mut self) -> Result<Stmt, SqlError> {
-        let full = self.eat_kw("full");
-        if self.eat_kw("databases") || self.eat_kw("schemas") {
-            let like = self.like_end()?;
-            return Ok(Stmt::ShowDatabases { like });
-        }
-        if self.eat_kw("tables") {
-            let db = self.in_database()?;
-            let like = self.like_end()?;
-            return Ok(Stmt::ShowTables { full, db, like });
-        }
-        if self.eat_kw("columns") || self.eat_kw("fields") {
-            if !(self.eat_kw("from") || self.eat_kw("in")) {
-                return Err(self.error());
-            }
-            let (mut db, table) = self.qualified()?;
-            if let Some(from) = self.in_database()? {
-                db = Some(from);
-            }
-            let like = self.like_end()?;
-            return Ok(Stmt::ShowColumns {
-                table,
-                db,
-                like,
-                full,
-            });
-        }
-        if !full && (self.eat_kw("index") || self.eat_kw("indexes") || self.eat_kw("keys")) {
-            if !(self.eat_kw("from") || self.eat_kw("in")) {
-                return Err(self.error());
-            }
-            let (mut db, table) = self.qualified()?;
-            if let Some(from) = self.in_database()? {
-                db = Some(from);
-            }
-            self.end()?;
-            return Ok(Stmt::ShowIndex { table, db });
-        }
-        if !full && self.eat_kw("create") {
-            if self.eat_kw("table") {
-                let (db, table) = self.qualified()?;
-                self.end()?;
-                return Ok(Stmt::ShowCreateTable { table, db });
-            }
-            if self.eat_kw("database") || self.eat_kw("schema") {
-                if self.eat_kw("if") && !(self.eat_kw("not") && self.eat_kw("exists")) {
-                    return Err(self.error());
-                }
-                let name = self.name()?;
-                self.end()?;
-                return Ok(Stmt::ShowCreateDatabase(name));
-            }
-            if self.eat_kw("view") {
-                let (db, table) = self.qualified()?;
-                self.end()?;
-                return Ok(Stmt::ShowCreateView { table, db });
-            }
-            // SHOW CREATE TRIGGER, PROCEDURE, FUNCTION, EVENT, USER: MySQL's, not ours.
-            let what = match self.toks.get(self.pos) {
-                Some(Tok::Word(w)) => w.to_ascii_uppercase(),
-                _ => return Err(self.error()),
-            };
-            return Ok(Stmt::NotSupported(format!("SHOW CREATE {what}")));
-        }
-        if !full && (self.eat_kw("engines") || self.is_kw("storage") && self.eat_kw("storage")) {
-            self.eat_kw("engines");
-            self.end()?;
-            return Ok(Stmt::ShowEngines);
-        }
-        if !full && self.eat_kw("warnings") {
-            if self.eat_kw("limit") {
-                self.pos = self.toks.len();
-            }
-            self.end()?;
-            return Ok(Stmt::ShowWarnings);
-        }
-        if !full && self.eat_kw("count") {
-            // COUNT(*) WARNINGS | ERRORS
-            if !(self.eat_sym("(") && self.eat_sym("*") && self.eat_sym(")")) {
-                return Err(self.error());
-            }
-            let errors = self.eat_kw("errors");
-            if !errors && !self.eat_kw("warnings") {
-                return Err(self.error());
-            }
-            self.end()?;
-            let name = if errors {
+        Show::Engines => Stmt::ShowEngines,
+        Show::Conditions { errors, limit } => Stmt::ShowDiagnostics {
+            errors: *errors,
+            limit: *limit,
+        },
+        Show::ConditionCount { errors } => {
+            let name = if *errors {
                 "error_count"
             } else {
                 "warning_count"
             };
-            return Ok(Stmt::DiagnosticCounts(vec![DiagnosticCount {
+            Stmt::DiagnosticCounts(vec![DiagnosticCount {
                 label: format!("@@session.{name}"),
-                errors,
-            }]));
+                errors: *errors,
+            }])
         }
-        if !full && self.eat_kw("errors") {
-            if self.eat_kw("limit") {
-                self.pos = self.toks.len();
-            }
-            self.end()?;
-            return Ok(Stmt::ShowErrors);
+        Show::CreateDatabase { name } => Stmt::ShowCreateDatabase(name.clone()),
+        Show::DescribeColumns {
+            database,
+            table,
+            pattern,
+        } => Stmt::ShowColumns {
+            table: table.clone(),
+            db: database.clone(),
+            like: Some(pattern.clone()),
+            full: false,
+        },
+    })
+}
+
+/// The statement `parsed` is if it is one of the statements above, read from the front end's
+/// tree: `None` when it is not (it goes to SQLite), an error when it is but asks for what the
+/// node does not do.
+pub(crate) fn of(parsed: &Parsed) -> Option<Result<Stmt, SqlError>> {
+    let statement = match &parsed.body {
+        Body::Statement(statement) => statement.as_ref(),
+        Body::Show(show) => return Some(read_show(show)),
+        Body::Xa(_) => return not_supported("XA transactions"),
+        Body::Instance(_) => return not_supported("ALTER INSTANCE"),
+    };
+    let named = |what: &str| not_supported(what);
+    let read = |result: Result<Stmt, SqlError>| Some(result);
+    match statement {
+        Statement::Query(query) => diagnostic_counts(query),
+        Statement::CreateDatabase {
+            db_name,
+            if_not_exists,
+            ..
+        } => read(single_name(db_name).map(|name| Stmt::CreateDatabase {
+            name,
+            if_not_exists: *if_not_exists,
+        })),
+        Statement::Drop {
+            object_type: ObjectType::Database | ObjectType::Schema,
+            if_exists,
+            names,
+            cascade: false,
+            restrict: false,
+            ..
+        } => read(match names.as_slice() {
+            [name] => single_name(name).map(|name| Stmt::DropDatabase {
+                name,
+                if_exists: *if_exists,
+            }),
+            _ => Err(syntax_error(&parsed.text)),
+        }),
+        Statement::Drop {
+            object_type: object @ (ObjectType::Sequence | ObjectType::User | ObjectType::Role),
+            ..
+        } => named(&format!("DROP {object}")),
+        Statement::ShowDatabases { show_options, .. }
+        | Statement::ShowSchemas { show_options, .. } => {
+            read(show_like(show_options).map(|like| Stmt::ShowDatabases { like }))
         }
-        let subject = match self.toks.get(self.pos) {
-            Some(Tok::Word(w)) => w.to_ascii_lowercase(),
-            _ => return Err(self.error()),
-        };
-        if full || UNSUPPORTED_SHOW.contains(&subject.as_str()) {
-            let what = if full {
-                format!("SHOW FULL {}", subject.to_uppercase())
-            } else {
-                format!("SHOW {}", subject.to_uppercase())
+        Statement::ShowTables {
+            full,
+            show_options,
+            terse: false,
+            history: false,
+            extended: false,
+            external: false,
+        } => read((|| {
+            Ok(Stmt::ShowTables {
+                full: *full,
+                db: show_in(show_options)?,
+                like: show_like(show_options)?,
+            })
+        })()),
+        Statement::ShowColumns {
+            extended: false,
+            full,
+            show_options,
+        } => read((|| {
+            let like = show_like(show_options)?;
+            let Some(ShowStatementIn {
+                clause: ShowStatementInClause::FROM | ShowStatementInClause::IN,
+                parent_type: None,
+                parent_name: Some(name),
+            }) = &show_options.show_in
+            else {
+                return Err(syntax_error(&parsed.text));
             };
-            return Ok(Stmt::NotSupported(what));
+            let (db, table) = table_name(name)?;
+            Ok(Stmt::ShowColumns {
+                table,
+                db,
+                like,
+                full: *full,
+            })
+        })()),
+        Statement::ShowCreate { obj_type, obj_name } => {
+            read(table_name(obj_name).map(|(db, table)| match obj_type {
+                ShowCreateObject::Table => Stmt::ShowCreateTable { table, db },
+                ShowCreateObject::View => Stmt::ShowCreateView { table, db },
+                other => Stmt::NotSupported(format!("SHOW CREATE {other}")),
+            }))
         }
-        Err(self.error())
+        Statement::ExplainTable {
+            hive_format: None,
+            has_table_keyword: false,
+            table_name: name,
+            ..
+        } => read(table_name(name).map(|(db, table)| Stmt::ShowColumns {
+            table,
+            db,
+            like: None,
+            full: false,
+        })),
+        Statement::ShowProcessList { full: false } => named("SHOW PROCESSLIST"),
+        Statement::ShowProcessList { full: true } => named("SHOW FULL PROCESSLIST"),
+        Statement::ShowCollation { .. } => named("SHOW COLLATION"),
+        Statement::ShowCharset(_) => named("SHOW CHARACTER SET"),
+        Statement::ShowVariable { variable } => {
+            let words: Vec<&str> = variable.iter().map(|w| w.value.as_str()).collect();
+            let subject = words.first().map(|w| w.to_ascii_lowercase());
+            if subject.is_some_and(|s| UNSUPPORTED_SHOW.contains(&s.as_str())) {
+                named(&format!("SHOW {}", words.join(" ").to_uppercase()))
+            } else {
+                Some(Err(syntax_error(&words.join(" "))))
+            }
+        }
+        // SHOW VARIABLES and STATUS are admin SQL's; what reaches the engine of them is a
+        // form MySQL does not have. The other SHOW statements are other dialects'.
+        _ if parsed.kind == Kind::Show => Some(Err(syntax_error(&parsed.text))),
+        Statement::Call(function) => Some(Ok(Stmt::UnknownProcedure(
+            function
+                .name
+                .0
+                .iter()
+                .map(part_name)
+                .collect::<Vec<_>>()
+                .join("."),
+        ))),
+        Statement::Flush { object_type, .. } => named(&format!("FLUSH {object_type}")),
+        Statement::LockTables { .. } => named("LOCK TABLES"),
+        Statement::UnlockTables => named("UNLOCK TABLES"),
+        Statement::Grant { .. } => named("GRANT"),
+        Statement::Revoke { .. } => named("REVOKE"),
+        Statement::Reset(_) => named("RESET"),
+        Statement::CreateSequence { .. } => named("CREATE SEQUENCE"),
+        Statement::CreateUser(_) => named("CREATE USER"),
+        Statement::CreateRole(_) => named("CREATE ROLE"),
+        Statement::AlterUser(_) => named("ALTER USER"),
+        Statement::AlterRole { .. } => named("ALTER ROLE"),
+        Statement::RenameTable(_) => named("RENAME TABLE"),
+        _ => None,
     }
 }
 
@@ -1668,11 +1548,12 @@ fn no_info() -> SqlInfo {
         modifies_rows: false,
         locks_for_update: false,
         table_ddl: TableDdl::None,
+        catalog: Default::default(),
     }
 }
 
 impl SqliteConn {
-    /// Runs one of the statements [`parse`] recognised.
+    /// Runs one of the statements [`of`] recognised.
     pub(super) fn run_mysql(
         &mut self,
         stmt: Stmt,
@@ -1705,7 +1586,7 @@ impl SqliteConn {
         self.run_mysql_statement(stmt, sink)
     }
 
-    /// Runs one of the statements [`parse`] recognised, a temporary table's description set
+    /// Runs one of the statements [`of`] recognised, a temporary table's description set
     /// up (see `run_mysql`).
     fn run_mysql_statement(
         &mut self,
@@ -1935,8 +1816,7 @@ impl SqliteConn {
                 &[],
                 sink,
             ),
-            Stmt::ShowWarnings => self.show_diagnostics(false, sink),
-            Stmt::ShowErrors => self.show_diagnostics(true, sink),
+            Stmt::ShowDiagnostics { errors, limit } => self.show_diagnostics(errors, limit, sink),
             Stmt::DiagnosticCounts(items) => {
                 let warnings = self.last_warnings.clone();
                 // `error_count` counts the errors, `warning_count` every condition (MySQL's).
@@ -1968,12 +1848,17 @@ impl SqliteConn {
     fn show_diagnostics(
         &mut self,
         errors_only: bool,
+        limit: Option<(u64, u64)>,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
         let warnings = self.last_warnings.clone();
+        let (skip, keep) = limit.unwrap_or((0, u64::MAX));
+        let as_count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
         let shown: Vec<&SqlWarning> = warnings
             .iter()
             .filter(|w| !errors_only || w.level == WarningLevel::Error)
+            .skip(as_count(skip))
+            .take(as_count(keep))
             .collect();
         // `Code` is MySQL's INT UNSIGNED (10).
         let code = [uint_hint(1)];
@@ -2345,20 +2230,19 @@ impl SqliteConn {
         Ok(version)
     }
 
-    /// Refuses a statement that may read `information_schema.COLUMNS` while a translated view
-    /// has a column without a declared type (its type there would not be MySQL's), or
+    /// Refuses a statement that reads `information_schema.COLUMNS` while a translated view has
+    /// a column without a declared type (its type there would not be MySQL's), or
     /// `TABLE_CONSTRAINTS` while a table has CHECK constraints named as MySQL 8 names them
     /// (which it does not list: MariaDB's names differ).
-    pub(super) fn refuse_undescribed_views(&self, sql: &str) -> Result<(), SqlError> {
-        if self.unlisted_checks && xrpc_engine::lex::contains_ignore_case(sql, "table_constraints")
-        {
+    pub(super) fn refuse_undescribed_views(&self, reads: CatalogReads) -> Result<(), SqlError> {
+        if self.unlisted_checks && reads.table_constraints {
             return Err(SqlError::new(
                 &codes::NOT_SUPPORTED_YET,
                 "This version of MySQL doesn't yet support 'information_schema.TABLE_CONSTRAINTS \
                  while a table has CHECK constraints'",
             ));
         }
-        if self.unshown_checks && xrpc_engine::lex::contains_ignore_case(sql, "check_constraints") {
+        if self.unshown_checks && reads.check_constraints {
             return Err(SqlError::new(
                 &codes::NOT_SUPPORTED_YET,
                 "This version of MySQL doesn't yet support 'information_schema.CHECK_CONSTRAINTS \
@@ -2366,9 +2250,7 @@ impl SqliteConn {
             ));
         }
         match self.undescribed_views.first() {
-            Some((_, view)) if xrpc_engine::lex::contains_ignore_case(sql, "columns") => {
-                Err(undescribed(view))
-            }
+            Some((_, view)) if reads.columns => Err(undescribed(view)),
             _ => Ok(()),
         }
     }
@@ -2697,17 +2579,15 @@ fn no_such_table(db: &str, table: &str) -> SqlError {
     )
 }
 
-/// Whether a statement reads the catalog, so `information_schema` must be rebuilt first.
-pub(crate) fn mentions_information_schema(sql: &str) -> bool {
-    xrpc_engine::lex::contains_ignore_case(sql, INFORMATION_SCHEMA)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn p(sql: &str) -> Option<Result<Stmt, SqlError>> {
-        parse(sql)
+        match xrpc_sql::parse(sql, &front::OPTIONS).remove(0) {
+            Ok(parsed) => of(&parsed),
+            Err(err) => Some(Err(front::parse_error(&err))),
+        }
     }
 
     #[test]
@@ -2728,7 +2608,10 @@ mod tests {
                 if_exists: true
             }
         );
-        assert_eq!(p("use app").unwrap().unwrap(), Stmt::Use("app".into()));
+        assert!(
+            p("use app").is_none(),
+            "USE is the front end's session statement"
+        );
         assert_eq!(
             p("show full tables from app like 't%'").unwrap().unwrap(),
             Stmt::ShowTables {
@@ -2778,6 +2661,65 @@ mod tests {
         );
         assert_eq!(p("show nonsense").unwrap().unwrap_err().code, 1064);
         assert_eq!(p("show tables from").unwrap().unwrap_err().code, 1064);
+        assert_eq!(p("show index from d t").unwrap().unwrap_err().code, 1064);
+        assert_eq!(p("show count(x) warnings").unwrap().unwrap_err().code, 1064);
+        assert_eq!(
+            p("show index in t from app").unwrap().unwrap(),
+            Stmt::ShowIndex {
+                table: "t".into(),
+                db: Some("app".into())
+            }
+        );
+        assert_eq!(
+            p("SHOW WARNINGS LIMIT 1, 2").unwrap().unwrap(),
+            Stmt::ShowDiagnostics {
+                errors: false,
+                limit: Some((1, 2))
+            }
+        );
+        assert_eq!(
+            p("describe app.t 'a%'").unwrap().unwrap(),
+            Stmt::ShowColumns {
+                table: "t".into(),
+                db: Some("app".into()),
+                like: Some("a%".into()),
+                full: false,
+            }
+        );
+        assert_eq!(
+            p("select @@warning_count, @@session.error_count as e")
+                .unwrap()
+                .unwrap(),
+            Stmt::DiagnosticCounts(vec![
+                DiagnosticCount {
+                    label: "@@warning_count".into(),
+                    errors: false
+                },
+                DiagnosticCount {
+                    label: "e".into(),
+                    errors: true
+                },
+            ])
+        );
+        assert_eq!(
+            p("select @@warning_count, 1").unwrap().unwrap_err().code,
+            1235
+        );
+        assert_eq!(
+            p("show tables where Tables_in_app = 't'")
+                .unwrap()
+                .unwrap_err()
+                .code,
+            1235
+        );
+        assert_eq!(
+            p("show table status").unwrap().unwrap(),
+            Stmt::NotSupported("SHOW TABLE STATUS".into())
+        );
+        assert_eq!(
+            p("install plugin p soname 'x'").unwrap().unwrap_err().code,
+            1235
+        );
         for other in [
             "select 1",
             "explain select 1",

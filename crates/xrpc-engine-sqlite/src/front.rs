@@ -30,7 +30,7 @@
 //! | `SET SESSION TRANSACTION READ ONLY \| READ WRITE`, `SET [SESSION] tx_read_only = 0 \| 1` (or `transaction_read_only`) | [`Request::Set`]: the session's access mode; in a read-only session every transaction and statement is read-only unless `START TRANSACTION READ WRITE` opened it, and DDL (also of temporary tables) is 1792 as in MariaDB |
 //! | `SET [GLOBAL] TRANSACTION READ ONLY`, and `SET TRANSACTION READ WRITE` in a read-only session | refused with 1235: the engine keeps no access mode for the next transaction only, nor for later sessions |
 //! | `USE db` | [`Request::Use`] |
-//! | `XA …` | [`Request::Xa`] (refused with 1235 by the `catalog` module) |
+//! | `XA …`, the SHOW forms the token pass reads | [`Request::Catalog`] (XA refused with 1235 by the `catalog` module) |
 //!
 //! Every other statement is [`Request::Sql`] with its [`SqlInfo`], worked out from the tree.
 //! A statement MySQL commits implicitly before and after (DDL but CREATE and DROP of temporary
@@ -38,10 +38,10 @@
 //! `ROLLBACK` keeps what came before it, as in MySQL; SQLite's transactional DDL is never seen
 //! by clients.
 //!
-//! Until the `catalog` module reads the tree, it is asked about a text that does not parse:
-//! MySQL statements the front end does not read (`SHOW ENGINES`, `FLUSH`, `HANDLER`, …) get
-//! its answer ([`Request::Catalog`]: the refusals with 1235 it lists), any other such text the
-//! 1064.
+//! The MySQL statements the engine answers itself (SHOW, DESCRIBE, CREATE and DROP DATABASE)
+//! or refuses (`FLUSH`, `GRANT`, `CALL`, …) are told from the tree by the `catalog` module;
+//! those the front end refuses as unrepresentable (`HANDLER`, `INSTALL`, replication, …)
+//! never get here.
 
 use super::authorizer::not_for_clients;
 use xrpc_engine::result::SqlError;
@@ -87,6 +87,46 @@ pub(crate) struct SqlInfo {
     pub(crate) locks_for_update: bool,
     /// CREATE TABLE or ALTER TABLE: the strict-write triggers are generated afterwards.
     pub(crate) table_ddl: TableDdl,
+    /// The `information_schema` tables it names.
+    pub(crate) catalog: CatalogReads,
+}
+
+/// The `information_schema` tables a statement names (`information_schema.t`, in any clause),
+/// from its tree: the catalog is rebuilt before a statement that names any, and some of its
+/// tables are refused while the catalog cannot list them as MySQL would (see `catalog`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct CatalogReads {
+    /// Any table of `information_schema`.
+    pub(crate) any: bool,
+    /// `COLUMNS`.
+    pub(crate) columns: bool,
+    /// `TABLE_CONSTRAINTS`.
+    pub(crate) table_constraints: bool,
+    /// `CHECK_CONSTRAINTS`.
+    pub(crate) check_constraints: bool,
+}
+
+impl CatalogReads {
+    /// The catalog tables `statement` names.
+    pub(crate) fn of(statement: &Statement) -> Self {
+        let mut reads = Self::default();
+        let _ = xrpc_sql::ast::visit_relations(statement, |name| {
+            if let [schema, table] = name.0.as_slice()
+                && let (Some(schema), Some(table)) = (schema.as_ident(), table.as_ident())
+                && schema
+                    .value
+                    .eq_ignore_ascii_case(super::databases::INFORMATION_SCHEMA)
+            {
+                let table = table.value.to_ascii_lowercase();
+                reads.any = true;
+                reads.columns |= table == "columns";
+                reads.table_constraints |= table == "table_constraints";
+                reads.check_constraints |= table == "check_constraints";
+            }
+            std::ops::ControlFlow::<()>::Continue(())
+        });
+        reads
+    }
 }
 
 /// What a savepoint statement does.
@@ -196,11 +236,10 @@ pub(crate) enum Request {
     Set(SessionSet),
     /// `USE db`.
     Use(String),
-    /// An `XA` statement.
-    Xa,
     /// A statement SQLite runs.
     Sql(SqlInfo),
-    /// A statement the front end does not read that the `catalog` module answers (refuses).
+    /// A statement the token pass read (`XA`, the SHOW forms of `xrpc_sql::Show`, `ALTER
+    /// INSTANCE`), which the `catalog` module answers or refuses.
     Catalog,
 }
 
@@ -233,7 +272,7 @@ pub(crate) fn parse_error(err: &ParseError) -> SqlError {
 /// What the engine does with a parsed statement.
 pub(crate) fn request(parsed: &Parsed) -> Result<Request, SqlError> {
     let Some(statement) = parsed.statement() else {
-        return Ok(Request::Xa);
+        return Ok(Request::Catalog);
     };
     if let Some(session) = Session::of(statement) {
         return session_request(session);
@@ -270,6 +309,7 @@ pub(crate) fn request(parsed: &Parsed) -> Result<Request, SqlError> {
         locks_for_update: matches!(statement, Statement::Query(query)
             if query.locks.iter().any(|lock| lock.lock_type == xrpc_sql::ast::LockType::Update)),
         table_ddl,
+        catalog: CatalogReads::of(statement),
     }))
 }
 
@@ -836,7 +876,7 @@ mod tests {
             panic!()
         };
         assert!(info.insert && !info.state_change);
-        assert_eq!(of("XA START 'x'").unwrap(), Request::Xa);
+        assert_eq!(of("XA START 'x'").unwrap(), Request::Catalog);
         assert_eq!(of("USE shop").unwrap(), Request::Use("shop".into()));
     }
 }

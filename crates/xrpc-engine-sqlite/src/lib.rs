@@ -1915,24 +1915,13 @@ impl SqliteConn {
                         {
                             None
                         }
-                        Request::Sql(_) => catalog::parse(text),
+                        Request::Sql(_) | Request::Catalog => catalog::of(parsed),
                         Request::Use(ref name) => Some(Ok(catalog::Stmt::Use(name.clone()))),
-                        Request::Xa => {
-                            Some(Ok(catalog::Stmt::NotSupported("XA transactions".into())))
-                        }
                         _ => None,
                     };
                     (text, request, mysql)
                 }
-                // The catalog's answers for statements the front end does not read (SHOW
-                // ENGINES, FLUSH, HANDLER, …: MySQL's, refused with 1235 here); any other text
-                // that does not parse is MySQL's syntax error.
-                Err(err) => match catalog::parse(sql) {
-                    Some(Ok(stmt)) if err.code == codes::PARSE_ERROR.code => {
-                        (sql, Request::Catalog, Some(Ok(stmt)))
-                    }
-                    _ => return Err(err),
-                },
+                Err(err) => return Err(err),
             },
             (None, None) => unreachable!("a text is known or parsed"),
         };
@@ -1953,7 +1942,7 @@ impl SqliteConn {
                 .and_then(xrpc_sql::Parsed::statement)
         {
             match request {
-                Request::Sql(info) if !catalog::mentions_information_schema(text) => {
+                Request::Sql(info) if !info.catalog.any => {
                     if known.is_none() && text == sql {
                         self.texts.keep_sql_info(sql, info);
                     }
@@ -1998,9 +1987,9 @@ impl SqliteConn {
             qualified.is_none() && matches!(with_session, std::borrow::Cow::Borrowed(_))
         });
         let sql = &*with_session;
-        if catalog::mentions_information_schema(sql) {
+        if info.catalog.any {
             self.refresh_catalog()?;
-            self.refuse_undescribed_views(sql)?;
+            self.refuse_undescribed_views(info.catalog)?;
         }
         let result = self
             .run(sql, args, info, rewrite, sink)
@@ -2192,8 +2181,8 @@ impl SqliteConn {
         Ok(())
     }
 
-    /// Runs a session statement (all [`Request`]s but [`Request::Sql`], [`Request::Use`],
-    /// [`Request::Xa`] and [`Request::Catalog`], which `execute_in_scope` runs).
+    /// Runs a session statement (all [`Request`]s but [`Request::Sql`], [`Request::Use`] and
+    /// [`Request::Catalog`], which `execute_in_scope` runs).
     fn run_request(&mut self, request: Request) -> Result<ExecSummary, SqlError> {
         let done = ExecSummary::default();
         match request {
@@ -2348,7 +2337,7 @@ impl SqliteConn {
                     self.set_autocommit(on);
                 }
             }
-            Request::Sql(_) | Request::Use(_) | Request::Xa | Request::Catalog => {
+            Request::Sql(_) | Request::Use(_) | Request::Catalog => {
                 unreachable!("execute_in_scope runs SQL, USE, XA and the catalog's itself")
             }
         }

@@ -137,6 +137,7 @@ mod tests {
             modifies_rows: false,
             locks_for_update: false,
             table_ddl: TableDdl::None,
+            catalog: Default::default(),
         }
     }
 

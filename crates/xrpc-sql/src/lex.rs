@@ -28,6 +28,8 @@
 //!   (they only matter to engines with table locks, MyISAM's kind; sqlparser would read either
 //!   word as a table's name). `DELETE IGNORE` and `UPDATE IGNORE`, whose IGNORE sqlparser takes
 //!   for a table's name too, are refused by kind ([`misread`]).
+//! - **`CREATE SCHEMA`** becomes `CREATE DATABASE`, its MySQL synonym (sqlparser reads the
+//!   former as the SQL standard's schema, without MySQL's character set options).
 //! - **`CREATE | ALTER DATABASE … [DEFAULT] ENCRYPTION [=] 'N'`**: the option is dropped (it
 //!   asks for the default, an unencrypted schema); `'Y'` is left for the parser to refuse.
 //!
@@ -404,6 +406,9 @@ pub(crate) fn extend(tokens: &mut [TokenWithSpan]) {
         } else if (word_is(leading, Keyword::CREATE) || word_is(leading, Keyword::ALTER))
             && (word_is(next, Keyword::DATABASE) || word_is(next, Keyword::SCHEMA))
         {
+            if word_is(leading, Keyword::CREATE) && word_is(next, Keyword::SCHEMA) {
+                tokens[second].token = Token::make_keyword("DATABASE");
+            }
             drop_unencrypted(tokens, &significant);
         } else if word_is(leading, Keyword::CREATE) {
             current_user_definer(tokens, &significant);
@@ -475,7 +480,7 @@ pub(crate) fn misread(significant: &[&TokenWithSpan]) -> Option<&'static str> {
 /// 1235 that names it when the parser fails on it: `CREATE [OR REPLACE] [DEFINER = user]
 /// [AGGREGATE] FUNCTION | PROCEDURE | EVENT | TRIGGER`, `ALTER FUNCTION | PROCEDURE | EVENT`,
 /// `DROP EVENT`, `HANDLER`, `DO`, `PREPARE name FROM …`, `CHECK | CHECKSUM | OPTIMIZE | REPAIR
-/// TABLE`, a view's `WITH [CASCADED | LOCAL] CHECK OPTION`, and `ALTER ALGORITHM | DEFINER |
+/// TABLE`, the server-administration statements of [`server_administration`], a view's `WITH [CASCADED | LOCAL] CHECK OPTION`, and `ALTER ALGORITHM | DEFINER |
 /// SQL SECURITY … VIEW`.
 pub(crate) fn unrepresented(significant: &[&TokenWithSpan]) -> Option<&'static str> {
     let word = |n: usize| significant.get(n).map(|t| &t.token);
@@ -498,6 +503,9 @@ pub(crate) fn unrepresented(significant: &[&TokenWithSpan]) -> Option<&'static s
     }
     if word_named(first, "HANDLER") {
         return Some("HANDLER");
+    }
+    if let Some(what) = server_administration(first, second) {
+        return Some(what);
     }
     if word_named(first, "DO") {
         return Some("DO");
@@ -579,6 +587,44 @@ pub(crate) fn unrepresented(significant: &[&TokenWithSpan]) -> Option<&'static s
         after_sign = matches!(token, Token::Eq | Token::AtSign);
     }
     None
+}
+
+/// The server-administration statements the parser fails on, by their first two words:
+/// plugins, replication, binary logs, key caches, `LOAD DATA | XML`, `RENAME USER`,
+/// `ALTER SEQUENCE`.
+fn server_administration(first: &Token, second: &Token) -> Option<&'static str> {
+    let named = |token: &Token, names: &[&str]| names.iter().any(|n| word_named(token, n));
+    let replication = [
+        "SLAVE",
+        "SLAVES",
+        "REPLICA",
+        "REPLICAS",
+        "ALL",
+        "GROUP_REPLICATION",
+    ];
+    Some(if named(first, &["INSTALL"]) {
+        "INSTALL"
+    } else if named(first, &["UNINSTALL"]) {
+        "UNINSTALL"
+    } else if named(first, &["CHANGE"]) && named(second, &["MASTER", "REPLICATION"]) {
+        "CHANGE MASTER"
+    } else if named(first, &["START"]) && named(second, &replication) {
+        "START SLAVE"
+    } else if named(first, &["STOP"]) && named(second, &replication) {
+        "STOP SLAVE"
+    } else if named(first, &["PURGE"]) {
+        "PURGE"
+    } else if named(first, &["CACHE"]) && named(second, &["INDEX"]) {
+        "CACHE INDEX"
+    } else if named(first, &["LOAD"]) && named(second, &["DATA", "XML", "INDEX"]) {
+        "LOAD"
+    } else if named(first, &["RENAME"]) && named(second, &["USER"]) {
+        "RENAME USER"
+    } else if named(first, &["ALTER"]) && named(second, &["SEQUENCE"]) {
+        "ALTER SEQUENCE"
+    } else {
+        return None;
+    })
 }
 
 /// `DEFINER = CURRENT_USER()` (as dumps and ORMs write a view's definer) read as

@@ -7,7 +7,7 @@
 //! client's multi-statement query sends them) and returns each statement as a [`Parsed`]: its
 //! text, its [`Kind`] (what the node's counters, admin SQL and engines dispatch on) and its body,
 //! a [`sqlparser::ast::Statement`] or, for the forms sqlparser lacks, a typed value of this
-//! crate ([`Xa`], [`Instance`]). The session statements are typed once more by [`Session::of`]: `SET` with
+//! crate ([`Xa`], [`Instance`], [`Show`]). The session statements are typed once more by [`Session::of`]: `SET` with
 //! its scopes and user variables, `SET NAMES`, transactions, `USE`.
 //!
 //! Parsing costs microseconds per statement, so every part of the node parses through
@@ -39,6 +39,7 @@ mod lex;
 mod like;
 mod plain;
 mod session;
+mod show;
 
 pub use cache::{MAX_CACHED_TEXT, Script, cached_texts, parse_cached};
 
@@ -48,6 +49,7 @@ pub use like::like_matches;
 pub use session::{
     Access, Assignment, Instance, Scope, Session, SystemVariable, Transaction, Xa, system_variable,
 };
+pub use show::Show;
 pub use sqlparser;
 pub use sqlparser::ast;
 
@@ -115,6 +117,8 @@ pub enum Body {
     Xa(Xa),
     /// `ALTER INSTANCE …`, read by the token pass.
     Instance(Instance),
+    /// A SHOW or DESCRIBE form sqlparser misreads, read by the token pass.
+    Show(Show),
 }
 
 /// One statement of a script, parsed.
@@ -136,7 +140,7 @@ impl Parsed {
     pub fn statement(&self) -> Option<&Statement> {
         match &self.body {
             Body::Statement(statement) => Some(statement),
-            Body::Xa(_) | Body::Instance(_) => None,
+            Body::Xa(_) | Body::Instance(_) | Body::Show(_) => None,
         }
     }
 }
@@ -240,6 +244,18 @@ fn parse_one(
             kind: Kind::Admin,
             body: Body::Instance(instance),
         });
+    }
+    match Show::from_tokens(&significant) {
+        show::Read::Other => {}
+        show::Read::Show(show) => {
+            return Ok(Parsed {
+                text: statement_text,
+                start,
+                kind: Kind::Show,
+                body: Body::Show(show),
+            });
+        }
+        show::Read::WrongAt(n) => return Err(error_at(n)),
     }
     if let Some(what) = lex::misread(&significant) {
         return Err(ParseError::Unsupported { what });

@@ -121,7 +121,7 @@ fn admin(parsed: &Parsed) -> Option<Result<Stmt, SqlError>> {
             });
         }
         Body::Statement(statement) => statement,
-        Body::Xa(_) => return None,
+        Body::Xa(_) | Body::Show(_) => return None,
     };
     match statement.as_ref() {
         Statement::Kill { modifier, id } => {
