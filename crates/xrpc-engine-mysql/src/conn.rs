@@ -277,26 +277,38 @@ impl MysqlConn {
         }
     }
 
-    /// Runs a statement the session layer runs inline on the session's own driver connection
-    /// (its own already, taken now, or when one comes free), and streams its answer into `sink`
-    /// on this worker, inside the stall guard.
-    fn run_inline(
-        &mut self,
+    /// The text sent for `sql` (read by the front end as `script`) with this session's
+    /// arguments, ids, version and variable names (`types::rewrite_parsed`).
+    fn rewrite(
+        &self,
         sql: &str,
+        script: &xrpc_sql::Script,
         args: &[Value],
-        schema: Option<&str>,
-        sink: &mut dyn ResultSink,
-    ) -> Result<ExecSummary, SqlError> {
-        let rewritten = types::rewrite_with_version(
+    ) -> Result<types::Rewritten, SqlError> {
+        types::rewrite_parsed(
             sql,
+            script,
             args,
             self.connection_id,
             self.last_insert_id.load(Ordering::Relaxed),
             self.backslash_escapes(),
             Some(&self.shared.version),
             self.shared.variable_alias,
-        )?;
-        let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
+        )
+    }
+
+    /// Runs a statement the session layer runs inline on the session's own driver connection
+    /// (its own already, taken now, or when one comes free), and streams its answer into `sink`
+    /// on this worker, inside the stall guard.
+    fn run_inline(
+        &mut self,
+        sql: &str,
+        script: &xrpc_sql::Script,
+        args: &[Value],
+        schema: Option<&str>,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        let rewritten = self.rewrite(sql, script, args)?;
         let Some(driver) = self.shared.driver.get().cloned() else {
             return Err(SqlError::new(
                 &codes::ENGINE_ERROR,
@@ -306,12 +318,12 @@ impl MysqlConn {
         // A catalog read's result is small: it may go into the shared rotation (a small
         // flow-control token's result may be large, and would hold the statements pipelined
         // behind it while its client reads slowly).
-        let prepared =
-            if self.catalog_read && self.fits_shared_rotation(&rewritten, &script, schema) {
-                Prepared::shared(rewritten)
-            } else {
-                self.on_own_connection(&driver, rewritten, &script, schema)
-            };
+        let prepared = if self.catalog_read && self.fits_shared_rotation(&rewritten, script, schema)
+        {
+            Prepared::shared(rewritten)
+        } else {
+            self.on_own_connection(&driver, rewritten, script, schema)
+        };
         let handoff = Arc::new(Handoff::new());
         self.send_to_driver(
             prepared,
@@ -1264,34 +1276,43 @@ impl EngineConn for MysqlConn {
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
+        let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
+        self.execute_parsed(sql, &script, args, schema, sink)
+    }
+
+    fn execute_parsed(
+        &mut self,
+        sql: &str,
+        script: &xrpc_sql::Script,
+        args: &[Value],
+        schema: Option<&str>,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
         // The worker waits for the answer (a connection of the session's own, the statement,
         // its rows): inside the guard it counts as stalled and the framework adds a worker.
         let _stalled = self.wait_hook.as_ref().map(|hook| hook());
         self.absorb();
-        self.run_inline(sql, args, schema, sink)
+        self.run_inline(sql, script, args, schema, sink)
     }
 
-    fn submittable(&mut self, sql: &str, args: &[Value], schema: Option<&str>) -> bool {
+    fn submittable(
+        &mut self,
+        sql: &str,
+        script: &xrpc_sql::Script,
+        args: &[Value],
+        schema: Option<&str>,
+    ) -> bool {
         self.prepared = None;
         self.absorb();
         let Some(driver) = self.shared.driver.get() else {
             return false;
         };
-        let Ok(rewritten) = types::rewrite_with_version(
-            sql,
-            args,
-            self.connection_id,
-            self.last_insert_id.load(Ordering::Relaxed),
-            self.backslash_escapes(),
-            Some(&self.shared.version),
-            self.shared.variable_alias,
-        ) else {
+        let Ok(rewritten) = self.rewrite(sql, script, args) else {
             // The inline path reports the error.
             return false;
         };
-        let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
         let driver = driver.clone();
-        self.prepared = Some(if self.fits_shared_rotation(&rewritten, &script, schema) {
+        self.prepared = Some(if self.fits_shared_rotation(&rewritten, script, schema) {
             Prepared::shared(rewritten)
         } else {
             // It may leave state on its connection, or needs the session's variables or
@@ -1299,7 +1320,7 @@ impl EngineConn for MysqlConn {
             // so that no other session's statement runs there before its OK packet has told;
             // the completion keeps the connection for the session if the statement left state,
             // else gives it back (reset).
-            self.on_own_connection(&driver, rewritten, &script, schema)
+            self.on_own_connection(&driver, rewritten, script, schema)
         });
         true
     }

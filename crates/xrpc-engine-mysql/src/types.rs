@@ -493,6 +493,33 @@ pub fn rewrite_with_version(
     version: Option<&str>,
     alias: Option<VariableAlias>,
 ) -> Result<Rewritten, SqlError> {
+    let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
+    rewrite_parsed(
+        sql,
+        &script,
+        args,
+        connection_id,
+        last_insert_id,
+        backslash_escapes,
+        version,
+        alias,
+    )
+}
+
+/// [`rewrite_with_version`] of a text the caller has read already: `script` is `sql` as the
+/// front end parses it (`xrpc_sql::parse_cached` with the default options). A text longer than
+/// the parse cache keeps is parsed once per call, so the caller's parse is passed down.
+#[allow(clippy::too_many_arguments)]
+pub fn rewrite_parsed(
+    sql: &str,
+    script: &xrpc_sql::Script,
+    args: &[Value],
+    connection_id: u64,
+    last_insert_id: u64,
+    backslash_escapes: bool,
+    version: Option<&str>,
+    alias: Option<VariableAlias>,
+) -> Result<Rewritten, SqlError> {
     let repeated = LAST_PLAIN.with_borrow(|last| {
         last.is(sql, version, alias, args.len())
             .then(|| substitute(sql, &last.placeholders, args, backslash_escapes))
@@ -500,7 +527,6 @@ pub fn rewrite_with_version(
     if let Some(rewritten) = repeated {
         return rewritten;
     }
-    let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
     let readable = script
         .iter()
         .all(|statement| matches!(statement, Ok(_) | Err(xrpc_sql::ParseError::Empty)))

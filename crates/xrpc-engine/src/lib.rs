@@ -184,9 +184,16 @@ pub trait EngineConn: Send {
     /// Whether [`EngineConn::submit`] would take this statement (run by [`EngineConn::execute`]
     /// otherwise): only when it can be answered on the event loop and leaves no state behind
     /// that the session would need. Asked right before `submit`, after the connection got its
-    /// ids and schemas; false by default.
-    fn submittable(&mut self, sql: &str, args: &[Value], schema: Option<&str>) -> bool {
-        let _ = (sql, args, schema);
+    /// ids and schemas, with `script`, `sql` as the front end parses it (as for
+    /// [`EngineConn::execute_parsed`]); false by default.
+    fn submittable(
+        &mut self,
+        sql: &str,
+        script: &xrpc_sql::Script,
+        args: &[Value],
+        schema: Option<&str>,
+    ) -> bool {
+        let _ = (sql, script, args, schema);
         false
     }
 

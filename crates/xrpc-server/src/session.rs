@@ -842,7 +842,8 @@ impl Session {
                         }),
                     };
                     let (sql, args) = (&prepared.compiled.sql, &prepared.args);
-                    if session.try_submit(conn, node, submit, sql, args, None)? {
+                    let script = xrpc_sql::parse_cached(sql, &xrpc_sql::Options::default());
+                    if session.try_submit(conn, node, submit, sql, &script, args, None)? {
                         drop(encoder);
                         out.suspended = true;
                         return Ok(());
@@ -1023,7 +1024,7 @@ impl Session {
         if let Some(submit) = submit
             && node_rows.is_empty()
             && !changes_schema
-            && self.try_submit(conn, node, submit, sql, args, schema)?
+            && self.try_submit(conn, node, submit, sql, script, args, schema)?
         {
             return Ok(Answer::Later);
         }
@@ -1095,17 +1096,19 @@ impl Session {
     /// Submits the statement to the engine if it takes it ([`EngineConn::submittable`]):
     /// registered for kills as any statement, the session suspended until the completion ends
     /// the request. Returns false, having changed nothing, when the engine runs it inline.
+    #[allow(clippy::too_many_arguments)]
     fn try_submit<C: SessionConn>(
         &self,
         conn: &C,
         node: &NodeShared,
         submit: SubmitTo<'_>,
         sql: &str,
+        script: &xrpc_sql::Script,
         args: &[Value],
         schema: Option<&str>,
     ) -> Result<bool, SqlError> {
         let (mut engine, was_held) = self.prepare_engine(conn, node)?;
-        if !engine.submittable(sql, args, schema) {
+        if !engine.submittable(sql, script, args, schema) {
             self.put_back_engine(node, engine, was_held);
             return Ok(false);
         }

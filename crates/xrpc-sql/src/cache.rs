@@ -12,6 +12,9 @@
 //! - **Bounded by entries and bytes.** Texts longer than [`MAX_CACHED_TEXT`] bytes are parsed
 //!   for their run and not kept: they are bulk inserts and generated statements whose text is
 //!   rarely repeated, and keeping them would let a few clients fill the memory of every node.
+//!   Each lookup of such a text parses it again, so the node parses a request's text once, in
+//!   the session layer, and hands that parse to the engine (`EngineConn::execute_parsed`,
+//!   `EngineConn::submittable`) rather than have each part look the text up.
 //!   Each of the [`SHARDS`] shards keeps at most [`SHARD_ENTRIES`] entries; a full shard drops
 //!   an arbitrary entry (the map's first) before inserting. So the cache holds at most
 //!   `SHARDS × SHARD_ENTRIES` texts of at most `MAX_CACHED_TEXT` bytes each, plus their trees.
