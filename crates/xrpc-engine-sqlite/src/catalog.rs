@@ -45,15 +45,15 @@
 //! table declared with MySQL 8's `t_chk_n` names makes `TABLE_CONSTRAINTS` 1235), and `FILES`, which is empty as MariaDB's
 //! is (it lists no InnoDB tablespaces; mysqldump reads it before dumping), with MySQL's upper-case column names,
 //! database and table names ordered as MariaDB's `utf8mb3_general_ci` orders them
-//! ([`NAME_COLLATION`]), the other text compared and ordered as it does ([`CI_NAME_COLLATION`]), and
+//! ([`NAME_COLLATION`](super::information::NAME_COLLATION)), the other text compared and ordered as it does ([`CI_NAME_COLLATION`](super::information::CI_NAME_COLLATION)), and
 //! `VIEWS`, a view of `TABLES`' views whose columns the node does not know as MariaDB has them
 //! (VIEW_DEFINITION, IS_UPDATABLE, DEFINER, SECURITY_TYPE, ALGORITHM) are 1235 when read; the
 //! others (the names, CHECK_OPTION `NONE`, the character set and collation) are read as any. Before
 //! a statement that mentions `information_schema` runs, and before each SHOW, the node rebuilds
 //! their rows from every database the connection has attached ([`SqliteConn::refresh_catalog`]);
-//! the client's statement then runs on them as ordinary SQLite tables, so `WHERE`, joins,
-//! `ORDER BY` and aggregates work as on any table, and the SHOW statements are themselves
-//! queries on them.
+//! the client's statement is then translated from its tree as any other, reading them as
+//! tables with MySQL's columns (the `information` module), so `WHERE`, joins, `ORDER BY` and
+//! aggregates work as on any table; the SHOW statements are queries the node writes on them.
 //!
 //! Why tables rebuilt per statement rather than views or virtual tables: a view in a database
 //! other than `temp` may not refer to another database's tables (SQLite refuses it), and temp
@@ -111,123 +111,6 @@ use xrpc_sql::ast::{
 use xrpc_sql::{Body, Kind, ParseError, Parsed, Show};
 
 pub(crate) use super::databases::INFORMATION_SCHEMA;
-
-/// The collation of database and table names in `information_schema`: ordered as MariaDB's
-/// `utf8mb3_general_ci` orders ASCII names (letters as capitals, so `_` sorts after them),
-/// equal only when equal byte for byte, as names compare with `lower_case_table_names` 0.
-pub(crate) const NAME_COLLATION: &str = "xrpc_name";
-
-/// [`NAME_COLLATION`]'s order.
-pub(crate) fn compare_names(a: &str, b: &str) -> std::cmp::Ordering {
-    a.bytes()
-        .map(|c| c.to_ascii_uppercase())
-        .cmp(b.bytes().map(|c| c.to_ascii_uppercase()))
-        .then_with(|| a.cmp(b))
-}
-
-/// The collation of `information_schema`'s other text columns (column, index and constraint
-/// names, types, …): MariaDB's `utf8mb3_general_ci` for ASCII text, which compares letters as
-/// capitals (so `_` sorts after them, where SQLite's NOCASE, folding to lower case, sorts it
-/// before), equal when equal but for case.
-pub(crate) const CI_NAME_COLLATION: &str = "xrpc_name_ci";
-
-/// [`CI_NAME_COLLATION`]'s order.
-pub(crate) fn compare_names_ci(a: &str, b: &str) -> std::cmp::Ordering {
-    a.bytes()
-        .map(|c| c.to_ascii_uppercase())
-        .cmp(b.bytes().map(|c| c.to_ascii_uppercase()))
-}
-
-/// The catalog tables, created in the in-memory `information_schema` of every connection. Names
-/// compare and sort without regard to case, as MySQL's `utf8mb3_general_ci` columns do
-/// ([`CI_NAME_COLLATION`]), except
-/// database and table names, which compare as the file system does (`lower_case_table_names`
-/// 0).
-pub(crate) const INFORMATION_SCHEMA_DDL: &str = "
-CREATE TABLE information_schema.SCHEMATA (
-  CATALOG_NAME VARCHAR(64) COLLATE xrpc_name_ci, SCHEMA_NAME VARCHAR(64) COLLATE xrpc_name, DEFAULT_CHARACTER_SET_NAME VARCHAR(64) COLLATE xrpc_name_ci,
-  DEFAULT_COLLATION_NAME VARCHAR(64) COLLATE xrpc_name_ci, SQL_PATH VARCHAR(512) COLLATE xrpc_name_ci);
-CREATE TABLE information_schema.xrpc_tables (
-  TABLE_CATALOG VARCHAR(64) COLLATE xrpc_name_ci, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
-  TABLE_TYPE VARCHAR(64) COLLATE xrpc_name_ci, ENGINE VARCHAR(64) COLLATE xrpc_name_ci, VERSION INT, ROW_FORMAT VARCHAR(10) COLLATE xrpc_name_ci,
-  TABLE_ROWS BIGINT UNSIGNED, AUTO_INCREMENT BIGINT UNSIGNED, TABLE_COLLATION VARCHAR(64) COLLATE xrpc_name_ci,
-  CREATE_OPTIONS VARCHAR(256) COLLATE xrpc_name_ci, TABLE_COMMENT TEXT);
-CREATE VIEW information_schema.TABLES AS SELECT TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE,
-  ENGINE, VERSION, ROW_FORMAT,
-  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.TABLE_ROWS') END AS TABLE_ROWS,
-  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.AVG_ROW_LENGTH') END AS AVG_ROW_LENGTH,
-  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.DATA_LENGTH') END AS DATA_LENGTH,
-  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.MAX_DATA_LENGTH') END AS MAX_DATA_LENGTH,
-  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.INDEX_LENGTH') END AS INDEX_LENGTH,
-  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.DATA_FREE') END AS DATA_FREE,
-  AUTO_INCREMENT,
-  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.CREATE_TIME') END AS CREATE_TIME,
-  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.UPDATE_TIME') END AS UPDATE_TIME,
-  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.CHECK_TIME') END AS CHECK_TIME,
-  TABLE_COLLATION, NULL AS CHECKSUM, CREATE_OPTIONS, TABLE_COMMENT,
-  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE my_unsupported('information_schema.TABLES.MAX_INDEX_LENGTH') END AS MAX_INDEX_LENGTH,
-  CASE WHEN TABLE_TYPE = 'VIEW' THEN NULL ELSE 'N' END AS TEMPORARY
-  FROM xrpc_tables;
-CREATE TABLE information_schema.COLUMNS (
-  TABLE_CATALOG VARCHAR(64) COLLATE xrpc_name_ci, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
-  COLUMN_NAME VARCHAR(64) COLLATE xrpc_name_ci, ORDINAL_POSITION INT UNSIGNED, COLUMN_DEFAULT TEXT,
-  IS_NULLABLE VARCHAR(3) COLLATE xrpc_name_ci, DATA_TYPE LONGTEXT, CHARACTER_MAXIMUM_LENGTH BIGINT,
-  CHARACTER_OCTET_LENGTH BIGINT, NUMERIC_PRECISION BIGINT UNSIGNED,
-  NUMERIC_SCALE BIGINT UNSIGNED, DATETIME_PRECISION INT UNSIGNED,
-  CHARACTER_SET_NAME VARCHAR(64) COLLATE xrpc_name_ci, COLLATION_NAME VARCHAR(64) COLLATE xrpc_name_ci, COLUMN_TYPE MEDIUMTEXT,
-  COLUMN_KEY VARCHAR(3) COLLATE xrpc_name_ci, EXTRA VARCHAR(256) COLLATE xrpc_name_ci, PRIVILEGES VARCHAR(154) COLLATE xrpc_name_ci, COLUMN_COMMENT TEXT,
-  IS_GENERATED VARCHAR(6) COLLATE xrpc_name_ci, GENERATION_EXPRESSION LONGTEXT);
-CREATE TABLE information_schema.xrpc_statistics (
-  TABLE_CATALOG VARCHAR(64) COLLATE xrpc_name_ci, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
-  NON_UNIQUE INT, INDEX_SCHEMA VARCHAR(64) COLLATE xrpc_name, INDEX_NAME VARCHAR(64) COLLATE xrpc_name_ci, SEQ_IN_INDEX INT UNSIGNED,
-  COLUMN_NAME VARCHAR(64) COLLATE xrpc_name_ci, COLLATION VARCHAR(1) COLLATE xrpc_name_ci, CARDINALITY BIGINT, SUB_PART BIGINT,
-  PACKED VARCHAR(10) COLLATE xrpc_name_ci, NULLABLE VARCHAR(3) COLLATE xrpc_name_ci, INDEX_TYPE VARCHAR(11) COLLATE xrpc_name_ci, COMMENT VARCHAR(8) COLLATE xrpc_name_ci,
-  INDEX_COMMENT VARCHAR(2048) COLLATE xrpc_name_ci, IGNORED VARCHAR(3) COLLATE xrpc_name_ci);
-CREATE VIEW information_schema.STATISTICS AS SELECT TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, NON_UNIQUE,
-  INDEX_SCHEMA, INDEX_NAME, SEQ_IN_INDEX, COLUMN_NAME, COLLATION,
-  my_unsupported('information_schema.STATISTICS.CARDINALITY') AS CARDINALITY, SUB_PART, PACKED, NULLABLE,
-  INDEX_TYPE, COMMENT, INDEX_COMMENT, IGNORED FROM xrpc_statistics;
-CREATE TABLE information_schema.TABLE_CONSTRAINTS (
-  CONSTRAINT_CATALOG VARCHAR(512) COLLATE xrpc_name_ci, CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_NAME VARCHAR(64) COLLATE xrpc_name_ci,
-  TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_TYPE VARCHAR(64) COLLATE xrpc_name_ci);
-CREATE TABLE information_schema.CHECK_CONSTRAINTS (
-  CONSTRAINT_CATALOG VARCHAR(512) COLLATE xrpc_name_ci, CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name,
-  TABLE_NAME VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_NAME VARCHAR(64) COLLATE xrpc_name_ci,
-  LEVEL VARCHAR(6) COLLATE xrpc_name_ci, CHECK_CLAUSE LONGTEXT);
-CREATE TABLE information_schema.KEY_COLUMN_USAGE (
-  CONSTRAINT_CATALOG VARCHAR(512) COLLATE xrpc_name_ci, CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_NAME VARCHAR(64) COLLATE xrpc_name_ci,
-  TABLE_CATALOG VARCHAR(512) COLLATE xrpc_name_ci, TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
-  COLUMN_NAME VARCHAR(64) COLLATE xrpc_name_ci, ORDINAL_POSITION BIGINT, POSITION_IN_UNIQUE_CONSTRAINT BIGINT,
-  REFERENCED_TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, REFERENCED_TABLE_NAME VARCHAR(64) COLLATE xrpc_name, REFERENCED_COLUMN_NAME VARCHAR(64) COLLATE xrpc_name_ci);
-CREATE TABLE information_schema.REFERENTIAL_CONSTRAINTS (
-  CONSTRAINT_CATALOG VARCHAR(512) COLLATE xrpc_name_ci, CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name, CONSTRAINT_NAME VARCHAR(64) COLLATE xrpc_name_ci,
-  UNIQUE_CONSTRAINT_CATALOG VARCHAR(512) COLLATE xrpc_name_ci, UNIQUE_CONSTRAINT_SCHEMA VARCHAR(64) COLLATE xrpc_name,
-  UNIQUE_CONSTRAINT_NAME VARCHAR(64) COLLATE xrpc_name_ci, MATCH_OPTION VARCHAR(64) COLLATE xrpc_name_ci,
-  UPDATE_RULE VARCHAR(64) COLLATE xrpc_name_ci, DELETE_RULE VARCHAR(64) COLLATE xrpc_name_ci, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
-  REFERENCED_TABLE_NAME VARCHAR(64) COLLATE xrpc_name);
-CREATE TABLE information_schema.FILES (
-  FILE_ID BIGINT NOT NULL, FILE_NAME VARCHAR(512) COLLATE xrpc_name_ci, FILE_TYPE VARCHAR(20) COLLATE xrpc_name_ci NOT NULL,
-  TABLESPACE_NAME VARCHAR(64) COLLATE xrpc_name_ci, TABLE_CATALOG VARCHAR(64) COLLATE xrpc_name_ci NOT NULL,
-  TABLE_SCHEMA VARCHAR(64) COLLATE xrpc_name, TABLE_NAME VARCHAR(64) COLLATE xrpc_name,
-  LOGFILE_GROUP_NAME VARCHAR(64) COLLATE xrpc_name_ci, LOGFILE_GROUP_NUMBER BIGINT, ENGINE VARCHAR(64) COLLATE xrpc_name_ci NOT NULL,
-  FULLTEXT_KEYS VARCHAR(64) COLLATE xrpc_name_ci, DELETED_ROWS BIGINT, UPDATE_COUNT BIGINT, FREE_EXTENTS BIGINT,
-  TOTAL_EXTENTS BIGINT, EXTENT_SIZE BIGINT NOT NULL, INITIAL_SIZE BIGINT UNSIGNED, MAXIMUM_SIZE BIGINT UNSIGNED,
-  AUTOEXTEND_SIZE BIGINT UNSIGNED, CREATION_TIME DATETIME, LAST_UPDATE_TIME DATETIME, LAST_ACCESS_TIME DATETIME,
-  RECOVER_TIME BIGINT, TRANSACTION_COUNTER BIGINT, VERSION BIGINT UNSIGNED, ROW_FORMAT VARCHAR(10) COLLATE xrpc_name_ci,
-  TABLE_ROWS BIGINT UNSIGNED, AVG_ROW_LENGTH BIGINT UNSIGNED, DATA_LENGTH BIGINT UNSIGNED,
-  MAX_DATA_LENGTH BIGINT UNSIGNED, INDEX_LENGTH BIGINT UNSIGNED, DATA_FREE BIGINT UNSIGNED, CREATE_TIME DATETIME,
-  UPDATE_TIME DATETIME, CHECK_TIME DATETIME, CHECKSUM BIGINT UNSIGNED, STATUS VARCHAR(20) COLLATE xrpc_name_ci NOT NULL,
-  EXTRA VARCHAR(255) COLLATE xrpc_name_ci);
-CREATE VIEW information_schema.VIEWS AS SELECT TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME,
-  my_unsupported('information_schema.VIEWS.VIEW_DEFINITION') AS VIEW_DEFINITION,
-  'NONE' AS CHECK_OPTION,
-  my_unsupported('information_schema.VIEWS.IS_UPDATABLE') AS IS_UPDATABLE,
-  my_unsupported('information_schema.VIEWS.DEFINER') AS DEFINER,
-  my_unsupported('information_schema.VIEWS.SECURITY_TYPE') AS SECURITY_TYPE,
-  'utf8mb4' AS CHARACTER_SET_CLIENT, 'utf8mb4_general_ci' AS COLLATION_CONNECTION,
-  my_unsupported('information_schema.VIEWS.ALGORITHM') AS ALGORITHM
-  FROM TABLES WHERE TABLE_TYPE = 'VIEW';
-";
 
 /// A MySQL statement the engine answers itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -953,6 +836,7 @@ fn collation_name(collation: xrpc_sql_sqlite::Collation) -> &'static str {
     match collation {
         Collation::Ci => "utf8mb4_general_ci",
         Collation::Bin => "utf8mb4_bin",
+        Collation::Name => "utf8mb3_general_ci",
     }
 }
 

@@ -69,8 +69,9 @@
 //!   where MySQL would commit implicitly.
 //!
 //! With [`SqliteOptions::translate`], every statement that is not a session statement, SHOW,
-//! DESCRIBE, CREATE/DROP DATABASE or a query of `information_schema` runs by its translation from
-//! the parse tree (`xrpc_sql_sqlite::translate`) instead of the text passes below; the
+//! DESCRIBE or CREATE/DROP DATABASE runs by its translation from the parse tree
+//! (`xrpc_sql_sqlite::translate`; `information_schema`'s tables too, rebuilt first: see
+//! `catalog`) instead of the text passes below; the
 //! `translated` module has the design (the MySQL table definitions kept in each database file,
 //! the session state the function library reads, result metadata from the translation's types).
 //! Without it:
@@ -267,6 +268,7 @@ mod cast;
 mod catalog;
 mod databases;
 mod front;
+mod information;
 mod kept;
 mod memo;
 mod named_locks;
@@ -964,13 +966,14 @@ impl SqliteConn {
         }
         conn.create_collation(rewrite::TIME_COLLATION, rewrite::compare_time)
             .map_err(map)?;
-        conn.create_collation(catalog::NAME_COLLATION, catalog::compare_names)
-            .map_err(map)?;
-        conn.create_collation(catalog::CI_NAME_COLLATION, catalog::compare_names_ci)
-            .map_err(map)?;
+        conn.create_collation(
+            information::CI_NAME_COLLATION,
+            information::compare_names_ci,
+        )
+        .map_err(map)?;
         conn.execute("ATTACH DATABASE ':memory:' AS information_schema", [])
             .map_err(map)?;
-        conn.execute_batch(catalog::INFORMATION_SCHEMA_DDL)
+        conn.execute_batch(information::INFORMATION_SCHEMA_DDL)
             .map_err(map)?;
         let guard = Arc::new(authorizer::Guard::default());
         authorizer::install(&conn, &guard);
@@ -1942,11 +1945,15 @@ impl SqliteConn {
                 .and_then(xrpc_sql::Parsed::statement)
         {
             match request {
-                Request::Sql(info) if !info.catalog.any => {
+                Request::Sql(info) => {
                     if known.is_none() && text == sql {
                         self.texts.keep_sql_info(sql, info);
                     }
                     self.open_transaction_for(info)?;
+                    if info.catalog.any {
+                        self.refresh_catalog()?;
+                        self.refuse_undescribed_views(info.catalog)?;
+                    }
                     return self.run_translated(sql, statement, args, info, sink);
                 }
                 Request::Set { .. } => {

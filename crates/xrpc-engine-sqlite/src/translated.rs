@@ -137,6 +137,7 @@ use xrpc_sql_sqlite::{
 };
 
 use super::authorizer::{CATALOG_TABLE, ClientSql};
+use super::databases::INFORMATION_SCHEMA;
 use super::front::SqlInfo;
 use super::types::{self, Arg, Conv, DeclKind, LOOKAHEAD_ROWS};
 use super::{SqliteConn, map_error, parent_row_error, quote};
@@ -444,6 +445,16 @@ impl Catalog for CatalogView<'_> {
 
     fn base_table(&self, schema: &str, name: &str) -> Option<Table> {
         let db = schema.to_ascii_lowercase();
+        if db == INFORMATION_SCHEMA {
+            let table = super::information::table(name);
+            if table.is_none() {
+                self.refuse(SqlError::new(
+                    &codes::UNKNOWN_TABLE,
+                    format!("Unknown table '{name}' in information_schema"),
+                ));
+            }
+            return table;
+        }
         if name.eq_ignore_ascii_case(CATALOG_TABLE) {
             return None;
         }
@@ -489,6 +500,9 @@ impl Catalog for CatalogView<'_> {
 
     fn tables(&self, database: &str) -> Option<Vec<Table>> {
         let db = database.to_ascii_lowercase();
+        if db == INFORMATION_SCHEMA {
+            return None;
+        }
         let mut kept = self.kept.borrow_mut();
         let database = match kept.database(self.conn, &db) {
             Ok(d) => d,

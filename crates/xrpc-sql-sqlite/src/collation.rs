@@ -39,14 +39,24 @@ pub(crate) fn compare(collation: Collation, a: &str, b: &str) -> Ordering {
     match collation {
         Collation::Bin => a.cmp(b),
         Collation::Ci => a.chars().map(fold).cmp(b.chars().map(fold)),
+        Collation::Name => compare_names(a, b),
     }
+}
+
+/// [`Collation::Name`]'s order: letters as capitals (so `_` sorts after them), then byte by
+/// byte, so only equal names are equal. Trailing spaces count: names have none that matter.
+pub fn compare_names(a: &str, b: &str) -> Ordering {
+    a.bytes()
+        .map(|c| c.to_ascii_uppercase())
+        .cmp(b.bytes().map(|c| c.to_ascii_uppercase()))
+        .then_with(|| a.cmp(b))
 }
 
 /// Whether `text` matches the LIKE `pattern` (`%`, `_`, `escape`) under a collation. Unlike
 /// `=`, trailing spaces count.
 pub(crate) fn like(collation: Collation, text: &str, pattern: &str, escape: Option<char>) -> bool {
     let key = |c: char| match collation {
-        Collation::Ci => fold(c),
+        Collation::Ci | Collation::Name => fold(c),
         Collation::Bin => c,
     };
     xrpc_sql::like_matches(text, pattern, escape, key)
@@ -66,6 +76,15 @@ mod tests {
             Ordering::Greater
         );
         assert_eq!(compare(Collation::Bin, "a", "a  "), Ordering::Equal);
+    }
+
+    #[test]
+    fn names_order_as_mariadb_lists_them_and_equal_only_byte_for_byte() {
+        let mut names = ["t1", "b_x", "T1", "Ba"];
+        names.sort_by(|a, b| compare(Collation::Name, a, b));
+        assert_eq!(names, ["Ba", "b_x", "T1", "t1"]);
+        assert_ne!(compare(Collation::Name, "t1", "T1"), Ordering::Equal);
+        assert!(like(Collation::Name, "t1", "T_", None));
     }
 
     #[test]

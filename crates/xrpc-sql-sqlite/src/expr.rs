@@ -174,7 +174,7 @@ impl Translator<'_> {
                         other => return unsupported(format!("ESCAPE {other}")),
                     },
                 };
-                let ci = self.text_collation(&x, &p)? == Collation::Ci;
+                let ci = self.text_collation(&x, &p)?.folds_case();
                 let sql = format!(
                     "my_like({}, {}, {escape}, {})",
                     as_text(&x),
@@ -191,7 +191,7 @@ impl Translator<'_> {
             } => {
                 let x = self.expr(expr)?;
                 let p = self.expr(pattern)?;
-                let ci = self.text_collation(&x, &p)? == Collation::Ci;
+                let ci = self.text_collation(&x, &p)?.folds_case();
                 let sql = format!("my_regexp({}, {}, {})", as_text(&x), p.sql, i32::from(ci));
                 Ok(Typed::with_parts(negate(sql, *negated), Ty::Int, &[&x, &p]))
             }
@@ -300,7 +300,7 @@ impl Translator<'_> {
             Expr::Position { expr, r#in } => {
                 let sub = self.expr(expr)?;
                 let s = self.expr(r#in)?;
-                let ci = self.text_collation(&sub, &s)? == Collation::Ci;
+                let ci = self.text_collation(&sub, &s)?.folds_case();
                 Ok(Typed::with_parts(
                     format!(
                         "my_locate({}, {}, 1, {})",
@@ -698,7 +698,7 @@ impl Translator<'_> {
             B::PGBitwiseShiftLeft => bitwise("<<", &l, &r),
             B::PGBitwiseShiftRight => bitwise(">>", &l, &r),
             B::Regexp => {
-                let ci = self.text_collation(&l, &r)? == Collation::Ci;
+                let ci = self.text_collation(&l, &r)?.folds_case();
                 Ok(Typed::with_parts(
                     format!("my_regexp({}, {}, {})", as_text(&l), r.sql, i32::from(ci)),
                     Ty::Int,

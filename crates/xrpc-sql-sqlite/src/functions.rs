@@ -22,7 +22,9 @@ use rusqlite::{Connection, Error};
 use crate::collation::{self, fold};
 use crate::dates::{self, Clock, TimeRead, Unit};
 use crate::json;
-use crate::types::{BIN_COLLATION, CI_COLLATION, Collation, DECIMAL_COLLATION, TIME_COLLATION};
+use crate::types::{
+    BIN_COLLATION, CI_COLLATION, Collation, DECIMAL_COLLATION, NAME_COLLATION, TIME_COLLATION,
+};
 use crate::value::{
     decimal_text, double_text, float_text, number_prefix, to_decimal, to_f64, to_i64, to_text,
 };
@@ -375,6 +377,7 @@ pub fn register(conn: &Connection, variables: &SessionState) -> rusqlite::Result
     conn.create_collation(BIN_COLLATION, |a, b| {
         collation::compare(Collation::Bin, a, b)
     })?;
+    conn.create_collation(NAME_COLLATION, collation::compare_names)?;
     conn.create_collation(TIME_COLLATION, dates::compare_times)?;
     conn.create_collation(DECIMAL_COLLATION, |a, b| {
         let a = BigDecimal::from_str(number_prefix(a)).unwrap_or_default();

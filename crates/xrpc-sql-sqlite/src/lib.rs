@@ -274,13 +274,15 @@ mod view_types;
 
 use std::collections::BTreeMap;
 
+pub use collation::compare_names;
 pub use error::TranslateError;
 pub use functions::{
     FnError, FnWarning, SessionState, error_of, raise_warning, register, take_warnings,
 };
 pub use types::{
     ArgClass, BIN_COLLATION, CI_COLLATION, Catalog, Collation, Column, ColumnFlags, ColumnType,
-    DECIMAL_COLLATION, Generated, Index, ShownCheck, SystemValue, TEMP_SCHEMA, Table, Ty, View,
+    DECIMAL_COLLATION, Generated, Index, NAME_COLLATION, ShownCheck, SystemValue, TEMP_SCHEMA,
+    Table, Ty, View,
 };
 pub use value::{text_of, variable_value};
 

@@ -182,7 +182,7 @@ impl CallSite<'_> {
                 Ty::Str(c) => c,
                 _ => Collation::Ci,
             };
-            i32::from(c(&args[i]) == Collation::Ci && c(&args[j]) == Collation::Ci)
+            i32::from(c(&args[i]).folds_case() && c(&args[j]).folds_case())
         };
         let str_ty = |i: usize| match args.get(i).map(|a| a.ty) {
             Some(Ty::Bytes) => Ty::Bytes,
@@ -389,7 +389,9 @@ impl CallSite<'_> {
                 arity(n >= 2)?;
                 let numeric = args.iter().all(|a| a.ty.is_numeric() || a.ty == Ty::Null);
                 let all_ci = args.iter().all(|a| {
-                    matches!(a.ty, Ty::Str(Collation::Ci) | Ty::Null) || a.ty.is_numeric()
+                    matches!(a.ty, Ty::Str(c) if c.folds_case())
+                        || a.ty == Ty::Null
+                        || a.ty.is_numeric()
                 });
                 (
                     format!(

@@ -5805,13 +5805,13 @@ fn store(t: &Typed, c: &Column, strict: bool, ignore: bool, zero_generates: bool
             "my_store_enum({}, {}, {}, {s}, {name})",
             t.sql,
             quote(&values.join("\u{1f}")),
-            i32::from(*collation == Collation::Ci)
+            i32::from(collation.folds_case())
         ),
         ColumnType::Set { values, collation } => format!(
             "my_store_set({}, {}, {}, {s}, {name})",
             t.sql,
             quote(&values.join("\u{1f}")),
-            i32::from(*collation == Collation::Ci)
+            i32::from(collation.folds_case())
         ),
     };
     let value = if c.auto_increment && zero_generates {

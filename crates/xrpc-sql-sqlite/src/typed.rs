@@ -154,6 +154,9 @@ pub(crate) fn collation_of(a: &Typed, b: &Typed) -> Result<Collation> {
         std::cmp::Ordering::Less => pick(a),
         std::cmp::Ordering::Greater => pick(b),
         std::cmp::Ordering::Equal if pick(a) == pick(b) => pick(a),
+        // MariaDB's `utf8mb3` names convert to the other side's `utf8mb4`.
+        std::cmp::Ordering::Equal if pick(a) == Collation::Name => pick(b),
+        std::cmp::Ordering::Equal if pick(b) == Collation::Name => pick(a),
         std::cmp::Ordering::Equal => return Err(TranslateError::IllegalMix),
     })
 }
@@ -191,10 +194,7 @@ pub(crate) fn compare_class(a: &Typed, b: &Typed) -> Result<Compare> {
             Compare::Temporal
         }
         (x, y)
-            if (x.is_numeric()
-                || x == Str(Collation::Ci)
-                || x == Str(Collation::Bin)
-                || x == Bytes)
+            if (x.is_numeric() || matches!(x, Str(_)) || x == Bytes)
                 && (y.is_numeric() || matches!(y, Str(_) | Bytes)) =>
         {
             Compare::Real
@@ -322,9 +322,14 @@ pub(crate) fn truth(t: &Typed) -> String {
     }
 }
 
-/// The key of a DISTINCT aggregate or a grouping: text under its collation.
+/// The key of a DISTINCT aggregate or a grouping: text under its collation (names of
+/// [`Collation::Name`] under `utf8mb4_general_ci`: MariaDB groups them as its columns'
+/// `utf8mb3_general_ci`, `T1` with `t1`).
 pub(crate) fn distinct_key(t: &Typed, distinct: bool) -> String {
     match t.ty {
+        Ty::Str(Collation::Name) if distinct => {
+            format!("{} COLLATE {}", t.sql, Collation::Ci.sqlite_name())
+        }
         Ty::Str(c) if distinct => format!("{} COLLATE {}", t.sql, c.sqlite_name()),
         _ => t.sql.clone(),
     }

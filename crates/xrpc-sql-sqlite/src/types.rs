@@ -13,12 +13,22 @@ pub enum Collation {
     Ci,
     /// Code point order (`utf8mb4_bin`), the SQLite collation [`BIN_COLLATION`].
     Bin,
+    /// Database and table names in `information_schema`, which MariaDB declares
+    /// `utf8mb3_general_ci` but finds by name as its file system does: equal only when equal
+    /// byte for byte, ordered with letters as capitals (`_` after them) and then byte by byte,
+    /// the SQLite collation [`NAME_COLLATION`]. Text functions (LIKE, LOCATE, …) read them
+    /// without regard to case, as MariaDB's do; against a column of another collation the
+    /// other one decides (MariaDB converts `utf8mb3` to the other column's `utf8mb4`). No
+    /// table column a client declares has it.
+    Name,
 }
 
 /// The SQLite collation registered for `utf8mb4_general_ci`.
 pub const CI_COLLATION: &str = "utf8mb4_general_ci";
 /// The SQLite collation registered for `utf8mb4_bin`.
 pub const BIN_COLLATION: &str = "utf8mb4_bin";
+/// The SQLite collation registered for [`Collation::Name`].
+pub const NAME_COLLATION: &str = "xrpc_name";
 /// The SQLite collation registered for DECIMAL columns (held as text): numeric order.
 pub const DECIMAL_COLLATION: &str = "mysql_decimal";
 /// SQLite's schema of a connection's temporary tables (`CREATE TEMPORARY TABLE`).
@@ -33,7 +43,14 @@ impl Collation {
         match self {
             Self::Ci => CI_COLLATION,
             Self::Bin => BIN_COLLATION,
+            Self::Name => NAME_COLLATION,
         }
+    }
+
+    /// Whether text functions (LIKE, LOCATE, FIELD, …) read text of this collation without
+    /// regard to case and accents.
+    pub fn folds_case(self) -> bool {
+        !matches!(self, Self::Bin)
     }
 
     /// A MySQL collation name (`utf8mb4_0900_ai_ci`, `latin1_bin`) as one of the two.
