@@ -420,6 +420,27 @@ impl Catalog for CatalogView<'_> {
         self.foreign_key_checks
     }
 
+    /// Its ON UPDATE triggers are the ones the translation makes now when each reads
+    /// `my_renumbering()`; a table's from before has triggers that do not.
+    fn on_update_skips_renumbering(&self, table: &Table) -> bool {
+        let schema = if table.temporary {
+            TEMP_SCHEMA.to_owned()
+        } else {
+            self.sqlite_schema(&table.database)
+        };
+        let older: rusqlite::Result<i64> = self.conn.query_row(
+            &format!(
+                "SELECT count(*) FROM {}.sqlite_master WHERE type = 'trigger' \
+                 AND tbl_name = ?1 COLLATE NOCASE AND name GLOB '*.on_update' \
+                 AND instr(sql, 'my_renumbering()') = 0",
+                quote(&schema)
+            ),
+            [&table.name],
+            |row| row.get(0),
+        );
+        older.is_ok_and(|n| n == 0)
+    }
+
     fn temporary_table(&self, name: &str) -> Option<Table> {
         if !self.has_temp || name.eq_ignore_ascii_case(CATALOG_TABLE) {
             return None;
@@ -1382,9 +1403,12 @@ impl SqliteConn {
                     if largest.is_some_and(|largest| largest - before != inserted)
                         && let Some(renumber) = r.renumber_sql(before)
                     {
-                        self.conn
-                            .execute_batch(&renumber)
-                            .map_err(|err| map_error(err, false))?;
+                        // The rows were only inserted: their ON UPDATE CURRENT_TIMESTAMP
+                        // columns stay as inserted.
+                        self.session.set_renumbering(true);
+                        let renumbered = self.conn.execute_batch(&renumber);
+                        self.session.set_renumbering(false);
+                        renumbered.map_err(|err| map_error(err, false))?;
                     }
                     (inserted > 0).then_some(before + 1)
                 }

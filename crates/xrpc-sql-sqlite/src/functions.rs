@@ -218,6 +218,10 @@ pub struct SessionState {
     /// `@@in_transaction` as the engine sets it before each statement: 0, 1, or
     /// [`IN_TRANSACTION_UNKNOWN`].
     in_transaction: Arc<std::sync::atomic::AtomicU8>,
+    /// The engine is numbering an insert's rows again (`Reservation::renumber_sql`), an UPDATE
+    /// of rows MySQL only inserted: `my_renumbering()`, which keeps the ON UPDATE
+    /// CURRENT_TIMESTAMP triggers from firing on them.
+    renumbering: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// `@@in_transaction` while a transaction `autocommit = 0` opened is open: MariaDB shows 1 only
@@ -247,6 +251,13 @@ impl SessionState {
     pub fn set_connection_id(&self, id: u64) {
         self.connection_id
             .store(id, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether the statements that run next number an insert's rows again
+    /// ([`crate::Reservation::renumber_sql`]): set around them.
+    pub fn set_renumbering(&self, on: bool) {
+        self.renumbering
+            .store(on, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The session's autocommit mode (`@@autocommit`).
@@ -411,6 +422,11 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             }
             _ => some!(to_text(v)).into_owned(),
         }))
+    })?;
+    let state = variables.clone();
+    scalar(conn, "my_renumbering", 0, false, move |_| {
+        let on = state.renumbering.load(std::sync::atomic::Ordering::Relaxed);
+        Ok(Value::Integer(i64::from(on)))
     })?;
     let state = variables.clone();
     scalar(conn, "my_autocommit", 0, false, move |_| {

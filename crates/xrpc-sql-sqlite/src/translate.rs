@@ -2002,7 +2002,8 @@ impl<'a> Translator<'a> {
                 if auto_left_out
                     && rows > 1
                     && renumbered.is_some()
-                    && table.columns.iter().any(|c| c.on_update_now) =>
+                    && table.columns.iter().any(|c| c.on_update_now)
+                    && !self.catalog.on_update_skips_renumbering(&table) =>
             {
                 return unsupported(
                     "INSERT IGNORE or ON DUPLICATE KEY UPDATE of several rows into an \
@@ -5936,8 +5937,10 @@ fn declared_names(table: &Table, columns: &[String]) -> Vec<String> {
 }
 
 /// `ON UPDATE CURRENT_TIMESTAMP` as a trigger: when a row changes and the column was not set,
-/// it becomes the current time. The trigger lives in the table's database (`schema`), and the
-/// names inside it are unqualified, as SQLite requires: they name that database's tables.
+/// it becomes the current time, unless the engine is numbering an insert's rows again
+/// (`my_renumbering()`: rows MySQL only inserted). The trigger lives in the table's database
+/// (`schema`), and the names inside it are unqualified, as SQLite requires: they name that
+/// database's tables.
 fn on_update_triggers(table: &Table, schema: &str) -> Vec<String> {
     table
         .columns
@@ -5952,7 +5955,7 @@ fn on_update_triggers(table: &Table, schema: &str) -> Vec<String> {
                 .collect();
             let changed = if others.is_empty() { "0".to_string() } else { others.join(" OR ") };
             format!(
-                "CREATE TRIGGER {schema}.{} AFTER UPDATE ON {t} FOR EACH ROW WHEN my_same(NEW.{col}, OLD.{col}) AND ({changed}) \
+                "CREATE TRIGGER {schema}.{} AFTER UPDATE ON {t} FOR EACH ROW WHEN my_same(NEW.{col}, OLD.{col}) AND ({changed}) AND my_renumbering() = 0 \
                  BEGIN UPDATE {t} SET {col} = {now} WHERE rowid = NEW.rowid; END",
                 ident(&format!("{}.{}.on_update", table.name, c.name)),
                 t = ident(&table.name),

@@ -604,6 +604,15 @@ pub trait Catalog {
         let _ = name;
         None
     }
+    /// Whether the ON UPDATE CURRENT_TIMESTAMP triggers of `table` keep still while the engine
+    /// numbers an insert's rows again (`my_renumbering()`), as the translation has made them
+    /// since it numbers rows so; a table whose triggers were made before does not, and an
+    /// insert that would number its rows again is refused. True unless the catalog says
+    /// otherwise.
+    fn on_update_skips_renumbering(&self, table: &Table) -> bool {
+        let _ = table;
+        true
+    }
     /// The global value of system variable `name` (`@@global.name`, lower case), or `None`
     /// for one the catalog does not report (reading it is then refused with 1235).
     fn global_system_variable(&self, name: &str) -> Option<SystemValue> {

@@ -110,6 +110,60 @@ fn a_table_without_a_definition_is_refused_naming_it() {
     assert!(err.message.contains("legacy"), "{err}");
 }
 
+const ON_UPDATE_TABLE: &str = "CREATE TABLE ou (id INT AUTO_INCREMENT PRIMARY KEY, \
+     k VARCHAR(5) UNIQUE, n INT, ts TIMESTAMP NOT NULL DEFAULT '2020-01-01 00:00:00' \
+     ON UPDATE CURRENT_TIMESTAMP)";
+const SEVERAL_UPSERTED: &str = "INSERT INTO ou (k, n, ts) VALUES ('a', 1, '2021-01-01 00:00:00'), \
+     ('c', 2, '2021-01-01 00:00:00') ON DUPLICATE KEY UPDATE n = 7";
+
+#[test]
+fn rows_numbered_again_after_an_upsert_keep_their_on_update_column() {
+    let (_dir, engine) = engine();
+    let mut conn = engine.acquire().unwrap();
+    run(&mut *conn, ON_UPDATE_TABLE).unwrap();
+    run(&mut *conn, "INSERT INTO ou (k, n) VALUES ('a', 1)").unwrap();
+    run(&mut *conn, SEVERAL_UPSERTED).unwrap();
+    // 'c' is numbered again from the first value the statement reserved, as InnoDB numbers
+    // it, and its ts is the one written, not the time of the renumbering.
+    assert_eq!(
+        rows(
+            &mut *conn,
+            "SELECT id, CAST(ts AS CHAR) FROM ou WHERE k = 'c'"
+        ),
+        vec![vec![Value::Sint(2), text("2021-01-01 00:00:00")]]
+    );
+}
+
+#[test]
+fn a_table_whose_on_update_trigger_predates_renumbering_refuses_several_upserted_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let engine = engine_at(dir.path(), true);
+        let mut conn = engine.acquire().unwrap();
+        run(&mut *conn, ON_UPDATE_TABLE).unwrap();
+        run(&mut *conn, "INSERT INTO ou (k, n) VALUES ('a', 1)").unwrap();
+    }
+    // The trigger as the translation made it before it read `my_renumbering()`.
+    let file = rusqlite::Connection::open(dir.path().join("xrpc.db")).unwrap();
+    let (name, sql): (String, String) = file
+        .query_row(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'ou' \
+             AND name GLOB '*.on_update'",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .unwrap();
+    let older = sql.replace(" AND my_renumbering() = 0", "");
+    assert_ne!(older, sql);
+    file.execute_batch(&format!("DROP TRIGGER \"{name}\"; {older};"))
+        .unwrap();
+    drop(file);
+    let engine = engine_at(dir.path(), true);
+    let mut conn = engine.acquire().unwrap();
+    let err = run(&mut *conn, SEVERAL_UPSERTED).unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
+}
+
 #[test]
 fn user_variables_are_set_and_read() {
     let (_dir, engine) = engine();

@@ -176,12 +176,36 @@ impl Node {
             }
         };
         if let (Some(r), Some(before)) = (&translation.reserves, before) {
-            // The first value the insert generated (SQLite knows the last).
-            if let (Outcome::Affected(n @ 1..), Affected::Changes) =
-                (&outcome, translation.affected)
-            {
-                let last = self.conn.last_insert_rowid();
-                self.state.set_last_insert_id((last - *n as i64 + 1) as u64);
+            // As the engine does: an upsert that updated rows, or an INSERT IGNORE that left
+            // rows out, has its inserted rows numbered as InnoDB's are, without firing their ON
+            // UPDATE CURRENT_TIMESTAMP triggers, from the first value reserved, which is the
+            // statement's insert id; else the first value generated (SQLite knows the last).
+            let n = match outcome {
+                Outcome::Affected(n) => n,
+                _ => 0,
+            };
+            let first = match r.inserted_sql(before) {
+                Some(sql) if translation.affected == Affected::ChangesPlusUpserts || n < r.rows => {
+                    let (inserted, largest): (i64, Option<i64>) = self
+                        .conn
+                        .query_row(&sql, [], |row| Ok((row.get(0)?, row.get(1)?)))
+                        .unwrap();
+                    if largest.is_some_and(|largest| largest - before != inserted)
+                        && let Some(renumber) = r.renumber_sql(before)
+                    {
+                        self.state.set_renumbering(true);
+                        self.conn.execute_batch(&renumber).unwrap();
+                        self.state.set_renumbering(false);
+                    }
+                    (inserted > 0).then_some(before + 1)
+                }
+                _ if n >= 1 && translation.affected == Affected::Changes => {
+                    Some(self.conn.last_insert_rowid() - n as i64 + 1)
+                }
+                _ => None,
+            };
+            if let Some(first) = first {
+                self.state.set_last_insert_id(first as u64);
             }
             self.conn.execute_batch(&r.sql(before)).unwrap();
         }

@@ -1942,3 +1942,7 @@ INSERT INTO ou (k, n) VALUES ('a', 2) ON DUPLICATE KEY UPDATE n = 5;
 INSERT INTO ou (k, n) VALUES ('b', 3) ON DUPLICATE KEY UPDATE n = 6;
 SELECT id, k, n FROM ou ORDER BY id;
 INSERT INTO ou (k, n, ts) VALUES ('a', 1, '2021-01-01 00:00:00'), ('c', 2, '2021-01-01 00:00:00') ON DUPLICATE KEY UPDATE n = 7;
+SELECT id, k, n, ts = '2021-01-01 00:00:00', ts > '2021-01-01 00:00:00' FROM ou ORDER BY id;
+INSERT IGNORE INTO ou (k, n, ts) VALUES ('c', 9, '2022-01-01 00:00:00'), ('d', 4, '2022-01-01 00:00:00'), ('e', 5, '2022-01-01 00:00:00');
+SELECT id, k, n, ts FROM ou WHERE k IN ('c', 'd', 'e') ORDER BY id;
+SELECT LAST_INSERT_ID();
