@@ -398,10 +398,15 @@ impl Catalog for CatalogView<'_> {
     /// Every session starts from these: `SET GLOBAL` of them changes nothing on this engine.
     fn global_system_variable(&self, name: &str) -> Option<SystemValue> {
         Some(match name {
-            "character_set_client" | "character_set_results" | "character_set_connection" => {
-                SystemValue::Text("utf8mb4".into())
+            "character_set_client"
+            | "character_set_results"
+            | "character_set_connection"
+            | "character_set_database"
+            | "character_set_server" => SystemValue::Text("utf8mb4".into()),
+            // Every database is utf8mb4_general_ci: CREATE DATABASE's options are not kept.
+            "collation_connection" | "collation_database" | "collation_server" => {
+                SystemValue::Text("utf8mb4_general_ci".into())
             }
-            "collation_connection" => SystemValue::Text("utf8mb4_general_ci".into()),
             "time_zone" => SystemValue::Text("SYSTEM".into()),
             "sql_mode" => SystemValue::Text(super::sql_mode::DEFAULT.into()),
             "foreign_key_checks" | "unique_checks" | "sql_notes" | "autocommit" => {

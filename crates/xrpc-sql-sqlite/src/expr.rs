@@ -982,12 +982,13 @@ impl Translator<'_> {
         self.in_aggregate = true;
         // MIN and MAX of an ENUM or SET column compare its text, as MySQL's do; COUNT and
         // GROUP_CONCAT read its text (GROUP_CONCAT(DISTINCT …) without ORDER BY lists the
-        // values in the order of the members' indexes).
+        // values as the column sorts: by the members' indexes, a SET by its bit mask).
         let ordered = clauses
             .iter()
             .any(|c| matches!(c, FunctionArgumentClause::OrderBy(_)));
-        let reads_text = matches!(name, "MIN" | "MAX" | "COUNT")
-            || (name == "GROUP_CONCAT" && (!distinct || ordered));
+        let reads_text = matches!(name, "MIN" | "MAX" | "COUNT" | "GROUP_CONCAT");
+        let sorted_distinct = name == "GROUP_CONCAT" && distinct && !ordered && args.len() == 1;
+        let mut member_order = None;
         let typed: Result<Vec<Typed>> = args
             .iter()
             .map(|a| {
@@ -997,6 +998,9 @@ impl Translator<'_> {
                 // BIT).
                 self.bit_ok = matches!(name, "SUM" | "AVG" | "COUNT");
                 let t = self.arg_expr(a);
+                if sorted_distinct && let Ok(t) = &t {
+                    member_order = self.member_order(&t.sql);
+                }
                 // MIN and MAX of an ENUM give one of its values, which sorts as the column does.
                 if !matches!(name, "MIN" | "MAX") {
                     self.forget_restricted();
@@ -1125,8 +1129,10 @@ impl Translator<'_> {
                     return unsupported("GROUP_CONCAT(DISTINCT … SEPARATOR …)");
                 }
                 // MySQL collects DISTINCT values in a sorted tree: without ORDER BY they come
-                // out in the values' order.
-                if distinct && order.is_empty() && typed.len() == 1 {
+                // out in the values' order (an ENUM's or SET's as the column sorts).
+                if let Some(key) = member_order.filter(|_| order.is_empty()) {
+                    order.push(key);
+                } else if distinct && order.is_empty() && typed.len() == 1 {
                     order.push(format!(
                         "{}{}",
                         typed[0].sql,

@@ -1216,31 +1216,36 @@ impl<'a> Translator<'a> {
             self.enum_ok = is_column_reference(&item.expr);
             self.bit_ok = is_column_reference(&item.expr);
             let t = self.expr(&item.expr)?;
-            if let Some(members) = self.last_set_members.take() {
-                // MySQL sorts a SET by its bit mask.
-                return Ok(format!(
-                    "my_set_bits({}, {}){dir}",
-                    t.sql,
-                    quote(&members.join("\u{1f}"))
-                ));
-            }
-            if let Some(members) = self.last_members.take() {
-                // MySQL sorts an ENUM by its members' order ('' first).
-                let whens: Vec<String> = members
-                    .iter()
-                    .enumerate()
-                    .map(|(i, m)| format!(" WHEN {} THEN {}", quote(m), i + 1))
-                    .collect();
-                return Ok(format!(
-                    "CASE {} COLLATE {BIN_COLLATION}{} ELSE 0 END{dir}",
-                    t.sql,
-                    whens.concat()
-                ));
+            if let Some(key) = self.member_order(&t.sql) {
+                return Ok(format!("{key}{dir}"));
             }
             Ok(format!("{}{}{dir}", t.sql, collate_suffix(t.ty)))
         })();
         self.clause = saved;
         out
+    }
+
+    /// The sort key of the ENUM or SET column the expression just translated (`sql`) read,
+    /// as MySQL sorts it: an ENUM by its members' order ('' first), a SET by its bit mask;
+    /// `None` for any other expression. Taken: the column is forgotten.
+    pub(crate) fn member_order(&mut self, sql: &str) -> Option<String> {
+        if let Some(members) = self.last_set_members.take() {
+            self.last_members = None;
+            return Some(format!(
+                "my_set_bits({sql}, {})",
+                quote(&members.join("\u{1f}"))
+            ));
+        }
+        let members = self.last_members.take()?;
+        let whens: Vec<String> = members
+            .iter()
+            .enumerate()
+            .map(|(i, m)| format!(" WHEN {} THEN {}", quote(m), i + 1))
+            .collect();
+        Some(format!(
+            "CASE {sql} COLLATE {BIN_COLLATION}{} ELSE 0 END",
+            whens.concat()
+        ))
     }
 
     /// Forgets that the expression just translated read an ENUM or SET column: it was read as
