@@ -38,7 +38,9 @@
 //! - Writes convert each value to its column's type as strict mode does (1366, 1265, 1264,
 //!   1406, 1292), or adjust it under INSERT IGNORE; an UPDATE counts the rows it changed.
 //!
-//! - INSERT … ON DUPLICATE KEY UPDATE is SQLite's UPSERT with `VALUES(c)` as `excluded.c`; a
+//! - INSERT … ON DUPLICATE KEY UPDATE is SQLite's UPSERT with `VALUES(c)` as `excluded.c`
+//!   (and so MySQL 8's row alias, `VALUES (…) AS new … UPDATE c = new.c`; column aliases after
+//!   it are refused); a
 //!   row updated with new values counts twice ([`Affected::ChangesPlusUpserts`]). A
 //!   single-table UPDATE's later assignments read the earlier ones' new values, as MySQL's do,
 //!   and it counts only the rows whose values change. INSERT

@@ -143,6 +143,9 @@ pub(crate) struct Translator<'a> {
     clause: &'static str,
     /// The table of an INSERT's ON DUPLICATE KEY UPDATE, for `VALUES(col)`.
     pub(crate) excluded: Option<Table>,
+    /// The row alias of the INSERT whose ON DUPLICATE KEY UPDATE is translated (`VALUES (…) AS
+    /// new`): `new.c` is `VALUES(c)`.
+    row_alias: Option<String>,
     /// Common table expressions in reach.
     ctes: Vec<Source>,
     /// Alias every select item `c0`, `c1`, … (the source of an INSERT … SELECT).
@@ -209,6 +212,7 @@ impl<'a> Translator<'a> {
             in_aggregate: false,
             clause: "field list",
             excluded: None,
+            row_alias: None,
             ctes: Vec::new(),
             numbered: false,
             named: false,
@@ -730,6 +734,12 @@ impl<'a> Translator<'a> {
         };
         if let Some(value) = self.assigned_value(qualifier, name)? {
             return Ok(value);
+        }
+        if let (Some(qualifier), Some(alias)) = (qualifier, &self.row_alias)
+            && qualifier.eq_ignore_ascii_case(alias)
+            && self.excluded.is_some()
+        {
+            return self.excluded_column(name);
         }
         for scope in self.scopes.iter().rev() {
             let mut found: Vec<(&Source, &SourceColumn)> = Vec::new();
@@ -1713,16 +1723,28 @@ impl<'a> Translator<'a> {
 
     fn insert(&mut self, insert: &Insert) -> Result<Translation> {
         let replace = insert.replace_into;
-        if insert.returning.is_some()
-            || insert.partitioned.is_some()
-            || insert.insert_alias.is_some()
-        {
+        if insert.returning.is_some() || insert.partitioned.is_some() {
             return unsupported("INSERT clause");
         }
         let TableObject::TableName(name) = &insert.table else {
             return unsupported("INSERT into a table function");
         };
         let table = self.write_target(name, "INSERT")?;
+        // MySQL 8's row alias, `VALUES (…) AS new ON DUPLICATE KEY UPDATE c = new.c`: the
+        // alias names the row that was to be inserted, as VALUES(c) does.
+        let row_alias = match &insert.insert_alias {
+            None => None,
+            Some(alias) if alias.col_aliases.as_ref().is_some_and(|c| !c.is_empty()) => {
+                return unsupported("INSERT … AS alias (column aliases)");
+            }
+            Some(alias) => {
+                let alias = last_name(&alias.row_alias)?;
+                if alias.eq_ignore_ascii_case(&table.name) {
+                    return unsupported(format!("INSERT … AS {alias} naming the table itself"));
+                }
+                Some(alias)
+            }
+        };
         let ignore = insert.ignore;
         if ignore && !table.checks.is_empty() {
             // MySQL skips a row that fails a CHECK under IGNORE; SQLite would fail the statement.
@@ -1950,6 +1972,7 @@ impl<'a> Translator<'a> {
                     .sources
                     .push(Source::of_table(table.name.clone(), &table));
                 self.excluded = Some(table.clone());
+                self.row_alias = row_alias;
                 self.strict = true;
                 let mut sets = Vec::new();
                 let mut same = Vec::new();
@@ -1975,6 +1998,7 @@ impl<'a> Translator<'a> {
                     sets.push(format!("{} = {value}", ident(&c.name)));
                 }
                 self.excluded = None;
+                self.row_alias = None;
                 // A row updated with new values counts twice, as MySQL counts it; an update that
                 // changes nothing is no update.
                 sql.push_str(&format!(

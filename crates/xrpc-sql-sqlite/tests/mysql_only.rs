@@ -46,3 +46,36 @@ fn a_check_that_is_not_enforced_lets_rows_through() {
         Outcome::Affected(1)
     ));
 }
+
+fn counters() -> Node {
+    let mut node = Node::new();
+    node.run("CREATE TABLE counters (name VARCHAR(20) PRIMARY KEY, hits INT NOT NULL)");
+    node.run("INSERT INTO counters VALUES ('home', 1)");
+    node
+}
+
+/// MySQL 8.0.19's row alias (Laravel's upserts on MySQL write it): `new.c` is the value the
+/// row would have had, as `VALUES(c)` is.
+#[test]
+fn an_upserts_row_alias_names_the_row_to_be_inserted() {
+    let mut node = counters();
+    let upsert = "INSERT INTO counters (name, hits) VALUES ('home', 5), ('about', 7) AS new \
+                  ON DUPLICATE KEY UPDATE hits = counters.hits + new.hits";
+    let outcome = node.run(upsert);
+    assert!(matches!(outcome, Outcome::Affected(3)), "{outcome}");
+    assert_eq!(
+        rows(&mut node, "SELECT name, hits FROM counters ORDER BY name"),
+        vec![
+            vec![Some("about".into()), Some("7".into())],
+            vec![Some("home".into()), Some("6".into())],
+        ]
+    );
+}
+
+#[test]
+fn a_row_alias_with_column_aliases_is_refused() {
+    let mut node = counters();
+    let upsert = "INSERT INTO counters (name, hits) VALUES ('home', 5) AS new (n, h) \
+                  ON DUPLICATE KEY UPDATE hits = h";
+    assert!(matches!(node.run(upsert), Outcome::Error(1235, _)));
+}

@@ -20,7 +20,7 @@ SELECT `auth_user`.`id`, `auth_user`.`is_active` FROM `auth_user` WHERE `auth_us
 DELETE FROM `auth_user` WHERE `auth_user`.`id` IN (4);
 SELECT `username`, `date_joined` FROM `auth_user` ORDER BY `username`;
 
--- script: upserts with ON DUPLICATE KEY UPDATE, VALUES() and the row alias
+-- script: upserts with ON DUPLICATE KEY UPDATE and VALUES() (MySQL 8's row alias, which MariaDB lacks, is in xrpc-sql-sqlite's tests/mysql_only.rs)
 CREATE TABLE `counters` (`id` bigint(20) unsigned NOT NULL AUTO_INCREMENT, `name` varchar(64) NOT NULL, `hits` int(11) NOT NULL DEFAULT 0, `updated_at` timestamp NULL DEFAULT NULL, PRIMARY KEY (`id`), UNIQUE KEY `counters_name_unique` (`name`)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
 INSERT INTO `counters` (`name`, `hits`, `updated_at`) VALUES ('home', 1, '2024-01-01 00:00:00'), ('about', 1, '2024-01-01 00:00:00');
 INSERT INTO `counters` (`name`, `hits`, `updated_at`) VALUES ('home', 5, '2024-01-02 00:00:00') ON DUPLICATE KEY UPDATE `hits` = `hits` + VALUES(`hits`), `updated_at` = VALUES(`updated_at`);
@@ -33,7 +33,7 @@ SELECT LAST_INSERT_ID();
 INSERT INTO `counters` (`name`) VALUES ('w');
 SELECT LAST_INSERT_ID();
 SELECT `id`, `name`, `hits` FROM `counters` ORDER BY `id`;
-INSERT INTO `counters` (`name`, `hits`) VALUES ('about', 7) AS new ON DUPLICATE KEY UPDATE `hits` = new.`hits`;
+INSERT INTO `counters` (`name`, `hits`) VALUES ('about', 7) ON DUPLICATE KEY UPDATE `hits` = VALUES(`hits`);
 INSERT INTO `counters` (`name`, `hits`) VALUES ('about', 1) ON DUPLICATE KEY UPDATE `id` = LAST_INSERT_ID(`id`), `hits` = `hits` + 1;
 SELECT LAST_INSERT_ID();
 SELECT `id`, `name`, `hits`, `updated_at` FROM `counters` ORDER BY `id`;
