@@ -98,7 +98,7 @@ use xrpc_proto::value::Value;
 
 use super::SqliteConn;
 use super::cast::{ColumnHint, HintAt};
-use super::front::{self, CatalogReads, SqlInfo, TableDdl};
+use super::front::{self, CatalogTables, SqlInfo, TableDdl};
 use super::types::{self, DeclKind};
 use xrpc_engine::result::{
     ExecSummary, ResultSink, SqlError, SqlWarning, WarningLevel, mysql_type,
@@ -380,10 +380,12 @@ fn diagnostic_counts(query: &Query) -> Option<Result<Stmt, SqlError>> {
 /// The SHOW and DESCRIBE forms the token pass reads.
 fn read_show(show: &Show) -> Result<Stmt, SqlError> {
     Ok(match show {
+        Show::Index { extended: true, .. } => Stmt::NotSupported("SHOW EXTENDED INDEX".into()),
         Show::Index {
             database,
             table,
             filter,
+            ..
         } => {
             if filter.is_some() {
                 return Err(show_where());
@@ -481,6 +483,7 @@ pub(crate) fn of(parsed: &Parsed) -> Option<Result<Stmt, SqlError>> {
                 like: show_like(show_options)?,
             })
         })()),
+        Statement::ShowColumns { extended: true, .. } => named("SHOW EXTENDED COLUMNS"),
         Statement::ShowColumns {
             extended: false,
             full,
@@ -2118,7 +2121,7 @@ impl SqliteConn {
     /// a column without a declared type (its type there would not be MySQL's), or
     /// `TABLE_CONSTRAINTS` while a table has CHECK constraints named as MySQL 8 names them
     /// (which it does not list: MariaDB's names differ).
-    pub(super) fn refuse_undescribed_views(&self, reads: CatalogReads) -> Result<(), SqlError> {
+    pub(super) fn refuse_undescribed_views(&self, reads: CatalogTables) -> Result<(), SqlError> {
         if self.unlisted_checks && reads.table_constraints {
             return Err(SqlError::new(
                 &codes::NOT_SUPPORTED_YET,

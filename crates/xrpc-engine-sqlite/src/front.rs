@@ -91,11 +91,22 @@ pub(crate) struct SqlInfo {
     pub(crate) catalog: CatalogReads,
 }
 
-/// The `information_schema` tables a statement names (`information_schema.t`, in any clause),
-/// from its tree: the catalog is rebuilt before a statement that names any, and some of its
-/// tables are refused while the catalog cannot list them as MySQL would (see `catalog`).
+/// The `information_schema` tables a statement names, from its tree (in any clause): the
+/// catalog is rebuilt before a statement that names any, and some of its tables are refused
+/// while the catalog cannot list them as MySQL would (see `catalog`). A name without a
+/// database names one of them only while `information_schema` is the current database, which
+/// the statement's text does not say: both are kept ([`CatalogReads::in_database`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct CatalogReads {
+    /// Named `information_schema.t`.
+    qualified: CatalogTables,
+    /// Named `t`, the name of one of them.
+    bare: CatalogTables,
+}
+
+/// Which `information_schema` tables a statement reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct CatalogTables {
     /// Any table of `information_schema`.
     pub(crate) any: bool,
     /// `COLUMNS`.
@@ -106,26 +117,53 @@ pub(crate) struct CatalogReads {
     pub(crate) check_constraints: bool,
 }
 
+impl CatalogTables {
+    fn note(&mut self, table: &str) {
+        let table = table.to_ascii_lowercase();
+        self.any = true;
+        self.columns |= table == "columns";
+        self.table_constraints |= table == "table_constraints";
+        self.check_constraints |= table == "check_constraints";
+    }
+}
+
 impl CatalogReads {
     /// The catalog tables `statement` names.
     pub(crate) fn of(statement: &Statement) -> Self {
         let mut reads = Self::default();
         let _ = xrpc_sql::ast::visit_relations(statement, |name| {
-            if let [schema, table] = name.0.as_slice()
-                && let (Some(schema), Some(table)) = (schema.as_ident(), table.as_ident())
-                && schema
-                    .value
-                    .eq_ignore_ascii_case(super::databases::INFORMATION_SCHEMA)
-            {
-                let table = table.value.to_ascii_lowercase();
-                reads.any = true;
-                reads.columns |= table == "columns";
-                reads.table_constraints |= table == "table_constraints";
-                reads.check_constraints |= table == "check_constraints";
+            let parts: Vec<_> = name.0.iter().map(|part| part.as_ident()).collect();
+            match parts.as_slice() {
+                [Some(schema), Some(table)]
+                    if schema
+                        .value
+                        .eq_ignore_ascii_case(super::databases::INFORMATION_SCHEMA) =>
+                {
+                    reads.qualified.note(&table.value);
+                }
+                [Some(table)] if super::information::table(&table.value).is_some() => {
+                    reads.bare.note(&table.value);
+                }
+                _ => {}
             }
             std::ops::ControlFlow::<()>::Continue(())
         });
         reads
+    }
+
+    /// The catalog tables the statement reads when `current` (lower case) is the current
+    /// database.
+    pub(crate) fn in_database(self, current: &str) -> CatalogTables {
+        if current != super::databases::INFORMATION_SCHEMA {
+            return self.qualified;
+        }
+        let (a, b) = (self.qualified, self.bare);
+        CatalogTables {
+            any: a.any || b.any,
+            columns: a.columns || b.columns,
+            table_constraints: a.table_constraints || b.table_constraints,
+            check_constraints: a.check_constraints || b.check_constraints,
+        }
     }
 }
 

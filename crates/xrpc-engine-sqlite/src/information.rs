@@ -8,8 +8,9 @@
 //! and from [`VIEW_COLUMNS`] for the three views, so the two cannot disagree on a column.
 //!
 //! Database and table names (`TABLE_SCHEMA`, `TABLE_NAME`, `SCHEMA_NAME`, …, the columns the
-//! DDL declares `COLLATE xrpc_name`) are text of [`Collation::Name`]; the other text columns
-//! are `utf8mb4_general_ci`. The node's own tables there (`xrpc_tables`, `xrpc_statistics`)
+//! DDL declares `COLLATE xrpc_name`) are text of [`Collation::Name`] (compared without regard
+//! to case but where a WHERE asks for one by name); the other text columns are
+//! `utf8mb4_general_ci`. The node's own tables there (`xrpc_tables`, `xrpc_statistics`)
 //! are not among them: a client naming them gets MySQL's 1109.
 
 use std::collections::HashMap;
@@ -19,10 +20,10 @@ use xrpc_sql_sqlite::{CatalogChange, Collation, ColumnType, MemoryCatalog, Table
 
 use super::databases::INFORMATION_SCHEMA;
 
-/// The collation of database and table names in `information_schema`: ordered as MariaDB's
-/// `utf8mb3_general_ci` orders ASCII names (letters as capitals, so `_` sorts after them),
-/// equal only when equal byte for byte, as names compare with `lower_case_table_names` 0
-/// (`xrpc_sql_sqlite::Collation::Name`, which registers it).
+/// The collation database and table names in `information_schema` are declared with, which
+/// ORDER BY sorts them under: as MariaDB's `utf8mb3_general_ci` orders ASCII names (letters as
+/// capitals, so `_` sorts after them), equal names byte for byte (`xrpc_sql_sqlite` registers
+/// it; see `Collation::Name` for how a translated statement compares them).
 pub(crate) const NAME_COLLATION: &str = xrpc_sql_sqlite::NAME_COLLATION;
 
 /// The collation of `information_schema`'s other text columns (column, index and constraint

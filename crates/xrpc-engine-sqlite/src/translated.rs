@@ -425,8 +425,8 @@ impl Catalog for CatalogView<'_> {
         self.foreign_key_checks
     }
 
-    /// Its ON UPDATE triggers are the ones the translation makes now when each reads
-    /// `my_renumbering()`; a table's from before has triggers that do not.
+    /// Whether each of the table's ON UPDATE triggers (named `t.c.on_update`) reads
+    /// `my_renumbering()`.
     fn on_update_skips_renumbering(&self, table: &Table) -> bool {
         let schema = if table.temporary {
             TEMP_SCHEMA.to_owned()
@@ -1497,6 +1497,10 @@ impl SqliteConn {
                     .map(|c| {
                         let origin = c.origin.as_ref()?;
                         let db = origin.database.to_ascii_lowercase();
+                        if db == INFORMATION_SCHEMA {
+                            let table = super::information::table(&origin.original_table)?;
+                            return Some(table.column(&origin.column)?.ty.clone());
+                        }
                         let kept = self.kept_catalog.database(&self.conn, &db).ok()?;
                         let table = kept
                             .tables

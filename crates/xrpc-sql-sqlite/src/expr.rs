@@ -68,9 +68,11 @@ impl Translator<'_> {
                 negated,
                 ..
             } => {
+                let name_lookup = std::mem::take(&mut self.name_lookup);
                 // An ENUM compared with strings compares its text.
                 self.enum_ok = list.iter().all(is_string_literal);
                 let l = self.expr(expr)?.compared();
+                let l = if name_lookup { exact_name(l) } else { l };
                 let items: Vec<Typed> = list
                     .iter()
                     .map(|i| Ok(self.expr(i)?.compared()))
@@ -549,6 +551,7 @@ impl Translator<'_> {
     }
 
     fn binary(&mut self, left: &Expr, op: &BinaryOperator, right: &Expr) -> Result<Typed> {
+        let name_lookup = std::mem::take(&mut self.name_lookup);
         use BinaryOperator as B;
         if matches!(op, B::Plus | B::Minus) {
             if let Expr::Interval(interval) = right {
@@ -647,6 +650,12 @@ impl Translator<'_> {
                 ));
             }
         }
+        // A name asked for as MariaDB looks a table up by it: byte for byte.
+        let (l, r) = if name_lookup {
+            (exact_name(l), exact_name(r))
+        } else {
+            (l, r)
+        };
         let parts = [&l, &r];
         let cmp = |sym: &str| compare(sym, &l, &r);
         match op {
@@ -1128,6 +1137,11 @@ impl Translator<'_> {
                 if distinct && separator != "," {
                     return unsupported("GROUP_CONCAT(DISTINCT … SEPARATOR …)");
                 }
+                // MySQL keeps distinct rows of values (`'1','23'` and `'12','3'` are two) in a
+                // tree sorted by them; their concatenation is neither.
+                if distinct && typed.len() > 1 {
+                    return unsupported("GROUP_CONCAT(DISTINCT of several values)");
+                }
                 // MySQL collects DISTINCT values in a sorted tree: without ORDER BY they come
                 // out in the values' order (an ENUM's or SET's as the column sorts).
                 if let Some(key) = member_order.filter(|_| order.is_empty()) {
@@ -1357,6 +1371,18 @@ fn is_truth_value(e: &Expr) -> bool {
 }
 
 /// The unnamed expression of a function argument.
+/// A [`Collation::Name`] operand as a name lookup compares it: byte for byte (see
+/// `Translator::where_condition`); any other operand as it is.
+fn exact_name(t: Typed) -> Typed {
+    match t.ty {
+        Ty::Str(Collation::Name) => Typed {
+            ty: Ty::Str(Collation::Bin),
+            ..t
+        },
+        _ => t,
+    }
+}
+
 pub(crate) fn unnamed(arg: &FunctionArg) -> Option<&Expr> {
     match arg {
         FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e),

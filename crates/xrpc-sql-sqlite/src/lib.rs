@@ -227,9 +227,9 @@
 //! with a default value (the window functions translated are ROW_NUMBER, RANK, DENSE_RANK,
 //! the aggregates, LAG, LEAD, FIRST_VALUE, LAST_VALUE, NTH_VALUE and NTILE), arithmetic mixing a DECIMAL with a user
 //! variable, INSERT IGNORE or ON DUPLICATE KEY UPDATE of several rows into an AUTO_INCREMENT
-//! table with an ON UPDATE CURRENT_TIMESTAMP column whose trigger was made before the trigger
-//! kept still while an insert's rows are numbered again (`Catalog::on_update_skips_renumbering`:
-//! numbering them as InnoDB does is an UPDATE, which would fire it), an ENUM, SET or TIME column anywhere but
+//! table with an ON UPDATE CURRENT_TIMESTAMP column whose trigger does not read
+//! `my_renumbering()` (`Catalog::on_update_skips_renumbering`: numbering the inserted rows as
+//! InnoDB does is an UPDATE, which would fire it), an ENUM, SET or TIME column anywhere but
 //! where MySQL reads its text or sorts it (see below), TIME values computed by functions that
 //! are negative, past 99:59:59 or with a fraction of a second, INSERT IGNORE into a table with
 //! CHECK constraints (MySQL skips the failing row), ALTER TABLE adding or dropping a CHECK, a

@@ -146,6 +146,9 @@ pub(crate) struct Translator<'a> {
     /// The row alias of the INSERT whose ON DUPLICATE KEY UPDATE is translated (`VALUES (…) AS
     /// new`): `new.c` is `VALUES(c)`.
     row_alias: Option<String>,
+    /// The comparison translated next is a condition of a WHERE's top level that asks for a
+    /// name (see [`Translator::where_condition`]).
+    pub(crate) name_lookup: bool,
     /// Common table expressions in reach.
     ctes: Vec<Source>,
     /// Alias every select item `c0`, `c1`, … (the source of an INSERT … SELECT).
@@ -213,6 +216,7 @@ impl<'a> Translator<'a> {
             clause: "field list",
             excluded: None,
             row_alias: None,
+            name_lookup: false,
             ctes: Vec::new(),
             numbered: false,
             named: false,
@@ -735,12 +739,6 @@ impl<'a> Translator<'a> {
         if let Some(value) = self.assigned_value(qualifier, name)? {
             return Ok(value);
         }
-        if let (Some(qualifier), Some(alias)) = (qualifier, &self.row_alias)
-            && qualifier.eq_ignore_ascii_case(alias)
-            && self.excluded.is_some()
-        {
-            return self.excluded_column(name);
-        }
         for scope in self.scopes.iter().rev() {
             let mut found: Vec<(&Source, &SourceColumn)> = Vec::new();
             for source in &scope.sources {
@@ -814,6 +812,14 @@ impl<'a> Translator<'a> {
                 }
                 return Ok(Typed::new(ident(alias), *ty));
             }
+        }
+        // The row alias of an ON DUPLICATE KEY UPDATE, unless a source of that name (a
+        // subquery's) hides it.
+        if let (Some(qualifier), Some(alias)) = (qualifier, &self.row_alias)
+            && qualifier.eq_ignore_ascii_case(alias)
+            && self.excluded.is_some()
+        {
+            return self.excluded_column(name);
         }
         let shown = names.join(".");
         Err(TranslateError::UnknownColumn(shown, self.clause))
@@ -1235,6 +1241,29 @@ impl<'a> Translator<'a> {
         out
     }
 
+    /// A SELECT's WHERE. A condition of its top level that compares a column with a constant
+    /// by `=`, `<=>` or `IN` of one value is a lookup: MariaDB opens only the
+    /// `information_schema` rows of the database or table of that name, byte for byte, so a
+    /// name ([`Collation::Name`]) compares byte for byte there (and as `utf8mb3_general_ci`
+    /// anywhere else). For other columns the condition is translated as any.
+    fn where_condition(&mut self, w: &Expr) -> Result<Typed> {
+        let mut conjuncts = Vec::new();
+        top_level_conjuncts(w, &mut conjuncts);
+        if !conjuncts.iter().any(|c| is_lookup(c)) {
+            return self.expr(w);
+        }
+        let mut parts = Vec::with_capacity(conjuncts.len());
+        for conjunct in conjuncts {
+            self.name_lookup = is_lookup(conjunct);
+            let part = self.expr(conjunct);
+            self.name_lookup = false;
+            parts.push(part?);
+        }
+        let sql = parts.iter().map(truth).collect::<Vec<_>>().join(" AND ");
+        let refs: Vec<&Typed> = parts.iter().collect();
+        Ok(Typed::with_parts(format!("({sql})"), Ty::Int, &refs))
+    }
+
     /// The sort key of the ENUM or SET column the expression just translated (`sql`) read,
     /// as MySQL sorts it: an ENUM by its members' order ('' first), a SET by its bit mask;
     /// `None` for any other expression. Taken: the column is forgotten.
@@ -1347,8 +1376,15 @@ impl<'a> Translator<'a> {
                         None
                     };
                     any_aggregate |= t.aggregate;
-                    let name = match item {
-                        SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
+                    let name = match (item, &origin) {
+                        (SelectItem::ExprWithAlias { alias, .. }, _) => alias.value.clone(),
+                        // MySQL 8's information_schema tables are views whose columns are named
+                        // in capitals: a column read from one is named so, however spelled.
+                        (_, Some(origin))
+                            if origin.database.eq_ignore_ascii_case("information_schema") =>
+                        {
+                            origin.column.clone()
+                        }
                         _ => match e {
                             Expr::Identifier(id) => id.value.clone(),
                             // `@@session.name` is named as written, a column by its name.
@@ -1526,7 +1562,7 @@ impl<'a> Translator<'a> {
         }
         if let Some(w) = &s.selection {
             self.clause = "where clause";
-            let t = self.expr(w)?;
+            let t = self.where_condition(w)?;
             if t.aggregate {
                 return Err(TranslateError::GroupFunction);
             }
@@ -5271,7 +5307,7 @@ impl SetTree {
         let keys = names
             .iter()
             .zip(columns)
-            .map(|(n, c)| format!("{}{}", ident(n), collate_suffix(c.ty)))
+            .map(|(n, c)| format!("{}{}", ident(n), compare_suffix(c.ty)))
             .collect::<Vec<_>>()
             .join(", ");
         // Under the result's names: a derived table's columns are read by them.
@@ -5303,6 +5339,8 @@ fn member_as(sql: &str, own: &[OutColumn], result: &[OutColumn]) -> Result<Strin
             // Decimal text at the union's scale, so it orders among the decimals.
             (Ty::Int, Ty::Decimal(s)) => format!("my_dec_key({c}, {s})"),
             (Ty::Decimal(_), Ty::Double) => format!("my_cast_double({c})"),
+            // Text is text; the union's collation compares it.
+            (Ty::Str(_), Ty::Str(_)) => c.clone(),
             (Ty::Int, Ty::Str(_)) => format!("CAST({c} AS TEXT)"),
             (from @ (Ty::Decimal(_) | Ty::Double), Ty::Str(_)) => {
                 format!("my_text({c}, '{}')", from.code())
@@ -5335,9 +5373,17 @@ fn direction(item: &OrderByExpr) -> &'static str {
 /// The collation an ORDER BY of a value of this type needs.
 fn collate_suffix(ty: Ty) -> String {
     match ty {
-        Ty::Str(c) => format!(" COLLATE {}", c.sqlite_name()),
+        Ty::Str(c) => format!(" COLLATE {}", c.order_name()),
         Ty::Decimal(_) => format!(" COLLATE {DECIMAL_COLLATION}"),
         _ => String::new(),
+    }
+}
+
+/// The COLLATE clause that compares values of `ty` for equality (UNION's duplicates).
+fn compare_suffix(ty: Ty) -> String {
+    match ty {
+        Ty::Str(c) => format!(" COLLATE {}", c.sqlite_name()),
+        other => collate_suffix(other),
     }
 }
 
@@ -5355,6 +5401,68 @@ fn last_name(name: &ObjectName) -> Result<String> {
     name_parts(name)?
         .pop()
         .ok_or_else(|| TranslateError::Unsupported("empty name".into()))
+}
+
+/// The conditions ANDed at the top of `e` (through parentheses), in order.
+fn top_level_conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match e {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::And,
+            right,
+        } => {
+            top_level_conjuncts(left, out);
+            top_level_conjuncts(right, out);
+        }
+        Expr::Nested(inner)
+            if matches!(
+                inner.as_ref(),
+                Expr::BinaryOp {
+                    op: BinaryOperator::And,
+                    ..
+                }
+            ) =>
+        {
+            top_level_conjuncts(inner, out);
+        }
+        other => out.push(other),
+    }
+}
+
+/// Whether a condition compares a column with a constant by `=`, `<=>` or `IN` of one value
+/// (a lookup by that value, see `Translator::where_condition`).
+fn is_lookup(e: &Expr) -> bool {
+    let constant = |e: &Expr| {
+        visit_expressions(e, |x| match x {
+            Expr::Identifier(_)
+            | Expr::CompoundIdentifier(_)
+            | Expr::Subquery(_)
+            | Expr::Exists { .. }
+            | Expr::In {
+                target: sqlparser::ast::InTarget::Subquery(_),
+                ..
+            } => ControlFlow::Break(()),
+            _ => ControlFlow::Continue(()),
+        })
+        .is_continue()
+    };
+    match e {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::Eq | BinaryOperator::Spaceship,
+            right,
+        } => {
+            (is_column_reference(left) && constant(right))
+                || (is_column_reference(right) && constant(left))
+        }
+        Expr::In {
+            expr,
+            target: sqlparser::ast::InTarget::List(list),
+            negated: false,
+            ..
+        } => list.len() == 1 && is_column_reference(expr) && constant(&list[0]),
+        _ => false,
+    }
 }
 
 /// Whether an expression is a column reference (in parentheses or not).

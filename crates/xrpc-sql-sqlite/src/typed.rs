@@ -322,14 +322,9 @@ pub(crate) fn truth(t: &Typed) -> String {
     }
 }
 
-/// The key of a DISTINCT aggregate or a grouping: text under its collation (names of
-/// [`Collation::Name`] under `utf8mb4_general_ci`: MariaDB groups them as its columns'
-/// `utf8mb3_general_ci`, `T1` with `t1`).
+/// The key of a DISTINCT aggregate or a grouping: text under its collation.
 pub(crate) fn distinct_key(t: &Typed, distinct: bool) -> String {
     match t.ty {
-        Ty::Str(Collation::Name) if distinct => {
-            format!("{} COLLATE {}", t.sql, Collation::Ci.sqlite_name())
-        }
         Ty::Str(c) if distinct => format!("{} COLLATE {}", t.sql, c.sqlite_name()),
         _ => t.sql.clone(),
     }

@@ -14,11 +14,14 @@ pub enum Collation {
     /// Code point order (`utf8mb4_bin`), the SQLite collation [`BIN_COLLATION`].
     Bin,
     /// Database and table names in `information_schema`, which MariaDB declares
-    /// `utf8mb3_general_ci` but finds by name as its file system does: equal only when equal
-    /// byte for byte, ordered with letters as capitals (`_` after them) and then byte by byte,
-    /// the SQLite collation [`NAME_COLLATION`]. Text functions (LIKE, LOCATE, …) read them
-    /// without regard to case, as MariaDB's do; against a column of another collation the
-    /// other one decides (MariaDB converts `utf8mb3` to the other column's `utf8mb4`). No
+    /// `utf8mb3_general_ci` and compares as such, but for one thing: a condition of the WHERE's
+    /// top level that asks for a name (`TABLE_NAME = 'T1'`, `<=>`, `IN ('T1')`) makes it open
+    /// only the table of that name, which the file system finds byte for byte. So a name is
+    /// [`Collation::Ci`] text (the SQLite collation [`CI_COLLATION`]) but in such a condition,
+    /// which the translation compares as [`Collation::Bin`], and in ORDER BY, where equal
+    /// names are ordered byte for byte after (the SQLite collation [`NAME_COLLATION`]: letters
+    /// as capitals, `_` after them, then byte by byte). Against a column of another collation
+    /// the other one decides (MariaDB converts `utf8mb3` to the other column's `utf8mb4`). No
     /// table column a client declares has it.
     Name,
 }
@@ -41,9 +44,17 @@ impl Collation {
     /// The SQLite collation's name.
     pub fn sqlite_name(self) -> &'static str {
         match self {
-            Self::Ci => CI_COLLATION,
+            Self::Ci | Self::Name => CI_COLLATION,
             Self::Bin => BIN_COLLATION,
+        }
+    }
+
+    /// The SQLite collation ORDER BY sorts text of this collation under: [`Self::sqlite_name`]
+    /// but for names, whose equals are ordered byte for byte ([`NAME_COLLATION`]).
+    pub fn order_name(self) -> &'static str {
+        match self {
             Self::Name => NAME_COLLATION,
+            other => other.sqlite_name(),
         }
     }
 
@@ -605,10 +616,9 @@ pub trait Catalog {
         None
     }
     /// Whether the ON UPDATE CURRENT_TIMESTAMP triggers of `table` keep still while the engine
-    /// numbers an insert's rows again (`my_renumbering()`), as the translation has made them
-    /// since it numbers rows so; a table whose triggers were made before does not, and an
-    /// insert that would number its rows again is refused. True unless the catalog says
-    /// otherwise.
+    /// numbers an insert's rows again: their condition reads `my_renumbering()`, as the
+    /// triggers the translation makes do. Where they do not, an insert that would number its
+    /// rows again is refused. True unless the catalog says otherwise.
     fn on_update_skips_renumbering(&self, table: &Table) -> bool {
         let _ = table;
         true

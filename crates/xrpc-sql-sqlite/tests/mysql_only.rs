@@ -79,3 +79,18 @@ fn a_row_alias_with_column_aliases_is_refused() {
                   ON DUPLICATE KEY UPDATE hits = h";
     assert!(matches!(node.run(upsert), Outcome::Error(1235, _)));
 }
+
+#[test]
+fn a_subquerys_table_of_the_row_aliass_name_hides_the_alias() {
+    let mut node = counters();
+    node.run("CREATE TABLE o (hits INT)");
+    node.run("INSERT INTO o VALUES (100)");
+    let upsert = "INSERT INTO counters (name, hits) VALUES ('home', 5) AS new \
+                  ON DUPLICATE KEY UPDATE hits = (SELECT new.hits FROM o AS new)";
+    let outcome = node.run(upsert);
+    assert!(matches!(outcome, Outcome::Affected(2)), "{outcome}");
+    assert_eq!(
+        rows(&mut node, "SELECT hits FROM counters WHERE name = 'home'"),
+        vec![vec![Some("100".into())]]
+    );
+}

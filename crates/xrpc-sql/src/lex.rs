@@ -23,7 +23,8 @@
 //!   first read, which no caller of the front end distinguishes.
 //! - **`KILL HARD | SOFT …`**: MariaDB's mode word after `KILL` is dropped (both modes end the
 //!   statement or the connection alike for the node).
-//! - **`SHOW LOCAL VARIABLES | STATUS`** becomes `SHOW SESSION …`, its synonym.
+//! - **`SHOW LOCAL VARIABLES | STATUS`** becomes `SHOW SESSION …`, its synonym; **`LOCK TABLE`**
+//!   becomes `LOCK TABLES`.
 //! - **`DELETE [LOW_PRIORITY] [QUICK]`, `UPDATE [LOW_PRIORITY]`**: the modifiers are dropped
 //!   (they only matter to engines with table locks, MyISAM's kind; sqlparser would read either
 //!   word as a table's name). `DELETE IGNORE` and `UPDATE IGNORE`, whose IGNORE sqlparser takes
@@ -393,6 +394,8 @@ pub(crate) fn extend(tokens: &mut [TokenWithSpan]) {
             tokens[second].token = Token::Whitespace(Whitespace::Space);
         } else if word_is(leading, Keyword::SHOW) && word_is(next, Keyword::LOCAL) {
             tokens[second].token = Token::make_keyword("SESSION");
+        } else if word_is(leading, Keyword::LOCK) && word_is(next, Keyword::TABLE) {
+            tokens[second].token = Token::make_keyword("TABLES");
         } else if word_is(leading, Keyword::DELETE) || word_is(leading, Keyword::UPDATE) {
             // `DELETE [LOW_PRIORITY] [QUICK] [IGNORE]`, `UPDATE [LOW_PRIORITY] [IGNORE]`.
             for &i in &significant[1..] {
@@ -507,6 +510,12 @@ pub(crate) fn unrepresented(significant: &[&TokenWithSpan]) -> Option<&'static s
     if let Some(what) = server_administration(first, second) {
         return Some(what);
     }
+    if word_is(first, Keyword::SHOW)
+        && word_is(second, Keyword::CREATE)
+        && word(2).is_some_and(|third| word_is(third, Keyword::USER))
+    {
+        return Some("SHOW CREATE USER");
+    }
     if word_named(first, "DO") {
         return Some("DO");
     }
@@ -590,8 +599,8 @@ pub(crate) fn unrepresented(significant: &[&TokenWithSpan]) -> Option<&'static s
 }
 
 /// The server-administration statements the parser fails on, by their first two words:
-/// plugins, replication, binary logs, key caches, `LOAD DATA | XML`, `RENAME USER`,
-/// `ALTER SEQUENCE`.
+/// `FLUSH` (of what sqlparser does not know), plugins, replication, binary logs, key caches,
+/// `LOAD DATA | XML`, `RENAME USER`, `ALTER SEQUENCE`.
 fn server_administration(first: &Token, second: &Token) -> Option<&'static str> {
     let named = |token: &Token, names: &[&str]| names.iter().any(|n| word_named(token, n));
     let replication = [
@@ -602,7 +611,9 @@ fn server_administration(first: &Token, second: &Token) -> Option<&'static str> 
         "ALL",
         "GROUP_REPLICATION",
     ];
-    Some(if named(first, &["INSTALL"]) {
+    Some(if named(first, &["FLUSH"]) {
+        "FLUSH"
+    } else if named(first, &["INSTALL"]) {
         "INSTALL"
     } else if named(first, &["UNINSTALL"]) {
         "UNINSTALL"

@@ -22,8 +22,10 @@ use crate::lex::{word_is, word_named};
 /// A SHOW or DESCRIBE statement read by the token pass (module docs).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Show {
-    /// `SHOW INDEX | INDEXES | KEYS FROM | IN t [FROM | IN db] [WHERE expr]`.
+    /// `SHOW [EXTENDED] INDEX | INDEXES | KEYS FROM | IN t [FROM | IN db] [WHERE expr]`.
     Index {
+        /// `EXTENDED`: InnoDB's hidden key parts too.
+        extended: bool,
         /// The database, from `db.t` or the second `FROM`; the current one when `None`.
         database: Option<String>,
         /// The table.
@@ -33,7 +35,8 @@ pub enum Show {
     },
     /// `SHOW [STORAGE] ENGINES`.
     Engines,
-    /// `SHOW WARNINGS | ERRORS [LIMIT [offset,] count]`: the last statement's conditions
+    /// `SHOW WARNINGS | ERRORS [LIMIT [offset,] count | LIMIT count OFFSET offset]`: the last
+    /// statement's conditions
     /// (`errors`: its errors only).
     Conditions {
         /// `SHOW ERRORS`.
@@ -168,8 +171,10 @@ impl Show {
         let end = |n: usize, show: Self| {
             if tokens.len() > n { Err(n) } else { Ok(show) }
         };
-        if named(1, "INDEX") || named(1, "INDEXES") || is(1, Keyword::KEYS) {
-            return Some(Self::index(tokens));
+        let extended = is(1, Keyword::EXTENDED);
+        let at = 1 + usize::from(extended);
+        if named(at, "INDEX") || named(at, "INDEXES") || is(at, Keyword::KEYS) {
+            return Some(Self::index(&tokens[at - 1..], extended));
         }
         if named(1, "ENGINES") {
             return Some(end(2, Self::Engines));
@@ -191,9 +196,15 @@ impl Show {
             let Some(first) = number(tokens.get(3)) else {
                 return Some(Err(3));
             };
+            // LIMIT [offset,] count, or LIMIT count OFFSET offset.
             let (limit, after) = if word(4) == Some(&Token::Comma) {
                 match number(tokens.get(5)) {
                     Some(count) => ((first, count), 6),
+                    None => return Some(Err(5)),
+                }
+            } else if is(4, Keyword::OFFSET) {
+                match number(tokens.get(5)) {
+                    Some(offset) => ((offset, first), 6),
                     None => return Some(Err(5)),
                 }
             } else {
@@ -234,8 +245,13 @@ impl Show {
         None
     }
 
-    /// `SHOW INDEX …` after its first two words.
-    fn index(tokens: &[&TokenWithSpan]) -> Result<Self, usize> {
+    /// `SHOW [EXTENDED] INDEX …`: `tokens` from the word before INDEX.
+    fn index(tokens: &[&TokenWithSpan], extended: bool) -> Result<Self, usize> {
+        let shift = usize::from(extended);
+        Self::index_after(tokens, extended).map_err(|at| at + shift)
+    }
+
+    fn index_after(tokens: &[&TokenWithSpan], extended: bool) -> Result<Self, usize> {
         let from = |n: usize| {
             tokens
                 .get(n)
@@ -271,6 +287,7 @@ impl Show {
             Some(_) => return Err(at),
         };
         Ok(Self::Index {
+            extended,
             database,
             table,
             filter,
@@ -301,6 +318,7 @@ mod tests {
     #[test]
     fn show_index_keeps_the_qualified_name_and_the_second_from() {
         let index = |database: Option<&str>| Show::Index {
+            extended: false,
             database: database.map(str::to_owned),
             table: "t".into(),
             filter: None,
@@ -308,6 +326,10 @@ mod tests {
         assert_eq!(show("SHOW INDEX FROM t"), index(None));
         assert_eq!(show("show keys in `d`.`t`"), index(Some("d")));
         assert_eq!(show("SHOW INDEXES FROM t IN d"), index(Some("d")));
+        assert!(matches!(
+            show("SHOW EXTENDED KEYS IN t"),
+            Show::Index { extended: true, .. }
+        ));
         assert!(matches!(
             show("SHOW INDEX FROM t WHERE Key_name = 'PRIMARY'"),
             Show::Index {
@@ -320,6 +342,7 @@ mod tests {
     #[test]
     fn a_malformed_rest_is_a_syntax_error_at_the_token_that_does_not_fit() {
         assert_eq!(near("SHOW INDEX FROM d t"), "t");
+        assert_eq!(near("SHOW EXTENDED INDEX FROM d t"), "t");
         assert_eq!(near("SHOW COUNT(x) WARNINGS"), "x) WARNINGS");
         assert_eq!(near("SHOW WARNINGS LIMIT 1, x"), "x");
         assert_eq!(near("SHOW CREATE DATABASE IF EXISTS d"), "EXISTS d");
@@ -333,6 +356,13 @@ mod tests {
             show("SHOW ERRORS LIMIT 2, 3"),
             Show::Conditions {
                 errors: true,
+                limit: Some((2, 3))
+            }
+        );
+        assert_eq!(
+            show("SHOW WARNINGS LIMIT 3 OFFSET 2"),
+            Show::Conditions {
+                errors: false,
                 limit: Some((2, 3))
             }
         );

@@ -467,6 +467,52 @@ fn the_nodes_own_tables_in_information_schema_are_unknown_to_a_client() {
     );
 }
 
+/// The TABLE_NAMEs a query's rows hold, as text.
+fn names_of(client: &mut Client, sql: &str) -> Vec<String> {
+    match on_node(client, sql) {
+        Result::Ok((_, rows)) => rows.into_iter().map(|row| row[0].clone()).collect(),
+        Result::Err(err) => panic!("{sql}: {err:?}"),
+    }
+}
+
+#[test]
+fn information_schema_as_the_current_database_is_rebuilt_before_each_statement() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    for sql in [
+        "create database app",
+        "create table app.t1 (a int)",
+        "use information_schema",
+    ] {
+        assert!(client.query(1, sql).error.is_none(), "{sql}");
+    }
+    let tables = "select TABLE_NAME from TABLES where TABLE_SCHEMA = 'app' order by 1";
+    assert_eq!(names_of(&mut client, tables), ["t1"]);
+    assert!(
+        client
+            .query(1, "create table app.t2 (a int)")
+            .error
+            .is_none()
+    );
+    assert_eq!(names_of(&mut client, tables), ["t1", "t2"]);
+}
+
+#[test]
+fn a_view_of_information_schema_is_refused() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    let err = client
+        .query(
+            1,
+            "create view tables_now as select TABLE_NAME from information_schema.TABLES",
+        )
+        .error
+        .expect("1235");
+    assert_eq!(err.code, 1235, "{}", err.msg);
+}
+
 #[test]
 fn mysql_statements_on_the_node() {
     let node = TestNode::start_text_path();
