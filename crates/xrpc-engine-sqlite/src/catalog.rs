@@ -838,7 +838,7 @@ fn collation_name(collation: xrpc_sql_sqlite::Collation) -> &'static str {
     use xrpc_sql_sqlite::Collation;
     match collation {
         Collation::Ci => "utf8mb4_general_ci",
-        Collation::Bin => "utf8mb4_bin",
+        Collation::Bin | Collation::Exact => "utf8mb4_bin",
         Collation::Name => "utf8mb3_general_ci",
     }
 }

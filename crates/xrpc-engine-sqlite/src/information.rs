@@ -7,9 +7,9 @@
 //! from that same DDL (its CREATE TABLE statements are MySQL's too, but for their collations)
 //! and from [`VIEW_COLUMNS`] for the three views, so the two cannot disagree on a column.
 //!
-//! Database and table names (`TABLE_SCHEMA`, `TABLE_NAME`, `SCHEMA_NAME`, …, the columns the
-//! DDL declares `COLLATE xrpc_name`) are text of [`Collation::Name`] (compared without regard
-//! to case but where a WHERE asks for one by name); the other text columns are
+//! The names MariaDB finds rows by (`TABLE_SCHEMA`, `TABLE_NAME`, `SCHEMATA.SCHEMA_NAME`, …:
+//! [`looked_up_by`]) are text of [`Collation::Name`] (compared without regard to case but
+//! where a WHERE asks for one value of them); the other text columns are
 //! `utf8mb4_general_ci`. The node's own tables there (`xrpc_tables`, `xrpc_statistics`)
 //! are not among them: a client naming them gets MySQL's 1109.
 
@@ -204,21 +204,13 @@ fn definitions() -> Vec<(String, String)> {
 /// One table's definition, read by the translation as the CREATE TABLE it is in MySQL (the
 /// collations taken out first, then put back on the columns).
 fn read(name: &str, columns: &str) -> Table {
-    let names_collated = format!(" COLLATE {NAME_COLLATION}");
-    let mut by_name = Vec::new();
     let plain: Vec<String> = columns
         .split(',')
         .map(|column| {
-            let column = column
+            column
                 .trim()
-                .replace(&format!(" COLLATE {CI_NAME_COLLATION}"), "");
-            if column.contains(&names_collated) {
-                let column = column.replace(&names_collated, "");
-                by_name.push(column.split_whitespace().next().unwrap_or("").to_owned());
-                column
-            } else {
-                column
-            }
+                .replace(&format!(" COLLATE {CI_NAME_COLLATION}"), "")
+                .replace(&format!(" COLLATE {NAME_COLLATION}"), "")
         })
         .collect();
     let sql = format!("CREATE TABLE `{name}` ({})", plain.join(", "));
@@ -232,7 +224,7 @@ fn read(name: &str, columns: &str) -> Table {
         panic!("information_schema.{name}: a CREATE TABLE creates a table");
     };
     for column in &mut table.columns {
-        if by_name.iter().any(|n| n.eq_ignore_ascii_case(&column.name))
+        if looked_up_by(name, &column.name)
             && let ColumnType::VarChar { collation, .. } | ColumnType::Char { collation, .. } =
                 &mut column.ty
         {
@@ -240,6 +232,21 @@ fn read(name: &str, columns: &str) -> Table {
         }
     }
     table
+}
+
+/// Whether MariaDB finds the rows of table `table` by column `column` when a WHERE asks for
+/// one value of it (its index fields: the database and the table name), probed on MariaDB
+/// 10.11: `TABLE_SCHEMA` and `TABLE_NAME`, `SCHEMATA.SCHEMA_NAME`, and `CONSTRAINT_SCHEMA` of
+/// the two tables that have no `TABLE_SCHEMA`. Its other names (`INDEX_SCHEMA`,
+/// `REFERENCED_TABLE_NAME`, …) compare as any `utf8mb3_general_ci` text.
+fn looked_up_by(table: &str, column: &str) -> bool {
+    let is = |name: &str| column.eq_ignore_ascii_case(name);
+    is("TABLE_SCHEMA")
+        || is("TABLE_NAME")
+        || (table.eq_ignore_ascii_case("SCHEMATA") && is("SCHEMA_NAME"))
+        || ((table.eq_ignore_ascii_case("REFERENTIAL_CONSTRAINTS")
+            || table.eq_ignore_ascii_case("CHECK_CONSTRAINTS"))
+            && is("CONSTRAINT_SCHEMA"))
 }
 
 #[cfg(test)]
@@ -252,11 +259,11 @@ mod tests {
             ("SCHEMATA", 5, "SCHEMA_NAME"),
             ("TABLES", 23, "TABLE_NAME"),
             ("COLUMNS", 22, "TABLE_SCHEMA"),
-            ("STATISTICS", 17, "INDEX_SCHEMA"),
-            ("TABLE_CONSTRAINTS", 6, "CONSTRAINT_SCHEMA"),
+            ("STATISTICS", 17, "TABLE_SCHEMA"),
+            ("TABLE_CONSTRAINTS", 6, "TABLE_SCHEMA"),
             ("CHECK_CONSTRAINTS", 6, "TABLE_NAME"),
-            ("KEY_COLUMN_USAGE", 12, "REFERENCED_TABLE_NAME"),
-            ("REFERENTIAL_CONSTRAINTS", 11, "UNIQUE_CONSTRAINT_SCHEMA"),
+            ("KEY_COLUMN_USAGE", 12, "TABLE_NAME"),
+            ("REFERENTIAL_CONSTRAINTS", 11, "CONSTRAINT_SCHEMA"),
             ("FILES", 38, "TABLE_SCHEMA"),
             ("VIEWS", 11, "TABLE_SCHEMA"),
         ];
@@ -284,6 +291,14 @@ mod tests {
                 "{name}"
             );
         }
+        let statistics = table("STATISTICS").unwrap();
+        assert!(matches!(
+            statistics.column("INDEX_SCHEMA").map(|c| &c.ty),
+            Some(ColumnType::VarChar {
+                collation: Collation::Ci,
+                ..
+            })
+        ));
         assert!(table("xrpc_tables").is_none());
         assert!(table("PROCESSLIST").is_none());
     }

@@ -32,23 +32,25 @@ pub(crate) fn fold(c: char) -> char {
     }
 }
 
-/// Compares two strings under a collation, ignoring trailing spaces.
+/// Compares two strings under a collation, ignoring trailing spaces but under
+/// [`Collation::Exact`].
 pub(crate) fn compare(collation: Collation, a: &str, b: &str) -> Ordering {
+    if collation == Collation::Exact {
+        return a.cmp(b);
+    }
     let a = a.trim_end_matches(' ');
     let b = b.trim_end_matches(' ');
     match collation {
-        Collation::Bin => a.cmp(b),
+        Collation::Bin | Collation::Exact => a.cmp(b),
         Collation::Ci | Collation::Name => a.chars().map(fold).cmp(b.chars().map(fold)),
     }
 }
 
-/// The order ORDER BY gives names ([`Collation::Name`], [`crate::NAME_COLLATION`]): letters as
-/// capitals (so `_` sorts after them), then byte by byte, so `T1` comes before `t1`.
+/// The order ORDER BY gives names ([`Collation::Name`], [`crate::NAME_COLLATION`]):
+/// `utf8mb4_general_ci`'s (letters as capitals, so `_` sorts after them; `é` as `E`), then
+/// byte by byte, so `T1` comes before `t1`.
 pub fn compare_names(a: &str, b: &str) -> Ordering {
-    a.bytes()
-        .map(|c| c.to_ascii_uppercase())
-        .cmp(b.bytes().map(|c| c.to_ascii_uppercase()))
-        .then_with(|| a.cmp(b))
+    compare(Collation::Ci, a, b).then_with(|| a.cmp(b))
 }
 
 /// Whether `text` matches the LIKE `pattern` (`%`, `_`, `escape`) under a collation. Unlike
@@ -56,7 +58,7 @@ pub fn compare_names(a: &str, b: &str) -> Ordering {
 pub(crate) fn like(collation: Collation, text: &str, pattern: &str, escape: Option<char>) -> bool {
     let key = |c: char| match collation {
         Collation::Ci | Collation::Name => fold(c),
-        Collation::Bin => c,
+        Collation::Bin | Collation::Exact => c,
     };
     xrpc_sql::like_matches(text, pattern, escape, key)
 }
@@ -79,9 +81,10 @@ mod tests {
 
     #[test]
     fn names_order_as_mariadb_lists_them_and_compare_without_regard_to_case() {
-        let mut names = ["t1", "b_x", "T1", "Ba"];
+        let mut names = ["t1", "b_x", "f1", "T1", "Ba", "e2", "é1"];
         names.sort_by(|a, b| compare_names(a, b));
-        assert_eq!(names, ["Ba", "b_x", "T1", "t1"]);
+        assert_eq!(names, ["Ba", "b_x", "é1", "e2", "f1", "T1", "t1"]);
+        assert_ne!(compare(Collation::Exact, "P", "P "), Ordering::Equal);
         assert_eq!(compare(Collation::Name, "t1", "T1"), Ordering::Equal);
         assert!(like(Collation::Name, "t1", "T_", None));
     }

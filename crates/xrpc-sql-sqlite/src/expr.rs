@@ -1376,7 +1376,7 @@ fn is_truth_value(e: &Expr) -> bool {
 fn exact_name(t: Typed) -> Typed {
     match t.ty {
         Ty::Str(Collation::Name) => Typed {
-            ty: Ty::Str(Collation::Bin),
+            ty: Ty::Str(Collation::Exact),
             ..t
         },
         _ => t,

@@ -1241,20 +1241,23 @@ impl<'a> Translator<'a> {
         out
     }
 
-    /// A SELECT's WHERE. A condition of its top level that compares a column with a constant
-    /// by `=`, `<=>` or `IN` of one value is a lookup: MariaDB opens only the
+    /// A SELECT's WHERE (or an inner join's ON, which MariaDB reads as more of it). A condition
+    /// of its top level that compares a column of the query's own tables with a constant by
+    /// `=`, `<=>` or `IN` of one value is a lookup: MariaDB opens only the
     /// `information_schema` rows of the database or table of that name, byte for byte, so a
-    /// name ([`Collation::Name`]) compares byte for byte there (and as `utf8mb3_general_ci`
-    /// anywhere else). For other columns the condition is translated as any.
+    /// name ([`Collation::Name`]) compares byte for byte there ([`Collation::Exact`]) and as
+    /// `utf8mb3_general_ci` anywhere else. For other columns the condition is translated as
+    /// any.
     fn where_condition(&mut self, w: &Expr) -> Result<Typed> {
         let mut conjuncts = Vec::new();
         top_level_conjuncts(w, &mut conjuncts);
-        if !conjuncts.iter().any(|c| is_lookup(c)) {
+        let lookup = |this: &Self, c: &Expr| lookup_column(c).is_some_and(|col| this.is_local(col));
+        if !conjuncts.iter().any(|c| lookup(self, c)) {
             return self.expr(w);
         }
         let mut parts = Vec::with_capacity(conjuncts.len());
         for conjunct in conjuncts {
-            self.name_lookup = is_lookup(conjunct);
+            self.name_lookup = lookup(self, conjunct);
             let part = self.expr(conjunct);
             self.name_lookup = false;
             parts.push(part?);
@@ -1262,6 +1265,32 @@ impl<'a> Translator<'a> {
         let sql = parts.iter().map(truth).collect::<Vec<_>>().join(" AND ");
         let refs: Vec<&Typed> = parts.iter().collect();
         Ok(Typed::with_parts(format!("({sql})"), Ty::Int, &refs))
+    }
+
+    /// Whether a column reference names a column of the innermost query's own sources (not
+    /// an outer query's, which a correlated subquery reads as a value).
+    fn is_local(&self, column: &Expr) -> bool {
+        let Some(scope) = self.scopes.last() else {
+            return false;
+        };
+        let has = |source: &Source, name: &str| {
+            source
+                .columns
+                .iter()
+                .any(|c| c.name.eq_ignore_ascii_case(name))
+        };
+        match column {
+            Expr::Nested(inner) => self.is_local(inner),
+            Expr::Identifier(id) => scope.sources.iter().any(|s| has(s, &id.value)),
+            Expr::CompoundIdentifier(ids) => match ids.as_slice() {
+                [.., table, name] => scope
+                    .sources
+                    .iter()
+                    .any(|s| s.name.eq_ignore_ascii_case(&table.value) && has(s, &name.value)),
+                _ => false,
+            },
+            _ => false,
+        }
     }
 
     /// The sort key of the ENUM or SET column the expression just translated (`sql`) read,
@@ -1376,15 +1405,8 @@ impl<'a> Translator<'a> {
                         None
                     };
                     any_aggregate |= t.aggregate;
-                    let name = match (item, &origin) {
-                        (SelectItem::ExprWithAlias { alias, .. }, _) => alias.value.clone(),
-                        // MySQL 8's information_schema tables are views whose columns are named
-                        // in capitals: a column read from one is named so, however spelled.
-                        (_, Some(origin))
-                            if origin.database.eq_ignore_ascii_case("information_schema") =>
-                        {
-                            origin.column.clone()
-                        }
+                    let name = match item {
+                        SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
                         _ => match e {
                             Expr::Identifier(id) => id.value.clone(),
                             // `@@session.name` is named as written, a column by its name.
@@ -1629,7 +1651,12 @@ impl<'a> Translator<'a> {
                 JoinConstraint::None => String::new(),
                 JoinConstraint::On(e) => {
                     self.clause = "on clause";
-                    let t = self.expr(e)?;
+                    // MariaDB reads an inner join's ON as more of the WHERE.
+                    let t = if kind == "JOIN" {
+                        self.where_condition(e)?
+                    } else {
+                        self.expr(e)?
+                    };
                     format!(" ON {}", truth(&t))
                 }
                 JoinConstraint::Using(names) => {
@@ -3058,6 +3085,11 @@ impl<'a> Translator<'a> {
                     column.name
                 ));
             };
+            // MariaDB's information_schema columns are NOT NULL utf8mb3 text with defaults,
+            // which the catalog here does not declare.
+            if origin.database.eq_ignore_ascii_case("information_schema") {
+                return unsupported("CREATE TABLE … AS a query of information_schema");
+            }
             let source = self
                 .catalog
                 .table(Some(&origin.database), &origin.original_table)
@@ -5414,26 +5446,20 @@ fn top_level_conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
             top_level_conjuncts(left, out);
             top_level_conjuncts(right, out);
         }
-        Expr::Nested(inner)
-            if matches!(
-                inner.as_ref(),
-                Expr::BinaryOp {
-                    op: BinaryOperator::And,
-                    ..
-                }
-            ) =>
-        {
-            top_level_conjuncts(inner, out);
-        }
+        Expr::Nested(inner) => top_level_conjuncts(inner, out),
         other => out.push(other),
     }
 }
 
-/// Whether a condition compares a column with a constant by `=`, `<=>` or `IN` of one value
-/// (a lookup by that value, see `Translator::where_condition`).
-fn is_lookup(e: &Expr) -> bool {
+/// The column a condition compares with a constant by `=`, `<=>` or `IN` of one value (a
+/// lookup by that value, see `Translator::where_condition`), if it is one. A user variable is
+/// a constant.
+fn lookup_column(e: &Expr) -> Option<&Expr> {
     let constant = |e: &Expr| {
         visit_expressions(e, |x| match x {
+            Expr::Identifier(id) if id.quote_style.is_none() && id.value.starts_with('@') => {
+                ControlFlow::Continue(())
+            }
             Expr::Identifier(_)
             | Expr::CompoundIdentifier(_)
             | Expr::Subquery(_)
@@ -5446,22 +5472,32 @@ fn is_lookup(e: &Expr) -> bool {
         })
         .is_continue()
     };
+    let is_column = |e: &Expr| {
+        is_column_reference(e)
+            && !matches!(e, Expr::Identifier(id) if id.quote_style.is_none() && id.value.starts_with('@'))
+    };
     match e {
+        Expr::Nested(inner) => lookup_column(inner),
         Expr::BinaryOp {
             left,
             op: BinaryOperator::Eq | BinaryOperator::Spaceship,
             right,
         } => {
-            (is_column_reference(left) && constant(right))
-                || (is_column_reference(right) && constant(left))
+            if is_column(left) && constant(right) {
+                Some(left)
+            } else if is_column(right) && constant(left) {
+                Some(right)
+            } else {
+                None
+            }
         }
         Expr::In {
             expr,
             target: sqlparser::ast::InTarget::List(list),
             negated: false,
             ..
-        } => list.len() == 1 && is_column_reference(expr) && constant(&list[0]),
-        _ => false,
+        } => (list.len() == 1 && is_column(expr) && constant(&list[0])).then_some(expr.as_ref()),
+        _ => None,
     }
 }
 

@@ -13,14 +13,17 @@ pub enum Collation {
     Ci,
     /// Code point order (`utf8mb4_bin`), the SQLite collation [`BIN_COLLATION`].
     Bin,
+    /// Byte for byte, trailing spaces counted (SQLite's `BINARY`): a name a WHERE asks for
+    /// (see [`Collation::Name`]). Only comparisons have it, never a value.
+    Exact,
     /// Database and table names in `information_schema`, which MariaDB declares
     /// `utf8mb3_general_ci` and compares as such, but for one thing: a condition of the WHERE's
     /// top level that asks for a name (`TABLE_NAME = 'T1'`, `<=>`, `IN ('T1')`) makes it open
     /// only the table of that name, which the file system finds byte for byte. So a name is
     /// [`Collation::Ci`] text (the SQLite collation [`CI_COLLATION`]) but in such a condition,
-    /// which the translation compares as [`Collation::Bin`], and in ORDER BY, where equal
-    /// names are ordered byte for byte after (the SQLite collation [`NAME_COLLATION`]: letters
-    /// as capitals, `_` after them, then byte by byte). Against a column of another collation
+    /// which the translation compares as [`Collation::Exact`], and in ORDER BY, where equal
+    /// names are ordered byte for byte after (the SQLite collation [`NAME_COLLATION`]). Only
+    /// the names MariaDB finds rows by have it. Against a column of another collation
     /// the other one decides (MariaDB converts `utf8mb3` to the other column's `utf8mb4`). No
     /// table column a client declares has it.
     Name,
@@ -46,6 +49,7 @@ impl Collation {
         match self {
             Self::Ci | Self::Name => CI_COLLATION,
             Self::Bin => BIN_COLLATION,
+            Self::Exact => "BINARY",
         }
     }
 
@@ -61,7 +65,7 @@ impl Collation {
     /// Whether text functions (LIKE, LOCATE, FIELD, …) read text of this collation without
     /// regard to case and accents.
     pub fn folds_case(self) -> bool {
-        !matches!(self, Self::Bin)
+        matches!(self, Self::Ci | Self::Name)
     }
 
     /// A MySQL collation name (`utf8mb4_0900_ai_ci`, `latin1_bin`) as one of the two.
