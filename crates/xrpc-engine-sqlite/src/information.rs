@@ -7,9 +7,8 @@
 //! from that same DDL (its CREATE TABLE statements are MySQL's too, but for their collations)
 //! and from [`VIEW_COLUMNS`] for the three views, so the two cannot disagree on a column.
 //!
-//! The names MariaDB finds rows by (`TABLE_SCHEMA`, `TABLE_NAME`, `SCHEMATA.SCHEMA_NAME`, …:
-//! [`looked_up_by`]) are text of [`Collation::Name`] (compared without regard to case but
-//! where a WHERE asks for one value of them); the other text columns are
+//! Table names (`TABLE_NAME`: [`looked_up_by`]) are text of [`Collation::Name`] (compared
+//! without regard to case but where a WHERE asks for one); the other text columns are
 //! `utf8mb4_general_ci`. The node's own tables there (`xrpc_tables`, `xrpc_statistics`)
 //! are not among them: a client naming them gets MySQL's 1109.
 
@@ -41,9 +40,9 @@ pub(crate) fn compare_names_ci(a: &str, b: &str) -> std::cmp::Ordering {
 
 /// The catalog tables, created in the in-memory `information_schema` of every connection. Names
 /// compare and sort without regard to case, as MySQL's `utf8mb3_general_ci` columns do
-/// ([`CI_NAME_COLLATION`]), except
-/// database and table names, which compare as the file system does (`lower_case_table_names`
-/// 0).
+/// ([`CI_NAME_COLLATION`]), but database and table names, declared with [`NAME_COLLATION`]
+/// for the queries the node writes on them (SHOW); a client's statement compares them as the
+/// translation says (see `Collation::Name`).
 pub(crate) const INFORMATION_SCHEMA_DDL: &str = "
 CREATE TABLE information_schema.SCHEMATA (
   CATALOG_NAME VARCHAR(64) COLLATE xrpc_name_ci, SCHEMA_NAME VARCHAR(64) COLLATE xrpc_name, DEFAULT_CHARACTER_SET_NAME VARCHAR(64) COLLATE xrpc_name_ci,
@@ -224,7 +223,7 @@ fn read(name: &str, columns: &str) -> Table {
         panic!("information_schema.{name}: a CREATE TABLE creates a table");
     };
     for column in &mut table.columns {
-        if looked_up_by(name, &column.name)
+        if looked_up_by(&column.name)
             && let ColumnType::VarChar { collation, .. } | ColumnType::Char { collation, .. } =
                 &mut column.ty
         {
@@ -234,19 +233,15 @@ fn read(name: &str, columns: &str) -> Table {
     table
 }
 
-/// Whether MariaDB finds the rows of table `table` by column `column` when a WHERE asks for
-/// one value of it (its index fields: the database and the table name), probed on MariaDB
-/// 10.11: `TABLE_SCHEMA` and `TABLE_NAME`, `SCHEMATA.SCHEMA_NAME`, and `CONSTRAINT_SCHEMA` of
-/// the two tables that have no `TABLE_SCHEMA`. Its other names (`INDEX_SCHEMA`,
-/// `REFERENCED_TABLE_NAME`, …) compare as any `utf8mb3_general_ci` text.
-fn looked_up_by(table: &str, column: &str) -> bool {
-    let is = |name: &str| column.eq_ignore_ascii_case(name);
-    is("TABLE_SCHEMA")
-        || is("TABLE_NAME")
-        || (table.eq_ignore_ascii_case("SCHEMATA") && is("SCHEMA_NAME"))
-        || ((table.eq_ignore_ascii_case("REFERENTIAL_CONSTRAINTS")
-            || table.eq_ignore_ascii_case("CHECK_CONSTRAINTS"))
-            && is("CONSTRAINT_SCHEMA"))
+/// Whether a WHERE that asks for one value of column `column` finds the table's rows by it
+/// byte for byte, as MariaDB opens a table by its name: `TABLE_NAME`. MariaDB finds
+/// databases so too (`TABLE_SCHEMA`, `SCHEMA_NAME`, …), but the node keeps database names in
+/// lower case, as MariaDB does with `lower_case_table_names` 1, where it finds them without
+/// regard to case: a database asked for by the name it was created with is found. The other
+/// names (`INDEX_SCHEMA`, `REFERENCED_TABLE_NAME`, …) compare as any `utf8mb3_general_ci`
+/// text.
+fn looked_up_by(column: &str) -> bool {
+    column.eq_ignore_ascii_case("TABLE_NAME")
 }
 
 #[cfg(test)]
@@ -254,51 +249,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_catalog_table_and_view_reads_with_its_name_columns() {
+    fn every_catalog_table_and_view_reads_with_table_names_of_their_own_collation() {
         let expected = [
-            ("SCHEMATA", 5, "SCHEMA_NAME"),
-            ("TABLES", 23, "TABLE_NAME"),
-            ("COLUMNS", 22, "TABLE_SCHEMA"),
-            ("STATISTICS", 17, "TABLE_SCHEMA"),
-            ("TABLE_CONSTRAINTS", 6, "TABLE_SCHEMA"),
-            ("CHECK_CONSTRAINTS", 6, "TABLE_NAME"),
-            ("KEY_COLUMN_USAGE", 12, "TABLE_NAME"),
-            ("REFERENTIAL_CONSTRAINTS", 11, "CONSTRAINT_SCHEMA"),
-            ("FILES", 38, "TABLE_SCHEMA"),
-            ("VIEWS", 11, "TABLE_SCHEMA"),
+            ("SCHEMATA", 5),
+            ("TABLES", 23),
+            ("COLUMNS", 22),
+            ("STATISTICS", 17),
+            ("TABLE_CONSTRAINTS", 6),
+            ("CHECK_CONSTRAINTS", 6),
+            ("KEY_COLUMN_USAGE", 12),
+            ("REFERENTIAL_CONSTRAINTS", 11),
+            ("FILES", 38),
+            ("VIEWS", 11),
         ];
-        for (name, columns, a_name) in expected {
+        for (name, columns) in expected {
             let table = table(&name.to_ascii_lowercase()).unwrap_or_else(|| panic!("{name}"));
             assert_eq!(table.columns.len(), columns, "{name}");
-            assert!(
-                matches!(
-                    table.column(a_name).map(|c| &c.ty),
-                    Some(ColumnType::VarChar {
-                        collation: Collation::Name,
-                        ..
-                    })
-                ),
-                "{name}.{a_name}"
-            );
-            assert!(
-                table.columns.iter().all(|c| !matches!(
-                    c.ty,
-                    ColumnType::VarChar {
-                        collation: Collation::Bin,
-                        ..
-                    }
-                )),
-                "{name}"
-            );
+            for column in &table.columns {
+                let ColumnType::VarChar { collation, .. } = column.ty else {
+                    continue;
+                };
+                let expected = if column.name == "TABLE_NAME" {
+                    Collation::Name
+                } else {
+                    Collation::Ci
+                };
+                assert_eq!(collation, expected, "{name}.{}", column.name);
+            }
         }
-        let statistics = table("STATISTICS").unwrap();
-        assert!(matches!(
-            statistics.column("INDEX_SCHEMA").map(|c| &c.ty),
-            Some(ColumnType::VarChar {
-                collation: Collation::Ci,
-                ..
-            })
-        ));
         assert!(table("xrpc_tables").is_none());
         assert!(table("PROCESSLIST").is_none());
     }

@@ -1,5 +1,5 @@
-//! MySQL's text comparison: `utf8mb4_general_ci` and `utf8mb4_bin`, both PAD SPACE, and
-//! LIKE under either.
+//! MySQL's text comparison: `utf8mb4_general_ci` and `utf8mb4_bin`, both PAD SPACE, LIKE under
+//! either, and the order of `information_schema`'s names.
 
 use std::cmp::Ordering;
 

@@ -146,8 +146,8 @@ pub(crate) struct Translator<'a> {
     /// The row alias of the INSERT whose ON DUPLICATE KEY UPDATE is translated (`VALUES (…) AS
     /// new`): `new.c` is `VALUES(c)`.
     row_alias: Option<String>,
-    /// The comparison translated next is a condition of a WHERE's top level that asks for a
-    /// name (see [`Translator::where_condition`]).
+    /// The comparison translated next is a condition of a WHERE's (or an inner join's ON's)
+    /// top level that asks for a name (see [`Translator::where_condition`]).
     pub(crate) name_lookup: bool,
     /// Common table expressions in reach.
     ctes: Vec<Source>,
@@ -1268,16 +1268,20 @@ impl<'a> Translator<'a> {
     }
 
     /// Whether a column reference names a column of the innermost query's own sources (not
-    /// an outer query's, which a correlated subquery reads as a value).
+    /// an outer query's, which a correlated subquery reads as a value) that is an
+    /// `information_schema` table's column as it is (not a value computed from one).
     fn is_local(&self, column: &Expr) -> bool {
         let Some(scope) = self.scopes.last() else {
             return false;
         };
         let has = |source: &Source, name: &str| {
-            source
-                .columns
-                .iter()
-                .any(|c| c.name.eq_ignore_ascii_case(name))
+            source.columns.iter().any(|c| {
+                c.name.eq_ignore_ascii_case(name)
+                    && c.origin.as_ref().is_some_and(|o| {
+                        o.database.eq_ignore_ascii_case("information_schema")
+                            && o.column.eq_ignore_ascii_case(&c.name)
+                    })
+            })
         };
         match column {
             Expr::Nested(inner) => self.is_local(inner),
@@ -1652,7 +1656,7 @@ impl<'a> Translator<'a> {
                 JoinConstraint::On(e) => {
                     self.clause = "on clause";
                     // MariaDB reads an inner join's ON as more of the WHERE.
-                    let t = if kind == "JOIN" {
+                    let t = if matches!(kind, "JOIN" | "CROSS JOIN") {
                         self.where_condition(e)?
                     } else {
                         self.expr(e)?
@@ -5452,8 +5456,8 @@ fn top_level_conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
 }
 
 /// The column a condition compares with a constant by `=`, `<=>` or `IN` of one value (a
-/// lookup by that value, see `Translator::where_condition`), if it is one. A user variable is
-/// a constant.
+/// lookup by that value, see `Translator::where_condition`), if it is one. A user variable
+/// counts as a constant.
 fn lookup_column(e: &Expr) -> Option<&Expr> {
     let constant = |e: &Expr| {
         visit_expressions(e, |x| match x {

@@ -154,6 +154,9 @@ pub(crate) fn collation_of(a: &Typed, b: &Typed) -> Result<Collation> {
         std::cmp::Ordering::Less => pick(a),
         std::cmp::Ordering::Greater => pick(b),
         std::cmp::Ordering::Equal if pick(a) == pick(b) => pick(a),
+        // A name looked up is compared byte for byte whatever the other side's collation.
+        std::cmp::Ordering::Equal if pick(a) == Collation::Exact => pick(a),
+        std::cmp::Ordering::Equal if pick(b) == Collation::Exact => pick(b),
         // MariaDB's `utf8mb3` names convert to the other side's `utf8mb4`.
         std::cmp::Ordering::Equal if pick(a) == Collation::Name => pick(b),
         std::cmp::Ordering::Equal if pick(b) == Collation::Name => pick(a),

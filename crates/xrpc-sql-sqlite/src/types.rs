@@ -5,7 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 /// The collation of a text value: MySQL's default `utf8mb4_general_ci` or an exact one
-/// (`utf8mb4_bin`, `BINARY`). Both ignore trailing spaces in comparisons (PAD SPACE).
+/// (`utf8mb4_bin`, `BINARY`), both ignoring trailing spaces in comparisons (PAD SPACE), and
+/// the two of `information_schema`'s table names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Collation {
     /// Case- and accent-insensitive (`utf8mb4_general_ci`), the SQLite collation
@@ -16,10 +17,10 @@ pub enum Collation {
     /// Byte for byte, trailing spaces counted (SQLite's `BINARY`): a name a WHERE asks for
     /// (see [`Collation::Name`]). Only comparisons have it, never a value.
     Exact,
-    /// Database and table names in `information_schema`, which MariaDB declares
-    /// `utf8mb3_general_ci` and compares as such, but for one thing: a condition of the WHERE's
-    /// top level that asks for a name (`TABLE_NAME = 'T1'`, `<=>`, `IN ('T1')`) makes it open
-    /// only the table of that name, which the file system finds byte for byte. So a name is
+    /// Table names in `information_schema`, which MariaDB declares `utf8mb3_general_ci` and
+    /// compares as such, but for one thing: a condition of the WHERE's (or an inner join's
+    /// ON's) top level that asks for a name (`TABLE_NAME = 'T1'`, `<=>`, `IN ('T1')`) makes it
+    /// open only the table of that name, which the file system finds byte for byte. So a name is
     /// [`Collation::Ci`] text (the SQLite collation [`CI_COLLATION`]) but in such a condition,
     /// which the translation compares as [`Collation::Exact`], and in ORDER BY, where equal
     /// names are ordered byte for byte after (the SQLite collation [`NAME_COLLATION`]). Only

@@ -498,6 +498,21 @@ fn information_schema_as_the_current_database_is_rebuilt_before_each_statement()
     assert_eq!(names_of(&mut client, tables), ["t1", "t2"]);
 }
 
+/// The node keeps database names in lower case: one asked for by the name it was created with
+/// is found (`Laravel`'s hasTable asks with the configured name).
+#[test]
+fn a_database_created_in_capitals_is_found_by_that_name_in_information_schema() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    for sql in ["create database MyApp", "create table MyApp.posts (a int)"] {
+        assert!(client.query(1, sql).error.is_none(), "{sql}");
+    }
+    let found = "select TABLE_NAME from information_schema.TABLES \
+                 where TABLE_SCHEMA = 'MyApp' and TABLE_NAME = 'posts'";
+    assert_eq!(names_of(&mut client, found), ["posts"]);
+}
+
 #[test]
 fn a_view_of_information_schema_is_refused() {
     let node = TestNode::start();

