@@ -435,15 +435,13 @@ pub(crate) fn of(parsed: &Parsed) -> Option<Result<Stmt, SqlError>> {
         Body::Xa(_) => return not_supported("XA transactions"),
         Body::Instance(_) => return not_supported("ALTER INSTANCE"),
     };
-    let named = |what: &str| not_supported(what);
-    let read = |result: Result<Stmt, SqlError>| Some(result);
     match statement {
         Statement::Query(query) => diagnostic_counts(query),
         Statement::CreateDatabase {
             db_name,
             if_not_exists,
             ..
-        } => read(single_name(db_name).map(|name| Stmt::CreateDatabase {
+        } => Some(single_name(db_name).map(|name| Stmt::CreateDatabase {
             name,
             if_not_exists: *if_not_exists,
         })),
@@ -454,7 +452,7 @@ pub(crate) fn of(parsed: &Parsed) -> Option<Result<Stmt, SqlError>> {
             cascade: false,
             restrict: false,
             ..
-        } => read(match names.as_slice() {
+        } => Some(match names.as_slice() {
             [name] => single_name(name).map(|name| Stmt::DropDatabase {
                 name,
                 if_exists: *if_exists,
@@ -464,10 +462,10 @@ pub(crate) fn of(parsed: &Parsed) -> Option<Result<Stmt, SqlError>> {
         Statement::Drop {
             object_type: object @ (ObjectType::Sequence | ObjectType::User | ObjectType::Role),
             ..
-        } => named(&format!("DROP {object}")),
+        } => not_supported(format!("DROP {object}")),
         Statement::ShowDatabases { show_options, .. }
         | Statement::ShowSchemas { show_options, .. } => {
-            read(show_like(show_options).map(|like| Stmt::ShowDatabases { like }))
+            Some(show_like(show_options).map(|like| Stmt::ShowDatabases { like }))
         }
         Statement::ShowTables {
             full,
@@ -476,19 +474,19 @@ pub(crate) fn of(parsed: &Parsed) -> Option<Result<Stmt, SqlError>> {
             history: false,
             extended: false,
             external: false,
-        } => read((|| {
+        } => Some((|| {
             Ok(Stmt::ShowTables {
                 full: *full,
                 db: show_in(show_options)?,
                 like: show_like(show_options)?,
             })
         })()),
-        Statement::ShowColumns { extended: true, .. } => named("SHOW EXTENDED COLUMNS"),
+        Statement::ShowColumns { extended: true, .. } => not_supported("SHOW EXTENDED COLUMNS"),
         Statement::ShowColumns {
             extended: false,
             full,
             show_options,
-        } => read((|| {
+        } => Some((|| {
             let like = show_like(show_options)?;
             let Some(ShowStatementIn {
                 clause: ShowStatementInClause::FROM | ShowStatementInClause::IN,
@@ -507,7 +505,7 @@ pub(crate) fn of(parsed: &Parsed) -> Option<Result<Stmt, SqlError>> {
             })
         })()),
         Statement::ShowCreate { obj_type, obj_name } => {
-            read(table_name(obj_name).map(|(db, table)| match obj_type {
+            Some(table_name(obj_name).map(|(db, table)| match obj_type {
                 ShowCreateObject::Table => Stmt::ShowCreateTable { table, db },
                 ShowCreateObject::View => Stmt::ShowCreateView { table, db },
                 other => Stmt::NotSupported(format!("SHOW CREATE {other}")),
@@ -518,21 +516,21 @@ pub(crate) fn of(parsed: &Parsed) -> Option<Result<Stmt, SqlError>> {
             has_table_keyword: false,
             table_name: name,
             ..
-        } => read(table_name(name).map(|(db, table)| Stmt::ShowColumns {
+        } => Some(table_name(name).map(|(db, table)| Stmt::ShowColumns {
             table,
             db,
             like: None,
             full: false,
         })),
-        Statement::ShowProcessList { full: false } => named("SHOW PROCESSLIST"),
-        Statement::ShowProcessList { full: true } => named("SHOW FULL PROCESSLIST"),
-        Statement::ShowCollation { .. } => named("SHOW COLLATION"),
-        Statement::ShowCharset(_) => named("SHOW CHARACTER SET"),
+        Statement::ShowProcessList { full: false } => not_supported("SHOW PROCESSLIST"),
+        Statement::ShowProcessList { full: true } => not_supported("SHOW FULL PROCESSLIST"),
+        Statement::ShowCollation { .. } => not_supported("SHOW COLLATION"),
+        Statement::ShowCharset(_) => not_supported("SHOW CHARACTER SET"),
         Statement::ShowVariable { variable } => {
             let words: Vec<&str> = variable.iter().map(|w| w.value.as_str()).collect();
             let subject = words.first().map(|w| w.to_ascii_lowercase());
             if subject.is_some_and(|s| UNSUPPORTED_SHOW.contains(&s.as_str())) {
-                named(&format!("SHOW {}", words.join(" ").to_uppercase()))
+                not_supported(format!("SHOW {}", words.join(" ").to_uppercase()))
             } else {
                 Some(Err(syntax_error(&words.join(" "))))
             }
@@ -549,18 +547,18 @@ pub(crate) fn of(parsed: &Parsed) -> Option<Result<Stmt, SqlError>> {
                 .collect::<Vec<_>>()
                 .join("."),
         ))),
-        Statement::Flush { object_type, .. } => named(&format!("FLUSH {object_type}")),
-        Statement::LockTables { .. } => named("LOCK TABLES"),
-        Statement::UnlockTables => named("UNLOCK TABLES"),
-        Statement::Grant { .. } => named("GRANT"),
-        Statement::Revoke { .. } => named("REVOKE"),
-        Statement::Reset(_) => named("RESET"),
-        Statement::CreateSequence { .. } => named("CREATE SEQUENCE"),
-        Statement::CreateUser(_) => named("CREATE USER"),
-        Statement::CreateRole(_) => named("CREATE ROLE"),
-        Statement::AlterUser(_) => named("ALTER USER"),
-        Statement::AlterRole { .. } => named("ALTER ROLE"),
-        Statement::RenameTable(_) => named("RENAME TABLE"),
+        Statement::Flush { object_type, .. } => not_supported(format!("FLUSH {object_type}")),
+        Statement::LockTables { .. } => not_supported("LOCK TABLES"),
+        Statement::UnlockTables => not_supported("UNLOCK TABLES"),
+        Statement::Grant { .. } => not_supported("GRANT"),
+        Statement::Revoke { .. } => not_supported("REVOKE"),
+        Statement::Reset(_) => not_supported("RESET"),
+        Statement::CreateSequence { .. } => not_supported("CREATE SEQUENCE"),
+        Statement::CreateUser(_) => not_supported("CREATE USER"),
+        Statement::CreateRole(_) => not_supported("CREATE ROLE"),
+        Statement::AlterUser(_) => not_supported("ALTER USER"),
+        Statement::AlterRole { .. } => not_supported("ALTER ROLE"),
+        Statement::RenameTable(_) => not_supported("RENAME TABLE"),
         _ => None,
     }
 }

@@ -1251,13 +1251,16 @@ impl<'a> Translator<'a> {
     fn where_condition(&mut self, w: &Expr) -> Result<Typed> {
         let mut conjuncts = Vec::new();
         top_level_conjuncts(w, &mut conjuncts);
-        let lookup = |this: &Self, c: &Expr| lookup_column(c).is_some_and(|col| this.is_local(col));
-        if !conjuncts.iter().any(|c| lookup(self, c)) {
+        let lookups: Vec<bool> = conjuncts
+            .iter()
+            .map(|c| lookup_column(c).is_some_and(|col| self.is_local(col)))
+            .collect();
+        if !lookups.contains(&true) {
             return self.expr(w);
         }
         let mut parts = Vec::with_capacity(conjuncts.len());
-        for conjunct in conjuncts {
-            self.name_lookup = lookup(self, conjunct);
+        for (conjunct, lookup) in conjuncts.into_iter().zip(lookups) {
+            self.name_lookup = lookup;
             let part = self.expr(conjunct);
             self.name_lookup = false;
             parts.push(part?);

@@ -174,7 +174,9 @@ impl Show {
         let extended = is(1, Keyword::EXTENDED);
         let at = 1 + usize::from(extended);
         if named(at, "INDEX") || named(at, "INDEXES") || is(at, Keyword::KEYS) {
-            return Some(Self::index(&tokens[at - 1..], extended));
+            // Positions in the tail are one word further for EXTENDED.
+            let tail = &tokens[at - 1..];
+            return Some(Self::index(tail, extended).map_err(|n| n + at - 1));
         }
         if named(1, "ENGINES") {
             return Some(end(2, Self::Engines));
@@ -245,13 +247,8 @@ impl Show {
         None
     }
 
-    /// `SHOW [EXTENDED] INDEX …`: `tokens` from the word before INDEX.
+    /// `SHOW [EXTENDED] INDEX …`: `tokens` from the word before INDEX, positions in them.
     fn index(tokens: &[&TokenWithSpan], extended: bool) -> Result<Self, usize> {
-        let shift = usize::from(extended);
-        Self::index_after(tokens, extended).map_err(|at| at + shift)
-    }
-
-    fn index_after(tokens: &[&TokenWithSpan], extended: bool) -> Result<Self, usize> {
         let from = |n: usize| {
             tokens
                 .get(n)

@@ -467,6 +467,18 @@ fn the_nodes_own_tables_in_information_schema_are_unknown_to_a_client() {
     );
 }
 
+/// The error `sql` gets on a fresh translating node: its code and message.
+fn error_on_a_fresh_node(sql: &str) -> (u32, String) {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    let err = client
+        .query(1, sql)
+        .error
+        .unwrap_or_else(|| panic!("{sql} answered"));
+    (err.code, err.msg)
+}
+
 /// The TABLE_NAMEs a query's rows hold, as text.
 fn names_of(client: &mut Client, sql: &str) -> Vec<String> {
     match on_node(client, sql) {
@@ -515,34 +527,20 @@ fn a_database_created_in_capitals_is_found_by_that_name_in_information_schema() 
 
 #[test]
 fn a_view_of_information_schema_is_refused() {
-    let node = TestNode::start();
-    let mut client = node.client();
-    client.new_session(1);
-    let err = client
-        .query(
-            1,
-            "create view tables_now as select TABLE_NAME from information_schema.TABLES",
-        )
-        .error
-        .expect("1235");
-    assert_eq!(err.code, 1235, "{}", err.msg);
+    let (code, msg) = error_on_a_fresh_node(
+        "create view tables_now as select TABLE_NAME from information_schema.TABLES",
+    );
+    assert_eq!(code, 1235, "{msg}");
 }
 
 /// MariaDB's information_schema columns are NOT NULL utf8mb3 text with defaults, which the
 /// node's catalog does not declare: a table made of them would be declared otherwise.
 #[test]
 fn a_table_made_from_information_schema_is_refused() {
-    let node = TestNode::start();
-    let mut client = node.client();
-    client.new_session(1);
-    let err = client
-        .query(
-            1,
-            "create table names as select TABLE_NAME from information_schema.TABLES",
-        )
-        .error
-        .expect("1235");
-    assert_eq!(err.code, 1235, "{}", err.msg);
+    let (code, msg) = error_on_a_fresh_node(
+        "create table names as select TABLE_NAME from information_schema.TABLES",
+    );
+    assert_eq!(code, 1235, "{msg}");
 }
 
 #[test]
