@@ -966,6 +966,24 @@ mod tests {
     }
 
     #[test]
+    fn texts_with_characters_of_several_bytes_read_without_panicking() {
+        for text in [
+            "é ü",
+            "é-1",
+            "1é-",
+            "ü:1",
+            "-é",
+            "2024-é-01",
+            "é 10:00",
+            "１２:００",
+        ] {
+            let _ = read_time(ValueRef::Text(text.as_bytes()));
+            let _ = read_parts(ValueRef::Text(text.as_bytes()));
+            let _ = compare_times(text, "10:00:00");
+        }
+    }
+
+    #[test]
     fn time_format_writes_mariadbs_text() {
         let clock = |text: &str| match read_time(ValueRef::Text(text.as_bytes())) {
             TimeRead::Value(clock) => clock,
@@ -1177,7 +1195,13 @@ fn read_time_text(s: &str) -> TimeRead {
         None => false,
     };
     // A date alone (not a leading minus) is a datetime at midnight.
-    let date_alone = s.len() > 1 && s[1..].contains(['-', '/']) && !s.contains(':');
+    // (By bytes: the text may start with any character.)
+    let date_alone = s
+        .as_bytes()
+        .iter()
+        .skip(1)
+        .any(|b| matches!(b, b'-' | b'/'))
+        && !s.contains(':');
     if dated || date_alone || (digits_only && matches!(s.len(), 12 | 14)) {
         return match read_parts(ValueRef::Text(s.as_bytes())) {
             Some(d) => TimeRead::Value(Clock {
