@@ -584,7 +584,7 @@ impl Translator<'_> {
             B::Eq | B::NotEq | B::Spaceship | B::Lt | B::LtEq | B::Gt | B::GtEq
         );
         if comparison && let (Expr::Tuple(ls), Expr::Tuple(rs)) = (left, right) {
-            let row = row_comparison(ls, op, rs)?;
+            let row = row_comparison(ls, op, rs, self.placeholders_numbered())?;
             return self.expr(&row);
         }
         // Two such columns of one type compare as they are held.
@@ -1690,8 +1690,14 @@ fn is_string_literal(e: &Expr) -> bool {
 /// `<=>` when every pair is, `<>` when not all pairs are equal, and an order comparison decided
 /// at the first pair that differs (`(a, b) < (x, y)` is `a < x OR (a = x AND b < y)`), which
 /// keeps MySQL's NULL where a pair before the decision has one. An order comparison repeats
-/// members, so one with a `?` argument is refused (its arguments would be bound twice).
-fn row_comparison(left: &[Expr], op: &BinaryOperator, right: &[Expr]) -> Result<Expr> {
+/// members: one with a `?` argument needs `placeholders_numbered` (each `?` is then its `?N`
+/// wherever it is repeated), else it is refused, since its arguments would be bound twice.
+fn row_comparison(
+    left: &[Expr],
+    op: &BinaryOperator,
+    right: &[Expr],
+    placeholders_numbered: bool,
+) -> Result<Expr> {
     use BinaryOperator as B;
     if left.len() != right.len() {
         return Err(TranslateError::OperandColumns(left.len()));
@@ -1724,7 +1730,7 @@ fn row_comparison(left: &[Expr], op: &BinaryOperator, right: &[Expr]) -> Result<
         _ => {
             let placeholder =
                 |e: &Expr| matches!(e, Expr::Value(v) if matches!(v.value, Value::Placeholder(_)));
-            if left.iter().chain(right).any(placeholder) {
+            if !placeholders_numbered && left.iter().chain(right).any(placeholder) {
                 return unsupported("order comparison of rows with arguments");
             }
             let strict = match op {

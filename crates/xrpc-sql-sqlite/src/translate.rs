@@ -327,6 +327,12 @@ impl<'a> Translator<'a> {
         }
     }
 
+    /// Whether every `?` is written as its number (`placeholder_sql`), so an argument may be
+    /// repeated in the translation.
+    pub(crate) fn placeholders_numbered(&self) -> bool {
+        !self.placeholder_starts.is_empty()
+    }
+
     /// The SQL of the `?` that starts at `start`: `?N`, its number in the text, when the
     /// placeholders are told apart (so the same argument may appear twice), else `?`.
     fn placeholder_sql(&self, start: Location) -> String {

@@ -290,6 +290,18 @@ fn arguments_compare_as_mariadb_compares_the_literals() {
             vec![int(0), int(3)],
         ),
         (
+            "SELECT id FROM t WHERE (id, name) <= (?, ?) ORDER BY id",
+            vec![int(3), text("b")],
+        ),
+        (
+            "SELECT id FROM t WHERE (name, id) > (?, ?) ORDER BY name, id",
+            vec![text("ABC"), int(1)],
+        ),
+        (
+            "SELECT id FROM t WHERE (d, id) < (?, ?)",
+            vec![null.clone(), int(3)],
+        ),
+        (
             "SELECT id, CASE k WHEN ? THEN 'x' ELSE 'y' END FROM t",
             vec![text("10")],
         ),
