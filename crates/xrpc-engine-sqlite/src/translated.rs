@@ -1390,6 +1390,15 @@ impl SqliteConn {
                 .store(id, std::sync::atomic::Ordering::Relaxed);
             summary.last_insert_id = Some(id);
         }
+        // An insert of explicit AUTO_INCREMENT values reports the last row's value, when it
+        // inserted (or updated) rows, and leaves LAST_INSERT_ID() as it is.
+        let explicit = self.session.take_explicit_auto_value();
+        if translation.explicit_auto_increment
+            && summary.rows_affected > 0
+            && let Some(id) = explicit.and_then(|id| u64::try_from(id).ok())
+        {
+            summary.last_insert_id = Some(id);
+        }
         if let (Some(r), Some(before)) = (&translation.reserves, before) {
             // The first value the insert generated (SQLite knows the last). An upsert that updated
             // rows, or an INSERT IGNORE that left rows out, has its inserted rows numbered as
@@ -1636,6 +1645,7 @@ impl SqliteConn {
         // A failed statement's LAST_INSERT_ID(expr) still counts for LAST_INSERT_ID(), but its
         // insert id is not reported to a later statement.
         self.session.take_last_insert_id_argument();
+        self.session.take_explicit_auto_value();
         self.counted = false;
     }
 }

@@ -244,6 +244,10 @@ struct StatementCounts {
     /// The value the statement running now gave LAST_INSERT_ID(expr), if it called it: the
     /// statement's OK packet reports it as its insert id, as MySQL's does.
     last_insert_id_argument: Option<u64>,
+    /// The AUTO_INCREMENT value of the last row the INSERT running now processed, when it
+    /// gives that column explicit values (`my_explicit_auto`, and the row an upsert updated):
+    /// MySQL reports it as the statement's insert id.
+    explicit_auto_value: Option<i64>,
 }
 
 impl SessionState {
@@ -314,6 +318,17 @@ impl SessionState {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .last_insert_id_argument
+            .take()
+    }
+
+    /// Takes the AUTO_INCREMENT value of the last row the statement that just ran processed,
+    /// when it gave that column explicit values
+    /// ([`Translation::explicit_auto_increment`](crate::Translation::explicit_auto_increment)).
+    pub fn take_explicit_auto_value(&self) -> Option<i64> {
+        self.counts
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .explicit_auto_value
             .take()
     }
 
@@ -784,6 +799,39 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
                     name(3)
                 ),
             ));
+        }
+        Ok(Value::Integer(1))
+    })?;
+    // A value an INSERT giving explicit AUTO_INCREMENT values stores there: one that would
+    // generate a value is refused (see `Translation::explicit_auto_increment`).
+    let state = variables.clone();
+    scalar(conn, "my_explicit_auto", 1, false, move |a| match a.v(0) {
+        ValueRef::Null => Err(fail(
+            1235,
+            "This version of MySQL doesn't yet support 'an INSERT giving the AUTO_INCREMENT \
+             column generated and explicit values'",
+        )),
+        v => {
+            if let ValueRef::Integer(i) = v {
+                state
+                    .counts
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .explicit_auto_value = Some(i);
+            }
+            Ok(Value::from(v))
+        }
+    })?;
+    // The row an upsert giving explicit AUTO_INCREMENT values updates: its value is the one
+    // MySQL reports (in its ON CONFLICT … WHERE, true).
+    let state = variables.clone();
+    scalar(conn, "my_explicit_auto_updated", 1, false, move |a| {
+        if let ValueRef::Integer(i) = a.v(0) {
+            state
+                .counts
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .explicit_auto_value = Some(i);
         }
         Ok(Value::Integer(1))
     })?;

@@ -388,6 +388,11 @@ pub struct Translation {
     /// An INSERT that reserves auto-increment values, as InnoDB does for an insert of a known
     /// row count: the values are used up even by rows that fail or are ignored.
     pub reserves: Option<Reservation>,
+    /// An INSERT that gives the AUTO_INCREMENT column its values, none generated (a NULL or 0
+    /// there is refused when the statement runs, as `my_explicit_auto`): MySQL reports the
+    /// last inserted row's value as the statement's insert id, and LAST_INSERT_ID() keeps its
+    /// value. The column is SQLite's rowid, so the engine reports `last_insert_rowid()`.
+    pub explicit_auto_increment: bool,
     /// `SELECT SQL_CALC_FOUND_ROWS`: a query (one row, one integer) counting the rows the
     /// statement finds without its LIMIT. The engine runs it right after the statement and
     /// gives the count to [`SessionState::set_found_rows`] instead of the rows returned.

@@ -327,6 +327,22 @@ impl<'a> Translator<'a> {
         }
     }
 
+    /// Whether `e` is NULL before the statement runs: the literal, or a `?` argument bound to
+    /// NULL (its class says so).
+    fn is_null_value(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Value(v) => match &v.value {
+                sqlparser::ast::Value::Null => true,
+                sqlparser::ast::Value::Placeholder(p) if p == "?" => self
+                    .arg_types
+                    .binary_search_by(|(at, _)| at.cmp(&v.span.start))
+                    .is_ok_and(|i| self.arg_types[i].1 == Ty::Null),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
     /// Whether every `?` is written as its number (`placeholder_sql`), so an argument may be
     /// repeated in the translation.
     pub(crate) fn placeholders_numbered(&self) -> bool {
@@ -390,6 +406,7 @@ impl<'a> Translator<'a> {
                     affected: Affected::None,
                     change: None,
                     reserves: None,
+                    explicit_auto_increment: false,
                     found_rows,
                     into,
                     suspends_foreign_keys: false,
@@ -1891,16 +1908,54 @@ impl<'a> Translator<'a> {
             }
             implicit.push((c.clone(), implicit_default(&c.ty)));
         }
+        // The AUTO_INCREMENT column takes generated values when the insert leaves it out, or
+        // gives it only NULL, DEFAULT, 0 (unless NO_AUTO_VALUE_ON_ZERO) or a NULL argument:
+        // MySQL then reports the first generated value, as for a column left out. Other values
+        // given to it are explicit (`explicit_auto_increment` below).
+        let auto_target = targets.iter().position(|c| c.auto_increment);
+        let generated_by_every_row = auto_target.is_some_and(|i| {
+            let generates = |e: &Expr| {
+                is_default_keyword(e)
+                    || self.is_null_value(e)
+                    || (zero_generates && is_zero_literal(e))
+            };
+            if !insert.assignments.is_empty() {
+                return generates(&insert.assignments[i].value);
+            }
+            match insert.source.as_deref().map(|q| q.body.as_ref()) {
+                Some(SetExpr::Values(v)) => {
+                    v.rows.iter().all(|row| row.get(i).is_some_and(generates))
+                }
+                Some(SetExpr::Select(select)) => match select.projection.get(i) {
+                    Some(
+                        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. },
+                    ) => !is_default_keyword(e) && generates(e),
+                    _ => false,
+                },
+                _ => false,
+            }
+        });
+        let generated_column = table.columns.iter().find(|c| {
+            c.auto_increment
+                && (generated_by_every_row || !targets.iter().any(|t| t.name == c.name))
+        });
+        // Values given to the AUTO_INCREMENT column that are not all generating are all
+        // explicit: a row whose value turns out NULL (or 0, which generates) when the
+        // statement runs is refused (`my_explicit_auto`), since MySQL would then report the
+        // generated value, which SQLite does not tell apart from the explicit ones.
+        let explicit_auto_increment = auto_target.is_some() && generated_column.is_none();
+        let store_value = |t: &Typed, c: &Column, strict: bool| {
+            let value = store(t, c, strict, ignore, zero_generates);
+            if explicit_auto_increment && c.auto_increment {
+                format!("my_explicit_auto({value})")
+            } else {
+                value
+            }
+        };
         // An upsert, or an INSERT IGNORE, may leave rows out: its inserted rows are numbered
         // as InnoDB numbers them afterwards (see `Reservation::renumber_column`).
         let renumbered = (ignore || matches!(insert.on, Some(OnInsert::DuplicateKeyUpdate(_))))
-            .then(|| {
-                table
-                    .columns
-                    .iter()
-                    .find(|c| c.auto_increment && !targets.iter().any(|t| t.name == c.name))
-                    .map(|c| c.name.clone())
-            })
+            .then(|| generated_column.map(|c| c.name.clone()))
             .flatten();
         // NULL into an integer primary key that is not AUTO_INCREMENT: SQLite's rowid would
         // take the next number where MySQL refuses it (1048).
@@ -1925,7 +1980,7 @@ impl<'a> Translator<'a> {
                 }
                 let t = self.expr(&a.value)?;
                 values.push(replace_store(
-                    store(&t, c, self.strict, ignore, zero_generates),
+                    store_value(&t, c, self.strict),
                     c,
                     replace_or_key(c),
                 ));
@@ -1965,7 +2020,7 @@ impl<'a> Translator<'a> {
                             }
                             let t = self.expr(e)?;
                             cells.push(replace_store(
-                                store(&t, c, self.strict, ignore, zero_generates),
+                                store_value(&t, c, self.strict),
                                 c,
                                 replace_or_key(c),
                             ));
@@ -2001,11 +2056,7 @@ impl<'a> Translator<'a> {
                         .enumerate()
                         .map(|(i, (oc, c))| {
                             let t = Typed::new(format!("s.{}", ident(&format!("c{i}"))), oc.ty);
-                            replace_store(
-                                store(&t, c, self.strict, ignore, zero_generates),
-                                c,
-                                replace_or_key(c),
-                            )
+                            replace_store(store_value(&t, c, self.strict), c, replace_or_key(c))
                         })
                         .collect();
                     format!("SELECT {} FROM ({sql}) AS s WHERE true", cells.join(", "))
@@ -2077,8 +2128,16 @@ impl<'a> Translator<'a> {
                 self.row_alias = None;
                 // A row updated with new values counts twice, as MySQL counts it; an update that
                 // changes nothing is no update.
+                let updated_auto = match (explicit_auto_increment, auto_target) {
+                    (true, Some(i)) => format!(
+                        " AND my_explicit_auto_updated({}.{})",
+                        ident(&table.name),
+                        ident(&targets[i].name)
+                    ),
+                    _ => String::new(),
+                };
                 sql.push_str(&format!(
-                    " ON CONFLICT DO UPDATE SET {} WHERE NOT ({}) AND my_upsert_updated()",
+                    " ON CONFLICT DO UPDATE SET {} WHERE NOT ({}) AND my_upsert_updated(){updated_auto}",
                     sets.join(", "),
                     same.join(" AND ")
                 ));
@@ -2091,10 +2150,7 @@ impl<'a> Translator<'a> {
         // A VALUES or SET insert that leaves the AUTO_INCREMENT column out reserves one value a
         // row (an ignored or updating row's value goes to the next row inserted, see
         // `renumbered`).
-        let auto_left_out = table
-            .columns
-            .iter()
-            .any(|c| c.auto_increment && !targets.iter().any(|t| t.name == c.name));
+        let auto_left_out = generated_column.is_some();
         let rows = match insert.source.as_deref().map(|q| q.body.as_ref()) {
             None => Some(1),
             Some(SetExpr::Values(v)) => Some(v.rows.len() as u64),
@@ -2121,6 +2177,14 @@ impl<'a> Translator<'a> {
                 rows,
                 renumber_column: renumbered.clone(),
             }),
+            // An INSERT … SELECT reserves nothing ahead (its row count is not known); when no
+            // row can be left out, its first generated value is still reported.
+            None if auto_left_out && renumbered.is_none() => Some(crate::Reservation {
+                schema: self.table_schema_name(&table),
+                table: table.name.clone(),
+                rows: 0,
+                renumber_column: None,
+            }),
             _ => None,
         };
         let mut sql = vec![sql];
@@ -2139,6 +2203,7 @@ impl<'a> Translator<'a> {
             affected,
             change: None,
             reserves,
+            explicit_auto_increment,
             found_rows: None,
             into: Vec::new(),
             suspends_foreign_keys: false,
@@ -2365,6 +2430,7 @@ impl<'a> Translator<'a> {
             affected: Affected::Changes,
             change: None,
             reserves: None,
+            explicit_auto_increment: false,
             found_rows: None,
             into: Vec::new(),
             suspends_foreign_keys: false,
@@ -2510,6 +2576,7 @@ impl<'a> Translator<'a> {
                 affected: Affected::Changes,
                 change: None,
                 reserves: None,
+                explicit_auto_increment: false,
                 found_rows: None,
                 into: Vec::new(),
                 suspends_foreign_keys: false,
@@ -2626,6 +2693,7 @@ impl<'a> Translator<'a> {
                 affected: Affected::Changes,
                 change: None,
                 reserves: None,
+                explicit_auto_increment: false,
                 found_rows: None,
                 into: Vec::new(),
                 suspends_foreign_keys: false,
@@ -5091,6 +5159,7 @@ fn nothing() -> Translation {
         affected: Affected::Zero,
         change: None,
         reserves: None,
+        explicit_auto_increment: false,
         found_rows: None,
         into: Vec::new(),
         suspends_foreign_keys: false,
@@ -5106,6 +5175,7 @@ fn ddl(sql: Vec<String>, change: CatalogChange) -> Translation {
         affected: Affected::Zero,
         change: Some(change),
         reserves: None,
+        explicit_auto_increment: false,
         found_rows: None,
         into: Vec::new(),
         suspends_foreign_keys: false,
@@ -5886,6 +5956,11 @@ fn implicit_default(ty: &ColumnType) -> String {
 }
 
 /// The keyword `DEFAULT` in place of a value.
+/// The literal `0`, which generates an AUTO_INCREMENT value unless NO_AUTO_VALUE_ON_ZERO.
+fn is_zero_literal(e: &Expr) -> bool {
+    matches!(e, Expr::Value(v) if matches!(&v.value, sqlparser::ast::Value::Number(n, _) if n == "0"))
+}
+
 fn is_default_keyword(e: &Expr) -> bool {
     matches!(e, Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("DEFAULT"))
 }
