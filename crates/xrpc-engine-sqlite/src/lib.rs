@@ -1940,9 +1940,8 @@ impl SqliteConn {
             return self.run_mysql(stmt?, sink);
         }
         if self.translates()
-            && let Some(statement) = script
-                .and_then(|script| front::single(script).ok())
-                .and_then(xrpc_sql::Parsed::statement)
+            && let Some(parsed) = script.and_then(|script| front::single(script).ok())
+            && let Some(statement) = parsed.statement()
         {
             match request {
                 Request::Sql(info) => {
@@ -1968,7 +1967,7 @@ impl SqliteConn {
                         self.refresh_catalog()?;
                         self.refuse_undescribed_views(reads)?;
                     }
-                    return self.run_translated(sql, statement, args, info, sink);
+                    return self.run_translated(sql, parsed, args, info, sink);
                 }
                 Request::Set { .. } => {
                     if let Some(xrpc_sql::Session::Set(assignments)) =

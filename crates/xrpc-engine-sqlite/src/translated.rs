@@ -133,7 +133,7 @@ use xrpc_proto::value::{ColumnType as XType, Value};
 use xrpc_sql::ast::Statement as Tree;
 use xrpc_sql_sqlite::{
     Affected, ArgClass, Catalog, CatalogChange, ColumnType, OutColumn, SystemValue, TEMP_SCHEMA,
-    Table, Translation, Ty, error_of, text_of, translate_with_args, variable_value,
+    Table, Translation, Ty, error_of, text_of, translate_parsed, variable_value,
 };
 
 use super::authorizer::{CATALOG_TABLE, ClientSql};
@@ -1057,7 +1057,7 @@ impl SqliteConn {
     fn translation(
         &mut self,
         sql: &str,
-        statement: &Tree,
+        parsed: &xrpc_sql::Parsed,
         args: &[Value],
     ) -> Result<Arc<Translated>, SqlError> {
         let current: Arc<str> = Arc::clone(&self.schema);
@@ -1104,7 +1104,7 @@ impl SqliteConn {
             problem: RefCell::new(None),
         };
         let classes: Vec<ArgClass> = args.iter().map(arg_class).collect();
-        let result = translate_with_args(statement, &view, &classes);
+        let result = translate_parsed(parsed, &view, &classes);
         if let Some(problem) = view.problem.into_inner() {
             return Err(problem);
         }
@@ -1164,10 +1164,10 @@ impl SqliteConn {
         let script = xrpc_sql::parse_cached(&text, &super::front::OPTIONS);
         let parsed = super::front::single(&script)?;
         let not_one_value = || unsupported(what);
-        let Some(statement) = parsed.statement() else {
+        if parsed.statement().is_none() {
             return Err(not_one_value());
-        };
-        let translation = self.translation(&text, statement, &[])?;
+        }
+        let translation = self.translation(&text, parsed, &[])?;
         let [query] = translation.sql.as_slice() else {
             return Err(not_one_value());
         };
@@ -1193,14 +1193,14 @@ impl SqliteConn {
     pub(crate) fn run_translated(
         &mut self,
         sql: &str,
-        statement: &Tree,
+        parsed: &xrpc_sql::Parsed,
         args: &[Value],
         info: SqlInfo,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
         drop(xrpc_sql_sqlite::take_warnings());
         self.statement_notes.clear();
-        let result = self.run_translated_statement(sql, statement, args, info, sink);
+        let result = self.run_translated_statement(sql, parsed, args, info, sink);
         let notes = std::mem::take(&mut self.statement_notes);
         let warnings: Vec<SqlWarning> = notes
             .into_iter()
@@ -1231,11 +1231,14 @@ impl SqliteConn {
     fn run_translated_statement(
         &mut self,
         sql: &str,
-        statement: &Tree,
+        parsed: &xrpc_sql::Parsed,
         args: &[Value],
         info: SqlInfo,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
+        let statement = parsed
+            .statement()
+            .expect("a translated statement is sqlparser's");
         if self.in_transaction()
             && matches!(
                 statement,
@@ -1244,7 +1247,7 @@ impl SqliteConn {
         {
             self.take_write_lock();
         }
-        let translation = self.translation(sql, statement, args)?;
+        let translation = self.translation(sql, parsed, args)?;
         self.statement_notes = translation
             .notes
             .iter()

@@ -537,6 +537,31 @@ pub fn translate_with_args(
     Ok((translation, translator.typed_args))
 }
 
+/// [`translate_with_args`] of a statement as the front end parsed it: a result column that is
+/// an expression is named by its text as written, as MySQL names it (`1/0`, not `1 / 0`).
+pub fn translate_parsed(
+    parsed: &xrpc_sql::Parsed,
+    catalog: &dyn Catalog,
+    args: &[ArgClass],
+) -> Result<(Translation, bool), TranslateError> {
+    let Some(statement) = parsed.statement() else {
+        return Err(TranslateError::Unsupported(format!(
+            "statement {}",
+            parsed.text
+        )));
+    };
+    let rewritten = rollup::rewrite(statement)?;
+    let statement = rewritten.as_ref().unwrap_or(statement);
+    let mut translator = translate::Translator::with_args(catalog, statement, args);
+    // A statement rewritten for ROLLUP is another text.
+    if rewritten.is_none() {
+        translator.written = Some(parsed);
+    }
+    let mut translation = translator.statement(statement)?;
+    translation.reads = std::mem::take(&mut translator.tables_read);
+    Ok((translation, translator.typed_args))
+}
+
 /// A catalog kept in memory from the changes DDL translations report: for tests, tools and the
 /// fuzz target. Its first current database is SQLite's `main`; any other database is attached
 /// under its own name.

@@ -50,6 +50,10 @@ struct SourceColumn {
     /// The type of a column read only where its text is what MySQL reads ("ENUM", "TIME"; see
     /// `Translator::enum_ok`).
     restricted: Option<&'static str>,
+    /// A select item reading this column is named by the column's name, not as written: a
+    /// view's column, and a derived table's column that is a table's column (MySQL merges
+    /// them and names the item by the field it reaches).
+    names_the_item: bool,
 }
 
 impl Source {
@@ -85,6 +89,7 @@ impl Source {
                     ColumnType::Bit { .. } => Some("BIT"),
                     _ => None,
                 },
+                names_the_item: false,
             })
             .collect();
         Self { name, columns }
@@ -108,6 +113,7 @@ impl Source {
                 members: None,
                 set_members: None,
                 restricted: None,
+                names_the_item: c.origin.is_some(),
             })
             .collect();
         Self { name, columns }
@@ -135,6 +141,9 @@ struct Scope {
 /// The translation of one statement against a catalog.
 pub(crate) struct Translator<'a> {
     pub(crate) catalog: &'a dyn Catalog,
+    /// The statement as the client wrote it, when the translation has it: a result column
+    /// that is an expression is named by its text (see `result_name`).
+    pub(crate) written: Option<&'a xrpc_sql::Parsed>,
     scopes: Vec<Scope>,
     /// In INSERT, REPLACE and UPDATE values: conversions fail as strict mode does.
     pub(crate) strict: bool,
@@ -160,6 +169,9 @@ pub(crate) struct Translator<'a> {
     assigned: Vec<(String, String, Typed)>,
     /// The table column the last column reference resolved to, for a select item's origin.
     last_origin: Option<Origin>,
+    /// The name of the column the last column reference resolved to, when it names the select
+    /// item (`SourceColumn::names_the_item`).
+    last_item_name: Option<String>,
     /// Column definitions may carry CHECK (in CREATE TABLE, which translates them).
     checks_allowed: bool,
     /// The next expression, if it is a column reference, may be an ENUM column: set by the
@@ -210,6 +222,7 @@ impl<'a> Translator<'a> {
     pub(crate) fn new(catalog: &'a dyn Catalog) -> Self {
         Self {
             catalog,
+            written: None,
             scopes: Vec::new(),
             strict: false,
             in_aggregate: false,
@@ -222,6 +235,7 @@ impl<'a> Translator<'a> {
             named: false,
             assigned: Vec::new(),
             last_origin: None,
+            last_item_name: None,
             checks_allowed: false,
             enum_ok: false,
             tables_read: Vec::new(),
@@ -787,6 +801,7 @@ impl<'a> Translator<'a> {
                         format!("{}.{}", ident(&source.name), ident(name))
                     };
                     self.last_origin = column.origin.clone();
+                    self.last_item_name = column.names_the_item.then(|| column.name.clone());
                     let read_as_time = std::mem::take(&mut self.time_ok) && column.ty == Ty::Time;
                     let bit = column.restricted == Some("BIT");
                     if bit {
@@ -1408,10 +1423,26 @@ impl<'a> Translator<'a> {
         let mut items = Vec::new();
         let mut columns = Vec::new();
         let mut any_aggregate = false;
-        for item in &s.projection {
+        let written_items = if s
+            .projection
+            .iter()
+            .any(|item| matches!(item, SelectItem::UnnamedExpr(e) if !is_column_reference(e)))
+        {
+            let spans: Vec<_> = s
+                .projection
+                .iter()
+                .map(sqlparser::ast::Spanned::span)
+                .collect();
+            self.written
+                .and_then(|parsed| parsed.select_items_written(s.select_token.0.span, &spans))
+        } else {
+            None
+        };
+        for (index, item) in s.projection.iter().enumerate() {
             match item {
                 SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
                     self.last_origin = None;
+                    self.last_item_name = None;
                     self.last_restricted = false;
                     self.enum_ok = self.enum_items_allowed() && is_column_reference(e);
                     self.bit_ok = self.enum_items_allowed() && is_column_reference(e);
@@ -1435,25 +1466,16 @@ impl<'a> Translator<'a> {
                         None
                     };
                     any_aggregate |= t.aggregate;
+                    let source_name = self.last_item_name.take();
                     let name = match item {
                         SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
-                        _ => match e {
-                            Expr::Identifier(id) => id.value.clone(),
-                            // `@@session.name` is named as written, a column by its name.
-                            Expr::CompoundIdentifier(ids)
-                                if ids[0].quote_style.is_none()
-                                    && ids[0].value.starts_with("@@") =>
-                            {
-                                ids.iter()
-                                    .map(|i| i.value.as_str())
-                                    .collect::<Vec<_>>()
-                                    .join(".")
-                            }
-                            Expr::CompoundIdentifier(ids) => {
-                                ids.last().map(|i| i.value.clone()).unwrap_or_default()
-                            }
-                            other => other.to_string(),
-                        },
+                        _ if is_column_reference(e) && source_name.is_some() => {
+                            source_name.unwrap_or_default()
+                        }
+                        _ => result_name(
+                            e,
+                            written_items.as_ref().and_then(|w| w.get(index).copied()),
+                        ),
                     };
                     items.push((
                         t.sql.clone(),
@@ -1753,10 +1775,11 @@ impl<'a> Translator<'a> {
                         if table.view.is_some() {
                             let (sql, columns) = self.view_query(&table)?;
                             let names = columns.iter().map(|c| c.name.clone()).collect();
-                            (
-                                format!("({sql})"),
-                                Source::of_query(refer.clone(), names, &columns),
-                            )
+                            let mut source = Source::of_query(refer.clone(), names, &columns);
+                            for column in &mut source.columns {
+                                column.names_the_item = true;
+                            }
+                            (format!("({sql})"), source)
                         } else {
                             let sql_name = self.sqlite_table(&table);
                             self.tables_read.push(sql_name.clone());
@@ -3659,21 +3682,33 @@ impl<'a> Translator<'a> {
             return Err(TranslateError::ViewVariable);
         }
         let names_in = self.catalog.current_schema();
-        let saved = (self.view_names_in.clone(), self.creating_view, self.named);
-        (self.view_names_in, self.creating_view, self.named) = (names_in.clone(), true, true);
-        // A SELECT that reads the view itself, through other views, is MySQL's 1146 for it.
-        self.expanding.push(format!("{database}.{name}"));
-        let result = self.query(select);
-        self.expanding.pop();
-        (self.view_names_in, self.creating_view, self.named) = saved;
-        let (_, columns) = result?;
-        let (selected, names, stored) = if column_list.is_empty() {
-            let (names, aliased) = crate::view_names::view_column_names(select, &columns)?;
-            (names.clone(), names, aliased)
+        let columns = self.view_select_columns(select, &database, &name, &names_in)?;
+        // Reading the view translates its kept text, where an expression is named as the tree
+        // prints it (`a + 1`), while MySQL names the view's column as the item is written
+        // (`a+1`): `selected` holds the names reading it gives, found by translating that text.
+        let written = self.written.take();
+        let printed = |this: &mut Self, query: &Query| -> Result<Vec<String>> {
+            if written.is_none() {
+                return Ok(columns.iter().map(|c| c.name.clone()).collect());
+            }
+            let printed = this.view_select_columns(query, &database, &name, &names_in)?;
+            Ok(printed.into_iter().map(|c| c.name).collect())
+        };
+        let named = if column_list.is_empty() {
+            crate::view_names::view_column_names(select, &columns).and_then(|(names, aliased)| {
+                let selected = printed(self, aliased.as_ref().unwrap_or(select))?;
+                Ok((selected, names, aliased))
+            })
         } else if column_list.len() != columns.len() {
-            return Err(TranslateError::ViewColumnCount);
+            Err(TranslateError::ViewColumnCount)
         } else {
-            let selected: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
+            printed(self, select).map(|selected| (selected, Vec::new(), None))
+        };
+        self.written = written;
+        let (selected, names, stored) = named?;
+        let (selected, names, stored) = if column_list.is_empty() {
+            (selected, names, stored)
+        } else {
             if let Some(name) = first_duplicate(&selected) {
                 return unsupported(format!(
                     "a view column list over a SELECT with two columns named '{name}'"
@@ -3844,7 +3879,33 @@ impl<'a> Translator<'a> {
     /// A view's SELECT translated as a derived table's, in the view's database and without
     /// temporary tables, under the view's column names: MySQL's 1356 if it no longer
     /// translates (a table or column gone).
+    /// The columns of a view's SELECT, translated as the view `database.name` being made.
+    fn view_select_columns(
+        &mut self,
+        select: &Query,
+        database: &str,
+        name: &str,
+        names_in: &Option<String>,
+    ) -> Result<Vec<OutColumn>> {
+        let saved = (self.view_names_in.clone(), self.creating_view, self.named);
+        (self.view_names_in, self.creating_view, self.named) = (names_in.clone(), true, true);
+        // A SELECT that reads the view itself, through other views, is MySQL's 1146 for it.
+        self.expanding.push(format!("{database}.{name}"));
+        let result = self.query(select);
+        self.expanding.pop();
+        (self.view_names_in, self.creating_view, self.named) = saved;
+        Ok(result?.1)
+    }
+
     fn view_query(&mut self, view: &Table) -> Result<(String, Vec<OutColumn>)> {
+        // The view's SELECT is another text than the statement's.
+        let written = self.written.take();
+        let result = self.view_query_of_kept_text(view);
+        self.written = written;
+        result
+    }
+
+    fn view_query_of_kept_text(&mut self, view: &Table) -> Result<(String, Vec<OutColumn>)> {
         let definition = view.view.as_ref().expect("a view");
         let shown = format!("{}.{}", view.database, view.name);
         if self
@@ -5956,6 +6017,59 @@ fn implicit_default(ty: &ColumnType) -> String {
 }
 
 /// The keyword `DEFAULT` in place of a value.
+/// The longest result column name MySQL sends, in bytes.
+const NAME_MAX_BYTES: usize = 255;
+
+/// The name of a result column that is not aliased, as MySQL gives it: a column reference's
+/// name as written in the query (the column's name for `t.c`, the whole name for
+/// `@@session.x`), a string literal's value without its leading spaces (also in parentheses),
+/// any other expression's text as written (`written`, else as the tree prints it); at most
+/// 255 bytes.
+fn result_name(e: &Expr, written: Option<&str>) -> String {
+    fn string_value(e: &Expr) -> Option<String> {
+        match e {
+            Expr::Value(v) => match &v.value {
+                sqlparser::ast::Value::SingleQuotedString(s)
+                | sqlparser::ast::Value::DoubleQuotedString(s)
+                | sqlparser::ast::Value::NationalStringLiteral(s) => Some(s.clone()),
+                _ => None,
+            },
+            // `_utf8mb4'x'`.
+            Expr::Prefixed { value, .. } => string_value(value),
+            _ => None,
+        }
+    }
+    let mut inner = e;
+    while let Expr::Nested(nested) = inner {
+        inner = nested;
+    }
+    let mut name = match e {
+        Expr::Identifier(id) => id.value.clone(),
+        Expr::CompoundIdentifier(ids)
+            if ids[0].quote_style.is_none() && ids[0].value.starts_with("@@") =>
+        {
+            ids.iter()
+                .map(|i| i.value.as_str())
+                .collect::<Vec<_>>()
+                .join(".")
+        }
+        Expr::CompoundIdentifier(ids) => ids.last().map(|i| i.value.clone()).unwrap_or_default(),
+        _ => match string_value(inner) {
+            Some(value) => value.trim_start_matches([' ', '\t', '\n', '\r']).to_owned(),
+            None if inner != e && matches!(inner, Expr::Value(_)) => inner.to_string(),
+            None => written.map_or_else(|| e.to_string(), str::to_owned),
+        },
+    };
+    if name.len() > NAME_MAX_BYTES {
+        let mut end = NAME_MAX_BYTES;
+        while !name.is_char_boundary(end) {
+            end -= 1;
+        }
+        name.truncate(end);
+    }
+    name
+}
+
 /// The literal `0`, which generates an AUTO_INCREMENT value unless NO_AUTO_VALUE_ON_ZERO.
 fn is_zero_literal(e: &Expr) -> bool {
     matches!(e, Expr::Value(v) if matches!(&v.value, sqlparser::ast::Value::Number(n, _) if n == "0"))

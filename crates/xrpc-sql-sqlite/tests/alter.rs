@@ -112,7 +112,7 @@ fn a_failed_first_change_leaves_the_others_undone() {
     ));
     assert!(matches!(
         run(&mut node, "SELECT * FROM t"),
-        Outcome::Rows { columns: 2, .. }
+        Outcome::Rows { columns, .. } if columns.len() == 2
     ));
     assert!(matches!(
         run(&mut node, "ALTER TABLE t ADD COLUMN b INT"),

@@ -8,7 +8,8 @@
 
 mod common;
 
-use common::{Node, mariadb_database, mariadb_outcome, same};
+use common::{Node, Outcome, mariadb_database, mariadb_outcome, same};
+
 use rusqlite::types::Value as SqlValue;
 
 const SETUP: &[&str] = &[
@@ -321,8 +322,10 @@ fn arguments_compare_as_mariadb_compares_the_literals() {
     let mut differences = Vec::new();
     for (statement, args) in &cases {
         let literal = with_literals(statement, args);
-        let expected = mariadb_outcome(&mut maria, &literal);
-        let got = node.run_with_args(statement, args);
+        // A column named by an expression with `?` is named as written, with the `?`, which
+        // the statement with literals is not: the names are left out of the comparison.
+        let expected = unnamed(mariadb_outcome(&mut maria, &literal));
+        let got = unnamed(node.run_with_args(statement, args));
         if !same(&literal, &expected, &got) {
             differences.push(format!(
                 "{statement} {args:?}\n  MariaDB ({literal}): {expected}\n  node: {got}"
@@ -330,4 +333,15 @@ fn arguments_compare_as_mariadb_compares_the_literals() {
         }
     }
     assert!(differences.is_empty(), "{}", differences.join("\n"));
+}
+
+/// The outcome without its column names.
+fn unnamed(outcome: Outcome) -> Outcome {
+    match outcome {
+        Outcome::Rows { columns, rows } => Outcome::Rows {
+            columns: vec![String::new(); columns.len()],
+            rows,
+        },
+        other => other,
+    }
 }

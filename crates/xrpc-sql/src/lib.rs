@@ -40,6 +40,7 @@ mod like;
 mod plain;
 mod session;
 mod show;
+mod written;
 
 pub use cache::{MAX_CACHED_TEXT, Script, cached_texts, parse_cached};
 
@@ -129,6 +130,9 @@ pub struct Parsed {
     /// Where `text` starts in the script, in bytes (the script's text and the applied one have
     /// the same positions).
     pub start: usize,
+    /// Where `text` starts in the script as a line and column, the coordinates of the tree's
+    /// spans.
+    pub origin: sqlparser::tokenizer::Location,
     /// What it does.
     pub kind: Kind,
     /// The tree.
@@ -228,6 +232,7 @@ fn parse_one(
         return Ok(Parsed {
             text: statement_text,
             start,
+            origin: first.start,
             kind: Kind::Xa,
             body: Body::Xa(xa),
         });
@@ -241,6 +246,7 @@ fn parse_one(
         return Ok(Parsed {
             text: statement_text,
             start,
+            origin: first.start,
             kind: Kind::Admin,
             body: Body::Instance(instance),
         });
@@ -251,6 +257,7 @@ fn parse_one(
             return Ok(Parsed {
                 text: statement_text,
                 start,
+                origin: first.start,
                 kind: Kind::Show,
                 body: Body::Show(show),
             });
@@ -292,6 +299,7 @@ fn parse_one(
     Ok(Parsed {
         text: statement_text,
         start,
+        origin: first.start,
         kind: classify(&statement),
         body: Body::Statement(Box::new(statement)),
     })

@@ -88,7 +88,11 @@ fn outcome(reply: xrpc_testkit::client::Outcome) -> Outcome {
         .map(|c| c.fractional_digits.unwrap_or(0))
         .collect();
     Outcome::Rows {
-        columns: reply.columns.len(),
+        columns: reply
+            .columns
+            .iter()
+            .map(|c| String::from_utf8_lossy(c.name.as_deref().unwrap_or_default()).into_owned())
+            .collect(),
         rows: reply
             .rows
             .iter()

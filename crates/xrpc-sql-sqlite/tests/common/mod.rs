@@ -8,7 +8,7 @@ use rusqlite::types::Value as SqlValue;
 use xrpc_sql::{Options, Session, Transaction};
 use xrpc_sql_sqlite::{
     Affected, ArgClass, MemoryCatalog, SessionState, TranslateError, error_of, register, text_of,
-    translate, translate_with_args, variable_value,
+    translate, translate_parsed, translate_with_args, variable_value,
 };
 #[allow(unused_imports)] // Each test binary uses part of it.
 pub(crate) use xrpc_testkit::differential::{Outcome, mariadb_database, mariadb_outcome, same};
@@ -130,7 +130,7 @@ impl Node {
         if let Some(session) = Session::of(statement) {
             return self.session(session);
         }
-        let translation = match translate_with_args(statement, &self.catalog, &classes(args)) {
+        let translation = match translate_parsed(&parsed, &self.catalog, &classes(args)) {
             Ok((t, _)) => t,
             Err(err) => return refusal(&err),
         };
@@ -298,7 +298,7 @@ impl Node {
             rows.push(cells);
         }
         Ok(Outcome::Rows {
-            columns: columns.len(),
+            columns: columns.iter().map(|c| c.name.clone()).collect(),
             rows,
         })
     }
