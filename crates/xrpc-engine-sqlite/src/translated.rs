@@ -1209,7 +1209,10 @@ impl SqliteConn {
                 xrpc_sql_sqlite::take_warnings()
                     .into_iter()
                     .map(|w| SqlWarning {
-                        level: WarningLevel::Warning,
+                        level: match w.level {
+                            xrpc_sql_sqlite::Level::Note => WarningLevel::Note,
+                            xrpc_sql_sqlite::Level::Warning => WarningLevel::Warning,
+                        },
                         code: u32::from(w.code),
                         message: w.message,
                     }),

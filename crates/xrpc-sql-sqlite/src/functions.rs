@@ -922,7 +922,11 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
         if let ValueRef::Integer(i) = a.v(0) {
             return Ok(Value::Integer(i));
         }
-        let d = some!(integer_of(a.v(0), &a.text(1).unwrap_or_default()));
+        let kind = a.text(1).unwrap_or_default();
+        let d = some!(integer_of(a.v(0), &kind));
+        if kind == "s" {
+            warn_if_truncated(a.v(0), "INTEGER", true);
+        }
         let clamped = d.clamp(BigDecimal::from(i64::MIN), BigDecimal::from(i64::MAX));
         Ok(Value::Integer(
             i64::try_from(clamped.with_scale(0).into_bigint_and_exponent().0).unwrap_or(0),
@@ -931,7 +935,11 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
     // CAST(x AS UNSIGNED): a value SQLite's INTEGER holds, or refused (a negative one wraps
     // past BIGINT in MySQL).
     scalar(conn, "my_cast_unsigned", 2, true, |a| {
-        let d = some!(integer_of(a.v(0), &a.text(1).unwrap_or_default()));
+        let kind = a.text(1).unwrap_or_default();
+        let d = some!(integer_of(a.v(0), &kind));
+        if kind == "s" {
+            warn_if_truncated(a.v(0), "INTEGER", true);
+        }
         match i64::try_from(d.with_scale(0).into_bigint_and_exponent().0) {
             Ok(i) if i >= 0 => Ok(Value::Integer(i)),
             _ => Err(fail(
@@ -988,6 +996,7 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
     })?;
     scalar(conn, "my_cast_decimal", 3, true, |a| {
         let d = some!(a.dec(0));
+        warn_if_truncated(a.v(0), "DECIMAL", false);
         let (p, s) = (some!(a.i64(1)), some!(a.i64(2)));
         let limit = BigDecimal::from(10).powi(p - s) - BigDecimal::new(1.into(), s);
         let rounded = d.with_scale_round(s, RoundingMode::HalfUp);
@@ -999,7 +1008,9 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
         Ok(text_value(decimal_text(&clamped, s)))
     })?;
     scalar(conn, "my_cast_double", 1, true, |a| {
-        Ok(Value::Real(some!(a.f64(0))))
+        let value = some!(a.f64(0));
+        warn_if_truncated(a.v(0), "DOUBLE", false);
+        Ok(Value::Real(value))
     })?;
     scalar(conn, "my_cast_double_strict", 1, true, |a| {
         if let ValueRef::Text(_) | ValueRef::Blob(_) = a.v(0) {
@@ -1411,9 +1422,18 @@ fn zero_divisor(strict: Option<i64>) -> Result<Value, FnError> {
     }
 }
 
+/// The level of a warning the function library raised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Note,
+    Warning,
+}
+
 /// A warning the function library raised while a statement ran (MySQL's `SHOW WARNINGS`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FnWarning {
+    /// `Note` or `Warning`.
+    pub level: Level,
     /// MySQL's code.
     pub code: u16,
     /// MySQL's message.
@@ -1430,15 +1450,46 @@ thread_local! {
 }
 
 fn warn(code: u16, message: &str) {
+    raise(Level::Warning, code, message);
+}
+
+fn raise(level: Level, code: u16, message: &str) {
     WARNINGS.with(|w| {
         let mut w = w.borrow_mut();
         if w.len() < MAX_FN_WARNINGS {
             w.push(FnWarning {
+                level,
                 code,
                 message: message.to_owned(),
             });
         }
     });
+}
+
+/// MySQL's 1292 for a string read as a number of type `what` (`INTEGER`, `DOUBLE`,
+/// `DECIMAL`) that is not entirely one (`number` is the prefix read).
+fn warn_truncated(text: &str, number: &str, what: &str) {
+    if let Some(level) = crate::value::truncation(text, number) {
+        raise(
+            level,
+            1292,
+            &format!("Truncated incorrect {what} value: '{text}'"),
+        );
+    }
+}
+
+/// [`warn_truncated`] of a value that is a string (a number reads exactly).
+fn warn_if_truncated(v: ValueRef<'_>, what: &str, integer: bool) {
+    if let ValueRef::Text(t) | ValueRef::Blob(t) = v {
+        let text = String::from_utf8_lossy(t);
+        let number = crate::value::number_prefix(&text);
+        let number = if integer {
+            crate::value::integer_prefix(number)
+        } else {
+            number
+        };
+        warn_truncated(&text, number, what);
+    }
 }
 
 /// Raises a warning of the statement running on this thread, as the library's own functions

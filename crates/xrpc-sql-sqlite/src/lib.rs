@@ -280,7 +280,7 @@ use std::collections::BTreeMap;
 pub use collation::compare_names;
 pub use error::TranslateError;
 pub use functions::{
-    FnError, FnWarning, SessionState, error_of, raise_warning, register, take_warnings,
+    FnError, FnWarning, Level, SessionState, error_of, raise_warning, register, take_warnings,
 };
 pub use types::{
     ArgClass, BIN_COLLATION, CI_COLLATION, Catalog, Collation, Column, ColumnFlags, ColumnType,

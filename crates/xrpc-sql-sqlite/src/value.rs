@@ -52,6 +52,36 @@ pub(crate) fn number_prefix(s: &str) -> &str {
     &s[..end]
 }
 
+/// How MySQL judges a string it read as a number (`number`, the prefix it read, which
+/// [`number_prefix`] gives): nothing left is exact, only spaces left is a Note, anything else
+/// (or no number at all) a Warning; both are 1292 "Truncated incorrect … value".
+pub(crate) fn truncation(text: &str, number: &str) -> Option<crate::functions::Level> {
+    let rest = text.trim_start_matches([' ', '\t', '\n', '\r']);
+    let rest = &rest[number.len().min(rest.len())..];
+    if number.is_empty() || !rest.trim_start_matches([' ', '\t', '\n', '\r']).is_empty() {
+        Some(crate::functions::Level::Warning)
+    } else if rest.is_empty() {
+        None
+    } else {
+        Some(crate::functions::Level::Note)
+    }
+}
+
+/// The integer prefix of a number prefix (its sign and digits), as MySQL reads a string as an
+/// integer: `'12.5'` is 12.
+pub(crate) fn integer_prefix(number: &str) -> &str {
+    let digits = number
+        .char_indices()
+        .take_while(|(i, c)| c.is_ascii_digit() || (*i == 0 && (*c == '-' || *c == '+')))
+        .count();
+    let prefix = &number[..digits];
+    if prefix.bytes().any(|b| b.is_ascii_digit()) {
+        prefix
+    } else {
+        ""
+    }
+}
+
 /// A value as a DOUBLE, as MySQL converts it; `None` for NULL.
 pub(crate) fn to_f64(value: ValueRef<'_>) -> Option<f64> {
     match value {
