@@ -1016,7 +1016,8 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
         if let ValueRef::Text(_) | ValueRef::Blob(_) = a.v(0) {
             let text = some!(a.text(0)).into_owned();
             let trimmed = text.trim_matches(' ');
-            if number_prefix(trimmed).len() != trimmed.len() {
+            let prefix = number_prefix(trimmed);
+            if prefix.is_empty() || prefix.len() != trimmed.len() {
                 return Err(fail(
                     1292,
                     format!("Truncated incorrect DOUBLE value: '{text}'"),
@@ -2756,7 +2757,7 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
                 let text = some!(to_text(v)).into_owned();
                 let trimmed = text.trim_matches(' ');
                 let prefix = number_prefix(trimmed);
-                if strict && prefix.len() != trimmed.len() {
+                if strict && (prefix.is_empty() || prefix.len() != trimmed.len()) {
                     return Err(if prefix.is_empty() {
                         fail(
                             1366,
@@ -2826,7 +2827,7 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
             let text = some!(to_text(v)).into_owned();
             let trimmed = text.trim_matches(' ');
             let prefix = number_prefix(trimmed);
-            if strict && prefix.len() != trimmed.len() {
+            if strict && (prefix.is_empty() || prefix.len() != trimmed.len()) {
                 return Err(if prefix.is_empty() {
                     fail(
                         1366,
@@ -2861,7 +2862,7 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
             let text = some!(to_text(v)).into_owned();
             let trimmed = text.trim_matches(' ');
             let prefix = number_prefix(trimmed);
-            if a.i64(1) == Some(1) && prefix.len() != trimmed.len() {
+            if a.i64(1) == Some(1) && (prefix.is_empty() || prefix.len() != trimmed.len()) {
                 let column = a.text(2).unwrap_or_default().into_owned();
                 return Err(if prefix.is_empty() {
                     fail(

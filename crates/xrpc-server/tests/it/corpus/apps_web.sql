@@ -620,3 +620,12 @@ CREATE TABLE nums (s VARCHAR(10));
 INSERT INTO nums VALUES ('1'), ('2x'), ('3 ');
 SELECT s + 0 FROM nums ORDER BY s;
 SHOW WARNINGS;
+
+-- script: an empty string is no number in a strict write
+CREATE TABLE e (i TINYINT, d DECIMAL(5,2), f DOUBLE);
+INSERT INTO e VALUES ('', 1, 1);
+INSERT INTO e VALUES (1, '', 1);
+INSERT INTO e VALUES (1, 1, '');
+INSERT INTO e VALUES (' 7 ', ' 2.5 ', ' 1e1 ');
+UPDATE e SET f = '' + 0;
+SELECT * FROM e;
