@@ -1522,7 +1522,16 @@ fn literal(v: &Value) -> Result<Typed> {
     Ok(match v {
         Value::Number(n, _) => {
             if n.contains(['e', 'E']) {
-                Typed::new(format!("CAST('{n}' AS REAL)"), Ty::Double)
+                // SQLite's own reading of a decimal text is one unit in the last place off for
+                // some literals; MySQL reads the nearest double, as Rust's parser does, and the
+                // double's bits carry it over exactly.
+                match n.parse::<f64>() {
+                    Ok(x) if x.is_finite() => Typed::new(
+                        format!("my_double_of_bits({})", x.to_bits() as i64),
+                        Ty::Double,
+                    ),
+                    _ => Typed::new(format!("CAST('{n}' AS REAL)"), Ty::Double),
+                }
             } else if let Some((_, frac)) = n.split_once('.') {
                 let scale = u8::try_from(frac.len()).unwrap_or(u8::MAX).min(30);
                 Typed::new(quote(n), Ty::Decimal(scale))

@@ -1007,6 +1007,10 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
         };
         Ok(text_value(decimal_text(&clamped, s)))
     })?;
+    // A DOUBLE literal, as the bits of the double MySQL reads it as (see `expr::literal`).
+    scalar(conn, "my_double_of_bits", 1, true, |a| {
+        Ok(Value::Real(f64::from_bits(some!(a.i64(0)) as u64)))
+    })?;
     scalar(conn, "my_cast_double", 1, true, |a| {
         let value = some!(a.f64(0));
         warn_if_truncated(a.v(0), "DOUBLE", false);
