@@ -286,10 +286,12 @@ fn compare_decimals(op: &str, l: &Typed, r: &Typed, rounded: bool) -> Result<Typ
     Ok(Typed::with_parts(sql, Ty::Int, &parts))
 }
 
-/// An operand as SQLite should read it as a number: text through MySQL's prefix reading.
+/// An operand as SQLite should read it as a DOUBLE: text through MySQL's prefix reading, and a
+/// DECIMAL (held as its text) as the nearest double, which SQLite's own reading of the text
+/// misses by a unit in the last place for some.
 pub(crate) fn real_operand(t: &Typed) -> String {
     match t.ty {
-        Ty::Str(_) | Ty::Bytes => format!("my_cast_double({})", t.sql),
+        Ty::Str(_) | Ty::Bytes | Ty::Decimal(_) => format!("my_cast_double({})", t.sql),
         _ => t.sql.clone(),
     }
 }
