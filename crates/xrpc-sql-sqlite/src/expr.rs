@@ -205,7 +205,11 @@ impl Translator<'_> {
                 ..
             } => {
                 let x = self.expr(expr)?;
-                cast(&x, &data_type.to_string())
+                cast(
+                    &x,
+                    &data_type.to_string(),
+                    self.strict || self.strict_source,
+                )
             }
             Expr::Convert {
                 is_try: false,
@@ -216,7 +220,11 @@ impl Translator<'_> {
                 styles,
             } if styles.is_empty() => {
                 let x = self.expr(expr)?;
-                cast(&x, &data_type.to_string())
+                cast(
+                    &x,
+                    &data_type.to_string(),
+                    self.strict || self.strict_source,
+                )
             }
             // `CONVERT(x USING utf8mb4)`: x's text under the character set's default collation
             // (utf8mb4_general_ci), binary bytes that are UTF-8 as they are; `USING binary`: its
@@ -375,7 +383,11 @@ impl Translator<'_> {
                     other => return unsupported(format!("typed literal {other}")),
                 };
                 let x = Typed::new(quote(&text), Ty::Str(Collation::Ci));
-                cast(&x, &typed.data_type.to_string())
+                cast(
+                    &x,
+                    &typed.data_type.to_string(),
+                    self.strict || self.strict_source,
+                )
             }
             Expr::Function(f) => self.function(f),
             Expr::Case {
@@ -1597,7 +1609,9 @@ fn bitwise(op: &str, l: &Typed, r: &Typed) -> Result<Typed> {
 }
 
 /// CAST(x AS type) and CONVERT(x, type).
-pub(crate) fn cast(x: &Typed, data_type: &str) -> Result<Typed> {
+/// `CAST(x AS data_type)`. In a strict write (`strict`) a string that is not entirely a number
+/// fails with 1292 where MySQL would warn.
+pub(crate) fn cast(x: &Typed, data_type: &str, strict: bool) -> Result<Typed> {
     if x.json {
         return unsupported("CAST of a JSON value");
     }
@@ -1614,7 +1628,10 @@ pub(crate) fn cast(x: &Typed, data_type: &str) -> Result<Typed> {
         || upper.starts_with("INT")
         || upper.starts_with("BIGINT")
     {
-        let kind = integer_reading(x.ty);
+        let kind = match integer_reading(x.ty) {
+            "s" if strict => "S",
+            kind => kind,
+        };
         let f = if unsigned {
             "my_cast_unsigned"
         } else {
@@ -1636,14 +1653,23 @@ pub(crate) fn cast(x: &Typed, data_type: &str) -> Result<Typed> {
             return unsupported(format!("CAST AS {data_type}"));
         }
         return Ok(Typed::with_parts(
-            format!("my_cast_decimal({}, {p}, {s})", x.sql),
+            format!(
+                "my_cast_decimal({}, {p}, {s}, {})",
+                x.sql,
+                i32::from(strict)
+            ),
             Ty::Decimal(s),
             &parts,
         ));
     }
     if upper.starts_with("DOUBLE") || upper.starts_with("REAL") {
+        let f = if strict && matches!(x.ty, Ty::Str(_) | Ty::Bytes) {
+            "my_cast_double_strict"
+        } else {
+            "my_cast_double"
+        };
         return Ok(Typed::with_parts(
-            format!("my_cast_double({})", x.sql),
+            format!("{f}({})", x.sql),
             Ty::Double,
             &parts,
         ));

@@ -923,9 +923,9 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             return Ok(Value::Integer(i));
         }
         let kind = a.text(1).unwrap_or_default();
-        let d = some!(integer_of(a.v(0), &kind));
-        if kind == "s" {
-            warn_if_truncated(a.v(0), "INTEGER", true);
+        let d = some!(integer_of(a.v(0), &kind.to_ascii_lowercase()));
+        if kind.eq_ignore_ascii_case("s") {
+            warn_if_truncated(a.v(0), "INTEGER", true, kind == "S")?;
         }
         let clamped = d.clamp(BigDecimal::from(i64::MIN), BigDecimal::from(i64::MAX));
         Ok(Value::Integer(
@@ -936,9 +936,9 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
     // past BIGINT in MySQL).
     scalar(conn, "my_cast_unsigned", 2, true, |a| {
         let kind = a.text(1).unwrap_or_default();
-        let d = some!(integer_of(a.v(0), &kind));
-        if kind == "s" {
-            warn_if_truncated(a.v(0), "INTEGER", true);
+        let d = some!(integer_of(a.v(0), &kind.to_ascii_lowercase()));
+        if kind.eq_ignore_ascii_case("s") {
+            warn_if_truncated(a.v(0), "INTEGER", true, kind == "S")?;
         }
         match i64::try_from(d.with_scale(0).into_bigint_and_exponent().0) {
             Ok(i) if i >= 0 => Ok(Value::Integer(i)),
@@ -994,9 +994,10 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             _ => i % j,
         }))
     })?;
-    scalar(conn, "my_cast_decimal", 3, true, |a| {
+    // my_cast_decimal(x, precision, scale, strict).
+    scalar(conn, "my_cast_decimal", 4, true, |a| {
         let d = some!(a.dec(0));
-        warn_if_truncated(a.v(0), "DECIMAL", false);
+        warn_if_truncated(a.v(0), "DECIMAL", false, a.i64(3) == Some(1))?;
         let (p, s) = (some!(a.i64(1)), some!(a.i64(2)));
         let limit = BigDecimal::from(10).powi(p - s) - BigDecimal::new(1.into(), s);
         let rounded = d.with_scale_round(s, RoundingMode::HalfUp);
@@ -1013,7 +1014,7 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
     })?;
     scalar(conn, "my_cast_double", 1, true, |a| {
         let value = some!(a.f64(0));
-        warn_if_truncated(a.v(0), "DOUBLE", false);
+        warn_if_truncated(a.v(0), "DOUBLE", false, false)?;
         Ok(Value::Real(value))
     })?;
     scalar(conn, "my_cast_double_strict", 1, true, |a| {
@@ -1483,8 +1484,14 @@ fn warn_truncated(text: &str, number: &str, what: &str) {
     }
 }
 
-/// [`warn_truncated`] of a value that is a string (a number reads exactly).
-fn warn_if_truncated(v: ValueRef<'_>, what: &str, integer: bool) {
+/// [`warn_truncated`] of a value that is a string (a number reads exactly). In a strict write
+/// (`strict`) the Warning is the statement's error instead, as MySQL makes it.
+fn warn_if_truncated(
+    v: ValueRef<'_>,
+    what: &str,
+    integer: bool,
+    strict: bool,
+) -> Result<(), FnError> {
     if let ValueRef::Text(t) | ValueRef::Blob(t) = v {
         let text = String::from_utf8_lossy(t);
         let number = crate::value::number_prefix(&text);
@@ -1493,8 +1500,15 @@ fn warn_if_truncated(v: ValueRef<'_>, what: &str, integer: bool) {
         } else {
             number
         };
+        if strict && crate::value::truncation(&text, number) == Some(Level::Warning) {
+            return Err(fail(
+                1292,
+                format!("Truncated incorrect {what} value: '{text}'"),
+            ));
+        }
         warn_truncated(&text, number, what);
     }
+    Ok(())
 }
 
 /// Raises a warning of the statement running on this thread, as the library's own functions

@@ -147,6 +147,9 @@ pub(crate) struct Translator<'a> {
     scopes: Vec<Scope>,
     /// In INSERT, REPLACE and UPDATE values: conversions fail as strict mode does.
     pub(crate) strict: bool,
+    /// In the SELECT of an INSERT … SELECT (not IGNORE): a CAST's warning is an error, as
+    /// strict mode makes it (MySQL's `abort_on_warning` for the whole statement).
+    pub(crate) strict_source: bool,
     pub(crate) in_aggregate: bool,
     /// The clause being translated, for MySQL's "Unknown column … in '…'".
     clause: &'static str,
@@ -225,6 +228,7 @@ impl<'a> Translator<'a> {
             written: None,
             scopes: Vec::new(),
             strict: false,
+            strict_source: false,
             in_aggregate: false,
             clause: "field list",
             excluded: None,
@@ -2064,7 +2068,9 @@ impl<'a> Translator<'a> {
                     let saved = std::mem::take(&mut self.scopes);
                     self.numbered = true;
                     self.strict = false;
+                    self.strict_source = !ignore;
                     let result = self.query(source);
+                    self.strict_source = false;
                     self.numbered = false;
                     self.strict = !ignore;
                     self.scopes = saved;

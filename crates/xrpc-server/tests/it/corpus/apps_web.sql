@@ -629,3 +629,21 @@ INSERT INTO e VALUES (1, 1, '');
 INSERT INTO e VALUES (' 7 ', ' 2.5 ', ' 1e1 ');
 UPDATE e SET f = '' + 0;
 SELECT * FROM e;
+
+-- script: a CAST's truncation is an error in a strict write, a warning elsewhere
+CREATE TABLE w (k INT, v TEXT, d DECIMAL(5,2));
+INSERT INTO w (k, v) VALUES (1, 'a'), (4, 'b');
+INSERT INTO w (k, v) VALUES (2, CAST('12abc' AS SIGNED));
+INSERT INTO w (k, v) SELECT CAST('2x' AS SIGNED), 'c';
+INSERT INTO w (k, d) VALUES (3, CAST('3.5x' AS DECIMAL(5,2)));
+INSERT INTO w (k, d) VALUES (3, CAST(' 3.5 ' AS DECIMAL(5,2)));
+SHOW WARNINGS;
+INSERT INTO w (k, v) VALUES (5, CAST('5x' AS DOUBLE));
+INSERT IGNORE INTO w (k, v) VALUES (CAST('6x' AS SIGNED), 'd');
+SHOW WARNINGS;
+REPLACE INTO w (k, v) VALUES (CAST('8x' AS SIGNED), 'r');
+UPDATE w SET v = CAST('7x' AS SIGNED) WHERE k = 4;
+UPDATE w SET k = '9x' + 0 WHERE k = 4;
+DELETE FROM w WHERE CAST(CONCAT(k, 'x') AS SIGNED) = 1;
+SHOW WARNINGS;
+SELECT k, v, d FROM w ORDER BY k;
