@@ -2099,6 +2099,7 @@ impl SqliteConn {
                 table: table.clone(),
                 rows: 0,
                 renumber_column: None,
+                limit: None,
             };
             self.exec(&keep.sql(*seq))?;
         }

@@ -1355,6 +1355,73 @@ impl SqliteConn {
             ),
             None => None,
         };
+        let out_of_range = |column: &str, row: u64| {
+            SqlError::new(
+                &codes::AUTO_INCREMENT_OUT_OF_RANGE,
+                format!("Out of range value for column '{column}' at row {row}"),
+            )
+        };
+        // Generated values past the AUTO_INCREMENT column's type: refused before the insert
+        // when its row count is known; an INSERT … SELECT runs in a savepoint and is undone.
+        let mut limit_savepoint = false;
+        if let (Some(r), Some(before)) = (&translation.reserves, before) {
+            if r.rows > 0
+                && let Some((column, row)) = r.out_of_range(before, r.rows)
+            {
+                if r.renumber_column.is_some() && row > 1 {
+                    // Which rows an upsert or INSERT IGNORE numbers is known only after it.
+                    return Err(unsupported(
+                        "INSERT IGNORE or ON DUPLICATE KEY UPDATE that may number rows past \
+                         the AUTO_INCREMENT column's type",
+                    ));
+                }
+                // InnoDB used up the values up to the largest the type holds.
+                let (_, max) = r.limit.as_ref().expect("out of range");
+                let used = xrpc_sql_sqlite::Reservation {
+                    rows: 0,
+                    ..r.clone()
+                };
+                self.conn
+                    .execute_batch(&used.sql((*max).min(before.saturating_add(r.rows as i64))))
+                    .map_err(|err| map_error(err, false))?;
+                return Err(out_of_range(column, row));
+            }
+            if r.rows == 0 && r.limit.is_some() {
+                self.exec("SAVEPOINT xrpc_auto_increment_limit")?;
+                limit_savepoint = true;
+            }
+        }
+        let result = self.run_translation_statements(translation, args, info, sink, before);
+        if limit_savepoint {
+            let past = result.is_ok()
+                && translation
+                    .reserves
+                    .as_ref()
+                    .is_some_and(|r| r.past_limit(self.conn.last_insert_rowid()));
+            if past || result.is_err() {
+                self.exec("ROLLBACK TO xrpc_auto_increment_limit")?;
+            }
+            self.exec("RELEASE xrpc_auto_increment_limit")?;
+            if past {
+                let r = translation.reserves.as_ref().expect("checked");
+                let before = before.unwrap_or(0);
+                let (column, max) = r.limit.as_ref().expect("checked");
+                let row = u64::try_from(max.saturating_sub(before).max(0)).unwrap_or(0) + 1;
+                return Err(out_of_range(column, row));
+            }
+        }
+        result
+    }
+
+    /// The statements of a translation, after the sequence was read (`before`).
+    fn run_translation_statements(
+        &mut self,
+        translation: &Translated,
+        args: &[Arg<'_>],
+        info: SqlInfo,
+        sink: &mut dyn ResultSink,
+        before: Option<i64>,
+    ) -> Result<ExecSummary, SqlError> {
         let mut summary = ExecSummary::default();
         let last = translation.sql.len().saturating_sub(1);
         for (index, sql) in translation.sql.iter().enumerate() {

@@ -440,9 +440,33 @@ pub struct Reservation {
     /// gaps numbers them again ([`Reservation::renumber_sql`]); LAST_INSERT_ID() is then the
     /// first of them.
     pub renumber_column: Option<String>,
+    /// The AUTO_INCREMENT column and the largest value its type holds, when that is less than
+    /// BIGINT's: SQLite numbers past it (a `TINYINT` to 128), where MySQL refuses the row that
+    /// would take such a value with 167 "Out of range value for column … at row n".
+    pub limit: Option<(String, i64)>,
 }
 
 impl Reservation {
+    /// Where the rows of an insert reserving `rows` values after `before` reach past
+    /// [`Reservation::limit`]: MySQL's 167 for the first row that would take such a value
+    /// (`Some((column, row))`, the row from 1). `rows` is 0 for an INSERT … SELECT, checked
+    /// after it with the last value it took as `before` ([`Reservation::past_limit`]).
+    pub fn out_of_range(&self, before: i64, rows: u64) -> Option<(&str, u64)> {
+        let (column, max) = self.limit.as_ref()?;
+        let first = before.checked_add(1)?;
+        let last = before.saturating_add(i64::try_from(rows).unwrap_or(i64::MAX));
+        if last <= *max && first <= *max {
+            return None;
+        }
+        let row = u64::try_from(max.saturating_sub(before).max(0)).unwrap_or(0) + 1;
+        Some((column, row))
+    }
+
+    /// Whether a value the insert took is past [`Reservation::limit`].
+    pub fn past_limit(&self, value: i64) -> bool {
+        self.limit.as_ref().is_some_and(|(_, max)| value > *max)
+    }
+
     /// The query of the sequence before the statement (one row, one integer).
     pub fn before_sql(&self) -> String {
         format!(

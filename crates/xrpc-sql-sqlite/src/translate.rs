@@ -2205,6 +2205,7 @@ impl<'a> Translator<'a> {
                 table: table.name.clone(),
                 rows,
                 renumber_column: renumbered.clone(),
+                limit: auto_limit(generated_column),
             }),
             // An INSERT … SELECT reserves nothing ahead (its row count is not known); when no
             // row can be left out, its first generated value is still reported.
@@ -2213,6 +2214,7 @@ impl<'a> Translator<'a> {
                 table: table.name.clone(),
                 rows: 0,
                 renumber_column: None,
+                limit: auto_limit(generated_column),
             }),
             _ => None,
         };
@@ -6074,6 +6076,14 @@ fn result_name(e: &Expr, written: Option<&str>) -> String {
         name.truncate(end);
     }
     name
+}
+
+/// The AUTO_INCREMENT column's name and largest value, when its type holds less than BIGINT.
+fn auto_limit(column: Option<&Column>) -> Option<(String, i64)> {
+    match column.map(|c| (c, &c.ty)) {
+        Some((c, ColumnType::Int { max, .. })) if *max < i64::MAX => Some((c.name.clone(), *max)),
+        _ => None,
+    }
 }
 
 /// The literal `0`, which generates an AUTO_INCREMENT value unless NO_AUTO_VALUE_ON_ZERO.

@@ -138,3 +138,18 @@ SELECT amount / 0, amount MOD 0, IFNULL(name, 'none'), NULLIF(id, 1), IF(amount 
 SELECT ROUND(amount, 2), TRUNCATE(amount, 1), FLOOR(amount), CEIL(amount), ABS(amount), FORMAT(amount * 1000, 2) FROM evt ORDER BY id;
 SELECT id FROM evt ORDER BY at, id;
 SELECT id FROM evt ORDER BY at DESC, id;
+
+-- script: generated AUTO_INCREMENT values past the column's type are refused (167)
+CREATE TABLE tiny (id TINYINT AUTO_INCREMENT PRIMARY KEY, v INT);
+INSERT INTO tiny VALUES (-1, 0), (124, 0);
+INSERT INTO tiny (v) VALUES (1);
+INSERT INTO tiny (v) VALUES (2), (3), (4);
+INSERT INTO tiny (v) VALUES (5), (6);
+SELECT id, v FROM tiny ORDER BY id;
+INSERT INTO tiny (v) SELECT 7;
+INSERT INTO tiny (v) SELECT 8;
+SELECT id, v FROM tiny ORDER BY id;
+CREATE TABLE small (id SMALLINT UNSIGNED AUTO_INCREMENT PRIMARY KEY, v INT) AUTO_INCREMENT = 65535;
+INSERT INTO small (v) VALUES (1);
+INSERT INTO small (v) VALUES (2);
+SELECT id, v FROM small;
