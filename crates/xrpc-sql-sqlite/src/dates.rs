@@ -209,6 +209,26 @@ fn read_text(s: &str) -> Option<Moment> {
     if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
         return read_number(s);
     }
+    // A number with a fraction (a DECIMAL's text): the fraction is the time's microseconds.
+    if let Some((digits, fraction)) = s.split_once('.')
+        && !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && fraction.bytes().all(|b| b.is_ascii_digit())
+    {
+        let whole = read_number(digits)?;
+        if !whole.has_time || fraction.is_empty() {
+            return Some(whole);
+        }
+        let micros: u32 = format!("{:0<6}", &fraction[..fraction.len().min(6)])
+            .parse()
+            .ok()?;
+        let fsp = u8::try_from(fraction.len().min(6)).unwrap_or(6);
+        return Some(Moment {
+            at: whole.at.with_nanosecond(micros * 1000)?,
+            has_time: true,
+            fsp,
+        });
+    }
     // Split into the date part and the time part at the first space or 'T'.
     let (date, time) = match s.find([' ', 'T']) {
         Some(at) => (&s[..at], s[at + 1..].trim_start()),
