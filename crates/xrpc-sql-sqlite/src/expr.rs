@@ -209,6 +209,7 @@ impl Translator<'_> {
                     &x,
                     &data_type.to_string(),
                     self.strict || self.strict_source,
+                    &e.to_string(),
                 )
             }
             Expr::Convert {
@@ -224,6 +225,7 @@ impl Translator<'_> {
                     &x,
                     &data_type.to_string(),
                     self.strict || self.strict_source,
+                    &e.to_string(),
                 )
             }
             // `CONVERT(x USING utf8mb4)`: x's text under the character set's default collation
@@ -387,6 +389,7 @@ impl Translator<'_> {
                     &x,
                     &typed.data_type.to_string(),
                     self.strict || self.strict_source,
+                    &e.to_string(),
                 )
             }
             Expr::Function(f) => self.function(f),
@@ -1611,7 +1614,9 @@ fn bitwise(op: &str, l: &Typed, r: &Typed) -> Result<Typed> {
 /// CAST(x AS type) and CONVERT(x, type).
 /// `CAST(x AS data_type)`. In a strict write (`strict`) a string that is not entirely a number
 /// fails with 1292 where MySQL would warn.
-pub(crate) fn cast(x: &Typed, data_type: &str, strict: bool) -> Result<Typed> {
+/// `shown` is the cast as the statement shows it, which MySQL's 1264 for a value past a
+/// DECIMAL names.
+pub(crate) fn cast(x: &Typed, data_type: &str, strict: bool, shown: &str) -> Result<Typed> {
     if x.json {
         return unsupported("CAST of a JSON value");
     }
@@ -1654,9 +1659,10 @@ pub(crate) fn cast(x: &Typed, data_type: &str, strict: bool) -> Result<Typed> {
         }
         return Ok(Typed::with_parts(
             format!(
-                "my_cast_decimal({}, {p}, {s}, {})",
+                "my_cast_decimal({}, {p}, {s}, {}, {})",
                 x.sql,
-                i32::from(strict)
+                i32::from(strict),
+                quote(shown)
             ),
             Ty::Decimal(s),
             &parts,

@@ -994,14 +994,24 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             _ => i % j,
         }))
     })?;
-    // my_cast_decimal(x, precision, scale, strict).
-    scalar(conn, "my_cast_decimal", 4, true, |a| {
+    // my_cast_decimal(x, precision, scale, strict, shown): a value past the type is MySQL's
+    // largest of it, with 1264 naming the cast (the statement's error in a strict write).
+    scalar(conn, "my_cast_decimal", 5, true, |a| {
         let d = some!(a.dec(0));
-        warn_if_truncated(a.v(0), "DECIMAL", false, a.i64(3) == Some(1))?;
+        let strict = a.i64(3) == Some(1);
+        warn_if_truncated(a.v(0), "DECIMAL", false, strict)?;
         let (p, s) = (some!(a.i64(1)), some!(a.i64(2)));
         let limit = BigDecimal::from(10).powi(p - s) - BigDecimal::new(1.into(), s);
         let rounded = d.with_scale_round(s, RoundingMode::HalfUp);
         let clamped = if rounded.abs() > limit {
+            let message = format!(
+                "Out of range value for column '{}' at row 1",
+                a.text(4).unwrap_or_default()
+            );
+            if strict {
+                return Err(fail(1264, message));
+            }
+            warn(1264, &message);
             if rounded.is_negative() { -limit } else { limit }
         } else {
             rounded
