@@ -20,8 +20,11 @@ pub(crate) struct Moment {
 pub(crate) fn read(value: ValueRef<'_>) -> Option<Moment> {
     match value {
         ValueRef::Null => None,
-        ValueRef::Integer(i) => read_number(&i.to_string()),
-        ValueRef::Real(r) => read_number(&format!("{}", r.trunc())),
+        ValueRef::Integer(i) => read_integer(i),
+        ValueRef::Real(r) if (0.0..1e15).contains(&r) => {
+            read_integer(r.trunc() as i64)
+        }
+        ValueRef::Real(_) => None,
         ValueRef::Text(t) | ValueRef::Blob(t) => read_text(std::str::from_utf8(t).ok()?.trim()),
     }
 }
@@ -167,6 +170,43 @@ pub(crate) fn read_parts(value: ValueRef<'_>) -> Option<DateParts> {
         month,
         day,
         ..read
+    })
+}
+
+/// A number read as a date or datetime as MySQL reads one (`number_to_datetime`): `YYMMDD`,
+/// `YYYYMMDD`, `YYMMDDHHMMSS` or `YYYYMMDDHHMMSS`, a two-digit year below 70 in the 2000s, and
+/// fewer digits as if led by zeros (`123` is 2000-01-23).
+fn read_integer(nr: i64) -> Option<Moment> {
+    let full = match nr {
+        ..101 => return None,
+        101..=691_231 => (nr + 20_000_000) * 1_000_000,
+        691_232..=700_100 => return None,
+        700_101..=991_231 => (nr + 19_000_000) * 1_000_000,
+        991_232..=10_000_100 => return None,
+        10_000_101..=99_991_231 => nr * 1_000_000,
+        99_991_232..=100_999_999 => return None,
+        101_000_000..=691_231_235_959 => nr + 20_000_000_000_000,
+        691_231_235_960..=700_100_999_999 => return None,
+        700_101_000_000..=991_231_235_959 => nr + 19_000_000_000_000,
+        991_231_235_960..=10_000_100_999_999 => return None,
+        10_000_101_000_000..=99_991_231_235_959 => nr,
+        _ => return None,
+    };
+    let has_time = nr > 99_991_231;
+    let d = NaiveDate::from_ymd_opt(
+        i32::try_from(full / 10_000_000_000).ok()?,
+        u32::try_from(full / 100_000_000 % 100).ok()?,
+        u32::try_from(full / 1_000_000 % 100).ok()?,
+    )?;
+    let t = NaiveTime::from_hms_opt(
+        u32::try_from(full / 10_000 % 100).ok()?,
+        u32::try_from(full / 100 % 100).ok()?,
+        u32::try_from(full % 100).ok()?,
+    )?;
+    Some(Moment {
+        at: d.and_time(t),
+        has_time,
+        fsp: 0,
     })
 }
 

@@ -1696,7 +1696,7 @@ pub(crate) fn cast(x: &Typed, data_type: &str, strict: bool, shown: &str) -> Res
     }
     if upper == "DATE" {
         return Ok(Typed::with_parts(
-            format!("my_date({})", x.sql),
+            format!("my_date({}, {})", x.sql, i32::from(strict)),
             Ty::Date,
             &parts,
         ));
@@ -1704,7 +1704,7 @@ pub(crate) fn cast(x: &Typed, data_type: &str, strict: bool, shown: &str) -> Res
     if upper == "DATETIME" || upper.starts_with("DATETIME(") {
         let fsp = args(&upper).first().copied().unwrap_or(0).min(6);
         return Ok(Typed::with_parts(
-            format!("my_datetime({}, {fsp})", x.sql),
+            format!("my_datetime({}, {fsp}, {})", x.sql, i32::from(strict)),
             Ty::DateTime,
             &parts,
         ));

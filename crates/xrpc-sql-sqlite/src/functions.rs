@@ -1044,6 +1044,29 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
     Ok(())
 }
 
+/// A value read as a date; one that is none (not NULL) is MySQL's 1292 "Incorrect datetime
+/// value", a warning (and `None`), or the error in a strict write.
+fn date_or_warning(v: ValueRef<'_>, strict: bool) -> Result<Option<dates::DateParts>, FnError> {
+    if matches!(v, ValueRef::Null) {
+        return Ok(None);
+    }
+    if let Some(parts) = dates::read_parts(v) {
+        return Ok(Some(parts));
+    }
+    let shown = match v {
+        ValueRef::Integer(i) => i.to_string(),
+        ValueRef::Real(r) => crate::value::double_text(r),
+        ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t).into_owned(),
+        ValueRef::Null => String::new(),
+    };
+    let message = format!("Incorrect datetime value: '{shown}'");
+    if strict {
+        return Err(fail(1292, message));
+    }
+    warn(1292, &message);
+    Ok(None)
+}
+
 /// Argument `i` read as a TIME: `None` for NULL or an invalid time (MySQL's NULL), or the
 /// refusal of a form this does not read as MySQL does.
 fn time_arg(a: &Args<'_, '_>, i: usize) -> Result<Option<Clock>, FnError> {
@@ -2115,12 +2138,16 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
             Local::now().naive_local().format("%H:%M:%S").to_string(),
         ))
     })?;
-    scalar(conn, "my_date", 1, true, |a| {
-        Ok(text_value(some!(a.date_parts(0)).date_text()))
+    // my_date(x, strict), my_datetime(x, fsp, strict): a value that is no date is NULL with
+    // MySQL's 1292 (the statement's error in a strict write).
+    scalar(conn, "my_date", 2, true, |a| {
+        let parts = some!(date_or_warning(a.v(0), a.i64(1) == Some(1))?);
+        Ok(text_value(parts.date_text()))
     })?;
-    scalar(conn, "my_datetime", 2, true, |a| {
+    scalar(conn, "my_datetime", 3, true, |a| {
         let fsp = some!(a.i64(1)).clamp(0, 6) as u8;
-        Ok(text_value(some!(a.date_parts(0)).datetime_text(fsp)))
+        let parts = some!(date_or_warning(a.v(0), a.i64(2) == Some(1))?);
+        Ok(text_value(parts.datetime_text(fsp)))
     })?;
     // A value read as a TIME (TIME(x) keeps the fraction digits written; CAST AS TIME, fsp 0,
     // refuses a fraction, which MySQL rounds and MariaDB truncates).

@@ -714,7 +714,7 @@ impl CallSite<'_> {
             }
             "DATE" => {
                 arity(n == 1)?;
-                (format!("my_date({})", sql(0)), Ty::Date)
+                (format!("my_date({}, 0)", sql(0)), Ty::Date)
             }
             // A literal format of numeric fields with a whole date: a DATE, or a DATETIME when
             // it reads a time too.
