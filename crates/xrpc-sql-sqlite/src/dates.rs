@@ -21,9 +21,7 @@ pub(crate) fn read(value: ValueRef<'_>) -> Option<Moment> {
     match value {
         ValueRef::Null => None,
         ValueRef::Integer(i) => read_integer(i),
-        ValueRef::Real(r) if (0.0..1e15).contains(&r) => {
-            read_integer(r.trunc() as i64)
-        }
+        ValueRef::Real(r) if (0.0..1e15).contains(&r) => read_integer(r.trunc() as i64),
         ValueRef::Real(_) => None,
         ValueRef::Text(t) | ValueRef::Blob(t) => read_text(std::str::from_utf8(t).ok()?.trim()),
     }
@@ -1250,8 +1248,9 @@ pub(crate) fn read_time(value: ValueRef<'_>) -> TimeRead {
 fn read_time_text(s: &str) -> TimeRead {
     // A datetime: its time of day.
     let digits_only = !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    // (`-1 02:03:04` is a negative TIME of a day and two hours, not a date.)
     let dated = match s.find([' ', 'T']) {
-        Some(at) => s[..at].contains(['-', '/']),
+        Some(at) => s[..at].trim_start_matches(['-', '+']).contains(['-', '/']),
         None => false,
     };
     // A date alone (not a leading minus) is a datetime at midnight.
@@ -1290,6 +1289,11 @@ fn read_time_text(s: &str) -> TimeRead {
             .flatten()
     };
     let (days, hms) = match clock.split_once(' ') {
+        // A day count takes an hour of two digits or a clock (`3 04`, `3 4:00`); MySQL reads
+        // `3 4` as 3 seconds, with a truncation warning.
+        Some((_, rest)) if !rest.contains(':') && rest.trim().len() < 2 => {
+            return TimeRead::Unsupported("a TIME value of this form");
+        }
         Some((d, rest)) => match number(d) {
             Some(d) if d <= 34 => (d, rest.trim_start()),
             _ => return TimeRead::Unsupported("a TIME value of this form"),
