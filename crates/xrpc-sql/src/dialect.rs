@@ -6,6 +6,9 @@
 //! MySqlDialect overrides; a test compares the trees of both on texts without the forms below).
 //! What it adds:
 //!
+//! - **`||` and `&&`**: MySQL's OR and AND, with OR's and AND's precedence (the tree keeps
+//!   `||` as [`BinaryOperator::StringConcat`](sqlparser::ast::BinaryOperator::StringConcat),
+//!   which is OR unless `PIPES_AS_CONCAT`).
 //! - **`!`**: MySQL's logical NOT, binding tighter than any binary operator (`!1 = 0` is
 //!   `(!1) = 0`), read as [`UnaryOperator::BangNot`].
 //! - **`CAST(x AS type CHARACTER SET cs)`** (or `CHARSET cs`): read as the tree of its MySQL
@@ -96,7 +99,14 @@ impl Dialect for Front {
     }
 
     fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {
-        MYSQL.get_next_precedence(parser)
+        // MySQL's `||` is OR and `&&` is AND, with their precedence (sqlparser gives them a
+        // string concatenation's and an operator's above the comparisons, so `a = 1 || b = 2`
+        // read as `a = (1 || b) = 2`).
+        match &parser.peek_token_ref().token {
+            Token::StringConcat => Some(Ok(self.prec_value(Precedence::Or))),
+            Token::Overlap => Some(Ok(self.prec_value(Precedence::And))),
+            _ => MYSQL.get_next_precedence(parser),
+        }
     }
 
     fn parse_prefix(&self, parser: &mut Parser) -> Option<Result<Expr, ParserError>> {

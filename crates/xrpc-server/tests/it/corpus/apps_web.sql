@@ -677,3 +677,12 @@ CREATE TABLE dw (k INT, d DATE, v TEXT);
 INSERT INTO dw (k, v) VALUES (1, CAST('garbage' AS DATE));
 INSERT INTO dw (k, d) VALUES (2, CAST(240229 AS DATE));
 SELECT * FROM dw;
+
+-- script: || and && are OR and AND with their precedence
+CREATE TABLE t (a INT, b INT);
+INSERT INTO t VALUES (7, 2), (1, 5), (3, 0);
+SELECT a FROM t WHERE a = 1 || b = 2 ORDER BY a;
+SELECT a FROM t WHERE a > 1 && b > 1 || a = 3 ORDER BY a;
+SELECT a FROM t WHERE a = 3 || a = 1 && b = 0 ORDER BY a;
+SELECT a = 1 || b = 2, a > 1 && b >= 0, 1 || 0 && 0, 1 XOR 1 || 1, NOT 0 || 0, a FROM t ORDER BY a;
+SELECT 2 + 3 || 0, 'a' || 'b', 1 = 2 || 3 = 3 && 0;
