@@ -1633,9 +1633,11 @@ pub(crate) fn cast(x: &Typed, data_type: &str, strict: bool, shown: &str) -> Res
         || upper.starts_with("INT")
         || upper.starts_with("BIGINT")
     {
-        let kind = match integer_reading(x.ty) {
-            "s" if strict => "S",
-            kind => kind,
+        // In a strict write the reading is in capitals: its warnings are errors.
+        let kind = if strict {
+            integer_reading(x.ty).to_ascii_uppercase()
+        } else {
+            integer_reading(x.ty).to_owned()
         };
         let f = if unsigned {
             "my_cast_unsigned"

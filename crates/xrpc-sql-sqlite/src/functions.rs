@@ -940,8 +940,33 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
         if kind.eq_ignore_ascii_case("s") {
             warn_if_truncated(a.v(0), "INTEGER", true, kind == "S")?;
         }
+        let strict = kind.chars().all(|c| c.is_ascii_uppercase());
         match i64::try_from(d.with_scale(0).into_bigint_and_exponent().0) {
             Ok(i) if i >= 0 => Ok(Value::Integer(i)),
+            // A negative DECIMAL or DOUBLE is 0 with MySQL's 1916 (a DOUBLE's at the level
+            // Note); a negative integer or string wraps past BIGINT.
+            Ok(_)
+                if matches!(a.v(0), ValueRef::Text(_) | ValueRef::Real(_))
+                    && !kind.eq_ignore_ascii_case("s") =>
+            {
+                let (shown, target, level) = match a.v(0) {
+                    ValueRef::Real(r) => {
+                        (crate::value::double_text(r), "UNSIGNED BIGINT", Level::Note)
+                    }
+                    v => (
+                        to_text(v).unwrap_or_default().into_owned(),
+                        "UNSIGNED INT",
+                        Level::Warning,
+                    ),
+                };
+                let message =
+                    format!("Got overflow when converting '{shown}' to {target}. Value truncated");
+                if strict && level == Level::Warning {
+                    return Err(fail(1916, message));
+                }
+                raise(level, 1916, &message);
+                Ok(Value::Integer(0))
+            }
             _ => Err(fail(
                 1235,
                 "This version of MySQL doesn't yet support 'CAST AS UNSIGNED beyond BIGINT'",
