@@ -925,7 +925,31 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
         let kind = a.text(1).unwrap_or_default();
         let d = some!(integer_of(a.v(0), &kind.to_ascii_lowercase()));
         if kind.eq_ignore_ascii_case("s") {
+            // A string's integer past BIGINT: MySQL reads up to BIGINT UNSIGNED's largest and
+            // takes the 64 bits as signed (with a Note); past that, or below BIGINT, it is cut
+            // to the nearest it holds (a truncation warning).
+            let text = to_text(a.v(0)).unwrap_or_default().into_owned();
+            let too_big = d > BigDecimal::from(u64::MAX) || d < BigDecimal::from(i64::MIN);
+            if too_big {
+                let message = format!("Truncated incorrect INTEGER value: '{text}'");
+                if kind == "S" {
+                    return Err(fail(1292, message));
+                }
+                warn(1292, &message);
+                return Ok(Value::Integer(if d.is_negative() { i64::MIN } else { -1 }));
+            }
             warn_if_truncated(a.v(0), "INTEGER", true, kind == "S")?;
+            if d > BigDecimal::from(i64::MAX) {
+                raise(
+                    Level::Note,
+                    1105,
+                    "Cast to signed converted positive out-of-range integer to it's negative \
+                     complement",
+                );
+                let bits =
+                    u64::try_from(d.with_scale(0).into_bigint_and_exponent().0).unwrap_or(u64::MAX);
+                return Ok(Value::Integer(bits as i64));
+            }
         }
         let clamped = d.clamp(BigDecimal::from(i64::MIN), BigDecimal::from(i64::MAX));
         Ok(Value::Integer(
