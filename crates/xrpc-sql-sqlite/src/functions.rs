@@ -929,7 +929,8 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             // takes the 64 bits as signed (with a Note); past that, or below BIGINT, it is cut
             // to the nearest it holds (a truncation warning).
             let text = to_text(a.v(0)).unwrap_or_default().into_owned();
-            let too_big = d > BigDecimal::from(u64::MAX) || d < BigDecimal::from(i64::MIN);
+            let held = BigDecimal::from(i64::MIN)..=BigDecimal::from(u64::MAX);
+            let too_big = !held.contains(&d);
             if too_big {
                 let message = format!("Truncated incorrect INTEGER value: '{text}'");
                 if kind == "S" {
@@ -939,7 +940,7 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
                 return Ok(Value::Integer(if d.is_negative() { i64::MIN } else { -1 }));
             }
             warn_if_truncated(a.v(0), "INTEGER", true, kind == "S")?;
-            if d > BigDecimal::from(i64::MAX) {
+            if d > i64::MAX {
                 raise(
                     Level::Note,
                     1105,
