@@ -1682,6 +1682,18 @@ pub(crate) fn cast(x: &Typed, data_type: &str, strict: bool, shown: &str) -> Res
             &parts,
         ));
     }
+    // CHAR(n): the first n characters, with MySQL's 1292 for a cut value (a warning, also in
+    // a write, as MariaDB gives it).
+    if upper.starts_with("CHAR(") && !upper.contains(' ') {
+        let Some(&n) = args(&upper).first() else {
+            return unsupported(format!("CAST AS {data_type}"));
+        };
+        return Ok(Typed::with_parts(
+            format!("my_cast_char({}, {n})", as_text(x)),
+            Ty::Str(Collation::Ci),
+            &parts,
+        ));
+    }
     if upper.starts_with("CHAR") && !upper.contains('(') {
         return Ok(Typed::with_parts(
             as_text(x),

@@ -1068,6 +1068,21 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
         };
         Ok(text_value(decimal_text(&clamped, s)))
     })?;
+    // CAST(x AS CHAR(n)): x's text cut to n characters, with MySQL's warning when cut.
+    scalar(conn, "my_cast_char", 2, true, |a| {
+        let text = some!(to_text(a.v(0))).into_owned();
+        let n = usize::try_from(some!(a.i64(1))).unwrap_or(0);
+        match text.char_indices().nth(n) {
+            None => Ok(text_value(text)),
+            Some((cut, _)) => {
+                warn(
+                    1292,
+                    &format!("Truncated incorrect CHAR({n}) value: '{text}'"),
+                );
+                Ok(text_value(text[..cut].to_owned()))
+            }
+        }
+    })?;
     // A DOUBLE literal, as the bits of the double MySQL reads it as (see `expr::literal`).
     scalar(conn, "my_double_of_bits", 1, true, |a| {
         Ok(Value::Real(f64::from_bits(some!(a.i64(0)) as u64)))
