@@ -723,14 +723,16 @@ fn declared_kind(ty: &ColumnType) -> Option<DeclKind> {
             pad: matches!(ty, C::Char { .. }),
             json: false,
         },
-        C::Bytes { length } => DeclKind::Binary {
-            mysql: if length >= 65_535 {
+        C::Bytes { length, fixed } => DeclKind::Binary {
+            mysql: if fixed {
+                mysql_type::STRING
+            } else if length >= 65_535 {
                 mysql_type::BLOB
             } else {
                 mysql_type::VAR_STRING
             },
             max_bytes: u64::from(length),
-            fixed: None,
+            fixed: fixed.then_some(length),
         },
         C::Date => DeclKind::Date,
         C::DateTime { fsp } => DeclKind::DateTime {

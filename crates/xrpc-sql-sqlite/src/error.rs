@@ -150,6 +150,9 @@ pub enum TranslateError {
     /// type the function refuses (the type's name, the function's).
     #[error("Illegal parameter data type {0} for operation '{1}'")]
     IllegalParameterType(&'static str, String),
+    /// A DOUBLE literal past the double range.
+    #[error("Illegal double '{0}' value found during parsing")]
+    IllegalDouble(String),
     /// A value other than DEFAULT written to a generated column (column, table).
     #[error("The value specified for generated column '{0}' in table '{1}' has been ignored")]
     GeneratedValue(String, String),
@@ -190,6 +193,7 @@ impl TranslateError {
             Self::InvalidView(_) => 1356,
             Self::ViewColumnCount => 1353,
             Self::ViewVariable => 1351,
+            Self::IllegalDouble(_) => 1367,
             Self::ViewTemporary(_) => 1352,
             Self::ViewNoDefault(_) => 1423,
             Self::NotUpdatable(_) => 1348,
@@ -240,6 +244,7 @@ impl TranslateError {
             Self::DuplicateColumn(_) => "42S21",
             Self::OperandColumns(_) | Self::SelectColumns => "21000",
             Self::NoDatabase => "3D000",
+            Self::IllegalDouble(_) => "22007",
             _ => "42000",
         }
     }

@@ -1545,7 +1545,7 @@ fn literal(v: &Value) -> Result<Typed> {
                         format!("my_double_of_bits({})", x.to_bits() as i64),
                         Ty::Double,
                     ),
-                    _ => Typed::new(format!("CAST('{n}' AS REAL)"), Ty::Double),
+                    _ => return Err(TranslateError::IllegalDouble(n.clone())),
                 }
             } else if let Some((_, frac)) = n.split_once('.') {
                 let scale = u8::try_from(frac.len()).unwrap_or(u8::MAX).min(30);

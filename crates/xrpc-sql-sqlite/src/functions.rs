@@ -40,9 +40,16 @@ pub struct FnError {
 }
 
 fn fail(code: u16, message: impl Into<String>) -> FnError {
+    let message: String = message.into();
     FnError {
         code,
-        message: message.into(),
+        // SQLite carries the message as a C string, which a NUL would cut; MySQL shows one
+        // in a value as `\x00`.
+        message: if message.contains('\0') {
+            message.replace('\0', "\\x00")
+        } else {
+            message
+        },
     }
 }
 
@@ -1067,6 +1074,35 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             rounded
         };
         Ok(text_value(decimal_text(&clamped, s)))
+    })?;
+    // my_store_bytes(v, length, fixed, strict, column): a value stored into a BINARY(n),
+    // VARBINARY(n) or BLOB column: one longer than the column is 1406 in strict mode (cut
+    // with 1265 otherwise); a BINARY(n) one is padded with zero bytes.
+    scalar(conn, "my_store_bytes", 5, true, |a| {
+        let mut bytes = match a.v(0) {
+            ValueRef::Null => return Ok(Value::Null),
+            ValueRef::Blob(b) | ValueRef::Text(b) => b.to_vec(),
+            other => to_text(other).unwrap_or_default().into_owned().into_bytes(),
+        };
+        let length = usize::try_from(some!(a.i64(1))).unwrap_or(usize::MAX);
+        if bytes.len() > length {
+            let column = a.text(4).unwrap_or_default().into_owned();
+            if a.i64(3) == Some(1) {
+                return Err(fail(
+                    1406,
+                    format!("Data too long for column '{column}' at row 1"),
+                ));
+            }
+            warn(
+                1265,
+                &format!("Data truncated for column '{column}' at row 1"),
+            );
+            bytes.truncate(length);
+        }
+        if a.i64(2) == Some(1) {
+            bytes.resize(length, 0);
+        }
+        Ok(Value::Blob(bytes))
     })?;
     // CAST(x AS CHAR(n)): x's text cut to n characters, with MySQL's warning when cut.
     scalar(conn, "my_cast_char", 2, true, |a| {
@@ -2943,7 +2979,7 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
         let strict = a.i64(3) == Some(1);
         let (p, s) = (some!(a.i64(1)), some!(a.i64(2)));
         let v = a.v(0);
-        if let ValueRef::Text(_) = v {
+        if let ValueRef::Text(_) | ValueRef::Blob(_) = v {
             let text = some!(to_text(v)).into_owned();
             let trimmed = text.trim_matches(' ');
             let prefix = number_prefix(trimmed);
@@ -2978,7 +3014,7 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
     // my_store_double(v, strict, column, single): FLOAT (single 1) keeps a float's precision.
     scalar(conn, "my_store_double", 4, true, |a| {
         let v = a.v(0);
-        if let ValueRef::Text(_) = v {
+        if let ValueRef::Text(_) | ValueRef::Blob(_) = v {
             let text = some!(to_text(v)).into_owned();
             let trimmed = text.trim_matches(' ');
             let prefix = number_prefix(trimmed);
@@ -2998,6 +3034,16 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
             }
         }
         let x = some!(to_f64(v));
+        if a.i64(3) == Some(1) && x.is_finite() && (x as f32).is_infinite() {
+            // Past FLOAT's range: MySQL's 1264 in strict mode, its largest FLOAT otherwise.
+            let column = a.text(2).unwrap_or_default().into_owned();
+            let message = format!("Out of range value for column '{column}' at row 1");
+            if a.i64(1) == Some(1) {
+                return Err(fail(1264, message));
+            }
+            warn(1264, &message);
+            return Ok(Value::Real(f64::from(f32::MAX.copysign(x as f32))));
+        }
         Ok(Value::Real(if a.i64(3) == Some(1) {
             f64::from(x as f32)
         } else {
@@ -3006,6 +3052,25 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
     })?;
     // my_store_str(v, length, is_char, strict, column, code): code is the value's type code.
     scalar(conn, "my_store_str", 6, true, |a| {
+        // Bytes that are no UTF-8 (`x'ff'`) are no utf8mb4 string: MySQL's 1366.
+        if let ValueRef::Blob(b) | ValueRef::Text(b) = a.v(0)
+            && let Err(bad) = std::str::from_utf8(b)
+        {
+            let shown: String = b[bad.valid_up_to()..]
+                .iter()
+                .take(6)
+                .map(|byte| format!("\\x{byte:02X}"))
+                .collect();
+            let column = a.text(4).unwrap_or_default().into_owned();
+            let message =
+                format!("Incorrect string value: '{shown}' for column '{column}' at row 1");
+            if a.i64(3) == Some(1) {
+                return Err(fail(1366, message));
+            }
+            return Err(unsupported_fn(
+                "bytes that are no UTF-8 stored outside strict mode",
+            ));
+        }
         let code = a.text(5).unwrap_or_default().into_owned();
         let text = match code.as_str() {
             "f" => double_text(some!(a.f64(0))),

@@ -5406,7 +5406,10 @@ fn column_type_of(ty: Ty) -> ColumnType {
         },
         Ty::Double => ColumnType::Double,
         Ty::Float => ColumnType::Float,
-        Ty::Bytes => ColumnType::Bytes { length: u32::MAX },
+        Ty::Bytes => ColumnType::Bytes {
+            length: u32::MAX,
+            fixed: false,
+        },
         Ty::Date => ColumnType::Date,
         Ty::DateTime => ColumnType::DateTime { fsp: 6 },
         Ty::Time => ColumnType::Time { fsp: 6 },
@@ -5968,8 +5971,21 @@ fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType>
         },
         "BINARY" | "VARBINARY" => ColumnType::Bytes {
             length: nums.first().copied().unwrap_or(1),
+            fixed: base == "BINARY",
         },
-        "TINYBLOB" | "BLOB" | "MEDIUMBLOB" | "LONGBLOB" => ColumnType::Bytes { length: u32::MAX },
+        // A BLOB(n) is the smallest BLOB type that holds n bytes, as MySQL makes it.
+        "TINYBLOB" | "BLOB" | "MEDIUMBLOB" | "LONGBLOB" => ColumnType::Bytes {
+            length: match (base.as_str(), nums.first().copied()) {
+                ("TINYBLOB", _) => 255,
+                ("BLOB", None) => 65_535,
+                ("BLOB", Some(n)) if n <= 255 => 255,
+                ("BLOB", Some(n)) if n <= 65_535 => 65_535,
+                ("BLOB", Some(n)) if n <= 16_777_215 => 16_777_215,
+                ("MEDIUMBLOB", _) => 16_777_215,
+                _ => u32::MAX,
+            },
+            fixed: false,
+        },
         "BIT" if !unsigned && nums.len() <= 1 => {
             let width = nums.first().copied().unwrap_or(1);
             if !(1..=63).contains(&width) {
@@ -6187,7 +6203,11 @@ fn store(t: &Typed, c: &Column, strict: bool, ignore: bool, zero_generates: bool
             i32::from(matches!(c.ty, ColumnType::Char { .. })),
             t.ty.code()
         ),
-        ColumnType::Bytes { .. } => format!("CAST({} AS BLOB)", as_text(t)),
+        ColumnType::Bytes { length, fixed } => format!(
+            "my_store_bytes(CAST({} AS BLOB), {length}, {}, {s}, {name})",
+            as_text(t),
+            i32::from(*fixed)
+        ),
         ColumnType::Date => format!("my_store_date({}, 0, {s}, {name}, 'date')", t.sql),
         ColumnType::DateTime { fsp } => {
             format!("my_store_date({}, {fsp}, {s}, {name}, 'datetime')", t.sql)

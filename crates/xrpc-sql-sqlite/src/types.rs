@@ -232,6 +232,9 @@ pub enum ColumnType {
     Bytes {
         /// Bytes at most.
         length: u32,
+        /// BINARY(n): a shorter value is padded with zero bytes to `length`, as MySQL stores it.
+        #[serde(default)]
+        fixed: bool,
     },
     /// DATE.
     Date,

@@ -719,3 +719,22 @@ CREATE TABLE cc (k INT, v TEXT);
 INSERT INTO cc VALUES (1, CAST('abcdef' AS CHAR(2)));
 SHOW WARNINGS;
 SELECT * FROM cc;
+
+-- script: binary columns hold their length, BINARY pads; FLOAT's range; bytes that are no text
+CREATE TABLE bin (k INT PRIMARY KEY, b BINARY(3), vb VARBINARY(2), tb TINYBLOB, f FLOAT, d DOUBLE, c CHAR(3));
+INSERT INTO bin (k, b, vb) VALUES (1, x'01', 'ab');
+SELECT k, HEX(b), LENGTH(b), HEX(vb) FROM bin;
+SELECT k FROM bin WHERE b = x'01';
+SELECT k FROM bin WHERE b = x'010000';
+INSERT INTO bin (k, b) VALUES (2, x'01020304');
+INSERT INTO bin (k, vb) VALUES (3, 'abc');
+INSERT INTO bin (k, tb) VALUES (4, REPEAT('x', 256));
+INSERT INTO bin (k, tb) VALUES (5, REPEAT('x', 255));
+INSERT INTO bin (k, f) VALUES (6, 1e39);
+INSERT INTO bin (k, f) VALUES (7, -1e39);
+INSERT INTO bin (k, d) VALUES (8, x'00');
+INSERT INTO bin (k, d) VALUES (9, x'31');
+INSERT INTO bin (k, c) VALUES (10, x'ff');
+INSERT INTO bin (k, c) VALUES (11, x'c328');
+INSERT INTO bin (k, c) VALUES (12, x'c3a9');
+SELECT k, HEX(b), HEX(vb), LENGTH(tb), f, d, c FROM bin ORDER BY k;
