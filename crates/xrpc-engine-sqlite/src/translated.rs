@@ -735,8 +735,12 @@ fn declared_kind(ty: &ColumnType) -> Option<DeclKind> {
             fixed: fixed.then_some(length),
         },
         C::Date => DeclKind::Date,
-        C::DateTime { fsp } => DeclKind::DateTime {
-            mysql: mysql_type::DATETIME,
+        C::DateTime { fsp, timestamp } => DeclKind::DateTime {
+            mysql: if timestamp {
+                mysql_type::TIMESTAMP
+            } else {
+                mysql_type::DATETIME
+            },
             fsp: u32::from(fsp),
         },
         C::Time { fsp } => DeclKind::Time {

@@ -235,6 +235,14 @@ fn read_number(digits: &str) -> Option<Moment> {
     })
 }
 
+/// Whether a datetime lies in TIMESTAMP's range, 1970-01-01 00:00:01 to 2038-01-19 03:14:07,
+/// read as UTC (the session's time zone is not the store's to know: near the ends of the range
+/// a zone other than UTC would move them by its offset).
+pub(crate) fn in_timestamp_range(at: NaiveDateTime) -> bool {
+    let seconds = at.and_utc().timestamp();
+    (1..=2_147_483_647).contains(&seconds)
+}
+
 fn full_year(y: i32, digits: usize) -> i32 {
     match digits {
         1 | 2 if y < 70 => 2000 + y,

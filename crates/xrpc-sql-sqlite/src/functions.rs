@@ -3106,7 +3106,13 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
         if matches!(v, ValueRef::Null) {
             return Ok(Value::Null);
         }
-        let kind = a.text(4).unwrap_or_default().into_owned();
+        let column_type = a.text(4).unwrap_or_default().into_owned();
+        // A TIMESTAMP's messages call it a datetime.
+        let kind = if column_type == "timestamp" {
+            "datetime".to_owned()
+        } else {
+            column_type.clone()
+        };
         let fsp = some!(a.i64(1)).clamp(0, 6) as u8;
         // A date with zero parts is kept as MySQL's default SQL mode keeps it.
         if dates::read(v).is_none()
@@ -3137,6 +3143,19 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
                 "0000-00-00 00:00:00"
             }));
         };
+        if column_type == "timestamp" && !dates::in_timestamp_range(m.at) {
+            let column = a.text(3).unwrap_or_default().into_owned();
+            let shown = to_text(v).unwrap_or_default().into_owned();
+            if a.i64(2) == Some(1) {
+                return Err(fail(
+                    1292,
+                    format!("Incorrect datetime value: '{shown}' for column '{column}' at row 1"),
+                ));
+            }
+            return Err(unsupported_fn(
+                "a TIMESTAMP out of its range outside strict mode",
+            ));
+        }
         Ok(text_value(if kind == "date" {
             dates::date_text(m.at)
         } else {

@@ -3507,7 +3507,7 @@ impl<'a> Translator<'a> {
     /// A column DEFAULT as SQLite's: the value stored as MySQL stores it.
     fn default_value(&mut self, e: &Expr, column: &Column) -> Result<String> {
         if let Some(fsp) = now_fsp(e) {
-            let ColumnType::DateTime { fsp: digits } = column.ty else {
+            let ColumnType::DateTime { fsp: digits, .. } = column.ty else {
                 return unsupported("DEFAULT CURRENT_TIMESTAMP on this type");
             };
             if fsp != digits {
@@ -5411,7 +5411,10 @@ fn column_type_of(ty: Ty) -> ColumnType {
             fixed: false,
         },
         Ty::Date => ColumnType::Date,
-        Ty::DateTime => ColumnType::DateTime { fsp: 6 },
+        Ty::DateTime => ColumnType::DateTime {
+            fsp: 6,
+            timestamp: false,
+        },
         Ty::Time => ColumnType::Time { fsp: 6 },
         Ty::Str(collation) => ColumnType::VarChar {
             length: u32::MAX,
@@ -6005,7 +6008,10 @@ fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType>
             if base == "TIME" {
                 ColumnType::Time { fsp }
             } else {
-                ColumnType::DateTime { fsp }
+                ColumnType::DateTime {
+                    fsp,
+                    timestamp: base == "TIMESTAMP",
+                }
             }
         }
         _ => return unsupported(format!("column type {text}")),
@@ -6209,9 +6215,11 @@ fn store(t: &Typed, c: &Column, strict: bool, ignore: bool, zero_generates: bool
             i32::from(*fixed)
         ),
         ColumnType::Date => format!("my_store_date({}, 0, {s}, {name}, 'date')", t.sql),
-        ColumnType::DateTime { fsp } => {
-            format!("my_store_date({}, {fsp}, {s}, {name}, 'datetime')", t.sql)
-        }
+        ColumnType::DateTime { fsp, timestamp } => format!(
+            "my_store_date({}, {fsp}, {s}, {name}, '{}')",
+            t.sql,
+            if *timestamp { "timestamp" } else { "datetime" }
+        ),
         ColumnType::Time { fsp } => format!("my_store_time({}, {fsp}, {s}, {name})", t.sql),
         ColumnType::Enum { values, collation } => format!(
             "my_store_enum({}, {}, {}, {s}, {name})",

@@ -242,6 +242,9 @@ pub enum ColumnType {
     DateTime {
         /// Fraction digits, 0 to 6.
         fsp: u8,
+        /// TIMESTAMP: its values lie from 1970-01-01 00:00:01 to 2038-01-19 03:14:07 (UTC).
+        #[serde(default)]
+        timestamp: bool,
     },
     /// TIME with its fraction digits.
     Time {
@@ -289,7 +292,7 @@ impl ColumnType {
     /// The fraction digits of a DATETIME, TIMESTAMP or TIME type; 0 for any other.
     pub fn fsp(&self) -> u8 {
         match self {
-            Self::DateTime { fsp } | Self::Time { fsp } => *fsp,
+            Self::DateTime { fsp, .. } | Self::Time { fsp } => *fsp,
             _ => 0,
         }
     }

@@ -333,7 +333,7 @@ pub(crate) fn constant_default(
             let d = crate::dates::read_parts(ValueRef::Text(raw.as_bytes())).ok_or(NotKept)?;
             Ok(quoted(&match ty {
                 C::Date => d.date_text(),
-                C::DateTime { fsp } if d.fsp <= *fsp => d.datetime_text(*fsp),
+                C::DateTime { fsp, .. } if d.fsp <= *fsp => d.datetime_text(*fsp),
                 _ => return Err(NotKept),
             }))
         }
