@@ -92,7 +92,7 @@
 //! | Decimal(s) | DECIMAL | NEWDECIMAL | s |
 //! | Double, Float | DOUBLE, FLOAT | DOUBLE, FLOAT | 31 |
 //! | Str | BYTES, collation 45 | VAR_STRING | 0 |
-//! | Bytes | BYTES, collation 63 | BLOB | 0 |
+//! | Bytes | BYTES, collation 63 | VAR_STRING | 0 |
 //! | Date | DATETIME | DATE | 0 |
 //! | DateTime, Time | DATETIME, TIME | DATETIME, TIME | the longest fraction in the rows read ahead |
 //! | Null | BYTES, collation 63 | NULL | 0 |
@@ -833,6 +833,11 @@ fn by_type(column: &OutColumn, fsp: u32) -> (ColumnInfo, Sending) {
         (info, Sending::Declared(kind, fraction))
     };
     match column.ty {
+        Ty::Int if column.unsigned => {
+            let mut info = ColumnInfo::new(name, XType::Uint, mysql_type::LONGLONG);
+            info.length = 20;
+            (info, Sending::Uint)
+        }
         Ty::Int => {
             let mut info = ColumnInfo::bigint(name);
             info.length = 21;
@@ -867,7 +872,13 @@ fn by_type(column: &OutColumn, fsp: u32) -> (ColumnInfo, Sending) {
         ),
         Ty::Time => declared(DeclKind::Time { fsp }, Some(fsp)),
         Ty::Str(_) | Ty::Dyn => (ColumnInfo::text(name), Sending::Text),
-        Ty::Bytes => (ColumnInfo::binary(name), Sending::Binary),
+        // A computed binary string is MySQL's VAR_STRING of the binary collation (UNHEX,
+        // CAST AS BINARY), as MariaDB sends it.
+        Ty::Bytes => {
+            let mut column = ColumnInfo::new(name, XType::Bytes, mysql_type::VAR_STRING);
+            column.collation = COLLATION_BINARY;
+            (column, Sending::Binary)
+        }
         Ty::Null => {
             let mut info = ColumnInfo::new(name, XType::Bytes, mysql_type::NULL);
             info.collation = COLLATION_BINARY;

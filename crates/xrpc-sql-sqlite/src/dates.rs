@@ -45,6 +45,19 @@ pub(crate) struct DateParts {
 }
 
 impl DateParts {
+    /// The zero date, `0000-00-00 00:00:00`.
+    pub(crate) const ZERO: Self = Self {
+        year: 0,
+        month: 0,
+        day: 0,
+        hour: 0,
+        minute: 0,
+        second: 0,
+        micros: 0,
+        has_time: true,
+        fsp: 0,
+    };
+
     fn of(m: Moment) -> Self {
         Self {
             year: m.at.year().max(0) as u32,

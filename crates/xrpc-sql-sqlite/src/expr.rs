@@ -205,9 +205,20 @@ impl Translator<'_> {
                 ..
             } => {
                 let x = self.expr(expr)?;
+                let target = data_type.to_string();
+                // DATETIME(7): MySQL's 1426, naming the value cast.
+                if let Some(digits) = target
+                    .strip_prefix("DATETIME(")
+                    .or_else(|| target.strip_prefix("TIME("))
+                    .and_then(|rest| rest.strip_suffix(')'))
+                    .and_then(|digits| digits.parse::<u64>().ok())
+                    && digits > 6
+                {
+                    return Err(TranslateError::TooBigPrecision(expr.to_string()));
+                }
                 cast(
                     &x,
-                    &data_type.to_string(),
+                    &target,
                     self.strict || self.strict_source,
                     &e.to_string(),
                 )
@@ -701,21 +712,25 @@ impl Translator<'_> {
                 Ty::Int,
                 &parts,
             )),
-            B::Plus => arithmetic("+", &l, &r, self.strict),
-            B::Minus => arithmetic("-", &l, &r, self.strict),
-            B::Multiply => arithmetic("*", &l, &r, self.strict),
-            B::Divide => arithmetic("/", &l, &r, self.strict),
-            B::Modulo => arithmetic("%", &l, &r, self.strict),
-            B::MyIntegerDivide => Ok(Typed::with_parts(
-                format!(
-                    "my_intdiv({}, {}, {})",
-                    l.sql,
-                    r.sql,
-                    i32::from(self.strict)
-                ),
-                Ty::Int,
-                &parts,
-            )),
+            B::Plus => arithmetic("+", &l, &r, self.strict || self.strict_source),
+            B::Minus => arithmetic("-", &l, &r, self.strict || self.strict_source),
+            B::Multiply => arithmetic("*", &l, &r, self.strict || self.strict_source),
+            B::Divide => arithmetic("/", &l, &r, self.strict || self.strict_source),
+            B::Modulo => arithmetic("%", &l, &r, self.strict || self.strict_source),
+            // With an UNSIGNED operand, MySQL's quotient is UNSIGNED.
+            B::MyIntegerDivide => Ok(Typed {
+                unsigned: l.unsigned || r.unsigned,
+                ..Typed::with_parts(
+                    format!(
+                        "my_intdiv({}, {}, {})",
+                        l.sql,
+                        r.sql,
+                        i32::from(self.strict || self.strict_source)
+                    ),
+                    Ty::Int,
+                    &parts,
+                )
+            }),
             B::BitwiseAnd => bitwise("&", &l, &r),
             B::BitwiseOr => bitwise("|", &l, &r),
             B::BitwiseXor => bitwise("^", &l, &r),
@@ -753,6 +768,10 @@ impl Translator<'_> {
                     Typed::with_parts(format!("my_dec_neg({}, {s})", t.sql), t.ty, &[&t])
                 }
                 Ty::Null => t,
+                // MySQL negates a date's number (-20240229), not its text's.
+                Ty::Date | Ty::DateTime | Ty::Time => {
+                    return unsupported("arithmetic on a date or time");
+                }
                 Ty::Dyn => Typed::with_parts(format!("(-{})", t.sql), Ty::Dyn, &[&t]),
                 _ => Typed::with_parts(format!("(-{})", real_operand(&t)), Ty::Double, &[&t]),
             }),
@@ -1490,11 +1509,15 @@ fn arithmetic(op: &str, l: &Typed, r: &Typed, strict: bool) -> Result<Typed> {
                 "+" => Typed::with_parts(format!("my_iadd({}, {})", l.sql, r.sql), Ty::Int, &parts),
                 "-" => Typed::with_parts(format!("my_isub({}, {})", l.sql, r.sql), Ty::Int, &parts),
                 "*" => Typed::with_parts(format!("my_imul({}, {})", l.sql, r.sql), Ty::Int, &parts),
-                _ => Typed::with_parts(
-                    format!("my_dec_mod({}, {}, 0, {strict})", l.sql, r.sql),
-                    Ty::Int,
-                    &parts,
-                ),
+                // The remainder of an UNSIGNED dividend is UNSIGNED, as MySQL types it.
+                _ => Typed {
+                    unsigned: l.unsigned,
+                    ..Typed::with_parts(
+                        format!("my_dec_mod({}, {}, 0, {strict})", l.sql, r.sql),
+                        Ty::Int,
+                        &parts,
+                    )
+                },
             }
         } else {
             let (f, s) = match op {
@@ -1628,6 +1651,20 @@ pub(crate) fn cast(x: &Typed, data_type: &str, strict: bool, shown: &str) -> Res
             .collect()
     };
     let unsigned = upper.starts_with("UNSIGNED");
+    // MySQL reads a date or time as its number (20240229) where the text would read as 2024.
+    let numeric = unsigned
+        || [
+            "SIGNED", "INT", "BIGINT", "DECIMAL", "NUMERIC", "DOUBLE", "REAL",
+        ]
+        .iter()
+        .any(|t| upper.starts_with(t));
+    if numeric && matches!(x.ty, Ty::Date | Ty::DateTime | Ty::Time) {
+        return unsupported(format!("CAST of a date or time AS {data_type}"));
+    }
+    // MySQL dates a TIME with the current day.
+    if x.ty == Ty::Time && (upper == "DATE" || upper.starts_with("DATETIME")) {
+        return unsupported(format!("CAST of a TIME AS {data_type}"));
+    }
     if unsigned
         || upper.starts_with("SIGNED")
         || upper.starts_with("INT")
@@ -1698,6 +1735,18 @@ pub(crate) fn cast(x: &Typed, data_type: &str, strict: bool, shown: &str) -> Res
         return Ok(Typed::with_parts(
             as_text(x),
             Ty::Str(Collation::Ci),
+            &parts,
+        ));
+    }
+    // BINARY(n): the first n bytes, or the value padded with zero bytes to n, with MySQL's
+    // 1292 for a cut value.
+    if upper.starts_with("BINARY(") && !upper.contains(' ') {
+        let Some(&n) = args(&upper).first() else {
+            return unsupported(format!("CAST AS {data_type}"));
+        };
+        return Ok(Typed::with_parts(
+            format!("my_cast_binary(CAST({} AS BLOB), {n})", as_text(x)),
+            Ty::Bytes,
             &parts,
         ));
     }

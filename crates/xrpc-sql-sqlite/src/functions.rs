@@ -39,8 +39,25 @@ pub struct FnError {
     pub message: String,
 }
 
+/// A message naming a column that carries its row (`b` + [`crate::ROW_MARK`] + `3`, from a
+/// VALUES list): the column's name alone, and that row where the message says `at row 1`.
+fn with_row(message: String) -> String {
+    let Some(mark) = message.find(crate::ROW_MARK) else {
+        return message;
+    };
+    let after = &message[mark + crate::ROW_MARK.len_utf8()..];
+    let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+    let row = &after[..digits];
+    let rest = &after[digits..];
+    let rest = match rest.find("at row 1") {
+        Some(at) if !row.is_empty() => format!("{}at row {row}{}", &rest[..at], &rest[at + 8..]),
+        _ => rest.to_owned(),
+    };
+    format!("{}{rest}", &message[..mark])
+}
+
 fn fail(code: u16, message: impl Into<String>) -> FnError {
-    let message: String = message.into();
+    let message: String = with_row(message.into());
     FnError {
         code,
         // SQLite carries the message as a C string, which a NUL would cut; MySQL shows one
@@ -867,12 +884,24 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
             "GROUP BY … WITH ROLLUP showing a value that differs within a super-aggregate row",
         ))
     })?;
+    // A string that is no datetime compares as the zero date, with MySQL's 1292.
     scalar(conn, "my_dt_cmp", 2, true, |a| {
-        Ok(ordering(
-            some!(a.date_parts(0))
-                .key()
-                .cmp(&some!(a.date_parts(1)).key()),
-        ))
+        let side = |i: usize| -> Option<dates::DateParts> {
+            match a.v(i) {
+                ValueRef::Null => None,
+                v => dates::read_parts(v).or_else(|| {
+                    warn(
+                        1292,
+                        &format!(
+                            "Truncated incorrect datetime value: '{}'",
+                            to_text(v).unwrap_or_default()
+                        ),
+                    );
+                    Some(dates::DateParts::ZERO)
+                }),
+            }
+        };
+        Ok(ordering(some!(side(0)).key().cmp(&some!(side(1)).key())))
     })?;
     scalar(conn, "my_dyn_cmp", 2, true, |a| {
         let (x, y) = (a.v(0), a.v(1));
@@ -1102,6 +1131,27 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
         if a.i64(2) == Some(1) {
             bytes.resize(length, 0);
         }
+        Ok(Value::Blob(bytes))
+    })?;
+    // CAST(x AS BINARY(n)): x's bytes cut to n (with MySQL's warning) or padded with zeros.
+    scalar(conn, "my_cast_binary", 2, true, |a| {
+        let mut bytes = match a.v(0) {
+            ValueRef::Null => return Ok(Value::Null),
+            ValueRef::Blob(b) | ValueRef::Text(b) => b.to_vec(),
+            other => to_text(other).unwrap_or_default().into_owned().into_bytes(),
+        };
+        let n = usize::try_from(some!(a.i64(1))).unwrap_or(0);
+        if bytes.len() > n {
+            warn(
+                1292,
+                &format!(
+                    "Truncated incorrect BINARY({n}) value: '{}'",
+                    String::from_utf8_lossy(&bytes)
+                ),
+            );
+            bytes.truncate(n);
+        }
+        bytes.resize(n, 0);
         Ok(Value::Blob(bytes))
     })?;
     // CAST(x AS CHAR(n)): x's text cut to n characters, with MySQL's warning when cut.
@@ -1600,7 +1650,7 @@ fn raise(level: Level, code: u16, message: &str) {
             w.push(FnWarning {
                 level,
                 code,
-                message: message.to_owned(),
+                message: with_row(message.to_owned()),
             });
         }
     });
@@ -3302,6 +3352,23 @@ fn register_aggregates(conn: &Connection) -> rusqlite::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_column_named_with_its_row_is_shown_at_that_row() {
+        let mark = crate::ROW_MARK;
+        assert_eq!(
+            super::with_row(format!("Data too long for column 'b{mark}3' at row 1")),
+            "Data too long for column 'b' at row 3"
+        );
+        assert_eq!(
+            super::with_row(format!("Column 'b{mark}12' cannot be null")),
+            "Column 'b' cannot be null"
+        );
+        assert_eq!(
+            super::with_row("Out of range value for column 'a' at row 1".to_owned()),
+            "Out of range value for column 'a' at row 1"
+        );
+    }
+
     use super::*;
 
     #[test]

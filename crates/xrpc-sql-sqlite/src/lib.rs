@@ -301,6 +301,9 @@ pub struct OutColumn {
     /// The table column it is, for a select item that names one (directly, or a column of a
     /// derived table or common table expression that is one); `None` for an expression.
     pub origin: Option<Origin>,
+    /// An UNSIGNED integer (CAST AS UNSIGNED, arithmetic on UNSIGNED values): MySQL sends it
+    /// with the UNSIGNED flag. A table column's own flag is its origin's.
+    pub unsigned: bool,
 }
 
 impl OutColumn {
@@ -310,6 +313,7 @@ impl OutColumn {
             name,
             ty,
             origin: None,
+            unsigned: false,
         }
     }
 }
@@ -371,6 +375,10 @@ pub enum CatalogChange {
     /// Several changes in order.
     Several(Vec<CatalogChange>),
 }
+
+/// Between a column's name and its row in the names the translation gives the function
+/// library's store functions (see `functions::with_row`).
+pub(crate) const ROW_MARK: char = '\u{1f}';
 
 /// A statement translated to SQLite.
 #[derive(Debug, Clone, PartialEq)]

@@ -104,7 +104,7 @@ impl Source {
             .map(|(n, c)| SourceColumn {
                 name: n,
                 ty: c.ty,
-                unsigned: c.origin.as_ref().is_some_and(|o| o.flags.unsigned),
+                unsigned: c.unsigned || c.origin.as_ref().is_some_and(|o| o.flags.unsigned),
                 origin: c.origin.clone().map(|o| Origin {
                     table: name.clone(),
                     ..o
@@ -1029,6 +1029,7 @@ impl<'a> Translator<'a> {
                 name: n.clone(),
                 ty: c.ty.ty(),
                 origin: a.origin.clone(),
+                unsigned: a.unsigned,
             })
             .collect();
         self.ctes
@@ -1491,6 +1492,7 @@ impl<'a> Translator<'a> {
                         name,
                         ty: t.ty,
                         origin,
+                        unsigned: t.unsigned,
                     });
                 }
                 SelectItem::Wildcard(_) => {
@@ -1534,6 +1536,7 @@ impl<'a> Translator<'a> {
                                 name: c.clone(),
                                 ty: *ty,
                                 origin: column.origin.clone(),
+                                unsigned: column.unsigned,
                             });
                         }
                     }
@@ -1595,6 +1598,7 @@ impl<'a> Translator<'a> {
                             name: column.name.clone(),
                             ty: column.ty,
                             origin: column.origin.clone(),
+                            unsigned: column.unsigned,
                         });
                     }
                 }
@@ -1971,8 +1975,8 @@ impl<'a> Translator<'a> {
         // statement runs is refused (`my_explicit_auto`), since MySQL would then report the
         // generated value, which SQLite does not tell apart from the explicit ones.
         let explicit_auto_increment = auto_target.is_some() && generated_column.is_none();
-        let store_value = |t: &Typed, c: &Column, strict: bool| {
-            let value = store(t, c, strict, ignore, zero_generates);
+        let store_value = |t: &Typed, c: &Column, strict: bool, row: usize| {
+            let value = store_row(t, c, strict, ignore, zero_generates, row);
             if explicit_auto_increment && c.auto_increment {
                 format!("my_explicit_auto({value})")
             } else {
@@ -2007,7 +2011,7 @@ impl<'a> Translator<'a> {
                 }
                 let t = self.expr(&a.value)?;
                 values.push(replace_store(
-                    store_value(&t, c, self.strict),
+                    store_value(&t, c, self.strict, 1),
                     c,
                     replace_or_key(c),
                 ));
@@ -2047,7 +2051,7 @@ impl<'a> Translator<'a> {
                             }
                             let t = self.expr(e)?;
                             cells.push(replace_store(
-                                store_value(&t, c, self.strict),
+                                store_value(&t, c, self.strict, i + 1),
                                 c,
                                 replace_or_key(c),
                             ));
@@ -2085,7 +2089,7 @@ impl<'a> Translator<'a> {
                         .enumerate()
                         .map(|(i, (oc, c))| {
                             let t = Typed::new(format!("s.{}", ident(&format!("c{i}"))), oc.ty);
-                            replace_store(store_value(&t, c, self.strict), c, replace_or_key(c))
+                            replace_store(store_value(&t, c, self.strict, 1), c, replace_or_key(c))
                         })
                         .collect();
                     format!("SELECT {} FROM ({sql}) AS s WHERE true", cells.join(", "))
@@ -6172,8 +6176,26 @@ fn recursive_parts<'q>(
 /// `zero_generates`: a 0 for an AUTO_INCREMENT column takes the next id, as it does unless
 /// the session's sql_mode has NO_AUTO_VALUE_ON_ZERO.
 fn store(t: &Typed, c: &Column, strict: bool, ignore: bool, zero_generates: bool) -> String {
+    store_row(t, c, strict, ignore, zero_generates, 1)
+}
+
+/// [`store`] of a value of row `row` of a VALUES list: the functions' messages name the row,
+/// as MySQL's do (`at row 3`), from the column name they are given, which carries it after a
+/// unit separator (the function library takes it off, `functions::with_row`).
+fn store_row(
+    t: &Typed,
+    c: &Column,
+    strict: bool,
+    ignore: bool,
+    zero_generates: bool,
+    row: usize,
+) -> String {
     let s = i32::from(strict);
-    let name = quote(&c.name);
+    let name = if row > 1 {
+        quote(&format!("{}{}{row}", c.name, crate::ROW_MARK))
+    } else {
+        quote(&c.name)
+    };
     let value = match &c.ty {
         ColumnType::Int { min, max } => {
             format!("my_store_int({}, {min}, {max}, {s}, {name})", t.sql)

@@ -243,6 +243,7 @@ mod tests {
         let columns: Vec<OutColumn> = columns
             .iter()
             .map(|(name, field)| OutColumn {
+                unsigned: false,
                 origin: field.then(|| crate::Origin {
                     database: "d".into(),
                     table: "t".into(),

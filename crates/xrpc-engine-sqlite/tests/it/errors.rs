@@ -1,15 +1,14 @@
 //! MySQL's error codes for what SQLite reports in its own words: foreign-key failures on either
 //! side and aggregates where MySQL allows none.
 
-use crate::text_path;
 use xrpc_engine::Engine;
-use xrpc_engine_sqlite::SqliteEngine;
+use xrpc_engine_sqlite::{SqliteEngine, SqliteOptions};
 
 use super::databases::run;
 
 fn engine() -> (tempfile::TempDir, SqliteEngine) {
     let dir = tempfile::tempdir().unwrap();
-    let engine = SqliteEngine::open(&dir.path().join("xrpc.db"), text_path()).unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("xrpc.db"), SqliteOptions::default()).unwrap();
     (dir, engine)
 }
 

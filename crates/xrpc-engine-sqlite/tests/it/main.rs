@@ -8,15 +8,3 @@ mod errors;
 mod front;
 mod strict;
 mod translated;
-
-use xrpc_engine_sqlite::SqliteOptions;
-
-/// The SQLite engine running statements as their text (`xrpc_sqlite_translate` OFF): every
-/// suite here but `translated` uses SQL and answers of that path (SQLite's functions and
-/// recursive queries, its declared types).
-pub(crate) fn text_path() -> SqliteOptions {
-    SqliteOptions {
-        translate: false,
-        ..SqliteOptions::default()
-    }
-}

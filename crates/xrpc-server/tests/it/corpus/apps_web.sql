@@ -747,3 +747,12 @@ INSERT INTO ts VALUES (4, '2038-01-19 03:14:08');
 INSERT INTO ts VALUES (5, '1970-01-01 00:00:00');
 INSERT INTO ts VALUES (6, '1969-12-31 23:59:59');
 SELECT k, t FROM ts ORDER BY k;
+
+-- script: a string that is no datetime compares as the zero date, with a warning
+SELECT CAST('2024-02-29' AS DATE) > '';
+SHOW WARNINGS;
+SELECT CAST('2024-02-29' AS DATE) > 'x', CAST('2024-02-29' AS DATE) = '';
+CREATE TABLE dz (k INT, d DATE);
+INSERT INTO dz VALUES (1, '2024-02-29'), (2, '0000-00-00');
+SELECT k FROM dz WHERE d = 'garbage' ORDER BY k;
+SELECT k FROM dz WHERE d > '' ORDER BY k;
