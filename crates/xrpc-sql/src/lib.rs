@@ -296,6 +296,10 @@ fn parse_one(
         Some(words) => words.transaction_scope(statement).map_err(error_at_span)?,
         None => statement,
     };
+    // `END [TRANSACTION]` is another SQL's COMMIT; MySQL reads no such statement.
+    if matches!(statement, Statement::Commit { end: true, .. }) {
+        return Err(lex::syntax_error(&text[start..end], 1));
+    }
     Ok(Parsed {
         text: statement_text,
         start,
@@ -441,6 +445,14 @@ mod tests {
 
     fn error(text: &str) -> ParseError {
         parse(text, &Options::default()).pop().unwrap().unwrap_err()
+    }
+
+    #[test]
+    fn end_is_no_mysql_statement() {
+        for text in ["END", "end transaction"] {
+            assert_eq!(error(text).code(), 1064, "{text}");
+        }
+        assert!(matches!(one("COMMIT").kind, Kind::Transaction));
     }
 
     #[test]
