@@ -1159,11 +1159,30 @@ impl<'a> Translator<'a> {
                 self.in_union -= 1;
                 let tree = tree?;
                 let types = tree.column_types()?;
+                let members = tree.members();
+                // A column every member reads from the same table column keeps its declared
+                // type (an INT stays MySQL's LONG).
+                let same_origin = |i: usize| {
+                    let first = members[0].get(i)?.origin.as_ref()?;
+                    members
+                        .iter()
+                        .all(|m| {
+                            m.get(i).and_then(|c| c.origin.as_ref()).is_some_and(|o| {
+                                (&o.database, &o.original_table, &o.column)
+                                    == (&first.database, &first.original_table, &first.column)
+                            })
+                        })
+                        .then(|| first.clone())
+                };
                 let columns: Vec<OutColumn> = tree
                     .first_columns()
                     .iter()
                     .zip(&types)
-                    .map(|(c, ty)| OutColumn::computed(c.name.clone(), *ty))
+                    .enumerate()
+                    .map(|(i, (c, ty))| OutColumn {
+                        origin: same_origin(i),
+                        ..OutColumn::computed(c.name.clone(), *ty)
+                    })
                     .collect();
                 Ok((tree.render(&columns)?, columns))
             }
