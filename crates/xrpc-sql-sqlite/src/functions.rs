@@ -1155,16 +1155,18 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
         Ok(Value::Blob(bytes))
     })?;
     // CAST(x AS CHAR(n)): x's text cut to n characters, with MySQL's warning when cut.
-    scalar(conn, "my_cast_char", 2, true, |a| {
+    // my_cast_char(x, n, strict): in a strict write the cut is the statement's error.
+    scalar(conn, "my_cast_char", 3, true, |a| {
         let text = some!(to_text(a.v(0))).into_owned();
         let n = usize::try_from(some!(a.i64(1))).unwrap_or(0);
         match text.char_indices().nth(n) {
             None => Ok(text_value(text)),
             Some((cut, _)) => {
-                warn(
-                    1292,
-                    &format!("Truncated incorrect CHAR({n}) value: '{text}'"),
-                );
+                let message = format!("Truncated incorrect CHAR({n}) value: '{text}'");
+                if a.i64(2) == Some(1) {
+                    return Err(fail(1292, message));
+                }
+                warn(1292, &message);
                 Ok(text_value(text[..cut].to_owned()))
             }
         }
@@ -3084,6 +3086,16 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
             }
         }
         let x = some!(to_f64(v));
+        if x.is_infinite() {
+            // A text past DOUBLE's range ('1e400'): MySQL's 1264.
+            let column = a.text(2).unwrap_or_default().into_owned();
+            let message = format!("Out of range value for column '{column}' at row 1");
+            if a.i64(1) == Some(1) {
+                return Err(fail(1264, message));
+            }
+            warn(1264, &message);
+            return Ok(Value::Real(f64::MAX.copysign(x)));
+        }
         if a.i64(3) == Some(1) && x.is_finite() && (x as f32).is_infinite() {
             // Past FLOAT's range: MySQL's 1264 in strict mode, its largest FLOAT otherwise.
             let column = a.text(2).unwrap_or_default().into_owned();
@@ -3164,10 +3176,24 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
             column_type.clone()
         };
         let fsp = some!(a.i64(1)).clamp(0, 6) as u8;
-        // A date with zero parts is kept as MySQL's default SQL mode keeps it.
+        // A date with zero parts is kept as MySQL's default SQL mode keeps it; NO_ZERO_DATE
+        // and NO_ZERO_IN_DATE (flags 2 and 4 of the strictness) refuse it in a strict write.
+        let strictness = a.i64(2).unwrap_or(0);
         if dates::read(v).is_none()
             && let Some(d) = dates::read_parts(v)
         {
+            let zero = (d.year, d.month, d.day) == (0, 0, 0);
+            let zero_in = !zero && (d.month == 0 || d.day == 0);
+            if strictness & 1 == 1
+                && ((zero && strictness & 2 != 0) || (zero_in && strictness & 4 != 0))
+            {
+                let column = a.text(3).unwrap_or_default().into_owned();
+                let shown = to_text(v).unwrap_or_default().into_owned();
+                return Err(fail(
+                    1292,
+                    format!("Incorrect {kind} value: '{shown}' for column '{column}' at row 1"),
+                ));
+            }
             if kind == "date" {
                 return Ok(text_value(d.date_text()));
             }
@@ -3181,7 +3207,7 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
         let Some(m) = dates::read(v) else {
             let column = a.text(3).unwrap_or_default().into_owned();
             let shown = to_text(v).unwrap_or_default().into_owned();
-            if a.i64(2) == Some(1) {
+            if strictness & 1 == 1 {
                 return Err(fail(
                     1292,
                     format!("Incorrect {kind} value: '{shown}' for column '{column}' at row 1"),
@@ -3196,7 +3222,7 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
         if column_type == "timestamp" && !dates::in_timestamp_range(m.at) {
             let column = a.text(3).unwrap_or_default().into_owned();
             let shown = to_text(v).unwrap_or_default().into_owned();
-            if a.i64(2) == Some(1) {
+            if strictness & 1 == 1 {
                 return Err(fail(
                     1292,
                     format!("Incorrect datetime value: '{shown}' for column '{column}' at row 1"),

@@ -361,6 +361,23 @@ impl<'a> Translator<'a> {
         }
     }
 
+    /// Whether the session's `sql_mode` holds `word`.
+    fn sql_mode_has(&self, word: &str) -> bool {
+        self.catalog
+            .system_variable("sql_mode")
+            .is_some_and(|mode| match mode {
+                crate::types::SystemValue::Text(mode) => mode.split(',').any(|w| w == word),
+                crate::types::SystemValue::Int(_) => false,
+            })
+    }
+
+    /// The zero dates the session's `sql_mode` refuses in a strict write, as flags of a store
+    /// function's strictness (`ZERO_DATE`, `ZERO_IN_DATE`).
+    fn zero_date_flags(&self) -> i32 {
+        i32::from(self.sql_mode_has("NO_ZERO_DATE")) * ZERO_DATE
+            + i32::from(self.sql_mode_has("NO_ZERO_IN_DATE")) * ZERO_IN_DATE
+    }
+
     /// Whether every `?` is written as its number (`placeholder_sql`), so an argument may be
     /// repeated in the translation.
     pub(crate) fn placeholders_numbered(&self) -> bool {
@@ -1994,8 +2011,9 @@ impl<'a> Translator<'a> {
         // statement runs is refused (`my_explicit_auto`), since MySQL would then report the
         // generated value, which SQLite does not tell apart from the explicit ones.
         let explicit_auto_increment = auto_target.is_some() && generated_column.is_none();
+        let zero_dates = self.zero_date_flags();
         let store_value = |t: &Typed, c: &Column, strict: bool, row: usize| {
-            let value = store_row(t, c, strict, ignore, zero_generates, row);
+            let value = store_row(t, c, strict, ignore, zero_generates, row, zero_dates);
             if explicit_auto_increment && c.auto_increment {
                 format!("my_explicit_auto({value})")
             } else {
@@ -6195,8 +6213,14 @@ fn recursive_parts<'q>(
 /// `zero_generates`: a 0 for an AUTO_INCREMENT column takes the next id, as it does unless
 /// the session's sql_mode has NO_AUTO_VALUE_ON_ZERO.
 fn store(t: &Typed, c: &Column, strict: bool, ignore: bool, zero_generates: bool) -> String {
-    store_row(t, c, strict, ignore, zero_generates, 1)
+    store_row(t, c, strict, ignore, zero_generates, 1, 0)
 }
+
+/// A store function's strictness flag: the zero date (`0000-00-00`) is refused, as
+/// NO_ZERO_DATE makes it in a strict write.
+const ZERO_DATE: i32 = 2;
+/// A date with a zero month or day is refused (NO_ZERO_IN_DATE).
+const ZERO_IN_DATE: i32 = 4;
 
 /// [`store`] of a value of row `row` of a VALUES list: the functions' messages name the row,
 /// as MySQL's do (`at row 3`), from the column name they are given, which carries it after a
@@ -6208,8 +6232,11 @@ fn store_row(
     ignore: bool,
     zero_generates: bool,
     row: usize,
+    zero_dates: i32,
 ) -> String {
     let s = i32::from(strict);
+    // A date column's strictness carries the zero dates the mode refuses.
+    let date_s = if strict { s + zero_dates } else { s };
     let name = if row > 1 {
         quote(&format!("{}{}{row}", c.name, crate::ROW_MARK))
     } else {
@@ -6255,9 +6282,9 @@ fn store_row(
             as_text(t),
             i32::from(*fixed)
         ),
-        ColumnType::Date => format!("my_store_date({}, 0, {s}, {name}, 'date')", t.sql),
+        ColumnType::Date => format!("my_store_date({}, 0, {date_s}, {name}, 'date')", t.sql),
         ColumnType::DateTime { fsp, timestamp } => format!(
-            "my_store_date({}, {fsp}, {s}, {name}, '{}')",
+            "my_store_date({}, {fsp}, {date_s}, {name}, '{}')",
             t.sql,
             if *timestamp { "timestamp" } else { "datetime" }
         ),
