@@ -248,6 +248,12 @@ fn read_number(digits: &str) -> Option<Moment> {
     })
 }
 
+/// A store or cast function's strictness flag: the zero date (`0000-00-00`) is refused, as
+/// NO_ZERO_DATE makes it in a strict write.
+pub(crate) const ZERO_DATE: i32 = 2;
+/// A date with a zero month or day is refused (NO_ZERO_IN_DATE).
+pub(crate) const ZERO_IN_DATE: i32 = 4;
+
 /// Whether a datetime lies in TIMESTAMP's range, 1970-01-01 00:00:01 to 2038-01-19 03:14:07,
 /// read as UTC (the session's time zone is not the store's to know: near the ends of the range
 /// a zone other than UTC would move them by its offset).
@@ -256,10 +262,12 @@ pub(crate) fn in_timestamp_range(at: NaiveDateTime) -> bool {
     (1..=2_147_483_647).contains(&seconds)
 }
 
+/// A year as written: two digits are widened (below 70 to the 2000s), others kept as they are
+/// (`0-1-1` is the year 0000), as MariaDB reads them.
 fn full_year(y: i32, digits: usize) -> i32 {
     match digits {
-        1 | 2 if y < 70 => 2000 + y,
-        1 | 2 => 1900 + y,
+        2 if y < 70 => 2000 + y,
+        2 => 1900 + y,
         _ => y,
     }
 }
@@ -1284,6 +1292,11 @@ fn read_time_text(s: &str) -> TimeRead {
         && !s.contains(':');
     if dated || date_alone || (digits_only && matches!(s.len(), 12 | 14)) {
         return match read_parts(ValueRef::Text(s.as_bytes())) {
+            // MySQL reads a date without a time, or with zero parts, as a TIME otherwise
+            // (`1000-1-1` is 00:10:00, its leading digits).
+            Some(d) if d.month == 0 || d.day == 0 || date_alone => {
+                TimeRead::Unsupported("a date without a time read as a TIME")
+            }
             Some(d) => TimeRead::Value(Clock {
                 negative: false,
                 seconds: u64::from(d.hour * 3600 + d.minute * 60 + d.second),

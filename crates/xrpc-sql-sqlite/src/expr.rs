@@ -221,6 +221,7 @@ impl Translator<'_> {
                     &target,
                     self.strict || self.strict_source,
                     &e.to_string(),
+                    self.zero_date_flags(),
                 )
             }
             Expr::Convert {
@@ -237,6 +238,7 @@ impl Translator<'_> {
                     &data_type.to_string(),
                     self.strict || self.strict_source,
                     &e.to_string(),
+                    self.zero_date_flags(),
                 )
             }
             // `CONVERT(x USING utf8mb4)`: x's text under the character set's default collation
@@ -401,6 +403,7 @@ impl Translator<'_> {
                     &typed.data_type.to_string(),
                     self.strict || self.strict_source,
                     &e.to_string(),
+                    self.zero_date_flags(),
                 )
             }
             Expr::Function(f) => self.function(f),
@@ -1639,7 +1642,15 @@ fn bitwise(op: &str, l: &Typed, r: &Typed) -> Result<Typed> {
 /// fails with 1292 where MySQL would warn.
 /// `shown` is the cast as the statement shows it, which MySQL's 1264 for a value past a
 /// DECIMAL names.
-pub(crate) fn cast(x: &Typed, data_type: &str, strict: bool, shown: &str) -> Result<Typed> {
+pub(crate) fn cast(
+    x: &Typed,
+    data_type: &str,
+    strict: bool,
+    shown: &str,
+    zero_dates: i32,
+) -> Result<Typed> {
+    // A DATE or DATETIME's flags: strict (1) and the zero dates the SQL mode refuses.
+    let date_flags = i32::from(strict) + zero_dates;
     if x.json {
         return unsupported("CAST of a JSON value");
     }
@@ -1750,7 +1761,7 @@ pub(crate) fn cast(x: &Typed, data_type: &str, strict: bool, shown: &str) -> Res
             return unsupported(format!("CAST AS {data_type}"));
         };
         return Ok(Typed::with_parts(
-            format!("my_cast_binary(CAST({} AS BLOB), {n})", as_text(x)),
+            format!("my_cast_binary({}, {n})", as_text(x)),
             Ty::Bytes,
             &parts,
         ));
@@ -1764,7 +1775,7 @@ pub(crate) fn cast(x: &Typed, data_type: &str, strict: bool, shown: &str) -> Res
     }
     if upper == "DATE" {
         return Ok(Typed::with_parts(
-            format!("my_date({}, {})", x.sql, i32::from(strict)),
+            format!("my_date({}, {date_flags})", x.sql),
             Ty::Date,
             &parts,
         ));
@@ -1772,14 +1783,14 @@ pub(crate) fn cast(x: &Typed, data_type: &str, strict: bool, shown: &str) -> Res
     if upper == "DATETIME" || upper.starts_with("DATETIME(") {
         let fsp = args(&upper).first().copied().unwrap_or(0).min(6);
         return Ok(Typed::with_parts(
-            format!("my_datetime({}, {fsp}, {})", x.sql, i32::from(strict)),
+            format!("my_datetime({}, {fsp}, {date_flags})", x.sql),
             Ty::DateTime,
             &parts,
         ));
     }
     if upper == "TIME" {
         return Ok(Typed::with_parts(
-            format!("my_time({}, 0)", x.sql),
+            format!("my_time({}, 0, {})", x.sql, i32::from(strict)),
             Ty::Time,
             &parts,
         ));

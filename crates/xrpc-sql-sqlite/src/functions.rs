@@ -25,6 +25,7 @@ use crate::json;
 use crate::types::{
     BIN_COLLATION, CI_COLLATION, Collation, DECIMAL_COLLATION, NAME_COLLATION, TIME_COLLATION,
 };
+use crate::value::Level;
 use crate::value::{
     decimal_text, double_text, float_text, number_prefix, to_decimal, to_f64, to_i64, to_text,
 };
@@ -988,7 +989,21 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
                 return Ok(Value::Integer(bits as i64));
             }
         }
-        let clamped = d.clamp(BigDecimal::from(i64::MIN), BigDecimal::from(i64::MAX));
+        let clamped = d
+            .clone()
+            .clamp(BigDecimal::from(i64::MIN), BigDecimal::from(i64::MAX));
+        if clamped != d
+            && let ValueRef::Real(r) = a.v(0)
+        {
+            raise(
+                Level::Note,
+                1916,
+                &format!(
+                    "Got overflow when converting '{}' to SIGNED BIGINT. Value truncated",
+                    crate::value::double_text(r)
+                ),
+            );
+        }
         Ok(Value::Integer(
             i64::try_from(clamped.with_scale(0).into_bigint_and_exponent().0).unwrap_or(0),
         ))
@@ -1135,6 +1150,14 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
     })?;
     // CAST(x AS BINARY(n)): x's bytes cut to n (with MySQL's warning) or padded with zeros.
     scalar(conn, "my_cast_binary", 2, true, |a| {
+        // MySQL cuts a text of characters of several bytes at a count of characters.
+        if let ValueRef::Text(t) = a.v(0)
+            && !t.is_ascii()
+        {
+            return Err(unsupported_fn(
+                "CAST AS BINARY(n) of text with characters of several bytes",
+            ));
+        }
         let mut bytes = match a.v(0) {
             ValueRef::Null => return Ok(Value::Null),
             ValueRef::Blob(b) | ValueRef::Text(b) => b.to_vec(),
@@ -1199,12 +1222,46 @@ fn register_values(conn: &Connection, variables: &SessionState) -> rusqlite::Res
 
 /// A value read as a date; one that is none (not NULL) is MySQL's 1292 "Incorrect datetime
 /// value", a warning (and `None`), or the error in a strict write.
-fn date_or_warning(v: ValueRef<'_>, strict: bool) -> Result<Option<dates::DateParts>, FnError> {
+/// `flags`: 1 in a strict write, and NO_ZERO_DATE's and NO_ZERO_IN_DATE's flags (their dates
+/// are none).
+fn date_or_warning(v: ValueRef<'_>, flags: i64) -> Result<Option<dates::DateParts>, FnError> {
+    let strict = flags & 1 == 1;
     if matches!(v, ValueRef::Null) {
         return Ok(None);
     }
-    if let Some(parts) = dates::read_parts(v) {
+    // MySQL warns that it drops a DOUBLE's fraction; the node does not reproduce the warning.
+    if let ValueRef::Real(r) = v
+        && r.fract() != 0.0
+    {
+        return Err(unsupported_fn("a DOUBLE with a fraction read as a date"));
+    }
+    let read = dates::read_parts(v).filter(|d| {
+        let zero = (d.year, d.month, d.day) == (0, 0, 0);
+        let zero_in = !zero && (d.month == 0 || d.day == 0);
+        !(zero && flags & i64::from(crate::dates::ZERO_DATE) != 0
+            || zero_in && flags & i64::from(crate::dates::ZERO_IN_DATE) != 0)
+    });
+    if let Some(parts) = read {
         return Ok(Some(parts));
+    }
+    // A date followed by other text (`1000-1-1x`): MySQL reads the date with a truncation
+    // warning, which the node does not reproduce; nor its reading of digits of other lengths
+    // than 6, 8, 12 and 14 (`'43011'` is 2043-01-01).
+    if let ValueRef::Text(t) | ValueRef::Blob(t) = v {
+        let text = String::from_utf8_lossy(t);
+        let trimmed = text.trim();
+        if !trimmed.is_empty() && trimmed.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(unsupported_fn("a date written as digits of this length"));
+        }
+        // (A prefix ending inside a number is no date: `2024-02-3` of `2024-02-30`.)
+        let read_prefix = (6..trimmed.len()).rev().any(|end| {
+            trimmed.is_char_boundary(end)
+                && !trimmed.as_bytes()[end].is_ascii_digit()
+                && dates::read_parts(ValueRef::Text(&trimmed.as_bytes()[..end])).is_some()
+        });
+        if read_prefix {
+            return Err(unsupported_fn("a date with other text after it"));
+        }
     }
     let shown = match v {
         ValueRef::Integer(i) => i.to_string(),
@@ -1612,13 +1669,6 @@ fn zero_divisor(strict: Option<i64>) -> Result<Value, FnError> {
         warn(1365, "Division by 0");
         Ok(Value::Null)
     }
-}
-
-/// The level of a warning the function library raised.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Level {
-    Note,
-    Warning,
 }
 
 /// A warning the function library raised while a statement ran (MySQL's `SHOW WARNINGS`).
@@ -2294,19 +2344,28 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
     // my_date(x, strict), my_datetime(x, fsp, strict): a value that is no date is NULL with
     // MySQL's 1292 (the statement's error in a strict write).
     scalar(conn, "my_date", 2, true, |a| {
-        let parts = some!(date_or_warning(a.v(0), a.i64(1) == Some(1))?);
+        let parts = some!(date_or_warning(a.v(0), a.i64(1).unwrap_or(0))?);
         Ok(text_value(parts.date_text()))
     })?;
     scalar(conn, "my_datetime", 3, true, |a| {
         let fsp = some!(a.i64(1)).clamp(0, 6) as u8;
-        let parts = some!(date_or_warning(a.v(0), a.i64(2) == Some(1))?);
+        let parts = some!(date_or_warning(a.v(0), a.i64(2).unwrap_or(0))?);
         Ok(text_value(parts.datetime_text(fsp)))
     })?;
     // A value read as a TIME (TIME(x) keeps the fraction digits written; CAST AS TIME, fsp 0,
     // refuses a fraction, which MySQL rounds and MariaDB truncates).
-    scalar(conn, "my_time", 2, true, |a| {
+    // my_time(x, fsp, strict): a value that is no TIME is NULL with MySQL's 1292, the
+    // statement's error in a strict write.
+    scalar(conn, "my_time", 3, true, |a| {
         let clock = time_arg(a, 0)?;
         let Some(clock) = clock else {
+            if !matches!(a.v(0), ValueRef::Null) {
+                let shown = to_text(a.v(0)).unwrap_or_default().into_owned();
+                if a.i64(2) == Some(1) {
+                    return Err(fail(1292, format!("Incorrect time value: '{shown}'")));
+                }
+                warn(1292, &format!("Truncated incorrect time value: '{shown}'"));
+            }
             return Ok(Value::Null);
         };
         match a.i64(1) {

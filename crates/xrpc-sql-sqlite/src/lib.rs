@@ -280,14 +280,14 @@ use std::collections::BTreeMap;
 pub use collation::compare_names;
 pub use error::TranslateError;
 pub use functions::{
-    FnError, FnWarning, Level, SessionState, error_of, raise_warning, register, take_warnings,
+    FnError, FnWarning, SessionState, error_of, raise_warning, register, take_warnings,
 };
 pub use types::{
     ArgClass, BIN_COLLATION, CI_COLLATION, Catalog, Collation, Column, ColumnFlags, ColumnType,
     DECIMAL_COLLATION, Generated, Index, NAME_COLLATION, ShownCheck, SystemValue, TEMP_SCHEMA,
     Table, Ty, View,
 };
-pub use value::{text_of, variable_value};
+pub use value::{Level, text_of, variable_value};
 
 use sqlparser::ast::Statement;
 

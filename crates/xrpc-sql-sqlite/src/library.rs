@@ -764,7 +764,7 @@ impl CallSite<'_> {
                     Ty::Date | Ty::DateTime => (format!("my_time_of_day({})", sql(0)), Ty::Time),
                     Ty::Time => (sql(0), Ty::Time),
                     Ty::Null => ("NULL".into(), Ty::Null),
-                    _ => (format!("my_time({}, -1)", sql(0)), Ty::Time),
+                    _ => (format!("my_time({}, -1, 0)", sql(0)), Ty::Time),
                 }
             }
             // The clock fields of a value read as a TIME (a string is a TIME first).

@@ -1,5 +1,6 @@
 //! Statements: queries with their name scopes, the DML forms and the DDL forms.
 
+use crate::dates::{ZERO_DATE, ZERO_IN_DATE};
 use sqlparser::ast::{
     AlterTableOperation, AlterView, AlterViewOperation, AssignmentTarget, BinaryOperator,
     ColumnOption, CreateIndex, CreateTable, CreateTableOptions, CreateView, CreateViewAlgorithm,
@@ -373,7 +374,7 @@ impl<'a> Translator<'a> {
 
     /// The zero dates the session's `sql_mode` refuses in a strict write, as flags of a store
     /// function's strictness (`ZERO_DATE`, `ZERO_IN_DATE`).
-    fn zero_date_flags(&self) -> i32 {
+    pub(crate) fn zero_date_flags(&self) -> i32 {
         i32::from(self.sql_mode_has("NO_ZERO_DATE")) * ZERO_DATE
             + i32::from(self.sql_mode_has("NO_ZERO_IN_DATE")) * ZERO_IN_DATE
     }
@@ -6215,12 +6216,6 @@ fn recursive_parts<'q>(
 fn store(t: &Typed, c: &Column, strict: bool, ignore: bool, zero_generates: bool) -> String {
     store_row(t, c, strict, ignore, zero_generates, 1, 0)
 }
-
-/// A store function's strictness flag: the zero date (`0000-00-00`) is refused, as
-/// NO_ZERO_DATE makes it in a strict write.
-const ZERO_DATE: i32 = 2;
-/// A date with a zero month or day is refused (NO_ZERO_IN_DATE).
-const ZERO_IN_DATE: i32 = 4;
 
 /// [`store`] of a value of row `row` of a VALUES list: the functions' messages name the row,
 /// as MySQL's do (`at row 3`), from the column name they are given, which carries it after a

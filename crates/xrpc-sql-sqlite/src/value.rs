@@ -52,18 +52,25 @@ pub(crate) fn number_prefix(s: &str) -> &str {
     &s[..end]
 }
 
+/// The level of a warning the function library raised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Note,
+    Warning,
+}
+
 /// How MySQL judges a string it read as a number (`number`, the prefix it read, which
 /// [`number_prefix`] gives): nothing left is exact, only spaces left is a Note, anything else
 /// (or no number at all) a Warning; both are 1292 "Truncated incorrect … value".
-pub(crate) fn truncation(text: &str, number: &str) -> Option<crate::functions::Level> {
+pub(crate) fn truncation(text: &str, number: &str) -> Option<Level> {
     let rest = text.trim_start_matches([' ', '\t', '\n', '\r']);
     let rest = &rest[number.len().min(rest.len())..];
     if number.is_empty() || !rest.trim_start_matches([' ', '\t', '\n', '\r']).is_empty() {
-        Some(crate::functions::Level::Warning)
+        Some(Level::Warning)
     } else if rest.is_empty() {
         None
     } else {
-        Some(crate::functions::Level::Note)
+        Some(Level::Note)
     }
 }
 
@@ -372,7 +379,9 @@ pub(crate) fn set_text(
     collation: crate::types::Collation,
 ) -> std::result::Result<String, String> {
     let mut chosen = vec![false; members.len()];
-    let mut unknown = false;
+    // An empty member between commas (`x,,y`, `,x`, `x,`) is none of the SET's, as MySQL
+    // reads it; the empty text is the empty set.
+    let mut unknown = !text.is_empty() && text.split(',').any(str::is_empty);
     for part in text.split(',').filter(|p| !p.is_empty()) {
         let part = part.trim_end_matches(' ');
         match members
