@@ -149,7 +149,7 @@ async fn async_pipeline_stream_flow_control_and_digest_miss() {
     let big = session
         .execute_with(
             "with recursive c(i) as (select 1 union all select i + 1 from c where i < 2000) \
-             select i, printf('%01000d', i) from c",
+             select i, lpad(i, 1000, '0') from c",
             &[],
             &ExecOptions::default().token_kib(Some(16)),
         )

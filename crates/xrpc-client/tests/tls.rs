@@ -34,7 +34,7 @@ impl TlsNode {
 
     fn start_with(tls: Option<TlsContext>) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let node = NodeBuilder::sqlite(&dir.path().join("xrpc.db"), text_path())
+        let node = NodeBuilder::sqlite(&dir.path().join("xrpc.db"), SqliteOptions::default())
             .unwrap()
             .loopback("127.0.0.1:0".parse().unwrap())
             .users(vec![UserConfig::with_password(
@@ -123,7 +123,7 @@ fn sql_round_trips_over_tls() {
     let big = session
         .query(
             "with recursive c(i) as (select 1 union all select i + 1 from c where i < 100000) \
-             select i, printf('%050d', i) from c",
+             select i, lpad(i, 50, '0') from c",
         )
         .unwrap();
     assert_eq!(big.rows.len(), 100_000);
@@ -357,7 +357,7 @@ mod async_transport {
         let big = session
             .query(
                 "with recursive c(i) as (select 1 union all select i + 1 from c where i < 100000) \
-                 select i, printf('%050d', i) from c",
+                 select i, lpad(i, 50, '0') from c",
             )
             .await
             .unwrap();
@@ -445,14 +445,5 @@ mod async_transport {
             int(&conn.query_once("select 7").await.unwrap().rows[0][0]),
             7
         );
-    }
-}
-
-/// The SQLite engine running statements as their text (`xrpc_sqlite_translate` OFF): these tests
-/// use SQL and answers of that path (SQLite's functions and recursive queries, its declared types).
-fn text_path() -> SqliteOptions {
-    SqliteOptions {
-        translate: false,
-        ..SqliteOptions::default()
     }
 }

@@ -148,7 +148,7 @@ fn try_start_node(
     listen: SocketAddr,
 ) -> Result<Node, StartError> {
     let builder = match backend {
-        None => NodeBuilder::sqlite(db, text_path())?,
+        None => NodeBuilder::sqlite(db, SqliteOptions::default())?,
         Some(url) => {
             let options = PoolOptions {
                 size: 4,
@@ -327,13 +327,4 @@ fn relay(state: &Arc<ProxyState>, mut from: TcpStream, mut to: TcpStream, upward
         let _ = from.shutdown(Shutdown::Both);
         let _ = to.shutdown(Shutdown::Both);
     });
-}
-
-/// The SQLite engine running statements as their text (`xrpc_sqlite_translate` OFF): these tests
-/// use SQL and answers of that path (SQLite's functions and recursive queries, its declared types).
-fn text_path() -> SqliteOptions {
-    SqliteOptions {
-        translate: false,
-        ..SqliteOptions::default()
-    }
 }

@@ -98,13 +98,6 @@ impl TestNode {
         Self::start_on(tempfile::tempdir().unwrap(), NodeBuilder::new(engine), tune)
     }
 
-    /// A node whose SQLite engine runs statements as their text (`xrpc_sqlite_translate` OFF),
-    /// for what only that path has: views, temporary tables, triggers, SQLite's functions and
-    /// declared types, and its own answers, which these tests pin.
-    pub fn start_text_path() -> Self {
-        Self::start_with_sqlite(text_path(), |_, _| {})
-    }
-
     /// Starts a node on SQLite opened with `options`.
     pub fn start_with_sqlite(
         options: SqliteOptions,
@@ -657,13 +650,5 @@ pub fn wait_until(within: Duration, what: &str, mut condition: impl FnMut() -> b
     while !condition() {
         assert!(Instant::now() < deadline, "{what} (waited {within:?})");
         std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-/// SQLite options with statements run as their text (`xrpc_sqlite_translate` OFF).
-pub fn text_path() -> SqliteOptions {
-    SqliteOptions {
-        translate: false,
-        ..SqliteOptions::default()
     }
 }

@@ -238,11 +238,7 @@ fn compare_on_nodes(
     database_prefix: &str,
 ) -> xrpc_testkit::differential::Report {
     compare(server, scripts, database_prefix, |_| {
-        let options = xrpc_server::engine::sqlite::SqliteOptions {
-            translate: true,
-            ..Default::default()
-        };
-        let node = TestNode::start_with_sqlite(options, |_, _| {});
+        let node = TestNode::start();
         let mut client = node.client();
         client.new_session(1);
         move |statement: &str| {

@@ -6,8 +6,6 @@
 //! (`on_both_engines!`): on SQLite and on the `mysql` engine in front of a fresh database of the
 //! binary's one MariaDB ([`xrpc_testkit::shared_database`]). The rest is SQLite's own.
 
-use crate::common;
-
 use std::any::Any;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -223,7 +221,7 @@ fn mmap_is_off_by_default_and_covers_attached_databases_when_set() {
 
 #[test]
 fn declared_types_map_to_x_types() {
-    let (_dir, engine) = engine_with(common::text_path());
+    let (_dir, engine) = engine();
     let mut conn = engine.acquire().unwrap();
     exec(
         &mut *conn,
@@ -251,7 +249,7 @@ fn declared_types_map_to_x_types() {
     assert_eq!(
         shapes(&cols),
         [
-            (X::Sint, M::LONGLONG, COLLATION_BINARY),
+            (X::Sint, M::LONG, COLLATION_BINARY),
             (X::Sint, M::TINY, COLLATION_BINARY),
             (X::Sint, M::TINY, COLLATION_BINARY),
             (X::Double, M::DOUBLE, COLLATION_BINARY),
@@ -315,12 +313,12 @@ fn declared_types_map_to_x_types() {
 }
 
 #[test]
-fn expression_columns_are_typed_from_their_values() {
-    let (_dir, engine) = engine_with(common::text_path());
+fn expression_columns_are_typed_as_mysql_types_them() {
+    let (_dir, engine) = engine();
     let mut conn = engine.acquire().unwrap();
     let (result, _) = exec(
         &mut *conn,
-        "select 1 as a, 1.5, 'x', x'00', null, 9223372036854775807, -0.0",
+        "select 1 as a, 1.5, 'x', unhex('00'), null, 9223372036854775807, -0.0",
     );
     let cols = result.columns.unwrap();
     assert_eq!(cols[0].name, "a");
@@ -329,120 +327,115 @@ fn expression_columns_are_typed_from_their_values() {
         shapes(&cols),
         [
             (ColumnType::Sint, mysql_type::LONGLONG, COLLATION_BINARY),
-            (ColumnType::Double, mysql_type::DOUBLE, COLLATION_BINARY),
+            (
+                ColumnType::Decimal,
+                mysql_type::NEWDECIMAL,
+                COLLATION_BINARY
+            ),
             (ColumnType::Bytes, mysql_type::VAR_STRING, COLLATION_UTF8MB4),
-            (ColumnType::Bytes, mysql_type::BLOB, COLLATION_BINARY),
+            (ColumnType::Bytes, mysql_type::VAR_STRING, COLLATION_BINARY),
             (ColumnType::Bytes, mysql_type::NULL, COLLATION_BINARY),
             (ColumnType::Sint, mysql_type::LONGLONG, COLLATION_BINARY),
-            (ColumnType::Double, mysql_type::DOUBLE, COLLATION_BINARY),
+            (
+                ColumnType::Decimal,
+                mysql_type::NEWDECIMAL,
+                COLLATION_BINARY
+            ),
         ]
     );
+    assert_eq!(cols[1].fractional_digits, 1);
     assert_eq!(
         result.rows,
         [[
             Value::Sint(1),
-            Value::Double(1.5),
+            dec("1.5"),
             text("x"),
             Value::Bytes(Bytes::from_static(b"\x00")),
             Value::Null,
             Value::Sint(i64::MAX),
-            Value::Double(-0.0),
+            dec("0.0"),
         ]]
     );
 
-    // Mixed storage classes in the read-ahead widen the type.
+    // A UNION's column has the type that holds every branch's values.
     let (result, _) = exec(
         &mut *conn,
         "select 1 union all select 2.5 union all select null",
     );
-    assert_eq!(result.columns.unwrap()[0].x_type, ColumnType::Double);
-    assert_eq!(
-        result.rows,
-        [[Value::Double(1.0)], [Value::Double(2.5)], [Value::Null]]
-    );
+    assert_eq!(result.columns.unwrap()[0].x_type, ColumnType::Decimal);
+    assert_eq!(result.rows, [[dec("1.0")], [dec("2.5")], [Value::Null]]);
     let (result, _) = exec(&mut *conn, "select 1 union all select 'b'");
     assert_eq!(
         shapes(&result.columns.unwrap()),
         [(ColumnType::Bytes, mysql_type::VAR_STRING, COLLATION_UTF8MB4)]
     );
     assert_eq!(result.rows, [[text("1")], [text("b")]]);
-    let (result, _) = exec(&mut *conn, "select 'a' union all select x'ff'");
-    assert_eq!(result.columns.unwrap()[0].collation, COLLATION_BINARY);
-    assert_eq!(
-        result.rows,
-        [[text("a")], [Value::Bytes(Bytes::from_static(b"\xff"))]]
-    );
+    // Text beside binary strings: MySQL's answer is a binary column, which is not implemented.
+    let e = err(&mut *conn, "select 'a' union all select unhex('ff')");
+    assert_eq!((e.code, &*e.sql_state), (1235, "42000"), "{e}");
 }
 
-/// Runs a query that must fail part-way: returns the rows sent before the error, and the error.
-fn rows_then_error(conn: &mut dyn EngineConn, sql: &str) -> (Vec<Vec<Value>>, SqlError) {
-    let mut result = CollectedResult::default();
-    match conn.execute(sql, &[], None, &mut result) {
-        Ok(_) => panic!("{sql} succeeded"),
-        Err(err) => (result.rows, err),
-    }
-}
-
+/// An expression column is sent with the type MySQL gives the expression, so a value past the
+/// first rows that differs from them still fits: a CASE of integers and a fraction is DECIMAL
+/// with one digit in every row.
 #[test]
-fn values_that_do_not_fit_the_sent_type_end_the_result_with_an_error() {
-    let (_dir, engine) = engine_with(common::text_path());
+fn an_expression_column_holds_every_row_of_its_type() {
+    let (_dir, engine) = engine();
     let mut conn = engine.acquire().unwrap();
-    // An expression column typed SINT by its read-ahead, with a real after it.
-    exec(&mut *conn, "create table n (k INTEGER PRIMARY KEY)");
+    exec(&mut *conn, "create table n (k INT PRIMARY KEY)");
     exec(
         &mut *conn,
-        "with recursive c(x) as (select 1 union all select x + 1 from c where x < 100) \
-         insert into n select x from c",
+        "insert into n with recursive c(x) as (select 1 union all select x + 1 from c \
+         where x < 100) select x from c",
     );
-    let (sent, e) = rows_then_error(
+    let (result, _) = exec(
         &mut *conn,
         "select case when k = 99 then 7.9 else k end as v from n order by k",
     );
-    assert_eq!(sent.len(), 98, "the rows before the misfit are sent");
-    assert_eq!(sent[97], [Value::Sint(98)]);
-    assert_eq!((e.code, &*e.sql_state), (1366, "HY000"));
-    assert!(
-        e.message.contains("'7.9'") && e.message.contains("row 99") && e.message.contains("SINT"),
-        "{e}"
-    );
-
-    // A table without the strict-write checks (created before them, or by another tool): what
-    // it holds is never sent converted. After 1,000 dates, 'garbage' is an error, not 0000-00-00.
-    exec(&mut *conn, "create table m (d DATE, i INTEGER, f DOUBLE)");
-    exec(&mut *conn, "drop trigger xrpc_strict_insert_m");
-    exec(&mut *conn, "drop trigger xrpc_strict_update_m");
-    exec(
-        &mut *conn,
-        "with recursive c(x) as (select 0 union all select x + 1 from c where x < 999) \
-         insert into m select date('2000-01-01', printf('+%d days', x)), x, x from c",
-    );
-    exec(&mut *conn, "insert into m values ('garbage', 1, 1)");
-    let (sent, e) = rows_then_error(&mut *conn, "select d from m order by rowid");
-    assert_eq!(sent.len(), 1000);
+    let cols = result.columns.unwrap();
     assert_eq!(
-        sent[999],
-        [Value::DateTime(XDateTime::date(2002, 9, 26).unwrap())]
+        shapes(&cols),
+        [(
+            ColumnType::Decimal,
+            mysql_type::NEWDECIMAL,
+            COLLATION_BINARY
+        )]
     );
-    assert_eq!(e.code, 1366);
-    assert!(
-        e.message.contains("'garbage'") && e.message.contains("row 1001"),
-        "{e}"
-    );
-    exec(
-        &mut *conn,
-        "update m set d = null, i = 'text!' where rowid = 1001",
-    );
-    let (_, e) = rows_then_error(&mut *conn, "select i from m order by rowid");
-    assert!(e.message.contains("'text!'"), "{e}");
-    exec(
-        &mut *conn,
-        "update m set i = 1, f = x'00' where rowid = 1001",
-    );
-    let (_, e) = rows_then_error(&mut *conn, "select f from m order by rowid");
-    assert!(
-        e.message.contains("double") && e.message.contains("\\x00"),
-        "{e}"
-    );
+    assert_eq!(cols[0].fractional_digits, 1);
+    assert_eq!(result.rows.len(), 100);
+    assert_eq!(result.rows[0], [dec("1.0")]);
+    assert_eq!(result.rows[97], [dec("98.0")]);
+    assert_eq!(result.rows[98], [dec("7.9")]);
+    assert_eq!(result.rows[99], [dec("100.0")]);
+}
+
+/// A table in the database file that the node did not create (another tool made it, so it has
+/// no MySQL definition): its values are never sent converted; a statement naming it is refused.
+#[test]
+fn a_table_made_by_another_tool_is_refused() {
+    let (_dir, engine) = engine();
+    {
+        let raw = engine.open_conn().unwrap();
+        raw.connection()
+            .execute_batch(
+                "create table m (d DATE, i INTEGER, f DOUBLE); \
+                 insert into m values ('2000-01-01', 1, 1.5), ('garbage', 'text!', x'00');",
+            )
+            .unwrap();
+    }
+    let mut conn = engine.acquire().unwrap();
+    for sql in [
+        "select d from m",
+        "select count(*) from m",
+        "insert into m values ('2000-01-02', 2, 2.5)",
+    ] {
+        let e = err(&mut *conn, sql);
+        assert_eq!((e.code, &*e.sql_state), (1235, "42000"), "{sql}: {e}");
+        assert!(e.message.contains("table m,"), "names the table: {e}");
+    }
+    // The connection goes on with the node's own tables.
+    exec(&mut *conn, "create table own (d DATE)");
+    assert_eq!(count(&mut *conn, "own"), 0);
 }
 
 #[test]
@@ -464,11 +457,11 @@ fn null_columns_of_long_results_are_text() {
 
 #[test]
 fn arguments_bind_in_order() {
-    let (_dir, engine) = engine_with(common::text_path());
+    let (_dir, engine) = engine();
     let mut conn = engine.acquire().unwrap();
     exec(
         &mut *conn,
-        "create table a (i INTEGER, u INTEGER, r REAL, f REAL, s TEXT, b BLOB, d DECIMAL(6,2), \
+        "create table a (i INTEGER, u BIGINT, r REAL, f REAL, s TEXT, b BLOB, d DECIMAL(6,2), \
          dt DATETIME(6), tm TIME, n TEXT)",
     );
     let args = [
@@ -505,10 +498,16 @@ fn arguments_bind_in_order() {
             Value::Null,
         ]]
     );
-    assert_eq!(
-        rows(&mut *conn, "select typeof(s), typeof(b) from a"),
-        [[text("text"), text("blob")]]
-    );
+    // Text is stored as text, bytes as a blob.
+    let stored: (String, String) = engine
+        .open_conn()
+        .unwrap()
+        .connection()
+        .query_row("select typeof(s), typeof(b) from a", [], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })
+        .unwrap();
+    assert_eq!(stored, ("text".to_owned(), "blob".to_owned()));
     // Text arguments compare equal to text columns.
     let (result, _) =
         exec_args(&mut *conn, "select i from a where s = ?", &[text("héllo")]).unwrap();
@@ -516,30 +515,46 @@ fn arguments_bind_in_order() {
 
     let wrong = exec_args(&mut *conn, "select ?, ?", &[Value::Sint(1)]).unwrap_err();
     assert_eq!((wrong.code, &*wrong.sql_state), (1210, "HY000"));
-    // V_UINT above 2^63-1 binds as its exact digits: stored exactly in a BIGINT UNSIGNED.
+    // V_UINT above 2^63-1 binds as its exact digits.
+    let (result, _) = exec_args(
+        &mut *conn,
+        "select ? = 18446744073709551615",
+        &[Value::Uint(u64::MAX)],
+    )
+    .unwrap();
+    assert_eq!(result.rows, [[Value::Sint(1)]]);
+    // A BIGINT UNSIGNED column holds values up to 2^63-1: one past them is refused, never
+    // stored as another value.
     exec(&mut *conn, "create table big (u BIGINT UNSIGNED)");
-    exec_args(
+    let e = exec_args(
         &mut *conn,
         "insert into big values (?)",
         &[Value::Uint(u64::MAX)],
+    )
+    .unwrap_err();
+    assert_eq!((e.code, &*e.sql_state), (1235, "42000"), "{e}");
+    exec_args(
+        &mut *conn,
+        "insert into big values (?)",
+        &[Value::Uint(i64::MAX as u64)],
     )
     .unwrap();
     let (result, _) = exec_args(
         &mut *conn,
         "select u from big where u = ?",
-        &[Value::Uint(u64::MAX)],
+        &[Value::Uint(i64::MAX as u64)],
     )
     .unwrap();
-    assert_eq!(result.rows, [[Value::Uint(u64::MAX)]]);
+    assert_eq!(result.rows, [[Value::Uint(i64::MAX as u64)]]);
 }
 
 #[test]
 fn dml_summaries_count_rows_and_insert_ids() {
-    let (_dir, engine) = engine_with(common::text_path());
+    let (_dir, engine) = engine();
     let mut conn = engine.acquire().unwrap();
     let (_, s) = exec(
         &mut *conn,
-        "create table t (id INTEGER PRIMARY KEY, v INTEGER)",
+        "create table t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)",
     );
     assert_eq!(s, ExecSummary::default());
     let (_, s) = exec(&mut *conn, "insert into t (v) values (10), (20), (30)");
@@ -556,8 +571,8 @@ fn dml_summaries_count_rows_and_insert_ids() {
         rows(&mut *conn, "select last_insert_id()"),
         [[Value::Sint(1)]]
     );
-    // A table without an AUTO_INCREMENT (rowid alias) column reports no id.
-    exec(&mut *conn, "create table plain (v INTEGER)");
+    // A table without an AUTO_INCREMENT column reports no id.
+    exec(&mut *conn, "create table plain (v INT)");
     let (_, s) = exec(&mut *conn, "insert into plain values (1), (2)");
     assert_eq!((s.rows_affected, s.last_insert_id), (2, None));
     let (_, s) = exec(&mut *conn, "insert into t (id, v) values (40, 1)");
@@ -570,7 +585,7 @@ fn dml_summaries_count_rows_and_insert_ids() {
     // Another connection recreates a table without an id column: no id from it any more.
     exec(
         &mut *conn,
-        "create table swap (id INTEGER PRIMARY KEY, v INTEGER)",
+        "create table swap (id INT AUTO_INCREMENT PRIMARY KEY, v INT)",
     );
     assert_eq!(
         exec(&mut *conn, "insert into swap (v) values (1)")
@@ -580,7 +595,7 @@ fn dml_summaries_count_rows_and_insert_ids() {
     );
     let mut other = engine.acquire().unwrap();
     exec(&mut *other, "drop table swap");
-    exec(&mut *other, "create table swap (v INTEGER)");
+    exec(&mut *other, "create table swap (v INT)");
     assert_eq!(
         exec(&mut *conn, "insert into swap (v) values (1)")
             .1
@@ -600,10 +615,10 @@ fn dml_summaries_count_rows_and_insert_ids() {
     let (result, s) = exec(&mut *conn, "select * from t");
     assert!(s.has_result_set && result.rows.is_empty());
     assert_eq!(s.rows_affected, 0);
-    // The table is empty, so SQLite hands out rowid 1 again.
-    let (result, s) = exec(&mut *conn, "insert into t (v) values (5) returning id");
-    assert_eq!(result.rows, [[Value::Sint(1)]]);
-    assert_eq!((s.rows_affected, s.last_insert_id), (1, Some(1)));
+    // The table is empty, but the counter goes on past the highest id it held (40).
+    let (_, s) = exec(&mut *conn, "insert into t (v) values (5)");
+    assert_eq!((s.rows_affected, s.last_insert_id), (1, Some(41)));
+    assert_eq!(rows(&mut *conn, "select id from t"), [[Value::Sint(41)]]);
 }
 
 fn autocommit_off_opens_transactions_implicitly(kind: Kind) {
@@ -680,15 +695,10 @@ fn start_transaction_commit_and_rollback(kind: Kind) {
         "START TRANSACTION READ ONLY, WITH CONSISTENT SNAPSHOT",
     );
     assert_eq!(count(&mut *a, "t"), 2);
-    // SQLite's END is its COMMIT; MySQL has no END.
-    exec(
-        &mut *a,
-        if kind == Kind::Sqlite {
-            "end"
-        } else {
-            "commit"
-        },
-    );
+    // MySQL has no END: a syntax error, which leaves the transaction open.
+    assert_eq!(err(&mut *a, "end").code, 1064);
+    assert!(a.holds_session_state());
+    exec(&mut *a, "commit");
     assert!(!a.holds_session_state());
 }
 
@@ -710,7 +720,7 @@ fn connection_id_database_and_version() {
 
 #[test]
 fn error_codes_follow_mysql() {
-    let (_dir, engine) = engine_with(common::text_path());
+    let (_dir, engine) = engine();
     let mut conn = engine.acquire().unwrap();
     exec(
         &mut *conn,
@@ -718,36 +728,20 @@ fn error_codes_follow_mysql() {
     );
     exec(&mut *conn, "insert into t values (1, 'a', 'x')");
     let cases: &[(&str, u32, &str, &str)] = &[
-        (
-            "insert into t values (1, 'b', 'x')",
-            1062,
-            "23000",
-            "UNIQUE constraint failed: t.id",
-        ),
-        (
-            "insert into t values (2, 'a', 'x')",
-            1062,
-            "23000",
-            "UNIQUE constraint failed: t.u",
-        ),
+        // MySQL's code and state; the message names the key's columns, not the value.
+        ("insert into t values (1, 'b', 'x')", 1062, "23000", "t.id"),
+        ("insert into t values (2, 'a', 'x')", 1062, "23000", "t.u"),
         ("selec 1", 1064, "42000", "near 'selec 1' at line 1"),
         ("select (1", 1064, "42000", "near '' at line 1"),
         ("select 1; select 2", 1064, "42000", "several"),
         (" ; ", 1065, "42000", "Query was empty"),
-        ("select * from nope", 1146, "42S02", "no such table: nope"),
-        ("select nope from t", 1054, "42S22", "no such column: nope"),
         (
-            "create view cv as select cast('2024-02-29' as date)",
-            1235,
-            "42000",
-            "CAST … AS DATE",
+            "select * from nope",
+            1146,
+            "42S02",
+            "Table 'main.nope' doesn't exist",
         ),
-        (
-            "select cast(x as signed) from (select '1.5' as x)",
-            1235,
-            "42000",
-            "rounds it if the column is DECIMAL",
-        ),
+        ("select nope from t", 1054, "42S22", "Unknown column 'nope'"),
         (
             "insert into t (id, nn) values (cast('garbage' as date), 1)",
             1292,
@@ -831,22 +825,18 @@ fn schema_names_select_databases() {
 }
 
 #[test]
-fn temp_objects_hold_session_state_until_reset() {
-    let (_dir, engine) = engine_with(common::text_path());
+fn temporary_tables_hold_session_state_until_reset() {
+    let (_dir, engine) = engine();
     let mut conn = engine.acquire().unwrap();
     exec(&mut *conn, "create table base (v INTEGER)");
     assert!(!conn.holds_session_state());
-    exec(&mut *conn, "create temp table scratch (v INTEGER)");
+    exec(&mut *conn, "create temporary table scratch (v INTEGER)");
     assert!(conn.holds_session_state());
     exec(&mut *conn, "drop table scratch");
     assert!(!conn.holds_session_state());
 
     exec(&mut *conn, "create temporary table scratch (v INTEGER)");
-    exec(&mut *conn, "create temp view sv as select * from scratch");
-    exec(
-        &mut *conn,
-        "create temp trigger tr after insert on base begin insert into scratch values (new.v); end",
-    );
+    exec(&mut *conn, "insert into scratch values (1)");
     exec(&mut *conn, "begin");
     exec(&mut *conn, "insert into base values (1)");
     assert!(conn.holds_session_state());
@@ -854,9 +844,9 @@ fn temp_objects_hold_session_state_until_reset() {
     assert!(!conn.holds_session_state());
     assert_eq!(count(&mut *conn, "base"), 0, "reset rolled back");
     assert_eq!(
-        count(&mut *conn, "temp.sqlite_master"),
-        0,
-        "temp objects dropped"
+        err(&mut *conn, "select count(*) from scratch").code,
+        1146,
+        "temporary tables dropped"
     );
 
     // Released with state, a connection is reset before it is pooled.
@@ -865,7 +855,7 @@ fn temp_objects_hold_session_state_until_reset() {
     engine.release(conn);
     let mut conn = engine.acquire().unwrap();
     assert!(!conn.holds_session_state());
-    assert_eq!(count(&mut *conn, "temp.sqlite_master"), 0);
+    assert_eq!(err(&mut *conn, "select count(*) from again").code, 1146);
 }
 
 #[test]
@@ -1119,10 +1109,10 @@ fn sink_errors_stop_the_statement() {
 
 #[test]
 fn checkpoint_truncates_the_wal() {
-    let (dir, engine) = engine_with(common::text_path());
+    let (dir, engine) = engine();
     let mut conn = engine.acquire().unwrap();
     exec(&mut *conn, "create table t (v LONGBLOB)");
-    exec(&mut *conn, "insert into t values (randomblob(100000))");
+    exec(&mut *conn, "insert into t values (repeat('x', 100000))");
     engine.release(conn);
     let wal = dir.path().join("test.db-wal");
     assert!(std::fs::metadata(&wal).unwrap().len() > 0);

@@ -335,14 +335,17 @@ fn disk_full_keeps_reads() {
     const MAX_PAGES: u32 = 64;
     let options = xrpc_server::engine::sqlite::SqliteOptions {
         max_page_count: Some(MAX_PAGES),
-        ..common::text_path()
+        ..Default::default()
     };
     let node = TestNode::start_with_sqlite(options, |_, _| {});
     let mut client = node.client();
     client.new_session(1);
     client.new_session(2);
     let ok = |outcome: Outcome| assert!(outcome.error.is_none(), "{:?}", outcome.error);
-    ok(client.query(1, "create table t (id integer primary key, v text)"));
+    ok(client.query(
+        1,
+        "create table t (id int auto_increment primary key, v text)",
+    ));
     let filler = "x".repeat(2000);
 
     let mut written = 0i64;

@@ -1074,7 +1074,7 @@ fn pipelined_requests_on_an_auto_commit_sid_are_answered_in_order() {
 
 #[test]
 fn transactions_on_an_auto_commit_sid_are_refused_with_a_reason() {
-    let node = TestNode::start_text_path();
+    let node = TestNode::start();
     let mut client = node.client();
     for sql in [
         "BEGIN",
@@ -1179,7 +1179,7 @@ fn requests_pipelined_behind_sess_close_get_session_not_found_and_the_sid_is_fre
 /// pooled engine connection: the list travels with the session, not with the connection.
 #[test]
 fn warnings_belong_to_the_session_not_to_the_pooled_connection() {
-    let node = TestNode::start_text_path();
+    let node = TestNode::start();
     let mut client = node.client();
     client.new_session(1);
     client.new_session(2);

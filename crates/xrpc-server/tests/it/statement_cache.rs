@@ -23,20 +23,8 @@ fn select(conn: &mut dyn EngineConn, sql: &str) -> Vec<Vec<Value>> {
 
 #[test]
 fn large_statements_are_freed_after_their_run_and_small_ones_still_work_repeatedly() {
-    // Run as their text, then by their translation (`SqliteOptions::translate`): one after the
-    // other, as both read the same process-wide counter.
-    for translate in [false, true] {
-        large_statements_are_freed(translate);
-    }
-}
-
-fn large_statements_are_freed(translate: bool) {
     let dir = tempfile::tempdir().unwrap();
-    let options = SqliteOptions {
-        translate,
-        ..SqliteOptions::default()
-    };
-    let engine = SqliteEngine::open(&dir.path().join("test.db"), options).unwrap();
+    let engine = SqliteEngine::open(&dir.path().join("test.db"), SqliteOptions::default()).unwrap();
     let mut conn = engine.acquire().unwrap();
     assert_eq!(
         select(conn.as_mut(), "select 1"),
@@ -55,7 +43,7 @@ fn large_statements_are_freed(translate: bool) {
     let held = sqlite_memory_used() - baseline;
     assert!(
         held < (4 << 20),
-        "{held} bytes still held by SQLite after six 4 MiB statements (translated: {translate})"
+        "{held} bytes still held by SQLite after six 4 MiB statements"
     );
     // Statements up to the bound are still cached and run again and again.
     let small = format!(
