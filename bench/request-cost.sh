@@ -28,7 +28,7 @@
 # BENCH_MARIADB_PORT with sbtest prepared), which is left alone.
 #
 # --server-args NAME=ARGS (repeatable) starts the node of --server NAME with these further
-# arguments (split at spaces), e.g. --server-args 'head=--sqlite-translate=ON'; one build may be
+# arguments (split at spaces), e.g. --server-args 'head=--sqlite-synchronous=NORMAL'; one build may be
 # given twice under two names to compare its settings.
 #
 # Each --server (default: this tree's target/release/xrpc-server, built if missing) runs as its

@@ -411,8 +411,10 @@ pub struct SqliteOptions {
     /// connection, and an I/O error on a mapped page is a SIGBUS rather than an error.
     pub mmap_size: u64,
     /// Whether client statements run by their translation from the parse tree
-    /// (`xrpc_sql_sqlite::translate`, see the `translated` module) instead of as their text
-    /// after the text passes. On by default.
+    /// (`xrpc_sql_sqlite::translate`, see the `translated` module), as the node always runs
+    /// them. Off runs them as their text after the older text passes, which answer many
+    /// statements differently from MySQL without an error; the node no longer offers it, and
+    /// the text passes are to be removed.
     pub translate: bool,
 }
 
@@ -2346,7 +2348,7 @@ impl SqliteConn {
                     if limit.is_some() && !self.translates() {
                         return Err(SqlError::new(
                             &codes::NOT_SUPPORTED_YET,
-                            "This version doesn't yet support 'max_join_size' with                              xrpc_sqlite_translate OFF",
+                            "This version doesn't yet support 'max_join_size' on the text path",
                         ));
                     }
                     self.max_join_size = limit;

@@ -164,7 +164,6 @@ impl NodeBuilder {
                     begin_immediate: config.sqlite_begin_immediate(),
                     max_page_count: config.sqlite_max_page_count(),
                     mmap_size: config.sqlite_mmap_size(),
-                    translate: config.sqlite_translate(),
                     ..SqliteOptions::default()
                 };
                 Self::sqlite(&config.db_path(), options)?

@@ -191,11 +191,6 @@ pub trait Settings {
         self.read_choice(VarId::SqliteSynchronous)
     }
 
-    /// `xrpc_sqlite_translate`.
-    fn sqlite_translate(&self) -> bool {
-        self.read_bool(VarId::SqliteTranslate)
-    }
-
     /// `xrpc_sqlite_begin_immediate`.
     fn sqlite_begin_immediate(&self) -> bool {
         self.read_bool(VarId::SqliteBeginImmediate)

@@ -467,8 +467,6 @@ variables! {
         "SQLite PRAGMA max_page_count: the most pages (4 KiB each) the database may grow to; a write beyond it fails with 1114 'The table is full' while reads go on. 0 means SQLite's own limit."),
     SqliteMmapSize => int("xrpc_sqlite_mmap_size", 0, 2_147_418_112, 0, Startup,
         "SQLite PRAGMA mmap_size: bytes of each database file read through a memory map instead of read calls into every connection's page cache (faster reads under load; mapped pages count in the RSS, and an I/O error on a mapped page stops the node with SIGBUS instead of failing one statement). 0, the default, leaves it off."),
-    SqliteTranslate => flag("xrpc_sqlite_translate", true, Startup,
-        "Whether the SQLite engine runs client statements by their translation from the parse tree (MySQL's types, collations, arithmetic and function library, or MySQL's error for what it does not cover; tables keep their MySQL definitions in the node's catalog table of each database file). ON is the default. OFF runs them as their text after the older text passes, which also have views and triggers but answer many statements differently from MySQL. Tables created with it OFF have no definition and are refused (1235) with it ON."),
     SqliteSynchronous => choice("xrpc_sqlite_synchronous", SQLITE_SYNCHRONOUS, "FULL", Startup,
         "SQLite PRAGMA synchronous; FULL makes every acknowledged commit survive power loss."),
     RequestCacheInstances => int("xrpc_request_cache_instances", 1, 128, 16, Startup,
