@@ -1259,6 +1259,18 @@ pub(crate) fn compare_times(a: &str, b: &str) -> std::cmp::Ordering {
 /// Reads a value as MySQL reads a TIME: `[-][D ]H…:MM[:SS][.f]`, the digits `[[H…]MM]SS[.f]`
 /// (numbers too), or a datetime's time of day (`YYYY-MM-DD HH:MM:SS`, 12 or 14 digits).
 /// Beyond ±838:59:59 MySQL clamps with a warning ([`TimeRead::OutOfRange`]); a date without a time is refused.
+/// Whether a text is a date without a time (`2024-03-05`), which CAST AS TIME and TIME() read
+/// otherwise than as midnight (`1000-1-1` is 00:10:00, its leading digits) while HOUR() and
+/// the comparisons read midnight.
+pub(crate) fn is_date_alone(text: &str) -> bool {
+    let s = text.trim();
+    s.as_bytes()
+        .iter()
+        .skip(1)
+        .any(|b| matches!(b, b'-' | b'/'))
+        && !s.contains([':', ' ', 'T'])
+}
+
 pub(crate) fn read_time(value: ValueRef<'_>) -> TimeRead {
     match value {
         ValueRef::Null => TimeRead::Null,
@@ -1292,11 +1304,6 @@ fn read_time_text(s: &str) -> TimeRead {
         && !s.contains(':');
     if dated || date_alone || (digits_only && matches!(s.len(), 12 | 14)) {
         return match read_parts(ValueRef::Text(s.as_bytes())) {
-            // MySQL reads a date without a time, or with zero parts, as a TIME otherwise
-            // (`1000-1-1` is 00:10:00, its leading digits).
-            Some(d) if d.month == 0 || d.day == 0 || date_alone => {
-                TimeRead::Unsupported("a date without a time read as a TIME")
-            }
             Some(d) => TimeRead::Value(Clock {
                 negative: false,
                 seconds: u64::from(d.hour * 3600 + d.minute * 60 + d.second),

@@ -2357,6 +2357,11 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
     // my_time(x, fsp, strict): a value that is no TIME is NULL with MySQL's 1292, the
     // statement's error in a strict write.
     scalar(conn, "my_time", 3, true, |a| {
+        if let ValueRef::Text(t) = a.v(0)
+            && dates::is_date_alone(&String::from_utf8_lossy(t))
+        {
+            return Err(unsupported_fn("a date without a time read as a TIME"));
+        }
         let clock = time_arg(a, 0)?;
         let Some(clock) = clock else {
             if !matches!(a.v(0), ValueRef::Null) {
