@@ -3157,7 +3157,7 @@ fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
             let column = message.rsplit(['.', ' ']).next().unwrap_or("");
             return SqlError::new(
                 &codes::BAD_NULL,
-                format!("Column '{column}' cannot be null ({message})"),
+                format!("Column '{column}' cannot be null"),
             );
         }
         ErrorCode::ConstraintViolation if e.extended_code == ffi::SQLITE_CONSTRAINT_FOREIGNKEY => {

@@ -713,13 +713,17 @@ fn declared_kind(ty: &ColumnType) -> Option<DeclKind> {
         C::Double => DeclKind::Double,
         C::Float => DeclKind::Float,
         C::Char { length, .. } | C::VarChar { length, .. } => DeclKind::Text {
+            // The TEXT types (65535 characters and up; JSON is a LONGTEXT) are MySQL's BLOB
+            // type of a character set; TINYTEXT reads as the VARCHAR(255) it holds as much as.
             mysql: if matches!(ty, C::Char { .. }) {
                 mysql_type::STRING
+            } else if length >= 65_535 {
+                mysql_type::BLOB
             } else {
                 mysql_type::VAR_STRING
             },
             max_chars: Some(u64::from(length)),
-            max_bytes: u64::from(length) * 4,
+            max_bytes: (u64::from(length) * 4).min(u64::from(u32::MAX)),
             pad: matches!(ty, C::Char { .. }),
             json: false,
         },

@@ -2434,6 +2434,10 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
         time_value(clock, 0)
     })?;
     scalar(conn, "my_maketime", 3, true, |a| {
+        // MySQL keeps a fraction of the seconds (`MAKETIME(0, 0, 1.5)` is 00:00:01.5).
+        if a.f64(2).is_some_and(|s| s.fract() != 0.0) {
+            return Err(unsupported_fn("MAKETIME with a fraction of a second"));
+        }
         let (h, m, s) = (some!(a.i64(0)), some!(a.i64(1)), some!(a.i64(2)));
         if !(0..60).contains(&m) || !(0..60).contains(&s) {
             return Ok(Value::Null);
@@ -2458,6 +2462,11 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
             let m = c.seconds as i64 * 1_000_000 + i64::from(c.micros);
             if c.negative { -m } else { m }
         };
+        // A date without a time is no TIME: MySQL's NULL with a warning.
+        let date_alone = |i: usize| a.text(i).is_some_and(|t| dates::is_date_alone(&t));
+        if date_alone(0) || date_alone(1) {
+            return Err(unsupported_fn("TIMEDIFF of a date without a time"));
+        }
         let diff = match (dated(0), dated(1)) {
             (true, true) => {
                 let (x, y) = (some!(a.moment(0)), some!(a.moment(1)));

@@ -79,6 +79,7 @@ const NUMERIC: &[&str] = &[
 
 /// MySQL's built-in functions this translation does not provide: calling one is 1235, not 1305.
 const MYSQL_ONLY: &[&str] = &[
+    "TIMESTAMP",
     "JSON_MERGE",
     "UUID_SHORT",
     "AES_ENCRYPT",

@@ -256,7 +256,8 @@ fn declared_types_map_to_x_types() {
             (X::Decimal, M::NEWDECIMAL, COLLATION_BINARY),
             (X::Decimal, M::NEWDECIMAL, COLLATION_BINARY),
             (X::Bytes, M::VAR_STRING, COLLATION_UTF8MB4),
-            (X::Bytes, M::VAR_STRING, COLLATION_UTF8MB4),
+            // TEXT is MySQL's BLOB type of a character set.
+            (X::Bytes, M::BLOB, COLLATION_UTF8MB4),
             (X::Bytes, M::BLOB, COLLATION_BINARY),
             (X::Bytes, M::VAR_STRING, COLLATION_BINARY),
             (X::DateTime, M::DATETIME, COLLATION_BINARY),
@@ -269,7 +270,7 @@ fn declared_types_map_to_x_types() {
             (X::Float, M::FLOAT, COLLATION_BINARY),
             (X::Bytes, M::STRING, COLLATION_UTF8MB4),
             (X::Bytes, M::STRING, COLLATION_BINARY),
-            (X::Bytes, M::VAR_STRING, COLLATION_UTF8MB4),
+            (X::Bytes, M::BLOB, COLLATION_UTF8MB4),
         ]
     );
     assert_eq!(cols[0].name, "i");
