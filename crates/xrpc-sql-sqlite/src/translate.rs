@@ -1453,7 +1453,13 @@ impl<'a> Translator<'a> {
     ) -> Result<(String, Vec<OutColumn>)> {
         let stored = self.stored_items.take();
         let mut from_sql = Vec::new();
-        for twj in &s.from {
+        // `FROM DUAL` is MySQL's FROM of no table.
+        let dual = matches!(s.from.as_slice(), [twj] if twj.joins.is_empty() && matches!(
+            &twj.relation,
+            TableFactor::Table { name, alias: None, .. }
+                if name.0.len() == 1 && name.to_string().eq_ignore_ascii_case("dual")
+        ));
+        for twj in s.from.iter().filter(|_| !dual) {
             from_sql.push(self.table_with_joins(twj)?);
         }
         self.clause = "field list";
