@@ -1426,9 +1426,8 @@ impl SqliteConn {
             if past {
                 let r = translation.reserves.as_ref().expect("checked");
                 let before = before.unwrap_or(0);
-                let (column, max) = r.limit.as_ref().expect("checked");
-                let row = u64::try_from(max.saturating_sub(before).max(0)).unwrap_or(0) + 1;
-                return Err(out_of_range(column, row));
+                let (column, _) = r.limit.as_ref().expect("checked");
+                return Err(out_of_range(column, r.first_row_past_limit(before)));
             }
         }
         result

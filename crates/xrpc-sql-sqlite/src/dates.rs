@@ -58,6 +58,14 @@ impl DateParts {
         fsp: 0,
     };
 
+    /// Whether the SQL mode's zero-date flags (`ZERO_DATE`, `ZERO_IN_DATE`) refuse this date.
+    pub(crate) fn refused_by(&self, flags: i64) -> bool {
+        let zero = (self.year, self.month, self.day) == (0, 0, 0);
+        let zero_in = !zero && (self.month == 0 || self.day == 0);
+        (zero && flags & i64::from(ZERO_DATE) != 0)
+            || (zero_in && flags & i64::from(ZERO_IN_DATE) != 0)
+    }
+
     fn of(m: Moment) -> Self {
         Self {
             year: m.at.year().max(0) as u32,

@@ -1235,12 +1235,7 @@ fn date_or_warning(v: ValueRef<'_>, flags: i64) -> Result<Option<dates::DatePart
     {
         return Err(unsupported_fn("a DOUBLE with a fraction read as a date"));
     }
-    let read = dates::read_parts(v).filter(|d| {
-        let zero = (d.year, d.month, d.day) == (0, 0, 0);
-        let zero_in = !zero && (d.month == 0 || d.day == 0);
-        !(zero && flags & i64::from(crate::dates::ZERO_DATE) != 0
-            || zero_in && flags & i64::from(crate::dates::ZERO_IN_DATE) != 0)
-    });
+    let read = dates::read_parts(v).filter(|d| !d.refused_by(flags));
     if let Some(parts) = read {
         return Ok(Some(parts));
     }
@@ -3255,11 +3250,7 @@ fn register_stores(conn: &Connection) -> rusqlite::Result<()> {
         if dates::read(v).is_none()
             && let Some(d) = dates::read_parts(v)
         {
-            let zero = (d.year, d.month, d.day) == (0, 0, 0);
-            let zero_in = !zero && (d.month == 0 || d.day == 0);
-            if strictness & 1 == 1
-                && ((zero && strictness & 2 != 0) || (zero_in && strictness & 4 != 0))
-            {
+            if strictness & 1 == 1 && d.refused_by(strictness) {
                 let column = a.text(3).unwrap_or_default().into_owned();
                 let shown = to_text(v).unwrap_or_default().into_owned();
                 return Err(fail(

@@ -466,8 +466,13 @@ impl Reservation {
         if last <= *max && first <= *max {
             return None;
         }
-        let row = u64::try_from(max.saturating_sub(before).max(0)).unwrap_or(0) + 1;
-        Some((column, row))
+        Some((column, self.first_row_past_limit(before)))
+    }
+
+    /// The row (from 1) that takes the first value past [`Reservation::limit`] after `before`.
+    pub fn first_row_past_limit(&self, before: i64) -> u64 {
+        let max = self.limit.as_ref().map_or(i64::MAX, |(_, max)| *max);
+        u64::try_from(max.saturating_sub(before).max(0)).unwrap_or(0) + 1
     }
 
     /// Whether a value the insert took is past [`Reservation::limit`].

@@ -1919,16 +1919,7 @@ impl<'a> Translator<'a> {
         }
         self.strict = !ignore;
         // Under NO_AUTO_VALUE_ON_ZERO (as a dump restores) an AUTO_INCREMENT column keeps a 0.
-        let zero_generates =
-            !self
-                .catalog
-                .system_variable("sql_mode")
-                .is_some_and(|mode| match mode {
-                    crate::types::SystemValue::Text(mode) => {
-                        mode.split(',').any(|w| w == "NO_AUTO_VALUE_ON_ZERO")
-                    }
-                    crate::types::SystemValue::Int(_) => false,
-                });
+        let zero_generates = !self.sql_mode_has("NO_AUTO_VALUE_ON_ZERO");
         // The target columns, in the order values are given.
         let mut targets: Vec<Column> = Vec::new();
         let named: Vec<String> = if insert.assignments.is_empty() {
