@@ -261,6 +261,9 @@ fn read_number(digits: &str) -> Option<Moment> {
 pub(crate) const ZERO_DATE: i32 = 2;
 /// A date with a zero month or day is refused (NO_ZERO_IN_DATE).
 pub(crate) const ZERO_IN_DATE: i32 = 4;
+/// The value is a DECIMAL's text, read as the number it is (`20240229.000000`), not as a
+/// string.
+pub(crate) const NUMBER_TEXT: i32 = 8;
 
 /// Whether a datetime lies in TIMESTAMP's range, 1970-01-01 00:00:01 to 2038-01-19 03:14:07,
 /// read as UTC (the session's time zone is not the store's to know: near the ends of the range
@@ -1286,6 +1289,18 @@ pub(crate) fn read_time(value: ValueRef<'_>) -> TimeRead {
         ValueRef::Real(r) if r.fract() == 0.0 && r.abs() < 1e15 => {
             read_time_text(&format!("{}", r as i64))
         }
+        // MariaDB cuts the binary fraction to microseconds (10709.5777 is 01:07:09.577699),
+        // MySQL rounds it: read where the two agree, the fraction's shortest digits.
+        ValueRef::Real(r) if r.abs() < 1e15 => {
+            let shortest = format!("{}", r.abs());
+            let digits = shortest.split_once('.').map_or("", |(_, d)| d);
+            let cut = (r.abs().fract() * 1e6).floor() as u32;
+            if digits.len() > 6 || format!("{digits:0<6}") != format!("{cut:06}") {
+                return TimeRead::Unsupported("a DOUBLE with this fraction read as a TIME");
+            }
+            let sign = if r < 0.0 { "-" } else { "" };
+            read_time_text(&format!("{sign}{}.{digits}", r.abs().trunc() as i64))
+        }
         ValueRef::Real(_) => TimeRead::Unsupported("a DOUBLE with a fraction read as a TIME"),
         ValueRef::Text(t) | ValueRef::Blob(t) => match std::str::from_utf8(t) {
             Ok(s) => read_time_text(s.trim()),
@@ -1318,7 +1333,10 @@ fn read_time_text(s: &str) -> TimeRead {
                 micros: d.micros,
                 fsp: d.fsp,
             }),
-            None => TimeRead::Null,
+            // MariaDB reads the time of some dates it does not read as dates ('2024-02-30
+            // 10:00:00' is 10:00:00, '2024-13-01 10:00:00' NULL), and of others with text after
+            // them.
+            None => TimeRead::Unsupported("a date and time of this form read as a TIME"),
         };
     }
     let (negative, body) = match s.strip_prefix('-') {

@@ -682,6 +682,11 @@ impl Translator<'_> {
         // A name asked for as MariaDB looks a table up by it: byte for byte.
         let (l, r) = if name_lookup {
             (exact_name(l), exact_name(r))
+        } else if arithmetic_op {
+            (temporal_number(l, false), temporal_number(r, false))
+        } else if comparison && (self.strict || self.strict_source) {
+            let l_read = strict_number(l.clone(), &r);
+            (l_read, strict_number(r, &l))
         } else {
             (l, r)
         };
@@ -771,11 +776,22 @@ impl Translator<'_> {
                     Typed::with_parts(format!("my_dec_neg({}, {s})", t.sql), t.ty, &[&t])
                 }
                 Ty::Null => t,
-                // MySQL negates a date's number (-20240229), not its text's.
+                // MySQL negates a date's number (-20240229, a DECIMAL), not its text's.
                 Ty::Date | Ty::DateTime | Ty::Time => {
-                    return unsupported("arithmetic on a date or time");
+                    let number = temporal_number(t, false);
+                    Typed::with_parts(
+                        format!("my_dec_neg({}, 0)", number.sql),
+                        Ty::Decimal(0),
+                        &[&number],
+                    )
                 }
                 Ty::Dyn => Typed::with_parts(format!("(-{})", t.sql), Ty::Dyn, &[&t]),
+                // In a write, a string that is not wholly a number fails (strict mode's 1292).
+                Ty::Str(_) | Ty::Bytes if self.strict || self.strict_source => Typed::with_parts(
+                    format!("(-my_cast_double_strict({}))", t.sql),
+                    Ty::Double,
+                    &[&t],
+                ),
                 _ => Typed::with_parts(format!("(-{})", real_operand(&t)), Ty::Double, &[&t]),
             }),
             UnaryOperator::Not | UnaryOperator::BangNot => Ok(Typed::with_parts(
@@ -1470,9 +1486,6 @@ fn arithmetic(op: &str, l: &Typed, r: &Typed, strict: bool) -> Result<Typed> {
     }
     let parts = [l, r];
     let strict = i32::from(strict);
-    if l.ty.is_temporal() || r.ty.is_temporal() {
-        return unsupported("arithmetic on a date or time");
-    }
     let exact = |t: Ty| matches!(t, Ty::Int | Ty::Decimal(_) | Ty::Null);
     let scale = |t: Ty| match t {
         Ty::Decimal(s) => s,
@@ -1637,6 +1650,43 @@ fn bitwise(op: &str, l: &Typed, r: &Typed) -> Result<Typed> {
     ))
 }
 
+/// A string compared with a number in a strict write: read as a DOUBLE that must be wholly a
+/// number (strict mode's 1292, where a query warns).
+fn strict_number(t: Typed, other: &Typed) -> Typed {
+    if !matches!(t.ty, Ty::Str(_) | Ty::Bytes)
+        || !matches!(other.ty, Ty::Int | Ty::Decimal(_) | Ty::Double | Ty::Float)
+        || t.bytes_literal
+        || other.bit
+    {
+        return t;
+    }
+    Typed::with_parts(
+        format!("my_cast_double_strict({})", t.sql),
+        Ty::Double,
+        &[&t],
+    )
+}
+
+/// A date or time as MySQL reads it as a number: 2024-02-29 is 20240229, 10:11:12 is 101112
+/// (`my_temporal_number`); any other value as it is. A fraction of a second is refused, as a
+/// number MySQL keeps its digits (a DECIMAL) and rounds it where cast to an integer; with
+/// `zero_fraction` a fraction of zeros (a DATETIME(3)'s `.000`) reads as the whole number, for
+/// casts, whose type does not depend on it.
+fn temporal_number(t: Typed, zero_fraction: bool) -> Typed {
+    if !t.ty.is_temporal() {
+        return t;
+    }
+    Typed::with_parts(
+        format!(
+            "my_temporal_number({}, {})",
+            t.sql,
+            i32::from(zero_fraction)
+        ),
+        Ty::Int,
+        &[&t],
+    )
+}
+
 /// CAST(x AS type) and CONVERT(x, type).
 /// `CAST(x AS data_type)`. In a strict write (`strict`) a string that is not entirely a number
 /// fails with 1292 where MySQL would warn.
@@ -1669,8 +1719,9 @@ pub(crate) fn cast(
         ]
         .iter()
         .any(|t| upper.starts_with(t));
-    if numeric && matches!(x.ty, Ty::Date | Ty::DateTime | Ty::Time) {
-        return unsupported(format!("CAST of a date or time AS {data_type}"));
+    if numeric && x.ty.is_temporal() {
+        let number = temporal_number(x.clone(), true);
+        return cast(&number, data_type, strict, shown, zero_dates);
     }
     // MySQL dates a TIME with the current day.
     if x.ty == Ty::Time && (upper == "DATE" || upper.starts_with("DATETIME")) {
@@ -1773,6 +1824,12 @@ pub(crate) fn cast(
             &parts,
         ));
     }
+    // A DECIMAL is read as a number (`YYYYMMDD[HHMMSS]`), not as the text SQLite holds.
+    let date_flags = if matches!(x.ty, Ty::Decimal(_)) {
+        date_flags + crate::dates::NUMBER_TEXT
+    } else {
+        date_flags
+    };
     if upper == "DATE" {
         return Ok(Typed::with_parts(
             format!("my_date({}, {date_flags})", x.sql),
@@ -1788,9 +1845,10 @@ pub(crate) fn cast(
             &parts,
         ));
     }
-    if upper == "TIME" {
+    if upper == "TIME" || upper.starts_with("TIME(") {
+        let fsp = args(&upper).first().copied().unwrap_or(0).min(6);
         return Ok(Typed::with_parts(
-            format!("my_time({}, 0, {})", x.sql, i32::from(strict)),
+            format!("my_time({}, {fsp}, {})", x.sql, i32::from(strict)),
             Ty::Time,
             &parts,
         ));

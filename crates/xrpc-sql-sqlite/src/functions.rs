@@ -1229,11 +1229,56 @@ fn date_or_warning(v: ValueRef<'_>, flags: i64) -> Result<Option<dates::DatePart
     if matches!(v, ValueRef::Null) {
         return Ok(None);
     }
-    // MySQL warns that it drops a DOUBLE's fraction; the node does not reproduce the warning.
-    if let ValueRef::Real(r) = v
-        && r.fract() != 0.0
+    // A number with a fraction (a DOUBLE, or a DECIMAL's text): its whole number read as a
+    // date, the fraction the time's microseconds, or dropped with MySQL's Note where the number
+    // has no time. (A DOUBLE's fraction has no exact digits to read as microseconds.)
+    let with_fraction = match v {
+        ValueRef::Real(r) if r.fract() != 0.0 => {
+            if r.abs() >= 1e8 {
+                return Err(unsupported_fn(
+                    "a DOUBLE with a fraction read as a datetime",
+                ));
+            }
+            Some((r.trunc() as i64, "5".to_owned()))
+        }
+        ValueRef::Text(t) if flags & i64::from(dates::NUMBER_TEXT) != 0 => {
+            let text = String::from_utf8_lossy(t);
+            let (whole, fraction) = text.split_once('.').unwrap_or((&text, ""));
+            let Ok(whole) = whole.parse::<i64>() else {
+                return Err(unsupported_fn("a DECIMAL past BIGINT read as a date"));
+            };
+            Some((whole, fraction.trim_end_matches('0').to_owned()))
+        }
+        _ => None,
+    };
+    let shown_value = v;
+    let v = match &with_fraction {
+        Some((whole, _)) => ValueRef::Integer(*whole),
+        None => v,
+    };
+    if let Some((whole, fraction)) = &with_fraction
+        && !fraction.is_empty()
+        && let Some(mut parts) = dates::read_parts(v).filter(|d| !d.refused_by(flags))
     {
-        return Err(unsupported_fn("a DOUBLE with a fraction read as a date"));
+        if !parts.has_time {
+            if *whole != 0 {
+                raise(
+                    Level::Note,
+                    1292,
+                    &format!("Truncated incorrect date value: '{}'", shown(shown_value)),
+                );
+            }
+            return Ok(Some(parts));
+        }
+        // MariaDB cuts digits past the sixth, MySQL rounds them.
+        if fraction.len() > 6 {
+            return Err(unsupported_fn(
+                "a DECIMAL with over 6 fraction digits read as a datetime",
+            ));
+        }
+        parts.micros = format!("{fraction:0<6}").parse().unwrap_or(0);
+        parts.fsp = fraction.len() as u8;
+        return Ok(Some(parts));
     }
     let read = dates::read_parts(v).filter(|d| !d.refused_by(flags));
     if let Some(parts) = read {
@@ -1249,7 +1294,7 @@ fn date_or_warning(v: ValueRef<'_>, flags: i64) -> Result<Option<dates::DatePart
             return Err(unsupported_fn("a date written as digits of this length"));
         }
         // (A prefix ending inside a number is no date: `2024-02-3` of `2024-02-30`.)
-        let read_prefix = (6..trimmed.len()).rev().any(|end| {
+        let read_prefix = (1..trimmed.len()).rev().any(|end| {
             trimmed.is_char_boundary(end)
                 && !trimmed.as_bytes()[end].is_ascii_digit()
                 && dates::read_parts(ValueRef::Text(&trimmed.as_bytes()[..end])).is_some()
@@ -1258,18 +1303,22 @@ fn date_or_warning(v: ValueRef<'_>, flags: i64) -> Result<Option<dates::DatePart
             return Err(unsupported_fn("a date with other text after it"));
         }
     }
-    let shown = match v {
-        ValueRef::Integer(i) => i.to_string(),
-        ValueRef::Real(r) => crate::value::double_text(r),
-        ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t).into_owned(),
-        ValueRef::Null => String::new(),
-    };
-    let message = format!("Incorrect datetime value: '{shown}'");
+    let message = format!("Incorrect datetime value: '{}'", shown(shown_value));
     if strict {
         return Err(fail(1292, message));
     }
     warn(1292, &message);
     Ok(None)
+}
+
+/// A value as MySQL's date warnings show it.
+fn shown(v: ValueRef<'_>) -> String {
+    match v {
+        ValueRef::Integer(i) => i.to_string(),
+        ValueRef::Real(r) => crate::value::double_text(r),
+        ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t).into_owned(),
+        ValueRef::Null => String::new(),
+    }
 }
 
 /// Argument `i` read as a TIME: `None` for NULL or an invalid time (MySQL's NULL), or the
@@ -2347,6 +2396,38 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
         let parts = some!(date_or_warning(a.v(0), a.i64(2).unwrap_or(0))?);
         Ok(text_value(parts.datetime_text(fsp)))
     })?;
+    // my_temporal_number(x, zero_fraction): a DATE, DATETIME or TIME value (its text as the
+    // node holds it) as MySQL's number, `YYYYMMDD[HHMMSS]` or `[-]HHMMSS` (see
+    // `expr::temporal_number`).
+    scalar(conn, "my_temporal_number", 2, true, |a| {
+        let text = match a.v(0) {
+            ValueRef::Null => return Ok(Value::Null),
+            ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+            other => return Ok(other.into()),
+        };
+        let (whole, fraction) = text.split_once('.').unwrap_or((&text, ""));
+        if !fraction.is_empty() && (a.i64(1) != Some(1) || fraction.bytes().any(|b| b != b'0')) {
+            return Err(unsupported_fn(
+                "a date or time with a fraction of a second read as a number",
+            ));
+        }
+        let (negative, body) = match whole.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, whole),
+        };
+        let digits: String = body.chars().filter(char::is_ascii_digit).collect();
+        let number = match digits.parse::<i64>() {
+            Ok(n)
+                if body
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || b"-: ".contains(&b)) =>
+            {
+                n
+            }
+            _ => return Err(unsupported_fn("this date or time value read as a number")),
+        };
+        Ok(Value::Integer(if negative { -number } else { number }))
+    })?;
     // A value read as a TIME (TIME(x) keeps the fraction digits written; CAST AS TIME, fsp 0,
     // refuses a fraction, which MySQL rounds and MariaDB truncates).
     // my_time(x, fsp, strict): a value that is no TIME is NULL with MySQL's 1292, the
@@ -2370,10 +2451,13 @@ fn register_dates(conn: &Connection) -> rusqlite::Result<()> {
         };
         match a.i64(1) {
             Some(fsp) if fsp >= 0 => {
-                if clock.micros > 0 && fsp == 0 {
-                    return Err(unsupported_fn("CAST of a fraction of a second AS TIME"));
+                let fsp = fsp.min(6) as u8;
+                if clock.micros % 10u32.pow(u32::from(6 - fsp)) != 0 {
+                    return Err(unsupported_fn(
+                        "CAST of a fraction of a second AS TIME with fewer digits",
+                    ));
                 }
-                time_value(clock, fsp.min(6) as u8)
+                time_value(clock, fsp)
             }
             _ => time_value(clock, clock.fsp),
         }
