@@ -637,12 +637,16 @@ impl Translator<'_> {
                     | B::PGBitwiseShiftLeft
                     | B::PGBitwiseShiftRight
             );
+        // A TIME column is its number in arithmetic (`temporal_number`).
+        let arithmetic_op = numeric && !comparison;
         self.enum_ok = columns || (comparison && is_string_literal(right));
         self.bit_ok = numeric;
+        self.time_ok = arithmetic_op;
         let l = self.expr(left)?;
         let l_restricted = std::mem::take(&mut self.last_restricted);
         self.enum_ok = columns || (comparison && is_string_literal(left));
         self.bit_ok = numeric;
+        self.time_ok = arithmetic_op;
         let r = self.expr(right)?;
         let r_restricted = std::mem::take(&mut self.last_restricted);
         if columns
@@ -660,7 +664,6 @@ impl Translator<'_> {
             }
             _ => {}
         }
-        let arithmetic_op = numeric && !comparison;
         let textual = |t: &Typed| {
             matches!(
                 t.compared().ty,
@@ -764,6 +767,7 @@ impl Translator<'_> {
             return literal(&Value::Number(format!("-{n}"), false));
         }
         self.bit_ok = matches!(op, UnaryOperator::BitwiseNot);
+        self.time_ok = matches!(op, UnaryOperator::Minus);
         let t = self.expr(x)?;
         if let UnaryOperator::BitwiseNot = op {
             return bitwise("~", &t, &Typed::new("0", Ty::Int));

@@ -157,7 +157,7 @@ SELECT id, v FROM small;
 -- script: dates and times read as numbers, and numbers read as dates
 CREATE TABLE shifts (id INT PRIMARY KEY, day DATE, starts DATETIME, lasts TIME, stamp DATETIME(3), code DECIMAL(14,2));
 INSERT INTO shifts VALUES (1, '2024-02-29', '2024-02-29 08:30:00', '07:45:00', '2024-02-29 08:30:00.000', 20240229.00), (2, '2023-12-31', '2023-12-31 22:00:05', '10:00:01', '2023-12-31 22:00:05.250', 20231231221505.50), (3, NULL, NULL, NULL, NULL, NULL);
-SELECT day + 0, starts + 0, CAST('07:45:00' AS TIME) + 0, -day, day - 1, day * 2, day DIV 100, day % 100 FROM shifts ORDER BY id;
+SELECT day + 0, starts + 0, lasts + 0, -lasts, lasts * 2, CAST('07:45:00' AS TIME) + 0, -day, day - 1, day * 2, day DIV 100, day % 100 FROM shifts ORDER BY id;
 SELECT CAST(day AS SIGNED), CAST(starts AS UNSIGNED), CAST(CAST('10:00:01' AS TIME) AS DECIMAL(10,2)), CAST(stamp AS SIGNED), CAST(starts AS DOUBLE) FROM shifts WHERE id = 1;
 SELECT CAST(code AS DATE), CAST(code AS DATETIME(2)) FROM shifts ORDER BY id;
 SELECT CAST('10:11:12.5' AS TIME(2)), CAST('10:11:12.5' AS TIME(1)), CAST(10709.25e0 AS TIME(2)) FROM shifts WHERE id = 2;
