@@ -1270,12 +1270,8 @@ fn date_or_warning(v: ValueRef<'_>, flags: i64) -> Result<Option<dates::DatePart
             }
             return Ok(Some(parts));
         }
-        // MariaDB cuts digits past the sixth, MySQL rounds them.
-        if fraction.len() > 6 {
-            return Err(unsupported_fn(
-                "a DECIMAL with over 6 fraction digits read as a datetime",
-            ));
-        }
+        // Digits past the sixth are dropped, without a note.
+        let fraction = &fraction[..fraction.len().min(6)];
         parts.micros = format!("{fraction:0<6}").parse().unwrap_or(0);
         parts.fsp = fraction.len() as u8;
         return Ok(Some(parts));
