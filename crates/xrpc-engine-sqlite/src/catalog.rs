@@ -635,8 +635,8 @@ pub(crate) fn mysql_type(decl: &str) -> MysqlType {
         }
         DeclKind::Year => simple(&mut t, "year"),
         DeclKind::Enum { set, length } => {
-            // The declaration is stored rewritten (`ENUM TEXT x61 x62`, see `enumset`); MySQL
-            // shows the members quoted: enum('a','b').
+            // Declared by a table without a kept definition as `ENUM TEXT x61 x62` (see
+            // `enumset`); MySQL shows the members quoted: enum('a','b').
             let name = if set { "set" } else { "enum" };
             let members = crate::types::enumset::members(decl)
                 .map(|(_, members)| members)

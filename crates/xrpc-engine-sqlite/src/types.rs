@@ -74,8 +74,8 @@ pub(crate) enum DeclKind {
         max_bytes: u64,
         fixed: Option<u32>,
     },
-    /// ENUM or SET (`set`), declared as the `enumset` module writes it: X type ENUM or SET;
-    /// `length` is MySQL's display length. The members stay in the declared type.
+    /// ENUM or SET (`set`): a kept definition's, or declared as the `enumset` module reads it;
+    /// X type ENUM or SET; `length` is MySQL's display length.
     Enum { set: bool, length: u32 },
     /// No declaration, or one that names no MySQL type: typed from the values.
     Runtime,
@@ -605,19 +605,6 @@ fn declared_value(kind: DeclKind, value: ValueRef<'_>) -> Result<Value, Problem>
         }
         DeclKind::Runtime => Value::Bytes(Bytes::from(stored::bytes_value(value))),
     })
-}
-
-/// A real as text: the shortest form that reads back the same, with `.0` on whole numbers as
-/// SQLite prints them.
-pub(crate) fn format_real(f: f64) -> String {
-    if f.is_infinite() {
-        return if f > 0.0 { "Inf" } else { "-Inf" }.to_owned();
-    }
-    let mut s = f.to_string();
-    if f.is_finite() && !s.contains(['.', 'e', 'N']) {
-        s.push_str(".0");
-    }
-    s
 }
 
 /// A statement argument, ready to bind.

@@ -67,11 +67,24 @@ pub(crate) fn text_value(value: ValueRef<'_>) -> Result<String, Problem> {
     match value {
         ValueRef::Null => Ok(String::new()),
         ValueRef::Integer(i) => Ok(i.to_string()),
-        ValueRef::Real(r) => Ok(super::format_real(r)),
+        ValueRef::Real(r) => Ok(format_real(r)),
         ValueRef::Text(t) | ValueRef::Blob(t) => std::str::from_utf8(t)
             .map(str::to_owned)
             .map_err(|_| Problem::Incorrect),
     }
+}
+
+/// A real as text: the shortest form that reads back the same, with `.0` on whole numbers as
+/// SQLite prints them.
+fn format_real(f: f64) -> String {
+    if f.is_infinite() {
+        return if f > 0.0 { "Inf" } else { "-Inf" }.to_owned();
+    }
+    let mut s = f.to_string();
+    if f.is_finite() && !s.contains(['.', 'e', 'N']) {
+        s.push_str(".0");
+    }
+    s
 }
 
 /// The bytes of a value for a binary column.
@@ -79,7 +92,7 @@ pub(crate) fn bytes_value(value: ValueRef<'_>) -> Vec<u8> {
     match value {
         ValueRef::Null => Vec::new(),
         ValueRef::Integer(i) => i.to_string().into_bytes(),
-        ValueRef::Real(r) => super::format_real(r).into_bytes(),
+        ValueRef::Real(r) => format_real(r).into_bytes(),
         ValueRef::Text(t) | ValueRef::Blob(t) => t.to_vec(),
     }
 }
