@@ -1203,9 +1203,8 @@ fn column_types(result: &CollectedResult) -> Vec<ColumnType> {
 
 #[test]
 fn a_kept_shape_answers_as_a_fresh_one_would() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, engine) = engine();
     let path = dir.path();
-    let engine = engine_at(path);
     let mut warm = engine.acquire().unwrap();
     let warm = &mut *warm;
     same_as_fresh(path, warm, "select 1", &[]);
@@ -1263,9 +1262,8 @@ fn a_kept_shape_answers_as_a_fresh_one_would() {
 
 #[test]
 fn a_kept_catalog_shape_answers_as_a_fresh_one_would() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, engine) = engine();
     let path = dir.path();
-    let engine = engine_at(path);
     let mut warm = engine.acquire().unwrap();
     let warm = &mut *warm;
     run_with(
