@@ -97,8 +97,8 @@ use xrpc_proto::codes;
 use xrpc_proto::value::Value;
 
 use super::SqliteConn;
-use super::cast::{ColumnHint, HintAt};
-use super::front::{self, CatalogTables, SqlInfo, TableDdl};
+use super::front::{self, CatalogTables};
+use super::shape::ColumnHint;
 use super::types::{self, DeclKind};
 use xrpc_engine::result::{
     ExecSummary, ResultSink, SqlError, SqlWarning, WarningLevel, mysql_type,
@@ -192,15 +192,14 @@ impl Stmt {
 /// `Code` and the diagnostic counts are.
 fn uint_hint(index: usize) -> ColumnHint {
     ColumnHint {
-        at: HintAt::Start(index),
-        kind: Some(DeclKind::Int {
+        index,
+        kind: DeclKind::Int {
             mysql: mysql_type::LONG,
             length: 10,
             unsigned: true,
             min: 0,
             max: u64::from(u32::MAX),
-        }),
-        name: None,
+        },
     }
 }
 
@@ -636,8 +635,8 @@ pub(crate) fn mysql_type(decl: &str) -> MysqlType {
         }
         DeclKind::Year => simple(&mut t, "year"),
         DeclKind::Enum { set, length } => {
-            // The declaration is stored rewritten (`ENUM TEXT x61 x62`, see `enumset`); MySQL
-            // shows the members quoted: enum('a','b').
+            // Declared by a table without a kept definition as `ENUM TEXT x61 x62` (see
+            // `enumset`); MySQL shows the members quoted: enum('a','b').
             let name = if set { "set" } else { "enum" };
             let members = crate::types::enumset::members(decl)
                 .map(|(_, members)| members)
@@ -801,8 +800,8 @@ pub(crate) struct ColumnEntry {
     pub(crate) default: Option<String>,
     /// Position in the primary key, 0 when not in it.
     pub(crate) pk: i64,
-    /// The column generates ids (the rowid alias); its `decl` is then the MySQL type it was
-    /// declared with (`autoinc::declared_type`), not SQLite's `INTEGER`.
+    /// The column is AUTO_INCREMENT: as its kept definition declares, or, for a table
+    /// without one, SQLite's rowid alias (a lone `INTEGER PRIMARY KEY`), which generates ids.
     pub(crate) auto_increment: bool,
     /// The MySQL type of a translated table's column, from its kept definition (the SQLite
     /// declaration does not tell it); else [`mysql_type`] of `decl`.
@@ -908,10 +907,7 @@ fn apply_kept(entry: &mut TableEntry, kept: &xrpc_sql_sqlite::Table) {
             column.default = if declared.auto_increment {
                 Some("0".to_owned())
             } else {
-                declared
-                    .default
-                    .as_deref()
-                    .map(|d| super::arith::shown_sql(d).into_owned())
+                declared.default.clone()
             };
         } else {
             column.auto_increment = declared.auto_increment;
@@ -1424,19 +1420,6 @@ fn text(s: Option<&str>) -> Value {
     }
 }
 
-fn no_info() -> SqlInfo {
-    SqlInfo {
-        insert: false,
-        state_change: false,
-        writes: false,
-        implicit_commit: false,
-        modifies_rows: false,
-        locks_for_update: false,
-        table_ddl: TableDdl::None,
-        catalog: Default::default(),
-    }
-}
-
 impl SqliteConn {
     /// Runs one of the statements [`of`] recognised.
     pub(super) fn run_mysql(
@@ -1783,7 +1766,7 @@ impl SqliteConn {
         self.query_hinted(sql, args, &[], sink)
     }
 
-    /// [`Self::query`] with column types given by `hints` (as a cast's would).
+    /// [`Self::query`] with the types of columns SQLite declares none for given by `hints`.
     fn query_hinted(
         &mut self,
         sql: &str,
@@ -1792,8 +1775,7 @@ impl SqliteConn {
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
         let args: Vec<_> = args.iter().map(types::to_arg).collect();
-        self.shared.start_statement();
-        self.run_prepared(sql, &args, no_info(), hints, sink)
+        self.run_query(sql, &args, hints, sink)
     }
 
     /// MySQL commits an open transaction before CREATE and DROP DATABASE; so does the node.
@@ -1910,8 +1892,7 @@ impl SqliteConn {
                     db: db.clone(),
                     name,
                     view: kind == "view",
-                    // A view the node rewrote is shown as the client wrote it.
-                    sql: super::arith::original_text(&sql).unwrap_or(sql),
+                    sql,
                     columns: Vec::new(),
                     indexes: Vec::new(),
                     engine: None,
@@ -1942,9 +1923,7 @@ impl SqliteConn {
                             name: row.get(1)?,
                             decl: row.get(2)?,
                             not_null: row.get(3)?,
-                            default: row
-                                .get::<_, Option<String>>(4)?
-                                .map(|d| super::arith::shown_sql(&d).into_owned()),
+                            default: row.get(4)?,
                             pk: row.get(5)?,
                             auto_increment: false,
                             kept_type: None,
@@ -1964,18 +1943,12 @@ impl SqliteConn {
                 }
             }
             for entry in &mut entries {
-                // The rowid alias generates ids; the node's AUTO_INCREMENT rewrite keeps the
-                // type it was declared with in a comment (SHOW COLUMNS, information_schema and
-                // SHOW CREATE TABLE show that one, as MySQL would).
-                let declared = super::autoinc::declared_type(&entry.sql).map(str::to_owned);
+                // The rowid alias generates ids (a kept definition says otherwise when it does).
                 let mut keys = entry.columns.iter_mut().filter(|c| c.pk > 0);
                 if let (Some(only), None) = (keys.next(), keys.next())
                     && only.decl.eq_ignore_ascii_case("INTEGER")
                 {
                     only.auto_increment = true;
-                    if let Some(declared) = declared {
-                        only.decl = declared;
-                    }
                 }
                 let mut pk: Vec<&ColumnEntry> = entry.columns.iter().filter(|c| c.pk > 0).collect();
                 pk.sort_by_key(|c| c.pk);

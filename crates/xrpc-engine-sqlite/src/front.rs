@@ -24,7 +24,7 @@
 //! | `SET [SESSION] time_zone = value` | [`Request::Set`] with the session's new zone: `SYSTEM` or the system's offset; another offset or a named zone 1235, a malformed one 1298 |
 //! | `SET [SESSION] sql_mode = value` | [`Request::Set`] with the session's new mode (see the `sql_mode` module): a literal checked here, any other value when it runs; a mode that changes how text reads or what statements compute (`PIPES_AS_CONCAT`, `ANSI_QUOTES`, `EMPTY_STRING_IS_NULL`, …) refused with 1235 |
 //! | `SET [SESSION] sql_select_limit = n \| DEFAULT` | [`Request::Set`]: a SELECT without a LIMIT of its own at the top returns at most n rows, as in MySQL (FOUND_ROWS() after one it cut is refused with 1235: MariaDB counts the rows before the cut); another value 1235 |
-//! | `SET [SESSION] max_join_size = n \| DEFAULT` | [`Request::Set`]: kept and shown back (`@@sql_big_selects` is 0 while it is set); a query runs only where MySQL's estimate of the rows it examines is surely within n: the product of its tables' row counts, doubled, plus 1000, is at most n; else 1235 (MySQL's estimate, the node's does not have, might be 1104). With `SqliteOptions::translate` OFF a value other than DEFAULT is 1235 |
+//! | `SET [SESSION] max_join_size = n \| DEFAULT` | [`Request::Set`]: kept and shown back (`@@sql_big_selects` is 0 while it is set); a query runs only where MySQL's estimate of the rows it examines is surely within n: the product of its tables' row counts, doubled, plus 1000, is at most n; else 1235 (MySQL's estimate, the node's does not have, might be 1104) |
 //! | `SET [SESSION] sql_safe_updates = 0 \| 1` | [`Request::Set`]: an UPDATE or DELETE MariaDB would refuse with 1175 is 1175, one it would run runs, one whose outcome depends on MariaDB's optimizer is 1235 (see `xrpc-sql-sqlite`) |
 //! | `SET autocommit = <not a boolean>` | 1231 |
 //! | `SET SESSION TRANSACTION READ ONLY \| READ WRITE`, `SET [SESSION] tx_read_only = 0 \| 1` (or `transaction_read_only`) | [`Request::Set`]: the session's access mode; in a read-only session every transaction and statement is read-only unless `START TRANSACTION READ WRITE` opened it, and DDL (also of temporary tables) is 1792 as in MariaDB |
@@ -68,16 +68,13 @@ pub(crate) enum BeginMode {
     ReadWrite,
 }
 
-/// What a statement SQLite runs is, for the engine's bookkeeping.
+/// What a statement the translation runs is, for the engine's bookkeeping.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct SqlInfo {
-    /// INSERT or REPLACE: may generate an insert id.
-    pub(crate) insert: bool,
     /// A schema change: may create or drop temp objects.
     pub(crate) state_change: bool,
-    /// INSERT, REPLACE or UPDATE: conversion warnings of its arithmetic and casts are errors,
-    /// as in MySQL's strict mode.
-    pub(crate) writes: bool,
+    /// DELETE: a foreign key it fails is a parent row's (1451).
+    pub(crate) deletes: bool,
     /// A statement MySQL ends the open transaction before and commits after (DDL but a
     /// temporary table's, `LOCK TABLES`).
     pub(crate) implicit_commit: bool,
@@ -85,8 +82,6 @@ pub(crate) struct SqlInfo {
     pub(crate) modifies_rows: bool,
     /// `SELECT … FOR UPDATE`: refused inside a READ ONLY transaction too (1792).
     pub(crate) locks_for_update: bool,
-    /// CREATE TABLE or ALTER TABLE: the strict-write triggers are generated afterwards.
-    pub(crate) table_ddl: TableDdl,
     /// The `information_schema` tables it names.
     pub(crate) catalog: CatalogReads,
 }
@@ -243,17 +238,6 @@ pub(crate) struct ValueCheck {
     pub(crate) allowed: &'static [&'static str],
 }
 
-/// A statement that creates or alters tables (see the `strict` module).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TableDdl {
-    /// Neither.
-    None,
-    /// `CREATE [TEMPORARY] TABLE …`.
-    Create,
-    /// `ALTER TABLE …`.
-    Alter,
-}
-
 /// A request's statement, as the engine runs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Request {
@@ -274,7 +258,7 @@ pub(crate) enum Request {
     Set(SessionSet),
     /// `USE db`.
     Use(String),
-    /// A statement SQLite runs.
+    /// A statement the translation runs.
     Sql(SqlInfo),
     /// A statement the token pass read (`XA`, the SHOW forms of `xrpc_sql::Show`, `ALTER
     /// INSTANCE`), which the `catalog` module answers or refuses.
@@ -333,20 +317,13 @@ pub(crate) fn request(parsed: &Parsed) -> Result<Request, SqlError> {
         }
         _ => {}
     }
-    let table_ddl = match statement {
-        Statement::CreateTable(_) => TableDdl::Create,
-        Statement::AlterTable(_) => TableDdl::Alter,
-        _ => TableDdl::None,
-    };
     Ok(Request::Sql(SqlInfo {
-        insert: parsed.kind == Kind::Insert,
         state_change: parsed.kind == Kind::Ddl,
-        writes: matches!(parsed.kind, Kind::Insert | Kind::Update),
+        deletes: parsed.kind == Kind::Delete,
         implicit_commit: commits_implicitly(statement, parsed.kind),
         modifies_rows: matches!(parsed.kind, Kind::Insert | Kind::Update | Kind::Delete),
         locks_for_update: matches!(statement, Statement::Query(query)
             if query.locks.iter().any(|lock| lock.lock_type == xrpc_sql::ast::LockType::Update)),
-        table_ddl,
         catalog: CatalogReads::of(statement),
     }))
 }
@@ -906,14 +883,11 @@ mod tests {
         let Request::Sql(info) = of("CREATE TABLE t (a INT)").unwrap() else {
             panic!()
         };
-        assert_eq!(
-            (info.table_ddl, info.state_change, info.insert),
-            (TableDdl::Create, true, false)
-        );
-        let Request::Sql(info) = of("REPLACE INTO t VALUES (1)").unwrap() else {
+        assert_eq!((info.state_change, info.deletes), (true, false));
+        let Request::Sql(info) = of("DELETE FROM t WHERE a = 1").unwrap() else {
             panic!()
         };
-        assert!(info.insert && !info.state_change);
+        assert!(info.deletes && !info.state_change);
         assert_eq!(of("XA START 'x'").unwrap(), Request::Catalog);
         assert_eq!(of("USE shop").unwrap(), Request::Use("shop".into()));
     }

@@ -11,9 +11,10 @@
 //!
 //! What stays true:
 //! - The kept statement was prepared by `prepare_cached` under the client check (`authorizer`),
-//!   like every statement in rusqlite's cache; only `run_prepared`, which runs client
-//!   statements under that check, takes or keeps one. So the node's own statements still never
-//!   reach a client, and a statement SQLite recompiles (schema change) is checked again.
+//!   like every statement in rusqlite's cache; only the statements of a translation
+//!   (`translated`) and the queries answering a catalog statement (`run_query`), which run under
+//!   that check, take or keep one. So the node's own statements still never reach a client, and
+//!   a statement SQLite recompiles (schema change) is checked again.
 //! - It is reset between uses: its rows were read through `Rows` or `raw_execute`, both of
 //!   which reset the statement; every placeholder is bound again before each run (the engine
 //!   refuses a run whose argument count differs).

@@ -1,4 +1,5 @@
-//! The embedded SQLite engine (`rusqlite`, bundled SQLite).
+//! The embedded SQLite engine (`rusqlite`, bundled SQLite): MySQL statements run by their
+//! translation from the parse tree (`xrpc_sql_sqlite`).
 //!
 //! # Connections and the pool
 //!
@@ -8,8 +9,9 @@
 //! pushes it back, or drops it when the pool is full. The database is opened in WAL mode
 //! (persistent in the file), so readers never block the writer. Each connection sets
 //! `synchronous` (FULL by default: an acknowledged commit survives `kill -9` and power loss),
-//! `foreign_keys`, its prepared-statement cache capacity, the busy handler below, and the SQL
-//! functions `connection_id()`, `database()`, `version()` and `last_insert_id()`.
+//! `foreign_keys`, its prepared-statement cache capacity, the busy handler below, MySQL's
+//! function library (`xrpc_sql_sqlite::register`, which the translations call) and the
+//! named-lock functions over the engine's registry (`named_locks`).
 //!
 //! The prepared-statement cache is bounded by bytes as well as by count: only statements of at
 //! most [`CACHED_STATEMENT_MAX_LEN`] bytes are cached, so one connection's cache holds at most
@@ -61,34 +63,24 @@
 //!   transaction implicitly, lasting until COMMIT or ROLLBACK; `SET autocommit = 1` commits an
 //!   open transaction when autocommit was 0. Values: 0/1, ON/OFF, TRUE/FALSE, DEFAULT;
 //!   anything else is 1231.
-//! - `SET NAMES`, `SET … TRANSACTION …` and any other `SET [scope] name = value` (user
-//!   variables too) are accepted and have no effect. They are deliberately not kept: remembered
-//!   variables would be session state, and would pin a pooled connection to every session. With
-//!   [`SqliteOptions::translate`] user variables are kept, as session state (see `translated`).
-//! - DDL is transactional in SQLite: under `autocommit = 0` a CREATE TABLE waits for COMMIT,
-//!   where MySQL would commit implicitly.
+//! - `SET NAMES`, `SET … TRANSACTION …` and the other system variables are the `front` and
+//!   `variables` modules': kept per session, accepted without effect, or refused. `SET @user =
+//!   value` keeps the value as `SELECT value` gives it, as session state (see `translated`).
+//! - A statement MySQL commits implicitly (DDL but a temporary table's) commits the open
+//!   transaction first and runs outside one, so SQLite's transactional DDL is never seen.
 //!
-//! With [`SqliteOptions::translate`], every statement that is not a session statement, SHOW,
-//! DESCRIBE or CREATE/DROP DATABASE runs by its translation from the parse tree
-//! (`xrpc_sql_sqlite::translate`; `information_schema`'s tables too, rebuilt first: see
-//! `catalog`) instead of the text passes below; the
-//! `translated` module has the design (the MySQL table definitions kept in each database file,
-//! the session state the function library reads, result metadata from the translation's types).
-//! Without it:
-//!
-//! Every other statement is checked against the `catalog` module's MySQL statements (SHOW,
-//! DESCRIBE, CREATE/DROP DATABASE, the refused admin statements), which the engine answers
-//! itself; the rest runs on SQLite as the statement's text after the text passes below (escapes,
-//! casts, arithmetic, exact numbers, database qualification). That text is the statement
-//! without its comments, re-emitted from MySQL's tokens ([`xrpc_sql::Parsed::text_without_comments`]):
-//! SQLite's lexer starts a comment at any `--`, so `5--2` would lose its end, and has no `#`
-//! comments. A call of `CONCAT` or `CONCAT_WS` with fewer arguments than MySQL takes is MySQL's
-//! 1582, decided from the tree (the `arity` module), where SQLite's functions of those names would
-//! answer.
+//! The `catalog` module's MySQL statements (SHOW, DESCRIBE, CREATE/DROP DATABASE, the refused
+//! admin statements) the engine answers itself, with queries of its own on the
+//! `information_schema` it rebuilds. Every other statement runs by its translation from the
+//! parse tree (`xrpc_sql_sqlite::translate`; `information_schema`'s tables too, rebuilt first):
+//! the `translated` module has the design (the MySQL table definitions kept in each database
+//! file, the session state the function library reads, result metadata from the translation's
+//! types). A call of `CONCAT` or `CONCAT_WS` with fewer arguments than MySQL takes is MySQL's
+//! 1582, decided from the tree (the `arity` module).
 //!
 //! The differential corpus of `xrpc-sql-sqlite` runs against this engine too (the server's
-//! `corpus_sqlite` test); the silent differences this path still has are listed there, each with
-//! its reason.
+//! `corpus_sqlite` test); the silent differences the engine still has are listed there, each
+//! with its reason.
 //!
 //! # Schemas
 //!
@@ -98,18 +90,24 @@
 //! by the session layer and handed in with [`EngineConn::set_session_schema`]), else the schema
 //! of the connection's authentication data ([`EngineConn::set_default_schema`]), else `main`;
 //! an unknown one is 1049 "Unknown database". A `schema_name` is reported back as a change of
-//! the session's database ([`EngineConn::take_session_schema_change`]), as `USE` is. Unqualified table names are qualified with it (`databases::qualify`) when
-//! it is not `main`, or when other databases exist. `database()` returns it, in lower case.
+//! the session's database ([`EngineConn::take_session_schema_change`]), as `USE` is. The
+//! translation names every table with its database, so unqualified names are found in it
+//! (after the session's temporary tables). `DATABASE()` returns it, in lower case.
 //! `CREATE/DROP DATABASE`, `USE`, the SHOW statements, `information_schema` and MySQL's errors
 //! for XA, CALL and the other statements SQLite has no counterpart for are the `catalog`
 //! module's; what client statements may not do (ATTACH, PRAGMA, …) the `authorizer` module's.
 //!
 //! # Column types
 //!
-//! A column with a declared type takes its X type, MySQL type, length and fractional digits
-//! from the declaration, read as MySQL DDL (`types::classify_decl`), never from the values. An
-//! expression column (no declaration, or one naming no MySQL type) is typed from the first rows:
-//! up to 64 rows or 256 KiB are read ahead before the metadata when some column needs it.
+//! A translated statement's result columns are typed from the translation (its types, and the
+//! kept MySQL definition of a table column): the `translated` module's table. The queries the
+//! engine runs for the catalog statements are typed as SQLite declares their columns: a column
+//! with a declared type takes its X type, MySQL type, length and fractional digits from the
+//! declaration, read as MySQL DDL (`types::classify_decl`), never from the values; the same
+//! reading describes the columns of a table without a kept definition in SHOW COLUMNS and
+//! `information_schema`. An expression column (no declaration, or one naming no MySQL type) is
+//! typed from the first rows: up to 64 rows or 256 KiB are read ahead before the metadata when
+//! some column needs it.
 //!
 //! | declared type | X type | MySQL type | length | fractional digits |
 //! | --- | --- | --- | --- | --- |
@@ -140,79 +138,34 @@
 //! (`types::convert`): a DECIMAL rounded half away from zero to its scale, a CHAR without
 //! trailing spaces, a BINARY(n) padded with zero bytes, a YEAR of 1–99 widened, fractional
 //! seconds beyond the declared precision truncated. A stored value that is not of the column's
-//! type (a table written before the strict checks, or a later row of an expression column of
-//! another type) ends the result with ERROR 1366 naming the value, the column, the row and the
-//! type; the rows before it have been sent.
+//! type (written by another tool, or a later row of an expression column of another type) ends
+//! the result with ERROR 1366 naming the value, the column, the row and the type; the rows
+//! before it have been sent.
 //!
-//! A table column (directly, or through a view or subquery) carries `original_name`, `table`
-//! and `original_table` (SQLite does not report aliases: both are the table's name), `schema`
-//! (its database) and MySQL's flags from the declaration: NOT NULL (declared, or a primary key
-//! column), PRIMARY KEY, UNIQUE KEY, MULTIPLE KEY (first column of a non-unique index) and
-//! AUTO_INCREMENT (the rowid alias); see the `origin` module. Expression columns have none.
+//! A table column of a catalog query carries `original_name`, `table` and `original_table`,
+//! `schema` (its database) and MySQL's flags from the declaration (see the `origin` module); a
+//! translated statement's table columns carry the translation's origins (see `translated`).
 //!
-//! # Strict writes and exact numbers
+//! # Warnings
 //!
-//! Writes are checked as MySQL's strict mode checks them, by triggers the node generates on
-//! every table it creates; the `strict` module has the rules and the reasons for the design,
-//! the `rewrite` module the storage of exact numbers:
-//!
-//! - INSERT, UPDATE, REPLACE and upserts refuse a value that does not fit the declared type
-//!   with MySQL's code, SQL state and message (`Out of range value for column 'c' at row 2`):
-//!   1366 not a value of the type, 1264 out of range, 1292 invalid date or time (calendar
-//!   checked; zero dates refused, as MySQL 8's default `NO_ZERO_DATE`), 1406 too long, 1265
-//!   trailing junk or a fraction into an integer column, 3140 invalid JSON, 1048 NULL into NOT
-//!   NULL. The statement is atomic: none of its rows are kept.
-//! - DECIMAL columns and BIGINT UNSIGNED are declared in SQLite with TEXT affinity and a
-//!   numeric collation (`DECIMAL TEXT(p,s) COLLATE xrpc_decimal_<s>`, `BIG UNSIGNED TEXT`), so
-//!   they keep up to 65 digits, or the whole unsigned range, digit for digit, and compare,
-//!   order and index as numbers. Numeric literals of more than 15 significant digits (other
-//!   than integers up to 2^63−1) are read as exact strings. Arithmetic on them (`d + 1`,
-//!   `SUM(d)`) uses SQLite's 64-bit numbers.
-//! - DECIMAL, ENUM and SET values are stored in MySQL's form (a DECIMAL with its scale, an ENUM
-//!   or SET member as declared): AFTER INSERT and AFTER UPDATE triggers rewrite a row whose
-//!   value is not (`strict::trigger_sql`), so every reading of it as text is MySQL's.
-//! - Tables created before this (or by another tool) have no triggers: their writes are not
-//!   checked and their DECIMAL columns keep NUMERIC affinity (15 significant digits); what they
-//!   hold is still never sent converted.
-//!
-//! # CAST and CONVERT
-//!
-//! MySQL's CAST and CONVERT to DATE, DATETIME, TIME, SIGNED, UNSIGNED, DECIMAL, CHAR and BINARY
-//! are rewritten into the node's SQL functions, and a whole cast in the select list types its
-//! result column; a DATE, DATETIME or TIME cast used as a number is MySQL's number; the `cast`
-//! module has the rules. What a cast warns about in a query (MySQL's warnings and notes) is
-//! collected per statement in `Shared::warnings`, handed to the sink after the rows
-//! ([`ResultSink::warning`]: the encoder sends WARNING notices) and kept for `SHOW WARNINGS`.
-//! A statement that fails leaves the warnings it raised and then its error (Level `Error`) in
-//! the session's diagnostics, for `SHOW WARNINGS`, `SHOW ERRORS` and `@@error_count`.
-//!
-//! # Arithmetic
-//!
-//! `/`, `%`, `MOD`, `DIV` and string literals under `+ - *` are rewritten into the node's SQL
-//! functions (the `arith` module): a zero divisor is NULL with MySQL's `Warning 1365` in a query
-//! and `Error 1365` in a write, `/` of integers is not SQLite's integer division, and a string's
-//! trailing junk is MySQL's `Warning 1292`.
+//! What the function library warns about while a statement runs (MySQL's warnings and notes)
+//! is handed to the sink after the rows ([`ResultSink::warning`]: the encoder sends WARNING
+//! notices) and kept for `SHOW WARNINGS`. A statement that fails leaves the warnings it raised
+//! and then its error (Level `Error`) in the session's diagnostics, for `SHOW WARNINGS`, `SHOW
+//! ERRORS` and `@@error_count`.
 //!
 //! # Insert ids
 //!
-//! MySQL's `AUTO_INCREMENT` DDL (`id INT AUTO_INCREMENT PRIMARY KEY`, or `… AUTO_INCREMENT, …,
-//! PRIMARY KEY (id)`) is rewritten to SQLite's `id INTEGER PRIMARY KEY AUTOINCREMENT` (the
-//! `autoinc` module): ids are never reused, an explicit id moves the counter past it, the
-//! column keeps the MySQL type it was declared with (in a comment next to SQLite's `INTEGER`),
-//! for its metadata and its range checks. An explicit 0 is refused (1235) where MySQL would generate an
-//! id; an AUTO_INCREMENT column that cannot be the rowid alias is refused (1235).
-//!
-//! An INSERT or REPLACE reports GENERATED_INSERT_ID only when its table has an auto-increment
-//! column, which in SQLite is the rowid alias (a single `INTEGER PRIMARY KEY` column, with or
-//! without AUTOINCREMENT), and then reports the id of the first row it inserted, as MySQL does
-//! for a multi-row insert (an explicit id is reported as well, as MySQL's OK packet does).
-//! `last_insert_id()` changes only when SQLite generated the id (a trigger marks such rows, on
-//! tables created through the node), as MySQL's does; on tables without that trigger it takes
-//! the reported id.
+//! An INSERT that generates AUTO_INCREMENT values reports the first one as GENERATED_INSERT_ID,
+//! as MySQL does for a multi-row insert, and makes it `LAST_INSERT_ID()`; one of explicit values
+//! reports the last row's value and leaves `LAST_INSERT_ID()` as it is; `LAST_INSERT_ID(expr)`
+//! reports `expr`. The counters are InnoDB's: values a failed or rolled-back insert reserved are
+//! not handed out again (see `translated`).
 //!
 //! # Arguments
 //!
-//! `?` placeholders bind `args` in order, and the count must match (else 1210). Sint, Bit and
+//! `?` placeholders bind `args` in order, and their count must match (else 1210; the arguments
+//! of a statement without placeholders are not read). Sint, Bit and
 //! Uint up to `i64::MAX` bind as INTEGER, a larger Uint or Bit as the TEXT of its digits (exact
 //! in a BIGINT UNSIGNED column); Double as REAL; Float as the REAL of its shortest decimal form
 //! (0.1f32 is 0.1); Bytes and Enum as TEXT when valid UTF-8, else BLOB (the protocol's strings
@@ -222,45 +175,47 @@
 //!
 //! # Errors
 //!
+//! A translation's refusal and an error of MySQL's function library keep their MySQL code, SQL
+//! state and message (1235 for what the node does not cover, 1366, 1264, 1292, 1406, 1265 and
+//! 3140 for a write that does not fit its column, 1365 for a division by zero in a write, …).
+//! SQLite's own errors map as follows:
+//!
 //! | SQLite | code | SQL state |
 //! | --- | --- | --- |
 //! | UNIQUE or PRIMARY KEY constraint | 1062 DUP_ENTRY | 23000 |
-//! | NOT NULL constraint | 1048 BAD_NULL | 23000 |
-//! | the strict-write checks | 1366, 1264, 1292, 1406, 1265, 3140 | HY000, 22003, 22007, 22001, 01000, 22032 |
-//! | a text that does not parse as MySQL (MySQL's message, from the front end); several statements; SQLite's syntax error for a statement the front end read | 1064 PARSE_ERROR | 42000 |
+//! | NOT NULL constraint (MySQL's message) | 1048 BAD_NULL | 23000 |
+//! | FOREIGN KEY constraint: of a DELETE, else | 1451 ROW_IS_REFERENCED, 1452 NO_REFERENCED_ROW | 23000 |
+//! | a text that does not parse as MySQL (MySQL's message, from the front end); several statements; SQLite's syntax error | 1064 PARSE_ERROR | 42000 |
 //! | a text with no statement ("Query was empty") | 1065 EMPTY_QUERY | 42000 |
 //! | no such table | 1146 NO_SUCH_TABLE | 42S02 |
+//! | no such table of `information_schema` | 1109 UNKNOWN_TABLE | 42S02 |
 //! | no such column | 1054 BAD_FIELD | 42S22 |
+//! | no such function | 1305 SP_DOES_NOT_EXIST | 42000 |
+//! | a function or collation SQL stored by a node that ran statements as their text names (`xrpc_…`) | 1235 NOT_SUPPORTED_YET | 42000 |
+//! | an aggregate where none may be | 1111 INVALID_GROUP_FUNC_USE | HY000 |
 //! | SQLITE_BUSY / SQLITE_LOCKED (busy timeout ran out, or a stale snapshot) | 1205 LOCK_WAIT_TIMEOUT | HY000 |
 //! | SQLITE_INTERRUPT, or busy while killed | 1317 QUERY_INTERRUPTED | 70100 |
+//! | SQLITE_FULL (a full disk, or `max_page_count`) | 1114 TABLE_FULL | HY000 |
 //! | wrong argument count or unbindable argument | 1210 WRONG_ARGUMENTS | HY000 |
-//! | `EXPLAIN` of a statement (SQLite's plan is not MySQL's) | 1235 NOT_SUPPORTED_YET | 42000 |
-//! | a MySQL-only CAST in CREATE or ALTER; a cast whose MySQL answer the node cannot tell or does not implement (see `cast`) | 1235 NOT_SUPPORTED_YET | 42000 |
-//! | in INSERT, REPLACE or UPDATE, a cast MySQL would warn about (strict mode) | 1292, 1264, 1916 | 22007, 22003, 22003 |
-//! | in INSERT, REPLACE or UPDATE, a division by zero or a string with junk in arithmetic | 1365, 1292 | 22012, 22007 |
-//! | `DIV` beyond BIGINT | 1690 | 22003 |
 //! | `CONCAT()`, `CONCAT_WS(x)`: fewer arguments than MySQL's function takes (`arity`) | 1582 WRONG_PARAMCOUNT_TO_NATIVE_FCT | 42000 |
-//! | anything else (CHECK, FOREIGN KEY constraints included) | 1105 ENGINE_ERROR | HY000 |
-//!
-//! The message is SQLite's own, except for the strict checks and NOT NULL, which use MySQL's.
+//! | anything else | 1105 ENGINE_ERROR | HY000 |
 //!
 //! # Session state
 //!
 //! [`EngineConn::holds_session_state`] is true while a transaction is open, under
-//! `autocommit = 0`, or while temp objects exist; temp objects are re-read only after CREATE
-//! and DROP statements. Attached databases are the node's, the same on every connection, and not
-//! session state. [`EngineConn::reset`] rolls back, restores `autocommit = 1`, forgets the
-//! session's current database and drops every temp trigger, view and table.
+//! `autocommit = 0`, while temp objects exist, while the session holds user variables, named
+//! locks or a system variable other than its default (`sql_mode`, `time_zone`, …); temp objects
+//! are re-read only after CREATE and DROP statements. Attached databases are the node's, the
+//! same on every connection, and not session state. [`EngineConn::reset`] rolls back, restores
+//! the defaults, forgets the session's current database, variables and counts, releases its
+//! named locks and drops every temp trigger, view and table.
 
 // `busy` reads the running connection's kill flag from this file's `Shared`, so the two import
 // each other: the handler is a plain `fn` with no way to be handed the connection (see "Lock waits"
 // above), and the flag is connection state that belongs here.
-mod arith;
 mod arity;
 mod authorizer;
-mod autoinc;
 mod busy;
-mod cast;
 // `catalog` adds the MySQL statements' methods to `SqliteConn` (they run the node's catalog
 // queries through the connection's own prepare, stream and error mapping), and this file calls
 // them: a file-level circle, kept because the alternative is a trait over every private part of
@@ -272,14 +227,9 @@ mod information;
 mod kept;
 mod memo;
 mod named_locks;
-mod notes;
-mod numbers;
 mod origin;
-mod rewrite;
 mod shape;
 mod sql_mode;
-mod strings;
-mod tokens;
 mod translated;
 mod types;
 mod variables;
@@ -305,9 +255,9 @@ use xrpc_proto::value::Value;
 use self::authorizer::ClientSql;
 use self::busy::{BusyScope, busy_handler};
 use self::databases::{Attached, Databases};
-use self::front::{BeginMode, Request, SavepointOp, SqlInfo, TableDdl};
-use self::types::strict::{self, Shown};
-use self::types::{Arg, Conv, DeclKind, LOOKAHEAD_BYTES, LOOKAHEAD_ROWS};
+use self::front::{BeginMode, Request, SavepointOp, SqlInfo};
+use self::types::stored::Shown;
+use self::types::{Arg, Conv, LOOKAHEAD_BYTES, LOOKAHEAD_ROWS};
 use xrpc_engine::result::{ColumnInfo, ExecSummary, ResultSink, SqlError, SqlWarning};
 use xrpc_engine::{Engine, EngineConn, Interrupt, WaitHook};
 
@@ -410,12 +360,6 @@ pub struct SqliteOptions {
     /// per request); the mapped pages count in the process's RSS, as page cache shared by every
     /// connection, and an I/O error on a mapped page is a SIGBUS rather than an error.
     pub mmap_size: u64,
-    /// Whether client statements run by their translation from the parse tree
-    /// (`xrpc_sql_sqlite::translate`, see the `translated` module), as the node always runs
-    /// them. Off runs them as their text after the older text passes, which answer many
-    /// statements differently from MySQL without an error; the node no longer offers it, and
-    /// the text passes are to be removed.
-    pub translate: bool,
 }
 
 impl Default for SqliteOptions {
@@ -430,7 +374,6 @@ impl Default for SqliteOptions {
             server_version: format!("8.0.32-xrpc-{}", env!("CARGO_PKG_VERSION")),
             max_page_count: None,
             mmap_size: 0,
-            translate: true,
         }
     }
 }
@@ -702,52 +645,15 @@ impl Engine for SqliteEngine {
 #[derive(Debug)]
 struct Shared {
     connection_id: AtomicU64,
-    last_insert_id: AtomicU64,
     /// Set by a kill; cleared when a statement ends, by a reset and by `Interrupt::clear`, never
     /// when a statement starts (see [`Interrupt`]).
     interrupted: AtomicBool,
-    /// What `database()` returns. Shared rather than copied: every statement reads it.
-    schema: Mutex<Arc<str>>,
-    /// The running statement's error, first inserted row, first generated id and warnings,
-    /// written by the node's functions and the update hook (see `notes`).
-    notes: notes::StatementNotes,
-    /// Rows `xrpc_check` has seen in the running statement (for "at row N").
-    check_rows: AtomicU64,
-    /// Set by `xrpc_id_generated()` (the AUTO_INCREMENT trigger) for the row being inserted;
-    /// the update hook takes it.
-    generating: AtomicBool,
-    /// Whether the running statement writes rows (INSERT, REPLACE, UPDATE): the arithmetic of
-    /// stored SQL (views, triggers, defaults) it runs then fails on a warning (see `arith`).
-    statement_writes: AtomicBool,
     /// Whether the session this connection serves took a named lock (GET_LOCK) since its last
     /// reset: only then is the engine's registry asked whether it holds one.
     took_named_lock: AtomicBool,
 }
 
 use xrpc_engine::MAX_WARNINGS;
-
-impl Shared {
-    /// Records a warning of the running statement (casts that converted with a warning), at
-    /// most [`MAX_WARNINGS`] of them (MySQL's `max_error_count` default).
-    pub(crate) fn warn(&self, warning: SqlWarning) {
-        self.notes.warn(warning);
-    }
-
-    /// Fails the running statement with `err` (a node function's): SQLite only passes its text
-    /// on, so the engine reports this instead.
-    pub(crate) fn fail(&self, err: SqlError) {
-        self.notes.fail(err);
-    }
-}
-
-impl Shared {
-    /// Clears the per-statement state before a statement runs.
-    fn start_statement(&self) {
-        self.notes.start();
-        self.check_rows.store(0, Ordering::Relaxed);
-        self.generating.store(false, Ordering::Relaxed);
-    }
-}
 
 /// One SQLite connection with its MySQL-compatibility state.
 pub struct SqliteConn {
@@ -761,9 +667,10 @@ pub struct SqliteConn {
     /// `conn` for the same reason as `keys`, and because it borrows `conn`.
     kept: Option<kept::LastStatement>,
     conn: kept::OwnedConn,
-    /// The engine's count of statements stepped: each client statement as SQLite runs it
-    /// (`run_prepared`) and each statement the engine runs for clients (`exec`: BEGIN, COMMIT,
-    /// ROLLBACK, savepoints, trigger DDL); the engine's reads of SQLite's catalog are not counted.
+    /// The engine's count of statements stepped: each statement of a translation as SQLite runs
+    /// it (`translated`), each query answering a catalog statement (`run_query`) and each
+    /// statement the engine runs for clients (`exec`: BEGIN, COMMIT, ROLLBACK, savepoints, the
+    /// savepoints around DDL); the engine's reads of SQLite's catalog are not counted.
     stepped: Arc<xrpc_net::StripedCounters<1>>,
     opened_at: Instant,
     options: Arc<SqliteOptions>,
@@ -826,9 +733,7 @@ pub struct SqliteConn {
     /// The schema of the connection's authentication data: the database of a session that has
     /// chosen none, handed in before each statement.
     default_schema: Option<String>,
-    /// What `shared.schema` holds (the statement's database, lower case): this connection is
-    /// its only writer ([`set_schema`](Self::set_schema)), so it reads its own copy without the
-    /// lock.
+    /// The statement's database, lower case ([`set_schema`](Self::set_schema)).
     schema: Arc<str>,
     /// A change of the session's current database by the last statement, for the session layer.
     schema_change: Option<Option<String>>,
@@ -847,9 +752,6 @@ pub struct SqliteConn {
     /// A table has CHECK constraints without the form MariaDB prints them in, which
     /// `information_schema.CHECK_CONSTRAINTS` cannot list (see `catalog`).
     unshown_checks: bool,
-    /// Whether a table (database, name) has an auto-increment column, with the database's
-    /// `schema_version` it was read at (another connection may have recreated the table).
-    auto_increment: std::collections::HashMap<(String, String), (i64, bool)>,
     /// The session's diagnostics while one of its statements runs (for `SHOW WARNINGS`):
     /// handed in and taken back by the session layer around every statement, so empty between
     /// them (see [`EngineConn::set_session_warnings`]).
@@ -857,7 +759,10 @@ pub struct SqliteConn {
     /// The notes of the translated statement running (`Translation::notes`), reported with
     /// its warnings when it succeeds.
     statement_notes: Vec<SqlWarning>,
-    /// What the text passes made of the statements this connection ran (see `memo`).
+    /// The warnings the running statement raised before it failed, for the session's
+    /// diagnostics.
+    failed_warnings: Vec<SqlWarning>,
+    /// How this connection classified the statements it ran (see `memo`).
     texts: memo::TextMemo,
     /// The kept catalog and the translations of this connection (see `translated`).
     kept_catalog: translated::KeptCatalog,
@@ -918,24 +823,9 @@ impl SqliteConn {
         conn.set_prepared_statement_cache_capacity(options.statement_cache_capacity);
         let shared = Arc::new(Shared {
             connection_id: AtomicU64::new(0),
-            last_insert_id: AtomicU64::new(0),
             interrupted: AtomicBool::new(false),
-            schema: Mutex::new(Arc::from("main")),
-            notes: notes::StatementNotes::default(),
-            check_rows: AtomicU64::new(0),
-            generating: AtomicBool::new(false),
-            statement_writes: AtomicBool::new(false),
             took_named_lock: AtomicBool::new(false),
         });
-        let s = Arc::clone(&shared);
-        conn.update_hook(Some(
-            move |action: rusqlite::hooks::Action, db: &str, table: &str, rowid: i64| {
-                if action == rusqlite::hooks::Action::SQLITE_INSERT {
-                    let generated = s.generating.swap(false, Ordering::Relaxed);
-                    s.notes.inserted(db, table, rowid, generated);
-                }
-            },
-        ));
         // The interrupt flag is the kill's source of truth, and `sqlite3_interrupt` alone can miss:
         // SQLite forgets it when a statement starts with no other running. So the VM polls the
         // flag too (an atomic load every `PROGRESS_OPS` instructions).
@@ -953,21 +843,7 @@ impl SqliteConn {
         let session = xrpc_sql_sqlite::SessionState::default();
         session.set_version(&options.server_version);
         xrpc_sql_sqlite::register(&conn, &session).map_err(map)?;
-        register_functions(&conn, &shared, &options).map_err(map)?;
         register_named_locks(&conn, &shared, &named_locks).map_err(map)?;
-        register_check(&conn, &shared).map_err(map)?;
-        cast::register(&conn, &shared).map_err(map)?;
-        arith::register(&conn, &shared).map_err(map)?;
-        strings::register(&conn).map_err(map)?;
-        autoinc::register(&conn, &shared).map_err(map)?;
-        for scale in 0..=30 {
-            conn.create_collation(&rewrite::decimal_collation(scale), move |a, b| {
-                rewrite::compare_decimal(a, b, scale)
-            })
-            .map_err(map)?;
-        }
-        conn.create_collation(rewrite::TIME_COLLATION, rewrite::compare_time)
-            .map_err(map)?;
         conn.create_collation(
             information::CI_NAME_COLLATION,
             information::compare_names_ci,
@@ -1020,11 +896,11 @@ impl SqliteConn {
             undescribed_views: Vec::new(),
             unlisted_checks: false,
             unshown_checks: false,
-            auto_increment: std::collections::HashMap::new(),
             keys: origin::KeyCache::default(),
             stream_buffers: shape::StreamBuffers::default(),
             last_warnings: Vec::new(),
             statement_notes: Vec::new(),
+            failed_warnings: Vec::new(),
             texts: memo::TextMemo::default(),
             kept_catalog: translated::KeptCatalog::default(),
             session,
@@ -1051,7 +927,6 @@ impl SqliteConn {
     fn map(&self, err: rusqlite::Error) -> SqlError {
         self.guard
             .take_refusal()
-            .or_else(|| self.shared.notes.take_error())
             .unwrap_or_else(|| map_error(err, self.shared.interrupted.load(Ordering::Acquire)))
     }
 
@@ -1120,11 +995,9 @@ impl SqliteConn {
         Ok(())
     }
 
-    /// Makes `name` (lower case) the database `database()` returns.
+    /// Makes `name` (lower case) the statement's database.
     fn set_schema(&mut self, name: &str) {
-        let name: Arc<str> = Arc::from(name);
-        *self.shared.schema.lock() = Arc::clone(&name);
-        self.schema = name;
+        self.schema = Arc::from(name);
     }
 
     /// Attaches the databases created and detaches those dropped since this connection last
@@ -1167,17 +1040,6 @@ impl SqliteConn {
         Ok(())
     }
 
-    /// The temp tables and views, which unqualified names find before the current database's.
-    fn temp_names(&self) -> Vec<String> {
-        if !self.has_temp {
-            return Vec::new();
-        }
-        self.conn
-            .prepare("SELECT name FROM temp.sqlite_master WHERE type IN ('table', 'view')")
-            .and_then(|mut stmt| stmt.query_map([], |row| row.get(0))?.collect())
-            .unwrap_or_default()
-    }
-
     /// Re-reads whether temp objects exist. (Attached databases are the node's, not session
     /// state: clients cannot attach.)
     fn refresh_state(&mut self) {
@@ -1196,287 +1058,26 @@ impl SqliteConn {
         self.has_temp = temp.unwrap_or(true);
     }
 
-    /// Runs one statement for SQLite.
-    /// `rewrite` is the memo's rewrite of `sql` when the caller found it with the text's
-    /// classification (see `memo`).
-    fn run(
-        &mut self,
-        sql: &str,
-        args: &[Value],
-        info: SqlInfo,
-        rewrite: Option<std::sync::Arc<memo::Rewrite>>,
-        sink: &mut dyn ResultSink,
-    ) -> Result<ExecSummary, SqlError> {
-        let args: Vec<Arg<'_>> = args.iter().map(types::to_arg).collect();
-        let rewrite = match rewrite {
-            Some(rewrite) => rewrite,
-            None => self.texts.rewrite(sql, rewrite_for_sqlite)?,
-        };
-        let sql = rewrite.sql.as_deref().unwrap_or(sql);
-        self.shared.start_statement();
-        self.shared
-            .statement_writes
-            .store(info.writes, Ordering::Relaxed);
-        if info.table_ddl != TableDdl::None {
-            self.auto_increment.clear();
-            return self.run_table_ddl(sql, &args, info, sink);
-        }
-        self.run_prepared(sql, &args, info, &rewrite.hints, sink)
-    }
-
-    /// Runs CREATE TABLE or ALTER TABLE inside a savepoint together with the strict-write
-    /// triggers it needs (see [`strict`]): the statement and its triggers commit together or
-    /// not at all.
-    fn run_table_ddl(
+    /// Prepares, binds and runs a query the node wrote (the catalog statements' answers),
+    /// streaming its rows with column types given by `hints`.
+    fn run_query(
         &mut self,
         sql: &str,
         args: &[Arg<'_>],
-        info: SqlInfo,
-        sink: &mut dyn ResultSink,
-    ) -> Result<ExecSummary, SqlError> {
-        self.exec("SAVEPOINT xrpc_table_ddl")?;
-        let result = (|| {
-            let summary = match info.table_ddl {
-                TableDdl::Create => {
-                    let before = self.tables()?;
-                    let auto = autoinc::rewrite(sql)?;
-                    let sql = auto.as_ref().map_or(sql, |(sql, _)| sql.as_str());
-                    let exact = rewrite::create_table(sql);
-                    let sql = exact.as_deref().unwrap_or(sql);
-                    let summary = self.run_prepared(sql, args, info, &[], sink)?;
-                    let created: Vec<(String, String, i64)> = self
-                        .tables()?
-                        .into_iter()
-                        .filter(|t| !before.contains(t))
-                        .collect();
-                    for (schema, table, _) in created {
-                        self.create_strict_triggers(&schema, &table)?;
-                        let triggers =
-                            autoinc::trigger_sql(&self.conn, &schema, &table, auto.is_some())
-                                .map_err(|err| self.map(err))?;
-                        for trigger in triggers {
-                            self.exec(&trigger)?;
-                        }
-                    }
-                    summary
-                }
-                _ => {
-                    // Dropped first: SQLite refuses to drop a column a trigger names. Tables are
-                    // found again by their root page, which a rename keeps.
-                    let strict = self.drop_strict_triggers()?;
-                    let exact = rewrite::alter_table(sql);
-                    let sql = exact.as_deref().unwrap_or(sql);
-                    let summary = self.run_prepared(sql, args, info, &[], sink)?;
-                    let now = self.tables()?;
-                    for (schema, _, root) in strict {
-                        if let Some((_, table, _)) =
-                            now.iter().find(|(s, _, r)| *s == schema && *r == root)
-                        {
-                            self.create_strict_triggers(&schema, table)?;
-                        }
-                    }
-                    summary
-                }
-            };
-            Ok(summary)
-        })();
-        match result {
-            Ok(summary) => {
-                self.exec("RELEASE xrpc_table_ddl")?;
-                Ok(summary)
-            }
-            Err(err) => {
-                // The statement's error is the one to report; the rollback restores the schema.
-                let _ = self.exec("ROLLBACK TO xrpc_table_ddl");
-                let _ = self.exec("RELEASE xrpc_table_ddl");
-                Err(err)
-            }
-        }
-    }
-
-    /// Every ordinary table: (database, name, root page).
-    fn tables(&self) -> Result<Vec<(String, String, i64)>, SqlError> {
-        let databases: Vec<String> = self
-            .conn
-            .prepare("SELECT name FROM pragma_database_list WHERE name <> 'information_schema'")
-            .and_then(|mut stmt| stmt.query_map([], |row| row.get(0))?.collect())
-            .map_err(|err| self.map(err))?;
-        let mut tables = Vec::new();
-        for db in databases {
-            let sql = format!(
-                "SELECT name, rootpage FROM {}.sqlite_master WHERE type = 'table' \
-                 AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> 'xrpc_catalog'",
-                quote(&db)
-            );
-            let rows: Vec<(String, i64)> = self
-                .conn
-                .prepare(&sql)
-                .and_then(|mut stmt| {
-                    stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
-                        .collect()
-                })
-                .map_err(|err| self.map(err))?;
-            tables.extend(
-                rows.into_iter()
-                    .map(|(name, root)| (db.clone(), name, root)),
-            );
-        }
-        Ok(tables)
-    }
-
-    /// Creates the strict-write triggers of one table.
-    fn create_strict_triggers(&self, schema: &str, table: &str) -> Result<(), SqlError> {
-        let sql = format!("PRAGMA {}.table_info({})", quote(schema), quote(table));
-        // (name, declared type, primary key position)
-        let rows: Vec<(String, String, i64)> = self
-            .conn
-            .prepare(&sql)
-            .and_then(|mut stmt| {
-                stmt.query_map([], |row| Ok((row.get(1)?, row.get(2)?, row.get(5)?)))?
-                    .collect()
-            })
-            .map_err(|err| self.map(err))?;
-        // The AUTO_INCREMENT column (the rowid alias) is checked as the MySQL type it was
-        // declared with.
-        let declared = autoinc::read_declared_type(&self.conn, schema, table);
-        let keys = rows.iter().filter(|r| r.2 > 0).count();
-        let mut generated = None;
-        let columns: Vec<(String, String)> = rows
-            .into_iter()
-            .map(|(name, decl, pk)| match &declared {
-                Some(mysql) if keys == 1 && pk > 0 && decl.eq_ignore_ascii_case("INTEGER") => {
-                    generated = Some(name.clone());
-                    (name, mysql.clone())
-                }
-                _ => (name, decl),
-            })
-            .collect();
-        // A WITHOUT ROWID table cannot be addressed by the normalising rewrite.
-        let rowid = self
-            .conn
-            .prepare(&format!(
-                "SELECT 1 FROM {}.{} WHERE rowid IS NULL",
-                quote(schema),
-                quote(table)
-            ))
-            .is_ok();
-        for trigger in strict::trigger_sql(schema, table, &columns, rowid, generated.as_deref()) {
-            self.exec(&trigger)?;
-        }
-        Ok(())
-    }
-
-    /// Drops every strict-write trigger; returns the tables that had them (database, name, root
-    /// page).
-    fn drop_strict_triggers(&self) -> Result<Vec<(String, String, i64)>, SqlError> {
-        let tables = self.tables()?;
-        let mut strict_tables = Vec::new();
-        for (schema, table, root) in tables {
-            let mut had = false;
-            for event in ["insert", "update"]
-                .into_iter()
-                .chain(strict::NORMALIZE_EVENTS)
-                .chain(strict::ID_EVENTS)
-            {
-                let name = strict::trigger_name(event, &table);
-                let exists: bool = self
-                    .conn
-                    .query_row(
-                        &format!(
-                            "SELECT EXISTS (SELECT 1 FROM {}.sqlite_master WHERE type = 'trigger' \
-                             AND name = ?1)",
-                            quote(&schema)
-                        ),
-                        [&name],
-                        |row| row.get(0),
-                    )
-                    .map_err(|err| self.map(err))?;
-                if exists {
-                    self.exec(&format!("DROP TRIGGER {}.{}", quote(&schema), quote(&name)))?;
-                    had = true;
-                }
-            }
-            if had {
-                strict_tables.push((schema, table, root));
-            }
-        }
-        Ok(strict_tables)
-    }
-
-    /// Whether a table has a column that generates ids: SQLite's rowid alias (a single
-    /// `INTEGER PRIMARY KEY` column, with or without AUTOINCREMENT), which is what MySQL's
-    /// AUTO_INCREMENT maps to.
-    fn has_auto_increment(&mut self, schema: &str, table: &str) -> bool {
-        let key = (schema.to_owned(), table.to_owned());
-        let version: i64 = self
-            .conn
-            // Never through the statement cache: see `authorizer`.
-            .prepare(&format!("PRAGMA {}.schema_version", quote(schema)))
-            .and_then(|mut stmt| stmt.query_row([], |row| row.get(0)))
-            .unwrap_or(-1);
-        if let Some(&(seen, known)) = self.auto_increment.get(&key)
-            && seen == version
-        {
-            return known;
-        }
-        let sql = format!("PRAGMA {}.table_info({})", quote(schema), quote(table));
-        let keys: rusqlite::Result<Vec<(String, i64)>> =
-            self.conn.prepare(&sql).and_then(|mut stmt| {
-                stmt.query_map([], |row| Ok((row.get(2)?, row.get(5)?)))?
-                    .collect()
-            });
-        let known = match keys {
-            Ok(columns) => {
-                let keys: Vec<&(String, i64)> = columns.iter().filter(|(_, pk)| *pk > 0).collect();
-                keys.len() == 1 && keys[0].0.eq_ignore_ascii_case("INTEGER")
-            }
-            Err(_) => false,
-        };
-        self.auto_increment.insert(key, (version, known));
-        known
-    }
-
-    /// Whether a table's generated ids are tracked by the node's AUTO_INCREMENT trigger.
-    fn generation_tracked(&self, table: &Option<(String, String)>) -> bool {
-        let Some((schema, table)) = table else {
-            return false;
-        };
-        self.conn
-            .prepare_cached(&format!(
-                "SELECT EXISTS (SELECT 1 FROM {}.sqlite_master WHERE type = 'trigger' AND name = ?1)",
-                quote(schema)
-            ))
-            .and_then(|mut stmt| {
-                stmt.query_row([autoinc::generated_trigger_name(table)], |row| row.get(0))
-            })
-            .unwrap_or(false)
-    }
-
-    /// Prepares, binds and runs one statement.
-    fn run_prepared(
-        &mut self,
-        sql: &str,
-        args: &[Arg<'_>],
-        info: SqlInfo,
-        hints: &[cast::ColumnHint],
+        hints: &[shape::ColumnHint],
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
         let interrupted = || self.shared.interrupted.load(Ordering::Acquire);
-        let map = |err| {
-            self.shared
-                .notes
-                .take_error()
-                .unwrap_or_else(|| map_error(err, interrupted()))
-        };
-        // The authorizer checks what the client's statement does while it is compiled, and
-        // while it runs (SQLite recompiles a statement whose schema changed).
+        let map = |err| map_error(err, interrupted());
+        // The authorizer checks what the statement does while it is compiled, and while it
+        // runs (SQLite recompiles a statement whose schema changed).
         let guard = Arc::clone(&self.guard);
         let client = ClientSql::enter(&guard);
         let map = |err| guard.take_refusal().unwrap_or_else(|| map(err));
         // SAFETY: every statement prepared from `conn` here is dropped before the connection:
         // in this function, or kept in `self.kept`, which `SqliteConn` drops before `conn`.
         let conn = unsafe { self.conn.for_kept_statement() };
-        // The last client statement kept for the next one (see `kept`), else the cache's.
+        // The last statement kept for the next one (see `kept`), else the cache's.
         let mut kept: Option<(String, CachedStatement<'static>)> = None;
         let mut cached: Option<CachedStatement<'static>> = None;
         let mut uncached: Option<Statement<'static>> = None;
@@ -1488,24 +1089,6 @@ impl SqliteConn {
             let taken = kept::LastStatement::take(&mut self.kept, conn, sql).map_err(map)?;
             &mut kept.insert(taken).1
         };
-        // SQLite answers EXPLAIN with its own bytecode or query plan, columns MySQL never sends:
-        // refused, as a feature the engine lacks, rather than answered with other rows.
-        if stmt.is_explain() != 0 {
-            return Err(SqlError::new(
-                &codes::NOT_SUPPORTED_YET,
-                "This version doesn't yet support EXPLAIN of a statement on the SQLite engine",
-            ));
-        }
-        if stmt.parameter_count() != args.len() {
-            return Err(SqlError::new(
-                &codes::WRONG_ARGUMENTS,
-                format!(
-                    "Incorrect arguments: the statement has {} placeholders but {} arguments were given",
-                    stmt.parameter_count(),
-                    args.len()
-                ),
-            ));
-        }
         for (index, arg) in args.iter().enumerate() {
             stmt.raw_bind_parameter(index + 1, arg).map_err(map)?;
         }
@@ -1516,69 +1099,25 @@ impl SqliteConn {
                 codes::QUERY_INTERRUPTED.message,
             ));
         }
-        let total_before = self.conn.total_changes();
-        let has_result_set = stmt.column_count() > 0;
         self.stepped.add(0, 1);
-        if has_result_set {
-            let schema = &*self.schema;
-            let columns = Columns {
-                hints,
-                sql,
-                guard: &guard,
-                keys: &mut self.keys,
-                conn: &self.conn,
-                buffers: &mut self.stream_buffers,
-            };
-            stream(stmt, sink, schema, columns, &map)?;
-        } else {
-            stmt.raw_execute().map_err(map)?;
-        }
+        let columns = Columns {
+            hints,
+            sql,
+            guard: &guard,
+            keys: &mut self.keys,
+            conn: &self.conn,
+            buffers: &mut self.stream_buffers,
+        };
+        stream(stmt, sink, &self.schema, columns, &map)?;
         // Kept for the next statement, back to the cache, or freed (all reset by now).
         if let Some((text, stmt)) = kept {
             kept::LastStatement::keep(&mut self.kept, text, stmt);
         }
         drop((cached, uncached));
         drop(client);
-        let rows_affected = if self.conn.total_changes() != total_before {
-            self.conn.changes()
-        } else {
-            0
-        };
-        // MySQL reports the first id of a multi-row insert, and only for AUTO_INCREMENT tables.
-        let first_insert = self.shared.notes.take_first_insert();
-        let schema_table = first_insert
-            .as_ref()
-            .map(|(schema, table, _)| (schema.clone(), table.clone()));
-        let last_insert_id = match first_insert {
-            Some((schema, table, rowid)) if info.insert && rows_affected > 0 => self
-                .has_auto_increment(&schema, &table)
-                .then_some(rowid)
-                .and_then(|id| u64::try_from(id).ok())
-                .filter(|&id| id > 0),
-            _ => None,
-        };
-        // LAST_INSERT_ID() changes only when an id was generated, not for an explicit id
-        // (MySQL); a table without the node's AUTO_INCREMENT trigger (created before it) counts
-        // every id as generated.
-        let generated = self.shared.notes.take_first_generated();
-        let function_id = match (generated, last_insert_id) {
-            (Some(id), _) => u64::try_from(id).ok().filter(|&id| id > 0),
-            (None, Some(id)) if !self.generation_tracked(&schema_table) => Some(id),
-            _ => None,
-        };
-        if let Some(id) = function_id {
-            self.shared.last_insert_id.store(id, Ordering::Relaxed);
-        }
-        // The statement's warnings: sent after its rows, and kept for SHOW WARNINGS.
-        let warnings = self.shared.notes.take_warnings();
-        for warning in &warnings {
-            sink.warning(warning).map_err(SqlError::from)?;
-        }
-        self.last_warnings = warnings;
         Ok(ExecSummary {
-            has_result_set,
-            rows_affected,
-            last_insert_id,
+            has_result_set: true,
+            ..ExecSummary::default()
         })
     }
 
@@ -1653,9 +1192,7 @@ impl EngineConn for SqliteConn {
             Ok(out)
         };
         let mut shape = xrpc_engine::shape::describe_sqlite(&mut pragma_rows, schema, table)?;
-        if self.translates()
-            && let Some(indexes) = self.kept_indexes(schema, table)
-        {
+        if let Some(indexes) = self.kept_indexes(schema, table) {
             // SQLite's index names are per database ("table.name"); plans name MySQL's.
             shape.indexes = indexes;
         }
@@ -1704,8 +1241,7 @@ impl EngineConn for SqliteConn {
                 && self
                     .named_locks
                     .holds_any(self.shared.connection_id.load(Ordering::Relaxed)))
-            // Only the translated path keeps user variables (and takes the lock to ask).
-            || (self.translates() && self.session.has_variables())
+            || self.session.has_variables()
     }
 
     fn interrupter(&self) -> Arc<dyn Interrupt> {
@@ -1713,9 +1249,8 @@ impl EngineConn for SqliteConn {
     }
 
     fn set_connection_id(&mut self, id: u64) {
-        if self.shared.connection_id.swap(id, Ordering::Relaxed) != id && self.translates() {
-            // Another session's variables and counts are not this one's; only the translated
-            // path records them.
+        if self.shared.connection_id.swap(id, Ordering::Relaxed) != id {
+            // Another session's variables and counts are not this one's.
             self.session.forget();
             self.session.set_connection_id(id);
         }
@@ -1782,8 +1317,7 @@ impl SqliteConn {
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
-        // Warnings of an earlier statement that failed before taking them.
-        self.shared.notes.clear_warnings();
+        self.failed_warnings.clear();
         // Never cleared here: a kill that came before the statement started is for it (see
         // `Interrupt`).
         let result = if self.shared.interrupted.load(Ordering::Acquire) {
@@ -1799,7 +1333,7 @@ impl SqliteConn {
                 &codes::ENGINE_ERROR,
                 "fail point xrpc_engine_commit: the transaction was rolled back",
             ))
-        } else if self.translates() {
+        } else {
             let mut counting = translated::CountingSink {
                 inner: sink,
                 rows: 0,
@@ -1812,8 +1346,6 @@ impl SqliteConn {
             let (rows, cut) = (counting.rows, counting.cut);
             self.report_counts(&result, rows, cut);
             result
-        } else {
-            self.execute_statement(sql, script, args, schema, sink)
         };
         // The statement is over: a kill that came during it was for it.
         self.shared.interrupted.store(false, Ordering::Release);
@@ -1821,7 +1353,7 @@ impl SqliteConn {
         if let Err(err) = &result {
             // MySQL's diagnostics after a failed statement: the warnings it raised before
             // failing, then its error (`SHOW WARNINGS`, `SHOW ERRORS`, `@@error_count`).
-            let mut diagnostics = self.shared.notes.take_warnings();
+            let mut diagnostics = std::mem::take(&mut self.failed_warnings);
             diagnostics.truncate(MAX_WARNINGS - 1);
             diagnostics.push(SqlWarning {
                 level: xrpc_engine::result::WarningLevel::Error,
@@ -1886,53 +1418,41 @@ impl SqliteConn {
         schema: Option<&str>,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
-        // A text kept by the memo was parsed before as one statement SQLite runs, which
-        // `catalog::parse` left alone; any other is parsed (once for the whole node: the parse
-        // cache) and classified. The translation needs the parse tree of a known text too.
-        let known = self.texts.known(sql);
+        // The text is parsed once for the whole node (the parse cache), unless the caller did.
         let parsed_here;
-        let script: Option<&xrpc_sql::Script> = match (&known, given) {
-            (Some(_), _) if !self.translates() => None,
-            (_, Some(given)) => Some(given),
-            (_, None) => {
+        let script: &xrpc_sql::Script = match given {
+            Some(given) => given,
+            None => {
                 parsed_here = xrpc_sql::parse_cached(sql, &front::OPTIONS);
-                Some(&parsed_here)
+                &parsed_here
             }
         };
-        // SQLite reads the statement without its comments: its lexer starts one at any `--`
-        // (`5--2`) and has no `#` comments.
-        let plain;
-        let (text, request, mysql) = match (&known, &script) {
-            (Some(known), _) => (sql, Request::Sql(known.info), None),
-            (None, Some(script)) => match front::single(script) {
-                Ok(parsed) => {
-                    plain = parsed.text_without_comments();
-                    let text: &str = &plain;
-                    let request = front::request(parsed)?;
-                    if let (Request::Sql(_), Some(statement)) = (&request, parsed.statement()) {
-                        arity::check(statement)?;
-                    }
-                    let mysql = match request {
-                        // The statements the translation runs that the catalog would refuse.
-                        Request::Sql(_)
-                            if self.translates()
-                                && parsed.statement().is_some_and(translated::runs_itself) =>
-                        {
-                            None
-                        }
-                        Request::Sql(_) | Request::Catalog => catalog::of(parsed),
-                        Request::Use(ref name) => Some(Ok(catalog::Stmt::Use(name.clone()))),
-                        _ => None,
-                    };
-                    (text, request, mysql)
+        let parsed = front::single(script)?;
+        // A text kept by the memo was classified before as a statement the translation runs
+        // (`catalog::of` left it alone); any other is classified here.
+        let known = self.texts.sql_info(sql);
+        let (request, mysql) = match known {
+            Some(info) => (Request::Sql(info), None),
+            None => {
+                let request = front::request(parsed)?;
+                if let (Request::Sql(_), Some(statement)) = (&request, parsed.statement()) {
+                    arity::check(statement)?;
                 }
-                Err(err) => return Err(err),
-            },
-            (None, None) => unreachable!("a text is known or parsed"),
+                let mysql = match request {
+                    // The statements the translation runs that the catalog would refuse.
+                    Request::Sql(_) if parsed.statement().is_some_and(translated::runs_itself) => {
+                        None
+                    }
+                    Request::Sql(_) | Request::Catalog => catalog::of(parsed),
+                    Request::Use(ref name) => Some(Ok(catalog::Stmt::Use(name.clone()))),
+                    _ => None,
+                };
+                (request, mysql)
+            }
         };
         // MySQL clears the diagnostics at the start of every statement but the diagnostic
         // ones (SHOW WARNINGS and ERRORS, their COUNT(*), SELECT @@warning_count), whatever
-        // the statement's outcome; one with warnings leaves them (`run`).
+        // the statement's outcome; one with warnings leaves them (`run_translated`).
         if !matches!(&mysql, Some(Ok(stmt)) if stmt.is_diagnostic()) {
             self.last_warnings.clear();
         }
@@ -1941,86 +1461,38 @@ impl SqliteConn {
         if let Some(stmt) = mysql {
             return self.run_mysql(stmt?, sink);
         }
-        if self.translates()
-            && let Some(parsed) = script.and_then(|script| front::single(script).ok())
-            && let Some(statement) = parsed.statement()
-        {
-            match request {
-                Request::Sql(info) => {
-                    if known.is_none() && text == sql {
-                        self.texts.keep_sql_info(sql, info);
-                    }
-                    self.open_transaction_for(info)?;
-                    let reads = info.catalog.in_database(&self.schema);
-                    if reads.any {
-                        // Its rows are rebuilt for the statements that name it; a view's
-                        // readers do not.
-                        if matches!(
-                            statement,
-                            xrpc_sql::ast::Statement::CreateView(_)
-                                | xrpc_sql::ast::Statement::AlterView { .. }
-                        ) {
-                            return Err(SqlError::new(
-                                &codes::NOT_SUPPORTED_YET,
-                                "This version of MySQL doesn't yet support 'a view of \
-                                 information_schema'",
-                            ));
-                        }
-                        self.refresh_catalog()?;
-                        self.refuse_undescribed_views(reads)?;
-                    }
-                    return self.run_translated(sql, parsed, args, info, sink);
-                }
-                Request::Set { .. } => {
-                    if let Some(xrpc_sql::Session::Set(assignments)) =
-                        xrpc_sql::Session::of(statement)
-                    {
-                        self.set_user_variables(&assignments)?;
-                    }
-                }
-                _ => {}
-            }
-        }
         let Request::Sql(info) = request else {
+            if let Request::Set(_) = request
+                && let Some(xrpc_sql::Session::Set(assignments)) =
+                    parsed.statement().and_then(xrpc_sql::Session::of)
+            {
+                self.set_user_variables(&assignments)?;
+            }
             return self.run_request(request);
         };
-        let rewrite = known.and_then(|known| known.rewrite);
-        // Kept only when the text is the statement itself (no comments or `;` around it), so a
-        // text found in the memo is run as it is.
-        if script.is_some() && text == sql {
+        if known.is_none() {
             self.texts.keep_sql_info(sql, info);
         }
         self.open_transaction_for(info)?;
-        let current = &*self.schema;
-        // Unqualified names would otherwise fall through to the other databases (SQLite
-        // searches temp, main, then every attached one); with no other database there is
-        // nothing to fall through to, and nothing to pay.
-        let qualified = if current == "temp" || current == "main" && self.attached.names.is_empty()
-        {
-            None
-        } else {
-            databases::qualify(text, current, &self.temp_names())
-        };
-        let sql = qualified.as_deref().unwrap_or(text);
-        // The session's variables SQLite has no notion of, as literals of their values.
-        let with_session = rewrite::system_variables(sql, |name| self.session_variable(name));
-        // The classified text's rewrite is the one `run` needs only if `run` gets that text.
-        let rewrite = rewrite.filter(|_| {
-            qualified.is_none() && matches!(with_session, std::borrow::Cow::Borrowed(_))
-        });
-        let sql = &*with_session;
-        let reads = info.catalog.in_database(current);
+        let reads = info.catalog.in_database(&self.schema);
         if reads.any {
+            // Its rows are rebuilt for the statements that name it; a view's readers do not.
+            if matches!(
+                parsed.statement(),
+                Some(
+                    xrpc_sql::ast::Statement::CreateView(_)
+                        | xrpc_sql::ast::Statement::AlterView { .. }
+                )
+            ) {
+                return Err(SqlError::new(
+                    &codes::NOT_SUPPORTED_YET,
+                    "This version of MySQL doesn't yet support 'a view of information_schema'",
+                ));
+            }
             self.refresh_catalog()?;
             self.refuse_undescribed_views(reads)?;
         }
-        let result = self
-            .run(sql, args, info, rewrite, sink)
-            .map_err(|err| parent_row_error(err, info));
-        if info.state_change && result.is_ok() {
-            self.refresh_state();
-        }
-        result
+        self.run_translated(sql, parsed, args, info, sink)
     }
 
     /// Makes the transaction state what MySQL has when a statement starts: a statement that
@@ -2345,12 +1817,6 @@ impl SqliteConn {
                     self.kept_catalog.forget();
                 }
                 if let Some(limit) = max_join_size {
-                    if limit.is_some() && !self.translates() {
-                        return Err(SqlError::new(
-                            &codes::NOT_SUPPORTED_YET,
-                            "This version doesn't yet support 'max_join_size' on the text path",
-                        ));
-                    }
                     self.max_join_size = limit;
                     self.kept_catalog.forget();
                 }
@@ -2445,42 +1911,9 @@ impl SqliteConn {
         self.session.set_autocommit(on);
     }
 
-    /// A session variable's value as an SQL literal, for statements SQLite runs as text.
-    fn session_variable(&self, name: &str) -> Option<String> {
-        let quoted = |v: &str| format!("'{}'", v.replace('\'', "''"));
-        match name {
-            "sql_mode" => Some(quoted(
-                self.sql_mode.as_deref().unwrap_or(sql_mode::DEFAULT),
-            )),
-            "time_zone" => Some(quoted(self.time_zone.as_deref().unwrap_or("SYSTEM"))),
-            "foreign_key_checks" => Some(i32::from(!self.foreign_key_checks_off).to_string()),
-            "unique_checks" => Some(i32::from(!self.unique_checks_off).to_string()),
-            "autocommit" => Some(i32::from(!self.autocommit_off).to_string()),
-            "tx_isolation" | "transaction_isolation" => {
-                Some(quoted(self.isolation.unwrap_or("REPEATABLE-READ")))
-            }
-            "tx_read_only" | "transaction_read_only" => {
-                Some(i32::from(self.session_read_only).to_string())
-            }
-            "sql_select_limit" => Some(self.select_limit.unwrap_or(u64::MAX).to_string()),
-            "max_join_size" => Some(self.max_join_size.unwrap_or(u64::MAX).to_string()),
-            // MySQL turns SQL_BIG_SELECTS off when max_join_size is set below its maximum.
-            "sql_big_selects" => Some(
-                if self.max_join_size.is_some() {
-                    "0"
-                } else {
-                    "1"
-                }
-                .to_owned(),
-            ),
-            "sql_safe_updates" => Some(i32::from(self.safe_updates).to_string()),
-            _ => rewrite::constant_literal(name),
-        }
-    }
-
     /// The new value of `SET name = setting` (`sql_mode` or `time_zone`) as MariaDB shows it,
     /// checked by `check`; DEFAULT is the default's. A value that is not a literal is
-    /// evaluated as `SELECT value` would be (translating connections only).
+    /// evaluated as `SELECT value` would be.
     fn text_setting(
         &mut self,
         setting: front::TextSetting,
@@ -2500,12 +1933,6 @@ impl SqliteConn {
             front::TextSetting::Expr(expr) => expr,
         };
         let what = format!("SET {name} = {expr}");
-        if !self.translates() {
-            return Err(SqlError::new(
-                &codes::NOT_SUPPORTED_YET,
-                format!("This version of MySQL doesn't yet support '{what}' without translation"),
-            ));
-        }
         match self.evaluate(&expr, &what)? {
             V::Text(t) => check(&t),
             V::Integer(n) => check(&n.to_string()),
@@ -2559,53 +1986,10 @@ impl SqliteConn {
     }
 }
 
-/// The passes over a statement's text before SQLite sees it (kept per text by `memo`): MySQL's
-/// backslash escapes in string literals first, before any other pass reads them; then casts,
-/// division, modulo and strings in arithmetic as MySQL's (see `arith`, whose select items are
-/// named and, for literals, typed as MySQL's), and exact numbers.
-fn rewrite_for_sqlite(sql: &str) -> Result<memo::Rewrite, SqlError> {
-    let escaped = rewrite::mysql_string_escapes(sql);
-    let aliased = rewrite::sqlite_keyword_aliases(&escaped);
-    let constants = rewrite::constant_system_variables(&aliased);
-    let sql = &*constants;
-    let casts = cast::rewrite(sql)?;
-    if casts.is_none()
-        && let Some(cast) = rewrite::mysql_only_cast(sql)
-    {
-        return Err(SqlError::new(
-            &codes::NOT_SUPPORTED_YET,
-            format!(
-                "This version doesn't yet support '{cast}' in SQL that SQLite stores \
-                     (CREATE, ALTER): its MySQL semantics are the node's functions"
-            ),
-        ));
-    }
-    let original = sql;
-    let sql = casts.as_ref().map_or(sql, |c| c.sql.as_str());
-    let arithmetic = arith::rewrite(sql);
-    let hints = if arithmetic.is_some() && casts.is_none() {
-        cast::column_hints(original)?
-    } else {
-        casts.as_ref().map(|c| c.hints.clone()).unwrap_or_default()
-    };
-    let sql = arithmetic.as_deref().unwrap_or(sql);
-    let sql = rewrite::exact_numbers(sql);
-    let unchanged = matches!(escaped, std::borrow::Cow::Borrowed(_))
-        && matches!(aliased, std::borrow::Cow::Borrowed(_))
-        && matches!(constants, std::borrow::Cow::Borrowed(_))
-        && casts.is_none()
-        && arithmetic.is_none()
-        && matches!(sql, std::borrow::Cow::Borrowed(_));
-    Ok(memo::Rewrite {
-        sql: (!unchanged).then(|| sql.into_owned()),
-        hints,
-    })
-}
-
-/// What a result's metadata is made of besides the statement: cast hints, column origins
-/// and the flags of their tables.
+/// What a result's metadata is made of besides the statement: the query's hints, column
+/// origins and the flags of their tables.
 struct Columns<'a> {
-    hints: &'a [cast::ColumnHint],
+    hints: &'a [shape::ColumnHint],
     /// The statement's text, by which its column origins are found and cached.
     sql: &'a str,
     /// The client check, lifted while the origins' PRAGMAs run.
@@ -2613,18 +1997,6 @@ struct Columns<'a> {
     keys: &'a mut origin::KeyCache<shape::ResultShape>,
     conn: &'a Connection,
     buffers: &'a mut shape::StreamBuffers,
-}
-
-/// Skips the column decoration, to measure what it costs (`benches/decoration.rs`); only with
-/// the `bench` feature. The node always decorates.
-#[cfg(any(test, feature = "bench"))]
-static SKIP_DECORATION: AtomicBool = AtomicBool::new(false);
-
-/// Turns the column decoration (table, origin names, schema and key flags of each column) off
-/// or back on for the whole process, to measure what it costs; only with the `bench` feature.
-#[cfg(any(test, feature = "bench"))]
-pub fn skip_decoration(skip: bool) {
-    SKIP_DECORATION.store(skip, Ordering::Relaxed);
 }
 
 /// Streams a query's rows into the sink: reads ahead as the column types need, sends the
@@ -2655,10 +2027,6 @@ fn stream(
         let sqlite_columns = statement.columns();
         let width = sqlite_columns.len();
         let lookup = |keys: &mut origin::KeyCache<shape::ResultShape>| {
-            #[cfg(any(test, feature = "bench"))]
-            if SKIP_DECORATION.load(Ordering::Relaxed) {
-                return (origin::Decoration::none(width), None);
-            }
             guard.as_node(|| keys.lookup_with_shape(conn, sql, width))
         };
         let (mut decoration, mut kept) = lookup(keys);
@@ -2674,12 +2042,7 @@ fn stream(
         let kept = kept.filter(|shape| shape.basis().matches(&sqlite_columns, hints, schema));
         let basis = match &kept {
             Some(shape) => Arc::clone(shape.basis()),
-            None => Arc::new(shape::ShapeBasis::new(
-                &sqlite_columns,
-                hints,
-                schema,
-                &decoration,
-            )),
+            None => Arc::new(shape::ShapeBasis::new(&sqlite_columns, hints, schema)),
         };
         (decoration, kept, basis)
     };
@@ -2811,161 +2174,6 @@ fn does_not_fit(column: &ColumnInfo, conv: Conv, row: u64, value: ValueRef<'_>) 
             column.x_type,
             column.mysql_type
         ),
-    )
-}
-
-/// Registers `xrpc_check(ordinal, column, declared_type, value)`, which the strict-write
-/// triggers call for each column of each written row (see [`strict`]).
-fn register_check(conn: &Connection, shared: &Arc<Shared>) -> rusqlite::Result<()> {
-    // `xrpc_normalize(declared_type, value)`: the form MySQL stores the value in (see
-    // `strict::normalize`), for the normalising triggers.
-    let mut kinds: std::collections::HashMap<String, DeclKind> = std::collections::HashMap::new();
-    conn.create_scalar_function(
-        "xrpc_normalize",
-        2,
-        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
-        move |ctx| {
-            let decl = ctx.get_raw(0).as_str().unwrap_or("");
-            let kind = *kinds
-                .entry(decl.to_owned())
-                .or_insert_with(|| types::classify_decl(Some(decl)));
-            Ok(strict::normalize(&kind, decl, ctx.get_raw(1)))
-        },
-    )?;
-    // The normalising rewrite of a row is checked again; that check is not a row of its own.
-    let s = Arc::clone(shared);
-    conn.create_scalar_function(
-        "xrpc_check_uncount",
-        0,
-        FunctionFlags::SQLITE_UTF8,
-        move |_| {
-            let _ = s
-                .check_rows
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
-            Ok(rusqlite::types::Null)
-        },
-    )?;
-    register_check_with(conn, shared, 4)?;
-    register_check_with(conn, shared, 5)?;
-    register_id_check(conn, shared)
-}
-
-/// `xrpc_check_id(column, declared_type, id)`, called by the AFTER INSERT and UPDATE triggers
-/// of a table with an AUTO_INCREMENT column with the id the row got: an id the declared type
-/// cannot hold was generated (SQLite counts past the MySQL type: `TINYINT` to 128) and is
-/// refused with MariaDB's 167; an explicit -1 (which the BEFORE trigger cannot tell from a
-/// generated id) with 1264, as any explicit value.
-fn register_id_check(conn: &Connection, shared: &Arc<Shared>) -> rusqlite::Result<()> {
-    let s = Arc::clone(shared);
-    let mut kinds: std::collections::HashMap<String, DeclKind> = std::collections::HashMap::new();
-    conn.create_scalar_function("xrpc_check_id", 3, FunctionFlags::SQLITE_UTF8, move |ctx| {
-        let decl = ctx.get_raw(1).as_str().unwrap_or("");
-        let kind = *kinds
-            .entry(decl.to_owned())
-            .or_insert_with(|| types::classify_decl(Some(decl)));
-        let value = ctx.get_raw(2);
-        let Err(problem) = strict::check_decl(&kind, decl, value, false) else {
-            return Ok(rusqlite::types::Null);
-        };
-        let column = ctx.get_raw(0).as_str().unwrap_or("?");
-        let row = s.check_rows.load(Ordering::Relaxed).max(1);
-        let err = if value.as_i64() == Ok(-1) {
-            problem.error(&kind, column, row, &Shown(value).to_string())
-        } else {
-            SqlError::new(
-                &codes::AUTO_INCREMENT_OUT_OF_RANGE,
-                format!("Out of range value for column '{column}' at row {row}"),
-            )
-        };
-        let message = err.message.clone();
-        s.fail(err);
-        Err(rusqlite::Error::UserFunctionError(message.into()))
-    })
-}
-
-/// `xrpc_check` with 4 arguments (ENUM and SET take only their stored form: tables whose
-/// triggers predate normalising) or 5 (the fifth is 1: every spelling MySQL accepts).
-fn register_check_with(
-    conn: &Connection,
-    shared: &Arc<Shared>,
-    arity: i32,
-) -> rusqlite::Result<()> {
-    let s = Arc::clone(shared);
-    let mut kinds: std::collections::HashMap<String, DeclKind> = std::collections::HashMap::new();
-    conn.create_scalar_function(
-        "xrpc_check",
-        arity,
-        FunctionFlags::SQLITE_UTF8,
-        move |ctx| {
-            let ordinal = ctx.get_raw(0).as_i64().unwrap_or(0);
-            let row = if ordinal == 0 {
-                s.check_rows.fetch_add(1, Ordering::Relaxed) + 1
-            } else {
-                s.check_rows.load(Ordering::Relaxed)
-            };
-            let decl = ctx.get_raw(2).as_str().unwrap_or("");
-            let kind = match kinds.get(decl) {
-                Some(kind) => *kind,
-                None => {
-                    let kind = types::classify_decl(Some(decl));
-                    kinds.insert(decl.to_owned(), kind);
-                    kind
-                }
-            };
-            let value = ctx.get_raw(3);
-            let normalized = arity == 5 && ctx.get_raw(4).as_i64() == Ok(1);
-            match strict::check_decl(&kind, decl, value, normalized) {
-                Ok(()) => Ok(rusqlite::types::Null),
-                Err(problem) => {
-                    let column = ctx.get_raw(1).as_str().unwrap_or("?");
-                    let err = problem.error(&kind, column, row.max(1), &Shown(value).to_string());
-                    let message = err.message.clone();
-                    s.fail(err);
-                    Err(rusqlite::Error::UserFunctionError(message.into()))
-                }
-            }
-        },
-    )
-}
-
-/// Registers `connection_id()`, `database()`, `version()`, `last_insert_id()` and the
-/// `xrpc_real(text)` that REAL literals are wrapped in (see [`rewrite::exact_numbers`]).
-fn register_functions(
-    conn: &Connection,
-    shared: &Arc<Shared>,
-    options: &SqliteOptions,
-) -> rusqlite::Result<()> {
-    // Not deterministic: the values change between statements.
-    let flags = FunctionFlags::SQLITE_UTF8;
-    let s = Arc::clone(shared);
-    conn.create_scalar_function("connection_id", 0, flags, move |_| {
-        Ok(s.connection_id.load(Ordering::Relaxed) as i64)
-    })?;
-    let s = Arc::clone(shared);
-    conn.create_scalar_function("database", 0, flags, move |_| {
-        Ok(s.schema.lock().to_string())
-    })?;
-    let s = Arc::clone(shared);
-    conn.create_scalar_function("last_insert_id", 0, flags, move |_| {
-        Ok(s.last_insert_id.load(Ordering::Relaxed) as i64)
-    })?;
-    conn.create_scalar_function(
-        rewrite::REAL_FUNCTION,
-        1,
-        flags | FunctionFlags::SQLITE_DETERMINISTIC | FunctionFlags::SQLITE_INNOCUOUS,
-        |ctx| {
-            let text = ctx.get_raw(0).as_str().unwrap_or("");
-            rewrite::parse_real(text).ok_or_else(|| {
-                rusqlite::Error::UserFunctionError(format!("not a number: {text}").into())
-            })
-        },
-    )?;
-    let version = options.server_version.clone();
-    conn.create_scalar_function(
-        "version",
-        0,
-        flags | FunctionFlags::SQLITE_DETERMINISTIC,
-        move |_| Ok(version.clone()),
     )
 }
 
@@ -3119,7 +2327,8 @@ fn user_value_text(value: rusqlite::types::Value) -> String {
 }
 
 fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
-    // A refusal raised by the function library in SQL run as text (a view's stand-in read).
+    // A refusal raised by the function library in SQL run outside a translation (a view's
+    // stand-in read by the catalog).
     if let Some(refusal) =
         translated::library_error(&err).filter(|e| e.code == codes::NOT_SUPPORTED_YET.code)
     {
@@ -3168,9 +2377,6 @@ fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
                 "Cannot add or update a child row: a foreign key constraint fails",
             );
         }
-        ErrorCode::ConstraintViolation if message.starts_with(autoinc::ZERO_MESSAGE_PREFIX) => {
-            &codes::NOT_SUPPORTED_YET
-        }
         ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked if interrupted => {
             &codes::QUERY_INTERRUPTED
         }
@@ -3201,6 +2407,21 @@ fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
                 );
             } else if message.starts_with("no such table") {
                 &codes::NO_SUCH_TABLE
+            } else if let Some(name) = message
+                .strip_prefix("no such function: ")
+                .or_else(|| message.strip_prefix("no such collation sequence: "))
+                .filter(|name| name.starts_with("xrpc_"))
+            {
+                // Named by SQL that nodes which ran statements as their text stored (a view,
+                // trigger or index of a table without a kept definition): the node no longer
+                // has it. No client statement names it: the translation would refuse it first.
+                return SqlError::new(
+                    &codes::NOT_SUPPORTED_YET,
+                    format!(
+                        "This version doesn't yet support '{name}', which SQL stored by a node \
+                         that ran statements as their text names, on the SQLite engine"
+                    ),
+                );
             } else if let Some(function) = message.strip_prefix("no such function: ") {
                 // MySQL's answer for an unknown function, which the compute node probes with.
                 return SqlError::new(
@@ -3227,8 +2448,7 @@ fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
 /// A foreign-key failure of a DELETE is MySQL's 1451 (a parent row still referenced); `map_error`
 /// gave every foreign-key failure 1452, the child's, since SQLite does not say which side failed.
 fn parent_row_error(err: SqlError, info: SqlInfo) -> SqlError {
-    let deletes = !info.writes && !info.insert && !info.state_change;
-    if deletes && err.code == codes::NO_REFERENCED_ROW.code {
+    if info.deletes && err.code == codes::NO_REFERENCED_ROW.code {
         SqlError::new(
             &codes::ROW_IS_REFERENCED,
             "Cannot delete or update a parent row: a foreign key constraint fails",

@@ -101,9 +101,8 @@ pub(crate) fn origins(conn: &Connection, sql: &str, width: usize) -> Vec<Option<
 /// built on its decoration (`shape::ResultShape`), which this cache keeps without reading.
 #[derive(Debug)]
 pub(crate) struct KeyCache<S> {
-    /// (database, table) → (schema_version read at, column name lowercased → flags, the
-    /// AUTO_INCREMENT column's declared MySQL type: see `autoinc::declared_type`).
-    tables: HashMap<(String, String), (i64, TableFlags)>,
+    /// (database, table) → (schema_version read at, column name lowercased → flags).
+    tables: HashMap<(String, String), (i64, HashMap<String, u32>)>,
     /// SQL text → its columns' origins and flags, with the `schema_version` of each database
     /// they come from: a repeated statement costs one `schema_version` read per database
     /// instead of a search of the prepared statements and a table lookup per column.
@@ -155,11 +154,7 @@ impl VersionProbe {
     /// Prepares the read of `database`'s `schema_version` on `conn`; `None` when SQLite refuses
     /// (no such database, or the authorizer's check is not lifted).
     fn prepare(conn: &Connection, database: &str) -> Option<Self> {
-        let sql = CString::new(format!(
-            "PRAGMA {}.schema_version",
-            crate::types::strict::ident(database)
-        ))
-        .ok()?;
+        let sql = CString::new(format!("PRAGMA {}.schema_version", crate::quote(database))).ok()?;
         let mut stmt = std::ptr::null_mut();
         // SAFETY: `db` is the live connection, used only by this thread for the duration of the
         // call (see the `Send` impl); `sql` is NUL-terminated, which a length of -1 reads up to;
@@ -253,44 +248,19 @@ impl Probes {
     }
 }
 
-/// One table's column flags, and its AUTO_INCREMENT column's declared MySQL type (column
-/// name lowercased, type).
-#[derive(Debug, Clone, Default)]
-struct TableFlags {
-    flags: HashMap<String, u32>,
-    declared: Option<(String, String)>,
-}
-
-/// What [`KeyCache::lookup`] finds for one statement's columns: each column's origin, flags
-/// and, for an AUTO_INCREMENT column, its declared MySQL type.
+/// What [`KeyCache::lookup`] finds for one statement's columns: each column's origin and
+/// flags.
 #[derive(Debug, Clone)]
 pub(crate) struct Decoration {
     versions: Vec<(String, i64)>,
-    columns: Vec<Option<(Origin, u32, Option<String>)>>,
+    columns: Vec<Option<(Origin, u32)>>,
 }
 
 impl Decoration {
-    /// Nothing for `width` columns (the decoration-cost bench measures without it).
-    #[cfg(any(test, feature = "bench"))]
-    pub(crate) fn none(width: usize) -> Arc<Self> {
-        Arc::new(Self {
-            versions: Vec::new(),
-            columns: vec![None; width],
-        })
-    }
-
-    /// The declared MySQL type of each column that SQLite declares otherwise (an
-    /// AUTO_INCREMENT column, which SQLite needs as `INTEGER`).
-    pub(crate) fn declared_types(&self) -> impl Iterator<Item = Option<&str>> {
-        self.columns
-            .iter()
-            .map(|c| c.as_ref().and_then(|(_, _, d)| d.as_deref()))
-    }
-
     /// Fills `table`, `original_table`, `original_name`, `schema` and the flags of `infos`.
     pub(crate) fn apply(&self, infos: &mut [ColumnInfo]) {
         for (column, info) in self.columns.iter().zip(infos.iter_mut()) {
-            let Some((origin, flags, _)) = column else {
+            let Some((origin, flags)) = column else {
                 continue;
             };
             info.table.clone_from(&origin.table);
@@ -360,8 +330,8 @@ impl<S> KeyCache<S> {
                             v
                         }
                     };
-                    let (flags, declared) = self.flags(conn, &origin, version);
-                    columns.push(Some((origin, flags, declared)));
+                    let flags = self.flags(conn, &origin, version);
+                    columns.push(Some((origin, flags)));
                 }
                 let decoration = Arc::new(Decoration { versions, columns });
                 if sql.len() <= MAX_DECORATED_SQL_LEN {
@@ -396,56 +366,22 @@ impl<S> KeyCache<S> {
         }
     }
 
-    /// A column's flags and, for the AUTO_INCREMENT column, its declared MySQL type.
-    fn flags(&mut self, conn: &Connection, origin: &Origin, version: i64) -> (u32, Option<String>) {
+    /// A column's flags.
+    fn flags(&mut self, conn: &Connection, origin: &Origin, version: i64) -> u32 {
         let key = (origin.database.clone(), origin.table.clone());
         let fresh = self
             .tables
             .get(&key)
             .is_some_and(|(v, _)| *v == version && version >= 0);
         if !fresh {
-            let flags = TableFlags {
-                flags: read_flags(conn, &origin.database, &origin.table).unwrap_or_default(),
-                declared: super::autoinc::read_declared_type(conn, &origin.database, &origin.table)
-                    .and_then(|decl| {
-                        // The rowid alias: the one INTEGER PRIMARY KEY column.
-                        let column = rowid_alias(conn, &origin.database, &origin.table)?;
-                        Some((column.to_lowercase(), decl))
-                    }),
-            };
+            let flags = read_flags(conn, &origin.database, &origin.table).unwrap_or_default();
             self.tables.insert(key.clone(), (version, flags));
         }
         let column = origin.column.to_lowercase();
-        self.tables.get(&key).map_or((0, None), |(_, table)| {
-            (
-                table.flags.get(&column).copied().unwrap_or(0),
-                table
-                    .declared
-                    .as_ref()
-                    .filter(|(c, _)| *c == column)
-                    .map(|(_, d)| d.clone()),
-            )
-        })
-    }
-}
-
-/// The name of a table's rowid alias (its one `INTEGER PRIMARY KEY` column).
-fn rowid_alias(conn: &Connection, database: &str, table: &str) -> Option<String> {
-    let q = |s: &str| crate::types::strict::ident(s);
-    let keys: Vec<(String, String)> = conn
-        .prepare(&format!("PRAGMA {}.table_info({})", q(database), q(table)))
-        .ok()?
-        .query_map([], |row| {
-            Ok((row.get(1)?, row.get(2)?, row.get::<_, i64>(5)?))
-        })
-        .ok()?
-        .filter_map(Result::ok)
-        .filter(|(_, _, pk)| *pk > 0)
-        .map(|(name, decl, _)| (name, decl))
-        .collect();
-    match keys.as_slice() {
-        [(name, decl)] if decl.eq_ignore_ascii_case("INTEGER") => Some(name.clone()),
-        _ => None,
+        self.tables
+            .get(&key)
+            .and_then(|(_, flags)| flags.get(&column).copied())
+            .unwrap_or(0)
     }
 }
 
@@ -455,7 +391,7 @@ fn read_flags(
     database: &str,
     table: &str,
 ) -> rusqlite::Result<HashMap<String, u32>> {
-    let q = |s: &str| crate::types::strict::ident(s);
+    let q = crate::quote;
     // (name, declared type, notnull, pk position), generated columns included
     let columns: Vec<(String, String, bool, i64)> = conn
         .prepare(&format!("PRAGMA {}.table_xinfo({})", q(database), q(table)))?

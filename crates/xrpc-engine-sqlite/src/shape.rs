@@ -1,14 +1,13 @@
-//! The result shape a repeated statement reuses: its columns' metadata and conversions.
+//! The result shape a repeated catalog query reuses: its columns' metadata and conversions.
 //!
 //! # Design
 //!
-//! Before the first row of a result goes out, `stream` works out what each column is: SQLite's
-//! name and declared type, the cast hints of the statement's text, the declared MySQL type of an
-//! AUTO_INCREMENT column and the origins and flags of table columns (`origin`), and, for an
-//! expression column, the storage classes of the values read ahead. For `select 1` that took
-//! about a third of the node's CPU per request (a dozen allocations and as many passes), four
-//! times what SQLite spends running the statement. The outcome is the same every time the same
-//! text runs against the same schema, so it is kept.
+//! The engine answers the catalog statements (SHOW, DESCRIBE, …) with queries of its own
+//! (`run_query`). Before the first row of such a result goes out, `stream` works out what each
+//! column is: SQLite's name and declared type, the query's hints ([`ColumnHint`]), the origins
+//! and flags of table columns (`origin`), and, for an expression column, the storage classes of
+//! the values read ahead: a dozen allocations and as many passes. The outcome is the same every
+//! time the same text runs against the same schema, so it is kept.
 //!
 //! A shape is kept per statement text, beside the statement's origins in
 //! [`origin::KeyCache`](super::origin::KeyCache): it goes with them when the `schema_version` of
@@ -17,7 +16,7 @@
 //! - SQLite's column names and declared types, read from the prepared statement on every run
 //!   (they can change without a `schema_version` change of the databases the columns come
 //!   from: a temporary view redefined over the same table);
-//! - the cast hints of the text (compared, as two texts may rewrite to the same SQL);
+//! - the query's hints;
 //! - the current database, which the metadata of a declared column names;
 //! - for every expression column, the [`runtime_signature`] of this run's read-ahead.
 //!
@@ -36,12 +35,20 @@ use rusqlite::Column;
 use rusqlite::types::Value as SqlValue;
 use xrpc_proto::value::Value;
 
-use super::cast::{self, ColumnHint};
 use super::origin::Decoration;
-use super::rewrite;
 use super::types::{self, Conv, DeclKind, runtime_signature};
 use xrpc_engine::result::ColumnInfo;
 use xrpc_engine::result::KeptMetadata;
+
+/// The type of a result column SQLite declares none for, given by the query's writer (the
+/// catalog's `Code` and counts are MySQL's INT UNSIGNED).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ColumnHint {
+    /// Which column (0-based).
+    pub(crate) index: usize,
+    /// The kind its values are read as.
+    pub(crate) kind: DeclKind,
+}
 
 /// What a statement's columns are before any value is read: the part of a shape that depends
 /// on the statement, its text and the schema only.
@@ -49,39 +56,33 @@ use xrpc_engine::result::KeptMetadata;
 pub(crate) struct ShapeBasis {
     /// SQLite's name and declared type of each column, as built from.
     sqlite_columns: Vec<(Box<str>, Option<Box<str>>)>,
-    /// The text's cast hints, as built from.
+    /// The query's hints, as built from.
     hints: Vec<ColumnHint>,
     /// The current database, as built from.
     schema: Box<str>,
-    /// The columns' names, with the hints applied.
+    /// The columns' names.
     names: Vec<String>,
-    /// The columns' kinds, with the hints and the declared AUTO_INCREMENT types applied.
+    /// The columns' kinds, with the hints applied.
     kinds: Vec<DeclKind>,
     /// The columns a hint typed: expressions, whose `schema` stays empty.
     hinted: Vec<usize>,
 }
 
 impl ShapeBasis {
-    /// The basis of a statement with `columns`, `hints` and `decoration`, run in `schema`.
-    pub(crate) fn new(
-        columns: &[Column<'_>],
-        hints: &[ColumnHint],
-        schema: &str,
-        decoration: &Decoration,
-    ) -> Self {
-        let (mut names, mut kinds): (Vec<String>, Vec<DeclKind>) = columns
+    /// The basis of a statement with `columns` and `hints`, run in `schema`.
+    pub(crate) fn new(columns: &[Column<'_>], hints: &[ColumnHint], schema: &str) -> Self {
+        let names = columns.iter().map(|c| c.name().to_owned()).collect();
+        let mut kinds: Vec<DeclKind> = columns
             .iter()
-            .map(|c| {
-                let name = rewrite::literal_column_name(c.name()).into_owned();
-                (name, types::classify_decl(c.decl_type()))
-            })
-            .unzip();
-        let hinted = cast::apply_hints(hints, &mut names, &mut kinds);
-        // An AUTO_INCREMENT column, which SQLite declares INTEGER, takes the MySQL type it was
-        // declared with.
-        for (kind, declared) in kinds.iter_mut().zip(decoration.declared_types()) {
-            if let Some(declared) = declared {
-                *kind = types::classify_decl(Some(declared));
+            .map(|c| types::classify_decl(c.decl_type()))
+            .collect();
+        let mut hinted = Vec::new();
+        for hint in hints {
+            if let Some(kind) = kinds.get_mut(hint.index)
+                && matches!(kind, DeclKind::Runtime)
+            {
+                *kind = hint.kind;
+                hinted.push(hint.index);
             }
         }
         Self {
@@ -158,7 +159,7 @@ impl ResultShape {
         let (mut infos, convs): (Vec<ColumnInfo>, Vec<Conv>) =
             plans.into_iter().map(|p| (p.info, p.conv)).unzip();
         for &index in &basis.hinted {
-            // A cast's column is an expression, not a table column.
+            // A hinted column is an expression, not a table column.
             infos[index].schema.clear();
         }
         decoration.apply(&mut infos);
@@ -230,163 +231,5 @@ impl StreamBuffers {
         if row.capacity() <= MAX_KEPT_VALUES {
             self.row = row;
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::path::Path;
-
-    use bytes::Bytes;
-    use xrpc_proto::value::{ColumnType, Value};
-
-    use crate::SqliteEngine;
-    use xrpc_engine::result::CollectedResult;
-    use xrpc_engine::{Engine, EngineConn};
-
-    fn run(conn: &mut dyn EngineConn, sql: &str, args: &[Value]) -> CollectedResult {
-        let mut out = CollectedResult::default();
-        conn.execute(sql, args, None, &mut out)
-            .unwrap_or_else(|err| panic!("{sql}: {err}"));
-        out
-    }
-
-    /// Runs `sql` twice on `warm` (the second run finds the shape the first one kept) and once
-    /// on a connection of a newly opened engine, which has kept nothing: all three answer alike.
-    fn same_as_fresh(
-        path: &Path,
-        warm: &mut dyn EngineConn,
-        sql: &str,
-        args: &[Value],
-    ) -> CollectedResult {
-        let first = run(warm, sql, args);
-        let again = run(warm, sql, args);
-        let engine = SqliteEngine::open(path, Default::default()).unwrap();
-        let mut fresh_conn = engine.acquire().unwrap();
-        let fresh = run(&mut *fresh_conn, sql, args);
-        assert_eq!(
-            first, fresh,
-            "{sql} {args:?}: first run against a fresh connection"
-        );
-        assert_eq!(
-            again, fresh,
-            "{sql} {args:?}: kept shape against a fresh connection"
-        );
-        fresh
-    }
-
-    fn column_types(result: &CollectedResult) -> Vec<ColumnType> {
-        let columns = result.columns.as_ref().expect("a result set");
-        columns.iter().map(|c| c.x_type).collect()
-    }
-
-    #[test]
-    fn a_kept_shape_answers_as_a_fresh_one_would() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("shape.db");
-        let engine = SqliteEngine::open(&path, Default::default()).unwrap();
-        let mut warm = engine.acquire().unwrap();
-        let warm = &mut *warm;
-        same_as_fresh(&path, warm, "select 1", &[]);
-        same_as_fresh(&path, warm, "select 1 as one, 'x', null, 2.5", &[]);
-
-        // The same text with values of other types: the expression column's type follows them.
-        let mut typed =
-            |value: Value| column_types(&same_as_fresh(&path, warm, "select ?", &[value]));
-        assert_eq!(typed(Value::Sint(7)), [ColumnType::Sint]);
-        assert_eq!(
-            typed(Value::Bytes(Bytes::from_static(b"seven"))),
-            [ColumnType::Bytes]
-        );
-        assert_eq!(typed(Value::Double(7.5)), [ColumnType::Double]);
-        let null = typed(Value::Null);
-        assert_eq!(typed(Value::Sint(7)), [ColumnType::Sint], "and back again");
-        assert_ne!(null, [ColumnType::Sint]);
-
-        // A table column: its declaration, origin and flags; then the table is declared anew
-        // under the same name and the same text reads the new declaration.
-        run(
-            warm,
-            "create table t (id INT PRIMARY KEY, a INT NOT NULL)",
-            &[],
-        );
-        run(warm, "insert into t values (1, 10)", &[]);
-        let before = same_as_fresh(&path, warm, "select id, a from t", &[]);
-        run(warm, "drop table t", &[]);
-        run(
-            warm,
-            "create table t (id INT PRIMARY KEY, a VARCHAR(10))",
-            &[],
-        );
-        run(warm, "insert into t values (1, 'ten')", &[]);
-        let after = same_as_fresh(&path, warm, "select id, a from t", &[]);
-        assert_ne!(before.columns, after.columns);
-        assert_eq!(column_types(&after), [ColumnType::Sint, ColumnType::Bytes]);
-
-        // The current database is part of a declared column's metadata.
-        run(warm, "create database other", &[]);
-        run(
-            warm,
-            "create table other.t (id INT PRIMARY KEY, a INT NOT NULL)",
-            &[],
-        );
-        let mut in_main = CollectedResult::default();
-        warm.execute("select id from t", &[], None, &mut in_main)
-            .unwrap();
-        let mut in_other = CollectedResult::default();
-        warm.execute("select id from t", &[], Some("other"), &mut in_other)
-            .unwrap();
-        let schema = |r: &CollectedResult| r.columns.as_ref().unwrap()[0].schema.clone();
-        assert_ne!(schema(&in_main), schema(&in_other));
-        assert_eq!(schema(&in_other), "other");
-    }
-
-    /// A temporary view redefined over the same table changes a text's columns without
-    /// changing the `schema_version` of the database they come from: SQLite's column names and
-    /// declared types, read on every run, catch it.
-    #[test]
-    fn a_view_redefined_under_the_same_name_is_seen() {
-        let dir = tempfile::tempdir().unwrap();
-        // Views are the text path's (the translation refuses them).
-        let options = crate::SqliteOptions {
-            translate: false,
-            ..Default::default()
-        };
-        let engine = SqliteEngine::open(&dir.path().join("view.db"), options).unwrap();
-        let mut conn = engine.acquire().unwrap();
-        let conn = &mut *conn;
-        run(conn, "create table t (a INT NOT NULL, b VARCHAR(10))", &[]);
-        run(conn, "insert into t values (1, 'one')", &[]);
-        run(conn, "create temporary view v as select a as c from t", &[]);
-        for _ in 0..2 {
-            assert_eq!(
-                column_types(&run(conn, "select c from v", &[])),
-                [ColumnType::Sint]
-            );
-        }
-        run(conn, "drop view v", &[]);
-        run(conn, "create temporary view v as select b as c from t", &[]);
-        let result = run(conn, "select c from v", &[]);
-        assert_eq!(column_types(&result), [ColumnType::Bytes]);
-        assert_eq!(
-            result.rows,
-            [vec![Value::Bytes(Bytes::from_static(b"one"))]]
-        );
-
-        // An expression column that becomes a table column: its origin is looked up again.
-        run(conn, "create view w as select 1 + 1 as c", &[]);
-        for _ in 0..2 {
-            let result = run(conn, "select c from w", &[]);
-            assert_eq!(result.columns.as_ref().unwrap()[0].original_table, "");
-        }
-        run(conn, "drop view w", &[]);
-        run(conn, "create temporary view w as select a as c from t", &[]);
-        let result = run(conn, "select c from w", &[]);
-        let column = &result.columns.as_ref().unwrap()[0];
-        assert_eq!(column_types(&result), [ColumnType::Sint]);
-        assert_eq!(
-            (&*column.original_table, &*column.original_name),
-            ("t", "a")
-        );
     }
 }

@@ -1,5 +1,5 @@
 //! MySQL statements translated from the parse tree (`xrpc_sql_sqlite::translate`) and run as
-//! the translation says, with [`SqliteOptions::translate`](super::SqliteOptions::translate).
+//! the translation says: every statement the engine does not answer itself.
 //!
 //! # The kept catalog
 //!
@@ -39,11 +39,16 @@
 //! does not exist) and SHOW TABLES and `information_schema` do not list it.
 //!
 //! A table that exists in a database file without a definition (created by a node that ran
-//! statements as text, or by another tool) is not adopted: a translated statement naming it is
-//! refused with 1235, naming the table. Its declared types are SQLite's reading of MySQL DDL,
-//! without the defaults, the AUTO_INCREMENT counter and the storage forms the translation relies
-//! on (DECIMAL as exact text under its collation, text under MySQL's collations), so answers
-//! from it could differ without an error.
+//! statements as their text, or by another tool) is not adopted: a translated statement naming
+//! it is refused with 1235, naming the table. Its declared types are SQLite's reading of MySQL
+//! DDL, without the defaults, the AUTO_INCREMENT counter and the storage forms the translation
+//! relies on (DECIMAL as exact text under its collation, text under MySQL's collations), so
+//! answers from it could differ without an error. SHOW COLUMNS, SHOW CREATE TABLE and
+//! `information_schema` describe it from those declared types (`types::classify_decl`). SQL
+//! such a node stored (its views, triggers, and indexes under its collations) may name functions
+//! and collations of its own (`xrpc_…`), which this engine does not have: a statement that
+//! needs one, the catalog's reading of such a view's columns among them, is refused with 1235
+//! naming it.
 //!
 //! # Translations
 //!
@@ -114,8 +119,7 @@
 //! # Errors
 //!
 //! A function library error keeps its MySQL code and message ([`error_of`]); SQLite's errors map
-//! as for statements run as text (1062, 1048, 1452, and 1451 for a DELETE or an UPDATE of a
-//! parent row).
+//! as the crate's docs list them (1062, 1048, 1452, and 1451 for a DELETE of a parent row).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -1009,11 +1013,6 @@ fn refusal(err: &xrpc_sql_sqlite::TranslateError) -> SqlError {
 }
 
 impl SqliteConn {
-    /// Whether statements are translated on this connection.
-    pub(crate) fn translates(&self) -> bool {
-        self.options.translate
-    }
-
     /// Maps an error of a translated statement's SQL.
     fn translated_error(&self, err: rusqlite::Error, info: SqlInfo) -> SqlError {
         if let Some(refused) = self.guard.take_refusal() {
@@ -1240,9 +1239,7 @@ impl SqliteConn {
             )
             .collect();
         if result.is_err() {
-            for warning in warnings {
-                self.shared.notes.warn(warning);
-            }
+            self.failed_warnings = warnings;
             return result;
         }
         for warning in &warnings {
@@ -1282,7 +1279,6 @@ impl SqliteConn {
             })
             .collect();
         let args: Vec<Arg<'_>> = args.iter().map(types::to_arg).collect();
-        self.shared.start_statement();
         if !translation.into.is_empty() {
             return self.select_into(&translation, &args, info);
         }
@@ -1332,7 +1328,6 @@ impl SqliteConn {
         info: SqlInfo,
         sink: &mut dyn ResultSink,
     ) -> Result<ExecSummary, SqlError> {
-        self.auto_increment.clear();
         self.exec("SAVEPOINT xrpc_translated_ddl")?;
         // Other connections' kept translations go stale when this commits (the RELEASE
         // below, or the transaction's COMMIT); this one's at once.
@@ -1478,9 +1473,6 @@ impl SqliteConn {
         // A statement that called LAST_INSERT_ID(expr) reports its value as its insert id, unless
         // it also generated a value (below), which MySQL reports instead.
         if let Some(id) = self.session.take_last_insert_id_argument() {
-            self.shared
-                .last_insert_id
-                .store(id, std::sync::atomic::Ordering::Relaxed);
             summary.last_insert_id = Some(id);
         }
         // An insert of explicit AUTO_INCREMENT values reports the last row's value, when it
@@ -1527,9 +1519,6 @@ impl SqliteConn {
             };
             if let Some(first) = first.and_then(|first| u64::try_from(first).ok()) {
                 self.session.set_last_insert_id(first);
-                self.shared
-                    .last_insert_id
-                    .store(first, std::sync::atomic::Ordering::Relaxed);
                 summary.last_insert_id = Some(first);
             }
             self.conn

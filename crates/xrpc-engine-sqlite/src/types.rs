@@ -6,10 +6,9 @@
 //! SQLite value into a [`Value`] of the column's type or reports that it does not fit, and
 //! [`to_arg`] turns a statement argument into something SQLite can bind.
 //!
-//! The declared types' two other halves are its children, as the three read each other: the
-//! write path's checks ([`strict`], which converts with [`convert`] and classifies with
-//! [`classify_decl`], whose results this module's reader reports with the checks' problems)
-//! and ENUM and SET ([`enumset`], whose members both the classifier and the checks read).
+//! Its children: the reading of a stored value as its declared type's ([`stored`], for
+//! [`convert`]) and the ENUM and SET declarations of tables without a kept definition
+//! ([`enumset`], for [`classify_decl`]).
 
 use std::borrow::Cow;
 
@@ -18,11 +17,11 @@ use rusqlite::ToSql;
 use rusqlite::types::{ToSqlOutput, Value as SqlValue, ValueRef};
 use xrpc_proto::value::{ColumnType, Value, XDateTime, XDecimal, XTime};
 
-use self::strict::Problem;
+use self::stored::Problem;
 use xrpc_engine::result::{ColumnInfo, mysql_type};
 
 pub(crate) mod enumset;
-pub(crate) mod strict;
+pub(crate) mod stored;
 
 /// Rows read ahead, at most, to type expression columns (no declared type).
 pub(crate) const LOOKAHEAD_ROWS: usize = 64;
@@ -75,8 +74,8 @@ pub(crate) enum DeclKind {
         max_bytes: u64,
         fixed: Option<u32>,
     },
-    /// ENUM or SET (`set`), declared as the `enumset` module writes it: X type ENUM or SET;
-    /// `length` is MySQL's display length. The members stay in the declared type.
+    /// ENUM or SET (`set`): a kept definition's, or declared as the `enumset` module reads it;
+    /// X type ENUM or SET; `length` is MySQL's display length.
     Enum { set: bool, length: u32 },
     /// No declaration, or one that names no MySQL type: typed from the values.
     Runtime,
@@ -187,7 +186,7 @@ pub(crate) fn classify_decl(decl: Option<&str>) -> DeclKind {
         "MEDIUMINT" | "INT3" | "MIDDLEINT" => int(mysql_type::INT24, 24, 9, 8),
         "INT" | "INT4" => int(mysql_type::LONG, 32, 11, 10),
         "BIGINT" | "INT8" | "INTEGER" => int(mysql_type::LONGLONG, 64, 20, 20),
-        // How the node declares BIGINT UNSIGNED in SQLite (TEXT affinity, see `rewrite`).
+        // How tables without a kept definition declare BIGINT UNSIGNED (with TEXT affinity).
         "BIG" if unsigned => int(mysql_type::LONGLONG, 64, 20, 20),
         "BOOL" | "BOOLEAN" => DeclKind::Int {
             mysql: mysql_type::TINY,
@@ -489,7 +488,7 @@ fn runtime_column<'a>(
 }
 
 /// Converts one SQLite value to its column's type: exactly, or not at all. A declared column
-/// returns what MySQL would have stored for the value (see [`strict`]); an expression column
+/// returns what MySQL would have stored for the value (see [`stored`]); an expression column
 /// takes only values of the type its read-ahead chose (integers in a DOUBLE column when the
 /// double holds them exactly; anything in a BYTES column, numbers as their text). `Err` means
 /// the value does not fit: the statement ends with an error rather than a converted value.
@@ -509,13 +508,13 @@ pub(crate) fn convert(conv: Conv, value: ValueRef<'_>) -> Result<Value, Problem>
             }
             _ => return Err(Problem::Incorrect),
         },
-        Conv::Bytes => Value::Bytes(Bytes::from(strict::bytes_value(value))),
+        Conv::Bytes => Value::Bytes(Bytes::from(stored::bytes_value(value))),
         Conv::Declared(kind) => declared_value(kind, value)?,
     })
 }
 
 fn declared_value(kind: DeclKind, value: ValueRef<'_>) -> Result<Value, Problem> {
-    let datetime = |p: strict::Parts, fsp: u32| {
+    let datetime = |p: stored::Parts, fsp: u32| {
         let unit = 10u32.pow(6 - fsp.min(6));
         XDateTime::new(
             p.year,
@@ -537,20 +536,20 @@ fn declared_value(kind: DeclKind, value: ValueRef<'_>) -> Result<Value, Problem>
             } else {
                 (i64::MIN, i64::MAX as u64)
             };
-            let v = strict::int_value(value, min, max)?;
+            let v = stored::int_value(value, min, max)?;
             if unsigned {
                 Value::Uint(u64::try_from(v).map_err(|_| Problem::OutOfRange)?)
             } else {
                 Value::Sint(i64::try_from(v).map_err(|_| Problem::OutOfRange)?)
             }
         }
-        DeclKind::Year => Value::Uint(strict::year_value(value)?),
-        DeclKind::Bit { bits } => Value::Bit(strict::bit_value(value, bits)?),
+        DeclKind::Year => Value::Uint(stored::year_value(value)?),
+        DeclKind::Bit { bits } => Value::Bit(stored::bit_value(value, bits)?),
         // MySQL stores FLOAT in single precision.
-        DeclKind::Float => Value::Float(strict::float_value(value, true)? as f32),
-        DeclKind::Double => Value::Double(strict::float_value(value, false)?),
+        DeclKind::Float => Value::Float(stored::float_value(value, true)? as f32),
+        DeclKind::Double => Value::Double(stored::float_value(value, false)?),
         DeclKind::Decimal { scale, .. } => {
-            let n = strict::decimal_value(value, 65, scale)?;
+            let n = stored::decimal_value(value, 65, scale)?;
             let int = if n.int.is_empty() { "0" } else { &n.int };
             Value::Decimal(
                 XDecimal::new(n.negative, &format!("{int}{}", n.frac), scale)
@@ -558,16 +557,16 @@ fn declared_value(kind: DeclKind, value: ValueRef<'_>) -> Result<Value, Problem>
             )
         }
         DeclKind::Date => {
-            let p = strict::stored_date_value(value)?;
+            let p = stored::stored_date_value(value)?;
             Value::DateTime(
                 XDateTime::date(p.year, p.month, p.day).map_err(|_| Problem::BadTemporal)?,
             )
         }
         DeclKind::DateTime { fsp, .. } => {
-            Value::DateTime(datetime(strict::stored_date_value(value)?, fsp)?)
+            Value::DateTime(datetime(stored::stored_date_value(value)?, fsp)?)
         }
         DeclKind::Time { fsp } => {
-            let (negative, h, m, s, micros) = strict::time_value(value)?;
+            let (negative, h, m, s, micros) = stored::time_value(value)?;
             let unit = 10u32.pow(6 - fsp.min(6));
             Value::Time(
                 XTime::new(negative, h, m, s, micros - micros % unit)
@@ -575,16 +574,16 @@ fn declared_value(kind: DeclKind, value: ValueRef<'_>) -> Result<Value, Problem>
             )
         }
         DeclKind::Text { pad, max_chars, .. } => {
-            let text = strict::text_value(value)?;
+            let text = stored::text_value(value)?;
             let text = match max_chars {
                 _ if pad => text.trim_end_matches(' '),
-                Some(n) => strict::cut_chars(&text, n),
+                Some(n) => stored::cut_chars(&text, n),
                 None => &text,
             };
             Value::Bytes(Bytes::copy_from_slice(text.as_bytes()))
         }
         DeclKind::Binary { fixed, .. } => {
-            let mut bytes = strict::bytes_value(value);
+            let mut bytes = stored::bytes_value(value);
             if let Some(n) = fixed {
                 let n = n as usize;
                 if bytes.len() < n {
@@ -593,9 +592,9 @@ fn declared_value(kind: DeclKind, value: ValueRef<'_>) -> Result<Value, Problem>
             }
             Value::Bytes(Bytes::from(bytes))
         }
-        DeclKind::Enum { set: false, .. } => Value::Enum(Bytes::from(strict::bytes_value(value))),
+        DeclKind::Enum { set: false, .. } => Value::Enum(Bytes::from(stored::bytes_value(value))),
         DeclKind::Enum { set: true, .. } => {
-            let bytes = strict::bytes_value(value);
+            let bytes = stored::bytes_value(value);
             Value::Set(
                 bytes
                     .split(|&b| b == b',')
@@ -604,21 +603,8 @@ fn declared_value(kind: DeclKind, value: ValueRef<'_>) -> Result<Value, Problem>
                     .collect(),
             )
         }
-        DeclKind::Runtime => Value::Bytes(Bytes::from(strict::bytes_value(value))),
+        DeclKind::Runtime => Value::Bytes(Bytes::from(stored::bytes_value(value))),
     })
-}
-
-/// A real as text: the shortest form that reads back the same, with `.0` on whole numbers as
-/// SQLite prints them.
-pub(crate) fn format_real(f: f64) -> String {
-    if f.is_infinite() {
-        return if f > 0.0 { "Inf" } else { "-Inf" }.to_owned();
-    }
-    let mut s = f.to_string();
-    if f.is_finite() && !s.contains(['.', 'e', 'N']) {
-        s.push_str(".0");
-    }
-    s
 }
 
 /// A statement argument, ready to bind.

@@ -9,8 +9,7 @@
 //! |---|---|
 //! | [`result`] | the result sink and column info, SQL errors and warnings, statement summaries |
 //! | [`shape`] | table shapes (columns, primary key, indexes) and how each engine's catalog gives them |
-//! | [`lex`] | text scans the SQLite engine still makes (a leading keyword, a case-blind search, a small tokenizer); every other part of the node reads statements through the MySQL front end, `xrpc-sql` |
-//!
+//! //!
 //! # Connection ownership
 //!
 //! A session does not own an engine connection while it is idle. It borrows one from the engine's
@@ -39,7 +38,6 @@ use xrpc_proto::value::Value;
 use crate::result::{ExecSummary, ResultSink, SqlError, SqlWarning};
 use crate::shape::TableShape;
 
-pub mod lex;
 pub mod result;
 pub mod shape;
 

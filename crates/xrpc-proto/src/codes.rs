@@ -268,7 +268,7 @@ error_codes! {
         "A write of text that is not valid JSON into a JSON column.";
     NOT_SUPPORTED_YET = 1235, "42000", Error,
         "This version doesn't yet support it",
-        "SQL the engine would answer differently from MySQL, refused rather than answered wrongly. Front end: a MySQL statement the parse tree cannot hold (CREATE and ALTER FUNCTION, PROCEDURE and EVENT, DROP EVENT, a CREATE TRIGGER it cannot read, HANDLER, DO, PREPARE … FROM, CHECK, CHECKSUM, OPTIMIZE and REPAIR TABLE, DELETE IGNORE, UPDATE IGNORE), named by its kind; the MySQL engine still sends its text to the backend. SQLite engine: a MySQL-only CAST in SQL SQLite stores (CREATE VIEW, CREATE TRIGGER, DEFAULT), a cast whose MySQL reading of the argument is ambiguous or unknown (see docs/PROTOCOL.md), CONVERT … USING a charset other than utf8mb4 or binary, or of binary bytes that are not UTF-8 to utf8mb4; SET sql_mode with PIPES_AS_CONCAT, ANSI_QUOTES, NO_BACKSLASH_ESCAPES or a mode holding one (statements read as under the default sql_mode); an explicit 0 written to an AUTO_INCREMENT column (MySQL would generate an id); an AUTO_INCREMENT column that cannot be SQLite's rowid alias. In an EXEC_PLAN_READ plan: an operator, function or expression type the node does not compile, a non-zero scan `flag`, a plan option it cannot honour (`snapshot_seq`, `commit_seq`, flashback, session variables), a range key with NULL.";
+        "SQL the engine would answer differently from MySQL, refused rather than answered wrongly. Front end: a MySQL statement the parse tree cannot hold (CREATE and ALTER FUNCTION, PROCEDURE and EVENT, DROP EVENT, a CREATE TRIGGER it cannot read, HANDLER, DO, PREPARE … FROM, CHECK, CHECKSUM, OPTIMIZE and REPAIR TABLE, DELETE IGNORE, UPDATE IGNORE), named by its kind; the MySQL engine still sends its text to the backend. SQLite engine: what the translation does not cover, naming it (`This version of MySQL doesn't yet support 'statement EXPLAIN SELECT 1'`); a table without a kept definition (made by a node that ran statements as their text, or by another tool) in a translated statement, and a function or collation such a node's stored SQL names (`xrpc_…`); SET sql_mode with PIPES_AS_CONCAT, ANSI_QUOTES, NO_BACKSLASH_ESCAPES or a mode holding one (statements read as under the default sql_mode). In an EXEC_PLAN_READ plan: an operator, function or expression type the node does not compile, a non-zero scan `flag`, a plan option it cannot honour (`snapshot_seq`, `commit_seq`, flashback, session variables), a range key with NULL.";
     DB_CREATE_EXISTS = 1007, "HY000", Error,
         "Can't create database; database exists",
         "CREATE DATABASE (without IF NOT EXISTS) of a database that exists, `main` and `information_schema` included.";
@@ -283,13 +283,13 @@ error_codes! {
         "DROP DATABASE of `main` (the node's default database) or of `information_schema`, and CREATE or DROP of a name the node reserves.";
     SP_DOES_NOT_EXIST = 1305, "42000", Error,
         "PROCEDURE does not exist",
-        "CALL of a procedure the node does not have (every one but `xrpc.perf_hist`), and on SQLite a call of a function it does not have (`FUNCTION x does not exist`) and `ROLLBACK TO`/`RELEASE` of a savepoint the transaction does not have (`SAVEPOINT s does not exist`).";
+        "CALL of a procedure the node does not have (every one but `xrpc.perf_hist`), and on SQLite a call of a function it does not have (`FUNCTION db.x does not exist`) and `ROLLBACK TO`/`RELEASE` of a savepoint the transaction does not have (`SAVEPOINT s does not exist`).";
     READ_ONLY_TRANSACTION = 1792, "25006", Error,
         "Cannot execute statement in a READ ONLY transaction",
         "SQLite engine: an INSERT, REPLACE, UPDATE, DELETE or `SELECT … FOR UPDATE` inside a read-only transaction (`START TRANSACTION READ ONLY`, or any in a read-only session), and DDL in a read-only session (`SET SESSION TRANSACTION READ ONLY`).";
     WRONG_PARAMCOUNT_TO_NATIVE_FCT = 1582, "42000", Error,
         "Incorrect parameter count in the call to native function",
-        "SQLite engine: a call of a MySQL function with fewer arguments than it takes (`CONCAT()`, `CONCAT_WS(',')`), which SQLite's function of that name would answer.";
+        "SQLite engine: a call of a MySQL function with fewer arguments than it takes (`CONCAT()`, `CONCAT_WS(',')`).";
     NO_REFERENCED_ROW = 1452, "23000", Error,
         "Cannot add or update a child row: a foreign key constraint fails",
         "SQLite engine: an INSERT, REPLACE or UPDATE whose foreign key names no parent row (and any other statement SQLite's foreign-key check fails, but a DELETE).";

@@ -37,7 +37,6 @@ mod dialect;
 mod error;
 mod lex;
 mod like;
-mod plain;
 mod session;
 mod show;
 mod written;

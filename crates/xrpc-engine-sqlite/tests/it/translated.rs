@@ -1,32 +1,25 @@
-//! Statements run by their translation from the parse tree (`SqliteOptions::translate`): the
-//! catalog kept in the database file, the node's catalog table out of clients' reach, tables
-//! without a definition refused, and the session state the function library reads.
+//! Statements run by their translation from the parse tree: the catalog kept in the database
+//! file, the node's catalog table out of clients' reach, tables without a definition refused,
+//! the session state the function library reads, and kept result shapes (of translations, and
+//! of the queries that answer catalog statements).
 
+use std::path::Path;
+
+use bytes::Bytes;
 use xrpc_engine::result::CollectedResult;
 use xrpc_engine::{Engine, EngineConn};
 use xrpc_engine_sqlite::{SqliteEngine, SqliteOptions};
-use xrpc_proto::value::Value;
+use xrpc_proto::value::{ColumnType, Value};
 
 use super::databases::run;
 
-fn options() -> SqliteOptions {
-    SqliteOptions {
-        translate: true,
-        ..SqliteOptions::default()
-    }
-}
-
-fn engine_at(dir: &std::path::Path, translate: bool) -> SqliteEngine {
-    let options = SqliteOptions {
-        translate,
-        ..SqliteOptions::default()
-    };
-    SqliteEngine::open(&dir.join("xrpc.db"), options).unwrap()
+fn engine_at(dir: &Path) -> SqliteEngine {
+    SqliteEngine::open(&dir.join("xrpc.db"), SqliteOptions::default()).unwrap()
 }
 
 fn engine() -> (tempfile::TempDir, SqliteEngine) {
     let dir = tempfile::tempdir().unwrap();
-    let engine = SqliteEngine::open(&dir.path().join("xrpc.db"), options()).unwrap();
+    let engine = engine_at(dir.path());
     (dir, engine)
 }
 
@@ -57,7 +50,7 @@ fn a_decimal_column_keeps_its_scale_through_sum() {
 fn the_definitions_survive_a_restart_and_reach_other_connections() {
     let dir = tempfile::tempdir().unwrap();
     {
-        let engine = engine_at(dir.path(), true);
+        let engine = engine_at(dir.path());
         let mut conn = engine.acquire().unwrap();
         run(&mut *conn, "CREATE TABLE t (name VARCHAR(10))").unwrap();
         run(&mut *conn, "INSERT INTO t VALUES ('Abc')").unwrap();
@@ -68,7 +61,7 @@ fn the_definitions_survive_a_restart_and_reach_other_connections() {
             vec![vec![text("Abc")]]
         );
     }
-    let engine = engine_at(dir.path(), true);
+    let engine = engine_at(dir.path());
     let mut conn = engine.acquire().unwrap();
     // utf8mb4_general_ci, from the kept definition: case-insensitive.
     assert_eq!(
@@ -96,14 +89,72 @@ fn clients_cannot_reach_the_node_catalog_table() {
 }
 
 #[test]
+fn a_table_without_a_definition_is_described_from_its_declared_types() {
+    let dir = tempfile::tempdir().unwrap();
+    // As a node that ran statements as their text left it: AUTO_INCREMENT as SQLite's rowid
+    // alias, ENUM members in hex words.
+    rusqlite::Connection::open(dir.path().join("xrpc.db"))
+        .unwrap()
+        .execute_batch(
+            "CREATE TABLE legacy (id INTEGER PRIMARY KEY AUTOINCREMENT, \
+             a INT NOT NULL DEFAULT 7, e ENUM TEXT x61 x62, v VARCHAR(10) DEFAULT 'é', x)",
+        )
+        .unwrap();
+    let engine = engine_at(dir.path());
+    let mut conn = engine.acquire().unwrap();
+    let described: Vec<Vec<Value>> = rows(&mut *conn, "SHOW COLUMNS FROM legacy")
+        .into_iter()
+        .map(|row| row[..5].to_vec())
+        .collect();
+    let row = |field: &str, ty: &str, null: &str, key: &str, default: Option<&str>| {
+        vec![
+            text(field),
+            text(ty),
+            text(null),
+            text(key),
+            default.map_or(Value::Null, text),
+        ]
+    };
+    assert_eq!(
+        described,
+        vec![
+            row("id", "bigint", "NO", "PRI", None),
+            row("a", "int", "NO", "", Some("7")),
+            row("e", "enum('a','b')", "YES", "", None),
+            row("v", "varchar(10)", "YES", "", Some("é")),
+            row("x", "blob", "YES", "", None),
+        ]
+    );
+}
+
+#[test]
+fn sql_an_older_node_stored_with_its_functions_is_refused_naming_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = rusqlite::Connection::open(dir.path().join("xrpc.db")).unwrap();
+    // The function the older node's division was, which this node does not have.
+    file.create_scalar_function("xrpc_div", 3, Default::default(), |_| Ok(0))
+        .unwrap();
+    file.execute_batch(
+        "CREATE TABLE legacy (a INT); CREATE VIEW halves AS SELECT xrpc_div(a, 2, 0) AS h FROM legacy",
+    )
+    .unwrap();
+    drop(file);
+    let engine = engine_at(dir.path());
+    let mut conn = engine.acquire().unwrap();
+    let err = run(&mut *conn, "SHOW TABLES").unwrap_err();
+    assert_eq!(err.code, 1235, "{err}");
+    assert!(err.message.contains("xrpc_div"), "{err}");
+}
+
+#[test]
 fn a_table_without_a_definition_is_refused_naming_it() {
     let dir = tempfile::tempdir().unwrap();
-    {
-        let engine = engine_at(dir.path(), false);
-        let mut conn = engine.acquire().unwrap();
-        run(&mut *conn, "CREATE TABLE legacy (a INT)").unwrap();
-    }
-    let engine = engine_at(dir.path(), true);
+    // As a node that ran statements as their text, or another tool, left it.
+    rusqlite::Connection::open(dir.path().join("xrpc.db"))
+        .unwrap()
+        .execute_batch("CREATE TABLE legacy (a INT)")
+        .unwrap();
+    let engine = engine_at(dir.path());
     let mut conn = engine.acquire().unwrap();
     let err = run(&mut *conn, "SELECT a FROM legacy").unwrap_err();
     assert_eq!(err.code, 1235, "{err}");
@@ -138,7 +189,7 @@ fn rows_numbered_again_after_an_upsert_keep_their_on_update_column() {
 fn a_table_whose_on_update_trigger_predates_renumbering_refuses_several_upserted_rows() {
     let dir = tempfile::tempdir().unwrap();
     {
-        let engine = engine_at(dir.path(), true);
+        let engine = engine_at(dir.path());
         let mut conn = engine.acquire().unwrap();
         run(&mut *conn, ON_UPDATE_TABLE).unwrap();
         run(&mut *conn, "INSERT INTO ou (k, n) VALUES ('a', 1)").unwrap();
@@ -158,7 +209,7 @@ fn a_table_whose_on_update_trigger_predates_renumbering_refuses_several_upserted
     file.execute_batch(&format!("DROP TRIGGER \"{name}\"; {older};"))
         .unwrap();
     drop(file);
-    let engine = engine_at(dir.path(), true);
+    let engine = engine_at(dir.path());
     let mut conn = engine.acquire().unwrap();
     let err = run(&mut *conn, SEVERAL_UPSERTED).unwrap_err();
     assert_eq!(err.code, 1235, "{err}");
@@ -1110,4 +1161,135 @@ fn a_query_that_may_examine_more_rows_than_max_join_size_is_refused() {
     );
     let err = run(&mut *conn, "SELECT x.a FROM t x, t y, t z").unwrap_err();
     assert_eq!(err.code, 1235, "{err}");
+}
+
+/// `sql` with `args` on `conn`, which must answer.
+fn run_with(conn: &mut dyn EngineConn, sql: &str, args: &[Value]) -> CollectedResult {
+    let mut out = CollectedResult::default();
+    conn.execute(sql, args, None, &mut out)
+        .unwrap_or_else(|err| panic!("{sql}: {err}"));
+    out
+}
+
+/// Runs `sql` twice on `warm` (the second run finds the translation and result shape the first
+/// one kept) and once on a connection of a newly opened engine, which has kept nothing: all
+/// three answer alike.
+fn same_as_fresh(
+    path: &Path,
+    warm: &mut dyn EngineConn,
+    sql: &str,
+    args: &[Value],
+) -> CollectedResult {
+    let first = run_with(warm, sql, args);
+    let again = run_with(warm, sql, args);
+    let engine = engine_at(path);
+    let mut fresh_conn = engine.acquire().unwrap();
+    let fresh = run_with(&mut *fresh_conn, sql, args);
+    assert_eq!(
+        first, fresh,
+        "{sql} {args:?}: first run against a fresh connection"
+    );
+    assert_eq!(
+        again, fresh,
+        "{sql} {args:?}: kept shape against a fresh connection"
+    );
+    fresh
+}
+
+fn column_types(result: &CollectedResult) -> Vec<ColumnType> {
+    let columns = result.columns.as_ref().expect("a result set");
+    columns.iter().map(|c| c.x_type).collect()
+}
+
+#[test]
+fn a_kept_shape_answers_as_a_fresh_one_would() {
+    let (dir, engine) = engine();
+    let path = dir.path();
+    let mut warm = engine.acquire().unwrap();
+    let warm = &mut *warm;
+    same_as_fresh(path, warm, "select 1", &[]);
+    same_as_fresh(path, warm, "select 1 as one, 'x', null, 2.5", &[]);
+
+    // The same text with values of other types: the expression column's type follows them.
+    let mut typed = |value: Value| column_types(&same_as_fresh(path, warm, "select ?", &[value]));
+    assert_eq!(typed(Value::Sint(7)), [ColumnType::Sint]);
+    assert_eq!(
+        typed(Value::Bytes(Bytes::from_static(b"seven"))),
+        [ColumnType::Bytes]
+    );
+    assert_eq!(typed(Value::Double(7.5)), [ColumnType::Double]);
+    let null = typed(Value::Null);
+    assert_eq!(typed(Value::Sint(7)), [ColumnType::Sint], "and back again");
+    assert_ne!(null, [ColumnType::Sint]);
+
+    // A table column: its declaration, origin and flags; then the table is declared anew under
+    // the same name and the same text reads the new declaration.
+    run_with(
+        warm,
+        "create table t (id INT PRIMARY KEY, a INT NOT NULL)",
+        &[],
+    );
+    run_with(warm, "insert into t values (1, 10)", &[]);
+    let before = same_as_fresh(path, warm, "select id, a from t", &[]);
+    run_with(warm, "drop table t", &[]);
+    run_with(
+        warm,
+        "create table t (id INT PRIMARY KEY, a VARCHAR(10))",
+        &[],
+    );
+    run_with(warm, "insert into t values (1, 'ten')", &[]);
+    let after = same_as_fresh(path, warm, "select id, a from t", &[]);
+    assert_ne!(before.columns, after.columns);
+    assert_eq!(column_types(&after), [ColumnType::Sint, ColumnType::Bytes]);
+
+    // The current database is part of a declared column's metadata.
+    run_with(warm, "create database other", &[]);
+    run_with(
+        warm,
+        "create table other.t (id INT PRIMARY KEY, a INT NOT NULL)",
+        &[],
+    );
+    let mut in_main = CollectedResult::default();
+    warm.execute("select id from t", &[], None, &mut in_main)
+        .unwrap();
+    let mut in_other = CollectedResult::default();
+    warm.execute("select id from t", &[], Some("other"), &mut in_other)
+        .unwrap();
+    let schema = |r: &CollectedResult| r.columns.as_ref().unwrap()[0].schema.clone();
+    assert_ne!(schema(&in_main), schema(&in_other));
+    assert_eq!(schema(&in_other), "other");
+}
+
+#[test]
+fn a_kept_catalog_shape_answers_as_a_fresh_one_would() {
+    let (dir, engine) = engine();
+    let path = dir.path();
+    let mut warm = engine.acquire().unwrap();
+    let warm = &mut *warm;
+    run_with(
+        warm,
+        "create table t (id INT PRIMARY KEY, a INT NOT NULL)",
+        &[],
+    );
+    let before = same_as_fresh(path, warm, "show columns from t", &[]);
+    same_as_fresh(path, warm, "show tables", &[]);
+
+    // The table declared anew under the same name: the same text reads the new columns.
+    run_with(warm, "drop table t", &[]);
+    run_with(
+        warm,
+        "create table t (id INT PRIMARY KEY, b VARCHAR(10))",
+        &[],
+    );
+    let after = same_as_fresh(path, warm, "show columns from t", &[]);
+    assert_ne!(before.rows, after.rows);
+
+    // A column the query's hint types: SHOW WARNINGS' `Code` is MySQL's INT UNSIGNED.
+    run_with(warm, "select 1 / 0", &[]);
+    let shown = run_with(warm, "show warnings", &[]);
+    assert_eq!(
+        column_types(&shown),
+        [ColumnType::Bytes, ColumnType::Uint, ColumnType::Bytes]
+    );
+    assert_eq!(shown.rows[0][1], Value::Uint(1365));
 }
