@@ -15,7 +15,8 @@
 //! | `SHOW DATABASES \| SCHEMAS [LIKE 'p']` | `Database` |
 //! | `SHOW [FULL] TABLES [FROM \| IN db] [LIKE 'p']` | `Tables_in_db` (and `Table_type` with FULL) |
 //! | `SHOW [FULL] COLUMNS \| FIELDS FROM t [FROM db] [LIKE 'p']`, `DESCRIBE \| DESC \| EXPLAIN t [column \| 'p']` | `Field`, `Type`, `Null`, `Key`, `Default`, `Extra` (FULL adds `Collation`, `Privileges`, `Comment`); of a temporary table, it (its rows are put in information_schema for that statement only, hiding the base table of its name) |
-//! | `SHOW INDEX \| INDEXES \| KEYS FROM t [FROM db]` (with `WHERE`, 1235) | MariaDB's 14 columns, `Table` … `Ignored`; `Cardinality` is the table's row count (InnoDB's estimate until it samples the index), `Sub_part` a key's column prefix; of a temporary table, 1235 |
+//! | `SHOW INDEX \| INDEXES \| KEYS FROM t [FROM db]` (with `WHERE`, 1235) | MariaDB's 14 columns, `Table` … `Ignored`; `Cardinality` is the count of the key prefix's distinct values (see `statistics`), `Sub_part` a key's column prefix; of a temporary table, 1235 |
+//! | `SHOW TABLE STATUS [FROM db] [LIKE 'p']` (with `WHERE`, 1235) | MariaDB's 20 columns, `Name` … `Temporary`: information_schema.TABLES' row of each table and view |
 //! | `SHOW CREATE TABLE t`, `SHOW CREATE DATABASE db` | DDL in MySQL's form, generated from the catalog, with key prefixes and foreign keys as MariaDB writes them (a translated view's, a temporary table's and a table's with CHECK constraints, which MariaDB prints rewritten, are 1235) |
 //! | `SHOW CREATE VIEW v` | 1347 for a table, 1146 for neither; a view's is 1235 (MariaDB prints the SELECT as it rewrote it, with every name qualified) |
 //! | `SHOW ENGINES` | one row, `SQLite`, `DEFAULT` |
@@ -30,16 +31,19 @@
 //! error (`@@error_count` counts the errors, `@@warning_count` every condition, as MySQL's).
 //! | `XA …` | 1235, 42000 |
 //! | `CALL p(…)` (every procedure but `xrpc.perf_hist`, which admin SQL answers) | 1305, 42000 |
-//! | `FLUSH …`, `LOCK TABLES`, `UNLOCK TABLES`, `CREATE \| ALTER \| DROP SEQUENCE`, `GRANT`, `REVOKE`, `CREATE \| DROP \| ALTER \| RENAME USER`, `SHOW` of anything else MySQL has (`PROCESSLIST`, `TABLE STATUS`, `GRANTS`, `COLLATION`, …), `HANDLER`, `INSTALL \| UNINSTALL`, `CHANGE MASTER`, `START \| STOP SLAVE \| REPLICA`, `RESET`, `PURGE` | 1235, 42000, naming the statement |
+//! | `FLUSH …`, `LOCK TABLES`, `UNLOCK TABLES`, `CREATE \| ALTER \| DROP SEQUENCE`, `GRANT`, `REVOKE`, `CREATE \| DROP \| ALTER \| RENAME USER`, `SHOW` of anything else MySQL has (`PROCESSLIST`, `GRANTS`, `COLLATION`, …), `HANDLER`, `INSTALL \| UNINSTALL`, `CHANGE MASTER`, `START \| STOP SLAVE \| REPLICA`, `RESET`, `PURGE` | 1235, 42000, naming the statement |
 //! | `SHOW` of a word MySQL does not have | 1064 |
 //!
 //! # information_schema
 //!
 //! Every connection has an in-memory database attached as `information_schema` (the node's
 //! own, so the authorizer allows it; clients may read it but not write it). `TABLES` is a view
-//! with MariaDB's 23 columns over the node's rows (`xrpc_tables`), whose columns of storage
-//! statistics (TABLE_ROWS, DATA_LENGTH, CREATE_TIME, …) are 1235 when read for a table (NULL for
-//! a view, as in MariaDB); `STATISTICS` likewise, over `xrpc_statistics`, with CARDINALITY 1235. It holds the tables
+//! with MariaDB's 23 columns over the node's rows (`xrpc_tables`), whose storage statistics
+//! (TABLE_ROWS, DATA_LENGTH, INDEX_LENGTH, AVG_ROW_LENGTH) the `statistics` module computes
+//! when read (NULL for a view, as in MariaDB), CREATE_TIME from the kept definition (NULL for
+//! one kept before it was recorded), UPDATE_TIME and CHECK_TIME NULL, MAX_DATA_LENGTH,
+//! DATA_FREE and MAX_INDEX_LENGTH 0; `STATISTICS` likewise, over `xrpc_statistics`, with
+//! CARDINALITY computed when read. It holds the tables
 //! `SCHEMATA`, `COLUMNS`, `STATISTICS`, `TABLE_CONSTRAINTS`, `CHECK_CONSTRAINTS`, `KEY_COLUMN_USAGE` and
 //! `REFERENTIAL_CONSTRAINTS` (keys, foreign keys and CHECK constraints under MariaDB's names; a
 //! table declared with MySQL 8's `t_chk_n` names makes `TABLE_CONSTRAINTS` 1235), and `FILES`, which is empty as MariaDB's
@@ -142,6 +146,10 @@ pub(crate) enum Stmt {
     ShowIndex {
         table: String,
         db: Option<String>,
+    },
+    ShowTableStatus {
+        db: Option<String>,
+        like: Option<String>,
     },
     ShowCreateView {
         table: String,
@@ -395,6 +403,19 @@ fn read_show(show: &Show) -> Result<Stmt, SqlError> {
             }
         }
         Show::Engines => Stmt::ShowEngines,
+        Show::TableStatus {
+            database,
+            like,
+            filter,
+        } => {
+            if filter.is_some() {
+                return Err(show_where());
+            }
+            Stmt::ShowTableStatus {
+                db: database.clone(),
+                like: like.clone(),
+            }
+        }
         Show::Conditions { errors, limit } => Stmt::ShowDiagnostics {
             errors: *errors,
             limit: *limit,
@@ -788,6 +809,9 @@ pub(crate) struct TableEntry {
     /// Those CHECK constraints as MariaDB prints them back, when the kept definition has every
     /// one's printed form; SHOW CREATE TABLE of a table with checks needs them.
     pub(crate) checks_shown: Option<Vec<xrpc_sql_sqlite::ShownCheck>>,
+    /// When a translated table was created (its kept definition's), information_schema's
+    /// CREATE_TIME.
+    pub(crate) created: Option<String>,
 }
 
 /// One column of a table.
@@ -994,6 +1018,7 @@ fn apply_kept(entry: &mut TableEntry, kept: &xrpc_sql_sqlite::Table) {
         }
     }
     entry.kept = true;
+    entry.created.clone_from(&kept.created);
     entry.options = kept.options.clone();
     // InnoDB lists a table's foreign keys by name.
     entry.foreign_keys = kept.foreign_keys_shown.clone();
@@ -1562,6 +1587,30 @@ impl SqliteConn {
                 sql.push_str(" ORDER BY 1 COLLATE BINARY");
                 self.query(&sql, &args, sink)
             }
+            Stmt::ShowTableStatus { db, like } => {
+                let db = self.resolve_db(db.as_deref())?;
+                self.refresh_catalog()?;
+                // information_schema.TABLES under SHOW TABLE STATUS's names (its statistics
+                // as the `statistics` module computes them).
+                let mut sql = "SELECT TABLE_NAME AS Name, ENGINE AS Engine, VERSION AS Version, \
+                     ROW_FORMAT AS Row_format, TABLE_ROWS AS \"Rows\", AVG_ROW_LENGTH AS Avg_row_length, \
+                     DATA_LENGTH AS Data_length, MAX_DATA_LENGTH AS Max_data_length, \
+                     INDEX_LENGTH AS Index_length, DATA_FREE AS Data_free, \
+                     AUTO_INCREMENT AS Auto_increment, CREATE_TIME AS Create_time, \
+                     UPDATE_TIME AS Update_time, CHECK_TIME AS Check_time, \
+                     TABLE_COLLATION AS \"Collation\", CHECKSUM AS Checksum, \
+                     CREATE_OPTIONS AS Create_options, TABLE_COMMENT AS Comment, \
+                     MAX_INDEX_LENGTH AS Max_index_length, TEMPORARY AS \"Temporary\" \
+                     FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?1"
+                    .to_owned();
+                let mut args = vec![text(Some(&db))];
+                if let Some(like) = like {
+                    sql.push_str(" AND TABLE_NAME LIKE ?2 ESCAPE '\\'");
+                    args.push(text(Some(&like)));
+                }
+                sql.push_str(" ORDER BY 1 COLLATE BINARY");
+                self.query(&sql, &args, sink)
+            }
             Stmt::ShowColumns {
                 table,
                 db,
@@ -1603,19 +1652,20 @@ impl SqliteConn {
                 let db = self.resolve_db(db.as_deref())?;
                 self.refresh_catalog()?;
                 self.require_table(&db, &table)?;
-                // Cardinality is InnoDB's estimate until it samples the index again: the
-                // table's row count.
-                let sql = &format!(
-                    "SELECT TABLE_NAME AS \"Table\", NON_UNIQUE AS Non_unique, INDEX_NAME AS Key_name, \
-                     SEQ_IN_INDEX AS Seq_in_index, COLUMN_NAME AS Column_name, COLLATION AS Collation, \
-                     (SELECT count(*) FROM {}.{}) AS Cardinality, SUB_PART AS Sub_part, PACKED AS Packed, \
-                     NULLABLE AS \"Null\", INDEX_TYPE AS Index_type, COMMENT AS \"Comment\", \
-                     INDEX_COMMENT AS Index_comment, IGNORED AS Ignored \
-                     FROM information_schema.xrpc_statistics WHERE TABLE_SCHEMA = ?1 AND TABLE_NAME = ?2 COLLATE NOCASE \
-                     ORDER BY INDEX_NAME <> 'PRIMARY', rowid",
-                    super::quote(&db),
-                    super::quote(&table)
-                );
+                // Cardinality as information_schema.STATISTICS computes it (the `statistics`
+                // module).
+                let sql = "SELECT s.TABLE_NAME AS \"Table\", s.NON_UNIQUE AS Non_unique, \
+                     s.INDEX_NAME AS Key_name, s.SEQ_IN_INDEX AS Seq_in_index, \
+                     s.COLUMN_NAME AS Column_name, s.COLLATION AS Collation, \
+                     (SELECT v.CARDINALITY FROM information_schema.STATISTICS v \
+                      WHERE v.TABLE_SCHEMA = s.TABLE_SCHEMA AND v.TABLE_NAME = s.TABLE_NAME \
+                      AND v.INDEX_NAME = s.INDEX_NAME AND v.SEQ_IN_INDEX = s.SEQ_IN_INDEX) AS Cardinality, \
+                     s.SUB_PART AS Sub_part, s.PACKED AS Packed, s.NULLABLE AS \"Null\", \
+                     s.INDEX_TYPE AS Index_type, s.COMMENT AS \"Comment\", \
+                     s.INDEX_COMMENT AS Index_comment, s.IGNORED AS Ignored \
+                     FROM information_schema.xrpc_statistics s \
+                     WHERE s.TABLE_SCHEMA = ?1 AND s.TABLE_NAME = ?2 COLLATE NOCASE \
+                     ORDER BY s.INDEX_NAME <> 'PRIMARY', s.rowid";
                 self.query(sql, &[text(Some(&db)), text(Some(&table))], sink)
             }
             Stmt::ShowCreateTable { table, db } => {
@@ -1902,6 +1952,7 @@ impl SqliteConn {
                     has_checks: false,
                     check_names: Some(Vec::new()),
                     checks_shown: None,
+                    created: None,
                 })
                 .collect();
             let find = |entries: &mut Vec<TableEntry>, name: &str| {
@@ -2154,7 +2205,7 @@ impl SqliteConn {
             .conn
             .prepare(
                 "INSERT INTO information_schema.xrpc_tables VALUES ('def', ?1, ?2, ?3, ?4, ?5, ?6, NULL, ?10, \
-                 ?7, ?8, ?9)",
+                 ?7, ?8, ?9, ?11)",
             )
             .map_err(map)?;
         let mut insert_column = self
@@ -2173,8 +2224,13 @@ impl SqliteConn {
             )
             .map_err(map)?;
         for t in tables {
-            // A view's row is MySQL's: no engine, version, format, collation or options, and
-            // the comment `VIEW`.
+            // A view's row is MySQL's: no engine, version, format, collation, options or
+            // creation time, and the comment `VIEW`; a table's comment is its COMMENT option.
+            let table_comment = t
+                .options
+                .iter()
+                .find(|(k, _)| k == "COMMENT")
+                .map_or("", |(_, v)| v.as_str());
             let (kind, engine, version, format, collation, options, comment) = if t.view {
                 ("VIEW", None, None, None, None, None, "VIEW")
             } else {
@@ -2189,7 +2245,7 @@ impl SqliteConn {
                         "utf8mb4_general_ci".to_owned()
                     }),
                     Some(""),
-                    "",
+                    table_comment,
                 )
             };
             // The next id of a translated table's AUTO_INCREMENT column, as SHOW CREATE TABLE
@@ -2201,8 +2257,17 @@ impl SqliteConn {
             };
             insert_table
                 .execute(rusqlite::params![
-                    t.db, t.name, kind, engine, version, format, collation, options, comment,
-                    next_id
+                    t.db,
+                    t.name,
+                    kind,
+                    engine,
+                    version,
+                    format,
+                    collation,
+                    options,
+                    comment,
+                    next_id,
+                    t.created.as_ref().filter(|_| !t.view)
                 ])
                 .map_err(map)?;
             let auto = t.auto_increment_column();
@@ -2571,8 +2636,11 @@ mod tests {
             1235
         );
         assert_eq!(
-            p("show table status").unwrap().unwrap(),
-            Stmt::NotSupported("SHOW TABLE STATUS".into())
+            p("show table status like 't%'").unwrap().unwrap(),
+            Stmt::ShowTableStatus {
+                db: None,
+                like: Some("t%".into())
+            }
         );
         assert_eq!(
             p("install plugin p soname 'x'").unwrap().unwrap_err().code,

@@ -230,6 +230,7 @@ mod named_locks;
 mod origin;
 mod shape;
 mod sql_mode;
+mod statistics;
 mod translated;
 mod types;
 mod variables;
@@ -844,6 +845,7 @@ impl SqliteConn {
         session.set_version(&options.server_version);
         xrpc_sql_sqlite::register(&conn, &session).map_err(map)?;
         register_named_locks(&conn, &shared, &named_locks).map_err(map)?;
+        statistics::register(&conn).map_err(map)?;
         conn.create_collation(
             information::CI_NAME_COLLATION,
             information::compare_names_ci,

@@ -593,7 +593,12 @@ fn persist(conn: &Connection, change: &CatalogChange) -> rusqlite::Result<()> {
         .map(drop)
     };
     match change {
-        CatalogChange::Create(t) | CatalogChange::Replace(t) => put(t),
+        // information_schema's CREATE_TIME, in the node's local time as MySQL's is.
+        CatalogChange::Create(t) => put(&Table {
+            created: Some(chrono::Local::now().format("%Y-%m-%d %H:%M:%S").to_string()),
+            ..t.clone()
+        }),
+        CatalogChange::Replace(t) => put(t),
         CatalogChange::Drop {
             database,
             table,

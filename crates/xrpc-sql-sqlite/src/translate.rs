@@ -5836,13 +5836,19 @@ fn table_options(options: &CreateTableOptions) -> Result<Vec<(String, String)>> 
     list.iter()
         .map(|o| {
             let text = o.to_string();
-            match text.split_once('=') {
-                Some((k, v)) => (
-                    k.trim().to_ascii_uppercase(),
-                    v.trim().trim_matches('\'').to_string(),
-                ),
-                None => (text.to_ascii_uppercase(), String::new()),
-            }
+            // `name = value`, or `name value` as MySQL also takes (`COMMENT 'x'`).
+            let at = text
+                .find(['=', '\''])
+                .or_else(|| text.rfind(' '))
+                .unwrap_or(text.len());
+            let (k, v) = text.split_at(at);
+            (
+                k.trim().to_ascii_uppercase(),
+                v.trim_start_matches('=')
+                    .trim()
+                    .trim_matches('\'')
+                    .to_string(),
+            )
         })
         .map(|(k, v)| {
             if k == "ENGINE" {

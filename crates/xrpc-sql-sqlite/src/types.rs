@@ -500,6 +500,11 @@ pub struct Table {
     /// as its SELECT typed them when it was created.
     #[serde(default)]
     pub view: Option<View>,
+    /// When the table was created (`YYYY-MM-DD HH:MM:SS`, the node's local time), as the
+    /// engine that keeps the definition records it: information_schema's CREATE_TIME. `None`
+    /// in definitions kept before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created: Option<String>,
 }
 
 /// A view's definition as the catalog keeps it. A statement naming the view translates its

@@ -35,6 +35,15 @@ pub enum Show {
     },
     /// `SHOW [STORAGE] ENGINES`.
     Engines,
+    /// `SHOW TABLE STATUS [FROM | IN db] [LIKE 'pattern' | WHERE expr]`.
+    TableStatus {
+        /// The database; the current one when `None`.
+        database: Option<String>,
+        /// The LIKE pattern of table names.
+        like: Option<String>,
+        /// The `WHERE` condition on the result's columns.
+        filter: Option<Box<Expr>>,
+    },
     /// `SHOW WARNINGS | ERRORS [LIMIT [offset,] count | LIMIT count OFFSET offset]`: the last
     /// statement's conditions
     /// (`errors`: its errors only).
@@ -181,6 +190,9 @@ impl Show {
         if named(1, "ENGINES") {
             return Some(end(2, Self::Engines));
         }
+        if is(1, Keyword::TABLE) && named(2, "STATUS") {
+            return Some(Self::table_status(tokens));
+        }
         if is(1, Keyword::STORAGE) && named(2, "ENGINES") {
             return Some(end(3, Self::Engines));
         }
@@ -247,6 +259,43 @@ impl Show {
         None
     }
 
+    /// `SHOW TABLE STATUS …`.
+    fn table_status(tokens: &[&TokenWithSpan]) -> Result<Self, usize> {
+        let mut at = 3;
+        let mut database = None;
+        if tokens
+            .get(at)
+            .is_some_and(|t| word_is(&t.token, Keyword::FROM) || word_is(&t.token, Keyword::IN))
+        {
+            database = Some(name(tokens.get(at + 1)).ok_or(at + 1)?);
+            at += 2;
+        }
+        let (mut like, mut filter) = (None, None);
+        match tokens.get(at) {
+            None => {}
+            Some(t) if word_is(&t.token, Keyword::LIKE) => {
+                match tokens.get(at + 1).map(|t| &t.token) {
+                    Some(Token::SingleQuotedString(s) | Token::DoubleQuotedString(s)) => {
+                        like = Some(s.clone());
+                    }
+                    _ => return Err(at + 1),
+                }
+                if tokens.len() > at + 2 {
+                    return Err(at + 2);
+                }
+            }
+            Some(t) if word_is(&t.token, Keyword::WHERE) => {
+                filter = Some(where_condition(&tokens[at + 1..]).map_err(|n| n + at + 1)?);
+            }
+            Some(_) => return Err(at),
+        }
+        Ok(Self::TableStatus {
+            database,
+            like,
+            filter,
+        })
+    }
+
     /// `SHOW [EXTENDED] INDEX …`: `tokens` from the word before INDEX, positions in them.
     fn index(tokens: &[&TokenWithSpan], extended: bool) -> Result<Self, usize> {
         let from = |n: usize| {
@@ -269,17 +318,7 @@ impl Show {
         let filter = match tokens.get(at) {
             None => None,
             Some(t) if word_is(&t.token, Keyword::WHERE) => {
-                let rest: Vec<TokenWithSpan> =
-                    tokens[at + 1..].iter().map(|&t| t.clone()).collect();
-                if rest.is_empty() {
-                    return Err(at + 1);
-                }
-                let mut parser = Parser::new(&dialect::Front).with_tokens_with_locations(rest);
-                let expr = parser.parse_expr().map_err(|_| at + 1)?;
-                if parser.peek_token().token != Token::EOF {
-                    return Err(at + 1);
-                }
-                Some(Box::new(expr))
+                Some(where_condition(&tokens[at + 1..]).map_err(|n| n + at + 1)?)
             }
             Some(_) => return Err(at),
         };
@@ -290,6 +329,20 @@ impl Show {
             filter,
         })
     }
+}
+
+/// A SHOW's `WHERE` condition, `tokens` after WHERE; an error at 0 when they are no expression.
+fn where_condition(tokens: &[&TokenWithSpan]) -> Result<Box<Expr>, usize> {
+    let rest: Vec<TokenWithSpan> = tokens.iter().map(|&t| t.clone()).collect();
+    if rest.is_empty() {
+        return Err(0);
+    }
+    let mut parser = Parser::new(&dialect::Front).with_tokens_with_locations(rest);
+    let expr = parser.parse_expr().map_err(|_| 0usize)?;
+    if parser.peek_token().token != Token::EOF {
+        return Err(0);
+    }
+    Ok(Box::new(expr))
 }
 
 #[cfg(test)]
@@ -310,6 +363,35 @@ mod tests {
             Err(ParseError::Syntax { near, .. }) => near,
             other => panic!("{text}: {other:?}"),
         }
+    }
+
+    #[test]
+    fn show_table_status_reads_its_database_and_its_pattern_or_condition() {
+        assert_eq!(
+            show("SHOW TABLE STATUS"),
+            Show::TableStatus {
+                database: None,
+                like: None,
+                filter: None
+            }
+        );
+        assert_eq!(
+            show("show table status from app like 't%'"),
+            Show::TableStatus {
+                database: Some("app".into()),
+                like: Some("t%".into()),
+                filter: None
+            }
+        );
+        assert!(matches!(
+            show("SHOW TABLE STATUS IN app WHERE Rows > 1"),
+            Show::TableStatus {
+                filter: Some(_),
+                ..
+            }
+        ));
+        assert_eq!(near("SHOW TABLE STATUS LIKE x"), "x");
+        assert_eq!(near("SHOW TABLE STATUS FROM app app"), "app");
     }
 
     #[test]

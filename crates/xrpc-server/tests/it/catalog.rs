@@ -608,3 +608,90 @@ fn unknown_procedures_are_named_as_mysql_names_them() {
         assert_eq!((err.code, err.msg.as_str()), (1305, message), "{sql}");
     }
 }
+
+/// information_schema.TABLES' storage statistics are the table's when read: its rows counted,
+/// its pages' bytes, its creation time; a view's are NULL.
+#[test]
+fn table_statistics_count_the_rows_and_pages_of_each_table() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    for sql in [
+        "create table t (id int primary key, name varchar(20), key by_name (name))",
+        "insert into t values (1, 'a'), (2, 'b'), (3, 'c')",
+        "create view v as select id from t",
+    ] {
+        assert!(client.query(1, sql).error.is_none(), "{sql}");
+    }
+    let row = |client: &mut Client, name: &str| match on_node(
+        client,
+        &format!(
+            "select TABLE_ROWS, DATA_LENGTH > 0, INDEX_LENGTH > 0, CREATE_TIME is not null, \
+             UPDATE_TIME from information_schema.TABLES where TABLE_NAME = '{name}'"
+        ),
+    ) {
+        Result::Ok((_, rows)) => rows[0].clone(),
+        Result::Err(err) => panic!("{err:?}"),
+    };
+    assert_eq!(row(&mut client, "t"), ["3", "1", "1", "1", "NULL"]);
+    assert_eq!(row(&mut client, "v"), ["NULL", "NULL", "NULL", "0", "NULL"]);
+}
+
+/// An index's CARDINALITY is the count of its key prefix's distinct values, in
+/// information_schema.STATISTICS and SHOW INDEX alike.
+#[test]
+fn index_cardinality_counts_the_distinct_values_of_each_key_prefix() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    for sql in [
+        "create table t (id int primary key, a int, b int, key ab (a, b))",
+        "insert into t values (1, 1, 1), (2, 1, 2), (3, 2, 2), (4, NULL, 5), (5, NULL, 6)",
+    ] {
+        assert!(client.query(1, sql).error.is_none(), "{sql}");
+    }
+    let statistics = "select concat(INDEX_NAME, SEQ_IN_INDEX, '=', CARDINALITY) \
+                      from information_schema.STATISTICS where TABLE_NAME = 't' \
+                      order by INDEX_NAME, SEQ_IN_INDEX";
+    assert_eq!(
+        names_of(&mut client, statistics),
+        ["ab1=3", "ab2=5", "PRIMARY1=5"]
+    );
+    let shown: Vec<String> = match on_node(&mut client, "show index from t") {
+        Result::Ok((_, rows)) => rows.into_iter().map(|row| row[6].clone()).collect(),
+        Result::Err(err) => panic!("{err:?}"),
+    };
+    assert_eq!(shown, ["5", "3", "5"]);
+}
+
+/// SHOW TABLE STATUS lists information_schema.TABLES' rows of the database under MySQL's
+/// column names.
+#[test]
+fn show_table_status_lists_each_table_with_its_statistics() {
+    let node = TestNode::start();
+    let mut client = node.client();
+    client.new_session(1);
+    for sql in [
+        "create table posts (id int auto_increment primary key, title text) comment 'blog'",
+        "insert into posts (title) values ('x'), ('y')",
+        "create table tags (id int)",
+    ] {
+        assert!(client.query(1, sql).error.is_none(), "{sql}");
+    }
+    let (columns, rows) = match on_node(&mut client, "show table status like 'p%'") {
+        Result::Ok(result) => result,
+        Result::Err(err) => panic!("{err:?}"),
+    };
+    let at = |name: &str| columns.iter().position(|c| c == name).unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(
+        [
+            &rows[0][at("Name")],
+            &rows[0][at("Rows")],
+            &rows[0][at("Auto_increment")],
+            &rows[0][at("Comment")]
+        ],
+        ["posts", "2", "3", "blog"]
+    );
+    assert_eq!(names_of(&mut client, "show table status").len(), 2);
+}

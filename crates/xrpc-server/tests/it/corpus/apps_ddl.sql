@@ -415,3 +415,11 @@ SHOW TABLES;
 RENAME TABLE c TO e, c TO f;
 SHOW TABLES;
 SHOW CREATE TABLE _t_old;
+
+-- script: table options written without '=', and the table's status
+CREATE TABLE notes (id INT PRIMARY KEY, body TEXT, KEY by_body (body(20))) ENGINE InnoDB COMMENT 'my notes' DEFAULT CHARSET utf8mb4;
+INSERT INTO notes VALUES (1, 'a'), (2, 'b');
+SHOW CREATE TABLE notes;
+SELECT TABLE_NAME, TABLE_COMMENT, ENGINE, TABLE_COLLATION FROM information_schema.TABLES WHERE TABLE_NAME = 'notes';
+SHOW TABLE STATUS LIKE 'notes';
+SHOW INDEX FROM notes;
