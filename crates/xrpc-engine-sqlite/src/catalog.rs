@@ -16,6 +16,7 @@
 //! | `SHOW [FULL] TABLES [FROM \| IN db] [LIKE 'p']` | `Tables_in_db` (and `Table_type` with FULL) |
 //! | `SHOW [FULL] COLUMNS \| FIELDS FROM t [FROM db] [LIKE 'p']`, `DESCRIBE \| DESC \| EXPLAIN t [column \| 'p']` | `Field`, `Type`, `Null`, `Key`, `Default`, `Extra` (FULL adds `Collation`, `Privileges`, `Comment`); of a temporary table, it (its rows are put in information_schema for that statement only, hiding the base table of its name) |
 //! | `SHOW INDEX \| INDEXES \| KEYS FROM t [FROM db]` (with `WHERE`, 1235) | MariaDB's 14 columns, `Table` … `Ignored`; `Cardinality` is the count of the key prefix's distinct values (see `statistics`), `Sub_part` a key's column prefix; of a temporary table, 1235 |
+//! | `SHOW TRIGGERS [FROM db] [LIKE 'p' \| WHERE …]` | no rows (clients create no triggers), MariaDB's 11 columns |
 //! | `SHOW TABLE STATUS [FROM db] [LIKE 'p']` (with `WHERE`, 1235) | MariaDB's 20 columns, `Name` … `Temporary`: information_schema.TABLES' row of each table and view |
 //! | `SHOW CREATE TABLE t`, `SHOW CREATE DATABASE db` | DDL in MySQL's form, generated from the catalog, with key prefixes and foreign keys as MariaDB writes them (a translated view's, a temporary table's and a table's with CHECK constraints, which MariaDB prints rewritten, are 1235) |
 //! | `SHOW CREATE VIEW v` | 1347 for a table, 1146 for neither; a view's is 1235 (MariaDB prints the SELECT as it rewrote it, with every name qualified) |
@@ -112,7 +113,7 @@ use xrpc_sql::ast::{
     ShowCreateObject, ShowStatementFilter, ShowStatementFilterPosition, ShowStatementIn,
     ShowStatementInClause, ShowStatementOptions, Statement,
 };
-use xrpc_sql::{Body, Kind, ParseError, Parsed, Show};
+use xrpc_sql::{Body, InDatabase, Kind, ParseError, Parsed, Show};
 
 pub(crate) use super::databases::INFORMATION_SCHEMA;
 
@@ -150,6 +151,9 @@ pub(crate) enum Stmt {
     ShowTableStatus {
         db: Option<String>,
         like: Option<String>,
+    },
+    ShowTriggers {
+        db: Option<String>,
     },
     ShowCreateView {
         table: String,
@@ -224,7 +228,6 @@ const UNSUPPORTED_SHOW: &[&str] = &[
     "plugins",
     "privileges",
     "events",
-    "triggers",
     "procedure",
     "function",
     "open",
@@ -403,11 +406,11 @@ fn read_show(show: &Show) -> Result<Stmt, SqlError> {
             }
         }
         Show::Engines => Stmt::ShowEngines,
-        Show::TableStatus {
+        Show::TableStatus(InDatabase {
             database,
             like,
             filter,
-        } => {
+        }) => {
             if filter.is_some() {
                 return Err(show_where());
             }
@@ -416,6 +419,10 @@ fn read_show(show: &Show) -> Result<Stmt, SqlError> {
                 like: like.clone(),
             }
         }
+        // Clients create no triggers (CREATE TRIGGER is 1235): every database has none.
+        Show::Triggers(InDatabase { database, .. }) => Stmt::ShowTriggers {
+            db: database.clone(),
+        },
         Show::Conditions { errors, limit } => Stmt::ShowDiagnostics {
             errors: *errors,
             limit: *limit,
@@ -1586,6 +1593,14 @@ impl SqliteConn {
                 }
                 sql.push_str(" ORDER BY 1 COLLATE BINARY");
                 self.query(&sql, &args, sink)
+            }
+            Stmt::ShowTriggers { db } => {
+                self.resolve_db(db.as_deref())?;
+                let sql = "SELECT '' AS \"Trigger\", '' AS Event, '' AS \"Table\", '' AS \"Statement\", \
+                     '' AS Timing, NULL AS Created, '' AS sql_mode, '' AS Definer, \
+                     '' AS character_set_client, '' AS collation_connection, \
+                     '' AS \"Database Collation\" WHERE 0";
+                self.query(sql, &[], sink)
             }
             Stmt::ShowTableStatus { db, like } => {
                 let db = self.resolve_db(db.as_deref())?;

@@ -49,7 +49,7 @@ pub use like::like_matches;
 pub use session::{
     Access, Assignment, Instance, Scope, Session, SystemVariable, Transaction, Xa, system_variable,
 };
-pub use show::Show;
+pub use show::{InDatabase, Show};
 pub use sqlparser;
 pub use sqlparser::ast;
 

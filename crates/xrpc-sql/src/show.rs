@@ -36,14 +36,9 @@ pub enum Show {
     /// `SHOW [STORAGE] ENGINES`.
     Engines,
     /// `SHOW TABLE STATUS [FROM | IN db] [LIKE 'pattern' | WHERE expr]`.
-    TableStatus {
-        /// The database; the current one when `None`.
-        database: Option<String>,
-        /// The LIKE pattern of table names.
-        like: Option<String>,
-        /// The `WHERE` condition on the result's columns.
-        filter: Option<Box<Expr>>,
-    },
+    TableStatus(InDatabase),
+    /// `SHOW TRIGGERS [FROM | IN db] [LIKE 'pattern' | WHERE expr]`.
+    Triggers(InDatabase),
     /// `SHOW WARNINGS | ERRORS [LIMIT [offset,] count | LIMIT count OFFSET offset]`: the last
     /// statement's conditions
     /// (`errors`: its errors only).
@@ -74,6 +69,17 @@ pub enum Show {
         /// The LIKE pattern of column names.
         pattern: String,
     },
+}
+
+/// The tail of a SHOW of a database's objects: `[FROM | IN db] [LIKE 'pattern' | WHERE expr]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InDatabase {
+    /// The database; the current one when `None`.
+    pub database: Option<String>,
+    /// The LIKE pattern of the objects' names.
+    pub like: Option<String>,
+    /// The `WHERE` condition on the result's columns.
+    pub filter: Option<Box<Expr>>,
 }
 
 /// What [`Show::from_tokens`] made of a statement.
@@ -191,7 +197,10 @@ impl Show {
             return Some(end(2, Self::Engines));
         }
         if is(1, Keyword::TABLE) && named(2, "STATUS") {
-            return Some(Self::table_status(tokens));
+            return Some(in_database(tokens, 3).map(Self::TableStatus));
+        }
+        if named(1, "TRIGGERS") {
+            return Some(in_database(tokens, 2).map(Self::Triggers));
         }
         if is(1, Keyword::STORAGE) && named(2, "ENGINES") {
             return Some(end(3, Self::Engines));
@@ -259,43 +268,6 @@ impl Show {
         None
     }
 
-    /// `SHOW TABLE STATUS …`.
-    fn table_status(tokens: &[&TokenWithSpan]) -> Result<Self, usize> {
-        let mut at = 3;
-        let mut database = None;
-        if tokens
-            .get(at)
-            .is_some_and(|t| word_is(&t.token, Keyword::FROM) || word_is(&t.token, Keyword::IN))
-        {
-            database = Some(name(tokens.get(at + 1)).ok_or(at + 1)?);
-            at += 2;
-        }
-        let (mut like, mut filter) = (None, None);
-        match tokens.get(at) {
-            None => {}
-            Some(t) if word_is(&t.token, Keyword::LIKE) => {
-                match tokens.get(at + 1).map(|t| &t.token) {
-                    Some(Token::SingleQuotedString(s) | Token::DoubleQuotedString(s)) => {
-                        like = Some(s.clone());
-                    }
-                    _ => return Err(at + 1),
-                }
-                if tokens.len() > at + 2 {
-                    return Err(at + 2);
-                }
-            }
-            Some(t) if word_is(&t.token, Keyword::WHERE) => {
-                filter = Some(where_condition(&tokens[at + 1..]).map_err(|n| n + at + 1)?);
-            }
-            Some(_) => return Err(at),
-        }
-        Ok(Self::TableStatus {
-            database,
-            like,
-            filter,
-        })
-    }
-
     /// `SHOW [EXTENDED] INDEX …`: `tokens` from the word before INDEX, positions in them.
     fn index(tokens: &[&TokenWithSpan], extended: bool) -> Result<Self, usize> {
         let from = |n: usize| {
@@ -331,6 +303,42 @@ impl Show {
     }
 }
 
+/// [`InDatabase`] from `tokens[at..]`.
+fn in_database(tokens: &[&TokenWithSpan], mut at: usize) -> Result<InDatabase, usize> {
+    let mut database = None;
+    if tokens
+        .get(at)
+        .is_some_and(|t| word_is(&t.token, Keyword::FROM) || word_is(&t.token, Keyword::IN))
+    {
+        database = Some(name(tokens.get(at + 1)).ok_or(at + 1)?);
+        at += 2;
+    }
+    let (mut like, mut filter) = (None, None);
+    match tokens.get(at) {
+        None => {}
+        Some(t) if word_is(&t.token, Keyword::LIKE) => {
+            match tokens.get(at + 1).map(|t| &t.token) {
+                Some(Token::SingleQuotedString(s) | Token::DoubleQuotedString(s)) => {
+                    like = Some(s.clone());
+                }
+                _ => return Err(at + 1),
+            }
+            if tokens.len() > at + 2 {
+                return Err(at + 2);
+            }
+        }
+        Some(t) if word_is(&t.token, Keyword::WHERE) => {
+            filter = Some(where_condition(&tokens[at + 1..]).map_err(|n| n + at + 1)?);
+        }
+        Some(_) => return Err(at),
+    }
+    Ok(InDatabase {
+        database,
+        like,
+        filter,
+    })
+}
+
 /// A SHOW's `WHERE` condition, `tokens` after WHERE; an error at 0 when they are no expression.
 fn where_condition(tokens: &[&TokenWithSpan]) -> Result<Box<Expr>, usize> {
     let rest: Vec<TokenWithSpan> = tokens.iter().map(|&t| t.clone()).collect();
@@ -347,6 +355,7 @@ fn where_condition(tokens: &[&TokenWithSpan]) -> Result<Box<Expr>, usize> {
 
 #[cfg(test)]
 mod tests {
+    use super::InDatabase;
     use crate::{Body, Kind, Options, ParseError, Show, parse_one_statement};
 
     fn show(text: &str) -> Show {
@@ -366,29 +375,30 @@ mod tests {
     }
 
     #[test]
-    fn show_table_status_reads_its_database_and_its_pattern_or_condition() {
+    fn show_table_status_and_triggers_read_their_database_and_pattern_or_condition() {
+        let in_database = |database: Option<&str>, like: Option<&str>| InDatabase {
+            database: database.map(str::to_owned),
+            like: like.map(str::to_owned),
+            filter: None,
+        };
         assert_eq!(
             show("SHOW TABLE STATUS"),
-            Show::TableStatus {
-                database: None,
-                like: None,
-                filter: None
-            }
+            Show::TableStatus(in_database(None, None))
         );
         assert_eq!(
             show("show table status from app like 't%'"),
-            Show::TableStatus {
-                database: Some("app".into()),
-                like: Some("t%".into()),
-                filter: None
-            }
+            Show::TableStatus(in_database(Some("app"), Some("t%")))
+        );
+        assert_eq!(
+            show("SHOW TRIGGERS IN app"),
+            Show::Triggers(in_database(Some("app"), None))
         );
         assert!(matches!(
             show("SHOW TABLE STATUS IN app WHERE Rows > 1"),
-            Show::TableStatus {
+            Show::TableStatus(InDatabase {
                 filter: Some(_),
                 ..
-            }
+            })
         ));
         assert_eq!(near("SHOW TABLE STATUS LIKE x"), "x");
         assert_eq!(near("SHOW TABLE STATUS FROM app app"), "app");
