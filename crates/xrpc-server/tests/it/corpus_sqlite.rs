@@ -1,6 +1,6 @@
 //! The differential corpus of `xrpc-sql-sqlite` (`tests/corpus/scripts.sql`) against the node on
-//! its SQLite engine running statements by their translation (`SqliteOptions::translate`): every script runs statement by statement on a fresh node and on a fresh
-//! MariaDB database, and each statement's outcome is compared as `xrpc_testkit::differential`
+//! its SQLite engine, which runs every statement by its translation: every script runs statement
+//! by statement on a fresh node and on a fresh MariaDB database, and each statement's outcome is compared as `xrpc_testkit::differential`
 //! compares them (values as MySQL's text, the column count, the affected rows, the error code).
 //!
 //! The node must never answer where MariaDB answers otherwise or fails: any silent difference

@@ -1078,7 +1078,7 @@ fn casts_match_mariadb() {
     arithmetic_matches(&mut client, &mut maria, next_key);
 }
 
-/// Division, modulo, DIV and strings in arithmetic (the `arith` module): the same value (as a
+/// Division, modulo, DIV and strings in arithmetic: the same value (as a
 /// number), the same warnings and, in a write, the same error code on the node and on MariaDB;
 /// for the items marked typed (divisions of literals) the same kind of column type too.
 fn arithmetic_matches(client: &mut Client, maria: &mut mysql::Conn, mut next_key: u64) {
