@@ -5991,8 +5991,13 @@ fn column_type(data_type: &DataType, collation: Collation) -> Result<ColumnType>
                 unsigned,
             }
         }
-        "DOUBLE" | "REAL" if !unsigned => ColumnType::Double,
+        // DOUBLE(M,D) and FLOAT(M,D) round each value to D digits, and MySQL shows them and
+        // what is computed from them with D digits: refused below. FLOAT(p) is FLOAT up to 24
+        // bits of precision and DOUBLE up to 53.
+        "DOUBLE" | "REAL" if !unsigned && nums.is_empty() => ColumnType::Double,
         "FLOAT" if !unsigned && nums.is_empty() => ColumnType::Float,
+        "FLOAT" if !unsigned && nums.len() == 1 && nums[0] <= 24 => ColumnType::Float,
+        "FLOAT" if !unsigned && nums.len() == 1 && nums[0] <= 53 => ColumnType::Double,
         "CHAR" | "CHARACTER" => ColumnType::Char {
             length: nums.first().copied().unwrap_or(1),
             collation,
