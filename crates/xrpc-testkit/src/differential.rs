@@ -345,7 +345,7 @@ const SIDE_DATABASE: &str = "main";
 
 /// Runs every script on a fresh MariaDB database and on a fresh side made by `side` (given the
 /// script's number), statement by statement, and compares the outcomes; MariaDB's database's
-/// name in a value reads as the side's ([`SIDE_DATABASE`]).
+/// name in a value reads as the side's (`main`, the node's default).
 pub fn compare<S: FnMut(&str) -> Outcome>(
     server: &crate::MariaDb,
     scripts: &[(String, Vec<String>)],
