@@ -423,3 +423,11 @@ SHOW CREATE TABLE notes;
 SELECT TABLE_NAME, TABLE_COMMENT, ENGINE, TABLE_COLLATION FROM information_schema.TABLES WHERE TABLE_NAME = 'notes';
 SHOW TABLE STATUS LIKE 'notes';
 SHOW INDEX FROM notes;
+
+-- script: defaults of characters of several bytes are shown whole
+CREATE TABLE greet (id INT PRIMARY KEY, word VARCHAR(10) DEFAULT 'héllo', sign CHAR(2) DEFAULT '€');
+SHOW COLUMNS FROM greet;
+SELECT COLUMN_NAME, COLUMN_DEFAULT FROM information_schema.COLUMNS WHERE TABLE_NAME = 'greet' ORDER BY ORDINAL_POSITION;
+SHOW CREATE TABLE greet;
+INSERT INTO greet (id) VALUES (1);
+SELECT word, sign, LENGTH(sign), CHAR_LENGTH(word) FROM greet;
