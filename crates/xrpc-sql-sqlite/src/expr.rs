@@ -99,7 +99,9 @@ impl Translator<'_> {
                 };
                 let mut parts = Vec::new();
                 for r in &items {
-                    parts.push(compare("=", &pinned(&l), &pinned(r))?.sql);
+                    let (a, b) = (pinned(&l), pinned(r));
+                    let (a, b) = (self.strictly(a.clone(), &b), self.strictly(b, &a));
+                    parts.push(compare("=", &a, &b)?.sql);
                 }
                 let any = format!("({})", parts.join(" OR "));
                 Ok(Typed::with_parts(negate(any, *negated), Ty::Int, &[&l]))
@@ -143,8 +145,18 @@ impl Translator<'_> {
                 let hi = self.expr(high)?;
                 let both = format!(
                     "({} AND {})",
-                    compare_unrounded(">=", &x, &lo)?.sql,
-                    compare_unrounded("<=", &x, &hi)?.sql
+                    compare_unrounded(
+                        ">=",
+                        &self.strictly(x.clone(), &lo),
+                        &self.strictly(lo.clone(), &x)
+                    )?
+                    .sql,
+                    compare_unrounded(
+                        "<=",
+                        &self.strictly(x.clone(), &hi),
+                        &self.strictly(hi.clone(), &x)
+                    )?
+                    .sql
                 );
                 Ok(Typed::with_parts(
                     negate(both, *negated),
@@ -687,9 +699,9 @@ impl Translator<'_> {
             (exact_name(l), exact_name(r))
         } else if arithmetic_op {
             (temporal_number(l, false), temporal_number(r, false))
-        } else if comparison && (self.strict || self.strict_source) {
-            let l_read = strict_number(l.clone(), &r);
-            (l_read, strict_number(r, &l))
+        } else if comparison {
+            let l_read = self.strictly(l.clone(), &r);
+            (l_read, self.strictly(r, &l))
         } else {
             (l, r)
         };
@@ -804,6 +816,16 @@ impl Translator<'_> {
                 &[&t],
             )),
             other => unsupported(format!("operator {other}")),
+        }
+    }
+
+    /// `t` compared with `other`: in a strict write, a string beside a number is read as one
+    /// that must be wholly a number (`strict_number`).
+    fn strictly(&self, t: Typed, other: &Typed) -> Typed {
+        if self.strict || self.strict_source {
+            strict_number(t, other)
+        } else {
+            t
         }
     }
 

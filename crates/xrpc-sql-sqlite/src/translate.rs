@@ -2465,13 +2465,15 @@ impl<'a> Translator<'a> {
             same.push(format!("my_same({}, {})", ident(&column), value.sql));
             sets.push(format!("{} = {}", ident(&column), value.sql));
         }
-        self.strict = false;
+        // The WHERE is strict too: MySQL aborts an UPDATE on a conversion's warning wherever
+        // it is raised (`WHERE name = 12` over a name 'abc' is 1292).
         let mut filter = Vec::new();
         if let Some(w) = &update.selection {
             self.clause = "where clause";
             let t = self.expr(w)?;
             filter.push(truth(&t));
         }
+        self.strict = false;
         let target = self.sqlite_table(table);
         let limited = self.limited_rows(
             refer,
@@ -2620,7 +2622,7 @@ impl<'a> Translator<'a> {
                 ));
                 sets.push(format!("{} = {value}", ident(&c.name)));
             }
-            self.strict = false;
+            // The join's conditions and the WHERE are strict too (see `update_in_scope`).
             self.clause = "on clause";
             let mut filter = Vec::new();
             for c in conditions {
@@ -2630,6 +2632,7 @@ impl<'a> Translator<'a> {
                 self.clause = "where clause";
                 filter.push(truth(&self.expr(w)?));
             }
+            self.strict = false;
             filter.push(format!("NOT ({})", same.join(" AND ")));
             let from = if others.is_empty() {
                 String::new()

@@ -164,3 +164,20 @@ SELECT CAST('10:11:12.5' AS TIME(2)), CAST('10:11:12.5' AS TIME(1)), CAST(10709.
 SELECT stamp + 0 FROM shifts WHERE id = 2;
 INSERT INTO shifts (id, code) VALUES (4, '12abc' = 12);
 SELECT id FROM shifts ORDER BY id;
+
+-- script: strings read as numbers in writes under strict mode
+CREATE TABLE sw (id INT PRIMARY KEY, name VARCHAR(10), n INT);
+INSERT INTO sw VALUES (1, 'abc', 1), (2, '12', 2);
+UPDATE sw SET n = 5 WHERE name = 12;
+UPDATE sw SET n = 5 WHERE name > 1;
+UPDATE sw SET n = 5 WHERE name IN (1, 2);
+UPDATE sw SET n = 7 WHERE name + 0 = 0;
+UPDATE sw SET n = (name = 0) WHERE id = 1;
+UPDATE sw SET n = name + 0 WHERE id = 1;
+SELECT * FROM sw ORDER BY id;
+INSERT INTO sw VALUES (4, 'q', 'abc' = 0);
+INSERT INTO sw VALUES (5, 'q', 'abc' + 0);
+INSERT INTO sw SELECT 3, 'x', 1 FROM DUAL WHERE 'abc' = 0;
+UPDATE sw SET n = 9 WHERE name = '12';
+DELETE FROM sw WHERE name = 0;
+SELECT * FROM sw ORDER BY id;
