@@ -2447,10 +2447,11 @@ fn map_error(err: rusqlite::Error, interrupted: bool) -> SqlError {
     SqlError::new(code, message)
 }
 
-/// A foreign-key failure of a DELETE is MySQL's 1451 (a parent row still referenced); `map_error`
+/// A foreign-key failure of a statement that can only fail a parent row's (a DELETE, an UPDATE
+/// of a table only referenced) is MySQL's 1451 (a parent row still referenced); `map_error`
 /// gave every foreign-key failure 1452, the child's, since SQLite does not say which side failed.
-fn parent_row_error(err: SqlError, info: SqlInfo) -> SqlError {
-    if info.deletes && err.code == codes::NO_REFERENCED_ROW.code {
+fn parent_row_error(err: SqlError, parent_side: bool) -> SqlError {
+    if parent_side && err.code == codes::NO_REFERENCED_ROW.code {
         SqlError::new(
             &codes::ROW_IS_REFERENCED,
             "Cannot delete or update a parent row: a foreign key constraint fails",

@@ -1035,7 +1035,7 @@ impl SqliteConn {
             .shared
             .interrupted
             .load(std::sync::atomic::Ordering::Acquire);
-        parent_row_error(map_error(err, interrupted), info)
+        parent_row_error(map_error(err, interrupted), info.deletes)
     }
 
     /// Takes the current database's write lock before a write in a transaction reads the kept
@@ -1450,7 +1450,10 @@ impl SqliteConn {
             match result {
                 Ok(s) => summary = s,
                 Err(err) => {
-                    let err = self.translated_error(err, info);
+                    let err = parent_row_error(
+                        self.translated_error(err, info),
+                        translation.foreign_key_failure_is_parents,
+                    );
                     // InnoDB takes the values when the row reaches the storage engine, so a
                     // duplicate key or a missing parent uses them up; a conversion or CHECK
                     // failure comes before and does not.

@@ -292,10 +292,10 @@ error_codes! {
         "SQLite engine: a call of a MySQL function with fewer arguments than it takes (`CONCAT()`, `CONCAT_WS(',')`).";
     NO_REFERENCED_ROW = 1452, "23000", Error,
         "Cannot add or update a child row: a foreign key constraint fails",
-        "SQLite engine: an INSERT, REPLACE or UPDATE whose foreign key names no parent row (and any other statement SQLite's foreign-key check fails, but a DELETE).";
+        "SQLite engine: an INSERT, REPLACE or UPDATE whose foreign key names no parent row (and any other statement SQLite's foreign-key check fails, but a DELETE and an UPDATE of a table that has no foreign key of its own).";
     ROW_IS_REFERENCED = 1451, "23000", Error,
         "Cannot delete or update a parent row: a foreign key constraint fails",
-        "SQLite engine: a DELETE of a parent row that child rows still reference.";
+        "SQLite engine: a DELETE of a parent row that child rows still reference, or an UPDATE of one (of a table that has no foreign key of its own).";
     CONSTRAINT_FAILED = 4025, "23000", Error,
         "CONSTRAINT failed",
         "SQLite engine: an INSERT, REPLACE, UPDATE or ALTER TABLE whose row fails a CHECK constraint (a JSON column's validity check included), named as MariaDB names it: ``CONSTRAINT `t.c` failed for `db`.`t` `` for a column's check, the constraint's name (or `CONSTRAINT_n`) for a table's.";

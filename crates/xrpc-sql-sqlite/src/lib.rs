@@ -417,6 +417,10 @@ pub struct Translation {
     /// keys reference and none of the table's own foreign key columns, so the copied rows meet
     /// every key as before.
     pub suspends_foreign_keys: bool,
+    /// An UPDATE of a table other tables' foreign keys reference and that has none of its
+    /// own: a foreign-key failure can only be a parent row still referenced, MySQL's 1451
+    /// (SQLite does not say which side failed).
+    pub foreign_key_failure_is_parents: bool,
     /// The base tables the statement reads rows from, as SQLite names them (`"schema"."t"`),
     /// once for each time it names one (a self-join names its table twice): an engine that
     /// must bound the rows a query may examine (`max_join_size`) multiplies their row counts.

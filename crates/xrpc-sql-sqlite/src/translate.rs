@@ -446,6 +446,7 @@ impl<'a> Translator<'a> {
                     found_rows,
                     into,
                     suspends_foreign_keys: false,
+                    foreign_key_failure_is_parents: false,
                     notes: Vec::new(),
                     reads: Vec::new(),
                 })
@@ -713,6 +714,20 @@ impl<'a> Translator<'a> {
 
     /// The table a write names: a view is refused (MySQL writes through a simple view to its
     /// table; the translation does not).
+    /// Whether other tables' foreign keys reference `table` and it has none of its own (see
+    /// [`Translation::foreign_key_failure_is_parents`]).
+    fn only_referenced(&self, table: &Table) -> bool {
+        table.foreign_keys.is_empty()
+            && self
+                .catalog
+                .tables(&table.database)
+                .unwrap_or_default()
+                .iter()
+                .flat_map(|t| &t.foreign_keys)
+                .filter_map(|fk| foreign_key_parts(fk))
+                .any(|(_, parent, _)| parent.eq_ignore_ascii_case(&table.name))
+    }
+
     fn write_target(&self, name: &ObjectName, statement: &str) -> Result<Table> {
         let found = self.object(name)?;
         if found.view.is_some() {
@@ -2277,6 +2292,7 @@ impl<'a> Translator<'a> {
             found_rows: None,
             into: Vec::new(),
             suspends_foreign_keys: false,
+            foreign_key_failure_is_parents: false,
             notes: Vec::new(),
             reads: Vec::new(),
         })
@@ -2506,6 +2522,7 @@ impl<'a> Translator<'a> {
             found_rows: None,
             into: Vec::new(),
             suspends_foreign_keys: false,
+            foreign_key_failure_is_parents: self.only_referenced(table),
             notes: Vec::new(),
             reads: Vec::new(),
         })
@@ -2653,6 +2670,7 @@ impl<'a> Translator<'a> {
                 found_rows: None,
                 into: Vec::new(),
                 suspends_foreign_keys: false,
+                foreign_key_failure_is_parents: self.only_referenced(&table),
                 notes: Vec::new(),
                 reads: Vec::new(),
             })
@@ -2770,6 +2788,7 @@ impl<'a> Translator<'a> {
                 found_rows: None,
                 into: Vec::new(),
                 suspends_foreign_keys: false,
+                foreign_key_failure_is_parents: false,
                 notes: Vec::new(),
                 reads: Vec::new(),
             })
@@ -5274,6 +5293,7 @@ fn nothing() -> Translation {
         found_rows: None,
         into: Vec::new(),
         suspends_foreign_keys: false,
+        foreign_key_failure_is_parents: false,
         notes: Vec::new(),
         reads: Vec::new(),
     }
@@ -5290,6 +5310,7 @@ fn ddl(sql: Vec<String>, change: CatalogChange) -> Translation {
         found_rows: None,
         into: Vec::new(),
         suspends_foreign_keys: false,
+        foreign_key_failure_is_parents: false,
         notes: Vec::new(),
         reads: Vec::new(),
     }

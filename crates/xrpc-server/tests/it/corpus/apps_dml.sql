@@ -181,3 +181,16 @@ INSERT INTO sw SELECT 3, 'x', 1 FROM DUAL WHERE 'abc' = 0;
 UPDATE sw SET n = 9 WHERE name = '12';
 DELETE FROM sw WHERE name = 0;
 SELECT * FROM sw ORDER BY id;
+
+-- script: a foreign key failure names the side that failed
+CREATE TABLE par (id INT PRIMARY KEY, name VARCHAR(10));
+CREATE TABLE chi (id INT PRIMARY KEY, p INT, FOREIGN KEY (p) REFERENCES par (id));
+INSERT INTO par VALUES (1, 'a'), (2, 'b');
+INSERT INTO chi VALUES (1, 1);
+UPDATE par SET id = 3 WHERE id = 1;
+UPDATE chi SET p = 9 WHERE id = 1;
+INSERT INTO chi VALUES (2, 7);
+UPDATE par SET id = 4 WHERE id = 2;
+UPDATE par SET name = 'z' WHERE id = 1;
+DELETE FROM par WHERE id = 1;
+SELECT * FROM par ORDER BY id;
