@@ -1453,6 +1453,26 @@ fn text(s: Option<&str>) -> Value {
 }
 
 impl SqliteConn {
+    /// `columns` of information_schema.TABLES' rows of database `db` whose names match `like`,
+    /// ordered by the first column byte for byte: SHOW TABLES and SHOW TABLE STATUS.
+    fn tables_shown(
+        &mut self,
+        columns: &str,
+        db: &str,
+        like: Option<&str>,
+        sink: &mut dyn ResultSink,
+    ) -> Result<ExecSummary, SqlError> {
+        let mut sql =
+            format!("SELECT {columns} FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?1");
+        let mut args = vec![text(Some(db))];
+        if let Some(like) = like {
+            sql.push_str(" AND TABLE_NAME LIKE ?2 ESCAPE '\\'");
+            args.push(text(Some(like)));
+        }
+        sql.push_str(" ORDER BY 1 COLLATE BINARY");
+        self.query(&sql, &args, sink)
+    }
+
     /// Runs one of the statements [`of`] recognised.
     pub(super) fn run_mysql(
         &mut self,
@@ -1581,18 +1601,12 @@ impl SqliteConn {
                     Some(p) => format!("Tables_in_{db} ({p})"),
                     None => format!("Tables_in_{db}"),
                 };
-                let mut sql = format!(
-                    "SELECT TABLE_NAME AS {}{} FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?1",
+                let columns = format!(
+                    "TABLE_NAME AS {}{}",
                     super::quote(&label),
                     if full { ", TABLE_TYPE AS Table_type" } else { "" }
                 );
-                let mut args = vec![text(Some(&db))];
-                if let Some(like) = like {
-                    sql.push_str(" AND TABLE_NAME LIKE ?2 ESCAPE '\\'");
-                    args.push(text(Some(&like)));
-                }
-                sql.push_str(" ORDER BY 1 COLLATE BINARY");
-                self.query(&sql, &args, sink)
+                self.tables_shown(&columns, &db, like.as_deref(), sink)
             }
             Stmt::ShowTriggers { db } => {
                 self.resolve_db(db.as_deref())?;
@@ -1607,7 +1621,7 @@ impl SqliteConn {
                 self.refresh_catalog()?;
                 // information_schema.TABLES under SHOW TABLE STATUS's names (its statistics
                 // as the `statistics` module computes them).
-                let mut sql = "SELECT TABLE_NAME AS Name, ENGINE AS Engine, VERSION AS Version, \
+                let columns = "TABLE_NAME AS Name, ENGINE AS Engine, VERSION AS Version, \
                      ROW_FORMAT AS Row_format, TABLE_ROWS AS \"Rows\", AVG_ROW_LENGTH AS Avg_row_length, \
                      DATA_LENGTH AS Data_length, MAX_DATA_LENGTH AS Max_data_length, \
                      INDEX_LENGTH AS Index_length, DATA_FREE AS Data_free, \
@@ -1615,16 +1629,8 @@ impl SqliteConn {
                      UPDATE_TIME AS Update_time, CHECK_TIME AS Check_time, \
                      TABLE_COLLATION AS \"Collation\", CHECKSUM AS Checksum, \
                      CREATE_OPTIONS AS Create_options, TABLE_COMMENT AS Comment, \
-                     MAX_INDEX_LENGTH AS Max_index_length, TEMPORARY AS \"Temporary\" \
-                     FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?1"
-                    .to_owned();
-                let mut args = vec![text(Some(&db))];
-                if let Some(like) = like {
-                    sql.push_str(" AND TABLE_NAME LIKE ?2 ESCAPE '\\'");
-                    args.push(text(Some(&like)));
-                }
-                sql.push_str(" ORDER BY 1 COLLATE BINARY");
-                self.query(&sql, &args, sink)
+                     MAX_INDEX_LENGTH AS Max_index_length, TEMPORARY AS \"Temporary\"";
+                self.tables_shown(columns, &db, like.as_deref(), sink)
             }
             Stmt::ShowColumns {
                 table,
