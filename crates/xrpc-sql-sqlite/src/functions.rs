@@ -1239,6 +1239,8 @@ fn date_or_warning(v: ValueRef<'_>, flags: i64) -> Result<Option<dates::DatePart
                     "a DOUBLE with a fraction read as a datetime",
                 ));
             }
+            // Below 10^8 a number has no time, so only whether it has a fraction matters:
+            // any non-zero digit stands for it.
             Some((r.trunc() as i64, "5".to_owned()))
         }
         ValueRef::Text(t) if flags & i64::from(dates::NUMBER_TEXT) != 0 => {

@@ -444,18 +444,24 @@ fn names_of(client: &mut Client, sql: &str) -> Vec<String> {
     }
 }
 
-#[test]
-fn information_schema_as_the_current_database_is_rebuilt_before_each_statement() {
+/// A fresh node with a session (sid 1) that has run `statements`, each without error.
+fn node_after(statements: &[&str]) -> (TestNode, Client) {
     let node = TestNode::start();
     let mut client = node.client();
     client.new_session(1);
-    for sql in [
+    for sql in statements {
+        assert!(client.query(1, sql).error.is_none(), "{sql}");
+    }
+    (node, client)
+}
+
+#[test]
+fn information_schema_as_the_current_database_is_rebuilt_before_each_statement() {
+    let (_node, mut client) = node_after(&[
         "create database app",
         "create table app.t1 (a int)",
         "use information_schema",
-    ] {
-        assert!(client.query(1, sql).error.is_none(), "{sql}");
-    }
+    ]);
     let tables = "select TABLE_NAME from TABLES where TABLE_SCHEMA = 'app' order by 1";
     assert_eq!(names_of(&mut client, tables), ["t1"]);
     assert!(
@@ -613,16 +619,11 @@ fn unknown_procedures_are_named_as_mysql_names_them() {
 /// its pages' bytes, its creation time; a view's are NULL.
 #[test]
 fn table_statistics_count_the_rows_and_pages_of_each_table() {
-    let node = TestNode::start();
-    let mut client = node.client();
-    client.new_session(1);
-    for sql in [
+    let (_node, mut client) = node_after(&[
         "create table t (id int primary key, name varchar(20), key by_name (name))",
         "insert into t values (1, 'a'), (2, 'b'), (3, 'c')",
         "create view v as select id from t",
-    ] {
-        assert!(client.query(1, sql).error.is_none(), "{sql}");
-    }
+    ]);
     let row = |client: &mut Client, name: &str| match on_node(
         client,
         &format!(
@@ -641,15 +642,10 @@ fn table_statistics_count_the_rows_and_pages_of_each_table() {
 /// information_schema.STATISTICS and SHOW INDEX alike.
 #[test]
 fn index_cardinality_counts_the_distinct_values_of_each_key_prefix() {
-    let node = TestNode::start();
-    let mut client = node.client();
-    client.new_session(1);
-    for sql in [
+    let (_node, mut client) = node_after(&[
         "create table t (id int primary key, a int, b int, key ab (a, b))",
         "insert into t values (1, 1, 1), (2, 1, 2), (3, 2, 2), (4, NULL, 5), (5, NULL, 6)",
-    ] {
-        assert!(client.query(1, sql).error.is_none(), "{sql}");
-    }
+    ]);
     let statistics = "select concat(INDEX_NAME, SEQ_IN_INDEX, '=', CARDINALITY) \
                       from information_schema.STATISTICS where TABLE_NAME = 't' \
                       order by INDEX_NAME, SEQ_IN_INDEX";
@@ -668,16 +664,11 @@ fn index_cardinality_counts_the_distinct_values_of_each_key_prefix() {
 /// column names.
 #[test]
 fn show_table_status_lists_each_table_with_its_statistics() {
-    let node = TestNode::start();
-    let mut client = node.client();
-    client.new_session(1);
-    for sql in [
+    let (_node, mut client) = node_after(&[
         "create table posts (id int auto_increment primary key, title text) comment 'blog'",
         "insert into posts (title) values ('x'), ('y')",
         "create table tags (id int)",
-    ] {
-        assert!(client.query(1, sql).error.is_none(), "{sql}");
-    }
+    ]);
     let (columns, rows) = match on_node(&mut client, "show table status like 'p%'") {
         Result::Ok(result) => result,
         Result::Err(err) => panic!("{err:?}"),
